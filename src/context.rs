@@ -1,0 +1,199 @@
+//! Stage 0: the run's context from the environment GitHub Actions sets up.
+//!
+//! Variables (GitHub's "Variables reference"): `GITHUB_REPOSITORY` (`owner/repo`),
+//! `GITHUB_SHA`, `GITHUB_EVENT_NAME`, `GITHUB_EVENT_PATH`, `GITHUB_API_URL`,
+//! `GITHUB_SERVER_URL`, `GITHUB_RUN_ID`, `GITHUB_RUN_ATTEMPT`. Explicit options win over them.
+
+use crate::event::{self, EventPayload};
+use anyhow::{Context as _, Result, bail};
+use std::collections::HashMap;
+
+/// The default API base when `GITHUB_API_URL` is unset.
+pub const DEFAULT_API_URL: &str = "https://api.github.com";
+/// The default web base when `GITHUB_SERVER_URL` is unset.
+pub const DEFAULT_SERVER_URL: &str = "https://github.com";
+
+/// An `owner/repo` pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Repository {
+    /// The owner (user or organisation).
+    pub owner: String,
+    /// The repository name.
+    pub name: String,
+}
+
+impl Repository {
+    /// Parses `owner/repo`.
+    ///
+    /// # Errors
+    /// Anything but two non-empty parts of letters, digits, `-`, `_` and `.`.
+    pub fn parse(text: &str) -> Result<Self> {
+        let ok = |s: &str| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        };
+        match text.trim().split_once('/') {
+            Some((o, n)) if ok(o) && ok(n) => Ok(Self {
+                owner: o.into(),
+                name: n.into(),
+            }),
+            _ => bail!("repository {text:?} is not of the form OWNER/REPO"),
+        }
+    }
+}
+
+impl std::fmt::Display for Repository {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.owner, self.name)
+    }
+}
+
+/// The run's context, resolved from options and environment.
+#[derive(Debug, Clone)]
+pub struct RunContext {
+    /// The repository releases and issues go to; `None` only in a dry run outside Actions.
+    pub repository: Option<Repository>,
+    /// The commit the release targets (40 hex); `None` only in a dry run outside Actions.
+    pub sha: Option<String>,
+    /// `GITHUB_EVENT_NAME`, e.g. `push`; empty outside Actions.
+    pub event_name: String,
+    /// The parsed payload of `GITHUB_EVENT_PATH` (default when unset).
+    pub event: EventPayload,
+    /// The REST API base, e.g. `https://api.github.com` or `https://ghe.example/api/v3`.
+    pub api_url: String,
+    /// The web base, e.g. `https://github.com`: links are built from it (GHES works).
+    pub server_url: String,
+    /// The workflow run's address, when `GITHUB_RUN_ID` is set.
+    pub run_url: Option<String>,
+}
+
+/// Options that override the environment.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// `--repository`.
+    pub repository: Option<String>,
+    /// `--sha`.
+    pub sha: Option<String>,
+    /// `--api-url`.
+    pub api_url: Option<String>,
+}
+
+impl RunContext {
+    /// Builds the context from `overrides` and the environment `env` (a snapshot of
+    /// variables, so tests need not touch the process environment).
+    ///
+    /// # Errors
+    /// A malformed repository or SHA, or an unreadable or malformed event file (the error
+    /// names the path).
+    pub fn resolve(overrides: &Overrides, env: &HashMap<String, String>) -> Result<Self> {
+        let var = |k: &str| {
+            env.get(k)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        let repository = overrides
+            .repository
+            .clone()
+            .filter(|s| !s.trim().is_empty())
+            .or_else(|| var("GITHUB_REPOSITORY"))
+            .map(|r| Repository::parse(&r))
+            .transpose()?;
+        let sha = overrides
+            .sha
+            .clone()
+            .filter(|s| !s.trim().is_empty())
+            .or_else(|| var("GITHUB_SHA"))
+            .map(|s| s.trim().to_ascii_lowercase());
+        if let Some(sha) = &sha {
+            if sha.len() != 40 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+                bail!("commit SHA {sha:?} is not 40 hex digits (set --sha or input sha)");
+            }
+        }
+        let event = match var("GITHUB_EVENT_PATH") {
+            Some(path) => {
+                let bytes = std::fs::read(&path)
+                    .with_context(|| format!("cannot read the event payload at {path}"))?;
+                event::parse(&bytes).with_context(|| format!("in {path}"))?
+            }
+            None => EventPayload::default(),
+        };
+        let api_url = overrides
+            .api_url
+            .clone()
+            .filter(|s| !s.trim().is_empty())
+            .or_else(|| var("GITHUB_API_URL"))
+            .unwrap_or_else(|| DEFAULT_API_URL.into())
+            .trim_end_matches('/')
+            .to_string();
+        let server_url = var("GITHUB_SERVER_URL")
+            .unwrap_or_else(|| DEFAULT_SERVER_URL.into())
+            .trim_end_matches('/')
+            .to_string();
+        let run_url = match (&repository, var("GITHUB_RUN_ID")) {
+            (Some(repo), Some(id)) => {
+                let attempt = var("GITHUB_RUN_ATTEMPT")
+                    .map(|a| format!("/attempts/{a}"))
+                    .unwrap_or_default();
+                Some(format!("{server_url}/{repo}/actions/runs/{id}{attempt}"))
+            }
+            _ => None,
+        };
+        Ok(Self {
+            repository,
+            sha,
+            event_name: var("GITHUB_EVENT_NAME").unwrap_or_default(),
+            event,
+            api_url,
+            server_url,
+            run_url,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn links_come_from_the_server_url() {
+        let ctx = RunContext::resolve(
+            &Overrides::default(),
+            &env(&[
+                ("GITHUB_REPOSITORY", "org/lab"),
+                ("GITHUB_SERVER_URL", "https://ghe.example/"),
+                ("GITHUB_API_URL", "https://ghe.example/api/v3"),
+                ("GITHUB_RUN_ID", "42"),
+                ("GITHUB_RUN_ATTEMPT", "2"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            ctx.run_url.as_deref(),
+            Some("https://ghe.example/org/lab/actions/runs/42/attempts/2")
+        );
+        assert_eq!(ctx.api_url, "https://ghe.example/api/v3");
+    }
+
+    #[test]
+    fn bad_repository_and_sha_are_refused() {
+        assert!(Repository::parse("noslash").is_err());
+        assert!(Repository::parse("a/b/c").is_err());
+        let err = RunContext::resolve(
+            &Overrides {
+                sha: Some("xyz".into()),
+                ..Default::default()
+            },
+            &env(&[]),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("40 hex"));
+    }
+}

@@ -1,0 +1,105 @@
+//! Stage 1: the digest the image reference points to now.
+//!
+//! The digest is the identity of a release: it names the release tag, the hidden markers in
+//! the release note and tracking issue, and the stale-pod check of the break-glass runbook.
+//! It must be the digest Kubernetes records for a pod (`imageID`): for a multi-arch image,
+//! the digest of the image index (or Docker manifest list), not of a platform's manifest.
+
+pub mod layout;
+pub mod registry;
+mod source;
+
+pub use source::ImageSource;
+
+use std::fmt;
+
+/// A validated content digest: `sha256:` followed by 64 lower-case hex digits,
+/// e.g. `sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Digest(String);
+
+/// A string that is not a `sha256:<64 lower-case hex>` digest.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("{0:?} is not an image digest: expected sha256: followed by 64 lower-case hex digits")]
+pub struct InvalidDigest(pub String);
+
+impl Digest {
+    /// Validates `text` as `sha256:<64 lower-case hex>`.
+    ///
+    /// # Errors
+    /// [`InvalidDigest`] for any other algorithm, length, or upper-case hex.
+    pub fn parse(text: &str) -> Result<Self, InvalidDigest> {
+        let hex = text
+            .strip_prefix("sha256:")
+            .ok_or_else(|| InvalidDigest(text.into()))?;
+        if hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            Ok(Self(text.to_string()))
+        } else {
+            Err(InvalidDigest(text.into()))
+        }
+    }
+
+    /// The sha256 digest of `bytes`, e.g. of a raw manifest.
+    pub fn of_bytes(bytes: &[u8]) -> Self {
+        use sha2::Digest as _;
+        Self(format!(
+            "sha256:{}",
+            hex::encode(sha2::Sha256::digest(bytes))
+        ))
+    }
+
+    /// The whole digest, `sha256:<64 hex>`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The 64 hex digits without the `sha256:` prefix.
+    pub fn hex(&self) -> &str {
+        &self.0["sha256:".len()..]
+    }
+
+    /// The first 12 hex digits, as `docker images` shows them.
+    pub fn short(&self) -> &str {
+        &self.hex()[..12]
+    }
+}
+
+impl fmt::Display for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEX: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+
+    #[test]
+    fn a_sha256_digest_parses_and_shortens() {
+        let d = Digest::parse(&format!("sha256:{HEX}")).unwrap();
+        assert_eq!(d.hex(), HEX);
+        assert_eq!(d.short(), "9f86d081884c");
+    }
+
+    #[test]
+    fn malformed_digests_are_refused() {
+        for bad in [
+            "",
+            HEX,
+            "sha512:abc",
+            &format!("sha256:{}", HEX.to_uppercase()),
+            &format!("sha256:{}", &HEX[1..]),
+            &format!("sha256:{HEX}0"),
+            &format!("sha256:{}g", &HEX[1..]),
+        ] {
+            assert!(Digest::parse(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn of_bytes_is_sha256() {
+        assert_eq!(Digest::of_bytes(b"test").hex(), HEX);
+    }
+}

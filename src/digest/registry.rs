@@ -1,0 +1,141 @@
+//! Resolving a digest from a registry with `oci-client`.
+//!
+//! `Client::fetch_manifest_digest` sends a HEAD on `/v2/<repo>/manifests/<tag>` whose
+//! `Accept` lists the OCI image index, Docker manifest list, OCI manifest and Docker v2
+//! manifest types, so a multi-arch image yields its index digest (with fewer types,
+//! registries substitute a platform's manifest: distribution issues 3431 and 2395). When
+//! the registry sends no `Docker-Content-Digest` (ECR), it GETs the manifest and hashes the
+//! exact bytes. `Client::auth` is called first so token-endpoint failures surface as
+//! authentication errors instead of an anonymous "unauthorized" later.
+
+use super::Digest;
+use anyhow::{Result, anyhow};
+use oci_client::errors::OciDistributionError;
+use oci_client::secrets::RegistryAuth;
+use oci_client::{
+    Client, Reference, RegistryOperation, client::ClientConfig, client::ClientProtocol,
+};
+
+/// How to reach and authenticate to the registry.
+#[derive(Clone, Default)]
+pub struct RegistryOptions {
+    /// Basic credentials `(username, password)`; exchanged for a bearer token at the
+    /// realm the registry names when it asks for one.
+    pub credentials: Option<(String, String)>,
+    /// `HOST:PORT` entries spoken to over plain HTTP (local registries, tests).
+    pub insecure: Vec<String>,
+}
+
+impl std::fmt::Debug for RegistryOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegistryOptions")
+            .field("username", &self.credentials.as_ref().map(|c| &c.0))
+            .field("insecure", &self.insecure)
+            .finish()
+    }
+}
+
+/// Resolves the digest `reference` points to now.
+///
+/// # Errors
+/// Each names the registry and repository and carries the registry's own message:
+/// authentication failed (names the credential inputs to set), tag or repository not
+/// found, unreachable registry, or a digest that is not `sha256:<64 hex>`.
+pub async fn resolve(reference: &Reference, options: &RegistryOptions) -> Result<Digest> {
+    let config = ClientConfig {
+        protocol: ClientProtocol::HttpsExcept(options.insecure.clone()),
+        ..Default::default()
+    };
+    let client = Client::new(config);
+    let auth = match &options.credentials {
+        Some((user, password)) => RegistryAuth::Basic(user.clone(), password.clone()),
+        None => RegistryAuth::Anonymous,
+    };
+    client
+        .auth(reference, &auth, RegistryOperation::Pull)
+        .await
+        .map_err(|err| explain(reference, options, err))?;
+    let digest = client
+        .fetch_manifest_digest(reference, &auth)
+        .await
+        .map_err(|err| explain(reference, options, err))?;
+    Digest::parse(&digest).map_err(|err| {
+        anyhow!(
+            "registry {} answered with an unusable digest for {}: {err}",
+            reference.resolve_registry(),
+            reference.whole()
+        )
+    })
+}
+
+fn credentials_hint(options: &RegistryOptions) -> String {
+    match &options.credentials {
+        Some((user, _)) => format!("tried Basic credentials for user {user:?}"),
+        None => "tried anonymously; set registry-username and registry-password \
+                 (--registry-username/--registry-password)"
+            .to_string(),
+    }
+}
+
+/// Turns an `oci-client` error into one that says what failed and what to do.
+fn explain(
+    reference: &Reference,
+    options: &RegistryOptions,
+    err: OciDistributionError,
+) -> anyhow::Error {
+    let registry = reference.resolve_registry();
+    let image = reference.whole();
+    match err {
+        OciDistributionError::AuthenticationFailure(reason) => anyhow!(
+            "authentication to registry {registry} failed for {image}: {} ({})",
+            reason.trim(),
+            credentials_hint(options)
+        ),
+        OciDistributionError::UnauthorizedError { .. } => anyhow!(
+            "registry {registry} refused access to {image} (401 unauthorized; {})",
+            credentials_hint(options)
+        ),
+        OciDistributionError::RegistryError { envelope, .. } => {
+            let codes: Vec<String> = envelope
+                .errors
+                .iter()
+                .map(|e| format!("{:?}: {}", e.code, e.message))
+                .collect();
+            let text = codes.join("; ");
+            if text.contains("ManifestUnknown") {
+                anyhow!(
+                    "tag not found: registry {registry} has no manifest for {image} ({text}); check the tag was pushed"
+                )
+            } else if text.contains("NameUnknown") {
+                anyhow!(
+                    "repository not found: registry {registry} does not know {} ({text})",
+                    reference.repository()
+                )
+            } else if text.contains("Unauthorized") || text.contains("Denied") {
+                anyhow!(
+                    "registry {registry} denied access to {image} ({text}; {})",
+                    credentials_hint(options)
+                )
+            } else {
+                anyhow!("registry {registry} refused the manifest look-up for {image}: {text}")
+            }
+        }
+        OciDistributionError::ImageManifestNotFoundError(msg) => {
+            anyhow!("tag not found: registry {registry} has no manifest for {image} ({msg})")
+        }
+        OciDistributionError::ServerError { code, message, .. } => anyhow!(
+            "registry {registry} answered HTTP {code} for {image}: {}",
+            message.trim()
+        ),
+        OciDistributionError::RequestError(e) => {
+            let mut text = e.to_string();
+            let mut source = std::error::Error::source(&e);
+            while let Some(s) = source {
+                text.push_str(&format!(": {s}"));
+                source = s.source();
+            }
+            anyhow!("cannot reach registry {registry} for {image}: {text}")
+        }
+        other => anyhow!("registry look-up of {image} failed: {other}"),
+    }
+}

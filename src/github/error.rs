@@ -1,0 +1,144 @@
+//! GitHub errors that callers match on, with the fix in the message.
+
+/// What kind of failure a GitHub call met; callers branch on it (a 404 on a look-up is
+/// "absent", a 403 needs a permission, a 5xx on a write has an unknown outcome).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// 401: the token is missing, expired or revoked.
+    Unauthorized,
+    /// 403: the token lacks a permission (or a rate limit without a reset header).
+    Forbidden,
+    /// 404: absent, or invisible to this token.
+    NotFound,
+    /// 422: GitHub refused the content (validation).
+    Unprocessable,
+    /// 429 or a rate-limit 403 after retries.
+    RateLimited,
+    /// 5xx, a timeout or a broken connection: for a write, the outcome is unknown.
+    Unavailable,
+    /// Anything else (a malformed response, a bad URL).
+    Other,
+}
+
+impl Kind {
+    /// The kind of an HTTP status.
+    pub fn from_status(status: u16) -> Self {
+        match status {
+            401 => Kind::Unauthorized,
+            403 => Kind::Forbidden,
+            404 => Kind::NotFound,
+            422 => Kind::Unprocessable,
+            429 => Kind::RateLimited,
+            500..=599 => Kind::Unavailable,
+            _ => Kind::Other,
+        }
+    }
+}
+
+/// A failed GitHub call: what was attempted, GitHub's message, and what to do.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct GitHubError {
+    /// The kind of failure.
+    pub kind: Kind,
+    /// The whole message, starting with what was attempted.
+    pub message: String,
+}
+
+impl GitHubError {
+    /// An error of `kind` with `message`.
+    pub fn new(kind: Kind, message: String) -> Self {
+        Self { kind, message }
+    }
+
+    /// Maps an octocrab error met while doing `what` (e.g. "create the release").
+    pub fn from_octocrab(err: octocrab::Error, what: &str) -> Self {
+        match err {
+            octocrab::Error::GitHub { source, .. } => {
+                let status = source.status_code.as_u16();
+                let mut kind = Kind::from_status(status);
+                let msg = source.message.trim().to_string();
+                let detail = source
+                    .errors
+                    .as_ref()
+                    .map(|e| {
+                        e.iter()
+                            .map(|v| {
+                                v.get("message")
+                                    .and_then(|m| m.as_str())
+                                    .map(String::from)
+                                    .unwrap_or_else(|| v.to_string())
+                            })
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    })
+                    .filter(|s| !s.is_empty())
+                    .map(|s| format!(" ({s})"))
+                    .unwrap_or_default();
+                if kind == Kind::Forbidden && msg.to_ascii_lowercase().contains("rate limit") {
+                    kind = Kind::RateLimited;
+                }
+                let hint = hint(kind, what, &msg);
+                Self::new(
+                    kind,
+                    format!("cannot {what}: GitHub answered {status}: {msg}{detail}{hint}"),
+                )
+            }
+            octocrab::Error::Json { source, .. } => Self::new(
+                Kind::Other,
+                format!("cannot {what}: GitHub's answer is not the JSON expected: {source}"),
+            ),
+            octocrab::Error::Serde { source, .. } => Self::new(
+                Kind::Other,
+                format!("cannot {what}: GitHub's answer is not the JSON expected: {source}"),
+            ),
+            other => Self::new(
+                Kind::Unavailable,
+                format!(
+                    "cannot {what}: {} (network error or timeout; the outcome is unknown)",
+                    chain(&other)
+                ),
+            ),
+        }
+    }
+}
+
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text.push_str(": ");
+            text.push_str(&s_text);
+        }
+        source = s.source();
+    }
+    text
+}
+
+/// The fix for a failure, as a sentence starting with `; `.
+fn hint(kind: Kind, what: &str, message: &str) -> String {
+    let permission = if what.contains("pull request") {
+        "pull-requests: read"
+    } else if what.contains("issue") || what.contains("comment") {
+        "issues: write"
+    } else {
+        "contents: write"
+    };
+    match kind {
+        Kind::Unauthorized => "; the token is missing, expired or revoked: pass github-token (default ${{ github.token }})".into(),
+        Kind::Forbidden if message.contains("Resource not accessible by integration") => format!(
+            "; the workflow token lacks a permission: add `permissions: {permission}` to the job"
+        ),
+        Kind::Forbidden => format!("; check the token's permissions (`permissions: {permission}` in the job)"),
+        Kind::NotFound if what.contains("release") || what.contains("issue") => {
+            "; check the repository name and that the token can see it".into()
+        }
+        Kind::Unprocessable if what.contains("release") && message.to_lowercase().contains("workflow") => {
+            "; the release's target commit changes .github/workflows/, which the workflow's GITHUB_TOKEN may not do: use a token with the workflows permission".into()
+        }
+        Kind::RateLimited => "; GitHub's rate limit was hit: re-run the job later".into(),
+        _ => String::new(),
+    }
+}

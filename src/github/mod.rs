@@ -1,0 +1,317 @@
+//! The GitHub edge: a small client over `octocrab` for the few REST calls codeq-rollout makes.
+//!
+//! Two octocrab clients share one token and base URL: reads retry on 5xx, 429 and rate
+//! limits (octocrab's `HandleRateLimits`, which honours `Retry-After`); writes never retry,
+//! because a POST that may have succeeded must be followed by a fresh look-up, not a second
+//! POST (octocrab's default retry would re-send it). Responses are decoded into the small,
+//! tolerant structs of [`models`] rather than octocrab's full models.
+//!
+//! The base URL is injectable (`GITHUB_API_URL`), so GitHub Enterprise Server
+//! (`https://HOST/api/v3`) and the tests' fake server take the same path through the code.
+
+mod error;
+pub mod models;
+
+pub use error::{GitHubError, Kind};
+
+use crate::context::Repository;
+use models::{Comment, Issue, PullRequest, Release};
+use octocrab::Octocrab;
+use octocrab::service::middleware::retry::{NoOpRateLimitMetrics, RetryConfig};
+use serde::Serialize;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// Page size for list calls: GitHub's maximum, 100.
+pub const PER_PAGE: usize = 100;
+
+/// Where request lines go in debug mode: method and path, never headers.
+pub type DebugSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// A GitHub REST client bound to one repository.
+pub struct GitHub {
+    read: Octocrab,
+    write: Octocrab,
+    repo: Repository,
+    requests: AtomicUsize,
+    debug: Option<DebugSink>,
+}
+
+impl GitHub {
+    /// A client for `repo` at `api_url` (e.g. `https://api.github.com`), authenticated with
+    /// `token`. Makes no request.
+    ///
+    /// # Errors
+    /// An `api_url` that is not a URL.
+    pub fn new(api_url: &str, token: &str, repo: Repository) -> Result<Self, GitHubError> {
+        let build = |retry: RetryConfig| {
+            Octocrab::builder()
+                .base_uri(api_url)
+                .map_err(|e| {
+                    GitHubError::new(
+                        Kind::Other,
+                        format!("API URL {api_url:?} is not usable: {e}"),
+                    )
+                })?
+                .personal_token(token.to_string())
+                .add_retry_config(retry)
+                .set_connect_timeout(Some(Duration::from_secs(10)))
+                .set_read_timeout(Some(Duration::from_secs(30)))
+                .build()
+                .map_err(|e| {
+                    GitHubError::new(Kind::Other, format!("cannot build the GitHub client: {e}"))
+                })
+        };
+        Ok(Self {
+            read: build(RetryConfig::HandleRateLimits {
+                metrics: Arc::new(NoOpRateLimitMetrics),
+                max_retries: 3,
+                min_wait_seconds: 2,
+                retry_on_forbidden: false,
+            })?,
+            write: build(RetryConfig::None)?,
+            repo,
+            requests: AtomicUsize::new(0),
+            debug: None,
+        })
+    }
+
+    /// Sends a line per request (method and path, never headers) to `sink`.
+    pub fn with_debug(mut self, sink: DebugSink) -> Self {
+        self.debug = Some(sink);
+        self
+    }
+
+    /// The repository this client writes to.
+    pub fn repository(&self) -> &Repository {
+        &self.repo
+    }
+
+    /// How many requests this client has sent (each retry of octocrab's counts once).
+    pub fn request_count(&self) -> usize {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    fn route(&self, tail: &str) -> String {
+        format!("/repos/{}/{}{tail}", self.repo.owner, self.repo.name)
+    }
+
+    fn note(&self, method: &str, route: &str) {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        if let Some(sink) = &self.debug {
+            sink(&format!("GitHub {method} {route}"));
+        }
+    }
+
+    async fn get<R: serde::de::DeserializeOwned>(
+        &self,
+        route: &str,
+        what: &str,
+    ) -> Result<R, GitHubError> {
+        self.note("GET", route);
+        self.read
+            .get::<R, _, ()>(route, None)
+            .await
+            .map_err(|e| GitHubError::from_octocrab(e, what))
+    }
+
+    async fn post<B: Serialize, R: serde::de::DeserializeOwned>(
+        &self,
+        route: &str,
+        body: &B,
+        what: &str,
+    ) -> Result<R, GitHubError> {
+        self.note("POST", route);
+        self.write
+            .post(route, Some(body))
+            .await
+            .map_err(|e| GitHubError::from_octocrab(e, what))
+    }
+
+    async fn patch<B: Serialize, R: serde::de::DeserializeOwned>(
+        &self,
+        route: &str,
+        body: &B,
+        what: &str,
+    ) -> Result<R, GitHubError> {
+        self.note("PATCH", route);
+        self.write
+            .patch(route, Some(body))
+            .await
+            .map_err(|e| GitHubError::from_octocrab(e, what))
+    }
+
+    /// Lists pages of `route` (which has no query yet, or ends with `&`-joinable query),
+    /// following pages only while a page comes back full.
+    async fn list_all<R: serde::de::DeserializeOwned>(
+        &self,
+        route: &str,
+        what: &str,
+    ) -> Result<Vec<R>, GitHubError> {
+        let mut all = Vec::new();
+        let sep = if route.contains('?') { '&' } else { '?' };
+        for page in 1.. {
+            let items: Vec<R> = self
+                .get(
+                    &format!("{route}{sep}per_page={PER_PAGE}&page={page}"),
+                    what,
+                )
+                .await?;
+            let full = items.len() == PER_PAGE;
+            all.extend(items);
+            if !full || page >= 100 {
+                break;
+            }
+        }
+        Ok(all)
+    }
+
+    /// All releases, drafts included (`GET /repos/{o}/{r}/releases`, every page).
+    /// Needs `contents: read`; drafts are listed only with `contents: write`.
+    pub async fn list_releases(&self) -> Result<Vec<Release>, GitHubError> {
+        self.list_all(&self.route("/releases"), "list releases")
+            .await
+    }
+
+    /// The newest releases, first page only: enough to find the latest announced one.
+    pub async fn recent_releases(&self) -> Result<Vec<Release>, GitHubError> {
+        self.get(
+            &self.route(&format!("/releases?per_page={PER_PAGE}")),
+            "list releases",
+        )
+        .await
+    }
+
+    /// Creates a published release (`POST /repos/{o}/{r}/releases`). Not retried.
+    pub async fn create_release(&self, new: &models::NewRelease) -> Result<Release, GitHubError> {
+        self.post(&self.route("/releases"), new, "create the release")
+            .await
+    }
+
+    /// Replaces a release's body and nothing else (`PATCH /repos/{o}/{r}/releases/{id}`).
+    pub async fn update_release_body(&self, id: u64, body: &str) -> Result<Release, GitHubError> {
+        self.patch(
+            &self.route(&format!("/releases/{id}")),
+            &serde_json::json!({ "body": body }),
+            "update the release note",
+        )
+        .await
+    }
+
+    /// Deletes a release (`DELETE /repos/{o}/{r}/releases/{id}`): only used to undo this
+    /// run's own duplicate after losing a race.
+    pub async fn delete_release(&self, id: u64) -> Result<(), GitHubError> {
+        let route = self.route(&format!("/releases/{id}"));
+        self.note("DELETE", &route);
+        let response = self
+            .write
+            ._delete(route.as_str(), None::<&()>)
+            .await
+            .map_err(|e| GitHubError::from_octocrab(e, "delete a duplicate release"))?;
+        let status = response.status();
+        if status.is_success() || status == http::StatusCode::NOT_FOUND {
+            Ok(())
+        } else {
+            Err(GitHubError::new(
+                Kind::from_status(status.as_u16()),
+                format!("delete a duplicate release: HTTP {status}"),
+            ))
+        }
+    }
+
+    /// Issues carrying all of `labels`, open and closed, pull requests skipped
+    /// (`GET /repos/{o}/{r}/issues?labels=…&state=…`, every page).
+    pub async fn list_issues(
+        &self,
+        labels: &[String],
+        state: &str,
+    ) -> Result<Vec<Issue>, GitHubError> {
+        let labels = labels
+            .iter()
+            .map(|l| urlencode(l))
+            .collect::<Vec<_>>()
+            .join(",");
+        let route = self.route(&format!("/issues?state={state}&labels={labels}"));
+        let issues: Vec<Issue> = self.list_all(&route, "list tracking issues").await?;
+        Ok(issues
+            .into_iter()
+            .filter(|i| i.pull_request.is_none())
+            .collect())
+    }
+
+    /// Opens an issue (`POST /repos/{o}/{r}/issues`). Not retried.
+    pub async fn create_issue(&self, new: &models::NewIssue) -> Result<Issue, GitHubError> {
+        self.post(&self.route("/issues"), new, "open the tracking issue")
+            .await
+    }
+
+    /// Closes an issue with `state_reason: not_planned` (used for a lost race's duplicate).
+    pub async fn close_issue(&self, number: u64) -> Result<Issue, GitHubError> {
+        self.patch(
+            &self.route(&format!("/issues/{number}")),
+            &serde_json::json!({ "state": "closed", "state_reason": "not_planned" }),
+            "close a duplicate tracking issue",
+        )
+        .await
+    }
+
+    /// All comments on an issue (every page).
+    pub async fn list_comments(&self, number: u64) -> Result<Vec<Comment>, GitHubError> {
+        self.list_all(
+            &self.route(&format!("/issues/{number}/comments")),
+            "list issue comments",
+        )
+        .await
+    }
+
+    /// Comments on an issue. Not retried.
+    pub async fn create_comment(&self, number: u64, body: &str) -> Result<Comment, GitHubError> {
+        self.post(
+            &self.route(&format!("/issues/{number}/comments")),
+            &serde_json::json!({ "body": body }),
+            "comment on the tracking issue",
+        )
+        .await
+    }
+
+    /// Replaces the body of one of the bot's comments.
+    pub async fn update_comment(&self, id: u64, body: &str) -> Result<Comment, GitHubError> {
+        self.patch(
+            &self.route(&format!("/issues/comments/{id}")),
+            &serde_json::json!({ "body": body }),
+            "update the tracking issue comment",
+        )
+        .await
+    }
+
+    /// Pull requests associated with a commit (`GET /repos/{o}/{r}/commits/{sha}/pulls`).
+    /// Needs `pull-requests: read` (or `contents: read` on public repositories).
+    pub async fn pulls_for_commit(&self, sha: &str) -> Result<Vec<PullRequest>, GitHubError> {
+        self.get(
+            &self.route(&format!("/commits/{sha}/pulls?per_page={PER_PAGE}")),
+            "look up the pull requests of the pushed commit",
+        )
+        .await
+    }
+
+    /// One pull request (`GET /repos/{o}/{r}/pulls/{n}`).
+    pub async fn pull_request(&self, number: u64) -> Result<PullRequest, GitHubError> {
+        self.get(
+            &self.route(&format!("/pulls/{number}")),
+            "look up the pull request",
+        )
+        .await
+    }
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}

@@ -1,0 +1,144 @@
+//! The fields codeq-rollout reads from GitHub's REST responses, and the bodies it sends.
+//! Unknown fields are ignored and most are optional, so payload changes do not break a run.
+
+use serde::{Deserialize, Serialize};
+
+/// A release (`GET /repos/{o}/{r}/releases`).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct Release {
+    /// The release id.
+    pub id: u64,
+    /// The tag name, e.g. `lab-9f86d081884c`.
+    pub tag_name: String,
+    /// The web address.
+    #[serde(default)]
+    pub html_url: String,
+    /// The body (Markdown); `None` when empty.
+    #[serde(default)]
+    pub body: Option<String>,
+    /// Whether it is a draft.
+    #[serde(default)]
+    pub draft: bool,
+    /// The commit (or branch) the tag was created from.
+    #[serde(default)]
+    pub target_commitish: String,
+}
+
+/// The body of `POST /repos/{o}/{r}/releases`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NewRelease {
+    /// The tag to create (or use): derived from the digest only.
+    pub tag_name: String,
+    /// The commit the tag points to when it is created.
+    pub target_commitish: String,
+    /// The title.
+    pub name: String,
+    /// The release note.
+    pub body: String,
+    /// Always `false`: releases are published.
+    pub draft: bool,
+    /// Always `false`.
+    pub prerelease: bool,
+}
+
+/// A label on an issue.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct Label {
+    /// The label's name.
+    pub name: String,
+}
+
+/// An issue (`GET /repos/{o}/{r}/issues`); pull requests carry `pull_request`.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct Issue {
+    /// The issue id.
+    pub id: u64,
+    /// The issue number.
+    pub number: u64,
+    /// The web address.
+    #[serde(default)]
+    pub html_url: String,
+    /// The body; `None` when empty.
+    #[serde(default)]
+    pub body: Option<String>,
+    /// `open` or `closed`.
+    #[serde(default)]
+    pub state: String,
+    /// Present when this "issue" is a pull request.
+    #[serde(default)]
+    pub pull_request: Option<serde_json::Value>,
+}
+
+/// The body of `POST /repos/{o}/{r}/issues`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NewIssue {
+    /// The title.
+    pub title: String,
+    /// The body (Markdown).
+    pub body: String,
+    /// Labels to set (silently dropped by GitHub without push access).
+    pub labels: Vec<String>,
+    /// Logins to assign (silently dropped by GitHub without push access).
+    pub assignees: Vec<String>,
+}
+
+/// An issue comment.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct Comment {
+    /// The comment id.
+    pub id: u64,
+    /// The body.
+    #[serde(default)]
+    pub body: Option<String>,
+    /// The web address.
+    #[serde(default)]
+    pub html_url: String,
+}
+
+/// A pull request (`GET /repos/{o}/{r}/pulls/{n}`, `…/commits/{sha}/pulls`).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct PullRequest {
+    /// The number.
+    pub number: u64,
+    /// The title (untrusted).
+    #[serde(default)]
+    pub title: String,
+    /// The web address.
+    #[serde(default)]
+    pub html_url: String,
+    /// `open` or `closed`.
+    #[serde(default)]
+    pub state: String,
+    /// When it was merged; `None` when not merged.
+    #[serde(default)]
+    pub merged_at: Option<String>,
+    /// The merge, squash or rebase commit.
+    #[serde(default)]
+    pub merge_commit_sha: Option<String>,
+    /// Labels (names untrusted).
+    #[serde(default)]
+    pub labels: Vec<Label>,
+    /// The base branch.
+    #[serde(default)]
+    pub base: Option<BaseRef>,
+}
+
+/// A pull request's base.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct BaseRef {
+    /// The branch name.
+    #[serde(rename = "ref")]
+    pub name: String,
+}
+
+impl PullRequest {
+    /// The PR as tier resolution sees it.
+    pub fn to_tier_pr(&self) -> crate::tier::PullRequest {
+        crate::tier::PullRequest {
+            number: self.number,
+            title: self.title.clone(),
+            url: self.html_url.clone(),
+            labels: self.labels.iter().map(|l| l.name.clone()).collect(),
+        }
+    }
+}

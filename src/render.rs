@@ -1,0 +1,473 @@
+//! Stage 4 (pure): the Markdown bodies, from minijinja templates in `templates/`.
+//!
+//! One set of templates feeds the release note, the tracking issue, the job summary and
+//! the generated sections of `CODEQ_DEPLOYMENT.md`, so they cannot drift apart. Rendering
+//! takes plain structs and an injected clock (`now`), and never performs I/O. Untrusted text
+//! (PR titles, labels) is neutralised by [`crate::sanitize`] on the way in.
+
+use crate::digest::Digest;
+use crate::sanitize;
+use crate::tier::{Tier, TierDecision};
+use crate::window::{CullSettings, Window, human};
+use anyhow::{Context, Result};
+use minijinja::{Environment, UndefinedBehavior, context};
+use serde::Serialize;
+use time::OffsetDateTime;
+
+/// GitHub's limit on a release body: 125,000 characters (longer ones get a 422).
+pub const RELEASE_BODY_LIMIT: usize = 125_000;
+/// GitHub's limit on an issue or comment body: 65,536 characters.
+pub const ISSUE_BODY_LIMIT: usize = 65_536;
+
+/// Marker kinds: the first line of every body codeq-rollout writes is
+/// `<!-- codeq-rollout:KIND digest=sha256:<64 hex> -->`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkerKind {
+    /// A release note.
+    Release,
+    /// A tracking issue.
+    TrackingIssue,
+    /// The bot's own comment on a tracking issue (updates for the responders).
+    UpdateComment,
+    /// The comment saying a newer digest supersedes a tracking issue.
+    SupersededComment,
+}
+
+impl MarkerKind {
+    fn name(self) -> &'static str {
+        match self {
+            MarkerKind::Release => "release",
+            MarkerKind::TrackingIssue => "tracking-issue",
+            MarkerKind::UpdateComment => "update",
+            MarkerKind::SupersededComment => "superseded",
+        }
+    }
+}
+
+/// The hidden marker line for `kind` and `digest`.
+pub fn marker(kind: MarkerKind, digest: &Digest) -> String {
+    format!("<!-- codeq-rollout:{} digest={} -->", kind.name(), digest)
+}
+
+/// The digest named by `body`'s marker of `kind`, if the body's **first line** is exactly
+/// such a marker. Markers elsewhere in a body (say, copied from a PR title) are ignored:
+/// only the place the tool writes them is trusted.
+pub fn marker_digest(kind: MarkerKind, body: &str) -> Option<Digest> {
+    let first = body.lines().next()?.trim_end();
+    let rest = first.strip_prefix(&format!("<!-- codeq-rollout:{} digest=", kind.name()))?;
+    Digest::parse(rest.strip_suffix(" -->")?).ok()
+}
+
+/// Where the break-glass runbook points: cluster and Hub.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunbookSettings {
+    /// Kubernetes namespace of the hub (`--namespace`, default `jhub`).
+    pub namespace: String,
+    /// Helm release name of the hub (`--helm-release`, default `jhub`): the `release` pod label.
+    pub helm_release: String,
+    /// The hub's base URL, e.g. `https://hub.example.org` (`--hub-url`).
+    pub hub_url: String,
+    /// How long to give users to save their work, e.g. `15 minutes`.
+    pub warning_period: String,
+}
+
+impl Default for RunbookSettings {
+    fn default() -> Self {
+        Self {
+            namespace: "jhub".into(),
+            helm_release: "jhub".into(),
+            hub_url: "https://hub.example.org".into(),
+            warning_period: "15 minutes".into(),
+        }
+    }
+}
+
+/// Everything a release's bodies say, as plain data.
+#[derive(Debug, Clone)]
+pub struct Facts {
+    /// The image reference as given, e.g. `ghcr.io/org/lab:latest`.
+    pub image: String,
+    /// The digest it resolved to.
+    pub digest: Digest,
+    /// The tier with its evidence (PR titles and labels are untrusted).
+    pub tier: TierDecision,
+    /// The culler settings the window was computed from.
+    pub culler: CullSettings,
+    /// The convergence window.
+    pub window: Window,
+    /// The commit the release targets (40 hex).
+    pub sha: String,
+    /// The workflow run's web address, when running in Actions.
+    pub run_url: Option<String>,
+    /// The release note's web address, once known (the tracking issue links it).
+    pub release_url: Option<String>,
+    /// Cluster and Hub coordinates for the runbook.
+    pub runbook: RunbookSettings,
+    /// The run's clock: the release time that the window's deadlines count from.
+    pub now: OffsetDateTime,
+}
+
+/// Renders the release note (body of the GitHub Release), capped at [`RELEASE_BODY_LIMIT`].
+///
+/// # Errors
+/// Only on a template error (a bug: the templates are built in and tested).
+pub fn release_note(facts: &Facts) -> Result<String> {
+    let body = render("release_note.md.j2", facts, MarkerKind::Release)?;
+    Ok(truncate_body(&body, RELEASE_BODY_LIMIT, &where_full(facts)))
+}
+
+/// Renders the tracking issue's body, capped at [`ISSUE_BODY_LIMIT`].
+///
+/// # Errors
+/// Only on a template error.
+pub fn tracking_issue(facts: &Facts) -> Result<String> {
+    let body = render("tracking_issue.md.j2", facts, MarkerKind::TrackingIssue)?;
+    Ok(truncate_body(&body, ISSUE_BODY_LIMIT, &where_full(facts)))
+}
+
+/// The tracking issue's title: `Security release sha256:<12 hex>: break-glass runbook`.
+pub fn tracking_issue_title(digest: &Digest) -> String {
+    format!(
+        "Security release {}: break-glass runbook",
+        short_digest(digest)
+    )
+}
+
+/// The release's title, e.g. `codeq image 9f86d081884c (security)`.
+pub fn release_title(digest: &Digest, tier: Tier) -> String {
+    format!("codeq image {} ({tier})", digest.short())
+}
+
+/// `sha256:` and the first 12 hex digits.
+pub fn short_digest(digest: &Digest) -> String {
+    format!("sha256:{}", digest.short())
+}
+
+/// The convergence-window section alone (for `CODEQ_DEPLOYMENT.md`), without dated deadlines.
+///
+/// # Errors
+/// Only on a template error.
+pub fn window_section(culler: &CullSettings, window: &Window) -> Result<String> {
+    let env = environment();
+    let ctx = context! { window => window_view(window, None), culler => culler_text(culler), now => false };
+    env.get_template("window.md.j2")?
+        .render(ctx)
+        .context("rendering the window section")
+}
+
+/// The break-glass runbook alone (for `CODEQ_DEPLOYMENT.md`), with `digest` as written
+/// (a real digest in the tracking issue, a placeholder in the doc).
+///
+/// # Errors
+/// Only on a template error.
+pub fn runbook_section(runbook: &RunbookSettings, digest: &str) -> Result<String> {
+    let env = environment();
+    let ctx = runbook_context(runbook, digest);
+    env.get_template("runbook.md.j2")?
+        .render(ctx)
+        .context("rendering the runbook")
+}
+
+/// Cuts `body` to at most `limit` characters, ending with a line that says it was cut and
+/// where the full text is (`where_full`, e.g. the workflow run's address).
+pub fn truncate_body(body: &str, limit: usize, where_full: &str) -> String {
+    if body.chars().count() <= limit {
+        return body.to_string();
+    }
+    let note = format!(
+        "\n\n---\n*This text was cut at {limit} characters, GitHub's limit here. The full text is in {where_full}.*\n"
+    );
+    let keep = limit.saturating_sub(note.chars().count());
+    let mut cut: String = body.chars().take(keep).collect();
+    cut.push_str(&note);
+    cut
+}
+
+fn where_full(facts: &Facts) -> String {
+    match &facts.run_url {
+        Some(url) => format!("the workflow run's log and summary ({url})"),
+        None => "the output of codeq-rollout".to_string(),
+    }
+}
+
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_keep_trailing_newline(true);
+    for (name, source) in [
+        (
+            "release_note.md.j2",
+            include_str!("../templates/release_note.md.j2"),
+        ),
+        (
+            "tracking_issue.md.j2",
+            include_str!("../templates/tracking_issue.md.j2"),
+        ),
+        ("window.md.j2", include_str!("../templates/window.md.j2")),
+        ("runbook.md.j2", include_str!("../templates/runbook.md.j2")),
+    ] {
+        env.add_template(name, source)
+            .expect("built-in templates parse (checked by tests)");
+    }
+    env
+}
+
+#[derive(Serialize)]
+struct WindowView {
+    culling_enabled: bool,
+    idle: Option<String>,
+    active: Option<String>,
+    idle_by: Option<String>,
+    active_by: Option<String>,
+}
+
+fn window_view(window: &Window, now: Option<OffsetDateTime>) -> WindowView {
+    let by = |secs: Option<u64>| -> Option<String> {
+        let now = now?;
+        let secs = i64::try_from(secs?).ok()?;
+        now.checked_add(time::Duration::seconds(secs))
+            .map(utc_minute)
+    };
+    WindowView {
+        culling_enabled: window.culling_enabled,
+        idle: window.idle_secs.map(human),
+        active: window.active_secs.map(human),
+        idle_by: by(window.idle_secs),
+        active_by: by(window.active_secs),
+    }
+}
+
+/// `2026-11-30 14:05 UTC`.
+pub fn utc_minute(t: OffsetDateTime) -> String {
+    let t = t.to_offset(time::UtcOffset::UTC);
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02} UTC",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute()
+    )
+}
+
+fn culler_text(c: &CullSettings) -> String {
+    if !c.enabled {
+        return "disabled (`cull.enabled: false`)".into();
+    }
+    format!(
+        "timeout {}, every {}, max age {}",
+        human(c.timeout_secs),
+        human(c.every_secs),
+        if c.max_age_secs == 0 {
+            "none".to_string()
+        } else {
+            human(c.max_age_secs)
+        }
+    )
+}
+
+fn runbook_context(r: &RunbookSettings, digest: &str) -> minijinja::Value {
+    context! {
+        namespace => r.namespace, helm_release => r.helm_release, hub_url => r.hub_url,
+        warning_period => r.warning_period, digest => digest,
+    }
+}
+
+#[derive(Serialize)]
+struct PrView {
+    title: String,
+    url: String,
+    labels: String,
+}
+
+fn render(template: &str, facts: &Facts, kind: MarkerKind) -> Result<String> {
+    let env = environment();
+    let prs: Vec<PrView> = facts
+        .tier
+        .pull_requests
+        .iter()
+        .map(|pr| PrView {
+            title: sanitize::markdown_inline(&pr.title, sanitize::DEFAULT_MAX_CHARS),
+            url: pr.url.clone(),
+            labels: pr
+                .labels
+                .iter()
+                .map(|l| sanitize::markdown_inline(l, 50))
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+        .collect();
+    let ctx = context! {
+        marker => marker(kind, &facts.digest),
+        image => facts.image,
+        digest => facts.digest.as_str(),
+        sha_short => facts.sha.chars().take(12).collect::<String>(),
+        tier => facts.tier.tier.to_string(),
+        security => facts.tier.tier == Tier::Security,
+        tier_reason => sanitize::markdown_inline(&facts.tier.reason, 300),
+        pull_requests => prs,
+        window => window_view(&facts.window, Some(facts.now)),
+        culler => culler_text(&facts.culler),
+        now => true,
+        release_url => facts.release_url,
+        run_url => facts.run_url,
+        ..runbook_context(&facts.runbook, facts.digest.as_str())
+    };
+    env.get_template(template)?
+        .render(ctx)
+        .with_context(|| format!("rendering {template}"))
+}
+
+/// The links the job summary shows, with what happened to each object.
+#[derive(Debug, Clone)]
+pub struct SummaryLinks {
+    /// The release note's address and change.
+    pub release: (String, crate::publish::Change),
+    /// The tracking issue's address and change (security only).
+    pub issue: Option<(String, crate::publish::Change)>,
+    /// Older tracking issues that got a "superseded" comment.
+    pub superseded: Vec<u64>,
+}
+
+/// The job summary: a table (image, digest, tier and how it was decided, window, links),
+/// then the release note. `links` is `None` in a dry run.
+///
+/// # Errors
+/// Only on a template error.
+pub fn job_summary(
+    facts: &Facts,
+    tag: &str,
+    links: Option<&SummaryLinks>,
+    note: &str,
+) -> Result<String> {
+    let cell = |s: &str| s.replace('|', "\\|");
+    let mut out = String::from("### codeq-rollout\n\n| | |\n|---|---|\n");
+    out.push_str(&format!("| Image | `{}` |\n", cell(&facts.image)));
+    out.push_str(&format!("| Digest | `{}` |\n", facts.digest));
+    out.push_str(&format!(
+        "| Tier | **{}** ({}) |\n",
+        facts.tier.tier,
+        sanitize::markdown_inline(&facts.tier.reason, 300)
+    ));
+    out.push_str(&format!(
+        "| Convergence window | {} |\n",
+        cell(&facts.window.summary())
+    ));
+    match links {
+        Some(l) => {
+            out.push_str(&format!(
+                "| Release `{tag}` | {} ({}) |\n",
+                l.release.0, l.release.1
+            ));
+            if let Some((url, change)) = &l.issue {
+                out.push_str(&format!("| Tracking issue | {url} ({change}) |\n"));
+            }
+            if !l.superseded.is_empty() {
+                let list: Vec<String> = l.superseded.iter().map(|n| format!("#{n}")).collect();
+                out.push_str(&format!("| Superseded | {} |\n", list.join(", ")));
+            }
+        }
+        None => out.push_str(&format!(
+            "| Release `{tag}` | dry run: nothing published |\n"
+        )),
+    }
+    out.push_str("\n<details><summary>Release note</summary>\n\n");
+    out.push_str(note);
+    out.push_str("\n</details>\n");
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tier::{PullRequest, TierSource};
+    use crate::window::compute;
+
+    fn facts(tier: Tier, culler: CullSettings) -> Facts {
+        let digest = Digest::parse(
+            "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        )
+        .unwrap();
+        Facts {
+            image: "ghcr.io/octo-org/lab:latest".into(),
+            digest,
+            tier: TierDecision {
+                tier,
+                source: TierSource::Labels,
+                pull_requests: vec![PullRequest {
+                    number: 42,
+                    title: "Bump codeq to 1.4.2".into(),
+                    url: "https://github.com/octo-org/lab-image/pull/42".into(),
+                    labels: vec![tier.to_string()],
+                }],
+                deciding: None,
+                reason: format!("{tier}: label \"{tier}\" on #42"),
+                warnings: vec![],
+            },
+            culler,
+            window: compute(&culler),
+            sha: "c4295bd74fb0f4fda03689c3df3f2803b658fd85".into(),
+            run_url: Some(
+                "https://github.com/octo-org/lab-image/actions/runs/4242/attempts/1".into(),
+            ),
+            release_url: Some(
+                "https://github.com/octo-org/lab-image/releases/tag/lab-9f86d081884c".into(),
+            ),
+            runbook: RunbookSettings::default(),
+            now: time::macros::datetime!(2026-11-30 12:00 UTC),
+        }
+    }
+
+    #[test]
+    fn routine_release_note() {
+        insta::assert_snapshot!(
+            release_note(&facts(Tier::Routine, CullSettings::default())).unwrap()
+        );
+    }
+
+    #[test]
+    fn security_release_note_with_max_age() {
+        let culler = CullSettings {
+            max_age_secs: 8 * 3600,
+            ..Default::default()
+        };
+        insta::assert_snapshot!(release_note(&facts(Tier::Security, culler)).unwrap());
+    }
+
+    #[test]
+    fn release_note_with_culling_disabled() {
+        let culler = CullSettings {
+            enabled: false,
+            ..Default::default()
+        };
+        insta::assert_snapshot!(release_note(&facts(Tier::Routine, culler)).unwrap());
+    }
+
+    #[test]
+    fn security_tracking_issue() {
+        insta::assert_snapshot!(
+            super::tracking_issue(&facts(Tier::Security, CullSettings::default())).unwrap()
+        );
+    }
+
+    #[test]
+    fn markers_are_trusted_only_on_the_first_line() {
+        let f = facts(Tier::Security, CullSettings::default());
+        let body = release_note(&f).unwrap();
+        assert_eq!(
+            marker_digest(MarkerKind::Release, &body),
+            Some(f.digest.clone())
+        );
+        assert_eq!(marker_digest(MarkerKind::TrackingIssue, &body), None);
+        let forged = format!("Human text\n{}", marker(MarkerKind::Release, &f.digest));
+        assert_eq!(marker_digest(MarkerKind::Release, &forged), None);
+    }
+
+    #[test]
+    fn oversize_bodies_are_cut_with_a_note() {
+        let body = "x".repeat(200_000);
+        let cut = truncate_body(&body, RELEASE_BODY_LIMIT, "the run");
+        assert_eq!(cut.chars().count(), RELEASE_BODY_LIMIT);
+        assert!(cut.ends_with("The full text is in the run.*\n"));
+    }
+}

@@ -1,0 +1,276 @@
+//! Stage 7, the Actions runtime edge: log lines and workflow commands, `$GITHUB_OUTPUT`,
+//! `$GITHUB_STEP_SUMMARY`.
+//!
+//! Formats follow GitHub's "Workflow commands for GitHub Actions" reference:
+//! `::error title=T::message`, `::warning::`, `::notice::`, `::debug::`, `::add-mask::`;
+//! data escapes `%`, CR and LF, properties also `:` and `,`. Outputs use the multi-line
+//! heredoc form `name<<DELIM\nvalue\nDELIM`.
+
+use anyhow::{Context, Result, bail};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Where log lines go and how they are dressed.
+///
+/// Every line passes through [`Log::redact`] first, so a secret registered with
+/// [`Log::mask`] never reaches stdout or stderr, whatever text carried it (an error
+/// echoed by the registry, a debug line).
+pub struct Log {
+    /// Inside GitHub Actions (`GITHUB_ACTIONS=true`): print workflow commands.
+    actions: bool,
+    /// `RUNNER_DEBUG=1` or `ACTIONS_STEP_DEBUG=true`: print debug lines.
+    debug: bool,
+    secrets: Mutex<Vec<String>>,
+}
+
+impl Log {
+    /// Reads `GITHUB_ACTIONS`, `RUNNER_DEBUG` and `ACTIONS_STEP_DEBUG` from the environment.
+    pub fn from_env() -> Self {
+        let var = |k: &str| std::env::var(k).unwrap_or_default();
+        Self::new(
+            var("GITHUB_ACTIONS") == "true",
+            var("RUNNER_DEBUG") == "1" || var("ACTIONS_STEP_DEBUG").eq_ignore_ascii_case("true"),
+        )
+    }
+
+    /// A log with explicit settings (tests).
+    pub fn new(actions: bool, debug: bool) -> Self {
+        Self {
+            actions,
+            debug,
+            secrets: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Whether workflow commands are printed (running inside GitHub Actions).
+    pub fn in_actions(&self) -> bool {
+        self.actions
+    }
+
+    /// Registers a secret: it is replaced by `***` in everything this log prints, and
+    /// inside Actions an `::add-mask::` tells the runner to hide it from the job log too.
+    /// Empty values are ignored.
+    pub fn mask(&self, secret: &str) {
+        let secret = secret.trim();
+        if secret.is_empty() {
+            return;
+        }
+        if self.actions {
+            println!("::add-mask::{}", escape_data(secret));
+        }
+        let mut secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
+        if !secrets.iter().any(|s| s == secret) {
+            secrets.push(secret.to_string());
+            // Longest first, so a secret that contains another is masked whole.
+            secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        }
+    }
+
+    /// Replaces every registered secret in `text` by `***`.
+    pub fn redact(&self, text: &str) -> String {
+        let secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
+        secrets
+            .iter()
+            .fold(text.to_string(), |acc, s| acc.replace(s.as_str(), "***"))
+    }
+
+    /// A plain line on stdout. Lines that would read as a workflow command (`::…`) are
+    /// defused by a leading `| `, so text from pull requests cannot issue commands.
+    pub fn info(&self, message: &str) {
+        println!("{}", defuse_commands(&self.redact(message)));
+    }
+
+    /// A warning: `::warning title=…::` inside Actions, `warning: …` on stderr otherwise.
+    pub fn warning(&self, title: &str, message: &str) {
+        self.annotation("warning", title, message);
+    }
+
+    /// An error: `::error title=…::` inside Actions, `error: …` on stderr otherwise.
+    pub fn error(&self, title: &str, message: &str) {
+        self.annotation("error", title, message);
+    }
+
+    /// A debug line, printed only when step debug logging is on. Never pass headers.
+    pub fn debug(&self, message: &str) {
+        if !self.debug {
+            return;
+        }
+        let message = self.redact(message);
+        if self.actions {
+            println!("::debug::{}", escape_data(&message));
+        } else {
+            eprintln!("debug: {message}");
+        }
+    }
+
+    fn annotation(&self, kind: &str, title: &str, message: &str) {
+        let (title, message) = (self.redact(title), self.redact(message));
+        if self.actions {
+            println!(
+                "::{kind} title={}::{}",
+                escape_property(&title),
+                escape_data(&message)
+            );
+        } else {
+            eprintln!("{kind}: {}", defuse_commands(&message));
+        }
+    }
+}
+
+/// Escapes workflow-command data: `%` → `%25`, CR → `%0D`, LF → `%0A`.
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a workflow-command property value: as [`escape_data`], plus `:` → `%3A`, `,` → `%2C`.
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Prefixes `| ` to every line whose first non-blank characters are `::`, so that a
+/// runner reading the log does not take it for a workflow command.
+pub fn defuse_commands(text: &str) -> String {
+    text.split('\n')
+        .map(|line| {
+            if line.trim_start().starts_with("::") {
+                format!("| {line}")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Formats step outputs for `$GITHUB_OUTPUT` in the heredoc form, one block per output.
+///
+/// `delimiter` must be unpredictable (see [`random_delimiter`]); a value that contains it,
+/// or a name that is not a plain identifier, is refused so no extra output can be forged.
+pub fn format_outputs(outputs: &[(&str, String)], delimiter: &str) -> Result<String> {
+    let mut text = String::new();
+    for (name, value) in outputs {
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            bail!("refusing to write output {name:?}: names are letters, digits, '-' and '_'");
+        }
+        if value.contains(delimiter) {
+            bail!("refusing to write output {name}: its value contains the heredoc delimiter");
+        }
+        text.push_str(&format!("{name}<<{delimiter}\n{value}\n{delimiter}\n"));
+    }
+    Ok(text)
+}
+
+/// A fresh heredoc delimiter: `ghadelimiter_` and 32 random hex digits.
+pub fn random_delimiter() -> String {
+    let bytes: [u8; 16] = rand::random();
+    format!("ghadelimiter_{}", hex::encode(bytes))
+}
+
+/// The runner's file commands: `$GITHUB_OUTPUT` and `$GITHUB_STEP_SUMMARY`, each optional.
+#[derive(Debug, Clone, Default)]
+pub struct FileCommands {
+    /// `$GITHUB_OUTPUT`: where step outputs are appended.
+    pub output: Option<PathBuf>,
+    /// `$GITHUB_STEP_SUMMARY`: where the job summary Markdown is appended (1 MiB per step).
+    pub summary: Option<PathBuf>,
+}
+
+impl FileCommands {
+    /// Reads `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY`; empty values count as unset.
+    pub fn from_env() -> Self {
+        let path = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        Self {
+            output: path("GITHUB_OUTPUT"),
+            summary: path("GITHUB_STEP_SUMMARY"),
+        }
+    }
+
+    /// Appends the outputs to `$GITHUB_OUTPUT`; returns whether the file is set.
+    pub fn write_outputs(&self, outputs: &[(&str, String)]) -> Result<bool> {
+        let Some(path) = &self.output else {
+            return Ok(false);
+        };
+        let text = format_outputs(outputs, &random_delimiter())?;
+        append(path, &text).context("cannot write step outputs to $GITHUB_OUTPUT")?;
+        Ok(true)
+    }
+
+    /// Appends Markdown to `$GITHUB_STEP_SUMMARY`; returns whether the file is set.
+    /// Text beyond GitHub's 1 MiB limit per step is cut with a note.
+    pub fn write_summary(&self, markdown: &str) -> Result<bool> {
+        let Some(path) = &self.summary else {
+            return Ok(false);
+        };
+        let text = crate::render::truncate_body(markdown, SUMMARY_LIMIT_BYTES, "the job log");
+        append(path, &text).context("cannot write the job summary to $GITHUB_STEP_SUMMARY")?;
+        Ok(true)
+    }
+}
+
+/// GitHub's limit on one step's summary: 1 MiB.
+pub const SUMMARY_LIMIT_BYTES: usize = 1024 * 1024;
+
+fn append(path: &Path, text: &str) -> Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    file.write_all(text.as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_use_the_heredoc_form() {
+        let text = format_outputs(&[("tier", "security".into())], "EOF_x").unwrap();
+        assert_eq!(text, "tier<<EOF_x\nsecurity\nEOF_x\n");
+    }
+
+    #[test]
+    fn a_value_holding_the_delimiter_is_refused() {
+        let err = format_outputs(&[("x", "a\nEOF_x\nforged<<y".into())], "EOF_x").unwrap_err();
+        assert!(err.to_string().contains("delimiter"), "{err}");
+    }
+
+    #[test]
+    fn data_and_properties_are_escaped() {
+        assert_eq!(escape_data("50%\r\nx"), "50%25%0D%0Ax");
+        assert_eq!(escape_property("a:b,c"), "a%3Ab%2Cc");
+    }
+
+    #[test]
+    fn command_lines_are_defused() {
+        assert_eq!(
+            defuse_commands("ok\n  ::set-output name=x::y"),
+            "ok\n|   ::set-output name=x::y"
+        );
+    }
+
+    #[test]
+    fn secrets_are_redacted_longest_first() {
+        let log = Log::new(false, false);
+        log.mask("abc");
+        log.mask("abcdef");
+        assert_eq!(log.redact("token abcdef and abc"), "token *** and ***");
+    }
+
+    #[test]
+    fn delimiters_differ_between_calls() {
+        assert_ne!(random_delimiter(), random_delimiter());
+    }
+}

@@ -1,0 +1,534 @@
+//! A fake GitHub REST API that keeps state: releases, issues, comments and pull requests,
+//! answered with GitHub's own example payloads (`tests/fixtures/github-rest`, MIT) edited
+//! only where the scenario needs. Every request is recorded by wiremock, so tests assert
+//! request bodies and counts. Faults (a 502 before or after the write took effect, a hang)
+//! can be injected per route.
+
+use serde_json::{Value, json};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use wiremock::matchers::any;
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+/// Loads a fixture from `tests/fixtures/`.
+pub fn fixture(path: &str) -> Value {
+    let full = super::registry::repo_root()
+        .join("tests/fixtures")
+        .join(path);
+    serde_json::from_slice(
+        &std::fs::read(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display())),
+    )
+    .unwrap()
+}
+
+/// An injected failure.
+#[derive(Clone, Debug)]
+pub struct Fault {
+    /// HTTP method, e.g. `POST`.
+    pub method: &'static str,
+    /// A substring of the path, e.g. `/releases`.
+    pub path_contains: &'static str,
+    /// The status to answer with, e.g. 502.
+    pub status: u16,
+    /// Whether the write takes effect before the error is returned (the outcome a client
+    /// cannot know).
+    pub applied: bool,
+    /// Delay before answering (a hang past the client's timeout).
+    pub delay: Option<Duration>,
+    /// How many times to fire.
+    pub times: usize,
+}
+
+/// The fake's state.
+#[derive(Default)]
+pub struct State {
+    /// Releases, newest last (listed newest first).
+    pub releases: Vec<Value>,
+    /// Issues (and pull-request items, which carry `pull_request`).
+    pub issues: Vec<Value>,
+    /// Comments: (issue number, comment).
+    pub comments: Vec<(u64, Value)>,
+    /// Answers of `GET /commits/{sha}/pulls`, per SHA, served in order (the last repeats).
+    pub commit_pulls: HashMap<String, VecDeque<Value>>,
+    /// `GET /pulls/{n}` answers.
+    pub pulls: HashMap<u64, Value>,
+    /// Routes answering 403 "Resource not accessible by integration".
+    pub forbidden: Vec<(&'static str, &'static str)>,
+    /// Injected faults.
+    pub faults: Vec<Fault>,
+    next_id: u64,
+}
+
+/// A running fake GitHub.
+pub struct FakeGitHub {
+    /// The wiremock server.
+    pub server: MockServer,
+    /// Its state.
+    pub state: Arc<Mutex<State>>,
+    /// The API path prefix: `""` for github.com, `/api/v3` for GitHub Enterprise Server.
+    pub prefix: String,
+}
+
+/// The repository the fake serves.
+pub const OWNER: &str = "octo-org";
+/// The repository the fake serves.
+pub const REPO: &str = "lab-image";
+/// The web base the fake's links use.
+pub const SERVER_URL: &str = "https://github.example";
+
+impl FakeGitHub {
+    /// Starts a fake at the root path (as api.github.com).
+    pub async fn start() -> Self {
+        Self::start_with_prefix("").await
+    }
+
+    /// Starts a fake serving under `prefix` (e.g. `/api/v3`, as GHES).
+    pub async fn start_with_prefix(prefix: &str) -> Self {
+        let server = MockServer::start().await;
+        let state = Arc::new(Mutex::new(State {
+            next_id: 1000,
+            ..Default::default()
+        }));
+        Mock::given(any())
+            .respond_with(Handler {
+                state: Arc::clone(&state),
+                prefix: prefix.to_string(),
+            })
+            .mount(&server)
+            .await;
+        Self {
+            server,
+            state,
+            prefix: prefix.to_string(),
+        }
+    }
+
+    /// The API base URL to give codeq-rollout.
+    pub fn api_url(&self) -> String {
+        format!("{}{}", self.server.uri(), self.prefix)
+    }
+
+    /// All requests so far: (method, path with query, JSON body or Null).
+    pub async fn requests(&self) -> Vec<(String, String, Value)> {
+        self.server
+            .received_requests()
+            .await
+            .unwrap_or_default()
+            .iter()
+            .map(|r| {
+                let path = match r.url.query() {
+                    Some(q) => format!("{}?{q}", r.url.path()),
+                    None => r.url.path().to_string(),
+                };
+                (
+                    r.method.to_string(),
+                    path,
+                    serde_json::from_slice(&r.body).unwrap_or(Value::Null),
+                )
+            })
+            .collect()
+    }
+
+    /// Requests other than GET.
+    pub async fn writes(&self) -> Vec<(String, String, Value)> {
+        self.requests()
+            .await
+            .into_iter()
+            .filter(|(m, _, _)| m != "GET")
+            .collect()
+    }
+
+    /// Adds a release as a human (or an earlier run) left it.
+    pub fn add_release(&self, tag: &str, body: &str, target: &str) -> u64 {
+        let mut s = self.state.lock().unwrap();
+        let id = s.next();
+        let r = release_json(id, tag, body, target, "");
+        s.releases.push(r);
+        id
+    }
+
+    /// Adds an issue with `labels` and `body`; returns its number.
+    pub fn add_issue(&self, title: &str, body: &str, labels: &[&str], state: &str) -> u64 {
+        let mut s = self.state.lock().unwrap();
+        let n = s.next();
+        let labels: Vec<String> = labels.iter().map(|l| l.to_string()).collect();
+        let issue = issue_json(n, title, body, &labels, &[], state);
+        s.issues.push(issue);
+        n
+    }
+
+    /// Makes `GET /commits/{sha}/pulls` answer `answers` in turn (the last one repeats).
+    pub fn set_commit_pulls(&self, sha: &str, answers: Vec<Value>) {
+        self.state
+            .lock()
+            .unwrap()
+            .commit_pulls
+            .insert(sha.to_string(), answers.into());
+    }
+
+    /// Makes `GET /pulls/{n}` answer `pr`.
+    pub fn set_pull(&self, number: u64, pr: Value) {
+        self.state.lock().unwrap().pulls.insert(number, pr);
+    }
+
+    /// Injects a fault.
+    pub fn fault(&self, fault: Fault) {
+        self.state.lock().unwrap().faults.push(fault);
+    }
+
+    /// Releases in the fake now.
+    pub fn releases(&self) -> Vec<Value> {
+        self.state.lock().unwrap().releases.clone()
+    }
+
+    /// Issues (not PR items) in the fake now.
+    pub fn issues(&self) -> Vec<Value> {
+        self.state
+            .lock()
+            .unwrap()
+            .issues
+            .iter()
+            .filter(|i| i.get("pull_request").is_none())
+            .cloned()
+            .collect()
+    }
+
+    /// Comments on issue `number`.
+    pub fn comments(&self, number: u64) -> Vec<Value> {
+        self.state
+            .lock()
+            .unwrap()
+            .comments
+            .iter()
+            .filter(|(n, _)| *n == number)
+            .map(|(_, c)| c.clone())
+            .collect()
+    }
+}
+
+impl State {
+    fn next(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+}
+
+/// A pull request as `GET /pulls/{n}` and `GET /commits/{sha}/pulls` return it, from the
+/// REST example, merged into `base` with merge commit `merge_sha` and `labels`.
+pub fn pull_json(
+    number: u64,
+    title: &str,
+    labels: &[&str],
+    merge_sha: Option<&str>,
+    base: &str,
+) -> Value {
+    let mut pr = fixture("github-rest/pull-request-simple-items.json")[0].clone();
+    pr["number"] = json!(number);
+    pr["title"] = json!(title);
+    pr["html_url"] = json!(format!("{SERVER_URL}/{OWNER}/{REPO}/pull/{number}"));
+    pr["labels"] = Value::Array(labels.iter().map(|l| label_json(l)).collect());
+    pr["base"]["ref"] = json!(base);
+    match merge_sha {
+        Some(sha) => {
+            pr["state"] = json!("closed");
+            pr["merged_at"] = json!("2026-11-30T11:55:00Z");
+            pr["merge_commit_sha"] = json!(sha);
+        }
+        None => {
+            pr["state"] = json!("open");
+            pr["merged_at"] = Value::Null;
+        }
+    }
+    pr
+}
+
+fn label_json(name: &str) -> Value {
+    let mut l = fixture("github-rest/issue.json")["labels"][0].clone();
+    l["name"] = json!(name);
+    l
+}
+
+fn release_json(id: u64, tag: &str, body: &str, target: &str, name: &str) -> Value {
+    let mut r = fixture("github-rest/release.json");
+    r["id"] = json!(id);
+    r["tag_name"] = json!(tag);
+    r["name"] = json!(name);
+    r["body"] = json!(body);
+    r["target_commitish"] = json!(target);
+    r["draft"] = json!(false);
+    r["prerelease"] = json!(false);
+    r["html_url"] = json!(format!("{SERVER_URL}/{OWNER}/{REPO}/releases/tag/{tag}"));
+    r
+}
+
+fn issue_json(
+    number: u64,
+    title: &str,
+    body: &str,
+    labels: &[String],
+    assignees: &[String],
+    state: &str,
+) -> Value {
+    let mut i = fixture("github-rest/issue.json");
+    i.as_object_mut().unwrap().remove("pull_request");
+    i["id"] = json!(number * 10);
+    i["number"] = json!(number);
+    i["title"] = json!(title);
+    i["body"] = json!(body);
+    i["state"] = json!(state);
+    i["labels"] = Value::Array(labels.iter().map(|l| label_json(l)).collect());
+    let user = i["user"].clone();
+    i["assignees"] = Value::Array(
+        assignees
+            .iter()
+            .map(|a| {
+                let mut u = user.clone();
+                u["login"] = json!(a);
+                u
+            })
+            .collect(),
+    );
+    i["html_url"] = json!(format!("{SERVER_URL}/{OWNER}/{REPO}/issues/{number}"));
+    i
+}
+
+struct Handler {
+    state: Arc<Mutex<State>>,
+    prefix: String,
+}
+
+fn page(items: Vec<Value>, query: &HashMap<String, String>) -> Vec<Value> {
+    let per_page: usize = query
+        .get("per_page")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30);
+    let page: usize = query.get("page").and_then(|v| v.parse().ok()).unwrap_or(1);
+    items
+        .into_iter()
+        .skip((page - 1) * per_page)
+        .take(per_page)
+        .collect()
+}
+
+fn error(status: u16, message: &str) -> ResponseTemplate {
+    ResponseTemplate::new(status).set_body_json(json!({
+        "message": message,
+        "documentation_url": "https://docs.github.com/rest",
+        "status": status.to_string(),
+    }))
+}
+
+impl Respond for Handler {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let mut s = self.state.lock().unwrap();
+        let method = req.method.to_string();
+        let Some(path) = req.url.path().strip_prefix(&self.prefix) else {
+            return error(404, "Not Found");
+        };
+        let path = path.to_string();
+        let query: HashMap<String, String> = req.url.query_pairs().into_owned().collect();
+        let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
+
+        if s.forbidden
+            .iter()
+            .any(|(m, p)| *m == method && path.contains(p))
+        {
+            return error(403, "Resource not accessible by integration");
+        }
+        let mut fault = None;
+        if let Some(f) = s
+            .faults
+            .iter_mut()
+            .find(|f| f.times > 0 && f.method == method && path.contains(f.path_contains))
+        {
+            f.times -= 1;
+            fault = Some(f.clone());
+        }
+        if let Some(f) = &fault {
+            if !f.applied {
+                let t = error(f.status, "Server Error");
+                return match f.delay {
+                    Some(d) => t.set_delay(d),
+                    None => t,
+                };
+            }
+        }
+
+        let repo = format!("/repos/{OWNER}/{REPO}");
+        let Some(route) = path.strip_prefix(&repo) else {
+            return error(404, "Not Found");
+        };
+        let parts: Vec<&str> = route.trim_start_matches('/').split('/').collect();
+        let answer = match (method.as_str(), parts.as_slice()) {
+            ("GET", ["releases"]) => {
+                let mut all = s.releases.clone();
+                all.reverse();
+                ResponseTemplate::new(200).set_body_json(page(all, &query))
+            }
+            ("POST", ["releases"]) => {
+                let tag = body["tag_name"].as_str().unwrap_or("").to_string();
+                if s.releases.iter().any(|r| r["tag_name"] == json!(tag)) {
+                    error(422, "Validation Failed")
+                } else {
+                    let id = s.next();
+                    let r = release_json(
+                        id,
+                        &tag,
+                        body["body"].as_str().unwrap_or(""),
+                        body["target_commitish"].as_str().unwrap_or(""),
+                        body["name"].as_str().unwrap_or(""),
+                    );
+                    s.releases.push(r.clone());
+                    ResponseTemplate::new(201).set_body_json(r)
+                }
+            }
+            ("PATCH", ["releases", id]) => {
+                let id: u64 = id.parse().unwrap_or(0);
+                match s.releases.iter_mut().find(|r| r["id"] == json!(id)) {
+                    Some(r) => {
+                        for (k, v) in body.as_object().cloned().unwrap_or_default() {
+                            r[k.as_str()] = v;
+                        }
+                        ResponseTemplate::new(200).set_body_json(r.clone())
+                    }
+                    None => error(404, "Not Found"),
+                }
+            }
+            ("DELETE", ["releases", id]) => {
+                let id: u64 = id.parse().unwrap_or(0);
+                let before = s.releases.len();
+                s.releases.retain(|r| r["id"] != json!(id));
+                if s.releases.len() < before {
+                    ResponseTemplate::new(204)
+                } else {
+                    error(404, "Not Found")
+                }
+            }
+            ("GET", ["issues"]) => {
+                let want_state = query.get("state").cloned().unwrap_or_else(|| "open".into());
+                let want_labels: Vec<String> = query
+                    .get("labels")
+                    .map(|l| {
+                        l.split(',')
+                            .map(|s| s.trim().to_lowercase())
+                            .filter(|s| !s.is_empty())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let mut all: Vec<Value> = s
+                    .issues
+                    .iter()
+                    .filter(|i| want_state == "all" || i["state"] == json!(want_state))
+                    .filter(|i| {
+                        let have: Vec<String> = i["labels"]
+                            .as_array()
+                            .map(|a| {
+                                a.iter()
+                                    .filter_map(|l| l["name"].as_str())
+                                    .map(str::to_lowercase)
+                                    .collect()
+                            })
+                            .unwrap_or_default();
+                        want_labels.iter().all(|w| have.contains(w))
+                    })
+                    .cloned()
+                    .collect();
+                all.reverse();
+                ResponseTemplate::new(200).set_body_json(page(all, &query))
+            }
+            ("POST", ["issues"]) => {
+                let n = s.next();
+                let strings = |v: &Value| -> Vec<String> {
+                    v.as_array()
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|x| x.as_str().map(String::from))
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                };
+                let i = issue_json(
+                    n,
+                    body["title"].as_str().unwrap_or(""),
+                    body["body"].as_str().unwrap_or(""),
+                    &strings(&body["labels"]),
+                    &strings(&body["assignees"]),
+                    "open",
+                );
+                s.issues.push(i.clone());
+                ResponseTemplate::new(201).set_body_json(i)
+            }
+            ("PATCH", ["issues", n]) => {
+                let n: u64 = n.parse().unwrap_or(0);
+                match s.issues.iter_mut().find(|i| i["number"] == json!(n)) {
+                    Some(i) => {
+                        for (k, v) in body.as_object().cloned().unwrap_or_default() {
+                            i[k.as_str()] = v;
+                        }
+                        ResponseTemplate::new(200).set_body_json(i.clone())
+                    }
+                    None => error(404, "Not Found"),
+                }
+            }
+            ("GET", ["issues", n, "comments"]) => {
+                let n: u64 = n.parse().unwrap_or(0);
+                let all: Vec<Value> = s
+                    .comments
+                    .iter()
+                    .filter(|(i, _)| *i == n)
+                    .map(|(_, c)| c.clone())
+                    .collect();
+                ResponseTemplate::new(200).set_body_json(page(all, &query))
+            }
+            ("POST", ["issues", n, "comments"]) => {
+                let n: u64 = n.parse().unwrap_or(0);
+                let id = s.next();
+                let mut c = fixture("github-rest/issue-comment.json");
+                c["id"] = json!(id);
+                c["body"] = body["body"].clone();
+                c["html_url"] = json!(format!(
+                    "{SERVER_URL}/{OWNER}/{REPO}/issues/{n}#issuecomment-{id}"
+                ));
+                s.comments.push((n, c.clone()));
+                ResponseTemplate::new(201).set_body_json(c)
+            }
+            ("PATCH", ["issues", "comments", id]) => {
+                let id: u64 = id.parse().unwrap_or(0);
+                match s.comments.iter_mut().find(|(_, c)| c["id"] == json!(id)) {
+                    Some((_, c)) => {
+                        c["body"] = body["body"].clone();
+                        ResponseTemplate::new(200).set_body_json(c.clone())
+                    }
+                    None => error(404, "Not Found"),
+                }
+            }
+            ("GET", ["commits", sha, "pulls"]) => {
+                let answer = match s.commit_pulls.get_mut(*sha) {
+                    Some(q) if q.len() > 1 => q.pop_front().unwrap(),
+                    Some(q) => q.front().cloned().unwrap_or(json!([])),
+                    None => json!([]),
+                };
+                ResponseTemplate::new(200).set_body_json(answer)
+            }
+            ("GET", ["pulls", n]) => {
+                let n: u64 = n.parse().unwrap_or(0);
+                match s.pulls.get(&n) {
+                    Some(pr) => ResponseTemplate::new(200).set_body_json(pr.clone()),
+                    None => error(404, "Not Found"),
+                }
+            }
+            _ => error(404, "Not Found"),
+        };
+        match fault {
+            Some(f) => {
+                let t = error(f.status, "Server Error");
+                match f.delay {
+                    Some(d) => t.set_delay(d),
+                    None => t,
+                }
+            }
+            None => answer,
+        }
+    }
+}

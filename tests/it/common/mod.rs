@@ -1,0 +1,204 @@
+//! The shared test harness: a real registry, a fake GitHub, event payloads derived from
+//! GitHub's examples, and a runner that starts the built binary as the Actions runner does.
+#![allow(dead_code, unused_imports)]
+
+pub mod github;
+pub mod registry;
+
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+pub use github::{FakeGitHub, Fault, OWNER, REPO, SERVER_URL, fixture, pull_json};
+pub use registry::{Registry, make_layout, repo_root};
+
+/// The commit SHA the scenarios release.
+pub const SHA: &str = "c4295bd74fb0f4fda03689c3df3f2803b658fd85";
+/// A token the tests pass; it must never appear in any output.
+pub const TOKEN: &str = "ghs_TestTokenThatMustNeverBePrinted0123";
+/// The fixed clock of the scenarios.
+pub const NOW: &str = "2026-11-30T12:00:00Z";
+
+/// The `pull_request` closed example, edited into a merged PR with `labels` and merge
+/// commit [`SHA`] (upstream has no merged example).
+pub fn pull_request_merged(labels: &[&str]) -> Value {
+    let mut e = fixture("github-events/pull_request_closed.payload.json");
+    let pr = &mut e["pull_request"];
+    pr["merged"] = json!(true);
+    pr["merged_at"] = json!("2026-11-30T11:55:00Z");
+    pr["merge_commit_sha"] = json!(SHA);
+    pr["title"] = json!("Patch codeq against CVE-2026-0001");
+    pr["html_url"] = json!(format!("{SERVER_URL}/{OWNER}/{REPO}/pull/2"));
+    let template = pr["labels"][0].clone();
+    pr["labels"] = Value::Array(
+        labels
+            .iter()
+            .map(|l| {
+                let mut t = template.clone();
+                t["name"] = json!(l);
+                t
+            })
+            .collect(),
+    );
+    e
+}
+
+/// One run of the binary as the Actions runner starts a Docker action: `INPUT_*` and
+/// `GITHUB_*` variables, output and summary files in a temp dir, and nothing inherited
+/// from the test process's environment.
+pub struct ActionRun {
+    /// Holds the event, output and summary files.
+    pub dir: TempDir,
+    /// The environment to pass.
+    pub env: BTreeMap<String, String>,
+    /// Extra command-line arguments after `announce`.
+    pub args: Vec<String>,
+}
+
+/// What a run left behind.
+pub struct Outcome {
+    /// Exit code.
+    pub code: i32,
+    /// Stdout.
+    pub stdout: String,
+    /// Stderr.
+    pub stderr: String,
+    /// Parsed `$GITHUB_OUTPUT`.
+    pub outputs: BTreeMap<String, String>,
+    /// `$GITHUB_STEP_SUMMARY`.
+    pub summary: String,
+    /// The raw `$GITHUB_OUTPUT` file.
+    pub outputs_raw: String,
+}
+
+impl ActionRun {
+    /// A run for `image` against `github` (API base), with an event `name` and `payload`.
+    pub fn new(image: &str, api_url: &str, event_name: &str, payload: &Value) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let event_path = dir.path().join("event.json");
+        std::fs::write(&event_path, serde_json::to_vec(payload).unwrap()).unwrap();
+        let mut env = BTreeMap::new();
+        for (k, v) in [
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_REPOSITORY", &format!("{OWNER}/{REPO}")),
+            ("GITHUB_SHA", SHA),
+            ("GITHUB_EVENT_NAME", event_name),
+            ("GITHUB_EVENT_PATH", &event_path.display().to_string()),
+            ("GITHUB_API_URL", api_url),
+            ("GITHUB_SERVER_URL", SERVER_URL),
+            ("GITHUB_RUN_ID", "4242"),
+            ("GITHUB_RUN_ATTEMPT", "1"),
+            (
+                "GITHUB_OUTPUT",
+                &dir.path().join("output").display().to_string(),
+            ),
+            (
+                "GITHUB_STEP_SUMMARY",
+                &dir.path().join("summary").display().to_string(),
+            ),
+            ("INPUT_IMAGE", image),
+            ("INPUT_GITHUB-TOKEN", TOKEN),
+            ("INPUT_TIER", "auto"),
+        ] {
+            env.insert(k.to_string(), v.to_string());
+        }
+        Self {
+            dir,
+            env,
+            args: vec!["--now".into(), NOW.into()],
+        }
+    }
+
+    /// Sets an input (`name` as in action.yml, e.g. `cull-timeout`).
+    pub fn input(mut self, name: &str, value: &str) -> Self {
+        self.env
+            .insert(format!("INPUT_{}", name.to_uppercase()), value.to_string());
+        self
+    }
+
+    /// Sets an environment variable.
+    pub fn var(mut self, name: &str, value: &str) -> Self {
+        self.env.insert(name.to_string(), value.to_string());
+        self
+    }
+
+    /// Runs `codeq-rollout announce` and collects what it left. Runs on a blocking thread so
+    /// async tests' fake servers keep answering.
+    pub async fn run(&self) -> Outcome {
+        let env = self.env.clone();
+        let args = self.args.clone();
+        let dir = self.dir.path().to_path_buf();
+        tokio::task::spawn_blocking(move || run_binary(&dir, &env, &args))
+            .await
+            .unwrap()
+    }
+}
+
+fn run_binary(dir: &Path, env: &BTreeMap<String, String>, args: &[String]) -> Outcome {
+    let out = std::process::Command::new(binary())
+        .arg("announce")
+        .args(args)
+        .env_clear()
+        .envs(env)
+        .current_dir(repo_root())
+        .output()
+        .expect("run codeq-rollout");
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+    let outputs_raw = read("output");
+    Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        outputs: parse_outputs(&outputs_raw),
+        summary: read("summary"),
+        outputs_raw,
+    }
+}
+
+/// The built binary.
+pub fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_codeq-rollout"))
+}
+
+/// Parses `$GITHUB_OUTPUT` heredoc blocks (`name<<DELIM\nvalue\nDELIM`).
+pub fn parse_outputs(text: &str) -> BTreeMap<String, String> {
+    let mut map = BTreeMap::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let Some((name, delim)) = line.split_once("<<") else {
+            continue;
+        };
+        let mut value = Vec::new();
+        for l in lines.by_ref() {
+            if l == delim {
+                break;
+            }
+            value.push(l);
+        }
+        map.insert(name.to_string(), value.join("\n"));
+    }
+    map
+}
+
+impl Outcome {
+    /// Panics with the run's output unless it exited 0.
+    pub fn assert_success(&self) -> &Self {
+        assert_eq!(
+            self.code, 0,
+            "exit {}\nstdout:\n{}\nstderr:\n{}",
+            self.code, self.stdout, self.stderr
+        );
+        self
+    }
+
+    /// An output's value.
+    pub fn output(&self, name: &str) -> &str {
+        self.outputs.get(name).unwrap_or_else(|| {
+            panic!(
+                "no output {name} in {:?}\nstdout:\n{}",
+                self.outputs, self.stdout
+            )
+        })
+    }
+}

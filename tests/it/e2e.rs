@@ -1,0 +1,284 @@
+//! The whole job, end to end: the built binary, run as the Actions runner runs it, against a
+//! real registry holding a pushed multi-arch image and a fake GitHub.
+
+use crate::common::*;
+use serde_json::json;
+
+/// A registry with a multi-arch image pushed as `lab:latest`; returns (registry, reference,
+/// digest per `skopeo inspect --raw`).
+fn registry_with_image() -> (Registry, String, String) {
+    let registry = Registry::start();
+    let layout = tempfile::tempdir().unwrap();
+    let layout_digest = make_layout(layout.path(), "latest", "e2e");
+    registry.push_layout(
+        layout.path(),
+        "latest",
+        "org/lab:latest",
+        &["--preserve-digests"],
+    );
+    let digest = registry.raw_manifest_digest("org/lab:latest", &[]);
+    assert_eq!(digest, layout_digest, "skopeo preserved the index digest");
+    let reference = registry.reference("org/lab:latest");
+    (registry, reference, digest)
+}
+
+#[tokio::test]
+async fn security_pr_creates_one_release_and_one_tracking_issue() {
+    let (registry, image, digest) = registry_with_image();
+    let github = FakeGitHub::start().await;
+    let out = ActionRun::new(
+        &image,
+        &github.api_url(),
+        "pull_request",
+        &pull_request_merged(&["security"]),
+    )
+    .input("insecure-registry", &registry.addr)
+    .input("tracking-assignees", "alice, bob")
+    .run()
+    .await;
+    out.assert_success();
+
+    assert_eq!(out.output("digest"), digest);
+    assert_eq!(out.output("tier"), "security");
+    assert_eq!(out.output("tier-source"), "labels");
+    let short = &digest["sha256:".len()..][..12];
+    assert_eq!(out.output("release-tag"), format!("lab-{short}"));
+    assert_eq!(
+        out.output("release-url"),
+        format!("{SERVER_URL}/{OWNER}/{REPO}/releases/tag/lab-{short}")
+    );
+    assert!(
+        out.output("issue-url")
+            .starts_with(&format!("{SERVER_URL}/{OWNER}/{REPO}/issues/"))
+    );
+    assert_eq!(out.output("changed"), "true");
+    assert_eq!(out.output("idle-window-seconds"), "4200");
+    assert_eq!(out.output("active-window-seconds"), "");
+
+    let writes = github.writes().await;
+    assert_eq!(writes.len(), 2, "one issue and one release: {writes:#?}");
+    let (_, issue_path, issue) = &writes[0];
+    assert_eq!(issue_path, &format!("/repos/{OWNER}/{REPO}/issues"));
+    assert_eq!(issue["labels"], json!(["security", "break-glass"]));
+    assert_eq!(issue["assignees"], json!(["alice", "bob"]));
+    let issue_body = issue["body"].as_str().unwrap();
+    assert!(issue_body.starts_with(&format!(
+        "<!-- codeq-rollout:tracking-issue digest={digest} -->"
+    )));
+    assert!(
+        issue_body.contains("- [ ] **List stale servers**"),
+        "{issue_body}"
+    );
+    assert!(issue_body.contains(&format!("DIGEST={digest}")));
+    assert!(issue_body.contains("1h 10m"));
+    assert!(issue["title"].as_str().unwrap().contains(short));
+
+    let (_, release_path, release) = &writes[1];
+    assert_eq!(release_path, &format!("/repos/{OWNER}/{REPO}/releases"));
+    assert_eq!(release["tag_name"], json!(format!("lab-{short}")));
+    assert_eq!(release["target_commitish"], json!(SHA));
+    assert_eq!(release["draft"], json!(false));
+    let note = release["body"].as_str().unwrap();
+    assert!(note.starts_with(&format!("<!-- codeq-rollout:release digest={digest} -->")));
+    assert!(
+        note.contains("**security**") && note.contains("1h 10m") && note.contains("Stop My Server")
+    );
+
+    assert!(
+        out.summary.contains(&digest) && out.summary.contains("security"),
+        "{}",
+        out.summary
+    );
+    // The runner consumes `::add-mask::` lines (they are how it learns the secret); nothing
+    // else may carry the token, and the mask comes before any other line.
+    assert!(
+        out.stdout.starts_with(&format!("::add-mask::{TOKEN}\n")),
+        "{}",
+        out.stdout
+    );
+    let rest: String = out
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with("::add-mask::"))
+        .collect();
+    assert!(!rest.contains(TOKEN) && !out.stderr.contains(TOKEN) && !out.summary.contains(TOKEN));
+    assert!(!out.outputs_raw.contains(TOKEN));
+}
+
+#[tokio::test]
+async fn routine_pr_creates_one_release_and_no_issue() {
+    let (registry, image, digest) = registry_with_image();
+    let github = FakeGitHub::start().await;
+    let out = ActionRun::new(
+        &image,
+        &github.api_url(),
+        "pull_request",
+        &pull_request_merged(&["routine"]),
+    )
+    .input("insecure-registry", &registry.addr)
+    .run()
+    .await;
+    out.assert_success();
+    assert_eq!(out.output("tier"), "routine");
+    assert_eq!(out.output("issue-url"), "");
+    let writes = github.writes().await;
+    assert_eq!(writes.len(), 1, "{writes:#?}");
+    assert_eq!(writes[0].1, format!("/repos/{OWNER}/{REPO}/releases"));
+    assert!(writes[0].2["body"].as_str().unwrap().contains(&digest));
+    assert!(
+        github
+            .writes()
+            .await
+            .iter()
+            .all(|(_, p, _)| !p.contains("/issues"))
+    );
+}
+
+#[tokio::test]
+async fn dry_run_writes_nothing_and_needs_no_token() {
+    let (registry, image, digest) = registry_with_image();
+    let github = FakeGitHub::start().await;
+    let mut run = ActionRun::new(
+        &image,
+        &github.api_url(),
+        "pull_request",
+        &pull_request_merged(&["security"]),
+    )
+    .input("insecure-registry", &registry.addr)
+    .input("dry-run", "true");
+    run.env.remove("INPUT_GITHUB-TOKEN");
+    let out = run.run().await;
+    out.assert_success();
+    assert_eq!(out.output("digest"), digest);
+    assert!(
+        out.stdout.contains("release note") && out.stdout.contains("tracking issue"),
+        "{}",
+        out.stdout
+    );
+    assert!(github.writes().await.is_empty());
+}
+
+#[tokio::test]
+async fn a_missing_tag_fails_with_the_registrys_answer_and_touches_nothing() {
+    let (registry, _, _) = registry_with_image();
+    let github = FakeGitHub::start().await;
+    let out = ActionRun::new(
+        &registry.reference("org/lab:nope"),
+        &github.api_url(),
+        "pull_request",
+        &pull_request_merged(&["security"]),
+    )
+    .input("insecure-registry", &registry.addr)
+    .run()
+    .await;
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stdout.contains("::error"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("tag not found") && out.stdout.contains("MANIFEST_UNKNOWN")
+            || out.stdout.contains("ManifestUnknown"),
+        "{}",
+        out.stdout
+    );
+    assert!(github.requests().await.is_empty());
+}
+
+#[tokio::test]
+async fn bad_inputs_fail_before_any_request() {
+    let github = FakeGitHub::start().await;
+    let event = pull_request_merged(&["security"]);
+    let cases: Vec<(&str, &str, &str)> = vec![
+        ("image", "UPPER/Case:tag", "not a valid image reference"),
+        ("cull-timeout", "soon", "cull-timeout"),
+        ("cull-every", "0", "cull every is 0"),
+        ("tracking-labels", " , ", "tracking-labels is empty"),
+    ];
+    for (input, value, expected) in cases {
+        let out = ActionRun::new(
+            "127.0.0.1:1/org/lab:latest",
+            &github.api_url(),
+            "pull_request",
+            &event,
+        )
+        .input(input, value)
+        .run()
+        .await;
+        assert_eq!(out.code, 1, "{input}={value}: {}", out.stdout);
+        assert!(
+            out.stdout.contains(expected),
+            "{input}={value}: {}",
+            out.stdout
+        );
+    }
+    // An unknown tier is a usage error (exit 2) naming the valid values.
+    let out = ActionRun::new(
+        "127.0.0.1:1/org/lab:latest",
+        &github.api_url(),
+        "pull_request",
+        &event,
+    )
+    .input("tier", "urgent")
+    .run()
+    .await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("routine") && out.stderr.contains("security"),
+        "{}",
+        out.stderr
+    );
+    // A malformed event file.
+    let run = ActionRun::new(
+        "127.0.0.1:1/org/lab:latest",
+        &github.api_url(),
+        "pull_request",
+        &event,
+    );
+    std::fs::write(run.env["GITHUB_EVENT_PATH"].clone(), "{ truncated").unwrap();
+    let out = run.run().await;
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.contains("event payload"), "{}", out.stdout);
+    // No token outside a dry run.
+    let mut run = ActionRun::new(
+        "127.0.0.1:1/org/lab:latest",
+        &github.api_url(),
+        "pull_request",
+        &event,
+    );
+    run.env.remove("INPUT_GITHUB-TOKEN");
+    let out = run.run().await;
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.contains("github-token"), "{}", out.stdout);
+    assert!(github.requests().await.is_empty());
+}
+
+#[test]
+fn the_shipped_example_layout_resolves_offline() {
+    let out = std::process::Command::new(binary())
+        .args([
+            "announce",
+            "--image",
+            "oci:examples/lab",
+            "--tier",
+            "security",
+            "--dry-run",
+            "--now",
+            NOW,
+        ])
+        .env_clear()
+        .current_dir(repo_root())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index = std::fs::read_to_string(repo_root().join("examples/lab/index.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&index).unwrap();
+    let digest = v["manifests"][0]["digest"].as_str().unwrap();
+    assert!(
+        stdout.contains(&format!("resolves to {digest}")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("break-glass runbook"), "{stdout}");
+}

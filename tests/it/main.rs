@@ -1,0 +1,5 @@
+//! Integration tests: one test binary (one link), one module per area.
+//! Each test starts what it needs: a real registry (`docker-registry`), a fake GitHub.
+
+mod common;
+mod e2e;
