@@ -6,12 +6,14 @@ use crate::digest::{self, Digest, ImageSource, registry::RegistryOptions};
 use crate::github::GitHub;
 use crate::github::models::{NewIssue, NewRelease};
 use crate::publish::{self, Plan, Published};
+use crate::pulls::{self, LookupOptions};
 use crate::render::{self, Facts, RunbookSettings};
 use crate::report::{FileCommands, Log};
 use crate::tier::{self, LabelRules, Tier, split_list};
 use crate::window;
 use anyhow::{Context, Result, anyhow, bail};
 use std::sync::Arc;
+use std::time::Duration;
 use time::OffsetDateTime;
 
 /// Runs `announce`. Inputs are all validated before the first network call, so bad input
@@ -45,6 +47,7 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
     if rules.security.is_empty() {
         bail!("security-labels is empty: give at least one label (default security)");
     }
+    let unlabeled = args.unlabeled_policy()?;
     let tracking_labels = split_list(&args.tracking_labels);
     publish::check_tracking_labels(&tracking_labels)?;
     let ctx = RunContext::resolve(
@@ -90,9 +93,22 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
     let digest = resolve_digest(&source, args).await?;
     log.info(&format!("{} resolves to {digest}", source.display()));
 
-    // 2. Tier.
-    let evidence = crate::pulls::evidence(&ctx, github.as_ref()).await?;
-    let decision = tier::decide(args.tier, &evidence, &rules, args.unlabeled_tier)?;
+    // 2. Tier, from the pull requests behind the release.
+    let backoff: Vec<Duration> = args
+        .lookup_backoff_ms
+        .iter()
+        .map(|ms| Duration::from_millis(*ms))
+        .collect();
+    let behind = pulls::resolve(
+        &ctx,
+        &LookupOptions {
+            github: github.as_ref(),
+            rules: &rules,
+            backoff: &backoff,
+        },
+    )
+    .await;
+    let decision = tier::decide(args.tier, &behind.evidence, &rules, unlabeled)?;
     for warning in &decision.warnings {
         log.warning("Tier", &crate::sanitize::log_line(warning, 2000));
     }
@@ -100,6 +116,26 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
         "tier {}",
         crate::sanitize::log_line(&decision.reason, 500)
     ));
+    for pr in &decision.pull_requests {
+        log.info(&crate::sanitize::log_line(
+            &format!(
+                "  #{} {} <{}> labels: {}",
+                pr.number,
+                pr.title,
+                pr.url,
+                pr.labels.join(", ")
+            ),
+            500,
+        ));
+    }
+    // The release targets the event's commit (a merged PR's merge commit, a workflow_run's
+    // head_sha), unless --sha says otherwise.
+    let sha_given = args.sha.as_deref().is_some_and(|s| !s.trim().is_empty());
+    let target_sha = if sha_given {
+        ctx.sha.clone()
+    } else {
+        behind.commit.clone().or_else(|| ctx.sha.clone())
+    };
 
     // 3. Window.
     let window = window::compute(&culler.settings);
@@ -122,7 +158,7 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
         tier: decision.clone(),
         culler: culler.settings,
         window,
-        sha: ctx.sha.clone().unwrap_or_default(),
+        sha: target_sha.clone().unwrap_or_default(),
         run_url: ctx.run_url.clone(),
         release_url: release_url.clone(),
         runbook: RunbookSettings {
@@ -156,7 +192,7 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
             digest: digest.clone(),
             release: NewRelease {
                 tag_name: tag.clone(),
-                target_commitish: ctx.sha.clone().unwrap_or_default(),
+                target_commitish: target_sha.clone().unwrap_or_default(),
                 name: render::release_title(&digest, decision.tier),
                 body: note.clone(),
                 draft: false,

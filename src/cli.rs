@@ -66,13 +66,14 @@ pub struct AnnounceArgs {
     #[arg(long, env = "INPUT_TIER", value_enum, default_value = "auto")]
     pub tier: TierRequest,
     /// Tier when no pull request carries a tier label: routine, security, or fail
+    /// [default: routine]. Set explicitly (routine or security), it also applies when the
+    /// pull requests cannot be looked up, with a warning; unset, that fails the run
     #[arg(
         long,
         env = "INPUT_UNLABELED-TIER",
-        value_enum,
-        default_value = "routine"
+        value_name = "routine|security|fail"
     )]
-    pub unlabeled_tier: UnlabeledPolicy,
+    pub unlabeled_tier: Option<String>,
     /// Labels that make a release security (comma- or newline-separated)
     #[arg(long, env = "INPUT_SECURITY-LABELS", default_value = "security")]
     pub security_labels: String,
@@ -124,6 +125,33 @@ pub struct AnnounceArgs {
     /// The run's clock, RFC 3339 (tests; default: now)
     #[arg(long, hide = true)]
     pub now: Option<String>,
+    /// Waits in milliseconds between tries of the commit → pull requests look-up, which lags
+    /// a fresh merge (tests; tries = waits + 1)
+    #[arg(long, hide = true, value_delimiter = ',', default_values_t = crate::pulls::DEFAULT_BACKOFF_MS)]
+    pub lookup_backoff_ms: Vec<u64>,
+}
+
+impl AnnounceArgs {
+    /// The `unlabeled-tier` policy, `None` when not set (empty counts as unset: the Actions
+    /// runner passes an input without default as an empty `INPUT_UNLABELED-TIER`).
+    ///
+    /// # Errors
+    /// A value other than routine, security or fail (any case), naming the input.
+    pub fn unlabeled_policy(&self) -> Result<Option<UnlabeledPolicy>> {
+        use clap::ValueEnum;
+        self.unlabeled_tier
+            .as_deref()
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(|v| {
+                UnlabeledPolicy::from_str(v, true).map_err(|_| {
+                    anyhow::anyhow!(
+                        "--unlabeled-tier (input unlabeled-tier) {v:?} is not routine, security or fail"
+                    )
+                })
+            })
+            .transpose()
+    }
 }
 
 /// Options of `window`.

@@ -10,12 +10,21 @@ use serde::Deserialize;
 /// The subset of an event payload that tier resolution reads.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 pub struct EventPayload {
+    /// `pull_request` events: what happened, e.g. `closed`, `opened`.
+    #[serde(default)]
+    pub action: Option<String>,
     /// `pull_request` events: the pull request.
     #[serde(default)]
     pub pull_request: Option<PayloadPullRequest>,
-    /// `push` events: the pushed commit's SHA.
+    /// `push` events: the full ref pushed, e.g. `refs/heads/main` or `refs/tags/v1`.
+    #[serde(rename = "ref", default)]
+    pub git_ref: Option<String>,
+    /// `push` events: the pushed commit's SHA (all zeros when the push deleted the ref).
     #[serde(default)]
     pub after: Option<String>,
+    /// `push` events: whether the push deleted the ref.
+    #[serde(default)]
+    pub deleted: bool,
     /// `push` events: the commits pushed (at most 2048 in a payload).
     #[serde(default)]
     pub commits: Vec<PayloadCommit>,
@@ -87,6 +96,15 @@ pub struct PayloadWorkflowRun {
     /// The commit the run built.
     #[serde(default)]
     pub head_sha: String,
+    /// The branch the run built, e.g. `main`.
+    #[serde(default)]
+    pub head_branch: Option<String>,
+    /// The event that triggered the run, e.g. `push` or `schedule`.
+    #[serde(default)]
+    pub event: Option<String>,
+    /// The commit the run built, with its message.
+    #[serde(default)]
+    pub head_commit: Option<PayloadCommit>,
 }
 
 /// Parses a payload.
@@ -95,6 +113,14 @@ pub struct PayloadWorkflowRun {
 /// Malformed JSON or a field of the wrong type; the error says where (line and column).
 pub fn parse(bytes: &[u8]) -> Result<EventPayload> {
     serde_json::from_slice(bytes).context("the event payload is not a valid GitHub event")
+}
+
+impl EventPayload {
+    /// The branch a `push` went to: `main` for `refs/heads/main`; `None` for a tag or a
+    /// payload without `ref`.
+    pub fn pushed_branch(&self) -> Option<&str> {
+        self.git_ref.as_deref()?.strip_prefix("refs/heads/")
+    }
 }
 
 impl PayloadPullRequest {
@@ -106,5 +132,44 @@ impl PayloadPullRequest {
             url: self.html_url.clone(),
             labels: self.labels.iter().map(|l| l.name.clone()).collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_push_payload_gives_its_branch_commits_and_message() {
+        let p = parse(
+            br#"{"ref": "refs/heads/main", "after": "abc", "deleted": false,
+                 "commits": [{"id": "abc", "message": "Fix (#12)", "tree_id": "t"}],
+                 "head_commit": {"id": "abc", "message": "Fix (#12)"}}"#,
+        )
+        .unwrap();
+        assert_eq!(p.pushed_branch(), Some("main"));
+        assert_eq!(p.commits[0].message, "Fix (#12)");
+        assert_eq!(p.head_commit.unwrap().id, "abc");
+    }
+
+    #[test]
+    fn a_tag_push_has_no_branch() {
+        let p = parse(br#"{"ref": "refs/tags/v1"}"#).unwrap();
+        assert_eq!(p.pushed_branch(), None);
+    }
+
+    #[test]
+    fn a_workflow_run_payload_gives_its_commit_branch_and_event() {
+        let p = parse(
+            br#"{"workflow_run": {"head_sha": "abc", "head_branch": "main", "event": "push",
+                 "head_commit": {"id": "abc", "message": "Fix (#3)"}, "pull_requests": []}}"#,
+        )
+        .unwrap();
+        let run = p.workflow_run.unwrap();
+        assert_eq!(
+            (run.head_branch.as_deref(), run.event.as_deref()),
+            (Some("main"), Some("push"))
+        );
+        assert_eq!(run.head_commit.unwrap().message, "Fix (#3)");
     }
 }

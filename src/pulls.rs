@@ -1,26 +1,533 @@
-//! Stage 2's edge: which pull requests are behind the release, by event type.
+//! Stage 2's edge: which pull requests are behind the release, by `GITHUB_EVENT_NAME`.
 //!
-//! `pull_request`: the payload's PR. Other events: none yet (counted as unlabeled).
+//! Where the labels come from (issue 3; `GITHUB_SHA` by event: `../shared/DESIGN.md`):
+//! - `push`: `GET /repos/{o}/{r}/commits/{sha}/pulls` for the pushed commit and every commit
+//!   in `commits[]`. Only merged pull requests into the pushed branch whose merge commit is
+//!   one of the pushed commits count (a squash, merge or rebase merge); open ones and ones
+//!   into other branches are ignored. The index lags a fresh merge by seconds, so commits
+//!   without such a pull request are asked again on a bounded backoff schedule; then the
+//!   `(#N)` of a squash subject (or `Merge pull request #N` of a merge commit) is fetched
+//!   directly and checked the same way. Nothing at all is a failed look-up, not "unlabeled".
+//! - `pull_request` / `pull_request_target` (closed and merged): the payload's pull request;
+//!   its labels are re-fetched (`GET /repos/{o}/{r}/pulls/{n}`) when the payload's carry no
+//!   tier label (labels added after the event). The release targets its `merge_commit_sha`.
+//! - `workflow_run`: `workflow_run.head_sha` on `workflow_run.head_branch`, then as `push`
+//!   (its `pull_requests[]` carry no labels); a run triggered by `schedule` or
+//!   `workflow_dispatch` has no pull request. The release targets `head_sha`.
+//! - `workflow_dispatch`, `schedule` and anything else: no pull request.
+//!
+//! A failed call (403, 404, 5xx after the read client's retries) or a look-up that cannot run
+//! (a dry run without a token) becomes [`Found::LookupFailed`] with what was looked up and
+//! what to do; [`crate::tier::decide`] turns it into an error or an explicit fallback.
 
 use crate::context::RunContext;
+use crate::event::PayloadCommit;
 use crate::github::GitHub;
-use crate::tier::Evidence;
-use anyhow::Result;
+use crate::github::models::PullRequest as ApiPullRequest;
+use crate::tier::{Evidence, Found, LabelRules, PullRequest};
+use std::collections::BTreeMap;
+use std::time::Duration;
 
-/// Finds the evidence tier resolution needs for this run's event.
-///
-/// `github` is `None` in a dry run without a token; look-ups that need it are skipped.
-///
-/// # Errors
-/// A look-up that failed (never silently treated as "unlabeled").
-pub async fn evidence(ctx: &RunContext, _github: Option<&GitHub>) -> Result<Evidence> {
-    match (ctx.event_name.as_str(), &ctx.event.pull_request) {
-        ("pull_request" | "pull_request_target", Some(pr)) => {
-            Ok(Evidence::PullRequests(vec![pr.to_pull_request()]))
+/// The default waits between tries of the commit → pull requests look-up: 4 tries within
+/// about 30 s, enough for the index to catch up with a fresh merge.
+pub const DEFAULT_BACKOFF_MS: [u64; 3] = [2_000, 6_000, 18_000];
+
+/// At most this many commits of one push are looked up (the newest ones); a push carries at
+/// most 2048 in its payload, and each costs a request per try.
+pub const MAX_PUSH_COMMITS: usize = 100;
+
+/// How to look up.
+pub struct LookupOptions<'a> {
+    /// The client; `None` in a dry run without a token (look-ups that need it then fail).
+    pub github: Option<&'a GitHub>,
+    /// The tier label lists (a `pull_request` payload without a tier label is re-fetched).
+    pub rules: &'a LabelRules,
+    /// Waits between tries of the commit look-up; tries = waits + 1.
+    pub backoff: &'a [Duration],
+}
+
+/// The pull requests behind the release, and the commit the release is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Behind {
+    /// What tier resolution needs.
+    pub evidence: Evidence,
+    /// The commit the event says the release is for (40 lower-case hex): the pushed commit,
+    /// a merged PR's `merge_commit_sha`, a `workflow_run`'s `head_sha`; `None` when the event
+    /// names none (then `GITHUB_SHA`).
+    pub commit: Option<String>,
+}
+
+/// Finds the pull requests behind this run's release. Never fails: a failed look-up is
+/// reported as [`Found::LookupFailed`] so that the tier rules decide what it means.
+pub async fn resolve(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
+    match ctx.event_name.as_str() {
+        "push" => push(ctx, opts).await,
+        "pull_request" | "pull_request_target" => pull_request_event(ctx, opts).await,
+        "workflow_run" => workflow_run(ctx, opts).await,
+        "" => Behind {
+            evidence: Evidence {
+                origin: "a run outside GitHub Actions (no GITHUB_EVENT_NAME)".into(),
+                found: Found::NoPullRequest,
+                notes: Vec::new(),
+            },
+            commit: None,
+        },
+        name => Behind {
+            evidence: Evidence::no_pull_request(name),
+            commit: None,
+        },
+    }
+}
+
+async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
+    let event = &ctx.event;
+    let head = event
+        .after
+        .as_deref()
+        .and_then(commit_sha)
+        .or_else(|| ctx.sha.clone());
+    let target = event.git_ref.as_deref().unwrap_or("its ref");
+    let Some(head) = head.filter(|h| h.bytes().any(|b| b != b'0')) else {
+        if event.deleted {
+            return Behind {
+                evidence: Evidence {
+                    origin: format!("the push deleting {target}"),
+                    found: Found::NoPullRequest,
+                    notes: Vec::new(),
+                },
+                commit: None,
+            };
         }
-        ("", _) => Ok(Evidence::NoPullRequest(
-            "local (no GITHUB_EVENT_NAME)".into(),
+        return failed(
+            "the push event",
+            "the payload has no pushed commit (`after`) and GITHUB_SHA is unset: set --sha",
+        );
+    };
+    let branch = event.pushed_branch();
+    let origin = format!(
+        "the push of {} to {}",
+        short(&head),
+        branch.unwrap_or(target)
+    );
+    let mut commits: Vec<(String, String)> = event
+        .commits
+        .iter()
+        .filter_map(|c| Some((commit_sha(&c.id)?, c.message.clone())))
+        .collect();
+    if !commits.iter().any(|(sha, _)| *sha == head) {
+        let message = event
+            .head_commit
+            .as_ref()
+            .filter(|c| commit_sha(&c.id).as_deref() == Some(head.as_str()))
+            .map(|c| c.message.clone())
+            .unwrap_or_default();
+        commits.push((head.clone(), message));
+    }
+    let mut notes = Vec::new();
+    if commits.len() > MAX_PUSH_COMMITS {
+        notes.push(format!(
+            "the push carries {} commits: only the newest {MAX_PUSH_COMMITS} were looked up",
+            commits.len()
+        ));
+        commits.drain(..commits.len() - MAX_PUSH_COMMITS);
+    }
+    let (found, more) = merged_pull_requests(ctx, opts, &commits, branch, &origin).await;
+    notes.extend(more);
+    Behind {
+        evidence: Evidence {
+            origin,
+            found,
+            notes,
+        },
+        commit: Some(head),
+    }
+}
+
+async fn workflow_run(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
+    let Some(run) = &ctx.event.workflow_run else {
+        return failed(
+            "the workflow_run event",
+            "the payload carries no `workflow_run`",
+        );
+    };
+    let Some(head) = commit_sha(&run.head_sha) else {
+        return failed(
+            "the workflow_run event",
+            &format!(
+                "its `workflow_run.head_sha` {:?} is not a commit SHA",
+                run.head_sha
+            ),
+        );
+    };
+    let triggered_by = run.event.as_deref().unwrap_or("unknown");
+    if matches!(triggered_by, "schedule" | "workflow_dispatch") {
+        return Behind {
+            evidence: Evidence {
+                origin: format!("the workflow_run of a {triggered_by} run"),
+                found: Found::NoPullRequest,
+                notes: Vec::new(),
+            },
+            commit: Some(head),
+        };
+    }
+    let branch = run.head_branch.as_deref().filter(|b| !b.is_empty());
+    let origin = format!(
+        "commit {} of the triggering {triggered_by} run on {}",
+        short(&head),
+        branch.unwrap_or("an unknown branch")
+    );
+    let message = run
+        .head_commit
+        .as_ref()
+        .map(|c: &PayloadCommit| c.message.clone())
+        .unwrap_or_default();
+    let (found, notes) =
+        merged_pull_requests(ctx, opts, &[(head.clone(), message)], branch, &origin).await;
+    Behind {
+        evidence: Evidence {
+            origin,
+            found,
+            notes,
+        },
+        commit: Some(head),
+    }
+}
+
+async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
+    let event_name = &ctx.event_name;
+    let Some(pr) = &ctx.event.pull_request else {
+        return failed(
+            &format!("the {event_name} event"),
+            "the payload carries no `pull_request`",
+        );
+    };
+    let origin = format!("pull request #{} ({event_name} event)", pr.number);
+    if pr.merged != Some(true) {
+        return Behind {
+            evidence: Evidence {
+                origin,
+                found: Found::LookupFailed(format!(
+                    "pull request #{} is not merged (event action {:?}), so it is not in a \
+                     release: run codeq-rollout for merged pull requests only, e.g. \
+                     `if: github.event.pull_request.merged == true`",
+                    pr.number,
+                    ctx.event.action.as_deref().unwrap_or("unknown"),
+                )),
+                notes: Vec::new(),
+            },
+            commit: None,
+        };
+    }
+    let commit = pr.merge_commit_sha.as_deref().and_then(commit_sha);
+    let from_payload = pr.to_pull_request();
+    let found = if opts.rules.has_tier_label(&from_payload) {
+        Found::PullRequests(vec![from_payload])
+    } else {
+        // Labels added after the event are not in the payload: ask GitHub.
+        let what = format!(
+            "re-fetch the labels of pull request #{} (the event's carry no tier label)",
+            pr.number
+        );
+        match client(ctx, opts, &what) {
+            Err(failure) => Found::LookupFailed(failure),
+            Ok(gh) => match gh.pull_request(pr.number).await {
+                Ok(fresh) => Found::PullRequests(vec![fresh.to_tier_pr()]),
+                Err(e) => Found::LookupFailed(format!("{e} (pull request #{})", pr.number)),
+            },
+        }
+    };
+    Behind {
+        evidence: Evidence {
+            origin,
+            found,
+            notes: Vec::new(),
+        },
+        commit,
+    }
+}
+
+/// The merged pull requests behind `commits` (SHA, message): asked per commit on the backoff
+/// schedule, then by the `(#N)` of the commit message. Returns what was found and notes.
+async fn merged_pull_requests(
+    ctx: &RunContext,
+    opts: &LookupOptions<'_>,
+    commits: &[(String, String)],
+    branch: Option<&str>,
+    origin: &str,
+) -> (Found, Vec<String>) {
+    let gh = match client(ctx, opts, &format!("look up the pull requests of {origin}")) {
+        Ok(gh) => gh,
+        Err(failure) => return (Found::LookupFailed(failure), Vec::new()),
+    };
+    let shas: Vec<&str> = commits.iter().map(|(sha, _)| sha.as_str()).collect();
+    let mut found: BTreeMap<u64, PullRequest> = BTreeMap::new();
+    let mut pending: Vec<&(String, String)> = commits.iter().collect();
+    let tries = opts.backoff.len() + 1;
+    for attempt in 0..tries {
+        if attempt > 0 {
+            tokio::time::sleep(opts.backoff[attempt - 1]).await;
+        }
+        let mut still = Vec::new();
+        for commit in pending {
+            let answer = match gh.pulls_for_commit(&commit.0).await {
+                Ok(answer) => answer,
+                Err(e) => {
+                    let failure = format!(
+                        "while reading the labels of {origin} (commit {}): {e}",
+                        short(&commit.0)
+                    );
+                    return (Found::LookupFailed(failure), Vec::new());
+                }
+            };
+            let accepted: Vec<_> = answer
+                .iter()
+                .filter(|pr| merged_into(pr, &shas, branch))
+                .collect();
+            if accepted.is_empty() {
+                still.push(commit);
+            }
+            for pr in accepted {
+                found.insert(pr.number, pr.to_tier_pr());
+            }
+        }
+        pending = still;
+        if pending.is_empty() {
+            break;
+        }
+    }
+
+    // Fallback: the pull request number GitHub writes into squash and merge subjects.
+    let mut unresolved = Vec::new();
+    let mut fallback_notes = Vec::new();
+    for (sha, message) in pending {
+        let Some(number) = pull_number_in_subject(message) else {
+            unresolved.push(short(sha));
+            fallback_notes.push(format!(
+                "the message of {} names no pull request (no `(#N)` in its subject)",
+                short(sha)
+            ));
+            continue;
+        };
+        if found.contains_key(&number) {
+            continue;
+        }
+        match gh.pull_request(number).await {
+            Ok(pr) if merged_into(&pr, &shas, branch) => {
+                found.insert(pr.number, pr.to_tier_pr());
+            }
+            Ok(_) => {
+                unresolved.push(short(sha));
+                fallback_notes.push(format!(
+                    "pull request #{number}, named in the message of {}, is not merged into {} \
+                     as one of the pushed commits",
+                    short(sha),
+                    branch.unwrap_or("the branch")
+                ));
+            }
+            Err(e) if e.kind == crate::github::Kind::NotFound => {
+                unresolved.push(short(sha));
+                fallback_notes.push(format!(
+                    "#{number}, named in the message of {}, is not a pull request of this \
+                     repository",
+                    short(sha)
+                ));
+            }
+            Err(e) => {
+                let failure = format!(
+                    "while reading the labels of {origin} (#{number}, named in the message of \
+                     {}): {e}",
+                    short(sha)
+                );
+                return (Found::LookupFailed(failure), Vec::new());
+            }
+        }
+    }
+
+    if found.is_empty() {
+        let waited: Duration = opts.backoff.iter().sum();
+        let listed: Vec<String> = shas.iter().map(|s| short(s)).collect();
+        let route = match &ctx.repository {
+            Some(repo) => format!("GET /repos/{repo}/commits/{{sha}}/pulls"),
+            None => "GET /repos/{owner}/{repo}/commits/{sha}/pulls".to_string(),
+        };
+        return (
+            Found::LookupFailed(format!(
+                "no merged pull request found for {origin}: GitHub lists none merged into {} as \
+                 {} {} ({route}, asked {tries} time{} over {}), and {}. If the pull request \
+                 was merged just now, re-run the job; if the {} pushed without a pull \
+                 request, there are no labels to read",
+                branch.unwrap_or("the branch"),
+                if listed.len() == 1 {
+                    "commit"
+                } else {
+                    "any of commits"
+                },
+                listed.join(", "),
+                if tries == 1 { "" } else { "s" },
+                humantime::format_duration(waited),
+                fallback_notes.join("; "),
+                if listed.len() == 1 {
+                    "commit was"
+                } else {
+                    "commits were"
+                },
+            )),
+            Vec::new(),
+        );
+    }
+    let notes = if unresolved.is_empty() {
+        Vec::new()
+    } else {
+        vec![format!(
+            "no merged pull request found for commit{} {} of {origin} ({}): the tier comes \
+             from the other commits' pull requests",
+            if unresolved.len() == 1 { "" } else { "s" },
+            unresolved.join(", "),
+            fallback_notes.join("; "),
+        )]
+    };
+    (Found::PullRequests(found.into_values().collect()), notes)
+}
+
+/// Whether `pr` is merged into `branch` (any branch when `None`) with one of `shas` as its
+/// merge commit: a squash or merge commit is the pushed SHA itself; a rebase merge's is the
+/// last rebased commit, also pushed.
+fn merged_into(pr: &ApiPullRequest, shas: &[&str], branch: Option<&str>) -> bool {
+    let merged = pr.merged_at.as_deref().is_some_and(|t| !t.is_empty());
+    let commit = pr
+        .merge_commit_sha
+        .as_deref()
+        .is_some_and(|m| shas.iter().any(|s| s.eq_ignore_ascii_case(m)));
+    let base = match (branch, &pr.base) {
+        (None, _) => true,
+        (Some(b), Some(base)) => base.name == b,
+        (Some(_), None) => false,
+    };
+    merged && commit && base
+}
+
+/// The pull request number a merge wrote into a commit subject: `Title (#123)` (squash
+/// merge, the last `(#N)` ending the subject) or `Merge pull request #123 from owner/branch`
+/// (merge commit). `None` for anything else.
+pub fn pull_number_in_subject(message: &str) -> Option<u64> {
+    let subject = message.lines().next()?.trim();
+    if let Some(rest) = subject.strip_prefix("Merge pull request #") {
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        return digits
+            .parse()
+            .ok()
+            .filter(|_| rest[digits.len()..].starts_with(" from "));
+    }
+    let inner = subject.strip_suffix(')')?;
+    let start = inner.rfind("(#")?;
+    inner[start + 2..].parse().ok()
+}
+
+fn client<'a>(
+    ctx: &RunContext,
+    opts: &LookupOptions<'a>,
+    what: &str,
+) -> Result<&'a GitHub, String> {
+    match (opts.github, &ctx.repository) {
+        (Some(gh), _) => Ok(gh),
+        (None, None) => Err(format!(
+            "cannot {what}: no repository is known; set --repository OWNER/REPO"
         )),
-        (name, _) => Ok(Evidence::NoPullRequest(name.to_string())),
+        (None, Some(_)) => Err(format!(
+            "cannot {what}: this dry run has no GitHub token, so the look-up cannot run; pass \
+             github-token (--github-token)"
+        )),
+    }
+}
+
+fn failed(origin: &str, why: &str) -> Behind {
+    Behind {
+        evidence: Evidence {
+            origin: origin.to_string(),
+            found: Found::LookupFailed(format!("cannot find the pull requests of {origin}: {why}")),
+            notes: Vec::new(),
+        },
+        commit: None,
+    }
+}
+
+/// A 40-hex commit SHA, lower-cased; `None` for anything else.
+fn commit_sha(text: &str) -> Option<String> {
+    let t = text.trim();
+    (t.len() == 40 && t.bytes().all(|b| b.is_ascii_hexdigit())).then(|| t.to_ascii_lowercase())
+}
+
+fn short(sha: &str) -> String {
+    sha.chars().take(12).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::github::models::{BaseRef, Label};
+
+    fn api_pr(merged: bool, merge_sha: &str, base: &str) -> ApiPullRequest {
+        ApiPullRequest {
+            number: 7,
+            title: "t".into(),
+            html_url: String::new(),
+            state: if merged { "closed" } else { "open" }.into(),
+            merged_at: merged.then(|| "2026-11-30T11:55:00Z".into()),
+            merge_commit_sha: Some(merge_sha.into()),
+            labels: vec![Label {
+                name: "security".into(),
+            }],
+            base: Some(BaseRef { name: base.into() }),
+        }
+    }
+
+    #[test]
+    fn only_prs_merged_into_the_branch_as_a_pushed_commit_count() {
+        let shas = ["aaa", "bbb"];
+        assert!(merged_into(
+            &api_pr(true, "BBB", "main"),
+            &shas,
+            Some("main")
+        ));
+        assert!(!merged_into(
+            &api_pr(false, "bbb", "main"),
+            &shas,
+            Some("main")
+        ));
+        assert!(!merged_into(
+            &api_pr(true, "ccc", "main"),
+            &shas,
+            Some("main")
+        ));
+        assert!(!merged_into(
+            &api_pr(true, "aaa", "release"),
+            &shas,
+            Some("main")
+        ));
+        assert!(merged_into(&api_pr(true, "aaa", "release"), &shas, None));
+    }
+
+    #[test]
+    fn pull_numbers_come_from_squash_and_merge_subjects_only() {
+        assert_eq!(pull_number_in_subject("Bump codeq (#12)\n\nbody"), Some(12));
+        assert_eq!(pull_number_in_subject("Fix (#3) and more (#45)"), Some(45));
+        assert_eq!(
+            pull_number_in_subject("Merge pull request #9 from org/fix-cve"),
+            Some(9)
+        );
+        assert_eq!(pull_number_in_subject("Initial commit"), None);
+        assert_eq!(pull_number_in_subject("Fix (#12) typo"), None);
+        assert_eq!(pull_number_in_subject("Revert (#x)"), None);
+        assert_eq!(pull_number_in_subject("Subject\n\nCloses (#4)"), None);
+        assert_eq!(pull_number_in_subject(""), None);
+    }
+
+    #[test]
+    fn commit_shas_are_forty_hex() {
+        assert_eq!(
+            commit_sha(" C4295BD74FB0F4FDA03689C3DF3F2803B658FD85 ").as_deref(),
+            Some("c4295bd74fb0f4fda03689c3df3f2803b658fd85")
+        );
+        assert_eq!(commit_sha("c4295bd"), None);
     }
 }

@@ -1,9 +1,11 @@
 //! Stage 2 (pure): the tier of a release, from the labels of the pull requests behind it.
 //!
-//! Rules (the team's refresh policy, `../shared/POLICY.md`): an explicit tier always wins;
-//! otherwise any security label on any contributing pull request makes the release
-//! security; else a routine label makes it routine; else the unlabeled policy decides.
-//! Labels match case-insensitively.
+//! Rules (the team's refresh policy, `../shared/POLICY.md`; issue 3): an explicit tier always
+//! wins; a failed look-up of the pull requests is never "unlabeled" (it fails the run unless
+//! `unlabeled-tier` was set explicitly); otherwise any security label on any contributing pull
+//! request makes the release security; else a routine label makes it routine; else the
+//! unlabeled policy decides. Labels match case-insensitively. Which pull requests contribute
+//! is the I/O side's job ([`crate::pulls`]); this module only reads what it found.
 
 use serde::Serialize;
 use std::fmt;
@@ -139,52 +141,91 @@ pub struct DecidingLabel {
     pub label: String,
 }
 
-/// The labels could not decide and the unlabeled policy is `fail`.
+/// The labels could not decide and the unlabeled policy is `fail`, or the look-up of the
+/// pull requests failed and no explicit policy allows a tier not derived from labels.
+/// The message says what failed and what to set.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("{0}")]
 pub struct Undecided(pub String);
 
-/// What tier resolution knows about where the labels came from.
+impl LabelRules {
+    /// Whether `pr` carries any tier label (security or routine), case-insensitively.
+    pub fn has_tier_label(&self, pr: &PullRequest) -> bool {
+        pr.labels.iter().any(|l| {
+            self.security
+                .iter()
+                .chain(&self.routine)
+                .any(|n| n.eq_ignore_ascii_case(l.trim()))
+        })
+    }
+}
+
+/// What the look-up of the pull requests behind a release found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Evidence {
-    /// The pull requests behind the release were found (possibly none for this event).
+pub enum Found {
+    /// The merged pull requests behind the release (never empty when a look-up ran; may be
+    /// empty only if the caller says so).
     PullRequests(Vec<PullRequest>),
-    /// The event carries no pull request by nature (`schedule`, `workflow_dispatch`, ...):
-    /// the string says which event.
-    NoPullRequest(String),
+    /// The event carries no pull request by nature (`schedule`, `workflow_dispatch`, ...).
+    NoPullRequest,
+    /// The look-up could not run or failed (API error, permission, no merged pull request
+    /// for a push after the retries). The text says what was looked up, what failed and, where
+    /// known, the fix (e.g. the `pull-requests: read` permission). Never "unlabeled".
+    LookupFailed(String),
+}
+
+/// What tier resolution knows about the pull requests behind the release.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evidence {
+    /// Where they were looked for, as a noun phrase: e.g. `the push of c4295bd74fb0 to main`,
+    /// `the schedule event`.
+    pub origin: String,
+    /// What was found.
+    pub found: Found,
+    /// Things the look-up noticed that a human should see (commits of a push without a
+    /// merged pull request, a re-fetched pull request); they become warnings.
+    pub notes: Vec<String>,
+}
+
+impl Evidence {
+    /// Evidence for an event that carries no pull request, e.g. `schedule`.
+    pub fn no_pull_request(event: &str) -> Self {
+        Self {
+            origin: format!("the {event} event"),
+            found: Found::NoPullRequest,
+            notes: Vec::new(),
+        }
+    }
 }
 
 /// Decides the tier.
 ///
-/// `unlabeled` applies when no PR carries a tier label, or the event has no PR.
+/// Rules, in order (issue 3, `../shared/POLICY.md`):
+/// 1. An explicit `request` (routine or security) wins; labels that disagree and a failed
+///    look-up are reported as warnings.
+/// 2. A look-up that failed is not "unlabeled": it is an error unless `unlabeled` was set
+///    explicitly (`Some(Routine | Security)`), and then the warning says the tier was not
+///    derived from labels.
+/// 3. Any security label on any pull request makes the release security (with a warning when
+///    routine labels conflict); else a routine label makes it routine.
+/// 4. Otherwise (no tier label, or no pull request) `unlabeled` decides; `None` means the
+///    default, routine. A warning names the pull requests without a tier label.
 ///
 /// # Errors
-/// [`Undecided`] when the labels decide nothing and `unlabeled` is [`UnlabeledPolicy::Fail`].
+/// [`Undecided`] when the look-up failed without an explicit `unlabeled` routine or security,
+/// or when nothing decides and `unlabeled` is [`UnlabeledPolicy::Fail`].
 pub fn decide(
     request: TierRequest,
     evidence: &Evidence,
     rules: &LabelRules,
-    unlabeled: UnlabeledPolicy,
+    unlabeled: Option<UnlabeledPolicy>,
 ) -> Result<TierDecision, Undecided> {
-    let prs = match evidence {
-        Evidence::PullRequests(prs) => prs.clone(),
-        Evidence::NoPullRequest(_) => Vec::new(),
+    let prs = match &evidence.found {
+        Found::PullRequests(prs) => prs.clone(),
+        Found::NoPullRequest | Found::LookupFailed(_) => Vec::new(),
     };
-    let explicit = match request {
-        TierRequest::Routine => Some(Tier::Routine),
-        TierRequest::Security => Some(Tier::Security),
-        TierRequest::Auto => None,
-    };
-    if let Some(tier) = explicit {
-        return Ok(TierDecision {
-            tier,
-            source: TierSource::Input,
-            pull_requests: prs,
-            deciding: None,
-            reason: format!("{tier}: set by the tier input, labels not consulted"),
-            warnings: Vec::new(),
-        });
-    }
+    let origin = &evidence.origin;
+    let mut warnings = evidence.notes.clone();
 
     let find = |names: &[String]| -> Vec<DecidingLabel> {
         prs.iter()
@@ -201,8 +242,91 @@ pub fn decide(
     };
     let security = find(&rules.security);
     let routine = find(&rules.routine);
-    let mut warnings = Vec::new();
 
+    let explicit = match request {
+        TierRequest::Routine => Some(Tier::Routine),
+        TierRequest::Security => Some(Tier::Security),
+        TierRequest::Auto => None,
+    };
+    if let Some(tier) = explicit {
+        let overridden = match tier {
+            Tier::Routine => security.first(),
+            Tier::Security => routine.first(),
+        };
+        if let Some(d) = overridden {
+            warnings.push(format!(
+                "the tier input ({tier}) overrides label {:?} on #{}",
+                d.label, d.pull_request
+            ));
+        }
+        if let Found::LookupFailed(failure) = &evidence.found {
+            warnings.push(format!(
+                "the pull requests behind this release are not listed: {failure}"
+            ));
+        }
+        return Ok(TierDecision {
+            tier,
+            source: TierSource::Input,
+            pull_requests: prs,
+            deciding: None,
+            reason: format!("{tier}: set by the tier input, labels not consulted"),
+            warnings,
+        });
+    }
+
+    if let Found::LookupFailed(failure) = &evidence.found {
+        let tier = match unlabeled {
+            Some(UnlabeledPolicy::Routine) => Tier::Routine,
+            Some(UnlabeledPolicy::Security) => Tier::Security,
+            None | Some(UnlabeledPolicy::Fail) => {
+                return Err(Undecided(format!(
+                    "cannot decide the tier from labels: {failure}. To announce without \
+                     labels, set the tier input (routine or security) for this run, or set \
+                     unlabeled-tier to routine or security to accept a tier not derived from \
+                     labels"
+                )));
+            }
+        };
+        warnings.push(format!(
+            "the tier was not derived from labels: {failure}; unlabeled-tier makes it {tier}"
+        ));
+        return Ok(TierDecision {
+            tier,
+            source: TierSource::Default,
+            pull_requests: prs,
+            deciding: None,
+            reason: format!(
+                "{tier}: not derived from labels (the pull requests of {origin} could not be \
+                 looked up); set by unlabeled-tier"
+            ),
+            warnings,
+        });
+    }
+
+    let unlabeled_prs: Vec<u64> = prs
+        .iter()
+        .filter(|pr| !rules.has_tier_label(pr))
+        .map(|pr| pr.number)
+        .collect();
+    let labelled = |tier: Tier, first: &DecidingLabel, mut warnings: Vec<String>| {
+        if !unlabeled_prs.is_empty() {
+            warnings.push(format!(
+                "no tier label on {}: the tier comes from the other pull requests",
+                pr_list(unlabeled_prs.iter().copied())
+            ));
+        }
+        TierDecision {
+            tier,
+            source: TierSource::Labels,
+            pull_requests: prs.clone(),
+            reason: format!(
+                "{tier}: label {:?} on #{}, found from {origin}",
+                first.label, first.pull_request
+            ),
+            deciding: Some(first.clone()),
+            warnings,
+        }
+    };
     if let Some(first) = security.first() {
         if !routine.is_empty() {
             warnings.push(format!(
@@ -211,39 +335,15 @@ pub fn decide(
                 pr_list(routine.iter().map(|d| d.pull_request)),
             ));
         }
-        return Ok(TierDecision {
-            tier: Tier::Security,
-            source: TierSource::Labels,
-            pull_requests: prs,
-            reason: format!(
-                "security: label {:?} on #{}",
-                first.label, first.pull_request
-            ),
-            deciding: Some(first.clone()),
-            warnings,
-        });
+        return Ok(labelled(Tier::Security, first, warnings));
     }
     if let Some(first) = routine.first() {
-        return Ok(TierDecision {
-            tier: Tier::Routine,
-            source: TierSource::Labels,
-            pull_requests: prs,
-            reason: format!(
-                "routine: label {:?} on #{}",
-                first.label, first.pull_request
-            ),
-            deciding: Some(first.clone()),
-            warnings,
-        });
+        return Ok(labelled(Tier::Routine, first, warnings));
     }
 
-    let why = match evidence {
-        Evidence::NoPullRequest(event) => format!("the {event} event carries no pull request"),
-        Evidence::PullRequests(list) if list.is_empty() => {
-            "no pull request was found behind this commit".to_string()
-        }
-        Evidence::PullRequests(list) => format!(
-            "no tier label ({}) on {}",
+    let why = match &evidence.found {
+        Found::PullRequests(list) if !list.is_empty() => format!(
+            "no tier label ({}) on {}, found from {origin}",
             rules
                 .security
                 .iter()
@@ -253,14 +353,21 @@ pub fn decide(
                 .join(", "),
             pr_list(list.iter().map(|p| p.number))
         ),
+        _ => format!("{origin} carries no pull request"),
     };
-    let tier = match unlabeled {
-        UnlabeledPolicy::Routine => Tier::Routine,
-        UnlabeledPolicy::Security => Tier::Security,
-        UnlabeledPolicy::Fail => {
+    let (tier, how) = match unlabeled {
+        None => (Tier::Routine, "unlabeled-tier default"),
+        Some(UnlabeledPolicy::Routine) => (Tier::Routine, "set by unlabeled-tier"),
+        Some(UnlabeledPolicy::Security) => (Tier::Security, "set by unlabeled-tier"),
+        Some(UnlabeledPolicy::Fail) => {
+            let label = if prs.is_empty() {
+                ""
+            } else {
+                "add a tier label to the pull request and re-run, or "
+            };
             return Err(Undecided(format!(
-                "cannot decide the tier: {why}; add a tier label to the pull request, or set \
-                 the tier input (routine or security), or set unlabeled-tier"
+                "cannot decide the tier: {why}, and unlabeled-tier is fail; {label}set the \
+                 tier input (routine or security), or set unlabeled-tier to routine or security"
             )));
         }
     };
@@ -270,7 +377,7 @@ pub fn decide(
         source: TierSource::Default,
         pull_requests: prs,
         deciding: None,
-        reason: format!("{tier}: {why} (unlabeled-tier default)"),
+        reason: format!("{tier}: {why} ({how})"),
         warnings,
     })
 }
@@ -302,13 +409,26 @@ mod tests {
         LabelRules::parse("security, cve\n", "routine")
     }
 
+    fn found(prs: Vec<PullRequest>) -> Evidence {
+        Evidence {
+            origin: "the push of c4295bd74fb0 to main".into(),
+            found: Found::PullRequests(prs),
+            notes: Vec::new(),
+        }
+    }
+
+    fn failed() -> Evidence {
+        Evidence {
+            origin: "the push of c4295bd74fb0 to main".into(),
+            found: Found::LookupFailed(
+                "GitHub answered 403; add `permissions: pull-requests: read`".into(),
+            ),
+            notes: Vec::new(),
+        }
+    }
+
     fn auto(prs: Vec<PullRequest>) -> Result<TierDecision, Undecided> {
-        decide(
-            TierRequest::Auto,
-            &Evidence::PullRequests(prs),
-            &rules(),
-            UnlabeledPolicy::Routine,
-        )
+        decide(TierRequest::Auto, &found(prs), &rules(), None)
     }
 
     #[test]
@@ -317,6 +437,10 @@ mod tests {
         assert_eq!(d.tier, Tier::Security);
         assert_eq!(d.source, TierSource::Labels);
         assert_eq!(d.deciding.unwrap().pull_request, 7);
+        assert_eq!(
+            d.reason,
+            "security: label \"Security\" on #7, found from the push of c4295bd74fb0 to main"
+        );
     }
 
     #[test]
@@ -339,35 +463,120 @@ mod tests {
     }
 
     #[test]
+    fn a_labelled_release_still_names_the_prs_without_a_tier_label() {
+        let d = auto(vec![pr(3, &["routine"]), pr(8, &["docs"])]).unwrap();
+        assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Labels));
+        assert_eq!(
+            d.warnings,
+            vec!["no tier label on #8: the tier comes from the other pull requests"]
+        );
+    }
+
+    #[test]
     fn unlabeled_defaults_to_routine_with_a_warning_naming_the_pr() {
         let d = auto(vec![pr(4, &["docs"])]).unwrap();
         assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Default));
         assert!(d.warnings[0].contains("#4"), "{:?}", d.warnings);
+        assert!(
+            d.reason.ends_with("(unlabeled-tier default)"),
+            "{}",
+            d.reason
+        );
     }
 
     #[test]
     fn unlabeled_fails_when_told_to() {
         let err = decide(
             TierRequest::Auto,
-            &Evidence::NoPullRequest("schedule".into()),
+            &Evidence::no_pull_request("schedule"),
             &rules(),
-            UnlabeledPolicy::Fail,
+            Some(UnlabeledPolicy::Fail),
         )
         .unwrap_err();
         assert!(err.0.contains("schedule"), "{err}");
     }
 
     #[test]
-    fn an_explicit_tier_wins_over_labels() {
+    fn an_event_without_pull_request_follows_the_unlabeled_policy() {
+        let d = decide(
+            TierRequest::Auto,
+            &Evidence::no_pull_request("schedule"),
+            &rules(),
+            Some(UnlabeledPolicy::Security),
+        )
+        .unwrap();
+        assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Default));
+        assert_eq!(
+            d.reason,
+            "security: the schedule event carries no pull request (set by unlabeled-tier)"
+        );
+    }
+
+    #[test]
+    fn an_explicit_tier_wins_over_labels_and_says_what_it_overrode() {
         let d = decide(
             TierRequest::Routine,
-            &Evidence::PullRequests(vec![pr(5, &["security"])]),
+            &found(vec![pr(5, &["security"])]),
             &rules(),
-            UnlabeledPolicy::Fail,
+            Some(UnlabeledPolicy::Fail),
         )
         .unwrap();
         assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Input));
         assert!(d.reason.contains("tier input"));
+        assert_eq!(
+            d.warnings,
+            vec!["the tier input (routine) overrides label \"security\" on #5"]
+        );
+        assert_eq!(d.pull_requests.len(), 1);
+    }
+
+    #[test]
+    fn a_failed_look_up_is_an_error_not_unlabeled() {
+        for unlabeled in [None, Some(UnlabeledPolicy::Fail)] {
+            let err = decide(TierRequest::Auto, &failed(), &rules(), unlabeled).unwrap_err();
+            assert!(err.0.contains("pull-requests: read"), "{err}");
+            assert!(err.0.contains("set the tier input"), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_failed_look_up_with_an_explicit_unlabeled_tier_warns_that_labels_were_not_used() {
+        let d = decide(
+            TierRequest::Auto,
+            &failed(),
+            &rules(),
+            Some(UnlabeledPolicy::Routine),
+        )
+        .unwrap();
+        assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Default));
+        assert!(
+            d.warnings[0].starts_with("the tier was not derived from labels: GitHub answered 403"),
+            "{:?}",
+            d.warnings
+        );
+        assert!(d.reason.contains("not derived from labels"), "{}", d.reason);
+    }
+
+    #[test]
+    fn a_failed_look_up_does_not_stop_an_explicit_tier() {
+        let d = decide(TierRequest::Security, &failed(), &rules(), None).unwrap();
+        assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Input));
+        assert!(d.warnings[0].contains("not listed"), "{:?}", d.warnings);
+    }
+
+    #[test]
+    fn look_up_notes_become_warnings() {
+        let mut e = found(vec![pr(3, &["routine"])]);
+        e.notes
+            .push("commit 0123 has no merged pull request".into());
+        let d = decide(TierRequest::Auto, &e, &rules(), None).unwrap();
+        assert_eq!(d.warnings, vec!["commit 0123 has no merged pull request"]);
+    }
+
+    #[test]
+    fn tier_labels_match_case_insensitively() {
+        assert!(rules().has_tier_label(&pr(1, &[" CVE "])));
+        assert!(!rules().has_tier_label(&pr(1, &["docs"])));
     }
 
     #[test]
