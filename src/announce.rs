@@ -136,6 +136,14 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
     } else {
         behind.commit.clone().or_else(|| ctx.sha.clone())
     };
+    if let (Some(target), Some(github_sha)) = (&target_sha, &ctx.sha) {
+        if target != github_sha {
+            log.info(&format!(
+                "the release targets commit {target}, from {} (GITHUB_SHA is {github_sha})",
+                behind.evidence.origin
+            ));
+        }
+    }
 
     // 3. Window.
     let window = window::compute(&culler.settings);

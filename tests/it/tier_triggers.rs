@@ -614,6 +614,14 @@ async fn merged_pr_without_labels_in_the_payload_is_refetched_and_targets_its_me
         json!(SHA),
         "the merge commit, not GITHUB_SHA"
     );
+    assert!(
+        out.stdout.contains(&format!(
+            "the release targets commit {SHA}, from pull request #2 (pull_request event) \
+             (GITHUB_SHA is {OTHER_SHA})"
+        )),
+        "{}",
+        out.stdout
+    );
     let note = visible(release["body"].as_str().unwrap());
     assert!(
         note.contains(
