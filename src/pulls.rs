@@ -232,7 +232,11 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
             Err(failure) => Found::LookupFailed(failure),
             Ok(gh) => match gh.pull_request(pr.number).await {
                 Ok(fresh) => Found::PullRequests(vec![fresh.to_tier_pr()]),
-                Err(e) => Found::LookupFailed(format!("{e} (pull request #{})", pr.number)),
+                Err(e) => Found::LookupFailed(format!(
+                    "while re-fetching the labels of pull request #{} (the event's carry no \
+                     tier label): {e}",
+                    pr.number
+                )),
             },
         }
     };
