@@ -8,7 +8,7 @@
 use crate::digest::Digest;
 use crate::sanitize;
 use crate::tier::{Tier, TierDecision};
-use crate::window::{CullSettings, Window, human};
+use crate::window::{CullSettings, Configured, Origins, Window, human};
 use anyhow::{Context, Result};
 use minijinja::{Environment, UndefinedBehavior, context};
 use serde::Serialize;
@@ -93,6 +93,9 @@ pub struct Facts {
     pub tier: TierDecision,
     /// The culler settings the window was computed from.
     pub culler: CullSettings,
+    /// Where each culler setting came from (default, values file, option), for the job
+    /// summary.
+    pub culler_origins: Origins,
     /// The convergence window.
     pub window: Window,
     /// The commit the release targets (40 hex).
@@ -353,6 +356,16 @@ pub fn job_summary(
         "| Convergence window | {} |\n",
         cell(&facts.window.summary())
     ));
+    let configured = Configured {
+        settings: facts.culler,
+        origins: facts.culler_origins.clone(),
+    };
+    let settings: Vec<String> = configured
+        .rows()
+        .iter()
+        .map(|r| format!("`{}` {} ({})", r.key, r.value, cell(&r.origin.to_string())))
+        .collect();
+    out.push_str(&format!("| Culler settings | {} |\n", settings.join("<br>")));
     match links {
         Some(l) => {
             out.push_str(&format!(
@@ -405,6 +418,7 @@ mod tests {
                 warnings: vec![],
             },
             culler,
+            culler_origins: Default::default(),
             window: compute(&culler),
             sha: "c4295bd74fb0f4fda03689c3df3f2803b658fd85".into(),
             run_url: Some(
