@@ -200,11 +200,8 @@ mod tests {
     use crate::window::{CullSettings, Origin};
 
     fn doc() -> String {
-        std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/CODEQ_DEPLOYMENT.md"
-        ))
-        .unwrap()
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/CODEQ_DEPLOYMENT.md"))
+            .unwrap()
     }
 
     fn fresh(doc: &str) -> Result<String> {
@@ -236,9 +233,18 @@ mod tests {
         let doc = doc();
         let stale = doc.replacen("**1h 10m**", "**1h 15m**", 1);
         let d = diff("CODEQ_DEPLOYMENT.md", &stale, &fresh(&stale).unwrap());
-        assert!(d.starts_with("--- CODEQ_DEPLOYMENT.md\n+++ CODEQ_DEPLOYMENT.md (generated)\n@@ "), "{d}");
-        assert!(d.contains("\n-- **Idle sessions** are stopped by the idle culler within **1h 15m**"), "{d}");
-        assert!(d.contains("\n+- **Idle sessions** are stopped by the idle culler within **1h 10m**"), "{d}");
+        assert!(
+            d.starts_with("--- CODEQ_DEPLOYMENT.md\n+++ CODEQ_DEPLOYMENT.md (generated)\n@@ "),
+            "{d}"
+        );
+        assert!(
+            d.contains("\n-- **Idle sessions** are stopped by the idle culler within **1h 15m**"),
+            "{d}"
+        );
+        assert!(
+            d.contains("\n+- **Idle sessions** are stopped by the idle culler within **1h 10m**"),
+            "{d}"
+        );
     }
 
     #[test]
@@ -251,8 +257,15 @@ mod tests {
             ..Default::default()
         };
         let doc = doc();
-        let changed = apply(&doc, &sections(&config, &RunbookSettings::default()).unwrap()).unwrap();
-        assert!(changed.contains("within **8h 10m** of the release"), "{changed}");
+        let changed = apply(
+            &doc,
+            &sections(&config, &RunbookSettings::default()).unwrap(),
+        )
+        .unwrap();
+        assert!(
+            changed.contains("within **8h 10m** of the release"),
+            "{changed}"
+        );
     }
 
     #[test]
@@ -309,6 +322,9 @@ mod tests {
             json["origins"]["every"],
             serde_json::json!({"source": "option", "name": "cull-every"})
         );
-        assert_eq!(json["origins"]["enabled"], serde_json::json!({"source": "default"}));
+        assert_eq!(
+            json["origins"]["enabled"],
+            serde_json::json!({"source": "default"})
+        );
     }
 }

@@ -248,7 +248,9 @@ fn boolean(file: &str, key: &str, v: &Value) -> Result<Set<bool>> {
 
 fn seconds(file: &str, key: &str, v: &Value) -> Result<Set<u64>> {
     let wrong = |what: String| {
-        anyhow!("{file}: `{key}` is {what}; z2jh takes whole seconds there, as an integer such as 3600 (0 or more)")
+        anyhow!(
+            "{file}: `{key}` is {what}; z2jh takes whole seconds there, as an integer such as 3600 (0 or more)"
+        )
     };
     match v {
         Value::Null => Ok(None),
@@ -443,7 +445,10 @@ mod tests {
                 "cull:\n  timeout: [3600]\n",
                 "hub.yaml: `cull.timeout` is a list",
             ),
-            ("cull: true\n", "hub.yaml: `cull` is the boolean true, not a mapping"),
+            (
+                "cull: true\n",
+                "hub.yaml: `cull` is the boolean true, not a mapping",
+            ),
             (
                 "- cull\n",
                 "hub.yaml is not a values file: its top level is a list",
@@ -469,7 +474,11 @@ mod tests {
 
     #[test]
     fn text_that_is_not_yaml_is_refused_naming_the_file() {
-        for text in ["cull: [\n", "cull:\n  timeout: 1\n  timeout: 2\n", "a: 1\n---\nb: 2\n"] {
+        for text in [
+            "cull: [\n",
+            "cull:\n  timeout: 1\n  timeout: 2\n",
+            "a: 1\n---\nb: 2\n",
+        ] {
             let err = layered(&[("broken.yaml", text)], &ValuesPath::Auto)
                 .unwrap_err()
                 .to_string();
@@ -484,7 +493,10 @@ mod tests {
     #[test]
     fn cull_in_both_places_is_ambiguous() {
         let err = layered(
-            &[("v.yaml", "cull: {timeout: 1}\njupyterhub:\n  cull: {timeout: 2}\n")],
+            &[(
+                "v.yaml",
+                "cull: {timeout: 1}\njupyterhub:\n  cull: {timeout: 2}\n",
+            )],
             &ValuesPath::Auto,
         )
         .unwrap_err()
@@ -514,10 +526,7 @@ mod tests {
             .to_string();
         assert!(err.contains("disagree about where `cull` sits"), "{err}");
         let missing = dir.path().join("missing.yaml");
-        let err = format!(
-            "{:#}",
-            load(&[missing], &ValuesPath::Auto).unwrap_err()
-        );
+        let err = format!("{:#}", load(&[missing], &ValuesPath::Auto).unwrap_err());
         assert!(
             err.contains("cannot read the JupyterHub values file") && err.contains("missing.yaml"),
             "{err}"

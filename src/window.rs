@@ -379,7 +379,10 @@ mod tests {
             .validate()
             .unwrap_err()
             .to_string();
-        assert!(err.contains("cull.timeout is 0") && err.contains("600 s"), "{err}");
+        assert!(
+            err.contains("cull.timeout is 0") && err.contains("600 s"),
+            "{err}"
+        );
         assert!(configured(settings(false, 0, 0, 0)).validate().is_ok());
         assert!(configured(settings(true, 1, 1, 0)).validate().is_ok());
     }
@@ -392,7 +395,10 @@ mod tests {
             key: "jupyterhub.cull.every".into(),
         };
         let err = c.validate().unwrap_err().to_string();
-        assert!(err.contains("(hub/values.yaml: jupyterhub.cull.every)"), "{err}");
+        assert!(
+            err.contains("(hub/values.yaml: jupyterhub.cull.every)"),
+            "{err}"
+        );
         c.origins.every = Origin::Option {
             name: "cull-every".into(),
         };
