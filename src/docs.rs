@@ -263,7 +263,7 @@ mod tests {
         )
         .unwrap();
         assert!(
-            changed.contains("within **8h 10m** of the release"),
+            changed.contains("has been stopped within **8h 10m** of it."),
             "{changed}"
         );
     }

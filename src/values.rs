@@ -57,7 +57,7 @@ impl ValuesPath {
 }
 
 /// One `cull.*` value as a file sets it: `Some(n)`, or `None` for an explicit null.
-type Set<T> = Option<T>;
+type Nullable<T> = Option<T>;
 
 /// The `cull.*` keys one values file sets (absent keys are `None`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -68,13 +68,13 @@ pub struct FileCull {
     /// has no `cull` at the searched place.
     pub cull_path: Option<String>,
     /// `cull.enabled`.
-    pub enabled: Option<Set<bool>>,
+    pub enabled: Option<Nullable<bool>>,
     /// `cull.timeout`, seconds.
-    pub timeout: Option<Set<u64>>,
+    pub timeout: Option<Nullable<u64>>,
     /// `cull.every`, seconds.
-    pub every: Option<Set<u64>>,
+    pub every: Option<Nullable<u64>>,
     /// `cull.maxAge`, seconds.
-    pub max_age: Option<Set<u64>>,
+    pub max_age: Option<Nullable<u64>>,
 }
 
 /// Parses one values file's text. `file` names it in errors.
@@ -235,7 +235,7 @@ fn empty(file: &str) -> FileCull {
     }
 }
 
-fn boolean(file: &str, key: &str, v: &Value) -> Result<Set<bool>> {
+fn boolean(file: &str, key: &str, v: &Value) -> Result<Nullable<bool>> {
     match v {
         Value::Null => Ok(None),
         Value::Bool(b) => Ok(Some(*b)),
@@ -246,7 +246,7 @@ fn boolean(file: &str, key: &str, v: &Value) -> Result<Set<bool>> {
     }
 }
 
-fn seconds(file: &str, key: &str, v: &Value) -> Result<Set<u64>> {
+fn seconds(file: &str, key: &str, v: &Value) -> Result<Nullable<u64>> {
     let wrong = |what: String| {
         anyhow!(
             "{file}: `{key}` is {what}; z2jh takes whole seconds there, as an integer such as 3600 (0 or more)"

@@ -386,8 +386,8 @@ fn the_runbook_commands_find_stale_pods_by_digest_and_stop_them_through_the_hub(
         .collect();
     assert_eq!(
         blocks.len(),
-        4,
-        "set up, stop, last resort, verify: {runbook}"
+        5,
+        "set up, list, stop, last resort, verify: {runbook}"
     );
 
     let dir = tempfile::tempdir().unwrap();
@@ -441,9 +441,10 @@ fn the_runbook_commands_find_stale_pods_by_digest_and_stop_them_through_the_hub(
         "JUPYTERHUB_TOKEN=hub-token",
     );
     let script = format!(
-        "set -u\nchmod +x kubectl curl\n{setup}\necho '== stop'\n{stop}\necho '== verify'\ncp after.json pods.json\n{verify}",
-        stop = blocks[1],
-        verify = blocks[3],
+        "set -u\nchmod +x kubectl curl\n{setup}\n{list}\necho '== stop'\n{stop}\necho '== verify'\ncp after.json pods.json\n{verify}",
+        list = blocks[1],
+        stop = blocks[2],
+        verify = blocks[4],
     );
     let out = Command::new("bash")
         .arg("-c")
