@@ -4,11 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# 1. System packages the tests start themselves: a real registry and skopeo.
+# 1. System packages the tests start themselves: a real registry and skopeo (and jq, which
+#    the break-glass runbook's commands use).
 missing=()
 command -v docker-registry >/dev/null || missing+=(docker-registry)
 command -v skopeo >/dev/null || missing+=(skopeo)
 command -v htpasswd >/dev/null || missing+=(apache2-utils)
+command -v jq >/dev/null || missing+=(jq)  # the runbook's commands, run by tests/it/window_docs.rs
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -42,7 +42,7 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
             .with_context(|| format!("--now {text:?} is not an RFC 3339 time"))?,
         None => OffsetDateTime::now_utc(),
     };
-    let culler = args.culler.settings()?;
+    let culler = args.culler.settings(log)?;
     let rules = LabelRules::parse(&args.security_labels, &args.routine_labels);
     if rules.security.is_empty() {
         bail!("security-labels is empty: give at least one label (default security)");
@@ -165,6 +165,7 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
         digest: digest.clone(),
         tier: decision.clone(),
         culler: culler.settings,
+        culler_origins: culler.origins.clone(),
         window,
         sha: target_sha.clone().unwrap_or_default(),
         run_url: ctx.run_url.clone(),

@@ -28,22 +28,75 @@ pub enum Command {
     Docs(DocsArgs),
 }
 
-/// The idle culler settings (z2jh `cull.*`). Durations: seconds when bare (`3600`),
-/// else `1h`, `10m`, `1h 30m`.
+/// The idle culler settings (z2jh `cull.*`): z2jh's defaults, then the values files in order,
+/// then the `--cull-*` options. Durations: seconds when bare (`3600`), else `1h`, `10m`,
+/// `1h 30m`.
 #[derive(Debug, Clone, Args, Default)]
 pub struct CullerArgs {
-    /// Idle time after which the culler stops a server (z2jh cull.timeout) [default: 3600]
-    #[arg(long, env = "INPUT_CULL-TIMEOUT", value_name = "DURATION")]
+    /// Zero to JupyterHub values file to read cull.* from; repeatable, later files override earlier ones (as helm -f a -f b). The input takes one path per line
+    #[arg(
+        long = "jupyterhub-values",
+        env = "INPUT_JUPYTERHUB-VALUES",
+        value_name = "FILE",
+        value_delimiter = '\n'
+    )]
+    pub jupyterhub_values: Vec<String>,
+    /// Parent key of `cull` in the values files, dotted (e.g. jupyterhub), or . for the top level [default: the top level or jupyterhub, whichever holds cull]
+    #[arg(long, env = "INPUT_VALUES-PATH", value_name = "KEY")]
+    pub values_path: Option<String>,
+    /// Idle time after which the culler stops a server (z2jh cull.timeout); overrides the values files [default: 3600]
+    #[arg(
+        long,
+        env = "INPUT_CULL-TIMEOUT",
+        value_name = "DURATION",
+        allow_negative_numbers = true
+    )]
     pub cull_timeout: Option<String>,
-    /// Interval between culler passes (z2jh cull.every) [default: 600]
-    #[arg(long, env = "INPUT_CULL-EVERY", value_name = "DURATION")]
+    /// Interval between culler passes (z2jh cull.every); overrides the values files [default: 600]
+    #[arg(
+        long,
+        env = "INPUT_CULL-EVERY",
+        value_name = "DURATION",
+        allow_negative_numbers = true
+    )]
     pub cull_every: Option<String>,
-    /// Maximum server age, active or not; 0 for none (z2jh cull.maxAge) [default: 0]
-    #[arg(long, env = "INPUT_CULL-MAX-AGE", value_name = "DURATION")]
+    /// Maximum server age, active or not; 0 for none (z2jh cull.maxAge); overrides the values files [default: 0]
+    #[arg(
+        long,
+        env = "INPUT_CULL-MAX-AGE",
+        value_name = "DURATION",
+        allow_negative_numbers = true
+    )]
     pub cull_max_age: Option<String>,
-    /// Whether the idle culler runs (z2jh cull.enabled) [default: true]
+    /// Whether the idle culler runs (z2jh cull.enabled); overrides the values files [default: true]
     #[arg(long, env = "INPUT_CULL-ENABLED", value_name = "BOOL")]
     pub cull_enabled: Option<String>,
+}
+
+/// Where the runbook in `CODEQ_DEPLOYMENT.md` points (the same options as `announce`).
+#[derive(Debug, Clone, Args)]
+pub struct RunbookArgs {
+    /// Kubernetes namespace of the hub, for the runbook
+    #[arg(long, env = "INPUT_NAMESPACE", default_value = "jhub")]
+    pub namespace: String,
+    /// Helm release name of the hub, for the runbook
+    #[arg(long, env = "INPUT_HELM-RELEASE", default_value = "jhub")]
+    pub helm_release: String,
+    /// The hub's URL, for the runbook
+    #[arg(long, env = "INPUT_HUB-URL", default_value = "https://hub.example.org")]
+    pub hub_url: String,
+}
+
+impl RunbookArgs {
+    /// The runbook settings these options give.
+    pub fn settings(&self) -> crate::render::RunbookSettings {
+        crate::render::RunbookSettings {
+            namespace: self.namespace.trim().to_string(),
+            helm_release: self.helm_release.trim().to_string(),
+            hub_url: self.hub_url.trim().trim_end_matches('/').to_string(),
+            ..Default::default()
+        }
+    }
 }
 
 /// Options of `announce`.
@@ -171,6 +224,9 @@ pub struct DocsArgs {
     /// The culler settings.
     #[command(flatten)]
     pub culler: CullerArgs,
+    /// Where the runbook points.
+    #[command(flatten)]
+    pub runbook: RunbookArgs,
     /// The deployment doc to check or write
     #[arg(long, default_value = "CODEQ_DEPLOYMENT.md")]
     pub file: std::path::PathBuf,
@@ -192,15 +248,42 @@ pub async fn dispatch(cli: Cli, log: &Log) -> Result<()> {
 }
 
 impl CullerArgs {
-    /// The culler settings these options give, over z2jh's defaults, with where each came
-    /// from.
+    /// The culler settings these options give, with where each came from: z2jh's defaults,
+    /// overridden by the values files in order ([`crate::values`]), overridden by the
+    /// `--cull-*` options. Logs a warning when values files were given but none sets `cull`.
     ///
     /// # Errors
-    /// A malformed duration or boolean (the error names the option and quotes the value), or
-    /// `every` of 0 while culling is enabled.
-    pub fn settings(&self) -> Result<crate::window::Configured> {
+    /// An unreadable or malformed values file (naming the file and key path), a malformed
+    /// duration or boolean option (naming the option and quoting the value), or `timeout` or
+    /// `every` of 0 while culling is enabled (naming where the 0 came from).
+    pub fn settings(&self, log: &Log) -> Result<crate::window::Configured> {
+        use crate::values::{self, ValuesPath};
         use crate::window::{Configured, Origin, parse_duration_secs};
         let mut c = Configured::default();
+        let path = ValuesPath::parse(self.values_path.as_deref())?;
+        let files: Vec<std::path::PathBuf> = self
+            .jupyterhub_values
+            .iter()
+            .map(|f| f.trim())
+            .filter(|f| !f.is_empty())
+            .map(std::path::PathBuf::from)
+            .collect();
+        let parsed = values::load(&files, &path)?;
+        if !files.is_empty() && parsed.iter().all(|f| f.cull_path.is_none()) {
+            let place = match &path {
+                ValuesPath::Auto => "`cull` or `jupyterhub.cull`".to_string(),
+                ValuesPath::Under(keys) if keys.is_empty() => "`cull`".to_string(),
+                ValuesPath::Under(keys) => format!("`{}.cull`", keys.join(".")),
+            };
+            log.warning(
+                "Culler settings",
+                &format!(
+                    "no values file sets {place}: using z2jh's defaults; check jupyterhub-values and values-path"
+                ),
+            );
+        }
+        values::apply(&mut c, &parsed)?;
+        let option = |name: &str| Origin::Option { name: name.into() };
         let dur = |value: &Option<String>, name: &str| -> Result<Option<u64>> {
             value
                 .as_deref()
@@ -213,15 +296,15 @@ impl CullerArgs {
         };
         if let Some(v) = dur(&self.cull_timeout, "cull-timeout")? {
             c.settings.timeout_secs = v;
-            c.origins.timeout = Origin::Option;
+            c.origins.timeout = option("cull-timeout");
         }
         if let Some(v) = dur(&self.cull_every, "cull-every")? {
             c.settings.every_secs = v;
-            c.origins.every = Origin::Option;
+            c.origins.every = option("cull-every");
         }
         if let Some(v) = dur(&self.cull_max_age, "cull-max-age")? {
             c.settings.max_age_secs = v;
-            c.origins.max_age = Origin::Option;
+            c.origins.max_age = option("cull-max-age");
         }
         if let Some(v) = self
             .cull_enabled
@@ -235,9 +318,9 @@ impl CullerArgs {
                     anyhow::bail!("--cull-enabled (input cull-enabled): {v:?} is not true or false")
                 }
             };
-            c.origins.enabled = Origin::Option;
+            c.origins.enabled = option("cull-enabled");
         }
-        c.settings.validate()?;
+        c.validate()?;
         Ok(c)
     }
 }

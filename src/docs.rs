@@ -3,52 +3,85 @@
 //! `CODEQ_DEPLOYMENT.md` keeps hand-written prose around generated sections delimited by
 //! `<!-- BEGIN GENERATED: NAME -->` and `<!-- END GENERATED: NAME -->`. The sections are
 //! rendered by the same functions as the release note and tracking issue
-//! ([`render::window_section`], [`render::runbook_section`]), so the doc cannot drift.
+//! ([`render::window_section`], [`render::runbook_section`]), so the doc cannot drift:
+//! [`sections`] and [`apply`] are pure, and `docs --check` diffs their result against the
+//! file (cargo-dist's generate / write / check).
 
 use crate::cli::{DocsArgs, WindowArgs};
 use crate::render::{self, RunbookSettings};
 use crate::report::Log;
-use crate::window::{self, Configured};
+use crate::window::{self, Configured, Window};
 use anyhow::{Context, Result, bail};
 
 /// The digest placeholder the doc's runbook shows.
-pub const DOC_DIGEST: &str = "sha256:<digest from the release note or tracking issue>";
+pub const DOC_DIGEST: &str = "sha256:PASTE-THE-DIGEST-FROM-THE-TRACKING-ISSUE";
 
-/// The generated sections for `config`: `(name, content)`.
+/// The names of the generated sections, in the order they appear in the doc.
+pub const SECTION_NAMES: [&str; 2] = ["window", "runbook"];
+
+/// The generated sections for these culler and runbook settings: `(name, content)`, named
+/// as in [`SECTION_NAMES`].
 ///
 /// # Errors
 /// Only on a template error.
-pub fn sections(config: &Configured) -> Result<Vec<(&'static str, String)>> {
+pub fn sections(
+    config: &Configured,
+    runbook: &RunbookSettings,
+) -> Result<Vec<(&'static str, String)>> {
     let window = window::compute(&config.settings);
     Ok(vec![
         ("window", render::window_section(&config.settings, &window)?),
-        (
-            "runbook",
-            render::runbook_section(&RunbookSettings::default(), DOC_DIGEST)?,
-        ),
+        ("runbook", render::runbook_section(runbook, DOC_DIGEST)?),
     ])
 }
 
-/// Replaces each generated section's content in `doc`.
+fn begin_marker(name: &str) -> String {
+    format!("<!-- BEGIN GENERATED: {name} -->")
+}
+
+fn end_marker(name: &str) -> String {
+    format!("<!-- END GENERATED: {name} -->")
+}
+
+/// Replaces each generated section's content in `doc` (everything between its BEGIN and
+/// END lines) and leaves all other text as it is.
 ///
 /// # Errors
-/// A section whose BEGIN or END marker is missing or out of order.
+/// A section whose BEGIN or END marker is missing, repeated or out of order, or a BEGIN
+/// marker naming a section codeq-rollout does not generate. The error names the marker.
 pub fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String> {
+    for (at, _) in doc.match_indices("<!-- BEGIN GENERATED: ") {
+        let name = doc[at..]
+            .split_once(" -->")
+            .map(|(m, _)| &m["<!-- BEGIN GENERATED: ".len()..])
+            .unwrap_or_default();
+        if !sections.iter().any(|(n, _)| *n == name) {
+            bail!(
+                "the doc has a generated section {name:?} that codeq-rollout does not write (it writes {}): remove its markers",
+                SECTION_NAMES.join(", ")
+            );
+        }
+    }
     let mut out = doc.to_string();
     for (name, content) in sections {
-        let begin = format!("<!-- BEGIN GENERATED: {name} -->");
-        let end = format!("<!-- END GENERATED: {name} -->");
-        let start = out
-            .find(&begin)
-            .with_context(|| format!("the doc has no {begin} marker"))?
-            + begin.len();
+        let (begin, end) = (begin_marker(name), end_marker(name));
+        for marker in [&begin, &end] {
+            match out.matches(marker.as_str()).count() {
+                1 => {}
+                0 => bail!(
+                    "the doc has no {marker} marker: put the section back between {begin} and {end}"
+                ),
+                n => bail!("the doc has {marker} {n} times: keep one"),
+            }
+        }
+        let start = out.find(&begin).unwrap_or_default() + begin.len();
         let stop = out[start..]
             .find(&end)
-            .with_context(|| format!("the doc has no {end} after {begin}"))?
+            .with_context(|| format!("the doc has {end} before {begin}: swap them"))?
             + start;
         out.replace_range(
             start..stop,
-            &format!("\n{}", content.trim_end_matches('\n').to_owned() + "\n"),
+            &format!("\n{}\n", content.trim_end_matches('\n')),
         );
     }
     Ok(out)
@@ -66,16 +99,24 @@ pub fn diff(path: &str, old: &str, new: &str) -> String {
         .to_string()
 }
 
-/// `codeq-rollout docs --check | --write`.
+/// `codeq-rollout docs --check | --write`, with the same culler options as `announce`
+/// (values files, `--cull-*`) and the runbook's coordinates.
 ///
 /// # Errors
-/// `--check` with stale sections (after printing the diff), an unreadable doc, or neither
-/// `--check` nor `--write`.
+/// `--check` with stale sections (after printing the diff to stdout), an unreadable doc,
+/// bad markers, bad culler options, or neither `--check` nor `--write`.
 pub fn docs_command(args: &DocsArgs, log: &Log) -> Result<()> {
-    let config = args.culler.settings()?;
+    if !args.check && !args.write {
+        bail!("say --check (verify the generated sections) or --write (update them)");
+    }
+    let config = args.culler.settings(log)?;
+    warn_if_disabled(&window::compute(&config.settings), log);
     let path = args.file.display().to_string();
-    let doc = std::fs::read_to_string(&args.file).with_context(|| format!("cannot read {path}"))?;
-    let fresh = apply(&doc, &sections(&config)?)?;
+    let doc = std::fs::read_to_string(&args.file).with_context(|| {
+        format!("cannot read {path}: run from the repository root, or name the doc with --file")
+    })?;
+    let fresh = apply(&doc, &sections(&config, &args.runbook.settings())?)
+        .with_context(|| format!("{path}: cannot place the generated sections"))?;
     if args.write {
         if fresh != doc {
             std::fs::write(&args.file, &fresh).with_context(|| format!("cannot write {path}"))?;
@@ -85,9 +126,6 @@ pub fn docs_command(args: &DocsArgs, log: &Log) -> Result<()> {
         }
         return Ok(());
     }
-    if !args.check {
-        bail!("say --check (verify the generated sections) or --write (update them)");
-    }
     let d = diff(&path, &doc, &fresh);
     if d.is_empty() {
         log.info(&format!("{path}: generated sections are up to date"));
@@ -95,30 +133,198 @@ pub fn docs_command(args: &DocsArgs, log: &Log) -> Result<()> {
     } else {
         print!("{d}");
         bail!(
-            "{path} is out of date with the code and culler settings: run `codeq-rollout docs --write` and commit the result"
+            "{path} is out of date with the code and culler settings (diff above): run `codeq-rollout docs --write` with the same options and commit the result; edit only the prose outside the GENERATED markers"
         )
     }
 }
 
-/// `codeq-rollout window [--json]`.
+/// `codeq-rollout window [--json]`: the window for the culler settings, and where each
+/// setting came from.
 ///
 /// # Errors
-/// Malformed culler options.
+/// Bad culler options or values files.
 pub fn window_command(args: &WindowArgs, log: &Log) -> Result<()> {
-    let config = args.culler.settings()?;
+    let config = args.culler.settings(log)?;
     let window = window::compute(&config.settings);
+    warn_if_disabled(&window, log);
     if args.json {
-        let json = serde_json::json!({
-            "settings": config.settings,
-            "origins": config.origins,
-            "idle_window_seconds": window.idle_secs,
-            "active_window_seconds": window.active_secs,
-            "culling_enabled": window.culling_enabled,
-            "summary": window.summary(),
-        });
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        println!("{}", serde_json::to_string_pretty(&window_json(&config))?);
     } else {
-        log.info(&window.summary());
+        log.info(&window_text(&config));
     }
     Ok(())
+}
+
+/// The `window --json` document: `summary`, `culling_enabled`, `idle_window_seconds` and
+/// `active_window_seconds` (null when unbounded), `settings` (seconds) and `origins` (each
+/// `{"source": "default" | "file" | "option", ...}`).
+pub fn window_json(config: &Configured) -> serde_json::Value {
+    let window = window::compute(&config.settings);
+    serde_json::json!({
+        "summary": window.summary(),
+        "culling_enabled": window.culling_enabled,
+        "idle_window_seconds": window.idle_secs,
+        "active_window_seconds": window.active_secs,
+        "settings": config.settings,
+        "origins": config.origins,
+    })
+}
+
+/// The `window` text: the summary line, then one line per setting with its origin.
+pub fn window_text(config: &Configured) -> String {
+    let window = window::compute(&config.settings);
+    let mut out = format!("Convergence window: {}\n", window.summary());
+    let rows = config.rows();
+    let width = rows.iter().map(|r| r.value.len()).max().unwrap_or(0);
+    for r in rows {
+        out.push_str(&format!(
+            "  {:<12}  {:<width$}  ({})\n",
+            r.key, r.value, r.origin
+        ));
+    }
+    out.trim_end().to_string()
+}
+
+fn warn_if_disabled(window: &Window, log: &Log) {
+    if !window.culling_enabled {
+        log.warning(
+            "Convergence window",
+            "culling is disabled: running sessions update only when their users restart them",
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::window::{CullSettings, Origin};
+
+    fn doc() -> String {
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/CODEQ_DEPLOYMENT.md"))
+            .unwrap()
+    }
+
+    fn fresh(doc: &str) -> Result<String> {
+        apply(
+            doc,
+            &sections(&Configured::default(), &RunbookSettings::default())?,
+        )
+    }
+
+    #[test]
+    fn the_committed_doc_matches_the_defaults() {
+        let doc = doc();
+        assert_eq!(diff("CODEQ_DEPLOYMENT.md", &doc, &fresh(&doc).unwrap()), "");
+    }
+
+    #[test]
+    fn applying_twice_changes_nothing_and_keeps_the_prose() {
+        let doc = "intro\n<!-- BEGIN GENERATED: window -->\nold\n<!-- END GENERATED: window -->\nmiddle\n<!-- BEGIN GENERATED: runbook --><!-- END GENERATED: runbook -->\nend\n";
+        let once = fresh(doc).unwrap();
+        assert_eq!(fresh(&once).unwrap(), once);
+        assert!(once.starts_with("intro\n<!-- BEGIN GENERATED: window -->\n- **Idle sessions**"));
+        assert!(once.contains("<!-- END GENERATED: window -->\nmiddle\n"));
+        assert!(once.ends_with("<!-- END GENERATED: runbook -->\nend\n"));
+        assert!(!once.contains("\nold\n"));
+    }
+
+    #[test]
+    fn a_stale_section_gives_a_unified_diff() {
+        let doc = doc();
+        let stale = doc.replacen("**1h 10m**", "**1h 15m**", 1);
+        let d = diff("CODEQ_DEPLOYMENT.md", &stale, &fresh(&stale).unwrap());
+        assert!(
+            d.starts_with("--- CODEQ_DEPLOYMENT.md\n+++ CODEQ_DEPLOYMENT.md (generated)\n@@ "),
+            "{d}"
+        );
+        assert!(
+            d.contains("\n-- **Idle sessions** are stopped by the idle culler within **1h 15m**"),
+            "{d}"
+        );
+        assert!(
+            d.contains("\n+- **Idle sessions** are stopped by the idle culler within **1h 10m**"),
+            "{d}"
+        );
+    }
+
+    #[test]
+    fn the_doc_follows_the_culler_settings() {
+        let config = Configured {
+            settings: CullSettings {
+                max_age_secs: 8 * 3600,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let doc = doc();
+        let changed = apply(
+            &doc,
+            &sections(&config, &RunbookSettings::default()).unwrap(),
+        )
+        .unwrap();
+        assert!(
+            changed.contains("has been stopped within **8h 10m** of it."),
+            "{changed}"
+        );
+    }
+
+    #[test]
+    fn bad_markers_are_refused_naming_the_marker() {
+        let cases = [
+            ("no markers\n", "no <!-- BEGIN GENERATED: window --> marker"),
+            (
+                "<!-- BEGIN GENERATED: window -->\n<!-- BEGIN GENERATED: runbook --><!-- END GENERATED: runbook -->",
+                "no <!-- END GENERATED: window --> marker",
+            ),
+            (
+                "<!-- END GENERATED: window --><!-- BEGIN GENERATED: window --><!-- BEGIN GENERATED: runbook --><!-- END GENERATED: runbook -->",
+                "before <!-- BEGIN GENERATED: window -->",
+            ),
+            (
+                "<!-- BEGIN GENERATED: window --><!-- END GENERATED: window --><!-- BEGIN GENERATED: window --><!-- END GENERATED: window -->",
+                "<!-- BEGIN GENERATED: window --> 2 times",
+            ),
+            (
+                "<!-- BEGIN GENERATED: faq --><!-- END GENERATED: faq -->",
+                "generated section \"faq\"",
+            ),
+        ];
+        for (doc, expected) in cases {
+            let err = format!("{:#}", fresh(doc).unwrap_err());
+            assert!(err.contains(expected), "{doc:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn window_output_shows_origins() {
+        let mut config = Configured::default();
+        config.settings.timeout_secs = 1800;
+        config.origins.timeout = Origin::File {
+            file: "hub.yaml".into(),
+            key: "jupyterhub.cull.timeout".into(),
+        };
+        config.settings.every_secs = 300;
+        config.origins.every = Origin::Option {
+            name: "cull-every".into(),
+        };
+        assert_eq!(
+            window_text(&config),
+            "Convergence window: idle sessions within 35m of last activity; active sessions only when their user restarts them\n  cull.enabled  true  (default)\n  cull.timeout  30m   (hub.yaml: jupyterhub.cull.timeout)\n  cull.every    5m    (option --cull-every)\n  cull.maxAge   none  (default)"
+        );
+        let json = window_json(&config);
+        assert_eq!(json["idle_window_seconds"], 2100);
+        assert_eq!(json["active_window_seconds"], serde_json::Value::Null);
+        assert_eq!(
+            json["origins"]["timeout"],
+            serde_json::json!({"source": "file", "file": "hub.yaml", "key": "jupyterhub.cull.timeout"})
+        );
+        assert_eq!(
+            json["origins"]["every"],
+            serde_json::json!({"source": "option", "name": "cull-every"})
+        );
+        assert_eq!(
+            json["origins"]["enabled"],
+            serde_json::json!({"source": "default"})
+        );
+    }
 }

@@ -1,7 +1,7 @@
 //! codeq-rollout: announce a new JupyterLab image digest to its users.
 //!
 //! The crate reads as the pipeline it runs (see `../README.md`):
-//! [`context`] → [`digest`] → [`tier`] → [`window`] → [`render`] → [`publish`] → [`report`].
+//! [`context`] → [`digest`] → [`tier`] → [`window`] (from [`values`]) → [`render`] → [`publish`] → [`report`].
 //! The stages that decide ([`tier`], [`window`], [`render`], [`sanitize`]) are pure: plain
 //! structs in, values out, no I/O and no clock. The I/O lives at the edges: the registry
 //! ([`digest::registry`], [`digest::layout`]), GitHub ([`github`]) and the Actions runtime
@@ -20,6 +20,7 @@ pub mod render;
 pub mod report;
 pub mod sanitize;
 pub mod tier;
+pub mod values;
 pub mod window;
 
 use std::process::ExitCode;

@@ -8,7 +8,7 @@
 use crate::digest::Digest;
 use crate::sanitize;
 use crate::tier::{Tier, TierDecision};
-use crate::window::{CullSettings, Window, human};
+use crate::window::{Configured, CullSettings, Origins, Window, human};
 use anyhow::{Context, Result};
 use minijinja::{Environment, UndefinedBehavior, context};
 use serde::Serialize;
@@ -93,6 +93,9 @@ pub struct Facts {
     pub tier: TierDecision,
     /// The culler settings the window was computed from.
     pub culler: CullSettings,
+    /// Where each culler setting came from (default, values file, option), for the job
+    /// summary.
+    pub culler_origins: Origins,
     /// The convergence window.
     pub window: Window,
     /// The commit the release targets (40 hex).
@@ -149,7 +152,7 @@ pub fn short_digest(digest: &Digest) -> String {
 /// Only on a template error.
 pub fn window_section(culler: &CullSettings, window: &Window) -> Result<String> {
     let env = environment();
-    let ctx = context! { window => window_view(window, None), culler => culler_text(culler), now => false };
+    let ctx = context! { window => window_view(window, None), culler => culler_text(culler) };
     env.get_template("window.md.j2")?
         .render(ctx)
         .context("rendering the window section")
@@ -308,7 +311,6 @@ fn render(template: &str, facts: &Facts, kind: MarkerKind) -> Result<String> {
         pull_requests => prs,
         window => window_view(&facts.window, Some(facts.now)),
         culler => culler_text(&facts.culler),
-        now => true,
         release_url => facts.release_url,
         run_url => facts.run_url,
         ..runbook_context(&facts.runbook, facts.digest.as_str())
@@ -352,6 +354,19 @@ pub fn job_summary(
     out.push_str(&format!(
         "| Convergence window | {} |\n",
         cell(&facts.window.summary())
+    ));
+    let configured = Configured {
+        settings: facts.culler,
+        origins: facts.culler_origins.clone(),
+    };
+    let settings: Vec<String> = configured
+        .rows()
+        .iter()
+        .map(|r| format!("`{}` {} ({})", r.key, r.value, cell(&r.origin.to_string())))
+        .collect();
+    out.push_str(&format!(
+        "| Culler settings | {} |\n",
+        settings.join("<br>")
     ));
     match links {
         Some(l) => {
@@ -405,6 +420,7 @@ mod tests {
                 warnings: vec![],
             },
             culler,
+            culler_origins: Default::default(),
             window: compute(&culler),
             sha: "c4295bd74fb0f4fda03689c3df3f2803b658fd85".into(),
             run_url: Some(
@@ -448,6 +464,71 @@ mod tests {
         insta::assert_snapshot!(
             super::tracking_issue(&facts(Tier::Security, CullSettings::default())).unwrap()
         );
+    }
+
+    /// The window as the release note states it, with concrete times from the run's clock
+    /// (12:00 UTC), over the table of issue 5.
+    #[test]
+    fn window_text_and_deadlines_table() {
+        let s = |enabled, timeout_secs, every_secs, max_age_secs| CullSettings {
+            enabled,
+            timeout_secs,
+            every_secs,
+            max_age_secs,
+        };
+        let cases: [(CullSettings, &[&str], &[&str]); 5] = [
+            (
+                CullSettings::default(),
+                &[
+                    "within **1h 10m** of their last activity: sessions idle since the release have picked this up by **2026-11-30 13:10 UTC**",
+                    "**Active sessions** are never updated passively",
+                    "An open browser tab counts as activity",
+                    "Idle culler: timeout 1h, every 10m, max age none.",
+                ],
+                &["maximum server age even if in use"],
+            ),
+            (
+                s(true, 3600, 600, 8 * 3600),
+                &[
+                    "picked this up by **2026-11-30 13:10 UTC**",
+                    "has been stopped within **8h 10m** of it (by **2026-11-30 20:10 UTC**)",
+                ],
+                &["never updated passively"],
+            ),
+            (
+                s(false, 3600, 600, 8 * 3600),
+                &[
+                    "**Culling is disabled** on this hub: no session updates passively",
+                    "Idle culler: disabled (`cull.enabled: false`).</sub>",
+                ],
+                &["picked this up", "open browser tab", "8h", "Each bound"],
+            ),
+            (
+                s(true, 600, 600, 0),
+                &[
+                    "within **20m** of their last activity: sessions idle since the release have picked this up by **2026-11-30 12:20 UTC**",
+                ],
+                &[],
+            ),
+            (
+                s(true, u64::MAX, 600, u64::MAX),
+                &[
+                    "within **213503982334601days 7h 15s** of their last activity. The next login",
+                    "within **213503982334601days 7h 15s** of it.",
+                ],
+                &["picked this up by", "(by **", "none**"],
+            ),
+        ];
+        for (culler, present, absent) in cases {
+            let note = release_note(&facts(Tier::Routine, culler)).unwrap();
+            for p in present {
+                assert!(note.contains(p), "{culler:?} lacks {p:?}:\n{note}");
+            }
+            for a in absent {
+                assert!(!note.contains(a), "{culler:?} has {a:?}:\n{note}");
+            }
+            assert!(note.matches("An open browser tab").count() <= 1);
+        }
     }
 
     #[test]

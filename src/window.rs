@@ -1,17 +1,26 @@
 //! Stage 3 (pure): the convergence window, from the idle culler's settings.
 //!
 //! Source of the rules: jupyterhub-idle-culler (1.4, 2.0) as configured by Zero to
-//! JupyterHub 4.x `cull.*`. The culler runs at start and then every `every` seconds; it stops
-//! a server when `now - last_activity >= timeout`, or, when `maxAge > 0`, when
-//! `now - started >= maxAge` even if it is active. So a server stops by
-//! `min(last_activity + timeout, started + maxAge) + every` (plus a stop latency of seconds).
-//! From the release at P: an idle session is gone by `P + timeout + every`; an active one by
-//! `P + maxAge + every` when `maxAge > 0`, and never passively otherwise.
+//! JupyterHub 4.x `cull.*` (`jupyterhub/files/hub/jupyterhub_config.py`). The culler runs at
+//! start and then every `every` seconds; it stops a server when `now - last_activity >=
+//! timeout`, or, when `maxAge > 0`, when `now - started >= maxAge` even if it is active. So a
+//! server stops by `min(last_activity + timeout, started + maxAge) + every` (plus a stop
+//! latency of seconds). From the release at P: an idle session is gone by
+//! `P + timeout + every`; an active one by `P + maxAge + every` when `maxAge > 0`, and never
+//! passively otherwise.
+//!
+//! z2jh passes `--timeout` and `--cull-every` only when they are non-zero; with 0 (or null)
+//! the culler falls back to its own defaults (timeout 600 s, every timeout/2). A window stated
+//! from such a value would be wrong, so [`Configured::validate`] refuses it and asks for the
+//! value the hub really uses.
 
 use anyhow::{Result, bail};
 use serde::Serialize;
+use std::fmt;
 use std::time::Duration;
 
+/// z2jh's default `cull.enabled`: true.
+pub const DEFAULT_ENABLED: bool = true;
 /// z2jh's default `cull.timeout`: 3600 seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 3600;
 /// z2jh's default `cull.every`: 600 seconds.
@@ -19,17 +28,37 @@ pub const DEFAULT_EVERY_SECS: u64 = 600;
 /// z2jh's default `cull.maxAge`: 0 seconds (no maximum age).
 pub const DEFAULT_MAX_AGE_SECS: u64 = 0;
 
-/// Where a culler setting came from, for the job summary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
-#[serde(rename_all = "lowercase")]
+/// Where a culler setting came from, for the job summary and `codeq-rollout window`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+#[serde(tag = "source", rename_all = "lowercase")]
 pub enum Origin {
     /// z2jh's chart default.
     #[default]
     Default,
-    /// A JupyterHub values file.
-    File,
-    /// An explicit option or Action input.
-    Option,
+    /// A JupyterHub values file: the file as given and the dotted key path in it, e.g.
+    /// `jupyterhub.cull.timeout`.
+    File {
+        /// The file, as given on the command line or in the input.
+        file: String,
+        /// The dotted key path inside the file.
+        key: String,
+    },
+    /// An explicit option or Action input, e.g. `cull-timeout`.
+    Option {
+        /// The option's name without dashes (the Action input of the same name).
+        name: String,
+    },
+}
+
+impl fmt::Display for Origin {
+    /// `default`, `values.yaml: jupyterhub.cull.timeout`, or `option --cull-timeout`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Default => f.write_str("default"),
+            Origin::File { file, key } => write!(f, "{file}: {key}"),
+            Origin::Option { name } => write!(f, "option --{name}"),
+        }
+    }
 }
 
 /// The idle culler's settings (z2jh `cull.*`), all in whole seconds.
@@ -48,7 +77,7 @@ pub struct CullSettings {
 impl Default for CullSettings {
     fn default() -> Self {
         Self {
-            enabled: true,
+            enabled: DEFAULT_ENABLED,
             timeout_secs: DEFAULT_TIMEOUT_SECS,
             every_secs: DEFAULT_EVERY_SECS,
             max_age_secs: DEFAULT_MAX_AGE_SECS,
@@ -56,23 +85,8 @@ impl Default for CullSettings {
     }
 }
 
-impl CullSettings {
-    /// Checks the settings make sense together.
-    ///
-    /// # Errors
-    /// `every` of 0 while culling is enabled (the culler would never run).
-    pub fn validate(&self) -> Result<()> {
-        if self.enabled && self.every_secs == 0 {
-            bail!(
-                "cull every is 0 while culling is enabled: the culler would never run; set cull-every to a positive duration such as 10m"
-            );
-        }
-        Ok(())
-    }
-}
-
 /// Where each culler setting came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct Origins {
     /// Origin of `cull.enabled`.
     pub enabled: Origin,
@@ -84,13 +98,97 @@ pub struct Origins {
     pub max_age: Origin,
 }
 
-/// Culler settings with the origin of each value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+/// Culler settings with the origin of each value. Start from [`Configured::default`]
+/// (z2jh's defaults), then layer values files and options over it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct Configured {
     /// The settings.
     pub settings: CullSettings,
     /// Where each came from.
     pub origins: Origins,
+}
+
+/// One row of [`Configured::rows`]: a z2jh key, its value in words, and its origin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SettingRow {
+    /// The z2jh key, e.g. `cull.timeout`.
+    pub key: &'static str,
+    /// The value in words, e.g. `1h`, `none`, `true`.
+    pub value: String,
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+impl Configured {
+    /// Checks the settings make sense together, naming where a bad value came from.
+    ///
+    /// # Errors
+    /// With culling enabled: `timeout` or `every` of 0. z2jh then passes no flag and the
+    /// culler uses its own default (timeout 600 s; every timeout/2), so the window would be
+    /// stated from a value the hub does not use.
+    pub fn validate(&self) -> Result<()> {
+        let s = &self.settings;
+        if !s.enabled {
+            return Ok(());
+        }
+        if s.timeout_secs == 0 {
+            bail!(
+                "cull.timeout is 0 (or null) while culling is enabled ({}): z2jh then passes no --timeout and the culler falls back to its own 600 s; set cull.timeout (or --cull-timeout) to the idle timeout the hub should use, e.g. 3600",
+                self.origins.timeout
+            );
+        }
+        if s.every_secs == 0 {
+            bail!(
+                "cull.every is 0 (or null) while culling is enabled ({}): z2jh then passes no --cull-every and the culler checks every timeout/2 ({} s here); set cull.every (or --cull-every) to the interval the hub should use, e.g. 600",
+                self.origins.every,
+                s.timeout_secs / 2
+            );
+        }
+        Ok(())
+    }
+
+    /// The four settings in z2jh's order with their values in words and origins, for the
+    /// job summary and `codeq-rollout window`.
+    pub fn rows(&self) -> Vec<SettingRow> {
+        let s = &self.settings;
+        let o = &self.origins;
+        vec![
+            SettingRow {
+                key: "cull.enabled",
+                value: s.enabled.to_string(),
+                origin: o.enabled.clone(),
+            },
+            SettingRow {
+                key: "cull.timeout",
+                value: human(s.timeout_secs),
+                origin: o.timeout.clone(),
+            },
+            SettingRow {
+                key: "cull.every",
+                value: human(s.every_secs),
+                origin: o.every.clone(),
+            },
+            SettingRow {
+                key: "cull.maxAge",
+                value: if s.max_age_secs == 0 {
+                    "none".into()
+                } else {
+                    human(s.max_age_secs)
+                },
+                origin: o.max_age.clone(),
+            },
+        ]
+    }
+
+    /// The rows on one line: `cull.enabled true (default); cull.timeout 1h (values.yaml:
+    /// cull.timeout); ...`.
+    pub fn origins_line(&self) -> String {
+        self.rows()
+            .iter()
+            .map(|r| format!("{} {} ({})", r.key, r.value, r.origin))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
 }
 
 /// The convergence window: how long until running sessions pick up a new image passively.
@@ -145,21 +243,35 @@ impl Window {
     }
 }
 
-/// A duration in words as humantime writes it: 4200 → `1h 10m`, 0 → `0s`.
+/// A duration in words, humantime's style with days as the largest unit (humantime's own
+/// months and years are averages, so 31 days would read `1month 10h 29m 36s`):
+/// 4200 → `1h 10m`, 90000 → `1day 1h`, 0 → `0s`. [`parse_duration_secs`] reads it back.
 pub fn human(secs: u64) -> String {
-    humantime::format_duration(Duration::from_secs(secs)).to_string()
+    const DAY: u64 = 86_400;
+    let (days, rest) = (secs / DAY, secs % DAY);
+    let within_day = humantime::format_duration(Duration::from_secs(rest)).to_string();
+    let plural = if days == 1 { "" } else { "s" };
+    match (days, rest) {
+        (0, _) => within_day,
+        (_, 0) => format!("{days}day{plural}"),
+        _ => format!("{days}day{plural} {within_day}"),
+    }
 }
 
 /// Parses a culler duration: bare digits are seconds (`3600`), otherwise humantime
 /// (`1h`, `10m`, `1h 30m`, `2days`). Returns whole seconds.
 ///
 /// # Errors
-/// Empty, negative, fractional-with-unit or otherwise unparsable text; the error quotes it
-/// and shows accepted forms.
+/// Empty, negative, sub-second or otherwise unparsable text; the error quotes it and shows
+/// accepted forms.
 pub fn parse_duration_secs(text: &str) -> Result<u64> {
+    const FORMS: &str = "write seconds (3600) or a duration such as 1h, 10m, 1h 30m";
     let t = text.trim();
     if t.is_empty() {
-        bail!("empty duration: write seconds (3600) or a duration such as 1h, 10m, 1h 30m");
+        bail!("empty duration: {FORMS}");
+    }
+    if t.starts_with('-') {
+        bail!("{t:?} is negative: durations are 0 or more; {FORMS}");
     }
     if t.bytes().all(|b| b.is_ascii_digit()) {
         return t
@@ -167,10 +279,9 @@ pub fn parse_duration_secs(text: &str) -> Result<u64> {
             .map_err(|_| anyhow::anyhow!("duration {t:?} is too large"));
     }
     match humantime::parse_duration(t) {
-        Ok(d) => Ok(d.as_secs()),
-        Err(err) => bail!(
-            "{t:?} is not a duration ({err}): write seconds (3600) or a duration such as 1h, 10m, 1h 30m"
-        ),
+        Ok(d) if d.subsec_nanos() == 0 => Ok(d.as_secs()),
+        Ok(_) => bail!("{t:?} is not a whole number of seconds: {FORMS}"),
+        Err(err) => bail!("{t:?} is not a duration ({err}): {FORMS}"),
     }
 }
 
@@ -187,70 +298,165 @@ mod tests {
         }
     }
 
+    /// The table of issue 5: each case with the expected seconds and words.
     #[test]
     fn window_table() {
         let cases = [
             (
+                "z2jh defaults",
                 settings(true, 3600, 600, 0),
                 Some(4200),
                 None,
                 "idle sessions within 1h 10m of last activity; active sessions only when their user restarts them",
             ),
             (
+                "maxAge 8h",
                 settings(true, 3600, 600, 28800),
                 Some(4200),
                 Some(29400),
                 "idle sessions within 1h 10m of last activity; active sessions within 8h 10m of the release",
             ),
             (
+                "culling disabled (other values ignored)",
                 settings(false, 3600, 600, 28800),
                 None,
                 None,
                 "no passive bound: culling is disabled, a running session updates only when its user restarts it",
             ),
             (
+                "every = timeout",
                 settings(true, 600, 600, 0),
                 Some(1200),
                 None,
                 "idle sessions within 20m of last activity; active sessions only when their user restarts them",
             ),
             (
+                "every = timeout = maxAge",
+                settings(true, 3600, 3600, 3600),
+                Some(7200),
+                Some(7200),
+                "idle sessions within 2h of last activity; active sessions within 2h of the release",
+            ),
+            (
+                "huge values saturate instead of overflowing",
                 settings(true, u64::MAX, 600, u64::MAX),
                 Some(u64::MAX),
                 Some(u64::MAX),
-                "",
+                "idle sessions within 213503982334601days 7h 15s of last activity; active sessions within 213503982334601days 7h 15s of the release",
+            ),
+            (
+                "a year of timeout",
+                settings(true, 365 * 86_400, 86_400, 0),
+                Some(366 * 86_400),
+                None,
+                "idle sessions within 366days of last activity; active sessions only when their user restarts them",
             ),
         ];
-        for (s, idle, active, text) in cases {
+        for (name, s, idle, active, text) in cases {
             let w = compute(&s);
-            assert_eq!((w.idle_secs, w.active_secs), (idle, active), "{s:?}");
-            if !text.is_empty() {
-                assert_eq!(w.summary(), text);
-            }
+            assert_eq!((w.idle_secs, w.active_secs), (idle, active), "{name}");
+            assert_eq!(w.culling_enabled, s.enabled, "{name}");
+            assert_eq!(w.summary(), text, "{name}");
+        }
+    }
+
+    fn configured(settings: CullSettings) -> Configured {
+        Configured {
+            settings,
+            ..Default::default()
         }
     }
 
     #[test]
-    fn every_zero_is_refused_only_when_culling_runs() {
-        assert!(settings(true, 3600, 0, 0).validate().is_err());
-        assert!(settings(false, 3600, 0, 0).validate().is_ok());
+    fn zero_every_or_timeout_is_refused_only_when_culling_runs() {
+        let err = configured(settings(true, 3600, 0, 0))
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("cull.every is 0"), "{err}");
+        assert!(err.contains("every timeout/2 (1800 s here)"), "{err}");
+        let err = configured(settings(true, 0, 600, 0))
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("cull.timeout is 0") && err.contains("600 s"),
+            "{err}"
+        );
+        assert!(configured(settings(false, 0, 0, 0)).validate().is_ok());
+        assert!(configured(settings(true, 1, 1, 0)).validate().is_ok());
+    }
+
+    #[test]
+    fn validation_errors_name_the_origin() {
+        let mut c = configured(settings(true, 3600, 0, 0));
+        c.origins.every = Origin::File {
+            file: "hub/values.yaml".into(),
+            key: "jupyterhub.cull.every".into(),
+        };
+        let err = c.validate().unwrap_err().to_string();
+        assert!(
+            err.contains("(hub/values.yaml: jupyterhub.cull.every)"),
+            "{err}"
+        );
+        c.origins.every = Origin::Option {
+            name: "cull-every".into(),
+        };
+        let err = c.validate().unwrap_err().to_string();
+        assert!(err.contains("(option --cull-every)"), "{err}");
+    }
+
+    #[test]
+    fn rows_show_values_in_words_with_their_origins() {
+        let mut c = configured(settings(true, 7200, 600, 0));
+        c.origins.timeout = Origin::File {
+            file: "values.yaml".into(),
+            key: "cull.timeout".into(),
+        };
+        assert_eq!(
+            c.origins_line(),
+            "cull.enabled true (default); cull.timeout 2h (values.yaml: cull.timeout); cull.every 10m (default); cull.maxAge none (default)"
+        );
+    }
+
+    #[test]
+    fn durations_in_words_stop_at_days_and_read_back() {
+        for (secs, words) in [
+            (0, "0s"),
+            (4200, "1h 10m"),
+            (86_400, "1day"),
+            (90_000, "1day 1h"),
+            (31 * 86_400 + 600, "31days 10m"),
+        ] {
+            assert_eq!(human(secs), words);
+            assert_eq!(parse_duration_secs(words).unwrap(), secs, "{words}");
+        }
     }
 
     #[test]
     fn durations_parse() {
         assert_eq!(parse_duration_secs("3600").unwrap(), 3600);
+        assert_eq!(parse_duration_secs("0").unwrap(), 0);
         assert_eq!(parse_duration_secs("1h").unwrap(), 3600);
         assert_eq!(parse_duration_secs("10m").unwrap(), 600);
         assert_eq!(parse_duration_secs(" 1h 30m ").unwrap(), 5400);
         for bad in [
             "",
             "-5",
+            "-1h",
             "abc",
             "1.5",
             "10 parsecs",
+            "1s 500ms",
             "99999999999999999999999",
         ] {
             assert!(parse_duration_secs(bad).is_err(), "{bad:?}");
         }
+        assert!(
+            parse_duration_secs("-5")
+                .unwrap_err()
+                .to_string()
+                .contains("negative")
+        );
     }
 }

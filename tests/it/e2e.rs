@@ -189,7 +189,7 @@ async fn bad_inputs_fail_before_any_request() {
     let cases: Vec<(&str, &str, &str)> = vec![
         ("image", "UPPER/Case:tag", "not a valid image reference"),
         ("cull-timeout", "soon", "cull-timeout"),
-        ("cull-every", "0", "cull every is 0"),
+        ("cull-every", "0", "cull.every is 0"),
         ("tracking-labels", " , ", "tracking-labels is empty"),
     ];
     for (input, value, expected) in cases {

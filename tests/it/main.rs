@@ -4,3 +4,4 @@
 mod common;
 mod e2e;
 mod tier_triggers;
+mod window_docs;

@@ -1,0 +1,535 @@
+//! Stage 3's input: the idle culler settings in Zero to JupyterHub values files.
+//!
+//! Reads `cull.enabled`, `cull.timeout`, `cull.every` and `cull.maxAge` as the z2jh chart
+//! (4.x) defines them in `values.schema.yaml`: `enabled` a boolean, the others whole seconds
+//! (integer) or null. Files layer as `helm -f a.yaml -f b.yaml` does: a key set in a later
+//! file overrides the earlier ones, and a key no file sets keeps its chart default. A null
+//! deletes the key in Helm, and z2jh then passes no flag to the culler; that is recorded as 0
+//! here (no maximum age for `maxAge`; refused for `timeout` and `every` by
+//! [`Configured::validate`], which says what the culler does then).
+//!
+//! When the chart is a subchart the keys sit under a parent key, commonly `jupyterhub:`.
+//! [`ValuesPath::Auto`] finds `cull` at the top level or under `jupyterhub`;
+//! [`ValuesPath::Under`] names the parent explicitly.
+//!
+//! [`parse`] is pure (text in, settings out); [`load`] reads the files. YAML is read with
+//! `serde-saphyr` (YAML 1.1 booleans such as `yes` are accepted, as Helm does).
+
+use crate::window::{Configured, Origin};
+use anyhow::{Context, Result, anyhow, bail};
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// The parent key that z2jh's values sit under when the chart is used as a subchart.
+pub const SUBCHART_KEY: &str = "jupyterhub";
+
+/// Where `cull` sits in a values file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ValuesPath {
+    /// At the top level, or under `jupyterhub:` (the file must not have both).
+    #[default]
+    Auto,
+    /// Under these parent keys, outermost first; empty for the top level.
+    Under(Vec<String>),
+}
+
+impl ValuesPath {
+    /// Parses `--values-path`: unset or blank for [`ValuesPath::Auto`], `.` for the top
+    /// level, otherwise a dotted key path such as `jupyterhub` or `platform.jupyterhub`.
+    ///
+    /// # Errors
+    /// An empty segment, as in `a..b` or `.jupyterhub`.
+    pub fn parse(text: Option<&str>) -> Result<Self> {
+        let Some(t) = text.map(str::trim).filter(|t| !t.is_empty()) else {
+            return Ok(ValuesPath::Auto);
+        };
+        if t == "." {
+            return Ok(ValuesPath::Under(Vec::new()));
+        }
+        let keys: Vec<String> = t.split('.').map(|k| k.trim().to_string()).collect();
+        if keys.iter().any(String::is_empty) {
+            bail!(
+                "--values-path (input values-path) {t:?} has an empty key: write the parent key of `cull`, e.g. jupyterhub or platform.jupyterhub, or . for the top level"
+            );
+        }
+        Ok(ValuesPath::Under(keys))
+    }
+}
+
+/// One `cull.*` value as a file sets it: `Some(n)`, or `None` for an explicit null.
+type Nullable<T> = Option<T>;
+
+/// The `cull.*` keys one values file sets (absent keys are `None`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileCull {
+    /// The file, as given.
+    pub file: String,
+    /// The dotted path of its `cull` mapping, e.g. `jupyterhub.cull`; `None` when the file
+    /// has no `cull` at the searched place.
+    pub cull_path: Option<String>,
+    /// `cull.enabled`.
+    pub enabled: Option<Nullable<bool>>,
+    /// `cull.timeout`, seconds.
+    pub timeout: Option<Nullable<u64>>,
+    /// `cull.every`, seconds.
+    pub every: Option<Nullable<u64>>,
+    /// `cull.maxAge`, seconds.
+    pub max_age: Option<Nullable<u64>>,
+}
+
+/// Parses one values file's text. `file` names it in errors.
+///
+/// # Errors
+/// Text that is not YAML, a top level that is not a mapping, a parent or `cull` that is
+/// not a mapping, `cull` found both at the top level and under `jupyterhub` (with
+/// [`ValuesPath::Auto`]), or a `cull.*` value of the wrong type or negative. Every error
+/// names the file and the key path, and says what to write instead.
+pub fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCull> {
+    let doc: Value = serde_saphyr::from_str(text)
+        .map_err(|e| anyhow!("{file} is not a YAML values file: {e}"))?;
+    let top = match &doc {
+        Value::Null => return Ok(empty(file)),
+        Value::Object(_) => &doc,
+        other => bail!(
+            "{file} is not a values file: its top level is {}, not a mapping of keys such as `cull:`",
+            describe(other)
+        ),
+    };
+    let parents: Vec<String> = match path {
+        ValuesPath::Under(keys) => keys.clone(),
+        ValuesPath::Auto => {
+            let top_level = top.get("cull").is_some();
+            let under = top
+                .get(SUBCHART_KEY)
+                .and_then(Value::as_object)
+                .is_some_and(|m| m.contains_key("cull"));
+            match (top_level, under) {
+                (true, true) => bail!(
+                    "{file} has both `cull` and `{SUBCHART_KEY}.cull`: say which one the hub uses with --values-path {SUBCHART_KEY} (input values-path), or --values-path . for the top level"
+                ),
+                (false, true) => vec![SUBCHART_KEY.to_string()],
+                _ => Vec::new(),
+            }
+        }
+    };
+    let mut node = top;
+    let mut walked: Vec<&str> = Vec::new();
+    for key in parents.iter().map(String::as_str).chain(["cull"]) {
+        walked.push(key);
+        match node.get(key) {
+            None | Some(Value::Null) => return Ok(empty(file)),
+            Some(child @ Value::Object(_)) => node = child,
+            Some(other) => bail!(
+                "{file}: `{}` is {}, not a mapping; {}",
+                walked.join("."),
+                describe(other),
+                if key == "cull" {
+                    "write `cull:` with keys such as `timeout: 3600` beneath it"
+                } else {
+                    "check --values-path (input values-path)"
+                }
+            ),
+        }
+    }
+    let cull_path = walked.join(".");
+    let key = |name: &str| format!("{cull_path}.{name}");
+    Ok(FileCull {
+        file: file.to_string(),
+        enabled: node
+            .get("enabled")
+            .map(|v| boolean(file, &key("enabled"), v))
+            .transpose()?,
+        timeout: node
+            .get("timeout")
+            .map(|v| seconds(file, &key("timeout"), v))
+            .transpose()?,
+        every: node
+            .get("every")
+            .map(|v| seconds(file, &key("every"), v))
+            .transpose()?,
+        max_age: node
+            .get("maxAge")
+            .map(|v| seconds(file, &key("maxAge"), v))
+            .transpose()?,
+        cull_path: Some(cull_path),
+    })
+}
+
+/// Reads and parses `files` in order (each named as given).
+///
+/// # Errors
+/// An unreadable file (naming it and where paths are relative to), any [`parse`] error,
+/// and, with [`ValuesPath::Auto`], files that disagree about where `cull` sits.
+pub fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Vec<FileCull>> {
+    let mut parsed: Vec<FileCull> = Vec::new();
+    for f in files {
+        let name = f.display().to_string();
+        let text = std::fs::read_to_string(f).with_context(|| {
+            format!(
+                "cannot read the JupyterHub values file {name} (--jupyterhub-values, input jupyterhub-values; relative paths start at the working directory, the workspace in GitHub Actions)"
+            )
+        })?;
+        let this = parse(&name, &text, path)?;
+        if *path == ValuesPath::Auto {
+            if let (Some(here), Some(first)) = (
+                &this.cull_path,
+                parsed.iter().find(|p| p.cull_path.is_some()),
+            ) {
+                let there = first.cull_path.as_deref().unwrap_or_default();
+                if here != there {
+                    bail!(
+                        "the values files disagree about where `cull` sits: {} has `{there}`, {name} has `{here}`; name the parent key with --values-path (input values-path)",
+                        first.file
+                    );
+                }
+            }
+        }
+        parsed.push(this);
+    }
+    Ok(parsed)
+}
+
+/// Layers `files` over `config` in order, as Helm does: the last file that sets a key wins,
+/// and its origin records the file and key path. A null is recorded as 0 (see the module
+/// documentation).
+///
+/// # Errors
+/// `cull.enabled` left null by the last file that sets it (z2jh requires a boolean).
+pub fn apply(config: &mut Configured, files: &[FileCull]) -> Result<()> {
+    for f in files {
+        let Some(cull) = &f.cull_path else { continue };
+        let origin = |name: &str| Origin::File {
+            file: f.file.clone(),
+            key: format!("{cull}.{name}"),
+        };
+        if let Some(v) = f.enabled {
+            let v = v.ok_or_else(|| {
+                anyhow!(
+                    "{}: `{cull}.enabled` is null; z2jh requires true or false there",
+                    f.file
+                )
+            })?;
+            config.settings.enabled = v;
+            config.origins.enabled = origin("enabled");
+        }
+        if let Some(v) = f.timeout {
+            config.settings.timeout_secs = v.unwrap_or(0);
+            config.origins.timeout = origin("timeout");
+        }
+        if let Some(v) = f.every {
+            config.settings.every_secs = v.unwrap_or(0);
+            config.origins.every = origin("every");
+        }
+        if let Some(v) = f.max_age {
+            config.settings.max_age_secs = v.unwrap_or(0);
+            config.origins.max_age = origin("maxAge");
+        }
+    }
+    Ok(())
+}
+
+fn empty(file: &str) -> FileCull {
+    FileCull {
+        file: file.to_string(),
+        ..Default::default()
+    }
+}
+
+fn boolean(file: &str, key: &str, v: &Value) -> Result<Nullable<bool>> {
+    match v {
+        Value::Null => Ok(None),
+        Value::Bool(b) => Ok(Some(*b)),
+        other => bail!(
+            "{file}: `{key}` is {}; z2jh takes true or false there",
+            describe(other)
+        ),
+    }
+}
+
+fn seconds(file: &str, key: &str, v: &Value) -> Result<Nullable<u64>> {
+    let wrong = |what: String| {
+        anyhow!(
+            "{file}: `{key}` is {what}; z2jh takes whole seconds there, as an integer such as 3600 (0 or more)"
+        )
+    };
+    match v {
+        Value::Null => Ok(None),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(secs), _) => Ok(Some(secs)),
+            (None, Some(negative)) => Err(wrong(format!("negative ({negative})"))),
+            (None, None) => Err(wrong(format!("{n}, not a whole number of seconds"))),
+        },
+        other => Err(wrong(describe(other))),
+    }
+}
+
+/// A YAML value in words, for error messages: `the string "1h"`, `a list`, ...
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => format!("the string {s:?}"),
+        Value::Array(_) => "a list".into(),
+        Value::Object(_) => "a mapping".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::window::CullSettings;
+
+    fn layered(files: &[(&str, &str)], path: &ValuesPath) -> Result<Configured> {
+        let mut c = Configured::default();
+        let parsed = files
+            .iter()
+            .map(|(name, text)| parse(name, text, path))
+            .collect::<Result<Vec<_>>>()?;
+        apply(&mut c, &parsed)?;
+        Ok(c)
+    }
+
+    fn file_origin(file: &str, key: &str) -> Origin {
+        Origin::File {
+            file: file.into(),
+            key: key.into(),
+        }
+    }
+
+    #[test]
+    fn plain_chart_values_are_read_with_their_key_paths() {
+        let c = layered(
+            &[(
+                "values.yaml",
+                "hub:\n  image: {}\ncull:\n  enabled: true\n  timeout: 7200\n  every: 300\n  maxAge: 28800\n  users: false\n",
+            )],
+            &ValuesPath::Auto,
+        )
+        .unwrap();
+        assert_eq!(
+            c.settings,
+            CullSettings {
+                enabled: true,
+                timeout_secs: 7200,
+                every_secs: 300,
+                max_age_secs: 28800
+            }
+        );
+        assert_eq!(
+            c.origins.timeout,
+            file_origin("values.yaml", "cull.timeout")
+        );
+        assert_eq!(c.origins.max_age, file_origin("values.yaml", "cull.maxAge"));
+    }
+
+    #[test]
+    fn subchart_values_are_found_under_jupyterhub() {
+        let c = layered(
+            &[(
+                "umbrella.yaml",
+                "ingress: {enabled: true}\njupyterhub:\n  cull:\n    timeout: 1800\n",
+            )],
+            &ValuesPath::Auto,
+        )
+        .unwrap();
+        assert_eq!(c.settings.timeout_secs, 1800);
+        assert_eq!(
+            c.origins.timeout,
+            file_origin("umbrella.yaml", "jupyterhub.cull.timeout")
+        );
+    }
+
+    #[test]
+    fn values_path_names_another_parent_and_ignores_the_top_level() {
+        let text = "cull: {timeout: 1}\nplatform:\n  hub:\n    cull: {timeout: 900}\n";
+        let path = ValuesPath::parse(Some("platform.hub")).unwrap();
+        let c = layered(&[("v.yaml", text)], &path).unwrap();
+        assert_eq!(c.settings.timeout_secs, 900);
+        assert_eq!(
+            c.origins.timeout,
+            file_origin("v.yaml", "platform.hub.cull.timeout")
+        );
+        let top = layered(&[("v.yaml", text)], &ValuesPath::parse(Some(".")).unwrap()).unwrap();
+        assert_eq!(top.settings.timeout_secs, 1);
+        assert_eq!(ValuesPath::parse(Some(" ")).unwrap(), ValuesPath::Auto);
+        assert!(ValuesPath::parse(Some("a..b")).is_err());
+    }
+
+    #[test]
+    fn a_later_file_overrides_an_earlier_one_key_by_key() {
+        let c = layered(
+            &[
+                ("base.yaml", "cull:\n  timeout: 7200\n  every: 300\n"),
+                ("prod.yaml", "cull:\n  timeout: 5400\n  maxAge: 86400\n"),
+            ],
+            &ValuesPath::Auto,
+        )
+        .unwrap();
+        assert_eq!(c.settings.timeout_secs, 5400);
+        assert_eq!(c.settings.every_secs, 300);
+        assert_eq!(c.settings.max_age_secs, 86400);
+        assert_eq!(c.origins.timeout, file_origin("prod.yaml", "cull.timeout"));
+        assert_eq!(c.origins.every, file_origin("base.yaml", "cull.every"));
+        assert_eq!(c.origins.enabled, Origin::Default);
+    }
+
+    #[test]
+    fn missing_keys_keep_the_z2jh_defaults() {
+        for text in [
+            "",
+            "# nothing\n",
+            "hub: {}\n",
+            "cull:\n",
+            "cull: {}\n",
+            "jupyterhub: {}\n",
+        ] {
+            let c = layered(&[("v.yaml", text)], &ValuesPath::Auto).unwrap();
+            assert_eq!(c, Configured::default(), "{text:?}");
+        }
+        let c = layered(&[("v.yaml", "cull: {every: 120}\n")], &ValuesPath::Auto).unwrap();
+        assert_eq!(c.settings.timeout_secs, 3600);
+        assert!(c.settings.enabled);
+        assert_eq!(c.settings.max_age_secs, 0);
+        assert_eq!(c.origins.timeout, Origin::Default);
+    }
+
+    #[test]
+    fn yaml_one_one_booleans_read_as_helm_reads_them() {
+        let c = layered(&[("v.yaml", "cull: {enabled: no}\n")], &ValuesPath::Auto).unwrap();
+        assert!(!c.settings.enabled);
+    }
+
+    #[test]
+    fn null_clears_a_key_as_helm_does() {
+        let c = layered(
+            &[
+                ("a.yaml", "cull: {maxAge: 3600}\n"),
+                ("b.yaml", "cull: {maxAge: null}\n"),
+            ],
+            &ValuesPath::Auto,
+        )
+        .unwrap();
+        assert_eq!(c.settings.max_age_secs, 0);
+        assert_eq!(c.origins.max_age, file_origin("b.yaml", "cull.maxAge"));
+        let err = layered(&[("a.yaml", "cull: {enabled: ~}\n")], &ValuesPath::Auto)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("a.yaml: `cull.enabled` is null"), "{err}");
+    }
+
+    #[test]
+    fn wrong_types_are_refused_naming_file_and_key_path() {
+        let cases = [
+            (
+                "jupyterhub:\n  cull:\n    timeout: 1h\n",
+                "hub.yaml: `jupyterhub.cull.timeout` is the string \"1h\"; z2jh takes whole seconds",
+            ),
+            (
+                "cull:\n  every: -60\n",
+                "hub.yaml: `cull.every` is negative (-60)",
+            ),
+            (
+                "cull:\n  maxAge: 1.5\n",
+                "hub.yaml: `cull.maxAge` is 1.5, not a whole number of seconds",
+            ),
+            (
+                "cull:\n  timeout: \"3600\"\n",
+                "hub.yaml: `cull.timeout` is the string \"3600\"",
+            ),
+            (
+                "cull:\n  enabled: maybe\n",
+                "hub.yaml: `cull.enabled` is the string \"maybe\"; z2jh takes true or false",
+            ),
+            (
+                "cull:\n  timeout: [3600]\n",
+                "hub.yaml: `cull.timeout` is a list",
+            ),
+            (
+                "cull: true\n",
+                "hub.yaml: `cull` is the boolean true, not a mapping",
+            ),
+            (
+                "- cull\n",
+                "hub.yaml is not a values file: its top level is a list",
+            ),
+        ];
+        for (text, expected) in cases {
+            let err = layered(&[("hub.yaml", text)], &ValuesPath::Auto)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(expected), "{text:?}: {err}");
+        }
+        let err = layered(
+            &[("hub.yaml", "jupyterhub: 3\n")],
+            &ValuesPath::parse(Some("jupyterhub")).unwrap(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("`jupyterhub` is the number 3, not a mapping; check --values-path"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn text_that_is_not_yaml_is_refused_naming_the_file() {
+        for text in [
+            "cull: [\n",
+            "cull:\n  timeout: 1\n  timeout: 2\n",
+            "a: 1\n---\nb: 2\n",
+        ] {
+            let err = layered(&[("broken.yaml", text)], &ValuesPath::Auto)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with("broken.yaml is not a YAML values file: "),
+                "{text:?}: {err}"
+            );
+            assert!(err.contains("line "), "{err}");
+        }
+    }
+
+    #[test]
+    fn cull_in_both_places_is_ambiguous() {
+        let err = layered(
+            &[(
+                "v.yaml",
+                "cull: {timeout: 1}\njupyterhub:\n  cull: {timeout: 2}\n",
+            )],
+            &ValuesPath::Auto,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("both `cull` and `jupyterhub.cull`"), "{err}");
+        assert!(err.contains("--values-path jupyterhub"), "{err}");
+    }
+
+    #[test]
+    fn files_on_disk_layer_in_order_and_must_agree_on_the_layout() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let a = write("a.yaml", "jupyterhub:\n  cull: {timeout: 100}\n");
+        let b = write("b.yaml", "jupyterhub:\n  cull: {timeout: 200}\n");
+        let secrets = write("secrets.yaml", "jupyterhub:\n  hub: {cookieSecret: x}\n");
+        let plain = write("plain.yaml", "cull: {timeout: 300}\n");
+        let files = load(&[a.clone(), secrets, b.clone()], &ValuesPath::Auto).unwrap();
+        let mut c = Configured::default();
+        apply(&mut c, &files).unwrap();
+        assert_eq!(c.settings.timeout_secs, 200);
+        let err = load(&[a, plain], &ValuesPath::Auto)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("disagree about where `cull` sits"), "{err}");
+        let missing = dir.path().join("missing.yaml");
+        let err = format!("{:#}", load(&[missing], &ValuesPath::Auto).unwrap_err());
+        assert!(
+            err.contains("cannot read the JupyterHub values file") && err.contains("missing.yaml"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,525 @@
+//! The convergence window from z2jh values files, `codeq-rollout window`, the deployment
+//! doc's `docs --check | --write` on a copy of the committed CODEQ_DEPLOYMENT.md, and the
+//! runbook's commands run against stand-ins for `kubectl` and `curl`.
+
+use crate::common::*;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Exit code, stdout, stderr of `codeq-rollout ARGS` with only `env` in the environment,
+/// run from the repository root.
+fn run(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let out = Command::new(binary())
+        .args(args)
+        .env_clear()
+        .envs(env.iter().copied())
+        .current_dir(repo_root())
+        .output()
+        .expect("run codeq-rollout");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// A copy of the committed doc in a temp dir.
+fn doc_copy() -> (tempfile::TempDir, PathBuf, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(repo_root().join("CODEQ_DEPLOYMENT.md")).unwrap();
+    let path = write(dir.path(), "CODEQ_DEPLOYMENT.md", &text);
+    (dir, path, text)
+}
+
+fn docs(mode: &str, file: &Path, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["docs", mode, "--file", file.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    run(&args, &[])
+}
+
+#[test]
+fn docs_check_passes_on_the_committed_doc() {
+    let (_dir, path, _) = doc_copy();
+    let (code, stdout, stderr) = docs("--check", &path, &[]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("up to date"), "{stdout}");
+}
+
+#[test]
+fn a_one_character_edit_inside_a_generated_section_fails_with_a_diff_until_written() {
+    let (_dir, path, text) = doc_copy();
+    let window = text.find("<!-- BEGIN GENERATED: window -->").unwrap();
+    let at = window + text[window..].find("**1h 10m**").unwrap();
+    let mut edited = text.clone();
+    edited.replace_range(at..at + "**1h 10m**".len(), "**1h 11m**");
+    std::fs::write(&path, &edited).unwrap();
+
+    let (code, stdout, stderr) = docs("--check", &path, &[]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let name = path.display().to_string();
+    assert!(
+        stdout.starts_with(&format!("--- {name}\n+++ {name} (generated)\n@@ ")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\n-- **Idle sessions** are stopped by the idle culler within **1h 11m**"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\n+- **Idle sessions** are stopped by the idle culler within **1h 10m**"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout
+            .lines()
+            .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+            .count(),
+        1,
+        "only the edited line differs: {stdout}"
+    );
+    assert!(stderr.contains("docs --write"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        edited,
+        "--check writes nothing"
+    );
+
+    let (code, stdout, stderr) = docs("--write", &path, &[]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    assert_eq!(docs("--check", &path, &[]).0, 0);
+}
+
+#[test]
+fn an_edit_outside_the_generated_sections_passes_and_stays() {
+    let (_dir, path, text) = doc_copy();
+    let edited = text.replacen(
+        "The standing window is the promise",
+        "The standing window is our promise",
+        1,
+    );
+    assert_ne!(edited, text);
+    std::fs::write(&path, &edited).unwrap();
+    let (code, stdout, stderr) = docs("--check", &path, &[]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(docs("--write", &path, &[]).0, 0);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
+}
+
+#[test]
+fn docs_follow_the_values_files_and_runbook_options() {
+    let (dir, path, _) = doc_copy();
+    let values = write(
+        dir.path(),
+        "values.yaml",
+        "jupyterhub:\n  cull:\n    timeout: 7200\n    maxAge: 86400\n",
+    );
+    let options = [
+        "--jupyterhub-values",
+        values.to_str().unwrap(),
+        "--namespace",
+        "lab-prod",
+        "--hub-url",
+        "https://lab.example.edu/",
+    ];
+    let (code, stdout, _) = docs("--check", &path, &options);
+    assert_eq!(code, 1, "the committed doc shows the defaults: {stdout}");
+    assert!(
+        stdout.contains("+- **Idle sessions** are stopped by the idle culler within **2h 10m**"),
+        "{stdout}"
+    );
+    let (code, _, stderr) = docs("--write", &path, &options);
+    assert_eq!(code, 0, "{stderr}");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    assert!(doc.contains("within **1day 10m** of it"), "{doc}");
+    assert!(
+        doc.contains("NS=lab-prod RELEASE=jhub HUB_URL=https://lab.example.edu\n"),
+        "{doc}"
+    );
+    assert!(doc.contains("`https://lab.example.edu/hub/admin`"), "{doc}");
+    assert_eq!(docs("--check", &path, &options).0, 0);
+}
+
+#[test]
+fn window_reads_values_files_in_order_and_options_override_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = write(
+        dir.path(),
+        "base.yaml",
+        "jupyterhub:\n  cull:\n    timeout: 7200\n    every: 300\n    maxAge: 28800\n",
+    );
+    let prod = write(
+        dir.path(),
+        "prod.yaml",
+        "jupyterhub:\n  cull:\n    timeout: 5400\n",
+    );
+    let (code, stdout, stderr) = run(
+        &[
+            "window",
+            "--json",
+            "--jupyterhub-values",
+            base.to_str().unwrap(),
+            "--jupyterhub-values",
+            prod.to_str().unwrap(),
+            "--cull-max-age",
+            "12h",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["idle_window_seconds"], 5400 + 300);
+    assert_eq!(json["active_window_seconds"], 12 * 3600 + 300);
+    assert_eq!(
+        json["settings"],
+        json!({"enabled": true, "timeout_secs": 5400, "every_secs": 300, "max_age_secs": 43200})
+    );
+    assert_eq!(json["origins"]["enabled"], json!({"source": "default"}));
+    assert_eq!(
+        json["origins"]["timeout"],
+        json!({"source": "file", "file": prod.to_str().unwrap(), "key": "jupyterhub.cull.timeout"})
+    );
+    assert_eq!(
+        json["origins"]["every"],
+        json!({"source": "file", "file": base.to_str().unwrap(), "key": "jupyterhub.cull.every"})
+    );
+    assert_eq!(
+        json["origins"]["max_age"],
+        json!({"source": "option", "name": "cull-max-age"})
+    );
+    assert_eq!(
+        json["summary"],
+        "idle sessions within 1h 35m of last activity; active sessions within 12h 5m of the release"
+    );
+}
+
+#[test]
+fn window_takes_the_action_inputs_one_path_per_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.yaml", "cull:\n  timeout: 600\n  every: 60\n");
+    let b = write(dir.path(), "b.yaml", "cull:\n  enabled: false\n");
+    let list = format!("{}\n{}\n", a.display(), b.display());
+    let (code, stdout, stderr) = run(&["window"], &[("INPUT_JUPYTERHUB-VALUES", &list)]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with("Convergence window: no passive bound: culling is disabled"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "cull.enabled  false  ({}: cull.enabled)",
+            b.display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "cull.timeout  10m    ({}: cull.timeout)",
+            a.display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("cull.maxAge   none   (default)"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("warning: culling is disabled"), "{stderr}");
+}
+
+#[test]
+fn bad_values_files_fail_naming_the_file_and_key_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "types.yaml",
+            "jupyterhub:\n  cull:\n    every: 10m\n",
+            "`jupyterhub.cull.every` is the string \"10m\"",
+        ),
+        (
+            "negative.yaml",
+            "cull:\n  timeout: -1\n",
+            "`cull.timeout` is negative (-1)",
+        ),
+        (
+            "broken.yaml",
+            "cull: {timeout: 1\n",
+            "is not a YAML values file",
+        ),
+        (
+            "zero.yaml",
+            "cull:\n  every: 0\n",
+            "cull.every is 0 (or null) while culling is enabled",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let path = write(dir.path(), name, text);
+        let (code, stdout, stderr) = run(
+            &["window", "--jupyterhub-values", path.to_str().unwrap()],
+            &[],
+        );
+        assert_eq!(code, 1, "{name}: {stdout}");
+        assert!(
+            stderr.contains(name) && stderr.contains(expected),
+            "{name}: {stderr}"
+        );
+        assert!(
+            stdout.is_empty(),
+            "{name}: nothing printed but the error: {stdout}"
+        );
+    }
+    let (code, _, stderr) = run(
+        &["window", "--jupyterhub-values", "no/such/values.yaml"],
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("cannot read the JupyterHub values file no/such/values.yaml"),
+        "{stderr}"
+    );
+    // every 0 in a file is fine once an option gives the real interval.
+    let zero = dir.path().join("zero.yaml");
+    let (code, stdout, stderr) = run(
+        &[
+            "window",
+            "--jupyterhub-values",
+            zero.to_str().unwrap(),
+            "--cull-every",
+            "600",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("cull.every    10m   (option --cull-every)"),
+        "{stdout}"
+    );
+}
+
+#[tokio::test]
+async fn announce_states_the_window_from_values_files_with_origins() {
+    let github = FakeGitHub::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let values = write(
+        dir.path(),
+        "hub.yaml",
+        "jupyterhub:\n  cull:\n    timeout: 1800\n    maxAge: 28800\n",
+    );
+    let out = ActionRun::new(
+        "oci:examples/lab",
+        &github.api_url(),
+        "pull_request",
+        &pull_request_merged(&["routine"]),
+    )
+    .input("dry-run", "true")
+    .input("jupyterhub-values", &format!("{}\n", values.display()))
+    .input("values-path", "jupyterhub")
+    .input("cull-every", "5m")
+    .run()
+    .await;
+    out.assert_success();
+    assert_eq!(out.output("idle-window-seconds"), "2100");
+    assert_eq!(out.output("active-window-seconds"), "29100");
+    assert_eq!(
+        out.output("convergence-window"),
+        "idle sessions within 35m of last activity; active sessions within 8h 5m of the release"
+    );
+    let file = values.display().to_string();
+    assert!(
+        out.summary.contains(&format!(
+            "| Culler settings | `cull.enabled` true (default)<br>`cull.timeout` 30m ({file}: jupyterhub.cull.timeout)<br>`cull.every` 5m (option --cull-every)<br>`cull.maxAge` 8h ({file}: jupyterhub.cull.maxAge) |"
+        )),
+        "{}",
+        out.summary
+    );
+    // The note's concrete times count from the run's clock (NOW = 12:00 UTC).
+    assert!(
+        out.stdout.contains(
+            "sessions idle since the release have picked this up by **2026-11-30 12:35 UTC**"
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("(by **2026-11-30 20:05 UTC**)"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        out.stdout
+            .matches("An open browser tab counts as activity")
+            .count(),
+        1,
+        "the open-tab caveat once: {}",
+        out.stdout
+    );
+    assert!(github.writes().await.is_empty());
+}
+
+/// The runbook as the tracking issue carries it, run step by step in bash against a
+/// `kubectl` that answers with a pod list and a `curl` that records its requests.
+#[test]
+fn the_runbook_commands_find_stale_pods_by_digest_and_stop_them_through_the_hub() {
+    let new = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    let old = "1111111111111111111111111111111111111111111111111111111111111111";
+    let digest = format!("sha256:{new}");
+    let runbook = codeq_rollout::render::runbook_section(
+        &codeq_rollout::render::RunbookSettings {
+            namespace: "lab".into(),
+            helm_release: "hub".into(),
+            hub_url: "https://hub.test".into(),
+            ..Default::default()
+        },
+        &digest,
+    )
+    .unwrap();
+    let blocks: Vec<String> = runbook
+        .split("  ```sh\n")
+        .skip(1)
+        .map(|b| b.split("  ```").next().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        blocks.len(),
+        5,
+        "set up, list, stop, last resort, verify: {runbook}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pod = |name: &str, user: &str, server: Option<&str>, image: Option<&str>| {
+        let mut annotations = json!({"hub.jupyter.org/username": user});
+        if let Some(s) = server {
+            annotations["hub.jupyter.org/servername"] = json!(s);
+        }
+        let statuses: Vec<Value> = image
+            .map(|i| {
+                vec![
+                    json!({"name": "block-cloud-metadata", "imageID": format!("x@sha256:{old}")}),
+                    json!({"name": "notebook", "imageID": i}),
+                ]
+            })
+            .unwrap_or_default();
+        json!({"metadata": {"name": name, "annotations": annotations},
+               "status": {"containerStatuses": statuses}})
+    };
+    let before = json!({"items": [
+        pod("jupyter-alice", "alice", Some(""), Some(&format!("ghcr.io/org/lab@sha256:{old}"))),
+        pod("jupyter-bob-40x--gpu", "bob@x.org", Some("gpu box"),
+            Some(&format!("docker-pullable://ghcr.io/org/lab@sha256:{old}"))),
+        pod("jupyter-carol", "carol", None, Some(&format!("ghcr.io/org/lab@sha256:{new}"))),
+        pod("jupyter-dave", "dave", None, None),
+    ]});
+    let after = json!({"items": [
+        pod("jupyter-carol", "carol", None, Some(&format!("ghcr.io/org/lab@sha256:{new}"))),
+    ]});
+    write(d, "pods.json", &before.to_string());
+    write(d, "after.json", &after.to_string());
+    write(
+        d,
+        "kubectl",
+        &format!(
+            "#!/bin/bash\necho \"$*\" >> {0}/kubectl.log\ncat {0}/pods.json\n",
+            d.display()
+        ),
+    );
+    write(
+        d,
+        "curl",
+        &format!(
+            "#!/bin/bash\necho \"$*\" >> {0}/curl.log\nprintf 204\n",
+            d.display()
+        ),
+    );
+    let setup = blocks[0].replace(
+        "read -rsp 'JupyterHub API token (delete:servers): ' JUPYTERHUB_TOKEN; echo",
+        "JUPYTERHUB_TOKEN=hub-token",
+    );
+    let script = format!(
+        "set -u\nchmod +x kubectl curl\n{setup}\n{list}\necho '== stop'\n{stop}\necho '== verify'\ncp after.json pods.json\n{verify}",
+        list = blocks[1],
+        stop = blocks[2],
+        verify = blocks[4],
+    );
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(d)
+        .env("PATH", format!("{}:/usr/bin:/bin", d.display()))
+        .output()
+        .expect("bash");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let lines: Vec<&str> = stdout.lines().map(str::trim).collect();
+    assert_eq!(
+        lines,
+        [
+            "2",
+            "alice",
+            "bob@x.org",
+            "== stop",
+            "2",
+            "204 jupyter-alice",
+            "204 jupyter-bob-40x--gpu",
+            "== verify",
+            "0"
+        ],
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("4 single-user pods in lab with release=hub"),
+        "{stderr}"
+    );
+    let kubectl = std::fs::read_to_string(d.join("kubectl.log")).unwrap();
+    assert!(
+        kubectl
+            .lines()
+            .all(|l| l == "get pods -n lab -l component=singleuser-server,release=hub -o json"),
+        "{kubectl}"
+    );
+    let curl = std::fs::read_to_string(d.join("curl.log")).unwrap();
+    let requests: Vec<&str> = curl
+        .lines()
+        .map(|l| l.rsplit(' ').next().unwrap())
+        .collect();
+    assert_eq!(
+        requests,
+        [
+            "https://hub.test/hub/api/users/alice/server",
+            "https://hub.test/hub/api/users/bob%40x.org/servers/gpu%20box",
+        ]
+    );
+    assert!(
+        curl.lines()
+            .all(|l| l.contains("-X DELETE -H Authorization: token hub-token")),
+        "{curl}"
+    );
+
+    // A digest left as the doc's placeholder stops before listing anything.
+    let placeholder = blocks[0]
+        .replace(&digest, codeq_rollout::docs::DOC_DIGEST)
+        .replace(
+            "read -rsp 'JupyterHub API token (delete:servers): ' JUPYTERHUB_TOKEN; echo",
+            "",
+        );
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!("{placeholder}\nstale > /dev/null; echo rc=$?"))
+        .current_dir(d)
+        .env("PATH", format!("{}:/usr/bin:/bin", d.display()))
+        .output()
+        .expect("bash");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("rc=1"), "{stdout}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("DIGEST is not a sha256 digest"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
