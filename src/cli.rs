@@ -124,6 +124,12 @@ pub struct AnnounceArgs {
     /// The run's clock, RFC 3339 (tests; default: now)
     #[arg(long, hide = true)]
     pub now: Option<String>,
+    /// Timeout of each GitHub request, e.g. 300ms (tests; default 30s)
+    #[arg(long, hide = true, value_parser = humantime::parse_duration)]
+    pub github_timeout: Option<std::time::Duration>,
+    /// First wait before retrying a failed GitHub read; doubles per retry (tests; default 1s)
+    #[arg(long, hide = true, value_parser = humantime::parse_duration)]
+    pub github_retry_wait: Option<std::time::Duration>,
 }
 
 /// Options of `window`.
