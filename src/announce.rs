@@ -172,9 +172,19 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
     } else {
         let github = github.as_ref().ok_or_else(|| anyhow!("no GitHub client"))?;
         let found = found.as_ref().ok_or_else(|| anyhow!("nothing looked up"))?;
-        let update_comment = (decision.tier == Tier::Security)
-            .then(|| render::tracking_update(&facts))
-            .transpose()?;
+        let issue = match &issue_body {
+            Some(body) => Some(IssuePlan {
+                new: NewIssue {
+                    title: render::tracking_issue_title(&digest),
+                    body: body.clone(),
+                    labels: tracking_labels.clone(),
+                    assignees: split_list(&args.tracking_assignees),
+                },
+                evidence: render::evidence_fingerprint(&facts),
+                update_comment: render::tracking_update(&facts)?,
+            }),
+            None => None,
+        };
         let plan = Plan {
             release: NewRelease {
                 tag_name: tag.clone(),
@@ -184,19 +194,7 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
                 draft: false,
                 prerelease: false,
             },
-            issue: issue_body
-                .as_ref()
-                .zip(update_comment)
-                .map(|(body, update_comment)| IssuePlan {
-                    new: NewIssue {
-                        title: render::tracking_issue_title(&digest),
-                        body: body.clone(),
-                        labels: tracking_labels.clone(),
-                        assignees: split_list(&args.tracking_assignees),
-                    },
-                    evidence: render::evidence_fingerprint(&facts),
-                    update_comment,
-                }),
+            issue,
             release_url: release_url.clone().unwrap_or_default(),
             full_text_at: render::where_full(&facts),
         };

@@ -126,7 +126,7 @@ async fn close_duplicate(
 
 /// The comment on a duplicate tracking issue before it is closed. GitHub reads a comment
 /// starting "Duplicate of #N" as marking the issue a duplicate of #N.
-pub fn duplicate_comment(winner: &Issue, digest: &crate::digest::Digest) -> String {
+fn duplicate_comment(winner: &Issue, digest: &crate::digest::Digest) -> String {
     format!(
         "Duplicate of #{n}\n\nTwo codeq-rollout runs announced `{digest}` at the same time and \
          each opened a tracking issue. #{n} was opened first and is the one to use: {url}\n\n\

@@ -25,7 +25,6 @@ mod once;
 mod release;
 mod supersede;
 
-pub use issue::duplicate_comment;
 pub use supersede::superseded_comment;
 
 use crate::digest::Digest;

@@ -400,6 +400,15 @@ async fn fail_at_then_rerun(method: &'static str, route: &'static str, timeout: 
     let failed = pr_run(&github, &image, &["security"]).run().await;
     assert_eq!(failed.code, 1, "{}", failed.stdout);
     assert!(failed.stdout.contains("re-run"), "{}", failed.stdout);
+    let calls = calls_since(&github, 0).await;
+    let post = format!("POST {route}");
+    let at = calls.iter().position(|c| *c == post).unwrap();
+    assert_eq!(
+        calls[at..at + 3],
+        [post.clone(), format!("GET {route}"), post.clone()],
+        "after a failed write: a fresh look-up, then one more try, and no other"
+    );
+    assert_eq!(calls.iter().filter(|c| **c == post).count(), 2);
     let issues_before = open_issues(&github, &image);
     assert_eq!(
         issues_before.len(),
