@@ -3,9 +3,9 @@
 use crate::cli::AnnounceArgs;
 use crate::context::{Overrides, RunContext};
 use crate::digest::{self, Digest, ImageSource, registry::RegistryOptions};
-use crate::github::GitHub;
 use crate::github::models::{NewIssue, NewRelease};
-use crate::publish::{self, Plan, Published};
+use crate::github::{self, GitHub};
+use crate::publish::{self, Found, IssuePlan, Plan, Published, Target};
 use crate::pulls::{self, LookupOptions};
 use crate::render::{self, Facts, RunbookSettings};
 use crate::report::{FileCommands, Log};
@@ -68,8 +68,15 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
             let debug_log = Arc::new(Log::from_env());
             debug_log.mask(token);
             let sink = Arc::clone(&debug_log);
+            let mut options = github::Options::default();
+            if let Some(timeout) = args.github_timeout {
+                options.timeout = timeout;
+            }
+            if let Some(wait) = args.github_retry_wait {
+                options.read_retry.base = wait;
+            }
             Some(
-                GitHub::new(&ctx.api_url, token, repo.clone())?
+                GitHub::with_options(&ctx.api_url, token, repo.clone(), options)?
                     .with_debug(Arc::new(move |l: &str| sink.debug(l))),
             )
         }
@@ -154,8 +161,20 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
         );
     }
 
-    // 4. Render.
+    // 4. Look up what exists (not in a dry run), then render: a re-run renders with the
+    // original announce time, so an unchanged release renders the same and nothing is sent.
     let tag = publish::release_tag(&source.short_name(), &digest);
+    let target = Target {
+        digest: digest.clone(),
+        tag: tag.clone(),
+        tracking_labels: tracking_labels.clone(),
+        tracking_issue: decision.tier == Tier::Security,
+    };
+    let found = match (&github, args.dry_run) {
+        (Some(github), false) => Some(publish::look_up(github, &target).await?),
+        _ => None,
+    };
+    let now = found.as_ref().and_then(Found::announced_at).unwrap_or(now);
     let release_url = ctx
         .repository
         .as_ref()
@@ -197,8 +216,21 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
         None
     } else {
         let github = github.as_ref().ok_or_else(|| anyhow!("no GitHub client"))?;
+        let found = found.as_ref().ok_or_else(|| anyhow!("nothing looked up"))?;
+        let issue = match &issue_body {
+            Some(body) => Some(IssuePlan {
+                new: NewIssue {
+                    title: render::tracking_issue_title(&digest),
+                    body: body.clone(),
+                    labels: tracking_labels.clone(),
+                    assignees: split_list(&args.tracking_assignees),
+                },
+                evidence: render::evidence_fingerprint(&facts),
+                update_comment: render::tracking_update(&facts)?,
+            }),
+            None => None,
+        };
         let plan = Plan {
-            digest: digest.clone(),
             release: NewRelease {
                 tag_name: tag.clone(),
                 target_commitish: target_sha.clone().unwrap_or_default(),
@@ -207,22 +239,23 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
                 draft: false,
                 prerelease: false,
             },
-            issue: issue_body.as_ref().map(|body| NewIssue {
-                title: render::tracking_issue_title(&digest),
-                body: body.clone(),
-                labels: tracking_labels.clone(),
-                assignees: split_list(&args.tracking_assignees),
-            }),
-            tracking_labels: tracking_labels.clone(),
+            issue,
             release_url: release_url.clone().unwrap_or_default(),
+            full_text_at: render::where_full(&facts),
         };
-        let published = publish::publish(github, &plan).await?;
+        let published = publish::publish(github, found, &plan).await?;
+        for note in &published.notes {
+            log.info(note);
+        }
         log.info(&format!(
             "release note {}: {}",
             published.release_change, published.release_url
         ));
         if let Some((url, change)) = &published.issue {
             log.info(&format!("tracking issue {change}: {url}"));
+        }
+        if let Some(change) = published.update_comment {
+            log.info(&format!("tracking issue update comment {change}"));
         }
         Some(published)
     };

@@ -182,6 +182,12 @@ pub struct AnnounceArgs {
     /// a fresh merge (tests; tries = waits + 1)
     #[arg(long, hide = true, value_delimiter = ',', default_values_t = crate::pulls::DEFAULT_BACKOFF_MS)]
     pub lookup_backoff_ms: Vec<u64>,
+    /// Timeout of each GitHub request, e.g. 300ms (tests; default 30s)
+    #[arg(long, hide = true, value_parser = humantime::parse_duration)]
+    pub github_timeout: Option<std::time::Duration>,
+    /// First wait before retrying a failed GitHub read; doubles per retry (tests; default 1s)
+    #[arg(long, hide = true, value_parser = humantime::parse_duration)]
+    pub github_retry_wait: Option<std::time::Duration>,
 }
 
 impl AnnounceArgs {

@@ -49,6 +49,72 @@ pub fn marker(kind: MarkerKind, digest: &Digest) -> String {
     format!("<!-- codeq-rollout:{} digest={} -->", kind.name(), digest)
 }
 
+/// The hidden second line of a release note: `<!-- codeq-rollout:announced-at RFC3339 -->`,
+/// the time its convergence deadlines count from. A re-run renders with the same time, so an
+/// unchanged release renders byte for byte the same and nothing is written.
+const ANNOUNCED_AT: &str = "announced-at";
+/// The hidden second line of a tracking issue and of the bot's update comment:
+/// `<!-- codeq-rollout:evidence <16 hex> -->`, a fingerprint of the facts the body states
+/// (see [`evidence_fingerprint`]).
+const EVIDENCE: &str = "evidence";
+
+fn hidden_line(name: &str, value: &str) -> String {
+    format!("<!-- codeq-rollout:{name} {value} -->")
+}
+
+/// The value of the hidden second line `name` of `body`, trusted only when the first line
+/// is a marker of `kind`.
+fn hidden_value<'a>(kind: MarkerKind, body: &'a str, name: &str) -> Option<&'a str> {
+    marker_digest(kind, body)?;
+    let second = body.lines().nth(1)?.trim_end();
+    second
+        .strip_prefix(&format!("<!-- codeq-rollout:{name} "))?
+        .strip_suffix(" -->")
+}
+
+/// The announce time recorded in a release note written by codeq-rollout, if any.
+pub fn announced_at(body: &str) -> Option<OffsetDateTime> {
+    let text = hidden_value(MarkerKind::Release, body, ANNOUNCED_AT)?;
+    OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()
+}
+
+/// The evidence fingerprint recorded in a body of `kind` (a tracking issue or the bot's
+/// update comment), if any.
+pub fn recorded_evidence(kind: MarkerKind, body: &str) -> Option<&str> {
+    hidden_value(kind, body, EVIDENCE)
+}
+
+/// The facts a tracking issue states that a later run may find different: image, tier and
+/// how it was decided, pull requests, commit, culler settings. Not the clock, not the
+/// workflow run (a re-run has a new attempt number).
+#[derive(Serialize)]
+struct Evidence<'a> {
+    image: &'a str,
+    tier: String,
+    source: String,
+    reason: &'a str,
+    pull_requests: &'a [crate::tier::PullRequest],
+    sha: &'a str,
+    culler: &'a CullSettings,
+}
+
+/// A fingerprint of the facts `facts` gives a tracking issue: the first 16 hex digits of
+/// the SHA-256 of their JSON. Equal fingerprints mean a re-run has nothing new to say.
+pub fn evidence_fingerprint(facts: &Facts) -> String {
+    use sha2::Digest as _;
+    let evidence = Evidence {
+        image: &facts.image,
+        tier: facts.tier.tier.to_string(),
+        source: facts.tier.source.to_string(),
+        reason: &facts.tier.reason,
+        pull_requests: &facts.tier.pull_requests,
+        sha: &facts.sha,
+        culler: &facts.culler,
+    };
+    let json = serde_json::to_vec(&evidence).expect("plain data serialises");
+    hex::encode(sha2::Sha256::digest(&json))[..16].to_string()
+}
+
 /// The digest named by `body`'s marker of `kind`, if the body's **first line** is exactly
 /// such a marker. Markers elsewhere in a body (say, copied from a PR title) are ignored:
 /// only the place the tool writes them is trusted.
@@ -128,6 +194,17 @@ pub fn tracking_issue(facts: &Facts) -> Result<String> {
     Ok(truncate_body(&body, ISSUE_BODY_LIMIT, &where_full(facts)))
 }
 
+/// Renders the bot's one comment on an existing tracking issue, stating facts a later run
+/// found different (the issue body itself is the responders' and is never edited). Capped
+/// at [`ISSUE_BODY_LIMIT`].
+///
+/// # Errors
+/// Only on a template error.
+pub fn tracking_update(facts: &Facts) -> Result<String> {
+    let body = render("tracking_update.md.j2", facts, MarkerKind::UpdateComment)?;
+    Ok(truncate_body(&body, ISSUE_BODY_LIMIT, &where_full(facts)))
+}
+
 /// The tracking issue's title: `Security release sha256:<12 hex>: break-glass runbook`.
 pub fn tracking_issue_title(digest: &Digest) -> String {
     format!(
@@ -186,7 +263,9 @@ pub fn truncate_body(body: &str, limit: usize, where_full: &str) -> String {
     cut
 }
 
-fn where_full(facts: &Facts) -> String {
+/// Where the full text of a cut body is: the workflow run's log and summary (or, outside
+/// Actions, the tool's output), for the note [`truncate_body`] appends.
+pub fn where_full(facts: &Facts) -> String {
     match &facts.run_url {
         Some(url) => format!("the workflow run's log and summary ({url})"),
         None => "the output of codeq-rollout".to_string(),
@@ -205,6 +284,10 @@ fn environment() -> Environment<'static> {
         (
             "tracking_issue.md.j2",
             include_str!("../templates/tracking_issue.md.j2"),
+        ),
+        (
+            "tracking_update.md.j2",
+            include_str!("../templates/tracking_update.md.j2"),
         ),
         ("window.md.j2", include_str!("../templates/window.md.j2")),
         ("runbook.md.j2", include_str!("../templates/runbook.md.j2")),
@@ -238,6 +321,15 @@ fn window_view(window: &Window, now: Option<OffsetDateTime>) -> WindowView {
         idle_by: by(window.idle_secs),
         active_by: by(window.active_secs),
     }
+}
+
+/// `2026-11-30T14:05:09Z`: RFC 3339 in UTC, whole seconds (the deadlines are shown to the
+/// minute, so dropping the fraction changes nothing rendered).
+fn rfc3339_seconds(t: OffsetDateTime) -> String {
+    let t = t.to_offset(time::UtcOffset::UTC);
+    let t = t.replace_nanosecond(0).unwrap_or(t);
+    t.format(&time::format_description::well_known::Rfc3339)
+        .expect("a UTC time formats as RFC 3339")
 }
 
 /// `2026-11-30 14:05 UTC`.
@@ -313,6 +405,9 @@ fn render(template: &str, facts: &Facts, kind: MarkerKind) -> Result<String> {
         culler => culler_text(&facts.culler),
         release_url => facts.release_url,
         run_url => facts.run_url,
+        announced_at => hidden_line(ANNOUNCED_AT, &rfc3339_seconds(facts.now)),
+        evidence => hidden_line(EVIDENCE, &evidence_fingerprint(facts)),
+        window_summary => facts.window.summary(),
         ..runbook_context(&facts.runbook, facts.digest.as_str())
     };
     env.get_template(template)?
@@ -542,6 +637,52 @@ mod tests {
         assert_eq!(marker_digest(MarkerKind::TrackingIssue, &body), None);
         let forged = format!("Human text\n{}", marker(MarkerKind::Release, &f.digest));
         assert_eq!(marker_digest(MarkerKind::Release, &forged), None);
+    }
+
+    #[test]
+    fn the_announce_time_and_the_evidence_are_recorded_on_the_second_line() {
+        let f = facts(Tier::Security, CullSettings::default());
+        let note = release_note(&f).unwrap();
+        assert_eq!(announced_at(&note), Some(f.now));
+        let issue = super::tracking_issue(&f).unwrap();
+        let fingerprint = evidence_fingerprint(&f);
+        assert_eq!(fingerprint.len(), 16);
+        assert_eq!(
+            recorded_evidence(MarkerKind::TrackingIssue, &issue),
+            Some(fingerprint.as_str())
+        );
+        let update = super::tracking_update(&f).unwrap();
+        assert_eq!(
+            marker_digest(MarkerKind::UpdateComment, &update),
+            Some(f.digest.clone())
+        );
+        assert_eq!(
+            recorded_evidence(MarkerKind::UpdateComment, &update),
+            Some(fingerprint.as_str())
+        );
+        // Not trusted without the marker above it.
+        let bare: String = issue.lines().skip(1).collect::<Vec<_>>().join("\n");
+        assert_eq!(recorded_evidence(MarkerKind::TrackingIssue, &bare), None);
+    }
+
+    #[test]
+    fn evidence_ignores_the_clock_and_the_run_but_not_the_labels() {
+        let f = facts(Tier::Security, CullSettings::default());
+        let mut later = f.clone();
+        later.now += time::Duration::hours(5);
+        later.run_url =
+            Some("https://github.com/octo-org/lab-image/actions/runs/4242/attempts/2".into());
+        assert_eq!(evidence_fingerprint(&f), evidence_fingerprint(&later));
+        let mut relabelled = f.clone();
+        relabelled.tier.pull_requests[0].labels.push("cve".into());
+        assert_ne!(evidence_fingerprint(&f), evidence_fingerprint(&relabelled));
+    }
+
+    #[test]
+    fn tracking_update_comment() {
+        insta::assert_snapshot!(
+            super::tracking_update(&facts(Tier::Security, CullSettings::default())).unwrap()
+        );
     }
 
     #[test]

@@ -12,6 +12,9 @@ pub enum Kind {
     NotFound,
     /// 422: GitHub refused the content (validation).
     Unprocessable,
+    /// 422 with the error code `already_exists`: the object (e.g. a release for this tag)
+    /// exists already, typically made by a concurrent run. Callers look it up.
+    AlreadyExists,
     /// 429 or a rate-limit 403 after retries.
     RateLimited,
     /// 5xx, a timeout or a broken connection: for a write, the outcome is unknown.
@@ -51,6 +54,12 @@ impl GitHubError {
         Self { kind, message }
     }
 
+    /// Whether a write that met this error may nevertheless have taken effect (a 5xx, a
+    /// timeout, a broken connection): the caller must look the object up before writing again.
+    pub fn outcome_unknown(&self) -> bool {
+        self.kind == Kind::Unavailable
+    }
+
     /// Maps an octocrab error met while doing `what` (e.g. "create the release").
     pub fn from_octocrab(err: octocrab::Error, what: &str) -> Self {
         match err {
@@ -77,6 +86,14 @@ impl GitHubError {
                     .unwrap_or_default();
                 if kind == Kind::Forbidden && msg.to_ascii_lowercase().contains("rate limit") {
                     kind = Kind::RateLimited;
+                }
+                let already_exists = source
+                    .errors
+                    .iter()
+                    .flatten()
+                    .any(|e| e.get("code").and_then(|c| c.as_str()) == Some("already_exists"));
+                if kind == Kind::Unprocessable && already_exists {
+                    kind = Kind::AlreadyExists;
                 }
                 let hint = hint(kind, what, &msg);
                 Self::new(

@@ -1,23 +1,26 @@
 //! The GitHub edge: a small client over `octocrab` for the few REST calls codeq-rollout makes.
 //!
-//! Two octocrab clients share one token and base URL: reads retry on 5xx, 429 and rate
-//! limits (octocrab's `HandleRateLimits`, which honours `Retry-After`); writes never retry,
-//! because a POST that may have succeeded must be followed by a fresh look-up, not a second
-//! POST (octocrab's default retry would re-send it). Responses are decoded into the small,
-//! tolerant structs of [`models`] rather than octocrab's full models.
+//! Two octocrab clients share one token and base URL, neither with octocrab's retry: reads
+//! are retried here on 5xx, 429, rate limits and transport failures, with backoff, honouring
+//! `Retry-After` ([`retry`]); writes are never retried, because a POST that may have
+//! succeeded must be followed by a fresh look-up, not a second POST (octocrab's default
+//! retry would re-send it). Every request has a timeout ([`Options`]). Responses are decoded
+//! into the small, tolerant structs of [`models`] rather than octocrab's full models.
 //!
 //! The base URL is injectable (`GITHUB_API_URL`), so GitHub Enterprise Server
 //! (`https://HOST/api/v3`) and the tests' fake server take the same path through the code.
 
 mod error;
 pub mod models;
+pub mod retry;
 
 pub use error::{GitHubError, Kind};
+pub use retry::ReadRetry;
 
 use crate::context::Repository;
 use models::{Comment, Issue, PullRequest, Release};
 use octocrab::Octocrab;
-use octocrab::service::middleware::retry::{NoOpRateLimitMetrics, RetryConfig};
+use octocrab::service::middleware::retry::RetryConfig;
 use serde::Serialize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -29,23 +32,56 @@ pub const PER_PAGE: usize = 100;
 /// Where request lines go in debug mode: method and path, never headers.
 pub type DebugSink = Arc<dyn Fn(&str) + Send + Sync>;
 
+/// Timeouts and read retries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// How long to wait for a connection, and then for each read of an answer (default
+    /// 30 s). A write that times out has an unknown outcome and is followed by a look-up.
+    pub timeout: Duration,
+    /// How reads are retried.
+    pub read_retry: ReadRetry,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(30),
+            read_retry: ReadRetry::default(),
+        }
+    }
+}
+
 /// A GitHub REST client bound to one repository.
 pub struct GitHub {
     read: Octocrab,
     write: Octocrab,
     repo: Repository,
+    options: Options,
     requests: AtomicUsize,
     debug: Option<DebugSink>,
 }
 
 impl GitHub {
     /// A client for `repo` at `api_url` (e.g. `https://api.github.com`), authenticated with
-    /// `token`. Makes no request.
+    /// `token`, with the default [`Options`]. Makes no request.
     ///
     /// # Errors
     /// An `api_url` that is not a URL.
     pub fn new(api_url: &str, token: &str, repo: Repository) -> Result<Self, GitHubError> {
-        let build = |retry: RetryConfig| {
+        Self::with_options(api_url, token, repo, Options::default())
+    }
+
+    /// As [`GitHub::new`], with explicit timeouts and read retries.
+    ///
+    /// # Errors
+    /// An `api_url` that is not a URL.
+    pub fn with_options(
+        api_url: &str,
+        token: &str,
+        repo: Repository,
+        options: Options,
+    ) -> Result<Self, GitHubError> {
+        let build = || {
             Octocrab::builder()
                 .base_uri(api_url)
                 .map_err(|e| {
@@ -55,23 +91,20 @@ impl GitHub {
                     )
                 })?
                 .personal_token(token.to_string())
-                .add_retry_config(retry)
-                .set_connect_timeout(Some(Duration::from_secs(10)))
-                .set_read_timeout(Some(Duration::from_secs(30)))
+                .add_retry_config(RetryConfig::None)
+                .set_connect_timeout(Some(options.timeout))
+                .set_read_timeout(Some(options.timeout))
+                .set_write_timeout(Some(options.timeout))
                 .build()
                 .map_err(|e| {
                     GitHubError::new(Kind::Other, format!("cannot build the GitHub client: {e}"))
                 })
         };
         Ok(Self {
-            read: build(RetryConfig::HandleRateLimits {
-                metrics: Arc::new(NoOpRateLimitMetrics),
-                max_retries: 3,
-                min_wait_seconds: 2,
-                retry_on_forbidden: false,
-            })?,
-            write: build(RetryConfig::None)?,
+            read: build()?,
+            write: build()?,
             repo,
+            options,
             requests: AtomicUsize::new(0),
             debug: None,
         })
@@ -104,16 +137,35 @@ impl GitHub {
         }
     }
 
+    /// A GET, retried per [`Options::read_retry`].
     async fn get<R: serde::de::DeserializeOwned>(
         &self,
         route: &str,
         what: &str,
     ) -> Result<R, GitHubError> {
-        self.note("GET", route);
-        self.read
-            .get::<R, _, ()>(route, None)
-            .await
-            .map_err(|e| GitHubError::from_octocrab(e, what))
+        let mut attempt = 0;
+        loop {
+            self.note("GET", route);
+            match self.read.get::<R, _, ()>(route, None).await {
+                Ok(value) => return Ok(value),
+                Err(err) => {
+                    let now = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+                    match self
+                        .options
+                        .read_retry
+                        .wait(retry::Failure::of(&err), attempt, now)
+                    {
+                        Some(wait) => {
+                            tokio::time::sleep(wait).await;
+                            attempt += 1;
+                        }
+                        None => return Err(GitHubError::from_octocrab(err, what)),
+                    }
+                }
+            }
+        }
     }
 
     async fn post<B: Serialize, R: serde::de::DeserializeOwned>(
@@ -142,8 +194,8 @@ impl GitHub {
             .map_err(|e| GitHubError::from_octocrab(e, what))
     }
 
-    /// Lists pages of `route` (which has no query yet, or ends with `&`-joinable query),
-    /// following pages only while a page comes back full.
+    /// Lists pages of `route` (with or without a query), following pages only while a page
+    /// comes back full (at most 100 pages).
     async fn list_all<R: serde::de::DeserializeOwned>(
         &self,
         route: &str,
@@ -220,8 +272,9 @@ impl GitHub {
         }
     }
 
-    /// Issues carrying all of `labels`, open and closed, pull requests skipped
-    /// (`GET /repos/{o}/{r}/issues?labels=…&state=…`, every page).
+    /// Issues carrying all of `labels` in `state` (`open`, `closed` or `all`), pull requests
+    /// skipped (`GET /repos/{o}/{r}/issues?labels=…&state=…`, every page). Listing, not the
+    /// search API, whose index lags new issues.
     pub async fn list_issues(
         &self,
         labels: &[String],
@@ -265,7 +318,7 @@ impl GitHub {
         .await
     }
 
-    /// Comments on an issue. Not retried.
+    /// Comments on an issue (`POST /repos/{o}/{r}/issues/{n}/comments`). Not retried.
     pub async fn create_comment(&self, number: u64, body: &str) -> Result<Comment, GitHubError> {
         self.post(
             &self.route(&format!("/issues/{number}/comments")),
@@ -275,7 +328,8 @@ impl GitHub {
         .await
     }
 
-    /// Replaces the body of one of the bot's comments.
+    /// Replaces the body of one of the bot's comments
+    /// (`PATCH /repos/{o}/{r}/issues/comments/{id}`).
     pub async fn update_comment(&self, id: u64, body: &str) -> Result<Comment, GitHubError> {
         self.patch(
             &self.route(&format!("/issues/comments/{id}")),

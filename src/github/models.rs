@@ -19,9 +19,15 @@ pub struct Release {
     /// Whether it is a draft.
     #[serde(default)]
     pub draft: bool,
+    /// Whether it is a pre-release.
+    #[serde(default)]
+    pub prerelease: bool,
     /// The commit (or branch) the tag was created from.
     #[serde(default)]
     pub target_commitish: String,
+    /// When it was published (RFC 3339); `None` for drafts.
+    #[serde(default)]
+    pub published_at: Option<String>,
 }
 
 /// The body of `POST /repos/{o}/{r}/releases`.
@@ -64,6 +70,9 @@ pub struct Issue {
     /// `open` or `closed`.
     #[serde(default)]
     pub state: String,
+    /// How many comments it has: 0 means there is no comment to look for.
+    #[serde(default)]
+    pub comments: u64,
     /// Present when this "issue" is a pull request.
     #[serde(default)]
     pub pull_request: Option<serde_json::Value>,

@@ -3,5 +3,6 @@
 
 mod common;
 mod e2e;
+mod publish;
 mod tier_triggers;
 mod window_docs;

@@ -2,10 +2,11 @@
 //! answered with GitHub's own example payloads (`tests/fixtures/github-rest`, MIT) edited
 //! only where the scenario needs. Every request is recorded by wiremock, so tests assert
 //! request bodies and counts. Faults (a 502 before or after the write took effect, a hang)
-//! can be injected per route.
+//! can be injected per route. Races are staged with [`FakeGitHub::race_first_lists`]:
+//! every run's first listing sees the same state, as when runs list at the same instant.
 
 use serde_json::{Value, json};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use wiremock::matchers::any;
@@ -57,7 +58,20 @@ pub struct State {
     pub forbidden: Vec<(&'static str, &'static str)>,
     /// Injected faults.
     pub faults: Vec<Fault>,
+    /// Whether `POST /releases` accepts a tag that a release already has. GitHub's check is
+    /// not atomic: two concurrent creates for one tag can both succeed (seen in the wild,
+    /// e.g. kernalix7/winpodx#117). Off: the second create gets 422 `already_exists`.
+    pub allow_duplicate_tags: bool,
+    /// Staged race: see [`FakeGitHub::race_first_lists`].
+    race: Option<RaceReads>,
     next_id: u64,
+}
+
+/// The state each run's first listing of a route sees, and who has listed already.
+#[derive(Default)]
+struct RaceReads {
+    snapshots: HashMap<&'static str, Vec<Value>>,
+    seen: HashSet<(&'static str, String)>,
 }
 
 /// A running fake GitHub.
@@ -177,6 +191,56 @@ impl FakeGitHub {
         self.state.lock().unwrap().faults.push(fault);
     }
 
+    /// Stages a race between runs: the first `GET /releases` and the first `GET /issues`
+    /// of each run (runs are told apart by their token, as two workflow runs have two) are
+    /// answered from the state at the first such listing by any run; later listings see the
+    /// live state. This is the interleaving where every run lists before any run creates,
+    /// made certain whatever the timing of the processes.
+    pub fn race_first_lists(&self) {
+        self.state.lock().unwrap().race = Some(RaceReads::default());
+    }
+
+    /// Lets two releases share a tag, as GitHub's non-atomic check sometimes does.
+    pub fn allow_duplicate_tags(&self) {
+        self.state.lock().unwrap().allow_duplicate_tags = true;
+    }
+
+    /// Changes release `id` in place (e.g. as a human editing it in the web UI).
+    pub fn edit_release(&self, id: u64, edit: impl FnOnce(&mut Value)) {
+        let mut s = self.state.lock().unwrap();
+        let release = s
+            .releases
+            .iter_mut()
+            .find(|r| r["id"] == json!(id))
+            .unwrap_or_else(|| panic!("no release {id}"));
+        edit(release);
+    }
+
+    /// Changes issue `number` in place (e.g. a responder ticking a box).
+    pub fn edit_issue(&self, number: u64, edit: impl FnOnce(&mut Value)) {
+        let mut s = self.state.lock().unwrap();
+        let issue = s
+            .issues
+            .iter_mut()
+            .find(|i| i["number"] == json!(number))
+            .unwrap_or_else(|| panic!("no issue {number}"));
+        edit(issue);
+    }
+
+    /// Adds a comment to issue `number` (as a human, or an earlier run, left it).
+    pub fn add_comment(&self, number: u64, body: &str) -> u64 {
+        let mut s = self.state.lock().unwrap();
+        let id = s.next();
+        let mut c = fixture("github-rest/issue-comment.json");
+        c["id"] = json!(id);
+        c["body"] = json!(body);
+        s.comments.push((number, c));
+        if let Some(i) = s.issues.iter_mut().find(|i| i["number"] == json!(number)) {
+            i["comments"] = json!(i["comments"].as_u64().unwrap_or(0) + 1);
+        }
+        id
+    }
+
     /// Releases in the fake now.
     pub fn releases(&self) -> Vec<Value> {
         self.state.lock().unwrap().releases.clone()
@@ -211,6 +275,19 @@ impl State {
     fn next(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id
+    }
+
+    /// `live` as `token` sees it on `route`: the race snapshot on its first listing when a
+    /// race is staged, else `live` itself.
+    fn listing(&mut self, route: &'static str, token: &str, live: Vec<Value>) -> Vec<Value> {
+        let Some(race) = &mut self.race else {
+            return live;
+        };
+        if race.seen.insert((route, token.to_string())) {
+            race.snapshots.entry(route).or_insert(live).clone()
+        } else {
+            live
+        }
     }
 }
 
@@ -290,6 +367,7 @@ fn issue_json(
             .collect(),
     );
     i["html_url"] = json!(format!("{SERVER_URL}/{OWNER}/{REPO}/issues/{number}"));
+    i["comments"] = json!(0);
     i
 }
 
@@ -311,6 +389,16 @@ fn page(items: Vec<Value>, query: &HashMap<String, String>) -> Vec<Value> {
         .collect()
 }
 
+/// GitHub's 422 for a field that must be unique, e.g. a release's `tag_name`.
+fn already_exists(resource: &str, field: &str) -> ResponseTemplate {
+    ResponseTemplate::new(422).set_body_json(json!({
+        "message": "Validation Failed",
+        "errors": [{ "resource": resource, "code": "already_exists", "field": field }],
+        "documentation_url": "https://docs.github.com/rest/releases/releases#create-a-release",
+        "status": "422",
+    }))
+}
+
 fn error(status: u16, message: &str) -> ResponseTemplate {
     ResponseTemplate::new(status).set_body_json(json!({
         "message": message,
@@ -329,6 +417,12 @@ impl Respond for Handler {
         let path = path.to_string();
         let query: HashMap<String, String> = req.url.query_pairs().into_owned().collect();
         let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
+        let token = req
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
 
         if s.forbidden
             .iter()
@@ -362,14 +456,16 @@ impl Respond for Handler {
         let parts: Vec<&str> = route.trim_start_matches('/').split('/').collect();
         let answer = match (method.as_str(), parts.as_slice()) {
             ("GET", ["releases"]) => {
-                let mut all = s.releases.clone();
+                let live = s.releases.clone();
+                let mut all = s.listing("releases", &token, live);
                 all.reverse();
                 ResponseTemplate::new(200).set_body_json(page(all, &query))
             }
             ("POST", ["releases"]) => {
                 let tag = body["tag_name"].as_str().unwrap_or("").to_string();
-                if s.releases.iter().any(|r| r["tag_name"] == json!(tag)) {
-                    error(422, "Validation Failed")
+                if !s.allow_duplicate_tags && s.releases.iter().any(|r| r["tag_name"] == json!(tag))
+                {
+                    already_exists("Release", "tag_name")
                 } else {
                     let id = s.next();
                     let r = release_json(
@@ -416,9 +512,10 @@ impl Respond for Handler {
                             .collect()
                     })
                     .unwrap_or_default();
+                let live = s.issues.clone();
                 let mut all: Vec<Value> = s
-                    .issues
-                    .iter()
+                    .listing("issues", &token, live)
+                    .into_iter()
                     .filter(|i| want_state == "all" || i["state"] == json!(want_state))
                     .filter(|i| {
                         let have: Vec<String> = i["labels"]
@@ -432,7 +529,6 @@ impl Respond for Handler {
                             .unwrap_or_default();
                         want_labels.iter().all(|w| have.contains(w))
                     })
-                    .cloned()
                     .collect();
                 all.reverse();
                 ResponseTemplate::new(200).set_body_json(page(all, &query))
@@ -491,6 +587,9 @@ impl Respond for Handler {
                     "{SERVER_URL}/{OWNER}/{REPO}/issues/{n}#issuecomment-{id}"
                 ));
                 s.comments.push((n, c.clone()));
+                if let Some(i) = s.issues.iter_mut().find(|i| i["number"] == json!(n)) {
+                    i["comments"] = json!(i["comments"].as_u64().unwrap_or(0) + 1);
+                }
                 ResponseTemplate::new(201).set_body_json(c)
             }
             ("PATCH", ["issues", "comments", id]) => {

@@ -1,0 +1,182 @@
+//! The tracking issue: opened once, its body never edited again (it is the responders'
+//! checklist: an edit would untick it). New facts go into one bot comment, edited in place.
+
+use super::once::{self, Made};
+use super::{Change, Found, IssuePlan, find};
+use crate::github::GitHub;
+use crate::github::models::Issue;
+use crate::render::{self, MarkerKind};
+use anyhow::{Context, Result};
+
+/// What happened to the tracking issue.
+#[derive(Debug, Clone)]
+pub struct IssueOutcome {
+    /// The issue's web address.
+    pub url: String,
+    /// Whether this run opened it.
+    pub change: Change,
+    /// What happened to the bot's update comment, when one was needed.
+    pub comment: Option<Change>,
+}
+
+/// Finds or opens the tracking issue for `found`'s digest. `plan.new.body` is sent as
+/// given (already within GitHub's limit).
+///
+/// - Ours exists (open or closed): its body is left alone. When the facts' fingerprint
+///   differs from the one it records, the bot's update comment is created or edited.
+/// - Absent: opened once (see [`once`]), then the issues are listed again: when a
+///   concurrent run opened one too, the lowest number wins and this run closes its own
+///   with a link to the winner.
+///
+/// # Errors
+/// A failed call.
+pub async fn ensure(
+    gh: &GitHub,
+    found: &Found,
+    plan: &IssuePlan,
+    notes: &mut Vec<String>,
+) -> Result<IssueOutcome> {
+    let target = &found.target;
+    if let Some(ours) = found.issue() {
+        let comment = update_comment(gh, found, ours, plan).await?;
+        return Ok(IssueOutcome {
+            url: ours.html_url.clone(),
+            change: Change::Unchanged,
+            comment,
+        });
+    }
+    let list_ours = async || -> Result<Option<Issue>> {
+        let issues = gh.list_issues(&target.tracking_labels, "all").await?;
+        Ok(find::our_issues(&issues, &target.digest)
+            .first()
+            .map(|i| (*i).clone()))
+    };
+    let made = once::create(
+        "the tracking issue",
+        async || gh.create_issue(&plan.new).await,
+        list_ours,
+    )
+    .await?;
+    let (url, change) = match made {
+        Made::Posted(mine) => settle_race(gh, found, mine, notes).await?,
+        Made::FoundAfterUnknownOutcome(issue) | Made::FoundAfterConflict(issue) => {
+            notes.push(format!(
+                "opening the tracking issue failed with an unknown outcome; a fresh look-up \
+                 found #{}, so it was not opened twice",
+                issue.number
+            ));
+            (issue.html_url, Change::Created)
+        }
+    };
+    Ok(IssueOutcome {
+        url,
+        change,
+        comment: None,
+    })
+}
+
+/// Lists the tracking issues again after opening `mine`: when duplicates exist, the lowest
+/// number wins and a losing `mine` is closed with a comment linking the winner.
+async fn settle_race(
+    gh: &GitHub,
+    found: &Found,
+    mine: Issue,
+    notes: &mut Vec<String>,
+) -> Result<(String, Change)> {
+    let target = &found.target;
+    let again = gh
+        .list_issues(&target.tracking_labels, "all")
+        .await
+        .context("listing tracking issues again to check that no concurrent run opened one too")?;
+    let winner = find::our_issues(&again, &target.digest)
+        .first()
+        .map(|i| (*i).clone());
+    match winner {
+        Some(winner) if winner.number != mine.number => {
+            close_duplicate(gh, &mine, &winner, &target.digest)
+                .await
+                .with_context(|| {
+                    format!(
+                        "a concurrent run opened tracking issue #{} for {} first; closing this \
+                         run's duplicate #{} failed: close it by hand",
+                        winner.number, target.digest, mine.number
+                    )
+                })?;
+            notes.push(format!(
+                "a concurrent run opened tracking issue #{} first; closed this run's duplicate #{}",
+                winner.number, mine.number
+            ));
+            Ok((winner.html_url, Change::Unchanged))
+        }
+        _ => Ok((mine.html_url, Change::Created)),
+    }
+}
+
+async fn close_duplicate(
+    gh: &GitHub,
+    mine: &Issue,
+    winner: &Issue,
+    digest: &crate::digest::Digest,
+) -> Result<()> {
+    gh.create_comment(mine.number, &duplicate_comment(winner, digest))
+        .await?;
+    gh.close_issue(mine.number).await?;
+    Ok(())
+}
+
+/// The comment on a duplicate tracking issue before it is closed. GitHub reads a comment
+/// starting "Duplicate of #N" as marking the issue a duplicate of #N.
+fn duplicate_comment(winner: &Issue, digest: &crate::digest::Digest) -> String {
+    format!(
+        "Duplicate of #{n}\n\nTwo codeq-rollout runs announced `{digest}` at the same time and \
+         each opened a tracking issue. #{n} was opened first and is the one to use: {url}\n\n\
+         codeq-rollout opened this one and closes it.\n",
+        n = winner.number,
+        url = winner.html_url,
+    )
+}
+
+/// Keeps the bot's one update comment in step with the facts: nothing when `issue`
+/// records the same fingerprint (no read at all), else the comment found by its marker is
+/// edited, or created when there is none.
+async fn update_comment(
+    gh: &GitHub,
+    found: &Found,
+    issue: &Issue,
+    plan: &IssuePlan,
+) -> Result<Option<Change>> {
+    let digest = &found.target.digest;
+    let recorded = render::recorded_evidence(
+        MarkerKind::TrackingIssue,
+        issue.body.as_deref().unwrap_or(""),
+    );
+    if recorded == Some(plan.evidence.as_str()) {
+        return Ok(None);
+    }
+    let comments = if issue.comments == 0 {
+        Vec::new()
+    } else {
+        gh.list_comments(issue.number).await?
+    };
+    if let Some(ours) = find::our_comment(&comments, MarkerKind::UpdateComment, digest) {
+        let theirs = render::recorded_evidence(
+            MarkerKind::UpdateComment,
+            ours.body.as_deref().unwrap_or(""),
+        );
+        if theirs == Some(plan.evidence.as_str()) {
+            return Ok(Some(Change::Unchanged));
+        }
+        gh.update_comment(ours.id, &plan.update_comment).await?;
+        return Ok(Some(Change::Updated));
+    }
+    once::create(
+        "the update comment",
+        async || gh.create_comment(issue.number, &plan.update_comment).await,
+        async || {
+            let comments = gh.list_comments(issue.number).await?;
+            Ok(find::our_comment(&comments, MarkerKind::UpdateComment, digest).cloned())
+        },
+    )
+    .await?;
+    Ok(Some(Change::Created))
+}

@@ -1,0 +1,55 @@
+//! Creating an object without ever creating it twice by retrying.
+//!
+//! A POST that failed with a 5xx, timed out or lost its connection may have taken effect
+//! (GitHub's docs and the DESIGN notes: the outcome is unknown). So it is never re-sent
+//! blindly: the object is looked up again first, and created once more only if absent. A
+//! POST refused because the object exists already (a release whose tag a concurrent run has
+//! just taken) is followed by the same look-up.
+
+use crate::github::{GitHubError, Kind};
+use anyhow::{Context, Result};
+
+/// How an object came to be there.
+#[derive(Debug)]
+pub enum Made<T> {
+    /// This run's POST answered with it.
+    Posted(T),
+    /// A POST whose outcome was unknown, then a look-up that found it: most likely this
+    /// run's POST took effect.
+    FoundAfterUnknownOutcome(T),
+    /// GitHub refused the POST as a duplicate, then a look-up found it: another run made it.
+    FoundAfterConflict(T),
+}
+
+/// Sends `post`; after a failure whose outcome is unknown (or an "already exists" refusal),
+/// calls `find` and returns what it finds, or sends `post` once more when it finds nothing.
+/// `what` names the object for errors, e.g. "the release note".
+///
+/// # Errors
+/// A POST refused for any other reason (with GitHub's message and the fix), a failed
+/// look-up, or a second POST that failed too.
+pub async fn create<T>(
+    what: &str,
+    post: impl AsyncFn() -> Result<T, GitHubError>,
+    find: impl AsyncFn() -> Result<Option<T>>,
+) -> Result<Made<T>> {
+    let first = match post().await {
+        Ok(made) => return Ok(Made::Posted(made)),
+        Err(err) if err.outcome_unknown() || err.kind == Kind::AlreadyExists => err,
+        Err(err) => return Err(err.into()),
+    };
+    let found = find().await.with_context(|| {
+        format!("looking {what} up again after a failed write ({first}) to avoid a duplicate")
+    })?;
+    match found {
+        Some(made) if first.kind == Kind::AlreadyExists => Ok(Made::FoundAfterConflict(made)),
+        Some(made) => Ok(Made::FoundAfterUnknownOutcome(made)),
+        None => post().await.map(Made::Posted).map_err(|second| {
+            anyhow::Error::new(second).context(format!(
+                "{what} was still absent after a failed write ({first}), and creating it once \
+                 more failed too; re-run the job: it finds what exists and creates only what \
+                 is missing"
+            ))
+        }),
+    }
+}

@@ -1,0 +1,755 @@
+//! Publishing that is idempotent, race-safe and never overwrites human work: the built
+//! binary, run as the Actions runner runs it, against the stateful fake GitHub. The image is
+//! a multi-arch OCI layout on disk (the `oci:` source): publishing needs only its digest.
+//! Every test asserts the requests the fake received, with their bodies and counts.
+
+use crate::common::*;
+use serde_json::{Value, json};
+use std::time::Duration;
+use tempfile::TempDir;
+
+/// An image in an OCI layout named `lab` (so its release tag is `lab-<12 hex>`).
+struct Image {
+    _dir: TempDir,
+    reference: String,
+    digest: String,
+}
+
+fn image(variant: &str) -> Image {
+    let dir = tempfile::tempdir().unwrap();
+    let layout = dir.path().join("lab");
+    let digest = make_layout(&layout, "latest", variant);
+    Image {
+        reference: format!("oci:{}", layout.display()),
+        digest,
+        _dir: dir,
+    }
+}
+
+impl Image {
+    fn tag(&self) -> String {
+        format!("lab-{}", &self.digest["sha256:".len()..][..12])
+    }
+
+    fn release_url(&self) -> String {
+        format!("{SERVER_URL}/{OWNER}/{REPO}/releases/tag/{}", self.tag())
+    }
+
+    fn marker(&self, kind: &str) -> String {
+        format!("<!-- codeq-rollout:{kind} digest={} -->", self.digest)
+    }
+}
+
+/// Short timeouts and backoffs, through the hidden options (not Action inputs).
+fn fast(mut run: ActionRun) -> ActionRun {
+    run.args
+        .extend(["--github-timeout", "300ms", "--github-retry-wait", "10ms"].map(String::from));
+    run
+}
+
+/// A run for `image` after a merged pull request labelled `labels`.
+fn pr_run(github: &FakeGitHub, image: &Image, labels: &[&str]) -> ActionRun {
+    fast(ActionRun::new(
+        &image.reference,
+        &github.api_url(),
+        "pull_request",
+        &pull_request_merged(labels),
+    ))
+}
+
+/// A manual run (`workflow_dispatch`, no pull request) of `tier` at commit `sha`.
+fn dispatch_run(github: &FakeGitHub, image: &Image, tier: &str, sha: &str) -> ActionRun {
+    fast(
+        ActionRun::new(
+            &image.reference,
+            &github.api_url(),
+            "workflow_dispatch",
+            &fixture("github-events/workflow_dispatch_payload.json"),
+        )
+        .input("tier", tier)
+        .var("GITHUB_SHA", sha),
+    )
+}
+
+/// The requests after the first `from`, as `METHOD /route` with the repository prefix and
+/// the query dropped, e.g. `POST /issues`.
+async fn calls_since(github: &FakeGitHub, from: usize) -> Vec<String> {
+    let prefix = format!("/repos/{OWNER}/{REPO}");
+    github.requests().await[from..]
+        .iter()
+        .map(|(m, p, _)| {
+            let path = p.split('?').next().unwrap_or("");
+            format!("{m} {}", path.strip_prefix(&prefix).unwrap_or(path))
+        })
+        .collect()
+}
+
+async fn writes_since(github: &FakeGitHub, from: usize) -> Vec<(String, String, Value)> {
+    github.requests().await[from..]
+        .iter()
+        .filter(|(m, _, _)| m != "GET")
+        .cloned()
+        .collect()
+}
+
+fn ours<'a>(items: &'a [Value], marker: &str) -> Vec<&'a Value> {
+    items
+        .iter()
+        .filter(|i| i["body"].as_str().unwrap_or("").starts_with(marker))
+        .collect()
+}
+
+fn open_issues(github: &FakeGitHub, image: &Image) -> Vec<Value> {
+    ours(&github.issues(), &image.marker("tracking-issue"))
+        .into_iter()
+        .filter(|i| i["state"] == json!("open"))
+        .cloned()
+        .collect()
+}
+
+fn number(issue: &Value) -> u64 {
+    issue["number"].as_u64().unwrap()
+}
+
+fn later(run: ActionRun, now: &str, attempt: &str) -> ActionRun {
+    let mut run = run.var("GITHUB_RUN_ATTEMPT", attempt);
+    let at = run.args.iter().position(|a| a == "--now").unwrap();
+    run.args[at + 1] = now.to_string();
+    run
+}
+
+#[tokio::test]
+async fn rerun_after_success_writes_nothing_and_reports_the_same_objects() {
+    let github = FakeGitHub::start().await;
+    let image = image("rerun");
+    let first = pr_run(&github, &image, &["security"]).run().await;
+    first.assert_success();
+    assert_eq!(first.output("changed"), "true");
+    assert_eq!(
+        calls_since(&github, 0).await,
+        [
+            "GET /releases",
+            "GET /issues",
+            "POST /issues",
+            "GET /issues",
+            "POST /releases",
+            "GET /releases",
+        ],
+        "look up, open the issue, check for a racing duplicate, then the release likewise"
+    );
+
+    // Hours later, as attempt 2: the note is rendered with the original announce time.
+    let from = github.requests().await.len();
+    let again = later(
+        pr_run(&github, &image, &["security"]),
+        "2026-11-30T17:42:00Z",
+        "2",
+    )
+    .run()
+    .await;
+    again.assert_success();
+    assert_eq!(
+        calls_since(&github, from).await,
+        ["GET /releases", "GET /issues"]
+    );
+    assert_eq!(again.output("changed"), "false");
+    assert_eq!(again.output("release-url"), image.release_url());
+    assert_eq!(again.output("release-url"), first.output("release-url"));
+    assert_eq!(again.output("issue-url"), first.output("issue-url"));
+    assert!(again.summary.contains("unchanged"), "{}", again.summary);
+}
+
+#[tokio::test]
+async fn routine_rerun_reads_the_releases_once() {
+    let github = FakeGitHub::start().await;
+    let image = image("routine-rerun");
+    pr_run(&github, &image, &["routine"])
+        .run()
+        .await
+        .assert_success();
+    assert_eq!(
+        calls_since(&github, 0).await,
+        [
+            "GET /releases",
+            "GET /issues",
+            "POST /releases",
+            "GET /releases"
+        ]
+    );
+    let from = github.requests().await.len();
+    let again = pr_run(&github, &image, &["routine"]).run().await;
+    again.assert_success();
+    assert_eq!(calls_since(&github, from).await, ["GET /releases"]);
+    assert_eq!(again.output("changed"), "false");
+}
+
+#[tokio::test]
+async fn a_template_change_patches_only_the_release_body() {
+    let github = FakeGitHub::start().await;
+    let image = image("template");
+    pr_run(&github, &image, &["security"])
+        .run()
+        .await
+        .assert_success();
+    let release = github.releases()[0].clone();
+    let id = release["id"].as_u64().unwrap();
+    let current = release["body"].as_str().unwrap().to_string();
+    // As an older template wrote it; a human has since made it a pre-release, not latest.
+    github.edit_release(id, |r| {
+        r["body"] = json!(current.replace("is live.", "is now available."));
+        r["prerelease"] = json!(true);
+        r["make_latest"] = json!("false");
+    });
+
+    let from = github.requests().await.len();
+    let out = pr_run(&github, &image, &["security"]).run().await;
+    out.assert_success();
+    assert_eq!(out.output("changed"), "true");
+    let writes = writes_since(&github, from).await;
+    assert_eq!(writes.len(), 1, "{writes:#?}");
+    let (method, path, body) = &writes[0];
+    assert_eq!(
+        (method.as_str(), path.as_str()),
+        (
+            "PATCH",
+            format!("/repos/{OWNER}/{REPO}/releases/{id}").as_str()
+        )
+    );
+    assert_eq!(body, &json!({ "body": current }), "only the body is sent");
+    let after = &github.releases()[0];
+    assert_eq!(after["prerelease"], json!(true));
+    assert_eq!(after["make_latest"], json!("false"));
+    assert_eq!(after["draft"], json!(false));
+}
+
+#[tokio::test]
+async fn a_release_without_our_marker_is_never_touched_and_its_tag_is_refused() {
+    let github = FakeGitHub::start().await;
+    let image = image("collision");
+    github.add_release(&image.tag(), "Hand-written release notes.", SHA);
+    let out = pr_run(&github, &image, &["security"]).run().await;
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout.contains(&format!("release tag {}", image.tag()))
+            && out.stdout.contains("did not create"),
+        "{}",
+        out.stdout
+    );
+    assert!(github.writes().await.is_empty());
+    assert_eq!(
+        github.releases()[0]["body"],
+        json!("Hand-written release notes.")
+    );
+}
+
+#[tokio::test]
+async fn a_responders_ticked_checklist_survives_reruns() {
+    let github = FakeGitHub::start().await;
+    let image = image("ticked");
+    pr_run(&github, &image, &["security"])
+        .run()
+        .await
+        .assert_success();
+    let issue = number(&open_issues(&github, &image)[0]);
+    let mut ticked = String::new();
+    github.edit_issue(issue, |i| {
+        ticked = i["body"]
+            .as_str()
+            .unwrap()
+            .replace("- [ ] **Decide.**", "- [x] **Decide.**")
+            .replace("- [ ] **Warn users first**", "- [x] **Warn users first**");
+        i["body"] = json!(ticked);
+    });
+
+    // Same facts: nothing is written.
+    let from = github.requests().await.len();
+    pr_run(&github, &image, &["security"])
+        .run()
+        .await
+        .assert_success();
+    assert!(writes_since(&github, from).await.is_empty());
+
+    // New facts: they go to a comment; the body is still the responders'.
+    pr_run(&github, &image, &["security", "cve"])
+        .run()
+        .await
+        .assert_success();
+    let issue_writes: Vec<_> = github
+        .writes()
+        .await
+        .into_iter()
+        .filter(|(m, p, _)| m == "PATCH" && p.contains("/issues/"))
+        .collect();
+    assert!(issue_writes.is_empty(), "{issue_writes:#?}");
+    assert_eq!(open_issues(&github, &image)[0]["body"], json!(ticked));
+}
+
+#[tokio::test]
+async fn new_evidence_goes_into_one_update_comment_edited_in_place() {
+    let github = FakeGitHub::start().await;
+    let image = image("evidence");
+    pr_run(&github, &image, &["security"])
+        .run()
+        .await
+        .assert_success();
+    let issue = number(&open_issues(&github, &image)[0]);
+    let comments_route = format!("/issues/{issue}/comments");
+    let release = github.releases()[0]["id"].as_u64().unwrap();
+
+    // A re-run after a label was added: one comment, and the note's label list updated.
+    let from = github.requests().await.len();
+    let out = pr_run(&github, &image, &["security", "cve-2026-0001"])
+        .run()
+        .await;
+    out.assert_success();
+    assert_eq!(out.output("changed"), "true");
+    let calls = calls_since(&github, from).await;
+    assert_eq!(
+        calls,
+        [
+            "GET /releases".to_string(),
+            "GET /issues".into(),
+            format!("POST {comments_route}"),
+            format!("PATCH /releases/{release}"),
+        ],
+        "the issue has no comments yet, so none are listed"
+    );
+    let comments = github.comments(issue);
+    assert_eq!(comments.len(), 1);
+    let body = comments[0]["body"].as_str().unwrap();
+    assert!(body.starts_with(&image.marker("update")), "{body}");
+    assert!(body.contains("cve-2026-0001"), "{body}");
+    let comment_id = comments[0]["id"].as_u64().unwrap();
+
+    // Different again: the same comment is edited, no second one appears.
+    let from = github.requests().await.len();
+    pr_run(&github, &image, &["security", "urgent"])
+        .run()
+        .await
+        .assert_success();
+    let writes = writes_since(&github, from).await;
+    let comment_writes: Vec<_> = writes
+        .iter()
+        .filter(|(_, p, _)| p.contains("comments"))
+        .collect();
+    assert_eq!(comment_writes.len(), 1, "{writes:#?}");
+    assert_eq!(comment_writes[0].0, "PATCH");
+    assert_eq!(
+        comment_writes[0].1,
+        format!("/repos/{OWNER}/{REPO}/issues/comments/{comment_id}")
+    );
+    assert_eq!(github.comments(issue).len(), 1);
+    assert!(
+        github.comments(issue)[0]["body"]
+            .as_str()
+            .unwrap()
+            .contains("urgent")
+    );
+
+    // Same as last time: reads only, within the re-run budget of three.
+    let from = github.requests().await.len();
+    let out = pr_run(&github, &image, &["security", "urgent"]).run().await;
+    out.assert_success();
+    assert_eq!(out.output("changed"), "false");
+    assert_eq!(
+        calls_since(&github, from).await,
+        [
+            "GET /releases".to_string(),
+            "GET /issues".into(),
+            format!("GET {comments_route}")
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_same_image_rebuilt_from_another_commit_announces_nothing() {
+    let github = FakeGitHub::start().await;
+    let image = image("rebuilt");
+    let first = dispatch_run(&github, &image, "security", SHA).run().await;
+    first.assert_success();
+    let from = github.requests().await.len();
+    let other_commit = "0123456789abcdef0123456789abcdef01234567";
+    let out = dispatch_run(&github, &image, "security", other_commit)
+        .run()
+        .await;
+    out.assert_success();
+    assert!(writes_since(&github, from).await.is_empty());
+    assert_eq!(out.output("changed"), "false");
+    assert_eq!(out.output("release-url"), first.output("release-url"));
+    assert_eq!(out.output("issue-url"), first.output("issue-url"));
+    assert!(
+        out.stdout.contains("already announced") && out.stdout.contains(SHA),
+        "{}",
+        out.stdout
+    );
+}
+
+/// A write that fails twice (so the run fails after at most one object exists), then a
+/// re-run without the fault: exactly one release and one open issue in the end.
+async fn fail_at_then_rerun(method: &'static str, route: &'static str, timeout: bool) {
+    let github = FakeGitHub::start().await;
+    let image = image(&format!("fail-{method}-{route}-{timeout}"));
+    github.fault(Fault {
+        method,
+        path_contains: route,
+        status: 502,
+        applied: false,
+        delay: timeout.then(|| Duration::from_secs(5)),
+        times: 2,
+    });
+    let failed = pr_run(&github, &image, &["security"]).run().await;
+    assert_eq!(failed.code, 1, "{}", failed.stdout);
+    assert!(failed.stdout.contains("re-run"), "{}", failed.stdout);
+    let calls = calls_since(&github, 0).await;
+    let post = format!("POST {route}");
+    let at = calls.iter().position(|c| *c == post).unwrap();
+    assert_eq!(
+        calls[at..at + 3],
+        [post.clone(), format!("GET {route}"), post.clone()],
+        "after a failed write: a fresh look-up, then one more try, and no other"
+    );
+    assert_eq!(calls.iter().filter(|c| **c == post).count(), 2);
+    let issues_before = open_issues(&github, &image);
+    assert_eq!(
+        issues_before.len(),
+        usize::from(route == "/releases"),
+        "the issue comes first, so it exists exactly when the release step failed"
+    );
+    assert!(ours(&github.releases(), &image.marker("release")).is_empty());
+
+    let from = github.requests().await.len();
+    pr_run(&github, &image, &["security"])
+        .run()
+        .await
+        .assert_success();
+    let creates: Vec<String> = calls_since(&github, from)
+        .await
+        .into_iter()
+        .filter(|c| c.starts_with("POST"))
+        .collect();
+    let expected: &[&str] = if route == "/releases" {
+        &["POST /releases"]
+    } else {
+        &["POST /issues", "POST /releases"]
+    };
+    assert_eq!(creates, expected, "the re-run creates only what is missing");
+    assert_eq!(ours(&github.releases(), &image.marker("release")).len(), 1);
+    let issues = open_issues(&github, &image);
+    assert_eq!(issues.len(), 1);
+    if let Some(before) = issues_before.first() {
+        assert_eq!(number(before), number(&issues[0]));
+    }
+}
+
+#[tokio::test]
+async fn a_502_on_opening_the_issue_is_completed_by_a_rerun() {
+    fail_at_then_rerun("POST", "/issues", false).await;
+}
+
+#[tokio::test]
+async fn a_timeout_on_opening_the_issue_is_completed_by_a_rerun() {
+    fail_at_then_rerun("POST", "/issues", true).await;
+}
+
+#[tokio::test]
+async fn a_502_on_creating_the_release_is_completed_by_a_rerun() {
+    fail_at_then_rerun("POST", "/releases", false).await;
+}
+
+#[tokio::test]
+async fn a_timeout_on_creating_the_release_is_completed_by_a_rerun() {
+    fail_at_then_rerun("POST", "/releases", true).await;
+}
+
+/// A write that took effect although the client saw a 502 or a timeout: looked up, not
+/// sent again.
+async fn applied_but_failed(route: &'static str, timeout: bool) {
+    let github = FakeGitHub::start().await;
+    let image = image(&format!("applied-{route}-{timeout}"));
+    github.fault(Fault {
+        method: "POST",
+        path_contains: route,
+        status: 502,
+        applied: true,
+        delay: timeout.then(|| Duration::from_secs(5)),
+        times: 1,
+    });
+    let out = pr_run(&github, &image, &["security"]).run().await;
+    out.assert_success();
+    assert_eq!(out.output("changed"), "true");
+    let calls = calls_since(&github, 0).await;
+    let posts = calls
+        .iter()
+        .filter(|c| **c == format!("POST {route}"))
+        .count();
+    assert_eq!(posts, 1, "{calls:#?}");
+    let at = calls
+        .iter()
+        .position(|c| *c == format!("POST {route}"))
+        .unwrap();
+    assert_eq!(
+        calls[at + 1],
+        format!("GET {route}"),
+        "a fresh look-up follows"
+    );
+    assert_eq!(ours(&github.releases(), &image.marker("release")).len(), 1);
+    assert_eq!(open_issues(&github, &image).len(), 1);
+    assert!(out.stdout.contains("not"), "{}", out.stdout);
+}
+
+#[tokio::test]
+async fn a_release_created_despite_a_502_is_not_created_twice() {
+    applied_but_failed("/releases", false).await;
+}
+
+#[tokio::test]
+async fn an_issue_opened_despite_a_timeout_is_not_opened_twice() {
+    applied_but_failed("/issues", true).await;
+}
+
+#[tokio::test]
+async fn a_502_on_a_read_is_retried_and_a_persistent_one_fails_before_any_write() {
+    let github = FakeGitHub::start().await;
+    let image = image("read-retry");
+    github.fault(Fault {
+        method: "GET",
+        path_contains: "/releases",
+        status: 502,
+        applied: false,
+        delay: None,
+        times: 1,
+    });
+    pr_run(&github, &image, &["routine"])
+        .run()
+        .await
+        .assert_success();
+    assert_eq!(
+        calls_since(&github, 0).await[..2],
+        ["GET /releases", "GET /releases"]
+    );
+
+    let github = FakeGitHub::start().await;
+    github.fault(Fault {
+        method: "GET",
+        path_contains: "/releases",
+        status: 503,
+        applied: false,
+        delay: None,
+        times: 100,
+    });
+    let out = pr_run(&github, &image, &["routine"]).run().await;
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.contains("503"), "{}", out.stdout);
+    assert_eq!(
+        calls_since(&github, 0).await,
+        ["GET /releases"; 4],
+        "the first try and three retries"
+    );
+}
+
+/// Two runs for one digest, started together; each run's first listings see the same
+/// (empty) state, so both create.
+async fn race(duplicate_tags: bool) {
+    let github = FakeGitHub::start().await;
+    let image = image(&format!("race-{duplicate_tags}"));
+    github.race_first_lists();
+    if duplicate_tags {
+        github.allow_duplicate_tags();
+    }
+    let one = pr_run(&github, &image, &["security"]);
+    let two = pr_run(&github, &image, &["security"])
+        .input("github-token", "ghs_TheSecondRunsTokenNeverPrinted987")
+        .var("GITHUB_RUN_ID", "4243");
+    let (a, b) = tokio::join!(one.run(), two.run());
+    a.assert_success();
+    b.assert_success();
+
+    let calls = calls_since(&github, 0).await;
+    let count = |c: &str| calls.iter().filter(|x| *x == c).count();
+    assert_eq!(count("POST /issues"), 2, "both runs opened one: {calls:#?}");
+    assert_eq!(
+        count("POST /releases"),
+        2,
+        "both runs created one: {calls:#?}"
+    );
+
+    let releases = github.releases();
+    let releases = ours(&releases, &image.marker("release"));
+    assert_eq!(releases.len(), 1, "{releases:#?}");
+    let deletes: Vec<_> = calls.iter().filter(|c| c.starts_with("DELETE")).collect();
+    assert_eq!(deletes.len(), usize::from(duplicate_tags), "{calls:#?}");
+
+    let issues = github.issues();
+    let all = ours(&issues, &image.marker("tracking-issue"));
+    assert_eq!(all.len(), 2);
+    let (winner, loser) = (all[0], all[1]);
+    assert!(number(winner) < number(loser), "the lowest number wins");
+    assert_eq!(winner["state"], json!("open"));
+    assert_eq!(loser["state"], json!("closed"));
+    let note = github.comments(number(loser));
+    assert_eq!(note.len(), 1);
+    assert!(
+        note[0]["body"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("Duplicate of #{}", number(winner))),
+        "{note:#?}"
+    );
+    assert!(github.comments(number(winner)).is_empty());
+    for out in [&a, &b] {
+        assert_eq!(
+            out.output("issue-url"),
+            winner["html_url"].as_str().unwrap()
+        );
+        assert_eq!(out.output("release-url"), image.release_url());
+    }
+}
+
+#[tokio::test]
+async fn two_runs_started_together_end_with_one_release_and_one_issue() {
+    race(false).await;
+}
+
+#[tokio::test]
+async fn two_runs_whose_releases_both_got_through_keep_the_lowest_id() {
+    race(true).await;
+}
+
+#[tokio::test]
+async fn an_older_open_tracking_issue_gets_exactly_one_supersede_comment() {
+    let github = FakeGitHub::start().await;
+    let (old, new) = (image("superseded-old"), image("superseded-new"));
+    let labels = ["security", "break-glass"];
+    let open_old = github.add_issue(
+        "Security release (old)",
+        &format!("{}\nOld runbook, half done.", old.marker("tracking-issue")),
+        &labels,
+        "open",
+    );
+    github.add_comment(open_old, "Stopped 3 of 7 servers so far.");
+    let closed_old = github.add_issue(
+        "Security release (older)",
+        &format!(
+            "{}\nDone.",
+            image("superseded-oldest").marker("tracking-issue")
+        ),
+        &labels,
+        "closed",
+    );
+    // A release step that fails twice: the first run stops after the supersede comment.
+    github.fault(Fault {
+        method: "POST",
+        path_contains: "/releases",
+        status: 502,
+        applied: false,
+        delay: None,
+        times: 2,
+    });
+    assert_eq!(pr_run(&github, &new, &["routine"]).run().await.code, 1);
+    pr_run(&github, &new, &["routine"])
+        .run()
+        .await
+        .assert_success();
+    let from = github.requests().await.len();
+    pr_run(&github, &new, &["routine"])
+        .run()
+        .await
+        .assert_success();
+    assert!(writes_since(&github, from).await.is_empty());
+
+    let comments = github.comments(open_old);
+    let ours: Vec<_> = ours(&comments, &new.marker("superseded"));
+    assert_eq!(ours.len(), 1, "{comments:#?}");
+    let body = ours[0]["body"].as_str().unwrap();
+    assert!(
+        body.contains(&new.digest) && body.contains(&new.release_url()),
+        "{body}"
+    );
+    assert!(github.comments(closed_old).is_empty());
+    assert_eq!(
+        github
+            .issues()
+            .iter()
+            .find(|i| number(i) == open_old)
+            .unwrap()["state"],
+        json!("open"),
+        "closing is left to the humans"
+    );
+}
+
+#[tokio::test]
+async fn oversize_bodies_are_truncated_with_a_note_before_sending() {
+    use codeq_rollout::context::Repository;
+    use codeq_rollout::digest::Digest;
+    use codeq_rollout::github::GitHub;
+    use codeq_rollout::github::models::{NewIssue, NewRelease};
+    use codeq_rollout::publish::{self, IssuePlan, Plan, Target};
+    use codeq_rollout::render::{self, MarkerKind};
+
+    let github = FakeGitHub::start().await;
+    let gh = GitHub::new(
+        &github.api_url(),
+        TOKEN,
+        Repository::parse(&format!("{OWNER}/{REPO}")).unwrap(),
+    )
+    .unwrap();
+    let digest = Digest::parse(&format!("sha256:{}", "ab".repeat(32))).unwrap();
+    let target = Target {
+        digest: digest.clone(),
+        tag: publish::release_tag("lab", &digest),
+        tracking_labels: vec!["security".into()],
+        tracking_issue: true,
+    };
+    let found = publish::look_up(&gh, &target).await.unwrap();
+    let long = |kind, n| format!("{}\n{}", render::marker(kind, &digest), "x".repeat(n));
+    let run_url = format!("{SERVER_URL}/{OWNER}/{REPO}/actions/runs/4242");
+    let plan = Plan {
+        release: NewRelease {
+            tag_name: target.tag.clone(),
+            target_commitish: SHA.into(),
+            name: "codeq image".into(),
+            body: long(MarkerKind::Release, 200_000),
+            draft: false,
+            prerelease: false,
+        },
+        issue: Some(IssuePlan {
+            new: NewIssue {
+                title: "Security release".into(),
+                body: long(MarkerKind::TrackingIssue, 70_000),
+                labels: vec!["security".into()],
+                assignees: vec![],
+            },
+            evidence: "0".repeat(16),
+            update_comment: String::new(),
+        }),
+        release_url: String::new(),
+        full_text_at: run_url.clone(),
+    };
+    publish::publish(&gh, &found, &plan).await.unwrap();
+
+    let writes = github.writes().await;
+    let sent = |route: &str| -> String {
+        writes
+            .iter()
+            .find(|(m, p, _)| m == "POST" && p.ends_with(route))
+            .unwrap()
+            .2["body"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    for (body, limit) in [(sent("/releases"), 125_000), (sent("/issues"), 65_536)] {
+        assert_eq!(body.chars().count(), limit);
+        assert!(
+            body.starts_with("<!-- codeq-rollout:"),
+            "the marker is kept"
+        );
+        assert!(
+            body.ends_with(&format!(
+                "*This text was cut at {limit} characters, GitHub's limit here. The full text is in {run_url}.*\n"
+            )),
+            "{}",
+            &body[body.len() - 200..]
+        );
+    }
+}
