@@ -744,6 +744,72 @@ fn the_dockerfile_builds_in_one_stage_and_runs_the_binary_from_another() {
     );
     let ignore = read(".dockerignore");
     assert!(ignore.lines().any(|l| l.trim() == "target/"));
+
+    // The build stage has every file the build reads: the manifest's target paths and the
+    // files the source embeds with `include_str!`.
+    let copied: Vec<&str> = instructions
+        .iter()
+        .filter_map(|l| l.strip_prefix("COPY "))
+        .filter(|l| !l.starts_with("--from"))
+        .flat_map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words[..words.len() - 1].to_vec()
+        })
+        .collect();
+    let is_copied = |path: &str| {
+        copied
+            .iter()
+            .any(|c| path == *c || path.starts_with(&format!("{}/", c.trim_end_matches('/'))))
+    };
+    let mut needed = vec!["Cargo.toml".to_string(), "Cargo.lock".to_string()];
+    for line in read("Cargo.toml").lines() {
+        if let Some(path) = line.trim().strip_prefix("path = ") {
+            needed.push(path.trim_matches('"').to_string());
+        }
+    }
+    let mut embedded = Vec::new();
+    collect_includes(&repo_root().join("src"), &mut embedded);
+    assert!(!embedded.is_empty());
+    needed.extend(embedded);
+    for path in &needed {
+        assert!(
+            is_copied(path),
+            "the Dockerfile does not COPY {path}: {copied:?}"
+        );
+    }
+}
+
+/// Paths (relative to the repository) that `include_str!`/`include_bytes!` embed.
+fn collect_includes(dir: &Path, found: &mut Vec<String>) {
+    let root = repo_root();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect_includes(&path, found);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for needle in ["include_str!(\"", "include_bytes!(\""] {
+                for (at, _) in text.match_indices(needle) {
+                    let rest = &text[at + needle.len()..];
+                    let relative = &rest[..rest.find('"').unwrap()];
+                    let full = path.parent().unwrap().join(relative);
+                    let mut parts: Vec<String> = Vec::new();
+                    for c in full.strip_prefix(&root).unwrap().components() {
+                        match c {
+                            std::path::Component::ParentDir => {
+                                parts.pop();
+                            }
+                            std::path::Component::Normal(p) => {
+                                parts.push(p.to_string_lossy().into_owned())
+                            }
+                            _ => {}
+                        }
+                    }
+                    found.push(parts.join("/"));
+                }
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
