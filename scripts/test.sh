@@ -4,13 +4,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# 1. System packages the tests start themselves: a real registry and skopeo (and jq, which
-#    the break-glass runbook's commands use).
+# 1. System packages: a real registry and skopeo (the tests start them), jq (the break-glass
+#    runbook's commands, run by tests/it/window_docs.rs), Python with venv (the linters of
+#    section 2).
 missing=()
 command -v docker-registry >/dev/null || missing+=(docker-registry)
 command -v skopeo >/dev/null || missing+=(skopeo)
 command -v htpasswd >/dev/null || missing+=(apache2-utils)
-command -v jq >/dev/null || missing+=(jq)  # the runbook's commands, run by tests/it/window_docs.rs
+command -v jq >/dev/null || missing+=(jq)
+command -v python3 >/dev/null || missing+=(python3)
+python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -19,10 +22,28 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# 2. Rust checks and tests.
+# 2. Lint what users copy: action.yml, the example workflow (README includes it), the
+#    Dockerfile. The linters come from PyPI into a virtual environment (.venv, gitignored),
+#    every version pinned in scripts/lint-requirements.txt; once installed they run offline.
+venv=.venv
+if ! cmp -s scripts/lint-requirements.txt "$venv/.lint-requirements.txt"; then
+  echo "installing linters into $venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r scripts/lint-requirements.txt
+  cp scripts/lint-requirements.txt "$venv/.lint-requirements.txt"
+fi
+"$venv/bin/check-jsonschema" --builtin-schema vendor.github-actions action.yml
+for workflow in examples/*.yml; do
+  "$venv/bin/check-jsonschema" --builtin-schema vendor.github-workflows "$workflow"
+  "$venv/bin/zizmor" --offline --no-progress --color never "$workflow"
+done
+"$venv/bin/zizmor" --offline --no-progress --color never action.yml
+"$venv/bin/hadolint" --no-color Dockerfile
+
+# 3. Rust checks and tests.
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets --quiet -- -D warnings
 cargo test --locked
 
-# 3. The deployment doc cannot drift from the code.
+# 4. The deployment doc cannot drift from the code.
 cargo run --locked --quiet -- docs --check

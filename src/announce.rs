@@ -31,11 +31,11 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
     let env: std::collections::HashMap<String, String> = std::env::vars().collect();
 
     // Validate every input first.
-    let image_text = args
-        .image
-        .as_deref()
-        .filter(|s| !s.trim().is_empty())
-        .ok_or_else(|| anyhow!("the image input is required: set --image (input `image`), e.g. ghcr.io/org/lab:latest"))?;
+    let image_text = crate::cli::required(
+        args.image.as_deref(),
+        "image",
+        "the image reference to announce, e.g. ghcr.io/org/lab:latest",
+    )?;
     let source = ImageSource::parse(image_text)?;
     let now = match &args.now {
         Some(text) => OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
@@ -65,9 +65,7 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
         .filter(|t| !t.is_empty());
     let github = match (&ctx.repository, token) {
         (Some(repo), Some(token)) => {
-            let debug_log = Arc::new(Log::from_env());
-            debug_log.mask(token);
-            let sink = Arc::clone(&debug_log);
+            let sink = log.clone();
             let mut options = github::Options::default();
             if let Some(timeout) = args.github_timeout {
                 options.timeout = timeout;

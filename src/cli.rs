@@ -244,6 +244,33 @@ pub struct DocsArgs {
     pub write: bool,
 }
 
+/// Bad usage found after parsing, such as a required input left empty: the process exits
+/// with code 2, as for clap's own usage errors. The message names the input.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// The value of a `required: true` input, trimmed. The Actions runner does not enforce
+/// `required` (it passes an empty `INPUT_<NAME>` or none), so the binary does.
+///
+/// # Errors
+/// [`UsageError`] naming `input` (its action.yml name, also the `--input` option) and saying
+/// what it is (`what`), when the value is missing or blank.
+pub fn required<'a>(
+    value: Option<&'a str>,
+    input: &str,
+    what: &str,
+) -> Result<&'a str, UsageError> {
+    value
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| {
+            UsageError(format!(
+                "the input `{input}` is required: set `{input}:` under `with:` (or --{input}): {what}"
+            ))
+        })
+}
+
 /// Runs the parsed command.
 pub async fn dispatch(cli: Cli, log: &Log) -> Result<()> {
     match cli.command {

@@ -25,10 +25,14 @@ pub mod window;
 
 use std::process::ExitCode;
 
-/// Runs one command and maps its outcome to the process exit code
-/// (0 done, 1 failed; clap itself exits with 2 on bad usage).
+/// Exit code of bad usage: an unknown option or value (clap's), or a required input left
+/// empty ([`cli::UsageError`]).
+pub const EXIT_USAGE: u8 = 2;
+
+/// Runs one command and maps its outcome to the process exit code: 0 done (also when
+/// nothing changed), 1 failed, 2 bad usage.
 ///
-/// Errors are printed once, as a `::error` workflow command when running inside
+/// Errors are printed once, as a `::error title=…::` workflow command when running inside
 /// GitHub Actions and as plain text otherwise, with every registered secret masked.
 pub fn run(cli: cli::Cli) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -46,8 +50,63 @@ pub fn run(cli: cli::Cli) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            log.error("codeq-rollout failed", &format!("{err:#}"));
-            ExitCode::FAILURE
+            log.error(failure_title(&err), &format!("{err:#}"));
+            if err.downcast_ref::<cli::UsageError>().is_some() {
+                ExitCode::from(EXIT_USAGE)
+            } else {
+                ExitCode::FAILURE
+            }
         }
+    }
+}
+
+/// Reports a command line clap refused and returns its exit code (2; 0 for `--help` and
+/// `--version`). Clap's message goes to stderr as usual; inside GitHub Actions it is also
+/// an `::error` annotation naming the input, so it shows on the run's summary page.
+pub fn usage_error(err: clap::Error) -> ExitCode {
+    if err.use_stderr() {
+        let log = report::Log::from_env();
+        if log.in_actions() {
+            let title = match err.get(clap::error::ContextKind::InvalidArg) {
+                Some(clap::error::ContextValue::String(arg)) => {
+                    let input = arg
+                        .trim_start_matches('-')
+                        .split([' ', '='])
+                        .next()
+                        .unwrap_or_default();
+                    format!("Invalid input: {input}")
+                }
+                _ => "Invalid input".to_string(),
+            };
+            // The first paragraph: the problem and the valid values, not the usage text.
+            let message = err.render().to_string();
+            let first = message.split("\n\n").next().unwrap_or_default();
+            log.error(&title, first.trim());
+        }
+    }
+    let _ = err.print();
+    ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(EXIT_USAGE))
+}
+
+/// The annotation title for a failure: what kind of thing went wrong, so the run's summary
+/// page says it at a glance (the message says what to do).
+fn failure_title(err: &anyhow::Error) -> &'static str {
+    use github::{GitHubError, Kind};
+    if err.downcast_ref::<cli::UsageError>().is_some() {
+        return "Invalid input";
+    }
+    match err
+        .chain()
+        .find_map(|e| e.downcast_ref::<GitHubError>())
+        .map(|e| e.kind)
+    {
+        Some(Kind::Unauthorized) => "GitHub rejected the token",
+        Some(Kind::Forbidden) => "GitHub permission missing",
+        Some(Kind::NotFound) => "GitHub answered not found",
+        Some(Kind::Unprocessable | Kind::AlreadyExists) => "GitHub refused the content",
+        Some(Kind::RateLimited) => "GitHub rate limit",
+        Some(Kind::Unavailable) => "GitHub unavailable",
+        Some(Kind::Other) => "GitHub request failed",
+        None => "codeq-rollout failed",
     }
 }

@@ -1,11 +1,13 @@
 //! `codeq-rollout`: parse the command line, run, map the outcome to an exit code.
 //!
-//! Exit codes: 0 done (also when nothing changed), 1 failed, 2 bad usage (clap's own).
+//! Exit codes: 0 done (also when nothing changed), 1 failed, 2 bad usage.
 
 use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = codeq_rollout::cli::Cli::parse();
-    codeq_rollout::run(cli)
+    match codeq_rollout::cli::Cli::try_parse() {
+        Ok(cli) => codeq_rollout::run(cli),
+        Err(err) => codeq_rollout::usage_error(err),
+    }
 }

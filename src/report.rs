@@ -9,19 +9,22 @@
 use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Where log lines go and how they are dressed.
 ///
 /// Every line passes through [`Log::redact`] first, so a secret registered with
 /// [`Log::mask`] never reaches stdout or stderr, whatever text carried it (an error
-/// echoed by the registry, a debug line).
+/// echoed by the registry, a debug line). Clones share the registered secrets, so a clone
+/// handed to the GitHub client's debug sink masks what the run masked, without a second
+/// `::add-mask::` line.
+#[derive(Clone)]
 pub struct Log {
     /// Inside GitHub Actions (`GITHUB_ACTIONS=true`): print workflow commands.
     actions: bool,
     /// `RUNNER_DEBUG=1` or `ACTIONS_STEP_DEBUG=true`: print debug lines.
     debug: bool,
-    secrets: Mutex<Vec<String>>,
+    secrets: Arc<Mutex<Vec<String>>>,
 }
 
 impl Log {
@@ -39,7 +42,7 @@ impl Log {
         Self {
             actions,
             debug,
-            secrets: Mutex::new(Vec::new()),
+            secrets: Arc::new(Mutex::new(Vec::new())),
         }
     }
 
@@ -48,23 +51,24 @@ impl Log {
         self.actions
     }
 
-    /// Registers a secret: it is replaced by `***` in everything this log prints, and
-    /// inside Actions an `::add-mask::` tells the runner to hide it from the job log too.
-    /// Empty values are ignored.
+    /// Registers a secret: it is replaced by `***` in everything this log (and its clones)
+    /// prints, and inside Actions an `::add-mask::` tells the runner to hide it from the job
+    /// log too, once per secret. Empty values are ignored.
     pub fn mask(&self, secret: &str) {
         let secret = secret.trim();
         if secret.is_empty() {
             return;
         }
+        let mut secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
+        if secrets.iter().any(|s| s == secret) {
+            return;
+        }
         if self.actions {
             println!("::add-mask::{}", escape_data(secret));
         }
-        let mut secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
-        if !secrets.iter().any(|s| s == secret) {
-            secrets.push(secret.to_string());
-            // Longest first, so a secret that contains another is masked whole.
-            secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        }
+        secrets.push(secret.to_string());
+        // Longest first, so a secret that contains another is masked whole.
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
     }
 
     /// Replaces every registered secret in `text` by `***`.
@@ -267,6 +271,14 @@ mod tests {
         log.mask("abc");
         log.mask("abcdef");
         assert_eq!(log.redact("token abcdef and abc"), "token *** and ***");
+    }
+
+    #[test]
+    fn clones_share_the_secrets() {
+        let log = Log::new(false, false);
+        let clone = log.clone();
+        log.mask("s3cret");
+        assert_eq!(clone.redact("a s3cret b"), "a *** b");
     }
 
     #[test]

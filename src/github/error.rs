@@ -145,6 +145,18 @@ fn hint(kind: Kind, what: &str, message: &str) -> String {
     };
     match kind {
         Kind::Unauthorized => "; the token is missing, expired or revoked: pass github-token (default ${{ github.token }})".into(),
+        Kind::Forbidden
+            if what == "create the release"
+                && message.contains("Resource not accessible by integration") =>
+        {
+            "; the workflow token lacks a permission: add `permissions: contents: write` to the job. \
+             If the job already has it, GitHub refused because the release's target commit changes \
+             files under .github/workflows/, which the workflow's GITHUB_TOKEN may never do: pass a \
+             token with the Workflows permission (a GitHub App token or a fine-grained personal \
+             access token) as github-token, or announce from a commit that does not change \
+             .github/workflows/"
+                .into()
+        }
         Kind::Forbidden if message.contains("Resource not accessible by integration") => format!(
             "; the workflow token lacks a permission: add `permissions: {permission}` to the job"
         ),

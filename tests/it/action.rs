@@ -1,0 +1,976 @@
+//! The Action's contract: action.yml, the binary, the Dockerfile, the example workflow and the
+//! README agree, and the binary behaves on a runner as a native action does (masks, annotations,
+//! outputs, summary, debug lines, exit codes, GitHub Enterprise Server).
+//!
+//! Every list here is derived from action.yml and from clap's `Cli::command()`, never written
+//! out, so an input added in both places is covered without touching this file.
+//!
+//! README sections between `<!-- BEGIN generated: NAME -->` and `<!-- END generated: NAME -->`
+//! are produced from their sources; `UPDATE_README=1 cargo test --test it action::` rewrites them.
+
+use crate::common::*;
+use clap::CommandFactory;
+use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+// ---------------------------------------------------------------------------------------------
+// action.yml, read in file order.
+
+/// A YAML mapping with its keys in file order.
+struct Ordered<V>(Vec<(String, V)>);
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct OrderedVisitor<V>(std::marker::PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for OrderedVisitor<V> {
+            type Value = Ordered<V>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a mapping")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(Ordered(entries))
+            }
+        }
+        deserializer.deserialize_map(OrderedVisitor(std::marker::PhantomData))
+    }
+}
+
+#[derive(Deserialize)]
+struct ActionYml {
+    name: String,
+    description: String,
+    branding: Option<Branding>,
+    inputs: Ordered<Input>,
+    outputs: Ordered<Output>,
+    runs: Runs,
+}
+
+#[derive(Deserialize)]
+struct Branding {
+    icon: Option<String>,
+    color: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Input {
+    description: Option<String>,
+    required: Option<bool>,
+    default: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct Output {
+    description: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Runs {
+    using: String,
+    image: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+}
+
+impl Input {
+    /// The default as the runner passes it (a YAML scalar, as text).
+    fn default_text(&self) -> Option<String> {
+        match &self.default {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => Some(other.to_string()),
+        }
+    }
+}
+
+fn action_yml() -> ActionYml {
+    let text = std::fs::read_to_string(repo_root().join("action.yml")).unwrap();
+    serde_saphyr::from_str(&text).expect("action.yml parses")
+}
+
+/// `INPUT_<NAME>`: upper-cased, spaces as `_`, hyphens kept (the runner's rule).
+fn input_variable(name: &str) -> String {
+    format!("INPUT_{}", name.replace(' ', "_").to_uppercase())
+}
+
+fn is_kebab_case(name: &str) -> bool {
+    !name.is_empty()
+        && name.split('-').all(|part| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        })
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(repo_root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn action_yml_is_a_documented_docker_action() {
+    let action = action_yml();
+    assert!(!action.name.trim().is_empty());
+    assert!(
+        !action.description.trim().is_empty() && action.description.len() <= 125,
+        "the description shows on the Marketplace card: at most 125 characters"
+    );
+    let branding = action.branding.expect("branding");
+    assert!(branding.icon.is_some_and(|i| !i.is_empty()) && branding.color.is_some());
+    assert_eq!(action.runs.using, "docker");
+    assert_eq!(action.runs.image.as_deref(), Some("Dockerfile"));
+    assert_eq!(
+        action.runs.args.first().map(String::as_str),
+        Some("announce")
+    );
+
+    assert!(!action.inputs.0.is_empty() && !action.outputs.0.is_empty());
+    for (name, input) in &action.inputs.0 {
+        assert!(is_kebab_case(name), "input {name:?} is not kebab-case");
+        assert!(
+            input
+                .description
+                .as_deref()
+                .is_some_and(|d| !d.trim().is_empty()),
+            "input {name} has no description"
+        );
+        assert!(
+            input.required.is_some(),
+            "input {name} does not say `required:`"
+        );
+        if input.required == Some(true) {
+            assert!(
+                input.default.is_none(),
+                "required input {name} has a default"
+            );
+        }
+    }
+    for (name, output) in &action.outputs.0 {
+        assert!(is_kebab_case(name), "output {name:?} is not kebab-case");
+        assert!(
+            output
+                .description
+                .as_deref()
+                .is_some_and(|d| !d.trim().is_empty()),
+            "output {name} has no description"
+        );
+    }
+    let token = action
+        .inputs
+        .0
+        .iter()
+        .find(|(n, _)| n == "github-token")
+        .map(|(_, i)| i)
+        .expect("a github-token input");
+    assert_eq!(token.default_text().as_deref(), Some("${{ github.token }}"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs: action.yml ⇔ clap ⇔ source.
+
+/// Every `INPUT_…` variable the `announce` options read, with the option's long name and
+/// clap's default, from clap's own model of the command line.
+struct Options {
+    /// `INPUT_NAME` → (long name, default values joined by `,`).
+    by_variable: BTreeMap<String, (String, String)>,
+    /// Visible `announce` options that read no `INPUT_` variable.
+    without_variable: Vec<String>,
+    /// `INPUT_` variables read by other commands' options.
+    elsewhere: BTreeSet<String>,
+}
+
+fn options() -> Options {
+    let cli = codeq_rollout::cli::Cli::command();
+    let mut options = Options {
+        by_variable: BTreeMap::new(),
+        without_variable: Vec::new(),
+        elsewhere: BTreeSet::new(),
+    };
+    for sub in cli.get_subcommands() {
+        for arg in sub.get_arguments() {
+            let variable = arg
+                .get_env()
+                .map(|e| e.to_string_lossy().into_owned())
+                .filter(|e| e.starts_with("INPUT_"));
+            if sub.get_name() != "announce" {
+                options.elsewhere.extend(variable);
+                continue;
+            }
+            let long = arg.get_long().unwrap_or_default().to_string();
+            match variable {
+                Some(variable) => {
+                    let default = arg
+                        .get_default_values()
+                        .iter()
+                        .map(|v| v.to_string_lossy().into_owned())
+                        .collect::<Vec<_>>()
+                        .join(",");
+                    options.by_variable.insert(variable, (long, default));
+                }
+                None if !arg.is_hide_set()
+                    && !matches!(arg.get_id().as_str(), "help" | "version") =>
+                {
+                    options.without_variable.push(long)
+                }
+                None => {}
+            }
+        }
+    }
+    options
+}
+
+#[test]
+fn every_input_is_an_option_read_from_its_input_variable_and_no_other_is_read() {
+    let action = action_yml();
+    let declared: BTreeMap<String, &str> = action
+        .inputs
+        .0
+        .iter()
+        .map(|(n, _)| (input_variable(n), n.as_str()))
+        .collect();
+    let options = options();
+    let read: BTreeSet<&String> = options.by_variable.keys().collect();
+
+    let not_read: Vec<&&str> = declared
+        .iter()
+        .filter(|(v, _)| !read.contains(v))
+        .map(|(_, n)| n)
+        .collect();
+    assert!(
+        not_read.is_empty(),
+        "inputs in action.yml that no `announce` option reads: {not_read:?}"
+    );
+    let undeclared: Vec<&&String> = read
+        .iter()
+        .filter(|v| !declared.contains_key(**v))
+        .collect();
+    assert!(
+        undeclared.is_empty(),
+        "variables the binary reads that action.yml does not declare: {undeclared:?}"
+    );
+    let elsewhere: Vec<&String> = options
+        .elsewhere
+        .iter()
+        .filter(|v| !declared.contains_key(*v))
+        .collect();
+    assert!(elsewhere.is_empty(), "undeclared variables: {elsewhere:?}");
+    assert!(
+        options.without_variable.is_empty(),
+        "`announce` options that are not Action inputs (add `env = \"INPUT_NAME\"` and the input, or hide the option): {:?}",
+        options.without_variable
+    );
+    // The option and the input share one name: `--cull-timeout` is `cull-timeout`.
+    for (variable, (long, _)) in &options.by_variable {
+        assert_eq!(variable, &input_variable(long), "--{long} reads {variable}");
+    }
+}
+
+#[test]
+fn the_source_reads_no_input_variable_that_action_yml_does_not_declare() {
+    let declared: BTreeSet<String> = action_yml()
+        .inputs
+        .0
+        .iter()
+        .map(|(n, _)| input_variable(n))
+        .collect();
+    let mut found = BTreeMap::new();
+    scan_input_variables(&repo_root().join("src"), &mut found);
+    assert!(!found.is_empty(), "the scan found the clap declarations");
+    let undeclared: Vec<_> = found
+        .iter()
+        .filter(|(v, _)| !declared.contains(*v))
+        .collect();
+    assert!(
+        undeclared.is_empty(),
+        "`INPUT_` variables in src/ that action.yml does not declare: {undeclared:?}"
+    );
+}
+
+/// Collects every `INPUT_NAME` literal under `dir` (`INPUT_<NAME>` in prose is skipped).
+fn scan_input_variables(dir: &Path, found: &mut BTreeMap<String, String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            scan_input_variables(&path, found);
+            continue;
+        }
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (at, _) in text.match_indices("INPUT_") {
+            let name: String = text[at + "INPUT_".len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || "-_".contains(*c))
+                .collect();
+            if !name.is_empty() {
+                found
+                    .entry(format!("INPUT_{name}"))
+                    .or_insert_with(|| path.display().to_string());
+            }
+        }
+    }
+}
+
+#[test]
+fn defaults_in_action_yml_are_the_binarys_defaults() {
+    let options = options();
+    for (name, input) in &action_yml().inputs.0 {
+        let Some((long, clap_default)) = options.by_variable.get(&input_variable(name)) else {
+            continue; // reported by the test above
+        };
+        if clap_default.is_empty() {
+            continue; // the binary resolves it (from the environment or a documented default)
+        }
+        assert_eq!(
+            input.default_text().as_deref(),
+            Some(clap_default.as_str()),
+            "input {name}: action.yml's default differs from --{long}'s"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The binary on a runner.
+
+/// A run on the shipped example layout (no registry needed) for a merged PR with `labels`.
+fn example_run(github: &FakeGitHub, labels: &[&str]) -> ActionRun {
+    ActionRun::new(
+        "oci:examples/lab",
+        &github.api_url(),
+        "pull_request",
+        &pull_request_merged(labels),
+    )
+}
+
+fn annotations<'a>(stdout: &'a str, kind: &str) -> Vec<&'a str> {
+    let prefix = format!("::{kind} ");
+    let bare = format!("::{kind}::");
+    stdout
+        .lines()
+        .filter(|l| l.starts_with(&prefix) || l.starts_with(&bare))
+        .collect()
+}
+
+#[tokio::test]
+async fn every_declared_output_is_written_and_no_other() {
+    let github = FakeGitHub::start().await;
+    let out = example_run(&github, &["security"])
+        .input("cull-max-age", "8h")
+        .run()
+        .await;
+    out.assert_success();
+    let declared: BTreeSet<String> = action_yml().outputs.0.into_iter().map(|(n, _)| n).collect();
+    let written: BTreeSet<String> = out.outputs.keys().cloned().collect();
+    assert_eq!(written, declared, "{}", out.outputs_raw);
+    for name in [
+        "digest",
+        "release-url",
+        "issue-url",
+        "active-window-seconds",
+    ] {
+        assert!(!out.output(name).is_empty(), "{name} is empty");
+    }
+
+    // The heredoc delimiter is random: 32 hex digits, different on the next run.
+    let delimiter = |raw: &str| {
+        raw.lines()
+            .next()
+            .unwrap()
+            .split_once("<<")
+            .unwrap()
+            .1
+            .to_string()
+    };
+    let first = delimiter(&out.outputs_raw);
+    let hex = first.strip_prefix("ghadelimiter_").unwrap();
+    assert!(
+        hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{first}"
+    );
+    let again = example_run(&github, &["security"])
+        .input("cull-max-age", "8h")
+        .run()
+        .await;
+    again.assert_success();
+    assert_ne!(delimiter(&again.outputs_raw), first);
+}
+
+#[tokio::test]
+async fn a_rerun_exits_0_and_the_summary_says_created_then_unchanged() {
+    let github = FakeGitHub::start().await;
+    let first = example_run(&github, &["security"]).run().await;
+    first.assert_success();
+    let tag = first.output("release-tag").to_string();
+    assert!(
+        first
+            .summary
+            .contains("| Image | `oci:examples/lab:latest` |")
+            && first
+                .summary
+                .contains(&format!("| Digest | `{}` |", first.output("digest")))
+            && first
+                .summary
+                .contains("| Tier | **security** (security: label")
+            && first.summary.contains("| Convergence window | ")
+            && first.summary.contains(&format!("| Release `{tag}` | "))
+            && first.summary.contains("(created) |")
+            && first.summary.contains("| Tracking issue | "),
+        "{}",
+        first.summary
+    );
+    assert_eq!(first.output("changed"), "true");
+
+    let second = example_run(&github, &["security"]).run().await;
+    assert_eq!(second.code, 0, "unchanged is success: {}", second.stdout);
+    assert_eq!(second.output("changed"), "false");
+    assert!(
+        second.summary.contains("(unchanged) |") && !second.summary.contains("(created)"),
+        "{}",
+        second.summary
+    );
+}
+
+#[tokio::test]
+async fn required_inputs_are_checked_by_the_binary_with_exit_code_2() {
+    let github = FakeGitHub::start().await;
+    let required: Vec<String> = action_yml()
+        .inputs
+        .0
+        .into_iter()
+        .filter(|(_, i)| i.required == Some(true))
+        .map(|(n, _)| n)
+        .collect();
+    assert!(required.contains(&"image".to_string()));
+    for name in &required {
+        // The runner passes an unset input as an empty variable, or not at all.
+        for value in [None, Some(""), Some("  ")] {
+            let mut run = example_run(&github, &["security"]);
+            run.env.remove(&input_variable(name));
+            if let Some(v) = value {
+                run = run.input(name, v);
+            }
+            let out = run.run().await;
+            assert_eq!(
+                out.code, 2,
+                "{name}={value:?}: {}{}",
+                out.stdout, out.stderr
+            );
+            let errors = annotations(&out.stdout, "error");
+            assert!(
+                errors.len() == 1
+                    && errors[0].starts_with("::error title=Invalid input::")
+                    && errors[0].contains(&format!("`{name}`")),
+                "{name}={value:?}: {}",
+                out.stdout
+            );
+        }
+    }
+    assert!(github.requests().await.is_empty());
+}
+
+#[tokio::test]
+async fn a_bad_value_is_a_usage_error_annotation_naming_the_input() {
+    let github = FakeGitHub::start().await;
+    let out = example_run(&github, &["security"])
+        .input("tier", "urgent")
+        .run()
+        .await;
+    assert_eq!(out.code, 2);
+    let errors = annotations(&out.stdout, "error");
+    // The title's `:` is escaped as workflow-command properties require.
+    assert!(
+        errors.len() == 1
+            && errors[0].starts_with("::error title=Invalid input%3A tier::")
+            && errors[0].contains("urgent")
+            && errors[0].contains("routine"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.contains("invalid value 'urgent'"),
+        "{}",
+        out.stderr
+    );
+    assert!(github.requests().await.is_empty());
+}
+
+#[tokio::test]
+async fn github_enterprise_server_takes_the_api_prefix_and_links_from_the_server_url() {
+    let github = FakeGitHub::start_with_prefix("/api/v3").await;
+    let api_url = github.api_url();
+    assert!(api_url.starts_with("http://") && api_url.ends_with("/api/v3"));
+    let server_url = api_url.trim_end_matches("/api/v3").to_string();
+    let out = example_run(&github, &["security"])
+        .var("GITHUB_SERVER_URL", &server_url)
+        .run()
+        .await;
+    out.assert_success();
+
+    let requests = github.requests().await;
+    assert!(!requests.is_empty());
+    for (method, path, _) in &requests {
+        assert!(
+            path.starts_with(&format!("/api/v3/repos/{OWNER}/{REPO}/")),
+            "{method} {path}"
+        );
+    }
+    let writes = github.writes().await;
+    let issue = writes
+        .iter()
+        .find(|(m, p, _)| m == "POST" && p.ends_with("/issues"))
+        .map(|(_, _, b)| b["body"].as_str().unwrap().to_string())
+        .expect("a tracking issue");
+    let tag = out.output("release-tag");
+    assert!(
+        issue.contains(&format!("{server_url}/{OWNER}/{REPO}/releases/tag/{tag}")),
+        "{issue}"
+    );
+    assert!(
+        issue.contains(&format!(
+            "{server_url}/{OWNER}/{REPO}/actions/runs/4242/attempts/1"
+        )),
+        "{issue}"
+    );
+    for (_, _, body) in &writes {
+        let body = body.to_string();
+        assert!(
+            !body.contains("api.github.com") && !body.contains("https://github.com"),
+            "{body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn secrets_are_masked_before_anything_else_is_printed() {
+    const PASSWORD: &str = "registry-Pa55word-never-printed";
+    let github = FakeGitHub::start().await;
+    let out = example_run(&github, &["security"])
+        .input("registry-username", "bot")
+        .input("registry-password", PASSWORD)
+        .var("RUNNER_DEBUG", "1")
+        .run()
+        .await;
+    out.assert_success();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            format!("::add-mask::{TOKEN}").as_str(),
+            format!("::add-mask::{PASSWORD}").as_str()
+        ],
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("::add-mask::"))
+            .count(),
+        2,
+        "each secret is masked once: {}",
+        out.stdout
+    );
+    let rest = lines[2..].join("\n");
+    for secret in [TOKEN, PASSWORD] {
+        for (what, text) in [
+            ("stdout", &rest),
+            ("stderr", &out.stderr),
+            ("summary", &out.summary),
+            ("outputs", &out.outputs_raw),
+        ] {
+            assert!(!text.contains(secret), "{what} shows a secret:\n{text}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_forbidden_release_names_the_permission_and_the_workflows_rule() {
+    let github = FakeGitHub::start().await;
+    github
+        .state
+        .lock()
+        .unwrap()
+        .forbidden
+        .push(("POST", "/releases"));
+    let out = example_run(&github, &["routine"]).run().await;
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let errors = annotations(&out.stdout, "error");
+    assert_eq!(errors.len(), 1, "{}", out.stdout);
+    let error = errors[0];
+    assert!(
+        error.starts_with("::error title=GitHub permission missing::")
+            && error.contains("Resource not accessible by integration")
+            && error.contains("`permissions: contents: write`")
+            && error.contains(".github/workflows/")
+            && error.contains("github-token"),
+        "{error}"
+    );
+    let posts = github
+        .writes()
+        .await
+        .into_iter()
+        .filter(|(m, p, _)| m == "POST" && p.ends_with("/releases"))
+        .count();
+    assert_eq!(posts, 1, "a refused write is not retried");
+}
+
+#[tokio::test]
+async fn a_forbidden_tracking_issue_names_issues_write() {
+    let github = FakeGitHub::start().await;
+    github
+        .state
+        .lock()
+        .unwrap()
+        .forbidden
+        .push(("POST", "/issues"));
+    let out = example_run(&github, &["security"]).run().await;
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let errors = annotations(&out.stdout, "error");
+    assert!(
+        errors.len() == 1
+            && errors[0].starts_with("::error title=GitHub permission missing::")
+            && errors[0].contains("`permissions: issues: write`"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[tokio::test]
+async fn debug_lines_show_method_and_path_only_when_debug_logging_is_on() {
+    let github = FakeGitHub::start().await;
+    let quiet = example_run(&github, &["routine"]).run().await;
+    quiet.assert_success();
+    assert!(
+        annotations(&quiet.stdout, "debug").is_empty(),
+        "{}",
+        quiet.stdout
+    );
+
+    for (variable, value) in [("RUNNER_DEBUG", "1"), ("ACTIONS_STEP_DEBUG", "true")] {
+        let github = FakeGitHub::start().await;
+        let out = example_run(&github, &["routine"])
+            .var(variable, value)
+            .run()
+            .await;
+        out.assert_success();
+        let debug = annotations(&out.stdout, "debug");
+        let requests = github.requests().await;
+        assert_eq!(
+            debug.len(),
+            requests.len(),
+            "one line per request: {}",
+            out.stdout
+        );
+        for (line, (method, path, _)) in debug.iter().zip(&requests) {
+            assert_eq!(*line, format!("::debug::GitHub {method} {path}"));
+        }
+        let lower = out.stdout.to_lowercase();
+        assert!(
+            !lower.contains("authorization") && !lower.contains("bearer"),
+            "{}",
+            out.stdout
+        );
+    }
+}
+
+#[tokio::test]
+async fn warnings_become_warning_annotations() {
+    let github = FakeGitHub::start().await;
+    let out = example_run(&github, &["routine"])
+        .input("cull-enabled", "false")
+        .run()
+        .await;
+    out.assert_success();
+    let warnings = annotations(&out.stdout, "warning");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.starts_with("::warning title=Convergence window::culling is disabled")),
+        "{}",
+        out.stdout
+    );
+
+    let github = FakeGitHub::start().await;
+    let out = example_run(&github, &[]).run().await;
+    out.assert_success();
+    assert_eq!(out.output("tier-source"), "default");
+    let warnings = annotations(&out.stdout, "warning");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.starts_with("::warning title=Tier::")),
+        "an unlabeled pull request is a warning: {}",
+        out.stdout
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Dockerfile (no docker engine here: hadolint lints it in scripts/test.sh).
+
+#[test]
+fn the_dockerfile_builds_in_one_stage_and_runs_the_binary_from_another() {
+    let dockerfile = read("Dockerfile");
+    let instructions: Vec<&str> = dockerfile
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with('&'))
+        .collect();
+    let froms: Vec<&&str> = instructions
+        .iter()
+        .filter(|l| l.starts_with("FROM "))
+        .collect();
+    assert_eq!(froms.len(), 2, "multi-stage: {froms:?}");
+    assert!(froms[0].ends_with(" AS build"));
+    assert!(froms[1].contains("distroless/cc"), "{}", froms[1]);
+    assert!(dockerfile.contains("cargo build --release --locked"));
+    assert!(dockerfile.contains("COPY --from=build /codeq-rollout /usr/local/bin/codeq-rollout"));
+    assert_eq!(
+        instructions.last(),
+        Some(&r#"ENTRYPOINT ["/usr/local/bin/codeq-rollout"]"#)
+    );
+    // GitHub runs Docker actions as the image's user, which must be root to write the file
+    // commands (see the Dockerfile's comment).
+    assert!(
+        !instructions.iter().any(|l| l.starts_with("USER ")),
+        "Docker actions must run as root"
+    );
+    let ignore = read(".dockerignore");
+    assert!(ignore.lines().any(|l| l.trim() == "target/"));
+
+    // The build stage has every file the build reads: the manifest's target paths and the
+    // files the source embeds with `include_str!`.
+    let copied: Vec<&str> = instructions
+        .iter()
+        .filter_map(|l| l.strip_prefix("COPY "))
+        .filter(|l| !l.starts_with("--from"))
+        .flat_map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words[..words.len() - 1].to_vec()
+        })
+        .collect();
+    let is_copied = |path: &str| {
+        copied
+            .iter()
+            .any(|c| path == *c || path.starts_with(&format!("{}/", c.trim_end_matches('/'))))
+    };
+    let mut needed = vec!["Cargo.toml".to_string(), "Cargo.lock".to_string()];
+    for line in read("Cargo.toml").lines() {
+        if let Some(path) = line.trim().strip_prefix("path = ") {
+            needed.push(path.trim_matches('"').to_string());
+        }
+    }
+    let mut embedded = Vec::new();
+    collect_includes(&repo_root().join("src"), &mut embedded);
+    assert!(!embedded.is_empty());
+    needed.extend(embedded);
+    for path in &needed {
+        assert!(
+            is_copied(path),
+            "the Dockerfile does not COPY {path}: {copied:?}"
+        );
+    }
+}
+
+/// Paths (relative to the repository) that `include_str!`/`include_bytes!` embed.
+fn collect_includes(dir: &Path, found: &mut Vec<String>) {
+    let root = repo_root();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect_includes(&path, found);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for needle in ["include_str!(\"", "include_bytes!(\""] {
+                for (at, _) in text.match_indices(needle) {
+                    let rest = &text[at + needle.len()..];
+                    let relative = &rest[..rest.find('"').unwrap()];
+                    let full = path.parent().unwrap().join(relative);
+                    let mut parts: Vec<String> = Vec::new();
+                    for c in full.strip_prefix(&root).unwrap().components() {
+                        match c {
+                            std::path::Component::ParentDir => {
+                                parts.pop();
+                            }
+                            std::path::Component::Normal(p) => {
+                                parts.push(p.to_string_lossy().into_owned())
+                            }
+                            _ => {}
+                        }
+                    }
+                    found.push(parts.join("/"));
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The example workflow and the README.
+
+const EXAMPLE: &str = "examples/announce.yml";
+
+/// Inputs the example passes that another branch is adding to action.yml (expected-digest:
+/// verify the digest the build step reported). Empty this list once it is merged.
+const PENDING_INPUTS: &[&str] = &["expected-digest"];
+
+#[test]
+fn the_example_workflow_passes_only_declared_inputs_and_every_required_one() {
+    let workflow: Value = serde_saphyr::from_str(&read(EXAMPLE)).unwrap();
+    let steps: Vec<&Value> = workflow["jobs"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|job| job["steps"].as_array().unwrap())
+        .filter(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.contains("/codeq-rollout@"))
+        })
+        .collect();
+    assert_eq!(steps.len(), 1);
+    let with = steps[0]["with"].as_object().unwrap();
+    let action = action_yml();
+    let declared: BTreeSet<&str> = action.inputs.0.iter().map(|(n, _)| n.as_str()).collect();
+    for key in with.keys() {
+        assert!(
+            declared.contains(key.as_str()) || PENDING_INPUTS.contains(&key.as_str()),
+            "{EXAMPLE} passes {key}, which action.yml does not declare"
+        );
+    }
+    for (name, input) in &action.inputs.0 {
+        if input.required == Some(true) {
+            assert!(with.contains_key(name), "{EXAMPLE} must pass {name}");
+        }
+    }
+    let uses = steps[0]["uses"].as_str().unwrap();
+    let pin = uses.rsplit_once('@').unwrap().1;
+    assert!(
+        pin.len() == 40 && pin.bytes().all(|b| b.is_ascii_hexdigit()),
+        "pinned to a commit"
+    );
+}
+
+fn markdown_cell(text: &str) -> String {
+    text.trim().replace('|', "\\|").replace('\n', " ")
+}
+
+fn inputs_table(action: &ActionYml) -> String {
+    let mut t = String::from("| Input | Default | Description |\n|---|---|---|\n");
+    for (name, input) in &action.inputs.0 {
+        let default = match (input.required, input.default_text()) {
+            (Some(true), _) => "**required**".to_string(),
+            (_, Some(d)) if !d.is_empty() => format!("`{}`", markdown_cell(&d)),
+            _ => String::new(),
+        };
+        t.push_str(&format!(
+            "| `{name}` | {default} | {} |\n",
+            markdown_cell(input.description.as_deref().unwrap_or_default())
+        ));
+    }
+    t
+}
+
+fn outputs_table(action: &ActionYml) -> String {
+    let mut t = String::from("| Output | Description |\n|---|---|\n");
+    for (name, output) in &action.outputs.0 {
+        t.push_str(&format!(
+            "| `{name}` | {} |\n",
+            markdown_cell(output.description.as_deref().unwrap_or_default())
+        ));
+    }
+    t
+}
+
+/// Replaces the body of `<!-- BEGIN generated: NAME ... -->` … `<!-- END generated: NAME -->`.
+fn with_section(readme: &str, name: &str, body: &str) -> String {
+    let begin = format!("<!-- BEGIN generated: {name}");
+    let end = format!("<!-- END generated: {name} -->");
+    let start = readme
+        .find(&begin)
+        .unwrap_or_else(|| panic!("README has no {begin}"));
+    let start = start + readme[start..].find("-->\n").unwrap() + "-->\n".len();
+    let stop = start
+        + readme[start..]
+            .find(&end)
+            .unwrap_or_else(|| panic!("no {end}"));
+    format!("{}{body}{}", &readme[..start], &readme[stop..])
+}
+
+#[test]
+fn the_readmes_generated_sections_match_their_sources() {
+    let action = action_yml();
+    let readme = read("README.md");
+    let example = format!("```yaml\n{}```\n", read(EXAMPLE));
+    let expected = [
+        ("inputs", inputs_table(&action)),
+        ("outputs", outputs_table(&action)),
+        ("example", example),
+    ]
+    .iter()
+    .fold(readme.clone(), |text, (name, body)| {
+        with_section(&text, name, body)
+    });
+    if expected != readme {
+        if std::env::var_os("UPDATE_README").is_some() {
+            std::fs::write(repo_root().join("README.md"), &expected).unwrap();
+        } else {
+            let diff = similar::TextDiff::from_lines(&readme, &expected)
+                .unified_diff()
+                .header("README.md", "expected")
+                .to_string();
+            panic!(
+                "README.md is out of step with action.yml or {EXAMPLE}; \
+                 run `UPDATE_README=1 cargo test --test it action::`:\n{diff}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_readme_starts_with_the_two_commands_and_its_excerpts_are_real_renders() {
+    let readme = read("README.md");
+    let top: String = readme.lines().take(40).collect::<Vec<_>>().join("\n");
+    let dry_run = "cargo run -- announce --image oci:examples/lab --tier security --dry-run";
+    assert!(
+        top.contains(dry_run) && top.contains("scripts/test.sh"),
+        "{top}"
+    );
+
+    // The excerpts are cut from what that dry run prints (at the README's fixed clock).
+    let out = std::process::Command::new(binary())
+        .args(dry_run.split(' ').skip(3))
+        .args(["--now", NOW])
+        .env_clear()
+        .current_dir(repo_root())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let rendered: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let mut checked = 0;
+    for name in ["release-note-excerpt", "tracking-issue-excerpt"] {
+        let begin = format!("<!-- BEGIN excerpt: {name} -->");
+        let end = format!("<!-- END excerpt: {name} -->");
+        let start = readme.find(&begin).unwrap_or_else(|| panic!("no {begin}"));
+        let stop = readme.find(&end).unwrap_or_else(|| panic!("no {end}"));
+        for line in readme[start + begin.len()..stop].lines() {
+            let line = line.strip_prefix("> ").unwrap_or(line);
+            if line.trim().is_empty() || line.trim() == ">" || line.trim() == "…" {
+                continue;
+            }
+            assert!(rendered.contains(line), "{name}: not rendered: {line:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 6, "the excerpts are not empty");
+}
