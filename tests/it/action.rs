@@ -699,6 +699,8 @@ async fn warnings_become_warning_annotations() {
     );
 
     let github = FakeGitHub::start().await;
+    // The payload's PR has no tier label, and neither has the PR when re-fetched.
+    github.set_pull(2, pull_json(2, "Tidy the docs", &["docs"], Some(SHA), "master"));
     let out = example_run(&github, &[]).run().await;
     out.assert_success();
     assert_eq!(out.output("tier-source"), "default");
