@@ -180,7 +180,7 @@ impl<'a> Session<'a> {
                 Some(value) => self.resolved(&value, &head),
                 None => {
                     let get = self.manifest(Method::GET).await?;
-                    self.from_body(get)
+                    self.digest_of_get(get)
                 }
             };
         }
@@ -188,7 +188,7 @@ impl<'a> Session<'a> {
             StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN | StatusCode::NOT_FOUND => {
                 // A HEAD answer has no body: one GET for the registry's own message.
                 match self.manifest(Method::GET).await {
-                    Ok(get) => self.from_body(get),
+                    Ok(get) => self.digest_of_get(get),
                     Err(_) => Err(self.refusal(head.status, &[])),
                 }
             }
@@ -315,7 +315,7 @@ impl<'a> Session<'a> {
     /// `Docker-Content-Digest` header when there is one. A refusal (401/403/404) becomes the
     /// matching error with the registry's message. A GET that serves the manifest after a
     /// refused HEAD (a tag pushed in between) is answered from the bytes in hand.
-    fn from_body(&self, get: Answer) -> Result<Resolved, RegistryError> {
+    fn digest_of_get(&self, get: Answer) -> Result<Resolved, RegistryError> {
         if !get.status.is_success() {
             return Err(self.refusal(get.status, &get.body));
         }

@@ -241,25 +241,33 @@ enum Class {
 /// inside an `io::Error`), the per-try timeout (the deadline), a connection error
 /// (refused, reset, DNS, a body cut short), or anything else.
 fn classify(err: &reqwest::Error) -> Class {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
-    while let Some(e) = source {
-        let tls = e.downcast_ref::<rustls::Error>().or_else(|| {
-            e.downcast_ref::<std::io::Error>()
-                .and_then(|io| io.get_ref())
-                .and_then(|inner| inner.downcast_ref::<rustls::Error>())
-        });
-        if let Some(tls) = tls {
-            return Class::Tls(tls.to_string());
-        }
-        source = e.source();
-    }
-    if err.is_timeout() {
+    if let Some(tls) = find_tls(err) {
+        Class::Tls(tls.to_string())
+    } else if err.is_timeout() {
         Class::Timeout
     } else if err.is_connect() || err.is_request() || err.is_body() {
         Class::Connection(cause(err))
     } else {
         Class::Other(cause(err))
     }
+}
+
+/// A `rustls::Error` in the chain. `io::Error::source` skips the error it wraps (tokio-rustls
+/// wraps the rustls error in an `io::Error`, hyper-util in another), so those are opened with
+/// `get_ref`.
+fn find_tls<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+    if let Some(tls) = err.downcast_ref::<rustls::Error>() {
+        return Some(tls);
+    }
+    if let Some(inner) = err
+        .downcast_ref::<std::io::Error>()
+        .and_then(|io| io.get_ref())
+    {
+        if let Some(tls) = find_tls(inner) {
+            return Some(tls);
+        }
+    }
+    err.source().and_then(find_tls)
 }
 
 /// The error's causes, outermost first, without reqwest's own top line (which repeats the
