@@ -711,6 +711,42 @@ async fn a_token_endpoint_answering_401_is_an_authentication_error() {
 }
 
 #[tokio::test]
+async fn an_unreachable_token_endpoint_is_named_as_such() {
+    let (server, addr) = fake_registry().await;
+    let dead = crate::common::registry::free_port();
+    Mock::given(method("HEAD"))
+        .respond_with(ResponseTemplate::new(401).insert_header(
+            "WWW-Authenticate",
+            format!(r#"Bearer realm="http://127.0.0.1:{dead}/token",service="fake""#).as_str(),
+        ))
+        .mount(&server)
+        .await;
+    let timer = VirtualTimer::start();
+    let err = resolve(
+        &format!("{addr}/org/lab:latest"),
+        &options(&addr, None, &timer),
+    )
+    .await
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(err, RegistryError::Unreachable { attempts: 6, .. }),
+        "{text}"
+    );
+    assert!(
+        text.starts_with(&format!(
+            "cannot reach the token endpoint http://127.0.0.1:{dead}/token of registry {addr} (host 127.0.0.1, port {dead})"
+        )),
+        "{text}"
+    );
+    assert_eq!(
+        seen(&server).await.len(),
+        1,
+        "one HEAD; the retries went to the token endpoint"
+    );
+}
+
+#[tokio::test]
 async fn a_registry_hanging_past_the_deadline_times_out() {
     let (server, addr) = fake_registry().await;
     Mock::given(method("HEAD"))

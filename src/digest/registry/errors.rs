@@ -82,12 +82,15 @@ pub enum RegistryError {
 
     /// No connection could be made (refused, reset, DNS), on every attempt.
     #[error(
-        "cannot reach registry {registry} (host {host}, port {port}) after {attempts} attempt(s) over {}: {cause}; check the image's registry name and the runner's network",
+        "cannot reach {endpoint} (host {host}, port {port}) after {attempts} attempt(s) over {}: {cause}; check the image's registry name and the runner's network",
         secs(*.elapsed)
     )]
     Unreachable {
-        /// `HOST[:PORT]` of the registry (or of its token endpoint).
+        /// `HOST[:PORT]` of the registry.
         registry: String,
+        /// What could not be reached: `registry HOST[:PORT]`, or `the token endpoint of
+        /// registry HOST[:PORT]`.
+        endpoint: String,
         /// Host name or address.
         host: String,
         /// TCP port.

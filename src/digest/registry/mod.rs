@@ -268,7 +268,11 @@ impl<'a> Session<'a> {
             Err(failure) => {
                 let host = realm_url.host_str().unwrap_or_default().to_string();
                 let port = realm_url.port_or_known_default().unwrap_or_default();
-                return Err(self.transport(failure, host, port));
+                let endpoint = format!(
+                    "the token endpoint {realm_shown} of registry {}",
+                    self.registry
+                );
+                return Err(self.transport(failure, &endpoint, host, port));
             }
         };
         if !answer.status.is_success() {
@@ -307,7 +311,7 @@ impl<'a> Session<'a> {
             .await;
         sent.map_err(|failure| {
             let (host, port) = self.host_port();
-            self.transport(failure, host, port)
+            self.transport(failure, &format!("registry {}", self.registry), host, port)
         })
     }
 
@@ -386,7 +390,13 @@ impl<'a> Session<'a> {
         }
     }
 
-    fn transport(&self, failure: Failure, host: String, port: u16) -> RegistryError {
+    fn transport(
+        &self,
+        failure: Failure,
+        endpoint: &str,
+        host: String,
+        port: u16,
+    ) -> RegistryError {
         match failure {
             Failure::Connect {
                 attempts,
@@ -394,6 +404,7 @@ impl<'a> Session<'a> {
                 cause,
             } => RegistryError::Unreachable {
                 registry: self.registry.clone(),
+                endpoint: endpoint.to_string(),
                 host,
                 port,
                 attempts,

@@ -2,14 +2,17 @@
 //! exponential backoff that honours `Retry-After`, all inside one deadline
 //! (`--registry-timeout`).
 //!
-//! Why the requests are sent with `reqwest` here instead of through `oci-client`: oci-client
-//! 0.18 turns a 429 or 5xx into `ServerError { code, url, message }` without the response
-//! headers, so `Retry-After` is lost; it retries nothing; and its `fetch_manifest_digest`
-//! answers every HEAD without a digest header (a 401, 404, 429 or 503 included) with a GET,
-//! which Docker Hub counts as a pull. A probe after the fact would cost an extra request per
-//! failure, and oci-client takes no custom HTTP layer. Sending each request with the same
-//! `reqwest` crate oci-client uses (already in the build) keeps the headers in hand and the
-//! request count at the physical minimum.
+//! Why the requests are sent with `reqwest` here instead of through `oci-client` (0.18, read
+//! in its `client.rs`): it turns a 429 or 5xx into `ServerError { code, url, message }`
+//! without the response headers, so `Retry-After` is lost, and it retries nothing; its
+//! `fetch_manifest_digest` answers every HEAD without a digest header (401, 404, 429 and 503
+//! included) with a GET, which Docker Hub counts as a pull; and `Client::auth` followed by
+//! `fetch_manifest_digest` pings `/v2/` twice on a registry without auth (its token cache holds
+//! nothing for anonymous access, so each request re-runs the ping): 3 requests where 1
+//! suffices. A `reqwest` probe after a failure would cost an extra request each time, and
+//! oci-client takes no custom HTTP layer (its `ClientConfig` builds its own client). Sending
+//! each request with the `reqwest` crate oci-client itself uses (already in the build) keeps
+//! the headers in hand and the request count at the physical minimum.
 
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
@@ -78,8 +81,8 @@ pub fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
 pub trait Timer: Send + Sync {
     /// Time since the resolution started.
     fn elapsed(&self) -> Duration;
-    /// Waits `delay`.
-    fn sleep(&self, delay: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+    /// Waits `delay` (the real clock sleeps; a test clock records it).
+    fn wait(&self, delay: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
 }
 
 /// The real clock: `tokio::time`.
@@ -97,7 +100,7 @@ impl Timer for TokioTimer {
     fn elapsed(&self) -> Duration {
         self.0.elapsed()
     }
-    fn sleep(&self, delay: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+    fn wait(&self, delay: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
         Box::pin(tokio::time::sleep(delay))
     }
 }
@@ -213,7 +216,7 @@ impl Sender<'_> {
                     other => other,
                 });
             }
-            self.timer.sleep(delay).await;
+            self.timer.wait(delay).await;
         }
     }
 }

@@ -37,7 +37,16 @@ impl Registry {
     /// Starts a registry whose config has `extra` (YAML at the top level, e.g. an `auth:`
     /// block) appended. `{dir}` in `extra` is replaced by the registry's temp dir.
     pub fn start_with(extra: &str) -> Self {
+        Self::start_with_files(extra, &[])
+    }
+
+    /// As [`Registry::start_with`], writing `files` (`(name, content)`) into the registry's
+    /// temp dir first (e.g. an htpasswd file named in `extra` as `{dir}/htpasswd`).
+    pub fn start_with_files(extra: &str, files: &[(&str, &[u8])]) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
+        for (name, content) in files {
+            std::fs::write(dir.path().join(name), content).unwrap();
+        }
         let port = free_port();
         let addr = format!("127.0.0.1:{port}");
         let config = format!(
@@ -82,13 +91,10 @@ impl Registry {
         let mut cmd = Command::new("htpasswd");
         cmd.args(["-Bbn", user, password]);
         let line = run(cmd, "htpasswd -Bbn (apt-get install apache2-utils)");
-        let file = tempfile::NamedTempFile::new().unwrap();
-        std::fs::write(file.path(), line).unwrap();
-        let (_, path) = file.keep().unwrap();
-        Self::start_with(&format!(
-            "auth:\n  htpasswd:\n    realm: codeq-test\n    path: {}\n",
-            path.display()
-        ))
+        Self::start_with_files(
+            "auth:\n  htpasswd:\n    realm: codeq-test\n    path: {dir}/htpasswd\n",
+            &[("htpasswd", &line)],
+        )
     }
 
     /// Starts a registry with token auth trusting `tokens` (its realm, service, issuer and
@@ -656,7 +662,7 @@ impl codeq_rollout::digest::registry::Timer for VirtualTimer {
         let real = self.start.map(|s| s.elapsed()).unwrap_or_default();
         real + self.waits.lock().unwrap().iter().sum::<Duration>()
     }
-    fn sleep(
+    fn wait(
         &self,
         delay: Duration,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
