@@ -2,7 +2,8 @@
 
 use crate::cli::AnnounceArgs;
 use crate::context::{Overrides, RunContext};
-use crate::digest::{self, Digest, ImageSource, registry::RegistryOptions};
+use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
+use crate::digest::{self, Digest, ImageSource};
 use crate::github::models::{NewIssue, NewRelease};
 use crate::github::{self, GitHub};
 use crate::publish::{self, Found, IssuePlan, Plan, Published, Target};
@@ -95,7 +96,7 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
     }
 
     // 1. Digest.
-    let digest = resolve_digest(&source, args).await?;
+    let digest = resolve_digest(&source, args, log).await?;
     log.info(&format!("{} resolves to {digest}", source.display()));
 
     // 2. Tier, from the pull requests behind the release.
@@ -262,38 +263,87 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
     report(&facts, &tag, published.as_ref(), &note, log)
 }
 
-async fn resolve_digest(source: &ImageSource, args: &AnnounceArgs) -> Result<Digest> {
-    match source {
-        ImageSource::Layout { dir, tag } => digest::layout::resolve(dir, tag),
+/// Stage 1: the digest, checked against `--expected-digest`. Registry inputs are validated
+/// before the first request.
+async fn resolve_digest(source: &ImageSource, args: &AnnounceArgs, log: &Log) -> Result<Digest> {
+    let expected = args
+        .expected_digest
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| Digest::parse(s).context("expected-digest (--expected-digest)"))
+        .transpose()?;
+    let digest = match source {
+        ImageSource::Layout { dir, tag } => digest::layout::resolve(dir, tag)?,
         ImageSource::Registry(reference) => {
-            let credentials = match (&args.registry_username, &args.registry_password) {
-                (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => {
-                    Some((u.trim().to_string(), p.clone()))
-                }
-                (Some(u), _) if !u.trim().is_empty() => {
-                    bail!(
-                        "registry-username is set but registry-password is empty: set both, or neither for anonymous access"
-                    )
-                }
-                (_, Some(p)) if !p.is_empty() => {
-                    bail!(
-                        "registry-password is set but registry-username is empty: set both, or neither for anonymous access"
-                    )
-                }
-                _ => None,
-            };
-            let options = RegistryOptions {
-                credentials,
-                insecure: args
-                    .insecure_registry
-                    .iter()
-                    .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty())
-                    .collect(),
-            };
-            digest::registry::resolve(reference, &options).await
+            let options = registry_options(args)?;
+            let resolved = digest::registry::resolve(reference, &options).await?;
+            log.debug(&format!(
+                "registry answered {} ({}) in {} request(s)",
+                resolved.digest, resolved.media_type, resolved.requests
+            ));
+            resolved.digest
         }
+    };
+    digest::check_expected(&source.display(), &digest, expected.as_ref())?;
+    Ok(digest)
+}
+
+/// The registry inputs, validated: both or neither of username and password, the timeout.
+fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions> {
+    let credentials = match (&args.registry_username, &args.registry_password) {
+        (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
+            username: u.trim().to_string(),
+            password: p.clone(),
+            source: CredentialSource::RegistryInputs,
+        }),
+        (Some(u), _) if !u.trim().is_empty() => {
+            bail!(
+                "registry-username is set but registry-password is empty: set both, or neither for anonymous access"
+            )
+        }
+        (_, Some(p)) if !p.is_empty() => {
+            bail!(
+                "registry-password is set but registry-username is empty: set both, or neither for anonymous access"
+            )
+        }
+        _ => None,
+    };
+    let duration = |text: &str, name: &str| -> Result<std::time::Duration> {
+        let t = text.trim();
+        let parsed = match t.parse::<u64>() {
+            Ok(secs) => Ok(std::time::Duration::from_secs(secs)),
+            Err(_) => humantime::parse_duration(t).map_err(|e| anyhow!("{e}")),
+        };
+        parsed.with_context(|| {
+            format!("{name} {t:?} is not a duration: write seconds (60) or e.g. 90s, 2m")
+        })
+    };
+    let timeout = duration(
+        &args.registry_timeout,
+        "registry-timeout (--registry-timeout)",
+    )?;
+    if timeout.is_zero() {
+        bail!(
+            "registry-timeout (--registry-timeout) is 0: give the registry look-up some time, e.g. 60"
+        );
     }
+    Ok(RegistryOptions {
+        credentials,
+        github_token: args.github_token.clone(),
+        insecure: args
+            .insecure_registry
+            .iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        retry: RetryPolicy {
+            timeout,
+            base_delay: duration(&args.registry_retry_delay, "--registry-retry-delay")?,
+            ..RetryPolicy::default()
+        },
+        timer: None,
+    })
 }
 
 fn report(

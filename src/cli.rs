@@ -114,6 +114,20 @@ pub struct AnnounceArgs {
     /// HOST:PORT to reach over plain HTTP (local registries); repeatable or comma-separated
     #[arg(long, env = "INPUT_INSECURE-REGISTRY", value_delimiter = ',')]
     pub insecure_registry: Vec<String>,
+    /// Deadline for the registry look-up, retries included: seconds (60) or a duration (90s, 2m)
+    #[arg(
+        long,
+        env = "INPUT_REGISTRY-TIMEOUT",
+        default_value = "60",
+        value_name = "DURATION"
+    )]
+    pub registry_timeout: String,
+    /// The digest the build step reported (sha256:...); fail if the tag now points elsewhere
+    #[arg(long, env = "INPUT_EXPECTED-DIGEST", value_name = "DIGEST")]
+    pub expected_digest: Option<String>,
+    /// Wait before the first retry of a registry request, doubled per retry (tests)
+    #[arg(long, hide = true, default_value = "1s", value_name = "DURATION")]
+    pub registry_retry_delay: String,
 
     /// Tier: auto (from pull request labels), routine, or security
     #[arg(long, env = "INPUT_TIER", value_enum, default_value = "auto")]

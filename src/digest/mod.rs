@@ -70,9 +70,58 @@ impl fmt::Display for Digest {
     }
 }
 
+/// The registry's tag points to another digest than the one the build step reported.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error(
+    "{image} points to {resolved}, not to the expected digest {expected} (expected-digest, the digest the build step reported): another push may have moved the tag between the build and this step. Nothing was announced, so no release note names the wrong image; re-run the build, or pass the digest the tag points to now"
+)]
+pub struct DigestMoved {
+    /// The image reference as given.
+    pub image: String,
+    /// What the tag points to now.
+    pub resolved: Digest,
+    /// What the build step reported.
+    pub expected: Digest,
+}
+
+/// Checks the resolved digest against `--expected-digest` (none given: nothing to check).
+///
+/// # Errors
+/// [`DigestMoved`] when they differ.
+pub fn check_expected(
+    image: &str,
+    resolved: &Digest,
+    expected: Option<&Digest>,
+) -> Result<(), DigestMoved> {
+    match expected {
+        Some(expected) if expected != resolved => Err(DigestMoved {
+            image: image.to_string(),
+            resolved: resolved.clone(),
+            expected: expected.clone(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expected_digest_mismatch_names_both_and_the_moved_tag() {
+        let a = Digest::of_bytes(b"a");
+        let b = Digest::of_bytes(b"b");
+        assert_eq!(check_expected("r/lab:latest", &a, Some(&a)), Ok(()));
+        assert_eq!(check_expected("r/lab:latest", &a, None), Ok(()));
+        let err = check_expected("r/lab:latest", &a, Some(&b))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(a.as_str()) && err.contains(b.as_str()),
+            "{err}"
+        );
+        assert!(err.contains("moved the tag"), "{err}");
+    }
 
     const HEX: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 

@@ -700,7 +700,10 @@ async fn warnings_become_warning_annotations() {
 
     let github = FakeGitHub::start().await;
     // The payload's PR has no tier label, and neither has the PR when re-fetched.
-    github.set_pull(2, pull_json(2, "Tidy the docs", &["docs"], Some(SHA), "master"));
+    github.set_pull(
+        2,
+        pull_json(2, "Tidy the docs", &["docs"], Some(SHA), "master"),
+    );
     let out = example_run(&github, &[]).run().await;
     out.assert_success();
     assert_eq!(out.output("tier-source"), "default");
@@ -819,10 +822,6 @@ fn collect_includes(dir: &Path, found: &mut Vec<String>) {
 
 const EXAMPLE: &str = "examples/announce.yml";
 
-/// Inputs the example passes that another branch is adding to action.yml (expected-digest:
-/// verify the digest the build step reported). Empty this list once it is merged.
-const PENDING_INPUTS: &[&str] = &["expected-digest"];
-
 #[test]
 fn the_example_workflow_passes_only_declared_inputs_and_every_required_one() {
     let workflow: Value = serde_saphyr::from_str(&read(EXAMPLE)).unwrap();
@@ -843,7 +842,7 @@ fn the_example_workflow_passes_only_declared_inputs_and_every_required_one() {
     let declared: BTreeSet<&str> = action.inputs.0.iter().map(|(n, _)| n.as_str()).collect();
     for key in with.keys() {
         assert!(
-            declared.contains(key.as_str()) || PENDING_INPUTS.contains(&key.as_str()),
+            declared.contains(key.as_str()),
             "{EXAMPLE} passes {key}, which action.yml does not declare"
         );
     }

@@ -5,5 +5,6 @@ mod action;
 mod common;
 mod e2e;
 mod publish;
+mod registry;
 mod tier_triggers;
 mod window_docs;

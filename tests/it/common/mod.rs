@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
 pub use github::{FakeGitHub, Fault, OWNER, REPO, SERVER_URL, fixture, pull_json};
-pub use registry::{Registry, make_layout, repo_root};
+pub use registry::{
+    CountingProxy, ISSUER, Registry, SERVICE, Seen, Shape, TokenServer, VirtualTimer, make_layout,
+    push_shapes, repo_root,
+};
 
 /// The commit SHA the scenarios release.
 pub const SHA: &str = "c4295bd74fb0f4fda03689c3df3f2803b658fd85";

@@ -1,0 +1,232 @@
+//! Registry authentication: which credentials to present, the `WWW-Authenticate` challenge,
+//! and the bearer token exchange (distribution's token auth spec, as GHCR, Docker Hub, quay,
+//! Artifact Registry and Harbor implement it).
+//!
+//! Credentials are never sent before the registry asks: the first HEAD goes out anonymous,
+//! and only a 401 with a challenge leads to Basic credentials (a `Basic` challenge) or to one
+//! token request at the realm the registry names (a `Bearer` challenge), with the Basic
+//! credentials if there are any, anonymously otherwise (public images).
+
+use std::fmt;
+
+/// Where the credentials came from, so errors can name the input to change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CredentialSource {
+    /// `registry-username` and `registry-password`.
+    RegistryInputs,
+    /// `github-token`, presented as user `x-access-token` to ghcr.io when no registry
+    /// credentials are given (what a workflow's `GITHUB_TOKEN` works as).
+    GitHubToken,
+}
+
+/// Basic credentials for the registry. `Debug` never shows the password.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Credentials {
+    /// User name.
+    pub username: String,
+    /// Password or token.
+    pub password: String,
+    /// Which inputs they came from.
+    pub source: CredentialSource,
+}
+
+impl fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Credentials")
+            .field("username", &self.username)
+            .field("source", &self.source)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The credentials to present to `registry`: the registry inputs when given; else, for
+/// `ghcr.io`, the GitHub token as user `x-access-token`; else none (anonymous).
+pub fn credentials_for(
+    registry: &str,
+    inputs: Option<&Credentials>,
+    github_token: Option<&str>,
+) -> Option<Credentials> {
+    if let Some(c) = inputs {
+        return Some(c.clone());
+    }
+    let token = github_token.map(str::trim).filter(|t| !t.is_empty())?;
+    registry
+        .eq_ignore_ascii_case("ghcr.io")
+        .then(|| Credentials {
+            username: "x-access-token".into(),
+            password: token.into(),
+            source: CredentialSource::GitHubToken,
+        })
+}
+
+/// What a 401 asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Challenge {
+    /// `Basic realm="..."` (htpasswd registries, ECR).
+    Basic,
+    /// `Bearer realm="https://auth.example/token",service="registry.example"`.
+    Bearer {
+        realm: String,
+        service: Option<String>,
+    },
+}
+
+/// Reads the challenges of a `WWW-Authenticate` header (parsed by `http-auth`, as in
+/// oci-client); a `Bearer` challenge with a realm wins over `Basic`. `None` when there is
+/// neither.
+pub(crate) fn challenge(header: &str) -> Option<Challenge> {
+    let mut basic = false;
+    for parsed in http_auth::ChallengeParser::new(header) {
+        let Ok(c) = parsed else { continue };
+        if c.scheme.eq_ignore_ascii_case("bearer") {
+            let param = |name: &str| {
+                c.params
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                    .map(|(_, v)| v.to_unescaped())
+            };
+            if let Some(realm) = param("realm") {
+                return Some(Challenge::Bearer {
+                    realm,
+                    service: param("service"),
+                });
+            }
+        } else if c.scheme.eq_ignore_ascii_case("basic") {
+            basic = true;
+        }
+    }
+    basic.then_some(Challenge::Basic)
+}
+
+/// The token in a token endpoint's answer: `token`, or OAuth2's `access_token`.
+pub(crate) fn token_from(body: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        token: Option<String>,
+        access_token: Option<String>,
+    }
+    let answer: Answer = serde_json::from_slice(body).ok()?;
+    answer
+        .token
+        .or(answer.access_token)
+        .filter(|t| !t.trim().is_empty())
+}
+
+/// Which credentials were tried, without the secret, for error messages.
+pub(crate) fn tried(credentials: Option<&Credentials>) -> String {
+    match credentials {
+        None => "tried anonymously (no registry-username/registry-password given)".into(),
+        Some(c) => match c.source {
+            CredentialSource::RegistryInputs => format!(
+                "tried registry-username {:?} with registry-password",
+                c.username
+            ),
+            CredentialSource::GitHubToken => {
+                "tried the github-token input as user x-access-token (the default for ghcr.io when no registry-username/registry-password is given)".into()
+            }
+        },
+    }
+}
+
+/// What to change after a refusal: the inputs to set, and the registry's own convention for
+/// user names where it has one (GHCR, GCR/Artifact Registry, ECR).
+pub(crate) fn fix(registry: &str, repository: &str, credentials: Option<&Credentials>) -> String {
+    let host = registry.to_ascii_lowercase();
+    let convention = if host == "ghcr.io" {
+        " For ghcr.io, a workflow's GITHUB_TOKEN needs `permissions: packages: read` and the package must grant this repository access (package settings, Manage Actions access); a personal access token needs read:packages."
+    } else if host == "gcr.io" || host.ends_with(".gcr.io") || host.ends_with("-docker.pkg.dev") {
+        " For GCR and Artifact Registry, use registry-username oauth2accesstoken with an access token as registry-password."
+    } else if host.contains(".dkr.ecr.") {
+        " For ECR, use registry-username AWS with the output of `aws ecr get-login-password` as registry-password."
+    } else {
+        ""
+    };
+    let what = match credentials.map(|c| c.source) {
+        None => format!(
+            "Set registry-username and registry-password (--registry-username/--registry-password) to credentials that can pull {repository}."
+        ),
+        Some(CredentialSource::RegistryInputs) => format!(
+            "Check registry-username and registry-password, and that they can pull {repository}."
+        ),
+        Some(CredentialSource::GitHubToken) => format!(
+            "Grant the github-token read access to {repository}, or set registry-username and registry-password."
+        ),
+    };
+    format!("{what}{convention}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bearer_challenge_gives_realm_and_service() {
+        let c = challenge(
+            r#"Bearer realm="https://ghcr.io/token",service="ghcr.io",scope="repository:org/lab:pull""#,
+        );
+        assert_eq!(
+            c,
+            Some(Challenge::Bearer {
+                realm: "https://ghcr.io/token".into(),
+                service: Some("ghcr.io".into())
+            })
+        );
+    }
+
+    #[test]
+    fn basic_challenge_and_garbage() {
+        assert_eq!(
+            challenge(r#"Basic realm="Registry Realm""#),
+            Some(Challenge::Basic)
+        );
+        assert_eq!(challenge("Bearer service=\"x\""), None);
+        assert_eq!(challenge(""), None);
+        assert_eq!(
+            challenge(r#"Basic realm="r", Bearer realm="https://a/t""#),
+            Some(Challenge::Bearer {
+                realm: "https://a/t".into(),
+                service: None
+            })
+        );
+    }
+
+    #[test]
+    fn ghcr_without_registry_credentials_uses_the_github_token() {
+        let c = credentials_for("ghcr.io", None, Some("ghs_x")).unwrap();
+        assert_eq!(
+            (c.username.as_str(), c.password.as_str(), c.source),
+            ("x-access-token", "ghs_x", CredentialSource::GitHubToken)
+        );
+        assert_eq!(credentials_for("quay.io", None, Some("ghs_x")), None);
+        assert_eq!(credentials_for("ghcr.io", None, Some("  ")), None);
+        let inputs = Credentials {
+            username: "ci".into(),
+            password: "pw".into(),
+            source: CredentialSource::RegistryInputs,
+        };
+        assert_eq!(
+            credentials_for("ghcr.io", Some(&inputs), Some("ghs_x")),
+            Some(inputs)
+        );
+    }
+
+    #[test]
+    fn token_answers_and_descriptions_never_show_the_secret() {
+        assert_eq!(token_from(br#"{"token":"t1"}"#).as_deref(), Some("t1"));
+        assert_eq!(
+            token_from(br#"{"access_token":"t2"}"#).as_deref(),
+            Some("t2")
+        );
+        assert_eq!(token_from(br#"{"token":""}"#), None);
+        assert_eq!(token_from(b"<html>"), None);
+        let c = Credentials {
+            username: "ci".into(),
+            password: "hunter2".into(),
+            source: CredentialSource::RegistryInputs,
+        };
+        assert!(!format!("{c:?}").contains("hunter2"));
+        assert!(!tried(Some(&c)).contains("hunter2"));
+        assert!(fix("ghcr.io", "org/lab", Some(&c)).contains("packages: read"));
+        assert!(fix("europe-docker.pkg.dev", "p/r/lab", None).contains("oauth2accesstoken"));
+    }
+}
