@@ -16,6 +16,41 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// Parses the command line and the Action inputs (`INPUT_<NAME>` variables).
+    ///
+    /// An input variable that is set but blank counts as unset, so the option's default
+    /// applies: the runner passes every declared input that has no default, and every
+    /// `with:` entry that evaluates to `''` (say `tier: ${{ inputs.tier }}` on a push), as an
+    /// empty variable.
+    ///
+    /// # Errors
+    /// clap's usage errors (exit code 2).
+    pub fn try_parse_inputs() -> Result<Self, clap::Error> {
+        use clap::{CommandFactory, FromArgMatches};
+        let matches = without_blank_env(Self::command()).try_get_matches()?;
+        Self::from_arg_matches(&matches)
+    }
+}
+
+/// `cmd` with the environment variable of every argument whose variable is blank dropped,
+/// recursively through subcommands.
+fn without_blank_env(cmd: clap::Command) -> clap::Command {
+    let cmd = cmd.mut_args(|arg| {
+        let blank = arg.get_env().is_some_and(|name| {
+            std::env::var_os(name).is_some_and(|v| v.to_string_lossy().trim().is_empty())
+        });
+        if blank { arg.env(None) } else { arg }
+    });
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    names
+        .into_iter()
+        .fold(cmd, |cmd, name| cmd.mut_subcommand(name, without_blank_env))
+}
+
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {

@@ -11,6 +11,22 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+/// `println!` that ignores a closed stdout (`codeq-rollout … | head` must not panic).
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// `eprintln!` that ignores a closed stderr.
+macro_rules! err {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 /// Where log lines go and how they are dressed.
 ///
 /// Every line passes through [`Log::redact`] first, so a secret registered with
@@ -64,7 +80,7 @@ impl Log {
             return;
         }
         if self.actions {
-            println!("::add-mask::{}", escape_data(secret));
+            out!("::add-mask::{}", escape_data(secret));
         }
         secrets.push(secret.to_string());
         // Longest first, so a secret that contains another is masked whole.
@@ -82,7 +98,7 @@ impl Log {
     /// A plain line on stdout. Lines that would read as a workflow command (`::…`) are
     /// defused by a leading `| `, so text from pull requests cannot issue commands.
     pub fn info(&self, message: &str) {
-        println!("{}", defuse_commands(&self.redact(message)));
+        out!("{}", defuse_commands(&self.redact(message)));
     }
 
     /// A warning: `::warning title=…::` inside Actions, `warning: …` on stderr otherwise.
@@ -102,22 +118,22 @@ impl Log {
         }
         let message = self.redact(message);
         if self.actions {
-            println!("::debug::{}", escape_data(&message));
+            out!("::debug::{}", escape_data(&message));
         } else {
-            eprintln!("debug: {message}");
+            err!("debug: {message}");
         }
     }
 
     fn annotation(&self, kind: &str, title: &str, message: &str) {
         let (title, message) = (self.redact(title), self.redact(message));
         if self.actions {
-            println!(
+            out!(
                 "::{kind} title={}::{}",
                 escape_property(&title),
                 escape_data(&message)
             );
         } else {
-            eprintln!("{kind}: {}", defuse_commands(&message));
+            err!("{kind}: {}", defuse_commands(&message));
         }
     }
 }

@@ -975,3 +975,39 @@ fn the_readme_starts_with_the_two_commands_and_its_excerpts_are_real_renders() {
     }
     assert!(checked > 6, "the excerpts are not empty");
 }
+
+#[tokio::test]
+async fn blank_inputs_count_as_unset_so_defaults_apply() {
+    // The runner passes `with: tier: ${{ inputs.tier }}` on a push as an empty INPUT_TIER,
+    // and every declared input without a default as an empty variable.
+    let github = FakeGitHub::start().await;
+    let mut run = example_run(&github, &["security"]);
+    let blanks: Vec<String> = action_yml()
+        .inputs
+        .0
+        .iter()
+        .map(|(name, _)| name.clone())
+        .filter(|name| !matches!(name.as_str(), "image" | "github-token"))
+        .collect();
+    for name in &blanks {
+        run = run.input(name, " ");
+    }
+    let out = run.run().await;
+    out.assert_success();
+    assert_eq!(
+        out.output("tier"),
+        "security",
+        "tier defaulted to auto: labels decide"
+    );
+    assert_eq!(out.output("tier-source"), "labels");
+    assert_eq!(
+        out.output("idle-window-seconds"),
+        "4200",
+        "culler defaults apply"
+    );
+    assert_eq!(
+        github.writes().await.len(),
+        2,
+        "not a dry run: blank dry-run is false"
+    );
+}
