@@ -165,7 +165,13 @@ pub struct AnnounceArgs {
     pub registry_retry_delay: String,
 
     /// Tier: auto (from pull request labels), routine, or security
-    #[arg(long, env = "INPUT_TIER", value_enum, default_value = "auto")]
+    #[arg(
+        long,
+        env = "INPUT_TIER",
+        value_enum,
+        ignore_case = true,
+        default_value = "auto"
+    )]
     pub tier: TierRequest,
     /// Tier when no pull request carries a tier label: routine, security, or fail
     /// [default: routine]. Set explicitly (routine or security), it also applies when the

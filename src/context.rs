@@ -54,6 +54,11 @@ impl std::fmt::Display for Repository {
 pub struct RunContext {
     /// The repository releases and issues go to; `None` only in a dry run outside Actions.
     pub repository: Option<Repository>,
+    /// The repository the event came from, where its pull requests and commits are looked
+    /// up: `GITHUB_REPOSITORY`, else the payload's `repository.full_name`, else
+    /// [`RunContext::repository`]. It differs from `repository` when the `repository` input
+    /// sends releases elsewhere.
+    pub event_repository: Option<Repository>,
     /// The commit the release targets (40 hex); `None` only in a dry run outside Actions.
     pub sha: Option<String>,
     /// `GITHUB_EVENT_NAME`, e.g. `push`; empty outside Actions.
@@ -118,6 +123,16 @@ impl RunContext {
             }
             None => EventPayload::default(),
         };
+        let event_repository = match var("GITHUB_REPOSITORY") {
+            Some(r) => Some(
+                Repository::parse(&r).context("GITHUB_REPOSITORY names the event's repository")?,
+            ),
+            None => event
+                .repository
+                .as_ref()
+                .and_then(|r| Repository::parse(&r.full_name).ok())
+                .or_else(|| repository.clone()),
+        };
         let api_url = overrides
             .api_url
             .clone()
@@ -141,6 +156,7 @@ impl RunContext {
         };
         Ok(Self {
             repository,
+            event_repository,
             sha,
             event_name: var("GITHUB_EVENT_NAME").unwrap_or_default(),
             event,
@@ -180,6 +196,33 @@ mod tests {
             Some("https://ghe.example/org/lab/actions/runs/42/attempts/2")
         );
         assert_eq!(ctx.api_url, "https://ghe.example/api/v3");
+    }
+
+    #[test]
+    fn pull_requests_are_read_where_the_event_came_from() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("event.json");
+        std::fs::write(&path, br#"{"repository": {"full_name": "org/source"}}"#).unwrap();
+        let path = path.display().to_string();
+        let releases_elsewhere = Overrides {
+            repository: Some("org/releases".into()),
+            ..Default::default()
+        };
+        let ctx = RunContext::resolve(
+            &releases_elsewhere,
+            &env(&[
+                ("GITHUB_REPOSITORY", "org/lab"),
+                ("GITHUB_EVENT_PATH", &path),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(ctx.repository.unwrap().to_string(), "org/releases");
+        assert_eq!(ctx.event_repository.unwrap().to_string(), "org/lab");
+        let ctx = RunContext::resolve(&releases_elsewhere, &env(&[("GITHUB_EVENT_PATH", &path)]))
+            .unwrap();
+        assert_eq!(ctx.event_repository.unwrap().to_string(), "org/source");
+        let ctx = RunContext::resolve(&releases_elsewhere, &env(&[])).unwrap();
+        assert_eq!(ctx.event_repository.unwrap().to_string(), "org/releases");
     }
 
     #[test]

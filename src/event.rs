@@ -25,15 +25,26 @@ pub struct EventPayload {
     /// `push` events: whether the push deleted the ref.
     #[serde(default)]
     pub deleted: bool,
-    /// `push` events: the commits pushed (at most 2048 in a payload).
+    /// `push` events: the commits pushed, oldest first (GitHub lists at most 2048; the Events
+    /// API's copy of a push lists at most 20).
     #[serde(default)]
     pub commits: Vec<PayloadCommit>,
+    /// `push` events as the Events API gives them: how many commits the push carried, when
+    /// `commits` may list fewer (absent from webhook payloads).
+    #[serde(default)]
+    pub size: Option<u64>,
     /// `push` events: the newest commit.
     #[serde(default)]
     pub head_commit: Option<PayloadCommit>,
     /// `workflow_run` events: the run that triggered this one.
     #[serde(default)]
     pub workflow_run: Option<PayloadWorkflowRun>,
+    /// `merge_group` events (merge queue): the group's temporary commit.
+    #[serde(default)]
+    pub merge_group: Option<PayloadMergeGroup>,
+    /// Every repository event: the repository the event came from.
+    #[serde(default)]
+    pub repository: Option<PayloadRepository>,
     /// `workflow_dispatch` events: the inputs given.
     #[serde(default)]
     pub inputs: Option<serde_json::Map<String, serde_json::Value>>,
@@ -107,6 +118,31 @@ pub struct PayloadWorkflowRun {
     pub head_commit: Option<PayloadCommit>,
 }
 
+/// A merge group in a `merge_group` payload (merge queue).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+pub struct PayloadMergeGroup {
+    /// The group's temporary commit, built by the queue (40 hex).
+    #[serde(default)]
+    pub head_sha: String,
+    /// The queue's branch, e.g. `refs/heads/gh-readonly-queue/main/pr-2-<sha>`.
+    #[serde(default)]
+    pub head_ref: Option<String>,
+    /// The branch the group merges into, e.g. `refs/heads/main`.
+    #[serde(default)]
+    pub base_ref: Option<String>,
+    /// The temporary commit, with its message.
+    #[serde(default)]
+    pub head_commit: Option<PayloadCommit>,
+}
+
+/// The repository an event came from.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+pub struct PayloadRepository {
+    /// `owner/repo`.
+    #[serde(default)]
+    pub full_name: String,
+}
+
 /// Parses a payload.
 ///
 /// # Errors
@@ -150,6 +186,24 @@ mod tests {
         assert_eq!(p.pushed_branch(), Some("main"));
         assert_eq!(p.commits[0].message, "Fix (#12)");
         assert_eq!(p.head_commit.unwrap().id, "abc");
+    }
+
+    #[test]
+    fn a_merge_group_payload_gives_its_commit_and_base() {
+        let p = parse(
+            br#"{"action": "checks_requested", "repository": {"full_name": "org/lab"},
+                 "merge_group": {"head_sha": "abc", "base_ref": "refs/heads/main",
+                 "head_ref": "refs/heads/gh-readonly-queue/main/pr-2-def",
+                 "head_commit": {"id": "abc", "message": "Fix (#2)"}}}"#,
+        )
+        .unwrap();
+        let group = p.merge_group.unwrap();
+        assert_eq!(
+            (group.head_sha.as_str(), group.base_ref.as_deref()),
+            ("abc", Some("refs/heads/main"))
+        );
+        assert_eq!(group.head_commit.unwrap().message, "Fix (#2)");
+        assert_eq!(p.repository.unwrap().full_name, "org/lab");
     }
 
     #[test]

@@ -1,16 +1,33 @@
 //! Stage 2's edge: which pull requests are behind the release, by `GITHUB_EVENT_NAME`.
 //!
+//! Pull requests and commits are read in the repository the event came from
+//! ([`RunContext::event_repository`]: `GITHUB_REPOSITORY`), even when the `repository` input
+//! sends the release and the tracking issue elsewhere.
+//!
 //! Where the labels come from (issue 3; `GITHUB_SHA` by event: `../shared/DESIGN.md`):
-//! - `push`: `GET /repos/{o}/{r}/commits/{sha}/pulls` for the pushed commit and every commit
-//!   in `commits[]`. Only merged pull requests into the pushed branch whose merge commit is
-//!   one of the pushed commits count (a squash, merge or rebase merge); open ones and ones
-//!   into other branches are ignored. The index lags a fresh merge by seconds, so commits
-//!   without such a pull request are asked again on a bounded backoff schedule; then the
-//!   `(#N)` of a squash subject (or `Merge pull request #N` of a merge commit) is fetched
+//! - `push`: `GET /repos/{o}/{r}/commits/{sha}/pulls` (every page) for the pushed commit and
+//!   every commit in `commits[]`. Only merged pull requests into the pushed branch whose merge
+//!   commit is one of the pushed commits count (a squash, merge or rebase merge); open ones
+//!   and ones into other branches are ignored. The index lags a fresh merge by seconds, so
+//!   commits without such a pull request are asked again on a bounded backoff schedule; then
+//!   the `(#N)` of a squash subject (or `Merge pull request #N` of a merge commit) is fetched
 //!   directly and checked the same way. Nothing at all is a failed look-up, not "unlabeled".
+//!   A push deleting its ref has nothing to announce (a failed look-up that says so).
+//! - Every commit of a push counts, and none is skipped silently: a commit still without a
+//!   merged pull request after all that (a direct push, or an index that lags past the
+//!   retries), or commits not looked up at all (more than [`MAX_PUSH_COMMITS`], or a payload
+//!   listing fewer than its `size`), make the look-up [`Found::Incomplete`]. That is the safe
+//!   choice: such a commit may be the security fix, so only a security label found on the
+//!   rest decides; otherwise the run fails naming the commits, unless the tier input or an
+//!   explicit `unlabeled-tier` says what to do.
+//! - `merge_group` (merge queue): `merge_group.head_sha` into `merge_group.base_ref`, then
+//!   as `push`. A group is built before its pull requests merge, so GitHub usually lists none
+//!   merged yet and the run fails saying so: announce from the queue's push instead.
 //! - `pull_request` / `pull_request_target` (closed and merged): the payload's pull request;
-//!   its labels are re-fetched (`GET /repos/{o}/{r}/pulls/{n}`) when the payload's carry no
-//!   tier label (labels added after the event). The release targets its `merge_commit_sha`.
+//!   it is re-fetched (`GET /repos/{o}/{r}/pulls/{n}`) when the payload's labels carry no
+//!   tier label (labels added after the event) or its `merge_commit_sha` is null. The release
+//!   targets its `merge_commit_sha`; without one, a warning says the release targets
+//!   `GITHUB_SHA` instead.
 //! - `workflow_run`: `workflow_run.head_sha` on `workflow_run.head_branch`, then as `push`
 //!   (its `pull_requests[]` carry no labels); a run triggered by `schedule` or
 //!   `workflow_dispatch` has no pull request. The release targets `head_sha`.
@@ -32,9 +49,16 @@ use std::time::Duration;
 /// about 30 s, enough for the index to catch up with a fresh merge.
 pub const DEFAULT_BACKOFF_MS: [u64; 3] = [2_000, 6_000, 18_000];
 
-/// At most this many commits of one push are looked up (the newest ones); a push carries at
-/// most 2048 in its payload, and each costs a request per try.
+/// At most this many commits of one push are looked up (the newest ones). Each costs a
+/// request per try (up to 4 while the index lags, and one for the `(#N)` fallback), against
+/// the 1,000 requests an hour `GITHUB_TOKEN` gets per repository; a push payload lists up to
+/// 2048. A push with more makes the look-up [`Found::Incomplete`]: a security label among
+/// these decides, otherwise the run fails asking for the tier input.
 pub const MAX_PUSH_COMMITS: usize = 100;
+
+/// The most commits a push payload lists (GitHub's webhook reference): a payload listing
+/// this many may have left some out.
+pub const PAYLOAD_COMMITS_CAP: usize = 2048;
 
 /// How to look up.
 pub struct LookupOptions<'a> {
@@ -60,8 +84,18 @@ pub struct Behind {
 /// Finds the pull requests behind this run's release. Never fails: a failed look-up is
 /// reported as [`Found::LookupFailed`] so that the tier rules decide what it means.
 pub async fn resolve(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
+    // The client is bound to the release repository; read where the event came from.
+    let elsewhere = match (opts.github, &ctx.event_repository) {
+        (Some(gh), Some(repo)) if gh.repository() != repo => Some(gh.for_repository(repo.clone())),
+        _ => None,
+    };
+    let opts = &LookupOptions {
+        github: elsewhere.as_ref().or(opts.github),
+        ..*opts
+    };
     match ctx.event_name.as_str() {
         "push" => push(ctx, opts).await,
+        "merge_group" => merge_group(ctx, opts).await,
         "pull_request" | "pull_request_target" => pull_request_event(ctx, opts).await,
         "workflow_run" => workflow_run(ctx, opts).await,
         "" => Behind {
@@ -81,23 +115,24 @@ pub async fn resolve(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
 
 async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     let event = &ctx.event;
-    let head = event
-        .after
-        .as_deref()
-        .and_then(commit_sha)
-        .or_else(|| ctx.sha.clone());
     let target = event.git_ref.as_deref().unwrap_or("its ref");
-    let Some(head) = head.filter(|h| h.bytes().any(|b| b != b'0')) else {
-        if event.deleted {
-            return Behind {
-                evidence: Evidence {
-                    origin: format!("the push deleting {target}"),
-                    found: Found::NoPullRequest,
-                    notes: Vec::new(),
-                },
-                commit: None,
-            };
-        }
+    let after = event.after.as_deref().map(str::trim).unwrap_or_default();
+    let zeros = !after.is_empty() && after.bytes().all(|b| b == b'0');
+    if event.deleted || zeros {
+        return Behind {
+            evidence: Evidence {
+                origin: format!("the push deleting {target}"),
+                found: Found::LookupFailed(format!(
+                    "the push deleted {target}: a deletion builds nothing and merges no pull \
+                     request, so there is nothing to announce; run codeq-rollout only for pushes \
+                     that add commits, e.g. `if: github.event.deleted == false`"
+                )),
+                notes: Vec::new(),
+            },
+            commit: None,
+        };
+    }
+    let Some(head) = commit_sha(after).or_else(|| ctx.sha.clone()) else {
         return failed(
             "the push event",
             "the payload has no pushed commit (`after`) and GITHUB_SHA is unset: set --sha",
@@ -114,6 +149,7 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
         .iter()
         .filter_map(|c| Some((commit_sha(&c.id)?, c.message.clone())))
         .collect();
+    let listed = event.commits.len();
     if !commits.iter().any(|(sha, _)| *sha == head) {
         let message = event
             .head_commit
@@ -123,21 +159,83 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
             .unwrap_or_default();
         commits.push((head.clone(), message));
     }
-    let mut notes = Vec::new();
-    if commits.len() > MAX_PUSH_COMMITS {
-        notes.push(format!(
-            "the push carries {} commits: only the newest {MAX_PUSH_COMMITS} were looked up",
-            commits.len()
-        ));
-        commits.drain(..commits.len() - MAX_PUSH_COMMITS);
-    }
-    let (found, more) = merged_pull_requests(ctx, opts, &commits, branch, &origin).await;
-    notes.extend(more);
+    // `size` (Events API copies of a push) counts commits the payload may not list.
+    let carried = event
+        .size
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(0)
+        .max(commits.len());
+    let examined = commits.len().min(MAX_PUSH_COMMITS);
+    let not_examined = carried - examined;
+    let unexamined = (not_examined > 0).then(|| {
+        let payload = if listed >= PAYLOAD_COMMITS_CAP {
+            format!(" (its payload lists {listed}, GitHub's limit, so it may carry more)")
+        } else if carried > commits.len() {
+            format!(" (its payload lists only {listed})")
+        } else {
+            String::new()
+        };
+        let (s, were) = if not_examined == 1 {
+            ("", "was")
+        } else {
+            ("s", "were")
+        };
+        format!(
+            "{not_examined} older commit{s} of {origin} {were} not looked up: the push carries \
+             {carried} commits{payload}, and only the newest {MAX_PUSH_COMMITS} are looked up \
+             (a request each per try)"
+        )
+    });
+    commits.drain(..commits.len() - examined);
+    let found = merged_pull_requests(ctx, opts, &commits, branch, &origin, unexamined).await;
     Behind {
         evidence: Evidence {
             origin,
             found,
-            notes,
+            notes: Vec::new(),
+        },
+        commit: Some(head),
+    }
+}
+
+async fn merge_group(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
+    let Some(group) = &ctx.event.merge_group else {
+        return failed(
+            "the merge_group event",
+            "the payload carries no `merge_group`",
+        );
+    };
+    let Some(head) = commit_sha(&group.head_sha) else {
+        return failed(
+            "the merge_group event",
+            &format!(
+                "its `merge_group.head_sha` {:?} is not a commit SHA",
+                group.head_sha
+            ),
+        );
+    };
+    let branch = group
+        .base_ref
+        .as_deref()
+        .map(|r| r.strip_prefix("refs/heads/").unwrap_or(r))
+        .filter(|b| !b.is_empty());
+    let origin = format!(
+        "the merge group {} into {}",
+        short(&head),
+        branch.unwrap_or("an unknown branch")
+    );
+    let message = group
+        .head_commit
+        .as_ref()
+        .map(|c| c.message.clone())
+        .unwrap_or_default();
+    let found =
+        merged_pull_requests(ctx, opts, &[(head.clone(), message)], branch, &origin, None).await;
+    Behind {
+        evidence: Evidence {
+            origin,
+            found,
+            notes: Vec::new(),
         },
         commit: Some(head),
     }
@@ -181,13 +279,13 @@ async fn workflow_run(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
         .as_ref()
         .map(|c: &PayloadCommit| c.message.clone())
         .unwrap_or_default();
-    let (found, notes) =
-        merged_pull_requests(ctx, opts, &[(head.clone(), message)], branch, &origin).await;
+    let found =
+        merged_pull_requests(ctx, opts, &[(head.clone(), message)], branch, &origin, None).await;
     Behind {
         evidence: Evidence {
             origin,
             found,
-            notes,
+            notes: Vec::new(),
         },
         commit: Some(head),
     }
@@ -218,50 +316,89 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
             commit: None,
         };
     }
-    let commit = pr.merge_commit_sha.as_deref().and_then(commit_sha);
+    let mut commit = pr.merge_commit_sha.as_deref().and_then(commit_sha);
     let from_payload = pr.to_pull_request();
-    let found = if opts.rules.has_tier_label(&from_payload) {
-        Found::PullRequests(vec![from_payload])
-    } else {
-        // Labels added after the event are not in the payload: ask GitHub.
-        let what = format!(
-            "re-fetch the labels of pull request #{} (the event's carry no tier label)",
-            pr.number
-        );
-        match client(ctx, opts, &what) {
-            Err(failure) => Found::LookupFailed(failure),
-            Ok(gh) => match gh.pull_request(pr.number).await {
-                Ok(fresh) => Found::PullRequests(vec![fresh.to_tier_pr()]),
-                Err(e) => Found::LookupFailed(format!(
-                    "while re-fetching the labels of pull request #{} (the event's carry no \
-                     tier label): {e}",
-                    pr.number
-                )),
-            },
+    let labelled = opts.rules.has_tier_label(&from_payload);
+    let mut notes = Vec::new();
+    let mut refetched = false;
+    // Labels added after the event are not in the payload, and a payload may lack the merge
+    // commit: ask GitHub.
+    let why = match (labelled, commit.is_some()) {
+        (true, true) => None,
+        (false, true) => Some("the event's labels carry no tier label"),
+        (true, false) => Some("the event's `merge_commit_sha` is null"),
+        (false, false) => {
+            Some("the event's labels carry no tier label and its `merge_commit_sha` is null")
         }
     };
+    let found = match why {
+        None => Found::PullRequests(vec![from_payload]),
+        Some(why) => {
+            let what = format!("re-fetch pull request #{} ({why})", pr.number);
+            let fresh = match client(ctx, opts, &what) {
+                Err(failure) => Err(failure),
+                Ok(gh) => gh.pull_request(pr.number).await.map_err(|e| {
+                    format!(
+                        "while re-fetching pull request #{} ({why}): {e}{}",
+                        pr.number,
+                        elsewhere_hint(ctx)
+                    )
+                }),
+            };
+            match fresh {
+                Ok(fresh) => {
+                    refetched = true;
+                    if commit.is_none() {
+                        commit = fresh.merge_commit_sha.as_deref().and_then(commit_sha);
+                    }
+                    Found::PullRequests(vec![fresh.to_tier_pr()])
+                }
+                Err(failure) if !labelled => Found::LookupFailed(failure),
+                Err(failure) => {
+                    notes.push(failure);
+                    Found::PullRequests(vec![from_payload])
+                }
+            }
+        }
+    };
+    if commit.is_none() {
+        notes.push(format!(
+            "pull request #{} has no merge commit SHA (null in the event{}), so the release \
+             targets {}; on a {event_name} event that is not the merged commit: set the sha \
+             input to it",
+            pr.number,
+            if refetched { " and from GitHub" } else { "" },
+            match &ctx.sha {
+                Some(sha) => format!("GITHUB_SHA {sha}"),
+                None => "GITHUB_SHA".to_string(),
+            },
+        ));
+    }
     Behind {
         evidence: Evidence {
             origin,
             found,
-            notes: Vec::new(),
+            notes,
         },
         commit,
     }
 }
 
 /// The merged pull requests behind `commits` (SHA, message): asked per commit on the backoff
-/// schedule, then by the `(#N)` of the commit message. Returns what was found and notes.
+/// schedule, then by the `(#N)` of the commit message. `unexamined` says which commits of the
+/// release were not passed in (too many); with it, or with a commit left without a merged
+/// pull request, the answer is [`Found::Incomplete`], never a silent subset.
 async fn merged_pull_requests(
     ctx: &RunContext,
     opts: &LookupOptions<'_>,
     commits: &[(String, String)],
     branch: Option<&str>,
     origin: &str,
-) -> (Found, Vec<String>) {
+    unexamined: Option<String>,
+) -> Found {
     let gh = match client(ctx, opts, &format!("look up the pull requests of {origin}")) {
         Ok(gh) => gh,
-        Err(failure) => return (Found::LookupFailed(failure), Vec::new()),
+        Err(failure) => return Found::LookupFailed(failure),
     };
     let shas: Vec<&str> = commits.iter().map(|(sha, _)| sha.as_str()).collect();
     let mut found: BTreeMap<u64, PullRequest> = BTreeMap::new();
@@ -276,11 +413,11 @@ async fn merged_pull_requests(
             let answer = match gh.pulls_for_commit(&commit.0).await {
                 Ok(answer) => answer,
                 Err(e) => {
-                    let failure = format!(
-                        "while reading the labels of {origin} (commit {}): {e}",
-                        short(&commit.0)
-                    );
-                    return (Found::LookupFailed(failure), Vec::new());
+                    return Found::LookupFailed(format!(
+                        "while reading the labels of {origin} (commit {}): {e}{}",
+                        short(&commit.0),
+                        elsewhere_hint(ctx)
+                    ));
                 }
             };
             let accepted: Vec<_> = answer
@@ -331,66 +468,98 @@ async fn merged_pull_requests(
             Err(e) if e.kind == crate::github::Kind::NotFound => {
                 unresolved.push(short(sha));
                 fallback_notes.push(format!(
-                    "#{number}, named in the message of {}, is not a pull request of this \
-                     repository",
-                    short(sha)
+                    "#{number}, named in the message of {}, is not a pull request of {}",
+                    short(sha),
+                    gh.repository()
                 ));
             }
             Err(e) => {
-                let failure = format!(
+                return Found::LookupFailed(format!(
                     "while reading the labels of {origin} (#{number}, named in the message of \
-                     {}): {e}",
-                    short(sha)
-                );
-                return (Found::LookupFailed(failure), Vec::new());
+                     {}): {e}{}",
+                    short(sha),
+                    elsewhere_hint(ctx)
+                ));
             }
         }
     }
 
-    if found.is_empty() {
-        let waited: Duration = opts.backoff.iter().sum();
-        let listed: Vec<String> = shas.iter().map(|s| short(s)).collect();
-        let route = match &ctx.repository {
-            Some(repo) => format!("GET /repos/{repo}/commits/{{sha}}/pulls"),
-            None => "GET /repos/{owner}/{repo}/commits/{sha}/pulls".to_string(),
-        };
-        return (
-            Found::LookupFailed(format!(
-                "no merged pull request found for {origin}: GitHub lists none merged into {} as \
-                 {} {} ({route}, asked {tries} time{} over {}), and {}. If the pull request \
-                 was merged just now, re-run the job; if the {} pushed without a pull \
-                 request, there are no labels to read",
-                branch.unwrap_or("the branch"),
-                if listed.len() == 1 {
-                    "commit"
-                } else {
-                    "any of commits"
-                },
-                listed.join(", "),
-                if tries == 1 { "" } else { "s" },
-                humantime::format_duration(waited),
-                fallback_notes.join("; "),
-                if listed.len() == 1 {
-                    "commit was"
-                } else {
-                    "commits were"
-                },
-            )),
-            Vec::new(),
-        );
-    }
-    let notes = if unresolved.is_empty() {
-        Vec::new()
+    let waited: Duration = opts.backoff.iter().sum();
+    let route = format!(
+        "GET /repos/{}/commits/{{sha}}/pulls, asked {tries} time{} over {}",
+        gh.repository(),
+        if tries == 1 { "" } else { "s" },
+        humantime::format_duration(waited),
+    );
+    let queued = if ctx.event_name == "merge_group" {
+        " A merge group is built before its pull requests are merged, so GitHub lists none \
+         merged yet: announce from the push the merge queue makes when it merges, or set the \
+         tier input."
     } else {
-        vec![format!(
-            "no merged pull request found for commit{} {} of {origin} ({}): the tier comes \
-             from the other commits' pull requests",
-            if unresolved.len() == 1 { "" } else { "s" },
+        ""
+    };
+    if found.is_empty() {
+        let listed: Vec<String> = shas.iter().map(|s| short(s)).collect();
+        let mut failure = format!(
+            "no merged pull request found for {origin}: GitHub lists none merged into {} as \
+             {} {} ({route}), and {}. If the pull request was merged just now, re-run the job; \
+             if the {} pushed without a pull request, there are no labels to read.{queued}",
+            branch.unwrap_or("the branch"),
+            if listed.len() == 1 {
+                "commit"
+            } else {
+                "any of commits"
+            },
+            listed.join(", "),
+            fallback_notes.join("; "),
+            if listed.len() == 1 {
+                "commit was"
+            } else {
+                "commits were"
+            },
+        );
+        if let Some(unexamined) = unexamined {
+            failure.push_str(&format!(" Also, {unexamined}."));
+        }
+        return Found::LookupFailed(failure);
+    }
+    let mut missing = Vec::new();
+    if !unresolved.is_empty() {
+        let (s, has, them) = if unresolved.len() == 1 {
+            ("", "has", "it")
+        } else {
+            ("s", "have", "them")
+        };
+        missing.push(format!(
+            "commit{s} {} of {origin} {has} no merged pull request ({route}; {}), so what \
+             {them} changed carries no label: a pull request merged just now may not be \
+             listed yet (re-run the job), and a commit pushed without one has no label to read",
             unresolved.join(", "),
             fallback_notes.join("; "),
-        )]
-    };
-    (Found::PullRequests(found.into_values().collect()), notes)
+        ));
+    }
+    missing.extend(unexamined);
+    let pull_requests = found.into_values().collect();
+    if missing.is_empty() {
+        Found::PullRequests(pull_requests)
+    } else {
+        Found::Incomplete {
+            pull_requests,
+            missing: missing.join("; "),
+        }
+    }
+}
+
+/// When pull requests are read in another repository than the release's: a sentence saying
+/// so, since the token must be able to read both. Empty otherwise.
+fn elsewhere_hint(ctx: &RunContext) -> String {
+    match (&ctx.event_repository, &ctx.repository) {
+        (Some(event), Some(release)) if event != release => format!(
+            " (pull requests are read in {event}, where the event came from, and releases go \
+             to {release}: the token must be able to read both)"
+        ),
+        _ => String::new(),
+    }
 }
 
 /// Whether `pr` is merged into `branch` (any branch when `None`) with one of `shas` as its
@@ -423,8 +592,12 @@ pub fn pull_number_in_subject(message: &str) -> Option<u64> {
             .filter(|_| rest[digits.len()..].starts_with(" from "));
     }
     let inner = subject.strip_suffix(')')?;
-    let start = inner.rfind("(#")?;
-    inner[start + 2..].parse().ok()
+    let digits = &inner[inner.rfind("(#")? + 2..];
+    // Digits only: `parse` alone would take `(#+12)`.
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 fn client<'a>(
@@ -432,7 +605,7 @@ fn client<'a>(
     opts: &LookupOptions<'a>,
     what: &str,
 ) -> Result<&'a GitHub, String> {
-    match (opts.github, &ctx.repository) {
+    match (opts.github, &ctx.event_repository) {
         (Some(gh), _) => Ok(gh),
         (None, None) => Err(format!(
             "cannot {what}: no repository is known; set --repository OWNER/REPO"
@@ -522,6 +695,9 @@ mod tests {
         assert_eq!(pull_number_in_subject("Initial commit"), None);
         assert_eq!(pull_number_in_subject("Fix (#12) typo"), None);
         assert_eq!(pull_number_in_subject("Revert (#x)"), None);
+        assert_eq!(pull_number_in_subject("Odd (#+12)"), None);
+        assert_eq!(pull_number_in_subject("Odd (# 12)"), None);
+        assert_eq!(pull_number_in_subject("Odd (#)"), None);
         assert_eq!(pull_number_in_subject("Subject\n\nCloses (#4)"), None);
         assert_eq!(pull_number_in_subject(""), None);
     }

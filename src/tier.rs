@@ -166,6 +166,17 @@ pub enum Found {
     /// The merged pull requests behind the release (never empty when a look-up ran; may be
     /// empty only if the caller says so).
     PullRequests(Vec<PullRequest>),
+    /// Some pull requests were found, but not everything behind the release was examined
+    /// or resolved: commits of a push without a merged pull request after the retries and the
+    /// `(#N)` fallback, or a push of more commits than are looked up. Never decided silently:
+    /// a security label among `pull_requests` still decides (nothing unexamined can lower
+    /// it); otherwise it counts as a failed look-up.
+    Incomplete {
+        /// The merged pull requests found.
+        pull_requests: Vec<PullRequest>,
+        /// What was not examined or resolved and why, naming the commits.
+        missing: String,
+    },
     /// The event carries no pull request by nature (`schedule`, `workflow_dispatch`, ...).
     NoPullRequest,
     /// The look-up could not run or failed (API error, permission, no merged pull request
@@ -202,12 +213,14 @@ impl Evidence {
 ///
 /// Rules, in order (issue 3, `../shared/POLICY.md`):
 /// 1. An explicit `request` (routine or security) wins; labels that disagree and a failed
-///    look-up are reported as warnings.
+///    or incomplete look-up are reported as warnings.
 /// 2. A look-up that failed is not "unlabeled": it is an error unless `unlabeled` was set
 ///    explicitly (`Some(Routine | Security)`), and then the warning says the tier was not
-///    derived from labels.
+///    derived from labels. An incomplete look-up ([`Found::Incomplete`]) is decided by a
+///    security label among what was found, and is otherwise a failed look-up.
 /// 3. Any security label on any pull request makes the release security (with a warning when
-///    routine labels conflict); else a routine label makes it routine.
+///    routine labels conflict); else a routine label makes it routine. A label on both lists
+///    counts as security, with a warning that the lists overlap.
 /// 4. Otherwise (no tier label, or no pull request) `unlabeled` decides; `None` means the
 ///    default, routine. A warning names the pull requests without a tier label.
 ///
@@ -222,10 +235,32 @@ pub fn decide(
 ) -> Result<TierDecision, Undecided> {
     let prs = match &evidence.found {
         Found::PullRequests(prs) => prs.clone(),
+        Found::Incomplete { pull_requests, .. } => pull_requests.clone(),
         Found::NoPullRequest | Found::LookupFailed(_) => Vec::new(),
     };
     let origin = &evidence.origin;
     let mut warnings = evidence.notes.clone();
+
+    // A label on both lists is a configuration slip: it counts as security, and only once.
+    let mut overlap: Vec<&String> = Vec::new();
+    for label in &rules.routine {
+        let on_both = rules.security.iter().any(|s| s.eq_ignore_ascii_case(label));
+        if on_both && !overlap.iter().any(|o| o.eq_ignore_ascii_case(label)) {
+            overlap.push(label);
+        }
+    }
+    for label in &overlap {
+        warnings.push(format!(
+            "the label lists overlap: {label:?} is in both security-labels and routine-labels, \
+             so it counts as security; remove it from one of them"
+        ));
+    }
+    let routine_only: Vec<String> = rules
+        .routine
+        .iter()
+        .filter(|r| !overlap.iter().any(|o| o.eq_ignore_ascii_case(r)))
+        .cloned()
+        .collect();
 
     let find = |names: &[String]| -> Vec<DecidingLabel> {
         prs.iter()
@@ -241,7 +276,7 @@ pub fn decide(
             .collect()
     };
     let security = find(&rules.security);
-    let routine = find(&rules.routine);
+    let routine = find(&routine_only);
 
     let explicit = match request {
         TierRequest::Routine => Some(Tier::Routine),
@@ -259,10 +294,14 @@ pub fn decide(
                 d.label, d.pull_request
             ));
         }
-        if let Found::LookupFailed(failure) = &evidence.found {
-            warnings.push(format!(
+        match &evidence.found {
+            Found::LookupFailed(failure) => warnings.push(format!(
                 "the pull requests behind this release are not listed: {failure}"
-            ));
+            )),
+            Found::Incomplete { missing, .. } => warnings.push(format!(
+                "not every pull request behind this release is listed: {missing}"
+            )),
+            Found::PullRequests(_) | Found::NoPullRequest => {}
         }
         return Ok(TierDecision {
             tier,
@@ -274,7 +313,21 @@ pub fn decide(
         });
     }
 
-    if let Found::LookupFailed(failure) = &evidence.found {
+    let failure = match &evidence.found {
+        Found::LookupFailed(failure) => Some((failure, "could not be looked up")),
+        Found::Incomplete { missing, .. } => match security.first() {
+            None => Some((missing, "are not all known")),
+            Some(d) => {
+                warnings.push(format!(
+                    "{missing}; label {:?} on #{} makes the release security whatever they carry",
+                    d.label, d.pull_request
+                ));
+                None
+            }
+        },
+        Found::PullRequests(_) | Found::NoPullRequest => None,
+    };
+    if let Some((failure, how)) = failure {
         let tier = match unlabeled {
             Some(UnlabeledPolicy::Routine) => Tier::Routine,
             Some(UnlabeledPolicy::Security) => Tier::Security,
@@ -296,8 +349,8 @@ pub fn decide(
             pull_requests: prs,
             deciding: None,
             reason: format!(
-                "{tier}: not derived from labels (the pull requests of {origin} could not be \
-                 looked up); set by unlabeled-tier"
+                "{tier}: not derived from labels (the pull requests of {origin} {how}); set \
+                 by unlabeled-tier"
             ),
             warnings,
         });
@@ -571,6 +624,84 @@ mod tests {
             .push("commit 0123 has no merged pull request".into());
         let d = decide(TierRequest::Auto, &e, &rules(), None).unwrap();
         assert_eq!(d.warnings, vec!["commit 0123 has no merged pull request"]);
+    }
+
+    fn incomplete(prs: Vec<PullRequest>) -> Evidence {
+        Evidence {
+            found: Found::Incomplete {
+                pull_requests: prs,
+                missing: "no merged pull request found for commit 9d2f0b1c4a6e".into(),
+            },
+            ..found(Vec::new())
+        }
+    }
+
+    #[test]
+    fn an_incomplete_look_up_is_decided_by_a_security_label_it_found() {
+        let e = incomplete(vec![pr(5, &["routine"]), pr(6, &["cve"])]);
+        let d = decide(TierRequest::Auto, &e, &rules(), None).unwrap();
+        assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Labels));
+        assert!(
+            d.warnings.contains(
+                &"no merged pull request found for commit 9d2f0b1c4a6e; label \"cve\" on #6 \
+                  makes the release security whatever they carry"
+                    .to_string()
+            ),
+            "{:?}",
+            d.warnings
+        );
+    }
+
+    #[test]
+    fn an_incomplete_look_up_without_security_label_is_a_failed_one() {
+        let e = incomplete(vec![pr(5, &["routine"])]);
+        for unlabeled in [None, Some(UnlabeledPolicy::Fail)] {
+            let err = decide(TierRequest::Auto, &e, &rules(), unlabeled).unwrap_err();
+            assert!(
+                err.0.starts_with(
+                    "cannot decide the tier from labels: no merged pull request found for \
+                     commit 9d2f0b1c4a6e"
+                ),
+                "{err}"
+            );
+        }
+        let d = decide(
+            TierRequest::Auto,
+            &e,
+            &rules(),
+            Some(UnlabeledPolicy::Security),
+        )
+        .unwrap();
+        assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Default));
+        assert!(d.reason.contains("are not all known"), "{}", d.reason);
+        assert_eq!(d.pull_requests.len(), 1);
+        let d = decide(TierRequest::Routine, &e, &rules(), None).unwrap();
+        assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Input));
+        assert!(
+            d.warnings[0].starts_with("not every pull request behind this release is listed"),
+            "{:?}",
+            d.warnings
+        );
+    }
+
+    #[test]
+    fn a_label_on_both_lists_counts_as_security_and_says_the_lists_overlap() {
+        let rules = LabelRules::parse("hotfix", "routine, HotFix,hotfix");
+        let d = decide(
+            TierRequest::Auto,
+            &found(vec![pr(2, &["hotfix"])]),
+            &rules,
+            None,
+        )
+        .unwrap();
+        assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Labels));
+        assert_eq!(
+            d.warnings,
+            vec![
+                "the label lists overlap: \"HotFix\" is in both security-labels and \
+                 routine-labels, so it counts as security; remove it from one of them"
+            ]
+        );
     }
 
     #[test]

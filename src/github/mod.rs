@@ -121,6 +121,20 @@ impl GitHub {
         &self.repo
     }
 
+    /// The same client (token, base URL, options, debug sink) bound to `repo` instead: to
+    /// read the pull requests of the repository an event came from when releases go to
+    /// another (the `repository` input). Makes no request; its request count starts at 0.
+    pub fn for_repository(&self, repo: Repository) -> Self {
+        Self {
+            read: self.read.clone(),
+            write: self.write.clone(),
+            repo,
+            options: self.options,
+            requests: AtomicUsize::new(0),
+            debug: self.debug.clone(),
+        }
+    }
+
     /// How many requests this client has sent (each retry of octocrab's counts once).
     pub fn request_count(&self) -> usize {
         self.requests.load(Ordering::Relaxed)
@@ -339,11 +353,12 @@ impl GitHub {
         .await
     }
 
-    /// Pull requests associated with a commit (`GET /repos/{o}/{r}/commits/{sha}/pulls`).
+    /// Pull requests associated with a commit (`GET /repos/{o}/{r}/commits/{sha}/pulls`,
+    /// every page: a commit can be in more than 100 open pull requests).
     /// Needs `pull-requests: read` (or `contents: read` on public repositories).
     pub async fn pulls_for_commit(&self, sha: &str) -> Result<Vec<PullRequest>, GitHubError> {
-        self.get(
-            &self.route(&format!("/commits/{sha}/pulls?per_page={PER_PAGE}")),
+        self.list_all(
+            &self.route(&format!("/commits/{sha}/pulls")),
             "look up the pull requests of the pushed commit",
         )
         .await

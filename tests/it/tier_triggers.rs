@@ -7,6 +7,7 @@
 
 use crate::common::*;
 use serde_json::{Value, json};
+use wiremock::{Mock, ResponseTemplate};
 
 const IMAGE: &str = "oci:examples/lab";
 /// A commit pushed before [`SHA`] in multi-commit pushes.
@@ -62,7 +63,7 @@ async fn lookups(github: &FakeGitHub) -> Vec<String> {
 }
 
 fn commit_lookup(sha: &str) -> String {
-    format!("GET /repos/{OWNER}/{REPO}/commits/{sha}/pulls?per_page=100")
+    format!("GET /repos/{OWNER}/{REPO}/commits/{sha}/pulls?per_page=100&page=1")
 }
 
 fn pull_lookup(number: u64) -> String {
@@ -698,4 +699,495 @@ async fn a_dry_run_without_token_asks_for_a_token_or_the_tier_when_a_look_up_is_
     dry.env.remove("INPUT_GITHUB-TOKEN");
     dry.run().await.assert_success();
     assert!(github.requests().await.is_empty());
+}
+
+// ---- Regression tests for the QA findings on tier resolution (issue 3) ----
+
+/// A commit SHA for the `n`th commit of a long push.
+fn nth_sha(n: usize) -> String {
+    format!("{:040x}", 0xabc0_0000_u64 + n as u64)
+}
+
+/// Answers `path` on the fake's server ahead of its stateful handler, with `body`.
+async fn mount_json(github: &FakeGitHub, route: &str, body: Value) {
+    Mock::given(wiremock::matchers::path(route))
+        .respond_with(ResponseTemplate::new(200).set_body_json(body))
+        .with_priority(1)
+        .mount(&github.server)
+        .await;
+}
+
+#[tokio::test]
+async fn releases_elsewhere_still_read_the_pull_requests_where_the_event_came_from() {
+    let github = FakeGitHub::start().await;
+    // The release repository has its own #2 and its own PR for SHA, both security: unrelated.
+    github.set_pull(
+        2,
+        pull_json(2, "Unrelated", &["security"], Some(SHA_A), "master"),
+    );
+    github.set_commit_pulls(
+        SHA,
+        vec![json!([pull_json(
+            99,
+            "Unrelated",
+            &["security"],
+            Some(SHA),
+            "master"
+        )])],
+    );
+    let source = "/repos/octo-org/lab-source";
+    mount_json(
+        &github,
+        &format!("{source}/pulls/2"),
+        pull_json(2, "Tidy the Dockerfile", &["routine"], Some(SHA), "master"),
+    )
+    .await;
+    mount_json(
+        &github,
+        &format!("{source}/commits/{SHA}/pulls"),
+        json!([pull_json(
+            12,
+            "Bump codeq",
+            &["routine"],
+            Some(SHA),
+            "master"
+        )]),
+    )
+    .await;
+    let elsewhere = |name: &str, payload: &Value| {
+        run(&github, name, payload)
+            .var("GITHUB_REPOSITORY", "octo-org/lab-source")
+            .input("repository", &format!("{OWNER}/{REPO}"))
+    };
+
+    // pull_request: the payload has no tier label, so #2 is re-fetched, from the source.
+    let out = elsewhere("pull_request", &pull_request_merged(&["bug"]))
+        .run()
+        .await;
+    out.assert_success();
+    assert_eq!(out.output("tier"), "routine", "{}", out.stdout);
+    assert_eq!(
+        lookups(&github).await,
+        vec![format!("GET {source}/pulls/2")]
+    );
+    let (release, _) = posted_release(&github).await;
+    assert!(
+        visible(release["body"].as_str().unwrap()).contains("[Tidy the Dockerfile]"),
+        "{release}"
+    );
+
+    // push: the commit's pull requests, from the source too.
+    let event = push_event("master", &[(SHA, "Bump codeq (#12)")]);
+    let out = elsewhere("push", &event).run().await;
+    out.assert_success();
+    assert_eq!(out.output("tier"), "routine", "{}", out.stdout);
+    assert_eq!(
+        lookups(&github).await[1..],
+        [format!(
+            "GET {source}/commits/{SHA}/pulls?per_page=100&page=1"
+        )]
+    );
+    // Releases still go to the `repository` input.
+    let writes = github.writes().await;
+    assert!(
+        writes
+            .iter()
+            .all(|(_, p, _)| p.starts_with(&format!("/repos/{OWNER}/{REPO}/"))),
+        "{writes:#?}"
+    );
+}
+
+/// A push of 150 commits, every one from a routine pull request: only the newest 100 are
+/// looked up, so the older 50 could hide a security fix.
+fn long_push(github: &FakeGitHub, labels_of_newest: &[&str]) -> Value {
+    let mut commits: Vec<(String, String)> = (0..149)
+        .map(|i| (nth_sha(i), format!("Step {i}")))
+        .collect();
+    commits.push((SHA.to_string(), "Finish (#12)".to_string()));
+    // A rebase merge of #12: every commit's pull request is #12, merged as SHA.
+    for (sha, _) in &commits {
+        github.set_commit_pulls(
+            sha,
+            vec![json!([pull_json(
+                12,
+                "Rework the image",
+                labels_of_newest,
+                Some(SHA),
+                "master"
+            )])],
+        );
+    }
+    let borrowed: Vec<(&str, &str)> = commits
+        .iter()
+        .map(|(s, m)| (s.as_str(), m.as_str()))
+        .collect();
+    push_event("master", &borrowed)
+}
+
+#[tokio::test]
+async fn a_push_of_more_commits_than_are_looked_up_is_never_silently_routine() {
+    let github = FakeGitHub::start().await;
+    let event = long_push(&github, &["routine"]);
+    let out = run(&github, "push", &event).run().await;
+    let message = error(&out);
+    eprintln!("MSG: {message}");
+    for expected in [
+        "cannot decide the tier from labels: 50 older commits of the push of c4295bd74fb0 to \
+         master were not looked up: the push carries 150 commits, and only the newest 100 are \
+         looked up",
+        "set the tier input (routine or security)",
+    ] {
+        assert!(message.contains(expected), "{expected:?} not in {message}");
+    }
+    let asked = lookups(&github).await;
+    assert_eq!(asked.len(), 100, "{asked:?}");
+    assert_eq!(asked[0], commit_lookup(&nth_sha(50)));
+    assert!(github.writes().await.is_empty());
+
+    // A security label among the commits looked up decides: nothing unseen can lower it.
+    let github = FakeGitHub::start().await;
+    let event = long_push(&github, &["security"]);
+    let out = run(&github, "push", &event).run().await;
+    out.assert_success();
+    assert_eq!(out.output("tier"), "security");
+    assert_eq!(out.output("tier-source"), "labels");
+    assert_eq!(
+        warnings(&out),
+        vec![
+            "50 older commits of the push of c4295bd74fb0 to master were not looked up: the \
+             push carries 150 commits, and only the newest 100 are looked up (a request each \
+             per try); label \"security\" on #12 makes the release security whatever they carry"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_push_payload_listing_fewer_commits_than_its_size_is_not_decided_by_the_listed_ones() {
+    let github = FakeGitHub::start().await;
+    github.set_commit_pulls(
+        SHA,
+        vec![json!([pull_json(
+            12,
+            "Bump codeq",
+            &["routine"],
+            Some(SHA),
+            "master"
+        )])],
+    );
+    let mut event = push_event("master", &[(SHA, "Bump codeq (#12)")]);
+    event["size"] = json!(3);
+    let out = run(&github, "push", &event).run().await;
+    let message = error(&out);
+    assert!(
+        message.contains(
+            "2 older commits of the push of c4295bd74fb0 to master were not looked up: the push \
+             carries 3 commits (its payload lists only 1)"
+        ),
+        "{message}"
+    );
+    assert_eq!(lookups(&github).await, vec![commit_lookup(SHA)]);
+}
+
+#[tokio::test]
+async fn a_push_mixing_a_merged_pr_and_a_commit_without_one_fails_naming_the_commit() {
+    let github = FakeGitHub::start().await;
+    // SHA_A (no `(#N)`, e.g. a rebase-merged security fix the index has not caught up with,
+    // or a direct push) has no pull request listed; SHA is a routine squash merge.
+    github.set_pull(
+        5,
+        pull_json(5, "Patch CVE", &["security"], Some(SHA_A), "master"),
+    );
+    github.set_commit_pulls(
+        SHA,
+        vec![json!([pull_json(
+            12,
+            "Bump codeq",
+            &["routine"],
+            Some(SHA),
+            "master"
+        )])],
+    );
+    let event = push_event(
+        "master",
+        &[
+            (SHA_A, "Harden the notebook server config"),
+            (SHA, "Bump codeq (#12)"),
+        ],
+    );
+    let out = run(&github, "push", &event).run().await;
+    let message = error(&out);
+    eprintln!("MSG: {message}");
+    for expected in [
+        "cannot decide the tier from labels: commit 9d2f0b1c4a6e of the push of c4295bd74fb0 \
+         to master has no merged pull request (GET /repos/octo-org/lab-image/commits/{sha}/pulls, \
+         asked 4 times over 0s; the message of 9d2f0b1c4a6e names no pull request",
+        "re-run the job",
+        "set the tier input (routine or security)",
+    ] {
+        assert!(message.contains(expected), "{expected:?} not in {message}");
+    }
+    let mut expected = vec![commit_lookup(SHA_A), commit_lookup(SHA)];
+    expected.extend(vec![commit_lookup(SHA_A); 3]);
+    assert_eq!(lookups(&github).await, expected);
+    assert!(github.writes().await.is_empty());
+
+    // An explicit unlabeled-tier accepts it, and says the tier was not derived from labels.
+    let out = run(&github, "push", &event)
+        .input("unlabeled-tier", "security")
+        .run()
+        .await;
+    out.assert_success();
+    assert_eq!(out.output("tier"), "security");
+    assert_eq!(out.output("tier-source"), "default");
+    let warned = warnings(&out);
+    assert!(
+        warned.len() == 1
+            && warned[0].starts_with(
+                "the tier was not derived from labels: commit 9d2f0b1c4a6e of the push"
+            ),
+        "{warned:?}"
+    );
+    let (release, _) = posted_release(&github).await;
+    assert!(
+        visible(release["body"].as_str().unwrap()).contains("[Bump codeq]"),
+        "{release}"
+    );
+}
+
+/// A `merge_group` payload as GitHub documents it (merge queue, `checks_requested`).
+fn merge_group_event(head_sha: &str, message: &str) -> Value {
+    json!({
+        "action": "checks_requested",
+        "merge_group": {
+            "head_sha": head_sha,
+            "head_ref": format!("refs/heads/gh-readonly-queue/master/pr-2-{OTHER_SHA}"),
+            "base_sha": OTHER_SHA,
+            "base_ref": "refs/heads/master",
+            "head_commit": { "id": head_sha, "message": message }
+        },
+        "repository": { "full_name": format!("{OWNER}/{REPO}") }
+    })
+}
+
+#[tokio::test]
+async fn merge_group_looks_up_the_pull_requests_behind_its_head_sha() {
+    let github = FakeGitHub::start().await;
+    github.set_commit_pulls(
+        SHA,
+        vec![json!([pull_json(
+            2,
+            "Patch CVE",
+            &["security"],
+            Some(SHA),
+            "master"
+        )])],
+    );
+    let out = run(
+        &github,
+        "merge_group",
+        &merge_group_event(SHA, "Patch CVE (#2)"),
+    )
+    .var("GITHUB_SHA", OTHER_SHA)
+    .run()
+    .await;
+    out.assert_success();
+    assert_eq!(out.output("tier"), "security");
+    assert_eq!(out.output("tier-source"), "labels");
+    assert_eq!(lookups(&github).await, vec![commit_lookup(SHA)]);
+    let (release, _) = posted_release(&github).await;
+    assert_eq!(release["target_commitish"], json!(SHA));
+    assert!(
+        visible(release["body"].as_str().unwrap())
+            .contains("found from the merge group c4295bd74fb0 into master"),
+        "{release}"
+    );
+
+    // Queued, not merged yet: a loud failure that says where to announce from.
+    let github = FakeGitHub::start().await;
+    github.set_commit_pulls(
+        SHA,
+        vec![json!([pull_json(
+            2,
+            "Patch CVE",
+            &["security"],
+            None,
+            "master"
+        )])],
+    );
+    let out = run(&github, "merge_group", &merge_group_event(SHA, "Patch CVE"))
+        .run()
+        .await;
+    let message = error(&out);
+    assert!(
+        message.contains("A merge group is built before its pull requests are merged"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn pull_request_target_reads_the_merged_pr_like_pull_request() {
+    let github = FakeGitHub::start().await;
+    let out = run(
+        &github,
+        "pull_request_target",
+        &pull_request_merged(&["security"]),
+    )
+    .var("GITHUB_SHA", OTHER_SHA)
+    .run()
+    .await;
+    out.assert_success();
+    assert_eq!(out.output("tier"), "security");
+    assert_eq!(out.output("tier-source"), "labels");
+    assert!(lookups(&github).await.is_empty());
+    let (release, _) = posted_release(&github).await;
+    assert_eq!(release["target_commitish"], json!(SHA));
+}
+
+#[tokio::test]
+async fn a_merged_pr_without_merge_commit_sha_is_refetched_for_it_or_warns() {
+    let github = FakeGitHub::start().await;
+    github.set_pull(
+        2,
+        pull_json(2, "Patch codeq", &["routine"], Some(SHA), "master"),
+    );
+    let mut event = pull_request_merged(&["routine"]);
+    event["pull_request"]["merge_commit_sha"] = Value::Null;
+    let out = run(&github, "pull_request", &event)
+        .var("GITHUB_SHA", OTHER_SHA)
+        .run()
+        .await;
+    out.assert_success();
+    assert_eq!(lookups(&github).await, vec![pull_lookup(2)]);
+    let (release, _) = posted_release(&github).await;
+    assert_eq!(release["target_commitish"], json!(SHA));
+    assert!(warnings(&out).is_empty(), "{}", out.stdout);
+
+    // GitHub cannot say either: the release targets GITHUB_SHA, with a warning saying so.
+    let github = FakeGitHub::start().await;
+    let out = run(&github, "pull_request", &event)
+        .var("GITHUB_SHA", OTHER_SHA)
+        .run()
+        .await;
+    out.assert_success();
+    assert_eq!(out.output("tier"), "routine");
+    let warned = warnings(&out);
+    assert_eq!(warned.len(), 2, "{warned:?}");
+    assert!(
+        warned[0].starts_with("while re-fetching pull request #2 (the event's `merge_commit_sha`"),
+        "{warned:?}"
+    );
+    assert_eq!(
+        warned[1],
+        format!(
+            "pull request #2 has no merge commit SHA (null in the event), so the release targets \
+             GITHUB_SHA {OTHER_SHA}; on a pull_request event that is not the merged commit: set \
+             the sha input to it"
+        )
+    );
+    let (release, _) = posted_release(&github).await;
+    assert_eq!(release["target_commitish"], json!(OTHER_SHA));
+}
+
+#[tokio::test]
+async fn a_branch_deletion_has_nothing_to_announce() {
+    let github = FakeGitHub::start().await;
+    for deleted in [false, true] {
+        let mut event = push_event("master", &[(SHA, "Bump codeq (#12)")]);
+        event["after"] = json!("0000000000000000000000000000000000000000");
+        event["deleted"] = json!(deleted);
+        let out = run(&github, "push", &event).run().await;
+        let message = error(&out);
+        assert!(
+            message.contains("the push deleted refs/heads/master")
+                && message.contains("nothing to announce")
+                && !message.contains("GITHUB_SHA is unset"),
+            "{message}"
+        );
+    }
+    assert!(github.requests().await.is_empty());
+}
+
+#[tokio::test]
+async fn only_digits_after_the_hash_name_a_pull_request_in_a_subject() {
+    let github = FakeGitHub::start().await;
+    github.set_pull(
+        12,
+        pull_json(12, "Patch CVE", &["security"], Some(SHA), "master"),
+    );
+    let event = push_event("master", &[(SHA, "Odd (#+12)")]);
+    let out = run(&github, "push", &event).run().await;
+    let message = error(&out);
+    assert!(message.contains("names no pull request"), "{message}");
+    assert_eq!(lookups(&github).await, vec![commit_lookup(SHA); 4]);
+}
+
+#[tokio::test]
+async fn the_tier_input_matches_in_any_case() {
+    let github = FakeGitHub::start().await;
+    let event = fixture("github-events/workflow_dispatch_payload.json");
+    let out = run(&github, "workflow_dispatch", &event)
+        .input("tier", "Security")
+        .run()
+        .await;
+    out.assert_success();
+    assert_eq!(out.output("tier"), "security");
+    assert_eq!(out.output("tier-source"), "input");
+}
+
+#[tokio::test]
+async fn a_label_on_both_lists_says_the_lists_overlap() {
+    let github = FakeGitHub::start().await;
+    let out = run(&github, "pull_request", &pull_request_merged(&["hotfix"]))
+        .input("security-labels", "hotfix")
+        .input("routine-labels", "routine,hotfix")
+        .run()
+        .await;
+    out.assert_success();
+    assert_eq!(out.output("tier"), "security");
+    assert_eq!(
+        warnings(&out),
+        vec![
+            "the label lists overlap: \"hotfix\" is in both security-labels and routine-labels, \
+             so it counts as security; remove it from one of them"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_pull_requests_of_a_commit_are_read_on_every_page() {
+    let github = FakeGitHub::start().await;
+    // 100 open pull requests fill the first page; the merged one is on the second.
+    let mut all: Vec<Value> = (0..100)
+        .map(|i| pull_json(1000 + i, "Open", &["routine"], None, "master"))
+        .collect();
+    all.push(pull_json(
+        7,
+        "Patch CVE",
+        &["security"],
+        Some(SHA),
+        "master",
+    ));
+    let route = format!("/repos/{OWNER}/{REPO}/commits/{SHA}/pulls");
+    for (page, items) in all.chunks(100).enumerate() {
+        Mock::given(wiremock::matchers::path(route.as_str()))
+            .and(wiremock::matchers::query_param(
+                "page",
+                (page + 1).to_string(),
+            ))
+            .respond_with(ResponseTemplate::new(200).set_body_json(items))
+            .with_priority(1)
+            .mount(&github.server)
+            .await;
+    }
+    let event = push_event("master", &[(SHA, "Patch CVE")]);
+    let out = run(&github, "push", &event).run().await;
+    out.assert_success();
+    assert_eq!(out.output("tier"), "security");
+    assert_eq!(
+        lookups(&github).await,
+        vec![
+            commit_lookup(SHA),
+            format!("GET {route}?per_page=100&page=2")
+        ]
+    );
 }
