@@ -10,7 +10,8 @@
 //!   directly and checked the same way. Nothing at all is a failed look-up, not "unlabeled".
 //! - `pull_request` / `pull_request_target` (closed and merged): the payload's pull request;
 //!   its labels are re-fetched (`GET /repos/{o}/{r}/pulls/{n}`) when the payload's carry no
-//!   tier label (labels added after the event). The release targets its `merge_commit_sha`.
+//!   tier label (labels added after the event) and the labels decide the tier. The release
+//!   targets its `merge_commit_sha`.
 //! - `workflow_run`: `workflow_run.head_sha` on `workflow_run.head_branch`, then as `push`
 //!   (its `pull_requests[]` carry no labels); a run triggered by `schedule` or
 //!   `workflow_dispatch` has no pull request. The release targets `head_sha`.
@@ -44,6 +45,10 @@ pub struct LookupOptions<'a> {
     pub rules: &'a LabelRules,
     /// Waits between tries of the commit look-up; tries = waits + 1.
     pub backoff: &'a [Duration],
+    /// Whether the labels decide the tier (the tier input is `auto`). When the tier input
+    /// decides, the pull requests are only listed in the release note: a `pull_request`
+    /// payload's labels are not re-fetched and the commit look-up is tried once.
+    pub labels_decide: bool,
 }
 
 /// The pull requests behind the release, and the commit the release is for.
@@ -220,7 +225,7 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
     }
     let commit = pr.merge_commit_sha.as_deref().and_then(commit_sha);
     let from_payload = pr.to_pull_request();
-    let found = if opts.rules.has_tier_label(&from_payload) {
+    let found = if !opts.labels_decide || opts.rules.has_tier_label(&from_payload) {
         Found::PullRequests(vec![from_payload])
     } else {
         // Labels added after the event are not in the payload: ask GitHub.
@@ -266,7 +271,11 @@ async fn merged_pull_requests(
     let shas: Vec<&str> = commits.iter().map(|(sha, _)| sha.as_str()).collect();
     let mut found: BTreeMap<u64, PullRequest> = BTreeMap::new();
     let mut pending: Vec<&(String, String)> = commits.iter().collect();
-    let tries = opts.backoff.len() + 1;
+    let tries = if opts.labels_decide {
+        opts.backoff.len() + 1
+    } else {
+        1
+    };
     for attempt in 0..tries {
         if attempt > 0 {
             tokio::time::sleep(opts.backoff[attempt - 1]).await;

@@ -261,7 +261,8 @@ pub fn decide(
         }
         if let Found::LookupFailed(failure) = &evidence.found {
             warnings.push(format!(
-                "the pull requests behind this release are not listed: {failure}"
+                "the tier input sets the tier ({tier}), but the release note lists no pull \
+                 requests: {failure}"
             ));
         }
         return Ok(TierDecision {
@@ -269,7 +270,7 @@ pub fn decide(
             source: TierSource::Input,
             pull_requests: prs,
             deciding: None,
-            reason: format!("{tier}: set by the tier input, labels not consulted"),
+            reason: format!("{tier}: set by the tier input"),
             warnings,
         });
     }
@@ -561,7 +562,14 @@ mod tests {
     fn a_failed_look_up_does_not_stop_an_explicit_tier() {
         let d = decide(TierRequest::Security, &failed(), &rules(), None).unwrap();
         assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Input));
-        assert!(d.warnings[0].contains("not listed"), "{:?}", d.warnings);
+        assert!(
+            d.warnings[0].starts_with(
+                "the tier input sets the tier (security), but the release note lists no pull requests: "
+            ),
+            "{:?}",
+            d.warnings
+        );
+        assert_eq!(d.reason, "security: set by the tier input");
     }
 
     #[test]
