@@ -411,7 +411,7 @@ async fn workflow_dispatch_with_the_tier_input_needs_no_look_up() {
     assert!(lookups(&github).await.is_empty());
     let (release, issue) = posted_release(&github).await;
     assert!(issue);
-    let reason = "security: set by the tier input, labels not consulted";
+    let reason = "security: set by the tier input";
     assert!(
         visible(release["body"].as_str().unwrap()).contains(reason),
         "{release}"
@@ -677,7 +677,7 @@ async fn a_dry_run_without_token_asks_for_a_token_or_the_tier_when_a_look_up_is_
         "{message}"
     );
 
-    // With the tier given, the run goes on and says the pull requests are not listed.
+    // With the tier given, the run goes on and says why the note lists no pull requests.
     let mut dry = run(&github, "push", &event)
         .input("dry-run", "true")
         .input("tier", "security");
@@ -688,7 +688,11 @@ async fn a_dry_run_without_token_asks_for_a_token_or_the_tier_when_a_look_up_is_
     assert_eq!(out.output("tier-source"), "input");
     let warned = warnings(&out);
     assert!(
-        warned.len() == 1 && warned[0].contains("not listed"),
+        warned.len() == 1
+            && warned[0].starts_with(
+                "the tier input sets the tier (security), but the release note lists no pull requests: "
+            )
+            && warned[0].contains("this dry run has no GitHub token"),
         "{warned:?}"
     );
 
