@@ -703,3 +703,44 @@ async fn a_dry_run_without_token_asks_for_a_token_or_the_tier_when_a_look_up_is_
     dry.run().await.assert_success();
     assert!(github.requests().await.is_empty());
 }
+
+#[tokio::test]
+async fn with_the_tier_input_pull_requests_are_only_listed_never_waited_for() {
+    // The payload's labels carry no tier label: with the tier given they are not re-fetched,
+    // the pull request is listed as the payload has it, and nothing is warned.
+    let github = FakeGitHub::start().await;
+    let out = run(&github, "pull_request", &pull_request_merged(&["docs"]))
+        .input("tier", "security")
+        .run()
+        .await;
+    out.assert_success();
+    assert_eq!(out.output("tier-source"), "input");
+    assert!(lookups(&github).await.is_empty());
+    assert!(warnings(&out).is_empty(), "{}", out.stdout);
+    let (release, _) = posted_release(&github).await;
+    let note = visible(release["body"].as_str().unwrap());
+    assert!(
+        note.contains("| Tier | **security** (security: set by the tier input) |")
+            && note.contains("Patch codeq against CVE-2026-0001"),
+        "{note}"
+    );
+
+    // A push whose pull request the index does not list yet: asked once, not on the backoff
+    // schedule, and the warning says the tier stands and only the list is missing.
+    let github = FakeGitHub::start().await;
+    let event = push_event("master", &[(SHA, "Tweak the Dockerfile")]);
+    let out = run(&github, "push", &event)
+        .input("tier", "security")
+        .run()
+        .await;
+    out.assert_success();
+    assert_eq!(lookups(&github).await, vec![commit_lookup(SHA)]);
+    let warned = warnings(&out);
+    assert!(
+        warned.len() == 1
+            && warned[0].starts_with(
+                "the tier input sets the tier (security), but the release note lists no pull requests: "
+            ),
+        "{warned:?}"
+    );
+}
