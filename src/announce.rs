@@ -1,6 +1,6 @@
 //! One `announce` run: context → digest → tier → window → render → publish → report.
 
-use crate::cli::AnnounceArgs;
+use crate::cli::{AnnounceArgs, UsageError, usage};
 use crate::context::{Overrides, RunContext};
 use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
 use crate::digest::{self, Digest, ImageSource};
@@ -8,11 +8,11 @@ use crate::github::models::{NewIssue, NewRelease};
 use crate::github::{self, GitHub};
 use crate::publish::{self, Found, IssuePlan, Plan, Published, Target};
 use crate::pulls::{self, LookupOptions};
-use crate::render::{self, Facts, RunbookSettings};
+use crate::render::{self, Facts};
 use crate::report::{FileCommands, Log};
 use crate::tier::{self, LabelRules, Tier, split_list};
 use crate::window;
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow};
 use std::sync::Arc;
 use std::time::Duration;
 use time::OffsetDateTime;
@@ -21,7 +21,8 @@ use time::OffsetDateTime;
 /// changes nothing.
 ///
 /// # Errors
-/// Bad input (naming the input), a failed registry or GitHub call (saying what to do).
+/// Bad input, as [`UsageError`] naming the input (exit code 2); a failed registry or GitHub
+/// call, saying what to do.
 pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
     for secret in [&args.github_token, &args.registry_password]
         .into_iter()
@@ -37,7 +38,7 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
         "image",
         "the image reference to announce, e.g. ghcr.io/org/lab:latest",
     )?;
-    let source = ImageSource::parse(image_text)?;
+    let source = ImageSource::parse(image_text).map_err(usage("image"))?;
     let now = match &args.now {
         Some(text) => OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
             .with_context(|| format!("--now {text:?} is not an RFC 3339 time"))?,
@@ -46,11 +47,23 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
     let culler = args.culler.settings(log)?;
     let rules = LabelRules::parse(&args.security_labels, &args.routine_labels);
     if rules.security.is_empty() {
-        bail!("security-labels is empty: give at least one label (default security)");
+        return Err(UsageError::new(
+            "security-labels",
+            "security-labels is empty: give at least one label (default security)",
+        )
+        .into());
     }
     let unlabeled = args.unlabeled_policy()?;
     let tracking_labels = split_list(&args.tracking_labels);
-    publish::check_tracking_labels(&tracking_labels)?;
+    publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
+    let runbook =
+        crate::inputs::runbook_settings(&args.namespace, &args.helm_release, &args.hub_url)?;
+    if let Some(repository) = given(&args.repository) {
+        crate::context::Repository::parse(repository).map_err(usage("repository"))?;
+    }
+    if let Some(sha) = given(&args.sha) {
+        crate::context::commit_sha(sha).map_err(usage("sha"))?;
+    }
     let ctx = RunContext::resolve(
         &Overrides {
             repository: args.repository.clone(),
@@ -83,15 +96,25 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
     };
     if !args.dry_run {
         if token.is_none() {
-            bail!(
-                "no GitHub token: set github-token (default ${{{{ github.token }}}}) or --github-token, or use --dry-run"
-            );
+            return Err(UsageError::new(
+                "github-token",
+                "no GitHub token: set github-token (default ${{ github.token }}) or --github-token, or use --dry-run",
+            )
+            .into());
         }
         if ctx.repository.is_none() {
-            bail!("no repository: set --repository OWNER/REPO (GITHUB_REPOSITORY outside Actions)");
+            return Err(UsageError::new(
+                "repository",
+                "no repository: set --repository OWNER/REPO (GITHUB_REPOSITORY outside Actions)",
+            )
+            .into());
         }
         if ctx.sha.is_none() {
-            bail!("no commit: set --sha (GITHUB_SHA outside Actions)");
+            return Err(UsageError::new(
+                "sha",
+                "no commit: set --sha (GITHUB_SHA outside Actions)",
+            )
+            .into());
         }
     }
 
@@ -111,6 +134,7 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
             github: github.as_ref(),
             rules: &rules,
             backoff: &backoff,
+            labels_decide: args.tier == crate::tier::TierRequest::Auto,
         },
     )
     .await;
@@ -188,12 +212,7 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
         sha: target_sha.clone().unwrap_or_default(),
         run_url: ctx.run_url.clone(),
         release_url: release_url.clone(),
-        runbook: RunbookSettings {
-            namespace: args.namespace.clone(),
-            helm_release: args.helm_release.clone(),
-            hub_url: args.hub_url.trim_end_matches('/').to_string(),
-            ..Default::default()
-        },
+        runbook,
         now,
     };
     let note = render::release_note(&facts)?;
@@ -263,6 +282,11 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
     report(&facts, &tag, published.as_ref(), &note, log)
 }
 
+/// An optional input's value, trimmed; `None` when unset or blank.
+fn given(value: &Option<String>) -> Option<&str> {
+    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
+}
+
 /// Stage 1: the digest, checked against `--expected-digest`. Registry inputs are validated
 /// before the first request.
 async fn resolve_digest(source: &ImageSource, args: &AnnounceArgs, log: &Log) -> Result<Digest> {
@@ -271,7 +295,14 @@ async fn resolve_digest(source: &ImageSource, args: &AnnounceArgs, log: &Log) ->
         .as_deref()
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|s| Digest::parse(s).context("expected-digest (--expected-digest)"))
+        .map(|s| {
+            Digest::parse(s).map_err(|e| {
+                UsageError::new(
+                    "expected-digest",
+                    format!("expected-digest (--expected-digest): {e}"),
+                )
+            })
+        })
         .transpose()?;
     let digest = match source {
         ImageSource::Layout { dir, tag } => digest::layout::resolve(dir, tag)?,
@@ -290,7 +321,8 @@ async fn resolve_digest(source: &ImageSource, args: &AnnounceArgs, log: &Log) ->
 }
 
 /// The registry inputs, validated: both or neither of username and password, the timeout.
-fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions> {
+/// Errors are [`UsageError`]s naming the input.
+fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions, UsageError> {
     let credentials = match (&args.registry_username, &args.registry_password) {
         (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
             username: u.trim().to_string(),
@@ -298,35 +330,40 @@ fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions> {
             source: CredentialSource::RegistryInputs,
         }),
         (Some(u), _) if !u.trim().is_empty() => {
-            bail!(
-                "registry-username is set but registry-password is empty: set both, or neither for anonymous access"
-            )
+            return Err(UsageError::new(
+                "registry-password",
+                "registry-username is set but registry-password is empty: set both, or neither for anonymous access",
+            ));
         }
         (_, Some(p)) if !p.is_empty() => {
-            bail!(
-                "registry-password is set but registry-username is empty: set both, or neither for anonymous access"
-            )
+            return Err(UsageError::new(
+                "registry-username",
+                "registry-password is set but registry-username is empty: set both, or neither for anonymous access",
+            ));
         }
         _ => None,
     };
-    let duration = |text: &str, name: &str| -> Result<std::time::Duration> {
+    let duration = |text: &str, input: &str| -> Result<std::time::Duration, UsageError> {
         let t = text.trim();
         let parsed = match t.parse::<u64>() {
             Ok(secs) => Ok(std::time::Duration::from_secs(secs)),
-            Err(_) => humantime::parse_duration(t).map_err(|e| anyhow!("{e}")),
+            Err(_) => humantime::parse_duration(t).map_err(|e| e.to_string()),
         };
-        parsed.with_context(|| {
-            format!("{name} {t:?} is not a duration: write seconds (60) or e.g. 90s, 2m")
+        parsed.map_err(|e| {
+            UsageError::new(
+                input,
+                format!(
+                    "{input} (--{input}) {t:?} is not a duration ({e}): write seconds (60) or e.g. 90s, 2m"
+                ),
+            )
         })
     };
-    let timeout = duration(
-        &args.registry_timeout,
-        "registry-timeout (--registry-timeout)",
-    )?;
+    let timeout = duration(&args.registry_timeout, "registry-timeout")?;
     if timeout.is_zero() {
-        bail!(
-            "registry-timeout (--registry-timeout) is 0: give the registry look-up some time, e.g. 60"
-        );
+        return Err(UsageError::new(
+            "registry-timeout",
+            "registry-timeout (--registry-timeout) is 0: give the registry look-up some time, e.g. 60",
+        ));
     }
     Ok(RegistryOptions {
         credentials,
@@ -339,7 +376,7 @@ fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions> {
             .collect(),
         retry: RetryPolicy {
             timeout,
-            base_delay: duration(&args.registry_retry_delay, "--registry-retry-delay")?,
+            base_delay: duration(&args.registry_retry_delay, "registry-retry-delay")?,
             ..RetryPolicy::default()
         },
         timer: None,
@@ -354,6 +391,12 @@ fn report(
     log: &Log,
 ) -> Result<()> {
     let files = FileCommands::from_env();
+    if log.in_actions() && files.output.is_none() {
+        log.warning(
+            "Step outputs",
+            "GITHUB_OUTPUT is not set, so the step outputs (digest, tier, release-url, ...) were not written and later steps will see them empty; the Actions runner sets it for every step",
+        );
+    }
     let (release_url, issue_url, changed) = match published {
         Some(p) => (
             p.release_url.clone(),

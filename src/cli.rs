@@ -84,7 +84,7 @@ pub struct CullerArgs {
         long,
         env = "INPUT_CULL-TIMEOUT",
         value_name = "DURATION",
-        allow_negative_numbers = true
+        allow_hyphen_values = true
     )]
     pub cull_timeout: Option<String>,
     /// Interval between culler passes (z2jh cull.every); overrides the values files [default: 600]
@@ -92,7 +92,7 @@ pub struct CullerArgs {
         long,
         env = "INPUT_CULL-EVERY",
         value_name = "DURATION",
-        allow_negative_numbers = true
+        allow_hyphen_values = true
     )]
     pub cull_every: Option<String>,
     /// Maximum server age, active or not; 0 for none (z2jh cull.maxAge); overrides the values files [default: 0]
@@ -100,11 +100,16 @@ pub struct CullerArgs {
         long,
         env = "INPUT_CULL-MAX-AGE",
         value_name = "DURATION",
-        allow_negative_numbers = true
+        allow_hyphen_values = true
     )]
     pub cull_max_age: Option<String>,
     /// Whether the idle culler runs (z2jh cull.enabled); overrides the values files [default: true]
-    #[arg(long, env = "INPUT_CULL-ENABLED", value_name = "BOOL")]
+    #[arg(
+        long,
+        env = "INPUT_CULL-ENABLED",
+        value_name = "BOOL",
+        allow_hyphen_values = true
+    )]
     pub cull_enabled: Option<String>,
 }
 
@@ -123,14 +128,12 @@ pub struct RunbookArgs {
 }
 
 impl RunbookArgs {
-    /// The runbook settings these options give.
-    pub fn settings(&self) -> crate::render::RunbookSettings {
-        crate::render::RunbookSettings {
-            namespace: self.namespace.trim().to_string(),
-            helm_release: self.helm_release.trim().to_string(),
-            hub_url: self.hub_url.trim().trim_end_matches('/').to_string(),
-            ..Default::default()
-        }
+    /// The runbook settings these options give, validated ([`crate::inputs::runbook_settings`]).
+    ///
+    /// # Errors
+    /// [`UsageError`] naming the first invalid input.
+    pub fn settings(&self) -> Result<crate::render::RunbookSettings, UsageError> {
+        crate::inputs::runbook_settings(&self.namespace, &self.helm_release, &self.hub_url)
     }
 }
 
@@ -154,7 +157,8 @@ pub struct AnnounceArgs {
         long,
         env = "INPUT_REGISTRY-TIMEOUT",
         default_value = "60",
-        value_name = "DURATION"
+        value_name = "DURATION",
+        allow_hyphen_values = true
     )]
     pub registry_timeout: String,
     /// The digest the build step reported (sha256:...); fail if the tag now points elsewhere
@@ -227,7 +231,7 @@ pub struct AnnounceArgs {
     pub hub_url: String,
 
     /// Do everything but write to GitHub; print the bodies. Needs no token
-    #[arg(long, env = "INPUT_DRY-RUN", value_parser = clap::builder::BoolishValueParser::new(), default_value_t = false, num_args = 0..=1, default_missing_value = "true")]
+    #[arg(long, env = "INPUT_DRY-RUN", value_parser = crate::inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub dry_run: bool,
 
     /// The run's clock, RFC 3339 (tests; default: now)
@@ -250,8 +254,9 @@ impl AnnounceArgs {
     /// runner passes an input without default as an empty `INPUT_UNLABELED-TIER`).
     ///
     /// # Errors
-    /// A value other than routine, security or fail (any case), naming the input.
-    pub fn unlabeled_policy(&self) -> Result<Option<UnlabeledPolicy>> {
+    /// [`UsageError`] naming the input for a value other than routine, security or fail
+    /// (any case).
+    pub fn unlabeled_policy(&self) -> Result<Option<UnlabeledPolicy>, UsageError> {
         use clap::ValueEnum;
         self.unlabeled_tier
             .as_deref()
@@ -259,8 +264,11 @@ impl AnnounceArgs {
             .filter(|v| !v.is_empty())
             .map(|v| {
                 UnlabeledPolicy::from_str(v, true).map_err(|_| {
-                    anyhow::anyhow!(
-                        "--unlabeled-tier (input unlabeled-tier) {v:?} is not routine, security or fail"
+                    UsageError::new(
+                        "unlabeled-tier",
+                        format!(
+                            "unlabeled-tier (--unlabeled-tier) {v:?} is not routine, security or fail"
+                        ),
                     )
                 })
             })
@@ -279,8 +287,9 @@ pub struct WindowArgs {
     pub json: bool,
 }
 
-/// Options of `docs`.
+/// Options of `docs`: exactly one of `--check` and `--write`.
 #[derive(Debug, Clone, Args)]
+#[command(group = clap::ArgGroup::new("mode").args(["check", "write"]).required(true))]
 pub struct DocsArgs {
     /// The culler settings.
     #[command(flatten)]
@@ -299,11 +308,32 @@ pub struct DocsArgs {
     pub write: bool,
 }
 
-/// Bad usage found after parsing, such as a required input left empty: the process exits
-/// with code 2, as for clap's own usage errors. The message names the input.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
+/// Bad usage found after parsing: a required input left empty, or a value an input does not
+/// take. The process exits with code 2, as for clap's own usage errors, and inside Actions
+/// the annotation's title is `Invalid input: INPUT`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct UsageError {
+    /// The input at fault: its action.yml name, also the `--option` (e.g. `cull-timeout`).
+    pub input: String,
+    /// What is wrong and what to write instead; names the input too.
+    pub message: String,
+}
+
+impl UsageError {
+    /// An error about `input`.
+    pub fn new(input: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            input: input.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Turns an error about the value of `input` into a [`UsageError`] naming it.
+pub fn usage(input: &str) -> impl Fn(anyhow::Error) -> UsageError + '_ {
+    move |e| UsageError::new(input, format!("{e:#}"))
+}
 
 /// The value of a `required: true` input, trimmed. The Actions runner does not enforce
 /// `required` (it passes an empty `INPUT_<NAME>` or none), so the binary does.
@@ -320,9 +350,12 @@ pub fn required<'a>(
         .map(str::trim)
         .filter(|v| !v.is_empty())
         .ok_or_else(|| {
-            UsageError(format!(
-                "the input `{input}` is required: set `{input}:` under `with:` (or --{input}): {what}"
-            ))
+            UsageError::new(
+                input,
+                format!(
+                    "the input `{input}` is required: set `{input}:` under `with:` (or --{input}): {what}"
+                ),
+            )
         })
 }
 
@@ -341,14 +374,16 @@ impl CullerArgs {
     /// `--cull-*` options. Logs a warning when values files were given but none sets `cull`.
     ///
     /// # Errors
-    /// An unreadable or malformed values file (naming the file and key path), a malformed
-    /// duration or boolean option (naming the option and quoting the value), or `timeout` or
-    /// `every` of 0 while culling is enabled (naming where the 0 came from).
+    /// [`UsageError`] naming the input for a malformed duration or boolean option (quoting
+    /// the value), a bad `values-path`, a values file that does not exist while its name holds
+    /// a comma (the input takes one path per line), or `timeout` or `every` of 0 from an
+    /// option while culling is enabled. Otherwise (exit code 1): an unreadable or malformed
+    /// values file, naming the file and key path, or a 0 from a values file.
     pub fn settings(&self, log: &Log) -> Result<crate::window::Configured> {
         use crate::values::{self, ValuesPath};
         use crate::window::{Configured, Origin, parse_duration_secs};
         let mut c = Configured::default();
-        let path = ValuesPath::parse(self.values_path.as_deref())?;
+        let path = ValuesPath::parse(self.values_path.as_deref()).map_err(usage("values-path"))?;
         let files: Vec<std::path::PathBuf> = self
             .jupyterhub_values
             .iter()
@@ -356,6 +391,19 @@ impl CullerArgs {
             .filter(|f| !f.is_empty())
             .map(std::path::PathBuf::from)
             .collect();
+        if let Some(listed) = files
+            .iter()
+            .find(|f| f.to_string_lossy().contains(',') && !f.exists())
+        {
+            return Err(UsageError::new(
+                "jupyterhub-values",
+                format!(
+                    "jupyterhub-values (--jupyterhub-values): there is no file {}: the input takes one path per line, not a comma-separated list; write `jupyterhub-values: |` with each file on its own line below it (on the command line, repeat --jupyterhub-values)",
+                    listed.display()
+                ),
+            )
+            .into());
+        }
         let parsed = values::load(&files, &path)?;
         if !files.is_empty() && parsed.iter().all(|f| f.cull_path.is_none()) {
             let place = match &path {
@@ -372,13 +420,13 @@ impl CullerArgs {
         }
         values::apply(&mut c, &parsed)?;
         let option = |name: &str| Origin::Option { name: name.into() };
-        let dur = |value: &Option<String>, name: &str| -> Result<Option<u64>> {
+        let dur = |value: &Option<String>, name: &str| -> Result<Option<u64>, UsageError> {
             value
                 .as_deref()
                 .filter(|v| !v.trim().is_empty())
                 .map(|v| {
                     parse_duration_secs(v)
-                        .map_err(|e| anyhow::anyhow!("--{name} (input {name}): {e}"))
+                        .map_err(|e| UsageError::new(name, format!("{name} (--{name}): {e}")))
                 })
                 .transpose()
         };
@@ -399,16 +447,64 @@ impl CullerArgs {
             .as_deref()
             .filter(|v| !v.trim().is_empty())
         {
-            c.settings.enabled = match v.trim().to_ascii_lowercase().as_str() {
-                "true" | "yes" | "1" | "on" => true,
-                "false" | "no" | "0" | "off" => false,
-                _ => {
-                    anyhow::bail!("--cull-enabled (input cull-enabled): {v:?} is not true or false")
-                }
-            };
+            c.settings.enabled = crate::inputs::boolean(v).ok_or_else(|| {
+                UsageError::new(
+                    "cull-enabled",
+                    format!(
+                        "cull-enabled (--cull-enabled) {:?} is not a boolean: write {}",
+                        v.trim(),
+                        crate::inputs::BOOLEAN_WORDS
+                    ),
+                )
+            })?;
             c.origins.enabled = option("cull-enabled");
         }
-        c.validate()?;
+        c.validate().map_err(|e| match e.origin {
+            Origin::Option { name } => UsageError::new(name, e.message).into(),
+            _ => anyhow::Error::new(e),
+        })?;
         Ok(c)
+    }
+}
+
+/// Registers the secret inputs with `log` before anything is parsed, so no usage error can
+/// show them: the options declared with `hide_env_values` (`github-token`,
+/// `registry-password`), read from their `INPUT_<NAME>` variables and from `args` (the
+/// command line, `--name VALUE` or `--name=VALUE`). Inside Actions this prints their
+/// `::add-mask::` lines first.
+pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
+    use clap::CommandFactory;
+    let cmd = Cli::command();
+    let mut secrets: Vec<(String, Option<String>)> = Vec::new();
+    for sub in cmd.get_subcommands() {
+        for arg in sub.get_arguments().filter(|a| a.is_hide_env_values_set()) {
+            let long = arg.get_long().map(|l| format!("--{l}"));
+            let env = arg.get_env().map(|e| e.to_string_lossy().into_owned());
+            if let Some(long) = long {
+                if !secrets.iter().any(|(l, _)| *l == long) {
+                    secrets.push((long, env));
+                }
+            }
+        }
+    }
+    for (_, env) in &secrets {
+        if let Some(value) = env.as_deref().and_then(std::env::var_os) {
+            log.mask(&value.to_string_lossy());
+        }
+    }
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    for (i, arg) in args.iter().enumerate() {
+        for (long, _) in &secrets {
+            if arg == long {
+                if let Some(value) = args.get(i + 1) {
+                    log.mask(value);
+                }
+            } else if let Some(value) = arg.strip_prefix(&format!("{long}=")) {
+                log.mask(value);
+            }
+        }
     }
 }

@@ -49,6 +49,18 @@ impl std::fmt::Display for Repository {
     }
 }
 
+/// A commit SHA, trimmed and lower-cased.
+///
+/// # Errors
+/// Anything but 40 hex digits.
+pub fn commit_sha(text: &str) -> Result<String> {
+    let sha = text.trim().to_ascii_lowercase();
+    if sha.len() != 40 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+        bail!("commit SHA {sha:?} is not 40 hex digits (set --sha or input sha)");
+    }
+    Ok(sha)
+}
+
 /// The run's context, resolved from options and environment.
 #[derive(Debug, Clone)]
 pub struct RunContext {
@@ -109,12 +121,8 @@ impl RunContext {
             .clone()
             .filter(|s| !s.trim().is_empty())
             .or_else(|| var("GITHUB_SHA"))
-            .map(|s| s.trim().to_ascii_lowercase());
-        if let Some(sha) = &sha {
-            if sha.len() != 40 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
-                bail!("commit SHA {sha:?} is not 40 hex digits (set --sha or input sha)");
-            }
-        }
+            .map(|s| commit_sha(&s))
+            .transpose()?;
         let event = match var("GITHUB_EVENT_PATH") {
             Some(path) => {
                 let bytes = std::fs::read(&path)

@@ -5,7 +5,8 @@
 //! rendered by the same functions as the release note and tracking issue
 //! ([`render::window_section`], [`render::runbook_section`]), so the doc cannot drift:
 //! [`sections`] and [`apply`] are pure, and `docs --check` diffs their result against the
-//! file (cargo-dist's generate / write / check).
+//! file (cargo-dist's generate / write / check). Markers quoted inside fenced code blocks
+//! (```` ``` ```` or `~~~`) are text, not markers; a file with CRLF line endings keeps them.
 
 use crate::cli::{DocsArgs, WindowArgs};
 use crate::render::{self, RunbookSettings};
@@ -44,16 +45,19 @@ fn end_marker(name: &str) -> String {
 }
 
 /// Replaces each generated section's content in `doc` (everything between its BEGIN and
-/// END lines) and leaves all other text as it is.
+/// END lines) and leaves all other text as it is. Markers inside fenced code blocks are
+/// ignored (a doc may quote them); the content takes the doc's line ending (CRLF when its
+/// first line ends so, else LF).
 ///
 /// # Errors
 /// A section whose BEGIN or END marker is missing, repeated or out of order, or a BEGIN
 /// marker naming a section codeq-rollout does not generate. The error names the marker.
 pub fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String> {
-    for (at, _) in doc.match_indices("<!-- BEGIN GENERATED: ") {
+    const BEGIN: &str = "<!-- BEGIN GENERATED: ";
+    for at in marker_positions(doc, BEGIN) {
         let name = doc[at..]
             .split_once(" -->")
-            .map(|(m, _)| &m["<!-- BEGIN GENERATED: ".len()..])
+            .map(|(m, _)| &m[BEGIN.len()..])
             .unwrap_or_default();
         if !sections.iter().any(|(n, _)| *n == name) {
             bail!(
@@ -62,29 +66,69 @@ pub fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String> {
             );
         }
     }
+    let eol = match doc.find('\n') {
+        Some(at) if doc[..at].ends_with('\r') => "\r\n",
+        _ => "\n",
+    };
     let mut out = doc.to_string();
     for (name, content) in sections {
         let (begin, end) = (begin_marker(name), end_marker(name));
+        let mut found = Vec::new();
         for marker in [&begin, &end] {
-            match out.matches(marker.as_str()).count() {
-                1 => {}
+            let at = marker_positions(&out, marker);
+            match at.len() {
+                1 => found.push(at[0]),
                 0 => bail!(
                     "the doc has no {marker} marker: put the section back between {begin} and {end}"
                 ),
                 n => bail!("the doc has {marker} {n} times: keep one"),
             }
         }
-        let start = out.find(&begin).unwrap_or_default() + begin.len();
-        let stop = out[start..]
-            .find(&end)
-            .with_context(|| format!("the doc has {end} before {begin}: swap them"))?
-            + start;
-        out.replace_range(
-            start..stop,
-            &format!("\n{}\n", content.trim_end_matches('\n')),
-        );
+        let (start, stop) = (found[0] + begin.len(), found[1]);
+        if stop < start {
+            bail!("the doc has {end} before {begin}: swap them");
+        }
+        let content = content.trim_end_matches('\n').replace('\n', eol);
+        out.replace_range(start..stop, &format!("{eol}{content}{eol}"));
     }
     Ok(out)
+}
+
+/// Byte offsets of `marker` in `doc`, leaving out those inside fenced code blocks (a line
+/// opening with at least three backticks or tildes, up to a line closing with at least as
+/// many of the same character, as CommonMark has it; an unclosed fence runs to the end).
+fn marker_positions(doc: &str, marker: &str) -> Vec<usize> {
+    let mut fenced: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut open: Option<(char, usize, usize)> = None;
+    let mut at = 0;
+    for line in doc.split_inclusive('\n') {
+        let body = line.trim_start_matches(' ');
+        let indent = line.len() - body.len();
+        let fence = body
+            .chars()
+            .next()
+            .filter(|c| matches!(c, '`' | '~') && indent < 4)
+            .map(|c| (c, body.chars().take_while(|&x| x == c).count()))
+            .filter(|(_, n)| *n >= 3);
+        match (open, fence) {
+            (None, Some((c, n))) => open = Some((c, n, at)),
+            (Some((c, n, from)), Some((d, m)))
+                if c == d && m >= n && body[m..].trim().is_empty() =>
+            {
+                fenced.push(from..at + line.len());
+                open = None;
+            }
+            _ => {}
+        }
+        at += line.len();
+    }
+    if let Some((_, _, from)) = open {
+        fenced.push(from..doc.len());
+    }
+    doc.match_indices(marker)
+        .map(|(i, _)| i)
+        .filter(|i| !fenced.iter().any(|r| r.contains(i)))
+        .collect()
 }
 
 /// A unified diff from `old` to `new`, labelled with `path`; empty when equal.
@@ -107,15 +151,20 @@ pub fn diff(path: &str, old: &str, new: &str) -> String {
 /// bad markers, bad culler options, or neither `--check` nor `--write`.
 pub fn docs_command(args: &DocsArgs, log: &Log) -> Result<()> {
     if !args.check && !args.write {
-        bail!("say --check (verify the generated sections) or --write (update them)");
+        return Err(crate::cli::UsageError::new(
+            "--check or --write",
+            "say --check (verify the generated sections) or --write (update them)",
+        )
+        .into());
     }
+    let runbook = args.runbook.settings()?;
     let config = args.culler.settings(log)?;
     warn_if_disabled(&window::compute(&config.settings), log);
     let path = args.file.display().to_string();
     let doc = std::fs::read_to_string(&args.file).with_context(|| {
         format!("cannot read {path}: run from the repository root, or name the doc with --file")
     })?;
-    let fresh = apply(&doc, &sections(&config, &args.runbook.settings())?)
+    let fresh = apply(&doc, &sections(&config, &runbook)?)
         .with_context(|| format!("{path}: cannot place the generated sections"))?;
     if args.write {
         if fresh != doc {
@@ -143,7 +192,13 @@ pub fn docs_command(args: &DocsArgs, log: &Log) -> Result<()> {
 ///
 /// # Errors
 /// Bad culler options or values files.
+/// With `--json`, stdout carries the JSON alone: warnings go to stderr.
 pub fn window_command(args: &WindowArgs, log: &Log) -> Result<()> {
+    let log = &if args.json {
+        log.keeping_stdout()
+    } else {
+        log.clone()
+    };
     let config = args.culler.settings(log)?;
     let window = window::compute(&config.settings);
     warn_if_disabled(&window, log);
@@ -293,6 +348,35 @@ mod tests {
             let err = format!("{:#}", fresh(doc).unwrap_err());
             assert!(err.contains(expected), "{doc:?}: {err}");
         }
+    }
+
+    #[test]
+    fn a_crlf_doc_keeps_its_line_endings() {
+        let lf = "intro\n<!-- BEGIN GENERATED: window -->\nold\n<!-- END GENERATED: window -->\n<!-- BEGIN GENERATED: runbook -->\n<!-- END GENERATED: runbook -->\nend\n";
+        let crlf = lf.replace('\n', "\r\n");
+        let out = fresh(&crlf).unwrap();
+        assert_eq!(
+            out.matches('\n').count(),
+            out.matches("\r\n").count(),
+            "{out:?}"
+        );
+        assert_eq!(out, fresh(lf).unwrap().replace('\n', "\r\n"));
+        assert_eq!(fresh(&out).unwrap(), out, "applying again changes nothing");
+    }
+
+    #[test]
+    fn markers_quoted_in_fenced_code_are_text() {
+        let quoted = "How the markers look:\n\n```markdown\n<!-- BEGIN GENERATED: window -->\n<!-- END GENERATED: window -->\n<!-- BEGIN GENERATED: faq -->\n```\n\n~~~~\n<!-- END GENERATED: runbook -->\n```\nstill fenced\n~~~~\n";
+        let doc = format!(
+            "{quoted}<!-- BEGIN GENERATED: window -->\nold\n<!-- END GENERATED: window -->\n<!-- BEGIN GENERATED: runbook -->\n<!-- END GENERATED: runbook -->\n"
+        );
+        let out = fresh(&doc).unwrap();
+        assert!(out.starts_with(quoted), "the quoted markers stay: {out}");
+        assert!(!out.contains("\nold\n"), "{out}");
+        // Outside a fence, a second marker still counts.
+        let twice = format!("{doc}<!-- BEGIN GENERATED: window -->\n");
+        let err = fresh(&twice).unwrap_err().to_string();
+        assert!(err.contains("2 times"), "{err}");
     }
 
     #[test]

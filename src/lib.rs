@@ -14,6 +14,7 @@ pub mod digest;
 pub mod docs;
 pub mod event;
 pub mod github;
+pub mod inputs;
 pub mod publish;
 pub mod pulls;
 pub mod render;
@@ -25,16 +26,17 @@ pub mod window;
 
 use std::process::ExitCode;
 
-/// Exit code of bad usage: an unknown option or value (clap's), or a required input left
-/// empty ([`cli::UsageError`]).
+/// Exit code of bad usage: an unknown option or value (clap's), a required input left
+/// empty or a value an input does not take ([`cli::UsageError`]).
 pub const EXIT_USAGE: u8 = 2;
 
 /// Runs one command and maps its outcome to the process exit code: 0 done (also when
 /// nothing changed), 1 failed, 2 bad usage.
 ///
-/// Errors are printed once, as a `::error title=…::` workflow command when running inside
-/// GitHub Actions and as plain text otherwise, with every registered secret masked.
-pub fn run(cli: cli::Cli) -> ExitCode {
+/// Errors are printed once through `log`, as a `::error title=…::` workflow command when
+/// running inside GitHub Actions and as plain text otherwise, with every registered secret
+/// masked.
+pub fn run(cli: cli::Cli, log: &report::Log) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -45,13 +47,12 @@ pub fn run(cli: cli::Cli) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let log = report::Log::from_env();
-    let outcome = runtime.block_on(cli::dispatch(cli, &log));
+    let outcome = runtime.block_on(cli::dispatch(cli, log));
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            log.error(failure_title(&err), &format!("{err:#}"));
-            if err.downcast_ref::<cli::UsageError>().is_some() {
+            log.error(&failure_title(&err), &format!("{err:#}"));
+            if usage_of(&err).is_some() {
                 ExitCode::from(EXIT_USAGE)
             } else {
                 ExitCode::FAILURE
@@ -60,40 +61,54 @@ pub fn run(cli: cli::Cli) -> ExitCode {
     }
 }
 
+/// The [`cli::UsageError`] anywhere in `err`'s chain.
+fn usage_of(err: &anyhow::Error) -> Option<&cli::UsageError> {
+    err.chain()
+        .find_map(|e| e.downcast_ref::<cli::UsageError>())
+}
+
 /// Reports a command line clap refused and returns its exit code (2; 0 for `--help` and
-/// `--version`). Clap's message goes to stderr as usual; inside GitHub Actions it is also
-/// an `::error` annotation naming the input, so it shows on the run's summary page.
-pub fn usage_error(err: clap::Error) -> ExitCode {
-    if err.use_stderr() {
-        let log = report::Log::from_env();
-        if log.in_actions() {
-            let title = match err.get(clap::error::ContextKind::InvalidArg) {
-                Some(clap::error::ContextValue::String(arg)) => {
-                    let input = arg
-                        .trim_start_matches('-')
-                        .split([' ', '='])
-                        .next()
-                        .unwrap_or_default();
-                    format!("Invalid input: {input}")
-                }
-                _ => "Invalid input".to_string(),
-            };
-            // The first paragraph: the problem and the valid values, not the usage text.
-            let message = err.render().to_string();
-            let first = message.split("\n\n").next().unwrap_or_default();
-            log.error(&title, first.trim());
-        }
+/// `--version`). Clap's message goes to stderr as usual, with every secret `log` knows
+/// masked (clap quotes the value it refused, which may be a token given to the wrong
+/// input); inside GitHub Actions it is also an `::error` annotation naming the input, so it
+/// shows on the run's summary page.
+pub fn usage_error(err: clap::Error, log: &report::Log) -> ExitCode {
+    if !err.use_stderr() {
+        let _ = err.print();
+        return ExitCode::SUCCESS;
     }
-    let _ = err.print();
+    let message = log.redact(&err.render().to_string());
+    if log.in_actions() {
+        let title = match err.get(clap::error::ContextKind::InvalidArg) {
+            Some(clap::error::ContextValue::String(arg)) => {
+                let input = arg
+                    .trim_start_matches('-')
+                    .split([' ', '='])
+                    .next()
+                    .unwrap_or_default();
+                format!("Invalid input: {input}")
+            }
+            _ => "Invalid input".to_string(),
+        };
+        // The first paragraph: the problem and the valid values, not the usage text; the
+        // annotation is an error already, so without clap's `error: `.
+        let first = message.split("\n\n").next().unwrap_or_default().trim();
+        log.error(&title, first.strip_prefix("error: ").unwrap_or(first));
+    }
+    {
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr().lock(), "{message}");
+    }
     ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(EXIT_USAGE))
 }
 
 /// The annotation title for a failure: what kind of thing went wrong, so the run's summary
-/// page says it at a glance (the message says what to do).
-fn failure_title(err: &anyhow::Error) -> &'static str {
+/// page says it at a glance (the message says what to do). Bad input is
+/// `Invalid input: NAME`.
+fn failure_title(err: &anyhow::Error) -> String {
     use github::{GitHubError, Kind};
-    if err.downcast_ref::<cli::UsageError>().is_some() {
-        return "Invalid input";
+    if let Some(usage) = usage_of(err) {
+        return format!("Invalid input: {}", usage.input);
     }
     match err
         .chain()
@@ -109,4 +124,5 @@ fn failure_title(err: &anyhow::Error) -> &'static str {
         Some(Kind::Other) => "GitHub request failed",
         None => "codeq-rollout failed",
     }
+    .to_string()
 }

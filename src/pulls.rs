@@ -25,9 +25,9 @@
 //!   merged yet and the run fails saying so: announce from the queue's push instead.
 //! - `pull_request` / `pull_request_target` (closed and merged): the payload's pull request;
 //!   it is re-fetched (`GET /repos/{o}/{r}/pulls/{n}`) when the payload's labels carry no
-//!   tier label (labels added after the event) or its `merge_commit_sha` is null. The release
-//!   targets its `merge_commit_sha`; without one, a warning says the release targets
-//!   `GITHUB_SHA` instead.
+//!   tier label (labels added after the event) and the labels decide the tier, or when its
+//!   `merge_commit_sha` is null. The release targets its `merge_commit_sha`; without one, a
+//!   warning says the release targets `GITHUB_SHA` instead.
 //! - `workflow_run`: `workflow_run.head_sha` on `workflow_run.head_branch`, then as `push`
 //!   (its `pull_requests[]` carry no labels); a run triggered by `schedule` or
 //!   `workflow_dispatch` has no pull request. The release targets `head_sha`.
@@ -68,6 +68,10 @@ pub struct LookupOptions<'a> {
     pub rules: &'a LabelRules,
     /// Waits between tries of the commit look-up; tries = waits + 1.
     pub backoff: &'a [Duration],
+    /// Whether the labels decide the tier (the tier input is `auto`). When the tier input
+    /// decides, the pull requests are only listed in the release note: a `pull_request`
+    /// payload's labels are not re-fetched and the commit look-up is tried once.
+    pub labels_decide: bool,
 }
 
 /// The pull requests behind the release, and the commit the release is for.
@@ -318,7 +322,8 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
     }
     let mut commit = pr.merge_commit_sha.as_deref().and_then(commit_sha);
     let from_payload = pr.to_pull_request();
-    let labelled = opts.rules.has_tier_label(&from_payload);
+    // With an explicit tier the labels decide nothing: no re-fetch for them.
+    let labelled = !opts.labels_decide || opts.rules.has_tier_label(&from_payload);
     let mut notes = Vec::new();
     let mut refetched = false;
     // Labels added after the event are not in the payload, and a payload may lack the merge
@@ -403,7 +408,11 @@ async fn merged_pull_requests(
     let shas: Vec<&str> = commits.iter().map(|(sha, _)| sha.as_str()).collect();
     let mut found: BTreeMap<u64, PullRequest> = BTreeMap::new();
     let mut pending: Vec<&(String, String)> = commits.iter().collect();
-    let tries = opts.backoff.len() + 1;
+    let tries = if opts.labels_decide {
+        opts.backoff.len() + 1
+    } else {
+        1
+    };
     for attempt in 0..tries {
         if attempt > 0 {
             tokio::time::sleep(opts.backoff[attempt - 1]).await;

@@ -275,6 +275,9 @@ pub fn where_full(facts: &Facts) -> String {
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
+    // `{{ value|sh }}`: one bash word whatever the value (the inputs are validated before,
+    // see `crate::inputs`; this keeps the runbook safe to paste if that ever slips).
+    env.add_filter("sh", |value: String| shell_word(&value));
     env.set_keep_trailing_newline(true);
     for (name, source) in [
         (
@@ -298,9 +301,25 @@ fn environment() -> Environment<'static> {
     env
 }
 
+/// Single-quotes `text` for bash unless it is made only of characters that need no quoting
+/// (letters, digits and `@%+=:,./_-`), so valid inputs render as they are written.
+fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
 #[derive(Serialize)]
 struct WindowView {
     culling_enabled: bool,
+    /// The maximum age stops every session no later than the idle timeout.
+    max_age_first: bool,
     idle: Option<String>,
     active: Option<String>,
     idle_by: Option<String>,
@@ -316,6 +335,7 @@ fn window_view(window: &Window, now: Option<OffsetDateTime>) -> WindowView {
     };
     WindowView {
         culling_enabled: window.culling_enabled,
+        max_age_first: window.max_age_first(),
         idle: window.idle_secs.map(human),
         active: window.active_secs.map(human),
         idle_by: by(window.idle_secs),
@@ -477,9 +497,14 @@ pub fn job_summary(
                 out.push_str(&format!("| Superseded | {} |\n", list.join(", ")));
             }
         }
-        None => out.push_str(&format!(
-            "| Release `{tag}` | dry run: nothing published |\n"
-        )),
+        None => {
+            out.push_str(&format!(
+                "| Release `{tag}` | dry run: nothing published |\n"
+            ));
+            if facts.tier.tier == Tier::Security {
+                out.push_str("| Tracking issue | dry run: nothing opened |\n");
+            }
+        }
     }
     out.push_str("\n<details><summary>Release note</summary>\n\n");
     out.push_str(note);
@@ -606,12 +631,11 @@ mod tests {
                 &[],
             ),
             (
-                s(true, u64::MAX, 600, u64::MAX),
+                s(true, crate::window::MAX_DURATION_SECS, 600, 0),
                 &[
-                    "within **213503982334601days 7h 15s** of their last activity. The next login",
-                    "within **213503982334601days 7h 15s** of it.",
+                    "within **3650 days 10m** of their last activity: sessions idle since the release have picked this up by **2036-11-27 12:10 UTC**",
                 ],
-                &["picked this up by", "(by **", "none**"],
+                &["none**"],
             ),
         ];
         for (culler, present, absent) in cases {
@@ -683,6 +707,75 @@ mod tests {
         insta::assert_snapshot!(
             super::tracking_update(&facts(Tier::Security, CullSettings::default())).unwrap()
         );
+    }
+
+    #[test]
+    fn runbook_values_stay_one_shell_word_even_unvalidated() {
+        let settings = RunbookSettings {
+            namespace: "a b; rm -rf /".into(),
+            helm_release: "it's".into(),
+            hub_url: "https://hub.example.org".into(),
+            ..Default::default()
+        };
+        let runbook = runbook_section(&settings, "sha256:x").unwrap();
+        assert!(
+            runbook.contains(
+                "  NS='a b; rm -rf /' RELEASE='it'\\''s' HUB_URL=https://hub.example.org\n"
+            ),
+            "{runbook}"
+        );
+        assert!(runbook.contains("  DIGEST=sha256:x\n"), "{runbook}");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("jhub"), "jhub");
+    }
+
+    #[test]
+    fn no_commit_row_without_a_commit() {
+        let mut f = facts(Tier::Security, CullSettings::default());
+        assert!(
+            release_note(&f)
+                .unwrap()
+                .contains("| Commit | `c4295bd74fb0` |")
+        );
+        f.sha = String::new();
+        for body in [
+            release_note(&f).unwrap(),
+            super::tracking_update(&f).unwrap(),
+        ] {
+            assert!(!body.contains("| Commit |"), "{body}");
+            assert!(body.contains("| Tier | **security**"), "{body}");
+        }
+    }
+
+    #[test]
+    fn a_security_dry_run_summary_says_no_tracking_issue_was_opened() {
+        let f = facts(Tier::Security, CullSettings::default());
+        let summary = job_summary(&f, "lab-9f86d081884c", None, "note").unwrap();
+        assert!(
+            summary.contains("| Release `lab-9f86d081884c` | dry run: nothing published |\n| Tracking issue | dry run: nothing opened |\n"),
+            "{summary}"
+        );
+        let f = facts(Tier::Routine, CullSettings::default());
+        let summary = job_summary(&f, "lab-9f86d081884c", None, "note").unwrap();
+        assert!(!summary.contains("Tracking issue"), "{summary}");
+    }
+
+    #[test]
+    fn a_max_age_shorter_than_the_timeout_is_one_bound_for_every_session() {
+        let culler = CullSettings {
+            timeout_secs: 7200,
+            every_secs: 600,
+            max_age_secs: 1800,
+            ..Default::default()
+        };
+        let note = release_note(&facts(Tier::Routine, culler)).unwrap();
+        assert!(
+            note.contains("- **Every session**, idle or active, is stopped at the maximum server age, which comes before the idle timeout: every session running at the release has been stopped within **40m** of it (by **2026-11-30 12:40 UTC**)."),
+            "{note}"
+        );
+        for absent in ["2h 10m", "**Idle sessions**", "**Active sessions**"] {
+            assert!(!note.contains(absent), "{absent}: {note}");
+        }
     }
 
     #[test]

@@ -34,12 +34,18 @@ macro_rules! err {
 /// echoed by the registry, a debug line). Clones share the registered secrets, so a clone
 /// handed to the GitHub client's debug sink masks what the run masked, without a second
 /// `::add-mask::` line.
+///
+/// Stdout carries log lines and workflow commands, unless it is kept for machine output
+/// ([`Log::keeping_stdout`], e.g. `window --json`): then everything goes to stderr, where the
+/// runner reads workflow commands too.
 #[derive(Clone)]
 pub struct Log {
     /// Inside GitHub Actions (`GITHUB_ACTIONS=true`): print workflow commands.
     actions: bool,
     /// `RUNNER_DEBUG=1` or `ACTIONS_STEP_DEBUG=true`: print debug lines.
     debug: bool,
+    /// Stdout is kept for machine output: log lines and workflow commands go to stderr.
+    stdout_kept: bool,
     secrets: Arc<Mutex<Vec<String>>>,
 }
 
@@ -58,7 +64,26 @@ impl Log {
         Self {
             actions,
             debug,
+            stdout_kept: false,
             secrets: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    /// This log with stdout kept for machine output (JSON): log lines and workflow commands
+    /// go to stderr instead. Shares the registered secrets.
+    pub fn keeping_stdout(&self) -> Self {
+        Self {
+            stdout_kept: true,
+            ..self.clone()
+        }
+    }
+
+    /// Writes one line to stdout, or to stderr when stdout is kept for machine output.
+    fn line(&self, text: &str) {
+        if self.stdout_kept {
+            err!("{text}");
+        } else {
+            out!("{text}");
         }
     }
 
@@ -70,19 +95,30 @@ impl Log {
     /// Registers a secret: it is replaced by `***` in everything this log (and its clones)
     /// prints, and inside Actions an `::add-mask::` tells the runner to hide it from the job
     /// log too, once per secret. Empty values are ignored.
+    ///
+    /// A multi-line secret (a key file, say) is registered whole and line by line, as the
+    /// runner masks the log line by line; lines shorter than [`MIN_MASKED_LINE_CHARS`]
+    /// (a lone `}` of a JSON key) are left out, as masking them would hide every such
+    /// character in the log and they give nothing away.
     pub fn mask(&self, secret: &str) {
         let secret = secret.trim();
         if secret.is_empty() {
             return;
         }
+        let lines = secret
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.chars().count() >= MIN_MASKED_LINE_CHARS && *l != secret);
         let mut secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
-        if secrets.iter().any(|s| s == secret) {
-            return;
+        for s in std::iter::once(secret).chain(lines) {
+            if secrets.iter().any(|known| known == s) {
+                continue;
+            }
+            if self.actions {
+                self.line(&format!("::add-mask::{}", escape_data(s)));
+            }
+            secrets.push(s.to_string());
         }
-        if self.actions {
-            out!("::add-mask::{}", escape_data(secret));
-        }
-        secrets.push(secret.to_string());
         // Longest first, so a secret that contains another is masked whole.
         secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
     }
@@ -98,7 +134,7 @@ impl Log {
     /// A plain line on stdout. Lines that would read as a workflow command (`::…`) are
     /// defused by a leading `| `, so text from pull requests cannot issue commands.
     pub fn info(&self, message: &str) {
-        out!("{}", defuse_commands(&self.redact(message)));
+        self.line(&defuse_commands(&self.redact(message)));
     }
 
     /// A warning: `::warning title=…::` inside Actions, `warning: …` on stderr otherwise.
@@ -118,7 +154,7 @@ impl Log {
         }
         let message = self.redact(message);
         if self.actions {
-            out!("::debug::{}", escape_data(&message));
+            self.line(&format!("::debug::{}", escape_data(&message)));
         } else {
             err!("debug: {message}");
         }
@@ -127,16 +163,19 @@ impl Log {
     fn annotation(&self, kind: &str, title: &str, message: &str) {
         let (title, message) = (self.redact(title), self.redact(message));
         if self.actions {
-            out!(
+            self.line(&format!(
                 "::{kind} title={}::{}",
                 escape_property(&title),
                 escape_data(&message)
-            );
+            ));
         } else {
             err!("{kind}: {}", defuse_commands(&message));
         }
     }
 }
+
+/// Lines of a multi-line secret shorter than this are not masked on their own.
+pub const MIN_MASKED_LINE_CHARS: usize = 4;
 
 /// Escapes workflow-command data: `%` → `%25`, CR → `%0D`, LF → `%0A`.
 pub fn escape_data(s: &str) -> String {

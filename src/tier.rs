@@ -296,10 +296,12 @@ pub fn decide(
         }
         match &evidence.found {
             Found::LookupFailed(failure) => warnings.push(format!(
-                "the pull requests behind this release are not listed: {failure}"
+                "the tier input sets the tier ({tier}), but the release note lists no pull \
+                 requests: {failure}"
             )),
             Found::Incomplete { missing, .. } => warnings.push(format!(
-                "not every pull request behind this release is listed: {missing}"
+                "the tier input sets the tier ({tier}), but not every pull request behind \
+                 this release is listed: {missing}"
             )),
             Found::PullRequests(_) | Found::NoPullRequest => {}
         }
@@ -308,7 +310,7 @@ pub fn decide(
             source: TierSource::Input,
             pull_requests: prs,
             deciding: None,
-            reason: format!("{tier}: set by the tier input, labels not consulted"),
+            reason: format!("{tier}: set by the tier input"),
             warnings,
         });
     }
@@ -614,7 +616,14 @@ mod tests {
     fn a_failed_look_up_does_not_stop_an_explicit_tier() {
         let d = decide(TierRequest::Security, &failed(), &rules(), None).unwrap();
         assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Input));
-        assert!(d.warnings[0].contains("not listed"), "{:?}", d.warnings);
+        assert!(
+            d.warnings[0].starts_with(
+                "the tier input sets the tier (security), but the release note lists no pull requests: "
+            ),
+            "{:?}",
+            d.warnings
+        );
+        assert_eq!(d.reason, "security: set by the tier input");
     }
 
     #[test]
@@ -678,7 +687,10 @@ mod tests {
         let d = decide(TierRequest::Routine, &e, &rules(), None).unwrap();
         assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Input));
         assert!(
-            d.warnings[0].starts_with("not every pull request behind this release is listed"),
+            d.warnings[0].starts_with(
+                "the tier input sets the tier (routine), but not every pull request behind this \
+                 release is listed"
+            ),
             "{:?}",
             d.warnings
         );

@@ -12,8 +12,12 @@
 //! [`ValuesPath::Auto`] finds `cull` at the top level or under `jupyterhub`;
 //! [`ValuesPath::Under`] names the parent explicitly.
 //!
+//! Keys under `cull` other than z2jh's ([`CULL_KEYS`]) are refused: z2jh's schema refuses
+//! them too, and a misspelt `timout` would otherwise leave the default in force unnoticed.
+//!
 //! [`parse`] is pure (text in, settings out); [`load`] reads the files. YAML is read with
-//! `serde-saphyr` (YAML 1.1 booleans such as `yes` are accepted, as Helm does).
+//! `serde-saphyr` (YAML 1.1 booleans such as `yes` are accepted, as Helm does); its errors
+//! are worded for users, not for programmers calling it.
 
 use crate::window::{Configured, Origin};
 use anyhow::{Context, Result, anyhow, bail};
@@ -22,6 +26,19 @@ use std::path::PathBuf;
 
 /// The parent key that z2jh's values sit under when the chart is used as a subchart.
 pub const SUBCHART_KEY: &str = "jupyterhub";
+
+/// The keys z2jh's schema (`values.schema.yaml`, 4.x) allows under `cull`. codeq-rollout
+/// reads `enabled`, `timeout`, `every` and `maxAge`; the others do not change the window.
+pub const CULL_KEYS: [&str; 8] = [
+    "enabled",
+    "users",
+    "adminUsers",
+    "removeNamedServers",
+    "timeout",
+    "every",
+    "concurrency",
+    "maxAge",
+];
 
 /// Where `cull` sits in a values file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -38,7 +55,8 @@ impl ValuesPath {
     /// level, otherwise a dotted key path such as `jupyterhub` or `platform.jupyterhub`.
     ///
     /// # Errors
-    /// An empty segment, as in `a..b` or `.jupyterhub`.
+    /// An empty segment, as in `a..b` or `.jupyterhub`, or a path ending in `cull` (the
+    /// option names the parent of `cull`, so `jupyterhub.cull` is a slip for `jupyterhub`).
     pub fn parse(text: Option<&str>) -> Result<Self> {
         let Some(t) = text.map(str::trim).filter(|t| !t.is_empty()) else {
             return Ok(ValuesPath::Auto);
@@ -50,6 +68,17 @@ impl ValuesPath {
         if keys.iter().any(String::is_empty) {
             bail!(
                 "--values-path (input values-path) {t:?} has an empty key: write the parent key of `cull`, e.g. jupyterhub or platform.jupyterhub, or . for the top level"
+            );
+        }
+        if keys.last().is_some_and(|k| k == "cull") {
+            let parent = &keys[..keys.len() - 1];
+            let write = if parent.is_empty() {
+                ".".to_string()
+            } else {
+                parent.join(".")
+            };
+            bail!(
+                "--values-path (input values-path) {t:?} ends in `cull`, but it names the key `cull` sits under: write {write}"
             );
         }
         Ok(ValuesPath::Under(keys))
@@ -85,8 +114,12 @@ pub struct FileCull {
 /// [`ValuesPath::Auto`]), or a `cull.*` value of the wrong type or negative. Every error
 /// names the file and the key path, and says what to write instead.
 pub fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCull> {
-    let doc: Value = serde_saphyr::from_str(text)
-        .map_err(|e| anyhow!("{file} is not a YAML values file: {e}"))?;
+    let doc: Value = serde_saphyr::from_str(text).map_err(|e| {
+        anyhow!(
+            "{file} is not a YAML values file: {}",
+            e.render_with_formatter(&UserMessages)
+        )
+    })?;
     let top = match &doc {
         Value::Null => return Ok(empty(file)),
         Value::Object(_) => &doc,
@@ -133,6 +166,21 @@ pub fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCull> {
     }
     let cull_path = walked.join(".");
     let key = |name: &str| format!("{cull_path}.{name}");
+    if let Some(unknown) = node
+        .as_object()
+        .and_then(|m| m.keys().find(|k| !CULL_KEYS.contains(&k.as_str())))
+    {
+        let hint = CULL_KEYS
+            .iter()
+            .find(|k| k.eq_ignore_ascii_case(unknown))
+            .map(|k| format!(" (keys are case-sensitive: did you mean `{k}`?)"))
+            .unwrap_or_default();
+        bail!(
+            "{file}: `{}` is not a z2jh cull setting{hint}; the keys under `{cull_path}` are {}",
+            key(unknown),
+            CULL_KEYS.join(", ")
+        );
+    }
     Ok(FileCull {
         file: file.to_string(),
         enabled: node
@@ -247,19 +295,53 @@ fn boolean(file: &str, key: &str, v: &Value) -> Result<Nullable<bool>> {
 }
 
 fn seconds(file: &str, key: &str, v: &Value) -> Result<Nullable<u64>> {
+    use crate::window::{MAX_DURATION_SECS, max_duration_words};
     let wrong = |what: String| {
         anyhow!(
             "{file}: `{key}` is {what}; z2jh takes whole seconds there, as an integer such as 3600 (0 or more)"
         )
     };
+    let too_long = |what: String| {
+        anyhow!(
+            "{file}: `{key}` is {what} seconds, more than {}, the longest duration codeq-rollout takes; set the value the hub uses",
+            max_duration_words()
+        )
+    };
     match v {
         Value::Null => Ok(None),
-        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
-            (Some(secs), _) => Ok(Some(secs)),
-            (None, Some(negative)) => Err(wrong(format!("negative ({negative})"))),
-            (None, None) => Err(wrong(format!("{n}, not a whole number of seconds"))),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(secs), _, _) if secs > MAX_DURATION_SECS => Err(too_long(secs.to_string())),
+            (Some(secs), _, _) => Ok(Some(secs)),
+            (None, Some(negative), _) => Err(wrong(format!("negative ({negative})"))),
+            (None, None, Some(f)) if f < 0.0 => Err(wrong(format!("negative ({n})"))),
+            (None, None, Some(f)) if f > MAX_DURATION_SECS as f64 => {
+                Err(too_long(format!("about {f:e}")))
+            }
+            (None, None, Some(f)) if f.fract() == 0.0 => Err(wrong(format!(
+                "the number {f}, but not written as a plain integer: YAML reads a leading zero (017), an exponent (1e3) or a decimal point (60.0) as a floating-point number; write the digits alone"
+            ))),
+            _ => Err(wrong(format!("{n}, not a whole number of seconds"))),
         },
         other => Err(wrong(describe(other))),
+    }
+}
+
+/// serde-saphyr's messages for users (its default ones advise programmers on its API),
+/// with the two a values file most often meets worded for Helm users.
+struct UserMessages;
+
+impl serde_saphyr::MessageFormatter for UserMessages {
+    fn format_message<'a>(&self, err: &'a serde_saphyr::Error) -> std::borrow::Cow<'a, str> {
+        use serde_saphyr::Error;
+        match err {
+            Error::MultipleDocuments { .. } => std::borrow::Cow::Borrowed(
+                "it holds more than one YAML document (separated by `---`); give each document as its own file",
+            ),
+            Error::DuplicateMappingKey { key: Some(k), .. } => std::borrow::Cow::Owned(format!(
+                "the key `{k}` appears twice in the same mapping; keep one"
+            )),
+            _ => serde_saphyr::UserMessageFormatter.format_message(err),
+        }
     }
 }
 
@@ -488,6 +570,120 @@ mod tests {
             );
             assert!(err.contains("line "), "{err}");
         }
+    }
+
+    #[test]
+    fn unknown_keys_under_cull_are_refused_listing_the_known_ones() {
+        for (text, key, hint) in [
+            ("cull:\n  timout: 60\n", "cull.timout", ""),
+            (
+                "jupyterhub:\n  cull:\n    Timeout: 60\n",
+                "jupyterhub.cull.Timeout",
+                " (keys are case-sensitive: did you mean `timeout`?)",
+            ),
+        ] {
+            let err = layered(&[("hub.yaml", text)], &ValuesPath::Auto)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with(&format!(
+                    "hub.yaml: `{key}` is not a z2jh cull setting{hint}; the keys under "
+                )),
+                "{err}"
+            );
+            assert!(
+                err.ends_with(
+                    "are enabled, users, adminUsers, removeNamedServers, timeout, every, concurrency, maxAge"
+                ),
+                "{err}"
+            );
+        }
+        // Every key of z2jh's schema is taken, those that do not change the window included.
+        let c = layered(
+            &[(
+                "hub.yaml",
+                "cull: {enabled: true, users: false, adminUsers: true, removeNamedServers: false, timeout: 60, every: 30, concurrency: 10, maxAge: 0}\n",
+            )],
+            &ValuesPath::Auto,
+        )
+        .unwrap();
+        assert_eq!(c.settings.timeout_secs, 60);
+    }
+
+    #[test]
+    fn a_values_path_ending_in_cull_names_the_parent_to_write() {
+        let err = ValuesPath::parse(Some("jupyterhub.cull"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("\"jupyterhub.cull\" ends in `cull`") && err.ends_with("write jupyterhub"),
+            "{err}"
+        );
+        let err = ValuesPath::parse(Some("cull")).unwrap_err().to_string();
+        assert!(err.ends_with("write ."), "{err}");
+    }
+
+    #[test]
+    fn yaml_errors_are_worded_for_users() {
+        for (text, says) in [
+            (
+                "cull:\n  timeout: 1\n  timeout: 2\n",
+                "the key `timeout` appears twice in the same mapping; keep one",
+            ),
+            (
+                "a: 1\n---\nb: 2\n",
+                "it holds more than one YAML document (separated by `---`)",
+            ),
+        ] {
+            let err = layered(&[("v.yaml", text)], &ValuesPath::Auto)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{err}");
+            for advice in ["DuplicateKeyPolicy", "from_str_multiple", "Options"] {
+                assert!(!err.contains(advice), "{err}");
+            }
+        }
+    }
+
+    #[test]
+    fn numbers_that_are_not_plain_seconds_are_explained() {
+        for (value, says) in [
+            (
+                "017",
+                "`cull.timeout` is the number 17, but not written as a plain integer: YAML reads a leading zero (017)",
+            ),
+            (
+                "1e3",
+                "`cull.timeout` is the number 1000, but not written as a plain integer",
+            ),
+            (
+                "99999999999999999999999",
+                "`cull.timeout` is about 1e23 seconds, more than 10 years (315360000 s)",
+            ),
+            (
+                "315360001",
+                "`cull.timeout` is 315360001 seconds, more than 10 years (315360000 s)",
+            ),
+            ("-1.5", "`cull.timeout` is negative (-1.5)"),
+            (
+                "0.5",
+                "`cull.timeout` is 0.5, not a whole number of seconds",
+            ),
+        ] {
+            let err = layered(
+                &[("v.yaml", &format!("cull:\n  timeout: {value}\n"))],
+                &ValuesPath::Auto,
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(err.contains(says), "{value}: {err}");
+        }
+        let c = layered(
+            &[("v.yaml", "cull: {timeout: 315360000}\n")],
+            &ValuesPath::Auto,
+        )
+        .unwrap();
+        assert_eq!(c.settings.timeout_secs, 315_360_000);
     }
 
     #[test]

@@ -5,9 +5,12 @@
 //! start and then every `every` seconds; it stops a server when `now - last_activity >=
 //! timeout`, or, when `maxAge > 0`, when `now - started >= maxAge` even if it is active. So a
 //! server stops by `min(last_activity + timeout, started + maxAge) + every` (plus a stop
-//! latency of seconds). From the release at P: an idle session is gone by
-//! `P + timeout + every`; an active one by `P + maxAge + every` when `maxAge > 0`, and never
-//! passively otherwise.
+//! latency of seconds). A server starts before its last activity, so from the release at P:
+//! an idle session is gone by `P + min(timeout, maxAge if maxAge > 0) + every`; an active
+//! one by `P + maxAge + every` when `maxAge > 0`, and never passively otherwise.
+//!
+//! Durations are capped at [`MAX_DURATION_SECS`] (10 years): beyond that a window is
+//! meaningless and sums would overflow.
 //!
 //! z2jh passes `--timeout` and `--cull-every` only when they are non-zero; with 0 (or null)
 //! the culler falls back to its own defaults (timeout 600 s, every timeout/2). A window stated
@@ -27,6 +30,14 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 3600;
 pub const DEFAULT_EVERY_SECS: u64 = 600;
 /// z2jh's default `cull.maxAge`: 0 seconds (no maximum age).
 pub const DEFAULT_MAX_AGE_SECS: u64 = 0;
+/// The longest culler duration taken: 10 years of 365 days (315,360,000 s). Longer values
+/// are refused rather than stated as a window nobody will see.
+pub const MAX_DURATION_SECS: u64 = 10 * 365 * 86_400;
+
+/// `MAX_DURATION_SECS` in words, for messages.
+pub fn max_duration_words() -> String {
+    format!("10 years ({MAX_DURATION_SECS} s)")
+}
 
 /// Where a culler setting came from, for the job summary and `codeq-rollout window`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
@@ -119,30 +130,63 @@ pub struct SettingRow {
     pub origin: Origin,
 }
 
+/// Culler settings that do not make sense, with the origin of the value at fault (so a
+/// caller can tell an option's bad value from a values file's).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct InvalidSettings {
+    /// Where the value at fault came from.
+    pub origin: Origin,
+    /// What is wrong and what to set; names the origin.
+    pub message: String,
+}
+
 impl Configured {
     /// Checks the settings make sense together, naming where a bad value came from.
     ///
     /// # Errors
-    /// With culling enabled: `timeout` or `every` of 0. z2jh then passes no flag and the
-    /// culler uses its own default (timeout 600 s; every timeout/2), so the window would be
-    /// stated from a value the hub does not use.
-    pub fn validate(&self) -> Result<()> {
+    /// Any duration over [`MAX_DURATION_SECS`]; with culling enabled, `timeout` or `every` of
+    /// 0: z2jh then passes no flag and the culler uses its own default (timeout 600 s; every
+    /// timeout/2), so the window would be stated from a value the hub does not use.
+    pub fn validate(&self) -> Result<(), InvalidSettings> {
         let s = &self.settings;
+        let o = &self.origins;
+        for (key, secs, origin) in [
+            ("cull.timeout", s.timeout_secs, &o.timeout),
+            ("cull.every", s.every_secs, &o.every),
+            ("cull.maxAge", s.max_age_secs, &o.max_age),
+        ] {
+            if secs > MAX_DURATION_SECS {
+                return Err(InvalidSettings {
+                    origin: origin.clone(),
+                    message: format!(
+                        "{key} is {secs} s ({origin}), more than {}, the longest duration codeq-rollout takes: set the value the hub uses",
+                        max_duration_words()
+                    ),
+                });
+            }
+        }
         if !s.enabled {
             return Ok(());
         }
         if s.timeout_secs == 0 {
-            bail!(
-                "cull.timeout is 0 (or null) while culling is enabled ({}): z2jh then passes no --timeout and the culler falls back to its own 600 s; set cull.timeout (or --cull-timeout) to the idle timeout the hub should use, e.g. 3600",
-                self.origins.timeout
-            );
+            return Err(InvalidSettings {
+                origin: o.timeout.clone(),
+                message: format!(
+                    "cull.timeout is 0 (or null) while culling is enabled ({}): z2jh then passes no --timeout and the culler falls back to its own 600 s; set cull.timeout (or --cull-timeout) to the idle timeout the hub should use, e.g. 3600",
+                    o.timeout
+                ),
+            });
         }
         if s.every_secs == 0 {
-            bail!(
-                "cull.every is 0 (or null) while culling is enabled ({}): z2jh then passes no --cull-every and the culler checks every timeout/2 ({} s here); set cull.every (or --cull-every) to the interval the hub should use, e.g. 600",
-                self.origins.every,
-                s.timeout_secs / 2
-            );
+            return Err(InvalidSettings {
+                origin: o.every.clone(),
+                message: format!(
+                    "cull.every is 0 (or null) while culling is enabled ({}): z2jh then passes no --cull-every and the culler checks every timeout/2 ({} s here); set cull.every (or --cull-every) to the interval the hub should use, e.g. 600",
+                    o.every,
+                    s.timeout_secs / 2
+                ),
+            });
         }
         Ok(())
     }
@@ -196,15 +240,19 @@ impl Configured {
 pub struct Window {
     /// Whether the idle culler runs; without it nothing converges passively.
     pub culling_enabled: bool,
-    /// Seconds after a session's last activity by which it has been stopped
-    /// (`timeout + every`); `None` when culling is disabled.
+    /// Seconds after a session's last activity by which it has been stopped:
+    /// `min(timeout, maxAge) + every` (`timeout + every` without a max age); `None` when
+    /// culling is disabled.
     pub idle_secs: Option<u64>,
     /// Seconds after the release by which even an active session has been stopped
     /// (`maxAge + every`); `None` when unbounded (`maxAge` 0, or culling disabled).
     pub active_secs: Option<u64>,
 }
 
-/// Computes the window from the culler settings. Saturates instead of overflowing.
+/// Computes the window from the culler settings (see the module documentation): idle
+/// `min(timeout, maxAge if > 0) + every`, active `maxAge + every` when `maxAge > 0`.
+/// Durations within [`MAX_DURATION_SECS`] (see [`Configured::validate`]) add exactly;
+/// larger ones saturate instead of overflowing.
 pub fn compute(settings: &CullSettings) -> Window {
     if !settings.enabled {
         return Window {
@@ -214,20 +262,33 @@ pub fn compute(settings: &CullSettings) -> Window {
         };
     }
     let every = settings.every_secs;
+    let max_age = (settings.max_age_secs > 0).then_some(settings.max_age_secs);
+    let idle = max_age.map_or(settings.timeout_secs, |m| m.min(settings.timeout_secs));
     Window {
         culling_enabled: true,
-        idle_secs: Some(settings.timeout_secs.saturating_add(every)),
-        active_secs: (settings.max_age_secs > 0)
-            .then(|| settings.max_age_secs.saturating_add(every)),
+        idle_secs: Some(idle.saturating_add(every)),
+        active_secs: max_age.map(|m| m.saturating_add(every)),
     }
 }
 
 impl Window {
+    /// Whether the maximum age stops every session, idle or active, no later than the idle
+    /// timeout would (`maxAge <= timeout`): one bound then covers all sessions.
+    pub fn max_age_first(&self) -> bool {
+        matches!((self.idle_secs, self.active_secs), (Some(i), Some(a)) if a <= i)
+    }
+
     /// One line for the `convergence-window` output and the summary, e.g.
     /// `idle sessions within 1h 10m of last activity; active sessions only when restarted`.
     pub fn summary(&self) -> String {
         if !self.culling_enabled {
             return "no passive bound: culling is disabled, a running session updates only when its user restarts it".into();
+        }
+        if let (true, Some(active)) = (self.max_age_first(), self.active_secs) {
+            return format!(
+                "every session, idle or active, within {} of the release (the maximum server age comes before the idle timeout)",
+                human(active)
+            );
         }
         let idle = format!(
             "idle sessions within {} of last activity",
@@ -243,9 +304,10 @@ impl Window {
     }
 }
 
-/// A duration in words, humantime's style with days as the largest unit (humantime's own
-/// months and years are averages, so 31 days would read `1month 10h 29m 36s`):
-/// 4200 → `1h 10m`, 90000 → `1day 1h`, 0 → `0s`. [`parse_duration_secs`] reads it back.
+/// A duration in words, humantime's style within a day, with days as the largest unit
+/// written as a word (humantime's own months and years are averages, so 31 days would read
+/// `1month 10h 29m 36s`): 4200 → `1h 10m`, 90000 → `1 day 1h`, 0 → `0s`.
+/// [`parse_duration_secs`] reads it back.
 pub fn human(secs: u64) -> String {
     const DAY: u64 = 86_400;
     let (days, rest) = (secs / DAY, secs % DAY);
@@ -253,8 +315,8 @@ pub fn human(secs: u64) -> String {
     let plural = if days == 1 { "" } else { "s" };
     match (days, rest) {
         (0, _) => within_day,
-        (_, 0) => format!("{days}day{plural}"),
-        _ => format!("{days}day{plural} {within_day}"),
+        (_, 0) => format!("{days} day{plural}"),
+        _ => format!("{days} day{plural} {within_day}"),
     }
 }
 
@@ -262,8 +324,8 @@ pub fn human(secs: u64) -> String {
 /// (`1h`, `10m`, `1h 30m`, `2days`). Returns whole seconds.
 ///
 /// # Errors
-/// Empty, negative, sub-second or otherwise unparsable text; the error quotes it and shows
-/// accepted forms.
+/// Empty, negative, sub-second, longer than [`MAX_DURATION_SECS`] or otherwise unparsable
+/// text; the error quotes it and shows accepted forms.
 pub fn parse_duration_secs(text: &str) -> Result<u64> {
     const FORMS: &str = "write seconds (3600) or a duration such as 1h, 10m, 1h 30m";
     let t = text.trim();
@@ -273,16 +335,29 @@ pub fn parse_duration_secs(text: &str) -> Result<u64> {
     if t.starts_with('-') {
         bail!("{t:?} is negative: durations are 0 or more; {FORMS}");
     }
-    if t.bytes().all(|b| b.is_ascii_digit()) {
-        return t
-            .parse::<u64>()
-            .map_err(|_| anyhow::anyhow!("duration {t:?} is too large"));
+    let too_long = || {
+        anyhow::anyhow!(
+            "{t:?} is longer than {}, the longest duration codeq-rollout takes",
+            max_duration_words()
+        )
+    };
+    let secs = if t.bytes().all(|b| b.is_ascii_digit()) {
+        t.parse::<u64>().map_err(|_| too_long())?
+    } else {
+        match humantime::parse_duration(t) {
+            Ok(d) if d.subsec_nanos() == 0 => d.as_secs(),
+            Ok(_) => bail!("{t:?} is not a whole number of seconds: {FORMS}"),
+            Err(humantime::DurationError::NumberOverflow) => bail!(
+                "{t:?} is out of range: durations are whole seconds up to {}",
+                max_duration_words()
+            ),
+            Err(err) => bail!("{t:?} is not a duration ({err}): {FORMS}"),
+        }
+    };
+    if secs > MAX_DURATION_SECS {
+        return Err(too_long());
     }
-    match humantime::parse_duration(t) {
-        Ok(d) if d.subsec_nanos() == 0 => Ok(d.as_secs()),
-        Ok(_) => bail!("{t:?} is not a whole number of seconds: {FORMS}"),
-        Err(err) => bail!("{t:?} is not a duration ({err}): {FORMS}"),
-    }
+    Ok(secs)
 }
 
 #[cfg(test)]
@@ -335,21 +410,35 @@ mod tests {
                 settings(true, 3600, 3600, 3600),
                 Some(7200),
                 Some(7200),
-                "idle sessions within 2h of last activity; active sessions within 2h of the release",
+                "every session, idle or active, within 2h of the release (the maximum server age comes before the idle timeout)",
             ),
             (
-                "huge values saturate instead of overflowing",
-                settings(true, u64::MAX, 600, u64::MAX),
-                Some(u64::MAX),
-                Some(u64::MAX),
-                "idle sessions within 213503982334601days 7h 15s of last activity; active sessions within 213503982334601days 7h 15s of the release",
+                "the longest durations taken still add every",
+                settings(true, MAX_DURATION_SECS, 600, MAX_DURATION_SECS),
+                Some(MAX_DURATION_SECS + 600),
+                Some(MAX_DURATION_SECS + 600),
+                "every session, idle or active, within 3650 days 10m of the release (the maximum server age comes before the idle timeout)",
             ),
             (
                 "a year of timeout",
                 settings(true, 365 * 86_400, 86_400, 0),
                 Some(366 * 86_400),
                 None,
-                "idle sessions within 366days of last activity; active sessions only when their user restarts them",
+                "idle sessions within 366 days of last activity; active sessions only when their user restarts them",
+            ),
+            (
+                "maxAge shorter than timeout bounds idle sessions too",
+                settings(true, 7200, 600, 1800),
+                Some(2400),
+                Some(2400),
+                "every session, idle or active, within 40m of the release (the maximum server age comes before the idle timeout)",
+            ),
+            (
+                "maxAge just longer than timeout",
+                settings(true, 3600, 600, 3601),
+                Some(4200),
+                Some(4201),
+                "idle sessions within 1h 10m of last activity; active sessions within 1h 10m 1s of the release",
             ),
         ];
         for (name, s, idle, active, text) in cases {
@@ -424,9 +513,10 @@ mod tests {
         for (secs, words) in [
             (0, "0s"),
             (4200, "1h 10m"),
-            (86_400, "1day"),
-            (90_000, "1day 1h"),
-            (31 * 86_400 + 600, "31days 10m"),
+            (86_400, "1 day"),
+            (90_000, "1 day 1h"),
+            (31 * 86_400 + 600, "31 days 10m"),
+            (365 * 86_400 + 6 * 3600, "365 days 6h"),
         ] {
             assert_eq!(human(secs), words);
             assert_eq!(parse_duration_secs(words).unwrap(), secs, "{words}");
@@ -458,5 +548,40 @@ mod tests {
                 .to_string()
                 .contains("negative")
         );
+    }
+
+    #[test]
+    fn durations_are_capped_at_ten_years() {
+        assert_eq!(parse_duration_secs("3650days").unwrap(), MAX_DURATION_SECS);
+        for long in [
+            "315360001",
+            "3651days",
+            "18446744073709551615",
+            "99999999999999999999999",
+        ] {
+            let err = parse_duration_secs(long).unwrap_err().to_string();
+            assert!(
+                err.contains("longer than 10 years (315360000 s)"),
+                "{long}: {err}"
+            );
+        }
+        let err = parse_duration_secs("600000000000y")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("out of range"), "{err}");
+        let mut c = configured(settings(true, 3600, 600, MAX_DURATION_SECS + 1));
+        c.origins.max_age = Origin::Option {
+            name: "cull-max-age".into(),
+        };
+        let err = c.validate().unwrap_err();
+        assert_eq!(err.origin, c.origins.max_age);
+        assert!(
+            err.message
+                .contains("cull.maxAge is 315360001 s (option --cull-max-age), more than 10 years"),
+            "{err}"
+        );
+        // Culling disabled or not, a duration that long is refused.
+        c.settings.enabled = false;
+        assert!(c.validate().is_err());
     }
 }

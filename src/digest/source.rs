@@ -44,6 +44,13 @@ impl ImageSource {
             });
         }
         let reference: Reference = text.parse().map_err(|err| {
+            if let Some(lower) = lower_case_repository(text) {
+                return anyhow::anyhow!(
+                    "{text:?} is not a valid image reference: repository names must be lower case \
+                     (the OCI distribution spec's rule; registries such as ghcr.io store them so); \
+                     write {lower}"
+                );
+            }
             anyhow::anyhow!(
                 "{text:?} is not a valid image reference ({err}): write REGISTRY/REPOSITORY:TAG, \
                  e.g. ghcr.io/org/lab:latest"
@@ -86,6 +93,29 @@ impl ImageSource {
     }
 }
 
+/// `text` with its repository path lower-cased, when that alone makes it a valid reference
+/// (the registry host and the tag keep their case: both may hold upper case).
+fn lower_case_repository(text: &str) -> Option<String> {
+    let (name, suffix) = match text.find('@') {
+        Some(at) => text.split_at(at),
+        None => match text.rfind(':') {
+            Some(at) if !text[at..].contains('/') => text.split_at(at),
+            _ => (text, ""),
+        },
+    };
+    let (host, path) = match name.split_once('/') {
+        Some((host, path)) if host.contains(['.', ':']) || host == "localhost" => {
+            (format!("{host}/"), path)
+        }
+        _ => (String::new(), name),
+    };
+    if !path.bytes().any(|b| b.is_ascii_uppercase()) {
+        return None;
+    }
+    let fixed = format!("{host}{}{suffix}", path.to_ascii_lowercase());
+    fixed.parse::<Reference>().is_ok().then_some(fixed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,6 +136,25 @@ mod tests {
         let s = ImageSource::parse("ghcr.io/org/jupyter-lab:latest").unwrap();
         assert_eq!(s.display(), "ghcr.io/org/jupyter-lab:latest");
         assert_eq!(s.short_name(), "jupyter-lab");
+    }
+
+    #[test]
+    fn upper_case_repositories_are_refused_with_the_lower_case_form() {
+        let err = ImageSource::parse("ghcr.io/Octo/Lab:latest")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("repository names must be lower case")
+                && err.contains("write ghcr.io/octo/lab:latest"),
+            "{err}"
+        );
+        let err = ImageSource::parse("localhost:5000/Lab:V1")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("write localhost:5000/lab:V1"), "{err}");
+        // Other mistakes keep the general message.
+        let err = ImageSource::parse("not a ref").unwrap_err().to_string();
+        assert!(err.contains("write REGISTRY/REPOSITORY:TAG"), "{err}");
     }
 
     #[test]

@@ -466,7 +466,7 @@ async fn required_inputs_are_checked_by_the_binary_with_exit_code_2() {
             let errors = annotations(&out.stdout, "error");
             assert!(
                 errors.len() == 1
-                    && errors[0].starts_with("::error title=Invalid input::")
+                    && errors[0].starts_with(&format!("::error title=Invalid input%3A {name}::"))
                     && errors[0].contains(&format!("`{name}`")),
                 "{name}={value:?}: {}",
                 out.stdout
@@ -560,12 +560,13 @@ async fn secrets_are_masked_before_anything_else_is_printed() {
         .await;
     out.assert_success();
     let lines: Vec<&str> = out.stdout.lines().collect();
+    let first_two: BTreeSet<&str> = lines[..2].iter().copied().collect();
     assert_eq!(
-        lines[..2],
-        [
+        first_two,
+        BTreeSet::from([
             format!("::add-mask::{TOKEN}").as_str(),
             format!("::add-mask::{PASSWORD}").as_str()
-        ],
+        ]),
         "{}",
         out.stdout
     );
@@ -715,6 +716,184 @@ async fn warnings_become_warning_annotations() {
         "an unlabeled pull request is a warning: {}",
         out.stdout
     );
+}
+
+/// Everything a run printed or wrote, but the `::add-mask::` lines (the runner consumes them).
+fn visible_text(out: &Outcome) -> String {
+    let stdout: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with("::add-mask::"))
+        .collect();
+    format!(
+        "{}\n{}\n{}\n{}",
+        stdout.join("\n"),
+        out.stderr,
+        out.summary,
+        out.outputs_raw
+    )
+}
+
+#[tokio::test]
+async fn secrets_are_masked_before_a_usage_error_can_quote_them() {
+    const PASSWORD: &str =
+        "-----BEGIN KEY-----\nfirst-secret-line\nsecond-secret-line\n}\n-----END KEY-----";
+    let github = FakeGitHub::start().await;
+    // The token pasted into the wrong input: clap quotes the value it refuses.
+    let cases = [
+        ("tier", TOKEN),
+        ("dry-run", TOKEN),
+        ("dry-run", "second-secret-line"),
+    ];
+    for (input, value) in cases {
+        let out = example_run(&github, &["security"])
+            .input("registry-username", "bot")
+            .input("registry-password", PASSWORD)
+            .input(input, value)
+            .run()
+            .await;
+        assert_eq!(out.code, 2, "{input}: {}{}", out.stdout, out.stderr);
+        let masks: Vec<&str> = out
+            .stdout
+            .lines()
+            .take_while(|l| l.starts_with("::add-mask::"))
+            .collect();
+        // The multi-line secret whole (escaped as workflow-command data) and line by line,
+        // as the runner masks the log line by line; a lone `}` is not worth masking.
+        let mut expected = BTreeSet::from([
+            format!("::add-mask::{TOKEN}"),
+            format!("::add-mask::{}", PASSWORD.replace('\n', "%0A")),
+        ]);
+        for line in [
+            "-----BEGIN KEY-----",
+            "first-secret-line",
+            "second-secret-line",
+            "-----END KEY-----",
+        ] {
+            expected.insert(format!("::add-mask::{line}"));
+        }
+        assert_eq!(
+            masks.iter().map(|m| m.to_string()).collect::<BTreeSet<_>>(),
+            expected,
+            "{input}: {}",
+            out.stdout
+        );
+        let errors = annotations(&out.stdout, "error");
+        assert!(
+            errors.len() == 1
+                && errors[0].starts_with(&format!(
+                    "::error title=Invalid input%3A {input}::invalid value '***'"
+                )),
+            "{input}: {}",
+            out.stdout
+        );
+        let text = visible_text(&out);
+        for secret in [TOKEN, "first-secret-line", "second-secret-line"] {
+            assert!(!text.contains(secret), "{input}: shows {secret}:\n{text}");
+        }
+    }
+
+    // On the command line too.
+    let mut run = example_run(&github, &["security"]);
+    run.env.remove("INPUT_GITHUB-TOKEN");
+    run.args.extend(
+        [
+            "--github-token",
+            "cli-token-value",
+            "--tier",
+            "cli-token-value",
+        ]
+        .map(String::from),
+    );
+    let out = run.run().await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stdout.starts_with("::add-mask::cli-token-value\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !visible_text(&out).contains("cli-token-value"),
+        "{}",
+        out.stderr
+    );
+    assert!(github.requests().await.is_empty());
+}
+
+#[tokio::test]
+async fn dry_run_takes_boolean_words_trimmed_and_names_them_when_refused() {
+    let github = FakeGitHub::start().await;
+    for value in [" true ", "YES", "1", "on"] {
+        let out = example_run(&github, &["security"])
+            .input("dry-run", value)
+            .run()
+            .await;
+        out.assert_success();
+        assert_eq!(out.output("changed"), "false", "{value:?}: a dry run");
+    }
+    assert!(github.writes().await.is_empty());
+    let out = example_run(&github, &["security"])
+        .input("dry-run", "maybe")
+        .run()
+        .await;
+    assert_eq!(out.code, 2);
+    let errors = annotations(&out.stdout, "error");
+    assert!(
+        errors.len() == 1
+            && errors[0]
+                .starts_with("::error title=Invalid input%3A dry-run::invalid value 'maybe'")
+            && errors[0].contains("write true or false (also yes/no, on/off, 1/0)"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("error: error:") && !out.stdout.contains("::error: "));
+}
+
+#[tokio::test]
+async fn a_security_dry_run_summary_says_no_tracking_issue_was_opened() {
+    let github = FakeGitHub::start().await;
+    let out = example_run(&github, &["security"])
+        .input("dry-run", "true")
+        .run()
+        .await;
+    out.assert_success();
+    assert!(
+        out.summary
+            .contains("| Tracking issue | dry run: nothing opened |"),
+        "{}",
+        out.summary
+    );
+    assert!(github.writes().await.is_empty());
+}
+
+#[tokio::test]
+async fn an_unset_github_output_inside_actions_is_a_warning() {
+    let github = FakeGitHub::start().await;
+    let out = example_run(&github, &["routine"])
+        .var("GITHUB_OUTPUT", "")
+        .input("dry-run", "true")
+        .run()
+        .await;
+    out.assert_success();
+    assert!(out.outputs.is_empty());
+    let warnings = annotations(&out.stdout, "warning");
+    assert!(
+        warnings.len() == 1
+            && warnings[0].starts_with(
+                "::warning title=Step outputs::GITHUB_OUTPUT is not set, so the step outputs"
+            ),
+        "{}",
+        out.stdout
+    );
+    // Outside Actions there is no GITHUB_OUTPUT to expect.
+    let out = example_run(&github, &["routine"])
+        .var("GITHUB_OUTPUT", "")
+        .var("GITHUB_ACTIONS", "")
+        .input("dry-run", "true")
+        .run()
+        .await;
+    out.assert_success();
+    assert!(!out.stderr.contains("GITHUB_OUTPUT"), "{}", out.stderr);
 }
 
 // ---------------------------------------------------------------------------------------------

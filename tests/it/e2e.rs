@@ -182,15 +182,54 @@ async fn a_missing_tag_fails_with_the_registrys_answer_and_touches_nothing() {
     assert!(github.requests().await.is_empty());
 }
 
+/// Every input value the binary refuses is a usage error: exit code 2, one `::error`
+/// annotation titled `Invalid input: NAME`, nothing asked of the registry or GitHub.
 #[tokio::test]
 async fn bad_inputs_fail_before_any_request() {
     let github = FakeGitHub::start().await;
     let event = pull_request_merged(&["security"]);
     let cases: Vec<(&str, &str, &str)> = vec![
         ("image", "UPPER/Case:tag", "not a valid image reference"),
+        ("image", "not a ref", "not a valid image reference"),
+        (
+            "image",
+            "ghcr.io/Octo/Lab:latest",
+            "repository names must be lower case",
+        ),
         ("cull-timeout", "soon", "cull-timeout"),
+        ("cull-timeout", "abc", "\"abc\" is not a duration"),
+        ("cull-timeout", "-5m", "\"-5m\" is negative"),
+        ("cull-max-age", "11years", "longer than 10 years"),
         ("cull-every", "0", "cull.every is 0"),
+        ("cull-enabled", "maybe", "\"maybe\" is not a boolean"),
+        (
+            "unlabeled-tier",
+            "maybe",
+            "\"maybe\" is not routine, security or fail",
+        ),
+        (
+            "expected-digest",
+            "garbage",
+            "\"garbage\" is not an image digest",
+        ),
+        (
+            "registry-timeout",
+            "soon",
+            "registry-timeout (--registry-timeout)",
+        ),
         ("tracking-labels", " , ", "tracking-labels is empty"),
+        ("security-labels", ",", "security-labels is empty"),
+        ("values-path", "jupyterhub.cull", "write jupyterhub"),
+        ("jupyterhub-values", "a.yaml,b.yaml", "one path per line"),
+        (
+            "namespace",
+            "a b; rm -rf /",
+            "not a Kubernetes namespace name",
+        ),
+        ("helm-release", "Hub", "not a Helm release name"),
+        ("hub-url", "https://hub`x`.org", "has '`'"),
+        ("repository", "no-slash", "OWNER/REPO"),
+        ("sha", "abc", "40 hex digits"),
     ];
     for (input, value, expected) in cases {
         let out = ActionRun::new(
@@ -202,9 +241,16 @@ async fn bad_inputs_fail_before_any_request() {
         .input(input, value)
         .run()
         .await;
-        assert_eq!(out.code, 1, "{input}={value}: {}", out.stdout);
+        assert_eq!(out.code, 2, "{input}={value}: {}", out.stdout);
+        let errors: Vec<&str> = out
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("::error"))
+            .collect();
         assert!(
-            out.stdout.contains(expected),
+            errors.len() == 1
+                && errors[0].starts_with(&format!("::error title=Invalid input%3A {input}::"))
+                && errors[0].contains(expected),
             "{input}={value}: {}",
             out.stdout
         );
@@ -245,8 +291,13 @@ async fn bad_inputs_fail_before_any_request() {
     );
     run.env.remove("INPUT_GITHUB-TOKEN");
     let out = run.run().await;
-    assert_eq!(out.code, 1);
-    assert!(out.stdout.contains("github-token"), "{}", out.stdout);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stdout
+            .contains("::error title=Invalid input%3A github-token::no GitHub token"),
+        "{}",
+        out.stdout
+    );
     assert!(github.requests().await.is_empty());
 }
 
@@ -281,4 +332,10 @@ fn the_shipped_example_layout_resolves_offline() {
         "{stdout}"
     );
     assert!(stdout.contains("break-glass runbook"), "{stdout}");
+    // Outside Actions there is no commit: the note has no empty Commit row.
+    assert!(!stdout.contains("| Commit |"), "{stdout}");
+    assert!(
+        stdout.contains("| Tier | **security** (security: set by the tier input) |"),
+        "{stdout}"
+    );
 }

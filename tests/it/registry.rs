@@ -846,7 +846,7 @@ async fn malformed_expected_digest_is_refused_before_the_registry_is_asked() {
     .input("dry-run", "true")
     .run()
     .await;
-    assert_eq!(out.code, 1);
+    assert_eq!(out.code, 2, "bad input is a usage error");
     assert!(out.stdout.contains("expected-digest"), "{}", out.stdout);
     assert!(seen(&server).await.is_empty());
 }

@@ -412,7 +412,7 @@ async fn workflow_dispatch_with_the_tier_input_needs_no_look_up() {
     assert!(lookups(&github).await.is_empty());
     let (release, issue) = posted_release(&github).await;
     assert!(issue);
-    let reason = "security: set by the tier input, labels not consulted";
+    let reason = "security: set by the tier input";
     assert!(
         visible(release["body"].as_str().unwrap()).contains(reason),
         "{release}"
@@ -678,7 +678,7 @@ async fn a_dry_run_without_token_asks_for_a_token_or_the_tier_when_a_look_up_is_
         "{message}"
     );
 
-    // With the tier given, the run goes on and says the pull requests are not listed.
+    // With the tier given, the run goes on and says why the note lists no pull requests.
     let mut dry = run(&github, "push", &event)
         .input("dry-run", "true")
         .input("tier", "security");
@@ -689,7 +689,11 @@ async fn a_dry_run_without_token_asks_for_a_token_or_the_tier_when_a_look_up_is_
     assert_eq!(out.output("tier-source"), "input");
     let warned = warnings(&out);
     assert!(
-        warned.len() == 1 && warned[0].contains("not listed"),
+        warned.len() == 1
+            && warned[0].starts_with(
+                "the tier input sets the tier (security), but the release note lists no pull requests: "
+            )
+            && warned[0].contains("this dry run has no GitHub token"),
         "{warned:?}"
     );
 
@@ -1189,5 +1193,46 @@ async fn the_pull_requests_of_a_commit_are_read_on_every_page() {
             commit_lookup(SHA),
             format!("GET {route}?per_page=100&page=2")
         ]
+    );
+}
+
+#[tokio::test]
+async fn with_the_tier_input_pull_requests_are_only_listed_never_waited_for() {
+    // The payload's labels carry no tier label: with the tier given they are not re-fetched,
+    // the pull request is listed as the payload has it, and nothing is warned.
+    let github = FakeGitHub::start().await;
+    let out = run(&github, "pull_request", &pull_request_merged(&["docs"]))
+        .input("tier", "security")
+        .run()
+        .await;
+    out.assert_success();
+    assert_eq!(out.output("tier-source"), "input");
+    assert!(lookups(&github).await.is_empty());
+    assert!(warnings(&out).is_empty(), "{}", out.stdout);
+    let (release, _) = posted_release(&github).await;
+    let note = visible(release["body"].as_str().unwrap());
+    assert!(
+        note.contains("| Tier | **security** (security: set by the tier input) |")
+            && note.contains("Patch codeq against CVE-2026-0001"),
+        "{note}"
+    );
+
+    // A push whose pull request the index does not list yet: asked once, not on the backoff
+    // schedule, and the warning says the tier stands and only the list is missing.
+    let github = FakeGitHub::start().await;
+    let event = push_event("master", &[(SHA, "Tweak the Dockerfile")]);
+    let out = run(&github, "push", &event)
+        .input("tier", "security")
+        .run()
+        .await;
+    out.assert_success();
+    assert_eq!(lookups(&github).await, vec![commit_lookup(SHA)]);
+    let warned = warnings(&out);
+    assert!(
+        warned.len() == 1
+            && warned[0].starts_with(
+                "the tier input sets the tier (security), but the release note lists no pull requests: "
+            ),
+        "{warned:?}"
     );
 }

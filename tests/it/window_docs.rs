@@ -138,7 +138,7 @@ fn docs_follow_the_values_files_and_runbook_options() {
     let (code, _, stderr) = docs("--write", &path, &options);
     assert_eq!(code, 0, "{stderr}");
     let doc = std::fs::read_to_string(&path).unwrap();
-    assert!(doc.contains("within **1day 10m** of it"), "{doc}");
+    assert!(doc.contains("within **1 day 10m** of it"), "{doc}");
     assert!(
         doc.contains("NS=lab-prod RELEASE=jhub HUB_URL=https://lab.example.edu\n"),
         "{doc}"
@@ -257,6 +257,16 @@ fn bad_values_files_fail_naming_the_file_and_key_path() {
             "cull:\n  every: 0\n",
             "cull.every is 0 (or null) while culling is enabled",
         ),
+        (
+            "typo.yaml",
+            "jupyterhub:\n  cull:\n    timout: 60\n",
+            "`jupyterhub.cull.timout` is not a z2jh cull setting; the keys under `jupyterhub.cull` are enabled, users, adminUsers, removeNamedServers, timeout, every, concurrency, maxAge",
+        ),
+        (
+            "duplicate.yaml",
+            "cull:\n  every: 60\n  every: 120\n",
+            "the key `every` appears twice in the same mapping; keep one",
+        ),
     ];
     for (name, text, expected) in cases {
         let path = write(dir.path(), name, text);
@@ -300,6 +310,160 @@ fn bad_values_files_fail_naming_the_file_and_key_path() {
         stdout.contains("cull.every    10m   (option --cull-every)"),
         "{stdout}"
     );
+}
+
+#[test]
+fn window_json_inside_actions_keeps_stdout_for_the_json() {
+    let env = [("GITHUB_ACTIONS", "true"), ("INPUT_GITHUB-TOKEN", TOKEN)];
+    let (code, stdout, stderr) = run(&["window", "--json", "--cull-enabled", "false"], &env);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let json: Value = serde_json::from_str(&stdout).expect("stdout is the JSON alone");
+    assert_eq!(json["culling_enabled"], false);
+    assert!(
+        stderr.contains("::warning title=Convergence window::culling is disabled"),
+        "the runner reads workflow commands on stderr too: {stderr}"
+    );
+    assert!(
+        stderr.starts_with(&format!("::add-mask::{TOKEN}\n")),
+        "{stderr}"
+    );
+    // Without --json the warning stays on stdout with the text.
+    let (_, stdout, _) = run(&["window", "--cull-enabled", "false"], &env);
+    assert!(
+        stdout.contains("::warning title=Convergence window::"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn bad_culler_options_are_usage_errors_with_clear_messages() {
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["--cull-timeout", "-5m"],
+            "cull-timeout (--cull-timeout): \"-5m\" is negative",
+        ),
+        (
+            &["--cull-every=-1"],
+            "cull-every (--cull-every): \"-1\" is negative",
+        ),
+        (
+            &["--cull-max-age", "99999999999"],
+            "\"99999999999\" is longer than 10 years (315360000 s)",
+        ),
+        (
+            &["--cull-enabled", "maybe"],
+            "\"maybe\" is not a boolean: write true or false",
+        ),
+        (
+            &["--values-path", "jupyterhub.cull"],
+            "ends in `cull`, but it names the key `cull` sits under: write jupyterhub",
+        ),
+        (
+            &["--jupyterhub-values", "a.yaml,b.yaml"],
+            "there is no file a.yaml,b.yaml: the input takes one path per line",
+        ),
+    ];
+    for (args, expected) in cases {
+        let mut all = vec!["window"];
+        all.extend_from_slice(args);
+        let (code, stdout, stderr) = run(&all, &[]);
+        assert_eq!(code, 2, "{args:?}: {stdout}{stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(!stderr.contains("unexpected argument"), "{stderr}");
+    }
+    // A maximum age shorter than the idle timeout bounds idle sessions too.
+    let (code, stdout, _) = run(
+        &[
+            "window",
+            "--json",
+            "--cull-timeout",
+            "2h",
+            "--cull-max-age",
+            "30m",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0);
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["idle_window_seconds"], 1800 + 600);
+    assert_eq!(json["active_window_seconds"], 1800 + 600);
+}
+
+#[test]
+fn docs_refuse_runbook_values_that_would_break_its_commands_and_write_nothing() {
+    let (_dir, path, text) = doc_copy();
+    let cases: [(&[&str], &str, &str); 6] = [
+        (
+            &["--namespace", "a b; rm -rf /"],
+            "namespace",
+            "\"a b; rm -rf /\" is not a Kubernetes namespace name",
+        ),
+        (
+            &["--namespace", ""],
+            "namespace",
+            "\"\" is not a Kubernetes namespace name",
+        ),
+        (
+            &["--helm-release", "jhub$(id)"],
+            "helm-release",
+            "is not a Helm release name",
+        ),
+        (
+            &["--hub-url", "https://hub`.example.org"],
+            "hub-url",
+            "has '`'",
+        ),
+        (
+            &["--hub-url", "https://hub.example.org/$HOME"],
+            "hub-url",
+            "has '$'",
+        ),
+        (&["--hub-url", "hub.example.org"], "hub-url", "is not a URL"),
+    ];
+    for (options, input, expected) in cases {
+        let (code, stdout, stderr) = docs("--write", &path, options);
+        assert_eq!(code, 2, "{options:?}: {stdout}{stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: {input} (--{input}) "))
+                && stderr.contains(expected),
+            "{options:?}: {stderr}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            text,
+            "nothing written"
+        );
+    }
+    // Neither --check nor --write is clap's usage error.
+    let (code, _, stderr) = run(&["docs", "--file", path.to_str().unwrap()], &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--check") && stderr.contains("--write"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn docs_write_keeps_crlf_line_endings() {
+    let (_dir, path, text) = doc_copy();
+    let crlf = text.replace('\n', "\r\n");
+    std::fs::write(&path, &crlf).unwrap();
+    let (code, stdout, stderr) = docs("--check", &path, &[]);
+    assert_eq!(
+        code, 0,
+        "an up-to-date CRLF doc is up to date: {stdout}{stderr}"
+    );
+    let options = ["--cull-max-age", "8h"];
+    let (code, _, stderr) = docs("--write", &path, &options);
+    assert_eq!(code, 0, "{stderr}");
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(written.contains("within **8h 10m** of it"), "{written}");
+    assert_eq!(
+        written.matches('\n').count(),
+        written.matches("\r\n").count(),
+        "every line ends in CRLF"
+    );
+    assert_eq!(docs("--check", &path, &options).0, 0);
 }
 
 #[tokio::test]

@@ -1,0 +1,230 @@
+//! Validation of input values that other stages embed or act on: the runbook's Kubernetes
+//! names and hub URL (pasted into bash and Markdown), booleans, durations' upper bound.
+//!
+//! Pure: text in, value or [`UsageError`] out. Every error names the input (its action.yml
+//! name, also the `--option`), quotes the value and says what to write instead.
+
+use crate::cli::UsageError;
+use crate::render::RunbookSettings;
+
+/// Kubernetes' limit on a namespace name: a DNS-1123 label of at most 63 characters
+/// (Kubernetes "Object Names and IDs").
+pub const NAMESPACE_MAX_CHARS: usize = 63;
+/// Helm's limit on a release name: 53 characters (`chartutil.ValidateReleaseName`).
+pub const HELM_RELEASE_MAX_CHARS: usize = 53;
+
+/// Whether `s` is a DNS-1123 label: lower-case letters, digits and `-`, starting and
+/// ending with a letter or digit (length not checked).
+fn is_dns_label(s: &str) -> bool {
+    let alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    let bytes = s.as_bytes();
+    !bytes.is_empty()
+        && alnum(bytes[0])
+        && alnum(bytes[bytes.len() - 1])
+        && bytes.iter().all(|&b| alnum(b) || b == b'-')
+}
+
+/// A Kubernetes namespace name (`--namespace`), trimmed.
+///
+/// # Errors
+/// [`UsageError`] naming `namespace` unless the value is a DNS-1123 label of at most
+/// [`NAMESPACE_MAX_CHARS`] characters (Kubernetes' rule for namespaces).
+pub fn namespace(value: &str) -> Result<String, UsageError> {
+    let v = value.trim();
+    if v.chars().count() <= NAMESPACE_MAX_CHARS && is_dns_label(v) {
+        return Ok(v.to_string());
+    }
+    Err(UsageError::new(
+        "namespace",
+        format!(
+            "namespace (--namespace) {v:?} is not a Kubernetes namespace name: write the hub's namespace, at most {NAMESPACE_MAX_CHARS} lower-case letters, digits and '-', starting and ending with a letter or digit (a DNS-1123 label), e.g. jhub"
+        ),
+    ))
+}
+
+/// A Helm release name (`--helm-release`), trimmed.
+///
+/// # Errors
+/// [`UsageError`] naming `helm-release` unless the value follows Helm's rule
+/// (`chartutil.ValidateReleaseName`): at most [`HELM_RELEASE_MAX_CHARS`] characters, DNS-1123
+/// labels joined by dots.
+pub fn helm_release(value: &str) -> Result<String, UsageError> {
+    let v = value.trim();
+    if v.chars().count() <= HELM_RELEASE_MAX_CHARS && v.split('.').all(is_dns_label) {
+        return Ok(v.to_string());
+    }
+    Err(UsageError::new(
+        "helm-release",
+        format!(
+            "helm-release (--helm-release) {v:?} is not a Helm release name: write the hub's release (`helm list -n NAMESPACE` shows it), at most {HELM_RELEASE_MAX_CHARS} lower-case letters, digits, '-' and '.', each part starting and ending with a letter or digit, e.g. jhub"
+        ),
+    ))
+}
+
+/// The hub's base URL (`--hub-url`), trimmed and without a trailing `/`.
+///
+/// Only characters that are plain in both a bash word and a Markdown code span are taken
+/// (letters, digits and `-._~:/%[]+,=`), so the runbook can paste it as it is.
+///
+/// # Errors
+/// [`UsageError`] naming `hub-url` for anything but an `http://` or `https://` URL with a
+/// host and without user name, password, query or fragment; the message names the first
+/// character refused (whitespace, quotes, backticks and `$` among them).
+pub fn hub_url(value: &str) -> Result<String, UsageError> {
+    const EXAMPLE: &str = "write the address users open, e.g. https://hub.example.org";
+    let v = value.trim().trim_end_matches('/');
+    let err = |why: String| {
+        UsageError::new(
+            "hub-url",
+            format!("hub-url (--hub-url) {v:?} {why}: {EXAMPLE}"),
+        )
+    };
+    if let Some(c) = v.chars().find(|c| {
+        !(c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                '-' | '.' | '_' | '~' | ':' | '/' | '%' | '[' | ']' | '+' | ',' | '='
+            ))
+    }) {
+        let what = match c {
+            c if c.is_whitespace() => "whitespace".to_string(),
+            '?' => "a query ('?')".to_string(),
+            '#' => "a fragment ('#')".to_string(),
+            '@' => "a user name ('@')".to_string(),
+            c => format!("{c:?}"),
+        };
+        return Err(err(format!(
+            "has {what}, which the runbook's shell commands and Markdown cannot carry"
+        )));
+    }
+    let url = reqwest::Url::parse(v).map_err(|e| err(format!("is not a URL ({e})")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(err("is not an http:// or https:// URL".into()));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(err("names no host".into()));
+    }
+    Ok(v.to_string())
+}
+
+/// The runbook's coordinates, validated: see [`namespace`], [`helm_release`], [`hub_url`].
+///
+/// # Errors
+/// The first invalid value, as [`UsageError`] naming its input.
+pub fn runbook_settings(
+    namespace_value: &str,
+    helm_release_value: &str,
+    hub_url_value: &str,
+) -> Result<RunbookSettings, UsageError> {
+    Ok(RunbookSettings {
+        namespace: namespace(namespace_value)?,
+        helm_release: helm_release(helm_release_value)?,
+        hub_url: hub_url(hub_url_value)?,
+        ..Default::default()
+    })
+}
+
+/// The words a boolean input takes, for messages.
+pub const BOOLEAN_WORDS: &str = "true or false (also yes/no, on/off, 1/0)";
+
+/// Parses a boolean input, trimmed and in any case: `true`/`yes`/`on`/`1` or
+/// `false`/`no`/`off`/`0`. `None` for anything else.
+pub fn boolean(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" => Some(true),
+        "false" | "no" | "off" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// [`boolean`] as a clap value parser: the error lists the accepted words (clap adds the
+/// option and the value).
+///
+/// # Errors
+/// A value [`boolean`] does not take.
+pub fn boolean_arg(text: &str) -> Result<bool, String> {
+    boolean(text).ok_or_else(|| format!("write {BOOLEAN_WORDS}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kubernetes_names_follow_dns_1123_and_helms_length() {
+        for ok in ["jhub", "lab-prod", "a", "x1", &"a".repeat(63)] {
+            assert_eq!(namespace(ok).unwrap(), ok);
+        }
+        assert_eq!(namespace(" jhub ").unwrap(), "jhub");
+        for bad in [
+            "",
+            " ",
+            "a b; rm -rf /",
+            "Lab",
+            "-lab",
+            "lab-",
+            "lab.prod",
+            "lab_prod",
+            "$(id)",
+            &"a".repeat(64),
+        ] {
+            let err = namespace(bad).unwrap_err();
+            assert_eq!(err.input, "namespace", "{bad:?}");
+            assert!(err.message.contains("DNS-1123"), "{err}");
+        }
+        for ok in ["jhub", "hub.prod", &"a".repeat(53)] {
+            assert_eq!(helm_release(ok).unwrap(), ok);
+        }
+        for bad in ["", "Hub", "hub..prod", "hub;x", &"a".repeat(54)] {
+            let err = helm_release(bad).unwrap_err();
+            assert_eq!(err.input, "helm-release", "{bad:?}");
+            assert!(err.message.contains("at most 53"), "{err}");
+        }
+    }
+
+    #[test]
+    fn hub_urls_are_plain_http_addresses() {
+        for (given, kept) in [
+            ("https://hub.example.org", "https://hub.example.org"),
+            ("https://hub.example.org/", "https://hub.example.org"),
+            (
+                " http://10.0.0.5:8000/jupyter/ ",
+                "http://10.0.0.5:8000/jupyter",
+            ),
+            ("http://[::1]:8000", "http://[::1]:8000"),
+        ] {
+            assert_eq!(hub_url(given).unwrap(), kept);
+        }
+        for (bad, says) in [
+            ("", "is not a URL"),
+            ("hub.example.org", "is not a URL"),
+            ("ftp://hub.example.org", "http:// or https://"),
+            ("https://hub`x`.org", "'`'"),
+            ("https://hub.org/$(id)", "'$'"),
+            ("https://hub.org/ x", "whitespace"),
+            ("https://hub.org/'x'", "'\\''"),
+            ("https://hub.org/\"x\"", "'\"'"),
+            ("https://hub.org/;rm", "';'"),
+            ("https://hub.org/?a=1", "a query"),
+            ("https://user@hub.org", "a user name"),
+        ] {
+            let err = hub_url(bad).unwrap_err();
+            assert_eq!(err.input, "hub-url");
+            assert!(err.message.contains(says), "{bad:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn booleans_are_trimmed_and_take_the_usual_words() {
+        for t in ["true", " TRUE ", "yes", "1"] {
+            assert_eq!(boolean(t), Some(true), "{t:?}");
+        }
+        for f in ["false", "No", " 0"] {
+            assert_eq!(boolean(f), Some(false), "{f:?}");
+        }
+        for bad in ["maybe", "", "2", "tru"] {
+            assert_eq!(boolean(bad), None, "{bad:?}");
+        }
+        assert!(boolean_arg("maybe").unwrap_err().contains("true or false"));
+    }
+}
