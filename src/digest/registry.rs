@@ -42,10 +42,11 @@ impl std::fmt::Debug for RegistryOptions {
 /// authentication failed (names the credential inputs to set), tag or repository not
 /// found, unreachable registry, or a digest that is not `sha256:<64 hex>`.
 pub async fn resolve(reference: &Reference, options: &RegistryOptions) -> Result<Digest> {
-    let config = ClientConfig {
+    let mut config = ClientConfig {
         protocol: ClientProtocol::HttpsExcept(options.insecure.clone()),
         ..Default::default()
     };
+    crate::tls::configure_registry(&mut config, &reference.resolve_registry())?;
     let client = Client::new(config);
     let auth = match &options.credentials {
         Some((user, password)) => RegistryAuth::Basic(user.clone(), password.clone()),

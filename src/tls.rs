@@ -1,0 +1,213 @@
+//! TLS for both HTTP edges (the registry through `oci-client`, GitHub through `octocrab`):
+//! one stack, and the system trust roots read only when a TLS handshake needs them, at most
+//! once per process.
+//!
+//! - **One stack.** rustls with the `ring` provider, installed once as the process default
+//!   ([`install_provider`]); `oci-client`'s `rustls-tls-no-provider` feature keeps reqwest
+//!   from pulling in the second (aws-lc) provider that its `rustls-tls` feature brings.
+//! - **Roots on demand.** Reading the system store means opening and parsing a few hundred
+//!   certificate files (`rustls-native-certs`: `SSL_CERT_FILE`/`SSL_CERT_DIR`, else the
+//!   platform's locations); issue 9 measured it as nearly all of a run's time on a loopback
+//!   registry, where no TLS connection is made at all. GitHub's client verifies with
+//!   [`client_config`], whose verifier reads the store at its first handshake; the
+//!   registry's client gets the roots only when the registry is spoken to over HTTPS
+//!   ([`configure_registry`]). Either way [`system_roots`] reads them once.
+
+use anyhow::{Result, bail};
+use oci_client::client::{Certificate, CertificateEncoding, ClientConfig, ClientProtocol};
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{CryptoProvider, ring};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
+use std::sync::{Arc, Once, OnceLock};
+
+/// Installs rustls's `ring` provider as the process default, once; later calls do nothing.
+/// reqwest built without a provider (oci-client's `rustls-tls-no-provider`) panics when it
+/// builds a client before one is installed.
+pub fn install_provider() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        // An error means a provider is installed already: that one is kept.
+        let _ = ring::default_provider().install_default();
+    });
+}
+
+/// The system's trust roots (DER), read at the first call and kept for the process.
+///
+/// # Errors
+/// No usable certificate found: names where they were looked for and what to install.
+pub fn system_roots() -> Result<&'static [CertificateDer<'static>]> {
+    static ROOTS: OnceLock<Vec<CertificateDer<'static>>> = OnceLock::new();
+    let roots = ROOTS.get_or_init(|| rustls_native_certs::load_native_certs().certs);
+    if roots.is_empty() {
+        bail!(
+            "no trust roots found in the system store (SSL_CERT_FILE, SSL_CERT_DIR, or the \
+             platform's certificate locations): install ca-certificates, or point \
+             SSL_CERT_FILE at a PEM bundle"
+        );
+    }
+    Ok(roots)
+}
+
+/// A rustls client configuration (ring provider, safe default protocol versions) whose
+/// certificate verifier reads [`system_roots`] at its first handshake, not before: building
+/// a client with it costs no I/O.
+pub fn client_config() -> rustls::ClientConfig {
+    install_provider();
+    let provider = Arc::new(ring::default_provider());
+    rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
+        .with_safe_default_protocol_versions()
+        .expect("ring supports the default protocol versions")
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(SystemRootsVerifier::new(provider)))
+        .with_no_client_auth()
+}
+
+/// Sets the TLS part of an `oci-client` configuration for `registry` (`HOST[:PORT]` as
+/// `Reference::resolve_registry` gives it), after `config.protocol` is set:
+///
+/// - spoken to over HTTPS: only the system roots are trusted, read now (the first request
+///   is a TLS handshake with the registry);
+/// - spoken to over plain HTTP (`--insecure-registry`): no roots are read, and a token
+///   service the registry names over HTTPS is not verified, as `docker` and `skopeo` treat
+///   an insecure registry. Verifying it would protect nothing: its address arrives in the
+///   registry's unauthenticated plain-HTTP challenge, which an attacker on the path could
+///   point anywhere.
+///
+/// Also installs the rustls provider the client needs.
+///
+/// # Errors
+/// An HTTPS registry and no system roots ([`system_roots`]).
+pub fn configure_registry(config: &mut ClientConfig, registry: &str) -> Result<()> {
+    install_provider();
+    let plain_http = match &config.protocol {
+        ClientProtocol::Http => true,
+        ClientProtocol::Https => false,
+        ClientProtocol::HttpsExcept(hosts) => hosts.iter().any(|h| h == registry),
+    };
+    if plain_http {
+        config.accept_invalid_certificates = true;
+    } else {
+        config.tls_certs_only = system_roots()?
+            .iter()
+            .map(|der| Certificate {
+                encoding: CertificateEncoding::Der,
+                data: der.to_vec(),
+            })
+            .collect();
+    }
+    Ok(())
+}
+
+/// WebPKI verification against the system roots, built at the first handshake.
+#[derive(Debug)]
+struct SystemRootsVerifier {
+    provider: Arc<CryptoProvider>,
+    webpki: OnceLock<Result<Arc<WebPkiServerVerifier>, rustls::Error>>,
+}
+
+impl SystemRootsVerifier {
+    fn new(provider: Arc<CryptoProvider>) -> Self {
+        Self {
+            provider,
+            webpki: OnceLock::new(),
+        }
+    }
+
+    fn webpki(&self) -> Result<&Arc<WebPkiServerVerifier>, rustls::Error> {
+        self.webpki
+            .get_or_init(|| {
+                let roots =
+                    system_roots().map_err(|e| rustls::Error::General(format!("{e:#}")))?;
+                let mut store = RootCertStore::empty();
+                store.add_parsable_certificates(roots.iter().cloned());
+                WebPkiServerVerifier::builder_with_provider(
+                    Arc::new(store),
+                    Arc::clone(&self.provider),
+                )
+                .build()
+                .map_err(|e| rustls::Error::General(e.to_string()))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+impl ServerCertVerifier for SystemRootsVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        self.webpki()?.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        )
+    }
+
+    // Handshake signatures are checked with the provider's algorithms; no roots are needed.
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_http_registry_reads_no_roots_and_an_https_one_trusts_only_the_system_store() {
+        let mut plain = ClientConfig {
+            protocol: ClientProtocol::HttpsExcept(vec!["127.0.0.1:5000".into()]),
+            ..Default::default()
+        };
+        configure_registry(&mut plain, "127.0.0.1:5000").unwrap();
+        assert!(plain.accept_invalid_certificates);
+        assert!(plain.tls_certs_only.is_empty());
+
+        let mut https = ClientConfig {
+            protocol: ClientProtocol::HttpsExcept(vec!["127.0.0.1:5000".into()]),
+            ..Default::default()
+        };
+        configure_registry(&mut https, "ghcr.io").unwrap();
+        assert!(!https.accept_invalid_certificates);
+        assert_eq!(https.tls_certs_only.len(), system_roots().unwrap().len());
+    }
+}
