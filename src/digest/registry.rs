@@ -52,10 +52,15 @@ pub async fn resolve(reference: &Reference, options: &RegistryOptions) -> Result
         Some((user, password)) => RegistryAuth::Basic(user.clone(), password.clone()),
         None => RegistryAuth::Anonymous,
     };
-    client
-        .auth(reference, &auth, RegistryOperation::Pull)
-        .await
-        .map_err(|err| explain(reference, options, err))?;
+    // With credentials, authenticate first so that token-endpoint failures surface as such.
+    // Anonymously, let the look-up do it: oci-client caches no "no auth needed" answer, so an
+    // explicit `auth` would make it ping `/v2/` twice (issue 9's budget: ping + HEAD).
+    if options.credentials.is_some() {
+        client
+            .auth(reference, &auth, RegistryOperation::Pull)
+            .await
+            .map_err(|err| explain(reference, options, err))?;
+    }
     let digest = client
         .fetch_manifest_digest(reference, &auth)
         .await

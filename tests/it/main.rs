@@ -1,6 +1,7 @@
 //! Integration tests: one test binary (one link), one module per area.
 //! Each test starts what it needs: a real registry (`docker-registry`), a fake GitHub.
 
+mod budgets;
 mod common;
 mod e2e;
 mod publish;
