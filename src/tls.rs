@@ -118,8 +118,7 @@ impl SystemRootsVerifier {
     fn webpki(&self) -> Result<&Arc<WebPkiServerVerifier>, rustls::Error> {
         self.webpki
             .get_or_init(|| {
-                let roots =
-                    system_roots().map_err(|e| rustls::Error::General(format!("{e:#}")))?;
+                let roots = system_roots().map_err(|e| rustls::Error::General(format!("{e:#}")))?;
                 let mut store = RootCertStore::empty();
                 store.add_parsable_certificates(roots.iter().cloned());
                 WebPkiServerVerifier::builder_with_provider(

@@ -46,7 +46,7 @@ pub async fn resolve(reference: &Reference, options: &RegistryOptions) -> Result
         protocol: ClientProtocol::HttpsExcept(options.insecure.clone()),
         ..Default::default()
     };
-    crate::tls::configure_registry(&mut config, &reference.resolve_registry())?;
+    crate::tls::configure_registry(&mut config, reference.resolve_registry())?;
     let client = Client::new(config);
     let auth = match &options.credentials {
         Some((user, password)) => RegistryAuth::Basic(user.clone(), password.clone()),

@@ -26,8 +26,8 @@ use crate::context::Repository;
 use models::{Comment, Issue, PullRequest, Release};
 use octocrab::Octocrab;
 use serde::Serialize;
-use std::sync::{Arc, OnceLock};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// Page size for list calls: GitHub's maximum, 100.

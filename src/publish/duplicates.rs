@@ -53,7 +53,12 @@ pub async fn settle(gh: &GitHub, found: &Found, notes: &mut Vec<String>) -> Resu
     Ok(())
 }
 
-async fn close_duplicate(gh: &GitHub, loser: &Issue, winner: &Issue, digest: &Digest) -> Result<()> {
+async fn close_duplicate(
+    gh: &GitHub,
+    loser: &Issue,
+    winner: &Issue,
+    digest: &Digest,
+) -> Result<()> {
     gh.create_comment(loser.number, &duplicate_comment(winner, digest))
         .await?;
     gh.close_issue(loser.number).await?;

@@ -229,7 +229,8 @@ struct FakeRegistry {
     digest: String,
 }
 
-const INDEX: &str = r#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}"#;
+const INDEX: &str =
+    r#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}"#;
 const INDEX_TYPE: &str = "application/vnd.oci.image.index.v1+json";
 
 impl FakeRegistry {
@@ -320,11 +321,7 @@ async fn token_auth_costs_three_registry_requests_and_one_token() {
         assert_eq!(out.output("digest"), registry.digest);
         assert_eq!(
             registry.served().await,
-            [
-                "GET /v2/",
-                "GET /token",
-                "HEAD /v2/lab/manifests/latest"
-            ],
+            ["GET /v2/", "GET /token", "HEAD /v2/lab/manifests/latest"],
             "challenge, token, HEAD (credentials: {credentials})"
         );
     }

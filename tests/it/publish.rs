@@ -583,9 +583,15 @@ async fn two_runs_started_together_end_with_one_release_and_one_issue() {
 
     let calls = calls_since(&github, 0).await;
     assert_eq!(count(&calls, "POST /releases"), 2, "{calls:#?}");
-    assert_eq!(count(&calls, "POST /issues"), 1, "only the winner opens it: {calls:#?}");
+    assert_eq!(
+        count(&calls, "POST /issues"),
+        1,
+        "only the winner opens it: {calls:#?}"
+    );
     assert!(
-        calls.iter().all(|c| c.starts_with("GET") || c.starts_with("POST")),
+        calls
+            .iter()
+            .all(|c| c.starts_with("GET") || c.starts_with("POST")),
         "nothing to delete or close: {calls:#?}"
     );
     assert_eq!(ours(&github.releases(), &image.marker("release")).len(), 1);
@@ -616,8 +622,7 @@ async fn two_runs_started_together_end_with_one_release_and_one_issue() {
 /// The same race with the interleaving made certain: both runs list before either creates,
 /// and the loser's POST comes after the winner has finished.
 #[tokio::test]
-async fn a_run_that_loses_the_release_race_writes_nothing_more_and_reports_the_winners_objects()
-{
+async fn a_run_that_loses_the_release_race_writes_nothing_more_and_reports_the_winners_objects() {
     let github = FakeGitHub::start().await;
     let image = image("race-staged");
     github.race_first_lists();

@@ -93,7 +93,12 @@ impl Registry {
         use std::io::{Read, Write};
         let marker = format!("/v2/?served-marker={}", free_port());
         let mut stream = std::net::TcpStream::connect(&self.addr).expect("connect to registry");
-        write!(stream, "GET {marker} HTTP/1.0\r\nHost: {}\r\n\r\n", self.addr).unwrap();
+        write!(
+            stream,
+            "GET {marker} HTTP/1.0\r\nHost: {}\r\n\r\n",
+            self.addr
+        )
+        .unwrap();
         let _ = stream.read_to_end(&mut Vec::new());
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         loop {
