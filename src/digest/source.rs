@@ -43,7 +43,7 @@ impl ImageSource {
                 tag: tag.to_string(),
             });
         }
-        let reference: Reference = text.parse().map_err(|err| {
+        let reference: Reference = super::reference::parse(text).map_err(|err| {
             anyhow::anyhow!(
                 "{text:?} is not a valid image reference ({err}): write REGISTRY/REPOSITORY:TAG, \
                  e.g. ghcr.io/org/lab:latest"
