@@ -192,6 +192,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_lazy_verifier_checks_chains_against_the_system_store() {
+        let provider = Arc::new(ring::default_provider());
+        let verifier = SystemRootsVerifier::new(provider);
+        assert!(
+            verifier.webpki.get().is_none(),
+            "nothing is read before a handshake"
+        );
+        // A root certificate presented as a server's own: it is in the store, but it is a
+        // CA and not valid for the name, so the chain check must refuse it.
+        let root = system_roots().unwrap()[0].clone();
+        let name = ServerName::try_from("registry.example.org").unwrap();
+        let err = verifier
+            .verify_server_cert(&root, &[], &name, &[], UnixTime::now())
+            .unwrap_err();
+        assert!(
+            matches!(err, rustls::Error::InvalidCertificate(_)),
+            "{err:?}"
+        );
+        assert!(verifier.webpki.get().is_some_and(Result::is_ok));
+    }
+
+    #[test]
     fn a_plain_http_registry_reads_no_roots_and_an_https_one_trusts_only_the_system_store() {
         let mut plain = ClientConfig {
             protocol: ClientProtocol::HttpsExcept(vec!["127.0.0.1:5000".into()]),
