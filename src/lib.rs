@@ -21,6 +21,7 @@ pub mod render;
 pub mod report;
 pub mod sanitize;
 pub mod tier;
+pub mod tls;
 pub mod values;
 pub mod window;
 

@@ -43,7 +43,7 @@ impl ImageSource {
                 tag: tag.to_string(),
             });
         }
-        let reference: Reference = text.parse().map_err(|err| {
+        let reference: Reference = super::reference::parse(text).map_err(|err| {
             if let Some(lower) = lower_case_repository(text) {
                 return anyhow::anyhow!(
                     "{text:?} is not a valid image reference: repository names must be lower case \

@@ -1,11 +1,16 @@
 //! The GitHub edge: a small client over `octocrab` for the few REST calls codeq-rollout makes.
 //!
-//! Two octocrab clients share one token and base URL, neither with octocrab's retry: reads
-//! are retried here on 5xx, 429, rate limits and transport failures, with backoff, honouring
-//! `Retry-After` ([`retry`]); writes are never retried, because a POST that may have
-//! succeeded must be followed by a fresh look-up, not a second POST (octocrab's default
-//! retry would re-send it). Every request has a timeout ([`Options`]). Responses are decoded
-//! into the small, tolerant structs of [`models`] rather than octocrab's full models.
+//! One octocrab client, built without octocrab's retry layer (its `retry` feature is off):
+//! reads are retried here on 5xx, 429, rate limits and transport failures, with backoff,
+//! honouring `Retry-After` ([`retry`]); writes are never retried, because a POST that may
+//! have succeeded must be followed by a fresh look-up, not a second POST (octocrab's retry
+//! would re-send it). Every request has a timeout ([`Options`]). Responses are decoded into
+//! the small, tolerant structs of [`models`] rather than octocrab's full models.
+//!
+//! The client is built at the first request, not before (a dry run whose tier needs no
+//! look-up builds none), on a `reqwest` client that reads and writes share (one connection
+//! pool) and whose TLS verifier reads the system trust roots only at a first handshake
+//! ([`crate::tls::client_config`]).
 //!
 //! The base URL is injectable (`GITHUB_API_URL`), so GitHub Enterprise Server
 //! (`https://HOST/api/v3`) and the tests' fake server take the same path through the code.
@@ -20,10 +25,9 @@ pub use retry::ReadRetry;
 use crate::context::Repository;
 use models::{Comment, Issue, PullRequest, Release};
 use octocrab::Octocrab;
-use octocrab::service::middleware::retry::RetryConfig;
 use serde::Serialize;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// Page size for list calls: GitHub's maximum, 100.
@@ -53,8 +57,9 @@ impl Default for Options {
 
 /// A GitHub REST client bound to one repository.
 pub struct GitHub {
-    read: Octocrab,
-    write: Octocrab,
+    api_url: String,
+    token: String,
+    client: OnceLock<Octocrab>,
     repo: Repository,
     options: Options,
     requests: AtomicUsize,
@@ -63,7 +68,7 @@ pub struct GitHub {
 
 impl GitHub {
     /// A client for `repo` at `api_url` (e.g. `https://api.github.com`), authenticated with
-    /// `token`, with the default [`Options`]. Makes no request.
+    /// `token`, with the default [`Options`]. Makes no request, reads no file.
     ///
     /// # Errors
     /// An `api_url` that is not a URL.
@@ -81,33 +86,44 @@ impl GitHub {
         repo: Repository,
         options: Options,
     ) -> Result<Self, GitHubError> {
-        let build = || {
-            Octocrab::builder()
-                .base_uri(api_url)
-                .map_err(|e| {
-                    GitHubError::new(
-                        Kind::Other,
-                        format!("API URL {api_url:?} is not usable: {e}"),
-                    )
-                })?
-                .personal_token(token.to_string())
-                .add_retry_config(RetryConfig::None)
-                .set_connect_timeout(Some(options.timeout))
-                .set_read_timeout(Some(options.timeout))
-                .set_write_timeout(Some(options.timeout))
-                .build()
-                .map_err(|e| {
-                    GitHubError::new(Kind::Other, format!("cannot build the GitHub client: {e}"))
-                })
-        };
+        Octocrab::builder().base_uri(api_url).map_err(|e| {
+            GitHubError::new(
+                Kind::Other,
+                format!("API URL {api_url:?} is not usable: {e}"),
+            )
+        })?;
         Ok(Self {
-            read: build()?,
-            write: build()?,
+            api_url: api_url.to_string(),
+            token: token.to_string(),
+            client: OnceLock::new(),
             repo,
             options,
             requests: AtomicUsize::new(0),
             debug: None,
         })
+    }
+
+    /// The octocrab client, built at the first call.
+    fn client(&self) -> Result<&Octocrab, GitHubError> {
+        if let Some(client) = self.client.get() {
+            return Ok(client);
+        }
+        let unusable = |e: &dyn std::fmt::Display| {
+            GitHubError::new(Kind::Other, format!("cannot build the GitHub client: {e}"))
+        };
+        let http = reqwest::Client::builder()
+            .tls_backend_preconfigured(crate::tls::client_config())
+            .connect_timeout(self.options.timeout)
+            .read_timeout(self.options.timeout)
+            .build()
+            .map_err(|e| unusable(&e))?;
+        let client = Octocrab::builder()
+            .base_uri(self.api_url.as_str())
+            .map_err(|e| unusable(&e))?
+            .personal_token(self.token.clone())
+            .build_with_reqwest(http)
+            .map_err(|e| unusable(&e))?;
+        Ok(self.client.get_or_init(|| client))
     }
 
     /// Sends a line per request (method and path, never headers) to `sink`.
@@ -126,8 +142,9 @@ impl GitHub {
     /// another (the `repository` input). Makes no request; its request count starts at 0.
     pub fn for_repository(&self, repo: Repository) -> Self {
         Self {
-            read: self.read.clone(),
-            write: self.write.clone(),
+            api_url: self.api_url.clone(),
+            token: self.token.clone(),
+            client: self.client.clone(),
             repo,
             options: self.options,
             requests: AtomicUsize::new(0),
@@ -160,7 +177,7 @@ impl GitHub {
         let mut attempt = 0;
         loop {
             self.note("GET", route);
-            match self.read.get::<R, _, ()>(route, None).await {
+            match self.client()?.get::<R, _, ()>(route, None).await {
                 Ok(value) => return Ok(value),
                 Err(err) => {
                     let now = std::time::SystemTime::now()
@@ -189,7 +206,7 @@ impl GitHub {
         what: &str,
     ) -> Result<R, GitHubError> {
         self.note("POST", route);
-        self.write
+        self.client()?
             .post(route, Some(body))
             .await
             .map_err(|e| GitHubError::from_octocrab(e, what))
@@ -202,7 +219,7 @@ impl GitHub {
         what: &str,
     ) -> Result<R, GitHubError> {
         self.note("PATCH", route);
-        self.write
+        self.client()?
             .patch(route, Some(body))
             .await
             .map_err(|e| GitHubError::from_octocrab(e, what))
@@ -271,7 +288,7 @@ impl GitHub {
         let route = self.route(&format!("/releases/{id}"));
         self.note("DELETE", &route);
         let response = self
-            .write
+            .client()?
             ._delete(route.as_str(), None::<&()>)
             .await
             .map_err(|e| GitHubError::from_octocrab(e, "delete a duplicate release"))?;

@@ -49,7 +49,9 @@ impl<'a> Failure<'a> {
             octocrab::Error::GitHub { source, .. } => {
                 Failure::Status(source.status_code.as_u16(), source.headers.as_ref())
             }
-            octocrab::Error::Service { .. } | octocrab::Error::Hyper { .. } => Failure::Transport,
+            octocrab::Error::Service { .. }
+            | octocrab::Error::Hyper { .. }
+            | octocrab::Error::Reqwest { .. } => Failure::Transport,
             _ => Failure::Final,
         }
     }

@@ -6,7 +6,7 @@ use super::{Change, Found, IssuePlan, find};
 use crate::github::GitHub;
 use crate::github::models::Issue;
 use crate::render::{self, MarkerKind};
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 /// What happened to the tracking issue.
 #[derive(Debug, Clone)]
@@ -24,9 +24,8 @@ pub struct IssueOutcome {
 ///
 /// - Ours exists (open or closed): its body is left alone. When the facts' fingerprint
 ///   differs from the one it records, the bot's update comment is created or edited.
-/// - Absent: opened once (see [`once`]), then the issues are listed again: when a
-///   concurrent run opened one too, the lowest number wins and this run closes its own
-///   with a link to the winner.
+/// - Absent: opened once (see [`once`]); no listing follows a successful POST (the run that
+///   creates the release, or completes a failed run, is the only one that opens it).
 ///
 /// # Errors
 /// A failed call.
@@ -45,95 +44,33 @@ pub async fn ensure(
             comment,
         });
     }
-    let list_ours = async || -> Result<Option<Issue>> {
-        let issues = gh.list_issues(&target.tracking_labels, "all").await?;
-        Ok(find::our_issues(&issues, &target.digest)
-            .first()
-            .map(|i| (*i).clone()))
-    };
     let made = once::create(
         "the tracking issue",
         async || gh.create_issue(&plan.new).await,
-        list_ours,
+        async || -> Result<Option<Issue>> {
+            let issues = gh.list_issues(&target.tracking_labels, "all").await?;
+            Ok(find::our_issues(&issues, &target.digest)
+                .first()
+                .map(|i| (*i).clone()))
+        },
     )
     .await?;
-    let (url, change) = match made {
-        Made::Posted(mine) => settle_race(gh, found, mine, notes).await?,
+    let url = match made {
+        Made::Posted(mine) => mine.html_url,
         Made::FoundAfterUnknownOutcome(issue) | Made::FoundAfterConflict(issue) => {
             notes.push(format!(
                 "opening the tracking issue failed with an unknown outcome; a fresh look-up \
                  found #{}, so it was not opened twice",
                 issue.number
             ));
-            (issue.html_url, Change::Created)
+            issue.html_url
         }
     };
     Ok(IssueOutcome {
         url,
-        change,
+        change: Change::Created,
         comment: None,
     })
-}
-
-/// Lists the tracking issues again after opening `mine`: when duplicates exist, the lowest
-/// number wins and a losing `mine` is closed with a comment linking the winner.
-async fn settle_race(
-    gh: &GitHub,
-    found: &Found,
-    mine: Issue,
-    notes: &mut Vec<String>,
-) -> Result<(String, Change)> {
-    let target = &found.target;
-    let again = gh
-        .list_issues(&target.tracking_labels, "all")
-        .await
-        .context("listing tracking issues again to check that no concurrent run opened one too")?;
-    let winner = find::our_issues(&again, &target.digest)
-        .first()
-        .map(|i| (*i).clone());
-    match winner {
-        Some(winner) if winner.number != mine.number => {
-            close_duplicate(gh, &mine, &winner, &target.digest)
-                .await
-                .with_context(|| {
-                    format!(
-                        "a concurrent run opened tracking issue #{} for {} first; closing this \
-                         run's duplicate #{} failed: close it by hand",
-                        winner.number, target.digest, mine.number
-                    )
-                })?;
-            notes.push(format!(
-                "a concurrent run opened tracking issue #{} first; closed this run's duplicate #{}",
-                winner.number, mine.number
-            ));
-            Ok((winner.html_url, Change::Unchanged))
-        }
-        _ => Ok((mine.html_url, Change::Created)),
-    }
-}
-
-async fn close_duplicate(
-    gh: &GitHub,
-    mine: &Issue,
-    winner: &Issue,
-    digest: &crate::digest::Digest,
-) -> Result<()> {
-    gh.create_comment(mine.number, &duplicate_comment(winner, digest))
-        .await?;
-    gh.close_issue(mine.number).await?;
-    Ok(())
-}
-
-/// The comment on a duplicate tracking issue before it is closed. GitHub reads a comment
-/// starting "Duplicate of #N" as marking the issue a duplicate of #N.
-fn duplicate_comment(winner: &Issue, digest: &crate::digest::Digest) -> String {
-    format!(
-        "Duplicate of #{n}\n\nTwo codeq-rollout runs announced `{digest}` at the same time and \
-         each opened a tracking issue. #{n} was opened first and is the one to use: {url}\n\n\
-         codeq-rollout opened this one and closes it.\n",
-        n = winner.number,
-        url = winner.html_url,
-    )
 }
 
 /// Keeps the bot's one update comment in step with the facts: nothing when `issue`

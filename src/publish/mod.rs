@@ -9,16 +9,38 @@
 //! A run has two steps. [`look_up`] reads what exists, before anything is rendered, so that
 //! a re-run renders with the original announce time ([`Found::announced_at`]) and so gets
 //! byte-identical bodies. [`publish`] then compares the desired state with what exists and
-//! writes only what differs, in an order that a re-run can always complete:
+//! writes only what differs.
 //!
-//! 1. the tracking issue (security): it must exist even if the release step fails;
-//! 2. the superseded comments on older open tracking issues;
-//! 3. the release note, last: when it exists, every earlier step has been done.
+//! **The release POST is the lock.** The tag is derived from the digest, and GitHub refuses
+//! a second release on a tag with `422 Validation Failed` and the error
+//! `{"resource":"Release","code":"already_exists","field":"tag_name"}` (GitHub's REST docs,
+//! "client errors": `already_exists` means another resource has the same value for a unique
+//! field). So when two runs announce one digest at once, exactly one creates the release; it
+//! alone goes on to open the tracking issue and comment on superseded issues. The other
+//! looks the releases up again, adopts the winner's (ours by marker, lowest id) and reports
+//! the winner's objects without writing. No listing follows a successful create: a first
+//! routine run costs one listing of releases, one of open tracking issues and one POST; a
+//! first security run one more POST (see issue 9's budgets).
 //!
-//! Writes are never retried blindly ([`once`]); after creating an object the list is read
-//! again and, if a concurrent run made a duplicate, the lowest id wins and the run that
-//! made the other removes it (deletes its release, closes its issue with a link).
+//! The order a first run writes in, and how a re-run completes a failed one:
+//!
+//! 1. the release note (the lock). If it fails for any reason but `already_exists` (a 403
+//!    because the commit changes `.github/workflows/`, a 5xx after which a fresh look-up
+//!    finds nothing), a security run still opens the tracking issue before failing, so the
+//!    issue exists even when the release step failed; the re-run then creates the release;
+//! 2. the tracking issue (security), by the run that created the release, or by a run that
+//!    finds the release with no issue for its digest (a re-run completing a failed run);
+//! 3. the superseded comments on older open tracking issues: posted without reading comments
+//!    by the run that created the release (none of ours can exist before the release does);
+//!    a run that finds the release checks each open older issue for its comment first.
+//!
+//! Writes are never retried blindly ([`once`]): after a write that failed or timed out, the
+//! object is looked up again and created once more only if absent. Duplicates can still
+//! appear (GitHub's tag check is not atomic, and a run that lists between another run's
+//! release and issue opens an issue too): whichever run finds them keeps the lowest id
+//! (issues: number), deletes the other releases and closes the other issues with a link.
 
+mod duplicates;
 mod find;
 mod issue;
 mod once;
@@ -74,9 +96,9 @@ pub struct Target {
 pub struct Found {
     target: Target,
     releases: Vec<Release>,
-    /// Tracking issues: all states for a security run, open ones for a routine run that may
-    /// supersede some, `None` when not needed (a routine run whose release exists).
-    issues: Option<Vec<Issue>>,
+    /// Tracking issues: all states for a security run, open ones for a routine run (the
+    /// ones it may supersede).
+    issues: Vec<Issue>,
 }
 
 impl Found {
@@ -94,8 +116,7 @@ impl Found {
 
     /// Our tracking issue for the digest, open or closed (the lowest number if several).
     pub fn issue(&self) -> Option<&Issue> {
-        let issues = self.issues.as_deref()?;
-        find::our_issues(issues, &self.target.digest)
+        find::our_issues(&self.issues, &self.target.digest)
             .first()
             .copied()
     }
@@ -115,9 +136,11 @@ impl Found {
     }
 }
 
-/// Reads what exists for `target`: every page of releases (drafts included), then, when
-/// needed, the tracking issues in one listing that serves both find-or-create and the
-/// supersede check. Two requests at most on a repository with under 100 of each.
+/// Reads what exists for `target`: every page of releases (drafts included), then the
+/// tracking issues in one listing that serves find-or-create, the supersede check and the
+/// clean-up of duplicates (all states for a security run, open ones for a routine run). Two
+/// requests on a repository with under 100 of each; a page is followed only while the
+/// previous one was full.
 ///
 /// # Errors
 /// A failed call, or the release tag held by a release that codeq-rollout did not create
@@ -129,20 +152,11 @@ pub async fn look_up(gh: &GitHub, target: &Target) -> Result<Found> {
         .await
         .context("looking for the release note of this digest")?;
     find::check_tag(&releases, &target.digest, &target.tag)?;
-    let has_release = !find::our_releases(&releases, &target.digest).is_empty();
-    let state = match (target.tracking_issue, has_release) {
-        (true, _) => Some("all"),
-        (false, false) => Some("open"),
-        (false, true) => None,
-    };
-    let issues = match state {
-        Some(state) => Some(
-            gh.list_issues(&target.tracking_labels, state)
-                .await
-                .context("looking for tracking issues")?,
-        ),
-        None => None,
-    };
+    let state = if target.tracking_issue { "all" } else { "open" };
+    let issues = gh
+        .list_issues(&target.tracking_labels, state)
+        .await
+        .context("looking for tracking issues")?;
     Ok(Found {
         target: target.clone(),
         releases,
@@ -211,59 +225,54 @@ impl Published {
 ///
 /// # Errors
 /// A failed GitHub call (with the permission to add where that is the cause), or a
-/// duplicate left by a lost race that could not be removed.
+/// duplicate that could not be removed.
 pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Published> {
     let mut notes = Vec::new();
-    let existing = found.release();
-    if let Some(release) = existing {
-        if !release
-            .target_commitish
-            .eq_ignore_ascii_case(&plan.release.target_commitish)
-        {
-            notes.push(format!(
-                "{} is already announced by {} (from commit {}): the same image rebuilt from \
-                 another commit announces nothing",
-                found.target.digest, release.html_url, release.target_commitish
-            ));
-            return Ok(Published {
-                release_url: release.html_url.clone(),
-                release_change: Change::Unchanged,
-                issue: found
-                    .issue()
-                    .map(|i| (i.html_url.clone(), Change::Unchanged)),
-                update_comment: None,
-                superseded: Vec::new(),
-                notes,
-            });
-        }
-    }
-
-    let mut issue = None;
-    let mut update_comment = None;
-    if let Some(issue_plan) = &plan.issue {
-        let mut fitted = issue_plan.clone();
-        fitted.new.body = fit(&fitted.new.body, ISSUE_BODY_LIMIT, plan);
-        fitted.update_comment = fit(&fitted.update_comment, ISSUE_BODY_LIMIT, plan);
-        let outcome = issue::ensure(gh, found, &fitted, &mut notes)
-            .await
-            .context("publishing the tracking issue")?;
-        issue = Some((outcome.url, outcome.change));
-        update_comment = outcome.comment;
-    }
-
-    let superseded = if existing.is_none() {
-        supersede::comment(gh, found, &plan.release_url)
-            .await
-            .context("commenting on superseded tracking issues")?
-    } else {
-        Vec::new()
+    let Some(release) = found.release() else {
+        return first_run(gh, found, plan, notes).await;
     };
+    if !release
+        .target_commitish
+        .eq_ignore_ascii_case(&plan.release.target_commitish)
+    {
+        notes.push(format!(
+            "{} is already announced by {} (from commit {}): the same image rebuilt from \
+             another commit announces nothing",
+            found.target.digest, release.html_url, release.target_commitish
+        ));
+        return Ok(Published {
+            release_url: release.html_url.clone(),
+            release_change: Change::Unchanged,
+            issue: found
+                .issue()
+                .map(|i| (i.html_url.clone(), Change::Unchanged)),
+            update_comment: None,
+            superseded: Vec::new(),
+            notes,
+        });
+    }
 
+    // The release exists: a re-run, or a run completing a failed one. Writes only what is
+    // missing or differs, the release body last.
+    duplicates::settle(gh, found, &mut notes)
+        .await
+        .context("removing duplicates left by concurrent runs")?;
+    let (issue, update_comment) = match fitted_issue(plan) {
+        Some(issue_plan) => {
+            let outcome = issue::ensure(gh, found, &issue_plan, &mut notes)
+                .await
+                .context("publishing the tracking issue")?;
+            (Some((outcome.url, outcome.change)), outcome.comment)
+        }
+        None => (None, None),
+    };
+    let superseded = supersede::complete(gh, found, &release.html_url)
+        .await
+        .context("commenting on superseded tracking issues")?;
     let body = fit(&plan.release.body, RELEASE_BODY_LIMIT, plan);
-    let (release_url, release_change) = release::ensure(gh, found, plan, &body, &mut notes)
+    let (release_url, release_change) = release::update(gh, found, release, &body, &mut notes)
         .await
         .context("publishing the release note")?;
-
     Ok(Published {
         release_url,
         release_change,
@@ -272,6 +281,133 @@ pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Publishe
         superseded,
         notes,
     })
+}
+
+/// No release of ours at look-up: create it (the lock), then, when this run made it, the
+/// tracking issue and the superseded comments.
+async fn first_run(
+    gh: &GitHub,
+    found: &Found,
+    plan: &Plan,
+    mut notes: Vec<String>,
+) -> Result<Published> {
+    let body = fit(&plan.release.body, RELEASE_BODY_LIMIT, plan);
+    let made = match release::create(gh, found, plan, &body, &mut notes).await {
+        Ok(made) => made,
+        Err(err) => return Err(release_failed(gh, found, plan, err, &mut notes).await),
+    };
+    let mine = match made {
+        release::Made::Mine(mine) => mine,
+        release::Made::Theirs(winner) => return lost_race(gh, found, winner, notes).await,
+    };
+    let (issue, update_comment) = match fitted_issue(plan) {
+        Some(issue_plan) => {
+            let outcome = issue::ensure(gh, found, &issue_plan, &mut notes)
+                .await
+                .with_context(|| {
+                    format!(
+                        "the release note {} was created, but the tracking issue was not \
+                         opened; re-run the job: it opens the issue and creates nothing twice",
+                        mine.html_url
+                    )
+                })?;
+            (Some((outcome.url, outcome.change)), outcome.comment)
+        }
+        None => (None, None),
+    };
+    let superseded = supersede::announce(gh, found, &mine.html_url)
+        .await
+        .context("commenting on superseded tracking issues")?;
+    Ok(Published {
+        release_url: mine.html_url,
+        release_change: Change::Created,
+        issue,
+        update_comment,
+        superseded,
+        notes,
+    })
+}
+
+/// The release step failed (not as a lost race): a security run opens the tracking issue
+/// anyway, so that it exists even though the release does not, then the run fails with the
+/// release's error.
+async fn release_failed(
+    gh: &GitHub,
+    found: &Found,
+    plan: &Plan,
+    err: anyhow::Error,
+    notes: &mut Vec<String>,
+) -> anyhow::Error {
+    let err = err.context("publishing the release note");
+    let Some(issue_plan) = fitted_issue(plan) else {
+        return err;
+    };
+    match issue::ensure(gh, found, &issue_plan, notes).await {
+        Ok(outcome) => err.context(format!(
+            "the release step failed; the tracking issue {} is {} so that responders have \
+             it; re-run the job to create the release note",
+            outcome.url,
+            if outcome.change == Change::Created {
+                "opened"
+            } else {
+                "there"
+            }
+        )),
+        Err(issue_err) => err.context(format!(
+            "the release step failed, and opening the tracking issue failed too ({issue_err:#}); \
+             re-run the job"
+        )),
+    }
+}
+
+/// Another run created the release first: report its objects and write nothing (the
+/// winner opens the tracking issue and comments on superseded issues).
+async fn lost_race(
+    gh: &GitHub,
+    found: &Found,
+    winner: Release,
+    mut notes: Vec<String>,
+) -> Result<Published> {
+    notes.push(format!(
+        "release {} was created meanwhile by another run, which opens the tracking issue and \
+         comments on superseded issues; using its objects",
+        winner.tag_name
+    ));
+    let target = &found.target;
+    let issue = if target.tracking_issue {
+        let issues = gh
+            .list_issues(&target.tracking_labels, "all")
+            .await
+            .context("looking up the tracking issue of the run that created the release")?;
+        let theirs = find::our_issues(&issues, &target.digest)
+            .first()
+            .map(|i| (i.html_url.clone(), Change::Unchanged));
+        if theirs.is_none() {
+            notes.push(
+                "the other run has not opened the tracking issue yet: its outputs will name it"
+                    .into(),
+            );
+        }
+        theirs
+    } else {
+        None
+    };
+    Ok(Published {
+        release_url: winner.html_url,
+        release_change: Change::Unchanged,
+        issue,
+        update_comment: None,
+        superseded: Vec::new(),
+        notes,
+    })
+}
+
+/// The tracking issue part of `plan`, bodies cut to GitHub's limit.
+fn fitted_issue(plan: &Plan) -> Option<IssuePlan> {
+    let mut fitted = plan.issue.clone()?;
+    fitted.new.body = fit(&fitted.new.body, ISSUE_BODY_LIMIT, plan);
+    fitted.update_comment = fit(&fitted.update_comment, ISSUE_BODY_LIMIT, plan);
+    Some(fitted)
 }
 
 /// `body` cut to `limit` characters with a note naming where the full text is.

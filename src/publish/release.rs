@@ -1,43 +1,39 @@
-//! The release note: create it once, or update its body only.
+//! The release note: created once (the POST is the lock, see [`super`]), or its body
+//! updated, and nothing else.
 
-use super::once::{self, Made};
+use super::once::{self, Made as Once};
 use super::{Change, Found, Plan, find};
 use crate::github::GitHub;
-use crate::github::models::Release;
+use crate::github::models::{NewRelease, Release};
 use anyhow::{Context, Result};
 
-/// Makes the release match `plan`, given what `found` saw. `body` is the note as sent
-/// (already within GitHub's limit). Returns the release's address and what changed, and
-/// appends log lines to `notes`.
-///
-/// - Ours exists: its body is replaced when it differs, and nothing else is sent: draft,
-///   pre-release and latest state stay as they are.
-/// - Absent: created once (see [`once`]), then the releases are listed again: when a
-///   concurrent run made one too, the lowest id wins and this run deletes its own.
+/// Who made the release a create call ended with.
+#[derive(Debug)]
+pub enum Made {
+    /// This run: its POST answered with it, or a POST whose outcome was unknown was followed
+    /// by a look-up that found it.
+    Mine(Release),
+    /// Another run: GitHub refused this run's POST with `already_exists`, and a fresh look-up
+    /// found ours for the digest (the lowest id if several).
+    Theirs(Release),
+}
+
+/// Creates the release for `found`'s digest with `body` (already within GitHub's limit).
+/// No listing follows a successful POST. After a refusal as `already_exists`, or a failure
+/// whose outcome is unknown, the releases are listed again ([`once`]).
 ///
 /// # Errors
-/// A failed call, or a tag taken meanwhile by a release that is not ours.
-pub async fn ensure(
+/// A refused or failed POST (with the permission or input to fix), a failed look-up, or the
+/// tag taken meanwhile by a release that is not ours.
+pub async fn create(
     gh: &GitHub,
     found: &Found,
     plan: &Plan,
     body: &str,
     notes: &mut Vec<String>,
-) -> Result<(String, Change)> {
+) -> Result<Made> {
     let target = &found.target;
-    if let Some(ours) = found.release() {
-        if ours.body.as_deref().unwrap_or("") == body {
-            return Ok((ours.html_url.clone(), Change::Unchanged));
-        }
-        let updated = update_body(gh, found, ours, body).await?;
-        notes.push(format!(
-            "release note {} updated: its body differed from the note rendered now",
-            ours.tag_name
-        ));
-        return Ok((updated, Change::Updated));
-    }
-
-    let new = crate::github::models::NewRelease {
+    let new = NewRelease {
         body: body.to_string(),
         ..plan.release.clone()
     };
@@ -53,61 +49,45 @@ pub async fn ensure(
         },
     )
     .await?;
-    match made {
-        Made::Posted(mine) => settle_race(gh, found, mine, notes).await,
-        Made::FoundAfterUnknownOutcome(r) => {
+    Ok(match made {
+        Once::Posted(mine) => Made::Mine(mine),
+        Once::FoundAfterUnknownOutcome(r) => {
             notes.push(format!(
                 "creating release {} failed with an unknown outcome; a fresh look-up found it, \
                  so it was not created twice",
                 r.tag_name
             ));
-            Ok((r.html_url, Change::Created))
+            Made::Mine(r)
         }
-        Made::FoundAfterConflict(r) => {
-            notes.push(format!(
-                "release {} was created meanwhile by another run; using it",
-                r.tag_name
-            ));
-            Ok((r.html_url, Change::Unchanged))
-        }
-    }
+        Once::FoundAfterConflict(r) => Made::Theirs(r),
+    })
 }
 
-/// Lists the releases again after creating `mine`: when duplicates exist, the lowest id
-/// wins and a losing `mine` is deleted.
-async fn settle_race(
+/// Makes the existing release `ours` carry `body` (already within GitHub's limit): nothing
+/// when it does; else its body is replaced and nothing else is sent, so draft, pre-release
+/// and latest state stay as they are. After a PATCH with an unknown outcome, the release is
+/// read again and patched once more only if its body still differs.
+///
+/// # Errors
+/// A failed call.
+pub async fn update(
     gh: &GitHub,
     found: &Found,
-    mine: Release,
+    ours: &Release,
+    body: &str,
     notes: &mut Vec<String>,
 ) -> Result<(String, Change)> {
-    let digest = &found.target.digest;
-    let again = gh
-        .list_releases()
-        .await
-        .context("listing releases again to check that no concurrent run made one too")?;
-    match find::our_releases(&again, digest).first() {
-        Some(winner) if winner.id != mine.id => {
-            gh.delete_release(mine.id).await.with_context(|| {
-                format!(
-                    "a concurrent run created release id {} for {digest} first; deleting this \
-                     run's duplicate (id {}) failed: delete it by hand",
-                    winner.id, mine.id
-                )
-            })?;
-            notes.push(format!(
-                "a concurrent run created release id {} for {digest} first; deleted this run's \
-                 duplicate (id {})",
-                winner.id, mine.id
-            ));
-            Ok((winner.html_url.clone(), Change::Unchanged))
-        }
-        _ => Ok((mine.html_url, Change::Created)),
+    if ours.body.as_deref().unwrap_or("") == body {
+        return Ok((ours.html_url.clone(), Change::Unchanged));
     }
+    let updated = update_body(gh, found, ours, body).await?;
+    notes.push(format!(
+        "release note {} updated: its body differed from the note rendered now",
+        ours.tag_name
+    ));
+    Ok((updated, Change::Updated))
 }
 
-/// Replaces the body of `ours` (and only its body). After a PATCH with an unknown outcome,
-/// reads the release again and patches once more only if the body still differs.
 async fn update_body(gh: &GitHub, found: &Found, ours: &Release, body: &str) -> Result<String> {
     let err = match gh.update_release_body(ours.id, body).await {
         Ok(updated) => return Ok(updated.html_url),

@@ -8,25 +8,42 @@ use crate::github::GitHub;
 use crate::render::{self, MarkerKind};
 use anyhow::Result;
 
-/// Comments once on every open tracking issue of another digest that `found` listed, and
-/// returns the numbers commented on by this run. Comments are only listed for issues that
-/// have some (an issue with none cannot hold ours). `release_url` is the new release note's
-/// address.
+/// In the run that created the release: comments on every open tracking issue of another
+/// digest that `found` listed, without reading their comments first (none of ours can exist
+/// before the release does: only a run that has the release writes them). One POST per
+/// superseded issue. Returns the numbers commented on. `release_url` is the new release
+/// note's address.
 ///
 /// # Errors
 /// A failed call.
-pub async fn comment(gh: &GitHub, found: &Found, release_url: &str) -> Result<Vec<u64>> {
+pub async fn announce(gh: &GitHub, found: &Found, release_url: &str) -> Result<Vec<u64>> {
+    comment(gh, found, release_url, false).await
+}
+
+/// In a run that found the release (a re-run, or one completing a failed run): comments on
+/// the open tracking issues of other digests that lack ours. An issue with no comments is
+/// commented on at once; one with comments has them listed first (one GET each).
+///
+/// # Errors
+/// A failed call.
+pub async fn complete(gh: &GitHub, found: &Found, release_url: &str) -> Result<Vec<u64>> {
+    comment(gh, found, release_url, true).await
+}
+
+async fn comment(
+    gh: &GitHub,
+    found: &Found,
+    release_url: &str,
+    check_first: bool,
+) -> Result<Vec<u64>> {
     let digest = &found.target.digest;
-    let Some(issues) = &found.issues else {
-        return Ok(Vec::new());
-    };
     let mut commented = Vec::new();
-    for (old, old_digest) in find::superseded(issues, digest) {
+    for (old, old_digest) in find::superseded(&found.issues, digest) {
         let has_ours = async || -> Result<Option<()>> {
             let comments = gh.list_comments(old.number).await?;
             Ok(find::our_comment(&comments, MarkerKind::SupersededComment, digest).map(|_| ()))
         };
-        if old.comments > 0 && has_ours().await?.is_some() {
+        if check_first && old.comments > 0 && has_ours().await?.is_some() {
             continue;
         }
         let body = superseded_comment(digest, &old_digest, release_url);

@@ -56,8 +56,8 @@ async fn security_pr_creates_one_release_and_one_tracking_issue() {
     assert_eq!(out.output("active-window-seconds"), "");
 
     let writes = github.writes().await;
-    assert_eq!(writes.len(), 2, "one issue and one release: {writes:#?}");
-    let (_, issue_path, issue) = &writes[0];
+    assert_eq!(writes.len(), 2, "one release, then one issue: {writes:#?}");
+    let (_, issue_path, issue) = &writes[1];
     assert_eq!(issue_path, &format!("/repos/{OWNER}/{REPO}/issues"));
     assert_eq!(issue["labels"], json!(["security", "break-glass"]));
     assert_eq!(issue["assignees"], json!(["alice", "bob"]));
@@ -73,7 +73,7 @@ async fn security_pr_creates_one_release_and_one_tracking_issue() {
     assert!(issue_body.contains("1h 10m"));
     assert!(issue["title"].as_str().unwrap().contains(short));
 
-    let (_, release_path, release) = &writes[1];
+    let (_, release_path, release) = &writes[0];
     assert_eq!(release_path, &format!("/repos/{OWNER}/{REPO}/releases"));
     assert_eq!(release["tag_name"], json!(format!("lab-{short}")));
     assert_eq!(release["target_commitish"], json!(SHA));

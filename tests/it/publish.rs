@@ -130,12 +130,10 @@ async fn rerun_after_success_writes_nothing_and_reports_the_same_objects() {
         [
             "GET /releases",
             "GET /issues",
-            "POST /issues",
-            "GET /issues",
             "POST /releases",
-            "GET /releases",
+            "POST /issues",
         ],
-        "look up, open the issue, check for a racing duplicate, then the release likewise"
+        "look up, create the release (the lock), then open the issue; no listing after a create"
     );
 
     // Hours later, as attempt 2: the note is rendered with the original announce time.
@@ -160,7 +158,7 @@ async fn rerun_after_success_writes_nothing_and_reports_the_same_objects() {
 }
 
 #[tokio::test]
-async fn routine_rerun_reads_the_releases_once() {
+async fn routine_run_creates_without_listing_again_and_its_rerun_only_reads() {
     let github = FakeGitHub::start().await;
     let image = image("routine-rerun");
     pr_run(&github, &image, &["routine"])
@@ -169,17 +167,16 @@ async fn routine_rerun_reads_the_releases_once() {
         .assert_success();
     assert_eq!(
         calls_since(&github, 0).await,
-        [
-            "GET /releases",
-            "GET /issues",
-            "POST /releases",
-            "GET /releases"
-        ]
+        ["GET /releases", "GET /issues", "POST /releases"]
     );
     let from = github.requests().await.len();
     let again = pr_run(&github, &image, &["routine"]).run().await;
     again.assert_success();
-    assert_eq!(calls_since(&github, from).await, ["GET /releases"]);
+    assert_eq!(
+        calls_since(&github, from).await,
+        ["GET /releases", "GET /issues"],
+        "the open tracking issues are listed to check the supersede comments"
+    );
     assert_eq!(again.output("changed"), "false");
 }
 
@@ -410,12 +407,25 @@ async fn fail_at_then_rerun(method: &'static str, route: &'static str, timeout: 
     );
     assert_eq!(calls.iter().filter(|c| **c == post).count(), 2);
     let issues_before = open_issues(&github, &image);
-    assert_eq!(
-        issues_before.len(),
-        usize::from(route == "/releases"),
-        "the issue comes first, so it exists exactly when the release step failed"
-    );
-    assert!(ours(&github.releases(), &image.marker("release")).is_empty());
+    let releases_before = ours(&github.releases(), &image.marker("release")).len();
+    if route == "/releases" {
+        assert_eq!(
+            (releases_before, issues_before.len()),
+            (0, 1),
+            "the tracking issue is opened even though the release step failed"
+        );
+        assert!(
+            failed.stdout.contains("the tracking issue") && failed.stdout.contains("opened"),
+            "{}",
+            failed.stdout
+        );
+    } else {
+        assert_eq!(
+            (releases_before, issues_before.len()),
+            (1, 0),
+            "the release comes first"
+        );
+    }
 
     let from = github.requests().await.len();
     pr_run(&github, &image, &["security"])
@@ -430,7 +440,7 @@ async fn fail_at_then_rerun(method: &'static str, route: &'static str, timeout: 
     let expected: &[&str] = if route == "/releases" {
         &["POST /releases"]
     } else {
-        &["POST /issues", "POST /releases"]
+        &["POST /issues"]
     };
     assert_eq!(creates, expected, "the re-run creates only what is missing");
     assert_eq!(ours(&github.releases(), &image.marker("release")).len(), 1);
@@ -547,72 +557,179 @@ async fn a_502_on_a_read_is_retried_and_a_persistent_one_fails_before_any_write(
     );
 }
 
-/// Two runs for one digest, started together; each run's first listings see the same
-/// (empty) state, so both create.
-async fn race(duplicate_tags: bool) {
+/// The second of two racing runs: another workflow run, with its own token.
+fn second_run(run: ActionRun) -> ActionRun {
+    run.input("github-token", "ghs_TheSecondRunsTokenNeverPrinted987")
+        .var("GITHUB_RUN_ID", "4243")
+}
+
+fn count(calls: &[String], call: &str) -> usize {
+    calls.iter().filter(|c| *c == call).count()
+}
+
+/// Two runs for one digest started together; each run's first listings see the same (empty)
+/// state, so both try to create the release. GitHub refuses the second POST on the tag, so
+/// exactly one run creates the release and opens the issue; the other writes nothing more.
+#[tokio::test]
+async fn two_runs_started_together_end_with_one_release_and_one_issue() {
     let github = FakeGitHub::start().await;
-    let image = image(&format!("race-{duplicate_tags}"));
+    let image = image("race");
     github.race_first_lists();
-    if duplicate_tags {
-        github.allow_duplicate_tags();
-    }
     let one = pr_run(&github, &image, &["security"]);
-    let two = pr_run(&github, &image, &["security"])
-        .input("github-token", "ghs_TheSecondRunsTokenNeverPrinted987")
-        .var("GITHUB_RUN_ID", "4243");
+    let two = second_run(pr_run(&github, &image, &["security"]));
     let (a, b) = tokio::join!(one.run(), two.run());
     a.assert_success();
     b.assert_success();
 
     let calls = calls_since(&github, 0).await;
-    let count = |c: &str| calls.iter().filter(|x| *x == c).count();
-    assert_eq!(count("POST /issues"), 2, "both runs opened one: {calls:#?}");
+    assert_eq!(count(&calls, "POST /releases"), 2, "{calls:#?}");
     assert_eq!(
-        count("POST /releases"),
-        2,
-        "both runs created one: {calls:#?}"
+        count(&calls, "POST /issues"),
+        1,
+        "only the winner opens it: {calls:#?}"
     );
-
-    let releases = github.releases();
-    let releases = ours(&releases, &image.marker("release"));
-    assert_eq!(releases.len(), 1, "{releases:#?}");
-    let deletes: Vec<_> = calls.iter().filter(|c| c.starts_with("DELETE")).collect();
-    assert_eq!(deletes.len(), usize::from(duplicate_tags), "{calls:#?}");
-
+    assert!(
+        calls
+            .iter()
+            .all(|c| c.starts_with("GET") || c.starts_with("POST")),
+        "nothing to delete or close: {calls:#?}"
+    );
+    assert_eq!(ours(&github.releases(), &image.marker("release")).len(), 1);
     let issues = github.issues();
     let all = ours(&issues, &image.marker("tracking-issue"));
-    assert_eq!(all.len(), 2);
-    let (winner, loser) = (all[0], all[1]);
-    assert!(number(winner) < number(loser), "the lowest number wins");
-    assert_eq!(winner["state"], json!("open"));
-    assert_eq!(loser["state"], json!("closed"));
-    let note = github.comments(number(loser));
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let (winner, loser) = if a.output("changed") == "true" {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    assert_eq!(loser.output("changed"), "false");
+    assert_eq!(
+        winner.output("issue-url"),
+        all[0]["html_url"].as_str().unwrap()
+    );
+    for out in [&a, &b] {
+        assert_eq!(out.output("release-url"), image.release_url());
+    }
+    // The loser reports the winner's issue when it was already open at its look-up.
+    assert!(
+        ["", winner.output("issue-url")].contains(&loser.output("issue-url")),
+        "{}",
+        loser.output("issue-url")
+    );
+}
+
+/// The same race with the interleaving made certain: both runs list before either creates,
+/// and the loser's POST comes after the winner has finished.
+#[tokio::test]
+async fn a_run_that_loses_the_release_race_writes_nothing_more_and_reports_the_winners_objects() {
+    let github = FakeGitHub::start().await;
+    let image = image("race-staged");
+    github.race_first_lists();
+    let winner = pr_run(&github, &image, &["security"]).run().await;
+    winner.assert_success();
+    let from = github.requests().await.len();
+    let loser = second_run(pr_run(&github, &image, &["security"]))
+        .run()
+        .await;
+    loser.assert_success();
+    assert_eq!(
+        calls_since(&github, from).await,
+        [
+            "GET /releases",
+            "GET /issues",
+            "POST /releases",
+            "GET /releases",
+            "GET /issues"
+        ],
+        "refused on the tag, it looks the release and the issue up again, and writes nothing"
+    );
+    assert_eq!(loser.output("changed"), "false");
+    assert_eq!(loser.output("release-url"), winner.output("release-url"));
+    assert_eq!(loser.output("issue-url"), winner.output("issue-url"));
+    assert!(
+        loser.stdout.contains("created meanwhile by another run"),
+        "{}",
+        loser.stdout
+    );
+    assert_eq!(ours(&github.releases(), &image.marker("release")).len(), 1);
+    assert_eq!(open_issues(&github, &image).len(), 1);
+}
+
+/// GitHub's tag check is not atomic: two creates can both succeed. Both runs then believe
+/// they won; the next run finds the duplicates and keeps the lowest id and number.
+#[tokio::test]
+async fn duplicates_that_got_through_are_settled_by_the_next_run_keeping_the_lowest_id() {
+    let github = FakeGitHub::start().await;
+    let image = image("race-duplicates");
+    github.race_first_lists();
+    github.allow_duplicate_tags();
+    let one = pr_run(&github, &image, &["security"]);
+    let two = second_run(pr_run(&github, &image, &["security"]));
+    let (a, b) = tokio::join!(one.run(), two.run());
+    a.assert_success();
+    b.assert_success();
+    let releases = github.releases();
+    let mut ids: Vec<u64> = ours(&releases, &image.marker("release"))
+        .iter()
+        .map(|r| r["id"].as_u64().unwrap())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids.len(), 2, "both creates got through");
+    let issues = github.issues();
+    let mut numbers: Vec<u64> = ours(&issues, &image.marker("tracking-issue"))
+        .iter()
+        .map(|i| number(i))
+        .collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers.len(), 2);
+    let (winner, loser) = (numbers[0], numbers[1]);
+
+    let from = github.requests().await.len();
+    let next = pr_run(&github, &image, &["security"]).run().await;
+    next.assert_success();
+    let writes: Vec<String> = calls_since(&github, from)
+        .await
+        .into_iter()
+        .filter(|c| !c.starts_with("GET"))
+        .collect();
+    assert_eq!(
+        writes,
+        [
+            format!("DELETE /releases/{}", ids[1]),
+            format!("POST /issues/{loser}/comments"),
+            format!("PATCH /issues/{loser}"),
+        ]
+    );
+    let releases = github.releases();
+    let left = ours(&releases, &image.marker("release"));
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0]["id"].as_u64(), Some(ids[0]), "the lowest id wins");
+    let all = github.issues();
+    let state = |n: u64| all.iter().find(|i| number(i) == n).unwrap()["state"].clone();
+    assert_eq!(state(winner), json!("open"));
+    assert_eq!(state(loser), json!("closed"));
+    let note = github.comments(loser);
     assert_eq!(note.len(), 1);
     assert!(
         note[0]["body"]
             .as_str()
             .unwrap()
-            .starts_with(&format!("Duplicate of #{}", number(winner))),
+            .starts_with(&format!("Duplicate of #{winner}")),
         "{note:#?}"
     );
-    assert!(github.comments(number(winner)).is_empty());
-    for out in [&a, &b] {
-        assert_eq!(
-            out.output("issue-url"),
-            winner["html_url"].as_str().unwrap()
-        );
-        assert_eq!(out.output("release-url"), image.release_url());
-    }
-}
+    assert!(github.comments(winner).is_empty());
+    assert_eq!(
+        next.output("issue-url"),
+        format!("{SERVER_URL}/{OWNER}/{REPO}/issues/{winner}")
+    );
 
-#[tokio::test]
-async fn two_runs_started_together_end_with_one_release_and_one_issue() {
-    race(false).await;
-}
-
-#[tokio::test]
-async fn two_runs_whose_releases_both_got_through_keep_the_lowest_id() {
-    race(true).await;
+    let from = github.requests().await.len();
+    pr_run(&github, &image, &["security"])
+        .run()
+        .await
+        .assert_success();
+    assert!(writes_since(&github, from).await.is_empty());
 }
 
 #[tokio::test]
@@ -636,20 +753,46 @@ async fn an_older_open_tracking_issue_gets_exactly_one_supersede_comment() {
         &labels,
         "closed",
     );
-    // A release step that fails twice: the first run stops after the supersede comment.
+    let comments_route = format!("/issues/{open_old}/comments");
+    // A supersede comment that fails twice: the first run fails after creating the release.
     github.fault(Fault {
         method: "POST",
-        path_contains: "/releases",
+        path_contains: "/comments",
         status: 502,
         applied: false,
         delay: None,
         times: 2,
     });
-    assert_eq!(pr_run(&github, &new, &["routine"]).run().await.code, 1);
+    let failed = pr_run(&github, &new, &["routine"]).run().await;
+    assert_eq!(failed.code, 1, "{}", failed.stdout);
+    assert_eq!(
+        calls_since(&github, 0).await,
+        [
+            "GET /releases".to_string(),
+            "GET /issues".into(),
+            "POST /releases".into(),
+            format!("POST {comments_route}"),
+            format!("GET {comments_route}"),
+            format!("POST {comments_route}"),
+        ],
+        "the run that created the release comments without reading first"
+    );
+
+    // The re-run finds the release, and the comment missing.
+    let from = github.requests().await.len();
     pr_run(&github, &new, &["routine"])
         .run()
         .await
         .assert_success();
+    assert_eq!(
+        calls_since(&github, from).await,
+        [
+            "GET /releases".to_string(),
+            "GET /issues".into(),
+            format!("GET {comments_route}"),
+            format!("POST {comments_route}"),
+        ]
+    );
     let from = github.requests().await.len();
     pr_run(&github, &new, &["routine"])
         .run()

@@ -141,8 +141,11 @@ impl<'a> Session<'a> {
             "{scheme}://{registry}/v2/{}/manifests/{target}",
             reference.repository()
         );
+        // rustls with ring; the system roots are read at the first TLS handshake, once
+        // (crate::tls), so a plain-HTTP registry costs no trust-store I/O.
         let client = reqwest::Client::builder()
             .user_agent(concat!("codeq-rollout/", env!("CARGO_PKG_VERSION")))
+            .tls_backend_preconfigured(crate::tls::client_config())
             .build()
             .map_err(|e| RegistryError::Protocol {
                 registry: registry.clone(),

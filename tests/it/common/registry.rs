@@ -6,7 +6,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 use tempfile::TempDir;
 
@@ -17,6 +17,8 @@ pub struct Registry {
     pub addr: String,
     /// Holds the config and storage; removed on drop.
     pub dir: TempDir,
+    /// The registry's log lines so far (stderr), one per request among them.
+    log: Arc<Mutex<Vec<String>>>,
 }
 
 /// A free loopback port (the OS picks it; the listener is closed before returning).
@@ -68,6 +70,8 @@ impl Registry {
         // Wait, bounded, for the registry to say it listens.
         let stderr = child.stderr.take().unwrap();
         let (tx, rx) = mpsc::channel();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let lines = Arc::clone(&log);
         std::thread::spawn(move || {
             let mut tx = Some(tx);
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
@@ -76,13 +80,71 @@ impl Registry {
                         let _ = tx.send(());
                     }
                 }
+                lines.lock().unwrap().push(line);
             }
         });
         if rx.recv_timeout(Duration::from_secs(20)).is_err() {
             let _ = child.kill();
             panic!("docker-registry did not start listening on {addr} within 20 s");
         }
-        Self { child, addr, dir }
+        Self {
+            child,
+            addr,
+            dir,
+            log,
+        }
+    }
+
+    /// The requests the registry served so far, as `METHOD URI` (from its "response
+    /// completed" and auth-challenge log lines), in order. A marker request is sent and waited for (bounded)
+    /// first, so every request that completed before this call is in the answer.
+    pub fn served(&self) -> Vec<String> {
+        use std::io::{Read, Write};
+        let marker = format!("/v2/?served-marker={}", free_port());
+        let mut stream = std::net::TcpStream::connect(&self.addr).expect("connect to registry");
+        write!(
+            stream,
+            "GET {marker} HTTP/1.0\r\nHost: {}\r\n\r\n",
+            self.addr
+        )
+        .unwrap();
+        let _ = stream.read_to_end(&mut Vec::new());
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let lines = self.log.lock().unwrap().clone();
+            if let Some(at) = lines.iter().position(|l| l.contains(&marker)) {
+                return lines[..at]
+                    .iter()
+                    .filter(|l| {
+                        // A served request, or one refused with an auth challenge (logged
+                        // without "response completed").
+                        l.contains("msg=\"response completed")
+                            || l.contains("msg=\"error authorizing context")
+                    })
+                    .filter(|l| !l.contains("served-marker="))
+                    .filter_map(|l| {
+                        let field = |name: &str| {
+                            let rest = l.split(&format!(" {name}=")).nth(1)?;
+                            let value = match rest.strip_prefix('"') {
+                                Some(quoted) => quoted.split('"').next()?,
+                                None => rest.split(' ').next()?,
+                            };
+                            Some(value.to_string())
+                        };
+                        Some(format!(
+                            "{} {}",
+                            field("http.request.method")?,
+                            field("http.request.uri")?
+                        ))
+                    })
+                    .collect();
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the registry did not log the marker request within 10 s"
+            );
+            std::thread::yield_now();
+        }
     }
 
     /// Starts a registry with htpasswd Basic auth for one user (`htpasswd -Bbn`, bcrypt,

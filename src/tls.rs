@@ -1,0 +1,177 @@
+//! TLS for both HTTP edges (the registry through `reqwest`, GitHub through `octocrab` on
+//! `reqwest`): one stack, and the system trust roots read only when a TLS handshake needs
+//! them, at most once per process.
+//!
+//! - **One stack.** rustls with the `ring` provider, installed once as the process default
+//!   ([`install_provider`]); `oci-client`'s `rustls-tls-no-provider` feature keeps reqwest
+//!   from pulling in the second (aws-lc) provider that its `rustls-tls` feature brings.
+//! - **Roots on demand.** Reading the system store means opening and parsing a few hundred
+//!   certificate files (`rustls-native-certs`: `SSL_CERT_FILE`/`SSL_CERT_DIR`, else the
+//!   platform's locations); issue 9 measured it as nearly all of a run's time on a loopback
+//!   registry, where no TLS connection is made at all. GitHub's client verifies with
+//!   [`client_config`], whose verifier reads the store at its first handshake, and so does
+//!   the registry's client; [`system_roots`] reads them once for both.
+
+use anyhow::{Result, bail};
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{CryptoProvider, ring};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
+use std::sync::{Arc, Once, OnceLock};
+
+/// Installs rustls's `ring` provider as the process default, once; later calls do nothing.
+/// reqwest built without a provider (oci-client's `rustls-tls-no-provider`) panics when it
+/// builds a client before one is installed.
+pub fn install_provider() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        // An error means a provider is installed already: that one is kept.
+        let _ = ring::default_provider().install_default();
+    });
+}
+
+/// The system's trust roots (DER), read at the first call and kept for the process.
+///
+/// # Errors
+/// No usable certificate found: names where they were looked for and what to install.
+pub fn system_roots() -> Result<&'static [CertificateDer<'static>]> {
+    static ROOTS: OnceLock<Vec<CertificateDer<'static>>> = OnceLock::new();
+    let roots = ROOTS.get_or_init(|| rustls_native_certs::load_native_certs().certs);
+    if roots.is_empty() {
+        bail!(
+            "no trust roots found in the system store (SSL_CERT_FILE, SSL_CERT_DIR, or the \
+             platform's certificate locations): install ca-certificates, or point \
+             SSL_CERT_FILE at a PEM bundle"
+        );
+    }
+    Ok(roots)
+}
+
+/// A rustls client configuration (ring provider, safe default protocol versions) whose
+/// certificate verifier reads [`system_roots`] at its first handshake, not before: building
+/// a client with it costs no I/O.
+pub fn client_config() -> rustls::ClientConfig {
+    install_provider();
+    let provider = Arc::new(ring::default_provider());
+    rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
+        .with_safe_default_protocol_versions()
+        .expect("ring supports the default protocol versions")
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(SystemRootsVerifier::new(provider)))
+        .with_no_client_auth()
+}
+
+/// WebPKI verification against the system roots, built at the first handshake.
+#[derive(Debug)]
+struct SystemRootsVerifier {
+    provider: Arc<CryptoProvider>,
+    webpki: OnceLock<Result<Arc<WebPkiServerVerifier>, rustls::Error>>,
+}
+
+impl SystemRootsVerifier {
+    fn new(provider: Arc<CryptoProvider>) -> Self {
+        Self {
+            provider,
+            webpki: OnceLock::new(),
+        }
+    }
+
+    fn webpki(&self) -> Result<&Arc<WebPkiServerVerifier>, rustls::Error> {
+        self.webpki
+            .get_or_init(|| {
+                let roots = system_roots().map_err(|e| rustls::Error::General(format!("{e:#}")))?;
+                let mut store = RootCertStore::empty();
+                store.add_parsable_certificates(roots.iter().cloned());
+                WebPkiServerVerifier::builder_with_provider(
+                    Arc::new(store),
+                    Arc::clone(&self.provider),
+                )
+                .build()
+                .map_err(|e| rustls::Error::General(e.to_string()))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+impl ServerCertVerifier for SystemRootsVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        self.webpki()?.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        )
+    }
+
+    // Handshake signatures are checked with the provider's algorithms; no roots are needed.
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lazy_verifier_checks_chains_against_the_system_store() {
+        let provider = Arc::new(ring::default_provider());
+        let verifier = SystemRootsVerifier::new(provider);
+        assert!(
+            verifier.webpki.get().is_none(),
+            "nothing is read before a handshake"
+        );
+        // A root certificate presented as a server's own: it is in the store, but it is a
+        // CA and not valid for the name, so the chain check must refuse it.
+        let root = system_roots().unwrap()[0].clone();
+        let name = ServerName::try_from("registry.example.org").unwrap();
+        let err = verifier
+            .verify_server_cert(&root, &[], &name, &[], UnixTime::now())
+            .unwrap_err();
+        assert!(
+            matches!(err, rustls::Error::InvalidCertificate(_)),
+            "{err:?}"
+        );
+        assert!(verifier.webpki.get().is_some_and(Result::is_ok));
+    }
+}

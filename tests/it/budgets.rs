@@ -1,0 +1,418 @@
+//! Request budgets (issue 9): the fewest round trips a run can make, asserted by counting
+//! requests where they arrive, never by timing. GitHub requests are counted at the fake
+//! GitHub; registry requests at a real registry (its own log of served requests) and, for
+//! what a local `docker-registry` cannot be made to do (token auth, no digest header), at a
+//! wiremock registry.
+
+use crate::common::*;
+use serde_json::{Value, json};
+use wiremock::matchers::{header, method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+/// A registry with a multi-arch image pushed as `org/lab:latest`, and its digest.
+fn registry_with_image(variant: &str) -> (Registry, String) {
+    let registry = Registry::start();
+    let layout = tempfile::tempdir().unwrap();
+    let digest = make_layout(layout.path(), "latest", variant);
+    registry.push_layout(
+        layout.path(),
+        "latest",
+        "org/lab:latest",
+        &["--preserve-digests"],
+    );
+    (registry, digest)
+}
+
+/// The `push` example payload, edited into a push of [`SHA`] to master.
+fn push_event() -> Value {
+    let mut e = fixture("github-events/push_with-new-branch.payload.json");
+    let mut commit = e["commits"][0].clone();
+    commit["id"] = json!(SHA);
+    commit["message"] = json!("Bump codeq to 1.4.2 (#12)");
+    e["ref"] = json!("refs/heads/master");
+    e["created"] = json!(false);
+    e["after"] = json!(SHA);
+    e["head_commit"] = commit.clone();
+    e["commits"] = json!([commit]);
+    e
+}
+
+/// A push of [`SHA`], behind which GitHub's index finds one merged pull request with
+/// `labels`; the image comes from `registry`.
+fn push_run(github: &FakeGitHub, registry: &Registry, labels: &[&str]) -> ActionRun {
+    github.set_commit_pulls(
+        SHA,
+        vec![json!([pull_json(
+            12,
+            "Bump codeq to 1.4.2",
+            labels,
+            Some(SHA),
+            "master"
+        )])],
+    );
+    let mut run = ActionRun::new(
+        &registry.reference("org/lab:latest"),
+        &github.api_url(),
+        "push",
+        &push_event(),
+    )
+    .input("insecure-registry", &registry.addr);
+    run.args
+        .extend(["--lookup-backoff-ms".to_string(), "0".to_string()]);
+    run
+}
+
+/// GitHub requests after the first `from`, as `METHOD /route` (repository prefix and query
+/// dropped).
+async fn github_calls(github: &FakeGitHub, from: usize) -> Vec<String> {
+    let prefix = format!("/repos/{OWNER}/{REPO}");
+    github.requests().await[from..]
+        .iter()
+        .map(|(m, p, _)| {
+            let p = p.split('?').next().unwrap_or("");
+            format!("{m} {}", p.strip_prefix(&prefix).unwrap_or(p))
+        })
+        .collect()
+}
+
+const MANIFEST_HEAD: &str = "HEAD /v2/org/lab/manifests/latest";
+
+#[tokio::test]
+async fn a_routine_push_costs_four_github_requests_and_two_registry_requests() {
+    let (registry, digest) = registry_with_image("budget-routine");
+    let github = FakeGitHub::start().await;
+    let before = registry.served().len();
+    let out = push_run(&github, &registry, &["routine"]).run().await;
+    out.assert_success();
+    assert_eq!(out.output("digest"), digest);
+    assert_eq!(
+        github_calls(&github, 0).await,
+        [
+            format!("GET /commits/{SHA}/pulls"),
+            "GET /releases".into(),
+            "GET /issues".into(),
+            "POST /releases".into(),
+        ],
+        "PR look-up, find the release, one listing of open tracking issues, create"
+    );
+    assert_eq!(
+        registry.served()[before..],
+        [MANIFEST_HEAD],
+        "one HEAD: no /v2/ ping, no manifest GET (a pull on Docker Hub)"
+    );
+}
+
+#[tokio::test]
+async fn a_security_push_costs_five_github_requests_plus_one_comment_per_superseded_issue() {
+    let (registry, _) = registry_with_image("budget-security");
+    let github = FakeGitHub::start().await;
+    let out = push_run(&github, &registry, &["security"]).run().await;
+    out.assert_success();
+    assert_eq!(
+        github_calls(&github, 0).await,
+        [
+            format!("GET /commits/{SHA}/pulls"),
+            "GET /releases".into(),
+            "GET /issues".into(),
+            "POST /releases".into(),
+            "POST /issues".into(),
+        ]
+    );
+
+    // A newer digest while two older tracking issues are open (one with a responder's
+    // comment): one comment each, no comment listing.
+    let (newer, _) = registry_with_image("budget-security-newer");
+    let older = github.add_issue(
+        "Security release (older)",
+        "<!-- codeq-rollout:tracking-issue digest=sha256:0000000000000000000000000000000000000000000000000000000000000000 -->\nOld.",
+        &["security", "break-glass"],
+        "open",
+    );
+    github.add_comment(older, "Stopped 3 of 7 servers.");
+    let first_issue = github
+        .issues()
+        .iter()
+        .map(|i| i["number"].as_u64().unwrap())
+        .min()
+        .unwrap();
+    let from = github.requests().await.len();
+    push_run(&github, &newer, &["security"])
+        .run()
+        .await
+        .assert_success();
+    let mut comments = vec![
+        format!("POST /issues/{first_issue}/comments"),
+        format!("POST /issues/{older}/comments"),
+    ];
+    let calls = github_calls(&github, from).await;
+    let mut posted: Vec<String> = calls
+        .iter()
+        .filter(|c| c.ends_with("/comments"))
+        .cloned()
+        .collect();
+    posted.sort();
+    comments.sort();
+    assert_eq!(posted, comments, "{calls:#?}");
+    assert_eq!(calls.len(), 5 + 2, "{calls:#?}");
+}
+
+#[tokio::test]
+async fn a_rerun_with_nothing_changed_reads_three_times_and_writes_nothing() {
+    let (registry, _) = registry_with_image("budget-rerun");
+    for labels in [["security"], ["routine"]] {
+        let github = FakeGitHub::start().await;
+        push_run(&github, &registry, &labels)
+            .run()
+            .await
+            .assert_success();
+        let from = github.requests().await.len();
+        let served = registry.served().len();
+        let again = push_run(&github, &registry, &labels).run().await;
+        again.assert_success();
+        assert_eq!(again.output("changed"), "false");
+        assert_eq!(
+            github_calls(&github, from).await,
+            [
+                format!("GET /commits/{SHA}/pulls"),
+                "GET /releases".into(),
+                "GET /issues".into(),
+            ],
+            "{labels:?}"
+        );
+        assert_eq!(registry.served()[served..], [MANIFEST_HEAD]);
+    }
+}
+
+#[tokio::test]
+async fn pages_are_followed_only_while_a_page_is_full() {
+    let (registry, _) = registry_with_image("budget-paging");
+    for (releases, issues, pages) in [(99, 0, [1, 1]), (100, 100, [2, 2]), (150, 30, [2, 1])] {
+        let github = FakeGitHub::start().await;
+        for n in 0..releases {
+            github.add_release(&format!("v1.{n}"), "Hand-written notes.", SHA);
+        }
+        for n in 0..issues {
+            github.add_issue(
+                &format!("Other {n}"),
+                "Not ours.",
+                &["security", "break-glass"],
+                "open",
+            );
+        }
+        push_run(&github, &registry, &["routine"])
+            .run()
+            .await
+            .assert_success();
+        let requests = github.requests().await;
+        let listed = |route: &str| -> Vec<String> {
+            requests
+                .iter()
+                .filter(|(m, p, _)| m == "GET" && p.contains(route))
+                .map(|(_, p, _)| p.clone())
+                .collect()
+        };
+        let release_pages = listed("/releases?");
+        let issue_pages = listed("/issues?");
+        assert_eq!(
+            [release_pages.len(), issue_pages.len()],
+            pages,
+            "{releases} releases, {issues} issues: {release_pages:?} {issue_pages:?}"
+        );
+        assert!(release_pages.iter().all(|p| p.contains("per_page=100")));
+    }
+}
+
+/// A wiremock registry holding one image index at `lab:latest`, answering HEAD with or
+/// without `Docker-Content-Digest`, behind token auth or none.
+struct FakeRegistry {
+    server: MockServer,
+    digest: String,
+}
+
+const INDEX: &str =
+    r#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}"#;
+const INDEX_TYPE: &str = "application/vnd.oci.image.index.v1+json";
+
+impl FakeRegistry {
+    async fn start(token_auth: bool, digest_header: bool) -> Self {
+        use sha2::Digest as _;
+        let server = MockServer::start().await;
+        let digest = format!("sha256:{}", hex::encode(sha2::Sha256::digest(INDEX)));
+        let manifest = "/v2/lab/manifests/latest";
+        let ping = if token_auth {
+            ResponseTemplate::new(401).insert_header(
+                "WWW-Authenticate",
+                format!(
+                    r#"Bearer realm="{}/token",service="registry.test""#,
+                    server.uri()
+                )
+                .as_str(),
+            )
+        } else {
+            ResponseTemplate::new(200)
+        };
+        Mock::given(method("GET"))
+            .and(path("/v2/"))
+            .respond_with(ping)
+            .mount(&server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/token"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({ "token": "t0k3n" })))
+            .mount(&server)
+            .await;
+        let mut head = ResponseTemplate::new(200).insert_header("Content-Type", INDEX_TYPE);
+        if digest_header {
+            head = head.insert_header("Docker-Content-Digest", digest.as_str());
+        }
+        let get = ResponseTemplate::new(200).set_body_raw(INDEX, INDEX_TYPE);
+        for (verb, answer) in [("HEAD", head), ("GET", get)] {
+            let mock = Mock::given(method(verb)).and(path(manifest));
+            let mock = if token_auth {
+                mock.and(header("Authorization", "Bearer t0k3n"))
+            } else {
+                mock
+            };
+            mock.respond_with(answer)
+                .with_priority(1)
+                .mount(&server)
+                .await;
+        }
+        if token_auth {
+            // Without the bearer token, the manifest answers with the challenge.
+            Mock::given(path(manifest))
+                .respond_with(ResponseTemplate::new(401).insert_header(
+                    "WWW-Authenticate",
+                    format!(
+                        r#"Bearer realm="{}/token",service="registry.test",scope="repository:lab:pull""#,
+                        server.uri()
+                    )
+                    .as_str(),
+                ))
+                .with_priority(10)
+                .mount(&server)
+                .await;
+        }
+        Self { server, digest }
+    }
+
+    fn addr(&self) -> String {
+        self.server.address().to_string()
+    }
+
+    /// A dry run with an explicit tier (no GitHub request at all) resolving `lab:latest`.
+    async fn resolve(&self, credentials: bool) -> Outcome {
+        let mut run = ActionRun::new(
+            &format!("{}/lab:latest", self.addr()),
+            "http://127.0.0.1:9",
+            "workflow_dispatch",
+            &fixture("github-events/workflow_dispatch_payload.json"),
+        )
+        .input("insecure-registry", &self.addr())
+        .input("tier", "routine")
+        .input("dry-run", "true");
+        if credentials {
+            run = run
+                .input("registry-username", "ci")
+                .input("registry-password", "registry-secret-never-printed");
+        }
+        run.run().await
+    }
+
+    async fn served(&self) -> Vec<String> {
+        self.server
+            .received_requests()
+            .await
+            .unwrap_or_default()
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.url.path()))
+            .collect()
+    }
+}
+
+#[tokio::test]
+async fn token_auth_costs_three_registry_requests_and_one_token() {
+    for credentials in [true, false] {
+        let registry = FakeRegistry::start(true, true).await;
+        let out = registry.resolve(credentials).await;
+        out.assert_success();
+        assert_eq!(out.output("digest"), registry.digest);
+        assert_eq!(
+            registry.served().await,
+            [
+                "HEAD /v2/lab/manifests/latest",
+                "GET /token",
+                "HEAD /v2/lab/manifests/latest"
+            ],
+            "challenge, token, HEAD (credentials: {credentials})"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_manifest_get_is_sent_only_when_the_registry_sends_no_digest_header() {
+    let with_header = FakeRegistry::start(true, true).await;
+    with_header.resolve(true).await.assert_success();
+    assert_eq!(
+        with_header.served().await,
+        [
+            "HEAD /v2/lab/manifests/latest",
+            "GET /token",
+            "HEAD /v2/lab/manifests/latest"
+        ]
+    );
+
+    let without = FakeRegistry::start(true, false).await;
+    let out = without.resolve(true).await;
+    out.assert_success();
+    assert_eq!(out.output("digest"), without.digest, "sha256 of the body");
+    assert_eq!(
+        without.served().await,
+        [
+            "HEAD /v2/lab/manifests/latest",
+            "GET /token",
+            "HEAD /v2/lab/manifests/latest",
+            "GET /v2/lab/manifests/latest"
+        ],
+        "one token serves both the HEAD and the GET"
+    );
+}
+
+#[tokio::test]
+async fn basic_auth_on_a_real_registry_costs_two_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let htpasswd = std::process::Command::new("htpasswd")
+        .args(["-Bbn", "ci", "registry-secret-never-printed"])
+        .output()
+        .expect("htpasswd (apache2-utils)");
+    std::fs::write(dir.path().join("htpasswd"), &htpasswd.stdout).unwrap();
+    let registry = Registry::start_with(&format!(
+        "auth:\n  htpasswd:\n    realm: test\n    path: {}\n",
+        dir.path().join("htpasswd").display()
+    ));
+    let layout = tempfile::tempdir().unwrap();
+    make_layout(layout.path(), "latest", "budget-basic");
+    registry.push_layout(
+        layout.path(),
+        "latest",
+        "org/lab:latest",
+        &[
+            "--preserve-digests",
+            "--dest-creds",
+            "ci:registry-secret-never-printed",
+        ],
+    );
+    let before = registry.served().len();
+    let github = FakeGitHub::start().await;
+    let out = push_run(&github, &registry, &["routine"])
+        .input("registry-username", "ci")
+        .input("registry-password", "registry-secret-never-printed")
+        .run()
+        .await;
+    out.assert_success();
+    assert_eq!(
+        registry.served()[before..],
+        [MANIFEST_HEAD, MANIFEST_HEAD],
+        "a HEAD answered 401 naming Basic, then the HEAD with credentials"
+    );
+}
