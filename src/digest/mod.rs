@@ -6,6 +6,7 @@
 //! the digest of the image index (or Docker manifest list), not of a platform's manifest.
 
 pub mod layout;
+pub mod manifest;
 pub mod registry;
 mod source;
 
