@@ -72,15 +72,17 @@ impl ImageSource {
         Ok(Self::Registry(reference))
     }
 
-    /// The reference as users read it: `ghcr.io/org/lab:latest`, or `oci:DIR[:TAG]`.
+    /// The reference as users read it: `ghcr.io/org/lab:latest`, or `oci:DIR:TAG` (without a
+    /// tag, `oci:DIR:latest`: the tag looked for first, and the form release notes have always
+    /// shown, so re-runs leave them unchanged).
     pub fn display(&self) -> String {
         match self {
             Self::Registry(r) => r.whole(),
-            Self::Layout {
-                dir,
-                tag: Some(tag),
-            } => format!("oci:{}:{tag}", dir.display()),
-            Self::Layout { dir, tag: None } => format!("oci:{}", dir.display()),
+            Self::Layout { dir, tag } => format!(
+                "oci:{}:{}",
+                dir.display(),
+                tag.as_deref().unwrap_or("latest")
+            ),
         }
     }
 
@@ -253,7 +255,7 @@ mod tests {
         );
         assert_eq!(
             ImageSource::parse("oci:/tmp/x").unwrap().display(),
-            "oci:/tmp/x"
+            "oci:/tmp/x:latest"
         );
     }
 

@@ -598,7 +598,7 @@ impl<'a> Session<'a> {
                 }
             }
             status => self.protocol(format!(
-                "HTTP {status} on GET {}{}",
+                "HTTP {status} from {}{}",
                 self.url,
                 message.map(|m| format!(": {m}")).unwrap_or_default()
             )),
