@@ -305,7 +305,7 @@ async fn resolve_digest(source: &ImageSource, args: &AnnounceArgs, log: &Log) ->
         })
         .transpose()?;
     let digest = match source {
-        ImageSource::Layout { dir, tag } => digest::layout::resolve(dir, tag)?,
+        ImageSource::Layout { dir, tag } => digest::layout::resolve(dir, tag.as_deref())?,
         ImageSource::Registry(reference) => {
             let options = registry_options(args)?;
             let resolved = digest::registry::resolve(reference, &options).await?;

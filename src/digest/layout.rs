@@ -5,10 +5,15 @@
 //! annotation, and content-addressed blobs under `blobs/sha256/<hex>`.
 
 use super::Digest;
+use super::manifest::{self, MAX_MANIFEST_BYTES};
 use anyhow::{Context, Result, bail};
+use std::io::Read;
 use std::path::Path;
 
 const REF_NAME: &str = "org.opencontainers.image.ref.name";
+
+/// The largest `index.json` read: 16 MiB, room for thousands of descriptors.
+const MAX_INDEX_BYTES: u64 = 16 << 20;
 
 #[derive(serde::Deserialize)]
 struct Index {
@@ -18,6 +23,8 @@ struct Index {
 
 #[derive(serde::Deserialize)]
 struct Descriptor {
+    #[serde(default, rename = "mediaType")]
+    media_type: Option<String>,
     digest: String,
     #[serde(default)]
     annotations: std::collections::BTreeMap<String, String>,
@@ -25,56 +32,50 @@ struct Descriptor {
 
 /// The digest of the manifest (or image index) tagged `tag` in the layout at `dir`.
 ///
-/// The blob is read and hashed, so a layout whose `index.json` names a digest that its
-/// blob does not have is an error rather than a wrong announcement.
+/// Without a tag (`oci:DIR`): the image tagged `latest` if there is one, else the layout's
+/// only image when it holds exactly one, tagged or not (skopeo's rule for a reference without
+/// an image name, containers/image `oci/layout` `getManifestDescriptor`).
+///
+/// The blob is read and checked: it must be a JSON image index or manifest of at most 4 MiB
+/// whose sha256 is its name, so a layout whose `index.json` names a digest that its blob does
+/// not have is an error rather than a wrong announcement. Only regular files are read (a FIFO
+/// or a device in the layout is refused, not waited on).
 ///
 /// # Errors
-/// A missing or malformed `index.json`, no descriptor with that tag (the error lists the
-/// tags present), a missing blob, or a blob whose sha256 differs from its name.
-pub fn resolve(dir: &Path, tag: &str) -> Result<Digest> {
+/// A missing or malformed `index.json`, no descriptor with that tag (the error lists the tags
+/// present), several, a missing blob, a blob that is not a regular file or not a manifest, or a
+/// blob whose sha256 differs from its name.
+pub fn resolve(dir: &Path, tag: Option<&str>) -> Result<Digest> {
     let index_path = dir.join("index.json");
-    let text = std::fs::read(&index_path).with_context(|| {
+    let text = read_regular(&index_path, MAX_INDEX_BYTES).with_context(|| {
         format!(
             "cannot read {}: is {} an OCI image layout (skopeo copy ... oci:DIR:TAG)?",
             index_path.display(),
             dir.display()
         )
     })?;
+    let text = text.ok_or_else(|| {
+        anyhow::anyhow!(
+            "{} is larger than {} MiB: not an OCI image layout index",
+            index_path.display(),
+            MAX_INDEX_BYTES >> 20
+        )
+    })?;
     let index: Index = serde_json::from_slice(&text)
         .with_context(|| format!("{} is not an OCI image index", index_path.display()))?;
-    let tagged: Vec<&Descriptor> = index
-        .manifests
-        .iter()
-        .filter(|d| d.annotations.get(REF_NAME).map(String::as_str) == Some(tag))
-        .collect();
-    let descriptor = match tagged.as_slice() {
-        [one] => *one,
-        [] => {
-            let tags: Vec<&str> = index
-                .manifests
-                .iter()
-                .filter_map(|d| d.annotations.get(REF_NAME).map(String::as_str))
-                .collect();
-            bail!(
-                "the OCI layout {} has no image tagged {tag:?} (tags present: {})",
-                dir.display(),
-                if tags.is_empty() {
-                    "none".to_string()
-                } else {
-                    tags.join(", ")
-                }
-            );
-        }
-        _ => bail!(
-            "the OCI layout {} tags several images {tag:?}",
-            dir.display()
-        ),
-    };
+    let descriptor = select(&index, tag, dir)?;
     let digest = Digest::parse(&descriptor.digest)
         .with_context(|| format!("in {}", index_path.display()))?;
     let blob_path = dir.join("blobs/sha256").join(digest.hex());
-    let blob = std::fs::read(&blob_path)
-        .with_context(|| format!("the manifest blob {} is missing", blob_path.display()))?;
+    let blob = read_regular(&blob_path, MAX_MANIFEST_BYTES as u64)
+        .with_context(|| format!("cannot read the manifest blob {}", blob_path.display()))?
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "the manifest blob {} is larger than {} MiB, the most a registry accepts for a manifest: the layout is corrupt",
+                blob_path.display(),
+                MAX_MANIFEST_BYTES >> 20
+            )
+        })?;
     let actual = Digest::of_bytes(&blob);
     if actual != digest {
         bail!(
@@ -82,5 +83,171 @@ pub fn resolve(dir: &Path, tag: &str) -> Result<Digest> {
             blob_path.display()
         );
     }
+    manifest::media_type(&blob, descriptor.media_type.as_deref()).map_err(|what| {
+        anyhow::anyhow!(
+            "the blob {} that index.json names is {what}, not an image index or manifest: the layout is corrupt",
+            blob_path.display()
+        )
+    })?;
     Ok(digest)
+}
+
+/// The descriptor for `tag`, or for no tag as [`resolve`] describes.
+fn select<'a>(index: &'a Index, tag: Option<&str>, dir: &Path) -> Result<&'a Descriptor> {
+    let tagged = |name: &str| -> Vec<&Descriptor> {
+        index
+            .manifests
+            .iter()
+            .filter(|d| d.annotations.get(REF_NAME).map(String::as_str) == Some(name))
+            .collect()
+    };
+    let wanted = tag.unwrap_or("latest");
+    match (tagged(wanted).as_slice(), index.manifests.as_slice()) {
+        ([one], _) => Ok(one),
+        ([], [only]) if tag.is_none() => Ok(only),
+        ([], _) => {
+            let tags: Vec<&str> = index
+                .manifests
+                .iter()
+                .filter_map(|d| d.annotations.get(REF_NAME).map(String::as_str))
+                .collect();
+            let untagged = index.manifests.len() - tags.len();
+            bail!(
+                "the OCI layout {} has no image tagged {wanted:?} (tags present: {}{}){}",
+                dir.display(),
+                if tags.is_empty() {
+                    "none".to_string()
+                } else {
+                    tags.join(", ")
+                },
+                if untagged > 0 {
+                    format!("; {untagged} untagged image(s)")
+                } else {
+                    String::new()
+                },
+                if tag.is_none() && index.manifests.len() > 1 {
+                    "; it holds several images, so name one: oci:DIR:TAG"
+                } else {
+                    ""
+                }
+            );
+        }
+        _ => bail!(
+            "the OCI layout {} tags several images {wanted:?}",
+            dir.display()
+        ),
+    }
+}
+
+/// The bytes of the regular file at `path`, `None` when longer than `limit`. A FIFO, socket or
+/// device is refused before it is opened (opening a FIFO would wait for a writer), and checked
+/// again on the open handle.
+fn read_regular(path: &Path, limit: u64) -> Result<Option<Vec<u8>>> {
+    let refuse = |kind: std::fs::FileType| -> Result<()> {
+        if kind.is_file() {
+            Ok(())
+        } else {
+            bail!(
+                "{} is not a regular file (a directory, FIFO, socket or device)",
+                path.display()
+            )
+        }
+    };
+    refuse(std::fs::metadata(path)?.file_type())?;
+    let file = std::fs::File::open(path)?;
+    refuse(file.metadata()?.file_type())?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INDEX: &[u8] =
+        br#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}"#;
+
+    /// A layout with the blob `INDEX` under each `(tag or untagged)` descriptor.
+    fn layout(tags: &[Option<&str>]) -> (tempfile::TempDir, Digest) {
+        let dir = tempfile::tempdir().unwrap();
+        let digest = Digest::of_bytes(INDEX);
+        std::fs::create_dir_all(dir.path().join("blobs/sha256")).unwrap();
+        std::fs::write(dir.path().join("blobs/sha256").join(digest.hex()), INDEX).unwrap();
+        let manifests: Vec<serde_json::Value> = tags
+            .iter()
+            .map(|tag| {
+                let mut d = serde_json::json!({
+                    "mediaType": "application/vnd.oci.image.index.v1+json",
+                    "digest": digest.as_str(), "size": INDEX.len(),
+                });
+                if let Some(tag) = tag {
+                    d["annotations"] = serde_json::json!({ REF_NAME: tag });
+                }
+                d
+            })
+            .collect();
+        let index = serde_json::json!({"schemaVersion": 2, "manifests": manifests});
+        std::fs::write(dir.path().join("index.json"), index.to_string()).unwrap();
+        (dir, digest)
+    }
+
+    #[test]
+    fn a_tag_with_a_slash_is_found() {
+        let (dir, digest) = layout(&[Some("release/1.0"), Some("latest")]);
+        assert_eq!(resolve(dir.path(), Some("release/1.0")).unwrap(), digest);
+        assert_eq!(resolve(dir.path(), None).unwrap(), digest);
+    }
+
+    #[test]
+    fn without_a_tag_the_only_image_is_taken_as_skopeo_does() {
+        let (dir, digest) = layout(&[None]);
+        assert_eq!(resolve(dir.path(), None).unwrap(), digest);
+        // Named explicitly, a tag must exist.
+        let err = resolve(dir.path(), Some("latest")).unwrap_err().to_string();
+        assert!(err.contains("no image tagged \"latest\""), "{err}");
+        assert!(err.contains("1 untagged image(s)"), "{err}");
+        // Several images and no tag: name one.
+        let (dir, _) = layout(&[None, Some("v1")]);
+        let err = resolve(dir.path(), None).unwrap_err().to_string();
+        assert!(
+            err.contains("tags present: v1; 1 untagged image(s)"),
+            "{err}"
+        );
+        assert!(err.contains("name one: oci:DIR:TAG"), "{err}");
+    }
+
+    #[test]
+    fn a_fifo_blob_is_refused_not_waited_on() {
+        let (dir, digest) = layout(&[Some("latest")]);
+        let blob = dir.path().join("blobs/sha256").join(digest.hex());
+        std::fs::remove_file(&blob).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&blob)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let err = format!("{:#}", resolve(dir.path(), Some("latest")).unwrap_err());
+        assert!(err.contains("is not a regular file"), "{err}");
+        // index.json as a device.
+        let (dir, _) = layout(&[Some("latest")]);
+        std::fs::remove_file(dir.path().join("index.json")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("index.json")).unwrap();
+        let err = format!("{:#}", resolve(dir.path(), None).unwrap_err());
+        assert!(err.contains("is not a regular file"), "{err}");
+    }
+
+    #[test]
+    fn a_blob_that_is_not_a_manifest_is_refused() {
+        let (dir, _) = layout(&[]);
+        let body = b"<html>not a manifest</html>";
+        let digest = Digest::of_bytes(body);
+        std::fs::write(dir.path().join("blobs/sha256").join(digest.hex()), body).unwrap();
+        let index = serde_json::json!({"schemaVersion": 2, "manifests": [
+            {"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": digest.as_str(), "size": body.len()}
+        ]});
+        std::fs::write(dir.path().join("index.json"), index.to_string()).unwrap();
+        let err = resolve(dir.path(), None).unwrap_err().to_string();
+        assert!(err.contains("not an image index or manifest"), "{err}");
+    }
 }

@@ -6,6 +6,7 @@
 //! the digest of the image index (or Docker manifest list), not of a platform's manifest.
 
 pub mod layout;
+pub mod manifest;
 mod reference;
 pub mod registry;
 mod source;
@@ -71,18 +72,33 @@ impl fmt::Display for Digest {
     }
 }
 
-/// The registry's tag points to another digest than the one the build step reported.
+/// The registry's tag points to another digest than the one the build step reported (or, for a
+/// digest-pinned image, the pin and `--expected-digest` name different images).
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error(
-    "{image} points to {resolved}, not to the expected digest {expected} (expected-digest, the digest the build step reported): another push may have moved the tag between the build and this step. Nothing was announced, so no release note names the wrong image; re-run the build, or pass the digest the tag points to now"
-)]
+#[error("{}", moved(.image, .resolved, .expected))]
 pub struct DigestMoved {
     /// The image reference as given.
     pub image: String,
-    /// What the tag points to now.
+    /// What the tag points to now (for a pinned image, the pin the registry confirmed).
     pub resolved: Digest,
     /// What the build step reported.
     pub expected: Digest,
+}
+
+fn moved(image: &str, resolved: &Digest, expected: &Digest) -> String {
+    let pinned = !image.starts_with("oci:")
+        && image
+            .rsplit_once('@')
+            .is_some_and(|(_, pin)| pin.starts_with("sha256:"));
+    if pinned {
+        format!(
+            "{image} is pinned to {resolved}, not to the expected digest {expected} (expected-digest, the digest the build step reported): the image input and expected-digest name different images. Nothing was announced; make them agree (or drop the pin and name the tag)"
+        )
+    } else {
+        format!(
+            "{image} points to {resolved}, not to the expected digest {expected} (expected-digest, the digest the build step reported): another push may have moved the tag between the build and this step. Nothing was announced, so no release note names the wrong image; re-run the build, or pass the digest the tag points to now"
+        )
+    }
 }
 
 /// Checks the resolved digest against `--expected-digest` (none given: nothing to check).
@@ -122,6 +138,12 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("moved the tag"), "{err}");
+        let pinned = format!("r/lab@{a}");
+        let err = check_expected(&pinned, &a, Some(&b))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("{pinned} is pinned to {a}")), "{err}");
+        assert!(!err.contains("moved the tag"), "{err}");
     }
 
     const HEX: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";

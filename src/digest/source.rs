@@ -11,10 +11,13 @@ pub enum ImageSource {
     /// normalised as `docker pull` does: `lab:latest` is `docker.io/library/lab:latest`.
     /// A reference without a tag means `:latest`.
     Registry(Reference),
-    /// `oci:DIR[:TAG]`: an OCI image layout directory, as `skopeo copy`,
-    /// `docker buildx --output type=oci` (unpacked) and `oras` write them. TAG (default
-    /// `latest`) is matched against `org.opencontainers.image.ref.name` in `index.json`.
-    Layout { dir: PathBuf, tag: String },
+    /// `oci:DIR[:REF]`: an OCI image layout directory, as `skopeo copy`,
+    /// `docker buildx --output type=oci` (unpacked) and `oras` write them. Split as skopeo
+    /// (containers/image `oci/internal`) splits it: DIR is everything up to the first `:`, REF
+    /// everything after it, so REF may hold `/` and `:` (`oci:out:release/1.0`) and DIR may not
+    /// hold `:`. REF is matched against `org.opencontainers.image.ref.name` in `index.json`;
+    /// `None` when not given (see [`super::layout::resolve`]).
+    Layout { dir: PathBuf, tag: Option<String> },
 }
 
 impl ImageSource {
@@ -22,7 +25,9 @@ impl ImageSource {
     ///
     /// # Errors
     /// A reference that is not a valid image reference (the error quotes it and gives the
-    /// expected shape), or an `oci:` form with an empty directory.
+    /// expected shape, and says so when the repository has upper case), a registry port that is
+    /// not a port number, a digest pin that is not `sha256:<64 lower-case hex>`, or an `oci:`
+    /// form with an empty directory or a REF that is not an OCI reference name.
     pub fn parse(text: &str) -> Result<Self> {
         let text = text.trim();
         if text.is_empty() {
@@ -31,16 +36,23 @@ impl ImageSource {
             );
         }
         if let Some(rest) = text.strip_prefix("oci:") {
-            let (dir, tag) = match rest.rsplit_once(':') {
-                Some((dir, tag)) if !tag.contains('/') && !dir.is_empty() => (dir, tag),
-                _ => (rest, "latest"),
+            let (dir, tag) = match rest.split_once(':') {
+                Some((dir, tag)) => (dir, Some(tag).filter(|t| !t.is_empty())),
+                None => (rest, None),
             };
             if dir.is_empty() {
                 bail!("{text:?} names no directory: write oci:DIR or oci:DIR:TAG");
             }
+            if let Some(tag) = tag {
+                if !is_layout_ref_name(tag) {
+                    bail!(
+                        "{text:?}: {tag:?} is not an OCI reference name (letters, digits and . _ - : @ + between them, components separated by /); write oci:DIR:TAG (the directory cannot hold a colon)"
+                    );
+                }
+            }
             return Ok(Self::Layout {
                 dir: PathBuf::from(dir),
-                tag: tag.to_string(),
+                tag: tag.map(str::to_string),
             });
         }
         let reference: Reference = super::reference::parse(text).map_err(|err| {
@@ -56,14 +68,21 @@ impl ImageSource {
                  e.g. ghcr.io/org/lab:latest"
             )
         })?;
+        super::registry::check_reference(&reference)?;
         Ok(Self::Registry(reference))
     }
 
-    /// The reference as users read it: `ghcr.io/org/lab:latest`, or `oci:DIR:TAG`.
+    /// The reference as users read it: `ghcr.io/org/lab:latest`, or `oci:DIR:TAG` (without a
+    /// tag, `oci:DIR:latest`: the tag looked for first, and the form release notes have always
+    /// shown, so re-runs leave them unchanged).
     pub fn display(&self) -> String {
         match self {
             Self::Registry(r) => r.whole(),
-            Self::Layout { dir, tag } => format!("oci:{}:{tag}", dir.display()),
+            Self::Layout { dir, tag } => format!(
+                "oci:{}:{}",
+                dir.display(),
+                tag.as_deref().unwrap_or("latest")
+            ),
         }
     }
 
@@ -91,6 +110,32 @@ impl ImageSource {
             name
         }
     }
+}
+
+/// An OCI layout reference name as skopeo accepts it (containers/image `oci/internal`
+/// `refRegexp`): components of ASCII letters and digits joined by one of `- . _ : @ +` or
+/// `--`, and such paths joined by `/`.
+fn is_layout_ref_name(name: &str) -> bool {
+    name.split('/').all(|path| {
+        let bytes = path.as_bytes();
+        let mut i = 0;
+        let alnum = |b: u8| b.is_ascii_alphanumeric();
+        if bytes.is_empty() || !alnum(bytes[0]) {
+            return false;
+        }
+        while i < bytes.len() {
+            if alnum(bytes[i]) {
+                i += 1;
+            } else if bytes[i..].starts_with(b"--") && bytes.get(i + 2).is_some_and(|&b| alnum(b)) {
+                i += 2;
+            } else if b"-._:@+".contains(&bytes[i]) && bytes.get(i + 1).is_some_and(|&b| alnum(b)) {
+                i += 1;
+            } else {
+                return false;
+            }
+        }
+        true
+    })
 }
 
 /// `text` with its repository path lower-cased, when that alone makes it a valid reference
@@ -130,9 +175,6 @@ mod tests {
 
     #[test]
     fn ghcr_reference_keeps_its_parts() {
-        let s = ImageSource::parse("ghcr.io/Org/lab:latest");
-        // Upper case in the repository is invalid in OCI references.
-        assert!(s.is_err());
         let s = ImageSource::parse("ghcr.io/org/jupyter-lab:latest").unwrap();
         assert_eq!(s.display(), "ghcr.io/org/jupyter-lab:latest");
         assert_eq!(s.short_name(), "jupyter-lab");
@@ -158,18 +200,77 @@ mod tests {
     }
 
     #[test]
+    fn an_invalid_registry_port_is_named_before_any_request() {
+        let err = ImageSource::parse("127.0.0.1:99999/org/lab:latest")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(
+                "the registry port \"99999\" in 127.0.0.1:99999 is not a port number (1 to 65535)"
+            ),
+            "{err}"
+        );
+        assert!(err.contains("fix the image input"), "{err}");
+        assert!(ImageSource::parse("127.0.0.1:0/org/lab:latest").is_err());
+        assert!(ImageSource::parse("127.0.0.1:65535/org/lab:latest").is_ok());
+    }
+
+    #[test]
+    fn digest_pins_must_be_lower_case_sha256() {
+        let hex = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+        assert!(ImageSource::parse(&format!("ghcr.io/org/lab@sha256:{hex}")).is_ok());
+        let err = ImageSource::parse(&format!("ghcr.io/org/lab@sha256:{}", hex.to_uppercase()))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("the digest pin sha256:9F86D0"), "{err}");
+        assert!(err.contains("64 lower-case hex digits"), "{err}");
+        let sha512 = format!("ghcr.io/org/lab@sha512:{}", "a".repeat(128));
+        assert!(ImageSource::parse(&sha512).is_err());
+    }
+
+    #[test]
     fn layout_forms() {
-        match ImageSource::parse("oci:examples/lab-layout:latest").unwrap() {
-            ImageSource::Layout { dir, tag } => {
-                assert_eq!(dir, PathBuf::from("examples/lab-layout"));
-                assert_eq!(tag, "latest");
-            }
+        let layout = |text: &str| match ImageSource::parse(text).unwrap() {
+            ImageSource::Layout { dir, tag } => (dir, tag),
             other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            layout("oci:examples/lab-layout:latest"),
+            (PathBuf::from("examples/lab-layout"), Some("latest".into()))
+        );
+        assert_eq!(layout("oci:/tmp/x"), (PathBuf::from("/tmp/x"), None));
+        assert_eq!(layout("oci:/tmp/x:"), (PathBuf::from("/tmp/x"), None));
+        // skopeo's split: the directory ends at the first colon; the tag may hold / and :.
+        assert_eq!(
+            layout("oci:out:release/1.0"),
+            (PathBuf::from("out"), Some("release/1.0".into()))
+        );
+        assert_eq!(
+            layout("oci:/tmp/out:v1:amd64"),
+            (PathBuf::from("/tmp/out"), Some("v1:amd64".into()))
+        );
+        assert_eq!(
+            ImageSource::parse("oci:out:release/1.0").unwrap().display(),
+            "oci:out:release/1.0"
+        );
+        assert_eq!(
+            ImageSource::parse("oci:/tmp/x").unwrap().display(),
+            "oci:/tmp/x:latest"
+        );
+    }
+
+    #[test]
+    fn layout_reference_names_follow_skopeo() {
+        for good in ["latest", "v1.0", "release/1.0", "a--b", "a_b+c@d:e", "A1"] {
+            assert!(is_layout_ref_name(good), "{good}");
         }
-        match ImageSource::parse("oci:/tmp/x").unwrap() {
-            ImageSource::Layout { tag, .. } => assert_eq!(tag, "latest"),
-            other => panic!("{other:?}"),
+        for bad in ["-x", "x-", "a//b", "/a", "a/", "a b", "a---b", "x..y", "é"] {
+            assert!(!is_layout_ref_name(bad), "{bad}");
         }
+        let err = ImageSource::parse("oci:dir:bad tag")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not an OCI reference name"), "{err}");
     }
 
     #[test]
@@ -180,6 +281,7 @@ mod tests {
             "UPPER/Case:tag",
             "a b",
             "oci:",
+            "oci::tag",
             "host:port/x:tag:extra",
         ] {
             let err = ImageSource::parse(bad).unwrap_err().to_string();

@@ -9,7 +9,7 @@
 use crate::common::*;
 use codeq_rollout::digest::registry::{
     self, ACCEPT_MANIFESTS, CredentialSource, Credentials, RegistryError, RegistryOptions,
-    Resolved, RetryPolicy,
+    Resolved, RetryPolicy, TlsProblem,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -337,7 +337,8 @@ async fn plain_http_registry_over_https_is_a_tls_error_suggesting_insecure_regis
         matches!(
             err,
             RegistryError::Tls {
-                suggest_insecure: true,
+                problem: TlsProblem::NotTls,
+                private: true,
                 ..
             }
         ),
@@ -605,10 +606,17 @@ async fn a_503_is_retried_with_backoff_until_the_registry_answers() {
 }
 
 #[tokio::test]
-async fn a_registry_that_keeps_failing_is_named_with_the_attempts() {
+async fn a_registry_that_keeps_failing_is_named_with_the_attempts_and_its_message() {
     let (server, addr) = fake_registry().await;
     Mock::given(method("HEAD"))
         .respond_with(ResponseTemplate::new(503))
+        .mount(&server)
+        .await;
+    // Only a GET answer has a body: the registry's own words come from it.
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(503).set_body_json(serde_json::json!(
+            {"errors": [{"code": "UNAVAILABLE", "message": "maintenance until 14:00 UTC"}]}
+        )))
         .mount(&server)
         .await;
     let timer = VirtualTimer::start();
@@ -624,22 +632,41 @@ async fn a_registry_that_keeps_failing_is_named_with_the_attempts() {
             err,
             RegistryError::Unavailable {
                 status: 503,
-                attempts: 6,
+                attempts: 7,
                 ..
             }
         ),
         "{text}"
     );
-    assert!(text.contains("HTTP 503 after 6 attempt(s)"), "{text}");
+    assert!(
+        text.contains(
+            "HTTP 503: the registry said \"UNAVAILABLE: maintenance until 14:00 UTC\" after 7 attempt(s)"
+        ),
+        "{text}"
+    );
     assert_eq!(timer.waits(), secs(&[1, 2, 4, 8, 16]));
-    assert_eq!(seen(&server).await.len(), 6, "no GET after a 5xx");
+    let methods: Vec<String> = seen(&server).await.into_iter().map(|(m, _)| m).collect();
+    assert_eq!(
+        methods,
+        ["HEAD", "HEAD", "HEAD", "HEAD", "HEAD", "HEAD", "GET"],
+        "six HEAD tries, then one GET for the message"
+    );
 }
 
 #[tokio::test]
-async fn a_retry_after_past_the_deadline_fails_at_once() {
+async fn a_retry_after_past_the_deadline_fails_at_once_quoting_the_rate_limit() {
     let (server, addr) = fake_registry().await;
     Mock::given(method("HEAD"))
         .respond_with(ResponseTemplate::new(429).insert_header("Retry-After", "120"))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .insert_header("Retry-After", "120")
+                .set_body_json(serde_json::json!({"errors": [{"code": "TOOMANYREQUESTS",
+                    "message": "You have reached your unauthenticated pull rate limit."}]})),
+        )
         .mount(&server)
         .await;
     let timer = VirtualTimer::start();
@@ -651,14 +678,44 @@ async fn a_retry_after_past_the_deadline_fails_at_once() {
     .unwrap_err();
     let text = err.to_string();
     assert!(
-        matches!(err, RegistryError::Unavailable { status: 429, attempts: 1, retry_after: Some(d), .. } if d == Duration::from_secs(120)),
+        matches!(err, RegistryError::Unavailable { status: 429, attempts: 2, retry_after: Some(d), .. } if d == Duration::from_secs(120)),
         "{text}"
     );
     assert!(
-        text.contains("retry after 120.0 s, past the deadline"),
+        text.contains("retry after 120 s, which is past the deadline"),
+        "{text}"
+    );
+    assert!(
+        text.contains("You have reached your unauthenticated pull rate limit."),
         "{text}"
     );
     assert!(timer.waits().is_empty());
+    assert_eq!(seen(&server).await.len(), 2, "one HEAD, one GET");
+}
+
+#[tokio::test]
+async fn a_head_that_keeps_failing_is_answered_by_the_one_get() {
+    let (server, addr) = fake_registry().await;
+    Mock::given(method("HEAD"))
+        .respond_with(ResponseTemplate::new(502))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_raw(BODY, "application/vnd.oci.image.index.v1+json"),
+        )
+        .mount(&server)
+        .await;
+    let timer = VirtualTimer::start();
+    let resolved = resolve(
+        &format!("{addr}/org/lab:latest"),
+        &options(&addr, None, &timer),
+    )
+    .await
+    .unwrap();
+    assert_eq!(resolved.digest.to_string(), digest_header(BODY));
+    assert_eq!(resolved.requests, 7);
 }
 
 #[tokio::test]
@@ -756,7 +813,8 @@ async fn a_registry_hanging_past_the_deadline_times_out() {
     let options = RegistryOptions {
         insecure: vec![addr.clone()],
         retry: RetryPolicy {
-            timeout: Duration::from_millis(300),
+            // Long enough that building the HTTP client (trust roots) on a loaded runner fits.
+            timeout: Duration::from_secs(2),
             ..RetryPolicy::default()
         },
         ..Default::default()
@@ -766,11 +824,13 @@ async fn a_registry_hanging_past_the_deadline_times_out() {
         .unwrap_err();
     let text = err.to_string();
     assert!(
-        matches!(err, RegistryError::TimedOut { attempts: 1, .. }),
+        matches!(err, RegistryError::TimedOut { requests: 1, .. }),
         "{text}"
     );
     assert!(
-        text.contains("within registry-timeout (0.3 s; 1 attempt(s))"),
+        text.contains(&format!(
+            "registry {addr} did not answer for {addr}/org/lab:latest within registry-timeout (2 s; 1 request(s) sent)"
+        )),
         "{text}"
     );
 }
@@ -865,14 +925,14 @@ async fn registry_timeout_input_bounds_a_hanging_registry() {
         &serde_json::json!({}),
     )
     .input("insecure-registry", &addr)
-    .input("registry-timeout", "1")
+    .input("registry-timeout", "2")
     .input("dry-run", "true")
     .run()
     .await;
     assert_eq!(out.code, 1);
     assert!(
         out.stdout
-            .contains("within registry-timeout (1.0 s; 1 attempt(s))"),
+            .contains("within registry-timeout (2 s; 1 request(s) sent)"),
         "{}",
         out.stdout
     );
@@ -909,4 +969,699 @@ async fn the_binary_retries_a_503_and_announces_the_digest() {
     out.assert_success();
     assert_eq!(out.output("digest"), digest_header(BODY));
     assert_eq!(seen(&server).await.len(), 2);
+}
+
+// ---- what a registry (or what stands in front of it) must not get announced ----
+
+/// A fake registry whose HEAD answers 200 without a digest header and whose GET answers
+/// `get`; returns the resolution's result and the fake.
+async fn resolve_with_get(get: ResponseTemplate) -> (Result<Resolved, RegistryError>, MockServer) {
+    let (server, addr) = fake_registry().await;
+    Mock::given(method("HEAD"))
+        .respond_with(ResponseTemplate::new(200))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .respond_with(get)
+        .mount(&server)
+        .await;
+    let timer = VirtualTimer::start();
+    let result = resolve(
+        &format!("{addr}/org/lab:latest"),
+        &options(&addr, None, &timer),
+    )
+    .await;
+    (result, server)
+}
+
+#[tokio::test]
+async fn a_get_fallback_that_is_not_a_manifest_is_refused() {
+    let login = b"<!DOCTYPE html><html><head><title>Sign in</title></head><body>SSO</body></html>";
+    let cases: [(&[u8], &str, &str); 4] = [
+        (
+            login,
+            "text/html; charset=utf-8",
+            "an HTML or XML page (Content-Type text/html)",
+        ),
+        (
+            b"",
+            "application/vnd.oci.image.index.v1+json",
+            "an empty body",
+        ),
+        (
+            &BODY[..20],
+            "application/vnd.oci.image.index.v1+json",
+            "JSON cut short",
+        ),
+        (
+            br#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.config.v1+json"}"#,
+            "application/json",
+            "media type \"application/vnd.oci.image.config.v1+json\"",
+        ),
+    ];
+    for (body, content_type, what) in cases {
+        let (result, server) =
+            resolve_with_get(ResponseTemplate::new(200).set_body_raw(body, content_type)).await;
+        let err = result.unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, RegistryError::NotAManifest { .. }), "{text}");
+        assert!(text.contains(what), "{what}: {text}");
+        assert!(text.contains("not an image index or manifest"), "{text}");
+        assert!(
+            !text.contains(&digest_header(body)),
+            "no digest of it: {text}"
+        );
+        assert_eq!(seen(&server).await.len(), 2);
+    }
+}
+
+#[tokio::test]
+async fn a_manifest_over_4_mib_is_refused() {
+    let big = format!(
+        r#"{{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[],"pad":"{}"}}"#,
+        " ".repeat(4 << 20)
+    );
+    let (result, _server) = resolve_with_get(
+        ResponseTemplate::new(200).set_body_raw(big, "application/vnd.oci.image.index.v1+json"),
+    )
+    .await;
+    let err = result.unwrap_err();
+    assert!(
+        matches!(err, RegistryError::ManifestTooLarge { limit, .. } if limit == 4 << 20),
+        "{err}"
+    );
+    assert!(err.to_string().contains("more than 4 MiB"), "{err}");
+}
+
+#[tokio::test]
+async fn an_endless_manifest_body_is_cut_at_4_mib_not_read_whole() {
+    let endless = crate::common::registry::EndlessManifest::start().await;
+    let timer = VirtualTimer::start();
+    let err = resolve(
+        &format!("{}/org/lab:latest", endless.addr),
+        &options(&endless.addr, None, &timer),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(err, RegistryError::ManifestTooLarge { .. }),
+        "{err}"
+    );
+    // Reading stopped at the limit: what the server got out is the limit plus what the
+    // sockets buffer, far from unbounded.
+    let sent = endless.sent();
+    assert!(sent < 64 << 20, "{sent} bytes were read");
+}
+
+#[tokio::test]
+async fn two_different_digest_headers_are_an_error() {
+    let (server, addr) = fake_registry().await;
+    let other = digest_header(b"another manifest");
+    Mock::given(method("HEAD"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .append_header("Docker-Content-Digest", digest_header(BODY).as_str())
+                .append_header("Docker-Content-Digest", other.as_str()),
+        )
+        .mount(&server)
+        .await;
+    let timer = VirtualTimer::start();
+    let err = resolve(
+        &format!("{addr}/org/lab:latest"),
+        &options(&addr, None, &timer),
+    )
+    .await
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(err, RegistryError::ConflictingDigests { .. }),
+        "{text}"
+    );
+    assert!(
+        text.contains(&digest_header(BODY)) && text.contains(&other),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn the_same_digest_header_twice_is_one_digest() {
+    let (server, addr) = fake_registry().await;
+    Mock::given(method("HEAD"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .append_header("Docker-Content-Digest", digest_header(BODY).as_str())
+                .append_header("Docker-Content-Digest", digest_header(BODY).as_str()),
+        )
+        .mount(&server)
+        .await;
+    let timer = VirtualTimer::start();
+    let resolved = resolve(
+        &format!("{addr}/org/lab:latest"),
+        &options(&addr, None, &timer),
+    )
+    .await
+    .unwrap();
+    assert_eq!(resolved.digest.to_string(), digest_header(BODY));
+}
+
+#[tokio::test]
+async fn a_pinned_reference_answered_with_another_digest_is_refused() {
+    let pin = digest_header(BODY);
+    let other = digest_header(b"another manifest");
+    // The HEAD's header names another digest.
+    let (server, addr) = fake_registry().await;
+    Mock::given(method("HEAD"))
+        .and(path(format!("/v2/org/lab/manifests/{pin}")))
+        .respond_with(
+            ResponseTemplate::new(200).insert_header("Docker-Content-Digest", other.as_str()),
+        )
+        .mount(&server)
+        .await;
+    let timer = VirtualTimer::start();
+    let image = format!("{addr}/org/lab@{pin}");
+    let err = resolve(&image, &options(&addr, None, &timer))
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, RegistryError::PinMismatch { .. }), "{text}");
+    assert!(
+        text.contains(&format!("answered {image} with digest {other} (its Docker-Content-Digest header), but the reference is pinned to {pin}")),
+        "{text}"
+    );
+    assert!(!text.contains("moved the tag"), "{text}");
+
+    // No header: the bytes the GET serves are another manifest.
+    let (server, addr) = fake_registry().await;
+    Mock::given(method("HEAD"))
+        .respond_with(ResponseTemplate::new(200))
+        .mount(&server)
+        .await;
+    let served = br#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}"#;
+    Mock::given(method("GET"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_raw(&served[..], "application/vnd.oci.image.index.v1+json"),
+        )
+        .mount(&server)
+        .await;
+    let err = resolve(
+        &format!("{addr}/org/lab@{pin}"),
+        &options(&addr, None, &timer),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(err, RegistryError::PinMismatch { how, .. } if how.contains("bytes")),
+        "{err}"
+    );
+
+    // The pinned digest itself resolves.
+    let (server, addr) = fake_registry().await;
+    Mock::given(method("HEAD"))
+        .respond_with(
+            ResponseTemplate::new(200).insert_header("Docker-Content-Digest", pin.as_str()),
+        )
+        .mount(&server)
+        .await;
+    let resolved = resolve(
+        &format!("{addr}/org/lab@{pin}"),
+        &options(&addr, None, &timer),
+    )
+    .await
+    .unwrap();
+    assert_eq!(resolved.digest.to_string(), pin);
+}
+
+// ---- retries and the deadline ----
+
+#[tokio::test]
+async fn a_retry_after_of_u64_max_seconds_fails_cleanly() {
+    let (server, addr) = fake_registry().await;
+    // A first 503 makes the clock pass 1 s, so adding the huge wait would overflow.
+    Mock::given(method("HEAD"))
+        .respond_with(ResponseTemplate::new(503))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("HEAD"))
+        .respond_with(
+            ResponseTemplate::new(503).insert_header("Retry-After", "18446744073709551615"),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(503))
+        .mount(&server)
+        .await;
+    let timer = VirtualTimer::start();
+    let err = resolve(
+        &format!("{addr}/org/lab:latest"),
+        &options(&addr, None, &timer),
+    )
+    .await
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(err, RegistryError::Unavailable { retry_after: Some(d), .. } if d == Duration::from_secs(u64::MAX)),
+        "{text}"
+    );
+    assert!(
+        text.contains("retry after 18446744073709551615 s, which is past the deadline"),
+        "{text}"
+    );
+    assert_eq!(timer.waits(), secs(&[1]));
+}
+
+#[tokio::test]
+async fn a_retry_after_of_zero_is_not_blamed_for_the_deadline() {
+    let (server, addr) = fake_registry().await;
+    Mock::given(method("HEAD"))
+        .respond_with(ResponseTemplate::new(503).insert_header("Retry-After", "0"))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(503))
+        .mount(&server)
+        .await;
+    let timer = VirtualTimer::start();
+    let mut opts = options(&addr, None, &timer);
+    opts.retry.timeout = Duration::from_secs(5);
+    let err = resolve(&format!("{addr}/org/lab:latest"), &opts)
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    // Waits of 1 s and 2 s; the next backoff (4 s) would pass the 5 s deadline.
+    assert_eq!(timer.waits(), secs(&[1, 2]));
+    assert!(
+        matches!(
+            err,
+            RegistryError::Unavailable {
+                retry_after: None,
+                attempts: 4,
+                ..
+            }
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("past the deadline"), "{text}");
+}
+
+#[tokio::test]
+async fn a_hanging_token_endpoint_is_named_not_the_registry() {
+    let (server, addr) = fake_registry().await;
+    Mock::given(method("HEAD"))
+        .respond_with(ResponseTemplate::new(401).insert_header(
+            "WWW-Authenticate",
+            format!(r#"Bearer realm="{}/token",service="fake""#, server.uri()).as_str(),
+        ))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/token"))
+        .respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(30)))
+        .mount(&server)
+        .await;
+    let options = RegistryOptions {
+        insecure: vec![addr.clone()],
+        retry: RetryPolicy {
+            // Long enough that building the HTTP client (trust roots) on a loaded runner fits.
+            timeout: Duration::from_secs(2),
+            ..RetryPolicy::default()
+        },
+        ..Default::default()
+    };
+    let err = resolve(&format!("{addr}/org/lab:latest"), &options)
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(err, RegistryError::TimedOut { requests: 2, .. }),
+        "{text}"
+    );
+    assert!(
+        text.starts_with(&format!(
+            "the token endpoint http://{addr}/token of registry {addr} did not answer"
+        )),
+        "{text}"
+    );
+}
+
+// ---- what the registry says, quoted so people can read it ----
+
+#[tokio::test]
+async fn a_404_html_page_is_quoted_by_its_title() {
+    let (server, addr) = fake_registry().await;
+    Mock::given(method("HEAD"))
+        .respond_with(ResponseTemplate::new(404))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(404).set_body_raw(
+            "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n",
+            "text/html",
+        ))
+        .mount(&server)
+        .await;
+    let timer = VirtualTimer::start();
+    let err = resolve(
+        &format!("{addr}/org/lab:latest"),
+        &options(&addr, None, &timer),
+    )
+    .await
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, RegistryError::TagNotFound { .. }), "{text}");
+    assert!(
+        text.contains("the registry said \"HTML page titled '404 Not Found'\""),
+        "{text}"
+    );
+    assert!(!text.contains('<'), "{text}");
+}
+
+#[tokio::test]
+async fn a_head_answered_405_falls_back_to_get() {
+    let (server, addr) = fake_registry().await;
+    Mock::given(method("HEAD"))
+        .respond_with(ResponseTemplate::new(405))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .insert_header("Docker-Content-Digest", digest_header(BODY).as_str())
+                .set_body_raw(BODY, "application/vnd.oci.image.index.v1+json"),
+        )
+        .mount(&server)
+        .await;
+    let timer = VirtualTimer::start();
+    let resolved = resolve(
+        &format!("{addr}/org/lab:latest"),
+        &options(&addr, None, &timer),
+    )
+    .await
+    .unwrap();
+    assert_eq!(resolved.digest.to_string(), digest_header(BODY));
+    assert_eq!(
+        resolved.media_type,
+        "application/vnd.oci.image.index.v1+json"
+    );
+    assert_eq!(resolved.requests, 2);
+}
+
+#[tokio::test]
+async fn an_upper_case_digest_pin_is_refused_before_any_request() {
+    let (server, addr) = fake_registry().await;
+    let pin = digest_header(BODY)
+        .to_uppercase()
+        .replace("SHA256:", "sha256:");
+    let timer = VirtualTimer::start();
+    let err = resolve(
+        &format!("{addr}/org/lab@{pin}"),
+        &options(&addr, None, &timer),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(err, RegistryError::InvalidReference { .. }),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("64 lower-case hex digits"),
+        "{err}"
+    );
+    assert!(seen(&server).await.is_empty());
+
+    let out = ActionRun::new(
+        &format!("{addr}/org/lab@{pin}"),
+        "http://127.0.0.1:9",
+        "workflow_dispatch",
+        &serde_json::json!({}),
+    )
+    .input("insecure-registry", &addr)
+    .input("dry-run", "true")
+    .run()
+    .await;
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(out.stdout.contains("the digest pin"), "{}", out.stdout);
+    assert!(seen(&server).await.is_empty());
+}
+
+// ---- TLS: tell a plain-HTTP server from an untrusted certificate ----
+
+#[tokio::test]
+async fn a_tls_registry_with_a_private_ca_gets_trust_advice_not_insecure_registry() {
+    let tls = crate::common::registry::TlsFiles::generate();
+    let registry = Registry::start_tls(&tls);
+    let timer = VirtualTimer::start();
+    let mut opts = options("", None, &timer);
+    opts.insecure.clear();
+    let err = resolve(&registry.reference("org/lab:latest"), &opts)
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(
+            err,
+            RegistryError::Tls {
+                problem: TlsProblem::UnknownIssuer,
+                private: true,
+                ..
+            }
+        ),
+        "{text}"
+    );
+    assert!(text.contains("SSL_CERT_FILE"), "{text}");
+    assert!(!text.contains("--insecure-registry"), "{text}");
+}
+
+#[tokio::test]
+async fn insecure_registry_on_a_tls_registry_says_it_speaks_tls() {
+    let tls = crate::common::registry::TlsFiles::generate();
+    let registry = Registry::start_tls(&tls);
+    let timer = VirtualTimer::start();
+    let err = resolve(
+        &registry.reference("org/lab:latest"),
+        &options(&registry.addr, None, &timer),
+    )
+    .await
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(err, RegistryError::InsecureButTls { .. }),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "registry {} is listed in insecure-registry, so it was asked over plain HTTP, but it speaks TLS",
+            registry.addr
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("Client sent an HTTP request to an HTTPS server"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("remove {} from insecure-registry", registry.addr)),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn ssl_cert_file_trusts_a_private_ca_and_a_name_the_certificate_lacks_is_named() {
+    let tls = crate::common::registry::TlsFiles::generate();
+    let registry = Registry::start_tls(&tls);
+    let digest = pushed_layout(&registry);
+    let ca = tls.ca.display().to_string();
+    let run = |image: String| {
+        ActionRun::new(
+            &image,
+            "http://127.0.0.1:9",
+            "workflow_dispatch",
+            &serde_json::json!({}),
+        )
+        .input("tier", "routine")
+        .input("dry-run", "true")
+        .var("SSL_CERT_FILE", &ca)
+    };
+    // The advice works: with the CA trusted, the digest resolves over TLS.
+    let out = run(registry.reference("org/lab:latest")).run().await;
+    out.assert_success();
+    assert_eq!(out.output("digest"), digest);
+    // Reached by a name the certificate does not hold.
+    let port = registry.addr.rsplit_once(':').unwrap().1;
+    let out = run(format!("localhost:{port}/org/lab:latest")).run().await;
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("the certificate does not name localhost"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stdout.contains("--insecure-registry"),
+        "{}",
+        out.stdout
+    );
+}
+
+// ---- inputs as the Actions runner passes them ----
+
+#[tokio::test]
+async fn insecure_registry_takes_a_newline_list_and_any_case() {
+    let (server, _addr) = fake_registry().await;
+    Mock::given(method("HEAD"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .insert_header("Docker-Content-Digest", digest_header(BODY).as_str()),
+        )
+        .mount(&server)
+        .await;
+    let port = server.address().port();
+    let out = ActionRun::new(
+        &format!("localhost:{port}/org/lab:latest"),
+        "http://127.0.0.1:9",
+        "workflow_dispatch",
+        &serde_json::json!({}),
+    )
+    .input(
+        "insecure-registry",
+        &format!("registry.internal:5000\nLOCALHOST:{port}\n"),
+    )
+    .input("tier", "routine")
+    .input("dry-run", "true")
+    .run()
+    .await;
+    out.assert_success();
+    assert_eq!(out.output("digest"), digest_header(BODY));
+}
+
+#[tokio::test]
+async fn an_invalid_registry_port_or_a_1ms_timeout_reads_sensibly() {
+    let out = ActionRun::new(
+        "127.0.0.1:99999/org/lab:latest",
+        "http://127.0.0.1:9",
+        "workflow_dispatch",
+        &serde_json::json!({}),
+    )
+    .input("dry-run", "true")
+    .run()
+    .await;
+    assert_eq!(out.code, 2, "an invalid image input is bad usage");
+    assert!(
+        out.stdout
+            .contains("the registry port \"99999\" in 127.0.0.1:99999 is not a port number"),
+        "{}",
+        out.stdout
+    );
+
+    let (server, addr) = fake_registry().await;
+    Mock::given(method("HEAD"))
+        .respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(30)))
+        .mount(&server)
+        .await;
+    let out = ActionRun::new(
+        &format!("{addr}/org/lab:latest"),
+        "http://127.0.0.1:9",
+        "workflow_dispatch",
+        &serde_json::json!({}),
+    )
+    .input("insecure-registry", &addr)
+    .input("registry-timeout", "1ms")
+    .input("dry-run", "true")
+    .run()
+    .await;
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout.contains("registry-timeout (1 ms"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("0 attempt"), "{}", out.stdout);
+}
+
+#[tokio::test]
+async fn a_layout_tag_with_a_slash_resolves() {
+    let layout = tempfile::tempdir().unwrap();
+    let digest = make_layout(layout.path(), "release/1.0", "slash-tag");
+    let out = ActionRun::new(
+        &format!("oci:{}:release/1.0", layout.path().display()),
+        "http://127.0.0.1:9",
+        "workflow_dispatch",
+        &serde_json::json!({}),
+    )
+    .input("tier", "routine")
+    .input("dry-run", "true")
+    .run()
+    .await;
+    out.assert_success();
+    assert_eq!(out.output("digest"), digest);
+}
+
+// ---- credentials a registry echoes never reach the log ----
+
+/// Runs the binary against a fake registry that asks for Basic credentials and echoes the
+/// password back in its 401 body (`echo` builds the body from the password); returns
+/// everything printed except the `::add-mask::` lines (the runner's own masking input).
+async fn printed_when_the_registry_echoes(
+    password: &str,
+    echo: fn(&str) -> ResponseTemplate,
+) -> String {
+    let (server, addr) = fake_registry().await;
+    Mock::given(method("HEAD"))
+        .respond_with(
+            ResponseTemplate::new(401).insert_header("WWW-Authenticate", r#"Basic realm="fake""#),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .respond_with(echo(password))
+        .mount(&server)
+        .await;
+    let out = ActionRun::new(
+        &format!("{addr}/org/lab:latest"),
+        "http://127.0.0.1:9",
+        "workflow_dispatch",
+        &serde_json::json!({}),
+    )
+    .input("insecure-registry", &addr)
+    .input("registry-username", USER)
+    .input("registry-password", password)
+    .input("dry-run", "true")
+    .run()
+    .await;
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stdout.contains("refused access"), "{}", out.stdout);
+    format!("{}\n{}", out.stdout, out.stderr)
+        .lines()
+        .filter(|l| !l.starts_with("::add-mask::"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test]
+async fn an_echoed_password_with_a_tab_is_not_printed() {
+    let printed = printed_when_the_registry_echoes("s3cret\tpass-2024", |p| {
+        ResponseTemplate::new(401).set_body_json(serde_json::json!(
+            {"errors": [{"code": "UNAUTHORIZED", "message": format!("invalid password {p}")}]}
+        ))
+    })
+    .await;
+    assert!(printed.contains("invalid password ***"), "{printed}");
+    assert!(
+        !printed.contains("s3cret") && !printed.contains("pass-2024"),
+        "{printed}"
+    );
+}
+
+#[tokio::test]
+async fn an_echoed_long_token_cut_by_the_message_cap_is_not_printed() {
+    let token = format!("glpat-{}", "k7Qx".repeat(100));
+    let printed = printed_when_the_registry_echoes(&token, |p| {
+        ResponseTemplate::new(401).set_body_raw(format!("bad credentials: {p}"), "text/plain")
+    })
+    .await;
+    assert!(printed.contains("bad credentials: ***"), "{printed}");
+    assert!(!printed.contains("k7Qxk7Qx"), "{printed}");
 }

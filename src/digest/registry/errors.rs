@@ -4,6 +4,7 @@
 //! sent one (HEAD answers have no body, so it comes from the one GET made on the failure
 //! path), says which credentials were tried (never the secret) and what to change.
 
+use super::redact::Secrets;
 use std::time::Duration;
 
 /// A registry look-up that failed. Callers match on the variant (e.g. to tell a missing tag
@@ -103,9 +104,11 @@ pub enum RegistryError {
         cause: String,
     },
 
-    /// The TLS handshake failed (bad certificate, or a plain-HTTP registry spoken to over
-    /// HTTPS). Not retried.
-    #[error("TLS failure talking to {host}:{port} (registry {registry}): {cause}{}", insecure_hint(.suggest_insecure, .registry))]
+    /// The TLS handshake failed. Not retried. What to do depends on why ([`TlsProblem`]):
+    /// `--insecure-registry` is suggested only when the server answered like a plain-HTTP
+    /// server and the host is loopback or private; a certificate signed by an unknown CA gets
+    /// the trust-store advice instead (plain HTTP would not reach a TLS registry at all).
+    #[error("TLS failure talking to {host}:{port} (registry {registry}): {cause}{}", tls_hint(.problem, *.private, .registry, .host))]
     Tls {
         /// `HOST[:PORT]` of the registry.
         registry: String,
@@ -115,11 +118,31 @@ pub enum RegistryError {
         port: u16,
         /// The TLS error.
         cause: String,
-        /// The host is loopback or private, so `--insecure-registry` is a reasonable fix.
-        suggest_insecure: bool,
+        /// Why the handshake failed.
+        problem: TlsProblem,
+        /// The host is loopback or private ([`is_loopback_or_private`]).
+        private: bool,
+    },
+
+    /// The registry is listed in `--insecure-registry`, so it was spoken to over plain HTTP,
+    /// but it speaks TLS: it answered HTTP 400 with a body such as Go's `Client sent an HTTP
+    /// request to an HTTPS server.` or nginx's `The plain HTTP request was sent to HTTPS port`.
+    #[error(
+        "registry {registry} is listed in insecure-registry, so it was asked over plain HTTP, but it speaks TLS (HTTPS) on that port (it answered HTTP 400{}); remove {registry} from insecure-registry (--insecure-registry){}",
+        said(.message), insecure_tls_hint(*.private)
+    )]
+    InsecureButTls {
+        /// `HOST[:PORT]` of the registry.
+        registry: String,
+        /// The server's message.
+        message: Option<String>,
+        /// The host is loopback or private (a private CA is then likely).
+        private: bool,
     },
 
     /// 429 or 5xx on every attempt, or a `Retry-After` that would end past the deadline.
+    /// After the last failed HEAD one GET is sent, since only a GET answer has a body: the
+    /// message is the registry's own (a rate limit's reset time, an outage notice).
     #[error(
         "registry {registry} kept failing for {image}: HTTP {status}{} after {attempts} attempt(s) over {}{}; try again later, or raise registry-timeout (--registry-timeout)",
         said(.message), secs(*.elapsed), waited(.retry_after)
@@ -133,28 +156,30 @@ pub enum RegistryError {
         status: u16,
         /// The registry's message.
         message: Option<String>,
-        /// Requests sent.
+        /// Requests sent for the manifest, every try counted.
         attempts: u32,
         /// Time spent.
         elapsed: Duration,
-        /// The last `Retry-After`, when it asked for a wait past the deadline.
+        /// The registry's `Retry-After`, when that wait (not the backoff) would have ended
+        /// past the deadline.
         retry_after: Option<Duration>,
     },
 
     /// No answer before the deadline (`--registry-timeout`).
-    #[error(
-        "registry {registry} did not answer for {image} within registry-timeout ({}; {attempts} attempt(s)); raise registry-timeout (--registry-timeout) or check the registry",
-        secs(*.timeout)
-    )]
+    #[error("{}", timed_out(.endpoint, .image, *.timeout, *.requests))]
     TimedOut {
         /// `HOST[:PORT]` of the registry.
         registry: String,
         /// The image reference as given.
         image: String,
+        /// What did not answer: `registry HOST[:PORT]`, or `the token endpoint URL of
+        /// registry HOST[:PORT]`.
+        endpoint: String,
         /// The deadline.
         timeout: Duration,
-        /// Requests sent.
-        attempts: u32,
+        /// Requests sent in the whole resolution, every try counted (0: the deadline passed
+        /// before the first one).
+        requests: u32,
     },
 
     /// The `Docker-Content-Digest` header disagrees with the sha256 of the manifest bytes.
@@ -172,15 +197,88 @@ pub enum RegistryError {
         computed: String,
     },
 
+    /// One answer carried several `Docker-Content-Digest` values that differ: the registry
+    /// (or a proxy) contradicts itself, and no bytes can settle it on a HEAD.
+    #[error(
+        "registry {registry} named several different digests for {image} in one answer ({}); nothing is announced for a digest the registry contradicts (check the registry or any proxy in front of it)",
+        .digests.join(", ")
+    )]
+    ConflictingDigests {
+        /// `HOST[:PORT]` of the registry.
+        registry: String,
+        /// The image reference as given.
+        image: String,
+        /// The distinct values, as sent (cleaned for the log).
+        digests: Vec<String>,
+    },
+
+    /// The reference is pinned to a digest (`@sha256:...`) and the registry answered with
+    /// another one: content addressing means it must serve exactly the pinned manifest.
+    #[error(
+        "registry {registry} answered {image} with digest {answered} ({how}), but the reference is pinned to {pinned}; a registry must serve exactly the pinned manifest, so nothing is announced (check the registry or any proxy in front of it)"
+    )]
+    PinMismatch {
+        /// `HOST[:PORT]` of the registry.
+        registry: String,
+        /// The image reference as given.
+        image: String,
+        /// The digest in the reference.
+        pinned: String,
+        /// The digest the registry answered with.
+        answered: String,
+        /// Where that digest came from: `its Docker-Content-Digest header` or `the sha256 of
+        /// the manifest bytes it served`.
+        how: &'static str,
+    },
+
     /// The registry's digest is not `sha256:<64 lower-case hex>`.
-    #[error("registry {registry} answered with an unusable digest for {image}: {source}")]
+    #[error("registry {registry} answered with an unusable digest for {image}: {invalid}")]
     InvalidDigest {
         /// `HOST[:PORT]` of the registry.
         registry: String,
         /// The image reference as given.
         image: String,
-        /// What was wrong.
-        source: crate::digest::InvalidDigest,
+        /// What was wrong (not a `source`: its text is already in this message).
+        invalid: crate::digest::InvalidDigest,
+    },
+
+    /// The manifest request answered 2xx with something that is not a JSON image index,
+    /// manifest list or manifest (a login page, an empty body, broken JSON): its sha256 would
+    /// be a well-formed digest of nothing Kubernetes can run.
+    #[error(
+        "registry {registry} answered the manifest request for {image} with {what}, not an image index or manifest; nothing is announced for it (a login page or a proxy in front of the registry answers like this: check the registry name in the image input)"
+    )]
+    NotAManifest {
+        /// `HOST[:PORT]` of the registry.
+        registry: String,
+        /// The image reference as given.
+        image: String,
+        /// What came instead, e.g. `an HTML or XML page (Content-Type text/html)`.
+        what: String,
+    },
+
+    /// The manifest body was larger than [`crate::digest::manifest::MAX_MANIFEST_BYTES`]; reading
+    /// stopped there.
+    #[error(
+        "registry {registry} sent more than {} for the manifest of {image}, the most a registry accepts for a manifest (distribution's limit); that is not a manifest, so nothing is announced (check the image input and any proxy in front of the registry)",
+        mib(*.limit)
+    )]
+    ManifestTooLarge {
+        /// `HOST[:PORT]` of the registry.
+        registry: String,
+        /// The image reference as given.
+        image: String,
+        /// The limit, in bytes.
+        limit: usize,
+    },
+
+    /// The reference cannot be asked for at all (checked before any request).
+    #[error("the image reference {image} cannot be used: {problem}; fix the image input (--image)")]
+    InvalidReference {
+        /// The image reference as given.
+        image: String,
+        /// What is wrong, e.g. `the registry port 99999 is not a port number (1 to 65535)`.
+        problem: String,
     },
 
     /// Any other answer (e.g. 400, 405, a 3xx loop, a body that cannot be read).
@@ -195,6 +293,43 @@ pub enum RegistryError {
     },
 }
 
+/// Why a TLS handshake failed, from the `rustls::Error` in the chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TlsProblem {
+    /// The server answered the TLS hello with bytes that are not TLS: a plain-HTTP server on
+    /// that port (rustls `InvalidMessage`, e.g. `InvalidContentType` for `HTTP/1.1 400`).
+    NotTls,
+    /// The certificate chains to no CA the runner trusts: a private CA or a self-signed
+    /// certificate (`CertificateError::UnknownIssuer`).
+    UnknownIssuer,
+    /// The certificate does not name the host (`CertificateError::NotValidForName`).
+    WrongName,
+    /// The certificate is expired or not yet valid (or the runner's clock is wrong).
+    Expired,
+    /// Anything else (revoked, bad signature, no shared protocol version...).
+    Other,
+}
+
+impl TlsProblem {
+    /// Sorts a rustls error.
+    pub fn of(err: &rustls::Error) -> Self {
+        use rustls::CertificateError as C;
+        match err {
+            rustls::Error::InvalidMessage(_) => Self::NotTls,
+            rustls::Error::InvalidCertificate(c) => match c {
+                C::UnknownIssuer => Self::UnknownIssuer,
+                C::NotValidForName | C::NotValidForNameContext { .. } => Self::WrongName,
+                C::Expired
+                | C::ExpiredContext { .. }
+                | C::NotValidYet
+                | C::NotValidYetContext { .. } => Self::Expired,
+                _ => Self::Other,
+            },
+            _ => Self::Other,
+        }
+    }
+}
+
 fn said(message: &Option<String>) -> String {
     match message {
         Some(m) if !m.is_empty() => format!(": the registry said \"{m}\""),
@@ -202,24 +337,69 @@ fn said(message: &Option<String>) -> String {
     }
 }
 
-fn secs(d: Duration) -> String {
-    format!("{:.1} s", d.as_secs_f64())
+/// A duration for people: `250 ms`, `2.5 s`, `120 s` (whole seconds from 10 s up, so even
+/// `u64::MAX` seconds prints exactly).
+pub fn secs(d: Duration) -> String {
+    if d < Duration::from_secs(1) {
+        format!("{} ms", d.as_millis())
+    } else if d < Duration::from_secs(10) && d.subsec_millis() >= 50 {
+        format!("{:.1} s", d.as_secs_f64())
+    } else {
+        format!("{} s", d.as_secs())
+    }
+}
+
+fn mib(bytes: usize) -> String {
+    format!("{} MiB", bytes >> 20)
 }
 
 fn waited(retry_after: &Option<Duration>) -> String {
     match retry_after {
-        Some(d) => format!(" (it asked to retry after {}, past the deadline)", secs(*d)),
+        Some(d) => format!(
+            " (it asked to retry after {}, which is past the deadline)",
+            secs(*d)
+        ),
         None => String::new(),
     }
 }
 
-fn insecure_hint(suggest: &bool, registry: &str) -> String {
-    if *suggest {
+fn timed_out(endpoint: &str, image: &str, timeout: Duration, requests: u32) -> String {
+    if requests == 0 {
         format!(
-            "; if {registry} is a local registry serving plain HTTP, add it to insecure-registry (--insecure-registry {registry})"
+            "registry-timeout ({}) ran out before any request to {endpoint} for {image} could be sent; raise registry-timeout (--registry-timeout), e.g. 60",
+            secs(timeout)
         )
     } else {
-        "; check the registry's certificate (and the runner's clock and trust store)".to_string()
+        format!(
+            "{endpoint} did not answer for {image} within registry-timeout ({}; {requests} request(s) sent); raise registry-timeout (--registry-timeout) or check that it is up",
+            secs(timeout)
+        )
+    }
+}
+
+fn tls_hint(problem: &TlsProblem, private: bool, registry: &str, host: &str) -> String {
+    const TRUST: &str = "add the CA certificate to the runner's trust store, or set SSL_CERT_FILE to a PEM file holding it (that file replaces the system's CAs: append your CA to a copy of /etc/ssl/certs/ca-certificates.crt)";
+    match problem {
+        TlsProblem::NotTls if private => format!(
+            "; the server answered like a plain-HTTP server: if {registry} is a local registry serving plain HTTP, add it to insecure-registry (--insecure-registry {registry})"
+        ),
+        TlsProblem::NotTls => "; the server answered like a plain-HTTP server: check the registry host and port in the image input (plain HTTP is offered only for loopback and private hosts, since it would expose the credentials)".to_string(),
+        TlsProblem::UnknownIssuer => format!(
+            "; the registry speaks TLS with a certificate from a CA the runner does not trust (a private CA or a self-signed certificate): {TRUST}. insecure-registry would not help: it speaks plain HTTP, which a TLS registry refuses"
+        ),
+        TlsProblem::WrongName => format!(
+            "; the certificate does not name {host}: write the registry name the certificate was issued for in the image input, or have the certificate reissued with {host} as a subject alternative name"
+        ),
+        TlsProblem::Expired => "; check the certificate's validity dates and the runner's clock".to_string(),
+        TlsProblem::Other => "; check the registry's certificate (and the runner's clock and trust store)".to_string(),
+    }
+}
+
+fn insecure_tls_hint(private: bool) -> &'static str {
+    if private {
+        ". If its certificate comes from a private CA, add the CA certificate to the runner's trust store or set SSL_CERT_FILE to a PEM file holding it"
+    } else {
+        ""
     }
 }
 
@@ -245,9 +425,13 @@ pub fn is_loopback_or_private(host: &str) -> bool {
 
 /// The registry's own message from an error body: the distribution error envelope
 /// (`{"errors":[{"code":"MANIFEST_UNKNOWN","message":"manifest unknown"}]}`) as
-/// `CODE: message`, a token endpoint's `{"details": ...}` / `{"error": ...}`, or else the
-/// body text. Made safe for one log line and capped at 300 characters. `None` when empty.
-pub fn registry_message(body: &[u8]) -> Option<String> {
+/// `CODE: message`, a token endpoint's `{"details": ...}` / `{"error": ...}`, an HTML page as
+/// its title (or its text without tags), or else the body text.
+///
+/// The `secrets` are hidden first, in the text as received, then the text is made safe for one
+/// log line and capped at 300 characters (hiding after cleaning would miss a secret whose white
+/// space was folded, or a long one cut at the cap). `None` when empty.
+pub fn registry_message(body: &[u8], secrets: &Secrets) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Envelope {
         errors: Vec<Entry>,
@@ -259,6 +443,7 @@ pub fn registry_message(body: &[u8]) -> Option<String> {
         #[serde(default)]
         message: String,
     }
+    let raw = String::from_utf8_lossy(body);
     let text = if let Ok(envelope) = serde_json::from_slice::<Envelope>(body) {
         envelope
             .errors
@@ -274,12 +459,79 @@ pub fn registry_message(body: &[u8]) -> Option<String> {
         ["details", "error_description", "error", "message"]
             .iter()
             .find_map(|k| map.get(*k).and_then(|v| v.as_str()).map(str::to_string))
-            .unwrap_or_else(|| String::from_utf8_lossy(body).into_owned())
+            .unwrap_or_else(|| raw.clone().into_owned())
+    } else if looks_like_html(&raw) {
+        html_summary(&secrets.redact(&raw))
     } else {
-        String::from_utf8_lossy(body).into_owned()
+        raw.into_owned()
     };
-    let line = crate::sanitize::log_line(&text, 300);
+    let line = crate::sanitize::log_line(&secrets.redact(&text), 300);
+    let line = secrets.redact(&line);
     (!line.is_empty()).then_some(line)
+}
+
+/// Whether a body is an HTML page (a doctype or `<html>` near its start).
+fn looks_like_html(text: &str) -> bool {
+    let head: String = text.trim_start().chars().take(512).collect();
+    let head = head.to_ascii_lowercase();
+    head.starts_with("<!doctype html") || head.contains("<html") || head.contains("<head")
+}
+
+/// An HTML page in a few words: `HTML page titled '404 Not Found'` from its `<title>`, or its text
+/// with tags, scripts and styles removed.
+fn html_summary(html: &str) -> String {
+    let lower = html.to_ascii_lowercase();
+    let title = lower.find("<title").and_then(|start| {
+        let open_end = start + lower[start..].find('>')? + 1;
+        let close = open_end + lower[open_end..].find("</title")?;
+        Some(strip_tags(&html[open_end..close]))
+    });
+    match title {
+        Some(t) if !t.is_empty() => format!("HTML page titled '{t}'"),
+        _ => format!("HTML page: {}", strip_tags(html)),
+    }
+}
+
+/// Text without tags, comments, scripts and styles, with the common entities decoded and
+/// white space folded. Only for summarising a page in an error message.
+fn strip_tags(html: &str) -> String {
+    let lower = html.to_ascii_lowercase();
+    let mut out = String::with_capacity(html.len().min(4096));
+    let mut i = 0;
+    while i < html.len() {
+        let rest = &lower[i..];
+        if rest.starts_with('<') {
+            let end = if rest.starts_with("<!--") {
+                rest.find("-->").map(|e| e + 3)
+            } else if let Some(close) = ["script", "style"]
+                .iter()
+                .find(|name| rest[1..].starts_with(**name))
+                .map(|name| format!("</{name}"))
+            {
+                rest.find(&close)
+                    .and_then(|e| rest[e..].find('>').map(|g| e + g + 1))
+            } else {
+                rest.find('>').map(|e| e + 1)
+            };
+            out.push(' ');
+            i += end.unwrap_or(rest.len());
+        } else {
+            let next = rest.find('<').unwrap_or(rest.len());
+            out.push_str(&html[i..i + next]);
+            i += next;
+        }
+    }
+    for (entity, c) in [
+        ("&lt;", "<"),
+        ("&gt;", ">"),
+        ("&quot;", "\""),
+        ("&#39;", "'"),
+        ("&nbsp;", " "),
+        ("&amp;", "&"),
+    ] {
+        out = out.replace(entity, c);
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The first error code of a distribution error envelope (`MANIFEST_UNKNOWN`,
@@ -313,36 +565,168 @@ mod tests {
         }
     }
 
-    #[test]
-    fn tls_error_hint_depends_on_the_host() {
-        let tls = |suggest| RegistryError::Tls {
+    fn tls(problem: TlsProblem, private: bool) -> String {
+        RegistryError::Tls {
             registry: "r:5000".into(),
             host: "r".into(),
             port: 5000,
             cause: "invalid peer certificate".into(),
-            suggest_insecure: suggest,
+            problem,
+            private,
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn insecure_registry_is_suggested_only_for_a_private_plain_http_server() {
+        assert!(tls(TlsProblem::NotTls, true).contains("--insecure-registry r:5000"));
+        for (problem, private) in [
+            (TlsProblem::NotTls, false),
+            (TlsProblem::WrongName, true),
+            (TlsProblem::Expired, true),
+            (TlsProblem::Other, true),
+        ] {
+            let text = tls(problem, private);
+            assert!(!text.contains("insecure"), "{problem:?}: {text}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_ca_is_answered_with_trust_advice_not_plain_http() {
+        let text = tls(TlsProblem::UnknownIssuer, true);
+        assert!(text.contains("SSL_CERT_FILE"), "{text}");
+        assert!(!text.contains("--insecure-registry"), "{text}");
+        assert!(text.contains("insecure-registry would not help"), "{text}");
+        let text = tls(TlsProblem::WrongName, true);
+        assert!(text.contains("does not name r"), "{text}");
+    }
+
+    #[test]
+    fn rustls_errors_are_sorted() {
+        use rustls::{CertificateError as C, Error as E, InvalidMessage as M};
+        assert_eq!(
+            TlsProblem::of(&E::InvalidMessage(M::InvalidContentType)),
+            TlsProblem::NotTls
+        );
+        assert_eq!(
+            TlsProblem::of(&E::InvalidCertificate(C::UnknownIssuer)),
+            TlsProblem::UnknownIssuer
+        );
+        assert_eq!(
+            TlsProblem::of(&E::InvalidCertificate(C::NotValidForName)),
+            TlsProblem::WrongName
+        );
+        assert_eq!(
+            TlsProblem::of(&E::InvalidCertificate(C::Expired)),
+            TlsProblem::Expired
+        );
+        assert_eq!(
+            TlsProblem::of(&E::InvalidCertificate(C::BadSignature)),
+            TlsProblem::Other
+        );
+    }
+
+    #[test]
+    fn durations_read_as_people_write_them() {
+        let cases = [
+            (Duration::from_millis(1), "1 ms"),
+            (Duration::from_millis(300), "300 ms"),
+            (Duration::from_secs(1), "1 s"),
+            (Duration::from_millis(2500), "2.5 s"),
+            (Duration::ZERO, "0 ms"),
+            (Duration::from_secs(120), "120 s"),
+            (Duration::from_secs(u64::MAX), "18446744073709551615 s"),
+        ];
+        for (d, shown) in cases {
+            assert_eq!(secs(d), shown);
+        }
+    }
+
+    #[test]
+    fn a_timeout_before_any_request_says_so() {
+        let err = |requests| {
+            RegistryError::TimedOut {
+                registry: "r".into(),
+                image: "r/lab:latest".into(),
+                endpoint: "registry r".into(),
+                timeout: Duration::from_millis(1),
+                requests,
+            }
+            .to_string()
         };
-        assert!(tls(true).to_string().contains("--insecure-registry r:5000"));
-        assert!(!tls(false).to_string().contains("insecure"));
+        assert!(
+            err(0).contains("registry-timeout (1 ms) ran out before any request"),
+            "{}",
+            err(0)
+        );
+        assert!(err(2).contains("registry r did not answer for r/lab:latest within registry-timeout (1 ms; 2 request(s) sent)"), "{}", err(2));
+    }
+
+    #[test]
+    fn an_unusable_digest_is_described_once() {
+        let invalid = crate::digest::Digest::parse("sha256:ABC").unwrap_err();
+        let err = anyhow::Error::new(RegistryError::InvalidDigest {
+            registry: "r".into(),
+            image: "r/lab:latest".into(),
+            invalid,
+        });
+        let text = format!("{err:#}");
+        assert_eq!(text.matches("is not an image digest").count(), 1, "{text}");
     }
 
     #[test]
     fn registry_messages_are_read_from_each_body_shape() {
+        let none = Secrets::default();
         let envelope = br#"{"errors":[{"code":"MANIFEST_UNKNOWN","message":"manifest unknown","detail":{"Tag":"x"}}]}"#;
         assert_eq!(
-            registry_message(envelope).as_deref(),
+            registry_message(envelope, &none).as_deref(),
             Some("MANIFEST_UNKNOWN: manifest unknown")
         );
         assert_eq!(error_code(envelope).as_deref(), Some("MANIFEST_UNKNOWN"));
         assert_eq!(
-            registry_message(br#"{"details":"incorrect username or password"}"#).as_deref(),
+            registry_message(br#"{"details":"incorrect username or password"}"#, &none).as_deref(),
             Some("incorrect username or password")
         );
         assert_eq!(
-            registry_message(b"::error::forged\nline").as_deref(),
+            registry_message(b"::error::forged\nline", &none).as_deref(),
             Some("| ::error::forged line")
         );
-        assert_eq!(registry_message(b"  "), None);
+        assert_eq!(registry_message(b"  ", &none), None);
         assert_eq!(error_code(b"not json"), None);
+    }
+
+    #[test]
+    fn an_html_page_is_summarised_by_its_title_or_text() {
+        let none = Secrets::default();
+        let page = b"<!DOCTYPE html>\n<html><head><title>404 Not Found</title><style>h1{}</style></head>\n<body><h1>Not Found</h1><script>var x='<b>';</script></body></html>";
+        assert_eq!(
+            registry_message(page, &none).as_deref(),
+            Some("HTML page titled '404 Not Found'")
+        );
+        let untitled = b"<html><body><!-- x --><p>Sign in &amp; retry</p></body></html>";
+        assert_eq!(
+            registry_message(untitled, &none).as_deref(),
+            Some("HTML page: Sign in & retry")
+        );
+    }
+
+    #[test]
+    fn secrets_are_hidden_before_the_message_is_cleaned_and_cut() {
+        let mut secrets = Secrets::default();
+        secrets.add("s3cret\tpass-2024");
+        let token = format!("ghs_{}", "Zq9".repeat(150));
+        secrets.add(&token);
+        let body = format!("password s3cret\tpass-2024 for user ci and token {token} rejected");
+        let message = registry_message(body.as_bytes(), &secrets).unwrap();
+        assert_eq!(message, "password *** for user ci and token *** rejected");
+        let body = format!(r#"{{"details":"{} {token}"}}"#, "x".repeat(290));
+        let message = registry_message(body.as_bytes(), &secrets).unwrap();
+        assert!(!message.contains("Zq9Zq9"), "{message}");
+        let page = "<html><title>bad s3cret\tpass-2024</title></html>";
+        let message = registry_message(page.as_bytes(), &secrets).unwrap();
+        assert!(
+            !message.contains("s3cret") && !message.contains("pass-2024"),
+            "{message}"
+        );
     }
 }

@@ -12,25 +12,40 @@
 //!    registry, 3 with token auth, one token per run.
 //! 3. A GET only when needed: the 2xx answer has no `Docker-Content-Digest` (ECR, some
 //!    proxies), then the digest is the sha256 of the exact bytes, and a header that disagrees
-//!    with them is an error; or the HEAD failed with 401, 403 or 404, since a HEAD answer has
-//!    no body and only the GET carries the registry's own message (tag or repository unknown,
-//!    denied).
+//!    with them is an error; or the HEAD failed (401, 403, 404, 405 Method Not Allowed, any
+//!    other refusal, or 429/5xx on its last try), since a HEAD answer has no body and only the
+//!    GET carries the registry's own message (or, where HEAD is not allowed, the manifest).
+//!
+//! What is trusted: a 2xx GET body is hashed only when it is a JSON image index, manifest
+//! list or manifest of at most 4 MiB ([`manifest`]). A HEAD cannot show bytes, so its
+//! `Docker-Content-Digest` is the registry's word for the digest. It is checked as far as a HEAD
+//! allows: it must be `sha256:<64 lower-case hex>`, one answer naming two different digests is
+//! an error, and a digest-pinned reference (`@sha256:...`) must be answered with the pinned
+//! digest. It is not verified with a GET of the bytes: that would double every resolution's
+//! cost (and count as a pull on Docker Hub), and it adds nothing against a lying registry, which
+//! can serve bytes to match its lie. It is the same header every runtime resolves a tag with
+//! (containerd, CRI-O); they then pull by that digest and verify the bytes, so a wrong header
+//! makes the pull fail instead of running another image.
 //!
 //! Each request is retried on connection errors, 429 and 5xx within the deadline
 //! ([`retry`], which also says why `oci-client`'s `fetch_manifest_digest` is not used).
-//! The digest is validated (`sha256:<64 hex>`) before it is returned.
+//! Text the registry sends back is quoted in errors with the resolution's secrets hidden
+//! ([`redact`]). The digest is validated (`sha256:<64 hex>`) before it is returned.
 
 pub mod auth;
 pub mod errors;
+pub mod redact;
 pub mod retry;
 
 pub use auth::{CredentialSource, Credentials};
-pub use errors::RegistryError;
+pub use errors::{RegistryError, TlsProblem};
 pub use retry::{RetryPolicy, Timer, TokioTimer};
 
 use super::Digest;
+use super::manifest;
 use auth::Challenge;
 use oci_client::Reference;
+use redact::Secrets;
 use reqwest::{Method, StatusCode};
 use retry::{Answer, Failure, Sender};
 use std::sync::Arc;
@@ -84,20 +99,61 @@ pub struct Resolved {
 ///
 /// # Errors
 /// A [`RegistryError`] naming the registry and image, with the registry's own message and
-/// the fix: tag or repository not found, access denied (which credentials were tried),
-/// token endpoint failure, unreachable (host, port, attempts), TLS failure, still failing
-/// (429/5xx) or no answer within the deadline, a digest header the bytes contradict, or an
-/// unusable digest.
+/// the fix: an unusable reference (checked before any request), tag or repository not found,
+/// access denied (which credentials were tried), token endpoint failure, unreachable (host,
+/// port, attempts), TLS failure, still failing (429/5xx) or no answer within the deadline, an
+/// answer that is not a manifest or is too large, digests the registry contradicts (header
+/// against bytes, two headers, a pin), or an unusable digest.
 pub async fn resolve(
     reference: &Reference,
     options: &RegistryOptions,
 ) -> Result<Resolved, RegistryError> {
+    check_reference(reference)?;
     let timer: Arc<dyn Timer> = match &options.timer {
         Some(t) => Arc::clone(t),
         None => Arc::new(TokioTimer::start()),
     };
     let mut session = Session::new(reference, options, timer.as_ref())?;
     session.run().await
+}
+
+/// Checks what can be checked of `reference` without a request: the registry's port is a
+/// port number (1 to 65535), and a digest pin is `sha256:<64 lower-case hex>` (registries
+/// compare digests as strings, and only sha256 digests are announced).
+///
+/// # Errors
+/// [`RegistryError::InvalidReference`] saying which part is wrong.
+pub fn check_reference(reference: &Reference) -> Result<(), RegistryError> {
+    let invalid = |problem: String| RegistryError::InvalidReference {
+        image: reference.whole(),
+        problem,
+    };
+    let registry = reference.resolve_registry();
+    if let Some((_, port)) = registry.rsplit_once(':').filter(|(_, p)| !p.contains(']')) {
+        if !port.parse::<u16>().is_ok_and(|p| p > 0) {
+            return Err(invalid(format!(
+                "the registry port {port:?} in {registry} is not a port number (1 to 65535)"
+            )));
+        }
+    }
+    if let Some(pin) = reference.digest() {
+        Digest::parse(pin).map_err(|_| {
+            invalid(format!(
+                "the digest pin {pin} is not sha256: followed by 64 lower-case hex digits (registries compare digests exactly: write it as `docker buildx imagetools inspect` prints it)"
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+/// Whether `registry` (`HOST[:PORT]`) is in the `insecure-registry` list. Entries may hold
+/// several hosts separated by commas or new lines (the Action input is one string); host
+/// names compare without regard to case, as DNS does.
+pub fn is_insecure(list: &[String], registry: &str) -> bool {
+    list.iter()
+        .flat_map(|entry| entry.split([',', '\n']))
+        .map(str::trim)
+        .any(|host| !host.is_empty() && host.eq_ignore_ascii_case(registry))
 }
 
 #[derive(Clone)]
@@ -115,8 +171,12 @@ struct Session<'a> {
     image: String,
     scheme: &'static str,
     url: String,
+    /// The digest the reference is pinned to (`@sha256:...`), if any.
+    pin: Option<Digest>,
     credentials: Option<Credentials>,
     authorization: Authorization,
+    /// Hidden in any text the registry echoes.
+    secrets: Secrets,
 }
 
 impl<'a> Session<'a> {
@@ -127,7 +187,7 @@ impl<'a> Session<'a> {
     ) -> Result<Self, RegistryError> {
         let registry = reference.resolve_registry().to_string();
         let image = reference.whole();
-        let scheme = if options.insecure.iter().any(|i| i == &registry) {
+        let scheme = if is_insecure(&options.insecure, &registry) {
             "http"
         } else {
             "https"
@@ -152,6 +212,38 @@ impl<'a> Session<'a> {
                 image: image.clone(),
                 detail: format!("cannot set up the HTTP client: {e}"),
             })?;
+        let credentials = auth::credentials_for(
+            &registry,
+            options.credentials.as_ref(),
+            options.github_token.as_deref(),
+        );
+        let mut secrets = Secrets::default();
+        for secret in [
+            options.credentials.as_ref().map(|c| c.password.as_str()),
+            options.github_token.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            secrets.add(secret);
+        }
+        if let Some(c) = &credentials {
+            // The Authorization value as sent (base64 of user:password), should a proxy echo it.
+            let basic = client
+                .get(&url)
+                .basic_auth(&c.username, Some(&c.password))
+                .build()
+                .ok()
+                .and_then(|r| {
+                    r.headers()
+                        .get(reqwest::header::AUTHORIZATION)
+                        .and_then(|v| v.to_str().ok())
+                        .map(str::to_string)
+                });
+            if let Some(value) = basic {
+                secrets.add(value.trim_start_matches("Basic "));
+            }
+        }
         Ok(Self {
             client,
             sender: Sender {
@@ -159,43 +251,90 @@ impl<'a> Session<'a> {
                 timer,
                 requests: 0,
             },
-            credentials: auth::credentials_for(
-                &registry,
-                options.credentials.as_ref(),
-                options.github_token.as_deref(),
-            ),
+            pin: reference.digest().and_then(|d| Digest::parse(d).ok()),
+            credentials,
             repository: reference.repository().to_string(),
             registry,
             image,
             scheme,
             url,
             authorization: Authorization::None,
+            secrets,
         })
     }
 
     async fn run(&mut self) -> Result<Resolved, RegistryError> {
-        let mut head = self.manifest(Method::HEAD).await?;
-        if head.status == StatusCode::UNAUTHORIZED && self.authenticate(&head).await? {
-            head = self.manifest(Method::HEAD).await?;
+        let mut head = self.manifest(Method::HEAD, None).await;
+        if let Ok(answer) = &head {
+            if answer.status == StatusCode::UNAUTHORIZED && self.authenticate(answer).await? {
+                head = self.manifest(Method::HEAD, None).await;
+            }
         }
+        let head = match head {
+            Ok(head) => head,
+            Err(Failure::Status {
+                answer,
+                attempts,
+                elapsed,
+                retry_after,
+            }) => {
+                return self
+                    .after_unavailable(answer, attempts, elapsed, retry_after)
+                    .await;
+            }
+            Err(failure) => return Err(self.manifest_transport(failure)),
+        };
         if head.status.is_success() {
-            return match header(&head, "docker-content-digest") {
-                Some(value) => self.resolved(&value, &head),
-                None => {
-                    let get = self.manifest(Method::GET).await?;
-                    self.digest_of_get(get)
+            return match self.header_digest(&head)? {
+                Some(digest) => {
+                    self.check_pin(&digest, "its Docker-Content-Digest header")?;
+                    Ok(Resolved {
+                        digest,
+                        media_type: header(&head, "content-type").unwrap_or_default(),
+                        requests: self.sender.requests,
+                    })
                 }
+                None => match self.manifest(Method::GET, None).await {
+                    Ok(get) => self.digest_of_get(get),
+                    Err(Failure::Status {
+                        answer,
+                        attempts,
+                        elapsed,
+                        retry_after,
+                    }) => Err(self.unavailable(answer, attempts, elapsed, retry_after)),
+                    Err(failure) => Err(self.manifest_transport(failure)),
+                },
             };
         }
-        match head.status {
-            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN | StatusCode::NOT_FOUND => {
-                // A HEAD answer has no body: one GET for the registry's own message.
-                match self.manifest(Method::GET).await {
-                    Ok(get) => self.digest_of_get(get),
-                    Err(_) => Err(self.refusal(head.status, &[])),
-                }
-            }
-            status => Err(self.protocol(format!("HTTP {status} on HEAD {}", self.url))),
+        // 401 after the credentials, 403, 404, 405 (HEAD not allowed), 400...: a HEAD answer
+        // has no body, so one GET for the registry's own message (or the manifest itself).
+        match self.manifest(Method::GET, None).await {
+            Ok(get) => self.digest_of_get(get),
+            Err(_) => Err(self.refusal(head.status, &[])),
+        }
+    }
+
+    /// After the HEAD's last try answered 429 or 5xx: one GET (one try, within the deadline),
+    /// since only a GET answer has a body to quote (a rate limit's reset time, an outage
+    /// notice). It is sent even when `Retry-After` asked for a longer wait: the run fails
+    /// anyway, and the registry's message is what the user needs. Should the GET succeed, the
+    /// digest comes from its bytes.
+    async fn after_unavailable(
+        &mut self,
+        head: Answer,
+        attempts: u32,
+        elapsed: std::time::Duration,
+        retry_after: Option<std::time::Duration>,
+    ) -> Result<Resolved, RegistryError> {
+        match self.manifest(Method::GET, Some(1)).await {
+            Ok(get) => self.digest_of_get(get),
+            Err(Failure::Status { answer, .. }) => Err(self.unavailable(
+                answer,
+                attempts + 1,
+                self.sender.timer.elapsed(),
+                retry_after,
+            )),
+            Err(_) => Err(self.unavailable(head, attempts, elapsed, retry_after)),
         }
     }
 
@@ -210,6 +349,7 @@ impl<'a> Session<'a> {
             }
             (Some(Challenge::Bearer { realm, service }), _) => {
                 let token = self.token(&realm, service.as_deref()).await?;
+                self.secrets.add(&token);
                 self.authorization = Authorization::Bearer(token);
                 Ok(true)
             }
@@ -264,7 +404,7 @@ impl<'a> Session<'a> {
             Err(Failure::Status { answer, .. }) => {
                 return Err(authentication(
                     answer.status.as_u16(),
-                    errors::registry_message(&answer.body),
+                    errors::registry_message(&answer.body, &self.secrets),
                     self,
                 ));
             }
@@ -281,7 +421,7 @@ impl<'a> Session<'a> {
         if !answer.status.is_success() {
             return Err(authentication(
                 answer.status.as_u16(),
-                errors::registry_message(&answer.body),
+                errors::registry_message(&answer.body, &self.secrets),
                 self,
             ));
         }
@@ -294,73 +434,134 @@ impl<'a> Session<'a> {
         })
     }
 
-    /// One manifest request (with retries) under the current authorization.
-    async fn manifest(&mut self, method: Method) -> Result<Answer, RegistryError> {
+    /// One manifest request under the current authorization, with the policy's tries or at
+    /// most `tries`.
+    async fn manifest(&mut self, method: Method, tries: Option<u32>) -> Result<Answer, Failure> {
         let client = self.client.clone();
         let url = self.url.clone();
         let authorization = self.authorization.clone();
-        let sent = self
-            .sender
-            .send(|| {
-                let request = client
-                    .request(method.clone(), &url)
-                    .header(reqwest::header::ACCEPT, ACCEPT_MANIFESTS);
-                match &authorization {
-                    Authorization::None => request,
-                    Authorization::Basic(c) => request.basic_auth(&c.username, Some(&c.password)),
-                    Authorization::Bearer(token) => request.bearer_auth(token),
-                }
-            })
-            .await;
-        sent.map_err(|failure| {
-            let (host, port) = self.host_port();
-            self.transport(failure, &format!("registry {}", self.registry), host, port)
-        })
+        let build = || {
+            let request = client
+                .request(method.clone(), &url)
+                .header(reqwest::header::ACCEPT, ACCEPT_MANIFESTS);
+            match &authorization {
+                Authorization::None => request,
+                Authorization::Basic(c) => request.basic_auth(&c.username, Some(&c.password)),
+                Authorization::Bearer(token) => request.bearer_auth(token),
+            }
+        };
+        let tries = tries.unwrap_or(self.sender.policy.max_attempts);
+        self.sender.send_tries(build, tries).await
     }
 
-    /// The digest from a GET answer: sha256 of the exact bytes, checked against the
-    /// `Docker-Content-Digest` header when there is one. A refusal (401/403/404) becomes the
-    /// matching error with the registry's message. A GET that serves the manifest after a
-    /// refused HEAD (a tag pushed in between) is answered from the bytes in hand.
+    /// The error for a manifest request that got no usable answer.
+    fn manifest_transport(&self, failure: Failure) -> RegistryError {
+        let (host, port) = self.host_port();
+        self.transport(failure, &format!("registry {}", self.registry), host, port)
+    }
+
+    /// The `Docker-Content-Digest` of an answer: `None` when absent; an error when its values
+    /// (repeated headers, or one header listing several) name different digests, or when the
+    /// value is not a usable digest.
+    fn header_digest(&self, answer: &Answer) -> Result<Option<Digest>, RegistryError> {
+        let mut values: Vec<String> = Vec::new();
+        for value in answer.headers.get_all("docker-content-digest") {
+            let text = String::from_utf8_lossy(value.as_bytes());
+            for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                if !values.iter().any(|v| v == part) {
+                    values.push(part.to_string());
+                }
+            }
+        }
+        match values.as_slice() {
+            [] => Ok(None),
+            [one] => Digest::parse(one)
+                .map(Some)
+                .map_err(|_| RegistryError::InvalidDigest {
+                    registry: self.registry.clone(),
+                    image: self.image.clone(),
+                    invalid: crate::digest::InvalidDigest(self.clean(one, 100)),
+                }),
+            several => Err(RegistryError::ConflictingDigests {
+                registry: self.registry.clone(),
+                image: self.image.clone(),
+                digests: several.iter().map(|v| self.clean(v, 100)).collect(),
+            }),
+        }
+    }
+
+    /// A pinned reference must be answered with its pin.
+    fn check_pin(&self, digest: &Digest, how: &'static str) -> Result<(), RegistryError> {
+        match &self.pin {
+            Some(pin) if pin != digest => Err(RegistryError::PinMismatch {
+                registry: self.registry.clone(),
+                image: self.image.clone(),
+                pinned: pin.to_string(),
+                answered: digest.to_string(),
+                how,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The digest from a GET answer: sha256 of the exact bytes, once they are known to be a
+    /// manifest of at most 4 MiB, checked against the `Docker-Content-Digest` header when there
+    /// is one and against the pin. A refusal (401/403/404...) becomes the matching error with
+    /// the registry's message. A GET that serves the manifest after a refused HEAD (a tag
+    /// pushed in between, HEAD not allowed) is answered from the bytes in hand.
     fn digest_of_get(&self, get: Answer) -> Result<Resolved, RegistryError> {
         if !get.status.is_success() {
             return Err(self.refusal(get.status, &get.body));
         }
+        if !get.complete {
+            return Err(RegistryError::ManifestTooLarge {
+                registry: self.registry.clone(),
+                image: self.image.clone(),
+                limit: manifest::MAX_MANIFEST_BYTES,
+            });
+        }
+        let content_type = header(&get, "content-type");
+        let media_type =
+            manifest::media_type(&get.body, content_type.as_deref()).map_err(|what| {
+                RegistryError::NotAManifest {
+                    registry: self.registry.clone(),
+                    image: self.image.clone(),
+                    what,
+                }
+            })?;
         let computed = Digest::of_bytes(&get.body);
-        if let Some(value) = header(&get, "docker-content-digest") {
-            if value.trim() != computed.as_str() {
+        match self.header_digest(&get) {
+            Ok(Some(said)) if said == computed => {}
+            Ok(None) => {}
+            Ok(Some(said)) => {
                 return Err(RegistryError::DigestMismatch {
                     registry: self.registry.clone(),
                     image: self.image.clone(),
-                    header: crate::sanitize::log_line(&value, 100),
+                    header: said.to_string(),
                     computed: computed.to_string(),
                 });
             }
+            Err(RegistryError::InvalidDigest { invalid, .. }) => {
+                return Err(RegistryError::DigestMismatch {
+                    registry: self.registry.clone(),
+                    image: self.image.clone(),
+                    header: invalid.0,
+                    computed: computed.to_string(),
+                });
+            }
+            Err(other) => return Err(other),
         }
+        self.check_pin(&computed, "the sha256 of the manifest bytes it served")?;
         Ok(Resolved {
-            media_type: header(&get, "content-type").unwrap_or_default(),
+            media_type: media_type.to_string(),
             digest: computed,
             requests: self.sender.requests,
         })
     }
 
-    fn resolved(&self, value: &str, head: &Answer) -> Result<Resolved, RegistryError> {
-        let digest =
-            Digest::parse(value.trim()).map_err(|source| RegistryError::InvalidDigest {
-                registry: self.registry.clone(),
-                image: self.image.clone(),
-                source,
-            })?;
-        Ok(Resolved {
-            digest,
-            media_type: header(head, "content-type").unwrap_or_default(),
-            requests: self.sender.requests,
-        })
-    }
-
-    /// The error for a 401, 403 or 404 (with the body of the GET when there is one).
+    /// The error for a refused manifest request (with the body of the GET when there is one).
     fn refusal(&self, status: StatusCode, body: &[u8]) -> RegistryError {
-        let message = errors::registry_message(body);
+        let message = errors::registry_message(body, &self.secrets);
         match status {
             StatusCode::NOT_FOUND
                 if errors::error_code(body).as_deref() == Some("NAME_UNKNOWN") =>
@@ -385,11 +586,44 @@ impl<'a> Session<'a> {
                 tried: auth::tried(self.credentials.as_ref()),
                 fix: auth::fix(&self.registry, &self.repository, self.credentials.as_ref()),
             },
+            // A TLS server asked in plain HTTP: Go answers `Client sent an HTTP request to an
+            // HTTPS server.`, nginx `The plain HTTP request was sent to HTTPS port`.
+            StatusCode::BAD_REQUEST
+                if self.scheme == "http"
+                    && String::from_utf8_lossy(body)
+                        .to_ascii_lowercase()
+                        .contains("https") =>
+            {
+                RegistryError::InsecureButTls {
+                    registry: self.registry.clone(),
+                    message,
+                    private: errors::is_loopback_or_private(&self.host_port().0),
+                }
+            }
             status => self.protocol(format!(
-                "HTTP {status} on GET {}{}",
+                "HTTP {status} from {}{}",
                 self.url,
                 message.map(|m| format!(": {m}")).unwrap_or_default()
             )),
+        }
+    }
+
+    /// The error for 429 or 5xx on a manifest request's last try.
+    fn unavailable(
+        &self,
+        answer: Answer,
+        attempts: u32,
+        elapsed: std::time::Duration,
+        retry_after: Option<std::time::Duration>,
+    ) -> RegistryError {
+        RegistryError::Unavailable {
+            registry: self.registry.clone(),
+            image: self.image.clone(),
+            status: answer.status.as_u16(),
+            message: errors::registry_message(&answer.body, &self.secrets),
+            attempts,
+            elapsed,
+            retry_after,
         }
     }
 
@@ -414,32 +648,26 @@ impl<'a> Session<'a> {
                 elapsed,
                 cause,
             },
-            Failure::Tls { cause } => RegistryError::Tls {
+            Failure::Tls { cause, problem } => RegistryError::Tls {
                 registry: self.registry.clone(),
-                suggest_insecure: errors::is_loopback_or_private(&host),
+                private: errors::is_loopback_or_private(&host),
                 host,
                 port,
                 cause,
+                problem,
             },
             Failure::Status {
                 answer,
                 attempts,
                 elapsed,
                 retry_after,
-            } => RegistryError::Unavailable {
+            } => self.unavailable(answer, attempts, elapsed, retry_after),
+            Failure::TimedOut => RegistryError::TimedOut {
                 registry: self.registry.clone(),
                 image: self.image.clone(),
-                status: answer.status.as_u16(),
-                message: errors::registry_message(&answer.body),
-                attempts,
-                elapsed,
-                retry_after,
-            },
-            Failure::TimedOut { attempts } => RegistryError::TimedOut {
-                registry: self.registry.clone(),
-                image: self.image.clone(),
+                endpoint: endpoint.to_string(),
                 timeout: self.sender.policy.timeout,
-                attempts,
+                requests: self.sender.requests,
             },
             Failure::Other { cause } => self.protocol(cause),
         }
@@ -451,6 +679,14 @@ impl<'a> Session<'a> {
             image: self.image.clone(),
             detail,
         }
+    }
+
+    /// Registry text made safe for one log line, with the secrets hidden first.
+    fn clean(&self, text: &str, max_chars: usize) -> String {
+        self.secrets.redact(&crate::sanitize::log_line(
+            &self.secrets.redact(text),
+            max_chars,
+        ))
     }
 
     /// Host and port of the registry, for "unreachable" and TLS errors.
@@ -495,6 +731,26 @@ mod tests {
                 IMAGE_MANIFEST_MEDIA_TYPE
             ]
         );
+    }
+
+    #[test]
+    fn insecure_registry_lists_take_commas_new_lines_and_any_case() {
+        let list = vec![
+            "a.test:1, b.test:2".to_string(),
+            "c.test:3\nLOCALHOST:5000\r\n".to_string(),
+        ];
+        for registry in [
+            "a.test:1",
+            "b.test:2",
+            "c.test:3",
+            "localhost:5000",
+            "LocalHost:5000",
+        ] {
+            assert!(is_insecure(&list, registry), "{registry}");
+        }
+        assert!(!is_insecure(&list, "localhost:5001"));
+        assert!(!is_insecure(&list, "a.test"));
+        assert!(!is_insecure(&[String::new()], ""));
     }
 
     #[test]

@@ -105,13 +105,16 @@ impl Timer for TokioTimer {
     }
 }
 
-/// A complete answer: status, headers and the whole body (manifests and error bodies are
-/// small; a HEAD answer has none).
+/// An answer: status, headers and the body, read up to
+/// [`MAX_MANIFEST_BYTES`](crate::digest::manifest::MAX_MANIFEST_BYTES) (a HEAD answer has none).
 #[derive(Debug)]
 pub(crate) struct Answer {
     pub status: StatusCode,
     pub headers: HeaderMap,
     pub body: bytes::Bytes,
+    /// `false` when the body was longer than the limit: `body` is then its start (or empty
+    /// when `Content-Length` already said so) and the rest was never read.
+    pub complete: bool,
 }
 
 /// Why a request gave no usable answer, before the caller adds which registry and image.
@@ -124,17 +127,20 @@ pub(crate) enum Failure {
         cause: String,
     },
     /// TLS handshake failed (not retried).
-    Tls { cause: String },
-    /// 429 or 5xx on the last try; `retry_after` is set when its wait would end past the
-    /// deadline.
+    Tls {
+        cause: String,
+        problem: super::errors::TlsProblem,
+    },
+    /// 429 or 5xx on the last try; `retry_after` is set when the registry's `Retry-After`
+    /// (not the backoff) is what would have ended the next wait past the deadline.
     Status {
         answer: Answer,
         attempts: u32,
         elapsed: Duration,
         retry_after: Option<Duration>,
     },
-    /// The deadline passed.
-    TimedOut { attempts: u32 },
+    /// The deadline passed (before a try, or during one).
+    TimedOut,
     /// Anything else reqwest reported (redirect loop, bad URL...).
     Other { cause: String },
 }
@@ -149,17 +155,27 @@ pub(crate) struct Sender<'a> {
 
 impl Sender<'_> {
     /// Sends the request `build` makes, again after a connection error, 429 or 5xx, until
-    /// an answer comes, the tries run out or the next wait would pass the deadline.
+    /// an answer comes, the policy's tries run out or the next wait would pass the deadline.
     /// Each try's timeout is the time left before the deadline.
     pub async fn send(
         &mut self,
         build: impl Fn() -> reqwest::RequestBuilder,
     ) -> Result<Answer, Failure> {
+        let tries = self.policy.max_attempts;
+        self.send_tries(build, tries).await
+    }
+
+    /// As [`Sender::send`], with at most `tries` tries (1: no retry).
+    pub async fn send_tries(
+        &mut self,
+        build: impl Fn() -> reqwest::RequestBuilder,
+        tries: u32,
+    ) -> Result<Answer, Failure> {
         let mut attempts = 0;
         loop {
             let remaining = self.policy.timeout.saturating_sub(self.timer.elapsed());
             if remaining.is_zero() {
-                return Err(Failure::TimedOut { attempts });
+                return Err(Failure::TimedOut);
             }
             attempts += 1;
             self.requests += 1;
@@ -183,8 +199,8 @@ impl Sender<'_> {
                 }
                 Ok(answer) => return Ok(answer),
                 Err(err) => match classify(&err) {
-                    Class::Tls(cause) => return Err(Failure::Tls { cause }),
-                    Class::Timeout => return Err(Failure::TimedOut { attempts }),
+                    Class::Tls(cause, problem) => return Err(Failure::Tls { cause, problem }),
+                    Class::Timeout => return Err(Failure::TimedOut),
                     Class::Connection(cause) => (
                         Failure::Connect {
                             attempts,
@@ -196,11 +212,17 @@ impl Sender<'_> {
                     Class::Other(cause) => return Err(Failure::Other { cause }),
                 },
             };
-            if attempts >= self.policy.max_attempts {
+            if attempts >= tries {
                 return Err(failure);
             }
+            // Saturating: a `Retry-After` of u64::MAX seconds must end the tries, not panic.
+            let elapsed = self.timer.elapsed();
+            let past = |wait: Duration| elapsed.saturating_add(wait) >= self.policy.timeout;
             let delay = self.policy.delay(attempts, retry_after);
-            if self.timer.elapsed() + delay >= self.policy.timeout {
+            if past(delay) {
+                // Name the registry's wait only when it, not the backoff, passed the deadline.
+                let asked =
+                    retry_after.filter(|&r| past(r) && !past(self.policy.backoff(attempts)));
                 return Err(match failure {
                     Failure::Status {
                         answer,
@@ -211,7 +233,7 @@ impl Sender<'_> {
                         answer,
                         attempts,
                         elapsed,
-                        retry_after,
+                        retry_after: asked,
                     },
                     other => other,
                 });
@@ -221,20 +243,38 @@ impl Sender<'_> {
     }
 }
 
+/// Sends one request and reads its body in chunks, stopping after
+/// [`MAX_MANIFEST_BYTES`](crate::digest::manifest::MAX_MANIFEST_BYTES): a 300 MB answer costs at most
+/// that much memory and reading time, and is reported, not hashed.
 async fn fetch(request: reqwest::RequestBuilder) -> Result<Answer, reqwest::Error> {
-    let response = request.send().await?;
+    let limit = crate::digest::manifest::MAX_MANIFEST_BYTES;
+    let mut response = request.send().await?;
     let status = response.status();
     let headers = response.headers().clone();
-    let body = response.bytes().await?;
+    let mut body = Vec::new();
+    // reqwest's content_length is the body's exact size (0 for a HEAD answer).
+    let mut complete = response.content_length().is_none_or(|n| n <= limit as u64);
+    while complete {
+        let Some(chunk) = response.chunk().await? else {
+            break;
+        };
+        if body.len() + chunk.len() > limit {
+            body.extend_from_slice(&chunk[..limit - body.len()]);
+            complete = false;
+        } else {
+            body.extend_from_slice(&chunk);
+        }
+    }
     Ok(Answer {
         status,
         headers,
-        body,
+        body: body.into(),
+        complete,
     })
 }
 
 enum Class {
-    Tls(String),
+    Tls(String, super::errors::TlsProblem),
     Timeout,
     Connection(String),
     Other(String),
@@ -245,7 +285,7 @@ enum Class {
 /// (refused, reset, DNS, a body cut short), or anything else.
 fn classify(err: &reqwest::Error) -> Class {
     if let Some(tls) = find_tls(err) {
-        Class::Tls(tls.to_string())
+        Class::Tls(tls.to_string(), super::errors::TlsProblem::of(tls))
     } else if err.is_timeout() {
         Class::Timeout
     } else if err.is_connect() || err.is_request() || err.is_body() {

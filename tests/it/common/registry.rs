@@ -169,6 +169,16 @@ impl Registry {
         ))
     }
 
+    /// Starts a registry serving HTTPS with the certificate in `tls` (its CA is not one the
+    /// runner trusts).
+    pub fn start_tls(tls: &TlsFiles) -> Self {
+        Self::start_with(&format!(
+            "  tls:\n    certificate: {}\n    key: {}\n",
+            tls.cert.display(),
+            tls.key.display()
+        ))
+    }
+
     /// `127.0.0.1:PORT/REPO:TAG`.
     pub fn reference(&self, repo_tag: &str) -> String {
         format!("{}/{repo_tag}", self.addr)
@@ -722,7 +732,11 @@ impl VirtualTimer {
 impl codeq_rollout::digest::registry::Timer for VirtualTimer {
     fn elapsed(&self) -> Duration {
         let real = self.start.map(|s| s.elapsed()).unwrap_or_default();
-        real + self.waits.lock().unwrap().iter().sum::<Duration>()
+        self.waits
+            .lock()
+            .unwrap()
+            .iter()
+            .fold(real, |sum, wait| sum.saturating_add(*wait))
     }
     fn wait(
         &self,
@@ -730,5 +744,165 @@ impl codeq_rollout::digest::registry::Timer for VirtualTimer {
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
         self.waits.lock().unwrap().push(delay);
         Box::pin(std::future::ready(()))
+    }
+}
+
+/// A private CA and a server certificate it signed for `IP:127.0.0.1` only, made with the
+/// `openssl` CLI: a registry reached as `127.0.0.1` presents a valid certificate from a CA
+/// nobody trusts; reached as `localhost`, one that does not name the host.
+pub struct TlsFiles {
+    /// The CA certificate (PEM), for `SSL_CERT_FILE`.
+    pub ca: PathBuf,
+    /// The server certificate (PEM).
+    pub cert: PathBuf,
+    /// The server key (PEM).
+    pub key: PathBuf,
+    _dir: TempDir,
+}
+
+impl TlsFiles {
+    /// Generates the CA and the server certificate.
+    pub fn generate() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let at = |name: &str| dir.path().join(name);
+        let openssl = |args: &[&str], what: &str| {
+            let mut cmd = Command::new("openssl");
+            cmd.args(args).current_dir(dir.path());
+            run(cmd, what);
+        };
+        openssl(
+            &[
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=codeq-test-private-ca",
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.pem",
+            ],
+            "openssl req (CA)",
+        );
+        openssl(
+            &[
+                "req",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                "/CN=127.0.0.1",
+                "-keyout",
+                "server.key",
+                "-out",
+                "server.csr",
+            ],
+            "openssl req (server)",
+        );
+        std::fs::write(at("san.ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+        openssl(
+            &[
+                "x509",
+                "-req",
+                "-in",
+                "server.csr",
+                "-CA",
+                "ca.pem",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-days",
+                "2",
+                "-extfile",
+                "san.ext",
+                "-out",
+                "server.pem",
+            ],
+            "openssl x509 -req (sign)",
+        );
+        Self {
+            ca: at("ca.pem"),
+            cert: at("server.pem"),
+            key: at("server.key"),
+            _dir: dir,
+        }
+    }
+}
+
+/// A registry double on a raw socket for what wiremock cannot send: a manifest body without
+/// an end. HEAD answers 200 without `Docker-Content-Digest` (so the client falls back to a
+/// GET); GET answers 200 with a chunked body written until the client hangs up. `sent()` is
+/// how many body bytes were written before it did.
+pub struct EndlessManifest {
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+    sent: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl EndlessManifest {
+    /// Starts the double.
+    pub async fn start() -> Self {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let sent = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = std::sync::Arc::clone(&sent);
+        let task = tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let counter = std::sync::Arc::clone(&counter);
+                tokio::spawn(async move {
+                    loop {
+                        // One request head per loop (the client sends no bodies).
+                        let mut head = Vec::new();
+                        let mut byte = [0u8; 1];
+                        while !head.ends_with(b"\r\n\r\n") {
+                            match stream.read(&mut byte).await {
+                                Ok(1) => head.push(byte[0]),
+                                _ => return,
+                            }
+                        }
+                        if head.starts_with(b"HEAD ") {
+                            let answer = "HTTP/1.1 200 OK\r\nContent-Type: application/vnd.oci.image.index.v1+json\r\nContent-Length: 100\r\n\r\n";
+                            if stream.write_all(answer.as_bytes()).await.is_err() {
+                                return;
+                            }
+                            continue;
+                        }
+                        let answer = "HTTP/1.1 200 OK\r\nContent-Type: application/vnd.oci.image.index.v1+json\r\nTransfer-Encoding: chunked\r\n\r\n";
+                        if stream.write_all(answer.as_bytes()).await.is_err() {
+                            return;
+                        }
+                        let chunk = vec![b' '; 64 * 1024];
+                        let frame = [
+                            format!("{:x}\r\n", chunk.len()).into_bytes(),
+                            chunk,
+                            b"\r\n".to_vec(),
+                        ]
+                        .concat();
+                        while stream.write_all(&frame).await.is_ok() {
+                            counter.fetch_add(64 * 1024, std::sync::atomic::Ordering::SeqCst);
+                        }
+                        return;
+                    }
+                });
+            }
+        });
+        Self { addr, sent, task }
+    }
+
+    /// Body bytes written so far.
+    pub fn sent(&self) -> usize {
+        self.sent.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl Drop for EndlessManifest {
+    fn drop(&mut self) {
+        self.task.abort();
     }
 }
