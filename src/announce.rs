@@ -26,6 +26,9 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
     {
         log.mask(secret);
     }
+    if let (Some(user), Some(password)) = (&args.registry_username, &args.registry_password) {
+        log.mask_basic(user.trim(), password);
+    }
     let env: std::collections::HashMap<String, String> = std::env::vars().collect();
 
     // Validate every input first.

@@ -8,7 +8,7 @@
 //! An object is compared with its desired state and only what differs is written.
 
 use crate::digest::Digest;
-use crate::github::models::{Issue, NewIssue, NewRelease, Release};
+use crate::github::models::{Account, Issue, NewIssue, NewRelease, Release};
 use crate::github::{GitHub, GitHubError};
 use crate::render::{self, MarkerKind};
 use anyhow::{Result, bail};
@@ -131,12 +131,15 @@ pub async fn publish(gh: &GitHub, plan: &Plan) -> Result<Published> {
             continue;
         }
         let comments = gh.list_comments(old.number).await?;
+        // Anyone who can read the issue can comment on it: a marker counts only in a
+        // comment by the account that opened the tracking issue, i.e. this tool.
         let already = comments.iter().any(|c| {
-            render::marker_digest(
-                MarkerKind::SupersededComment,
-                c.body.as_deref().unwrap_or(""),
-            )
-            .is_some_and(|d| d == plan.digest)
+            same_account(&c.user, &old.user)
+                && render::marker_digest(
+                    MarkerKind::SupersededComment,
+                    c.body.as_deref().unwrap_or(""),
+                )
+                .is_some_and(|d| d == plan.digest)
         });
         if !already {
             gh.create_comment(
@@ -154,6 +157,11 @@ pub async fn publish(gh: &GitHub, plan: &Plan) -> Result<Published> {
         issue,
         superseded,
     })
+}
+
+/// Whether two objects were written by the same (known) account.
+fn same_account(a: &Option<Account>, b: &Option<Account>) -> bool {
+    matches!((a, b), (Some(a), Some(b)) if a.login.eq_ignore_ascii_case(&b.login))
 }
 
 /// The release carrying `digest`'s marker; an error when `tag` belongs to a release

@@ -77,8 +77,45 @@ fn credentials_hint(options: &RegistryOptions) -> String {
     }
 }
 
-/// Turns an `oci-client` error into one that says what failed and what to do.
+/// The most characters of a registry's own message an error echoes.
+const ECHO_MAX_CHARS: usize = 1000;
+
+/// Turns an `oci-client` error into one that says what failed and what to do. What the
+/// registry said is echoed as one line of at most [`ECHO_MAX_CHARS`], with the password and
+/// the Basic `user:password` token scrubbed, since a registry or proxy may echo the request.
 fn explain(
+    reference: &Reference,
+    options: &RegistryOptions,
+    err: OciDistributionError,
+) -> anyhow::Error {
+    let text = format!("{:#}", explain_unscrubbed(reference, options, err));
+    anyhow!(scrub(&text, options))
+}
+
+/// `text` with the password of `options` replaced by `***`, in every form
+/// [`crate::report::secret_forms`] lists, and the base64 of `user:password`.
+fn scrub(text: &str, options: &RegistryOptions) -> String {
+    use base64::Engine as _;
+    let Some((user, password)) = &options.credentials else {
+        return text.to_string();
+    };
+    if password.trim().is_empty() {
+        return text.to_string();
+    }
+    let mut forms = crate::report::secret_forms(password.trim());
+    forms.extend(crate::report::secret_forms(password));
+    forms.push(base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}")));
+    forms.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    forms.iter().fold(text.to_string(), |acc, form| {
+        acc.replace(form.as_str(), "***")
+    })
+}
+
+fn echo(text: &str) -> String {
+    crate::sanitize::clean_line(text, ECHO_MAX_CHARS)
+}
+
+fn explain_unscrubbed(
     reference: &Reference,
     options: &RegistryOptions,
     err: OciDistributionError,
@@ -88,7 +125,7 @@ fn explain(
     match err {
         OciDistributionError::AuthenticationFailure(reason) => anyhow!(
             "authentication to registry {registry} failed for {image}: {} ({})",
-            reason.trim(),
+            echo(&reason),
             credentials_hint(options)
         ),
         OciDistributionError::UnauthorizedError { .. } => anyhow!(
@@ -101,7 +138,7 @@ fn explain(
                 .iter()
                 .map(|e| format!("{:?}: {}", e.code, e.message))
                 .collect();
-            let text = codes.join("; ");
+            let text = echo(&codes.join("; "));
             if text.contains("ManifestUnknown") {
                 anyhow!(
                     "tag not found: registry {registry} has no manifest for {image} ({text}); check the tag was pushed"
@@ -121,11 +158,14 @@ fn explain(
             }
         }
         OciDistributionError::ImageManifestNotFoundError(msg) => {
-            anyhow!("tag not found: registry {registry} has no manifest for {image} ({msg})")
+            anyhow!(
+                "tag not found: registry {registry} has no manifest for {image} ({})",
+                echo(&msg)
+            )
         }
         OciDistributionError::ServerError { code, message, .. } => anyhow!(
             "registry {registry} answered HTTP {code} for {image}: {}",
-            message.trim()
+            echo(&message)
         ),
         OciDistributionError::RequestError(e) => {
             let mut text = e.to_string();
@@ -134,8 +174,14 @@ fn explain(
                 text.push_str(&format!(": {s}"));
                 source = s.source();
             }
-            anyhow!("cannot reach registry {registry} for {image}: {text}")
+            anyhow!(
+                "cannot reach registry {registry} for {image}: {}",
+                echo(&text)
+            )
         }
-        other => anyhow!("registry look-up of {image} failed: {other}"),
+        other => anyhow!(
+            "registry look-up of {image} failed: {}",
+            echo(&other.to_string())
+        ),
     }
 }

@@ -57,7 +57,9 @@ impl GitHubError {
             octocrab::Error::GitHub { source, .. } => {
                 let status = source.status_code.as_u16();
                 let mut kind = Kind::from_status(status);
-                let msg = source.message.trim().to_string();
+                // GitHub's (or a proxy's) message is echoed, as one line of at most
+                // ECHO_MAX_CHARS: an HTML error page must not flood the log.
+                let msg = crate::sanitize::clean_line(&source.message, ECHO_MAX_CHARS);
                 let detail = source
                     .errors
                     .as_ref()
@@ -72,6 +74,7 @@ impl GitHubError {
                             .collect::<Vec<_>>()
                             .join("; ")
                     })
+                    .map(|s| crate::sanitize::clean_line(&s, ECHO_MAX_CHARS))
                     .filter(|s| !s.is_empty())
                     .map(|s| format!(" ({s})"))
                     .unwrap_or_default();
@@ -86,22 +89,46 @@ impl GitHubError {
             }
             octocrab::Error::Json { source, .. } => Self::new(
                 Kind::Other,
-                format!("cannot {what}: GitHub's answer is not the JSON expected: {source}"),
+                format!(
+                    "cannot {what}: GitHub's answer is not the JSON expected: {}",
+                    crate::sanitize::clean_line(&source.to_string(), ECHO_MAX_CHARS)
+                ),
             ),
             octocrab::Error::Serde { source, .. } => Self::new(
                 Kind::Other,
-                format!("cannot {what}: GitHub's answer is not the JSON expected: {source}"),
+                format!(
+                    "cannot {what}: GitHub's answer is not the JSON expected: {}",
+                    crate::sanitize::clean_line(&source.to_string(), ECHO_MAX_CHARS)
+                ),
             ),
             other => Self::new(
                 Kind::Unavailable,
                 format!(
                     "cannot {what}: {} (network error or timeout; the outcome is unknown)",
-                    chain(&other)
+                    crate::sanitize::clean_line(&chain(&other), ECHO_MAX_CHARS)
                 ),
             ),
         }
     }
+
+    /// The same error with every occurrence of `secret` (and of its encoded forms, see
+    /// [`crate::report::secret_forms`]) replaced by `***`: for text a server echoed back,
+    /// which may quote the request's credentials.
+    pub fn redacted(mut self, secret: &str) -> Self {
+        let secret = secret.trim();
+        if !secret.is_empty() {
+            let mut forms = crate::report::secret_forms(secret);
+            forms.sort_by_key(|s| std::cmp::Reverse(s.len()));
+            for form in forms {
+                self.message = self.message.replace(&form, "***");
+            }
+        }
+        self
+    }
 }
+
+/// The most characters of a server's message an error echoes.
+pub const ECHO_MAX_CHARS: usize = 1000;
 
 fn chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();

@@ -36,6 +36,8 @@ pub struct GitHub {
     repo: Repository,
     requests: AtomicUsize,
     debug: Option<DebugSink>,
+    /// Kept only to scrub it from errors that echo it back ([`GitHubError::redacted`]).
+    token: String,
 }
 
 impl GitHub {
@@ -74,6 +76,7 @@ impl GitHub {
             repo,
             requests: AtomicUsize::new(0),
             debug: None,
+            token: token.to_string(),
         })
     }
 
@@ -113,7 +116,7 @@ impl GitHub {
         self.read
             .get::<R, _, ()>(route, None)
             .await
-            .map_err(|e| GitHubError::from_octocrab(e, what))
+            .map_err(|e| GitHubError::from_octocrab(e, what).redacted(&self.token))
     }
 
     async fn post<B: Serialize, R: serde::de::DeserializeOwned>(
@@ -126,7 +129,7 @@ impl GitHub {
         self.write
             .post(route, Some(body))
             .await
-            .map_err(|e| GitHubError::from_octocrab(e, what))
+            .map_err(|e| GitHubError::from_octocrab(e, what).redacted(&self.token))
     }
 
     async fn patch<B: Serialize, R: serde::de::DeserializeOwned>(
@@ -139,7 +142,7 @@ impl GitHub {
         self.write
             .patch(route, Some(body))
             .await
-            .map_err(|e| GitHubError::from_octocrab(e, what))
+            .map_err(|e| GitHubError::from_octocrab(e, what).redacted(&self.token))
     }
 
     /// Lists pages of `route` (which has no query yet, or ends with `&`-joinable query),
@@ -208,7 +211,9 @@ impl GitHub {
             .write
             ._delete(route.as_str(), None::<&()>)
             .await
-            .map_err(|e| GitHubError::from_octocrab(e, "delete a duplicate release"))?;
+            .map_err(|e| {
+                GitHubError::from_octocrab(e, "delete a duplicate release").redacted(&self.token)
+            })?;
         let status = response.status();
         if status.is_success() || status == http::StatusCode::NOT_FOUND {
             Ok(())
