@@ -117,7 +117,7 @@ impl RunContext {
                     .len();
                 if size > event::MAX_PAYLOAD_BYTES {
                     bail!(
-                        "the event payload at {path} is {size} bytes, more than GitHub's cap of {} bytes: it is not a GitHub event",
+                        "the event payload at {path} is {size} bytes, more than GitHub's 25 MB cap on payloads ({} bytes): it is not a GitHub event",
                         event::MAX_PAYLOAD_BYTES
                     );
                 }

@@ -106,8 +106,12 @@ pub const MAX_COMMITS: usize = 2048;
 /// labels or commits than GitHub ever sends.
 pub fn parse(bytes: &[u8]) -> Result<EventPayload> {
     let what = "the event payload is not a valid GitHub event";
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    let payload: EventPayload = serde_path_to_error::deserialize(de).map_err(|err| {
+    // serde would also read a struct from a JSON array: an event is an object.
+    if bytes.trim_ascii_start().first() != Some(&b'{') {
+        bail!("{what}: it is not a JSON object");
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let payload: EventPayload = serde_path_to_error::deserialize(&mut de).map_err(|err| {
         let path = err.path().to_string();
         let inner = err.into_inner();
         if path == "." {
@@ -116,6 +120,7 @@ pub fn parse(bytes: &[u8]) -> Result<EventPayload> {
             anyhow::anyhow!("{what}: field {path}: {inner}")
         }
     })?;
+    de.end().map_err(|err| anyhow::anyhow!("{what}: {err}"))?;
     if let Some(pr) = &payload.pull_request {
         if pr.labels.len() > MAX_LABELS {
             bail!(

@@ -9,7 +9,7 @@
 //! authentication errors instead of an anonymous "unauthorized" later.
 
 use super::Digest;
-use anyhow::{Result, anyhow};
+use anyhow::{Result, anyhow, bail};
 use oci_client::errors::OciDistributionError;
 use oci_client::secrets::RegistryAuth;
 use oci_client::{
@@ -51,10 +51,21 @@ pub async fn resolve(reference: &Reference, options: &RegistryOptions) -> Result
         Some((user, password)) => RegistryAuth::Basic(user.clone(), password.clone()),
         None => RegistryAuth::Anonymous,
     };
-    client
+    let token = client
         .auth(reference, &auth, RegistryOperation::Pull)
         .await
         .map_err(|err| explain(reference, options, err))?;
+    // oci-client puts the token into an `Authorization` header with `unwrap`: a token with
+    // a line break or another control character from a broken token endpoint would panic.
+    if let Some(token) = &token {
+        if http::HeaderValue::from_str(&format!("Bearer {token}")).is_err() {
+            bail!(
+                "registry {} answered the token request for {} with a token that is not a valid HTTP header value (control characters); check the registry's token service",
+                reference.resolve_registry(),
+                reference.whole()
+            );
+        }
+    }
     let digest = client
         .fetch_manifest_digest(reference, &auth)
         .await

@@ -3,3 +3,4 @@
 
 mod common;
 mod e2e;
+mod hostile;

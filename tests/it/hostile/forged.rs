@@ -1,0 +1,1 @@
+//! The tool's own markers where it did not write them.
