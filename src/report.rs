@@ -59,7 +59,7 @@ impl Log {
         }
         let mut secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
         for form in secret_forms(secret) {
-            if secrets.iter().any(|s| *s == form) {
+            if secrets.contains(&form) {
                 continue;
             }
             if self.actions {

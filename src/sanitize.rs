@@ -129,15 +129,17 @@ pub fn markdown_inline(text: &str, max_chars: usize) -> String {
                 out.push(JOINER);
                 out.push(c);
             }
-            ':' if next == Some('/') => {
+            // `://` starts an autolink; the hidden marker is `<!-- codeq-rollout:KIND …`,
+            // whose `<` is already an entity, and its name is broken too, for anything that
+            // looks for it without the `<!--`.
+            ':' if next == Some('/') || preceded_by(MARKER_NAME) => {
+                if preceded_by(MARKER_NAME) {
+                    out.push(JOINER);
+                }
                 out.push(c);
-                out.push(JOINER);
-            }
-            // The hidden marker is `<!-- codeq-rollout:KIND …`: `<` is already an entity,
-            // and the name is broken too, for anything that looks for it without the `<!--`.
-            ':' if preceded_by(MARKER_NAME) => {
-                out.push(JOINER);
-                out.push(c);
+                if next == Some('/') {
+                    out.push(JOINER);
+                }
             }
             '.' if preceded_by("www") => {
                 out.push(JOINER);

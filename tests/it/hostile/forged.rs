@@ -1,1 +1,104 @@
-//! The tool's own markers where it did not write them.
+//! Forged markers: the tool's hidden marker counts only where the tool writes it (the first
+//! line of a body) and, for comments anyone can write, only from the account that opened
+//! the tracking issue.
+
+use super::*;
+use codeq_rollout::digest::Digest;
+use codeq_rollout::render::{MarkerKind, marker};
+use serde_json::json;
+
+const OLD: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000001";
+
+/// Adds a comment by `login` to issue `number` in the fake.
+fn add_comment(github: &FakeGitHub, number: u64, login: &str, body: &str) {
+    let mut c = fixture("github-rest/issue-comment.json");
+    c["id"] = json!(900_000 + number);
+    c["user"]["login"] = json!(login);
+    c["body"] = json!(body);
+    github.state.lock().unwrap().comments.push((number, c));
+}
+
+/// Runs a routine release of the example layout against `github`.
+async fn announce(github: &FakeGitHub) -> Outcome {
+    let (image, _) = example_layout();
+    ActionRun::new(
+        &image,
+        &github.api_url(),
+        "pull_request",
+        &pull_request_merged(&["routine"]),
+    )
+    .run()
+    .await
+}
+
+#[tokio::test]
+async fn a_supersede_marker_in_someone_elses_comment_does_not_count() {
+    let (_, digest) = example_layout();
+    let new = Digest::parse(&digest).unwrap();
+    let old = Digest::parse(OLD).unwrap();
+    let forged = format!(
+        "{}\nAlready superseded, nothing to see here.",
+        marker(MarkerKind::SupersededComment, &new)
+    );
+    // (commenter, whether the tool must still comment)
+    for (login, expect_comment) in [("mallory", true), ("octocat", false)] {
+        let github = FakeGitHub::start().await;
+        let issue = github.add_issue(
+            "Security release sha256:000000000000: break-glass runbook",
+            &format!("{}\nrunbook", marker(MarkerKind::TrackingIssue, &old)),
+            &["security", "break-glass"],
+            "open",
+        );
+        // The fixture's issues are opened by `octocat`: the tool's account here.
+        add_comment(&github, issue, login, &forged);
+        announce(&github).await.assert_success();
+        let comments: Vec<_> = github
+            .writes()
+            .await
+            .into_iter()
+            .filter(|(m, p, _)| m == "POST" && p.ends_with(&format!("/issues/{issue}/comments")))
+            .collect();
+        if expect_comment {
+            assert_eq!(comments.len(), 1, "forged by {login}: {comments:#?}");
+            let body = comments[0].2["body"].as_str().unwrap();
+            assert!(
+                body.starts_with(&marker(MarkerKind::SupersededComment, &new)),
+                "{body}"
+            );
+        } else {
+            assert!(
+                comments.is_empty(),
+                "the tool's own comment counts: {comments:#?}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_marker_below_the_first_line_does_not_make_a_release_ours() {
+    let (_, digest) = example_layout();
+    let new = Digest::parse(&digest).unwrap();
+    let github = FakeGitHub::start().await;
+    let tag = format!("lab-{}", new.short());
+    // A human's release whose notes quote a PR title that carried the marker.
+    github.add_release(
+        &tag,
+        &format!(
+            "Human release notes.\n\n- {} (a pasted PR title)\n",
+            marker(MarkerKind::Release, &new)
+        ),
+        SHA,
+    );
+    let out = announce(&github).await;
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("did not create") && out.stdout.contains(&tag),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        github.writes().await.is_empty(),
+        "{:#?}",
+        github.writes().await
+    );
+}

@@ -91,7 +91,8 @@ pub fn cases() -> Vec<Case> {
     ]
 }
 
-fn facts_for(title: &str, labels: &[String], reason_label: Option<&str>) -> Facts {
+/// Facts for one PR with `title` and `labels`; `reason_label` is the security label rule.
+pub fn facts_for(title: &str, labels: &[String], reason_label: Option<&str>) -> Facts {
     let pr = PullRequest {
         number: 7,
         title: title.to_string(),

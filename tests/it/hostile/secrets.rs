@@ -147,22 +147,31 @@ fn window_and_docs_leak_no_secret() {
     env.insert("GITHUB_TOKEN".to_string(), TOKEN.to_string());
     for (name, actions, debug) in MODES {
         let env = with_mode(env.clone(), actions, debug);
-        for args in [
-            vec!["window"],
-            vec!["window", "--json", "--cull-max-age", "8h"],
-            vec!["window", "--cull-timeout", "soon"],
-            vec!["docs", "--check", "--file", &file],
-            vec!["docs", "--write", "--file", &file, "--cull-max-age", "1d"],
-            vec!["docs", "--check", "--file", &file],
-            vec![
-                "docs",
-                "--check",
-                "--file",
-                "/nonexistent/CODEQ_DEPLOYMENT.md",
-            ],
+        std::fs::copy(repo_root().join("CODEQ_DEPLOYMENT.md"), &file).unwrap();
+        // (arguments, exit code): success, bad input, a stale doc (prints a diff), no doc.
+        for (args, code) in [
+            (vec!["window"], 0),
+            (vec!["window", "--json", "--cull-max-age", "8h"], 0),
+            (vec!["window", "--cull-timeout", "soon"], 1),
+            (vec!["docs", "--check", "--file", &file], 0),
+            (
+                vec!["docs", "--write", "--file", &file, "--cull-max-age", "1d"],
+                0,
+            ),
+            (vec!["docs", "--check", "--file", &file], 1),
+            (
+                vec![
+                    "docs",
+                    "--check",
+                    "--file",
+                    "/nonexistent/CODEQ_DEPLOYMENT.md",
+                ],
+                1,
+            ),
         ] {
             let out = run_cli(&args, &env);
             let place = format!("{args:?} {name}");
+            assert_eq!(out.code, code, "{place}: {}{}", out.stdout, out.stderr);
             assert_no_secret(&format!("{place}: stdout"), &out.stdout);
             assert_no_secret(&format!("{place}: stderr"), &out.stderr);
         }
