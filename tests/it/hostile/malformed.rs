@@ -178,6 +178,7 @@ async fn malformed_inputs_fail_clearly_and_write_nothing() {
     let cases: Vec<(&str, &str, &str)> = vec![
         ("image", "   ", "image input is required"),
         ("image", "UPPER/Case:tag", "not a valid image reference"),
+        ("image", "A/a", "not a valid image reference"),
         ("image", "a b", "not a valid image reference"),
         ("image", "lab@sha256:zz", "not a valid image reference"),
         ("image", "lab:", "not a valid image reference"),
@@ -410,4 +411,29 @@ async fn malformed_github_answers_fail_clearly_and_write_nothing() {
             "{name}: GitHub was asked"
         );
     }
+}
+
+/// The deployment doc is repository content a pull request can change; `docs --check`
+/// prints its diff into the log, where it must not become a workflow command.
+#[test]
+fn a_hostile_deployment_doc_cannot_issue_commands_through_docs_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("CODEQ_DEPLOYMENT.md");
+    let doc = std::fs::read_to_string(repo_root().join("CODEQ_DEPLOYMENT.md")).unwrap();
+    let begin = "<!-- BEGIN GENERATED: window -->\n";
+    let hostile =
+        format!("{begin}##[set-output name=pwned;]yes\n::add-mask::nothing\nok\r::error::forged\n");
+    std::fs::write(&file, doc.replacen(begin, &hostile, 1)).unwrap();
+    let out = run_cli(
+        &["docs", "--check", "--file", &file.display().to_string()],
+        &BTreeMap::from([("GITHUB_ACTIONS".to_string(), "true".to_string())]),
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("set-output name=pwned"),
+        "{}",
+        out.stdout
+    );
+    let stray = commands_in_log(&out.stdout, &["::error title="]);
+    assert!(stray.is_empty(), "{stray:?}");
 }
