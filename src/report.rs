@@ -316,6 +316,18 @@ mod tests {
     }
 
     #[test]
+    fn echoed_forms_of_a_secret_are_redacted() {
+        let log = Log::new(false, false);
+        log.mask("p%ss/w\"rd");
+        log.mask_basic("robot", "hunter22");
+        let echoed = r#"raw p%ss/w"rd json p%ss/w\"rd url p%25ss%2Fw%22rd b64 cCVzcy93InJk basic cm9ib3Q6aHVudGVyMjI="#;
+        assert_eq!(
+            log.redact(echoed),
+            "raw *** json *** url *** b64 *** basic ***"
+        );
+    }
+
+    #[test]
     fn delimiters_differ_between_calls() {
         assert_ne!(random_delimiter(), random_delimiter());
     }

@@ -196,3 +196,19 @@ fn explain_unscrubbed(
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn echoed_credentials_are_scrubbed() {
+        let options = RegistryOptions {
+            credentials: Some(("robot".into(), "s3cret/pw".into())),
+            insecure: vec![],
+        };
+        // base64("robot:s3cret/pw") = cm9ib3Q6czNjcmV0L3B3
+        let text = "denied: Basic cm9ib3Q6czNjcmV0L3B3 (robot:s3cret/pw) s3cret%2Fpw";
+        assert_eq!(scrub(text, &options), "denied: Basic *** (robot:***) ***");
+    }
+}

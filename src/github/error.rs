@@ -169,3 +169,21 @@ fn hint(kind: Kind, what: &str, message: &str) -> String {
         _ => String::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_echoed_token_is_scrubbed() {
+        let err = GitHubError::new(
+            Kind::Unauthorized,
+            "cannot list releases: GitHub answered 401: Bad credentials: Bearer ghs_abc123".into(),
+        )
+        .redacted("ghs_abc123");
+        assert_eq!(
+            err.message,
+            "cannot list releases: GitHub answered 401: Bad credentials: Bearer ***"
+        );
+    }
+}
