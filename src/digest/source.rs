@@ -49,6 +49,14 @@ impl ImageSource {
                  e.g. ghcr.io/org/lab:latest"
             )
         })?;
+        // oci-client accepts a few references it cannot print back, such as `A/a` (an
+        // upper-case Docker Hub repository, which the distribution spec forbids and Docker
+        // would read as a registry host `A`): refuse what does not round-trip.
+        if reference.whole().parse::<Reference>().is_err() {
+            bail!(
+                "{text:?} is not a valid image reference (repository names are lower case, and                  an upper-case first part is not a registry host without a `.` or `:`): write                  REGISTRY/REPOSITORY:TAG, e.g. ghcr.io/org/lab:latest"
+            );
+        }
         Ok(Self::Registry(reference))
     }
 
@@ -132,6 +140,8 @@ mod tests {
             "a b",
             "oci:",
             "host:port/x:tag:extra",
+            "A/a",
+            "Org/lab:latest",
         ] {
             let err = ImageSource::parse(bad).unwrap_err().to_string();
             assert!(!err.is_empty(), "{bad:?}");

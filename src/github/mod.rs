@@ -59,6 +59,8 @@ pub struct GitHub {
     options: Options,
     requests: AtomicUsize,
     debug: Option<DebugSink>,
+    /// Kept only to scrub it from errors that echo it back ([`GitHubError::redacted`]).
+    token: String,
 }
 
 impl GitHub {
@@ -74,13 +76,25 @@ impl GitHub {
     /// As [`GitHub::new`], with explicit timeouts and read retries.
     ///
     /// # Errors
-    /// An `api_url` that is not a URL.
+    /// An `api_url` that is not a URL, or a `token` that cannot be sent in an HTTP header
+    /// (a line break or another control character inside it).
     pub fn with_options(
         api_url: &str,
         token: &str,
         repo: Repository,
         options: Options,
     ) -> Result<Self, GitHubError> {
+        // octocrab builds the `Authorization` header with `unwrap`, so such a token would
+        // panic there: refuse it first, without showing it.
+        if http::HeaderValue::from_str(&format!("Bearer {token}")).is_err() {
+            return Err(GitHubError::new(
+                Kind::Other,
+                "the GitHub token holds a line break or another control character, so it \
+                 cannot be sent in an HTTP header: check the github-token input (one token, \
+                 on one line)"
+                    .into(),
+            ));
+        }
         let build = || {
             Octocrab::builder()
                 .base_uri(api_url)
@@ -107,6 +121,7 @@ impl GitHub {
             options,
             requests: AtomicUsize::new(0),
             debug: None,
+            token: token.to_string(),
         })
     }
 
@@ -132,6 +147,7 @@ impl GitHub {
             options: self.options,
             requests: AtomicUsize::new(0),
             debug: self.debug.clone(),
+            token: self.token.clone(),
         }
     }
 
@@ -175,7 +191,9 @@ impl GitHub {
                             tokio::time::sleep(wait).await;
                             attempt += 1;
                         }
-                        None => return Err(GitHubError::from_octocrab(err, what)),
+                        None => {
+                            return Err(GitHubError::from_octocrab(err, what).redacted(&self.token));
+                        }
                     }
                 }
             }
@@ -192,7 +210,7 @@ impl GitHub {
         self.write
             .post(route, Some(body))
             .await
-            .map_err(|e| GitHubError::from_octocrab(e, what))
+            .map_err(|e| GitHubError::from_octocrab(e, what).redacted(&self.token))
     }
 
     async fn patch<B: Serialize, R: serde::de::DeserializeOwned>(
@@ -205,7 +223,7 @@ impl GitHub {
         self.write
             .patch(route, Some(body))
             .await
-            .map_err(|e| GitHubError::from_octocrab(e, what))
+            .map_err(|e| GitHubError::from_octocrab(e, what).redacted(&self.token))
     }
 
     /// Lists pages of `route` (with or without a query), following pages only while a page
@@ -274,7 +292,9 @@ impl GitHub {
             .write
             ._delete(route.as_str(), None::<&()>)
             .await
-            .map_err(|e| GitHubError::from_octocrab(e, "delete a duplicate release"))?;
+            .map_err(|e| {
+                GitHubError::from_octocrab(e, "delete a duplicate release").redacted(&self.token)
+            })?;
         let status = response.status();
         if status.is_success() || status == http::StatusCode::NOT_FOUND {
             Ok(())

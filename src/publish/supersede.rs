@@ -24,7 +24,10 @@ pub async fn comment(gh: &GitHub, found: &Found, release_url: &str) -> Result<Ve
     for (old, old_digest) in find::superseded(issues, digest) {
         let has_ours = async || -> Result<Option<()>> {
             let comments = gh.list_comments(old.number).await?;
-            Ok(find::our_comment(&comments, MarkerKind::SupersededComment, digest).map(|_| ()))
+            Ok(
+                find::our_comment(old, &comments, MarkerKind::SupersededComment, digest)
+                    .map(|_| ()),
+            )
         };
         if old.comments > 0 && has_ours().await?.is_some() {
             continue;

@@ -4,6 +4,7 @@
 mod action;
 mod common;
 mod e2e;
+mod hostile;
 mod publish;
 mod registry;
 mod tier_triggers;

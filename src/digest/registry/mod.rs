@@ -261,7 +261,7 @@ impl<'a> Session<'a> {
             Err(Failure::Status { answer, .. }) => {
                 return Err(authentication(
                     answer.status.as_u16(),
-                    errors::registry_message(&answer.body),
+                    self.message(&answer.body),
                     self,
                 ));
             }
@@ -278,17 +278,31 @@ impl<'a> Session<'a> {
         if !answer.status.is_success() {
             return Err(authentication(
                 answer.status.as_u16(),
-                errors::registry_message(&answer.body),
+                self.message(&answer.body),
                 self,
             ));
         }
-        auth::token_from(&answer.body).ok_or_else(|| {
+        let token = auth::token_from(&answer.body).ok_or_else(|| {
             authentication(
                 answer.status.as_u16(),
                 Some("the answer holds no token".into()),
                 self,
             )
-        })
+        })?;
+        // reqwest would refuse to build the next request with it (a builder error, "failed to
+        // parse header value"): say what is wrong instead.
+        if reqwest::header::HeaderValue::try_from(format!("Bearer {token}")).is_err() {
+            return Err(authentication(
+                answer.status.as_u16(),
+                Some(
+                    "the token it sent is not a valid HTTP header value (it holds a line break or \
+                     another control character); check the registry's token service"
+                        .into(),
+                ),
+                self,
+            ));
+        }
+        Ok(token)
     }
 
     /// One manifest request (with retries) under the current authorization.
@@ -357,7 +371,7 @@ impl<'a> Session<'a> {
 
     /// The error for a 401, 403 or 404 (with the body of the GET when there is one).
     fn refusal(&self, status: StatusCode, body: &[u8]) -> RegistryError {
-        let message = errors::registry_message(body);
+        let message = self.message(body);
         match status {
             StatusCode::NOT_FOUND
                 if errors::error_code(body).as_deref() == Some("NAME_UNKNOWN") =>
@@ -427,7 +441,7 @@ impl<'a> Session<'a> {
                 registry: self.registry.clone(),
                 image: self.image.clone(),
                 status: answer.status.as_u16(),
-                message: errors::registry_message(&answer.body),
+                message: self.message(&answer.body),
                 attempts,
                 elapsed,
                 retry_after,
@@ -440,6 +454,12 @@ impl<'a> Session<'a> {
             },
             Failure::Other { cause } => self.protocol(cause),
         }
+    }
+
+    /// The registry's own message in `body` ([`errors::registry_message`]), with the
+    /// credentials scrubbed from the raw body first ([`auth::scrub`]).
+    fn message(&self, body: &[u8]) -> Option<String> {
+        errors::registry_message(&auth::scrub(body, self.credentials.as_ref()))
     }
 
     fn protocol(&self, detail: String) -> RegistryError {
