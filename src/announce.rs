@@ -30,6 +30,14 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
     {
         log.mask(secret);
     }
+    if let (Some(user), Some(password)) = (&args.registry_username, &args.registry_password) {
+        log.mask_basic(user.trim(), password);
+    }
+    if let Some(token) = &args.github_token {
+        // ghcr.io gets the token as Basic user x-access-token when no registry credentials
+        // are given (registry::auth::credentials_for).
+        log.mask_basic("x-access-token", token.trim());
+    }
     let env: std::collections::HashMap<String, String> = std::env::vars().collect();
 
     // Validate every input first.

@@ -137,8 +137,9 @@ impl RunbookArgs {
     }
 }
 
-/// Options of `announce`.
-#[derive(Debug, Clone, Args)]
+/// Options of `announce`. `Debug` shows `***` for the GitHub token and the registry
+/// password.
+#[derive(Clone, Args)]
 pub struct AnnounceArgs {
     /// Image reference, e.g. ghcr.io/org/lab:latest, or oci:DIR[:TAG] for an OCI layout on disk
     #[arg(long, env = "INPUT_IMAGE", value_name = "REF")]
@@ -247,6 +248,41 @@ pub struct AnnounceArgs {
     /// First wait before retrying a failed GitHub read; doubles per retry (tests; default 1s)
     #[arg(long, hide = true, value_parser = humantime::parse_duration)]
     pub github_retry_wait: Option<std::time::Duration>,
+}
+
+impl std::fmt::Debug for AnnounceArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hidden = |secret: &Option<String>| secret.as_ref().map(|_| "***");
+        f.debug_struct("AnnounceArgs")
+            .field("image", &self.image)
+            .field("registry_username", &self.registry_username)
+            .field("registry_password", &hidden(&self.registry_password))
+            .field("insecure_registry", &self.insecure_registry)
+            .field("registry_timeout", &self.registry_timeout)
+            .field("expected_digest", &self.expected_digest)
+            .field("registry_retry_delay", &self.registry_retry_delay)
+            .field("tier", &self.tier)
+            .field("unlabeled_tier", &self.unlabeled_tier)
+            .field("security_labels", &self.security_labels)
+            .field("routine_labels", &self.routine_labels)
+            .field("culler", &self.culler)
+            .field("repository", &self.repository)
+            .field("sha", &self.sha)
+            .field("github_token", &hidden(&self.github_token))
+            .field("api_url", &self.api_url)
+            .field("tracking_labels", &self.tracking_labels)
+            .field("tracking_assignees", &self.tracking_assignees)
+            .field("namespace", &self.namespace)
+            .field("helm_release", &self.helm_release)
+            .field("hub_url", &self.hub_url)
+            .field("dry_run", &self.dry_run)
+            .field("now", &self.now)
+            .field("lookup_backoff_ms", &self.lookup_backoff_ms)
+            .field("github_timeout", &self.github_timeout)
+            .field("github_retry_wait", &self.github_retry_wait)
+            // Fields added later are left out rather than risk showing a secret.
+            .finish_non_exhaustive()
+    }
 }
 
 impl AnnounceArgs {
@@ -506,5 +542,33 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
                 log.mask(value);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_of_announce_options_hides_the_token_and_the_password() {
+        let cli = Cli::try_parse_from([
+            "codeq-rollout",
+            "announce",
+            "--image",
+            "ghcr.io/org/lab:latest",
+            "--github-token",
+            "ghs_debugtoken",
+            "--registry-username",
+            "ci",
+            "--registry-password",
+            "hunter22",
+        ])
+        .unwrap();
+        let shown = format!("{cli:?}");
+        assert!(
+            !shown.contains("ghs_debugtoken") && !shown.contains("hunter22"),
+            "{shown}"
+        );
+        assert!(shown.contains("ghcr.io/org/lab:latest") && shown.contains("\"ci\""));
     }
 }

@@ -125,6 +125,15 @@ impl RunContext {
             .transpose()?;
         let event = match var("GITHUB_EVENT_PATH") {
             Some(path) => {
+                let size = std::fs::metadata(&path)
+                    .with_context(|| format!("cannot read the event payload at {path}"))?
+                    .len();
+                if size > event::MAX_PAYLOAD_BYTES {
+                    bail!(
+                        "the event payload at {path} is {size} bytes, more than GitHub's 25 MB cap on payloads ({} bytes): it is not a GitHub event",
+                        event::MAX_PAYLOAD_BYTES
+                    );
+                }
                 let bytes = std::fs::read(&path)
                     .with_context(|| format!("cannot read the event payload at {path}"))?;
                 event::parse(&bytes).with_context(|| format!("in {path}"))?
@@ -162,11 +171,13 @@ impl RunContext {
             }
             _ => None,
         };
+        let event_name = var("GITHUB_EVENT_NAME").unwrap_or_default();
+        event.check_event(&event_name)?;
         Ok(Self {
             repository,
             event_repository,
             sha,
-            event_name: var("GITHUB_EVENT_NAME").unwrap_or_default(),
+            event_name,
             event,
             api_url,
             server_url,

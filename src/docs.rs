@@ -180,7 +180,9 @@ pub fn docs_command(args: &DocsArgs, log: &Log) -> Result<()> {
         log.info(&format!("{path}: generated sections are up to date"));
         Ok(())
     } else {
-        print!("{d}");
+        // The doc is repository content a pull request can change: its diff must not
+        // issue workflow commands.
+        print!("{}", crate::report::defuse_commands(&d));
         bail!(
             "{path} is out of date with the code and culler settings (diff above): run `codeq-rollout docs --write` with the same options and commit the result; edit only the prose outside the GENERATED markers"
         )

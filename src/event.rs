@@ -4,7 +4,7 @@
 //! event parses, and the event name (`$GITHUB_EVENT_NAME`) says which fields matter.
 //! Payload shapes: GitHub's "Webhook events and payloads" reference.
 
-use anyhow::{Context, Result};
+use anyhow::{Result, bail};
 use serde::Deserialize;
 
 /// The subset of an event payload that tier resolution reads.
@@ -143,15 +143,72 @@ pub struct PayloadRepository {
     pub full_name: String,
 }
 
-/// Parses a payload.
+/// GitHub's cap on a webhook payload: 25 MB ("Webhook events and payloads", Payload cap).
+/// A larger event file did not come from GitHub.
+pub const MAX_PAYLOAD_BYTES: u64 = 25 * 1024 * 1024;
+/// The most labels GitHub lets an issue or pull request carry: 100.
+pub const MAX_LABELS: usize = 100;
+/// The most commits a `push` payload lists: 2048 ("Webhook events and payloads", push).
+pub const MAX_COMMITS: usize = 2048;
+
+/// Parses a payload and checks it against GitHub's own limits ([`MAX_LABELS`],
+/// [`MAX_COMMITS`]).
 ///
 /// # Errors
-/// Malformed JSON or a field of the wrong type; the error says where (line and column).
+/// Malformed JSON, a field of the wrong type or a missing required field (the error names
+/// the field's path, e.g. `pull_request.labels[0].name`, and the line and column), or more
+/// labels or commits than GitHub ever sends.
 pub fn parse(bytes: &[u8]) -> Result<EventPayload> {
-    serde_json::from_slice(bytes).context("the event payload is not a valid GitHub event")
+    let what = "the event payload is not a valid GitHub event";
+    // serde would also read a struct from a JSON array: an event is an object.
+    if bytes.trim_ascii_start().first() != Some(&b'{') {
+        bail!("{what}: it is not a JSON object");
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let payload: EventPayload = serde_path_to_error::deserialize(&mut de).map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        if path == "." {
+            anyhow::anyhow!("{what}: {inner}")
+        } else {
+            anyhow::anyhow!("{what}: field {path}: {inner}")
+        }
+    })?;
+    de.end().map_err(|err| anyhow::anyhow!("{what}: {err}"))?;
+    if let Some(pr) = &payload.pull_request {
+        if pr.labels.len() > MAX_LABELS {
+            bail!(
+                "{what}: pull_request.labels has {} entries, and GitHub allows at most {MAX_LABELS}",
+                pr.labels.len()
+            );
+        }
+    }
+    if payload.commits.len() > MAX_COMMITS {
+        bail!(
+            "{what}: commits has {} entries, and GitHub sends at most {MAX_COMMITS}",
+            payload.commits.len()
+        );
+    }
+    Ok(payload)
 }
 
 impl EventPayload {
+    /// Checks that the payload carries what event `event_name` (`$GITHUB_EVENT_NAME`) always
+    /// carries: for `pull_request` and `pull_request_target`, the pull request.
+    ///
+    /// # Errors
+    /// A `pull_request` event without its pull request, naming the event.
+    pub fn check_event(&self, event_name: &str) -> Result<()> {
+        if matches!(event_name, "pull_request" | "pull_request_target")
+            && self.pull_request.is_none()
+        {
+            bail!(
+                "the {event_name} event payload has no pull_request object: it is not a payload GitHub sends for this event (check GITHUB_EVENT_PATH)"
+            );
+        }
+        Ok(())
+    }
+
     /// The branch a `push` went to: `main` for `refs/heads/main`; `None` for a tag or a
     /// payload without `ref`.
     pub fn pushed_branch(&self) -> Option<&str> {
@@ -225,5 +282,37 @@ mod tests {
             (Some("main"), Some("push"))
         );
         assert_eq!(run.head_commit.unwrap().message, "Fix (#3)");
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let err = parse(br#"{"pull_request": {"number": 1, "labels": [{"name": 5}]}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("pull_request.labels[0].name"), "{err}");
+        let err = parse(br#"{"pull_request": {"title": "x"}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("missing field `number`"), "{err}");
+        let err = parse(b"{ truncated").unwrap_err().to_string();
+        assert!(err.contains("line 1"), "{err}");
+    }
+
+    #[test]
+    fn more_labels_than_github_allows_are_refused() {
+        let labels: Vec<_> = (0..=MAX_LABELS)
+            .map(|i| serde_json::json!({ "name": format!("l{i}") }))
+            .collect();
+        let payload = serde_json::json!({ "pull_request": { "number": 1, "labels": labels } });
+        let err = parse(payload.to_string().as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("at most 100"), "{err}");
+    }
+
+    #[test]
+    fn a_pull_request_event_needs_its_pull_request() {
+        let payload = parse(b"{}").unwrap();
+        assert!(payload.check_event("push").is_ok());
+        let err = payload.check_event("pull_request").unwrap_err();
+        assert!(err.to_string().contains("no pull_request object"), "{err}");
     }
 }

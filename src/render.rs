@@ -391,27 +391,37 @@ fn runbook_context(r: &RunbookSettings, digest: &str) -> minijinja::Value {
 #[derive(Serialize)]
 struct PrView {
     title: String,
+    /// Empty when the address is not a plain http(s) URL ([`sanitize::link_url`]).
     url: String,
     labels: String,
 }
 
+/// The most labels of one pull request a body lists; the rest are counted.
+pub const MAX_LABELS_SHOWN: usize = 20;
+/// The cap on one untrusted label in a body, in characters.
+pub const LABEL_MAX_CHARS: usize = 50;
+
+/// A pull request as the bodies show it: every untrusted field neutralised.
+fn pr_view(pr: &crate::tier::PullRequest) -> PrView {
+    let mut labels: Vec<String> = pr
+        .labels
+        .iter()
+        .take(MAX_LABELS_SHOWN)
+        .map(|l| sanitize::markdown_inline(l, LABEL_MAX_CHARS))
+        .collect();
+    if pr.labels.len() > MAX_LABELS_SHOWN {
+        labels.push(format!("and {} more", pr.labels.len() - MAX_LABELS_SHOWN));
+    }
+    PrView {
+        title: sanitize::markdown_inline(&pr.title, sanitize::DEFAULT_MAX_CHARS),
+        url: sanitize::link_url(&pr.url).unwrap_or("").to_string(),
+        labels: labels.join(", "),
+    }
+}
+
 fn render(template: &str, facts: &Facts, kind: MarkerKind) -> Result<String> {
     let env = environment();
-    let prs: Vec<PrView> = facts
-        .tier
-        .pull_requests
-        .iter()
-        .map(|pr| PrView {
-            title: sanitize::markdown_inline(&pr.title, sanitize::DEFAULT_MAX_CHARS),
-            url: pr.url.clone(),
-            labels: pr
-                .labels
-                .iter()
-                .map(|l| sanitize::markdown_inline(l, 50))
-                .collect::<Vec<_>>()
-                .join(", "),
-        })
-        .collect();
+    let prs: Vec<PrView> = facts.tier.pull_requests.iter().map(pr_view).collect();
     let ctx = context! {
         marker => marker(kind, &facts.digest),
         image => facts.image,

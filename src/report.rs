@@ -94,9 +94,10 @@ impl Log {
 
     /// Registers a secret: it is replaced by `***` in everything this log (and its clones)
     /// prints, and inside Actions an `::add-mask::` tells the runner to hide it from the job
-    /// log too, once per secret. Empty values are ignored.
+    /// log too, once per secret. The forms in which a server might echo it back are
+    /// registered with it (see [`secret_forms`]). Empty values are ignored.
     ///
-    /// A multi-line secret (a key file, say) is registered whole and line by line, as the
+    /// A multi-line secret (a key file, say) is also registered line by line, as the
     /// runner masks the log line by line; lines shorter than [`MIN_MASKED_LINE_CHARS`]
     /// (a lone `}` of a JSON key) are left out, as masking them would hide every such
     /// character in the log and they give nothing away.
@@ -105,19 +106,41 @@ impl Log {
         if secret.is_empty() {
             return;
         }
-        let lines = secret
-            .lines()
-            .map(str::trim)
-            .filter(|l| l.chars().count() >= MIN_MASKED_LINE_CHARS && *l != secret);
+        let mut forms = secret_forms(secret);
+        forms.extend(
+            secret
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.chars().count() >= MIN_MASKED_LINE_CHARS && *l != secret)
+                .map(String::from),
+        );
+        self.mask_forms(forms);
+    }
+
+    /// Registers Basic credentials: the password (as [`Log::mask`]) and the base64 of
+    /// `user:password`, the form an `Authorization: Basic` header carries (RFC 7617), which a
+    /// registry or proxy may echo in an error page.
+    pub fn mask_basic(&self, user: &str, password: &str) {
+        use base64::Engine as _;
+        self.mask(password);
+        if !password.trim().is_empty() {
+            self.mask_forms(vec![
+                base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}")),
+            ]);
+        }
+    }
+
+    /// Registers each of `forms` not yet known, with one `::add-mask::` each inside Actions.
+    fn mask_forms(&self, forms: Vec<String>) {
         let mut secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
-        for s in std::iter::once(secret).chain(lines) {
-            if secrets.iter().any(|known| known == s) {
+        for form in forms {
+            if secrets.contains(&form) {
                 continue;
             }
             if self.actions {
-                self.line(&format!("::add-mask::{}", escape_data(s)));
+                self.line(&format!("::add-mask::{}", escape_data(&form)));
             }
-            secrets.push(s.to_string());
+            secrets.push(form);
         }
         // Longest first, so a secret that contains another is masked whole.
         secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
@@ -131,8 +154,9 @@ impl Log {
             .fold(text.to_string(), |acc, s| acc.replace(s.as_str(), "***"))
     }
 
-    /// A plain line on stdout. Lines that would read as a workflow command (`::…`) are
-    /// defused by a leading `| `, so text from pull requests cannot issue commands.
+    /// A plain line on stdout. Workflow commands in it are defused
+    /// ([`crate::sanitize::defuse_commands`]), so text from pull requests or servers cannot
+    /// issue commands.
     pub fn info(&self, message: &str) {
         self.line(&defuse_commands(&self.redact(message)));
     }
@@ -156,7 +180,7 @@ impl Log {
         if self.actions {
             self.line(&format!("::debug::{}", escape_data(&message)));
         } else {
-            err!("debug: {message}");
+            err!("debug: {}", defuse_commands(&message));
         }
     }
 
@@ -189,19 +213,47 @@ pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// Prefixes `| ` to every line whose first non-blank characters are `::`, so that a
-/// runner reading the log does not take it for a workflow command.
+/// Defuses workflow commands in plain log text: see [`crate::sanitize::defuse_commands`]
+/// (`::` at the start of any CR- or LF-ended line, and the legacy `##[` anywhere).
 pub fn defuse_commands(text: &str) -> String {
-    text.split('\n')
-        .map(|line| {
-            if line.trim_start().starts_with("::") {
-                format!("| {line}")
-            } else {
-                line.to_string()
+    crate::sanitize::defuse_commands(text)
+}
+
+/// The forms of `secret` to mask: the secret itself, and as it reads when a server or a
+/// library echoes it JSON-escaped, Rust-`Debug`-escaped, percent-encoded (RFC 3986
+/// unreserved characters kept) or base64-encoded (the runner's own masker adds the same
+/// kinds of encodings for the job log). Forms shorter than 4 characters are left out,
+/// except the secret itself.
+pub fn secret_forms(secret: &str) -> Vec<String> {
+    use base64::Engine as _;
+    // Both escapers wrap the text in double quotes: drop them.
+    let unquote = |s: String| {
+        s.get(1..s.len().saturating_sub(1))
+            .unwrap_or("")
+            .to_string()
+    };
+    let json = unquote(serde_json::to_string(secret).unwrap_or_default());
+    let percent: String = secret
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
             }
+            _ => format!("%{b:02X}"),
         })
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    let mut forms = vec![secret.to_string()];
+    for form in [
+        json,
+        unquote(format!("{secret:?}")),
+        percent,
+        base64::engine::general_purpose::STANDARD.encode(secret),
+    ] {
+        if form.len() >= 4 && !forms.contains(&form) {
+            forms.push(form);
+        }
+    }
+    forms
 }
 
 /// Formats step outputs for `$GITHUB_OUTPUT` in the heredoc form, one block per output.
@@ -334,6 +386,18 @@ mod tests {
         let clone = log.clone();
         log.mask("s3cret");
         assert_eq!(clone.redact("a s3cret b"), "a *** b");
+    }
+
+    #[test]
+    fn echoed_forms_of_a_secret_are_redacted() {
+        let log = Log::new(false, false);
+        log.mask("p%ss/w\"rd");
+        log.mask_basic("robot", "hunter22");
+        let echoed = r#"raw p%ss/w"rd json p%ss/w\"rd url p%25ss%2Fw%22rd b64 cCVzcy93InJk basic cm9ib3Q6aHVudGVyMjI="#;
+        assert_eq!(
+            log.redact(echoed),
+            "raw *** json *** url *** b64 *** basic ***"
+        );
     }
 
     #[test]

@@ -4,9 +4,23 @@
 //! public release note, an issue that pages security reviewers, and the Actions log.
 //! The approach is to neutralise, not delete: the text still reads the same to a person,
 //! but GitHub no longer finds in it a mention (`@user`, `@org/team`), an issue reference
-//! (`#1`, `GH-1`, `owner/repo#1`), an autolink, HTML, or Markdown syntax; a WORD JOINER
-//! (U+2060, invisible) is placed where GitHub's reference filters would otherwise match,
-//! since backslash escapes do not stop them (they act on rendered text).
+//! (`#1`, `GH-1`, `owner/repo#1`, so no `fixes #1` either), an autolink (`https://…`,
+//! `www.…`, bare e-mail addresses), HTML, Markdown syntax, or the tool's own marker.
+//!
+//! GitHub finds mentions and references in the *text* of the rendered Markdown (and, for
+//! e-mail replies, in the plain source), so backslash escapes do not stop them. An invisible
+//! WORD JOINER (U+2060) is placed right after `@` and `#` (and inside `GH-`, `://`, `www.`),
+//! so the patterns no longer match: GitHub's mention pattern needs a user-name character right
+//! after `@`, its reference pattern a digit right after `#`, and cmark-gfm's autolinks need
+//! `://`, `www.`, or a domain character after `@`. The same technique is used in the field:
+//! Dependabot inserts U+200B after `@` (dependabot-core `link_and_mention_sanitizer.rb`, and
+//! PR 12685 for `#`), Renovate U+200B after `@` (renovate PRs 1083, 30842), niv-updater-action
+//! U+2060 after `@`.
+//!
+//! Log text is defused for the Actions runner, whose command parser (actions/runner
+//! `ActionCommand.cs`) takes a line whose first non-blank characters are `::` as a command,
+//! and also the legacy form `##[command]data` **anywhere** in a line; the runner reads lines
+//! with .NET `ReadLine`, which ends a line at CR, LF or CRLF.
 
 use unicode_normalization::UnicodeNormalization;
 
@@ -16,28 +30,31 @@ const JOINER: char = '\u{2060}';
 /// The default cap on one untrusted field, in characters.
 pub const DEFAULT_MAX_CHARS: usize = 200;
 
-/// Whether `c` is a bidirectional control or another invisible format character
-/// (Unicode category Cf and friends) that must not survive from untrusted input.
+/// Whether `c` must not survive from untrusted input: a bidirectional control
+/// (Bidi_Control, e.g. U+202E RIGHT-TO-LEFT OVERRIDE), another format character (General
+/// Category Cf, e.g. U+200B ZERO WIDTH SPACE, U+2060 WORD JOINER), or any other default
+/// ignorable code point (e.g. variation selectors, Hangul fillers, tag characters), per the
+/// Unicode Character Database as compiled into `icu_properties`.
 fn is_invisible(c: char) -> bool {
-    matches!(c,
-        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
-        | '\u{180B}'..='\u{180F}'
-        | '\u{200B}'..='\u{200F}'
-        | '\u{202A}'..='\u{202E}'
-        | '\u{2060}'..='\u{206F}'
-        | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}'
-        | '\u{FFF0}'..='\u{FFFB}'
-        | '\u{1D173}'..='\u{1D17A}'
-        | '\u{E0000}'..='\u{E0FFF}')
+    use icu_properties::props::{BidiControl, DefaultIgnorableCodePoint, GeneralCategory};
+    use icu_properties::{CodePointMapData, CodePointSetData};
+    CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
+        || CodePointSetData::new::<BidiControl>().contains(c)
+        || CodePointMapData::<GeneralCategory>::new().get(c) == GeneralCategory::Format
 }
 
 /// Normalises untrusted text to one clean line: NFC, invisible and control characters
 /// removed, any run of white space (CR and LF included) folded to one space, trimmed, and
 /// capped at `max_chars` characters with an ellipsis (`…`).
 pub fn clean_line(text: &str, max_chars: usize) -> String {
-    let mut out = String::with_capacity(text.len().min(max_chars * 4));
+    let mut out = String::with_capacity(text.len().min(max_chars.saturating_mul(4)));
     let mut pending_space = false;
+    let mut count = 0usize;
     for c in text.nfc() {
+        // One character past the cap is enough to know the text gets cut.
+        if count > max_chars {
+            break;
+        }
         if is_invisible(c) {
             continue;
         }
@@ -47,9 +64,11 @@ pub fn clean_line(text: &str, max_chars: usize) -> String {
         }
         if pending_space {
             out.push(' ');
+            count += 1;
             pending_space = false;
         }
         out.push(c);
+        count += 1;
     }
     cap(&out, max_chars)
 }
@@ -65,14 +84,27 @@ pub fn cap(text: &str, max_chars: usize) -> String {
 }
 
 /// Untrusted text made safe for Markdown inline contexts: a table cell, a list item, a
-/// link text. Starts from [`clean_line`], then escapes Markdown and HTML and breaks
-/// mentions, references, autolinks and the tool's own marker syntax.
+/// link text. Starts from [`clean_line`] (one line, capped at `max_chars`), then escapes
+/// Markdown and HTML and breaks mentions, references, autolinks and the tool's own marker
+/// syntax (see the module documentation). Nothing is deleted: with the word joiners, escapes
+/// and entities undone, the text reads as [`clean_line`] gave it.
 pub fn markdown_inline(text: &str, max_chars: usize) -> String {
     let line = clean_line(text, max_chars);
     let chars: Vec<char> = line.chars().collect();
     let mut out = String::with_capacity(line.len() * 2);
+    // A line starting like a block (list item, setext underline, ordered list) is escaped,
+    // so the text stays inline wherever it is placed.
+    let ordered_list_dot = chars.iter().take_while(|c| c.is_ascii_digit()).count();
     for (i, &c) in chars.iter().enumerate() {
         let next = chars.get(i + 1).copied();
+        let preceded_by = |word: &str| {
+            let n = word.chars().count();
+            i >= n
+                && chars[i - n..i]
+                    .iter()
+                    .collect::<String>()
+                    .eq_ignore_ascii_case(word)
+        };
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -81,29 +113,35 @@ pub fn markdown_inline(text: &str, max_chars: usize) -> String {
                 out.push('\\');
                 out.push(c);
             }
+            '-' | '+' | '=' if i == 0 => {
+                out.push('\\');
+                out.push(c);
+            }
+            '.' if ordered_list_dot > 0 && i == ordered_list_dot => {
+                out.push('\\');
+                out.push(c);
+            }
             '@' | '#' => {
                 out.push(c);
                 out.push(JOINER);
             }
-            '-' if i >= 2
-                && chars[i - 2..i]
-                    .iter()
-                    .collect::<String>()
-                    .eq_ignore_ascii_case("gh") =>
-            {
+            '-' if preceded_by("gh") => {
                 out.push(JOINER);
                 out.push(c);
             }
-            ':' if next == Some('/') => {
+            // `://` starts an autolink; the hidden marker is `<!-- codeq-rollout:KIND …`,
+            // whose `<` is already an entity, and its name is broken too, for anything that
+            // looks for it without the `<!--`.
+            ':' if next == Some('/') || preceded_by(MARKER_NAME) => {
+                if preceded_by(MARKER_NAME) {
+                    out.push(JOINER);
+                }
                 out.push(c);
-                out.push(JOINER);
+                if next == Some('/') {
+                    out.push(JOINER);
+                }
             }
-            '.' if i >= 3
-                && chars[i - 3..i]
-                    .iter()
-                    .collect::<String>()
-                    .eq_ignore_ascii_case("www") =>
-            {
+            '.' if preceded_by("www") => {
                 out.push(JOINER);
                 out.push(c);
             }
@@ -113,15 +151,45 @@ pub fn markdown_inline(text: &str, max_chars: usize) -> String {
     out
 }
 
-/// Untrusted text made safe for one log line: [`clean_line`], and a leading `::` (a
-/// workflow command) defused.
-pub fn log_line(text: &str, max_chars: usize) -> String {
-    let line = clean_line(text, max_chars);
-    if line.starts_with("::") {
-        format!("| {line}")
-    } else {
-        line
+/// The name in the tool's hidden markers, `<!-- codeq-rollout:KIND digest=… -->`.
+const MARKER_NAME: &str = "codeq-rollout";
+
+/// A link target for untrusted Markdown: `url` itself when it is a plain `https://` or
+/// `http://` address of printable ASCII without spaces and without characters that could
+/// end the link or start HTML (`<>()[]"'\` and backtick), at most 2,000 characters; `None`
+/// otherwise (the caller then prints the text without a link).
+pub fn link_url(url: &str) -> Option<&str> {
+    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+    let scheme_ok = lower.starts_with("https://") || lower.starts_with("http://");
+    let chars_ok = url.bytes().all(|b| {
+        b.is_ascii_graphic()
+            && !matches!(
+                b,
+                b'<' | b'>' | b'(' | b')' | b'[' | b']' | b'"' | b'\'' | b'\\' | b'`'
+            )
+    });
+    (scheme_ok && chars_ok && url.len() <= 2000).then_some(url)
+}
+
+/// Defuses workflow commands in text printed to the Actions log: every line (ended by CR,
+/// LF or CRLF, as the runner reads them) whose first non-blank characters are `::` gets a
+/// leading `| `, and every legacy `##[` gets a word joiner after `##`, so the runner takes
+/// neither for a command. Everything else is unchanged.
+pub fn defuse_commands(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for line in text.split_inclusive(['\r', '\n']) {
+        if line.trim_start().starts_with("::") {
+            out.push_str("| ");
+        }
+        out.push_str(line);
     }
+    out.replace("##[", "##\u{2060}[")
+}
+
+/// Untrusted text made safe for one log line: [`clean_line`] (so no CR or LF), then
+/// [`defuse_commands`].
+pub fn log_line(text: &str, max_chars: usize) -> String {
+    defuse_commands(&clean_line(text, max_chars))
 }
 
 #[cfg(test)]
@@ -172,5 +240,90 @@ mod tests {
     #[test]
     fn log_lines_cannot_start_a_command() {
         assert_eq!(log_line("::error::x", 50), "| ::error::x");
+        assert_eq!(log_line("  ::add-mask::x", 50), "| ::add-mask::x");
+    }
+
+    #[test]
+    fn legacy_commands_anywhere_in_a_line_are_defused() {
+        // actions/runner ActionCommand.TryParse finds `##[` at any position.
+        let out = defuse_commands("label \"##[set-output name=x;]y\" on #2");
+        assert!(!out.contains("##["), "{out}");
+        assert_eq!(visible(&out), "label \"##[set-output name=x;]y\" on #2");
+    }
+
+    #[test]
+    fn a_bare_carriage_return_starts_a_line_for_the_runner() {
+        // .NET ReadLine ends a line at CR too.
+        assert_eq!(
+            defuse_commands("ok\r::set-output name=x::y\r\n::error::z\nend"),
+            "ok\r| ::set-output name=x::y\r\n| ::error::z\nend"
+        );
+    }
+
+    #[test]
+    fn the_tool_marker_is_broken_in_untrusted_text() {
+        let out = markdown_inline(
+            "<!-- codeq-rollout:release digest=sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 -->",
+            300,
+        );
+        assert!(!out.contains("<!--"), "{out}");
+        assert!(!out.to_lowercase().contains("codeq-rollout:"), "{out}");
+        assert!(
+            visible(&out).starts_with("&lt;\\!-- codeq-rollout:release"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn urls_emails_and_block_starts_are_neutralised() {
+        let out = markdown_inline(
+            "see https://evil.example and www.evil.example, a@b.example",
+            200,
+        );
+        assert!(
+            !out.contains("://") && !out.to_lowercase().contains("www."),
+            "{out}"
+        );
+        assert!(!out.contains("a@b"), "{out}");
+        assert_eq!(markdown_inline("- item", 20), "\\- item");
+        assert_eq!(markdown_inline("+ item", 20), "\\+ item");
+        assert_eq!(markdown_inline("12. item", 20), "12\\. item");
+        assert_eq!(markdown_inline("1.5 release", 20), "1\\.5 release");
+        assert_eq!(markdown_inline("v1.5 - ok", 20), "v1.5 - ok");
+    }
+
+    #[test]
+    fn every_format_character_is_removed() {
+        // Format (Cf) characters a hand-made list tends to miss: ARABIC NUMBER SIGN,
+        // SHORTHAND FORMAT LETTER OVERLAP, a tag character, and the joiner itself.
+        assert_eq!(
+            clean_line(
+                "a\u{0600}b\u{1BCA0}c\u{E0041}d\u{2060}e\u{2066}f\u{FE0F}",
+                50
+            ),
+            "abcdef"
+        );
+    }
+
+    #[test]
+    fn link_targets_must_be_plain_http_urls() {
+        let ok = "https://github.com/o/r/pull/1";
+        assert_eq!(link_url(ok), Some(ok));
+        for bad in [
+            "javascript:alert(1)",
+            "https://x.example/a)b",
+            "https://x.example/ a",
+            "https://x.example/\"onmouseover",
+            "ftp://x.example",
+            "",
+        ] {
+            assert_eq!(link_url(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn huge_caps_do_not_overflow() {
+        assert_eq!(clean_line("abc", usize::MAX), "abc");
+        assert_eq!(cap("abc", 0), "…");
     }
 }

@@ -4,9 +4,11 @@
 //! wins; a failed look-up of the pull requests is never "unlabeled" (it fails the run unless
 //! `unlabeled-tier` was set explicitly); otherwise any security label on any contributing pull
 //! request makes the release security; else a routine label makes it routine; else the
-//! unlabeled policy decides. Labels match case-insensitively. Which pull requests contribute
+//! unlabeled policy decides. Labels match case-insensitively, as they read (invisible
+//! characters removed: [`label_as_shown`]). Which pull requests contribute
 //! is the I/O side's job ([`crate::pulls`]); this module only reads what it found.
 
+use crate::sanitize;
 use serde::Serialize;
 use std::fmt;
 
@@ -137,7 +139,7 @@ pub struct TierDecision {
 pub struct DecidingLabel {
     /// The PR number.
     pub pull_request: u64,
-    /// The label as written on the PR.
+    /// The label as it reads on the PR ([`label_as_shown`]).
     pub label: String,
 }
 
@@ -152,12 +154,27 @@ impl LabelRules {
     /// Whether `pr` carries any tier label (security or routine), case-insensitively.
     pub fn has_tier_label(&self, pr: &PullRequest) -> bool {
         pr.labels.iter().any(|l| {
+            let label = label_as_shown(l);
             self.security
                 .iter()
                 .chain(&self.routine)
-                .any(|n| n.eq_ignore_ascii_case(l.trim()))
+                .any(|n| same_label(n, &label))
         })
     }
+}
+
+/// An untrusted label as the bodies show it ([`sanitize::clean_line`]: NFC, invisible and
+/// control characters removed, white space folded and trimmed). Labels are matched in this
+/// form, so what counts is what a reader sees: `secu\u{200B}rity` reads, and counts, as
+/// `security`.
+pub fn label_as_shown(label: &str) -> String {
+    sanitize::clean_line(label, sanitize::DEFAULT_MAX_CHARS)
+}
+
+/// Whether the configured label `name` is `shown` (a label in [`label_as_shown`] form),
+/// ASCII case-insensitively. A label that reads as nothing matches nothing.
+fn same_label(name: &str, shown: &str) -> bool {
+    !shown.is_empty() && label_as_shown(name).eq_ignore_ascii_case(shown)
 }
 
 /// What the look-up of the pull requests behind a release found.
@@ -267,10 +284,11 @@ pub fn decide(
             .flat_map(|pr| {
                 pr.labels
                     .iter()
-                    .filter(|l| names.iter().any(|n| n.eq_ignore_ascii_case(l.trim())))
-                    .map(|l| DecidingLabel {
+                    .map(|l| label_as_shown(l))
+                    .filter(|l| names.iter().any(|n| same_label(n, l)))
+                    .map(|label| DecidingLabel {
                         pull_request: pr.number,
-                        label: l.clone(),
+                        label,
                     })
             })
             .collect()
@@ -496,6 +514,16 @@ mod tests {
             d.reason,
             "security: label \"Security\" on #7, found from the push of c4295bd74fb0 to main"
         );
+    }
+
+    #[test]
+    fn a_label_counts_as_it_reads_invisible_characters_and_all() {
+        // U+200B ZERO WIDTH SPACE and U+2066 LEFT-TO-RIGHT ISOLATE: the bodies show
+        // "security", so it must count as security, and the reason shows what matched.
+        let d = auto(vec![pr(7, &["secu\u{200B}rity\u{2066}"])]).unwrap();
+        assert_eq!(d.tier, Tier::Security);
+        assert_eq!(d.deciding.unwrap().label, "security");
+        assert!(rules().has_tier_label(&pr(8, &[" rou\u{FEFF}tine\n"])));
     }
 
     #[test]

@@ -69,6 +69,15 @@ impl ImageSource {
             )
         })?;
         super::registry::check_reference(&reference)?;
+        // Refuse what does not print back as a valid reference, such as `A/a` (an upper-case
+        // Docker Hub repository, which Docker would read as a registry host `A`).
+        if super::reference::parse(&reference.whole()).is_err() {
+            bail!(
+                "{text:?} is not a valid image reference (repository names are lower case, and \
+                 an upper-case first part is not a registry host without a `.` or `:`): write \
+                 REGISTRY/REPOSITORY:TAG, e.g. ghcr.io/org/lab:latest"
+            );
+        }
         Ok(Self::Registry(reference))
     }
 
@@ -283,6 +292,8 @@ mod tests {
             "oci:",
             "oci::tag",
             "host:port/x:tag:extra",
+            "A/a",
+            "Org/lab:latest",
         ] {
             let err = ImageSource::parse(bad).unwrap_err().to_string();
             assert!(!err.is_empty(), "{bad:?}");

@@ -66,7 +66,9 @@ impl GitHubError {
             octocrab::Error::GitHub { source, .. } => {
                 let status = source.status_code.as_u16();
                 let mut kind = Kind::from_status(status);
-                let msg = source.message.trim().to_string();
+                // GitHub's (or a proxy's) message is echoed, as one line of at most
+                // ECHO_MAX_CHARS: an HTML error page must not flood the log.
+                let msg = crate::sanitize::clean_line(&source.message, ECHO_MAX_CHARS);
                 let detail = source
                     .errors
                     .as_ref()
@@ -81,6 +83,7 @@ impl GitHubError {
                             .collect::<Vec<_>>()
                             .join("; ")
                     })
+                    .map(|s| crate::sanitize::clean_line(&s, ECHO_MAX_CHARS))
                     .filter(|s| !s.is_empty())
                     .map(|s| format!(" ({s})"))
                     .unwrap_or_default();
@@ -103,22 +106,46 @@ impl GitHubError {
             }
             octocrab::Error::Json { source, .. } => Self::new(
                 Kind::Other,
-                format!("cannot {what}: GitHub's answer is not the JSON expected: {source}"),
+                format!(
+                    "cannot {what}: GitHub's answer is not the JSON expected: {}",
+                    crate::sanitize::clean_line(&source.to_string(), ECHO_MAX_CHARS)
+                ),
             ),
             octocrab::Error::Serde { source, .. } => Self::new(
                 Kind::Other,
-                format!("cannot {what}: GitHub's answer is not the JSON expected: {source}"),
+                format!(
+                    "cannot {what}: GitHub's answer is not the JSON expected: {}",
+                    crate::sanitize::clean_line(&source.to_string(), ECHO_MAX_CHARS)
+                ),
             ),
             other => Self::new(
                 Kind::Unavailable,
                 format!(
                     "cannot {what}: {} (network error or timeout; the outcome is unknown)",
-                    chain(&other)
+                    crate::sanitize::clean_line(&chain(&other), ECHO_MAX_CHARS)
                 ),
             ),
         }
     }
+
+    /// The same error with every occurrence of `secret` (and of its encoded forms, see
+    /// [`crate::report::secret_forms`]) replaced by `***`: for text a server echoed back,
+    /// which may quote the request's credentials.
+    pub fn redacted(mut self, secret: &str) -> Self {
+        let secret = secret.trim();
+        if !secret.is_empty() {
+            let mut forms = crate::report::secret_forms(secret);
+            forms.sort_by_key(|s| std::cmp::Reverse(s.len()));
+            for form in forms {
+                self.message = self.message.replace(&form, "***");
+            }
+        }
+        self
+    }
 }
+
+/// The most characters of a server's message an error echoes.
+pub const ECHO_MAX_CHARS: usize = 1000;
 
 fn chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
@@ -169,5 +196,23 @@ fn hint(kind: Kind, what: &str, message: &str) -> String {
         }
         Kind::RateLimited => "; GitHub's rate limit was hit: re-run the job later".into(),
         _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_echoed_token_is_scrubbed() {
+        let err = GitHubError::new(
+            Kind::Unauthorized,
+            "cannot list releases: GitHub answered 401: Bad credentials: Bearer ghs_abc123".into(),
+        )
+        .redacted("ghs_abc123");
+        assert_eq!(
+            err.message,
+            "cannot list releases: GitHub answered 401: Bad credentials: Bearer ***"
+        );
     }
 }

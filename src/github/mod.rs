@@ -58,6 +58,7 @@ impl Default for Options {
 /// A GitHub REST client bound to one repository.
 pub struct GitHub {
     api_url: String,
+    /// Also used to scrub the token from errors that echo it back ([`GitHubError::redacted`]).
     token: String,
     client: OnceLock<Octocrab>,
     repo: Repository,
@@ -79,13 +80,25 @@ impl GitHub {
     /// As [`GitHub::new`], with explicit timeouts and read retries.
     ///
     /// # Errors
-    /// An `api_url` that is not a URL.
+    /// An `api_url` that is not a URL, or a `token` that cannot be sent in an HTTP header
+    /// (a line break or another control character inside it).
     pub fn with_options(
         api_url: &str,
         token: &str,
         repo: Repository,
         options: Options,
     ) -> Result<Self, GitHubError> {
+        // octocrab builds the `Authorization` header with `unwrap`, so such a token would
+        // panic there: refuse it first, without showing it.
+        if http::HeaderValue::from_str(&format!("Bearer {token}")).is_err() {
+            return Err(GitHubError::new(
+                Kind::Other,
+                "the GitHub token holds a line break or another control character, so it \
+                 cannot be sent in an HTTP header: check the github-token input (one token, \
+                 on one line)"
+                    .into(),
+            ));
+        }
         Octocrab::builder().base_uri(api_url).map_err(|e| {
             GitHubError::new(
                 Kind::Other,
@@ -192,7 +205,9 @@ impl GitHub {
                             tokio::time::sleep(wait).await;
                             attempt += 1;
                         }
-                        None => return Err(GitHubError::from_octocrab(err, what)),
+                        None => {
+                            return Err(GitHubError::from_octocrab(err, what).redacted(&self.token));
+                        }
                     }
                 }
             }
@@ -209,7 +224,7 @@ impl GitHub {
         self.client()?
             .post(route, Some(body))
             .await
-            .map_err(|e| GitHubError::from_octocrab(e, what))
+            .map_err(|e| GitHubError::from_octocrab(e, what).redacted(&self.token))
     }
 
     async fn patch<B: Serialize, R: serde::de::DeserializeOwned>(
@@ -222,7 +237,7 @@ impl GitHub {
         self.client()?
             .patch(route, Some(body))
             .await
-            .map_err(|e| GitHubError::from_octocrab(e, what))
+            .map_err(|e| GitHubError::from_octocrab(e, what).redacted(&self.token))
     }
 
     /// Lists pages of `route` (with or without a query), following pages only while a page
@@ -291,7 +306,9 @@ impl GitHub {
             .client()?
             ._delete(route.as_str(), None::<&()>)
             .await
-            .map_err(|e| GitHubError::from_octocrab(e, "delete a duplicate release"))?;
+            .map_err(|e| {
+                GitHubError::from_octocrab(e, "delete a duplicate release").redacted(&self.token)
+            })?;
         let status = response.status();
         if status.is_success() || status == http::StatusCode::NOT_FOUND {
             Ok(())

@@ -54,6 +54,13 @@ pub struct Label {
     pub name: String,
 }
 
+/// A GitHub account as responses embed it (an issue's or comment's `user`).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct Account {
+    /// The login, e.g. `github-actions[bot]`.
+    pub login: String,
+}
+
 /// An issue (`GET /repos/{o}/{r}/issues`); pull requests carry `pull_request`.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct Issue {
@@ -76,6 +83,9 @@ pub struct Issue {
     /// Present when this "issue" is a pull request.
     #[serde(default)]
     pub pull_request: Option<serde_json::Value>,
+    /// Who opened it.
+    #[serde(default)]
+    pub user: Option<Account>,
 }
 
 /// The body of `POST /repos/{o}/{r}/issues`.
@@ -102,6 +112,9 @@ pub struct Comment {
     /// The web address.
     #[serde(default)]
     pub html_url: String,
+    /// Who wrote it.
+    #[serde(default)]
+    pub user: Option<Account>,
 }
 
 /// A pull request (`GET /repos/{o}/{r}/pulls/{n}`, `…/commits/{sha}/pulls`).

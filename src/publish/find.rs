@@ -1,11 +1,13 @@
 //! Pure matching: which listed objects are codeq-rollout's for a digest.
 //!
 //! An object is ours when the first line of its body is our marker for the digest
-//! ([`render::marker_digest`]); never by title. When duplicates exist (two runs raced), the
-//! one with the lowest id (issues: number) is the one that counts.
+//! ([`render::marker_digest`]); never by title. Anyone who can read an issue can comment on
+//! it, so a comment is ours only when, besides, the account that opened the tracking issue
+//! (this tool) wrote it. When duplicates exist (two runs raced), the one with the lowest id
+//! (issues: number) is the one that counts.
 
 use crate::digest::Digest;
-use crate::github::models::{Comment, Issue, Release};
+use crate::github::models::{Account, Comment, Issue, Release};
 use crate::render::{self, MarkerKind};
 use anyhow::{Result, bail};
 
@@ -33,16 +35,26 @@ pub fn our_issues<'a>(issues: &'a [Issue], digest: &Digest) -> Vec<&'a Issue> {
     ours
 }
 
-/// Our comment of `kind` for `digest` among `comments`, lowest id first.
+/// Our comment of `kind` for `digest` among `comments` on `issue` (our tracking issue),
+/// lowest id first: the marker counts only in a comment written by the account that opened
+/// `issue`, so a forged marker in someone else's comment is ignored.
 pub fn our_comment<'a>(
+    issue: &Issue,
     comments: &'a [Comment],
     kind: MarkerKind,
     digest: &Digest,
 ) -> Option<&'a Comment> {
     comments
         .iter()
+        .filter(|c| same_account(c.user.as_ref(), issue.user.as_ref()))
         .filter(|c| marks(kind, c.body.as_deref(), digest))
         .min_by_key(|c| c.id)
+}
+
+/// Whether two objects were written by the same known account (logins compare without
+/// case, as GitHub's do).
+fn same_account(a: Option<&Account>, b: Option<&Account>) -> bool {
+    matches!((a, b), (Some(a), Some(b)) if a.login.eq_ignore_ascii_case(&b.login))
 }
 
 /// Open tracking issues for digests other than `digest`, with their digest: the ones a new
@@ -127,6 +139,48 @@ mod tests {
     }
 
     #[test]
+    fn a_comment_is_ours_only_when_the_issue_author_wrote_it() {
+        let d = digest('a');
+        let account = |login: &str| {
+            Some(Account {
+                login: login.into(),
+            })
+        };
+        let issue = Issue {
+            id: 10,
+            number: 1,
+            html_url: String::new(),
+            body: Some(render::marker(MarkerKind::TrackingIssue, &d)),
+            state: "open".into(),
+            comments: 2,
+            pull_request: None,
+            user: account("github-actions[bot]"),
+        };
+        let comment = |id, login: &str| Comment {
+            id,
+            body: Some(render::marker(MarkerKind::UpdateComment, &d)),
+            html_url: String::new(),
+            user: account(login),
+        };
+        let forged = [comment(5, "mallory")];
+        assert_eq!(
+            our_comment(&issue, &forged, MarkerKind::UpdateComment, &d),
+            None
+        );
+        let both = [comment(5, "mallory"), comment(7, "GitHub-Actions[bot]")];
+        let ours = our_comment(&issue, &both, MarkerKind::UpdateComment, &d).unwrap();
+        assert_eq!(ours.id, 7);
+        let anonymous = Issue {
+            user: None,
+            ..issue
+        };
+        assert_eq!(
+            our_comment(&anonymous, &both, MarkerKind::UpdateComment, &d),
+            None
+        );
+    }
+
+    #[test]
     fn only_open_issues_of_other_digests_are_superseded() {
         let (new, old) = (digest('a'), digest('b'));
         let issue = |number, d: &Digest, state: &str| Issue {
@@ -137,6 +191,7 @@ mod tests {
             state: state.into(),
             comments: 0,
             pull_request: None,
+            user: None,
         };
         let issues = vec![
             issue(1, &old, "open"),

@@ -95,7 +95,7 @@ async fn update_comment(
     } else {
         gh.list_comments(issue.number).await?
     };
-    if let Some(ours) = find::our_comment(&comments, MarkerKind::UpdateComment, digest) {
+    if let Some(ours) = find::our_comment(issue, &comments, MarkerKind::UpdateComment, digest) {
         let theirs = render::recorded_evidence(
             MarkerKind::UpdateComment,
             ours.body.as_deref().unwrap_or(""),
@@ -111,7 +111,7 @@ async fn update_comment(
         async || gh.create_comment(issue.number, &plan.update_comment).await,
         async || {
             let comments = gh.list_comments(issue.number).await?;
-            Ok(find::our_comment(&comments, MarkerKind::UpdateComment, digest).cloned())
+            Ok(find::our_comment(issue, &comments, MarkerKind::UpdateComment, digest).cloned())
         },
     )
     .await?;

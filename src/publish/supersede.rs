@@ -41,7 +41,10 @@ async fn comment(
     for (old, old_digest) in find::superseded(&found.issues, digest) {
         let has_ours = async || -> Result<Option<()>> {
             let comments = gh.list_comments(old.number).await?;
-            Ok(find::our_comment(&comments, MarkerKind::SupersededComment, digest).map(|_| ()))
+            Ok(
+                find::our_comment(old, &comments, MarkerKind::SupersededComment, digest)
+                    .map(|_| ()),
+            )
         };
         if check_first && old.comments > 0 && has_ours().await?.is_some() {
             continue;

@@ -5,6 +5,7 @@ mod action;
 mod budgets;
 mod common;
 mod e2e;
+mod hostile;
 mod publish;
 mod registry;
 mod tier_triggers;

@@ -112,6 +112,34 @@ pub(crate) fn token_from(body: &[u8]) -> Option<String> {
         .filter(|t| !t.trim().is_empty())
 }
 
+/// `body` (an answer the registry or its token endpoint sent) with the password of
+/// `credentials` replaced by `***` wherever it is echoed: as is, in the encoded forms
+/// [`crate::report::secret_forms`] lists (JSON-escaped, percent-encoded, base64...), and as
+/// the base64 `user:password` of an `Authorization: Basic` header (RFC 7617), since a
+/// registry or a proxy in front of it may quote the request. Done on the raw text, before
+/// anything is cleaned or cut, so no part of a secret survives a cut. Not UTF-8 is read
+/// lossily.
+pub(crate) fn scrub(body: &[u8], credentials: Option<&Credentials>) -> Vec<u8> {
+    use base64::Engine as _;
+    let Some(c) = credentials.filter(|c| !c.password.trim().is_empty()) else {
+        return body.to_vec();
+    };
+    let mut forms = crate::report::secret_forms(c.password.trim());
+    forms.extend(crate::report::secret_forms(&c.password));
+    forms.push(
+        base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", c.username, c.password)),
+    );
+    // Longest first, so a form that contains another is replaced whole.
+    forms.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let text = String::from_utf8_lossy(body);
+    forms
+        .iter()
+        .fold(text.into_owned(), |acc, form| {
+            acc.replace(form.as_str(), "***")
+        })
+        .into_bytes()
+}
+
 /// Which credentials were tried, without the secret, for error messages.
 pub(crate) fn tried(credentials: Option<&Credentials>) -> String {
     match credentials {
@@ -228,5 +256,22 @@ mod tests {
         assert!(!tried(Some(&c)).contains("hunter2"));
         assert!(fix("ghcr.io", "org/lab", Some(&c)).contains("packages: read"));
         assert!(fix("europe-docker.pkg.dev", "p/r/lab", None).contains("oauth2accesstoken"));
+    }
+
+    #[test]
+    fn echoed_credentials_are_scrubbed_in_every_form() {
+        let c = Credentials {
+            username: "robot".into(),
+            password: "s3cret/pw".into(),
+            source: CredentialSource::RegistryInputs,
+        };
+        // base64("robot:s3cret/pw") = cm9ib3Q6czNjcmV0L3B3
+        let body =
+            br#"{"details":"denied: Basic cm9ib3Q6czNjcmV0L3B3 (robot:s3cret/pw) s3cret%2Fpw"}"#;
+        assert_eq!(
+            String::from_utf8(scrub(body, Some(&c))).unwrap(),
+            r#"{"details":"denied: Basic *** (robot:***) ***"}"#
+        );
+        assert_eq!(scrub(b"s3cret/pw", None), b"s3cret/pw");
     }
 }

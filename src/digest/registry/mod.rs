@@ -404,7 +404,7 @@ impl<'a> Session<'a> {
             Err(Failure::Status { answer, .. }) => {
                 return Err(authentication(
                     answer.status.as_u16(),
-                    errors::registry_message(&answer.body, &self.secrets),
+                    self.message(&answer.body),
                     self,
                 ));
             }
@@ -421,17 +421,31 @@ impl<'a> Session<'a> {
         if !answer.status.is_success() {
             return Err(authentication(
                 answer.status.as_u16(),
-                errors::registry_message(&answer.body, &self.secrets),
+                self.message(&answer.body),
                 self,
             ));
         }
-        auth::token_from(&answer.body).ok_or_else(|| {
+        let token = auth::token_from(&answer.body).ok_or_else(|| {
             authentication(
                 answer.status.as_u16(),
                 Some("the answer holds no token".into()),
                 self,
             )
-        })
+        })?;
+        // reqwest would refuse to build the next request with it (a builder error, "failed to
+        // parse header value"): say what is wrong instead.
+        if reqwest::header::HeaderValue::try_from(format!("Bearer {token}")).is_err() {
+            return Err(authentication(
+                answer.status.as_u16(),
+                Some(
+                    "the token it sent is not a valid HTTP header value (it holds a line break or \
+                     another control character); check the registry's token service"
+                        .into(),
+                ),
+                self,
+            ));
+        }
+        Ok(token)
     }
 
     /// One manifest request under the current authorization, with the policy's tries or at
@@ -561,7 +575,7 @@ impl<'a> Session<'a> {
 
     /// The error for a refused manifest request (with the body of the GET when there is one).
     fn refusal(&self, status: StatusCode, body: &[u8]) -> RegistryError {
-        let message = errors::registry_message(body, &self.secrets);
+        let message = self.message(body);
         match status {
             StatusCode::NOT_FOUND
                 if errors::error_code(body).as_deref() == Some("NAME_UNKNOWN") =>
@@ -620,7 +634,7 @@ impl<'a> Session<'a> {
             registry: self.registry.clone(),
             image: self.image.clone(),
             status: answer.status.as_u16(),
-            message: errors::registry_message(&answer.body, &self.secrets),
+            message: self.message(&answer.body),
             attempts,
             elapsed,
             retry_after,
@@ -671,6 +685,13 @@ impl<'a> Session<'a> {
             },
             Failure::Other { cause } => self.protocol(cause),
         }
+    }
+
+    /// The registry's own message in `body` ([`errors::registry_message`], which hides the
+    /// secrets before cleaning and cutting), with the password's encoded forms scrubbed from
+    /// the raw body first ([`auth::scrub`]).
+    fn message(&self, body: &[u8]) -> Option<String> {
+        errors::registry_message(&auth::scrub(body, self.credentials.as_ref()), &self.secrets)
     }
 
     fn protocol(&self, detail: String) -> RegistryError {

@@ -1,0 +1,346 @@
+//! The GitHub token and the registry password never appear in stdout, stderr, outputs,
+//! the summary or the bodies sent to GitHub, on any command path, in plain and debug
+//! logging, inside and outside Actions, even when a registry or GitHub echoes them back.
+//! The runner's `::add-mask::` lines are the only allowed carriers.
+
+use super::*;
+use serde_json::json;
+use wiremock::matchers::{header_exists, method, path, path_regex};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+/// The logging modes: (name, GITHUB_ACTIONS, RUNNER_DEBUG).
+const MODES: [(&str, bool, bool); 4] = [
+    ("actions", true, false),
+    ("actions+debug", true, true),
+    ("local", false, false),
+    ("local+debug", false, true),
+];
+
+fn with_mode(
+    mut env: BTreeMap<String, String>,
+    actions: bool,
+    debug: bool,
+) -> BTreeMap<String, String> {
+    env.insert("GITHUB_ACTIONS".into(), actions.to_string());
+    if debug {
+        env.insert("RUNNER_DEBUG".into(), "1".into());
+    } else {
+        env.remove("RUNNER_DEBUG");
+    }
+    env.insert("INPUT_REGISTRY-USERNAME".into(), REGISTRY_USER.into());
+    env.insert("INPUT_REGISTRY-PASSWORD".into(), PASSWORD.into());
+    env
+}
+
+/// Stdout without the `::add-mask::` lines (the runner consumes them).
+fn unmasked_stdout(stdout: &str) -> String {
+    stdout
+        .split(['\r', '\n'])
+        .filter(|l| !l.starts_with("::add-mask::"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn check_outcome(place: &str, out: &Outcome) {
+    assert_no_secret(&format!("{place}: stdout"), &unmasked_stdout(&out.stdout));
+    assert_no_secret(&format!("{place}: stderr"), &out.stderr);
+    assert_no_secret(&format!("{place}: $GITHUB_OUTPUT"), &out.outputs_raw);
+    assert_no_secret(&format!("{place}: $GITHUB_STEP_SUMMARY"), &out.summary);
+}
+
+async fn check_github(place: &str, github: &FakeGitHub) {
+    for (m, p, body) in github.requests().await {
+        assert_no_secret(&format!("{place}: {m} {p} body"), &body.to_string());
+        assert_no_secret(&format!("{place}: {m} path"), &p);
+    }
+}
+
+/// Runs `run` in every logging mode; returns the outcomes by mode name.
+async fn in_every_mode(make: impl Fn() -> ActionRun) -> Vec<(&'static str, Outcome)> {
+    let mut outs = Vec::new();
+    for (name, actions, debug) in MODES {
+        let mut run = make();
+        run.env = with_mode(run.env, actions, debug);
+        outs.push((name, run.run().await));
+    }
+    outs
+}
+
+/// A real registry with htpasswd Basic auth for [`REGISTRY_USER`] / [`PASSWORD`], holding
+/// `org/lab:latest`; returns (registry, reference, digest).
+fn registry_with_basic_auth() -> (Registry, tempfile::TempDir, String, String) {
+    let auth = tempfile::tempdir().unwrap();
+    let htpasswd = auth.path().join("htpasswd");
+    let out = std::process::Command::new("htpasswd")
+        .args(["-Bbn", REGISTRY_USER, PASSWORD])
+        .output()
+        .expect("htpasswd (apache2-utils)");
+    assert!(out.status.success());
+    std::fs::write(&htpasswd, &out.stdout).unwrap();
+    let registry = Registry::start_with(&format!(
+        "auth:\n  htpasswd:\n    realm: test\n    path: {}\n",
+        htpasswd.display()
+    ));
+    let layout = tempfile::tempdir().unwrap();
+    make_layout(layout.path(), "latest", "secrets");
+    let creds = format!("{REGISTRY_USER}:{PASSWORD}");
+    registry.push_layout(
+        layout.path(),
+        "latest",
+        "org/lab:latest",
+        &["--preserve-digests", "--dest-creds", &creds],
+    );
+    let digest = registry.raw_manifest_digest("org/lab:latest", &["--creds", &creds]);
+    let reference = registry.reference("org/lab:latest");
+    (registry, auth, reference, digest)
+}
+
+#[tokio::test]
+async fn announce_real_and_dry_run_leak_no_secret() {
+    let (registry, _auth, image, digest) = registry_with_basic_auth();
+    for dry_run in [false, true] {
+        for (name, actions, debug) in MODES {
+            let github = FakeGitHub::start().await;
+            let mut run = ActionRun::new(
+                &image,
+                &github.api_url(),
+                "pull_request",
+                &pull_request_merged(&["security"]),
+            )
+            .input("insecure-registry", &registry.addr)
+            .input("dry-run", &dry_run.to_string());
+            run.env = with_mode(run.env, actions, debug);
+            let out = run.run().await;
+            let place = format!("announce dry-run={dry_run} {name}");
+            out.assert_success();
+            // The password really was used: the registry demands it.
+            assert_eq!(out.output("digest"), digest, "{place}");
+            check_outcome(&place, &out);
+            check_github(&place, &github).await;
+            if actions {
+                assert!(
+                    out.stdout.starts_with("::add-mask::"),
+                    "{place}: {}",
+                    out.stdout
+                );
+            }
+            if debug && actions && !dry_run {
+                assert!(
+                    out.stdout.contains("::debug::GitHub GET"),
+                    "{place}: {}",
+                    out.stdout
+                );
+            }
+            assert_eq!(github.writes().await.is_empty(), dry_run, "{place}");
+        }
+    }
+}
+
+#[test]
+fn window_and_docs_leak_no_secret() {
+    let doc = tempfile::tempdir().unwrap();
+    let file = doc.path().join("CODEQ_DEPLOYMENT.md");
+    std::fs::copy(repo_root().join("CODEQ_DEPLOYMENT.md"), &file).unwrap();
+    let file = file.display().to_string();
+    let mut env = BTreeMap::new();
+    env.insert("INPUT_GITHUB-TOKEN".to_string(), TOKEN.to_string());
+    env.insert("GITHUB_TOKEN".to_string(), TOKEN.to_string());
+    for (name, actions, debug) in MODES {
+        let env = with_mode(env.clone(), actions, debug);
+        std::fs::copy(repo_root().join("CODEQ_DEPLOYMENT.md"), &file).unwrap();
+        // (arguments, exit code): success, bad input, a stale doc (prints a diff), no doc.
+        for (args, code) in [
+            (vec!["window"], 0),
+            (vec!["window", "--json", "--cull-max-age", "8h"], 0),
+            (vec!["window", "--cull-timeout", "soon"], 1),
+            (vec!["docs", "--check", "--file", &file], 0),
+            (
+                vec!["docs", "--write", "--file", &file, "--cull-max-age", "1d"],
+                0,
+            ),
+            (vec!["docs", "--check", "--file", &file], 1),
+            (
+                vec![
+                    "docs",
+                    "--check",
+                    "--file",
+                    "/nonexistent/CODEQ_DEPLOYMENT.md",
+                ],
+                1,
+            ),
+        ] {
+            let out = run_cli(&args, &env);
+            let place = format!("{args:?} {name}");
+            assert_eq!(out.code, code, "{place}: {}{}", out.stdout, out.stderr);
+            assert_no_secret(&format!("{place}: stdout"), &out.stdout);
+            assert_no_secret(&format!("{place}: stderr"), &out.stderr);
+        }
+    }
+}
+
+/// Answers with `status` and a body quoting the request's `Authorization` header, decoded
+/// when Basic, and the password in JSON: what a careless registry or proxy error page does.
+struct EchoCredentials {
+    status: u16,
+}
+
+impl Respond for EchoCredentials {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        use base64::Engine as _;
+        let auth = req
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("(none)")
+            .to_string();
+        let decoded = auth
+            .strip_prefix("Basic ")
+            .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        ResponseTemplate::new(self.status).set_body_string(format!(
+            "denied: Authorization: {auth} ({decoded}) {}\nline two",
+            json!({ "password": decoded.split_once(':').map(|p| p.1).unwrap_or("") })
+        ))
+    }
+}
+
+/// A registry whose token endpoint echoes the credentials (an authentication failure),
+/// and one whose manifest endpoint does (a refusal, whose GET carries the registry's
+/// message).
+async fn echoing_registries() -> Vec<(&'static str, MockServer)> {
+    let token_echo = MockServer::start().await;
+    Mock::given(path_regex("^/v2/"))
+        .respond_with(
+            ResponseTemplate::new(401).insert_header(
+                "WWW-Authenticate",
+                format!(
+                    "Bearer realm=\"{}/token\",service=\"fake\"",
+                    token_echo.uri()
+                )
+                .as_str(),
+            ),
+        )
+        .mount(&token_echo)
+        .await;
+    Mock::given(path("/token"))
+        .respond_with(EchoCredentials { status: 401 })
+        .mount(&token_echo)
+        .await;
+
+    let manifest_echo = MockServer::start().await;
+    Mock::given(path_regex("^/v2/org/lab/manifests/"))
+        .and(header_exists("authorization"))
+        .respond_with(EchoCredentials { status: 403 })
+        .with_priority(1)
+        .mount(&manifest_echo)
+        .await;
+    Mock::given(path_regex("^/v2/"))
+        .respond_with(
+            ResponseTemplate::new(401).insert_header("WWW-Authenticate", "Basic realm=\"fake\""),
+        )
+        .mount(&manifest_echo)
+        .await;
+    vec![("token endpoint", token_echo), ("manifest", manifest_echo)]
+}
+
+#[tokio::test]
+async fn registry_errors_that_echo_the_password_are_scrubbed() {
+    for (what, registry) in echoing_registries().await {
+        let addr = registry.address().to_string();
+        let github = FakeGitHub::start().await;
+        let outs = in_every_mode(|| {
+            ActionRun::new(
+                &format!("{addr}/org/lab:latest"),
+                &github.api_url(),
+                "pull_request",
+                &pull_request_merged(&["security"]),
+            )
+            .input("insecure-registry", &addr)
+        })
+        .await;
+        // The registry did see the credentials (so there was something to echo).
+        let seen = registry.received_requests().await.unwrap();
+        assert!(
+            seen.iter()
+                .any(|r| r.headers.get("authorization").is_some()),
+            "{what}"
+        );
+        for (mode, out) in outs {
+            let place = format!("registry {what} echo, {mode}");
+            assert_eq!(out.code, 1, "{place}: {}", out.stdout);
+            let text = format!("{}{}", out.stdout, out.stderr);
+            assert!(text.contains("***"), "{place}: nothing was masked: {text}");
+            assert!(
+                text.contains("the registry said \"denied: Authorization: Basic ***"),
+                "{place}: the echo is quoted, scrubbed: {text}"
+            );
+            assert!(
+                text.contains(&addr),
+                "{place}: the error names the registry: {text}"
+            );
+            check_outcome(&place, &out);
+        }
+        assert!(github.requests().await.is_empty(), "{what}");
+    }
+}
+
+/// Answers like GitHub's "Bad credentials", quoting the request's `Authorization` header.
+struct EchoToken {
+    status: u16,
+}
+
+impl Respond for EchoToken {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let auth = req
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("(none)")
+            .to_string();
+        ResponseTemplate::new(self.status).set_body_json(json!({
+            "message": format!("Bad credentials: {auth}"),
+            "errors": [{ "message": format!("token {auth} may not do this") }],
+            "documentation_url": "https://docs.github.com/rest",
+        }))
+    }
+}
+
+#[tokio::test]
+async fn github_errors_that_echo_the_token_are_scrubbed() {
+    let (image, _) = example_layout();
+    // A read (401 on the first list) and a write (422 on creating the release).
+    for (what, verb, route, status) in [
+        ("read", "GET", "/releases$", 401),
+        ("write", "POST", "/releases$", 422),
+    ] {
+        let github = FakeGitHub::start().await;
+        Mock::given(method(verb))
+            .and(path_regex(route))
+            .respond_with(EchoToken { status })
+            .with_priority(1)
+            .mount(&github.server)
+            .await;
+        let api = github.api_url();
+        let outs = in_every_mode(|| {
+            ActionRun::new(
+                &image,
+                &api,
+                "pull_request",
+                &pull_request_merged(&["routine"]),
+            )
+        })
+        .await;
+        for (mode, out) in outs {
+            let place = format!("GitHub {what} error echo, {mode}");
+            assert_eq!(out.code, 1, "{place}: {}", out.stdout);
+            let text = format!("{}{}", out.stdout, out.stderr);
+            assert!(
+                text.contains("Bad credentials") && text.contains("***"),
+                "{place}: {text}"
+            );
+            check_outcome(&place, &out);
+        }
+        check_github(what, &github).await;
+    }
+}
