@@ -52,6 +52,16 @@ async fn a_supersede_marker_in_someone_elses_comment_does_not_count() {
             &["security", "break-glass"],
             "open",
         );
+        // An earlier run left the release of the new digest: this run finds it and reads
+        // the old issue's comments (a run that creates the release comments without reading).
+        github.add_release(
+            &format!("lab-{}", new.short()),
+            &format!(
+                "{}\nthe note of an earlier run",
+                marker(MarkerKind::Release, &new)
+            ),
+            SHA,
+        );
         // The fixture's issues are opened by `octocat`: the tool's account here.
         add_comment(&github, issue, login, &forged);
         announce(&github).await.assert_success();
