@@ -146,7 +146,16 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
         },
     )
     .await;
-    let decision = tier::decide(args.tier, &behind.evidence, &rules, unlabeled)?;
+    let mut decision = tier::decide(args.tier, &behind.evidence, &rules, unlabeled)?;
+    // A secret someone put into a title or label is hidden before the text is escaped for
+    // Markdown: escaping would change it, and then no later redaction would match it.
+    for pr in &mut decision.pull_requests {
+        pr.title = log.redact(&pr.title);
+        for label in &mut pr.labels {
+            *label = log.redact(label);
+        }
+    }
+    decision.reason = log.redact(&decision.reason);
     for warning in &decision.warnings {
         log.warning("Tier", &crate::sanitize::log_line(warning, 2000));
     }

@@ -78,7 +78,7 @@ async fn github_calls(github: &FakeGitHub, from: usize) -> Vec<String> {
 const MANIFEST_HEAD: &str = "HEAD /v2/org/lab/manifests/latest";
 
 #[tokio::test]
-async fn a_routine_push_costs_four_github_requests_and_two_registry_requests() {
+async fn a_routine_push_costs_four_github_requests_and_one_registry_request() {
     let (registry, digest) = registry_with_image("budget-routine");
     let github = FakeGitHub::start().await;
     let before = registry.served().len();

@@ -339,3 +339,34 @@ fn the_shipped_example_layout_resolves_offline() {
         "{stdout}"
     );
 }
+
+#[tokio::test]
+async fn a_secret_in_a_pull_request_title_is_hidden_before_markdown_escaping() {
+    // The token holds `_`, which Markdown escaping turns into `\_`: redacting after escaping
+    // would miss it.
+    let github = FakeGitHub::start().await;
+    let mut event = pull_request_merged(&["security"]);
+    event["pull_request"]["title"] = json!(format!("leak {TOKEN} here"));
+    let out = ActionRun::new(
+        "oci:examples/lab",
+        &github.api_url(),
+        "pull_request",
+        &event,
+    )
+    .run()
+    .await;
+    out.assert_success();
+    let secret_part = &TOKEN[4..];
+    let writes = github.writes().await;
+    assert_eq!(writes.len(), 2, "{writes:#?}");
+    for (_, path, body) in &writes {
+        assert!(!body.to_string().contains(secret_part), "{path}: {body}");
+    }
+    assert!(!out.summary.contains(secret_part), "{}", out.summary);
+    let note = writes[0].2["body"].as_str().unwrap_or_default().to_string()
+        + writes[1].2["body"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("leak *** here") || note.contains("leak \\*\\*\\* here"),
+        "{note}"
+    );
+}
