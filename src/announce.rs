@@ -207,6 +207,7 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
     let target = Target {
         digest: digest.clone(),
         tag: tag.clone(),
+        image: render::image_repository(&source.display()).to_string(),
         tracking_labels: tracking_labels.clone(),
         tracking_issue: decision.tier == Tier::Security,
     };
@@ -281,6 +282,9 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
         let published = publish::publish(github, found, &plan).await?;
         for note in &published.notes {
             log.info(note);
+        }
+        for warning in &published.warnings {
+            log.warning("release note left as a human edited it", warning);
         }
         log.info(&format!(
             "release note {}: {}",

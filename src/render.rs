@@ -49,10 +49,105 @@ pub fn marker(kind: MarkerKind, digest: &Digest) -> String {
     format!("<!-- codeq-rollout:{} digest={} -->", kind.name(), digest)
 }
 
+/// The tracking issue's marker line: [`marker`] plus `image=<repository>`, the image
+/// repository announced ([`image_repository`]; spaces, `>` and `%` percent-encoded), so that
+/// a new release supersedes only tracking issues of the same image.
+pub fn tracking_marker(digest: &Digest, image: &str) -> String {
+    let image = image
+        .replace('%', "%25")
+        .replace(' ', "%20")
+        .replace('>', "%3E");
+    format!(
+        "<!-- codeq-rollout:{} digest={digest} image={image} -->",
+        MarkerKind::TrackingIssue.name()
+    )
+}
+
+/// The image repository of an image reference as the tool displays it: the reference without
+/// its `@digest` and its `:tag` (a `:` after the last `/`), e.g. `ghcr.io/org/lab` for
+/// `ghcr.io/org/lab:latest` and `oci:build/lab` for `oci:build/lab:latest`.
+pub fn image_repository(image: &str) -> &str {
+    let image = image.split_once('@').map_or(image, |(name, _)| name);
+    let last_slash = image.rfind('/').map_or(0, |i| i + 1);
+    match image[last_slash..].rfind(':') {
+        Some(colon) => &image[..last_slash + colon],
+        None => image,
+    }
+}
+
+/// The image repository a tracking issue's marker names (see [`tracking_marker`]), if its
+/// first line is our marker and it names one (markers written before 0.x name none).
+pub fn marker_image(body: &str) -> Option<String> {
+    marker_digest(MarkerKind::TrackingIssue, body)?;
+    let first = body.lines().next()?.trim_end().strip_suffix(" -->")?;
+    let (_, image) = first.split_once(" image=")?;
+    Some(
+        image
+            .replace("%3E", ">")
+            .replace("%20", " ")
+            .replace("%25", "%"),
+    )
+}
+
 /// The hidden second line of a release note: `<!-- codeq-rollout:announced-at RFC3339 -->`,
 /// the time its convergence deadlines count from. A re-run renders with the same time, so an
-/// unchanged release renders byte for byte the same and nothing is written.
+/// unchanged release renders byte for byte the same and nothing is written. As sent, it also
+/// records a hash of the body (`… body=<16 hex> -->`, see [`seal_release`]).
 const ANNOUNCED_AT: &str = "announced-at";
+/// The field of the release note's second line recording the hash of the body as sent.
+const BODY_HASH: &str = " body=";
+
+/// The hash of a release note as [`seal_release`] records it: the first 16 hex digits of the
+/// SHA-256 of its lines but the second (the hidden header holding the hash), joined by `\n`
+/// (so line endings and a final newline do not count).
+fn body_hash(body: &str) -> String {
+    use sha2::Digest as _;
+    let lines: Vec<&str> = body
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| *i != 1)
+        .map(|(_, l)| l)
+        .collect();
+    hex::encode(sha2::Sha256::digest(lines.join("\n").as_bytes()))[..16].to_string()
+}
+
+/// `body` (a release note) with the hash of its text recorded on its hidden second line,
+/// replacing any hash recorded there already; unchanged when the second line is not the
+/// announced-at line. Sent as the release body, so a later run can tell whether a human
+/// edited the note since ([`release_edited`]).
+pub fn seal_release(body: &str) -> String {
+    let Some(value) = hidden_value(MarkerKind::Release, body, ANNOUNCED_AT) else {
+        return body.to_string();
+    };
+    let at = value.split_once(BODY_HASH).map_or(value, |(at, _)| at);
+    let hash = body_hash(body);
+    let mut lines: Vec<String> = body.lines().map(String::from).collect();
+    lines[1] = format!(
+        "{}{BODY_HASH}{hash} -->",
+        hidden_line(ANNOUNCED_AT, at).trim_end_matches(" -->")
+    );
+    let mut sealed = lines.join("\n");
+    if body.ends_with('\n') {
+        sealed.push('\n');
+    }
+    sealed
+}
+
+/// Whether two release notes say the same: equal but for their hidden second line (the
+/// announce time and the recorded hash), so a note written before hashes were recorded is
+/// not sent again only to record one.
+pub fn same_release_text(a: &str, b: &str) -> bool {
+    body_hash(a) == body_hash(b)
+}
+
+/// Whether a release note was edited since codeq-rollout sent it: `Some(false)` when its text
+/// still hashes to the value its second line records, `Some(true)` when not, `None` when it
+/// records no hash (not ours, or written before hashes were recorded).
+pub fn release_edited(body: &str) -> Option<bool> {
+    let value = hidden_value(MarkerKind::Release, body, ANNOUNCED_AT)?;
+    let (_, recorded) = value.split_once(BODY_HASH)?;
+    Some(recorded != body_hash(body))
+}
 /// The hidden second line of a tracking issue and of the bot's update comment:
 /// `<!-- codeq-rollout:evidence <16 hex> -->`, a fingerprint of the facts the body states
 /// (see [`evidence_fingerprint`]).
@@ -75,6 +170,7 @@ fn hidden_value<'a>(kind: MarkerKind, body: &'a str, name: &str) -> Option<&'a s
 /// The announce time recorded in a release note written by codeq-rollout, if any.
 pub fn announced_at(body: &str) -> Option<OffsetDateTime> {
     let text = hidden_value(MarkerKind::Release, body, ANNOUNCED_AT)?;
+    let text = text.split_once(BODY_HASH).map_or(text, |(at, _)| at);
     OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()
 }
 
@@ -121,7 +217,13 @@ pub fn evidence_fingerprint(facts: &Facts) -> String {
 pub fn marker_digest(kind: MarkerKind, body: &str) -> Option<Digest> {
     let first = body.lines().next()?.trim_end();
     let rest = first.strip_prefix(&format!("<!-- codeq-rollout:{} digest=", kind.name()))?;
-    Digest::parse(rest.strip_suffix(" -->")?).ok()
+    let rest = rest.strip_suffix(" -->")?;
+    // A tracking issue's marker may name the image too ([`tracking_marker`]).
+    let digest = match kind {
+        MarkerKind::TrackingIssue => rest.split_once(" image=").map_or(rest, |(d, _)| d),
+        _ => rest,
+    };
+    Digest::parse(digest).ok()
 }
 
 /// Where the break-glass runbook points: cluster and Hub.
@@ -251,13 +353,25 @@ pub fn runbook_section(runbook: &RunbookSettings, digest: &str) -> Result<String
 /// Cuts `body` to at most `limit` characters, ending with a line that says it was cut and
 /// where the full text is (`where_full`, e.g. the workflow run's address).
 pub fn truncate_body(body: &str, limit: usize, where_full: &str) -> String {
-    if body.chars().count() <= limit {
+    truncate_body_reserving(body, limit, 0, where_full)
+}
+
+/// [`truncate_body`] leaving `reserve` characters free for text added after the cut (the
+/// release note's hash, [`seal_release`]); the note still names `limit`.
+pub fn truncate_body_reserving(
+    body: &str,
+    limit: usize,
+    reserve: usize,
+    where_full: &str,
+) -> String {
+    let limit_left = limit.saturating_sub(reserve);
+    if body.chars().count() <= limit_left {
         return body.to_string();
     }
     let note = format!(
         "\n\n---\n*This text was cut at {limit} characters, GitHub's limit here. The full text is in {where_full}.*\n"
     );
-    let keep = limit.saturating_sub(note.chars().count());
+    let keep = limit_left.saturating_sub(note.chars().count());
     let mut cut: String = body.chars().take(keep).collect();
     cut.push_str(&note);
     cut
@@ -423,7 +537,10 @@ fn render(template: &str, facts: &Facts, kind: MarkerKind) -> Result<String> {
     let env = environment();
     let prs: Vec<PrView> = facts.tier.pull_requests.iter().map(pr_view).collect();
     let ctx = context! {
-        marker => marker(kind, &facts.digest),
+        marker => match kind {
+            MarkerKind::TrackingIssue => tracking_marker(&facts.digest, image_repository(&facts.image)),
+            _ => marker(kind, &facts.digest),
+        },
         image => facts.image,
         digest => facts.digest.as_str(),
         sha_short => facts.sha.chars().take(12).collect::<String>(),
@@ -794,5 +911,52 @@ mod tests {
         let cut = truncate_body(&body, RELEASE_BODY_LIMIT, "the run");
         assert_eq!(cut.chars().count(), RELEASE_BODY_LIMIT);
         assert!(cut.ends_with("The full text is in the run.*\n"));
+    }
+
+    #[test]
+    fn the_tracking_marker_names_the_image_repository_and_old_markers_still_parse() {
+        assert_eq!(
+            image_repository("ghcr.io/org/lab:latest"),
+            "ghcr.io/org/lab"
+        );
+        assert_eq!(
+            image_repository("localhost:5000/lab@sha256:ab"),
+            "localhost:5000/lab"
+        );
+        assert_eq!(image_repository("localhost:5000/lab"), "localhost:5000/lab");
+        assert_eq!(image_repository("oci:build/lab:latest"), "oci:build/lab");
+        let d = facts(Tier::Security, CullSettings::default()).digest;
+        let new = tracking_marker(&d, "oci:/tmp/a b>/lab");
+        assert_eq!(
+            marker_digest(MarkerKind::TrackingIssue, &new),
+            Some(d.clone())
+        );
+        assert_eq!(marker_image(&new).as_deref(), Some("oci:/tmp/a b>/lab"));
+        let old = marker(MarkerKind::TrackingIssue, &d);
+        assert_eq!(marker_digest(MarkerKind::TrackingIssue, &old), Some(d));
+        assert_eq!(marker_image(&old), None);
+    }
+
+    #[test]
+    fn a_sealed_release_note_tells_a_human_edit_from_its_own_text() {
+        let f = facts(Tier::Routine, CullSettings::default());
+        let note = release_note(&f).unwrap();
+        assert_eq!(release_edited(&note), None, "not sealed yet");
+        let sealed = seal_release(&note);
+        assert_eq!(
+            sealed.chars().count() - note.chars().count(),
+            BODY_HASH.len() + 16
+        );
+        assert_eq!(release_edited(&sealed), Some(false));
+        assert_eq!(announced_at(&sealed), Some(f.now));
+        assert_eq!(
+            seal_release(&sealed),
+            sealed,
+            "sealing twice changes nothing"
+        );
+        assert!(same_release_text(&note, &sealed));
+        let edited = format!("{sealed}\n### Known issue\nText.\n");
+        assert_eq!(release_edited(&edited), Some(true));
+        assert_eq!(release_edited(&seal_release(&edited)), Some(false));
     }
 }

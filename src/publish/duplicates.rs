@@ -17,7 +17,9 @@ use anyhow::{Context, Result};
 /// A failed call, naming the duplicate to remove by hand.
 pub async fn settle(gh: &GitHub, found: &Found, notes: &mut Vec<String>) -> Result<()> {
     let digest = &found.target.digest;
-    if let [winner, losers @ ..] = find::our_releases(&found.releases, digest).as_slice() {
+    if let [winner, losers @ ..] =
+        find::our_releases(&found.releases, digest, &found.target.tag).as_slice()
+    {
         for loser in losers {
             gh.delete_release(loser.id).await.with_context(|| {
                 format!(

@@ -15,11 +15,13 @@ fn marks(kind: MarkerKind, body: Option<&str>, digest: &Digest) -> bool {
     render::marker_digest(kind, body.unwrap_or("")).as_ref() == Some(digest)
 }
 
-/// Our releases for `digest`, lowest id first.
-pub fn our_releases<'a>(releases: &'a [Release], digest: &Digest) -> Vec<&'a Release> {
+/// Our releases for `digest`, lowest id first: a release is ours only when both the first
+/// line of its body is our marker for `digest` and its tag is `tag`, the tag derived from
+/// `digest` ([`super::release_tag`]); a human's release with a copied marker is not.
+pub fn our_releases<'a>(releases: &'a [Release], digest: &Digest, tag: &str) -> Vec<&'a Release> {
     let mut ours: Vec<&Release> = releases
         .iter()
-        .filter(|r| marks(MarkerKind::Release, r.body.as_deref(), digest))
+        .filter(|r| r.tag_name == tag && marks(MarkerKind::Release, r.body.as_deref(), digest))
         .collect();
     ours.sort_by_key(|r| r.id);
     ours
@@ -57,12 +59,19 @@ fn same_account(a: Option<&Account>, b: Option<&Account>) -> bool {
     matches!((a, b), (Some(a), Some(b)) if a.login.eq_ignore_ascii_case(&b.login))
 }
 
-/// Open tracking issues for digests other than `digest`, with their digest: the ones a new
-/// release supersedes.
-pub fn superseded<'a>(issues: &'a [Issue], digest: &Digest) -> Vec<(&'a Issue, Digest)> {
+/// Open tracking issues of the image repository `image` ([`render::image_repository`]) for
+/// digests other than `digest`, with their digest: the ones a new release supersedes.
+/// Several images may be announced into one repository; a release supersedes only tracking
+/// issues of its own image ([`same_image`]).
+pub fn superseded<'a>(
+    issues: &'a [Issue],
+    digest: &Digest,
+    image: &str,
+) -> Vec<(&'a Issue, Digest)> {
     issues
         .iter()
         .filter(|i| i.state == "open")
+        .filter(|i| same_image(i.body.as_deref().unwrap_or(""), image))
         .filter_map(|i| {
             let theirs =
                 render::marker_digest(MarkerKind::TrackingIssue, i.body.as_deref().unwrap_or(""))?;
@@ -71,13 +80,28 @@ pub fn superseded<'a>(issues: &'a [Issue], digest: &Digest) -> Vec<(&'a Issue, D
         .collect()
 }
 
+/// Whether the tracking issue `body` is one of the image repository `image`: the image its
+/// marker names. A marker written before the image was recorded names none; such an issue
+/// counts as the same image unless its body's `| Image | `…` |` row (which the tool wrote
+/// when it opened the issue) names another image repository. So a repository announcing one
+/// image keeps superseding its older issues after an upgrade, and one announcing several
+/// does not cross images as long as that row is there.
+pub fn same_image(body: &str, image: &str) -> bool {
+    if let Some(theirs) = render::marker_image(body) {
+        return theirs == image;
+    }
+    body.lines()
+        .find_map(|l| l.strip_prefix("| Image | `")?.split_once('`'))
+        .is_none_or(|(theirs, _)| render::image_repository(theirs) == image)
+}
+
 /// Refuses a `tag` held by a release that is not ours for `digest` (a human's release, or
 /// one whose marker was removed), unless ours exists anyway.
 ///
 /// # Errors
 /// The collision, naming the tag and the release, and what to do.
 pub fn check_tag(releases: &[Release], digest: &Digest, tag: &str) -> Result<()> {
-    if !our_releases(releases, digest).is_empty() {
+    if !our_releases(releases, digest, tag).is_empty() {
         return Ok(());
     }
     if let Some(other) = releases.iter().find(|r| r.tag_name == tag) {
@@ -125,7 +149,10 @@ mod tests {
             release(3, "lab-aaaaaaaaaaaa", &mark),
             release(1, "other", &format!("Human text\n{mark}")),
         ];
-        let ids: Vec<u64> = our_releases(&releases, &d).iter().map(|r| r.id).collect();
+        let ids: Vec<u64> = our_releases(&releases, &d, "lab-aaaaaaaaaaaa")
+            .iter()
+            .map(|r| r.id)
+            .collect();
         assert_eq!(ids, vec![3, 9]);
     }
 
@@ -198,7 +225,7 @@ mod tests {
             issue(2, &old, "closed"),
             issue(3, &new, "open"),
         ];
-        let numbers: Vec<u64> = superseded(&issues, &new)
+        let numbers: Vec<u64> = superseded(&issues, &new, "ghcr.io/o/lab")
             .iter()
             .map(|(i, _)| i.number)
             .collect();

@@ -4,7 +4,7 @@
 use super::once::{self, Made};
 use super::{Change, Found, IssuePlan, find};
 use crate::github::GitHub;
-use crate::github::models::Issue;
+use crate::github::models::{Issue, NewIssue};
 use crate::render::{self, MarkerKind};
 use anyhow::Result;
 
@@ -44,9 +44,14 @@ pub async fn ensure(
             comment,
         });
     }
+    let new = NewIssue {
+        labels: super::dedupe_names(&plan.new.labels),
+        assignees: super::dedupe_names(&plan.new.assignees),
+        ..plan.new.clone()
+    };
     let made = once::create(
         "the tracking issue",
-        async || gh.create_issue(&plan.new).await,
+        async || gh.create_issue(&new).await,
         async || -> Result<Option<Issue>> {
             let issues = gh.list_issues(&target.tracking_labels, "all").await?;
             Ok(find::our_issues(&issues, &target.digest)

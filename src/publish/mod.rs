@@ -85,6 +85,9 @@ pub struct Target {
     pub digest: Digest,
     /// The release tag derived from it ([`release_tag`]).
     pub tag: String,
+    /// The image repository announced, e.g. `ghcr.io/org/lab` ([`render::image_repository`]):
+    /// a release supersedes only tracking issues of the same image.
+    pub image: String,
     /// Labels that find tracking issues (`--tracking-labels`), at least one.
     pub tracking_labels: Vec<String>,
     /// Whether this run has a tracking issue (security tier).
@@ -109,7 +112,7 @@ impl Found {
 
     /// Our release for the digest (the lowest id if a race left several).
     pub fn release(&self) -> Option<&Release> {
-        find::our_releases(&self.releases, &self.target.digest)
+        find::our_releases(&self.releases, &self.target.digest, &self.target.tag)
             .first()
             .copied()
     }
@@ -204,6 +207,9 @@ pub struct Published {
     pub superseded: Vec<u64>,
     /// Lines for the log: what was found and why nothing, or something unusual, was done.
     pub notes: Vec<String>,
+    /// Lines to show as warnings: what was left alone that a human should look at (a release
+    /// note a human edited, so a changed note was not sent).
+    pub warnings: Vec<String>,
 }
 
 impl Published {
@@ -249,6 +255,7 @@ pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Publishe
             update_comment: None,
             superseded: Vec::new(),
             notes,
+            warnings: Vec::new(),
         });
     }
 
@@ -269,10 +276,12 @@ pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Publishe
     let superseded = supersede::complete(gh, found, &release.html_url)
         .await
         .context("commenting on superseded tracking issues")?;
-    let body = fit(&plan.release.body, RELEASE_BODY_LIMIT, plan);
-    let (release_url, release_change) = release::update(gh, found, release, &body, &mut notes)
-        .await
-        .context("publishing the release note")?;
+    let body = release_body(plan);
+    let mut warnings = Vec::new();
+    let (release_url, release_change) =
+        release::update(gh, found, release, &body, &mut notes, &mut warnings)
+            .await
+            .context("publishing the release note")?;
     Ok(Published {
         release_url,
         release_change,
@@ -280,6 +289,7 @@ pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Publishe
         update_comment,
         superseded,
         notes,
+        warnings,
     })
 }
 
@@ -291,7 +301,7 @@ async fn first_run(
     plan: &Plan,
     mut notes: Vec<String>,
 ) -> Result<Published> {
-    let body = fit(&plan.release.body, RELEASE_BODY_LIMIT, plan);
+    let body = release_body(plan);
     let made = match release::create(gh, found, plan, &body, &mut notes).await {
         Ok(made) => made,
         Err(err) => return Err(release_failed(gh, found, plan, err, &mut notes).await),
@@ -325,6 +335,7 @@ async fn first_run(
         update_comment,
         superseded,
         notes,
+        warnings: Vec::new(),
     })
 }
 
@@ -399,6 +410,7 @@ async fn lost_race(
         update_comment: None,
         superseded: Vec::new(),
         notes,
+        warnings: Vec::new(),
     })
 }
 
@@ -408,6 +420,36 @@ fn fitted_issue(plan: &Plan) -> Option<IssuePlan> {
     fitted.new.body = fit(&fitted.new.body, ISSUE_BODY_LIMIT, plan);
     fitted.update_comment = fit(&fitted.update_comment, ISSUE_BODY_LIMIT, plan);
     Some(fitted)
+}
+
+/// The release note as sent: cut to GitHub's limit (leaving room for the hash), then sealed
+/// with the hash of its text ([`render::seal_release`]), so that a later run can tell a
+/// human's edit from its own text.
+fn release_body(plan: &Plan) -> String {
+    let body = &plan.release.body;
+    let reserve = render::seal_release(body)
+        .chars()
+        .count()
+        .saturating_sub(body.chars().count());
+    render::seal_release(&render::truncate_body_reserving(
+        body,
+        RELEASE_BODY_LIMIT,
+        reserve,
+        &plan.full_text_at,
+    ))
+}
+
+/// Tracking labels or assignees without duplicates: GitHub compares both without case, so
+/// names equal but for case count once, the first spelling kept (`Security,security` sends
+/// `Security`). Order is kept.
+pub fn dedupe_names(names: &[String]) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::new();
+    for name in names {
+        if !kept.iter().any(|k| k.eq_ignore_ascii_case(name)) {
+            kept.push(name.clone());
+        }
+    }
+    kept
 }
 
 /// `body` cut to `limit` characters with a note naming where the full text is.

@@ -5,6 +5,7 @@ use super::once::{self, Made as Once};
 use super::{Change, Found, Plan, find};
 use crate::github::GitHub;
 use crate::github::models::{NewRelease, Release};
+use crate::render;
 use anyhow::{Context, Result};
 
 /// Who made the release a create call ended with.
@@ -43,7 +44,7 @@ pub async fn create(
         async || {
             let releases = gh.list_releases().await?;
             find::check_tag(&releases, &target.digest, &target.tag)?;
-            Ok(find::our_releases(&releases, &target.digest)
+            Ok(find::our_releases(&releases, &target.digest, &target.tag)
                 .first()
                 .map(|r| (*r).clone()))
         },
@@ -63,10 +64,15 @@ pub async fn create(
     })
 }
 
-/// Makes the existing release `ours` carry `body` (already within GitHub's limit): nothing
-/// when it does; else its body is replaced and nothing else is sent, so draft, pre-release
-/// and latest state stay as they are. After a PATCH with an unknown outcome, the release is
-/// read again and patched once more only if its body still differs.
+/// Makes the existing release `ours` carry `body` (already within GitHub's limit and sealed
+/// with its hash): nothing when it does; else its body is replaced and nothing else is sent,
+/// so draft, pre-release and latest state stay as they are. After a PATCH with an unknown
+/// outcome, the release is read again and patched once more only if its body still differs.
+///
+/// Never overwrites what a human wrote: the body is replaced only while it still hashes to
+/// the value its hidden second line records ([`render::release_edited`]). A note edited since
+/// (or one written before hashes were recorded, which cannot be told apart) is left as it
+/// is, with a warning, and reported unchanged.
 ///
 /// # Errors
 /// A failed call.
@@ -76,8 +82,25 @@ pub async fn update(
     ours: &Release,
     body: &str,
     notes: &mut Vec<String>,
+    warnings: &mut Vec<String>,
 ) -> Result<(String, Change)> {
-    if ours.body.as_deref().unwrap_or("") == body {
+    let current = ours.body.as_deref().unwrap_or("");
+    if current == body || render::same_release_text(current, body) {
+        return Ok((ours.html_url.clone(), Change::Unchanged));
+    }
+    if render::release_edited(current) != Some(false) {
+        warnings.push(format!(
+            "release note {} ({}) differs from the note rendered now, but it {}: codeq-rollout \
+             never overwrites what a human wrote, so it is left as it is; edit it by hand if \
+             the new text is wanted",
+            ours.tag_name,
+            ours.html_url,
+            if render::release_edited(current).is_some() {
+                "was edited since codeq-rollout wrote it"
+            } else {
+                "records no hash of its text, so an edit cannot be ruled out"
+            }
+        ));
         return Ok((ours.html_url.clone(), Change::Unchanged));
     }
     let updated = update_body(gh, found, ours, body).await?;
@@ -100,7 +123,7 @@ async fn update_body(gh: &GitHub, found: &Found, ours: &Release, body: &str) -> 
             ours.tag_name
         )
     })?;
-    let current = find::our_releases(&again, &found.target.digest)
+    let current = find::our_releases(&again, &found.target.digest, &found.target.tag)
         .first()
         .map(|r| (*r).clone());
     match current {

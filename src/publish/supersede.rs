@@ -38,7 +38,7 @@ async fn comment(
 ) -> Result<Vec<u64>> {
     let digest = &found.target.digest;
     let mut commented = Vec::new();
-    for (old, old_digest) in find::superseded(&found.issues, digest) {
+    for (old, old_digest) in find::superseded(&found.issues, digest, &found.target.image) {
         let has_ours = async || -> Result<Option<()>> {
             let comments = gh.list_comments(old.number).await?;
             Ok(

@@ -12,6 +12,12 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 /// A registry with a multi-arch image pushed as `org/lab:latest`, and its digest.
 fn registry_with_image(variant: &str) -> (Registry, String) {
     let registry = Registry::start();
+    let digest = push_variant(&registry, variant);
+    (registry, digest)
+}
+
+/// Pushes image `variant` to `org/lab:latest` of `registry`; returns its digest.
+fn push_variant(registry: &Registry, variant: &str) -> String {
     let layout = tempfile::tempdir().unwrap();
     let digest = make_layout(layout.path(), "latest", variant);
     registry.push_layout(
@@ -20,7 +26,7 @@ fn registry_with_image(variant: &str) -> (Registry, String) {
         "org/lab:latest",
         &["--preserve-digests"],
     );
-    (registry, digest)
+    digest
 }
 
 /// The `push` example payload, edited into a push of [`SHA`] to master.
@@ -120,8 +126,9 @@ async fn a_security_push_costs_five_github_requests_plus_one_comment_per_superse
     );
 
     // A newer digest while two older tracking issues are open (one with a responder's
-    // comment): one comment each, no comment listing.
-    let (newer, _) = registry_with_image("budget-security-newer");
+    // comment): one comment each, no comment listing. The newer digest is of the same image
+    // (same registry and repository): only those tracking issues are superseded.
+    push_variant(&registry, "budget-security-newer");
     let older = github.add_issue(
         "Security release (older)",
         "<!-- codeq-rollout:tracking-issue digest=sha256:0000000000000000000000000000000000000000000000000000000000000000 -->\nOld.",
@@ -136,7 +143,7 @@ async fn a_security_push_costs_five_github_requests_plus_one_comment_per_superse
         .min()
         .unwrap();
     let from = github.requests().await.len();
-    push_run(&github, &newer, &["security"])
+    push_run(&github, &registry, &["security"])
         .run()
         .await
         .assert_success();

@@ -63,7 +63,8 @@ async fn security_pr_creates_one_release_and_one_tracking_issue() {
     assert_eq!(issue["assignees"], json!(["alice", "bob"]));
     let issue_body = issue["body"].as_str().unwrap();
     assert!(issue_body.starts_with(&format!(
-        "<!-- codeq-rollout:tracking-issue digest={digest} -->"
+        "<!-- codeq-rollout:tracking-issue digest={digest} image={} -->",
+        codeq_rollout::render::image_repository(&image)
     )));
     assert!(
         issue_body.contains("- [ ] **List stale servers**"),

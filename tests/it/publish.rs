@@ -8,18 +8,25 @@ use serde_json::{Value, json};
 use std::time::Duration;
 use tempfile::TempDir;
 
-/// An image in an OCI layout named `lab` (so its release tag is `lab-<12 hex>`).
+/// An image in an OCI layout named `name` (so its release tag is `<name>-<12 hex>`).
 struct Image {
     _dir: TempDir,
+    name: &'static str,
     reference: String,
     digest: String,
 }
 
+/// An image in an OCI layout named `lab`.
 fn image(variant: &str) -> Image {
+    image_named("lab", variant)
+}
+
+fn image_named(name: &'static str, variant: &str) -> Image {
     let dir = tempfile::tempdir().unwrap();
-    let layout = dir.path().join("lab");
+    let layout = dir.path().join(name);
     let digest = make_layout(&layout, "latest", variant);
     Image {
+        name,
         reference: format!("oci:{}", layout.display()),
         digest,
         _dir: dir,
@@ -28,15 +35,28 @@ fn image(variant: &str) -> Image {
 
 impl Image {
     fn tag(&self) -> String {
-        format!("lab-{}", &self.digest["sha256:".len()..][..12])
+        format!("{}-{}", self.name, &self.digest["sha256:".len()..][..12])
     }
 
     fn release_url(&self) -> String {
         format!("{SERVER_URL}/{OWNER}/{REPO}/releases/tag/{}", self.tag())
     }
 
+    /// The marker line of `kind`; a tracking issue's names the image repository too
+    /// (`oci:<dir>` for a layout).
     fn marker(&self, kind: &str) -> String {
-        format!("<!-- codeq-rollout:{kind} digest={} -->", self.digest)
+        match kind {
+            "tracking-issue" => self.tracking_marker(&self.reference),
+            _ => format!("<!-- codeq-rollout:{kind} digest={} -->", self.digest),
+        }
+    }
+
+    /// The tracking issue marker for this digest naming the image repository `repository`.
+    fn tracking_marker(&self, repository: &str) -> String {
+        format!(
+            "<!-- codeq-rollout:tracking-issue digest={} image={repository} -->",
+            self.digest
+        )
     }
 }
 
@@ -193,7 +213,10 @@ async fn a_template_change_patches_only_the_release_body() {
     let current = release["body"].as_str().unwrap().to_string();
     // As an older template wrote it; a human has since made it a pre-release, not latest.
     github.edit_release(id, |r| {
-        r["body"] = json!(current.replace("is live.", "is now available."));
+        // Sealed with the hash of its text, as the older version sent it.
+        r["body"] = json!(codeq_rollout::render::seal_release(
+            &current.replace("is live.", "is now available.")
+        ));
         r["prerelease"] = json!(true);
         r["make_latest"] = json!("false");
     });
@@ -739,7 +762,10 @@ async fn an_older_open_tracking_issue_gets_exactly_one_supersede_comment() {
     let labels = ["security", "break-glass"];
     let open_old = github.add_issue(
         "Security release (old)",
-        &format!("{}\nOld runbook, half done.", old.marker("tracking-issue")),
+        &format!(
+            "{}\nOld runbook, half done.",
+            old.tracking_marker(&new.reference)
+        ),
         &labels,
         "open",
     );
@@ -748,7 +774,7 @@ async fn an_older_open_tracking_issue_gets_exactly_one_supersede_comment() {
         "Security release (older)",
         &format!(
             "{}\nDone.",
-            image("superseded-oldest").marker("tracking-issue")
+            image("superseded-oldest").tracking_marker(&new.reference)
         ),
         &labels,
         "closed",
@@ -842,6 +868,7 @@ async fn oversize_bodies_are_truncated_with_a_note_before_sending() {
         tag: publish::release_tag("lab", &digest),
         tracking_labels: vec!["security".into()],
         tracking_issue: true,
+        image: "ghcr.io/org/lab".into(),
     };
     let found = publish::look_up(&gh, &target).await.unwrap();
     let long = |kind, n| format!("{}\n{}", render::marker(kind, &digest), "x".repeat(n));
@@ -895,4 +922,129 @@ async fn oversize_bodies_are_truncated_with_a_note_before_sending() {
             &body[body.len() - 200..]
         );
     }
+}
+
+#[tokio::test]
+async fn a_release_supersedes_only_tracking_issues_of_its_own_image() {
+    let github = FakeGitHub::start().await;
+    let (lab, gpu) = (image("cross-lab"), image_named("gpu", "cross-gpu"));
+    pr_run(&github, &lab, &["security"])
+        .run()
+        .await
+        .assert_success();
+    let lab_issue = number(&open_issues(&github, &lab)[0]);
+    let labels = ["security", "break-glass"];
+    // Issues opened before the image was recorded in the marker: one whose Image row names
+    // another image, one without that row (counted as the same image, see find::same_image).
+    let legacy = |variant, row: &str| {
+        let old = image(variant);
+        github.add_issue(
+            "Security release (legacy)",
+            &format!(
+                "<!-- codeq-rollout:tracking-issue digest={} -->\n{row}Runbook.",
+                old.digest
+            ),
+            &labels,
+            "open",
+        )
+    };
+    let legacy_other = legacy("cross-legacy-lab", "| Image | `ghcr.io/org/lab:latest` |\n");
+    let legacy_bare = legacy("cross-legacy-bare", "");
+
+    let out = pr_run(&github, &gpu, &["security"]).run().await;
+    out.assert_success();
+    assert!(
+        github.comments(lab_issue).is_empty(),
+        "lab's tracking issue is not superseded by gpu: {:#?}",
+        github.comments(lab_issue)
+    );
+    assert!(github.comments(legacy_other).is_empty());
+    let bare = github.comments(legacy_bare);
+    assert_eq!(ours(&bare, &gpu.marker("superseded")).len(), 1, "{bare:#?}");
+    let opened = &open_issues(&github, &gpu)[0];
+    assert!(
+        opened["body"]
+            .as_str()
+            .unwrap()
+            .starts_with(&gpu.marker("tracking-issue")),
+        "the marker names the image repository"
+    );
+}
+
+#[tokio::test]
+async fn a_human_release_with_a_copied_marker_is_not_ours() {
+    let github = FakeGitHub::start().await;
+    let image = image("copied-marker");
+    let copied = format!(
+        "{}\nCopied from the bot's note, with our own words.",
+        image.marker("release")
+    );
+    let human = github.add_release("lab-notes-2026", &copied, SHA);
+
+    let out = pr_run(&github, &image, &["routine"]).run().await;
+    out.assert_success();
+    let writes = github.writes().await;
+    assert!(
+        writes
+            .iter()
+            .all(|(_, path, _)| !path.ends_with(&format!("/releases/{human}"))),
+        "the human release is never written to: {writes:#?}"
+    );
+    let created: Vec<_> = writes
+        .iter()
+        .filter(|(m, p, _)| m == "POST" && p.ends_with("/releases"))
+        .collect();
+    assert_eq!(created.len(), 1, "{writes:#?}");
+    assert_eq!(created[0].2["tag_name"], json!(image.tag()));
+    let kept = github.releases();
+    let kept = kept.iter().find(|r| r["id"] == json!(human)).unwrap();
+    assert_eq!(kept["body"], json!(copied));
+}
+
+#[tokio::test]
+async fn a_release_note_a_human_edited_is_never_overwritten() {
+    let github = FakeGitHub::start().await;
+    let image = image("human-edit");
+    pr_run(&github, &image, &["security"])
+        .run()
+        .await
+        .assert_success();
+    let release = github.releases()[0].clone();
+    let id = release["id"].as_u64().unwrap();
+    let edited = format!(
+        "{}\n### Known issue\nGPU kernels crash on start; use the CPU profile.\n",
+        release["body"].as_str().unwrap()
+    );
+    github.edit_release(id, |r| r["body"] = json!(edited));
+
+    let from = github.requests().await.len();
+    let out = pr_run(&github, &image, &["security"]).run().await;
+    out.assert_success();
+    assert_eq!(out.output("changed"), "false");
+    assert!(writes_since(&github, from).await.is_empty());
+    assert_eq!(github.releases()[0]["body"], json!(edited));
+    assert!(
+        out.stdout.contains("::warning") && out.stdout.contains("was edited since"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[tokio::test]
+async fn duplicate_tracking_labels_and_assignees_are_sent_once() {
+    let github = FakeGitHub::start().await;
+    let image = image("dedupe");
+    pr_run(&github, &image, &["security"])
+        .input("tracking-labels", " Security ,\n,break-glass,security ")
+        .input("tracking-assignees", "alice, Alice,bob,ALICE")
+        .run()
+        .await
+        .assert_success();
+    let writes = github.writes().await;
+    let (_, _, issue) = writes
+        .iter()
+        .find(|(m, p, _)| m == "POST" && p.ends_with("/issues"))
+        .unwrap();
+    assert_eq!(issue["labels"], json!(["Security", "break-glass"]));
+    assert_eq!(issue["assignees"], json!(["alice", "bob"]));
 }
