@@ -228,21 +228,8 @@ async fn merge_group(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
         short(&head),
         branch.unwrap_or("an unknown branch")
     );
-    let message = group
-        .head_commit
-        .as_ref()
-        .map(|c| c.message.clone())
-        .unwrap_or_default();
-    let found =
-        merged_pull_requests(ctx, opts, &[(head.clone(), message)], branch, &origin, None).await;
-    Behind {
-        evidence: Evidence {
-            origin,
-            found,
-            notes: Vec::new(),
-        },
-        commit: Some(head),
-    }
+    let message = group.head_commit.as_ref().map(|c| c.message.as_str());
+    head_commit(ctx, opts, head, message, branch, origin).await
 }
 
 async fn workflow_run(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
@@ -281,10 +268,22 @@ async fn workflow_run(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     let message = run
         .head_commit
         .as_ref()
-        .map(|c: &PayloadCommit| c.message.clone())
-        .unwrap_or_default();
-    let found =
-        merged_pull_requests(ctx, opts, &[(head.clone(), message)], branch, &origin, None).await;
+        .map(|c: &PayloadCommit| c.message.as_str());
+    head_commit(ctx, opts, head, message, branch, origin).await
+}
+
+/// The pull requests behind one head commit (`merge_group`, `workflow_run`): looked up as a
+/// push of that single commit into `branch`, and the release targets it.
+async fn head_commit(
+    ctx: &RunContext,
+    opts: &LookupOptions<'_>,
+    head: String,
+    message: Option<&str>,
+    branch: Option<&str>,
+    origin: String,
+) -> Behind {
+    let commits = [(head.clone(), message.unwrap_or_default().to_string())];
+    let found = merged_pull_requests(ctx, opts, &commits, branch, &origin, None).await;
     Behind {
         evidence: Evidence {
             origin,

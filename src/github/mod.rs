@@ -26,7 +26,6 @@ use crate::context::Repository;
 use models::{Comment, Issue, PullRequest, Release};
 use octocrab::Octocrab;
 use serde::Serialize;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -63,7 +62,6 @@ pub struct GitHub {
     client: OnceLock<Octocrab>,
     repo: Repository,
     options: Options,
-    requests: AtomicUsize,
     debug: Option<DebugSink>,
 }
 
@@ -111,7 +109,6 @@ impl GitHub {
             client: OnceLock::new(),
             repo,
             options,
-            requests: AtomicUsize::new(0),
             debug: None,
         })
     }
@@ -152,7 +149,7 @@ impl GitHub {
 
     /// The same client (token, base URL, options, debug sink) bound to `repo` instead: to
     /// read the pull requests of the repository an event came from when releases go to
-    /// another (the `repository` input). Makes no request; its request count starts at 0.
+    /// another (the `repository` input). Makes no request.
     pub fn for_repository(&self, repo: Repository) -> Self {
         Self {
             api_url: self.api_url.clone(),
@@ -160,14 +157,8 @@ impl GitHub {
             client: self.client.clone(),
             repo,
             options: self.options,
-            requests: AtomicUsize::new(0),
             debug: self.debug.clone(),
         }
-    }
-
-    /// How many requests this client has sent (each retry of octocrab's counts once).
-    pub fn request_count(&self) -> usize {
-        self.requests.load(Ordering::Relaxed)
     }
 
     fn route(&self, tail: &str) -> String {
@@ -175,7 +166,6 @@ impl GitHub {
     }
 
     fn note(&self, method: &str, route: &str) {
-        self.requests.fetch_add(1, Ordering::Relaxed);
         if let Some(sink) = &self.debug {
             sink(&format!("GitHub {method} {route}"));
         }
