@@ -4,12 +4,12 @@ use crate::cli::{AnnounceArgs, UsageError, usage};
 use crate::context::{Overrides, RunContext};
 use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
 use crate::digest::{self, Digest, ImageSource};
-use crate::github::models::{NewIssue, NewRelease};
-use crate::github::{self, GitHub};
 use crate::publish::{self, Found, IssuePlan, Plan, Published, Target};
 use crate::pulls::{self, LookupOptions};
 use crate::render::{self, Facts};
 use crate::report::{FileCommands, Log};
+use crate::support::github::models::{NewIssue, NewRelease};
+use crate::support::github::{self, GitHub};
 use crate::tier::{self, LabelRules, Tier, split_list};
 use crate::window;
 use anyhow::{Context, Result, anyhow};
@@ -157,14 +157,14 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
     }
     decision.reason = log.redact(&decision.reason);
     for warning in &decision.warnings {
-        log.warning("Tier", &crate::sanitize::log_line(warning, 2000));
+        log.warning("Tier", &crate::support::sanitize::log_line(warning, 2000));
     }
     log.info(&format!(
         "tier {}",
-        crate::sanitize::log_line(&decision.reason, 500)
+        crate::support::sanitize::log_line(&decision.reason, 500)
     ));
     for pr in &decision.pull_requests {
-        log.info(&crate::sanitize::log_line(
+        log.info(&crate::support::sanitize::log_line(
             &format!(
                 "  #{} {} <{}> labels: {}",
                 pr.number,

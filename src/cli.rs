@@ -2,7 +2,7 @@
 //! variable `INPUT_<NAME>` (name upper-cased, hyphens kept), which is how the runner passes
 //! inputs to a Docker container action; empty variables count as unset.
 
-use crate::report::Log;
+use crate::support::log::Log;
 use crate::tier::{TierRequest, UnlabeledPolicy};
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};

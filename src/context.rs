@@ -13,41 +13,7 @@ pub const DEFAULT_API_URL: &str = "https://api.github.com";
 /// The default web base when `GITHUB_SERVER_URL` is unset.
 pub const DEFAULT_SERVER_URL: &str = "https://github.com";
 
-/// An `owner/repo` pair.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Repository {
-    /// The owner (user or organisation).
-    pub owner: String,
-    /// The repository name.
-    pub name: String,
-}
-
-impl Repository {
-    /// Parses `owner/repo`.
-    ///
-    /// # Errors
-    /// Anything but two non-empty parts of letters, digits, `-`, `_` and `.`.
-    pub fn parse(text: &str) -> Result<Self> {
-        let ok = |s: &str| {
-            !s.is_empty()
-                && s.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        };
-        match text.trim().split_once('/') {
-            Some((o, n)) if ok(o) && ok(n) => Ok(Self {
-                owner: o.into(),
-                name: n.into(),
-            }),
-            _ => bail!("repository {text:?} is not of the form OWNER/REPO"),
-        }
-    }
-}
-
-impl std::fmt::Display for Repository {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.owner, self.name)
-    }
-}
+pub use crate::support::github::Repository;
 
 /// A commit SHA, trimmed and lower-cased.
 ///

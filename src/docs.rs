@@ -10,7 +10,7 @@
 
 use crate::cli::{DocsArgs, WindowArgs};
 use crate::render::{self, RunbookSettings};
-use crate::report::Log;
+use crate::support::log::Log;
 use crate::window::{self, Configured, Window};
 use anyhow::{Context, Result, bail};
 

@@ -216,18 +216,6 @@ impl EventPayload {
     }
 }
 
-impl PayloadPullRequest {
-    /// The PR as tier resolution sees it.
-    pub fn to_pull_request(&self) -> crate::tier::PullRequest {
-        crate::tier::PullRequest {
-            number: self.number,
-            title: self.title.clone(),
-            url: self.html_url.clone(),
-            labels: self.labels.iter().map(|l| l.name.clone()).collect(),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

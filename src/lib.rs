@@ -13,15 +13,14 @@ pub mod context;
 pub mod digest;
 pub mod docs;
 pub mod event;
-pub mod github;
+pub mod support;
+pub use support::{github, sanitize, tls};
 pub mod inputs;
 pub mod publish;
 pub mod pulls;
 pub mod render;
 pub mod report;
-pub mod sanitize;
 pub mod tier;
-pub mod tls;
 pub mod values;
 pub mod window;
 

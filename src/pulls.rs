@@ -39,8 +39,8 @@
 
 use crate::context::RunContext;
 use crate::event::PayloadCommit;
-use crate::github::GitHub;
-use crate::github::models::PullRequest as ApiPullRequest;
+use crate::support::github::GitHub;
+use crate::support::github::models::PullRequest as ApiPullRequest;
 use crate::tier::{Evidence, Found, LabelRules, PullRequest};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -320,7 +320,12 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
         };
     }
     let mut commit = pr.merge_commit_sha.as_deref().and_then(commit_sha);
-    let from_payload = pr.to_pull_request();
+    let from_payload = tier_pr(
+        pr.number,
+        &pr.title,
+        &pr.html_url,
+        pr.labels.iter().map(|l| l.name.clone()),
+    );
     // With an explicit tier the labels decide nothing: no re-fetch for them.
     let labelled = !opts.labels_decide || opts.rules.has_tier_label(&from_payload);
     let mut notes = Vec::new();
@@ -355,7 +360,12 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
                     if commit.is_none() {
                         commit = fresh.merge_commit_sha.as_deref().and_then(commit_sha);
                     }
-                    Found::PullRequests(vec![fresh.to_tier_pr()])
+                    Found::PullRequests(vec![tier_pr(
+                        fresh.number,
+                        &fresh.title,
+                        &fresh.html_url,
+                        fresh.labels.iter().map(|l| l.name.clone()),
+                    )])
                 }
                 Err(failure) if !labelled => Found::LookupFailed(failure),
                 Err(failure) => {
@@ -436,7 +446,15 @@ async fn merged_pull_requests(
                 still.push(commit);
             }
             for pr in accepted {
-                found.insert(pr.number, pr.to_tier_pr());
+                found.insert(
+                    pr.number,
+                    tier_pr(
+                        pr.number,
+                        &pr.title,
+                        &pr.html_url,
+                        pr.labels.iter().map(|l| l.name.clone()),
+                    ),
+                );
             }
         }
         pending = still;
@@ -462,7 +480,15 @@ async fn merged_pull_requests(
         }
         match gh.pull_request(number).await {
             Ok(pr) if merged_into(&pr, &shas, branch) => {
-                found.insert(pr.number, pr.to_tier_pr());
+                found.insert(
+                    pr.number,
+                    tier_pr(
+                        pr.number,
+                        &pr.title,
+                        &pr.html_url,
+                        pr.labels.iter().map(|l| l.name.clone()),
+                    ),
+                );
             }
             Ok(_) => {
                 unresolved.push(short(sha));
@@ -473,7 +499,7 @@ async fn merged_pull_requests(
                     branch.unwrap_or("the branch")
                 ));
             }
-            Err(e) if e.kind == crate::github::Kind::NotFound => {
+            Err(e) if e.kind == crate::support::github::Kind::NotFound => {
                 unresolved.push(short(sha));
                 fallback_notes.push(format!(
                     "#{number}, named in the message of {}, is not a pull request of {}",
@@ -646,10 +672,25 @@ fn short(sha: &str) -> String {
     sha.chars().take(12).collect()
 }
 
+/// A pull request as the tier decision sees it, from the event payload's or the API's copy.
+fn tier_pr(
+    number: u64,
+    title: &str,
+    url: &str,
+    labels: impl Iterator<Item = String>,
+) -> PullRequest {
+    PullRequest {
+        number,
+        title: title.to_string(),
+        url: url.to_string(),
+        labels: labels.collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::github::models::{BaseRef, Label};
+    use crate::support::github::models::{BaseRef, Label};
 
     fn api_pr(merged: bool, merge_sha: &str, base: &str) -> ApiPullRequest {
         ApiPullRequest {

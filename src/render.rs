@@ -6,7 +6,7 @@
 //! (PR titles, labels) is neutralised by [`crate::sanitize`] on the way in.
 
 use crate::digest::Digest;
-use crate::sanitize;
+use crate::support::sanitize;
 use crate::tier::{Tier, TierDecision};
 use crate::window::{Configured, CullSettings, Origins, Window, human};
 use anyhow::{Context, Result};
@@ -350,32 +350,7 @@ pub fn runbook_section(runbook: &RunbookSettings, digest: &str) -> Result<String
         .context("rendering the runbook")
 }
 
-/// Cuts `body` to at most `limit` characters, ending with a line that says it was cut and
-/// where the full text is (`where_full`, e.g. the workflow run's address).
-pub fn truncate_body(body: &str, limit: usize, where_full: &str) -> String {
-    truncate_body_reserving(body, limit, 0, where_full)
-}
-
-/// [`truncate_body`] leaving `reserve` characters free for text added after the cut (the
-/// release note's hash, [`seal_release`]); the note still names `limit`.
-pub fn truncate_body_reserving(
-    body: &str,
-    limit: usize,
-    reserve: usize,
-    where_full: &str,
-) -> String {
-    let limit_left = limit.saturating_sub(reserve);
-    if body.chars().count() <= limit_left {
-        return body.to_string();
-    }
-    let note = format!(
-        "\n\n---\n*This text was cut at {limit} characters, GitHub's limit here. The full text is in {where_full}.*\n"
-    );
-    let keep = limit_left.saturating_sub(note.chars().count());
-    let mut cut: String = body.chars().take(keep).collect();
-    cut.push_str(&note);
-    cut
-}
+pub use crate::support::text::{truncate_body, truncate_body_reserving};
 
 /// Where the full text of a cut body is: the workflow run's log and summary (or, outside
 /// Actions, the tool's output), for the note [`truncate_body`] appends.
@@ -562,13 +537,36 @@ fn render(template: &str, facts: &Facts, kind: MarkerKind) -> Result<String> {
         .with_context(|| format!("rendering {template}"))
 }
 
+/// What happened to one object on GitHub (publish stage); its words are the summary's
+/// and the log's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Change {
+    /// This run created it.
+    Created,
+    /// This run updated it (a release body, or the bot's update comment).
+    Updated,
+    /// It existed and matched: no write.
+    Unchanged,
+}
+
+impl std::fmt::Display for Change {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Change::Created => "created",
+            Change::Updated => "updated",
+            Change::Unchanged => "unchanged",
+        })
+    }
+}
+
 /// The links the job summary shows, with what happened to each object.
 #[derive(Debug, Clone)]
 pub struct SummaryLinks {
     /// The release note's address and change.
-    pub release: (String, crate::publish::Change),
+    pub release: (String, Change),
     /// The tracking issue's address and change (security only).
-    pub issue: Option<(String, crate::publish::Change)>,
+    pub issue: Option<(String, Change)>,
     /// Older tracking issues that got a "superseded" comment.
     pub superseded: Vec<u64>,
 }

@@ -8,7 +8,7 @@
 //! characters removed: [`label_as_shown`]). Which pull requests contribute
 //! is the I/O side's job ([`crate::pulls`]); this module only reads what it found.
 
-use crate::sanitize;
+use crate::support::sanitize;
 use serde::Serialize;
 use std::fmt;
 

@@ -53,7 +53,12 @@ pub fn media_type(body: &[u8], content_type: Option<&str>) -> Result<&'static st
         .map(str::trim)
         .filter(|c| !c.is_empty());
     let shown = declared
-        .map(|c| format!(" (Content-Type {})", crate::sanitize::log_line(c, 80)))
+        .map(|c| {
+            format!(
+                " (Content-Type {})",
+                crate::support::sanitize::log_line(c, 80)
+            )
+        })
         .unwrap_or_default();
     let text = String::from_utf8_lossy(body);
     let trimmed = text.trim_start();
@@ -91,7 +96,7 @@ pub fn media_type(body: &[u8], content_type: Option<&str>) -> Result<&'static st
         return known(t).ok_or_else(|| {
             format!(
                 "a JSON document of media type {:?}, not an image index or manifest",
-                crate::sanitize::log_line(t, 100)
+                crate::support::sanitize::log_line(t, 100)
             )
         });
     }

@@ -5,8 +5,8 @@
 
 use super::{Found, find};
 use crate::digest::Digest;
-use crate::github::GitHub;
-use crate::github::models::Issue;
+use crate::support::github::GitHub;
+use crate::support::github::models::Issue;
 use anyhow::{Context, Result};
 
 /// Deletes our releases for `found`'s digest other than the lowest id, and closes our open

@@ -7,8 +7,8 @@
 //! (issues: number) is the one that counts.
 
 use crate::digest::Digest;
-use crate::github::models::{Account, Comment, Issue, Release};
 use crate::render::{self, MarkerKind};
+use crate::support::github::models::{Account, Comment, Issue, Release};
 use anyhow::{Result, bail};
 
 fn marks(kind: MarkerKind, body: Option<&str>, digest: &Digest) -> bool {

@@ -3,9 +3,9 @@
 
 use super::once::{self, Made};
 use super::{Change, Found, IssuePlan, find};
-use crate::github::GitHub;
-use crate::github::models::{Issue, NewIssue};
 use crate::render::{self, MarkerKind};
+use crate::support::github::GitHub;
+use crate::support::github::models::{Issue, NewIssue};
 use anyhow::Result;
 
 /// What happened to the tracking issue.

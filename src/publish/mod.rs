@@ -50,33 +50,13 @@ mod supersede;
 pub use supersede::superseded_comment;
 
 use crate::digest::Digest;
-use crate::github::GitHub;
-use crate::github::models::{Issue, NewIssue, NewRelease, Release};
 use crate::render::{self, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT};
+use crate::support::github::GitHub;
+use crate::support::github::models::{Issue, NewIssue, NewRelease, Release};
 use anyhow::{Context, Result, bail};
 use time::OffsetDateTime;
 
-/// What happened to one object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Change {
-    /// This run created it.
-    Created,
-    /// This run updated it (a release body, or the bot's update comment).
-    Updated,
-    /// It existed and matched: no write.
-    Unchanged,
-}
-
-impl std::fmt::Display for Change {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Change::Created => "created",
-            Change::Updated => "updated",
-            Change::Unchanged => "unchanged",
-        })
-    }
-}
+pub use crate::render::Change;
 
 /// What identifies this run's objects on GitHub; known before anything is rendered.
 #[derive(Debug, Clone)]

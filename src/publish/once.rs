@@ -6,7 +6,7 @@
 //! POST refused because the object exists already (a release whose tag a concurrent run has
 //! just taken) is followed by the same look-up.
 
-use crate::github::{GitHubError, Kind};
+use crate::support::github::{GitHubError, Kind};
 use anyhow::{Context, Result};
 
 /// How an object came to be there.

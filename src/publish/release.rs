@@ -3,9 +3,9 @@
 
 use super::once::{self, Made as Once};
 use super::{Change, Found, Plan, find};
-use crate::github::GitHub;
-use crate::github::models::{NewRelease, Release};
 use crate::render;
+use crate::support::github::GitHub;
+use crate::support::github::models::{NewRelease, Release};
 use anyhow::{Context, Result};
 
 /// Who made the release a create call ended with.

@@ -4,8 +4,8 @@
 use super::once;
 use super::{Found, find};
 use crate::digest::Digest;
-use crate::github::GitHub;
 use crate::render::{self, MarkerKind};
+use crate::support::github::GitHub;
 use anyhow::Result;
 
 /// In the run that created the release: comments on every open tracking issue of another

@@ -114,7 +114,7 @@ pub(crate) fn token_from(body: &[u8]) -> Option<String> {
 
 /// `body` (an answer the registry or its token endpoint sent) with the password of
 /// `credentials` replaced by `***` wherever it is echoed: as is, in the encoded forms
-/// [`crate::report::secret_forms`] lists (JSON-escaped, percent-encoded, base64...), and as
+/// [`crate::support::secrets::secret_forms`] lists (JSON-escaped, percent-encoded, base64...), and as
 /// the base64 `user:password` of an `Authorization: Basic` header (RFC 7617), since a
 /// registry or a proxy in front of it may quote the request. Done on the raw text, before
 /// anything is cleaned or cut, so no part of a secret survives a cut. Not UTF-8 is read
@@ -124,8 +124,8 @@ pub(crate) fn scrub(body: &[u8], credentials: Option<&Credentials>) -> Vec<u8> {
     let Some(c) = credentials.filter(|c| !c.password.trim().is_empty()) else {
         return body.to_vec();
     };
-    let mut forms = crate::report::secret_forms(c.password.trim());
-    forms.extend(crate::report::secret_forms(&c.password));
+    let mut forms = crate::support::secrets::secret_forms(c.password.trim());
+    forms.extend(crate::support::secrets::secret_forms(&c.password));
     forms.push(
         base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", c.username, c.password)),
     );

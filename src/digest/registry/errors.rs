@@ -465,7 +465,7 @@ pub fn registry_message(body: &[u8], secrets: &Secrets) -> Option<String> {
     } else {
         raw.into_owned()
     };
-    let line = crate::sanitize::log_line(&secrets.redact(&text), 300);
+    let line = crate::support::sanitize::log_line(&secrets.redact(&text), 300);
     let line = secrets.redact(&line);
     (!line.is_empty()).then_some(line)
 }

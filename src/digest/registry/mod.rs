@@ -205,7 +205,7 @@ impl<'a> Session<'a> {
         // (crate::tls), so a plain-HTTP registry costs no trust-store I/O.
         let client = reqwest::Client::builder()
             .user_agent(concat!("codeq-rollout/", env!("CARGO_PKG_VERSION")))
-            .tls_backend_preconfigured(crate::tls::client_config())
+            .tls_backend_preconfigured(crate::support::tls::client_config())
             .build()
             .map_err(|e| RegistryError::Protocol {
                 registry: registry.clone(),
@@ -704,7 +704,7 @@ impl<'a> Session<'a> {
 
     /// Registry text made safe for one log line, with the secrets hidden first.
     fn clean(&self, text: &str, max_chars: usize) -> String {
-        self.secrets.redact(&crate::sanitize::log_line(
+        self.secrets.redact(&crate::support::sanitize::log_line(
             &self.secrets.redact(text),
             max_chars,
         ))

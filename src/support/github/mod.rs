@@ -10,7 +10,7 @@
 //! The client is built at the first request, not before (a dry run whose tier needs no
 //! look-up builds none), on a `reqwest` client that reads and writes share (one connection
 //! pool) and whose TLS verifier reads the system trust roots only at a first handshake
-//! ([`crate::tls::client_config`]).
+//! ([`crate::support::tls::client_config`]).
 //!
 //! The base URL is injectable (`GITHUB_API_URL`), so GitHub Enterprise Server
 //! (`https://HOST/api/v3`) and the tests' fake server take the same path through the code.
@@ -22,12 +22,47 @@ pub mod retry;
 pub use error::{GitHubError, Kind};
 pub use retry::ReadRetry;
 
-use crate::context::Repository;
 use models::{Comment, Issue, PullRequest, Release};
 use octocrab::Octocrab;
 use serde::Serialize;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
+
+/// An `owner/repo` pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Repository {
+    /// The owner (user or organisation).
+    pub owner: String,
+    /// The repository name.
+    pub name: String,
+}
+
+impl Repository {
+    /// Parses `owner/repo`.
+    ///
+    /// # Errors
+    /// Anything but two non-empty parts of letters, digits, `-`, `_` and `.`.
+    pub fn parse(text: &str) -> anyhow::Result<Self> {
+        let ok = |s: &str| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        };
+        match text.trim().split_once('/') {
+            Some((o, n)) if ok(o) && ok(n) => Ok(Self {
+                owner: o.into(),
+                name: n.into(),
+            }),
+            _ => anyhow::bail!("repository {text:?} is not of the form OWNER/REPO"),
+        }
+    }
+}
+
+impl std::fmt::Display for Repository {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.owner, self.name)
+    }
+}
 
 /// Page size for list calls: GitHub's maximum, 100.
 pub const PER_PAGE: usize = 100;
@@ -122,7 +157,7 @@ impl GitHub {
             GitHubError::new(Kind::Other, format!("cannot build the GitHub client: {e}"))
         };
         let http = reqwest::Client::builder()
-            .tls_backend_preconfigured(crate::tls::client_config())
+            .tls_backend_preconfigured(crate::support::tls::client_config())
             .connect_timeout(self.options.timeout)
             .read_timeout(self.options.timeout)
             .build()

@@ -68,7 +68,7 @@ impl GitHubError {
                 let mut kind = Kind::from_status(status);
                 // GitHub's (or a proxy's) message is echoed, as one line of at most
                 // ECHO_MAX_CHARS: an HTML error page must not flood the log.
-                let msg = crate::sanitize::clean_line(&source.message, ECHO_MAX_CHARS);
+                let msg = crate::support::sanitize::clean_line(&source.message, ECHO_MAX_CHARS);
                 let detail = source
                     .errors
                     .as_ref()
@@ -83,7 +83,7 @@ impl GitHubError {
                             .collect::<Vec<_>>()
                             .join("; ")
                     })
-                    .map(|s| crate::sanitize::clean_line(&s, ECHO_MAX_CHARS))
+                    .map(|s| crate::support::sanitize::clean_line(&s, ECHO_MAX_CHARS))
                     .filter(|s| !s.is_empty())
                     .map(|s| format!(" ({s})"))
                     .unwrap_or_default();
@@ -108,33 +108,33 @@ impl GitHubError {
                 Kind::Other,
                 format!(
                     "cannot {what}: GitHub's answer is not the JSON expected: {}",
-                    crate::sanitize::clean_line(&source.to_string(), ECHO_MAX_CHARS)
+                    crate::support::sanitize::clean_line(&source.to_string(), ECHO_MAX_CHARS)
                 ),
             ),
             octocrab::Error::Serde { source, .. } => Self::new(
                 Kind::Other,
                 format!(
                     "cannot {what}: GitHub's answer is not the JSON expected: {}",
-                    crate::sanitize::clean_line(&source.to_string(), ECHO_MAX_CHARS)
+                    crate::support::sanitize::clean_line(&source.to_string(), ECHO_MAX_CHARS)
                 ),
             ),
             other => Self::new(
                 Kind::Unavailable,
                 format!(
                     "cannot {what}: {} (network error or timeout; the outcome is unknown)",
-                    crate::sanitize::clean_line(&chain(&other), ECHO_MAX_CHARS)
+                    crate::support::sanitize::clean_line(&chain(&other), ECHO_MAX_CHARS)
                 ),
             ),
         }
     }
 
     /// The same error with every occurrence of `secret` (and of its encoded forms, see
-    /// [`crate::report::secret_forms`]) replaced by `***`: for text a server echoed back,
+    /// [`crate::support::secrets::secret_forms`]) replaced by `***`: for text a server echoed back,
     /// which may quote the request's credentials.
     pub fn redacted(mut self, secret: &str) -> Self {
         let secret = secret.trim();
         if !secret.is_empty() {
-            let mut forms = crate::report::secret_forms(secret);
+            let mut forms = crate::support::secrets::secret_forms(secret);
             forms.sort_by_key(|s| std::cmp::Reverse(s.len()));
             for form in forms {
                 self.message = self.message.replace(&form, "***");

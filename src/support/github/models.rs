@@ -152,15 +152,3 @@ pub struct BaseRef {
     #[serde(rename = "ref")]
     pub name: String,
 }
-
-impl PullRequest {
-    /// The PR as tier resolution sees it.
-    pub fn to_tier_pr(&self) -> crate::tier::PullRequest {
-        crate::tier::PullRequest {
-            number: self.number,
-            title: self.title.clone(),
-            url: self.html_url.clone(),
-            labels: self.labels.iter().map(|l| l.name.clone()).collect(),
-        }
-    }
-}

@@ -1,0 +1,262 @@
+//! The Actions log: log lines and workflow commands (GitHub's "Workflow commands for
+//! GitHub Actions": `::error title=T::message`, `::warning::`, `::notice::`, `::debug::`,
+//! `::add-mask::`; data escapes `%`, CR and LF, properties also `:` and `,`), with every
+//! registered secret masked ([`crate::support::secrets`]).
+
+use crate::support::secrets::secret_forms;
+use std::sync::{Arc, Mutex};
+
+/// `println!` that ignores a closed stdout (`codeq-rollout … | head` must not panic).
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// `eprintln!` that ignores a closed stderr.
+macro_rules! err {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
+/// Where log lines go and how they are dressed.
+///
+/// Every line passes through [`Log::redact`] first, so a secret registered with
+/// [`Log::mask`] never reaches stdout or stderr, whatever text carried it (an error
+/// echoed by the registry, a debug line). Clones share the registered secrets, so a clone
+/// handed to the GitHub client's debug sink masks what the run masked, without a second
+/// `::add-mask::` line.
+///
+/// Stdout carries log lines and workflow commands, unless it is kept for machine output
+/// ([`Log::keeping_stdout`], e.g. `window --json`): then everything goes to stderr, where the
+/// runner reads workflow commands too.
+#[derive(Clone)]
+pub struct Log {
+    /// Inside GitHub Actions (`GITHUB_ACTIONS=true`): print workflow commands.
+    actions: bool,
+    /// `RUNNER_DEBUG=1` or `ACTIONS_STEP_DEBUG=true`: print debug lines.
+    debug: bool,
+    /// Stdout is kept for machine output: log lines and workflow commands go to stderr.
+    stdout_kept: bool,
+    secrets: Arc<Mutex<Vec<String>>>,
+}
+
+impl Log {
+    /// Reads `GITHUB_ACTIONS`, `RUNNER_DEBUG` and `ACTIONS_STEP_DEBUG` from the environment.
+    pub fn from_env() -> Self {
+        let var = |k: &str| std::env::var(k).unwrap_or_default();
+        Self::new(
+            var("GITHUB_ACTIONS") == "true",
+            var("RUNNER_DEBUG") == "1" || var("ACTIONS_STEP_DEBUG").eq_ignore_ascii_case("true"),
+        )
+    }
+
+    /// A log with explicit settings (tests).
+    pub fn new(actions: bool, debug: bool) -> Self {
+        Self {
+            actions,
+            debug,
+            stdout_kept: false,
+            secrets: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    /// This log with stdout kept for machine output (JSON): log lines and workflow commands
+    /// go to stderr instead. Shares the registered secrets.
+    pub fn keeping_stdout(&self) -> Self {
+        Self {
+            stdout_kept: true,
+            ..self.clone()
+        }
+    }
+
+    /// Writes one line to stdout, or to stderr when stdout is kept for machine output.
+    fn line(&self, text: &str) {
+        if self.stdout_kept {
+            err!("{text}");
+        } else {
+            out!("{text}");
+        }
+    }
+
+    /// Whether workflow commands are printed (running inside GitHub Actions).
+    pub fn in_actions(&self) -> bool {
+        self.actions
+    }
+
+    /// Registers a secret: it is replaced by `***` in everything this log (and its clones)
+    /// prints, and inside Actions an `::add-mask::` tells the runner to hide it from the job
+    /// log too, once per secret. The forms in which a server might echo it back are
+    /// registered with it (see [`secret_forms`]). Empty values are ignored.
+    ///
+    /// A multi-line secret (a key file, say) is also registered line by line, as the
+    /// runner masks the log line by line; lines shorter than [`MIN_MASKED_LINE_CHARS`]
+    /// (a lone `}` of a JSON key) are left out, as masking them would hide every such
+    /// character in the log and they give nothing away.
+    pub fn mask(&self, secret: &str) {
+        let secret = secret.trim();
+        if secret.is_empty() {
+            return;
+        }
+        let mut forms = secret_forms(secret);
+        forms.extend(
+            secret
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.chars().count() >= MIN_MASKED_LINE_CHARS && *l != secret)
+                .map(String::from),
+        );
+        self.mask_forms(forms);
+    }
+
+    /// Registers Basic credentials: the password (as [`Log::mask`]) and the base64 of
+    /// `user:password`, the form an `Authorization: Basic` header carries (RFC 7617), which a
+    /// registry or proxy may echo in an error page.
+    pub fn mask_basic(&self, user: &str, password: &str) {
+        use base64::Engine as _;
+        self.mask(password);
+        if !password.trim().is_empty() {
+            self.mask_forms(vec![
+                base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}")),
+            ]);
+        }
+    }
+
+    /// Registers each of `forms` not yet known, with one `::add-mask::` each inside Actions.
+    fn mask_forms(&self, forms: Vec<String>) {
+        let mut secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
+        for form in forms {
+            if secrets.contains(&form) {
+                continue;
+            }
+            if self.actions {
+                self.line(&format!("::add-mask::{}", escape_data(&form)));
+            }
+            secrets.push(form);
+        }
+        // Longest first, so a secret that contains another is masked whole.
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    }
+
+    /// Replaces every registered secret in `text` by `***`.
+    pub fn redact(&self, text: &str) -> String {
+        let secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
+        secrets
+            .iter()
+            .fold(text.to_string(), |acc, s| acc.replace(s.as_str(), "***"))
+    }
+
+    /// A plain line on stdout. Workflow commands in it are defused
+    /// ([`crate::support::sanitize::defuse_commands`]), so text from pull requests or servers cannot
+    /// issue commands.
+    pub fn info(&self, message: &str) {
+        self.line(&defuse_commands(&self.redact(message)));
+    }
+
+    /// A warning: `::warning title=…::` inside Actions, `warning: …` on stderr otherwise.
+    pub fn warning(&self, title: &str, message: &str) {
+        self.annotation("warning", title, message);
+    }
+
+    /// An error: `::error title=…::` inside Actions, `error: …` on stderr otherwise.
+    pub fn error(&self, title: &str, message: &str) {
+        self.annotation("error", title, message);
+    }
+
+    /// A debug line, printed only when step debug logging is on. Never pass headers.
+    pub fn debug(&self, message: &str) {
+        if !self.debug {
+            return;
+        }
+        let message = self.redact(message);
+        if self.actions {
+            self.line(&format!("::debug::{}", escape_data(&message)));
+        } else {
+            err!("debug: {}", defuse_commands(&message));
+        }
+    }
+
+    fn annotation(&self, kind: &str, title: &str, message: &str) {
+        let (title, message) = (self.redact(title), self.redact(message));
+        if self.actions {
+            self.line(&format!(
+                "::{kind} title={}::{}",
+                escape_property(&title),
+                escape_data(&message)
+            ));
+        } else {
+            err!("{kind}: {}", defuse_commands(&message));
+        }
+    }
+}
+
+/// Lines of a multi-line secret shorter than this are not masked on their own.
+pub const MIN_MASKED_LINE_CHARS: usize = 4;
+
+/// Escapes workflow-command data: `%` → `%25`, CR → `%0D`, LF → `%0A`.
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a workflow-command property value: as [`escape_data`], plus `:` → `%3A`, `,` → `%2C`.
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Defuses workflow commands in plain log text: see [`crate::support::sanitize::defuse_commands`]
+/// (`::` at the start of any CR- or LF-ended line, and the legacy `##[` anywhere).
+pub fn defuse_commands(text: &str) -> String {
+    crate::support::sanitize::defuse_commands(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_and_properties_are_escaped() {
+        assert_eq!(escape_data("50%\r\nx"), "50%25%0D%0Ax");
+        assert_eq!(escape_property("a:b,c"), "a%3Ab%2Cc");
+    }
+
+    #[test]
+    fn command_lines_are_defused() {
+        assert_eq!(
+            defuse_commands("ok\n  ::set-output name=x::y"),
+            "ok\n|   ::set-output name=x::y"
+        );
+    }
+
+    #[test]
+    fn secrets_are_redacted_longest_first() {
+        let log = Log::new(false, false);
+        log.mask("abc");
+        log.mask("abcdef");
+        assert_eq!(log.redact("token abcdef and abc"), "token *** and ***");
+    }
+
+    #[test]
+    fn clones_share_the_secrets() {
+        let log = Log::new(false, false);
+        let clone = log.clone();
+        log.mask("s3cret");
+        assert_eq!(clone.redact("a s3cret b"), "a *** b");
+    }
+
+    #[test]
+    fn echoed_forms_of_a_secret_are_redacted() {
+        let log = Log::new(false, false);
+        log.mask("p%ss/w\"rd");
+        log.mask_basic("robot", "hunter22");
+        let echoed = r#"raw p%ss/w"rd json p%ss/w\"rd url p%25ss%2Fw%22rd b64 cCVzcy93InJk basic cm9ib3Q6aHVudGVyMjI="#;
+        assert_eq!(
+            log.redact(echoed),
+            "raw *** json *** url *** b64 *** basic ***"
+        );
+    }
+}
