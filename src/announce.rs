@@ -1,154 +1,173 @@
-//! One `announce` run: context → digest → tier → window → render → publish → report.
+//! The `announce` pipeline: context → digest → tier → window → look-up → render → publish →
+//! report. [`run`] reads as those stages; the request it takes was checked by the command
+//! line ([`crate::cli::announce_request`]), and every sentence it prints comes from
+//! [`crate::render::messages`].
 
-use crate::cli::{AnnounceArgs, UsageError, usage};
-use crate::context::{Overrides, RunContext};
-use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
+use crate::context::RunContext;
+use crate::digest::registry::RegistryOptions;
 use crate::digest::{self, Digest, ImageSource};
 use crate::publish::{self, Found, IssuePlan, Plan, Published, Target};
-use crate::pulls::{self, LookupOptions};
-use crate::render::{self, Facts};
-use crate::report::{FileCommands, Log};
+use crate::pulls::{self, Behind, LookupOptions};
+use crate::render::messages::{self, RunState};
+use crate::render::{self, Facts, RunbookSettings};
+use crate::report::FileCommands;
+use crate::support::github::GitHub;
 use crate::support::github::models::{NewIssue, NewRelease};
-use crate::support::github::{self, GitHub};
-use crate::tier::{self, LabelRules, Tier, split_list};
-use crate::window;
-use anyhow::{Context, Result, anyhow};
-use std::sync::Arc;
+use crate::support::log::Log;
+use crate::tier::{self, LabelRules, Tier, TierDecision, TierRequest, UnlabeledPolicy};
+use crate::window::{self, Configured, Window};
+use anyhow::{Result, anyhow};
 use std::time::Duration;
 use time::OffsetDateTime;
 
-/// Runs `announce`. Inputs are all validated before the first network call, so bad input
-/// changes nothing.
+/// One `announce` run, every input checked ([`crate::cli::announce_request`] builds it).
+pub struct AnnounceRequest {
+    /// The image: a registry reference or an OCI layout on disk.
+    pub source: ImageSource,
+    /// `--expected-digest`: the digest the build step reported.
+    pub expected_digest: Option<Digest>,
+    /// How to reach the registry; `Some` exactly for a registry reference.
+    pub registry: Option<RegistryOptions>,
+    /// The run's clock (`--now`, else now); a re-run uses the original announce time.
+    pub now: OffsetDateTime,
+    /// The culler settings and where each came from.
+    pub culler: Configured,
+    /// `--tier`.
+    pub tier: TierRequest,
+    /// The tier labels.
+    pub rules: LabelRules,
+    /// `--unlabeled-tier`, when set.
+    pub unlabeled: Option<UnlabeledPolicy>,
+    /// Labels of the tracking issue, also used to find it.
+    pub tracking_labels: Vec<String>,
+    /// Logins the tracking issue is assigned to.
+    pub tracking_assignees: Vec<String>,
+    /// Where the runbook points.
+    pub runbook: RunbookSettings,
+    /// The run context (`GITHUB_*` variables, the event payload, the overrides).
+    pub context: RunContext,
+    /// Whether `--sha` was given: then the release targets it, not the event's commit.
+    pub sha_given: bool,
+    /// The GitHub client, when there is a repository and a token.
+    pub github: Option<GitHub>,
+    /// `--dry-run`: write nothing to GitHub, print the bodies.
+    pub dry_run: bool,
+    /// Waits between tries of the commit → pull requests look-up.
+    pub lookup_backoff: Vec<Duration>,
+}
+
+/// Runs `announce`: the stages in order.
 ///
 /// # Errors
-/// Bad input, as [`UsageError`] naming the input (exit code 2); a failed registry or GitHub
-/// call, saying what to do.
-pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
-    for secret in [&args.github_token, &args.registry_password]
-        .into_iter()
-        .flatten()
-    {
-        log.mask(secret);
-    }
-    if let (Some(user), Some(password)) = (&args.registry_username, &args.registry_password) {
-        log.mask_basic(user.trim(), password);
-    }
-    if let Some(token) = &args.github_token {
-        // ghcr.io gets the token as Basic user x-access-token when no registry credentials
-        // are given (registry::auth::credentials_for).
-        log.mask_basic("x-access-token", token.trim());
-    }
-    let env: std::collections::HashMap<String, String> = std::env::vars().collect();
-
-    // Validate every input first.
-    let image_text = crate::cli::required(
-        args.image.as_deref(),
-        "image",
-        "the image reference to announce, e.g. ghcr.io/org/lab:latest",
-    )?;
-    let source = ImageSource::parse(image_text).map_err(usage("image"))?;
-    let now = match &args.now {
-        Some(text) => OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
-            .with_context(|| format!("--now {text:?} is not an RFC 3339 time"))?,
-        None => OffsetDateTime::now_utc(),
-    };
-    let culler = args.culler.settings(log)?;
-    let rules = LabelRules::parse(&args.security_labels, &args.routine_labels);
-    if rules.security.is_empty() {
-        return Err(UsageError::new(
-            "security-labels",
-            "security-labels is empty: give at least one label (default security)",
-        )
-        .into());
-    }
-    let unlabeled = args.unlabeled_policy()?;
-    let tracking_labels = split_list(&args.tracking_labels);
-    publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
-    let runbook =
-        crate::inputs::runbook_settings(&args.namespace, &args.helm_release, &args.hub_url)?;
-    if let Some(repository) = given(&args.repository) {
-        crate::context::Repository::parse(repository).map_err(usage("repository"))?;
-    }
-    if let Some(sha) = given(&args.sha) {
-        crate::context::commit_sha(sha).map_err(usage("sha"))?;
-    }
-    let ctx = RunContext::resolve(
-        &Overrides {
-            repository: args.repository.clone(),
-            sha: args.sha.clone(),
-            api_url: args.api_url.clone(),
-        },
-        &env,
-    )?;
-    let token = args
-        .github_token
-        .as_deref()
-        .map(str::trim)
-        .filter(|t| !t.is_empty());
-    let github = match (&ctx.repository, token) {
-        (Some(repo), Some(token)) => {
-            let sink = log.clone();
-            let mut options = github::Options::default();
-            if let Some(timeout) = args.github_timeout {
-                options.timeout = timeout;
-            }
-            if let Some(wait) = args.github_retry_wait {
-                options.read_retry.base = wait;
-            }
-            Some(
-                GitHub::with_options(&ctx.api_url, token, repo.clone(), options)?
-                    .with_debug(Arc::new(move |l: &str| sink.debug(l))),
-            )
-        }
-        _ => None,
-    };
-    if !args.dry_run {
-        if token.is_none() {
-            return Err(UsageError::new(
-                "github-token",
-                "no GitHub token: set github-token (default ${{ github.token }}) or --github-token, or use --dry-run",
-            )
-            .into());
-        }
-        if ctx.repository.is_none() {
-            return Err(UsageError::new(
-                "repository",
-                "no repository: set --repository OWNER/REPO (GITHUB_REPOSITORY outside Actions)",
-            )
-            .into());
-        }
-        if ctx.sha.is_none() {
-            return Err(UsageError::new(
-                "sha",
-                "no commit: set --sha (GITHUB_SHA outside Actions)",
-            )
-            .into());
-        }
-    }
-
+/// A failed registry or GitHub call, saying what to do; an undecidable tier.
+pub async fn run(req: &AnnounceRequest, log: &Log) -> Result<()> {
+    let ctx = &req.context;
     // 1. Digest.
-    let digest = resolve_digest(&source, args, log).await?;
-    log.info(&format!("{} resolves to {digest}", source.display()));
+    let digest = resolve_digest(req, log).await?;
+    log.info(&messages::resolved(&req.source.display(), &digest));
 
     // 2. Tier, from the pull requests behind the release.
-    let backoff: Vec<Duration> = args
-        .lookup_backoff_ms
-        .iter()
-        .map(|ms| Duration::from_millis(*ms))
-        .collect();
     let behind = pulls::resolve(
-        &ctx,
+        ctx,
         &LookupOptions {
-            github: github.as_ref(),
-            rules: &rules,
-            backoff: &backoff,
-            labels_decide: args.tier == crate::tier::TierRequest::Auto,
+            github: req.github.as_ref(),
+            rules: &req.rules,
+            backoff: &req.lookup_backoff,
+            labels_decide: req.tier == TierRequest::Auto,
         },
     )
     .await;
-    let mut decision = tier::decide(args.tier, &behind.evidence, &rules, unlabeled)?;
-    // A secret someone put into a title or label is hidden before the text is escaped for
-    // Markdown: escaping would change it, and then no later redaction would match it.
+    let decision = decide_tier(req, &behind, log)?;
+    let target_sha = target_commit(req, &behind, log);
+
+    // 3. Window.
+    let window = window::compute(&req.culler.settings);
+    warn_if_culling_disabled(&window, log);
+
+    // 4. Look up what exists (not in a dry run): a re-run renders with the original
+    // announce time, so an unchanged release renders the same and nothing is sent.
+    let tag = publish::release_tag(&req.source.short_name(), &digest);
+    let target = Target {
+        digest: digest.clone(),
+        tag: tag.clone(),
+        image: render::image_repository(&req.source.display()).to_string(),
+        tracking_labels: req.tracking_labels.clone(),
+        tracking_issue: decision.tier == Tier::Security,
+    };
+    let found = match (&req.github, req.dry_run) {
+        (Some(github), false) => Some(publish::look_up(github, &target).await?),
+        _ => None,
+    };
+
+    // 5. Render.
+    let release_url = ctx
+        .repository
+        .as_ref()
+        .map(|repo| format!("{}/{repo}/releases/tag/{tag}", ctx.server_url));
+    let facts = Facts {
+        image: req.source.display(),
+        digest: digest.clone(),
+        tier: decision,
+        culler: req.culler.settings,
+        culler_origins: req.culler.origins.clone(),
+        window,
+        sha: target_sha.clone().unwrap_or_default(),
+        run_url: ctx.run_url.clone(),
+        release_url: release_url.clone(),
+        runbook: req.runbook.clone(),
+        now: found
+            .as_ref()
+            .and_then(Found::announced_at)
+            .unwrap_or(req.now),
+    };
+    let note = render::release_note(&facts)?;
+    let issue_body = (facts.tier.tier == Tier::Security)
+        .then(|| render::tracking_issue(&facts))
+        .transpose()?;
+
+    // 6. Publish.
+    let published = match (&req.github, &found, req.dry_run) {
+        (_, _, true) => {
+            print_dry_run(&tag, &note, issue_body.as_deref(), &digest, log);
+            None
+        }
+        (Some(github), Some(found), false) => {
+            let plan = plan(req, &facts, &tag, &note, issue_body)?;
+            let published = publish::publish(github, found, &plan).await?;
+            log_published(&published, log);
+            Some(published)
+        }
+        _ => return Err(anyhow!("no GitHub client")),
+    };
+
+    // 7. Report.
+    report(&facts, &tag, published.as_ref(), &note, log)
+}
+
+/// Stage 1: the digest, checked against `--expected-digest`.
+async fn resolve_digest(req: &AnnounceRequest, log: &Log) -> Result<Digest> {
+    let digest = match (&req.source, &req.registry) {
+        (ImageSource::Layout { dir, tag }, _) => digest::layout::resolve(dir, tag.as_deref())?,
+        (ImageSource::Registry(reference), Some(options)) => {
+            let resolved = digest::registry::resolve(reference, options).await?;
+            log.debug(&format!(
+                "registry answered {} ({}) in {} request(s)",
+                resolved.digest, resolved.media_type, resolved.requests
+            ));
+            resolved.digest
+        }
+        (ImageSource::Registry(_), None) => return Err(anyhow!("no registry options")),
+    };
+    digest::check_expected(&req.source.display(), &digest, req.expected_digest.as_ref())?;
+    Ok(digest)
+}
+
+/// Stage 2: the tier decision, with every secret hidden from its text and logged.
+///
+/// A secret someone put into a title or label is hidden before the text is escaped for
+/// Markdown: escaping would change it, and then no later redaction would match it.
+fn decide_tier(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Result<TierDecision> {
+    let mut decision = tier::decide(req.tier, &behind.evidence, &req.rules, req.unlabeled)?;
     for pr in &mut decision.pull_requests {
         pr.title = log.redact(&pr.title);
         for label in &mut pr.labels {
@@ -157,253 +176,110 @@ pub async fn run(args: &AnnounceArgs, log: &Log) -> Result<()> {
     }
     decision.reason = log.redact(&decision.reason);
     for warning in &decision.warnings {
-        log.warning("Tier", &crate::support::sanitize::log_line(warning, 2000));
+        log.warning(
+            messages::TIER_WARNING_TITLE,
+            &messages::tier_warning(warning),
+        );
     }
-    log.info(&format!(
-        "tier {}",
-        crate::support::sanitize::log_line(&decision.reason, 500)
-    ));
+    log.info(&messages::tier(&decision.reason));
     for pr in &decision.pull_requests {
-        log.info(&crate::support::sanitize::log_line(
-            &format!(
-                "  #{} {} <{}> labels: {}",
-                pr.number,
-                pr.title,
-                pr.url,
-                pr.labels.join(", ")
-            ),
-            500,
-        ));
+        log.info(&messages::pull_request(pr));
     }
-    // The release targets the event's commit (a merged PR's merge commit, a workflow_run's
-    // head_sha), unless --sha says otherwise.
-    let sha_given = args.sha.as_deref().is_some_and(|s| !s.trim().is_empty());
-    let target_sha = if sha_given {
+    Ok(decision)
+}
+
+/// The commit the release targets: the event's commit (a merged PR's merge commit, a
+/// `workflow_run`'s `head_sha`), unless `--sha` says otherwise.
+fn target_commit(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Option<String> {
+    let ctx = &req.context;
+    let target = if req.sha_given {
         ctx.sha.clone()
     } else {
         behind.commit.clone().or_else(|| ctx.sha.clone())
     };
-    if let (Some(target), Some(github_sha)) = (&target_sha, &ctx.sha) {
+    if let (Some(target), Some(github_sha)) = (&target, &ctx.sha) {
         if target != github_sha {
-            log.info(&format!(
-                "the release targets commit {target}, from {} (GITHUB_SHA is {github_sha})",
-                behind.evidence.origin
-            ));
+            let origin = &behind.evidence.origin;
+            log.info(&messages::target_commit(target, origin, github_sha));
         }
     }
+    target
+}
 
-    // 3. Window.
-    let window = window::compute(&culler.settings);
+/// Stage 3's warning: with the culler off, sessions update only on restart.
+fn warn_if_culling_disabled(window: &Window, log: &Log) {
     if !window.culling_enabled {
-        log.warning(
-            "Convergence window",
-            "culling is disabled: running sessions update only when their users restart them",
-        );
+        let (title, text) = messages::CULLING_DISABLED;
+        log.warning(title, text);
     }
+}
 
-    // 4. Look up what exists (not in a dry run), then render: a re-run renders with the
-    // original announce time, so an unchanged release renders the same and nothing is sent.
-    let tag = publish::release_tag(&source.short_name(), &digest);
-    let target = Target {
-        digest: digest.clone(),
-        tag: tag.clone(),
-        image: render::image_repository(&source.display()).to_string(),
-        tracking_labels: tracking_labels.clone(),
-        tracking_issue: decision.tier == Tier::Security,
-    };
-    let found = match (&github, args.dry_run) {
-        (Some(github), false) => Some(publish::look_up(github, &target).await?),
-        _ => None,
-    };
-    let now = found.as_ref().and_then(Found::announced_at).unwrap_or(now);
-    let release_url = ctx
-        .repository
-        .as_ref()
-        .map(|repo| format!("{}/{repo}/releases/tag/{tag}", ctx.server_url));
-    let facts = Facts {
-        image: source.display(),
-        digest: digest.clone(),
-        tier: decision.clone(),
-        culler: culler.settings,
-        culler_origins: culler.origins.clone(),
-        window,
-        sha: target_sha.clone().unwrap_or_default(),
-        run_url: ctx.run_url.clone(),
-        release_url: release_url.clone(),
-        runbook,
-        now,
-    };
-    let note = render::release_note(&facts)?;
-    let issue_body = (decision.tier == Tier::Security)
-        .then(|| render::tracking_issue(&facts))
-        .transpose()?;
+/// Stage 6 in a dry run: the bodies, printed.
+fn print_dry_run(tag: &str, note: &str, issue_body: Option<&str>, digest: &Digest, log: &Log) {
+    log.info(&messages::dry_run_release(tag, note));
+    if let Some(body) = issue_body {
+        let title = render::tracking_issue_title(digest);
+        log.info(&messages::dry_run_issue(&title, body));
+    }
+}
 
-    // 5. Publish.
-    let published = if args.dry_run {
-        log.info(&format!(
-            "dry run: would publish release {tag}\n\n----- release note -----\n{note}"
-        ));
-        if let Some(body) = &issue_body {
-            log.info(&format!(
-                "----- tracking issue: {} -----\n{body}",
-                render::tracking_issue_title(&digest)
-            ));
-        }
-        None
-    } else {
-        let github = github.as_ref().ok_or_else(|| anyhow!("no GitHub client"))?;
-        let found = found.as_ref().ok_or_else(|| anyhow!("nothing looked up"))?;
-        let issue = match &issue_body {
-            Some(body) => Some(IssuePlan {
-                new: NewIssue {
-                    title: render::tracking_issue_title(&digest),
-                    body: body.clone(),
-                    labels: tracking_labels.clone(),
-                    assignees: split_list(&args.tracking_assignees),
-                },
-                evidence: render::evidence_fingerprint(&facts),
-                update_comment: render::tracking_update(&facts)?,
-            }),
-            None => None,
-        };
-        let plan = Plan {
-            release: NewRelease {
-                tag_name: tag.clone(),
-                target_commitish: target_sha.clone().unwrap_or_default(),
-                name: render::release_title(&digest, decision.tier),
-                body: note.clone(),
-                draft: false,
-                prerelease: false,
+/// Stage 6's plan: the release and, for security, the tracking issue.
+fn plan(
+    req: &AnnounceRequest,
+    facts: &Facts,
+    tag: &str,
+    note: &str,
+    issue_body: Option<String>,
+) -> Result<Plan> {
+    let issue = match issue_body {
+        Some(body) => Some(IssuePlan {
+            new: NewIssue {
+                title: render::tracking_issue_title(&facts.digest),
+                body,
+                labels: req.tracking_labels.clone(),
+                assignees: req.tracking_assignees.clone(),
             },
-            issue,
-            release_url: release_url.clone().unwrap_or_default(),
-            full_text_at: render::where_full(&facts),
-        };
-        let published = publish::publish(github, found, &plan).await?;
-        for note in &published.notes {
-            log.info(note);
-        }
-        for warning in &published.warnings {
-            log.warning("release note left as a human edited it", warning);
-        }
-        log.info(&format!(
-            "release note {}: {}",
-            published.release_change, published.release_url
-        ));
-        if let Some((url, change)) = &published.issue {
-            log.info(&format!("tracking issue {change}: {url}"));
-        }
-        if let Some(change) = published.update_comment {
-            log.info(&format!("tracking issue update comment {change}"));
-        }
-        Some(published)
-    };
-
-    // 6. Report.
-    report(&facts, &tag, published.as_ref(), &note, log)
-}
-
-/// An optional input's value, trimmed; `None` when unset or blank.
-fn given(value: &Option<String>) -> Option<&str> {
-    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
-}
-
-/// Stage 1: the digest, checked against `--expected-digest`. Registry inputs are validated
-/// before the first request.
-async fn resolve_digest(source: &ImageSource, args: &AnnounceArgs, log: &Log) -> Result<Digest> {
-    let expected = args
-        .expected_digest
-        .as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            Digest::parse(s).map_err(|e| {
-                UsageError::new(
-                    "expected-digest",
-                    format!("expected-digest (--expected-digest): {e}"),
-                )
-            })
-        })
-        .transpose()?;
-    let digest = match source {
-        ImageSource::Layout { dir, tag } => digest::layout::resolve(dir, tag.as_deref())?,
-        ImageSource::Registry(reference) => {
-            let options = registry_options(args)?;
-            let resolved = digest::registry::resolve(reference, &options).await?;
-            log.debug(&format!(
-                "registry answered {} ({}) in {} request(s)",
-                resolved.digest, resolved.media_type, resolved.requests
-            ));
-            resolved.digest
-        }
-    };
-    digest::check_expected(&source.display(), &digest, expected.as_ref())?;
-    Ok(digest)
-}
-
-/// The registry inputs, validated: both or neither of username and password, the timeout.
-/// Errors are [`UsageError`]s naming the input.
-fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions, UsageError> {
-    let credentials = match (&args.registry_username, &args.registry_password) {
-        (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
-            username: u.trim().to_string(),
-            password: p.clone(),
-            source: CredentialSource::RegistryInputs,
+            evidence: render::evidence_fingerprint(facts),
+            update_comment: render::tracking_update(facts)?,
         }),
-        (Some(u), _) if !u.trim().is_empty() => {
-            return Err(UsageError::new(
-                "registry-password",
-                "registry-username is set but registry-password is empty: set both, or neither for anonymous access",
-            ));
-        }
-        (_, Some(p)) if !p.is_empty() => {
-            return Err(UsageError::new(
-                "registry-username",
-                "registry-password is set but registry-username is empty: set both, or neither for anonymous access",
-            ));
-        }
-        _ => None,
+        None => None,
     };
-    let duration = |text: &str, input: &str| -> Result<std::time::Duration, UsageError> {
-        let t = text.trim();
-        let parsed = match t.parse::<u64>() {
-            Ok(secs) => Ok(std::time::Duration::from_secs(secs)),
-            Err(_) => humantime::parse_duration(t).map_err(|e| e.to_string()),
-        };
-        parsed.map_err(|e| {
-            UsageError::new(
-                input,
-                format!(
-                    "{input} (--{input}) {t:?} is not a duration ({e}): write seconds (60) or e.g. 90s, 2m"
-                ),
-            )
-        })
-    };
-    let timeout = duration(&args.registry_timeout, "registry-timeout")?;
-    if timeout.is_zero() {
-        return Err(UsageError::new(
-            "registry-timeout",
-            "registry-timeout (--registry-timeout) is 0: give the registry look-up some time, e.g. 60",
-        ));
-    }
-    Ok(RegistryOptions {
-        credentials,
-        github_token: args.github_token.clone(),
-        insecure: args
-            .insecure_registry
-            .iter()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
-        retry: RetryPolicy {
-            timeout,
-            base_delay: duration(&args.registry_retry_delay, "registry-retry-delay")?,
-            ..RetryPolicy::default()
+    Ok(Plan {
+        release: NewRelease {
+            tag_name: tag.to_string(),
+            target_commitish: facts.sha.clone(),
+            name: render::release_title(&facts.digest, facts.tier.tier),
+            body: note.to_string(),
+            draft: false,
+            prerelease: false,
         },
-        timer: None,
+        issue,
+        release_url: facts.release_url.clone().unwrap_or_default(),
+        full_text_at: render::where_full(facts),
     })
 }
 
+/// Stage 6's log: what was found, what changed.
+fn log_published(published: &Published, log: &Log) {
+    for note in &published.notes {
+        log.info(note);
+    }
+    for warning in &published.warnings {
+        log.warning(messages::HUMAN_EDITED_TITLE, warning);
+    }
+    log.info(&messages::release_note(
+        published.release_change,
+        &published.release_url,
+    ));
+    if let Some((url, change)) = &published.issue {
+        log.info(&messages::tracking_issue(*change, url));
+    }
+    if let Some(change) = published.update_comment {
+        log.info(&messages::update_comment(change));
+    }
+}
+
+/// Stage 7: step outputs and the job summary.
 fn report(
     facts: &Facts,
     tag: &str,
@@ -413,10 +289,8 @@ fn report(
 ) -> Result<()> {
     let files = FileCommands::from_env();
     if log.in_actions() && files.output.is_none() {
-        log.warning(
-            "Step outputs",
-            "GITHUB_OUTPUT is not set, so the step outputs (digest, tier, release-url, ...) were not written and later steps will see them empty; the Actions runner sets it for every step",
-        );
+        let (title, text) = messages::OUTPUTS_NOT_WRITTEN;
+        log.warning(title, text);
     }
     let (release_url, issue_url, changed) = match published {
         Some(p) => (
@@ -458,16 +332,16 @@ fn report(
     let wrote_summary = files.write_summary(&log.redact(&summary))?;
     if !log.in_actions() || !wrote_summary {
         let state = match published {
-            Some(p) if p.changed() => "published",
-            Some(_) => "unchanged",
-            None => "dry run",
+            Some(p) if p.changed() => RunState::Published,
+            Some(_) => RunState::Unchanged,
+            None => RunState::DryRun,
         };
-        log.info(&format!(
-            "{state}: {} {} tier={} window: {}",
-            facts.image,
-            facts.digest,
+        log.info(&messages::run_state(
+            state,
+            &facts.image,
+            &facts.digest,
             facts.tier.tier,
-            facts.window.summary()
+            &facts.window.summary(),
         ));
     }
     Ok(())

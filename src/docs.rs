@@ -8,7 +8,6 @@
 //! file (cargo-dist's generate / write / check). Markers quoted inside fenced code blocks
 //! (```` ``` ```` or `~~~`) are text, not markers; a file with CRLF line endings keeps them.
 
-use crate::cli::{DocsArgs, WindowArgs};
 use crate::render::{self, RunbookSettings};
 use crate::support::log::Log;
 use crate::window::{self, Configured, Window};
@@ -143,32 +142,45 @@ pub fn diff(path: &str, old: &str, new: &str) -> String {
         .to_string()
 }
 
+/// The `docs` request, validated by the command line.
+#[derive(Debug, Clone)]
+pub struct DocsRequest {
+    /// The culler settings the window section shows.
+    pub culler: Configured,
+    /// Where the runbook points.
+    pub runbook: RunbookSettings,
+    /// The deployment doc to check or write.
+    pub file: std::path::PathBuf,
+    /// Rewrite the generated sections (`--write`) rather than check them (`--check`).
+    pub write: bool,
+}
+
+/// The `window` request, validated by the command line.
+#[derive(Debug, Clone)]
+pub struct WindowRequest {
+    /// The culler settings.
+    pub culler: Configured,
+    /// Print JSON instead of text.
+    pub json: bool,
+}
+
 /// `codeq-rollout docs --check | --write`, with the same culler options as `announce`
 /// (values files, `--cull-*`) and the runbook's coordinates.
 ///
 /// # Errors
 /// `--check` with stale sections (after printing the diff to stdout), an unreadable doc,
-/// bad markers, bad culler options, or neither `--check` nor `--write`.
-pub fn docs_command(args: &DocsArgs, log: &Log) -> Result<()> {
-    if !args.check && !args.write {
-        return Err(crate::cli::UsageError::new(
-            "--check or --write",
-            "say --check (verify the generated sections) or --write (update them)",
-        )
-        .into());
-    }
-    let runbook = args.runbook.settings()?;
-    let config = args.culler.settings(log)?;
-    warn_if_disabled(&window::compute(&config.settings), log);
-    let path = args.file.display().to_string();
-    let doc = std::fs::read_to_string(&args.file).with_context(|| {
+/// bad markers.
+pub fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
+    warn_if_disabled(&window::compute(&req.culler.settings), log);
+    let path = req.file.display().to_string();
+    let doc = std::fs::read_to_string(&req.file).with_context(|| {
         format!("cannot read {path}: run from the repository root, or name the doc with --file")
     })?;
-    let fresh = apply(&doc, &sections(&config, &runbook)?)
+    let fresh = apply(&doc, &sections(&req.culler, &req.runbook)?)
         .with_context(|| format!("{path}: cannot place the generated sections"))?;
-    if args.write {
+    if req.write {
         if fresh != doc {
-            std::fs::write(&args.file, &fresh).with_context(|| format!("cannot write {path}"))?;
+            std::fs::write(&req.file, &fresh).with_context(|| format!("cannot write {path}"))?;
             log.info(&format!("{path}: generated sections updated"));
         } else {
             log.info(&format!("{path}: up to date"));
@@ -182,7 +194,7 @@ pub fn docs_command(args: &DocsArgs, log: &Log) -> Result<()> {
     } else {
         // The doc is repository content a pull request can change: its diff must not
         // issue workflow commands.
-        print!("{}", crate::report::defuse_commands(&d));
+        print!("{}", crate::support::log::defuse_commands(&d));
         bail!(
             "{path} is out of date with the code and culler settings (diff above): run `codeq-rollout docs --write` with the same options and commit the result; edit only the prose outside the GENERATED markers"
         )
@@ -190,24 +202,21 @@ pub fn docs_command(args: &DocsArgs, log: &Log) -> Result<()> {
 }
 
 /// `codeq-rollout window [--json]`: the window for the culler settings, and where each
-/// setting came from.
+/// setting came from. With `--json`, stdout carries the JSON alone: `log` must keep stdout
+/// ([`Log::keeping_stdout`]), so warnings go to stderr.
 ///
 /// # Errors
-/// Bad culler options or values files.
-/// With `--json`, stdout carries the JSON alone: warnings go to stderr.
-pub fn window_command(args: &WindowArgs, log: &Log) -> Result<()> {
-    let log = &if args.json {
-        log.keeping_stdout()
-    } else {
-        log.clone()
-    };
-    let config = args.culler.settings(log)?;
-    let window = window::compute(&config.settings);
+/// Only if the JSON cannot be written.
+pub fn window(req: &WindowRequest, log: &Log) -> Result<()> {
+    let window = window::compute(&req.culler.settings);
     warn_if_disabled(&window, log);
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&window_json(&config))?);
+    if req.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&window_json(&req.culler))?
+        );
     } else {
-        log.info(&window_text(&config));
+        log.info(&window_text(&req.culler));
     }
     Ok(())
 }

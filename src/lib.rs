@@ -15,7 +15,6 @@ pub mod docs;
 pub mod event;
 pub mod support;
 pub use support::{github, sanitize, tls};
-pub mod inputs;
 pub mod publish;
 pub mod pulls;
 pub mod render;

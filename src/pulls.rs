@@ -672,6 +672,18 @@ fn short(sha: &str) -> String {
     sha.chars().take(12).collect()
 }
 
+impl crate::event::PayloadPullRequest {
+    /// The PR as the tier decision sees it.
+    pub fn to_pull_request(&self) -> PullRequest {
+        tier_pr(
+            self.number,
+            &self.title,
+            &self.html_url,
+            self.labels.iter().map(|l| l.name.clone()),
+        )
+    }
+}
+
 /// A pull request as the tier decision sees it, from the event payload's or the API's copy.
 fn tier_pr(
     number: u64,

@@ -13,7 +13,7 @@ use serde::Serialize;
 use std::fmt;
 
 /// The refresh tier of a release.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
     /// Passive convergence through the idle culler; no action at rollout.
@@ -32,7 +32,7 @@ impl fmt::Display for Tier {
 }
 
 /// The `--tier` input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TierRequest {
     /// Decide from the pull requests' labels.
     Auto,
@@ -43,7 +43,7 @@ pub enum TierRequest {
 }
 
 /// What an unlabeled release becomes (`--unlabeled-tier`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnlabeledPolicy {
     /// Routine, with a warning.
     Routine,

@@ -2,8 +2,15 @@
 //! variable `INPUT_<NAME>` (name upper-cased, hyphens kept), which is how the runner passes
 //! inputs to a Docker container action; empty variables count as unset.
 
+mod announce;
+mod culler;
+pub mod inputs;
+mod usage;
+
+pub use announce::announce_request;
+pub use usage::{UsageError, required, usage};
+
 use crate::support::log::Log;
-use crate::tier::{TierRequest, UnlabeledPolicy};
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 
@@ -128,12 +135,12 @@ pub struct RunbookArgs {
 }
 
 impl RunbookArgs {
-    /// The runbook settings these options give, validated ([`crate::inputs::runbook_settings`]).
+    /// The runbook settings these options give, validated ([`inputs::runbook_settings`]).
     ///
     /// # Errors
     /// [`UsageError`] naming the first invalid input.
     pub fn settings(&self) -> Result<crate::render::RunbookSettings, UsageError> {
-        crate::inputs::runbook_settings(&self.namespace, &self.helm_release, &self.hub_url)
+        inputs::runbook_settings(&self.namespace, &self.helm_release, &self.hub_url)
     }
 }
 
@@ -177,7 +184,7 @@ pub struct AnnounceArgs {
         ignore_case = true,
         default_value = "auto"
     )]
-    pub tier: TierRequest,
+    pub tier: TierArg,
     /// Tier when no pull request carries a tier label: routine, security, or fail
     /// [default: routine]. Set explicitly (routine or security), it also applies when the
     /// pull requests cannot be looked up, with a warning; unset, that fails the run
@@ -232,7 +239,7 @@ pub struct AnnounceArgs {
     pub hub_url: String,
 
     /// Do everything but write to GitHub; print the bodies. Needs no token
-    #[arg(long, env = "INPUT_DRY-RUN", value_parser = crate::inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env = "INPUT_DRY-RUN", value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub dry_run: bool,
 
     /// The run's clock, RFC 3339 (tests; default: now)
@@ -285,30 +292,24 @@ impl std::fmt::Debug for AnnounceArgs {
     }
 }
 
-impl AnnounceArgs {
-    /// The `unlabeled-tier` policy, `None` when not set (empty counts as unset: the Actions
-    /// runner passes an input without default as an empty `INPUT_UNLABELED-TIER`).
-    ///
-    /// # Errors
-    /// [`UsageError`] naming the input for a value other than routine, security or fail
-    /// (any case).
-    pub fn unlabeled_policy(&self) -> Result<Option<UnlabeledPolicy>, UsageError> {
-        use clap::ValueEnum;
-        self.unlabeled_tier
-            .as_deref()
-            .map(str::trim)
-            .filter(|v| !v.is_empty())
-            .map(|v| {
-                UnlabeledPolicy::from_str(v, true).map_err(|_| {
-                    UsageError::new(
-                        "unlabeled-tier",
-                        format!(
-                            "unlabeled-tier (--unlabeled-tier) {v:?} is not routine, security or fail"
-                        ),
-                    )
-                })
-            })
-            .transpose()
+/// The `--tier` values (the pipeline's [`crate::tier::TierRequest`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TierArg {
+    /// Decide from the pull requests' labels.
+    Auto,
+    /// Routine, whatever the labels say.
+    Routine,
+    /// Security, whatever the labels say.
+    Security,
+}
+
+impl From<TierArg> for crate::tier::TierRequest {
+    fn from(arg: TierArg) -> Self {
+        match arg {
+            TierArg::Auto => Self::Auto,
+            TierArg::Routine => Self::Routine,
+            TierArg::Security => Self::Security,
+        }
     }
 }
 
@@ -344,163 +345,59 @@ pub struct DocsArgs {
     pub write: bool,
 }
 
-/// Bad usage found after parsing: a required input left empty, or a value an input does not
-/// take. The process exits with code 2, as for clap's own usage errors, and inside Actions
-/// the annotation's title is `Invalid input: INPUT`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct UsageError {
-    /// The input at fault: its action.yml name, also the `--option` (e.g. `cull-timeout`).
-    pub input: String,
-    /// What is wrong and what to write instead; names the input too.
-    pub message: String,
-}
-
-impl UsageError {
-    /// An error about `input`.
-    pub fn new(input: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            input: input.into(),
-            message: message.into(),
-        }
-    }
-}
-
-/// Turns an error about the value of `input` into a [`UsageError`] naming it.
-pub fn usage(input: &str) -> impl Fn(anyhow::Error) -> UsageError + '_ {
-    move |e| UsageError::new(input, format!("{e:#}"))
-}
-
-/// The value of a `required: true` input, trimmed. The Actions runner does not enforce
-/// `required` (it passes an empty `INPUT_<NAME>` or none), so the binary does.
+/// Runs the parsed command: its request first (every input checked), then its pipeline.
 ///
 /// # Errors
-/// [`UsageError`] naming `input` (its action.yml name, also the `--input` option) and saying
-/// what it is (`what`), when the value is missing or blank.
-pub fn required<'a>(
-    value: Option<&'a str>,
-    input: &str,
-    what: &str,
-) -> Result<&'a str, UsageError> {
-    value
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .ok_or_else(|| {
-            UsageError::new(
-                input,
-                format!(
-                    "the input `{input}` is required: set `{input}:` under `with:` (or --{input}): {what}"
-                ),
-            )
-        })
-}
-
-/// Runs the parsed command.
+/// Bad input as [`UsageError`]; the pipeline's errors.
 pub async fn dispatch(cli: Cli, log: &Log) -> Result<()> {
     match cli.command {
-        Command::Announce(args) => crate::announce::run(&args, log).await,
-        Command::Window(args) => crate::docs::window_command(&args, log),
-        Command::Docs(args) => crate::docs::docs_command(&args, log),
+        Command::Announce(args) => {
+            let request = announce_request(&args, log, &std::env::vars().collect())?;
+            crate::announce::run(&request, log).await
+        }
+        Command::Window(args) => {
+            let log = &if args.json {
+                log.keeping_stdout()
+            } else {
+                log.clone()
+            };
+            crate::docs::window(&window_request(&args, log)?, log)
+        }
+        Command::Docs(args) => crate::docs::docs(&docs_request(&args, log)?, log),
     }
 }
 
-impl CullerArgs {
-    /// The culler settings these options give, with where each came from: z2jh's defaults,
-    /// overridden by the values files in order ([`crate::values`]), overridden by the
-    /// `--cull-*` options. Logs a warning when values files were given but none sets `cull`.
-    ///
-    /// # Errors
-    /// [`UsageError`] naming the input for a malformed duration or boolean option (quoting
-    /// the value), a bad `values-path`, a values file that does not exist while its name holds
-    /// a comma (the input takes one path per line), or `timeout` or `every` of 0 from an
-    /// option while culling is enabled. Otherwise (exit code 1): an unreadable or malformed
-    /// values file, naming the file and key path, or a 0 from a values file.
-    pub fn settings(&self, log: &Log) -> Result<crate::window::Configured> {
-        use crate::values::{self, ValuesPath};
-        use crate::window::{Configured, Origin, parse_duration_secs};
-        let mut c = Configured::default();
-        let path = ValuesPath::parse(self.values_path.as_deref()).map_err(usage("values-path"))?;
-        let files: Vec<std::path::PathBuf> = self
-            .jupyterhub_values
-            .iter()
-            .map(|f| f.trim())
-            .filter(|f| !f.is_empty())
-            .map(std::path::PathBuf::from)
-            .collect();
-        if let Some(listed) = files
-            .iter()
-            .find(|f| f.to_string_lossy().contains(',') && !f.exists())
-        {
-            return Err(UsageError::new(
-                "jupyterhub-values",
-                format!(
-                    "jupyterhub-values (--jupyterhub-values): there is no file {}: the input takes one path per line, not a comma-separated list; write `jupyterhub-values: |` with each file on its own line below it (on the command line, repeat --jupyterhub-values)",
-                    listed.display()
-                ),
-            )
-            .into());
-        }
-        let parsed = values::load(&files, &path)?;
-        if !files.is_empty() && parsed.iter().all(|f| f.cull_path.is_none()) {
-            let place = match &path {
-                ValuesPath::Auto => "`cull` or `jupyterhub.cull`".to_string(),
-                ValuesPath::Under(keys) if keys.is_empty() => "`cull`".to_string(),
-                ValuesPath::Under(keys) => format!("`{}.cull`", keys.join(".")),
-            };
-            log.warning(
-                "Culler settings",
-                &format!(
-                    "no values file sets {place}: using z2jh's defaults; check jupyterhub-values and values-path"
-                ),
-            );
-        }
-        values::apply(&mut c, &parsed)?;
-        let option = |name: &str| Origin::Option { name: name.into() };
-        let dur = |value: &Option<String>, name: &str| -> Result<Option<u64>, UsageError> {
-            value
-                .as_deref()
-                .filter(|v| !v.trim().is_empty())
-                .map(|v| {
-                    parse_duration_secs(v)
-                        .map_err(|e| UsageError::new(name, format!("{name} (--{name}): {e}")))
-                })
-                .transpose()
-        };
-        if let Some(v) = dur(&self.cull_timeout, "cull-timeout")? {
-            c.settings.timeout_secs = v;
-            c.origins.timeout = option("cull-timeout");
-        }
-        if let Some(v) = dur(&self.cull_every, "cull-every")? {
-            c.settings.every_secs = v;
-            c.origins.every = option("cull-every");
-        }
-        if let Some(v) = dur(&self.cull_max_age, "cull-max-age")? {
-            c.settings.max_age_secs = v;
-            c.origins.max_age = option("cull-max-age");
-        }
-        if let Some(v) = self
-            .cull_enabled
-            .as_deref()
-            .filter(|v| !v.trim().is_empty())
-        {
-            c.settings.enabled = crate::inputs::boolean(v).ok_or_else(|| {
-                UsageError::new(
-                    "cull-enabled",
-                    format!(
-                        "cull-enabled (--cull-enabled) {:?} is not a boolean: write {}",
-                        v.trim(),
-                        crate::inputs::BOOLEAN_WORDS
-                    ),
-                )
-            })?;
-            c.origins.enabled = option("cull-enabled");
-        }
-        c.validate().map_err(|e| match e.origin {
-            Origin::Option { name } => UsageError::new(name, e.message).into(),
-            _ => anyhow::Error::new(e),
-        })?;
-        Ok(c)
+/// The `window` request: the culler settings and the output form.
+///
+/// # Errors
+/// Bad culler options or values files (see [`CullerArgs::settings`]).
+pub fn window_request(args: &WindowArgs, log: &Log) -> Result<crate::docs::WindowRequest> {
+    Ok(crate::docs::WindowRequest {
+        culler: args.culler.settings(log)?,
+        json: args.json,
+    })
+}
+
+/// The `docs` request: check or write, the runbook's coordinates, the culler settings.
+///
+/// # Errors
+/// Neither `--check` nor `--write`, bad runbook inputs, bad culler options or values files.
+pub fn docs_request(args: &DocsArgs, log: &Log) -> Result<crate::docs::DocsRequest> {
+    if !args.check && !args.write {
+        return Err(UsageError::new(
+            "--check or --write",
+            "say --check (verify the generated sections) or --write (update them)",
+        )
+        .into());
     }
+    let runbook = args.runbook.settings()?;
+    let culler = args.culler.settings(log)?;
+    Ok(crate::docs::DocsRequest {
+        culler,
+        runbook,
+        file: args.file.clone(),
+        write: args.write,
+    })
 }
 
 /// Registers the secret inputs with `log` before anything is parsed, so no usage error can

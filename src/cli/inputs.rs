@@ -4,7 +4,7 @@
 //! Pure: text in, value or [`UsageError`] out. Every error names the input (its action.yml
 //! name, also the `--option`), quotes the value and says what to write instead.
 
-use crate::cli::UsageError;
+use super::UsageError;
 use crate::render::RunbookSettings;
 
 /// Kubernetes' limit on a namespace name: a DNS-1123 label of at most 63 characters

@@ -5,6 +5,8 @@
 //! takes plain structs and an injected clock (`now`), and never performs I/O. Untrusted text
 //! (PR titles, labels) is neutralised by [`crate::sanitize`] on the way in.
 
+pub mod messages;
+
 use crate::digest::Digest;
 use crate::support::sanitize;
 use crate::tier::{Tier, TierDecision};
@@ -361,7 +363,14 @@ pub fn where_full(facts: &Facts) -> String {
     }
 }
 
-fn environment() -> Environment<'static> {
+/// The template environment, built once per process: the templates are parsed on first use
+/// and kept.
+fn environment() -> &'static Environment<'static> {
+    static ENV: std::sync::OnceLock<Environment<'static>> = std::sync::OnceLock::new();
+    ENV.get_or_init(build_environment)
+}
+
+fn build_environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     // `{{ value|sh }}`: one bash word whatever the value (the inputs are validated before,
@@ -371,18 +380,21 @@ fn environment() -> Environment<'static> {
     for (name, source) in [
         (
             "release_note.md.j2",
-            include_str!("../templates/release_note.md.j2"),
+            include_str!("../../templates/release_note.md.j2"),
         ),
         (
             "tracking_issue.md.j2",
-            include_str!("../templates/tracking_issue.md.j2"),
+            include_str!("../../templates/tracking_issue.md.j2"),
         ),
         (
             "tracking_update.md.j2",
-            include_str!("../templates/tracking_update.md.j2"),
+            include_str!("../../templates/tracking_update.md.j2"),
         ),
-        ("window.md.j2", include_str!("../templates/window.md.j2")),
-        ("runbook.md.j2", include_str!("../templates/runbook.md.j2")),
+        ("window.md.j2", include_str!("../../templates/window.md.j2")),
+        (
+            "runbook.md.j2",
+            include_str!("../../templates/runbook.md.j2"),
+        ),
     ] {
         env.add_template(name, source)
             .expect("built-in templates parse (checked by tests)");

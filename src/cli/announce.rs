@@ -1,0 +1,280 @@
+//! `announce`'s options into an [`AnnounceRequest`]: every input checked, in the order the
+//! run has always checked them, before the first network call, so bad input changes nothing.
+
+use super::{AnnounceArgs, UsageError, inputs, required, usage};
+use crate::announce::AnnounceRequest;
+use crate::context::{Overrides, RunContext};
+use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
+use crate::digest::{Digest, ImageSource};
+use crate::publish;
+use crate::support::github::{self, GitHub};
+use crate::support::log::Log;
+use crate::tier::{LabelRules, UnlabeledPolicy, split_list};
+use anyhow::{Context, Result};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+use time::OffsetDateTime;
+
+/// The `announce` request: the secrets registered with `log` first, then every input
+/// validated and the run context resolved from `env` (the `GITHUB_*` variables and the
+/// event payload they name).
+///
+/// # Errors
+/// Bad input, as [`UsageError`] naming the input (exit code 2); an unreadable values file
+/// or event payload, or a malformed `--now` (exit code 1).
+pub fn announce_request(
+    args: &AnnounceArgs,
+    log: &Log,
+    env: &HashMap<String, String>,
+) -> Result<AnnounceRequest> {
+    mask_secrets(args, log);
+    let image = required(
+        args.image.as_deref(),
+        "image",
+        "the image reference to announce, e.g. ghcr.io/org/lab:latest",
+    )?;
+    let source = ImageSource::parse(image).map_err(usage("image"))?;
+    let now = match &args.now {
+        Some(text) => OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
+            .with_context(|| format!("--now {text:?} is not an RFC 3339 time"))?,
+        None => OffsetDateTime::now_utc(),
+    };
+    let culler = args.culler.settings(log)?;
+    let rules = LabelRules::parse(&args.security_labels, &args.routine_labels);
+    if rules.security.is_empty() {
+        return Err(UsageError::new(
+            "security-labels",
+            "security-labels is empty: give at least one label (default security)",
+        )
+        .into());
+    }
+    let unlabeled = unlabeled_policy(args.unlabeled_tier.as_deref())?;
+    let tracking_labels = split_list(&args.tracking_labels);
+    publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
+    let runbook = inputs::runbook_settings(&args.namespace, &args.helm_release, &args.hub_url)?;
+    let context = run_context(args, env)?;
+    let token = given(&args.github_token);
+    let github = github_client(args, &context, token, log)?;
+    if !args.dry_run {
+        check_publishable(&context, token)?;
+    }
+    let expected_digest = expected_digest(args.expected_digest.as_deref())?;
+    let registry = match &source {
+        ImageSource::Registry(_) => Some(registry_options(args)?),
+        ImageSource::Layout { .. } => None,
+    };
+    Ok(AnnounceRequest {
+        source,
+        expected_digest,
+        registry,
+        now,
+        culler,
+        tier: args.tier.into(),
+        rules,
+        unlabeled,
+        tracking_labels,
+        tracking_assignees: split_list(&args.tracking_assignees),
+        runbook,
+        sha_given: given(&args.sha).is_some(),
+        context,
+        github,
+        dry_run: args.dry_run,
+        lookup_backoff: args
+            .lookup_backoff_ms
+            .iter()
+            .map(|ms| Duration::from_millis(*ms))
+            .collect(),
+    })
+}
+
+/// Registers the GitHub token and the registry password with `log`, in each form a server
+/// may echo them: ghcr.io gets the token as Basic user `x-access-token` when no registry
+/// credentials are given (`registry::auth::credentials_for`).
+fn mask_secrets(args: &AnnounceArgs, log: &Log) {
+    for secret in [&args.github_token, &args.registry_password]
+        .into_iter()
+        .flatten()
+    {
+        log.mask(secret);
+    }
+    if let (Some(user), Some(password)) = (&args.registry_username, &args.registry_password) {
+        log.mask_basic(user.trim(), password);
+    }
+    if let Some(token) = &args.github_token {
+        log.mask_basic("x-access-token", token.trim());
+    }
+}
+
+/// An optional input's value, trimmed; `None` when unset or blank.
+fn given(value: &Option<String>) -> Option<&str> {
+    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
+}
+
+/// The `unlabeled-tier` policy, `None` when not set (empty counts as unset: the Actions
+/// runner passes an input without default as an empty `INPUT_UNLABELED-TIER`).
+///
+/// # Errors
+/// [`UsageError`] naming the input for a value other than routine, security or fail
+/// (any case).
+fn unlabeled_policy(value: Option<&str>) -> Result<Option<UnlabeledPolicy>, UsageError> {
+    let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    match v.to_ascii_lowercase().as_str() {
+        "routine" => Ok(Some(UnlabeledPolicy::Routine)),
+        "security" => Ok(Some(UnlabeledPolicy::Security)),
+        "fail" => Ok(Some(UnlabeledPolicy::Fail)),
+        _ => Err(UsageError::new(
+            "unlabeled-tier",
+            format!("unlabeled-tier (--unlabeled-tier) {v:?} is not routine, security or fail"),
+        )),
+    }
+}
+
+/// The run context, with `--repository` and `--sha` checked first so their errors name the
+/// input.
+fn run_context(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<RunContext> {
+    if let Some(repository) = given(&args.repository) {
+        crate::context::Repository::parse(repository).map_err(usage("repository"))?;
+    }
+    if let Some(sha) = given(&args.sha) {
+        crate::context::commit_sha(sha).map_err(usage("sha"))?;
+    }
+    RunContext::resolve(
+        &Overrides {
+            repository: args.repository.clone(),
+            sha: args.sha.clone(),
+            api_url: args.api_url.clone(),
+        },
+        env,
+    )
+}
+
+/// The GitHub client, when there is a repository and a token (a dry run may have neither).
+fn github_client(
+    args: &AnnounceArgs,
+    ctx: &RunContext,
+    token: Option<&str>,
+    log: &Log,
+) -> Result<Option<GitHub>> {
+    let (Some(repo), Some(token)) = (&ctx.repository, token) else {
+        return Ok(None);
+    };
+    let sink = log.clone();
+    let mut options = github::Options::default();
+    if let Some(timeout) = args.github_timeout {
+        options.timeout = timeout;
+    }
+    if let Some(wait) = args.github_retry_wait {
+        options.read_retry.base = wait;
+    }
+    Ok(Some(
+        GitHub::with_options(&ctx.api_url, token, repo.clone(), options)?
+            .with_debug(Arc::new(move |l: &str| sink.debug(l))),
+    ))
+}
+
+/// What publishing needs beyond a dry run: a token, a repository, a commit.
+fn check_publishable(ctx: &RunContext, token: Option<&str>) -> Result<(), UsageError> {
+    if token.is_none() {
+        return Err(UsageError::new(
+            "github-token",
+            "no GitHub token: set github-token (default ${{ github.token }}) or --github-token, or use --dry-run",
+        ));
+    }
+    if ctx.repository.is_none() {
+        return Err(UsageError::new(
+            "repository",
+            "no repository: set --repository OWNER/REPO (GITHUB_REPOSITORY outside Actions)",
+        ));
+    }
+    if ctx.sha.is_none() {
+        return Err(UsageError::new(
+            "sha",
+            "no commit: set --sha (GITHUB_SHA outside Actions)",
+        ));
+    }
+    Ok(())
+}
+
+/// `--expected-digest`, parsed; `None` when unset or blank.
+fn expected_digest(value: Option<&str>) -> Result<Option<Digest>, UsageError> {
+    value
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            Digest::parse(s).map_err(|e| {
+                UsageError::new(
+                    "expected-digest",
+                    format!("expected-digest (--expected-digest): {e}"),
+                )
+            })
+        })
+        .transpose()
+}
+
+/// The registry inputs, validated: both or neither of username and password, the timeout.
+/// Errors are [`UsageError`]s naming the input.
+fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions, UsageError> {
+    let credentials = match (&args.registry_username, &args.registry_password) {
+        (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
+            username: u.trim().to_string(),
+            password: p.clone(),
+            source: CredentialSource::RegistryInputs,
+        }),
+        (Some(u), _) if !u.trim().is_empty() => {
+            return Err(UsageError::new(
+                "registry-password",
+                "registry-username is set but registry-password is empty: set both, or neither for anonymous access",
+            ));
+        }
+        (_, Some(p)) if !p.is_empty() => {
+            return Err(UsageError::new(
+                "registry-username",
+                "registry-password is set but registry-username is empty: set both, or neither for anonymous access",
+            ));
+        }
+        _ => None,
+    };
+    let timeout = registry_duration(&args.registry_timeout, "registry-timeout")?;
+    if timeout.is_zero() {
+        return Err(UsageError::new(
+            "registry-timeout",
+            "registry-timeout (--registry-timeout) is 0: give the registry look-up some time, e.g. 60",
+        ));
+    }
+    Ok(RegistryOptions {
+        credentials,
+        github_token: args.github_token.clone(),
+        insecure: args
+            .insecure_registry
+            .iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        retry: RetryPolicy {
+            timeout,
+            base_delay: registry_duration(&args.registry_retry_delay, "registry-retry-delay")?,
+            ..RetryPolicy::default()
+        },
+        timer: None,
+    })
+}
+
+/// A registry duration input: seconds when bare (`60`), else a humantime duration (`90s`).
+fn registry_duration(text: &str, input: &str) -> Result<Duration, UsageError> {
+    let t = text.trim();
+    let parsed = match t.parse::<u64>() {
+        Ok(secs) => Ok(Duration::from_secs(secs)),
+        Err(_) => humantime::parse_duration(t).map_err(|e| e.to_string()),
+    };
+    parsed.map_err(|e| {
+        UsageError::new(
+            input,
+            format!(
+                "{input} (--{input}) {t:?} is not a duration ({e}): write seconds (60) or e.g. 90s, 2m"
+            ),
+        )
+    })
+}

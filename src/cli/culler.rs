@@ -1,0 +1,104 @@
+//! The culler options into culler settings: z2jh's defaults, the values files, the options.
+
+use super::{CullerArgs, UsageError, inputs, usage};
+use crate::support::log::Log;
+use anyhow::Result;
+
+impl CullerArgs {
+    /// The culler settings these options give, with where each came from: z2jh's defaults,
+    /// overridden by the values files in order ([`crate::values`]), overridden by the
+    /// `--cull-*` options. Logs a warning when values files were given but none sets `cull`.
+    ///
+    /// # Errors
+    /// [`UsageError`] naming the input for a malformed duration or boolean option (quoting
+    /// the value), a bad `values-path`, a values file that does not exist while its name holds
+    /// a comma (the input takes one path per line), or `timeout` or `every` of 0 from an
+    /// option while culling is enabled. Otherwise (exit code 1): an unreadable or malformed
+    /// values file, naming the file and key path, or a 0 from a values file.
+    pub fn settings(&self, log: &Log) -> Result<crate::window::Configured> {
+        use crate::values::{self, ValuesPath};
+        use crate::window::{Configured, Origin, parse_duration_secs};
+        let mut c = Configured::default();
+        let path = ValuesPath::parse(self.values_path.as_deref()).map_err(usage("values-path"))?;
+        let files: Vec<std::path::PathBuf> = self
+            .jupyterhub_values
+            .iter()
+            .map(|f| f.trim())
+            .filter(|f| !f.is_empty())
+            .map(std::path::PathBuf::from)
+            .collect();
+        if let Some(listed) = files
+            .iter()
+            .find(|f| f.to_string_lossy().contains(',') && !f.exists())
+        {
+            return Err(UsageError::new(
+                "jupyterhub-values",
+                format!(
+                    "jupyterhub-values (--jupyterhub-values): there is no file {}: the input takes one path per line, not a comma-separated list; write `jupyterhub-values: |` with each file on its own line below it (on the command line, repeat --jupyterhub-values)",
+                    listed.display()
+                ),
+            )
+            .into());
+        }
+        let parsed = values::load(&files, &path)?;
+        if !files.is_empty() && parsed.iter().all(|f| f.cull_path.is_none()) {
+            let place = match &path {
+                ValuesPath::Auto => "`cull` or `jupyterhub.cull`".to_string(),
+                ValuesPath::Under(keys) if keys.is_empty() => "`cull`".to_string(),
+                ValuesPath::Under(keys) => format!("`{}.cull`", keys.join(".")),
+            };
+            log.warning(
+                "Culler settings",
+                &format!(
+                    "no values file sets {place}: using z2jh's defaults; check jupyterhub-values and values-path"
+                ),
+            );
+        }
+        values::apply(&mut c, &parsed)?;
+        let option = |name: &str| Origin::Option { name: name.into() };
+        let dur = |value: &Option<String>, name: &str| -> Result<Option<u64>, UsageError> {
+            value
+                .as_deref()
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| {
+                    parse_duration_secs(v)
+                        .map_err(|e| UsageError::new(name, format!("{name} (--{name}): {e}")))
+                })
+                .transpose()
+        };
+        if let Some(v) = dur(&self.cull_timeout, "cull-timeout")? {
+            c.settings.timeout_secs = v;
+            c.origins.timeout = option("cull-timeout");
+        }
+        if let Some(v) = dur(&self.cull_every, "cull-every")? {
+            c.settings.every_secs = v;
+            c.origins.every = option("cull-every");
+        }
+        if let Some(v) = dur(&self.cull_max_age, "cull-max-age")? {
+            c.settings.max_age_secs = v;
+            c.origins.max_age = option("cull-max-age");
+        }
+        if let Some(v) = self
+            .cull_enabled
+            .as_deref()
+            .filter(|v| !v.trim().is_empty())
+        {
+            c.settings.enabled = inputs::boolean(v).ok_or_else(|| {
+                UsageError::new(
+                    "cull-enabled",
+                    format!(
+                        "cull-enabled (--cull-enabled) {:?} is not a boolean: write {}",
+                        v.trim(),
+                        inputs::BOOLEAN_WORDS
+                    ),
+                )
+            })?;
+            c.origins.enabled = option("cull-enabled");
+        }
+        c.validate().map_err(|e| match e.origin {
+            Origin::Option { name } => UsageError::new(name, e.message).into(),
+            _ => anyhow::Error::new(e),
+        })?;
+        Ok(c)
+    }
+}

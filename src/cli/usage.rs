@@ -1,0 +1,52 @@
+//! Bad usage found after parsing, and the helpers that raise it.
+
+/// Bad usage found after parsing: a required input left empty, or a value an input does not
+/// take. The process exits with code 2, as for clap's own usage errors, and inside Actions
+/// the annotation's title is `Invalid input: INPUT`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct UsageError {
+    /// The input at fault: its action.yml name, also the `--option` (e.g. `cull-timeout`).
+    pub input: String,
+    /// What is wrong and what to write instead; names the input too.
+    pub message: String,
+}
+
+impl UsageError {
+    /// An error about `input`.
+    pub fn new(input: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            input: input.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Turns an error about the value of `input` into a [`UsageError`] naming it.
+pub fn usage(input: &str) -> impl Fn(anyhow::Error) -> UsageError + '_ {
+    move |e| UsageError::new(input, format!("{e:#}"))
+}
+
+/// The value of a `required: true` input, trimmed. The Actions runner does not enforce
+/// `required` (it passes an empty `INPUT_<NAME>` or none), so the binary does.
+///
+/// # Errors
+/// [`UsageError`] naming `input` (its action.yml name, also the `--input` option) and saying
+/// what it is (`what`), when the value is missing or blank.
+pub fn required<'a>(
+    value: Option<&'a str>,
+    input: &str,
+    what: &str,
+) -> Result<&'a str, UsageError> {
+    value
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| {
+            UsageError::new(
+                input,
+                format!(
+                    "the input `{input}` is required: set `{input}:` under `with:` (or --{input}): {what}"
+                ),
+            )
+        })
+}

@@ -1,0 +1,111 @@
+//! The log lines and annotations of an `announce` run: every sentence the pipeline prints
+//! is here, so the pipeline holds no wording.
+
+use super::Change;
+use crate::digest::Digest;
+use crate::support::sanitize::log_line;
+use crate::tier::PullRequest;
+
+/// Title and text of the warning when the idle culler is off.
+pub const CULLING_DISABLED: (&str, &str) = (
+    "Convergence window",
+    "culling is disabled: running sessions update only when their users restart them",
+);
+
+/// Title and text of the warning when `$GITHUB_OUTPUT` is missing inside Actions.
+pub const OUTPUTS_NOT_WRITTEN: (&str, &str) = (
+    "Step outputs",
+    "GITHUB_OUTPUT is not set, so the step outputs (digest, tier, release-url, ...) were not written and later steps will see them empty; the Actions runner sets it for every step",
+);
+
+/// Title of the warnings about release notes left alone because a human edited them.
+pub const HUMAN_EDITED_TITLE: &str = "release note left as a human edited it";
+
+/// Title of the tier decision's warnings.
+pub const TIER_WARNING_TITLE: &str = "Tier";
+
+/// A tier warning, as one log line.
+pub fn tier_warning(warning: &str) -> String {
+    log_line(warning, 2000)
+}
+
+/// `IMAGE resolves to DIGEST`.
+pub fn resolved(image: &str, digest: &Digest) -> String {
+    format!("{image} resolves to {digest}")
+}
+
+/// `tier REASON`.
+pub fn tier(reason: &str) -> String {
+    format!("tier {}", log_line(reason, 500))
+}
+
+/// One pull request behind the tier: number, title, address, labels.
+pub fn pull_request(pr: &PullRequest) -> String {
+    log_line(
+        &format!(
+            "  #{} {} <{}> labels: {}",
+            pr.number,
+            pr.title,
+            pr.url,
+            pr.labels.join(", ")
+        ),
+        500,
+    )
+}
+
+/// The release targets another commit than `GITHUB_SHA`.
+pub fn target_commit(target: &str, origin: &str, github_sha: &str) -> String {
+    format!("the release targets commit {target}, from {origin} (GITHUB_SHA is {github_sha})")
+}
+
+/// A dry run's release note.
+pub fn dry_run_release(tag: &str, note: &str) -> String {
+    format!("dry run: would publish release {tag}\n\n----- release note -----\n{note}")
+}
+
+/// A dry run's tracking issue.
+pub fn dry_run_issue(title: &str, body: &str) -> String {
+    format!("----- tracking issue: {title} -----\n{body}")
+}
+
+/// What happened to the release note.
+pub fn release_note(change: Change, url: &str) -> String {
+    format!("release note {change}: {url}")
+}
+
+/// What happened to the tracking issue.
+pub fn tracking_issue(change: Change, url: &str) -> String {
+    format!("tracking issue {change}: {url}")
+}
+
+/// What happened to the tracking issue's update comment.
+pub fn update_comment(change: Change) -> String {
+    format!("tracking issue update comment {change}")
+}
+
+/// The last line outside Actions (or without a job summary): what the run did.
+pub fn run_state(
+    state: RunState,
+    image: &str,
+    digest: &Digest,
+    tier: impl std::fmt::Display,
+    window: &str,
+) -> String {
+    let state = match state {
+        RunState::Published => "published",
+        RunState::Unchanged => "unchanged",
+        RunState::DryRun => "dry run",
+    };
+    format!("{state}: {image} {digest} tier={tier} window: {window}")
+}
+
+/// How a run ended, for [`run_state`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunState {
+    /// Something changed on GitHub.
+    Published,
+    /// Everything was already as it should be.
+    Unchanged,
+    /// A dry run: nothing was sent.
+    DryRun,
+}
