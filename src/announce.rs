@@ -84,42 +84,22 @@ pub async fn run(req: &AnnounceRequest, log: &Log) -> Result<()> {
     let window = window::compute(&req.culler.settings);
     warn_if_culling_disabled(&window, log);
 
-    // 4. Look up what exists (not in a dry run): a re-run renders with the original
-    // announce time, so an unchanged release renders the same and nothing is sent.
+    // 4. Look up what exists (not in a dry run).
     let tag = publish::release_tag(&req.source.short_name(), &digest);
-    let target = Target {
-        digest: digest.clone(),
-        tag: tag.clone(),
-        image: render::image_repository(&req.source.display()).to_string(),
-        tracking_labels: req.tracking_labels.clone(),
-        tracking_issue: decision.tier == Tier::Security,
-    };
-    let found = match (&req.github, req.dry_run) {
-        (Some(github), false) => Some(publish::look_up(github, &target).await?),
-        _ => None,
-    };
+    let found = look_up(req, &digest, &tag, decision.tier).await?;
 
-    // 5. Render.
-    let release_url = ctx
-        .repository
-        .as_ref()
-        .map(|repo| format!("{}/{repo}/releases/tag/{tag}", ctx.server_url));
-    let facts = Facts {
-        image: req.source.display(),
-        digest: digest.clone(),
-        tier: decision,
-        culler: req.culler.settings,
-        culler_origins: req.culler.origins.clone(),
+    // 5. Render: a re-run renders with the original announce time, so an unchanged
+    // release renders the same and nothing is sent.
+    let announced = found.as_ref().and_then(Found::announced_at);
+    let facts = facts(
+        req,
+        digest.clone(),
+        decision,
         window,
-        sha: target_sha.clone().unwrap_or_default(),
-        run_url: ctx.run_url.clone(),
-        release_url: release_url.clone(),
-        runbook: req.runbook.clone(),
-        now: found
-            .as_ref()
-            .and_then(Found::announced_at)
-            .unwrap_or(req.now),
-    };
+        target_sha,
+        &tag,
+        announced,
+    );
     let note = render::release_note(&facts)?;
     let issue_body = (facts.tier.tier == Tier::Security)
         .then(|| render::tracking_issue(&facts))
@@ -142,6 +122,55 @@ pub async fn run(req: &AnnounceRequest, log: &Log) -> Result<()> {
 
     // 7. Report.
     report(&facts, &tag, published.as_ref(), &note, log)
+}
+
+/// Stage 4: what already exists on GitHub for this digest; `None` in a dry run.
+async fn look_up(
+    req: &AnnounceRequest,
+    digest: &Digest,
+    tag: &str,
+    tier: Tier,
+) -> Result<Option<Found>> {
+    let (Some(github), false) = (&req.github, req.dry_run) else {
+        return Ok(None);
+    };
+    let target = Target {
+        digest: digest.clone(),
+        tag: tag.to_string(),
+        image: render::image_repository(&req.source.display()).to_string(),
+        tracking_labels: req.tracking_labels.clone(),
+        tracking_issue: tier == Tier::Security,
+    };
+    Ok(Some(publish::look_up(github, &target).await?))
+}
+
+/// Stage 5's input: everything the bodies show.
+fn facts(
+    req: &AnnounceRequest,
+    digest: Digest,
+    tier: TierDecision,
+    window: Window,
+    target_sha: Option<String>,
+    tag: &str,
+    announced: Option<OffsetDateTime>,
+) -> Facts {
+    let ctx = &req.context;
+    Facts {
+        image: req.source.display(),
+        digest,
+        tier,
+        culler: req.culler.settings,
+        culler_origins: req.culler.origins.clone(),
+        window,
+        sha: target_sha.unwrap_or_default(),
+        run_url: ctx.run_url.clone(),
+        release_url: ctx
+            .repository
+            .as_ref()
+            .map(|repo| format!("{}/{repo}/releases/tag/{tag}", ctx.server_url)),
+        runbook: req.runbook.clone(),
+        now: announced.unwrap_or(req.now),
+    }
 }
 
 /// Stage 1: the digest, checked against `--expected-digest`.

@@ -320,12 +320,7 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
         };
     }
     let mut commit = pr.merge_commit_sha.as_deref().and_then(commit_sha);
-    let from_payload = tier_pr(
-        pr.number,
-        &pr.title,
-        &pr.html_url,
-        pr.labels.iter().map(|l| l.name.clone()),
-    );
+    let from_payload = pr.to_pull_request();
     // With an explicit tier the labels decide nothing: no re-fetch for them.
     let labelled = !opts.labels_decide || opts.rules.has_tier_label(&from_payload);
     let mut notes = Vec::new();
@@ -360,12 +355,7 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
                     if commit.is_none() {
                         commit = fresh.merge_commit_sha.as_deref().and_then(commit_sha);
                     }
-                    Found::PullRequests(vec![tier_pr(
-                        fresh.number,
-                        &fresh.title,
-                        &fresh.html_url,
-                        fresh.labels.iter().map(|l| l.name.clone()),
-                    )])
+                    Found::PullRequests(vec![api_pr(&fresh)])
                 }
                 Err(failure) if !labelled => Found::LookupFailed(failure),
                 Err(failure) => {
@@ -416,170 +406,219 @@ async fn merged_pull_requests(
     };
     let shas: Vec<&str> = commits.iter().map(|(sha, _)| sha.as_str()).collect();
     let mut found: BTreeMap<u64, PullRequest> = BTreeMap::new();
-    let mut pending: Vec<&(String, String)> = commits.iter().collect();
+    let asked = Asked {
+        ctx,
+        gh,
+        shas: &shas,
+        branch,
+        origin,
+    };
     let tries = if opts.labels_decide {
         opts.backoff.len() + 1
     } else {
         1
     };
-    for attempt in 0..tries {
-        if attempt > 0 {
-            tokio::time::sleep(opts.backoff[attempt - 1]).await;
+    let pending = match asked.per_commit(commits, tries, opts, &mut found).await {
+        Ok(pending) => pending,
+        Err(failure) => return failure,
+    };
+    let (unresolved, fallback_notes) = match asked.by_subject(pending, &mut found).await {
+        Ok(left) => left,
+        Err(failure) => return failure,
+    };
+    asked.answer(found, tries, opts, unresolved, fallback_notes, unexamined)
+}
+
+/// One look-up of the merged pull requests behind some commits.
+struct Asked<'a> {
+    ctx: &'a RunContext,
+    gh: &'a GitHub,
+    shas: &'a [&'a str],
+    branch: Option<&'a str>,
+    origin: &'a str,
+}
+
+impl Asked<'_> {
+    /// Asks per commit, `tries` times on the backoff schedule; returns the commits left
+    /// without a merged pull request, or the failure.
+    async fn per_commit<'c>(
+        &self,
+        commits: &'c [(String, String)],
+        tries: usize,
+        opts: &LookupOptions<'_>,
+        found: &mut BTreeMap<u64, PullRequest>,
+    ) -> Result<Vec<&'c (String, String)>, Found> {
+        let (ctx, gh, shas, branch, origin) =
+            (self.ctx, self.gh, self.shas, self.branch, self.origin);
+        let mut pending: Vec<&(String, String)> = commits.iter().collect();
+        for attempt in 0..tries {
+            if attempt > 0 {
+                tokio::time::sleep(opts.backoff[attempt - 1]).await;
+            }
+            let mut still = Vec::new();
+            for commit in pending {
+                let answer = match gh.pulls_for_commit(&commit.0).await {
+                    Ok(answer) => answer,
+                    Err(e) => {
+                        return Err(Found::LookupFailed(format!(
+                            "while reading the labels of {origin} (commit {}): {e}{}",
+                            short(&commit.0),
+                            elsewhere_hint(ctx)
+                        )));
+                    }
+                };
+                let accepted: Vec<_> = answer
+                    .iter()
+                    .filter(|pr| merged_into(pr, shas, branch))
+                    .collect();
+                if accepted.is_empty() {
+                    still.push(commit);
+                }
+                for pr in accepted {
+                    found.insert(pr.number, api_pr(pr));
+                }
+            }
+            pending = still;
+            if pending.is_empty() {
+                break;
+            }
         }
-        let mut still = Vec::new();
-        for commit in pending {
-            let answer = match gh.pulls_for_commit(&commit.0).await {
-                Ok(answer) => answer,
-                Err(e) => {
-                    return Found::LookupFailed(format!(
-                        "while reading the labels of {origin} (commit {}): {e}{}",
-                        short(&commit.0),
-                        elsewhere_hint(ctx)
+        Ok(pending)
+    }
+
+    /// The fallback: the pull request number GitHub writes into squash and merge subjects.
+    /// Returns the commits still unresolved and why, or the failure.
+    async fn by_subject(
+        &self,
+        pending: Vec<&(String, String)>,
+        found: &mut BTreeMap<u64, PullRequest>,
+    ) -> Result<(Vec<String>, Vec<String>), Found> {
+        let (ctx, gh, shas, branch, origin) =
+            (self.ctx, self.gh, self.shas, self.branch, self.origin);
+        let mut unresolved = Vec::new();
+        let mut fallback_notes = Vec::new();
+        for (sha, message) in pending {
+            let Some(number) = pull_number_in_subject(message) else {
+                unresolved.push(short(sha));
+                fallback_notes.push(format!(
+                    "the message of {} names no pull request (no `(#N)` in its subject)",
+                    short(sha)
+                ));
+                continue;
+            };
+            if found.contains_key(&number) {
+                continue;
+            }
+            match gh.pull_request(number).await {
+                Ok(pr) if merged_into(&pr, shas, branch) => {
+                    found.insert(pr.number, api_pr(&pr));
+                }
+                Ok(_) => {
+                    unresolved.push(short(sha));
+                    fallback_notes.push(format!(
+                        "pull request #{number}, named in the message of {}, is not merged into {} \
+                         as one of the pushed commits",
+                        short(sha),
+                        branch.unwrap_or("the branch")
                     ));
                 }
-            };
-            let accepted: Vec<_> = answer
-                .iter()
-                .filter(|pr| merged_into(pr, &shas, branch))
-                .collect();
-            if accepted.is_empty() {
-                still.push(commit);
-            }
-            for pr in accepted {
-                found.insert(
-                    pr.number,
-                    tier_pr(
-                        pr.number,
-                        &pr.title,
-                        &pr.html_url,
-                        pr.labels.iter().map(|l| l.name.clone()),
-                    ),
-                );
+                Err(e) if e.kind == crate::support::github::Kind::NotFound => {
+                    unresolved.push(short(sha));
+                    fallback_notes.push(format!(
+                        "#{number}, named in the message of {}, is not a pull request of {}",
+                        short(sha),
+                        gh.repository()
+                    ));
+                }
+                Err(e) => {
+                    return Err(Found::LookupFailed(format!(
+                        "while reading the labels of {origin} (#{number}, named in the message of \
+                         {}): {e}{}",
+                        short(sha),
+                        elsewhere_hint(ctx)
+                    )));
+                }
             }
         }
-        pending = still;
-        if pending.is_empty() {
-            break;
-        }
+        Ok((unresolved, fallback_notes))
     }
 
-    // Fallback: the pull request number GitHub writes into squash and merge subjects.
-    let mut unresolved = Vec::new();
-    let mut fallback_notes = Vec::new();
-    for (sha, message) in pending {
-        let Some(number) = pull_number_in_subject(message) else {
-            unresolved.push(short(sha));
-            fallback_notes.push(format!(
-                "the message of {} names no pull request (no `(#N)` in its subject)",
-                short(sha)
-            ));
-            continue;
-        };
-        if found.contains_key(&number) {
-            continue;
-        }
-        match gh.pull_request(number).await {
-            Ok(pr) if merged_into(&pr, &shas, branch) => {
-                found.insert(
-                    pr.number,
-                    tier_pr(
-                        pr.number,
-                        &pr.title,
-                        &pr.html_url,
-                        pr.labels.iter().map(|l| l.name.clone()),
-                    ),
-                );
-            }
-            Ok(_) => {
-                unresolved.push(short(sha));
-                fallback_notes.push(format!(
-                    "pull request #{number}, named in the message of {}, is not merged into {} \
-                     as one of the pushed commits",
-                    short(sha),
-                    branch.unwrap_or("the branch")
-                ));
-            }
-            Err(e) if e.kind == crate::support::github::Kind::NotFound => {
-                unresolved.push(short(sha));
-                fallback_notes.push(format!(
-                    "#{number}, named in the message of {}, is not a pull request of {}",
-                    short(sha),
-                    gh.repository()
-                ));
-            }
-            Err(e) => {
-                return Found::LookupFailed(format!(
-                    "while reading the labels of {origin} (#{number}, named in the message of \
-                     {}): {e}{}",
-                    short(sha),
-                    elsewhere_hint(ctx)
-                ));
-            }
-        }
-    }
-
-    let waited: Duration = opts.backoff.iter().sum();
-    let route = format!(
-        "GET /repos/{}/commits/{{sha}}/pulls, asked {tries} time{} over {}",
-        gh.repository(),
-        if tries == 1 { "" } else { "s" },
-        humantime::format_duration(waited),
-    );
-    let queued = if ctx.event_name == "merge_group" {
-        " A merge group is built before its pull requests are merged, so GitHub lists none \
-         merged yet: announce from the push the merge queue makes when it merges, or set the \
-         tier input."
-    } else {
-        ""
-    };
-    if found.is_empty() {
-        let listed: Vec<String> = shas.iter().map(|s| short(s)).collect();
-        let mut failure = format!(
-            "no merged pull request found for {origin}: GitHub lists none merged into {} as \
-             {} {} ({route}), and {}. If the pull request was merged just now, re-run the job; \
-             if the {} pushed without a pull request, there are no labels to read.{queued}",
-            branch.unwrap_or("the branch"),
-            if listed.len() == 1 {
-                "commit"
-            } else {
-                "any of commits"
-            },
-            listed.join(", "),
-            fallback_notes.join("; "),
-            if listed.len() == 1 {
-                "commit was"
-            } else {
-                "commits were"
-            },
+    /// The answer: the pull requests found, incomplete when commits were left unresolved or
+    /// unexamined, a failure when none was found.
+    fn answer(
+        &self,
+        found: BTreeMap<u64, PullRequest>,
+        tries: usize,
+        opts: &LookupOptions<'_>,
+        unresolved: Vec<String>,
+        fallback_notes: Vec<String>,
+        unexamined: Option<String>,
+    ) -> Found {
+        let (ctx, gh, shas, branch, origin) =
+            (self.ctx, self.gh, self.shas, self.branch, self.origin);
+        let waited: Duration = opts.backoff.iter().sum();
+        let route = format!(
+            "GET /repos/{}/commits/{{sha}}/pulls, asked {tries} time{} over {}",
+            gh.repository(),
+            if tries == 1 { "" } else { "s" },
+            humantime::format_duration(waited),
         );
-        if let Some(unexamined) = unexamined {
-            failure.push_str(&format!(" Also, {unexamined}."));
-        }
-        return Found::LookupFailed(failure);
-    }
-    let mut missing = Vec::new();
-    if !unresolved.is_empty() {
-        let (s, has, them) = if unresolved.len() == 1 {
-            ("", "has", "it")
+        let queued = if ctx.event_name == "merge_group" {
+            " A merge group is built before its pull requests are merged, so GitHub lists none \
+             merged yet: announce from the push the merge queue makes when it merges, or set the \
+             tier input."
         } else {
-            ("s", "have", "them")
+            ""
         };
-        missing.push(format!(
-            "commit{s} {} of {origin} {has} no merged pull request ({route}; {}), so what \
-             {them} changed carries no label: a pull request merged just now may not be \
-             listed yet (re-run the job), and a commit pushed without one has no label to read",
-            unresolved.join(", "),
-            fallback_notes.join("; "),
-        ));
-    }
-    missing.extend(unexamined);
-    let pull_requests = found.into_values().collect();
-    if missing.is_empty() {
-        Found::PullRequests(pull_requests)
-    } else {
-        Found::Incomplete {
-            pull_requests,
-            missing: missing.join("; "),
+        if found.is_empty() {
+            let listed: Vec<String> = shas.iter().map(|s| short(s)).collect();
+            let mut failure = format!(
+                "no merged pull request found for {origin}: GitHub lists none merged into {} as \
+                 {} {} ({route}), and {}. If the pull request was merged just now, re-run the job; \
+                 if the {} pushed without a pull request, there are no labels to read.{queued}",
+                branch.unwrap_or("the branch"),
+                if listed.len() == 1 {
+                    "commit"
+                } else {
+                    "any of commits"
+                },
+                listed.join(", "),
+                fallback_notes.join("; "),
+                if listed.len() == 1 {
+                    "commit was"
+                } else {
+                    "commits were"
+                },
+            );
+            if let Some(unexamined) = unexamined {
+                failure.push_str(&format!(" Also, {unexamined}."));
+            }
+            return Found::LookupFailed(failure);
+        }
+        let mut missing = Vec::new();
+        if !unresolved.is_empty() {
+            let (s, has, them) = if unresolved.len() == 1 {
+                ("", "has", "it")
+            } else {
+                ("s", "have", "them")
+            };
+            missing.push(format!(
+                "commit{s} {} of {origin} {has} no merged pull request ({route}; {}), so what \
+                 {them} changed carries no label: a pull request merged just now may not be \
+                 listed yet (re-run the job), and a commit pushed without one has no label to read",
+                unresolved.join(", "),
+                fallback_notes.join("; "),
+            ));
+        }
+        missing.extend(unexamined);
+        let pull_requests = found.into_values().collect();
+        if missing.is_empty() {
+            Found::PullRequests(pull_requests)
+        } else {
+            Found::Incomplete {
+                pull_requests,
+                missing: missing.join("; "),
+            }
         }
     }
 }
@@ -682,6 +721,16 @@ impl crate::event::PayloadPullRequest {
             self.labels.iter().map(|l| l.name.clone()),
         )
     }
+}
+
+/// The API's pull request as the tier decision sees it.
+fn api_pr(pr: &ApiPullRequest) -> PullRequest {
+    tier_pr(
+        pr.number,
+        &pr.title,
+        &pr.html_url,
+        pr.labels.iter().map(|l| l.name.clone()),
+    )
 }
 
 /// A pull request as the tier decision sees it, from the event payload's or the API's copy.

@@ -255,10 +255,80 @@ pub fn decide(
         Found::Incomplete { pull_requests, .. } => pull_requests.clone(),
         Found::NoPullRequest | Found::LookupFailed(_) => Vec::new(),
     };
-    let origin = &evidence.origin;
     let mut warnings = evidence.notes.clone();
+    let (security, routine) = tier_labels(&prs, rules, &mut warnings);
+    let explicit = match request {
+        TierRequest::Routine => Some(Tier::Routine),
+        TierRequest::Security => Some(Tier::Security),
+        TierRequest::Auto => None,
+    };
+    if let Some(tier) = explicit {
+        return Ok(by_input(tier, evidence, prs, &security, &routine, warnings));
+    }
+    let failure = match &evidence.found {
+        Found::LookupFailed(failure) => Some((failure, "could not be looked up")),
+        Found::Incomplete { missing, .. } => match security.first() {
+            None => Some((missing, "are not all known")),
+            Some(d) => {
+                warnings.push(format!(
+                    "{missing}; label {:?} on #{} makes the release security whatever they carry",
+                    d.label, d.pull_request
+                ));
+                None
+            }
+        },
+        Found::PullRequests(_) | Found::NoPullRequest => None,
+    };
+    if let Some((failure, how)) = failure {
+        return not_from_labels(failure, how, &evidence.origin, prs, unlabeled, warnings);
+    }
+    let labelled = |tier: Tier, first: &DecidingLabel, mut warnings: Vec<String>| {
+        let unlabeled_prs: Vec<u64> = prs
+            .iter()
+            .filter(|pr| !rules.has_tier_label(pr))
+            .map(|pr| pr.number)
+            .collect();
+        if !unlabeled_prs.is_empty() {
+            warnings.push(format!(
+                "no tier label on {}: the tier comes from the other pull requests",
+                pr_list(unlabeled_prs.iter().copied())
+            ));
+        }
+        TierDecision {
+            tier,
+            source: TierSource::Labels,
+            pull_requests: prs.clone(),
+            reason: format!(
+                "{tier}: label {:?} on #{}, found from {}",
+                first.label, first.pull_request, evidence.origin
+            ),
+            deciding: Some(first.clone()),
+            warnings,
+        }
+    };
+    if let Some(first) = security.first() {
+        if !routine.is_empty() {
+            warnings.push(format!(
+                "conflicting tier labels: security on {}, routine on {}; security wins",
+                pr_list(security.iter().map(|d| d.pull_request)),
+                pr_list(routine.iter().map(|d| d.pull_request)),
+            ));
+        }
+        return Ok(labelled(Tier::Security, first, warnings));
+    }
+    if let Some(first) = routine.first() {
+        return Ok(labelled(Tier::Routine, first, warnings));
+    }
+    unlabeled_decision(evidence, rules, prs, unlabeled, warnings)
+}
 
-    // A label on both lists is a configuration slip: it counts as security, and only once.
+/// The security and the routine labels on `prs`, in order. A label on both lists is a
+/// configuration slip: it counts as security, and only once, with a warning.
+fn tier_labels(
+    prs: &[PullRequest],
+    rules: &LabelRules,
+    warnings: &mut Vec<String>,
+) -> (Vec<DecidingLabel>, Vec<DecidingLabel>) {
     let mut overlap: Vec<&String> = Vec::new();
     for label in &rules.routine {
         let on_both = rules.security.iter().any(|s| s.eq_ignore_ascii_case(label));
@@ -278,7 +348,6 @@ pub fn decide(
         .filter(|r| !overlap.iter().any(|o| o.eq_ignore_ascii_case(r)))
         .cloned()
         .collect();
-
     let find = |names: &[String]| -> Vec<DecidingLabel> {
         prs.iter()
             .flat_map(|pr| {
@@ -293,127 +362,98 @@ pub fn decide(
             })
             .collect()
     };
-    let security = find(&rules.security);
-    let routine = find(&routine_only);
+    (find(&rules.security), find(&routine_only))
+}
 
-    let explicit = match request {
-        TierRequest::Routine => Some(Tier::Routine),
-        TierRequest::Security => Some(Tier::Security),
-        TierRequest::Auto => None,
+/// Rule 1: the tier input decides; labels that disagree and a failed or incomplete look-up
+/// become warnings.
+fn by_input(
+    tier: Tier,
+    evidence: &Evidence,
+    prs: Vec<PullRequest>,
+    security: &[DecidingLabel],
+    routine: &[DecidingLabel],
+    mut warnings: Vec<String>,
+) -> TierDecision {
+    let overridden = match tier {
+        Tier::Routine => security.first(),
+        Tier::Security => routine.first(),
     };
-    if let Some(tier) = explicit {
-        let overridden = match tier {
-            Tier::Routine => security.first(),
-            Tier::Security => routine.first(),
-        };
-        if let Some(d) = overridden {
-            warnings.push(format!(
-                "the tier input ({tier}) overrides label {:?} on #{}",
-                d.label, d.pull_request
-            ));
-        }
-        match &evidence.found {
-            Found::LookupFailed(failure) => warnings.push(format!(
-                "the tier input sets the tier ({tier}), but the release note lists no pull \
-                 requests: {failure}"
-            )),
-            Found::Incomplete { missing, .. } => warnings.push(format!(
-                "the tier input sets the tier ({tier}), but not every pull request behind \
-                 this release is listed: {missing}"
-            )),
-            Found::PullRequests(_) | Found::NoPullRequest => {}
-        }
-        return Ok(TierDecision {
-            tier,
-            source: TierSource::Input,
-            pull_requests: prs,
-            deciding: None,
-            reason: format!("{tier}: set by the tier input"),
-            warnings,
-        });
-    }
-
-    let failure = match &evidence.found {
-        Found::LookupFailed(failure) => Some((failure, "could not be looked up")),
-        Found::Incomplete { missing, .. } => match security.first() {
-            None => Some((missing, "are not all known")),
-            Some(d) => {
-                warnings.push(format!(
-                    "{missing}; label {:?} on #{} makes the release security whatever they carry",
-                    d.label, d.pull_request
-                ));
-                None
-            }
-        },
-        Found::PullRequests(_) | Found::NoPullRequest => None,
-    };
-    if let Some((failure, how)) = failure {
-        let tier = match unlabeled {
-            Some(UnlabeledPolicy::Routine) => Tier::Routine,
-            Some(UnlabeledPolicy::Security) => Tier::Security,
-            None | Some(UnlabeledPolicy::Fail) => {
-                return Err(Undecided(format!(
-                    "cannot decide the tier from labels: {failure}. To announce without \
-                     labels, set the tier input (routine or security) for this run, or set \
-                     unlabeled-tier to routine or security to accept a tier not derived from \
-                     labels"
-                )));
-            }
-        };
+    if let Some(d) = overridden {
         warnings.push(format!(
-            "the tier was not derived from labels: {failure}; unlabeled-tier makes it {tier}"
+            "the tier input ({tier}) overrides label {:?} on #{}",
+            d.label, d.pull_request
         ));
-        return Ok(TierDecision {
-            tier,
-            source: TierSource::Default,
-            pull_requests: prs,
-            deciding: None,
-            reason: format!(
-                "{tier}: not derived from labels (the pull requests of {origin} {how}); set \
-                 by unlabeled-tier"
-            ),
-            warnings,
-        });
     }
+    match &evidence.found {
+        Found::LookupFailed(failure) => warnings.push(format!(
+            "the tier input sets the tier ({tier}), but the release note lists no pull \
+             requests: {failure}"
+        )),
+        Found::Incomplete { missing, .. } => warnings.push(format!(
+            "the tier input sets the tier ({tier}), but not every pull request behind \
+             this release is listed: {missing}"
+        )),
+        Found::PullRequests(_) | Found::NoPullRequest => {}
+    }
+    TierDecision {
+        tier,
+        source: TierSource::Input,
+        pull_requests: prs,
+        deciding: None,
+        reason: format!("{tier}: set by the tier input"),
+        warnings,
+    }
+}
 
-    let unlabeled_prs: Vec<u64> = prs
-        .iter()
-        .filter(|pr| !rules.has_tier_label(pr))
-        .map(|pr| pr.number)
-        .collect();
-    let labelled = |tier: Tier, first: &DecidingLabel, mut warnings: Vec<String>| {
-        if !unlabeled_prs.is_empty() {
-            warnings.push(format!(
-                "no tier label on {}: the tier comes from the other pull requests",
-                pr_list(unlabeled_prs.iter().copied())
-            ));
-        }
-        TierDecision {
-            tier,
-            source: TierSource::Labels,
-            pull_requests: prs.clone(),
-            reason: format!(
-                "{tier}: label {:?} on #{}, found from {origin}",
-                first.label, first.pull_request
-            ),
-            deciding: Some(first.clone()),
-            warnings,
+/// Rule 2: a failed (or incomplete, undecided) look-up is not "unlabeled": only an explicit
+/// `unlabeled-tier` routine or security decides, with a warning.
+fn not_from_labels(
+    failure: &str,
+    how: &str,
+    origin: &str,
+    prs: Vec<PullRequest>,
+    unlabeled: Option<UnlabeledPolicy>,
+    mut warnings: Vec<String>,
+) -> Result<TierDecision, Undecided> {
+    let tier = match unlabeled {
+        Some(UnlabeledPolicy::Routine) => Tier::Routine,
+        Some(UnlabeledPolicy::Security) => Tier::Security,
+        None | Some(UnlabeledPolicy::Fail) => {
+            return Err(Undecided(format!(
+                "cannot decide the tier from labels: {failure}. To announce without \
+                 labels, set the tier input (routine or security) for this run, or set \
+                 unlabeled-tier to routine or security to accept a tier not derived from \
+                 labels"
+            )));
         }
     };
-    if let Some(first) = security.first() {
-        if !routine.is_empty() {
-            warnings.push(format!(
-                "conflicting tier labels: security on {}, routine on {}; security wins",
-                pr_list(security.iter().map(|d| d.pull_request)),
-                pr_list(routine.iter().map(|d| d.pull_request)),
-            ));
-        }
-        return Ok(labelled(Tier::Security, first, warnings));
-    }
-    if let Some(first) = routine.first() {
-        return Ok(labelled(Tier::Routine, first, warnings));
-    }
+    warnings.push(format!(
+        "the tier was not derived from labels: {failure}; unlabeled-tier makes it {tier}"
+    ));
+    Ok(TierDecision {
+        tier,
+        source: TierSource::Default,
+        pull_requests: prs,
+        deciding: None,
+        reason: format!(
+            "{tier}: not derived from labels (the pull requests of {origin} {how}); set \
+             by unlabeled-tier"
+        ),
+        warnings,
+    })
+}
 
+/// Rule 4: no tier label (or no pull request): the unlabeled policy decides, routine by
+/// default.
+fn unlabeled_decision(
+    evidence: &Evidence,
+    rules: &LabelRules,
+    prs: Vec<PullRequest>,
+    unlabeled: Option<UnlabeledPolicy>,
+    mut warnings: Vec<String>,
+) -> Result<TierDecision, Undecided> {
+    let origin = &evidence.origin;
     let why = match &evidence.found {
         Found::PullRequests(list) if !list.is_empty() => format!(
             "no tier label ({}) on {}, found from {origin}",

@@ -2,6 +2,7 @@
 //! Each test starts what it needs: a real registry (`docker-registry`), a fake GitHub.
 
 mod action;
+mod architecture;
 mod budgets;
 mod common;
 mod e2e;
