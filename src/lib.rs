@@ -1,11 +1,14 @@
 //! codeq-rollout: announce a new JupyterLab image digest to its users.
 //!
-//! The crate reads as the pipeline it runs (see `../README.md`):
-//! [`context`] → [`digest`] → [`tier`] → [`window`] (from [`values`]) → [`render`] → [`publish`] → [`report`].
-//! The stages that decide ([`tier`], [`window`], [`render`], [`sanitize`]) are pure: plain
-//! structs in, values out, no I/O and no clock. The I/O lives at the edges: the registry
-//! ([`digest::registry`], [`digest::layout`]), GitHub ([`github`]) and the Actions runtime
-//! ([`report`]). [`announce`] wires one run together.
+//! Layers, each importing only the ones before it (`tests/it/architecture.rs` checks it):
+//! - [`support`]: the GitHub client, the Actions log, secrets, text helpers, TLS;
+//! - the stages: [`context`] (+ [`event`]) → [`digest`] → [`tier`] (the pure decision) →
+//!   [`pulls`] (the pull-request look-up) → [`window`] (+ [`values`]) → [`render`] →
+//!   [`publish`] → [`report`]; [`tier`], [`window`], [`render`] and [`sanitize`] are pure;
+//! - the pipelines, one function per command: [`announce::run`], [`docs::window`],
+//!   [`docs::docs`];
+//! - [`cli`]: the options, turned into validated requests ([`announce::AnnounceRequest`],
+//!   [`docs::WindowRequest`], [`docs::DocsRequest`]); every usage error is raised there.
 
 pub mod announce;
 pub mod cli;

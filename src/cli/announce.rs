@@ -1,7 +1,7 @@
 //! `announce`'s options into an [`AnnounceRequest`]: every input checked, in the order the
 //! run has always checked them, before the first network call, so bad input changes nothing.
 
-use super::{AnnounceArgs, UsageError, inputs, required, usage};
+use super::{AnnounceArgs, UsageError, required, usage};
 use crate::announce::AnnounceRequest;
 use crate::context::{Overrides, RunContext};
 use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
@@ -52,7 +52,7 @@ pub fn announce_request(
     let unlabeled = unlabeled_policy(args.unlabeled_tier.as_deref())?;
     let tracking_labels = split_list(&args.tracking_labels);
     publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
-    let runbook = inputs::runbook_settings(&args.namespace, &args.helm_release, &args.hub_url)?;
+    let runbook = args.runbook.settings()?;
     let context = run_context(args, env)?;
     let token = given(&args.github_token);
     let github = github_client(args, &context, token, log)?;
@@ -277,4 +277,137 @@ fn registry_duration(text: &str, input: &str) -> Result<Duration, UsageError> {
             ),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use crate::tier::TierRequest;
+    use clap::Parser;
+
+    const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
+
+    /// The request `args` (after `announce`) give with `env`, or the error's input and text.
+    fn request(args: &[&str], env: &[(&str, &str)]) -> Result<AnnounceRequest, (String, String)> {
+        let cli = Cli::try_parse_from(["codeq-rollout", "announce"].iter().chain(args))
+            .map_err(|e| ("clap".to_string(), e.to_string()))?;
+        let Command::Announce(args) = cli.command else {
+            unreachable!()
+        };
+        let env: HashMap<String, String> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        announce_request(&args, &Log::new(false, false), &env).map_err(|e| {
+            let input = e
+                .downcast_ref::<UsageError>()
+                .map_or("(not usage)".to_string(), |u| u.input.clone());
+            (input, format!("{e:#}"))
+        })
+    }
+
+    #[test]
+    fn input_generates_correct_announce_request() {
+        let layout = ["--image", "oci:examples/lab", "--dry-run"];
+        let r = request(&layout, &[]).unwrap();
+        assert!(matches!(r.source, ImageSource::Layout { .. }));
+        assert!(r.registry.is_none() && r.github.is_none() && r.dry_run);
+        assert_eq!(r.tier, TierRequest::Auto);
+        assert_eq!(r.unlabeled, None);
+        assert_eq!(r.tracking_labels, ["security", "break-glass"]);
+        assert!(r.tracking_assignees.is_empty() && !r.sha_given);
+        assert_eq!(r.runbook.namespace, "jhub");
+
+        let r = request(
+            &[
+                "--image",
+                "ghcr.io/org/lab:latest",
+                "--tier",
+                "SECURITY",
+                "--unlabeled-tier",
+                " Fail ",
+                "--sha",
+                SHA,
+                "--repository",
+                "org/lab",
+                "--github-token",
+                "ghs_x",
+                "--tracking-assignees",
+                "ana, bo",
+                "--lookup-backoff-ms",
+                "5,10",
+                "--expected-digest",
+                "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                "--registry-timeout",
+                "2m",
+            ],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(r.tier, TierRequest::Security);
+        assert_eq!(r.unlabeled, Some(UnlabeledPolicy::Fail));
+        assert!(r.sha_given && r.github.is_some() && r.expected_digest.is_some());
+        assert_eq!(r.context.sha.as_deref(), Some(SHA));
+        assert_eq!(r.tracking_assignees, ["ana", "bo"]);
+        assert_eq!(
+            r.lookup_backoff,
+            [Duration::from_millis(5), Duration::from_millis(10)]
+        );
+        let registry = r.registry.unwrap();
+        assert_eq!(registry.retry.timeout, Duration::from_secs(120));
+        assert!(registry.credentials.is_none());
+
+        let r = request(
+            &["--image", "oci:examples/lab"],
+            &[("GITHUB_REPOSITORY", "org/lab"), ("GITHUB_SHA", SHA)],
+        );
+        assert_eq!(r.err().unwrap().0, "github-token");
+    }
+
+    #[test]
+    fn every_bad_input_is_a_usage_error_naming_it() {
+        let image = ["--image", "ghcr.io/org/lab:latest", "--dry-run"];
+        let with = |extra: &[&'static str]| -> Vec<&'static str> {
+            image.iter().chain(extra).copied().collect()
+        };
+        let publishing = ["--image", "oci:examples/lab"];
+        let cases: Vec<(Vec<&str>, Vec<(&str, &str)>)> = vec![
+            (vec!["--dry-run"], vec![]),
+            (
+                vec!["--image", "ghcr.io/Org/Lab:latest", "--dry-run"],
+                vec![],
+            ),
+            (with(&["--security-labels", " , "]), vec![]),
+            (with(&["--unlabeled-tier", "maybe"]), vec![]),
+            (with(&["--tracking-labels", ""]), vec![]),
+            (with(&["--namespace", "Lab"]), vec![]),
+            (with(&["--helm-release", "hub;x"]), vec![]),
+            (with(&["--hub-url", "https://hub.org/$(id)"]), vec![]),
+            (with(&["--repository", "noslash"]), vec![]),
+            (with(&["--sha", "abc"]), vec![]),
+            (with(&["--cull-timeout", "soon"]), vec![]),
+            (with(&["--cull-enabled", "maybe"]), vec![]),
+            (with(&["--expected-digest", "sha256:abc"]), vec![]),
+            (with(&["--registry-username", "ci"]), vec![]),
+            (with(&["--registry-password", "p"]), vec![]),
+            (with(&["--registry-timeout", "0"]), vec![]),
+            (with(&["--registry-timeout", "soon"]), vec![]),
+            (with(&["--now", "yesterday"]), vec![]),
+            (publishing.to_vec(), vec![]),
+            ([&publishing[..], &["--github-token", "t"]].concat(), vec![]),
+            (
+                [&publishing[..], &["--github-token", "t"]].concat(),
+                vec![("GITHUB_REPOSITORY", "org/lab")],
+            ),
+        ];
+        let table: Vec<String> = cases
+            .iter()
+            .map(|(args, env)| {
+                let (input, message) = request(args, env).err().expect("an error");
+                format!("{}\n  {input}: {message}", args.join(" "))
+            })
+            .collect();
+        insta::assert_snapshot!(table.join("\n"));
+    }
 }

@@ -228,15 +228,9 @@ pub struct AnnounceArgs {
     /// Logins to assign the tracking issue to (comma- or newline-separated)
     #[arg(long, env = "INPUT_TRACKING-ASSIGNEES", default_value = "")]
     pub tracking_assignees: String,
-    /// Kubernetes namespace of the hub, for the runbook
-    #[arg(long, env = "INPUT_NAMESPACE", default_value = "jhub")]
-    pub namespace: String,
-    /// Helm release name of the hub, for the runbook
-    #[arg(long, env = "INPUT_HELM-RELEASE", default_value = "jhub")]
-    pub helm_release: String,
-    /// The hub's URL, for the runbook
-    #[arg(long, env = "INPUT_HUB-URL", default_value = "https://hub.example.org")]
-    pub hub_url: String,
+    /// Where the runbook points.
+    #[command(flatten)]
+    pub runbook: RunbookArgs,
 
     /// Do everything but write to GitHub; print the bodies. Needs no token
     #[arg(long, env = "INPUT_DRY-RUN", value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
@@ -279,9 +273,7 @@ impl std::fmt::Debug for AnnounceArgs {
             .field("api_url", &self.api_url)
             .field("tracking_labels", &self.tracking_labels)
             .field("tracking_assignees", &self.tracking_assignees)
-            .field("namespace", &self.namespace)
-            .field("helm_release", &self.helm_release)
-            .field("hub_url", &self.hub_url)
+            .field("runbook", &self.runbook)
             .field("dry_run", &self.dry_run)
             .field("now", &self.now)
             .field("lookup_backoff_ms", &self.lookup_backoff_ms)
