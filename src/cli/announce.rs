@@ -372,7 +372,8 @@ mod tests {
             image.iter().chain(extra).copied().collect()
         };
         let publishing = ["--image", "oci:examples/lab"];
-        let cases: Vec<(Vec<&str>, Vec<(&str, &str)>)> = vec![
+        type Case = (Vec<&'static str>, Vec<(&'static str, &'static str)>);
+        let cases: Vec<Case> = vec![
             (vec!["--dry-run"], vec![]),
             (
                 vec!["--image", "ghcr.io/Org/Lab:latest", "--dry-run"],
