@@ -202,6 +202,16 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     }
 }
 
+/// The head commit an event names in `EVENT.head_sha`, or the failure saying it is none.
+fn head_sha(event: &str, text: &str) -> Result<String, Behind> {
+    commit_sha(text).ok_or_else(|| {
+        failed(
+            &format!("the {event} event"),
+            &format!("its `{event}.head_sha` {text:?} is not a commit SHA"),
+        )
+    })
+}
+
 async fn merge_group(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     let Some(group) = &ctx.event.merge_group else {
         return failed(
@@ -209,14 +219,9 @@ async fn merge_group(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
             "the payload carries no `merge_group`",
         );
     };
-    let Some(head) = commit_sha(&group.head_sha) else {
-        return failed(
-            "the merge_group event",
-            &format!(
-                "its `merge_group.head_sha` {:?} is not a commit SHA",
-                group.head_sha
-            ),
-        );
+    let head = match head_sha("merge_group", &group.head_sha) {
+        Ok(head) => head,
+        Err(failure) => return failure,
     };
     let branch = group
         .base_ref
@@ -239,14 +244,9 @@ async fn workflow_run(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
             "the payload carries no `workflow_run`",
         );
     };
-    let Some(head) = commit_sha(&run.head_sha) else {
-        return failed(
-            "the workflow_run event",
-            &format!(
-                "its `workflow_run.head_sha` {:?} is not a commit SHA",
-                run.head_sha
-            ),
-        );
+    let head = match head_sha("workflow_run", &run.head_sha) {
+        Ok(head) => head,
+        Err(failure) => return failure,
     };
     let triggered_by = run.event.as_deref().unwrap_or("unknown");
     if matches!(triggered_by, "schedule" | "workflow_dispatch") {

@@ -544,6 +544,75 @@ mod tests {
         decide(TierRequest::Auto, &found(prs), &rules(), None)
     }
 
+    /// The whole decision table: every request × what the look-up found (the trigger
+    /// scenarios of `tests/it/tier_triggers.rs`: labelled, unlabelled, conflicting and
+    /// overlapping pull requests, events without one, failed and incomplete look-ups) ×
+    /// every unlabeled policy, with the reason and the warnings each gives.
+    #[test]
+    fn the_decision_table() {
+        let origin = "the push of c4295bd74fb0 to main";
+        let evidence = |found: Found| Evidence {
+            origin: origin.into(),
+            found,
+            notes: Vec::new(),
+        };
+        let scenarios: Vec<(&str, Evidence)> = vec![
+            ("security label", found(vec![pr(1, &["security"])])),
+            ("routine label", found(vec![pr(1, &["Routine"])])),
+            ("no tier label", found(vec![pr(1, &["docs"])])),
+            (
+                "conflicting labels",
+                found(vec![pr(1, &["routine"]), pr(2, &["cve"]), pr(3, &[])]),
+            ),
+            ("no pull request", Evidence::no_pull_request("schedule")),
+            ("failed look-up", failed()),
+            (
+                "incomplete, security found",
+                evidence(Found::Incomplete {
+                    pull_requests: vec![pr(4, &["security"])],
+                    missing: "commit 0123456789ab has no merged pull request".into(),
+                }),
+            ),
+            (
+                "incomplete, routine found",
+                evidence(Found::Incomplete {
+                    pull_requests: vec![pr(4, &["routine"])],
+                    missing: "commit 0123456789ab has no merged pull request".into(),
+                }),
+            ),
+        ];
+        let requests = [
+            TierRequest::Auto,
+            TierRequest::Routine,
+            TierRequest::Security,
+        ];
+        let policies = [
+            None,
+            Some(UnlabeledPolicy::Routine),
+            Some(UnlabeledPolicy::Security),
+            Some(UnlabeledPolicy::Fail),
+        ];
+        let mut table = String::new();
+        for (name, evidence) in &scenarios {
+            for request in requests {
+                for policy in policies {
+                    table.push_str(&format!("{name} | {request:?} | {policy:?}\n"));
+                    match decide(request, evidence, &rules(), policy) {
+                        Ok(d) => {
+                            table
+                                .push_str(&format!("  {} by {}: {}\n", d.tier, d.source, d.reason));
+                            for w in &d.warnings {
+                                table.push_str(&format!("  warning: {w}\n"));
+                            }
+                        }
+                        Err(e) => table.push_str(&format!("  undecided: {e}\n")),
+                    }
+                }
+            }
+        }
+        insta::assert_snapshot!(table);
+    }
+
     #[test]
     fn a_security_label_makes_the_release_security() {
         let d = auto(vec![pr(7, &["bug", "Security"])]).unwrap();

@@ -14,15 +14,7 @@ pub fn secret_forms(secret: &str) -> Vec<String> {
             .to_string()
     };
     let json = unquote(serde_json::to_string(secret).unwrap_or_default());
-    let percent: String = secret
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect();
+    let percent = crate::support::text::percent_encode(secret);
     let mut forms = vec![secret.to_string()];
     for form in [
         json,

@@ -1,4 +1,20 @@
-//! Text helpers shared by the stages and the edges: cutting a body to a size limit.
+//! Text helpers shared by the stages and the edges: cutting a body to a size limit,
+//! percent-encoding (the `percent-encoding` crate with RFC 3986's sets).
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+
+/// Everything but RFC 3986's unreserved characters (letters, digits, `-._~`): the set for a
+/// path segment or a query value, where any other byte would be read as syntax.
+pub const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+/// `text` percent-encoded for a path segment or query value ([`COMPONENT`]; upper-case hex).
+pub fn percent_encode(text: &str) -> String {
+    utf8_percent_encode(text, COMPONENT).to_string()
+}
 
 /// Cuts `body` to at most `limit` characters, ending with a line that says it was cut and
 /// where the full text is (`where_full`, e.g. the workflow run's address).
@@ -25,4 +41,18 @@ pub fn truncate_body_reserving(
     let mut cut: String = body.chars().take(keep).collect();
     cut.push_str(&note);
     cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn components_keep_only_unreserved_characters() {
+        assert_eq!(percent_encode("a-b_c.d~e"), "a-b_c.d~e");
+        assert_eq!(
+            percent_encode("break glass,x/y%é"),
+            "break%20glass%2Cx%2Fy%25%C3%A9"
+        );
+    }
 }

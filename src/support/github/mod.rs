@@ -355,7 +355,7 @@ impl GitHub {
     ) -> Result<Vec<Issue>, GitHubError> {
         let labels = labels
             .iter()
-            .map(|l| urlencode(l))
+            .map(|l| crate::support::text::percent_encode(l))
             .collect::<Vec<_>>()
             .join(",");
         let route = self.route(&format!("/issues?state={state}&labels={labels}"));
@@ -431,15 +431,4 @@ impl GitHub {
         )
         .await
     }
-}
-
-fn urlencode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
