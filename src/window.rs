@@ -344,7 +344,7 @@ pub fn parse_duration_secs(text: &str) -> Result<u64> {
     let secs = if t.bytes().all(|b| b.is_ascii_digit()) {
         t.parse::<u64>().map_err(|_| too_long())?
     } else {
-        match humantime::parse_duration(t) {
+        match crate::support::duration::parse(t) {
             Ok(d) if d.subsec_nanos() == 0 => d.as_secs(),
             Ok(_) => bail!("{t:?} is not a whole number of seconds: {FORMS}"),
             Err(humantime::DurationError::NumberOverflow) => bail!(

@@ -265,11 +265,7 @@ fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions, UsageError> 
 /// A registry duration input: seconds when bare (`60`), else a humantime duration (`90s`).
 fn registry_duration(text: &str, input: &str) -> Result<Duration, UsageError> {
     let t = text.trim();
-    let parsed = match t.parse::<u64>() {
-        Ok(secs) => Ok(Duration::from_secs(secs)),
-        Err(_) => humantime::parse_duration(t).map_err(|e| e.to_string()),
-    };
-    parsed.map_err(|e| {
+    crate::support::duration::parse(t).map_err(|e| {
         UsageError::new(
             input,
             format!(

@@ -244,10 +244,10 @@ pub struct AnnounceArgs {
     #[arg(long, hide = true, value_delimiter = ',', default_values_t = crate::pulls::DEFAULT_BACKOFF_MS)]
     pub lookup_backoff_ms: Vec<u64>,
     /// Timeout of each GitHub request, e.g. 300ms (tests; default 30s)
-    #[arg(long, hide = true, value_parser = humantime::parse_duration)]
+    #[arg(long, hide = true, value_parser = crate::support::duration::parse)]
     pub github_timeout: Option<std::time::Duration>,
     /// First wait before retrying a failed GitHub read; doubles per retry (tests; default 1s)
-    #[arg(long, hide = true, value_parser = humantime::parse_duration)]
+    #[arg(long, hide = true, value_parser = crate::support::duration::parse)]
     pub github_retry_wait: Option<std::time::Duration>,
 }
 

@@ -14,6 +14,7 @@ const LAYERS: &[&[&str]] = &[
     &[
         "support::sanitize",
         "support::text",
+        "support::duration",
         "support::secrets",
         "support::tls",
         "support::log",
@@ -39,6 +40,7 @@ const PURE: &[&str] = &[
     "render",
     "support::sanitize",
     "support::text",
+    "support::duration",
 ];
 
 /// Paths a pure stage must not name (prefixes of `crate::` paths).
