@@ -38,6 +38,82 @@ impl Kind {
     }
 }
 
+/// What a GitHub call was doing: the error names it ("cannot create the release: …") and
+/// the fix is chosen by it (which permission, whether a 404 means a wrong repository).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// `GET /releases`.
+    ListReleases,
+    /// `POST /releases`.
+    CreateRelease,
+    /// `PATCH /releases/{id}`.
+    UpdateReleaseNote,
+    /// `DELETE /releases/{id}` of a duplicate.
+    DeleteDuplicateRelease,
+    /// `GET /issues?labels=…`.
+    ListTrackingIssues,
+    /// `POST /issues`.
+    OpenTrackingIssue,
+    /// `PATCH /issues/{n}` closing a duplicate.
+    CloseDuplicateIssue,
+    /// `GET /issues/{n}/comments`.
+    ListIssueComments,
+    /// `POST /issues/{n}/comments`.
+    CommentOnTrackingIssue,
+    /// `PATCH /issues/comments/{id}`.
+    UpdateTrackingComment,
+    /// `GET /commits/{sha}/pulls`.
+    LookUpCommitPullRequests,
+    /// `GET /pulls/{n}`.
+    LookUpPullRequest,
+}
+
+/// What a call works on: it decides the permission a 403 asks for and whether a 404
+/// points at the repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Object {
+    Release,
+    Issue,
+    PullRequest,
+}
+
+impl Action {
+    fn object(self) -> Object {
+        match self {
+            Action::ListReleases
+            | Action::CreateRelease
+            | Action::UpdateReleaseNote
+            | Action::DeleteDuplicateRelease => Object::Release,
+            Action::ListTrackingIssues
+            | Action::OpenTrackingIssue
+            | Action::CloseDuplicateIssue
+            | Action::ListIssueComments
+            | Action::CommentOnTrackingIssue
+            | Action::UpdateTrackingComment => Object::Issue,
+            Action::LookUpCommitPullRequests | Action::LookUpPullRequest => Object::PullRequest,
+        }
+    }
+}
+
+impl std::fmt::Display for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Action::ListReleases => "list releases",
+            Action::CreateRelease => "create the release",
+            Action::UpdateReleaseNote => "update the release note",
+            Action::DeleteDuplicateRelease => "delete a duplicate release",
+            Action::ListTrackingIssues => "list tracking issues",
+            Action::OpenTrackingIssue => "open the tracking issue",
+            Action::CloseDuplicateIssue => "close a duplicate tracking issue",
+            Action::ListIssueComments => "list issue comments",
+            Action::CommentOnTrackingIssue => "comment on the tracking issue",
+            Action::UpdateTrackingComment => "update the tracking issue comment",
+            Action::LookUpCommitPullRequests => "look up the pull requests of the pushed commit",
+            Action::LookUpPullRequest => "look up the pull request",
+        })
+    }
+}
+
 /// A failed GitHub call: what was attempted, GitHub's message, and what to do.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{message}")]
@@ -60,8 +136,8 @@ impl GitHubError {
         self.kind == Kind::Unavailable
     }
 
-    /// Maps an octocrab error met while doing `what` (e.g. "create the release").
-    pub fn from_octocrab(err: octocrab::Error, what: &str) -> Self {
+    /// Maps an octocrab error met while doing `what`.
+    pub fn from_octocrab(err: octocrab::Error, what: Action) -> Self {
         match err {
             octocrab::Error::GitHub { source, .. } => {
                 let status = source.status_code.as_u16();
@@ -162,18 +238,17 @@ fn chain(err: &dyn std::error::Error) -> String {
 }
 
 /// The fix for a failure, as a sentence starting with `; `.
-fn hint(kind: Kind, what: &str, message: &str) -> String {
-    let permission = if what.contains("pull request") {
-        "pull-requests: read"
-    } else if what.contains("issue") || what.contains("comment") {
-        "issues: write"
-    } else {
-        "contents: write"
+fn hint(kind: Kind, what: Action, message: &str) -> String {
+    let object = what.object();
+    let permission = match object {
+        Object::PullRequest => "pull-requests: read",
+        Object::Issue => "issues: write",
+        Object::Release => "contents: write",
     };
     match kind {
         Kind::Unauthorized => "; the token is missing, expired or revoked: pass github-token (default ${{ github.token }})".into(),
         Kind::Forbidden
-            if what == "create the release"
+            if what == Action::CreateRelease
                 && message.contains("Resource not accessible by integration") =>
         {
             "; the workflow token lacks a permission: add `permissions: contents: write` to the job. \
@@ -188,10 +263,10 @@ fn hint(kind: Kind, what: &str, message: &str) -> String {
             "; the workflow token lacks a permission: add `permissions: {permission}` to the job"
         ),
         Kind::Forbidden => format!("; check the token's permissions (`permissions: {permission}` in the job)"),
-        Kind::NotFound if what.contains("release") || what.contains("issue") => {
+        Kind::NotFound if object != Object::PullRequest => {
             "; check the repository name and that the token can see it".into()
         }
-        Kind::Unprocessable if what.contains("release") && message.to_lowercase().contains("workflow") => {
+        Kind::Unprocessable if object == Object::Release && message.to_lowercase().contains("workflow") => {
             "; the release's target commit changes .github/workflows/, which the workflow's GITHUB_TOKEN may not do: use a token with the workflows permission".into()
         }
         Kind::RateLimited => "; GitHub's rate limit was hit: re-run the job later".into(),
@@ -202,6 +277,35 @@ fn hint(kind: Kind, what: &str, message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fix_is_chosen_by_the_action_not_by_its_words() {
+        let table: Vec<String> = [
+            Action::ListReleases,
+            Action::CreateRelease,
+            Action::UpdateReleaseNote,
+            Action::DeleteDuplicateRelease,
+            Action::ListTrackingIssues,
+            Action::OpenTrackingIssue,
+            Action::CloseDuplicateIssue,
+            Action::ListIssueComments,
+            Action::CommentOnTrackingIssue,
+            Action::UpdateTrackingComment,
+            Action::LookUpCommitPullRequests,
+            Action::LookUpPullRequest,
+        ]
+        .into_iter()
+        .map(|a| {
+            format!(
+                "{a}\n  403{}\n  404{}\n  422{}",
+                hint(Kind::Forbidden, a, ""),
+                hint(Kind::NotFound, a, ""),
+                hint(Kind::Unprocessable, a, "touches a workflow")
+            )
+        })
+        .collect();
+        insta::assert_snapshot!(table.join("\n"));
+    }
 
     #[test]
     fn an_echoed_token_is_scrubbed() {

@@ -19,7 +19,7 @@ mod error;
 pub mod models;
 pub mod retry;
 
-pub use error::{GitHubError, Kind};
+pub use error::{Action, GitHubError, Kind};
 pub use retry::ReadRetry;
 
 use models::{Comment, Issue, PullRequest, Release};
@@ -210,7 +210,7 @@ impl GitHub {
     async fn get<R: serde::de::DeserializeOwned>(
         &self,
         route: &str,
-        what: &str,
+        what: Action,
     ) -> Result<R, GitHubError> {
         let mut attempt = 0;
         loop {
@@ -243,7 +243,7 @@ impl GitHub {
         &self,
         route: &str,
         body: &B,
-        what: &str,
+        what: Action,
     ) -> Result<R, GitHubError> {
         self.note("POST", route);
         self.client()?
@@ -256,7 +256,7 @@ impl GitHub {
         &self,
         route: &str,
         body: &B,
-        what: &str,
+        what: Action,
     ) -> Result<R, GitHubError> {
         self.note("PATCH", route);
         self.client()?
@@ -270,7 +270,7 @@ impl GitHub {
     async fn list_all<R: serde::de::DeserializeOwned>(
         &self,
         route: &str,
-        what: &str,
+        what: Action,
     ) -> Result<Vec<R>, GitHubError> {
         let mut all = Vec::new();
         let sep = if route.contains('?') { '&' } else { '?' };
@@ -293,7 +293,7 @@ impl GitHub {
     /// All releases, drafts included (`GET /repos/{o}/{r}/releases`, every page).
     /// Needs `contents: read`; drafts are listed only with `contents: write`.
     pub async fn list_releases(&self) -> Result<Vec<Release>, GitHubError> {
-        self.list_all(&self.route("/releases"), "list releases")
+        self.list_all(&self.route("/releases"), Action::ListReleases)
             .await
     }
 
@@ -301,14 +301,14 @@ impl GitHub {
     pub async fn recent_releases(&self) -> Result<Vec<Release>, GitHubError> {
         self.get(
             &self.route(&format!("/releases?per_page={PER_PAGE}")),
-            "list releases",
+            Action::ListReleases,
         )
         .await
     }
 
     /// Creates a published release (`POST /repos/{o}/{r}/releases`). Not retried.
     pub async fn create_release(&self, new: &models::NewRelease) -> Result<Release, GitHubError> {
-        self.post(&self.route("/releases"), new, "create the release")
+        self.post(&self.route("/releases"), new, Action::CreateRelease)
             .await
     }
 
@@ -317,7 +317,7 @@ impl GitHub {
         self.patch(
             &self.route(&format!("/releases/{id}")),
             &serde_json::json!({ "body": body }),
-            "update the release note",
+            Action::UpdateReleaseNote,
         )
         .await
     }
@@ -332,7 +332,7 @@ impl GitHub {
             ._delete(route.as_str(), None::<&()>)
             .await
             .map_err(|e| {
-                GitHubError::from_octocrab(e, "delete a duplicate release").redacted(&self.token)
+                GitHubError::from_octocrab(e, Action::DeleteDuplicateRelease).redacted(&self.token)
             })?;
         let status = response.status();
         if status.is_success() || status == http::StatusCode::NOT_FOUND {
@@ -359,7 +359,7 @@ impl GitHub {
             .collect::<Vec<_>>()
             .join(",");
         let route = self.route(&format!("/issues?state={state}&labels={labels}"));
-        let issues: Vec<Issue> = self.list_all(&route, "list tracking issues").await?;
+        let issues: Vec<Issue> = self.list_all(&route, Action::ListTrackingIssues).await?;
         Ok(issues
             .into_iter()
             .filter(|i| i.pull_request.is_none())
@@ -368,7 +368,7 @@ impl GitHub {
 
     /// Opens an issue (`POST /repos/{o}/{r}/issues`). Not retried.
     pub async fn create_issue(&self, new: &models::NewIssue) -> Result<Issue, GitHubError> {
-        self.post(&self.route("/issues"), new, "open the tracking issue")
+        self.post(&self.route("/issues"), new, Action::OpenTrackingIssue)
             .await
     }
 
@@ -377,7 +377,7 @@ impl GitHub {
         self.patch(
             &self.route(&format!("/issues/{number}")),
             &serde_json::json!({ "state": "closed", "state_reason": "not_planned" }),
-            "close a duplicate tracking issue",
+            Action::CloseDuplicateIssue,
         )
         .await
     }
@@ -386,7 +386,7 @@ impl GitHub {
     pub async fn list_comments(&self, number: u64) -> Result<Vec<Comment>, GitHubError> {
         self.list_all(
             &self.route(&format!("/issues/{number}/comments")),
-            "list issue comments",
+            Action::ListIssueComments,
         )
         .await
     }
@@ -396,7 +396,7 @@ impl GitHub {
         self.post(
             &self.route(&format!("/issues/{number}/comments")),
             &serde_json::json!({ "body": body }),
-            "comment on the tracking issue",
+            Action::CommentOnTrackingIssue,
         )
         .await
     }
@@ -407,7 +407,7 @@ impl GitHub {
         self.patch(
             &self.route(&format!("/issues/comments/{id}")),
             &serde_json::json!({ "body": body }),
-            "update the tracking issue comment",
+            Action::UpdateTrackingComment,
         )
         .await
     }
@@ -418,7 +418,7 @@ impl GitHub {
     pub async fn pulls_for_commit(&self, sha: &str) -> Result<Vec<PullRequest>, GitHubError> {
         self.list_all(
             &self.route(&format!("/commits/{sha}/pulls")),
-            "look up the pull requests of the pushed commit",
+            Action::LookUpCommitPullRequests,
         )
         .await
     }
@@ -427,7 +427,7 @@ impl GitHub {
     pub async fn pull_request(&self, number: u64) -> Result<PullRequest, GitHubError> {
         self.get(
             &self.route(&format!("/pulls/{number}")),
-            "look up the pull request",
+            Action::LookUpPullRequest,
         )
         .await
     }
