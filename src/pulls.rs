@@ -202,25 +202,32 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     }
 }
 
-/// The head commit an event names in `EVENT.head_sha`, or the failure saying it is none.
-fn head_sha(event: &str, text: &str) -> Result<String, Behind> {
-    commit_sha(text).ok_or_else(|| {
-        failed(
-            &format!("the {event} event"),
+/// The part of the payload an event is about (`merge_group`, `workflow_run`) and the head
+/// commit it names in `EVENT.head_sha`, or the failure saying the payload lacks either.
+fn event_head<'a, T>(
+    event: &str,
+    payload: Option<&'a T>,
+    head_sha: impl Fn(&T) -> &str,
+) -> Result<(&'a T, String), Behind> {
+    let origin = format!("the {event} event");
+    let Some(part) = payload else {
+        let why = format!("the payload carries no `{event}`");
+        return Err(failed(&origin, &why));
+    };
+    let text = head_sha(part);
+    match commit_sha(text) {
+        Some(head) => Ok((part, head)),
+        None => Err(failed(
+            &origin,
             &format!("its `{event}.head_sha` {text:?} is not a commit SHA"),
-        )
-    })
+        )),
+    }
 }
 
 async fn merge_group(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
-    let Some(group) = &ctx.event.merge_group else {
-        return failed(
-            "the merge_group event",
-            "the payload carries no `merge_group`",
-        );
-    };
-    let head = match head_sha("merge_group", &group.head_sha) {
-        Ok(head) => head,
+    let payload = ctx.event.merge_group.as_ref();
+    let (group, head) = match event_head("merge_group", payload, |p| &p.head_sha) {
+        Ok(found) => found,
         Err(failure) => return failure,
     };
     let branch = group
@@ -238,14 +245,9 @@ async fn merge_group(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
 }
 
 async fn workflow_run(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
-    let Some(run) = &ctx.event.workflow_run else {
-        return failed(
-            "the workflow_run event",
-            "the payload carries no `workflow_run`",
-        );
-    };
-    let head = match head_sha("workflow_run", &run.head_sha) {
-        Ok(head) => head,
+    let payload = ctx.event.workflow_run.as_ref();
+    let (run, head) = match event_head("workflow_run", payload, |p| &p.head_sha) {
+        Ok(found) => found,
         Err(failure) => return failure,
     };
     let triggered_by = run.event.as_deref().unwrap_or("unknown");
@@ -771,26 +773,15 @@ mod tests {
     #[test]
     fn only_prs_merged_into_the_branch_as_a_pushed_commit_count() {
         let shas = ["aaa", "bbb"];
-        assert!(merged_into(
-            &api_pr(true, "BBB", "main"),
-            &shas,
-            Some("main")
-        ));
-        assert!(!merged_into(
-            &api_pr(false, "bbb", "main"),
-            &shas,
-            Some("main")
-        ));
-        assert!(!merged_into(
-            &api_pr(true, "ccc", "main"),
-            &shas,
-            Some("main")
-        ));
-        assert!(!merged_into(
-            &api_pr(true, "aaa", "release"),
-            &shas,
-            Some("main")
-        ));
+        for (merged, sha, base, into, counts) in [
+            (true, "BBB", "main", Some("main"), true),
+            (false, "bbb", "main", Some("main"), false),
+            (true, "ccc", "main", Some("main"), false),
+            (true, "aaa", "release", Some("main"), false),
+        ] {
+            let pr = api_pr(merged, sha, base);
+            assert_eq!(merged_into(&pr, &shas, into), counts, "{sha} into {into:?}");
+        }
         assert!(merged_into(&api_pr(true, "aaa", "release"), &shas, None));
     }
 
