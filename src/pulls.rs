@@ -87,6 +87,20 @@ pub struct Behind {
 
 /// Finds the pull requests behind this run's release. Never fails: a failed look-up is
 /// reported as [`Found::LookupFailed`] so that the tier rules decide what it means.
+impl Behind {
+    /// What was found from `origin`, without notes, and the commit the release targets.
+    fn plain(origin: String, found: Found, commit: Option<String>) -> Self {
+        Self {
+            evidence: Evidence {
+                origin,
+                found,
+                notes: Vec::new(),
+            },
+            commit,
+        }
+    }
+}
+
 pub async fn resolve(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     // The client is bound to the release repository; read where the event came from.
     let elsewhere = match (opts.github, &ctx.event_repository) {
@@ -102,14 +116,11 @@ pub async fn resolve(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
         "merge_group" => merge_group(ctx, opts).await,
         "pull_request" | "pull_request_target" => pull_request_event(ctx, opts).await,
         "workflow_run" => workflow_run(ctx, opts).await,
-        "" => Behind {
-            evidence: Evidence {
-                origin: "a run outside GitHub Actions (no GITHUB_EVENT_NAME)".into(),
-                found: Found::NoPullRequest,
-                notes: Vec::new(),
-            },
-            commit: None,
-        },
+        "" => Behind::plain(
+            "a run outside GitHub Actions (no GITHUB_EVENT_NAME)".into(),
+            Found::NoPullRequest,
+            None,
+        ),
         name => Behind {
             evidence: Evidence::no_pull_request(name),
             commit: None,
@@ -192,14 +203,7 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     });
     commits.drain(..commits.len() - examined);
     let found = merged_pull_requests(ctx, opts, &commits, branch, &origin, unexamined).await;
-    Behind {
-        evidence: Evidence {
-            origin,
-            found,
-            notes: Vec::new(),
-        },
-        commit: Some(head),
-    }
+    Behind::plain(origin, found, Some(head))
 }
 
 /// The part of the payload an event is about (`merge_group`, `workflow_run`) and the head
@@ -252,14 +256,11 @@ async fn workflow_run(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     };
     let triggered_by = run.event.as_deref().unwrap_or("unknown");
     if matches!(triggered_by, "schedule" | "workflow_dispatch") {
-        return Behind {
-            evidence: Evidence {
-                origin: format!("the workflow_run of a {triggered_by} run"),
-                found: Found::NoPullRequest,
-                notes: Vec::new(),
-            },
-            commit: Some(head),
-        };
+        return Behind::plain(
+            format!("the workflow_run of a {triggered_by} run"),
+            Found::NoPullRequest,
+            Some(head),
+        );
     }
     let branch = run.head_branch.as_deref().filter(|b| !b.is_empty());
     let origin = format!(
@@ -286,14 +287,7 @@ async fn head_commit(
 ) -> Behind {
     let commits = [(head.clone(), message.unwrap_or_default().to_string())];
     let found = merged_pull_requests(ctx, opts, &commits, branch, &origin, None).await;
-    Behind {
-        evidence: Evidence {
-            origin,
-            found,
-            notes: Vec::new(),
-        },
-        commit: Some(head),
-    }
+    Behind::plain(origin, found, Some(head))
 }
 
 async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
@@ -693,14 +687,11 @@ fn client<'a>(
 }
 
 fn failed(origin: &str, why: &str) -> Behind {
-    Behind {
-        evidence: Evidence {
-            origin: origin.to_string(),
-            found: Found::LookupFailed(format!("cannot find the pull requests of {origin}: {why}")),
-            notes: Vec::new(),
-        },
-        commit: None,
-    }
+    Behind::plain(
+        origin.to_string(),
+        Found::LookupFailed(format!("cannot find the pull requests of {origin}: {why}")),
+        None,
+    )
 }
 
 /// A 40-hex commit SHA, lower-cased; `None` for anything else.
