@@ -1,7 +1,8 @@
 //! codeq-rollout: announce a new JupyterLab image digest to its users.
 //!
 //! Layers, each importing only the ones before it (`tests/it/architecture.rs` checks it):
-//! - [`support`]: the GitHub client, the Actions log, secrets, text helpers, TLS;
+//! - [`support`]: the GitHub client, the Actions log, secrets, text helpers, the duration
+//!   parser, TLS;
 //! - the stages: [`context`] (+ [`event`]) → [`digest`] → [`tier`] (the pure decision) →
 //!   [`pulls`] (the pull-request look-up) → [`window`] (+ [`values`]) → [`render`] →
 //!   [`publish`] → [`report`]; [`tier`], [`window`], [`render`] and [`sanitize`] are pure;
