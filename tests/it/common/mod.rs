@@ -2,8 +2,10 @@
 //! GitHub's examples, and a runner that starts the built binary as the Actions runner does.
 #![allow(dead_code, unused_imports)]
 
+pub mod fake_registry;
 pub mod github;
 pub mod registry;
+pub mod scenario;
 
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -204,4 +206,16 @@ impl Outcome {
             )
         })
     }
+}
+
+/// `text` with each variable part (a port, a temp path) replaced by a stable name, for a
+/// snapshot: `scrub(&err, &[(&registry.addr, "[registry]")])`. Longer parts go first, so a
+/// URL holding an address is replaced whole.
+pub fn scrub(text: &str, parts: &[(&str, &str)]) -> String {
+    let mut parts = parts.to_vec();
+    parts.sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
+    parts
+        .iter()
+        .filter(|(from, _)| !from.is_empty())
+        .fold(text.to_string(), |t, (from, to)| t.replace(from, to))
 }
