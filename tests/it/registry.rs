@@ -50,70 +50,140 @@ fn secs(list: &[u64]) -> Vec<Duration> {
     list.iter().map(|s| Duration::from_secs(*s)).collect()
 }
 
-/// Resolves every shape through `proxy` and checks the digest against the pushed bytes and
-/// skopeo, the media type, and that each resolution sent exactly `per_resolution`.
+/// A real registry behind a counting proxy (and its token server, for token auth): what
+/// codeq-rollout resolves and what the registry saw.
+struct Proxied {
+    registry: Registry,
+    proxy: CountingProxy,
+    tokens: Option<TokenServer>,
+    /// Whether pulls and pushes need [`USER`]'s credentials.
+    private: bool,
+}
+
+impl Proxied {
+    async fn behind(registry: Registry, tokens: Option<TokenServer>, private: bool) -> Self {
+        let proxy = CountingProxy::start(&registry.addr).await;
+        Self {
+            registry,
+            proxy,
+            tokens,
+            private,
+        }
+    }
+
+    /// A registry without authentication.
+    async fn plain() -> Self {
+        Self::behind(Registry::start(), None, false).await
+    }
+
+    /// A registry with htpasswd Basic auth for [`USER`].
+    async fn htpasswd() -> Self {
+        Self::behind(Registry::start_htpasswd(USER, PASSWORD), None, true).await
+    }
+
+    /// A registry with token auth for [`USER`]; anonymous pulls allowed or not.
+    async fn token(anonymous_pull: bool) -> Self {
+        let tokens = TokenServer::start(&[(USER, PASSWORD)], anonymous_pull).await;
+        Self::behind(Registry::start_token(&tokens), Some(tokens), true).await
+    }
+
+    /// Pushes every manifest shape to `org/lab` (as [`USER`] where auth is on).
+    async fn push_shapes(&self) -> std::collections::BTreeMap<Shape, String> {
+        let user = self.private.then_some((USER, PASSWORD));
+        push_shapes(&self.registry.addr, "org/lab", user).await
+    }
+
+    /// Resolves `repo_tag` through the proxy, as [`USER`] with `password` if given.
+    async fn resolve(
+        &self,
+        repo_tag: &str,
+        password: Option<&str>,
+    ) -> Result<Resolved, RegistryError> {
+        let timer = VirtualTimer::start();
+        let options = options(&self.proxy.addr, password.and_then(credentials), &timer);
+        let resolved = resolve(&format!("{}/{repo_tag}", self.proxy.addr), &options).await;
+        assert!(timer.waits().is_empty(), "nothing waited for");
+        resolved
+    }
+
+    /// The error's text with the proxy's address and the token realm named.
+    fn said(&self, err: &RegistryError) -> String {
+        let realm = self.tokens.as_ref().map(TokenServer::realm);
+        scrub(
+            &err.to_string(),
+            &[
+                (&self.proxy.addr, "[registry]"),
+                (realm.as_deref().unwrap_or(""), "[realm]"),
+            ],
+        )
+    }
+
+    /// The requests the registry got through the proxy, as `METHOD AUTH-SCHEME STATUS`.
+    fn requests(&self) -> Vec<String> {
+        self.proxy
+            .summary()
+            .into_iter()
+            .map(|(method, scheme, status)| {
+                format!("{method} {scheme} {status}").replace("  ", " ")
+            })
+            .collect()
+    }
+}
+
+/// Resolves every shape and checks the digest against the pushed bytes and skopeo, the
+/// media type, and that each resolution sent exactly `per_resolution` (as
+/// [`Proxied::requests`]) and `token_requests` token requests.
 async fn check_every_shape(
-    registry: &Registry,
-    proxy: &CountingProxy,
-    credentials: Option<Credentials>,
+    at: &Proxied,
+    password: Option<&str>,
     skopeo: &[&str],
-    per_resolution: &[(&str, &str, u16)],
+    per_resolution: &[&str],
     token_requests: usize,
 ) {
-    let pushed = push_shapes(
-        &registry.addr,
-        "org/lab",
-        credentials
-            .as_ref()
-            .map(|c| (c.username.as_str(), c.password.as_str())),
-    )
-    .await;
+    let pushed = at.push_shapes().await;
     for shape in Shape::ALL {
         let expected = &pushed[&shape];
-        let by_skopeo = registry.raw_manifest_digest(&format!("org/lab:{}", shape.tag()), skopeo);
+        let tag = format!("org/lab:{}", shape.tag());
+        let by_skopeo = at.registry.raw_manifest_digest(&tag, skopeo);
         assert_eq!(
             &by_skopeo, expected,
             "{shape:?}: skopeo sees the pushed bytes"
         );
-        proxy.clear();
-        let timer = VirtualTimer::start();
-        let image = format!("{}/org/lab:{}", proxy.addr, shape.tag());
-        let resolved = resolve(&image, &options(&proxy.addr, credentials.clone(), &timer))
+        at.proxy.clear();
+        let resolved = at
+            .resolve(&tag, password)
             .await
             .unwrap_or_else(|e| panic!("{shape:?}: {e}"));
         assert_eq!(resolved.digest.as_str(), expected, "{shape:?}");
         assert_eq!(resolved.media_type, shape.media_type(), "{shape:?}");
-        let want: Vec<(String, String, u16)> = per_resolution
-            .iter()
-            .map(|(m, a, s)| (m.to_string(), a.to_string(), *s))
-            .collect();
-        assert_eq!(proxy.summary(), want, "{shape:?}: requests at the registry");
-        assert_eq!(resolved.requests as usize, want.len() + token_requests);
-        for seen in proxy.requests() {
+        assert_eq!(
+            at.requests(),
+            per_resolution,
+            "{shape:?}: requests at the registry"
+        );
+        assert_eq!(
+            resolved.requests as usize,
+            per_resolution.len() + token_requests
+        );
+        for seen in at.proxy.requests() {
             assert_eq!(seen.path, format!("/v2/org/lab/manifests/{}", shape.tag()));
         }
-        assert!(timer.waits().is_empty());
     }
 }
 
 #[tokio::test]
 async fn plain_registry_resolves_each_manifest_shape_with_one_head() {
-    let registry = Registry::start();
-    let proxy = CountingProxy::start(&registry.addr).await;
-    check_every_shape(&registry, &proxy, None, &[], &[("HEAD", "", 200)], 0).await;
+    check_every_shape(&Proxied::plain().await, None, &[], &["HEAD 200"], 0).await;
 }
 
 #[tokio::test]
 async fn htpasswd_registry_gets_basic_credentials_on_the_second_head() {
-    let registry = Registry::start_htpasswd(USER, PASSWORD);
-    let proxy = CountingProxy::start(&registry.addr).await;
     let creds = format!("{USER}:{PASSWORD}");
     check_every_shape(
-        &registry,
-        &proxy,
-        credentials(PASSWORD),
+        &Proxied::htpasswd().await,
+        Some(PASSWORD),
         &["--creds", &creds],
-        &[("HEAD", "", 401), ("HEAD", "Basic", 200)],
+        &["HEAD 401", "HEAD Basic 200"],
         0,
     )
     .await;
@@ -121,21 +191,18 @@ async fn htpasswd_registry_gets_basic_credentials_on_the_second_head() {
 
 #[tokio::test]
 async fn token_registry_costs_one_token_and_two_heads() {
-    let tokens = TokenServer::start(&[(USER, PASSWORD)], false).await;
-    let registry = Registry::start_token(&tokens);
-    let proxy = CountingProxy::start(&registry.addr).await;
+    let at = Proxied::token(false).await;
     let creds = format!("{USER}:{PASSWORD}");
     check_every_shape(
-        &registry,
-        &proxy,
-        credentials(PASSWORD),
+        &at,
+        Some(PASSWORD),
         &["--creds", &creds],
-        &[("HEAD", "", 401), ("HEAD", "Bearer", 200)],
+        &["HEAD 401", "HEAD Bearer 200"],
         1,
     )
     .await;
     // One token per resolution, asked with the Basic credentials for pull only.
-    let asked = tokens.requests_from_codeq().await;
+    let asked = at.tokens.as_ref().unwrap().requests_from_codeq().await;
     assert_eq!(asked.len(), Shape::ALL.len(), "{asked:#?}");
     for (query, auth) in &asked {
         assert!(
@@ -149,25 +216,13 @@ async fn token_registry_costs_one_token_and_two_heads() {
 
 #[tokio::test]
 async fn public_image_on_a_token_registry_resolves_with_an_anonymous_token() {
-    let tokens = TokenServer::start(&[(USER, PASSWORD)], true).await;
-    let registry = Registry::start_token(&tokens);
-    let proxy = CountingProxy::start(&registry.addr).await;
-    let pushed = push_shapes(&registry.addr, "org/lab", Some((USER, PASSWORD))).await;
-    let timer = VirtualTimer::start();
-    let image = format!("{}/org/lab:index", proxy.addr);
-    let resolved = resolve(&image, &options(&proxy.addr, None, &timer))
-        .await
-        .unwrap();
+    let at = Proxied::token(true).await;
+    let pushed = at.push_shapes().await;
+    let resolved = at.resolve("org/lab:index", None).await.unwrap();
     assert_eq!(resolved.digest.as_str(), pushed[&Shape::OciIndex]);
     assert_eq!(resolved.requests, 3);
-    assert_eq!(
-        proxy.summary(),
-        [
-            ("HEAD".into(), "".into(), 401),
-            ("HEAD".into(), "Bearer".into(), 200)
-        ]
-    );
-    let asked = tokens.requests_from_codeq().await;
+    assert_eq!(at.requests(), ["HEAD 401", "HEAD Bearer 200"]);
+    let asked = at.tokens.as_ref().unwrap().requests_from_codeq().await;
     assert_eq!(asked.len(), 1);
     assert_eq!(
         asked[0].1, "",
@@ -177,138 +232,92 @@ async fn public_image_on_a_token_registry_resolves_with_an_anonymous_token() {
 
 #[tokio::test]
 async fn anonymous_pull_of_a_private_image_is_denied_with_the_registry_message() {
-    let tokens = TokenServer::start(&[(USER, PASSWORD)], false).await;
-    let registry = Registry::start_token(&tokens);
-    let proxy = CountingProxy::start(&registry.addr).await;
-    push_shapes(&registry.addr, "org/lab", Some((USER, PASSWORD))).await;
-    let timer = VirtualTimer::start();
-    let image = format!("{}/org/lab:index", proxy.addr);
-    let err = resolve(&image, &options(&proxy.addr, None, &timer))
-        .await
-        .unwrap_err();
-    let RegistryError::Denied {
-        status,
-        ref message,
-        ref tried,
-        ..
-    } = err
-    else {
-        panic!("{err}")
-    };
-    assert_eq!(status, 401);
-    assert!(message.is_some(), "{err}");
-    assert!(tried.contains("anonymously"), "{err}");
-    insta::assert_snapshot!(scrub(&err.to_string(), &[(&proxy.addr, "[registry]")]));
+    let at = Proxied::token(false).await;
+    at.push_shapes().await;
+    let err = at.resolve("org/lab:index", None).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RegistryError::Denied {
+                status: 401,
+                message: Some(_),
+                ..
+            }
+        ),
+        "{err}"
+    );
+    insta::assert_snapshot!(at.said(&err));
     // Failure path: the GET is there only for the registry's message.
     assert_eq!(
-        proxy.summary(),
-        [
-            ("HEAD".into(), "".into(), 401),
-            ("HEAD".into(), "Bearer".into(), 401),
-            ("GET".into(), "Bearer".into(), 401)
-        ]
+        at.requests(),
+        ["HEAD 401", "HEAD Bearer 401", "GET Bearer 401"]
     );
 }
 
 #[tokio::test]
 async fn wrong_password_at_the_token_endpoint_is_an_authentication_error() {
-    let tokens = TokenServer::start(&[(USER, PASSWORD)], false).await;
-    let registry = Registry::start_token(&tokens);
-    let proxy = CountingProxy::start(&registry.addr).await;
-    let timer = VirtualTimer::start();
-    let image = format!("{}/org/lab:latest", proxy.addr);
-    let err = resolve(
-        &image,
-        &options(&proxy.addr, credentials("wrong-password"), &timer),
-    )
-    .await
-    .unwrap_err();
-    let text = err.to_string();
+    let at = Proxied::token(false).await;
+    let err = at
+        .resolve("org/lab:latest", Some("wrong-password"))
+        .await
+        .unwrap_err();
     assert!(
         matches!(err, RegistryError::Authentication { status: 401, .. }),
-        "{text}"
+        "{err}"
     );
-    insta::assert_snapshot!(scrub(
-        &text,
-        &[(&proxy.addr, "[registry]"), (&tokens.realm(), "[realm]")]
-    ));
-    assert!(!text.contains("wrong-password"), "{text}");
-    assert_eq!(proxy.summary(), [("HEAD".into(), "".into(), 401)]);
-    assert_eq!(tokens.requests_from_codeq().await.len(), 1);
+    insta::assert_snapshot!(at.said(&err));
+    assert!(!err.to_string().contains("wrong-password"), "{err}");
+    assert_eq!(at.requests(), ["HEAD 401"]);
+    let asked = at.tokens.as_ref().unwrap().requests_from_codeq().await;
+    assert_eq!(asked.len(), 1);
 }
 
 #[tokio::test]
 async fn wrong_password_on_an_htpasswd_registry_is_denied_naming_the_user() {
-    let registry = Registry::start_htpasswd(USER, PASSWORD);
-    let proxy = CountingProxy::start(&registry.addr).await;
-    let timer = VirtualTimer::start();
-    let image = format!("{}/org/lab:latest", proxy.addr);
-    let err = resolve(
-        &image,
-        &options(&proxy.addr, credentials("wrong-password"), &timer),
-    )
-    .await
-    .unwrap_err();
-    let text = err.to_string();
+    let at = Proxied::htpasswd().await;
+    let err = at
+        .resolve("org/lab:latest", Some("wrong-password"))
+        .await
+        .unwrap_err();
     assert!(
         matches!(err, RegistryError::Denied { status: 401, .. }),
-        "{text}"
+        "{err}"
     );
-    insta::assert_snapshot!(scrub(&text, &[(&proxy.addr, "[registry]")]));
-    assert!(!text.contains("wrong-password"), "{text}");
+    insta::assert_snapshot!(at.said(&err));
+    assert!(!err.to_string().contains("wrong-password"), "{err}");
     assert_eq!(
-        proxy.summary(),
-        [
-            ("HEAD".into(), "".into(), 401),
-            ("HEAD".into(), "Basic".into(), 401),
-            ("GET".into(), "Basic".into(), 401)
-        ]
+        at.requests(),
+        ["HEAD 401", "HEAD Basic 401", "GET Basic 401"]
     );
 }
 
 #[tokio::test]
 async fn missing_tag_and_missing_repository_carry_the_registry_message() {
-    let registry = Registry::start();
-    let proxy = CountingProxy::start(&registry.addr).await;
-    push_shapes(&registry.addr, "org/lab", None).await;
-    let timer = VirtualTimer::start();
-    let opts = options(&proxy.addr, None, &timer);
-
-    let err = resolve(&format!("{}/org/lab:nope", proxy.addr), &opts)
-        .await
-        .unwrap_err();
-    let text = err.to_string();
-    assert!(matches!(err, RegistryError::TagNotFound { .. }), "{text}");
-    insta::assert_snapshot!("missing_tag", scrub(&text, &[(&proxy.addr, "[registry]")]));
-    assert_eq!(
-        proxy.summary(),
-        [
-            ("HEAD".into(), "".into(), 404),
-            ("GET".into(), "".into(), 404)
-        ]
-    );
+    let at = Proxied::plain().await;
+    at.push_shapes().await;
+    let err = at.resolve("org/lab:nope", None).await.unwrap_err();
+    assert!(matches!(err, RegistryError::TagNotFound { .. }), "{err}");
+    insta::assert_snapshot!("missing_tag", at.said(&err));
+    assert_eq!(at.requests(), ["HEAD 404", "GET 404"]);
 
     // distribution 2.8 answers MANIFEST_UNKNOWN for an unknown repository too.
-    let err = resolve(&format!("{}/org/other:latest", proxy.addr), &opts)
-        .await
-        .unwrap_err();
+    let err = at.resolve("org/other:latest", None).await.unwrap_err();
     assert!(matches!(err, RegistryError::TagNotFound { .. }), "{err}");
-    insta::assert_snapshot!(
-        "missing_repository",
-        scrub(&err.to_string(), &[(&proxy.addr, "[registry]")])
-    );
+    insta::assert_snapshot!("missing_repository", at.said(&err));
+}
+
+/// Resolves `image` without listing any registry in insecure-registry.
+async fn resolve_over_tls(image: &str) -> (RegistryError, Arc<VirtualTimer>) {
+    let timer = VirtualTimer::start();
+    let mut opts = options("", None, &timer);
+    opts.insecure.clear();
+    (resolve(image, &opts).await.unwrap_err(), timer)
 }
 
 #[tokio::test]
 async fn plain_http_registry_over_https_is_a_tls_error_suggesting_insecure_registry() {
     let registry = Registry::start();
-    let timer = VirtualTimer::start();
-    let mut opts = options("", None, &timer);
-    opts.insecure.clear();
-    let err = resolve(&registry.reference("org/lab:latest"), &opts)
-        .await
-        .unwrap_err();
-    let text = err.to_string();
+    let (err, timer) = resolve_over_tls(&registry.reference("org/lab:latest")).await;
     assert!(
         matches!(
             err,
@@ -318,9 +327,9 @@ async fn plain_http_registry_over_https_is_a_tls_error_suggesting_insecure_regis
                 ..
             }
         ),
-        "{text}"
+        "{err}"
     );
-    insta::assert_snapshot!(scrub(&text, &[(&registry.addr, "[registry]")]));
+    insta::assert_snapshot!(scrub(&err.to_string(), &[(&registry.addr, "[registry]")]));
     assert!(timer.waits().is_empty(), "TLS failures are not retried");
 }
 
@@ -335,18 +344,11 @@ async fn nothing_listening_is_unreachable_naming_host_port_and_attempts() {
     )
     .await
     .unwrap_err();
-    let text = err.to_string();
-    let RegistryError::Unreachable {
-        ref host,
-        port: p,
-        attempts,
-        ..
-    } = err
-    else {
-        panic!("{text}")
-    };
-    assert_eq!((host.as_str(), p, attempts), ("127.0.0.1", port, 6));
-    insta::assert_snapshot!(scrub(&text, &[(&port.to_string(), "[port]")]));
+    assert!(
+        matches!(err, RegistryError::Unreachable { ref host, port: p, attempts: 6, .. } if host == "127.0.0.1" && p == port),
+        "{err}"
+    );
+    insta::assert_snapshot!(scrub(&err.to_string(), &[(&port.to_string(), "[port]")]));
     assert_eq!(timer.waits(), secs(&[1, 2, 4, 8, 16]));
 }
 
@@ -1003,12 +1005,7 @@ async fn an_upper_case_digest_pin_is_refused_before_any_request() {
 async fn a_tls_registry_with_a_private_ca_gets_trust_advice_not_insecure_registry() {
     let tls = crate::common::registry::TlsFiles::generate();
     let registry = Registry::start_tls(&tls);
-    let timer = VirtualTimer::start();
-    let mut opts = options("", None, &timer);
-    opts.insecure.clear();
-    let err = resolve(&registry.reference("org/lab:latest"), &opts)
-        .await
-        .unwrap_err();
+    let (err, _) = resolve_over_tls(&registry.reference("org/lab:latest")).await;
     assert!(
         matches!(
             err,
@@ -1093,10 +1090,11 @@ async fn an_invalid_registry_port_or_a_1ms_timeout_reads_sensibly() {
         .run()
         .await;
     assert_eq!(out.code, 1);
-    insta::assert_snapshot!(
-        "one_millisecond_timeout",
-        error_line(&out, &[(&fake.addr, "[registry]")])
-    );
+    // Whether one request leaves before 1 ms runs out depends on the machine, so only
+    // what holds either way is checked: the deadline named, no "0 attempts".
+    let line = error_line(&out, &[(&fake.addr, "[registry]")]);
+    assert!(line.contains("registry-timeout (1 ms"), "{line}");
+    assert!(!line.contains("0 attempt"), "{line}");
 }
 
 #[tokio::test]
