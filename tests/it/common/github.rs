@@ -144,6 +144,19 @@ impl FakeGitHub {
             .collect()
     }
 
+    /// The requests after the first `from`, as `METHOD /route` with the repository prefix
+    /// and the query dropped, e.g. `POST /issues`.
+    pub async fn calls_since(&self, from: usize) -> Vec<String> {
+        let prefix = format!("/repos/{OWNER}/{REPO}");
+        self.requests().await[from..]
+            .iter()
+            .map(|(m, p, _)| {
+                let path = p.split('?').next().unwrap_or("");
+                format!("{m} {}", path.strip_prefix(&prefix).unwrap_or(path))
+            })
+            .collect()
+    }
+
     /// Requests other than GET.
     pub async fn writes(&self) -> Vec<(String, String, Value)> {
         self.requests()

@@ -245,3 +245,48 @@ pub async fn transcript(out: &Outcome, github: &FakeGitHub) -> String {
     }
     scrub(&t, &[(&github.server.uri(), "[github]")])
 }
+
+/// One run's outcome and the requests it made to GitHub.
+pub struct Step {
+    /// What the run left behind.
+    pub out: Outcome,
+    /// Its requests, as `METHOD /route` (see [`FakeGitHub::calls_since`]).
+    pub calls: Vec<String>,
+    /// Its requests other than GET: (method, path, JSON body).
+    pub writes: Vec<(String, String, Value)>,
+}
+
+impl Step {
+    /// Panics with the run's output unless it exited 0.
+    pub fn ok(self) -> Self {
+        self.out.assert_success();
+        self
+    }
+
+    /// An output's value.
+    pub fn output(&self, name: &str) -> &str {
+        self.out.output(name)
+    }
+
+    /// Its calls that are not reads.
+    pub fn write_calls(&self) -> Vec<String> {
+        self.calls
+            .iter()
+            .filter(|c| !c.starts_with("GET"))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Runs `run` against `github` and returns what this run did (runs before it excluded).
+pub async fn step(github: &FakeGitHub, run: ActionRun) -> Step {
+    let from = github.requests().await.len();
+    let out = run.run().await;
+    let calls = github.calls_since(from).await;
+    let writes = github.requests().await[from..]
+        .iter()
+        .filter(|(m, _, _)| m != "GET")
+        .cloned()
+        .collect();
+    Step { out, calls, writes }
+}
