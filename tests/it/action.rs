@@ -350,6 +350,14 @@ fn example_run(github: &FakeGitHub, labels: &[&str]) -> ActionRun {
     )
 }
 
+/// The one `::error` annotation of a run that exited with `code`.
+fn the_error(out: &Outcome, code: i32) -> String {
+    assert_eq!(out.code, code, "{}{}", out.stdout, out.stderr);
+    let errors = annotations(&out.stdout, "error");
+    assert_eq!(errors.len(), 1, "{}", out.stdout);
+    errors[0].to_string()
+}
+
 fn annotations<'a>(stdout: &'a str, kind: &str) -> Vec<&'a str> {
     let prefix = format!("::{kind} ");
     let bare = format!("::{kind}::");
@@ -408,34 +416,13 @@ async fn a_rerun_exits_0_and_the_summary_says_created_then_unchanged() {
     let github = FakeGitHub::start().await;
     let first = example_run(&github, &["security"]).run().await;
     first.assert_success();
-    let tag = first.output("release-tag").to_string();
-    assert!(
-        first
-            .summary
-            .contains("| Image | `oci:examples/lab:latest` |")
-            && first
-                .summary
-                .contains(&format!("| Digest | `{}` |", first.output("digest")))
-            && first
-                .summary
-                .contains("| Tier | **security** (security: label")
-            && first.summary.contains("| Convergence window | ")
-            && first.summary.contains(&format!("| Release `{tag}` | "))
-            && first.summary.contains("(created) |")
-            && first.summary.contains("| Tracking issue | "),
-        "{}",
-        first.summary
-    );
     assert_eq!(first.output("changed"), "true");
+    insta::assert_snapshot!("summary_of_a_first_run", first.summary);
 
     let second = example_run(&github, &["security"]).run().await;
     assert_eq!(second.code, 0, "unchanged is success: {}", second.stdout);
     assert_eq!(second.output("changed"), "false");
-    assert!(
-        second.summary.contains("(unchanged) |") && !second.summary.contains("(created)"),
-        "{}",
-        second.summary
-    );
+    insta::assert_snapshot!("summary_of_a_rerun", second.summary);
 }
 
 #[tokio::test]
@@ -457,20 +444,8 @@ async fn required_inputs_are_checked_by_the_binary_with_exit_code_2() {
             if let Some(v) = value {
                 run = run.input(name, v);
             }
-            let out = run.run().await;
-            assert_eq!(
-                out.code, 2,
-                "{name}={value:?}: {}{}",
-                out.stdout, out.stderr
-            );
-            let errors = annotations(&out.stdout, "error");
-            assert!(
-                errors.len() == 1
-                    && errors[0].starts_with(&format!("::error title=Invalid input%3A {name}::"))
-                    && errors[0].contains(&format!("`{name}`")),
-                "{name}={value:?}: {}",
-                out.stdout
-            );
+            let error = the_error(&run.run().await, 2);
+            insta::assert_snapshot!(format!("required_input_{name}_unset"), error);
         }
     }
     assert!(github.requests().await.is_empty());
@@ -483,22 +458,9 @@ async fn a_bad_value_is_a_usage_error_annotation_naming_the_input() {
         .input("tier", "urgent")
         .run()
         .await;
-    assert_eq!(out.code, 2);
-    let errors = annotations(&out.stdout, "error");
     // The title's `:` is escaped as workflow-command properties require.
-    assert!(
-        errors.len() == 1
-            && errors[0].starts_with("::error title=Invalid input%3A tier::")
-            && errors[0].contains("urgent")
-            && errors[0].contains("routine"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stderr.contains("invalid value 'urgent'"),
-        "{}",
-        out.stderr
-    );
+    insta::assert_snapshot!("bad_tier_annotation", the_error(&out, 2));
+    insta::assert_snapshot!("bad_tier_stderr", out.stderr);
     assert!(github.requests().await.is_empty());
 }
 
@@ -612,18 +574,7 @@ async fn a_forbidden_release_names_the_permission_and_the_workflows_rule() {
         .forbidden
         .push(("POST", "/releases"));
     let out = example_run(&github, &["routine"]).run().await;
-    assert_eq!(out.code, 1, "{}", out.stdout);
-    let errors = annotations(&out.stdout, "error");
-    assert_eq!(errors.len(), 1, "{}", out.stdout);
-    let error = errors[0];
-    assert!(
-        error.starts_with("::error title=GitHub permission missing::")
-            && error.contains("Resource not accessible by integration")
-            && error.contains("`permissions: contents: write`")
-            && error.contains(".github/workflows/")
-            && error.contains("github-token"),
-        "{error}"
-    );
+    insta::assert_snapshot!(the_error(&out, 1));
     let posts = github
         .writes()
         .await
@@ -643,15 +594,7 @@ async fn a_forbidden_tracking_issue_names_issues_write() {
         .forbidden
         .push(("POST", "/issues"));
     let out = example_run(&github, &["security"]).run().await;
-    assert_eq!(out.code, 1, "{}", out.stdout);
-    let errors = annotations(&out.stdout, "error");
-    assert!(
-        errors.len() == 1
-            && errors[0].starts_with("::error title=GitHub permission missing::")
-            && errors[0].contains("`permissions: issues: write`"),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(the_error(&out, 1));
 }
 
 #[tokio::test]
@@ -700,13 +643,9 @@ async fn warnings_become_warning_annotations() {
         .run()
         .await;
     out.assert_success();
-    let warnings = annotations(&out.stdout, "warning");
-    assert!(
-        warnings
-            .iter()
-            .any(|w| w.starts_with("::warning title=Convergence window::culling is disabled")),
-        "{}",
-        out.stdout
+    insta::assert_snapshot!(
+        "warnings_when_culling_is_disabled",
+        annotations(&out.stdout, "warning").join("\n")
     );
 
     let github = FakeGitHub::start().await;
@@ -718,13 +657,10 @@ async fn warnings_become_warning_annotations() {
     let out = example_run(&github, &[]).run().await;
     out.assert_success();
     assert_eq!(out.output("tier-source"), "default");
-    let warnings = annotations(&out.stdout, "warning");
-    assert!(
-        warnings
-            .iter()
-            .any(|w| w.starts_with("::warning title=Tier::")),
-        "an unlabeled pull request is a warning: {}",
-        out.stdout
+    // An unlabeled pull request is a warning.
+    insta::assert_snapshot!(
+        "warnings_for_an_unlabeled_pull_request",
+        annotations(&out.stdout, "warning").join("\n")
     );
 }
 
@@ -762,7 +698,17 @@ async fn secrets_are_masked_before_a_usage_error_can_quote_them() {
             .input(input, value)
             .run()
             .await;
-        assert_eq!(out.code, 2, "{input}: {}{}", out.stdout, out.stderr);
+        insta::assert_snapshot!(
+            format!(
+                "secret_refused_as_{input}_{}",
+                if value == TOKEN {
+                    "token"
+                } else {
+                    "password_line"
+                }
+            ),
+            the_error(&out, 2)
+        );
         let masks: Vec<&str> = out
             .stdout
             .lines()
@@ -786,15 +732,6 @@ async fn secrets_are_masked_before_a_usage_error_can_quote_them() {
         let masked: BTreeSet<String> = masks.iter().map(|m| m.to_string()).collect();
         assert!(
             expected.is_subset(&masked) && !masked.contains("::add-mask::}"),
-            "{input}: {}",
-            out.stdout
-        );
-        let errors = annotations(&out.stdout, "error");
-        assert!(
-            errors.len() == 1
-                && errors[0].starts_with(&format!(
-                    "::error title=Invalid input%3A {input}::invalid value '***'"
-                )),
             "{input}: {}",
             out.stdout
         );
@@ -847,16 +784,7 @@ async fn dry_run_takes_boolean_words_trimmed_and_names_them_when_refused() {
         .input("dry-run", "maybe")
         .run()
         .await;
-    assert_eq!(out.code, 2);
-    let errors = annotations(&out.stdout, "error");
-    assert!(
-        errors.len() == 1
-            && errors[0]
-                .starts_with("::error title=Invalid input%3A dry-run::invalid value 'maybe'")
-            && errors[0].contains("write true or false (also yes/no, on/off, 1/0)"),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(the_error(&out, 2));
     assert!(!out.stdout.contains("error: error:") && !out.stdout.contains("::error: "));
 }
 
@@ -868,12 +796,7 @@ async fn a_security_dry_run_summary_says_no_tracking_issue_was_opened() {
         .run()
         .await;
     out.assert_success();
-    assert!(
-        out.summary
-            .contains("| Tracking issue | dry run: nothing opened |"),
-        "{}",
-        out.summary
-    );
+    insta::assert_snapshot!(out.summary);
     assert!(github.writes().await.is_empty());
 }
 
@@ -887,15 +810,7 @@ async fn an_unset_github_output_inside_actions_is_a_warning() {
         .await;
     out.assert_success();
     assert!(out.outputs.is_empty());
-    let warnings = annotations(&out.stdout, "warning");
-    assert!(
-        warnings.len() == 1
-            && warnings[0].starts_with(
-                "::warning title=Step outputs::GITHUB_OUTPUT is not set, so the step outputs"
-            ),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(annotations(&out.stdout, "warning").join("\n"));
     // Outside Actions there is no GITHUB_OUTPUT to expect.
     let out = example_run(&github, &["routine"])
         .var("GITHUB_OUTPUT", "")
