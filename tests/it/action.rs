@@ -567,12 +567,7 @@ async fn secrets_are_masked_before_anything_else_is_printed() {
 #[tokio::test]
 async fn a_forbidden_release_names_the_permission_and_the_workflows_rule() {
     let github = FakeGitHub::start().await;
-    github
-        .state
-        .lock()
-        .unwrap()
-        .forbidden
-        .push(("POST", "/releases"));
+    github.forbid("POST", "/releases");
     let out = example_run(&github, &["routine"]).run().await;
     insta::assert_snapshot!(the_error(&out, 1));
     let posts = github
@@ -587,12 +582,7 @@ async fn a_forbidden_release_names_the_permission_and_the_workflows_rule() {
 #[tokio::test]
 async fn a_forbidden_tracking_issue_names_issues_write() {
     let github = FakeGitHub::start().await;
-    github
-        .state
-        .lock()
-        .unwrap()
-        .forbidden
-        .push(("POST", "/issues"));
+    github.forbid("POST", "/issues");
     let out = example_run(&github, &["security"]).run().await;
     insta::assert_snapshot!(the_error(&out, 1));
 }

@@ -8,14 +8,7 @@ use serde_json::json;
 /// digest per `skopeo inspect --raw`).
 fn registry_with_image() -> (Registry, String, String) {
     let registry = Registry::start();
-    let layout = tempfile::tempdir().unwrap();
-    let layout_digest = make_layout(layout.path(), "latest", "e2e");
-    registry.push_layout(
-        layout.path(),
-        "latest",
-        "org/lab:latest",
-        &["--preserve-digests"],
-    );
+    let layout_digest = registry.push_image("e2e", None);
     let digest = registry.raw_manifest_digest("org/lab:latest", &[]);
     assert_eq!(digest, layout_digest, "skopeo preserved the index digest");
     let reference = registry.reference("org/lab:latest");

@@ -7,7 +7,6 @@
 use crate::common::scenario::{Step, step, transcript};
 use crate::common::*;
 use serde_json::{Value, json};
-use std::time::Duration;
 use tempfile::TempDir;
 
 /// An image in an OCI layout named `name` (so its release tag is `<name>-<12 hex>`).
@@ -410,14 +409,8 @@ async fn the_same_image_rebuilt_from_another_commit_announces_nothing() {
 /// re-run without the fault: exactly one release and one open issue in the end.
 async fn fail_at_then_rerun(route: &'static str, timeout: bool) {
     let desk = Desk::new(&format!("fail-POST-{route}-{timeout}")).await;
-    desk.github.fault(Fault {
-        method: "POST",
-        path_contains: route,
-        status: 502,
-        applied: false,
-        delay: timeout.then(|| Duration::from_secs(5)),
-        times: 2,
-    });
+    desk.github
+        .fault(Fault::on("POST", route, 502, 2).hanging_if(timeout));
     let failed = desk.announce(&["security"]).await;
     assert_eq!(failed.out.code, 1, "{}", failed.out.stdout);
     let failure = if timeout { "timeout" } else { "502" };
@@ -483,14 +476,11 @@ async fn a_timeout_on_creating_the_release_is_completed_by_a_rerun() {
 /// sent again.
 async fn applied_but_failed(route: &'static str, timeout: bool) {
     let desk = Desk::new(&format!("applied-{route}-{timeout}")).await;
-    desk.github.fault(Fault {
-        method: "POST",
-        path_contains: route,
-        status: 502,
-        applied: true,
-        delay: timeout.then(|| Duration::from_secs(5)),
-        times: 1,
-    });
+    desk.github.fault(
+        Fault::on("POST", route, 502, 1)
+            .applied()
+            .hanging_if(timeout),
+    );
     let out = desk.announce(&["security"]).await.ok();
     assert_eq!(out.output("changed"), "true");
     let post = format!("POST {route}");
@@ -526,14 +516,8 @@ async fn an_issue_opened_despite_a_timeout_is_not_opened_twice() {
 
 /// A fault on every `GET /releases`, `times` times, with `status`.
 fn failing_reads(desk: &Desk, status: u16, times: usize) {
-    desk.github.fault(Fault {
-        method: "GET",
-        path_contains: "/releases",
-        status,
-        applied: false,
-        delay: None,
-        times,
-    });
+    desk.github
+        .fault(Fault::on("GET", "/releases", status, times));
 }
 
 #[tokio::test]
@@ -736,14 +720,7 @@ async fn an_older_open_tracking_issue_gets_exactly_one_supersede_comment() {
     let desk = Desk { github, image: new };
     let comments_route = format!("/issues/{open_old}/comments");
     // A supersede comment that fails twice: the first run fails after creating the release.
-    desk.github.fault(Fault {
-        method: "POST",
-        path_contains: "/comments",
-        status: 502,
-        applied: false,
-        delay: None,
-        times: 2,
-    });
+    desk.github.fault(Fault::on("POST", "/comments", 502, 2));
     let failed = desk.announce(&["routine"]).await;
     assert_eq!(failed.out.code, 1, "{}", failed.out.stdout);
     assert_eq!(

@@ -627,14 +627,7 @@ async fn a_registry_hanging_past_the_deadline_times_out() {
 // ---- through the binary, as the Actions runner starts it ----
 
 fn pushed_layout(registry: &Registry) -> String {
-    let layout = tempfile::tempdir().unwrap();
-    make_layout(layout.path(), "latest", "registry-it");
-    registry.push_layout(
-        layout.path(),
-        "latest",
-        "org/lab:latest",
-        &["--preserve-digests"],
-    );
+    registry.push_image("registry-it", None);
     registry.raw_manifest_digest("org/lab:latest", &[])
 }
 

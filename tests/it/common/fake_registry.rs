@@ -148,15 +148,7 @@ impl RunningFake {
             .await
             .unwrap()
             .into_iter()
-            .map(|r| {
-                let accept = r
-                    .headers
-                    .get("accept")
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or_default()
-                    .to_string();
-                (r.method.to_string(), accept)
-            })
+            .map(|r| (r.method.to_string(), super::header_of(&r, "accept")))
             .collect()
     }
 

@@ -30,11 +30,14 @@ pub const NOW: &str = "2026-11-30T12:00:00Z";
 pub fn pull_request_merged(labels: &[&str]) -> Value {
     let mut e = fixture("github-events/pull_request_closed.payload.json");
     let pr = &mut e["pull_request"];
-    pr["merged"] = json!(true);
-    pr["merged_at"] = json!("2026-11-30T11:55:00Z");
-    pr["merge_commit_sha"] = json!(SHA);
-    pr["title"] = json!("Patch codeq against CVE-2026-0001");
-    pr["html_url"] = json!(format!("{SERVER_URL}/{OWNER}/{REPO}/pull/2"));
+    github::merge(
+        pr,
+        json!({
+            "merged": true, "merged_at": "2026-11-30T11:55:00Z", "merge_commit_sha": SHA,
+            "title": "Patch codeq against CVE-2026-0001",
+            "html_url": format!("{SERVER_URL}/{OWNER}/{REPO}/pull/2"),
+        }),
+    );
     let template = pr["labels"][0].clone();
     pr["labels"] = Value::Array(
         labels
@@ -218,4 +221,14 @@ pub fn scrub(text: &str, parts: &[(&str, &str)]) -> String {
         .iter()
         .filter(|(from, _)| !from.is_empty())
         .fold(text.to_string(), |t, (from, to)| t.replace(from, to))
+}
+
+/// The value of header `name` of a request a fake received, or `""` when it is absent (or
+/// not text).
+pub fn header_of(req: &wiremock::Request, name: &str) -> String {
+    req.headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string()
 }

@@ -137,12 +137,9 @@ impl Scenario {
         for pr in &self.pulls {
             github.set_pull(pr["number"].as_u64().unwrap(), pr.clone());
         }
-        github
-            .state
-            .lock()
-            .unwrap()
-            .forbidden
-            .extend(self.forbidden.iter().copied());
+        for (method, path) in &self.forbidden {
+            github.forbid(method, path);
+        }
         github
     }
 

@@ -68,36 +68,18 @@ async fn in_every_mode(make: impl Fn() -> ActionRun) -> Vec<(&'static str, Outco
 
 /// A real registry with htpasswd Basic auth for [`REGISTRY_USER`] / [`PASSWORD`], holding
 /// `org/lab:latest`; returns (registry, reference, digest).
-fn registry_with_basic_auth() -> (Registry, tempfile::TempDir, String, String) {
-    let auth = tempfile::tempdir().unwrap();
-    let htpasswd = auth.path().join("htpasswd");
-    let out = std::process::Command::new("htpasswd")
-        .args(["-Bbn", REGISTRY_USER, PASSWORD])
-        .output()
-        .expect("htpasswd (apache2-utils)");
-    assert!(out.status.success());
-    std::fs::write(&htpasswd, &out.stdout).unwrap();
-    let registry = Registry::start_with(&format!(
-        "auth:\n  htpasswd:\n    realm: test\n    path: {}\n",
-        htpasswd.display()
-    ));
-    let layout = tempfile::tempdir().unwrap();
-    make_layout(layout.path(), "latest", "secrets");
+fn registry_with_basic_auth() -> (Registry, String, String) {
+    let registry = Registry::start_htpasswd(REGISTRY_USER, PASSWORD);
     let creds = format!("{REGISTRY_USER}:{PASSWORD}");
-    registry.push_layout(
-        layout.path(),
-        "latest",
-        "org/lab:latest",
-        &["--preserve-digests", "--dest-creds", &creds],
-    );
+    registry.push_image("secrets", Some(&creds));
     let digest = registry.raw_manifest_digest("org/lab:latest", &["--creds", &creds]);
     let reference = registry.reference("org/lab:latest");
-    (registry, auth, reference, digest)
+    (registry, reference, digest)
 }
 
 #[tokio::test]
 async fn announce_real_and_dry_run_leak_no_secret() {
-    let (registry, _auth, image, digest) = registry_with_basic_auth();
+    let (registry, image, digest) = registry_with_basic_auth();
     for dry_run in [false, true] {
         for (name, actions, debug) in MODES {
             let github = FakeGitHub::start().await;
@@ -187,12 +169,9 @@ struct EchoCredentials {
 impl Respond for EchoCredentials {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         use base64::Engine as _;
-        let auth = req
-            .headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("(none)")
-            .to_string();
+        let auth = Some(header_of(req, "authorization"))
+            .filter(|a| !a.is_empty())
+            .unwrap_or_else(|| "(none)".into());
         let decoded = auth
             .strip_prefix("Basic ")
             .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
@@ -292,12 +271,9 @@ struct EchoToken {
 
 impl Respond for EchoToken {
     fn respond(&self, req: &Request) -> ResponseTemplate {
-        let auth = req
-            .headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("(none)")
-            .to_string();
+        let auth = Some(header_of(req, "authorization"))
+            .filter(|a| !a.is_empty())
+            .unwrap_or_else(|| "(none)".into());
         ResponseTemplate::new(self.status).set_body_json(json!({
             "message": format!("Bad credentials: {auth}"),
             "errors": [{ "message": format!("token {auth} may not do this") }],
