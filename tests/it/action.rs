@@ -342,12 +342,7 @@ fn defaults_in_action_yml_are_the_binarys_defaults() {
 
 /// A run on the shipped example layout (no registry needed) for a merged PR with `labels`.
 fn example_run(github: &FakeGitHub, labels: &[&str]) -> ActionRun {
-    ActionRun::new(
-        "oci:examples/lab",
-        &github.api_url(),
-        "pull_request",
-        &pull_request_merged(labels),
-    )
+    ActionRun::merged_pr("oci:examples/lab", &github.api_url(), labels)
 }
 
 /// The one `::error` annotation of a run that exited with `code`.

@@ -19,16 +19,11 @@ fn registry_with_image() -> (Registry, String, String) {
 async fn security_pr_creates_one_release_and_one_tracking_issue() {
     let (registry, image, digest) = registry_with_image();
     let github = FakeGitHub::start().await;
-    let out = ActionRun::new(
-        &image,
-        &github.api_url(),
-        "pull_request",
-        &pull_request_merged(&["security"]),
-    )
-    .input("insecure-registry", &registry.addr)
-    .input("tracking-assignees", "alice, bob")
-    .run()
-    .await;
+    let out = ActionRun::merged_pr(&image, &github.api_url(), &["security"])
+        .input("insecure-registry", &registry.addr)
+        .input("tracking-assignees", "alice, bob")
+        .run()
+        .await;
     out.assert_success();
 
     assert_eq!(out.output("digest"), digest);
@@ -103,15 +98,10 @@ async fn security_pr_creates_one_release_and_one_tracking_issue() {
 async fn routine_pr_creates_one_release_and_no_issue() {
     let (registry, image, digest) = registry_with_image();
     let github = FakeGitHub::start().await;
-    let out = ActionRun::new(
-        &image,
-        &github.api_url(),
-        "pull_request",
-        &pull_request_merged(&["routine"]),
-    )
-    .input("insecure-registry", &registry.addr)
-    .run()
-    .await;
+    let out = ActionRun::merged_pr(&image, &github.api_url(), &["routine"])
+        .input("insecure-registry", &registry.addr)
+        .run()
+        .await;
     out.assert_success();
     assert_eq!(out.output("tier"), "routine");
     assert_eq!(out.output("issue-url"), "");
@@ -132,14 +122,9 @@ async fn routine_pr_creates_one_release_and_no_issue() {
 async fn dry_run_writes_nothing_and_needs_no_token() {
     let (registry, image, digest) = registry_with_image();
     let github = FakeGitHub::start().await;
-    let mut run = ActionRun::new(
-        &image,
-        &github.api_url(),
-        "pull_request",
-        &pull_request_merged(&["security"]),
-    )
-    .input("insecure-registry", &registry.addr)
-    .input("dry-run", "true");
+    let mut run = ActionRun::merged_pr(&image, &github.api_url(), &["security"])
+        .input("insecure-registry", &registry.addr)
+        .input("dry-run", "true");
     run.env.remove("INPUT_GITHUB-TOKEN");
     let out = run.run().await;
     out.assert_success();
@@ -156,11 +141,10 @@ async fn dry_run_writes_nothing_and_needs_no_token() {
 async fn a_missing_tag_fails_with_the_registrys_answer_and_touches_nothing() {
     let (registry, _, _) = registry_with_image();
     let github = FakeGitHub::start().await;
-    let out = ActionRun::new(
+    let out = ActionRun::merged_pr(
         &registry.reference("org/lab:nope"),
         &github.api_url(),
-        "pull_request",
-        &pull_request_merged(&["security"]),
+        &["security"],
     )
     .input("insecure-registry", &registry.addr)
     .run()

@@ -148,11 +148,10 @@ fn fast(mut run: ActionRun) -> ActionRun {
 
 /// A run for `image` after a merged pull request labelled `labels`.
 fn pr_run(github: &FakeGitHub, image: &Image, labels: &[&str]) -> ActionRun {
-    fast(ActionRun::new(
+    fast(ActionRun::merged_pr(
         &image.reference,
         &github.api_url(),
-        "pull_request",
-        &pull_request_merged(labels),
+        labels,
     ))
 }
 

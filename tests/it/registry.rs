@@ -664,11 +664,10 @@ async fn expected_digest_mismatch_fails_before_anything_is_published() {
     let github = FakeGitHub::start().await;
     let built = digest_of(b"what the build step pushed");
     let run = || {
-        ActionRun::new(
+        ActionRun::merged_pr(
             &registry.reference("org/lab:latest"),
             &github.api_url(),
-            "pull_request",
-            &pull_request_merged(&["routine"]),
+            &["routine"],
         )
         .input("insecure-registry", &registry.addr)
     };

@@ -475,18 +475,13 @@ async fn announce_states_the_window_from_values_files_with_origins() {
         "hub.yaml",
         "jupyterhub:\n  cull:\n    timeout: 1800\n    maxAge: 28800\n",
     );
-    let out = ActionRun::new(
-        "oci:examples/lab",
-        &github.api_url(),
-        "pull_request",
-        &pull_request_merged(&["routine"]),
-    )
-    .input("dry-run", "true")
-    .input("jupyterhub-values", &format!("{}\n", values.display()))
-    .input("values-path", "jupyterhub")
-    .input("cull-every", "5m")
-    .run()
-    .await;
+    let out = ActionRun::merged_pr("oci:examples/lab", &github.api_url(), &["routine"])
+        .input("dry-run", "true")
+        .input("jupyterhub-values", &format!("{}\n", values.display()))
+        .input("values-path", "jupyterhub")
+        .input("cull-every", "5m")
+        .run()
+        .await;
     out.assert_success();
     assert_eq!(out.output("idle-window-seconds"), "2100");
     assert_eq!(out.output("active-window-seconds"), "29100");

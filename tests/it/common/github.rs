@@ -258,24 +258,16 @@ impl FakeGitHub {
 
     /// Changes release `id` in place (e.g. as a human editing it in the web UI).
     pub fn edit_release(&self, id: u64, edit: impl FnOnce(&mut Value)) {
-        let mut s = self.state.lock().unwrap();
-        let release = s
-            .releases
-            .iter_mut()
-            .find(|r| r["id"] == json!(id))
-            .unwrap_or_else(|| panic!("no release {id}"));
-        edit(release);
+        edit(find(&mut self.state.lock().unwrap().releases, "id", id));
     }
 
     /// Changes issue `number` in place (e.g. a responder ticking a box).
     pub fn edit_issue(&self, number: u64, edit: impl FnOnce(&mut Value)) {
-        let mut s = self.state.lock().unwrap();
-        let issue = s
-            .issues
-            .iter_mut()
-            .find(|i| i["number"] == json!(number))
-            .unwrap_or_else(|| panic!("no issue {number}"));
-        edit(issue);
+        edit(find(
+            &mut self.state.lock().unwrap().issues,
+            "number",
+            number,
+        ));
     }
 
     /// Adds a comment to issue `number` (as a human, or an earlier run, left it).
@@ -377,6 +369,27 @@ fn label_json(name: &str) -> Value {
     l
 }
 
+/// The item of `items` whose `key` is `id`.
+fn find<'a>(items: &'a mut [Value], key: &str, id: u64) -> &'a mut Value {
+    items
+        .iter_mut()
+        .find(|item| item[key] == json!(id))
+        .unwrap_or_else(|| panic!("no item with {key} {id}"))
+}
+
+/// Copies of `template`, one per name, with `field` set to the name (labels from one
+/// example label, assignees from one example user).
+pub fn named(template: &Value, field: &str, names: &[impl AsRef<str>]) -> Value {
+    names
+        .iter()
+        .map(|name| {
+            let mut copy = template.clone();
+            copy[field] = json!(name.as_ref());
+            copy
+        })
+        .collect()
+}
+
 /// Sets the fields of the JSON object `fields` on `target` (the edits a scenario makes to
 /// one of GitHub's example payloads).
 pub fn merge(target: &mut Value, fields: Value) {
@@ -408,25 +421,16 @@ fn issue_json(
 ) -> Value {
     let mut i = fixture("github-rest/issue.json");
     i.as_object_mut().unwrap().remove("pull_request");
-    i["id"] = json!(number * 10);
-    i["number"] = json!(number);
-    i["title"] = json!(title);
-    i["body"] = json!(body);
-    i["state"] = json!(state);
-    i["labels"] = Value::Array(labels.iter().map(|l| label_json(l)).collect());
-    let user = i["user"].clone();
-    i["assignees"] = Value::Array(
-        assignees
-            .iter()
-            .map(|a| {
-                let mut u = user.clone();
-                u["login"] = json!(a);
-                u
-            })
-            .collect(),
+    let assignees = named(&i["user"], "login", assignees);
+    merge(
+        &mut i,
+        json!({
+            "id": number * 10, "number": number, "title": title, "body": body,
+            "state": state, "labels": named(&label_json(""), "name", labels),
+            "assignees": assignees, "comments": 0,
+            "html_url": format!("{SERVER_URL}/{OWNER}/{REPO}/issues/{number}"),
+        }),
     );
-    i["html_url"] = json!(format!("{SERVER_URL}/{OWNER}/{REPO}/issues/{number}"));
-    i["comments"] = json!(0);
     i
 }
 

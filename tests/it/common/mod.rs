@@ -38,17 +38,7 @@ pub fn pull_request_merged(labels: &[&str]) -> Value {
             "html_url": format!("{SERVER_URL}/{OWNER}/{REPO}/pull/2"),
         }),
     );
-    let template = pr["labels"][0].clone();
-    pr["labels"] = Value::Array(
-        labels
-            .iter()
-            .map(|l| {
-                let mut t = template.clone();
-                t["name"] = json!(l);
-                t
-            })
-            .collect(),
-    );
+    pr["labels"] = github::named(&pr["labels"][0], "name", labels);
     e
 }
 
@@ -116,6 +106,12 @@ impl ActionRun {
             env,
             args: vec!["--now".into(), NOW.into()],
         }
+    }
+
+    /// A run for `image` against `api_url` after pull request #2 was merged with `labels`
+    /// (see [`pull_request_merged`]).
+    pub fn merged_pr(image: &str, api_url: &str, labels: &[&str]) -> Self {
+        Self::new(image, api_url, "pull_request", &pull_request_merged(labels))
     }
 
     /// Sets an input (`name` as in action.yml, e.g. `cull-timeout`).

@@ -204,15 +204,10 @@ async fn malformed_inputs_fail_clearly_and_write_nothing() {
             "registry-timeout" => "127.0.0.1:1/org/lab:latest",
             _ => &image,
         };
-        let out = ActionRun::new(
-            image,
-            &github.api_url(),
-            "pull_request",
-            &pull_request_merged(&["security"]),
-        )
-        .input(input, value)
-        .run()
-        .await;
+        let out = ActionRun::merged_pr(image, &github.api_url(), &["security"])
+            .input(input, value)
+            .run()
+            .await;
         let place = format!("{input}={value:?}");
         told += &clear_failure(&place, &out);
         assert!(github.requests().await.is_empty(), "{place}");
@@ -297,11 +292,10 @@ async fn malformed_registry_answers_fail_clearly_and_write_nothing() {
             .mount(&registry)
             .await;
         let github = FakeGitHub::start().await;
-        let mut run = ActionRun::new(
+        let mut run = ActionRun::merged_pr(
             &format!("{addr}/org/lab:latest"),
             &github.api_url(),
-            "pull_request",
-            &pull_request_merged(&["security"]),
+            &["security"],
         )
         .input("insecure-registry", &addr);
         // Retries of a 5xx wait 1 ms, not seconds (a hidden option, not an Action input).
@@ -382,14 +376,9 @@ async fn malformed_github_answers_fail_clearly_and_write_nothing() {
             .with_priority(1)
             .mount(&github.server)
             .await;
-        let out = ActionRun::new(
-            &image,
-            &github.api_url(),
-            "pull_request",
-            &pull_request_merged(&["security"]),
-        )
-        .run()
-        .await;
+        let out = ActionRun::merged_pr(&image, &github.api_url(), &["security"])
+            .run()
+            .await;
         told += &scrub(
             &clear_failure(name, &out),
             &[(&github.server.uri(), "[github]")],

@@ -83,14 +83,9 @@ async fn announce_real_and_dry_run_leak_no_secret() {
     for dry_run in [false, true] {
         for (name, actions, debug) in MODES {
             let github = FakeGitHub::start().await;
-            let mut run = ActionRun::new(
-                &image,
-                &github.api_url(),
-                "pull_request",
-                &pull_request_merged(&["security"]),
-            )
-            .input("insecure-registry", &registry.addr)
-            .input("dry-run", &dry_run.to_string());
+            let mut run = ActionRun::merged_pr(&image, &github.api_url(), &["security"])
+                .input("insecure-registry", &registry.addr)
+                .input("dry-run", &dry_run.to_string());
             run.env = with_mode(run.env, actions, debug);
             let out = run.run().await;
             let place = format!("announce dry-run={dry_run} {name}");
@@ -229,11 +224,10 @@ async fn registry_errors_that_echo_the_password_are_scrubbed() {
         let addr = registry.address().to_string();
         let github = FakeGitHub::start().await;
         let outs = in_every_mode(|| {
-            ActionRun::new(
+            ActionRun::merged_pr(
                 &format!("{addr}/org/lab:latest"),
                 &github.api_url(),
-                "pull_request",
-                &pull_request_merged(&["security"]),
+                &["security"],
             )
             .input("insecure-registry", &addr)
         })
@@ -298,15 +292,7 @@ async fn github_errors_that_echo_the_token_are_scrubbed() {
             .mount(&github.server)
             .await;
         let api = github.api_url();
-        let outs = in_every_mode(|| {
-            ActionRun::new(
-                &image,
-                &api,
-                "pull_request",
-                &pull_request_merged(&["routine"]),
-            )
-        })
-        .await;
+        let outs = in_every_mode(|| ActionRun::merged_pr(&image, &api, &["routine"])).await;
         for (mode, out) in outs {
             let place = format!("GitHub {what} error echo, {mode}");
             assert_eq!(out.code, 1, "{place}: {}", out.stdout);
