@@ -139,21 +139,37 @@ impl ActionRun {
     }
 }
 
-fn run_binary(dir: &Path, env: &BTreeMap<String, String>, args: &[String]) -> Outcome {
+/// Runs `codeq-rollout ARGS` with exactly `env` (nothing inherited) in the repository root,
+/// to its end; returns (exit code, stdout, stderr).
+pub fn run_codeq(
+    args: &[impl AsRef<std::ffi::OsStr>],
+    env: &BTreeMap<String, String>,
+) -> (i32, String, String) {
     let out = std::process::Command::new(binary())
-        .arg("announce")
         .args(args)
         .env_clear()
         .envs(env)
         .current_dir(repo_root())
         .output()
         .expect("run codeq-rollout");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn run_binary(dir: &Path, env: &BTreeMap<String, String>, args: &[String]) -> Outcome {
+    let args: Vec<&str> = std::iter::once("announce")
+        .chain(args.iter().map(String::as_str))
+        .collect();
+    let (code, stdout, stderr) = run_codeq(&args, env);
     let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
     let outputs_raw = read("output");
     Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code,
+        stdout,
+        stderr,
         outputs: parse_outputs(&outputs_raw),
         summary: read("summary"),
         outputs_raw,
