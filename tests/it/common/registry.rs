@@ -442,6 +442,9 @@ impl CountingProxy {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap().to_string();
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        // reqwest is built without a TLS provider (oci-client's `rustls-tls-no-provider`):
+        // install ring's, or building the client panics when no earlier test installed it.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
