@@ -8,6 +8,7 @@
 //! README sections between `<!-- BEGIN generated: NAME -->` and `<!-- END generated: NAME -->`
 //! are produced from their sources; `UPDATE_README=1 cargo test --test it action::` rewrites them.
 
+use crate::common::scenario::{Scenario, Seen};
 use crate::common::*;
 use clap::CommandFactory;
 use serde::Deserialize;
@@ -110,6 +111,11 @@ fn is_kebab_case(name: &str) -> bool {
         && name.starts_with(|c: char| c.is_ascii_lowercase())
 }
 
+/// Whether a description is there and not blank.
+fn described(description: &Option<String>) -> bool {
+    description.as_deref().is_some_and(|d| !d.trim().is_empty())
+}
+
 fn read(path: &str) -> String {
     std::fs::read_to_string(repo_root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
@@ -135,10 +141,7 @@ fn action_yml_is_a_documented_docker_action() {
     for (name, input) in &action.inputs.0 {
         assert!(is_kebab_case(name), "input {name:?} is not kebab-case");
         assert!(
-            input
-                .description
-                .as_deref()
-                .is_some_and(|d| !d.trim().is_empty()),
+            described(&input.description),
             "input {name} has no description"
         );
         assert!(
@@ -155,10 +158,7 @@ fn action_yml_is_a_documented_docker_action() {
     for (name, output) in &action.outputs.0 {
         assert!(is_kebab_case(name), "output {name:?} is not kebab-case");
         assert!(
-            output
-                .description
-                .as_deref()
-                .is_some_and(|d| !d.trim().is_empty()),
+            described(&output.description),
             "output {name} has no description"
         );
     }
@@ -364,12 +364,11 @@ fn annotations<'a>(stdout: &'a str, kind: &str) -> Vec<&'a str> {
 
 #[tokio::test]
 async fn every_declared_output_is_written_and_no_other() {
-    let github = FakeGitHub::start().await;
-    let out = example_run(&github, &["security"])
+    let Seen { out, github, .. } = Scenario::merged_pr(&["security"])
         .input("cull-max-age", "8h")
-        .run()
-        .await;
-    out.assert_success();
+        .observe()
+        .await
+        .ok();
     let declared: BTreeSet<String> = action_yml().outputs.0.into_iter().map(|(n, _)| n).collect();
     let written: BTreeSet<String> = out.outputs.keys().cloned().collect();
     assert_eq!(written, declared, "{}", out.outputs_raw);
@@ -408,8 +407,9 @@ async fn every_declared_output_is_written_and_no_other() {
 
 #[tokio::test]
 async fn a_rerun_exits_0_and_the_summary_says_created_then_unchanged() {
-    let github = FakeGitHub::start().await;
-    let first = example_run(&github, &["security"]).run().await;
+    let Seen {
+        out: first, github, ..
+    } = Scenario::merged_pr(&["security"]).observe().await;
     first.assert_success();
     assert_eq!(first.output("changed"), "true");
     insta::assert_snapshot!("summary_of_a_first_run", first.summary);
@@ -448,10 +448,9 @@ async fn required_inputs_are_checked_by_the_binary_with_exit_code_2() {
 
 #[tokio::test]
 async fn a_bad_value_is_a_usage_error_annotation_naming_the_input() {
-    let github = FakeGitHub::start().await;
-    let out = example_run(&github, &["security"])
+    let Seen { out, github, .. } = Scenario::merged_pr(&["security"])
         .input("tier", "urgent")
-        .run()
+        .observe()
         .await;
     // The title's `:` is escaped as workflow-command properties require.
     insta::assert_snapshot!("bad_tier_annotation", the_error(&out, 2));
@@ -508,14 +507,13 @@ async fn github_enterprise_server_takes_the_api_prefix_and_links_from_the_server
 #[tokio::test]
 async fn secrets_are_masked_before_anything_else_is_printed() {
     const PASSWORD: &str = "registry-Pa55word-never-printed";
-    let github = FakeGitHub::start().await;
-    let out = example_run(&github, &["security"])
+    let Seen { out, .. } = Scenario::merged_pr(&["security"])
         .input("registry-username", "bot")
         .input("registry-password", PASSWORD)
         .var("RUNNER_DEBUG", "1")
-        .run()
-        .await;
-    out.assert_success();
+        .observe()
+        .await
+        .ok();
     let lines: Vec<&str> = out.stdout.lines().collect();
     // The secrets and the forms a server may echo them in (base64, Basic credentials...)
     // are masked first, each once.
@@ -584,8 +582,7 @@ async fn a_forbidden_tracking_issue_names_issues_write() {
 
 #[tokio::test]
 async fn debug_lines_show_method_and_path_only_when_debug_logging_is_on() {
-    let github = FakeGitHub::start().await;
-    let quiet = example_run(&github, &["routine"]).run().await;
+    let Seen { out: quiet, .. } = Scenario::merged_pr(&["routine"]).observe().await;
     quiet.assert_success();
     assert!(
         annotations(&quiet.stdout, "debug").is_empty(),
@@ -594,12 +591,11 @@ async fn debug_lines_show_method_and_path_only_when_debug_logging_is_on() {
     );
 
     for (variable, value) in [("RUNNER_DEBUG", "1"), ("ACTIONS_STEP_DEBUG", "true")] {
-        let github = FakeGitHub::start().await;
-        let out = example_run(&github, &["routine"])
+        let Seen { out, github, .. } = Scenario::merged_pr(&["routine"])
             .var(variable, value)
-            .run()
-            .await;
-        out.assert_success();
+            .observe()
+            .await
+            .ok();
         let debug = annotations(&out.stdout, "debug");
         let requests = github.requests().await;
         assert_eq!(
@@ -622,12 +618,11 @@ async fn debug_lines_show_method_and_path_only_when_debug_logging_is_on() {
 
 #[tokio::test]
 async fn warnings_become_warning_annotations() {
-    let github = FakeGitHub::start().await;
-    let out = example_run(&github, &["routine"])
+    let Seen { out, .. } = Scenario::merged_pr(&["routine"])
         .input("cull-enabled", "false")
-        .run()
-        .await;
-    out.assert_success();
+        .observe()
+        .await
+        .ok();
     insta::assert_snapshot!(
         "warnings_when_culling_is_disabled",
         annotations(&out.stdout, "warning").join("\n")
@@ -775,25 +770,23 @@ async fn dry_run_takes_boolean_words_trimmed_and_names_them_when_refused() {
 
 #[tokio::test]
 async fn a_security_dry_run_summary_says_no_tracking_issue_was_opened() {
-    let github = FakeGitHub::start().await;
-    let out = example_run(&github, &["security"])
+    let Seen { out, github, .. } = Scenario::merged_pr(&["security"])
         .input("dry-run", "true")
-        .run()
-        .await;
-    out.assert_success();
+        .observe()
+        .await
+        .ok();
     insta::assert_snapshot!(out.summary);
     assert!(github.writes().await.is_empty());
 }
 
 #[tokio::test]
 async fn an_unset_github_output_inside_actions_is_a_warning() {
-    let github = FakeGitHub::start().await;
-    let out = example_run(&github, &["routine"])
+    let Seen { out, github, .. } = Scenario::merged_pr(&["routine"])
         .var("GITHUB_OUTPUT", "")
         .input("dry-run", "true")
-        .run()
-        .await;
-    out.assert_success();
+        .observe()
+        .await
+        .ok();
     assert!(out.outputs.is_empty());
     insta::assert_snapshot!(annotations(&out.stdout, "warning").join("\n"));
     // Outside Actions there is no GITHUB_OUTPUT to expect.

@@ -41,6 +41,14 @@ pub struct Seen {
     pub github: FakeGitHub,
 }
 
+impl Seen {
+    /// Panics with the run's output unless it exited 0.
+    pub fn ok(self) -> Self {
+        self.out.assert_success();
+        self
+    }
+}
+
 impl Scenario {
     /// A run triggered by `event` with `payload`.
     pub fn event(event: &str, payload: Value) -> Self {

@@ -155,18 +155,43 @@ fn window_and_docs_leak_no_secret() {
     }
 }
 
-/// Answers with `status` and a body quoting the request's `Authorization` header, decoded
-/// when Basic, and the password in JSON: what a careless registry or proxy error page does.
-struct EchoCredentials {
+/// Answers with `status` and a body quoting the request's `Authorization` header: as a
+/// careless registry or proxy error page does (the header decoded when Basic, and the
+/// password in JSON), or as GitHub's "Bad credentials" does.
+struct Echo {
     status: u16,
+    like_github: bool,
 }
 
-impl Respond for EchoCredentials {
+/// A registry's echo of the credentials.
+fn echo_credentials(status: u16) -> Echo {
+    Echo {
+        status,
+        like_github: false,
+    }
+}
+
+/// GitHub's echo of the token.
+fn echo_token(status: u16) -> Echo {
+    Echo {
+        status,
+        like_github: true,
+    }
+}
+
+impl Respond for Echo {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         use base64::Engine as _;
         let auth = Some(header_of(req, "authorization"))
             .filter(|a| !a.is_empty())
             .unwrap_or_else(|| "(none)".into());
+        if self.like_github {
+            return ResponseTemplate::new(self.status).set_body_json(json!({
+                "message": format!("Bad credentials: {auth}"),
+                "errors": [{ "message": format!("token {auth} may not do this") }],
+                "documentation_url": "https://docs.github.com/rest",
+            }));
+        }
         let decoded = auth
             .strip_prefix("Basic ")
             .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
@@ -198,14 +223,14 @@ async fn echoing_registries() -> Vec<(&'static str, MockServer)> {
         .mount(&token_echo)
         .await;
     Mock::given(path("/token"))
-        .respond_with(EchoCredentials { status: 401 })
+        .respond_with(echo_credentials(401))
         .mount(&token_echo)
         .await;
 
     let manifest_echo = MockServer::start().await;
     Mock::given(path_regex("^/v2/org/lab/manifests/"))
         .and(header_exists("authorization"))
-        .respond_with(EchoCredentials { status: 403 })
+        .respond_with(echo_credentials(403))
         .with_priority(1)
         .mount(&manifest_echo)
         .await;
@@ -258,24 +283,6 @@ async fn registry_errors_that_echo_the_password_are_scrubbed() {
     }
 }
 
-/// Answers like GitHub's "Bad credentials", quoting the request's `Authorization` header.
-struct EchoToken {
-    status: u16,
-}
-
-impl Respond for EchoToken {
-    fn respond(&self, req: &Request) -> ResponseTemplate {
-        let auth = Some(header_of(req, "authorization"))
-            .filter(|a| !a.is_empty())
-            .unwrap_or_else(|| "(none)".into());
-        ResponseTemplate::new(self.status).set_body_json(json!({
-            "message": format!("Bad credentials: {auth}"),
-            "errors": [{ "message": format!("token {auth} may not do this") }],
-            "documentation_url": "https://docs.github.com/rest",
-        }))
-    }
-}
-
 #[tokio::test]
 async fn github_errors_that_echo_the_token_are_scrubbed() {
     let (image, _) = example_layout();
@@ -287,7 +294,7 @@ async fn github_errors_that_echo_the_token_are_scrubbed() {
         let github = FakeGitHub::start().await;
         Mock::given(method(verb))
             .and(path_regex(route))
-            .respond_with(EchoToken { status })
+            .respond_with(echo_token(status))
             .with_priority(1)
             .mount(&github.server)
             .await;
