@@ -115,6 +115,16 @@ impl Desk {
         self.step(self.run(labels)).await
     }
 
+    /// Two security runs (two workflow runs, two tokens) started together; both succeed.
+    async fn two_runs_together(&self) -> (Outcome, Outcome) {
+        let one = self.run(&["security"]);
+        let two = second_run(self.run(&["security"]));
+        let (a, b) = tokio::join!(one.run(), two.run());
+        a.assert_success();
+        b.assert_success();
+        (a, b)
+    }
+
     /// Announces after a merged pull request labelled `labels`; returns the id and body of
     /// the release note it created.
     async fn first_release(&self, labels: &[&str]) -> (u64, String) {
@@ -539,11 +549,7 @@ fn count(calls: &[String], call: &str) -> usize {
 async fn two_runs_started_together_end_with_one_release_and_one_issue() {
     let desk = Desk::new("race").await;
     desk.github.race_first_lists();
-    let one = desk.run(&["security"]);
-    let two = second_run(desk.run(&["security"]));
-    let (a, b) = tokio::join!(one.run(), two.run());
-    a.assert_success();
-    b.assert_success();
+    let (a, b) = desk.two_runs_together().await;
 
     let calls = desk.github.calls_since(0).await;
     assert_eq!(count(&calls, "POST /releases"), 2, "{calls:#?}");
@@ -617,11 +623,7 @@ async fn duplicates_that_got_through_are_settled_by_the_next_run_keeping_the_low
     let desk = Desk::new("race-duplicates").await;
     desk.github.race_first_lists();
     desk.github.allow_duplicate_tags();
-    let one = desk.run(&["security"]);
-    let two = second_run(desk.run(&["security"]));
-    let (a, b) = tokio::join!(one.run(), two.run());
-    a.assert_success();
-    b.assert_success();
+    desk.two_runs_together().await;
     let releases = desk.github.releases();
     let mut ids: Vec<u64> = ours(&releases, &desk.image.marker("release"))
         .iter()
