@@ -861,7 +861,7 @@ async fn a_pinned_reference_answered_with_another_digest_is_refused() {
     let (result, fake) = resolve_pinned(fake).await;
     let err = result.unwrap_err();
     assert!(
-        matches!(err, RegistryError::PinMismatch { ref how, .. } if how.contains("bytes")),
+        matches!(err, RegistryError::PinMismatch { how, .. } if how.contains("bytes")),
         "{err}"
     );
     insta::assert_snapshot!("pin_contradicted_by_the_bytes", said(&err, &fake));

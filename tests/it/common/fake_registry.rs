@@ -23,7 +23,7 @@ enum Answer {
         method: &'static str,
         path: Option<String>,
         times: Option<u64>,
-        template: ResponseTemplate,
+        template: Box<ResponseTemplate>,
     },
     /// Every HEAD answers 401 with a Bearer challenge whose realm is the fake's own
     /// `/token` (not known before the fake starts).
@@ -61,7 +61,7 @@ impl FakeRegistry {
             method,
             path,
             times,
-            template,
+            template: Box::new(template),
         });
         self
     }
@@ -107,7 +107,7 @@ impl FakeRegistry {
                     path,
                     times,
                     template,
-                } => (method, path, times, template),
+                } => (method, path, times, *template),
                 Answer::BearerChallengeHere => (
                     "HEAD",
                     None,

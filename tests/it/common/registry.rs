@@ -338,7 +338,7 @@ impl TokenServer {
             .await
             .unwrap_or_default()
             .into_iter()
-            .filter(|r| is_codeq(r))
+            .filter(is_codeq)
             .map(|r| {
                 let auth = super::header_of(&r, "authorization");
                 (r.url.query().unwrap_or_default().to_string(), auth)

@@ -283,6 +283,7 @@ async fn malformed_registry_answers_fail_clearly_and_write_nothing() {
             }),
         ),
     ];
+    let took = regex::Regex::new(r"over \d+ m?s").unwrap();
     let mut told = String::new();
     for (name, mocks) in cases {
         let registry = MockServer::start().await;
@@ -313,9 +314,7 @@ async fn malformed_registry_answers_fail_clearly_and_write_nothing() {
         );
         // The registry's port and the time the retries took vary.
         let told_here = scrub(&clear_failure(name, &out), &[(&addr, "[registry]")]);
-        told += &regex::Regex::new(r"over \d+ m?s")
-            .unwrap()
-            .replace_all(&told_here, "over [elapsed]");
+        told += &took.replace_all(&told_here, "over [elapsed]");
         assert!(github.requests().await.is_empty(), "{name}");
     }
     insta::assert_snapshot!(told);
