@@ -273,40 +273,24 @@ fn window_json_inside_actions_keeps_stdout_for_the_json() {
 
 #[test]
 fn bad_culler_options_are_usage_errors_with_clear_messages() {
-    let cases: [(&[&str], &str); 6] = [
-        (
-            &["--cull-timeout", "-5m"],
-            "cull-timeout (--cull-timeout): \"-5m\" is negative",
-        ),
-        (
-            &["--cull-every=-1"],
-            "cull-every (--cull-every): \"-1\" is negative",
-        ),
-        (
-            &["--cull-max-age", "99999999999"],
-            "\"99999999999\" is longer than 10 years (315360000 s)",
-        ),
-        (
-            &["--cull-enabled", "maybe"],
-            "\"maybe\" is not a boolean: write true or false",
-        ),
-        (
-            &["--values-path", "jupyterhub.cull"],
-            "ends in `cull`, but it names the key `cull` sits under: write jupyterhub",
-        ),
-        (
-            &["--jupyterhub-values", "a.yaml,b.yaml"],
-            "there is no file a.yaml,b.yaml: the input takes one path per line",
-        ),
+    let cases: [&[&str]; 6] = [
+        &["--cull-timeout", "-5m"],
+        &["--cull-every=-1"],
+        &["--cull-max-age", "99999999999"],
+        &["--cull-enabled", "maybe"],
+        &["--values-path", "jupyterhub.cull"],
+        &["--jupyterhub-values", "a.yaml,b.yaml"],
     ];
-    for (args, expected) in cases {
+    let mut told = String::new();
+    for args in cases {
         let mut all = vec!["window"];
         all.extend_from_slice(args);
         let (code, stdout, stderr) = run(&all, &[]);
         assert_eq!(code, 2, "{args:?}: {stdout}{stderr}");
-        assert!(stderr.contains(expected), "{args:?}: {stderr}");
         assert!(!stderr.contains("unexpected argument"), "{stderr}");
+        told += &format!("{}\n{stderr}\n", all.join(" "));
     }
+    insta::assert_snapshot!(told);
     // A maximum age shorter than the idle timeout bounds idle sessions too.
     let (code, stdout, _) = run(
         &[
@@ -328,54 +312,32 @@ fn bad_culler_options_are_usage_errors_with_clear_messages() {
 #[test]
 fn docs_refuse_runbook_values_that_would_break_its_commands_and_write_nothing() {
     let (_dir, path, text) = doc_copy();
-    let cases: [(&[&str], &str, &str); 6] = [
-        (
-            &["--namespace", "a b; rm -rf /"],
-            "namespace",
-            "\"a b; rm -rf /\" is not a Kubernetes namespace name",
-        ),
-        (
-            &["--namespace", ""],
-            "namespace",
-            "\"\" is not a Kubernetes namespace name",
-        ),
-        (
-            &["--helm-release", "jhub$(id)"],
-            "helm-release",
-            "is not a Helm release name",
-        ),
-        (
-            &["--hub-url", "https://hub`.example.org"],
-            "hub-url",
-            "has '`'",
-        ),
-        (
-            &["--hub-url", "https://hub.example.org/$HOME"],
-            "hub-url",
-            "has '$'",
-        ),
-        (&["--hub-url", "hub.example.org"], "hub-url", "is not a URL"),
+    let cases: [&[&str]; 6] = [
+        &["--namespace", "a b; rm -rf /"],
+        &["--namespace", ""],
+        &["--helm-release", "jhub$(id)"],
+        &["--hub-url", "https://hub`.example.org"],
+        &["--hub-url", "https://hub.example.org/$HOME"],
+        &["--hub-url", "hub.example.org"],
     ];
-    for (options, input, expected) in cases {
+    let mut told = String::new();
+    for options in cases {
         let (code, stdout, stderr) = docs("--write", &path, options);
         assert_eq!(code, 2, "{options:?}: {stdout}{stderr}");
-        assert!(
-            stderr.starts_with(&format!("error: {input} (--{input}) "))
-                && stderr.contains(expected),
-            "{options:?}: {stderr}"
-        );
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             text,
             "nothing written"
         );
+        told += &format!("{options:?}\n{stderr}\n");
     }
+    insta::assert_snapshot!("runbook_values_refused", told);
     // Neither --check nor --write is clap's usage error.
     let (code, _, stderr) = run(&["docs", "--file", path.to_str().unwrap()], &[]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(
-        stderr.contains("--check") && stderr.contains("--write"),
-        "{stderr}"
+    insta::assert_snapshot!(
+        "docs_without_check_or_write",
+        scrub(&stderr, &[(path.to_str().unwrap(), "[doc]")])
     );
 }
 
