@@ -8,6 +8,7 @@
 //! README sections between `<!-- BEGIN generated: NAME -->` and `<!-- END generated: NAME -->`
 //! are produced from their sources; `UPDATE_README=1 cargo test --test it action::` rewrites them.
 
+use crate::common::scenario::{Scenario, Seen};
 use crate::common::*;
 use clap::CommandFactory;
 use serde::Deserialize;
@@ -110,6 +111,11 @@ fn is_kebab_case(name: &str) -> bool {
         && name.starts_with(|c: char| c.is_ascii_lowercase())
 }
 
+/// Whether a description is there and not blank.
+fn described(description: &Option<String>) -> bool {
+    description.as_deref().is_some_and(|d| !d.trim().is_empty())
+}
+
 fn read(path: &str) -> String {
     std::fs::read_to_string(repo_root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
@@ -135,10 +141,7 @@ fn action_yml_is_a_documented_docker_action() {
     for (name, input) in &action.inputs.0 {
         assert!(is_kebab_case(name), "input {name:?} is not kebab-case");
         assert!(
-            input
-                .description
-                .as_deref()
-                .is_some_and(|d| !d.trim().is_empty()),
+            described(&input.description),
             "input {name} has no description"
         );
         assert!(
@@ -155,10 +158,7 @@ fn action_yml_is_a_documented_docker_action() {
     for (name, output) in &action.outputs.0 {
         assert!(is_kebab_case(name), "output {name:?} is not kebab-case");
         assert!(
-            output
-                .description
-                .as_deref()
-                .is_some_and(|d| !d.trim().is_empty()),
+            described(&output.description),
             "output {name} has no description"
         );
     }
@@ -342,12 +342,15 @@ fn defaults_in_action_yml_are_the_binarys_defaults() {
 
 /// A run on the shipped example layout (no registry needed) for a merged PR with `labels`.
 fn example_run(github: &FakeGitHub, labels: &[&str]) -> ActionRun {
-    ActionRun::new(
-        "oci:examples/lab",
-        &github.api_url(),
-        "pull_request",
-        &pull_request_merged(labels),
-    )
+    ActionRun::merged_pr("oci:examples/lab", &github.api_url(), labels)
+}
+
+/// The one `::error` annotation of a run that exited with `code`.
+fn the_error(out: &Outcome, code: i32) -> String {
+    assert_eq!(out.code, code, "{}{}", out.stdout, out.stderr);
+    let errors = annotations(&out.stdout, "error");
+    assert_eq!(errors.len(), 1, "{}", out.stdout);
+    errors[0].to_string()
 }
 
 fn annotations<'a>(stdout: &'a str, kind: &str) -> Vec<&'a str> {
@@ -361,12 +364,11 @@ fn annotations<'a>(stdout: &'a str, kind: &str) -> Vec<&'a str> {
 
 #[tokio::test]
 async fn every_declared_output_is_written_and_no_other() {
-    let github = FakeGitHub::start().await;
-    let out = example_run(&github, &["security"])
+    let Seen { out, github, .. } = Scenario::merged_pr(&["security"])
         .input("cull-max-age", "8h")
-        .run()
-        .await;
-    out.assert_success();
+        .observe()
+        .await
+        .ok();
     let declared: BTreeSet<String> = action_yml().outputs.0.into_iter().map(|(n, _)| n).collect();
     let written: BTreeSet<String> = out.outputs.keys().cloned().collect();
     assert_eq!(written, declared, "{}", out.outputs_raw);
@@ -405,37 +407,17 @@ async fn every_declared_output_is_written_and_no_other() {
 
 #[tokio::test]
 async fn a_rerun_exits_0_and_the_summary_says_created_then_unchanged() {
-    let github = FakeGitHub::start().await;
-    let first = example_run(&github, &["security"]).run().await;
+    let Seen {
+        out: first, github, ..
+    } = Scenario::merged_pr(&["security"]).observe().await;
     first.assert_success();
-    let tag = first.output("release-tag").to_string();
-    assert!(
-        first
-            .summary
-            .contains("| Image | `oci:examples/lab:latest` |")
-            && first
-                .summary
-                .contains(&format!("| Digest | `{}` |", first.output("digest")))
-            && first
-                .summary
-                .contains("| Tier | **security** (security: label")
-            && first.summary.contains("| Convergence window | ")
-            && first.summary.contains(&format!("| Release `{tag}` | "))
-            && first.summary.contains("(created) |")
-            && first.summary.contains("| Tracking issue | "),
-        "{}",
-        first.summary
-    );
     assert_eq!(first.output("changed"), "true");
+    insta::assert_snapshot!("summary_of_a_first_run", first.summary);
 
     let second = example_run(&github, &["security"]).run().await;
     assert_eq!(second.code, 0, "unchanged is success: {}", second.stdout);
     assert_eq!(second.output("changed"), "false");
-    assert!(
-        second.summary.contains("(unchanged) |") && !second.summary.contains("(created)"),
-        "{}",
-        second.summary
-    );
+    insta::assert_snapshot!("summary_of_a_rerun", second.summary);
 }
 
 #[tokio::test]
@@ -457,20 +439,8 @@ async fn required_inputs_are_checked_by_the_binary_with_exit_code_2() {
             if let Some(v) = value {
                 run = run.input(name, v);
             }
-            let out = run.run().await;
-            assert_eq!(
-                out.code, 2,
-                "{name}={value:?}: {}{}",
-                out.stdout, out.stderr
-            );
-            let errors = annotations(&out.stdout, "error");
-            assert!(
-                errors.len() == 1
-                    && errors[0].starts_with(&format!("::error title=Invalid input%3A {name}::"))
-                    && errors[0].contains(&format!("`{name}`")),
-                "{name}={value:?}: {}",
-                out.stdout
-            );
+            let error = the_error(&run.run().await, 2);
+            insta::assert_snapshot!(format!("required_input_{name}_unset"), error);
         }
     }
     assert!(github.requests().await.is_empty());
@@ -478,27 +448,13 @@ async fn required_inputs_are_checked_by_the_binary_with_exit_code_2() {
 
 #[tokio::test]
 async fn a_bad_value_is_a_usage_error_annotation_naming_the_input() {
-    let github = FakeGitHub::start().await;
-    let out = example_run(&github, &["security"])
+    let Seen { out, github, .. } = Scenario::merged_pr(&["security"])
         .input("tier", "urgent")
-        .run()
+        .observe()
         .await;
-    assert_eq!(out.code, 2);
-    let errors = annotations(&out.stdout, "error");
     // The title's `:` is escaped as workflow-command properties require.
-    assert!(
-        errors.len() == 1
-            && errors[0].starts_with("::error title=Invalid input%3A tier::")
-            && errors[0].contains("urgent")
-            && errors[0].contains("routine"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stderr.contains("invalid value 'urgent'"),
-        "{}",
-        out.stderr
-    );
+    insta::assert_snapshot!("bad_tier_annotation", the_error(&out, 2));
+    insta::assert_snapshot!("bad_tier_stderr", out.stderr);
     assert!(github.requests().await.is_empty());
 }
 
@@ -551,14 +507,13 @@ async fn github_enterprise_server_takes_the_api_prefix_and_links_from_the_server
 #[tokio::test]
 async fn secrets_are_masked_before_anything_else_is_printed() {
     const PASSWORD: &str = "registry-Pa55word-never-printed";
-    let github = FakeGitHub::start().await;
-    let out = example_run(&github, &["security"])
+    let Seen { out, .. } = Scenario::merged_pr(&["security"])
         .input("registry-username", "bot")
         .input("registry-password", PASSWORD)
         .var("RUNNER_DEBUG", "1")
-        .run()
-        .await;
-    out.assert_success();
+        .observe()
+        .await
+        .ok();
     let lines: Vec<&str> = out.stdout.lines().collect();
     // The secrets and the forms a server may echo them in (base64, Basic credentials...)
     // are masked first, each once.
@@ -605,25 +560,9 @@ async fn secrets_are_masked_before_anything_else_is_printed() {
 #[tokio::test]
 async fn a_forbidden_release_names_the_permission_and_the_workflows_rule() {
     let github = FakeGitHub::start().await;
-    github
-        .state
-        .lock()
-        .unwrap()
-        .forbidden
-        .push(("POST", "/releases"));
+    github.forbid("POST", "/releases");
     let out = example_run(&github, &["routine"]).run().await;
-    assert_eq!(out.code, 1, "{}", out.stdout);
-    let errors = annotations(&out.stdout, "error");
-    assert_eq!(errors.len(), 1, "{}", out.stdout);
-    let error = errors[0];
-    assert!(
-        error.starts_with("::error title=GitHub permission missing::")
-            && error.contains("Resource not accessible by integration")
-            && error.contains("`permissions: contents: write`")
-            && error.contains(".github/workflows/")
-            && error.contains("github-token"),
-        "{error}"
-    );
+    insta::assert_snapshot!(the_error(&out, 1));
     let posts = github
         .writes()
         .await
@@ -636,28 +575,14 @@ async fn a_forbidden_release_names_the_permission_and_the_workflows_rule() {
 #[tokio::test]
 async fn a_forbidden_tracking_issue_names_issues_write() {
     let github = FakeGitHub::start().await;
-    github
-        .state
-        .lock()
-        .unwrap()
-        .forbidden
-        .push(("POST", "/issues"));
+    github.forbid("POST", "/issues");
     let out = example_run(&github, &["security"]).run().await;
-    assert_eq!(out.code, 1, "{}", out.stdout);
-    let errors = annotations(&out.stdout, "error");
-    assert!(
-        errors.len() == 1
-            && errors[0].starts_with("::error title=GitHub permission missing::")
-            && errors[0].contains("`permissions: issues: write`"),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(the_error(&out, 1));
 }
 
 #[tokio::test]
 async fn debug_lines_show_method_and_path_only_when_debug_logging_is_on() {
-    let github = FakeGitHub::start().await;
-    let quiet = example_run(&github, &["routine"]).run().await;
+    let Seen { out: quiet, .. } = Scenario::merged_pr(&["routine"]).observe().await;
     quiet.assert_success();
     assert!(
         annotations(&quiet.stdout, "debug").is_empty(),
@@ -666,12 +591,11 @@ async fn debug_lines_show_method_and_path_only_when_debug_logging_is_on() {
     );
 
     for (variable, value) in [("RUNNER_DEBUG", "1"), ("ACTIONS_STEP_DEBUG", "true")] {
-        let github = FakeGitHub::start().await;
-        let out = example_run(&github, &["routine"])
+        let Seen { out, github, .. } = Scenario::merged_pr(&["routine"])
             .var(variable, value)
-            .run()
-            .await;
-        out.assert_success();
+            .observe()
+            .await
+            .ok();
         let debug = annotations(&out.stdout, "debug");
         let requests = github.requests().await;
         assert_eq!(
@@ -694,19 +618,14 @@ async fn debug_lines_show_method_and_path_only_when_debug_logging_is_on() {
 
 #[tokio::test]
 async fn warnings_become_warning_annotations() {
-    let github = FakeGitHub::start().await;
-    let out = example_run(&github, &["routine"])
+    let Seen { out, .. } = Scenario::merged_pr(&["routine"])
         .input("cull-enabled", "false")
-        .run()
-        .await;
-    out.assert_success();
-    let warnings = annotations(&out.stdout, "warning");
-    assert!(
-        warnings
-            .iter()
-            .any(|w| w.starts_with("::warning title=Convergence window::culling is disabled")),
-        "{}",
-        out.stdout
+        .observe()
+        .await
+        .ok();
+    insta::assert_snapshot!(
+        "warnings_when_culling_is_disabled",
+        annotations(&out.stdout, "warning").join("\n")
     );
 
     let github = FakeGitHub::start().await;
@@ -718,13 +637,10 @@ async fn warnings_become_warning_annotations() {
     let out = example_run(&github, &[]).run().await;
     out.assert_success();
     assert_eq!(out.output("tier-source"), "default");
-    let warnings = annotations(&out.stdout, "warning");
-    assert!(
-        warnings
-            .iter()
-            .any(|w| w.starts_with("::warning title=Tier::")),
-        "an unlabeled pull request is a warning: {}",
-        out.stdout
+    // An unlabeled pull request is a warning.
+    insta::assert_snapshot!(
+        "warnings_for_an_unlabeled_pull_request",
+        annotations(&out.stdout, "warning").join("\n")
     );
 }
 
@@ -762,7 +678,17 @@ async fn secrets_are_masked_before_a_usage_error_can_quote_them() {
             .input(input, value)
             .run()
             .await;
-        assert_eq!(out.code, 2, "{input}: {}{}", out.stdout, out.stderr);
+        insta::assert_snapshot!(
+            format!(
+                "secret_refused_as_{input}_{}",
+                if value == TOKEN {
+                    "token"
+                } else {
+                    "password_line"
+                }
+            ),
+            the_error(&out, 2)
+        );
         let masks: Vec<&str> = out
             .stdout
             .lines()
@@ -786,15 +712,6 @@ async fn secrets_are_masked_before_a_usage_error_can_quote_them() {
         let masked: BTreeSet<String> = masks.iter().map(|m| m.to_string()).collect();
         assert!(
             expected.is_subset(&masked) && !masked.contains("::add-mask::}"),
-            "{input}: {}",
-            out.stdout
-        );
-        let errors = annotations(&out.stdout, "error");
-        assert!(
-            errors.len() == 1
-                && errors[0].starts_with(&format!(
-                    "::error title=Invalid input%3A {input}::invalid value '***'"
-                )),
             "{input}: {}",
             out.stdout
         );
@@ -847,55 +764,31 @@ async fn dry_run_takes_boolean_words_trimmed_and_names_them_when_refused() {
         .input("dry-run", "maybe")
         .run()
         .await;
-    assert_eq!(out.code, 2);
-    let errors = annotations(&out.stdout, "error");
-    assert!(
-        errors.len() == 1
-            && errors[0]
-                .starts_with("::error title=Invalid input%3A dry-run::invalid value 'maybe'")
-            && errors[0].contains("write true or false (also yes/no, on/off, 1/0)"),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(the_error(&out, 2));
     assert!(!out.stdout.contains("error: error:") && !out.stdout.contains("::error: "));
 }
 
 #[tokio::test]
 async fn a_security_dry_run_summary_says_no_tracking_issue_was_opened() {
-    let github = FakeGitHub::start().await;
-    let out = example_run(&github, &["security"])
+    let Seen { out, github, .. } = Scenario::merged_pr(&["security"])
         .input("dry-run", "true")
-        .run()
-        .await;
-    out.assert_success();
-    assert!(
-        out.summary
-            .contains("| Tracking issue | dry run: nothing opened |"),
-        "{}",
-        out.summary
-    );
+        .observe()
+        .await
+        .ok();
+    insta::assert_snapshot!(out.summary);
     assert!(github.writes().await.is_empty());
 }
 
 #[tokio::test]
 async fn an_unset_github_output_inside_actions_is_a_warning() {
-    let github = FakeGitHub::start().await;
-    let out = example_run(&github, &["routine"])
+    let Seen { out, github, .. } = Scenario::merged_pr(&["routine"])
         .var("GITHUB_OUTPUT", "")
         .input("dry-run", "true")
-        .run()
-        .await;
-    out.assert_success();
+        .observe()
+        .await
+        .ok();
     assert!(out.outputs.is_empty());
-    let warnings = annotations(&out.stdout, "warning");
-    assert!(
-        warnings.len() == 1
-            && warnings[0].starts_with(
-                "::warning title=Step outputs::GITHUB_OUTPUT is not set, so the step outputs"
-            ),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(annotations(&out.stdout, "warning").join("\n"));
     // Outside Actions there is no GITHUB_OUTPUT to expect.
     let out = example_run(&github, &["routine"])
         .var("GITHUB_OUTPUT", "")

@@ -12,21 +12,8 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 /// A registry with a multi-arch image pushed as `org/lab:latest`, and its digest.
 fn registry_with_image(variant: &str) -> (Registry, String) {
     let registry = Registry::start();
-    let digest = push_variant(&registry, variant);
+    let digest = registry.push_image(variant, None);
     (registry, digest)
-}
-
-/// Pushes image `variant` to `org/lab:latest` of `registry`; returns its digest.
-fn push_variant(registry: &Registry, variant: &str) -> String {
-    let layout = tempfile::tempdir().unwrap();
-    let digest = make_layout(layout.path(), "latest", variant);
-    registry.push_layout(
-        layout.path(),
-        "latest",
-        "org/lab:latest",
-        &["--preserve-digests"],
-    );
-    digest
 }
 
 /// The `push` example payload, edited into a push of [`SHA`] to master.
@@ -68,17 +55,17 @@ fn push_run(github: &FakeGitHub, registry: &Registry, labels: &[&str]) -> Action
     run
 }
 
-/// GitHub requests after the first `from`, as `METHOD /route` (repository prefix and query
-/// dropped).
-async fn github_calls(github: &FakeGitHub, from: usize) -> Vec<String> {
-    let prefix = format!("/repos/{OWNER}/{REPO}");
-    github.requests().await[from..]
-        .iter()
-        .map(|(m, p, _)| {
-            let p = p.split('?').next().unwrap_or("");
-            format!("{m} {}", p.strip_prefix(&prefix).unwrap_or(p))
-        })
-        .collect()
+/// The four requests of a routine push: the PR look-up, finding the release, one listing of
+/// open tracking issues, the create.
+fn routine_calls() -> Vec<String> {
+    [
+        &format!("GET /commits/{SHA}/pulls"),
+        "GET /releases",
+        "GET /issues",
+        "POST /releases",
+    ]
+    .map(String::from)
+    .to_vec()
 }
 
 const MANIFEST_HEAD: &str = "HEAD /v2/org/lab/manifests/latest";
@@ -92,13 +79,8 @@ async fn a_routine_push_costs_four_github_requests_and_one_registry_request() {
     out.assert_success();
     assert_eq!(out.output("digest"), digest);
     assert_eq!(
-        github_calls(&github, 0).await,
-        [
-            format!("GET /commits/{SHA}/pulls"),
-            "GET /releases".into(),
-            "GET /issues".into(),
-            "POST /releases".into(),
-        ],
+        github.calls_since(0).await,
+        routine_calls(),
         "PR look-up, find the release, one listing of open tracking issues, create"
     );
     assert_eq!(
@@ -114,21 +96,14 @@ async fn a_security_push_costs_five_github_requests_plus_one_comment_per_superse
     let github = FakeGitHub::start().await;
     let out = push_run(&github, &registry, &["security"]).run().await;
     out.assert_success();
-    assert_eq!(
-        github_calls(&github, 0).await,
-        [
-            format!("GET /commits/{SHA}/pulls"),
-            "GET /releases".into(),
-            "GET /issues".into(),
-            "POST /releases".into(),
-            "POST /issues".into(),
-        ]
-    );
+    let mut security = routine_calls();
+    security.push("POST /issues".into());
+    assert_eq!(github.calls_since(0).await, security);
 
     // A newer digest while two older tracking issues are open (one with a responder's
     // comment): one comment each, no comment listing. The newer digest is of the same image
     // (same registry and repository): only those tracking issues are superseded.
-    push_variant(&registry, "budget-security-newer");
+    registry.push_image("budget-security-newer", None);
     let older = github.add_issue(
         "Security release (older)",
         "<!-- codeq-rollout:tracking-issue digest=sha256:0000000000000000000000000000000000000000000000000000000000000000 -->\nOld.",
@@ -151,7 +126,7 @@ async fn a_security_push_costs_five_github_requests_plus_one_comment_per_superse
         format!("POST /issues/{first_issue}/comments"),
         format!("POST /issues/{older}/comments"),
     ];
-    let calls = github_calls(&github, from).await;
+    let calls = github.calls_since(from).await;
     let mut posted: Vec<String> = calls
         .iter()
         .filter(|c| c.ends_with("/comments"))
@@ -178,7 +153,7 @@ async fn a_rerun_with_nothing_changed_reads_three_times_and_writes_nothing() {
         again.assert_success();
         assert_eq!(again.output("changed"), "false");
         assert_eq!(
-            github_calls(&github, from).await,
+            github.calls_since(from).await,
             [
                 format!("GET /commits/{SHA}/pulls"),
                 "GET /releases".into(),
@@ -387,28 +362,8 @@ async fn a_manifest_get_is_sent_only_when_the_registry_sends_no_digest_header() 
 
 #[tokio::test]
 async fn basic_auth_on_a_real_registry_costs_two_requests() {
-    let dir = tempfile::tempdir().unwrap();
-    let htpasswd = std::process::Command::new("htpasswd")
-        .args(["-Bbn", "ci", "registry-secret-never-printed"])
-        .output()
-        .expect("htpasswd (apache2-utils)");
-    std::fs::write(dir.path().join("htpasswd"), &htpasswd.stdout).unwrap();
-    let registry = Registry::start_with(&format!(
-        "auth:\n  htpasswd:\n    realm: test\n    path: {}\n",
-        dir.path().join("htpasswd").display()
-    ));
-    let layout = tempfile::tempdir().unwrap();
-    make_layout(layout.path(), "latest", "budget-basic");
-    registry.push_layout(
-        layout.path(),
-        "latest",
-        "org/lab:latest",
-        &[
-            "--preserve-digests",
-            "--dest-creds",
-            "ci:registry-secret-never-printed",
-        ],
-    );
+    let registry = Registry::start_htpasswd("ci", "registry-secret-never-printed");
+    registry.push_image("budget-basic", Some("ci:registry-secret-never-printed"));
     let before = registry.served().len();
     let github = FakeGitHub::start().await;
     let out = push_run(&github, &registry, &["routine"])

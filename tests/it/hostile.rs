@@ -174,17 +174,11 @@ pub struct CliRun {
 
 /// Runs `codeq-rollout ARGS` with exactly `env` (nothing inherited), in the repository root.
 pub fn run_cli(args: &[&str], env: &BTreeMap<String, String>) -> CliRun {
-    let out = std::process::Command::new(binary())
-        .args(args)
-        .env_clear()
-        .envs(env)
-        .current_dir(repo_root())
-        .output()
-        .expect("run codeq-rollout");
+    let (code, stdout, stderr) = run_codeq(args, env);
     CliRun {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code,
+        stdout,
+        stderr,
     }
 }
 

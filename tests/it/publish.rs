@@ -1,16 +1,17 @@
 //! Publishing that is idempotent, race-safe and never overwrites human work: the built
 //! binary, run as the Actions runner runs it, against the stateful fake GitHub. The image is
 //! a multi-arch OCI layout on disk (the `oci:` source): publishing needs only its digest.
-//! Every test asserts the requests the fake received, with their bodies and counts.
+//! Every test asserts the requests each run made, with their bodies and counts; what a run
+//! printed or wrote for people is compared whole with a snapshot.
 
+use crate::common::scenario::{Step, step, transcript};
 use crate::common::*;
 use serde_json::{Value, json};
-use std::time::Duration;
 use tempfile::TempDir;
 
 /// An image in an OCI layout named `name` (so its release tag is `<name>-<12 hex>`).
 struct Image {
-    _dir: TempDir,
+    _dir: Option<TempDir>,
     name: &'static str,
     reference: String,
     digest: String,
@@ -29,7 +30,18 @@ fn image_named(name: &'static str, variant: &str) -> Image {
         name,
         reference: format!("oci:{}", layout.display()),
         digest,
-        _dir: dir,
+        _dir: Some(dir),
+    }
+}
+
+/// The layout shipped in `examples/lab`: a fixed path, so the bodies that name it hash the
+/// same in every run (for whole-body snapshots).
+fn example_image() -> Image {
+    Image {
+        name: "lab",
+        reference: "oci:examples/lab".into(),
+        digest: "sha256:dd0db304db5f630383105edfe8b83acde57e620eec75ba323990f58dacb38c9a".into(),
+        _dir: None,
     }
 }
 
@@ -58,6 +70,92 @@ impl Image {
             self.digest
         )
     }
+
+    /// `text` with the layout's temp path written `[image]`.
+    fn scrub(&self, text: &str) -> String {
+        scrub(text, &[(&self.reference, "oci:[image]")])
+    }
+}
+
+/// The fake GitHub, and the image the runs announce.
+struct Desk {
+    github: FakeGitHub,
+    image: Image,
+}
+
+impl Desk {
+    /// A fresh fake GitHub and image `variant`.
+    async fn new(variant: &str) -> Self {
+        Self {
+            github: FakeGitHub::start().await,
+            image: image(variant),
+        }
+    }
+
+    /// A fresh fake GitHub and the layout shipped in `examples/lab`.
+    async fn example() -> Self {
+        Self {
+            github: FakeGitHub::start().await,
+            image: example_image(),
+        }
+    }
+
+    /// A run after a merged pull request labelled `labels`.
+    fn run(&self, labels: &[&str]) -> ActionRun {
+        pr_run(&self.github, &self.image, labels)
+    }
+
+    /// Runs `run` and returns what it did.
+    async fn step(&self, run: ActionRun) -> Step {
+        step(&self.github, run).await
+    }
+
+    /// Announces after a merged pull request labelled `labels`.
+    async fn announce(&self, labels: &[&str]) -> Step {
+        self.step(self.run(labels)).await
+    }
+
+    /// Two security runs (two workflow runs, two tokens) started together; both succeed.
+    async fn two_runs_together(&self) -> (Outcome, Outcome) {
+        let one = self.run(&["security"]);
+        let two = second_run(self.run(&["security"]));
+        let (a, b) = tokio::join!(one.run(), two.run());
+        a.assert_success();
+        b.assert_success();
+        (a, b)
+    }
+
+    /// Announces after a merged pull request labelled `labels`; returns the id and body of
+    /// the release note it created.
+    async fn first_release(&self, labels: &[&str]) -> (u64, String) {
+        self.announce(labels).await.ok();
+        let release = &self.github.releases()[0];
+        let body = release["body"].as_str().unwrap().to_string();
+        (release["id"].as_u64().unwrap(), body)
+    }
+
+    /// The open tracking issues of the image.
+    fn open_issues(&self) -> Vec<Value> {
+        open_issues(&self.github, &self.image)
+    }
+
+    /// What `step` printed, without the `::add-mask::` lines (the secrets tests check
+    /// them), with the layout's path and the fake's address named.
+    fn printed(&self, step: &Step) -> String {
+        let lines: Vec<&str> = step
+            .out
+            .stdout
+            .lines()
+            .filter(|l| !l.starts_with("::add-mask::"))
+            .collect();
+        let text = self.image.scrub(&lines.join("\n"));
+        scrub(&text, &[(&self.github.server.uri(), "[github]")])
+    }
+
+    /// How many releases of the image exist.
+    fn our_releases(&self) -> usize {
+        ours(&self.github.releases(), &self.image.marker("release")).len()
+    }
 }
 
 /// Short timeouts and backoffs, through the hidden options (not Action inputs).
@@ -69,11 +167,10 @@ fn fast(mut run: ActionRun) -> ActionRun {
 
 /// A run for `image` after a merged pull request labelled `labels`.
 fn pr_run(github: &FakeGitHub, image: &Image, labels: &[&str]) -> ActionRun {
-    fast(ActionRun::new(
+    fast(ActionRun::merged_pr(
         &image.reference,
         &github.api_url(),
-        "pull_request",
-        &pull_request_merged(labels),
+        labels,
     ))
 }
 
@@ -89,27 +186,6 @@ fn dispatch_run(github: &FakeGitHub, image: &Image, tier: &str, sha: &str) -> Ac
         .input("tier", tier)
         .var("GITHUB_SHA", sha),
     )
-}
-
-/// The requests after the first `from`, as `METHOD /route` with the repository prefix and
-/// the query dropped, e.g. `POST /issues`.
-async fn calls_since(github: &FakeGitHub, from: usize) -> Vec<String> {
-    let prefix = format!("/repos/{OWNER}/{REPO}");
-    github.requests().await[from..]
-        .iter()
-        .map(|(m, p, _)| {
-            let path = p.split('?').next().unwrap_or("");
-            format!("{m} {}", path.strip_prefix(&prefix).unwrap_or(path))
-        })
-        .collect()
-}
-
-async fn writes_since(github: &FakeGitHub, from: usize) -> Vec<(String, String, Value)> {
-    github.requests().await[from..]
-        .iter()
-        .filter(|(m, _, _)| m != "GET")
-        .cloned()
-        .collect()
 }
 
 fn ours<'a>(items: &'a [Value], marker: &str) -> Vec<&'a Value> {
@@ -140,13 +216,10 @@ fn later(run: ActionRun, now: &str, attempt: &str) -> ActionRun {
 
 #[tokio::test]
 async fn rerun_after_success_writes_nothing_and_reports_the_same_objects() {
-    let github = FakeGitHub::start().await;
-    let image = image("rerun");
-    let first = pr_run(&github, &image, &["security"]).run().await;
-    first.assert_success();
-    assert_eq!(first.output("changed"), "true");
+    let desk = Desk::example().await;
+    let first = desk.announce(&["security"]).await.ok();
     assert_eq!(
-        calls_since(&github, 0).await,
+        first.calls,
         [
             "GET /releases",
             "GET /issues",
@@ -155,45 +228,40 @@ async fn rerun_after_success_writes_nothing_and_reports_the_same_objects() {
         ],
         "look up, create the release (the lock), then open the issue; no listing after a create"
     );
+    // The release note and the tracking issue as POSTed, outputs and summary, whole.
+    insta::assert_snapshot!(
+        "security_release_and_tracking_issue_as_posted",
+        desk.image
+            .scrub(&transcript(&first.out, &desk.github).await)
+    );
 
     // Hours later, as attempt 2: the note is rendered with the original announce time.
-    let from = github.requests().await.len();
-    let again = later(
-        pr_run(&github, &image, &["security"]),
-        "2026-11-30T17:42:00Z",
-        "2",
-    )
-    .run()
-    .await;
-    again.assert_success();
-    assert_eq!(
-        calls_since(&github, from).await,
-        ["GET /releases", "GET /issues"]
-    );
+    let again = desk
+        .step(later(desk.run(&["security"]), "2026-11-30T17:42:00Z", "2"))
+        .await
+        .ok();
+    assert_eq!(again.calls, ["GET /releases", "GET /issues"]);
     assert_eq!(again.output("changed"), "false");
-    assert_eq!(again.output("release-url"), image.release_url());
+    assert_eq!(again.output("release-url"), desk.image.release_url());
     assert_eq!(again.output("release-url"), first.output("release-url"));
     assert_eq!(again.output("issue-url"), first.output("issue-url"));
-    assert!(again.summary.contains("unchanged"), "{}", again.summary);
+    insta::assert_snapshot!(
+        "rerun_summary_says_unchanged",
+        desk.image.scrub(&again.out.summary)
+    );
 }
 
 #[tokio::test]
 async fn routine_run_creates_without_listing_again_and_its_rerun_only_reads() {
-    let github = FakeGitHub::start().await;
-    let image = image("routine-rerun");
-    pr_run(&github, &image, &["routine"])
-        .run()
-        .await
-        .assert_success();
+    let desk = Desk::new("routine-rerun").await;
+    let first = desk.announce(&["routine"]).await.ok();
     assert_eq!(
-        calls_since(&github, 0).await,
+        first.calls,
         ["GET /releases", "GET /issues", "POST /releases"]
     );
-    let from = github.requests().await.len();
-    let again = pr_run(&github, &image, &["routine"]).run().await;
-    again.assert_success();
+    let again = desk.announce(&["routine"]).await.ok();
     assert_eq!(
-        calls_since(&github, from).await,
+        again.calls,
         ["GET /releases", "GET /issues"],
         "the open tracking issues are listed to check the supersede comments"
     );
@@ -202,17 +270,10 @@ async fn routine_run_creates_without_listing_again_and_its_rerun_only_reads() {
 
 #[tokio::test]
 async fn a_template_change_patches_only_the_release_body() {
-    let github = FakeGitHub::start().await;
-    let image = image("template");
-    pr_run(&github, &image, &["security"])
-        .run()
-        .await
-        .assert_success();
-    let release = github.releases()[0].clone();
-    let id = release["id"].as_u64().unwrap();
-    let current = release["body"].as_str().unwrap().to_string();
+    let desk = Desk::new("template").await;
+    let (id, current) = desk.first_release(&["security"]).await;
     // As an older template wrote it; a human has since made it a pre-release, not latest.
-    github.edit_release(id, |r| {
+    desk.github.edit_release(id, |r| {
         // Sealed with the hash of its text, as the older version sent it.
         r["body"] = json!(codeq_rollout::render::seal_release(
             &current.replace("is live.", "is now available.")
@@ -221,22 +282,18 @@ async fn a_template_change_patches_only_the_release_body() {
         r["make_latest"] = json!("false");
     });
 
-    let from = github.requests().await.len();
-    let out = pr_run(&github, &image, &["security"]).run().await;
-    out.assert_success();
+    let out = desk.announce(&["security"]).await.ok();
     assert_eq!(out.output("changed"), "true");
-    let writes = writes_since(&github, from).await;
-    assert_eq!(writes.len(), 1, "{writes:#?}");
-    let (method, path, body) = &writes[0];
     assert_eq!(
-        (method.as_str(), path.as_str()),
-        (
-            "PATCH",
-            format!("/repos/{OWNER}/{REPO}/releases/{id}").as_str()
-        )
+        out.writes,
+        [(
+            "PATCH".to_string(),
+            format!("/repos/{OWNER}/{REPO}/releases/{id}"),
+            json!({ "body": current })
+        )],
+        "only the body is sent"
     );
-    assert_eq!(body, &json!({ "body": current }), "only the body is sent");
-    let after = &github.releases()[0];
+    let after = &desk.github.releases()[0];
     assert_eq!(after["prerelease"], json!(true));
     assert_eq!(after["make_latest"], json!("false"));
     assert_eq!(after["draft"], json!(false));
@@ -244,35 +301,26 @@ async fn a_template_change_patches_only_the_release_body() {
 
 #[tokio::test]
 async fn a_release_without_our_marker_is_never_touched_and_its_tag_is_refused() {
-    let github = FakeGitHub::start().await;
-    let image = image("collision");
-    github.add_release(&image.tag(), "Hand-written release notes.", SHA);
-    let out = pr_run(&github, &image, &["security"]).run().await;
-    assert_eq!(out.code, 1, "{}", out.stdout);
-    assert!(
-        out.stdout.contains(&format!("release tag {}", image.tag()))
-            && out.stdout.contains("did not create"),
-        "{}",
-        out.stdout
-    );
-    assert!(github.writes().await.is_empty());
+    let desk = Desk::new("collision").await;
+    desk.github
+        .add_release(&desk.image.tag(), "Hand-written release notes.", SHA);
+    let out = desk.announce(&["security"]).await;
+    assert_eq!(out.out.code, 1, "{}", out.out.stdout);
+    insta::assert_snapshot!(desk.printed(&out));
+    assert!(desk.github.writes().await.is_empty());
     assert_eq!(
-        github.releases()[0]["body"],
+        desk.github.releases()[0]["body"],
         json!("Hand-written release notes.")
     );
 }
 
 #[tokio::test]
 async fn a_responders_ticked_checklist_survives_reruns() {
-    let github = FakeGitHub::start().await;
-    let image = image("ticked");
-    pr_run(&github, &image, &["security"])
-        .run()
-        .await
-        .assert_success();
-    let issue = number(&open_issues(&github, &image)[0]);
+    let desk = Desk::new("ticked").await;
+    desk.announce(&["security"]).await.ok();
+    let issue = number(&desk.open_issues()[0]);
     let mut ticked = String::new();
-    github.edit_issue(issue, |i| {
+    desk.github.edit_issue(issue, |i| {
         ticked = i["body"]
             .as_str()
             .unwrap()
@@ -282,145 +330,101 @@ async fn a_responders_ticked_checklist_survives_reruns() {
     });
 
     // Same facts: nothing is written.
-    let from = github.requests().await.len();
-    pr_run(&github, &image, &["security"])
-        .run()
-        .await
-        .assert_success();
-    assert!(writes_since(&github, from).await.is_empty());
+    assert!(desk.announce(&["security"]).await.ok().writes.is_empty());
 
     // New facts: they go to a comment; the body is still the responders'.
-    pr_run(&github, &image, &["security", "cve"])
-        .run()
-        .await
-        .assert_success();
-    let issue_writes: Vec<_> = github
-        .writes()
-        .await
-        .into_iter()
-        .filter(|(m, p, _)| m == "PATCH" && p.contains("/issues/"))
-        .collect();
-    assert!(issue_writes.is_empty(), "{issue_writes:#?}");
-    assert_eq!(open_issues(&github, &image)[0]["body"], json!(ticked));
+    let changed = desk.announce(&["security", "cve"]).await.ok();
+    assert!(
+        changed
+            .write_calls()
+            .iter()
+            .all(|c| !c.starts_with("PATCH /issues/")),
+        "{:#?}",
+        changed.calls
+    );
+    assert_eq!(desk.open_issues()[0]["body"], json!(ticked));
 }
 
 #[tokio::test]
 async fn new_evidence_goes_into_one_update_comment_edited_in_place() {
-    let github = FakeGitHub::start().await;
-    let image = image("evidence");
-    pr_run(&github, &image, &["security"])
-        .run()
-        .await
-        .assert_success();
-    let issue = number(&open_issues(&github, &image)[0]);
+    let desk = Desk::example().await;
+    desk.announce(&["security"]).await.ok();
+    let issue = number(&desk.open_issues()[0]);
     let comments_route = format!("/issues/{issue}/comments");
-    let release = github.releases()[0]["id"].as_u64().unwrap();
+    let release = desk.github.releases()[0]["id"].as_u64().unwrap();
 
     // A re-run after a label was added: one comment, and the note's label list updated.
-    let from = github.requests().await.len();
-    let out = pr_run(&github, &image, &["security", "cve-2026-0001"])
-        .run()
-        .await;
-    out.assert_success();
+    let out = desk.announce(&["security", "cve-2026-0001"]).await.ok();
     assert_eq!(out.output("changed"), "true");
-    let calls = calls_since(&github, from).await;
     assert_eq!(
-        calls,
-        [
-            "GET /releases".to_string(),
-            "GET /issues".into(),
-            format!("POST {comments_route}"),
-            format!("PATCH /releases/{release}"),
-        ],
+        out.calls.join(", "),
+        format!("GET /releases, GET /issues, POST {comments_route}, PATCH /releases/{release}"),
         "the issue has no comments yet, so none are listed"
     );
-    let comments = github.comments(issue);
+    let comments = desk.github.comments(issue);
     assert_eq!(comments.len(), 1);
     let body = comments[0]["body"].as_str().unwrap();
-    assert!(body.starts_with(&image.marker("update")), "{body}");
-    assert!(body.contains("cve-2026-0001"), "{body}");
+    assert!(body.starts_with(&desk.image.marker("update")), "{body}");
+    insta::assert_snapshot!("update_comment_with_a_new_label", desk.image.scrub(body));
     let comment_id = comments[0]["id"].as_u64().unwrap();
 
     // Different again: the same comment is edited, no second one appears.
-    let from = github.requests().await.len();
-    pr_run(&github, &image, &["security", "urgent"])
-        .run()
-        .await
-        .assert_success();
-    let writes = writes_since(&github, from).await;
-    let comment_writes: Vec<_> = writes
-        .iter()
-        .filter(|(_, p, _)| p.contains("comments"))
+    let out = desk.announce(&["security", "urgent"]).await.ok();
+    let comment_writes: Vec<_> = out
+        .write_calls()
+        .into_iter()
+        .filter(|c| c.contains("comments"))
         .collect();
-    assert_eq!(comment_writes.len(), 1, "{writes:#?}");
-    assert_eq!(comment_writes[0].0, "PATCH");
     assert_eq!(
-        comment_writes[0].1,
-        format!("/repos/{OWNER}/{REPO}/issues/comments/{comment_id}")
+        comment_writes,
+        [format!("PATCH /issues/comments/{comment_id}")]
     );
-    assert_eq!(github.comments(issue).len(), 1);
-    assert!(
-        github.comments(issue)[0]["body"]
-            .as_str()
-            .unwrap()
-            .contains("urgent")
+    let comments = desk.github.comments(issue);
+    assert_eq!(comments.len(), 1);
+    insta::assert_snapshot!(
+        "update_comment_edited_in_place",
+        desk.image.scrub(comments[0]["body"].as_str().unwrap())
     );
 
     // Same as last time: reads only, within the re-run budget of three.
-    let from = github.requests().await.len();
-    let out = pr_run(&github, &image, &["security", "urgent"]).run().await;
-    out.assert_success();
+    let out = desk.announce(&["security", "urgent"]).await.ok();
     assert_eq!(out.output("changed"), "false");
     assert_eq!(
-        calls_since(&github, from).await,
-        [
-            "GET /releases".to_string(),
-            "GET /issues".into(),
-            format!("GET {comments_route}")
-        ]
+        out.calls.join(", "),
+        format!("GET /releases, GET /issues, GET {comments_route}")
     );
 }
 
 #[tokio::test]
 async fn the_same_image_rebuilt_from_another_commit_announces_nothing() {
-    let github = FakeGitHub::start().await;
-    let image = image("rebuilt");
-    let first = dispatch_run(&github, &image, "security", SHA).run().await;
-    first.assert_success();
-    let from = github.requests().await.len();
-    let other_commit = "0123456789abcdef0123456789abcdef01234567";
-    let out = dispatch_run(&github, &image, "security", other_commit)
-        .run()
-        .await;
-    out.assert_success();
-    assert!(writes_since(&github, from).await.is_empty());
+    let desk = Desk::new("rebuilt").await;
+    let dispatch = |sha| dispatch_run(&desk.github, &desk.image, "security", sha);
+    let first = desk.step(dispatch(SHA)).await.ok();
+    let out = desk
+        .step(dispatch("0123456789abcdef0123456789abcdef01234567"))
+        .await
+        .ok();
+    assert!(out.writes.is_empty());
     assert_eq!(out.output("changed"), "false");
     assert_eq!(out.output("release-url"), first.output("release-url"));
     assert_eq!(out.output("issue-url"), first.output("issue-url"));
-    assert!(
-        out.stdout.contains("already announced") && out.stdout.contains(SHA),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(desk.printed(&out));
 }
 
 /// A write that fails twice (so the run fails after at most one object exists), then a
 /// re-run without the fault: exactly one release and one open issue in the end.
-async fn fail_at_then_rerun(method: &'static str, route: &'static str, timeout: bool) {
-    let github = FakeGitHub::start().await;
-    let image = image(&format!("fail-{method}-{route}-{timeout}"));
-    github.fault(Fault {
-        method,
-        path_contains: route,
-        status: 502,
-        applied: false,
-        delay: timeout.then(|| Duration::from_secs(5)),
-        times: 2,
-    });
-    let failed = pr_run(&github, &image, &["security"]).run().await;
-    assert_eq!(failed.code, 1, "{}", failed.stdout);
-    assert!(failed.stdout.contains("re-run"), "{}", failed.stdout);
-    let calls = calls_since(&github, 0).await;
+async fn fail_at_then_rerun(route: &'static str, timeout: bool) {
+    let desk = Desk::new(&format!("fail-POST-{route}-{timeout}")).await;
+    desk.github
+        .fault(Fault::on("POST", route, 502, 2).hanging_if(timeout));
+    let failed = desk.announce(&["security"]).await;
+    assert_eq!(failed.out.code, 1, "{}", failed.out.stdout);
+    let failure = if timeout { "timeout" } else { "502" };
+    insta::assert_snapshot!(
+        format!("failing_post_{}_{failure}", route.trim_start_matches('/')),
+        desk.printed(&failed)
+    );
+    let calls = failed.calls;
     let post = format!("POST {route}");
     let at = calls.iter().position(|c| *c == post).unwrap();
     assert_eq!(
@@ -429,45 +433,25 @@ async fn fail_at_then_rerun(method: &'static str, route: &'static str, timeout: 
         "after a failed write: a fresh look-up, then one more try, and no other"
     );
     assert_eq!(calls.iter().filter(|c| **c == post).count(), 2);
-    let issues_before = open_issues(&github, &image);
-    let releases_before = ours(&github.releases(), &image.marker("release")).len();
-    if route == "/releases" {
-        assert_eq!(
-            (releases_before, issues_before.len()),
-            (0, 1),
-            "the tracking issue is opened even though the release step failed"
-        );
-        assert!(
-            failed.stdout.contains("the tracking issue") && failed.stdout.contains("opened"),
-            "{}",
-            failed.stdout
-        );
+    let issues_before = desk.open_issues();
+    let expected = if route == "/releases" {
+        // The tracking issue is opened even though the release step failed.
+        (0, 1)
     } else {
-        assert_eq!(
-            (releases_before, issues_before.len()),
-            (1, 0),
-            "the release comes first"
-        );
-    }
+        // The release comes first.
+        (1, 0)
+    };
+    assert_eq!((desk.our_releases(), issues_before.len()), expected);
 
-    let from = github.requests().await.len();
-    pr_run(&github, &image, &["security"])
-        .run()
-        .await
-        .assert_success();
-    let creates: Vec<String> = calls_since(&github, from)
-        .await
+    let rerun = desk.announce(&["security"]).await.ok();
+    let creates: Vec<String> = rerun
+        .calls
         .into_iter()
         .filter(|c| c.starts_with("POST"))
         .collect();
-    let expected: &[&str] = if route == "/releases" {
-        &["POST /releases"]
-    } else {
-        &["POST /issues"]
-    };
-    assert_eq!(creates, expected, "the re-run creates only what is missing");
-    assert_eq!(ours(&github.releases(), &image.marker("release")).len(), 1);
-    let issues = open_issues(&github, &image);
+    assert_eq!(creates, [post], "the re-run creates only what is missing");
+    assert_eq!(desk.our_releases(), 1);
+    let issues = desk.open_issues();
     assert_eq!(issues.len(), 1);
     if let Some(before) = issues_before.first() {
         assert_eq!(number(before), number(&issues[0]));
@@ -475,107 +459,75 @@ async fn fail_at_then_rerun(method: &'static str, route: &'static str, timeout: 
 }
 
 #[tokio::test]
-async fn a_502_on_opening_the_issue_is_completed_by_a_rerun() {
-    fail_at_then_rerun("POST", "/issues", false).await;
-}
-
-#[tokio::test]
-async fn a_timeout_on_opening_the_issue_is_completed_by_a_rerun() {
-    fail_at_then_rerun("POST", "/issues", true).await;
-}
-
-#[tokio::test]
-async fn a_502_on_creating_the_release_is_completed_by_a_rerun() {
-    fail_at_then_rerun("POST", "/releases", false).await;
-}
-
-#[tokio::test]
-async fn a_timeout_on_creating_the_release_is_completed_by_a_rerun() {
-    fail_at_then_rerun("POST", "/releases", true).await;
+async fn a_502_or_a_timeout_on_either_create_is_completed_by_a_rerun() {
+    for (route, timeout) in [
+        ("/issues", false),
+        ("/issues", true),
+        ("/releases", false),
+        ("/releases", true),
+    ] {
+        fail_at_then_rerun(route, timeout).await;
+    }
 }
 
 /// A write that took effect although the client saw a 502 or a timeout: looked up, not
 /// sent again.
 async fn applied_but_failed(route: &'static str, timeout: bool) {
-    let github = FakeGitHub::start().await;
-    let image = image(&format!("applied-{route}-{timeout}"));
-    github.fault(Fault {
-        method: "POST",
-        path_contains: route,
-        status: 502,
-        applied: true,
-        delay: timeout.then(|| Duration::from_secs(5)),
-        times: 1,
-    });
-    let out = pr_run(&github, &image, &["security"]).run().await;
-    out.assert_success();
+    let desk = Desk::new(&format!("applied-{route}-{timeout}")).await;
+    desk.github.fault(
+        Fault::on("POST", route, 502, 1)
+            .applied()
+            .hanging_if(timeout),
+    );
+    let out = desk.announce(&["security"]).await.ok();
     assert_eq!(out.output("changed"), "true");
-    let calls = calls_since(&github, 0).await;
-    let posts = calls
-        .iter()
-        .filter(|c| **c == format!("POST {route}"))
-        .count();
-    assert_eq!(posts, 1, "{calls:#?}");
-    let at = calls
-        .iter()
-        .position(|c| *c == format!("POST {route}"))
-        .unwrap();
+    let post = format!("POST {route}");
     assert_eq!(
-        calls[at + 1],
+        out.calls.iter().filter(|c| **c == post).count(),
+        1,
+        "{:#?}",
+        out.calls
+    );
+    let at = out.calls.iter().position(|c| *c == post).unwrap();
+    assert_eq!(
+        out.calls[at + 1],
         format!("GET {route}"),
         "a fresh look-up follows"
     );
-    assert_eq!(ours(&github.releases(), &image.marker("release")).len(), 1);
-    assert_eq!(open_issues(&github, &image).len(), 1);
-    assert!(out.stdout.contains("not"), "{}", out.stdout);
+    assert_eq!(desk.our_releases(), 1);
+    assert_eq!(desk.open_issues().len(), 1);
+    insta::assert_snapshot!(
+        format!("applied_post_{}", route.trim_start_matches('/')),
+        desk.printed(&out)
+    );
 }
 
 #[tokio::test]
-async fn a_release_created_despite_a_502_is_not_created_twice() {
+async fn a_release_created_despite_a_502_or_an_issue_despite_a_timeout_is_not_made_twice() {
     applied_but_failed("/releases", false).await;
+    applied_but_failed("/issues", true).await;
 }
 
-#[tokio::test]
-async fn an_issue_opened_despite_a_timeout_is_not_opened_twice() {
-    applied_but_failed("/issues", true).await;
+/// A fault on every `GET /releases`, `times` times, with `status`.
+fn failing_reads(desk: &Desk, status: u16, times: usize) {
+    desk.github
+        .fault(Fault::on("GET", "/releases", status, times));
 }
 
 #[tokio::test]
 async fn a_502_on_a_read_is_retried_and_a_persistent_one_fails_before_any_write() {
-    let github = FakeGitHub::start().await;
-    let image = image("read-retry");
-    github.fault(Fault {
-        method: "GET",
-        path_contains: "/releases",
-        status: 502,
-        applied: false,
-        delay: None,
-        times: 1,
-    });
-    pr_run(&github, &image, &["routine"])
-        .run()
-        .await
-        .assert_success();
-    assert_eq!(
-        calls_since(&github, 0).await[..2],
-        ["GET /releases", "GET /releases"]
-    );
+    let desk = Desk::new("read-retry").await;
+    failing_reads(&desk, 502, 1);
+    let out = desk.announce(&["routine"]).await.ok();
+    assert_eq!(out.calls[..2], ["GET /releases", "GET /releases"]);
 
-    let github = FakeGitHub::start().await;
-    github.fault(Fault {
-        method: "GET",
-        path_contains: "/releases",
-        status: 503,
-        applied: false,
-        delay: None,
-        times: 100,
-    });
-    let out = pr_run(&github, &image, &["routine"]).run().await;
-    assert_eq!(out.code, 1);
-    assert!(out.stdout.contains("503"), "{}", out.stdout);
+    let desk = Desk::new("read-retry").await;
+    failing_reads(&desk, 503, 100);
+    let out = desk.announce(&["routine"]).await;
+    assert_eq!(out.out.code, 1);
+    insta::assert_snapshot!(desk.printed(&out));
     assert_eq!(
-        calls_since(&github, 0).await,
-        ["GET /releases"; 4],
+        out.calls, ["GET /releases"; 4],
         "the first try and three retries"
     );
 }
@@ -595,16 +547,11 @@ fn count(calls: &[String], call: &str) -> usize {
 /// exactly one run creates the release and opens the issue; the other writes nothing more.
 #[tokio::test]
 async fn two_runs_started_together_end_with_one_release_and_one_issue() {
-    let github = FakeGitHub::start().await;
-    let image = image("race");
-    github.race_first_lists();
-    let one = pr_run(&github, &image, &["security"]);
-    let two = second_run(pr_run(&github, &image, &["security"]));
-    let (a, b) = tokio::join!(one.run(), two.run());
-    a.assert_success();
-    b.assert_success();
+    let desk = Desk::new("race").await;
+    desk.github.race_first_lists();
+    let (a, b) = desk.two_runs_together().await;
 
-    let calls = calls_since(&github, 0).await;
+    let calls = desk.github.calls_since(0).await;
     assert_eq!(count(&calls, "POST /releases"), 2, "{calls:#?}");
     assert_eq!(
         count(&calls, "POST /issues"),
@@ -617,9 +564,9 @@ async fn two_runs_started_together_end_with_one_release_and_one_issue() {
             .all(|c| c.starts_with("GET") || c.starts_with("POST")),
         "nothing to delete or close: {calls:#?}"
     );
-    assert_eq!(ours(&github.releases(), &image.marker("release")).len(), 1);
-    let issues = github.issues();
-    let all = ours(&issues, &image.marker("tracking-issue"));
+    assert_eq!(desk.our_releases(), 1);
+    let issues = desk.github.issues();
+    let all = ours(&issues, &desk.image.marker("tracking-issue"));
     assert_eq!(all.len(), 1, "{all:#?}");
     let (winner, loser) = if a.output("changed") == "true" {
         (&a, &b)
@@ -632,7 +579,7 @@ async fn two_runs_started_together_end_with_one_release_and_one_issue() {
         all[0]["html_url"].as_str().unwrap()
     );
     for out in [&a, &b] {
-        assert_eq!(out.output("release-url"), image.release_url());
+        assert_eq!(out.output("release-url"), desk.image.release_url());
     }
     // The loser reports the winner's issue when it was already open at its look-up.
     assert!(
@@ -646,18 +593,12 @@ async fn two_runs_started_together_end_with_one_release_and_one_issue() {
 /// and the loser's POST comes after the winner has finished.
 #[tokio::test]
 async fn a_run_that_loses_the_release_race_writes_nothing_more_and_reports_the_winners_objects() {
-    let github = FakeGitHub::start().await;
-    let image = image("race-staged");
-    github.race_first_lists();
-    let winner = pr_run(&github, &image, &["security"]).run().await;
-    winner.assert_success();
-    let from = github.requests().await.len();
-    let loser = second_run(pr_run(&github, &image, &["security"]))
-        .run()
-        .await;
-    loser.assert_success();
+    let desk = Desk::new("race-staged").await;
+    desk.github.race_first_lists();
+    let winner = desk.announce(&["security"]).await.ok();
+    let loser = desk.step(second_run(desk.run(&["security"]))).await.ok();
     assert_eq!(
-        calls_since(&github, from).await,
+        loser.calls,
         [
             "GET /releases",
             "GET /issues",
@@ -670,37 +611,28 @@ async fn a_run_that_loses_the_release_race_writes_nothing_more_and_reports_the_w
     assert_eq!(loser.output("changed"), "false");
     assert_eq!(loser.output("release-url"), winner.output("release-url"));
     assert_eq!(loser.output("issue-url"), winner.output("issue-url"));
-    assert!(
-        loser.stdout.contains("created meanwhile by another run"),
-        "{}",
-        loser.stdout
-    );
-    assert_eq!(ours(&github.releases(), &image.marker("release")).len(), 1);
-    assert_eq!(open_issues(&github, &image).len(), 1);
+    insta::assert_snapshot!(desk.printed(&loser));
+    assert_eq!(desk.our_releases(), 1);
+    assert_eq!(desk.open_issues().len(), 1);
 }
 
 /// GitHub's tag check is not atomic: two creates can both succeed. Both runs then believe
 /// they won; the next run finds the duplicates and keeps the lowest id and number.
 #[tokio::test]
 async fn duplicates_that_got_through_are_settled_by_the_next_run_keeping_the_lowest_id() {
-    let github = FakeGitHub::start().await;
-    let image = image("race-duplicates");
-    github.race_first_lists();
-    github.allow_duplicate_tags();
-    let one = pr_run(&github, &image, &["security"]);
-    let two = second_run(pr_run(&github, &image, &["security"]));
-    let (a, b) = tokio::join!(one.run(), two.run());
-    a.assert_success();
-    b.assert_success();
-    let releases = github.releases();
-    let mut ids: Vec<u64> = ours(&releases, &image.marker("release"))
+    let desk = Desk::new("race-duplicates").await;
+    desk.github.race_first_lists();
+    desk.github.allow_duplicate_tags();
+    desk.two_runs_together().await;
+    let releases = desk.github.releases();
+    let mut ids: Vec<u64> = ours(&releases, &desk.image.marker("release"))
         .iter()
         .map(|r| r["id"].as_u64().unwrap())
         .collect();
     ids.sort_unstable();
     assert_eq!(ids.len(), 2, "both creates got through");
-    let issues = github.issues();
-    let mut numbers: Vec<u64> = ours(&issues, &image.marker("tracking-issue"))
+    let issues = desk.github.issues();
+    let mut numbers: Vec<u64> = ours(&issues, &desk.image.marker("tracking-issue"))
         .iter()
         .map(|i| number(i))
         .collect();
@@ -708,51 +640,43 @@ async fn duplicates_that_got_through_are_settled_by_the_next_run_keeping_the_low
     assert_eq!(numbers.len(), 2);
     let (winner, loser) = (numbers[0], numbers[1]);
 
-    let from = github.requests().await.len();
-    let next = pr_run(&github, &image, &["security"]).run().await;
-    next.assert_success();
-    let writes: Vec<String> = calls_since(&github, from)
-        .await
-        .into_iter()
-        .filter(|c| !c.starts_with("GET"))
-        .collect();
+    let next = desk.announce(&["security"]).await.ok();
     assert_eq!(
-        writes,
+        next.write_calls(),
         [
             format!("DELETE /releases/{}", ids[1]),
             format!("POST /issues/{loser}/comments"),
             format!("PATCH /issues/{loser}"),
         ]
     );
-    let releases = github.releases();
-    let left = ours(&releases, &image.marker("release"));
+    let releases = desk.github.releases();
+    let left = ours(&releases, &desk.image.marker("release"));
     assert_eq!(left.len(), 1);
     assert_eq!(left[0]["id"].as_u64(), Some(ids[0]), "the lowest id wins");
-    let all = github.issues();
+    let all = desk.github.issues();
     let state = |n: u64| all.iter().find(|i| number(i) == n).unwrap()["state"].clone();
     assert_eq!(state(winner), json!("open"));
     assert_eq!(state(loser), json!("closed"));
-    let note = github.comments(loser);
+    let note = desk.github.comments(loser);
     assert_eq!(note.len(), 1);
-    assert!(
-        note[0]["body"]
-            .as_str()
-            .unwrap()
-            .starts_with(&format!("Duplicate of #{winner}")),
-        "{note:#?}"
+    // Which racing run opened its issue first varies: the winner's number is named.
+    insta::assert_snapshot!(
+        "duplicate_issue_closing_comment",
+        scrub(
+            note[0]["body"].as_str().unwrap(),
+            &[
+                (&format!("#{winner}"), "#[winner]"),
+                (&format!("issues/{winner}"), "issues/[winner]")
+            ]
+        )
     );
-    assert!(github.comments(winner).is_empty());
+    assert!(desk.github.comments(winner).is_empty());
     assert_eq!(
         next.output("issue-url"),
         format!("{SERVER_URL}/{OWNER}/{REPO}/issues/{winner}")
     );
 
-    let from = github.requests().await.len();
-    pr_run(&github, &image, &["security"])
-        .run()
-        .await
-        .assert_success();
-    assert!(writes_since(&github, from).await.is_empty());
+    assert!(desk.announce(&["security"]).await.ok().writes.is_empty());
 }
 
 #[tokio::test]
@@ -779,64 +703,34 @@ async fn an_older_open_tracking_issue_gets_exactly_one_supersede_comment() {
         &labels,
         "closed",
     );
+    let desk = Desk { github, image: new };
     let comments_route = format!("/issues/{open_old}/comments");
     // A supersede comment that fails twice: the first run fails after creating the release.
-    github.fault(Fault {
-        method: "POST",
-        path_contains: "/comments",
-        status: 502,
-        applied: false,
-        delay: None,
-        times: 2,
-    });
-    let failed = pr_run(&github, &new, &["routine"]).run().await;
-    assert_eq!(failed.code, 1, "{}", failed.stdout);
+    desk.github.fault(Fault::on("POST", "/comments", 502, 2));
+    let failed = desk.announce(&["routine"]).await;
+    assert_eq!(failed.out.code, 1, "{}", failed.out.stdout);
     assert_eq!(
-        calls_since(&github, 0).await,
-        [
-            "GET /releases".to_string(),
-            "GET /issues".into(),
-            "POST /releases".into(),
-            format!("POST {comments_route}"),
-            format!("GET {comments_route}"),
-            format!("POST {comments_route}"),
-        ],
+        failed.calls.join(", "),
+        format!(
+            "GET /releases, GET /issues, POST /releases, POST {comments_route}, GET {comments_route}, POST {comments_route}"
+        ),
         "the run that created the release comments without reading first"
     );
 
     // The re-run finds the release, and the comment missing.
-    let from = github.requests().await.len();
-    pr_run(&github, &new, &["routine"])
-        .run()
-        .await
-        .assert_success();
     assert_eq!(
-        calls_since(&github, from).await,
-        [
-            "GET /releases".to_string(),
-            "GET /issues".into(),
-            format!("GET {comments_route}"),
-            format!("POST {comments_route}"),
-        ]
+        desk.announce(&["routine"]).await.ok().calls.join(", "),
+        format!("GET /releases, GET /issues, GET {comments_route}, POST {comments_route}")
     );
-    let from = github.requests().await.len();
-    pr_run(&github, &new, &["routine"])
-        .run()
-        .await
-        .assert_success();
-    assert!(writes_since(&github, from).await.is_empty());
+    assert!(desk.announce(&["routine"]).await.ok().writes.is_empty());
 
-    let comments = github.comments(open_old);
-    let ours: Vec<_> = ours(&comments, &new.marker("superseded"));
+    let comments = desk.github.comments(open_old);
+    let ours: Vec<_> = ours(&comments, &desk.image.marker("superseded"));
     assert_eq!(ours.len(), 1, "{comments:#?}");
-    let body = ours[0]["body"].as_str().unwrap();
-    assert!(
-        body.contains(&new.digest) && body.contains(&new.release_url()),
-        "{body}"
-    );
-    assert!(github.comments(closed_old).is_empty());
+    insta::assert_snapshot!(desk.image.scrub(ours[0]["body"].as_str().unwrap()));
+    assert!(desk.github.comments(closed_old).is_empty());
     assert_eq!(
-        github
+        desk.github
             .issues()
             .iter()
             .find(|i| number(i) == open_old)
@@ -926,19 +820,15 @@ async fn oversize_bodies_are_truncated_with_a_note_before_sending() {
 
 #[tokio::test]
 async fn a_release_supersedes_only_tracking_issues_of_its_own_image() {
-    let github = FakeGitHub::start().await;
-    let (lab, gpu) = (image("cross-lab"), image_named("gpu", "cross-gpu"));
-    pr_run(&github, &lab, &["security"])
-        .run()
-        .await
-        .assert_success();
-    let lab_issue = number(&open_issues(&github, &lab)[0]);
+    let lab = Desk::new("cross-lab").await;
+    lab.announce(&["security"]).await.ok();
+    let lab_issue = number(&lab.open_issues()[0]);
     let labels = ["security", "break-glass"];
     // Issues opened before the image was recorded in the marker: one whose Image row names
     // another image, one without that row (counted as the same image, see find::same_image).
     let legacy = |variant, row: &str| {
         let old = image(variant);
-        github.add_issue(
+        lab.github.add_issue(
             "Security release (legacy)",
             &format!(
                 "<!-- codeq-rollout:tracking-issue digest={} -->\n{row}Runbook.",
@@ -951,97 +841,79 @@ async fn a_release_supersedes_only_tracking_issues_of_its_own_image() {
     let legacy_other = legacy("cross-legacy-lab", "| Image | `ghcr.io/org/lab:latest` |\n");
     let legacy_bare = legacy("cross-legacy-bare", "");
 
-    let out = pr_run(&github, &gpu, &["security"]).run().await;
-    out.assert_success();
+    let gpu = Desk {
+        github: lab.github,
+        image: image_named("gpu", "cross-gpu"),
+    };
+    gpu.announce(&["security"]).await.ok();
     assert!(
-        github.comments(lab_issue).is_empty(),
+        gpu.github.comments(lab_issue).is_empty(),
         "lab's tracking issue is not superseded by gpu: {:#?}",
-        github.comments(lab_issue)
+        gpu.github.comments(lab_issue)
     );
-    assert!(github.comments(legacy_other).is_empty());
-    let bare = github.comments(legacy_bare);
-    assert_eq!(ours(&bare, &gpu.marker("superseded")).len(), 1, "{bare:#?}");
-    let opened = &open_issues(&github, &gpu)[0];
+    assert!(gpu.github.comments(legacy_other).is_empty());
+    let bare = gpu.github.comments(legacy_bare);
+    assert_eq!(
+        ours(&bare, &gpu.image.marker("superseded")).len(),
+        1,
+        "{bare:#?}"
+    );
+    let opened = &gpu.open_issues()[0];
     assert!(
         opened["body"]
             .as_str()
             .unwrap()
-            .starts_with(&gpu.marker("tracking-issue")),
+            .starts_with(&gpu.image.marker("tracking-issue")),
         "the marker names the image repository"
     );
 }
 
 #[tokio::test]
 async fn a_human_release_with_a_copied_marker_is_not_ours() {
-    let github = FakeGitHub::start().await;
-    let image = image("copied-marker");
+    let desk = Desk::new("copied-marker").await;
     let copied = format!(
         "{}\nCopied from the bot's note, with our own words.",
-        image.marker("release")
+        desk.image.marker("release")
     );
-    let human = github.add_release("lab-notes-2026", &copied, SHA);
+    let human = desk.github.add_release("lab-notes-2026", &copied, SHA);
 
-    let out = pr_run(&github, &image, &["routine"]).run().await;
-    out.assert_success();
-    let writes = github.writes().await;
-    assert!(
-        writes
-            .iter()
-            .all(|(_, path, _)| !path.ends_with(&format!("/releases/{human}"))),
-        "the human release is never written to: {writes:#?}"
+    let out = desk.announce(&["routine"]).await.ok();
+    assert_eq!(
+        out.write_calls(),
+        ["POST /releases"],
+        "the human release is never written to"
     );
-    let created: Vec<_> = writes
-        .iter()
-        .filter(|(m, p, _)| m == "POST" && p.ends_with("/releases"))
-        .collect();
-    assert_eq!(created.len(), 1, "{writes:#?}");
-    assert_eq!(created[0].2["tag_name"], json!(image.tag()));
-    let kept = github.releases();
+    assert_eq!(out.writes[0].2["tag_name"], json!(desk.image.tag()));
+    let kept = desk.github.releases();
     let kept = kept.iter().find(|r| r["id"] == json!(human)).unwrap();
     assert_eq!(kept["body"], json!(copied));
 }
 
 #[tokio::test]
 async fn a_release_note_a_human_edited_is_never_overwritten() {
-    let github = FakeGitHub::start().await;
-    let image = image("human-edit");
-    pr_run(&github, &image, &["security"])
-        .run()
-        .await
-        .assert_success();
-    let release = github.releases()[0].clone();
-    let id = release["id"].as_u64().unwrap();
-    let edited = format!(
-        "{}\n### Known issue\nGPU kernels crash on start; use the CPU profile.\n",
-        release["body"].as_str().unwrap()
-    );
-    github.edit_release(id, |r| r["body"] = json!(edited));
+    let desk = Desk::new("human-edit").await;
+    let (id, body) = desk.first_release(&["security"]).await;
+    let edited =
+        format!("{body}\n### Known issue\nGPU kernels crash on start; use the CPU profile.\n");
+    desk.github.edit_release(id, |r| r["body"] = json!(edited));
 
-    let from = github.requests().await.len();
-    let out = pr_run(&github, &image, &["security"]).run().await;
-    out.assert_success();
+    let out = desk.announce(&["security"]).await.ok();
     assert_eq!(out.output("changed"), "false");
-    assert!(writes_since(&github, from).await.is_empty());
-    assert_eq!(github.releases()[0]["body"], json!(edited));
-    assert!(
-        out.stdout.contains("::warning") && out.stdout.contains("was edited since"),
-        "{}",
-        out.stdout
-    );
+    assert!(out.writes.is_empty());
+    assert_eq!(desk.github.releases()[0]["body"], json!(edited));
+    insta::assert_snapshot!(desk.printed(&out));
 }
 
 #[tokio::test]
 async fn duplicate_tracking_labels_and_assignees_are_sent_once() {
-    let github = FakeGitHub::start().await;
-    let image = image("dedupe");
-    pr_run(&github, &image, &["security"])
+    let desk = Desk::new("dedupe").await;
+    let run = desk
+        .run(&["security"])
         .input("tracking-labels", " Security ,\n,break-glass,security ")
-        .input("tracking-assignees", "alice, Alice,bob,ALICE")
-        .run()
-        .await
-        .assert_success();
-    let writes = github.writes().await;
-    let (_, _, issue) = writes
+        .input("tracking-assignees", "alice, Alice,bob,ALICE");
+    let out = desk.step(run).await.ok();
+    let (_, _, issue) = out
+        .writes
         .iter()
         .find(|(m, p, _)| m == "POST" && p.ends_with("/issues"))
         .unwrap();

@@ -41,6 +41,38 @@ pub struct Fault {
     pub times: usize,
 }
 
+impl Fault {
+    /// `method` on paths containing `path_contains` answers `status` the next `times`
+    /// times, at once and without the write taking effect.
+    pub fn on(
+        method: &'static str,
+        path_contains: &'static str,
+        status: u16,
+        times: usize,
+    ) -> Self {
+        Self {
+            method,
+            path_contains,
+            status,
+            applied: false,
+            delay: None,
+            times,
+        }
+    }
+
+    /// The write takes effect before the error is returned.
+    pub fn applied(mut self) -> Self {
+        self.applied = true;
+        self
+    }
+
+    /// The answer comes after 5 s (past the timeout the tests set) when `hangs`.
+    pub fn hanging_if(mut self, hangs: bool) -> Self {
+        self.delay = hangs.then(|| Duration::from_secs(5));
+        self
+    }
+}
+
 /// The fake's state.
 #[derive(Default)]
 pub struct State {
@@ -144,6 +176,19 @@ impl FakeGitHub {
             .collect()
     }
 
+    /// The requests after the first `from`, as `METHOD /route` with the repository prefix
+    /// and the query dropped, e.g. `POST /issues`.
+    pub async fn calls_since(&self, from: usize) -> Vec<String> {
+        let prefix = format!("/repos/{OWNER}/{REPO}");
+        self.requests().await[from..]
+            .iter()
+            .map(|(m, p, _)| {
+                let path = p.split('?').next().unwrap_or("");
+                format!("{m} {}", path.strip_prefix(&prefix).unwrap_or(path))
+            })
+            .collect()
+    }
+
     /// Requests other than GET.
     pub async fn writes(&self) -> Vec<(String, String, Value)> {
         self.requests()
@@ -186,6 +231,12 @@ impl FakeGitHub {
         self.state.lock().unwrap().pulls.insert(number, pr);
     }
 
+    /// Makes `method` on paths containing `path` answer 403 "Resource not accessible by
+    /// integration", as GitHub does when the token lacks a permission.
+    pub fn forbid(&self, method: &'static str, path: &'static str) {
+        self.state.lock().unwrap().forbidden.push((method, path));
+    }
+
     /// Injects a fault.
     pub fn fault(&self, fault: Fault) {
         self.state.lock().unwrap().faults.push(fault);
@@ -207,24 +258,16 @@ impl FakeGitHub {
 
     /// Changes release `id` in place (e.g. as a human editing it in the web UI).
     pub fn edit_release(&self, id: u64, edit: impl FnOnce(&mut Value)) {
-        let mut s = self.state.lock().unwrap();
-        let release = s
-            .releases
-            .iter_mut()
-            .find(|r| r["id"] == json!(id))
-            .unwrap_or_else(|| panic!("no release {id}"));
-        edit(release);
+        edit(find(&mut self.state.lock().unwrap().releases, "id", id));
     }
 
     /// Changes issue `number` in place (e.g. a responder ticking a box).
     pub fn edit_issue(&self, number: u64, edit: impl FnOnce(&mut Value)) {
-        let mut s = self.state.lock().unwrap();
-        let issue = s
-            .issues
-            .iter_mut()
-            .find(|i| i["number"] == json!(number))
-            .unwrap_or_else(|| panic!("no issue {number}"));
-        edit(issue);
+        edit(find(
+            &mut self.state.lock().unwrap().issues,
+            "number",
+            number,
+        ));
     }
 
     /// Adds a comment to issue `number` (as a human, or an earlier run, left it).
@@ -326,16 +369,45 @@ fn label_json(name: &str) -> Value {
     l
 }
 
+/// The item of `items` whose `key` is `id`.
+fn find<'a>(items: &'a mut [Value], key: &str, id: u64) -> &'a mut Value {
+    items
+        .iter_mut()
+        .find(|item| item[key] == json!(id))
+        .unwrap_or_else(|| panic!("no item with {key} {id}"))
+}
+
+/// Copies of `template`, one per name, with `field` set to the name (labels from one
+/// example label, assignees from one example user).
+pub fn named(template: &Value, field: &str, names: &[impl AsRef<str>]) -> Value {
+    names
+        .iter()
+        .map(|name| {
+            let mut copy = template.clone();
+            copy[field] = json!(name.as_ref());
+            copy
+        })
+        .collect()
+}
+
+/// Sets the fields of the JSON object `fields` on `target` (the edits a scenario makes to
+/// one of GitHub's example payloads).
+pub fn merge(target: &mut Value, fields: Value) {
+    for (k, v) in fields.as_object().cloned().unwrap_or_default() {
+        target[k.as_str()] = v;
+    }
+}
+
 fn release_json(id: u64, tag: &str, body: &str, target: &str, name: &str) -> Value {
     let mut r = fixture("github-rest/release.json");
-    r["id"] = json!(id);
-    r["tag_name"] = json!(tag);
-    r["name"] = json!(name);
-    r["body"] = json!(body);
-    r["target_commitish"] = json!(target);
-    r["draft"] = json!(false);
-    r["prerelease"] = json!(false);
-    r["html_url"] = json!(format!("{SERVER_URL}/{OWNER}/{REPO}/releases/tag/{tag}"));
+    merge(
+        &mut r,
+        json!({
+            "id": id, "tag_name": tag, "name": name, "body": body,
+            "target_commitish": target, "draft": false, "prerelease": false,
+            "html_url": format!("{SERVER_URL}/{OWNER}/{REPO}/releases/tag/{tag}"),
+        }),
+    );
     r
 }
 
@@ -349,25 +421,16 @@ fn issue_json(
 ) -> Value {
     let mut i = fixture("github-rest/issue.json");
     i.as_object_mut().unwrap().remove("pull_request");
-    i["id"] = json!(number * 10);
-    i["number"] = json!(number);
-    i["title"] = json!(title);
-    i["body"] = json!(body);
-    i["state"] = json!(state);
-    i["labels"] = Value::Array(labels.iter().map(|l| label_json(l)).collect());
-    let user = i["user"].clone();
-    i["assignees"] = Value::Array(
-        assignees
-            .iter()
-            .map(|a| {
-                let mut u = user.clone();
-                u["login"] = json!(a);
-                u
-            })
-            .collect(),
+    let assignees = named(&i["user"], "login", assignees);
+    merge(
+        &mut i,
+        json!({
+            "id": number * 10, "number": number, "title": title, "body": body,
+            "state": state, "labels": named(&label_json(""), "name", labels),
+            "assignees": assignees, "comments": 0,
+            "html_url": format!("{SERVER_URL}/{OWNER}/{REPO}/issues/{number}"),
+        }),
     );
-    i["html_url"] = json!(format!("{SERVER_URL}/{OWNER}/{REPO}/issues/{number}"));
-    i["comments"] = json!(0);
     i
 }
 
@@ -387,6 +450,19 @@ fn page(items: Vec<Value>, query: &HashMap<String, String>) -> Vec<Value> {
         .skip((page - 1) * per_page)
         .take(per_page)
         .collect()
+}
+
+/// Sets the fields of `body` on the item whose `key` is `id` (a PATCH), answering it as
+/// changed, or 404.
+fn patch(items: &mut [Value], key: &str, id: &str, body: &Value) -> ResponseTemplate {
+    let id: u64 = id.parse().unwrap_or(0);
+    match items.iter_mut().find(|item| item[key] == json!(id)) {
+        Some(item) => {
+            merge(item, body.clone());
+            ResponseTemplate::new(200).set_body_json(item.clone())
+        }
+        None => error(404, "Not Found"),
+    }
 }
 
 /// GitHub's 422 for a field that must be unique, e.g. a release's `tag_name`.
@@ -417,12 +493,7 @@ impl Respond for Handler {
         let path = path.to_string();
         let query: HashMap<String, String> = req.url.query_pairs().into_owned().collect();
         let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
-        let token = req
-            .headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_string();
+        let token = super::header_of(req, "authorization");
 
         if s.forbidden
             .iter()
@@ -479,18 +550,7 @@ impl Respond for Handler {
                     ResponseTemplate::new(201).set_body_json(r)
                 }
             }
-            ("PATCH", ["releases", id]) => {
-                let id: u64 = id.parse().unwrap_or(0);
-                match s.releases.iter_mut().find(|r| r["id"] == json!(id)) {
-                    Some(r) => {
-                        for (k, v) in body.as_object().cloned().unwrap_or_default() {
-                            r[k.as_str()] = v;
-                        }
-                        ResponseTemplate::new(200).set_body_json(r.clone())
-                    }
-                    None => error(404, "Not Found"),
-                }
-            }
+            ("PATCH", ["releases", id]) => patch(&mut s.releases, "id", id, &body),
             ("DELETE", ["releases", id]) => {
                 let id: u64 = id.parse().unwrap_or(0);
                 let before = s.releases.len();
@@ -555,18 +615,7 @@ impl Respond for Handler {
                 s.issues.push(i.clone());
                 ResponseTemplate::new(201).set_body_json(i)
             }
-            ("PATCH", ["issues", n]) => {
-                let n: u64 = n.parse().unwrap_or(0);
-                match s.issues.iter_mut().find(|i| i["number"] == json!(n)) {
-                    Some(i) => {
-                        for (k, v) in body.as_object().cloned().unwrap_or_default() {
-                            i[k.as_str()] = v;
-                        }
-                        ResponseTemplate::new(200).set_body_json(i.clone())
-                    }
-                    None => error(404, "Not Found"),
-                }
-            }
+            ("PATCH", ["issues", n]) => patch(&mut s.issues, "number", n, &body),
             ("GET", ["issues", n, "comments"]) => {
                 let n: u64 = n.parse().unwrap_or(0);
                 let all: Vec<Value> = s

@@ -2,8 +2,10 @@
 //! GitHub's examples, and a runner that starts the built binary as the Actions runner does.
 #![allow(dead_code, unused_imports)]
 
+pub mod fake_registry;
 pub mod github;
 pub mod registry;
+pub mod scenario;
 
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -28,22 +30,15 @@ pub const NOW: &str = "2026-11-30T12:00:00Z";
 pub fn pull_request_merged(labels: &[&str]) -> Value {
     let mut e = fixture("github-events/pull_request_closed.payload.json");
     let pr = &mut e["pull_request"];
-    pr["merged"] = json!(true);
-    pr["merged_at"] = json!("2026-11-30T11:55:00Z");
-    pr["merge_commit_sha"] = json!(SHA);
-    pr["title"] = json!("Patch codeq against CVE-2026-0001");
-    pr["html_url"] = json!(format!("{SERVER_URL}/{OWNER}/{REPO}/pull/2"));
-    let template = pr["labels"][0].clone();
-    pr["labels"] = Value::Array(
-        labels
-            .iter()
-            .map(|l| {
-                let mut t = template.clone();
-                t["name"] = json!(l);
-                t
-            })
-            .collect(),
+    github::merge(
+        pr,
+        json!({
+            "merged": true, "merged_at": "2026-11-30T11:55:00Z", "merge_commit_sha": SHA,
+            "title": "Patch codeq against CVE-2026-0001",
+            "html_url": format!("{SERVER_URL}/{OWNER}/{REPO}/pull/2"),
+        }),
     );
+    pr["labels"] = github::named(&pr["labels"][0], "name", labels);
     e
 }
 
@@ -113,6 +108,12 @@ impl ActionRun {
         }
     }
 
+    /// A run for `image` against `api_url` after pull request #2 was merged with `labels`
+    /// (see [`pull_request_merged`]).
+    pub fn merged_pr(image: &str, api_url: &str, labels: &[&str]) -> Self {
+        Self::new(image, api_url, "pull_request", &pull_request_merged(labels))
+    }
+
     /// Sets an input (`name` as in action.yml, e.g. `cull-timeout`).
     pub fn input(mut self, name: &str, value: &str) -> Self {
         self.env
@@ -138,21 +139,37 @@ impl ActionRun {
     }
 }
 
-fn run_binary(dir: &Path, env: &BTreeMap<String, String>, args: &[String]) -> Outcome {
+/// Runs `codeq-rollout ARGS` with exactly `env` (nothing inherited) in the repository root,
+/// to its end; returns (exit code, stdout, stderr).
+pub fn run_codeq(
+    args: &[impl AsRef<std::ffi::OsStr>],
+    env: &BTreeMap<String, String>,
+) -> (i32, String, String) {
     let out = std::process::Command::new(binary())
-        .arg("announce")
         .args(args)
         .env_clear()
         .envs(env)
         .current_dir(repo_root())
         .output()
         .expect("run codeq-rollout");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn run_binary(dir: &Path, env: &BTreeMap<String, String>, args: &[String]) -> Outcome {
+    let args: Vec<&str> = std::iter::once("announce")
+        .chain(args.iter().map(String::as_str))
+        .collect();
+    let (code, stdout, stderr) = run_codeq(&args, env);
     let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
     let outputs_raw = read("output");
     Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code,
+        stdout,
+        stderr,
         outputs: parse_outputs(&outputs_raw),
         summary: read("summary"),
         outputs_raw,
@@ -204,4 +221,26 @@ impl Outcome {
             )
         })
     }
+}
+
+/// `text` with each variable part (a port, a temp path) replaced by a stable name, for a
+/// snapshot: `scrub(&err, &[(&registry.addr, "[registry]")])`. Longer parts go first, so a
+/// URL holding an address is replaced whole.
+pub fn scrub(text: &str, parts: &[(&str, &str)]) -> String {
+    let mut parts = parts.to_vec();
+    parts.sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
+    parts
+        .iter()
+        .filter(|(from, _)| !from.is_empty())
+        .fold(text.to_string(), |t, (from, to)| t.replace(from, to))
+}
+
+/// The value of header `name` of a request a fake received, or `""` when it is absent (or
+/// not text).
+pub fn header_of(req: &wiremock::Request, name: &str) -> String {
+    req.headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string()
 }

@@ -195,6 +195,19 @@ impl Registry {
         run(cmd, "skopeo copy");
     }
 
+    /// Writes a multi-arch OCI layout of image `variant` and pushes it to `org/lab:latest`
+    /// (as `user:password` when `creds` is given); returns its index digest.
+    pub fn push_image(&self, variant: &str, creds: Option<&str>) -> String {
+        let layout = tempfile::tempdir().unwrap();
+        let digest = make_layout(layout.path(), "latest", variant);
+        let mut extra = vec!["--preserve-digests"];
+        if let Some(creds) = creds {
+            extra.extend(["--dest-creds", creds]);
+        }
+        self.push_layout(layout.path(), "latest", "org/lab:latest", &extra);
+        digest
+    }
+
     /// The sha256 of the raw top-level manifest, as `skopeo inspect --raw` returns it: an
     /// independent check of the digest codeq-rollout resolves.
     pub fn raw_manifest_digest(&self, repo_tag: &str, extra: &[&str]) -> String {
@@ -325,25 +338,17 @@ impl TokenServer {
             .await
             .unwrap_or_default()
             .into_iter()
-            .filter(|r| is_codeq(&r.headers))
+            .filter(is_codeq)
             .map(|r| {
-                let auth = r
-                    .headers
-                    .get("authorization")
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or_default()
-                    .to_string();
+                let auth = super::header_of(&r, "authorization");
                 (r.url.query().unwrap_or_default().to_string(), auth)
             })
             .collect()
     }
 }
 
-fn is_codeq(headers: &http::HeaderMap) -> bool {
-    headers
-        .get("user-agent")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|ua| ua.starts_with("codeq-rollout/"))
+fn is_codeq(req: &wiremock::Request) -> bool {
+    super::header_of(req, "user-agent").starts_with("codeq-rollout/")
 }
 
 struct Issuer {
@@ -437,6 +442,9 @@ impl CountingProxy {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap().to_string();
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        // reqwest is built without a TLS provider (oci-client's `rustls-tls-no-provider`):
+        // install ring's, or building the client panics when no earlier test installed it.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()

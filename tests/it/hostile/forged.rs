@@ -24,14 +24,9 @@ fn add_comment(github: &FakeGitHub, number: u64, login: &str, body: &str) {
 /// Runs a routine release of the example layout against `github`.
 async fn announce(github: &FakeGitHub) -> Outcome {
     let (image, _) = example_layout();
-    ActionRun::new(
-        &image,
-        &github.api_url(),
-        "pull_request",
-        &pull_request_merged(&["routine"]),
-    )
-    .run()
-    .await
+    ActionRun::merged_pr(&image, &github.api_url(), &["routine"])
+        .run()
+        .await
 }
 
 #[tokio::test]
@@ -121,12 +116,7 @@ async fn an_update_marker_in_someone_elses_comment_is_not_edited() {
     let (image, digest) = example_layout();
     let digest = Digest::parse(&digest).unwrap();
     let run = |github: &FakeGitHub, labels: &[&str]| {
-        ActionRun::new(
-            &image,
-            &github.api_url(),
-            "pull_request",
-            &pull_request_merged(labels),
-        )
+        ActionRun::merged_pr(&image, &github.api_url(), labels)
     };
     // (commenter, the write expected on the comments once the facts change)
     for (login, expected) in [("mallory", "POST"), ("octocat", "PATCH")] {

@@ -68,47 +68,24 @@ async fn in_every_mode(make: impl Fn() -> ActionRun) -> Vec<(&'static str, Outco
 
 /// A real registry with htpasswd Basic auth for [`REGISTRY_USER`] / [`PASSWORD`], holding
 /// `org/lab:latest`; returns (registry, reference, digest).
-fn registry_with_basic_auth() -> (Registry, tempfile::TempDir, String, String) {
-    let auth = tempfile::tempdir().unwrap();
-    let htpasswd = auth.path().join("htpasswd");
-    let out = std::process::Command::new("htpasswd")
-        .args(["-Bbn", REGISTRY_USER, PASSWORD])
-        .output()
-        .expect("htpasswd (apache2-utils)");
-    assert!(out.status.success());
-    std::fs::write(&htpasswd, &out.stdout).unwrap();
-    let registry = Registry::start_with(&format!(
-        "auth:\n  htpasswd:\n    realm: test\n    path: {}\n",
-        htpasswd.display()
-    ));
-    let layout = tempfile::tempdir().unwrap();
-    make_layout(layout.path(), "latest", "secrets");
+fn registry_with_basic_auth() -> (Registry, String, String) {
+    let registry = Registry::start_htpasswd(REGISTRY_USER, PASSWORD);
     let creds = format!("{REGISTRY_USER}:{PASSWORD}");
-    registry.push_layout(
-        layout.path(),
-        "latest",
-        "org/lab:latest",
-        &["--preserve-digests", "--dest-creds", &creds],
-    );
+    registry.push_image("secrets", Some(&creds));
     let digest = registry.raw_manifest_digest("org/lab:latest", &["--creds", &creds]);
     let reference = registry.reference("org/lab:latest");
-    (registry, auth, reference, digest)
+    (registry, reference, digest)
 }
 
 #[tokio::test]
 async fn announce_real_and_dry_run_leak_no_secret() {
-    let (registry, _auth, image, digest) = registry_with_basic_auth();
+    let (registry, image, digest) = registry_with_basic_auth();
     for dry_run in [false, true] {
         for (name, actions, debug) in MODES {
             let github = FakeGitHub::start().await;
-            let mut run = ActionRun::new(
-                &image,
-                &github.api_url(),
-                "pull_request",
-                &pull_request_merged(&["security"]),
-            )
-            .input("insecure-registry", &registry.addr)
-            .input("dry-run", &dry_run.to_string());
+            let mut run = ActionRun::merged_pr(&image, &github.api_url(), &["security"])
+                .input("insecure-registry", &registry.addr)
+                .input("dry-run", &dry_run.to_string());
             run.env = with_mode(run.env, actions, debug);
             let out = run.run().await;
             let place = format!("announce dry-run={dry_run} {name}");
@@ -178,21 +155,43 @@ fn window_and_docs_leak_no_secret() {
     }
 }
 
-/// Answers with `status` and a body quoting the request's `Authorization` header, decoded
-/// when Basic, and the password in JSON: what a careless registry or proxy error page does.
-struct EchoCredentials {
+/// Answers with `status` and a body quoting the request's `Authorization` header: as a
+/// careless registry or proxy error page does (the header decoded when Basic, and the
+/// password in JSON), or as GitHub's "Bad credentials" does.
+struct Echo {
     status: u16,
+    like_github: bool,
 }
 
-impl Respond for EchoCredentials {
+/// A registry's echo of the credentials.
+fn echo_credentials(status: u16) -> Echo {
+    Echo {
+        status,
+        like_github: false,
+    }
+}
+
+/// GitHub's echo of the token.
+fn echo_token(status: u16) -> Echo {
+    Echo {
+        status,
+        like_github: true,
+    }
+}
+
+impl Respond for Echo {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         use base64::Engine as _;
-        let auth = req
-            .headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("(none)")
-            .to_string();
+        let auth = Some(header_of(req, "authorization"))
+            .filter(|a| !a.is_empty())
+            .unwrap_or_else(|| "(none)".into());
+        if self.like_github {
+            return ResponseTemplate::new(self.status).set_body_json(json!({
+                "message": format!("Bad credentials: {auth}"),
+                "errors": [{ "message": format!("token {auth} may not do this") }],
+                "documentation_url": "https://docs.github.com/rest",
+            }));
+        }
         let decoded = auth
             .strip_prefix("Basic ")
             .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
@@ -224,14 +223,14 @@ async fn echoing_registries() -> Vec<(&'static str, MockServer)> {
         .mount(&token_echo)
         .await;
     Mock::given(path("/token"))
-        .respond_with(EchoCredentials { status: 401 })
+        .respond_with(echo_credentials(401))
         .mount(&token_echo)
         .await;
 
     let manifest_echo = MockServer::start().await;
     Mock::given(path_regex("^/v2/org/lab/manifests/"))
         .and(header_exists("authorization"))
-        .respond_with(EchoCredentials { status: 403 })
+        .respond_with(echo_credentials(403))
         .with_priority(1)
         .mount(&manifest_echo)
         .await;
@@ -250,11 +249,10 @@ async fn registry_errors_that_echo_the_password_are_scrubbed() {
         let addr = registry.address().to_string();
         let github = FakeGitHub::start().await;
         let outs = in_every_mode(|| {
-            ActionRun::new(
+            ActionRun::merged_pr(
                 &format!("{addr}/org/lab:latest"),
                 &github.api_url(),
-                "pull_request",
-                &pull_request_merged(&["security"]),
+                &["security"],
             )
             .input("insecure-registry", &addr)
         })
@@ -285,27 +283,6 @@ async fn registry_errors_that_echo_the_password_are_scrubbed() {
     }
 }
 
-/// Answers like GitHub's "Bad credentials", quoting the request's `Authorization` header.
-struct EchoToken {
-    status: u16,
-}
-
-impl Respond for EchoToken {
-    fn respond(&self, req: &Request) -> ResponseTemplate {
-        let auth = req
-            .headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("(none)")
-            .to_string();
-        ResponseTemplate::new(self.status).set_body_json(json!({
-            "message": format!("Bad credentials: {auth}"),
-            "errors": [{ "message": format!("token {auth} may not do this") }],
-            "documentation_url": "https://docs.github.com/rest",
-        }))
-    }
-}
-
 #[tokio::test]
 async fn github_errors_that_echo_the_token_are_scrubbed() {
     let (image, _) = example_layout();
@@ -317,20 +294,12 @@ async fn github_errors_that_echo_the_token_are_scrubbed() {
         let github = FakeGitHub::start().await;
         Mock::given(method(verb))
             .and(path_regex(route))
-            .respond_with(EchoToken { status })
+            .respond_with(echo_token(status))
             .with_priority(1)
             .mount(&github.server)
             .await;
         let api = github.api_url();
-        let outs = in_every_mode(|| {
-            ActionRun::new(
-                &image,
-                &api,
-                "pull_request",
-                &pull_request_merged(&["routine"]),
-            )
-        })
-        .await;
+        let outs = in_every_mode(|| ActionRun::merged_pr(&image, &api, &["routine"])).await;
         for (mode, out) in outs {
             let place = format!("GitHub {what} error echo, {mode}");
             assert_eq!(out.code, 1, "{place}: {}", out.stdout);
