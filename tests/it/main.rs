@@ -4,6 +4,7 @@
 mod action;
 mod budgets;
 mod common;
+mod container;
 mod e2e;
 mod hostile;
 mod publish;
