@@ -117,12 +117,20 @@ fn pin_image_refuses_anything_but_a_sha256_digest_and_leaves_the_file_alone() {
     ];
     for digest in &bad_digests {
         let out = pin_image(dir.path(), &[digest]);
-        assert_eq!(out.status.code(), Some(2), "{digest:?} was not refused: {out:?}");
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{digest:?} was not refused: {out:?}"
+        );
         assert!(
             String::from_utf8_lossy(&out.stderr).contains("refusing digest"),
             "{digest:?}: {out:?}"
         );
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), original, "{digest:?}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            original,
+            "{digest:?}"
+        );
     }
     let good = good_digest('b');
     for repository in [
@@ -135,7 +143,11 @@ fn pin_image_refuses_anything_but_a_sha256_digest_and_leaves_the_file_alone() {
     ] {
         let out = pin_image(dir.path(), &[&good, "--repository", repository]);
         assert_eq!(out.status.code(), Some(2), "{repository:?}: {out:?}");
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), original, "{repository:?}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            original,
+            "{repository:?}"
+        );
     }
     // A file without exactly one `image:` under `runs:` is refused, and stays as it was.
     for broken in [
@@ -236,8 +248,35 @@ fn release_binary() -> PathBuf {
             "{tool} is missing: apt-get install {package} (scripts/test.sh does)"
         );
     }
-    let out = Command::new(env!("CARGO"))
-        .args(["build", "--release", "--locked", "--quiet", "--bin", "codeq-rollout"])
+    // Without the variables cargo sets for a test process: build scripts that watch one
+    // (ring's watches CARGO_MANIFEST_DIR) would make this build differ from the one
+    // scripts/test.sh ran, and rebuild the whole release profile twice per run.
+    let mut cargo = Command::new(env!("CARGO"));
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("CARGO_PKG_")
+            || name.starts_with("CARGO_BIN_EXE_")
+            || [
+                "CARGO_MANIFEST_DIR",
+                "CARGO_MANIFEST_PATH",
+                "CARGO_CRATE_NAME",
+                "CARGO_PRIMARY_PACKAGE",
+                "CARGO_TARGET_TMPDIR",
+            ]
+            .contains(&name.as_ref())
+        {
+            cargo.env_remove(name.as_ref());
+        }
+    }
+    let out = cargo
+        .args([
+            "build",
+            "--release",
+            "--locked",
+            "--quiet",
+            "--bin",
+            "codeq-rollout",
+        ])
         .current_dir(repo_root())
         .output()
         .expect("run cargo build --release");
@@ -347,9 +386,12 @@ impl Buildah {
     /// A command (buildah, or a script that calls it) using this storage.
     fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut cmd = Command::new(program);
-        cmd.env("CONTAINERS_STORAGE_CONF", self.dir.path().join("storage.conf"))
-            .env("BUILDAH_ISOLATION", "chroot")
-            .env("TMPDIR", self.dir.path().join("tmp"));
+        cmd.env(
+            "CONTAINERS_STORAGE_CONF",
+            self.dir.path().join("storage.conf"),
+        )
+        .env("BUILDAH_ISOLATION", "chroot")
+        .env("TMPDIR", self.dir.path().join("tmp"));
         cmd
     }
 
@@ -564,7 +606,10 @@ impl RunnerDirs {
             ("GITHUB_SERVER_URL", SERVER_URL),
             ("GITHUB_RUN_ID", "4242"),
             ("GITHUB_RUN_ATTEMPT", "1"),
-            ("GITHUB_OUTPUT", &format!("{root}/file_commands/set_output_1")),
+            (
+                "GITHUB_OUTPUT",
+                &format!("{root}/file_commands/set_output_1"),
+            ),
             (
                 "GITHUB_STEP_SUMMARY",
                 &format!("{root}/file_commands/step_summary_1"),
@@ -613,7 +658,13 @@ async fn run_in_container(buildah: &Buildah, image: &Image, action: &Action, ste
     let dirs = RunnerDirs::new(step);
     let env = dirs.env(step, action, "/github");
     let mut cmd = buildah.command("buildah");
-    cmd.args(["run", "--isolation", "chroot", "--workingdir", "/github/workspace"]);
+    cmd.args([
+        "run",
+        "--isolation",
+        "chroot",
+        "--workingdir",
+        "/github/workspace",
+    ]);
     for sub in ["workspace", "file_commands", "workflow", "home"] {
         cmd.arg("-v")
             .arg(format!("{}:/github/{sub}", dirs.host(sub).display()));
@@ -635,7 +686,10 @@ async fn run_in_container(buildah: &Buildah, image: &Image, action: &Action, ste
     ran.stderr = ran
         .stderr
         .lines()
-        .filter(|l| !l.starts_with("subprocess exited with status ") && !l.starts_with("Error: exit status "))
+        .filter(|l| {
+            !l.starts_with("subprocess exited with status ")
+                && !l.starts_with("Error: exit status ")
+        })
         .map(|l| format!("{l}\n"))
         .collect();
     ran
@@ -666,10 +720,7 @@ const VALUES: (&str, &str) = (
 
 fn announce_step(registry: &Registry, api_url: &str, with: &[(&str, &str)]) -> Step {
     let mut inputs: BTreeMap<String, String> = [
-        (
-            "image",
-            registry.reference(&format!("{REPOSITORY}:{TAG}")),
-        ),
+        ("image", registry.reference(&format!("{REPOSITORY}:{TAG}"))),
         ("insecure-registry", registry.addr.clone()),
         ("jupyterhub-values", VALUES.0.to_string()),
         ("tracking-assignees", "alice".to_string()),
@@ -711,7 +762,11 @@ fn the_image_is_the_release_binary_its_libraries_and_the_ca_bundle_on_scratch() 
         .filter(|f| !fixed.contains(&f.as_str()))
         .collect();
     for file in fixed {
-        assert!(image.files.contains(file), "{file} is missing: {:?}", image.files);
+        assert!(
+            image.files.contains(file),
+            "{file} is missing: {:?}",
+            image.files
+        );
     }
     for lib in &libraries {
         let name = lib.rsplit('/').next().unwrap();
@@ -749,13 +804,19 @@ fn the_image_is_the_release_binary_its_libraries_and_the_ca_bundle_on_scratch() 
         image.config["architecture"],
         size as f64 / 1_048_576.0
     );
-    assert!(size <= SIZE_GOAL, "{size} bytes compressed, over the 15 MB goal");
+    assert!(
+        size <= SIZE_GOAL,
+        "{size} bytes compressed, over the 15 MB goal"
+    );
 
     // Reproducible: the same binary gives the same image, to the byte.
     let again = tempfile::tempdir_in(image.layout.parent().unwrap()).unwrap();
     build_image(&image.binary, &again.path().join("image"));
     let rebuilt = read_layout(&again.path().join("image"), &image.binary);
-    assert_eq!(rebuilt.manifest, image.manifest, "a rebuild gives another image");
+    assert_eq!(
+        rebuilt.manifest, image.manifest,
+        "a rebuild gives another image"
+    );
 }
 
 #[tokio::test]
@@ -805,16 +866,27 @@ async fn the_pinned_image_announces_itself_as_the_runner_runs_it_and_as_the_host
         format!("{SERVER_URL}/{OWNER}/{REPO}/releases/tag/{REPOSITORY}-{short}")
     );
     assert!(
-        in_container.outputs["issue-url"].starts_with(&format!("{SERVER_URL}/{OWNER}/{REPO}/issues/")),
+        in_container.outputs["issue-url"]
+            .starts_with(&format!("{SERVER_URL}/{OWNER}/{REPO}/issues/")),
         "{in_container:#?}"
     );
     let writes = in_github.writes().await;
-    assert_eq!(writes.len(), 2, "one release note, one tracking issue: {writes:#?}");
-    assert!(in_container.summary.contains(&digest), "{}", in_container.summary);
+    assert_eq!(
+        writes.len(),
+        2,
+        "one release note, one tracking issue: {writes:#?}"
+    );
+    assert!(
+        in_container.summary.contains(&digest),
+        "{}",
+        in_container.summary
+    );
 
     // The token is masked before anything else is printed, and appears nowhere else.
     assert!(
-        in_container.stdout.starts_with(&format!("::add-mask::{TOKEN}\n")),
+        in_container
+            .stdout
+            .starts_with(&format!("::add-mask::{TOKEN}\n")),
         "{}",
         in_container.stdout
     );
@@ -848,7 +920,11 @@ async fn the_pinned_image_announces_itself_as_the_runner_runs_it_and_as_the_host
     assert_eq!(in_container.stderr, on_host.stderr);
     assert_eq!(writes, on_github.writes().await);
 
-    assert_eq!(buildah.names("containers"), Vec::<String>::new(), "containers removed");
+    assert_eq!(
+        buildah.names("containers"),
+        Vec::<String>::new(),
+        "containers removed"
+    );
 }
 
 #[tokio::test]
@@ -869,16 +945,27 @@ async fn the_container_exits_2_on_bad_input_and_1_on_failure_writing_nothing() {
         let in_container = run_in_container(&buildah, image, &action, &step).await;
         assert_eq!(in_container.code, code, "{with:?}: {in_container:#?}");
         assert!(
-            in_container.stdout.lines().any(|l| l.starts_with("::error")),
+            in_container
+                .stdout
+                .lines()
+                .any(|l| l.starts_with("::error")),
             "{with:?}: an error annotation: {in_container:#?}"
         );
         assert_eq!(github.writes().await, vec![], "{with:?} wrote to GitHub");
         if code == 2 {
-            assert_eq!(github.requests().await.len(), 0, "{with:?}: bad input, no request");
+            assert_eq!(
+                github.requests().await.len(),
+                0,
+                "{with:?}: bad input, no request"
+            );
         }
         let on_host = run_on_host(image, &action, &step).await;
         assert_eq!(
-            (in_container.code, &in_container.stdout, &in_container.outputs),
+            (
+                in_container.code,
+                &in_container.stdout,
+                &in_container.outputs
+            ),
             (on_host.code, &on_host.stdout, &on_host.outputs),
             "{with:?}"
         );
