@@ -194,6 +194,29 @@ impl Image {
             .expect("the image has an entrypoint")
     }
 
+    /// The digest of its image manifest.
+    fn manifest_digest(&self) -> String {
+        use sha2::Digest as _;
+        let index: Value =
+            serde_json::from_slice(&std::fs::read(self.layout.join("index.json")).unwrap())
+                .unwrap();
+        let digest = index["manifests"][0]["digest"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let bytes = std::fs::read(
+            self.layout
+                .join("blobs/sha256")
+                .join(&digest["sha256:".len()..]),
+        )
+        .unwrap();
+        assert_eq!(
+            digest,
+            format!("sha256:{}", hex::encode(sha2::Sha256::digest(&bytes)))
+        );
+        digest
+    }
+
     /// The bytes a pull moves: manifest, configuration and compressed layers.
     fn compressed_size(&self) -> u64 {
         let manifest = serde_json::to_vec(&self.manifest).unwrap().len() as u64;
@@ -457,32 +480,59 @@ impl Drop for WorkingContainer<'_> {
 // ---------------------------------------------------------------------------------------------
 // The registry and the pinned action.yml.
 
-/// Pushes the image to `registry` as `codeq-rollout:TAG`; returns the digest pushed.
-fn push(registry: &Registry, image: &Image) -> String {
-    let digest_file = tempfile::NamedTempFile::new().unwrap();
+/// Pushes the image to `registry` as release.yml does: the image by digest, then an image
+/// index naming it (for this machine's platform), tagged `codeq-rollout:TAG`. Returns the
+/// index digest, the digest a release pins.
+fn push(registry: &Registry, buildah: &Buildah, image: &Image) -> String {
+    let repository = registry.reference(REPOSITORY);
+    let manifest = image.manifest_digest();
     let out = Command::new("skopeo")
-        .args(["copy", "--quiet", "--dest-tls-verify=false", "--digestfile"])
-        .arg(digest_file.path())
+        .args([
+            "copy",
+            "--quiet",
+            "--dest-tls-verify=false",
+            "--preserve-digests",
+        ])
         .arg(format!("oci:{}:{TAG}", image.layout.display()))
-        .arg(format!(
-            "docker://{}",
-            registry.reference(&format!("{REPOSITORY}:{TAG}"))
-        ))
+        .arg(format!("docker://{repository}@{manifest}"))
         .output()
         .unwrap();
     assert!(out.status.success(), "skopeo copy: {out:?}");
-    let digest = std::fs::read_to_string(digest_file.path()).unwrap();
+
+    let digest_file = buildah.dir.path().join("index-digest");
+    let index = "localhost/codeq-rollout-index".to_string();
+    buildah.buildah(&["manifest", "create", &index]);
+    buildah.buildah(&[
+        "manifest",
+        "add",
+        "--tls-verify=false",
+        &index,
+        &format!("docker://{repository}@{manifest}"),
+    ]);
+    buildah.buildah(&[
+        "manifest",
+        "push",
+        "--tls-verify=false",
+        "--format",
+        "oci",
+        "--digestfile",
+        &digest_file.display().to_string(),
+        &index,
+        &format!("docker://{repository}:{TAG}"),
+    ]);
+    let digest = std::fs::read_to_string(&digest_file).unwrap();
     assert_eq!(
         registry.raw_manifest_digest(&format!("{REPOSITORY}:{TAG}"), &[]),
         digest,
-        "the registry serves the manifest skopeo pushed"
+        "the registry serves the index that was pushed"
     );
+    assert_ne!(digest, manifest, "the tag names the index, not the image");
     digest
 }
 
 /// action.yml as the runner reads it: inputs with their defaults, `runs`.
 struct Action {
-    /// `(name, default)` of every input, in file order.
+    /// `(name, default)` of every input.
     inputs: Vec<(String, Option<String>)>,
     /// `runs.image`.
     image: String,
@@ -781,6 +831,41 @@ fn the_image_is_the_release_binary_its_libraries_and_the_ca_bundle_on_scratch() 
             "{needed} is missing: {libraries:?}"
         );
     }
+    // Exactly the libraries the dynamic loader resolves for the binary (the loader itself
+    // included, the kernel's vDSO not: it has no file).
+    let ldd = Command::new("ldd").arg(&image.binary).output().unwrap();
+    let resolved: BTreeSet<String> = String::from_utf8(ldd.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let path = l.split_once(" => ").map_or(l, |(_, p)| p);
+            path.strip_prefix('/')
+                .map(|p| p.split(" (").next().unwrap().to_string())
+        })
+        .collect();
+    assert_eq!(
+        libraries.into_iter().cloned().collect::<BTreeSet<_>>(),
+        resolved
+    );
+    // The binary is the release binary, byte for byte.
+    let layer = image.manifest["layers"][0]["digest"].as_str().unwrap();
+    let packed = Command::new("tar")
+        .arg("-xzOf")
+        .arg(
+            image
+                .layout
+                .join("blobs/sha256")
+                .join(&layer["sha256:".len()..]),
+        )
+        .arg("usr/local/bin/codeq-rollout")
+        .output()
+        .unwrap();
+    assert!(
+        packed.stdout == std::fs::read(&image.binary).unwrap(),
+        "the image's binary is not {}",
+        image.binary.display()
+    );
 
     // The entrypoint is the Dockerfile's, so main (image: Dockerfile) and releases agree;
     // no USER (the runner needs root, see the Dockerfile).
@@ -823,14 +908,14 @@ fn the_image_is_the_release_binary_its_libraries_and_the_ca_bundle_on_scratch() 
 async fn the_pinned_image_announces_itself_as_the_runner_runs_it_and_as_the_host_binary_does() {
     let image = image();
     let registry = Registry::start();
-    let digest = push(&registry, image);
+    let buildah = Buildah::new();
+    let digest = push(&registry, &buildah, image);
     let action = pinned_action(&registry, &digest);
     assert_eq!(
         action.image,
         format!("docker://{}/{REPOSITORY}@{digest}", registry.addr)
     );
     assert_eq!(action.args, ["announce"]);
-    let buildah = Buildah::new();
 
     // The image announces itself: the tag it was pushed under, checked against the digest
     // the pinned action.yml names.
@@ -931,9 +1016,9 @@ async fn the_pinned_image_announces_itself_as_the_runner_runs_it_and_as_the_host
 async fn the_container_exits_2_on_bad_input_and_1_on_failure_writing_nothing() {
     let image = image();
     let registry = Registry::start();
-    let digest = push(&registry, image);
-    let action = pinned_action(&registry, &digest);
     let buildah = Buildah::new();
+    let digest = push(&registry, &buildah, image);
+    let action = pinned_action(&registry, &digest);
     let other = good_digest('0');
     for (with, code) in [
         (("tier", "urgent"), 2),
