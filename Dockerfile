@@ -1,20 +1,25 @@
 # syntax=docker/dockerfile:1
-# codeq-rollout as a Docker container action (action.yml: `runs.using: docker`).
-# The runner builds this file on every job unless action.yml points at a prebuilt image
-# (`image: docker://ghcr.io/...`); see README, "Prebuilt image".
+# codeq-rollout as a Docker container action, built from source. main's action.yml says
+# `image: Dockerfile`, so the repository's own self-test (.github/workflows/self-test.yml)
+# runs the code of the commit under test. Release commits point action.yml at the prebuilt
+# multi-arch image instead (`image: docker://ghcr.io/octo-org/codeq-rollout@sha256:...`,
+# written by scripts/pin-image): users' jobs only pull it. See README, "The container image".
+#
+# Both images are the same tree on `scratch`, assembled by the same script
+# (scripts/image-rootfs): the binary, the shared libraries ldd lists for it (glibc, libgcc),
+# the CA bundle, "hosts: files dns". release.yml builds it with scripts/build-image (buildah).
 
-# Stage 1: the release binary (LTO, one codegen unit, stripped; see Cargo.toml).
-# Same Debian release as the runtime stage, so the glibc the binary links against is there.
+# Stage 1: the release binary (LTO, one codegen unit, stripped; see Cargo.toml), and its tree.
 FROM rust:1.95-slim-bookworm AS build
 WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src ./src
 COPY templates ./templates
+COPY scripts/image-rootfs ./scripts/image-rootfs
 RUN cargo build --release --locked \
- && cp target/release/codeq-rollout /codeq-rollout
+ && scripts/image-rootfs target/release/codeq-rollout /rootfs
 
-# Stage 2: distroless "cc": glibc, libgcc, CA certificates and tzdata; no shell, no package
-# manager. rustls (octocrab, oci-client) loads the system roots from /etc/ssl/certs.
+# Stage 2: that tree alone; no shell, no package manager.
 #
 # No USER instruction, on purpose: the container runs as root. GitHub runs a Docker action
 # as the image's user and documents that "Docker actions must be run by the default Docker
@@ -24,10 +29,7 @@ RUN cargo build --release --locked \
 # the runner's user, so a non-root USER could not write the step outputs. Root here is root
 # in a throwaway container with no shell, holding only the job's own token.
 # Outside Actions, run it unprivileged: `docker run --user 65532:65532 ...`.
-#
-# Distroless publishes no version tags (only latest, nonroot, debug): `latest` of the
-# Debian 12 line it is. Publishers of a prebuilt image may pin it by digest (`@sha256:...`).
-# hadolint ignore=DL3007
-FROM gcr.io/distroless/cc-debian12:latest
-COPY --from=build /codeq-rollout /usr/local/bin/codeq-rollout
+FROM scratch
+COPY --from=build /rootfs/ /
+ENV PATH=/usr/local/bin
 ENTRYPOINT ["/usr/local/bin/codeq-rollout"]

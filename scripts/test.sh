@@ -4,12 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# 1. System packages: a real registry and skopeo (the tests start them), jq (the break-glass
-#    runbook's commands, run by tests/it/window_docs.rs), Python with venv (the linters of
-#    section 2).
+# 1. System packages: a real registry and skopeo (the tests start them), buildah (the
+#    container test builds and runs the runtime image with it, offline; it needs root, as
+#    this script then does: CI runs it with sudo), jq (the break-glass runbook's commands, run
+#    by tests/it/window_docs.rs), Python with venv (the linters of section 2, scripts/pin-image).
 missing=()
 command -v docker-registry >/dev/null || missing+=(docker-registry)
 command -v skopeo >/dev/null || missing+=(skopeo)
+command -v buildah >/dev/null || missing+=(buildah)
+[ -s /etc/ssl/certs/ca-certificates.crt ] || missing+=(ca-certificates)
 command -v htpasswd >/dev/null || missing+=(apache2-utils)
 command -v jq >/dev/null || missing+=(jq)
 command -v python3 >/dev/null || missing+=(python3)
@@ -22,9 +25,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# 2. Lint what users copy: action.yml, the example workflow (README includes it), the
-#    Dockerfile. The linters come from PyPI into a virtual environment (.venv, gitignored),
-#    every version pinned in scripts/lint-requirements.txt; once installed they run offline.
+# 2. Lint what users copy and what runs with the repository's tokens: action.yml as on main
+#    and as a release pins it (scripts/pin-image), the example workflow (README includes it),
+#    the repository's workflows and dependabot.yml, the Dockerfile. The linters come from
+#    PyPI into a virtual environment (.venv, gitignored), every version pinned in
+#    scripts/lint-requirements.txt; once installed they run offline.
 venv=.venv
 if ! cmp -s scripts/lint-requirements.txt "$venv/.lint-requirements.txt"; then
   echo "installing linters into $venv"
@@ -38,11 +43,28 @@ for workflow in examples/*.yml; do
   "$venv/bin/zizmor" --offline --no-progress --color never "$workflow"
 done
 "$venv/bin/zizmor" --offline --no-progress --color never action.yml
+for workflow in .github/workflows/*.yml; do
+  "$venv/bin/check-jsonschema" --builtin-schema vendor.github-workflows "$workflow"
+done
+"$venv/bin/check-jsonschema" --builtin-schema vendor.dependabot .github/dependabot.yml
+"$venv/bin/zizmor" --offline --no-progress --color never --persona pedantic \
+  .github/workflows/*.yml .github/dependabot.yml
+# action.yml as release.yml pins it (any well-formed digest will do for the lint).
+pinned=$(mktemp -d)
+trap 'rm -rf "$pinned"' EXIT
+cp action.yml "$pinned/action.yml"
+python3 scripts/pin-image --file "$pinned/action.yml" \
+  sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef >/dev/null
+"$venv/bin/check-jsonschema" --builtin-schema vendor.github-actions "$pinned/action.yml"
+"$venv/bin/zizmor" --offline --no-progress --color never --persona pedantic "$pinned/action.yml"
 "$venv/bin/hadolint" --no-color Dockerfile
 
 # 3. Rust checks and tests.
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets --quiet -- -D warnings
+# The release binary, once per run: the container test (tests/it/container.rs) packages it
+# into the runtime image as release.yml does. Incremental when target/ is kept (CI caches it).
+cargo build --release --locked
 cargo test --locked
 
 # 4. The deployment doc cannot drift from the code.

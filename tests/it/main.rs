@@ -5,6 +5,7 @@ mod action;
 mod architecture;
 mod budgets;
 mod common;
+mod container;
 mod e2e;
 mod hostile;
 mod publish;
