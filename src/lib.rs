@@ -20,6 +20,7 @@ pub mod pulls;
 pub mod render;
 pub mod report;
 pub mod sanitize;
+pub mod status;
 pub mod tier;
 pub mod tls;
 pub mod values;
