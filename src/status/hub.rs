@@ -128,9 +128,10 @@ pub enum HubError {
         /// The timeout applied.
         after: Duration,
     },
-    /// 401: the hub does not know the token.
+    /// The hub does not know the token: JupyterHub 6.1.1 answers 403 "Missing or invalid
+    /// credentials." (`scopes.py` `needs_scope`); a 401 (from a proxy in front) counts too.
     #[error(
-        "the hub at {url} rejected the token (401): the token is unknown, expired or revoked; give the apiToken of the hub service with role {ROLE_NAME}"
+        "the hub at {url} did not accept the token (missing or invalid credentials): the token is unknown, expired or revoked; give the apiToken of the hub service with role {ROLE_NAME}"
     )]
     Unauthorized {
         /// The URL asked.
@@ -139,7 +140,7 @@ pub enum HubError {
     /// The token lacks a scope: a 403 "requires any of [...]", or (for `read:servers`) a 200
     /// whose users come without their `servers`.
     #[error(
-        "the hub at {url} refused to list running servers: the token lacks the scope {}; grant the token's owner the role {ROLE_NAME} with scopes {} (hub.loadRoles, see README)",
+        "the token cannot list the running servers at {url}: it lacks the scope {}; grant the token's owner the role {ROLE_NAME} with scopes {} (hub.loadRoles, see README)",
         scope_words(scopes), SCOPES.join(", ")
     )]
     MissingScope {
@@ -219,7 +220,7 @@ impl std::fmt::Display for WrongAnswer {
 
 fn scope_words(scopes: &[String]) -> String {
     match scopes {
-        [] => format!("needed (one of {})", SCOPES.join(", ")),
+        [] => format!("{} (the hub did not say which)", SCOPES.join(" or ")),
         [one] => one.clone(),
         many => format!("(any of) {}", many.join(", ")),
     }
@@ -395,10 +396,16 @@ impl HubClient {
             s if s.is_success() && html => Err(self.wrong_base(shown, WrongAnswer::HtmlPage)),
             s if s.is_success() => Ok(body),
             StatusCode::UNAUTHORIZED => Err(HubError::Unauthorized { url: shown }),
-            StatusCode::FORBIDDEN => Err(HubError::MissingScope {
-                scopes: required_scopes(&hub_message(&body).unwrap_or_default()),
-                url: shown,
-            }),
+            StatusCode::FORBIDDEN => {
+                let message = hub_message(&body).unwrap_or_default();
+                if message.starts_with(INVALID_CREDENTIALS) {
+                    return Err(HubError::Unauthorized { url: shown });
+                }
+                Err(HubError::MissingScope {
+                    scopes: required_scopes(&message),
+                    url: shown,
+                })
+            }
             StatusCode::NOT_FOUND => Err(self.wrong_base(shown, WrongAnswer::NotFound)),
             s => Err(HubError::Status {
                 url: shown,
@@ -597,6 +604,10 @@ fn hub_time<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<OffsetDate
             serde::de::Error::custom(format!("{:?} is not an ISO 8601 time", hub_text(&text)))
         })
 }
+
+/// The start of the 403 message for a missing or unknown token (JupyterHub 6.1.1
+/// `scopes.py` `needs_scope`: "Missing or invalid credentials.").
+const INVALID_CREDENTIALS: &str = "Missing or invalid credentials";
 
 /// The hub's error `message` (`{"status": N, "message": "..."}`), if the body is that.
 fn hub_message(body: &[u8]) -> Option<String> {

@@ -266,7 +266,7 @@ async fn a_403_names_the_missing_scope_and_the_role() {
         panic!("{err:?}")
     };
     assert_eq!(scopes, &["list:users"]);
-    insta::assert_snapshot!(err.to_string().replace(&hub.uri(), "http://hub"), @"the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 refused to list running servers: the token lacks the scope list:users; grant the token's owner the role codeq-rollout-status with scopes list:users, read:servers (hub.loadRoles, see README)");
+    insta::assert_snapshot!(err.to_string().replace(&hub.uri(), "http://hub"), @"the token cannot list the running servers at http://hub/hub/api/users?state=active&offset=0&limit=200: it lacks the scope list:users; grant the token's owner the role codeq-rollout-status with scopes list:users, read:servers (hub.loadRoles, see README)");
 }
 
 #[tokio::test]
@@ -357,13 +357,20 @@ async fn a_redirect_to_the_login_page_is_not_followed() {
 }
 
 #[tokio::test]
-async fn a_401_says_the_token_is_unknown() {
-    let hub = MockServer::start().await;
-    answer_all(&hub, ResponseTemplate::new(401)).await;
-    assert!(matches!(
-        error_of(&hub.uri()).await,
-        HubError::Unauthorized { .. }
-    ));
+async fn an_unknown_token_is_said_to_be_unknown() {
+    // JupyterHub 6.1.1's answer to a missing or unknown token, and a proxy's 401.
+    for response in [
+        ResponseTemplate::new(403)
+            .set_body_json(json!({"status": 403, "message": "Missing or invalid credentials."})),
+        ResponseTemplate::new(401),
+    ] {
+        let hub = MockServer::start().await;
+        answer_all(&hub, response).await;
+        assert!(matches!(
+            error_of(&hub.uri()).await,
+            HubError::Unauthorized { .. }
+        ));
+    }
 }
 
 #[tokio::test]
@@ -498,4 +505,176 @@ fn required_scopes_are_read_from_the_hub_message() {
     ] {
         assert_eq!(required_scopes(message), scopes, "{message}");
     }
+}
+
+/// A hub of `users` users with one running server each, paging as JupyterHub 6.1.1 does
+/// (`get_api_pagination`: `limit` capped at `max_limit`; `paginated_model`: `next` while
+/// `offset + limit < total`); `total_after_first` changes the total after the first page.
+struct FakeHub {
+    users: u64,
+    max_limit: u64,
+    total_after_first: Option<u64>,
+}
+
+impl wiremock::Respond for FakeHub {
+    fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
+        let arg = |name: &str| {
+            request
+                .url
+                .query_pairs()
+                .find(|(k, _)| k == name)
+                .and_then(|(_, v)| v.parse::<u64>().ok())
+        };
+        let offset = arg("offset").unwrap_or(0);
+        let limit = arg("limit")
+            .unwrap_or(self.max_limit)
+            .clamp(1, self.max_limit);
+        let total = match self.total_after_first {
+            Some(t) if offset > 0 => t,
+            _ => self.users,
+        };
+        let items = (offset..total.min(offset + limit))
+            .map(|i| {
+                let name = format!("user{i:05}");
+                user_model(
+                    &name,
+                    json!({"": server_model(&name, "", "2026-11-30T10:00:00Z", Value::Null)}),
+                )
+            })
+            .collect();
+        let next = (offset + limit < total).then_some(offset + limit);
+        ResponseTemplate::new(200).set_body_json(page(items, offset, limit, total, next))
+    }
+}
+
+#[tokio::test]
+async fn requests_are_one_per_200_users_whatever_the_hub_size() {
+    // (users with a running server, the hub's api_page_max_limit, requests expected)
+    for (users, max_limit, requests) in [
+        (0, 200, 1),
+        (200, 200, 1),
+        (201, 200, 2),
+        (1001, 200, 6),
+        (120, 50, 3),
+    ] {
+        let hub = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/hub/api/users"))
+            .respond_with(FakeHub {
+                users,
+                max_limit,
+                total_after_first: None,
+            })
+            .mount(&hub)
+            .await;
+        let listing = client(&hub.uri()).list_active_servers().await.unwrap();
+        let received = hub.received_requests().await.unwrap();
+        assert_eq!(received.len(), requests, "{users} users, limit {max_limit}");
+        assert_eq!(listing.requests as usize, requests);
+        assert!(
+            received
+                .iter()
+                .all(|r| r.method == wiremock::http::Method::GET)
+        );
+        assert_eq!(listing.servers.len() as u64, users);
+        assert_eq!(listing.users, users);
+        let names: std::collections::BTreeSet<_> =
+            listing.servers.iter().map(|s| s.user.as_str()).collect();
+        assert_eq!(names.len() as u64, users, "every user once");
+        assert!(!listing.shifted);
+    }
+}
+
+#[tokio::test]
+async fn a_hub_whose_list_changes_while_read_is_flagged() {
+    let hub = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(FakeHub {
+            users: 300,
+            max_limit: 200,
+            total_after_first: Some(299),
+        })
+        .mount(&hub)
+        .await;
+    let listing = client(&hub.uri()).list_active_servers().await.unwrap();
+    assert_eq!(
+        (listing.requests, listing.servers.len(), listing.shifted),
+        (2, 299, true)
+    );
+}
+
+#[test]
+fn the_role_snippet_grants_exactly_the_scopes() {
+    #[derive(serde::Deserialize)]
+    struct Values {
+        hub: HubValues,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct HubValues {
+        services: BTreeMap<String, serde_json::Value>,
+        load_roles: BTreeMap<String, Role>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Role {
+        scopes: Vec<String>,
+        services: Vec<String>,
+    }
+    let values: Values = serde_saphyr::from_str(ROLE_SNIPPET).unwrap();
+    let role = &values.hub.load_roles[ROLE_NAME];
+    assert_eq!(role.scopes, SCOPES);
+    assert_eq!(role.services, [ROLE_NAME]);
+    assert!(values.hub.services.contains_key(ROLE_NAME));
+}
+
+#[test]
+fn error_messages_say_what_to_do() {
+    let url = "https://hub.example.org/hub/api/users?state=active&offset=0&limit=200".to_string();
+    let errors = [
+        HubError::InvalidBase {
+            given: "hub.example.org".into(),
+        },
+        HubError::InvalidToken,
+        HubError::Unreachable {
+            url: url.clone(),
+            cause: "error sending request: connection refused".into(),
+        },
+        HubError::Timeout {
+            url: url.clone(),
+            after: Duration::from_secs(30),
+        },
+        HubError::Unauthorized { url: url.clone() },
+        HubError::MissingScope {
+            scopes: vec!["read:servers".into()],
+            url: url.clone(),
+        },
+        HubError::MissingScope {
+            scopes: vec![],
+            url: url.clone(),
+        },
+        HubError::WrongBase {
+            url: url.clone(),
+            answer: WrongAnswer::HtmlPage,
+            suggested_base: None,
+        },
+        HubError::WrongBase {
+            url: url.clone(),
+            answer: WrongAnswer::Redirect {
+                location: Some("/hub/login".into()),
+            },
+            suggested_base: Some("https://hub.example.org".into()),
+        },
+        HubError::TooOld { url: url.clone() },
+        HubError::Malformed {
+            url: url.clone(),
+            detail: "items: missing field `items`".into(),
+        },
+        HubError::Status {
+            url,
+            status: 503,
+            message: Some("Service Unavailable".into()),
+        },
+    ];
+    let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    insta::assert_snapshot!(text.join("\n\n"));
 }
