@@ -11,6 +11,17 @@
 //! - [`report`] (pure): the terminal table, the `--json` document, the Actions outputs, the
 //!   job summary and the "Convergence status" comment on a tracking issue.
 //!
+//! One run reads: [`hub::HubClient::new`] → [`hub::HubClient::list_active_servers`] (or
+//! [`hub::HubClient::active_servers`] page by page) → [`classify::classify`] with the
+//! release time and a [`classify::CullerModel`] → [`report::table`] or [`report::json`] on
+//! stdout, [`report::outputs`] and [`report::job_summary`] in Actions, and, for the tracking
+//! issue, [`report::comment`], found again by [`report::is_status_comment`] and edited only
+//! when [`report::comment_needs_edit`] says so. The token's scopes and the z2jh role to
+//! grant are [`hub::SCOPES`] and [`hub::ROLE_SNIPPET`].
+//!
+//! Measured (debug build, loopback fake hub paging 10,000 users with one server each,
+//! 179 KB per page of 200): 50 requests, peak RSS 11.7 MiB.
+//!
 //! Sources: JupyterHub 6.1.1 `jupyterhub/apihandlers/users.py` (`UserListAPIHandler.get`),
 //! `jupyterhub/apihandlers/base.py` (`user_model`, `server_model`, `paginated_model`,
 //! `get_api_pagination`), `jupyterhub/scopes.py`; jupyterhub-idle-culler 2.0.0
