@@ -248,8 +248,11 @@ pub struct JsonTotals {
 /// One server in [`JsonReport::servers`].
 #[derive(Debug, Serialize)]
 pub struct JsonServer {
-    /// The user's name, neutralised (one line, no control or invisible characters, at most
-    /// [`NAME_MAX_CHARS`]).
+    /// The user's name, neutralised as for the log ([`sanitize::log_line`]: one line, no
+    /// control or invisible characters, at most [`NAME_MAX_CHARS`], and a word joiner after
+    /// any `##` before `[`, since the runner reads the legacy `##[command]` anywhere in a
+    /// line and `--json` goes to stdout, the Actions log). For reading: a neutralised name
+    /// may differ from the hub's.
     pub user: String,
     /// The server's name, neutralised; `""` for the default server.
     pub server: String,
@@ -298,8 +301,8 @@ pub fn json_report(facts: &StatusFacts<'_>) -> JsonReport {
             .servers
             .iter()
             .map(|c| JsonServer {
-                user: sanitize::clean_line(&c.server.user, NAME_MAX_CHARS),
-                server: sanitize::clean_line(&c.server.name, NAME_MAX_CHARS),
+                user: sanitize::log_line(&c.server.user, NAME_MAX_CHARS),
+                server: sanitize::log_line(&c.server.name, NAME_MAX_CHARS),
                 state: c.state,
                 started: c.server.started.map(rfc3339),
                 last_activity: c.server.last_activity.map(rfc3339),
