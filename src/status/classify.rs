@@ -481,4 +481,58 @@ mod tests {
         assert_eq!(c.totals.converged_by, Some(datetime!(2026-11-30 11:10 UTC)));
         assert_eq!(c.totals.all_stale_by, Some(datetime!(2026-11-30 13:10 UTC)));
     }
+
+    proptest::proptest! {
+        /// Whatever the servers: the counts add up, updated servers started after the
+        /// release, stale rows come first in deadline order, and convergence means no stale
+        /// server.
+        #[test]
+        fn totals_add_up_and_rows_are_in_deadline_order(
+            rows in proptest::collection::vec(
+                (
+                    proptest::option::of(-600i64..600),
+                    proptest::option::of(-600i64..600),
+                    proptest::bool::ANY,
+                    0u8..4,
+                ),
+                0..40,
+            ),
+            timeout in 1u64..7200,
+            max_age in 0u64..20_000,
+        ) {
+            let minute = |m: i64| RELEASE + Duration::minutes(m);
+            let servers = rows.iter().enumerate().map(|(i, (started, last, ready, pending))| Server {
+                user: format!("u{i}"),
+                name: String::new(),
+                started: started.map(minute),
+                last_activity: last.map(minute),
+                ready: *ready,
+                pending: match pending {
+                    1 => Some(Pending::Spawn),
+                    2 => Some(Pending::Stop),
+                    _ => None,
+                },
+            });
+            let c = classify(servers, RELEASE, NOW, &settings(true, timeout, 600, max_age));
+            let t = c.totals;
+            proptest::prop_assert_eq!(t.running as usize, rows.len());
+            proptest::prop_assert_eq!(t.running, t.updated + t.stale_idle + t.stale_active + t.pending);
+            proptest::prop_assert_eq!(t.converged, t.stale() == 0 && t.pending_stale == 0);
+            for s in &c.servers {
+                if s.state == State::Updated {
+                    proptest::prop_assert!(s.server.started.is_some_and(|x| x > RELEASE));
+                }
+                if s.state == State::StaleIdle {
+                    proptest::prop_assert!(s.deadline.is_some());
+                }
+            }
+            let stale: Vec<_> = c.servers.iter().take(t.stale() as usize).collect();
+            proptest::prop_assert!(stale.iter().all(|s| matches!(s.state, State::StaleIdle | State::StaleActive)));
+            let with_deadline: Vec<_> = stale.iter().filter_map(|s| s.deadline).collect();
+            proptest::prop_assert!(with_deadline.windows(2).all(|w| w[0] <= w[1]));
+            if let Some(by) = t.converged_by {
+                proptest::prop_assert!(c.servers.iter().filter(|s| s.state == State::StaleIdle).all(|s| s.deadline <= Some(by)));
+            }
+        }
+    }
 }
