@@ -23,6 +23,7 @@ pub mod publish;
 pub mod pulls;
 pub mod render;
 pub mod report;
+pub mod status;
 pub mod tier;
 pub mod values;
 pub mod window;

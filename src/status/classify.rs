@@ -1,0 +1,538 @@
+//! Pure: where each running server stands against a release, and when the idle culler will
+//! have stopped the stale ones.
+//!
+//! Conservative by construction (issue 14): a server counts as **updated** only if the hub
+//! says it started strictly after the release went live (the pull policy is `Always` on
+//! `:latest`, so a server started later runs the new image); one without a start time is
+//! stale. A server that is pending (starting or stopping) or not ready is **pending**,
+//! reported apart: the culler skips it (jupyterhub-idle-culler 2.0.0 `handle_server`: "Not
+//! culling server … with pending", "Not culling not-ready not-pending server"). A stale
+//! server is **active** when the culler would not count it idle at `now`, i.e. its
+//! inactivity (`now - last_activity`, or `now - started` when it never reported activity,
+//! as `handle_server` does) is below the culler's idle timeout (the culler culls at
+//! `inactive >= timeout`, `default_cull_arbiter`); otherwise it is **stale idle**.
+//!
+//! Deadlines come from a [`CullerModel`], so `status` forecasts with the same model as the
+//! release note.
+
+use super::{Pending, Server};
+use crate::window::CullSettings;
+use serde::Serialize;
+use time::{Duration, OffsetDateTime};
+
+/// A server's times, as the culler reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerTimes {
+    /// When the server started; `None` when the hub gave no start time.
+    pub started: Option<OffsetDateTime>,
+    /// Its last activity; `None` when it never reported any.
+    pub last_activity: Option<OffsetDateTime>,
+}
+
+impl ServerTimes {
+    /// Since when the culler counts the server inactive: its last activity, or its start
+    /// when it never reported activity (culler 2.0.0 `handle_server`); `None` without either.
+    pub fn inactive_since(&self) -> Option<OffsetDateTime> {
+        self.last_activity.or(self.started)
+    }
+}
+
+/// The idle culler's behaviour, as `status` needs it: one implementation shared with the
+/// convergence window stated in the release note.
+pub trait CullerModel {
+    /// Whether the server is active at `now`: the culler would not stop it for inactivity
+    /// in a pass at `now`. A server with no times at all counts as active (nothing says it
+    /// will be culled).
+    fn is_active(&self, times: &ServerTimes, now: OffsetDateTime) -> bool;
+
+    /// The time by which the culler will have stopped the server if its activity stays as
+    /// it is at `now`; `None` when it stops only when its user restarts it (active without a
+    /// maximum age, or culling disabled). May be before `now` (overdue).
+    fn deadline(&self, times: &ServerTimes, now: OffsetDateTime) -> Option<OffsetDateTime>;
+}
+
+/// The culler model of [`crate::window::compute`] (z2jh `cull.*`, culler 1.4/2.0), per
+/// server: stopped by `min(inactive_since + timeout, started + maxAge if maxAge > 0) +
+/// every` when idle, by `started + maxAge + every` when active with a maximum age, and not
+/// passively otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SettingsModel(pub CullSettings);
+
+fn secs(s: u64) -> Duration {
+    Duration::seconds(i64::try_from(s).unwrap_or(i64::MAX))
+}
+
+impl CullerModel for SettingsModel {
+    fn is_active(&self, times: &ServerTimes, now: OffsetDateTime) -> bool {
+        match times.inactive_since() {
+            Some(since) => now - since < secs(self.0.timeout_secs),
+            None => true,
+        }
+    }
+
+    fn deadline(&self, times: &ServerTimes, now: OffsetDateTime) -> Option<OffsetDateTime> {
+        let s = &self.0;
+        if !s.enabled {
+            return None;
+        }
+        let max_age = (s.max_age_secs > 0)
+            .then_some(times.started)
+            .flatten()
+            .and_then(|started| started.checked_add(secs(s.max_age_secs)));
+        let idle = if self.is_active(times, now) {
+            None
+        } else {
+            times
+                .inactive_since()
+                .and_then(|since| since.checked_add(secs(s.timeout_secs)))
+        };
+        let first = match (idle, max_age) {
+            (Some(i), Some(m)) => Some(i.min(m)),
+            (i, m) => i.or(m),
+        };
+        first.and_then(|t| t.checked_add(secs(s.every_secs)))
+    }
+}
+
+/// Where a server stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum State {
+    /// Running the old image and idle: the culler will stop it.
+    StaleIdle,
+    /// Running the old image and active: stopped by the maximum age, or only when its user
+    /// restarts it.
+    StaleActive,
+    /// Starting, stopping or not ready: reported apart.
+    Pending,
+    /// Started after the release went live.
+    Updated,
+}
+
+/// One server with its state and forecast.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Classified {
+    /// The server as the hub listed it.
+    pub server: Server,
+    /// Where it stands.
+    pub state: State,
+    /// For a stale server, the time by which the culler will have stopped it
+    /// ([`CullerModel::deadline`]); `None` for a stale server that stops only when its user
+    /// restarts it, and for pending and updated servers.
+    pub deadline: Option<OffsetDateTime>,
+    /// Whether the deadline has passed at `now` and the server still runs.
+    pub overdue: bool,
+}
+
+/// The counts, and when convergence is due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Totals {
+    /// Servers listed: `updated + stale_idle + stale_active + pending`.
+    pub running: u64,
+    /// Started after the release went live.
+    pub updated: u64,
+    /// Stale and idle.
+    pub stale_idle: u64,
+    /// Stale and active.
+    pub stale_active: u64,
+    /// Pending or not ready (any start time).
+    pub pending: u64,
+    /// Pending servers that started before the release (or without a start time): they may
+    /// still run the old image.
+    pub pending_stale: u64,
+    /// Stale servers past their deadline.
+    pub overdue: u64,
+    /// No server may still run the old image: no stale server and no stale pending one.
+    pub converged: bool,
+    /// When every stale idle server will be gone (the latest of their deadlines); `None`
+    /// when there is none, or when one of them has no deadline (culling disabled).
+    pub converged_by: Option<OffsetDateTime>,
+    /// When every stale server, idle or active, will be gone; `None` when any has no
+    /// deadline (or there is none).
+    pub all_stale_by: Option<OffsetDateTime>,
+}
+
+impl Totals {
+    /// Stale servers, idle and active (pending ones apart).
+    pub fn stale(&self) -> u64 {
+        self.stale_idle + self.stale_active
+    }
+}
+
+/// The servers classified, sorted for reading (see [`classify`]), with their totals.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Classification {
+    /// Sorted by deadline (earliest first; stale servers without one after them), then
+    /// pending, then updated; ties by user and server name.
+    pub servers: Vec<Classified>,
+    /// The counts.
+    pub totals: Totals,
+}
+
+/// Classifies `servers` against the release that went live at `released_at`, at `now`,
+/// with the culler `model` (see the module documentation).
+pub fn classify(
+    servers: impl IntoIterator<Item = Server>,
+    released_at: OffsetDateTime,
+    now: OffsetDateTime,
+    model: &impl CullerModel,
+) -> Classification {
+    let mut totals = Totals::default();
+    let mut idle_by: Option<Option<OffsetDateTime>> = None;
+    let mut all_by: Option<Option<OffsetDateTime>> = None;
+    let later = |acc: &mut Option<Option<OffsetDateTime>>, d: Option<OffsetDateTime>| {
+        *acc = Some(match (*acc, d) {
+            (None, d) => d,
+            (Some(Some(a)), Some(d)) => Some(a.max(d)),
+            (Some(_), _) => None,
+        });
+    };
+    let mut out: Vec<Classified> = servers
+        .into_iter()
+        .map(|server| {
+            let times = ServerTimes {
+                started: server.started,
+                last_activity: server.last_activity,
+            };
+            let after_release = server.started.is_some_and(|s| s > released_at);
+            let pending = server.pending.is_some() || !server.ready;
+            let state = if pending {
+                State::Pending
+            } else if after_release {
+                State::Updated
+            } else if model.is_active(&times, now) {
+                State::StaleActive
+            } else {
+                State::StaleIdle
+            };
+            let deadline = matches!(state, State::StaleIdle | State::StaleActive)
+                .then(|| model.deadline(&times, now))
+                .flatten();
+            let overdue = deadline.is_some_and(|d| d < now);
+            totals.running += 1;
+            totals.overdue += u64::from(overdue);
+            match state {
+                State::StaleIdle => {
+                    totals.stale_idle += 1;
+                    later(&mut idle_by, deadline);
+                    later(&mut all_by, deadline);
+                }
+                State::StaleActive => {
+                    totals.stale_active += 1;
+                    later(&mut all_by, deadline);
+                }
+                State::Pending => {
+                    totals.pending += 1;
+                    // A stopping server, or one started before the release, may run the old
+                    // image; a spawn begun after the release pulls the new one.
+                    let old = !after_release || server.pending == Some(Pending::Stop);
+                    totals.pending_stale += u64::from(old);
+                }
+                State::Updated => totals.updated += 1,
+            }
+            Classified {
+                server,
+                state,
+                deadline,
+                overdue,
+            }
+        })
+        .collect();
+    totals.converged = totals.stale() == 0 && totals.pending_stale == 0;
+    totals.converged_by = idle_by.flatten();
+    totals.all_stale_by = all_by.flatten();
+    out.sort_by(|a, b| {
+        let rank = |c: &Classified| match c.state {
+            State::StaleIdle | State::StaleActive => (0, c.deadline.is_none()),
+            State::Pending => (1, true),
+            State::Updated => (2, true),
+        };
+        rank(a)
+            .cmp(&rank(b))
+            .then(a.deadline.cmp(&b.deadline))
+            .then(a.state.cmp(&b.state))
+            .then_with(|| a.server.user.cmp(&b.server.user))
+            .then_with(|| a.server.name.cmp(&b.server.name))
+    });
+    Classification {
+        servers: out,
+        totals,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    const RELEASE: OffsetDateTime = datetime!(2026-11-30 12:00 UTC);
+    const NOW: OffsetDateTime = datetime!(2026-11-30 13:00 UTC);
+
+    fn settings(enabled: bool, timeout: u64, every: u64, max_age: u64) -> SettingsModel {
+        SettingsModel(CullSettings {
+            enabled,
+            timeout_secs: timeout,
+            every_secs: every,
+            max_age_secs: max_age,
+        })
+    }
+
+    fn server(
+        user: &str,
+        started: Option<OffsetDateTime>,
+        last_activity: Option<OffsetDateTime>,
+    ) -> Server {
+        Server {
+            user: user.into(),
+            name: String::new(),
+            started,
+            last_activity,
+            ready: true,
+            pending: None,
+        }
+    }
+
+    /// z2jh defaults: timeout 1 h, every 10 min, no maximum age.
+    fn defaults() -> SettingsModel {
+        SettingsModel(CullSettings::default())
+    }
+
+    #[test]
+    fn each_server_is_classified_conservatively() {
+        let t = |h: u8, m: u8| {
+            Some(
+                datetime!(2026-11-30 00:00 UTC)
+                    .replace_time(time::Time::from_hms(h, m, 0).unwrap()),
+            )
+        };
+        let mut pending_spawn = server("spawning-after", t(12, 59), None);
+        pending_spawn.pending = Some(Pending::Spawn);
+        pending_spawn.ready = false;
+        let mut not_ready = server("not-ready", t(11, 0), t(11, 0));
+        not_ready.ready = false;
+        let mut stopping = server("stopping-new", t(12, 30), None);
+        stopping.pending = Some(Pending::Stop);
+        // (server, state, deadline)
+        let cases = [
+            (server("new", t(12, 1), t(12, 59)), State::Updated, None),
+            (
+                server("at-release", t(12, 0), t(12, 59)),
+                State::StaleActive,
+                None,
+            ),
+            (
+                server("no-start", None, t(12, 59)),
+                State::StaleActive,
+                None,
+            ),
+            (
+                server("idle", t(9, 0), t(11, 30)),
+                State::StaleIdle,
+                t(12, 40),
+            ),
+            // Inactive exactly the timeout: the culler culls at >= timeout.
+            (
+                server("idle-exactly", t(9, 0), t(12, 0)),
+                State::StaleIdle,
+                t(13, 10),
+            ),
+            (
+                server("active", t(9, 0), t(12, 1)),
+                State::StaleActive,
+                None,
+            ),
+            // Never reported activity: counted from its start, as the culler does.
+            (
+                server("silent", t(11, 0), None),
+                State::StaleIdle,
+                t(12, 10),
+            ),
+            (server("no-times", None, None), State::StaleActive, None),
+            (pending_spawn, State::Pending, None),
+            (not_ready, State::Pending, None),
+            (stopping, State::Pending, None),
+        ];
+        for (s, state, deadline) in cases {
+            let user = s.user.clone();
+            let c = classify([s], RELEASE, NOW, &defaults());
+            assert_eq!(
+                (c.servers[0].state, c.servers[0].deadline),
+                (state, deadline),
+                "{user}"
+            );
+        }
+    }
+
+    #[test]
+    fn deadlines_follow_the_culler_settings() {
+        let started = Some(datetime!(2026-11-30 11:00 UTC));
+        let idle = ServerTimes {
+            started,
+            last_activity: Some(datetime!(2026-11-30 11:30 UTC)),
+        };
+        let active = ServerTimes {
+            started,
+            last_activity: Some(datetime!(2026-11-30 12:55 UTC)),
+        };
+        let at = |h: u8, m: u8| {
+            Some(
+                datetime!(2026-11-30 00:00 UTC)
+                    .replace_time(time::Time::from_hms(h, m, 0).unwrap()),
+            )
+        };
+        // (model, times, deadline)
+        let cases = [
+            (defaults(), idle, at(12, 40)),
+            (defaults(), active, None),
+            // Max age 4 h: the active server goes by start + 4 h + every.
+            (settings(true, 3600, 600, 4 * 3600), active, at(15, 10)),
+            // Max age 30 min comes before the idle timeout: already overdue.
+            (settings(true, 3600, 600, 1800), idle, at(11, 40)),
+            (settings(false, 3600, 600, 1800), idle, None),
+        ];
+        for (model, times, deadline) in cases {
+            assert_eq!(model.deadline(&times, NOW), deadline, "{model:?} {times:?}");
+        }
+    }
+
+    #[test]
+    fn totals_and_convergence() {
+        let t = |h: u8, m: u8| {
+            Some(
+                datetime!(2026-11-30 00:00 UTC)
+                    .replace_time(time::Time::from_hms(h, m, 0).unwrap()),
+            )
+        };
+        let mut spawn_after = server("e", t(12, 59), None);
+        spawn_after.pending = Some(Pending::Spawn);
+        let servers = vec![
+            server("a", t(12, 30), t(12, 59)),
+            server("b", t(9, 0), t(11, 50)),
+            server("c", t(9, 0), t(11, 30)),
+            server("d", t(9, 0), t(12, 58)),
+            spawn_after.clone(),
+        ];
+        let c = classify(servers, RELEASE, NOW, &defaults());
+        assert_eq!(
+            c.totals,
+            Totals {
+                running: 5,
+                updated: 1,
+                stale_idle: 2,
+                stale_active: 1,
+                pending: 1,
+                pending_stale: 0,
+                // c was due at 12:40.
+                overdue: 1,
+                converged: false,
+                converged_by: t(13, 0),
+                all_stale_by: None,
+            }
+        );
+        let order: Vec<_> = c.servers.iter().map(|s| s.server.user.as_str()).collect();
+        assert_eq!(order, ["c", "b", "d", "e", "a"]);
+
+        let done = classify(
+            vec![server("a", t(12, 30), t(12, 59)), spawn_after],
+            RELEASE,
+            NOW,
+            &defaults(),
+        );
+        assert!(done.totals.converged);
+        assert_eq!(done.totals.converged_by, None);
+
+        let empty = classify(Vec::new(), RELEASE, NOW, &defaults());
+        assert!(empty.totals.converged);
+        assert_eq!(empty.totals.running, 0);
+    }
+
+    #[test]
+    fn a_stopping_or_old_pending_server_blocks_convergence() {
+        let mut stopping = server("s", Some(datetime!(2026-11-30 12:30 UTC)), None);
+        stopping.pending = Some(Pending::Stop);
+        let mut old_spawn = server("o", Some(datetime!(2026-11-30 11:30 UTC)), None);
+        old_spawn.pending = Some(Pending::Spawn);
+        for s in [stopping, old_spawn] {
+            let c = classify([s], RELEASE, NOW, &defaults());
+            assert_eq!((c.totals.pending_stale, c.totals.converged), (1, false));
+        }
+    }
+
+    #[test]
+    fn overdue_servers_are_counted_and_all_stale_by_needs_every_deadline() {
+        let model = settings(true, 3600, 600, 2 * 3600);
+        let servers = vec![
+            // Idle since 10:00: due 11:10, overdue at 13:00.
+            server(
+                "late",
+                Some(datetime!(2026-11-30 09:00 UTC)),
+                Some(datetime!(2026-11-30 10:00 UTC)),
+            ),
+            // Active, started 11:00: max age → 13:10.
+            server(
+                "busy",
+                Some(datetime!(2026-11-30 11:00 UTC)),
+                Some(datetime!(2026-11-30 12:59 UTC)),
+            ),
+        ];
+        let c = classify(servers, RELEASE, NOW, &model);
+        assert_eq!(c.totals.overdue, 1);
+        assert!(c.servers[0].overdue);
+        assert_eq!(c.totals.converged_by, Some(datetime!(2026-11-30 11:10 UTC)));
+        assert_eq!(c.totals.all_stale_by, Some(datetime!(2026-11-30 13:10 UTC)));
+    }
+
+    proptest::proptest! {
+        /// Whatever the servers: the counts add up, updated servers started after the
+        /// release, stale rows come first in deadline order, and convergence means no stale
+        /// server.
+        #[test]
+        fn totals_add_up_and_rows_are_in_deadline_order(
+            rows in proptest::collection::vec(
+                (
+                    proptest::option::of(-600i64..600),
+                    proptest::option::of(-600i64..600),
+                    proptest::bool::ANY,
+                    0u8..4,
+                ),
+                0..40,
+            ),
+            timeout in 1u64..7200,
+            max_age in 0u64..20_000,
+        ) {
+            let minute = |m: i64| RELEASE + Duration::minutes(m);
+            let servers = rows.iter().enumerate().map(|(i, (started, last, ready, pending))| Server {
+                user: format!("u{i}"),
+                name: String::new(),
+                started: started.map(minute),
+                last_activity: last.map(minute),
+                ready: *ready,
+                pending: match pending {
+                    1 => Some(Pending::Spawn),
+                    2 => Some(Pending::Stop),
+                    _ => None,
+                },
+            });
+            let c = classify(servers, RELEASE, NOW, &settings(true, timeout, 600, max_age));
+            let t = c.totals;
+            proptest::prop_assert_eq!(t.running as usize, rows.len());
+            proptest::prop_assert_eq!(t.running, t.updated + t.stale_idle + t.stale_active + t.pending);
+            proptest::prop_assert_eq!(t.converged, t.stale() == 0 && t.pending_stale == 0);
+            for s in &c.servers {
+                if s.state == State::Updated {
+                    proptest::prop_assert!(s.server.started.is_some_and(|x| x > RELEASE));
+                }
+                if s.state == State::StaleIdle {
+                    proptest::prop_assert!(s.deadline.is_some());
+                }
+            }
+            let stale: Vec<_> = c.servers.iter().take(t.stale() as usize).collect();
+            proptest::prop_assert!(stale.iter().all(|s| matches!(s.state, State::StaleIdle | State::StaleActive)));
+            let with_deadline: Vec<_> = stale.iter().filter_map(|s| s.deadline).collect();
+            proptest::prop_assert!(with_deadline.windows(2).all(|w| w[0] <= w[1]));
+            if let Some(by) = t.converged_by {
+                proptest::prop_assert!(c.servers.iter().filter(|s| s.state == State::StaleIdle).all(|s| s.deadline <= Some(by)));
+            }
+        }
+    }
+}

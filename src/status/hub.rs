@@ -1,0 +1,668 @@
+//! The JupyterHub REST edge of `status` (I/O, read-only): the running servers, page by page.
+//!
+//! One request per page: `GET {base}/hub/api/users?state=active&offset=N&limit=200` with
+//! `Accept: application/jupyterhub-pagination+json` and `Authorization: token …`. Only GET
+//! is ever sent. Source: JupyterHub 6.1.1 `jupyterhub/apihandlers/users.py`
+//! (`UserListAPIHandler.get`: `state=active` keeps the users with a server record, ready or
+//! pending) and `jupyterhub/apihandlers/base.py` (`paginated_model`, `get_api_pagination`:
+//! `limit` is capped at `JupyterHub.api_page_max_limit`, default 200; `_pagination.next` is
+//! `{offset, limit, url}` while `offset + limit < total`, else `null`).
+//!
+//! **Next page.** The next request takes `_pagination.next`'s `offset` and `limit` but is
+//! built from the base URL given, not from `next.url`: the hub builds that URL from the
+//! request as it saw it (`request.full_url()`), which behind a proxy or ingress may be an
+//! internal `http://` address, and the token must only go where it was given.
+//!
+//! **Memory.** Each page's body (about 1 KB per user, at most [`MAX_PAGE_BYTES`]) is read,
+//! parsed straight into compact [`Server`] records (no JSON tree; fields not listed are
+//! skipped) and dropped before the next request, so a listing of thousands of servers holds
+//! one page of JSON at a time.
+//!
+//! **Scopes.** [`SCOPES`] (see there) is the least a token needs.
+//!
+//! **Old hubs.** The paginated answer arrived in JupyterHub 2.0 (with roles and scopes);
+//! an older hub ignores the `Accept` header and answers a bare JSON array. That is refused
+//! with [`HubError::TooOld`] naming the minimum version, since such a hub may have cut the
+//! list at `limit` without saying so.
+
+use super::{Pending, Server};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, LOCATION};
+use reqwest::{StatusCode, Url};
+use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::time::Duration;
+use time::OffsetDateTime;
+
+/// The media type that asks the hub for the paginated answer (JupyterHub ≥ 2.0,
+/// `jupyterhub/apihandlers/base.py` `PAGINATION_MEDIA_TYPE`).
+pub const PAGINATION_MEDIA_TYPE: &str = "application/jupyterhub-pagination+json";
+
+/// Users asked per page: 200, JupyterHub's default `api_page_max_limit` (a hub configured
+/// lower answers fewer and its `next` says where to go on). Pages for `n` users with running
+/// servers: `ceil(n / 200)`, at least 1.
+pub const PAGE_LIMIT: u64 = 200;
+
+/// The largest page body read, in bytes: 16 MiB (a page of 200 users is a few hundred KB).
+pub const MAX_PAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The most pages followed in one listing (2,000,000 users at 200 a page): a guard against a
+/// hub whose `next` never ends.
+pub const MAX_PAGES: u32 = 10_000;
+
+/// The smallest set of scopes a hub API token needs for `status`, from JupyterHub 6.1.1:
+///
+/// - `list:users`: `GET /hub/api/users` is `@needs_scope('list:users')`
+///   (`apihandlers/users.py`); without it the hub answers 403 "requires any of
+///   [list:users]". It implies `read:users:name` (`scopes.py`), so each item carries the
+///   user's `name`.
+/// - `read:servers`: `user_model` (`apihandlers/base.py`) includes the `servers` map only
+///   with it; each server's model (`server_model`) then carries `started`,
+///   `last_activity`, `ready` and `pending`. Without it the hub still answers 200, with
+///   users but no `servers`: the client reports that as the missing scope
+///   ([`HubError::MissingScope`]).
+///
+/// Not needed: `read:users` or `read:users:activity` (they give the *user's*
+/// `last_activity`; the culler and `status` use the *server's*), `admin:users`,
+/// `admin:server_state` (the spawner's state), and any write scope.
+pub const SCOPES: [&str; 2] = ["list:users", "read:servers"];
+
+/// The name of the role [`ROLE_SNIPPET`] creates.
+pub const ROLE_NAME: &str = "codeq-rollout-status";
+
+/// Zero to JupyterHub values (chart 2.0 or later, JupyterHub ≥ 2.0) that create a hub
+/// service holding a token with exactly [`SCOPES`], for README and CODEQ_DEPLOYMENT.md.
+/// The service's `apiToken` is the value to store as the workflow's secret
+/// (`hub-api-token`).
+pub const ROLE_SNIPPET: &str = r#"hub:
+  services:
+    codeq-rollout-status:
+      # A long random value (openssl rand -hex 32); store the same value as the
+      # repository secret the workflow passes as hub-api-token.
+      apiToken: "<secret>"
+  loadRoles:
+    codeq-rollout-status:
+      description: Read-only - list users and their running servers (codeq-rollout status)
+      scopes:
+        - list:users
+        - read:servers
+      services:
+        - codeq-rollout-status
+"#;
+
+/// What went wrong talking to the hub. Every variant names the URL asked (never the token)
+/// and carries what the user needs to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HubError {
+    /// The base URL given cannot be a hub's address.
+    #[error(
+        "hub URL {given:?} is not usable: give the hub's address with http:// or https://, e.g. https://hub.example.org"
+    )]
+    InvalidBase {
+        /// The text given, as given.
+        given: String,
+    },
+    /// The token cannot be sent in an HTTP header (control characters or non-ASCII).
+    #[error(
+        "the hub API token contains characters that cannot be sent in an HTTP header: copy the token again, without line breaks"
+    )]
+    InvalidToken,
+    /// No answer: DNS, connection refused, TLS, or the connection broke.
+    #[error(
+        "cannot reach the hub at {url}: {cause}; check hub-url and that this runner can reach the hub"
+    )]
+    Unreachable {
+        /// The URL asked.
+        url: String,
+        /// The transport's error, in its words (never contains the token).
+        cause: String,
+    },
+    /// No complete answer within the timeout.
+    #[error(
+        "the hub at {url} did not answer within {} s; check that the hub is up, or try again later",
+        after.as_secs()
+    )]
+    Timeout {
+        /// The URL asked.
+        url: String,
+        /// The timeout applied.
+        after: Duration,
+    },
+    /// The hub does not know the token: JupyterHub 6.1.1 answers 403 "Missing or invalid
+    /// credentials." (`scopes.py` `needs_scope`); a 401 (from a proxy in front) counts too.
+    #[error(
+        "the hub at {url} did not accept the token (missing or invalid credentials): the token is unknown, expired or revoked; give the apiToken of the hub service with role {ROLE_NAME}"
+    )]
+    Unauthorized {
+        /// The URL asked.
+        url: String,
+    },
+    /// The token lacks a scope: a 403 "requires any of [...]", or (for `read:servers`) a 200
+    /// whose users come without their `servers`.
+    #[error(
+        "the token cannot list the running servers at {url}: it lacks the scope {}; grant the token's owner the role {ROLE_NAME} with scopes {} (hub.loadRoles, see README)",
+        scope_words(scopes), SCOPES.join(", ")
+    )]
+    MissingScope {
+        /// The scopes the hub said it requires (any one of them); empty when its 403 did not
+        /// say.
+        scopes: Vec<String>,
+        /// The URL asked.
+        url: String,
+    },
+    /// The answer was not the hub's API: a 404, an HTML page (a login page, an ingress's
+    /// page) or a redirect.
+    #[error(
+        "{url} is not the hub's API ({answer}): give hub-url as the hub's address without /hub/api, so that <hub-url>/hub/api/ is the API{}",
+        suggested_base.as_ref().map(|b| format!(", here probably {b}")).unwrap_or_default()
+    )]
+    WrongBase {
+        /// The URL asked.
+        url: String,
+        /// What came back.
+        answer: WrongAnswer,
+        /// The base URL that probably was meant, when the given one ends in `/hub` or
+        /// `/hub/api`.
+        suggested_base: Option<String>,
+    },
+    /// A bare JSON array: a hub older than JupyterHub 2.0.
+    #[error(
+        "the hub at {url} answered without pagination: it is older than JupyterHub 2.0, which status needs (paginated user lists, roles and scopes); upgrade the hub (Zero to JupyterHub 2.0 or later)"
+    )]
+    TooOld {
+        /// The URL asked.
+        url: String,
+    },
+    /// JSON that is not the hub's user list.
+    #[error("the hub at {url} answered JSON that is not a user list: {detail}")]
+    Malformed {
+        /// The URL asked.
+        url: String,
+        /// Where and what (serde's path and message, or the size limit).
+        detail: String,
+    },
+    /// Any other HTTP status.
+    #[error("the hub at {url} answered {status}{}", message.as_ref().map(|m| format!(": {m}")).unwrap_or_default())]
+    Status {
+        /// The URL asked.
+        url: String,
+        /// The HTTP status code.
+        status: u16,
+        /// The hub's `message`, cleaned to one line and capped, when it gave one.
+        message: Option<String>,
+    },
+}
+
+/// What a [`HubError::WrongBase`] got back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WrongAnswer {
+    /// HTTP 404.
+    NotFound,
+    /// An HTML page (status 2xx).
+    HtmlPage,
+    /// A redirect (3xx) to `location` (cleaned to one line and capped).
+    Redirect {
+        /// The `Location` header, if any.
+        location: Option<String>,
+    },
+}
+
+impl std::fmt::Display for WrongAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WrongAnswer::NotFound => f.write_str("it answered 404"),
+            WrongAnswer::HtmlPage => f.write_str("it answered an HTML page"),
+            WrongAnswer::Redirect { location: Some(l) } => write!(f, "it redirected to {l}"),
+            WrongAnswer::Redirect { location: None } => f.write_str("it redirected"),
+        }
+    }
+}
+
+fn scope_words(scopes: &[String]) -> String {
+    match scopes {
+        [] => format!("{} (the hub did not say which)", SCOPES.join(" or ")),
+        [one] => one.clone(),
+        many => format!("(any of) {}", many.join(", ")),
+    }
+}
+
+/// A read-only client of one hub's REST API.
+#[derive(Debug, Clone)]
+pub struct HubClient {
+    /// `{base}/hub/api/users`, without query.
+    users_url: Url,
+    /// The base URL as given, for messages.
+    base: String,
+    /// `token …`, marked sensitive (reqwest then keeps it out of `Debug`).
+    authorization: HeaderValue,
+    http: reqwest::Client,
+    timeout: Duration,
+}
+
+impl HubClient {
+    /// A client for the hub at `base` (the hub's public address, e.g.
+    /// `https://hub.example.org`, or `https://example.org/jupyter` for a hub under a prefix:
+    /// the API is `{base}/hub/api/`), authenticating with `token`. `timeout` bounds each
+    /// request, connection included. Builds no connection.
+    ///
+    /// Redirects are not followed: a hub API answers without them, and a redirect usually
+    /// means a login page (reported as [`HubError::WrongBase`]).
+    ///
+    /// # Errors
+    /// [`HubError::InvalidBase`] for anything but an `http(s)://` URL without query or
+    /// fragment; [`HubError::InvalidToken`] for a token that cannot go in a header.
+    pub fn new(base: &str, token: &SecretString, timeout: Duration) -> Result<Self, HubError> {
+        let invalid = || HubError::InvalidBase {
+            given: base.to_string(),
+        };
+        let mut url = Url::parse(base.trim()).map_err(|_| invalid())?;
+        if !matches!(url.scheme(), "http" | "https")
+            || url.host().is_none()
+            || url.query().is_some()
+            || url.fragment().is_some()
+            || !url.username().is_empty()
+            || url.password().is_some()
+        {
+            return Err(invalid());
+        }
+        if !url.path().ends_with('/') {
+            let path = format!("{}/", url.path());
+            url.set_path(&path);
+        }
+        let users_url = url.join("hub/api/users").map_err(|_| invalid())?;
+        let mut authorization =
+            HeaderValue::from_str(&format!("token {}", token.expose_secret().trim()))
+                .map_err(|_| HubError::InvalidToken)?;
+        authorization.set_sensitive(true);
+        let http = reqwest::Client::builder()
+            .tls_backend_preconfigured(crate::support::tls::client_config())
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(timeout)
+            .timeout(timeout)
+            .build()
+            .map_err(|e| HubError::Unreachable {
+                url: users_url.to_string(),
+                cause: format!("cannot build the HTTP client: {e}"),
+            })?;
+        Ok(Self {
+            users_url,
+            base: base.trim().trim_end_matches('/').to_string(),
+            authorization,
+            http,
+            timeout,
+        })
+    }
+
+    /// The running servers, page by page (see [`ServerPages`]).
+    pub fn active_servers(&self) -> ServerPages<'_> {
+        ServerPages {
+            client: self,
+            next_offset: Some(0),
+            limit: PAGE_LIMIT,
+            requests: 0,
+            users: 0,
+            first_total: None,
+            last_total: None,
+        }
+    }
+
+    /// Every running server, collected from [`HubClient::active_servers`]: at most
+    /// `ceil(users with running servers / 200)` requests (1 when none), all GET.
+    ///
+    /// # Errors
+    /// The first [`HubError`] of any page.
+    pub async fn list_active_servers(&self) -> Result<Listing, HubError> {
+        let mut pages = self.active_servers();
+        let mut servers = Vec::new();
+        while let Some(page) = pages.next_page().await? {
+            servers.extend(page);
+        }
+        Ok(Listing {
+            servers,
+            users: pages.users,
+            requests: pages.requests,
+            shifted: pages.shifted(),
+        })
+    }
+
+    /// The URL of the page at `offset`.
+    fn page_url(&self, offset: u64, limit: u64) -> Url {
+        let mut url = self.users_url.clone();
+        url.query_pairs_mut()
+            .append_pair("state", "active")
+            .append_pair("offset", &offset.to_string())
+            .append_pair("limit", &limit.to_string());
+        url
+    }
+
+    /// The base URL meant when `base` ends in `/hub`, `/hub/api` or `/hub/login`.
+    fn suggested_base(&self) -> Option<String> {
+        ["/hub/api", "/hub/login", "/hub"]
+            .iter()
+            .find_map(|suffix| self.base.strip_suffix(suffix))
+            .filter(|b| b.contains("://") && !b.ends_with(':') && !b.ends_with('/'))
+            .map(str::to_string)
+    }
+
+    /// One GET; the body of a 2xx answer that is JSON, or the error it means.
+    async fn get_page(&self, url: &Url) -> Result<Vec<u8>, HubError> {
+        let shown = url.to_string();
+        let transport = |e: reqwest::Error| {
+            if e.is_timeout() {
+                HubError::Timeout {
+                    url: shown.clone(),
+                    after: self.timeout,
+                }
+            } else {
+                HubError::Unreachable {
+                    url: shown.clone(),
+                    cause: error_chain(&e),
+                }
+            }
+        };
+        let mut response = self
+            .http
+            .get(url.clone())
+            .header(ACCEPT, PAGINATION_MEDIA_TYPE)
+            .header(AUTHORIZATION, self.authorization.clone())
+            .send()
+            .await
+            .map_err(transport)?;
+        let status = response.status();
+        let html = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.to_ascii_lowercase().contains("html"));
+        let location = response
+            .headers()
+            .get(LOCATION)
+            .map(|v| hub_text(&String::from_utf8_lossy(v.as_bytes())));
+        if status.is_redirection() {
+            return Err(self.wrong_base(shown, WrongAnswer::Redirect { location }));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(transport)? {
+            if body.len() + chunk.len() > MAX_PAGE_BYTES {
+                return Err(HubError::Malformed {
+                    url: shown,
+                    detail: format!("the answer is larger than {MAX_PAGE_BYTES} bytes"),
+                });
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let html = html || first_byte(&body) == Some(b'<');
+        match status {
+            s if s.is_success() && html => Err(self.wrong_base(shown, WrongAnswer::HtmlPage)),
+            s if s.is_success() => Ok(body),
+            StatusCode::UNAUTHORIZED => Err(HubError::Unauthorized { url: shown }),
+            StatusCode::FORBIDDEN => {
+                let message = hub_message(&body).unwrap_or_default();
+                if message.starts_with(INVALID_CREDENTIALS) {
+                    return Err(HubError::Unauthorized { url: shown });
+                }
+                Err(HubError::MissingScope {
+                    scopes: required_scopes(&message),
+                    url: shown,
+                })
+            }
+            StatusCode::NOT_FOUND => Err(self.wrong_base(shown, WrongAnswer::NotFound)),
+            s => Err(HubError::Status {
+                url: shown,
+                status: s.as_u16(),
+                message: hub_message(&body).map(|m| hub_text(&m)),
+            }),
+        }
+    }
+
+    fn wrong_base(&self, url: String, answer: WrongAnswer) -> HubError {
+        HubError::WrongBase {
+            url,
+            answer,
+            suggested_base: self.suggested_base(),
+        }
+    }
+}
+
+/// The running servers, collected (see [`HubClient::list_active_servers`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing {
+    /// The servers, in the hub's order (users by id, each user's servers by name).
+    pub servers: Vec<Server>,
+    /// Users listed (each has one or more servers, or none left by the time the hub built
+    /// its answer).
+    pub users: u64,
+    /// Requests sent (all GET).
+    pub requests: u32,
+    /// Whether the hub's count of users with running servers changed between the first and
+    /// the last page: a user may then have been skipped or listed twice (offset paging), so
+    /// the numbers are a snapshot to take again.
+    pub shifted: bool,
+}
+
+/// A listing in progress: call [`ServerPages::next_page`] until it gives `None`. Holds no
+/// page once it has been returned.
+#[derive(Debug)]
+pub struct ServerPages<'a> {
+    client: &'a HubClient,
+    next_offset: Option<u64>,
+    limit: u64,
+    requests: u32,
+    users: u64,
+    first_total: Option<u64>,
+    last_total: Option<u64>,
+}
+
+impl ServerPages<'_> {
+    /// The next page's servers (possibly empty), or `None` when the listing is complete.
+    /// One GET per call that returns `Some`.
+    ///
+    /// # Errors
+    /// [`HubError`]; after an error the listing is over (later calls give `None`).
+    pub async fn next_page(&mut self) -> Result<Option<Vec<Server>>, HubError> {
+        let Some(offset) = self.next_offset.take() else {
+            return Ok(None);
+        };
+        let url = self.client.page_url(offset, self.limit);
+        if self.requests >= MAX_PAGES {
+            return Err(HubError::Malformed {
+                url: url.to_string(),
+                detail: format!("its next links go on past {MAX_PAGES} pages"),
+            });
+        }
+        self.requests += 1;
+        let body = self.client.get_page(&url).await?;
+        let malformed = |detail: String| HubError::Malformed {
+            url: url.to_string(),
+            detail,
+        };
+        if first_byte(&body) == Some(b'[') {
+            return Err(HubError::TooOld {
+                url: url.to_string(),
+            });
+        }
+        let page: PageDoc = {
+            let mut de = serde_json::Deserializer::from_slice(&body);
+            serde_path_to_error::deserialize(&mut de)
+                .map_err(|e| malformed(hub_text(&e.to_string())))?
+        };
+        drop(body);
+        self.first_total.get_or_insert(page.pagination.total);
+        self.last_total = Some(page.pagination.total);
+        if let Some(next) = &page.pagination.next {
+            if next.offset <= offset || next.limit == 0 {
+                return Err(malformed(format!(
+                    "_pagination.next goes from offset {offset} to offset {} (limit {})",
+                    next.offset, next.limit
+                )));
+            }
+            self.next_offset = Some(next.offset);
+            self.limit = next.limit.min(PAGE_LIMIT);
+        }
+        let without_servers = page.items.iter().filter(|u| u.servers.is_none()).count();
+        if without_servers > 0 {
+            self.next_offset = None;
+            return Err(HubError::MissingScope {
+                scopes: vec!["read:servers".to_string()],
+                url: url.to_string(),
+            });
+        }
+        self.users += page.items.len() as u64;
+        let servers = page
+            .items
+            .into_iter()
+            .flat_map(|user| {
+                let name = user.name;
+                user.servers
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(move |(server, doc)| Server {
+                        user: name.clone(),
+                        name: server,
+                        started: doc.started,
+                        last_activity: doc.last_activity,
+                        ready: doc.ready,
+                        pending: doc.pending.map(|p| match p.as_str() {
+                            "spawn" => Pending::Spawn,
+                            "stop" => Pending::Stop,
+                            _ => Pending::Other,
+                        }),
+                    })
+            })
+            .collect();
+        Ok(Some(servers))
+    }
+
+    /// Requests sent so far.
+    pub fn requests(&self) -> u32 {
+        self.requests
+    }
+
+    /// Users listed so far.
+    pub fn users(&self) -> u64 {
+        self.users
+    }
+
+    /// Whether the hub's total changed between the first and the latest page (see
+    /// [`Listing::shifted`]).
+    pub fn shifted(&self) -> bool {
+        self.first_total != self.last_total
+    }
+}
+
+/// The paginated answer; fields not named here are skipped without being kept.
+#[derive(Deserialize)]
+struct PageDoc {
+    items: Vec<UserDoc>,
+    #[serde(rename = "_pagination")]
+    pagination: PaginationDoc,
+}
+
+#[derive(Deserialize)]
+struct PaginationDoc {
+    total: u64,
+    next: Option<NextDoc>,
+}
+
+/// `_pagination.next`; its `url` is deliberately not read (see the module documentation).
+#[derive(Deserialize)]
+struct NextDoc {
+    offset: u64,
+    limit: u64,
+}
+
+#[derive(Deserialize)]
+struct UserDoc {
+    name: String,
+    /// Absent without `read:servers`.
+    servers: Option<BTreeMap<String, ServerDoc>>,
+}
+
+#[derive(Deserialize)]
+struct ServerDoc {
+    #[serde(default, deserialize_with = "hub_time")]
+    started: Option<OffsetDateTime>,
+    #[serde(default, deserialize_with = "hub_time")]
+    last_activity: Option<OffsetDateTime>,
+    #[serde(default)]
+    ready: bool,
+    #[serde(default)]
+    pending: Option<String>,
+}
+
+/// A hub timestamp: ISO 8601 in UTC with `Z` (`2026-11-30T14:05:09.123456Z`, JupyterHub
+/// `utils.isoformat`), or `null`.
+fn hub_time<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<OffsetDateTime>, D::Error> {
+    use time::format_description::well_known::{Iso8601, Rfc3339};
+    let Some(text) = Option::<std::borrow::Cow<'de, str>>::deserialize(de)? else {
+        return Ok(None);
+    };
+    OffsetDateTime::parse(&text, &Rfc3339)
+        .or_else(|_| OffsetDateTime::parse(&text, &Iso8601::DEFAULT))
+        .map(Some)
+        .map_err(|_| {
+            serde::de::Error::custom(format!("{:?} is not an ISO 8601 time", hub_text(&text)))
+        })
+}
+
+/// The start of the 403 message for a missing or unknown token (JupyterHub 6.1.1
+/// `scopes.py` `needs_scope`: "Missing or invalid credentials.").
+const INVALID_CREDENTIALS: &str = "Missing or invalid credentials";
+
+/// The hub's error `message` (`{"status": N, "message": "..."}`), if the body is that.
+fn hub_message(body: &[u8]) -> Option<String> {
+    #[derive(Deserialize)]
+    struct ErrorDoc {
+        message: Option<String>,
+    }
+    serde_json::from_slice::<ErrorDoc>(body).ok()?.message
+}
+
+/// The scopes in a 403's "… requires any of [a, b]" (JupyterHub `scopes.py`
+/// `needs_scope`), each checked to look like a scope; empty when there are none.
+fn required_scopes(message: &str) -> Vec<String> {
+    let Some((_, rest)) = message.split_once("requires any of [") else {
+        return Vec::new();
+    };
+    let Some((list, _)) = rest.split_once(']') else {
+        return Vec::new();
+    };
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| {
+            !s.is_empty()
+                && s.len() <= 64
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b':' | b'_' | b'-'))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Hub-sent text made safe for a message: one line, no control or invisible characters,
+/// at most 200 characters.
+fn hub_text(text: &str) -> String {
+    crate::support::sanitize::clean_line(text, crate::support::sanitize::DEFAULT_MAX_CHARS)
+}
+
+fn first_byte(body: &[u8]) -> Option<u8> {
+    body.iter().copied().find(|b| !b.is_ascii_whitespace())
+}
+
+/// The error and its causes on one line (reqwest's top-level message alone says little).
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let line = cause.to_string();
+        if !text.contains(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        source = cause.source();
+    }
+    hub_text(&text)
+}
+
+#[cfg(test)]
+mod tests;

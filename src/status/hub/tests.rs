@@ -1,0 +1,680 @@
+//! The hub edge against a wiremock hub answering as JupyterHub 6.1.1 does
+//! (`apihandlers/base.py` `paginated_model`, `user_model`, `server_model`; `scopes.py`'s 403).
+
+use super::*;
+use serde_json::{Value, json};
+use time::macros::datetime;
+use wiremock::matchers::{header, method, path, query_param};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const TOKEN: &str = "s3cr3t-hub-token-0123456789";
+
+fn token() -> SecretString {
+    SecretString::from(TOKEN)
+}
+
+fn client(base: &str) -> HubClient {
+    HubClient::new(base, &token(), Duration::from_secs(10)).unwrap()
+}
+
+/// A server model as `server_model` writes it (all its fields, so the test shows the
+/// client skips what it does not need).
+fn server_model(user: &str, name: &str, started: &str, last_activity: Value) -> Value {
+    json!({
+        "name": name,
+        "display_name": name,
+        "full_name": format!("{user}/{name}"),
+        "last_activity": last_activity,
+        "started": started,
+        "pending": null,
+        "ready": true,
+        "stopped": false,
+        "url": format!("/user/{user}/{name}"),
+        "user_options": {"profile": "default", "image": "lab:latest"},
+        "progress_url": format!("/hub/api/users/{user}/server/progress"),
+        "full_url": null,
+        "full_progress_url": null,
+    })
+}
+
+/// A user model as `user_model` filters it for a token with `list:users` and
+/// `read:servers`.
+fn user_model(name: &str, servers: Value) -> Value {
+    json!({"kind": "user", "name": name, "servers": servers})
+}
+
+fn page(items: Vec<Value>, offset: u64, limit: u64, total: u64, next: Option<u64>) -> Value {
+    json!({
+        "items": items,
+        "_pagination": {
+            "offset": offset,
+            "limit": limit,
+            "total": total,
+            // The hub builds next.url from the request it saw: behind an ingress, an
+            // internal address the client must not follow.
+            "next": next.map(|o| json!({
+                "offset": o,
+                "limit": limit,
+                "url": format!("http://hub.internal:8081/hub/api/users?state=active&offset={o}&limit={limit}"),
+            })),
+        },
+    })
+}
+
+async fn mount_page(hub: &MockServer, offset: u64, body: Value) {
+    Mock::given(method("GET"))
+        .and(path("/hub/api/users"))
+        .and(query_param("state", "active"))
+        .and(query_param("offset", offset.to_string()))
+        .and(header("accept", PAGINATION_MEDIA_TYPE))
+        .and(header("authorization", format!("token {TOKEN}").as_str()))
+        .respond_with(ResponseTemplate::new(200).set_body_json(body))
+        .expect(1)
+        .mount(hub)
+        .await;
+}
+
+async fn answer_all(hub: &MockServer, response: ResponseTemplate) {
+    Mock::given(method("GET"))
+        .respond_with(response)
+        .mount(hub)
+        .await;
+}
+
+async fn error_of(base: &str) -> HubError {
+    client(base).list_active_servers().await.unwrap_err()
+}
+
+#[tokio::test]
+async fn three_pages_are_followed_with_three_gets_to_the_given_base() {
+    let hub = MockServer::start().await;
+    let t0 = "2026-11-30T10:00:00.000000Z";
+    mount_page(
+        &hub,
+        0,
+        page(
+            vec![
+                user_model("alice", json!({"": server_model("alice", "", t0, json!("2026-11-30T11:00:00.123456Z"))})),
+                user_model(
+                    "bob",
+                    json!({
+                        "": server_model("bob", "", t0, Value::Null),
+                        "gpu": server_model("bob", "gpu", t0, json!("2026-11-30T12:00:00Z")),
+                    }),
+                ),
+            ],
+            0,
+            2,
+            5,
+            Some(2),
+        ),
+    )
+    .await;
+    mount_page(
+        &hub,
+        2,
+        page(
+            vec![
+                user_model(
+                    "carol",
+                    json!({"": server_model("carol", "", t0, json!(t0))}),
+                ),
+                // Stopped between the hub's query and its model: listed, no server.
+                user_model("dave", json!({})),
+            ],
+            2,
+            2,
+            5,
+            Some(4),
+        ),
+    )
+    .await;
+    let mut pending = server_model("erin", "", t0, Value::Null);
+    pending["pending"] = json!("spawn");
+    pending["ready"] = json!(false);
+    mount_page(
+        &hub,
+        4,
+        page(
+            vec![user_model("erin", json!({"": pending}))],
+            4,
+            2,
+            5,
+            None,
+        ),
+    )
+    .await;
+
+    let listing = client(&hub.uri()).list_active_servers().await.unwrap();
+
+    let requests = hub.received_requests().await.unwrap();
+    assert_eq!(requests.len(), 3);
+    assert!(
+        requests
+            .iter()
+            .all(|r| r.method == wiremock::http::Method::GET)
+    );
+    let queries: Vec<_> = requests
+        .iter()
+        .map(|r| r.url.query().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(
+        queries,
+        [
+            "state=active&offset=0&limit=200",
+            "state=active&offset=2&limit=2",
+            "state=active&offset=4&limit=2",
+        ]
+    );
+    assert_eq!(listing.requests, 3);
+    assert_eq!(listing.users, 5);
+    assert!(!listing.shifted);
+    let started = Some(datetime!(2026-11-30 10:00 UTC));
+    let server = |user: &str, name: &str, last_activity, ready, pending| Server {
+        user: user.into(),
+        name: name.into(),
+        started,
+        last_activity,
+        ready,
+        pending,
+    };
+    assert_eq!(
+        listing.servers,
+        vec![
+            server(
+                "alice",
+                "",
+                Some(datetime!(2026-11-30 11:00:00.123456 UTC)),
+                true,
+                None
+            ),
+            server("bob", "", None, true, None),
+            server(
+                "bob",
+                "gpu",
+                Some(datetime!(2026-11-30 12:00 UTC)),
+                true,
+                None
+            ),
+            server("carol", "", started, true, None),
+            server("erin", "", None, false, Some(Pending::Spawn)),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn an_empty_hub_takes_one_request() {
+    let hub = MockServer::start().await;
+    mount_page(&hub, 0, page(vec![], 0, 200, 0, None)).await;
+    let listing = client(&hub.uri()).list_active_servers().await.unwrap();
+    assert_eq!(
+        (listing.requests, listing.users, listing.servers.len()),
+        (1, 0, 0)
+    );
+}
+
+#[tokio::test]
+async fn a_hub_under_a_prefix_is_asked_under_it() {
+    let hub = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/jupyter/hub/api/users"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(page(vec![], 0, 200, 0, None)))
+        .expect(1)
+        .mount(&hub)
+        .await;
+    let listing = client(&format!("{}/jupyter/", hub.uri()))
+        .list_active_servers()
+        .await
+        .unwrap();
+    assert_eq!(listing.requests, 1);
+}
+
+#[tokio::test]
+async fn a_hub_older_than_2_0_answering_an_array_is_refused_naming_the_version() {
+    let hub = MockServer::start().await;
+    answer_all(
+        &hub,
+        ResponseTemplate::new(200).set_body_json(json!([user_model("alice", json!({}))])),
+    )
+    .await;
+    let err = error_of(&hub.uri()).await;
+    assert_eq!(
+        err,
+        HubError::TooOld {
+            url: format!(
+                "{}/hub/api/users?state=active&offset=0&limit=200",
+                hub.uri()
+            )
+        }
+    );
+    assert!(err.to_string().contains("JupyterHub 2.0"), "{err}");
+}
+
+#[tokio::test]
+async fn a_403_names_the_missing_scope_and_the_role() {
+    let hub = MockServer::start().await;
+    answer_all(
+        &hub,
+        ResponseTemplate::new(403).set_body_json(json!({
+            "status": 403,
+            "message": "Action is not authorized with current scopes; requires any of [list:users]",
+        })),
+    )
+    .await;
+    let err = error_of(&hub.uri()).await;
+    let HubError::MissingScope { scopes, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(scopes, &["list:users"]);
+    insta::assert_snapshot!(err.to_string().replace(&hub.uri(), "http://hub"), @"the token cannot list the running servers at http://hub/hub/api/users?state=active&offset=0&limit=200: it lacks the scope list:users; grant the token's owner the role codeq-rollout-status with scopes list:users, read:servers (hub.loadRoles, see README)");
+}
+
+#[tokio::test]
+async fn users_without_their_servers_mean_read_servers_is_missing() {
+    let hub = MockServer::start().await;
+    // What the hub answers a token with list:users only: names, no `servers`.
+    answer_all(
+        &hub,
+        ResponseTemplate::new(200).set_body_json(page(
+            vec![json!({"kind": "user", "name": "alice"})],
+            0,
+            200,
+            1,
+            None,
+        )),
+    )
+    .await;
+    let err = error_of(&hub.uri()).await;
+    assert!(
+        matches!(&err, HubError::MissingScope { scopes, .. } if scopes == &["read:servers"]),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_404_says_which_base_to_give() {
+    let hub = MockServer::start().await;
+    answer_all(
+        &hub,
+        ResponseTemplate::new(404).set_body_json(json!({"status": 404, "message": "Not Found"})),
+    )
+    .await;
+    let err = error_of(&format!("{}/hub/", hub.uri())).await;
+    assert_eq!(
+        err,
+        HubError::WrongBase {
+            url: format!(
+                "{}/hub/hub/api/users?state=active&offset=0&limit=200",
+                hub.uri()
+            ),
+            answer: WrongAnswer::NotFound,
+            suggested_base: Some(hub.uri()),
+        }
+    );
+    insta::assert_snapshot!(err.to_string().replace(&hub.uri(), "http://hub"), @"http://hub/hub/hub/api/users?state=active&offset=0&limit=200 is not the hub's API (it answered 404): give hub-url as the hub's address without /hub/api, so that <hub-url>/hub/api/ is the API, here probably http://hub");
+}
+
+#[tokio::test]
+async fn an_html_login_page_is_not_the_api() {
+    let hub = MockServer::start().await;
+    answer_all(
+        &hub,
+        ResponseTemplate::new(200).set_body_raw(
+            "<!DOCTYPE html><html><body>Sign in</body></html>",
+            "text/html",
+        ),
+    )
+    .await;
+    let err = error_of(&hub.uri()).await;
+    assert!(
+        matches!(
+            &err,
+            HubError::WrongBase {
+                answer: WrongAnswer::HtmlPage,
+                suggested_base: None,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_redirect_to_the_login_page_is_not_followed() {
+    let hub = MockServer::start().await;
+    answer_all(
+        &hub,
+        ResponseTemplate::new(302)
+            .insert_header("location", "/hub/login?next=%2Fhub%2Fapi%2Fusers"),
+    )
+    .await;
+    let err = error_of(&hub.uri()).await;
+    assert!(
+        matches!(&err, HubError::WrongBase { answer: WrongAnswer::Redirect { location: Some(l) }, .. } if l == "/hub/login?next=%2Fhub%2Fapi%2Fusers"),
+        "{err:?}"
+    );
+    assert_eq!(hub.received_requests().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn an_unknown_token_is_said_to_be_unknown() {
+    // JupyterHub 6.1.1's answer to a missing or unknown token, and a proxy's 401.
+    for response in [
+        ResponseTemplate::new(403)
+            .set_body_json(json!({"status": 403, "message": "Missing or invalid credentials."})),
+        ResponseTemplate::new(401),
+    ] {
+        let hub = MockServer::start().await;
+        answer_all(&hub, response).await;
+        assert!(matches!(
+            error_of(&hub.uri()).await,
+            HubError::Unauthorized { .. }
+        ));
+    }
+}
+
+#[tokio::test]
+async fn malformed_json_names_where() {
+    let hub = MockServer::start().await;
+    answer_all(
+        &hub,
+        ResponseTemplate::new(200).set_body_json(page(
+            vec![user_model("alice", json!({"": {"started": "yesterday"}}))],
+            0,
+            200,
+            1,
+            None,
+        )),
+    )
+    .await;
+    let err = error_of(&hub.uri()).await;
+    let HubError::Malformed { detail, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert!(detail.starts_with("items[0].servers"), "{detail}");
+    assert!(
+        detail.contains(r#""yesterday" is not an ISO 8601 time"#),
+        "{detail}"
+    );
+}
+
+#[tokio::test]
+async fn a_next_link_that_goes_back_is_refused() {
+    let hub = MockServer::start().await;
+    answer_all(
+        &hub,
+        ResponseTemplate::new(200).set_body_json(page(vec![], 0, 200, 400, Some(0))),
+    )
+    .await;
+    assert!(matches!(
+        error_of(&hub.uri()).await,
+        HubError::Malformed { .. }
+    ));
+    assert_eq!(hub.received_requests().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn an_unreachable_hub_is_named() {
+    // A port nothing listens on: bound, then released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let base = format!("http://127.0.0.1:{port}");
+    let err = error_of(&base).await;
+    let HubError::Unreachable { url, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        url,
+        &format!("{base}/hub/api/users?state=active&offset=0&limit=200")
+    );
+    assert!(
+        err.to_string()
+            .starts_with(&format!("cannot reach the hub at {base}/hub/api/users"))
+    );
+}
+
+#[tokio::test]
+async fn a_hub_slower_than_the_timeout_is_reported_as_such() {
+    let hub = MockServer::start().await;
+    answer_all(
+        &hub,
+        ResponseTemplate::new(200)
+            .set_body_json(page(vec![], 0, 200, 0, None))
+            .set_delay(Duration::from_secs(30)),
+    )
+    .await;
+    let err = HubClient::new(&hub.uri(), &token(), Duration::from_millis(300))
+        .unwrap()
+        .list_active_servers()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, HubError::Timeout { after, .. } if after == Duration::from_millis(300)),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn the_token_is_never_shown() {
+    let client = client("https://hub.example.org");
+    assert!(!format!("{client:?}").contains(TOKEN));
+}
+
+#[test]
+fn bases_that_cannot_be_a_hub_are_refused() {
+    for bad in [
+        "",
+        "hub.example.org",
+        "ftp://hub.example.org",
+        "https://hub.example.org/?a=1",
+        "https://user:pw@hub.example.org",
+    ] {
+        assert_eq!(
+            HubClient::new(bad, &token(), Duration::from_secs(1)).unwrap_err(),
+            HubError::InvalidBase { given: bad.into() },
+            "{bad:?}"
+        );
+    }
+    assert_eq!(
+        HubClient::new(
+            "https://hub.example.org",
+            &SecretString::from("a\nb"),
+            Duration::from_secs(1)
+        )
+        .unwrap_err(),
+        HubError::InvalidToken
+    );
+}
+
+#[test]
+fn required_scopes_are_read_from_the_hub_message() {
+    for (message, scopes) in [
+        (
+            "Action is not authorized with current scopes; requires any of [list:users]",
+            vec!["list:users"],
+        ),
+        (
+            "… requires any of [read:servers, admin:servers]",
+            vec!["read:servers", "admin:servers"],
+        ),
+        ("Forbidden", vec![]),
+        ("requires any of [<script>, list:users]", vec!["list:users"]),
+    ] {
+        assert_eq!(required_scopes(message), scopes, "{message}");
+    }
+}
+
+/// A hub of `users` users with one running server each, paging as JupyterHub 6.1.1 does
+/// (`get_api_pagination`: `limit` capped at `max_limit`; `paginated_model`: `next` while
+/// `offset + limit < total`); `total_after_first` changes the total after the first page.
+struct FakeHub {
+    users: u64,
+    max_limit: u64,
+    total_after_first: Option<u64>,
+}
+
+impl wiremock::Respond for FakeHub {
+    fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
+        let arg = |name: &str| {
+            request
+                .url
+                .query_pairs()
+                .find(|(k, _)| k == name)
+                .and_then(|(_, v)| v.parse::<u64>().ok())
+        };
+        let offset = arg("offset").unwrap_or(0);
+        let limit = arg("limit")
+            .unwrap_or(self.max_limit)
+            .clamp(1, self.max_limit);
+        let total = match self.total_after_first {
+            Some(t) if offset > 0 => t,
+            _ => self.users,
+        };
+        let items = (offset..total.min(offset + limit))
+            .map(|i| {
+                let name = format!("user{i:05}");
+                user_model(
+                    &name,
+                    json!({"": server_model(&name, "", "2026-11-30T10:00:00Z", Value::Null)}),
+                )
+            })
+            .collect();
+        let next = (offset + limit < total).then_some(offset + limit);
+        ResponseTemplate::new(200).set_body_json(page(items, offset, limit, total, next))
+    }
+}
+
+#[tokio::test]
+async fn requests_are_one_per_200_users_whatever_the_hub_size() {
+    // (users with a running server, the hub's api_page_max_limit, requests expected)
+    for (users, max_limit, requests) in [
+        (0, 200, 1),
+        (200, 200, 1),
+        (201, 200, 2),
+        (1001, 200, 6),
+        (120, 50, 3),
+    ] {
+        let hub = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/hub/api/users"))
+            .respond_with(FakeHub {
+                users,
+                max_limit,
+                total_after_first: None,
+            })
+            .mount(&hub)
+            .await;
+        let listing = client(&hub.uri()).list_active_servers().await.unwrap();
+        let received = hub.received_requests().await.unwrap();
+        assert_eq!(received.len(), requests, "{users} users, limit {max_limit}");
+        assert_eq!(listing.requests as usize, requests);
+        assert!(
+            received
+                .iter()
+                .all(|r| r.method == wiremock::http::Method::GET)
+        );
+        assert_eq!(listing.servers.len() as u64, users);
+        assert_eq!(listing.users, users);
+        let names: std::collections::BTreeSet<_> =
+            listing.servers.iter().map(|s| s.user.as_str()).collect();
+        assert_eq!(names.len() as u64, users, "every user once");
+        assert!(!listing.shifted);
+    }
+}
+
+#[tokio::test]
+async fn a_hub_whose_list_changes_while_read_is_flagged() {
+    let hub = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(FakeHub {
+            users: 300,
+            max_limit: 200,
+            total_after_first: Some(299),
+        })
+        .mount(&hub)
+        .await;
+    let listing = client(&hub.uri()).list_active_servers().await.unwrap();
+    assert_eq!(
+        (listing.requests, listing.servers.len(), listing.shifted),
+        (2, 299, true)
+    );
+}
+
+#[test]
+fn the_role_snippet_grants_exactly_the_scopes() {
+    #[derive(serde::Deserialize)]
+    struct Values {
+        hub: HubValues,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct HubValues {
+        services: BTreeMap<String, serde_json::Value>,
+        load_roles: BTreeMap<String, Role>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Role {
+        scopes: Vec<String>,
+        services: Vec<String>,
+    }
+    let values: Values = serde_saphyr::from_str(ROLE_SNIPPET).unwrap();
+    let role = &values.hub.load_roles[ROLE_NAME];
+    assert_eq!(role.scopes, SCOPES);
+    assert_eq!(role.services, [ROLE_NAME]);
+    assert!(values.hub.services.contains_key(ROLE_NAME));
+}
+
+#[test]
+fn error_messages_say_what_to_do() {
+    let url = "https://hub.example.org/hub/api/users?state=active&offset=0&limit=200".to_string();
+    let errors = [
+        HubError::InvalidBase {
+            given: "hub.example.org".into(),
+        },
+        HubError::InvalidToken,
+        HubError::Unreachable {
+            url: url.clone(),
+            cause: "error sending request: connection refused".into(),
+        },
+        HubError::Timeout {
+            url: url.clone(),
+            after: Duration::from_secs(30),
+        },
+        HubError::Unauthorized { url: url.clone() },
+        HubError::MissingScope {
+            scopes: vec!["read:servers".into()],
+            url: url.clone(),
+        },
+        HubError::MissingScope {
+            scopes: vec![],
+            url: url.clone(),
+        },
+        HubError::WrongBase {
+            url: url.clone(),
+            answer: WrongAnswer::HtmlPage,
+            suggested_base: None,
+        },
+        HubError::WrongBase {
+            url: url.clone(),
+            answer: WrongAnswer::Redirect {
+                location: Some("/hub/login".into()),
+            },
+            suggested_base: Some("https://hub.example.org".into()),
+        },
+        HubError::TooOld { url: url.clone() },
+        HubError::Malformed {
+            url: url.clone(),
+            detail: "items: missing field `items`".into(),
+        },
+        HubError::Status {
+            url,
+            status: 503,
+            message: Some("Service Unavailable".into()),
+        },
+    ];
+    let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    insta::assert_snapshot!(text.join("\n\n"));
+}

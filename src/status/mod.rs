@@ -1,0 +1,67 @@
+//! `status` (read-only): how far the hub's running servers have converged on a release.
+//!
+//! Three parts, in pipeline order:
+//! - [`hub`] (I/O, the JupyterHub REST edge): lists the running servers page by page with
+//!   `GET /hub/api/users?state=active`, keeping per server only the [`Server`] fields below.
+//!   Never writes to the hub.
+//! - [`classify`] (pure): given the servers, the time the release went live and an injected
+//!   clock, tells each server apart as updated, stale idle, stale active or pending, with the
+//!   time by which the idle culler will have stopped it, from a [`classify::CullerModel`]
+//!   (the same model as the release note's convergence window).
+//! - [`report`] (pure): the terminal table, the `--json` document, the Actions outputs, the
+//!   job summary and the "Convergence status" comment on a tracking issue.
+//!
+//! One run reads: [`hub::HubClient::new`] → [`hub::HubClient::list_active_servers`] (or
+//! [`hub::HubClient::active_servers`] page by page) → [`classify::classify`] with the
+//! release time and a [`classify::CullerModel`] → [`report::table`] or [`report::json`] on
+//! stdout, [`report::outputs`] and [`report::job_summary`] in Actions, and, for the tracking
+//! issue, [`report::comment`], found again by [`report::is_status_comment`] and edited only
+//! when [`report::comment_needs_edit`] says so. The token's scopes and the z2jh role to
+//! grant are [`hub::SCOPES`] and [`hub::ROLE_SNIPPET`].
+//!
+//! Measured (debug build, loopback fake hub paging 10,000 users with one server each,
+//! 179 KB per page of 200): 50 requests, peak RSS 11.7 MiB.
+//!
+//! Sources: JupyterHub 6.1.1 `jupyterhub/apihandlers/users.py` (`UserListAPIHandler.get`),
+//! `jupyterhub/apihandlers/base.py` (`user_model`, `server_model`, `paginated_model`,
+//! `get_api_pagination`), `jupyterhub/scopes.py`; jupyterhub-idle-culler 2.0.0
+//! `jupyterhub_idle_culler/__init__.py` (`handle_server`).
+
+pub mod classify;
+pub mod hub;
+pub mod report;
+
+use time::OffsetDateTime;
+
+/// One running server as the hub lists it: only the fields `status` needs, so that thousands
+/// of servers take a few hundred kilobytes whatever else the hub's models carry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Server {
+    /// The user's name, as the hub gives it (untrusted text: neutralise before printing).
+    pub user: String,
+    /// The server's name; empty for the user's default server (untrusted text).
+    pub name: String,
+    /// When the hub started the server (`started`, UTC); `None` when the hub gives none.
+    pub started: Option<OffsetDateTime>,
+    /// The server's last activity (`last_activity`, UTC) as the hub recorded it; `None` when
+    /// it never reported activity (the culler then counts from `started`).
+    pub last_activity: Option<OffsetDateTime>,
+    /// Whether the server is ready (`ready`).
+    pub ready: bool,
+    /// The action in progress (`pending`), if any.
+    pub pending: Option<Pending>,
+}
+
+/// A server's pending action (`pending` in the hub's server model: `spawn`, `stop`, or
+/// another action name). Kept as data, not as the hub's text, so nothing the hub sends is
+/// printed from here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pending {
+    /// Starting (`spawn`).
+    Spawn,
+    /// Stopping (`stop`).
+    Stop,
+    /// Any other pending action the hub names.
+    Other,
+}

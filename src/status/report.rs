@@ -1,0 +1,533 @@
+//! Pure: `status` for each reader — the terminal table, the `--json` document, the Actions
+//! outputs, the job summary and the "Convergence status" comment on a tracking issue.
+//!
+//! User and server names are untrusted (anyone who can sign in picks a user name, and
+//! server names are free text). They appear in the terminal table and the JSON document,
+//! neutralised by [`crate::support::sanitize`] (one line, no control, ANSI escape or bidirectional
+//! characters, workflow commands defused); in the job summary and the comment only when
+//! [`StatusFacts::include_names`] is set (issues and summaries may be public), then escaped
+//! for Markdown. Times are UTC; the Markdown shows them to the minute, JSON and outputs as
+//! RFC 3339.
+
+use super::Pending;
+use super::classify::{Classification, Classified, State, Totals};
+use crate::digest::Digest;
+use crate::render::{ISSUE_BODY_LIMIT, truncate_body, utc_minute};
+use crate::support::sanitize;
+use anyhow::{Context, Result};
+use minijinja::{Environment, UndefinedBehavior, context};
+use serde::Serialize;
+use std::sync::OnceLock;
+use time::OffsetDateTime;
+
+/// The longest user or server name printed, in characters.
+pub const NAME_MAX_CHARS: usize = 64;
+
+/// The most servers listed by name in the job summary or the comment (with
+/// [`StatusFacts::include_names`]); the rest are counted.
+pub const NAMED_ROWS_MAX: usize = 100;
+
+/// Version of the `--json` document's shape: raised when a field changes meaning or goes.
+pub const JSON_VERSION: u32 = 1;
+
+/// What one `status` run found, for every report.
+#[derive(Debug, Clone, Copy)]
+pub struct StatusFacts<'a> {
+    /// The hub's base URL, as given (`hub-url`).
+    pub hub_url: &'a str,
+    /// The image digest of the release measured, when known (by image rather than by
+    /// `--released-at`); the comment needs it for its marker.
+    pub digest: Option<&'a Digest>,
+    /// When the release went live.
+    pub released_at: OffsetDateTime,
+    /// When the hub was read (the injected clock).
+    pub now: OffsetDateTime,
+    /// The servers classified.
+    pub classification: &'a Classification,
+    /// Whether the hub's list changed while it was read ([`super::hub::Listing::shifted`]).
+    pub shifted: bool,
+    /// Whether the job summary and the comment list servers by user and server name.
+    pub include_names: bool,
+}
+
+/// `2026-11-30T14:05:09Z`.
+fn rfc3339(t: OffsetDateTime) -> String {
+    let t = t.to_offset(time::UtcOffset::UTC);
+    let t = t.replace_nanosecond(0).unwrap_or(t);
+    t.format(&time::format_description::well_known::Rfc3339)
+        .expect("a UTC time formats as RFC 3339")
+}
+
+fn state_words(state: State) -> &'static str {
+    match state {
+        State::StaleIdle => "stale idle",
+        State::StaleActive => "stale active",
+        State::Pending => "pending",
+        State::Updated => "updated",
+    }
+}
+
+/// The "stopped by" words for one server.
+fn deadline_words(c: &Classified) -> String {
+    match (c.state, c.deadline) {
+        (State::StaleIdle | State::StaleActive, Some(d)) if c.overdue => {
+            format!("{} (overdue)", utc_minute(d))
+        }
+        (State::StaleIdle | State::StaleActive, Some(d)) => utc_minute(d),
+        (State::StaleActive, None) => "when its user restarts it".into(),
+        (State::StaleIdle, None) => "not by the culler (culling disabled)".into(),
+        (State::Pending, _) => match c.server.pending {
+            Some(Pending::Stop) => "stopping".into(),
+            Some(Pending::Spawn) => "starting".into(),
+            _ => "not ready".into(),
+        },
+        (State::Updated, _) => "-".into(),
+    }
+}
+
+/// A name for the terminal: one line, capped, workflow commands defused (stdout is the
+/// Actions log); the default server shows as `(default)`.
+fn terminal_name(name: &str) -> String {
+    if name.is_empty() {
+        return "(default)".into();
+    }
+    sanitize::log_line(name, NAME_MAX_CHARS)
+}
+
+/// The terminal table: one row per server, sorted as [`Classification::servers`] (by
+/// deadline), then the totals in two lines. Columns: user, server, state, started, last
+/// activity, stopped by.
+pub fn table(facts: &StatusFacts<'_>) -> String {
+    let header = [
+        "USER",
+        "SERVER",
+        "STATE",
+        "STARTED",
+        "LAST ACTIVITY",
+        "STOPPED BY",
+    ];
+    let time_or_dash = |t: Option<OffsetDateTime>| t.map_or_else(|| "-".to_string(), utc_minute);
+    let rows: Vec<[String; 6]> = facts
+        .classification
+        .servers
+        .iter()
+        .map(|c| {
+            [
+                terminal_name(&c.server.user),
+                terminal_name(&c.server.name),
+                state_words(c.state).to_string(),
+                time_or_dash(c.server.started),
+                time_or_dash(c.server.last_activity),
+                deadline_words(c),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(width);
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(width(cell));
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cells: &[&str]| {
+        let mut text = String::new();
+        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
+            if i + 1 == cells.len() {
+                text.push_str(cell);
+            } else {
+                let pad = w - width(cell);
+                text.push_str(cell);
+                text.push_str(&" ".repeat(pad + 2));
+            }
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    };
+    if !rows.is_empty() {
+        line(&header);
+        for row in &rows {
+            line(&row.each_ref().map(String::as_str));
+        }
+        out.push('\n');
+    }
+    out.push_str(&totals_line(&facts.classification.totals));
+    out.push('\n');
+    out.push_str(&convergence_line(&facts.classification.totals));
+    out.push('\n');
+    out
+}
+
+/// Characters a terminal shows: the word joiners [`crate::support::sanitize`] inserts take no column.
+fn width(text: &str) -> usize {
+    text.chars().filter(|&c| c != '\u{2060}').count()
+}
+
+fn totals_line(t: &Totals) -> String {
+    format!(
+        "{} running: {} updated, {} stale idle, {} stale active, {} pending.",
+        t.running, t.updated, t.stale_idle, t.stale_active, t.pending
+    )
+}
+
+fn convergence_line(t: &Totals) -> String {
+    if t.converged {
+        return "Converged: no running server can still be on the previous image.".into();
+    }
+    let mut text = String::from("Not converged.");
+    if t.stale_idle > 0 {
+        match t.converged_by {
+            Some(by) => text.push_str(&format!(" Idle stale servers gone by {}.", utc_minute(by))),
+            None => text.push_str(" Idle stale servers are not culled (culling disabled)."),
+        }
+    }
+    if t.stale_active > 0 {
+        match t.all_stale_by {
+            Some(by) => text.push_str(&format!(
+                " All stale servers gone by {} (maximum age).",
+                utc_minute(by)
+            )),
+            None => {
+                text.push_str(" Active stale servers update only when their users restart them.")
+            }
+        }
+    }
+    if t.overdue > 0 {
+        text.push_str(&format!(" {} past their deadline.", t.overdue));
+    }
+    text
+}
+
+/// The `--json` document (shape version [`JSON_VERSION`]; field names are stable).
+#[derive(Debug, Serialize)]
+pub struct JsonReport {
+    /// [`JSON_VERSION`].
+    pub version: u32,
+    /// The hub's base URL.
+    pub hub: String,
+    /// The release's image digest, or `null` when measured by `--released-at`.
+    pub digest: Option<String>,
+    /// When the release went live (RFC 3339, UTC).
+    pub released_at: String,
+    /// When the hub was read (RFC 3339, UTC).
+    pub measured_at: String,
+    /// Whether the hub's list changed while it was read.
+    pub shifted: bool,
+    /// The counts.
+    pub totals: JsonTotals,
+    /// Every running server, sorted by deadline.
+    pub servers: Vec<JsonServer>,
+}
+
+/// [`JsonReport::totals`]: [`Totals`] with times as RFC 3339.
+#[derive(Debug, Serialize)]
+pub struct JsonTotals {
+    /// Servers listed.
+    pub running: u64,
+    /// Started after the release.
+    pub updated: u64,
+    /// Stale, idle and active.
+    pub stale: u64,
+    /// Stale and idle.
+    pub stale_idle: u64,
+    /// Stale and active.
+    pub stale_active: u64,
+    /// Starting, stopping or not ready.
+    pub pending: u64,
+    /// Pending servers that may still be on the previous image.
+    pub pending_stale: u64,
+    /// Stale servers past their deadline.
+    pub overdue: u64,
+    /// No server may still be on the previous image.
+    pub converged: bool,
+    /// When every idle stale server will be gone, or `null` (none, or culling disabled).
+    pub converged_by: Option<String>,
+    /// When every stale server will be gone, or `null` (one stops only on restart).
+    pub all_stale_by: Option<String>,
+}
+
+/// One server in [`JsonReport::servers`].
+#[derive(Debug, Serialize)]
+pub struct JsonServer {
+    /// The user's name, neutralised as for the log ([`sanitize::log_line`]: one line, no
+    /// control or invisible characters, at most [`NAME_MAX_CHARS`], and a word joiner after
+    /// any `##` before `[`, since the runner reads the legacy `##[command]` anywhere in a
+    /// line and `--json` goes to stdout, the Actions log). For reading: a neutralised name
+    /// may differ from the hub's.
+    pub user: String,
+    /// The server's name, neutralised; `""` for the default server.
+    pub server: String,
+    /// `stale-idle`, `stale-active`, `pending` or `updated`.
+    pub state: State,
+    /// When it started, or `null`.
+    pub started: Option<String>,
+    /// Its last activity, or `null`.
+    pub last_activity: Option<String>,
+    /// Whether it is ready.
+    pub ready: bool,
+    /// `spawn`, `stop`, `other`, or `null`.
+    pub pending: Option<Pending>,
+    /// For a stale server, when the culler will have stopped it; `null` when it stops only
+    /// when its user restarts it (and for pending and updated servers).
+    pub deadline: Option<String>,
+    /// Whether the deadline has passed.
+    pub overdue: bool,
+}
+
+/// The `--json` document for `facts`.
+pub fn json_report(facts: &StatusFacts<'_>) -> JsonReport {
+    let t = &facts.classification.totals;
+    JsonReport {
+        version: JSON_VERSION,
+        hub: facts.hub_url.to_string(),
+        digest: facts.digest.map(|d| d.to_string()),
+        released_at: rfc3339(facts.released_at),
+        measured_at: rfc3339(facts.now),
+        shifted: facts.shifted,
+        totals: JsonTotals {
+            running: t.running,
+            updated: t.updated,
+            stale: t.stale(),
+            stale_idle: t.stale_idle,
+            stale_active: t.stale_active,
+            pending: t.pending,
+            pending_stale: t.pending_stale,
+            overdue: t.overdue,
+            converged: t.converged,
+            converged_by: t.converged_by.map(rfc3339),
+            all_stale_by: t.all_stale_by.map(rfc3339),
+        },
+        servers: facts
+            .classification
+            .servers
+            .iter()
+            .map(|c| JsonServer {
+                user: sanitize::log_line(&c.server.user, NAME_MAX_CHARS),
+                server: sanitize::log_line(&c.server.name, NAME_MAX_CHARS),
+                state: c.state,
+                started: c.server.started.map(rfc3339),
+                last_activity: c.server.last_activity.map(rfc3339),
+                ready: c.server.ready,
+                pending: c.server.pending,
+                deadline: c.deadline.map(rfc3339),
+                overdue: c.overdue,
+            })
+            .collect(),
+    }
+}
+
+/// The `--json` text: [`json_report`], pretty-printed, with a final newline.
+pub fn json(facts: &StatusFacts<'_>) -> String {
+    let mut text = serde_json::to_string_pretty(&json_report(facts))
+        .expect("the report serialises (strings, numbers and booleans only)");
+    text.push('\n');
+    text
+}
+
+/// The Actions outputs: `running`, `updated`, `stale` (idle and active), `stale-active`
+/// (counts), `converged` (`true`/`false`) and `converged-by` (RFC 3339 time by which every
+/// idle stale server will be gone; empty when there is none or culling is disabled), in
+/// the shape [`crate::report::format_outputs`] takes.
+pub fn outputs(totals: &Totals) -> Vec<(&'static str, String)> {
+    vec![
+        ("running", totals.running.to_string()),
+        ("updated", totals.updated.to_string()),
+        ("stale", totals.stale().to_string()),
+        ("stale-active", totals.stale_active.to_string()),
+        ("converged", totals.converged.to_string()),
+        (
+            "converged-by",
+            totals.converged_by.map(rfc3339).unwrap_or_default(),
+        ),
+    ]
+}
+
+fn environment() -> &'static Environment<'static> {
+    static ENV: OnceLock<Environment<'static>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        env.set_keep_trailing_newline(true);
+        for (name, source) in [
+            (
+                "status_body.md.j2",
+                include_str!("../../templates/status_body.md.j2"),
+            ),
+            (
+                "status_summary.md.j2",
+                include_str!("../../templates/status_summary.md.j2"),
+            ),
+            (
+                "status_comment.md.j2",
+                include_str!("../../templates/status_comment.md.j2"),
+            ),
+        ] {
+            env.add_template(name, source)
+                .expect("built-in templates parse (checked by tests)");
+        }
+        env
+    })
+}
+
+#[derive(Serialize)]
+struct RowView {
+    user: String,
+    server: String,
+    state: &'static str,
+    deadline: String,
+}
+
+fn render(template: &str, facts: &StatusFacts<'_>, marker: Option<String>) -> Result<String> {
+    let t = &facts.classification.totals;
+    let rows = facts.include_names.then(|| {
+        facts
+            .classification
+            .servers
+            .iter()
+            .filter(|c| c.state != State::Updated)
+            .take(NAMED_ROWS_MAX)
+            .map(|c| RowView {
+                user: sanitize::markdown_inline(&c.server.user, NAME_MAX_CHARS),
+                server: if c.server.name.is_empty() {
+                    "(default)".into()
+                } else {
+                    sanitize::markdown_inline(&c.server.name, NAME_MAX_CHARS)
+                },
+                state: state_words(c.state),
+                deadline: deadline_words(c),
+            })
+            .collect::<Vec<_>>()
+    });
+    let more = (t.running - t.updated).saturating_sub(NAMED_ROWS_MAX as u64);
+    let ctx = context! {
+        marker => marker,
+        numbers => numbers_line(facts),
+        digest => facts.digest.map(Digest::as_str),
+        hub => facts.hub_url,
+        released_at => utc_minute(facts.released_at),
+        now => utc_minute(facts.now),
+        t => context! {
+            running => t.running,
+            updated => t.updated,
+            stale_idle => t.stale_idle,
+            stale_active => t.stale_active,
+            pending => t.pending,
+            pending_stale => t.pending_stale,
+            overdue => t.overdue,
+            converged => t.converged,
+        },
+        converged_by => t.converged_by.map(utc_minute),
+        all_stale_by => t.all_stale_by.map(utc_minute),
+        shifted => facts.shifted,
+        rows => rows,
+        more => if facts.include_names { more } else { 0 },
+    };
+    environment()
+        .get_template(template)
+        .and_then(|tpl| tpl.render(ctx))
+        .with_context(|| format!("rendering {template}"))
+}
+
+/// The job summary (Markdown): the counts and when convergence is due; with
+/// [`StatusFacts::include_names`], also the servers not yet updated by user and server name
+/// (at most [`NAMED_ROWS_MAX`], the rest counted).
+///
+/// # Errors
+/// A template that fails to render (a bug, caught by the snapshot tests).
+pub fn job_summary(facts: &StatusFacts<'_>) -> Result<String> {
+    render("status_summary.md.j2", facts, None)
+}
+
+/// The hidden first line of the "Convergence status" comment for `digest`:
+/// `<!-- codeq-rollout:convergence digest=sha256:<64 hex> -->` (the shape of
+/// [`crate::render::marker`]), by which later runs find it.
+pub fn comment_marker(digest: &Digest) -> String {
+    format!("<!-- codeq-rollout:convergence digest={digest} -->")
+}
+
+/// Whether `body` is the "Convergence status" comment for `digest` (its first line is
+/// [`comment_marker`]).
+pub fn is_status_comment(body: &str, digest: &Digest) -> bool {
+    body.lines().next().map(str::trim) == Some(comment_marker(digest).as_str())
+}
+
+/// The hidden second line of the comment: every number the comment shows, e.g.
+/// `<!-- codeq-rollout:convergence-numbers running=5 updated=1 stale-idle=2 stale-active=1
+/// pending=1 pending-stale=0 overdue=0 converged=false converged-by=2026-11-30T13:00:00Z
+/// all-stale-by=- -->`, plus `servers=<12 hex>` (a hash of the listed rows) when names are
+/// shown. [`comment_needs_edit`] compares it.
+fn numbers_line(facts: &StatusFacts<'_>) -> String {
+    let t = &facts.classification.totals;
+    let time = |x: Option<OffsetDateTime>| x.map_or_else(|| "-".to_string(), rfc3339);
+    let mut line = format!(
+        "<!-- codeq-rollout:convergence-numbers running={} updated={} stale-idle={} stale-active={} pending={} pending-stale={} overdue={} converged={} converged-by={} all-stale-by={}",
+        t.running,
+        t.updated,
+        t.stale_idle,
+        t.stale_active,
+        t.pending,
+        t.pending_stale,
+        t.overdue,
+        t.converged,
+        time(t.converged_by),
+        time(t.all_stale_by),
+    );
+    if facts.include_names {
+        use sha2::Digest as _;
+        let mut hash = sha2::Sha256::new();
+        for c in facts
+            .classification
+            .servers
+            .iter()
+            .filter(|c| c.state != State::Updated)
+            .take(NAMED_ROWS_MAX)
+        {
+            for field in [
+                c.server.user.as_str(),
+                c.server.name.as_str(),
+                state_words(c.state),
+                &deadline_words(c),
+            ] {
+                hash.update(field.as_bytes());
+                hash.update([0]);
+            }
+        }
+        line.push_str(&format!(" servers={}", &hex::encode(hash.finalize())[..12]));
+    }
+    line.push_str(" -->");
+    line
+}
+
+/// The "Convergence status" comment for the tracking issue of `digest`: [`comment_marker`],
+/// the numbers line, then the same text as the job summary; at most GitHub's
+/// [`ISSUE_BODY_LIMIT`] characters.
+///
+/// # Errors
+/// A template that fails to render (a bug, caught by the snapshot tests).
+pub fn comment(facts: &StatusFacts<'_>, digest: &Digest) -> Result<String> {
+    let body = render("status_comment.md.j2", facts, Some(comment_marker(digest)))?;
+    Ok(truncate_body(
+        &body,
+        ISSUE_BODY_LIMIT,
+        "the output of codeq-rollout status",
+    ))
+}
+
+/// Whether the existing comment `existing` must be edited to become `new` (both bodies of
+/// [`comment`]): only when the numbers differ (running, updated, stale, pending, overdue,
+/// converged, the deadlines, and the listed servers when names are shown). The time of
+/// measurement alone never causes an edit. A body without the numbers line (edited by
+/// hand, or from another version) is edited.
+pub fn comment_needs_edit(existing: &str, new: &str) -> bool {
+    fn numbers(body: &str) -> Option<&str> {
+        body.lines()
+            .map(str::trim)
+            .find(|l| l.starts_with("<!-- codeq-rollout:convergence-numbers "))
+    }
+    match (numbers(existing), numbers(new)) {
+        (Some(a), Some(b)) => a != b,
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,254 @@
+use super::*;
+use crate::status::Server;
+use crate::status::classify::{SettingsModel, classify};
+use crate::window::CullSettings;
+use time::macros::datetime;
+
+const RELEASE: OffsetDateTime = datetime!(2026-11-30 12:00 UTC);
+const NOW: OffsetDateTime = datetime!(2026-11-30 13:00 UTC);
+
+fn digest() -> Digest {
+    Digest::parse("sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")
+        .unwrap()
+}
+
+fn at(h: u8, m: u8) -> Option<OffsetDateTime> {
+    Some(datetime!(2026-11-30 00:00 UTC).replace_time(time::Time::from_hms(h, m, 0).unwrap()))
+}
+
+fn server(
+    user: &str,
+    name: &str,
+    started: Option<OffsetDateTime>,
+    last: Option<OffsetDateTime>,
+) -> Server {
+    Server {
+        user: user.into(),
+        name: name.into(),
+        started,
+        last_activity: last,
+        ready: true,
+        pending: None,
+    }
+}
+
+/// One server of each kind, with hostile names: a newline and a workflow command, ANSI
+/// escapes, Markdown and a mention, a right-to-left override.
+fn scenario() -> Classification {
+    let mut starting = server("erin", "", at(12, 59), None);
+    starting.ready = false;
+    starting.pending = Some(Pending::Spawn);
+    let servers = vec![
+        server("alice", "", at(12, 30), at(12, 59)),
+        server("bob\n::error::pwned", "", at(9, 0), at(11, 55)),
+        server("\u{1b}[31mcarol\u{1b}[0m", "gpu", at(9, 0), at(11, 30)),
+        server(
+            "**dave** @octo-org/security",
+            "[x](https://evil.example)",
+            at(9, 0),
+            at(12, 58),
+        ),
+        server("fred\u{202e}gnp.exe", "", at(8, 0), at(10, 0)),
+        server(
+            "::error title=x::boom",
+            "##[warning]w",
+            at(9, 0),
+            at(11, 58),
+        ),
+        starting,
+    ];
+    classify(
+        servers,
+        RELEASE,
+        NOW,
+        &SettingsModel(CullSettings::default()),
+    )
+}
+
+fn facts<'a>(
+    c: &'a Classification,
+    digest: Option<&'a Digest>,
+    include_names: bool,
+) -> StatusFacts<'a> {
+    StatusFacts {
+        hub_url: "https://hub.example.org",
+        digest,
+        released_at: RELEASE,
+        now: NOW,
+        classification: c,
+        shifted: false,
+        include_names,
+    }
+}
+
+const HOSTILE: [&str; 6] = ["bob", "carol", "dave", "fred", "evil.example", "boom"];
+
+#[test]
+fn terminal_table_is_sorted_by_deadline_with_names_neutralised() {
+    let c = scenario();
+    let table = table(&facts(&c, None, false));
+    assert!(!table.contains('\u{1b}') && !table.contains('\u{202e}'));
+    assert!(table.lines().all(|l| !l.trim_start().starts_with("::")));
+    assert!(!table.contains("##["));
+    insta::assert_snapshot!(table);
+}
+
+#[test]
+fn json_document() {
+    let c = scenario();
+    let text = json(&facts(&c, Some(&digest()), false));
+    assert!(!text.contains("##[") && !text.contains('\u{1b}') && !text.contains('\u{202e}'));
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn summary_without_names_names_nobody() {
+    let c = scenario();
+    let summary = job_summary(&facts(&c, Some(&digest()), false)).unwrap();
+    for name in HOSTILE.iter().chain(&["alice", "erin"]) {
+        assert!(!summary.contains(name), "{name} in\n{summary}");
+    }
+    insta::assert_snapshot!(summary);
+}
+
+#[test]
+fn summary_with_names_escapes_them() {
+    let c = scenario();
+    insta::assert_snapshot!(job_summary(&facts(&c, None, true)).unwrap());
+}
+
+#[test]
+fn comment_carries_marker_and_numbers() {
+    let c = scenario();
+    let d = digest();
+    let body = comment(&facts(&c, Some(&d), false), &d).unwrap();
+    assert!(is_status_comment(&body, &d));
+    for name in HOSTILE {
+        assert!(!body.contains(name), "{name} in\n{body}");
+    }
+    insta::assert_snapshot!(body);
+}
+
+#[test]
+fn converged_summary() {
+    let c = classify(
+        vec![server("alice", "", at(12, 30), at(12, 59))],
+        RELEASE,
+        NOW,
+        &SettingsModel(CullSettings::default()),
+    );
+    insta::assert_snapshot!(job_summary(&facts(&c, None, false)).unwrap());
+}
+
+#[test]
+fn culling_disabled_and_max_age_are_said() {
+    let servers = || {
+        vec![
+            server("a", "", at(9, 0), at(11, 0)),
+            server("b", "", at(9, 0), at(12, 59)),
+        ]
+    };
+    let disabled = classify(
+        servers(),
+        RELEASE,
+        NOW,
+        &SettingsModel(CullSettings {
+            enabled: false,
+            ..CullSettings::default()
+        }),
+    );
+    let max_age = classify(
+        servers(),
+        RELEASE,
+        NOW,
+        &SettingsModel(CullSettings {
+            max_age_secs: 8 * 3600,
+            ..CullSettings::default()
+        }),
+    );
+    insta::assert_snapshot!(format!(
+        "{}\n---\n{}",
+        job_summary(&facts(&disabled, None, false)).unwrap(),
+        job_summary(&facts(&max_age, None, false)).unwrap()
+    ));
+}
+
+#[test]
+fn outputs_are_counts_and_times() {
+    let c = scenario();
+    assert_eq!(
+        outputs(&c.totals),
+        vec![
+            ("running", "7".to_string()),
+            ("updated", "1".to_string()),
+            ("stale", "5".to_string()),
+            ("stale-active", "1".to_string()),
+            ("converged", "false".to_string()),
+            ("converged-by", "2026-11-30T13:08:00Z".to_string()),
+        ]
+    );
+}
+
+#[test]
+fn a_comment_is_edited_only_when_the_numbers_change() {
+    let d = digest();
+    let c = scenario();
+    let first = comment(&facts(&c, Some(&d), false), &d).unwrap();
+    // Measured later, same numbers: no edit.
+    let later = StatusFacts {
+        now: datetime!(2026-11-30 13:01 UTC),
+        ..facts(&c, Some(&d), false)
+    };
+    let same = comment(&later, &d).unwrap();
+    assert_ne!(first, same);
+    assert!(!comment_needs_edit(&first, &same));
+    // One server fewer: edit.
+    let mut fewer = c.clone();
+    fewer.servers.pop();
+    fewer.totals.running -= 1;
+    fewer.totals.pending -= 1;
+    assert!(comment_needs_edit(
+        &first,
+        &comment(&facts(&fewer, Some(&d), false), &d).unwrap()
+    ));
+    // With names shown, a changed deadline of one server is an edit even with equal totals.
+    let named = comment(&facts(&c, Some(&d), true), &d).unwrap();
+    let mut moved = c.clone();
+    moved.servers[0].deadline = at(13, 6);
+    assert!(comment_needs_edit(
+        &named,
+        &comment(&facts(&moved, Some(&d), true), &d).unwrap()
+    ));
+    // A body edited by hand (numbers line gone): edit.
+    assert!(comment_needs_edit(
+        "<!-- codeq-rollout:convergence digest=x -->\nhello",
+        &first
+    ));
+}
+
+#[test]
+fn the_comment_is_found_by_its_digest_only() {
+    let d = digest();
+    let other = Digest::of_bytes(b"other");
+    let c = scenario();
+    let body = comment(&facts(&c, Some(&d), false), &d).unwrap();
+    assert!(is_status_comment(&body, &d));
+    assert!(!is_status_comment(&body, &other));
+    assert!(!is_status_comment(&format!("quoted:\n{body}"), &d));
+}
+
+#[test]
+fn named_rows_are_capped() {
+    let servers: Vec<Server> = (0..NAMED_ROWS_MAX + 5)
+        .map(|i| server(&format!("user{i:03}"), "", at(9, 0), at(11, 0)))
+        .collect();
+    let c = classify(
+        servers,
+        RELEASE,
+        NOW,
+        &SettingsModel(CullSettings::default()),
+    );
+    let summary = job_summary(&facts(&c, None, true)).unwrap();
+    assert_eq!(summary.matches("| user").count(), NAMED_ROWS_MAX);
+    assert!(summary.contains("…and 5 more"), "{summary}");
+}
