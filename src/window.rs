@@ -395,9 +395,10 @@ pub fn at_scale(settings: &CullSettings, scale: &HubScale) -> WorstCase {
         0 => settings.timeout_secs,
         m => m.min(settings.timeout_secs),
     };
-    let carry = (n - 1)
-        .saturating_mul(d)
-        .min(pass.saturating_add(settings.every_secs).saturating_sub(due_after));
+    let carry = (n - 1).saturating_mul(d).min(
+        pass.saturating_add(settings.every_secs)
+            .saturating_sub(due_after),
+    );
     let extra = |secs: u64| secs.saturating_add(pass).saturating_add(carry);
     WorstCase {
         scale: *scale,
@@ -804,10 +805,19 @@ mod tests {
             assert_eq!(err.input, "hub-size");
             assert!(err.message.starts_with(says), "{text:?}: {err}");
         }
-        assert_eq!(parse_slow_stop_timeout("slow-stop-timeout", "10").unwrap(), 10);
-        assert_eq!(parse_slow_stop_timeout("slow-stop-timeout", "1m").unwrap(), 60);
+        assert_eq!(
+            parse_slow_stop_timeout("slow-stop-timeout", "10").unwrap(),
+            10
+        );
+        assert_eq!(
+            parse_slow_stop_timeout("slow-stop-timeout", "1m").unwrap(),
+            60
+        );
         for (text, says) in [
-            ("0", "slow-stop-timeout is 0: give the hub's slow-stop timeout"),
+            (
+                "0",
+                "slow-stop-timeout is 0: give the hub's slow-stop timeout",
+            ),
             ("-10", "slow-stop-timeout is \"-10\" is negative"),
             ("soon", "slow-stop-timeout is \"soon\" is not a duration"),
             ("", "slow-stop-timeout is empty duration"),
@@ -865,5 +875,4 @@ mod tests {
             }
         }
     }
-
 }

@@ -6,6 +6,7 @@ mod budgets;
 mod common;
 mod e2e;
 mod hostile;
+mod hub;
 mod publish;
 mod registry;
 mod tier_triggers;

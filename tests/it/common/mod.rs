@@ -3,6 +3,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod github;
+pub mod hub;
 pub mod registry;
 
 use serde_json::{Value, json};
