@@ -385,7 +385,8 @@ pub struct WorstCase {
 /// run at once. With fast stops and one server this is [`compute`]'s usual bound plus the
 /// slow-stop timeout; the usual bound stays what most sessions see.
 ///
-/// Durations add saturating (see [`MAX_DURATION_SECS`], [`MAX_HUB_SERVERS`]).
+/// Durations add saturating (see [`MAX_DURATION_SECS`], [`MAX_HUB_SERVERS`]). A hub size of 0
+/// counts as 1; [`parse_hub_size`] and [`parse_slow_stop_timeout`] refuse 0 before this runs.
 pub fn at_scale(settings: &CullSettings, scale: &HubScale) -> WorstCase {
     let usual = compute(settings);
     let n = scale.servers.max(1);

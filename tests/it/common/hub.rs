@@ -129,8 +129,16 @@ fn rig_file(path: &str, what: &str) -> PathBuf {
 }
 
 impl Hub {
-    /// Starts a hub with `settings` and waits (bounded) until its API answers.
+    /// Starts a hub with `settings` and waits (up to 2 minutes: a loaded 2-core machine has
+    /// taken 34 s) until its API answers through the proxy.
     pub async fn start(settings: HubSettings) -> Hub {
+        Self::start_with(settings, "").await
+    }
+
+    /// As [`Hub::start`], with `extra` appended to `jupyterhub_config.py` (Python, `c` is
+    /// the config), e.g. another service with a token of fewer scopes:
+    /// `c.JupyterHub.services.append({"name": "reader", "api_token": "reader-token-1"})`.
+    pub async fn start_with(settings: HubSettings, extra: &str) -> Hub {
         let began = Instant::now();
         let python = rig_file(".venv/bin/python", "JupyterHub's virtual environment");
         let chp = rig_file(
@@ -185,7 +193,11 @@ c.JupyterHub.load_roles = [
             slow = settings.slow_stop_timeout,
             culler = serde_json::to_string(&culler).unwrap(),
         );
-        std::fs::write(dir.path().join("jupyterhub_config.py"), config).unwrap();
+        std::fs::write(
+            dir.path().join("jupyterhub_config.py"),
+            format!("{config}\n{extra}\n"),
+        )
+        .unwrap();
         let log = std::fs::File::create(dir.path().join("hub.log")).unwrap();
         let child = {
             use std::os::unix::process::CommandExt;
@@ -215,7 +227,7 @@ c.JupyterHub.load_roles = [
             client,
         };
         let up = rig
-            .wait_for("the hub's API answers", Duration::from_secs(60), |h| {
+            .wait_for("the hub's API answers", Duration::from_secs(120), |h| {
                 let h = h.clone_api();
                 async move { h.get("/").await.is_some_and(|(code, _)| code == 200) }
             })
