@@ -4,7 +4,8 @@
 //! `codeq_rollout::window::at_scale` states for the same settings and hub size, and no
 //! earlier than the culler may stop it; the burst of slow stops overruns the old bound
 //! (`window::compute`, one server with a fast stop) and stays within one cull pass of the new
-//! one.
+//! one. A fourth scenario checks the mechanism behind the pass term: stops longer than the
+//! hub's slow-stop timeout cost the culler only that timeout (the hub's 202).
 //!
 //! Margins come from the model, not from padding: each stand-in stops in less than the hub's
 //! slow-stop timeout (the model's assumption), so each server in a pass leaves the model's
@@ -257,4 +258,64 @@ async fn a_burst_of_slow_stops_overruns_the_old_bound_but_not_the_new_one() {
         "HUBBURST latest {latest:.3} old {old} bound {idle_bound} over-old {:.3}",
         latest - old
     );
+}
+
+/// Stops longer than the hub's slow-stop timeout: the hub answers the culler's `DELETE` with
+/// 202 after the timeout and the culler moves on, so each server ahead costs the pass the
+/// timeout, not its whole stop (the model's pass term). A server's own stop beyond the
+/// timeout goes on in the background; that excess is outside the bound (the model's stated
+/// assumption), so this scenario checks the mechanism, not the bound.
+#[tokio::test]
+async fn stops_longer_than_the_slow_stop_timeout_cost_the_pass_only_the_timeout() {
+    let settings = HubSettings {
+        timeout: 12,
+        every: 4,
+        max_age: 0,
+        slow_stop_timeout: 2,
+    };
+    let stop = 5.0;
+    let users = ["slow-1", "slow-2", "slow-3"];
+    let worst = at_scale(&settings.cull(), &settings.scale(users.len() as u64));
+    let idle_bound = worst.idle_secs.unwrap() as f64;
+
+    let hub = Hub::start(settings).await;
+    hub.set_stop_delays(&users.map(|u| (u, stop)));
+    hub.start_servers(&users).await;
+    let t0 = unix_now();
+    for u in &users {
+        hub.post_activity(u, t0).await;
+    }
+    let done = hub
+        .wait_for(
+            "every slow server stopped",
+            Duration::from_secs_f64(idle_bound + stop + 15.0),
+            |h| std::future::ready(all_stopped(h, &users)),
+        )
+        .await;
+    assert!(done, "slow servers not culled; log:\n{}", hub.log());
+    let log = hub.log();
+    let mut begins: Vec<f64> = Vec::new();
+    for u in &users {
+        let (begin, stopped) = hub.stop_of(u).unwrap();
+        assert!(
+            begin >= t0 + settings.timeout as f64,
+            "{u} stopped before it was due"
+        );
+        assert!(stopped - begin >= stop, "{u}'s stop was cut short");
+        assert!(
+            log.contains(&format!("Server {u} is slow to stop")),
+            "the culler did not get a 202 for {u}"
+        );
+        begins.push(begin);
+    }
+    begins.sort_by(f64::total_cmp);
+    // The culler handled the three one after another, each held for the slow-stop timeout,
+    // never for the whole 5 s stop.
+    let spread = begins[2] - begins[0];
+    let d = settings.slow_stop_timeout as f64;
+    assert!(
+        spread >= 2.0 * d && spread < 2.0 * stop,
+        "the third stop began {spread:.3} s after the first: the culler should wait {d} s per server ahead"
+    );
+    eprintln!("HUBSLOW spread {spread:.3}");
 }
