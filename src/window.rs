@@ -9,6 +9,11 @@
 //! an idle session is gone by `P + min(timeout, maxAge if maxAge > 0) + every`; an active
 //! one by `P + maxAge + every` when `maxAge > 0`, and never passively otherwise.
 //!
+//! That usual bound holds for a server stopped alone with a fast stop. [`at_scale`] gives the
+//! worst case for a hub of a given size: the culler 2.0.0 stops the due servers of a pass one
+//! after another, and the hub holds each stop request up to its slow-stop timeout, so a
+//! server can wait for every other one in the pass (issue 13, measured on JupyterHub 6.1.1).
+//!
 //! Durations are capped at [`MAX_DURATION_SECS`] (10 years): beyond that a window is
 //! meaningless and sums would overflow.
 //!
