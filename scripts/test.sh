@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 # 1. System packages: a real registry and skopeo (the tests start them), buildah (the
 #    container test builds and runs the runtime image with it, offline; it needs root, as
 #    this script then does: CI runs it with sudo), jq (the break-glass runbook's commands, run
-#    by tests/it/window_docs.rs), Python with venv (the linters of section 2, scripts/pin-image).
+#    by tests/it/window_docs.rs), Python with venv (the linters of section 2, scripts/pin-image),
+#    Node.js with npm (the proxy of the JupyterHub test rig, section 3).
 missing=()
 command -v docker-registry >/dev/null || missing+=(docker-registry)
 command -v skopeo >/dev/null || missing+=(skopeo)
@@ -17,6 +18,8 @@ command -v htpasswd >/dev/null || missing+=(apache2-utils)
 command -v jq >/dev/null || missing+=(jq)
 command -v python3 >/dev/null || missing+=(python3)
 python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -59,7 +62,23 @@ python3 scripts/pin-image --file "$pinned/action.yml" \
 "$venv/bin/zizmor" --offline --no-progress --color never --persona pedantic "$pinned/action.yml"
 "$venv/bin/hadolint" --no-color Dockerfile
 
-# 3. Rust checks and tests.
+# 3. The JupyterHub test rig (tests/it/common/hub.rs): JupyterHub and jupyterhub-idle-culler
+#    into the same virtual environment, every version pinned in scripts/hub-requirements.txt,
+#    and configurable-http-proxy from npm with the lockfile in tests/hub/. Each is installed
+#    only when its pins changed since the last install.
+if ! cmp -s scripts/hub-requirements.txt "$venv/.hub-requirements.txt"; then
+  echo "installing JupyterHub and the idle culler into $venv"
+  [ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -r scripts/hub-requirements.txt
+  cp scripts/hub-requirements.txt "$venv/.hub-requirements.txt"
+fi
+if ! cmp -s tests/hub/package-lock.json tests/hub/node_modules/.installed-package-lock.json; then
+  echo "installing configurable-http-proxy into tests/hub/node_modules"
+  (cd tests/hub && npm ci --no-audit --no-fund --loglevel=error)
+  cp tests/hub/package-lock.json tests/hub/node_modules/.installed-package-lock.json
+fi
+
+# 4. Rust checks and tests.
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets --quiet -- -D warnings
 # The release binary, once per run: the container test (tests/it/container.rs) packages it
@@ -67,5 +86,5 @@ cargo clippy --locked --all-targets --quiet -- -D warnings
 cargo build --release --locked
 cargo test --locked
 
-# 4. The deployment doc cannot drift from the code.
+# 5. The deployment doc cannot drift from the code.
 cargo run --locked --quiet -- docs --check

@@ -8,9 +8,13 @@
 //! here (no maximum age for `maxAge`; refused for `timeout` and `every` by
 //! [`Configured::validate`], which says what the culler does then).
 //!
+//! It also reads the hub's slow-stop timeout, which the worst case of the window depends on
+//! ([`crate::window::at_scale`]): [`SLOW_STOP_KEY`], seconds, more than 0 (see
+//! [`slow_stop_timeout`]).
+//!
 //! When the chart is a subchart the keys sit under a parent key, commonly `jupyterhub:`.
-//! [`ValuesPath::Auto`] finds `cull` at the top level or under `jupyterhub`;
-//! [`ValuesPath::Under`] names the parent explicitly.
+//! [`ValuesPath::Auto`] finds `cull` (or, without it, `hub.config.JupyterHub`) at the top
+//! level or under `jupyterhub`; [`ValuesPath::Under`] names the parent explicitly.
 //!
 //! Keys under `cull` other than z2jh's ([`CULL_KEYS`]) are refused: z2jh's schema refuses
 //! them too, and a misspelt `timout` would otherwise leave the default in force unnoticed.
@@ -26,6 +30,15 @@ use std::path::PathBuf;
 
 /// The parent key that z2jh's values sit under when the chart is used as a subchart.
 pub const SUBCHART_KEY: &str = "jupyterhub";
+
+/// Where z2jh passes JupyterHub's own configuration (traitlets) in a values file.
+pub const HUB_CONFIG_KEY: &str = "hub.config.JupyterHub";
+
+/// The hub's slow-stop timeout in a values file. JupyterHub 6.1.1 has no
+/// `JupyterHub.slow_stop_timeout` option: `handlers/base.py` reads
+/// `self.settings.get('slow_stop_timeout', 10)` from the tornado settings, which
+/// `JupyterHub.tornado_settings` extends (`app.py`, `init_tornado_settings`).
+pub const SLOW_STOP_KEY: &str = "hub.config.JupyterHub.tornado_settings.slow_stop_timeout";
 
 /// The keys z2jh's schema (`values.schema.yaml`, 4.x) allows under `cull`. codeq-rollout
 /// reads `enabled`, `timeout`, `every` and `maxAge`; the others do not change the window.
@@ -104,6 +117,10 @@ pub struct FileCull {
     pub every: Option<Nullable<u64>>,
     /// `cull.maxAge`, seconds.
     pub max_age: Option<Nullable<u64>>,
+    /// `hub.config.JupyterHub.tornado_settings.slow_stop_timeout`: the key's full dotted
+    /// path in the file and its value in whole seconds (a fraction rounded up), `None` for
+    /// an explicit null; `None` when the file does not set it.
+    pub slow_stop_timeout: Option<(String, Nullable<u64>)>,
 }
 
 /// Parses one values file's text. `file` names it in errors.
@@ -131,40 +148,63 @@ pub fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCull> {
     let parents: Vec<String> = match path {
         ValuesPath::Under(keys) => keys.clone(),
         ValuesPath::Auto => {
-            let top_level = top.get("cull").is_some();
-            let under = top
-                .get(SUBCHART_KEY)
-                .and_then(Value::as_object)
-                .is_some_and(|m| m.contains_key("cull"));
-            match (top_level, under) {
-                (true, true) => bail!(
-                    "{file} has both `cull` and `{SUBCHART_KEY}.cull`: say which one the hub uses with --values-path {SUBCHART_KEY} (input values-path), or --values-path . for the top level"
+            // What marks the place of z2jh's values: `cull`, or the hub's `hub.config.JupyterHub`.
+            let marks = |node: Option<&Value>| -> Option<&'static str> {
+                let node = node?.as_object()?;
+                if node.contains_key("cull") {
+                    Some("cull")
+                } else if dig(node.get("hub"), &["config", "JupyterHub"]).is_some() {
+                    Some(HUB_CONFIG_KEY)
+                } else {
+                    None
+                }
+            };
+            match (marks(Some(top)), marks(top.get(SUBCHART_KEY))) {
+                (Some(here), Some(there)) => bail!(
+                    "{file} has both `{here}` and `{SUBCHART_KEY}.{there}`: say which one the hub uses with --values-path {SUBCHART_KEY} (input values-path), or --values-path . for the top level"
                 ),
-                (false, true) => vec![SUBCHART_KEY.to_string()],
+                (None, Some(_)) => vec![SUBCHART_KEY.to_string()],
                 _ => Vec::new(),
             }
         }
     };
-    let mut node = top;
+    let mut base = top;
     let mut walked: Vec<&str> = Vec::new();
-    for key in parents.iter().map(String::as_str).chain(["cull"]) {
+    for key in parents.iter().map(String::as_str) {
         walked.push(key);
-        match node.get(key) {
+        match base.get(key) {
             None | Some(Value::Null) => return Ok(empty(file)),
-            Some(child @ Value::Object(_)) => node = child,
+            Some(child @ Value::Object(_)) => base = child,
             Some(other) => bail!(
-                "{file}: `{}` is {}, not a mapping; {}",
+                "{file}: `{}` is {}, not a mapping; check --values-path (input values-path)",
                 walked.join("."),
                 describe(other),
-                if key == "cull" {
-                    "write `cull:` with keys such as `timeout: 3600` beneath it"
-                } else {
-                    "check --values-path (input values-path)"
-                }
             ),
         }
     }
-    let cull_path = walked.join(".");
+    let prefix = |key: &str| {
+        walked
+            .iter()
+            .copied()
+            .chain(key.split('.'))
+            .collect::<Vec<_>>()
+            .join(".")
+    };
+    let mut parsed = FileCull {
+        file: file.to_string(),
+        ..Default::default()
+    };
+    parsed.slow_stop_timeout = hub_slow_stop_timeout(file, base, &prefix)?;
+    let node = match base.get("cull") {
+        None | Some(Value::Null) => return Ok(parsed),
+        Some(child @ Value::Object(_)) => child,
+        Some(other) => bail!(
+            "{file}: `{}` is {}, not a mapping; write `cull:` with keys such as `timeout: 3600` beneath it",
+            prefix("cull"),
+            describe(other),
+        ),
+    };
+    let cull_path = prefix("cull");
     let key = |name: &str| format!("{cull_path}.{name}");
     if let Some(unknown) = node
         .as_object()
@@ -181,26 +221,122 @@ pub fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCull> {
             CULL_KEYS.join(", ")
         );
     }
-    Ok(FileCull {
-        file: file.to_string(),
-        enabled: node
-            .get("enabled")
-            .map(|v| boolean(file, &key("enabled"), v))
-            .transpose()?,
-        timeout: node
-            .get("timeout")
-            .map(|v| seconds(file, &key("timeout"), v))
-            .transpose()?,
-        every: node
-            .get("every")
-            .map(|v| seconds(file, &key("every"), v))
-            .transpose()?,
-        max_age: node
-            .get("maxAge")
-            .map(|v| seconds(file, &key("maxAge"), v))
-            .transpose()?,
-        cull_path: Some(cull_path),
-    })
+    parsed.enabled = node
+        .get("enabled")
+        .map(|v| boolean(file, &key("enabled"), v))
+        .transpose()?;
+    parsed.timeout = node
+        .get("timeout")
+        .map(|v| seconds(file, &key("timeout"), v))
+        .transpose()?;
+    parsed.every = node
+        .get("every")
+        .map(|v| seconds(file, &key("every"), v))
+        .transpose()?;
+    parsed.max_age = node
+        .get("maxAge")
+        .map(|v| seconds(file, &key("maxAge"), v))
+        .transpose()?;
+    parsed.cull_path = Some(cull_path);
+    Ok(parsed)
+}
+
+/// The mapping at `keys` below `node`, if every step is a mapping.
+fn dig<'a>(node: Option<&'a Value>, keys: &[&str]) -> Option<&'a serde_json::Map<String, Value>> {
+    let mut node = node?;
+    for k in keys {
+        node = node.as_object()?.get(*k)?;
+    }
+    node.as_object()
+}
+
+/// Reads `hub.config.JupyterHub.tornado_settings.slow_stop_timeout` below `base`; `prefix`
+/// turns a key path below `base` into the file's full dotted path.
+fn hub_slow_stop_timeout(
+    file: &str,
+    base: &Value,
+    prefix: &dyn Fn(&str) -> String,
+) -> Result<Option<(String, Nullable<u64>)>> {
+    let mut node = base;
+    let steps = ["hub", "config", "JupyterHub"];
+    for (i, key) in steps.iter().enumerate() {
+        match node.get(*key) {
+            None | Some(Value::Null) => return Ok(None),
+            Some(child @ Value::Object(_)) => node = child,
+            Some(other) => bail!(
+                "{file}: `{}` is {}, not a mapping",
+                prefix(&steps[..=i].join(".")),
+                describe(other)
+            ),
+        }
+    }
+    if node.get("slow_stop_timeout").is_some() {
+        bail!(
+            "{file}: `{}` is not a JupyterHub setting: JupyterHub (6.1.1) has no such option and ignores it, it reads the slow-stop timeout from its tornado settings; move the value to `{}`",
+            prefix("hub.config.JupyterHub.slow_stop_timeout"),
+            prefix(SLOW_STOP_KEY)
+        );
+    }
+    let settings = match node.get("tornado_settings") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(child @ Value::Object(_)) => child,
+        Some(other) => bail!(
+            "{file}: `{}` is {}, not a mapping",
+            prefix("hub.config.JupyterHub.tornado_settings"),
+            describe(other)
+        ),
+    };
+    let Some(v) = settings.get("slow_stop_timeout") else {
+        return Ok(None);
+    };
+    let key = prefix(SLOW_STOP_KEY);
+    let wrong = |what: String| {
+        anyhow!(
+            "{file}: `{key}` is {what}; JupyterHub takes the seconds it holds a stop request there, a number more than 0 such as 10"
+        )
+    };
+    let secs = match v {
+        Value::Null => None,
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if f <= 0.0 => return Err(wrong(format!("{n}"))),
+            Some(f) if f > crate::window::MAX_DURATION_SECS as f64 => {
+                return Err(wrong(format!(
+                    "{n}, more than {}",
+                    crate::window::max_duration_words()
+                )));
+            }
+            // A fraction is rounded up: the bound stays "never later than".
+            Some(f) => Some(f.ceil() as u64),
+            None => return Err(wrong(format!("{n}"))),
+        },
+        other => return Err(wrong(describe(other))),
+    };
+    Ok(Some((key, secs)))
+}
+
+/// The hub's slow-stop timeout from `files` layered as Helm does (the last file that sets it
+/// wins), with its origin; JupyterHub's default
+/// ([`crate::window::DEFAULT_SLOW_STOP_TIMEOUT_SECS`]) when none does or the last one sets
+/// null.
+pub fn slow_stop_timeout(files: &[FileCull]) -> (u64, Origin) {
+    use crate::window::DEFAULT_SLOW_STOP_TIMEOUT_SECS;
+    files
+        .iter()
+        .rev()
+        .find_map(|f| {
+            let (key, secs) = f.slow_stop_timeout.as_ref()?;
+            Some(match secs {
+                Some(s) => (
+                    *s,
+                    Origin::File {
+                        file: f.file.clone(),
+                        key: key.clone(),
+                    },
+                ),
+                None => (DEFAULT_SLOW_STOP_TIMEOUT_SECS, Origin::Default),
+            })
+        })
+        .unwrap_or((DEFAULT_SLOW_STOP_TIMEOUT_SECS, Origin::Default))
 }
 
 /// Reads and parses `files` in order (each named as given).
@@ -725,6 +861,118 @@ mod tests {
         let err = format!("{:#}", load(&[missing], &ValuesPath::Auto).unwrap_err());
         assert!(
             err.contains("cannot read the JupyterHub values file") && err.contains("missing.yaml"),
+            "{err}"
+        );
+    }
+
+    fn slow_stop(files: &[(&str, &str)], path: &ValuesPath) -> Result<(u64, Origin)> {
+        let parsed = files
+            .iter()
+            .map(|(name, text)| parse(name, text, path))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(slow_stop_timeout(&parsed))
+    }
+
+    #[test]
+    fn the_slow_stop_timeout_is_read_from_the_hubs_tornado_settings() {
+        let hub = "hub:\n  config:\n    JupyterHub:\n      tornado_settings:\n        slow_stop_timeout: 30\n";
+        assert_eq!(
+            slow_stop(&[("v.yaml", hub)], &ValuesPath::Auto).unwrap(),
+            (30, file_origin("v.yaml", SLOW_STOP_KEY))
+        );
+        // Under the subchart key, found with or without `cull` beside it.
+        let umbrella = format!(
+            "jupyterhub:\n{}",
+            hub.lines().map(|l| format!("  {l}\n")).collect::<String>()
+        );
+        assert_eq!(
+            slow_stop(&[("u.yaml", &umbrella)], &ValuesPath::Auto).unwrap(),
+            (
+                30,
+                file_origin(
+                    "u.yaml",
+                    "jupyterhub.hub.config.JupyterHub.tornado_settings.slow_stop_timeout"
+                )
+            )
+        );
+        let with_cull = format!("{umbrella}  cull: {{timeout: 60}}\n");
+        let parsed = parse("u.yaml", &with_cull, &ValuesPath::Auto).unwrap();
+        assert_eq!(parsed.timeout, Some(Some(60)));
+        assert_eq!(slow_stop_timeout(&[parsed]).0, 30);
+        // Unset, or null in the last file that sets it: JupyterHub's default, 10 s.
+        assert_eq!(
+            slow_stop(
+                &[("v.yaml", "hub: {config: {JupyterHub: {}}}\n")],
+                &ValuesPath::Auto
+            )
+            .unwrap(),
+            (10, Origin::Default)
+        );
+        let null = "hub: {config: {JupyterHub: {tornado_settings: {slow_stop_timeout: null}}}}\n";
+        assert_eq!(
+            slow_stop(&[("a.yaml", hub), ("b.yaml", null)], &ValuesPath::Auto).unwrap(),
+            (10, Origin::Default)
+        );
+        // A later file that does not set it keeps the earlier one's; a fraction rounds up.
+        let frac = "hub: {config: {JupyterHub: {tornado_settings: {slow_stop_timeout: 2.5}}}}\n";
+        assert_eq!(
+            slow_stop(
+                &[("a.yaml", frac), ("b.yaml", "cull: {timeout: 60}\n")],
+                &ValuesPath::Auto
+            )
+            .unwrap(),
+            (3, file_origin("a.yaml", SLOW_STOP_KEY))
+        );
+    }
+
+    #[test]
+    fn a_bad_slow_stop_timeout_is_refused_naming_file_and_key() {
+        for (value, says) in [
+            (
+                "0",
+                "v.yaml: `hub.config.JupyterHub.tornado_settings.slow_stop_timeout` is 0; JupyterHub takes",
+            ),
+            (
+                "-5",
+                "`hub.config.JupyterHub.tornado_settings.slow_stop_timeout` is -5;",
+            ),
+            (
+                "ten",
+                "`hub.config.JupyterHub.tornado_settings.slow_stop_timeout` is the string \"ten\";",
+            ),
+            ("[10]", "is a list;"),
+        ] {
+            let text = format!(
+                "hub: {{config: {{JupyterHub: {{tornado_settings: {{slow_stop_timeout: {value}}}}}}}}}\n"
+            );
+            let err = slow_stop(&[("v.yaml", &text)], &ValuesPath::Auto)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{value}: {err}");
+        }
+        // The option JupyterHub does not have is refused, pointing at the one it reads.
+        let err = slow_stop(
+            &[(
+                "v.yaml",
+                "hub: {config: {JupyterHub: {slow_stop_timeout: 30}}}\n",
+            )],
+            &ValuesPath::Auto,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with(
+                "v.yaml: `hub.config.JupyterHub.slow_stop_timeout` is not a JupyterHub setting"
+            ) && err.ends_with(
+                "move the value to `hub.config.JupyterHub.tornado_settings.slow_stop_timeout`"
+            ),
+            "{err}"
+        );
+        let err = slow_stop(&[("v.yaml", "hub: {config: 3}\n")], &ValuesPath::Auto)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`hub.config` is the number 3, not a mapping"),
             "{err}"
         );
     }

@@ -9,6 +9,11 @@
 //! an idle session is gone by `P + min(timeout, maxAge if maxAge > 0) + every`; an active
 //! one by `P + maxAge + every` when `maxAge > 0`, and never passively otherwise.
 //!
+//! That usual bound holds for a server stopped alone with a fast stop. [`at_scale`] gives the
+//! worst case for a hub of a given size: the culler 2.0.0 stops the due servers of a pass one
+//! after another, and the hub holds each stop request up to its slow-stop timeout, so a
+//! server can wait for every other one in the pass (issue 13, measured on JupyterHub 6.1.1).
+//!
 //! Durations are capped at [`MAX_DURATION_SECS`] (10 years): beyond that a window is
 //! meaningless and sums would overflow.
 //!
@@ -304,6 +309,169 @@ impl Window {
     }
 }
 
+/// JupyterHub's default slow-stop timeout, seconds: `BaseHandler.slow_stop_timeout` returns
+/// `self.settings.get('slow_stop_timeout', 10)` (jupyterhub 6.1.1, `handlers/base.py`).
+pub const DEFAULT_SLOW_STOP_TIMEOUT_SECS: u64 = 10;
+/// The largest hub size taken: a million servers at once. Larger values are refused rather
+/// than stated as a window.
+pub const MAX_HUB_SERVERS: u64 = 1_000_000;
+
+/// The hub's scale, for the worst case of [`at_scale`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct HubScale {
+    /// The most single-user servers the hub runs at once (1 or more). Every one of them may
+    /// go idle in the same cull pass.
+    pub servers: u64,
+    /// The hub's slow-stop timeout, whole seconds (1 or more): how long the hub holds a
+    /// `DELETE /users/{name}/server` waiting for the server to stop before answering 202.
+    /// JupyterHub 6.1.1 reads it from the tornado settings (`handlers/base.py`,
+    /// `self.settings.get('slow_stop_timeout', 10)`), so in z2jh values it is
+    /// `hub.config.JupyterHub.tornado_settings.slow_stop_timeout`.
+    pub slow_stop_timeout_secs: u64,
+}
+
+/// The worst case for a hub of a given size: the latest a server can stop, in whole seconds,
+/// "never later than" as [`Window`]'s fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct WorstCase {
+    /// The scale this bound is for.
+    pub scale: HubScale,
+    /// Seconds one cull pass can take on this hub: `servers × slow_stop_timeout`, the culler
+    /// stopping every server one after another, each `DELETE` held up to the slow-stop
+    /// timeout.
+    pub pass_secs: u64,
+    /// Seconds added when a server becomes due during a pass that does not stop it, for
+    /// servers restarted during that pass that are due again by the next one:
+    /// `min((servers − 1) × slow_stop_timeout, servers × slow_stop_timeout + every −
+    /// min(timeout, maxAge))`, 0 when no restarted server can be due that soon.
+    pub carry_secs: u64,
+    /// Seconds after a session's last activity by which it has been stopped:
+    /// [`Window::idle_secs`] + `pass_secs` + `carry_secs`; `None` when culling is disabled.
+    pub idle_secs: Option<u64>,
+    /// Seconds after a session's start by which even an active session has been stopped:
+    /// [`Window::active_secs`] + `pass_secs` + `carry_secs`; `None` when unbounded.
+    pub active_secs: Option<u64>,
+}
+
+/// The latest time a server stops on a hub of `scale`, from the culler's and the hub's code.
+///
+/// Sources: jupyterhub-idle-culler 2.0.0 `jupyterhub_idle_culler/__init__.py`, JupyterHub
+/// 6.1.1 `handlers/base.py` and `apihandlers/users.py`, tornado 6.x `ioloop.py`.
+///
+/// 1. A cull pass takes `now` once, before listing the users (`cull_idle`: `now =
+///    utcnow()`), so a server is due in the first pass that starts at or after the moment
+///    `e` it becomes due: `last_activity + timeout`, or `started + maxAge`.
+/// 2. Passes run on tornado's `PeriodicCallback(cull, 1e3 * cull_every)`, which awaits the
+///    pass and then schedules the next tick on the original grid, skipping missed ticks
+///    (`_update_next`). Passes never overlap (apart from the first, `loop.add_callback`,
+///    which only stops servers sooner); when none runs at `e`, the next one starts by
+///    `e + every`.
+/// 3. In a pass the culler collects one bare coroutine per user (`futures.append((name,
+///    handle_user(user)))`) and awaits them one after another (`for name, f in futures:
+///    await f`): the users are handled in turn, whatever `--concurrency` says (its semaphore
+///    only bounds requests in flight, and one is). A due server costs one `DELETE`, which the
+///    hub holds until the server has stopped, at most the slow-stop timeout, then answers 202
+///    and lets the stop go on (`stop_single_user`: `wait_for_shielded(future,
+///    timeout=self.slow_stop_timeout)`). A pass on a hub of `servers` servers thus takes at
+///    most `pass = servers × slow_stop_timeout`, and the last server in it stops by the
+///    pass's start + `pass`.
+/// 4. When `e` falls inside a pass that does not stop the server (it started before `e`),
+///    that pass stops k others first (≤ `servers − 1`), the next one starts at most `every`
+///    after it ends (point 2) and stops at most `servers − 1 − k` + r others before this
+///    one, r being servers restarted during the first pass that are due already. A restarted
+///    server is due only `min(timeout, maxAge)` after its start (the hub sets its
+///    `started` and `last_activity` when it spawns, `user.py`), so r × slow_stop_timeout ≤
+///    `carry` (see [`WorstCase::carry_secs`]).
+///
+/// Hence a server stops by `e + every + pass + carry`. Assumptions, stated: each server's own
+/// stop (for KubeSpawner, deleting its pod) takes at most the slow-stop timeout (a longer one
+/// goes on after the 202, and that server stops later by the excess; the culler does not wait
+/// for it); listing users and deciding take well under a second; and no more than `servers`
+/// run at once. With fast stops and one server this is [`compute`]'s usual bound plus the
+/// slow-stop timeout; the usual bound stays what most sessions see.
+///
+/// Durations add saturating (see [`MAX_DURATION_SECS`], [`MAX_HUB_SERVERS`]). A hub size of 0
+/// counts as 1; [`parse_hub_size`] and [`parse_slow_stop_timeout`] refuse 0 before this runs.
+pub fn at_scale(settings: &CullSettings, scale: &HubScale) -> WorstCase {
+    let usual = compute(settings);
+    let n = scale.servers.max(1);
+    let d = scale.slow_stop_timeout_secs;
+    let pass = n.saturating_mul(d);
+    let due_after = match settings.max_age_secs {
+        0 => settings.timeout_secs,
+        m => m.min(settings.timeout_secs),
+    };
+    let carry = (n - 1).saturating_mul(d).min(
+        pass.saturating_add(settings.every_secs)
+            .saturating_sub(due_after),
+    );
+    let extra = |secs: u64| secs.saturating_add(pass).saturating_add(carry);
+    WorstCase {
+        scale: *scale,
+        pass_secs: pass,
+        carry_secs: carry,
+        idle_secs: usual.idle_secs.map(extra),
+        active_secs: usual.active_secs.map(extra),
+    }
+}
+
+/// A hub-scale value that is not usable, naming the input it came from.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct InvalidScale {
+    /// The input's name as given, e.g. `hub-size` or `values.yaml:
+    /// hub.config.JupyterHub.tornado_settings.slow_stop_timeout`.
+    pub input: String,
+    /// What is wrong and what to write; names the input.
+    pub message: String,
+}
+
+/// Parses the most servers the hub runs at once (`input` names the option or input in the
+/// error): a whole number from 1 to [`MAX_HUB_SERVERS`].
+///
+/// # Errors
+/// [`InvalidScale`] for empty text, 0, a negative number, a fraction or anything else that
+/// is not a whole number, or more than [`MAX_HUB_SERVERS`].
+pub fn parse_hub_size(input: &str, text: &str) -> Result<u64, InvalidScale> {
+    let t = text.trim();
+    let bad = |what: String| InvalidScale {
+        input: input.to_string(),
+        message: format!(
+            "{input} is {what}: give the most single-user servers the hub runs at once, a whole number from 1 to {MAX_HUB_SERVERS}, e.g. 100"
+        ),
+    };
+    if t.starts_with('-') {
+        return Err(bad(format!("negative ({t:?})")));
+    }
+    match t.parse::<u64>() {
+        Ok(0) => Err(bad("0".into())),
+        Ok(n) if n > MAX_HUB_SERVERS => Err(bad(format!("{n}, more than {MAX_HUB_SERVERS}"))),
+        Ok(n) => Ok(n),
+        Err(_) if t.is_empty() => Err(bad("empty".into())),
+        Err(_) => Err(bad(format!("{t:?}, not a whole number"))),
+    }
+}
+
+/// Parses the hub's slow-stop timeout (`input` names the option or input in the error):
+/// seconds (`10`) or a duration (`30s`, `1m`), at least 1 s and at most
+/// [`MAX_DURATION_SECS`].
+///
+/// # Errors
+/// [`InvalidScale`] for 0, a negative value, or text that is not a duration.
+pub fn parse_slow_stop_timeout(input: &str, text: &str) -> Result<u64, InvalidScale> {
+    let bad = |what: String| InvalidScale {
+        input: input.to_string(),
+        message: format!(
+            "{input} is {what}: give the hub's slow-stop timeout (JupyterHub's tornado_settings.slow_stop_timeout, {DEFAULT_SLOW_STOP_TIMEOUT_SECS} s unless set), whole seconds of 1 or more, e.g. 10"
+        ),
+    };
+    match parse_duration_secs(text) {
+        Ok(0) => Err(bad("0".into())),
+        Ok(secs) => Ok(secs),
+        Err(err) => Err(bad(err.to_string())),
+    }
+}
+
 /// A duration in words, humantime's style within a day, with days as the largest unit
 /// written as a word (humantime's own months and years are averages, so 31 days would read
 /// `1month 10h 29m 36s`): 4200 → `1h 10m`, 90000 → `1 day 1h`, 0 → `0s`.
@@ -583,5 +751,134 @@ mod tests {
         // Culling disabled or not, a duration that long is refused.
         c.settings.enabled = false;
         assert!(c.validate().is_err());
+    }
+
+    fn scale(servers: u64, slow_stop_timeout_secs: u64) -> HubScale {
+        HubScale {
+            servers,
+            slow_stop_timeout_secs,
+        }
+    }
+
+    #[test]
+    fn the_worst_case_adds_one_pass_across_the_hub() {
+        // z2jh defaults, 100 servers going idle at once, JupyterHub's 10 s slow-stop timeout:
+        // 1h 10m, up to 1h 26m 40s (the issue's "up to 1h 27m").
+        let w = at_scale(&settings(true, 3600, 600, 0), &scale(100, 10));
+        assert_eq!((w.pass_secs, w.carry_secs), (1000, 0));
+        assert_eq!((w.idle_secs, w.active_secs), (Some(5200), None));
+        assert_eq!(human(5200), "1h 26m 40s");
+        // One server: the usual bound plus the slow-stop timeout for its own stop.
+        let w = at_scale(&settings(true, 3600, 600, 28800), &scale(1, 10));
+        assert_eq!((w.idle_secs, w.active_secs), (Some(4210), Some(29410)));
+        // Culling disabled: no bound at any scale.
+        let w = at_scale(&settings(false, 3600, 600, 0), &scale(100, 10));
+        assert_eq!((w.idle_secs, w.active_secs), (None, None));
+    }
+
+    #[test]
+    fn a_pass_longer_than_the_idle_timeout_carries_restarted_servers() {
+        // The test rig's first hub: timeout 12 s, every 4 s, 7 servers, 1 s slow-stop
+        // timeout: no restarted server is due by the next pass.
+        let w = at_scale(&settings(true, 12, 4, 0), &scale(7, 1));
+        assert_eq!((w.pass_secs, w.carry_secs, w.idle_secs), (7, 0, Some(23)));
+        // 3 s per stop: a pass (21 s) outlasts the timeout; servers restarted early in it
+        // can be due in the next one: 21 + 4 - 12 = 13 s more, at most (7 - 1) x 3 = 18.
+        let w = at_scale(&settings(true, 12, 4, 0), &scale(7, 3));
+        assert_eq!((w.pass_secs, w.carry_secs, w.idle_secs), (21, 13, Some(50)));
+        // The carry is capped by the servers the first pass can have stopped.
+        let w = at_scale(&settings(true, 1, 1, 0), &scale(7, 3));
+        assert_eq!(w.carry_secs, 18);
+        // A maximum age shorter than the timeout makes restarted servers due sooner.
+        let w = at_scale(&settings(true, 3600, 60, 30), &scale(10, 10));
+        assert_eq!((w.pass_secs, w.carry_secs), (100, 90));
+        assert_eq!((w.idle_secs, w.active_secs), (Some(280), Some(280)));
+    }
+
+    #[test]
+    fn hub_size_and_slow_stop_timeout_refuse_bad_input_naming_it() {
+        assert_eq!(parse_hub_size("hub-size", " 100 ").unwrap(), 100);
+        assert_eq!(parse_hub_size("hub-size", "1").unwrap(), 1);
+        for (text, says) in [
+            ("0", "hub-size is 0: give the most single-user servers"),
+            ("-3", "hub-size is negative (\"-3\")"),
+            ("2.5", "hub-size is \"2.5\", not a whole number"),
+            ("many", "hub-size is \"many\", not a whole number"),
+            ("", "hub-size is empty"),
+            ("1000001", "hub-size is 1000001, more than 1000000"),
+        ] {
+            let err = parse_hub_size("hub-size", text).unwrap_err();
+            assert_eq!(err.input, "hub-size");
+            assert!(err.message.starts_with(says), "{text:?}: {err}");
+        }
+        assert_eq!(
+            parse_slow_stop_timeout("slow-stop-timeout", "10").unwrap(),
+            10
+        );
+        assert_eq!(
+            parse_slow_stop_timeout("slow-stop-timeout", "1m").unwrap(),
+            60
+        );
+        for (text, says) in [
+            (
+                "0",
+                "slow-stop-timeout is 0: give the hub's slow-stop timeout",
+            ),
+            ("-10", "slow-stop-timeout is \"-10\" is negative"),
+            ("soon", "slow-stop-timeout is \"soon\" is not a duration"),
+            ("", "slow-stop-timeout is empty duration"),
+        ] {
+            let err = parse_slow_stop_timeout("slow-stop-timeout", text).unwrap_err();
+            assert_eq!(err.input, "slow-stop-timeout");
+            assert!(err.message.starts_with(says), "{text:?}: {err}");
+        }
+    }
+
+    mod monotone {
+        use super::*;
+        use proptest::prelude::*;
+
+        const MAX: u64 = 100_000;
+
+        fn bounds(t: u64, e: u64, m: u64, n: u64, d: u64) -> (u64, Option<u64>) {
+            let w = at_scale(&settings(true, t, e, m), &scale(n, d));
+            (w.idle_secs.unwrap(), w.active_secs)
+        }
+
+        proptest! {
+            /// Each bound grows with every, the hub size and the slow-stop timeout; the idle
+            /// bound with the timeout and the maximum age; the active bound with the maximum
+            /// age. A longer timeout can only tighten the active bound (restarted servers are
+            /// due later), never loosen it. The worst case is never below the usual bound and
+            /// adds at most two passes.
+            #[test]
+            fn bounds_are_monotone(
+                t in 1..MAX, e in 1..MAX, m in 0..MAX, n in 1..1000u64, d in 1..600u64,
+                dt in 0..MAX, de in 0..MAX, dm in 0..MAX, dn in 0..1000u64, dd in 0..600u64,
+            ) {
+                let (idle, active) = bounds(t, e, m, n, d);
+                for (name, (i2, a2)) in [
+                    ("every", bounds(t, e + de, m, n, d)),
+                    ("hub size", bounds(t, e, m, n + dn, d)),
+                    ("slow-stop timeout", bounds(t, e, m, n, d + dd)),
+                    ("max age", bounds(t, e, m + dm, n, d)),
+                ] {
+                    prop_assert!(i2 >= idle, "idle bound fell with a larger {}", name);
+                    if let (Some(a), Some(a2)) = (active, a2) {
+                        prop_assert!(a2 >= a, "active bound fell with a larger {}", name);
+                    }
+                }
+                let (i2, a2) = bounds(t + dt, e, m, n, d);
+                prop_assert!(i2 >= idle);
+                if let (Some(a), Some(a2)) = (active, a2) {
+                    prop_assert!(a2 <= a);
+                }
+                let usual = compute(&settings(true, t, e, m));
+                let w = at_scale(&settings(true, t, e, m), &scale(n, d));
+                prop_assert!(idle >= usual.idle_secs.unwrap() + w.pass_secs);
+                prop_assert!(idle <= usual.idle_secs.unwrap() + 2 * w.pass_secs);
+                prop_assert!(w.carry_secs < w.pass_secs);
+            }
+        }
     }
 }

@@ -8,6 +8,7 @@ mod common;
 mod container;
 mod e2e;
 mod hostile;
+mod hub;
 mod publish;
 mod registry;
 mod tier_triggers;

@@ -4,6 +4,7 @@
 
 pub mod fake_registry;
 pub mod github;
+pub mod hub;
 pub mod registry;
 pub mod scenario;
 

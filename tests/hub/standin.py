@@ -1,0 +1,70 @@
+"""A stand-in single-user server for the JupyterHub test rig (tests/it/common/hub.rs).
+
+`StandinSpawner` serves each user's server as a real HTTP endpoint inside the hub's own
+process (a tornado server on a free loopback port: the hub's readiness check and the proxy
+reach it), and fakes the time a server takes to stop: `stop()` sleeps for the seconds
+`stop_delays.json` (in the hub's working directory) gives for the user, then closes the
+endpoint. Every start and stop is appended to `events.jsonl` as one JSON line
+`{"event": "started"|"stop_begin"|"stopped", "user": NAME, "t": UNIX_SECONDS}` that the
+harness reads.
+"""
+
+import asyncio
+import json
+import os
+import time
+
+from jupyterhub.spawner import Spawner
+from tornado import web
+from tornado.httpserver import HTTPServer
+from tornado.netutil import bind_sockets
+
+
+class _Ok(web.RequestHandler):
+    def get(self, *args):
+        self.write({"standin": True})
+
+
+def _record(event, user):
+    line = json.dumps({"event": event, "user": user, "t": time.time()})
+    with open("events.jsonl", "a") as f:
+        f.write(line + "\n")
+
+
+def _stop_delay(user):
+    try:
+        with open("stop_delays.json") as f:
+            return float(json.load(f).get(user, 0.0))
+    except FileNotFoundError:
+        return 0.0
+
+
+class StandinSpawner(Spawner):
+    """Starts at once; stops after the user's configured delay."""
+
+    _http = None
+
+    async def start(self):
+        sockets = bind_sockets(0, "127.0.0.1")
+        port = sockets[0].getsockname()[1]
+        app = web.Application([(r"/.*", _Ok)])
+        self._http = HTTPServer(app)
+        self._http.add_sockets(sockets)
+        _record("started", self.user.name)
+        return ("127.0.0.1", port)
+
+    async def poll(self):
+        return None if self._http is not None else 0
+
+    async def stop(self, now=False):
+        _record("stop_begin", self.user.name)
+        delay = _stop_delay(self.user.name)
+        if delay > 0:
+            await asyncio.sleep(delay)
+        if self._http is not None:
+            self._http.stop()
+            self._http = None
+        _record("stopped", self.user.name)
+
+    def get_state(self):
+        return super().get_state()

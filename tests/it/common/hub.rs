@@ -1,0 +1,490 @@
+//! A real JupyterHub for tests: JupyterHub 6.1.1 with configurable-http-proxy 5.3.0 from npm
+//! and jupyterhub-idle-culler 2.0.0 as a hub-managed service, on free loopback ports, with
+//! settings scaled down to seconds. `scripts/test.sh` installs them (the hub and culler into
+//! `.venv` from `scripts/hub-requirements.txt`, the proxy into `tests/hub/node_modules`).
+//!
+//! Single-user servers are stand-ins (`tests/hub/standin.py`): a real HTTP endpoint inside
+//! the hub's process that takes the time [`Hub::set_stop_delays`] gives it to stop, and
+//! records each start and stop with the hub's clock in `events.jsonl`, read by
+//! [`Hub::events`].
+//!
+//! Use: [`Hub::start`] with the culler and hub settings, [`Hub::set_stop_delays`],
+//! [`Hub::start_servers`] for N users, [`Hub::post_activity`] to set a server's last
+//! activity, [`Hub::servers`] for what the hub reports (`started`, `last_activity`),
+//! [`Hub::stop_of`] / [`Hub::events`] for when each server stopped, [`Hub::wait_for`] for a
+//! bounded wait. Dropping the hub stops the hub, the proxy and the culler by their process
+//! groups, also when the test fails.
+
+use super::registry::{free_port, repo_root};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tempfile::TempDir;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+/// The driver service's API token (scopes to create users, start and stop servers, post
+/// activity and list users).
+pub const HUB_TOKEN: &str = "driver-token-for-the-hub-rig";
+
+/// The idle culler's and the hub's settings for one rig, in whole seconds.
+#[derive(Debug, Clone, Copy)]
+pub struct HubSettings {
+    /// `--timeout`.
+    pub timeout: u64,
+    /// `--cull-every`.
+    pub every: u64,
+    /// `--max-age` (passed only when > 0, as z2jh does).
+    pub max_age: u64,
+    /// `c.JupyterHub.tornado_settings["slow_stop_timeout"]`.
+    pub slow_stop_timeout: u64,
+}
+
+impl HubSettings {
+    /// The culler settings as codeq-rollout's model takes them.
+    pub fn cull(&self) -> codeq_rollout::window::CullSettings {
+        codeq_rollout::window::CullSettings {
+            enabled: true,
+            timeout_secs: self.timeout,
+            every_secs: self.every,
+            max_age_secs: self.max_age,
+        }
+    }
+
+    /// The hub's scale for `servers` servers at once.
+    pub fn scale(&self, servers: u64) -> codeq_rollout::window::HubScale {
+        codeq_rollout::window::HubScale {
+            servers,
+            slow_stop_timeout_secs: self.slow_stop_timeout,
+        }
+    }
+}
+
+/// One line of the stand-in's `events.jsonl`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// `started`, `stop_begin` or `stopped`.
+    pub event: String,
+    /// The user name.
+    pub user: String,
+    /// Unix seconds (the hub's clock, which is this machine's).
+    pub t: f64,
+}
+
+/// A running server as the hub's API reports it.
+#[derive(Debug, Clone)]
+pub struct ServerView {
+    /// The user name.
+    pub user: String,
+    /// `started`, unix seconds.
+    pub started: f64,
+    /// `last_activity`, unix seconds.
+    pub last_activity: f64,
+}
+
+/// A running JupyterHub with its proxy and idle culler.
+pub struct Hub {
+    child: Child,
+    dir: TempDir,
+    /// The hub's REST API, `http://127.0.0.1:PORT/hub/api`.
+    pub api: String,
+    /// The settings it runs with.
+    pub settings: HubSettings,
+    client: reqwest::Client,
+}
+
+/// Now, unix seconds.
+pub fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+/// Unix seconds as ISO 8601 UTC, as the hub takes them.
+pub fn iso(t: f64) -> String {
+    OffsetDateTime::from_unix_timestamp_nanos((t * 1e9) as i128)
+        .unwrap()
+        .format(&Rfc3339)
+        .unwrap()
+}
+
+/// ISO 8601 as the hub writes it, in unix seconds.
+pub fn parse_iso(text: &str) -> f64 {
+    let t =
+        OffsetDateTime::parse(text, &Rfc3339).unwrap_or_else(|e| panic!("hub time {text:?}: {e}"));
+    t.unix_timestamp_nanos() as f64 / 1e9
+}
+
+fn rig_file(path: &str, what: &str) -> PathBuf {
+    let p = repo_root().join(path);
+    assert!(
+        p.exists(),
+        "{} is missing ({what}): run scripts/test.sh once, it installs the JupyterHub test rig",
+        p.display()
+    );
+    p
+}
+
+impl Hub {
+    /// Starts a hub with `settings` and waits (up to 2 minutes: a loaded 2-core machine has
+    /// taken 34 s) until its API answers through the proxy.
+    pub async fn start(settings: HubSettings) -> Hub {
+        Self::start_with(settings, "").await
+    }
+
+    /// As [`Hub::start`], with `extra` appended to `jupyterhub_config.py` (Python, `c` is
+    /// the config), e.g. another service with a token of fewer scopes:
+    /// `c.JupyterHub.services.append({"name": "reader", "api_token": "reader-token-1"})`.
+    pub async fn start_with(settings: HubSettings, extra: &str) -> Hub {
+        let began = Instant::now();
+        let python = rig_file(".venv/bin/python", "JupyterHub's virtual environment");
+        let chp = rig_file(
+            "tests/hub/node_modules/.bin/configurable-http-proxy",
+            "configurable-http-proxy from npm",
+        );
+        let support = repo_root().join("tests/hub");
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+
+        let (public, hub, proxy_api) = (free_port(), free_port(), free_port());
+        let mut culler = vec![
+            "sh".to_string(),
+            "-c".into(),
+            format!("echo $$ > {d}/culler.pid; exec \"$0\" \"$@\""),
+            python.display().to_string(),
+            "-m".into(),
+            "jupyterhub_idle_culler".into(),
+            format!("--timeout={}", settings.timeout),
+            format!("--cull-every={}", settings.every),
+            "--concurrency=10".into(),
+        ];
+        if settings.max_age > 0 {
+            culler.push(format!("--max-age={}", settings.max_age));
+        }
+        let config = format!(
+            r#"import sys
+sys.path.insert(0, {support:?})
+c.JupyterHub.spawner_class = "standin.StandinSpawner"
+c.JupyterHub.authenticator_class = "dummy"
+c.Authenticator.allow_all = True
+c.JupyterHub.bind_url = "http://127.0.0.1:{public}"
+c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub}"
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api}"
+c.ConfigurableHTTPProxy.command = [{chp:?}]
+c.ConfigurableHTTPProxy.pid_file = "{d}/proxy.pid"
+c.JupyterHub.db_url = "sqlite:///{d}/hub.sqlite"
+c.JupyterHub.cookie_secret_file = "{d}/cookie_secret"
+c.JupyterHub.cleanup_servers = False
+c.JupyterHub.last_activity_interval = 3600
+c.JupyterHub.tornado_settings = {{"slow_stop_timeout": {slow}}}
+c.JupyterHub.services = [
+    {{"name": "driver", "api_token": {HUB_TOKEN:?}}},
+    {{"name": "idle-culler", "command": {culler}}},
+]
+c.JupyterHub.load_roles = [
+    {{"name": "driver", "services": ["driver"], "scopes": ["admin:users", "admin:servers", "users:activity", "list:users", "read:users"]}},
+    {{"name": "idle-culler", "services": ["idle-culler"], "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"]}},
+]
+"#,
+            chp = chp.display().to_string(),
+            slow = settings.slow_stop_timeout,
+            culler = serde_json::to_string(&culler).unwrap(),
+        );
+        std::fs::write(
+            dir.path().join("jupyterhub_config.py"),
+            format!("{config}\n{extra}\n"),
+        )
+        .unwrap();
+        let log = std::fs::File::create(dir.path().join("hub.log")).unwrap();
+        let child = {
+            use std::os::unix::process::CommandExt;
+            Command::new(&python)
+                .arg(support.join("launch.py"))
+                .args(["-f", "jupyterhub_config.py"])
+                .current_dir(dir.path())
+                .env_remove("JUPYTERHUB_API_TOKEN")
+                .stdin(Stdio::null())
+                .stdout(log.try_clone().unwrap())
+                .stderr(log)
+                .process_group(0)
+                .spawn()
+                .expect("start JupyterHub")
+        };
+        codeq_rollout::tls::install_provider();
+        let client = reqwest::Client::builder()
+            .no_proxy()
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap();
+        let mut rig = Hub {
+            child,
+            dir,
+            api: format!("http://127.0.0.1:{public}/hub/api"),
+            settings,
+            client,
+        };
+        let up = rig
+            .wait_for("the hub's API answers", Duration::from_secs(120), |h| {
+                let h = h.clone_api();
+                async move { h.get("/").await.is_some_and(|(code, _)| code == 200) }
+            })
+            .await;
+        assert!(up, "JupyterHub did not come up; its log:\n{}", rig.log());
+        if let Ok(Some(status)) = rig.child.try_wait() {
+            panic!("JupyterHub exited ({status}); its log:\n{}", rig.log());
+        }
+        eprintln!("HUBTIME hub up in {:.1} s", began.elapsed().as_secs_f64());
+        rig
+    }
+
+    fn clone_api(&self) -> Api {
+        Api {
+            api: self.api.clone(),
+            client: self.client.clone(),
+        }
+    }
+
+    /// The hub's log so far (with the proxy's and the culler's, whose output it relays).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("hub.log")).unwrap_or_default()
+    }
+
+    /// Sets how long each user's server takes to stop, seconds (others stop at once).
+    pub fn set_stop_delays(&self, delays: &[(&str, f64)]) {
+        let map: BTreeMap<&str, f64> = delays.iter().copied().collect();
+        std::fs::write(
+            self.dir.path().join("stop_delays.json"),
+            serde_json::to_vec(&map).unwrap(),
+        )
+        .unwrap();
+    }
+
+    /// Creates `users` and starts a server for each, waiting (bounded) until all are ready.
+    pub async fn start_servers(&self, users: &[&str]) {
+        let began = Instant::now();
+        let api = self.clone_api();
+        let (code, body) = api
+            .send("POST", "/users", Some(json!({"usernames": users})))
+            .await;
+        assert_eq!(code, 201, "create users: {body}");
+        for u in users {
+            let (code, body) = api.send("POST", &format!("/users/{u}/server"), None).await;
+            assert!(
+                code == 201 || code == 202,
+                "start {u}'s server: {code} {body}"
+            );
+        }
+        let want = users.len();
+        let ready = self
+            .wait_for("every server is ready", Duration::from_secs(60), move |h| {
+                let h = h.clone_api();
+                async move { h.ready().await.len() >= want }
+            })
+            .await;
+        assert!(
+            ready,
+            "servers did not become ready; hub log:\n{}",
+            self.log()
+        );
+        eprintln!(
+            "HUBTIME {} servers ready in {:.1} s",
+            users.len(),
+            began.elapsed().as_secs_f64()
+        );
+    }
+
+    /// Posts `at` (unix seconds) as the user's and their default server's last activity,
+    /// as a single-user server does (`POST /users/{name}/activity`, scope `users:activity`).
+    pub async fn post_activity(&self, user: &str, at: f64) {
+        let t = iso(at);
+        let (code, body) = self
+            .clone_api()
+            .send(
+                "POST",
+                &format!("/users/{user}/activity"),
+                Some(json!({"last_activity": t, "servers": {"": {"last_activity": t}}})),
+            )
+            .await;
+        assert_eq!(code, 200, "post activity for {user}: {body}");
+    }
+
+    /// The ready servers the hub reports (`GET /users?state=ready`).
+    pub async fn servers(&self) -> Vec<ServerView> {
+        self.clone_api().ready().await
+    }
+
+    /// Every start and stop the stand-ins recorded, in order.
+    pub fn events(&self) -> Vec<Event> {
+        let text =
+            std::fs::read_to_string(self.dir.path().join("events.jsonl")).unwrap_or_default();
+        text.lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                Event {
+                    event: v["event"].as_str().unwrap().to_string(),
+                    user: v["user"].as_str().unwrap().to_string(),
+                    t: v["t"].as_f64().unwrap(),
+                }
+            })
+            .collect()
+    }
+
+    /// When `user`'s server began to stop and when it had stopped (unix seconds), if it did.
+    pub fn stop_of(&self, user: &str) -> Option<(f64, f64)> {
+        let events = self.events();
+        let at = |kind: &str| {
+            events
+                .iter()
+                .find(|e| e.user == user && e.event == kind)
+                .map(|e| e.t)
+        };
+        Some((at("stop_begin")?, at("stopped")?))
+    }
+
+    /// Polls `cond` every 200 ms until it holds or `within` has passed; returns whether it
+    /// held. Fails at once if the hub has exited.
+    pub async fn wait_for<F, Fut>(&self, what: &str, within: Duration, mut cond: F) -> bool
+    where
+        F: FnMut(&Hub) -> Fut,
+        Fut: std::future::Future<Output = bool>,
+    {
+        let deadline = Instant::now() + within;
+        let mut tick = tokio::time::interval(Duration::from_millis(200));
+        loop {
+            tick.tick().await;
+            if cond(self).await {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                eprintln!("gave up waiting: {what}");
+                return false;
+            }
+        }
+    }
+}
+
+/// The hub's API with the driver's token.
+#[derive(Clone)]
+struct Api {
+    api: String,
+    client: reqwest::Client,
+}
+
+impl Api {
+    async fn get(&self, path: &str) -> Option<(u16, Value)> {
+        let resp = self
+            .client
+            .get(format!("{}{path}", self.api))
+            .header("Authorization", format!("token {HUB_TOKEN}"))
+            .send()
+            .await
+            .ok()?;
+        let code = resp.status().as_u16();
+        let body = resp.bytes().await.ok()?;
+        Some((code, serde_json::from_slice(&body).unwrap_or(Value::Null)))
+    }
+
+    async fn send(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let mut req = self
+            .client
+            .request(method.parse().unwrap(), format!("{}{path}", self.api))
+            .header("Authorization", format!("token {HUB_TOKEN}"));
+        if let Some(b) = body {
+            req = req
+                .header("Content-Type", "application/json")
+                .body(serde_json::to_vec(&b).unwrap());
+        }
+        let resp = req
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        let code = resp.status().as_u16();
+        let body = resp.bytes().await.unwrap();
+        (code, serde_json::from_slice(&body).unwrap_or(Value::Null))
+    }
+
+    async fn ready(&self) -> Vec<ServerView> {
+        let Some((200, Value::Array(users))) = self.get("/users?state=ready").await else {
+            return Vec::new();
+        };
+        users
+            .iter()
+            .filter_map(|u| {
+                let s = &u["servers"][""];
+                if s["ready"].as_bool() != Some(true) {
+                    return None;
+                }
+                Some(ServerView {
+                    user: u["name"].as_str()?.to_string(),
+                    started: parse_iso(s["started"].as_str()?),
+                    last_activity: parse_iso(s["last_activity"].as_str()?),
+                })
+            })
+            .collect()
+    }
+}
+
+/// Sends `signal` to the process group `pgid` (each of the hub, the proxy and the culler
+/// leads its own).
+fn signal_group(signal: &str, pgid: u32) {
+    let _ = Command::new("kill")
+        .args([signal, "--", &format!("-{pgid}")])
+        .stderr(Stdio::null())
+        .status();
+}
+
+fn alive(pid: u32) -> bool {
+    Command::new("kill")
+        .args(["-0", &pid.to_string()])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        let read_pid = |name: &str| {
+            std::fs::read_to_string(self.dir.path().join(name))
+                .ok()
+                .and_then(|t| t.trim().parse::<u32>().ok())
+        };
+        // The proxy and the culler run in sessions of their own (JupyterHub starts them with
+        // start_new_session): note them before the hub removes its pid file.
+        let others: Vec<u32> = ["proxy.pid", "culler.pid"]
+            .into_iter()
+            .filter_map(read_pid)
+            .collect();
+        let hub = self.child.id();
+        let began = Instant::now();
+        signal_group("-TERM", hub);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            std::thread::park_timeout(Duration::from_millis(50));
+        }
+        signal_group("-KILL", hub);
+        let _ = self.child.wait();
+        eprintln!(
+            "HUBTIME hub stopped in {:.1} s",
+            began.elapsed().as_secs_f64()
+        );
+        // HUB_RIG_LOGS=DIR keeps each hub's log there, for diagnosis.
+        if let Some(keep) = std::env::var_os("HUB_RIG_LOGS") {
+            let name = format!("hub-{}.log", self.child.id());
+            let _ = std::fs::copy(
+                self.dir.path().join("hub.log"),
+                PathBuf::from(keep).join(name),
+            );
+        }
+        for pid in others {
+            if alive(pid) {
+                signal_group("-KILL", pid);
+            }
+        }
+    }
+}
