@@ -6,14 +6,15 @@
 use crate::context::RunContext;
 use crate::digest::registry::RegistryOptions;
 use crate::digest::{self, Digest, ImageSource};
-use crate::publish::{self, Found, IssuePlan, Plan, Published, Target};
+use crate::publish::{self, Change, Found, IssuePlan, Plan, Published, Target};
 use crate::pulls::{self, Behind, LookupOptions};
 use crate::render::messages::{self, RunState};
-use crate::render::{self, Facts, RunbookSettings};
+use crate::render::{self, Facts, RunbookSettings, Stage};
 use crate::report::FileCommands;
 use crate::support::github::GitHub;
 use crate::support::github::models::{NewIssue, NewRelease};
 use crate::support::log::Log;
+use crate::support::sanitize;
 use crate::tier::{self, LabelRules, Tier, TierDecision, TierRequest, UnlabeledPolicy};
 use crate::window::{self, Configured, Window};
 use anyhow::{Result, anyhow};
@@ -56,17 +57,41 @@ pub struct AnnounceRequest {
     pub lookup_backoff: Vec<Duration>,
 }
 
-/// Runs `announce`: the stages in order.
+/// Runs `announce`: the stages in order. When one fails, the step outputs and the job
+/// summary still say what the run had established and which stage failed
+/// ([`report_failure`]); the error is returned as it was.
 ///
 /// # Errors
 /// A failed registry or GitHub call, saying what to do; an undecidable tier.
 pub async fn run(req: &AnnounceRequest, log: &Log) -> Result<()> {
+    let mut known = Known::default();
+    let outcome = stages(req, log, &mut known).await;
+    if let Err(err) = &outcome {
+        report_failure(req, known, err, log);
+    }
+    outcome
+}
+
+/// What a run has established so far, for the report of a run that fails.
+#[derive(Default)]
+struct Known {
+    stage: Stage,
+    digest: Option<Digest>,
+    tier: Option<TierDecision>,
+    tag: Option<String>,
+    unfinished: Option<(Option<(String, Change)>, Option<(String, Change)>)>,
+}
+
+/// The stages, each recording into `known` what it established.
+async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<()> {
     let ctx = &req.context;
     // 1. Digest.
     let digest = resolve_digest(req, log).await?;
     log.info(&messages::resolved(&req.source.display(), &digest));
+    known.digest = Some(digest.clone());
 
     // 2. Tier, from the pull requests behind the release.
+    known.stage = Stage::Tier;
     let behind = pulls::resolve(
         ctx,
         &LookupOptions {
@@ -79,41 +104,43 @@ pub async fn run(req: &AnnounceRequest, log: &Log) -> Result<()> {
     .await;
     let decision = decide_tier(req, &behind, log)?;
     let target_sha = target_commit(req, &behind, log);
+    known.tier = Some(decision.clone());
 
     // 3. Window.
     let window = window::compute(&req.culler.settings);
     warn_if_culling_disabled(&window, log);
 
     // 4. Look up what exists (not in a dry run).
+    known.stage = Stage::LookUp;
     let tag = publish::release_tag(&req.source.short_name(), &digest);
+    known.tag = Some(tag.clone());
     let found = look_up(req, &digest, &tag, decision.tier).await?;
 
     // 5. Render: a re-run renders with the original announce time, so an unchanged
     // release renders the same and nothing is sent.
+    known.stage = Stage::Render;
     let announced = found.as_ref().and_then(Found::announced_at);
-    let facts = facts(
-        req,
-        digest.clone(),
-        decision,
-        window,
-        target_sha,
-        &tag,
-        announced,
-    );
+    let facts = facts(req, digest, decision, window, target_sha, &tag, announced);
     let note = render::release_note(&facts)?;
     let issue_body = (facts.tier.tier == Tier::Security)
         .then(|| render::tracking_issue(&facts))
         .transpose()?;
 
     // 6. Publish.
+    known.stage = Stage::Publish;
     let published = match (&req.github, &found, req.dry_run) {
         (_, _, true) => {
-            print_dry_run(&tag, &note, issue_body.as_deref(), &digest, log);
+            print_dry_run(&tag, &note, issue_body.as_deref(), &facts.digest, log);
             None
         }
         (Some(github), Some(found), false) => {
             let plan = plan(req, &facts, &tag, &note, issue_body)?;
-            let published = publish::publish(github, found, &plan).await?;
+            let published = publish::publish(github, found, &plan)
+                .await
+                .map_err(|unfinished| {
+                    known.unfinished = Some((unfinished.release, unfinished.issue));
+                    unfinished.error
+                })?;
             log_published(&published, log);
             Some(published)
         }
@@ -121,6 +148,7 @@ pub async fn run(req: &AnnounceRequest, log: &Log) -> Result<()> {
     };
 
     // 7. Report.
+    known.stage = Stage::Report;
     report(&facts, &tag, published.as_ref(), &note, log)
 }
 
@@ -285,6 +313,7 @@ fn plan(
         issue,
         release_url: facts.release_url.clone().unwrap_or_default(),
         full_text_at: render::where_full(facts),
+        issue_waits: req.lookup_backoff.clone(),
     })
 }
 
@@ -308,7 +337,8 @@ fn log_published(published: &Published, log: &Log) {
     }
 }
 
-/// Stage 7: step outputs and the job summary.
+/// Stage 7: step outputs and the job summary. The addresses GitHub answered are checked
+/// first ([`checked_url`]).
 fn report(
     facts: &Facts,
     tag: &str,
@@ -321,43 +351,28 @@ fn report(
         let (title, text) = messages::OUTPUTS_NOT_WRITTEN;
         log.warning(title, text);
     }
-    let (release_url, issue_url, changed) = match published {
-        Some(p) => (
-            p.release_url.clone(),
-            p.issue.as_ref().map(|(u, _)| u.clone()).unwrap_or_default(),
-            p.changed(),
-        ),
-        None => (String::new(), String::new(), false),
-    };
-    let outputs = [
-        ("digest", facts.digest.to_string()),
-        ("tier", facts.tier.tier.to_string()),
-        ("tier-source", facts.tier.source.to_string()),
-        ("release-tag", tag.to_string()),
-        ("release-url", release_url),
-        ("issue-url", issue_url),
-        ("changed", changed.to_string()),
-        ("convergence-window", facts.window.summary()),
-        (
-            "idle-window-seconds",
-            facts
-                .window
-                .idle_secs
-                .map(|s| s.to_string())
-                .unwrap_or_default(),
-        ),
-        (
-            "active-window-seconds",
-            facts
-                .window
-                .active_secs
-                .map(|s| s.to_string())
-                .unwrap_or_default(),
-        ),
-    ];
-    let redacted: Vec<(&str, String)> = outputs.iter().map(|(k, v)| (*k, log.redact(v))).collect();
-    files.write_outputs(&redacted)?;
-    let summary = render::job_summary(facts, tag, published.map(summary_links).as_ref(), note)?;
+    let links = published.map(|p| render::SummaryLinks {
+        release: (checked_url(&p.release_url, log), p.release_change),
+        issue: p
+            .issue
+            .as_ref()
+            .map(|(url, change)| (checked_url(url, log), *change)),
+        superseded: p.superseded.clone(),
+    });
+    let outputs = outputs(
+        Some(&facts.digest),
+        Some(&facts.tier),
+        Some(&facts.window),
+        Some(tag),
+        links.as_ref().map(|l| l.release.0.as_str()),
+        links
+            .as_ref()
+            .and_then(|l| l.issue.as_ref())
+            .map(|(url, _)| url.as_str()),
+        published.is_some_and(Published::changed),
+    );
+    files.write_outputs(&redacted(&outputs, log))?;
+    let summary = render::job_summary(facts, tag, links.as_ref(), note)?;
     let wrote_summary = files.write_summary(&log.redact(&summary))?;
     if !log.in_actions() || !wrote_summary {
         let state = match published {
@@ -376,10 +391,95 @@ fn report(
     Ok(())
 }
 
-fn summary_links(p: &Published) -> render::SummaryLinks {
-    render::SummaryLinks {
-        release: (p.release_url.clone(), p.release_change),
-        issue: p.issue.clone(),
-        superseded: p.superseded.clone(),
+/// The report of a run that failed: the outputs it had established (what does not exist,
+/// such as the address of a release never created, stays empty) and a job summary saying
+/// which stage failed and what to do. Best effort: the run fails with `err` anyway, so a
+/// file that cannot be written is only warned about.
+fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log: &Log) {
+    let (release, issue) = known.unfinished.unwrap_or_default();
+    let release = release.map(|(url, change)| (checked_url(&url, log), change));
+    let issue = issue.map(|(url, change)| (checked_url(&url, log), change));
+    // The window follows from the culler settings alone: known whatever failed.
+    let window = window::compute(&req.culler.settings);
+    let changed = [&release, &issue]
+        .into_iter()
+        .flatten()
+        .any(|(_, c)| *c != Change::Unchanged);
+    let outputs = outputs(
+        known.digest.as_ref(),
+        known.tier.as_ref(),
+        Some(&window),
+        release.as_ref().and(known.tag.as_deref()),
+        release.as_ref().map(|(url, _)| url.as_str()),
+        issue.as_ref().map(|(url, _)| url.as_str()),
+        changed,
+    );
+    let summary = render::failure_summary(&render::Failure {
+        stage: known.stage,
+        error: log.redact(&format!("{err:#}")),
+        image: req.source.display(),
+        digest: known.digest,
+        tier: known.tier,
+        window: Some(window),
+        release: release.and_then(|(url, change)| Some((known.tag?, url, change))),
+        issue,
+    });
+    let files = FileCommands::from_env();
+    let written = files
+        .write_outputs(&redacted(&outputs, log))
+        .and_then(|_| files.write_summary(&log.redact(&summary)));
+    if let Err(write_err) = written {
+        let (title, text) = messages::FAILURE_NOT_REPORTED;
+        log.warning(title, &format!("{text}: {write_err:#}"));
+    }
+}
+
+/// The step outputs, in action.yml's order; what is not known is written empty.
+fn outputs(
+    digest: Option<&Digest>,
+    tier: Option<&TierDecision>,
+    window: Option<&Window>,
+    tag: Option<&str>,
+    release_url: Option<&str>,
+    issue_url: Option<&str>,
+    changed: bool,
+) -> [(&'static str, String); 10] {
+    let text = |v: Option<String>| v.unwrap_or_default();
+    [
+        ("digest", text(digest.map(ToString::to_string))),
+        ("tier", text(tier.map(|t| t.tier.to_string()))),
+        ("tier-source", text(tier.map(|t| t.source.to_string()))),
+        ("release-tag", text(tag.map(str::to_string))),
+        ("release-url", text(release_url.map(str::to_string))),
+        ("issue-url", text(issue_url.map(str::to_string))),
+        ("changed", changed.to_string()),
+        ("convergence-window", text(window.map(Window::summary))),
+        (
+            "idle-window-seconds",
+            text(window.and_then(|w| w.idle_secs).map(|s| s.to_string())),
+        ),
+        (
+            "active-window-seconds",
+            text(window.and_then(|w| w.active_secs).map(|s| s.to_string())),
+        ),
+    ]
+}
+
+fn redacted(outputs: &[(&'static str, String)], log: &Log) -> Vec<(&'static str, String)> {
+    outputs.iter().map(|(k, v)| (*k, log.redact(v))).collect()
+}
+
+/// An address GitHub's API answered, as the outputs and the job summary may show it: a
+/// plain `http(s)://` URL without whitespace, control characters or characters that end a
+/// link ([`sanitize::link_url`]; `http` for GitHub Enterprise Server), else empty, with a
+/// warning.
+fn checked_url(url: &str, log: &Log) -> String {
+    match sanitize::link_url(url) {
+        Some(url) => url.to_string(),
+        None => {
+            let (title, text) = messages::URL_REFUSED;
+            log.warning(title, &messages::url_refused(text, url));
+            String::new()
+        }
     }
 }

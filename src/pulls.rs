@@ -414,7 +414,11 @@ async fn merged_pull_requests(
     } else {
         1
     };
-    let pending = match asked.per_commit(commits, tries, opts, &mut found).await {
+    let mut spent = Spent::default();
+    let pending = match asked
+        .per_commit(commits, tries, opts, &mut found, &mut spent)
+        .await
+    {
         Ok(pending) => pending,
         Err(failure) => return failure,
     };
@@ -422,7 +426,15 @@ async fn merged_pull_requests(
         Ok(left) => left,
         Err(failure) => return failure,
     };
-    asked.answer(found, tries, opts, unresolved, fallback_notes, unexamined)
+    asked.answer(found, &spent, unresolved, fallback_notes, unexamined)
+}
+
+/// What the commit look-up actually cost: the requests it sent and the time it waited
+/// between tries (the sum of the waits slept, not the whole schedule).
+#[derive(Debug, Default)]
+struct Spent {
+    requests: usize,
+    waited: Duration,
 }
 
 /// One look-up of the merged pull requests behind some commits.
@@ -435,14 +447,16 @@ struct Asked<'a> {
 }
 
 impl Asked<'_> {
-    /// Asks per commit, `tries` times on the backoff schedule; returns the commits left
-    /// without a merged pull request, or the failure.
+    /// Asks per commit, up to `tries` times on the backoff schedule, counting into `spent`
+    /// what it sends and waits; returns the commits left without a merged pull request, or
+    /// the failure.
     async fn per_commit<'c>(
         &self,
         commits: &'c [(String, String)],
         tries: usize,
         opts: &LookupOptions<'_>,
         found: &mut BTreeMap<u64, PullRequest>,
+        spent: &mut Spent,
     ) -> Result<Vec<&'c (String, String)>, Found> {
         let (ctx, gh, shas, branch, origin) =
             (self.ctx, self.gh, self.shas, self.branch, self.origin);
@@ -450,9 +464,11 @@ impl Asked<'_> {
         for attempt in 0..tries {
             if attempt > 0 {
                 tokio::time::sleep(opts.backoff[attempt - 1]).await;
+                spent.waited += opts.backoff[attempt - 1];
             }
             let mut still = Vec::new();
             for commit in pending {
+                spent.requests += 1;
                 let answer = match gh.pulls_for_commit(&commit.0).await {
                     Ok(answer) => answer,
                     Err(e) => {
@@ -544,20 +560,26 @@ impl Asked<'_> {
     fn answer(
         &self,
         found: BTreeMap<u64, PullRequest>,
-        tries: usize,
-        opts: &LookupOptions<'_>,
+        spent: &Spent,
         unresolved: Vec<String>,
         fallback_notes: Vec<String>,
         unexamined: Option<String>,
     ) -> Found {
         let (ctx, gh, shas, branch, origin) =
             (self.ctx, self.gh, self.shas, self.branch, self.origin);
-        let waited: Duration = opts.backoff.iter().sum();
         let route = format!(
-            "GET /repos/{}/commits/{{sha}}/pulls, asked {tries} time{} over {}",
+            "GET /repos/{}/commits/{{sha}}/pulls: {} request{}, {}",
             gh.repository(),
-            if tries == 1 { "" } else { "s" },
-            humantime::format_duration(waited),
+            spent.requests,
+            if spent.requests == 1 { "" } else { "s" },
+            if spent.waited.is_zero() {
+                "without waiting".to_string()
+            } else {
+                format!(
+                    "waiting {} in all",
+                    humantime::format_duration(spent.waited)
+                )
+            },
         );
         let queued = if ctx.event_name == "merge_group" {
             " A merge group is built before its pull requests are merged, so GitHub lists none \

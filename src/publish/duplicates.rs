@@ -55,7 +55,8 @@ pub async fn settle(gh: &GitHub, found: &Found, notes: &mut Vec<String>) -> Resu
     Ok(())
 }
 
-async fn close_duplicate(
+/// Closes `loser` with a comment linking `winner` ([`duplicate_comment`]).
+pub(super) async fn close_duplicate(
     gh: &GitHub,
     loser: &Issue,
     winner: &Issue,

@@ -6,7 +6,8 @@ use super::{Change, Found, IssuePlan, find};
 use crate::render::{self, MarkerKind};
 use crate::support::github::GitHub;
 use crate::support::github::models::{Issue, NewIssue};
-use anyhow::Result;
+use anyhow::{Context, Result};
+use std::time::Duration;
 
 /// What happened to the tracking issue.
 #[derive(Debug, Clone)]
@@ -35,7 +36,6 @@ pub async fn ensure(
     plan: &IssuePlan,
     notes: &mut Vec<String>,
 ) -> Result<IssueOutcome> {
-    let target = &found.target;
     if let Some(ours) = found.issue() {
         let comment = update_comment(gh, found, ours, plan).await?;
         return Ok(IssueOutcome {
@@ -44,6 +44,92 @@ pub async fn ensure(
             comment,
         });
     }
+    let mine = open(gh, found, plan, notes).await?;
+    Ok(IssueOutcome {
+        url: mine.html_url,
+        change: Change::Created,
+        comment: None,
+    })
+}
+
+/// After the release POST was refused as existing ([`super::lost_race`]): the tracking issue
+/// of the run that created the release, which opens it one request after the release. It is
+/// looked for now and again after each of `waits`. When it never shows, nobody is opening it
+/// (that run failed, or there was none and the release listing lagged), so this run opens it
+/// once, then reads the issues again: if a lower-numbered one of ours appeared meanwhile, it
+/// closes its own as a duplicate of that one (the lowest number wins, as in
+/// [`super::duplicates`]) and reports it.
+///
+/// # Errors
+/// A failed call: the run then fails rather than end without the issue.
+pub async fn after_lost_race(
+    gh: &GitHub,
+    found: &Found,
+    plan: &IssuePlan,
+    waits: &[Duration],
+    notes: &mut Vec<String>,
+) -> Result<IssueOutcome> {
+    let target = &found.target;
+    let lowest = async || -> Result<Option<Issue>> {
+        let issues = gh
+            .list_issues(&target.tracking_labels, "all")
+            .await
+            .context("looking up the tracking issue of the run that created the release")?;
+        Ok(find::our_issues(&issues, &target.digest)
+            .first()
+            .map(|i| (*i).clone()))
+    };
+    let unchanged = |issue: Issue| IssueOutcome {
+        url: issue.html_url,
+        change: Change::Unchanged,
+        comment: None,
+    };
+    for wait in std::iter::once(&Duration::ZERO).chain(waits) {
+        tokio::time::sleep(*wait).await;
+        if let Some(theirs) = lowest().await? {
+            return Ok(unchanged(theirs));
+        }
+    }
+    notes.push(format!(
+        "no tracking issue for {} appeared within {}: no other run is opening it, so this run \
+         opens it",
+        target.digest,
+        humantime::format_duration(waits.iter().sum())
+    ));
+    let mine = open(gh, found, plan, notes).await?;
+    match lowest().await? {
+        Some(first) if first.number < mine.number => {
+            super::duplicates::close_duplicate(gh, &mine, &first, &target.digest)
+                .await
+                .with_context(|| {
+                    format!(
+                        "tracking issue #{} duplicates #{}, opened meanwhile by another run; \
+                         closing it failed: close it by hand",
+                        mine.number, first.number
+                    )
+                })?;
+            notes.push(format!(
+                "closed tracking issue #{}, a duplicate of #{} opened meanwhile by another run",
+                mine.number, first.number
+            ));
+            Ok(unchanged(first))
+        }
+        _ => Ok(IssueOutcome {
+            url: mine.html_url,
+            change: Change::Created,
+            comment: None,
+        }),
+    }
+}
+
+/// Opens the tracking issue once (see [`once`]); no listing follows a successful POST.
+async fn open(
+    gh: &GitHub,
+    found: &Found,
+    plan: &IssuePlan,
+    notes: &mut Vec<String>,
+) -> Result<Issue> {
+    let target = &found.target;
     let new = NewIssue {
         labels: super::dedupe_names(&plan.new.labels),
         assignees: super::dedupe_names(&plan.new.assignees),
@@ -60,21 +146,16 @@ pub async fn ensure(
         },
     )
     .await?;
-    let url = match made {
-        Made::Posted(mine) => mine.html_url,
+    Ok(match made {
+        Made::Posted(mine) => mine,
         Made::FoundAfterUnknownOutcome(issue) | Made::FoundAfterConflict(issue) => {
             notes.push(format!(
                 "opening the tracking issue failed with an unknown outcome; a fresh look-up \
                  found #{}, so it was not opened twice",
                 issue.number
             ));
-            issue.html_url
+            issue
         }
-    };
-    Ok(IssueOutcome {
-        url,
-        change: Change::Created,
-        comment: None,
     })
 }
 

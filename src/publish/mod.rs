@@ -158,6 +158,9 @@ pub struct Plan {
     pub release_url: String,
     /// Where the full text of a body cut to GitHub's limit can be read (the workflow run).
     pub full_text_at: String,
+    /// After the release POST was refused as existing: the waits before looking again for
+    /// the tracking issue the release's creator opens ([`issue::after_lost_race`]).
+    pub issue_waits: Vec<std::time::Duration>,
 }
 
 /// The tracking issue part of a [`Plan`].
@@ -192,6 +195,35 @@ pub struct Published {
     pub warnings: Vec<String>,
 }
 
+/// A publish that stopped at an error: what it had written, or found, by then (so that the
+/// failed run's outputs and job summary still name it) and the error.
+#[derive(Debug)]
+pub struct Unfinished {
+    /// The release note, when it exists: its address and what this run did to it.
+    pub release: Option<(String, Change)>,
+    /// The tracking issue, when it exists: its address and what this run did to it.
+    pub issue: Option<(String, Change)>,
+    /// Why publishing stopped.
+    pub error: anyhow::Error,
+}
+
+impl Unfinished {
+    /// Whether this run wrote something before it stopped (the `changed` output).
+    pub fn changed(&self) -> bool {
+        [&self.release, &self.issue]
+            .into_iter()
+            .flatten()
+            .any(|(_, c)| *c != Change::Unchanged)
+    }
+}
+
+/// What publishing had established before an error: see [`Unfinished`].
+#[derive(Debug, Default)]
+struct Done {
+    release: Option<(String, Change)>,
+    issue: Option<(String, Change)>,
+}
+
 impl Published {
     /// Whether this run changed what is announced (the `changed` output).
     pub fn changed(&self) -> bool {
@@ -211,12 +243,35 @@ impl Published {
 ///
 /// # Errors
 /// A failed GitHub call (with the permission to add where that is the cause), or a
-/// duplicate that could not be removed.
-pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Published> {
-    let mut notes = Vec::new();
-    let Some(release) = found.release() else {
-        return first_run(gh, found, plan, notes).await;
+/// duplicate that could not be removed; with what exists by then ([`Unfinished`]).
+pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Published, Unfinished> {
+    let mut done = Done::default();
+    let outcome = match found.release() {
+        None => first_run(gh, found, plan, &mut done).await,
+        Some(release) => {
+            done.release = Some((release.html_url.clone(), Change::Unchanged));
+            done.issue = found
+                .issue()
+                .map(|i| (i.html_url.clone(), Change::Unchanged));
+            rerun(gh, found, plan, release, &mut done).await
+        }
     };
+    outcome.map_err(|error| Unfinished {
+        release: done.release,
+        issue: done.issue,
+        error,
+    })
+}
+
+/// Our release exists: a re-run, or a run completing a failed one.
+async fn rerun(
+    gh: &GitHub,
+    found: &Found,
+    plan: &Plan,
+    release: &Release,
+    done: &mut Done,
+) -> Result<Published> {
+    let mut notes = Vec::new();
     if !release
         .target_commitish
         .eq_ignore_ascii_case(&plan.release.target_commitish)
@@ -249,6 +304,7 @@ pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Publishe
             let outcome = issue::ensure(gh, found, &issue_plan, &mut notes)
                 .await
                 .context("publishing the tracking issue")?;
+            done.issue = Some((outcome.url.clone(), outcome.change));
             (Some((outcome.url, outcome.change)), outcome.comment)
         }
         None => (None, None),
@@ -275,21 +331,20 @@ pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Publishe
 
 /// No release of ours at look-up: create it (the lock), then, when this run made it, the
 /// tracking issue and the superseded comments.
-async fn first_run(
-    gh: &GitHub,
-    found: &Found,
-    plan: &Plan,
-    mut notes: Vec<String>,
-) -> Result<Published> {
+async fn first_run(gh: &GitHub, found: &Found, plan: &Plan, done: &mut Done) -> Result<Published> {
+    let mut notes = Vec::new();
     let body = release_body(plan);
     let made = match release::create(gh, found, plan, &body, &mut notes).await {
         Ok(made) => made,
-        Err(err) => return Err(release_failed(gh, found, plan, err, &mut notes).await),
+        Err(err) => return Err(release_failed(gh, found, plan, err, &mut notes, done).await),
     };
     let mine = match made {
         release::Made::Mine(mine) => mine,
-        release::Made::Theirs(winner) => return lost_race(gh, found, winner, notes).await,
+        release::Made::Theirs(winner) => {
+            return lost_race(gh, found, plan, winner, notes, done).await;
+        }
     };
+    done.release = Some((mine.html_url.clone(), Change::Created));
     let (issue, update_comment) = match fitted_issue(plan) {
         Some(issue_plan) => {
             let outcome = issue::ensure(gh, found, &issue_plan, &mut notes)
@@ -301,6 +356,7 @@ async fn first_run(
                         mine.html_url
                     )
                 })?;
+            done.issue = Some((outcome.url.clone(), outcome.change));
             (Some((outcome.url, outcome.change)), outcome.comment)
         }
         None => (None, None),
@@ -328,22 +384,26 @@ async fn release_failed(
     plan: &Plan,
     err: anyhow::Error,
     notes: &mut Vec<String>,
+    done: &mut Done,
 ) -> anyhow::Error {
     let err = err.context("publishing the release note");
     let Some(issue_plan) = fitted_issue(plan) else {
         return err;
     };
     match issue::ensure(gh, found, &issue_plan, notes).await {
-        Ok(outcome) => err.context(format!(
-            "the release step failed; the tracking issue {} is {} so that responders have \
+        Ok(outcome) => {
+            done.issue = Some((outcome.url.clone(), outcome.change));
+            err.context(format!(
+                "the release step failed; the tracking issue {} is {} so that responders have \
              it; re-run the job to create the release note",
-            outcome.url,
-            if outcome.change == Change::Created {
-                "opened"
-            } else {
-                "there"
-            }
-        )),
+                outcome.url,
+                if outcome.change == Change::Created {
+                    "opened"
+                } else {
+                    "there"
+                }
+            ))
+        }
         Err(issue_err) => err.context(format!(
             "the release step failed, and opening the tracking issue failed too ({issue_err:#}); \
              re-run the job"
@@ -351,44 +411,57 @@ async fn release_failed(
     }
 }
 
-/// Another run created the release first: report its objects and write nothing (the
-/// winner opens the tracking issue and comments on superseded issues).
+/// The release POST was refused as existing, and a fresh listing found our release: another
+/// run created it just now, or it was there already but not listed (GitHub's listing lagging
+/// behind a release that an earlier run created before it failed). A routine run writes
+/// nothing more. A security run must end with its tracking issue: it takes the one the
+/// release's creator opens, or opens it itself when none appears
+/// ([`issue::after_lost_race`]), and then also posts the superseded comments the creator
+/// would have posted.
 async fn lost_race(
     gh: &GitHub,
     found: &Found,
+    plan: &Plan,
     winner: Release,
     mut notes: Vec<String>,
+    done: &mut Done,
 ) -> Result<Published> {
     notes.push(format!(
-        "release {} was created meanwhile by another run, which opens the tracking issue and \
-         comments on superseded issues; using its objects",
+        "release {} exists already (created meanwhile by another run, or not yet listed when \
+         this run looked); using it",
         winner.tag_name
     ));
-    let target = &found.target;
-    let issue = if target.tracking_issue {
-        let issues = gh
-            .list_issues(&target.tracking_labels, "all")
-            .await
-            .context("looking up the tracking issue of the run that created the release")?;
-        let theirs = find::our_issues(&issues, &target.digest)
-            .first()
-            .map(|i| (i.html_url.clone(), Change::Unchanged));
-        if theirs.is_none() {
-            notes.push(
-                "the other run has not opened the tracking issue yet: its outputs will name it"
-                    .into(),
-            );
+    done.release = Some((winner.html_url.clone(), Change::Unchanged));
+    let (issue, superseded) = match fitted_issue(plan) {
+        Some(issue_plan) => {
+            let outcome =
+                issue::after_lost_race(gh, found, &issue_plan, &plan.issue_waits, &mut notes)
+                    .await
+                    .with_context(|| {
+                        format!(
+                            "the release note {} exists, but its tracking issue was neither \
+                             found nor opened; re-run the job: it opens the issue",
+                            winner.html_url
+                        )
+                    })?;
+            done.issue = Some((outcome.url.clone(), outcome.change));
+            let superseded = if outcome.change == Change::Created {
+                supersede::complete(gh, found, &winner.html_url)
+                    .await
+                    .context("commenting on superseded tracking issues")?
+            } else {
+                Vec::new()
+            };
+            (Some((outcome.url, outcome.change)), superseded)
         }
-        theirs
-    } else {
-        None
+        None => (None, Vec::new()),
     };
     Ok(Published {
         release_url: winner.html_url,
         release_change: Change::Unchanged,
         issue,
         update_comment: None,
-        superseded: Vec::new(),
+        superseded,
         notes,
         warnings: Vec::new(),
     })

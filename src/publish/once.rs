@@ -22,7 +22,8 @@ pub enum Made<T> {
 }
 
 /// Sends `post`; after a failure whose outcome is unknown (or an "already exists" refusal),
-/// calls `find` and returns what it finds, or sends `post` once more when it finds nothing.
+/// calls `find` and returns what it finds, or sends `post` once more when it finds nothing
+/// after an unknown outcome (never after an "already exists" refusal: that is an error).
 /// `what` names the object for errors, e.g. "the release note".
 ///
 /// # Errors
@@ -44,6 +45,15 @@ pub async fn create<T>(
     match found {
         Some(made) if first.kind == Kind::AlreadyExists => Ok(Made::FoundAfterConflict(made)),
         Some(made) => Ok(Made::FoundAfterUnknownOutcome(made)),
+        // GitHub says it exists, but the listing does not show it yet: a second POST would
+        // be refused the same way.
+        None if first.kind == Kind::AlreadyExists => {
+            Err(anyhow::Error::new(first).context(format!(
+                "GitHub refused {what} as existing already, but a fresh look-up does not list \
+                 it yet (GitHub's listing lags); re-run the job in a minute: it finds it then \
+                 and creates only what is missing"
+            )))
+        }
         None => post().await.map(Made::Posted).map_err(|second| {
             anyhow::Error::new(second).context(format!(
                 "{what} was still absent after a failed write ({first}), and creating it once \

@@ -18,6 +18,25 @@ pub const OUTPUTS_NOT_WRITTEN: (&str, &str) = (
     "GITHUB_OUTPUT is not set, so the step outputs (digest, tier, release-url, ...) were not written and later steps will see them empty; the Actions runner sets it for every step",
 );
 
+/// Title and text of the warning when a failed run could not write its outputs or summary.
+pub const FAILURE_NOT_REPORTED: (&str, &str) = (
+    "Step outputs",
+    "the run failed, and writing what it had established to the step outputs and the job summary failed too",
+);
+
+/// Title and opening of the warning when GitHub answered an address that is not a plain
+/// `http(s)://` URL.
+pub const URL_REFUSED: (&str, &str) = (
+    "Address from GitHub",
+    "GitHub answered an address that is not a plain http(s) URL, so the step outputs and the job summary leave it out",
+);
+
+/// The warning about an address left out: [`URL_REFUSED`]'s text and the address, on one
+/// line, cut to 200 characters.
+pub fn url_refused(text: &str, url: &str) -> String {
+    format!("{text}: {}", log_line(url, 200))
+}
+
 /// Title of the warnings about release notes left alone because a human edited them.
 pub const HUMAN_EDITED_TITLE: &str = "release note left as a human edited it";
 

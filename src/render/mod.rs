@@ -354,6 +354,9 @@ pub fn runbook_section(runbook: &RunbookSettings, digest: &str) -> Result<String
 
 pub use crate::support::text::{truncate_body, truncate_body_reserving};
 
+mod failure;
+pub use failure::{Failure, Stage, failure_summary};
+
 /// Where the full text of a cut body is: the workflow run's log and summary (or, outside
 /// Actions, the tool's output), for the note [`truncate_body`] appends.
 pub fn where_full(facts: &Facts) -> String {
@@ -572,7 +575,19 @@ impl std::fmt::Display for Change {
     }
 }
 
-/// The links the job summary shows, with what happened to each object.
+/// Text made safe for one cell of a Markdown table: `|` escaped (GitHub's table extension
+/// reads `\|` as a literal pipe, also inside links and code spans), line breaks and other
+/// control characters replaced by spaces, so a cell stays one cell on one row.
+pub fn table_cell(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .replace('|', "\\|")
+}
+
+/// The links the job summary shows, with what happened to each object. The addresses come
+/// from GitHub's API: the caller passes only checked ones ([`sanitize::link_url`]), empty
+/// otherwise.
 #[derive(Debug, Clone)]
 pub struct SummaryLinks {
     /// The release note's address and change.
@@ -594,7 +609,7 @@ pub fn job_summary(
     links: Option<&SummaryLinks>,
     note: &str,
 ) -> Result<String> {
-    let cell = |s: &str| s.replace('|', "\\|");
+    let cell = table_cell;
     let mut out = String::from("### codeq-rollout\n\n| | |\n|---|---|\n");
     out.push_str(&format!("| Image | `{}` |\n", cell(&facts.image)));
     out.push_str(&format!("| Digest | `{}` |\n", facts.digest));
@@ -624,10 +639,11 @@ pub fn job_summary(
         Some(l) => {
             out.push_str(&format!(
                 "| Release `{tag}` | {} ({}) |\n",
-                l.release.0, l.release.1
+                cell(&l.release.0),
+                l.release.1
             ));
             if let Some((url, change)) = &l.issue {
-                out.push_str(&format!("| Tracking issue | {url} ({change}) |\n"));
+                out.push_str(&format!("| Tracking issue | {} ({change}) |\n", cell(url)));
             }
             if !l.superseded.is_empty() {
                 let list: Vec<String> = l.superseded.iter().map(|n| format!("#{n}")).collect();

@@ -572,6 +572,24 @@ async fn a_forbidden_release_names_the_permission_and_the_workflows_rule() {
     assert_eq!(posts, 1, "a refused write is not retried");
 }
 
+/// Issue 16: a run that fails still writes what it had established. Refused on the release
+/// (403), the routine run writes the digest, tier and window with `release-url` empty and
+/// `changed=false`; the security run opens the tracking issue anyway, so `issue-url` names
+/// it and `changed` is true. The summary says which stage failed and what to do.
+#[tokio::test]
+async fn a_run_refused_on_the_release_still_writes_what_it_knew() {
+    for tier in ["routine", "security"] {
+        let seen = Scenario::merged_pr(&[tier])
+            .forbid("POST", "/releases")
+            .observe()
+            .await;
+        assert_eq!(seen.out.code, 1, "{}", seen.out.stdout);
+        assert_eq!(seen.out.output("release-url"), "");
+        assert!(!seen.out.output("digest").is_empty());
+        insta::assert_snapshot!(format!("refused_release_{tier}"), seen.transcript);
+    }
+}
+
 #[tokio::test]
 async fn a_forbidden_tracking_issue_names_issues_write() {
     let github = FakeGitHub::start().await;

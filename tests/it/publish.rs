@@ -581,11 +581,55 @@ async fn two_runs_started_together_end_with_one_release_and_one_issue() {
     for out in [&a, &b] {
         assert_eq!(out.output("release-url"), desk.image.release_url());
     }
-    // The loser reports the winner's issue when it was already open at its look-up.
-    assert!(
-        ["", winner.output("issue-url")].contains(&loser.output("issue-url")),
-        "{}",
-        loser.output("issue-url")
+    // The loser waits for the winner's issue and reports it; it never ends without one.
+    assert_eq!(loser.output("issue-url"), winner.output("issue-url"));
+}
+
+/// Issue 16: a release of the digest exists without its tracking issue (an earlier run
+/// created it, then failed at the issue), and the release listing misses it (it lags). The
+/// create is refused as `already_exists`, yet no other run is opening the issue: after
+/// looking for it once more, this run opens it, then reads the issues again to keep the
+/// lowest number. It used to take this for a lost race and end green with no issue.
+#[tokio::test]
+async fn a_security_run_refused_on_a_release_it_did_not_list_still_ends_with_its_issue() {
+    let desk = Desk::example().await;
+    desk.github.forbid("POST", "/issues");
+    let failed = desk.announce(&["security"]).await;
+    assert_eq!(failed.out.code, 1, "{}", failed.out.stdout);
+    assert!(desk.github.issues().is_empty());
+    desk.github.state.lock().unwrap().forbidden.clear();
+
+    desk.github.lag_release_listing(1);
+    let mut run = desk.run(&["security"]);
+    run.args
+        .extend(["--lookup-backoff-ms", "0"].map(String::from));
+    let rerun = desk.step(run).await.ok();
+    assert_eq!(
+        rerun.calls,
+        [
+            "GET /releases",
+            "GET /issues",
+            "POST /releases",
+            "GET /releases",
+            "GET /issues",
+            "GET /issues",
+            "POST /issues",
+            "GET /issues",
+        ],
+        "refused on the tag, it finds the release, looks for the issue twice, opens it once \
+         and checks that no lower-numbered one appeared"
+    );
+    let issues = desk.open_issues();
+    assert_eq!(issues.len(), 1, "{issues:#?}");
+    assert_eq!(
+        rerun.output("issue-url"),
+        issues[0]["html_url"].as_str().unwrap()
+    );
+    assert_eq!(rerun.output("changed"), "true");
+    assert_eq!(desk.our_releases(), 1);
+    insta::assert_snapshot!(
+        "release_not_listed_issue_opened",
+        transcript(&rerun.out, &desk.github).await
     );
 }
 
@@ -788,8 +832,12 @@ async fn oversize_bodies_are_truncated_with_a_note_before_sending() {
         }),
         release_url: String::new(),
         full_text_at: run_url.clone(),
+        issue_waits: Vec::new(),
     };
-    publish::publish(&gh, &found, &plan).await.unwrap();
+    publish::publish(&gh, &found, &plan)
+        .await
+        .map_err(|unfinished| unfinished.error)
+        .unwrap();
 
     let writes = github.writes().await;
     let sent = |route: &str| -> String {

@@ -182,6 +182,14 @@ async fn push_decides_the_tier_from_the_pull_requests_of_its_commits() {
             "push_with_the_tier_input_lists_pull_requests_without_waiting_for_them",
             Scenario::push(&[(SHA, "Tweak the Dockerfile")]).input("tier", "security"),
         ),
+        (
+            // The default backoff (2 s, 6 s, 18 s) is not used with the tier set: the warning
+            // says what happened, one request and no waiting (issue 16: it said "over 26s").
+            "push_with_the_tier_input_says_it_asked_once_without_waiting",
+            Scenario::push(&[(SHA, "Tweak the Dockerfile")])
+                .input("tier", "security")
+                .backoff_ms("2000,6000,18000"),
+        ),
     ])
     .await;
 }

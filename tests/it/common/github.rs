@@ -96,6 +96,8 @@ pub struct State {
     pub allow_duplicate_tags: bool,
     /// Staged race: see [`FakeGitHub::race_first_lists`].
     race: Option<RaceReads>,
+    /// How many more `GET /releases` answer as if no release existed (a listing that lags).
+    lagging_release_lists: usize,
     next_id: u64,
 }
 
@@ -249,6 +251,13 @@ impl FakeGitHub {
     /// made certain whatever the timing of the processes.
     pub fn race_first_lists(&self) {
         self.state.lock().unwrap().race = Some(RaceReads::default());
+    }
+
+    /// Makes the next `times` listings of releases miss every release that exists, as a
+    /// listing lagging behind the releases does; the tag check of `POST /releases` still
+    /// sees them.
+    pub fn lag_release_listing(&self, times: usize) {
+        self.state.lock().unwrap().lagging_release_lists = times;
     }
 
     /// Lets two releases share a tag, as GitHub's non-atomic check sometimes does.
@@ -527,7 +536,12 @@ impl Respond for Handler {
         let parts: Vec<&str> = route.trim_start_matches('/').split('/').collect();
         let answer = match (method.as_str(), parts.as_slice()) {
             ("GET", ["releases"]) => {
-                let live = s.releases.clone();
+                let live = if s.lagging_release_lists > 0 {
+                    s.lagging_release_lists -= 1;
+                    Vec::new()
+                } else {
+                    s.releases.clone()
+                };
                 let mut all = s.listing("releases", &token, live);
                 all.reverse();
                 ResponseTemplate::new(200).set_body_json(page(all, &query))

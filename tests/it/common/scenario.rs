@@ -29,6 +29,7 @@ pub struct Scenario {
     inputs: Vec<(String, String)>,
     vars: Vec<(String, String)>,
     token: bool,
+    backoff_ms: String,
 }
 
 /// What a scenario's run did.
@@ -61,6 +62,7 @@ impl Scenario {
             inputs: Vec::new(),
             vars: Vec::new(),
             token: true,
+            backoff_ms: "0,0,0".into(),
         }
     }
 
@@ -124,6 +126,13 @@ impl Scenario {
         self
     }
 
+    /// Waits between tries of the commit look-up, in milliseconds (`--lookup-backoff-ms`);
+    /// `0,0,0` unless set: 4 tries, no waiting.
+    pub fn backoff_ms(mut self, waits: &str) -> Self {
+        self.backoff_ms = waits.to_string();
+        self
+    }
+
     /// Passes no GitHub token.
     pub fn without_token(mut self) -> Self {
         self.token = false;
@@ -151,11 +160,11 @@ impl Scenario {
         github
     }
 
-    /// The run against `github`, with a fast look-up backoff (4 tries, no waiting).
+    /// The run against `github`, with the look-up backoff of [`Scenario::backoff_ms`].
     pub fn action(&self, github: &FakeGitHub) -> ActionRun {
         let mut run = ActionRun::new(IMAGE, &github.api_url(), &self.event, &self.payload);
         run.args
-            .extend(["--lookup-backoff-ms".to_string(), "0,0,0".to_string()]);
+            .extend(["--lookup-backoff-ms".to_string(), self.backoff_ms.clone()]);
         for (name, value) in &self.inputs {
             run = run.input(name, value);
         }

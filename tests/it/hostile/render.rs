@@ -322,3 +322,34 @@ async fn hostile_pull_request_payloads_are_neutralised_in_a_real_run() {
         assert!(findings(&summary).is_empty(), "{name}: {summary}");
     }
 }
+
+/// Issue 16: the addresses GitHub answers are not trusted either. A release address holding
+/// a line break and a workflow command, and an issue address holding a space and a link,
+/// are left out of the outputs and the summary table (each with a warning), and the table
+/// keeps one row per object.
+#[tokio::test]
+async fn addresses_from_the_api_that_are_not_plain_urls_are_left_out_with_a_warning() {
+    use crate::common::scenario::{Scenario, transcript};
+    let scenario = Scenario::merged_pr(&["security"]);
+    let github = scenario.github().await;
+    scenario.action(&github).run().await.assert_success();
+    let release = github.releases()[0]["id"].as_u64().unwrap();
+    let issue = github.issues()[0]["number"].as_u64().unwrap();
+    github.edit_release(release, |r| {
+        r["html_url"] = serde_json::json!(
+            "https://github.example/r\n::error title=forged::owned | injected | cell"
+        );
+    });
+    github.edit_issue(issue, |i| {
+        i["html_url"] = serde_json::json!("https://github.example/i [x](javascript:alert(1))");
+    });
+    let out = scenario.action(&github).run().await;
+    out.assert_success();
+    assert_eq!(out.output("release-url"), "");
+    assert_eq!(out.output("issue-url"), "");
+    // Every row of the table has two cells: three pipes that are not escaped.
+    let pipes = |row: &str| row.replace("\\|", "").matches('|').count();
+    let table: Vec<&str> = out.summary.lines().filter(|l| l.starts_with('|')).collect();
+    assert!(table.iter().all(|row| pipes(row) == 3), "{table:#?}");
+    insta::assert_snapshot!(transcript(&out, &github).await);
+}

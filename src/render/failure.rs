@@ -1,0 +1,121 @@
+//! The job summary of a failed `announce` run: which stage failed, what to do, and what the
+//! run had established by then (issue 16: a failed run used to leave the summary empty).
+
+use super::{Change, table_cell};
+use crate::digest::Digest;
+use crate::support::sanitize;
+use crate::tier::TierDecision;
+use crate::window::Window;
+
+/// The stages of `announce`, in order ([`crate::announce::run`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Stage {
+    /// Resolving the digest (registry or OCI layout).
+    #[default]
+    Digest,
+    /// Deciding the tier from the pull requests behind the release.
+    Tier,
+    /// Looking up the release note and tracking issues that exist.
+    LookUp,
+    /// Rendering the bodies.
+    Render,
+    /// Writing the release note and the tracking issue.
+    Publish,
+    /// Writing the step outputs and the job summary.
+    Report,
+}
+
+impl Stage {
+    /// What the stage does, and what to do when it failed.
+    fn words(self) -> (&'static str, &'static str) {
+        match self {
+            Stage::Digest => (
+                "resolving the image digest",
+                "Nothing was announced. Check `image`, the registry credentials and \
+                 `expected-digest` against the error, then re-run the job.",
+            ),
+            Stage::Tier => (
+                "deciding the tier",
+                "Nothing was published. Label the pull request, or set `tier` or \
+                 `unlabeled-tier`, as the error says, then re-run the job.",
+            ),
+            Stage::LookUp => (
+                "looking up the release note and tracking issues on GitHub",
+                "Nothing was written. Fix what the error names (often a permission under \
+                 `permissions:`), then re-run the job.",
+            ),
+            Stage::Render => (
+                "rendering the release note",
+                "Nothing was written. Report this as a bug of codeq-rollout with the error.",
+            ),
+            Stage::Publish => (
+                "publishing to GitHub",
+                "Fix what the error names, then re-run the job: it finds what exists and \
+                 creates only what is missing, never a second release or tracking issue.",
+            ),
+            Stage::Report => (
+                "writing the step outputs",
+                "What was published is listed below; re-run the job to write the outputs.",
+            ),
+        }
+    }
+}
+
+/// What a failed run had established: everything but the stage and the error is optional.
+#[derive(Debug, Clone, Default)]
+pub struct Failure {
+    /// The stage that failed.
+    pub stage: Stage,
+    /// The error, as the `::error` annotation says it (secrets already hidden).
+    pub error: String,
+    /// The image reference announced.
+    pub image: String,
+    /// The digest, once resolved.
+    pub digest: Option<Digest>,
+    /// The tier decision, once made.
+    pub tier: Option<TierDecision>,
+    /// The convergence window, once computed.
+    pub window: Option<Window>,
+    /// The release tag, and the release note's address (checked) and change when it exists.
+    pub release: Option<(String, String, Change)>,
+    /// The tracking issue's address (checked) and change, when it exists.
+    pub issue: Option<(String, Change)>,
+}
+
+/// The job summary of a failed run: the stage that failed and what to do, the error, then a
+/// table of what the run had established (rows for what it had not are left out).
+pub fn failure_summary(f: &Failure) -> String {
+    let (doing, todo) = f.stage.words();
+    let mut out = format!(
+        "### codeq-rollout failed\n\nThe run failed while {doing}. {todo}\n\n> {}\n",
+        sanitize::markdown_inline(&f.error, 2000)
+    );
+    let mut rows = vec![("Image".to_string(), format!("`{}`", table_cell(&f.image)))];
+    if let Some(digest) = &f.digest {
+        rows.push(("Digest".into(), format!("`{digest}`")));
+    }
+    if let Some(tier) = &f.tier {
+        let reason = sanitize::markdown_inline(&tier.reason, 300);
+        rows.push(("Tier".into(), format!("**{}** ({reason})", tier.tier)));
+    }
+    if let Some(window) = &f.window {
+        rows.push(("Convergence window".into(), table_cell(&window.summary())));
+    }
+    if let Some((tag, url, change)) = &f.release {
+        rows.push((
+            format!("Release `{tag}`"),
+            format!("{} ({change})", table_cell(url)),
+        ));
+    }
+    if let Some((url, change)) = &f.issue {
+        rows.push((
+            "Tracking issue".into(),
+            format!("{} ({change})", table_cell(url)),
+        ));
+    }
+    out.push_str("\n| | |\n|---|---|\n");
+    for (name, value) in rows {
+        out.push_str(&format!("| {name} | {value} |\n"));
+    }
+    out
+}
