@@ -53,7 +53,8 @@ pub struct AnnounceRequest {
     pub github: Option<GitHub>,
     /// `--dry-run`: write nothing to GitHub, print the bodies.
     pub dry_run: bool,
-    /// Waits between tries of the commit → pull requests look-up.
+    /// Waits between tries of the commit → pull requests look-up; also between the looks for
+    /// the tracking issue of a run that created the release first ([`Plan::issue_waits`]).
     pub lookup_backoff: Vec<Duration>,
 }
 
@@ -79,7 +80,10 @@ struct Known {
     digest: Option<Digest>,
     tier: Option<TierDecision>,
     tag: Option<String>,
-    unfinished: Option<(Option<(String, Change)>, Option<(String, Change)>)>,
+    /// The release note and the tracking issue that exist after publishing, or after a
+    /// publish that failed.
+    release: Option<(String, Change)>,
+    issue: Option<(String, Change)>,
 }
 
 /// The stages, each recording into `known` what it established.
@@ -138,10 +142,12 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
             let published = publish::publish(github, found, &plan)
                 .await
                 .map_err(|unfinished| {
-                    known.unfinished = Some((unfinished.release, unfinished.issue));
+                    (known.release, known.issue) = (unfinished.release, unfinished.issue);
                     unfinished.error
                 })?;
             log_published(&published, log);
+            known.release = Some((published.release_url.clone(), published.release_change));
+            known.issue = published.issue.clone();
             Some(published)
         }
         _ => return Err(anyhow!("no GitHub client")),
@@ -396,9 +402,13 @@ fn report(
 /// which stage failed and what to do. Best effort: the run fails with `err` anyway, so a
 /// file that cannot be written is only warned about.
 fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log: &Log) {
-    let (release, issue) = known.unfinished.unwrap_or_default();
-    let release = release.map(|(url, change)| (checked_url(&url, log), change));
-    let issue = issue.map(|(url, change)| (checked_url(&url, log), change));
+    let stage = known.stage;
+    let release = known
+        .release
+        .map(|(url, change)| (checked_url(&url, log), change));
+    let issue = known
+        .issue
+        .map(|(url, change)| (checked_url(&url, log), change));
     // The window follows from the culler settings alone: known whatever failed.
     let window = window::compute(&req.culler.settings);
     let changed = [&release, &issue]
@@ -415,7 +425,7 @@ fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log:
         changed,
     );
     let summary = render::failure_summary(&render::Failure {
-        stage: known.stage,
+        stage,
         error: log.redact(&format!("{err:#}")),
         image: req.source.display(),
         digest: known.digest,
@@ -425,9 +435,12 @@ fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log:
         issue,
     });
     let files = FileCommands::from_env();
-    let written = files
-        .write_outputs(&redacted(&outputs, log))
-        .and_then(|_| files.write_summary(&log.redact(&summary)));
+    // When writing the outputs was what failed, they are not written again.
+    let written = match stage {
+        Stage::Report => Ok(true),
+        _ => files.write_outputs(&redacted(&outputs, log)),
+    }
+    .and_then(|_| files.write_summary(&log.redact(&summary)));
     if let Err(write_err) = written {
         let (title, text) = messages::FAILURE_NOT_REPORTED;
         log.warning(title, &format!("{text}: {write_err:#}"));

@@ -240,7 +240,8 @@ pub struct AnnounceArgs {
     #[arg(long, hide = true)]
     pub now: Option<String>,
     /// Waits in milliseconds between tries of the commit → pull requests look-up, which lags
-    /// a fresh merge (tests; tries = waits + 1)
+    /// a fresh merge, and between looks for the tracking issue of a run that created the
+    /// release first (tests; tries = waits + 1)
     #[arg(long, hide = true, value_delimiter = ',', default_values_t = crate::pulls::DEFAULT_BACKOFF_MS)]
     pub lookup_backoff_ms: Vec<u64>,
     /// Timeout of each GitHub request, e.g. 300ms (tests; default 30s)

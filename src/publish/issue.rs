@@ -70,14 +70,10 @@ pub async fn after_lost_race(
     notes: &mut Vec<String>,
 ) -> Result<IssueOutcome> {
     let target = &found.target;
-    let lowest = async || -> Result<Option<Issue>> {
-        let issues = gh
-            .list_issues(&target.tracking_labels, "all")
+    let lowest = async || {
+        read_ours(gh, found)
             .await
-            .context("looking up the tracking issue of the run that created the release")?;
-        Ok(find::our_issues(&issues, &target.digest)
-            .first()
-            .map(|i| (*i).clone()))
+            .context("looking up the tracking issue of the run that created the release")
     };
     let unchanged = |issue: Issue| IssueOutcome {
         url: issue.html_url,
@@ -122,6 +118,16 @@ pub async fn after_lost_race(
     }
 }
 
+/// Our tracking issue for `found`'s digest as GitHub lists it now (open or closed; the
+/// lowest number if several).
+async fn read_ours(gh: &GitHub, found: &Found) -> Result<Option<Issue>> {
+    let target = &found.target;
+    let issues = gh.list_issues(&target.tracking_labels, "all").await?;
+    Ok(find::our_issues(&issues, &target.digest)
+        .first()
+        .map(|i| (*i).clone()))
+}
+
 /// Opens the tracking issue once (see [`once`]); no listing follows a successful POST.
 async fn open(
     gh: &GitHub,
@@ -129,7 +135,6 @@ async fn open(
     plan: &IssuePlan,
     notes: &mut Vec<String>,
 ) -> Result<Issue> {
-    let target = &found.target;
     let new = NewIssue {
         labels: super::dedupe_names(&plan.new.labels),
         assignees: super::dedupe_names(&plan.new.assignees),
@@ -138,12 +143,7 @@ async fn open(
     let made = once::create(
         "the tracking issue",
         async || gh.create_issue(&new).await,
-        async || -> Result<Option<Issue>> {
-            let issues = gh.list_issues(&target.tracking_labels, "all").await?;
-            Ok(find::our_issues(&issues, &target.digest)
-                .first()
-                .map(|i| (*i).clone()))
-        },
+        async || read_ours(gh, found).await,
     )
     .await?;
     Ok(match made {

@@ -18,7 +18,11 @@
 //! field). So when two runs announce one digest at once, exactly one creates the release; it
 //! alone goes on to open the tracking issue and comment on superseded issues. The other
 //! looks the releases up again, adopts the winner's (ours by marker, lowest id) and reports
-//! the winner's objects without writing. No listing follows a successful create: a first
+//! the winner's objects without writing. A security run never ends there without its
+//! tracking issue (issue 16): the same refusal comes when the listing lagged behind a release
+//! whose creator failed before opening the issue, so the loser waits for the issue and opens
+//! it itself when none appears ([`issue::after_lost_race`]). No listing follows a successful
+//! create: a first
 //! routine run costs one listing of releases, one of open tracking issues and one POST; a
 //! first security run one more POST (see issue 9's budgets).
 //!
@@ -205,16 +209,6 @@ pub struct Unfinished {
     pub issue: Option<(String, Change)>,
     /// Why publishing stopped.
     pub error: anyhow::Error,
-}
-
-impl Unfinished {
-    /// Whether this run wrote something before it stopped (the `changed` output).
-    pub fn changed(&self) -> bool {
-        [&self.release, &self.issue]
-            .into_iter()
-            .flatten()
-            .any(|(_, c)| *c != Change::Unchanged)
-    }
 }
 
 /// What publishing had established before an error: see [`Unfinished`].

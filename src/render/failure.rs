@@ -55,7 +55,8 @@ impl Stage {
             ),
             Stage::Report => (
                 "writing the step outputs",
-                "What was published is listed below; re-run the job to write the outputs.",
+                "What exists is listed below; later steps see the outputs empty. Re-run the \
+                 job: it writes nothing twice.",
             ),
         }
     }
@@ -118,4 +119,37 @@ pub fn failure_summary(f: &Failure) -> String {
         out.push_str(&format!("| {name} | {value} |\n"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_cell_stays_one_cell_on_one_row() {
+        assert_eq!(
+            table_cell("https://x/a|b\n::error ::owned\r"),
+            "https://x/a\\|b ::error ::owned "
+        );
+    }
+
+    #[test]
+    fn a_failure_before_the_digest_shows_the_image_only() {
+        let summary = failure_summary(&Failure {
+            error: "tag not found".into(),
+            image: "ghcr.io/o/lab:latest".into(),
+            ..Failure::default()
+        });
+        insta::assert_snapshot!(summary, @r"
+        ### codeq-rollout failed
+
+        The run failed while resolving the image digest. Nothing was announced. Check `image`, the registry credentials and `expected-digest` against the error, then re-run the job.
+
+        > tag not found
+
+        | | |
+        |---|---|
+        | Image | `ghcr.io/o/lab:latest` |
+        ");
+    }
 }
