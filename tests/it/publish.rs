@@ -633,6 +633,47 @@ async fn a_security_run_refused_on_a_release_it_did_not_list_still_ends_with_its
     );
 }
 
+/// The same, but the run that created the release opens its issue after all, just before
+/// this run's: the lowest number wins, so this run closes its own as a duplicate and
+/// reports the other one.
+#[tokio::test]
+async fn an_issue_opened_after_waiting_gives_way_to_a_lower_numbered_one() {
+    let desk = Desk::new("late-creator").await;
+    desk.github.forbid("POST", "/issues");
+    assert_eq!(desk.announce(&["security"]).await.out.code, 1);
+    desk.github.state.lock().unwrap().forbidden.clear();
+    desk.github.lag_release_listing(1);
+    let marker = desk.image.marker("tracking-issue");
+    desk.github.open_issue_before_next_post(
+        "Security release: break-glass runbook",
+        &format!("{marker}\nthe other run's checklist"),
+        &["security", "break-glass"],
+    );
+    let mut run = desk.run(&["security"]);
+    run.args
+        .extend(["--lookup-backoff-ms", "0"].map(String::from));
+    let rerun = desk.step(run).await.ok();
+    assert_eq!(
+        rerun.write_calls(),
+        [
+            "POST /releases",
+            "POST /issues",
+            "POST /issues/1003/comments",
+            "PATCH /issues/1003"
+        ],
+        "{:#?}",
+        rerun.calls
+    );
+    let open = desk.open_issues();
+    assert_eq!(open.len(), 1, "{open:#?}");
+    assert_eq!(number(&open[0]), 1002);
+    assert_eq!(
+        rerun.output("issue-url"),
+        open[0]["html_url"].as_str().unwrap()
+    );
+    assert_eq!(rerun.output("changed"), "false");
+}
+
 /// The same race with the interleaving made certain: both runs list before either creates,
 /// and the loser's POST comes after the winner has finished.
 #[tokio::test]

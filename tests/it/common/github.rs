@@ -98,6 +98,8 @@ pub struct State {
     race: Option<RaceReads>,
     /// How many more `GET /releases` answer as if no release existed (a listing that lags).
     lagging_release_lists: usize,
+    /// An issue (title, body, labels) opened just before the next `POST /issues` is served.
+    issue_before_next_post: Option<(String, String, Vec<String>)>,
     next_id: u64,
 }
 
@@ -258,6 +260,14 @@ impl FakeGitHub {
     /// sees them.
     pub fn lag_release_listing(&self, times: usize) {
         self.state.lock().unwrap().lagging_release_lists = times;
+    }
+
+    /// Opens an issue with `title`, `body` and `labels` just before the next `POST /issues`
+    /// is served: another run's POST landing first, so it gets the lower number.
+    pub fn open_issue_before_next_post(&self, title: &str, body: &str, labels: &[&str]) {
+        let labels = labels.iter().map(|l| l.to_string()).collect();
+        self.state.lock().unwrap().issue_before_next_post =
+            Some((title.to_string(), body.to_string(), labels));
     }
 
     /// Lets two releases share a tag, as GitHub's non-atomic check sometimes does.
@@ -608,6 +618,11 @@ impl Respond for Handler {
                 ResponseTemplate::new(200).set_body_json(page(all, &query))
             }
             ("POST", ["issues"]) => {
+                if let Some((title, body, labels)) = s.issue_before_next_post.take() {
+                    let n = s.next();
+                    let first = issue_json(n, &title, &body, &labels, &[], "open");
+                    s.issues.push(first);
+                }
                 let n = s.next();
                 let strings = |v: &Value| -> Vec<String> {
                     v.as_array()
