@@ -26,7 +26,8 @@ pub struct IssueOutcome {
 /// - Ours exists (open or closed): its body is left alone. When the facts' fingerprint
 ///   differs from the one it records, the bot's update comment is created or edited.
 /// - Absent: opened once (see [`once`]); no listing follows a successful POST (the run that
-///   creates the release, or completes a failed run, is the only one that opens it).
+///   creates the release, or completes a failed run, opens it; a run refused on the release
+///   waits for it first, [`after_lost_race`]).
 ///
 /// # Errors
 /// A failed call.

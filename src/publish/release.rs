@@ -14,8 +14,9 @@ pub enum Made {
     /// This run: its POST answered with it, or a POST whose outcome was unknown was followed
     /// by a look-up that found it.
     Mine(Release),
-    /// Another run: GitHub refused this run's POST with `already_exists`, and a fresh look-up
-    /// found ours for the digest (the lowest id if several).
+    /// Not this run: GitHub refused this run's POST with `already_exists`, and a fresh
+    /// look-up found ours for the digest (the lowest id if several). Another run made it just
+    /// now, or an earlier run did and the first listing lagged behind it.
     Theirs(Release),
 }
 
