@@ -163,7 +163,7 @@ impl CustomTemplate {
             })?;
         if text.trim().is_empty() {
             return Err(error(format!(
-                "the template renders to nothing for this {} release: write the body's text, or drop the input to use the built-in one",
+                "the template renders to nothing (only whitespace) for a {} release: write the body's text, or drop the input to use the built-in one",
                 ctx.tier
             )));
         }
@@ -263,4 +263,89 @@ fn example_context(tier: Tier) -> TemplateContext {
         now: time::macros::datetime!(2026-11-30 12:00 UTC),
     };
     super::template_context(&facts).expect("the built-in blocks render")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every bad template gives one clear error naming the input and the file.
+    #[test]
+    fn every_bad_template_is_refused_naming_input_and_file() {
+        let cases: [(&str, Vec<u8>); 9] = [
+            ("syntax", b"Hello\n{% if security %}\nno end".to_vec()),
+            ("unclosed", b"{{ image ".to_vec()),
+            ("unknown", b"{{ imagee }}".to_vec()),
+            ("unknown attribute", b"{{ window.idel }}".to_vec()),
+            (
+                "unknown in a branch never taken",
+                b"{% if false %}{{ nope }}{% endif %}x".to_vec(),
+            ),
+            (
+                "unknown loop attribute",
+                b"{% for pr in pull_requests %}{{ pr.titel }}{% endfor %}x".to_vec(),
+            ),
+            ("blank", b" \n\t\n".to_vec()),
+            ("not utf-8", b"caf\xe9".to_vec()),
+            ("too large", vec![b'a'; TEMPLATE_MAX_BYTES + 1]),
+        ];
+        let table: Vec<String> = cases
+            .into_iter()
+            .map(|(case, bytes)| {
+                let err = CustomTemplate::parse(BodyKind::TrackingIssue, "t.md.j2", bytes)
+                    .expect_err(case);
+                assert_eq!(err.input, "tracking-issue-template");
+                format!("{case}:\n  {err}")
+            })
+            .collect();
+        insta::assert_snapshot!(table.join("\n"));
+    }
+
+    #[test]
+    fn the_examples_render_with_every_name_and_no_marker() {
+        for (kind, file) in [
+            (BodyKind::ReleaseNote, "release-note.md.j2"),
+            (BodyKind::TrackingIssue, "tracking-issue.md.j2"),
+        ] {
+            let source = match kind {
+                BodyKind::ReleaseNote => {
+                    include_str!("../../examples/templates/release-note.md.j2")
+                }
+                BodyKind::TrackingIssue => {
+                    include_str!("../../examples/templates/tracking-issue.md.j2")
+                }
+            };
+            let template = CustomTemplate::parse(kind, file, source.into()).unwrap();
+            let text = template.render(&example_context(Tier::Security)).unwrap();
+            assert!(!text.contains("codeq-rollout:"), "{text}");
+            assert!(text.contains("sha256:9f86d081884c"), "{text}");
+        }
+    }
+
+    /// The runbook's steps are its task-list items, with their commands.
+    #[test]
+    fn the_runbook_steps_are_its_items() {
+        let ctx = example_context(Tier::Security);
+        let titles: Vec<&str> = ctx.runbook_steps.iter().map(|s| s.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "Decide",
+                "Set up",
+                "List stale servers",
+                "Warn users first",
+                "Wait",
+                "Stop stale servers",
+                "Only if the API fails",
+                "Verify",
+                "Close out"
+            ]
+        );
+        let all: String = ctx
+            .runbook_steps
+            .iter()
+            .map(|s| format!("- [ ] {}\n", s.text))
+            .collect();
+        assert!(ctx.runbook.ends_with(&all), "{all}");
+    }
 }
