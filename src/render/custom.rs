@@ -301,27 +301,6 @@ mod tests {
         insta::assert_snapshot!(table.join("\n"));
     }
 
-    #[test]
-    fn the_examples_render_with_every_name_and_no_marker() {
-        for (kind, file) in [
-            (BodyKind::ReleaseNote, "release-note.md.j2"),
-            (BodyKind::TrackingIssue, "tracking-issue.md.j2"),
-        ] {
-            let source = match kind {
-                BodyKind::ReleaseNote => {
-                    include_str!("../../examples/templates/release-note.md.j2")
-                }
-                BodyKind::TrackingIssue => {
-                    include_str!("../../examples/templates/tracking-issue.md.j2")
-                }
-            };
-            let template = CustomTemplate::parse(kind, file, source.into()).unwrap();
-            let text = template.render(&example_context(Tier::Security)).unwrap();
-            assert!(!text.contains("codeq-rollout:"), "{text}");
-            assert!(text.contains("sha256:9f86d081884c"), "{text}");
-        }
-    }
-
     /// The runbook's steps are its task-list items, with their commands.
     #[test]
     fn the_runbook_steps_are_its_items() {

@@ -187,3 +187,55 @@ async fn print_context_shows_what_a_template_gets() {
     assert_eq!(refused.code, 2, "{}", refused.stdout);
     assert!(github.requests().await.is_empty());
 }
+
+/// README's "Your own templates" shows the example template as it is in `examples/`, and
+/// lists every name of the context (nested ones too) that `--print-context` prints.
+#[tokio::test]
+async fn the_readme_shows_the_example_and_every_context_name() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let example = std::fs::read_to_string(repo_root().join(NOTE)).unwrap();
+    let shown = readme
+        .split("<!-- BEGIN example: release-note-template -->\n```jinja\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```\n<!-- END example: release-note-template -->").next())
+        .expect("README has the example block");
+    assert_eq!(shown, example, "README's example is not {NOTE}");
+
+    let github = FakeGitHub::start().await;
+    let mut run = ActionRun::merged_pr("oci:examples/lab", &github.api_url(), &["security"]);
+    // As options, stdout is kept for the JSON from the start: the masks go to stderr.
+    run.args.extend(["--dry-run".into(), "--print-context".into()]);
+    let out = run.run().await;
+    out.assert_success();
+    let context: Value = serde_json::from_str(&out.stdout).expect("stdout is the JSON alone");
+    let section = readme
+        .split("## Your own templates")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap();
+    let mut names: Vec<String> = Vec::new();
+    for (name, value) in context.as_object().unwrap() {
+        names.push(name.clone());
+        let inner = match value {
+            Value::Array(items) => items.first(),
+            other => Some(other),
+        };
+        if let Some(Value::Object(fields)) = inner {
+            names.extend(fields.keys().cloned());
+        }
+    }
+    let missing: Vec<&String> = names
+        .iter()
+        .filter(|n| !section.contains(&format!("`{n}`")))
+        .collect();
+    assert!(missing.is_empty(), "README does not list {missing:?}");
+}
+
+/// The example templates render for a routine and a security release, without the tool's
+/// marker lines (those come from the tool, above the text).
+#[test]
+fn the_example_templates_render() {
+    let (note, issue) = examples();
+    assert_eq!(note.kind(), BodyKind::ReleaseNote);
+    assert_eq!(issue.kind(), BodyKind::TrackingIssue);
+}
