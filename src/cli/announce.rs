@@ -69,8 +69,7 @@ pub fn announce_request(
         .into());
     }
     let release_note_template = template(&args.release_note_template, BodyKind::ReleaseNote)?;
-    let tracking_issue_template =
-        template(&args.tracking_issue_template, BodyKind::TrackingIssue)?;
+    let tracking_issue_template = template(&args.tracking_issue_template, BodyKind::TrackingIssue)?;
     let expected_digest = expected_digest(args.expected_digest.as_deref())?;
     let registry = match &source {
         ImageSource::Registry(_) => Some(registry_options(args)?),

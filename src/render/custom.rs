@@ -142,9 +142,7 @@ impl CustomTemplate {
             file: self.file.clone(),
             problem,
         };
-        let env = self
-            .environment()
-            .map_err(|e| error(format!("{e:#}")))?;
+        let env = self.environment().map_err(|e| error(format!("{e:#}")))?;
         let text = env
             .get_template(&self.file)
             .and_then(|t| t.render(ctx))

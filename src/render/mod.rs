@@ -318,7 +318,12 @@ pub fn tracking_issue(facts: &Facts, custom: Option<&CustomTemplate>) -> Result<
 /// # Errors
 /// Only on a template error.
 pub fn tracking_update(facts: &Facts) -> Result<String> {
-    let body = render("tracking_update.md.j2", facts, MarkerKind::UpdateComment, None)?;
+    let body = render(
+        "tracking_update.md.j2",
+        facts,
+        MarkerKind::UpdateComment,
+        None,
+    )?;
     Ok(truncate_body(&body, ISSUE_BODY_LIMIT, &where_full(facts)))
 }
 
@@ -346,7 +351,8 @@ pub fn short_digest(digest: &Digest) -> String {
 /// Only on a template error.
 pub fn window_section(culler: &CullSettings, window: &Window) -> Result<String> {
     let env = environment();
-    let ctx = context! { window => context::window_view(window, None), culler => culler_text(culler) };
+    let ctx =
+        context! { window => context::window_view(window, None), culler => culler_text(culler) };
     env.get_template("window.md.j2")?
         .render(ctx)
         .context("rendering the window section")

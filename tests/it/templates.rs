@@ -113,21 +113,36 @@ async fn every_bad_template_is_refused_before_any_request() {
     };
     let big = vec![b'a'; 70_000];
     let cases: Vec<(&str, String)> = vec![
-        ("release-note-template", "no/such/template.md.j2".to_string()),
+        (
+            "release-note-template",
+            "no/such/template.md.j2".to_string(),
+        ),
         (
             "release-note-template",
             write("syntax.md.j2", b"Hello\n{% for pr in pull_requests %}\n"),
         ),
         (
             "tracking-issue-template",
-            write("unknown.md.j2", b"{% if security %}{{ hub_adress }}{% endif %}"),
+            write(
+                "unknown.md.j2",
+                b"{% if security %}{{ hub_adress }}{% endif %}",
+            ),
         ),
         (
             "release-note-template",
-            write("loop.md.j2", b"{% for pr in pull_requests %}{{ pr.titel }}{% endfor %}"),
+            write(
+                "loop.md.j2",
+                b"{% for pr in pull_requests %}{{ pr.titel }}{% endfor %}",
+            ),
         ),
-        ("release-note-template", write("blank.md.j2", b"{# nothing #}\n \n")),
-        ("tracking-issue-template", write("latin1.md.j2", b"Caf\xe9 {{ image }}")),
+        (
+            "release-note-template",
+            write("blank.md.j2", b"{# nothing #}\n \n"),
+        ),
+        (
+            "tracking-issue-template",
+            write("latin1.md.j2", b"Caf\xe9 {{ image }}"),
+        ),
         ("release-note-template", write("big.md.j2", &big)),
     ];
     let mut table = Vec::new();
@@ -197,14 +212,18 @@ async fn the_readme_shows_the_example_and_every_context_name() {
     let shown = readme
         .split("<!-- BEGIN example: release-note-template -->\n```jinja\n")
         .nth(1)
-        .and_then(|rest| rest.split("```\n<!-- END example: release-note-template -->").next())
+        .and_then(|rest| {
+            rest.split("```\n<!-- END example: release-note-template -->")
+                .next()
+        })
         .expect("README has the example block");
     assert_eq!(shown, example, "README's example is not {NOTE}");
 
     let github = FakeGitHub::start().await;
     let mut run = ActionRun::merged_pr("oci:examples/lab", &github.api_url(), &["security"]);
     // As options, stdout is kept for the JSON from the start: the masks go to stderr.
-    run.args.extend(["--dry-run".into(), "--print-context".into()]);
+    run.args
+        .extend(["--dry-run".into(), "--print-context".into()]);
     let out = run.run().await;
     out.assert_success();
     let context: Value = serde_json::from_str(&out.stdout).expect("stdout is the JSON alone");
