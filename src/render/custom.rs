@@ -7,10 +7,8 @@
 //! rendered text, and a tracking issue's body is only ever written when it is created.
 
 use super::context::TemplateContext;
-use super::{Facts, RunbookSettings};
-use crate::digest::Digest;
-use crate::tier::{PullRequest, Tier, TierDecision, TierSource};
-use crate::window::{CullSettings, compute};
+use crate::tier::Tier;
+use crate::window::CullSettings;
 use minijinja::{Environment, ErrorKind};
 use std::collections::BTreeSet;
 
@@ -222,9 +220,6 @@ fn position(e: &minijinja::Error, source: &str) -> String {
 /// The context of an example release of `tier` (one labelled pull request, a maximum
 /// server age for security, culling off for routine), to check templates against.
 fn example_context(tier: Tier) -> TemplateContext {
-    let digest =
-        Digest::parse("sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")
-            .expect("a valid digest");
     let culler = match tier {
         Tier::Security => CullSettings {
             max_age_secs: 8 * 3600,
@@ -235,31 +230,7 @@ fn example_context(tier: Tier) -> TemplateContext {
             ..CullSettings::default()
         },
     };
-    let facts = Facts {
-        image: "ghcr.io/org/lab:latest".into(),
-        digest,
-        tier: TierDecision {
-            tier,
-            source: TierSource::Labels,
-            pull_requests: vec![PullRequest {
-                number: 42,
-                title: "Bump codeq".into(),
-                url: "https://github.com/org/lab/pull/42".into(),
-                labels: vec![tier.to_string()],
-            }],
-            deciding: None,
-            reason: format!("{tier}: label \"{tier}\" on #42"),
-            warnings: vec![],
-        },
-        culler,
-        culler_origins: Default::default(),
-        window: compute(&culler),
-        sha: "c4295bd74fb0f4fda03689c3df3f2803b658fd85".into(),
-        run_url: Some("https://github.com/org/lab/actions/runs/1/attempts/1".into()),
-        release_url: Some("https://github.com/org/lab/releases/tag/lab-9f86d081884c".into()),
-        runbook: RunbookSettings::default(),
-        now: time::macros::datetime!(2026-11-30 12:00 UTC),
-    };
+    let facts = super::example_facts(tier, culler);
     super::template_context(&facts).expect("the built-in blocks render")
 }
 

@@ -14,8 +14,8 @@ pub use custom::{BodyKind, CustomTemplate, TemplateError};
 
 use crate::digest::Digest;
 use crate::support::sanitize;
-use crate::tier::{Tier, TierDecision};
-use crate::window::{Configured, CullSettings, Origins, Window, human};
+use crate::tier::{PullRequest, Tier, TierDecision, TierSource};
+use crate::window::{Configured, CullSettings, Origins, Window, compute, human};
 use anyhow::{Context, Result};
 use minijinja::{Environment, UndefinedBehavior, context};
 use serde::Serialize;
@@ -644,46 +644,48 @@ pub fn job_summary(
     Ok(out)
 }
 
+/// The facts of an example release of `tier` with `culler`: one labelled pull request, the
+/// example digest, the run's clock at 2026-11-30 12:00 UTC. Custom templates are checked
+/// against it ([`custom::CustomTemplate::parse`]); the tests render it.
+pub(crate) fn example_facts(tier: Tier, culler: CullSettings) -> Facts {
+    let digest =
+        Digest::parse("sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")
+            .expect("a valid digest");
+    Facts {
+        image: "ghcr.io/octo-org/lab:latest".into(),
+        digest,
+        tier: TierDecision {
+            tier,
+            source: TierSource::Labels,
+            pull_requests: vec![PullRequest {
+                number: 42,
+                title: "Bump codeq to 1.4.2".into(),
+                url: "https://github.com/octo-org/lab-image/pull/42".into(),
+                labels: vec![tier.to_string()],
+            }],
+            deciding: None,
+            reason: format!("{tier}: label \"{tier}\" on #42"),
+            warnings: vec![],
+        },
+        culler,
+        culler_origins: Default::default(),
+        window: compute(&culler),
+        sha: "c4295bd74fb0f4fda03689c3df3f2803b658fd85".into(),
+        run_url: Some("https://github.com/octo-org/lab-image/actions/runs/4242/attempts/1".into()),
+        release_url: Some(
+            "https://github.com/octo-org/lab-image/releases/tag/lab-9f86d081884c".into(),
+        ),
+        runbook: RunbookSettings::default(),
+        now: time::macros::datetime!(2026-11-30 12:00 UTC),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tier::{PullRequest, TierSource};
-    use crate::window::compute;
 
     fn facts(tier: Tier, culler: CullSettings) -> Facts {
-        let digest = Digest::parse(
-            "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-        )
-        .unwrap();
-        Facts {
-            image: "ghcr.io/octo-org/lab:latest".into(),
-            digest,
-            tier: TierDecision {
-                tier,
-                source: TierSource::Labels,
-                pull_requests: vec![PullRequest {
-                    number: 42,
-                    title: "Bump codeq to 1.4.2".into(),
-                    url: "https://github.com/octo-org/lab-image/pull/42".into(),
-                    labels: vec![tier.to_string()],
-                }],
-                deciding: None,
-                reason: format!("{tier}: label \"{tier}\" on #42"),
-                warnings: vec![],
-            },
-            culler,
-            culler_origins: Default::default(),
-            window: compute(&culler),
-            sha: "c4295bd74fb0f4fda03689c3df3f2803b658fd85".into(),
-            run_url: Some(
-                "https://github.com/octo-org/lab-image/actions/runs/4242/attempts/1".into(),
-            ),
-            release_url: Some(
-                "https://github.com/octo-org/lab-image/releases/tag/lab-9f86d081884c".into(),
-            ),
-            runbook: RunbookSettings::default(),
-            now: time::macros::datetime!(2026-11-30 12:00 UTC),
-        }
+        example_facts(tier, culler)
     }
 
     #[test]
