@@ -249,12 +249,3 @@ async fn the_readme_shows_the_example_and_every_context_name() {
         .collect();
     assert!(missing.is_empty(), "README does not list {missing:?}");
 }
-
-/// The example templates render for a routine and a security release, without the tool's
-/// marker lines (those come from the tool, above the text).
-#[test]
-fn the_example_templates_render() {
-    let (note, issue) = examples();
-    assert_eq!(note.kind(), BodyKind::ReleaseNote);
-    assert_eq!(issue.kind(), BodyKind::TrackingIssue);
-}
