@@ -53,6 +53,12 @@ pub struct AnnounceRequest {
     pub github: Option<GitHub>,
     /// `--dry-run`: write nothing to GitHub, print the bodies.
     pub dry_run: bool,
+    /// `--print-context` (dry run only): print the template context as JSON on stdout.
+    pub print_context: bool,
+    /// `release-note-template`: the team's release note template, checked.
+    pub release_note_template: Option<render::CustomTemplate>,
+    /// `tracking-issue-template`: the team's tracking issue template, checked.
+    pub tracking_issue_template: Option<render::CustomTemplate>,
     /// Waits between tries of the commit → pull requests look-up; also between the looks for
     /// the tracking issue of a run that created the release first ([`Plan::issue_waits`]).
     pub lookup_backoff: Vec<Duration>,
@@ -125,16 +131,16 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
     known.stage = Stage::Render;
     let announced = found.as_ref().and_then(Found::announced_at);
     let facts = facts(req, digest, decision, window, target_sha, &tag, announced);
-    let note = render::release_note(&facts)?;
+    let note = render::release_note(&facts, req.release_note_template.as_ref())?;
     let issue_body = (facts.tier.tier == Tier::Security)
-        .then(|| render::tracking_issue(&facts))
+        .then(|| render::tracking_issue(&facts, req.tracking_issue_template.as_ref()))
         .transpose()?;
 
     // 6. Publish.
     known.stage = Stage::Publish;
     let published = match (&req.github, &found, req.dry_run) {
         (_, _, true) => {
-            print_dry_run(&tag, &note, issue_body.as_deref(), &facts.digest, log);
+            print_dry_run(req, &facts, &tag, &note, issue_body.as_deref(), log)?;
             None
         }
         (Some(github), Some(found), false) => {
@@ -277,13 +283,26 @@ fn warn_if_culling_disabled(window: &Window, log: &Log) {
     }
 }
 
-/// Stage 6 in a dry run: the bodies, printed.
-fn print_dry_run(tag: &str, note: &str, issue_body: Option<&str>, digest: &Digest, log: &Log) {
+/// Stage 6 in a dry run: the bodies, printed; with `--print-context`, the template context
+/// as JSON on stdout (the log keeps stdout for it, see [`crate::cli::dispatch`]).
+fn print_dry_run(
+    req: &AnnounceRequest,
+    facts: &Facts,
+    tag: &str,
+    note: &str,
+    issue_body: Option<&str>,
+    log: &Log,
+) -> Result<()> {
     log.info(&messages::dry_run_release(tag, note));
     if let Some(body) = issue_body {
-        let title = render::tracking_issue_title(digest);
+        let title = render::tracking_issue_title(&facts.digest);
         log.info(&messages::dry_run_issue(&title, body));
     }
+    if req.print_context {
+        let context = serde_json::to_string_pretty(&render::template_context(facts)?)?;
+        println!("{}", log.redact(&context));
+    }
+    Ok(())
 }
 
 /// Stage 6's plan: the release and, for security, the tracking issue.

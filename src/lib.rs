@@ -31,7 +31,8 @@ pub mod window;
 use std::process::ExitCode;
 
 /// Exit code of bad usage: an unknown option or value (clap's), a required input left
-/// empty or a value an input does not take ([`cli::UsageError`]).
+/// empty or a value an input does not take ([`cli::UsageError`]), a team's template that
+/// does not render ([`render::TemplateError`]).
 pub const EXIT_USAGE: u8 = 2;
 
 /// Runs one command and maps its outcome to the process exit code: 0 done (also when
@@ -56,7 +57,7 @@ pub fn run(cli: cli::Cli, log: &report::Log) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             log.error(&failure_title(&err), &format!("{err:#}"));
-            if usage_of(&err).is_some() {
+            if bad_input(&err).is_some() {
                 ExitCode::from(EXIT_USAGE)
             } else {
                 ExitCode::FAILURE
@@ -65,10 +66,15 @@ pub fn run(cli: cli::Cli, log: &report::Log) -> ExitCode {
     }
 }
 
-/// The [`cli::UsageError`] anywhere in `err`'s chain.
-fn usage_of(err: &anyhow::Error) -> Option<&cli::UsageError> {
-    err.chain()
-        .find_map(|e| e.downcast_ref::<cli::UsageError>())
+/// The input at fault when `err` is bad usage: a [`cli::UsageError`] anywhere in its
+/// chain, or a [`render::TemplateError`] (a team's template failing on a run's real facts,
+/// found at render time, before anything is written).
+fn bad_input(err: &anyhow::Error) -> Option<&str> {
+    err.chain().find_map(|e| {
+        e.downcast_ref::<cli::UsageError>()
+            .map(|u| u.input.as_str())
+            .or_else(|| e.downcast_ref::<render::TemplateError>().map(|t| t.input))
+    })
 }
 
 /// Reports a command line clap refused and returns its exit code (2; 0 for `--help` and
@@ -111,8 +117,8 @@ pub fn usage_error(err: clap::Error, log: &report::Log) -> ExitCode {
 /// `Invalid input: NAME`.
 fn failure_title(err: &anyhow::Error) -> String {
     use github::{GitHubError, Kind};
-    if let Some(usage) = usage_of(err) {
-        return format!("Invalid input: {}", usage.input);
+    if let Some(input) = bad_input(err) {
+        return format!("Invalid input: {input}");
     }
     match err
         .chain()

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let mut log = Log::from_env();
-    if args.iter().any(|a| a == "--json") {
+    if args.iter().any(|a| a == "--json" || a == "--print-context") {
         log = log.keeping_stdout();
     }
     // Before parsing: a usage error may quote a secret given to the wrong input.

@@ -7,6 +7,8 @@ use crate::context::{Overrides, RunContext};
 use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
 use crate::digest::{Digest, ImageSource};
 use crate::publish;
+use crate::render::custom::TEMPLATE_MAX_BYTES;
+use crate::render::{BodyKind, CustomTemplate};
 use crate::support::github::{self, GitHub};
 use crate::support::log::Log;
 use crate::tier::{LabelRules, UnlabeledPolicy, split_list};
@@ -59,6 +61,15 @@ pub fn announce_request(
     if !args.dry_run {
         check_publishable(&context, token)?;
     }
+    if args.print_context && !args.dry_run {
+        return Err(UsageError::new(
+            "print-context",
+            "print-context (--print-context) needs dry-run (--dry-run): it shows what a template would get, without publishing",
+        )
+        .into());
+    }
+    let release_note_template = template(&args.release_note_template, BodyKind::ReleaseNote)?;
+    let tracking_issue_template = template(&args.tracking_issue_template, BodyKind::TrackingIssue)?;
     let expected_digest = expected_digest(args.expected_digest.as_deref())?;
     let registry = match &source {
         ImageSource::Registry(_) => Some(registry_options(args)?),
@@ -80,12 +91,59 @@ pub fn announce_request(
         context,
         github,
         dry_run: args.dry_run,
+        print_context: args.print_context,
+        release_note_template,
+        tracking_issue_template,
         lookup_backoff: args
             .lookup_backoff_ms
             .iter()
             .map(|ms| Duration::from_millis(*ms))
             .collect(),
     })
+}
+
+/// The team's template for `kind`, read from `path` (relative to the working directory,
+/// the workspace in Actions) and checked ([`CustomTemplate::parse`]); `None` when unset.
+///
+/// # Errors
+/// [`UsageError`] naming the input and the file: unreadable (missing), too large, not
+/// UTF-8, a syntax error, an unknown variable, a render to nothing.
+fn template(path: &Option<String>, kind: BodyKind) -> Result<Option<CustomTemplate>, UsageError> {
+    let Some(path) = given(path) else {
+        return Ok(None);
+    };
+    let input = kind.input();
+    let too_large = |size: u64| {
+        UsageError::new(
+            input,
+            format!(
+                "{input} (--{input}) {path:?}: the template is {size} bytes, over the limit of {TEMPLATE_MAX_BYTES} bytes (64 KiB): is it the right file?"
+            ),
+        )
+    };
+    let unreadable = |e: std::io::Error| {
+        UsageError::new(
+            input,
+            format!(
+                "{input} (--{input}) {path:?}: cannot read it ({e}): give a file path relative to the workspace (the repository checkout), e.g. .github/release-note.md.j2"
+            ),
+        )
+    };
+    // Read at most one byte past the limit: a huge file is refused without loading it.
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, TEMPLATE_MAX_BYTES as u64 + 1),
+        &mut bytes,
+    )
+    .map_err(unreadable)?;
+    if bytes.len() > TEMPLATE_MAX_BYTES {
+        let size = std::fs::metadata(path).map_or(bytes.len() as u64, |m| m.len());
+        return Err(too_large(size));
+    }
+    CustomTemplate::parse(kind, path, bytes)
+        .map(Some)
+        .map_err(|e| UsageError::new(e.input, e.to_string()))
 }
 
 /// Registers the GitHub token and the registry password with `log`, in each form a server

@@ -235,6 +235,15 @@ pub struct AnnounceArgs {
     /// Do everything but write to GitHub; print the bodies. Needs no token
     #[arg(long, env = "INPUT_DRY-RUN", value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub dry_run: bool,
+    /// With dry-run: also print the context the templates get (names and values), as JSON on stdout
+    #[arg(long, env = "INPUT_PRINT-CONTEXT", value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub print_context: bool,
+    /// Minijinja template for the release note, relative to the workspace [default: the built-in template]
+    #[arg(long, env = "INPUT_RELEASE-NOTE-TEMPLATE", value_name = "FILE")]
+    pub release_note_template: Option<String>,
+    /// Minijinja template for the tracking issue, relative to the workspace [default: the built-in template]
+    #[arg(long, env = "INPUT_TRACKING-ISSUE-TEMPLATE", value_name = "FILE")]
+    pub tracking_issue_template: Option<String>,
 
     /// The run's clock, RFC 3339 (tests; default: now)
     #[arg(long, hide = true)]
@@ -276,6 +285,9 @@ impl std::fmt::Debug for AnnounceArgs {
             .field("tracking_assignees", &self.tracking_assignees)
             .field("runbook", &self.runbook)
             .field("dry_run", &self.dry_run)
+            .field("print_context", &self.print_context)
+            .field("release_note_template", &self.release_note_template)
+            .field("tracking_issue_template", &self.tracking_issue_template)
             .field("now", &self.now)
             .field("lookup_backoff_ms", &self.lookup_backoff_ms)
             .field("github_timeout", &self.github_timeout)
@@ -345,6 +357,12 @@ pub struct DocsArgs {
 pub async fn dispatch(cli: Cli, log: &Log) -> Result<()> {
     match cli.command {
         Command::Announce(args) => {
+            // `--print-context` prints JSON: stdout carries it alone.
+            let log = &if args.print_context {
+                log.keeping_stdout()
+            } else {
+                log.clone()
+            };
             let request = announce_request(&args, log, &std::env::vars().collect())?;
             crate::announce::run(&request, log).await
         }

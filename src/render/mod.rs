@@ -5,12 +5,17 @@
 //! takes plain structs and an injected clock (`now`), and never performs I/O. Untrusted text
 //! (PR titles, labels) is neutralised by [`crate::sanitize`] on the way in.
 
+pub mod context;
+pub mod custom;
 pub mod messages;
+
+pub use context::TemplateContext;
+pub use custom::{BodyKind, CustomTemplate, TemplateError};
 
 use crate::digest::Digest;
 use crate::support::sanitize;
-use crate::tier::{Tier, TierDecision};
-use crate::window::{Configured, CullSettings, Origins, Window, human};
+use crate::tier::{PullRequest, Tier, TierDecision, TierSource};
+use crate::window::{Configured, CullSettings, Origins, Window, compute, human};
 use anyhow::{Context, Result};
 use minijinja::{Environment, UndefinedBehavior, context};
 use serde::Serialize;
@@ -280,21 +285,29 @@ pub struct Facts {
     pub now: OffsetDateTime,
 }
 
-/// Renders the release note (body of the GitHub Release), capped at [`RELEASE_BODY_LIMIT`].
+/// Renders the release note (body of the GitHub Release) from `custom` or the built-in
+/// template, capped at [`RELEASE_BODY_LIMIT`] after rendering.
 ///
 /// # Errors
-/// Only on a template error (a bug: the templates are built in and tested).
-pub fn release_note(facts: &Facts) -> Result<String> {
-    let body = render("release_note.md.j2", facts, MarkerKind::Release)?;
+/// A [`TemplateError`] of `custom` (exit code 2); else only on a built-in template error
+/// (a bug: the built-in templates are tested).
+pub fn release_note(facts: &Facts, custom: Option<&CustomTemplate>) -> Result<String> {
+    let body = render("release_note.md.j2", facts, MarkerKind::Release, custom)?;
     Ok(truncate_body(&body, RELEASE_BODY_LIMIT, &where_full(facts)))
 }
 
-/// Renders the tracking issue's body, capped at [`ISSUE_BODY_LIMIT`].
+/// Renders the tracking issue's body from `custom` or the built-in template, capped at
+/// [`ISSUE_BODY_LIMIT`] after rendering.
 ///
 /// # Errors
-/// Only on a template error.
-pub fn tracking_issue(facts: &Facts) -> Result<String> {
-    let body = render("tracking_issue.md.j2", facts, MarkerKind::TrackingIssue)?;
+/// A [`TemplateError`] of `custom`; else only on a built-in template error.
+pub fn tracking_issue(facts: &Facts, custom: Option<&CustomTemplate>) -> Result<String> {
+    let body = render(
+        "tracking_issue.md.j2",
+        facts,
+        MarkerKind::TrackingIssue,
+        custom,
+    )?;
     Ok(truncate_body(&body, ISSUE_BODY_LIMIT, &where_full(facts)))
 }
 
@@ -305,7 +318,12 @@ pub fn tracking_issue(facts: &Facts) -> Result<String> {
 /// # Errors
 /// Only on a template error.
 pub fn tracking_update(facts: &Facts) -> Result<String> {
-    let body = render("tracking_update.md.j2", facts, MarkerKind::UpdateComment)?;
+    let body = render(
+        "tracking_update.md.j2",
+        facts,
+        MarkerKind::UpdateComment,
+        None,
+    )?;
     Ok(truncate_body(&body, ISSUE_BODY_LIMIT, &where_full(facts)))
 }
 
@@ -333,7 +351,8 @@ pub fn short_digest(digest: &Digest) -> String {
 /// Only on a template error.
 pub fn window_section(culler: &CullSettings, window: &Window) -> Result<String> {
     let env = environment();
-    let ctx = context! { window => window_view(window, None), culler => culler_text(culler) };
+    let ctx =
+        context! { window => context::window_view(window, None), culler => culler_text(culler) };
     env.get_template("window.md.j2")?
         .render(ctx)
         .context("rendering the window section")
@@ -419,34 +438,6 @@ fn shell_word(text: &str) -> String {
     }
 }
 
-#[derive(Serialize)]
-struct WindowView {
-    culling_enabled: bool,
-    /// The maximum age stops every session no later than the idle timeout.
-    max_age_first: bool,
-    idle: Option<String>,
-    active: Option<String>,
-    idle_by: Option<String>,
-    active_by: Option<String>,
-}
-
-fn window_view(window: &Window, now: Option<OffsetDateTime>) -> WindowView {
-    let by = |secs: Option<u64>| -> Option<String> {
-        let now = now?;
-        let secs = i64::try_from(secs?).ok()?;
-        now.checked_add(time::Duration::seconds(secs))
-            .map(utc_minute)
-    };
-    WindowView {
-        culling_enabled: window.culling_enabled,
-        max_age_first: window.max_age_first(),
-        idle: window.idle_secs.map(human),
-        active: window.active_secs.map(human),
-        idle_by: by(window.idle_secs),
-        active_by: by(window.active_secs),
-    }
-}
-
 /// `2026-11-30T14:05:09Z`: RFC 3339 in UTC, whole seconds (the deadlines are shown to the
 /// minute, so dropping the fraction changes nothing rendered).
 fn rfc3339_seconds(t: OffsetDateTime) -> String {
@@ -492,64 +483,68 @@ fn runbook_context(r: &RunbookSettings, digest: &str) -> minijinja::Value {
     }
 }
 
-#[derive(Serialize)]
-struct PrView {
-    title: String,
-    /// Empty when the address is not a plain http(s) URL ([`sanitize::link_url`]).
-    url: String,
-    labels: String,
-}
-
 /// The most labels of one pull request a body lists; the rest are counted.
 pub const MAX_LABELS_SHOWN: usize = 20;
 /// The cap on one untrusted label in a body, in characters.
 pub const LABEL_MAX_CHARS: usize = 50;
 
-/// A pull request as the bodies show it: every untrusted field neutralised.
-fn pr_view(pr: &crate::tier::PullRequest) -> PrView {
-    let mut labels: Vec<String> = pr
-        .labels
-        .iter()
-        .take(MAX_LABELS_SHOWN)
-        .map(|l| sanitize::markdown_inline(l, LABEL_MAX_CHARS))
-        .collect();
-    if pr.labels.len() > MAX_LABELS_SHOWN {
-        labels.push(format!("and {} more", pr.labels.len() - MAX_LABELS_SHOWN));
-    }
-    PrView {
-        title: sanitize::markdown_inline(&pr.title, sanitize::DEFAULT_MAX_CHARS),
-        url: sanitize::link_url(&pr.url).unwrap_or("").to_string(),
-        labels: labels.join(", "),
-    }
+/// The context every release note and tracking issue template renders from (see
+/// [`TemplateContext`]): the facts, and the window and runbook blocks as the built-in
+/// templates state them.
+///
+/// # Errors
+/// Only on a built-in template error.
+pub fn template_context(facts: &Facts) -> Result<TemplateContext> {
+    let env = environment();
+    let window_text = env
+        .get_template("window.md.j2")?
+        .render(context! {
+            window => context::window_view(&facts.window, Some(facts.now)),
+            culler => culler_text(&facts.culler),
+        })
+        .context("rendering the window section")?;
+    let runbook = runbook_section(&facts.runbook, facts.digest.as_str())?;
+    Ok(TemplateContext::new(facts, window_text, runbook))
 }
 
-fn render(template: &str, facts: &Facts, kind: MarkerKind) -> Result<String> {
-    let env = environment();
-    let prs: Vec<PrView> = facts.tier.pull_requests.iter().map(pr_view).collect();
-    let ctx = context! {
-        marker => match kind {
-            MarkerKind::TrackingIssue => tracking_marker(&facts.digest, image_repository(&facts.image)),
-            _ => marker(kind, &facts.digest),
-        },
-        image => facts.image,
-        digest => facts.digest.as_str(),
-        sha_short => facts.sha.chars().take(12).collect::<String>(),
-        tier => facts.tier.tier.to_string(),
-        security => facts.tier.tier == Tier::Security,
-        tier_reason => sanitize::markdown_inline(&facts.tier.reason, 300),
-        pull_requests => prs,
-        window => window_view(&facts.window, Some(facts.now)),
-        culler => culler_text(&facts.culler),
-        release_url => facts.release_url,
-        run_url => facts.run_url,
-        announced_at => hidden_line(ANNOUNCED_AT, &rfc3339_seconds(facts.now)),
-        evidence => hidden_line(EVIDENCE, &evidence_fingerprint(facts)),
-        window_summary => facts.window.summary(),
-        ..runbook_context(&facts.runbook, facts.digest.as_str())
+/// The hidden lines that open a body of `kind`: its marker, then the announce time
+/// (release note) or the evidence fingerprint (tracking issue, update comment). Added by
+/// the tool after rendering, so no template can drop or forge them.
+fn hidden_header(kind: MarkerKind, facts: &Facts) -> String {
+    let (first, second) = match kind {
+        MarkerKind::TrackingIssue => (
+            tracking_marker(&facts.digest, image_repository(&facts.image)),
+            hidden_line(EVIDENCE, &evidence_fingerprint(facts)),
+        ),
+        MarkerKind::Release => (
+            marker(kind, &facts.digest),
+            hidden_line(ANNOUNCED_AT, &rfc3339_seconds(facts.now)),
+        ),
+        _ => (
+            marker(kind, &facts.digest),
+            hidden_line(EVIDENCE, &evidence_fingerprint(facts)),
+        ),
     };
-    env.get_template(template)?
-        .render(ctx)
-        .with_context(|| format!("rendering {template}"))
+    format!("{first}\n{second}\n")
+}
+
+/// Renders `template` (built in) or `custom` with the facts' [`TemplateContext`], under
+/// the hidden header.
+fn render(
+    template: &str,
+    facts: &Facts,
+    kind: MarkerKind,
+    custom: Option<&CustomTemplate>,
+) -> Result<String> {
+    let ctx = template_context(facts)?;
+    let body = match custom {
+        Some(custom) => custom.render(&ctx)?,
+        None => environment()
+            .get_template(template)?
+            .render(&ctx)
+            .with_context(|| format!("rendering {template}"))?,
+    };
+    Ok(hidden_header(kind, facts) + &body)
 }
 
 /// What happened to one object on GitHub (publish stage); its words are the summary's
@@ -665,52 +660,54 @@ pub fn job_summary(
     Ok(out)
 }
 
+/// The facts of an example release of `tier` with `culler`: one labelled pull request, the
+/// example digest, the run's clock at 2026-11-30 12:00 UTC. Custom templates are checked
+/// against it ([`custom::CustomTemplate::parse`]); the tests render it.
+pub(crate) fn example_facts(tier: Tier, culler: CullSettings) -> Facts {
+    let digest =
+        Digest::parse("sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")
+            .expect("a valid digest");
+    Facts {
+        image: "ghcr.io/octo-org/lab:latest".into(),
+        digest,
+        tier: TierDecision {
+            tier,
+            source: TierSource::Labels,
+            pull_requests: vec![PullRequest {
+                number: 42,
+                title: "Bump codeq to 1.4.2".into(),
+                url: "https://github.com/octo-org/lab-image/pull/42".into(),
+                labels: vec![tier.to_string()],
+            }],
+            deciding: None,
+            reason: format!("{tier}: label \"{tier}\" on #42"),
+            warnings: vec![],
+        },
+        culler,
+        culler_origins: Default::default(),
+        window: compute(&culler),
+        sha: "c4295bd74fb0f4fda03689c3df3f2803b658fd85".into(),
+        run_url: Some("https://github.com/octo-org/lab-image/actions/runs/4242/attempts/1".into()),
+        release_url: Some(
+            "https://github.com/octo-org/lab-image/releases/tag/lab-9f86d081884c".into(),
+        ),
+        runbook: RunbookSettings::default(),
+        now: time::macros::datetime!(2026-11-30 12:00 UTC),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tier::{PullRequest, TierSource};
-    use crate::window::compute;
 
     fn facts(tier: Tier, culler: CullSettings) -> Facts {
-        let digest = Digest::parse(
-            "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-        )
-        .unwrap();
-        Facts {
-            image: "ghcr.io/octo-org/lab:latest".into(),
-            digest,
-            tier: TierDecision {
-                tier,
-                source: TierSource::Labels,
-                pull_requests: vec![PullRequest {
-                    number: 42,
-                    title: "Bump codeq to 1.4.2".into(),
-                    url: "https://github.com/octo-org/lab-image/pull/42".into(),
-                    labels: vec![tier.to_string()],
-                }],
-                deciding: None,
-                reason: format!("{tier}: label \"{tier}\" on #42"),
-                warnings: vec![],
-            },
-            culler,
-            culler_origins: Default::default(),
-            window: compute(&culler),
-            sha: "c4295bd74fb0f4fda03689c3df3f2803b658fd85".into(),
-            run_url: Some(
-                "https://github.com/octo-org/lab-image/actions/runs/4242/attempts/1".into(),
-            ),
-            release_url: Some(
-                "https://github.com/octo-org/lab-image/releases/tag/lab-9f86d081884c".into(),
-            ),
-            runbook: RunbookSettings::default(),
-            now: time::macros::datetime!(2026-11-30 12:00 UTC),
-        }
+        example_facts(tier, culler)
     }
 
     #[test]
     fn routine_release_note() {
         insta::assert_snapshot!(
-            release_note(&facts(Tier::Routine, CullSettings::default())).unwrap()
+            release_note(&facts(Tier::Routine, CullSettings::default()), None).unwrap()
         );
     }
 
@@ -720,7 +717,7 @@ mod tests {
             max_age_secs: 8 * 3600,
             ..Default::default()
         };
-        insta::assert_snapshot!(release_note(&facts(Tier::Security, culler)).unwrap());
+        insta::assert_snapshot!(release_note(&facts(Tier::Security, culler), None).unwrap());
     }
 
     #[test]
@@ -729,13 +726,13 @@ mod tests {
             enabled: false,
             ..Default::default()
         };
-        insta::assert_snapshot!(release_note(&facts(Tier::Routine, culler)).unwrap());
+        insta::assert_snapshot!(release_note(&facts(Tier::Routine, culler), None).unwrap());
     }
 
     #[test]
     fn security_tracking_issue() {
         insta::assert_snapshot!(
-            super::tracking_issue(&facts(Tier::Security, CullSettings::default())).unwrap()
+            super::tracking_issue(&facts(Tier::Security, CullSettings::default()), None).unwrap()
         );
     }
 
@@ -792,7 +789,7 @@ mod tests {
             ),
         ];
         for (culler, present, absent) in cases {
-            let note = release_note(&facts(Tier::Routine, culler)).unwrap();
+            let note = release_note(&facts(Tier::Routine, culler), None).unwrap();
             for p in present {
                 assert!(note.contains(p), "{culler:?} lacks {p:?}:\n{note}");
             }
@@ -806,7 +803,7 @@ mod tests {
     #[test]
     fn markers_are_trusted_only_on_the_first_line() {
         let f = facts(Tier::Security, CullSettings::default());
-        let body = release_note(&f).unwrap();
+        let body = release_note(&f, None).unwrap();
         assert_eq!(
             marker_digest(MarkerKind::Release, &body),
             Some(f.digest.clone())
@@ -819,9 +816,9 @@ mod tests {
     #[test]
     fn the_announce_time_and_the_evidence_are_recorded_on_the_second_line() {
         let f = facts(Tier::Security, CullSettings::default());
-        let note = release_note(&f).unwrap();
+        let note = release_note(&f, None).unwrap();
         assert_eq!(announced_at(&note), Some(f.now));
-        let issue = super::tracking_issue(&f).unwrap();
+        let issue = super::tracking_issue(&f, None).unwrap();
         let fingerprint = evidence_fingerprint(&f);
         assert_eq!(fingerprint.len(), 16);
         assert_eq!(
@@ -886,13 +883,13 @@ mod tests {
     fn no_commit_row_without_a_commit() {
         let mut f = facts(Tier::Security, CullSettings::default());
         assert!(
-            release_note(&f)
+            release_note(&f, None)
                 .unwrap()
                 .contains("| Commit | `c4295bd74fb0` |")
         );
         f.sha = String::new();
         for body in [
-            release_note(&f).unwrap(),
+            release_note(&f, None).unwrap(),
             super::tracking_update(&f).unwrap(),
         ] {
             assert!(!body.contains("| Commit |"), "{body}");
@@ -921,7 +918,7 @@ mod tests {
             max_age_secs: 1800,
             ..Default::default()
         };
-        let note = release_note(&facts(Tier::Routine, culler)).unwrap();
+        let note = release_note(&facts(Tier::Routine, culler), None).unwrap();
         assert!(
             note.contains("- **Every session**, idle or active, is stopped at the maximum server age, which comes before the idle timeout: every session running at the release has been stopped within **40m** of it (by **2026-11-30 12:40 UTC**)."),
             "{note}"
@@ -966,7 +963,7 @@ mod tests {
     #[test]
     fn a_sealed_release_note_tells_a_human_edit_from_its_own_text() {
         let f = facts(Tier::Routine, CullSettings::default());
-        let note = release_note(&f).unwrap();
+        let note = release_note(&f, None).unwrap();
         assert_eq!(release_edited(&note), None, "not sealed yet");
         let sealed = seal_release(&note);
         assert_eq!(

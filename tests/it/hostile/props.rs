@@ -294,8 +294,8 @@ proptest! {
             let mut facts = facts_for("x", &[], None);
             facts.culler = culler;
             facts.window = window;
-            render::release_note(&facts).unwrap();
-            render::tracking_issue(&facts).unwrap();
+            render::release_note(&facts, None).unwrap();
+            render::tracking_issue(&facts, None).unwrap();
         }
     }
 }

@@ -164,17 +164,29 @@ pub fn render_and_check(title: &str, labels: &[String]) -> (String, String, Stri
     let b_facts = facts_for(&b_title, &b_labels, b_labels.first().map(String::as_str));
     let tag = "lab-9f86d081884c";
     let bodies = |f: &Facts| {
-        let note = render::release_note(f).unwrap();
-        let issue = render::tracking_issue(f).unwrap();
+        let note = render::release_note(f, None).unwrap();
+        let issue = render::tracking_issue(f, None).unwrap();
         let summary = render::job_summary(f, tag, None, &note).unwrap();
         (note, issue, summary)
     };
+    // The example templates a team would write (issue 17) get the same neutralised text.
+    let custom = |f: &Facts| {
+        let (note, issue) = crate::templates::examples();
+        (
+            render::release_note(f, Some(&note)).unwrap(),
+            render::tracking_issue(f, Some(&issue)).unwrap(),
+        )
+    };
     let (note, issue, summary) = bodies(&facts);
     let (b_note, b_issue, b_summary) = bodies(&b_facts);
+    let (c_note, c_issue) = custom(&facts);
+    let (bc_note, bc_issue) = custom(&b_facts);
     for (what, hostile, harmless) in [
         ("release note", &note, &b_note),
         ("tracking issue", &issue, &b_issue),
         ("job summary", &summary, &b_summary),
+        ("custom release note", &c_note, &bc_note),
+        ("custom tracking issue", &c_issue, &bc_issue),
     ] {
         assert_eq!(
             findings(hostile),
@@ -192,9 +204,15 @@ pub fn render_and_check(title: &str, labels: &[String]) -> (String, String, Stri
             "{what}: the tool's hidden lines only"
         );
     }
-    for (what, body) in [("release note", &note), ("tracking issue", &issue)] {
+    for (what, body) in [
+        ("release note", &note),
+        ("tracking issue", &issue),
+        ("custom release note", &c_note),
+        ("custom tracking issue", &c_issue),
+    ] {
         assert_eq!(comments_below_header(body), 0, "{what}: {body}");
     }
+    assert!(c_note.starts_with("<!-- codeq-rollout:release digest="));
     assert!(note.starts_with("<!-- codeq-rollout:release digest="));
     assert!(note.chars().count() <= render::RELEASE_BODY_LIMIT);
     assert!(issue.chars().count() <= render::ISSUE_BODY_LIMIT);

@@ -1,0 +1,235 @@
+//! The template context: every name a release note or tracking issue template can use,
+//! documented here and nowhere else (README's "Your own templates" lists the same names;
+//! `announce --dry-run --print-context` prints them for a run as JSON).
+//!
+//! The built-in templates (`templates/*.md.j2`) and a team's own ones
+//! (`release-note-template`, `tracking-issue-template`) get the same [`TemplateContext`].
+//! Untrusted text (pull-request titles and labels, the tier reason that quotes them) is in
+//! it already neutralised ([`crate::sanitize`]); the tool's hidden marker lines are not in
+//! it at all: they are added after rendering.
+
+use super::{Facts, culler_text, image_repository, rfc3339_seconds, short_digest, utc_minute};
+use crate::support::sanitize;
+use crate::tier::{PullRequest, Tier};
+use crate::window::{Window, human};
+use serde::Serialize;
+use time::OffsetDateTime;
+
+/// What a template renders from. Field names are the template's variable names.
+#[derive(Debug, Clone, Serialize)]
+pub struct TemplateContext {
+    /// The image reference as given, e.g. `ghcr.io/org/lab:latest` or `oci:build/lab`.
+    pub image: String,
+    /// The image repository: the reference without tag or digest, e.g. `ghcr.io/org/lab`.
+    pub image_repository: String,
+    /// The digest announced, `sha256:` and 64 hex digits.
+    pub digest: String,
+    /// `sha256:` and the first 12 hex digits of the digest.
+    pub digest_short: String,
+    /// The commit the release targets, 40 hex digits; empty when unknown.
+    pub sha: String,
+    /// Its first 12 hex digits; empty when unknown.
+    pub sha_short: String,
+    /// The tier: `routine` or `security`.
+    pub tier: String,
+    /// Whether the tier is `security`.
+    pub security: bool,
+    /// How the tier was decided: `labels` (pull-request labels), `input` (the `tier` input)
+    /// or `default` (the `unlabeled-tier` policy).
+    pub tier_source: String,
+    /// One sentence saying how the tier was decided (neutralised Markdown, at most 300
+    /// characters), e.g. `security: label "security" on #42`.
+    pub tier_reason: String,
+    /// The pull requests behind the release, oldest first (may be empty).
+    pub pull_requests: Vec<PullRequestView>,
+    /// The convergence window, in words and dated.
+    pub window: WindowView,
+    /// The window in one line, e.g. `idle sessions within 1h 10m; active sessions: until restart`.
+    pub window_summary: String,
+    /// The window as the built-in templates state it: a Markdown list and the culler
+    /// settings (`templates/window.md.j2`).
+    pub window_text: String,
+    /// The idle culler settings in words, e.g. `timeout 1h, every 10m, max age none`.
+    pub culler: String,
+    /// The release time the window's deadlines count from, RFC 3339 UTC
+    /// (`2026-11-30T12:00:00Z`); a re-run keeps the first run's time.
+    pub released_at: String,
+    /// The same time as `2026-11-30 12:00 UTC`.
+    pub released_at_text: String,
+    /// The release note's web address; `none` outside a repository.
+    pub release_url: Option<String>,
+    /// The workflow run's web address; `none` outside GitHub Actions.
+    pub run_url: Option<String>,
+    /// The hub's base URL (`hub-url`), e.g. `https://hub.example.org`.
+    pub hub_url: String,
+    /// The hub's Kubernetes namespace (`namespace`).
+    pub namespace: String,
+    /// The hub's Helm release (`helm-release`).
+    pub helm_release: String,
+    /// How long users are warned before break-glass, e.g. `15 minutes`.
+    pub warning_period: String,
+    /// The break-glass runbook as the built-in tracking issue has it: an introduction, then
+    /// the steps as a Markdown task list (`templates/runbook.md.j2`).
+    pub runbook: String,
+    /// The same runbook's steps, in order.
+    pub runbook_steps: Vec<RunbookStep>,
+}
+
+/// A pull request as a template sees it: every field from GitHub neutralised.
+#[derive(Debug, Clone, Serialize)]
+pub struct PullRequestView {
+    /// The pull request's number.
+    pub number: u64,
+    /// Its title, neutralised Markdown (mentions, references, links and HTML defused), at
+    /// most [`sanitize::DEFAULT_MAX_CHARS`] characters.
+    pub title: String,
+    /// Its web address; empty when it is not a plain http(s) URL.
+    pub url: String,
+    /// Its labels, neutralised, joined by `, ` (at most [`super::MAX_LABELS_SHOWN`], then
+    /// `and N more`).
+    pub labels: String,
+    /// The same labels as a list.
+    pub label_list: Vec<String>,
+}
+
+/// The convergence window as a template sees it. Durations in words (`1h 10m`), deadlines
+/// as `2026-11-30 13:10 UTC`; a bound that does not exist is `none`.
+#[derive(Debug, Clone, Serialize)]
+pub struct WindowView {
+    /// Whether the idle culler runs; without it no session updates passively.
+    pub culling_enabled: bool,
+    /// Whether the maximum server age stops every session no later than the idle timeout.
+    pub max_age_first: bool,
+    /// Within how long of their last activity idle sessions have been stopped.
+    pub idle: Option<String>,
+    /// Within how long of the release even active sessions have been stopped (needs a
+    /// maximum server age).
+    pub active: Option<String>,
+    /// The idle bound in seconds.
+    pub idle_seconds: Option<u64>,
+    /// The active bound in seconds.
+    pub active_seconds: Option<u64>,
+    /// By when sessions idle since the release have been stopped.
+    pub idle_by: Option<String>,
+    /// By when every session running at the release has been stopped.
+    pub active_by: Option<String>,
+}
+
+/// One step of the break-glass runbook.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct RunbookStep {
+    /// Its bold lead, e.g. `Decide` or `List stale servers`.
+    pub title: String,
+    /// The whole step as Markdown without its `- [ ] ` box: the lead, the text, the
+    /// indented commands.
+    pub text: String,
+}
+
+impl TemplateContext {
+    /// The context for `facts`, with the rendered window and runbook blocks.
+    pub(super) fn new(facts: &Facts, window_text: String, runbook: String) -> Self {
+        let pull_requests = facts.tier.pull_requests.iter().map(pr_view).collect();
+        Self {
+            image: facts.image.clone(),
+            image_repository: image_repository(&facts.image).to_string(),
+            digest: facts.digest.to_string(),
+            digest_short: short_digest(&facts.digest),
+            sha: facts.sha.clone(),
+            sha_short: facts.sha.chars().take(12).collect(),
+            tier: facts.tier.tier.to_string(),
+            security: facts.tier.tier == Tier::Security,
+            tier_source: facts.tier.source.to_string(),
+            tier_reason: sanitize::markdown_inline(&facts.tier.reason, 300),
+            pull_requests,
+            window: window_view(&facts.window, Some(facts.now)),
+            window_summary: facts.window.summary(),
+            window_text,
+            culler: culler_text(&facts.culler),
+            released_at: rfc3339_seconds(facts.now),
+            released_at_text: utc_minute(facts.now),
+            release_url: facts.release_url.clone(),
+            run_url: facts.run_url.clone(),
+            hub_url: facts.runbook.hub_url.clone(),
+            namespace: facts.runbook.namespace.clone(),
+            helm_release: facts.runbook.helm_release.clone(),
+            warning_period: facts.runbook.warning_period.clone(),
+            runbook_steps: runbook_steps(&runbook),
+            runbook,
+        }
+    }
+}
+
+/// The window as templates see it; deadlines only with a clock (`now`).
+pub(super) fn window_view(window: &Window, now: Option<OffsetDateTime>) -> WindowView {
+    let by = |secs: Option<u64>| -> Option<String> {
+        let now = now?;
+        let secs = i64::try_from(secs?).ok()?;
+        now.checked_add(time::Duration::seconds(secs))
+            .map(utc_minute)
+    };
+    WindowView {
+        culling_enabled: window.culling_enabled,
+        max_age_first: window.max_age_first(),
+        idle: window.idle_secs.map(human),
+        active: window.active_secs.map(human),
+        idle_seconds: window.idle_secs,
+        active_seconds: window.active_secs,
+        idle_by: by(window.idle_secs),
+        active_by: by(window.active_secs),
+    }
+}
+
+/// A pull request as the bodies show it: every untrusted field neutralised.
+fn pr_view(pr: &PullRequest) -> PullRequestView {
+    let mut labels: Vec<String> = pr
+        .labels
+        .iter()
+        .take(super::MAX_LABELS_SHOWN)
+        .map(|l| sanitize::markdown_inline(l, super::LABEL_MAX_CHARS))
+        .collect();
+    if pr.labels.len() > super::MAX_LABELS_SHOWN {
+        labels.push(format!(
+            "and {} more",
+            pr.labels.len() - super::MAX_LABELS_SHOWN
+        ));
+    }
+    PullRequestView {
+        number: pr.number,
+        title: sanitize::markdown_inline(&pr.title, sanitize::DEFAULT_MAX_CHARS),
+        url: sanitize::link_url(&pr.url).unwrap_or("").to_string(),
+        labels: labels.join(", "),
+        label_list: labels,
+    }
+}
+
+/// The steps of a rendered runbook: each top-level `- [ ] ` item with the lines indented
+/// under it (blank lines inside kept, trailing ones dropped).
+fn runbook_steps(runbook: &str) -> Vec<RunbookStep> {
+    let mut steps: Vec<RunbookStep> = Vec::new();
+    let mut open = false;
+    for line in runbook.lines() {
+        if let Some(item) = line.strip_prefix("- [ ] ") {
+            let title = item
+                .strip_prefix("**")
+                .and_then(|rest| rest.split_once("**"))
+                .map_or("", |(lead, _)| lead)
+                .trim_end_matches(['.', ':'])
+                .to_string();
+            steps.push(RunbookStep {
+                title,
+                text: item.to_string(),
+            });
+            open = true;
+        } else if open && (line.starts_with("  ") || line.trim().is_empty()) {
+            let step = steps.last_mut().expect("open implies a step");
+            step.text.push('\n');
+            step.text.push_str(line);
+        } else {
+            open = false;
+        }
+    }
+    for step in &mut steps {
+        step.text.truncate(step.text.trim_end().len());
+    }
+    steps
+}

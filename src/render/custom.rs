@@ -1,0 +1,299 @@
+//! A team's own release note or tracking issue template (inputs `release-note-template`,
+//! `tracking-issue-template`): checked once when the run starts, before any request, then
+//! rendered with the same [`TemplateContext`] as the built-in templates.
+//!
+//! What keeps the bodies safe stays with the tool: the hidden marker lines are added after
+//! rendering, untrusted text is neutralised in the context, the body limits apply to the
+//! rendered text, and a tracking issue's body is only ever written when it is created.
+
+use super::context::TemplateContext;
+use crate::tier::Tier;
+use crate::window::CullSettings;
+use minijinja::{Environment, ErrorKind};
+use std::collections::BTreeSet;
+
+/// The largest template accepted, in bytes (64 KiB): half a release body, far more than a
+/// note needs; a larger file is most likely the wrong file.
+pub const TEMPLATE_MAX_BYTES: usize = 64 * 1024;
+
+/// Which body a template replaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyKind {
+    /// The release note (`release-note-template`).
+    ReleaseNote,
+    /// The tracking issue of a security release (`tracking-issue-template`).
+    TrackingIssue,
+}
+
+impl BodyKind {
+    /// The input naming the template, as in action.yml (also the `--option`).
+    pub fn input(self) -> &'static str {
+        match self {
+            BodyKind::ReleaseNote => "release-note-template",
+            BodyKind::TrackingIssue => "tracking-issue-template",
+        }
+    }
+}
+
+/// A template that cannot be used: which input, which file, what is wrong and what to do.
+/// The run exits with code 2 (bad usage) and writes nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{input} (--{input}) {file:?}: {problem}")]
+pub struct TemplateError {
+    /// The input at fault ([`BodyKind::input`]).
+    pub input: &'static str,
+    /// The file as given (relative to the workspace).
+    pub file: String,
+    /// What is wrong, and what to do.
+    pub problem: String,
+}
+
+/// A checked template: valid UTF-8 within [`TEMPLATE_MAX_BYTES`], parses, names only
+/// variables of [`TemplateContext`], and renders to text for a routine and a security
+/// example release.
+#[derive(Debug, Clone)]
+pub struct CustomTemplate {
+    kind: BodyKind,
+    file: String,
+    source: String,
+}
+
+impl CustomTemplate {
+    /// Checks the template `bytes` read from `file` for `kind`.
+    ///
+    /// Unknown variables are caught in every branch for names at the top level and their
+    /// attributes (`{{ windw }}`, `{{ window.idel }}`, by minijinja's static analysis against
+    /// [`TemplateContext`]'s fields); deeper mistakes (`{{ pr.titel }}` in a loop) are caught
+    /// by the example renders if their branch is taken there, and otherwise when the real
+    /// render meets them, still before anything is written (strict undefined).
+    ///
+    /// # Errors
+    /// [`TemplateError`]: too large, not UTF-8, a syntax error (line and column), an unknown
+    /// variable, a render error, or a render that is only whitespace.
+    pub fn parse(kind: BodyKind, file: &str, bytes: Vec<u8>) -> Result<Self, TemplateError> {
+        let error = |problem: String| TemplateError {
+            input: kind.input(),
+            file: file.to_string(),
+            problem,
+        };
+        if bytes.len() > TEMPLATE_MAX_BYTES {
+            return Err(error(format!(
+                "the template is {} bytes, over the limit of {TEMPLATE_MAX_BYTES} bytes (64 KiB): is it the right file?",
+                bytes.len()
+            )));
+        }
+        let source = String::from_utf8(bytes).map_err(|e| {
+            error(format!(
+                "the template is not valid UTF-8 (byte {}): save it as UTF-8",
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
+        let template = Self {
+            kind,
+            file: file.to_string(),
+            source,
+        };
+        let env = template.environment().map_err(|e| {
+            error(format!(
+                "syntax error {}: {}",
+                position(&e, &template.source),
+                e.detail().unwrap_or("invalid template")
+            ))
+        })?;
+        let unknown = template.unknown_variables(&env);
+        if !unknown.is_empty() {
+            let known = serde_json::to_value(example_context(Tier::Security))
+                .expect("plain data serialises");
+            let names: Vec<&str> = known
+                .as_object()
+                .map(|o| o.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            return Err(error(format!(
+                "unknown variable {}: the template can use {} (see README, \"Your own templates\")",
+                unknown
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                names.join(", ")
+            )));
+        }
+        for tier in [Tier::Routine, Tier::Security] {
+            template.render(&example_context(tier))?;
+        }
+        Ok(template)
+    }
+
+    /// The body this template replaces.
+    pub fn kind(&self) -> BodyKind {
+        self.kind
+    }
+
+    /// Renders the template with `ctx`, the hidden marker lines not included.
+    ///
+    /// # Errors
+    /// [`TemplateError`] naming the input and the file: a render error (an undefined value,
+    /// with its line), or text that is only whitespace.
+    pub fn render(&self, ctx: &TemplateContext) -> Result<String, TemplateError> {
+        let error = |problem: String| TemplateError {
+            input: self.kind.input(),
+            file: self.file.clone(),
+            problem,
+        };
+        let env = self.environment().map_err(|e| error(format!("{e:#}")))?;
+        let text = env
+            .get_template(&self.file)
+            .and_then(|t| t.render(ctx))
+            .map_err(|e| {
+                let what = match e.kind() {
+                    ErrorKind::UndefinedError => {
+                        "undefined value (a name or attribute the context does not have)"
+                            .to_string()
+                    }
+                    _ => e.detail().map_or_else(|| e.kind().to_string(), String::from),
+                };
+                error(format!(
+                    "cannot render {}: {what}; `announce --dry-run --print-context` shows the names",
+                    position(&e, &self.source)
+                ))
+            })?;
+        if text.trim().is_empty() {
+            return Err(error(format!(
+                "the template renders to nothing (only whitespace) for a {} release: write the body's text, or drop the input to use the built-in one",
+                ctx.tier
+            )));
+        }
+        Ok(text)
+    }
+
+    /// The built-in environment (filters, the built-in templates to include) with this
+    /// template added under its file name.
+    fn environment(&self) -> Result<Environment<'static>, minijinja::Error> {
+        let mut env = super::environment().clone();
+        env.add_template_owned(self.file.clone(), self.source.clone())?;
+        Ok(env)
+    }
+
+    /// The names the template looks up that the context does not have (globals and
+    /// filters of the environment aside), e.g. `windw` or `window.idel`.
+    fn unknown_variables(&self, env: &Environment<'static>) -> BTreeSet<String> {
+        let Ok(template) = env.get_template(&self.file) else {
+            return BTreeSet::new();
+        };
+        let known =
+            serde_json::to_value(example_context(Tier::Security)).expect("plain data serialises");
+        let globals: BTreeSet<&str> = env.globals().map(|(name, _)| name).collect();
+        template
+            .undeclared_variables(true)
+            .into_iter()
+            .filter(|name| {
+                let mut parts = name.split('.');
+                let top = parts.next().unwrap_or_default();
+                if globals.contains(top) {
+                    return false;
+                }
+                match (known.get(top), parts.next()) {
+                    (None, _) => true,
+                    (Some(serde_json::Value::Object(fields)), Some(attr)) => {
+                        !fields.contains_key(attr)
+                    }
+                    _ => false,
+                }
+            })
+            .collect()
+    }
+}
+
+/// `at line L, column C` of a minijinja error in `source` (what of it is known).
+fn position(e: &minijinja::Error, source: &str) -> String {
+    let column = e.range().and_then(|r| {
+        let before = source.get(..r.start)?;
+        Some(before.chars().rev().take_while(|c| *c != '\n').count() + 1)
+    });
+    match (e.line(), column) {
+        (Some(line), Some(column)) => format!("at line {line}, column {column}"),
+        (Some(line), None) => format!("at line {line}"),
+        _ => "in the template".to_string(),
+    }
+}
+
+/// The context of an example release of `tier` (one labelled pull request, a maximum
+/// server age for security, culling off for routine), to check templates against.
+fn example_context(tier: Tier) -> TemplateContext {
+    let culler = match tier {
+        Tier::Security => CullSettings {
+            max_age_secs: 8 * 3600,
+            ..CullSettings::default()
+        },
+        Tier::Routine => CullSettings {
+            enabled: false,
+            ..CullSettings::default()
+        },
+    };
+    let facts = super::example_facts(tier, culler);
+    super::template_context(&facts).expect("the built-in blocks render")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every bad template gives one clear error naming the input and the file.
+    #[test]
+    fn every_bad_template_is_refused_naming_input_and_file() {
+        let cases: [(&str, Vec<u8>); 9] = [
+            ("syntax", b"Hello\n{% if security %}\nno end".to_vec()),
+            ("unclosed", b"{{ image ".to_vec()),
+            ("unknown", b"{{ imagee }}".to_vec()),
+            ("unknown attribute", b"{{ window.idel }}".to_vec()),
+            (
+                "unknown in a branch never taken",
+                b"{% if false %}{{ nope }}{% endif %}x".to_vec(),
+            ),
+            (
+                "unknown loop attribute",
+                b"{% for pr in pull_requests %}{{ pr.titel }}{% endfor %}x".to_vec(),
+            ),
+            ("blank", b" \n\t\n".to_vec()),
+            ("not utf-8", b"caf\xe9".to_vec()),
+            ("too large", vec![b'a'; TEMPLATE_MAX_BYTES + 1]),
+        ];
+        let table: Vec<String> = cases
+            .into_iter()
+            .map(|(case, bytes)| {
+                let err = CustomTemplate::parse(BodyKind::TrackingIssue, "t.md.j2", bytes)
+                    .expect_err(case);
+                assert_eq!(err.input, "tracking-issue-template");
+                format!("{case}:\n  {err}")
+            })
+            .collect();
+        insta::assert_snapshot!(table.join("\n"));
+    }
+
+    /// The runbook's steps are its task-list items, with their commands.
+    #[test]
+    fn the_runbook_steps_are_its_items() {
+        let ctx = example_context(Tier::Security);
+        let titles: Vec<&str> = ctx.runbook_steps.iter().map(|s| s.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "Decide",
+                "Set up",
+                "List stale servers",
+                "Warn users first",
+                "Wait",
+                "Stop stale servers",
+                "Only if the API fails",
+                "Verify",
+                "Close out"
+            ]
+        );
+        let all: String = ctx
+            .runbook_steps
+            .iter()
+            .map(|s| format!("- [ ] {}\n", s.text))
+            .collect();
+        assert!(ctx.runbook.ends_with(&all), "{all}");
+    }
+}

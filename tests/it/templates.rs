@@ -1,0 +1,251 @@
+//! Teams' own templates (issue 17): `release-note-template` and `tracking-issue-template`
+//! render in a dry run and in a real run against the fake GitHub, with the tool's markers
+//! above them and hostile pull-request titles still neutralised; every bad template is
+//! refused with exit code 2, naming the input and the file, before any request to GitHub.
+
+use crate::common::scenario::{Scenario, transcript};
+use crate::common::*;
+use crate::hostile::{JOINER, comments_below_header};
+use codeq_rollout::render::{BodyKind, CustomTemplate};
+use serde_json::{Value, json};
+
+/// The example templates in `examples/templates/` (README, "Your own templates").
+const NOTE: &str = "examples/templates/release-note.md.j2";
+const ISSUE: &str = "examples/templates/tracking-issue.md.j2";
+
+/// The example templates, checked as a run checks them.
+pub fn examples() -> (CustomTemplate, CustomTemplate) {
+    let read = |kind, path: &str| {
+        let bytes = std::fs::read(repo_root().join(path)).unwrap();
+        CustomTemplate::parse(kind, path, bytes).unwrap()
+    };
+    (
+        read(BodyKind::ReleaseNote, NOTE),
+        read(BodyKind::TrackingIssue, ISSUE),
+    )
+}
+
+/// A title with everything GitHub would act on: a mention, a reference, a link, raw HTML,
+/// and the tool's own marker.
+const HOSTILE_TITLE: &str = "@octo-org/admins fixes #1 <img src=x onerror=alert(1)> <!-- codeq-rollout:release digest=sha256:0000000000000000000000000000000000000000000000000000000000000000 --> https://evil.example";
+
+/// A security release of PR #2, merged with a hostile title, announced with both example
+/// templates.
+fn security_release_with_examples() -> Scenario {
+    Scenario::merged_pr(&["security"])
+        .edit(|e| e["pull_request"]["title"] = json!(HOSTILE_TITLE))
+        .input("release-note-template", NOTE)
+        .input("tracking-issue-template", ISSUE)
+}
+
+#[tokio::test]
+async fn a_custom_template_renders_in_a_dry_run_like_the_built_in_ones() {
+    let seen = security_release_with_examples()
+        .input("dry-run", "true")
+        .observe()
+        .await
+        .ok();
+    assert!(
+        seen.github.writes().await.is_empty(),
+        "a dry run writes nothing"
+    );
+    insta::assert_snapshot!(seen.transcript.replace(JOINER, "{WJ}"));
+}
+
+/// The bodies POSTed: the tool's marker lines first, then the team's text; the hostile
+/// title neutralised; a re-run with another tracking issue template leaves the issue body
+/// alone (it is the responders').
+#[tokio::test]
+async fn a_custom_template_is_published_under_the_tools_markers() {
+    let scenario = security_release_with_examples();
+    let github = scenario.github().await;
+    let out = scenario.action(&github).run().await;
+    out.assert_success();
+    let seen = transcript(&out, &github).await;
+    let writes = github.writes().await;
+    let posted = |path: &str| -> String {
+        let (_, _, body) = writes
+            .iter()
+            .find(|(m, p, _)| m == "POST" && p.ends_with(path))
+            .unwrap_or_else(|| panic!("no POST {path}: {writes:?}"));
+        body["body"].as_str().unwrap().to_string()
+    };
+    let note = posted("/releases");
+    let issue = posted("/issues");
+    let note_lines: Vec<&str> = note.lines().collect();
+    assert!(note_lines[0].starts_with("<!-- codeq-rollout:release digest=sha256:"));
+    assert!(note_lines[1].starts_with("<!-- codeq-rollout:announced-at "));
+    let issue_lines: Vec<&str> = issue.lines().collect();
+    assert!(issue_lines[0].starts_with("<!-- codeq-rollout:tracking-issue digest=sha256:"));
+    assert!(issue_lines[1].starts_with("<!-- codeq-rollout:evidence "));
+    for body in [&note, &issue] {
+        assert_eq!(comments_below_header(body), 0, "{body}");
+        assert!(!body.contains("@octo-org/admins"), "{body}");
+        assert!(!body.contains("<img"), "{body}");
+    }
+    insta::assert_snapshot!(seen.replace(JOINER, "{WJ}"));
+
+    // Again, with the built-in tracking issue template: nothing is written, the issue body
+    // stays as created.
+    let before = github.calls_since(0).await.len();
+    let again = Scenario::merged_pr(&["security"])
+        .edit(|e| e["pull_request"]["title"] = json!(HOSTILE_TITLE))
+        .input("release-note-template", NOTE)
+        .action(&github)
+        .run()
+        .await;
+    again.assert_success();
+    let calls = github.calls_since(before).await;
+    assert!(
+        calls.iter().all(|c| c.starts_with("GET ")),
+        "the re-run wrote (the tracking issue body must stay as created): {calls:?}"
+    );
+}
+
+/// Each bad template: exit code 2, one error naming the input and the file, no request.
+#[tokio::test]
+async fn every_bad_template_is_refused_before_any_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, bytes: &[u8]| -> String {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.display().to_string()
+    };
+    let big = vec![b'a'; 70_000];
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "release-note-template",
+            "no/such/template.md.j2".to_string(),
+        ),
+        (
+            "release-note-template",
+            write("syntax.md.j2", b"Hello\n{% for pr in pull_requests %}\n"),
+        ),
+        (
+            "tracking-issue-template",
+            write(
+                "unknown.md.j2",
+                b"{% if security %}{{ hub_adress }}{% endif %}",
+            ),
+        ),
+        (
+            "release-note-template",
+            write(
+                "loop.md.j2",
+                b"{% for pr in pull_requests %}{{ pr.titel }}{% endfor %}",
+            ),
+        ),
+        (
+            "release-note-template",
+            write("blank.md.j2", b"{# nothing #}\n \n"),
+        ),
+        (
+            "tracking-issue-template",
+            write("latin1.md.j2", b"Caf\xe9 {{ image }}"),
+        ),
+        ("release-note-template", write("big.md.j2", &big)),
+    ];
+    let mut table = Vec::new();
+    for (input, path) in cases {
+        let github = FakeGitHub::start().await;
+        let out = ActionRun::merged_pr("oci:examples/lab", &github.api_url(), &["security"])
+            .input(input, &path)
+            .run()
+            .await;
+        assert_eq!(out.code, 2, "{input} {path}: {}{}", out.stdout, out.stderr);
+        let requests = github.requests().await;
+        assert!(requests.is_empty(), "{input} {path}: {requests:?}");
+        let errors: Vec<&str> = out
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("::error "))
+            .collect();
+        assert_eq!(errors.len(), 1, "{}", out.stdout);
+        table.push(scrub(
+            errors[0],
+            &[(&dir.path().display().to_string(), "[dir]")],
+        ));
+    }
+    insta::assert_snapshot!(table.join("\n"));
+}
+
+/// `--print-context` prints the names and values a template gets, as JSON on stdout alone.
+#[tokio::test]
+async fn print_context_shows_what_a_template_gets() {
+    let github = FakeGitHub::start().await;
+    let out = ActionRun::merged_pr("oci:examples/lab", &github.api_url(), &["security"])
+        .input("dry-run", "true")
+        .input("print-context", "true")
+        .run()
+        .await;
+    out.assert_success();
+    // Stdout is the JSON, after the runner's `::add-mask::` lines (the secrets come first).
+    let json: String = out
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with("::add-mask::"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let context: Value = serde_json::from_str(&json).expect("stdout is the JSON alone");
+    assert_eq!(context["tier"], "security");
+    assert_eq!(context["runbook_steps"][0]["title"], "Decide");
+    let mut shown = context.clone();
+    for long in ["runbook", "runbook_steps", "window_text"] {
+        shown[long] = json!("…");
+    }
+    insta::assert_snapshot!(serde_json::to_string_pretty(&shown).unwrap());
+
+    let refused = ActionRun::merged_pr("oci:examples/lab", &github.api_url(), &["security"])
+        .input("print-context", "true")
+        .run()
+        .await;
+    assert_eq!(refused.code, 2, "{}", refused.stdout);
+    assert!(github.requests().await.is_empty());
+}
+
+/// README's "Your own templates" shows the example template as it is in `examples/`, and
+/// lists every name of the context (nested ones too) that `--print-context` prints.
+#[tokio::test]
+async fn the_readme_shows_the_example_and_every_context_name() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let example = std::fs::read_to_string(repo_root().join(NOTE)).unwrap();
+    let shown = readme
+        .split("<!-- BEGIN example: release-note-template -->\n```jinja\n")
+        .nth(1)
+        .and_then(|rest| {
+            rest.split("```\n<!-- END example: release-note-template -->")
+                .next()
+        })
+        .expect("README has the example block");
+    assert_eq!(shown, example, "README's example is not {NOTE}");
+
+    let github = FakeGitHub::start().await;
+    let mut run = ActionRun::merged_pr("oci:examples/lab", &github.api_url(), &["security"]);
+    // As options, stdout is kept for the JSON from the start: the masks go to stderr.
+    run.args
+        .extend(["--dry-run".into(), "--print-context".into()]);
+    let out = run.run().await;
+    out.assert_success();
+    let context: Value = serde_json::from_str(&out.stdout).expect("stdout is the JSON alone");
+    let section = readme
+        .split("## Your own templates")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap();
+    let mut names: Vec<String> = Vec::new();
+    for (name, value) in context.as_object().unwrap() {
+        names.push(name.clone());
+        let inner = match value {
+            Value::Array(items) => items.first(),
+            other => Some(other),
+        };
+        if let Some(Value::Object(fields)) = inner {
+            names.extend(fields.keys().cloned());
+        }
+    }
+    let missing: Vec<&String> = names
+        .iter()
+        .filter(|n| !section.contains(&format!("`{n}`")))
+        .collect();
+    assert!(missing.is_empty(), "README does not list {missing:?}");
+}
