@@ -292,15 +292,21 @@ async fn first_run(
     };
     let (issue, update_comment) = match fitted_issue(plan) {
         Some(issue_plan) => {
-            let outcome = issue::ensure(gh, found, &issue_plan, &mut notes)
-                .await
-                .with_context(|| {
-                    format!(
+            let outcome = match issue::ensure(gh, found, &issue_plan, &mut notes).await {
+                Ok(outcome) => outcome,
+                Err(err) => {
+                    let rerun = if once::StillAbsent::within(&err) {
+                        ""
+                    } else {
+                        "; re-run the job: it opens the issue and creates nothing twice"
+                    };
+                    return Err(err.context(format!(
                         "the release note {} was created, but the tracking issue was not \
-                         opened; re-run the job: it opens the issue and creates nothing twice",
+                         opened{rerun}",
                         mine.html_url
-                    )
-                })?;
+                    )));
+                }
+            };
             (Some((outcome.url, outcome.change)), outcome.comment)
         }
         None => (None, None),
@@ -333,10 +339,15 @@ async fn release_failed(
     let Some(issue_plan) = fitted_issue(plan) else {
         return err;
     };
+    let rerun = if once::StillAbsent::within(&err) {
+        ""
+    } else {
+        "; re-run the job to create the release note"
+    };
     match issue::ensure(gh, found, &issue_plan, notes).await {
         Ok(outcome) => err.context(format!(
             "the release step failed; the tracking issue {} is {} so that responders have \
-             it; re-run the job to create the release note",
+             it{rerun}",
             outcome.url,
             if outcome.change == Change::Created {
                 "opened"
