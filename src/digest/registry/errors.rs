@@ -330,6 +330,52 @@ impl TlsProblem {
     }
 }
 
+/// A failed TLS handshake in words, for [`RegistryError::Tls`]'s `cause`: rustls's own
+/// text shows debug forms (`UnknownIssuer`, `IpAddress(127.0.0.1)`).
+pub fn tls_words(err: &rustls::Error) -> String {
+    use rustls::CertificateError as C;
+    let certificate = match err {
+        rustls::Error::InvalidMessage(_) => {
+            return "the answer to the TLS hello is not TLS".into();
+        }
+        rustls::Error::InvalidCertificate(c) => c,
+        other => return other.to_string(),
+    };
+    match certificate {
+        C::UnknownIssuer => "the certificate's issuer is unknown".into(),
+        C::NotValidForNameContext { presented, .. } => match presented.as_slice() {
+            [] => "the certificate names no host".into(),
+            names => format!(
+                "the certificate is valid only for {}",
+                names
+                    .iter()
+                    .map(|n| presented_name(n))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        },
+        C::NotValidForName => "the certificate is not valid for this host".into(),
+        C::Expired | C::ExpiredContext { .. } => "the certificate has expired".into(),
+        C::NotValidYet | C::NotValidYetContext { .. } => "the certificate is not valid yet".into(),
+        C::Revoked => "the certificate is revoked".into(),
+        #[allow(deprecated)]
+        C::BadSignature => "the certificate's signature is invalid".into(),
+        other => format!("the certificate was refused ({other})"),
+    }
+}
+
+/// A subject alternative name as webpki's debug form gives it (`DnsName("lab.example")`,
+/// `IpAddress(127.0.0.1)`), as written in the certificate.
+fn presented_name(name: &str) -> &str {
+    name.strip_prefix("DnsName(\"")
+        .and_then(|n| n.strip_suffix("\")"))
+        .or_else(|| {
+            name.strip_prefix("IpAddress(")
+                .and_then(|n| n.strip_suffix(')'))
+        })
+        .unwrap_or(name)
+}
+
 fn said(message: &Option<String>) -> String {
     match message {
         Some(m) if !m.is_empty() => format!(": the registry said \"{m}\""),
@@ -599,6 +645,40 @@ mod tests {
         assert!(text.contains("insecure-registry would not help"), "{text}");
         let text = tls(TlsProblem::WrongName, true);
         assert!(text.contains("does not name r"), "{text}");
+    }
+
+    #[test]
+    fn tls_failures_are_said_in_words() {
+        use rustls::{CertificateError as C, Error as E, InvalidMessage as M};
+        let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
+        let table: Vec<String> = [
+            E::InvalidMessage(M::InvalidContentType),
+            E::InvalidCertificate(C::UnknownIssuer),
+            E::InvalidCertificate(C::NotValidForNameContext {
+                expected: name.clone(),
+                presented: vec![
+                    "IpAddress(127.0.0.1)".into(),
+                    "DnsName(\"lab.example\")".into(),
+                ],
+            }),
+            E::InvalidCertificate(C::NotValidForNameContext {
+                expected: name,
+                presented: vec![],
+            }),
+            E::InvalidCertificate(C::Expired),
+            E::InvalidCertificate(C::Revoked),
+        ]
+        .iter()
+        .map(tls_words)
+        .collect();
+        insta::assert_snapshot!(table.join("\n"), @r"
+        the answer to the TLS hello is not TLS
+        the certificate's issuer is unknown
+        the certificate is valid only for 127.0.0.1, lab.example
+        the certificate names no host
+        the certificate has expired
+        the certificate is revoked
+        ");
     }
 
     #[test]
