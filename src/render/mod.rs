@@ -6,6 +6,7 @@
 //! (PR titles, labels) is neutralised by [`crate::sanitize`] on the way in.
 
 pub mod messages;
+mod reasons;
 
 use crate::digest::Digest;
 use crate::support::sanitize;
@@ -190,7 +191,7 @@ struct Evidence<'a> {
     image: &'a str,
     tier: String,
     source: String,
-    reason: &'a str,
+    reason: String,
     pull_requests: &'a [crate::tier::PullRequest],
     sha: &'a str,
     culler: &'a CullSettings,
@@ -204,7 +205,7 @@ pub fn evidence_fingerprint(facts: &Facts) -> String {
         image: &facts.image,
         tier: facts.tier.tier.to_string(),
         source: facts.tier.source.to_string(),
-        reason: &facts.tier.reason,
+        reason: facts.tier.reason.to_string(),
         pull_requests: &facts.tier.pull_requests,
         sha: &facts.sha,
         culler: &facts.culler,
@@ -533,7 +534,7 @@ fn render(template: &str, facts: &Facts, kind: MarkerKind) -> Result<String> {
         sha_short => facts.sha.chars().take(12).collect::<String>(),
         tier => facts.tier.tier.to_string(),
         security => facts.tier.tier == Tier::Security,
-        tier_reason => sanitize::markdown_inline(&facts.tier.reason, 300),
+        tier_reason => sanitize::markdown_inline(&facts.tier.reason.to_string(), 300),
         pull_requests => prs,
         window => window_view(&facts.window, Some(facts.now)),
         culler => culler_text(&facts.culler),
@@ -601,7 +602,7 @@ pub fn job_summary(
     out.push_str(&format!(
         "| Tier | **{}** ({}) |\n",
         facts.tier.tier,
-        sanitize::markdown_inline(&facts.tier.reason, 300)
+        sanitize::markdown_inline(&facts.tier.reason.to_string(), 300)
     ));
     out.push_str(&format!(
         "| Convergence window | {} |\n",
@@ -673,7 +674,14 @@ mod tests {
                     labels: vec![tier.to_string()],
                 }],
                 deciding: None,
-                reason: format!("{tier}: label \"{tier}\" on #42"),
+                reason: crate::tier::Reason::Label {
+                    tier,
+                    deciding: crate::tier::DecidingLabel {
+                        pull_request: 42,
+                        label: tier.to_string(),
+                    },
+                    origin: "pull request #42 (pull_request event)".into(),
+                },
                 warnings: vec![],
             },
             culler,
