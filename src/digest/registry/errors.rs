@@ -43,8 +43,8 @@ pub enum RegistryError {
 
     /// 401 or 403 on the manifest, after the credentials (if any) were presented.
     #[error(
-        "registry {registry} refused access to {image} (HTTP {status}{}); {tried}. {fix}",
-        said(.message)
+        "registry {registry} refused access to {image} (HTTP {status}{}); {}. {}",
+        said(.message), tried(.presented), fix(.registry, .repository, .presented)
     )]
     Denied {
         /// `HOST[:PORT]` of the registry.
@@ -55,16 +55,16 @@ pub enum RegistryError {
         status: u16,
         /// The registry's message.
         message: Option<String>,
-        /// Which credentials were tried, e.g. `tried Basic credentials of user "ci"`.
-        tried: String,
-        /// What to change.
-        fix: String,
+        /// The repository path, e.g. `org/lab`.
+        repository: String,
+        /// Which credentials were presented.
+        presented: Presented,
     },
 
     /// The token endpoint the registry named (its `WWW-Authenticate` realm) refused or failed.
     #[error(
-        "authentication to registry {registry} failed: its token endpoint {realm} answered HTTP {status}{}; {tried}. {fix}",
-        said(.message)
+        "authentication to registry {registry} failed: its token endpoint {realm} answered HTTP {status}{}; {}. {}",
+        said(.message), tried(.presented), fix(.registry, .repository, .presented)
     )]
     Authentication {
         /// `HOST[:PORT]` of the registry.
@@ -75,10 +75,10 @@ pub enum RegistryError {
         status: u16,
         /// The token endpoint's message.
         message: Option<String>,
-        /// Which credentials were tried.
-        tried: String,
-        /// What to change.
-        fix: String,
+        /// The repository path, e.g. `org/lab`.
+        repository: String,
+        /// Which credentials were presented.
+        presented: Presented,
     },
 
     /// No connection could be made (refused, reset, DNS), on every attempt.
@@ -376,6 +376,62 @@ fn presented_name(name: &str) -> &str {
         .unwrap_or(name)
 }
 
+/// Which credentials a refused request presented (never the secret): the error names the
+/// input to change by it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Presented {
+    /// None: no registry-username/registry-password, and not ghcr.io with a github-token.
+    Anonymous,
+    /// `registry-username` (this user) and `registry-password`.
+    RegistryInputs {
+        /// The user name.
+        username: String,
+    },
+    /// `github-token` as user `x-access-token` (ghcr.io without registry credentials).
+    GitHubToken,
+}
+
+/// Which credentials were tried, for [`RegistryError::Denied`] and
+/// [`RegistryError::Authentication`].
+fn tried(presented: &Presented) -> String {
+    match presented {
+        Presented::Anonymous => {
+            "tried anonymously (no registry-username/registry-password given)".into()
+        }
+        Presented::RegistryInputs { username } => {
+            format!("tried registry-username {username:?} with registry-password")
+        }
+        Presented::GitHubToken => "tried the github-token input as user x-access-token (the default for ghcr.io when no registry-username/registry-password is given)".into(),
+    }
+}
+
+/// What to change after a refusal: the inputs to set, and the registry's own convention for
+/// user names where it has one (GHCR, GCR/Artifact Registry, ECR).
+fn fix(registry: &str, repository: &str, presented: &Presented) -> String {
+    let host = registry.to_ascii_lowercase();
+    let convention = if host == "ghcr.io" {
+        " For ghcr.io, a workflow's GITHUB_TOKEN needs `permissions: packages: read` and the package must grant this repository access (package settings, Manage Actions access); a personal access token needs read:packages."
+    } else if host == "gcr.io" || host.ends_with(".gcr.io") || host.ends_with("-docker.pkg.dev") {
+        " For GCR and Artifact Registry, use registry-username oauth2accesstoken with an access token as registry-password."
+    } else if host.contains(".dkr.ecr.") {
+        " For ECR, use registry-username AWS with the output of `aws ecr get-login-password` as registry-password."
+    } else {
+        ""
+    };
+    let what = match presented {
+        Presented::Anonymous => format!(
+            "Set registry-username and registry-password (--registry-username/--registry-password) to credentials that can pull {repository}."
+        ),
+        Presented::RegistryInputs { .. } => format!(
+            "Check registry-username and registry-password, and that they can pull {repository}."
+        ),
+        Presented::GitHubToken => format!(
+            "Grant the github-token read access to {repository}, or set registry-username and registry-password."
+        ),
+    };
+    format!("{what}{convention}")
+}
+
 fn said(message: &Option<String>) -> String {
     match message {
         Some(m) if !m.is_empty() => format!(": the registry said \"{m}\""),
@@ -645,6 +701,25 @@ mod tests {
         assert!(text.contains("insecure-registry would not help"), "{text}");
         let text = tls(TlsProblem::WrongName, true);
         assert!(text.contains("does not name r"), "{text}");
+    }
+
+    #[test]
+    fn the_fix_names_the_input_and_the_registrys_convention() {
+        let user = Presented::RegistryInputs {
+            username: "ci".into(),
+        };
+        assert!(fix("ghcr.io", "org/lab", &user).contains("packages: read"));
+        assert!(
+            fix("europe-docker.pkg.dev", "p/r/lab", &Presented::Anonymous)
+                .contains("oauth2accesstoken")
+        );
+        assert!(
+            fix("r.example", "lab", &Presented::GitHubToken).starts_with("Grant the github-token")
+        );
+        assert_eq!(
+            tried(&user),
+            "tried registry-username \"ci\" with registry-password"
+        );
     }
 
     #[test]
