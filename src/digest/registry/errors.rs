@@ -759,26 +759,21 @@ mod tests {
     #[test]
     fn rustls_errors_are_sorted() {
         use rustls::{CertificateError as C, Error as E, InvalidMessage as M};
-        assert_eq!(
-            TlsProblem::of(&E::InvalidMessage(M::InvalidContentType)),
-            TlsProblem::NotTls
-        );
-        assert_eq!(
-            TlsProblem::of(&E::InvalidCertificate(C::UnknownIssuer)),
-            TlsProblem::UnknownIssuer
-        );
-        assert_eq!(
-            TlsProblem::of(&E::InvalidCertificate(C::NotValidForName)),
-            TlsProblem::WrongName
-        );
-        assert_eq!(
-            TlsProblem::of(&E::InvalidCertificate(C::Expired)),
-            TlsProblem::Expired
-        );
-        assert_eq!(
-            TlsProblem::of(&E::InvalidCertificate(C::BadSignature)),
-            TlsProblem::Other
-        );
+        for (err, problem) in [
+            (E::InvalidMessage(M::InvalidContentType), TlsProblem::NotTls),
+            (
+                E::InvalidCertificate(C::UnknownIssuer),
+                TlsProblem::UnknownIssuer,
+            ),
+            (
+                E::InvalidCertificate(C::NotValidForName),
+                TlsProblem::WrongName,
+            ),
+            (E::InvalidCertificate(C::Expired), TlsProblem::Expired),
+            (E::InvalidCertificate(C::BadSignature), TlsProblem::Other),
+        ] {
+            assert_eq!(TlsProblem::of(&err), problem, "{err:?}");
+        }
     }
 
     #[test]
