@@ -237,13 +237,7 @@ async fn resolve_digest(req: &AnnounceRequest, log: &Log) -> Result<Digest> {
 /// Markdown: escaping would change it, and then no later redaction would match it.
 fn decide_tier(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Result<TierDecision> {
     let mut decision = tier::decide(req.tier, &behind.evidence, &req.rules, req.unlabeled)?;
-    for pr in &mut decision.pull_requests {
-        pr.title = log.redact(&pr.title);
-        for label in &mut pr.labels {
-            *label = log.redact(label);
-        }
-    }
-    decision.reason = log.redact(&decision.reason);
+    decision.map_text(|text| log.redact(text));
     for warning in &decision.warnings {
         log.warning(
             messages::TIER_WARNING_TITLE,

@@ -3,7 +3,8 @@
 //! Layers, each importing only the ones before it (`tests/it/architecture.rs` checks it):
 //! - [`support`]: the GitHub client, the Actions log, secrets, text helpers, the duration
 //!   parser, TLS;
-//! - the stages: [`context`] (+ [`event`]) → [`digest`] → [`tier`] (the pure decision) →
+//! - the stages: [`context`] (+ [`event`]) → [`digest`] → [`tier`] (the pure decision, as
+//!   data: the render layer words it) →
 //!   [`pulls`] (the pull-request look-up) → [`window`] (+ [`values`]) → [`render`] →
 //!   [`publish`] → [`report`]; [`tier`], [`window`], [`render`] and [`sanitize`] are pure;
 //! - the pipelines, one function per command: [`announce::run`], [`docs::window`],

@@ -128,10 +128,11 @@ pub struct TierDecision {
     pub pull_requests: Vec<PullRequest>,
     /// The label that decided, and the PR that carried it (source `labels` only).
     pub deciding: Option<DecidingLabel>,
-    /// One sentence saying how the tier was decided, for the summary and the note.
-    pub reason: String,
-    /// Warnings for the log (unlabeled PRs, conflicting labels).
-    pub warnings: Vec<String>,
+    /// Which rule decided, with its data; the render layer says it in one sentence.
+    pub reason: Reason,
+    /// What a human should see (unlabeled PRs, conflicting labels); the render layer words
+    /// them.
+    pub warnings: Vec<Warning>,
 }
 
 /// The label that decided the tier, and which PR carried it.
@@ -143,12 +144,205 @@ pub struct DecidingLabel {
     pub label: String,
 }
 
-/// The labels could not decide and the unlabeled policy is `fail`, or the look-up of the
-/// pull requests failed and no explicit policy allows a tier not derived from labels.
-/// The message says what failed and what to set.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("{0}")]
-pub struct Undecided(pub String);
+/// Which rule of [`decide`] set the tier, with what it read. `origin` is
+/// [`Evidence::origin`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Reason {
+    /// Rule 1: the tier input.
+    Input {
+        /// The tier.
+        tier: Tier,
+    },
+    /// Rule 3: a tier label on a contributing pull request.
+    Label {
+        /// The tier.
+        tier: Tier,
+        /// The first label of that tier, and its PR.
+        deciding: DecidingLabel,
+        /// Where the pull requests were looked for.
+        origin: String,
+    },
+    /// Rule 2: the pull requests are not (all) known, and `unlabeled-tier` set the tier.
+    NotFromLabels {
+        /// The tier.
+        tier: Tier,
+        /// Where the pull requests were looked for.
+        origin: String,
+        /// What is not known.
+        gap: Gap,
+    },
+    /// Rule 4: nothing carries a tier label; the unlabeled policy set the tier.
+    Unlabeled {
+        /// The tier.
+        tier: Tier,
+        /// What carries no label.
+        why: NoLabel,
+        /// `true` when `unlabeled-tier` was not set (its default, routine).
+        by_default: bool,
+    },
+}
+
+/// Why the pull requests behind a release are not all known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Gap {
+    /// The look-up failed ([`Found::LookupFailed`]).
+    LookupFailed,
+    /// The look-up is incomplete ([`Found::Incomplete`]).
+    Incomplete,
+}
+
+/// What carries no tier label (rule 4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum NoLabel {
+    /// Pull requests were found; none carries a tier label.
+    NoTierLabel {
+        /// The configured tier labels, security first.
+        labels: Vec<String>,
+        /// The pull requests' numbers, ascending.
+        pull_requests: Vec<u64>,
+        /// Where they were looked for.
+        origin: String,
+    },
+    /// The event carries no pull request.
+    NoPullRequest {
+        /// The event, e.g. `the schedule event`.
+        origin: String,
+    },
+}
+
+/// Something about the decision a human should see. PR number lists are ascending, without
+/// repeats.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Warning {
+    /// A note of the look-up ([`Evidence::notes`]), as given.
+    Note(String),
+    /// The look-up is incomplete, but a security label among what was found decides.
+    SecurityDespiteGap {
+        /// What was not examined ([`Found::Incomplete`]).
+        missing: String,
+        /// The security label that decides.
+        deciding: DecidingLabel,
+    },
+    /// Some pull requests carry no tier label; the others decided.
+    WithoutTierLabel {
+        /// The unlabeled pull requests.
+        pull_requests: Vec<u64>,
+    },
+    /// Security and routine labels both appear; security wins.
+    Conflict {
+        /// Pull requests with a security label.
+        security: Vec<u64>,
+        /// Pull requests with a routine label.
+        routine: Vec<u64>,
+    },
+    /// `label` is in both label lists, so it counts as security.
+    ListsOverlap {
+        /// The label as written in routine-labels.
+        label: String,
+    },
+    /// The tier input overrides a label of the other tier.
+    InputOverrides {
+        /// The tier the input set.
+        tier: Tier,
+        /// The overridden label.
+        deciding: DecidingLabel,
+    },
+    /// The tier input set the tier, but the look-up of the pull requests failed.
+    InputWithoutPullRequests {
+        /// The tier the input set.
+        tier: Tier,
+        /// What failed ([`Found::LookupFailed`]).
+        failure: String,
+    },
+    /// The tier input set the tier, but the look-up is incomplete.
+    InputIncomplete {
+        /// The tier the input set.
+        tier: Tier,
+        /// What is missing ([`Found::Incomplete`]).
+        missing: String,
+    },
+    /// The pull requests are not (all) known; `unlabeled-tier` set the tier.
+    NotFromLabels {
+        /// The tier.
+        tier: Tier,
+        /// What failed or is missing.
+        failure: String,
+    },
+    /// No tier label: the release is treated as `tier`.
+    TreatedAs {
+        /// The tier.
+        tier: Tier,
+        /// What carries no label.
+        why: NoLabel,
+    },
+}
+
+/// The tier cannot be decided: the look-up of the pull requests failed (or is incomplete)
+/// and no explicit policy allows a tier not derived from labels, or nothing decides and the
+/// unlabeled policy is `fail`. The render layer says what failed and what to set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Undecided {
+    /// The pull requests are not (all) known.
+    LookUp {
+        /// What failed or is missing.
+        failure: String,
+    },
+    /// Nothing carries a tier label and `unlabeled-tier` is `fail`.
+    Unlabeled {
+        /// What carries no label.
+        why: NoLabel,
+    },
+}
+
+impl TierDecision {
+    /// Applies `f` to every untrusted or looked-up text the decision holds (titles, labels,
+    /// origins, failures): to hide secrets before anything is printed or escaped.
+    pub fn map_text(&mut self, f: impl Fn(&str) -> String) {
+        let f = &f;
+        let map = |s: &mut String| *s = f(s);
+        for pr in &mut self.pull_requests {
+            map(&mut pr.title);
+            pr.labels.iter_mut().for_each(map);
+        }
+        if let Some(d) = &mut self.deciding {
+            map(&mut d.label);
+        }
+        let no_label = |why: &mut NoLabel| match why {
+            NoLabel::NoTierLabel { labels, origin, .. } => {
+                labels.iter_mut().for_each(map);
+                map(origin);
+            }
+            NoLabel::NoPullRequest { origin } => map(origin),
+        };
+        match &mut self.reason {
+            Reason::Input { .. } => {}
+            Reason::Label {
+                deciding, origin, ..
+            } => {
+                map(&mut deciding.label);
+                map(origin);
+            }
+            Reason::NotFromLabels { origin, .. } => map(origin),
+            Reason::Unlabeled { why, .. } => no_label(why),
+        }
+        for warning in &mut self.warnings {
+            match warning {
+                Warning::Note(text)
+                | Warning::ListsOverlap { label: text }
+                | Warning::InputWithoutPullRequests { failure: text, .. }
+                | Warning::InputIncomplete { missing: text, .. }
+                | Warning::NotFromLabels { failure: text, .. } => map(text),
+                Warning::SecurityDespiteGap { missing, deciding } => {
+                    map(missing);
+                    map(&mut deciding.label);
+                }
+                Warning::InputOverrides { deciding, .. } => map(&mut deciding.label),
+                Warning::TreatedAs { why, .. } => no_label(why),
+                Warning::WithoutTierLabel { .. } | Warning::Conflict { .. } => {}
+            }
+        }
+    }
+}
 
 impl LabelRules {
     /// Whether `pr` carries any tier label (security or routine), case-insensitively.
@@ -255,7 +449,7 @@ pub fn decide(
         Found::Incomplete { pull_requests, .. } => pull_requests.clone(),
         Found::NoPullRequest | Found::LookupFailed(_) => Vec::new(),
     };
-    let mut warnings = evidence.notes.clone();
+    let mut warnings: Vec<Warning> = evidence.notes.iter().cloned().map(Warning::Note).collect();
     let (security, routine) = tier_labels(&prs, rules, &mut warnings);
     let explicit = match request {
         TierRequest::Routine => Some(Tier::Routine),
@@ -266,53 +460,52 @@ pub fn decide(
         return Ok(by_input(tier, evidence, prs, &security, &routine, warnings));
     }
     let failure = match &evidence.found {
-        Found::LookupFailed(failure) => Some((failure, "could not be looked up")),
+        Found::LookupFailed(failure) => Some((failure, Gap::LookupFailed)),
         Found::Incomplete { missing, .. } => match security.first() {
-            None => Some((missing, "are not all known")),
+            None => Some((missing, Gap::Incomplete)),
             Some(d) => {
-                warnings.push(format!(
-                    "{missing}; label {:?} on #{} makes the release security whatever they carry",
-                    d.label, d.pull_request
-                ));
+                warnings.push(Warning::SecurityDespiteGap {
+                    missing: missing.clone(),
+                    deciding: d.clone(),
+                });
                 None
             }
         },
         Found::PullRequests(_) | Found::NoPullRequest => None,
     };
-    if let Some((failure, how)) = failure {
-        return not_from_labels(failure, how, &evidence.origin, prs, unlabeled, warnings);
+    if let Some((failure, gap)) = failure {
+        return not_from_labels(failure, gap, &evidence.origin, prs, unlabeled, warnings);
     }
-    let labelled = |tier: Tier, first: &DecidingLabel, mut warnings: Vec<String>| {
+    let labelled = |tier: Tier, first: &DecidingLabel, mut warnings: Vec<Warning>| {
         let unlabeled_prs: Vec<u64> = prs
             .iter()
             .filter(|pr| !rules.has_tier_label(pr))
             .map(|pr| pr.number)
             .collect();
         if !unlabeled_prs.is_empty() {
-            warnings.push(format!(
-                "no tier label on {}: the tier comes from the other pull requests",
-                pr_list(unlabeled_prs.iter().copied())
-            ));
+            warnings.push(Warning::WithoutTierLabel {
+                pull_requests: numbers(unlabeled_prs),
+            });
         }
         TierDecision {
             tier,
             source: TierSource::Labels,
             pull_requests: prs.clone(),
-            reason: format!(
-                "{tier}: label {:?} on #{}, found from {}",
-                first.label, first.pull_request, evidence.origin
-            ),
+            reason: Reason::Label {
+                tier,
+                deciding: first.clone(),
+                origin: evidence.origin.clone(),
+            },
             deciding: Some(first.clone()),
             warnings,
         }
     };
     if let Some(first) = security.first() {
         if !routine.is_empty() {
-            warnings.push(format!(
-                "conflicting tier labels: security on {}, routine on {}; security wins",
-                pr_list(security.iter().map(|d| d.pull_request)),
-                pr_list(routine.iter().map(|d| d.pull_request)),
-            ));
+            warnings.push(Warning::Conflict {
+                security: numbers(security.iter().map(|d| d.pull_request)),
+                routine: numbers(routine.iter().map(|d| d.pull_request)),
+            });
         }
         return Ok(labelled(Tier::Security, first, warnings));
     }
@@ -327,7 +520,7 @@ pub fn decide(
 fn tier_labels(
     prs: &[PullRequest],
     rules: &LabelRules,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> (Vec<DecidingLabel>, Vec<DecidingLabel>) {
     let mut overlap: Vec<&String> = Vec::new();
     for label in &rules.routine {
@@ -337,10 +530,9 @@ fn tier_labels(
         }
     }
     for label in &overlap {
-        warnings.push(format!(
-            "the label lists overlap: {label:?} is in both security-labels and routine-labels, \
-             so it counts as security; remove it from one of them"
-        ));
+        warnings.push(Warning::ListsOverlap {
+            label: (*label).clone(),
+        });
     }
     let routine_only: Vec<String> = rules
         .routine
@@ -373,27 +565,27 @@ fn by_input(
     prs: Vec<PullRequest>,
     security: &[DecidingLabel],
     routine: &[DecidingLabel],
-    mut warnings: Vec<String>,
+    mut warnings: Vec<Warning>,
 ) -> TierDecision {
     let overridden = match tier {
         Tier::Routine => security.first(),
         Tier::Security => routine.first(),
     };
     if let Some(d) = overridden {
-        warnings.push(format!(
-            "the tier input ({tier}) overrides label {:?} on #{}",
-            d.label, d.pull_request
-        ));
+        warnings.push(Warning::InputOverrides {
+            tier,
+            deciding: d.clone(),
+        });
     }
     match &evidence.found {
-        Found::LookupFailed(failure) => warnings.push(format!(
-            "the tier input sets the tier ({tier}), but the release note lists no pull \
-             requests: {failure}"
-        )),
-        Found::Incomplete { missing, .. } => warnings.push(format!(
-            "the tier input sets the tier ({tier}), but not every pull request behind \
-             this release is listed: {missing}"
-        )),
+        Found::LookupFailed(failure) => warnings.push(Warning::InputWithoutPullRequests {
+            tier,
+            failure: failure.clone(),
+        }),
+        Found::Incomplete { missing, .. } => warnings.push(Warning::InputIncomplete {
+            tier,
+            missing: missing.clone(),
+        }),
         Found::PullRequests(_) | Found::NoPullRequest => {}
     }
     TierDecision {
@@ -401,7 +593,7 @@ fn by_input(
         source: TierSource::Input,
         pull_requests: prs,
         deciding: None,
-        reason: format!("{tier}: set by the tier input"),
+        reason: Reason::Input { tier },
         warnings,
     }
 }
@@ -410,36 +602,35 @@ fn by_input(
 /// `unlabeled-tier` routine or security decides, with a warning.
 fn not_from_labels(
     failure: &str,
-    how: &str,
+    gap: Gap,
     origin: &str,
     prs: Vec<PullRequest>,
     unlabeled: Option<UnlabeledPolicy>,
-    mut warnings: Vec<String>,
+    mut warnings: Vec<Warning>,
 ) -> Result<TierDecision, Undecided> {
     let tier = match unlabeled {
         Some(UnlabeledPolicy::Routine) => Tier::Routine,
         Some(UnlabeledPolicy::Security) => Tier::Security,
         None | Some(UnlabeledPolicy::Fail) => {
-            return Err(Undecided(format!(
-                "cannot decide the tier from labels: {failure}. To announce without \
-                 labels, set the tier input (routine or security) for this run, or set \
-                 unlabeled-tier to routine or security to accept a tier not derived from \
-                 labels"
-            )));
+            return Err(Undecided::LookUp {
+                failure: failure.to_string(),
+            });
         }
     };
-    warnings.push(format!(
-        "the tier was not derived from labels: {failure}; unlabeled-tier makes it {tier}"
-    ));
+    warnings.push(Warning::NotFromLabels {
+        tier,
+        failure: failure.to_string(),
+    });
     Ok(TierDecision {
         tier,
         source: TierSource::Default,
         pull_requests: prs,
         deciding: None,
-        reason: format!(
-            "{tier}: not derived from labels (the pull requests of {origin} {how}); set \
-             by unlabeled-tier"
-        ),
+        reason: Reason::NotFromLabels {
+            tier,
+            origin: origin.to_string(),
+            gap,
+        },
         warnings,
     })
 }
@@ -451,58 +642,52 @@ fn unlabeled_decision(
     rules: &LabelRules,
     prs: Vec<PullRequest>,
     unlabeled: Option<UnlabeledPolicy>,
-    mut warnings: Vec<String>,
+    mut warnings: Vec<Warning>,
 ) -> Result<TierDecision, Undecided> {
-    let origin = &evidence.origin;
+    let origin = evidence.origin.clone();
     let why = match &evidence.found {
-        Found::PullRequests(list) if !list.is_empty() => format!(
-            "no tier label ({}) on {}, found from {origin}",
-            rules
+        Found::PullRequests(list) if !list.is_empty() => NoLabel::NoTierLabel {
+            labels: rules
                 .security
                 .iter()
                 .chain(&rules.routine)
-                .map(String::as_str)
-                .collect::<Vec<_>>()
-                .join(", "),
-            pr_list(list.iter().map(|p| p.number))
-        ),
-        _ => format!("{origin} carries no pull request"),
+                .cloned()
+                .collect(),
+            pull_requests: numbers(list.iter().map(|p| p.number)),
+            origin,
+        },
+        _ => NoLabel::NoPullRequest { origin },
     };
-    let (tier, how) = match unlabeled {
-        None => (Tier::Routine, "unlabeled-tier default"),
-        Some(UnlabeledPolicy::Routine) => (Tier::Routine, "set by unlabeled-tier"),
-        Some(UnlabeledPolicy::Security) => (Tier::Security, "set by unlabeled-tier"),
-        Some(UnlabeledPolicy::Fail) => {
-            let label = if prs.is_empty() {
-                ""
-            } else {
-                "add a tier label to the pull request and re-run, or "
-            };
-            return Err(Undecided(format!(
-                "cannot decide the tier: {why}, and unlabeled-tier is fail; {label}set the \
-                 tier input (routine or security), or set unlabeled-tier to routine or security"
-            )));
-        }
+    let (tier, by_default) = match unlabeled {
+        None => (Tier::Routine, true),
+        Some(UnlabeledPolicy::Routine) => (Tier::Routine, false),
+        Some(UnlabeledPolicy::Security) => (Tier::Security, false),
+        Some(UnlabeledPolicy::Fail) => return Err(Undecided::Unlabeled { why }),
     };
-    warnings.push(format!("{why}: treating the release as {tier}"));
+    warnings.push(Warning::TreatedAs {
+        tier,
+        why: why.clone(),
+    });
     Ok(TierDecision {
         tier,
         source: TierSource::Default,
         pull_requests: prs,
         deciding: None,
-        reason: format!("{tier}: {why} ({how})"),
+        reason: Reason::Unlabeled {
+            tier,
+            why,
+            by_default,
+        },
         warnings,
     })
 }
 
-fn pr_list(numbers: impl Iterator<Item = u64>) -> String {
-    let mut seen: Vec<u64> = numbers.collect();
+/// PR numbers ascending, without repeats.
+fn numbers(numbers: impl IntoIterator<Item = u64>) -> Vec<u64> {
+    let mut seen: Vec<u64> = numbers.into_iter().collect();
     seen.sort_unstable();
     seen.dedup();
-    seen.iter()
-        .map(|n| format!("#{n}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    seen
 }
 
 #[cfg(test)]
@@ -621,7 +806,14 @@ mod tests {
         assert_eq!(d.deciding.unwrap().pull_request, 7);
         assert_eq!(
             d.reason,
-            "security: label \"Security\" on #7, found from the push of c4295bd74fb0 to main"
+            Reason::Label {
+                tier: Tier::Security,
+                deciding: DecidingLabel {
+                    pull_request: 7,
+                    label: "Security".into()
+                },
+                origin: "the push of c4295bd74fb0 to main".into(),
+            }
         );
     }
 
@@ -639,11 +831,12 @@ mod tests {
     fn security_wins_over_routine_with_a_warning_naming_the_prs() {
         let d = auto(vec![pr(1, &["routine"]), pr(2, &["cve"])]).unwrap();
         assert_eq!(d.tier, Tier::Security);
-        assert_eq!(d.warnings.len(), 1);
-        assert!(
-            d.warnings[0].contains("#2") && d.warnings[0].contains("#1"),
-            "{:?}",
-            d.warnings
+        assert_eq!(
+            d.warnings,
+            [Warning::Conflict {
+                security: vec![2],
+                routine: vec![1]
+            }]
         );
     }
 
@@ -660,7 +853,9 @@ mod tests {
         assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Labels));
         assert_eq!(
             d.warnings,
-            vec!["no tier label on #8: the tier comes from the other pull requests"]
+            [Warning::WithoutTierLabel {
+                pull_requests: vec![8]
+            }]
         );
     }
 
@@ -668,11 +863,25 @@ mod tests {
     fn unlabeled_defaults_to_routine_with_a_warning_naming_the_pr() {
         let d = auto(vec![pr(4, &["docs"])]).unwrap();
         assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Default));
-        assert!(d.warnings[0].contains("#4"), "{:?}", d.warnings);
-        assert!(
-            d.reason.ends_with("(unlabeled-tier default)"),
-            "{}",
-            d.reason
+        let why = NoLabel::NoTierLabel {
+            labels: vec!["security".into(), "cve".into(), "routine".into()],
+            pull_requests: vec![4],
+            origin: "the push of c4295bd74fb0 to main".into(),
+        };
+        assert_eq!(
+            d.warnings,
+            [Warning::TreatedAs {
+                tier: Tier::Routine,
+                why: why.clone()
+            }]
+        );
+        assert_eq!(
+            d.reason,
+            Reason::Unlabeled {
+                tier: Tier::Routine,
+                why,
+                by_default: true
+            }
         );
     }
 
@@ -685,7 +894,14 @@ mod tests {
             Some(UnlabeledPolicy::Fail),
         )
         .unwrap_err();
-        assert!(err.0.contains("schedule"), "{err}");
+        assert_eq!(
+            err,
+            Undecided::Unlabeled {
+                why: NoLabel::NoPullRequest {
+                    origin: "the schedule event".into()
+                }
+            }
+        );
     }
 
     #[test]
@@ -700,7 +916,13 @@ mod tests {
         assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Default));
         assert_eq!(
             d.reason,
-            "security: the schedule event carries no pull request (set by unlabeled-tier)"
+            Reason::Unlabeled {
+                tier: Tier::Security,
+                why: NoLabel::NoPullRequest {
+                    origin: "the schedule event".into()
+                },
+                by_default: false
+            }
         );
     }
 
@@ -714,10 +936,21 @@ mod tests {
         )
         .unwrap();
         assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Input));
-        assert!(d.reason.contains("tier input"));
+        assert_eq!(
+            d.reason,
+            Reason::Input {
+                tier: Tier::Routine
+            }
+        );
         assert_eq!(
             d.warnings,
-            vec!["the tier input (routine) overrides label \"security\" on #5"]
+            [Warning::InputOverrides {
+                tier: Tier::Routine,
+                deciding: DecidingLabel {
+                    pull_request: 5,
+                    label: "security".into()
+                }
+            }]
         );
         assert_eq!(d.pull_requests.len(), 1);
     }
@@ -726,8 +959,12 @@ mod tests {
     fn a_failed_look_up_is_an_error_not_unlabeled() {
         for unlabeled in [None, Some(UnlabeledPolicy::Fail)] {
             let err = decide(TierRequest::Auto, &failed(), &rules(), unlabeled).unwrap_err();
-            assert!(err.0.contains("pull-requests: read"), "{err}");
-            assert!(err.0.contains("set the tier input"), "{err}");
+            assert_eq!(
+                err,
+                Undecided::LookUp {
+                    failure: "GitHub answered 403; add `permissions: pull-requests: read`".into()
+                }
+            );
         }
     }
 
@@ -741,12 +978,21 @@ mod tests {
         )
         .unwrap();
         assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Default));
-        assert!(
-            d.warnings[0].starts_with("the tier was not derived from labels: GitHub answered 403"),
-            "{:?}",
-            d.warnings
+        assert_eq!(
+            d.warnings,
+            [Warning::NotFromLabels {
+                tier: Tier::Routine,
+                failure: "GitHub answered 403; add `permissions: pull-requests: read`".into()
+            }]
         );
-        assert!(d.reason.contains("not derived from labels"), "{}", d.reason);
+        assert_eq!(
+            d.reason,
+            Reason::NotFromLabels {
+                tier: Tier::Routine,
+                origin: "the push of c4295bd74fb0 to main".into(),
+                gap: Gap::LookupFailed
+            }
+        );
     }
 
     #[test]
@@ -754,13 +1000,22 @@ mod tests {
         let d = decide(TierRequest::Security, &failed(), &rules(), None).unwrap();
         assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Input));
         assert!(
-            d.warnings[0].starts_with(
-                "the tier input sets the tier (security), but the release note lists no pull requests: "
+            matches!(
+                d.warnings[..],
+                [Warning::InputWithoutPullRequests {
+                    tier: Tier::Security,
+                    ..
+                }]
             ),
             "{:?}",
             d.warnings
         );
-        assert_eq!(d.reason, "security: set by the tier input");
+        assert_eq!(
+            d.reason,
+            Reason::Input {
+                tier: Tier::Security
+            }
+        );
     }
 
     #[test]
@@ -769,7 +1024,12 @@ mod tests {
         e.notes
             .push("commit 0123 has no merged pull request".into());
         let d = decide(TierRequest::Auto, &e, &rules(), None).unwrap();
-        assert_eq!(d.warnings, vec!["commit 0123 has no merged pull request"]);
+        assert_eq!(
+            d.warnings,
+            [Warning::Note(
+                "commit 0123 has no merged pull request".into()
+            )]
+        );
     }
 
     fn incomplete(prs: Vec<PullRequest>) -> Evidence {
@@ -788,11 +1048,13 @@ mod tests {
         let d = decide(TierRequest::Auto, &e, &rules(), None).unwrap();
         assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Labels));
         assert!(
-            d.warnings.contains(
-                &"no merged pull request found for commit 9d2f0b1c4a6e; label \"cve\" on #6 \
-                  makes the release security whatever they carry"
-                    .to_string()
-            ),
+            d.warnings.contains(&Warning::SecurityDespiteGap {
+                missing: "no merged pull request found for commit 9d2f0b1c4a6e".into(),
+                deciding: DecidingLabel {
+                    pull_request: 6,
+                    label: "cve".into()
+                }
+            }),
             "{:?}",
             d.warnings
         );
@@ -803,12 +1065,11 @@ mod tests {
         let e = incomplete(vec![pr(5, &["routine"])]);
         for unlabeled in [None, Some(UnlabeledPolicy::Fail)] {
             let err = decide(TierRequest::Auto, &e, &rules(), unlabeled).unwrap_err();
-            assert!(
-                err.0.starts_with(
-                    "cannot decide the tier from labels: no merged pull request found for \
-                     commit 9d2f0b1c4a6e"
-                ),
-                "{err}"
+            assert_eq!(
+                err,
+                Undecided::LookUp {
+                    failure: "no merged pull request found for commit 9d2f0b1c4a6e".into()
+                }
             );
         }
         let d = decide(
@@ -819,14 +1080,27 @@ mod tests {
         )
         .unwrap();
         assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Default));
-        assert!(d.reason.contains("are not all known"), "{}", d.reason);
+        assert!(
+            matches!(
+                d.reason,
+                Reason::NotFromLabels {
+                    gap: Gap::Incomplete,
+                    ..
+                }
+            ),
+            "{:?}",
+            d.reason
+        );
         assert_eq!(d.pull_requests.len(), 1);
         let d = decide(TierRequest::Routine, &e, &rules(), None).unwrap();
         assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Input));
         assert!(
-            d.warnings[0].starts_with(
-                "the tier input sets the tier (routine), but not every pull request behind this \
-                 release is listed"
+            matches!(
+                d.warnings[..],
+                [Warning::InputIncomplete {
+                    tier: Tier::Routine,
+                    ..
+                }]
             ),
             "{:?}",
             d.warnings
@@ -846,10 +1120,9 @@ mod tests {
         assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Labels));
         assert_eq!(
             d.warnings,
-            vec![
-                "the label lists overlap: \"HotFix\" is in both security-labels and \
-                 routine-labels, so it counts as security; remove it from one of them"
-            ]
+            [Warning::ListsOverlap {
+                label: "HotFix".into()
+            }]
         );
     }
 

@@ -56,7 +56,7 @@ pub fn announce_request(
     publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
     let runbook = args.runbook.settings()?;
     let context = run_context(args, env)?;
-    let token = given(&args.github_token);
+    let token = github_token(args)?;
     let github = github_client(args, &context, token, log)?;
     if !args.dry_run {
         check_publishable(&context, token)?;
@@ -71,9 +71,14 @@ pub fn announce_request(
     let release_note_template = template(&args.release_note_template, BodyKind::ReleaseNote)?;
     let tracking_issue_template = template(&args.tracking_issue_template, BodyKind::TrackingIssue)?;
     let expected_digest = expected_digest(args.expected_digest.as_deref())?;
+    // Validated whatever the image, so a bad value is refused before it matters.
+    let registry = registry_options(args)?;
     let registry = match &source {
-        ImageSource::Registry(_) => Some(registry_options(args)?),
-        ImageSource::Layout { .. } => None,
+        ImageSource::Registry(_) => Some(registry),
+        ImageSource::Layout { dir, .. } => {
+            layout_exists(image, dir)?;
+            None
+        }
     };
     Ok(AnnounceRequest {
         source,
@@ -162,6 +167,42 @@ fn mask_secrets(args: &AnnounceArgs, log: &Log) {
     if let Some(token) = &args.github_token {
         log.mask_basic("x-access-token", token.trim());
     }
+}
+
+/// The `github-token` input, trimmed; `None` when unset or blank.
+///
+/// # Errors
+/// [`UsageError`] naming `github-token` when the token holds a line break or another
+/// control character (it cannot be sent in an HTTP header); the token is not shown.
+fn github_token(args: &AnnounceArgs) -> Result<Option<&str>, UsageError> {
+    let token = given(&args.github_token);
+    if token.is_some_and(|t| t.chars().any(char::is_control)) {
+        return Err(UsageError::new(
+            "github-token",
+            "the GitHub token holds a line break or another control character, so it cannot \
+             be sent in an HTTP header: check the github-token input (one token, on one line)",
+        ));
+    }
+    Ok(token)
+}
+
+/// An `oci:` layout directory must exist before anything is looked up in it.
+///
+/// # Errors
+/// [`UsageError`] naming `image` when `dir` is not a directory.
+fn layout_exists(image: &str, dir: &std::path::Path) -> Result<(), UsageError> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    Err(UsageError::new(
+        "image",
+        format!(
+            "image (--image) {image:?}: the OCI image layout directory {} does not exist: \
+             write the directory the layout was copied to (skopeo copy ... oci:DIR:TAG), \
+             relative to the working directory, or a registry reference",
+            dir.display()
+        ),
+    ))
 }
 
 /// An optional input's value, trimmed; `None` when unset or blank.
@@ -449,6 +490,24 @@ mod tests {
             (with(&["--registry-timeout", "0"]), vec![]),
             (with(&["--registry-timeout", "soon"]), vec![]),
             (with(&["--now", "yesterday"]), vec![]),
+            (
+                vec![
+                    "--image",
+                    "oci:examples/lab",
+                    "--dry-run",
+                    "--registry-timeout",
+                    "soon",
+                ],
+                vec![],
+            ),
+            (
+                vec!["--image", "oci:/nonexistent/layout", "--dry-run"],
+                vec![],
+            ),
+            (
+                with(&["--github-token", "ab\u{1}c", "--repository", "o/r"]),
+                vec![],
+            ),
             (publishing.to_vec(), vec![]),
             ([&publishing[..], &["--github-token", "t"]].concat(), vec![]),
             (

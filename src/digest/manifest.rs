@@ -83,9 +83,7 @@ pub fn media_type(body: &[u8], content_type: Option<&str>) -> Result<&'static st
             );
         }
         _ => {
-            return Err(format!(
-                "JSON without schemaVersion 2, so not an image index or manifest{shown}"
-            ));
+            return Err(format!("JSON without schemaVersion 2{shown}"));
         }
     }
     let known = |t: &str| MANIFEST_MEDIA_TYPES.iter().copied().find(|k| *k == t);
@@ -95,7 +93,7 @@ pub fn media_type(body: &[u8], content_type: Option<&str>) -> Result<&'static st
         };
         return known(t).ok_or_else(|| {
             format!(
-                "a JSON document of media type {:?}, not an image index or manifest",
+                "a JSON document of media type {:?}",
                 crate::support::sanitize::log_line(t, 100)
             )
         });

@@ -341,15 +341,21 @@ async fn first_run(gh: &GitHub, found: &Found, plan: &Plan, done: &mut Done) -> 
     done.release = Some((mine.html_url.clone(), Change::Created));
     let (issue, update_comment) = match fitted_issue(plan) {
         Some(issue_plan) => {
-            let outcome = issue::ensure(gh, found, &issue_plan, &mut notes)
-                .await
-                .with_context(|| {
-                    format!(
+            let outcome = match issue::ensure(gh, found, &issue_plan, &mut notes).await {
+                Ok(outcome) => outcome,
+                Err(err) => {
+                    let rerun = if once::StillAbsent::within(&err) {
+                        ""
+                    } else {
+                        "; re-run the job: it opens the issue and creates nothing twice"
+                    };
+                    return Err(err.context(format!(
                         "the release note {} was created, but the tracking issue was not \
-                         opened; re-run the job: it opens the issue and creates nothing twice",
+                         opened{rerun}",
                         mine.html_url
-                    )
-                })?;
+                    )));
+                }
+            };
             done.issue = Some((outcome.url.clone(), outcome.change));
             (Some((outcome.url, outcome.change)), outcome.comment)
         }
@@ -384,12 +390,17 @@ async fn release_failed(
     let Some(issue_plan) = fitted_issue(plan) else {
         return err;
     };
+    let rerun = if once::StillAbsent::within(&err) {
+        ""
+    } else {
+        "; re-run the job to create the release note"
+    };
     match issue::ensure(gh, found, &issue_plan, notes).await {
         Ok(outcome) => {
             done.issue = Some((outcome.url.clone(), outcome.change));
             err.context(format!(
                 "the release step failed; the tracking issue {} is {} so that responders have \
-             it; re-run the job to create the release note",
+             it{rerun}",
                 outcome.url,
                 if outcome.change == Change::Created {
                     "opened"

@@ -55,11 +55,38 @@ pub async fn create<T>(
             )))
         }
         None => post().await.map(Made::Posted).map_err(|second| {
-            anyhow::Error::new(second).context(format!(
-                "{what} was still absent after a failed write ({first}), and creating it once \
-                 more failed too; re-run the job: it finds what exists and creates only what \
-                 is missing"
-            ))
+            StillAbsent {
+                what: what.to_string(),
+                first: (first.message != second.message).then_some(first),
+                second,
+            }
+            .into()
         }),
+    }
+}
+
+/// A POST failed, a look-up found nothing, and the second POST failed too. The way out is a
+/// re-run (which finds what exists and creates only what is missing); callers that give
+/// their own re-run advice leave it out when their error holds this one.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{what} was still absent after a failed write{}, and creating it once more failed too; \
+     re-run the job: it finds what exists and creates only what is missing",
+    first.as_ref().map(|f| format!(" ({f})")).unwrap_or_default()
+)]
+pub struct StillAbsent {
+    /// The object, e.g. "the release note".
+    pub what: String,
+    /// The first POST's failure, when it differs from the second's.
+    pub first: Option<GitHubError>,
+    /// The second POST's failure.
+    #[source]
+    pub second: GitHubError,
+}
+
+impl StillAbsent {
+    /// Whether `err` holds a [`StillAbsent`], whose message gives the re-run advice.
+    pub fn within(err: &anyhow::Error) -> bool {
+        err.chain().any(|e| e.is::<StillAbsent>())
     }
 }

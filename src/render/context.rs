@@ -139,7 +139,7 @@ impl TemplateContext {
             tier: facts.tier.tier.to_string(),
             security: facts.tier.tier == Tier::Security,
             tier_source: facts.tier.source.to_string(),
-            tier_reason: sanitize::markdown_inline(&facts.tier.reason, 300),
+            tier_reason: sanitize::markdown_inline(&facts.tier.reason.to_string(), 300),
             pull_requests,
             window: window_view(&facts.window, Some(facts.now)),
             window_summary: facts.window.summary(),

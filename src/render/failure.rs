@@ -96,7 +96,7 @@ pub fn failure_summary(f: &Failure) -> String {
         rows.push(("Digest".into(), format!("`{digest}`")));
     }
     if let Some(tier) = &f.tier {
-        let reason = sanitize::markdown_inline(&tier.reason, 300);
+        let reason = sanitize::markdown_inline(&tier.reason.to_string(), 300);
         rows.push(("Tier".into(), format!("**{}** ({reason})", tier.tier)));
     }
     if let Some(window) = &f.window {

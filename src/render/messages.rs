@@ -4,7 +4,7 @@
 use super::Change;
 use crate::digest::Digest;
 use crate::support::sanitize::log_line;
-use crate::tier::PullRequest;
+use crate::tier::{PullRequest, Reason, Warning};
 
 /// Title and text of the warning when the idle culler is off.
 pub const CULLING_DISABLED: (&str, &str) = (
@@ -44,8 +44,8 @@ pub const HUMAN_EDITED_TITLE: &str = "release note left as a human edited it";
 pub const TIER_WARNING_TITLE: &str = "Tier";
 
 /// A tier warning, as one log line.
-pub fn tier_warning(warning: &str) -> String {
-    log_line(warning, 2000)
+pub fn tier_warning(warning: &Warning) -> String {
+    log_line(&warning.to_string(), 2000)
 }
 
 /// `IMAGE resolves to DIGEST`.
@@ -54,8 +54,8 @@ pub fn resolved(image: &str, digest: &Digest) -> String {
 }
 
 /// `tier REASON`.
-pub fn tier(reason: &str) -> String {
-    format!("tier {}", log_line(reason, 500))
+pub fn tier(reason: &Reason) -> String {
+    format!("tier {}", log_line(&reason.to_string(), 500))
 }
 
 /// One pull request behind the tier: number, title, address, labels.

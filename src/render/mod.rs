@@ -8,6 +8,7 @@
 pub mod context;
 pub mod custom;
 pub mod messages;
+mod reasons;
 
 pub use context::TemplateContext;
 pub use custom::{BodyKind, CustomTemplate, TemplateError};
@@ -195,7 +196,7 @@ struct Evidence<'a> {
     image: &'a str,
     tier: String,
     source: String,
-    reason: &'a str,
+    reason: String,
     pull_requests: &'a [crate::tier::PullRequest],
     sha: &'a str,
     culler: &'a CullSettings,
@@ -209,7 +210,7 @@ pub fn evidence_fingerprint(facts: &Facts) -> String {
         image: &facts.image,
         tier: facts.tier.tier.to_string(),
         source: facts.tier.source.to_string(),
-        reason: &facts.tier.reason,
+        reason: facts.tier.reason.to_string(),
         pull_requests: &facts.tier.pull_requests,
         sha: &facts.sha,
         culler: &facts.culler,
@@ -611,7 +612,7 @@ pub fn job_summary(
     out.push_str(&format!(
         "| Tier | **{}** ({}) |\n",
         facts.tier.tier,
-        sanitize::markdown_inline(&facts.tier.reason, 300)
+        sanitize::markdown_inline(&facts.tier.reason.to_string(), 300)
     ));
     out.push_str(&format!(
         "| Convergence window | {} |\n",
@@ -680,7 +681,14 @@ pub(crate) fn example_facts(tier: Tier, culler: CullSettings) -> Facts {
                 labels: vec![tier.to_string()],
             }],
             deciding: None,
-            reason: format!("{tier}: label \"{tier}\" on #42"),
+            reason: crate::tier::Reason::Label {
+                tier,
+                deciding: crate::tier::DecidingLabel {
+                    pull_request: 42,
+                    label: tier.to_string(),
+                },
+                origin: "pull request #42 (pull_request event)".into(),
+            },
             warnings: vec![],
         },
         culler,

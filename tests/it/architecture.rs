@@ -29,7 +29,7 @@ const LAYERS: &[&[&str]] = &[
     &["render"],
     &["publish"],
     &["report"],
-    &["announce", "docs"],
+    &["announce", "docs", "status"],
     &["cli"],
 ];
 

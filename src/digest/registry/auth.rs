@@ -140,47 +140,18 @@ pub(crate) fn scrub(body: &[u8], credentials: Option<&Credentials>) -> Vec<u8> {
         .into_bytes()
 }
 
-/// Which credentials were tried, without the secret, for error messages.
-pub(crate) fn tried(credentials: Option<&Credentials>) -> String {
+/// Which credentials `credentials` presents, without the secret, for error messages.
+pub(crate) fn presented(credentials: Option<&Credentials>) -> super::errors::Presented {
+    use super::errors::Presented;
     match credentials {
-        None => "tried anonymously (no registry-username/registry-password given)".into(),
+        None => Presented::Anonymous,
         Some(c) => match c.source {
-            CredentialSource::RegistryInputs => format!(
-                "tried registry-username {:?} with registry-password",
-                c.username
-            ),
-            CredentialSource::GitHubToken => {
-                "tried the github-token input as user x-access-token (the default for ghcr.io when no registry-username/registry-password is given)".into()
-            }
+            CredentialSource::RegistryInputs => Presented::RegistryInputs {
+                username: c.username.clone(),
+            },
+            CredentialSource::GitHubToken => Presented::GitHubToken,
         },
     }
-}
-
-/// What to change after a refusal: the inputs to set, and the registry's own convention for
-/// user names where it has one (GHCR, GCR/Artifact Registry, ECR).
-pub(crate) fn fix(registry: &str, repository: &str, credentials: Option<&Credentials>) -> String {
-    let host = registry.to_ascii_lowercase();
-    let convention = if host == "ghcr.io" {
-        " For ghcr.io, a workflow's GITHUB_TOKEN needs `permissions: packages: read` and the package must grant this repository access (package settings, Manage Actions access); a personal access token needs read:packages."
-    } else if host == "gcr.io" || host.ends_with(".gcr.io") || host.ends_with("-docker.pkg.dev") {
-        " For GCR and Artifact Registry, use registry-username oauth2accesstoken with an access token as registry-password."
-    } else if host.contains(".dkr.ecr.") {
-        " For ECR, use registry-username AWS with the output of `aws ecr get-login-password` as registry-password."
-    } else {
-        ""
-    };
-    let what = match credentials.map(|c| c.source) {
-        None => format!(
-            "Set registry-username and registry-password (--registry-username/--registry-password) to credentials that can pull {repository}."
-        ),
-        Some(CredentialSource::RegistryInputs) => format!(
-            "Check registry-username and registry-password, and that they can pull {repository}."
-        ),
-        Some(CredentialSource::GitHubToken) => format!(
-            "Grant the github-token read access to {repository}, or set registry-username and registry-password."
-        ),
-    };
-    format!("{what}{convention}")
 }
 
 #[cfg(test)]
@@ -253,9 +224,7 @@ mod tests {
             source: CredentialSource::RegistryInputs,
         };
         assert!(!format!("{c:?}").contains("hunter2"));
-        assert!(!tried(Some(&c)).contains("hunter2"));
-        assert!(fix("ghcr.io", "org/lab", Some(&c)).contains("packages: read"));
-        assert!(fix("europe-docker.pkg.dev", "p/r/lab", None).contains("oauth2accesstoken"));
+        assert!(!format!("{:?}", presented(Some(&c))).contains("hunter2"));
     }
 
     #[test]

@@ -43,8 +43,8 @@ pub enum RegistryError {
 
     /// 401 or 403 on the manifest, after the credentials (if any) were presented.
     #[error(
-        "registry {registry} refused access to {image} (HTTP {status}{}); {tried}. {fix}",
-        said(.message)
+        "registry {registry} refused access to {image} (HTTP {status}{}); {}. {}",
+        said(.message), tried(.presented), fix(.registry, .repository, .presented)
     )]
     Denied {
         /// `HOST[:PORT]` of the registry.
@@ -55,16 +55,16 @@ pub enum RegistryError {
         status: u16,
         /// The registry's message.
         message: Option<String>,
-        /// Which credentials were tried, e.g. `tried Basic credentials of user "ci"`.
-        tried: String,
-        /// What to change.
-        fix: String,
+        /// The repository path, e.g. `org/lab`.
+        repository: String,
+        /// Which credentials were presented.
+        presented: Presented,
     },
 
     /// The token endpoint the registry named (its `WWW-Authenticate` realm) refused or failed.
     #[error(
-        "authentication to registry {registry} failed: its token endpoint {realm} answered HTTP {status}{}; {tried}. {fix}",
-        said(.message)
+        "authentication to registry {registry} failed: its token endpoint {realm} answered HTTP {status}{}; {}. {}",
+        said(.message), tried(.presented), fix(.registry, .repository, .presented)
     )]
     Authentication {
         /// `HOST[:PORT]` of the registry.
@@ -75,10 +75,10 @@ pub enum RegistryError {
         status: u16,
         /// The token endpoint's message.
         message: Option<String>,
-        /// Which credentials were tried.
-        tried: String,
-        /// What to change.
-        fix: String,
+        /// The repository path, e.g. `org/lab`.
+        repository: String,
+        /// Which credentials were presented.
+        presented: Presented,
     },
 
     /// No connection could be made (refused, reset, DNS), on every attempt.
@@ -328,6 +328,108 @@ impl TlsProblem {
             _ => Self::Other,
         }
     }
+}
+
+/// A failed TLS handshake in words, for [`RegistryError::Tls`]'s `cause`: rustls's own
+/// text shows debug forms (`UnknownIssuer`, `IpAddress(127.0.0.1)`).
+pub fn tls_words(err: &rustls::Error) -> String {
+    use rustls::CertificateError as C;
+    let certificate = match err {
+        rustls::Error::InvalidMessage(_) => {
+            return "the answer to the TLS hello is not TLS".into();
+        }
+        rustls::Error::InvalidCertificate(c) => c,
+        other => return other.to_string(),
+    };
+    match certificate {
+        C::UnknownIssuer => "the certificate's issuer is unknown".into(),
+        C::NotValidForNameContext { presented, .. } => match presented.as_slice() {
+            [] => "the certificate names no host".into(),
+            names => format!(
+                "the certificate is valid only for {}",
+                names
+                    .iter()
+                    .map(|n| presented_name(n))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        },
+        C::NotValidForName => "the certificate is not valid for this host".into(),
+        C::Expired | C::ExpiredContext { .. } => "the certificate has expired".into(),
+        C::NotValidYet | C::NotValidYetContext { .. } => "the certificate is not valid yet".into(),
+        C::Revoked => "the certificate is revoked".into(),
+        #[allow(deprecated)]
+        C::BadSignature => "the certificate's signature is invalid".into(),
+        other => format!("the certificate was refused ({other})"),
+    }
+}
+
+/// A subject alternative name as webpki's debug form gives it (`DnsName("lab.example")`,
+/// `IpAddress(127.0.0.1)`), as written in the certificate.
+fn presented_name(name: &str) -> &str {
+    name.strip_prefix("DnsName(\"")
+        .and_then(|n| n.strip_suffix("\")"))
+        .or_else(|| {
+            name.strip_prefix("IpAddress(")
+                .and_then(|n| n.strip_suffix(')'))
+        })
+        .unwrap_or(name)
+}
+
+/// Which credentials a refused request presented (never the secret): the error names the
+/// input to change by it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Presented {
+    /// None: no registry-username/registry-password, and not ghcr.io with a github-token.
+    Anonymous,
+    /// `registry-username` (this user) and `registry-password`.
+    RegistryInputs {
+        /// The user name.
+        username: String,
+    },
+    /// `github-token` as user `x-access-token` (ghcr.io without registry credentials).
+    GitHubToken,
+}
+
+/// Which credentials were tried, for [`RegistryError::Denied`] and
+/// [`RegistryError::Authentication`].
+fn tried(presented: &Presented) -> String {
+    match presented {
+        Presented::Anonymous => {
+            "tried anonymously (no registry-username/registry-password given)".into()
+        }
+        Presented::RegistryInputs { username } => {
+            format!("tried registry-username {username:?} with registry-password")
+        }
+        Presented::GitHubToken => "tried the github-token input as user x-access-token (the default for ghcr.io when no registry-username/registry-password is given)".into(),
+    }
+}
+
+/// What to change after a refusal: the inputs to set, and the registry's own convention for
+/// user names where it has one (GHCR, GCR/Artifact Registry, ECR).
+fn fix(registry: &str, repository: &str, presented: &Presented) -> String {
+    let host = registry.to_ascii_lowercase();
+    let convention = if host == "ghcr.io" {
+        " For ghcr.io, a workflow's GITHUB_TOKEN needs `permissions: packages: read` and the package must grant this repository access (package settings, Manage Actions access); a personal access token needs read:packages."
+    } else if host == "gcr.io" || host.ends_with(".gcr.io") || host.ends_with("-docker.pkg.dev") {
+        " For GCR and Artifact Registry, use registry-username oauth2accesstoken with an access token as registry-password."
+    } else if host.contains(".dkr.ecr.") {
+        " For ECR, use registry-username AWS with the output of `aws ecr get-login-password` as registry-password."
+    } else {
+        ""
+    };
+    let what = match presented {
+        Presented::Anonymous => format!(
+            "Set registry-username and registry-password (--registry-username/--registry-password) to credentials that can pull {repository}."
+        ),
+        Presented::RegistryInputs { .. } => format!(
+            "Check registry-username and registry-password, and that they can pull {repository}."
+        ),
+        Presented::GitHubToken => format!(
+            "Grant the github-token read access to {repository}, or set registry-username and registry-password."
+        ),
+    };
+    format!("{what}{convention}")
 }
 
 fn said(message: &Option<String>) -> String {
@@ -602,28 +704,76 @@ mod tests {
     }
 
     #[test]
+    fn the_fix_names_the_input_and_the_registrys_convention() {
+        let user = Presented::RegistryInputs {
+            username: "ci".into(),
+        };
+        assert!(fix("ghcr.io", "org/lab", &user).contains("packages: read"));
+        assert!(
+            fix("europe-docker.pkg.dev", "p/r/lab", &Presented::Anonymous)
+                .contains("oauth2accesstoken")
+        );
+        assert!(
+            fix("r.example", "lab", &Presented::GitHubToken).starts_with("Grant the github-token")
+        );
+        assert_eq!(
+            tried(&user),
+            "tried registry-username \"ci\" with registry-password"
+        );
+    }
+
+    #[test]
+    fn tls_failures_are_said_in_words() {
+        use rustls::{CertificateError as C, Error as E, InvalidMessage as M};
+        let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
+        let table: Vec<String> = [
+            E::InvalidMessage(M::InvalidContentType),
+            E::InvalidCertificate(C::UnknownIssuer),
+            E::InvalidCertificate(C::NotValidForNameContext {
+                expected: name.clone(),
+                presented: vec![
+                    "IpAddress(127.0.0.1)".into(),
+                    "DnsName(\"lab.example\")".into(),
+                ],
+            }),
+            E::InvalidCertificate(C::NotValidForNameContext {
+                expected: name,
+                presented: vec![],
+            }),
+            E::InvalidCertificate(C::Expired),
+            E::InvalidCertificate(C::Revoked),
+        ]
+        .iter()
+        .map(tls_words)
+        .collect();
+        insta::assert_snapshot!(table.join("\n"), @r"
+        the answer to the TLS hello is not TLS
+        the certificate's issuer is unknown
+        the certificate is valid only for 127.0.0.1, lab.example
+        the certificate names no host
+        the certificate has expired
+        the certificate is revoked
+        ");
+    }
+
+    #[test]
     fn rustls_errors_are_sorted() {
         use rustls::{CertificateError as C, Error as E, InvalidMessage as M};
-        assert_eq!(
-            TlsProblem::of(&E::InvalidMessage(M::InvalidContentType)),
-            TlsProblem::NotTls
-        );
-        assert_eq!(
-            TlsProblem::of(&E::InvalidCertificate(C::UnknownIssuer)),
-            TlsProblem::UnknownIssuer
-        );
-        assert_eq!(
-            TlsProblem::of(&E::InvalidCertificate(C::NotValidForName)),
-            TlsProblem::WrongName
-        );
-        assert_eq!(
-            TlsProblem::of(&E::InvalidCertificate(C::Expired)),
-            TlsProblem::Expired
-        );
-        assert_eq!(
-            TlsProblem::of(&E::InvalidCertificate(C::BadSignature)),
-            TlsProblem::Other
-        );
+        for (err, problem) in [
+            (E::InvalidMessage(M::InvalidContentType), TlsProblem::NotTls),
+            (
+                E::InvalidCertificate(C::UnknownIssuer),
+                TlsProblem::UnknownIssuer,
+            ),
+            (
+                E::InvalidCertificate(C::NotValidForName),
+                TlsProblem::WrongName,
+            ),
+            (E::InvalidCertificate(C::Expired), TlsProblem::Expired),
+            (E::InvalidCertificate(C::BadSignature), TlsProblem::Other),
+        ] {
+            assert_eq!(TlsProblem::of(&err), problem, "{err:?}");
+        }
     }
 
     #[test]

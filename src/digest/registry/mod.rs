@@ -396,8 +396,8 @@ impl<'a> Session<'a> {
                 realm: realm_shown.clone(),
                 status,
                 message,
-                tried: auth::tried(this.credentials.as_ref()),
-                fix: auth::fix(&this.registry, &this.repository, this.credentials.as_ref()),
+                repository: this.repository.clone(),
+                presented: auth::presented(this.credentials.as_ref()),
             };
         let answer = match sent {
             Ok(answer) => answer,
@@ -597,8 +597,8 @@ impl<'a> Session<'a> {
                 image: self.image.clone(),
                 status: status.as_u16(),
                 message,
-                tried: auth::tried(self.credentials.as_ref()),
-                fix: auth::fix(&self.registry, &self.repository, self.credentials.as_ref()),
+                repository: self.repository.clone(),
+                presented: auth::presented(self.credentials.as_ref()),
             },
             // A TLS server asked in plain HTTP: Go answers `Client sent an HTTP request to an
             // HTTPS server.`, nginx `The plain HTTP request was sent to HTTPS port`.

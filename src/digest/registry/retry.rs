@@ -285,7 +285,10 @@ enum Class {
 /// (refused, reset, DNS, a body cut short), or anything else.
 fn classify(err: &reqwest::Error) -> Class {
     if let Some(tls) = find_tls(err) {
-        Class::Tls(tls.to_string(), super::errors::TlsProblem::of(tls))
+        Class::Tls(
+            super::errors::tls_words(tls),
+            super::errors::TlsProblem::of(tls),
+        )
     } else if err.is_timeout() {
         Class::Timeout
     } else if err.is_connect() || err.is_request() || err.is_body() {

@@ -95,6 +95,26 @@ impl Action {
     }
 }
 
+impl Action {
+    /// The HTTP method the action sends.
+    pub fn method(self) -> &'static str {
+        match self {
+            Action::ListReleases
+            | Action::ListTrackingIssues
+            | Action::ListIssueComments
+            | Action::LookUpCommitPullRequests
+            | Action::LookUpPullRequest => "GET",
+            Action::CreateRelease | Action::OpenTrackingIssue | Action::CommentOnTrackingIssue => {
+                "POST"
+            }
+            Action::UpdateReleaseNote
+            | Action::CloseDuplicateIssue
+            | Action::UpdateTrackingComment => "PATCH",
+            Action::DeleteDuplicateRelease => "DELETE",
+        }
+    }
+}
+
 impl std::fmt::Display for Action {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -136,8 +156,9 @@ impl GitHubError {
         self.kind == Kind::Unavailable
     }
 
-    /// Maps an octocrab error met while doing `what`.
-    pub fn from_octocrab(err: octocrab::Error, what: Action) -> Self {
+    /// Maps an octocrab error met while doing `what`, whose requests time out after
+    /// `timeout` (named when one did).
+    pub fn from_octocrab(err: octocrab::Error, what: Action, timeout: std::time::Duration) -> Self {
         match err {
             octocrab::Error::GitHub { source, .. } => {
                 let status = source.status_code.as_u16();
@@ -194,13 +215,7 @@ impl GitHubError {
                     crate::support::sanitize::clean_line(&source.to_string(), ECHO_MAX_CHARS)
                 ),
             ),
-            other => Self::new(
-                Kind::Unavailable,
-                format!(
-                    "cannot {what}: {} (network error or timeout; the outcome is unknown)",
-                    crate::support::sanitize::clean_line(&chain(&other), ECHO_MAX_CHARS)
-                ),
-            ),
+            other => Self::new(Kind::Unavailable, transport(&other, what, timeout)),
         }
     }
 
@@ -222,6 +237,47 @@ impl GitHubError {
 
 /// The most characters of a server's message an error echoes.
 pub const ECHO_MAX_CHARS: usize = 1000;
+
+/// The message for a request that got no answer: which request, and a timeout with its
+/// length, in words; the library's wrappers (`Service Error: Reqwest Error: ...`) left out.
+fn transport(err: &octocrab::Error, what: Action, timeout: std::time::Duration) -> String {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    let reqwest = std::iter::from_fn(|| {
+        let current = source?;
+        source = current.source();
+        Some(current)
+    })
+    .find_map(|e| e.downcast_ref::<reqwest::Error>());
+    let outcome = match what.method() {
+        "GET" => "",
+        _ => "; the outcome is unknown",
+    };
+    let Some(e) = reqwest else {
+        let text = crate::support::sanitize::clean_line(&chain(err), ECHO_MAX_CHARS);
+        return format!("cannot {what}: no answer from GitHub: {text}{outcome}");
+    };
+    let request = match e.url() {
+        Some(url) => format!("{} {}", what.method(), url.as_str()),
+        None => what.method().to_string(),
+    };
+    if e.is_timeout() {
+        return format!(
+            "cannot {what}: GitHub did not answer {request} within {}{outcome}",
+            humantime::format_duration(timeout)
+        );
+    }
+    // The cause below reqwest's own "error sending request for url (...)" line.
+    let cause = std::error::Error::source(e)
+        .map(chain)
+        .unwrap_or_else(|| e.to_string());
+    let cause = crate::support::sanitize::clean_line(&cause, ECHO_MAX_CHARS);
+    let how = if e.is_connect() {
+        "cannot connect to GitHub for"
+    } else {
+        "the connection to GitHub broke during"
+    };
+    format!("cannot {what}: {how} {request}: {cause}{outcome}")
+}
 
 fn chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();

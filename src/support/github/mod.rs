@@ -196,6 +196,11 @@ impl GitHub {
         }
     }
 
+    /// `err`, met while doing `what`, as a [`GitHubError`] with the token scrubbed.
+    fn failed(&self, err: octocrab::Error, what: Action) -> GitHubError {
+        GitHubError::from_octocrab(err, what, self.options.timeout).redacted(&self.token)
+    }
+
     fn route(&self, tail: &str) -> String {
         format!("/repos/{}/{}{tail}", self.repo.owner, self.repo.name)
     }
@@ -231,7 +236,7 @@ impl GitHub {
                             attempt += 1;
                         }
                         None => {
-                            return Err(GitHubError::from_octocrab(err, what).redacted(&self.token));
+                            return Err(self.failed(err, what));
                         }
                     }
                 }
@@ -249,7 +254,7 @@ impl GitHub {
         self.client()?
             .post(route, Some(body))
             .await
-            .map_err(|e| GitHubError::from_octocrab(e, what).redacted(&self.token))
+            .map_err(|e| self.failed(e, what))
     }
 
     async fn patch<B: Serialize, R: serde::de::DeserializeOwned>(
@@ -262,7 +267,7 @@ impl GitHub {
         self.client()?
             .patch(route, Some(body))
             .await
-            .map_err(|e| GitHubError::from_octocrab(e, what).redacted(&self.token))
+            .map_err(|e| self.failed(e, what))
     }
 
     /// Lists pages of `route` (with or without a query), following pages only while a page
@@ -331,9 +336,7 @@ impl GitHub {
             .client()?
             ._delete(route.as_str(), None::<&()>)
             .await
-            .map_err(|e| {
-                GitHubError::from_octocrab(e, Action::DeleteDuplicateRelease).redacted(&self.token)
-            })?;
+            .map_err(|e| self.failed(e, Action::DeleteDuplicateRelease))?;
         let status = response.status();
         if status.is_success() || status == http::StatusCode::NOT_FOUND {
             Ok(())

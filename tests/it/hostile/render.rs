@@ -216,7 +216,10 @@ pub fn render_and_check(title: &str, labels: &[String]) -> (String, String, Stri
     assert!(note.starts_with("<!-- codeq-rollout:release digest="));
     assert!(note.chars().count() <= render::RELEASE_BODY_LIMIT);
     assert!(issue.chars().count() <= render::ISSUE_BODY_LIMIT);
-    let log = format!("tier {}", sanitize::log_line(&facts.tier.reason, 500));
+    let log = format!(
+        "tier {}",
+        sanitize::log_line(&facts.tier.reason.to_string(), 500)
+    );
     assert!(commands_in_log(&log, &[]).is_empty(), "{log}");
     (note, issue, summary, log)
 }
