@@ -30,6 +30,7 @@
 pub mod classify;
 pub mod hub;
 pub mod report;
+pub mod run;
 
 use time::OffsetDateTime;
 
