@@ -11,5 +11,6 @@ mod hostile;
 mod hub;
 mod publish;
 mod registry;
+mod status;
 mod tier_triggers;
 mod window_docs;

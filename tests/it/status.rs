@@ -1,0 +1,240 @@
+//! `codeq-rollout status` on the real JupyterHub rig (tests/it/common/hub.rs): the binary,
+//! with a token of exactly the scopes README documents, reports the hub's truth (which
+//! servers, their states, start times, the counts and the deadlines of the release note's
+//! model at the hub's scale); the real idle culler then stops every stale server by the
+//! deadline `status` gave; the hub's log shows only GET requests from `status`'s token,
+//! one page for a handful of servers. Bad input against the same hub (unknown token, token
+//! without scopes, URL not the hub's API, hub unreachable) fails with the error saying
+//! what to do, and sends nothing but GETs.
+
+use crate::common::hub::{Hub, HubSettings, iso, parse_iso, unix_now};
+use crate::common::{run_codeq, scrub};
+use codeq_rollout::status::classify::{AtScaleModel, CullerModel, ServerTimes};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::time::Duration;
+use time::OffsetDateTime;
+
+/// The token of the hub service holding the role of `status::hub::ROLE_SNIPPET`.
+const READER_TOKEN: &str = "status-reader-token-0123456789abcdef";
+/// A service token with no role at all.
+const NO_SCOPE_TOKEN: &str = "status-no-scope-token-0123456789abcdef";
+
+fn extra_config() -> String {
+    let scopes = codeq_rollout::status::hub::SCOPES
+        .iter()
+        .map(|s| format!("{s:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        r#"c.JupyterHub.services.append({{"name": "status-reader", "api_token": "{READER_TOKEN}"}})
+c.JupyterHub.services.append({{"name": "no-scope", "api_token": "{NO_SCOPE_TOKEN}"}})
+c.JupyterHub.load_roles.append({{"name": "{role}", "services": ["status-reader"], "scopes": [{scopes}]}})
+"#,
+        role = codeq_rollout::status::hub::ROLE_NAME
+    )
+}
+
+/// Runs `status` with `args` after the common ones; (exit code, stdout, stderr).
+fn status(base: &str, token: &str, released_at: &str, args: &[&str]) -> (i32, String, String) {
+    let mut all = vec![
+        "status",
+        "--hub-url",
+        base,
+        "--hub-token",
+        token,
+        "--released-at",
+        released_at,
+        "--hub-timeout",
+        "10s",
+        // The rig's culler and hub settings (see the test).
+        "--cull-timeout",
+        "6",
+        "--cull-every",
+        "2",
+        "--cull-max-age",
+        "20",
+        "--slow-stop-timeout",
+        "1",
+    ];
+    all.extend_from_slice(args);
+    run_codeq(&all, &BTreeMap::new())
+}
+
+/// The hub log's request lines sent with `service`'s token: `(METHOD, path)`.
+fn requests_of(hub: &Hub, service: &str) -> Vec<(String, String)> {
+    let who = format!("({service}@");
+    hub.log()
+        .lines()
+        .filter(|l| l.contains(&who))
+        .filter_map(|l| {
+            let mut words = l
+                .split_whitespace()
+                .skip_while(|w| w.parse::<u16>().is_err());
+            words.next()?;
+            Some((words.next()?.to_string(), words.next()?.to_string()))
+        })
+        .collect()
+}
+
+fn time(v: &Value) -> OffsetDateTime {
+    OffsetDateTime::parse(
+        v.as_str().unwrap_or_else(|| panic!("not a time: {v}")),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
+    let settings = HubSettings {
+        timeout: 6,
+        every: 2,
+        max_age: 20,
+        slow_stop_timeout: 1,
+    };
+    let hub = Hub::start_with(settings, &extra_config()).await;
+    let base = hub.api.trim_end_matches("/hub/api").to_string();
+
+    // Two servers from before the release, one after it.
+    hub.start_servers(&["old-idle", "old-busy"]).await;
+    let released = unix_now();
+    let released_at = iso(released);
+    hub.start_servers(&["fresh"]).await;
+    hub.post_activity("old-busy", unix_now()).await;
+
+    let (code, stdout, stderr) = status(&base, READER_TOKEN, &released_at, &["--json"]);
+    assert_eq!(code, 0, "status failed: {stderr}\nlog:\n{}", hub.log());
+    let report: Value = serde_json::from_str(&stdout).expect("stdout is the JSON alone");
+    let truth = hub.servers().await;
+    let measured_at = time(&report["measured_at"]);
+
+    // The hub's truth: which servers, their start times, their states.
+    let model = AtScaleModel {
+        settings: settings.cull(),
+        scale: settings.scale(3),
+    };
+    let mut deadlines = BTreeMap::new();
+    let servers = report["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), truth.len(), "{report:#}");
+    for view in &truth {
+        let row = servers
+            .iter()
+            .find(|s| s["user"] == view.user.as_str())
+            .unwrap_or_else(|| panic!("{} missing from {report:#}", view.user));
+        let started = parse_iso(row["started"].as_str().unwrap());
+        assert!(
+            (started - view.started).abs() < 1.0,
+            "{}: {started} vs {}",
+            view.user,
+            view.started
+        );
+        let expected_state = if view.user == "fresh" {
+            "updated"
+        } else if measured_at.unix_timestamp() as f64 - view.last_activity < 6.0 - 1.0 {
+            "stale-active"
+        } else {
+            "stale-idle"
+        };
+        // At a second's precision the boundary could go either way: only assert away from it.
+        if (measured_at.unix_timestamp() as f64 - view.last_activity - 6.0).abs() > 1.0 {
+            assert_eq!(row["state"], expected_state, "{}: {report:#}", view.user);
+        }
+        if view.user != "fresh" {
+            let times = ServerTimes {
+                started: Some(time(&row["started"])),
+                last_activity: Some(time(&row["last_activity"])),
+            };
+            let expected = model.deadline(&times, measured_at).unwrap();
+            let given = time(&row["deadline"]);
+            assert!(
+                (given - expected).abs() <= time::Duration::seconds(1),
+                "{}: deadline {given} vs the model's {expected}",
+                view.user
+            );
+            deadlines.insert(view.user.clone(), given.unix_timestamp() as f64 + 1.0);
+        } else {
+            assert!(row["deadline"].is_null());
+        }
+    }
+    let totals = &report["totals"];
+    assert_eq!(
+        (
+            &totals["running"],
+            &totals["updated"],
+            &totals["stale"],
+            &totals["converged"]
+        ),
+        (
+            &Value::from(3),
+            &Value::from(1),
+            &Value::from(2),
+            &Value::from(false)
+        ),
+        "{report:#}"
+    );
+
+    // Read-only, and one page: only GETs of the user list reached the hub from this token.
+    let sent = requests_of(&hub, "status-reader");
+    assert_eq!(
+        sent,
+        [(
+            "GET".to_string(),
+            // The hub's log hides every `state` parameter (it may be an OAuth state).
+            "/hub/api/users?state=[secret]&offset=0&limit=200".to_string()
+        )],
+        "log:\n{}",
+        hub.log()
+    );
+
+    // The real culler stops each stale server by the deadline status gave.
+    let latest = deadlines.values().copied().fold(0.0, f64::max);
+    let within = Duration::from_secs_f64((latest - unix_now()).max(0.0) + 5.0);
+    let stopped = hub
+        .wait_for("the stale servers stop", within, |h| {
+            let done = ["old-idle", "old-busy"]
+                .iter()
+                .all(|u| h.stop_of(u).is_some());
+            async move { done }
+        })
+        .await;
+    assert!(stopped, "stale servers still run; log:\n{}", hub.log());
+    for (user, deadline) in &deadlines {
+        let (_, at) = hub.stop_of(user).unwrap();
+        assert!(
+            at <= *deadline,
+            "{user} stopped at {}, after the deadline status gave, {}",
+            iso(at),
+            iso(*deadline)
+        );
+    }
+
+    // Bad input: the error says what to do; still nothing but GETs.
+    let port = base.rsplit(':').next().unwrap().to_string();
+    let mut table = Vec::new();
+    for (what, url, token) in [
+        ("unknown token", base.clone(), "not-a-token-of-this-hub"),
+        ("token without scopes", base.clone(), NO_SCOPE_TOKEN),
+        ("URL of the API", format!("{base}/hub/api"), READER_TOKEN),
+        (
+            "unreachable",
+            "http://127.0.0.1:9".to_string(),
+            READER_TOKEN,
+        ),
+    ] {
+        let (code, stdout, stderr) = status(&url, token, &released_at, &[]);
+        table.push(format!(
+            "{what}: exit {code}, stdout {:?}\n{}",
+            stdout,
+            scrub(stderr.trim(), &[(&port, "PORT")])
+        ));
+    }
+    insta::assert_snapshot!(table.join("\n\n"));
+    let methods: Vec<String> = ["status-reader", "no-scope"]
+        .iter()
+        .flat_map(|s| requests_of(&hub, s))
+        .map(|(m, _)| m)
+        .filter(|m| m != "GET")
+        .collect();
+    assert!(methods.is_empty(), "status wrote to the hub: {methods:?}");
+}
