@@ -309,29 +309,29 @@ impl From<TierArg> for crate::tier::TierRequest {
     }
 }
 
-/// Options of `status`. `Debug` shows `***` for the hub token. Besides `hub-url` and the
-/// culler options, they are command-line options only until action.yml declares them as
-/// inputs (with the `command` input that runs `status`).
+/// Options of `status` (Action inputs with `command: status`). `Debug` shows `***` for the
+/// hub token.
 #[derive(Clone, Args)]
 pub struct StatusArgs {
     /// The hub's address, without /hub/api (the API is <hub-url>/hub/api/), e.g. https://hub.example.org
     #[arg(long, env = "INPUT_HUB-URL", value_name = "URL")]
     pub hub_url: Option<String>,
     /// Hub API token with scopes list:users and read:servers (never printed; see README for the role)
-    #[arg(long, hide_env_values = true)]
+    #[arg(long, env = "INPUT_HUB-TOKEN", hide_env_values = true)]
     pub hub_token: Option<String>,
     /// When the release went live, RFC 3339 (e.g. 2026-11-30T12:00:00Z): servers started later are updated
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, env = "INPUT_RELEASED-AT", value_name = "TIME")]
     pub released_at: Option<String>,
     /// The culler settings.
     #[command(flatten)]
     pub culler: CullerArgs,
     /// The most single-user servers the hub runs at once, for the worst case of a cull pass [default: the servers running now]
-    #[arg(long, value_name = "N")]
+    #[arg(long, env = "INPUT_HUB-SIZE", value_name = "N")]
     pub hub_size: Option<String>,
     /// The hub's slow-stop timeout (JupyterHub tornado_settings.slow_stop_timeout): seconds or a duration
     #[arg(
         long,
+        env = "INPUT_SLOW-STOP-TIMEOUT",
         default_value = "10",
         value_name = "DURATION",
         allow_hyphen_values = true
@@ -340,13 +340,14 @@ pub struct StatusArgs {
     /// Timeout of each hub request: seconds (30) or a duration (30s, 1m)
     #[arg(
         long,
+        env = "INPUT_HUB-TIMEOUT",
         default_value = "30",
         value_name = "DURATION",
         allow_hyphen_values = true
     )]
     pub hub_timeout: String,
     /// List servers by user and server name in the job summary too (names always go to the terminal and JSON)
-    #[arg(long, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env = "INPUT_INCLUDE-NAMES", value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub include_names: bool,
     /// Print JSON instead of the table
     #[arg(long)]

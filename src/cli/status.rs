@@ -11,6 +11,9 @@ use secrecy::SecretString;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
+/// `hub-url`'s default in action.yml and for `announce`'s runbook: never a hub to read.
+const PLACEHOLDER_HUB_URL: &str = "https://hub.example.org";
+
 /// The `status` request: the hub token registered with `log` first, then every input
 /// validated.
 ///
@@ -26,6 +29,16 @@ pub fn status_request(args: &StatusArgs, log: &Log) -> Result<StatusRequest> {
         "hub-url",
         "the hub's address, e.g. https://hub.example.org",
     )?)?;
+    if hub_url == PLACEHOLDER_HUB_URL {
+        // action.yml's default, there for the runbook of `announce`.
+        return Err(UsageError::new(
+            "hub-url",
+            format!(
+                "hub-url is {PLACEHOLDER_HUB_URL}, the placeholder: set hub-url (--hub-url) to your hub's address"
+            ),
+        )
+        .into());
+    }
     let token = required(
         args.hub_token.as_deref(),
         "hub-token",
