@@ -17,6 +17,9 @@ use time::OffsetDateTime;
 
 /// The token of the hub service holding the role of `status::hub::ROLE_SNIPPET`.
 const READER_TOKEN: &str = "status-reader-token-0123456789abcdef";
+/// The hub's largest page here (JupyterHub's `api_page_max_limit`, 200 by default): small, so
+/// that three servers take two pages and `status` must follow the hub's `next`.
+const PAGE: u64 = 2;
 /// A service token with no role at all.
 const NO_SCOPE_TOKEN: &str = "status-no-scope-token-0123456789abcdef";
 
@@ -29,6 +32,7 @@ fn extra_config() -> String {
     format!(
         r#"c.JupyterHub.services.append({{"name": "status-reader", "api_token": "{READER_TOKEN}"}})
 c.JupyterHub.services.append({{"name": "no-scope", "api_token": "{NO_SCOPE_TOKEN}"}})
+c.JupyterHub.api_page_max_limit = {PAGE}
 c.JupyterHub.load_roles.append({{"name": "{role}", "services": ["status-reader"], "scopes": [{scopes}]}})
 "#,
         role = codeq_rollout::status::hub::ROLE_NAME
@@ -174,18 +178,83 @@ async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
         "{report:#}"
     );
 
-    // Read-only, and one page: only GETs of the user list reached the hub from this token.
+    // Read-only, and ceil(running / page) requests: only GETs of the user list reached the
+    // hub from this token, the second page where the hub's `next` said.
     let sent = requests_of(&hub, "status-reader");
     assert_eq!(
         sent,
-        [(
-            "GET".to_string(),
+        [
             // The hub's log hides every `state` parameter (it may be an OAuth state).
-            "/hub/api/users?state=[secret]&offset=0&limit=200".to_string()
-        )],
+            "/hub/api/users?state=[secret]&offset=0&limit=200",
+            "/hub/api/users?state=[secret]&offset=2&limit=2",
+        ]
+        .map(|path| ("GET".to_string(), path.to_string())),
         "log:\n{}",
         hub.log()
     );
+    assert_eq!(sent.len() as u64, 3u64.div_ceil(PAGE));
+
+    // The same run as the Action makes it (`command: status`): inputs as INPUT_ variables,
+    // blank where unset, outputs and summary to their files, the token masked first.
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let env: BTreeMap<String, String> = [
+        ("GITHUB_ACTIONS", "true".to_string()),
+        ("GITHUB_OUTPUT", file("output")),
+        ("GITHUB_STEP_SUMMARY", file("summary")),
+        ("INPUT_COMMAND", "status".into()),
+        ("INPUT_HUB-URL", base.clone()),
+        ("INPUT_HUB-TOKEN", READER_TOKEN.into()),
+        ("INPUT_RELEASED-AT", released_at.clone()),
+        ("INPUT_CULL-TIMEOUT", "6".into()),
+        ("INPUT_CULL-EVERY", "2".into()),
+        ("INPUT_CULL-MAX-AGE", "20".into()),
+        ("INPUT_SLOW-STOP-TIMEOUT", "1".into()),
+        ("INPUT_HUB-SIZE", String::new()),
+        ("INPUT_INCLUDE-NAMES", "false".into()),
+        ("INPUT_IMAGE", String::new()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let (code, stdout, stderr) = run_codeq(&["status"], &env);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stdout.starts_with(&format!("::add-mask::{READER_TOKEN}\n")),
+        "the token is masked first: {stdout}"
+    );
+    assert_eq!(stdout.matches(READER_TOKEN).count(), 1, "{stdout}");
+    let outputs = crate::common::parse_outputs(&std::fs::read_to_string(file("output")).unwrap());
+    let expected: BTreeMap<String, String> = [
+        ("running", "3"),
+        ("updated", "1"),
+        ("stale", "2"),
+        ("converged", "false"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let got: BTreeMap<String, String> = outputs
+        .iter()
+        .filter(|(k, _)| expected.contains_key(*k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    assert_eq!(got, expected, "{outputs:?}");
+    assert_eq!(
+        outputs.keys().map(String::as_str).collect::<Vec<_>>(),
+        [
+            "converged",
+            "converged-by",
+            "running",
+            "stale",
+            "stale-active",
+            "updated"
+        ]
+    );
+    let summary = std::fs::read_to_string(file("summary")).unwrap();
+    for user in ["old-idle", "old-busy", "fresh"] {
+        assert!(!summary.contains(user), "{user} in the summary:\n{summary}");
+    }
 
     // The real culler stops each stale server by the deadline status gave.
     let latest = deadlines.values().copied().fold(0.0, f64::max);
