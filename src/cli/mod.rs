@@ -319,9 +319,34 @@ pub struct StatusArgs {
     /// Hub API token with scopes list:users and read:servers (never printed; see README for the role)
     #[arg(long, env = "INPUT_HUB-TOKEN", hide_env_values = true)]
     pub hub_token: Option<String>,
-    /// When the release went live, RFC 3339 (e.g. 2026-11-30T12:00:00Z): servers started later are updated
+    /// When the release went live, RFC 3339 (e.g. 2026-11-30T12:00:00Z): servers started later are updated [default: the time announce recorded in the release note of --image's digest]
     #[arg(long, env = "INPUT_RELEASED-AT", value_name = "TIME")]
     pub released_at: Option<String>,
+    /// The image announced (its digest finds the release note and the tracking issue), e.g. ghcr.io/org/lab:latest or oci:DIR[:TAG]
+    #[arg(long, env = "INPUT_IMAGE", value_name = "REF")]
+    pub image: Option<String>,
+    /// HOST:PORT to reach over plain HTTP (local registries); repeatable or comma-separated
+    #[arg(long, env = "INPUT_INSECURE-REGISTRY", value_delimiter = ',')]
+    pub insecure_registry: Vec<String>,
+    /// GitHub token (never printed): reads the release note, writes the comment
+    #[arg(long, env = "INPUT_GITHUB-TOKEN", hide_env_values = true)]
+    pub github_token: Option<String>,
+    /// Repository of the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]
+    #[arg(long, env = "INPUT_REPOSITORY")]
+    pub repository: Option<String>,
+    /// GitHub REST API base URL [default: $GITHUB_API_URL, else https://api.github.com]
+    #[arg(long, env = "INPUT_API-URL")]
+    pub api_url: Option<String>,
+    /// Labels of the tracking issue, used to find it (comma- or newline-separated)
+    #[arg(
+        long,
+        env = "INPUT_TRACKING-LABELS",
+        default_value = "security,break-glass"
+    )]
+    pub tracking_labels: String,
+    /// Post (then edit in place) one "Convergence status" comment on the release's tracking issue (security releases; needs --image)
+    #[arg(long, env = "INPUT_COMMENT", value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub comment: bool,
     /// The culler settings.
     #[command(flatten)]
     pub culler: CullerArgs,
@@ -363,6 +388,13 @@ impl std::fmt::Debug for StatusArgs {
             .field("hub_url", &self.hub_url)
             .field("hub_token", &self.hub_token.as_ref().map(|_| "***"))
             .field("released_at", &self.released_at)
+            .field("image", &self.image)
+            .field("insecure_registry", &self.insecure_registry)
+            .field("github_token", &self.github_token.as_ref().map(|_| "***"))
+            .field("repository", &self.repository)
+            .field("api_url", &self.api_url)
+            .field("tracking_labels", &self.tracking_labels)
+            .field("comment", &self.comment)
             .field("culler", &self.culler)
             .field("hub_size", &self.hub_size)
             .field("slow_stop_timeout", &self.slow_stop_timeout)
@@ -431,7 +463,8 @@ pub async fn dispatch(cli: Cli, log: &Log) -> Result<()> {
             } else {
                 log.clone()
             };
-            crate::status::run::run(&status_request(&args, log)?, log).await
+            let request = status_request(&args, log, &std::env::vars().collect())?;
+            crate::status::run::run(&request, log).await
         }
     }
 }

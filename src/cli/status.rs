@@ -1,13 +1,20 @@
 //! `status`'s options into a [`StatusRequest`]: every input checked before the hub is asked,
 //! so bad input changes nothing and sends nothing.
 
-use super::{StatusArgs, UsageError, inputs, required};
+use super::{StatusArgs, UsageError, inputs, required, usage};
+use crate::context::{Overrides, RunContext};
+use crate::digest::ImageSource;
+use crate::digest::registry::{RegistryOptions, RetryPolicy};
+use crate::publish;
 use crate::status::hub::HubClient;
 use crate::status::run::StatusRequest;
+use crate::support::github::{self, GitHub};
 use crate::support::log::Log;
+use crate::tier::split_list;
 use crate::window::{parse_hub_size, parse_slow_stop_timeout};
 use anyhow::Result;
 use secrecy::SecretString;
+use std::collections::HashMap;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
@@ -20,9 +27,16 @@ const PLACEHOLDER_HUB_URL: &str = "https://hub.example.org";
 /// # Errors
 /// Bad input, as [`UsageError`] naming the input (exit code 2); an unreadable or malformed
 /// values file (exit code 1).
-pub fn status_request(args: &StatusArgs, log: &Log) -> Result<StatusRequest> {
-    if let Some(token) = &args.hub_token {
-        log.mask(token);
+pub fn status_request(
+    args: &StatusArgs,
+    log: &Log,
+    env: &HashMap<String, String>,
+) -> Result<StatusRequest> {
+    for secret in [&args.hub_token, &args.github_token].into_iter().flatten() {
+        log.mask(secret);
+    }
+    if let Some(token) = &args.github_token {
+        log.mask_basic("x-access-token", token.trim());
     }
     let hub_url = inputs::hub_url(required(
         args.hub_url.as_deref(),
@@ -45,14 +59,47 @@ pub fn status_request(args: &StatusArgs, log: &Log) -> Result<StatusRequest> {
         "a hub API token with scopes list:users and read:servers (see README: the role to create)",
     )?;
     let token = SecretString::from(token.to_string());
-    let released_at = time_input(
-        required(
-            args.released_at.as_deref(),
+    let released_at = given(&args.released_at)
+        .map(|t| time_input(t, "released-at"))
+        .transpose()?;
+    let image = given(&args.image)
+        .map(|i| ImageSource::parse(i).map_err(usage("image")))
+        .transpose()?;
+    if released_at.is_none() && image.is_none() {
+        return Err(UsageError::new(
             "released-at",
-            "when the release went live, RFC 3339, e.g. 2026-11-30T12:00:00Z",
-        )?,
-        "released-at",
-    )?;
+            "say which release to measure: set image (--image; the release note announce wrote for its digest gives the time) or released-at (--released-at, RFC 3339)",
+        )
+        .into());
+    }
+    if args.comment && image.is_none() {
+        return Err(UsageError::new(
+            "image",
+            "comment needs image (--image): its digest finds the tracking issue",
+        )
+        .into());
+    }
+    let tracking_labels = split_list(&args.tracking_labels);
+    publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
+    let github = match (&image, released_at.is_none() || args.comment) {
+        (Some(_), true) => Some(github_client(args, env)?),
+        _ => None,
+    };
+    let registry = match &image {
+        Some(ImageSource::Registry(_)) => Some(RegistryOptions {
+            credentials: None,
+            github_token: given(&args.github_token).map(str::to_string),
+            insecure: args
+                .insecure_registry
+                .iter()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect(),
+            retry: RetryPolicy::default(),
+            timer: None,
+        }),
+        _ => None,
+    };
     let now = args
         .now
         .as_deref()
@@ -91,6 +138,10 @@ pub fn status_request(args: &StatusArgs, log: &Log) -> Result<StatusRequest> {
         hub,
         hub_url,
         released_at,
+        image: image.map(|source| (source, registry)),
+        github,
+        tracking_labels,
+        comment: args.comment,
         culler,
         hub_size,
         slow_stop_timeout_secs,
@@ -111,4 +162,43 @@ fn time_input(text: &str, input: &str) -> Result<OffsetDateTime, UsageError> {
             ),
         )
     })
+}
+
+/// An optional input's value, trimmed; `None` when unset or blank.
+fn given(value: &Option<String>) -> Option<&str> {
+    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
+}
+
+/// The GitHub client for the release note and the tracking issue: the token, and the
+/// repository from `--repository` or `GITHUB_REPOSITORY`.
+fn github_client(args: &StatusArgs, env: &HashMap<String, String>) -> Result<GitHub> {
+    if let Some(repository) = given(&args.repository) {
+        crate::context::Repository::parse(repository).map_err(usage("repository"))?;
+    }
+    let ctx = RunContext::resolve(
+        &Overrides {
+            repository: args.repository.clone(),
+            sha: None,
+            api_url: args.api_url.clone(),
+        },
+        env,
+    )?;
+    let token = given(&args.github_token).ok_or_else(|| {
+        UsageError::new(
+            "github-token",
+            "no GitHub token: with image and without released-at (or with comment), status reads the release note (and writes the comment): set github-token (default ${{ github.token }}) or --github-token",
+        )
+    })?;
+    let repo = ctx.repository.ok_or_else(|| {
+        UsageError::new(
+            "repository",
+            "no repository: set --repository OWNER/REPO (GITHUB_REPOSITORY outside Actions)",
+        )
+    })?;
+    Ok(GitHub::with_options(
+        &ctx.api_url,
+        token,
+        repo,
+        github::Options::default(),
+    )?)
 }
