@@ -152,7 +152,10 @@ async fn release(req: &StatusRequest, log: &Log) -> Result<Release> {
     };
     let found = publish::look_up(github, &target).await?;
     let released_at = match (req.released_at, found.announced_at()) {
-        (Some(at), _) | (None, Some(at)) => at,
+        (Some(at), _) => at,
+        // The note keeps whole seconds: the end of that second, so that a server started
+        // within it is not counted as updated.
+        (None, Some(at)) => at + time::Duration::SECOND,
         (None, None) => {
             return Err(anyhow!(
                 "no release note for {digest} ({}) in the repository: run announce for this image first, or give released-at (--released-at)",

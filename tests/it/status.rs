@@ -307,3 +307,142 @@ async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
         .collect();
     assert!(methods.is_empty(), "status wrote to the hub: {methods:?}");
 }
+
+/// The GitHub side, by image: `status` finds the release note `announce` wrote by its digest
+/// marker and measures from the time it recorded; with `comment: true` it posts one
+/// "Convergence status" comment on the tracking issue, leaves it alone while the numbers
+/// stay, and edits it in place when they change. Only reads besides those writes, at the
+/// fake GitHub and at the hub.
+#[tokio::test]
+async fn the_tracking_issue_gets_one_comment_edited_in_place_when_the_numbers_change() {
+    use crate::common::scenario::Scenario;
+    // A culler too slow to stop anything during the test.
+    let settings = HubSettings {
+        timeout: 600,
+        every: 300,
+        max_age: 0,
+        slow_stop_timeout: 1,
+    };
+    let hub = Hub::start_with(settings, &extra_config()).await;
+    let base = hub.api.trim_end_matches("/hub/api").to_string();
+    hub.start_servers(&["zq-before"]).await;
+
+    // announce, as the release job runs it, at a known time: release note + tracking issue.
+    let scenario = Scenario::merged_pr(&["security"]);
+    let github = scenario.github().await;
+    let mut announce = scenario.action(&github);
+    let released = unix_now();
+    let released_at = iso(released);
+    announce.args[1] = released_at.clone();
+    announce.run().await.assert_success();
+    // The note records whole seconds and `status` reads them as the end of that second: the
+    // next server starts after it.
+    let later = released.floor() + 1.0;
+    let passed = hub
+        .wait_for(
+            "the release's second passes",
+            Duration::from_secs(3),
+            |_| {
+                let done = unix_now() > later;
+                async move { done }
+            },
+        )
+        .await;
+    assert!(passed);
+    let issue = github.issues()[0]["number"].as_u64().unwrap();
+    let issue_body = github.issues()[0]["body"].clone();
+    hub.start_servers(&["zq-after"]).await;
+
+    let mut env = announce.env.clone();
+    for (name, value) in [
+        ("HUB-URL", base.as_str()),
+        ("HUB-TOKEN", READER_TOKEN),
+        ("COMMENT", "true"),
+        ("CULL-TIMEOUT", "600"),
+        ("CULL-EVERY", "300"),
+    ] {
+        env.insert(format!("INPUT_{name}"), value.to_string());
+    }
+    let output = announce.dir.path().join("output");
+    let run = |github_from: usize| {
+        let env = env.clone();
+        let output = output.clone();
+        let github = &github;
+        async move {
+            let _ = std::fs::remove_file(&output);
+            let (code, stdout, stderr) =
+                tokio::task::spawn_blocking(move || run_codeq(&["status"], &env))
+                    .await
+                    .unwrap();
+            assert_eq!(code, 0, "{stdout}\n{stderr}");
+            let outputs = crate::common::parse_outputs(&std::fs::read_to_string(&output).unwrap());
+            (outputs, github.calls_since(github_from).await)
+        }
+    };
+    let prefix = format!("/issues/{issue}/comments");
+
+    // First run: 1 updated (started after the recorded time), 1 stale; one comment posted.
+    let from = github.requests().await.len();
+    let (outputs, calls) = run(from).await;
+    assert_eq!(
+        (&outputs["running"][..], &outputs["updated"][..]),
+        ("2", "1")
+    );
+    assert_eq!(
+        calls,
+        [
+            "GET /releases".to_string(),
+            "GET /issues".to_string(),
+            format!("GET {prefix}"),
+            format!("POST {prefix}"),
+        ]
+    );
+    let comments = github.comments(issue);
+    assert_eq!(comments.len(), 1);
+    let body = comments[0]["body"].as_str().unwrap().to_string();
+    assert!(
+        body.starts_with("<!-- codeq-rollout:convergence digest=sha256:"),
+        "{body}"
+    );
+    for user in ["zq-before", "zq-after"] {
+        assert!(!body.contains(user), "user names went to GitHub:\n{body}");
+    }
+
+    // Same numbers: reads only.
+    let from = github.requests().await.len();
+    let (_, calls) = run(from).await;
+    assert_eq!(
+        calls,
+        ["GET /releases", "GET /issues", &format!("GET {prefix}")].map(String::from)
+    );
+
+    // Another server updated: the same comment edited in place.
+    hub.start_servers(&["zq-later"]).await;
+    let from = github.requests().await.len();
+    let (outputs, calls) = run(from).await;
+    assert_eq!(&outputs["updated"][..], "2");
+    let id = comments[0]["id"].as_u64().unwrap();
+    assert_eq!(
+        calls,
+        [
+            "GET /releases".to_string(),
+            "GET /issues".to_string(),
+            format!("GET {prefix}"),
+            format!("PATCH /issues/comments/{id}"),
+        ]
+    );
+    let comments = github.comments(issue);
+    assert_eq!(comments.len(), 1);
+    assert_ne!(comments[0]["body"].as_str().unwrap(), body);
+    assert_eq!(
+        github.issues()[0]["body"],
+        issue_body,
+        "the issue body was edited"
+    );
+
+    // Only GETs at the hub: a page for each of the first two runs (2 servers), two for the
+    // last (3 servers, pages of 2).
+    let sent = requests_of(&hub, "status-reader");
+    assert_eq!(sent.len(), 1 + 1 + 2, "{sent:?}");
+    assert!(sent.iter().all(|(m, _)| m == "GET"), "{sent:?}");
+}
