@@ -446,3 +446,25 @@ async fn the_tracking_issue_gets_one_comment_edited_in_place_when_the_numbers_ch
     assert_eq!(sent.len(), 1 + 1 + 2, "{sent:?}");
     assert!(sent.iter().all(|(m, _)| m == "GET"), "{sent:?}");
 }
+
+/// `examples/convergence.yml` (linted by scripts/test.sh with the other examples) runs the
+/// action's `status` command with inputs action.yml declares, on a schedule and by hand.
+#[test]
+fn the_convergence_example_runs_status_with_declared_inputs() {
+    let root = crate::common::registry::repo_root();
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let workflow: Value = serde_saphyr::from_str(&read("examples/convergence.yml")).unwrap();
+    let action: Value = serde_saphyr::from_str(&read("action.yml")).unwrap();
+    assert_eq!(workflow["on"]["schedule"][0]["cron"], "*/30 * * * *");
+    assert!(workflow["on"].get("workflow_dispatch").is_some());
+    let step = &workflow["jobs"]["status"]["steps"][0];
+    assert!(step["uses"].as_str().unwrap().contains("/codeq-rollout@"));
+    let with = step["with"].as_object().unwrap();
+    assert_eq!(with["command"], "status");
+    let declared = action["inputs"].as_object().unwrap();
+    let undeclared: Vec<&String> = with.keys().filter(|k| !declared.contains_key(*k)).collect();
+    assert!(undeclared.is_empty(), "not in action.yml: {undeclared:?}");
+    for needed in ["hub-url", "hub-token", "image", "comment"] {
+        assert!(with.contains_key(needed), "{needed} missing");
+    }
+}
