@@ -468,3 +468,21 @@ fn the_convergence_example_runs_status_with_declared_inputs() {
         assert!(with.contains_key(needed), "{needed} missing");
     }
 }
+
+/// The role README and CODEQ_DEPLOYMENT.md show is the one the code documents
+/// (`status::hub::ROLE_SNIPPET`, scopes `status::hub::SCOPES`), word for word.
+#[test]
+fn the_docs_show_the_tokens_role_as_the_code_defines_it() {
+    let root = crate::common::registry::repo_root();
+    let snippet = codeq_rollout::status::hub::ROLE_SNIPPET;
+    for scope in codeq_rollout::status::hub::SCOPES {
+        assert!(snippet.contains(&format!("- {scope}\n")), "{scope}");
+    }
+    for doc in ["README.md", "CODEQ_DEPLOYMENT.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        assert!(
+            text.contains(&format!("```yaml\n{snippet}```\n")),
+            "{doc} does not show status::hub::ROLE_SNIPPET as it is"
+        );
+    }
+}
