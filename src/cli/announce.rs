@@ -1,6 +1,7 @@
 //! `announce`'s options into an [`AnnounceRequest`]: every input checked, in the order the
 //! run has always checked them, before the first network call, so bad input changes nothing.
 
+use super::inputs::{self, given};
 use super::{AnnounceArgs, UsageError, required, usage};
 use crate::announce::AnnounceRequest;
 use crate::context::{Overrides, RunContext};
@@ -104,11 +105,6 @@ fn mask_secrets(args: &AnnounceArgs, log: &Log) {
     if let Some(token) = &args.github_token {
         log.mask_basic("x-access-token", token.trim());
     }
-}
-
-/// An optional input's value, trimmed; `None` when unset or blank.
-fn given(value: &Option<String>) -> Option<&str> {
-    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
 }
 
 /// The `unlabeled-tier` policy, `None` when not set (empty counts as unset: the Actions
@@ -247,12 +243,7 @@ fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions, UsageError> 
     Ok(RegistryOptions {
         credentials,
         github_token: args.github_token.clone(),
-        insecure: args
-            .insecure_registry
-            .iter()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
+        insecure: inputs::insecure_registries(&args.insecure_registry),
         retry: RetryPolicy {
             timeout,
             base_delay: registry_duration(&args.registry_retry_delay, "registry-retry-delay")?,

@@ -228,3 +228,17 @@ mod tests {
         assert!(boolean_arg("maybe").unwrap_err().contains("true or false"));
     }
 }
+
+/// An optional input's value, trimmed; `None` when unset or blank.
+pub fn given(value: &Option<String>) -> Option<&str> {
+    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
+}
+
+/// The `insecure-registry` entries, trimmed, blanks left out.
+pub fn insecure_registries(entries: &[String]) -> Vec<String> {
+    entries
+        .iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}

@@ -1,7 +1,8 @@
 //! `status`'s options into a [`StatusRequest`]: every input checked before the hub is asked,
 //! so bad input changes nothing and sends nothing.
 
-use super::{StatusArgs, UsageError, inputs, required, usage};
+use super::inputs::{self, given};
+use super::{StatusArgs, UsageError, required, usage};
 use crate::context::{Overrides, RunContext};
 use crate::digest::ImageSource;
 use crate::digest::registry::{RegistryOptions, RetryPolicy};
@@ -89,12 +90,7 @@ pub fn status_request(
         Some(ImageSource::Registry(_)) => Some(RegistryOptions {
             credentials: None,
             github_token: given(&args.github_token).map(str::to_string),
-            insecure: args
-                .insecure_registry
-                .iter()
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect(),
+            insecure: inputs::insecure_registries(&args.insecure_registry),
             retry: RetryPolicy::default(),
             timer: None,
         }),
@@ -164,11 +160,6 @@ fn time_input(text: &str, input: &str) -> Result<OffsetDateTime, UsageError> {
     })
 }
 
-/// An optional input's value, trimmed; `None` when unset or blank.
-fn given(value: &Option<String>) -> Option<&str> {
-    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
-}
-
 /// The GitHub client for the release note and the tracking issue: the token, and the
 /// repository from `--repository` or `GITHUB_REPOSITORY`.
 fn github_client(args: &StatusArgs, env: &HashMap<String, String>) -> Result<GitHub> {
@@ -201,4 +192,150 @@ fn github_client(args: &StatusArgs, env: &HashMap<String, String>) -> Result<Git
         repo,
         github::Options::default(),
     )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    /// The request `args` (after `status`) give, or the error's input and text.
+    fn request(args: &[&str]) -> Result<StatusRequest, (String, String)> {
+        let cli = Cli::try_parse_from(["codeq-rollout", "status"].iter().chain(args))
+            .map_err(|e| ("clap".to_string(), e.to_string()))?;
+        let Command::Status(args) = cli.command else {
+            unreachable!()
+        };
+        status_request(&args, &Log::new(false, false), &HashMap::new()).map_err(|e| {
+            let input = e
+                .downcast_ref::<UsageError>()
+                .map_or("(not usage)".to_string(), |u| u.input.clone());
+            (input, format!("{e:#}"))
+        })
+    }
+
+    const HUB: [&str; 4] = [
+        "--hub-url",
+        "https://hub.example.edu",
+        "--hub-token",
+        "hub-token-1",
+    ];
+
+    #[test]
+    fn input_generates_correct_status_request() {
+        let at = ["--released-at", "2026-11-30T12:00:00Z"];
+        let r = request(&[&HUB[..], &at].concat()).unwrap();
+        assert_eq!(r.hub_url, "https://hub.example.edu");
+        assert_eq!(
+            r.released_at,
+            Some(time::macros::datetime!(2026-11-30 12:00 UTC))
+        );
+        assert!(r.image.is_none() && r.github.is_none() && !r.comment && !r.json);
+        assert_eq!((r.hub_size, r.slow_stop_timeout_secs), (None, 10));
+        assert_eq!(r.culler, crate::window::CullSettings::default());
+
+        let r = request(
+            &[
+                &HUB[..],
+                &[
+                    "--image",
+                    "oci:examples/lab",
+                    "--github-token",
+                    "ghs_x",
+                    "--repository",
+                    "org/lab",
+                    "--comment",
+                    "--hub-size",
+                    "300",
+                    "--slow-stop-timeout",
+                    "30s",
+                    "--cull-timeout",
+                    "2h",
+                    "--json",
+                ],
+            ]
+            .concat(),
+        )
+        .unwrap();
+        assert!(r.released_at.is_none() && r.github.is_some() && r.comment && r.json);
+        assert!(matches!(r.image, Some((ImageSource::Layout { .. }, None))));
+        assert_eq!((r.hub_size, r.slow_stop_timeout_secs), (Some(300), 30));
+        assert_eq!(r.culler.timeout_secs, 7200);
+    }
+
+    #[test]
+    fn every_bad_input_is_a_usage_error_naming_it() {
+        let at = ["--released-at", "2026-11-30T12:00:00Z"];
+        let with = |extra: &[&'static str]| -> Vec<&'static str> {
+            HUB.iter().chain(&at).chain(extra).copied().collect()
+        };
+        let cases: Vec<Vec<&'static str>> = vec![
+            vec!["--hub-token", "t", "--released-at", "2026-11-30T12:00:00Z"],
+            vec![
+                "--hub-url",
+                "https://hub.example.edu",
+                "--released-at",
+                "2026-11-30T12:00:00Z",
+            ],
+            HUB.to_vec(),
+            vec![
+                "--hub-url",
+                "https://hub.example.org",
+                "--hub-token",
+                "t",
+                "--released-at",
+                "2026-11-30T12:00:00Z",
+            ],
+            vec![
+                "--hub-url",
+                "ftp://hub",
+                "--hub-token",
+                "t",
+                "--released-at",
+                "2026-11-30T12:00:00Z",
+            ],
+            [&HUB[..], &["--released-at", "yesterday"]].concat(),
+            with(&["--hub-size", "0"]),
+            with(&["--slow-stop-timeout", "0"]),
+            with(&["--hub-timeout", "soon"]),
+            with(&["--cull-timeout", "soon"]),
+            with(&["--comment"]),
+            with(&["--image", "ghcr.io/Org/Lab:latest"]),
+            [&HUB[..], &["--image", "oci:examples/lab"]].concat(),
+            [
+                &HUB[..],
+                &["--image", "oci:examples/lab", "--github-token", "t"],
+            ]
+            .concat(),
+            with(&[
+                "--image",
+                "oci:examples/lab",
+                "--comment",
+                "--github-token",
+                "t",
+                "--repository",
+                "x",
+            ]),
+            with(&[
+                "--image",
+                "oci:examples/lab",
+                "--comment",
+                "--github-token",
+                "t",
+                "--repository",
+                "o/r",
+                "--tracking-labels",
+                "",
+            ]),
+        ];
+        let table: Vec<String> = cases
+            .iter()
+            .map(|args| {
+                let (input, message) = request(args).err().expect("an error");
+                format!("{}\n  {input}: {message}", args.join(" "))
+            })
+            .collect();
+        insta::assert_snapshot!(table.join("\n"));
+    }
 }
