@@ -313,7 +313,7 @@ impl From<TierArg> for crate::tier::TierRequest {
 /// hub token.
 #[derive(Clone, Args)]
 pub struct StatusArgs {
-    /// The hub's address, without /hub/api (the API is <hub-url>/hub/api/), e.g. https://hub.example.org
+    /// The hub's address, without /hub/api (the API is then under /hub/api/ below it), e.g. `https://hub.example.org`
     #[arg(long, env = "INPUT_HUB-URL", value_name = "URL")]
     pub hub_url: Option<String>,
     /// Hub API token with scopes list:users and read:servers (never printed; see README for the role)
