@@ -264,6 +264,15 @@ mod tests {
         assert_eq!(r.culler.timeout_secs, 7200);
     }
 
+    /// The options of a comment by image, with a GitHub token.
+    const COMMENT: [&str; 5] = [
+        "--image",
+        "oci:examples/lab",
+        "--comment",
+        "--github-token",
+        "t",
+    ];
+
     #[test]
     fn every_bad_input_is_a_usage_error_naming_it() {
         let at = ["--released-at", "2026-11-30T12:00:00Z"];
@@ -308,26 +317,14 @@ mod tests {
                 &["--image", "oci:examples/lab", "--github-token", "t"],
             ]
             .concat(),
-            with(&[
-                "--image",
-                "oci:examples/lab",
-                "--comment",
-                "--github-token",
-                "t",
-                "--repository",
-                "x",
-            ]),
-            with(&[
-                "--image",
-                "oci:examples/lab",
-                "--comment",
-                "--github-token",
-                "t",
-                "--repository",
-                "o/r",
-                "--tracking-labels",
-                "",
-            ]),
+            with(&[&COMMENT[..], &["--repository", "x"]].concat()),
+            with(
+                &[
+                    &COMMENT[..],
+                    &["--repository", "o/r", "--tracking-labels", ""],
+                ]
+                .concat(),
+            ),
         ];
         let table: Vec<String> = cases
             .iter()
