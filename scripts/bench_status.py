@@ -84,6 +84,8 @@ c.JupyterHub.load_roles = [
         proc = subprocess.Popen(
             [python, os.path.join(ROOT, "tests/hub/launch.py"), "-f", "jupyterhub_config.py"],
             cwd=d, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True,
+            # Unbuffered, so the request lines counted below are in the log when read.
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         deadline = time.time() + 300
         while True:
