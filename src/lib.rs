@@ -6,11 +6,14 @@
 //! - the stages: [`context`] (+ [`event`]) → [`digest`] → [`tier`] (the pure decision, as
 //!   data: the render layer words it) →
 //!   [`pulls`] (the pull-request look-up) → [`window`] (+ [`values`]) → [`render`] →
-//!   [`publish`] → [`report`]; [`tier`], [`window`], [`render`] and [`sanitize`] are pure;
+//!   [`publish`] → [`report`] → [`status`]'s stages ([`status::hub`], the hub's REST edge,
+//!   read-only; [`status::classify`] and [`status::report`]); [`tier`], [`window`],
+//!   [`render`], [`sanitize`], [`status::classify`] and [`status::report`] are pure;
 //! - the pipelines, one function per command: [`announce::run`], [`docs::window`],
-//!   [`docs::docs`];
+//!   [`docs::docs`], [`status::run::run`];
 //! - [`cli`]: the options, turned into validated requests ([`announce::AnnounceRequest`],
-//!   [`docs::WindowRequest`], [`docs::DocsRequest`]); every usage error is raised there.
+//!   [`docs::WindowRequest`], [`docs::DocsRequest`], [`status::run::StatusRequest`]); every
+//!   usage error is raised there.
 
 pub mod announce;
 pub mod cli;

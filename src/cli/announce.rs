@@ -1,6 +1,7 @@
 //! `announce`'s options into an [`AnnounceRequest`]: every input checked, in the order the
 //! run has always checked them, before the first network call, so bad input changes nothing.
 
+use super::inputs::{self, given};
 use super::{AnnounceArgs, UsageError, required, usage};
 use crate::announce::AnnounceRequest;
 use crate::context::{Overrides, RunContext};
@@ -205,11 +206,6 @@ fn layout_exists(image: &str, dir: &std::path::Path) -> Result<(), UsageError> {
     ))
 }
 
-/// An optional input's value, trimmed; `None` when unset or blank.
-fn given(value: &Option<String>) -> Option<&str> {
-    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
-}
-
 /// The `unlabeled-tier` policy, `None` when not set (empty counts as unset: the Actions
 /// runner passes an input without default as an empty `INPUT_UNLABELED-TIER`).
 ///
@@ -346,12 +342,7 @@ fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions, UsageError> 
     Ok(RegistryOptions {
         credentials,
         github_token: args.github_token.clone(),
-        insecure: args
-            .insecure_registry
-            .iter()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
+        insecure: inputs::insecure_registries(&args.insecure_registry),
         retry: RetryPolicy {
             timeout,
             base_delay: registry_duration(&args.registry_retry_delay, "registry-retry-delay")?,

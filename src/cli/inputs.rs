@@ -146,6 +146,20 @@ pub fn boolean_arg(text: &str) -> Result<bool, String> {
     boolean(text).ok_or_else(|| format!("write {BOOLEAN_WORDS}"))
 }
 
+/// An optional input's value, trimmed; `None` when unset or blank.
+pub fn given(value: &Option<String>) -> Option<&str> {
+    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
+}
+
+/// The `insecure-registry` entries, trimmed, blanks left out.
+pub fn insecure_registries(entries: &[String]) -> Vec<String> {
+    entries
+        .iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

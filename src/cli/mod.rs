@@ -5,9 +5,11 @@
 mod announce;
 mod culler;
 pub mod inputs;
+mod status;
 mod usage;
 
 pub use announce::announce_request;
+pub use status::status_request;
 pub use usage::{UsageError, required, usage};
 
 use crate::support::log::Log;
@@ -68,6 +70,8 @@ pub enum Command {
     Window(WindowArgs),
     /// Check or rewrite the generated sections of CODEQ_DEPLOYMENT.md.
     Docs(DocsArgs),
+    /// Measure how far the hub's running servers have converged on a release (read-only).
+    Status(Box<StatusArgs>),
 }
 
 /// The idle culler settings (z2jh `cull.*`): z2jh's defaults, then the values files in order,
@@ -318,6 +322,103 @@ impl From<TierArg> for crate::tier::TierRequest {
     }
 }
 
+/// Options of `status` (Action inputs with `command: status`). `Debug` shows `***` for the
+/// hub token.
+#[derive(Clone, Args)]
+pub struct StatusArgs {
+    /// The hub's address, without /hub/api (the API is then under /hub/api/ below it), e.g. `https://hub.example.org`
+    #[arg(long, env = "INPUT_HUB-URL", value_name = "URL")]
+    pub hub_url: Option<String>,
+    /// Hub API token with scopes list:users and read:servers (never printed; see README for the role)
+    #[arg(long, env = "INPUT_HUB-TOKEN", hide_env_values = true)]
+    pub hub_token: Option<String>,
+    /// When the release went live, RFC 3339 (e.g. 2026-11-30T12:00:00Z): servers started later are updated [default: the time announce recorded in the release note of --image's digest]
+    #[arg(long, env = "INPUT_RELEASED-AT", value_name = "TIME")]
+    pub released_at: Option<String>,
+    /// The image announced (its digest finds the release note and the tracking issue), e.g. ghcr.io/org/lab:latest or oci:DIR[:TAG]
+    #[arg(long, env = "INPUT_IMAGE", value_name = "REF")]
+    pub image: Option<String>,
+    /// HOST:PORT to reach over plain HTTP (local registries); repeatable or comma-separated
+    #[arg(long, env = "INPUT_INSECURE-REGISTRY", value_delimiter = ',')]
+    pub insecure_registry: Vec<String>,
+    /// GitHub token (never printed): reads the release note, writes the comment
+    #[arg(long, env = "INPUT_GITHUB-TOKEN", hide_env_values = true)]
+    pub github_token: Option<String>,
+    /// Repository of the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]
+    #[arg(long, env = "INPUT_REPOSITORY")]
+    pub repository: Option<String>,
+    /// GitHub REST API base URL [default: $GITHUB_API_URL, else https://api.github.com]
+    #[arg(long, env = "INPUT_API-URL")]
+    pub api_url: Option<String>,
+    /// Labels of the tracking issue, used to find it (comma- or newline-separated)
+    #[arg(
+        long,
+        env = "INPUT_TRACKING-LABELS",
+        default_value = "security,break-glass"
+    )]
+    pub tracking_labels: String,
+    /// Post (then edit in place) one "Convergence status" comment on the release's tracking issue (security releases; needs --image)
+    #[arg(long, env = "INPUT_COMMENT", value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub comment: bool,
+    /// The culler settings.
+    #[command(flatten)]
+    pub culler: CullerArgs,
+    /// The most single-user servers the hub runs at once, for the worst case of a cull pass [default: the servers running now]
+    #[arg(long, env = "INPUT_HUB-SIZE", value_name = "N")]
+    pub hub_size: Option<String>,
+    /// The hub's slow-stop timeout (JupyterHub tornado_settings.slow_stop_timeout): seconds or a duration
+    #[arg(
+        long,
+        env = "INPUT_SLOW-STOP-TIMEOUT",
+        default_value = "10",
+        value_name = "DURATION",
+        allow_hyphen_values = true
+    )]
+    pub slow_stop_timeout: String,
+    /// Timeout of each hub request: seconds (30) or a duration (30s, 1m)
+    #[arg(
+        long,
+        env = "INPUT_HUB-TIMEOUT",
+        default_value = "30",
+        value_name = "DURATION",
+        allow_hyphen_values = true
+    )]
+    pub hub_timeout: String,
+    /// List servers by user and server name in the job summary too (names always go to the terminal and JSON)
+    #[arg(long, env = "INPUT_INCLUDE-NAMES", value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub include_names: bool,
+    /// Print JSON instead of the table
+    #[arg(long)]
+    pub json: bool,
+    /// The run's clock, RFC 3339 (tests; default: now)
+    #[arg(long, hide = true)]
+    pub now: Option<String>,
+}
+
+impl std::fmt::Debug for StatusArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StatusArgs")
+            .field("hub_url", &self.hub_url)
+            .field("hub_token", &self.hub_token.as_ref().map(|_| "***"))
+            .field("released_at", &self.released_at)
+            .field("image", &self.image)
+            .field("insecure_registry", &self.insecure_registry)
+            .field("github_token", &self.github_token.as_ref().map(|_| "***"))
+            .field("repository", &self.repository)
+            .field("api_url", &self.api_url)
+            .field("tracking_labels", &self.tracking_labels)
+            .field("comment", &self.comment)
+            .field("culler", &self.culler)
+            .field("hub_size", &self.hub_size)
+            .field("slow_stop_timeout", &self.slow_stop_timeout)
+            .field("hub_timeout", &self.hub_timeout)
+            .field("include_names", &self.include_names)
+            .field("json", &self.json)
+            .field("now", &self.now)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Options of `window`.
 #[derive(Debug, Clone, Args)]
 pub struct WindowArgs {
@@ -375,6 +476,15 @@ pub async fn dispatch(cli: Cli, log: &Log) -> Result<()> {
             crate::docs::window(&window_request(&args, log)?, log)
         }
         Command::Docs(args) => crate::docs::docs(&docs_request(&args, log)?, log),
+        Command::Status(args) => {
+            let log = &if args.json {
+                log.keeping_stdout()
+            } else {
+                log.clone()
+            };
+            let request = status_request(&args, log, &std::env::vars().collect())?;
+            crate::status::run::run(&request, log).await
+        }
     }
 }
 

@@ -120,6 +120,24 @@ pub fn check_expected(
     }
 }
 
+/// The digest `source` names now: the OCI layout's index entry, or the registry's answer to
+/// a HEAD (see [`registry::resolve`]); `registry` is required for a registry reference.
+///
+/// # Errors
+/// The layout's or the registry's error; a registry reference without `registry`.
+pub async fn resolve(
+    source: &ImageSource,
+    registry: Option<&registry::RegistryOptions>,
+) -> anyhow::Result<Digest> {
+    match (source, registry) {
+        (ImageSource::Layout { dir, tag }, _) => Ok(layout::resolve(dir, tag.as_deref())?),
+        (ImageSource::Registry(reference), Some(options)) => {
+            Ok(registry::resolve(reference, options).await?.digest)
+        }
+        (ImageSource::Registry(_), None) => Err(anyhow::anyhow!("no registry options")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -47,7 +47,7 @@
 mod duplicates;
 mod find;
 mod issue;
-mod once;
+pub mod once;
 mod release;
 mod supersede;
 

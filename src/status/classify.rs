@@ -16,7 +16,7 @@
 //! release note.
 
 use super::{Pending, Server};
-use crate::window::CullSettings;
+use crate::window::{CullSettings, HubScale, at_scale};
 use serde::Serialize;
 use time::{Duration, OffsetDateTime};
 
@@ -91,6 +91,32 @@ impl CullerModel for SettingsModel {
             (i, m) => i.or(m),
         };
         first.and_then(|t| t.checked_add(secs(s.every_secs)))
+    }
+}
+
+/// The culler model of the release note's worst case at the hub's scale
+/// ([`crate::window::at_scale`]): [`SettingsModel`]'s deadline plus the time one cull pass can
+/// take on a hub of `scale` servers (`pass_secs`) and the carry of servers restarted during
+/// it (`carry_secs`), so a deadline here is never earlier than the release note's bound for
+/// the same settings and hub size. Whether a server is active is [`SettingsModel`]'s test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AtScaleModel {
+    /// The culler settings.
+    pub settings: CullSettings,
+    /// The hub's size and slow-stop timeout.
+    pub scale: HubScale,
+}
+
+impl CullerModel for AtScaleModel {
+    fn is_active(&self, times: &ServerTimes, now: OffsetDateTime) -> bool {
+        SettingsModel(self.settings).is_active(times, now)
+    }
+
+    fn deadline(&self, times: &ServerTimes, now: OffsetDateTime) -> Option<OffsetDateTime> {
+        let worst = at_scale(&self.settings, &self.scale);
+        SettingsModel(self.settings)
+            .deadline(times, now)
+            .and_then(|d| d.checked_add(secs(worst.pass_secs.saturating_add(worst.carry_secs))))
     }
 }
 
@@ -295,6 +321,48 @@ mod tests {
     /// z2jh defaults: timeout 1 h, every 10 min, no maximum age.
     fn defaults() -> SettingsModel {
         SettingsModel(CullSettings::default())
+    }
+
+    #[test]
+    fn the_model_at_scale_adds_the_pass_and_carry_of_window_at_scale() {
+        let cull = CullSettings {
+            enabled: true,
+            timeout_secs: 3600,
+            every_secs: 600,
+            max_age_secs: 0,
+        };
+        let scale = HubScale {
+            servers: 100,
+            slow_stop_timeout_secs: 10,
+        };
+        let model = AtScaleModel {
+            settings: cull,
+            scale,
+        };
+        let idle = ServerTimes {
+            started: Some(datetime!(2026-11-30 10:00 UTC)),
+            last_activity: Some(datetime!(2026-11-30 11:00 UTC)),
+        };
+        let worst = at_scale(&cull, &scale);
+        // 100 servers x 10 s a pass; nothing carried (a restarted server is due only an
+        // hour later, after the next pass): 1000 s beyond the usual bound.
+        assert_eq!((worst.pass_secs, worst.carry_secs), (1000, 0));
+        assert_eq!(
+            model.deadline(&idle, NOW),
+            Some(datetime!(2026-11-30 12:10 UTC) + Duration::seconds(1000))
+        );
+        // The same bound the release note states, counted from the last activity.
+        assert_eq!(
+            model.deadline(&idle, NOW).unwrap() - datetime!(2026-11-30 11:00 UTC),
+            secs(worst.idle_secs.unwrap())
+        );
+        assert!(!model.is_active(&idle, NOW));
+        let active = ServerTimes {
+            started: idle.started,
+            last_activity: Some(NOW),
+        };
+        assert!(model.is_active(&active, NOW));
+        assert_eq!(model.deadline(&active, NOW), None);
     }
 
     #[test]

@@ -10,6 +10,11 @@
 //!   (the same model as the release note's convergence window).
 //! - [`report`] (pure): the terminal table, the `--json` document, the Actions outputs, the
 //!   job summary and the "Convergence status" comment on a tracking issue.
+//! - [`run`] (the pipeline, with the other commands' pipelines): [`run::run`] takes the
+//!   [`run::StatusRequest`] the command line built and runs the parts above, after finding
+//!   the release (by `--released-at`, or by image: digest → release note → its time) and
+//!   before the opt-in comment; the culler model is [`classify::AtScaleModel`], the release
+//!   note's worst case at the hub's size.
 //!
 //! One run reads: [`hub::HubClient::new`] → [`hub::HubClient::list_active_servers`] (or
 //! [`hub::HubClient::active_servers`] page by page) → [`classify::classify`] with the
@@ -30,6 +35,7 @@
 pub mod classify;
 pub mod hub;
 pub mod report;
+pub mod run;
 
 use time::OffsetDateTime;
 

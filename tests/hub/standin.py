@@ -68,3 +68,37 @@ class StandinSpawner(Spawner):
 
     def get_state(self):
         return super().get_state()
+
+
+class _Shared:
+    """One HTTP endpoint in the hub's process that answers for every user's server."""
+
+    port = None
+
+    @classmethod
+    def ensure(cls):
+        if cls.port is None:
+            sockets = bind_sockets(0, "127.0.0.1")
+            cls.port = sockets[0].getsockname()[1]
+            http = HTTPServer(web.Application([(r"/.*", _Ok)]))
+            http.add_sockets(sockets)
+            cls._http = http
+        return cls.port
+
+
+class SharedStandinSpawner(Spawner):
+    """For scale benchmarks (scripts/bench-status.sh): every server is the one shared
+    endpoint, so thousands of running servers cost one socket; starts and stops at once and
+    records nothing."""
+
+    _running = False
+
+    async def start(self):
+        self._running = True
+        return ("127.0.0.1", _Shared.ensure())
+
+    async def poll(self):
+        return None if self._running else 0
+
+    async def stop(self, now=False):
+        self._running = False

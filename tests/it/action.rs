@@ -132,10 +132,16 @@ fn action_yml_is_a_documented_docker_action() {
     assert!(branding.icon.is_some_and(|i| !i.is_empty()) && branding.color.is_some());
     assert_eq!(action.runs.using, "docker");
     assert_eq!(action.runs.image.as_deref(), Some("Dockerfile"));
-    assert_eq!(
-        action.runs.args.first().map(String::as_str),
-        Some("announce")
-    );
+    // One action, two commands: the `command` input (default announce) is the first argument.
+    assert_eq!(action.runs.args, ["${{ inputs.command }}"]);
+    let command = action
+        .inputs
+        .0
+        .iter()
+        .find(|(n, _)| n == "command")
+        .map(|(_, i)| i)
+        .expect("a command input");
+    assert_eq!(command.default_text().as_deref(), Some("announce"));
 
     assert!(!action.inputs.0.is_empty() && !action.outputs.0.is_empty());
     for (name, input) in &action.inputs.0 {
@@ -175,16 +181,23 @@ fn action_yml_is_a_documented_docker_action() {
 // ---------------------------------------------------------------------------------------------
 // Inputs: action.yml ⇔ clap ⇔ source.
 
-/// Every `INPUT_…` variable the `announce` options read, with the option's long name and
-/// clap's default, from clap's own model of the command line.
+/// Every `INPUT_…` variable the options of the Action's commands (`announce`, `status`) read,
+/// with the option's long name and clap's default, from clap's own model of the command line.
 struct Options {
-    /// `INPUT_NAME` → (long name, default values joined by `,`).
+    /// `INPUT_NAME` → (long name, default values joined by `,`); `announce`'s where both
+    /// commands read a variable.
     by_variable: BTreeMap<String, (String, String)>,
     /// Visible `announce` options that read no `INPUT_` variable.
     without_variable: Vec<String>,
     /// `INPUT_` variables read by other commands' options.
     elsewhere: BTreeSet<String>,
 }
+
+/// The commands the Action runs (its `command` input); `announce` first.
+const ACTION_COMMANDS: &[&str] = &["announce", "status"];
+
+/// The input read from `runs.args`, not by an option.
+const COMMAND_INPUT: &str = "command";
 
 fn options() -> Options {
     let cli = codeq_rollout::cli::Cli::command();
@@ -199,7 +212,8 @@ fn options() -> Options {
                 .get_env()
                 .map(|e| e.to_string_lossy().into_owned())
                 .filter(|e| e.starts_with("INPUT_"));
-            if sub.get_name() != "announce" {
+            let action_command = ACTION_COMMANDS.contains(&sub.get_name());
+            if !action_command {
                 options.elsewhere.extend(variable);
                 continue;
             }
@@ -212,8 +226,12 @@ fn options() -> Options {
                         .map(|v| v.to_string_lossy().into_owned())
                         .collect::<Vec<_>>()
                         .join(",");
-                    options.by_variable.insert(variable, (long, default));
+                    options
+                        .by_variable
+                        .entry(variable)
+                        .or_insert((long, default));
                 }
+                None if sub.get_name() != "announce" => {}
                 None if !arg.is_hide_set()
                     && !matches!(arg.get_id().as_str(), "help" | "version") =>
                 {
@@ -240,12 +258,12 @@ fn every_input_is_an_option_read_from_its_input_variable_and_no_other_is_read() 
 
     let not_read: Vec<&&str> = declared
         .iter()
-        .filter(|(v, _)| !read.contains(v))
+        .filter(|(v, n)| !read.contains(v) && **n != COMMAND_INPUT)
         .map(|(_, n)| n)
         .collect();
     assert!(
         not_read.is_empty(),
-        "inputs in action.yml that no `announce` option reads: {not_read:?}"
+        "inputs in action.yml that no `announce` or `status` option reads: {not_read:?}"
     );
     let undeclared: Vec<&&String> = read
         .iter()
@@ -369,7 +387,17 @@ async fn every_declared_output_is_written_and_no_other() {
         .observe()
         .await
         .ok();
-    let declared: BTreeSet<String> = action_yml().outputs.0.into_iter().map(|(n, _)| n).collect();
+    // `status` writes its own outputs (from the code, `status::report::outputs`).
+    let of_status: BTreeSet<String> = codeq_rollout::status::report::outputs(&Default::default())
+        .into_iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
+    let all: BTreeSet<String> = action_yml().outputs.0.into_iter().map(|(n, _)| n).collect();
+    assert!(
+        of_status.is_subset(&all),
+        "status outputs not declared: {of_status:?}"
+    );
+    let declared: BTreeSet<String> = all.difference(&of_status).cloned().collect();
     let written: BTreeSet<String> = out.outputs.keys().cloned().collect();
     assert_eq!(written, declared, "{}", out.outputs_raw);
     for name in [
@@ -423,11 +451,13 @@ async fn a_rerun_exits_0_and_the_summary_says_created_then_unchanged() {
 #[tokio::test]
 async fn required_inputs_are_checked_by_the_binary_with_exit_code_2() {
     let github = FakeGitHub::start().await;
+    // `image` is required by `announce` only, so action.yml cannot say `required: true`
+    // (the same action runs `status`).
     let required: Vec<String> = action_yml()
         .inputs
         .0
         .into_iter()
-        .filter(|(_, i)| i.required == Some(true))
+        .filter(|(n, i)| i.required == Some(true) || n == "image")
         .map(|(n, _)| n)
         .collect();
     assert!(required.contains(&"image".to_string()));

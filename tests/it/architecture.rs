@@ -3,13 +3,14 @@
 //! earlier layer, never form a circle, and never lead a pure stage to I/O.
 //!
 //! Layers, first to last: support → context/event → digest → tier → pulls (the look-up)
-//! → window/values → render → publish → report → the pipelines (announce, docs) → cli.
+//! → window/values → render → publish → report → status's stages (the hub edge, the pure
+//! classification and reports) → the pipelines (announce, docs, status::run) → cli.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The layers, first to last; a module is named by its top-level module, or
-/// `support::NAME` inside the support layer.
+/// `support::NAME` / `status::NAME` inside the support layer and `status`.
 const LAYERS: &[&[&str]] = &[
     &[
         "support::sanitize",
@@ -29,13 +30,21 @@ const LAYERS: &[&[&str]] = &[
     &["render"],
     &["publish"],
     &["report"],
-    &["announce", "docs", "status"],
+    &[
+        "status::hub",
+        "status::classify",
+        "status::report",
+        "status",
+    ],
+    &["announce", "docs", "status::run"],
     &["cli"],
 ];
 
 /// The pure stages: no I/O module, no async runtime, no network, no files.
 const PURE: &[&str] = &[
     "tier",
+    "status::classify",
+    "status::report",
     "window",
     "render",
     "support::sanitize",
@@ -56,6 +65,8 @@ const IO_MODULES: &[&str] = &[
     "values",
     "publish",
     "report",
+    "status::hub",
+    "status::run",
     "announce",
     "docs",
     "cli",
@@ -77,7 +88,8 @@ struct Module {
     lines: Vec<String>,
 }
 
-/// The node a module path belongs to: `support::NAME` or the top-level module.
+/// The node a module path belongs to: `support::NAME`, `status::NAME` (a submodule, named
+/// in lower case; `status::Server` is `status`) or the top-level module.
 fn node(path: &str) -> String {
     let mut parts = path.split("::");
     let first = parts.next().unwrap_or_default();
@@ -86,6 +98,9 @@ fn node(path: &str) -> String {
     }
     match (first, parts.next()) {
         ("support", Some(second)) => format!("support::{second}"),
+        ("status", Some(second)) if second.starts_with(|c: char| c.is_ascii_lowercase()) => {
+            format!("status::{second}")
+        }
         _ => first.to_string(),
     }
 }
@@ -288,6 +303,15 @@ fn the_checker_finds_backward_edges_circles_and_io_in_pure_stages() {
     assert_eq!(
         violations(&support_up),
         ["support::github::error: backward edge support::github -> report (report::secret_forms)"]
+    );
+
+    let status_pure_io = [module(
+        "status::classify",
+        &["use crate::status::hub::HubClient;"],
+    )];
+    assert_eq!(
+        violations(&status_pure_io),
+        ["status::classify: pure stage imports status::hub::HubClient"]
     );
 
     let pure_io = [module(

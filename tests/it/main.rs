@@ -12,5 +12,6 @@ mod hub;
 mod publish;
 mod registry;
 mod templates;
+mod status;
 mod tier_triggers;
 mod window_docs;

@@ -406,10 +406,20 @@ impl Api {
         (code, serde_json::from_slice(&body).unwrap_or(Value::Null))
     }
 
+    /// Every page of `GET /users?state=ready` (the hub cuts each at its
+    /// `api_page_max_limit`), until one comes back empty.
     async fn ready(&self) -> Vec<ServerView> {
-        let Some((200, Value::Array(users))) = self.get("/users?state=ready").await else {
-            return Vec::new();
-        };
+        let mut users = Vec::new();
+        loop {
+            let path = format!("/users?state=ready&offset={}", users.len());
+            let Some((200, Value::Array(page))) = self.get(&path).await else {
+                break;
+            };
+            if page.is_empty() {
+                break;
+            }
+            users.extend(page);
+        }
         users
             .iter()
             .filter_map(|u| {

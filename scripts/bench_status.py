@@ -1,0 +1,166 @@
+"""Scale benchmark of `codeq-rollout status` against a real JupyterHub (scripts/bench-status.sh).
+
+Starts JupyterHub 6.1.1 with configurable-http-proxy (the test rig's, from .venv and
+tests/hub/node_modules) on free loopback ports, every server backed by one shared stand-in
+endpoint (tests/hub/standin.py `SharedStandinSpawner`), creates USERS users and starts
+RUNNING servers, then runs the binary once under `/usr/bin/time -v` with a token of exactly
+status's scopes. Prints the hub requests status sent (counted in the hub's log), the bound
+ceil(running / 200) + 1, the peak RSS and the wall time. Stops the hub's process group at the
+end, also on failure.
+
+Usage: python scripts/bench_status.py BINARY USERS RUNNING
+"""
+
+import json
+import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DRIVER = "bench-driver-token-0123456789abcdef"
+READER = "bench-reader-token-0123456789abcdef"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(api, method, path, body=None, token=DRIVER):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(api + path, data=data, method=method)
+    req.add_header("Authorization", f"token {token}")
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(req, timeout=120) as resp:
+        return resp.status, json.loads(resp.read() or b"null")
+
+
+def main():
+    binary, users, running = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    d = tempfile.mkdtemp(prefix="bench-status-")
+    public, hub, proxy_api = free_port(), free_port(), free_port()
+    chp = os.path.join(ROOT, "tests/hub/node_modules/.bin/configurable-http-proxy")
+    config = f"""import sys
+sys.path.insert(0, {os.path.join(ROOT, "tests/hub")!r})
+c.JupyterHub.spawner_class = "standin.SharedStandinSpawner"
+c.JupyterHub.authenticator_class = "dummy"
+c.Authenticator.allow_all = True
+c.JupyterHub.bind_url = "http://127.0.0.1:{public}"
+c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub}"
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api}"
+c.ConfigurableHTTPProxy.command = [{chp!r}]
+c.ConfigurableHTTPProxy.pid_file = "{d}/proxy.pid"
+c.JupyterHub.db_url = "sqlite:///{d}/hub.sqlite"
+c.JupyterHub.cookie_secret_file = "{d}/cookie_secret"
+c.JupyterHub.cleanup_servers = False
+c.JupyterHub.last_activity_interval = 3600
+c.JupyterHub.concurrent_spawn_limit = 0
+c.JupyterHub.services = [
+    {{"name": "driver", "api_token": {DRIVER!r}}},
+    {{"name": "status-reader", "api_token": {READER!r}}},
+]
+c.JupyterHub.load_roles = [
+    {{"name": "driver", "services": ["driver"], "scopes": ["admin:users", "admin:servers", "list:users"]}},
+    {{"name": "codeq-rollout-status", "services": ["status-reader"], "scopes": ["list:users", "read:servers"]}},
+]
+"""
+    with open(os.path.join(d, "jupyterhub_config.py"), "w") as f:
+        f.write(config)
+    log = open(os.path.join(d, "hub.log"), "w")
+    python = os.path.join(ROOT, ".venv/bin/python")
+    api = f"http://127.0.0.1:{public}/hub/api"
+    names = [f"user{i:05d}" for i in range(users)]
+
+    def start_hub():
+        proc = subprocess.Popen(
+            [python, os.path.join(ROOT, "tests/hub/launch.py"), "-f", "jupyterhub_config.py"],
+            cwd=d, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True,
+            # Unbuffered, so the request lines counted below are in the log when read.
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        deadline = time.time() + 300
+        while True:
+            try:
+                call(api, "GET", "/")
+                return proc
+            except Exception:
+                if time.time() > deadline or proc.poll() is not None:
+                    stop_hub(proc)
+                    raise SystemExit(f"the hub did not come up; log in {d}/hub.log")
+                time.sleep(0.5)
+
+    def stop_hub(proc):
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=60)
+        except ProcessLookupError:
+            pass
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proxy_pid = os.path.join(d, "proxy.pid")
+        if os.path.exists(proxy_pid):
+            try:
+                os.kill(int(open(proxy_pid).read().strip()), signal.SIGTERM)
+            except (ProcessLookupError, ValueError):
+                pass
+
+    # The users straight into the hub's database (the REST API takes ~0.1 s a user): a first
+    # start creates the schema, the users are added while the hub is down, a second start
+    # gives them their default role.
+    began = time.time()
+    stop_hub(start_hub())
+    from jupyterhub import orm
+
+    db = orm.new_session_factory(f"sqlite:///{d}/hub.sqlite")()
+    db.add_all([orm.User(name=n) for n in names])
+    db.commit()
+    db.close()
+    hub_proc = start_hub()
+    print(f"created {users} users in {time.time() - began:.1f} s", flush=True)
+    try:
+        began = time.time()
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(lambda n: call(api, "POST", f"/users/{n}/server"), names[:running]))
+        print(f"started {running} servers in {time.time() - began:.1f} s", flush=True)
+        released_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 3600))
+        mark = sum(1 for _ in open(os.path.join(d, "hub.log")))
+        began = time.time()
+        out = subprocess.run(
+            ["/usr/bin/time", "-v", binary, "status", "--hub-url", f"http://127.0.0.1:{public}",
+             "--hub-token", READER, "--released-at", released_at, "--json"],
+            capture_output=True, text=True, env={"PATH": os.environ.get("PATH", "")},
+        )
+        wall = time.time() - began
+        if out.returncode != 0:
+            raise SystemExit(f"status failed:\n{out.stderr}")
+        report = json.loads(out.stdout)
+        rss_kib = next(
+            int(l.split(":")[1]) for l in out.stderr.splitlines()
+            if "Maximum resident set size" in l
+        )
+        lines = list(open(os.path.join(d, "hub.log")))[mark:]
+        sent = [l for l in lines if "(status-reader@" in l]
+        gets = [l for l in sent if " GET " in l]
+        n = report["totals"]["running"]
+        bound = math.ceil(n / 200) + 1
+        print(f"users {users}, running servers {n} (asked {running})")
+        print(f"hub requests {len(sent)} (GET {len(gets)}), bound ceil({n}/200)+1 = {bound}")
+        print(f"peak RSS {rss_kib / 1024:.1f} MiB, wall {wall:.2f} s")
+        ok = n == running and len(gets) == len(sent) and len(sent) <= bound and rss_kib < 20 * 1024
+        print("PASS" if ok else "FAIL")
+        sys.exit(0 if ok else 1)
+    finally:
+        stop_hub(hub_proc)
+
+
+if __name__ == "__main__":
+    main()

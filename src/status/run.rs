@@ -1,0 +1,222 @@
+//! The `status` pipeline: hub → classify → report. [`run`] reads as those stages; the
+//! request it takes was checked by the command line ([`crate::cli::status_request`]).
+//! Read-only: the hub gets only GET requests ([`super::hub`]), GitHub nothing.
+
+use super::classify::{AtScaleModel, classify};
+use super::hub::HubClient;
+use super::report::{self, StatusFacts};
+use crate::digest::registry::RegistryOptions;
+use crate::digest::{self, Digest, ImageSource};
+use crate::publish::{self, Target, once};
+use crate::render::{self, messages};
+use crate::report::FileCommands;
+use crate::support::github::GitHub;
+use crate::support::github::models::{Comment, Issue};
+use crate::support::log::Log;
+use crate::window::{CullSettings, HubScale};
+use anyhow::{Result, anyhow};
+use time::OffsetDateTime;
+
+/// One `status` run, every input checked ([`crate::cli::status_request`] builds it).
+pub struct StatusRequest {
+    /// The hub's REST client (base URL and token checked; the token held as a secret).
+    pub hub: HubClient,
+    /// `hub-url` as given, trimmed, for the reports.
+    pub hub_url: String,
+    /// When the release went live (`--released-at`); `None` for the time recorded in the
+    /// release note of the image's digest.
+    pub released_at: Option<OffsetDateTime>,
+    /// `--image`, with the registry options for a registry reference: its digest finds the
+    /// release note and the tracking issue.
+    pub image: Option<(ImageSource, Option<RegistryOptions>)>,
+    /// The GitHub client, when the release note is read or the comment written.
+    pub github: Option<GitHub>,
+    /// Labels that find the tracking issue.
+    pub tracking_labels: Vec<String>,
+    /// `comment`: post or edit the "Convergence status" comment on the tracking issue.
+    pub comment: bool,
+    /// The idle culler's settings (z2jh `cull.*`).
+    pub culler: CullSettings,
+    /// `hub-size`: the most servers the hub runs at once; `None` for the servers running
+    /// when the hub is read (at least 1).
+    pub hub_size: Option<u64>,
+    /// `slow-stop-timeout`, whole seconds (1 or more).
+    pub slow_stop_timeout_secs: u64,
+    /// `--json`: the JSON document on stdout instead of the table.
+    pub json: bool,
+    /// `include-names`: the job summary lists servers by user and server name (the terminal
+    /// table and the JSON always do).
+    pub include_names: bool,
+    /// The run's clock (`--now`, tests); `None` for the time the hub is read.
+    pub now: Option<OffsetDateTime>,
+}
+
+/// Runs `status`: lists the running servers, classifies them against the release, prints
+/// the table (or the JSON with `--json`) and, inside Actions, writes the outputs and the job
+/// summary.
+///
+/// # Errors
+/// The hub's answer as a [`super::hub::HubError`] (what failed, what to do); an output or
+/// summary file that cannot be written.
+pub async fn run(req: &StatusRequest, log: &Log) -> Result<()> {
+    // 1. The release: its digest, when it went live, its tracking issue.
+    let release = release(req, log).await?;
+
+    // 2. Hub (GET only, page by page).
+    let listing = req.hub.list_active_servers().await?;
+    log.debug(&format!(
+        "status: {} servers of {} users in {} requests",
+        listing.servers.len(),
+        listing.users,
+        listing.requests
+    ));
+    let now = req.now.unwrap_or_else(OffsetDateTime::now_utc);
+
+    // 3. Classify, with the release note's worst case at the hub's scale.
+    let running = u64::try_from(listing.servers.len()).unwrap_or(u64::MAX);
+    let model = AtScaleModel {
+        settings: req.culler,
+        scale: HubScale {
+            servers: req.hub_size.unwrap_or(running).max(1),
+            slow_stop_timeout_secs: req.slow_stop_timeout_secs,
+        },
+    };
+    let classification = classify(listing.servers, release.released_at, now, &model);
+
+    // 4. Report.
+    let facts = StatusFacts {
+        hub_url: &req.hub_url,
+        digest: release.digest.as_ref(),
+        released_at: release.released_at,
+        now,
+        classification: &classification,
+        shifted: listing.shifted,
+        include_names: req.include_names,
+    };
+    if req.json {
+        print!("{}", report::json(&facts));
+    } else {
+        print!("{}", report::table(&facts));
+    }
+    let files = FileCommands::from_env();
+    files.write_outputs(&report::outputs(&classification.totals))?;
+    files.write_summary(&report::job_summary(&facts)?)?;
+
+    // 5. The tracking issue's comment (opt-in).
+    match (req.comment, &req.github, &release.digest) {
+        (true, Some(github), Some(digest)) => {
+            comment(github, release.issue.as_ref(), digest, &facts, log).await
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The release measured.
+struct Release {
+    /// Its digest, when measured by image.
+    digest: Option<Digest>,
+    /// When it went live.
+    released_at: OffsetDateTime,
+    /// Its tracking issue (security releases), when looked up.
+    issue: Option<Issue>,
+}
+
+/// Stage 1: the digest of `--image` (as `announce` resolves it), then, with GitHub, the
+/// release note found by its digest marker and the tracking issue found by digest
+/// ([`publish::look_up`], reads only); the time is `--released-at` or the one `announce`
+/// recorded in the note ([`publish::Found::announced_at`]).
+async fn release(req: &StatusRequest, log: &Log) -> Result<Release> {
+    let explicit = |digest| {
+        req.released_at
+            .map(|released_at| Release {
+                digest,
+                released_at,
+                issue: None,
+            })
+            .ok_or_else(|| anyhow!("no release time (a bug: the command line checks it)"))
+    };
+    let Some((source, registry)) = &req.image else {
+        return explicit(None);
+    };
+    let digest = digest::resolve(source, registry.as_ref()).await?;
+    log.info(&messages::resolved(&source.display(), &digest));
+    let Some(github) = &req.github else {
+        return explicit(Some(digest));
+    };
+    let target = Target {
+        digest: digest.clone(),
+        tag: publish::release_tag(&source.short_name(), &digest),
+        image: render::image_repository(&source.display()).to_string(),
+        tracking_labels: req.tracking_labels.clone(),
+        tracking_issue: true,
+    };
+    let found = publish::look_up(github, &target).await?;
+    let released_at = match (req.released_at, found.announced_at()) {
+        (Some(at), _) => at,
+        // The note keeps whole seconds: the end of that second, so that a server started
+        // within it is not counted as updated.
+        (None, Some(at)) => at + time::Duration::SECOND,
+        (None, None) => {
+            return Err(anyhow!(
+                "no release note for {digest} ({}) in the repository: run announce for this image first, or give released-at (--released-at)",
+                source.display()
+            ));
+        }
+    };
+    Ok(Release {
+        digest: Some(digest),
+        released_at,
+        issue: found.issue().cloned(),
+    })
+}
+
+/// Stage 5: one "Convergence status" comment on the open tracking issue of `digest`, created
+/// once (a failed POST is followed by a fresh look-up, never a second blind POST), edited in
+/// place only when its numbers change ([`report::comment_needs_edit`]); the issue's body is
+/// never touched. No issue (a routine release) or a closed one: nothing is written.
+async fn comment(
+    github: &GitHub,
+    issue: Option<&Issue>,
+    digest: &Digest,
+    facts: &StatusFacts<'_>,
+    log: &Log,
+) -> Result<()> {
+    let Some(issue) = issue.filter(|i| i.state == "open") else {
+        log.info(&format!(
+            "no open tracking issue for {digest}: no convergence comment"
+        ));
+        return Ok(());
+    };
+    let body = report::comment(facts, digest)?;
+    let find = async || -> Result<Option<Comment>> {
+        Ok(github
+            .list_comments(issue.number)
+            .await?
+            .into_iter()
+            .find(|c| report::is_status_comment(c.body.as_deref().unwrap_or(""), digest)))
+    };
+    match find().await? {
+        Some(c) if !report::comment_needs_edit(c.body.as_deref().unwrap_or(""), &body) => {
+            log.info(&format!("convergence comment unchanged: {}", c.html_url));
+        }
+        Some(c) => {
+            let c = github.update_comment(c.id, &body).await?;
+            log.info(&format!("convergence comment updated: {}", c.html_url));
+        }
+        None => {
+            let made = once::create(
+                "the convergence comment",
+                async || github.create_comment(issue.number, &body).await,
+                find,
+            )
+            .await?;
+            let c = match made {
+                once::Made::Posted(c)
+                | once::Made::FoundAfterUnknownOutcome(c)
+                | once::Made::FoundAfterConflict(c) => c,
+            };
+            log.info(&format!("convergence comment posted: {}", c.html_url));
+        }
+    }
+    Ok(())
+}

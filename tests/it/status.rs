@@ -1,0 +1,488 @@
+//! `codeq-rollout status` on the real JupyterHub rig (tests/it/common/hub.rs): the binary,
+//! with a token of exactly the scopes README documents, reports the hub's truth (which
+//! servers, their states, start times, the counts and the deadlines of the release note's
+//! model at the hub's scale); the real idle culler then stops every stale server by the
+//! deadline `status` gave; the hub's log shows only GET requests from `status`'s token,
+//! one page for a handful of servers. Bad input against the same hub (unknown token, token
+//! without scopes, URL not the hub's API, hub unreachable) fails with the error saying
+//! what to do, and sends nothing but GETs.
+
+use crate::common::hub::{Hub, HubSettings, iso, parse_iso, unix_now};
+use crate::common::{run_codeq, scrub};
+use codeq_rollout::status::classify::{AtScaleModel, CullerModel, ServerTimes};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::time::Duration;
+use time::OffsetDateTime;
+
+/// The token of the hub service holding the role of `status::hub::ROLE_SNIPPET`.
+const READER_TOKEN: &str = "status-reader-token-0123456789abcdef";
+/// The hub's largest page here (JupyterHub's `api_page_max_limit`, 200 by default): small, so
+/// that three servers take two pages and `status` must follow the hub's `next`.
+const PAGE: u64 = 2;
+/// A service token with no role at all.
+const NO_SCOPE_TOKEN: &str = "status-no-scope-token-0123456789abcdef";
+
+fn extra_config() -> String {
+    let scopes = codeq_rollout::status::hub::SCOPES
+        .iter()
+        .map(|s| format!("{s:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        r#"c.JupyterHub.services.append({{"name": "status-reader", "api_token": "{READER_TOKEN}"}})
+c.JupyterHub.services.append({{"name": "no-scope", "api_token": "{NO_SCOPE_TOKEN}"}})
+c.JupyterHub.api_page_max_limit = {PAGE}
+c.JupyterHub.load_roles.append({{"name": "{role}", "services": ["status-reader"], "scopes": [{scopes}]}})
+"#,
+        role = codeq_rollout::status::hub::ROLE_NAME
+    )
+}
+
+/// Runs `status` with `args` after the common ones; (exit code, stdout, stderr).
+fn status(base: &str, token: &str, released_at: &str, args: &[&str]) -> (i32, String, String) {
+    let mut all = vec![
+        "status",
+        "--hub-url",
+        base,
+        "--hub-token",
+        token,
+        "--released-at",
+        released_at,
+        "--hub-timeout",
+        "10s",
+        // The rig's culler and hub settings (see the test).
+        "--cull-timeout",
+        "6",
+        "--cull-every",
+        "2",
+        "--cull-max-age",
+        "20",
+        "--slow-stop-timeout",
+        "1",
+    ];
+    all.extend_from_slice(args);
+    run_codeq(&all, &BTreeMap::new())
+}
+
+/// The hub log's request lines sent with `service`'s token: `(METHOD, path)`.
+fn requests_of(hub: &Hub, service: &str) -> Vec<(String, String)> {
+    let who = format!("({service}@");
+    hub.log()
+        .lines()
+        .filter(|l| l.contains(&who))
+        .filter_map(|l| {
+            let mut words = l
+                .split_whitespace()
+                .skip_while(|w| w.parse::<u16>().is_err());
+            words.next()?;
+            Some((words.next()?.to_string(), words.next()?.to_string()))
+        })
+        .collect()
+}
+
+fn time(v: &Value) -> OffsetDateTime {
+    OffsetDateTime::parse(
+        v.as_str().unwrap_or_else(|| panic!("not a time: {v}")),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
+    let settings = HubSettings {
+        timeout: 6,
+        every: 2,
+        max_age: 20,
+        slow_stop_timeout: 1,
+    };
+    let hub = Hub::start_with(settings, &extra_config()).await;
+    let base = hub.api.trim_end_matches("/hub/api").to_string();
+
+    // Two servers from before the release, one after it.
+    hub.start_servers(&["old-idle", "old-busy"]).await;
+    let released = unix_now();
+    let released_at = iso(released);
+    hub.start_servers(&["fresh"]).await;
+    hub.post_activity("old-busy", unix_now()).await;
+
+    let (code, stdout, stderr) = status(&base, READER_TOKEN, &released_at, &["--json"]);
+    assert_eq!(code, 0, "status failed: {stderr}\nlog:\n{}", hub.log());
+    let report: Value = serde_json::from_str(&stdout).expect("stdout is the JSON alone");
+    let truth = hub.servers().await;
+    let measured_at = time(&report["measured_at"]);
+
+    // The hub's truth: which servers, their start times, their states.
+    let model = AtScaleModel {
+        settings: settings.cull(),
+        scale: settings.scale(3),
+    };
+    let mut deadlines = BTreeMap::new();
+    let servers = report["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), truth.len(), "{report:#}");
+    for view in &truth {
+        let row = servers
+            .iter()
+            .find(|s| s["user"] == view.user.as_str())
+            .unwrap_or_else(|| panic!("{} missing from {report:#}", view.user));
+        let started = parse_iso(row["started"].as_str().unwrap());
+        assert!(
+            (started - view.started).abs() < 1.0,
+            "{}: {started} vs {}",
+            view.user,
+            view.started
+        );
+        let expected_state = if view.user == "fresh" {
+            "updated"
+        } else if measured_at.unix_timestamp() as f64 - view.last_activity < 6.0 - 1.0 {
+            "stale-active"
+        } else {
+            "stale-idle"
+        };
+        // At a second's precision the boundary could go either way: only assert away from it.
+        if (measured_at.unix_timestamp() as f64 - view.last_activity - 6.0).abs() > 1.0 {
+            assert_eq!(row["state"], expected_state, "{}: {report:#}", view.user);
+        }
+        if view.user != "fresh" {
+            let times = ServerTimes {
+                started: Some(time(&row["started"])),
+                last_activity: Some(time(&row["last_activity"])),
+            };
+            let expected = model.deadline(&times, measured_at).unwrap();
+            let given = time(&row["deadline"]);
+            assert!(
+                (given - expected).abs() <= time::Duration::seconds(1),
+                "{}: deadline {given} vs the model's {expected}",
+                view.user
+            );
+            deadlines.insert(view.user.clone(), given.unix_timestamp() as f64 + 1.0);
+        } else {
+            assert!(row["deadline"].is_null());
+        }
+    }
+    let totals = &report["totals"];
+    assert_eq!(
+        (
+            &totals["running"],
+            &totals["updated"],
+            &totals["stale"],
+            &totals["converged"]
+        ),
+        (
+            &Value::from(3),
+            &Value::from(1),
+            &Value::from(2),
+            &Value::from(false)
+        ),
+        "{report:#}"
+    );
+
+    // Read-only, and ceil(running / page) requests: only GETs of the user list reached the
+    // hub from this token, the second page where the hub's `next` said.
+    let sent = requests_of(&hub, "status-reader");
+    assert_eq!(
+        sent,
+        [
+            // The hub's log hides every `state` parameter (it may be an OAuth state).
+            "/hub/api/users?state=[secret]&offset=0&limit=200",
+            "/hub/api/users?state=[secret]&offset=2&limit=2",
+        ]
+        .map(|path| ("GET".to_string(), path.to_string())),
+        "log:\n{}",
+        hub.log()
+    );
+    assert_eq!(sent.len() as u64, 3u64.div_ceil(PAGE));
+
+    // The same run as the Action makes it (`command: status`): inputs as INPUT_ variables,
+    // blank where unset, outputs and summary to their files, the token masked first.
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let env: BTreeMap<String, String> = [
+        ("GITHUB_ACTIONS", "true".to_string()),
+        ("GITHUB_OUTPUT", file("output")),
+        ("GITHUB_STEP_SUMMARY", file("summary")),
+        ("INPUT_COMMAND", "status".into()),
+        ("INPUT_HUB-URL", base.clone()),
+        ("INPUT_HUB-TOKEN", READER_TOKEN.into()),
+        ("INPUT_RELEASED-AT", released_at.clone()),
+        ("INPUT_CULL-TIMEOUT", "6".into()),
+        ("INPUT_CULL-EVERY", "2".into()),
+        ("INPUT_CULL-MAX-AGE", "20".into()),
+        ("INPUT_SLOW-STOP-TIMEOUT", "1".into()),
+        ("INPUT_HUB-SIZE", String::new()),
+        ("INPUT_INCLUDE-NAMES", "false".into()),
+        ("INPUT_IMAGE", String::new()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let (code, stdout, stderr) = run_codeq(&["status"], &env);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stdout.starts_with(&format!("::add-mask::{READER_TOKEN}\n")),
+        "the token is masked first: {stdout}"
+    );
+    assert_eq!(stdout.matches(READER_TOKEN).count(), 1, "{stdout}");
+    let outputs = crate::common::parse_outputs(&std::fs::read_to_string(file("output")).unwrap());
+    let expected: BTreeMap<String, String> = [
+        ("running", "3"),
+        ("updated", "1"),
+        ("stale", "2"),
+        ("converged", "false"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let got: BTreeMap<String, String> = outputs
+        .iter()
+        .filter(|(k, _)| expected.contains_key(*k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    assert_eq!(got, expected, "{outputs:?}");
+    assert_eq!(
+        outputs.keys().map(String::as_str).collect::<Vec<_>>(),
+        [
+            "converged",
+            "converged-by",
+            "running",
+            "stale",
+            "stale-active",
+            "updated"
+        ]
+    );
+    let summary = std::fs::read_to_string(file("summary")).unwrap();
+    for user in ["old-idle", "old-busy", "fresh"] {
+        assert!(!summary.contains(user), "{user} in the summary:\n{summary}");
+    }
+
+    // The real culler stops each stale server by the deadline status gave.
+    let latest = deadlines.values().copied().fold(0.0, f64::max);
+    let within = Duration::from_secs_f64((latest - unix_now()).max(0.0) + 5.0);
+    let stopped = hub
+        .wait_for("the stale servers stop", within, |h| {
+            let done = ["old-idle", "old-busy"]
+                .iter()
+                .all(|u| h.stop_of(u).is_some());
+            async move { done }
+        })
+        .await;
+    assert!(stopped, "stale servers still run; log:\n{}", hub.log());
+    for (user, deadline) in &deadlines {
+        let (_, at) = hub.stop_of(user).unwrap();
+        assert!(
+            at <= *deadline,
+            "{user} stopped at {}, after the deadline status gave, {}",
+            iso(at),
+            iso(*deadline)
+        );
+    }
+
+    // Bad input: the error says what to do; still nothing but GETs.
+    let port = base.rsplit(':').next().unwrap().to_string();
+    let mut table = Vec::new();
+    for (what, url, token) in [
+        ("unknown token", base.clone(), "not-a-token-of-this-hub"),
+        ("token without scopes", base.clone(), NO_SCOPE_TOKEN),
+        ("URL of the API", format!("{base}/hub/api"), READER_TOKEN),
+        (
+            "unreachable",
+            "http://127.0.0.1:9".to_string(),
+            READER_TOKEN,
+        ),
+    ] {
+        let (code, stdout, stderr) = status(&url, token, &released_at, &[]);
+        table.push(format!(
+            "{what}: exit {code}, stdout {:?}\n{}",
+            stdout,
+            scrub(stderr.trim(), &[(&port, "PORT")])
+        ));
+    }
+    insta::assert_snapshot!(table.join("\n\n"));
+    let methods: Vec<String> = ["status-reader", "no-scope"]
+        .iter()
+        .flat_map(|s| requests_of(&hub, s))
+        .map(|(m, _)| m)
+        .filter(|m| m != "GET")
+        .collect();
+    assert!(methods.is_empty(), "status wrote to the hub: {methods:?}");
+}
+
+/// The GitHub side, by image: `status` finds the release note `announce` wrote by its digest
+/// marker and measures from the time it recorded; with `comment: true` it posts one
+/// "Convergence status" comment on the tracking issue, leaves it alone while the numbers
+/// stay, and edits it in place when they change. Only reads besides those writes, at the
+/// fake GitHub and at the hub.
+#[tokio::test]
+async fn the_tracking_issue_gets_one_comment_edited_in_place_when_the_numbers_change() {
+    use crate::common::scenario::Scenario;
+    // A culler too slow to stop anything during the test.
+    let settings = HubSettings {
+        timeout: 600,
+        every: 300,
+        max_age: 0,
+        slow_stop_timeout: 1,
+    };
+    let hub = Hub::start_with(settings, &extra_config()).await;
+    let base = hub.api.trim_end_matches("/hub/api").to_string();
+    hub.start_servers(&["zq-before"]).await;
+
+    // announce, as the release job runs it, at a known time: release note + tracking issue.
+    let scenario = Scenario::merged_pr(&["security"]);
+    let github = scenario.github().await;
+    let mut announce = scenario.action(&github);
+    let released = unix_now();
+    let released_at = iso(released);
+    announce.args[1] = released_at.clone();
+    announce.run().await.assert_success();
+    // The note records whole seconds and `status` reads them as the end of that second: the
+    // next server starts after it.
+    let later = released.floor() + 1.0;
+    let passed = hub
+        .wait_for(
+            "the release's second passes",
+            Duration::from_secs(3),
+            |_| {
+                let done = unix_now() > later;
+                async move { done }
+            },
+        )
+        .await;
+    assert!(passed);
+    let issue = github.issues()[0]["number"].as_u64().unwrap();
+    let issue_body = github.issues()[0]["body"].clone();
+    hub.start_servers(&["zq-after"]).await;
+
+    let mut env = announce.env.clone();
+    for (name, value) in [
+        ("HUB-URL", base.as_str()),
+        ("HUB-TOKEN", READER_TOKEN),
+        ("COMMENT", "true"),
+        ("CULL-TIMEOUT", "600"),
+        ("CULL-EVERY", "300"),
+    ] {
+        env.insert(format!("INPUT_{name}"), value.to_string());
+    }
+    let output = announce.dir.path().join("output");
+    let run = |github_from: usize| {
+        let env = env.clone();
+        let output = output.clone();
+        let github = &github;
+        async move {
+            let _ = std::fs::remove_file(&output);
+            let (code, stdout, stderr) =
+                tokio::task::spawn_blocking(move || run_codeq(&["status"], &env))
+                    .await
+                    .unwrap();
+            assert_eq!(code, 0, "{stdout}\n{stderr}");
+            let outputs = crate::common::parse_outputs(&std::fs::read_to_string(&output).unwrap());
+            (outputs, github.calls_since(github_from).await)
+        }
+    };
+    let prefix = format!("/issues/{issue}/comments");
+
+    // First run: 1 updated (started after the recorded time), 1 stale; one comment posted.
+    let from = github.requests().await.len();
+    let (outputs, calls) = run(from).await;
+    assert_eq!(
+        (&outputs["running"][..], &outputs["updated"][..]),
+        ("2", "1")
+    );
+    assert_eq!(
+        calls,
+        [
+            "GET /releases".to_string(),
+            "GET /issues".to_string(),
+            format!("GET {prefix}"),
+            format!("POST {prefix}"),
+        ]
+    );
+    let comments = github.comments(issue);
+    assert_eq!(comments.len(), 1);
+    let body = comments[0]["body"].as_str().unwrap().to_string();
+    assert!(
+        body.starts_with("<!-- codeq-rollout:convergence digest=sha256:"),
+        "{body}"
+    );
+    for user in ["zq-before", "zq-after"] {
+        assert!(!body.contains(user), "user names went to GitHub:\n{body}");
+    }
+
+    // Same numbers: reads only.
+    let from = github.requests().await.len();
+    let (_, calls) = run(from).await;
+    assert_eq!(
+        calls,
+        ["GET /releases", "GET /issues", &format!("GET {prefix}")].map(String::from)
+    );
+
+    // Another server updated: the same comment edited in place.
+    hub.start_servers(&["zq-later"]).await;
+    let from = github.requests().await.len();
+    let (outputs, calls) = run(from).await;
+    assert_eq!(&outputs["updated"][..], "2");
+    let id = comments[0]["id"].as_u64().unwrap();
+    assert_eq!(
+        calls,
+        [
+            "GET /releases".to_string(),
+            "GET /issues".to_string(),
+            format!("GET {prefix}"),
+            format!("PATCH /issues/comments/{id}"),
+        ]
+    );
+    let comments = github.comments(issue);
+    assert_eq!(comments.len(), 1);
+    assert_ne!(comments[0]["body"].as_str().unwrap(), body);
+    assert_eq!(
+        github.issues()[0]["body"],
+        issue_body,
+        "the issue body was edited"
+    );
+
+    // Only GETs at the hub: a page for each of the first two runs (2 servers), two for the
+    // last (3 servers, pages of 2).
+    let sent = requests_of(&hub, "status-reader");
+    assert_eq!(sent.len(), 1 + 1 + 2, "{sent:?}");
+    assert!(sent.iter().all(|(m, _)| m == "GET"), "{sent:?}");
+}
+
+/// `examples/convergence.yml` (linted by scripts/test.sh with the other examples) runs the
+/// action's `status` command with inputs action.yml declares, on a schedule and by hand.
+#[test]
+fn the_convergence_example_runs_status_with_declared_inputs() {
+    let root = crate::common::registry::repo_root();
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let workflow: Value = serde_saphyr::from_str(&read("examples/convergence.yml")).unwrap();
+    let action: Value = serde_saphyr::from_str(&read("action.yml")).unwrap();
+    assert_eq!(workflow["on"]["schedule"][0]["cron"], "*/30 * * * *");
+    assert!(workflow["on"].get("workflow_dispatch").is_some());
+    let step = &workflow["jobs"]["status"]["steps"][0];
+    assert!(step["uses"].as_str().unwrap().contains("/codeq-rollout@"));
+    let with = step["with"].as_object().unwrap();
+    assert_eq!(with["command"], "status");
+    let declared = action["inputs"].as_object().unwrap();
+    let undeclared: Vec<&String> = with.keys().filter(|k| !declared.contains_key(*k)).collect();
+    assert!(undeclared.is_empty(), "not in action.yml: {undeclared:?}");
+    for needed in ["hub-url", "hub-token", "image", "comment"] {
+        assert!(with.contains_key(needed), "{needed} missing");
+    }
+}
+
+/// The role README and CODEQ_DEPLOYMENT.md show is the one the code documents
+/// (`status::hub::ROLE_SNIPPET`, scopes `status::hub::SCOPES`), word for word.
+#[test]
+fn the_docs_show_the_tokens_role_as_the_code_defines_it() {
+    let root = crate::common::registry::repo_root();
+    let snippet = codeq_rollout::status::hub::ROLE_SNIPPET;
+    for scope in codeq_rollout::status::hub::SCOPES {
+        assert!(snippet.contains(&format!("- {scope}\n")), "{scope}");
+    }
+    for doc in ["README.md", "CODEQ_DEPLOYMENT.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        assert!(
+            text.contains(&format!("```yaml\n{snippet}```\n")),
+            "{doc} does not show status::hub::ROLE_SNIPPET as it is"
+        );
+    }
+}
