@@ -15,7 +15,7 @@ use crate::support::github::GitHub;
 use crate::support::github::models::{NewIssue, NewRelease};
 use crate::support::log::Log;
 use crate::tier::{self, LabelRules, Tier, TierDecision, TierRequest, UnlabeledPolicy};
-use crate::window::{self, Configured, Window};
+use crate::window::{Configured, Window};
 use anyhow::{Result, anyhow};
 use std::time::Duration;
 use time::OffsetDateTime;
@@ -81,7 +81,7 @@ pub async fn run(req: &AnnounceRequest, log: &Log) -> Result<()> {
     let target_sha = target_commit(req, &behind, log);
 
     // 3. Window.
-    let window = window::compute(&req.culler.settings);
+    let window = req.culler.window();
     warn_if_culling_disabled(&window, log);
 
     // 4. Look up what exists (not in a dry run).
@@ -342,12 +342,28 @@ fn report(
             "idle-window-seconds",
             facts
                 .window
-                .idle_secs
+                .latest_idle_secs()
                 .map(|s| s.to_string())
                 .unwrap_or_default(),
         ),
         (
             "active-window-seconds",
+            facts
+                .window
+                .latest_active_secs()
+                .map(|s| s.to_string())
+                .unwrap_or_default(),
+        ),
+        (
+            "idle-window-usual-seconds",
+            facts
+                .window
+                .idle_secs
+                .map(|s| s.to_string())
+                .unwrap_or_default(),
+        ),
+        (
+            "active-window-usual-seconds",
             facts
                 .window
                 .active_secs

@@ -28,7 +28,7 @@ pub fn sections(
     config: &Configured,
     runbook: &RunbookSettings,
 ) -> Result<Vec<(&'static str, String)>> {
-    let window = window::compute(&config.settings);
+    let window = config.window();
     Ok(vec![
         ("window", render::window_section(&config.settings, &window)?),
         ("runbook", render::runbook_section(runbook, DOC_DIGEST)?),
@@ -171,7 +171,7 @@ pub struct WindowRequest {
 /// `--check` with stale sections (after printing the diff to stdout), an unreadable doc,
 /// bad markers.
 pub fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
-    warn_if_disabled(&window::compute(&req.culler.settings), log);
+    warn_if_disabled(&req.culler.window(), log);
     let path = req.file.display().to_string();
     let doc = std::fs::read_to_string(&req.file).with_context(|| {
         format!("cannot read {path}: run from the repository root, or name the doc with --file")
@@ -208,7 +208,7 @@ pub fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
 /// # Errors
 /// Only if the JSON cannot be written.
 pub fn window(req: &WindowRequest, log: &Log) -> Result<()> {
-    let window = window::compute(&req.culler.settings);
+    let window = req.culler.window();
     warn_if_disabled(&window, log);
     if req.json {
         println!(
@@ -221,31 +221,88 @@ pub fn window(req: &WindowRequest, log: &Log) -> Result<()> {
     Ok(())
 }
 
-/// The `window --json` document: `summary`, `culling_enabled`, `idle_window_seconds` and
-/// `active_window_seconds` (null when unbounded), `settings` (seconds) and `origins` (each
-/// `{"source": "default" | "file" | "option", ...}`).
+/// The `window --json` document: `summary`; `culling_enabled`; `idle_window_seconds` and
+/// `active_window_seconds`, never later than (the worst case for the hub's size when given,
+/// else the usual bound; null when unbounded); `idle_window_usual_seconds` and
+/// `active_window_usual_seconds`, the usual bound; `worst_case` (null without a hub size:
+/// `servers`, `slow_stop_timeout_seconds`, `pass_seconds`, `carry_seconds`, `idle_seconds`,
+/// `active_seconds`); `settings` (seconds) and `origins` (each `{"source": "default" | "file"
+/// | "option", ...}`, `slow_stop_timeout` included).
 pub fn window_json(config: &Configured) -> serde_json::Value {
-    let window = window::compute(&config.settings);
+    let window = config.window();
+    let mut origins = serde_json::json!(config.origins);
+    origins["slow_stop_timeout"] = serde_json::json!(config.scale.slow_stop_origin);
     serde_json::json!({
         "summary": window.summary(),
         "culling_enabled": window.culling_enabled,
-        "idle_window_seconds": window.idle_secs,
-        "active_window_seconds": window.active_secs,
-        "settings": config.settings,
-        "origins": config.origins,
+        "idle_window_seconds": window.latest_idle_secs(),
+        "active_window_seconds": window.latest_active_secs(),
+        "idle_window_usual_seconds": window.idle_secs,
+        "active_window_usual_seconds": window.active_secs,
+        "worst_case": window.worst.map(|w| serde_json::json!({
+            "servers": w.scale.servers,
+            "slow_stop_timeout_seconds": w.scale.slow_stop_timeout_secs,
+            "pass_seconds": w.pass_secs,
+            "carry_seconds": w.carry_secs,
+            "idle_seconds": w.idle_secs,
+            "active_seconds": w.active_secs,
+        })),
+        "settings": {
+            "enabled": config.settings.enabled,
+            "timeout_secs": config.settings.timeout_secs,
+            "every_secs": config.settings.every_secs,
+            "max_age_secs": config.settings.max_age_secs,
+            "hub_size": config.scale.servers,
+            "slow_stop_timeout_secs": config.scale.slow_stop_timeout_secs,
+        },
+        "origins": origins,
     })
 }
 
-/// The `window` text: the summary line, then one line per setting with its origin.
+/// The `window` text: the summary line, then one line per setting with its origin, the
+/// hub's size and slow-stop timeout last.
 pub fn window_text(config: &Configured) -> String {
-    let window = window::compute(&config.settings);
+    let window = config.window();
     let mut out = format!("Convergence window: {}\n", window.summary());
-    let rows = config.rows();
-    let width = rows.iter().map(|r| r.value.len()).max().unwrap_or(0);
-    for r in rows {
+    let mut rows: Vec<(String, String, String)> = config
+        .rows()
+        .into_iter()
+        .map(|r| (r.key.to_string(), r.value, r.origin.to_string()))
+        .collect();
+    rows.push((
+        "hub size".into(),
+        config
+            .scale
+            .servers
+            .map_or("not given".into(), window::servers_words),
+        match config.scale.servers {
+            Some(_) => "option --hub-size".into(),
+            None => "set --hub-size for the worst case".into(),
+        },
+    ));
+    rows.push((
+        "slow-stop".into(),
+        window::human(config.scale.slow_stop_timeout_secs),
+        config.scale.slow_stop_origin.to_string(),
+    ));
+    let width = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
+    for (key, value, origin) in rows {
+        out.push_str(&format!("  {key:<12}  {value:<width$}  ({origin})\n"));
+    }
+    if let Some(w) = window.worst {
         out.push_str(&format!(
-            "  {:<12}  {:<width$}  ({})\n",
-            r.key, r.value, r.origin
+            "  One cull pass on this hub: up to {} ({} × {}){}\n",
+            window::human(w.pass_secs),
+            window::servers_words(w.scale.servers),
+            window::human(w.scale.slow_stop_timeout_secs),
+            if w.carry_secs > 0 {
+                format!(
+                    ", plus {} for servers restarted during a pass",
+                    window::human(w.carry_secs)
+                )
+            } else {
+                String::new()
+            }
         ));
     }
     out.trim_end().to_string()

@@ -107,7 +107,7 @@ fn mask_secrets(args: &AnnounceArgs, log: &Log) {
 }
 
 /// An optional input's value, trimmed; `None` when unset or blank.
-fn given(value: &Option<String>) -> Option<&str> {
+pub(super) fn given(value: &Option<String>) -> Option<&str> {
     value.as_deref().map(str::trim).filter(|v| !v.is_empty())
 }
 

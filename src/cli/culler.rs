@@ -1,5 +1,6 @@
 //! The culler options into culler settings: z2jh's defaults, the values files, the options.
 
+use super::announce::given;
 use super::{CullerArgs, UsageError, inputs, usage};
 use crate::support::log::Log;
 use anyhow::Result;
@@ -7,17 +8,23 @@ use anyhow::Result;
 impl CullerArgs {
     /// The culler settings these options give, with where each came from: z2jh's defaults,
     /// overridden by the values files in order ([`crate::values`]), overridden by the
-    /// `--cull-*` options. Logs a warning when values files were given but none sets `cull`.
+    /// `--cull-*` options; and the hub's scale: `--hub-size` when given, the slow-stop
+    /// timeout from `--slow-stop-timeout`, else the values files
+    /// ([`crate::values::slow_stop_timeout`]), else JupyterHub's 10 s. Logs a warning when
+    /// values files were given but none sets `cull`.
     ///
     /// # Errors
     /// [`UsageError`] naming the input for a malformed duration or boolean option (quoting
-    /// the value), a bad `values-path`, a values file that does not exist while its name holds
+    /// the value), a hub size or slow-stop timeout that is 0, negative or not a number, a bad
+    /// `values-path`, a values file that does not exist while its name holds
     /// a comma (the input takes one path per line), or `timeout` or `every` of 0 from an
     /// option while culling is enabled. Otherwise (exit code 1): an unreadable or malformed
     /// values file, naming the file and key path, or a 0 from a values file.
     pub fn settings(&self, log: &Log) -> Result<crate::window::Configured> {
         use crate::values::{self, ValuesPath};
-        use crate::window::{Configured, Origin, parse_duration_secs};
+        use crate::window::{
+            Configured, Origin, parse_duration_secs, parse_hub_size, parse_slow_stop_timeout,
+        };
         let mut c = Configured::default();
         let path = ValuesPath::parse(self.values_path.as_deref()).map_err(usage("values-path"))?;
         let files: Vec<std::path::PathBuf> = self
@@ -94,6 +101,20 @@ impl CullerArgs {
                 )
             })?;
             c.origins.enabled = option("cull-enabled");
+        }
+        (c.scale.slow_stop_timeout_secs, c.scale.slow_stop_origin) =
+            values::slow_stop_timeout(&parsed);
+        if let Some(v) = given(&self.slow_stop_timeout) {
+            c.scale.slow_stop_timeout_secs =
+                parse_slow_stop_timeout("slow-stop-timeout (--slow-stop-timeout)", v)
+                    .map_err(|e| UsageError::new("slow-stop-timeout", e.message))?;
+            c.scale.slow_stop_origin = option("slow-stop-timeout");
+        }
+        if let Some(v) = given(&self.hub_size) {
+            c.scale.servers = Some(
+                parse_hub_size("hub-size (--hub-size)", v)
+                    .map_err(|e| UsageError::new("hub-size", e.message))?,
+            );
         }
         c.validate().map_err(|e| match e.origin {
             Origin::Option { name } => UsageError::new(name, e.message).into(),

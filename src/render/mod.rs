@@ -10,7 +10,9 @@ pub mod messages;
 use crate::digest::Digest;
 use crate::support::sanitize;
 use crate::tier::{Tier, TierDecision};
-use crate::window::{Configured, CullSettings, Origins, Window, human};
+use crate::window::{
+    Configured, CullSettings, HubScale, Origins, Window, human, human_at_most, servers_words,
+};
 use anyhow::{Context, Result};
 use minijinja::{Environment, UndefinedBehavior, context};
 use serde::Serialize;
@@ -194,6 +196,9 @@ struct Evidence<'a> {
     pull_requests: &'a [crate::tier::PullRequest],
     sha: &'a str,
     culler: &'a CullSettings,
+    /// Left out without a hub size, so fingerprints recorded before it existed still match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scale: Option<HubScale>,
 }
 
 /// A fingerprint of the facts `facts` gives a tracking issue: the first 16 hex digits of
@@ -208,6 +213,7 @@ pub fn evidence_fingerprint(facts: &Facts) -> String {
         pull_requests: &facts.tier.pull_requests,
         sha: &facts.sha,
         culler: &facts.culler,
+        scale: facts.window.worst.map(|w| w.scale),
     };
     let json = serde_json::to_vec(&evidence).expect("plain data serialises");
     hex::encode(sha2::Sha256::digest(&json))[..16].to_string()
@@ -425,22 +431,52 @@ struct WindowView {
     active: Option<String>,
     idle_by: Option<String>,
     active_by: Option<String>,
+    /// The worst case for the hub's size, when given.
+    worst: Option<WorstView>,
+}
+
+/// The worst case as the templates state it: durations rounded up to the minute
+/// ([`human_at_most`]), deadlines rounded up to the minute.
+#[derive(Serialize)]
+struct WorstView {
+    /// `100 servers`.
+    servers: String,
+    /// The slow-stop timeout in words, e.g. `10s`.
+    slow_stop: String,
+    idle: Option<String>,
+    active: Option<String>,
+    idle_by: Option<String>,
+    active_by: Option<String>,
 }
 
 fn window_view(window: &Window, now: Option<OffsetDateTime>) -> WindowView {
-    let by = |secs: Option<u64>| -> Option<String> {
+    let by = |secs: Option<u64>, up: bool| -> Option<String> {
         let now = now?;
         let secs = i64::try_from(secs?).ok()?;
-        now.checked_add(time::Duration::seconds(secs))
-            .map(utc_minute)
+        let at = now.checked_add(time::Duration::seconds(secs))?;
+        // A worst case's deadline is rounded up, so it never reads earlier than it is.
+        let past_minute = at.second() > 0 || at.nanosecond() > 0;
+        let at = match (up, past_minute) {
+            (true, true) => at.checked_add(time::Duration::minutes(1))?,
+            _ => at,
+        };
+        Some(utc_minute(at))
     };
     WindowView {
         culling_enabled: window.culling_enabled,
         max_age_first: window.max_age_first(),
         idle: window.idle_secs.map(human),
         active: window.active_secs.map(human),
-        idle_by: by(window.idle_secs),
-        active_by: by(window.active_secs),
+        idle_by: by(window.idle_secs, false),
+        active_by: by(window.active_secs, false),
+        worst: window.worst.map(|w| WorstView {
+            servers: servers_words(w.scale.servers),
+            slow_stop: human(w.scale.slow_stop_timeout_secs),
+            idle: w.idle_secs.map(human_at_most),
+            active: w.active_secs.map(human_at_most),
+            idle_by: by(w.idle_secs, true),
+            active_by: by(w.active_secs, true),
+        }),
     }
 }
 
@@ -610,6 +646,7 @@ pub fn job_summary(
     let configured = Configured {
         settings: facts.culler,
         origins: facts.culler_origins.clone(),
+        ..Default::default()
     };
     let settings: Vec<String> = configured
         .rows()

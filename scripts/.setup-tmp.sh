@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The whole test suite, on a fresh machine: installs what the tests need when it is missing,
+# then runs the checks. `.ci/run` calls exactly this script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# 1. System packages: a real registry and skopeo (the tests start them), buildah (the
+#    container test builds and runs the runtime image with it, offline; it needs root, as
+#    this script then does: CI runs it with sudo), jq (the break-glass runbook's commands, run
+#    by tests/it/window_docs.rs), Python with venv (the linters of section 2, scripts/pin-image),
+#    Node.js with npm (the proxy of the JupyterHub test rig, section 3).
+missing=()
+command -v docker-registry >/dev/null || missing+=(docker-registry)
+command -v skopeo >/dev/null || missing+=(skopeo)
+command -v buildah >/dev/null || missing+=(buildah)
+[ -s /etc/ssl/certs/ca-certificates.crt ] || missing+=(ca-certificates)
+command -v htpasswd >/dev/null || missing+=(apache2-utils)
+command -v jq >/dev/null || missing+=(jq)
+command -v python3 >/dev/null || missing+=(python3)
+python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# 2. Lint what users copy and what runs with the repository's tokens: action.yml as on main
+#    and as a release pins it (scripts/pin-image), the example workflow (README includes it),
+#    the repository's workflows and dependabot.yml, the Dockerfile. The linters come from
+#    PyPI into a virtual environment (.venv, gitignored), every version pinned in
+#    scripts/lint-requirements.txt; once installed they run offline.
+venv=.venv
+if ! cmp -s scripts/lint-requirements.txt "$venv/.lint-requirements.txt"; then
+  echo "installing linters into $venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r scripts/lint-requirements.txt
+  cp scripts/lint-requirements.txt "$venv/.lint-requirements.txt"
+fi
+"$venv/bin/check-jsonschema" --builtin-schema vendor.github-actions action.yml
+for workflow in examples/*.yml; do
+  "$venv/bin/check-jsonschema" --builtin-schema vendor.github-workflows "$workflow"
+  "$venv/bin/zizmor" --offline --no-progress --color never "$workflow"
+done
+"$venv/bin/zizmor" --offline --no-progress --color never action.yml
+for workflow in .github/workflows/*.yml; do
+  "$venv/bin/check-jsonschema" --builtin-schema vendor.github-workflows "$workflow"
+done
+"$venv/bin/check-jsonschema" --builtin-schema vendor.dependabot .github/dependabot.yml
+"$venv/bin/zizmor" --offline --no-progress --color never --persona pedantic \
+  .github/workflows/*.yml .github/dependabot.yml
+# action.yml as release.yml pins it (any well-formed digest will do for the lint).
+pinned=$(mktemp -d)
+trap 'rm -rf "$pinned"' EXIT
+cp action.yml "$pinned/action.yml"
+python3 scripts/pin-image --file "$pinned/action.yml" \
+  sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef >/dev/null
+"$venv/bin/check-jsonschema" --builtin-schema vendor.github-actions "$pinned/action.yml"
+"$venv/bin/zizmor" --offline --no-progress --color never --persona pedantic "$pinned/action.yml"
+"$venv/bin/hadolint" --no-color Dockerfile
+
+# 3. The JupyterHub test rig (tests/it/common/hub.rs): JupyterHub and jupyterhub-idle-culler
+#    into the same virtual environment, every version pinned in scripts/hub-requirements.txt,
+#    and configurable-http-proxy from npm with the lockfile in tests/hub/. Each is installed
+#    only when its pins changed since the last install.
+if ! cmp -s scripts/hub-requirements.txt "$venv/.hub-requirements.txt"; then
+  echo "installing JupyterHub and the idle culler into $venv"
+  [ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -r scripts/hub-requirements.txt
+  cp scripts/hub-requirements.txt "$venv/.hub-requirements.txt"
+fi
+if ! cmp -s tests/hub/package-lock.json tests/hub/node_modules/.installed-package-lock.json; then
+  echo "installing configurable-http-proxy into tests/hub/node_modules"
+  (cd tests/hub && npm ci --no-audit --no-fund --loglevel=error)
+  cp tests/hub/package-lock.json tests/hub/node_modules/.installed-package-lock.json
+fi
+
