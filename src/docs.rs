@@ -459,10 +459,7 @@ mod tests {
         config.origins.every = Origin::Option {
             name: "cull-every".into(),
         };
-        assert_eq!(
-            window_text(&config),
-            "Convergence window: idle sessions within 35m of last activity; active sessions only when their user restarts them\n  cull.enabled  true  (default)\n  cull.timeout  30m   (hub.yaml: jupyterhub.cull.timeout)\n  cull.every    5m    (option --cull-every)\n  cull.maxAge   none  (default)"
-        );
+        insta::assert_snapshot!("window_text_without_hub_size", window_text(&config));
         let json = window_json(&config);
         assert_eq!(json["idle_window_seconds"], 2100);
         assert_eq!(json["active_window_seconds"], serde_json::Value::Null);
@@ -477,6 +474,46 @@ mod tests {
         assert_eq!(
             json["origins"]["enabled"],
             serde_json::json!({"source": "default"})
+        );
+        insta::assert_json_snapshot!("window_json_without_hub_size", json);
+    }
+
+    /// With the hub's size, the text and the JSON state the worst case next to the usual
+    /// bound, and the "never later than" fields carry the worst case.
+    #[test]
+    fn window_output_at_the_hubs_scale() {
+        let mut config = Configured::default();
+        config.settings.max_age_secs = 8 * 3600;
+        config.origins.max_age = Origin::Option {
+            name: "cull-max-age".into(),
+        };
+        config.scale.servers = Some(100);
+        config.scale.slow_stop_timeout_secs = 30;
+        config.scale.slow_stop_origin = Origin::File {
+            file: "hub.yaml".into(),
+            key: crate::values::SLOW_STOP_KEY.into(),
+        };
+        insta::assert_snapshot!("window_text_at_the_hubs_scale", window_text(&config));
+        let json = window_json(&config);
+        // 100 × 30 s a pass; nothing carried (a restarted server is due an hour later).
+        assert_eq!(json["idle_window_usual_seconds"], 4200);
+        assert_eq!(json["idle_window_seconds"], 4200 + 3000);
+        assert_eq!(json["active_window_seconds"], 29400 + 3000);
+        insta::assert_json_snapshot!("window_json_at_the_hubs_scale", json);
+    }
+
+    #[test]
+    fn the_doc_states_the_worst_case_for_a_given_hub_size() {
+        let mut config = Configured::default();
+        config.scale.servers = Some(100);
+        let doc = apply(
+            &doc(),
+            &sections(&config, &RunbookSettings::default()).unwrap(),
+        )
+        .unwrap();
+        assert!(
+            doc.contains("within **1h 10m** of their last activity; up to **1h 27m** with 100 servers going idle in the same cull pass."),
+            "{doc}"
         );
     }
 }

@@ -354,14 +354,14 @@ impl Window {
     /// One line for the `convergence-window` output and the summary, e.g.
     /// `idle sessions within 1h 10m of last activity; active sessions only when restarted`;
     /// with the hub's size, each bound is followed by its worst case, e.g. `(up to 1h 27m
-    /// when 100 servers go idle in the same cull pass)`.
+    /// with 100 servers going idle in the same cull pass)`.
     pub fn summary(&self) -> String {
         if !self.culling_enabled {
             return "no passive bound: culling is disabled, a running session updates only when its user restarts it".into();
         }
         let up_to = |worst: Option<u64>, what: &str| match (self.worst, worst) {
             (Some(w), Some(secs)) => format!(
-                " (up to {} when {} {what} in the same cull pass)",
+                " (up to {} with {} {what} in the same cull pass)",
                 human_at_most(secs),
                 servers_words(w.scale.servers)
             ),
@@ -370,22 +370,29 @@ impl Window {
         let worst_active = self.worst.and_then(|w| w.active_secs);
         let worst_idle = self.worst.and_then(|w| w.idle_secs);
         if let (true, Some(active)) = (self.max_age_first(), self.active_secs) {
+            let worst = match (self.worst, worst_active) {
+                (Some(w), Some(secs)) => format!(
+                    "; up to {} with {} reaching it in the same cull pass",
+                    human_at_most(secs),
+                    servers_words(w.scale.servers)
+                ),
+                _ => String::new(),
+            };
             return format!(
-                "every session, idle or active, within {} of the release{} (the maximum server age comes before the idle timeout)",
+                "every session, idle or active, within {} of the release (the maximum server age comes before the idle timeout{worst})",
                 human(active),
-                up_to(worst_active, "reach the maximum server age")
             );
         }
         let idle = format!(
             "idle sessions within {} of last activity{}",
             human(self.idle_secs.unwrap_or(0)),
-            up_to(worst_idle, "go idle")
+            up_to(worst_idle, "going idle")
         );
         match self.active_secs {
             Some(active) => format!(
                 "{idle}; active sessions within {} of the release{}",
                 human(active),
-                up_to(worst_active, "reach the maximum server age")
+                up_to(worst_active, "reaching the maximum server age")
             ),
             None => format!("{idle}; active sessions only when their user restarts them"),
         }
@@ -551,7 +558,12 @@ pub fn parse_slow_stop_timeout(input: &str, text: &str) -> Result<u64, InvalidSc
     match parse_duration_secs(text) {
         Ok(0) => Err(bad("0".into())),
         Ok(secs) => Ok(secs),
-        Err(err) => Err(bad(err.to_string())),
+        Err(err) => Err(InvalidScale {
+            input: input.to_string(),
+            message: format!(
+                "{input}: {err}; it is the hub's slow-stop timeout (JupyterHub's tornado_settings.slow_stop_timeout, {DEFAULT_SLOW_STOP_TIMEOUT_SECS} s unless set)"
+            ),
+        }),
     }
 }
 
@@ -879,6 +891,41 @@ mod tests {
     }
 
     #[test]
+    fn the_window_states_the_worst_case_only_with_a_hub_size() {
+        let mut c = configured(settings(true, 3600, 600, 28800));
+        let usual = c.window();
+        assert_eq!(usual.worst, None);
+        assert_eq!(
+            (usual.latest_idle_secs(), usual.latest_active_secs()),
+            (Some(4200), Some(29400))
+        );
+        c.scale.servers = Some(100);
+        let w = c.window();
+        assert_eq!((w.idle_secs, w.active_secs), (Some(4200), Some(29400)));
+        assert_eq!(
+            (w.latest_idle_secs(), w.latest_active_secs()),
+            (Some(5200), Some(30400))
+        );
+        assert_eq!(
+            w.summary(),
+            "idle sessions within 1h 10m of last activity (up to 1h 27m with 100 servers going idle in the same cull pass); active sessions within 8h 10m of the release (up to 8h 27m with 100 servers reaching the maximum server age in the same cull pass)"
+        );
+        c.settings.max_age_secs = 1800;
+        assert_eq!(
+            c.window().summary(),
+            "every session, idle or active, within 40m of the release (the maximum server age comes before the idle timeout; up to 57m with 100 servers reaching it in the same cull pass)"
+        );
+        c.settings.enabled = false;
+        assert_eq!(c.window().worst, None);
+        assert_eq!(c.window().latest_idle_secs(), None);
+        // Worst-case words round up to the minute from 10 minutes on, never down.
+        assert_eq!(human_at_most(5200), "1h 27m");
+        assert_eq!(human_at_most(5160), "1h 26m");
+        assert_eq!(human_at_most(599), "9m 59s");
+        assert_eq!(servers_words(1), "1 server");
+    }
+
+    #[test]
     fn a_pass_longer_than_the_idle_timeout_carries_restarted_servers() {
         // The test rig's first hub: timeout 12 s, every 4 s, 7 servers, 1 s slow-stop
         // timeout: no restarted server is due by the next pass.
@@ -926,9 +973,9 @@ mod tests {
                 "0",
                 "slow-stop-timeout is 0: give the hub's slow-stop timeout",
             ),
-            ("-10", "slow-stop-timeout is \"-10\" is negative"),
-            ("soon", "slow-stop-timeout is \"soon\" is not a duration"),
-            ("", "slow-stop-timeout is empty duration"),
+            ("-10", "slow-stop-timeout: \"-10\" is negative"),
+            ("soon", "slow-stop-timeout: \"soon\" is not a duration"),
+            ("", "slow-stop-timeout: empty duration"),
         ] {
             let err = parse_slow_stop_timeout("slow-stop-timeout", text).unwrap_err();
             assert_eq!(err.input, "slow-stop-timeout");

@@ -123,3 +123,81 @@ impl CullerArgs {
         Ok(c)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::cli::{Cli, Command, UsageError};
+    use crate::support::log::Log;
+    use crate::window::Origin;
+    use clap::Parser;
+
+    /// The `window` request for `args` (after `window`), or the error's input and text.
+    fn window(args: &[&str]) -> Result<crate::window::Configured, (String, String)> {
+        let cli = Cli::try_parse_from(["codeq-rollout", "window"].iter().chain(args))
+            .map_err(|e| ("clap".to_string(), e.to_string()))?;
+        let Command::Window(args) = cli.command else {
+            unreachable!()
+        };
+        args.culler.settings(&Log::new(false, false)).map_err(|e| {
+            let input = e
+                .downcast_ref::<UsageError>()
+                .map_or("(not usage)".to_string(), |u| u.input.clone());
+            (input, format!("{e:#}"))
+        })
+    }
+
+    #[test]
+    fn the_hubs_scale_comes_from_the_options_then_the_values_files() {
+        let c = window(&[]).unwrap();
+        assert_eq!(c.scale, crate::window::ScaleConfig::default());
+        assert_eq!(c.window().worst, None);
+        let c = window(&["--hub-size", " 100 ", "--slow-stop-timeout", "30s"]).unwrap();
+        assert_eq!(c.scale.servers, Some(100));
+        assert_eq!(c.scale.slow_stop_timeout_secs, 30);
+        assert_eq!(
+            c.scale.slow_stop_origin,
+            Origin::Option {
+                name: "slow-stop-timeout".into()
+            }
+        );
+        assert_eq!(c.window().latest_idle_secs(), Some(4200 + 3000));
+        // Blank inputs count as unset, as the runner passes them.
+        let c = window(&["--hub-size", " ", "--slow-stop-timeout", ""]).unwrap();
+        assert_eq!(c.scale, crate::window::ScaleConfig::default());
+        // From a values file, unless the option says otherwise.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hub.yaml");
+        std::fs::write(
+            &file,
+            "hub:\n  config:\n    JupyterHub:\n      tornado_settings:\n        slow_stop_timeout: 20\n",
+        )
+        .unwrap();
+        let path = file.to_str().unwrap();
+        let c = window(&["--jupyterhub-values", path]).unwrap();
+        assert_eq!(c.scale.slow_stop_timeout_secs, 20);
+        assert!(matches!(c.scale.slow_stop_origin, Origin::File { .. }));
+        let c = window(&["--jupyterhub-values", path, "--slow-stop-timeout", "5"]).unwrap();
+        assert_eq!(c.scale.slow_stop_timeout_secs, 5);
+    }
+
+    #[test]
+    fn a_bad_hub_size_or_slow_stop_timeout_is_a_usage_error_naming_it() {
+        let cases: &[&[&str]] = &[
+            &["--hub-size", "0"],
+            &["--hub-size", "-5"],
+            &["--hub-size", "many"],
+            &["--hub-size", "2.5"],
+            &["--slow-stop-timeout", "0"],
+            &["--slow-stop-timeout", "-10"],
+            &["--slow-stop-timeout", "soon"],
+        ];
+        let table: Vec<String> = cases
+            .iter()
+            .map(|args| {
+                let (input, message) = window(args).expect_err("an error");
+                format!("{}\n  {input}: {message}", args.join(" "))
+            })
+            .collect();
+        insta::assert_snapshot!(table.join("\n"));
+    }
+}
