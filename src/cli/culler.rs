@@ -126,7 +126,7 @@ impl CullerArgs {
 
 #[cfg(test)]
 mod tests {
-    use crate::cli::{Cli, Command, UsageError};
+    use crate::cli::{Cli, Command};
     use crate::support::log::Log;
     use crate::window::Origin;
     use clap::Parser;
@@ -138,12 +138,9 @@ mod tests {
         let Command::Window(args) = cli.command else {
             unreachable!()
         };
-        args.culler.settings(&Log::new(false, false)).map_err(|e| {
-            let input = e
-                .downcast_ref::<UsageError>()
-                .map_or("(not usage)".to_string(), |u| u.input.clone());
-            (input, format!("{e:#}"))
-        })
+        args.culler
+            .settings(&Log::new(false, false))
+            .map_err(crate::cli::usage::input_and_message)
     }
 
     #[test]
