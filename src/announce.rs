@@ -16,7 +16,7 @@ use crate::support::github::models::{NewIssue, NewRelease};
 use crate::support::log::Log;
 use crate::support::sanitize;
 use crate::tier::{self, LabelRules, Tier, TierDecision, TierRequest, UnlabeledPolicy};
-use crate::window::{self, Configured, Window};
+use crate::window::{Configured, Window};
 use anyhow::{Result, anyhow};
 use std::time::Duration;
 use time::OffsetDateTime;
@@ -117,7 +117,7 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
     known.tier = Some(decision.clone());
 
     // 3. Window.
-    let window = window::compute(&req.culler.settings);
+    let window = req.culler.window();
     warn_if_culling_disabled(&window, log);
 
     // 4. Look up what exists (not in a dry run).
@@ -423,7 +423,7 @@ fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log:
         .issue
         .map(|(url, change)| (checked_url(&url, log), change));
     // The window follows from the culler settings alone: known whatever failed.
-    let window = window::compute(&req.culler.settings);
+    let window = req.culler.window();
     let changed = [&release, &issue]
         .into_iter()
         .flatten()
@@ -469,7 +469,7 @@ fn outputs(
     release_url: Option<&str>,
     issue_url: Option<&str>,
     changed: bool,
-) -> [(&'static str, String); 10] {
+) -> [(&'static str, String); 12] {
     let text = |v: Option<String>| v.unwrap_or_default();
     [
         ("digest", text(digest.map(ToString::to_string))),
@@ -482,10 +482,18 @@ fn outputs(
         ("convergence-window", text(window.map(Window::summary))),
         (
             "idle-window-seconds",
-            text(window.and_then(|w| w.idle_secs).map(|s| s.to_string())),
+            text(window.and_then(Window::latest_idle_secs).map(|s| s.to_string())),
         ),
         (
             "active-window-seconds",
+            text(window.and_then(Window::latest_active_secs).map(|s| s.to_string())),
+        ),
+        (
+            "idle-window-usual-seconds",
+            text(window.and_then(|w| w.idle_secs).map(|s| s.to_string())),
+        ),
+        (
+            "active-window-usual-seconds",
             text(window.and_then(|w| w.active_secs).map(|s| s.to_string())),
         ),
     ]

@@ -28,7 +28,7 @@ pub fn sections(
     config: &Configured,
     runbook: &RunbookSettings,
 ) -> Result<Vec<(&'static str, String)>> {
-    let window = window::compute(&config.settings);
+    let window = config.window();
     Ok(vec![
         ("window", render::window_section(&config.settings, &window)?),
         ("runbook", render::runbook_section(runbook, DOC_DIGEST)?),
@@ -171,7 +171,7 @@ pub struct WindowRequest {
 /// `--check` with stale sections (after printing the diff to stdout), an unreadable doc,
 /// bad markers.
 pub fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
-    warn_if_disabled(&window::compute(&req.culler.settings), log);
+    warn_if_disabled(&req.culler.window(), log);
     let path = req.file.display().to_string();
     let doc = std::fs::read_to_string(&req.file).with_context(|| {
         format!("cannot read {path}: run from the repository root, or name the doc with --file")
@@ -208,7 +208,7 @@ pub fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
 /// # Errors
 /// Only if the JSON cannot be written.
 pub fn window(req: &WindowRequest, log: &Log) -> Result<()> {
-    let window = window::compute(&req.culler.settings);
+    let window = req.culler.window();
     warn_if_disabled(&window, log);
     if req.json {
         println!(
@@ -221,31 +221,88 @@ pub fn window(req: &WindowRequest, log: &Log) -> Result<()> {
     Ok(())
 }
 
-/// The `window --json` document: `summary`, `culling_enabled`, `idle_window_seconds` and
-/// `active_window_seconds` (null when unbounded), `settings` (seconds) and `origins` (each
-/// `{"source": "default" | "file" | "option", ...}`).
+/// The `window --json` document: `summary`; `culling_enabled`; `idle_window_seconds` and
+/// `active_window_seconds`, never later than (the worst case for the hub's size when given,
+/// else the usual bound; null when unbounded); `idle_window_usual_seconds` and
+/// `active_window_usual_seconds`, the usual bound; `worst_case` (null without a hub size:
+/// `servers`, `slow_stop_timeout_seconds`, `pass_seconds`, `carry_seconds`, `idle_seconds`,
+/// `active_seconds`); `settings` (seconds) and `origins` (each `{"source": "default" | "file"
+/// | "option", ...}`, `slow_stop_timeout` included).
 pub fn window_json(config: &Configured) -> serde_json::Value {
-    let window = window::compute(&config.settings);
+    let window = config.window();
+    let mut origins = serde_json::json!(config.origins);
+    origins["slow_stop_timeout"] = serde_json::json!(config.scale.slow_stop_origin);
     serde_json::json!({
         "summary": window.summary(),
         "culling_enabled": window.culling_enabled,
-        "idle_window_seconds": window.idle_secs,
-        "active_window_seconds": window.active_secs,
-        "settings": config.settings,
-        "origins": config.origins,
+        "idle_window_seconds": window.latest_idle_secs(),
+        "active_window_seconds": window.latest_active_secs(),
+        "idle_window_usual_seconds": window.idle_secs,
+        "active_window_usual_seconds": window.active_secs,
+        "worst_case": window.worst.map(|w| serde_json::json!({
+            "servers": w.scale.servers,
+            "slow_stop_timeout_seconds": w.scale.slow_stop_timeout_secs,
+            "pass_seconds": w.pass_secs,
+            "carry_seconds": w.carry_secs,
+            "idle_seconds": w.idle_secs,
+            "active_seconds": w.active_secs,
+        })),
+        "settings": {
+            "enabled": config.settings.enabled,
+            "timeout_secs": config.settings.timeout_secs,
+            "every_secs": config.settings.every_secs,
+            "max_age_secs": config.settings.max_age_secs,
+            "hub_size": config.scale.servers,
+            "slow_stop_timeout_secs": config.scale.slow_stop_timeout_secs,
+        },
+        "origins": origins,
     })
 }
 
-/// The `window` text: the summary line, then one line per setting with its origin.
+/// The `window` text: the summary line, then one line per setting with its origin, the
+/// hub's size and slow-stop timeout last.
 pub fn window_text(config: &Configured) -> String {
-    let window = window::compute(&config.settings);
+    let window = config.window();
     let mut out = format!("Convergence window: {}\n", window.summary());
-    let rows = config.rows();
-    let width = rows.iter().map(|r| r.value.len()).max().unwrap_or(0);
-    for r in rows {
+    let mut rows: Vec<(String, String, String)> = config
+        .rows()
+        .into_iter()
+        .map(|r| (r.key.to_string(), r.value, r.origin.to_string()))
+        .collect();
+    rows.push((
+        "hub size".into(),
+        config
+            .scale
+            .servers
+            .map_or("not given".into(), window::servers_words),
+        match config.scale.servers {
+            Some(_) => "option --hub-size".into(),
+            None => "set --hub-size for the worst case".into(),
+        },
+    ));
+    rows.push((
+        "slow-stop".into(),
+        window::human(config.scale.slow_stop_timeout_secs),
+        config.scale.slow_stop_origin.to_string(),
+    ));
+    let width = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
+    for (key, value, origin) in rows {
+        out.push_str(&format!("  {key:<12}  {value:<width$}  ({origin})\n"));
+    }
+    if let Some(w) = window.worst {
         out.push_str(&format!(
-            "  {:<12}  {:<width$}  ({})\n",
-            r.key, r.value, r.origin
+            "  One cull pass on this hub: up to {} ({} × {}){}\n",
+            window::human(w.pass_secs),
+            window::servers_words(w.scale.servers),
+            window::human(w.scale.slow_stop_timeout_secs),
+            if w.carry_secs > 0 {
+                format!(
+                    ", plus {} for servers restarted during a pass",
+                    window::human(w.carry_secs)
+                )
+            } else {
+                String::new()
+            }
         ));
     }
     out.trim_end().to_string()
@@ -402,10 +459,7 @@ mod tests {
         config.origins.every = Origin::Option {
             name: "cull-every".into(),
         };
-        assert_eq!(
-            window_text(&config),
-            "Convergence window: idle sessions within 35m of last activity; active sessions only when their user restarts them\n  cull.enabled  true  (default)\n  cull.timeout  30m   (hub.yaml: jupyterhub.cull.timeout)\n  cull.every    5m    (option --cull-every)\n  cull.maxAge   none  (default)"
-        );
+        insta::assert_snapshot!("window_text_without_hub_size", window_text(&config));
         let json = window_json(&config);
         assert_eq!(json["idle_window_seconds"], 2100);
         assert_eq!(json["active_window_seconds"], serde_json::Value::Null);
@@ -420,6 +474,46 @@ mod tests {
         assert_eq!(
             json["origins"]["enabled"],
             serde_json::json!({"source": "default"})
+        );
+        insta::assert_json_snapshot!("window_json_without_hub_size", json);
+    }
+
+    /// With the hub's size, the text and the JSON state the worst case next to the usual
+    /// bound, and the "never later than" fields carry the worst case.
+    #[test]
+    fn window_output_at_the_hubs_scale() {
+        let mut config = Configured::default();
+        config.settings.max_age_secs = 8 * 3600;
+        config.origins.max_age = Origin::Option {
+            name: "cull-max-age".into(),
+        };
+        config.scale.servers = Some(100);
+        config.scale.slow_stop_timeout_secs = 30;
+        config.scale.slow_stop_origin = Origin::File {
+            file: "hub.yaml".into(),
+            key: crate::values::SLOW_STOP_KEY.into(),
+        };
+        insta::assert_snapshot!("window_text_at_the_hubs_scale", window_text(&config));
+        let json = window_json(&config);
+        // 100 × 30 s a pass; nothing carried (a restarted server is due an hour later).
+        assert_eq!(json["idle_window_usual_seconds"], 4200);
+        assert_eq!(json["idle_window_seconds"], 4200 + 3000);
+        assert_eq!(json["active_window_seconds"], 29400 + 3000);
+        insta::assert_json_snapshot!("window_json_at_the_hubs_scale", json);
+    }
+
+    #[test]
+    fn the_doc_states_the_worst_case_for_a_given_hub_size() {
+        let mut config = Configured::default();
+        config.scale.servers = Some(100);
+        let doc = apply(
+            &doc(),
+            &sections(&config, &RunbookSettings::default()).unwrap(),
+        )
+        .unwrap();
+        assert!(
+            doc.contains("within **1h 10m** of their last activity; up to **1h 27m** with 100 servers going idle in the same cull pass."),
+            "{doc}"
         );
     }
 }

@@ -122,6 +122,42 @@ pub struct Configured {
     pub settings: CullSettings,
     /// Where each came from.
     pub origins: Origins,
+    /// The hub's size and slow-stop timeout, for the worst case ([`at_scale`]).
+    pub scale: ScaleConfig,
+}
+
+/// The hub's scale as configured: the size when given, and the slow-stop timeout with where
+/// it came from (`hub-size`, `slow-stop-timeout`, the values files).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ScaleConfig {
+    /// The most single-user servers the hub runs at once; `None` when not given, and then
+    /// only the usual bound is stated.
+    pub servers: Option<u64>,
+    /// The hub's slow-stop timeout, whole seconds (1 or more).
+    pub slow_stop_timeout_secs: u64,
+    /// Where the slow-stop timeout came from.
+    pub slow_stop_origin: Origin,
+}
+
+impl Default for ScaleConfig {
+    /// No hub size; JupyterHub's default slow-stop timeout (10 s).
+    fn default() -> Self {
+        Self {
+            servers: None,
+            slow_stop_timeout_secs: DEFAULT_SLOW_STOP_TIMEOUT_SECS,
+            slow_stop_origin: Origin::Default,
+        }
+    }
+}
+
+impl ScaleConfig {
+    /// The scale [`at_scale`] takes, when the hub's size is given.
+    pub fn hub_scale(&self) -> Option<HubScale> {
+        self.servers.map(|servers| HubScale {
+            servers,
+            slow_stop_timeout_secs: self.slow_stop_timeout_secs,
+        })
+    }
 }
 
 /// One row of [`Configured::rows`]: a z2jh key, its value in words, and its origin.
@@ -229,6 +265,19 @@ impl Configured {
         ]
     }
 
+    /// The window these settings give: [`compute`]'s usual bound, with [`at_scale`]'s worst
+    /// case when the hub's size is given and culling runs.
+    pub fn window(&self) -> Window {
+        let mut window = compute(&self.settings);
+        if window.culling_enabled {
+            window.worst = self
+                .scale
+                .hub_scale()
+                .map(|scale| at_scale(&self.settings, &scale));
+        }
+        window
+    }
+
     /// The rows on one line: `cull.enabled true (default); cull.timeout 1h (values.yaml:
     /// cull.timeout); ...`.
     pub fn origins_line(&self) -> String {
@@ -252,6 +301,9 @@ pub struct Window {
     /// Seconds after the release by which even an active session has been stopped
     /// (`maxAge + every`); `None` when unbounded (`maxAge` 0, or culling disabled).
     pub active_secs: Option<u64>,
+    /// The worst case for the hub's size ([`at_scale`]), when it is given and culling runs;
+    /// [`compute`] leaves it `None`, [`Configured::window`] fills it in.
+    pub worst: Option<WorstCase>,
 }
 
 /// Computes the window from the culler settings (see the module documentation): idle
@@ -264,6 +316,7 @@ pub fn compute(settings: &CullSettings) -> Window {
             culling_enabled: false,
             idle_secs: None,
             active_secs: None,
+            worst: None,
         };
     }
     let every = settings.every_secs;
@@ -273,6 +326,7 @@ pub fn compute(settings: &CullSettings) -> Window {
         culling_enabled: true,
         idle_secs: Some(idle.saturating_add(every)),
         active_secs: max_age.map(|m| m.saturating_add(every)),
+        worst: None,
     }
 }
 
@@ -283,26 +337,62 @@ impl Window {
         matches!((self.idle_secs, self.active_secs), (Some(i), Some(a)) if a <= i)
     }
 
+    /// Seconds after last activity by which an idle session has been stopped, never later:
+    /// the worst case for the hub's size when given, else the usual bound; `None` when
+    /// culling is disabled. What the `idle-window-seconds` output carries.
+    pub fn latest_idle_secs(&self) -> Option<u64> {
+        self.worst.map_or(self.idle_secs, |w| w.idle_secs)
+    }
+
+    /// Seconds after the release by which even an active session has been stopped, never
+    /// later (as [`Window::latest_idle_secs`]); `None` when unbounded. What the
+    /// `active-window-seconds` output carries.
+    pub fn latest_active_secs(&self) -> Option<u64> {
+        self.worst.map_or(self.active_secs, |w| w.active_secs)
+    }
+
     /// One line for the `convergence-window` output and the summary, e.g.
-    /// `idle sessions within 1h 10m of last activity; active sessions only when restarted`.
+    /// `idle sessions within 1h 10m of last activity; active sessions only when restarted`;
+    /// with the hub's size, each bound is followed by its worst case, e.g. `(up to 1h 27m
+    /// with 100 servers going idle in the same cull pass)`.
     pub fn summary(&self) -> String {
         if !self.culling_enabled {
             return "no passive bound: culling is disabled, a running session updates only when its user restarts it".into();
         }
+        let up_to = |worst: Option<u64>, what: &str| match (self.worst, worst) {
+            (Some(w), Some(secs)) => format!(
+                " (up to {} with {} {what} in the same cull pass)",
+                human_at_most(secs),
+                servers_words(w.scale.servers)
+            ),
+            _ => String::new(),
+        };
+        let worst_active = self.worst.and_then(|w| w.active_secs);
+        let worst_idle = self.worst.and_then(|w| w.idle_secs);
         if let (true, Some(active)) = (self.max_age_first(), self.active_secs) {
+            let worst = match (self.worst, worst_active) {
+                (Some(w), Some(secs)) => format!(
+                    "; up to {} with {} reaching it in the same cull pass",
+                    human_at_most(secs),
+                    servers_words(w.scale.servers)
+                ),
+                _ => String::new(),
+            };
             return format!(
-                "every session, idle or active, within {} of the release (the maximum server age comes before the idle timeout)",
-                human(active)
+                "every session, idle or active, within {} of the release (the maximum server age comes before the idle timeout{worst})",
+                human(active),
             );
         }
         let idle = format!(
-            "idle sessions within {} of last activity",
-            human(self.idle_secs.unwrap_or(0))
+            "idle sessions within {} of last activity{}",
+            human(self.idle_secs.unwrap_or(0)),
+            up_to(worst_idle, "going idle")
         );
         match self.active_secs {
             Some(active) => format!(
-                "{idle}; active sessions within {} of the release",
-                human(active)
+                "{idle}; active sessions within {} of the release{}",
+                human(active),
+                up_to(worst_active, "reaching the maximum server age")
             ),
             None => format!("{idle}; active sessions only when their user restarts them"),
         }
@@ -468,7 +558,12 @@ pub fn parse_slow_stop_timeout(input: &str, text: &str) -> Result<u64, InvalidSc
     match parse_duration_secs(text) {
         Ok(0) => Err(bad("0".into())),
         Ok(secs) => Ok(secs),
-        Err(err) => Err(bad(err.to_string())),
+        Err(err) => Err(InvalidScale {
+            input: input.to_string(),
+            message: format!(
+                "{input}: {err}; it is the hub's slow-stop timeout (JupyterHub's tornado_settings.slow_stop_timeout, {DEFAULT_SLOW_STOP_TIMEOUT_SECS} s unless set)"
+            ),
+        }),
     }
 }
 
@@ -485,6 +580,25 @@ pub fn human(secs: u64) -> String {
         (0, _) => within_day,
         (_, 0) => format!("{days} day{plural}"),
         _ => format!("{days} day{plural} {within_day}"),
+    }
+}
+
+/// A worst-case duration in words, rounded up: whole minutes from 10 minutes on (5200 →
+/// `1h 27m`), so the words never state a bound earlier than the seconds; [`human`] below.
+pub fn human_at_most(secs: u64) -> String {
+    if secs >= 600 {
+        human(secs.div_ceil(60).saturating_mul(60))
+    } else {
+        human(secs)
+    }
+}
+
+/// `1 server` or `100 servers`.
+pub fn servers_words(servers: u64) -> String {
+    if servers == 1 {
+        "1 server".into()
+    } else {
+        format!("{servers} servers")
     }
 }
 
@@ -777,6 +891,41 @@ mod tests {
     }
 
     #[test]
+    fn the_window_states_the_worst_case_only_with_a_hub_size() {
+        let mut c = configured(settings(true, 3600, 600, 28800));
+        let usual = c.window();
+        assert_eq!(usual.worst, None);
+        assert_eq!(
+            (usual.latest_idle_secs(), usual.latest_active_secs()),
+            (Some(4200), Some(29400))
+        );
+        c.scale.servers = Some(100);
+        let w = c.window();
+        assert_eq!((w.idle_secs, w.active_secs), (Some(4200), Some(29400)));
+        assert_eq!(
+            (w.latest_idle_secs(), w.latest_active_secs()),
+            (Some(5200), Some(30400))
+        );
+        assert_eq!(
+            w.summary(),
+            "idle sessions within 1h 10m of last activity (up to 1h 27m with 100 servers going idle in the same cull pass); active sessions within 8h 10m of the release (up to 8h 27m with 100 servers reaching the maximum server age in the same cull pass)"
+        );
+        c.settings.max_age_secs = 1800;
+        assert_eq!(
+            c.window().summary(),
+            "every session, idle or active, within 40m of the release (the maximum server age comes before the idle timeout; up to 57m with 100 servers reaching it in the same cull pass)"
+        );
+        c.settings.enabled = false;
+        assert_eq!(c.window().worst, None);
+        assert_eq!(c.window().latest_idle_secs(), None);
+        // Worst-case words round up to the minute from 10 minutes on, never down.
+        assert_eq!(human_at_most(5200), "1h 27m");
+        assert_eq!(human_at_most(5160), "1h 26m");
+        assert_eq!(human_at_most(599), "9m 59s");
+        assert_eq!(servers_words(1), "1 server");
+    }
+
+    #[test]
     fn a_pass_longer_than_the_idle_timeout_carries_restarted_servers() {
         // The test rig's first hub: timeout 12 s, every 4 s, 7 servers, 1 s slow-stop
         // timeout: no restarted server is due by the next pass.
@@ -824,9 +973,9 @@ mod tests {
                 "0",
                 "slow-stop-timeout is 0: give the hub's slow-stop timeout",
             ),
-            ("-10", "slow-stop-timeout is \"-10\" is negative"),
-            ("soon", "slow-stop-timeout is \"soon\" is not a duration"),
-            ("", "slow-stop-timeout is empty duration"),
+            ("-10", "slow-stop-timeout: \"-10\" is negative"),
+            ("soon", "slow-stop-timeout: \"soon\" is not a duration"),
+            ("", "slow-stop-timeout: empty duration"),
         ] {
             let err = parse_slow_stop_timeout("slow-stop-timeout", text).unwrap_err();
             assert_eq!(err.input, "slow-stop-timeout");

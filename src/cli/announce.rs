@@ -385,12 +385,8 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        announce_request(&args, &Log::new(false, false), &env).map_err(|e| {
-            let input = e
-                .downcast_ref::<UsageError>()
-                .map_or("(not usage)".to_string(), |u| u.input.clone());
-            (input, format!("{e:#}"))
-        })
+        announce_request(&args, &Log::new(false, false), &env)
+            .map_err(crate::cli::usage::input_and_message)
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The culler options into culler settings: z2jh's defaults, the values files, the options.
 
+use super::inputs::given;
 use super::{CullerArgs, UsageError, inputs, usage};
 use crate::support::log::Log;
 use anyhow::Result;
@@ -7,17 +8,23 @@ use anyhow::Result;
 impl CullerArgs {
     /// The culler settings these options give, with where each came from: z2jh's defaults,
     /// overridden by the values files in order ([`crate::values`]), overridden by the
-    /// `--cull-*` options. Logs a warning when values files were given but none sets `cull`.
+    /// `--cull-*` options; and the hub's scale: `--hub-size` when given, the slow-stop
+    /// timeout from `--slow-stop-timeout`, else the values files
+    /// ([`crate::values::slow_stop_timeout`]), else JupyterHub's 10 s. Logs a warning when
+    /// values files were given but none sets `cull`.
     ///
     /// # Errors
     /// [`UsageError`] naming the input for a malformed duration or boolean option (quoting
-    /// the value), a bad `values-path`, a values file that does not exist while its name holds
+    /// the value), a hub size or slow-stop timeout that is 0, negative or not a number, a bad
+    /// `values-path`, a values file that does not exist while its name holds
     /// a comma (the input takes one path per line), or `timeout` or `every` of 0 from an
     /// option while culling is enabled. Otherwise (exit code 1): an unreadable or malformed
     /// values file, naming the file and key path, or a 0 from a values file.
     pub fn settings(&self, log: &Log) -> Result<crate::window::Configured> {
         use crate::values::{self, ValuesPath};
-        use crate::window::{Configured, Origin, parse_duration_secs};
+        use crate::window::{
+            Configured, Origin, parse_duration_secs, parse_hub_size, parse_slow_stop_timeout,
+        };
         let mut c = Configured::default();
         let path = ValuesPath::parse(self.values_path.as_deref()).map_err(usage("values-path"))?;
         let files: Vec<std::path::PathBuf> = self
@@ -95,10 +102,99 @@ impl CullerArgs {
             })?;
             c.origins.enabled = option("cull-enabled");
         }
+        (c.scale.slow_stop_timeout_secs, c.scale.slow_stop_origin) =
+            values::slow_stop_timeout(&parsed);
+        if let Some(v) = given(&self.slow_stop_timeout) {
+            c.scale.slow_stop_timeout_secs =
+                parse_slow_stop_timeout("slow-stop-timeout (--slow-stop-timeout)", v)
+                    .map_err(|e| UsageError::new("slow-stop-timeout", e.message))?;
+            c.scale.slow_stop_origin = option("slow-stop-timeout");
+        }
+        if let Some(v) = given(&self.hub_size) {
+            c.scale.servers = Some(
+                parse_hub_size("hub-size (--hub-size)", v)
+                    .map_err(|e| UsageError::new("hub-size", e.message))?,
+            );
+        }
         c.validate().map_err(|e| match e.origin {
             Origin::Option { name } => UsageError::new(name, e.message).into(),
             _ => anyhow::Error::new(e),
         })?;
         Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cli::{Cli, Command};
+    use crate::support::log::Log;
+    use crate::window::Origin;
+    use clap::Parser;
+
+    /// The `window` request for `args` (after `window`), or the error's input and text.
+    fn window(args: &[&str]) -> Result<crate::window::Configured, (String, String)> {
+        let cli = Cli::try_parse_from(["codeq-rollout", "window"].iter().chain(args))
+            .map_err(|e| ("clap".to_string(), e.to_string()))?;
+        let Command::Window(args) = cli.command else {
+            unreachable!()
+        };
+        args.culler
+            .settings(&Log::new(false, false))
+            .map_err(crate::cli::usage::input_and_message)
+    }
+
+    #[test]
+    fn the_hubs_scale_comes_from_the_options_then_the_values_files() {
+        let c = window(&[]).unwrap();
+        assert_eq!(c.scale, crate::window::ScaleConfig::default());
+        assert_eq!(c.window().worst, None);
+        let c = window(&["--hub-size", " 100 ", "--slow-stop-timeout", "30s"]).unwrap();
+        assert_eq!(c.scale.servers, Some(100));
+        assert_eq!(c.scale.slow_stop_timeout_secs, 30);
+        assert_eq!(
+            c.scale.slow_stop_origin,
+            Origin::Option {
+                name: "slow-stop-timeout".into()
+            }
+        );
+        assert_eq!(c.window().latest_idle_secs(), Some(4200 + 3000));
+        // Blank inputs count as unset, as the runner passes them.
+        let c = window(&["--hub-size", " ", "--slow-stop-timeout", ""]).unwrap();
+        assert_eq!(c.scale, crate::window::ScaleConfig::default());
+        // From a values file, unless the option says otherwise.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hub.yaml");
+        std::fs::write(
+            &file,
+            "hub:\n  config:\n    JupyterHub:\n      tornado_settings:\n        slow_stop_timeout: 20\n",
+        )
+        .unwrap();
+        let path = file.to_str().unwrap();
+        let c = window(&["--jupyterhub-values", path]).unwrap();
+        assert_eq!(c.scale.slow_stop_timeout_secs, 20);
+        assert!(matches!(c.scale.slow_stop_origin, Origin::File { .. }));
+        let c = window(&["--jupyterhub-values", path, "--slow-stop-timeout", "5"]).unwrap();
+        assert_eq!(c.scale.slow_stop_timeout_secs, 5);
+    }
+
+    #[test]
+    fn a_bad_hub_size_or_slow_stop_timeout_is_a_usage_error_naming_it() {
+        let cases: &[&[&str]] = &[
+            &["--hub-size", "0"],
+            &["--hub-size", "-5"],
+            &["--hub-size", "many"],
+            &["--hub-size", "2.5"],
+            &["--slow-stop-timeout", "0"],
+            &["--slow-stop-timeout", "-10"],
+            &["--slow-stop-timeout", "soon"],
+        ];
+        let table: Vec<String> = cases
+            .iter()
+            .map(|args| {
+                let (input, message) = window(args).expect_err("an error");
+                format!("{}\n  {input}: {message}", args.join(" "))
+            })
+            .collect();
+        insta::assert_snapshot!(table.join("\n"));
     }
 }

@@ -76,7 +76,8 @@ pub enum Command {
 
 /// The idle culler settings (z2jh `cull.*`): z2jh's defaults, then the values files in order,
 /// then the `--cull-*` options. Durations: seconds when bare (`3600`), else `1h`, `10m`,
-/// `1h 30m`.
+/// `1h 30m`. With them the hub's scale (`--hub-size`, `--slow-stop-timeout`), for the worst
+/// case of a cull pass; every command that states a window flattens this group.
 #[derive(Debug, Clone, Args, Default)]
 pub struct CullerArgs {
     /// Zero to JupyterHub values file to read cull.* from; repeatable, later files override earlier ones (as helm -f a -f b). The input takes one path per line
@@ -122,6 +123,22 @@ pub struct CullerArgs {
         allow_hyphen_values = true
     )]
     pub cull_enabled: Option<String>,
+    /// The most single-user servers the hub runs at once: the window then also states the worst case, all of them due in the same cull pass [default: none, only the usual bound]
+    #[arg(
+        long,
+        env = "INPUT_HUB-SIZE",
+        value_name = "N",
+        allow_hyphen_values = true
+    )]
+    pub hub_size: Option<String>,
+    /// The hub's slow-stop timeout (JupyterHub tornado_settings.slow_stop_timeout), for the worst case; overrides the values files [default: 10]
+    #[arg(
+        long,
+        env = "INPUT_SLOW-STOP-TIMEOUT",
+        value_name = "DURATION",
+        allow_hyphen_values = true
+    )]
+    pub slow_stop_timeout: Option<String>,
 }
 
 /// Where the runbook in `CODEQ_DEPLOYMENT.md` points (the same options as `announce`).
@@ -363,18 +380,6 @@ pub struct StatusArgs {
     /// The culler settings.
     #[command(flatten)]
     pub culler: CullerArgs,
-    /// The most single-user servers the hub runs at once, for the worst case of a cull pass [default: the servers running now]
-    #[arg(long, env = "INPUT_HUB-SIZE", value_name = "N")]
-    pub hub_size: Option<String>,
-    /// The hub's slow-stop timeout (JupyterHub tornado_settings.slow_stop_timeout): seconds or a duration
-    #[arg(
-        long,
-        env = "INPUT_SLOW-STOP-TIMEOUT",
-        default_value = "10",
-        value_name = "DURATION",
-        allow_hyphen_values = true
-    )]
-    pub slow_stop_timeout: String,
     /// Timeout of each hub request: seconds (30) or a duration (30s, 1m)
     #[arg(
         long,
@@ -409,8 +414,6 @@ impl std::fmt::Debug for StatusArgs {
             .field("tracking_labels", &self.tracking_labels)
             .field("comment", &self.comment)
             .field("culler", &self.culler)
-            .field("hub_size", &self.hub_size)
-            .field("slow_stop_timeout", &self.slow_stop_timeout)
             .field("hub_timeout", &self.hub_timeout)
             .field("include_names", &self.include_names)
             .field("json", &self.json)

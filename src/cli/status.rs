@@ -12,7 +12,6 @@ use crate::status::run::StatusRequest;
 use crate::support::github::{self, GitHub};
 use crate::support::log::Log;
 use crate::tier::split_list;
-use crate::window::{parse_hub_size, parse_slow_stop_timeout};
 use anyhow::Result;
 use secrecy::SecretString;
 use std::collections::HashMap;
@@ -101,16 +100,10 @@ pub fn status_request(
         .as_deref()
         .map(|t| time_input(t, "now"))
         .transpose()?;
-    let culler = args.culler.settings(log)?.settings;
-    let hub_size = args
-        .hub_size
-        .as_deref()
-        .filter(|v| !v.trim().is_empty())
-        .map(|v| parse_hub_size("hub-size", v).map_err(|e| UsageError::new("hub-size", e.message)))
-        .transpose()?;
-    let slow_stop_timeout_secs =
-        parse_slow_stop_timeout("slow-stop-timeout", &args.slow_stop_timeout)
-            .map_err(|e| UsageError::new("slow-stop-timeout", e.message))?;
+    let configured = args.culler.settings(log)?;
+    let culler = configured.settings;
+    let hub_size = configured.scale.servers;
+    let slow_stop_timeout_secs = configured.scale.slow_stop_timeout_secs;
     let timeout = crate::support::duration::parse(args.hub_timeout.trim())
         .ok()
         .filter(|t| !t.is_zero())

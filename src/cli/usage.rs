@@ -50,3 +50,13 @@ pub fn required<'a>(
             )
         })
 }
+
+/// An error as the usage tables show it: the input a [`UsageError`] names (`(not usage)` for
+/// any other error) and the whole message.
+#[cfg(test)]
+pub fn input_and_message(e: anyhow::Error) -> (String, String) {
+    let input = e
+        .downcast_ref::<UsageError>()
+        .map_or("(not usage)".to_string(), |u| u.input.clone());
+    (input, format!("{e:#}"))
+}

@@ -11,7 +11,7 @@
 use super::{Facts, culler_text, image_repository, rfc3339_seconds, short_digest, utc_minute};
 use crate::support::sanitize;
 use crate::tier::{PullRequest, Tier};
-use crate::window::{Window, human};
+use crate::window::{Window, human, human_at_most, servers_words};
 use serde::Serialize;
 use time::OffsetDateTime;
 
@@ -113,6 +113,31 @@ pub struct WindowView {
     pub idle_by: Option<String>,
     /// By when every session running at the release has been stopped.
     pub active_by: Option<String>,
+    /// The worst case for the hub's size (`hub-size`), when given.
+    pub worst: Option<WorstView>,
+}
+
+/// The worst case as the templates state it: durations rounded up to the minute
+/// ([`human_at_most`]), deadlines rounded up to the minute, so neither reads earlier than
+/// it is.
+#[derive(Debug, Clone, Serialize)]
+pub struct WorstView {
+    /// The hub's size in words, e.g. `100 servers`.
+    pub servers: String,
+    /// The slow-stop timeout in words, e.g. `10s`.
+    pub slow_stop: String,
+    /// Within how long of their last activity idle sessions have been stopped, at worst.
+    pub idle: Option<String>,
+    /// Within how long of the release active sessions have been stopped, at worst.
+    pub active: Option<String>,
+    /// The worst idle bound in seconds.
+    pub idle_seconds: Option<u64>,
+    /// The worst active bound in seconds.
+    pub active_seconds: Option<u64>,
+    /// By when sessions idle since the release have been stopped, at worst.
+    pub idle_by: Option<String>,
+    /// By when every session running at the release has been stopped, at worst.
+    pub active_by: Option<String>,
 }
 
 /// One step of the break-glass runbook.
@@ -161,11 +186,17 @@ impl TemplateContext {
 
 /// The window as templates see it; deadlines only with a clock (`now`).
 pub(super) fn window_view(window: &Window, now: Option<OffsetDateTime>) -> WindowView {
-    let by = |secs: Option<u64>| -> Option<String> {
+    let by = |secs: Option<u64>, up: bool| -> Option<String> {
         let now = now?;
         let secs = i64::try_from(secs?).ok()?;
-        now.checked_add(time::Duration::seconds(secs))
-            .map(utc_minute)
+        let at = now.checked_add(time::Duration::seconds(secs))?;
+        // A worst case's deadline is rounded up, so it never reads earlier than it is.
+        let past_minute = at.second() > 0 || at.nanosecond() > 0;
+        let at = match (up, past_minute) {
+            (true, true) => at.checked_add(time::Duration::minutes(1))?,
+            _ => at,
+        };
+        Some(utc_minute(at))
     };
     WindowView {
         culling_enabled: window.culling_enabled,
@@ -174,8 +205,18 @@ pub(super) fn window_view(window: &Window, now: Option<OffsetDateTime>) -> Windo
         active: window.active_secs.map(human),
         idle_seconds: window.idle_secs,
         active_seconds: window.active_secs,
-        idle_by: by(window.idle_secs),
-        active_by: by(window.active_secs),
+        idle_by: by(window.idle_secs, false),
+        active_by: by(window.active_secs, false),
+        worst: window.worst.map(|w| WorstView {
+            servers: servers_words(w.scale.servers),
+            slow_stop: human(w.scale.slow_stop_timeout_secs),
+            idle: w.idle_secs.map(human_at_most),
+            active: w.active_secs.map(human_at_most),
+            idle_seconds: w.idle_secs,
+            active_seconds: w.active_secs,
+            idle_by: by(w.idle_secs, true),
+            active_by: by(w.active_secs, true),
+        }),
     }
 }
 

@@ -16,7 +16,7 @@ pub use custom::{BodyKind, CustomTemplate, TemplateError};
 use crate::digest::Digest;
 use crate::support::sanitize;
 use crate::tier::{PullRequest, Tier, TierDecision, TierSource};
-use crate::window::{Configured, CullSettings, Origins, Window, compute, human};
+use crate::window::{Configured, CullSettings, HubScale, Origins, Window, compute, human};
 use anyhow::{Context, Result};
 use minijinja::{Environment, UndefinedBehavior, context};
 use serde::Serialize;
@@ -200,6 +200,9 @@ struct Evidence<'a> {
     pull_requests: &'a [crate::tier::PullRequest],
     sha: &'a str,
     culler: &'a CullSettings,
+    /// Left out without a hub size, so fingerprints recorded before it existed still match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scale: Option<HubScale>,
 }
 
 /// A fingerprint of the facts `facts` gives a tracking issue: the first 16 hex digits of
@@ -214,6 +217,7 @@ pub fn evidence_fingerprint(facts: &Facts) -> String {
         pull_requests: &facts.tier.pull_requests,
         sha: &facts.sha,
         culler: &facts.culler,
+        scale: facts.window.worst.map(|w| w.scale),
     };
     let json = serde_json::to_vec(&evidence).expect("plain data serialises");
     hex::encode(sha2::Sha256::digest(&json))[..16].to_string()
@@ -621,6 +625,7 @@ pub fn job_summary(
     let configured = Configured {
         settings: facts.culler,
         origins: facts.culler_origins.clone(),
+        ..Default::default()
     };
     let settings: Vec<String> = configured
         .rows()
@@ -742,6 +747,62 @@ mod tests {
         insta::assert_snapshot!(
             super::tracking_issue(&facts(Tier::Security, CullSettings::default()), None).unwrap()
         );
+    }
+
+    /// `facts` with the worst case for a hub of `servers` servers (slow-stop timeout 10 s).
+    fn at_scale(mut f: Facts, servers: u64) -> Facts {
+        let config = Configured {
+            settings: f.culler,
+            scale: crate::window::ScaleConfig {
+                servers: Some(servers),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        f.window = config.window();
+        f
+    }
+
+    #[test]
+    fn routine_release_note_at_the_hubs_scale() {
+        let f = at_scale(facts(Tier::Routine, CullSettings::default()), 100);
+        insta::assert_snapshot!(release_note(&f, None).unwrap());
+    }
+
+    #[test]
+    fn security_release_note_with_max_age_at_the_hubs_scale() {
+        let culler = CullSettings {
+            max_age_secs: 8 * 3600,
+            ..Default::default()
+        };
+        let f = at_scale(facts(Tier::Security, culler), 100);
+        insta::assert_snapshot!(release_note(&f, None).unwrap());
+    }
+
+    #[test]
+    fn security_tracking_issue_at_the_hubs_scale() {
+        let f = at_scale(facts(Tier::Security, CullSettings::default()), 100);
+        insta::assert_snapshot!(super::tracking_issue(&f, None).unwrap());
+    }
+
+    #[test]
+    fn the_worst_case_with_max_age_first_and_its_evidence() {
+        let culler = CullSettings {
+            timeout_secs: 7200,
+            every_secs: 600,
+            max_age_secs: 1800,
+            ..Default::default()
+        };
+        let plain = facts(Tier::Routine, culler);
+        let f = at_scale(plain.clone(), 1);
+        let note = release_note(&f, None).unwrap();
+        assert!(
+            note.contains("within **40m** of it (by **2026-11-30 12:40 UTC**), and at the latest within **41m** (by **2026-11-30 12:41 UTC**) with 1 server reaching it in the same cull pass."),
+            "{note}"
+        );
+        // A hub size is a fact the tracking issue states (without one the fingerprint is the
+        // one recorded before hub sizes existed: the tracking issue snapshot's second line).
+        assert_ne!(evidence_fingerprint(&plain), evidence_fingerprint(&f));
     }
 
     /// The window as the release note states it, with concrete times from the run's clock

@@ -488,6 +488,80 @@ async fn a_bad_value_is_a_usage_error_annotation_naming_the_input() {
     assert!(github.requests().await.is_empty());
 }
 
+/// With `hub-size`, the window outputs carry the worst case ("never later than"), the usual
+/// bound has its own outputs, and the published bodies state both; a bad hub size or
+/// slow-stop timeout stops the run before any request, naming the input.
+#[tokio::test]
+async fn the_hub_size_makes_the_outputs_and_bodies_state_the_worst_case() {
+    let Seen { out, github, .. } = Scenario::merged_pr(&["security"])
+        .input("cull-max-age", "8h")
+        .input("hub-size", "100")
+        .input("slow-stop-timeout", "10s")
+        .observe()
+        .await
+        .ok();
+    let outputs: Vec<(&str, String)> = [
+        "idle-window-seconds",
+        "active-window-seconds",
+        "idle-window-usual-seconds",
+        "active-window-usual-seconds",
+        "convergence-window",
+    ]
+    .into_iter()
+    .map(|name| (name, out.output(name).to_string()))
+    .collect();
+    assert_eq!(
+        outputs,
+        [
+            ("idle-window-seconds", "5200".to_string()),
+            ("active-window-seconds", "30400".to_string()),
+            ("idle-window-usual-seconds", "4200".to_string()),
+            ("active-window-usual-seconds", "29400".to_string()),
+            (
+                "convergence-window",
+                "idle sessions within 1h 10m of last activity (up to 1h 27m with 100 servers going idle in the same cull pass); active sessions within 8h 10m of the release (up to 8h 27m with 100 servers reaching the maximum server age in the same cull pass)".to_string()
+            ),
+        ]
+    );
+    let writes = github.writes().await;
+    let mut bodies = 0;
+    for (method, path, body) in &writes {
+        let text = body["body"].as_str().unwrap_or_default();
+        if method == "POST" && (path.ends_with("/releases") || path.ends_with("/issues")) {
+            bodies += 1;
+            assert!(
+                text.contains("within **1h 10m** of their last activity")
+                    && text.contains("; up to **1h 27m** (by **")
+                    && text.contains("Hub: at most 100 servers at once, slow-stop timeout 10s."),
+                "{path}: {text}"
+            );
+        }
+    }
+    assert_eq!(bodies, 2, "the release note and the tracking issue");
+    for (input, value) in [
+        ("hub-size", "0"),
+        ("hub-size", "-1"),
+        ("hub-size", "lots"),
+        ("slow-stop-timeout", "0"),
+        ("slow-stop-timeout", "-5s"),
+        ("slow-stop-timeout", "soon"),
+    ] {
+        let Seen { out, github, .. } = Scenario::merged_pr(&["security"])
+            .input(input, value)
+            .observe()
+            .await;
+        let error = the_error(&out, 2);
+        assert!(
+            error.contains(&format!(
+                "title=Invalid input%3A {input}::{input} (--{input})"
+            )),
+            "{input}={value}: {error}"
+        );
+        assert!(github.requests().await.is_empty(), "{input}={value}");
+        assert!(out.outputs.is_empty(), "{input}={value}");
+    }
+}
+
 #[tokio::test]
 async fn github_enterprise_server_takes_the_api_prefix_and_links_from_the_server_url() {
     let github = FakeGitHub::start_with_prefix("/api/v3").await;

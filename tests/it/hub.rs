@@ -319,3 +319,68 @@ async fn stops_longer_than_the_slow_stop_timeout_cost_the_pass_only_the_timeout(
     );
     eprintln!("HUBSLOW spread {spread:.3}");
 }
+
+/// The break-glass runbook's status codes (templates/runbook.md.j2), checked against the real
+/// hub: `DELETE /hub/api/users/{name}/server` answers 204 for a server that stopped and also
+/// for a user with no server running, 202 when the stop outlasts the slow-stop timeout (it
+/// then finishes on its own, as listing again shows), 404 only for an unknown user, and 403
+/// naming `delete:servers` to a token without that scope.
+#[tokio::test]
+async fn the_runbooks_status_codes_are_the_hubs() {
+    use crate::common::hub::HUB_TOKEN;
+    let settings = HubSettings {
+        timeout: 3600,
+        every: 600,
+        max_age: 0,
+        slow_stop_timeout: 1,
+    };
+    let hub = Hub::start_with(
+        settings,
+        r#"c.JupyterHub.services.append({"name": "reader", "api_token": "reader-token-for-the-hub-rig"})
+c.JupyterHub.load_roles.append({"name": "reader", "services": ["reader"], "scopes": ["list:users", "read:servers"]})"#,
+    )
+    .await;
+    hub.set_stop_delays(&[("slow", 4.0)]);
+    hub.start_servers(&["fast", "slow", "guarded"]).await;
+    let (code, body) = hub.request_as(HUB_TOKEN, "POST", "/users/idle", None).await;
+    assert_eq!(code, 201, "create a user without a server: {body}");
+
+    let delete = |token: &'static str, user: &'static str| {
+        let hub = &hub;
+        async move {
+            hub.request_as(token, "DELETE", &format!("/users/{user}/server"), None)
+                .await
+        }
+    };
+    let (code, body) = delete("reader-token-for-the-hub-rig", "guarded").await;
+    assert_eq!(code, 403, "{body}");
+    assert!(
+        body.to_string()
+            .contains("requires any of [delete:servers]"),
+        "{body}"
+    );
+    assert_eq!(delete(HUB_TOKEN, "fast").await.0, 204, "stopped");
+    assert!(hub.stop_of("fast").is_some(), "204: the server has stopped");
+    assert_eq!(
+        delete(HUB_TOKEN, "idle").await.0,
+        204,
+        "nothing was running"
+    );
+    assert_eq!(delete(HUB_TOKEN, "nobody").await.0, 404, "unknown user");
+    assert_eq!(delete(HUB_TOKEN, "slow").await.0, 202, "still stopping");
+    assert!(hub.stop_of("slow").is_none(), "202: not stopped yet");
+    let stopped = hub
+        .wait_for("the slow server stops", Duration::from_secs(30), |h| {
+            let done = h.stop_of("slow").is_some();
+            async move { done }
+        })
+        .await;
+    assert!(
+        stopped,
+        "after a 202 the stop finishes; log:\n{}",
+        hub.log()
+    );
+    // Listing again: only the server nobody stopped is still running.
+    let running: Vec<String> = hub.servers().await.into_iter().map(|s| s.user).collect();
+    assert_eq!(running, ["guarded"]);
+}

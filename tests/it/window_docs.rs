@@ -156,7 +156,7 @@ fn window_reads_values_files_in_order_and_options_override_them() {
     assert_eq!(json["active_window_seconds"], 12 * 3600 + 300);
     assert_eq!(
         json["settings"],
-        json!({"enabled": true, "timeout_secs": 5400, "every_secs": 300, "max_age_secs": 43200})
+        json!({"enabled": true, "timeout_secs": 5400, "every_secs": 300, "max_age_secs": 43200, "hub_size": null, "slow_stop_timeout_secs": 10})
     );
     assert_eq!(json["origins"]["enabled"], json!({"source": "default"}));
     assert_eq!(

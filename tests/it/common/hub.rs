@@ -311,6 +311,19 @@ c.JupyterHub.load_roles = [
         assert_eq!(code, 200, "post activity for {user}: {body}");
     }
 
+    /// Sends `method path` (below `/hub/api`) with `token` and an optional JSON body, as the
+    /// break-glass runbook's `curl` does; returns the status code and the body (JSON, else
+    /// null).
+    pub async fn request_as(
+        &self,
+        token: &str,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        self.clone_api().send_as(token, method, path, body).await
+    }
+
     /// The ready servers the hub reports (`GET /users?state=ready`).
     pub async fn servers(&self) -> Vec<ServerView> {
         self.clone_api().ready().await
@@ -388,10 +401,20 @@ impl Api {
     }
 
     async fn send(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        self.send_as(HUB_TOKEN, method, path, body).await
+    }
+
+    async fn send_as(
+        &self,
+        token: &str,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
         let mut req = self
             .client
             .request(method.parse().unwrap(), format!("{}{path}", self.api))
-            .header("Authorization", format!("token {HUB_TOKEN}"));
+            .header("Authorization", format!("token {token}"));
         if let Some(b) = body {
             req = req
                 .header("Content-Type", "application/json")

@@ -327,10 +327,12 @@ async fn hostile_pull_request_payloads_are_neutralised_in_a_real_run() {
             names,
             [
                 "active-window-seconds",
+                "active-window-usual-seconds",
                 "changed",
                 "convergence-window",
                 "digest",
                 "idle-window-seconds",
+                "idle-window-usual-seconds",
                 "issue-url",
                 "release-tag",
                 "release-url",
