@@ -54,6 +54,15 @@ fn pin_image(dir: &Path, args: &[&str]) -> Output {
         .expect("run scripts/pin-image (python3)")
 }
 
+/// `dir` holds `files` entries: pin-image left no temp file behind.
+fn assert_no_temp_file(dir: &Path, files: usize) {
+    assert_eq!(
+        std::fs::read_dir(dir).unwrap().count(),
+        files,
+        "no temp file left behind"
+    );
+}
+
 /// A temp dir holding a copy of the repository's action.yml.
 fn action_copy() -> (TempDir, PathBuf, String) {
     let dir = tempfile::tempdir().unwrap();
@@ -163,11 +172,7 @@ fn pin_image_refuses_anything_but_a_sha256_digest_and_leaves_the_file_alone() {
         assert_eq!(out.status.code(), Some(1), "{out:?}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
     }
-    assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        1,
-        "no temp file left behind"
-    );
+    assert_no_temp_file(dir.path(), 1);
 }
 
 /// The action.yml of these cases: `runs:` with `IMAGE` standing for the `image:` line(s).
@@ -263,11 +268,7 @@ fn pin_image_refuses_values_it_cannot_rewrite_safely_and_says_why() {
         assert!(out.stdout.is_empty());
         assert_eq!(&std::fs::read_to_string(&path).unwrap(), broken);
     }
-    assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        1,
-        "no temp file left behind"
-    );
+    assert_no_temp_file(dir.path(), 1);
 }
 
 #[test]
@@ -339,11 +340,35 @@ fn pin_image_refuses_files_it_must_not_or_cannot_write_without_a_traceback() {
         run(&[&digest, "--file", "missing.yml"]),
         "pin-image: cannot read missing.yml: No such file or directory\n"
     );
-    assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        2,
-        "no temp file left behind"
-    );
+    assert_no_temp_file(dir.path(), 2);
+}
+
+#[test]
+fn image_rootfs_refuses_a_dir_that_is_a_file_or_not_empty_and_leaves_it_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = std::env::current_exe().unwrap();
+    let file = dir.path().join("rootfs");
+    std::fs::write(&file, "a file").unwrap();
+    let full = dir.path().join("full");
+    std::fs::create_dir(&full).unwrap();
+    std::fs::write(full.join("x"), "").unwrap();
+    for (root, message) in [
+        (&file, "exists and is not a directory; give a new directory"),
+        (&full, "is not empty; give a new directory"),
+    ] {
+        let out = Command::new(repo_root().join("scripts/image-rootfs"))
+            .arg(&binary)
+            .arg(root)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            format!("image-rootfs: {} {message}\n", root.display())
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "a file");
+    assert_eq!(std::fs::read_dir(&full).unwrap().count(), 1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1054,6 +1079,23 @@ fn the_image_is_the_release_binary_its_libraries_and_the_ca_bundle_on_scratch() 
         image.entrypoint(),
         serde_json::from_str::<Vec<String>>(entrypoint).unwrap()
     );
+    // The same labels as the Dockerfile's last stage, so main's image and a release's have
+    // the same config, not only the same files; and no (empty) manifest annotations.
+    let labels: BTreeMap<&str, &str> = dockerfile
+        .lines()
+        .filter_map(|l| l.strip_prefix("LABEL "))
+        .map(|l| l.split_once('=').expect("LABEL key=value"))
+        .collect();
+    assert_eq!(labels.len(), 3, "{labels:?}");
+    assert_eq!(image.config["config"]["Labels"], json!(labels));
+    assert_eq!(
+        image.manifest.get("annotations"),
+        None,
+        "{}",
+        image.manifest
+    );
+    assert_eq!(image.config["config"]["WorkingDir"], json!("/"));
+    assert!(dockerfile.lines().any(|l| l == "WORKDIR /"));
     let user = image.config["config"]["User"].as_str().unwrap_or_default();
     assert!(user.is_empty() || user == "0", "runs as root, not {user:?}");
     assert_eq!(image.config["os"], json!("linux"));
@@ -1068,6 +1110,39 @@ fn the_image_is_the_release_binary_its_libraries_and_the_ca_bundle_on_scratch() 
     assert!(
         size <= SIZE_GOAL,
         "{size} bytes compressed, over the 15 MB goal"
+    );
+
+    // README's glibc floor for this build: the newest glibc symbol version the binary
+    // references, read as release.yml reads it for the release note (readelf -V).
+    let versions = Command::new("readelf")
+        .args(["-V", "--wide"])
+        .arg(&image.binary)
+        .output()
+        .unwrap();
+    assert!(versions.status.success(), "{versions:?}");
+    let newest = String::from_utf8(versions.stdout)
+        .unwrap()
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .filter_map(|w| w.strip_prefix("GLIBC_"))
+        .filter_map(|v| {
+            v.split('.')
+                .map(|n| n.parse::<u32>().ok())
+                .collect::<Option<Vec<u32>>>()
+        })
+        .max()
+        .expect("the binary references glibc symbol versions");
+    let floor = format!(
+        "GLIBC_{}",
+        newest
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(".")
+    );
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("references `{floor}` at most")),
+        "README must state this build's glibc floor, {floor}"
     );
 
     // Reproducible: the same binary gives the same image, to the byte.
