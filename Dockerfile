@@ -29,7 +29,13 @@ RUN cargo build --release --locked \
 # the runner's user, so a non-root USER could not write the step outputs. Root here is root
 # in a throwaway container with no shell, holding only the job's own token.
 # Outside Actions, run it unprivileged: `docker run --user 65532:65532 ...`.
+# The labels and settings scripts/build-image gives the released image (tests/it/container.rs
+# compares the labels).
 FROM scratch
+LABEL org.opencontainers.image.title=codeq-rollout
+LABEL org.opencontainers.image.source=https://github.com/octo-org/codeq-rollout
+LABEL org.opencontainers.image.licenses=MIT
 COPY --from=build /rootfs/ /
 ENV PATH=/usr/local/bin
+WORKDIR /
 ENTRYPOINT ["/usr/local/bin/codeq-rollout"]

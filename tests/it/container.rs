@@ -54,6 +54,15 @@ fn pin_image(dir: &Path, args: &[&str]) -> Output {
         .expect("run scripts/pin-image (python3)")
 }
 
+/// `dir` holds `files` entries: pin-image left no temp file behind.
+fn assert_no_temp_file(dir: &Path, files: usize) {
+    assert_eq!(
+        std::fs::read_dir(dir).unwrap().count(),
+        files,
+        "no temp file left behind"
+    );
+}
+
 /// A temp dir holding a copy of the repository's action.yml.
 fn action_copy() -> (TempDir, PathBuf, String) {
     let dir = tempfile::tempdir().unwrap();
@@ -163,11 +172,203 @@ fn pin_image_refuses_anything_but_a_sha256_digest_and_leaves_the_file_alone() {
         assert_eq!(out.status.code(), Some(1), "{out:?}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
     }
+    assert_no_temp_file(dir.path(), 1);
+}
+
+/// The action.yml of these cases: `runs:` with `IMAGE` standing for the `image:` line(s).
+fn runs_block(image: &str) -> String {
+    format!("name: x\ndescription: y\nruns:\n  using: docker\n{image}  args:\n    - announce\n")
+}
+
+#[test]
+fn pin_image_skips_comments_and_keeps_the_rest_of_the_runs_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("action.yml");
+    let digest = good_digest('c');
+    let reference = format!("docker://ghcr.io/octo-org/codeq-rollout@{digest}");
+    for (before, after) in [
+        // A comment after `runs:`, a comment at column 0 inside the block, a comment after
+        // the value: the block is still found, and only the `image:` line changes.
+        (
+            "name: x\nruns: # the container\n  using: docker\n# built on main\n  image: Dockerfile # main\n  args:\n    - announce\n",
+            format!(
+                "name: x\nruns: # the container\n  using: docker\n# built on main\n  image: {reference}\n  args:\n    - announce\n"
+            ),
+        ),
+        // CRLF line ends stay CRLF.
+        (
+            "name: x\r\nruns:\r\n  using: docker\r\n  image: Dockerfile\r\n",
+            format!("name: x\r\nruns:\r\n  using: docker\r\n  image: {reference}\r\n"),
+        ),
+    ] {
+        std::fs::write(&path, before).unwrap();
+        let out = pin_image(dir.path(), &[&digest]);
+        assert!(out.status.success(), "{before:?}: {out:?}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), after);
+    }
+}
+
+#[test]
+fn pin_image_refuses_values_it_cannot_rewrite_safely_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("action.yml");
+    let digest = good_digest('d');
+    let why = "a multi-line, block, quoted, anchored or tagged value is not rewritten";
+    let cases = [
+        (
+            runs_block("  image: >-\n    Dockerfile\n"),
+            format!(
+                "line 5: `image:` must have a plain one-line value on the same line (found '>-': {why})"
+            ),
+        ),
+        (
+            runs_block("  image: |\n    Dockerfile\n"),
+            format!(
+                "line 5: `image:` must have a plain one-line value on the same line (found '|': {why})"
+            ),
+        ),
+        (
+            runs_block("  image:\n    Dockerfile\n"),
+            format!(
+                "line 5: `image:` must have a plain one-line value on the same line (found nothing: {why})"
+            ),
+        ),
+        (
+            runs_block("  image: Docker\n    file\n"),
+            "line 6: `image:` continues on the next line; give it a one-line value".to_string(),
+        ),
+        (
+            runs_block("  image: &img Dockerfile\n"),
+            format!(
+                "line 5: `image:` must have a plain one-line value on the same line (found '&img Dockerfile': {why})"
+            ),
+        ),
+        (
+            runs_block("  image: \"Dockerfile\"\n"),
+            format!(
+                "line 5: `image:` must have a plain one-line value on the same line (found '\"Dockerfile\"': {why})"
+            ),
+        ),
+        (
+            runs_block("  image: !!str Dockerfile\n"),
+            format!(
+                "line 5: `image:` must have a plain one-line value on the same line (found '!!str Dockerfile': {why})"
+            ),
+        ),
+    ];
+    for (broken, message) in &cases {
+        std::fs::write(&path, broken).unwrap();
+        let out = pin_image(dir.path(), &[&digest]);
+        assert_eq!(out.status.code(), Some(1), "{broken:?}: {out:?}");
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            format!("pin-image: action.yml: {message}; nothing changed\n"),
+            "{broken:?}"
+        );
+        assert!(out.stdout.is_empty());
+        assert_eq!(&std::fs::read_to_string(&path).unwrap(), broken);
+    }
+    assert_no_temp_file(dir.path(), 1);
+}
+
+#[test]
+fn pin_image_refuses_files_it_must_not_or_cannot_write_without_a_traceback() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("action.yml");
+    let digest = good_digest('e');
+    let good = runs_block("  image: Dockerfile\n");
+    let run = |args: &[&str]| {
+        let out = pin_image(dir.path(), args);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        assert!(out.stdout.is_empty(), "{out:?}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+
+    // Not UTF-8.
+    let latin1 = b"name: x\nruns:\n  using: docker\n  image: D\xf6ckerfile\n";
+    std::fs::write(&path, latin1).unwrap();
     assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        1,
-        "no temp file left behind"
+        run(&[&digest]),
+        "pin-image: cannot read action.yml: not UTF-8 (at byte offset 40); nothing changed\n"
     );
+    assert_eq!(std::fs::read(&path).unwrap(), latin1);
+
+    // Read-only: refused even by root, who could write it.
+    std::fs::write(&path, &good).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    assert_eq!(
+        run(&[&digest]),
+        "pin-image: refusing action.yml: it is read-only (mode 444); make it writable first\n"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), good);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+
+    // A directory it cannot write the replacement into.
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
+    let stderr = run(&[&digest]);
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(
+        stderr,
+        format!(
+            "pin-image: cannot write to {} (mode 555): the file is replaced by a rename there; nothing changed\n",
+            dir.path().canonicalize().unwrap().display()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), good);
+
+    // A symbolic link: refused, the link and its target left alone.
+    let link = dir.path().join("link.yml");
+    std::os::unix::fs::symlink("action.yml", &link).unwrap();
+    assert_eq!(
+        run(&[&digest, "--file", "link.yml"]),
+        format!(
+            "pin-image: refusing link.yml: it is a symbolic link; give the file itself (--file {})\n",
+            path.canonicalize().unwrap().display()
+        )
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), good);
+
+    // A file that is not there.
+    assert_eq!(
+        run(&[&digest, "--file", "missing.yml"]),
+        "pin-image: cannot read missing.yml: No such file or directory\n"
+    );
+    assert_no_temp_file(dir.path(), 2);
+}
+
+#[test]
+fn image_rootfs_refuses_a_dir_that_is_a_file_or_not_empty_and_leaves_it_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = std::env::current_exe().unwrap();
+    let file = dir.path().join("rootfs");
+    std::fs::write(&file, "a file").unwrap();
+    let full = dir.path().join("full");
+    std::fs::create_dir(&full).unwrap();
+    std::fs::write(full.join("x"), "").unwrap();
+    for (root, message) in [
+        (&file, "exists and is not a directory; give a new directory"),
+        (&full, "is not empty; give a new directory"),
+    ] {
+        let out = Command::new(repo_root().join("scripts/image-rootfs"))
+            .arg(&binary)
+            .arg(root)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            format!("image-rootfs: {} {message}\n", root.display())
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "a file");
+    assert_eq!(std::fs::read_dir(&full).unwrap().count(), 1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -878,6 +1079,23 @@ fn the_image_is_the_release_binary_its_libraries_and_the_ca_bundle_on_scratch() 
         image.entrypoint(),
         serde_json::from_str::<Vec<String>>(entrypoint).unwrap()
     );
+    // The same labels as the Dockerfile's last stage, so main's image and a release's have
+    // the same config, not only the same files; and no (empty) manifest annotations.
+    let labels: BTreeMap<&str, &str> = dockerfile
+        .lines()
+        .filter_map(|l| l.strip_prefix("LABEL "))
+        .map(|l| l.split_once('=').expect("LABEL key=value"))
+        .collect();
+    assert_eq!(labels.len(), 3, "{labels:?}");
+    assert_eq!(image.config["config"]["Labels"], json!(labels));
+    assert_eq!(
+        image.manifest.get("annotations"),
+        None,
+        "{}",
+        image.manifest
+    );
+    assert_eq!(image.config["config"]["WorkingDir"], json!("/"));
+    assert!(dockerfile.lines().any(|l| l == "WORKDIR /"));
     let user = image.config["config"]["User"].as_str().unwrap_or_default();
     assert!(user.is_empty() || user == "0", "runs as root, not {user:?}");
     assert_eq!(image.config["os"], json!("linux"));
@@ -892,6 +1110,39 @@ fn the_image_is_the_release_binary_its_libraries_and_the_ca_bundle_on_scratch() 
     assert!(
         size <= SIZE_GOAL,
         "{size} bytes compressed, over the 15 MB goal"
+    );
+
+    // README's glibc floor for this build: the newest glibc symbol version the binary
+    // references, read as release.yml reads it for the release note (readelf -V).
+    let versions = Command::new("readelf")
+        .args(["-V", "--wide"])
+        .arg(&image.binary)
+        .output()
+        .unwrap();
+    assert!(versions.status.success(), "{versions:?}");
+    let newest = String::from_utf8(versions.stdout)
+        .unwrap()
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .filter_map(|w| w.strip_prefix("GLIBC_"))
+        .filter_map(|v| {
+            v.split('.')
+                .map(|n| n.parse::<u32>().ok())
+                .collect::<Option<Vec<u32>>>()
+        })
+        .max()
+        .expect("the binary references glibc symbol versions");
+    let floor = format!(
+        "GLIBC_{}",
+        newest
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(".")
+    );
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("references `{floor}` at most")),
+        "README must state this build's glibc floor, {floor}"
     );
 
     // Reproducible: the same binary gives the same image, to the byte.
