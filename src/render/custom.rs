@@ -16,6 +16,16 @@ use std::collections::BTreeSet;
 /// note needs; a larger file is most likely the wrong file.
 pub const TEMPLATE_MAX_BYTES: usize = 64 * 1024;
 
+/// The render work allowed to a team's template, in minijinja fuel (about one unit per
+/// instruction; `Environment::set_fuel`): the built-in release note and tracking issue take
+/// a few thousand, so this leaves room for any real note and stops a runaway loop
+/// (`{% for i in range(100000) %}{% for j in range(100000) %}`) in well under a second.
+pub const TEMPLATE_FUEL: u64 = 2_000_000;
+
+/// The most text a team's template may render, in bytes (1 MiB): far above GitHub's body
+/// limits (the bodies are capped after), low enough that a runaway render fails early.
+pub const RENDER_MAX_BYTES: usize = 1024 * 1024;
+
 /// Which body a template replaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BodyKind {
@@ -31,6 +41,16 @@ impl BodyKind {
         match self {
             BodyKind::ReleaseNote => "release-note-template",
             BodyKind::TrackingIssue => "tracking-issue-template",
+        }
+    }
+
+    /// The name the team's template is registered under: a name no file of the tool can
+    /// have (`team:…`), so it never shadows a built-in template (`{% include
+    /// "window.md.j2" %}` always gets the built-in one, whatever the team's file is called).
+    fn template_name(self) -> &'static str {
+        match self {
+            BodyKind::ReleaseNote => "team:release-note",
+            BodyKind::TrackingIssue => "team:tracking-issue",
         }
     }
 }
@@ -88,6 +108,9 @@ impl CustomTemplate {
                 e.utf8_error().valid_up_to()
             ))
         })?;
+        // Editors on Windows save a byte order mark and CRLF line ends: neither is text.
+        let source = source.strip_prefix('\u{feff}').unwrap_or(&source);
+        let source = source.replace("\r\n", "\n");
         let template = Self {
             kind,
             file: file.to_string(),
@@ -141,13 +164,30 @@ impl CustomTemplate {
             problem,
         };
         let env = self.environment().map_err(|e| error(format!("{e:#}")))?;
-        let text = env
-            .get_template(&self.file)
-            .and_then(|t| t.render(ctx))
+        let mut out = CappedWriter::default();
+        env.get_template(self.kind.template_name())
+            .and_then(|t| t.render_captured_to(ctx, &mut out).map(drop))
             .map_err(|e| {
                 let what = match e.kind() {
+                    _ if out.over => {
+                        return error(format!(
+                            "the template renders more than {RENDER_MAX_BYTES} bytes (1 MiB): the body cannot be that long; look for a loop that repeats too often"
+                        ));
+                    }
+                    ErrorKind::OutOfFuel => {
+                        return error(format!(
+                            "the template does too much work (over {TEMPLATE_FUEL} steps, minijinja's fuel limit) {}: look for nested or very long loops",
+                            position(&e, &self.source)
+                        ));
+                    }
                     ErrorKind::UndefinedError => {
                         "undefined value (a name or attribute the context does not have)"
+                            .to_string()
+                    }
+                    ErrorKind::InvalidOperation
+                        if e.detail() == Some("recursion limit exceeded") =>
+                    {
+                        "it includes itself or recurses without end (recursion limit exceeded)"
                             .to_string()
                     }
                     _ => e.detail().map_or_else(|| e.kind().to_string(), String::from),
@@ -157,9 +197,18 @@ impl CustomTemplate {
                     position(&e, &self.source)
                 ))
             })?;
-        if text.trim().is_empty() {
+        let text = String::from_utf8(out.bytes)
+            .map_err(|_| error("the template renders text that is not valid UTF-8".to_string()))?;
+        if let Some((line, c)) = control_character(&text) {
             return Err(error(format!(
-                "the template renders to nothing (only whitespace) for a {} release: write the body's text, or drop the input to use the built-in one",
+                "the template renders the control character U+{:04X} (line {line} of the body) for a {} release: a body may hold only text, line ends and tabs; remove it",
+                u32::from(c),
+                ctx.tier
+            )));
+        }
+        if renders_to_nothing(&text) {
+            return Err(error(format!(
+                "the template renders to nothing (only whitespace, invisible characters or HTML comments) for a {} release: write the body's text, or drop the input to use the built-in one",
                 ctx.tier
             )));
         }
@@ -170,14 +219,15 @@ impl CustomTemplate {
     /// template added under its file name.
     fn environment(&self) -> Result<Environment<'static>, minijinja::Error> {
         let mut env = super::environment().clone();
-        env.add_template_owned(self.file.clone(), self.source.clone())?;
+        env.set_fuel(Some(TEMPLATE_FUEL));
+        env.add_template_owned(self.kind.template_name(), self.source.clone())?;
         Ok(env)
     }
 
     /// The names the template looks up that the context does not have (globals and
     /// filters of the environment aside), e.g. `windw` or `window.idel`.
     fn unknown_variables(&self, env: &Environment<'static>) -> BTreeSet<String> {
-        let Ok(template) = env.get_template(&self.file) else {
+        let Ok(template) = env.get_template(self.kind.template_name()) else {
             return BTreeSet::new();
         };
         let known =
@@ -202,6 +252,53 @@ impl CustomTemplate {
             })
             .collect()
     }
+}
+
+/// Collects rendered bytes up to [`RENDER_MAX_BYTES`], then refuses more (minijinja stops
+/// the render at the failed write).
+#[derive(Default)]
+struct CappedWriter {
+    bytes: Vec<u8>,
+    over: bool,
+}
+
+impl std::io::Write for CappedWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len() + buf.len() > RENDER_MAX_BYTES {
+            self.over = true;
+            return Err(std::io::Error::other("the rendered body is too long"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The first control character of `text` other than LF and tab, with its line (from 1).
+fn control_character(text: &str) -> Option<(usize, char)> {
+    text.split('\n').enumerate().find_map(|(i, line)| {
+        line.chars()
+            .find(|c| c.is_control() && *c != '\t')
+            .map(|c| (i + 1, c))
+    })
+}
+
+/// Whether `text` shows nothing on GitHub: only whitespace, invisible (format, zero-width)
+/// characters and HTML comments.
+fn renders_to_nothing(text: &str) -> bool {
+    let mut visible = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("<!--") {
+        visible.push_str(&rest[..start]);
+        rest = rest[start..]
+            .find("-->")
+            .map_or("", |end| &rest[start + end + 3..]);
+    }
+    visible.push_str(rest);
+    crate::support::sanitize::clean_line(&visible, usize::MAX).is_empty()
 }
 
 /// `at line L, column C` of a minijinja error in `source` (what of it is known).
