@@ -117,10 +117,25 @@ impl CustomTemplate {
             source,
         };
         let env = template.environment().map_err(|e| {
+            let detail = e.detail().unwrap_or("invalid template");
+            // minijinja points at the last token read, which for an unclosed block is
+            // the block's own line: name the end of the template instead.
+            if detail.starts_with("unexpected end of input") {
+                let hint = if detail.ends_with("variable block") {
+                    ": a `{{ … }}` is not closed"
+                } else if detail.ends_with("end of block") {
+                    ": a `{% if %}`, `{% for %}` or other block is not closed"
+                } else {
+                    ""
+                };
+                return error(format!(
+                    "syntax error at the end of the template (line {}): {detail}{hint}",
+                    template.source.lines().count().max(1)
+                ));
+            }
             error(format!(
-                "syntax error {}: {}",
-                position(&e, &template.source),
-                e.detail().unwrap_or("invalid template")
+                "syntax error {}: {detail}",
+                position(&e, &template.source)
             ))
         })?;
         let unknown = template.unknown_variables(&env);
@@ -184,13 +199,16 @@ impl CustomTemplate {
                         "undefined value (a name or attribute the context does not have)"
                             .to_string()
                     }
-                    ErrorKind::InvalidOperation
-                        if e.detail() == Some("recursion limit exceeded") =>
-                    {
+                    _ if innermost(&e).detail() == Some("recursion limit exceeded") => {
                         "it includes itself or recurses without end (recursion limit exceeded)"
                             .to_string()
                     }
-                    _ => e.detail().map_or_else(|| e.kind().to_string(), String::from),
+                    _ => {
+                        let inner = innermost(&e);
+                        inner
+                            .detail()
+                            .map_or_else(|| inner.kind().to_string(), String::from)
+                    }
                 };
                 error(format!(
                     "cannot render {}: {what}; `announce --dry-run --print-context` shows the names",
@@ -301,6 +319,18 @@ fn renders_to_nothing(text: &str) -> bool {
     crate::support::sanitize::clean_line(&visible, usize::MAX).is_empty()
 }
 
+/// The error at the root of `e`: an error in an included template is wrapped in one
+/// naming the template that includes it.
+fn innermost(e: &minijinja::Error) -> &minijinja::Error {
+    let mut inner = e;
+    while let Some(next) =
+        std::error::Error::source(inner).and_then(|s| s.downcast_ref::<minijinja::Error>())
+    {
+        inner = next;
+    }
+    inner
+}
+
 /// `at line L, column C` of a minijinja error in `source` (what of it is known).
 fn position(e: &minijinja::Error, source: &str) -> String {
     let column = e.range().and_then(|r| {
@@ -338,7 +368,7 @@ mod tests {
     /// Every bad template gives one clear error naming the input and the file.
     #[test]
     fn every_bad_template_is_refused_naming_input_and_file() {
-        let cases: [(&str, Vec<u8>); 9] = [
+        let cases: [(&str, Vec<u8>); 15] = [
             ("syntax", b"Hello\n{% if security %}\nno end".to_vec()),
             ("unclosed", b"{{ image ".to_vec()),
             ("unknown", b"{{ imagee }}".to_vec()),
@@ -354,6 +384,28 @@ mod tests {
             ("blank", b" \n\t\n".to_vec()),
             ("not utf-8", b"caf\xe9".to_vec()),
             ("too large", vec![b'a'; TEMPLATE_MAX_BYTES + 1]),
+            (
+                "unclosed block",
+                b"a\nb\n  {% if security %}\nc".to_vec(),
+            ),
+            (
+                "invisible only",
+                "\u{200b}\u{2060}<!-- a comment -->\n\u{feff}".as_bytes().to_vec(),
+            ),
+            (
+                "includes itself",
+                b"x{% include \"team:tracking-issue\" %}".to_vec(),
+            ),
+            (
+                "too much work",
+                b"{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}x"
+                    .to_vec(),
+            ),
+            (
+                "too much output",
+                b"{% for i in range(100) %}{{ runbook }}{{ runbook }}{{ runbook }}{% endfor %}".to_vec(),
+            ),
+            ("control character", b"a{{ \"\\x1b[31m\" }}b".to_vec()),
         ];
         let table: Vec<String> = cases
             .into_iter()
@@ -365,6 +417,29 @@ mod tests {
             })
             .collect();
         insta::assert_snapshot!(table.join("\n"));
+    }
+
+    /// What a team may write: macros, a byte order mark and CRLF line ends (dropped), and
+    /// `{% include %}` of a built-in template whatever the team's file is called.
+    #[test]
+    fn macros_bom_crlf_and_built_in_includes_are_accepted() {
+        let ctx = example_context(Tier::Security);
+        let render = |file: &str, source: &[u8]| {
+            CustomTemplate::parse(BodyKind::ReleaseNote, file, source.to_vec())
+                .and_then(|t| t.render(&ctx))
+                .unwrap_or_else(|e| panic!("{file}: {e}"))
+        };
+        let macros = render(
+            "m.md.j2",
+            b"{% macro item(pr) %}- #{{ pr.number }}{% endmacro %}{% for pr in pull_requests %}{{ item(pr) }}\n{% endfor %}{% macro boxed() %}[{{ caller() }}]{% endmacro %}{% call boxed() %}{{ tier }}{% endcall %}",
+        );
+        let bom = render(
+            "bom.md.j2",
+            b"\xef\xbb\xbfTier: {{ tier }}\r\nImage: {{ image }}\r\n",
+        );
+        let include = render("window.md.j2", b"Window:\n{% include \"window.md.j2\" %}");
+        assert!(include.starts_with("Window:\n"), "{include}");
+        insta::assert_snapshot!(format!("{macros}\n---\n{bom}---\n{include}"));
     }
 
     /// The runbook's steps are its task-list items, with their commands.
