@@ -88,8 +88,13 @@ impl CustomTemplate {
     /// render meets them, still before anything is written (strict undefined).
     ///
     /// # Errors
-    /// [`TemplateError`]: too large, not UTF-8, a syntax error (line and column), an unknown
-    /// variable, a render error, or a render that is only whitespace.
+    /// [`TemplateError`]: too large, not UTF-8, a syntax error (line and column, or the end
+    /// of the template for a block left open), an unknown variable, or a render error of
+    /// [`CustomTemplate::render`]. Filters and tests are looked up only when rendered
+    /// (minijinja has no static check for them), so an unknown one in a branch the examples
+    /// do not take is caught by the real render, still before anything is written.
+    ///
+    /// A leading byte order mark is dropped and CRLF line ends become LF.
     pub fn parse(kind: BodyKind, file: &str, bytes: Vec<u8>) -> Result<Self, TemplateError> {
         let error = |problem: String| TemplateError {
             input: kind.input(),
@@ -171,7 +176,9 @@ impl CustomTemplate {
     ///
     /// # Errors
     /// [`TemplateError`] naming the input and the file: a render error (an undefined value,
-    /// with its line), or text that is only whitespace.
+    /// with its line), more work than [`TEMPLATE_FUEL`], more text than
+    /// [`RENDER_MAX_BYTES`], recursion without end, a control character other than LF and
+    /// tab, or text that shows nothing (whitespace, invisible characters, HTML comments).
     pub fn render(&self, ctx: &TemplateContext) -> Result<String, TemplateError> {
         let error = |problem: String| TemplateError {
             input: self.kind.input(),
@@ -440,6 +447,21 @@ mod tests {
         let include = render("window.md.j2", b"Window:\n{% include \"window.md.j2\" %}");
         assert!(include.starts_with("Window:\n"), "{include}");
         insta::assert_snapshot!(format!("{macros}\n---\n{bom}---\n{include}"));
+    }
+
+    /// minijinja looks filters up only when rendering (no static check exists): an unknown
+    /// filter in a branch no example takes passes [`CustomTemplate::parse`], and the real
+    /// render that takes the branch fails (before anything is written; README says so).
+    #[test]
+    fn an_unknown_filter_fails_when_its_branch_renders() {
+        let source =
+            b"x{% if window.culling_enabled and not security %}{{ image|nope }}{% endif %}";
+        let template = CustomTemplate::parse(BodyKind::ReleaseNote, "f.md.j2", source.to_vec())
+            .expect("the routine example has culling off, the security one is security");
+        let mut ctx = example_context(Tier::Routine);
+        ctx.window.culling_enabled = true;
+        let err = template.render(&ctx).expect_err("the branch is taken");
+        insta::assert_snapshot!(err.to_string(), @"release-note-template (--release-note-template) \"f.md.j2\": cannot render at line 1, column 59: filter nope is unknown; `announce --dry-run --print-context` shows the names");
     }
 
     /// The runbook's steps are its task-list items, with their commands.
