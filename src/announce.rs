@@ -131,10 +131,16 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
     known.stage = Stage::Render;
     let announced = found.as_ref().and_then(Found::announced_at);
     let facts = facts(req, digest, decision, window, target_sha, &tag, announced);
-    let note = render::release_note(&facts, req.release_note_template.as_ref())?;
+    // Every registered secret is masked in the bodies before they are printed or sent,
+    // whichever template rendered them: a second safeguard behind the template checks.
+    let note = log.redact(&render::release_note(
+        &facts,
+        req.release_note_template.as_ref(),
+    )?);
     let issue_body = (facts.tier.tier == Tier::Security)
         .then(|| render::tracking_issue(&facts, req.tracking_issue_template.as_ref()))
-        .transpose()?;
+        .transpose()?
+        .map(|body| log.redact(&body));
 
     // 6. Publish.
     known.stage = Stage::Publish;

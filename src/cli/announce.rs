@@ -15,6 +15,7 @@ use crate::support::log::Log;
 use crate::tier::{LabelRules, UnlabeledPolicy, split_list};
 use anyhow::{Context, Result};
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use time::OffsetDateTime;
@@ -32,6 +33,13 @@ pub fn announce_request(
     env: &HashMap<String, String>,
 ) -> Result<AnnounceRequest> {
     mask_secrets(args, log);
+    if args.print_context && !args.dry_run {
+        return Err(UsageError::new(
+            "print-context",
+            "print-context (--print-context) needs dry-run (--dry-run): it shows what a template would get, without publishing",
+        )
+        .into());
+    }
     let image = required(
         args.image.as_deref(),
         "image",
@@ -62,15 +70,17 @@ pub fn announce_request(
     if !args.dry_run {
         check_publishable(&context, token)?;
     }
-    if args.print_context && !args.dry_run {
-        return Err(UsageError::new(
-            "print-context",
-            "print-context (--print-context) needs dry-run (--dry-run): it shows what a template would get, without publishing",
-        )
-        .into());
-    }
-    let release_note_template = template(&args.release_note_template, BodyKind::ReleaseNote)?;
-    let tracking_issue_template = template(&args.tracking_issue_template, BodyKind::TrackingIssue)?;
+    let workspace = workspace(env)?;
+    let release_note_template = template(
+        &args.release_note_template,
+        BodyKind::ReleaseNote,
+        &workspace,
+    )?;
+    let tracking_issue_template = template(
+        &args.tracking_issue_template,
+        BodyKind::TrackingIssue,
+        &workspace,
+    )?;
     let expected_digest = expected_digest(args.expected_digest.as_deref())?;
     // Validated whatever the image, so a bad value is refused before it matters.
     let registry = registry_options(args)?;
@@ -108,35 +118,81 @@ pub fn announce_request(
     })
 }
 
+/// The workspace templates must live in: `GITHUB_WORKSPACE` when set (the repository
+/// checkout in Actions), else the working directory; its real path (symbolic links
+/// resolved).
+///
+/// # Errors
+/// The directory cannot be resolved (exit code 1).
+fn workspace(env: &HashMap<String, String>) -> Result<PathBuf> {
+    let dir = match env.get("GITHUB_WORKSPACE").filter(|w| !w.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => std::env::current_dir().context("reading the working directory")?,
+    };
+    dir.canonicalize()
+        .with_context(|| format!("resolving the workspace {}", dir.display()))
+}
+
 /// The team's template for `kind`, read from `path` (relative to the working directory,
 /// the workspace in Actions) and checked ([`CustomTemplate::parse`]); `None` when unset.
 ///
+/// Only a regular file whose real path (symbolic links resolved) lies inside `workspace`
+/// is read: the rendered text is published, so a path like `/etc/passwd`, `../x` or a link
+/// to `/proc/self/environ` must never be read, and a FIFO or device would hang or never end.
+///
 /// # Errors
-/// [`UsageError`] naming the input and the file: unreadable (missing), too large, not
-/// UTF-8, a syntax error, an unknown variable, a render to nothing.
-fn template(path: &Option<String>, kind: BodyKind) -> Result<Option<CustomTemplate>, UsageError> {
+/// [`UsageError`] naming the input and the file: unreadable (missing), outside the
+/// workspace, not a regular file, too large, not UTF-8, a syntax error, an unknown
+/// variable, a render to nothing.
+fn template(
+    path: &Option<String>,
+    kind: BodyKind,
+    workspace: &Path,
+) -> Result<Option<CustomTemplate>, UsageError> {
     let Some(path) = given(path) else {
         return Ok(None);
     };
     let input = kind.input();
+    let refuse = |problem: String| {
+        UsageError::new(input, format!("{input} (--{input}) {path:?}: {problem}"))
+    };
     let too_large = |size: u64| {
-        UsageError::new(
-            input,
-            format!(
-                "{input} (--{input}) {path:?}: the template is {size} bytes, over the limit of {TEMPLATE_MAX_BYTES} bytes (64 KiB): is it the right file?"
-            ),
-        )
+        refuse(format!(
+            "the template is {size} bytes, over the limit of {TEMPLATE_MAX_BYTES} bytes (64 KiB): is it the right file?"
+        ))
     };
     let unreadable = |e: std::io::Error| {
-        UsageError::new(
-            input,
-            format!(
-                "{input} (--{input}) {path:?}: cannot read it ({e}): give a file path relative to the workspace (the repository checkout), e.g. .github/release-note.md.j2"
-            ),
+        refuse(format!(
+            "cannot read it ({e}): give a file path relative to the workspace (the repository checkout), e.g. .github/release-note.md.j2"
+        ))
+    };
+    let real = Path::new(path).canonicalize().map_err(unreadable)?;
+    if !real.starts_with(workspace) {
+        return Err(refuse(format!(
+            "the file is outside the workspace {} (its real path is {}): the template must be a file of the repository, e.g. .github/release-note.md.j2",
+            workspace.display(),
+            real.display()
+        )));
+    }
+    let not_regular = || {
+        refuse(
+            "not a regular file (a directory, FIFO, socket or device): give the template file itself"
+                .to_string(),
         )
     };
-    // Read at most one byte past the limit: a huge file is refused without loading it.
-    let file = std::fs::File::open(path).map_err(unreadable)?;
+    if !std::fs::metadata(&real).map_err(unreadable)?.is_file() {
+        return Err(not_regular());
+    }
+    let file = std::fs::File::open(&real).map_err(unreadable)?;
+    // Checked again on what was opened: the path may have changed in between.
+    let metadata = file.metadata().map_err(unreadable)?;
+    if !metadata.is_file() {
+        return Err(not_regular());
+    }
+    if metadata.len() > TEMPLATE_MAX_BYTES as u64 {
+        return Err(too_large(metadata.len()));
+    }
+    // Read at most one byte past the limit, in case the file grew since.
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(
         &mut std::io::Read::take(file, TEMPLATE_MAX_BYTES as u64 + 1),
@@ -144,8 +200,7 @@ fn template(path: &Option<String>, kind: BodyKind) -> Result<Option<CustomTempla
     )
     .map_err(unreadable)?;
     if bytes.len() > TEMPLATE_MAX_BYTES {
-        let size = std::fs::metadata(path).map_or(bytes.len() as u64, |m| m.len());
-        return Err(too_large(size));
+        return Err(too_large(bytes.len() as u64));
     }
     CustomTemplate::parse(kind, path, bytes)
         .map(Some)

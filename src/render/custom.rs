@@ -16,6 +16,16 @@ use std::collections::BTreeSet;
 /// note needs; a larger file is most likely the wrong file.
 pub const TEMPLATE_MAX_BYTES: usize = 64 * 1024;
 
+/// The render work allowed to a team's template, in minijinja fuel (about one unit per
+/// instruction; `Environment::set_fuel`): the built-in release note and tracking issue take
+/// a few thousand, so this leaves room for any real note and stops a runaway loop
+/// (`{% for i in range(100000) %}{% for j in range(100000) %}`) in well under a second.
+pub const TEMPLATE_FUEL: u64 = 2_000_000;
+
+/// The most text a team's template may render, in bytes (1 MiB): far above GitHub's body
+/// limits (the bodies are capped after), low enough that a runaway render fails early.
+pub const RENDER_MAX_BYTES: usize = 1024 * 1024;
+
 /// Which body a template replaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BodyKind {
@@ -31,6 +41,16 @@ impl BodyKind {
         match self {
             BodyKind::ReleaseNote => "release-note-template",
             BodyKind::TrackingIssue => "tracking-issue-template",
+        }
+    }
+
+    /// The name the team's template is registered under: a name no file of the tool can
+    /// have (`team:…`), so it never shadows a built-in template (`{% include
+    /// "window.md.j2" %}` always gets the built-in one, whatever the team's file is called).
+    fn template_name(self) -> &'static str {
+        match self {
+            BodyKind::ReleaseNote => "team:release-note",
+            BodyKind::TrackingIssue => "team:tracking-issue",
         }
     }
 }
@@ -68,8 +88,13 @@ impl CustomTemplate {
     /// render meets them, still before anything is written (strict undefined).
     ///
     /// # Errors
-    /// [`TemplateError`]: too large, not UTF-8, a syntax error (line and column), an unknown
-    /// variable, a render error, or a render that is only whitespace.
+    /// [`TemplateError`]: too large, not UTF-8, a syntax error (line and column, or the end
+    /// of the template for a block left open), an unknown variable, or a render error of
+    /// [`CustomTemplate::render`]. Filters and tests are looked up only when rendered
+    /// (minijinja has no static check for them), so an unknown one in a branch the examples
+    /// do not take is caught by the real render, still before anything is written.
+    ///
+    /// A leading byte order mark is dropped and CRLF line ends become LF.
     pub fn parse(kind: BodyKind, file: &str, bytes: Vec<u8>) -> Result<Self, TemplateError> {
         let error = |problem: String| TemplateError {
             input: kind.input(),
@@ -88,16 +113,34 @@ impl CustomTemplate {
                 e.utf8_error().valid_up_to()
             ))
         })?;
+        // Editors on Windows save a byte order mark and CRLF line ends: neither is text.
+        let source = source.strip_prefix('\u{feff}').unwrap_or(&source);
+        let source = source.replace("\r\n", "\n");
         let template = Self {
             kind,
             file: file.to_string(),
             source,
         };
         let env = template.environment().map_err(|e| {
+            let detail = e.detail().unwrap_or("invalid template");
+            // minijinja points at the last token read, which for an unclosed block is
+            // the block's own line: name the end of the template instead.
+            if detail.starts_with("unexpected end of input") {
+                let hint = if detail.ends_with("variable block") {
+                    ": a `{{ … }}` is not closed"
+                } else if detail.ends_with("end of block") {
+                    ": a `{% if %}`, `{% for %}` or other block is not closed"
+                } else {
+                    ""
+                };
+                return error(format!(
+                    "syntax error at the end of the template (line {}): {detail}{hint}",
+                    template.source.lines().count().max(1)
+                ));
+            }
             error(format!(
-                "syntax error {}: {}",
-                position(&e, &template.source),
-                e.detail().unwrap_or("invalid template")
+                "syntax error {}: {detail}",
+                position(&e, &template.source)
             ))
         })?;
         let unknown = template.unknown_variables(&env);
@@ -133,7 +176,9 @@ impl CustomTemplate {
     ///
     /// # Errors
     /// [`TemplateError`] naming the input and the file: a render error (an undefined value,
-    /// with its line), or text that is only whitespace.
+    /// with its line), more work than [`TEMPLATE_FUEL`], more text than
+    /// [`RENDER_MAX_BYTES`], recursion without end, a control character other than LF and
+    /// tab, or text that shows nothing (whitespace, invisible characters, HTML comments).
     pub fn render(&self, ctx: &TemplateContext) -> Result<String, TemplateError> {
         let error = |problem: String| TemplateError {
             input: self.kind.input(),
@@ -141,25 +186,54 @@ impl CustomTemplate {
             problem,
         };
         let env = self.environment().map_err(|e| error(format!("{e:#}")))?;
-        let text = env
-            .get_template(&self.file)
-            .and_then(|t| t.render(ctx))
+        let mut out = CappedWriter::default();
+        env.get_template(self.kind.template_name())
+            .and_then(|t| t.render_captured_to(ctx, &mut out).map(drop))
             .map_err(|e| {
                 let what = match e.kind() {
+                    _ if out.over => {
+                        return error(format!(
+                            "the template renders more than {RENDER_MAX_BYTES} bytes (1 MiB): the body cannot be that long; look for a loop that repeats too often"
+                        ));
+                    }
+                    ErrorKind::OutOfFuel => {
+                        return error(format!(
+                            "the template does too much work (over {TEMPLATE_FUEL} steps, minijinja's fuel limit) {}: look for nested or very long loops",
+                            position(&e, &self.source)
+                        ));
+                    }
                     ErrorKind::UndefinedError => {
                         "undefined value (a name or attribute the context does not have)"
                             .to_string()
                     }
-                    _ => e.detail().map_or_else(|| e.kind().to_string(), String::from),
+                    _ if innermost(&e).detail() == Some("recursion limit exceeded") => {
+                        "it includes itself or recurses without end (recursion limit exceeded)"
+                            .to_string()
+                    }
+                    _ => {
+                        let inner = innermost(&e);
+                        inner
+                            .detail()
+                            .map_or_else(|| inner.kind().to_string(), String::from)
+                    }
                 };
                 error(format!(
                     "cannot render {}: {what}; `announce --dry-run --print-context` shows the names",
                     position(&e, &self.source)
                 ))
             })?;
-        if text.trim().is_empty() {
+        let text = String::from_utf8(out.bytes)
+            .map_err(|_| error("the template renders text that is not valid UTF-8".to_string()))?;
+        if let Some((line, c)) = control_character(&text) {
             return Err(error(format!(
-                "the template renders to nothing (only whitespace) for a {} release: write the body's text, or drop the input to use the built-in one",
+                "the template renders the control character U+{:04X} (line {line} of the body) for a {} release: a body may hold only text, line ends and tabs; remove it",
+                u32::from(c),
+                ctx.tier
+            )));
+        }
+        if renders_to_nothing(&text) {
+            return Err(error(format!(
+                "the template renders to nothing (only whitespace, invisible characters or HTML comments) for a {} release: write the body's text, or drop the input to use the built-in one",
                 ctx.tier
             )));
         }
@@ -170,14 +244,15 @@ impl CustomTemplate {
     /// template added under its file name.
     fn environment(&self) -> Result<Environment<'static>, minijinja::Error> {
         let mut env = super::environment().clone();
-        env.add_template_owned(self.file.clone(), self.source.clone())?;
+        env.set_fuel(Some(TEMPLATE_FUEL));
+        env.add_template_owned(self.kind.template_name(), self.source.clone())?;
         Ok(env)
     }
 
     /// The names the template looks up that the context does not have (globals and
     /// filters of the environment aside), e.g. `windw` or `window.idel`.
     fn unknown_variables(&self, env: &Environment<'static>) -> BTreeSet<String> {
-        let Ok(template) = env.get_template(&self.file) else {
+        let Ok(template) = env.get_template(self.kind.template_name()) else {
             return BTreeSet::new();
         };
         let known =
@@ -202,6 +277,65 @@ impl CustomTemplate {
             })
             .collect()
     }
+}
+
+/// Collects rendered bytes up to [`RENDER_MAX_BYTES`], then refuses more (minijinja stops
+/// the render at the failed write).
+#[derive(Default)]
+struct CappedWriter {
+    bytes: Vec<u8>,
+    over: bool,
+}
+
+impl std::io::Write for CappedWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len() + buf.len() > RENDER_MAX_BYTES {
+            self.over = true;
+            return Err(std::io::Error::other("the rendered body is too long"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The first control character of `text` other than LF and tab, with its line (from 1).
+fn control_character(text: &str) -> Option<(usize, char)> {
+    text.split('\n').enumerate().find_map(|(i, line)| {
+        line.chars()
+            .find(|c| c.is_control() && *c != '\t')
+            .map(|c| (i + 1, c))
+    })
+}
+
+/// Whether `text` shows nothing on GitHub: only whitespace, invisible (format, zero-width)
+/// characters and HTML comments.
+fn renders_to_nothing(text: &str) -> bool {
+    let mut visible = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("<!--") {
+        visible.push_str(&rest[..start]);
+        rest = rest[start..]
+            .find("-->")
+            .map_or("", |end| &rest[start + end + 3..]);
+    }
+    visible.push_str(rest);
+    crate::support::sanitize::clean_line(&visible, usize::MAX).is_empty()
+}
+
+/// The error at the root of `e`: an error in an included template is wrapped in one
+/// naming the template that includes it.
+fn innermost(e: &minijinja::Error) -> &minijinja::Error {
+    let mut inner = e;
+    while let Some(next) =
+        std::error::Error::source(inner).and_then(|s| s.downcast_ref::<minijinja::Error>())
+    {
+        inner = next;
+    }
+    inner
 }
 
 /// `at line L, column C` of a minijinja error in `source` (what of it is known).
@@ -241,7 +375,7 @@ mod tests {
     /// Every bad template gives one clear error naming the input and the file.
     #[test]
     fn every_bad_template_is_refused_naming_input_and_file() {
-        let cases: [(&str, Vec<u8>); 9] = [
+        let cases: [(&str, Vec<u8>); 15] = [
             ("syntax", b"Hello\n{% if security %}\nno end".to_vec()),
             ("unclosed", b"{{ image ".to_vec()),
             ("unknown", b"{{ imagee }}".to_vec()),
@@ -257,6 +391,28 @@ mod tests {
             ("blank", b" \n\t\n".to_vec()),
             ("not utf-8", b"caf\xe9".to_vec()),
             ("too large", vec![b'a'; TEMPLATE_MAX_BYTES + 1]),
+            (
+                "unclosed block",
+                b"a\nb\n  {% if security %}\nc".to_vec(),
+            ),
+            (
+                "invisible only",
+                "\u{200b}\u{2060}<!-- a comment -->\n\u{feff}".as_bytes().to_vec(),
+            ),
+            (
+                "includes itself",
+                b"x{% include \"team:tracking-issue\" %}".to_vec(),
+            ),
+            (
+                "too much work",
+                b"{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}x"
+                    .to_vec(),
+            ),
+            (
+                "too much output",
+                b"{% for i in range(100) %}{{ runbook }}{{ runbook }}{{ runbook }}{% endfor %}".to_vec(),
+            ),
+            ("control character", b"a{{ \"\\x1b[31m\" }}b".to_vec()),
         ];
         let table: Vec<String> = cases
             .into_iter()
@@ -268,6 +424,44 @@ mod tests {
             })
             .collect();
         insta::assert_snapshot!(table.join("\n"));
+    }
+
+    /// What a team may write: macros, a byte order mark and CRLF line ends (dropped), and
+    /// `{% include %}` of a built-in template whatever the team's file is called.
+    #[test]
+    fn macros_bom_crlf_and_built_in_includes_are_accepted() {
+        let ctx = example_context(Tier::Security);
+        let render = |file: &str, source: &[u8]| {
+            CustomTemplate::parse(BodyKind::ReleaseNote, file, source.to_vec())
+                .and_then(|t| t.render(&ctx))
+                .unwrap_or_else(|e| panic!("{file}: {e}"))
+        };
+        let macros = render(
+            "m.md.j2",
+            b"{% macro item(pr) %}- #{{ pr.number }}{% endmacro %}{% for pr in pull_requests %}{{ item(pr) }}\n{% endfor %}{% macro boxed() %}[{{ caller() }}]{% endmacro %}{% call boxed() %}{{ tier }}{% endcall %}",
+        );
+        let bom = render(
+            "bom.md.j2",
+            b"\xef\xbb\xbfTier: {{ tier }}\r\nImage: {{ image }}\r\n",
+        );
+        let include = render("window.md.j2", b"Window:\n{% include \"window.md.j2\" %}");
+        assert!(include.starts_with("Window:\n"), "{include}");
+        insta::assert_snapshot!(format!("{macros}\n---\n{bom}---\n{include}"));
+    }
+
+    /// minijinja looks filters up only when rendering (no static check exists): an unknown
+    /// filter in a branch no example takes passes [`CustomTemplate::parse`], and the real
+    /// render that takes the branch fails (before anything is written; README says so).
+    #[test]
+    fn an_unknown_filter_fails_when_its_branch_renders() {
+        let source =
+            b"x{% if window.culling_enabled and not security %}{{ image|nope }}{% endif %}";
+        let template = CustomTemplate::parse(BodyKind::ReleaseNote, "f.md.j2", source.to_vec())
+            .expect("the routine example has culling off, the security one is security");
+        let mut ctx = example_context(Tier::Routine);
+        ctx.window.culling_enabled = true;
+        let err = template.render(&ctx).expect_err("the branch is taken");
+        insta::assert_snapshot!(err.to_string(), @"release-note-template (--release-note-template) \"f.md.j2\": cannot render at line 1, column 59: filter nope is unknown; `announce --dry-run --print-context` shows the names");
     }
 
     /// The runbook's steps are its task-list items, with their commands.

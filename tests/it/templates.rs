@@ -103,14 +103,32 @@ async fn a_custom_template_is_published_under_the_tools_markers() {
 }
 
 /// Each bad template: exit code 2, one error naming the input and the file, no request.
+/// The workspace is a temporary directory (`GITHUB_WORKSPACE`): a template outside it (an
+/// absolute path, `..`, a symbolic link out of it) or not a regular file is never read.
 #[tokio::test]
 async fn every_bad_template_is_refused_before_any_request() {
-    let dir = tempfile::tempdir().unwrap();
+    let outer = tempfile::tempdir().unwrap();
+    let outer_dir = outer.path().canonicalize().unwrap();
+    let dir = outer_dir.join("workspace");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(outer_dir.join("outside.md.j2"), "{{ image }}").unwrap();
     let write = |name: &str, bytes: &[u8]| -> String {
-        let path = dir.path().join(name);
+        let path = dir.join(name);
         std::fs::write(&path, bytes).unwrap();
         path.display().to_string()
     };
+    let link = |name: &str, target: &str| -> String {
+        let path = dir.join(name);
+        std::os::unix::fs::symlink(target, &path).unwrap();
+        path.display().to_string()
+    };
+    let fifo = dir.join("fifo.md.j2");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::fs::create_dir(dir.join("folder.md.j2")).unwrap();
     let big = vec![b'a'; 70_000];
     let cases: Vec<(&str, String)> = vec![
         (
@@ -144,11 +162,42 @@ async fn every_bad_template_is_refused_before_any_request() {
             write("latin1.md.j2", b"Caf\xe9 {{ image }}"),
         ),
         ("release-note-template", write("big.md.j2", &big)),
+        ("release-note-template", "/etc/passwd".to_string()),
+        (
+            "release-note-template",
+            format!("{}/../outside.md.j2", dir.display()),
+        ),
+        (
+            "release-note-template",
+            link("environ.md.j2", "/proc/self/environ"),
+        ),
+        (
+            "tracking-issue-template",
+            link("passwd.md.j2", "/etc/passwd"),
+        ),
+        ("release-note-template", fifo.display().to_string()),
+        ("release-note-template", "/dev/zero".to_string()),
+        (
+            "release-note-template",
+            dir.join("folder.md.j2").display().to_string(),
+        ),
+        (
+            "release-note-template",
+            write(
+                "work.md.j2",
+                b"{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}x",
+            ),
+        ),
+        (
+            "release-note-template",
+            write("control.md.j2", b"x{{ \"\\x00\" }}"),
+        ),
     ];
     let mut table = Vec::new();
     for (input, path) in cases {
         let github = FakeGitHub::start().await;
         let out = ActionRun::merged_pr("oci:examples/lab", &github.api_url(), &["security"])
+            .var("GITHUB_WORKSPACE", &dir.display().to_string())
             .input(input, &path)
             .run()
             .await;
@@ -161,12 +210,50 @@ async fn every_bad_template_is_refused_before_any_request() {
             .filter(|l| l.starts_with("::error "))
             .collect();
         assert_eq!(errors.len(), 1, "{}", out.stdout);
-        table.push(scrub(
+        let shown = (out.stdout.lines().chain(out.stderr.lines()))
+            .filter(|l| !l.starts_with("::add-mask::"))
+            .any(|l| l.contains(TOKEN));
+        assert!(!shown, "{input} {path}: the token is printed");
+        table.push(scrub_pid(&scrub(
             errors[0],
-            &[(&dir.path().display().to_string(), "[dir]")],
-        ));
+            &[(&outer_dir.display().to_string(), "[dir]")],
+        )));
     }
     insta::assert_snapshot!(table.join("\n"));
+}
+
+/// `/proc/PID/` with the process id as `/proc/[pid]/`.
+fn scrub_pid(line: &str) -> String {
+    match line.split_once("/proc/") {
+        Some((before, after)) => {
+            let rest = after.trim_start_matches(|c: char| c.is_ascii_digit());
+            format!("{before}/proc/[pid]{rest}")
+        }
+        None => line.to_string(),
+    }
+}
+
+/// A secret in a template's text (here the token, written into the file) is masked in
+/// the body that is sent, as it is in the log: the bodies pass the log's masking engine.
+#[tokio::test]
+async fn a_secret_in_a_template_is_masked_in_the_body_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().canonicalize().unwrap();
+    let path = workspace.join("note.md.j2");
+    std::fs::write(&path, format!("Released {{{{ image }}}} with {TOKEN}.\n")).unwrap();
+    let github = FakeGitHub::start().await;
+    let out = ActionRun::merged_pr("oci:examples/lab", &github.api_url(), &["routine"])
+        .var("GITHUB_WORKSPACE", &workspace.display().to_string())
+        .input("release-note-template", &path.display().to_string())
+        .run()
+        .await;
+    out.assert_success();
+    let writes = github.writes().await;
+    assert_eq!(writes.len(), 1, "{writes:?}");
+    let body = writes[0].2["body"].as_str().unwrap();
+    assert!(!body.contains(TOKEN), "{body}");
+    let text: Vec<&str> = body.lines().skip(2).collect();
+    insta::assert_snapshot!(text.join("\n"));
 }
 
 /// `--print-context` prints the names and values a template gets, as JSON on stdout alone.
@@ -195,12 +282,20 @@ async fn print_context_shows_what_a_template_gets() {
     }
     insta::assert_snapshot!(serde_json::to_string_pretty(&shown).unwrap());
 
-    let refused = ActionRun::merged_pr("oci:examples/lab", &github.api_url(), &["security"])
-        .input("print-context", "true")
-        .run()
-        .await;
+    // Without --dry-run, and without a token: the print-context error comes first, not an
+    // unrelated one about the token.
+    let mut refused = ActionRun::merged_pr("oci:examples/lab", &github.api_url(), &["security"])
+        .input("print-context", "true");
+    refused.env.remove("INPUT_GITHUB-TOKEN");
+    let refused = refused.run().await;
     assert_eq!(refused.code, 2, "{}", refused.stdout);
     assert!(github.requests().await.is_empty());
+    let errors: Vec<&str> = refused
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::error "))
+        .collect();
+    insta::assert_snapshot!("print_context_needs_dry_run", errors.join("\n"));
 }
 
 /// README's "Your own templates" shows the example template as it is in `examples/`, and
