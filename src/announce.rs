@@ -90,6 +90,8 @@ struct Known {
     /// publish that failed.
     release: Option<(String, Change)>,
     issue: Option<(String, Change)>,
+    /// Whether a failed publish had written anything (the `changed` output).
+    wrote: bool,
 }
 
 /// The stages, each recording into `known` what it established.
@@ -149,6 +151,7 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
                 .await
                 .map_err(|unfinished| {
                     (known.release, known.issue) = (unfinished.release, unfinished.issue);
+                    known.wrote = unfinished.wrote;
                     unfinished.error
                 })?;
             log_published(&published, log);
@@ -430,10 +433,11 @@ fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log:
         .map(|(url, change)| (checked_url(&url, log), change));
     // The window follows from the culler settings alone: known whatever failed.
     let window = window::compute(&req.culler.settings);
-    let changed = [&release, &issue]
-        .into_iter()
-        .flatten()
-        .any(|(_, c)| *c != Change::Unchanged);
+    let changed = known.wrote
+        || [&release, &issue]
+            .into_iter()
+            .flatten()
+            .any(|(_, c)| *c != Change::Unchanged);
     let outputs = outputs(
         known.digest.as_ref(),
         known.tier.as_ref(),

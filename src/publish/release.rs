@@ -52,7 +52,8 @@ pub async fn create(
     )
     .await?;
     Ok(match made {
-        Once::Posted(mine) => Made::Mine(mine),
+        // A release's tag is unique: a second POST after a first that took effect is refused.
+        Once::Posted(mine) | Once::PostedAfterUnknownOutcome(mine) => Made::Mine(mine),
         Once::FoundAfterUnknownOutcome(r) => {
             notes.push(format!(
                 "creating release {} failed with an unknown outcome; a fresh look-up found it, \

@@ -31,6 +31,10 @@ pub const URL_REFUSED: (&str, &str) = (
     "GitHub answered an address that is not a plain http(s) URL, so the step outputs and the job summary leave it out",
 );
 
+/// What error texts, log lines and comment bodies say in place of an address GitHub
+/// answered that is not a plain `http(s)://` URL.
+pub const ADDRESS_LEFT_OUT: &str = "(an address GitHub answered that is not a plain URL, left out)";
+
 /// The warning about an address left out: [`URL_REFUSED`]'s text and the address, on one
 /// line, cut to 200 characters.
 pub fn url_refused(text: &str, url: &str) -> String {
