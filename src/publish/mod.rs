@@ -305,7 +305,7 @@ async fn rerun(
         }
         None => (None, None),
     };
-    let superseded = supersede::complete(gh, found, &release.html_url)
+    let superseded = supersede::complete(gh, found, link_or(&release.html_url, plan))
         .await
         .context("commenting on superseded tracking issues")?;
     let body = release_body(plan);
@@ -372,8 +372,15 @@ async fn rebuilt(
 /// An address GitHub answered, as error texts, log lines and comment bodies may quote it:
 /// itself when it is a plain `http(s)://` URL ([`sanitize::link_url`]), else a placeholder
 /// (the step outputs and the job summary leave such an address out, with a warning).
-fn shown(url: &str) -> &str {
+pub(super) fn shown(url: &str) -> &str {
     sanitize::link_url(url).unwrap_or(render::messages::ADDRESS_LEFT_OUT)
+}
+
+/// The release note's address for a comment body posted to GitHub: the one GitHub answered
+/// when it is a plain URL, else the address predicted from the server URL and the tag
+/// ([`Plan::release_url`]).
+fn link_or<'a>(url: &'a str, plan: &'a Plan) -> &'a str {
+    sanitize::link_url(url).unwrap_or(&plan.release_url)
 }
 
 /// No release of ours at look-up: create it (the lock), then, when this run made it, the
@@ -414,7 +421,7 @@ async fn first_run(gh: &GitHub, found: &Found, plan: &Plan, done: &mut Done) -> 
         }
         None => (None, None),
     };
-    let superseded = supersede::announce(gh, found, &mine.html_url)
+    let superseded = supersede::announce(gh, found, link_or(&mine.html_url, plan))
         .await
         .context("commenting on superseded tracking issues")?;
     Ok(Published {
@@ -524,7 +531,7 @@ async fn lost_race(
                 })?;
             done.issue = Some((outcome.url.clone(), outcome.change));
             let superseded = if outcome.change == Change::Created {
-                supersede::complete(gh, found, &winner.html_url)
+                supersede::complete(gh, found, link_or(&winner.html_url, plan))
                     .await
                     .context("commenting on superseded tracking issues")?
             } else {

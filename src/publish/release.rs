@@ -96,7 +96,7 @@ pub async fn update(
              never overwrites what a human wrote, so it is left as it is; edit it by hand if \
              the new text is wanted",
             ours.tag_name,
-            ours.html_url,
+            super::shown(&ours.html_url),
             if render::release_edited(current).is_some() {
                 "was edited since codeq-rollout wrote it"
             } else {
