@@ -286,7 +286,7 @@ async fn rerun(
         .target_commitish
         .eq_ignore_ascii_case(&plan.release.target_commitish)
     {
-        return rebuilt(gh, found, plan, release, done).await;
+        return rebuilt(gh, found, release, fitted_issue(plan), done).await;
     }
     let mut notes = Vec::new();
 
@@ -332,8 +332,8 @@ async fn rerun(
 async fn rebuilt(
     gh: &GitHub,
     found: &Found,
-    plan: &Plan,
     release: &Release,
+    issue_plan: Option<IssuePlan>,
     done: &mut Done,
 ) -> Result<Published> {
     let mut notes = vec![format!(
@@ -343,7 +343,7 @@ async fn rebuilt(
         shown(&release.html_url),
         release.target_commitish
     )];
-    let issue = match (fitted_issue(plan), found.issue()) {
+    let issue = match (issue_plan, found.issue()) {
         (Some(issue_plan), None) => {
             notes.push(format!(
                 "the release note of {} has no tracking issue yet (the run that created it \

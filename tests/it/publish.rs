@@ -664,18 +664,36 @@ async fn an_issue_opened_after_waiting_gives_way_to_a_lower_numbered_one() {
         "{:#?}",
         rerun.calls
     );
+    // It opened, commented on and closed an issue: it wrote.
+    reports_the_one_open_issue(&desk, &rerun, Some(1002));
+}
+
+/// Asserts that `out` made the calls `before`, then opened tracking issue 1003, found 1002
+/// opened meanwhile and closed its own as a duplicate with a comment, and reports 1002.
+fn gave_way(desk: &Desk, out: &Step, before: &[&str]) {
+    let gives_way = [
+        "POST /issues",
+        "GET /issues",
+        "POST /issues/1003/comments",
+        "PATCH /issues/1003",
+    ];
+    assert_eq!(out.calls, [before, &gives_way].concat());
+    reports_the_one_open_issue(desk, out, Some(1002));
+}
+
+/// Asserts that one tracking issue of the image is open (numbered `expected`, when given),
+/// that `out` reports it as `issue-url`, and that it says it wrote (`changed=true`).
+fn reports_the_one_open_issue(desk: &Desk, out: &Step, expected: Option<u64>) {
     let open = desk.open_issues();
     assert_eq!(open.len(), 1, "{open:#?}");
-    assert_eq!(number(&open[0]), 1002);
+    if let Some(expected) = expected {
+        assert_eq!(number(&open[0]), expected);
+    }
     assert_eq!(
-        rerun.output("issue-url"),
+        out.output("issue-url"),
         open[0]["html_url"].as_str().unwrap()
     );
-    assert_eq!(
-        rerun.output("changed"),
-        "true",
-        "it opened, commented on and closed an issue: it wrote"
-    );
+    assert_eq!(out.output("changed"), "true");
 }
 
 /// `desk` after a first security run that created the release and failed at the tracking
@@ -722,13 +740,7 @@ async fn a_rebuilt_image_whose_release_lacks_its_issue_still_gets_the_issue() {
         .await
         .ok();
     assert_eq!(out.calls, ["GET /releases", "GET /issues", "POST /issues"]);
-    let open = desk.open_issues();
-    assert_eq!(open.len(), 1, "{open:#?}");
-    assert_eq!(
-        out.output("issue-url"),
-        open[0]["html_url"].as_str().unwrap()
-    );
-    assert_eq!(out.output("changed"), "true");
+    reports_the_one_open_issue(&desk, &out, None);
     insta::assert_snapshot!(desk.printed(&out));
 }
 
@@ -747,29 +759,15 @@ async fn a_refused_release_never_listed_gives_way_to_a_concurrent_runs_issue() {
         "the release is not listed yet: {}",
         out.out.stdout
     );
-    assert_eq!(
-        out.calls,
-        [
-            "GET /releases",
-            "GET /issues",
-            "POST /releases",
-            "GET /releases",
-            "GET /issues",
-            "GET /issues",
-            "POST /issues",
-            "GET /issues",
-            "POST /issues/1003/comments",
-            "PATCH /issues/1003",
-        ]
-    );
-    let open = desk.open_issues();
-    assert_eq!(open.len(), 1, "{open:#?}");
-    assert_eq!(number(&open[0]), 1002);
-    assert_eq!(
-        out.output("issue-url"),
-        open[0]["html_url"].as_str().unwrap()
-    );
-    assert_eq!(out.output("changed"), "true");
+    let waits_for_the_issue = [
+        "GET /releases",
+        "GET /issues",
+        "POST /releases",
+        "GET /releases",
+        "GET /issues",
+        "GET /issues",
+    ];
+    gave_way(&desk, &out, &waits_for_the_issue);
     insta::assert_snapshot!(desk.printed(&out));
 }
 
@@ -785,13 +783,7 @@ async fn a_step_failing_after_the_issue_was_opened_still_reports_the_issue() {
         .fault_after_next_issue_post(Fault::on("GET", "/issues", 500, 4));
     let out = desk.step(one_wait(&desk)).await;
     assert_eq!(out.out.code, 1, "{}", out.out.stdout);
-    let open = desk.open_issues();
-    assert_eq!(open.len(), 1, "{open:#?}");
-    assert_eq!(
-        out.output("issue-url"),
-        open[0]["html_url"].as_str().unwrap()
-    );
-    assert_eq!(out.output("changed"), "true");
+    reports_the_one_open_issue(&desk, &out, None);
     insta::assert_snapshot!(
         "reread_after_opening_fails",
         desk.image.scrub(&transcript(&out.out, &desk.github).await)
@@ -837,28 +829,14 @@ async fn an_issue_opened_twice_after_a_timeout_keeps_the_lower_number() {
     );
     desk.github.lag_issue_listing(2);
     let out = desk.announce(&["security"]).await.ok();
-    assert_eq!(
-        out.calls,
-        [
-            "GET /releases",
-            "GET /issues",
-            "POST /releases",
-            "POST /issues",
-            "GET /issues",
-            "POST /issues",
-            "GET /issues",
-            "POST /issues/1003/comments",
-            "PATCH /issues/1003",
-        ]
-    );
-    let open = desk.open_issues();
-    assert_eq!(open.len(), 1, "{open:#?}");
-    assert_eq!(number(&open[0]), 1002);
-    assert_eq!(
-        out.output("issue-url"),
-        open[0]["html_url"].as_str().unwrap()
-    );
-    assert_eq!(out.output("changed"), "true");
+    let posts_twice = [
+        "GET /releases",
+        "GET /issues",
+        "POST /releases",
+        "POST /issues",
+        "GET /issues",
+    ];
+    gave_way(&desk, &out, &posts_twice);
     insta::assert_snapshot!(desk.printed(&out));
 }
 
