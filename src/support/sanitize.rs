@@ -155,19 +155,19 @@ pub fn markdown_inline(text: &str, max_chars: usize) -> String {
 const MARKER_NAME: &str = "codeq-rollout";
 
 /// A link target for untrusted Markdown: `url` itself when it is a plain `https://` or
-/// `http://` address with a host (as the URL standard parses it, via `reqwest::Url`) of
-/// printable ASCII without spaces and without characters that could end the link or start
-/// HTML (`<>()[]"'\` and backtick), at most 2,000 characters; `None` otherwise (the caller
-/// then prints the text without a link).
+/// `http://` address naming a host, of printable ASCII without spaces and without
+/// characters that could end the link or start HTML (`<>()[]"'\` and backtick), at most
+/// 2,000 characters; `None` otherwise (the caller then prints the text without a link).
 pub fn link_url(url: &str) -> Option<&str> {
-    // `https://` alone names no host, and the URL parser refuses it; it would read
-    // `https:///x` as host `x`, which a link would not: a host must follow `//` at once.
-    let has_host = url
-        .split_once("://")
-        .is_some_and(|(_, rest)| !rest.starts_with(['/', '?', '#', '@', ':']))
-        && reqwest::Url::parse(url)
-            .ok()
-            .is_some_and(|u| u.host_str().is_some_and(|h| !h.is_empty()));
+    // The authority (RFC 3986 §3.2) runs from `//` to the first `/`, `?` or `#`; its host
+    // follows any `userinfo@` and precedes any `:port`. `https://` alone, `https:///x` or
+    // `https://@:443` name none. (No URL parser here: this stage is pure, and the characters
+    // are restricted to plain ASCII below anyway.)
+    let has_host = url.split_once("://").is_some_and(|(_, rest)| {
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        let host = authority.rsplit('@').next().unwrap_or("");
+        !host.split(':').next().unwrap_or("").is_empty()
+    });
     let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
     let scheme_ok = lower.starts_with("https://") || lower.starts_with("http://");
     let chars_ok = url.bytes().all(|b| {
@@ -327,6 +327,7 @@ mod tests {
             "https://",
             "https:///path",
             "http://?q",
+            "https://user@:443/x",
             "",
         ] {
             assert_eq!(link_url(bad), None, "{bad:?}");
