@@ -90,6 +90,8 @@ struct Known {
     /// publish that failed.
     release: Option<(String, Change)>,
     issue: Option<(String, Change)>,
+    /// Whether a failed publish had written anything (the `changed` output).
+    wrote: bool,
 }
 
 /// The stages, each recording into `known` what it established.
@@ -155,6 +157,7 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
                 .await
                 .map_err(|unfinished| {
                     (known.release, known.issue) = (unfinished.release, unfinished.issue);
+                    known.wrote = unfinished.wrote;
                     unfinished.error
                 })?;
             log_published(&published, log);
@@ -345,10 +348,13 @@ fn plan(
 /// Stage 6's log: what was found, what changed.
 fn log_published(published: &Published, log: &Log) {
     for note in &published.notes {
-        log.info(note);
+        log.info(&messages::published_note(note));
     }
     for warning in &published.warnings {
-        log.warning(messages::HUMAN_EDITED_TITLE, warning);
+        log.warning(
+            messages::HUMAN_EDITED_TITLE,
+            &messages::published_note(warning),
+        );
     }
     log.info(&messages::release_note(
         published.release_change,
@@ -422,6 +428,13 @@ fn report(
 /// file that cannot be written is only warned about.
 fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log: &Log) {
     let stage = known.stage;
+    // An address refused below stays out of the error text too.
+    let mut error = log.redact(&format!("{err:#}"));
+    for (url, _) in [&known.release, &known.issue].into_iter().flatten() {
+        if !url.is_empty() && sanitize::link_url(url).is_none() {
+            error = error.replace(url.as_str(), messages::ADDRESS_LEFT_OUT);
+        }
+    }
     let release = known
         .release
         .map(|(url, change)| (checked_url(&url, log), change));
@@ -430,10 +443,11 @@ fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log:
         .map(|(url, change)| (checked_url(&url, log), change));
     // The window follows from the culler settings alone: known whatever failed.
     let window = req.culler.window();
-    let changed = [&release, &issue]
-        .into_iter()
-        .flatten()
-        .any(|(_, c)| *c != Change::Unchanged);
+    let changed = known.wrote
+        || [&release, &issue]
+            .into_iter()
+            .flatten()
+            .any(|(_, c)| *c != Change::Unchanged);
     let outputs = outputs(
         known.digest.as_ref(),
         known.tier.as_ref(),
@@ -445,7 +459,7 @@ fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log:
     );
     let summary = render::failure_summary(&render::Failure {
         stage,
-        error: log.redact(&format!("{err:#}")),
+        error,
         image: req.source.display(),
         digest: known.digest,
         tier: known.tier,

@@ -429,8 +429,9 @@ async fn merged_pull_requests(
     asked.answer(found, &spent, unresolved, fallback_notes, unexamined)
 }
 
-/// What the commit look-up actually cost: the requests it sent and the time it waited
-/// between tries (the sum of the waits slept, not the whole schedule).
+/// What the commit look-up actually cost, as the client counted it ([`GitHub::traffic`]): the
+/// requests it sent, read retries included, and the time it waited, between tries and
+/// before read retries (what was slept, not the whole schedule).
 #[derive(Debug, Default)]
 struct Spent {
     requests: usize,
@@ -461,15 +462,24 @@ impl Asked<'_> {
         let (ctx, gh, shas, branch, origin) =
             (self.ctx, self.gh, self.shas, self.branch, self.origin);
         let mut pending: Vec<&(String, String)> = commits.iter().collect();
+        // What the client sent and slept, read retries included.
+        let before = gh.traffic();
+        let mut paced = Duration::ZERO;
+        let count = |spent: &mut Spent, paced: Duration| {
+            let now = gh.traffic();
+            spent.requests = usize::try_from(now.requests - before.requests).unwrap_or(usize::MAX);
+            spent.waited = paced + now.waited.saturating_sub(before.waited);
+        };
         for attempt in 0..tries {
             if attempt > 0 {
                 tokio::time::sleep(opts.backoff[attempt - 1]).await;
-                spent.waited += opts.backoff[attempt - 1];
+                paced += opts.backoff[attempt - 1];
             }
             let mut still = Vec::new();
             for commit in pending {
-                spent.requests += 1;
-                let answer = match gh.pulls_for_commit(&commit.0).await {
+                let answer = gh.pulls_for_commit(&commit.0).await;
+                count(spent, paced);
+                let answer = match answer {
                     Ok(answer) => answer,
                     Err(e) => {
                         return Err(Found::LookupFailed(format!(

@@ -7,6 +7,7 @@ use super::{Found, find};
 use crate::digest::Digest;
 use crate::support::github::GitHub;
 use crate::support::github::models::Issue;
+use crate::support::sanitize;
 use anyhow::{Context, Result};
 
 /// Deletes our releases for `found`'s digest other than the lowest id, and closes our open
@@ -69,13 +70,16 @@ pub(super) async fn close_duplicate(
 }
 
 /// The comment on a duplicate tracking issue before it is closed. GitHub reads a comment
-/// starting "Duplicate of #N" as marking the issue a duplicate of #N.
+/// starting "Duplicate of #N" as marking the issue a duplicate of #N. The winner's address
+/// is written only when it is a plain URL ([`sanitize::link_url`]); `#N` links it anyway.
 fn duplicate_comment(winner: &Issue, digest: &Digest) -> String {
+    let url = sanitize::link_url(&winner.html_url)
+        .map(|url| format!(": {url}"))
+        .unwrap_or_default();
     format!(
         "Duplicate of #{n}\n\nTwo codeq-rollout runs announced `{digest}` at the same time and \
-         each opened a tracking issue. #{n} was opened first and is the one to use: {url}\n\n\
+         each opened a tracking issue. #{n} was opened first and is the one to use{url}\n\n\
          codeq-rollout closes this one.\n",
         n = winner.number,
-        url = winner.html_url,
     )
 }

@@ -2,7 +2,7 @@
 //! checklist: an edit would untick it). New facts go into one bot comment, edited in place.
 
 use super::once::{self, Made};
-use super::{Change, Found, IssuePlan, find};
+use super::{Change, Done, Found, IssuePlan, find};
 use crate::render::{self, MarkerKind};
 use crate::support::github::GitHub;
 use crate::support::github::models::{Issue, NewIssue};
@@ -21,13 +21,16 @@ pub struct IssueOutcome {
 }
 
 /// Finds or opens the tracking issue for `found`'s digest. `plan.new.body` is sent as
-/// given (already within GitHub's limit).
+/// given (already within GitHub's limit). Records in `done` what it opened as soon as it
+/// exists, so that a step failing after it still reports it.
 ///
 /// - Ours exists (open or closed): its body is left alone. When the facts' fingerprint
 ///   differs from the one it records, the bot's update comment is created or edited.
 /// - Absent: opened once (see [`once`]); no listing follows a successful POST (the run that
 ///   creates the release, or completes a failed run, opens it; a run refused on the release
-///   waits for it first, [`after_lost_race`]).
+///   waits for it first, [`after_lost_race`]). Only when a second POST followed one whose
+///   outcome was unknown are the issues read again: the first may have opened one after
+///   all, behind a listing that lagged, and the lowest number wins ([`give_way`]).
 ///
 /// # Errors
 /// A failed call.
@@ -36,6 +39,7 @@ pub async fn ensure(
     found: &Found,
     plan: &IssuePlan,
     notes: &mut Vec<String>,
+    done: &mut Done,
 ) -> Result<IssueOutcome> {
     if let Some(ours) = found.issue() {
         let comment = update_comment(gh, found, ours, plan).await?;
@@ -45,21 +49,21 @@ pub async fn ensure(
             comment,
         });
     }
-    let mine = open(gh, found, plan, notes).await?;
-    Ok(IssueOutcome {
-        url: mine.html_url,
-        change: Change::Created,
-        comment: None,
-    })
+    let (mine, posted_twice) = open(gh, found, plan, notes, done).await?;
+    if posted_twice {
+        return give_way(gh, found, mine, notes, done).await;
+    }
+    Ok(opened(mine))
 }
 
-/// After the release POST was refused as existing ([`super::lost_race`]): the tracking issue
-/// of the run that created the release, which opens it one request after the release. It is
-/// looked for now and again after each of `waits`. When it never shows, nobody is opening it
-/// (that run failed, or there was none and the release listing lagged), so this run opens it
-/// once, then reads the issues again: if a lower-numbered one of ours appeared meanwhile, it
-/// closes its own as a duplicate of that one (the lowest number wins, as in
-/// [`super::duplicates`]) and reports it.
+/// After the release POST was refused as existing ([`super::lost_race`], or a refusal whose
+/// release the listing never showed): the tracking issue of the run that created the
+/// release, which opens it one request after the release. It is looked for now and again
+/// after each of `waits`. When it never shows, nobody is opening it (that run failed, or
+/// there was none and the release listing lagged), so this run opens it once, then reads the
+/// issues again: if a lower-numbered one of ours appeared meanwhile, it closes its own as a
+/// duplicate of that one (the lowest number wins, as in [`super::duplicates`]) and reports
+/// it ([`give_way`]). What it opened is recorded in `done` at once.
 ///
 /// # Errors
 /// A failed call: the run then fails rather than end without the issue.
@@ -69,34 +73,52 @@ pub async fn after_lost_race(
     plan: &IssuePlan,
     waits: &[Duration],
     notes: &mut Vec<String>,
+    done: &mut Done,
 ) -> Result<IssueOutcome> {
-    let target = &found.target;
-    let lowest = async || {
-        read_ours(gh, found)
-            .await
-            .context("looking up the tracking issue of the run that created the release")
-    };
-    let unchanged = |issue: Issue| IssueOutcome {
-        url: issue.html_url,
-        change: Change::Unchanged,
-        comment: None,
-    };
     for wait in std::iter::once(&Duration::ZERO).chain(waits) {
         tokio::time::sleep(*wait).await;
-        if let Some(theirs) = lowest().await? {
+        let theirs = read_ours(gh, found)
+            .await
+            .context("looking up the tracking issue of the run that created the release")?;
+        if let Some(theirs) = theirs {
             return Ok(unchanged(theirs));
         }
     }
     notes.push(format!(
         "no tracking issue for {} appeared within {}: no other run is opening it, so this run \
          opens it",
-        target.digest,
+        found.target.digest,
         humantime::format_duration(waits.iter().sum())
     ));
-    let mine = open(gh, found, plan, notes).await?;
-    match lowest().await? {
+    let (mine, _) = open(gh, found, plan, notes, done).await?;
+    give_way(gh, found, mine, notes, done).await
+}
+
+/// After this run opened `mine` where another run may have opened one too: reads the
+/// issues again and, when a lower-numbered one of ours is there, closes `mine` as its
+/// duplicate and reports that one (recorded in `done` before the close is tried).
+///
+/// # Errors
+/// A failed read or close, saying which issue exists and what to do.
+async fn give_way(
+    gh: &GitHub,
+    found: &Found,
+    mine: Issue,
+    notes: &mut Vec<String>,
+    done: &mut Done,
+) -> Result<IssueOutcome> {
+    let lowest = read_ours(gh, found).await.with_context(|| {
+        format!(
+            "this run opened tracking issue #{}, then reading the tracking issues again to \
+             check that no other run opened one meanwhile failed; re-run the job: it keeps \
+             the lowest number and closes any duplicate",
+            mine.number
+        )
+    })?;
+    match lowest {
         Some(first) if first.number < mine.number => {
-            super::duplicates::close_duplicate(gh, &mine, &first, &target.digest)
+            done.issue = Some((first.html_url.clone(), Change::Unchanged));
+            super::duplicates::close_duplicate(gh, &mine, &first, &found.target.digest)
                 .await
                 .with_context(|| {
                     format!(
@@ -111,11 +133,25 @@ pub async fn after_lost_race(
             ));
             Ok(unchanged(first))
         }
-        _ => Ok(IssueOutcome {
-            url: mine.html_url,
-            change: Change::Created,
-            comment: None,
-        }),
+        _ => Ok(opened(mine)),
+    }
+}
+
+/// The outcome of finding `issue`, opened by another run or an earlier one.
+fn unchanged(issue: Issue) -> IssueOutcome {
+    IssueOutcome {
+        url: issue.html_url,
+        change: Change::Unchanged,
+        comment: None,
+    }
+}
+
+/// The outcome of this run opening `issue`.
+fn opened(issue: Issue) -> IssueOutcome {
+    IssueOutcome {
+        url: issue.html_url,
+        change: Change::Created,
+        comment: None,
     }
 }
 
@@ -129,13 +165,16 @@ async fn read_ours(gh: &GitHub, found: &Found) -> Result<Option<Issue>> {
         .map(|i| (*i).clone()))
 }
 
-/// Opens the tracking issue once (see [`once`]); no listing follows a successful POST.
+/// Opens the tracking issue once (see [`once`]) and records it in `done`; no listing
+/// follows a successful POST. Returns the issue and whether it came from a second POST after
+/// one whose outcome was unknown (then the caller checks for a duplicate).
 async fn open(
     gh: &GitHub,
     found: &Found,
     plan: &IssuePlan,
     notes: &mut Vec<String>,
-) -> Result<Issue> {
+    done: &mut Done,
+) -> Result<(Issue, bool)> {
     let new = NewIssue {
         labels: super::dedupe_names(&plan.new.labels),
         assignees: super::dedupe_names(&plan.new.assignees),
@@ -147,17 +186,21 @@ async fn open(
         async || read_ours(gh, found).await,
     )
     .await?;
-    Ok(match made {
-        Made::Posted(mine) => mine,
+    let (issue, posted_twice) = match made {
+        Made::Posted(mine) => (mine, false),
+        Made::PostedAfterUnknownOutcome(mine) => (mine, true),
         Made::FoundAfterUnknownOutcome(issue) | Made::FoundAfterConflict(issue) => {
             notes.push(format!(
                 "opening the tracking issue failed with an unknown outcome; a fresh look-up \
                  found #{}, so it was not opened twice",
                 issue.number
             ));
-            issue
+            (issue, false)
         }
-    })
+    };
+    done.issue = Some((issue.html_url.clone(), Change::Created));
+    done.wrote = true;
+    Ok((issue, posted_twice))
 }
 
 /// Keeps the bot's one update comment in step with the facts: nothing when `issue`

@@ -55,8 +55,9 @@ pub use supersede::superseded_comment;
 
 use crate::digest::Digest;
 use crate::render::{self, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT};
-use crate::support::github::GitHub;
 use crate::support::github::models::{Issue, NewIssue, NewRelease, Release};
+use crate::support::github::{GitHub, GitHubError, Kind};
+use crate::support::sanitize;
 use anyhow::{Context, Result, bail};
 use time::OffsetDateTime;
 
@@ -197,6 +198,9 @@ pub struct Published {
     /// Lines to show as warnings: what was left alone that a human should look at (a release
     /// note a human edited, so a changed note was not sent).
     pub warnings: Vec<String>,
+    /// Whether this run wrote anything, also what a report of objects leaves out (a
+    /// duplicate tracking issue it opened, commented on and closed).
+    pub wrote: bool,
 }
 
 /// A publish that stopped at an error: what it had written, or found, by then (so that the
@@ -207,6 +211,8 @@ pub struct Unfinished {
     pub release: Option<(String, Change)>,
     /// The tracking issue, when it exists: its address and what this run did to it.
     pub issue: Option<(String, Change)>,
+    /// Whether this run wrote anything before it stopped.
+    pub wrote: bool,
     /// Why publishing stopped.
     pub error: anyhow::Error,
 }
@@ -216,13 +222,17 @@ pub struct Unfinished {
 struct Done {
     release: Option<(String, Change)>,
     issue: Option<(String, Change)>,
+    /// Whether anything was written: set right after each successful write, before the
+    /// steps that may still fail.
+    wrote: bool,
 }
 
 impl Published {
     /// Whether this run changed what is announced (the `changed` output).
     pub fn changed(&self) -> bool {
         let changed = |c: Change| c != Change::Unchanged;
-        changed(self.release_change)
+        self.wrote
+            || changed(self.release_change)
             || self.issue.as_ref().is_some_and(|(_, c)| changed(*c))
             || self.update_comment.is_some_and(changed)
             || !self.superseded.is_empty()
@@ -250,11 +260,18 @@ pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Publishe
             rerun(gh, found, plan, release, &mut done).await
         }
     };
-    outcome.map_err(|error| Unfinished {
-        release: done.release,
-        issue: done.issue,
-        error,
-    })
+    match outcome {
+        Ok(published) => Ok(Published {
+            wrote: published.wrote || done.wrote,
+            ..published
+        }),
+        Err(error) => Err(Unfinished {
+            release: done.release,
+            issue: done.issue,
+            wrote: done.wrote,
+            error,
+        }),
+    }
 }
 
 /// Our release exists: a re-run, or a run completing a failed one.
@@ -265,28 +282,13 @@ async fn rerun(
     release: &Release,
     done: &mut Done,
 ) -> Result<Published> {
-    let mut notes = Vec::new();
     if !release
         .target_commitish
         .eq_ignore_ascii_case(&plan.release.target_commitish)
     {
-        notes.push(format!(
-            "{} is already announced by {} (from commit {}): the same image rebuilt from \
-             another commit announces nothing",
-            found.target.digest, release.html_url, release.target_commitish
-        ));
-        return Ok(Published {
-            release_url: release.html_url.clone(),
-            release_change: Change::Unchanged,
-            issue: found
-                .issue()
-                .map(|i| (i.html_url.clone(), Change::Unchanged)),
-            update_comment: None,
-            superseded: Vec::new(),
-            notes,
-            warnings: Vec::new(),
-        });
+        return rebuilt(gh, found, release, fitted_issue(plan), done).await;
     }
+    let mut notes = Vec::new();
 
     // The release exists: a re-run, or a run completing a failed one. Writes only what is
     // missing or differs, the release body last.
@@ -295,7 +297,7 @@ async fn rerun(
         .context("removing duplicates left by concurrent runs")?;
     let (issue, update_comment) = match fitted_issue(plan) {
         Some(issue_plan) => {
-            let outcome = issue::ensure(gh, found, &issue_plan, &mut notes)
+            let outcome = issue::ensure(gh, found, &issue_plan, &mut notes, done)
                 .await
                 .context("publishing the tracking issue")?;
             done.issue = Some((outcome.url.clone(), outcome.change));
@@ -303,7 +305,7 @@ async fn rerun(
         }
         None => (None, None),
     };
-    let superseded = supersede::complete(gh, found, &release.html_url)
+    let superseded = supersede::complete(gh, found, link_or(&release.html_url, plan))
         .await
         .context("commenting on superseded tracking issues")?;
     let body = release_body(plan);
@@ -320,7 +322,65 @@ async fn rerun(
         superseded,
         notes,
         warnings,
+        wrote: false,
     })
+}
+
+/// The digest is already announced from another commit: the same image rebuilt. Nothing is
+/// written, except that a security release without its tracking issue (the run that created
+/// the release failed before opening it) gets it now: a security run never ends without it.
+async fn rebuilt(
+    gh: &GitHub,
+    found: &Found,
+    release: &Release,
+    issue_plan: Option<IssuePlan>,
+    done: &mut Done,
+) -> Result<Published> {
+    let mut notes = vec![format!(
+        "{} is already announced by {} (from commit {}): the same image rebuilt from another \
+         commit announces nothing new",
+        found.target.digest,
+        shown(&release.html_url),
+        release.target_commitish
+    )];
+    let issue = match (issue_plan, found.issue()) {
+        (Some(issue_plan), None) => {
+            notes.push(format!(
+                "the release note of {} has no tracking issue yet (the run that created it \
+                 failed before opening it): opening it",
+                found.target.digest
+            ));
+            let outcome = issue::ensure(gh, found, &issue_plan, &mut notes, done)
+                .await
+                .context("publishing the tracking issue")?;
+            Some((outcome.url, outcome.change))
+        }
+        (_, ours) => ours.map(|i| (i.html_url.clone(), Change::Unchanged)),
+    };
+    Ok(Published {
+        release_url: release.html_url.clone(),
+        release_change: Change::Unchanged,
+        issue,
+        update_comment: None,
+        superseded: Vec::new(),
+        notes,
+        warnings: Vec::new(),
+        wrote: false,
+    })
+}
+
+/// An address GitHub answered, as error texts, log lines and comment bodies may quote it:
+/// itself when it is a plain `http(s)://` URL ([`sanitize::link_url`]), else a placeholder
+/// (the step outputs and the job summary leave such an address out, with a warning).
+pub(super) fn shown(url: &str) -> &str {
+    sanitize::link_url(url).unwrap_or(render::messages::ADDRESS_LEFT_OUT)
+}
+
+/// The release note's address for a comment body posted to GitHub: the one GitHub answered
+/// when it is a plain URL, else the address predicted from the server URL and the tag
+/// ([`Plan::release_url`]).
+fn link_or<'a>(url: &'a str, plan: &'a Plan) -> &'a str {
+    sanitize::link_url(url).unwrap_or(&plan.release_url)
 }
 
 /// No release of ours at look-up: create it (the lock), then, when this run made it, the
@@ -341,27 +401,34 @@ async fn first_run(gh: &GitHub, found: &Found, plan: &Plan, done: &mut Done) -> 
     done.release = Some((mine.html_url.clone(), Change::Created));
     let (issue, update_comment) = match fitted_issue(plan) {
         Some(issue_plan) => {
-            let outcome = match issue::ensure(gh, found, &issue_plan, &mut notes).await {
-                Ok(outcome) => outcome,
-                Err(err) => {
-                    let rerun = if once::StillAbsent::within(&err) {
-                        ""
-                    } else {
-                        "; re-run the job: it opens the issue and creates nothing twice"
-                    };
-                    return Err(err.context(format!(
+            let ensured = issue::ensure(gh, found, &issue_plan, &mut notes, done).await;
+            let outcome = ensured.map_err(|err| {
+                let rerun = if once::StillAbsent::within(&err) {
+                    ""
+                } else {
+                    "; re-run the job: it opens the issue and creates nothing twice"
+                };
+                let context = match &done.issue {
+                    None => format!(
                         "the release note {} was created, but the tracking issue was not \
                          opened{rerun}",
-                        mine.html_url
-                    )));
-                }
-            };
+                        shown(&mine.html_url)
+                    ),
+                    Some((url, _)) => format!(
+                        "the release note {} and the tracking issue {} exist, but a later step \
+                         failed",
+                        shown(&mine.html_url),
+                        shown(url)
+                    ),
+                };
+                err.context(context)
+            })?;
             done.issue = Some((outcome.url.clone(), outcome.change));
             (Some((outcome.url, outcome.change)), outcome.comment)
         }
         None => (None, None),
     };
-    let superseded = supersede::announce(gh, found, &mine.html_url)
+    let superseded = supersede::announce(gh, found, link_or(&mine.html_url, plan))
         .await
         .context("commenting on superseded tracking issues")?;
     Ok(Published {
@@ -372,6 +439,7 @@ async fn first_run(gh: &GitHub, found: &Found, plan: &Plan, done: &mut Done) -> 
         superseded,
         notes,
         warnings: Vec::new(),
+        wrote: false,
     })
 }
 
@@ -386,6 +454,14 @@ async fn release_failed(
     notes: &mut Vec<String>,
     done: &mut Done,
 ) -> anyhow::Error {
+    // Refused as existing although no listing shows the release: another run may be
+    // creating it right now and open its issue next, so wait for that issue as a run that
+    // lost the race does.
+    let refused_as_existing = err.chain().any(|cause| {
+        cause
+            .downcast_ref::<GitHubError>()
+            .is_some_and(|e| e.kind == Kind::AlreadyExists)
+    });
     let err = err.context("publishing the release note");
     let Some(issue_plan) = fitted_issue(plan) else {
         return err;
@@ -395,13 +471,18 @@ async fn release_failed(
     } else {
         "; re-run the job to create the release note"
     };
-    match issue::ensure(gh, found, &issue_plan, notes).await {
-        Ok(outcome) => {
-            done.issue = Some((outcome.url.clone(), outcome.change));
+    let outcome = if refused_as_existing && found.issue().is_none() {
+        issue::after_lost_race(gh, found, &issue_plan, &plan.issue_waits, notes, done).await
+    } else {
+        issue::ensure(gh, found, &issue_plan, notes, done).await
+    };
+    match (outcome, &done.issue) {
+        (Ok(outcome), _) => {
+            let url = shown(&outcome.url).to_string();
+            done.issue = Some((outcome.url, outcome.change));
             err.context(format!(
-                "the release step failed; the tracking issue {} is {} so that responders have \
-             it{rerun}",
-                outcome.url,
+                "the release step failed; the tracking issue {url} is {} so that responders \
+                 have it{rerun}",
                 if outcome.change == Change::Created {
                     "opened"
                 } else {
@@ -409,7 +490,12 @@ async fn release_failed(
                 }
             ))
         }
-        Err(issue_err) => err.context(format!(
+        (Err(issue_err), Some((url, _))) => err.context(format!(
+            "the release step failed; the tracking issue {} is open, but a step after opening \
+             it failed too ({issue_err:#}); re-run the job",
+            shown(url)
+        )),
+        (Err(issue_err), None) => err.context(format!(
             "the release step failed, and opening the tracking issue failed too ({issue_err:#}); \
              re-run the job"
         )),
@@ -439,19 +525,25 @@ async fn lost_race(
     done.release = Some((winner.html_url.clone(), Change::Unchanged));
     let (issue, superseded) = match fitted_issue(plan) {
         Some(issue_plan) => {
-            let outcome =
-                issue::after_lost_race(gh, found, &issue_plan, &plan.issue_waits, &mut notes)
-                    .await
-                    .with_context(|| {
-                        format!(
-                            "the release note {} exists, but its tracking issue was neither \
-                             found nor opened; re-run the job: it opens the issue",
-                            winner.html_url
-                        )
-                    })?;
+            let waits = &plan.issue_waits;
+            let outcome = issue::after_lost_race(gh, found, &issue_plan, waits, &mut notes, done)
+                .await
+                .map_err(|e| match &done.issue {
+                    None => e.context(format!(
+                        "the release note {} exists, but its tracking issue was neither found \
+                         nor opened; re-run the job: it opens the issue",
+                        shown(&winner.html_url)
+                    )),
+                    Some((url, _)) => e.context(format!(
+                        "the release note {} and the tracking issue {} exist, but a step after \
+                         opening the issue failed",
+                        shown(&winner.html_url),
+                        shown(url)
+                    )),
+                })?;
             done.issue = Some((outcome.url.clone(), outcome.change));
             let superseded = if outcome.change == Change::Created {
-                supersede::complete(gh, found, &winner.html_url)
+                supersede::complete(gh, found, link_or(&winner.html_url, plan))
                     .await
                     .context("commenting on superseded tracking issues")?
             } else {
@@ -469,6 +561,7 @@ async fn lost_race(
         superseded,
         notes,
         warnings: Vec::new(),
+        wrote: false,
     })
 }
 

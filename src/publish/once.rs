@@ -19,6 +19,11 @@ pub enum Made<T> {
     FoundAfterUnknownOutcome(T),
     /// GitHub refused the POST as a duplicate, then a look-up found it: another run made it.
     FoundAfterConflict(T),
+    /// A POST whose outcome was unknown, a look-up that did not find it, then a second POST
+    /// that answered with it. The first may have taken effect after all, behind a listing
+    /// that lagged: an object without a unique field (a tracking issue) may now exist twice,
+    /// so the caller reads again and keeps the lowest number.
+    PostedAfterUnknownOutcome(T),
 }
 
 /// Sends `post`; after a failure whose outcome is unknown (or an "already exists" refusal),
@@ -54,7 +59,7 @@ pub async fn create<T>(
                  and creates only what is missing"
             )))
         }
-        None => post().await.map(Made::Posted).map_err(|second| {
+        None => post().await.map(Made::PostedAfterUnknownOutcome).map_err(|second| {
             StillAbsent {
                 what: what.to_string(),
                 first: (first.message != second.message).then_some(first),

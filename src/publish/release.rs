@@ -52,7 +52,8 @@ pub async fn create(
     )
     .await?;
     Ok(match made {
-        Once::Posted(mine) => Made::Mine(mine),
+        // A release's tag is unique: a second POST after a first that took effect is refused.
+        Once::Posted(mine) | Once::PostedAfterUnknownOutcome(mine) => Made::Mine(mine),
         Once::FoundAfterUnknownOutcome(r) => {
             notes.push(format!(
                 "creating release {} failed with an unknown outcome; a fresh look-up found it, \
@@ -95,7 +96,7 @@ pub async fn update(
              never overwrites what a human wrote, so it is left as it is; edit it by hand if \
              the new text is wanted",
             ours.tag_name,
-            ours.html_url,
+            super::shown(&ours.html_url),
             if render::release_edited(current).is_some() {
                 "was edited since codeq-rollout wrote it"
             } else {

@@ -50,7 +50,9 @@ async fn comment(
             continue;
         }
         let body = superseded_comment(digest, &old_digest, release_url);
-        if let once::Made::Posted(_) | once::Made::FoundAfterUnknownOutcome(_) = once::create(
+        if let once::Made::Posted(_)
+        | once::Made::FoundAfterUnknownOutcome(_)
+        | once::Made::PostedAfterUnknownOutcome(_) = once::create(
             "the superseded comment",
             async || gh.create_comment(old.number, &body).await.map(|_| ()),
             has_ours,

@@ -89,7 +89,7 @@ pub fn failure_summary(f: &Failure) -> String {
     let (doing, todo) = f.stage.words();
     let mut out = format!(
         "### codeq-rollout failed\n\nThe run failed while {doing}. {todo}\n\n> {}\n",
-        sanitize::markdown_inline(&f.error, 2000)
+        code_span(&sanitize::clean_line(&f.error, 2000))
     );
     let mut rows = vec![("Image".to_string(), format!("`{}`", table_cell(&f.image)))];
     if let Some(digest) = &f.digest {
@@ -121,9 +121,35 @@ pub fn failure_summary(f: &Failure) -> String {
     out
 }
 
+/// `text` (one line) as a Markdown code span: GitHub finds no Markdown, HTML, mention,
+/// reference or autolink inside one (CommonMark 0.31 §6.1, GFM autolinks and references
+/// skip code), so the text needs no escapes or invisible characters and an address in it
+/// can be copied as it is. The fence is one backtick longer than the longest run of
+/// backticks inside; a space pads text that starts or ends with one (stripped on display).
+fn code_span(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_error_is_one_code_span_whose_addresses_copy_as_they_are() {
+        assert_eq!(
+            code_span("see https://github.example/o/r/issues/1 @team #2"),
+            "`see https://github.example/o/r/issues/1 @team #2`"
+        );
+        assert_eq!(code_span("a `b` c"), "``a `b` c``");
+        assert_eq!(code_span("``x"), "``` ``x ```");
+    }
 
     #[test]
     fn a_table_cell_stays_one_cell_on_one_row() {
@@ -145,7 +171,7 @@ mod tests {
 
         The run failed while resolving the image digest. Nothing was announced. Check `image`, the registry credentials and `expected-digest` against the error, then re-run the job.
 
-        > tag not found
+        > `tag not found`
 
         | | |
         |---|---|

@@ -31,6 +31,10 @@ pub const URL_REFUSED: (&str, &str) = (
     "GitHub answered an address that is not a plain http(s) URL, so the step outputs and the job summary leave it out",
 );
 
+/// What error texts, log lines and comment bodies say in place of an address GitHub
+/// answered that is not a plain `http(s)://` URL.
+pub const ADDRESS_LEFT_OUT: &str = "(an address GitHub answered that is not a plain URL, left out)";
+
 /// The warning about an address left out: [`URL_REFUSED`]'s text and the address, on one
 /// line, cut to 200 characters.
 pub fn url_refused(text: &str, url: &str) -> String {
@@ -87,14 +91,21 @@ pub fn dry_run_issue(title: &str, body: &str) -> String {
     format!("----- tracking issue: {title} -----\n{body}")
 }
 
-/// What happened to the release note.
+/// What happened to the release note; the address as GitHub answered it, on one line
+/// without control characters.
 pub fn release_note(change: Change, url: &str) -> String {
-    format!("release note {change}: {url}")
+    format!("release note {change}: {}", log_line(url, 2000))
 }
 
-/// What happened to the tracking issue.
+/// What happened to the tracking issue; the address as for [`release_note`].
 pub fn tracking_issue(change: Change, url: &str) -> String {
-    format!("tracking issue {change}: {url}")
+    format!("tracking issue {change}: {}", log_line(url, 2000))
+}
+
+/// A line publishing logged (what it found, or did that is unusual), on one line without
+/// control characters: it may quote what GitHub answered.
+pub fn published_note(note: &str) -> String {
+    log_line(note, 2000)
 }
 
 /// What happened to the tracking issue's update comment.

@@ -212,6 +212,7 @@ async fn comment(
             .await?;
             let c = match made {
                 once::Made::Posted(c)
+                | once::Made::PostedAfterUnknownOutcome(c)
                 | once::Made::FoundAfterUnknownOutcome(c)
                 | once::Made::FoundAfterConflict(c) => c,
             };

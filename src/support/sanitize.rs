@@ -155,10 +155,19 @@ pub fn markdown_inline(text: &str, max_chars: usize) -> String {
 const MARKER_NAME: &str = "codeq-rollout";
 
 /// A link target for untrusted Markdown: `url` itself when it is a plain `https://` or
-/// `http://` address of printable ASCII without spaces and without characters that could
-/// end the link or start HTML (`<>()[]"'\` and backtick), at most 2,000 characters; `None`
-/// otherwise (the caller then prints the text without a link).
+/// `http://` address naming a host, of printable ASCII without spaces and without
+/// characters that could end the link or start HTML (`<>()[]"'\` and backtick), at most
+/// 2,000 characters; `None` otherwise (the caller then prints the text without a link).
 pub fn link_url(url: &str) -> Option<&str> {
+    // The authority (RFC 3986 §3.2) runs from `//` to the first `/`, `?` or `#`; its host
+    // follows any `userinfo@` and precedes any `:port`. `https://` alone, `https:///x` or
+    // `https://@:443` name none. (No URL parser here: this stage is pure, and the characters
+    // are restricted to plain ASCII below anyway.)
+    let has_host = url.split_once("://").is_some_and(|(_, rest)| {
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        let host = authority.rsplit('@').next().unwrap_or("");
+        !host.split(':').next().unwrap_or("").is_empty()
+    });
     let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
     let scheme_ok = lower.starts_with("https://") || lower.starts_with("http://");
     let chars_ok = url.bytes().all(|b| {
@@ -168,7 +177,7 @@ pub fn link_url(url: &str) -> Option<&str> {
                 b'<' | b'>' | b'(' | b')' | b'[' | b']' | b'"' | b'\'' | b'\\' | b'`'
             )
     });
-    (scheme_ok && chars_ok && url.len() <= 2000).then_some(url)
+    (scheme_ok && has_host && chars_ok && url.len() <= 2000).then_some(url)
 }
 
 /// Defuses workflow commands in text printed to the Actions log: every line (ended by CR,
@@ -315,6 +324,10 @@ mod tests {
             "https://x.example/ a",
             "https://x.example/\"onmouseover",
             "ftp://x.example",
+            "https://",
+            "https:///path",
+            "http://?q",
+            "https://user@:443/x",
             "",
         ] {
             assert_eq!(link_url(bad), None, "{bad:?}");

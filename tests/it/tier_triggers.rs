@@ -597,3 +597,27 @@ async fn the_pull_requests_of_a_commit_are_read_on_every_page() {
         ]
     );
 }
+
+/// QA on issue 16, defect 4: the warning counts what the GitHub client sent and slept, read
+/// retries included. `/commits/{sha}/pulls` answers 502, 502, then an empty list: three
+/// requests and two retry waits (10 ms, then 20 ms), not "1 request, without waiting".
+#[tokio::test]
+async fn the_look_up_warning_counts_read_retries_and_their_waits() {
+    use crate::common::scenario::transcript;
+    let scenario = Scenario::push(&[(SHA, "Tweak the Dockerfile")]).input("tier", "security");
+    let github = scenario.github().await;
+    github.fault(Fault::on("GET", "/pulls", 502, 2));
+    let mut run = scenario.action(&github);
+    run.args
+        .extend(["--github-retry-wait", "10ms"].map(String::from));
+    let out = run.run().await;
+    out.assert_success();
+    let pulls = github
+        .calls_since(0)
+        .await
+        .into_iter()
+        .filter(|c| c.ends_with("/pulls"))
+        .count();
+    assert_eq!(pulls, 3);
+    insta::assert_snapshot!(transcript(&out, &github).await);
+}

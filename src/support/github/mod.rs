@@ -25,6 +25,7 @@ pub use retry::ReadRetry;
 use models::{Comment, Issue, PullRequest, Release};
 use octocrab::Octocrab;
 use serde::Serialize;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -98,6 +99,24 @@ pub struct GitHub {
     repo: Repository,
     options: Options,
     debug: Option<DebugSink>,
+    /// What this client (and the clients [`GitHub::for_repository`] made from it) sent.
+    sent: Arc<Counters>,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    requests: AtomicU64,
+    waited_micros: AtomicU64,
+}
+
+/// What a client sent so far: requests (each read retry counts) and the time it waited
+/// between read retries (backoff and `Retry-After`). Compare two readings to count one step.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Traffic {
+    /// HTTP requests sent.
+    pub requests: u64,
+    /// Time slept before read retries.
+    pub waited: Duration,
 }
 
 impl GitHub {
@@ -145,6 +164,7 @@ impl GitHub {
             repo,
             options,
             debug: None,
+            sent: Arc::default(),
         })
     }
 
@@ -193,6 +213,7 @@ impl GitHub {
             repo,
             options: self.options,
             debug: self.debug.clone(),
+            sent: Arc::clone(&self.sent),
         }
     }
 
@@ -205,7 +226,17 @@ impl GitHub {
         format!("/repos/{}/{}{tail}", self.repo.owner, self.repo.name)
     }
 
+    /// What this client has sent so far ([`Traffic`]).
+    pub fn traffic(&self) -> Traffic {
+        Traffic {
+            requests: self.sent.requests.load(Ordering::Relaxed),
+            waited: Duration::from_micros(self.sent.waited_micros.load(Ordering::Relaxed)),
+        }
+    }
+
+    /// Counts a request about to be sent, and logs it in debug mode.
     fn note(&self, method: &str, route: &str) {
+        self.sent.requests.fetch_add(1, Ordering::Relaxed);
         if let Some(sink) = &self.debug {
             sink(&format!("GitHub {method} {route}"));
         }
@@ -233,6 +264,8 @@ impl GitHub {
                     {
                         Some(wait) => {
                             tokio::time::sleep(wait).await;
+                            let micros = u64::try_from(wait.as_micros()).unwrap_or(u64::MAX);
+                            self.sent.waited_micros.fetch_add(micros, Ordering::Relaxed);
                             attempt += 1;
                         }
                         None => {

@@ -100,6 +100,10 @@ pub struct State {
     lagging_release_lists: usize,
     /// An issue (title, body, labels) opened just before the next `POST /issues` is served.
     issue_before_next_post: Option<(String, String, Vec<String>)>,
+    /// Faults armed once the next `POST /issues` has been served.
+    faults_after_issue_post: Vec<Fault>,
+    /// How many more `GET /issues` answer as if no issue existed (a listing that lags).
+    lagging_issue_lists: usize,
     next_id: u64,
 }
 
@@ -268,6 +272,22 @@ impl FakeGitHub {
         let labels = labels.iter().map(|l| l.to_string()).collect();
         self.state.lock().unwrap().issue_before_next_post =
             Some((title.to_string(), body.to_string(), labels));
+    }
+
+    /// Arms `fault` once the next `POST /issues` has been served: a failure of a step after
+    /// the run opened its issue.
+    pub fn fault_after_next_issue_post(&self, fault: Fault) {
+        self.state
+            .lock()
+            .unwrap()
+            .faults_after_issue_post
+            .push(fault);
+    }
+
+    /// Makes the next `times` listings of issues miss every issue, as a listing lagging
+    /// behind the issues does.
+    pub fn lag_issue_listing(&self, times: usize) {
+        self.state.lock().unwrap().lagging_issue_lists = times;
     }
 
     /// Lets two releases share a tag, as GitHub's non-atomic check sometimes does.
@@ -596,7 +616,12 @@ impl Respond for Handler {
                             .collect()
                     })
                     .unwrap_or_default();
-                let live = s.issues.clone();
+                let live = if s.lagging_issue_lists > 0 {
+                    s.lagging_issue_lists -= 1;
+                    Vec::new()
+                } else {
+                    s.issues.clone()
+                };
                 let mut all: Vec<Value> = s
                     .listing("issues", &token, live)
                     .into_iter()
@@ -642,6 +667,8 @@ impl Respond for Handler {
                     "open",
                 );
                 s.issues.push(i.clone());
+                let armed = std::mem::take(&mut s.faults_after_issue_post);
+                s.faults.extend(armed);
                 ResponseTemplate::new(201).set_body_json(i)
             }
             ("PATCH", ["issues", n]) => patch(&mut s.issues, "number", n, &body),

@@ -376,3 +376,43 @@ async fn addresses_from_the_api_that_are_not_plain_urls_are_left_out_with_a_warn
     assert!(table.iter().all(|row| pipes(row) == 3), "{table:#?}");
     insta::assert_snapshot!(transcript(&out, &github).await);
 }
+
+/// QA on issue 16, defect 6: a refused address stays out of a failed run's summary (the error
+/// text says an address was left out instead of quoting it), and no log line carries the
+/// control characters (ESC, NUL, DEL) an address from the API holds. The release exists
+/// without its issue, the listing lags behind it, and opening the issue is refused, so the
+/// error names the release found after the refused create.
+#[tokio::test]
+async fn refused_addresses_stay_out_of_a_failed_runs_summary_and_log_lines_are_clean() {
+    use crate::common::scenario::{Scenario, transcript};
+    let scenario = Scenario::merged_pr(&["security"]).forbid("POST", "/issues");
+    let github = scenario.github().await;
+    assert_eq!(scenario.action(&github).run().await.code, 1);
+    let release = github.releases()[0]["id"].as_u64().unwrap();
+    let hostile = "https://github.example/r\u{1b}[31m\u{0}\u{7f} [x](javascript:alert(1))";
+    github.edit_release(release, |r| r["html_url"] = serde_json::json!(hostile));
+    github.lag_release_listing(1);
+    let failed = scenario.action(&github).run().await;
+    assert_eq!(failed.code, 1, "{}", failed.stdout);
+    let controls = |text: &str| text.chars().any(|c| c.is_control() && c != '\n');
+    for text in [&failed.stdout, &failed.stderr, &failed.summary] {
+        assert!(!controls(text), "{text:?}");
+    }
+    assert!(
+        !failed.summary.contains("github.example/r"),
+        "{}",
+        failed.summary
+    );
+    assert!(
+        !failed.summary.contains(":\u{2060}//"),
+        "{}",
+        failed.summary
+    );
+    insta::assert_snapshot!(transcript(&failed, &github).await);
+
+    // The issue may be opened now: the re-run logs the release's address on one clean line.
+    github.state.lock().unwrap().forbidden.clear();
+    let rerun = scenario.action(&github).run().await;
+    rerun.assert_success();
+    assert!(!controls(&rerun.stdout), "{:?}", rerun.stdout);
+}
