@@ -502,11 +502,19 @@ fn outputs(
         ("convergence-window", text(window.map(Window::summary))),
         (
             "idle-window-seconds",
-            text(window.and_then(Window::latest_idle_secs).map(|s| s.to_string())),
+            text(
+                window
+                    .and_then(Window::latest_idle_secs)
+                    .map(|s| s.to_string()),
+            ),
         ),
         (
             "active-window-seconds",
-            text(window.and_then(Window::latest_active_secs).map(|s| s.to_string())),
+            text(
+                window
+                    .and_then(Window::latest_active_secs)
+                    .map(|s| s.to_string()),
+            ),
         ),
         (
             "idle-window-usual-seconds",

@@ -59,14 +59,17 @@ pub async fn create<T>(
                  and creates only what is missing"
             )))
         }
-        None => post().await.map(Made::PostedAfterUnknownOutcome).map_err(|second| {
-            StillAbsent {
-                what: what.to_string(),
-                first: (first.message != second.message).then_some(first),
-                second,
-            }
-            .into()
-        }),
+        None => post()
+            .await
+            .map(Made::PostedAfterUnknownOutcome)
+            .map_err(|second| {
+                StillAbsent {
+                    what: what.to_string(),
+                    first: (first.message != second.message).then_some(first),
+                    second,
+                }
+                .into()
+            }),
     }
 }
 

@@ -71,9 +71,9 @@ fn state_words(state: State) -> &'static str {
 fn deadline_words(c: &Classified) -> String {
     match (c.state, c.deadline) {
         (State::StaleIdle | State::StaleActive, Some(d)) if c.overdue => {
-            format!("{} (overdue)", utc_minute(d))
+            format!("{} (overdue)", deadline_minute(d))
         }
-        (State::StaleIdle | State::StaleActive, Some(d)) => utc_minute(d),
+        (State::StaleIdle | State::StaleActive, Some(d)) => deadline_minute(d),
         (State::StaleActive, None) => "when its user restarts it".into(),
         (State::StaleIdle, None) => "not by the culler (culling disabled)".into(),
         (State::Pending, _) => match c.server.pending {
@@ -92,6 +92,18 @@ fn terminal_name(name: &str) -> String {
         return "(default)".into();
     }
     sanitize::log_line(name, NAME_MAX_CHARS)
+}
+
+/// A deadline to the minute, rounded UP: a "never later than" time must not read earlier
+/// than it is (07:12:48 reads 07:13 UTC).
+fn deadline_minute(t: OffsetDateTime) -> String {
+    let past_minute = t.second() > 0 || t.nanosecond() > 0;
+    let up = if past_minute {
+        t.checked_add(time::Duration::minutes(1)).unwrap_or(t)
+    } else {
+        t
+    };
+    utc_minute(up)
 }
 
 /// The terminal table: one row per server, sorted as [`Classification::servers`] (by
@@ -176,7 +188,10 @@ fn convergence_line(t: &Totals) -> String {
     let mut text = String::from("Not converged.");
     if t.stale_idle > 0 {
         match t.converged_by {
-            Some(by) => text.push_str(&format!(" Idle stale servers gone by {}.", utc_minute(by))),
+            Some(by) => text.push_str(&format!(
+                " Idle stale servers gone by {}.",
+                deadline_minute(by)
+            )),
             None => text.push_str(" Idle stale servers are not culled (culling disabled)."),
         }
     }
@@ -184,7 +199,7 @@ fn convergence_line(t: &Totals) -> String {
         match t.all_stale_by {
             Some(by) => text.push_str(&format!(
                 " All stale servers gone by {} (maximum age).",
-                utc_minute(by)
+                deadline_minute(by)
             )),
             None => {
                 text.push_str(" Active stale servers update only when their users restart them.")
@@ -415,8 +430,8 @@ fn render(template: &str, facts: &StatusFacts<'_>, marker: Option<String>) -> Re
             overdue => t.overdue,
             converged => t.converged,
         },
-        converged_by => t.converged_by.map(utc_minute),
-        all_stale_by => t.all_stale_by.map(utc_minute),
+        converged_by => t.converged_by.map(deadline_minute),
+        all_stale_by => t.all_stale_by.map(deadline_minute),
         shifted => facts.shifted,
         rows => rows,
         more => if facts.include_names { more } else { 0 },

@@ -77,7 +77,8 @@ pub async fn run(req: &StatusRequest, log: &Log) -> Result<()> {
     let model = AtScaleModel {
         settings: req.culler,
         scale: HubScale {
-            servers: req.hub_size.unwrap_or(running).max(1),
+            // Never fewer than run now: a smaller hub-size would make the deadlines early.
+            servers: req.hub_size.unwrap_or(running).max(running).max(1),
             slow_stop_timeout_secs: req.slow_stop_timeout_secs,
         },
     };

@@ -11,7 +11,7 @@ mod hostile;
 mod hub;
 mod publish;
 mod registry;
-mod templates;
 mod status;
+mod templates;
 mod tier_triggers;
 mod window_docs;
