@@ -748,7 +748,7 @@ fn pinned_action(registry: &Registry, digest: &str) -> Action {
     let out = pin_image(dir.path(), &[digest, "--repository", &repository]);
     assert!(out.status.success(), "{out:?}");
     let yaml: Value = serde_saphyr::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let inputs = yaml["inputs"]
+    let inputs: Vec<(String, Option<String>)> = yaml["inputs"]
         .as_object()
         .unwrap()
         .iter()
@@ -761,11 +761,30 @@ fn pinned_action(registry: &Registry, digest: &str) -> Action {
             (name.clone(), default)
         })
         .collect();
+    let args: Vec<String> = serde_json::from_value(yaml["runs"]["args"].clone()).unwrap();
+    let args = args.iter().map(|a| evaluated(a, &inputs)).collect();
     Action {
         inputs,
         image: yaml["runs"]["image"].as_str().unwrap().to_string(),
-        args: serde_json::from_value(yaml["runs"]["args"].clone()).unwrap(),
+        args,
     }
+}
+
+/// `arg` as the runner passes it: a `${{ inputs.NAME }}` expression becomes the input's
+/// value. The steps here never set the input in `with:`, so that is its default.
+fn evaluated(arg: &str, inputs: &[(String, Option<String>)]) -> String {
+    let Some(name) = arg
+        .strip_prefix("${{")
+        .and_then(|rest| rest.strip_suffix("}}"))
+        .and_then(|expr| expr.trim().strip_prefix("inputs."))
+    else {
+        return arg.to_string();
+    };
+    inputs
+        .iter()
+        .find(|(input, _)| input == name)
+        .and_then(|(_, default)| default.clone())
+        .unwrap_or_default()
 }
 
 // ---------------------------------------------------------------------------------------------
