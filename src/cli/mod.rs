@@ -123,7 +123,7 @@ pub struct CullerArgs {
         allow_hyphen_values = true
     )]
     pub cull_enabled: Option<String>,
-    /// The most single-user servers the hub runs at once: the window then also states the worst case, all of them due in the same cull pass [default: none, only the usual bound]
+    /// The most single-user servers the hub runs at once: the window then also states the worst case, all of them due in the same cull pass [default: none, only the usual bound; status: the servers running now]
     #[arg(
         long,
         env = "INPUT_HUB-SIZE",
