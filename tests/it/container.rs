@@ -742,6 +742,29 @@ struct Action {
 }
 
 /// A copy of action.yml pinned by `scripts/pin-image` to `digest` in `registry`.
+/// The image in a fresh registry, and a copy of action.yml pinned to its digest.
+struct Pushed {
+    registry: Registry,
+    buildah: Buildah,
+    digest: String,
+    action: Action,
+}
+
+/// Pushes `image` to a fresh registry with buildah's tools and pins a copy of action.yml to
+/// the digest it got there.
+fn pushed_and_pinned(image: &Image) -> Pushed {
+    let registry = Registry::start();
+    let buildah = Buildah::new();
+    let digest = push(&registry, &buildah, image);
+    let action = pinned_action(&registry, &digest);
+    Pushed {
+        registry,
+        buildah,
+        digest,
+        action,
+    }
+}
+
 fn pinned_action(registry: &Registry, digest: &str) -> Action {
     let (dir, path, _) = action_copy();
     let repository = format!("{}/{REPOSITORY}", registry.addr);
@@ -798,17 +821,6 @@ struct Step {
     api_url: String,
     /// Files in the checked-out workspace (path relative to it, content).
     workspace_files: Vec<(&'static str, &'static str)>,
-}
-
-/// What a step left behind.
-#[derive(Debug)]
-struct Ran {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    outputs_raw: String,
-    outputs: BTreeMap<String, String>,
-    summary: String,
 }
 
 /// The runner's directories for one step, in a temp dir.
@@ -892,12 +904,12 @@ impl RunnerDirs {
         env
     }
 
-    fn ran(&self, out: Output) -> Ran {
+    fn ran(&self, out: Output) -> Outcome {
         let read = |name: &str| {
             std::fs::read_to_string(self.host("file_commands").join(name)).unwrap_or_default()
         };
         let outputs_raw = read("set_output_1");
-        Ran {
+        Outcome {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -919,7 +931,12 @@ fn clock_args() -> [&'static str; 2] {
 /// runner starts a Docker action, done with `buildah run --isolation chroot` on a working
 /// container of the pinned image (buildah runs a command, not the entrypoint: the test reads
 /// the entrypoint from the image and prepends it, as docker does).
-async fn run_in_container(buildah: &Buildah, image: &Image, action: &Action, step: &Step) -> Ran {
+async fn run_in_container(
+    buildah: &Buildah,
+    image: &Image,
+    action: &Action,
+    step: &Step,
+) -> Outcome {
     let reference = action
         .image
         .strip_prefix("docker://")
@@ -966,7 +983,7 @@ async fn run_in_container(buildah: &Buildah, image: &Image, action: &Action, ste
 }
 
 /// The same step with the host's release binary, in the runner's layout on the host.
-async fn run_on_host(image: &Image, action: &Action, step: &Step) -> Ran {
+async fn run_on_host(image: &Image, action: &Action, step: &Step) -> Outcome {
     let dirs = RunnerDirs::new(step);
     let env = dirs.env(step, action, &dirs.dir.path().display().to_string());
     let mut cmd = Command::new(&image.binary);
@@ -1177,10 +1194,12 @@ fn the_image_is_the_release_binary_its_libraries_and_the_ca_bundle_on_scratch() 
 #[tokio::test]
 async fn the_pinned_image_announces_itself_as_the_runner_runs_it_and_as_the_host_binary_does() {
     let image = image();
-    let registry = Registry::start();
-    let buildah = Buildah::new();
-    let digest = push(&registry, &buildah, image);
-    let action = pinned_action(&registry, &digest);
+    let Pushed {
+        registry,
+        buildah,
+        digest,
+        action,
+    } = pushed_and_pinned(image);
     assert_eq!(
         action.image,
         format!("docker://{}/{REPOSITORY}@{digest}", registry.addr)
@@ -1197,24 +1216,17 @@ async fn the_pinned_image_announces_itself_as_the_runner_runs_it_and_as_the_host
     );
     let in_container = run_in_container(&buildah, image, &action, &step).await;
     assert_eq!(in_container.code, 0, "{in_container:#?}");
-    let expected: BTreeMap<String, String> = [
-        ("digest", digest.as_str()),
-        ("tier", "security"),
-        ("tier-source", "labels"),
-        ("changed", "true"),
-        ("idle-window-seconds", "2100"),
-        ("active-window-seconds", "29100"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    let got: BTreeMap<String, String> = in_container
-        .outputs
-        .iter()
-        .filter(|(k, _)| expected.contains_key(*k))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    assert_eq!(got, expected, "{in_container:#?}");
+    assert_outputs_hold(
+        &in_container.outputs,
+        &[
+            ("digest", digest.as_str()),
+            ("tier", "security"),
+            ("tier-source", "labels"),
+            ("changed", "true"),
+            ("idle-window-seconds", "2100"),
+            ("active-window-seconds", "29100"),
+        ],
+    );
     let short = &digest["sha256:".len()..][..12];
     assert_eq!(
         in_container.outputs["release-url"],
@@ -1238,26 +1250,7 @@ async fn the_pinned_image_announces_itself_as_the_runner_runs_it_and_as_the_host
     );
 
     // The token is masked before anything else is printed, and appears nowhere else.
-    assert!(
-        in_container
-            .stdout
-            .starts_with(&format!("::add-mask::{TOKEN}\n")),
-        "{}",
-        in_container.stdout
-    );
-    let unmasked: String = in_container
-        .stdout
-        .lines()
-        .filter(|l| !l.starts_with("::add-mask::"))
-        .collect();
-    for (what, text) in [
-        ("stdout", &unmasked),
-        ("stderr", &in_container.stderr),
-        ("outputs", &in_container.outputs_raw),
-        ("summary", &in_container.summary),
-    ] {
-        assert!(!text.contains(TOKEN), "the token is in the {what}");
-    }
+    in_container.assert_secrets_masked_first(&[TOKEN]);
 
     // The host binary, same inputs, its own fake GitHub: the same outputs, summary, log and
     // requests, to the byte.
@@ -1285,10 +1278,12 @@ async fn the_pinned_image_announces_itself_as_the_runner_runs_it_and_as_the_host
 #[tokio::test]
 async fn the_container_exits_2_on_bad_input_and_1_on_failure_writing_nothing() {
     let image = image();
-    let registry = Registry::start();
-    let buildah = Buildah::new();
-    let digest = push(&registry, &buildah, image);
-    let action = pinned_action(&registry, &digest);
+    let Pushed {
+        registry,
+        buildah,
+        action,
+        ..
+    } = pushed_and_pinned(image);
     let other = good_digest('0');
     for (with, code) in [
         (("tier", "urgent"), 2),
