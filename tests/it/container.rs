@@ -1278,12 +1278,7 @@ async fn the_pinned_image_announces_itself_as_the_runner_runs_it_and_as_the_host
 #[tokio::test]
 async fn the_container_exits_2_on_bad_input_and_1_on_failure_writing_nothing() {
     let image = image();
-    let Pushed {
-        registry,
-        buildah,
-        action,
-        ..
-    } = pushed_and_pinned(image);
+    let pushed = pushed_and_pinned(image);
     let other = good_digest('0');
     for (with, code) in [
         (("tier", "urgent"), 2),
@@ -1291,8 +1286,8 @@ async fn the_container_exits_2_on_bad_input_and_1_on_failure_writing_nothing() {
         (("expected-digest", other.as_str()), 1),
     ] {
         let github = FakeGitHub::start().await;
-        let step = announce_step(&registry, &github.api_url(), &[with]);
-        let in_container = run_in_container(&buildah, image, &action, &step).await;
+        let step = announce_step(&pushed.registry, &github.api_url(), &[with]);
+        let in_container = run_in_container(&pushed.buildah, image, &pushed.action, &step).await;
         assert_eq!(in_container.code, code, "{with:?}: {in_container:#?}");
         assert!(
             in_container
@@ -1309,7 +1304,7 @@ async fn the_container_exits_2_on_bad_input_and_1_on_failure_writing_nothing() {
                 "{with:?}: bad input, no request"
             );
         }
-        let on_host = run_on_host(image, &action, &step).await;
+        let on_host = run_on_host(image, &pushed.action, &step).await;
         assert_eq!(
             (
                 in_container.code,
