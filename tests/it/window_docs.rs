@@ -17,6 +17,13 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     run_codeq(args, &env)
 }
 
+/// [`run`], asserting exit 0; (stdout, stderr).
+fn run_ok(args: &[&str], env: &[(&str, &str)]) -> (String, String) {
+    let (code, stdout, stderr) = run(args, env);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    (stdout, stderr)
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -137,7 +144,7 @@ fn window_reads_values_files_in_order_and_options_override_them() {
         "prod.yaml",
         "jupyterhub:\n  cull:\n    timeout: 5400\n",
     );
-    let (code, stdout, stderr) = run(
+    let (stdout, _) = run_ok(
         &[
             "window",
             "--json",
@@ -150,7 +157,6 @@ fn window_reads_values_files_in_order_and_options_override_them() {
         ],
         &[],
     );
-    assert_eq!(code, 0, "{stdout}{stderr}");
     let json: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(json["idle_window_seconds"], 5400 + 300);
     assert_eq!(json["active_window_seconds"], 12 * 3600 + 300);
@@ -183,8 +189,7 @@ fn window_takes_the_action_inputs_one_path_per_line() {
     let a = write(dir.path(), "a.yaml", "cull:\n  timeout: 600\n  every: 60\n");
     let b = write(dir.path(), "b.yaml", "cull:\n  enabled: false\n");
     let list = format!("{}\n{}\n", a.display(), b.display());
-    let (code, stdout, stderr) = run(&["window"], &[("INPUT_JUPYTERHUB-VALUES", &list)]);
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    let (stdout, stderr) = run_ok(&["window"], &[("INPUT_JUPYTERHUB-VALUES", &list)]);
     let dir = dir.path().display().to_string();
     insta::assert_snapshot!(
         "window_from_two_values_files",
@@ -231,7 +236,7 @@ fn bad_values_files_fail_naming_the_file_and_key_path() {
     ));
     // every 0 in a file is fine once an option gives the real interval.
     let zero = dir.path().join("zero.yaml");
-    let (code, stdout, stderr) = run(
+    let (stdout, _) = run_ok(
         &[
             "window",
             "--jupyterhub-values",
@@ -241,7 +246,6 @@ fn bad_values_files_fail_naming_the_file_and_key_path() {
         ],
         &[],
     );
-    assert_eq!(code, 0, "{stdout}{stderr}");
     insta::assert_snapshot!(
         "window_with_cull_every_from_the_option",
         scrub(&stdout, &[(&dir.path().display().to_string(), "[dir]")])
@@ -251,8 +255,7 @@ fn bad_values_files_fail_naming_the_file_and_key_path() {
 #[test]
 fn window_json_inside_actions_keeps_stdout_for_the_json() {
     let env = [("GITHUB_ACTIONS", "true"), ("INPUT_GITHUB-TOKEN", TOKEN)];
-    let (code, stdout, stderr) = run(&["window", "--json", "--cull-enabled", "false"], &env);
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    let (stdout, stderr) = run_ok(&["window", "--json", "--cull-enabled", "false"], &env);
     let json: Value = serde_json::from_str(&stdout).expect("stdout is the JSON alone");
     assert_eq!(json["culling_enabled"], false);
     assert!(
