@@ -409,6 +409,104 @@ async fn announce_states_the_window_from_values_files_with_origins() {
     assert!(github.writes().await.is_empty());
 }
 
+/// A single-user pod as `kubectl get pods -o json` lists it: its user's (and named
+/// server's) annotations, and, when it runs, the notebook container's `image` beside a
+/// sidecar of the `old` digest.
+fn pod(name: &str, user: &str, server: Option<&str>, image: Option<&str>, old: &str) -> Value {
+    let mut annotations = json!({"hub.jupyter.org/username": user});
+    if let Some(s) = server {
+        annotations["hub.jupyter.org/servername"] = json!(s);
+    }
+    let statuses: Vec<Value> = image
+        .map(|i| {
+            vec![
+                json!({"name": "block-cloud-metadata", "imageID": format!("x@sha256:{old}")}),
+                json!({"name": "notebook", "imageID": i}),
+            ]
+        })
+        .unwrap_or_default();
+    json!({"metadata": {"name": name, "annotations": annotations},
+           "status": {"containerStatuses": statuses}})
+}
+
+/// In `d`: the pods before the stop (two on the `old` digest, one on `new`, one not
+/// running) as `pods.json`, after it (`after.json`), and a `kubectl` that prints
+/// `pods.json` and a `curl` that answers 204, each logging its arguments.
+fn fake_cluster(d: &Path, old: &str, new: &str) {
+    let pod = |name: &str, user: &str, server: Option<&str>, image: Option<&str>| {
+        pod(name, user, server, image, old)
+    };
+    let before = json!({"items": [
+        pod("jupyter-alice", "alice", Some(""), Some(&format!("ghcr.io/org/lab@sha256:{old}"))),
+        pod("jupyter-bob-40x--gpu", "bob@x.org", Some("gpu box"),
+            Some(&format!("docker-pullable://ghcr.io/org/lab@sha256:{old}"))),
+        pod("jupyter-carol", "carol", None, Some(&format!("ghcr.io/org/lab@sha256:{new}"))),
+        pod("jupyter-dave", "dave", None, None),
+    ]});
+    let after = json!({"items": [
+        pod("jupyter-carol", "carol", None, Some(&format!("ghcr.io/org/lab@sha256:{new}"))),
+    ]});
+    write(d, "pods.json", &before.to_string());
+    write(d, "after.json", &after.to_string());
+    write(
+        d,
+        "kubectl",
+        &format!(
+            "#!/bin/bash\necho \"$*\" >> {0}/kubectl.log\ncat {0}/pods.json\n",
+            d.display()
+        ),
+    );
+    write(
+        d,
+        "curl",
+        &format!(
+            "#!/bin/bash\necho \"$*\" >> {0}/curl.log\nprintf 204\n",
+            d.display()
+        ),
+    );
+}
+
+/// Runs `script` with bash in `d`, `d` first on the PATH.
+fn bash_in(d: &Path, script: &str) -> std::process::Output {
+    Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(d)
+        .env("PATH", format!("{}:/usr/bin:/bin", d.display()))
+        .output()
+        .expect("bash")
+}
+
+/// Asserts what the runbook asked of the fake cluster in `d`: only the listing of the
+/// release's single-user pods from `kubectl`, and from `curl` one `DELETE` with the hub
+/// token for each stale server, user and server names percent-encoded.
+fn the_cluster_was_listed_and_the_stale_servers_deleted(d: &Path) {
+    let kubectl = std::fs::read_to_string(d.join("kubectl.log")).unwrap();
+    assert!(
+        kubectl
+            .lines()
+            .all(|l| l == "get pods -n lab -l component=singleuser-server,release=hub -o json"),
+        "{kubectl}"
+    );
+    let curl = std::fs::read_to_string(d.join("curl.log")).unwrap();
+    let requests: Vec<&str> = curl
+        .lines()
+        .map(|l| l.rsplit(' ').next().unwrap())
+        .collect();
+    assert_eq!(
+        requests,
+        [
+            "https://hub.test/hub/api/users/alice/server",
+            "https://hub.test/hub/api/users/bob%40x.org/servers/gpu%20box",
+        ]
+    );
+    assert!(
+        curl.lines()
+            .all(|l| l.contains("-X DELETE -H Authorization: token hub-token")),
+        "{curl}"
+    );
+}
+
 /// The runbook as the tracking issue carries it, run step by step in bash against a
 /// `kubectl` that answers with a pod list and a `curl` that records its requests.
 #[test]
@@ -439,50 +537,7 @@ fn the_runbook_commands_find_stale_pods_by_digest_and_stop_them_through_the_hub(
 
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let pod = |name: &str, user: &str, server: Option<&str>, image: Option<&str>| {
-        let mut annotations = json!({"hub.jupyter.org/username": user});
-        if let Some(s) = server {
-            annotations["hub.jupyter.org/servername"] = json!(s);
-        }
-        let statuses: Vec<Value> = image
-            .map(|i| {
-                vec![
-                    json!({"name": "block-cloud-metadata", "imageID": format!("x@sha256:{old}")}),
-                    json!({"name": "notebook", "imageID": i}),
-                ]
-            })
-            .unwrap_or_default();
-        json!({"metadata": {"name": name, "annotations": annotations},
-               "status": {"containerStatuses": statuses}})
-    };
-    let before = json!({"items": [
-        pod("jupyter-alice", "alice", Some(""), Some(&format!("ghcr.io/org/lab@sha256:{old}"))),
-        pod("jupyter-bob-40x--gpu", "bob@x.org", Some("gpu box"),
-            Some(&format!("docker-pullable://ghcr.io/org/lab@sha256:{old}"))),
-        pod("jupyter-carol", "carol", None, Some(&format!("ghcr.io/org/lab@sha256:{new}"))),
-        pod("jupyter-dave", "dave", None, None),
-    ]});
-    let after = json!({"items": [
-        pod("jupyter-carol", "carol", None, Some(&format!("ghcr.io/org/lab@sha256:{new}"))),
-    ]});
-    write(d, "pods.json", &before.to_string());
-    write(d, "after.json", &after.to_string());
-    write(
-        d,
-        "kubectl",
-        &format!(
-            "#!/bin/bash\necho \"$*\" >> {0}/kubectl.log\ncat {0}/pods.json\n",
-            d.display()
-        ),
-    );
-    write(
-        d,
-        "curl",
-        &format!(
-            "#!/bin/bash\necho \"$*\" >> {0}/curl.log\nprintf 204\n",
-            d.display()
-        ),
-    );
+    fake_cluster(d, old, new);
     let setup = blocks[0].replace(
         "read -rsp 'JupyterHub API token (delete:servers): ' JUPYTERHUB_TOKEN; echo",
         "JUPYTERHUB_TOKEN=hub-token",
@@ -493,13 +548,7 @@ fn the_runbook_commands_find_stale_pods_by_digest_and_stop_them_through_the_hub(
         stop = blocks[2],
         verify = blocks[4],
     );
-    let out = Command::new("bash")
-        .arg("-c")
-        .arg(&script)
-        .current_dir(d)
-        .env("PATH", format!("{}:/usr/bin:/bin", d.display()))
-        .output()
-        .expect("bash");
+    let out = bash_in(d, &script);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
@@ -523,30 +572,7 @@ fn the_runbook_commands_find_stale_pods_by_digest_and_stop_them_through_the_hub(
         stderr.contains("4 single-user pods in lab with release=hub"),
         "{stderr}"
     );
-    let kubectl = std::fs::read_to_string(d.join("kubectl.log")).unwrap();
-    assert!(
-        kubectl
-            .lines()
-            .all(|l| l == "get pods -n lab -l component=singleuser-server,release=hub -o json"),
-        "{kubectl}"
-    );
-    let curl = std::fs::read_to_string(d.join("curl.log")).unwrap();
-    let requests: Vec<&str> = curl
-        .lines()
-        .map(|l| l.rsplit(' ').next().unwrap())
-        .collect();
-    assert_eq!(
-        requests,
-        [
-            "https://hub.test/hub/api/users/alice/server",
-            "https://hub.test/hub/api/users/bob%40x.org/servers/gpu%20box",
-        ]
-    );
-    assert!(
-        curl.lines()
-            .all(|l| l.contains("-X DELETE -H Authorization: token hub-token")),
-        "{curl}"
-    );
+    the_cluster_was_listed_and_the_stale_servers_deleted(d);
 
     // A digest left as the doc's placeholder stops before listing anything.
     let placeholder = blocks[0]
@@ -555,13 +581,7 @@ fn the_runbook_commands_find_stale_pods_by_digest_and_stop_them_through_the_hub(
             "read -rsp 'JupyterHub API token (delete:servers): ' JUPYTERHUB_TOKEN; echo",
             "",
         );
-    let out = Command::new("bash")
-        .arg("-c")
-        .arg(format!("{placeholder}\nstale > /dev/null; echo rc=$?"))
-        .current_dir(d)
-        .env("PATH", format!("{}:/usr/bin:/bin", d.display()))
-        .output()
-        .expect("bash");
+    let out = bash_in(d, &format!("{placeholder}\nstale > /dev/null; echo rc=$?"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("rc=1"), "{stdout}");
     assert!(
