@@ -1027,6 +1027,105 @@ fn announce_step(registry: &Registry, api_url: &str, with: &[(&str, &str)]) -> S
     }
 }
 
+/// The files the dynamic loader resolves for `binary` (`ldd`), as paths without the leading
+/// `/`: the loader itself included, the kernel's vDSO not (it has no file).
+fn loader_resolves(binary: &Path) -> BTreeSet<String> {
+    let ldd = Command::new("ldd").arg(binary).output().unwrap();
+    String::from_utf8(ldd.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let path = l.split_once(" => ").map_or(l, |(_, p)| p);
+            path.strip_prefix('/')
+                .map(|p| p.split(" (").next().unwrap().to_string())
+        })
+        .collect()
+}
+
+/// `usr/local/bin/codeq-rollout` as the image's one layer holds it.
+fn packed_binary(image: &Image) -> Vec<u8> {
+    let layer = image.manifest["layers"][0]["digest"].as_str().unwrap();
+    let packed = Command::new("tar")
+        .arg("-xzOf")
+        .arg(
+            image
+                .layout
+                .join("blobs/sha256")
+                .join(&layer["sha256:".len()..]),
+        )
+        .arg("usr/local/bin/codeq-rollout")
+        .output()
+        .unwrap();
+    packed.stdout
+}
+
+/// Asserts that the image's entrypoint, labels and working directory are the Dockerfile's
+/// (so main's image, `image: Dockerfile`, and a release's agree), that it runs as root (the
+/// runner needs it, see the Dockerfile) on linux, and that its manifest has no (empty)
+/// annotations.
+fn config_is_the_dockerfiles(image: &Image) {
+    let dockerfile = std::fs::read_to_string(repo_root().join("Dockerfile")).unwrap();
+    let entrypoint = dockerfile
+        .lines()
+        .find_map(|l| l.strip_prefix("ENTRYPOINT "))
+        .expect("the Dockerfile has an ENTRYPOINT");
+    assert_eq!(
+        image.entrypoint(),
+        serde_json::from_str::<Vec<String>>(entrypoint).unwrap()
+    );
+    // The same labels as the Dockerfile's last stage, so main's image and a release's have
+    // the same config, not only the same files; and no (empty) manifest annotations.
+    let labels: BTreeMap<&str, &str> = dockerfile
+        .lines()
+        .filter_map(|l| l.strip_prefix("LABEL "))
+        .map(|l| l.split_once('=').expect("LABEL key=value"))
+        .collect();
+    assert_eq!(labels.len(), 3, "{labels:?}");
+    assert_eq!(image.config["config"]["Labels"], json!(labels));
+    assert_eq!(
+        image.manifest.get("annotations"),
+        None,
+        "{}",
+        image.manifest
+    );
+    assert_eq!(image.config["config"]["WorkingDir"], json!("/"));
+    assert!(dockerfile.lines().any(|l| l == "WORKDIR /"));
+    let user = image.config["config"]["User"].as_str().unwrap_or_default();
+    assert!(user.is_empty() || user == "0", "runs as root, not {user:?}");
+    assert_eq!(image.config["os"], json!("linux"));
+}
+
+/// The newest glibc symbol version `binary` references (`GLIBC_2.36`), read as release.yml
+/// reads it for the release note (`readelf -V`).
+fn glibc_floor(binary: &Path) -> String {
+    let versions = Command::new("readelf")
+        .args(["-V", "--wide"])
+        .arg(binary)
+        .output()
+        .unwrap();
+    assert!(versions.status.success(), "{versions:?}");
+    let newest = String::from_utf8(versions.stdout)
+        .unwrap()
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .filter_map(|w| w.strip_prefix("GLIBC_"))
+        .filter_map(|v| {
+            v.split('.')
+                .map(|n| n.parse::<u32>().ok())
+                .collect::<Option<Vec<u32>>>()
+        })
+        .max()
+        .expect("the binary references glibc symbol versions");
+    format!(
+        "GLIBC_{}",
+        newest
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(".")
+    )
+}
+
 // ---------------------------------------------------------------------------------------------
 // The contract.
 
@@ -1070,71 +1169,22 @@ fn the_image_is_the_release_binary_its_libraries_and_the_ca_bundle_on_scratch() 
     }
     // Exactly the libraries the dynamic loader resolves for the binary (the loader itself
     // included, the kernel's vDSO not: it has no file).
-    let ldd = Command::new("ldd").arg(&image.binary).output().unwrap();
-    let resolved: BTreeSet<String> = String::from_utf8(ldd.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|l| {
-            let l = l.trim();
-            let path = l.split_once(" => ").map_or(l, |(_, p)| p);
-            path.strip_prefix('/')
-                .map(|p| p.split(" (").next().unwrap().to_string())
-        })
-        .collect();
+    let resolved = loader_resolves(&image.binary);
     assert_eq!(
         libraries.into_iter().cloned().collect::<BTreeSet<_>>(),
         resolved
     );
     // The binary is the release binary, byte for byte.
-    let layer = image.manifest["layers"][0]["digest"].as_str().unwrap();
-    let packed = Command::new("tar")
-        .arg("-xzOf")
-        .arg(
-            image
-                .layout
-                .join("blobs/sha256")
-                .join(&layer["sha256:".len()..]),
-        )
-        .arg("usr/local/bin/codeq-rollout")
-        .output()
-        .unwrap();
+    let packed = packed_binary(image);
     assert!(
-        packed.stdout == std::fs::read(&image.binary).unwrap(),
+        packed == std::fs::read(&image.binary).unwrap(),
         "the image's binary is not {}",
         image.binary.display()
     );
 
     // The entrypoint is the Dockerfile's, so main (image: Dockerfile) and releases agree;
     // no USER (the runner needs root, see the Dockerfile).
-    let dockerfile = std::fs::read_to_string(repo_root().join("Dockerfile")).unwrap();
-    let entrypoint = dockerfile
-        .lines()
-        .find_map(|l| l.strip_prefix("ENTRYPOINT "))
-        .expect("the Dockerfile has an ENTRYPOINT");
-    assert_eq!(
-        image.entrypoint(),
-        serde_json::from_str::<Vec<String>>(entrypoint).unwrap()
-    );
-    // The same labels as the Dockerfile's last stage, so main's image and a release's have
-    // the same config, not only the same files; and no (empty) manifest annotations.
-    let labels: BTreeMap<&str, &str> = dockerfile
-        .lines()
-        .filter_map(|l| l.strip_prefix("LABEL "))
-        .map(|l| l.split_once('=').expect("LABEL key=value"))
-        .collect();
-    assert_eq!(labels.len(), 3, "{labels:?}");
-    assert_eq!(image.config["config"]["Labels"], json!(labels));
-    assert_eq!(
-        image.manifest.get("annotations"),
-        None,
-        "{}",
-        image.manifest
-    );
-    assert_eq!(image.config["config"]["WorkingDir"], json!("/"));
-    assert!(dockerfile.lines().any(|l| l == "WORKDIR /"));
-    let user = image.config["config"]["User"].as_str().unwrap_or_default();
-    assert!(user.is_empty() || user == "0", "runs as root, not {user:?}");
-    assert_eq!(image.config["os"], json!("linux"));
+    config_is_the_dockerfiles(image);
 
     let size = image.compressed_size();
     eprintln!(
@@ -1150,31 +1200,7 @@ fn the_image_is_the_release_binary_its_libraries_and_the_ca_bundle_on_scratch() 
 
     // README's glibc floor for this build: the newest glibc symbol version the binary
     // references, read as release.yml reads it for the release note (readelf -V).
-    let versions = Command::new("readelf")
-        .args(["-V", "--wide"])
-        .arg(&image.binary)
-        .output()
-        .unwrap();
-    assert!(versions.status.success(), "{versions:?}");
-    let newest = String::from_utf8(versions.stdout)
-        .unwrap()
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
-        .filter_map(|w| w.strip_prefix("GLIBC_"))
-        .filter_map(|v| {
-            v.split('.')
-                .map(|n| n.parse::<u32>().ok())
-                .collect::<Option<Vec<u32>>>()
-        })
-        .max()
-        .expect("the binary references glibc symbol versions");
-    let floor = format!(
-        "GLIBC_{}",
-        newest
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join(".")
-    );
+    let floor = glibc_floor(&image.binary);
     let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
     assert!(
         readme.contains(&format!("references `{floor}` at most")),
