@@ -428,28 +428,60 @@ async fn name_unknown_is_repository_not_found() {
     insta::assert_snapshot!(said(&err, &fake));
 }
 
+/// Answers the client cannot take a digest from, each refused with an error naming what
+/// was wrong (one snapshot a case, named by it): a digest header the bytes contradict, one
+/// that is not sha256 hex, two different ones, a manifest over 4 MiB, and a 404 page of HTML
+/// quoted by its title.
 #[tokio::test]
-async fn a_digest_header_the_bytes_contradict_is_an_error() {
-    let lie = digest_of(b"another manifest");
-    let fake = FakeRegistry::new()
-        .head(status(200))
-        .get(with_digest(&lie).set_body_raw(BODY, INDEX))
-        .start()
-        .await;
-    let err = resolve_fake(&fake, None).await.0.unwrap_err();
-    assert!(matches!(err, RegistryError::DigestMismatch { .. }), "{err}");
-    insta::assert_snapshot!(said(&err, &fake));
-}
-
-#[tokio::test]
-async fn a_digest_header_that_is_not_sha256_hex_is_refused() {
-    let fake = FakeRegistry::new()
-        .head(with_digest("sha256:ABC"))
-        .start()
-        .await;
-    let err = resolve_fake(&fake, None).await.0.unwrap_err();
-    assert!(matches!(err, RegistryError::InvalidDigest { .. }), "{err}");
-    insta::assert_snapshot!(said(&err, &fake));
+async fn unusable_answers_are_refused_naming_what_was_wrong() {
+    let another = digest_of(b"another manifest");
+    let nginx_404 = "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
+    let big = format!(
+        r#"{{"schemaVersion":2,"mediaType":"{INDEX}","manifests":[],"pad":"{}"}}"#,
+        " ".repeat(4 << 20)
+    );
+    let cases: Vec<(&str, FakeRegistry, fn(&RegistryError) -> bool)> = vec![
+        (
+            "a_digest_header_the_bytes_contradict_is_an_error",
+            FakeRegistry::new()
+                .head(status(200))
+                .get(with_digest(&another).set_body_raw(BODY, INDEX)),
+            |e| matches!(e, RegistryError::DigestMismatch { .. }),
+        ),
+        (
+            "a_digest_header_that_is_not_sha256_hex_is_refused",
+            FakeRegistry::new().head(with_digest("sha256:ABC")),
+            |e| matches!(e, RegistryError::InvalidDigest { .. }),
+        ),
+        (
+            "two_different_digest_headers_are_an_error",
+            FakeRegistry::new().head(
+                with_digest(&digest_of(BODY))
+                    .append_header("Docker-Content-Digest", another.as_str()),
+            ),
+            |e| matches!(e, RegistryError::ConflictingDigests { .. }),
+        ),
+        (
+            "a_manifest_over_4_mib_is_refused",
+            FakeRegistry::new()
+                .head(status(200))
+                .get(serving(big, INDEX)),
+            |e| matches!(e, RegistryError::ManifestTooLarge { limit, .. } if *limit == 4 << 20),
+        ),
+        (
+            "a_404_html_page_is_quoted_by_its_title",
+            FakeRegistry::new()
+                .head(status(404))
+                .get(status(404).set_body_raw(nginx_404, "text/html")),
+            |e| matches!(e, RegistryError::TagNotFound { .. }),
+        ),
+    ];
+    for (name, fake, expected) in cases {
+        let fake = fake.start().await;
+        let err = resolve_fake(&fake, None).await.0.unwrap_err();
+        assert!(expected(&err), "{name}: {err}");
+        insta::assert_snapshot!(name, said(&err, &fake));
+    }
 }
 
 #[tokio::test]
@@ -611,15 +643,33 @@ async fn an_unreachable_token_endpoint_is_named_as_such() {
     );
 }
 
+/// A registry, or its token endpoint, that does not answer: the run gives up at its
+/// deadline and names which one hung and after how many requests (one snapshot a case).
 #[tokio::test]
-async fn a_registry_hanging_past_the_deadline_times_out() {
-    let fake = FakeRegistry::new().head(hang(30)).start().await;
-    let err = resolve_fake_within_2s(&fake).await;
-    assert!(
-        matches!(err, RegistryError::TimedOut { requests: 1, .. }),
-        "{err}"
-    );
-    insta::assert_snapshot!(said(&err, &fake));
+async fn a_hang_past_the_deadline_times_out_naming_what_hung() {
+    let cases = [
+        (
+            "a_registry_hanging_past_the_deadline_times_out",
+            FakeRegistry::new().head(hang(30)),
+            1,
+        ),
+        (
+            "a_hanging_token_endpoint_is_named_not_the_registry",
+            FakeRegistry::new()
+                .bearer_challenge_here()
+                .get_at("/token", hang(30)),
+            2,
+        ),
+    ];
+    for (name, fake, requests) in cases {
+        let fake = fake.start().await;
+        let err = resolve_fake_within_2s(&fake).await;
+        assert!(
+            matches!(err, RegistryError::TimedOut { requests: r, .. } if r == requests),
+            "{name}: {err}"
+        );
+        insta::assert_snapshot!(name, said(&err, &fake));
+    }
 }
 
 // ---- through the binary, as the Actions runner starts it ----
@@ -765,25 +815,6 @@ async fn a_get_fallback_that_is_not_a_manifest_is_refused() {
 }
 
 #[tokio::test]
-async fn a_manifest_over_4_mib_is_refused() {
-    let big = format!(
-        r#"{{"schemaVersion":2,"mediaType":"{INDEX}","manifests":[],"pad":"{}"}}"#,
-        " ".repeat(4 << 20)
-    );
-    let fake = FakeRegistry::new()
-        .head(status(200))
-        .get(serving(big, INDEX))
-        .start()
-        .await;
-    let err = resolve_fake(&fake, None).await.0.unwrap_err();
-    assert!(
-        matches!(err, RegistryError::ManifestTooLarge { limit, .. } if limit == 4 << 20),
-        "{err}"
-    );
-    insta::assert_snapshot!(said(&err, &fake));
-}
-
-#[tokio::test]
 async fn an_endless_manifest_body_is_cut_at_4_mib_not_read_whole() {
     let endless = crate::common::registry::EndlessManifest::start().await;
     let timer = VirtualTimer::start();
@@ -801,21 +832,6 @@ async fn an_endless_manifest_body_is_cut_at_4_mib_not_read_whole() {
     // sockets buffer, far from unbounded.
     let sent = endless.sent();
     assert!(sent < 64 << 20, "{sent} bytes were read");
-}
-
-#[tokio::test]
-async fn two_different_digest_headers_are_an_error() {
-    let other = digest_of(b"another manifest");
-    let fake = FakeRegistry::new()
-        .head(with_digest(&digest_of(BODY)).append_header("Docker-Content-Digest", other.as_str()))
-        .start()
-        .await;
-    let err = resolve_fake(&fake, None).await.0.unwrap_err();
-    assert!(
-        matches!(err, RegistryError::ConflictingDigests { .. }),
-        "{err}"
-    );
-    insta::assert_snapshot!(said(&err, &fake));
 }
 
 #[tokio::test]
@@ -920,37 +936,7 @@ async fn a_retry_after_of_zero_is_not_blamed_for_the_deadline() {
     insta::assert_snapshot!(said(&err, &fake));
 }
 
-#[tokio::test]
-async fn a_hanging_token_endpoint_is_named_not_the_registry() {
-    let fake = FakeRegistry::new()
-        .bearer_challenge_here()
-        .get_at("/token", hang(30))
-        .start()
-        .await;
-    let err = resolve_fake_within_2s(&fake).await;
-    assert!(
-        matches!(err, RegistryError::TimedOut { requests: 2, .. }),
-        "{err}"
-    );
-    insta::assert_snapshot!(said(&err, &fake));
-}
-
 // ---- what the registry says, quoted so people can read it ----
-
-#[tokio::test]
-async fn a_404_html_page_is_quoted_by_its_title() {
-    let fake = FakeRegistry::new()
-        .head(status(404))
-        .get(status(404).set_body_raw(
-            "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n",
-            "text/html",
-        ))
-        .start()
-        .await;
-    let err = resolve_fake(&fake, None).await.0.unwrap_err();
-    assert!(matches!(err, RegistryError::TagNotFound { .. }), "{err}");
-    insta::assert_snapshot!(said(&err, &fake));
-}
 
 #[tokio::test]
 async fn a_head_answered_405_falls_back_to_get() {
