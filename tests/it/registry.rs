@@ -335,13 +335,7 @@ async fn plain_http_registry_over_https_is_a_tls_error_suggesting_insecure_regis
 async fn nothing_listening_is_unreachable_naming_host_port_and_attempts() {
     let port = crate::common::registry::free_port();
     let addr = format!("127.0.0.1:{port}");
-    let timer = VirtualTimer::start();
-    let err = resolve(
-        &format!("{addr}/org/lab:latest"),
-        &options(&addr, None, &timer),
-    )
-    .await
-    .unwrap_err();
+    let (err, timer) = refusal_at(&addr, "org/lab:latest").await;
     assert!(
         matches!(err, RegistryError::Unreachable { ref host, port: p, attempts: 6, .. } if host == "127.0.0.1" && p == port),
         "{err}"
@@ -351,6 +345,15 @@ async fn nothing_listening_is_unreachable_naming_host_port_and_attempts() {
 }
 
 // ---- a wiremock registry, for what a real one cannot be made to show ----
+
+/// Resolves `repo_tag` (e.g. `org/lab:latest`) at `addr` over plain HTTP without
+/// credentials, on a virtual clock; returns the error it fails with, and the clock (its
+/// waits are the backoff).
+async fn refusal_at(addr: &str, repo_tag: &str) -> (RegistryError, Arc<VirtualTimer>) {
+    let timer = VirtualTimer::start();
+    let result = resolve(&format!("{addr}/{repo_tag}"), &options(addr, None, &timer)).await;
+    (result.unwrap_err(), timer)
+}
 
 /// Resolves the fake's `org/lab:latest` over plain HTTP without credentials, on a virtual
 /// clock; returns the result and the clock (its waits are the backoff).
@@ -406,21 +409,10 @@ async fn name_unknown_is_repository_not_found() {
     // quay, Harbor and distribution's tag listing answer NAME_UNKNOWN for a repository they
     // do not have; a local distribution says MANIFEST_UNKNOWN on the manifest endpoint.
     let fake = FakeRegistry::new()
-        .head(status(404))
-        .get(registry_error(
-            404,
-            "NAME_UNKNOWN",
-            "repository name not known to registry",
-        ))
+        .failing(404, "NAME_UNKNOWN", "repository name not known to registry")
         .start()
         .await;
-    let timer = VirtualTimer::start();
-    let err = resolve(
-        &format!("{}/org/other:latest", fake.addr),
-        &options(&fake.addr, None, &timer),
-    )
-    .await
-    .unwrap_err();
+    let (err, _) = refusal_at(&fake.addr, "org/other:latest").await;
     assert!(
         matches!(err, RegistryError::RepositoryNotFound { .. }),
         "{err}"
@@ -520,12 +512,7 @@ async fn a_503_is_retried_with_backoff_until_the_registry_answers() {
 async fn a_registry_that_keeps_failing_is_named_with_the_attempts_and_its_message() {
     // Only a GET answer has a body: the registry's own words come from it.
     let fake = FakeRegistry::new()
-        .head(status(503))
-        .get(registry_error(
-            503,
-            "UNAVAILABLE",
-            "maintenance until 14:00 UTC",
-        ))
+        .failing(503, "UNAVAILABLE", "maintenance until 14:00 UTC")
         .start()
         .await;
     let (result, timer) = resolve_fake(&fake, None).await;
@@ -817,13 +804,7 @@ async fn a_get_fallback_that_is_not_a_manifest_is_refused() {
 #[tokio::test]
 async fn an_endless_manifest_body_is_cut_at_4_mib_not_read_whole() {
     let endless = crate::common::registry::EndlessManifest::start().await;
-    let timer = VirtualTimer::start();
-    let err = resolve(
-        &format!("{}/org/lab:latest", endless.addr),
-        &options(&endless.addr, None, &timer),
-    )
-    .await
-    .unwrap_err();
+    let (err, _) = refusal_at(&endless.addr, "org/lab:latest").await;
     assert!(
         matches!(err, RegistryError::ManifestTooLarge { .. }),
         "{err}"
@@ -1000,13 +981,7 @@ async fn a_tls_registry_with_a_private_ca_gets_trust_advice_not_insecure_registr
 async fn insecure_registry_on_a_tls_registry_says_it_speaks_tls() {
     let tls = crate::common::registry::TlsFiles::generate();
     let registry = Registry::start_tls(&tls);
-    let timer = VirtualTimer::start();
-    let err = resolve(
-        &registry.reference("org/lab:latest"),
-        &options(&registry.addr, None, &timer),
-    )
-    .await
-    .unwrap_err();
+    let (err, _) = refusal_at(&registry.addr, "org/lab:latest").await;
     assert!(matches!(err, RegistryError::InsecureButTls { .. }), "{err}");
     insta::assert_snapshot!(scrub(&err.to_string(), &[(&registry.addr, "[registry]")]));
 }
