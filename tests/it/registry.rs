@@ -432,7 +432,9 @@ async fn unusable_answers_are_refused_naming_what_was_wrong() {
         r#"{{"schemaVersion":2,"mediaType":"{INDEX}","manifests":[],"pad":"{}"}}"#,
         " ".repeat(4 << 20)
     );
-    let cases: Vec<(&str, FakeRegistry, fn(&RegistryError) -> bool)> = vec![
+    // Whether the error is the one the case expects.
+    type Expected = fn(&RegistryError) -> bool;
+    let cases: Vec<(&str, FakeRegistry, Expected)> = vec![
         (
             "a_digest_header_the_bytes_contradict_is_an_error",
             FakeRegistry::new()
