@@ -22,6 +22,21 @@ const READER_TOKEN: &str = "status-reader-token-0123456789abcdef";
 /// The hub's largest page here (JupyterHub's `api_page_max_limit`, 200 by default): small, so
 /// that three servers take two pages and `status` must follow the hub's `next`.
 const PAGE: u64 = 2;
+/// The culler and hub settings of the rig `status` measures, in seconds: the options
+/// [`status`] passes and the inputs of the Action's run.
+const RIG: HubSettings = HubSettings {
+    timeout: 6,
+    every: 2,
+    max_age: 20,
+    slow_stop_timeout: 1,
+};
+/// A culler too slow to stop anything during a test.
+const SLOW_CULLER: HubSettings = HubSettings {
+    timeout: 600,
+    every: 300,
+    max_age: 0,
+    slow_stop_timeout: 1,
+};
 /// A service token with no role at all.
 const NO_SCOPE_TOKEN: &str = "status-no-scope-token-0123456789abcdef";
 
@@ -53,7 +68,7 @@ fn status(base: &str, token: &str, released_at: &str, args: &[&str]) -> (i32, St
         released_at,
         "--hub-timeout",
         "10s",
-        // The rig's culler and hub settings (see the test).
+        // The rig's culler and hub settings, RIG's.
         "--cull-timeout",
         "6",
         "--cull-every",
@@ -284,13 +299,7 @@ fn bad_input(base: &str, released_at: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
-    let settings = HubSettings {
-        timeout: 6,
-        every: 2,
-        max_age: 20,
-        slow_stop_timeout: 1,
-    };
-    let (hub, base) = status_hub(settings).await;
+    let (hub, base) = status_hub(RIG).await;
 
     // Two servers from before the release, one after it.
     hub.start_servers(&["old-idle", "old-busy"]).await;
@@ -306,7 +315,7 @@ async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
     let measured_at = time(&report["measured_at"]);
 
     // The hub's truth: which servers, their start times, their states.
-    let deadlines = check_against_the_hub(&report, &truth, &settings, measured_at);
+    let deadlines = check_against_the_hub(&report, &truth, &RIG, measured_at);
 
     // Read-only, and ceil(running / page) requests: only GETs of the user list reached the
     // hub from this token, the second page where the hub's `next` said.
@@ -374,14 +383,7 @@ fn reads_then(comments: &str, write: Option<String>) -> Vec<String> {
 #[tokio::test]
 async fn the_tracking_issue_gets_one_comment_edited_in_place_when_the_numbers_change() {
     use crate::common::scenario::Scenario;
-    // A culler too slow to stop anything during the test.
-    let settings = HubSettings {
-        timeout: 600,
-        every: 300,
-        max_age: 0,
-        slow_stop_timeout: 1,
-    };
-    let (hub, base) = status_hub(settings).await;
+    let (hub, base) = status_hub(SLOW_CULLER).await;
     hub.start_servers(&["zq-before"]).await;
 
     // announce, as the release job runs it, at a known time: release note + tracking issue.
