@@ -28,16 +28,10 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_github  # noqa: E402
+from benchlib import free_port  # noqa: E402
 
 SHA = "c4295bd74fb0f4fda03689c3df3f2803b658fd85"
 TOKEN = "ghs_BenchmarkTokenNeverPrinted0123456789"
-
-
-def free_port():
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_registry(workdir):
@@ -158,11 +152,17 @@ def main():
         def github_requests():
             return json.load(urllib.request.urlopen(f"{api}/_count"))["requests"]
 
+        def each_fresh():
+            """Each command with its name and label, the fake GitHub reset to the label's
+            first-run state just before the command's turn (labelled commands only)."""
+            for name, (argv, label) in commands.items():
+                if label:
+                    reset(label)
+                yield name, argv, label
+
         # A check run of each, then the measured rounds, interleaved.
         requests = {}
-        for name, (argv, label) in commands.items():
-            if label:
-                reset(label)
+        for name, argv, label in each_fresh():
             _, code = run(argv, env)
             if code != 0:
                 sys.exit(f"{name} failed (exit {code}): run it by hand to see why")
@@ -173,17 +173,13 @@ def main():
                         sys.exit(f"{name} did not report {digest}")
         results = {name: {"wall": [], "rss": []} for name in commands}
         for _ in range(args.runs):
-            for name, (argv, label) in commands.items():
-                if label:
-                    reset(label)
+            for name, argv, _ in each_fresh():
                 wall, code = run(argv, env)
                 if code != 0:
                     sys.exit(f"{name} failed (exit {code})")
                 results[name]["wall"].append(wall * 1000)
         for _ in range(5):
-            for name, (argv, label) in commands.items():
-                if label:
-                    reset(label)
+            for name, argv, _ in each_fresh():
                 results[name]["rss"].append(peak_rss(argv, env, work) / 1024)
 
         instructions = None

@@ -15,7 +15,6 @@ import json
 import math
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,15 +22,11 @@ import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
+from benchlib import free_port
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DRIVER = "bench-driver-token-0123456789abcdef"
 READER = "bench-reader-token-0123456789abcdef"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def call(api, method, path, body=None, token=DRIVER):
@@ -51,18 +46,9 @@ def main():
     chp = os.path.join(ROOT, "tests/hub/node_modules/.bin/configurable-http-proxy")
     config = f"""import sys
 sys.path.insert(0, {os.path.join(ROOT, "tests/hub")!r})
+import rig
+rig.loopback(c, workdir={d!r}, public={public}, hub={hub}, proxy_api={proxy_api}, chp={chp!r})
 c.JupyterHub.spawner_class = "standin.SharedStandinSpawner"
-c.JupyterHub.authenticator_class = "dummy"
-c.Authenticator.allow_all = True
-c.JupyterHub.bind_url = "http://127.0.0.1:{public}"
-c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub}"
-c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api}"
-c.ConfigurableHTTPProxy.command = [{chp!r}]
-c.ConfigurableHTTPProxy.pid_file = "{d}/proxy.pid"
-c.JupyterHub.db_url = "sqlite:///{d}/hub.sqlite"
-c.JupyterHub.cookie_secret_file = "{d}/cookie_secret"
-c.JupyterHub.cleanup_servers = False
-c.JupyterHub.last_activity_interval = 3600
 c.JupyterHub.concurrent_spawn_limit = 0
 c.JupyterHub.services = [
     {{"name": "driver", "api_token": {DRIVER!r}}},

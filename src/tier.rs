@@ -729,6 +729,11 @@ mod tests {
         decide(TierRequest::Auto, &found(prs), &rules(), None)
     }
 
+    /// The decision from the labels, with `policy` for the releases they leave unlabeled.
+    fn unlabeled(evidence: &Evidence, policy: UnlabeledPolicy) -> Result<TierDecision, Undecided> {
+        decide(TierRequest::Auto, evidence, &rules(), Some(policy))
+    }
+
     /// The whole decision table: every request × what the look-up found (the trigger
     /// scenarios of `tests/it/tier_triggers.rs`: labelled, unlabelled, conflicting and
     /// overlapping pull requests, events without one, failed and incomplete look-ups) ×
@@ -886,41 +891,24 @@ mod tests {
     }
 
     #[test]
-    fn unlabeled_fails_when_told_to() {
-        let err = decide(
-            TierRequest::Auto,
-            &Evidence::no_pull_request("schedule"),
-            &rules(),
-            Some(UnlabeledPolicy::Fail),
-        )
-        .unwrap_err();
+    fn an_event_without_pull_request_follows_the_unlabeled_policy() {
+        let schedule = Evidence::no_pull_request("schedule");
+        let why = NoLabel::NoPullRequest {
+            origin: "the schedule event".into(),
+        };
+        let err = unlabeled(&schedule, UnlabeledPolicy::Fail).unwrap_err();
         assert_eq!(
             err,
-            Undecided::Unlabeled {
-                why: NoLabel::NoPullRequest {
-                    origin: "the schedule event".into()
-                }
-            }
+            Undecided::Unlabeled { why: why.clone() },
+            "told to fail"
         );
-    }
-
-    #[test]
-    fn an_event_without_pull_request_follows_the_unlabeled_policy() {
-        let d = decide(
-            TierRequest::Auto,
-            &Evidence::no_pull_request("schedule"),
-            &rules(),
-            Some(UnlabeledPolicy::Security),
-        )
-        .unwrap();
+        let d = unlabeled(&schedule, UnlabeledPolicy::Security).unwrap();
         assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Default));
         assert_eq!(
             d.reason,
             Reason::Unlabeled {
                 tier: Tier::Security,
-                why: NoLabel::NoPullRequest {
-                    origin: "the schedule event".into()
-                },
+                why,
                 by_default: false
             }
         );
@@ -970,13 +958,7 @@ mod tests {
 
     #[test]
     fn a_failed_look_up_with_an_explicit_unlabeled_tier_warns_that_labels_were_not_used() {
-        let d = decide(
-            TierRequest::Auto,
-            &failed(),
-            &rules(),
-            Some(UnlabeledPolicy::Routine),
-        )
-        .unwrap();
+        let d = unlabeled(&failed(), UnlabeledPolicy::Routine).unwrap();
         assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Default));
         assert_eq!(
             d.warnings,
@@ -991,29 +973,6 @@ mod tests {
                 tier: Tier::Routine,
                 origin: "the push of c4295bd74fb0 to main".into(),
                 gap: Gap::LookupFailed
-            }
-        );
-    }
-
-    #[test]
-    fn a_failed_look_up_does_not_stop_an_explicit_tier() {
-        let d = decide(TierRequest::Security, &failed(), &rules(), None).unwrap();
-        assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Input));
-        assert!(
-            matches!(
-                d.warnings[..],
-                [Warning::InputWithoutPullRequests {
-                    tier: Tier::Security,
-                    ..
-                }]
-            ),
-            "{:?}",
-            d.warnings
-        );
-        assert_eq!(
-            d.reason,
-            Reason::Input {
-                tier: Tier::Security
             }
         );
     }
@@ -1072,13 +1031,7 @@ mod tests {
                 }
             );
         }
-        let d = decide(
-            TierRequest::Auto,
-            &e,
-            &rules(),
-            Some(UnlabeledPolicy::Security),
-        )
-        .unwrap();
+        let d = unlabeled(&e, UnlabeledPolicy::Security).unwrap();
         assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Default));
         assert!(
             matches!(
@@ -1092,19 +1045,38 @@ mod tests {
             d.reason
         );
         assert_eq!(d.pull_requests.len(), 1);
-        let d = decide(TierRequest::Routine, &e, &rules(), None).unwrap();
-        assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Input));
-        assert!(
-            matches!(
-                d.warnings[..],
-                [Warning::InputIncomplete {
-                    tier: Tier::Routine,
-                    ..
-                }]
+    }
+
+    #[test]
+    fn an_explicit_tier_stands_despite_a_failed_or_incomplete_look_up_with_a_warning() {
+        let cases = [
+            (
+                "failed look-up",
+                failed(),
+                TierRequest::Security,
+                Tier::Security,
+                Warning::InputWithoutPullRequests {
+                    tier: Tier::Security,
+                    failure: "GitHub answered 403; add `permissions: pull-requests: read`".into(),
+                },
             ),
-            "{:?}",
-            d.warnings
-        );
+            (
+                "incomplete look-up",
+                incomplete(vec![pr(5, &["routine"])]),
+                TierRequest::Routine,
+                Tier::Routine,
+                Warning::InputIncomplete {
+                    tier: Tier::Routine,
+                    missing: "no merged pull request found for commit 9d2f0b1c4a6e".into(),
+                },
+            ),
+        ];
+        for (name, evidence, request, tier, warning) in cases {
+            let d = decide(request, &evidence, &rules(), None).unwrap();
+            assert_eq!((d.tier, d.source), (tier, TierSource::Input), "{name}");
+            assert_eq!(d.reason, Reason::Input { tier }, "{name}");
+            assert_eq!(d.warnings, [warning], "{name}");
+        }
     }
 
     #[test]

@@ -131,57 +131,13 @@ pub struct FileCull {
 /// [`ValuesPath::Auto`]), or a `cull.*` value of the wrong type or negative. Every error
 /// names the file and the key path, and says what to write instead.
 pub fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCull> {
-    let doc: Value = serde_saphyr::from_str(text).map_err(|e| {
-        anyhow!(
-            "{file} is not a YAML values file: {}",
-            e.render_with_formatter(&UserMessages)
-        )
-    })?;
-    let top = match &doc {
-        Value::Null => return Ok(empty(file)),
-        Value::Object(_) => &doc,
-        other => bail!(
-            "{file} is not a values file: its top level is {}, not a mapping of keys such as `cull:`",
-            describe(other)
-        ),
+    let Some(top) = top_mapping(file, text)? else {
+        return Ok(empty(file));
     };
-    let parents: Vec<String> = match path {
-        ValuesPath::Under(keys) => keys.clone(),
-        ValuesPath::Auto => {
-            // What marks the place of z2jh's values: `cull`, or the hub's `hub.config.JupyterHub`.
-            let marks = |node: Option<&Value>| -> Option<&'static str> {
-                let node = node?.as_object()?;
-                if node.contains_key("cull") {
-                    Some("cull")
-                } else if dig(node.get("hub"), &["config", "JupyterHub"]).is_some() {
-                    Some(HUB_CONFIG_KEY)
-                } else {
-                    None
-                }
-            };
-            match (marks(Some(top)), marks(top.get(SUBCHART_KEY))) {
-                (Some(here), Some(there)) => bail!(
-                    "{file} has both `{here}` and `{SUBCHART_KEY}.{there}`: say which one the hub uses with --values-path {SUBCHART_KEY} (input values-path), or --values-path . for the top level"
-                ),
-                (None, Some(_)) => vec![SUBCHART_KEY.to_string()],
-                _ => Vec::new(),
-            }
-        }
+    let parents = parent_keys(file, &top, path)?;
+    let Some((base, walked)) = descend(file, &top, &parents)? else {
+        return Ok(empty(file));
     };
-    let mut base = top;
-    let mut walked: Vec<&str> = Vec::new();
-    for key in parents.iter().map(String::as_str) {
-        walked.push(key);
-        match base.get(key) {
-            None | Some(Value::Null) => return Ok(empty(file)),
-            Some(child @ Value::Object(_)) => base = child,
-            Some(other) => bail!(
-                "{file}: `{}` is {}, not a mapping; check --values-path (input values-path)",
-                walked.join("."),
-                describe(other),
-            ),
-        }
-    }
     let prefix = |key: &str| {
         walked
             .iter()
@@ -204,7 +160,82 @@ pub fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCull> {
             describe(other),
         ),
     };
-    let cull_path = prefix("cull");
+    read_cull(file, node, prefix("cull"), &mut parsed)?;
+    Ok(parsed)
+}
+
+/// The file's top-level mapping; `None` for an empty document.
+fn top_mapping(file: &str, text: &str) -> Result<Option<Value>> {
+    let doc: Value = serde_saphyr::from_str(text).map_err(|e| {
+        anyhow!(
+            "{file} is not a YAML values file: {}",
+            e.render_with_formatter(&UserMessages)
+        )
+    })?;
+    match doc {
+        Value::Null => Ok(None),
+        Value::Object(_) => Ok(Some(doc)),
+        other => bail!(
+            "{file} is not a values file: its top level is {}, not a mapping of keys such as `cull:`",
+            describe(&other)
+        ),
+    }
+}
+
+/// The parent keys z2jh's values sit under in `top`, outermost first: as `path` names them,
+/// or, for [`ValuesPath::Auto`], [`SUBCHART_KEY`] when only it holds `cull` (or the hub's
+/// configuration) and the top level otherwise.
+fn parent_keys(file: &str, top: &Value, path: &ValuesPath) -> Result<Vec<String>> {
+    if let ValuesPath::Under(keys) = path {
+        return Ok(keys.clone());
+    }
+    // What marks the place of z2jh's values: `cull`, or the hub's `hub.config.JupyterHub`.
+    let marks = |node: Option<&Value>| -> Option<&'static str> {
+        let node = node?.as_object()?;
+        if node.contains_key("cull") {
+            Some("cull")
+        } else if dig(node.get("hub"), &["config", "JupyterHub"]).is_some() {
+            Some(HUB_CONFIG_KEY)
+        } else {
+            None
+        }
+    };
+    match (marks(Some(top)), marks(top.get(SUBCHART_KEY))) {
+        (Some(here), Some(there)) => bail!(
+            "{file} has both `{here}` and `{SUBCHART_KEY}.{there}`: say which one the hub uses with --values-path {SUBCHART_KEY} (input values-path), or --values-path . for the top level"
+        ),
+        (None, Some(_)) => Ok(vec![SUBCHART_KEY.to_string()]),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// The mapping at `parents` below `top`, with the keys walked to it; `None` when a parent
+/// is absent or null (the file sets nothing there).
+fn descend<'a>(
+    file: &str,
+    top: &'a Value,
+    parents: &'a [String],
+) -> Result<Option<(&'a Value, Vec<&'a str>)>> {
+    let mut base = top;
+    let mut walked: Vec<&str> = Vec::new();
+    for key in parents.iter().map(String::as_str) {
+        walked.push(key);
+        match base.get(key) {
+            None | Some(Value::Null) => return Ok(None),
+            Some(child @ Value::Object(_)) => base = child,
+            Some(other) => bail!(
+                "{file}: `{}` is {}, not a mapping; check --values-path (input values-path)",
+                walked.join("."),
+                describe(other),
+            ),
+        }
+    }
+    Ok(Some((base, walked)))
+}
+
+/// Reads the `cull` mapping `node`, found at `cull_path`, into `parsed`; refuses a key
+/// z2jh does not define ([`CULL_KEYS`]).
+fn read_cull(file: &str, node: &Value, cull_path: String, parsed: &mut FileCull) -> Result<()> {
     let key = |name: &str| format!("{cull_path}.{name}");
     if let Some(unknown) = node
         .as_object()
@@ -221,24 +252,20 @@ pub fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCull> {
             CULL_KEYS.join(", ")
         );
     }
+    let secs = |name: &str| {
+        node.get(name)
+            .map(|v| seconds(file, &key(name), v))
+            .transpose()
+    };
     parsed.enabled = node
         .get("enabled")
         .map(|v| boolean(file, &key("enabled"), v))
         .transpose()?;
-    parsed.timeout = node
-        .get("timeout")
-        .map(|v| seconds(file, &key("timeout"), v))
-        .transpose()?;
-    parsed.every = node
-        .get("every")
-        .map(|v| seconds(file, &key("every"), v))
-        .transpose()?;
-    parsed.max_age = node
-        .get("maxAge")
-        .map(|v| seconds(file, &key("maxAge"), v))
-        .transpose()?;
+    parsed.timeout = secs("timeout")?;
+    parsed.every = secs("every")?;
+    parsed.max_age = secs("maxAge")?;
     parsed.cull_path = Some(cull_path);
-    Ok(parsed)
+    Ok(())
 }
 
 /// The mapping at `keys` below `node`, if every step is a mapping.
@@ -508,6 +535,23 @@ mod tests {
         Ok(c)
     }
 
+    /// The files' settings, `cull` found as [`ValuesPath::Auto`] finds it.
+    fn auto(files: &[(&str, &str)]) -> Configured {
+        layered(files, &ValuesPath::Auto).unwrap()
+    }
+
+    /// One file's settings, `cull` found as [`ValuesPath::Auto`] finds it.
+    fn one(file: &str, text: &str) -> Configured {
+        auto(&[(file, text)])
+    }
+
+    /// The error one file is refused with, `cull` sought as [`ValuesPath::Auto`] seeks it.
+    fn one_err(file: &str, text: &str) -> String {
+        layered(&[(file, text)], &ValuesPath::Auto)
+            .unwrap_err()
+            .to_string()
+    }
+
     fn file_origin(file: &str, key: &str) -> Origin {
         Origin::File {
             file: file.into(),
@@ -517,14 +561,10 @@ mod tests {
 
     #[test]
     fn plain_chart_values_are_read_with_their_key_paths() {
-        let c = layered(
-            &[(
-                "values.yaml",
-                "hub:\n  image: {}\ncull:\n  enabled: true\n  timeout: 7200\n  every: 300\n  maxAge: 28800\n  users: false\n",
-            )],
-            &ValuesPath::Auto,
-        )
-        .unwrap();
+        let c = one(
+            "values.yaml",
+            "hub:\n  image: {}\ncull:\n  enabled: true\n  timeout: 7200\n  every: 300\n  maxAge: 28800\n  users: false\n",
+        );
         assert_eq!(
             c.settings,
             CullSettings {
@@ -543,14 +583,10 @@ mod tests {
 
     #[test]
     fn subchart_values_are_found_under_jupyterhub() {
-        let c = layered(
-            &[(
-                "umbrella.yaml",
-                "ingress: {enabled: true}\njupyterhub:\n  cull:\n    timeout: 1800\n",
-            )],
-            &ValuesPath::Auto,
-        )
-        .unwrap();
+        let c = one(
+            "umbrella.yaml",
+            "ingress: {enabled: true}\njupyterhub:\n  cull:\n    timeout: 1800\n",
+        );
         assert_eq!(c.settings.timeout_secs, 1800);
         assert_eq!(
             c.origins.timeout,
@@ -576,14 +612,10 @@ mod tests {
 
     #[test]
     fn a_later_file_overrides_an_earlier_one_key_by_key() {
-        let c = layered(
-            &[
-                ("base.yaml", "cull:\n  timeout: 7200\n  every: 300\n"),
-                ("prod.yaml", "cull:\n  timeout: 5400\n  maxAge: 86400\n"),
-            ],
-            &ValuesPath::Auto,
-        )
-        .unwrap();
+        let c = auto(&[
+            ("base.yaml", "cull:\n  timeout: 7200\n  every: 300\n"),
+            ("prod.yaml", "cull:\n  timeout: 5400\n  maxAge: 86400\n"),
+        ]);
         assert_eq!(c.settings.timeout_secs, 5400);
         assert_eq!(c.settings.every_secs, 300);
         assert_eq!(c.settings.max_age_secs, 86400);
@@ -602,10 +634,10 @@ mod tests {
             "cull: {}\n",
             "jupyterhub: {}\n",
         ] {
-            let c = layered(&[("v.yaml", text)], &ValuesPath::Auto).unwrap();
+            let c = one("v.yaml", text);
             assert_eq!(c, Configured::default(), "{text:?}");
         }
-        let c = layered(&[("v.yaml", "cull: {every: 120}\n")], &ValuesPath::Auto).unwrap();
+        let c = one("v.yaml", "cull: {every: 120}\n");
         assert_eq!(c.settings.timeout_secs, 3600);
         assert!(c.settings.enabled);
         assert_eq!(c.settings.max_age_secs, 0);
@@ -614,25 +646,19 @@ mod tests {
 
     #[test]
     fn yaml_one_one_booleans_read_as_helm_reads_them() {
-        let c = layered(&[("v.yaml", "cull: {enabled: no}\n")], &ValuesPath::Auto).unwrap();
+        let c = one("v.yaml", "cull: {enabled: no}\n");
         assert!(!c.settings.enabled);
     }
 
     #[test]
     fn null_clears_a_key_as_helm_does() {
-        let c = layered(
-            &[
-                ("a.yaml", "cull: {maxAge: 3600}\n"),
-                ("b.yaml", "cull: {maxAge: null}\n"),
-            ],
-            &ValuesPath::Auto,
-        )
-        .unwrap();
+        let c = auto(&[
+            ("a.yaml", "cull: {maxAge: 3600}\n"),
+            ("b.yaml", "cull: {maxAge: null}\n"),
+        ]);
         assert_eq!(c.settings.max_age_secs, 0);
         assert_eq!(c.origins.max_age, file_origin("b.yaml", "cull.maxAge"));
-        let err = layered(&[("a.yaml", "cull: {enabled: ~}\n")], &ValuesPath::Auto)
-            .unwrap_err()
-            .to_string();
+        let err = one_err("a.yaml", "cull: {enabled: ~}\n");
         assert!(err.contains("a.yaml: `cull.enabled` is null"), "{err}");
     }
 
@@ -673,9 +699,7 @@ mod tests {
             ),
         ];
         for (text, expected) in cases {
-            let err = layered(&[("hub.yaml", text)], &ValuesPath::Auto)
-                .unwrap_err()
-                .to_string();
+            let err = one_err("hub.yaml", text);
             assert!(err.contains(expected), "{text:?}: {err}");
         }
         let err = layered(
@@ -697,9 +721,7 @@ mod tests {
             "cull:\n  timeout: 1\n  timeout: 2\n",
             "a: 1\n---\nb: 2\n",
         ] {
-            let err = layered(&[("broken.yaml", text)], &ValuesPath::Auto)
-                .unwrap_err()
-                .to_string();
+            let err = one_err("broken.yaml", text);
             assert!(
                 err.starts_with("broken.yaml is not a YAML values file: "),
                 "{text:?}: {err}"
@@ -718,9 +740,7 @@ mod tests {
                 " (keys are case-sensitive: did you mean `timeout`?)",
             ),
         ] {
-            let err = layered(&[("hub.yaml", text)], &ValuesPath::Auto)
-                .unwrap_err()
-                .to_string();
+            let err = one_err("hub.yaml", text);
             assert!(
                 err.starts_with(&format!(
                     "hub.yaml: `{key}` is not a z2jh cull setting{hint}; the keys under "
@@ -735,14 +755,10 @@ mod tests {
             );
         }
         // Every key of z2jh's schema is taken, those that do not change the window included.
-        let c = layered(
-            &[(
-                "hub.yaml",
-                "cull: {enabled: true, users: false, adminUsers: true, removeNamedServers: false, timeout: 60, every: 30, concurrency: 10, maxAge: 0}\n",
-            )],
-            &ValuesPath::Auto,
-        )
-        .unwrap();
+        let c = one(
+            "hub.yaml",
+            "cull: {enabled: true, users: false, adminUsers: true, removeNamedServers: false, timeout: 60, every: 30, concurrency: 10, maxAge: 0}\n",
+        );
         assert_eq!(c.settings.timeout_secs, 60);
     }
 
@@ -771,9 +787,7 @@ mod tests {
                 "it holds more than one YAML document (separated by `---`)",
             ),
         ] {
-            let err = layered(&[("v.yaml", text)], &ValuesPath::Auto)
-                .unwrap_err()
-                .to_string();
+            let err = one_err("v.yaml", text);
             assert!(err.contains(says), "{err}");
             for advice in ["DuplicateKeyPolicy", "from_str_multiple", "Options"] {
                 assert!(!err.contains(advice), "{err}");
@@ -814,25 +828,16 @@ mod tests {
             .to_string();
             assert!(err.contains(says), "{value}: {err}");
         }
-        let c = layered(
-            &[("v.yaml", "cull: {timeout: 315360000}\n")],
-            &ValuesPath::Auto,
-        )
-        .unwrap();
+        let c = one("v.yaml", "cull: {timeout: 315360000}\n");
         assert_eq!(c.settings.timeout_secs, 315_360_000);
     }
 
     #[test]
     fn cull_in_both_places_is_ambiguous() {
-        let err = layered(
-            &[(
-                "v.yaml",
-                "cull: {timeout: 1}\njupyterhub:\n  cull: {timeout: 2}\n",
-            )],
-            &ValuesPath::Auto,
-        )
-        .unwrap_err()
-        .to_string();
+        let err = one_err(
+            "v.yaml",
+            "cull: {timeout: 1}\njupyterhub:\n  cull: {timeout: 2}\n",
+        );
         assert!(err.contains("both `cull` and `jupyterhub.cull`"), "{err}");
         assert!(err.contains("--values-path jupyterhub"), "{err}");
     }

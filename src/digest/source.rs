@@ -174,6 +174,11 @@ fn lower_case_repository(text: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The message `reference` is refused with.
+    fn refusal(reference: &str) -> String {
+        ImageSource::parse(reference).unwrap_err().to_string()
+    }
+
     #[test]
     fn docker_hub_short_names_are_normalised() {
         let ImageSource::Registry(r) = ImageSource::parse("lab:latest").unwrap() else {
@@ -191,28 +196,22 @@ mod tests {
 
     #[test]
     fn upper_case_repositories_are_refused_with_the_lower_case_form() {
-        let err = ImageSource::parse("ghcr.io/Octo/Lab:latest")
-            .unwrap_err()
-            .to_string();
+        let err = refusal("ghcr.io/Octo/Lab:latest");
         assert!(
             err.contains("repository names must be lower case")
                 && err.contains("write ghcr.io/octo/lab:latest"),
             "{err}"
         );
-        let err = ImageSource::parse("localhost:5000/Lab:V1")
-            .unwrap_err()
-            .to_string();
+        let err = refusal("localhost:5000/Lab:V1");
         assert!(err.contains("write localhost:5000/lab:V1"), "{err}");
         // Other mistakes keep the general message.
-        let err = ImageSource::parse("not a ref").unwrap_err().to_string();
+        let err = refusal("not a ref");
         assert!(err.contains("write REGISTRY/REPOSITORY:TAG"), "{err}");
     }
 
     #[test]
     fn an_invalid_registry_port_is_named_before_any_request() {
-        let err = ImageSource::parse("127.0.0.1:99999/org/lab:latest")
-            .unwrap_err()
-            .to_string();
+        let err = refusal("127.0.0.1:99999/org/lab:latest");
         assert!(
             err.contains(
                 "the registry port \"99999\" in 127.0.0.1:99999 is not a port number (1 to 65535)"
@@ -228,9 +227,7 @@ mod tests {
     fn digest_pins_must_be_lower_case_sha256() {
         let hex = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
         assert!(ImageSource::parse(&format!("ghcr.io/org/lab@sha256:{hex}")).is_ok());
-        let err = ImageSource::parse(&format!("ghcr.io/org/lab@sha256:{}", hex.to_uppercase()))
-            .unwrap_err()
-            .to_string();
+        let err = refusal(&format!("ghcr.io/org/lab@sha256:{}", hex.to_uppercase()));
         assert!(err.contains("the digest pin sha256:9F86D0"), "{err}");
         assert!(err.contains("64 lower-case hex digits"), "{err}");
         let sha512 = format!("ghcr.io/org/lab@sha512:{}", "a".repeat(128));
@@ -276,9 +273,7 @@ mod tests {
         for bad in ["-x", "x-", "a//b", "/a", "a/", "a b", "a---b", "x..y", "é"] {
             assert!(!is_layout_ref_name(bad), "{bad}");
         }
-        let err = ImageSource::parse("oci:dir:bad tag")
-            .unwrap_err()
-            .to_string();
+        let err = refusal("oci:dir:bad tag");
         assert!(err.contains("not an OCI reference name"), "{err}");
     }
 
@@ -295,7 +290,7 @@ mod tests {
             "A/a",
             "Org/lab:latest",
         ] {
-            let err = ImageSource::parse(bad).unwrap_err().to_string();
+            let err = refusal(bad);
             assert!(!err.is_empty(), "{bad:?}");
         }
     }

@@ -749,6 +749,16 @@ mod tests {
         );
     }
 
+    /// An idle culler whose maximum server age (30m) comes before its idle timeout (2h).
+    fn max_age_before_timeout() -> CullSettings {
+        CullSettings {
+            timeout_secs: 7200,
+            every_secs: 600,
+            max_age_secs: 1800,
+            ..Default::default()
+        }
+    }
+
     /// `facts` with the worst case for a hub of `servers` servers (slow-stop timeout 10 s).
     fn at_scale(mut f: Facts, servers: u64) -> Facts {
         let config = Configured {
@@ -787,13 +797,7 @@ mod tests {
 
     #[test]
     fn the_worst_case_with_max_age_first_and_its_evidence() {
-        let culler = CullSettings {
-            timeout_secs: 7200,
-            every_secs: 600,
-            max_age_secs: 1800,
-            ..Default::default()
-        };
-        let plain = facts(Tier::Routine, culler);
+        let plain = facts(Tier::Routine, max_age_before_timeout());
         let f = at_scale(plain.clone(), 1);
         let note = release_note(&f, None).unwrap();
         assert!(
@@ -981,13 +985,7 @@ mod tests {
 
     #[test]
     fn a_max_age_shorter_than_the_timeout_is_one_bound_for_every_session() {
-        let culler = CullSettings {
-            timeout_secs: 7200,
-            every_secs: 600,
-            max_age_secs: 1800,
-            ..Default::default()
-        };
-        let note = release_note(&facts(Tier::Routine, culler), None).unwrap();
+        let note = release_note(&facts(Tier::Routine, max_age_before_timeout()), None).unwrap();
         assert!(
             note.contains("- **Every session**, idle or active, is stopped at the maximum server age, which comes before the idle timeout: every session running at the release has been stopped within **40m** of it (by **2026-11-30 12:40 UTC**)."),
             "{note}"

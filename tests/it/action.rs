@@ -618,47 +618,9 @@ async fn secrets_are_masked_before_anything_else_is_printed() {
         .observe()
         .await
         .ok();
-    let lines: Vec<&str> = out.stdout.lines().collect();
     // The secrets and the forms a server may echo them in (base64, Basic credentials...)
     // are masked first, each once.
-    let masks: Vec<&str> = lines
-        .iter()
-        .take_while(|l| l.starts_with("::add-mask::"))
-        .copied()
-        .collect();
-    for secret in [TOKEN, PASSWORD] {
-        let line = format!("::add-mask::{secret}");
-        assert!(masks.contains(&line.as_str()), "{}", out.stdout);
-    }
-    let mut unique = masks.clone();
-    unique.sort_unstable();
-    unique.dedup();
-    assert_eq!(
-        unique.len(),
-        masks.len(),
-        "each secret is masked once: {}",
-        out.stdout
-    );
-    assert_eq!(
-        lines
-            .iter()
-            .filter(|l| l.starts_with("::add-mask::"))
-            .count(),
-        masks.len(),
-        "nothing is masked after the first other line: {}",
-        out.stdout
-    );
-    let rest = lines[masks.len()..].join("\n");
-    for secret in [TOKEN, PASSWORD] {
-        for (what, text) in [
-            ("stdout", &rest),
-            ("stderr", &out.stderr),
-            ("summary", &out.summary),
-            ("outputs", &out.outputs_raw),
-        ] {
-            assert!(!text.contains(secret), "{what} shows a secret:\n{text}");
-        }
-    }
+    out.assert_secrets_masked_first(&[TOKEN, PASSWORD]);
 }
 
 #[tokio::test]

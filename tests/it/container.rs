@@ -742,6 +742,29 @@ struct Action {
 }
 
 /// A copy of action.yml pinned by `scripts/pin-image` to `digest` in `registry`.
+/// The image in a fresh registry, and a copy of action.yml pinned to its digest.
+struct Pushed {
+    registry: Registry,
+    buildah: Buildah,
+    digest: String,
+    action: Action,
+}
+
+/// Pushes `image` to a fresh registry with buildah's tools and pins a copy of action.yml to
+/// the digest it got there.
+fn pushed_and_pinned(image: &Image) -> Pushed {
+    let registry = Registry::start();
+    let buildah = Buildah::new();
+    let digest = push(&registry, &buildah, image);
+    let action = pinned_action(&registry, &digest);
+    Pushed {
+        registry,
+        buildah,
+        digest,
+        action,
+    }
+}
+
 fn pinned_action(registry: &Registry, digest: &str) -> Action {
     let (dir, path, _) = action_copy();
     let repository = format!("{}/{REPOSITORY}", registry.addr);
@@ -798,17 +821,6 @@ struct Step {
     api_url: String,
     /// Files in the checked-out workspace (path relative to it, content).
     workspace_files: Vec<(&'static str, &'static str)>,
-}
-
-/// What a step left behind.
-#[derive(Debug)]
-struct Ran {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    outputs_raw: String,
-    outputs: BTreeMap<String, String>,
-    summary: String,
 }
 
 /// The runner's directories for one step, in a temp dir.
@@ -892,12 +904,12 @@ impl RunnerDirs {
         env
     }
 
-    fn ran(&self, out: Output) -> Ran {
+    fn ran(&self, out: Output) -> Outcome {
         let read = |name: &str| {
             std::fs::read_to_string(self.host("file_commands").join(name)).unwrap_or_default()
         };
         let outputs_raw = read("set_output_1");
-        Ran {
+        Outcome {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -919,7 +931,12 @@ fn clock_args() -> [&'static str; 2] {
 /// runner starts a Docker action, done with `buildah run --isolation chroot` on a working
 /// container of the pinned image (buildah runs a command, not the entrypoint: the test reads
 /// the entrypoint from the image and prepends it, as docker does).
-async fn run_in_container(buildah: &Buildah, image: &Image, action: &Action, step: &Step) -> Ran {
+async fn run_in_container(
+    buildah: &Buildah,
+    image: &Image,
+    action: &Action,
+    step: &Step,
+) -> Outcome {
     let reference = action
         .image
         .strip_prefix("docker://")
@@ -966,7 +983,7 @@ async fn run_in_container(buildah: &Buildah, image: &Image, action: &Action, ste
 }
 
 /// The same step with the host's release binary, in the runner's layout on the host.
-async fn run_on_host(image: &Image, action: &Action, step: &Step) -> Ran {
+async fn run_on_host(image: &Image, action: &Action, step: &Step) -> Outcome {
     let dirs = RunnerDirs::new(step);
     let env = dirs.env(step, action, &dirs.dir.path().display().to_string());
     let mut cmd = Command::new(&image.binary);
@@ -1008,6 +1025,105 @@ fn announce_step(registry: &Registry, api_url: &str, with: &[(&str, &str)]) -> S
         api_url: api_url.to_string(),
         workspace_files: vec![VALUES],
     }
+}
+
+/// The files the dynamic loader resolves for `binary` (`ldd`), as paths without the leading
+/// `/`: the loader itself included, the kernel's vDSO not (it has no file).
+fn loader_resolves(binary: &Path) -> BTreeSet<String> {
+    let ldd = Command::new("ldd").arg(binary).output().unwrap();
+    String::from_utf8(ldd.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let path = l.split_once(" => ").map_or(l, |(_, p)| p);
+            path.strip_prefix('/')
+                .map(|p| p.split(" (").next().unwrap().to_string())
+        })
+        .collect()
+}
+
+/// `usr/local/bin/codeq-rollout` as the image's one layer holds it.
+fn packed_binary(image: &Image) -> Vec<u8> {
+    let layer = image.manifest["layers"][0]["digest"].as_str().unwrap();
+    let packed = Command::new("tar")
+        .arg("-xzOf")
+        .arg(
+            image
+                .layout
+                .join("blobs/sha256")
+                .join(&layer["sha256:".len()..]),
+        )
+        .arg("usr/local/bin/codeq-rollout")
+        .output()
+        .unwrap();
+    packed.stdout
+}
+
+/// Asserts that the image's entrypoint, labels and working directory are the Dockerfile's
+/// (so main's image, `image: Dockerfile`, and a release's agree), that it runs as root (the
+/// runner needs it, see the Dockerfile) on linux, and that its manifest has no (empty)
+/// annotations.
+fn config_is_the_dockerfiles(image: &Image) {
+    let dockerfile = std::fs::read_to_string(repo_root().join("Dockerfile")).unwrap();
+    let entrypoint = dockerfile
+        .lines()
+        .find_map(|l| l.strip_prefix("ENTRYPOINT "))
+        .expect("the Dockerfile has an ENTRYPOINT");
+    assert_eq!(
+        image.entrypoint(),
+        serde_json::from_str::<Vec<String>>(entrypoint).unwrap()
+    );
+    // The same labels as the Dockerfile's last stage, so main's image and a release's have
+    // the same config, not only the same files; and no (empty) manifest annotations.
+    let labels: BTreeMap<&str, &str> = dockerfile
+        .lines()
+        .filter_map(|l| l.strip_prefix("LABEL "))
+        .map(|l| l.split_once('=').expect("LABEL key=value"))
+        .collect();
+    assert_eq!(labels.len(), 3, "{labels:?}");
+    assert_eq!(image.config["config"]["Labels"], json!(labels));
+    assert_eq!(
+        image.manifest.get("annotations"),
+        None,
+        "{}",
+        image.manifest
+    );
+    assert_eq!(image.config["config"]["WorkingDir"], json!("/"));
+    assert!(dockerfile.lines().any(|l| l == "WORKDIR /"));
+    let user = image.config["config"]["User"].as_str().unwrap_or_default();
+    assert!(user.is_empty() || user == "0", "runs as root, not {user:?}");
+    assert_eq!(image.config["os"], json!("linux"));
+}
+
+/// The newest glibc symbol version `binary` references (`GLIBC_2.36`), read as release.yml
+/// reads it for the release note (`readelf -V`).
+fn glibc_floor(binary: &Path) -> String {
+    let versions = Command::new("readelf")
+        .args(["-V", "--wide"])
+        .arg(binary)
+        .output()
+        .unwrap();
+    assert!(versions.status.success(), "{versions:?}");
+    let newest = String::from_utf8(versions.stdout)
+        .unwrap()
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .filter_map(|w| w.strip_prefix("GLIBC_"))
+        .filter_map(|v| {
+            v.split('.')
+                .map(|n| n.parse::<u32>().ok())
+                .collect::<Option<Vec<u32>>>()
+        })
+        .max()
+        .expect("the binary references glibc symbol versions");
+    format!(
+        "GLIBC_{}",
+        newest
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(".")
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1053,71 +1169,22 @@ fn the_image_is_the_release_binary_its_libraries_and_the_ca_bundle_on_scratch() 
     }
     // Exactly the libraries the dynamic loader resolves for the binary (the loader itself
     // included, the kernel's vDSO not: it has no file).
-    let ldd = Command::new("ldd").arg(&image.binary).output().unwrap();
-    let resolved: BTreeSet<String> = String::from_utf8(ldd.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|l| {
-            let l = l.trim();
-            let path = l.split_once(" => ").map_or(l, |(_, p)| p);
-            path.strip_prefix('/')
-                .map(|p| p.split(" (").next().unwrap().to_string())
-        })
-        .collect();
+    let resolved = loader_resolves(&image.binary);
     assert_eq!(
         libraries.into_iter().cloned().collect::<BTreeSet<_>>(),
         resolved
     );
     // The binary is the release binary, byte for byte.
-    let layer = image.manifest["layers"][0]["digest"].as_str().unwrap();
-    let packed = Command::new("tar")
-        .arg("-xzOf")
-        .arg(
-            image
-                .layout
-                .join("blobs/sha256")
-                .join(&layer["sha256:".len()..]),
-        )
-        .arg("usr/local/bin/codeq-rollout")
-        .output()
-        .unwrap();
+    let packed = packed_binary(image);
     assert!(
-        packed.stdout == std::fs::read(&image.binary).unwrap(),
+        packed == std::fs::read(&image.binary).unwrap(),
         "the image's binary is not {}",
         image.binary.display()
     );
 
     // The entrypoint is the Dockerfile's, so main (image: Dockerfile) and releases agree;
     // no USER (the runner needs root, see the Dockerfile).
-    let dockerfile = std::fs::read_to_string(repo_root().join("Dockerfile")).unwrap();
-    let entrypoint = dockerfile
-        .lines()
-        .find_map(|l| l.strip_prefix("ENTRYPOINT "))
-        .expect("the Dockerfile has an ENTRYPOINT");
-    assert_eq!(
-        image.entrypoint(),
-        serde_json::from_str::<Vec<String>>(entrypoint).unwrap()
-    );
-    // The same labels as the Dockerfile's last stage, so main's image and a release's have
-    // the same config, not only the same files; and no (empty) manifest annotations.
-    let labels: BTreeMap<&str, &str> = dockerfile
-        .lines()
-        .filter_map(|l| l.strip_prefix("LABEL "))
-        .map(|l| l.split_once('=').expect("LABEL key=value"))
-        .collect();
-    assert_eq!(labels.len(), 3, "{labels:?}");
-    assert_eq!(image.config["config"]["Labels"], json!(labels));
-    assert_eq!(
-        image.manifest.get("annotations"),
-        None,
-        "{}",
-        image.manifest
-    );
-    assert_eq!(image.config["config"]["WorkingDir"], json!("/"));
-    assert!(dockerfile.lines().any(|l| l == "WORKDIR /"));
-    let user = image.config["config"]["User"].as_str().unwrap_or_default();
-    assert!(user.is_empty() || user == "0", "runs as root, not {user:?}");
-    assert_eq!(image.config["os"], json!("linux"));
+    config_is_the_dockerfiles(image);
 
     let size = image.compressed_size();
     eprintln!(
@@ -1133,31 +1200,7 @@ fn the_image_is_the_release_binary_its_libraries_and_the_ca_bundle_on_scratch() 
 
     // README's glibc floor for this build: the newest glibc symbol version the binary
     // references, read as release.yml reads it for the release note (readelf -V).
-    let versions = Command::new("readelf")
-        .args(["-V", "--wide"])
-        .arg(&image.binary)
-        .output()
-        .unwrap();
-    assert!(versions.status.success(), "{versions:?}");
-    let newest = String::from_utf8(versions.stdout)
-        .unwrap()
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
-        .filter_map(|w| w.strip_prefix("GLIBC_"))
-        .filter_map(|v| {
-            v.split('.')
-                .map(|n| n.parse::<u32>().ok())
-                .collect::<Option<Vec<u32>>>()
-        })
-        .max()
-        .expect("the binary references glibc symbol versions");
-    let floor = format!(
-        "GLIBC_{}",
-        newest
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join(".")
-    );
+    let floor = glibc_floor(&image.binary);
     let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
     assert!(
         readme.contains(&format!("references `{floor}` at most")),
@@ -1177,10 +1220,12 @@ fn the_image_is_the_release_binary_its_libraries_and_the_ca_bundle_on_scratch() 
 #[tokio::test]
 async fn the_pinned_image_announces_itself_as_the_runner_runs_it_and_as_the_host_binary_does() {
     let image = image();
-    let registry = Registry::start();
-    let buildah = Buildah::new();
-    let digest = push(&registry, &buildah, image);
-    let action = pinned_action(&registry, &digest);
+    let Pushed {
+        registry,
+        buildah,
+        digest,
+        action,
+    } = pushed_and_pinned(image);
     assert_eq!(
         action.image,
         format!("docker://{}/{REPOSITORY}@{digest}", registry.addr)
@@ -1197,24 +1242,17 @@ async fn the_pinned_image_announces_itself_as_the_runner_runs_it_and_as_the_host
     );
     let in_container = run_in_container(&buildah, image, &action, &step).await;
     assert_eq!(in_container.code, 0, "{in_container:#?}");
-    let expected: BTreeMap<String, String> = [
-        ("digest", digest.as_str()),
-        ("tier", "security"),
-        ("tier-source", "labels"),
-        ("changed", "true"),
-        ("idle-window-seconds", "2100"),
-        ("active-window-seconds", "29100"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    let got: BTreeMap<String, String> = in_container
-        .outputs
-        .iter()
-        .filter(|(k, _)| expected.contains_key(*k))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    assert_eq!(got, expected, "{in_container:#?}");
+    assert_outputs_hold(
+        &in_container.outputs,
+        &[
+            ("digest", digest.as_str()),
+            ("tier", "security"),
+            ("tier-source", "labels"),
+            ("changed", "true"),
+            ("idle-window-seconds", "2100"),
+            ("active-window-seconds", "29100"),
+        ],
+    );
     let short = &digest["sha256:".len()..][..12];
     assert_eq!(
         in_container.outputs["release-url"],
@@ -1238,26 +1276,7 @@ async fn the_pinned_image_announces_itself_as_the_runner_runs_it_and_as_the_host
     );
 
     // The token is masked before anything else is printed, and appears nowhere else.
-    assert!(
-        in_container
-            .stdout
-            .starts_with(&format!("::add-mask::{TOKEN}\n")),
-        "{}",
-        in_container.stdout
-    );
-    let unmasked: String = in_container
-        .stdout
-        .lines()
-        .filter(|l| !l.starts_with("::add-mask::"))
-        .collect();
-    for (what, text) in [
-        ("stdout", &unmasked),
-        ("stderr", &in_container.stderr),
-        ("outputs", &in_container.outputs_raw),
-        ("summary", &in_container.summary),
-    ] {
-        assert!(!text.contains(TOKEN), "the token is in the {what}");
-    }
+    in_container.assert_secrets_masked_first(&[TOKEN]);
 
     // The host binary, same inputs, its own fake GitHub: the same outputs, summary, log and
     // requests, to the byte.
@@ -1285,10 +1304,7 @@ async fn the_pinned_image_announces_itself_as_the_runner_runs_it_and_as_the_host
 #[tokio::test]
 async fn the_container_exits_2_on_bad_input_and_1_on_failure_writing_nothing() {
     let image = image();
-    let registry = Registry::start();
-    let buildah = Buildah::new();
-    let digest = push(&registry, &buildah, image);
-    let action = pinned_action(&registry, &digest);
+    let pushed = pushed_and_pinned(image);
     let other = good_digest('0');
     for (with, code) in [
         (("tier", "urgent"), 2),
@@ -1296,8 +1312,8 @@ async fn the_container_exits_2_on_bad_input_and_1_on_failure_writing_nothing() {
         (("expected-digest", other.as_str()), 1),
     ] {
         let github = FakeGitHub::start().await;
-        let step = announce_step(&registry, &github.api_url(), &[with]);
-        let in_container = run_in_container(&buildah, image, &action, &step).await;
+        let step = announce_step(&pushed.registry, &github.api_url(), &[with]);
+        let in_container = run_in_container(&pushed.buildah, image, &pushed.action, &step).await;
         assert_eq!(in_container.code, code, "{with:?}: {in_container:#?}");
         assert!(
             in_container
@@ -1314,7 +1330,7 @@ async fn the_container_exits_2_on_bad_input_and_1_on_failure_writing_nothing() {
                 "{with:?}: bad input, no request"
             );
         }
-        let on_host = run_on_host(image, &action, &step).await;
+        let on_host = run_on_host(image, &pushed.action, &step).await;
         assert_eq!(
             (
                 in_container.code,

@@ -70,18 +70,7 @@ async fn security_pr_creates_one_release_and_one_tracking_issue() {
     )));
     // The runner consumes `::add-mask::` lines (they are how it learns the secret); nothing
     // else may carry the token, and the mask comes before any other line.
-    assert!(
-        out.stdout.starts_with(&format!("::add-mask::{TOKEN}\n")),
-        "{}",
-        out.stdout
-    );
-    let rest: String = out
-        .stdout
-        .lines()
-        .filter(|l| !l.starts_with("::add-mask::"))
-        .collect();
-    assert!(!rest.contains(TOKEN) && !out.stderr.contains(TOKEN) && !out.summary.contains(TOKEN));
-    assert!(!out.outputs_raw.contains(TOKEN));
+    out.assert_secrets_masked_first(&[TOKEN]);
 }
 
 #[tokio::test]

@@ -47,6 +47,35 @@ fn all_stopped(hub: &Hub, users: &[&str]) -> bool {
     users.iter().all(|u| hub.stop_of(u).is_some())
 }
 
+/// A hub with `settings` running a server for each of `users`, each taking the seconds
+/// `delays` gives it to stop.
+async fn hub_running(settings: HubSettings, delays: &[(&str, f64)], users: &[&str]) -> Hub {
+    let hub = Hub::start(settings).await;
+    hub.set_stop_delays(delays);
+    hub.start_servers(users).await;
+    hub
+}
+
+/// Posts one last activity, now, for each of `users`; returns that time (unix seconds).
+async fn last_active_now(hub: &Hub, users: &[&str]) -> f64 {
+    let t0 = unix_now();
+    for u in users {
+        hub.post_activity(u, t0).await;
+    }
+    t0
+}
+
+/// Waits up to `within` until every server of `users` (`what`) has stopped; fails with the
+/// hub's log if one has not.
+async fn wait_until_culled(hub: &Hub, what: &str, users: &[&str], within: Duration) {
+    let done = hub
+        .wait_for(&format!("every server of {what} stopped"), within, |h| {
+            std::future::ready(all_stopped(h, users))
+        })
+        .await;
+    assert!(done, "{what} not culled; log:\n{}", hub.log());
+}
+
 /// Idle servers, servers active then idle, and always-active servers with no maximum age on
 /// one hub of 7 servers: the idle ones stop within the bound after their last activity, the
 /// always-active ones are never stopped.
@@ -74,8 +103,7 @@ async fn idle_and_active_then_idle_servers_stop_within_the_bound_and_active_ones
         "scenario chosen so no restart is carried"
     );
 
-    let hub = Hub::start(settings).await;
-    hub.set_stop_delays(&[
+    let delays = [
         ("idle-1", 0.1),
         ("idle-2", 0.2),
         ("idle-3", 0.4),
@@ -83,8 +111,8 @@ async fn idle_and_active_then_idle_servers_stop_within_the_bound_and_active_ones
         ("busy-2", 0.4),
         ("always-1", 0.1),
         ("always-2", 0.1),
-    ]);
-    hub.start_servers(&users).await;
+    ];
+    let hub = hub_running(settings, &delays, &users).await;
 
     // The driver: every second, activity for the always-active servers and, for the first
     // 8 seconds, for the active-then-idle ones; the idle ones get one activity at t0.
@@ -149,9 +177,7 @@ async fn active_servers_stop_by_their_maximum_age() {
     let worst = at_scale(&settings.cull(), &settings.scale(users.len() as u64));
     let active_bound = worst.active_secs.unwrap() as f64;
 
-    let hub = Hub::start(settings).await;
-    hub.set_stop_delays(&[("aged-1", 0.1), ("aged-2", 0.4)]);
-    hub.start_servers(&users).await;
+    let hub = hub_running(settings, &[("aged-1", 0.1), ("aged-2", 0.4)], &users).await;
     let started: BTreeMap<String, f64> = hub
         .servers()
         .await
@@ -219,21 +245,10 @@ async fn a_burst_of_slow_stops_overruns_the_old_bound_but_not_the_new_one() {
     let stops: f64 = delays.iter().map(|(_, d)| d).sum();
     assert!(stops > settings.every as f64);
 
-    let hub = Hub::start(settings).await;
-    hub.set_stop_delays(&delays);
-    hub.start_servers(&users).await;
-    let t0 = unix_now();
-    for u in &users {
-        hub.post_activity(u, t0).await;
-    }
-    let done = hub
-        .wait_for(
-            "every server in the burst stopped",
-            Duration::from_secs_f64(idle_bound + 15.0),
-            |h| std::future::ready(all_stopped(h, &users)),
-        )
-        .await;
-    assert!(done, "burst not culled; log:\n{}", hub.log());
+    let hub = hub_running(settings, &delays, &users).await;
+    let t0 = last_active_now(&hub, &users).await;
+    let within = Duration::from_secs_f64(idle_bound + 15.0);
+    wait_until_culled(&hub, "the burst", &users, within).await;
     let mut latest = 0.0f64;
     for u in &users {
         check_stop(
@@ -278,21 +293,10 @@ async fn stops_longer_than_the_slow_stop_timeout_cost_the_pass_only_the_timeout(
     let worst = at_scale(&settings.cull(), &settings.scale(users.len() as u64));
     let idle_bound = worst.idle_secs.unwrap() as f64;
 
-    let hub = Hub::start(settings).await;
-    hub.set_stop_delays(&users.map(|u| (u, stop)));
-    hub.start_servers(&users).await;
-    let t0 = unix_now();
-    for u in &users {
-        hub.post_activity(u, t0).await;
-    }
-    let done = hub
-        .wait_for(
-            "every slow server stopped",
-            Duration::from_secs_f64(idle_bound + stop + 15.0),
-            |h| std::future::ready(all_stopped(h, &users)),
-        )
-        .await;
-    assert!(done, "slow servers not culled; log:\n{}", hub.log());
+    let hub = hub_running(settings, &users.map(|u| (u, stop)), &users).await;
+    let t0 = last_active_now(&hub, &users).await;
+    let within = Duration::from_secs_f64(idle_bound + stop + 15.0);
+    wait_until_culled(&hub, "the slow servers", &users, within).await;
     let log = hub.log();
     let mut begins: Vec<f64> = Vec::new();
     for u in &users {

@@ -9,6 +9,13 @@ use crate::common::*;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
+/// Every run's first look-up: the releases, then the open tracking issues.
+const LOOK_UP: [&str; 2] = ["GET /releases", "GET /issues"];
+
+/// A release POST refused on its tag (another run created the release first), then the
+/// look-up again.
+const RELEASE_REFUSED: [&str; 3] = ["POST /releases", "GET /releases", "GET /issues"];
+
 /// An image in an OCI layout named `name` (so its release tag is `<name>-<12 hex>`).
 struct Image {
     _dir: Option<TempDir>,
@@ -604,18 +611,10 @@ async fn a_security_run_refused_on_a_release_it_did_not_list_still_ends_with_its
     run.args
         .extend(["--lookup-backoff-ms", "0"].map(String::from));
     let rerun = desk.step(run).await.ok();
+    let then_opens_the_issue = ["GET /issues", "POST /issues", "GET /issues"];
     assert_eq!(
         rerun.calls,
-        [
-            "GET /releases",
-            "GET /issues",
-            "POST /releases",
-            "GET /releases",
-            "GET /issues",
-            "GET /issues",
-            "POST /issues",
-            "GET /issues",
-        ],
+        [&LOOK_UP[..], &RELEASE_REFUSED, &then_opens_the_issue].concat(),
         "refused on the tag, it finds the release, looks for the issue twice, opens it once \
          and checks that no lower-numbered one appeared"
     );
@@ -759,14 +758,7 @@ async fn a_refused_release_never_listed_gives_way_to_a_concurrent_runs_issue() {
         "the release is not listed yet: {}",
         out.out.stdout
     );
-    let waits_for_the_issue = [
-        "GET /releases",
-        "GET /issues",
-        "POST /releases",
-        "GET /releases",
-        "GET /issues",
-        "GET /issues",
-    ];
+    let waits_for_the_issue = [&LOOK_UP[..], &RELEASE_REFUSED, &["GET /issues"]].concat();
     gave_way(&desk, &out, &waits_for_the_issue);
     insta::assert_snapshot!(desk.printed(&out));
 }
@@ -850,13 +842,7 @@ async fn a_run_that_loses_the_release_race_writes_nothing_more_and_reports_the_w
     let loser = desk.step(second_run(desk.run(&["security"]))).await.ok();
     assert_eq!(
         loser.calls,
-        [
-            "GET /releases",
-            "GET /issues",
-            "POST /releases",
-            "GET /releases",
-            "GET /issues"
-        ],
+        [&LOOK_UP[..], &RELEASE_REFUSED].concat(),
         "refused on the tag, it looks the release and the issue up again, and writes nothing"
     );
     assert_eq!(loser.output("changed"), "false");

@@ -335,13 +335,7 @@ async fn plain_http_registry_over_https_is_a_tls_error_suggesting_insecure_regis
 async fn nothing_listening_is_unreachable_naming_host_port_and_attempts() {
     let port = crate::common::registry::free_port();
     let addr = format!("127.0.0.1:{port}");
-    let timer = VirtualTimer::start();
-    let err = resolve(
-        &format!("{addr}/org/lab:latest"),
-        &options(&addr, None, &timer),
-    )
-    .await
-    .unwrap_err();
+    let (err, timer) = refusal_at(&addr, "org/lab:latest").await;
     assert!(
         matches!(err, RegistryError::Unreachable { ref host, port: p, attempts: 6, .. } if host == "127.0.0.1" && p == port),
         "{err}"
@@ -351,6 +345,15 @@ async fn nothing_listening_is_unreachable_naming_host_port_and_attempts() {
 }
 
 // ---- a wiremock registry, for what a real one cannot be made to show ----
+
+/// Resolves `repo_tag` (e.g. `org/lab:latest`) at `addr` over plain HTTP without
+/// credentials, on a virtual clock; returns the error it fails with, and the clock (its
+/// waits are the backoff).
+async fn refusal_at(addr: &str, repo_tag: &str) -> (RegistryError, Arc<VirtualTimer>) {
+    let timer = VirtualTimer::start();
+    let result = resolve(&format!("{addr}/{repo_tag}"), &options(addr, None, &timer)).await;
+    (result.unwrap_err(), timer)
+}
 
 /// Resolves the fake's `org/lab:latest` over plain HTTP without credentials, on a virtual
 /// clock; returns the result and the clock (its waits are the backoff).
@@ -406,21 +409,10 @@ async fn name_unknown_is_repository_not_found() {
     // quay, Harbor and distribution's tag listing answer NAME_UNKNOWN for a repository they
     // do not have; a local distribution says MANIFEST_UNKNOWN on the manifest endpoint.
     let fake = FakeRegistry::new()
-        .head(status(404))
-        .get(registry_error(
-            404,
-            "NAME_UNKNOWN",
-            "repository name not known to registry",
-        ))
+        .failing(404, "NAME_UNKNOWN", "repository name not known to registry")
         .start()
         .await;
-    let timer = VirtualTimer::start();
-    let err = resolve(
-        &format!("{}/org/other:latest", fake.addr),
-        &options(&fake.addr, None, &timer),
-    )
-    .await
-    .unwrap_err();
+    let (err, _) = refusal_at(&fake.addr, "org/other:latest").await;
     assert!(
         matches!(err, RegistryError::RepositoryNotFound { .. }),
         "{err}"
@@ -428,28 +420,62 @@ async fn name_unknown_is_repository_not_found() {
     insta::assert_snapshot!(said(&err, &fake));
 }
 
+/// Answers the client cannot take a digest from, each refused with an error naming what
+/// was wrong (one snapshot a case, named by it): a digest header the bytes contradict, one
+/// that is not sha256 hex, two different ones, a manifest over 4 MiB, and a 404 page of HTML
+/// quoted by its title.
 #[tokio::test]
-async fn a_digest_header_the_bytes_contradict_is_an_error() {
-    let lie = digest_of(b"another manifest");
-    let fake = FakeRegistry::new()
-        .head(status(200))
-        .get(with_digest(&lie).set_body_raw(BODY, INDEX))
-        .start()
-        .await;
-    let err = resolve_fake(&fake, None).await.0.unwrap_err();
-    assert!(matches!(err, RegistryError::DigestMismatch { .. }), "{err}");
-    insta::assert_snapshot!(said(&err, &fake));
-}
-
-#[tokio::test]
-async fn a_digest_header_that_is_not_sha256_hex_is_refused() {
-    let fake = FakeRegistry::new()
-        .head(with_digest("sha256:ABC"))
-        .start()
-        .await;
-    let err = resolve_fake(&fake, None).await.0.unwrap_err();
-    assert!(matches!(err, RegistryError::InvalidDigest { .. }), "{err}");
-    insta::assert_snapshot!(said(&err, &fake));
+async fn unusable_answers_are_refused_naming_what_was_wrong() {
+    let another = digest_of(b"another manifest");
+    let nginx_404 = "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
+    let big = format!(
+        r#"{{"schemaVersion":2,"mediaType":"{INDEX}","manifests":[],"pad":"{}"}}"#,
+        " ".repeat(4 << 20)
+    );
+    // Whether the error is the one the case expects.
+    type Expected = fn(&RegistryError) -> bool;
+    let cases: Vec<(&str, FakeRegistry, Expected)> = vec![
+        (
+            "a_digest_header_the_bytes_contradict_is_an_error",
+            FakeRegistry::new()
+                .head(status(200))
+                .get(with_digest(&another).set_body_raw(BODY, INDEX)),
+            |e| matches!(e, RegistryError::DigestMismatch { .. }),
+        ),
+        (
+            "a_digest_header_that_is_not_sha256_hex_is_refused",
+            FakeRegistry::new().head(with_digest("sha256:ABC")),
+            |e| matches!(e, RegistryError::InvalidDigest { .. }),
+        ),
+        (
+            "two_different_digest_headers_are_an_error",
+            FakeRegistry::new().head(
+                with_digest(&digest_of(BODY))
+                    .append_header("Docker-Content-Digest", another.as_str()),
+            ),
+            |e| matches!(e, RegistryError::ConflictingDigests { .. }),
+        ),
+        (
+            "a_manifest_over_4_mib_is_refused",
+            FakeRegistry::new()
+                .head(status(200))
+                .get(serving(big, INDEX)),
+            |e| matches!(e, RegistryError::ManifestTooLarge { limit, .. } if *limit == 4 << 20),
+        ),
+        (
+            "a_404_html_page_is_quoted_by_its_title",
+            FakeRegistry::new()
+                .head(status(404))
+                .get(status(404).set_body_raw(nginx_404, "text/html")),
+            |e| matches!(e, RegistryError::TagNotFound { .. }),
+        ),
+    ];
+    for (name, fake, expected) in cases {
+        let fake = fake.start().await;
+        let err = resolve_fake(&fake, None).await.0.unwrap_err();
+        assert!(expected(&err), "{name}: {err}");
+        insta::assert_snapshot!(name, said(&err, &fake));
+    }
 }
 
 #[tokio::test]
@@ -488,12 +514,7 @@ async fn a_503_is_retried_with_backoff_until_the_registry_answers() {
 async fn a_registry_that_keeps_failing_is_named_with_the_attempts_and_its_message() {
     // Only a GET answer has a body: the registry's own words come from it.
     let fake = FakeRegistry::new()
-        .head(status(503))
-        .get(registry_error(
-            503,
-            "UNAVAILABLE",
-            "maintenance until 14:00 UTC",
-        ))
+        .failing(503, "UNAVAILABLE", "maintenance until 14:00 UTC")
         .start()
         .await;
     let (result, timer) = resolve_fake(&fake, None).await;
@@ -611,15 +632,33 @@ async fn an_unreachable_token_endpoint_is_named_as_such() {
     );
 }
 
+/// A registry, or its token endpoint, that does not answer: the run gives up at its
+/// deadline and names which one hung and after how many requests (one snapshot a case).
 #[tokio::test]
-async fn a_registry_hanging_past_the_deadline_times_out() {
-    let fake = FakeRegistry::new().head(hang(30)).start().await;
-    let err = resolve_fake_within_2s(&fake).await;
-    assert!(
-        matches!(err, RegistryError::TimedOut { requests: 1, .. }),
-        "{err}"
-    );
-    insta::assert_snapshot!(said(&err, &fake));
+async fn a_hang_past_the_deadline_times_out_naming_what_hung() {
+    let cases = [
+        (
+            "a_registry_hanging_past_the_deadline_times_out",
+            FakeRegistry::new().head(hang(30)),
+            1,
+        ),
+        (
+            "a_hanging_token_endpoint_is_named_not_the_registry",
+            FakeRegistry::new()
+                .bearer_challenge_here()
+                .get_at("/token", hang(30)),
+            2,
+        ),
+    ];
+    for (name, fake, requests) in cases {
+        let fake = fake.start().await;
+        let err = resolve_fake_within_2s(&fake).await;
+        assert!(
+            matches!(err, RegistryError::TimedOut { requests: r, .. } if r == requests),
+            "{name}: {err}"
+        );
+        insta::assert_snapshot!(name, said(&err, &fake));
+    }
 }
 
 // ---- through the binary, as the Actions runner starts it ----
@@ -765,34 +804,9 @@ async fn a_get_fallback_that_is_not_a_manifest_is_refused() {
 }
 
 #[tokio::test]
-async fn a_manifest_over_4_mib_is_refused() {
-    let big = format!(
-        r#"{{"schemaVersion":2,"mediaType":"{INDEX}","manifests":[],"pad":"{}"}}"#,
-        " ".repeat(4 << 20)
-    );
-    let fake = FakeRegistry::new()
-        .head(status(200))
-        .get(serving(big, INDEX))
-        .start()
-        .await;
-    let err = resolve_fake(&fake, None).await.0.unwrap_err();
-    assert!(
-        matches!(err, RegistryError::ManifestTooLarge { limit, .. } if limit == 4 << 20),
-        "{err}"
-    );
-    insta::assert_snapshot!(said(&err, &fake));
-}
-
-#[tokio::test]
 async fn an_endless_manifest_body_is_cut_at_4_mib_not_read_whole() {
     let endless = crate::common::registry::EndlessManifest::start().await;
-    let timer = VirtualTimer::start();
-    let err = resolve(
-        &format!("{}/org/lab:latest", endless.addr),
-        &options(&endless.addr, None, &timer),
-    )
-    .await
-    .unwrap_err();
+    let (err, _) = refusal_at(&endless.addr, "org/lab:latest").await;
     assert!(
         matches!(err, RegistryError::ManifestTooLarge { .. }),
         "{err}"
@@ -801,21 +815,6 @@ async fn an_endless_manifest_body_is_cut_at_4_mib_not_read_whole() {
     // sockets buffer, far from unbounded.
     let sent = endless.sent();
     assert!(sent < 64 << 20, "{sent} bytes were read");
-}
-
-#[tokio::test]
-async fn two_different_digest_headers_are_an_error() {
-    let other = digest_of(b"another manifest");
-    let fake = FakeRegistry::new()
-        .head(with_digest(&digest_of(BODY)).append_header("Docker-Content-Digest", other.as_str()))
-        .start()
-        .await;
-    let err = resolve_fake(&fake, None).await.0.unwrap_err();
-    assert!(
-        matches!(err, RegistryError::ConflictingDigests { .. }),
-        "{err}"
-    );
-    insta::assert_snapshot!(said(&err, &fake));
 }
 
 #[tokio::test]
@@ -920,37 +919,7 @@ async fn a_retry_after_of_zero_is_not_blamed_for_the_deadline() {
     insta::assert_snapshot!(said(&err, &fake));
 }
 
-#[tokio::test]
-async fn a_hanging_token_endpoint_is_named_not_the_registry() {
-    let fake = FakeRegistry::new()
-        .bearer_challenge_here()
-        .get_at("/token", hang(30))
-        .start()
-        .await;
-    let err = resolve_fake_within_2s(&fake).await;
-    assert!(
-        matches!(err, RegistryError::TimedOut { requests: 2, .. }),
-        "{err}"
-    );
-    insta::assert_snapshot!(said(&err, &fake));
-}
-
 // ---- what the registry says, quoted so people can read it ----
-
-#[tokio::test]
-async fn a_404_html_page_is_quoted_by_its_title() {
-    let fake = FakeRegistry::new()
-        .head(status(404))
-        .get(status(404).set_body_raw(
-            "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n",
-            "text/html",
-        ))
-        .start()
-        .await;
-    let err = resolve_fake(&fake, None).await.0.unwrap_err();
-    assert!(matches!(err, RegistryError::TagNotFound { .. }), "{err}");
-    insta::assert_snapshot!(said(&err, &fake));
-}
 
 #[tokio::test]
 async fn a_head_answered_405_falls_back_to_get() {
@@ -1014,13 +983,7 @@ async fn a_tls_registry_with_a_private_ca_gets_trust_advice_not_insecure_registr
 async fn insecure_registry_on_a_tls_registry_says_it_speaks_tls() {
     let tls = crate::common::registry::TlsFiles::generate();
     let registry = Registry::start_tls(&tls);
-    let timer = VirtualTimer::start();
-    let err = resolve(
-        &registry.reference("org/lab:latest"),
-        &options(&registry.addr, None, &timer),
-    )
-    .await
-    .unwrap_err();
+    let (err, _) = refusal_at(&registry.addr, "org/lab:latest").await;
     assert!(matches!(err, RegistryError::InsecureButTls { .. }), "{err}");
     insta::assert_snapshot!(scrub(&err.to_string(), &[(&registry.addr, "[registry]")]));
 }

@@ -7,11 +7,13 @@
 //! without scopes, URL not the hub's API, hub unreachable) fails with the error saying
 //! what to do, and sends nothing but GETs.
 
-use crate::common::hub::{Hub, HubSettings, iso, parse_iso, unix_now};
+use crate::common::github::FakeGitHub;
+use crate::common::hub::{Hub, HubSettings, ServerView, iso, parse_iso, unix_now};
 use crate::common::{run_codeq, scrub};
 use codeq_rollout::status::classify::{AtScaleModel, CullerModel, ServerTimes};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::Duration;
 use time::OffsetDateTime;
 
@@ -20,6 +22,21 @@ const READER_TOKEN: &str = "status-reader-token-0123456789abcdef";
 /// The hub's largest page here (JupyterHub's `api_page_max_limit`, 200 by default): small, so
 /// that three servers take two pages and `status` must follow the hub's `next`.
 const PAGE: u64 = 2;
+/// The culler and hub settings of the rig `status` measures, in seconds: the options
+/// [`status`] passes and the inputs of the Action's run.
+const RIG: HubSettings = HubSettings {
+    timeout: 6,
+    every: 2,
+    max_age: 20,
+    slow_stop_timeout: 1,
+};
+/// A culler too slow to stop anything during a test.
+const SLOW_CULLER: HubSettings = HubSettings {
+    timeout: 600,
+    every: 300,
+    max_age: 0,
+    slow_stop_timeout: 1,
+};
 /// A service token with no role at all.
 const NO_SCOPE_TOKEN: &str = "status-no-scope-token-0123456789abcdef";
 
@@ -51,7 +68,7 @@ fn status(base: &str, token: &str, released_at: &str, args: &[&str]) -> (i32, St
         released_at,
         "--hub-timeout",
         "10s",
-        // The rig's culler and hub settings (see the test).
+        // The rig's culler and hub settings, RIG's.
         "--cull-timeout",
         "6",
         "--cull-every",
@@ -89,31 +106,23 @@ fn time(v: &Value) -> OffsetDateTime {
     .unwrap()
 }
 
-#[tokio::test]
-async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
-    let settings = HubSettings {
-        timeout: 6,
-        every: 2,
-        max_age: 20,
-        slow_stop_timeout: 1,
-    };
+/// A hub with `settings`, the services and page size of [`extra_config`]; and its address
+/// (the base `status` takes, without `/hub/api`).
+async fn status_hub(settings: HubSettings) -> (Hub, String) {
     let hub = Hub::start_with(settings, &extra_config()).await;
     let base = hub.api.trim_end_matches("/hub/api").to_string();
+    (hub, base)
+}
 
-    // Two servers from before the release, one after it.
-    hub.start_servers(&["old-idle", "old-busy"]).await;
-    let released = unix_now();
-    let released_at = iso(released);
-    hub.start_servers(&["fresh"]).await;
-    hub.post_activity("old-busy", unix_now()).await;
-
-    let (code, stdout, stderr) = status(&base, READER_TOKEN, &released_at, &["--json"]);
-    assert_eq!(code, 0, "status failed: {stderr}\nlog:\n{}", hub.log());
-    let report: Value = serde_json::from_str(&stdout).expect("stdout is the JSON alone");
-    let truth = hub.servers().await;
-    let measured_at = time(&report["measured_at"]);
-
-    // The hub's truth: which servers, their start times, their states.
+/// Checks `status`'s JSON `report` against the hub's `truth` server by server (start
+/// times, states, deadlines by the model at the hub's scale) and its totals; returns each
+/// stale server's deadline (unix seconds, end of the second given).
+fn check_against_the_hub(
+    report: &Value,
+    truth: &[ServerView],
+    settings: &HubSettings,
+    measured_at: OffsetDateTime,
+) -> BTreeMap<String, f64> {
     let model = AtScaleModel {
         settings: settings.cull(),
         scale: settings.scale(3),
@@ -121,7 +130,7 @@ async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
     let mut deadlines = BTreeMap::new();
     let servers = report["servers"].as_array().unwrap();
     assert_eq!(servers.len(), truth.len(), "{report:#}");
-    for view in &truth {
+    for view in truth {
         let row = servers
             .iter()
             .find(|s| s["user"] == view.user.as_str())
@@ -177,25 +186,12 @@ async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
         ),
         "{report:#}"
     );
+    deadlines
+}
 
-    // Read-only, and ceil(running / page) requests: only GETs of the user list reached the
-    // hub from this token, the second page where the hub's `next` said.
-    let sent = requests_of(&hub, "status-reader");
-    assert_eq!(
-        sent,
-        [
-            // The hub's log hides every `state` parameter (it may be an OAuth state).
-            "/hub/api/users?state=[secret]&offset=0&limit=200",
-            "/hub/api/users?state=[secret]&offset=2&limit=2",
-        ]
-        .map(|path| ("GET".to_string(), path.to_string())),
-        "log:\n{}",
-        hub.log()
-    );
-    assert_eq!(sent.len() as u64, 3u64.div_ceil(PAGE));
-
-    // The same run as the Action makes it (`command: status`): inputs as INPUT_ variables,
-    // blank where unset, outputs and summary to their files, the token masked first.
+/// The same run as the Action makes it (`command: status`): inputs as INPUT_ variables,
+/// blank where unset, outputs and summary to their files, the token masked first.
+fn status_as_the_action_runs_it(base: &str, released_at: &str) {
     let dir = tempfile::tempdir().unwrap();
     let file = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
     let env: BTreeMap<String, String> = [
@@ -203,9 +199,9 @@ async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
         ("GITHUB_OUTPUT", file("output")),
         ("GITHUB_STEP_SUMMARY", file("summary")),
         ("INPUT_COMMAND", "status".into()),
-        ("INPUT_HUB-URL", base.clone()),
+        ("INPUT_HUB-URL", base.to_string()),
         ("INPUT_HUB-TOKEN", READER_TOKEN.into()),
-        ("INPUT_RELEASED-AT", released_at.clone()),
+        ("INPUT_RELEASED-AT", released_at.to_string()),
         ("INPUT_CULL-TIMEOUT", "6".into()),
         ("INPUT_CULL-EVERY", "2".into()),
         ("INPUT_CULL-MAX-AGE", "20".into()),
@@ -225,21 +221,15 @@ async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
     );
     assert_eq!(stdout.matches(READER_TOKEN).count(), 1, "{stdout}");
     let outputs = crate::common::parse_outputs(&std::fs::read_to_string(file("output")).unwrap());
-    let expected: BTreeMap<String, String> = [
-        ("running", "3"),
-        ("updated", "1"),
-        ("stale", "2"),
-        ("converged", "false"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    let got: BTreeMap<String, String> = outputs
-        .iter()
-        .filter(|(k, _)| expected.contains_key(*k))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    assert_eq!(got, expected, "{outputs:?}");
+    crate::common::assert_outputs_hold(
+        &outputs,
+        &[
+            ("running", "3"),
+            ("updated", "1"),
+            ("stale", "2"),
+            ("converged", "false"),
+        ],
+    );
     assert_eq!(
         outputs.keys().map(String::as_str).collect::<Vec<_>>(),
         [
@@ -255,8 +245,11 @@ async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
     for user in ["old-idle", "old-busy", "fresh"] {
         assert!(!summary.contains(user), "{user} in the summary:\n{summary}");
     }
+}
 
-    // The real culler stops each stale server by the deadline status gave.
+/// Waits until the real culler has stopped each server of `deadlines` and asserts that each
+/// stopped by its deadline (unix seconds).
+async fn culled_by(hub: &Hub, deadlines: &BTreeMap<String, f64>) {
     let latest = deadlines.values().copied().fold(0.0, f64::max);
     let within = Duration::from_secs_f64((latest - unix_now()).max(0.0) + 5.0);
     let stopped = hub
@@ -268,7 +261,7 @@ async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
         })
         .await;
     assert!(stopped, "stale servers still run; log:\n{}", hub.log());
-    for (user, deadline) in &deadlines {
+    for (user, deadline) in deadlines {
         let (_, at) = hub.stop_of(user).unwrap();
         assert!(
             at <= *deadline,
@@ -277,13 +270,16 @@ async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
             iso(*deadline)
         );
     }
+}
 
-    // Bad input: the error says what to do; still nothing but GETs.
+/// `status` with bad input (unknown token, token without scopes, the API's URL, a hub
+/// that does not answer): each case's exit code, stdout and error, a paragraph each.
+fn bad_input(base: &str, released_at: &str) -> Vec<String> {
     let port = base.rsplit(':').next().unwrap().to_string();
     let mut table = Vec::new();
     for (what, url, token) in [
-        ("unknown token", base.clone(), "not-a-token-of-this-hub"),
-        ("token without scopes", base.clone(), NO_SCOPE_TOKEN),
+        ("unknown token", base.to_string(), "not-a-token-of-this-hub"),
+        ("token without scopes", base.to_string(), NO_SCOPE_TOKEN),
         ("URL of the API", format!("{base}/hub/api"), READER_TOKEN),
         (
             "unreachable",
@@ -291,13 +287,59 @@ async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
             READER_TOKEN,
         ),
     ] {
-        let (code, stdout, stderr) = status(&url, token, &released_at, &[]);
+        let (code, stdout, stderr) = status(&url, token, released_at, &[]);
         table.push(format!(
             "{what}: exit {code}, stdout {:?}\n{}",
             stdout,
             scrub(stderr.trim(), &[(&port, "PORT")])
         ));
     }
+    table
+}
+
+#[tokio::test]
+async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
+    let (hub, base) = status_hub(RIG).await;
+
+    // Two servers from before the release, one after it.
+    hub.start_servers(&["old-idle", "old-busy"]).await;
+    let released = unix_now();
+    let released_at = iso(released);
+    hub.start_servers(&["fresh"]).await;
+    hub.post_activity("old-busy", unix_now()).await;
+
+    let (code, stdout, stderr) = status(&base, READER_TOKEN, &released_at, &["--json"]);
+    assert_eq!(code, 0, "status failed: {stderr}\nlog:\n{}", hub.log());
+    let report: Value = serde_json::from_str(&stdout).expect("stdout is the JSON alone");
+    let truth = hub.servers().await;
+    let measured_at = time(&report["measured_at"]);
+
+    // The hub's truth: which servers, their start times, their states.
+    let deadlines = check_against_the_hub(&report, &truth, &RIG, measured_at);
+
+    // Read-only, and ceil(running / page) requests: only GETs of the user list reached the
+    // hub from this token, the second page where the hub's `next` said.
+    let sent = requests_of(&hub, "status-reader");
+    assert_eq!(
+        sent,
+        [
+            // The hub's log hides every `state` parameter (it may be an OAuth state).
+            "/hub/api/users?state=[secret]&offset=0&limit=200",
+            "/hub/api/users?state=[secret]&offset=2&limit=2",
+        ]
+        .map(|path| ("GET".to_string(), path.to_string())),
+        "log:\n{}",
+        hub.log()
+    );
+    assert_eq!(sent.len() as u64, 3u64.div_ceil(PAGE));
+
+    status_as_the_action_runs_it(&base, &released_at);
+
+    // The real culler stops each stale server by the deadline status gave.
+    culled_by(&hub, &deadlines).await;
+
+    // Bad input: the error says what to do; still nothing but GETs.
+    let table = bad_input(&base, &released_at);
     insta::assert_snapshot!(table.join("\n\n"));
     let methods: Vec<String> = ["status-reader", "no-scope"]
         .iter()
@@ -308,6 +350,31 @@ async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
     assert!(methods.is_empty(), "status wrote to the hub: {methods:?}");
 }
 
+/// Runs `status` as the Action does, with `env`; returns the outputs it wrote to `output`
+/// and the calls it made to `github`.
+async fn status_run(
+    env: &BTreeMap<String, String>,
+    output: &Path,
+    github: &FakeGitHub,
+) -> (BTreeMap<String, String>, Vec<String>) {
+    let from = github.requests().await.len();
+    let _ = std::fs::remove_file(output);
+    let env = env.clone();
+    let (code, stdout, stderr) = tokio::task::spawn_blocking(move || run_codeq(&["status"], &env))
+        .await
+        .unwrap();
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let outputs = crate::common::parse_outputs(&std::fs::read_to_string(output).unwrap());
+    (outputs, github.calls_since(from).await)
+}
+
+/// What `status --comment` asks of GitHub: the release and the tracking issue looked up,
+/// the issue's comments (`comments`, their path) read, then `write`, if any.
+fn reads_then(comments: &str, write: Option<String>) -> Vec<String> {
+    let reads = ["GET /releases", "GET /issues", &format!("GET {comments}")].map(String::from);
+    reads.into_iter().chain(write).collect()
+}
+
 /// The GitHub side, by image: `status` finds the release note `announce` wrote by its digest
 /// marker and measures from the time it recorded; with `comment: true` it posts one
 /// "Convergence status" comment on the tracking issue, leaves it alone while the numbers
@@ -316,15 +383,7 @@ async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
 #[tokio::test]
 async fn the_tracking_issue_gets_one_comment_edited_in_place_when_the_numbers_change() {
     use crate::common::scenario::Scenario;
-    // A culler too slow to stop anything during the test.
-    let settings = HubSettings {
-        timeout: 600,
-        every: 300,
-        max_age: 0,
-        slow_stop_timeout: 1,
-    };
-    let hub = Hub::start_with(settings, &extra_config()).await;
-    let base = hub.api.trim_end_matches("/hub/api").to_string();
+    let (hub, base) = status_hub(SLOW_CULLER).await;
     hub.start_servers(&["zq-before"]).await;
 
     // announce, as the release job runs it, at a known time: release note + tracking issue.
@@ -342,10 +401,7 @@ async fn the_tracking_issue_gets_one_comment_edited_in_place_when_the_numbers_ch
         .wait_for(
             "the release's second passes",
             Duration::from_secs(3),
-            |_| {
-                let done = unix_now() > later;
-                async move { done }
-            },
+            |_| std::future::ready(unix_now() > later),
         )
         .await;
     assert!(passed);
@@ -364,39 +420,15 @@ async fn the_tracking_issue_gets_one_comment_edited_in_place_when_the_numbers_ch
         env.insert(format!("INPUT_{name}"), value.to_string());
     }
     let output = announce.dir.path().join("output");
-    let run = |github_from: usize| {
-        let env = env.clone();
-        let output = output.clone();
-        let github = &github;
-        async move {
-            let _ = std::fs::remove_file(&output);
-            let (code, stdout, stderr) =
-                tokio::task::spawn_blocking(move || run_codeq(&["status"], &env))
-                    .await
-                    .unwrap();
-            assert_eq!(code, 0, "{stdout}\n{stderr}");
-            let outputs = crate::common::parse_outputs(&std::fs::read_to_string(&output).unwrap());
-            (outputs, github.calls_since(github_from).await)
-        }
-    };
     let prefix = format!("/issues/{issue}/comments");
 
     // First run: 1 updated (started after the recorded time), 1 stale; one comment posted.
-    let from = github.requests().await.len();
-    let (outputs, calls) = run(from).await;
+    let (outputs, calls) = status_run(&env, &output, &github).await;
     assert_eq!(
         (&outputs["running"][..], &outputs["updated"][..]),
         ("2", "1")
     );
-    assert_eq!(
-        calls,
-        [
-            "GET /releases".to_string(),
-            "GET /issues".to_string(),
-            format!("GET {prefix}"),
-            format!("POST {prefix}"),
-        ]
-    );
+    assert_eq!(calls, reads_then(&prefix, Some(format!("POST {prefix}"))));
     let comments = github.comments(issue);
     assert_eq!(comments.len(), 1);
     let body = comments[0]["body"].as_str().unwrap().to_string();
@@ -409,28 +441,16 @@ async fn the_tracking_issue_gets_one_comment_edited_in_place_when_the_numbers_ch
     }
 
     // Same numbers: reads only.
-    let from = github.requests().await.len();
-    let (_, calls) = run(from).await;
-    assert_eq!(
-        calls,
-        ["GET /releases", "GET /issues", &format!("GET {prefix}")].map(String::from)
-    );
+    let (_, calls) = status_run(&env, &output, &github).await;
+    assert_eq!(calls, reads_then(&prefix, None));
 
     // Another server updated: the same comment edited in place.
     hub.start_servers(&["zq-later"]).await;
-    let from = github.requests().await.len();
-    let (outputs, calls) = run(from).await;
+    let (outputs, calls) = status_run(&env, &output, &github).await;
     assert_eq!(&outputs["updated"][..], "2");
     let id = comments[0]["id"].as_u64().unwrap();
-    assert_eq!(
-        calls,
-        [
-            "GET /releases".to_string(),
-            "GET /issues".to_string(),
-            format!("GET {prefix}"),
-            format!("PATCH /issues/comments/{id}"),
-        ]
-    );
+    let patch = format!("PATCH /issues/comments/{id}");
+    assert_eq!(calls, reads_then(&prefix, Some(patch)));
     let comments = github.comments(issue);
     assert_eq!(comments.len(), 1);
     assert_ne!(comments[0]["body"].as_str().unwrap(), body);

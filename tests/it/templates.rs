@@ -8,6 +8,7 @@ use crate::common::*;
 use crate::hostile::{JOINER, comments_below_header};
 use codeq_rollout::render::{BodyKind, CustomTemplate};
 use serde_json::{Value, json};
+use std::path::Path;
 
 /// The example templates in `examples/templates/` (README, "Your own templates").
 const NOTE: &str = "examples/templates/release-note.md.j2";
@@ -100,6 +101,32 @@ async fn a_custom_template_is_published_under_the_tools_markers() {
         calls.iter().all(|c| c.starts_with("GET ")),
         "the re-run wrote (the tracking issue body must stay as created): {calls:?}"
     );
+}
+
+/// Runs a security announce in `workspace` with the template `input` set to `path`; asserts
+/// that it stops with exit code 2 and one `::error` line before any request, without
+/// printing the token; returns that line.
+async fn refused_before_any_request(workspace: &Path, input: &str, path: &str) -> String {
+    let github = FakeGitHub::start().await;
+    let out = ActionRun::merged_pr("oci:examples/lab", &github.api_url(), &["security"])
+        .var("GITHUB_WORKSPACE", &workspace.display().to_string())
+        .input(input, path)
+        .run()
+        .await;
+    assert_eq!(out.code, 2, "{input} {path}: {}{}", out.stdout, out.stderr);
+    let requests = github.requests().await;
+    assert!(requests.is_empty(), "{input} {path}: {requests:?}");
+    let errors: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::error "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", out.stdout);
+    let shown = (out.stdout.lines().chain(out.stderr.lines()))
+        .filter(|l| !l.starts_with("::add-mask::"))
+        .any(|l| l.contains(TOKEN));
+    assert!(!shown, "{input} {path}: the token is printed");
+    errors[0].to_string()
 }
 
 /// Each bad template: exit code 2, one error naming the input and the file, no request.
@@ -195,27 +222,9 @@ async fn every_bad_template_is_refused_before_any_request() {
     ];
     let mut table = Vec::new();
     for (input, path) in cases {
-        let github = FakeGitHub::start().await;
-        let out = ActionRun::merged_pr("oci:examples/lab", &github.api_url(), &["security"])
-            .var("GITHUB_WORKSPACE", &dir.display().to_string())
-            .input(input, &path)
-            .run()
-            .await;
-        assert_eq!(out.code, 2, "{input} {path}: {}{}", out.stdout, out.stderr);
-        let requests = github.requests().await;
-        assert!(requests.is_empty(), "{input} {path}: {requests:?}");
-        let errors: Vec<&str> = out
-            .stdout
-            .lines()
-            .filter(|l| l.starts_with("::error "))
-            .collect();
-        assert_eq!(errors.len(), 1, "{}", out.stdout);
-        let shown = (out.stdout.lines().chain(out.stderr.lines()))
-            .filter(|l| !l.starts_with("::add-mask::"))
-            .any(|l| l.contains(TOKEN));
-        assert!(!shown, "{input} {path}: the token is printed");
+        let error = refused_before_any_request(&dir, input, &path).await;
         table.push(scrub_pid(&scrub(
-            errors[0],
+            &error,
             &[(&outer_dir.display().to_string(), "[dir]")],
         )));
     }

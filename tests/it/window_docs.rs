@@ -17,6 +17,13 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     run_codeq(args, &env)
 }
 
+/// [`run`], asserting exit 0; (stdout, stderr).
+fn run_ok(args: &[&str], env: &[(&str, &str)]) -> (String, String) {
+    let (code, stdout, stderr) = run(args, env);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    (stdout, stderr)
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -137,7 +144,7 @@ fn window_reads_values_files_in_order_and_options_override_them() {
         "prod.yaml",
         "jupyterhub:\n  cull:\n    timeout: 5400\n",
     );
-    let (code, stdout, stderr) = run(
+    let (stdout, _) = run_ok(
         &[
             "window",
             "--json",
@@ -150,7 +157,6 @@ fn window_reads_values_files_in_order_and_options_override_them() {
         ],
         &[],
     );
-    assert_eq!(code, 0, "{stdout}{stderr}");
     let json: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(json["idle_window_seconds"], 5400 + 300);
     assert_eq!(json["active_window_seconds"], 12 * 3600 + 300);
@@ -183,8 +189,7 @@ fn window_takes_the_action_inputs_one_path_per_line() {
     let a = write(dir.path(), "a.yaml", "cull:\n  timeout: 600\n  every: 60\n");
     let b = write(dir.path(), "b.yaml", "cull:\n  enabled: false\n");
     let list = format!("{}\n{}\n", a.display(), b.display());
-    let (code, stdout, stderr) = run(&["window"], &[("INPUT_JUPYTERHUB-VALUES", &list)]);
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    let (stdout, stderr) = run_ok(&["window"], &[("INPUT_JUPYTERHUB-VALUES", &list)]);
     let dir = dir.path().display().to_string();
     insta::assert_snapshot!(
         "window_from_two_values_files",
@@ -231,7 +236,7 @@ fn bad_values_files_fail_naming_the_file_and_key_path() {
     ));
     // every 0 in a file is fine once an option gives the real interval.
     let zero = dir.path().join("zero.yaml");
-    let (code, stdout, stderr) = run(
+    let (stdout, _) = run_ok(
         &[
             "window",
             "--jupyterhub-values",
@@ -241,7 +246,6 @@ fn bad_values_files_fail_naming_the_file_and_key_path() {
         ],
         &[],
     );
-    assert_eq!(code, 0, "{stdout}{stderr}");
     insta::assert_snapshot!(
         "window_with_cull_every_from_the_option",
         scrub(&stdout, &[(&dir.path().display().to_string(), "[dir]")])
@@ -251,8 +255,7 @@ fn bad_values_files_fail_naming_the_file_and_key_path() {
 #[test]
 fn window_json_inside_actions_keeps_stdout_for_the_json() {
     let env = [("GITHUB_ACTIONS", "true"), ("INPUT_GITHUB-TOKEN", TOKEN)];
-    let (code, stdout, stderr) = run(&["window", "--json", "--cull-enabled", "false"], &env);
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    let (stdout, stderr) = run_ok(&["window", "--json", "--cull-enabled", "false"], &env);
     let json: Value = serde_json::from_str(&stdout).expect("stdout is the JSON alone");
     assert_eq!(json["culling_enabled"], false);
     assert!(
@@ -406,6 +409,104 @@ async fn announce_states_the_window_from_values_files_with_origins() {
     assert!(github.writes().await.is_empty());
 }
 
+/// A single-user pod as `kubectl get pods -o json` lists it: its user's (and named
+/// server's) annotations, and, when it runs, the notebook container's `image` beside a
+/// sidecar of the `old` digest.
+fn pod(name: &str, user: &str, server: Option<&str>, image: Option<&str>, old: &str) -> Value {
+    let mut annotations = json!({"hub.jupyter.org/username": user});
+    if let Some(s) = server {
+        annotations["hub.jupyter.org/servername"] = json!(s);
+    }
+    let statuses: Vec<Value> = image
+        .map(|i| {
+            vec![
+                json!({"name": "block-cloud-metadata", "imageID": format!("x@sha256:{old}")}),
+                json!({"name": "notebook", "imageID": i}),
+            ]
+        })
+        .unwrap_or_default();
+    json!({"metadata": {"name": name, "annotations": annotations},
+           "status": {"containerStatuses": statuses}})
+}
+
+/// In `d`: the pods before the stop (two on the `old` digest, one on `new`, one not
+/// running) as `pods.json`, after it (`after.json`), and a `kubectl` that prints
+/// `pods.json` and a `curl` that answers 204, each logging its arguments.
+fn fake_cluster(d: &Path, old: &str, new: &str) {
+    let pod = |name: &str, user: &str, server: Option<&str>, image: Option<&str>| {
+        pod(name, user, server, image, old)
+    };
+    let before = json!({"items": [
+        pod("jupyter-alice", "alice", Some(""), Some(&format!("ghcr.io/org/lab@sha256:{old}"))),
+        pod("jupyter-bob-40x--gpu", "bob@x.org", Some("gpu box"),
+            Some(&format!("docker-pullable://ghcr.io/org/lab@sha256:{old}"))),
+        pod("jupyter-carol", "carol", None, Some(&format!("ghcr.io/org/lab@sha256:{new}"))),
+        pod("jupyter-dave", "dave", None, None),
+    ]});
+    let after = json!({"items": [
+        pod("jupyter-carol", "carol", None, Some(&format!("ghcr.io/org/lab@sha256:{new}"))),
+    ]});
+    write(d, "pods.json", &before.to_string());
+    write(d, "after.json", &after.to_string());
+    write(
+        d,
+        "kubectl",
+        &format!(
+            "#!/bin/bash\necho \"$*\" >> {0}/kubectl.log\ncat {0}/pods.json\n",
+            d.display()
+        ),
+    );
+    write(
+        d,
+        "curl",
+        &format!(
+            "#!/bin/bash\necho \"$*\" >> {0}/curl.log\nprintf 204\n",
+            d.display()
+        ),
+    );
+}
+
+/// Runs `script` with bash in `d`, `d` first on the PATH.
+fn bash_in(d: &Path, script: &str) -> std::process::Output {
+    Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(d)
+        .env("PATH", format!("{}:/usr/bin:/bin", d.display()))
+        .output()
+        .expect("bash")
+}
+
+/// Asserts what the runbook asked of the fake cluster in `d`: only the listing of the
+/// release's single-user pods from `kubectl`, and from `curl` one `DELETE` with the hub
+/// token for each stale server, user and server names percent-encoded.
+fn the_cluster_was_listed_and_the_stale_servers_deleted(d: &Path) {
+    let kubectl = std::fs::read_to_string(d.join("kubectl.log")).unwrap();
+    assert!(
+        kubectl
+            .lines()
+            .all(|l| l == "get pods -n lab -l component=singleuser-server,release=hub -o json"),
+        "{kubectl}"
+    );
+    let curl = std::fs::read_to_string(d.join("curl.log")).unwrap();
+    let requests: Vec<&str> = curl
+        .lines()
+        .map(|l| l.rsplit(' ').next().unwrap())
+        .collect();
+    assert_eq!(
+        requests,
+        [
+            "https://hub.test/hub/api/users/alice/server",
+            "https://hub.test/hub/api/users/bob%40x.org/servers/gpu%20box",
+        ]
+    );
+    assert!(
+        curl.lines()
+            .all(|l| l.contains("-X DELETE -H Authorization: token hub-token")),
+        "{curl}"
+    );
+}
+
 /// The runbook as the tracking issue carries it, run step by step in bash against a
 /// `kubectl` that answers with a pod list and a `curl` that records its requests.
 #[test]
@@ -436,50 +537,7 @@ fn the_runbook_commands_find_stale_pods_by_digest_and_stop_them_through_the_hub(
 
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let pod = |name: &str, user: &str, server: Option<&str>, image: Option<&str>| {
-        let mut annotations = json!({"hub.jupyter.org/username": user});
-        if let Some(s) = server {
-            annotations["hub.jupyter.org/servername"] = json!(s);
-        }
-        let statuses: Vec<Value> = image
-            .map(|i| {
-                vec![
-                    json!({"name": "block-cloud-metadata", "imageID": format!("x@sha256:{old}")}),
-                    json!({"name": "notebook", "imageID": i}),
-                ]
-            })
-            .unwrap_or_default();
-        json!({"metadata": {"name": name, "annotations": annotations},
-               "status": {"containerStatuses": statuses}})
-    };
-    let before = json!({"items": [
-        pod("jupyter-alice", "alice", Some(""), Some(&format!("ghcr.io/org/lab@sha256:{old}"))),
-        pod("jupyter-bob-40x--gpu", "bob@x.org", Some("gpu box"),
-            Some(&format!("docker-pullable://ghcr.io/org/lab@sha256:{old}"))),
-        pod("jupyter-carol", "carol", None, Some(&format!("ghcr.io/org/lab@sha256:{new}"))),
-        pod("jupyter-dave", "dave", None, None),
-    ]});
-    let after = json!({"items": [
-        pod("jupyter-carol", "carol", None, Some(&format!("ghcr.io/org/lab@sha256:{new}"))),
-    ]});
-    write(d, "pods.json", &before.to_string());
-    write(d, "after.json", &after.to_string());
-    write(
-        d,
-        "kubectl",
-        &format!(
-            "#!/bin/bash\necho \"$*\" >> {0}/kubectl.log\ncat {0}/pods.json\n",
-            d.display()
-        ),
-    );
-    write(
-        d,
-        "curl",
-        &format!(
-            "#!/bin/bash\necho \"$*\" >> {0}/curl.log\nprintf 204\n",
-            d.display()
-        ),
-    );
+    fake_cluster(d, old, new);
     let setup = blocks[0].replace(
         "read -rsp 'JupyterHub API token (delete:servers): ' JUPYTERHUB_TOKEN; echo",
         "JUPYTERHUB_TOKEN=hub-token",
@@ -490,13 +548,7 @@ fn the_runbook_commands_find_stale_pods_by_digest_and_stop_them_through_the_hub(
         stop = blocks[2],
         verify = blocks[4],
     );
-    let out = Command::new("bash")
-        .arg("-c")
-        .arg(&script)
-        .current_dir(d)
-        .env("PATH", format!("{}:/usr/bin:/bin", d.display()))
-        .output()
-        .expect("bash");
+    let out = bash_in(d, &script);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
@@ -520,30 +572,7 @@ fn the_runbook_commands_find_stale_pods_by_digest_and_stop_them_through_the_hub(
         stderr.contains("4 single-user pods in lab with release=hub"),
         "{stderr}"
     );
-    let kubectl = std::fs::read_to_string(d.join("kubectl.log")).unwrap();
-    assert!(
-        kubectl
-            .lines()
-            .all(|l| l == "get pods -n lab -l component=singleuser-server,release=hub -o json"),
-        "{kubectl}"
-    );
-    let curl = std::fs::read_to_string(d.join("curl.log")).unwrap();
-    let requests: Vec<&str> = curl
-        .lines()
-        .map(|l| l.rsplit(' ').next().unwrap())
-        .collect();
-    assert_eq!(
-        requests,
-        [
-            "https://hub.test/hub/api/users/alice/server",
-            "https://hub.test/hub/api/users/bob%40x.org/servers/gpu%20box",
-        ]
-    );
-    assert!(
-        curl.lines()
-            .all(|l| l.contains("-X DELETE -H Authorization: token hub-token")),
-        "{curl}"
-    );
+    the_cluster_was_listed_and_the_stale_servers_deleted(d);
 
     // A digest left as the doc's placeholder stops before listing anything.
     let placeholder = blocks[0]
@@ -552,13 +581,7 @@ fn the_runbook_commands_find_stale_pods_by_digest_and_stop_them_through_the_hub(
             "read -rsp 'JupyterHub API token (delete:servers): ' JUPYTERHUB_TOKEN; echo",
             "",
         );
-    let out = Command::new("bash")
-        .arg("-c")
-        .arg(format!("{placeholder}\nstale > /dev/null; echo rc=$?"))
-        .current_dir(d)
-        .env("PATH", format!("{}:/usr/bin:/bin", d.display()))
-        .output()
-        .expect("bash");
+    let out = bash_in(d, &format!("{placeholder}\nstale > /dev/null; echo rc=$?"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("rc=1"), "{stdout}");
     assert!(

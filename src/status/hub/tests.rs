@@ -81,16 +81,26 @@ async fn answer_all(hub: &MockServer, response: ResponseTemplate) {
         .await;
 }
 
+/// The error listing fails with against a hub that answers every request with `response`,
+/// the client given the hub's address followed by `under` (e.g. `/hub/`).
+async fn error_answering(response: ResponseTemplate, under: &str) -> (MockServer, HubError) {
+    let hub = MockServer::start().await;
+    answer_all(&hub, response).await;
+    let err = error_of(&format!("{}{under}", hub.uri())).await;
+    (hub, err)
+}
+
 async fn error_of(base: &str) -> HubError {
     client(base).list_active_servers().await.unwrap_err()
 }
 
-#[tokio::test]
-async fn three_pages_are_followed_with_three_gets_to_the_given_base() {
-    let hub = MockServer::start().await;
+/// Five users on three pages of two (the first asked with the default limit, 200): a user
+/// with two servers, one whose server stopped between the hub's query and its model, one
+/// still spawning.
+async fn mount_three_pages(hub: &MockServer) {
     let t0 = "2026-11-30T10:00:00.000000Z";
     mount_page(
-        &hub,
+        hub,
         0,
         page(
             vec![
@@ -111,7 +121,7 @@ async fn three_pages_are_followed_with_three_gets_to_the_given_base() {
     )
     .await;
     mount_page(
-        &hub,
+        hub,
         2,
         page(
             vec![
@@ -133,7 +143,7 @@ async fn three_pages_are_followed_with_three_gets_to_the_given_base() {
     pending["pending"] = json!("spawn");
     pending["ready"] = json!(false);
     mount_page(
-        &hub,
+        hub,
         4,
         page(
             vec![user_model("erin", json!({"": pending}))],
@@ -144,6 +154,44 @@ async fn three_pages_are_followed_with_three_gets_to_the_given_base() {
         ),
     )
     .await;
+}
+
+/// The servers [`mount_three_pages`] lists, in its order.
+fn three_pages_servers() -> Vec<Server> {
+    let started = Some(datetime!(2026-11-30 10:00 UTC));
+    let server = |user: &str, name: &str, last_activity, ready, pending| Server {
+        user: user.into(),
+        name: name.into(),
+        started,
+        last_activity,
+        ready,
+        pending,
+    };
+    vec![
+        server(
+            "alice",
+            "",
+            Some(datetime!(2026-11-30 11:00:00.123456 UTC)),
+            true,
+            None,
+        ),
+        server("bob", "", None, true, None),
+        server(
+            "bob",
+            "gpu",
+            Some(datetime!(2026-11-30 12:00 UTC)),
+            true,
+            None,
+        ),
+        server("carol", "", started, true, None),
+        server("erin", "", None, false, Some(Pending::Spawn)),
+    ]
+}
+
+#[tokio::test]
+async fn three_pages_are_followed_with_three_gets_to_the_given_base() {
+    let hub = MockServer::start().await;
+    mount_three_pages(&hub).await;
 
     let listing = client(&hub.uri()).list_active_servers().await.unwrap();
 
@@ -169,37 +217,7 @@ async fn three_pages_are_followed_with_three_gets_to_the_given_base() {
     assert_eq!(listing.requests, 3);
     assert_eq!(listing.users, 5);
     assert!(!listing.shifted);
-    let started = Some(datetime!(2026-11-30 10:00 UTC));
-    let server = |user: &str, name: &str, last_activity, ready, pending| Server {
-        user: user.into(),
-        name: name.into(),
-        started,
-        last_activity,
-        ready,
-        pending,
-    };
-    assert_eq!(
-        listing.servers,
-        vec![
-            server(
-                "alice",
-                "",
-                Some(datetime!(2026-11-30 11:00:00.123456 UTC)),
-                true,
-                None
-            ),
-            server("bob", "", None, true, None),
-            server(
-                "bob",
-                "gpu",
-                Some(datetime!(2026-11-30 12:00 UTC)),
-                true,
-                None
-            ),
-            server("carol", "", started, true, None),
-            server("erin", "", None, false, Some(Pending::Spawn)),
-        ]
-    );
+    assert_eq!(listing.servers, three_pages_servers());
 }
 
 #[tokio::test]
@@ -231,13 +249,11 @@ async fn a_hub_under_a_prefix_is_asked_under_it() {
 
 #[tokio::test]
 async fn a_hub_older_than_2_0_answering_an_array_is_refused_naming_the_version() {
-    let hub = MockServer::start().await;
-    answer_all(
-        &hub,
+    let (hub, err) = error_answering(
         ResponseTemplate::new(200).set_body_json(json!([user_model("alice", json!({}))])),
+        "",
     )
     .await;
-    let err = error_of(&hub.uri()).await;
     assert_eq!(
         err,
         HubError::TooOld {
@@ -252,16 +268,14 @@ async fn a_hub_older_than_2_0_answering_an_array_is_refused_naming_the_version()
 
 #[tokio::test]
 async fn a_403_names_the_missing_scope_and_the_role() {
-    let hub = MockServer::start().await;
-    answer_all(
-        &hub,
+    let (hub, err) = error_answering(
         ResponseTemplate::new(403).set_body_json(json!({
             "status": 403,
             "message": "Action is not authorized with current scopes; requires any of [list:users]",
         })),
+        "",
     )
     .await;
-    let err = error_of(&hub.uri()).await;
     let HubError::MissingScope { scopes, .. } = &err else {
         panic!("{err:?}")
     };
@@ -271,10 +285,8 @@ async fn a_403_names_the_missing_scope_and_the_role() {
 
 #[tokio::test]
 async fn users_without_their_servers_mean_read_servers_is_missing() {
-    let hub = MockServer::start().await;
     // What the hub answers a token with list:users only: names, no `servers`.
-    answer_all(
-        &hub,
+    let (_, err) = error_answering(
         ResponseTemplate::new(200).set_body_json(page(
             vec![json!({"kind": "user", "name": "alice"})],
             0,
@@ -282,9 +294,9 @@ async fn users_without_their_servers_mean_read_servers_is_missing() {
             1,
             None,
         )),
+        "",
     )
     .await;
-    let err = error_of(&hub.uri()).await;
     assert!(
         matches!(&err, HubError::MissingScope { scopes, .. } if scopes == &["read:servers"]),
         "{err:?}"
@@ -293,13 +305,11 @@ async fn users_without_their_servers_mean_read_servers_is_missing() {
 
 #[tokio::test]
 async fn a_404_says_which_base_to_give() {
-    let hub = MockServer::start().await;
-    answer_all(
-        &hub,
+    let (hub, err) = error_answering(
         ResponseTemplate::new(404).set_body_json(json!({"status": 404, "message": "Not Found"})),
+        "/hub/",
     )
     .await;
-    let err = error_of(&format!("{}/hub/", hub.uri())).await;
     assert_eq!(
         err,
         HubError::WrongBase {
@@ -316,16 +326,14 @@ async fn a_404_says_which_base_to_give() {
 
 #[tokio::test]
 async fn an_html_login_page_is_not_the_api() {
-    let hub = MockServer::start().await;
-    answer_all(
-        &hub,
+    let (_, err) = error_answering(
         ResponseTemplate::new(200).set_body_raw(
             "<!DOCTYPE html><html><body>Sign in</body></html>",
             "text/html",
         ),
+        "",
     )
     .await;
-    let err = error_of(&hub.uri()).await;
     assert!(
         matches!(
             &err,
@@ -341,14 +349,12 @@ async fn an_html_login_page_is_not_the_api() {
 
 #[tokio::test]
 async fn a_redirect_to_the_login_page_is_not_followed() {
-    let hub = MockServer::start().await;
-    answer_all(
-        &hub,
+    let (hub, err) = error_answering(
         ResponseTemplate::new(302)
             .insert_header("location", "/hub/login?next=%2Fhub%2Fapi%2Fusers"),
+        "",
     )
     .await;
-    let err = error_of(&hub.uri()).await;
     assert!(
         matches!(&err, HubError::WrongBase { answer: WrongAnswer::Redirect { location: Some(l) }, .. } if l == "/hub/login?next=%2Fhub%2Fapi%2Fusers"),
         "{err:?}"
@@ -375,9 +381,7 @@ async fn an_unknown_token_is_said_to_be_unknown() {
 
 #[tokio::test]
 async fn malformed_json_names_where() {
-    let hub = MockServer::start().await;
-    answer_all(
-        &hub,
+    let (_, err) = error_answering(
         ResponseTemplate::new(200).set_body_json(page(
             vec![user_model("alice", json!({"": {"started": "yesterday"}}))],
             0,
@@ -385,9 +389,9 @@ async fn malformed_json_names_where() {
             1,
             None,
         )),
+        "",
     )
     .await;
-    let err = error_of(&hub.uri()).await;
     let HubError::Malformed { detail, .. } = &err else {
         panic!("{err:?}")
     };

@@ -91,6 +91,13 @@ impl FakeRegistry {
         self.route("GET", Some(path.into()), None, template)
     }
 
+    /// Every request fails with `status_code`, as a registry does: a HEAD's answer has no
+    /// body, a GET's carries the registry's error (`code`, `message`).
+    pub fn failing(self, status_code: u16, code: &str, message: &str) -> Self {
+        self.head(status(status_code))
+            .get(registry_error(status_code, code, message))
+    }
+
     /// HEADs answer 401 with a Bearer challenge naming the fake's own `/token` as realm.
     pub fn bearer_challenge_here(mut self) -> Self {
         self.answers.push(Answer::BearerChallengeHere);

@@ -71,6 +71,15 @@ impl Fault {
         self.delay = hangs.then(|| Duration::from_secs(5));
         self
     }
+
+    /// The error it answers with, after its delay.
+    fn answer(&self) -> ResponseTemplate {
+        let t = error(self.status, "Server Error");
+        match self.delay {
+            Some(d) => t.set_delay(d),
+            None => t,
+        }
+    }
 }
 
 /// The fake's state.
@@ -371,6 +380,128 @@ impl State {
             live
         }
     }
+
+    /// `GET /releases`: the releases as `token` sees them (none while the listing lags),
+    /// newest first, one page of them.
+    fn list_releases(&mut self, token: &str, query: &HashMap<String, String>) -> ResponseTemplate {
+        let live = if self.lagging_release_lists > 0 {
+            self.lagging_release_lists -= 1;
+            Vec::new()
+        } else {
+            self.releases.clone()
+        };
+        let mut all = self.listing("releases", token, live);
+        all.reverse();
+        ResponseTemplate::new(200).set_body_json(page(all, query))
+    }
+
+    /// `POST /releases`: refused as GitHub refuses a tag that has a release, else created.
+    fn create_release(&mut self, body: &Value) -> ResponseTemplate {
+        let tag = body["tag_name"].as_str().unwrap_or("").to_string();
+        if !self.allow_duplicate_tags && self.releases.iter().any(|r| r["tag_name"] == json!(tag)) {
+            already_exists("Release", "tag_name")
+        } else {
+            let id = self.next();
+            let r = release_json(
+                id,
+                &tag,
+                body["body"].as_str().unwrap_or(""),
+                body["target_commitish"].as_str().unwrap_or(""),
+                body["name"].as_str().unwrap_or(""),
+            );
+            self.releases.push(r.clone());
+            ResponseTemplate::new(201).set_body_json(r)
+        }
+    }
+
+    /// `GET /issues`: the issues of the asked state (`open` by default) carrying every asked
+    /// label (any case), as `token` sees them, newest first, one page of them.
+    fn list_issues(&mut self, token: &str, query: &HashMap<String, String>) -> ResponseTemplate {
+        let want_state = query.get("state").cloned().unwrap_or_else(|| "open".into());
+        let want_labels: Vec<String> = query
+            .get("labels")
+            .map(|l| {
+                l.split(',')
+                    .map(|s| s.trim().to_lowercase())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let live = if self.lagging_issue_lists > 0 {
+            self.lagging_issue_lists -= 1;
+            Vec::new()
+        } else {
+            self.issues.clone()
+        };
+        let mut all: Vec<Value> = self
+            .listing("issues", token, live)
+            .into_iter()
+            .filter(|i| want_state == "all" || i["state"] == json!(want_state))
+            .filter(|i| {
+                let have: Vec<String> = i["labels"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|l| l["name"].as_str())
+                            .map(str::to_lowercase)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                want_labels.iter().all(|w| have.contains(w))
+            })
+            .collect();
+        all.reverse();
+        ResponseTemplate::new(200).set_body_json(page(all, query))
+    }
+
+    /// `POST /issues`: opened (after another run's issue, when one is armed to come first);
+    /// arms the faults set for after an issue's POST.
+    fn create_issue(&mut self, body: &Value) -> ResponseTemplate {
+        if let Some((title, body, labels)) = self.issue_before_next_post.take() {
+            let n = self.next();
+            let first = issue_json(n, &title, &body, &labels, &[], "open");
+            self.issues.push(first);
+        }
+        let n = self.next();
+        let strings = |v: &Value| -> Vec<String> {
+            v.as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let i = issue_json(
+            n,
+            body["title"].as_str().unwrap_or(""),
+            body["body"].as_str().unwrap_or(""),
+            &strings(&body["labels"]),
+            &strings(&body["assignees"]),
+            "open",
+        );
+        self.issues.push(i.clone());
+        let armed = std::mem::take(&mut self.faults_after_issue_post);
+        self.faults.extend(armed);
+        ResponseTemplate::new(201).set_body_json(i)
+    }
+
+    /// `POST /issues/{n}/comments`: the comment, counted on its issue.
+    fn create_comment(&mut self, n: &str, body: &Value) -> ResponseTemplate {
+        let n: u64 = n.parse().unwrap_or(0);
+        let id = self.next();
+        let mut c = fixture("github-rest/issue-comment.json");
+        c["id"] = json!(id);
+        c["body"] = body["body"].clone();
+        c["html_url"] = json!(format!(
+            "{SERVER_URL}/{OWNER}/{REPO}/issues/{n}#issuecomment-{id}"
+        ));
+        self.comments.push((n, c.clone()));
+        if let Some(i) = self.issues.iter_mut().find(|i| i["number"] == json!(n)) {
+            i["comments"] = json!(i["comments"].as_u64().unwrap_or(0) + 1);
+        }
+        ResponseTemplate::new(201).set_body_json(c)
+    }
 }
 
 /// A pull request as `GET /pulls/{n}` and `GET /commits/{sha}/pulls` return it, from the
@@ -551,11 +682,7 @@ impl Respond for Handler {
         }
         if let Some(f) = &fault {
             if !f.applied {
-                let t = error(f.status, "Server Error");
-                return match f.delay {
-                    Some(d) => t.set_delay(d),
-                    None => t,
-                };
+                return f.answer();
             }
         }
 
@@ -565,35 +692,8 @@ impl Respond for Handler {
         };
         let parts: Vec<&str> = route.trim_start_matches('/').split('/').collect();
         let answer = match (method.as_str(), parts.as_slice()) {
-            ("GET", ["releases"]) => {
-                let live = if s.lagging_release_lists > 0 {
-                    s.lagging_release_lists -= 1;
-                    Vec::new()
-                } else {
-                    s.releases.clone()
-                };
-                let mut all = s.listing("releases", &token, live);
-                all.reverse();
-                ResponseTemplate::new(200).set_body_json(page(all, &query))
-            }
-            ("POST", ["releases"]) => {
-                let tag = body["tag_name"].as_str().unwrap_or("").to_string();
-                if !s.allow_duplicate_tags && s.releases.iter().any(|r| r["tag_name"] == json!(tag))
-                {
-                    already_exists("Release", "tag_name")
-                } else {
-                    let id = s.next();
-                    let r = release_json(
-                        id,
-                        &tag,
-                        body["body"].as_str().unwrap_or(""),
-                        body["target_commitish"].as_str().unwrap_or(""),
-                        body["name"].as_str().unwrap_or(""),
-                    );
-                    s.releases.push(r.clone());
-                    ResponseTemplate::new(201).set_body_json(r)
-                }
-            }
+            ("GET", ["releases"]) => s.list_releases(&token, &query),
+            ("POST", ["releases"]) => s.create_release(&body),
             ("PATCH", ["releases", id]) => patch(&mut s.releases, "id", id, &body),
             ("DELETE", ["releases", id]) => {
                 let id: u64 = id.parse().unwrap_or(0);
@@ -605,72 +705,8 @@ impl Respond for Handler {
                     error(404, "Not Found")
                 }
             }
-            ("GET", ["issues"]) => {
-                let want_state = query.get("state").cloned().unwrap_or_else(|| "open".into());
-                let want_labels: Vec<String> = query
-                    .get("labels")
-                    .map(|l| {
-                        l.split(',')
-                            .map(|s| s.trim().to_lowercase())
-                            .filter(|s| !s.is_empty())
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let live = if s.lagging_issue_lists > 0 {
-                    s.lagging_issue_lists -= 1;
-                    Vec::new()
-                } else {
-                    s.issues.clone()
-                };
-                let mut all: Vec<Value> = s
-                    .listing("issues", &token, live)
-                    .into_iter()
-                    .filter(|i| want_state == "all" || i["state"] == json!(want_state))
-                    .filter(|i| {
-                        let have: Vec<String> = i["labels"]
-                            .as_array()
-                            .map(|a| {
-                                a.iter()
-                                    .filter_map(|l| l["name"].as_str())
-                                    .map(str::to_lowercase)
-                                    .collect()
-                            })
-                            .unwrap_or_default();
-                        want_labels.iter().all(|w| have.contains(w))
-                    })
-                    .collect();
-                all.reverse();
-                ResponseTemplate::new(200).set_body_json(page(all, &query))
-            }
-            ("POST", ["issues"]) => {
-                if let Some((title, body, labels)) = s.issue_before_next_post.take() {
-                    let n = s.next();
-                    let first = issue_json(n, &title, &body, &labels, &[], "open");
-                    s.issues.push(first);
-                }
-                let n = s.next();
-                let strings = |v: &Value| -> Vec<String> {
-                    v.as_array()
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(|x| x.as_str().map(String::from))
-                                .collect()
-                        })
-                        .unwrap_or_default()
-                };
-                let i = issue_json(
-                    n,
-                    body["title"].as_str().unwrap_or(""),
-                    body["body"].as_str().unwrap_or(""),
-                    &strings(&body["labels"]),
-                    &strings(&body["assignees"]),
-                    "open",
-                );
-                s.issues.push(i.clone());
-                let armed = std::mem::take(&mut s.faults_after_issue_post);
-                s.faults.extend(armed);
-                ResponseTemplate::new(201).set_body_json(i)
-            }
+            ("GET", ["issues"]) => s.list_issues(&token, &query),
+            ("POST", ["issues"]) => s.create_issue(&body),
             ("PATCH", ["issues", n]) => patch(&mut s.issues, "number", n, &body),
             ("GET", ["issues", n, "comments"]) => {
                 let n: u64 = n.parse().unwrap_or(0);
@@ -682,21 +718,7 @@ impl Respond for Handler {
                     .collect();
                 ResponseTemplate::new(200).set_body_json(page(all, &query))
             }
-            ("POST", ["issues", n, "comments"]) => {
-                let n: u64 = n.parse().unwrap_or(0);
-                let id = s.next();
-                let mut c = fixture("github-rest/issue-comment.json");
-                c["id"] = json!(id);
-                c["body"] = body["body"].clone();
-                c["html_url"] = json!(format!(
-                    "{SERVER_URL}/{OWNER}/{REPO}/issues/{n}#issuecomment-{id}"
-                ));
-                s.comments.push((n, c.clone()));
-                if let Some(i) = s.issues.iter_mut().find(|i| i["number"] == json!(n)) {
-                    i["comments"] = json!(i["comments"].as_u64().unwrap_or(0) + 1);
-                }
-                ResponseTemplate::new(201).set_body_json(c)
-            }
+            ("POST", ["issues", n, "comments"]) => s.create_comment(n, &body),
             ("PATCH", ["issues", "comments", id]) => {
                 let id: u64 = id.parse().unwrap_or(0);
                 match s.comments.iter_mut().find(|(_, c)| c["id"] == json!(id)) {
@@ -725,13 +747,7 @@ impl Respond for Handler {
             _ => error(404, "Not Found"),
         };
         match fault {
-            Some(f) => {
-                let t = error(f.status, "Server Error");
-                match f.delay {
-                    Some(d) => t.set_delay(d),
-                    None => t,
-                }
-            }
+            Some(f) => f.answer(),
             None => answer,
         }
     }

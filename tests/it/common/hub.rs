@@ -167,18 +167,9 @@ impl Hub {
         let config = format!(
             r#"import sys
 sys.path.insert(0, {support:?})
+import rig
+rig.loopback(c, workdir={d:?}, public={public}, hub={hub}, proxy_api={proxy_api}, chp={chp:?})
 c.JupyterHub.spawner_class = "standin.StandinSpawner"
-c.JupyterHub.authenticator_class = "dummy"
-c.Authenticator.allow_all = True
-c.JupyterHub.bind_url = "http://127.0.0.1:{public}"
-c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub}"
-c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api}"
-c.ConfigurableHTTPProxy.command = [{chp:?}]
-c.ConfigurableHTTPProxy.pid_file = "{d}/proxy.pid"
-c.JupyterHub.db_url = "sqlite:///{d}/hub.sqlite"
-c.JupyterHub.cookie_secret_file = "{d}/cookie_secret"
-c.JupyterHub.cleanup_servers = False
-c.JupyterHub.last_activity_interval = 3600
 c.JupyterHub.tornado_settings = {{"slow_stop_timeout": {slow}}}
 c.JupyterHub.services = [
     {{"name": "driver", "api_token": {HUB_TOKEN:?}}},
@@ -265,13 +256,12 @@ c.JupyterHub.load_roles = [
     /// Creates `users` and starts a server for each, waiting (bounded) until all are ready.
     pub async fn start_servers(&self, users: &[&str]) {
         let began = Instant::now();
-        let api = self.clone_api();
-        let (code, body) = api
+        let (code, body) = self
             .send("POST", "/users", Some(json!({"usernames": users})))
             .await;
         assert_eq!(code, 201, "create users: {body}");
         for u in users {
-            let (code, body) = api.send("POST", &format!("/users/{u}/server"), None).await;
+            let (code, body) = self.send("POST", &format!("/users/{u}/server"), None).await;
             assert!(
                 code == 201 || code == 202,
                 "start {u}'s server: {code} {body}"
@@ -301,7 +291,6 @@ c.JupyterHub.load_roles = [
     pub async fn post_activity(&self, user: &str, at: f64) {
         let t = iso(at);
         let (code, body) = self
-            .clone_api()
             .send(
                 "POST",
                 &format!("/users/{user}/activity"),
@@ -321,7 +310,27 @@ c.JupyterHub.load_roles = [
         path: &str,
         body: Option<Value>,
     ) -> (u16, Value) {
-        self.clone_api().send_as(token, method, path, body).await
+        let mut req = self
+            .client
+            .request(method.parse().unwrap(), format!("{}{path}", self.api))
+            .header("Authorization", format!("token {token}"));
+        if let Some(b) = body {
+            req = req
+                .header("Content-Type", "application/json")
+                .body(serde_json::to_vec(&b).unwrap());
+        }
+        let resp = req
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        let code = resp.status().as_u16();
+        let body = resp.bytes().await.unwrap();
+        (code, serde_json::from_slice(&body).unwrap_or(Value::Null))
+    }
+
+    /// [`Hub::request_as`] with the driver's token.
+    async fn send(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        self.request_as(HUB_TOKEN, method, path, body).await
     }
 
     /// The ready servers the hub reports (`GET /users?state=ready`).
@@ -379,7 +388,7 @@ c.JupyterHub.load_roles = [
     }
 }
 
-/// The hub's API with the driver's token.
+/// The hub's API with the driver's token, owned, for the polls of [`Hub::wait_for`].
 #[derive(Clone)]
 struct Api {
     api: String,
@@ -398,35 +407,6 @@ impl Api {
         let code = resp.status().as_u16();
         let body = resp.bytes().await.ok()?;
         Some((code, serde_json::from_slice(&body).unwrap_or(Value::Null)))
-    }
-
-    async fn send(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-        self.send_as(HUB_TOKEN, method, path, body).await
-    }
-
-    async fn send_as(
-        &self,
-        token: &str,
-        method: &str,
-        path: &str,
-        body: Option<Value>,
-    ) -> (u16, Value) {
-        let mut req = self
-            .client
-            .request(method.parse().unwrap(), format!("{}{path}", self.api))
-            .header("Authorization", format!("token {token}"));
-        if let Some(b) = body {
-            req = req
-                .header("Content-Type", "application/json")
-                .body(serde_json::to_vec(&b).unwrap());
-        }
-        let resp = req
-            .send()
-            .await
-            .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
-        let code = resp.status().as_u16();
-        let body = resp.bytes().await.unwrap();
-        (code, serde_json::from_slice(&body).unwrap_or(Value::Null))
     }
 
     /// Every page of `GET /users?state=ready` (the hub cuts each at its

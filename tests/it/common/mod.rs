@@ -56,6 +56,7 @@ pub struct ActionRun {
 }
 
 /// What a run left behind.
+#[derive(Debug)]
 pub struct Outcome {
     /// Exit code.
     pub code: i32,
@@ -213,6 +214,57 @@ impl Outcome {
         self
     }
 
+    /// Asserts that the run masked each of `secrets` (one `::add-mask::` line each, also for
+    /// the forms a server may echo them in) before printing anything else, the very first
+    /// line masking one of them, and that no secret shows anywhere else: not in the rest of
+    /// stdout, in stderr, the summary or the outputs file.
+    pub fn assert_secrets_masked_first(&self, secrets: &[&str]) {
+        let stdout = &self.stdout;
+        assert!(
+            secrets
+                .iter()
+                .any(|secret| stdout.starts_with(&format!("::add-mask::{secret}\n"))),
+            "the first line masks a secret: {stdout}"
+        );
+        let lines: Vec<&str> = stdout.lines().collect();
+        let masks: Vec<&str> = lines
+            .iter()
+            .take_while(|l| l.starts_with("::add-mask::"))
+            .copied()
+            .collect();
+        for secret in secrets {
+            let line = format!("::add-mask::{secret}");
+            assert!(masks.contains(&line.as_str()), "{stdout}");
+        }
+        let mut unique = masks.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(
+            unique.len(),
+            masks.len(),
+            "each secret is masked once: {stdout}"
+        );
+        assert_eq!(
+            lines
+                .iter()
+                .filter(|l| l.starts_with("::add-mask::"))
+                .count(),
+            masks.len(),
+            "nothing is masked after the first other line: {stdout}"
+        );
+        let rest = lines[masks.len()..].join("\n");
+        for secret in secrets {
+            for (what, text) in [
+                ("stdout", &rest),
+                ("stderr", &self.stderr),
+                ("summary", &self.summary),
+                ("outputs", &self.outputs_raw),
+            ] {
+                assert!(!text.contains(secret), "{what} shows a secret:\n{text}");
+            }
+        }
+    }
+
     /// An output's value.
     pub fn output(&self, name: &str) -> &str {
         self.outputs.get(name).unwrap_or_else(|| {
@@ -222,6 +274,21 @@ impl Outcome {
             )
         })
     }
+}
+
+/// Asserts that `outputs` hold each (name, value) of `expected`; other outputs are not
+/// looked at.
+pub fn assert_outputs_hold(outputs: &BTreeMap<String, String>, expected: &[(&str, &str)]) {
+    let expected: BTreeMap<String, String> = expected
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let got: BTreeMap<String, String> = outputs
+        .iter()
+        .filter(|(k, _)| expected.contains_key(*k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    assert_eq!(got, expected, "all outputs: {outputs:#?}");
 }
 
 /// `text` with each variable part (a port, a temp path) replaced by a stable name, for a

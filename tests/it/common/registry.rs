@@ -595,6 +595,26 @@ impl Shape {
     }
 }
 
+/// The Docker (`docker`) or the OCI media types: the single-platform manifest's shape, the
+/// list's (index's) shape, the config's and the layer's media type.
+fn flavour(docker: bool) -> (Shape, Shape, &'static str, &'static str) {
+    if docker {
+        (
+            Shape::DockerManifest,
+            Shape::DockerList,
+            "application/vnd.docker.container.image.v1+json",
+            "application/vnd.docker.image.rootfs.diff.tar.gzip",
+        )
+    } else {
+        (
+            Shape::OciManifest,
+            Shape::OciIndex,
+            "application/vnd.oci.image.config.v1+json",
+            "application/vnd.oci.image.layer.v1.tar+gzip",
+        )
+    }
+}
+
 /// Pushes every [`Shape`] to `addr`/`repo` (tags from [`Shape::tag`]) with oci-client's
 /// `push_blob` and `push_manifest_raw`, so the exact manifest bytes are known; returns the
 /// sha256 of each top-level manifest's bytes.
@@ -652,21 +672,8 @@ pub async fn push_shapes(
     };
     let mut out = std::collections::BTreeMap::new();
     for docker in [false, true] {
-        let (manifest_type, config_type, layer_type, list_type) = if docker {
-            (
-                Shape::DockerManifest.media_type(),
-                "application/vnd.docker.container.image.v1+json",
-                "application/vnd.docker.image.rootfs.diff.tar.gzip",
-                Shape::DockerList.media_type(),
-            )
-        } else {
-            (
-                Shape::OciManifest.media_type(),
-                "application/vnd.oci.image.config.v1+json",
-                "application/vnd.oci.image.layer.v1.tar+gzip",
-                Shape::OciIndex.media_type(),
-            )
-        };
+        let (single, shape, config_type, layer_type) = flavour(docker);
+        let (manifest_type, list_type) = (single.media_type(), shape.media_type());
         let mut children = Vec::new();
         for arch in ["amd64", "arm64"] {
             let (layer, layer_size) =
@@ -686,11 +693,6 @@ pub async fn push_shapes(
             let digest = sha(body.as_bytes());
             put_manifest(&digest, body.as_bytes(), manifest_type).await;
             if arch == "amd64" {
-                let single = if docker {
-                    Shape::DockerManifest
-                } else {
-                    Shape::OciManifest
-                };
                 put_manifest(single.tag(), body.as_bytes(), manifest_type).await;
                 out.insert(single, digest.clone());
             }
@@ -703,11 +705,6 @@ pub async fn push_shapes(
             "schemaVersion": 2, "mediaType": list_type, "manifests": children,
         });
         let body = format!("{}\n", serde_json::to_string_pretty(&list).unwrap());
-        let shape = if docker {
-            Shape::DockerList
-        } else {
-            Shape::OciIndex
-        };
         put_manifest(shape.tag(), body.as_bytes(), list_type).await;
         out.insert(shape, sha(body.as_bytes()));
     }
