@@ -26,9 +26,9 @@
 //! list at `limit` without saying so.
 
 use super::{Pending, Server};
+use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, LOCATION};
 use reqwest::{StatusCode, Url};
-use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -235,6 +235,8 @@ pub struct HubClient {
     base: String,
     /// `token …`, marked sensitive (reqwest then keeps it out of `Debug`).
     authorization: HeaderValue,
+    /// The token in every form, hidden in whatever the hub (or a proxy) echoes.
+    secrets: Secrets,
     http: reqwest::Client,
     timeout: Duration,
 }
@@ -288,6 +290,7 @@ impl HubClient {
             users_url,
             base: base.trim().trim_end_matches('/').to_string(),
             authorization,
+            secrets: Secrets::of([token]),
             http,
             timeout,
         })
@@ -356,7 +359,7 @@ impl HubClient {
             } else {
                 HubError::Unreachable {
                     url: shown.clone(),
-                    cause: error_chain(&e),
+                    cause: self.echoed(&crate::support::text::error_chain(&e)),
                 }
             }
         };
@@ -377,7 +380,7 @@ impl HubClient {
         let location = response
             .headers()
             .get(LOCATION)
-            .map(|v| hub_text(&String::from_utf8_lossy(v.as_bytes())));
+            .map(|v| self.echoed(&String::from_utf8_lossy(v.as_bytes())));
         if status.is_redirection() {
             return Err(self.wrong_base(shown, WrongAnswer::Redirect { location }));
         }
@@ -410,9 +413,15 @@ impl HubClient {
             s => Err(HubError::Status {
                 url: shown,
                 status: s.as_u16(),
-                message: hub_message(&body).map(|m| hub_text(&m)),
+                message: hub_message(&body).map(|m| self.echoed(&m)),
             }),
         }
+    }
+
+    /// Text the hub (or a proxy in front of it) sent, with the token hidden in every form
+    /// ([`Secrets::redact_echo`]), then made safe for a message ([`hub_text`]).
+    fn echoed(&self, text: &str) -> String {
+        hub_text(&self.secrets.redact_echo(text))
     }
 
     fn wrong_base(&self, url: String, answer: WrongAnswer) -> HubError {
@@ -484,7 +493,7 @@ impl ServerPages<'_> {
         let page: PageDoc = {
             let mut de = serde_json::Deserializer::from_slice(&body);
             serde_path_to_error::deserialize(&mut de)
-                .map_err(|e| malformed(hub_text(&e.to_string())))?
+                .map_err(|e| malformed(self.client.echoed(&e.to_string())))?
         };
         drop(body);
         self.first_total.get_or_insert(page.pagination.total);
@@ -647,21 +656,6 @@ fn hub_text(text: &str) -> String {
 
 fn first_byte(body: &[u8]) -> Option<u8> {
     body.iter().copied().find(|b| !b.is_ascii_whitespace())
-}
-
-/// The error and its causes on one line (reqwest's top-level message alone says little).
-fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let line = cause.to_string();
-        if !text.contains(&line) {
-            text.push_str(": ");
-            text.push_str(&line);
-        }
-        source = cause.source();
-    }
-    hub_text(&text)
 }
 
 #[cfg(test)]

@@ -457,6 +457,35 @@ async fn a_hub_slower_than_the_timeout_is_reported_as_such() {
     );
 }
 
+#[tokio::test]
+async fn a_token_the_hub_echoes_is_hidden_through_the_one_engine() {
+    // A proxy in front of the hub quoting the request's header, the token cut short, and
+    // base64-encoded: each goes, whatever form it takes.
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(TOKEN);
+    let hub = MockServer::start().await;
+    answer_all(
+        &hub,
+        ResponseTemplate::new(400).set_body_json(json!({
+            "status": 400,
+            "message": format!("bad header 'token {TOKEN}' (was {}..., {b64})", &TOKEN[..12]),
+        })),
+    )
+    .await;
+    let err = error_of(&hub.uri()).await;
+    assert_eq!(
+        err,
+        HubError::Status {
+            url: format!(
+                "{}/hub/api/users?state=active&offset=0&limit=200",
+                hub.uri()
+            ),
+            status: 400,
+            message: Some("bad header 'token ***' (was ***..., ***)".into()),
+        }
+    );
+}
+
 #[test]
 fn the_token_is_never_shown() {
     let client = client("https://hub.example.org");

@@ -1,5 +1,7 @@
 //! GitHub errors that callers match on, with the fix in the message.
 
+use crate::support::secrets::Secrets;
+
 /// What kind of failure a GitHub call met; callers branch on it (a 404 on a look-up is
 /// "absent", a 403 needs a permission, a 5xx on a write has an unknown outcome).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,18 +221,11 @@ impl GitHubError {
         }
     }
 
-    /// The same error with every occurrence of `secret` (and of its encoded forms, see
-    /// [`crate::support::secrets::secret_forms`]) replaced by `***`: for text a server echoed back,
-    /// which may quote the request's credentials.
-    pub fn redacted(mut self, secret: &str) -> Self {
-        let secret = secret.trim();
-        if !secret.is_empty() {
-            let mut forms = crate::support::secrets::secret_forms(secret);
-            forms.sort_by_key(|s| std::cmp::Reverse(s.len()));
-            for form in forms {
-                self.message = self.message.replace(&form, "***");
-            }
-        }
+    /// The same error with `secrets` hidden in every form, part and long start
+    /// ([`Secrets::redact_echo`]): for text a server echoed back, which may quote the
+    /// request's credentials.
+    pub fn redacted(mut self, secrets: &Secrets) -> Self {
+        self.message = secrets.redact_echo(&self.message);
         self
     }
 }
@@ -253,7 +248,10 @@ fn transport(err: &octocrab::Error, what: Action, timeout: std::time::Duration) 
         _ => "; the outcome is unknown",
     };
     let Some(e) = reqwest else {
-        let text = crate::support::sanitize::clean_line(&chain(err), ECHO_MAX_CHARS);
+        let text = crate::support::sanitize::clean_line(
+            &crate::support::text::error_chain(err),
+            ECHO_MAX_CHARS,
+        );
         return format!("cannot {what}: no answer from GitHub: {text}{outcome}");
     };
     let request = match e.url() {
@@ -268,7 +266,7 @@ fn transport(err: &octocrab::Error, what: Action, timeout: std::time::Duration) 
     }
     // The cause below reqwest's own "error sending request for url (...)" line.
     let cause = std::error::Error::source(e)
-        .map(chain)
+        .map(crate::support::text::error_chain)
         .unwrap_or_else(|| e.to_string());
     let cause = crate::support::sanitize::clean_line(&cause, ECHO_MAX_CHARS);
     let how = if e.is_connect() {
@@ -277,20 +275,6 @@ fn transport(err: &octocrab::Error, what: Action, timeout: std::time::Duration) 
         "the connection to GitHub broke during"
     };
     format!("cannot {what}: {how} {request}: {cause}{outcome}")
-}
-
-fn chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(s) = source {
-        let s_text = s.to_string();
-        if !text.contains(&s_text) {
-            text.push_str(": ");
-            text.push_str(&s_text);
-        }
-        source = s.source();
-    }
-    text
 }
 
 /// The fix for a failure, as a sentence starting with `; `.
@@ -365,11 +349,12 @@ mod tests {
 
     #[test]
     fn an_echoed_token_is_scrubbed() {
+        let secrets = Secrets::of([&"ghs_abc123".into()]);
         let err = GitHubError::new(
             Kind::Unauthorized,
             "cannot list releases: GitHub answered 401: Bad credentials: Bearer ghs_abc123".into(),
         )
-        .redacted("ghs_abc123");
+        .redacted(&secrets);
         assert_eq!(
             err.message,
             "cannot list releases: GitHub answered 401: Bad credentials: Bearer ***"

@@ -22,6 +22,7 @@ pub mod retry;
 pub use error::{Action, GitHubError, Kind};
 pub use retry::ReadRetry;
 
+use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
 use models::{Comment, Issue, PullRequest, Release};
 use octocrab::Octocrab;
 use serde::Serialize;
@@ -93,8 +94,10 @@ impl Default for Options {
 /// A GitHub REST client bound to one repository.
 pub struct GitHub {
     api_url: String,
-    /// Also used to scrub the token from errors that echo it back ([`GitHubError::redacted`]).
-    token: String,
+    /// Exposed only to octocrab, which sends it as the `Authorization` header.
+    token: SecretString,
+    /// The token in every form, hidden in errors that echo it back ([`GitHubError::redacted`]).
+    secrets: Secrets,
     client: OnceLock<Octocrab>,
     repo: Repository,
     options: Options,
@@ -125,7 +128,7 @@ impl GitHub {
     ///
     /// # Errors
     /// An `api_url` that is not a URL.
-    pub fn new(api_url: &str, token: &str, repo: Repository) -> Result<Self, GitHubError> {
+    pub fn new(api_url: &str, token: &SecretString, repo: Repository) -> Result<Self, GitHubError> {
         Self::with_options(api_url, token, repo, Options::default())
     }
 
@@ -136,13 +139,13 @@ impl GitHub {
     /// (a line break or another control character inside it).
     pub fn with_options(
         api_url: &str,
-        token: &str,
+        token: &SecretString,
         repo: Repository,
         options: Options,
     ) -> Result<Self, GitHubError> {
         // octocrab builds the `Authorization` header with `unwrap`, so such a token would
         // panic there: refuse it first, without showing it.
-        if http::HeaderValue::from_str(&format!("Bearer {token}")).is_err() {
+        if http::HeaderValue::from_str(&format!("Bearer {}", token.expose_secret())).is_err() {
             return Err(GitHubError::new(
                 Kind::Other,
                 "the GitHub token holds a line break or another control character, so it \
@@ -159,7 +162,8 @@ impl GitHub {
         })?;
         Ok(Self {
             api_url: api_url.to_string(),
-            token: token.to_string(),
+            token: token.clone(),
+            secrets: Secrets::of([token]),
             client: OnceLock::new(),
             repo,
             options,
@@ -209,6 +213,7 @@ impl GitHub {
         Self {
             api_url: self.api_url.clone(),
             token: self.token.clone(),
+            secrets: self.secrets.clone(),
             client: self.client.clone(),
             repo,
             options: self.options,
@@ -219,7 +224,7 @@ impl GitHub {
 
     /// `err`, met while doing `what`, as a [`GitHubError`] with the token scrubbed.
     fn failed(&self, err: octocrab::Error, what: Action) -> GitHubError {
-        GitHubError::from_octocrab(err, what, self.options.timeout).redacted(&self.token)
+        GitHubError::from_octocrab(err, what, self.options.timeout).redacted(&self.secrets)
     }
 
     fn route(&self, tail: &str) -> String {
@@ -466,5 +471,34 @@ impl GitHub {
             Action::LookUpPullRequest,
         )
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wiremock::matchers::method;
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    #[tokio::test]
+    async fn a_token_github_echoes_is_hidden_through_the_one_engine() {
+        // A proxy quoting the request's header, then the token cut short: each goes.
+        const TOKEN: &str = "ghs_EchoedBackByAProxy0123456789";
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .respond_with(ResponseTemplate::new(401).set_body_json(serde_json::json!({
+                "message": format!("Bad credentials: Bearer {TOKEN} (starts {})", &TOKEN[..14]),
+            })))
+            .mount(&server)
+            .await;
+        let repo = Repository::parse("octo/lab").unwrap();
+        let gh = GitHub::new(&server.uri(), &TOKEN.into(), repo).unwrap();
+        let err = gh.list_releases().await.unwrap_err();
+        assert_eq!(err.kind, Kind::Unauthorized);
+        assert_eq!(
+            err.message,
+            "cannot list releases: GitHub answered 401: Bad credentials: Bearer *** (starts ***); \
+             the token is missing, expired or revoked: pass github-token (default ${{ github.token }})"
+        );
     }
 }
