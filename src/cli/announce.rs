@@ -318,7 +318,7 @@ fn github_client(
         options.timeout = timeout;
     }
     if let Some(wait) = args.github_retry_wait {
-        options.read_retry.base = wait;
+        options.read_retry.base_delay = wait;
     }
     Ok(Some(
         GitHub::with_options(&ctx.api_url, token, repo.clone(), options)?
@@ -400,9 +400,9 @@ fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions, UsageError> 
         github_token: args.github_token.as_deref().map(SecretString::from),
         insecure: inputs::insecure_registries(&args.insecure_registry),
         retry: RetryPolicy {
-            timeout,
+            deadline: Some(timeout),
             base_delay: registry_duration(&args.registry_retry_delay, "registry-retry-delay")?,
-            ..RetryPolicy::default()
+            ..RetryPolicy::registry()
         },
         timer: None,
     })
@@ -493,7 +493,7 @@ mod tests {
             [Duration::from_millis(5), Duration::from_millis(10)]
         );
         let registry = r.registry.unwrap();
-        assert_eq!(registry.retry.timeout, Duration::from_secs(120));
+        assert_eq!(registry.retry.deadline, Some(Duration::from_secs(120)));
         assert!(registry.credentials.is_none());
 
         let r = request(

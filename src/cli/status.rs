@@ -90,7 +90,7 @@ pub fn status_request(
             credentials: None,
             github_token: given(&args.github_token).map(SecretString::from),
             insecure: inputs::insecure_registries(&args.insecure_registry),
-            retry: RetryPolicy::default(),
+            retry: RetryPolicy::registry(),
             timer: None,
         }),
         _ => None,

@@ -27,18 +27,19 @@
 //! (containerd, CRI-O); they then pull by that digest and verify the bytes, so a wrong header
 //! makes the pull fail instead of running another image.
 //!
-//! Each request is retried on connection errors, 429 and 5xx within the deadline
-//! ([`retry`], which also says why `oci-client`'s `fetch_manifest_digest` is not used).
+//! Each request is retried on connection errors, 429 and 5xx within the deadline, by the one
+//! retry policy ([`crate::support::retry`]; `send` says why `oci-client`'s
+//! `fetch_manifest_digest` is not used).
 //! Text the registry sends back is quoted in errors with the resolution's secrets hidden
 //! ([`crate::support::secrets::Secrets`]). The digest is validated (`sha256:<64 hex>`) before it is returned.
 
 pub mod auth;
 pub mod errors;
-pub mod retry;
+mod send;
 
+pub use crate::support::retry::{RetryPolicy, Timer, TokioTimer};
 pub use auth::{CredentialSource, Credentials};
 pub use errors::{RegistryError, TlsProblem};
-pub use retry::{RetryPolicy, Timer, TokioTimer};
 
 use super::Digest;
 use super::manifest;
@@ -46,7 +47,7 @@ use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
 use auth::Challenge;
 use oci_client::Reference;
 use reqwest::{Method, StatusCode};
-use retry::{Answer, Failure, Sender};
+use send::{Answer, Failure, Sender};
 use std::sync::Arc;
 
 /// The `Accept` header of every manifest request: all four manifest types, index types
@@ -54,7 +55,7 @@ use std::sync::Arc;
 pub const ACCEPT_MANIFESTS: &str = "application/vnd.oci.image.index.v1+json, application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json";
 
 /// How to reach and authenticate to the registry.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct RegistryOptions {
     /// `registry-username`/`registry-password`. Presented only when the registry asks
     /// (Basic, or exchanged for a bearer token at the realm it names).
@@ -64,10 +65,23 @@ pub struct RegistryOptions {
     pub github_token: Option<SecretString>,
     /// `HOST:PORT` entries spoken to over plain HTTP (local registries, tests).
     pub insecure: Vec<String>,
-    /// Retries and the deadline.
+    /// Retries and the deadline ([`RetryPolicy::registry`] by default).
     pub retry: RetryPolicy,
     /// The clock; `None` for the real one ([`TokioTimer`]).
     pub timer: Option<Arc<dyn Timer>>,
+}
+
+impl Default for RegistryOptions {
+    /// Anonymous, over HTTPS, with [`RetryPolicy::registry`] on the real clock.
+    fn default() -> Self {
+        Self {
+            credentials: None,
+            github_token: None,
+            insecure: Vec::new(),
+            retry: RetryPolicy::registry(),
+            timer: None,
+        }
+    }
 }
 
 impl std::fmt::Debug for RegistryOptions {
@@ -653,7 +667,7 @@ impl<'a> Session<'a> {
                 registry: self.registry.clone(),
                 image: self.image.clone(),
                 endpoint: endpoint.to_string(),
-                timeout: self.sender.policy.timeout,
+                timeout: self.sender.policy.deadline.unwrap_or_default(),
                 requests: self.sender.requests,
             },
             Failure::Other { cause } => self.protocol(cause),

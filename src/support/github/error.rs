@@ -1,6 +1,8 @@
 //! GitHub errors that callers match on, with the fix in the message.
 
+use crate::support::retry::{Verdict, retry_after};
 use crate::support::secrets::Secrets;
+use std::time::{Duration, SystemTime};
 
 /// What kind of failure a GitHub call met; callers branch on it (a 404 on a look-up is
 /// "absent", a 403 needs a permission, a 5xx on a write has an unknown outcome).
@@ -227,6 +229,43 @@ impl GitHubError {
     pub fn redacted(mut self, secrets: &Secrets) -> Self {
         self.message = secrets.redact_echo(&self.message);
         self
+    }
+}
+
+/// Whether a failed read is worth another try ([`crate::support::retry`]), per GitHub's "Rate
+/// limits for the REST API": a 5xx, a 429 or a transport failure (a timeout, a broken
+/// connection) is; so is a 403 that is a rate limit (it carries `Retry-After`, or
+/// `x-ratelimit-remaining: 0`), which asks for a wait: `Retry-After`, else until
+/// `x-ratelimit-reset` (Unix seconds, counted from `now`). Anything else is final.
+pub fn read_verdict(err: &octocrab::Error, now: SystemTime) -> Verdict {
+    let (status, headers) = match err {
+        octocrab::Error::GitHub { source, .. } => {
+            (source.status_code.as_u16(), source.headers.as_ref())
+        }
+        octocrab::Error::Service { .. }
+        | octocrab::Error::Hyper { .. }
+        | octocrab::Error::Reqwest { .. } => return Verdict::Retry { asked: None },
+        _ => return Verdict::Final,
+    };
+    let header = |name: &str| headers?.get(name)?.to_str().ok();
+    let after = header("retry-after").and_then(|v| retry_after(v, now));
+    let exhausted = header("x-ratelimit-remaining").is_some_and(|v| v.trim() == "0");
+    let reset = header("x-ratelimit-reset")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(|at| {
+            let now = now
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap_or_default();
+            Duration::from_secs(at).saturating_sub(now)
+        });
+    match status {
+        429 | 500..=599 => Verdict::Retry {
+            asked: after.or(reset.filter(|_| exhausted)),
+        },
+        403 if after.is_some() || exhausted => Verdict::Retry {
+            asked: after.or(reset),
+        },
+        _ => Verdict::Final,
     }
 }
 
