@@ -550,17 +550,15 @@ async fn a_token_the_hub_echoes_is_hidden_through_the_one_engine() {
         })),
     )
     .await;
-    let err = error_of(&hub.uri()).await;
+    let HubError::Status {
+        status, message, ..
+    } = error_of(&hub.uri()).await
+    else {
+        panic!("not the hub's status")
+    };
     assert_eq!(
-        err,
-        HubError::Status {
-            url: format!(
-                "{}/hub/api/users?state=active&offset=0&limit=200",
-                hub.uri()
-            ),
-            status: 400,
-            message: Some("bad header 'token ***' (was ***..., ***)".into()),
-        }
+        (status, message.as_deref()),
+        (400, Some("bad header 'token ***' (was ***..., ***)"))
     );
 }
 
