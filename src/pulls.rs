@@ -35,7 +35,8 @@
 //!
 //! A failed call (403, 404, 5xx after the read client's retries) or a look-up that cannot run
 //! (a dry run without a token) becomes [`Found::LookupFailed`] with what was looked up and
-//! what to do; [`crate::tier::decide`] turns it into an error or an explicit fallback.
+//! which failure, as data ([`LookupFailure`]; `render::reasons` words it and its fix);
+//! [`crate::tier::decide`] turns it into an error or an explicit fallback.
 
 use crate::context::RunContext;
 use crate::event::PayloadCommit;

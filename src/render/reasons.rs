@@ -236,35 +236,43 @@ impl fmt::Display for LookupFailure {
                 commits,
                 merge_group,
                 unexamined,
-            } => {
-                let one = commits.shas.len() == 1;
-                write!(
-                    f,
-                    "no merged pull request found for {}: GitHub lists none merged into {} as \
-                     {} {} ({}), and {}. If the pull request was merged just now, re-run the \
-                     job; if the {} pushed without a pull request, there are no labels to read.",
-                    commits.origin,
-                    commits.branch.as_deref().unwrap_or("the branch"),
-                    if one { "commit" } else { "any of commits" },
-                    commits.shas.join(", "),
-                    commits.traffic,
-                    Fallback(&commits.fallback),
-                    if one { "commit was" } else { "commits were" },
-                )?;
-                if *merge_group {
-                    f.write_str(
-                        " A merge group is built before its pull requests are merged, so GitHub \
-                         lists none merged yet: announce from the push the merge queue makes \
-                         when it merges, or set the tier input.",
-                    )?;
-                }
-                if let Some(unexamined) = unexamined {
-                    write!(f, " Also, {unexamined}.")?;
-                }
-                Ok(())
-            }
+            } => none_merged(f, commits, *merge_group, unexamined.as_ref()),
         }
     }
+}
+
+/// [`LookupFailure::NoneMerged`] in words: which commits, how they were asked for, what to do.
+fn none_merged(
+    f: &mut fmt::Formatter<'_>,
+    commits: &Commits,
+    merge_group: bool,
+    unexamined: Option<&Unexamined>,
+) -> fmt::Result {
+    let one = commits.shas.len() == 1;
+    write!(
+        f,
+        "no merged pull request found for {}: GitHub lists none merged into {} as {} {} ({}), \
+         and {}. If the pull request was merged just now, re-run the job; if the {} pushed \
+         without a pull request, there are no labels to read.",
+        commits.origin,
+        commits.branch.as_deref().unwrap_or("the branch"),
+        if one { "commit" } else { "any of commits" },
+        commits.shas.join(", "),
+        commits.traffic,
+        Fallback(&commits.fallback),
+        if one { "commit was" } else { "commits were" },
+    )?;
+    if merge_group {
+        f.write_str(
+            " A merge group is built before its pull requests are merged, so GitHub lists none \
+             merged yet: announce from the push the merge queue makes when it merges, or set \
+             the tier input.",
+        )?;
+    }
+    if let Some(unexamined) = unexamined {
+        write!(f, " Also, {unexamined}.")?;
+    }
+    Ok(())
 }
 
 /// A look-up as what was being done: `look up the pull requests of …`, `re-fetch pull
@@ -435,5 +443,166 @@ impl fmt::Display for Missing {
             write!(f, "{unexamined}")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn commits(shas: &[&str], fallback: Vec<SubjectMiss>) -> Commits {
+        Commits {
+            origin: "the push of 9d2f0b1c4a6e to main".into(),
+            branch: Some("main".into()),
+            shas: shas.iter().map(|s| s.to_string()).collect(),
+            traffic: LookupTraffic {
+                repository: "octo/lab".into(),
+                requests: 5,
+                waited: Duration::from_secs(27),
+            },
+            fallback,
+        }
+    }
+
+    fn unexamined() -> Unexamined {
+        Unexamined {
+            origin: "the push of 9d2f0b1c4a6e to main".into(),
+            count: 3,
+            carried: 103,
+            listed: 103,
+            payload: PayloadList::All,
+            looked_up: 100,
+        }
+    }
+
+    /// Every kind of failed or incomplete look-up, in the words users read.
+    #[test]
+    fn every_look_up_failure_in_words() {
+        let refetch = Lookup::Refetch {
+            number: 7,
+            why: Refetch::NoTierLabelNorMergeCommit,
+        };
+        let no_number = || SubjectMiss::NoNumber {
+            commit: "9d2f0b1c4a6e".into(),
+        };
+        let failures = [
+            LookupFailure::PushDeleted {
+                target: "refs/heads/topic".into(),
+            },
+            LookupFailure::Payload {
+                origin: "the push event".into(),
+                problem: PayloadProblem::NoPushedCommit,
+            },
+            LookupFailure::Payload {
+                origin: "the merge_group event".into(),
+                problem: PayloadProblem::NoPart {
+                    part: "merge_group".into(),
+                },
+            },
+            LookupFailure::Payload {
+                origin: "the workflow_run event".into(),
+                problem: PayloadProblem::BadHeadSha {
+                    event: "workflow_run".into(),
+                    text: "main".into(),
+                },
+            },
+            LookupFailure::NotMerged {
+                number: 7,
+                action: Some("closed".into()),
+            },
+            LookupFailure::NoClient {
+                lookup: refetch.clone(),
+                lacking: NoClient::Token,
+            },
+            LookupFailure::NoClient {
+                lookup: Lookup::PullRequestsOf {
+                    origin: "the push of 9d2f0b1c4a6e to main".into(),
+                },
+                lacking: NoClient::Repository,
+            },
+            LookupFailure::GitHub {
+                lookup: refetch,
+                error: "cannot look up the pull request: GitHub answered 404: Not Found".into(),
+                elsewhere: Some(Elsewhere {
+                    event: "octo/app".into(),
+                    release: "octo/lab".into(),
+                }),
+            },
+            LookupFailure::GitHub {
+                lookup: Lookup::CommitPulls {
+                    origin: "the push of 9d2f0b1c4a6e to main".into(),
+                    commit: "9d2f0b1c4a6e".into(),
+                },
+                error: "cannot look up the pull requests of the pushed commit: GitHub answered 502"
+                    .into(),
+                elsewhere: None,
+            },
+            LookupFailure::GitHub {
+                lookup: Lookup::NamedPull {
+                    origin: "the push of 9d2f0b1c4a6e to main".into(),
+                    number: 12,
+                    commit: "9d2f0b1c4a6e".into(),
+                },
+                error: "cannot look up the pull request: GitHub answered 403: Forbidden".into(),
+                elsewhere: None,
+            },
+            LookupFailure::NoneMerged {
+                commits: commits(&["9d2f0b1c4a6e"], vec![no_number()]),
+                merge_group: true,
+                unexamined: None,
+            },
+            LookupFailure::NoneMerged {
+                commits: commits(
+                    &["9d2f0b1c4a6e", "0123456789ab"],
+                    vec![
+                        SubjectMiss::NotMergedInto {
+                            number: 12,
+                            commit: "9d2f0b1c4a6e".into(),
+                            branch: None,
+                        },
+                        SubjectMiss::NotAPullRequest {
+                            number: 13,
+                            commit: "0123456789ab".into(),
+                            repository: "octo/lab".into(),
+                        },
+                    ],
+                ),
+                merge_group: false,
+                unexamined: Some(unexamined()),
+            },
+        ];
+        let missing = [
+            Missing {
+                unresolved: Some(commits(&["9d2f0b1c4a6e"], vec![no_number()])),
+                unexamined: Some(Unexamined {
+                    payload: PayloadList::AtLimit,
+                    listed: 2048,
+                    carried: 2048,
+                    count: 1948,
+                    ..unexamined()
+                }),
+            },
+            Missing {
+                unresolved: None,
+                unexamined: Some(Unexamined {
+                    payload: PayloadList::Fewer,
+                    listed: 20,
+                    count: 1,
+                    carried: 101,
+                    ..unexamined()
+                }),
+            },
+        ];
+        let lines: Vec<String> = failures
+            .into_iter()
+            .map(|f| NotKnown::Failed(Box::new(f)).to_string())
+            .chain(
+                missing
+                    .into_iter()
+                    .map(|m| NotKnown::Incomplete(Box::new(m)).to_string()),
+            )
+            .collect();
+        insta::assert_snapshot!(lines.join("\n\n"));
     }
 }
