@@ -35,7 +35,7 @@
 //! list at `limit` without saying so.
 
 use super::{Pending, Server};
-use crate::support::retry::{RetryPolicy, TokioTimer, Verdict, retry_after};
+use crate::support::retry::{RetryPolicy, TokioTimer, Verdict, retry_after_header};
 use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, LOCATION};
 use reqwest::{StatusCode, Url};
@@ -427,11 +427,7 @@ impl HubClient {
             .headers()
             .get(LOCATION)
             .map(|v| self.echoed(&String::from_utf8_lossy(v.as_bytes())));
-        let asked = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| retry_after(v, std::time::SystemTime::now()));
+        let asked = retry_after_header(response.headers(), std::time::SystemTime::now());
         if status.is_redirection() {
             return Err(self
                 .wrong_base(shown, WrongAnswer::Redirect { location })

@@ -222,6 +222,11 @@ pub fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     Some(at.duration_since(now).unwrap_or_default())
 }
 
+/// The `Retry-After` of an answer's `headers` ([`retry_after`]), `None` without a usable one.
+pub fn retry_after_header(headers: &http::HeaderMap, now: SystemTime) -> Option<Duration> {
+    retry_after(headers.get(http::header::RETRY_AFTER)?.to_str().ok()?, now)
+}
+
 /// The clock of a request's tries (the registry: of a whole resolution): how long it has
 /// run, and how to wait. Injectable so tests can check the waits (e.g. that `Retry-After`
 /// was honoured) without waiting.

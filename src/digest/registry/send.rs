@@ -14,7 +14,7 @@
 //! each request with the `reqwest` crate oci-client itself uses (already in the build) keeps
 //! the headers in hand and the request count at the physical minimum.
 
-use crate::support::retry::{GaveUp, RetryPolicy, Stop, Timer, Verdict, retry_after};
+use crate::support::retry::{GaveUp, RetryPolicy, Stop, Timer, Verdict, retry_after_header};
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use std::time::{Duration, SystemTime};
@@ -133,11 +133,7 @@ impl Try {
     fn verdict(&self) -> Verdict {
         match self {
             Try::Refused(answer) => Verdict::Retry {
-                asked: answer
-                    .headers
-                    .get(reqwest::header::RETRY_AFTER)
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| retry_after(v, SystemTime::now())),
+                asked: retry_after_header(&answer.headers, SystemTime::now()),
             },
             Try::Transport(Class::Connection(_)) => Verdict::Retry { asked: None },
             Try::Transport(_) => Verdict::Final,

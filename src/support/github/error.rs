@@ -1,6 +1,6 @@
 //! GitHub errors that callers match on, with the fix in the message.
 
-use crate::support::retry::{Verdict, retry_after};
+use crate::support::retry::{Verdict, retry_after_header};
 use crate::support::secrets::Secrets;
 use std::time::{Duration, SystemTime};
 
@@ -248,7 +248,7 @@ pub fn read_verdict(err: &octocrab::Error, now: SystemTime) -> Verdict {
         _ => return Verdict::Final,
     };
     let header = |name: &str| headers?.get(name)?.to_str().ok();
-    let after = header("retry-after").and_then(|v| retry_after(v, now));
+    let after = headers.and_then(|h| retry_after_header(h, now));
     let exhausted = header("x-ratelimit-remaining").is_some_and(|v| v.trim() == "0");
     let reset = header("x-ratelimit-reset")
         .and_then(|v| v.trim().parse::<u64>().ok())
