@@ -3,9 +3,9 @@
 //! One octocrab client, built without octocrab's retry layer (its `retry` feature is off; its
 //! `HandleRateLimits` retries a 5xx at once, without backoff): reads are retried here on 5xx,
 //! 429, rate limits and transport failures by the one retry policy
-//! ([`crate::support::retry`], [`read_verdict`]); writes are never retried, because a POST that may
-//! have succeeded must be followed by a fresh look-up, not a second POST (octocrab's retry
-//! would re-send it). Every request has a timeout ([`Options`]). Responses are decoded into
+//! ([`crate::support::retry`], [`read_verdict`]); writes are never retried, because a POST
+//! that may have succeeded must be followed by a fresh look-up, not a second POST (octocrab's
+//! retry would re-send it). Every request has a timeout ([`Options`]). Responses are decoded into
 //! the small, tolerant structs of [`models`] rather than octocrab's full models.
 //!
 //! The client is built at the first request, not before (a dry run whose tier needs no
