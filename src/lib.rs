@@ -1,8 +1,9 @@
 //! codeq-rollout: announce a new JupyterLab image digest to its users.
 //!
 //! Layers, each importing only the ones before it (`tests/it/architecture.rs` checks it):
-//! - [`support`]: the GitHub client, the Actions log, secrets, text helpers, the duration
-//!   parser, TLS;
+//! - [`support`]: the GitHub client, the Actions log, secrets (one secret type, one engine
+//!   that masks and redacts), the one retry policy of every edge's reads, text helpers, the
+//!   duration parser, TLS;
 //! - the stages: [`context`] (+ [`event`]) → [`digest`] → [`tier`] (the pure decision, as
 //!   data: the render layer words it) →
 //!   [`pulls`] (the pull-request look-up) → [`window`] (+ [`values`]) → [`render`] →

@@ -35,13 +35,17 @@
 //!
 //! A failed call (403, 404, 5xx after the read client's retries) or a look-up that cannot run
 //! (a dry run without a token) becomes [`Found::LookupFailed`] with what was looked up and
-//! what to do; [`crate::tier::decide`] turns it into an error or an explicit fallback.
+//! which failure, as data ([`LookupFailure`]; `render::reasons` words it and its fix);
+//! [`crate::tier::decide`] turns it into an error or an explicit fallback.
 
 use crate::context::RunContext;
 use crate::event::PayloadCommit;
 use crate::support::github::GitHub;
 use crate::support::github::models::PullRequest as ApiPullRequest;
-use crate::tier::{Evidence, Found, LabelRules, PullRequest};
+use crate::tier::{
+    Commits, Elsewhere, Evidence, Found, LabelRules, Lookup, LookupFailure, LookupTraffic, Missing,
+    NoClient, PayloadList, PayloadProblem, PullRequest, Refetch, SubjectMiss, Unexamined,
+};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -137,21 +141,16 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
         return Behind {
             evidence: Evidence {
                 origin: format!("the push deleting {target}"),
-                found: Found::LookupFailed(format!(
-                    "the push deleted {target}: a deletion builds nothing and merges no pull \
-                     request, so there is nothing to announce; run codeq-rollout only for pushes \
-                     that add commits, e.g. `if: github.event.deleted == false`"
-                )),
+                found: Found::LookupFailed(Box::new(LookupFailure::PushDeleted {
+                    target: target.to_string(),
+                })),
                 notes: Vec::new(),
             },
             commit: None,
         };
     }
     let Some(head) = commit_sha(after).or_else(|| ctx.sha.clone()) else {
-        return failed(
-            "the push event",
-            "the payload has no pushed commit (`after`) and GITHUB_SHA is unset: set --sha",
-        );
+        return failed("the push event", PayloadProblem::NoPushedCommit);
     };
     let branch = event.pushed_branch();
     let origin = format!(
@@ -182,24 +181,19 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
         .max(commits.len());
     let examined = commits.len().min(MAX_PUSH_COMMITS);
     let not_examined = carried - examined;
-    let unexamined = (not_examined > 0).then(|| {
-        let payload = if listed >= PAYLOAD_COMMITS_CAP {
-            format!(" (its payload lists {listed}, GitHub's limit, so it may carry more)")
+    let unexamined = (not_examined > 0).then(|| Unexamined {
+        origin: origin.clone(),
+        count: not_examined,
+        carried,
+        listed,
+        payload: if listed >= PAYLOAD_COMMITS_CAP {
+            PayloadList::AtLimit
         } else if carried > commits.len() {
-            format!(" (its payload lists only {listed})")
+            PayloadList::Fewer
         } else {
-            String::new()
-        };
-        let (s, were) = if not_examined == 1 {
-            ("", "was")
-        } else {
-            ("s", "were")
-        };
-        format!(
-            "{not_examined} older commit{s} of {origin} {were} not looked up: the push carries \
-             {carried} commits{payload}, and only the newest {MAX_PUSH_COMMITS} are looked up \
-             (a request each per try)"
-        )
+            PayloadList::All
+        },
+        looked_up: MAX_PUSH_COMMITS,
     });
     commits.drain(..commits.len() - examined);
     let found = merged_pull_requests(ctx, opts, &commits, branch, &origin, unexamined).await;
@@ -215,15 +209,18 @@ fn event_head<'a, T>(
 ) -> Result<(&'a T, String), Behind> {
     let origin = format!("the {event} event");
     let Some(part) = payload else {
-        let why = format!("the payload carries no `{event}`");
-        return Err(failed(&origin, &why));
+        let part = event.to_string();
+        return Err(failed(&origin, PayloadProblem::NoPart { part }));
     };
     let text = head_sha(part);
     match commit_sha(text) {
         Some(head) => Ok((part, head)),
         None => Err(failed(
             &origin,
-            &format!("its `{event}.head_sha` {text:?} is not a commit SHA"),
+            PayloadProblem::BadHeadSha {
+                event: event.to_string(),
+                text: text.to_string(),
+            },
         )),
     }
 }
@@ -295,7 +292,9 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
     let Some(pr) = &ctx.event.pull_request else {
         return failed(
             &format!("the {event_name} event"),
-            "the payload carries no `pull_request`",
+            PayloadProblem::NoPart {
+                part: "pull_request".into(),
+            },
         );
     };
     let origin = format!("pull request #{} ({event_name} event)", pr.number);
@@ -303,13 +302,10 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
         return Behind {
             evidence: Evidence {
                 origin,
-                found: Found::LookupFailed(format!(
-                    "pull request #{} is not merged (event action {:?}), so it is not in a \
-                     release: run codeq-rollout for merged pull requests only, e.g. \
-                     `if: github.event.pull_request.merged == true`",
-                    pr.number,
-                    ctx.event.action.as_deref().unwrap_or("unknown"),
-                )),
+                found: Found::LookupFailed(Box::new(LookupFailure::NotMerged {
+                    number: pr.number,
+                    action: ctx.event.action.clone(),
+                })),
                 notes: Vec::new(),
             },
             commit: None,
@@ -325,25 +321,23 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
     // commit: ask GitHub.
     let why = match (labelled, commit.is_some()) {
         (true, true) => None,
-        (false, true) => Some("the event's labels carry no tier label"),
-        (true, false) => Some("the event's `merge_commit_sha` is null"),
-        (false, false) => {
-            Some("the event's labels carry no tier label and its `merge_commit_sha` is null")
-        }
+        (false, true) => Some(Refetch::NoTierLabel),
+        (true, false) => Some(Refetch::NoMergeCommit),
+        (false, false) => Some(Refetch::NoTierLabelNorMergeCommit),
     };
     let found = match why {
         None => Found::PullRequests(vec![from_payload]),
         Some(why) => {
-            let what = format!("re-fetch pull request #{} ({why})", pr.number);
-            let fresh = match client(ctx, opts, &what) {
+            let lookup = Lookup::Refetch {
+                number: pr.number,
+                why,
+            };
+            let fresh = match client(ctx, opts, &lookup) {
                 Err(failure) => Err(failure),
-                Ok(gh) => gh.pull_request(pr.number).await.map_err(|e| {
-                    format!(
-                        "while re-fetching pull request #{} ({why}): {e}{}",
-                        pr.number,
-                        elsewhere_hint(ctx)
-                    )
-                }),
+                Ok(gh) => gh
+                    .pull_request(pr.number)
+                    .await
+                    .map_err(|e| github_failed(ctx, lookup, &e)),
             };
             match fresh {
                 Ok(fresh) => {
@@ -355,7 +349,8 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
                 }
                 Err(failure) if !labelled => Found::LookupFailed(failure),
                 Err(failure) => {
-                    notes.push(failure);
+                    // Worded by the render layer (`render::reasons`).
+                    notes.push(failure.to_string());
                     Found::PullRequests(vec![from_payload])
                 }
             }
@@ -394,9 +389,12 @@ async fn merged_pull_requests(
     commits: &[(String, String)],
     branch: Option<&str>,
     origin: &str,
-    unexamined: Option<String>,
+    unexamined: Option<Unexamined>,
 ) -> Found {
-    let gh = match client(ctx, opts, &format!("look up the pull requests of {origin}")) {
+    let lookup = Lookup::PullRequestsOf {
+        origin: origin.to_string(),
+    };
+    let gh = match client(ctx, opts, &lookup) {
         Ok(gh) => gh,
         Err(failure) => return Found::LookupFailed(failure),
     };
@@ -482,11 +480,11 @@ impl Asked<'_> {
                 let answer = match answer {
                     Ok(answer) => answer,
                     Err(e) => {
-                        return Err(Found::LookupFailed(format!(
-                            "while reading the labels of {origin} (commit {}): {e}{}",
-                            short(&commit.0),
-                            elsewhere_hint(ctx)
-                        )));
+                        let lookup = Lookup::CommitPulls {
+                            origin: origin.to_string(),
+                            commit: short(&commit.0),
+                        };
+                        return Err(Found::LookupFailed(github_failed(ctx, lookup, &e)));
                     }
                 };
                 let accepted: Vec<_> = answer
@@ -514,7 +512,7 @@ impl Asked<'_> {
         &self,
         pending: Vec<&(String, String)>,
         found: &mut BTreeMap<u64, PullRequest>,
-    ) -> Result<(Vec<String>, Vec<String>), Found> {
+    ) -> Result<(Vec<String>, Vec<SubjectMiss>), Found> {
         let (ctx, gh, shas, branch, origin) =
             (self.ctx, self.gh, self.shas, self.branch, self.origin);
         let mut unresolved = Vec::new();
@@ -522,10 +520,7 @@ impl Asked<'_> {
         for (sha, message) in pending {
             let Some(number) = pull_number_in_subject(message) else {
                 unresolved.push(short(sha));
-                fallback_notes.push(format!(
-                    "the message of {} names no pull request (no `(#N)` in its subject)",
-                    short(sha)
-                ));
+                fallback_notes.push(SubjectMiss::NoNumber { commit: short(sha) });
                 continue;
             };
             if found.contains_key(&number) {
@@ -537,28 +532,27 @@ impl Asked<'_> {
                 }
                 Ok(_) => {
                     unresolved.push(short(sha));
-                    fallback_notes.push(format!(
-                        "pull request #{number}, named in the message of {}, is not merged into {} \
-                         as one of the pushed commits",
-                        short(sha),
-                        branch.unwrap_or("the branch")
-                    ));
+                    fallback_notes.push(SubjectMiss::NotMergedInto {
+                        number,
+                        commit: short(sha),
+                        branch: branch.map(str::to_string),
+                    });
                 }
                 Err(e) if e.kind == crate::support::github::Kind::NotFound => {
                     unresolved.push(short(sha));
-                    fallback_notes.push(format!(
-                        "#{number}, named in the message of {}, is not a pull request of {}",
-                        short(sha),
-                        gh.repository()
-                    ));
+                    fallback_notes.push(SubjectMiss::NotAPullRequest {
+                        number,
+                        commit: short(sha),
+                        repository: gh.repository().to_string(),
+                    });
                 }
                 Err(e) => {
-                    return Err(Found::LookupFailed(format!(
-                        "while reading the labels of {origin} (#{number}, named in the message of \
-                         {}): {e}{}",
-                        short(sha),
-                        elsewhere_hint(ctx)
-                    )));
+                    let lookup = Lookup::NamedPull {
+                        origin: origin.to_string(),
+                        number,
+                        commit: short(sha),
+                    };
+                    return Err(Found::LookupFailed(github_failed(ctx, lookup, &e)));
                 }
             }
         }
@@ -572,95 +566,64 @@ impl Asked<'_> {
         found: BTreeMap<u64, PullRequest>,
         spent: &Spent,
         unresolved: Vec<String>,
-        fallback_notes: Vec<String>,
-        unexamined: Option<String>,
+        fallback: Vec<SubjectMiss>,
+        unexamined: Option<Unexamined>,
     ) -> Found {
         let (ctx, gh, shas, branch, origin) =
             (self.ctx, self.gh, self.shas, self.branch, self.origin);
-        let route = format!(
-            "GET /repos/{}/commits/{{sha}}/pulls: {} request{}, {}",
-            gh.repository(),
-            spent.requests,
-            if spent.requests == 1 { "" } else { "s" },
-            if spent.waited.is_zero() {
-                "without waiting".to_string()
-            } else {
-                format!(
-                    "waiting {} in all",
-                    humantime::format_duration(spent.waited)
-                )
+        let commits = |shas: Vec<String>| Commits {
+            origin: origin.to_string(),
+            branch: branch.map(str::to_string),
+            shas,
+            traffic: LookupTraffic {
+                repository: gh.repository().to_string(),
+                requests: spent.requests,
+                waited: spent.waited,
             },
-        );
-        let queued = if ctx.event_name == "merge_group" {
-            " A merge group is built before its pull requests are merged, so GitHub lists none \
-             merged yet: announce from the push the merge queue makes when it merges, or set the \
-             tier input."
-        } else {
-            ""
+            fallback,
         };
         if found.is_empty() {
-            let listed: Vec<String> = shas.iter().map(|s| short(s)).collect();
-            let mut failure = format!(
-                "no merged pull request found for {origin}: GitHub lists none merged into {} as \
-                 {} {} ({route}), and {}. If the pull request was merged just now, re-run the job; \
-                 if the {} pushed without a pull request, there are no labels to read.{queued}",
-                branch.unwrap_or("the branch"),
-                if listed.len() == 1 {
-                    "commit"
-                } else {
-                    "any of commits"
-                },
-                listed.join(", "),
-                fallback_notes.join("; "),
-                if listed.len() == 1 {
-                    "commit was"
-                } else {
-                    "commits were"
-                },
-            );
-            if let Some(unexamined) = unexamined {
-                failure.push_str(&format!(" Also, {unexamined}."));
-            }
-            return Found::LookupFailed(failure);
+            return Found::LookupFailed(Box::new(LookupFailure::NoneMerged {
+                commits: commits(shas.iter().map(|s| short(s)).collect()),
+                merge_group: ctx.event_name == "merge_group",
+                unexamined,
+            }));
         }
-        let mut missing = Vec::new();
-        if !unresolved.is_empty() {
-            let (s, has, them) = if unresolved.len() == 1 {
-                ("", "has", "it")
-            } else {
-                ("s", "have", "them")
-            };
-            missing.push(format!(
-                "commit{s} {} of {origin} {has} no merged pull request ({route}; {}), so what \
-                 {them} changed carries no label: a pull request merged just now may not be \
-                 listed yet (re-run the job), and a commit pushed without one has no label to read",
-                unresolved.join(", "),
-                fallback_notes.join("; "),
-            ));
-        }
-        missing.extend(unexamined);
         let pull_requests = found.into_values().collect();
-        if missing.is_empty() {
+        let unresolved = (!unresolved.is_empty()).then(|| commits(unresolved));
+        if unresolved.is_none() && unexamined.is_none() {
             Found::PullRequests(pull_requests)
         } else {
             Found::Incomplete {
                 pull_requests,
-                missing: missing.join("; "),
+                missing: Box::new(Missing {
+                    unresolved,
+                    unexamined,
+                }),
             }
         }
     }
 }
 
-/// When pull requests are read in another repository than the release's: a sentence saying
-/// so, since the token must be able to read both. Empty otherwise.
-fn elsewhere_hint(ctx: &RunContext) -> String {
-    match (&ctx.event_repository, &ctx.repository) {
-        (Some(event), Some(release)) if event != release => format!(
-            " (pull requests are read in {event}, where the event came from, and releases go \
-             to {release}: the token must be able to read both)"
-        ),
-        _ => String::new(),
-    }
+/// A GitHub call of `lookup` that failed with `error`: the error's words, and whether pull
+/// requests are read in another repository than the release's (the token must read both).
+fn github_failed(
+    ctx: &RunContext,
+    lookup: Lookup,
+    error: &crate::support::github::GitHubError,
+) -> Box<LookupFailure> {
+    let elsewhere = match (&ctx.event_repository, &ctx.repository) {
+        (Some(event), Some(release)) if event != release => Some(Elsewhere {
+            event: event.to_string(),
+            release: release.to_string(),
+        }),
+        _ => None,
+    };
+    Box::new(LookupFailure::GitHub {
+        lookup,
+        error: error.to_string(),
+        elsewhere,
+    })
 }
 
 /// Whether `pr` is merged into `branch` (any branch when `None`) with one of `shas` as its
@@ -704,24 +667,26 @@ pub fn pull_number_in_subject(message: &str) -> Option<u64> {
 fn client<'a>(
     ctx: &RunContext,
     opts: &LookupOptions<'a>,
-    what: &str,
-) -> Result<&'a GitHub, String> {
-    match (opts.github, &ctx.event_repository) {
-        (Some(gh), _) => Ok(gh),
-        (None, None) => Err(format!(
-            "cannot {what}: no repository is known; set --repository OWNER/REPO"
-        )),
-        (None, Some(_)) => Err(format!(
-            "cannot {what}: this dry run has no GitHub token, so the look-up cannot run; pass \
-             github-token (--github-token)"
-        )),
-    }
+    lookup: &Lookup,
+) -> Result<&'a GitHub, Box<LookupFailure>> {
+    let lacking = match (opts.github, &ctx.event_repository) {
+        (Some(gh), _) => return Ok(gh),
+        (None, None) => NoClient::Repository,
+        (None, Some(_)) => NoClient::Token,
+    };
+    Err(Box::new(LookupFailure::NoClient {
+        lookup: lookup.clone(),
+        lacking,
+    }))
 }
 
-fn failed(origin: &str, why: &str) -> Behind {
+fn failed(origin: &str, problem: PayloadProblem) -> Behind {
     Behind::plain(
         origin.to_string(),
-        Found::LookupFailed(format!("cannot find the pull requests of {origin}: {why}")),
+        Found::LookupFailed(Box::new(LookupFailure::Payload {
+            origin: origin.to_string(),
+            problem,
+        })),
         None,
     )
 }

@@ -219,7 +219,7 @@ pub enum Warning {
     /// The look-up is incomplete, but a security label among what was found decides.
     SecurityDespiteGap {
         /// What was not examined ([`Found::Incomplete`]).
-        missing: String,
+        missing: Missing,
         /// The security label that decides.
         deciding: DecidingLabel,
     },
@@ -252,21 +252,21 @@ pub enum Warning {
         /// The tier the input set.
         tier: Tier,
         /// What failed ([`Found::LookupFailed`]).
-        failure: String,
+        failure: LookupFailure,
     },
     /// The tier input set the tier, but the look-up is incomplete.
     InputIncomplete {
         /// The tier the input set.
         tier: Tier,
         /// What is missing ([`Found::Incomplete`]).
-        missing: String,
+        missing: Missing,
     },
     /// The pull requests are not (all) known; `unlabeled-tier` set the tier.
     NotFromLabels {
         /// The tier.
         tier: Tier,
         /// What failed or is missing.
-        failure: String,
+        failure: NotKnown,
     },
     /// No tier label: the release is treated as `tier`.
     TreatedAs {
@@ -285,7 +285,7 @@ pub enum Undecided {
     /// The pull requests are not (all) known.
     LookUp {
         /// What failed or is missing.
-        failure: String,
+        failure: NotKnown,
     },
     /// Nothing carries a tier label and `unlabeled-tier` is `fail`.
     Unlabeled {
@@ -327,19 +327,124 @@ impl TierDecision {
         }
         for warning in &mut self.warnings {
             match warning {
-                Warning::Note(text)
-                | Warning::ListsOverlap { label: text }
-                | Warning::InputWithoutPullRequests { failure: text, .. }
-                | Warning::InputIncomplete { missing: text, .. }
-                | Warning::NotFromLabels { failure: text, .. } => map(text),
+                Warning::Note(text) | Warning::ListsOverlap { label: text } => map(text),
+                Warning::InputWithoutPullRequests { failure, .. } => failure.map_text(f),
+                Warning::InputIncomplete { missing, .. } => missing.map_text(f),
+                Warning::NotFromLabels { failure, .. } => failure.map_text(f),
                 Warning::SecurityDespiteGap { missing, deciding } => {
-                    map(missing);
+                    missing.map_text(f);
                     map(&mut deciding.label);
                 }
                 Warning::InputOverrides { deciding, .. } => map(&mut deciding.label),
                 Warning::TreatedAs { why, .. } => no_label(why),
                 Warning::WithoutTierLabel { .. } | Warning::Conflict { .. } => {}
             }
+        }
+    }
+}
+
+impl NotKnown {
+    /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
+    pub fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
+        match self {
+            NotKnown::Failed(failure) => failure.map_text(f),
+            NotKnown::Incomplete(missing) => missing.map_text(f),
+        }
+    }
+}
+
+impl LookupFailure {
+    /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
+    pub fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
+        let map = |s: &mut String| *s = f(s);
+        match self {
+            LookupFailure::PushDeleted { target } => map(target),
+            LookupFailure::Payload { origin, problem } => {
+                map(origin);
+                match problem {
+                    PayloadProblem::NoPushedCommit => {}
+                    PayloadProblem::NoPart { part } => map(part),
+                    PayloadProblem::BadHeadSha { event, text } => {
+                        map(event);
+                        map(text);
+                    }
+                }
+            }
+            LookupFailure::NotMerged { action, .. } => action.iter_mut().for_each(map),
+            LookupFailure::NoClient { lookup, .. } => lookup.map_text(f),
+            LookupFailure::GitHub {
+                lookup,
+                error,
+                elsewhere,
+            } => {
+                lookup.map_text(f);
+                map(error);
+                if let Some(Elsewhere { event, release }) = elsewhere {
+                    map(event);
+                    map(release);
+                }
+            }
+            LookupFailure::NoneMerged {
+                commits,
+                unexamined,
+                ..
+            } => {
+                commits.map_text(f);
+                if let Some(u) = unexamined {
+                    map(&mut u.origin);
+                }
+            }
+        }
+    }
+}
+
+impl Lookup {
+    fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
+        let map = |s: &mut String| *s = f(s);
+        match self {
+            Lookup::PullRequestsOf { origin } => map(origin),
+            Lookup::Refetch { .. } => {}
+            Lookup::CommitPulls { origin, commit } | Lookup::NamedPull { origin, commit, .. } => {
+                map(origin);
+                map(commit);
+            }
+        }
+    }
+}
+
+impl Commits {
+    fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
+        let map = |s: &mut String| *s = f(s);
+        map(&mut self.origin);
+        self.branch.iter_mut().for_each(map);
+        self.shas.iter_mut().for_each(map);
+        map(&mut self.traffic.repository);
+        for miss in &mut self.fallback {
+            match miss {
+                SubjectMiss::NoNumber { commit } => map(commit),
+                SubjectMiss::NotMergedInto { commit, branch, .. } => {
+                    map(commit);
+                    branch.iter_mut().for_each(map);
+                }
+                SubjectMiss::NotAPullRequest {
+                    commit, repository, ..
+                } => {
+                    map(commit);
+                    map(repository);
+                }
+            }
+        }
+    }
+}
+
+impl Missing {
+    /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
+    pub fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
+        if let Some(c) = &mut self.unresolved {
+            c.map_text(f);
+        }
+        if let Some(u) = &mut self.unexamined {
+            u.origin = f(&u.origin);
         }
     }
 }
@@ -385,15 +490,258 @@ pub enum Found {
     Incomplete {
         /// The merged pull requests found.
         pull_requests: Vec<PullRequest>,
-        /// What was not examined or resolved and why, naming the commits.
-        missing: String,
+        /// What was not examined or resolved.
+        missing: Box<Missing>,
     },
     /// The event carries no pull request by nature (`schedule`, `workflow_dispatch`, ...).
     NoPullRequest,
     /// The look-up could not run or failed (API error, permission, no merged pull request
-    /// for a push after the retries). The text says what was looked up, what failed and, where
-    /// known, the fix (e.g. the `pull-requests: read` permission). Never "unlabeled".
-    LookupFailed(String),
+    /// for a push after the retries): what was looked up and which failure. Never
+    /// "unlabeled".
+    LookupFailed(Box<LookupFailure>),
+}
+
+/// Why the look-up of the pull requests failed ([`Found::LookupFailed`]): what was looked up
+/// and which failure. The words, fixes included, are the render layer's
+/// (`render::reasons`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum LookupFailure {
+    /// The push deleted its ref: a deletion builds nothing, there is nothing to announce.
+    PushDeleted {
+        /// The ref (`refs/heads/x`), or `its ref` when the payload names none.
+        target: String,
+    },
+    /// The event's payload lacks what the look-up needs.
+    Payload {
+        /// Where the pull requests were to be looked for, e.g. `the push event`.
+        origin: String,
+        /// What is missing or wrong.
+        problem: PayloadProblem,
+    },
+    /// The pull request of a `pull_request` event is not merged, so it is in no release.
+    NotMerged {
+        /// The pull request's number.
+        number: u64,
+        /// The event's action, when given.
+        action: Option<String>,
+    },
+    /// There is no GitHub client to ask.
+    NoClient {
+        /// What was to be looked up.
+        lookup: Lookup,
+        /// What the client lacks.
+        lacking: NoClient,
+    },
+    /// A GitHub call failed.
+    GitHub {
+        /// What was looked up.
+        lookup: Lookup,
+        /// The GitHub client's error, in its words (fix included).
+        error: String,
+        /// Set when pull requests are read in another repository than the release's.
+        elsewhere: Option<Elsewhere>,
+    },
+    /// GitHub lists no merged pull request for any of the commits.
+    NoneMerged {
+        /// The commits asked for, and how.
+        commits: Commits,
+        /// The event is a `merge_group` (its pull requests are not merged yet).
+        merge_group: bool,
+        /// The commits of the push not looked up at all, if any.
+        unexamined: Option<Unexamined>,
+    },
+}
+
+/// What an event's payload lacks ([`LookupFailure::Payload`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum PayloadProblem {
+    /// No pushed commit (`after`), and `GITHUB_SHA` is unset.
+    NoPushedCommit,
+    /// No `part` object (`merge_group`, `workflow_run`, `pull_request`).
+    NoPart {
+        /// The object's name.
+        part: String,
+    },
+    /// `{event}.head_sha` is not a commit SHA.
+    BadHeadSha {
+        /// The event (`merge_group`, `workflow_run`).
+        event: String,
+        /// The value found (untrusted).
+        text: String,
+    },
+}
+
+/// What a look-up asked GitHub for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Lookup {
+    /// The pull requests of `origin`.
+    PullRequestsOf {
+        /// Where they are looked for.
+        origin: String,
+    },
+    /// A fresh copy of pull request `number`.
+    Refetch {
+        /// The pull request's number.
+        number: u64,
+        /// Why the event's copy does not do.
+        why: Refetch,
+    },
+    /// The labels of `origin`, from the pull requests of `commit`.
+    CommitPulls {
+        /// Where they are looked for.
+        origin: String,
+        /// The commit asked for (short SHA).
+        commit: String,
+    },
+    /// The labels of `origin`, from pull request `number`, named in the message of `commit`.
+    NamedPull {
+        /// Where they are looked for.
+        origin: String,
+        /// The pull request's number.
+        number: u64,
+        /// The commit whose message names it (short SHA).
+        commit: String,
+    },
+}
+
+/// Why a `pull_request` event's pull request is fetched again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Refetch {
+    /// Its labels in the payload carry no tier label.
+    NoTierLabel,
+    /// Its `merge_commit_sha` in the payload is null.
+    NoMergeCommit,
+    /// Both.
+    NoTierLabelNorMergeCommit,
+}
+
+/// What a look-up without a GitHub client lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum NoClient {
+    /// No repository is known.
+    Repository,
+    /// A dry run without a token.
+    Token,
+}
+
+/// Pull requests read in another repository than the release's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Elsewhere {
+    /// Where the event came from (`OWNER/REPO`).
+    pub event: String,
+    /// Where releases go.
+    pub release: String,
+}
+
+/// Commits of a look-up left without a merged pull request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Commits {
+    /// Where the pull requests were looked for.
+    pub origin: String,
+    /// The branch they must be merged into, when known.
+    pub branch: Option<String>,
+    /// The commits (short SHAs).
+    pub shas: Vec<String>,
+    /// What the commit look-up cost.
+    pub traffic: LookupTraffic,
+    /// Why the `(#N)` of each commit's subject named no merged pull request.
+    pub fallback: Vec<SubjectMiss>,
+}
+
+/// What the commit look-up sent and waited (`GET /repos/{repository}/commits/{sha}/pulls`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LookupTraffic {
+    /// `OWNER/REPO` asked.
+    pub repository: String,
+    /// Requests sent, read retries included.
+    pub requests: usize,
+    /// Time waited between tries and before read retries.
+    pub waited: std::time::Duration,
+}
+
+/// Why a commit's subject gave no merged pull request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum SubjectMiss {
+    /// The subject has no `(#N)`.
+    NoNumber {
+        /// The commit (short SHA).
+        commit: String,
+    },
+    /// `#number` is not merged into the branch as one of the pushed commits.
+    NotMergedInto {
+        /// The pull request named.
+        number: u64,
+        /// The commit (short SHA).
+        commit: String,
+        /// The branch, when known.
+        branch: Option<String>,
+    },
+    /// `#number` is not a pull request of `repository`.
+    NotAPullRequest {
+        /// The number named.
+        number: u64,
+        /// The commit (short SHA).
+        commit: String,
+        /// `OWNER/REPO`.
+        repository: String,
+    },
+}
+
+/// What an incomplete look-up did not examine or resolve ([`Found::Incomplete`]); at least
+/// one of the two is set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Missing {
+    /// Commits left without a merged pull request.
+    pub unresolved: Option<Commits>,
+    /// Commits of the push not looked up at all.
+    pub unexamined: Option<Unexamined>,
+}
+
+/// Commits of a push not looked up: more than are looked up, or more than its payload lists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unexamined {
+    /// The push.
+    pub origin: String,
+    /// Commits not looked up.
+    pub count: usize,
+    /// Commits the push carries (`size`, or those listed).
+    pub carried: usize,
+    /// Commits the payload lists.
+    pub listed: usize,
+    /// How the payload's list compares with the push.
+    pub payload: PayloadList,
+    /// The most commits looked up.
+    pub looked_up: usize,
+}
+
+/// How a push payload's commit list compares with the push.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum PayloadList {
+    /// It lists as many as GitHub's limit, so it may carry more.
+    AtLimit,
+    /// It lists fewer than the push carries.
+    Fewer,
+    /// It lists them all.
+    All,
+}
+
+/// What is not known about the pull requests behind a release, when that decides.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum NotKnown {
+    /// The look-up failed.
+    Failed(Box<LookupFailure>),
+    /// The look-up is incomplete.
+    Incomplete(Box<Missing>),
+}
+
+impl NotKnown {
+    /// The gap in one word ([`Gap`]).
+    pub fn gap(&self) -> Gap {
+        match self {
+            NotKnown::Failed(_) => Gap::LookupFailed,
+            NotKnown::Incomplete(_) => Gap::Incomplete,
+        }
+    }
 }
 
 /// What tier resolution knows about the pull requests behind the release.
@@ -460,12 +808,12 @@ pub fn decide(
         return Ok(by_input(tier, evidence, prs, &security, &routine, warnings));
     }
     let failure = match &evidence.found {
-        Found::LookupFailed(failure) => Some((failure, Gap::LookupFailed)),
+        Found::LookupFailed(failure) => Some(NotKnown::Failed(failure.clone())),
         Found::Incomplete { missing, .. } => match security.first() {
-            None => Some((missing, Gap::Incomplete)),
+            None => Some(NotKnown::Incomplete(missing.clone())),
             Some(d) => {
                 warnings.push(Warning::SecurityDespiteGap {
-                    missing: missing.clone(),
+                    missing: missing.as_ref().clone(),
                     deciding: d.clone(),
                 });
                 None
@@ -473,8 +821,8 @@ pub fn decide(
         },
         Found::PullRequests(_) | Found::NoPullRequest => None,
     };
-    if let Some((failure, gap)) = failure {
-        return not_from_labels(failure, gap, &evidence.origin, prs, unlabeled, warnings);
+    if let Some(failure) = failure {
+        return not_from_labels(failure, &evidence.origin, prs, unlabeled, warnings);
     }
     let labelled = |tier: Tier, first: &DecidingLabel, mut warnings: Vec<Warning>| {
         let unlabeled_prs: Vec<u64> = prs
@@ -580,11 +928,11 @@ fn by_input(
     match &evidence.found {
         Found::LookupFailed(failure) => warnings.push(Warning::InputWithoutPullRequests {
             tier,
-            failure: failure.clone(),
+            failure: failure.as_ref().clone(),
         }),
         Found::Incomplete { missing, .. } => warnings.push(Warning::InputIncomplete {
             tier,
-            missing: missing.clone(),
+            missing: missing.as_ref().clone(),
         }),
         Found::PullRequests(_) | Found::NoPullRequest => {}
     }
@@ -601,8 +949,7 @@ fn by_input(
 /// Rule 2: a failed (or incomplete, undecided) look-up is not "unlabeled": only an explicit
 /// `unlabeled-tier` routine or security decides, with a warning.
 fn not_from_labels(
-    failure: &str,
-    gap: Gap,
+    failure: NotKnown,
     origin: &str,
     prs: Vec<PullRequest>,
     unlabeled: Option<UnlabeledPolicy>,
@@ -611,16 +958,10 @@ fn not_from_labels(
     let tier = match unlabeled {
         Some(UnlabeledPolicy::Routine) => Tier::Routine,
         Some(UnlabeledPolicy::Security) => Tier::Security,
-        None | Some(UnlabeledPolicy::Fail) => {
-            return Err(Undecided::LookUp {
-                failure: failure.to_string(),
-            });
-        }
+        None | Some(UnlabeledPolicy::Fail) => return Err(Undecided::LookUp { failure }),
     };
-    warnings.push(Warning::NotFromLabels {
-        tier,
-        failure: failure.to_string(),
-    });
+    let gap = failure.gap();
+    warnings.push(Warning::NotFromLabels { tier, failure });
     Ok(TierDecision {
         tier,
         source: TierSource::Default,
@@ -715,12 +1056,45 @@ mod tests {
         }
     }
 
+    /// A commit look-up GitHub refused (403).
+    fn refused() -> LookupFailure {
+        LookupFailure::GitHub {
+            lookup: Lookup::CommitPulls {
+                origin: "the push of c4295bd74fb0 to main".into(),
+                commit: "c4295bd74fb0".into(),
+            },
+            error: "cannot look up the pull requests of the pushed commit: GitHub answered 403: \
+                    Resource not accessible by integration; the workflow token lacks a \
+                    permission: add `permissions: pull-requests: read` to the job"
+                .into(),
+            elsewhere: None,
+        }
+    }
+
+    /// One commit left without a merged pull request.
+    fn unresolved(commit: &str) -> Missing {
+        Missing {
+            unresolved: Some(Commits {
+                origin: "the push of c4295bd74fb0 to main".into(),
+                branch: Some("main".into()),
+                shas: vec![commit.into()],
+                traffic: LookupTraffic {
+                    repository: "o/r".into(),
+                    requests: 4,
+                    waited: std::time::Duration::from_secs(26),
+                },
+                fallback: vec![SubjectMiss::NoNumber {
+                    commit: commit.into(),
+                }],
+            }),
+            unexamined: None,
+        }
+    }
+
     fn failed() -> Evidence {
         Evidence {
             origin: "the push of c4295bd74fb0 to main".into(),
-            found: Found::LookupFailed(
-                "GitHub answered 403; add `permissions: pull-requests: read`".into(),
-            ),
+            found: Found::LookupFailed(Box::new(refused())),
             notes: Vec::new(),
         }
     }
@@ -760,14 +1134,14 @@ mod tests {
                 "incomplete, security found",
                 evidence(Found::Incomplete {
                     pull_requests: vec![pr(4, &["security"])],
-                    missing: "commit 0123456789ab has no merged pull request".into(),
+                    missing: Box::new(unresolved("0123456789ab")),
                 }),
             ),
             (
                 "incomplete, routine found",
                 evidence(Found::Incomplete {
                     pull_requests: vec![pr(4, &["routine"])],
-                    missing: "commit 0123456789ab has no merged pull request".into(),
+                    missing: Box::new(unresolved("0123456789ab")),
                 }),
             ),
         ];
@@ -950,7 +1324,7 @@ mod tests {
             assert_eq!(
                 err,
                 Undecided::LookUp {
-                    failure: "GitHub answered 403; add `permissions: pull-requests: read`".into()
+                    failure: NotKnown::Failed(Box::new(refused()))
                 }
             );
         }
@@ -964,7 +1338,7 @@ mod tests {
             d.warnings,
             [Warning::NotFromLabels {
                 tier: Tier::Routine,
-                failure: "GitHub answered 403; add `permissions: pull-requests: read`".into()
+                failure: NotKnown::Failed(Box::new(refused()))
             }]
         );
         assert_eq!(
@@ -995,7 +1369,7 @@ mod tests {
         Evidence {
             found: Found::Incomplete {
                 pull_requests: prs,
-                missing: "no merged pull request found for commit 9d2f0b1c4a6e".into(),
+                missing: Box::new(unresolved("9d2f0b1c4a6e")),
             },
             ..found(Vec::new())
         }
@@ -1008,7 +1382,7 @@ mod tests {
         assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Labels));
         assert!(
             d.warnings.contains(&Warning::SecurityDespiteGap {
-                missing: "no merged pull request found for commit 9d2f0b1c4a6e".into(),
+                missing: unresolved("9d2f0b1c4a6e"),
                 deciding: DecidingLabel {
                     pull_request: 6,
                     label: "cve".into()
@@ -1027,7 +1401,7 @@ mod tests {
             assert_eq!(
                 err,
                 Undecided::LookUp {
-                    failure: "no merged pull request found for commit 9d2f0b1c4a6e".into()
+                    failure: NotKnown::Incomplete(Box::new(unresolved("9d2f0b1c4a6e")))
                 }
             );
         }

@@ -12,6 +12,7 @@ use crate::render::custom::TEMPLATE_MAX_BYTES;
 use crate::render::{BodyKind, CustomTemplate};
 use crate::support::github::{self, GitHub};
 use crate::support::log::Log;
+use crate::support::secrets::SecretString;
 use crate::tier::{LabelRules, UnlabeledPolicy, split_list};
 use anyhow::{Context, Result};
 use std::collections::HashMap;
@@ -66,9 +67,9 @@ pub fn announce_request(
     let runbook = args.runbook.settings()?;
     let context = run_context(args, env)?;
     let token = github_token(args)?;
-    let github = github_client(args, &context, token, log)?;
+    let github = github_client(args, &context, token.as_ref(), log)?;
     if !args.dry_run {
-        check_publishable(&context, token)?;
+        check_publishable(&context, token.as_ref())?;
     }
     let workspace = workspace(env)?;
     let release_note_template = template(
@@ -230,7 +231,7 @@ fn mask_secrets(args: &AnnounceArgs, log: &Log) {
 /// # Errors
 /// [`UsageError`] naming `github-token` when the token holds a line break or another
 /// control character (it cannot be sent in an HTTP header); the token is not shown.
-fn github_token(args: &AnnounceArgs) -> Result<Option<&str>, UsageError> {
+fn github_token(args: &AnnounceArgs) -> Result<Option<SecretString>, UsageError> {
     let token = given(&args.github_token);
     if token.is_some_and(|t| t.chars().any(char::is_control)) {
         return Err(UsageError::new(
@@ -239,7 +240,7 @@ fn github_token(args: &AnnounceArgs) -> Result<Option<&str>, UsageError> {
              be sent in an HTTP header: check the github-token input (one token, on one line)",
         ));
     }
-    Ok(token)
+    Ok(token.map(SecretString::from))
 }
 
 /// An `oci:` layout directory must exist before anything is looked up in it.
@@ -305,7 +306,7 @@ fn run_context(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Run
 fn github_client(
     args: &AnnounceArgs,
     ctx: &RunContext,
-    token: Option<&str>,
+    token: Option<&SecretString>,
     log: &Log,
 ) -> Result<Option<GitHub>> {
     let (Some(repo), Some(token)) = (&ctx.repository, token) else {
@@ -317,7 +318,7 @@ fn github_client(
         options.timeout = timeout;
     }
     if let Some(wait) = args.github_retry_wait {
-        options.read_retry.base = wait;
+        options.read_retry.base_delay = wait;
     }
     Ok(Some(
         GitHub::with_options(&ctx.api_url, token, repo.clone(), options)?
@@ -326,7 +327,7 @@ fn github_client(
 }
 
 /// What publishing needs beyond a dry run: a token, a repository, a commit.
-fn check_publishable(ctx: &RunContext, token: Option<&str>) -> Result<(), UsageError> {
+fn check_publishable(ctx: &RunContext, token: Option<&SecretString>) -> Result<(), UsageError> {
     if token.is_none() {
         return Err(UsageError::new(
             "github-token",
@@ -370,7 +371,7 @@ fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions, UsageError> 
     let credentials = match (&args.registry_username, &args.registry_password) {
         (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
             username: u.trim().to_string(),
-            password: p.clone(),
+            password: SecretString::from(p.as_str()),
             source: CredentialSource::RegistryInputs,
         }),
         (Some(u), _) if !u.trim().is_empty() => {
@@ -396,12 +397,12 @@ fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions, UsageError> 
     }
     Ok(RegistryOptions {
         credentials,
-        github_token: args.github_token.clone(),
+        github_token: args.github_token.as_deref().map(SecretString::from),
         insecure: inputs::insecure_registries(&args.insecure_registry),
         retry: RetryPolicy {
-            timeout,
+            deadline: Some(timeout),
             base_delay: registry_duration(&args.registry_retry_delay, "registry-retry-delay")?,
-            ..RetryPolicy::default()
+            ..RetryPolicy::registry()
         },
         timer: None,
     })
@@ -492,7 +493,7 @@ mod tests {
             [Duration::from_millis(5), Duration::from_millis(10)]
         );
         let registry = r.registry.unwrap();
-        assert_eq!(registry.retry.timeout, Duration::from_secs(120));
+        assert_eq!(registry.retry.deadline, Some(Duration::from_secs(120)));
         assert!(registry.credentials.is_none());
 
         let r = request(

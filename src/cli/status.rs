@@ -88,9 +88,9 @@ pub fn status_request(
     let registry = match &image {
         Some(ImageSource::Registry(_)) => Some(RegistryOptions {
             credentials: None,
-            github_token: given(&args.github_token).map(str::to_string),
+            github_token: given(&args.github_token).map(SecretString::from),
             insecure: inputs::insecure_registries(&args.insecure_registry),
-            retry: RetryPolicy::default(),
+            retry: RetryPolicy::registry(),
             timer: None,
         }),
         _ => None,
@@ -181,7 +181,7 @@ fn github_client(args: &StatusArgs, env: &HashMap<String, String>) -> Result<Git
     })?;
     Ok(GitHub::with_options(
         &ctx.api_url,
-        token,
+        &SecretString::from(token),
         repo,
         github::Options::default(),
     )?)

@@ -1,7 +1,11 @@
 //! The tier decision in words: the reason (one sentence for the log, the summary and the
 //! release note), its warnings and the undecided error. [`crate::tier`] returns data only.
 
-use crate::tier::{Gap, NoLabel, Reason, Undecided, Warning};
+use crate::tier::{
+    Commits, Elsewhere, Gap, Lookup, LookupFailure, LookupTraffic, Missing, NoClient, NoLabel,
+    NotKnown, PayloadList, PayloadProblem, Reason, Refetch, SubjectMiss, Undecided, Unexamined,
+    Warning,
+};
 use std::fmt;
 
 /// `#1, #2`.
@@ -150,3 +154,455 @@ impl fmt::Display for Undecided {
 }
 
 impl std::error::Error for Undecided {}
+
+impl fmt::Display for NotKnown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotKnown::Failed(failure) => failure.fmt(f),
+            NotKnown::Incomplete(missing) => missing.fmt(f),
+        }
+    }
+}
+
+impl fmt::Display for LookupFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LookupFailure::PushDeleted { target } => write!(
+                f,
+                "the push deleted {target}: a deletion builds nothing and merges no pull \
+                 request, so there is nothing to announce; run codeq-rollout only for pushes \
+                 that add commits, e.g. `if: github.event.deleted == false`"
+            ),
+            LookupFailure::Payload { origin, problem } => {
+                write!(f, "cannot find the pull requests of {origin}: {problem}")
+            }
+            LookupFailure::NotMerged { number, action } => write!(
+                f,
+                "pull request #{number} is not merged (event action {:?}), so it is not in a \
+                 release: run codeq-rollout for merged pull requests only, e.g. \
+                 `if: github.event.pull_request.merged == true`",
+                action.as_deref().unwrap_or("unknown"),
+            ),
+            LookupFailure::NoClient { lookup, lacking } => {
+                write!(f, "cannot {}: ", Doing(lookup))?;
+                match lacking {
+                    NoClient::Repository => {
+                        f.write_str("no repository is known; set --repository OWNER/REPO")
+                    }
+                    NoClient::Token => f.write_str(
+                        "this dry run has no GitHub token, so the look-up cannot run; pass \
+                         github-token (--github-token)",
+                    ),
+                }
+            }
+            LookupFailure::GitHub {
+                lookup,
+                error,
+                elsewhere,
+            } => {
+                match lookup {
+                    Lookup::Refetch { number, why } => write!(
+                        f,
+                        "while re-fetching pull request #{number} ({})",
+                        refetch_why(*why)
+                    ),
+                    Lookup::PullRequestsOf { origin } => {
+                        write!(f, "while looking up the pull requests of {origin}")
+                    }
+                    Lookup::CommitPulls { origin, commit } => {
+                        write!(f, "while reading the labels of {origin} (commit {commit})")
+                    }
+                    Lookup::NamedPull {
+                        origin,
+                        number,
+                        commit,
+                    } => write!(
+                        f,
+                        "while reading the labels of {origin} (#{number}, named in the message \
+                         of {commit})"
+                    ),
+                }?;
+                write!(f, ": {error}")?;
+                if let Some(Elsewhere { event, release }) = elsewhere {
+                    write!(
+                        f,
+                        " (pull requests are read in {event}, where the event came from, and \
+                         releases go to {release}: the token must be able to read both)"
+                    )?;
+                }
+                Ok(())
+            }
+            LookupFailure::NoneMerged {
+                commits,
+                merge_group,
+                unexamined,
+            } => none_merged(f, commits, *merge_group, unexamined.as_ref()),
+        }
+    }
+}
+
+/// [`LookupFailure::NoneMerged`] in words: which commits, how they were asked for, what to do.
+fn none_merged(
+    f: &mut fmt::Formatter<'_>,
+    commits: &Commits,
+    merge_group: bool,
+    unexamined: Option<&Unexamined>,
+) -> fmt::Result {
+    let one = commits.shas.len() == 1;
+    write!(
+        f,
+        "no merged pull request found for {}: GitHub lists none merged into {} as {} {} ({}), \
+         and {}. If the pull request was merged just now, re-run the job; if the {} pushed \
+         without a pull request, there are no labels to read.",
+        commits.origin,
+        commits.branch.as_deref().unwrap_or("the branch"),
+        if one { "commit" } else { "any of commits" },
+        commits.shas.join(", "),
+        commits.traffic,
+        Fallback(&commits.fallback),
+        if one { "commit was" } else { "commits were" },
+    )?;
+    if merge_group {
+        f.write_str(
+            " A merge group is built before its pull requests are merged, so GitHub lists none \
+             merged yet: announce from the push the merge queue makes when it merges, or set \
+             the tier input.",
+        )?;
+    }
+    if let Some(unexamined) = unexamined {
+        write!(f, " Also, {unexamined}.")?;
+    }
+    Ok(())
+}
+
+/// A look-up as what was being done: `look up the pull requests of …`, `re-fetch pull
+/// request #N (…)`.
+struct Doing<'a>(&'a Lookup);
+
+impl fmt::Display for Doing<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Lookup::PullRequestsOf { origin } => {
+                write!(f, "look up the pull requests of {origin}")
+            }
+            Lookup::Refetch { number, why } => {
+                write!(f, "re-fetch pull request #{number} ({})", refetch_why(*why))
+            }
+            Lookup::CommitPulls { origin, commit } => {
+                write!(f, "read the labels of {origin} (commit {commit})")
+            }
+            Lookup::NamedPull {
+                origin,
+                number,
+                commit,
+            } => write!(
+                f,
+                "read the labels of {origin} (#{number}, named in the message of {commit})"
+            ),
+        }
+    }
+}
+
+fn refetch_why(why: Refetch) -> &'static str {
+    match why {
+        Refetch::NoTierLabel => "the event's labels carry no tier label",
+        Refetch::NoMergeCommit => "the event's `merge_commit_sha` is null",
+        Refetch::NoTierLabelNorMergeCommit => {
+            "the event's labels carry no tier label and its `merge_commit_sha` is null"
+        }
+    }
+}
+
+impl fmt::Display for PayloadProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PayloadProblem::NoPushedCommit => f.write_str(
+                "the payload has no pushed commit (`after`) and GITHUB_SHA is unset: set --sha",
+            ),
+            PayloadProblem::NoPart { part } => write!(f, "the payload carries no `{part}`"),
+            PayloadProblem::BadHeadSha { event, text } => {
+                write!(f, "its `{event}.head_sha` {text:?} is not a commit SHA")
+            }
+        }
+    }
+}
+
+impl fmt::Display for LookupTraffic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "GET /repos/{}/commits/{{sha}}/pulls: {} request{}, ",
+            self.repository,
+            self.requests,
+            if self.requests == 1 { "" } else { "s" },
+        )?;
+        if self.waited.is_zero() {
+            f.write_str("without waiting")
+        } else {
+            write!(
+                f,
+                "waiting {} in all",
+                humantime::format_duration(self.waited)
+            )
+        }
+    }
+}
+
+/// Why the `(#N)` fallback resolved no commit, `; `-separated.
+struct Fallback<'a>(&'a [SubjectMiss]);
+
+impl fmt::Display for Fallback<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, miss) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            match miss {
+                SubjectMiss::NoNumber { commit } => write!(
+                    f,
+                    "the message of {commit} names no pull request (no `(#N)` in its subject)"
+                ),
+                SubjectMiss::NotMergedInto {
+                    number,
+                    commit,
+                    branch,
+                } => write!(
+                    f,
+                    "pull request #{number}, named in the message of {commit}, is not merged \
+                     into {} as one of the pushed commits",
+                    branch.as_deref().unwrap_or("the branch")
+                ),
+                SubjectMiss::NotAPullRequest {
+                    number,
+                    commit,
+                    repository,
+                } => write!(
+                    f,
+                    "#{number}, named in the message of {commit}, is not a pull request of \
+                     {repository}"
+                ),
+            }?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Unexamined {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (s, were) = if self.count == 1 {
+            ("", "was")
+        } else {
+            ("s", "were")
+        };
+        let payload = match self.payload {
+            PayloadList::AtLimit => format!(
+                " (its payload lists {}, GitHub's limit, so it may carry more)",
+                self.listed
+            ),
+            PayloadList::Fewer => format!(" (its payload lists only {})", self.listed),
+            PayloadList::All => String::new(),
+        };
+        write!(
+            f,
+            "{} older commit{s} of {} {were} not looked up: the push carries {} \
+             commits{payload}, and only the newest {} are looked up (a request each per try)",
+            self.count, self.origin, self.carried, self.looked_up
+        )
+    }
+}
+
+impl fmt::Display for Missing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(Commits {
+            origin,
+            shas,
+            traffic,
+            fallback,
+            ..
+        }) = &self.unresolved
+        {
+            let (s, has, them) = if shas.len() == 1 {
+                ("", "has", "it")
+            } else {
+                ("s", "have", "them")
+            };
+            write!(
+                f,
+                "commit{s} {} of {origin} {has} no merged pull request ({traffic}; {}), so what \
+                 {them} changed carries no label: a pull request merged just now may not be \
+                 listed yet (re-run the job), and a commit pushed without one has no label to \
+                 read",
+                shas.join(", "),
+                Fallback(fallback),
+            )?;
+        }
+        if let Some(unexamined) = &self.unexamined {
+            if self.unresolved.is_some() {
+                f.write_str("; ")?;
+            }
+            write!(f, "{unexamined}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn commits(shas: &[&str], fallback: Vec<SubjectMiss>) -> Commits {
+        Commits {
+            origin: "the push of 9d2f0b1c4a6e to main".into(),
+            branch: Some("main".into()),
+            shas: shas.iter().map(|s| s.to_string()).collect(),
+            traffic: LookupTraffic {
+                repository: "octo/lab".into(),
+                requests: 5,
+                waited: Duration::from_secs(27),
+            },
+            fallback,
+        }
+    }
+
+    fn unexamined() -> Unexamined {
+        Unexamined {
+            origin: "the push of 9d2f0b1c4a6e to main".into(),
+            count: 3,
+            carried: 103,
+            listed: 103,
+            payload: PayloadList::All,
+            looked_up: 100,
+        }
+    }
+
+    /// Every kind of failed or incomplete look-up, in the words users read.
+    #[test]
+    fn every_look_up_failure_in_words() {
+        let refetch = Lookup::Refetch {
+            number: 7,
+            why: Refetch::NoTierLabelNorMergeCommit,
+        };
+        let no_number = || SubjectMiss::NoNumber {
+            commit: "9d2f0b1c4a6e".into(),
+        };
+        let failures = [
+            LookupFailure::PushDeleted {
+                target: "refs/heads/topic".into(),
+            },
+            LookupFailure::Payload {
+                origin: "the push event".into(),
+                problem: PayloadProblem::NoPushedCommit,
+            },
+            LookupFailure::Payload {
+                origin: "the merge_group event".into(),
+                problem: PayloadProblem::NoPart {
+                    part: "merge_group".into(),
+                },
+            },
+            LookupFailure::Payload {
+                origin: "the workflow_run event".into(),
+                problem: PayloadProblem::BadHeadSha {
+                    event: "workflow_run".into(),
+                    text: "main".into(),
+                },
+            },
+            LookupFailure::NotMerged {
+                number: 7,
+                action: Some("closed".into()),
+            },
+            LookupFailure::NoClient {
+                lookup: refetch.clone(),
+                lacking: NoClient::Token,
+            },
+            LookupFailure::NoClient {
+                lookup: Lookup::PullRequestsOf {
+                    origin: "the push of 9d2f0b1c4a6e to main".into(),
+                },
+                lacking: NoClient::Repository,
+            },
+            LookupFailure::GitHub {
+                lookup: refetch,
+                error: "cannot look up the pull request: GitHub answered 404: Not Found".into(),
+                elsewhere: Some(Elsewhere {
+                    event: "octo/app".into(),
+                    release: "octo/lab".into(),
+                }),
+            },
+            LookupFailure::GitHub {
+                lookup: Lookup::CommitPulls {
+                    origin: "the push of 9d2f0b1c4a6e to main".into(),
+                    commit: "9d2f0b1c4a6e".into(),
+                },
+                error: "cannot look up the pull requests of the pushed commit: GitHub answered 502"
+                    .into(),
+                elsewhere: None,
+            },
+            LookupFailure::GitHub {
+                lookup: Lookup::NamedPull {
+                    origin: "the push of 9d2f0b1c4a6e to main".into(),
+                    number: 12,
+                    commit: "9d2f0b1c4a6e".into(),
+                },
+                error: "cannot look up the pull request: GitHub answered 403: Forbidden".into(),
+                elsewhere: None,
+            },
+            LookupFailure::NoneMerged {
+                commits: commits(&["9d2f0b1c4a6e"], vec![no_number()]),
+                merge_group: true,
+                unexamined: None,
+            },
+            LookupFailure::NoneMerged {
+                commits: commits(
+                    &["9d2f0b1c4a6e", "0123456789ab"],
+                    vec![
+                        SubjectMiss::NotMergedInto {
+                            number: 12,
+                            commit: "9d2f0b1c4a6e".into(),
+                            branch: None,
+                        },
+                        SubjectMiss::NotAPullRequest {
+                            number: 13,
+                            commit: "0123456789ab".into(),
+                            repository: "octo/lab".into(),
+                        },
+                    ],
+                ),
+                merge_group: false,
+                unexamined: Some(unexamined()),
+            },
+        ];
+        let missing = [
+            Missing {
+                unresolved: Some(commits(&["9d2f0b1c4a6e"], vec![no_number()])),
+                unexamined: Some(Unexamined {
+                    payload: PayloadList::AtLimit,
+                    listed: 2048,
+                    carried: 2048,
+                    count: 1948,
+                    ..unexamined()
+                }),
+            },
+            Missing {
+                unresolved: None,
+                unexamined: Some(Unexamined {
+                    payload: PayloadList::Fewer,
+                    listed: 20,
+                    count: 1,
+                    carried: 101,
+                    ..unexamined()
+                }),
+            },
+        ];
+        let lines: Vec<String> = failures
+            .into_iter()
+            .map(|f| NotKnown::Failed(Box::new(f)).to_string())
+            .chain(
+                missing
+                    .into_iter()
+                    .map(|m| NotKnown::Incomplete(Box::new(m)).to_string()),
+            )
+            .collect();
+        insta::assert_snapshot!(lines.join("\n\n"));
+    }
+}

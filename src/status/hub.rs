@@ -20,15 +20,25 @@
 //!
 //! **Scopes.** [`SCOPES`] (see there) is the least a token needs.
 //!
+//! **Retries.** Each GET is tried again by the one retry policy ([`RetryPolicy::reads`]:
+//! 4 tries, backoff 1 s, 2 s, 4 s, `Retry-After` honoured up to 60 s) after a connection
+//! error, a 429, or a 502, 503 or 504: what a proxy in front of a restarting hub answers
+//! (configurable-http-proxy 5.x answers 503 when the hub does not take the connection; an
+//! ingress 502 or 504). A 500 is not retried: JupyterHub 6.1.1 answers it only for an
+//! exception in its handler (`BaseHandler.write_error`), which the same request meets again.
+//! Nor are 401, 403 and 404, the user's to fix, nor a timeout (the hub was reached and did not
+//! answer in `hub-timeout`: another 30 s would not help a run).
+//!
 //! **Old hubs.** The paginated answer arrived in JupyterHub 2.0 (with roles and scopes);
 //! an older hub ignores the `Accept` header and answers a bare JSON array. That is refused
 //! with [`HubError::TooOld`] naming the minimum version, since such a hub may have cut the
 //! list at `limit` without saying so.
 
 use super::{Pending, Server};
+use crate::support::retry::{RetryPolicy, TokioTimer, Verdict, retry_after_header};
+use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, LOCATION};
 use reqwest::{StatusCode, Url};
-use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -235,8 +245,11 @@ pub struct HubClient {
     base: String,
     /// `token …`, marked sensitive (reqwest then keeps it out of `Debug`).
     authorization: HeaderValue,
+    /// The token in every form, hidden in whatever the hub (or a proxy) echoes.
+    secrets: Secrets,
     http: reqwest::Client,
     timeout: Duration,
+    retry: RetryPolicy,
 }
 
 impl HubClient {
@@ -288,9 +301,17 @@ impl HubClient {
             users_url,
             base: base.trim().trim_end_matches('/').to_string(),
             authorization,
+            secrets: Secrets::of([token]),
             http,
             timeout,
+            retry: RetryPolicy::reads(),
         })
+    }
+
+    /// This client with reads retried by `retry` instead of [`RetryPolicy::reads`].
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
     }
 
     /// The running servers, page by page (see [`ServerPages`]).
@@ -344,19 +365,47 @@ impl HubClient {
             .map(str::to_string)
     }
 
-    /// One GET; the body of a 2xx answer that is JSON, or the error it means.
-    async fn get_page(&self, url: &Url) -> Result<Vec<u8>, HubError> {
+    /// One page's GET, tried again per [`HubClient::with_retry`] (see the module
+    /// documentation); each try is counted in `requests`.
+    async fn get_page(&self, url: &Url, requests: &mut u32) -> Result<Vec<u8>, HubError> {
+        self.retry
+            .run(
+                &TokioTimer::start(),
+                |_| {
+                    *requests += 1;
+                    self.try_page(url)
+                },
+                |failed| failed.verdict,
+                |_| {},
+            )
+            .await
+            .map_err(|gave_up| match gave_up.last {
+                Some(failed) => failed.error,
+                // Only a deadline stops before a try; hub reads have none.
+                None => HubError::Timeout {
+                    url: url.to_string(),
+                    after: self.timeout,
+                },
+            })
+    }
+
+    /// One GET; the body of a 2xx answer that is JSON, or the error it means and whether it
+    /// is worth another try.
+    async fn try_page(&self, url: &Url) -> Result<Vec<u8>, Failed> {
         let shown = url.to_string();
         let transport = |e: reqwest::Error| {
             if e.is_timeout() {
-                HubError::Timeout {
+                Failed::from(HubError::Timeout {
                     url: shown.clone(),
                     after: self.timeout,
-                }
+                })
             } else {
-                HubError::Unreachable {
-                    url: shown.clone(),
-                    cause: error_chain(&e),
+                Failed {
+                    verdict: Verdict::Retry { asked: None },
+                    error: HubError::Unreachable {
+                        url: shown.clone(),
+                        cause: self.echoed(&crate::support::text::error_chain(&e)),
+                    },
                 }
             }
         };
@@ -377,9 +426,12 @@ impl HubClient {
         let location = response
             .headers()
             .get(LOCATION)
-            .map(|v| hub_text(&String::from_utf8_lossy(v.as_bytes())));
+            .map(|v| self.echoed(&String::from_utf8_lossy(v.as_bytes())));
+        let asked = retry_after_header(response.headers(), std::time::SystemTime::now());
         if status.is_redirection() {
-            return Err(self.wrong_base(shown, WrongAnswer::Redirect { location }));
+            return Err(self
+                .wrong_base(shown, WrongAnswer::Redirect { location })
+                .into());
         }
         let mut body = Vec::new();
         while let Some(chunk) = response.chunk().await.map_err(transport)? {
@@ -387,19 +439,24 @@ impl HubClient {
                 return Err(HubError::Malformed {
                     url: shown,
                     detail: format!("the answer is larger than {MAX_PAGE_BYTES} bytes"),
-                });
+                }
+                .into());
             }
             body.extend_from_slice(&chunk);
         }
         let html = html || first_byte(&body) == Some(b'<');
-        match status {
+        let verdict = match status.as_u16() {
+            429 | 502..=504 => Verdict::Retry { asked },
+            _ => Verdict::Final,
+        };
+        let answer = match status {
             s if s.is_success() && html => Err(self.wrong_base(shown, WrongAnswer::HtmlPage)),
             s if s.is_success() => Ok(body),
             StatusCode::UNAUTHORIZED => Err(HubError::Unauthorized { url: shown }),
             StatusCode::FORBIDDEN => {
                 let message = hub_message(&body).unwrap_or_default();
                 if message.starts_with(INVALID_CREDENTIALS) {
-                    return Err(HubError::Unauthorized { url: shown });
+                    return Err(HubError::Unauthorized { url: shown }.into());
                 }
                 Err(HubError::MissingScope {
                     scopes: required_scopes(&message),
@@ -410,9 +467,16 @@ impl HubClient {
             s => Err(HubError::Status {
                 url: shown,
                 status: s.as_u16(),
-                message: hub_message(&body).map(|m| hub_text(&m)),
+                message: hub_message(&body).map(|m| self.echoed(&m)),
             }),
-        }
+        };
+        answer.map_err(|error| Failed { error, verdict })
+    }
+
+    /// Text the hub (or a proxy in front of it) sent, with the token hidden in every form
+    /// ([`Secrets::redact_echo`]), then made safe for a message ([`hub_text`]).
+    fn echoed(&self, text: &str) -> String {
+        hub_text(&self.secrets.redact_echo(text))
     }
 
     fn wrong_base(&self, url: String, answer: WrongAnswer) -> HubError {
@@ -420,6 +484,21 @@ impl HubClient {
             url,
             answer,
             suggested_base: self.suggested_base(),
+        }
+    }
+}
+
+/// A failed try of a page's GET: the error it means, and whether it is worth another try.
+struct Failed {
+    error: HubError,
+    verdict: Verdict,
+}
+
+impl From<HubError> for Failed {
+    fn from(error: HubError) -> Self {
+        Self {
+            error,
+            verdict: Verdict::Final,
         }
     }
 }
@@ -470,8 +549,7 @@ impl ServerPages<'_> {
                 detail: format!("its next links go on past {MAX_PAGES} pages"),
             });
         }
-        self.requests += 1;
-        let body = self.client.get_page(&url).await?;
+        let body = self.client.get_page(&url, &mut self.requests).await?;
         let malformed = |detail: String| HubError::Malformed {
             url: url.to_string(),
             detail,
@@ -484,7 +562,7 @@ impl ServerPages<'_> {
         let page: PageDoc = {
             let mut de = serde_json::Deserializer::from_slice(&body);
             serde_path_to_error::deserialize(&mut de)
-                .map_err(|e| malformed(hub_text(&e.to_string())))?
+                .map_err(|e| malformed(self.client.echoed(&e.to_string())))?
         };
         drop(body);
         self.first_total.get_or_insert(page.pagination.total);
@@ -647,21 +725,6 @@ fn hub_text(text: &str) -> String {
 
 fn first_byte(body: &[u8]) -> Option<u8> {
     body.iter().copied().find(|b| !b.is_ascii_whitespace())
-}
-
-/// The error and its causes on one line (reqwest's top-level message alone says little).
-fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let line = cause.to_string();
-        if !text.contains(&line) {
-            text.push_str(": ");
-            text.push_str(&line);
-        }
-        source = cause.source();
-    }
-    hub_text(&text)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! `::add-mask::`; data escapes `%`, CR and LF, properties also `:` and `,`), with every
 //! registered secret masked ([`crate::support::secrets`]).
 
-use crate::support::secrets::secret_forms;
+use crate::support::secrets::Secrets;
 use std::sync::{Arc, Mutex};
 
 /// `println!` that ignores a closed stdout (`codeq-rollout … | head` must not panic).
@@ -41,7 +41,7 @@ pub struct Log {
     debug: bool,
     /// Stdout is kept for machine output: log lines and workflow commands go to stderr.
     stdout_kept: bool,
-    secrets: Arc<Mutex<Vec<String>>>,
+    secrets: Arc<Mutex<Secrets>>,
 }
 
 impl Log {
@@ -60,7 +60,7 @@ impl Log {
             actions,
             debug,
             stdout_kept: false,
-            secrets: Arc::new(Mutex::new(Vec::new())),
+            secrets: Arc::new(Mutex::new(Secrets::default())),
         }
     }
 
@@ -89,64 +89,39 @@ impl Log {
 
     /// Registers a secret: it is replaced by `***` in everything this log (and its clones)
     /// prints, and inside Actions an `::add-mask::` tells the runner to hide it from the job
-    /// log too, once per secret. The forms in which a server might echo it back are
-    /// registered with it (see [`secret_forms`]). Empty values are ignored.
-    ///
-    /// A multi-line secret (a key file, say) is also registered line by line, as the
-    /// runner masks the log line by line; lines shorter than [`MIN_MASKED_LINE_CHARS`]
-    /// (a lone `}` of a JSON key) are left out, as masking them would hide every such
-    /// character in the log and they give nothing away.
+    /// log too, once per form. The forms in which a server might echo it back, and the lines
+    /// of a multi-line secret (a key file, say), are registered with it ([`Secrets::add`]).
+    /// Empty values are ignored. The one place a secret is registered for the run.
     pub fn mask(&self, secret: &str) {
-        let secret = secret.trim();
-        if secret.is_empty() {
-            return;
-        }
-        let mut forms = secret_forms(secret);
-        forms.extend(
-            secret
-                .lines()
-                .map(str::trim)
-                .filter(|l| l.chars().count() >= MIN_MASKED_LINE_CHARS && *l != secret)
-                .map(String::from),
-        );
-        self.mask_forms(forms);
+        let added = self.secrets().add(secret.trim());
+        self.announce_masks(added);
     }
 
     /// Registers Basic credentials: the password (as [`Log::mask`]) and the base64 of
     /// `user:password`, the form an `Authorization: Basic` header carries (RFC 7617), which a
-    /// registry or proxy may echo in an error page.
+    /// registry or proxy may echo in an error page ([`Secrets::add_basic`]).
     pub fn mask_basic(&self, user: &str, password: &str) {
-        use base64::Engine as _;
-        self.mask(password);
-        if !password.trim().is_empty() {
-            self.mask_forms(vec![
-                base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}")),
-            ]);
-        }
+        let added = self.secrets().add_basic(user, password);
+        self.announce_masks(added);
     }
 
-    /// Registers each of `forms` not yet known, with one `::add-mask::` each inside Actions.
-    fn mask_forms(&self, forms: Vec<String>) {
-        let mut secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
-        for form in forms {
-            if secrets.contains(&form) {
-                continue;
-            }
-            if self.actions {
+    fn secrets(&self) -> std::sync::MutexGuard<'_, Secrets> {
+        self.secrets.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Tells the runner to mask each of `forms` (new to this log), inside Actions.
+    fn announce_masks(&self, forms: Vec<String>) {
+        if self.actions {
+            for form in forms {
                 self.line(&format!("::add-mask::{}", escape_data(&form)));
             }
-            secrets.push(form);
         }
-        // Longest first, so a secret that contains another is masked whole.
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
     }
 
-    /// Replaces every registered secret in `text` by `***`.
+    /// Replaces every form of every registered secret in `text` by `***`
+    /// ([`Secrets::redact`]).
     pub fn redact(&self, text: &str) -> String {
-        let secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
-        secrets
-            .iter()
-            .fold(text.to_string(), |acc, s| acc.replace(s.as_str(), "***"))
+        self.secrets().redact(text)
     }
 
     /// A plain line on stdout. Workflow commands in it are defused
@@ -192,9 +167,6 @@ impl Log {
         }
     }
 }
-
-/// Lines of a multi-line secret shorter than this are not masked on their own.
-pub const MIN_MASKED_LINE_CHARS: usize = 4;
 
 /// Escapes workflow-command data: `%` → `%25`, CR → `%0D`, LF → `%0A`.
 pub fn escape_data(s: &str) -> String {

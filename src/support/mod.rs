@@ -1,12 +1,14 @@
 //! The support layer: the edges and helpers every stage may use, importing nothing above
 //! it. [`github`] is the GitHub REST client; [`log`] the Actions log and workflow-command
-//! writer; [`secrets`] the forms a secret is masked in; [`sanitize`] and [`text`] pure text
-//! helpers; [`tls`] the one TLS configuration of both HTTP clients; [`duration`] the one duration
-//! parser of the inputs.
+//! writer; [`secrets`] the one secret type and the one engine that masks and redacts
+//! secrets; [`retry`] the one retry policy of every edge's reads; [`sanitize`] and [`text`]
+//! pure text helpers; [`tls`] the one TLS configuration of the HTTP clients; [`duration`] the
+//! one duration parser of the inputs.
 
 pub mod duration;
 pub mod github;
 pub mod log;
+pub mod retry;
 pub mod sanitize;
 pub mod secrets;
 pub mod text;

@@ -1,4 +1,36 @@
-//! Secrets: the forms in which a secret may be echoed back, so every masker hides them all.
+//! Secrets: the one secret type, the forms in which a secret may be echoed back, and the one
+//! engine that hides them ([`Secrets`]).
+//!
+//! Every secret the tool is given (the GitHub token, the registry password, the hub API
+//! token) is held as a [`SecretString`] from the request structs down to the edge that sends
+//! it (its `Debug` shows `[REDACTED]`), and is exposed only to build a request header. Each
+//! edge (GitHub client, registry resolution, hub client) keeps a [`Secrets`] of what it sends
+//! and hides it in the text a server echoes back ([`Secrets::redact_echo`]) before that text
+//! becomes an error; the log ([`crate::support::log::Log`]) keeps one for the whole run,
+//! registers each secret with the runner (`::add-mask::`) and hides every form of it in
+//! everything printed or written ([`Secrets::redact`]).
+//!
+//! Echoed text is redacted as received, before it is cleaned (white space folded, control
+//! characters dropped) and cut to a log line: after cleaning, a password with a tab or a line
+//! break no longer matches itself, and after cutting a long token leaves its first few hundred
+//! characters behind. For the same reasons each white-space-separated part of a secret of at
+//! least [`MIN_PART_CHARS`] characters is hidden in echoed text too (a server that folded or
+//! split the echo), and so is any run of at least [`MIN_PREFIX_CHARS`] characters that starts
+//! a secret (a server that cut the echo). The text the tool writes itself (release notes,
+//! summaries, log lines) hides only whole forms: a human password's first eight letters
+//! ("security…") must not vanish from a release note.
+
+pub use secrecy::{ExposeSecret, SecretString};
+
+/// Shortest white-space-separated part of a secret that is hidden on its own in echoed text.
+pub const MIN_PART_CHARS: usize = 4;
+
+/// Shortest start of a secret that is hidden in echoed text when the rest is missing.
+pub const MIN_PREFIX_CHARS: usize = 8;
+
+/// Lines of a multi-line secret shorter than this are not masked on their own (a lone `}` of
+/// a JSON key would hide every such character in the log, and gives nothing away).
+pub const MIN_MASKED_LINE_CHARS: usize = 4;
 
 /// The forms of `secret` to mask: the secret itself, and as it reads when a server or a
 /// library echoes it JSON-escaped, Rust-`Debug`-escaped, percent-encoded (RFC 3986
@@ -27,4 +59,285 @@ pub fn secret_forms(secret: &str) -> Vec<String> {
         }
     }
     forms
+}
+
+/// How a registered piece is matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// A form of a secret (or a line of a multi-line one): hidden wherever it occurs whole,
+    /// and in echoed text also from a long enough start.
+    Whole,
+    /// A white-space-separated part of a secret: hidden only in echoed text.
+    Part,
+}
+
+/// The secrets one edge (or the whole run's log) knows, in every form they may be echoed
+/// in, and the one place they are hidden. `Debug` shows only how many pieces there are.
+#[derive(Clone, Default)]
+pub struct Secrets {
+    /// Forms, lines and parts, longest first.
+    pieces: Vec<(String, Reach)>,
+}
+
+impl std::fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Secrets({} pieces)", self.pieces.len())
+    }
+}
+
+impl Secrets {
+    /// Secrets holding each of `secrets` ([`Secrets::add`]).
+    pub fn of<'a>(secrets: impl IntoIterator<Item = &'a SecretString>) -> Self {
+        let mut all = Self::default();
+        for secret in secrets {
+            all.add(secret.expose_secret());
+        }
+        all
+    }
+
+    /// Adds a secret: each of its [`secret_forms`] (of the trimmed secret, and of the secret
+    /// as given when it has white space around it), each line of at least
+    /// [`MIN_MASKED_LINE_CHARS`] of a multi-line one (the runner masks the log line by
+    /// line), and each white-space-separated part of at least [`MIN_PART_CHARS`] (hidden
+    /// in echoed text only). Blank values are ignored. Returns the forms and lines not known
+    /// before, in order: what the runner must be told to mask.
+    pub fn add(&mut self, secret: &str) -> Vec<String> {
+        let whole = secret.trim();
+        if whole.is_empty() {
+            return Vec::new();
+        }
+        let mut forms = secret_forms(whole);
+        if secret != whole {
+            forms.extend(secret_forms(secret));
+        }
+        forms.extend(
+            whole
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.chars().count() >= MIN_MASKED_LINE_CHARS && *l != whole)
+                .map(String::from),
+        );
+        let added = self.add_whole(forms);
+        let parts: Vec<String> = whole
+            .split_whitespace()
+            .filter(|p| p.chars().count() >= MIN_PART_CHARS && *p != whole)
+            .map(String::from)
+            .collect();
+        for part in parts {
+            if !self.pieces.iter().any(|(p, _)| *p == part) {
+                self.pieces.push((part, Reach::Part));
+            }
+        }
+        self.sort();
+        added
+    }
+
+    /// Adds Basic credentials: the password, trimmed ([`Secrets::add`]), and the base64 of
+    /// `user:password` as given, the form an `Authorization: Basic` header carries (RFC 7617),
+    /// which a server or a proxy may echo in an error page. Returns the forms not known before.
+    pub fn add_basic(&mut self, user: &str, password: &str) -> Vec<String> {
+        use base64::Engine as _;
+        if password.trim().is_empty() {
+            return Vec::new();
+        }
+        let mut added = self.add(password.trim());
+        let header = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+        added.extend(self.add_whole(vec![header]));
+        self.sort();
+        added
+    }
+
+    /// Registers `forms` as whole pieces; returns those not known before.
+    fn add_whole(&mut self, forms: Vec<String>) -> Vec<String> {
+        let mut added = Vec::new();
+        for form in forms {
+            match self.pieces.iter_mut().find(|(p, _)| *p == form) {
+                Some((_, reach)) if *reach == Reach::Whole => {}
+                // A part that is also a line or a form: hidden everywhere from now on.
+                Some((_, reach)) => {
+                    *reach = Reach::Whole;
+                    added.push(form);
+                }
+                None => {
+                    self.pieces.push((form.clone(), Reach::Whole));
+                    added.push(form);
+                }
+            }
+        }
+        added
+    }
+
+    fn sort(&mut self) {
+        self.pieces.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
+    }
+
+    /// Whether no secret is known.
+    pub fn is_empty(&self) -> bool {
+        self.pieces.is_empty()
+    }
+
+    /// `text` with every form of every secret replaced by `***`: for the text the tool writes
+    /// itself (log lines, bodies, outputs, summaries).
+    pub fn redact(&self, text: &str) -> String {
+        self.hide(text, false)
+    }
+
+    /// `text` with every form of every secret, every part of one and every long start of one
+    /// replaced by `***` (one `***` per hidden run): for text a server echoed back, before it
+    /// is cleaned or cut.
+    pub fn redact_echo(&self, text: &str) -> String {
+        self.hide(text, true)
+    }
+
+    fn hide(&self, text: &str, echo: bool) -> String {
+        if self.pieces.is_empty() {
+            return text.to_string();
+        }
+        let mut hidden = vec![false; text.len()];
+        for (piece, reach) in &self.pieces {
+            if !echo && *reach == Reach::Part {
+                continue;
+            }
+            let min = if echo && piece.chars().count() > MIN_PREFIX_CHARS {
+                piece
+                    .char_indices()
+                    .nth(MIN_PREFIX_CHARS)
+                    .map_or(piece.len(), |(i, _)| i)
+            } else {
+                piece.len()
+            };
+            for (start, _) in text.char_indices() {
+                let matched = common_prefix(&text.as_bytes()[start..], piece.as_bytes());
+                // Back to a character boundary of the piece, hence of the text.
+                let matched = (0..=matched)
+                    .rev()
+                    .find(|&n| piece.is_char_boundary(n))
+                    .unwrap_or(0);
+                if matched >= min {
+                    hidden[start..start + matched].fill(true);
+                }
+            }
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut in_run = false;
+        for (i, c) in text.char_indices() {
+            if hidden[i] {
+                if !in_run {
+                    out.push_str("***");
+                }
+                in_run = true;
+            } else {
+                in_run = false;
+                out.push(c);
+            }
+        }
+        out
+    }
+}
+
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secrets(list: &[&str]) -> Secrets {
+        let mut s = Secrets::default();
+        for secret in list {
+            s.add(secret);
+        }
+        s
+    }
+
+    /// Secrets, text, the text echoed by a server as redacted, and as the tool's own text.
+    #[test]
+    fn echoed_text_loses_every_part_and_long_start_the_tools_own_text_only_whole_forms() {
+        let token = format!("ghp_{}", "A1b2C3d4".repeat(50));
+        let cut = format!("token {} rejected", &token[..120]);
+        let table: [(&str, &str, &str, &str); 7] = [
+            // As received, white space inside.
+            (
+                "s3cret\tpass-2024",
+                "bad password s3cret\tpass-2024!",
+                "bad password ***!",
+                "bad password ***!",
+            ),
+            // Folded or split by the server: each part still goes from echoed text.
+            (
+                "s3cret\tpass-2024",
+                "got s3cret pass-2024",
+                "got *** ***",
+                "got s3cret pass-2024",
+            ),
+            (
+                "s3cret\tpass-2024",
+                "got s3cret\npass-2024",
+                "got ***\n***",
+                "got s3cret\npass-2024",
+            ),
+            // A cut echo of a long token; a short start is a word, not a secret.
+            (&token, &cut, "token *** rejected", &cut),
+            (
+                &token,
+                "ghp_A1b rejected",
+                "ghp_A1b rejected",
+                "ghp_A1b rejected",
+            ),
+            // A human password's first eight letters stay in the tool's own text.
+            (
+                "security-team-2024",
+                "a security release; security-team-2024",
+                "a *** release; ***",
+                "a security release; ***",
+            ),
+            // Character boundaries hold in multibyte text.
+            (
+                "pässwörd-geheim-ß",
+                "é pässwörd-geh€ é →pässwörd-geheim-ß←",
+                "é ***€ é →***←",
+                "é pässwörd-geh€ é →***←",
+            ),
+        ];
+        for (secret, text, echoed, own) in table {
+            let s = secrets(&[secret]);
+            assert_eq!(s.redact_echo(text), echoed, "{text}");
+            assert_eq!(s.redact(text), own, "{text}");
+        }
+    }
+
+    #[test]
+    fn short_secrets_are_hidden_only_whole_and_text_without_secrets_is_unchanged() {
+        let s = secrets(&["pw1", "  "]);
+        assert_eq!(s.redact_echo("pw pw1 pw12"), "pw *** ***2");
+        assert_eq!(Secrets::default().redact_echo("a\tb"), "a\tb");
+        assert_eq!(format!("{s:?}"), "Secrets(2 pieces)", "pw1 and its base64");
+    }
+
+    #[test]
+    fn echoed_forms_and_basic_credentials_are_hidden_and_reported_once() {
+        let mut s = Secrets::default();
+        let first = s.add("p%ss/w\"rd");
+        assert_eq!(first[0], "p%ss/w\"rd");
+        assert!(
+            s.add("p%ss/w\"rd").is_empty(),
+            "known forms are not added twice"
+        );
+        s.add_basic("robot", "hunter22");
+        let echoed = r#"raw p%ss/w"rd json p%ss/w\"rd url p%25ss%2Fw%22rd b64 cCVzcy93InJk basic cm9ib3Q6aHVudGVyMjI="#;
+        assert_eq!(
+            s.redact(echoed),
+            "raw *** json *** url *** b64 *** basic ***"
+        );
+    }
+
+    #[test]
+    fn a_multi_line_secret_is_masked_line_by_line_but_not_its_short_lines() {
+        let mut s = Secrets::default();
+        let added = s.add("{\n  \"key\": \"first-secret-line\"\n}");
+        assert!(added.contains(&"\"key\": \"first-secret-line\"".to_string()));
+        assert!(!added.contains(&"}".to_string()));
+        assert_eq!(s.redact("a } b"), "a } b");
+    }
 }

@@ -16,6 +16,23 @@ pub fn percent_encode(text: &str) -> String {
     utf8_percent_encode(text, COMPONENT).to_string()
 }
 
+/// An error and its causes on one line, `: `-separated, each cause left out when the text so
+/// far already holds it (libraries' top-level messages alone say little: reqwest's "error
+/// sending request for url (…)"). Not cleaned: callers cut and clean it for their message.
+pub fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let line = cause.to_string();
+        if !text.contains(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 /// Cuts `body` to at most `limit` characters, ending with a line that says it was cut and
 /// where the full text is (`where_full`, e.g. the workflow run's address).
 pub fn truncate_body(body: &str, limit: usize, where_full: &str) -> String {

@@ -18,6 +18,7 @@ const LAYERS: &[&[&str]] = &[
         "support::duration",
         "support::secrets",
         "support::tls",
+        "support::retry",
         "support::log",
         "support::github",
         "support",

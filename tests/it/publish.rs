@@ -989,7 +989,7 @@ async fn oversize_bodies_are_truncated_with_a_note_before_sending() {
     let github = FakeGitHub::start().await;
     let gh = GitHub::new(
         &github.api_url(),
-        TOKEN,
+        &TOKEN.into(),
         Repository::parse(&format!("{OWNER}/{REPO}")).unwrap(),
     )
     .unwrap();

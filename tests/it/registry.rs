@@ -37,7 +37,7 @@ fn options(
         credentials,
         github_token: None,
         insecure: vec![insecure.to_string()],
-        retry: RetryPolicy::default(),
+        retry: RetryPolicy::registry(),
         timer: Some(Arc::clone(timer) as Arc<dyn registry::Timer>),
     }
 }
@@ -372,8 +372,8 @@ async fn resolve_fake_within_2s(fake: &RunningFake) -> RegistryError {
     let options = RegistryOptions {
         insecure: vec![fake.addr.clone()],
         retry: RetryPolicy {
-            timeout: Duration::from_secs(2),
-            ..RetryPolicy::default()
+            deadline: Some(Duration::from_secs(2)),
+            ..RetryPolicy::registry()
         },
         ..Default::default()
     };
@@ -901,7 +901,7 @@ async fn a_retry_after_of_zero_is_not_blamed_for_the_deadline() {
         .await;
     let timer = VirtualTimer::start();
     let mut opts = options(&fake.addr, None, &timer);
-    opts.retry.timeout = Duration::from_secs(5);
+    opts.retry.deadline = Some(Duration::from_secs(5));
     let err = resolve(&fake.image(), &opts).await.unwrap_err();
     // Waits of 1 s and 2 s; the next backoff (4 s) would pass the 5 s deadline.
     assert_eq!(timer.waits(), secs(&[1, 2]));

@@ -7,7 +7,7 @@
 //! token request at the realm the registry names (a `Bearer` challenge), with the Basic
 //! credentials if there are any, anonymously otherwise (public images).
 
-use std::fmt;
+use crate::support::secrets::{ExposeSecret, SecretString};
 
 /// Where the credentials came from, so errors can name the input to change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,23 +19,21 @@ pub enum CredentialSource {
     GitHubToken,
 }
 
-/// Basic credentials for the registry. `Debug` never shows the password.
-#[derive(Clone, PartialEq, Eq)]
+/// Basic credentials for the registry. `Debug` never shows the password ([`SecretString`]).
+#[derive(Debug, Clone)]
 pub struct Credentials {
     /// User name.
     pub username: String,
-    /// Password or token.
-    pub password: String,
+    /// Password or token, exposed only to build the `Authorization` header.
+    pub password: SecretString,
     /// Which inputs they came from.
     pub source: CredentialSource,
 }
 
-impl fmt::Debug for Credentials {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Credentials")
-            .field("username", &self.username)
-            .field("source", &self.source)
-            .finish_non_exhaustive()
+impl Credentials {
+    /// The password, for the one request header that carries it.
+    pub(crate) fn password(&self) -> &str {
+        self.password.expose_secret()
     }
 }
 
@@ -44,12 +42,14 @@ impl fmt::Debug for Credentials {
 pub fn credentials_for(
     registry: &str,
     inputs: Option<&Credentials>,
-    github_token: Option<&str>,
+    github_token: Option<&SecretString>,
 ) -> Option<Credentials> {
     if let Some(c) = inputs {
         return Some(c.clone());
     }
-    let token = github_token.map(str::trim).filter(|t| !t.is_empty())?;
+    let token = github_token
+        .map(|t| t.expose_secret().trim())
+        .filter(|t| !t.is_empty())?;
     registry
         .eq_ignore_ascii_case("ghcr.io")
         .then(|| Credentials {
@@ -112,34 +112,6 @@ pub(crate) fn token_from(body: &[u8]) -> Option<String> {
         .filter(|t| !t.trim().is_empty())
 }
 
-/// `body` (an answer the registry or its token endpoint sent) with the password of
-/// `credentials` replaced by `***` wherever it is echoed: as is, in the encoded forms
-/// [`crate::support::secrets::secret_forms`] lists (JSON-escaped, percent-encoded, base64...), and as
-/// the base64 `user:password` of an `Authorization: Basic` header (RFC 7617), since a
-/// registry or a proxy in front of it may quote the request. Done on the raw text, before
-/// anything is cleaned or cut, so no part of a secret survives a cut. Not UTF-8 is read
-/// lossily.
-pub(crate) fn scrub(body: &[u8], credentials: Option<&Credentials>) -> Vec<u8> {
-    use base64::Engine as _;
-    let Some(c) = credentials.filter(|c| !c.password.trim().is_empty()) else {
-        return body.to_vec();
-    };
-    let mut forms = crate::support::secrets::secret_forms(c.password.trim());
-    forms.extend(crate::support::secrets::secret_forms(&c.password));
-    forms.push(
-        base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", c.username, c.password)),
-    );
-    // Longest first, so a form that contains another is replaced whole.
-    forms.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    let text = String::from_utf8_lossy(body);
-    forms
-        .iter()
-        .fold(text.into_owned(), |acc, form| {
-            acc.replace(form.as_str(), "***")
-        })
-        .into_bytes()
-}
-
 /// Which credentials `credentials` presents, without the secret, for error messages.
 pub(crate) fn presented(credentials: Option<&Credentials>) -> super::errors::Presented {
     use super::errors::Presented;
@@ -191,21 +163,23 @@ mod tests {
 
     #[test]
     fn ghcr_without_registry_credentials_uses_the_github_token() {
-        let c = credentials_for("ghcr.io", None, Some("ghs_x")).unwrap();
+        let token = SecretString::from("ghs_x");
+        let c = credentials_for("ghcr.io", None, Some(&token)).unwrap();
         assert_eq!(
-            (c.username.as_str(), c.password.as_str(), c.source),
+            (c.username.as_str(), c.password(), c.source),
             ("x-access-token", "ghs_x", CredentialSource::GitHubToken)
         );
-        assert_eq!(credentials_for("quay.io", None, Some("ghs_x")), None);
-        assert_eq!(credentials_for("ghcr.io", None, Some("  ")), None);
+        assert!(credentials_for("quay.io", None, Some(&token)).is_none());
+        assert!(credentials_for("ghcr.io", None, Some(&"  ".into())).is_none());
         let inputs = Credentials {
             username: "ci".into(),
             password: "pw".into(),
             source: CredentialSource::RegistryInputs,
         };
+        let c = credentials_for("ghcr.io", Some(&inputs), Some(&token)).unwrap();
         assert_eq!(
-            credentials_for("ghcr.io", Some(&inputs), Some("ghs_x")),
-            Some(inputs)
+            (c.username.as_str(), c.password(), c.source),
+            ("ci", "pw", CredentialSource::RegistryInputs)
         );
     }
 
@@ -225,22 +199,5 @@ mod tests {
         };
         assert!(!format!("{c:?}").contains("hunter2"));
         assert!(!format!("{:?}", presented(Some(&c))).contains("hunter2"));
-    }
-
-    #[test]
-    fn echoed_credentials_are_scrubbed_in_every_form() {
-        let c = Credentials {
-            username: "robot".into(),
-            password: "s3cret/pw".into(),
-            source: CredentialSource::RegistryInputs,
-        };
-        // base64("robot:s3cret/pw") = cm9ib3Q6czNjcmV0L3B3
-        let body =
-            br#"{"details":"denied: Basic cm9ib3Q6czNjcmV0L3B3 (robot:s3cret/pw) s3cret%2Fpw"}"#;
-        assert_eq!(
-            String::from_utf8(scrub(body, Some(&c))).unwrap(),
-            r#"{"details":"denied: Basic *** (robot:***) ***"}"#
-        );
-        assert_eq!(scrub(b"s3cret/pw", None), b"s3cret/pw");
     }
 }

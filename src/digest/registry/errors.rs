@@ -4,7 +4,7 @@
 //! sent one (HEAD answers have no body, so it comes from the one GET made on the failure
 //! path), says which credentials were tried (never the secret) and what to change.
 
-use super::redact::Secrets;
+use crate::support::secrets::Secrets;
 use std::time::Duration;
 
 /// A registry look-up that failed. Callers match on the variant (e.g. to tell a missing tag
@@ -563,12 +563,12 @@ pub fn registry_message(body: &[u8], secrets: &Secrets) -> Option<String> {
             .find_map(|k| map.get(*k).and_then(|v| v.as_str()).map(str::to_string))
             .unwrap_or_else(|| raw.clone().into_owned())
     } else if looks_like_html(&raw) {
-        html_summary(&secrets.redact(&raw))
+        html_summary(&secrets.redact_echo(&raw))
     } else {
         raw.into_owned()
     };
-    let line = crate::support::sanitize::log_line(&secrets.redact(&text), 300);
-    let line = secrets.redact(&line);
+    let line = crate::support::sanitize::log_line(&secrets.redact_echo(&text), 300);
+    let line = secrets.redact_echo(&line);
     (!line.is_empty()).then_some(line)
 }
 

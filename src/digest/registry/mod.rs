@@ -27,27 +27,27 @@
 //! (containerd, CRI-O); they then pull by that digest and verify the bytes, so a wrong header
 //! makes the pull fail instead of running another image.
 //!
-//! Each request is retried on connection errors, 429 and 5xx within the deadline
-//! ([`retry`], which also says why `oci-client`'s `fetch_manifest_digest` is not used).
+//! Each request is retried on connection errors, 429 and 5xx within the deadline, by the one
+//! retry policy ([`crate::support::retry`]; `send` says why `oci-client`'s
+//! `fetch_manifest_digest` is not used).
 //! Text the registry sends back is quoted in errors with the resolution's secrets hidden
-//! ([`redact`]). The digest is validated (`sha256:<64 hex>`) before it is returned.
+//! ([`crate::support::secrets::Secrets`]). The digest is validated (`sha256:<64 hex>`) before it is returned.
 
 pub mod auth;
 pub mod errors;
-pub mod redact;
-pub mod retry;
+mod send;
 
+pub use crate::support::retry::{RetryPolicy, Timer, TokioTimer};
 pub use auth::{CredentialSource, Credentials};
 pub use errors::{RegistryError, TlsProblem};
-pub use retry::{RetryPolicy, Timer, TokioTimer};
 
 use super::Digest;
 use super::manifest;
+use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
 use auth::Challenge;
 use oci_client::Reference;
-use redact::Secrets;
 use reqwest::{Method, StatusCode};
-use retry::{Answer, Failure, Sender};
+use send::{Answer, Failure, Sender};
 use std::sync::Arc;
 
 /// The `Accept` header of every manifest request: all four manifest types, index types
@@ -55,27 +55,40 @@ use std::sync::Arc;
 pub const ACCEPT_MANIFESTS: &str = "application/vnd.oci.image.index.v1+json, application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json";
 
 /// How to reach and authenticate to the registry.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct RegistryOptions {
     /// `registry-username`/`registry-password`. Presented only when the registry asks
     /// (Basic, or exchanged for a bearer token at the realm it names).
     pub credentials: Option<Credentials>,
     /// The `github-token` input: presented to ghcr.io as user `x-access-token` when no
     /// registry credentials are given.
-    pub github_token: Option<String>,
+    pub github_token: Option<SecretString>,
     /// `HOST:PORT` entries spoken to over plain HTTP (local registries, tests).
     pub insecure: Vec<String>,
-    /// Retries and the deadline.
+    /// Retries and the deadline ([`RetryPolicy::registry`] by default).
     pub retry: RetryPolicy,
     /// The clock; `None` for the real one ([`TokioTimer`]).
     pub timer: Option<Arc<dyn Timer>>,
+}
+
+impl Default for RegistryOptions {
+    /// Anonymous, over HTTPS, with [`RetryPolicy::registry`] on the real clock.
+    fn default() -> Self {
+        Self {
+            credentials: None,
+            github_token: None,
+            insecure: Vec::new(),
+            retry: RetryPolicy::registry(),
+            timer: None,
+        }
+    }
 }
 
 impl std::fmt::Debug for RegistryOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RegistryOptions")
             .field("credentials", &self.credentials)
-            .field("github_token", &self.github_token.as_ref().map(|_| "***"))
+            .field("github_token", &self.github_token)
             .field("insecure", &self.insecure)
             .field("retry", &self.retry)
             .finish_non_exhaustive()
@@ -160,7 +173,7 @@ pub fn is_insecure(list: &[String], registry: &str) -> bool {
 enum Authorization {
     None,
     Basic(Credentials),
-    Bearer(String),
+    Bearer(SecretString),
 }
 
 struct Session<'a> {
@@ -215,35 +228,9 @@ impl<'a> Session<'a> {
         let credentials = auth::credentials_for(
             &registry,
             options.credentials.as_ref(),
-            options.github_token.as_deref(),
+            options.github_token.as_ref(),
         );
-        let mut secrets = Secrets::default();
-        for secret in [
-            options.credentials.as_ref().map(|c| c.password.as_str()),
-            options.github_token.as_deref(),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            secrets.add(secret);
-        }
-        if let Some(c) = &credentials {
-            // The Authorization value as sent (base64 of user:password), should a proxy echo it.
-            let basic = client
-                .get(&url)
-                .basic_auth(&c.username, Some(&c.password))
-                .build()
-                .ok()
-                .and_then(|r| {
-                    r.headers()
-                        .get(reqwest::header::AUTHORIZATION)
-                        .and_then(|v| v.to_str().ok())
-                        .map(str::to_string)
-                });
-            if let Some(value) = basic {
-                secrets.add(value.trim_start_matches("Basic "));
-            }
-        }
+        let secrets = secrets_of(options, credentials.as_ref());
         Ok(Self {
             client,
             sender: Sender {
@@ -350,7 +337,7 @@ impl<'a> Session<'a> {
             (Some(Challenge::Bearer { realm, service }), _) => {
                 let token = self.token(&realm, service.as_deref()).await?;
                 self.secrets.add(&token);
-                self.authorization = Authorization::Bearer(token);
+                self.authorization = Authorization::Bearer(token.into());
                 Ok(true)
             }
             _ => Ok(false),
@@ -376,7 +363,7 @@ impl<'a> Session<'a> {
             .send(|| {
                 let request = client.get(realm_url.clone()).query(&query);
                 match &credentials {
-                    Some(c) => request.basic_auth(&c.username, Some(&c.password)),
+                    Some(c) => request.basic_auth(&c.username, Some(c.password())),
                     None => request,
                 }
             })
@@ -460,8 +447,8 @@ impl<'a> Session<'a> {
                 .header(reqwest::header::ACCEPT, ACCEPT_MANIFESTS);
             match &authorization {
                 Authorization::None => request,
-                Authorization::Basic(c) => request.basic_auth(&c.username, Some(&c.password)),
-                Authorization::Bearer(token) => request.bearer_auth(token),
+                Authorization::Basic(c) => request.basic_auth(&c.username, Some(c.password())),
+                Authorization::Bearer(token) => request.bearer_auth(token.expose_secret()),
             }
         };
         let tries = tries.unwrap_or(self.sender.policy.max_attempts);
@@ -680,7 +667,7 @@ impl<'a> Session<'a> {
                 registry: self.registry.clone(),
                 image: self.image.clone(),
                 endpoint: endpoint.to_string(),
-                timeout: self.sender.policy.timeout,
+                timeout: self.sender.policy.deadline.unwrap_or_default(),
                 requests: self.sender.requests,
             },
             Failure::Other { cause } => self.protocol(cause),
@@ -688,10 +675,9 @@ impl<'a> Session<'a> {
     }
 
     /// The registry's own message in `body` ([`errors::registry_message`], which hides the
-    /// secrets before cleaning and cutting), with the password's encoded forms scrubbed from
-    /// the raw body first ([`auth::scrub`]).
+    /// secrets in every form before cleaning and cutting).
     fn message(&self, body: &[u8]) -> Option<String> {
-        errors::registry_message(&auth::scrub(body, self.credentials.as_ref()), &self.secrets)
+        errors::registry_message(body, &self.secrets)
     }
 
     fn protocol(&self, detail: String) -> RegistryError {
@@ -704,10 +690,11 @@ impl<'a> Session<'a> {
 
     /// Registry text made safe for one log line, with the secrets hidden first.
     fn clean(&self, text: &str, max_chars: usize) -> String {
-        self.secrets.redact(&crate::support::sanitize::log_line(
-            &self.secrets.redact(text),
-            max_chars,
-        ))
+        self.secrets
+            .redact_echo(&crate::support::sanitize::log_line(
+                &self.secrets.redact_echo(text),
+                max_chars,
+            ))
     }
 
     /// Host and port of the registry, for "unreachable" and TLS errors.
@@ -721,6 +708,24 @@ impl<'a> Session<'a> {
             Err(_) => (self.registry.clone(), default),
         }
     }
+}
+
+/// The secrets of one resolution, to hide in whatever the registry or its token endpoint
+/// echoes: the registry password and the GitHub token in every form
+/// ([`Secrets::add`]), and the `Authorization: Basic` value of the credentials presented
+/// ([`Secrets::add_basic`]). The bearer token received is added when it comes.
+fn secrets_of(options: &RegistryOptions, presented: Option<&Credentials>) -> Secrets {
+    let mut secrets = Secrets::default();
+    if let Some(c) = &options.credentials {
+        secrets.add(c.password());
+    }
+    if let Some(token) = &options.github_token {
+        secrets.add(token.expose_secret());
+    }
+    if let Some(c) = presented {
+        secrets.add_basic(&c.username, c.password());
+    }
+    secrets
 }
 
 /// A header's value as text, `None` when absent or not text.
@@ -789,6 +794,27 @@ mod tests {
         assert!(
             !shown.contains("hunter2") && !shown.contains("ghs_secret"),
             "{shown}"
+        );
+    }
+
+    #[test]
+    fn an_echoed_password_or_token_is_hidden_in_every_form_through_the_one_engine() {
+        let credentials = Credentials {
+            username: "robot".into(),
+            password: "s3cret/pw".into(),
+            source: CredentialSource::RegistryInputs,
+        };
+        let options = RegistryOptions {
+            credentials: Some(credentials.clone()),
+            github_token: Some("ghs_TokenEchoedByARegistry42".into()),
+            ..Default::default()
+        };
+        let secrets = secrets_of(&options, Some(&credentials));
+        // base64("robot:s3cret/pw") = cm9ib3Q6czNjcmV0L3B3
+        let body = br#"{"details":"denied: Basic cm9ib3Q6czNjcmV0L3B3 (robot:s3cret/pw) s3cret%2Fpw token ghs_TokenEchoedByARegistry42"}"#;
+        assert_eq!(
+            errors::registry_message(body, &secrets).as_deref(),
+            Some("denied: Basic *** (robot:***) *** token ***")
         );
     }
 }

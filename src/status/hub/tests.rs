@@ -13,8 +13,18 @@ fn token() -> SecretString {
     SecretString::from(TOKEN)
 }
 
+/// The one read policy, without its waits (the tests count tries, not time).
+fn no_waits() -> RetryPolicy {
+    RetryPolicy {
+        base_delay: Duration::ZERO,
+        ..RetryPolicy::reads()
+    }
+}
+
 fn client(base: &str) -> HubClient {
-    HubClient::new(base, &token(), Duration::from_secs(10)).unwrap()
+    HubClient::new(base, &token(), Duration::from_secs(10))
+        .unwrap()
+        .with_retry(no_waits())
 }
 
 /// A server model as `server_model` writes it (all its fields, so the test shows the
@@ -267,6 +277,74 @@ async fn a_hub_older_than_2_0_answering_an_array_is_refused_naming_the_version()
 }
 
 #[tokio::test]
+async fn a_transient_503_is_tried_again_and_the_listing_completes() {
+    // configurable-http-proxy's answer while the hub restarts, once; then the page.
+    let hub = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(503).set_body_json(
+            json!({"error": "Service Unavailable", "message": "proxy target unavailable"}),
+        ))
+        .up_to_n_times(1)
+        .expect(1)
+        .mount(&hub)
+        .await;
+    mount_page(&hub, 0, page(vec![], 0, 200, 0, None)).await;
+    let listing = client(&hub.uri()).list_active_servers().await.unwrap();
+    assert_eq!((listing.servers.len(), listing.requests), (0, 2));
+    let sent = hub.received_requests().await.unwrap();
+    assert!(sent.iter().all(|r| r.method == wiremock::http::Method::GET));
+    assert_eq!(sent.len(), 2);
+}
+
+#[tokio::test]
+async fn transient_answers_are_tried_four_times_then_reported_and_errors_a_user_fixes_once() {
+    for (status, tries) in [
+        (429, 4),
+        (502, 4),
+        (503, 4),
+        (504, 4),
+        (500, 1),
+        (401, 1),
+        (403, 1),
+        (404, 1),
+    ] {
+        let hub = MockServer::start().await;
+        answer_all(
+            &hub,
+            ResponseTemplate::new(status).set_body_json(
+                json!({"status": status, "message": "requires any of [list:users]"}),
+            ),
+        )
+        .await;
+        let err = error_of(&hub.uri()).await;
+        let sent = hub.received_requests().await.unwrap().len();
+        assert_eq!(sent, tries, "{status}: {err:?}");
+        if status == 403 {
+            assert!(matches!(err, HubError::MissingScope { .. }), "{err:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_retry_after_longer_than_the_policy_waits_ends_the_tries() {
+    let hub = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(429).insert_header("Retry-After", "3600"))
+        .mount(&hub)
+        .await;
+    let err = error_of(&hub.uri()).await;
+    assert!(
+        matches!(err, HubError::Status { status: 429, .. }),
+        "{err:?}"
+    );
+    assert_eq!(
+        hub.received_requests().await.unwrap().len(),
+        1,
+        "an hour is longer than the policy waits: the first answer is the error"
+    );
+}
+
+#[tokio::test]
 async fn a_403_names_the_missing_scope_and_the_role() {
     let (hub, err) = error_answering(
         ResponseTemplate::new(403).set_body_json(json!({
@@ -458,6 +536,33 @@ async fn a_hub_slower_than_the_timeout_is_reported_as_such() {
     assert!(
         matches!(err, HubError::Timeout { after, .. } if after == Duration::from_millis(300)),
         "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_token_the_hub_echoes_is_hidden_through_the_one_engine() {
+    // A proxy in front of the hub quoting the request's header, the token cut short, and
+    // base64-encoded: each goes, whatever form it takes.
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(TOKEN);
+    let hub = MockServer::start().await;
+    answer_all(
+        &hub,
+        ResponseTemplate::new(400).set_body_json(json!({
+            "status": 400,
+            "message": format!("bad header 'token {TOKEN}' (was {}..., {b64})", &TOKEN[..12]),
+        })),
+    )
+    .await;
+    let HubError::Status {
+        status, message, ..
+    } = error_of(&hub.uri()).await
+    else {
+        panic!("not the hub's status")
+    };
+    assert_eq!(
+        (status, message.as_deref()),
+        (400, Some("bad header 'token ***' (was ***..., ***)"))
     );
 }
 

@@ -1,5 +1,9 @@
 //! GitHub errors that callers match on, with the fix in the message.
 
+use crate::support::retry::{Verdict, retry_after_header};
+use crate::support::secrets::Secrets;
+use std::time::{Duration, SystemTime};
+
 /// What kind of failure a GitHub call met; callers branch on it (a 404 on a look-up is
 /// "absent", a 403 needs a permission, a 5xx on a write has an unknown outcome).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,19 +223,49 @@ impl GitHubError {
         }
     }
 
-    /// The same error with every occurrence of `secret` (and of its encoded forms, see
-    /// [`crate::support::secrets::secret_forms`]) replaced by `***`: for text a server echoed back,
-    /// which may quote the request's credentials.
-    pub fn redacted(mut self, secret: &str) -> Self {
-        let secret = secret.trim();
-        if !secret.is_empty() {
-            let mut forms = crate::support::secrets::secret_forms(secret);
-            forms.sort_by_key(|s| std::cmp::Reverse(s.len()));
-            for form in forms {
-                self.message = self.message.replace(&form, "***");
-            }
-        }
+    /// The same error with `secrets` hidden in every form, part and long start
+    /// ([`Secrets::redact_echo`]): for text a server echoed back, which may quote the
+    /// request's credentials.
+    pub fn redacted(mut self, secrets: &Secrets) -> Self {
+        self.message = secrets.redact_echo(&self.message);
         self
+    }
+}
+
+/// Whether a failed read is worth another try ([`crate::support::retry`]), per GitHub's "Rate
+/// limits for the REST API": a 5xx, a 429 or a transport failure (a timeout, a broken
+/// connection) is; so is a 403 that is a rate limit (it carries `Retry-After`, or
+/// `x-ratelimit-remaining: 0`), which asks for a wait: `Retry-After`, else until
+/// `x-ratelimit-reset` (Unix seconds, counted from `now`). Anything else is final.
+pub fn read_verdict(err: &octocrab::Error, now: SystemTime) -> Verdict {
+    let (status, headers) = match err {
+        octocrab::Error::GitHub { source, .. } => {
+            (source.status_code.as_u16(), source.headers.as_ref())
+        }
+        octocrab::Error::Service { .. }
+        | octocrab::Error::Hyper { .. }
+        | octocrab::Error::Reqwest { .. } => return Verdict::Retry { asked: None },
+        _ => return Verdict::Final,
+    };
+    let header = |name: &str| headers?.get(name)?.to_str().ok();
+    let after = headers.and_then(|h| retry_after_header(h, now));
+    let exhausted = header("x-ratelimit-remaining").is_some_and(|v| v.trim() == "0");
+    let reset = header("x-ratelimit-reset")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(|at| {
+            let now = now
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap_or_default();
+            Duration::from_secs(at).saturating_sub(now)
+        });
+    match status {
+        429 | 500..=599 => Verdict::Retry {
+            asked: after.or(reset.filter(|_| exhausted)),
+        },
+        403 if after.is_some() || exhausted => Verdict::Retry {
+            asked: after.or(reset),
+        },
+        _ => Verdict::Final,
     }
 }
 
@@ -253,7 +287,10 @@ fn transport(err: &octocrab::Error, what: Action, timeout: std::time::Duration) 
         _ => "; the outcome is unknown",
     };
     let Some(e) = reqwest else {
-        let text = crate::support::sanitize::clean_line(&chain(err), ECHO_MAX_CHARS);
+        let text = crate::support::sanitize::clean_line(
+            &crate::support::text::error_chain(err),
+            ECHO_MAX_CHARS,
+        );
         return format!("cannot {what}: no answer from GitHub: {text}{outcome}");
     };
     let request = match e.url() {
@@ -268,7 +305,7 @@ fn transport(err: &octocrab::Error, what: Action, timeout: std::time::Duration) 
     }
     // The cause below reqwest's own "error sending request for url (...)" line.
     let cause = std::error::Error::source(e)
-        .map(chain)
+        .map(crate::support::text::error_chain)
         .unwrap_or_else(|| e.to_string());
     let cause = crate::support::sanitize::clean_line(&cause, ECHO_MAX_CHARS);
     let how = if e.is_connect() {
@@ -277,20 +314,6 @@ fn transport(err: &octocrab::Error, what: Action, timeout: std::time::Duration) 
         "the connection to GitHub broke during"
     };
     format!("cannot {what}: {how} {request}: {cause}{outcome}")
-}
-
-fn chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(s) = source {
-        let s_text = s.to_string();
-        if !text.contains(&s_text) {
-            text.push_str(": ");
-            text.push_str(&s_text);
-        }
-        source = s.source();
-    }
-    text
 }
 
 /// The fix for a failure, as a sentence starting with `; `.
@@ -365,11 +388,12 @@ mod tests {
 
     #[test]
     fn an_echoed_token_is_scrubbed() {
+        let secrets = Secrets::of([&"ghs_abc123".into()]);
         let err = GitHubError::new(
             Kind::Unauthorized,
             "cannot list releases: GitHub answered 401: Bad credentials: Bearer ghs_abc123".into(),
         )
-        .redacted("ghs_abc123");
+        .redacted(&secrets);
         assert_eq!(
             err.message,
             "cannot list releases: GitHub answered 401: Bad credentials: Bearer ***"

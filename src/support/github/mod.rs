@@ -1,10 +1,11 @@
 //! The GitHub edge: a small client over `octocrab` for the few REST calls codeq-rollout makes.
 //!
-//! One octocrab client, built without octocrab's retry layer (its `retry` feature is off):
-//! reads are retried here on 5xx, 429, rate limits and transport failures, with backoff,
-//! honouring `Retry-After` ([`retry`]); writes are never retried, because a POST that may
-//! have succeeded must be followed by a fresh look-up, not a second POST (octocrab's retry
-//! would re-send it). Every request has a timeout ([`Options`]). Responses are decoded into
+//! One octocrab client, built without octocrab's retry layer (its `retry` feature is off; its
+//! `HandleRateLimits` retries a 5xx at once, without backoff): reads are retried here on 5xx,
+//! 429, rate limits and transport failures by the one retry policy
+//! ([`crate::support::retry`], [`read_verdict`]); writes are never retried, because a POST
+//! that may have succeeded must be followed by a fresh look-up, not a second POST (octocrab's
+//! retry would re-send it). Every request has a timeout ([`Options`]). Responses are decoded into
 //! the small, tolerant structs of [`models`] rather than octocrab's full models.
 //!
 //! The client is built at the first request, not before (a dry run whose tier needs no
@@ -17,11 +18,11 @@
 
 mod error;
 pub mod models;
-pub mod retry;
 
-pub use error::{Action, GitHubError, Kind};
-pub use retry::ReadRetry;
+pub use error::{Action, GitHubError, Kind, read_verdict};
 
+use crate::support::retry::{RetryPolicy, TokioTimer};
+use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
 use models::{Comment, Issue, PullRequest, Release};
 use octocrab::Octocrab;
 use serde::Serialize;
@@ -72,20 +73,20 @@ pub const PER_PAGE: usize = 100;
 pub type DebugSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Timeouts and read retries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// How long to wait for a connection, and then for each read of an answer (default
     /// 30 s). A write that times out has an unknown outcome and is followed by a look-up.
     pub timeout: Duration,
-    /// How reads are retried.
-    pub read_retry: ReadRetry,
+    /// How reads are retried ([`RetryPolicy::reads`] by default).
+    pub read_retry: RetryPolicy,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Self {
             timeout: Duration::from_secs(30),
-            read_retry: ReadRetry::default(),
+            read_retry: RetryPolicy::reads(),
         }
     }
 }
@@ -93,8 +94,10 @@ impl Default for Options {
 /// A GitHub REST client bound to one repository.
 pub struct GitHub {
     api_url: String,
-    /// Also used to scrub the token from errors that echo it back ([`GitHubError::redacted`]).
-    token: String,
+    /// Exposed only to octocrab, which sends it as the `Authorization` header.
+    token: SecretString,
+    /// The token in every form, hidden in errors that echo it back ([`GitHubError::redacted`]).
+    secrets: Secrets,
     client: OnceLock<Octocrab>,
     repo: Repository,
     options: Options,
@@ -125,7 +128,7 @@ impl GitHub {
     ///
     /// # Errors
     /// An `api_url` that is not a URL.
-    pub fn new(api_url: &str, token: &str, repo: Repository) -> Result<Self, GitHubError> {
+    pub fn new(api_url: &str, token: &SecretString, repo: Repository) -> Result<Self, GitHubError> {
         Self::with_options(api_url, token, repo, Options::default())
     }
 
@@ -136,13 +139,13 @@ impl GitHub {
     /// (a line break or another control character inside it).
     pub fn with_options(
         api_url: &str,
-        token: &str,
+        token: &SecretString,
         repo: Repository,
         options: Options,
     ) -> Result<Self, GitHubError> {
         // octocrab builds the `Authorization` header with `unwrap`, so such a token would
         // panic there: refuse it first, without showing it.
-        if http::HeaderValue::from_str(&format!("Bearer {token}")).is_err() {
+        if http::HeaderValue::from_str(&format!("Bearer {}", token.expose_secret())).is_err() {
             return Err(GitHubError::new(
                 Kind::Other,
                 "the GitHub token holds a line break or another control character, so it \
@@ -159,7 +162,8 @@ impl GitHub {
         })?;
         Ok(Self {
             api_url: api_url.to_string(),
-            token: token.to_string(),
+            token: token.clone(),
+            secrets: Secrets::of([token]),
             client: OnceLock::new(),
             repo,
             options,
@@ -209,9 +213,10 @@ impl GitHub {
         Self {
             api_url: self.api_url.clone(),
             token: self.token.clone(),
+            secrets: self.secrets.clone(),
             client: self.client.clone(),
             repo,
-            options: self.options,
+            options: self.options.clone(),
             debug: self.debug.clone(),
             sent: Arc::clone(&self.sent),
         }
@@ -219,7 +224,7 @@ impl GitHub {
 
     /// `err`, met while doing `what`, as a [`GitHubError`] with the token scrubbed.
     fn failed(&self, err: octocrab::Error, what: Action) -> GitHubError {
-        GitHubError::from_octocrab(err, what, self.options.timeout).redacted(&self.token)
+        GitHubError::from_octocrab(err, what, self.options.timeout).redacted(&self.secrets)
     }
 
     fn route(&self, tail: &str) -> String {
@@ -242,39 +247,34 @@ impl GitHub {
         }
     }
 
-    /// A GET, retried per [`Options::read_retry`].
+    /// A GET, retried per [`Options::read_retry`]; each try counts as a request and each
+    /// wait as time waited ([`GitHub::traffic`]).
     async fn get<R: serde::de::DeserializeOwned>(
         &self,
         route: &str,
         what: Action,
     ) -> Result<R, GitHubError> {
-        let mut attempt = 0;
-        loop {
-            self.note("GET", route);
-            match self.client()?.get::<R, _, ()>(route, None).await {
-                Ok(value) => return Ok(value),
-                Err(err) => {
-                    let now = std::time::SystemTime::now()
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-                    match self
-                        .options
-                        .read_retry
-                        .wait(retry::Failure::of(&err), attempt, now)
-                    {
-                        Some(wait) => {
-                            tokio::time::sleep(wait).await;
-                            let micros = u64::try_from(wait.as_micros()).unwrap_or(u64::MAX);
-                            self.sent.waited_micros.fetch_add(micros, Ordering::Relaxed);
-                            attempt += 1;
-                        }
-                        None => {
-                            return Err(self.failed(err, what));
-                        }
-                    }
-                }
-            }
-        }
+        let client = self.client()?;
+        self.options
+            .read_retry
+            .run(
+                &TokioTimer::start(),
+                |_| {
+                    self.note("GET", route);
+                    client.get::<R, _, ()>(route, None)
+                },
+                |err| read_verdict(err, std::time::SystemTime::now()),
+                |wait| {
+                    let micros = u64::try_from(wait.as_micros()).unwrap_or(u64::MAX);
+                    self.sent.waited_micros.fetch_add(micros, Ordering::Relaxed);
+                },
+            )
+            .await
+            .map_err(|gave_up| match gave_up.last {
+                Some(err) => self.failed(err, what),
+                // Only a deadline stops before a try; reads have none.
+                None => GitHubError::new(Kind::Unavailable, format!("cannot {what}: no time left")),
+            })
     }
 
     async fn post<B: Serialize, R: serde::de::DeserializeOwned>(
@@ -466,5 +466,132 @@ impl GitHub {
             Action::LookUpPullRequest,
         )
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wiremock::matchers::method;
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    #[tokio::test]
+    async fn a_token_github_echoes_is_hidden_through_the_one_engine() {
+        // A proxy quoting the request's header, then the token cut short: each goes.
+        const TOKEN: &str = "ghs_EchoedBackByAProxy0123456789";
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .respond_with(ResponseTemplate::new(401).set_body_json(serde_json::json!({
+                "message": format!("Bad credentials: Bearer {TOKEN} (starts {})", &TOKEN[..14]),
+            })))
+            .mount(&server)
+            .await;
+        let repo = Repository::parse("octo/lab").unwrap();
+        let gh = GitHub::new(&server.uri(), &TOKEN.into(), repo).unwrap();
+        let err = gh.list_releases().await.unwrap_err();
+        assert_eq!(err.kind, Kind::Unauthorized);
+        assert_eq!(
+            err.message,
+            "cannot list releases: GitHub answered 401: Bad credentials: Bearer *** (starts ***); \
+             the token is missing, expired or revoked: pass github-token (default ${{ github.token }})"
+        );
+    }
+
+    /// The octocrab error GitHub's answer `response` makes.
+    async fn error_of(response: ResponseTemplate) -> octocrab::Error {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .respond_with(response)
+            .mount(&server)
+            .await;
+        let client = Octocrab::builder()
+            .base_uri(server.uri())
+            .unwrap()
+            .build_with_reqwest(reqwest::Client::new())
+            .unwrap();
+        client
+            .get::<serde_json::Value, _, ()>("/repos/octo/lab/releases", None)
+            .await
+            .unwrap_err()
+    }
+
+    #[tokio::test]
+    async fn reads_are_retried_on_5xx_429_and_rate_limits_waiting_what_github_asks() {
+        use crate::support::retry::Verdict;
+        let now = std::time::UNIX_EPOCH + Duration::from_secs(1000);
+        let retry = |secs: Option<u64>| Verdict::Retry {
+            asked: secs.map(Duration::from_secs),
+        };
+        let rate_limited = |status: u16| {
+            ResponseTemplate::new(status)
+                .insert_header("x-ratelimit-remaining", "0")
+                .insert_header("x-ratelimit-reset", "1030")
+                .set_body_json(serde_json::json!({"message": "API rate limit exceeded"}))
+        };
+        let table = [
+            (ResponseTemplate::new(502), retry(None)),
+            (
+                ResponseTemplate::new(503).insert_header("Retry-After", "5"),
+                retry(Some(5)),
+            ),
+            (
+                ResponseTemplate::new(429).insert_header("Retry-After", "7"),
+                retry(Some(7)),
+            ),
+            (rate_limited(403), retry(Some(30))),
+            (rate_limited(429), retry(Some(30))),
+            (
+                ResponseTemplate::new(403).insert_header("Retry-After", "60"),
+                retry(Some(60)),
+            ),
+            (ResponseTemplate::new(403), Verdict::Final),
+            (ResponseTemplate::new(404), Verdict::Final),
+            (ResponseTemplate::new(422), Verdict::Final),
+            (ResponseTemplate::new(401), Verdict::Final),
+        ];
+        for (response, expected) in table {
+            let err = error_of(response).await;
+            assert_eq!(read_verdict(&err, now), expected, "{err:?}");
+        }
+        let refused = reqwest::Client::new()
+            .get("http://127.0.0.1:1/")
+            .send()
+            .await;
+        let transport = octocrab::Error::Reqwest {
+            source: refused.unwrap_err(),
+            backtrace: std::backtrace::Backtrace::capture(),
+        };
+        assert_eq!(read_verdict(&transport, now), retry(None));
+    }
+
+    #[tokio::test]
+    async fn every_try_and_wait_of_a_read_is_counted_in_the_traffic() {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .respond_with(ResponseTemplate::new(502))
+            .up_to_n_times(2)
+            .mount(&server)
+            .await;
+        Mock::given(method("GET"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!([])))
+            .mount(&server)
+            .await;
+        let options = Options {
+            read_retry: RetryPolicy {
+                base_delay: Duration::from_millis(10),
+                ..RetryPolicy::reads()
+            },
+            ..Options::default()
+        };
+        let repo = Repository::parse("octo/lab").unwrap();
+        let gh = GitHub::with_options(&server.uri(), &"ghs_x".into(), repo, options).unwrap();
+        assert!(gh.recent_releases().await.unwrap().is_empty());
+        assert_eq!(
+            gh.traffic(),
+            Traffic {
+                requests: 3,
+                waited: Duration::from_millis(30)
+            }
+        );
     }
 }

@@ -1,0 +1,265 @@
+//! Sending one registry request, again after a connection error, 429 or 5xx, by the one
+//! retry policy ([`crate::support::retry`]: exponential backoff that honours `Retry-After`,
+//! all inside one deadline, `--registry-timeout`).
+//!
+//! Why the requests are sent with `reqwest` here instead of through `oci-client` (0.18, read
+//! in its `client.rs`): it turns a 429 or 5xx into `ServerError { code, url, message }`
+//! without the response headers, so `Retry-After` is lost, and it retries nothing; its
+//! `fetch_manifest_digest` answers every HEAD without a digest header (401, 404, 429 and 503
+//! included) with a GET, which Docker Hub counts as a pull; and `Client::auth` followed by
+//! `fetch_manifest_digest` pings `/v2/` twice on a registry without auth (its token cache holds
+//! nothing for anonymous access, so each request re-runs the ping): 3 requests where 1
+//! suffices. A `reqwest` probe after a failure would cost an extra request each time, and
+//! oci-client takes no custom HTTP layer (its `ClientConfig` builds its own client). Sending
+//! each request with the `reqwest` crate oci-client itself uses (already in the build) keeps
+//! the headers in hand and the request count at the physical minimum.
+
+use crate::support::retry::{GaveUp, RetryPolicy, Stop, Timer, Verdict, retry_after_header};
+use reqwest::StatusCode;
+use reqwest::header::HeaderMap;
+use std::time::{Duration, SystemTime};
+
+/// An answer: status, headers and the body, read up to
+/// [`MAX_MANIFEST_BYTES`](crate::digest::manifest::MAX_MANIFEST_BYTES) (a HEAD answer has none).
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: bytes::Bytes,
+    /// `false` when the body was longer than the limit: `body` is then its start (or empty
+    /// when `Content-Length` already said so) and the rest was never read.
+    pub complete: bool,
+}
+
+/// Why a request gave no usable answer, before the caller adds which registry and image.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// No connection on any try.
+    Connect {
+        attempts: u32,
+        elapsed: Duration,
+        cause: String,
+    },
+    /// TLS handshake failed (not retried).
+    Tls {
+        cause: String,
+        problem: super::errors::TlsProblem,
+    },
+    /// 429 or 5xx on the last try; `retry_after` is set when the registry's `Retry-After`
+    /// (not the backoff) is what would have ended the next wait past the deadline.
+    Status {
+        answer: Answer,
+        attempts: u32,
+        elapsed: Duration,
+        retry_after: Option<Duration>,
+    },
+    /// The deadline passed (before a try, or during one).
+    TimedOut,
+    /// Anything else reqwest reported (redirect loop, bad URL...).
+    Other { cause: String },
+}
+
+/// Sends requests for one resolution and counts them.
+pub(crate) struct Sender<'a> {
+    pub policy: &'a RetryPolicy,
+    pub timer: &'a dyn Timer,
+    /// Requests sent so far, every try counted.
+    pub requests: u32,
+}
+
+impl Sender<'_> {
+    /// Sends the request `build` makes, again after a connection error, 429 or 5xx, until
+    /// an answer comes, the policy's tries run out or the next wait would pass the deadline.
+    /// Each try's timeout is the time left before the deadline.
+    pub async fn send(
+        &mut self,
+        build: impl Fn() -> reqwest::RequestBuilder,
+    ) -> Result<Answer, Failure> {
+        let tries = self.policy.max_attempts;
+        self.send_tries(build, tries).await
+    }
+
+    /// As [`Sender::send`], with at most `tries` tries (1: no retry).
+    pub async fn send_tries(
+        &mut self,
+        build: impl Fn() -> reqwest::RequestBuilder,
+        tries: u32,
+    ) -> Result<Answer, Failure> {
+        let policy = RetryPolicy {
+            max_attempts: tries,
+            ..self.policy.clone()
+        };
+        let requests = &mut self.requests;
+        let sent = policy
+            .run(
+                self.timer,
+                |left| {
+                    *requests += 1;
+                    let request = build();
+                    let request = match left {
+                        Some(left) => request.timeout(left),
+                        None => request,
+                    };
+                    async move {
+                        match fetch(request).await {
+                            Ok(answer)
+                                if answer.status == StatusCode::TOO_MANY_REQUESTS
+                                    || answer.status.is_server_error() =>
+                            {
+                                Err(Try::Refused(answer))
+                            }
+                            Ok(answer) => Ok(answer),
+                            Err(err) => Err(Try::Transport(classify(&err))),
+                        }
+                    }
+                },
+                Try::verdict,
+                |_| {},
+            )
+            .await;
+        sent.map_err(failure)
+    }
+}
+
+/// How one try failed.
+enum Try {
+    /// 429 or 5xx.
+    Refused(Answer),
+    /// No answer.
+    Transport(Class),
+}
+
+impl Try {
+    fn verdict(&self) -> Verdict {
+        match self {
+            Try::Refused(answer) => Verdict::Retry {
+                asked: retry_after_header(&answer.headers, SystemTime::now()),
+            },
+            Try::Transport(Class::Connection(_)) => Verdict::Retry { asked: None },
+            Try::Transport(_) => Verdict::Final,
+        }
+    }
+}
+
+/// The [`Failure`] of tries that ended without an answer.
+fn failure(gave_up: GaveUp<Try>) -> Failure {
+    let GaveUp {
+        last,
+        attempts,
+        elapsed,
+        why,
+    } = gave_up;
+    match last {
+        None => Failure::TimedOut,
+        Some(Try::Refused(answer)) => Failure::Status {
+            answer,
+            attempts,
+            elapsed,
+            // Named only when the registry's wait, not the backoff, ended the tries.
+            retry_after: match why {
+                Stop::AskedTooLong(asked) => Some(asked),
+                _ => None,
+            },
+        },
+        Some(Try::Transport(Class::Connection(cause))) => Failure::Connect {
+            attempts,
+            elapsed,
+            cause,
+        },
+        Some(Try::Transport(Class::Tls(cause, problem))) => Failure::Tls { cause, problem },
+        Some(Try::Transport(Class::Timeout)) => Failure::TimedOut,
+        Some(Try::Transport(Class::Other(cause))) => Failure::Other { cause },
+    }
+}
+
+/// Sends one request and reads its body in chunks, stopping after
+/// [`MAX_MANIFEST_BYTES`](crate::digest::manifest::MAX_MANIFEST_BYTES): a 300 MB answer costs at most
+/// that much memory and reading time, and is reported, not hashed.
+async fn fetch(request: reqwest::RequestBuilder) -> Result<Answer, reqwest::Error> {
+    let limit = crate::digest::manifest::MAX_MANIFEST_BYTES;
+    let mut response = request.send().await?;
+    let status = response.status();
+    let headers = response.headers().clone();
+    let mut body = Vec::new();
+    // reqwest's content_length is the body's exact size (0 for a HEAD answer).
+    let mut complete = response.content_length().is_none_or(|n| n <= limit as u64);
+    while complete {
+        let Some(chunk) = response.chunk().await? else {
+            break;
+        };
+        if body.len() + chunk.len() > limit {
+            body.extend_from_slice(&chunk[..limit - body.len()]);
+            complete = false;
+        } else {
+            body.extend_from_slice(&chunk);
+        }
+    }
+    Ok(Answer {
+        status,
+        headers,
+        body: body.into(),
+        complete,
+    })
+}
+
+enum Class {
+    Tls(String, super::errors::TlsProblem),
+    Timeout,
+    Connection(String),
+    Other(String),
+}
+
+/// Sorts a reqwest error: a TLS failure (a `rustls::Error` anywhere in the chain, also
+/// inside an `io::Error`), the per-try timeout (the deadline), a connection error
+/// (refused, reset, DNS, a body cut short), or anything else.
+fn classify(err: &reqwest::Error) -> Class {
+    if let Some(tls) = find_tls(err) {
+        Class::Tls(
+            super::errors::tls_words(tls),
+            super::errors::TlsProblem::of(tls),
+        )
+    } else if err.is_timeout() {
+        Class::Timeout
+    } else if err.is_connect() || err.is_request() || err.is_body() {
+        Class::Connection(cause(err))
+    } else {
+        Class::Other(cause(err))
+    }
+}
+
+/// A `rustls::Error` in the chain. `io::Error::source` skips the error it wraps (tokio-rustls
+/// wraps the rustls error in an `io::Error`, hyper-util in another), so those are opened with
+/// `get_ref`.
+fn find_tls<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+    if let Some(tls) = err.downcast_ref::<rustls::Error>() {
+        return Some(tls);
+    }
+    if let Some(inner) = err
+        .downcast_ref::<std::io::Error>()
+        .and_then(|io| io.get_ref())
+    {
+        if let Some(tls) = find_tls(inner) {
+            return Some(tls);
+        }
+    }
+    err.source().and_then(find_tls)
+}
+
+/// The error's causes, outermost first, without reqwest's own top line (which repeats the
+/// URL): e.g. `client error (Connect): tcp connect error: Connection refused (os error 111)`.
+fn cause(err: &reqwest::Error) -> String {
+    let mut parts = Vec::new();
+    let mut source = std::error::Error::source(err);
+    while let Some(e) = source {
+        let text = e.to_string();
+        if !parts.contains(&text) {
+            parts.push(text);
+        }
+        source = e.source();
+    }
+    if parts.is_empty() {
+        err.to_string()
+    } else {
+        parts.join(": ")
+    }
+}
