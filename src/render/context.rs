@@ -100,19 +100,10 @@ pub struct WindowView {
     pub culling_enabled: bool,
     /// Whether the maximum server age stops every session no later than the idle timeout.
     pub max_age_first: bool,
-    /// Within how long of their last activity idle sessions have been stopped.
-    pub idle: Option<String>,
-    /// Within how long of the release even active sessions have been stopped (needs a
-    /// maximum server age).
-    pub active: Option<String>,
-    /// The idle bound in seconds.
-    pub idle_seconds: Option<u64>,
-    /// The active bound in seconds.
-    pub active_seconds: Option<u64>,
-    /// By when sessions idle since the release have been stopped.
-    pub idle_by: Option<String>,
-    /// By when every session running at the release has been stopped.
-    pub active_by: Option<String>,
+    /// The usual bounds: `idle`, `active`, `idle_seconds`, `active_seconds`, `idle_by`,
+    /// `active_by` (names of the window itself).
+    #[serde(flatten)]
+    pub bounds: BoundsView,
     /// The worst case for the hub's size (`hub-size`), when given.
     pub worst: Option<WorstView>,
 }
@@ -126,17 +117,28 @@ pub struct WorstView {
     pub servers: String,
     /// The slow-stop timeout in words, e.g. `10s`.
     pub slow_stop: String,
-    /// Within how long of their last activity idle sessions have been stopped, at worst.
+    /// The bounds at worst: the same names as the window's usual ones.
+    #[serde(flatten)]
+    pub bounds: BoundsView,
+}
+
+/// One set of bounds of the window (the usual one, or the worst case): how long after
+/// the release, and by when, sessions have been stopped. Its names sit directly in
+/// `window` and in `window.worst`.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoundsView {
+    /// Within how long of their last activity idle sessions have been stopped.
     pub idle: Option<String>,
-    /// Within how long of the release active sessions have been stopped, at worst.
+    /// Within how long of the release even active sessions have been stopped (needs a
+    /// maximum server age).
     pub active: Option<String>,
-    /// The worst idle bound in seconds.
+    /// The idle bound in seconds.
     pub idle_seconds: Option<u64>,
-    /// The worst active bound in seconds.
+    /// The active bound in seconds.
     pub active_seconds: Option<u64>,
-    /// By when sessions idle since the release have been stopped, at worst.
+    /// By when sessions idle since the release have been stopped.
     pub idle_by: Option<String>,
-    /// By when every session running at the release has been stopped, at worst.
+    /// By when every session running at the release has been stopped.
     pub active_by: Option<String>,
 }
 
@@ -198,24 +200,27 @@ pub(super) fn window_view(window: &Window, now: Option<OffsetDateTime>) -> Windo
         };
         Some(utc_minute(at))
     };
+    // The worst case reads in whole minutes, rounded up, so it never reads earlier than
+    // it is.
+    let bounds = |idle: Option<u64>, active: Option<u64>, worst: bool| {
+        let words = if worst { human_at_most } else { human };
+        BoundsView {
+            idle: idle.map(words),
+            active: active.map(words),
+            idle_seconds: idle,
+            active_seconds: active,
+            idle_by: by(idle, worst),
+            active_by: by(active, worst),
+        }
+    };
     WindowView {
         culling_enabled: window.culling_enabled,
         max_age_first: window.max_age_first(),
-        idle: window.idle_secs.map(human),
-        active: window.active_secs.map(human),
-        idle_seconds: window.idle_secs,
-        active_seconds: window.active_secs,
-        idle_by: by(window.idle_secs, false),
-        active_by: by(window.active_secs, false),
+        bounds: bounds(window.idle_secs, window.active_secs, false),
         worst: window.worst.map(|w| WorstView {
             servers: servers_words(w.scale.servers),
             slow_stop: human(w.scale.slow_stop_timeout_secs),
-            idle: w.idle_secs.map(human_at_most),
-            active: w.active_secs.map(human_at_most),
-            idle_seconds: w.idle_secs,
-            active_seconds: w.active_secs,
-            idle_by: by(w.idle_secs, true),
-            active_by: by(w.active_secs, true),
+            bounds: bounds(w.idle_secs, w.active_secs, true),
         }),
     }
 }
