@@ -3,8 +3,8 @@
 
 use super::inputs::{self, given};
 use super::{AnnounceArgs, UsageError, required, usage};
-use crate::announce::AnnounceRequest;
-use crate::context::{Overrides, RunContext};
+use crate::announce::{AnnounceRequest, ImageRequest, Templates, TierPolicy, TrackingOptions};
+use crate::context::RunContext;
 use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
 use crate::digest::{Digest, ImageSource};
 use crate::publish;
@@ -64,7 +64,7 @@ pub fn announce_request(
     let tracking_labels = split_list(&args.tracking_labels);
     publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
     let runbook = args.runbook.settings()?;
-    let context = run_context(args, env)?;
+    let context = args.github.run_context(&args.sha, env)?;
     let token = github_token(args)?;
     let github = github_client(args, &context, token, log)?;
     if !args.dry_run {
@@ -92,24 +92,32 @@ pub fn announce_request(
         }
     };
     Ok(AnnounceRequest {
-        source,
-        expected_digest,
-        registry,
+        image: ImageRequest {
+            source,
+            expected_digest,
+            registry,
+        },
         now,
         culler,
-        tier: args.tier.into(),
-        rules,
-        unlabeled,
-        tracking_labels,
-        tracking_assignees: split_list(&args.tracking_assignees),
+        tier: TierPolicy {
+            request: args.tier.into(),
+            rules,
+            unlabeled,
+        },
+        tracking: TrackingOptions {
+            labels: tracking_labels,
+            assignees: split_list(&args.tracking_assignees),
+        },
         runbook,
         sha_given: given(&args.sha).is_some(),
         context,
         github,
         dry_run: args.dry_run,
         print_context: args.print_context,
-        release_note_template,
-        tracking_issue_template,
+        templates: Templates {
+            release_note: release_note_template,
+            tracking_issue: tracking_issue_template,
+        },
         lookup_backoff: args
             .lookup_backoff_ms
             .iter()
@@ -211,7 +219,7 @@ fn template(
 /// may echo them: ghcr.io gets the token as Basic user `x-access-token` when no registry
 /// credentials are given (`registry::auth::credentials_for`).
 fn mask_secrets(args: &AnnounceArgs, log: &Log) {
-    for secret in [&args.github_token, &args.registry_password]
+    for secret in [&args.github.github_token, &args.registry_password]
         .into_iter()
         .flatten()
     {
@@ -220,7 +228,7 @@ fn mask_secrets(args: &AnnounceArgs, log: &Log) {
     if let (Some(user), Some(password)) = (&args.registry_username, &args.registry_password) {
         log.mask_basic(user.trim(), password);
     }
-    if let Some(token) = &args.github_token {
+    if let Some(token) = &args.github.github_token {
         log.mask_basic("x-access-token", token.trim());
     }
 }
@@ -231,7 +239,7 @@ fn mask_secrets(args: &AnnounceArgs, log: &Log) {
 /// [`UsageError`] naming `github-token` when the token holds a line break or another
 /// control character (it cannot be sent in an HTTP header); the token is not shown.
 fn github_token(args: &AnnounceArgs) -> Result<Option<&str>, UsageError> {
-    let token = given(&args.github_token);
+    let token = given(&args.github.github_token);
     if token.is_some_and(|t| t.chars().any(char::is_control)) {
         return Err(UsageError::new(
             "github-token",
@@ -280,25 +288,6 @@ fn unlabeled_policy(value: Option<&str>) -> Result<Option<UnlabeledPolicy>, Usag
             format!("unlabeled-tier (--unlabeled-tier) {v:?} is not routine, security or fail"),
         )),
     }
-}
-
-/// The run context, with `--repository` and `--sha` checked first so their errors name the
-/// input.
-fn run_context(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<RunContext> {
-    if let Some(repository) = given(&args.repository) {
-        crate::context::Repository::parse(repository).map_err(usage("repository"))?;
-    }
-    if let Some(sha) = given(&args.sha) {
-        crate::context::commit_sha(sha).map_err(usage("sha"))?;
-    }
-    RunContext::resolve(
-        &Overrides {
-            repository: args.repository.clone(),
-            sha: args.sha.clone(),
-            api_url: args.api_url.clone(),
-        },
-        env,
-    )
 }
 
 /// The GitHub client, when there is a repository and a token (a dry run may have neither).
@@ -396,7 +385,7 @@ fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions, UsageError> 
     }
     Ok(RegistryOptions {
         credentials,
-        github_token: args.github_token.clone(),
+        github_token: args.github.github_token.clone(),
         insecure: inputs::insecure_registries(&args.insecure_registry),
         retry: RetryPolicy {
             timeout,
@@ -448,12 +437,12 @@ mod tests {
     fn input_generates_correct_announce_request() {
         let layout = ["--image", "oci:examples/lab", "--dry-run"];
         let r = request(&layout, &[]).unwrap();
-        assert!(matches!(r.source, ImageSource::Layout { .. }));
-        assert!(r.registry.is_none() && r.github.is_none() && r.dry_run);
-        assert_eq!(r.tier, TierRequest::Auto);
-        assert_eq!(r.unlabeled, None);
-        assert_eq!(r.tracking_labels, ["security", "break-glass"]);
-        assert!(r.tracking_assignees.is_empty() && !r.sha_given);
+        assert!(matches!(r.image.source, ImageSource::Layout { .. }));
+        assert!(r.image.registry.is_none() && r.github.is_none() && r.dry_run);
+        assert_eq!(r.tier.request, TierRequest::Auto);
+        assert_eq!(r.tier.unlabeled, None);
+        assert_eq!(r.tracking.labels, ["security", "break-glass"]);
+        assert!(r.tracking.assignees.is_empty() && !r.sha_given);
         assert_eq!(r.runbook.namespace, "jhub");
 
         let r = request(
@@ -482,16 +471,16 @@ mod tests {
             &[],
         )
         .unwrap();
-        assert_eq!(r.tier, TierRequest::Security);
-        assert_eq!(r.unlabeled, Some(UnlabeledPolicy::Fail));
-        assert!(r.sha_given && r.github.is_some() && r.expected_digest.is_some());
+        assert_eq!(r.tier.request, TierRequest::Security);
+        assert_eq!(r.tier.unlabeled, Some(UnlabeledPolicy::Fail));
+        assert!(r.sha_given && r.github.is_some() && r.image.expected_digest.is_some());
         assert_eq!(r.context.sha.as_deref(), Some(SHA));
-        assert_eq!(r.tracking_assignees, ["ana", "bo"]);
+        assert_eq!(r.tracking.assignees, ["ana", "bo"]);
         assert_eq!(
             r.lookup_backoff,
             [Duration::from_millis(5), Duration::from_millis(10)]
         );
-        let registry = r.registry.unwrap();
+        let registry = r.image.registry.unwrap();
         assert_eq!(registry.retry.timeout, Duration::from_secs(120));
         assert!(registry.credentials.is_none());
 

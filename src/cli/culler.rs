@@ -73,19 +73,20 @@ impl CullerArgs {
                 })
                 .transpose()
         };
-        if let Some(v) = dur(&self.cull_timeout, "cull-timeout")? {
+        if let Some(v) = dur(&self.cull.cull_timeout, "cull-timeout")? {
             c.settings.timeout_secs = v;
             c.origins.timeout = option("cull-timeout");
         }
-        if let Some(v) = dur(&self.cull_every, "cull-every")? {
+        if let Some(v) = dur(&self.cull.cull_every, "cull-every")? {
             c.settings.every_secs = v;
             c.origins.every = option("cull-every");
         }
-        if let Some(v) = dur(&self.cull_max_age, "cull-max-age")? {
+        if let Some(v) = dur(&self.cull.cull_max_age, "cull-max-age")? {
             c.settings.max_age_secs = v;
             c.origins.max_age = option("cull-max-age");
         }
         if let Some(v) = self
+            .cull
             .cull_enabled
             .as_deref()
             .filter(|v| !v.trim().is_empty())
@@ -104,13 +105,13 @@ impl CullerArgs {
         }
         (c.scale.slow_stop_timeout_secs, c.scale.slow_stop_origin) =
             values::slow_stop_timeout(&parsed);
-        if let Some(v) = given(&self.slow_stop_timeout) {
+        if let Some(v) = given(&self.scale.slow_stop_timeout) {
             c.scale.slow_stop_timeout_secs =
                 parse_slow_stop_timeout("slow-stop-timeout (--slow-stop-timeout)", v)
                     .map_err(|e| UsageError::new("slow-stop-timeout", e.message))?;
             c.scale.slow_stop_origin = option("slow-stop-timeout");
         }
-        if let Some(v) = given(&self.hub_size) {
+        if let Some(v) = given(&self.scale.hub_size) {
             c.scale.servers = Some(
                 parse_hub_size("hub-size (--hub-size)", v)
                     .map_err(|e| UsageError::new("hub-size", e.message))?,

@@ -3,7 +3,6 @@
 
 use super::inputs::{self, given};
 use super::{StatusArgs, UsageError, required, usage};
-use crate::context::{Overrides, RunContext};
 use crate::digest::ImageSource;
 use crate::digest::registry::{RegistryOptions, RetryPolicy};
 use crate::publish;
@@ -32,10 +31,13 @@ pub fn status_request(
     log: &Log,
     env: &HashMap<String, String>,
 ) -> Result<StatusRequest> {
-    for secret in [&args.hub_token, &args.github_token].into_iter().flatten() {
+    for secret in [&args.hub_token, &args.github.github_token]
+        .into_iter()
+        .flatten()
+    {
         log.mask(secret);
     }
-    if let Some(token) = &args.github_token {
+    if let Some(token) = &args.github.github_token {
         log.mask_basic("x-access-token", token.trim());
     }
     let hub_url = inputs::hub_url(required(
@@ -88,7 +90,7 @@ pub fn status_request(
     let registry = match &image {
         Some(ImageSource::Registry(_)) => Some(RegistryOptions {
             credentials: None,
-            github_token: given(&args.github_token).map(str::to_string),
+            github_token: given(&args.github.github_token).map(str::to_string),
             insecure: inputs::insecure_registries(&args.insecure_registry),
             retry: RetryPolicy::default(),
             timer: None,
@@ -156,18 +158,8 @@ fn time_input(text: &str, input: &str) -> Result<OffsetDateTime, UsageError> {
 /// The GitHub client for the release note and the tracking issue: the token, and the
 /// repository from `--repository` or `GITHUB_REPOSITORY`.
 fn github_client(args: &StatusArgs, env: &HashMap<String, String>) -> Result<GitHub> {
-    if let Some(repository) = given(&args.repository) {
-        crate::context::Repository::parse(repository).map_err(usage("repository"))?;
-    }
-    let ctx = RunContext::resolve(
-        &Overrides {
-            repository: args.repository.clone(),
-            sha: None,
-            api_url: args.api_url.clone(),
-        },
-        env,
-    )?;
-    let token = given(&args.github_token).ok_or_else(|| {
+    let ctx = args.github.run_context(&None, env)?;
+    let token = given(&args.github.github_token).ok_or_else(|| {
         UsageError::new(
             "github-token",
             "no GitHub token: with image and without released-at (or with comment), status reads the release note (and writes the comment): set github-token (default ${{ github.token }}) or --github-token",
