@@ -15,9 +15,41 @@ use crate::window::{Window, human, human_at_most, servers_words};
 use serde::Serialize;
 use time::OffsetDateTime;
 
-/// What a template renders from. Field names are the template's variable names.
+/// What a template renders from. Field names are the template's variable names; the parts
+/// marked flattened put their fields at the top level (`image`, not `image.image`), so a
+/// template sees one flat set of names.
 #[derive(Debug, Clone, Serialize)]
 pub struct TemplateContext {
+    /// What is released: the image and its digest (flattened).
+    #[serde(flatten)]
+    pub image: ImageView,
+    /// The commit the release targets, 40 hex digits; empty when unknown.
+    pub sha: String,
+    /// Its first 12 hex digits; empty when unknown.
+    pub sha_short: String,
+    /// The tier and how it was decided (flattened).
+    #[serde(flatten)]
+    pub tier: TierView,
+    /// The convergence window, in words and dated.
+    pub window: WindowView,
+    /// The window in one line, e.g. `idle sessions within 1h 10m; active sessions: until restart`.
+    pub window_summary: String,
+    /// The window as the built-in templates state it: a Markdown list and the culler
+    /// settings (`templates/window.md.j2`).
+    pub window_text: String,
+    /// The idle culler settings in words, e.g. `timeout 1h, every 10m, max age none`.
+    pub culler: String,
+    /// When the release went live, and where to read about it (flattened).
+    #[serde(flatten)]
+    pub release: ReleaseView,
+    /// The hub and the break-glass runbook (flattened).
+    #[serde(flatten)]
+    pub runbook: RunbookView,
+}
+
+/// The image released, as a template sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImageView {
     /// The image reference as given, e.g. `ghcr.io/org/lab:latest` or `oci:build/lab`.
     pub image: String,
     /// The image repository: the reference without tag or digest, e.g. `ghcr.io/org/lab`.
@@ -26,10 +58,11 @@ pub struct TemplateContext {
     pub digest: String,
     /// `sha256:` and the first 12 hex digits of the digest.
     pub digest_short: String,
-    /// The commit the release targets, 40 hex digits; empty when unknown.
-    pub sha: String,
-    /// Its first 12 hex digits; empty when unknown.
-    pub sha_short: String,
+}
+
+/// The tier decision as a template sees it: untrusted text already neutralised.
+#[derive(Debug, Clone, Serialize)]
+pub struct TierView {
     /// The tier: `routine` or `security`.
     pub tier: String,
     /// Whether the tier is `security`.
@@ -42,15 +75,11 @@ pub struct TemplateContext {
     pub tier_reason: String,
     /// The pull requests behind the release, oldest first (may be empty).
     pub pull_requests: Vec<PullRequestView>,
-    /// The convergence window, in words and dated.
-    pub window: WindowView,
-    /// The window in one line, e.g. `idle sessions within 1h 10m; active sessions: until restart`.
-    pub window_summary: String,
-    /// The window as the built-in templates state it: a Markdown list and the culler
-    /// settings (`templates/window.md.j2`).
-    pub window_text: String,
-    /// The idle culler settings in words, e.g. `timeout 1h, every 10m, max age none`.
-    pub culler: String,
+}
+
+/// When the release went live, and the addresses of its note and of the run.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReleaseView {
     /// The release time the window's deadlines count from, RFC 3339 UTC
     /// (`2026-11-30T12:00:00Z`); a re-run keeps the first run's time.
     pub released_at: String,
@@ -60,6 +89,11 @@ pub struct TemplateContext {
     pub release_url: Option<String>,
     /// The workflow run's web address; `none` outside GitHub Actions.
     pub run_url: Option<String>,
+}
+
+/// The hub the runbook acts on, and the break-glass runbook itself.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunbookView {
     /// The hub's base URL (`hub-url`), e.g. `https://hub.example.org`.
     pub hub_url: String,
     /// The hub's Kubernetes namespace (`namespace`).
@@ -157,31 +191,39 @@ impl TemplateContext {
     pub(super) fn new(facts: &Facts, window_text: String, runbook: String) -> Self {
         let pull_requests = facts.tier.pull_requests.iter().map(pr_view).collect();
         Self {
-            image: facts.image.clone(),
-            image_repository: image_repository(&facts.image).to_string(),
-            digest: facts.digest.to_string(),
-            digest_short: short_digest(&facts.digest),
+            image: ImageView {
+                image: facts.image.clone(),
+                image_repository: image_repository(&facts.image).to_string(),
+                digest: facts.digest.to_string(),
+                digest_short: short_digest(&facts.digest),
+            },
             sha: facts.sha.clone(),
             sha_short: facts.sha.chars().take(12).collect(),
-            tier: facts.tier.tier.to_string(),
-            security: facts.tier.tier == Tier::Security,
-            tier_source: facts.tier.source.to_string(),
-            tier_reason: sanitize::markdown_inline(&facts.tier.reason.to_string(), 300),
-            pull_requests,
+            tier: TierView {
+                tier: facts.tier.tier.to_string(),
+                security: facts.tier.tier == Tier::Security,
+                tier_source: facts.tier.source.to_string(),
+                tier_reason: sanitize::markdown_inline(&facts.tier.reason.to_string(), 300),
+                pull_requests,
+            },
             window: window_view(&facts.window, Some(facts.now)),
             window_summary: facts.window.summary(),
             window_text,
             culler: culler_text(&facts.culler),
-            released_at: rfc3339_seconds(facts.now),
-            released_at_text: utc_minute(facts.now),
-            release_url: facts.release_url.clone(),
-            run_url: facts.run_url.clone(),
-            hub_url: facts.runbook.hub_url.clone(),
-            namespace: facts.runbook.namespace.clone(),
-            helm_release: facts.runbook.helm_release.clone(),
-            warning_period: facts.runbook.warning_period.clone(),
-            runbook_steps: runbook_steps(&runbook),
-            runbook,
+            release: ReleaseView {
+                released_at: rfc3339_seconds(facts.now),
+                released_at_text: utc_minute(facts.now),
+                release_url: facts.release_url.clone(),
+                run_url: facts.run_url.clone(),
+            },
+            runbook: RunbookView {
+                hub_url: facts.runbook.hub_url.clone(),
+                namespace: facts.runbook.namespace.clone(),
+                helm_release: facts.runbook.helm_release.clone(),
+                warning_period: facts.runbook.warning_period.clone(),
+                runbook_steps: runbook_steps(&runbook),
+                runbook,
+            },
         }
     }
 }
