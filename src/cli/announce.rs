@@ -14,6 +14,7 @@ use crate::support::github::{self, GitHub};
 use crate::support::log::Log;
 use crate::tier::{LabelRules, UnlabeledPolicy, split_list};
 use anyhow::{Context, Result};
+use secrecy::ExposeSecret;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -219,17 +220,17 @@ fn template(
 /// may echo them: ghcr.io gets the token as Basic user `x-access-token` when no registry
 /// credentials are given (`registry::auth::credentials_for`).
 fn mask_secrets(args: &AnnounceArgs, log: &Log) {
-    for secret in [&args.github.github_token, &args.registry_password]
-        .into_iter()
-        .flatten()
-    {
-        log.mask(secret);
+    if let Some(token) = &args.github.github_token {
+        log.mask(token.expose_secret());
+    }
+    if let Some(password) = &args.registry_password {
+        log.mask(password);
     }
     if let (Some(user), Some(password)) = (&args.registry_username, &args.registry_password) {
         log.mask_basic(user.trim(), password);
     }
     if let Some(token) = &args.github.github_token {
-        log.mask_basic("x-access-token", token.trim());
+        log.mask_basic("x-access-token", token.expose_secret().trim());
     }
 }
 
@@ -239,7 +240,7 @@ fn mask_secrets(args: &AnnounceArgs, log: &Log) {
 /// [`UsageError`] naming `github-token` when the token holds a line break or another
 /// control character (it cannot be sent in an HTTP header); the token is not shown.
 fn github_token(args: &AnnounceArgs) -> Result<Option<&str>, UsageError> {
-    let token = given(&args.github.github_token);
+    let token = args.github.token();
     if token.is_some_and(|t| t.chars().any(char::is_control)) {
         return Err(UsageError::new(
             "github-token",
@@ -385,7 +386,11 @@ fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions, UsageError> 
     }
     Ok(RegistryOptions {
         credentials,
-        github_token: args.github.github_token.clone(),
+        github_token: args
+            .github
+            .github_token
+            .as_ref()
+            .map(|t| t.expose_secret().to_string()),
         insecure: inputs::insecure_registries(&args.insecure_registry),
         retry: RetryPolicy {
             timeout,

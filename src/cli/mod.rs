@@ -16,6 +16,7 @@ pub use usage::{UsageError, required, usage};
 use crate::support::log::Log;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
+use secrecy::{ExposeSecret, SecretString};
 
 /// Announce a new JupyterLab image: release note, convergence window, break-glass issue.
 #[derive(Debug, Parser)]
@@ -145,32 +146,30 @@ pub struct ScaleArgs {
     pub slow_stop_timeout: Option<String>,
 }
 
-/// The GitHub repository and API a command reads or writes (`announce`, `status`). `Debug`
-/// shows `***` for the token.
-#[derive(Clone, Args)]
+/// The GitHub repository and API a command reads or writes (`announce`, `status`). The
+/// token is a [`SecretString`]: `Debug` never shows it.
+#[derive(Debug, Clone, Args)]
 pub struct GitHubArgs {
     /// Repository for the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]
     #[arg(long, env)]
     pub repository: Option<String>,
     /// GitHub token (never printed); not needed with --dry-run
-    #[arg(long, env, hide_env_values = true)]
-    pub github_token: Option<String>,
+    #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
+    pub github_token: Option<SecretString>,
     /// GitHub REST API base URL [default: $GITHUB_API_URL, else https://api.github.com]
     #[arg(long, env)]
     pub api_url: Option<String>,
 }
 
-impl std::fmt::Debug for GitHubArgs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GitHubArgs")
-            .field("repository", &self.repository)
-            .field("github_token", &self.github_token.as_ref().map(|_| "***"))
-            .field("api_url", &self.api_url)
-            .finish()
-    }
-}
-
 impl GitHubArgs {
+    /// The `github-token` input, trimmed; `None` when unset or blank.
+    pub fn token(&self) -> Option<&str> {
+        self.github_token
+            .as_ref()
+            .map(|t| t.expose_secret().trim())
+            .filter(|t| !t.is_empty())
+    }
+
     /// The run context: these options (and `--sha`, which only `announce` takes) over the
     /// `GITHUB_*` variables of `env`, with `--repository` and `--sha` checked first so their
     /// errors name the input.
