@@ -224,10 +224,10 @@ fn mask_secrets(args: &AnnounceArgs, log: &Log) {
         log.mask(token.expose_secret());
     }
     if let Some(password) = &args.registry_password {
-        log.mask(password);
+        log.mask(password.expose_secret());
     }
     if let (Some(user), Some(password)) = (&args.registry_username, &args.registry_password) {
-        log.mask_basic(user.trim(), password);
+        log.mask_basic(user.trim(), password.expose_secret());
     }
     if let Some(token) = &args.github.github_token {
         log.mask_basic("x-access-token", token.expose_secret().trim());
@@ -357,10 +357,11 @@ fn expected_digest(value: Option<&str>) -> Result<Option<Digest>, UsageError> {
 /// The registry inputs, validated: both or neither of username and password, the timeout.
 /// Errors are [`UsageError`]s naming the input.
 fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions, UsageError> {
-    let credentials = match (&args.registry_username, &args.registry_password) {
+    let password = args.registry_password.as_ref().map(|p| p.expose_secret());
+    let credentials = match (&args.registry_username, password) {
         (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
             username: u.trim().to_string(),
-            password: p.clone(),
+            password: p.to_string(),
             source: CredentialSource::RegistryInputs,
         }),
         (Some(u), _) if !u.trim().is_empty() => {

@@ -223,9 +223,9 @@ impl RunbookArgs {
     }
 }
 
-/// Options of `announce`. `Debug` shows `***` for the GitHub token and the registry
-/// password.
-#[derive(Clone, Args)]
+/// Options of `announce`. The GitHub token and the registry password are
+/// [`SecretString`]s: `Debug` never shows them.
+#[derive(Debug, Clone, Args)]
 pub struct AnnounceArgs {
     /// Image reference, e.g. ghcr.io/org/lab:latest, or oci:DIR[:TAG] for an OCI layout on disk
     #[arg(long, env, value_name = "REF")]
@@ -234,8 +234,8 @@ pub struct AnnounceArgs {
     #[arg(long, env)]
     pub registry_username: Option<String>,
     /// Registry password or token (never printed)
-    #[arg(long, env, hide_env_values = true)]
-    pub registry_password: Option<String>,
+    #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
+    pub registry_password: Option<SecretString>,
     /// HOST:PORT to reach over plain HTTP (local registries); repeatable or comma-separated
     #[arg(long, env, value_delimiter = ',')]
     pub insecure_registry: Vec<String>,
@@ -318,42 +318,6 @@ pub struct AnnounceArgs {
     /// First wait before retrying a failed GitHub read; doubles per retry (tests; default 1s)
     #[arg(long, hide = true, value_parser = crate::support::duration::parse)]
     pub github_retry_wait: Option<std::time::Duration>,
-}
-
-impl std::fmt::Debug for AnnounceArgs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AnnounceArgs")
-            .field("image", &self.image)
-            .field("registry_username", &self.registry_username)
-            .field(
-                "registry_password",
-                &self.registry_password.as_ref().map(|_| "***"),
-            )
-            .field("insecure_registry", &self.insecure_registry)
-            .field("registry_timeout", &self.registry_timeout)
-            .field("expected_digest", &self.expected_digest)
-            .field("registry_retry_delay", &self.registry_retry_delay)
-            .field("tier", &self.tier)
-            .field("unlabeled_tier", &self.unlabeled_tier)
-            .field("security_labels", &self.security_labels)
-            .field("routine_labels", &self.routine_labels)
-            .field("culler", &self.culler)
-            .field("github", &self.github)
-            .field("sha", &self.sha)
-            .field("tracking_labels", &self.tracking_labels)
-            .field("tracking_assignees", &self.tracking_assignees)
-            .field("runbook", &self.runbook)
-            .field("dry_run", &self.dry_run)
-            .field("print_context", &self.print_context)
-            .field("release_note_template", &self.release_note_template)
-            .field("tracking_issue_template", &self.tracking_issue_template)
-            .field("now", &self.now)
-            .field("lookup_backoff_ms", &self.lookup_backoff_ms)
-            .field("github_timeout", &self.github_timeout)
-            .field("github_retry_wait", &self.github_retry_wait)
-            // Fields added later are left out rather than risk showing a secret.
-            .finish_non_exhaustive()
-    }
 }
 
 /// The `--tier` values (the pipeline's [`crate::tier::TierRequest`]).
