@@ -105,13 +105,13 @@ impl CullerArgs {
         }
         (c.scale.slow_stop_timeout_secs, c.scale.slow_stop_origin) =
             values::slow_stop_timeout(&parsed);
-        if let Some(v) = given(&self.scale.slow_stop_timeout) {
+        if let Some(v) = given(&self.slow_stop_timeout) {
             c.scale.slow_stop_timeout_secs =
                 parse_slow_stop_timeout("slow-stop-timeout (--slow-stop-timeout)", v)
                     .map_err(|e| UsageError::new("slow-stop-timeout", e.message))?;
             c.scale.slow_stop_origin = option("slow-stop-timeout");
         }
-        if let Some(v) = given(&self.scale.hub_size) {
+        if let Some(v) = given(&self.hub_size) {
             c.scale.servers = Some(
                 parse_hub_size("hub-size (--hub-size)", v)
                     .map_err(|e| UsageError::new("hub-size", e.message))?,

@@ -110,9 +110,12 @@ pub struct CullerArgs {
     /// The `--cull-*` options, over the values files.
     #[command(flatten)]
     pub cull: CullOptions,
-    /// The hub's scale, for the worst case.
-    #[command(flatten)]
-    pub scale: ScaleArgs,
+    /// The most single-user servers the hub runs at once: the window then also states the worst case, all of them due in the same cull pass [default: none, only the usual bound; status: the servers running now]
+    #[arg(long, env, value_name = "N", allow_hyphen_values = true)]
+    pub hub_size: Option<String>,
+    /// The hub's slow-stop timeout (JupyterHub tornado_settings.slow_stop_timeout), for the worst case; overrides the values files [default: 10]
+    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true)]
+    pub slow_stop_timeout: Option<String>,
 }
 
 /// The `--cull-*` options: each overrides its z2jh `cull.*` key of the values files. Taken
@@ -132,18 +135,6 @@ pub struct CullOptions {
     /// Whether the idle culler runs (z2jh cull.enabled); overrides the values files [default: true]
     #[arg(long, env, value_name = "BOOL", allow_hyphen_values = true)]
     pub cull_enabled: Option<String>,
-}
-
-/// The hub's scale ([`crate::window::HubScale`]): how many servers one cull pass may have to
-/// stop, and how long each stop may hold the culler up. Checked like [`CullOptions`].
-#[derive(Debug, Clone, Args, Default)]
-pub struct ScaleArgs {
-    /// The most single-user servers the hub runs at once: the window then also states the worst case, all of them due in the same cull pass [default: none, only the usual bound; status: the servers running now]
-    #[arg(long, env, value_name = "N", allow_hyphen_values = true)]
-    pub hub_size: Option<String>,
-    /// The hub's slow-stop timeout (JupyterHub tornado_settings.slow_stop_timeout), for the worst case; overrides the values files [default: 10]
-    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true)]
-    pub slow_stop_timeout: Option<String>,
 }
 
 /// The GitHub repository and API a command reads or writes (`announce`, `status`). The
@@ -455,33 +446,30 @@ pub struct DocsArgs {
 pub async fn dispatch(cli: Cli, log: &Log) -> Result<()> {
     match cli.command {
         Command::Announce(args) => {
-            // `--print-context` prints JSON: stdout carries it alone.
-            let log = &if args.print_context {
-                log.keeping_stdout()
-            } else {
-                log.clone()
-            };
+            let log = &with_stdout_kept(log, args.print_context);
             let request = announce_request(&args, log, &std::env::vars().collect())?;
             crate::announce::run(&request, log).await
         }
         Command::Window(args) => {
-            let log = &if args.json {
-                log.keeping_stdout()
-            } else {
-                log.clone()
-            };
+            let log = &with_stdout_kept(log, args.json);
             crate::docs::window(&window_request(&args, log)?, log)
         }
         Command::Docs(args) => crate::docs::docs(&docs_request(&args, log)?, log),
         Command::Status(args) => {
-            let log = &if args.json {
-                log.keeping_stdout()
-            } else {
-                log.clone()
-            };
+            let log = &with_stdout_kept(log, args.json);
             let request = status_request(&args, log, &std::env::vars().collect())?;
             crate::status::run::run(&request, log).await
         }
+    }
+}
+
+/// `log` as a command that prints JSON (`--json`, `--print-context`) uses it: with `keep`,
+/// stdout carries the JSON alone ([`Log::keeping_stdout`]).
+fn with_stdout_kept(log: &Log, keep: bool) -> Log {
+    if keep {
+        log.keeping_stdout()
+    } else {
+        log.clone()
     }
 }
 
