@@ -23,26 +23,16 @@ use time::OffsetDateTime;
 
 /// One `announce` run, every input checked ([`crate::cli::announce_request`] builds it).
 pub struct AnnounceRequest {
-    /// The image: a registry reference or an OCI layout on disk.
-    pub source: ImageSource,
-    /// `--expected-digest`: the digest the build step reported.
-    pub expected_digest: Option<Digest>,
-    /// How to reach the registry; `Some` exactly for a registry reference.
-    pub registry: Option<RegistryOptions>,
+    /// The image and how to resolve its digest (stage 1).
+    pub image: ImageRequest,
     /// The run's clock (`--now`, else now); a re-run uses the original announce time.
     pub now: OffsetDateTime,
     /// The culler settings and where each came from.
     pub culler: Configured,
-    /// `--tier`.
-    pub tier: TierRequest,
-    /// The tier labels.
-    pub rules: LabelRules,
-    /// `--unlabeled-tier`, when set.
-    pub unlabeled: Option<UnlabeledPolicy>,
-    /// Labels of the tracking issue, also used to find it.
-    pub tracking_labels: Vec<String>,
-    /// Logins the tracking issue is assigned to.
-    pub tracking_assignees: Vec<String>,
+    /// How the tier is decided (stage 2).
+    pub tier: TierPolicy,
+    /// The tracking issue's labels and assignees (security releases).
+    pub tracking: TrackingOptions,
     /// Where the runbook points.
     pub runbook: RunbookSettings,
     /// The run context (`GITHUB_*` variables, the event payload, the overrides).
@@ -55,13 +45,48 @@ pub struct AnnounceRequest {
     pub dry_run: bool,
     /// `--print-context` (dry run only): print the template context as JSON on stdout.
     pub print_context: bool,
-    /// `release-note-template`: the team's release note template, checked.
-    pub release_note_template: Option<render::CustomTemplate>,
-    /// `tracking-issue-template`: the team's tracking issue template, checked.
-    pub tracking_issue_template: Option<render::CustomTemplate>,
+    /// The team's own templates, checked; the built-in ones where `None`.
+    pub templates: Templates,
     /// Waits between tries of the commit → pull requests look-up; also between the looks for
     /// the tracking issue of a run that created the release first ([`Plan::issue_waits`]).
     pub lookup_backoff: Vec<Duration>,
+}
+
+/// The image to announce, and how to resolve its digest.
+pub struct ImageRequest {
+    /// A registry reference or an OCI layout on disk.
+    pub source: ImageSource,
+    /// `--expected-digest`: the digest the build step reported.
+    pub expected_digest: Option<Digest>,
+    /// How to reach the registry; `Some` exactly for a registry reference.
+    pub registry: Option<RegistryOptions>,
+}
+
+/// How the tier is decided: `--tier`, the tier labels, `--unlabeled-tier`.
+pub struct TierPolicy {
+    /// `--tier`.
+    pub request: TierRequest,
+    /// The tier labels.
+    pub rules: LabelRules,
+    /// `--unlabeled-tier`, when set.
+    pub unlabeled: Option<UnlabeledPolicy>,
+}
+
+/// The tracking issue of a security release: its labels (also used to find it) and the
+/// logins it is assigned to.
+pub struct TrackingOptions {
+    /// `--tracking-labels`.
+    pub labels: Vec<String>,
+    /// `--tracking-assignees`.
+    pub assignees: Vec<String>,
+}
+
+/// The team's templates (`release-note-template`, `tracking-issue-template`), checked.
+pub struct Templates {
+    /// For the release note.
+    pub release_note: Option<render::CustomTemplate>,
+    /// For the tracking issue.
+    pub tracking_issue: Option<render::CustomTemplate>,
 }
 
 /// Runs `announce`: the stages in order. When one fails, the step outputs and the job
@@ -99,7 +124,7 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
     let ctx = &req.context;
     // 1. Digest.
     let digest = resolve_digest(req, log).await?;
-    log.info(&messages::resolved(&req.source.display(), &digest));
+    log.info(&messages::resolved(&req.image.source.display(), &digest));
     known.digest = Some(digest.clone());
 
     // 2. Tier, from the pull requests behind the release.
@@ -108,9 +133,9 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
         ctx,
         &LookupOptions {
             github: req.github.as_ref(),
-            rules: &req.rules,
+            rules: &req.tier.rules,
             backoff: &req.lookup_backoff,
-            labels_decide: req.tier == TierRequest::Auto,
+            labels_decide: req.tier.request == TierRequest::Auto,
         },
     )
     .await;
@@ -124,7 +149,7 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
 
     // 4. Look up what exists (not in a dry run).
     known.stage = Stage::LookUp;
-    let tag = publish::release_tag(&req.source.short_name(), &digest);
+    let tag = publish::release_tag(&req.image.source.short_name(), &digest);
     known.tag = Some(tag.clone());
     let found = look_up(req, &digest, &tag, decision.tier).await?;
 
@@ -137,10 +162,10 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
     // whichever template rendered them: a second safeguard behind the template checks.
     let note = log.redact(&render::release_note(
         &facts,
-        req.release_note_template.as_ref(),
+        req.templates.release_note.as_ref(),
     )?);
     let issue_body = (facts.tier.tier == Tier::Security)
-        .then(|| render::tracking_issue(&facts, req.tracking_issue_template.as_ref()))
+        .then(|| render::tracking_issue(&facts, req.templates.tracking_issue.as_ref()))
         .transpose()?
         .map(|body| log.redact(&body));
 
@@ -186,8 +211,8 @@ async fn look_up(
     let target = Target {
         digest: digest.clone(),
         tag: tag.to_string(),
-        image: render::image_repository(&req.source.display()).to_string(),
-        tracking_labels: req.tracking_labels.clone(),
+        image: render::image_repository(&req.image.source.display()).to_string(),
+        tracking_labels: req.tracking.labels.clone(),
         tracking_issue: tier == Tier::Security,
     };
     Ok(Some(publish::look_up(github, &target).await?))
@@ -205,7 +230,7 @@ fn facts(
 ) -> Facts {
     let ctx = &req.context;
     Facts {
-        image: req.source.display(),
+        image: req.image.source.display(),
         digest,
         tier,
         culler: req.culler.settings,
@@ -224,7 +249,7 @@ fn facts(
 
 /// Stage 1: the digest, checked against `--expected-digest`.
 async fn resolve_digest(req: &AnnounceRequest, log: &Log) -> Result<Digest> {
-    let digest = match (&req.source, &req.registry) {
+    let digest = match (&req.image.source, &req.image.registry) {
         (ImageSource::Layout { dir, tag }, _) => digest::layout::resolve(dir, tag.as_deref())?,
         (ImageSource::Registry(reference), Some(options)) => {
             let resolved = digest::registry::resolve(reference, options).await?;
@@ -236,7 +261,11 @@ async fn resolve_digest(req: &AnnounceRequest, log: &Log) -> Result<Digest> {
         }
         (ImageSource::Registry(_), None) => return Err(anyhow!("no registry options")),
     };
-    digest::check_expected(&req.source.display(), &digest, req.expected_digest.as_ref())?;
+    digest::check_expected(
+        &req.image.source.display(),
+        &digest,
+        req.image.expected_digest.as_ref(),
+    )?;
     Ok(digest)
 }
 
@@ -245,7 +274,12 @@ async fn resolve_digest(req: &AnnounceRequest, log: &Log) -> Result<Digest> {
 /// A secret someone put into a title or label is hidden before the text is escaped for
 /// Markdown: escaping would change it, and then no later redaction would match it.
 fn decide_tier(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Result<TierDecision> {
-    let mut decision = tier::decide(req.tier, &behind.evidence, &req.rules, req.unlabeled)?;
+    let mut decision = tier::decide(
+        req.tier.request,
+        &behind.evidence,
+        &req.tier.rules,
+        req.tier.unlabeled,
+    )?;
     decision.map_text(|text| log.redact(text));
     for warning in &decision.warnings {
         log.warning(
@@ -321,8 +355,8 @@ fn plan(
             new: NewIssue {
                 title: render::tracking_issue_title(&facts.digest),
                 body,
-                labels: req.tracking_labels.clone(),
-                assignees: req.tracking_assignees.clone(),
+                labels: req.tracking.labels.clone(),
+                assignees: req.tracking.assignees.clone(),
             },
             evidence: render::evidence_fingerprint(facts),
             update_comment: render::tracking_update(facts)?,
@@ -460,7 +494,7 @@ fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log:
     let summary = render::failure_summary(&render::Failure {
         stage,
         error,
-        image: req.source.display(),
+        image: req.image.source.display(),
         digest: known.digest,
         tier: known.tier,
         window: Some(window),

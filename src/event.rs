@@ -1,145 +1,91 @@
 //! Parsing the webhook event payload at `$GITHUB_EVENT_PATH` (pure: bytes in, struct out).
 //!
-//! Only the fields codeq-rollout reads are modelled; everything is optional so that any
-//! event parses, and the event name (`$GITHUB_EVENT_NAME`) says which fields matter.
+//! Only the fields codeq-rollout reads are modelled; every field has a default
+//! (`#[serde(default)]` on each struct) so that any event parses, and the event name
+//! (`$GITHUB_EVENT_NAME`) says which fields matter.
 //! Payload shapes: GitHub's "Webhook events and payloads" reference.
 
 use anyhow::{Result, bail};
 use serde::Deserialize;
 
+use crate::support::github::models::PullRequest;
+
 /// The subset of an event payload that tier resolution reads.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct EventPayload {
     /// `pull_request` events: what happened, e.g. `closed`, `opened`.
-    #[serde(default)]
     pub action: Option<String>,
-    /// `pull_request` events: the pull request.
-    #[serde(default)]
-    pub pull_request: Option<PayloadPullRequest>,
+    /// `pull_request` events: the pull request, the same object the REST API returns.
+    pub pull_request: Option<PullRequest>,
     /// `push` events: the full ref pushed, e.g. `refs/heads/main` or `refs/tags/v1`.
-    #[serde(rename = "ref", default)]
+    #[serde(rename = "ref")]
     pub git_ref: Option<String>,
     /// `push` events: the pushed commit's SHA (all zeros when the push deleted the ref).
-    #[serde(default)]
     pub after: Option<String>,
     /// `push` events: whether the push deleted the ref.
-    #[serde(default)]
     pub deleted: bool,
     /// `push` events: the commits pushed, oldest first (GitHub lists at most 2048; the Events
     /// API's copy of a push lists at most 20).
-    #[serde(default)]
     pub commits: Vec<PayloadCommit>,
     /// `push` events as the Events API gives them: how many commits the push carried, when
     /// `commits` may list fewer (absent from webhook payloads).
-    #[serde(default)]
     pub size: Option<u64>,
     /// `push` events: the newest commit.
-    #[serde(default)]
     pub head_commit: Option<PayloadCommit>,
     /// `workflow_run` events: the run that triggered this one.
-    #[serde(default)]
     pub workflow_run: Option<PayloadWorkflowRun>,
     /// `merge_group` events (merge queue): the group's temporary commit.
-    #[serde(default)]
     pub merge_group: Option<PayloadMergeGroup>,
     /// Every repository event: the repository the event came from.
-    #[serde(default)]
     pub repository: Option<PayloadRepository>,
     /// `workflow_dispatch` events: the inputs given.
-    #[serde(default)]
     pub inputs: Option<serde_json::Map<String, serde_json::Value>>,
-}
-
-/// A pull request as the payload carries it.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-pub struct PayloadPullRequest {
-    /// The PR number.
-    pub number: u64,
-    /// The title (untrusted).
-    #[serde(default)]
-    pub title: String,
-    /// The web address.
-    #[serde(default)]
-    pub html_url: String,
-    /// Whether it was merged.
-    #[serde(default)]
-    pub merged: Option<bool>,
-    /// The merge (or squash) commit SHA, once merged.
-    #[serde(default)]
-    pub merge_commit_sha: Option<String>,
-    /// Labels at the time of the event.
-    #[serde(default)]
-    pub labels: Vec<PayloadLabel>,
-    /// The base branch.
-    #[serde(default)]
-    pub base: Option<PayloadRef>,
-}
-
-/// A label.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-pub struct PayloadLabel {
-    /// The label's name (untrusted).
-    pub name: String,
-}
-
-/// A branch reference.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-pub struct PayloadRef {
-    /// The branch name, e.g. `main`.
-    #[serde(rename = "ref", default)]
-    pub name: String,
 }
 
 /// A commit in a push payload.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct PayloadCommit {
     /// The commit SHA (40 hex).
-    #[serde(default)]
     pub id: String,
     /// The commit message (untrusted).
-    #[serde(default)]
     pub message: String,
 }
 
 /// A workflow run in a `workflow_run` payload.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct PayloadWorkflowRun {
     /// The commit the run built.
-    #[serde(default)]
     pub head_sha: String,
     /// The branch the run built, e.g. `main`.
-    #[serde(default)]
     pub head_branch: Option<String>,
     /// The event that triggered the run, e.g. `push` or `schedule`.
-    #[serde(default)]
     pub event: Option<String>,
     /// The commit the run built, with its message.
-    #[serde(default)]
     pub head_commit: Option<PayloadCommit>,
 }
 
 /// A merge group in a `merge_group` payload (merge queue).
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct PayloadMergeGroup {
     /// The group's temporary commit, built by the queue (40 hex).
-    #[serde(default)]
     pub head_sha: String,
     /// The queue's branch, e.g. `refs/heads/gh-readonly-queue/main/pr-2-<sha>`.
-    #[serde(default)]
     pub head_ref: Option<String>,
     /// The branch the group merges into, e.g. `refs/heads/main`.
-    #[serde(default)]
     pub base_ref: Option<String>,
     /// The temporary commit, with its message.
-    #[serde(default)]
     pub head_commit: Option<PayloadCommit>,
 }
 
 /// The repository an event came from.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct PayloadRepository {
     /// `owner/repo`.
-    #[serde(default)]
     pub full_name: String,
 }
 

@@ -312,7 +312,7 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
         };
     }
     let mut commit = pr.merge_commit_sha.as_deref().and_then(commit_sha);
-    let from_payload = pr.to_pull_request();
+    let from_payload = PullRequest::from(pr);
     // With an explicit tier the labels decide nothing: no re-fetch for them.
     let labelled = !opts.labels_decide || opts.rules.has_tier_label(&from_payload);
     let mut notes = Vec::new();
@@ -345,7 +345,7 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
                     if commit.is_none() {
                         commit = fresh.merge_commit_sha.as_deref().and_then(commit_sha);
                     }
-                    Found::PullRequests(vec![api_pr(&fresh)])
+                    Found::PullRequests(vec![PullRequest::from(&fresh)])
                 }
                 Err(failure) if !labelled => Found::LookupFailed(failure),
                 Err(failure) => {
@@ -495,7 +495,7 @@ impl Asked<'_> {
                     still.push(commit);
                 }
                 for pr in accepted {
-                    found.insert(pr.number, api_pr(pr));
+                    found.insert(pr.number, PullRequest::from(pr));
                 }
             }
             pending = still;
@@ -528,7 +528,7 @@ impl Asked<'_> {
             }
             match gh.pull_request(number).await {
                 Ok(pr) if merged_into(&pr, shas, branch) => {
-                    found.insert(pr.number, api_pr(&pr));
+                    found.insert(pr.number, PullRequest::from(&pr));
                 }
                 Ok(_) => {
                     unresolved.push(short(sha));
@@ -701,40 +701,15 @@ fn short(sha: &str) -> String {
     sha.chars().take(12).collect()
 }
 
-impl crate::event::PayloadPullRequest {
-    /// The PR as the tier decision sees it.
-    pub fn to_pull_request(&self) -> PullRequest {
-        tier_pr(
-            self.number,
-            &self.title,
-            &self.html_url,
-            self.labels.iter().map(|l| l.name.clone()),
-        )
-    }
-}
-
-/// The API's pull request as the tier decision sees it.
-fn api_pr(pr: &ApiPullRequest) -> PullRequest {
-    tier_pr(
-        pr.number,
-        &pr.title,
-        &pr.html_url,
-        pr.labels.iter().map(|l| l.name.clone()),
-    )
-}
-
-/// A pull request as the tier decision sees it, from the event payload's or the API's copy.
-fn tier_pr(
-    number: u64,
-    title: &str,
-    url: &str,
-    labels: impl Iterator<Item = String>,
-) -> PullRequest {
-    PullRequest {
-        number,
-        title: title.to_string(),
-        url: url.to_string(),
-        labels: labels.collect(),
+/// The API's (or the event payload's) pull request as the tier decision sees it.
+impl From<&ApiPullRequest> for PullRequest {
+    fn from(pr: &ApiPullRequest) -> Self {
+        PullRequest {
+            number: pr.number,
+            title: pr.title.clone(),
+            url: pr.html_url.clone(),
+            labels: pr.labels.iter().map(|l| l.name.clone()).collect(),
+        }
     }
 }
 
@@ -749,6 +724,7 @@ mod tests {
             title: "t".into(),
             html_url: String::new(),
             state: if merged { "closed" } else { "open" }.into(),
+            merged: None,
             merged_at: merged.then(|| "2026-11-30T11:55:00Z".into()),
             merge_commit_sha: Some(merge_sha.into()),
             labels: vec![Label {

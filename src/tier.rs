@@ -1431,7 +1431,7 @@ mod tests {
                 Tier::Security,
                 Warning::InputWithoutPullRequests {
                     tier: Tier::Security,
-                    failure: "GitHub answered 403; add `permissions: pull-requests: read`".into(),
+                    failure: refused(),
                 },
             ),
             (
@@ -1441,7 +1441,7 @@ mod tests {
                 Tier::Routine,
                 Warning::InputIncomplete {
                     tier: Tier::Routine,
-                    missing: "no merged pull request found for commit 9d2f0b1c4a6e".into(),
+                    missing: unresolved("9d2f0b1c4a6e"),
                 },
             ),
         ];

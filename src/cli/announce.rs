@@ -3,8 +3,8 @@
 
 use super::inputs::{self, given};
 use super::{AnnounceArgs, UsageError, required, usage};
-use crate::announce::AnnounceRequest;
-use crate::context::{Overrides, RunContext};
+use crate::announce::{AnnounceRequest, ImageRequest, Templates, TierPolicy, TrackingOptions};
+use crate::context::RunContext;
 use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
 use crate::digest::{Digest, ImageSource};
 use crate::publish;
@@ -15,6 +15,7 @@ use crate::support::log::Log;
 use crate::support::secrets::SecretString;
 use crate::tier::{LabelRules, UnlabeledPolicy, split_list};
 use anyhow::{Context, Result};
+use secrecy::ExposeSecret;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -65,7 +66,7 @@ pub fn announce_request(
     let tracking_labels = split_list(&args.tracking_labels);
     publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
     let runbook = args.runbook.settings()?;
-    let context = run_context(args, env)?;
+    let context = args.github.run_context(&args.sha, env)?;
     let token = github_token(args)?;
     let github = github_client(args, &context, token.as_ref(), log)?;
     if !args.dry_run {
@@ -93,24 +94,32 @@ pub fn announce_request(
         }
     };
     Ok(AnnounceRequest {
-        source,
-        expected_digest,
-        registry,
+        image: ImageRequest {
+            source,
+            expected_digest,
+            registry,
+        },
         now,
         culler,
-        tier: args.tier.into(),
-        rules,
-        unlabeled,
-        tracking_labels,
-        tracking_assignees: split_list(&args.tracking_assignees),
+        tier: TierPolicy {
+            request: args.tier.into(),
+            rules,
+            unlabeled,
+        },
+        tracking: TrackingOptions {
+            labels: tracking_labels,
+            assignees: split_list(&args.tracking_assignees),
+        },
         runbook,
         sha_given: given(&args.sha).is_some(),
         context,
         github,
         dry_run: args.dry_run,
         print_context: args.print_context,
-        release_note_template,
-        tracking_issue_template,
+        templates: Templates {
+            release_note: release_note_template,
+            tracking_issue: tracking_issue_template,
+        },
         lookup_backoff: args
             .lookup_backoff_ms
             .iter()
@@ -212,17 +221,17 @@ fn template(
 /// may echo them: ghcr.io gets the token as Basic user `x-access-token` when no registry
 /// credentials are given (`registry::auth::credentials_for`).
 fn mask_secrets(args: &AnnounceArgs, log: &Log) {
-    for secret in [&args.github_token, &args.registry_password]
-        .into_iter()
-        .flatten()
-    {
-        log.mask(secret);
+    if let Some(token) = &args.github.github_token {
+        log.mask(token.expose_secret());
+    }
+    if let Some(password) = &args.registry_password {
+        log.mask(password.expose_secret());
     }
     if let (Some(user), Some(password)) = (&args.registry_username, &args.registry_password) {
-        log.mask_basic(user.trim(), password);
+        log.mask_basic(user.trim(), password.expose_secret());
     }
-    if let Some(token) = &args.github_token {
-        log.mask_basic("x-access-token", token.trim());
+    if let Some(token) = &args.github.github_token {
+        log.mask_basic("x-access-token", token.expose_secret().trim());
     }
 }
 
@@ -232,7 +241,7 @@ fn mask_secrets(args: &AnnounceArgs, log: &Log) {
 /// [`UsageError`] naming `github-token` when the token holds a line break or another
 /// control character (it cannot be sent in an HTTP header); the token is not shown.
 fn github_token(args: &AnnounceArgs) -> Result<Option<SecretString>, UsageError> {
-    let token = given(&args.github_token);
+    let token = args.github.token();
     if token.is_some_and(|t| t.chars().any(char::is_control)) {
         return Err(UsageError::new(
             "github-token",
@@ -281,25 +290,6 @@ fn unlabeled_policy(value: Option<&str>) -> Result<Option<UnlabeledPolicy>, Usag
             format!("unlabeled-tier (--unlabeled-tier) {v:?} is not routine, security or fail"),
         )),
     }
-}
-
-/// The run context, with `--repository` and `--sha` checked first so their errors name the
-/// input.
-fn run_context(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<RunContext> {
-    if let Some(repository) = given(&args.repository) {
-        crate::context::Repository::parse(repository).map_err(usage("repository"))?;
-    }
-    if let Some(sha) = given(&args.sha) {
-        crate::context::commit_sha(sha).map_err(usage("sha"))?;
-    }
-    RunContext::resolve(
-        &Overrides {
-            repository: args.repository.clone(),
-            sha: args.sha.clone(),
-            api_url: args.api_url.clone(),
-        },
-        env,
-    )
 }
 
 /// The GitHub client, when there is a repository and a token (a dry run may have neither).
@@ -368,10 +358,11 @@ fn expected_digest(value: Option<&str>) -> Result<Option<Digest>, UsageError> {
 /// The registry inputs, validated: both or neither of username and password, the timeout.
 /// Errors are [`UsageError`]s naming the input.
 fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions, UsageError> {
-    let credentials = match (&args.registry_username, &args.registry_password) {
+    let password = args.registry_password.as_ref().map(|p| p.expose_secret());
+    let credentials = match (&args.registry_username, password) {
         (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
             username: u.trim().to_string(),
-            password: SecretString::from(p.as_str()),
+            password: SecretString::from(p),
             source: CredentialSource::RegistryInputs,
         }),
         (Some(u), _) if !u.trim().is_empty() => {
@@ -397,7 +388,7 @@ fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions, UsageError> 
     }
     Ok(RegistryOptions {
         credentials,
-        github_token: args.github_token.as_deref().map(SecretString::from),
+        github_token: args.github.token().map(SecretString::from),
         insecure: inputs::insecure_registries(&args.insecure_registry),
         retry: RetryPolicy {
             deadline: Some(timeout),
@@ -449,12 +440,12 @@ mod tests {
     fn input_generates_correct_announce_request() {
         let layout = ["--image", "oci:examples/lab", "--dry-run"];
         let r = request(&layout, &[]).unwrap();
-        assert!(matches!(r.source, ImageSource::Layout { .. }));
-        assert!(r.registry.is_none() && r.github.is_none() && r.dry_run);
-        assert_eq!(r.tier, TierRequest::Auto);
-        assert_eq!(r.unlabeled, None);
-        assert_eq!(r.tracking_labels, ["security", "break-glass"]);
-        assert!(r.tracking_assignees.is_empty() && !r.sha_given);
+        assert!(matches!(r.image.source, ImageSource::Layout { .. }));
+        assert!(r.image.registry.is_none() && r.github.is_none() && r.dry_run);
+        assert_eq!(r.tier.request, TierRequest::Auto);
+        assert_eq!(r.tier.unlabeled, None);
+        assert_eq!(r.tracking.labels, ["security", "break-glass"]);
+        assert!(r.tracking.assignees.is_empty() && !r.sha_given);
         assert_eq!(r.runbook.namespace, "jhub");
 
         let r = request(
@@ -483,16 +474,16 @@ mod tests {
             &[],
         )
         .unwrap();
-        assert_eq!(r.tier, TierRequest::Security);
-        assert_eq!(r.unlabeled, Some(UnlabeledPolicy::Fail));
-        assert!(r.sha_given && r.github.is_some() && r.expected_digest.is_some());
+        assert_eq!(r.tier.request, TierRequest::Security);
+        assert_eq!(r.tier.unlabeled, Some(UnlabeledPolicy::Fail));
+        assert!(r.sha_given && r.github.is_some() && r.image.expected_digest.is_some());
         assert_eq!(r.context.sha.as_deref(), Some(SHA));
-        assert_eq!(r.tracking_assignees, ["ana", "bo"]);
+        assert_eq!(r.tracking.assignees, ["ana", "bo"]);
         assert_eq!(
             r.lookup_backoff,
             [Duration::from_millis(5), Duration::from_millis(10)]
         );
-        let registry = r.registry.unwrap();
+        let registry = r.image.registry.unwrap();
         assert_eq!(registry.retry.deadline, Some(Duration::from_secs(120)));
         assert!(registry.credentials.is_none());
 

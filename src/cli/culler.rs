@@ -73,19 +73,20 @@ impl CullerArgs {
                 })
                 .transpose()
         };
-        if let Some(v) = dur(&self.cull_timeout, "cull-timeout")? {
+        if let Some(v) = dur(&self.cull.cull_timeout, "cull-timeout")? {
             c.settings.timeout_secs = v;
             c.origins.timeout = option("cull-timeout");
         }
-        if let Some(v) = dur(&self.cull_every, "cull-every")? {
+        if let Some(v) = dur(&self.cull.cull_every, "cull-every")? {
             c.settings.every_secs = v;
             c.origins.every = option("cull-every");
         }
-        if let Some(v) = dur(&self.cull_max_age, "cull-max-age")? {
+        if let Some(v) = dur(&self.cull.cull_max_age, "cull-max-age")? {
             c.settings.max_age_secs = v;
             c.origins.max_age = option("cull-max-age");
         }
         if let Some(v) = self
+            .cull
             .cull_enabled
             .as_deref()
             .filter(|v| !v.trim().is_empty())

@@ -146,6 +146,15 @@ pub fn boolean_arg(text: &str) -> Result<bool, String> {
     boolean(text).ok_or_else(|| format!("write {BOOLEAN_WORDS}"))
 }
 
+/// A secret input as a clap value parser: kept as a [`SecretString`] from the start, so no
+/// `Debug` of the options shows it.
+///
+/// # Errors
+/// None: every text is taken.
+pub fn secret_arg(text: &str) -> Result<secrecy::SecretString, std::convert::Infallible> {
+    Ok(secrecy::SecretString::from(text))
+}
+
 /// An optional input's value, trimmed; `None` when unset or blank.
 pub fn given(value: &Option<String>) -> Option<&str> {
     value.as_deref().map(str::trim).filter(|v| !v.is_empty())

@@ -1,6 +1,7 @@
-//! The command line. Every option of `announce` is also read from the GitHub Action input
-//! variable `INPUT_<NAME>` (name upper-cased, hyphens kept), which is how the runner passes
-//! inputs to a Docker container action; empty variables count as unset.
+//! The command line. Every option declared with `env` is also read from the GitHub Action
+//! input variable `INPUT_<NAME>` (name upper-cased, hyphens kept), which is how the runner
+//! passes inputs to a Docker container action ([`with_input_variables`] names them all);
+//! empty variables count as unset.
 
 mod announce;
 mod culler;
@@ -15,10 +16,17 @@ pub use usage::{UsageError, required, usage};
 use crate::support::log::Log;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
+use secrecy::{ExposeSecret, SecretString};
 
 /// Announce a new JupyterLab image: release note, convergence window, break-glass issue.
 #[derive(Debug, Parser)]
-#[command(name = "codeq-rollout", version, about, long_about = None)]
+#[command(
+    name = "codeq-rollout",
+    version,
+    about,
+    long_about = None,
+    mut_subcommands(with_input_variables)
+)]
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
@@ -40,6 +48,19 @@ impl Cli {
         let matches = without_blank_env(Self::command()).try_get_matches()?;
         Self::from_arg_matches(&matches)
     }
+}
+
+/// `cmd` (a subcommand) with every option declared `env` reading the Action input of its
+/// name: `--cull-timeout` reads `INPUT_CULL-TIMEOUT`, the long name upper-cased with its
+/// hyphens kept, as the runner names the variables of a Docker container action's inputs.
+fn with_input_variables(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|arg| match (arg.get_env(), arg.get_long()) {
+        (Some(_), Some(long)) => {
+            let variable = format!("INPUT_{}", long.to_ascii_uppercase());
+            arg.env(variable)
+        }
+        _ => arg,
+    })
 }
 
 /// `cmd` with the environment variable of every argument whose variable is blank dropped,
@@ -81,77 +102,105 @@ pub enum Command {
 #[derive(Debug, Clone, Args, Default)]
 pub struct CullerArgs {
     /// Zero to JupyterHub values file to read cull.* from; repeatable, later files override earlier ones (as helm -f a -f b). The input takes one path per line
-    #[arg(
-        long = "jupyterhub-values",
-        env = "INPUT_JUPYTERHUB-VALUES",
-        value_name = "FILE",
-        value_delimiter = '\n'
-    )]
+    #[arg(long, env, value_name = "FILE", value_delimiter = '\n')]
     pub jupyterhub_values: Vec<String>,
     /// Parent key of `cull` in the values files, dotted (e.g. jupyterhub), or . for the top level [default: the top level or jupyterhub, whichever holds cull]
-    #[arg(long, env = "INPUT_VALUES-PATH", value_name = "KEY")]
+    #[arg(long, env, value_name = "KEY")]
     pub values_path: Option<String>,
-    /// Idle time after which the culler stops a server (z2jh cull.timeout); overrides the values files [default: 3600]
-    #[arg(
-        long,
-        env = "INPUT_CULL-TIMEOUT",
-        value_name = "DURATION",
-        allow_hyphen_values = true
-    )]
-    pub cull_timeout: Option<String>,
-    /// Interval between culler passes (z2jh cull.every); overrides the values files [default: 600]
-    #[arg(
-        long,
-        env = "INPUT_CULL-EVERY",
-        value_name = "DURATION",
-        allow_hyphen_values = true
-    )]
-    pub cull_every: Option<String>,
-    /// Maximum server age, active or not; 0 for none (z2jh cull.maxAge); overrides the values files [default: 0]
-    #[arg(
-        long,
-        env = "INPUT_CULL-MAX-AGE",
-        value_name = "DURATION",
-        allow_hyphen_values = true
-    )]
-    pub cull_max_age: Option<String>,
-    /// Whether the idle culler runs (z2jh cull.enabled); overrides the values files [default: true]
-    #[arg(
-        long,
-        env = "INPUT_CULL-ENABLED",
-        value_name = "BOOL",
-        allow_hyphen_values = true
-    )]
-    pub cull_enabled: Option<String>,
+    /// The `--cull-*` options, over the values files.
+    #[command(flatten)]
+    pub cull: CullOptions,
     /// The most single-user servers the hub runs at once: the window then also states the worst case, all of them due in the same cull pass [default: none, only the usual bound; status: the servers running now]
-    #[arg(
-        long,
-        env = "INPUT_HUB-SIZE",
-        value_name = "N",
-        allow_hyphen_values = true
-    )]
+    #[arg(long, env, value_name = "N", allow_hyphen_values = true)]
     pub hub_size: Option<String>,
     /// The hub's slow-stop timeout (JupyterHub tornado_settings.slow_stop_timeout), for the worst case; overrides the values files [default: 10]
-    #[arg(
-        long,
-        env = "INPUT_SLOW-STOP-TIMEOUT",
-        value_name = "DURATION",
-        allow_hyphen_values = true
-    )]
+    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true)]
     pub slow_stop_timeout: Option<String>,
+}
+
+/// The `--cull-*` options: each overrides its z2jh `cull.*` key of the values files. Taken
+/// as text (a leading `-` too) and checked by [`CullerArgs::settings`], whose errors name
+/// the option and quote the value.
+#[derive(Debug, Clone, Args, Default)]
+pub struct CullOptions {
+    /// Idle time after which the culler stops a server (z2jh cull.timeout); overrides the values files [default: 3600]
+    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true)]
+    pub cull_timeout: Option<String>,
+    /// Interval between culler passes (z2jh cull.every); overrides the values files [default: 600]
+    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true)]
+    pub cull_every: Option<String>,
+    /// Maximum server age, active or not; 0 for none (z2jh cull.maxAge); overrides the values files [default: 0]
+    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true)]
+    pub cull_max_age: Option<String>,
+    /// Whether the idle culler runs (z2jh cull.enabled); overrides the values files [default: true]
+    #[arg(long, env, value_name = "BOOL", allow_hyphen_values = true)]
+    pub cull_enabled: Option<String>,
+}
+
+/// The GitHub repository and API a command reads or writes (`announce`, `status`). The
+/// token is a [`SecretString`]: `Debug` never shows it.
+#[derive(Debug, Clone, Args)]
+pub struct GitHubArgs {
+    /// Repository for the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]
+    #[arg(long, env)]
+    pub repository: Option<String>,
+    /// GitHub token (never printed); not needed with --dry-run
+    #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
+    pub github_token: Option<SecretString>,
+    /// GitHub REST API base URL [default: $GITHUB_API_URL, else https://api.github.com]
+    #[arg(long, env)]
+    pub api_url: Option<String>,
+}
+
+impl GitHubArgs {
+    /// The `github-token` input, trimmed; `None` when unset or blank.
+    pub fn token(&self) -> Option<&str> {
+        self.github_token
+            .as_ref()
+            .map(|t| t.expose_secret().trim())
+            .filter(|t| !t.is_empty())
+    }
+
+    /// The run context: these options (and `--sha`, which only `announce` takes) over the
+    /// `GITHUB_*` variables of `env`, with `--repository` and `--sha` checked first so their
+    /// errors name the input.
+    ///
+    /// # Errors
+    /// [`UsageError`] for a malformed `--repository` or `--sha`; the errors of
+    /// [`crate::context::RunContext::resolve`].
+    pub fn run_context(
+        &self,
+        sha: &Option<String>,
+        env: &std::collections::HashMap<String, String>,
+    ) -> Result<crate::context::RunContext> {
+        if let Some(repository) = inputs::given(&self.repository) {
+            crate::context::Repository::parse(repository).map_err(usage("repository"))?;
+        }
+        if let Some(sha) = inputs::given(sha) {
+            crate::context::commit_sha(sha).map_err(usage("sha"))?;
+        }
+        crate::context::RunContext::resolve(
+            &crate::context::Overrides {
+                repository: self.repository.clone(),
+                sha: sha.clone(),
+                api_url: self.api_url.clone(),
+            },
+            env,
+        )
+    }
 }
 
 /// Where the runbook in `CODEQ_DEPLOYMENT.md` points (the same options as `announce`).
 #[derive(Debug, Clone, Args)]
 pub struct RunbookArgs {
     /// Kubernetes namespace of the hub, for the runbook
-    #[arg(long, env = "INPUT_NAMESPACE", default_value = "jhub")]
+    #[arg(long, env, default_value = "jhub")]
     pub namespace: String,
     /// Helm release name of the hub, for the runbook
-    #[arg(long, env = "INPUT_HELM-RELEASE", default_value = "jhub")]
+    #[arg(long, env, default_value = "jhub")]
     pub helm_release: String,
     /// The hub's URL, for the runbook
-    #[arg(long, env = "INPUT_HUB-URL", default_value = "https://hub.example.org")]
+    #[arg(long, env, default_value = "https://hub.example.org")]
     pub hub_url: String,
 }
 
@@ -165,105 +214,85 @@ impl RunbookArgs {
     }
 }
 
-/// Options of `announce`. `Debug` shows `***` for the GitHub token and the registry
-/// password.
-#[derive(Clone, Args)]
+/// Options of `announce`. The GitHub token and the registry password are
+/// [`SecretString`]s: `Debug` never shows them.
+#[derive(Debug, Clone, Args)]
 pub struct AnnounceArgs {
     /// Image reference, e.g. ghcr.io/org/lab:latest, or oci:DIR[:TAG] for an OCI layout on disk
-    #[arg(long, env = "INPUT_IMAGE", value_name = "REF")]
+    #[arg(long, env, value_name = "REF")]
     pub image: Option<String>,
     /// Registry user name (Basic credentials, exchanged for a bearer token where asked)
-    #[arg(long, env = "INPUT_REGISTRY-USERNAME")]
+    #[arg(long, env)]
     pub registry_username: Option<String>,
     /// Registry password or token (never printed)
-    #[arg(long, env = "INPUT_REGISTRY-PASSWORD", hide_env_values = true)]
-    pub registry_password: Option<String>,
+    #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
+    pub registry_password: Option<SecretString>,
     /// HOST:PORT to reach over plain HTTP (local registries); repeatable or comma-separated
-    #[arg(long, env = "INPUT_INSECURE-REGISTRY", value_delimiter = ',')]
+    #[arg(long, env, value_delimiter = ',')]
     pub insecure_registry: Vec<String>,
     /// Deadline for the registry look-up, retries included: seconds (60) or a duration (90s, 2m)
     #[arg(
         long,
-        env = "INPUT_REGISTRY-TIMEOUT",
+        env,
         default_value = "60",
         value_name = "DURATION",
         allow_hyphen_values = true
     )]
     pub registry_timeout: String,
     /// The digest the build step reported (sha256:...); fail if the tag now points elsewhere
-    #[arg(long, env = "INPUT_EXPECTED-DIGEST", value_name = "DIGEST")]
+    #[arg(long, env, value_name = "DIGEST")]
     pub expected_digest: Option<String>,
     /// Wait before the first retry of a registry request, doubled per retry (tests)
     #[arg(long, hide = true, default_value = "1s", value_name = "DURATION")]
     pub registry_retry_delay: String,
 
     /// Tier: auto (from pull request labels), routine, or security
-    #[arg(
-        long,
-        env = "INPUT_TIER",
-        value_enum,
-        ignore_case = true,
-        default_value = "auto"
-    )]
+    #[arg(long, env, value_enum, ignore_case = true, default_value = "auto")]
     pub tier: TierArg,
     /// Tier when no pull request carries a tier label: routine, security, or fail
     /// [default: routine]. Set explicitly (routine or security), it also applies when the
     /// pull requests cannot be looked up, with a warning; unset, that fails the run
-    #[arg(
-        long,
-        env = "INPUT_UNLABELED-TIER",
-        value_name = "routine|security|fail"
-    )]
+    #[arg(long, env, value_name = "routine|security|fail")]
     pub unlabeled_tier: Option<String>,
     /// Labels that make a release security (comma- or newline-separated)
-    #[arg(long, env = "INPUT_SECURITY-LABELS", default_value = "security")]
+    #[arg(long, env, default_value = "security")]
     pub security_labels: String,
     /// Labels that make a release routine (comma- or newline-separated)
-    #[arg(long, env = "INPUT_ROUTINE-LABELS", default_value = "routine")]
+    #[arg(long, env, default_value = "routine")]
     pub routine_labels: String,
 
     /// The culler settings.
     #[command(flatten)]
     pub culler: CullerArgs,
 
-    /// Repository for the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]
-    #[arg(long, env = "INPUT_REPOSITORY")]
-    pub repository: Option<String>,
+    /// The repository, the token, the API.
+    #[command(flatten)]
+    pub github: GitHubArgs,
     /// Commit the release targets [default: $GITHUB_SHA]
-    #[arg(long, env = "INPUT_SHA")]
+    #[arg(long, env)]
     pub sha: Option<String>,
-    /// GitHub token (never printed); not needed with --dry-run
-    #[arg(long, env = "INPUT_GITHUB-TOKEN", hide_env_values = true)]
-    pub github_token: Option<String>,
-    /// GitHub REST API base URL [default: $GITHUB_API_URL, else https://api.github.com]
-    #[arg(long, env = "INPUT_API-URL")]
-    pub api_url: Option<String>,
 
     /// Labels of the tracking issue, also used to find it (comma- or newline-separated)
-    #[arg(
-        long,
-        env = "INPUT_TRACKING-LABELS",
-        default_value = "security,break-glass"
-    )]
+    #[arg(long, env, default_value = "security,break-glass")]
     pub tracking_labels: String,
     /// Logins to assign the tracking issue to (comma- or newline-separated)
-    #[arg(long, env = "INPUT_TRACKING-ASSIGNEES", default_value = "")]
+    #[arg(long, env, default_value = "")]
     pub tracking_assignees: String,
     /// Where the runbook points.
     #[command(flatten)]
     pub runbook: RunbookArgs,
 
     /// Do everything but write to GitHub; print the bodies. Needs no token
-    #[arg(long, env = "INPUT_DRY-RUN", value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub dry_run: bool,
     /// With dry-run: also print the context the templates get (names and values), as JSON on stdout
-    #[arg(long, env = "INPUT_PRINT-CONTEXT", value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub print_context: bool,
     /// Minijinja template for the release note, relative to the workspace [default: the built-in template]
-    #[arg(long, env = "INPUT_RELEASE-NOTE-TEMPLATE", value_name = "FILE")]
+    #[arg(long, env, value_name = "FILE")]
     pub release_note_template: Option<String>,
     /// Minijinja template for the tracking issue, relative to the workspace [default: the built-in template]
-    #[arg(long, env = "INPUT_TRACKING-ISSUE-TEMPLATE", value_name = "FILE")]
+    #[arg(long, env, value_name = "FILE")]
     pub tracking_issue_template: Option<String>,
 
     /// The run's clock, RFC 3339 (tests; default: now)
@@ -280,42 +309,6 @@ pub struct AnnounceArgs {
     /// First wait before retrying a failed GitHub read; doubles per retry (tests; default 1s)
     #[arg(long, hide = true, value_parser = crate::support::duration::parse)]
     pub github_retry_wait: Option<std::time::Duration>,
-}
-
-impl std::fmt::Debug for AnnounceArgs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let hidden = |secret: &Option<String>| secret.as_ref().map(|_| "***");
-        f.debug_struct("AnnounceArgs")
-            .field("image", &self.image)
-            .field("registry_username", &self.registry_username)
-            .field("registry_password", &hidden(&self.registry_password))
-            .field("insecure_registry", &self.insecure_registry)
-            .field("registry_timeout", &self.registry_timeout)
-            .field("expected_digest", &self.expected_digest)
-            .field("registry_retry_delay", &self.registry_retry_delay)
-            .field("tier", &self.tier)
-            .field("unlabeled_tier", &self.unlabeled_tier)
-            .field("security_labels", &self.security_labels)
-            .field("routine_labels", &self.routine_labels)
-            .field("culler", &self.culler)
-            .field("repository", &self.repository)
-            .field("sha", &self.sha)
-            .field("github_token", &hidden(&self.github_token))
-            .field("api_url", &self.api_url)
-            .field("tracking_labels", &self.tracking_labels)
-            .field("tracking_assignees", &self.tracking_assignees)
-            .field("runbook", &self.runbook)
-            .field("dry_run", &self.dry_run)
-            .field("print_context", &self.print_context)
-            .field("release_note_template", &self.release_note_template)
-            .field("tracking_issue_template", &self.tracking_issue_template)
-            .field("now", &self.now)
-            .field("lookup_backoff_ms", &self.lookup_backoff_ms)
-            .field("github_timeout", &self.github_timeout)
-            .field("github_retry_wait", &self.github_retry_wait)
-            // Fields added later are left out rather than risk showing a secret.
-            .finish_non_exhaustive()
-    }
 }
 
 /// The `--tier` values (the pipeline's [`crate::tier::TierRequest`]).
@@ -340,42 +333,36 @@ impl From<TierArg> for crate::tier::TierRequest {
 }
 
 /// Options of `status` (Action inputs with `command: status`). `Debug` shows `***` for the
-/// hub token.
+/// hub token and the GitHub token.
 #[derive(Clone, Args)]
+#[command(
+    mut_arg("repository", |a| a.help("Repository of the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]")),
+    mut_arg("github_token", |a| a.help("GitHub token (never printed): reads the release note, writes the comment"))
+)]
 pub struct StatusArgs {
     /// The hub's address, without /hub/api (the API is then under /hub/api/ below it), e.g. `https://hub.example.org`
-    #[arg(long, env = "INPUT_HUB-URL", value_name = "URL")]
+    #[arg(long, env, value_name = "URL")]
     pub hub_url: Option<String>,
     /// Hub API token with scopes list:users and read:servers (never printed; see README for the role)
-    #[arg(long, env = "INPUT_HUB-TOKEN", hide_env_values = true)]
+    #[arg(long, env, hide_env_values = true)]
     pub hub_token: Option<String>,
     /// When the release went live, RFC 3339 (e.g. 2026-11-30T12:00:00Z): servers started later are updated [default: the time announce recorded in the release note of --image's digest]
-    #[arg(long, env = "INPUT_RELEASED-AT", value_name = "TIME")]
+    #[arg(long, env, value_name = "TIME")]
     pub released_at: Option<String>,
     /// The image announced (its digest finds the release note and the tracking issue), e.g. ghcr.io/org/lab:latest or oci:DIR[:TAG]
-    #[arg(long, env = "INPUT_IMAGE", value_name = "REF")]
+    #[arg(long, env, value_name = "REF")]
     pub image: Option<String>,
     /// HOST:PORT to reach over plain HTTP (local registries); repeatable or comma-separated
-    #[arg(long, env = "INPUT_INSECURE-REGISTRY", value_delimiter = ',')]
+    #[arg(long, env, value_delimiter = ',')]
     pub insecure_registry: Vec<String>,
-    /// GitHub token (never printed): reads the release note, writes the comment
-    #[arg(long, env = "INPUT_GITHUB-TOKEN", hide_env_values = true)]
-    pub github_token: Option<String>,
-    /// Repository of the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]
-    #[arg(long, env = "INPUT_REPOSITORY")]
-    pub repository: Option<String>,
-    /// GitHub REST API base URL [default: $GITHUB_API_URL, else https://api.github.com]
-    #[arg(long, env = "INPUT_API-URL")]
-    pub api_url: Option<String>,
+    /// The repository, the token (with what `status` does with it), the API.
+    #[command(flatten)]
+    pub github: GitHubArgs,
     /// Labels of the tracking issue, used to find it (comma- or newline-separated)
-    #[arg(
-        long,
-        env = "INPUT_TRACKING-LABELS",
-        default_value = "security,break-glass"
-    )]
+    #[arg(long, env, default_value = "security,break-glass")]
     pub tracking_labels: String,
     /// Post (then edit in place) one "Convergence status" comment on the release's tracking issue (security releases; needs --image)
-    #[arg(long, env = "INPUT_COMMENT", value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub comment: bool,
     /// The culler settings.
     #[command(flatten)]
@@ -383,14 +370,14 @@ pub struct StatusArgs {
     /// Timeout of each hub request: seconds (30) or a duration (30s, 1m)
     #[arg(
         long,
-        env = "INPUT_HUB-TIMEOUT",
+        env,
         default_value = "30",
         value_name = "DURATION",
         allow_hyphen_values = true
     )]
     pub hub_timeout: String,
     /// List servers by user and server name in the job summary too (names always go to the terminal and JSON)
-    #[arg(long, env = "INPUT_INCLUDE-NAMES", value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub include_names: bool,
     /// Print JSON instead of the table
     #[arg(long)]
@@ -408,9 +395,7 @@ impl std::fmt::Debug for StatusArgs {
             .field("released_at", &self.released_at)
             .field("image", &self.image)
             .field("insecure_registry", &self.insecure_registry)
-            .field("github_token", &self.github_token.as_ref().map(|_| "***"))
-            .field("repository", &self.repository)
-            .field("api_url", &self.api_url)
+            .field("github", &self.github)
             .field("tracking_labels", &self.tracking_labels)
             .field("comment", &self.comment)
             .field("culler", &self.culler)
@@ -461,33 +446,30 @@ pub struct DocsArgs {
 pub async fn dispatch(cli: Cli, log: &Log) -> Result<()> {
     match cli.command {
         Command::Announce(args) => {
-            // `--print-context` prints JSON: stdout carries it alone.
-            let log = &if args.print_context {
-                log.keeping_stdout()
-            } else {
-                log.clone()
-            };
+            let log = &with_stdout_kept(log, args.print_context);
             let request = announce_request(&args, log, &std::env::vars().collect())?;
             crate::announce::run(&request, log).await
         }
         Command::Window(args) => {
-            let log = &if args.json {
-                log.keeping_stdout()
-            } else {
-                log.clone()
-            };
+            let log = &with_stdout_kept(log, args.json);
             crate::docs::window(&window_request(&args, log)?, log)
         }
         Command::Docs(args) => crate::docs::docs(&docs_request(&args, log)?, log),
         Command::Status(args) => {
-            let log = &if args.json {
-                log.keeping_stdout()
-            } else {
-                log.clone()
-            };
+            let log = &with_stdout_kept(log, args.json);
             let request = status_request(&args, log, &std::env::vars().collect())?;
             crate::status::run::run(&request, log).await
         }
+    }
+}
+
+/// `log` as a command that prints JSON (`--json`, `--print-context`) uses it: with `keep`,
+/// stdout carries the JSON alone ([`Log::keeping_stdout`]).
+fn with_stdout_kept(log: &Log, keep: bool) -> Log {
+    if keep {
+        log.keeping_stdout()
+    } else {
+        log.clone()
     }
 }
 

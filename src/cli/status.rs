@@ -3,7 +3,6 @@
 
 use super::inputs::{self, given};
 use super::{StatusArgs, UsageError, required, usage};
-use crate::context::{Overrides, RunContext};
 use crate::digest::ImageSource;
 use crate::digest::registry::{RegistryOptions, RetryPolicy};
 use crate::publish;
@@ -13,7 +12,7 @@ use crate::support::github::{self, GitHub};
 use crate::support::log::Log;
 use crate::tier::split_list;
 use anyhow::Result;
-use secrecy::SecretString;
+use secrecy::{ExposeSecret, SecretString};
 use std::collections::HashMap;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -32,11 +31,12 @@ pub fn status_request(
     log: &Log,
     env: &HashMap<String, String>,
 ) -> Result<StatusRequest> {
-    for secret in [&args.hub_token, &args.github_token].into_iter().flatten() {
-        log.mask(secret);
+    if let Some(token) = &args.hub_token {
+        log.mask(token);
     }
-    if let Some(token) = &args.github_token {
-        log.mask_basic("x-access-token", token.trim());
+    if let Some(token) = &args.github.github_token {
+        log.mask(token.expose_secret());
+        log.mask_basic("x-access-token", token.expose_secret().trim());
     }
     let hub_url = inputs::hub_url(required(
         args.hub_url.as_deref(),
@@ -88,7 +88,7 @@ pub fn status_request(
     let registry = match &image {
         Some(ImageSource::Registry(_)) => Some(RegistryOptions {
             credentials: None,
-            github_token: given(&args.github_token).map(SecretString::from),
+            github_token: args.github.token().map(SecretString::from),
             insecure: inputs::insecure_registries(&args.insecure_registry),
             retry: RetryPolicy::registry(),
             timer: None,
@@ -156,18 +156,8 @@ fn time_input(text: &str, input: &str) -> Result<OffsetDateTime, UsageError> {
 /// The GitHub client for the release note and the tracking issue: the token, and the
 /// repository from `--repository` or `GITHUB_REPOSITORY`.
 fn github_client(args: &StatusArgs, env: &HashMap<String, String>) -> Result<GitHub> {
-    if let Some(repository) = given(&args.repository) {
-        crate::context::Repository::parse(repository).map_err(usage("repository"))?;
-    }
-    let ctx = RunContext::resolve(
-        &Overrides {
-            repository: args.repository.clone(),
-            sha: None,
-            api_url: args.api_url.clone(),
-        },
-        env,
-    )?;
-    let token = given(&args.github_token).ok_or_else(|| {
+    let ctx = args.github.run_context(&None, env)?;
+    let token = args.github.token().ok_or_else(|| {
         UsageError::new(
             "github-token",
             "no GitHub token: with image and without released-at (or with comment), status reads the release note (and writes the comment): set github-token (default ${{ github.token }}) or --github-token",

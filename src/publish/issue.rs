@@ -22,7 +22,8 @@ pub struct IssueOutcome {
 
 /// Finds or opens the tracking issue for `found`'s digest. `plan.new.body` is sent as
 /// given (already within GitHub's limit). Records in `done` what it opened as soon as it
-/// exists, so that a step failing after it still reports it.
+/// exists, so that a step failing after it still reports it, and the issue it settled on
+/// when it returns.
 ///
 /// - Ours exists (open or closed): its body is left alone. When the facts' fingerprint
 ///   differs from the one it records, the bot's update comment is created or edited.
@@ -41,19 +42,19 @@ pub async fn ensure(
     notes: &mut Vec<String>,
     done: &mut Done,
 ) -> Result<IssueOutcome> {
-    if let Some(ours) = found.issue() {
-        let comment = update_comment(gh, found, ours, plan).await?;
-        return Ok(IssueOutcome {
+    let outcome = match found.issue() {
+        Some(ours) => IssueOutcome {
             url: ours.html_url.clone(),
             change: Change::Unchanged,
-            comment,
-        });
-    }
-    let (mine, posted_twice) = open(gh, found, plan, notes, done).await?;
-    if posted_twice {
-        return give_way(gh, found, mine, notes, done).await;
-    }
-    Ok(opened(mine))
+            comment: update_comment(gh, found, ours, plan).await?,
+        },
+        None => match open(gh, found, plan, notes, done).await? {
+            (mine, true) => give_way(gh, found, mine, notes, done).await?,
+            (mine, false) => opened(mine),
+        },
+    };
+    done.issue = Some((outcome.url.clone(), outcome.change));
+    Ok(outcome)
 }
 
 /// After the release POST was refused as existing ([`super::lost_race`], or a refusal whose

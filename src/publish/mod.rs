@@ -300,7 +300,6 @@ async fn rerun(
             let outcome = issue::ensure(gh, found, &issue_plan, &mut notes, done)
                 .await
                 .context("publishing the tracking issue")?;
-            done.issue = Some((outcome.url.clone(), outcome.change));
             (Some((outcome.url, outcome.change)), outcome.comment)
         }
         None => (None, None),
@@ -423,7 +422,6 @@ async fn first_run(gh: &GitHub, found: &Found, plan: &Plan, done: &mut Done) -> 
                 };
                 err.context(context)
             })?;
-            done.issue = Some((outcome.url.clone(), outcome.change));
             (Some((outcome.url, outcome.change)), outcome.comment)
         }
         None => (None, None),

@@ -15,9 +15,41 @@ use crate::window::{Window, human, human_at_most, servers_words};
 use serde::Serialize;
 use time::OffsetDateTime;
 
-/// What a template renders from. Field names are the template's variable names.
+/// What a template renders from. Field names are the template's variable names; the parts
+/// marked flattened put their fields at the top level (`image`, not `image.image`), so a
+/// template sees one flat set of names.
 #[derive(Debug, Clone, Serialize)]
 pub struct TemplateContext {
+    /// What is released: the image and its digest (flattened).
+    #[serde(flatten)]
+    pub image: ImageView,
+    /// The commit the release targets, 40 hex digits; empty when unknown.
+    pub sha: String,
+    /// Its first 12 hex digits; empty when unknown.
+    pub sha_short: String,
+    /// The tier and how it was decided (flattened).
+    #[serde(flatten)]
+    pub tier: TierView,
+    /// The convergence window, in words and dated.
+    pub window: WindowView,
+    /// The window in one line, e.g. `idle sessions within 1h 10m; active sessions: until restart`.
+    pub window_summary: String,
+    /// The window as the built-in templates state it: a Markdown list and the culler
+    /// settings (`templates/window.md.j2`).
+    pub window_text: String,
+    /// The idle culler settings in words, e.g. `timeout 1h, every 10m, max age none`.
+    pub culler: String,
+    /// When the release went live, and where to read about it (flattened).
+    #[serde(flatten)]
+    pub release: ReleaseView,
+    /// The hub and the break-glass runbook (flattened).
+    #[serde(flatten)]
+    pub runbook: RunbookView,
+}
+
+/// The image released, as a template sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImageView {
     /// The image reference as given, e.g. `ghcr.io/org/lab:latest` or `oci:build/lab`.
     pub image: String,
     /// The image repository: the reference without tag or digest, e.g. `ghcr.io/org/lab`.
@@ -26,10 +58,11 @@ pub struct TemplateContext {
     pub digest: String,
     /// `sha256:` and the first 12 hex digits of the digest.
     pub digest_short: String,
-    /// The commit the release targets, 40 hex digits; empty when unknown.
-    pub sha: String,
-    /// Its first 12 hex digits; empty when unknown.
-    pub sha_short: String,
+}
+
+/// The tier decision as a template sees it: untrusted text already neutralised.
+#[derive(Debug, Clone, Serialize)]
+pub struct TierView {
     /// The tier: `routine` or `security`.
     pub tier: String,
     /// Whether the tier is `security`.
@@ -42,15 +75,11 @@ pub struct TemplateContext {
     pub tier_reason: String,
     /// The pull requests behind the release, oldest first (may be empty).
     pub pull_requests: Vec<PullRequestView>,
-    /// The convergence window, in words and dated.
-    pub window: WindowView,
-    /// The window in one line, e.g. `idle sessions within 1h 10m; active sessions: until restart`.
-    pub window_summary: String,
-    /// The window as the built-in templates state it: a Markdown list and the culler
-    /// settings (`templates/window.md.j2`).
-    pub window_text: String,
-    /// The idle culler settings in words, e.g. `timeout 1h, every 10m, max age none`.
-    pub culler: String,
+}
+
+/// When the release went live, and the addresses of its note and of the run.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReleaseView {
     /// The release time the window's deadlines count from, RFC 3339 UTC
     /// (`2026-11-30T12:00:00Z`); a re-run keeps the first run's time.
     pub released_at: String,
@@ -60,6 +89,11 @@ pub struct TemplateContext {
     pub release_url: Option<String>,
     /// The workflow run's web address; `none` outside GitHub Actions.
     pub run_url: Option<String>,
+}
+
+/// The hub the runbook acts on, and the break-glass runbook itself.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunbookView {
     /// The hub's base URL (`hub-url`), e.g. `https://hub.example.org`.
     pub hub_url: String,
     /// The hub's Kubernetes namespace (`namespace`).
@@ -100,19 +134,10 @@ pub struct WindowView {
     pub culling_enabled: bool,
     /// Whether the maximum server age stops every session no later than the idle timeout.
     pub max_age_first: bool,
-    /// Within how long of their last activity idle sessions have been stopped.
-    pub idle: Option<String>,
-    /// Within how long of the release even active sessions have been stopped (needs a
-    /// maximum server age).
-    pub active: Option<String>,
-    /// The idle bound in seconds.
-    pub idle_seconds: Option<u64>,
-    /// The active bound in seconds.
-    pub active_seconds: Option<u64>,
-    /// By when sessions idle since the release have been stopped.
-    pub idle_by: Option<String>,
-    /// By when every session running at the release has been stopped.
-    pub active_by: Option<String>,
+    /// The usual bounds: `idle`, `active`, `idle_seconds`, `active_seconds`, `idle_by`,
+    /// `active_by` (names of the window itself).
+    #[serde(flatten)]
+    pub bounds: BoundsView,
     /// The worst case for the hub's size (`hub-size`), when given.
     pub worst: Option<WorstView>,
 }
@@ -126,17 +151,28 @@ pub struct WorstView {
     pub servers: String,
     /// The slow-stop timeout in words, e.g. `10s`.
     pub slow_stop: String,
-    /// Within how long of their last activity idle sessions have been stopped, at worst.
+    /// The bounds at worst: the same names as the window's usual ones.
+    #[serde(flatten)]
+    pub bounds: BoundsView,
+}
+
+/// One set of bounds of the window (the usual one, or the worst case): how long after
+/// the release, and by when, sessions have been stopped. Its names sit directly in
+/// `window` and in `window.worst`.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoundsView {
+    /// Within how long of their last activity idle sessions have been stopped.
     pub idle: Option<String>,
-    /// Within how long of the release active sessions have been stopped, at worst.
+    /// Within how long of the release even active sessions have been stopped (needs a
+    /// maximum server age).
     pub active: Option<String>,
-    /// The worst idle bound in seconds.
+    /// The idle bound in seconds.
     pub idle_seconds: Option<u64>,
-    /// The worst active bound in seconds.
+    /// The active bound in seconds.
     pub active_seconds: Option<u64>,
-    /// By when sessions idle since the release have been stopped, at worst.
+    /// By when sessions idle since the release have been stopped.
     pub idle_by: Option<String>,
-    /// By when every session running at the release has been stopped, at worst.
+    /// By when every session running at the release has been stopped.
     pub active_by: Option<String>,
 }
 
@@ -155,31 +191,39 @@ impl TemplateContext {
     pub(super) fn new(facts: &Facts, window_text: String, runbook: String) -> Self {
         let pull_requests = facts.tier.pull_requests.iter().map(pr_view).collect();
         Self {
-            image: facts.image.clone(),
-            image_repository: image_repository(&facts.image).to_string(),
-            digest: facts.digest.to_string(),
-            digest_short: short_digest(&facts.digest),
+            image: ImageView {
+                image: facts.image.clone(),
+                image_repository: image_repository(&facts.image).to_string(),
+                digest: facts.digest.to_string(),
+                digest_short: short_digest(&facts.digest),
+            },
             sha: facts.sha.clone(),
             sha_short: facts.sha.chars().take(12).collect(),
-            tier: facts.tier.tier.to_string(),
-            security: facts.tier.tier == Tier::Security,
-            tier_source: facts.tier.source.to_string(),
-            tier_reason: sanitize::markdown_inline(&facts.tier.reason.to_string(), 300),
-            pull_requests,
+            tier: TierView {
+                tier: facts.tier.tier.to_string(),
+                security: facts.tier.tier == Tier::Security,
+                tier_source: facts.tier.source.to_string(),
+                tier_reason: sanitize::markdown_inline(&facts.tier.reason.to_string(), 300),
+                pull_requests,
+            },
             window: window_view(&facts.window, Some(facts.now)),
             window_summary: facts.window.summary(),
             window_text,
             culler: culler_text(&facts.culler),
-            released_at: rfc3339_seconds(facts.now),
-            released_at_text: utc_minute(facts.now),
-            release_url: facts.release_url.clone(),
-            run_url: facts.run_url.clone(),
-            hub_url: facts.runbook.hub_url.clone(),
-            namespace: facts.runbook.namespace.clone(),
-            helm_release: facts.runbook.helm_release.clone(),
-            warning_period: facts.runbook.warning_period.clone(),
-            runbook_steps: runbook_steps(&runbook),
-            runbook,
+            release: ReleaseView {
+                released_at: rfc3339_seconds(facts.now),
+                released_at_text: utc_minute(facts.now),
+                release_url: facts.release_url.clone(),
+                run_url: facts.run_url.clone(),
+            },
+            runbook: RunbookView {
+                hub_url: facts.runbook.hub_url.clone(),
+                namespace: facts.runbook.namespace.clone(),
+                helm_release: facts.runbook.helm_release.clone(),
+                warning_period: facts.runbook.warning_period.clone(),
+                runbook_steps: runbook_steps(&runbook),
+                runbook,
+            },
         }
     }
 }
@@ -198,24 +242,27 @@ pub(super) fn window_view(window: &Window, now: Option<OffsetDateTime>) -> Windo
         };
         Some(utc_minute(at))
     };
+    // The worst case reads in whole minutes, rounded up, so it never reads earlier than
+    // it is.
+    let bounds = |idle: Option<u64>, active: Option<u64>, worst: bool| {
+        let words = if worst { human_at_most } else { human };
+        BoundsView {
+            idle: idle.map(words),
+            active: active.map(words),
+            idle_seconds: idle,
+            active_seconds: active,
+            idle_by: by(idle, worst),
+            active_by: by(active, worst),
+        }
+    };
     WindowView {
         culling_enabled: window.culling_enabled,
         max_age_first: window.max_age_first(),
-        idle: window.idle_secs.map(human),
-        active: window.active_secs.map(human),
-        idle_seconds: window.idle_secs,
-        active_seconds: window.active_secs,
-        idle_by: by(window.idle_secs, false),
-        active_by: by(window.active_secs, false),
+        bounds: bounds(window.idle_secs, window.active_secs, false),
         worst: window.worst.map(|w| WorstView {
             servers: servers_words(w.scale.servers),
             slow_stop: human(w.scale.slow_stop_timeout_secs),
-            idle: w.idle_secs.map(human_at_most),
-            active: w.active_secs.map(human_at_most),
-            idle_seconds: w.idle_secs,
-            active_seconds: w.active_secs,
-            idle_by: by(w.idle_secs, true),
-            active_by: by(w.active_secs, true),
+            bounds: bounds(w.idle_secs, w.active_secs, true),
         }),
     }
 }

@@ -228,13 +228,13 @@ impl CustomTemplate {
             return Err(error(format!(
                 "the template renders the control character U+{:04X} (line {line} of the body) for a {} release: a body may hold only text, line ends and tabs; remove it",
                 u32::from(c),
-                ctx.tier
+                ctx.tier.tier
             )));
         }
         if renders_to_nothing(&text) {
             return Err(error(format!(
                 "the template renders to nothing (only whitespace, invisible characters or HTML comments) for a {} release: write the body's text, or drop the input to use the built-in one",
-                ctx.tier
+                ctx.tier.tier
             )));
         }
         Ok(text)
@@ -468,7 +468,12 @@ mod tests {
     #[test]
     fn the_runbook_steps_are_its_items() {
         let ctx = example_context(Tier::Security);
-        let titles: Vec<&str> = ctx.runbook_steps.iter().map(|s| s.title.as_str()).collect();
+        let titles: Vec<&str> = ctx
+            .runbook
+            .runbook_steps
+            .iter()
+            .map(|s| s.title.as_str())
+            .collect();
         assert_eq!(
             titles,
             [
@@ -484,10 +489,11 @@ mod tests {
             ]
         );
         let all: String = ctx
+            .runbook
             .runbook_steps
             .iter()
             .map(|s| format!("- [ ] {}\n", s.text))
             .collect();
-        assert!(ctx.runbook.ends_with(&all), "{all}");
+        assert!(ctx.runbook.runbook.ends_with(&all), "{all}");
     }
 }

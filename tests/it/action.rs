@@ -281,7 +281,7 @@ fn every_input_is_an_option_read_from_its_input_variable_and_no_other_is_read() 
     assert!(elsewhere.is_empty(), "undeclared variables: {elsewhere:?}");
     assert!(
         options.without_variable.is_empty(),
-        "`announce` options that are not Action inputs (add `env = \"INPUT_NAME\"` and the input, or hide the option): {:?}",
+        "`announce` options that are not Action inputs (declare it `#[arg(long, env)]` and add the input, or hide the option): {:?}",
         options.without_variable
     );
     // The option and the input share one name: `--cull-timeout` is `cull-timeout`.

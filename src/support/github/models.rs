@@ -47,8 +47,8 @@ pub struct NewRelease {
     pub prerelease: bool,
 }
 
-/// A label on an issue.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+/// A label on an issue or pull request.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 pub struct Label {
     /// The label's name.
     pub name: String,
@@ -117,8 +117,9 @@ pub struct Comment {
     pub user: Option<Account>,
 }
 
-/// A pull request (`GET /repos/{o}/{r}/pulls/{n}`, `…/commits/{sha}/pulls`).
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+/// A pull request (`GET /repos/{o}/{r}/pulls/{n}`, `…/commits/{sha}/pulls`, and the
+/// `pull_request` object of a `pull_request` event payload).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 pub struct PullRequest {
     /// The number.
     pub number: u64,
@@ -131,6 +132,9 @@ pub struct PullRequest {
     /// `open` or `closed`.
     #[serde(default)]
     pub state: String,
+    /// Whether it was merged (in `GET …/pulls/{n}` and event payloads; absent from lists).
+    #[serde(default)]
+    pub merged: Option<bool>,
     /// When it was merged; `None` when not merged.
     #[serde(default)]
     pub merged_at: Option<String>,
@@ -146,9 +150,9 @@ pub struct PullRequest {
 }
 
 /// A pull request's base.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 pub struct BaseRef {
-    /// The branch name.
-    #[serde(rename = "ref")]
+    /// The branch name, e.g. `main`.
+    #[serde(rename = "ref", default)]
     pub name: String,
 }

@@ -254,7 +254,7 @@ proptest! {
         if let Ok(payload) = event::parse(&bytes) {
             let _ = payload.check_event("pull_request");
             if let Some(pr) = &payload.pull_request {
-                let pr = pr.to_pull_request();
+                let pr = codeq_rollout::tier::PullRequest::from(pr);
                 render_and_check(&pr.title, &pr.labels);
             }
         }
