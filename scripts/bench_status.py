@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
@@ -46,7 +47,12 @@ def call(api, method, path, body=None, token=DRIVER):
 
 def main():
     binary, users, running = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    d = tempfile.mkdtemp(prefix="bench-status-")
+    # The hub's database on tmpfs: an earlier run on disk failed its server starts with HTTP
+    # 500 when the shared disk filled up under parallel builds (the hub's log:
+    # "sqlite3.OperationalError: database or disk is full"), and sqlite's fsync per spawn
+    # on a busy disk is most of a start's time.
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    d = tempfile.mkdtemp(prefix="bench-status-", dir=shm)
     public, hub, proxy_api = free_port(), free_port(), free_port()
     chp = os.path.join(ROOT, "tests/hub/node_modules/.bin/configurable-http-proxy")
     config = f"""import sys
@@ -128,8 +134,17 @@ c.JupyterHub.load_roles = [
     print(f"created {users} users in {time.time() - began:.1f} s", flush=True)
     try:
         began = time.time()
+        def start(name):
+            try:
+                return call(api, "POST", f"/users/{name}/server")
+            except urllib.error.HTTPError as e:
+                raise SystemExit(
+                    f"starting {name}'s server: HTTP {e.code} {e.read()[:300]!r}; "
+                    f"the hub's log is {d}/hub.log"
+                )
+
         with ThreadPoolExecutor(8) as pool:
-            list(pool.map(lambda n: call(api, "POST", f"/users/{n}/server"), names[:running]))
+            list(pool.map(start, names[:running]))
         print(f"started {running} servers in {time.time() - began:.1f} s", flush=True)
         released_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 3600))
         mark = sum(1 for _ in open(os.path.join(d, "hub.log")))
