@@ -359,62 +359,66 @@ mod tests {
             .collect()
     }
 
+    /// Mounts `response` to `verb` on `route`: only the first `times` requests (ahead of
+    /// the other mocks) when given, else every one.
+    async fn answer(
+        github: &MockServer,
+        verb: &str,
+        route: &str,
+        response: ResponseTemplate,
+        times: Option<u64>,
+    ) {
+        let mock = Mock::given(method(verb))
+            .and(path(route))
+            .respond_with(response);
+        match times {
+            Some(n) => mock.up_to_n_times(n).with_priority(1),
+            None => mock,
+        }
+        .mount(github)
+        .await;
+    }
+
+    fn listing(comments: Value) -> ResponseTemplate {
+        ResponseTemplate::new(200).set_body_json(comments)
+    }
+
     #[tokio::test]
     async fn a_second_post_behind_a_lagging_listing_is_deleted_as_the_duplicate() {
         let github = MockServer::start().await;
+        let (c, d) = (empty_hub(), digest());
+        let body = report::comment(&facts(&c, &d), &d).unwrap();
         // The first POST takes effect (comment 1) but answers 500; the listing right after
         // lags and shows nothing, so a second POST makes comment 2; the fresh re-read shows
         // both: 2 goes.
-        Mock::given(method("POST"))
-            .and(path(COMMENTS))
-            .respond_with(ResponseTemplate::new(500))
-            .up_to_n_times(1)
-            .with_priority(1)
-            .mount(&github)
-            .await;
-        let (c, d) = (empty_hub(), digest());
-        let body = report::comment(&facts(&c, &d), &d).unwrap();
-        Mock::given(method("POST"))
-            .and(path(COMMENTS))
-            .respond_with(ResponseTemplate::new(201).set_body_json(comment_json(2, &body)))
-            .mount(&github)
-            .await;
-        Mock::given(method("GET"))
-            .and(path(COMMENTS))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
-            .up_to_n_times(2)
-            .with_priority(1)
-            .mount(&github)
-            .await;
-        Mock::given(method("GET"))
-            .and(path(COMMENTS))
-            .respond_with(
-                ResponseTemplate::new(200)
-                    .set_body_json(json!([comment_json(1, &body), comment_json(2, &body)])),
-            )
-            .mount(&github)
-            .await;
-        Mock::given(method("DELETE"))
-            .and(path("/repos/octo-org/lab/issues/comments/2"))
-            .respond_with(ResponseTemplate::new(204))
-            .mount(&github)
-            .await;
+        let error = ResponseTemplate::new(500);
+        answer(&github, "POST", COMMENTS, error, Some(1)).await;
+        let made = ResponseTemplate::new(201).set_body_json(comment_json(2, &body));
+        answer(&github, "POST", COMMENTS, made, None).await;
+        answer(&github, "GET", COMMENTS, listing(json!([])), Some(2)).await;
+        let both = json!([comment_json(1, &body), comment_json(2, &body)]);
+        answer(&github, "GET", COMMENTS, listing(both), None).await;
+        let duplicate = "/repos/octo-org/lab/issues/comments/2";
+        answer(
+            &github,
+            "DELETE",
+            duplicate,
+            ResponseTemplate::new(204),
+            None,
+        )
+        .await;
 
         post_comment(&github).await.unwrap();
-        let get = ("GET".to_string(), COMMENTS.to_string());
-        let post = ("POST".to_string(), COMMENTS.to_string());
+        let call = |m: &str, p: &str| (m.to_string(), p.to_string());
         assert_eq!(
             calls(&github).await,
             [
-                get.clone(),
-                post.clone(),
-                get.clone(),
-                post,
-                get,
-                (
-                    "DELETE".to_string(),
-                    "/repos/octo-org/lab/issues/comments/2".to_string()
-                ),
+                call("GET", COMMENTS),
+                call("POST", COMMENTS),
+                call("GET", COMMENTS),
+                call("POST", COMMENTS),
+                call("GET", COMMENTS),
+                call("DELETE", duplicate),
             ]
         );
     }
@@ -422,28 +426,12 @@ mod tests {
     #[tokio::test]
     async fn a_failed_post_that_took_effect_is_found_and_not_posted_again() {
         let github = MockServer::start().await;
-        Mock::given(method("POST"))
-            .and(path(COMMENTS))
-            .respond_with(ResponseTemplate::new(500))
-            .mount(&github)
-            .await;
-        Mock::given(method("GET"))
-            .and(path(COMMENTS))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
-            .up_to_n_times(1)
-            .with_priority(1)
-            .mount(&github)
-            .await;
+        answer(&github, "POST", COMMENTS, ResponseTemplate::new(500), None).await;
+        answer(&github, "GET", COMMENTS, listing(json!([])), Some(1)).await;
         // The re-read after the 500 lists the comment the POST made.
         let marker = report::comment_marker(&digest());
-        Mock::given(method("GET"))
-            .and(path(COMMENTS))
-            .respond_with(
-                ResponseTemplate::new(200)
-                    .set_body_json(json!([comment_json(1, &format!("{marker}\nmade"))])),
-            )
-            .mount(&github)
-            .await;
+        let made = json!([comment_json(1, &format!("{marker}\nmade"))]);
+        answer(&github, "GET", COMMENTS, listing(made), None).await;
 
         post_comment(&github).await.unwrap();
         let methods: Vec<String> = calls(&github).await.into_iter().map(|(m, _)| m).collect();
