@@ -27,7 +27,8 @@ pub struct StatusRequest {
     /// release note of the image's digest.
     pub released_at: Option<OffsetDateTime>,
     /// `--image`, with the registry options for a registry reference: its digest finds the
-    /// release note and the tracking issue.
+    /// release note and the tracking issue. `None` when nothing needs the digest
+    /// (`--released-at` given and no comment): the registry is then not asked.
     pub image: Option<(ImageSource, Option<RegistryOptions>)>,
     /// The GitHub client, when the release note is read or the comment written.
     pub github: Option<GitHub>,
