@@ -73,10 +73,11 @@ pub fn helm_release(value: &str) -> Result<String, UsageError> {
 pub fn hub_url(value: &str) -> Result<String, UsageError> {
     const EXAMPLE: &str = "write the address users open, e.g. https://hub.example.org";
     let v = value.trim().trim_end_matches('/');
+    let shown = without_userinfo(v);
     let err = |why: String| {
         UsageError::new(
             "hub-url",
-            format!("hub-url (--hub-url) {v:?} {why}: {EXAMPLE}"),
+            format!("hub-url (--hub-url) {shown:?} {why}: {EXAMPLE}"),
         )
     };
     if let Some(c) = v.chars().find(|c| {
@@ -105,6 +106,19 @@ pub fn hub_url(value: &str) -> Result<String, UsageError> {
         return Err(err("names no host".into()));
     }
     Ok(v.to_string())
+}
+
+/// `url` with any user name and password (`user:pw@` before the host) shown as `***@`, for
+/// messages: a credential pasted into a URL is never echoed.
+fn without_userinfo(url: &str) -> String {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let authority_end = url[start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| start + i);
+    match url[start..authority_end].rfind('@') {
+        Some(at) => format!("{}***{}", &url[..start], &url[start + at..]),
+        None => url.to_string(),
+    }
 }
 
 /// The runbook's coordinates, validated: see [`namespace`], [`helm_release`], [`hub_url`].
@@ -230,10 +244,18 @@ mod tests {
             ("https://hub.org/;rm", "';'"),
             ("https://hub.org/?a=1", "a query"),
             ("https://user@hub.org", "a user name"),
+            ("https://user:pw@hub.org/x", "a user name"),
+            ("user:pw@hub.org", "a user name"),
         ] {
             let err = hub_url(bad).unwrap_err();
             assert_eq!(err.input, "hub-url");
             assert!(err.message.contains(says), "{bad:?}: {err}");
+            if bad.contains('@') {
+                // The credentials are never echoed: the user info reads ***.
+                assert!(!err.message.contains("user@"), "{bad:?}: {err}");
+                assert!(!err.message.contains("user:pw"), "{bad:?}: {err}");
+                assert!(err.message.contains("***@hub.org"), "{bad:?}: {err}");
+            }
         }
     }
 

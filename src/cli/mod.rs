@@ -332,12 +332,16 @@ impl From<TierArg> for crate::tier::TierRequest {
     }
 }
 
+/// `--hub-size` as `status` reads it (the shared [`CullerArgs`] text is `announce`'s).
+const STATUS_HUB_SIZE_HELP: &str = "The most single-user servers the hub runs at once, for the deadlines' worst case (a cull pass over all of them); never taken below the servers running now [default: the servers running now]";
+
 /// Options of `status` (Action inputs with `command: status`). `Debug` shows `***` for the
 /// hub token and the GitHub token.
 #[derive(Clone, Args)]
 #[command(
     mut_arg("repository", |a| a.help("Repository of the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]")),
-    mut_arg("github_token", |a| a.help("GitHub token (never printed): reads the release note, writes the comment"))
+    mut_arg("github_token", |a| a.help("GitHub token (never printed): reads the release note, writes the comment")),
+    mut_arg("hub_size", |a| a.help(STATUS_HUB_SIZE_HELP))
 )]
 pub struct StatusArgs {
     /// The hub's address, without /hub/api (the API is then under /hub/api/ below it), e.g. `https://hub.example.org`

@@ -38,6 +38,34 @@ pub fn status_request(
         log.mask(token.expose_secret());
         log.mask_basic("x-access-token", token.expose_secret().trim());
     }
+    let (hub, hub_url) = hub(args)?;
+    let now = args
+        .now
+        .as_deref()
+        .map(|t| time_input(t, "now"))
+        .transpose()?;
+    let release = release(args, log, env, now.unwrap_or_else(OffsetDateTime::now_utc))?;
+    let configured = args.culler.settings(log)?;
+    Ok(StatusRequest {
+        hub,
+        hub_url,
+        released_at: release.released_at,
+        image: release.image,
+        github: release.github,
+        tracking_labels: release.tracking_labels,
+        comment: args.comment,
+        culler: configured.settings,
+        hub_size: configured.scale.servers,
+        slow_stop_timeout_secs: configured.scale.slow_stop_timeout_secs,
+        json: args.json,
+        include_names: args.include_names,
+        now,
+    })
+}
+
+/// The hub's client and its address as given (trimmed): `hub-url` (never the placeholder),
+/// `hub-token`, `hub-timeout`.
+fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
     let hub_url = inputs::hub_url(required(
         args.hub_url.as_deref(),
         "hub-url",
@@ -59,51 +87,6 @@ pub fn status_request(
         "a hub API token with scopes list:users and read:servers (see README: the role to create)",
     )?;
     let token = SecretString::from(token.to_string());
-    let released_at = given(&args.released_at)
-        .map(|t| time_input(t, "released-at"))
-        .transpose()?;
-    let image = given(&args.image)
-        .map(|i| ImageSource::parse(i).map_err(usage("image")))
-        .transpose()?;
-    if released_at.is_none() && image.is_none() {
-        return Err(UsageError::new(
-            "released-at",
-            "say which release to measure: set image (--image; the release note announce wrote for its digest gives the time) or released-at (--released-at, RFC 3339)",
-        )
-        .into());
-    }
-    if args.comment && image.is_none() {
-        return Err(UsageError::new(
-            "image",
-            "comment needs image (--image): its digest finds the tracking issue",
-        )
-        .into());
-    }
-    let tracking_labels = split_list(&args.tracking_labels);
-    publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
-    let github = match (&image, released_at.is_none() || args.comment) {
-        (Some(_), true) => Some(github_client(args, env)?),
-        _ => None,
-    };
-    let registry = match &image {
-        Some(ImageSource::Registry(_)) => Some(RegistryOptions {
-            credentials: None,
-            github_token: args.github.token().map(SecretString::from),
-            insecure: inputs::insecure_registries(&args.insecure_registry),
-            retry: RetryPolicy::registry(),
-            timer: None,
-        }),
-        _ => None,
-    };
-    let now = args
-        .now
-        .as_deref()
-        .map(|t| time_input(t, "now"))
-        .transpose()?;
-    let configured = args.culler.settings(log)?;
-    let culler = configured.settings;
-    let hub_size = configured.scale.servers;
-    let slow_stop_timeout_secs = configured.scale.slow_stop_timeout_secs;
     let timeout = crate::support::duration::parse(args.hub_timeout.trim())
         .ok()
         .filter(|t| !t.is_zero())
@@ -123,21 +106,95 @@ pub fn status_request(
         };
         UsageError::new(input, e.to_string())
     })?;
-    Ok(StatusRequest {
-        hub,
-        hub_url,
+    Ok((hub, hub_url))
+}
+
+/// Which release `status` measures, and what it needs to find it.
+struct ReleaseInputs {
+    released_at: Option<OffsetDateTime>,
+    image: Option<(ImageSource, Option<RegistryOptions>)>,
+    github: Option<GitHub>,
+    tracking_labels: Vec<String>,
+}
+
+/// `released-at` (RFC 3339, not after `now`, the run's clock) and `image`: one of them is
+/// needed. The image is kept only when something needs its digest: the release note (no
+/// `released-at`) or the comment (its marker and the tracking issue); with `released-at` and
+/// no comment it is not resolved, so the registry is not asked (the log says so).
+fn release(
+    args: &StatusArgs,
+    log: &Log,
+    env: &HashMap<String, String>,
+    now: OffsetDateTime,
+) -> Result<ReleaseInputs> {
+    let released_at = given(&args.released_at)
+        .map(|t| time_input(t, "released-at"))
+        .transpose()?;
+    if let Some(at) = released_at.filter(|at| *at > now) {
+        return Err(UsageError::new(
+            "released-at",
+            format!(
+                "released-at (--released-at) {} is later than this run's clock ({}): give the time the release went live, which has passed, e.g. the time announce recorded in the release note",
+                rfc3339(at),
+                rfc3339(now)
+            ),
+        )
+        .into());
+    }
+    let image = given(&args.image)
+        .map(|i| ImageSource::parse(i).map_err(usage("image")))
+        .transpose()?;
+    if released_at.is_none() && image.is_none() {
+        return Err(UsageError::new(
+            "released-at",
+            "say which release to measure: set image (--image; the release note announce wrote for its digest gives the time) or released-at (--released-at, RFC 3339)",
+        )
+        .into());
+    }
+    if args.comment && image.is_none() {
+        return Err(UsageError::new(
+            "image",
+            "comment needs image (--image): its digest finds the tracking issue",
+        )
+        .into());
+    }
+    let image = image.filter(|source| {
+        let needed = released_at.is_none() || args.comment;
+        if !needed {
+            log.info(&format!(
+                "released-at is given and comment is off: the image {} is not resolved (only the release note and the comment need its digest)",
+                source.display()
+            ));
+        }
+        needed
+    });
+    let tracking_labels = split_list(&args.tracking_labels);
+    publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
+    let github = match image {
+        Some(_) => Some(github_client(args, env)?),
+        None => None,
+    };
+    let image = image.map(|source| {
+        let registry = matches!(source, ImageSource::Registry(_)).then(|| RegistryOptions {
+            credentials: None,
+            github_token: args.github.token().map(SecretString::from),
+            insecure: inputs::insecure_registries(&args.insecure_registry),
+            retry: RetryPolicy::registry(),
+            timer: None,
+        });
+        (source, registry)
+    });
+    Ok(ReleaseInputs {
         released_at,
-        image: image.map(|source| (source, registry)),
+        image,
         github,
         tracking_labels,
-        comment: args.comment,
-        culler,
-        hub_size,
-        slow_stop_timeout_secs,
-        json: args.json,
-        include_names: args.include_names,
-        now,
     })
+}
+
+/// `2026-11-30T12:00:00Z`.
+fn rfc3339(t: OffsetDateTime) -> String {
+    crate::status::classify::rfc3339(t)
 }
 
 /// An RFC 3339 time input.
@@ -317,5 +374,89 @@ mod tests {
             })
             .collect();
         insta::assert_snapshot!(table.join("\n"));
+    }
+
+    #[test]
+    fn a_release_time_after_the_runs_clock_is_refused() {
+        let now = ["--now", "2026-11-30T12:00:00Z"];
+        let (input, message) =
+            request(&[&HUB[..], &now, &["--released-at", "2026-11-30T12:00:01Z"]].concat())
+                .err()
+                .expect("refused");
+        assert_eq!(input, "released-at");
+        insta::assert_snapshot!(message, @"released-at (--released-at) 2026-11-30T12:00:01Z is later than this run's clock (2026-11-30T12:00:00Z): give the time the release went live, which has passed, e.g. the time announce recorded in the release note");
+        // The clock itself is fine.
+        let r = request(&[&HUB[..], &now, &["--released-at", "2026-11-30T12:00:00Z"]].concat());
+        assert!(r.is_ok());
+    }
+
+    #[test]
+    fn with_released_at_and_no_comment_the_image_is_not_resolved() {
+        let at = ["--released-at", "2026-11-30T12:00:00Z"];
+        let image = ["--image", "ghcr.io/org/lab:latest", "--github-token", "t"];
+        let r = request(&[&HUB[..], &at, &image].concat()).unwrap();
+        // Nothing needs the digest: no registry, no GitHub.
+        assert!(r.image.is_none() && r.github.is_none(), "image kept");
+        // The comment needs it (its marker and the tracking issue).
+        let r = request(
+            &[
+                &HUB[..],
+                &at,
+                &image,
+                &["--comment", "--repository", "org/lab"],
+            ]
+            .concat(),
+        )
+        .unwrap();
+        assert!(matches!(r.image, Some((ImageSource::Registry(_), Some(_)))));
+        assert!(r.github.is_some() && r.released_at.is_some());
+    }
+
+    #[test]
+    fn credentials_in_the_hub_url_are_never_echoed() {
+        let (input, message) = request(&[
+            "--hub-url",
+            "https://alice:s3cret@hub.example.edu/jupyter",
+            "--hub-token",
+            "t",
+            "--released-at",
+            "2026-11-30T12:00:00Z",
+        ])
+        .err()
+        .expect("refused");
+        assert_eq!(input, "hub-url");
+        assert!(
+            !message.contains("s3cret") && !message.contains("alice"),
+            "{message}"
+        );
+        assert!(
+            message.contains("https://***@hub.example.edu/jupyter"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn the_help_of_status_gives_its_own_hub_size_default() {
+        use clap::CommandFactory;
+        let mut cli = Cli::command();
+        let help = cli
+            .find_subcommand_mut("status")
+            .expect("status")
+            .render_help()
+            .to_string();
+        let hub_size: String = help
+            .split("--hub-size")
+            .nth(1)
+            .and_then(|rest| rest.split("\n      --").next())
+            .expect("--hub-size is listed")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            hub_size.contains("[default: the servers running now]")
+                && !hub_size.contains("the window")
+                && !hub_size.contains("none, only the usual bound"),
+            "{hub_size}"
+        );
     }
 }

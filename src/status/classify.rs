@@ -150,21 +150,25 @@ pub struct Classified {
     pub overdue: bool,
 }
 
-/// The counts, and when convergence is due.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// The counts, and when convergence is due. Serialises as the `totals` object of the
+/// `--json` document (field names as here, times as RFC 3339 UTC to the second, `null` when
+/// `None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Totals {
-    /// Servers listed: `updated + stale_idle + stale_active + pending`.
+    /// Servers listed: `updated + stale + pending`.
     pub running: u64,
     /// Started after the release went live.
     pub updated: u64,
+    /// Stale servers, idle and active (pending ones apart): `stale_idle + stale_active`.
+    pub stale: u64,
     /// Stale and idle.
     pub stale_idle: u64,
     /// Stale and active.
     pub stale_active: u64,
     /// Pending or not ready (any start time).
     pub pending: u64,
-    /// Pending servers that started before the release (or without a start time): they may
-    /// still run the old image.
+    /// Pending servers that started before the release (or without a start time), and
+    /// stopping ones whenever they started: they may still run the old image.
     pub pending_stale: u64,
     /// Stale servers past their deadline.
     pub overdue: u64,
@@ -172,16 +176,31 @@ pub struct Totals {
     pub converged: bool,
     /// When every stale idle server will be gone (the latest of their deadlines); `None`
     /// when there is none, or when one of them has no deadline (culling disabled).
+    #[serde(serialize_with = "rfc3339_seconds")]
     pub converged_by: Option<OffsetDateTime>,
     /// When every stale server, idle or active, will be gone; `None` when any has no
     /// deadline (or there is none).
+    #[serde(serialize_with = "rfc3339_seconds")]
     pub all_stale_by: Option<OffsetDateTime>,
 }
 
-impl Totals {
-    /// Stale servers, idle and active (pending ones apart).
-    pub fn stale(&self) -> u64 {
-        self.stale_idle + self.stale_active
+/// `2026-11-30T14:05:09Z`: a time in UTC, to the second, as RFC 3339 (the shape of every
+/// time `status` writes for machines: `--json`, the Actions outputs, the comment's numbers).
+pub fn rfc3339(t: OffsetDateTime) -> String {
+    let t = t.to_offset(time::UtcOffset::UTC);
+    let t = t.replace_nanosecond(0).unwrap_or(t);
+    t.format(&time::format_description::well_known::Rfc3339)
+        .expect("a UTC time formats as RFC 3339")
+}
+
+/// serde: an optional time as [`rfc3339`], or `null`.
+fn rfc3339_seconds<S: serde::Serializer>(
+    t: &Option<OffsetDateTime>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match t {
+        Some(t) => s.serialize_str(&rfc3339(*t)),
+        None => s.serialize_none(),
     }
 }
 
@@ -264,7 +283,8 @@ pub fn classify(
             }
         })
         .collect();
-    totals.converged = totals.stale() == 0 && totals.pending_stale == 0;
+    totals.stale = totals.stale_idle + totals.stale_active;
+    totals.converged = totals.stale == 0 && totals.pending_stale == 0;
     totals.converged_by = idle_by.flatten();
     totals.all_stale_by = all_by.flatten();
     out.sort_by(|a, b| {
@@ -318,6 +338,11 @@ mod tests {
         }
     }
 
+    /// 30 November 2026 at `h:m` UTC.
+    fn t(h: u8, m: u8) -> Option<OffsetDateTime> {
+        Some(datetime!(2026-11-30 00:00 UTC).replace_time(time::Time::from_hms(h, m, 0).unwrap()))
+    }
+
     /// z2jh defaults: timeout 1 h, every 10 min, no maximum age.
     fn defaults() -> SettingsModel {
         SettingsModel(CullSettings::default())
@@ -367,12 +392,6 @@ mod tests {
 
     #[test]
     fn each_server_is_classified_conservatively() {
-        let t = |h: u8, m: u8| {
-            Some(
-                datetime!(2026-11-30 00:00 UTC)
-                    .replace_time(time::Time::from_hms(h, m, 0).unwrap()),
-            )
-        };
         let mut pending_spawn = server("spawning-after", t(12, 59), None);
         pending_spawn.pending = Some(Pending::Spawn);
         pending_spawn.ready = false;
@@ -442,20 +461,14 @@ mod tests {
             started,
             last_activity: Some(datetime!(2026-11-30 12:55 UTC)),
         };
-        let at = |h: u8, m: u8| {
-            Some(
-                datetime!(2026-11-30 00:00 UTC)
-                    .replace_time(time::Time::from_hms(h, m, 0).unwrap()),
-            )
-        };
         // (model, times, deadline)
         let cases = [
-            (defaults(), idle, at(12, 40)),
+            (defaults(), idle, t(12, 40)),
             (defaults(), active, None),
             // Max age 4 h: the active server goes by start + 4 h + every.
-            (settings(true, 3600, 600, 4 * 3600), active, at(15, 10)),
+            (settings(true, 3600, 600, 4 * 3600), active, t(15, 10)),
             // Max age 30 min comes before the idle timeout: already overdue.
-            (settings(true, 3600, 600, 1800), idle, at(11, 40)),
+            (settings(true, 3600, 600, 1800), idle, t(11, 40)),
             (settings(false, 3600, 600, 1800), idle, None),
         ];
         for (model, times, deadline) in cases {
@@ -465,12 +478,6 @@ mod tests {
 
     #[test]
     fn totals_and_convergence() {
-        let t = |h: u8, m: u8| {
-            Some(
-                datetime!(2026-11-30 00:00 UTC)
-                    .replace_time(time::Time::from_hms(h, m, 0).unwrap()),
-            )
-        };
         let mut spawn_after = server("e", t(12, 59), None);
         spawn_after.pending = Some(Pending::Spawn);
         let servers = vec![
@@ -486,6 +493,7 @@ mod tests {
             Totals {
                 running: 5,
                 updated: 1,
+                stale: 3,
                 stale_idle: 2,
                 stale_active: 1,
                 pending: 1,
@@ -585,7 +593,7 @@ mod tests {
             let t = c.totals;
             proptest::prop_assert_eq!(t.running as usize, rows.len());
             proptest::prop_assert_eq!(t.running, t.updated + t.stale_idle + t.stale_active + t.pending);
-            proptest::prop_assert_eq!(t.converged, t.stale() == 0 && t.pending_stale == 0);
+            proptest::prop_assert_eq!(t.converged, t.stale == 0 && t.pending_stale == 0);
             for s in &c.servers {
                 if s.state == State::Updated {
                     proptest::prop_assert!(s.server.started.is_some_and(|x| x > RELEASE));
@@ -594,7 +602,7 @@ mod tests {
                     proptest::prop_assert!(s.deadline.is_some());
                 }
             }
-            let stale: Vec<_> = c.servers.iter().take(t.stale() as usize).collect();
+            let stale: Vec<_> = c.servers.iter().take(t.stale as usize).collect();
             proptest::prop_assert!(stale.iter().all(|s| matches!(s.state, State::StaleIdle | State::StaleActive)));
             let with_deadline: Vec<_> = stale.iter().filter_map(|s| s.deadline).collect();
             proptest::prop_assert!(with_deadline.windows(2).all(|w| w[0] <= w[1]));

@@ -10,7 +10,7 @@
 //! RFC 3339.
 
 use super::Pending;
-use super::classify::{Classification, Classified, State, Totals};
+use super::classify::{Classification, Classified, State, Totals, rfc3339};
 use crate::digest::Digest;
 use crate::render::{ISSUE_BODY_LIMIT, truncate_body, utc_minute};
 use crate::support::sanitize;
@@ -28,7 +28,7 @@ pub const NAME_MAX_CHARS: usize = 64;
 pub const NAMED_ROWS_MAX: usize = 100;
 
 /// Version of the `--json` document's shape: raised when a field changes meaning or goes.
-pub const JSON_VERSION: u32 = 1;
+pub const JSON_VERSION: u32 = 2;
 
 /// What one `status` run found, for every report.
 #[derive(Debug, Clone, Copy)]
@@ -48,14 +48,6 @@ pub struct StatusFacts<'a> {
     pub shifted: bool,
     /// Whether the job summary and the comment list servers by user and server name.
     pub include_names: bool,
-}
-
-/// `2026-11-30T14:05:09Z`.
-fn rfc3339(t: OffsetDateTime) -> String {
-    let t = t.to_offset(time::UtcOffset::UTC);
-    let t = t.replace_nanosecond(0).unwrap_or(t);
-    t.format(&time::format_description::well_known::Rfc3339)
-        .expect("a UTC time formats as RFC 3339")
 }
 
 fn state_words(state: State) -> &'static str {
@@ -169,9 +161,11 @@ pub fn table(facts: &StatusFacts<'_>) -> String {
     out
 }
 
-/// Characters a terminal shows: the word joiners [`crate::support::sanitize`] inserts take no column.
+/// Terminal columns `text` takes (Unicode's East Asian Width and zero-width marks, per
+/// `unicode-width`): a wide character takes 2, a combining mark or the word joiner
+/// [`crate::support::sanitize`] inserts 0.
 fn width(text: &str) -> usize {
-    text.chars().filter(|&c| c != '\u{2060}').count()
+    unicode_width::UnicodeWidthStr::width(text)
 }
 
 fn totals_line(t: &Totals) -> String {
@@ -227,50 +221,26 @@ pub struct JsonReport {
     pub measured_at: String,
     /// Whether the hub's list changed while it was read.
     pub shifted: bool,
-    /// The counts.
-    pub totals: JsonTotals,
+    /// The counts (times as RFC 3339, UTC, or `null`).
+    pub totals: Totals,
     /// Every running server, sorted by deadline.
     pub servers: Vec<JsonServer>,
-}
-
-/// [`JsonReport::totals`]: [`Totals`] with times as RFC 3339.
-#[derive(Debug, Serialize)]
-pub struct JsonTotals {
-    /// Servers listed.
-    pub running: u64,
-    /// Started after the release.
-    pub updated: u64,
-    /// Stale, idle and active.
-    pub stale: u64,
-    /// Stale and idle.
-    pub stale_idle: u64,
-    /// Stale and active.
-    pub stale_active: u64,
-    /// Starting, stopping or not ready.
-    pub pending: u64,
-    /// Pending servers that may still be on the previous image.
-    pub pending_stale: u64,
-    /// Stale servers past their deadline.
-    pub overdue: u64,
-    /// No server may still be on the previous image.
-    pub converged: bool,
-    /// When every idle stale server will be gone, or `null` (none, or culling disabled).
-    pub converged_by: Option<String>,
-    /// When every stale server will be gone, or `null` (one stops only on restart).
-    pub all_stale_by: Option<String>,
 }
 
 /// One server in [`JsonReport::servers`].
 #[derive(Debug, Serialize)]
 pub struct JsonServer {
-    /// The user's name, neutralised as for the log ([`sanitize::log_line`]: one line, no
-    /// control or invisible characters, at most [`NAME_MAX_CHARS`], and a word joiner after
-    /// any `##` before `[`, since the runner reads the legacy `##[command]` anywhere in a
-    /// line and `--json` goes to stdout, the Actions log). For reading: a neutralised name
-    /// may differ from the hub's.
+    /// The user's name exactly as the hub gave it, so that a script can map the row back to
+    /// the user (untrusted text: JSON-escaped, see [`json`]).
     pub user: String,
-    /// The server's name, neutralised; `""` for the default server.
+    /// The server's name exactly as the hub gave it; `""` for the default server.
     pub server: String,
+    /// The user's name for reading, neutralised as for the log ([`sanitize::log_line`]: one
+    /// line, no control or invisible characters, at most [`NAME_MAX_CHARS`], and a word
+    /// joiner after any `##` before `[`): may differ from the hub's.
+    pub user_display: String,
+    /// The server's name for reading, neutralised likewise; `""` for the default server.
+    pub server_display: String,
     /// `stale-idle`, `stale-active`, `pending` or `updated`.
     pub state: State,
     /// When it started, or `null`.
@@ -298,26 +268,16 @@ pub fn json_report(facts: &StatusFacts<'_>) -> JsonReport {
         released_at: rfc3339(facts.released_at),
         measured_at: rfc3339(facts.now),
         shifted: facts.shifted,
-        totals: JsonTotals {
-            running: t.running,
-            updated: t.updated,
-            stale: t.stale(),
-            stale_idle: t.stale_idle,
-            stale_active: t.stale_active,
-            pending: t.pending,
-            pending_stale: t.pending_stale,
-            overdue: t.overdue,
-            converged: t.converged,
-            converged_by: t.converged_by.map(rfc3339),
-            all_stale_by: t.all_stale_by.map(rfc3339),
-        },
+        totals: *t,
         servers: facts
             .classification
             .servers
             .iter()
             .map(|c| JsonServer {
-                user: sanitize::log_line(&c.server.user, NAME_MAX_CHARS),
-                server: sanitize::log_line(&c.server.name, NAME_MAX_CHARS),
+                user: c.server.user.clone(),
+                server: c.server.name.clone(),
+                user_display: sanitize::log_line(&c.server.user, NAME_MAX_CHARS),
+                server_display: sanitize::log_line(&c.server.name, NAME_MAX_CHARS),
                 state: c.state,
                 started: c.server.started.map(rfc3339),
                 last_activity: c.server.last_activity.map(rfc3339),
@@ -330,12 +290,34 @@ pub fn json_report(facts: &StatusFacts<'_>) -> JsonReport {
     }
 }
 
-/// The `--json` text: [`json_report`], pretty-printed, with a final newline.
+/// The `--json` text: [`json_report`], pretty-printed, with a final newline, and printable
+/// as it is to a terminal and to the Actions log although the raw names are untrusted: on
+/// top of serde's escapes (quotes, backslashes, C0 controls), every `#`, C1 control, line
+/// or paragraph separator and invisible character ([`sanitize::is_invisible`]: bidirectional
+/// controls, format characters) is written as a `\uXXXX` escape. A JSON parser reads the
+/// exact names back; the log shows no legacy `##[command]` (which the runner reads anywhere
+/// in a line), and no text reordered or hidden. A line never starts with `::` (each starts
+/// with indentation and a key or a bracket).
 pub fn json(facts: &StatusFacts<'_>) -> String {
-    let mut text = serde_json::to_string_pretty(&json_report(facts))
+    let text = serde_json::to_string_pretty(&json_report(facts))
         .expect("the report serialises (strings, numbers and booleans only)");
-    text.push('\n');
-    text
+    let mut out = String::with_capacity(text.len() + 1);
+    for c in text.chars() {
+        let escape = c == '#'
+            || (c.is_control() && c != '\n')
+            || matches!(c, '\u{2028}' | '\u{2029}')
+            || sanitize::is_invisible(c);
+        if escape {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('\n');
+    out
 }
 
 /// The Actions outputs: `running`, `updated`, `stale` (idle and active), `stale-active`
@@ -346,7 +328,7 @@ pub fn outputs(totals: &Totals) -> Vec<(&'static str, String)> {
     vec![
         ("running", totals.running.to_string()),
         ("updated", totals.updated.to_string()),
-        ("stale", totals.stale().to_string()),
+        ("stale", totals.stale.to_string()),
         ("stale-active", totals.stale_active.to_string()),
         ("converged", totals.converged.to_string()),
         (

@@ -14,7 +14,7 @@ use crate::support::github::GitHub;
 use crate::support::github::models::{Comment, Issue};
 use crate::support::log::Log;
 use crate::window::{CullSettings, HubScale};
-use anyhow::{Result, anyhow};
+use anyhow::{Context, Result, anyhow};
 use time::OffsetDateTime;
 
 /// One `status` run, every input checked ([`crate::cli::status_request`] builds it).
@@ -27,7 +27,8 @@ pub struct StatusRequest {
     /// release note of the image's digest.
     pub released_at: Option<OffsetDateTime>,
     /// `--image`, with the registry options for a registry reference: its digest finds the
-    /// release note and the tracking issue.
+    /// release note and the tracking issue. `None` when nothing needs the digest
+    /// (`--released-at` given and no comment): the registry is then not asked.
     pub image: Option<(ImageSource, Option<RegistryOptions>)>,
     /// The GitHub client, when the release note is read or the comment written.
     pub github: Option<GitHub>,
@@ -212,8 +213,10 @@ async fn comment(
             )
             .await?;
             let c = match made {
+                once::Made::PostedAfterUnknownOutcome(mine) => {
+                    keep_first(github, issue.number, digest, mine, log).await?
+                }
                 once::Made::Posted(c)
-                | once::Made::PostedAfterUnknownOutcome(c)
                 | once::Made::FoundAfterUnknownOutcome(c)
                 | once::Made::FoundAfterConflict(c) => c,
             };
@@ -221,4 +224,218 @@ async fn comment(
         }
     }
     Ok(())
+}
+
+/// After a second comment POST (the first one's outcome unknown, and a look-up that did not
+/// list it): the first may have taken effect behind a lagging listing, so the comments are
+/// read again, as the tracking issue is ([`crate::publish`]'s give-way). The earliest
+/// "Convergence status" comment for `digest` is kept; when that is not `mine`, `mine` is
+/// deleted as the duplicate and the earliest returned.
+///
+/// # Errors
+/// A failed read or delete, saying which comment exists and what to do.
+async fn keep_first(
+    github: &GitHub,
+    issue: u64,
+    digest: &Digest,
+    mine: Comment,
+    log: &Log,
+) -> Result<Comment> {
+    let reread = || {
+        format!(
+            "this run posted convergence comment {} after a failed first attempt; reading the comments again to check that the first did not take effect failed: re-run, or delete the later of two convergence comments by hand",
+            mine.html_url
+        )
+    };
+    let first = github
+        .list_comments(issue)
+        .await
+        .with_context(reread)?
+        .into_iter()
+        .filter(|c| report::is_status_comment(c.body.as_deref().unwrap_or(""), digest))
+        .min_by_key(|c| c.id);
+    match first {
+        Some(first) if first.id < mine.id => {
+            github.delete_comment(mine.id).await.with_context(|| {
+                format!(
+                    "convergence comment {} duplicates {}, whose POST took effect after all; deleting it failed: delete it by hand",
+                    mine.html_url, first.html_url
+                )
+            })?;
+            log.info(&format!(
+                "deleted convergence comment {}, a duplicate of {} (the first POST took effect after all)",
+                mine.html_url, first.html_url
+            ));
+            Ok(first)
+        }
+        _ => Ok(mine),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The comment's creation against a wiremock GitHub answering GitHub's example payloads
+    //! (`tests/fixtures/github-rest/`): a first POST whose outcome is unknown is never
+    //! followed by a duplicate that stays.
+    use super::*;
+    use crate::context::Repository;
+    use crate::status::classify::{SettingsModel, classify};
+    use crate::support::github::Options;
+    use serde_json::{Value, json};
+    use time::macros::datetime;
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    const COMMENTS: &str = "/repos/octo-org/lab/issues/7/comments";
+
+    fn digest() -> Digest {
+        Digest::parse("sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")
+            .unwrap()
+    }
+
+    /// GitHub's example comment with `id` and `body`.
+    fn comment_json(id: u64, body: &str) -> Value {
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/github-rest/issue-comment.json"
+        );
+        let mut c: Value = serde_json::from_slice(&std::fs::read(fixture).unwrap()).unwrap();
+        c["id"] = json!(id);
+        c["body"] = json!(body);
+        c["html_url"] = json!(format!(
+            "https://github.com/octo-org/lab/issues/7#issuecomment-{id}"
+        ));
+        c
+    }
+
+    /// An empty hub measured at the release time.
+    fn empty_hub() -> super::super::classify::Classification {
+        let at = datetime!(2026-11-30 12:00 UTC);
+        classify(Vec::new(), at, at, &SettingsModel(Default::default()))
+    }
+
+    fn facts<'a>(c: &'a super::super::classify::Classification, d: &'a Digest) -> StatusFacts<'a> {
+        let at = datetime!(2026-11-30 12:00 UTC);
+        StatusFacts {
+            hub_url: "https://hub.example.org",
+            digest: Some(d),
+            released_at: at,
+            now: at,
+            classification: c,
+            shifted: false,
+            include_names: false,
+        }
+    }
+
+    /// Runs [`comment`] for [`empty_hub`] against `github`.
+    async fn post_comment(github: &MockServer) -> Result<()> {
+        let gh = GitHub::with_options(
+            &github.uri(),
+            &crate::support::secrets::SecretString::from("ghs_test"),
+            Repository::parse("octo-org/lab").unwrap(),
+            Options::default(),
+        )
+        .unwrap();
+        let issue: Issue =
+            serde_json::from_value(json!({"id": 70, "number": 7, "state": "open"})).unwrap();
+        let (c, d) = (empty_hub(), digest());
+        comment(
+            &gh,
+            Some(&issue),
+            &d,
+            &facts(&c, &d),
+            &Log::new(false, false),
+        )
+        .await
+    }
+
+    /// `(method, path)` of every request `github` received.
+    async fn calls(github: &MockServer) -> Vec<(String, String)> {
+        github
+            .received_requests()
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| (r.method.to_string(), r.url.path().to_string()))
+            .collect()
+    }
+
+    /// Mounts `response` to `verb` on `route`: only the first `times` requests (ahead of
+    /// the other mocks) when given, else every one.
+    async fn answer(
+        github: &MockServer,
+        verb: &str,
+        route: &str,
+        response: ResponseTemplate,
+        times: Option<u64>,
+    ) {
+        let mock = Mock::given(method(verb))
+            .and(path(route))
+            .respond_with(response);
+        match times {
+            Some(n) => mock.up_to_n_times(n).with_priority(1),
+            None => mock,
+        }
+        .mount(github)
+        .await;
+    }
+
+    fn listing(comments: Value) -> ResponseTemplate {
+        ResponseTemplate::new(200).set_body_json(comments)
+    }
+
+    #[tokio::test]
+    async fn a_second_post_behind_a_lagging_listing_is_deleted_as_the_duplicate() {
+        let github = MockServer::start().await;
+        let (c, d) = (empty_hub(), digest());
+        let body = report::comment(&facts(&c, &d), &d).unwrap();
+        // The first POST takes effect (comment 1) but answers 500; the listing right after
+        // lags and shows nothing, so a second POST makes comment 2; the fresh re-read shows
+        // both: 2 goes.
+        let error = ResponseTemplate::new(500);
+        answer(&github, "POST", COMMENTS, error, Some(1)).await;
+        let made = ResponseTemplate::new(201).set_body_json(comment_json(2, &body));
+        answer(&github, "POST", COMMENTS, made, None).await;
+        answer(&github, "GET", COMMENTS, listing(json!([])), Some(2)).await;
+        let both = json!([comment_json(1, &body), comment_json(2, &body)]);
+        answer(&github, "GET", COMMENTS, listing(both), None).await;
+        let duplicate = "/repos/octo-org/lab/issues/comments/2";
+        answer(
+            &github,
+            "DELETE",
+            duplicate,
+            ResponseTemplate::new(204),
+            None,
+        )
+        .await;
+
+        post_comment(&github).await.unwrap();
+        let call = |m: &str, p: &str| (m.to_string(), p.to_string());
+        assert_eq!(
+            calls(&github).await,
+            [
+                call("GET", COMMENTS),
+                call("POST", COMMENTS),
+                call("GET", COMMENTS),
+                call("POST", COMMENTS),
+                call("GET", COMMENTS),
+                call("DELETE", duplicate),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failed_post_that_took_effect_is_found_and_not_posted_again() {
+        let github = MockServer::start().await;
+        answer(&github, "POST", COMMENTS, ResponseTemplate::new(500), None).await;
+        answer(&github, "GET", COMMENTS, listing(json!([])), Some(1)).await;
+        // The re-read after the 500 lists the comment the POST made.
+        let marker = report::comment_marker(&digest());
+        let made = json!([comment_json(1, &format!("{marker}\nmade"))]);
+        answer(&github, "GET", COMMENTS, listing(made), None).await;
+
+        post_comment(&github).await.unwrap();
+        let methods: Vec<String> = calls(&github).await.into_iter().map(|(m, _)| m).collect();
+        assert_eq!(methods, ["GET", "POST", "GET"], "exactly one POST");
+    }
 }

@@ -35,7 +35,7 @@ pub const DEFAULT_MAX_CHARS: usize = 200;
 /// Category Cf, e.g. U+200B ZERO WIDTH SPACE, U+2060 WORD JOINER), or any other default
 /// ignorable code point (e.g. variation selectors, Hangul fillers, tag characters), per the
 /// Unicode Character Database as compiled into `icu_properties`.
-fn is_invisible(c: char) -> bool {
+pub fn is_invisible(c: char) -> bool {
     use icu_properties::props::{BidiControl, DefaultIgnorableCodePoint, GeneralCategory};
     use icu_properties::{CodePointMapData, CodePointSetData};
     CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)

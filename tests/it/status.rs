@@ -506,3 +506,72 @@ fn the_docs_show_the_tokens_role_as_the_code_defines_it() {
         );
     }
 }
+
+/// The page size `status` asks for by default against a hub answering as JupyterHub 6.1.1
+/// does with its default `api_page_max_limit` (200): `GET /hub/api/users` caps `limit` at
+/// 200 (`get_api_pagination`) and gives `_pagination.next` while `offset + limit < total`
+/// (`paginated_model`). A fake (wiremock) rather than the real hub: starting 200 servers on
+/// the rig takes 0.1 to 0.3 s each on 2 cores, a minute of CI; the real hub's paging is
+/// covered above at page size 2 and by scripts/bench-status.sh at 10,000 users.
+#[tokio::test]
+async fn at_the_default_page_size_status_sends_one_get_per_200_running_servers() {
+    use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+    let server_model = serde_json::json!({
+        "name": "", "display_name": "", "last_activity": "2026-11-30T10:30:00.123456Z",
+        "started": "2026-11-30T10:00:00.654321Z", "pending": null, "ready": true,
+        "stopped": false, "user_options": {}, "progress_url": "/hub/api/users/x/server/progress",
+    });
+    // (users with a running server, requests: ceil(n / 200), at least 1)
+    for (running, requests) in [(401_u64, 3_usize), (400, 2), (201, 2), (0, 1)] {
+        let hub = MockServer::start().await;
+        let model = server_model.clone();
+        Mock::given(wiremock::matchers::method("GET"))
+            .and(wiremock::matchers::path("/hub/api/users"))
+            .respond_with(move |req: &Request| {
+                let q: BTreeMap<String, String> = req.url.query_pairs().into_owned().collect();
+                let offset: u64 = q["offset"].parse().unwrap();
+                let limit = q["limit"].parse::<u64>().unwrap().min(200);
+                let end = running.min(offset + limit);
+                let items: Vec<Value> = (offset..end)
+                    .map(|i| serde_json::json!({"kind": "user", "name": format!("u{i}"), "servers": {"": model}}))
+                    .collect();
+                let next = (offset + limit < running).then(|| {
+                    serde_json::json!({"offset": offset + limit, "limit": limit, "url": "http://hub.internal/"})
+                });
+                ResponseTemplate::new(200).set_body_json(serde_json::json!({
+                    "items": items,
+                    "_pagination": {"offset": offset, "limit": limit, "total": running, "next": next},
+                }))
+            })
+            .mount(&hub)
+            .await;
+        let (code, stdout, stderr) = run_codeq(
+            &[
+                "status",
+                "--hub-url",
+                &hub.uri(),
+                "--hub-token",
+                READER_TOKEN,
+                "--released-at",
+                "2026-11-30T12:00:00Z",
+                "--now",
+                "2026-11-30T12:30:00Z",
+                "--json",
+            ],
+            &BTreeMap::new(),
+        );
+        assert_eq!(code, 0, "{stderr}");
+        let report: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(report["totals"]["running"], running);
+        let sent = hub.received_requests().await.unwrap();
+        let asked: Vec<String> = sent
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.url.query().unwrap_or("")))
+            .collect();
+        let expected: Vec<String> = (0..requests)
+            .map(|p| format!("GET state=active&offset={}&limit=200", p * 200))
+            .collect();
+        assert_eq!(asked, expected, "{running} running servers");
+        assert!(requests as u64 <= running.div_ceil(200) + 1);
+    }
+}

@@ -252,3 +252,69 @@ fn named_rows_are_capped() {
     assert_eq!(summary.matches("| user").count(), NAMED_ROWS_MAX);
     assert!(summary.contains("…and 5 more"), "{summary}");
 }
+
+#[test]
+fn json_names_are_the_hubs_exact_names_and_the_text_is_safe_for_the_log() {
+    let c = scenario();
+    let text = json(&facts(&c, None, false));
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut users: Vec<&str> = doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["user"].as_str().unwrap())
+        .collect();
+    let mut hub: Vec<&str> = c.servers.iter().map(|s| s.server.user.as_str()).collect();
+    users.sort_unstable();
+    hub.sort_unstable();
+    assert_eq!(users, hub, "the exact names, for scripts");
+    let boom = doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["user"] == "::error title=x::boom")
+        .unwrap();
+    assert_eq!(boom["server"], "##[warning]w");
+    assert_eq!(boom["server_display"], "##\u{2060}[warning]w");
+    // Printed as it is, nothing in it is a workflow command or hidden text.
+    assert!(!text.contains("##["), "{text}");
+    assert!(
+        !text.lines().any(|l| l.trim_start().starts_with("::")),
+        "{text}"
+    );
+    assert!(
+        !text
+            .chars()
+            .any(|c| c == '\u{202e}' || c == '\u{1b}' || crate::support::sanitize::is_invisible(c)),
+        "{text}"
+    );
+}
+
+#[test]
+fn wide_and_combining_names_keep_the_table_aligned() {
+    let servers = vec![
+        server("山田太郎", "", at(9, 0), at(11, 0)),
+        server("e\u{301}mile", "ノート", at(9, 0), at(11, 10)),
+        server("ab", "", at(9, 0), at(11, 20)),
+    ];
+    let c = classify(
+        servers,
+        RELEASE,
+        NOW,
+        &SettingsModel(CullSettings::default()),
+    );
+    let table = table(&facts(&c, None, false));
+    // Every row's STATE starts at the same terminal column as the header's.
+    let columns: Vec<usize> = table
+        .lines()
+        .take(4)
+        .map(|line| {
+            let at = line
+                .find("STATE")
+                .or_else(|| line.find("stale idle"))
+                .unwrap_or_else(|| panic!("no state in {line:?}"));
+            unicode_width::UnicodeWidthStr::width(&line[..at])
+        })
+        .collect();
+    assert_eq!(columns, vec![columns[0]; 4], "\n{table}");
+}

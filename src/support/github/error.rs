@@ -66,6 +66,8 @@ pub enum Action {
     CommentOnTrackingIssue,
     /// `PATCH /issues/comments/{id}`.
     UpdateTrackingComment,
+    /// `DELETE /issues/comments/{id}` of a duplicate.
+    DeleteDuplicateComment,
     /// `GET /commits/{sha}/pulls`.
     LookUpCommitPullRequests,
     /// `GET /pulls/{n}`.
@@ -93,7 +95,8 @@ impl Action {
             | Action::CloseDuplicateIssue
             | Action::ListIssueComments
             | Action::CommentOnTrackingIssue
-            | Action::UpdateTrackingComment => Object::Issue,
+            | Action::UpdateTrackingComment
+            | Action::DeleteDuplicateComment => Object::Issue,
             Action::LookUpCommitPullRequests | Action::LookUpPullRequest => Object::PullRequest,
         }
     }
@@ -114,7 +117,7 @@ impl Action {
             Action::UpdateReleaseNote
             | Action::CloseDuplicateIssue
             | Action::UpdateTrackingComment => "PATCH",
-            Action::DeleteDuplicateRelease => "DELETE",
+            Action::DeleteDuplicateRelease | Action::DeleteDuplicateComment => "DELETE",
         }
     }
 }
@@ -132,6 +135,7 @@ impl std::fmt::Display for Action {
             Action::ListIssueComments => "list issue comments",
             Action::CommentOnTrackingIssue => "comment on the tracking issue",
             Action::UpdateTrackingComment => "update the tracking issue comment",
+            Action::DeleteDuplicateComment => "delete a duplicate comment",
             Action::LookUpCommitPullRequests => "look up the pull requests of the pushed commit",
             Action::LookUpPullRequest => "look up the pull request",
         })
@@ -370,6 +374,7 @@ mod tests {
             Action::ListIssueComments,
             Action::CommentOnTrackingIssue,
             Action::UpdateTrackingComment,
+            Action::DeleteDuplicateComment,
             Action::LookUpCommitPullRequests,
             Action::LookUpPullRequest,
         ]

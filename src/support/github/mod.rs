@@ -363,20 +363,39 @@ impl GitHub {
     /// Deletes a release (`DELETE /repos/{o}/{r}/releases/{id}`): only used to undo this
     /// run's own duplicate after losing a race.
     pub async fn delete_release(&self, id: u64) -> Result<(), GitHubError> {
-        let route = self.route(&format!("/releases/{id}"));
+        self.delete(
+            self.route(&format!("/releases/{id}")),
+            Action::DeleteDuplicateRelease,
+        )
+        .await
+    }
+
+    /// Deletes one of the bot's comments (`DELETE /repos/{o}/{r}/issues/comments/{id}`):
+    /// only used to undo this run's own duplicate (a second comment POST after one whose
+    /// outcome was unknown took effect after all). Needs `issues: write`.
+    pub async fn delete_comment(&self, id: u64) -> Result<(), GitHubError> {
+        self.delete(
+            self.route(&format!("/issues/comments/{id}")),
+            Action::DeleteDuplicateComment,
+        )
+        .await
+    }
+
+    /// One DELETE; a 404 (already gone) counts as done.
+    async fn delete(&self, route: String, action: Action) -> Result<(), GitHubError> {
         self.note("DELETE", &route);
         let response = self
             .client()?
             ._delete(route.as_str(), None::<&()>)
             .await
-            .map_err(|e| self.failed(e, Action::DeleteDuplicateRelease))?;
+            .map_err(|e| self.failed(e, action))?;
         let status = response.status();
         if status.is_success() || status == http::StatusCode::NOT_FOUND {
             Ok(())
         } else {
             Err(GitHubError::new(
                 Kind::from_status(status.as_u16()),
-                format!("delete a duplicate release: HTTP {status}"),
+                format!("{action}: HTTP {status}"),
             ))
         }
     }
