@@ -3,7 +3,12 @@
 use super::inputs::given;
 use super::{CullerArgs, UsageError, inputs, usage};
 use crate::support::log::Log;
+use crate::values::{self, ValuesPath};
+use crate::window::{
+    Configured, Origin, parse_duration_secs, parse_hub_size, parse_slow_stop_timeout,
+};
 use anyhow::Result;
+use std::path::PathBuf;
 
 impl CullerArgs {
     /// The culler settings these options give, with where each came from: z2jh's defaults,
@@ -20,19 +25,33 @@ impl CullerArgs {
     /// a comma (the input takes one path per line), or `timeout` or `every` of 0 from an
     /// option while culling is enabled. Otherwise (exit code 1): an unreadable or malformed
     /// values file, naming the file and key path, or a 0 from a values file.
-    pub fn settings(&self, log: &Log) -> Result<crate::window::Configured> {
-        use crate::values::{self, ValuesPath};
-        use crate::window::{
-            Configured, Origin, parse_duration_secs, parse_hub_size, parse_slow_stop_timeout,
-        };
+    pub fn settings(&self, log: &Log) -> Result<Configured> {
         let mut c = Configured::default();
+        let parsed = self.values_files(log)?;
+        values::apply(&mut c, &parsed)?;
+        self.apply_cull_options(&mut c)?;
+        self.apply_scale(&mut c, &parsed)?;
+        c.validate().map_err(|e| match e.origin {
+            Origin::Option { name } => UsageError::new(name, e.message).into(),
+            _ => anyhow::Error::new(e),
+        })?;
+        Ok(c)
+    }
+
+    /// The values files (`jupyterhub-values`, one path per line) read at `values-path`;
+    /// warns through `log` when files were given but none sets `cull`.
+    ///
+    /// # Errors
+    /// [`UsageError`] for a bad `values-path` or a missing file whose name holds a comma;
+    /// the errors of [`values::load`] (exit code 1).
+    fn values_files(&self, log: &Log) -> Result<Vec<values::FileCull>> {
         let path = ValuesPath::parse(self.values_path.as_deref()).map_err(usage("values-path"))?;
-        let files: Vec<std::path::PathBuf> = self
+        let files: Vec<PathBuf> = self
             .jupyterhub_values
             .iter()
             .map(|f| f.trim())
             .filter(|f| !f.is_empty())
-            .map(std::path::PathBuf::from)
+            .map(PathBuf::from)
             .collect();
         if let Some(listed) = files
             .iter()
@@ -61,7 +80,14 @@ impl CullerArgs {
                 ),
             );
         }
-        values::apply(&mut c, &parsed)?;
+        Ok(parsed)
+    }
+
+    /// The `--cull-*` options over what the values files set.
+    ///
+    /// # Errors
+    /// [`UsageError`] naming the option for a malformed duration or boolean (quoting it).
+    fn apply_cull_options(&self, c: &mut Configured) -> Result<(), UsageError> {
         let option = |name: &str| Origin::Option { name: name.into() };
         let dur = |value: &Option<String>, name: &str| -> Result<Option<u64>, UsageError> {
             value
@@ -103,13 +129,28 @@ impl CullerArgs {
             })?;
             c.origins.enabled = option("cull-enabled");
         }
+        Ok(())
+    }
+
+    /// The hub's scale: the slow-stop timeout from `--slow-stop-timeout`, else the values
+    /// files, else JupyterHub's 10 s; `--hub-size` when given.
+    ///
+    /// # Errors
+    /// [`UsageError`] naming the option for a value that is 0, negative or not a number.
+    fn apply_scale(
+        &self,
+        c: &mut Configured,
+        parsed: &[values::FileCull],
+    ) -> Result<(), UsageError> {
         (c.scale.slow_stop_timeout_secs, c.scale.slow_stop_origin) =
-            values::slow_stop_timeout(&parsed);
+            values::slow_stop_timeout(parsed);
         if let Some(v) = given(&self.slow_stop_timeout) {
             c.scale.slow_stop_timeout_secs =
                 parse_slow_stop_timeout("slow-stop-timeout (--slow-stop-timeout)", v)
                     .map_err(|e| UsageError::new("slow-stop-timeout", e.message))?;
-            c.scale.slow_stop_origin = option("slow-stop-timeout");
+            c.scale.slow_stop_origin = Origin::Option {
+                name: "slow-stop-timeout".into(),
+            };
         }
         if let Some(v) = given(&self.hub_size) {
             c.scale.servers = Some(
@@ -117,11 +158,7 @@ impl CullerArgs {
                     .map_err(|e| UsageError::new("hub-size", e.message))?,
             );
         }
-        c.validate().map_err(|e| match e.origin {
-            Origin::Option { name } => UsageError::new(name, e.message).into(),
-            _ => anyhow::Error::new(e),
-        })?;
-        Ok(c)
+        Ok(())
     }
 }
 
