@@ -910,40 +910,48 @@ mod tests {
 
     #[test]
     fn hub_size_and_slow_stop_timeout_refuse_bad_input_naming_it() {
-        assert_eq!(parse_hub_size("hub-size", " 100 ").unwrap(), 100);
-        assert_eq!(parse_hub_size("hub-size", "1").unwrap(), 1);
-        for (text, says) in [
-            ("0", "hub-size is 0: give the most single-user servers"),
-            ("-3", "hub-size is negative (\"-3\")"),
-            ("2.5", "hub-size is \"2.5\", not a whole number"),
-            ("many", "hub-size is \"many\", not a whole number"),
-            ("", "hub-size is empty"),
-            ("1000001", "hub-size is 1000001, more than 1000000"),
+        type Parse = fn(&str, &str) -> Result<u64, InvalidScale>;
+        let hub_size: (Parse, &str) = (parse_hub_size, "hub-size");
+        let slow_stop: (Parse, &str) = (parse_slow_stop_timeout, "slow-stop-timeout");
+        for ((parse, input), text, value) in [
+            (hub_size, " 100 ", 100),
+            (hub_size, "1", 1),
+            (slow_stop, "10", 10),
+            (slow_stop, "1m", 60),
         ] {
-            let err = parse_hub_size("hub-size", text).unwrap_err();
-            assert_eq!(err.input, "hub-size");
-            assert!(err.message.starts_with(says), "{text:?}: {err}");
+            assert_eq!(parse(input, text).unwrap(), value, "{input}={text:?}");
         }
-        assert_eq!(
-            parse_slow_stop_timeout("slow-stop-timeout", "10").unwrap(),
-            10
-        );
-        assert_eq!(
-            parse_slow_stop_timeout("slow-stop-timeout", "1m").unwrap(),
-            60
-        );
-        for (text, says) in [
+        for ((parse, input), text, says) in [
             (
+                hub_size,
+                "0",
+                "hub-size is 0: give the most single-user servers",
+            ),
+            (hub_size, "-3", "hub-size is negative (\"-3\")"),
+            (hub_size, "2.5", "hub-size is \"2.5\", not a whole number"),
+            (hub_size, "many", "hub-size is \"many\", not a whole number"),
+            (hub_size, "", "hub-size is empty"),
+            (
+                hub_size,
+                "1000001",
+                "hub-size is 1000001, more than 1000000",
+            ),
+            (
+                slow_stop,
                 "0",
                 "slow-stop-timeout is 0: give the hub's slow-stop timeout",
             ),
-            ("-10", "slow-stop-timeout: \"-10\" is negative"),
-            ("soon", "slow-stop-timeout: \"soon\" is not a duration"),
-            ("", "slow-stop-timeout: empty duration"),
+            (slow_stop, "-10", "slow-stop-timeout: \"-10\" is negative"),
+            (
+                slow_stop,
+                "soon",
+                "slow-stop-timeout: \"soon\" is not a duration",
+            ),
+            (slow_stop, "", "slow-stop-timeout: empty duration"),
         ] {
-            let err = parse_slow_stop_timeout("slow-stop-timeout", text).unwrap_err();
-            assert_eq!(err.input, "slow-stop-timeout");
-            assert!(err.message.starts_with(says), "{text:?}: {err}");
+            let err = parse(input, text).unwrap_err();
+            assert_eq!(err.input, input);
+            assert!(err.message.starts_with(says), "{input}={text:?}: {err}");
         }
     }
 
