@@ -523,7 +523,6 @@ fn describe(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::window::CullSettings;
 
     fn layered(files: &[(&str, &str)], path: &ValuesPath) -> Result<Configured> {
         let mut c = Configured::default();
@@ -559,39 +558,65 @@ mod tests {
         }
     }
 
+    /// How values files layer into settings: each case's files, and every setting with its
+    /// origin, in one snapshot.
     #[test]
-    fn plain_chart_values_are_read_with_their_key_paths() {
-        let c = one(
-            "values.yaml",
-            "hub:\n  image: {}\ncull:\n  enabled: true\n  timeout: 7200\n  every: 300\n  maxAge: 28800\n  users: false\n",
-        );
-        assert_eq!(
-            c.settings,
-            CullSettings {
-                enabled: true,
-                timeout_secs: 7200,
-                every_secs: 300,
-                max_age_secs: 28800
-            }
-        );
-        assert_eq!(
-            c.origins.timeout,
-            file_origin("values.yaml", "cull.timeout")
-        );
-        assert_eq!(c.origins.max_age, file_origin("values.yaml", "cull.maxAge"));
-    }
-
-    #[test]
-    fn subchart_values_are_found_under_jupyterhub() {
-        let c = one(
-            "umbrella.yaml",
-            "ingress: {enabled: true}\njupyterhub:\n  cull:\n    timeout: 1800\n",
-        );
-        assert_eq!(c.settings.timeout_secs, 1800);
-        assert_eq!(
-            c.origins.timeout,
-            file_origin("umbrella.yaml", "jupyterhub.cull.timeout")
-        );
+    fn layering_table() {
+        let cases: [(&str, &[(&str, &str)]); 6] = [
+            (
+                "plain chart values are read with their key paths",
+                &[(
+                    "values.yaml",
+                    "hub:\n  image: {}\ncull:\n  enabled: true\n  timeout: 7200\n  every: 300\n  maxAge: 28800\n  users: false\n",
+                )],
+            ),
+            (
+                "subchart values are found under jupyterhub",
+                &[(
+                    "umbrella.yaml",
+                    "ingress: {enabled: true}\njupyterhub:\n  cull:\n    timeout: 1800\n",
+                )],
+            ),
+            (
+                "a later file overrides an earlier one key by key",
+                &[
+                    ("base.yaml", "cull:\n  timeout: 7200\n  every: 300\n"),
+                    ("prod.yaml", "cull:\n  timeout: 5400\n  maxAge: 86400\n"),
+                ],
+            ),
+            (
+                "missing keys keep the z2jh defaults",
+                &[("v.yaml", "cull: {every: 120}\n")],
+            ),
+            (
+                "YAML 1.1 booleans read as helm reads them",
+                &[("v.yaml", "cull: {enabled: no}\n")],
+            ),
+            (
+                "null clears a key as helm does",
+                &[
+                    ("a.yaml", "cull: {maxAge: 3600}\n"),
+                    ("b.yaml", "cull: {maxAge: null}\n"),
+                ],
+            ),
+        ];
+        let mut table = Vec::new();
+        for (name, files) in cases {
+            let c = auto(files);
+            let (s, o) = (c.settings, &c.origins);
+            table.push(format!(
+                "{name}\n  enabled {} ({})\n  timeout {} ({})\n  every {} ({})\n  maxAge {} ({})",
+                s.enabled,
+                o.enabled,
+                s.timeout_secs,
+                o.timeout,
+                s.every_secs,
+                o.every,
+                s.max_age_secs,
+                o.max_age
+            ));
+        }
+        insta::assert_snapshot!(table.join("\n\n"));
     }
 
     #[test]
@@ -611,20 +636,6 @@ mod tests {
     }
 
     #[test]
-    fn a_later_file_overrides_an_earlier_one_key_by_key() {
-        let c = auto(&[
-            ("base.yaml", "cull:\n  timeout: 7200\n  every: 300\n"),
-            ("prod.yaml", "cull:\n  timeout: 5400\n  maxAge: 86400\n"),
-        ]);
-        assert_eq!(c.settings.timeout_secs, 5400);
-        assert_eq!(c.settings.every_secs, 300);
-        assert_eq!(c.settings.max_age_secs, 86400);
-        assert_eq!(c.origins.timeout, file_origin("prod.yaml", "cull.timeout"));
-        assert_eq!(c.origins.every, file_origin("base.yaml", "cull.every"));
-        assert_eq!(c.origins.enabled, Origin::Default);
-    }
-
-    #[test]
     fn missing_keys_keep_the_z2jh_defaults() {
         for text in [
             "",
@@ -637,27 +648,10 @@ mod tests {
             let c = one("v.yaml", text);
             assert_eq!(c, Configured::default(), "{text:?}");
         }
-        let c = one("v.yaml", "cull: {every: 120}\n");
-        assert_eq!(c.settings.timeout_secs, 3600);
-        assert!(c.settings.enabled);
-        assert_eq!(c.settings.max_age_secs, 0);
-        assert_eq!(c.origins.timeout, Origin::Default);
     }
 
     #[test]
-    fn yaml_one_one_booleans_read_as_helm_reads_them() {
-        let c = one("v.yaml", "cull: {enabled: no}\n");
-        assert!(!c.settings.enabled);
-    }
-
-    #[test]
-    fn null_clears_a_key_as_helm_does() {
-        let c = auto(&[
-            ("a.yaml", "cull: {maxAge: 3600}\n"),
-            ("b.yaml", "cull: {maxAge: null}\n"),
-        ]);
-        assert_eq!(c.settings.max_age_secs, 0);
-        assert_eq!(c.origins.max_age, file_origin("b.yaml", "cull.maxAge"));
+    fn a_null_enabled_is_refused_naming_the_file() {
         let err = one_err("a.yaml", "cull: {enabled: ~}\n");
         assert!(err.contains("a.yaml: `cull.enabled` is null"), "{err}");
     }
