@@ -353,13 +353,7 @@ pub fn slow_stop_timeout(files: &[FileCull]) -> (u64, Origin) {
         .find_map(|f| {
             let (key, secs) = f.slow_stop_timeout.as_ref()?;
             Some(match secs {
-                Some(s) => (
-                    *s,
-                    Origin::File {
-                        file: f.file.clone(),
-                        key: key.clone(),
-                    },
-                ),
+                Some(s) => (*s, Origin::file(&f.file, key)),
                 None => (DEFAULT_SLOW_STOP_TIMEOUT_SECS, Origin::Default),
             })
         })
@@ -409,10 +403,7 @@ pub fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Vec<FileCull>> {
 pub fn apply(config: &mut Configured, files: &[FileCull]) -> Result<()> {
     for f in files {
         let Some(cull) = &f.cull_path else { continue };
-        let origin = |name: &str| Origin::File {
-            file: f.file.clone(),
-            key: format!("{cull}.{name}"),
-        };
+        let origin = |name: &str| Origin::file(&f.file, format!("{cull}.{name}"));
         if let Some(v) = f.enabled {
             let v = v.ok_or_else(|| {
                 anyhow!(
@@ -551,13 +542,6 @@ mod tests {
             .to_string()
     }
 
-    fn file_origin(file: &str, key: &str) -> Origin {
-        Origin::File {
-            file: file.into(),
-            key: key.into(),
-        }
-    }
-
     /// How values files layer into settings: each case's files, and every setting with its
     /// origin, in one snapshot.
     #[test]
@@ -627,7 +611,7 @@ mod tests {
         assert_eq!(c.settings.timeout_secs, 900);
         assert_eq!(
             c.origins.timeout,
-            file_origin("v.yaml", "platform.hub.cull.timeout")
+            Origin::file("v.yaml", "platform.hub.cull.timeout")
         );
         let top = layered(&[("v.yaml", text)], &ValuesPath::parse(Some(".")).unwrap()).unwrap();
         assert_eq!(top.settings.timeout_secs, 1);
@@ -877,7 +861,7 @@ mod tests {
         let hub = "hub:\n  config:\n    JupyterHub:\n      tornado_settings:\n        slow_stop_timeout: 30\n";
         assert_eq!(
             slow_stop(&[("v.yaml", hub)], &ValuesPath::Auto).unwrap(),
-            (30, file_origin("v.yaml", SLOW_STOP_KEY))
+            (30, Origin::file("v.yaml", SLOW_STOP_KEY))
         );
         // Under the subchart key, found with or without `cull` beside it.
         let umbrella = format!(
@@ -888,7 +872,7 @@ mod tests {
             slow_stop(&[("u.yaml", &umbrella)], &ValuesPath::Auto).unwrap(),
             (
                 30,
-                file_origin(
+                Origin::file(
                     "u.yaml",
                     "jupyterhub.hub.config.JupyterHub.tornado_settings.slow_stop_timeout"
                 )
@@ -920,7 +904,7 @@ mod tests {
                 &ValuesPath::Auto
             )
             .unwrap(),
-            (3, file_origin("a.yaml", SLOW_STOP_KEY))
+            (3, Origin::file("a.yaml", SLOW_STOP_KEY))
         );
     }
 

@@ -66,6 +66,16 @@ pub enum Origin {
     },
 }
 
+impl Origin {
+    /// The origin of a setting read from `file` at the dotted key path `key`.
+    pub fn file(file: impl Into<String>, key: impl Into<String>) -> Self {
+        Origin::File {
+            file: file.into(),
+            key: key.into(),
+        }
+    }
+}
+
 impl fmt::Display for Origin {
     /// `default`, `values.yaml: jupyterhub.cull.timeout`, or `option --cull-timeout`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -725,10 +735,7 @@ mod tests {
     #[test]
     fn validation_errors_name_the_origin() {
         let mut c = configured(settings(true, 3600, 0, 0));
-        c.origins.every = Origin::File {
-            file: "hub/values.yaml".into(),
-            key: "jupyterhub.cull.every".into(),
-        };
+        c.origins.every = Origin::file("hub/values.yaml", "jupyterhub.cull.every");
         let err = c.validate().unwrap_err().to_string();
         assert!(
             err.contains("(hub/values.yaml: jupyterhub.cull.every)"),
@@ -744,10 +751,7 @@ mod tests {
     #[test]
     fn rows_show_values_in_words_with_their_origins() {
         let mut c = configured(settings(true, 7200, 600, 0));
-        c.origins.timeout = Origin::File {
-            file: "values.yaml".into(),
-            key: "cull.timeout".into(),
-        };
+        c.origins.timeout = Origin::file("values.yaml", "cull.timeout");
         assert_eq!(
             c.origins_line(),
             "cull.enabled true (default); cull.timeout 2h (values.yaml: cull.timeout); cull.every 10m (default); cull.maxAge none (default)"
