@@ -151,14 +151,9 @@ pub fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCull> {
         ..Default::default()
     };
     parsed.slow_stop_timeout = hub_slow_stop_timeout(file, base, &prefix)?;
-    let node = match base.get("cull") {
-        None | Some(Value::Null) => return Ok(parsed),
-        Some(child @ Value::Object(_)) => child,
-        Some(other) => bail!(
-            "{file}: `{}` is {}, not a mapping; write `cull:` with keys such as `timeout: 3600` beneath it",
-            prefix("cull"),
-            describe(other),
-        ),
+    let advice = "; write `cull:` with keys such as `timeout: 3600` beneath it";
+    let Some(node) = child_mapping(file, base, "cull", &prefix("cull"), advice)? else {
+        return Ok(parsed);
     };
     read_cull(file, node, prefix("cull"), &mut parsed)?;
     Ok(parsed)
@@ -220,15 +215,11 @@ fn descend<'a>(
     let mut walked: Vec<&str> = Vec::new();
     for key in parents.iter().map(String::as_str) {
         walked.push(key);
-        match base.get(key) {
-            None | Some(Value::Null) => return Ok(None),
-            Some(child @ Value::Object(_)) => base = child,
-            Some(other) => bail!(
-                "{file}: `{}` is {}, not a mapping; check --values-path (input values-path)",
-                walked.join("."),
-                describe(other),
-            ),
-        }
+        let advice = "; check --values-path (input values-path)";
+        let Some(child) = child_mapping(file, base, key, &walked.join("."), advice)? else {
+            return Ok(None);
+        };
+        base = child;
     }
     Ok(Some((base, walked)))
 }
@@ -268,6 +259,28 @@ fn read_cull(file: &str, node: &Value, cull_path: String, parsed: &mut FileCull)
     Ok(())
 }
 
+/// The mapping at `key` of `node`; `None` when the key is absent or null (the file sets
+/// nothing there). `path` is the key's full dotted path in `file`, for the error.
+///
+/// # Errors
+/// Anything but a mapping or null: "FILE: `PATH` is WHAT, not a mapping", then `advice`.
+fn child_mapping<'a>(
+    file: &str,
+    node: &'a Value,
+    key: &str,
+    path: &str,
+    advice: &str,
+) -> Result<Option<&'a Value>> {
+    match node.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(child @ Value::Object(_)) => Ok(Some(child)),
+        Some(other) => bail!(
+            "{file}: `{path}` is {}, not a mapping{advice}",
+            describe(other)
+        ),
+    }
+}
+
 /// The mapping at `keys` below `node`, if every step is a mapping.
 fn dig<'a>(node: Option<&'a Value>, keys: &[&str]) -> Option<&'a serde_json::Map<String, Value>> {
     let mut node = node?;
@@ -287,15 +300,11 @@ fn hub_slow_stop_timeout(
     let mut node = base;
     let steps = ["hub", "config", "JupyterHub"];
     for (i, key) in steps.iter().enumerate() {
-        match node.get(*key) {
-            None | Some(Value::Null) => return Ok(None),
-            Some(child @ Value::Object(_)) => node = child,
-            Some(other) => bail!(
-                "{file}: `{}` is {}, not a mapping",
-                prefix(&steps[..=i].join(".")),
-                describe(other)
-            ),
-        }
+        let Some(child) = child_mapping(file, node, key, &prefix(&steps[..=i].join(".")), "")?
+        else {
+            return Ok(None);
+        };
+        node = child;
     }
     if node.get("slow_stop_timeout").is_some() {
         bail!(
@@ -304,14 +313,9 @@ fn hub_slow_stop_timeout(
             prefix(SLOW_STOP_KEY)
         );
     }
-    let settings = match node.get("tornado_settings") {
-        None | Some(Value::Null) => return Ok(None),
-        Some(child @ Value::Object(_)) => child,
-        Some(other) => bail!(
-            "{file}: `{}` is {}, not a mapping",
-            prefix("hub.config.JupyterHub.tornado_settings"),
-            describe(other)
-        ),
+    let path = prefix("hub.config.JupyterHub.tornado_settings");
+    let Some(settings) = child_mapping(file, node, "tornado_settings", &path, "")? else {
+        return Ok(None);
     };
     let Some(v) = settings.get("slow_stop_timeout") else {
         return Ok(None);
