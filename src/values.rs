@@ -698,18 +698,16 @@ mod tests {
 
     #[test]
     fn text_that_is_not_yaml_is_refused_naming_the_file() {
-        for text in [
+        let texts = [
             "cull: [\n",
             "cull:\n  timeout: 1\n  timeout: 2\n",
             "a: 1\n---\nb: 2\n",
-        ] {
-            let err = one_err("broken.yaml", text);
-            assert!(
-                err.starts_with("broken.yaml is not a YAML values file: "),
-                "{text:?}: {err}"
-            );
-            assert!(err.contains("line "), "{err}");
-        }
+        ];
+        let refused: Vec<String> = texts
+            .iter()
+            .map(|text| format!("{text:?}\n  {}", one_err("broken.yaml", text)))
+            .collect();
+        insta::assert_snapshot!(refused.join("\n\n"));
     }
 
     #[test]
