@@ -451,10 +451,7 @@ mod tests {
     fn window_output_shows_origins() {
         let mut config = Configured::default();
         config.settings.timeout_secs = 1800;
-        config.origins.timeout = Origin::File {
-            file: "hub.yaml".into(),
-            key: "jupyterhub.cull.timeout".into(),
-        };
+        config.origins.timeout = Origin::file("hub.yaml", "jupyterhub.cull.timeout");
         config.settings.every_secs = 300;
         config.origins.every = Origin::Option {
             name: "cull-every".into(),
@@ -489,10 +486,7 @@ mod tests {
         };
         config.scale.servers = Some(100);
         config.scale.slow_stop_timeout_secs = 30;
-        config.scale.slow_stop_origin = Origin::File {
-            file: "hub.yaml".into(),
-            key: crate::values::SLOW_STOP_KEY.into(),
-        };
+        config.scale.slow_stop_origin = Origin::file("hub.yaml", crate::values::SLOW_STOP_KEY);
         insta::assert_snapshot!("window_text_at_the_hubs_scale", window_text(&config));
         let json = window_json(&config);
         // 100 × 30 s a pass; nothing carried (a restarted server is due an hour later).

@@ -151,14 +151,9 @@ pub fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCull> {
         ..Default::default()
     };
     parsed.slow_stop_timeout = hub_slow_stop_timeout(file, base, &prefix)?;
-    let node = match base.get("cull") {
-        None | Some(Value::Null) => return Ok(parsed),
-        Some(child @ Value::Object(_)) => child,
-        Some(other) => bail!(
-            "{file}: `{}` is {}, not a mapping; write `cull:` with keys such as `timeout: 3600` beneath it",
-            prefix("cull"),
-            describe(other),
-        ),
+    let advice = "; write `cull:` with keys such as `timeout: 3600` beneath it";
+    let Some(node) = child_mapping(file, base, "cull", &prefix("cull"), advice)? else {
+        return Ok(parsed);
     };
     read_cull(file, node, prefix("cull"), &mut parsed)?;
     Ok(parsed)
@@ -220,15 +215,11 @@ fn descend<'a>(
     let mut walked: Vec<&str> = Vec::new();
     for key in parents.iter().map(String::as_str) {
         walked.push(key);
-        match base.get(key) {
-            None | Some(Value::Null) => return Ok(None),
-            Some(child @ Value::Object(_)) => base = child,
-            Some(other) => bail!(
-                "{file}: `{}` is {}, not a mapping; check --values-path (input values-path)",
-                walked.join("."),
-                describe(other),
-            ),
-        }
+        let advice = "; check --values-path (input values-path)";
+        let Some(child) = child_mapping(file, base, key, &walked.join("."), advice)? else {
+            return Ok(None);
+        };
+        base = child;
     }
     Ok(Some((base, walked)))
 }
@@ -268,6 +259,28 @@ fn read_cull(file: &str, node: &Value, cull_path: String, parsed: &mut FileCull)
     Ok(())
 }
 
+/// The mapping at `key` of `node`; `None` when the key is absent or null (the file sets
+/// nothing there). `path` is the key's full dotted path in `file`, for the error.
+///
+/// # Errors
+/// Anything but a mapping or null: "FILE: `PATH` is WHAT, not a mapping", then `advice`.
+fn child_mapping<'a>(
+    file: &str,
+    node: &'a Value,
+    key: &str,
+    path: &str,
+    advice: &str,
+) -> Result<Option<&'a Value>> {
+    match node.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(child @ Value::Object(_)) => Ok(Some(child)),
+        Some(other) => bail!(
+            "{file}: `{path}` is {}, not a mapping{advice}",
+            describe(other)
+        ),
+    }
+}
+
 /// The mapping at `keys` below `node`, if every step is a mapping.
 fn dig<'a>(node: Option<&'a Value>, keys: &[&str]) -> Option<&'a serde_json::Map<String, Value>> {
     let mut node = node?;
@@ -287,15 +300,11 @@ fn hub_slow_stop_timeout(
     let mut node = base;
     let steps = ["hub", "config", "JupyterHub"];
     for (i, key) in steps.iter().enumerate() {
-        match node.get(*key) {
-            None | Some(Value::Null) => return Ok(None),
-            Some(child @ Value::Object(_)) => node = child,
-            Some(other) => bail!(
-                "{file}: `{}` is {}, not a mapping",
-                prefix(&steps[..=i].join(".")),
-                describe(other)
-            ),
-        }
+        let Some(child) = child_mapping(file, node, key, &prefix(&steps[..=i].join(".")), "")?
+        else {
+            return Ok(None);
+        };
+        node = child;
     }
     if node.get("slow_stop_timeout").is_some() {
         bail!(
@@ -304,14 +313,9 @@ fn hub_slow_stop_timeout(
             prefix(SLOW_STOP_KEY)
         );
     }
-    let settings = match node.get("tornado_settings") {
-        None | Some(Value::Null) => return Ok(None),
-        Some(child @ Value::Object(_)) => child,
-        Some(other) => bail!(
-            "{file}: `{}` is {}, not a mapping",
-            prefix("hub.config.JupyterHub.tornado_settings"),
-            describe(other)
-        ),
+    let path = prefix("hub.config.JupyterHub.tornado_settings");
+    let Some(settings) = child_mapping(file, node, "tornado_settings", &path, "")? else {
+        return Ok(None);
     };
     let Some(v) = settings.get("slow_stop_timeout") else {
         return Ok(None);
@@ -353,13 +357,7 @@ pub fn slow_stop_timeout(files: &[FileCull]) -> (u64, Origin) {
         .find_map(|f| {
             let (key, secs) = f.slow_stop_timeout.as_ref()?;
             Some(match secs {
-                Some(s) => (
-                    *s,
-                    Origin::File {
-                        file: f.file.clone(),
-                        key: key.clone(),
-                    },
-                ),
+                Some(s) => (*s, Origin::file(&f.file, key)),
                 None => (DEFAULT_SLOW_STOP_TIMEOUT_SECS, Origin::Default),
             })
         })
@@ -409,10 +407,7 @@ pub fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Vec<FileCull>> {
 pub fn apply(config: &mut Configured, files: &[FileCull]) -> Result<()> {
     for f in files {
         let Some(cull) = &f.cull_path else { continue };
-        let origin = |name: &str| Origin::File {
-            file: f.file.clone(),
-            key: format!("{cull}.{name}"),
-        };
+        let origin = |name: &str| Origin::file(&f.file, format!("{cull}.{name}"));
         if let Some(v) = f.enabled {
             let v = v.ok_or_else(|| {
                 anyhow!(
@@ -523,7 +518,6 @@ fn describe(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::window::CullSettings;
 
     fn layered(files: &[(&str, &str)], path: &ValuesPath) -> Result<Configured> {
         let mut c = Configured::default();
@@ -552,46 +546,65 @@ mod tests {
             .to_string()
     }
 
-    fn file_origin(file: &str, key: &str) -> Origin {
-        Origin::File {
-            file: file.into(),
-            key: key.into(),
+    /// How values files layer into settings: each case's files, and every setting with its
+    /// origin, in one snapshot.
+    #[test]
+    fn layering_table() {
+        let cases: [(&str, &[(&str, &str)]); 6] = [
+            (
+                "plain chart values are read with their key paths",
+                &[(
+                    "values.yaml",
+                    "hub:\n  image: {}\ncull:\n  enabled: true\n  timeout: 7200\n  every: 300\n  maxAge: 28800\n  users: false\n",
+                )],
+            ),
+            (
+                "subchart values are found under jupyterhub",
+                &[(
+                    "umbrella.yaml",
+                    "ingress: {enabled: true}\njupyterhub:\n  cull:\n    timeout: 1800\n",
+                )],
+            ),
+            (
+                "a later file overrides an earlier one key by key",
+                &[
+                    ("base.yaml", "cull:\n  timeout: 7200\n  every: 300\n"),
+                    ("prod.yaml", "cull:\n  timeout: 5400\n  maxAge: 86400\n"),
+                ],
+            ),
+            (
+                "missing keys keep the z2jh defaults",
+                &[("v.yaml", "cull: {every: 120}\n")],
+            ),
+            (
+                "YAML 1.1 booleans read as helm reads them",
+                &[("v.yaml", "cull: {enabled: no}\n")],
+            ),
+            (
+                "null clears a key as helm does",
+                &[
+                    ("a.yaml", "cull: {maxAge: 3600}\n"),
+                    ("b.yaml", "cull: {maxAge: null}\n"),
+                ],
+            ),
+        ];
+        let mut table = Vec::new();
+        for (name, files) in cases {
+            let c = auto(files);
+            let (s, o) = (c.settings, &c.origins);
+            table.push(format!(
+                "{name}\n  enabled {} ({})\n  timeout {} ({})\n  every {} ({})\n  maxAge {} ({})",
+                s.enabled,
+                o.enabled,
+                s.timeout_secs,
+                o.timeout,
+                s.every_secs,
+                o.every,
+                s.max_age_secs,
+                o.max_age
+            ));
         }
-    }
-
-    #[test]
-    fn plain_chart_values_are_read_with_their_key_paths() {
-        let c = one(
-            "values.yaml",
-            "hub:\n  image: {}\ncull:\n  enabled: true\n  timeout: 7200\n  every: 300\n  maxAge: 28800\n  users: false\n",
-        );
-        assert_eq!(
-            c.settings,
-            CullSettings {
-                enabled: true,
-                timeout_secs: 7200,
-                every_secs: 300,
-                max_age_secs: 28800
-            }
-        );
-        assert_eq!(
-            c.origins.timeout,
-            file_origin("values.yaml", "cull.timeout")
-        );
-        assert_eq!(c.origins.max_age, file_origin("values.yaml", "cull.maxAge"));
-    }
-
-    #[test]
-    fn subchart_values_are_found_under_jupyterhub() {
-        let c = one(
-            "umbrella.yaml",
-            "ingress: {enabled: true}\njupyterhub:\n  cull:\n    timeout: 1800\n",
-        );
-        assert_eq!(c.settings.timeout_secs, 1800);
-        assert_eq!(
-            c.origins.timeout,
-            file_origin("umbrella.yaml", "jupyterhub.cull.timeout")
-        );
+        insta::assert_snapshot!(table.join("\n\n"));
     }
 
     #[test]
@@ -602,26 +615,12 @@ mod tests {
         assert_eq!(c.settings.timeout_secs, 900);
         assert_eq!(
             c.origins.timeout,
-            file_origin("v.yaml", "platform.hub.cull.timeout")
+            Origin::file("v.yaml", "platform.hub.cull.timeout")
         );
         let top = layered(&[("v.yaml", text)], &ValuesPath::parse(Some(".")).unwrap()).unwrap();
         assert_eq!(top.settings.timeout_secs, 1);
         assert_eq!(ValuesPath::parse(Some(" ")).unwrap(), ValuesPath::Auto);
         assert!(ValuesPath::parse(Some("a..b")).is_err());
-    }
-
-    #[test]
-    fn a_later_file_overrides_an_earlier_one_key_by_key() {
-        let c = auto(&[
-            ("base.yaml", "cull:\n  timeout: 7200\n  every: 300\n"),
-            ("prod.yaml", "cull:\n  timeout: 5400\n  maxAge: 86400\n"),
-        ]);
-        assert_eq!(c.settings.timeout_secs, 5400);
-        assert_eq!(c.settings.every_secs, 300);
-        assert_eq!(c.settings.max_age_secs, 86400);
-        assert_eq!(c.origins.timeout, file_origin("prod.yaml", "cull.timeout"));
-        assert_eq!(c.origins.every, file_origin("base.yaml", "cull.every"));
-        assert_eq!(c.origins.enabled, Origin::Default);
     }
 
     #[test]
@@ -637,97 +636,40 @@ mod tests {
             let c = one("v.yaml", text);
             assert_eq!(c, Configured::default(), "{text:?}");
         }
-        let c = one("v.yaml", "cull: {every: 120}\n");
-        assert_eq!(c.settings.timeout_secs, 3600);
-        assert!(c.settings.enabled);
-        assert_eq!(c.settings.max_age_secs, 0);
-        assert_eq!(c.origins.timeout, Origin::Default);
     }
 
     #[test]
-    fn yaml_one_one_booleans_read_as_helm_reads_them() {
-        let c = one("v.yaml", "cull: {enabled: no}\n");
-        assert!(!c.settings.enabled);
-    }
-
-    #[test]
-    fn null_clears_a_key_as_helm_does() {
-        let c = auto(&[
-            ("a.yaml", "cull: {maxAge: 3600}\n"),
-            ("b.yaml", "cull: {maxAge: null}\n"),
-        ]);
-        assert_eq!(c.settings.max_age_secs, 0);
-        assert_eq!(c.origins.max_age, file_origin("b.yaml", "cull.maxAge"));
+    fn a_null_enabled_is_refused_naming_the_file() {
         let err = one_err("a.yaml", "cull: {enabled: ~}\n");
         assert!(err.contains("a.yaml: `cull.enabled` is null"), "{err}");
     }
 
     #[test]
-    fn wrong_types_are_refused_naming_file_and_key_path() {
+    fn bad_values_files_are_refused_naming_file_and_key_path() {
+        // Each text of hub.yaml, with the values path when not found automatically.
         let cases = [
-            (
-                "jupyterhub:\n  cull:\n    timeout: 1h\n",
-                "hub.yaml: `jupyterhub.cull.timeout` is the string \"1h\"; z2jh takes whole seconds",
-            ),
-            (
-                "cull:\n  every: -60\n",
-                "hub.yaml: `cull.every` is negative (-60)",
-            ),
-            (
-                "cull:\n  maxAge: 1.5\n",
-                "hub.yaml: `cull.maxAge` is 1.5, not a whole number of seconds",
-            ),
-            (
-                "cull:\n  timeout: \"3600\"\n",
-                "hub.yaml: `cull.timeout` is the string \"3600\"",
-            ),
-            (
-                "cull:\n  enabled: maybe\n",
-                "hub.yaml: `cull.enabled` is the string \"maybe\"; z2jh takes true or false",
-            ),
-            (
-                "cull:\n  timeout: [3600]\n",
-                "hub.yaml: `cull.timeout` is a list",
-            ),
-            (
-                "cull: true\n",
-                "hub.yaml: `cull` is the boolean true, not a mapping",
-            ),
-            (
-                "- cull\n",
-                "hub.yaml is not a values file: its top level is a list",
-            ),
+            ("cull: [\n", None),
+            ("cull:\n  timeout: 1\n  timeout: 2\n", None),
+            ("a: 1\n---\nb: 2\n", None),
+            ("jupyterhub:\n  cull:\n    timeout: 1h\n", None),
+            ("cull:\n  every: -60\n", None),
+            ("cull:\n  maxAge: 1.5\n", None),
+            ("cull:\n  timeout: \"3600\"\n", None),
+            ("cull:\n  enabled: maybe\n", None),
+            ("cull:\n  timeout: [3600]\n", None),
+            ("cull: true\n", None),
+            ("- cull\n", None),
+            ("jupyterhub: 3\n", Some("jupyterhub")),
         ];
-        for (text, expected) in cases {
-            let err = one_err("hub.yaml", text);
-            assert!(err.contains(expected), "{text:?}: {err}");
-        }
-        let err = layered(
-            &[("hub.yaml", "jupyterhub: 3\n")],
-            &ValuesPath::parse(Some("jupyterhub")).unwrap(),
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(
-            err.contains("`jupyterhub` is the number 3, not a mapping; check --values-path"),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn text_that_is_not_yaml_is_refused_naming_the_file() {
-        for text in [
-            "cull: [\n",
-            "cull:\n  timeout: 1\n  timeout: 2\n",
-            "a: 1\n---\nb: 2\n",
-        ] {
-            let err = one_err("broken.yaml", text);
-            assert!(
-                err.starts_with("broken.yaml is not a YAML values file: "),
-                "{text:?}: {err}"
-            );
-            assert!(err.contains("line "), "{err}");
-        }
+        let refused: Vec<String> = cases
+            .iter()
+            .map(|(text, path)| {
+                let path = path.map_or(ValuesPath::Auto, |p| ValuesPath::parse(Some(p)).unwrap());
+                let err = layered(&[("hub.yaml", text)], &path).unwrap_err();
+                format!("{text:?}\n  {err}")
+            })
+            .collect();
+        insta::assert_snapshot!(refused.join("\n\n"));
     }
 
     #[test]
@@ -883,7 +825,7 @@ mod tests {
         let hub = "hub:\n  config:\n    JupyterHub:\n      tornado_settings:\n        slow_stop_timeout: 30\n";
         assert_eq!(
             slow_stop(&[("v.yaml", hub)], &ValuesPath::Auto).unwrap(),
-            (30, file_origin("v.yaml", SLOW_STOP_KEY))
+            (30, Origin::file("v.yaml", SLOW_STOP_KEY))
         );
         // Under the subchart key, found with or without `cull` beside it.
         let umbrella = format!(
@@ -894,7 +836,7 @@ mod tests {
             slow_stop(&[("u.yaml", &umbrella)], &ValuesPath::Auto).unwrap(),
             (
                 30,
-                file_origin(
+                Origin::file(
                     "u.yaml",
                     "jupyterhub.hub.config.JupyterHub.tornado_settings.slow_stop_timeout"
                 )
@@ -926,7 +868,7 @@ mod tests {
                 &ValuesPath::Auto
             )
             .unwrap(),
-            (3, file_origin("a.yaml", SLOW_STOP_KEY))
+            (3, Origin::file("a.yaml", SLOW_STOP_KEY))
         );
     }
 

@@ -55,8 +55,7 @@ pub fn status_request(
         tracking_labels: release.tracking_labels,
         comment: args.comment,
         culler: configured.settings,
-        hub_size: configured.scale.servers,
-        slow_stop_timeout_secs: configured.scale.slow_stop_timeout_secs,
+        scale: configured.scale,
         json: args.json,
         include_names: args.include_names,
         now,
@@ -272,7 +271,10 @@ mod tests {
             Some(time::macros::datetime!(2026-11-30 12:00 UTC))
         );
         assert!(r.image.is_none() && r.github.is_none() && !r.comment && !r.json);
-        assert_eq!((r.hub_size, r.slow_stop_timeout_secs), (None, 10));
+        assert_eq!(
+            (r.scale.servers, r.scale.slow_stop_timeout_secs),
+            (None, 10)
+        );
         assert_eq!(r.culler, crate::window::CullSettings::default());
 
         let r = request(
@@ -300,7 +302,10 @@ mod tests {
         .unwrap();
         assert!(r.released_at.is_none() && r.github.is_some() && r.comment && r.json);
         assert!(matches!(r.image, Some((ImageSource::Layout { .. }, None))));
-        assert_eq!((r.hub_size, r.slow_stop_timeout_secs), (Some(300), 30));
+        assert_eq!(
+            (r.scale.servers, r.scale.slow_stop_timeout_secs),
+            (Some(300), 30)
+        );
         assert_eq!(r.culler.timeout_secs, 7200);
     }
 

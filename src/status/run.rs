@@ -13,7 +13,7 @@ use crate::report::FileCommands;
 use crate::support::github::GitHub;
 use crate::support::github::models::{Comment, Issue};
 use crate::support::log::Log;
-use crate::window::{CullSettings, HubScale};
+use crate::window::{CullSettings, HubScale, ScaleConfig};
 use anyhow::{Context, Result, anyhow};
 use time::OffsetDateTime;
 
@@ -38,11 +38,9 @@ pub struct StatusRequest {
     pub comment: bool,
     /// The idle culler's settings (z2jh `cull.*`).
     pub culler: CullSettings,
-    /// `hub-size`: the most servers the hub runs at once; `None` for the servers running
-    /// when the hub is read (at least 1).
-    pub hub_size: Option<u64>,
-    /// `slow-stop-timeout`, whole seconds (1 or more).
-    pub slow_stop_timeout_secs: u64,
+    /// `hub-size` (`None` for the servers running when the hub is read, at least 1) and
+    /// `slow-stop-timeout`, for the worst case.
+    pub scale: ScaleConfig,
     /// `--json`: the JSON document on stdout instead of the table.
     pub json: bool,
     /// `include-names`: the job summary lists servers by user and server name (the terminal
@@ -79,8 +77,8 @@ pub async fn run(req: &StatusRequest, log: &Log) -> Result<()> {
         settings: req.culler,
         scale: HubScale {
             // Never fewer than run now: a smaller hub-size would make the deadlines early.
-            servers: req.hub_size.unwrap_or(running).max(running).max(1),
-            slow_stop_timeout_secs: req.slow_stop_timeout_secs,
+            servers: req.scale.servers.unwrap_or(running).max(running).max(1),
+            slow_stop_timeout_secs: req.scale.slow_stop_timeout_secs,
         },
     };
     let classification = classify(listing.servers, release.released_at, now, &model);

@@ -180,11 +180,9 @@ pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// Defuses workflow commands in plain log text: see [`crate::support::sanitize::defuse_commands`]
-/// (`::` at the start of any CR- or LF-ended line, and the legacy `##[` anywhere).
-pub fn defuse_commands(text: &str) -> String {
-    crate::support::sanitize::defuse_commands(text)
-}
+/// Defuses workflow commands in plain log text (`::` at the start of any CR- or LF-ended
+/// line, and the legacy `##[` anywhere): the one implementation, in `sanitize`.
+pub use crate::support::sanitize::defuse_commands;
 
 #[cfg(test)]
 mod tests {
@@ -194,14 +192,6 @@ mod tests {
     fn data_and_properties_are_escaped() {
         assert_eq!(escape_data("50%\r\nx"), "50%25%0D%0Ax");
         assert_eq!(escape_property("a:b,c"), "a%3Ab%2Cc");
-    }
-
-    #[test]
-    fn command_lines_are_defused() {
-        assert_eq!(
-            defuse_commands("ok\n  ::set-output name=x::y"),
-            "ok\n|   ::set-output name=x::y"
-        );
     }
 
     #[test]

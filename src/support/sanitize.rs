@@ -250,6 +250,10 @@ mod tests {
     fn log_lines_cannot_start_a_command() {
         assert_eq!(log_line("::error::x", 50), "| ::error::x");
         assert_eq!(log_line("  ::add-mask::x", 50), "| ::add-mask::x");
+        assert_eq!(
+            defuse_commands("ok\n  ::set-output name=x::y"),
+            "ok\n|   ::set-output name=x::y"
+        );
     }
 
     #[test]

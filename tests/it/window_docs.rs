@@ -30,6 +30,15 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// Snapshots a run's stdout and stderr, each as `(snapshot name, text)`, with `path` shown
+/// as its placeholder (e.g. `[doc]`).
+fn assert_outputs(stdout: (&str, &str), stderr: (&str, &str), (path, placeholder): (&Path, &str)) {
+    let path = path.display().to_string();
+    for (name, text) in [stdout, stderr] {
+        insta::assert_snapshot!(name, scrub(text, &[(&path, placeholder)]));
+    }
+}
+
 /// A copy of the committed doc in a temp dir.
 fn doc_copy() -> (tempfile::TempDir, PathBuf, String) {
     let dir = tempfile::tempdir().unwrap();
@@ -64,14 +73,10 @@ fn a_one_character_edit_inside_a_generated_section_fails_with_a_diff_until_writt
     let (code, stdout, stderr) = docs("--check", &path, &[]);
     assert_eq!(code, 1, "{stdout}{stderr}");
     // The diff (only the edited line differs) and the advice, whole.
-    let name = path.display().to_string();
-    insta::assert_snapshot!(
-        "diff_of_an_edit_in_a_generated_section",
-        scrub(&stdout, &[(&name, "[doc]")])
-    );
-    insta::assert_snapshot!(
-        "advice_on_an_edit_in_a_generated_section",
-        scrub(&stderr, &[(&name, "[doc]")])
+    assert_outputs(
+        ("diff_of_an_edit_in_a_generated_section", &stdout),
+        ("advice_on_an_edit_in_a_generated_section", &stderr),
+        (&path, "[doc]"),
     );
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
@@ -190,14 +195,10 @@ fn window_takes_the_action_inputs_one_path_per_line() {
     let b = write(dir.path(), "b.yaml", "cull:\n  enabled: false\n");
     let list = format!("{}\n{}\n", a.display(), b.display());
     let (stdout, stderr) = run_ok(&["window"], &[("INPUT_JUPYTERHUB-VALUES", &list)]);
-    let dir = dir.path().display().to_string();
-    insta::assert_snapshot!(
-        "window_from_two_values_files",
-        scrub(&stdout, &[(&dir, "[dir]")])
-    );
-    insta::assert_snapshot!(
-        "warning_when_culling_is_disabled",
-        scrub(&stderr, &[(&dir, "[dir]")])
+    assert_outputs(
+        ("window_from_two_values_files", &stdout),
+        ("warning_when_culling_is_disabled", &stderr),
+        (dir.path(), "[dir]"),
     );
 }
 
