@@ -5,7 +5,11 @@
 //! name, also the `--option`), quotes the value and says what to write instead.
 
 use super::UsageError;
+use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
 use crate::render::RunbookSettings;
+use crate::support::secrets::SecretString;
+use secrecy::ExposeSecret;
+use std::time::Duration;
 
 /// Kubernetes' limit on a namespace name: a DNS-1123 label of at most 63 characters
 /// (Kubernetes "Object Names and IDs").
@@ -181,6 +185,70 @@ pub fn insecure_registries(entries: &[String]) -> Vec<String> {
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
         .collect()
+}
+
+/// The registry inputs of `announce` and `status` ([`super::RegistryArgs`]), validated:
+/// both or neither of username and password, the timeout (more than 0); `github_token` is
+/// kept for ghcr.io when no credentials are given (`registry::auth::credentials_for`).
+///
+/// # Errors
+/// [`UsageError`] naming the input; the password is never quoted.
+pub fn registry_options(
+    args: &super::RegistryArgs,
+    github_token: Option<&str>,
+) -> Result<RegistryOptions, UsageError> {
+    let password = args.registry_password.as_ref().map(|p| p.expose_secret());
+    let credentials = match (&args.registry_username, password) {
+        (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
+            username: u.trim().to_string(),
+            password: SecretString::from(p),
+            source: CredentialSource::RegistryInputs,
+        }),
+        (Some(u), _) if !u.trim().is_empty() => {
+            return Err(UsageError::new(
+                "registry-password",
+                "registry-username is set but registry-password is empty: set both, or neither for anonymous access",
+            ));
+        }
+        (_, Some(p)) if !p.is_empty() => {
+            return Err(UsageError::new(
+                "registry-username",
+                "registry-password is set but registry-username is empty: set both, or neither for anonymous access",
+            ));
+        }
+        _ => None,
+    };
+    let timeout = registry_duration(&args.registry_timeout, "registry-timeout")?;
+    if timeout.is_zero() {
+        return Err(UsageError::new(
+            "registry-timeout",
+            "registry-timeout (--registry-timeout) is 0: give the registry look-up some time, e.g. 60",
+        ));
+    }
+    Ok(RegistryOptions {
+        credentials,
+        github_token: github_token.map(SecretString::from),
+        insecure: insecure_registries(&args.insecure_registry),
+        retry: RetryPolicy {
+            deadline: Some(timeout),
+            base_delay: registry_duration(&args.registry_retry_delay, "registry-retry-delay")?,
+            ..RetryPolicy::registry()
+        },
+        timer: None,
+    })
+}
+
+/// A registry duration input: seconds when bare (`60`), else a humantime duration (`90s`).
+fn registry_duration(text: &str, input: &str) -> Result<Duration, UsageError> {
+    let t = text.trim();
+    crate::support::duration::parse(t).map_err(|e| {
+        UsageError::new(
+            input,
+            format!(
+                "{input} (--{input}) {t:?} is not a duration ({e}): write seconds (60) or e.g. 90s, 2m"
+            ),
+        )
+    })
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use super::inputs::{self, given};
 use super::{StatusArgs, UsageError, required, usage};
 use crate::digest::ImageSource;
-use crate::digest::registry::{RegistryOptions, RetryPolicy};
+use crate::digest::registry::RegistryOptions;
 use crate::publish;
 use crate::status::hub::HubClient;
 use crate::status::run::StatusRequest;
@@ -38,6 +38,7 @@ pub fn status_request(
         log.mask(token.expose_secret());
         log.mask_basic("x-access-token", token.expose_secret().trim());
     }
+    args.registry.mask(log);
     let (hub, hub_url) = hub(args)?;
     let now = args
         .now
@@ -144,6 +145,9 @@ fn release(
     let image = given(&args.image)
         .map(|i| ImageSource::parse(i).map_err(usage("image")))
         .transpose()?;
+    // Validated whatever the image, as `announce` does, so a bad value is refused before it
+    // matters.
+    let registry = args.registry.options(args.github.token())?;
     if released_at.is_none() && image.is_none() {
         return Err(UsageError::new(
             "released-at",
@@ -175,13 +179,7 @@ fn release(
         None => None,
     };
     let image = image.map(|source| {
-        let registry = matches!(source, ImageSource::Registry(_)).then(|| RegistryOptions {
-            credentials: None,
-            github_token: args.github.token().map(SecretString::from),
-            insecure: inputs::insecure_registries(&args.insecure_registry),
-            retry: RetryPolicy::registry(),
-            timer: None,
-        });
+        let registry = matches!(source, ImageSource::Registry(_)).then_some(registry);
         (source, registry)
     });
     Ok(ReleaseInputs {
@@ -410,6 +408,38 @@ mod tests {
         .unwrap();
         assert!(matches!(r.image, Some((ImageSource::Registry(_), Some(_)))));
         assert!(r.github.is_some() && r.released_at.is_some());
+    }
+
+    #[test]
+    fn registry_credentials_reach_the_image_look_up_and_are_checked_as_announces() {
+        let by_image = [
+            "--image",
+            "registry.example.edu/org/lab:latest",
+            "--github-token",
+            "t",
+            "--repository",
+            "org/lab",
+            "--registry-timeout",
+            "2m",
+        ];
+        let creds = ["--registry-username", "ci", "--registry-password", "pw-1"];
+        let r = request(&[&HUB[..], &by_image, &creds].concat()).unwrap();
+        let Some((ImageSource::Registry(_), Some(registry))) = r.image else {
+            panic!("no registry options");
+        };
+        let credentials = registry.credentials.expect("the credentials given");
+        assert_eq!(credentials.username, "ci");
+        assert_eq!(credentials.password.expose_secret(), "pw-1");
+        assert_eq!(
+            registry.retry.deadline,
+            Some(std::time::Duration::from_secs(120))
+        );
+        // One of the two alone is refused, naming the other, as `announce` does.
+        let (input, message) = request(&[&HUB[..], &by_image, &creds[..2]].concat())
+            .err()
+            .expect("refused");
+        assert_eq!(input, "registry-password");
+        insta::assert_snapshot!(message, @"registry-username is set but registry-password is empty: set both, or neither for anonymous access");
     }
 
     #[test]
