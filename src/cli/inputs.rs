@@ -77,13 +77,21 @@ pub fn helm_release(value: &str) -> Result<String, UsageError> {
 pub fn hub_url(value: &str) -> Result<String, UsageError> {
     const EXAMPLE: &str = "write the address users open, e.g. https://hub.example.org";
     let v = value.trim().trim_end_matches('/');
-    let shown = without_userinfo(v);
+    let shown = shown_url(v);
     let err = |why: String| {
         UsageError::new(
             "hub-url",
             format!("hub-url (--hub-url) {shown:?} {why}: {EXAMPLE}"),
         )
     };
+    // Before any other check: a query or fragment is never the hub's address, and may hold
+    // a token (shown as `?***`).
+    if let Some(c) = v.chars().find(|c| matches!(c, '?' | '#')) {
+        let what = if c == '?' { "a query ('?')" } else { "a fragment ('#')" };
+        return Err(err(format!(
+            "has {what}: the hub's address takes no query or fragment (a token goes in hub-token, never in the URL)"
+        )));
+    }
     if let Some(c) = v.chars().find(|c| {
         !(c.is_ascii_alphanumeric()
             || matches!(
@@ -93,8 +101,6 @@ pub fn hub_url(value: &str) -> Result<String, UsageError> {
     }) {
         let what = match c {
             c if c.is_whitespace() => "whitespace".to_string(),
-            '?' => "a query ('?')".to_string(),
-            '#' => "a fragment ('#')".to_string(),
             '@' => "a user name ('@')".to_string(),
             c => format!("{c:?}"),
         };
@@ -112,16 +118,19 @@ pub fn hub_url(value: &str) -> Result<String, UsageError> {
     Ok(v.to_string())
 }
 
-/// `url` with any user name and password (`user:pw@` before the host) shown as `***@`, for
-/// messages: a credential pasted into a URL is never echoed.
-fn without_userinfo(url: &str) -> String {
+/// `url` as messages show it: any user name and password (`user:pw@` before the host) as
+/// `***@`, and any query or fragment as `?***` or `#***`, so a credential pasted into a URL
+/// is never echoed.
+fn shown_url(url: &str) -> String {
+    let (url, tail) = match url.find(['?', '#']) {
+        Some(i) => (&url[..i], format!("{}***", &url[i..=i])),
+        None => (url, String::new()),
+    };
     let start = url.find("://").map_or(0, |i| i + 3);
-    let authority_end = url[start..]
-        .find(['/', '?', '#'])
-        .map_or(url.len(), |i| start + i);
+    let authority_end = url[start..].find('/').map_or(url.len(), |i| start + i);
     match url[start..authority_end].rfind('@') {
-        Some(at) => format!("{}***{}", &url[..start], &url[start + at..]),
-        None => url.to_string(),
+        Some(at) => format!("{}***{}{tail}", &url[..start], &url[start + at..]),
+        None => format!("{url}{tail}"),
     }
 }
 
@@ -311,6 +320,7 @@ mod tests {
             ("https://hub.org/\"x\"", "'\"'"),
             ("https://hub.org/;rm", "';'"),
             ("https://hub.org/?a=1", "a query"),
+            ("https://hub.org/#x", "a fragment"),
             ("https://user@hub.org", "a user name"),
             ("https://user:pw@hub.org/x", "a user name"),
             ("user:pw@hub.org", "a user name"),
@@ -324,6 +334,25 @@ mod tests {
                 assert!(!err.message.contains("user:pw"), "{bad:?}: {err}");
                 assert!(err.message.contains("***@hub.org"), "{bad:?}: {err}");
             }
+        }
+    }
+
+    #[test]
+    fn a_query_or_fragment_in_the_hub_url_is_refused_without_echoing_it() {
+        let err = hub_url("http://127.0.0.1:1/?token=SECRET").unwrap_err();
+        assert_eq!(err.input, "hub-url");
+        insta::assert_snapshot!(err.message, @"hub-url (--hub-url) \"http://127.0.0.1:1/?***\" has a query ('?'): the hub's address takes no query or fragment (a token goes in hub-token, never in the URL): write the address users open, e.g. https://hub.example.org");
+        for bad in [
+            "https://u:pw@hub.org/x?token=SECRET#SECRET",
+            "https://hub.org/x#SECRET",
+            "https://hub.org?a@SECRET",
+            "https://hub.org/$x?SECRET",
+        ] {
+            let err = hub_url(bad).unwrap_err();
+            assert!(
+                !err.message.contains("SECRET") && !err.message.contains("pw"),
+                "{bad:?}: {err}"
+            );
         }
     }
 
