@@ -87,7 +87,11 @@ pub fn hub_url(value: &str) -> Result<String, UsageError> {
     // Before any other check: a query or fragment is never the hub's address, and may hold
     // a token (shown as `?***`).
     if let Some(c) = v.chars().find(|c| matches!(c, '?' | '#')) {
-        let what = if c == '?' { "a query ('?')" } else { "a fragment ('#')" };
+        let what = if c == '?' {
+            "a query ('?')"
+        } else {
+            "a fragment ('#')"
+        };
         return Err(err(format!(
             "has {what}: the hub's address takes no query or fragment (a token goes in hub-token, never in the URL)"
         )));
