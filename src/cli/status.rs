@@ -72,7 +72,7 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
         "hub-url",
         "the hub's address, e.g. https://hub.example.org",
     )?)?;
-    if hub_url == PLACEHOLDER_HUB_URL {
+    if is_placeholder(&hub_url) {
         // action.yml's default, there for the runbook of `announce`.
         return Err(UsageError::new(
             "hub-url",
@@ -90,7 +90,7 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
     let token = SecretString::from(token.to_string());
     let timeout = crate::support::duration::parse(args.hub_timeout.trim())
         .ok()
-        .filter(|t| !t.is_zero())
+        .filter(|t| *t >= std::time::Duration::from_secs(1))
         .ok_or_else(|| {
             UsageError::new(
                 "hub-timeout",
@@ -108,6 +108,13 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
         UsageError::new(input, e.to_string())
     })?;
     Ok((hub, hub_url))
+}
+
+/// Whether `hub_url` (checked by [`inputs::hub_url`]) is [`PLACEHOLDER_HUB_URL`], compared
+/// as URLs: scheme and host in any case, the default port written or not.
+fn is_placeholder(hub_url: &str) -> bool {
+    let parse = |u: &str| reqwest::Url::parse(u).ok();
+    parse(hub_url).is_some_and(|u| Some(u) == parse(PLACEHOLDER_HUB_URL))
 }
 
 /// Which release `status` measures, and what it needs to find it.
@@ -173,7 +180,11 @@ fn release(
         needed
     });
     let tracking_labels = split_list(&args.tracking_labels);
-    publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
+    // Checked only when used: with the image kept, the tracking issue is looked up (and
+    // with the comment, written to).
+    if image.is_some() {
+        publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
+    }
     let github = match image {
         Some(_) => Some(github_client(args, env)?),
         None => None,
@@ -408,6 +419,56 @@ mod tests {
         .unwrap();
         assert!(matches!(r.image, Some((ImageSource::Registry(_), Some(_)))));
         assert!(r.github.is_some() && r.released_at.is_some());
+    }
+
+    #[test]
+    fn a_hub_timeout_under_a_second_is_refused_as_the_message_says() {
+        let at = ["--released-at", "2026-11-30T12:00:00Z"];
+        for short in ["500ms", "0", "999ms"] {
+            let (input, message) = request(&[&HUB[..], &at, &["--hub-timeout", short]].concat())
+                .err()
+                .expect("refused");
+            assert_eq!(input, "hub-timeout", "{short}");
+            assert!(message.contains("1 s or more"), "{message}");
+        }
+        assert!(request(&[&HUB[..], &at, &["--hub-timeout", "1s"]].concat()).is_ok());
+    }
+
+    #[test]
+    fn the_placeholder_hub_url_is_refused_in_any_spelling() {
+        let rest = ["--hub-token", "t", "--released-at", "2026-11-30T12:00:00Z"];
+        for placeholder in [
+            "https://hub.example.org",
+            "HTTPS://HUB.EXAMPLE.ORG",
+            "https://Hub.Example.Org:443/",
+        ] {
+            let (input, message) = request(&[&["--hub-url", placeholder][..], &rest].concat())
+                .err()
+                .expect("refused");
+            assert_eq!(input, "hub-url", "{placeholder}");
+            assert!(message.contains("the placeholder"), "{message}");
+        }
+        // Another path or port on that host is not the placeholder.
+        assert!(
+            request(&[&["--hub-url", "https://hub.example.org/jupyter"][..], &rest].concat())
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn tracking_labels_are_checked_only_when_the_tracking_issue_is_looked_up() {
+        let at = ["--released-at", "2026-11-30T12:00:00Z"];
+        let labels = ["--tracking-labels", ","];
+        // Unused: neither image nor comment.
+        assert!(request(&[&HUB[..], &at, &labels].concat()).is_ok());
+        // Unused: the image is not resolved without the comment.
+        let image = ["--image", "oci:examples/lab", "--github-token", "t"];
+        assert!(request(&[&HUB[..], &at, &image, &labels].concat()).is_ok());
+        // Used: the release note and the tracking issue are looked up by the image.
+        let (input, _) = request(&[&HUB[..], &image, &labels, &["--repository", "o/r"]].concat())
+            .err()
+            .expect("refused");
+        assert_eq!(input, "tracking-labels");
     }
 
     #[test]
