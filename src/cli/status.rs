@@ -495,6 +495,21 @@ mod tests {
             registry.retry.deadline,
             Some(std::time::Duration::from_secs(120))
         );
+        // Masked as `announce` masks it: alone and as the Basic header's base64.
+        let cli = Cli::try_parse_from(
+            ["codeq-rollout", "status"]
+                .iter()
+                .chain(&[&HUB[..], &by_image, &creds].concat()),
+        )
+        .unwrap();
+        let Command::Status(args) = cli.command else {
+            unreachable!()
+        };
+        let log = Log::new(false, false);
+        status_request(&args, &log, &HashMap::new()).unwrap();
+        use base64::Engine as _;
+        let basic = base64::engine::general_purpose::STANDARD.encode("ci:pw-1");
+        assert_eq!(log.redact(&format!("pw-1 {basic}")), "*** ***");
         // One of the two alone is refused, naming the other, as `announce` does.
         let (input, message) = request(&[&HUB[..], &by_image, &creds[..2]].concat())
             .err()
