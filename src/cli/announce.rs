@@ -1,11 +1,10 @@
 //! `announce`'s options into an [`AnnounceRequest`]: every input checked, in the order the
 //! run has always checked them, before the first network call, so bad input changes nothing.
 
-use super::inputs::{self, given};
+use super::inputs::given;
 use super::{AnnounceArgs, UsageError, required, usage};
 use crate::announce::{AnnounceRequest, ImageRequest, Templates, TierPolicy, TrackingOptions};
 use crate::context::RunContext;
-use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
 use crate::digest::{Digest, ImageSource};
 use crate::publish;
 use crate::render::custom::TEMPLATE_MAX_BYTES;
@@ -85,7 +84,7 @@ pub fn announce_request(
     )?;
     let expected_digest = expected_digest(args.expected_digest.as_deref())?;
     // Validated whatever the image, so a bad value is refused before it matters.
-    let registry = registry_options(args)?;
+    let registry = args.registry.options(args.github.token())?;
     let registry = match &source {
         ImageSource::Registry(_) => Some(registry),
         ImageSource::Layout { dir, .. } => {
@@ -224,12 +223,7 @@ fn mask_secrets(args: &AnnounceArgs, log: &Log) {
     if let Some(token) = &args.github.github_token {
         log.mask(token.expose_secret());
     }
-    if let Some(password) = &args.registry_password {
-        log.mask(password.expose_secret());
-    }
-    if let (Some(user), Some(password)) = (&args.registry_username, &args.registry_password) {
-        log.mask_basic(user.trim(), password.expose_secret());
-    }
+    args.registry.mask(log);
     if let Some(token) = &args.github.github_token {
         log.mask_basic("x-access-token", token.expose_secret().trim());
     }
@@ -353,63 +347,6 @@ fn expected_digest(value: Option<&str>) -> Result<Option<Digest>, UsageError> {
             })
         })
         .transpose()
-}
-
-/// The registry inputs, validated: both or neither of username and password, the timeout.
-/// Errors are [`UsageError`]s naming the input.
-fn registry_options(args: &AnnounceArgs) -> Result<RegistryOptions, UsageError> {
-    let password = args.registry_password.as_ref().map(|p| p.expose_secret());
-    let credentials = match (&args.registry_username, password) {
-        (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
-            username: u.trim().to_string(),
-            password: SecretString::from(p),
-            source: CredentialSource::RegistryInputs,
-        }),
-        (Some(u), _) if !u.trim().is_empty() => {
-            return Err(UsageError::new(
-                "registry-password",
-                "registry-username is set but registry-password is empty: set both, or neither for anonymous access",
-            ));
-        }
-        (_, Some(p)) if !p.is_empty() => {
-            return Err(UsageError::new(
-                "registry-username",
-                "registry-password is set but registry-username is empty: set both, or neither for anonymous access",
-            ));
-        }
-        _ => None,
-    };
-    let timeout = registry_duration(&args.registry_timeout, "registry-timeout")?;
-    if timeout.is_zero() {
-        return Err(UsageError::new(
-            "registry-timeout",
-            "registry-timeout (--registry-timeout) is 0: give the registry look-up some time, e.g. 60",
-        ));
-    }
-    Ok(RegistryOptions {
-        credentials,
-        github_token: args.github.token().map(SecretString::from),
-        insecure: inputs::insecure_registries(&args.insecure_registry),
-        retry: RetryPolicy {
-            deadline: Some(timeout),
-            base_delay: registry_duration(&args.registry_retry_delay, "registry-retry-delay")?,
-            ..RetryPolicy::registry()
-        },
-        timer: None,
-    })
-}
-
-/// A registry duration input: seconds when bare (`60`), else a humantime duration (`90s`).
-fn registry_duration(text: &str, input: &str) -> Result<Duration, UsageError> {
-    let t = text.trim();
-    crate::support::duration::parse(t).map_err(|e| {
-        UsageError::new(
-            input,
-            format!(
-                "{input} (--{input}) {t:?} is not a duration ({e}): write seconds (60) or e.g. 90s, 2m"
-            ),
-        )
-    })
 }
 
 #[cfg(test)]

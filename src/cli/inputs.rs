@@ -5,7 +5,11 @@
 //! name, also the `--option`), quotes the value and says what to write instead.
 
 use super::UsageError;
+use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
 use crate::render::RunbookSettings;
+use crate::support::secrets::SecretString;
+use secrecy::ExposeSecret;
+use std::time::Duration;
 
 /// Kubernetes' limit on a namespace name: a DNS-1123 label of at most 63 characters
 /// (Kubernetes "Object Names and IDs").
@@ -73,13 +77,25 @@ pub fn helm_release(value: &str) -> Result<String, UsageError> {
 pub fn hub_url(value: &str) -> Result<String, UsageError> {
     const EXAMPLE: &str = "write the address users open, e.g. https://hub.example.org";
     let v = value.trim().trim_end_matches('/');
-    let shown = without_userinfo(v);
+    let shown = shown_url(v);
     let err = |why: String| {
         UsageError::new(
             "hub-url",
             format!("hub-url (--hub-url) {shown:?} {why}: {EXAMPLE}"),
         )
     };
+    // Before any other check: a query or fragment is never the hub's address, and may hold
+    // a token (shown as `?***`).
+    if let Some(c) = v.chars().find(|c| matches!(c, '?' | '#')) {
+        let what = if c == '?' {
+            "a query ('?')"
+        } else {
+            "a fragment ('#')"
+        };
+        return Err(err(format!(
+            "has {what}: the hub's address takes no query or fragment (a token goes in hub-token, never in the URL)"
+        )));
+    }
     if let Some(c) = v.chars().find(|c| {
         !(c.is_ascii_alphanumeric()
             || matches!(
@@ -89,8 +105,6 @@ pub fn hub_url(value: &str) -> Result<String, UsageError> {
     }) {
         let what = match c {
             c if c.is_whitespace() => "whitespace".to_string(),
-            '?' => "a query ('?')".to_string(),
-            '#' => "a fragment ('#')".to_string(),
             '@' => "a user name ('@')".to_string(),
             c => format!("{c:?}"),
         };
@@ -108,16 +122,19 @@ pub fn hub_url(value: &str) -> Result<String, UsageError> {
     Ok(v.to_string())
 }
 
-/// `url` with any user name and password (`user:pw@` before the host) shown as `***@`, for
-/// messages: a credential pasted into a URL is never echoed.
-fn without_userinfo(url: &str) -> String {
+/// `url` as messages show it: any user name and password (`user:pw@` before the host) as
+/// `***@`, and any query or fragment as `?***` or `#***`, so a credential pasted into a URL
+/// is never echoed.
+fn shown_url(url: &str) -> String {
+    let (url, tail) = match url.find(['?', '#']) {
+        Some(i) => (&url[..i], format!("{}***", &url[i..=i])),
+        None => (url, String::new()),
+    };
     let start = url.find("://").map_or(0, |i| i + 3);
-    let authority_end = url[start..]
-        .find(['/', '?', '#'])
-        .map_or(url.len(), |i| start + i);
+    let authority_end = url[start..].find('/').map_or(url.len(), |i| start + i);
     match url[start..authority_end].rfind('@') {
-        Some(at) => format!("{}***{}", &url[..start], &url[start + at..]),
-        None => url.to_string(),
+        Some(at) => format!("{}***{}{tail}", &url[..start], &url[start + at..]),
+        None => format!("{url}{tail}"),
     }
 }
 
@@ -183,6 +200,70 @@ pub fn insecure_registries(entries: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// The registry inputs of `announce` and `status` ([`super::RegistryArgs`]), validated:
+/// both or neither of username and password, the timeout (more than 0); `github_token` is
+/// kept for ghcr.io when no credentials are given (`registry::auth::credentials_for`).
+///
+/// # Errors
+/// [`UsageError`] naming the input; the password is never quoted.
+pub fn registry_options(
+    args: &super::RegistryArgs,
+    github_token: Option<&str>,
+) -> Result<RegistryOptions, UsageError> {
+    let password = args.registry_password.as_ref().map(|p| p.expose_secret());
+    let credentials = match (&args.registry_username, password) {
+        (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
+            username: u.trim().to_string(),
+            password: SecretString::from(p),
+            source: CredentialSource::RegistryInputs,
+        }),
+        (Some(u), _) if !u.trim().is_empty() => {
+            return Err(UsageError::new(
+                "registry-password",
+                "registry-username is set but registry-password is empty: set both, or neither for anonymous access",
+            ));
+        }
+        (_, Some(p)) if !p.is_empty() => {
+            return Err(UsageError::new(
+                "registry-username",
+                "registry-password is set but registry-username is empty: set both, or neither for anonymous access",
+            ));
+        }
+        _ => None,
+    };
+    let timeout = registry_duration(&args.registry_timeout, "registry-timeout")?;
+    if timeout.is_zero() {
+        return Err(UsageError::new(
+            "registry-timeout",
+            "registry-timeout (--registry-timeout) is 0: give the registry look-up some time, e.g. 60",
+        ));
+    }
+    Ok(RegistryOptions {
+        credentials,
+        github_token: github_token.map(SecretString::from),
+        insecure: insecure_registries(&args.insecure_registry),
+        retry: RetryPolicy {
+            deadline: Some(timeout),
+            base_delay: registry_duration(&args.registry_retry_delay, "registry-retry-delay")?,
+            ..RetryPolicy::registry()
+        },
+        timer: None,
+    })
+}
+
+/// A registry duration input: seconds when bare (`60`), else a humantime duration (`90s`).
+fn registry_duration(text: &str, input: &str) -> Result<Duration, UsageError> {
+    let t = text.trim();
+    crate::support::duration::parse(t).map_err(|e| {
+        UsageError::new(
+            input,
+            format!(
+                "{input} (--{input}) {t:?} is not a duration ({e}): write seconds (60) or e.g. 90s, 2m"
+            ),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,6 +324,7 @@ mod tests {
             ("https://hub.org/\"x\"", "'\"'"),
             ("https://hub.org/;rm", "';'"),
             ("https://hub.org/?a=1", "a query"),
+            ("https://hub.org/#x", "a fragment"),
             ("https://user@hub.org", "a user name"),
             ("https://user:pw@hub.org/x", "a user name"),
             ("user:pw@hub.org", "a user name"),
@@ -256,6 +338,25 @@ mod tests {
                 assert!(!err.message.contains("user:pw"), "{bad:?}: {err}");
                 assert!(err.message.contains("***@hub.org"), "{bad:?}: {err}");
             }
+        }
+    }
+
+    #[test]
+    fn a_query_or_fragment_in_the_hub_url_is_refused_without_echoing_it() {
+        let err = hub_url("http://127.0.0.1:1/?token=SECRET").unwrap_err();
+        assert_eq!(err.input, "hub-url");
+        insta::assert_snapshot!(err.message, @"hub-url (--hub-url) \"http://127.0.0.1:1/?***\" has a query ('?'): the hub's address takes no query or fragment (a token goes in hub-token, never in the URL): write the address users open, e.g. https://hub.example.org");
+        for bad in [
+            "https://u:pw@hub.org/x?token=SECRET#SECRET",
+            "https://hub.org/x#SECRET",
+            "https://hub.org?a@SECRET",
+            "https://hub.org/$x?SECRET",
+        ] {
+            let err = hub_url(bad).unwrap_err();
+            assert!(
+                !err.message.contains("SECRET") && !err.message.contains("pw"),
+                "{bad:?}: {err}"
+            );
         }
     }
 

@@ -214,13 +214,12 @@ impl RunbookArgs {
     }
 }
 
-/// Options of `announce`. The GitHub token and the registry password are
-/// [`SecretString`]s: `Debug` never shows them.
+/// How the image's registry is read, by `announce` and by `status` (with `--image`): the
+/// credentials (Basic, exchanged for a bearer token where the registry asks), the hosts
+/// reached over plain HTTP, the deadline. The password is a [`SecretString`]: `Debug` never
+/// shows it.
 #[derive(Debug, Clone, Args)]
-pub struct AnnounceArgs {
-    /// Image reference, e.g. ghcr.io/org/lab:latest, or oci:DIR[:TAG] for an OCI layout on disk
-    #[arg(long, env, value_name = "REF")]
-    pub image: Option<String>,
+pub struct RegistryArgs {
     /// Registry user name (Basic credentials, exchanged for a bearer token where asked)
     #[arg(long, env)]
     pub registry_username: Option<String>,
@@ -239,12 +238,49 @@ pub struct AnnounceArgs {
         allow_hyphen_values = true
     )]
     pub registry_timeout: String,
-    /// The digest the build step reported (sha256:...); fail if the tag now points elsewhere
-    #[arg(long, env, value_name = "DIGEST")]
-    pub expected_digest: Option<String>,
     /// Wait before the first retry of a registry request, doubled per retry (tests)
     #[arg(long, hide = true, default_value = "1s", value_name = "DURATION")]
     pub registry_retry_delay: String,
+}
+
+impl RegistryArgs {
+    /// The registry options these give, validated ([`inputs::registry_options`]);
+    /// `github_token` is used as ghcr.io's credentials when none are given.
+    ///
+    /// # Errors
+    /// [`UsageError`] naming the first invalid input.
+    pub fn options(
+        &self,
+        github_token: Option<&str>,
+    ) -> Result<crate::digest::registry::RegistryOptions, UsageError> {
+        inputs::registry_options(self, github_token)
+    }
+
+    /// Registers the registry password with `log`, alone and as the Basic credentials a
+    /// server may echo.
+    pub fn mask(&self, log: &Log) {
+        if let Some(password) = &self.registry_password {
+            log.mask(password.expose_secret());
+            if let Some(user) = &self.registry_username {
+                log.mask_basic(user.trim(), password.expose_secret());
+            }
+        }
+    }
+}
+
+/// Options of `announce`. The GitHub token and the registry password are
+/// [`SecretString`]s: `Debug` never shows them.
+#[derive(Debug, Clone, Args)]
+pub struct AnnounceArgs {
+    /// Image reference, e.g. ghcr.io/org/lab:latest, or oci:DIR[:TAG] for an OCI layout on disk
+    #[arg(long, env, value_name = "REF")]
+    pub image: Option<String>,
+    /// The registry's credentials, plain-HTTP hosts, timeout.
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+    /// The digest the build step reported (sha256:...); fail if the tag now points elsewhere
+    #[arg(long, env, value_name = "DIGEST")]
+    pub expected_digest: Option<String>,
 
     /// Tier: auto (from pull request labels), routine, or security
     #[arg(long, env, value_enum, ignore_case = true, default_value = "auto")]
@@ -336,7 +372,7 @@ impl From<TierArg> for crate::tier::TierRequest {
 const STATUS_HUB_SIZE_HELP: &str = "The most single-user servers the hub runs at once, for the deadlines' worst case (a cull pass over all of them); never taken below the servers running now [default: the servers running now]";
 
 /// Options of `status` (Action inputs with `command: status`). `Debug` shows `***` for the
-/// hub token and the GitHub token.
+/// hub token, the GitHub token and the registry password.
 #[derive(Clone, Args)]
 #[command(
     mut_arg("repository", |a| a.help("Repository of the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]")),
@@ -356,9 +392,9 @@ pub struct StatusArgs {
     /// The image announced (its digest finds the release note and the tracking issue), e.g. ghcr.io/org/lab:latest or oci:DIR[:TAG]
     #[arg(long, env, value_name = "REF")]
     pub image: Option<String>,
-    /// HOST:PORT to reach over plain HTTP (local registries); repeatable or comma-separated
-    #[arg(long, env, value_delimiter = ',')]
-    pub insecure_registry: Vec<String>,
+    /// The registry's credentials, plain-HTTP hosts, timeout (for `--image`).
+    #[command(flatten)]
+    pub registry: RegistryArgs,
     /// The repository, the token (with what `status` does with it), the API.
     #[command(flatten)]
     pub github: GitHubArgs,
@@ -398,7 +434,7 @@ impl std::fmt::Debug for StatusArgs {
             .field("hub_token", &self.hub_token.as_ref().map(|_| "***"))
             .field("released_at", &self.released_at)
             .field("image", &self.image)
-            .field("insecure_registry", &self.insecure_registry)
+            .field("registry", &self.registry)
             .field("github", &self.github)
             .field("tracking_labels", &self.tracking_labels)
             .field("comment", &self.comment)

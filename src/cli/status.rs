@@ -4,7 +4,7 @@
 use super::inputs::{self, given};
 use super::{StatusArgs, UsageError, required, usage};
 use crate::digest::ImageSource;
-use crate::digest::registry::{RegistryOptions, RetryPolicy};
+use crate::digest::registry::RegistryOptions;
 use crate::publish;
 use crate::status::hub::HubClient;
 use crate::status::run::StatusRequest;
@@ -38,6 +38,7 @@ pub fn status_request(
         log.mask(token.expose_secret());
         log.mask_basic("x-access-token", token.expose_secret().trim());
     }
+    args.registry.mask(log);
     let (hub, hub_url) = hub(args)?;
     let now = args
         .now
@@ -70,7 +71,7 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
         "hub-url",
         "the hub's address, e.g. https://hub.example.org",
     )?)?;
-    if hub_url == PLACEHOLDER_HUB_URL {
+    if is_placeholder(&hub_url) {
         // action.yml's default, there for the runbook of `announce`.
         return Err(UsageError::new(
             "hub-url",
@@ -88,7 +89,7 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
     let token = SecretString::from(token.to_string());
     let timeout = crate::support::duration::parse(args.hub_timeout.trim())
         .ok()
-        .filter(|t| !t.is_zero())
+        .filter(|t| *t >= std::time::Duration::from_secs(1))
         .ok_or_else(|| {
             UsageError::new(
                 "hub-timeout",
@@ -106,6 +107,13 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
         UsageError::new(input, e.to_string())
     })?;
     Ok((hub, hub_url))
+}
+
+/// Whether `hub_url` (checked by [`inputs::hub_url`]) is [`PLACEHOLDER_HUB_URL`], compared
+/// as URLs: scheme and host in any case, the default port written or not.
+fn is_placeholder(hub_url: &str) -> bool {
+    let parse = |u: &str| reqwest::Url::parse(u).ok();
+    parse(hub_url).is_some_and(|u| Some(u) == parse(PLACEHOLDER_HUB_URL))
 }
 
 /// Which release `status` measures, and what it needs to find it.
@@ -143,6 +151,9 @@ fn release(
     let image = given(&args.image)
         .map(|i| ImageSource::parse(i).map_err(usage("image")))
         .transpose()?;
+    // Validated whatever the image, as `announce` does, so a bad value is refused before it
+    // matters.
+    let registry = args.registry.options(args.github.token())?;
     if released_at.is_none() && image.is_none() {
         return Err(UsageError::new(
             "released-at",
@@ -168,19 +179,17 @@ fn release(
         needed
     });
     let tracking_labels = split_list(&args.tracking_labels);
-    publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
+    // Checked only when used: with the image kept, the tracking issue is looked up (and
+    // with the comment, written to).
+    if image.is_some() {
+        publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
+    }
     let github = match image {
         Some(_) => Some(github_client(args, env)?),
         None => None,
     };
     let image = image.map(|source| {
-        let registry = matches!(source, ImageSource::Registry(_)).then(|| RegistryOptions {
-            credentials: None,
-            github_token: args.github.token().map(SecretString::from),
-            insecure: inputs::insecure_registries(&args.insecure_registry),
-            retry: RetryPolicy::registry(),
-            timer: None,
-        });
+        let registry = matches!(source, ImageSource::Registry(_)).then_some(registry);
         (source, registry)
     });
     Ok(ReleaseInputs {
@@ -415,6 +424,103 @@ mod tests {
         .unwrap();
         assert!(matches!(r.image, Some((ImageSource::Registry(_), Some(_)))));
         assert!(r.github.is_some() && r.released_at.is_some());
+    }
+
+    #[test]
+    fn a_hub_timeout_under_a_second_is_refused_as_the_message_says() {
+        let at = ["--released-at", "2026-11-30T12:00:00Z"];
+        for short in ["500ms", "0", "999ms"] {
+            let (input, message) = request(&[&HUB[..], &at, &["--hub-timeout", short]].concat())
+                .err()
+                .expect("refused");
+            assert_eq!(input, "hub-timeout", "{short}");
+            assert!(message.contains("1 s or more"), "{message}");
+        }
+        assert!(request(&[&HUB[..], &at, &["--hub-timeout", "1s"]].concat()).is_ok());
+    }
+
+    #[test]
+    fn the_placeholder_hub_url_is_refused_in_any_spelling() {
+        let rest = ["--hub-token", "t", "--released-at", "2026-11-30T12:00:00Z"];
+        for placeholder in [
+            "https://hub.example.org",
+            "HTTPS://HUB.EXAMPLE.ORG",
+            "https://Hub.Example.Org:443/",
+        ] {
+            let (input, message) = request(&[&["--hub-url", placeholder][..], &rest].concat())
+                .err()
+                .expect("refused");
+            assert_eq!(input, "hub-url", "{placeholder}");
+            assert!(message.contains("the placeholder"), "{message}");
+        }
+        // Another path or port on that host is not the placeholder.
+        assert!(
+            request(&[&["--hub-url", "https://hub.example.org/jupyter"][..], &rest].concat())
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn tracking_labels_are_checked_only_when_the_tracking_issue_is_looked_up() {
+        let at = ["--released-at", "2026-11-30T12:00:00Z"];
+        let labels = ["--tracking-labels", ","];
+        // Unused: neither image nor comment.
+        assert!(request(&[&HUB[..], &at, &labels].concat()).is_ok());
+        // Unused: the image is not resolved without the comment.
+        let image = ["--image", "oci:examples/lab", "--github-token", "t"];
+        assert!(request(&[&HUB[..], &at, &image, &labels].concat()).is_ok());
+        // Used: the release note and the tracking issue are looked up by the image.
+        let (input, _) = request(&[&HUB[..], &image, &labels, &["--repository", "o/r"]].concat())
+            .err()
+            .expect("refused");
+        assert_eq!(input, "tracking-labels");
+    }
+
+    #[test]
+    fn registry_credentials_reach_the_image_look_up_and_are_checked_as_announces() {
+        let by_image = [
+            "--image",
+            "registry.example.edu/org/lab:latest",
+            "--github-token",
+            "t",
+            "--repository",
+            "org/lab",
+            "--registry-timeout",
+            "2m",
+        ];
+        let creds = ["--registry-username", "ci", "--registry-password", "pw-1"];
+        let r = request(&[&HUB[..], &by_image, &creds].concat()).unwrap();
+        let Some((ImageSource::Registry(_), Some(registry))) = r.image else {
+            panic!("no registry options");
+        };
+        let credentials = registry.credentials.expect("the credentials given");
+        assert_eq!(credentials.username, "ci");
+        assert_eq!(credentials.password.expose_secret(), "pw-1");
+        assert_eq!(
+            registry.retry.deadline,
+            Some(std::time::Duration::from_secs(120))
+        );
+        // Masked as `announce` masks it: alone and as the Basic header's base64.
+        let cli = Cli::try_parse_from(
+            ["codeq-rollout", "status"]
+                .iter()
+                .chain(&[&HUB[..], &by_image, &creds].concat()),
+        )
+        .unwrap();
+        let Command::Status(args) = cli.command else {
+            unreachable!()
+        };
+        let log = Log::new(false, false);
+        status_request(&args, &log, &HashMap::new()).unwrap();
+        use base64::Engine as _;
+        let basic = base64::engine::general_purpose::STANDARD.encode("ci:pw-1");
+        assert_eq!(log.redact(&format!("pw-1 {basic}")), "*** ***");
+        // One of the two alone is refused, naming the other, as `announce` does.
+        let (input, message) = request(&[&HUB[..], &by_image, &creds[..2]].concat())
+            .err()
+            .expect("refused");
+        assert_eq!(input, "registry-password");
+        insta::assert_snapshot!(message, @"registry-username is set but registry-password is empty: set both, or neither for anonymous access");
     }
 
     #[test]

@@ -55,6 +55,12 @@ impl ImageSource {
                 tag: tag.map(str::to_string),
             });
         }
+        if holds_userinfo(text) {
+            // Not quoted: what stands before `@` may be a password.
+            bail!(
+                "the image reference has '@' with no digest after it, as in user:password@registry/repository (the reference is not shown, it may hold a password): an image reference carries no credentials; give them as registry-username and registry-password (--registry-username, --registry-password) and write the image as REGISTRY/REPOSITORY:TAG, e.g. ghcr.io/org/lab:latest"
+            );
+        }
         let reference: Reference = super::reference::parse(text).map_err(|err| {
             if let Some(lower) = lower_case_repository(text) {
                 return anyhow::anyhow!(
@@ -170,9 +176,49 @@ fn lower_case_repository(text: &str) -> Option<String> {
     fixed.parse::<Reference>().is_ok().then_some(fixed)
 }
 
+/// Whether `text` has user info before a registry host (`user:password@ghcr.io/org/lab`):
+/// in an image reference `@` only introduces a digest (`algorithm:encoded`, OCI image spec
+/// "Digests"), so more than one `@`, or one not followed by a digest's shape, is not a
+/// reference and may hide a credential.
+fn holds_userinfo(text: &str) -> bool {
+    let Some((_, after)) = text.split_once('@') else {
+        return false;
+    };
+    let digest_shaped = after.split_once(':').is_some_and(|(algorithm, encoded)| {
+        !algorithm.is_empty()
+            && !encoded.is_empty()
+            && algorithm
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"+._-".contains(&b))
+            && encoded
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"=_-".contains(&b))
+    });
+    !digest_shaped
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn credentials_before_the_registry_are_refused_without_echoing_them() {
+        let err = refusal("user:SECRETPW@ghcr.io/org/lab");
+        insta::assert_snapshot!(err, @"the image reference has '@' with no digest after it, as in user:password@registry/repository (the reference is not shown, it may hold a password): an image reference carries no credentials; give them as registry-username and registry-password (--registry-username, --registry-password) and write the image as REGISTRY/REPOSITORY:TAG, e.g. ghcr.io/org/lab:latest");
+        for bad in [
+            "user:SECRETPW@ghcr.io/org/lab:latest",
+            "user:SECRETPW@ghcr.io",
+            "user:p@SECRETPW@ghcr.io/org/lab",
+            "SECRETPW@ghcr.io/org/lab@sha256:0000000000000000000000000000000000000000000000000000000000000000",
+        ] {
+            let err = refusal(bad);
+            assert!(!err.contains("SECRETPW"), "{bad:?}: {err}");
+            assert!(err.contains("registry-password"), "{bad:?}: {err}");
+        }
+        // A digest pin is still a reference.
+        let pinned = "ghcr.io/org/lab@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+        assert!(ImageSource::parse(pinned).is_ok());
+    }
 
     /// The message `reference` is refused with.
     fn refusal(reference: &str) -> String {

@@ -51,6 +51,7 @@ pub mod once;
 mod release;
 mod supersede;
 
+pub use find::our_comment;
 pub use supersede::superseded_comment;
 
 use crate::digest::Digest;

@@ -39,6 +39,8 @@ pub enum MarkerKind {
     UpdateComment,
     /// The comment saying a newer digest supersedes a tracking issue.
     SupersededComment,
+    /// `status`'s "Convergence status" comment on a tracking issue.
+    ConvergenceComment,
 }
 
 impl MarkerKind {
@@ -48,6 +50,7 @@ impl MarkerKind {
             MarkerKind::TrackingIssue => "tracking-issue",
             MarkerKind::UpdateComment => "update",
             MarkerKind::SupersededComment => "superseded",
+            MarkerKind::ConvergenceComment => "convergence",
         }
     }
 }

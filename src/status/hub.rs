@@ -160,6 +160,18 @@ pub enum HubError {
         /// The URL asked.
         url: String,
     },
+    /// A 403 that is not the hub API's error (JupyterHub's `{"status": 403, "message": …}`,
+    /// `handlers/base.py` `write_error`): an HTML page or other text from something in front
+    /// of the hub (a proxy, an ingress, a firewall or an IP allow-list), not a missing scope.
+    #[error(
+        "{url} answered 403 Forbidden with {answer} instead of the hub API's error (JSON with status and message): the refusal came from something in front of the hub's API, not from the hub; check the proxies, the ingress and any IP allow-list or firewall between this runner and the hub, and that hub-url is the hub's address (<hub-url>/hub/api/ is the API)"
+    )]
+    ForbiddenNotByHub {
+        /// The URL asked.
+        url: String,
+        /// What came back instead, in words (e.g. "an HTML page").
+        answer: String,
+    },
     /// The answer was not the hub's API: a 404, an HTML page (a login page, an ingress's
     /// page) or a redirect.
     #[error(
@@ -454,7 +466,13 @@ impl HubClient {
             s if s.is_success() => Ok(body),
             StatusCode::UNAUTHORIZED => Err(HubError::Unauthorized { url: shown }),
             StatusCode::FORBIDDEN => {
-                let message = hub_message(&body).unwrap_or_default();
+                let Some(message) = hub_error_message(&body) else {
+                    return Err(HubError::ForbiddenNotByHub {
+                        url: shown,
+                        answer: not_hub_words(&body, html).to_string(),
+                    }
+                    .into());
+                };
                 if message.starts_with(INVALID_CREDENTIALS) {
                     return Err(HubError::Unauthorized { url: shown }.into());
                 }
@@ -694,6 +712,34 @@ fn hub_message(body: &[u8]) -> Option<String> {
         message: Option<String>,
     }
     serde_json::from_slice::<ErrorDoc>(body).ok()?.message
+}
+
+/// The `message` of JupyterHub's own error document, `{"status": N, "message": "..."}`
+/// (JupyterHub 6.1.1 `handlers/base.py` `write_error` writes both keys for every API error);
+/// `None` for any other body (HTML, text, other JSON), which the hub's API did not write.
+fn hub_error_message(body: &[u8]) -> Option<String> {
+    #[derive(Deserialize)]
+    struct ErrorDoc {
+        #[allow(dead_code, reason = "required: the shape of the hub's error")]
+        status: u16,
+        message: String,
+    }
+    serde_json::from_slice::<ErrorDoc>(body)
+        .ok()
+        .map(|d| d.message)
+}
+
+/// What a body that is not the hub's error is, in words, for [`HubError::ForbiddenNotByHub`].
+fn not_hub_words(body: &[u8], html: bool) -> &'static str {
+    if html {
+        "an HTML page"
+    } else if first_byte(body).is_none() {
+        "an empty body"
+    } else if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok() {
+        "other JSON"
+    } else {
+        "a body that is not JSON"
+    }
 }
 
 /// The scopes in a 403's "… requires any of [a, b]" (JupyterHub `scopes.py`

@@ -20,8 +20,9 @@
 //! [`hub::HubClient::active_servers`] page by page) → [`classify::classify`] with the
 //! release time and a [`classify::CullerModel`] → [`report::table`] or [`report::json`] on
 //! stdout, [`report::outputs`] and [`report::job_summary`] in Actions, and, for the tracking
-//! issue, [`report::comment`], found again by [`report::is_status_comment`] and edited only
-//! when [`report::comment_needs_edit`] says so. The token's scopes and the z2jh role to
+//! issue, [`report::comment`], found again by [`crate::publish::our_comment`] (marker and
+//! author, as `announce` finds its comments) and edited only when
+//! [`report::comment_needs_edit`] says so. The token's scopes and the z2jh role to
 //! grant are [`hub::SCOPES`] and [`hub::ROLE_SNIPPET`].
 //!
 //! Measured (debug build, loopback fake hub paging 10,000 users with one server each,

@@ -12,7 +12,7 @@
 use super::Pending;
 use super::classify::{Classification, Classified, State, Totals, rfc3339};
 use crate::digest::Digest;
-use crate::render::{ISSUE_BODY_LIMIT, truncate_body, utc_minute};
+use crate::render::{ISSUE_BODY_LIMIT, MarkerKind, truncate_body, utc_minute};
 use crate::support::sanitize;
 use anyhow::{Context, Result};
 use minijinja::{Environment, UndefinedBehavior, context};
@@ -436,15 +436,16 @@ pub fn job_summary(facts: &StatusFacts<'_>) -> Result<String> {
 
 /// The hidden first line of the "Convergence status" comment for `digest`:
 /// `<!-- codeq-rollout:convergence digest=sha256:<64 hex> -->` (the shape of
-/// [`crate::render::marker`]), by which later runs find it.
+/// [`crate::render::marker`] for [`MarkerKind::ConvergenceComment`]), by which later runs
+/// find it: only in a comment by the tracking issue's author ([`crate::publish::our_comment`]).
 pub fn comment_marker(digest: &Digest) -> String {
-    format!("<!-- codeq-rollout:convergence digest={digest} -->")
+    crate::render::marker(MarkerKind::ConvergenceComment, digest)
 }
 
-/// Whether `body` is the "Convergence status" comment for `digest` (its first line is
-/// [`comment_marker`]).
+/// Whether `body` carries the "Convergence status" marker for `digest` (its first line is
+/// [`comment_marker`]); says nothing of who wrote it ([`crate::publish::our_comment`] does).
 pub fn is_status_comment(body: &str, digest: &Digest) -> bool {
-    body.lines().next().map(str::trim) == Some(comment_marker(digest).as_str())
+    crate::render::marker_digest(MarkerKind::ConvergenceComment, body).as_ref() == Some(digest)
 }
 
 /// The hidden second line of the comment: every number the comment shows, e.g.

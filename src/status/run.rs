@@ -8,7 +8,7 @@ use super::report::{self, StatusFacts};
 use crate::digest::registry::RegistryOptions;
 use crate::digest::{self, Digest, ImageSource};
 use crate::publish::{self, Target, once};
-use crate::render::{self, messages};
+use crate::render::{self, MarkerKind, messages};
 use crate::report::FileCommands;
 use crate::support::github::GitHub;
 use crate::support::github::models::{Comment, Issue};
@@ -188,12 +188,11 @@ async fn comment(
         return Ok(());
     };
     let body = report::comment(facts, digest)?;
+    // Ours only when the tracking issue's author wrote it, as `announce` decides: anyone
+    // who can read the issue can comment with a copied marker.
     let find = async || -> Result<Option<Comment>> {
-        Ok(github
-            .list_comments(issue.number)
-            .await?
-            .into_iter()
-            .find(|c| report::is_status_comment(c.body.as_deref().unwrap_or(""), digest)))
+        let comments = github.list_comments(issue.number).await?;
+        Ok(publish::our_comment(issue, &comments, MarkerKind::ConvergenceComment, digest).cloned())
     };
     match find().await? {
         Some(c) if !report::comment_needs_edit(c.body.as_deref().unwrap_or(""), &body) => {
@@ -212,7 +211,7 @@ async fn comment(
             .await?;
             let c = match made {
                 once::Made::PostedAfterUnknownOutcome(mine) => {
-                    keep_first(github, issue.number, digest, mine, log).await?
+                    keep_first(github, issue, digest, mine, log).await?
                 }
                 once::Made::Posted(c)
                 | once::Made::FoundAfterUnknownOutcome(c)
@@ -227,14 +226,15 @@ async fn comment(
 /// After a second comment POST (the first one's outcome unknown, and a look-up that did not
 /// list it): the first may have taken effect behind a lagging listing, so the comments are
 /// read again, as the tracking issue is ([`crate::publish`]'s give-way). The earliest
-/// "Convergence status" comment for `digest` is kept; when that is not `mine`, `mine` is
+/// "Convergence status" comment for `digest` by the tracking issue's author
+/// ([`publish::our_comment`]) is kept; when that is not `mine`, `mine` is
 /// deleted as the duplicate and the earliest returned.
 ///
 /// # Errors
 /// A failed read or delete, saying which comment exists and what to do.
 async fn keep_first(
     github: &GitHub,
-    issue: u64,
+    issue: &Issue,
     digest: &Digest,
     mine: Comment,
     log: &Log,
@@ -245,13 +245,12 @@ async fn keep_first(
             mine.html_url
         )
     };
-    let first = github
-        .list_comments(issue)
+    let comments = github
+        .list_comments(issue.number)
         .await
-        .with_context(reread)?
-        .into_iter()
-        .filter(|c| report::is_status_comment(c.body.as_deref().unwrap_or(""), digest))
-        .min_by_key(|c| c.id);
+        .with_context(reread)?;
+    let first =
+        publish::our_comment(issue, &comments, MarkerKind::ConvergenceComment, digest).cloned();
     match first {
         Some(first) if first.id < mine.id => {
             github.delete_comment(mine.id).await.with_context(|| {
@@ -291,8 +290,14 @@ mod tests {
             .unwrap()
     }
 
-    /// GitHub's example comment with `id` and `body`.
+    /// GitHub's example comment with `id` and `body`, written by `octocat` (the account
+    /// that opened the tracking issue of [`post_comment`]).
     fn comment_json(id: u64, body: &str) -> Value {
+        comment_by(id, body, "octocat")
+    }
+
+    /// GitHub's example comment with `id` and `body`, written by `login`.
+    fn comment_by(id: u64, body: &str, login: &str) -> Value {
         let fixture = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/fixtures/github-rest/issue-comment.json"
@@ -300,6 +305,7 @@ mod tests {
         let mut c: Value = serde_json::from_slice(&std::fs::read(fixture).unwrap()).unwrap();
         c["id"] = json!(id);
         c["body"] = json!(body);
+        c["user"]["login"] = json!(login);
         c["html_url"] = json!(format!(
             "https://github.com/octo-org/lab/issues/7#issuecomment-{id}"
         ));
@@ -334,8 +340,10 @@ mod tests {
             Options::default(),
         )
         .unwrap();
-        let issue: Issue =
-            serde_json::from_value(json!({"id": 70, "number": 7, "state": "open"})).unwrap();
+        let issue: Issue = serde_json::from_value(
+            json!({"id": 70, "number": 7, "state": "open", "user": {"login": "octocat"}}),
+        )
+        .unwrap();
         let (c, d) = (empty_hub(), digest());
         comment(
             &gh,
@@ -435,5 +443,65 @@ mod tests {
         post_comment(&github).await.unwrap();
         let methods: Vec<String> = calls(&github).await.into_iter().map(|(m, _)| m).collect();
         assert_eq!(methods, ["GET", "POST", "GET"], "exactly one POST");
+    }
+
+    #[tokio::test]
+    async fn a_forged_marker_comment_by_another_user_is_neither_edited_nor_counted() {
+        let github = MockServer::start().await;
+        let (c, d) = (empty_hub(), digest());
+        let body = report::comment(&facts(&c, &d), &d).unwrap();
+        // mallory copied the whole comment, marker and numbers: neither edited (PATCH),
+        // nor taken as "unchanged", nor deleted; the bot posts its own, once.
+        let forged = json!([comment_by(1, &body, "mallory")]);
+        answer(&github, "GET", COMMENTS, listing(forged), None).await;
+        let made = ResponseTemplate::new(201).set_body_json(comment_json(2, &body));
+        answer(&github, "POST", COMMENTS, made, None).await;
+
+        post_comment(&github).await.unwrap();
+        let call = |m: &str, p: &str| (m.to_string(), p.to_string());
+        assert_eq!(
+            calls(&github).await,
+            [call("GET", COMMENTS), call("POST", COMMENTS)]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_forged_earlier_marker_comment_does_not_get_the_bots_comment_deleted() {
+        let github = MockServer::start().await;
+        let (c, d) = (empty_hub(), digest());
+        let body = report::comment(&facts(&c, &d), &d).unwrap();
+        // The first POST answers 500 and took no effect; the second makes comment 2. The
+        // re-read lists mallory's forged comment 1 (earlier) and the bot's 2: 2 stays.
+        answer(
+            &github,
+            "POST",
+            COMMENTS,
+            ResponseTemplate::new(500),
+            Some(1),
+        )
+        .await;
+        let made = ResponseTemplate::new(201).set_body_json(comment_json(2, &body));
+        answer(&github, "POST", COMMENTS, made, None).await;
+        answer(&github, "GET", COMMENTS, listing(json!([])), Some(2)).await;
+        let both = json!([comment_by(1, &body, "mallory"), comment_json(2, &body)]);
+        answer(&github, "GET", COMMENTS, listing(both), None).await;
+        let any_delete = ResponseTemplate::new(204);
+        Mock::given(method("DELETE"))
+            .respond_with(any_delete)
+            .mount(&github)
+            .await;
+
+        post_comment(&github).await.unwrap();
+        let call = |m: &str, p: &str| (m.to_string(), p.to_string());
+        assert_eq!(
+            calls(&github).await,
+            [
+                call("GET", COMMENTS),
+                call("POST", COMMENTS),
+                call("GET", COMMENTS),
+                call("POST", COMMENTS),
+                call("GET", COMMENTS),
+            ]
+        );
     }
 }

@@ -362,6 +362,41 @@ async fn a_403_names_the_missing_scope_and_the_role() {
 }
 
 #[tokio::test]
+async fn a_403_not_from_the_hubs_api_says_so_and_not_a_missing_scope() {
+    // A proxy's or firewall's page (as /work/qa's h403.py answered), text, other JSON, nothing.
+    let html = "<html><body>403 Forbidden - nginx / WAF blocked your IP</body></html>";
+    let cases = [
+        ResponseTemplate::new(403).set_body_raw(html, "text/html"),
+        ResponseTemplate::new(403).set_body_raw("Forbidden", "text/plain"),
+        ResponseTemplate::new(403).set_body_json(json!({"error": "blocked"})),
+        ResponseTemplate::new(403),
+    ];
+    let mut seen = Vec::new();
+    for response in cases {
+        let (hub, err) = error_answering(response, "").await;
+        assert_eq!(hub.received_requests().await.unwrap().len(), 1);
+        let HubError::ForbiddenNotByHub { answer, .. } = &err else {
+            panic!("{err:?}")
+        };
+        seen.push((
+            answer.clone(),
+            err.to_string().replace(&hub.uri(), "http://hub"),
+        ));
+    }
+    let answers: Vec<&str> = seen.iter().map(|(a, _)| a.as_str()).collect();
+    assert_eq!(
+        answers,
+        [
+            "an HTML page",
+            "a body that is not JSON",
+            "other JSON",
+            "an empty body"
+        ]
+    );
+    insta::assert_snapshot!(seen[0].1, @"http://hub/hub/api/users?state=active&offset=0&limit=200 answered 403 Forbidden with an HTML page instead of the hub API's error (JSON with status and message): the refusal came from something in front of the hub's API, not from the hub; check the proxies, the ingress and any IP allow-list or firewall between this runner and the hub, and that hub-url is the hub's address (<hub-url>/hub/api/ is the API)");
+}
+
+#[tokio::test]
 async fn users_without_their_servers_mean_read_servers_is_missing() {
     // What the hub answers a token with list:users only: names, no `servers`.
     let (_, err) = error_answering(
@@ -760,6 +795,10 @@ fn error_messages_say_what_to_do() {
         HubError::MissingScope {
             scopes: vec![],
             url: url.clone(),
+        },
+        HubError::ForbiddenNotByHub {
+            url: url.clone(),
+            answer: "an HTML page".into(),
         },
         HubError::WrongBase {
             url: url.clone(),

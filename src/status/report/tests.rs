@@ -226,6 +226,32 @@ fn a_comment_is_edited_only_when_the_numbers_change() {
     ));
 }
 
+/// What examples/convergence.yml and README say of later runs: a converged comment is
+/// still edited when servers start or stop, and left alone while the numbers stay.
+#[test]
+fn a_converged_comment_is_still_edited_when_servers_start_or_stop() {
+    let d = digest();
+    let converged = |users: &[&str]| {
+        let servers: Vec<Server> = users
+            .iter()
+            .map(|u| server(u, "", at(12, 30), at(12, 59)))
+            .collect();
+        classify(
+            servers,
+            RELEASE,
+            NOW,
+            &SettingsModel(CullSettings::default()),
+        )
+    };
+    let (one, two) = (converged(&["alice"]), converged(&["alice", "bob"]));
+    assert!(one.totals.converged && two.totals.converged);
+    let first = comment(&facts(&one, Some(&d), false), &d).unwrap();
+    let same = comment(&facts(&converged(&["carol"]), Some(&d), false), &d).unwrap();
+    assert!(!comment_needs_edit(&first, &same));
+    let more = comment(&facts(&two, Some(&d), false), &d).unwrap();
+    assert!(comment_needs_edit(&first, &more));
+}
+
 #[test]
 fn the_comment_is_found_by_its_digest_only() {
     let d = digest();
