@@ -398,11 +398,7 @@ mod tests {
         // The first POST takes effect (comment 1) but answers 500; the listing right after
         // lags and shows nothing, so a second POST makes comment 2; the fresh re-read shows
         // both: 2 goes.
-        let error = ResponseTemplate::new(500);
-        answer(&github, "POST", COMMENTS, error, Some(1)).await;
-        let made = ResponseTemplate::new(201).set_body_json(comment_json(2, &body));
-        answer(&github, "POST", COMMENTS, made, None).await;
-        answer(&github, "GET", COMMENTS, listing(json!([])), Some(2)).await;
+        first_post_fails_second_makes_2(&github, &body).await;
         let both = json!([comment_json(1, &body), comment_json(2, &body)]);
         answer(&github, "GET", COMMENTS, listing(both), None).await;
         let duplicate = "/repos/octo-org/lab/issues/comments/2";
@@ -416,18 +412,9 @@ mod tests {
         .await;
 
         post_comment(&github).await.unwrap();
-        let call = |m: &str, p: &str| (m.to_string(), p.to_string());
-        assert_eq!(
-            calls(&github).await,
-            [
-                call("GET", COMMENTS),
-                call("POST", COMMENTS),
-                call("GET", COMMENTS),
-                call("POST", COMMENTS),
-                call("GET", COMMENTS),
-                call("DELETE", duplicate),
-            ]
-        );
+        let mut expected = owned(&POST_TWICE_LOOKING_AFTER_EACH);
+        expected.extend(owned(&[("DELETE", duplicate)]));
+        assert_eq!(calls(&github).await, expected);
     }
 
     #[tokio::test]
@@ -472,17 +459,7 @@ mod tests {
         let body = report::comment(&facts(&c, &d), &d).unwrap();
         // The first POST answers 500 and took no effect; the second makes comment 2. The
         // re-read lists mallory's forged comment 1 (earlier) and the bot's 2: 2 stays.
-        answer(
-            &github,
-            "POST",
-            COMMENTS,
-            ResponseTemplate::new(500),
-            Some(1),
-        )
-        .await;
-        let made = ResponseTemplate::new(201).set_body_json(comment_json(2, &body));
-        answer(&github, "POST", COMMENTS, made, None).await;
-        answer(&github, "GET", COMMENTS, listing(json!([])), Some(2)).await;
+        first_post_fails_second_makes_2(&github, &body).await;
         let both = json!([comment_by(1, &body, "mallory"), comment_json(2, &body)]);
         answer(&github, "GET", COMMENTS, listing(both), None).await;
         let any_delete = ResponseTemplate::new(204);
@@ -492,16 +469,34 @@ mod tests {
             .await;
 
         post_comment(&github).await.unwrap();
-        let call = |m: &str, p: &str| (m.to_string(), p.to_string());
-        assert_eq!(
-            calls(&github).await,
-            [
-                call("GET", COMMENTS),
-                call("POST", COMMENTS),
-                call("GET", COMMENTS),
-                call("POST", COMMENTS),
-                call("GET", COMMENTS),
-            ]
-        );
+        assert_eq!(calls(&github).await, owned(&POST_TWICE_LOOKING_AFTER_EACH));
     }
+
+    /// Comments (`GET`) answered empty twice, then whatever the test mounts; the first POST
+    /// answers 500 without effect, the second makes comment 2 with `body`.
+    async fn first_post_fails_second_makes_2(github: &MockServer, body: &str) {
+        let error = ResponseTemplate::new(500);
+        answer(github, "POST", COMMENTS, error, Some(1)).await;
+        let made = ResponseTemplate::new(201).set_body_json(comment_json(2, body));
+        answer(github, "POST", COMMENTS, made, None).await;
+        answer(github, "GET", COMMENTS, listing(json!([])), Some(2)).await;
+    }
+
+    /// `calls` as [`calls`] gives them.
+    fn owned(calls: &[(&str, &str)]) -> Vec<(String, String)> {
+        calls
+            .iter()
+            .map(|(m, p)| (m.to_string(), p.to_string()))
+            .collect()
+    }
+
+    /// The calls of [`first_post_fails_second_makes_2`]: each POST follows a fresh look-up,
+    /// and the second is checked by one more.
+    const POST_TWICE_LOOKING_AFTER_EACH: [(&str, &str); 5] = [
+        ("GET", COMMENTS),
+        ("POST", COMMENTS),
+        ("GET", COMMENTS),
+        ("POST", COMMENTS),
+        ("GET", COMMENTS),
+    ];
 }
