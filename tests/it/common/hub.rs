@@ -138,8 +138,52 @@ impl Hub {
     /// As [`Hub::start`], with `extra` appended to `jupyterhub_config.py` (Python, `c` is
     /// the config), e.g. another service with a token of fewer scopes:
     /// `c.JupyterHub.services.append({"name": "reader", "api_token": "reader-token-1"})`.
+    ///
+    /// A hub that exits while starting is started again on fresh ports, up to three times:
+    /// the ports are picked free ([`free_port`]) but bound only later by the hub and the
+    /// proxy, so a test running alongside can take one in between.
     pub async fn start_with(settings: HubSettings, extra: &str) -> Hub {
         let began = Instant::now();
+        for attempt in 1..=3 {
+            let mut rig = Self::launch(settings, extra);
+            match rig.until_up(Duration::from_secs(120)).await {
+                Ok(()) => {
+                    eprintln!("HUBTIME hub up in {:.1} s", began.elapsed().as_secs_f64());
+                    return rig;
+                }
+                Err(exited) if attempt < 3 => {
+                    eprintln!("JupyterHub exited while starting ({exited}); again on fresh ports");
+                }
+                Err(exited) => panic!("JupyterHub exited ({exited}); its log:\n{}", rig.log()),
+            }
+        }
+        unreachable!("the last attempt returns or panics")
+    }
+
+    /// Waits until the hub's API answers through the proxy (`Ok`), or the hub exits
+    /// (`Err` with its exit status); panics with the hub's log when `within` passes.
+    async fn until_up(&mut self, within: Duration) -> Result<(), String> {
+        let deadline = Instant::now() + within;
+        let mut tick = tokio::time::interval(Duration::from_millis(200));
+        let api = self.clone_api();
+        loop {
+            tick.tick().await;
+            if api.get("/").await.is_some_and(|(code, _)| code == 200) {
+                return Ok(());
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(status.to_string());
+            }
+            assert!(
+                Instant::now() < deadline,
+                "JupyterHub did not come up in {within:?}; its log:\n{}",
+                self.log()
+            );
+        }
+    }
+
+    /// Writes the rig's config (fresh ports) and starts the hub; does not wait.
+    fn launch(settings: HubSettings, extra: &str) -> Hub {
         let python = rig_file(".venv/bin/python", "JupyterHub's virtual environment");
         let chp = rig_file(
             "tests/hub/node_modules/.bin/configurable-http-proxy",
@@ -210,25 +254,13 @@ c.JupyterHub.load_roles = [
             .timeout(Duration::from_secs(30))
             .build()
             .unwrap();
-        let mut rig = Hub {
+        Hub {
             child,
             dir,
             api: format!("http://127.0.0.1:{public}/hub/api"),
             settings,
             client,
-        };
-        let up = rig
-            .wait_for("the hub's API answers", Duration::from_secs(120), |h| {
-                let h = h.clone_api();
-                async move { h.get("/").await.is_some_and(|(code, _)| code == 200) }
-            })
-            .await;
-        assert!(up, "JupyterHub did not come up; its log:\n{}", rig.log());
-        if let Ok(Some(status)) = rig.child.try_wait() {
-            panic!("JupyterHub exited ({status}); its log:\n{}", rig.log());
         }
-        eprintln!("HUBTIME hub up in {:.1} s", began.elapsed().as_secs_f64());
-        rig
     }
 
     fn clone_api(&self) -> Api {
