@@ -11,7 +11,7 @@ use crate::publish::{self, Target, once};
 use crate::render::{self, MarkerKind, messages};
 use crate::report::FileCommands;
 use crate::support::github::GitHub;
-use crate::support::github::models::{Comment, Issue};
+use crate::support::github::models::{Account, Comment, Issue};
 use crate::support::log::Log;
 use crate::window::{CullSettings, HubScale, ScaleConfig};
 use anyhow::{Context, Result, anyhow};
@@ -211,16 +211,48 @@ async fn comment(
             .await?;
             let c = match made {
                 once::Made::PostedAfterUnknownOutcome(mine) => {
+                    let mine = by_issue_author(github, issue, mine).await?;
                     keep_first(github, issue, digest, mine, log).await?
                 }
-                once::Made::Posted(c)
-                | once::Made::FoundAfterUnknownOutcome(c)
-                | once::Made::FoundAfterConflict(c) => c,
+                once::Made::Posted(mine) => by_issue_author(github, issue, mine).await?,
+                once::Made::FoundAfterUnknownOutcome(c) | once::Made::FoundAfterConflict(c) => c,
             };
             log.info(&format!("convergence comment posted: {}", c.html_url));
         }
     }
     Ok(())
+}
+
+/// `mine`, the comment this run just posted, when the tracking issue's author wrote it (as
+/// GitHub's answer to the POST names its author). Otherwise the token is another account's
+/// (announce opened the issue with an App token or PAT, status runs with `github.token`):
+/// later runs would never count the comment as theirs ([`publish::our_comment`], the rule
+/// that keeps forged markers out) and would post one more each time, so `mine` is deleted
+/// and the run fails.
+///
+/// # Errors
+/// Always when the accounts differ: [`report::comment_by_other_account`], holding the
+/// DELETE's error when that failed too.
+async fn by_issue_author(github: &GitHub, issue: &Issue, mine: Comment) -> Result<Comment> {
+    if publish::by_issue_author(issue, &mine) {
+        return Ok(mine);
+    }
+    fn login(a: &Option<Account>) -> Option<&str> {
+        a.as_ref().map(|a| a.login.as_str())
+    }
+    let words = |deleted| {
+        report::comment_by_other_account(
+            login(&mine.user),
+            login(&issue.user),
+            &mine.html_url,
+            &issue.html_url,
+            deleted,
+        )
+    };
+    match github.delete_comment(mine.id).await {
+        Ok(()) => Err(anyhow!(words(true))),
+        Err(e) => Err(anyhow::Error::new(e).context(words(false))),
+    }
 }
 
 /// After a second comment POST (the first one's outcome unknown, and a look-up that did not
@@ -341,7 +373,8 @@ mod tests {
         )
         .unwrap();
         let issue: Issue = serde_json::from_value(
-            json!({"id": 70, "number": 7, "state": "open", "user": {"login": "octocat"}}),
+            json!({"id": 70, "number": 7, "state": "open", "user": {"login": "octocat"},
+                   "html_url": "https://github.com/octo-org/lab/issues/7"}),
         )
         .unwrap();
         let (c, d) = (empty_hub(), digest());
@@ -470,6 +503,61 @@ mod tests {
 
         post_comment(&github).await.unwrap();
         assert_eq!(calls(&github).await, owned(&POST_TWICE_LOOKING_AFTER_EACH));
+    }
+
+    /// The POST answers a comment by `my-app[bot]` (the token's account), but `octocat`
+    /// opened the tracking issue.
+    async fn post_answers_another_account(github: &MockServer) {
+        let (c, d) = (empty_hub(), digest());
+        let body = report::comment(&facts(&c, &d), &d).unwrap();
+        answer(github, "GET", COMMENTS, listing(json!([])), None).await;
+        let made = ResponseTemplate::new(201).set_body_json(comment_by(5, &body, "my-app[bot]"));
+        answer(github, "POST", COMMENTS, made, None).await;
+    }
+
+    const POSTED_AS_ANOTHER: &str = "/repos/octo-org/lab/issues/comments/5";
+
+    #[tokio::test]
+    async fn a_comment_posted_as_another_account_than_the_issues_is_deleted_and_fails_each_run() {
+        let github = MockServer::start().await;
+        post_answers_another_account(&github).await;
+        let deleted = ResponseTemplate::new(204);
+        answer(&github, "DELETE", POSTED_AS_ANOTHER, deleted, None).await;
+
+        let err = post_comment(&github).await.unwrap_err();
+        let one_run = owned(&[
+            ("GET", COMMENTS),
+            ("POST", COMMENTS),
+            ("DELETE", POSTED_AS_ANOTHER),
+        ]);
+        assert_eq!(calls(&github).await, one_run);
+        insta::assert_snapshot!(format!("{err:#}"));
+
+        // The next run finds nothing of its own (the comment is gone), posts, deletes and
+        // fails the same way: never two comments.
+        let again = post_comment(&github).await.unwrap_err();
+        assert_eq!(format!("{again:#}"), format!("{err:#}"));
+        assert_eq!(calls(&github).await, [one_run.clone(), one_run].concat());
+    }
+
+    #[tokio::test]
+    async fn a_comment_by_another_account_that_cannot_be_deleted_is_named_to_delete_by_hand() {
+        let github = MockServer::start().await;
+        post_answers_another_account(&github).await;
+        let refused = ResponseTemplate::new(403)
+            .set_body_json(json!({"message": "Resource not accessible by integration"}));
+        answer(&github, "DELETE", POSTED_AS_ANOTHER, refused, None).await;
+
+        let err = post_comment(&github).await.unwrap_err();
+        assert_eq!(
+            calls(&github).await,
+            owned(&[
+                ("GET", COMMENTS),
+                ("POST", COMMENTS),
+                ("DELETE", POSTED_AS_ANOTHER)
+            ])
+        );
+        insta::assert_snapshot!(format!("{err:#}"));
     }
 
     /// Comments (`GET`) answered empty twice, then whatever the test mounts; the first POST
