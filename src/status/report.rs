@@ -510,6 +510,34 @@ pub fn comment(facts: &StatusFacts<'_>, digest: &Digest) -> Result<String> {
     ))
 }
 
+/// What a run does with the "Convergence status" comment, given what exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommentChange {
+    /// None of ours exists: post one.
+    Create,
+    /// Ours exists with other numbers ([`comment_needs_edit`]): edit it in place.
+    Edit,
+    /// Ours exists with the same numbers: leave it.
+    Unchanged,
+}
+
+/// A dry run's convergence comment: what would be done, where (`url`: the comment's address
+/// for an edit or no change, the tracking issue's for a new one, as GitHub answered it, one
+/// line), then the body.
+pub fn dry_run_comment(change: CommentChange, url: &str, body: &str) -> String {
+    let url = sanitize::log_line(url, 2000);
+    let what = match change {
+        CommentChange::Create => format!("would post the convergence comment on {url}"),
+        CommentChange::Edit => {
+            format!("would edit the convergence comment {url} (its numbers changed)")
+        }
+        CommentChange::Unchanged => {
+            format!("would leave the convergence comment {url} unchanged (same numbers)")
+        }
+    };
+    format!("dry run: {what}\n\n----- convergence comment -----\n{body}")
+}
+
 /// The error when the convergence comment this run posted was written by `posted_as` (the
 /// token's account, as GitHub answered the POST) but the tracking issue `issue_url` was
 /// opened by `opened_by`: later runs count only comments by the issue's author

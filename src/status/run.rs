@@ -1,10 +1,11 @@
 //! The `status` pipeline: hub → classify → report. [`run`] reads as those stages; the
 //! request it takes was checked by the command line ([`crate::cli::status_request`]).
-//! Read-only: the hub gets only GET requests ([`super::hub`]), GitHub nothing.
+//! Read-only: the hub gets only GET requests ([`super::hub`]); GitHub gets writes only for
+//! the opt-in comment, and none with `dry-run`.
 
 use super::classify::{AtScaleModel, classify};
 use super::hub::HubClient;
-use super::report::{self, StatusFacts};
+use super::report::{self, CommentChange, StatusFacts};
 use crate::digest::registry::RegistryOptions;
 use crate::digest::{self, Digest, ImageSource};
 use crate::publish::{self, Target, once};
@@ -36,6 +37,9 @@ pub struct StatusRequest {
     pub tracking_labels: Vec<String>,
     /// `comment`: post or edit the "Convergence status" comment on the tracking issue.
     pub comment: bool,
+    /// `dry-run`: read the hub and GitHub as usual, write nothing to GitHub; log what would
+    /// be done with the comment, and its body.
+    pub dry_run: bool,
     /// The idle culler's settings (z2jh `cull.*`).
     pub culler: CullSettings,
     /// `hub-size` (`None` for the servers running when the hub is read, at least 1) and
@@ -104,9 +108,16 @@ pub async fn run(req: &StatusRequest, log: &Log) -> Result<()> {
 
     // 5. The tracking issue's comment (opt-in).
     match (req.comment, &req.github, &release.digest) {
-        (true, Some(github), Some(digest)) => {
-            comment(github, release.issue.as_ref(), digest, &facts, log).await
-        }
+        (true, Some(github), Some(digest)) => comment(
+            github,
+            release.issue.as_ref(),
+            digest,
+            &facts,
+            req.dry_run,
+            log,
+        )
+        .await
+        .map(drop),
         _ => Ok(()),
     }
 }
@@ -173,19 +184,23 @@ async fn release(req: &StatusRequest, log: &Log) -> Result<Release> {
 /// Stage 5: one "Convergence status" comment on the open tracking issue of `digest`, created
 /// once (a failed POST is followed by a fresh look-up, never a second blind POST), edited in
 /// place only when its numbers change ([`report::comment_needs_edit`]); the issue's body is
-/// never touched. No issue (a routine release) or a closed one: nothing is written.
+/// never touched. No issue (a routine release) or a closed one: nothing is written. With
+/// `dry_run` the comments are read as usual, then what would be done (create, edit, leave
+/// unchanged) is logged with the body instead ([`report::dry_run_comment`]). Returns what
+/// was decided, `None` without an open tracking issue.
 async fn comment(
     github: &GitHub,
     issue: Option<&Issue>,
     digest: &Digest,
     facts: &StatusFacts<'_>,
+    dry_run: bool,
     log: &Log,
-) -> Result<()> {
+) -> Result<Option<CommentChange>> {
     let Some(issue) = issue.filter(|i| i.state == "open") else {
         log.info(&format!(
             "no open tracking issue for {digest}: no convergence comment"
         ));
-        return Ok(());
+        return Ok(None);
     };
     let body = report::comment(facts, digest)?;
     // Ours only when the tracking issue's author wrote it, as `announce` decides: anyone
@@ -194,15 +209,28 @@ async fn comment(
         let comments = github.list_comments(issue.number).await?;
         Ok(publish::our_comment(issue, &comments, MarkerKind::ConvergenceComment, digest).cloned())
     };
-    match find().await? {
-        Some(c) if !report::comment_needs_edit(c.body.as_deref().unwrap_or(""), &body) => {
+    let existing = find().await?;
+    let change = match &existing {
+        None => CommentChange::Create,
+        Some(c) if report::comment_needs_edit(c.body.as_deref().unwrap_or(""), &body) => {
+            CommentChange::Edit
+        }
+        Some(_) => CommentChange::Unchanged,
+    };
+    if dry_run {
+        let url = existing.as_ref().map_or(&issue.html_url, |c| &c.html_url);
+        log.info(&report::dry_run_comment(change, url, &body));
+        return Ok(Some(change));
+    }
+    match (change, existing) {
+        (CommentChange::Unchanged, Some(c)) => {
             log.info(&format!("convergence comment unchanged: {}", c.html_url));
         }
-        Some(c) => {
+        (_, Some(c)) => {
             let c = github.update_comment(c.id, &body).await?;
             log.info(&format!("convergence comment updated: {}", c.html_url));
         }
-        None => {
+        (_, None) => {
             let made = once::create(
                 "the convergence comment",
                 async || github.create_comment(issue.number, &body).await,
@@ -220,7 +248,7 @@ async fn comment(
             log.info(&format!("convergence comment posted: {}", c.html_url));
         }
     }
-    Ok(())
+    Ok(Some(change))
 }
 
 /// `mine`, the comment this run just posted, when the tracking issue's author wrote it (as
@@ -365,6 +393,11 @@ mod tests {
 
     /// Runs [`comment`] for [`empty_hub`] against `github`.
     async fn post_comment(github: &MockServer) -> Result<()> {
+        comment_run(github, false).await.map(drop)
+    }
+
+    /// Runs [`comment`] for [`empty_hub`] against `github`, as a dry run or not.
+    async fn comment_run(github: &MockServer, dry_run: bool) -> Result<Option<CommentChange>> {
         let gh = GitHub::with_options(
             &github.uri(),
             &crate::support::secrets::SecretString::from("ghs_test"),
@@ -383,6 +416,7 @@ mod tests {
             Some(&issue),
             &d,
             &facts(&c, &d),
+            dry_run,
             &Log::new(false, false),
         )
         .await
@@ -503,6 +537,45 @@ mod tests {
 
         post_comment(&github).await.unwrap();
         assert_eq!(calls(&github).await, owned(&POST_TWICE_LOOKING_AFTER_EACH));
+    }
+
+    #[tokio::test]
+    async fn a_dry_run_reads_the_comments_and_writes_nothing_whatever_it_would_do() {
+        let (c, d) = (empty_hub(), digest());
+        let body = report::comment(&facts(&c, &d), &d).unwrap();
+        let marker = report::comment_marker(&d);
+        // Nothing yet (would post), other numbers (would edit), the same (would leave it).
+        for (existing, would) in [
+            (json!([]), CommentChange::Create),
+            (
+                json!([comment_json(1, &format!("{marker}\nold numbers"))]),
+                CommentChange::Edit,
+            ),
+            (json!([comment_json(1, &body)]), CommentChange::Unchanged),
+        ] {
+            let github = MockServer::start().await;
+            answer(&github, "GET", COMMENTS, listing(existing), None).await;
+            Mock::given(wiremock::matchers::any())
+                .respond_with(ResponseTemplate::new(201).set_body_json(comment_json(2, &body)))
+                .mount(&github)
+                .await;
+
+            assert_eq!(comment_run(&github, true).await.unwrap(), Some(would));
+            let methods: Vec<String> = calls(&github).await.into_iter().map(|(m, _)| m).collect();
+            assert_eq!(methods, ["GET"], "only the comments read");
+        }
+    }
+
+    #[test]
+    fn a_dry_run_says_what_it_would_do_with_the_comment_and_shows_the_body() {
+        let issue = "https://github.com/octo-org/lab/issues/7";
+        let comment = "https://github.com/octo-org/lab/issues/7#issuecomment-1";
+        let said = [
+            report::dry_run_comment(CommentChange::Create, issue, "BODY"),
+            report::dry_run_comment(CommentChange::Edit, comment, "BODY"),
+            report::dry_run_comment(CommentChange::Unchanged, comment, "BODY"),
+        ];
+        insta::assert_snapshot!(said.join("\n\n"));
     }
 
     /// The POST answers a comment by `my-app[bot]` (the token's account), but `octocat`
