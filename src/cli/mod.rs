@@ -404,6 +404,9 @@ pub struct StatusArgs {
     /// Post (then edit in place) one "Convergence status" comment on the release's tracking issue (security releases; needs --image)
     #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub comment: bool,
+    /// Read the hub and GitHub, write nothing to GitHub: print what would be done with the comment, and its body
+    #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub dry_run: bool,
     /// The culler settings.
     #[command(flatten)]
     pub culler: CullerArgs,
@@ -438,6 +441,7 @@ impl std::fmt::Debug for StatusArgs {
             .field("github", &self.github)
             .field("tracking_labels", &self.tracking_labels)
             .field("comment", &self.comment)
+            .field("dry_run", &self.dry_run)
             .field("culler", &self.culler)
             .field("hub_timeout", &self.hub_timeout)
             .field("include_names", &self.include_names)

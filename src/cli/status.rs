@@ -55,6 +55,7 @@ pub fn status_request(
         github: release.github,
         tracking_labels: release.tracking_labels,
         comment: args.comment,
+        dry_run: args.dry_run,
         culler: configured.settings,
         scale: configured.scale,
         json: args.json,

@@ -53,6 +53,13 @@ pub fn our_comment<'a>(
         .min_by_key(|c| c.id)
 }
 
+/// Whether the account that opened `issue` wrote `comment`: the author rule of
+/// [`our_comment`], for a comment this run just posted (a token of another account posts
+/// comments that later runs never count as theirs).
+pub fn by_issue_author(issue: &Issue, comment: &Comment) -> bool {
+    same_account(comment.user.as_ref(), issue.user.as_ref())
+}
+
 /// Whether two objects were written by the same known account (logins compare without
 /// case, as GitHub's do).
 fn same_account(a: Option<&Account>, b: Option<&Account>) -> bool {

@@ -51,7 +51,7 @@ pub mod once;
 mod release;
 mod supersede;
 
-pub use find::our_comment;
+pub use find::{by_issue_author, our_comment};
 pub use supersede::superseded_comment;
 
 use crate::digest::Digest;

@@ -510,6 +510,68 @@ pub fn comment(facts: &StatusFacts<'_>, digest: &Digest) -> Result<String> {
     ))
 }
 
+/// What a run does with the "Convergence status" comment, given what exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommentChange {
+    /// None of ours exists: post one.
+    Create,
+    /// Ours exists with other numbers ([`comment_needs_edit`]): edit it in place.
+    Edit,
+    /// Ours exists with the same numbers: leave it.
+    Unchanged,
+}
+
+/// A dry run's convergence comment: what would be done, where (`url`: the comment's address
+/// for an edit or no change, the tracking issue's for a new one, as GitHub answered it, one
+/// line), then the body.
+pub fn dry_run_comment(change: CommentChange, url: &str, body: &str) -> String {
+    let url = sanitize::log_line(url, 2000);
+    let what = match change {
+        CommentChange::Create => format!("would post the convergence comment on {url}"),
+        CommentChange::Edit => {
+            format!("would edit the convergence comment {url} (its numbers changed)")
+        }
+        CommentChange::Unchanged => {
+            format!("would leave the convergence comment {url} unchanged (same numbers)")
+        }
+    };
+    format!("dry run: {what}\n\n----- convergence comment -----\n{body}")
+}
+
+/// The error when the convergence comment this run posted was written by `posted_as` (the
+/// token's account, as GitHub answered the POST) but the tracking issue `issue_url` was
+/// opened by `opened_by`: later runs count only comments by the issue's author
+/// ([`crate::publish::our_comment`]), so every run would post one more. `deleted` says
+/// whether the comment (`comment_url`) was deleted again. Accounts and addresses come from
+/// GitHub: one line each, capped. `None` for an account GitHub did not name.
+pub fn comment_by_other_account(
+    posted_as: Option<&str>,
+    opened_by: Option<&str>,
+    comment_url: &str,
+    issue_url: &str,
+    deleted: bool,
+) -> String {
+    let account = |a: Option<&str>| {
+        a.map_or_else(
+            || "an account GitHub did not name".to_string(),
+            |a| sanitize::log_line(a, 100),
+        )
+    };
+    let (posted_as, opened_by) = (account(posted_as), account(opened_by));
+    let fate = if deleted {
+        "it was deleted again".to_string()
+    } else {
+        format!(
+            "deleting it failed too: delete {} by hand",
+            sanitize::log_line(comment_url, 2000)
+        )
+    };
+    format!(
+        "the convergence comment was posted as {posted_as}, but the tracking issue {} was opened by {opened_by}; status only edits comments by the issue's author (anyone else's could be forged), so every run would post one more: {fate}. Run status with the GitHub token announce used (github-token), or another token of {opened_by}",
+        sanitize::log_line(issue_url, 2000)
+    )
+}
+
 /// Whether the existing comment `existing` must be edited to become `new` (both bodies of
 /// [`comment`]): only when the numbers differ (running, updated, stale, pending, overdue,
 /// converged, the deadlines, and the listed servers when names are shown). The time of

@@ -1,17 +1,18 @@
 //! The `status` pipeline: hub → classify → report. [`run`] reads as those stages; the
 //! request it takes was checked by the command line ([`crate::cli::status_request`]).
-//! Read-only: the hub gets only GET requests ([`super::hub`]), GitHub nothing.
+//! Read-only: the hub gets only GET requests ([`super::hub`]); GitHub gets writes only for
+//! the opt-in comment, and none with `dry-run`.
 
 use super::classify::{AtScaleModel, classify};
 use super::hub::HubClient;
-use super::report::{self, StatusFacts};
+use super::report::{self, CommentChange, StatusFacts};
 use crate::digest::registry::RegistryOptions;
 use crate::digest::{self, Digest, ImageSource};
 use crate::publish::{self, Target, once};
 use crate::render::{self, MarkerKind, messages};
 use crate::report::FileCommands;
 use crate::support::github::GitHub;
-use crate::support::github::models::{Comment, Issue};
+use crate::support::github::models::{Account, Comment, Issue};
 use crate::support::log::Log;
 use crate::window::{CullSettings, HubScale, ScaleConfig};
 use anyhow::{Context, Result, anyhow};
@@ -36,6 +37,9 @@ pub struct StatusRequest {
     pub tracking_labels: Vec<String>,
     /// `comment`: post or edit the "Convergence status" comment on the tracking issue.
     pub comment: bool,
+    /// `dry-run`: read the hub and GitHub as usual, write nothing to GitHub; log what would
+    /// be done with the comment, and its body.
+    pub dry_run: bool,
     /// The idle culler's settings (z2jh `cull.*`).
     pub culler: CullSettings,
     /// `hub-size` (`None` for the servers running when the hub is read, at least 1) and
@@ -104,9 +108,16 @@ pub async fn run(req: &StatusRequest, log: &Log) -> Result<()> {
 
     // 5. The tracking issue's comment (opt-in).
     match (req.comment, &req.github, &release.digest) {
-        (true, Some(github), Some(digest)) => {
-            comment(github, release.issue.as_ref(), digest, &facts, log).await
-        }
+        (true, Some(github), Some(digest)) => comment(
+            github,
+            release.issue.as_ref(),
+            digest,
+            &facts,
+            req.dry_run,
+            log,
+        )
+        .await
+        .map(drop),
         _ => Ok(()),
     }
 }
@@ -173,19 +184,23 @@ async fn release(req: &StatusRequest, log: &Log) -> Result<Release> {
 /// Stage 5: one "Convergence status" comment on the open tracking issue of `digest`, created
 /// once (a failed POST is followed by a fresh look-up, never a second blind POST), edited in
 /// place only when its numbers change ([`report::comment_needs_edit`]); the issue's body is
-/// never touched. No issue (a routine release) or a closed one: nothing is written.
+/// never touched. No issue (a routine release) or a closed one: nothing is written. With
+/// `dry_run` the comments are read as usual, then what would be done (create, edit, leave
+/// unchanged) is logged with the body instead ([`report::dry_run_comment`]). Returns what
+/// was decided, `None` without an open tracking issue.
 async fn comment(
     github: &GitHub,
     issue: Option<&Issue>,
     digest: &Digest,
     facts: &StatusFacts<'_>,
+    dry_run: bool,
     log: &Log,
-) -> Result<()> {
+) -> Result<Option<CommentChange>> {
     let Some(issue) = issue.filter(|i| i.state == "open") else {
         log.info(&format!(
             "no open tracking issue for {digest}: no convergence comment"
         ));
-        return Ok(());
+        return Ok(None);
     };
     let body = report::comment(facts, digest)?;
     // Ours only when the tracking issue's author wrote it, as `announce` decides: anyone
@@ -194,15 +209,28 @@ async fn comment(
         let comments = github.list_comments(issue.number).await?;
         Ok(publish::our_comment(issue, &comments, MarkerKind::ConvergenceComment, digest).cloned())
     };
-    match find().await? {
-        Some(c) if !report::comment_needs_edit(c.body.as_deref().unwrap_or(""), &body) => {
+    let existing = find().await?;
+    let change = match &existing {
+        None => CommentChange::Create,
+        Some(c) if report::comment_needs_edit(c.body.as_deref().unwrap_or(""), &body) => {
+            CommentChange::Edit
+        }
+        Some(_) => CommentChange::Unchanged,
+    };
+    if dry_run {
+        let url = existing.as_ref().map_or(&issue.html_url, |c| &c.html_url);
+        log.info(&report::dry_run_comment(change, url, &body));
+        return Ok(Some(change));
+    }
+    match (change, existing) {
+        (CommentChange::Unchanged, Some(c)) => {
             log.info(&format!("convergence comment unchanged: {}", c.html_url));
         }
-        Some(c) => {
+        (_, Some(c)) => {
             let c = github.update_comment(c.id, &body).await?;
             log.info(&format!("convergence comment updated: {}", c.html_url));
         }
-        None => {
+        (_, None) => {
             let made = once::create(
                 "the convergence comment",
                 async || github.create_comment(issue.number, &body).await,
@@ -211,16 +239,48 @@ async fn comment(
             .await?;
             let c = match made {
                 once::Made::PostedAfterUnknownOutcome(mine) => {
+                    let mine = by_issue_author(github, issue, mine).await?;
                     keep_first(github, issue, digest, mine, log).await?
                 }
-                once::Made::Posted(c)
-                | once::Made::FoundAfterUnknownOutcome(c)
-                | once::Made::FoundAfterConflict(c) => c,
+                once::Made::Posted(mine) => by_issue_author(github, issue, mine).await?,
+                once::Made::FoundAfterUnknownOutcome(c) | once::Made::FoundAfterConflict(c) => c,
             };
             log.info(&format!("convergence comment posted: {}", c.html_url));
         }
     }
-    Ok(())
+    Ok(Some(change))
+}
+
+/// `mine`, the comment this run just posted, when the tracking issue's author wrote it (as
+/// GitHub's answer to the POST names its author). Otherwise the token is another account's
+/// (announce opened the issue with an App token or PAT, status runs with `github.token`):
+/// later runs would never count the comment as theirs ([`publish::our_comment`], the rule
+/// that keeps forged markers out) and would post one more each time, so `mine` is deleted
+/// and the run fails.
+///
+/// # Errors
+/// Always when the accounts differ: [`report::comment_by_other_account`], holding the
+/// DELETE's error when that failed too.
+async fn by_issue_author(github: &GitHub, issue: &Issue, mine: Comment) -> Result<Comment> {
+    if publish::by_issue_author(issue, &mine) {
+        return Ok(mine);
+    }
+    fn login(a: &Option<Account>) -> Option<&str> {
+        a.as_ref().map(|a| a.login.as_str())
+    }
+    let words = |deleted| {
+        report::comment_by_other_account(
+            login(&mine.user),
+            login(&issue.user),
+            &mine.html_url,
+            &issue.html_url,
+            deleted,
+        )
+    };
+    match github.delete_comment(mine.id).await {
+        Ok(()) => Err(anyhow!(words(true))),
+        Err(e) => Err(anyhow::Error::new(e).context(words(false))),
+    }
 }
 
 /// After a second comment POST (the first one's outcome unknown, and a look-up that did not
@@ -333,6 +393,11 @@ mod tests {
 
     /// Runs [`comment`] for [`empty_hub`] against `github`.
     async fn post_comment(github: &MockServer) -> Result<()> {
+        comment_run(github, false).await.map(drop)
+    }
+
+    /// Runs [`comment`] for [`empty_hub`] against `github`, as a dry run or not.
+    async fn comment_run(github: &MockServer, dry_run: bool) -> Result<Option<CommentChange>> {
         let gh = GitHub::with_options(
             &github.uri(),
             &crate::support::secrets::SecretString::from("ghs_test"),
@@ -341,7 +406,8 @@ mod tests {
         )
         .unwrap();
         let issue: Issue = serde_json::from_value(
-            json!({"id": 70, "number": 7, "state": "open", "user": {"login": "octocat"}}),
+            json!({"id": 70, "number": 7, "state": "open", "user": {"login": "octocat"},
+                   "html_url": "https://github.com/octo-org/lab/issues/7"}),
         )
         .unwrap();
         let (c, d) = (empty_hub(), digest());
@@ -350,6 +416,7 @@ mod tests {
             Some(&issue),
             &d,
             &facts(&c, &d),
+            dry_run,
             &Log::new(false, false),
         )
         .await
@@ -470,6 +537,100 @@ mod tests {
 
         post_comment(&github).await.unwrap();
         assert_eq!(calls(&github).await, owned(&POST_TWICE_LOOKING_AFTER_EACH));
+    }
+
+    #[tokio::test]
+    async fn a_dry_run_reads_the_comments_and_writes_nothing_whatever_it_would_do() {
+        let (c, d) = (empty_hub(), digest());
+        let body = report::comment(&facts(&c, &d), &d).unwrap();
+        let marker = report::comment_marker(&d);
+        // Nothing yet (would post), other numbers (would edit), the same (would leave it).
+        for (existing, would) in [
+            (json!([]), CommentChange::Create),
+            (
+                json!([comment_json(1, &format!("{marker}\nold numbers"))]),
+                CommentChange::Edit,
+            ),
+            (json!([comment_json(1, &body)]), CommentChange::Unchanged),
+        ] {
+            let github = MockServer::start().await;
+            answer(&github, "GET", COMMENTS, listing(existing), None).await;
+            Mock::given(wiremock::matchers::any())
+                .respond_with(ResponseTemplate::new(201).set_body_json(comment_json(2, &body)))
+                .mount(&github)
+                .await;
+
+            assert_eq!(comment_run(&github, true).await.unwrap(), Some(would));
+            let methods: Vec<String> = calls(&github).await.into_iter().map(|(m, _)| m).collect();
+            assert_eq!(methods, ["GET"], "only the comments read");
+        }
+    }
+
+    #[test]
+    fn a_dry_run_says_what_it_would_do_with_the_comment_and_shows_the_body() {
+        let issue = "https://github.com/octo-org/lab/issues/7";
+        let comment = "https://github.com/octo-org/lab/issues/7#issuecomment-1";
+        let said = [
+            report::dry_run_comment(CommentChange::Create, issue, "BODY"),
+            report::dry_run_comment(CommentChange::Edit, comment, "BODY"),
+            report::dry_run_comment(CommentChange::Unchanged, comment, "BODY"),
+        ];
+        insta::assert_snapshot!(said.join("\n\n"));
+    }
+
+    /// The POST answers a comment by `my-app[bot]` (the token's account), but `octocat`
+    /// opened the tracking issue.
+    async fn post_answers_another_account(github: &MockServer) {
+        let (c, d) = (empty_hub(), digest());
+        let body = report::comment(&facts(&c, &d), &d).unwrap();
+        answer(github, "GET", COMMENTS, listing(json!([])), None).await;
+        let made = ResponseTemplate::new(201).set_body_json(comment_by(5, &body, "my-app[bot]"));
+        answer(github, "POST", COMMENTS, made, None).await;
+    }
+
+    const POSTED_AS_ANOTHER: &str = "/repos/octo-org/lab/issues/comments/5";
+
+    #[tokio::test]
+    async fn a_comment_posted_as_another_account_than_the_issues_is_deleted_and_fails_each_run() {
+        let github = MockServer::start().await;
+        post_answers_another_account(&github).await;
+        let deleted = ResponseTemplate::new(204);
+        answer(&github, "DELETE", POSTED_AS_ANOTHER, deleted, None).await;
+
+        let err = post_comment(&github).await.unwrap_err();
+        let one_run = owned(&[
+            ("GET", COMMENTS),
+            ("POST", COMMENTS),
+            ("DELETE", POSTED_AS_ANOTHER),
+        ]);
+        assert_eq!(calls(&github).await, one_run);
+        insta::assert_snapshot!(format!("{err:#}"));
+
+        // The next run finds nothing of its own (the comment is gone), posts, deletes and
+        // fails the same way: never two comments.
+        let again = post_comment(&github).await.unwrap_err();
+        assert_eq!(format!("{again:#}"), format!("{err:#}"));
+        assert_eq!(calls(&github).await, [one_run.clone(), one_run].concat());
+    }
+
+    #[tokio::test]
+    async fn a_comment_by_another_account_that_cannot_be_deleted_is_named_to_delete_by_hand() {
+        let github = MockServer::start().await;
+        post_answers_another_account(&github).await;
+        let refused = ResponseTemplate::new(403)
+            .set_body_json(json!({"message": "Resource not accessible by integration"}));
+        answer(&github, "DELETE", POSTED_AS_ANOTHER, refused, None).await;
+
+        let err = post_comment(&github).await.unwrap_err();
+        assert_eq!(
+            calls(&github).await,
+            owned(&[
+                ("GET", COMMENTS),
+                ("POST", COMMENTS),
+                ("DELETE", POSTED_AS_ANOTHER)
+            ])
+        );
+        insta::assert_snapshot!(format!("{err:#}"));
     }
 
     /// Comments (`GET`) answered empty twice, then whatever the test mounts; the first POST

@@ -350,13 +350,13 @@ async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
     assert!(methods.is_empty(), "status wrote to the hub: {methods:?}");
 }
 
-/// Runs `status` as the Action does, with `env`; returns the outputs it wrote to `output`
-/// and the calls it made to `github`.
+/// Runs `status` as the Action does, with `env`; returns the outputs it wrote to `output`,
+/// the calls it made to `github` and its stdout.
 async fn status_run(
     env: &BTreeMap<String, String>,
     output: &Path,
     github: &FakeGitHub,
-) -> (BTreeMap<String, String>, Vec<String>) {
+) -> (BTreeMap<String, String>, Vec<String>, String) {
     let from = github.requests().await.len();
     let _ = std::fs::remove_file(output);
     let env = env.clone();
@@ -365,7 +365,7 @@ async fn status_run(
         .unwrap();
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let outputs = crate::common::parse_outputs(&std::fs::read_to_string(output).unwrap());
-    (outputs, github.calls_since(from).await)
+    (outputs, github.calls_since(from).await, stdout)
 }
 
 /// What `status --comment` asks of GitHub: the release and the tracking issue looked up,
@@ -422,8 +422,29 @@ async fn the_tracking_issue_gets_one_comment_edited_in_place_when_the_numbers_ch
     let output = announce.dir.path().join("output");
     let prefix = format!("/issues/{issue}/comments");
 
+    // A dry run (`dry-run: true`, as the Action passes it): the same reads, no write; the
+    // log says it would post the comment, and shows it.
+    let mut dry = env.clone();
+    dry.insert("INPUT_DRY-RUN".into(), "true".into());
+    let (outputs, calls, stdout) = status_run(&dry, &output, &github).await;
+    assert_eq!(&outputs["updated"][..], "1");
+    assert_eq!(calls, reads_then(&prefix, None));
+    assert!(github.comments(issue).is_empty());
+    let would = format!(
+        "dry run: would post the convergence comment on {}",
+        github.issues()[0]["html_url"].as_str().unwrap()
+    );
+    assert_eq!(stdout.matches(&would).count(), 1, "{stdout}");
+    assert_eq!(
+        stdout
+            .matches("<!-- codeq-rollout:convergence digest=sha256:")
+            .count(),
+        1,
+        "{stdout}"
+    );
+
     // First run: 1 updated (started after the recorded time), 1 stale; one comment posted.
-    let (outputs, calls) = status_run(&env, &output, &github).await;
+    let (outputs, calls, _) = status_run(&env, &output, &github).await;
     assert_eq!(
         (&outputs["running"][..], &outputs["updated"][..]),
         ("2", "1")
@@ -441,12 +462,12 @@ async fn the_tracking_issue_gets_one_comment_edited_in_place_when_the_numbers_ch
     }
 
     // Same numbers: reads only.
-    let (_, calls) = status_run(&env, &output, &github).await;
+    let (_, calls, _) = status_run(&env, &output, &github).await;
     assert_eq!(calls, reads_then(&prefix, None));
 
     // Another server updated: the same comment edited in place.
     hub.start_servers(&["zq-later"]).await;
-    let (outputs, calls) = status_run(&env, &output, &github).await;
+    let (outputs, calls, _) = status_run(&env, &output, &github).await;
     assert_eq!(&outputs["updated"][..], "2");
     let id = comments[0]["id"].as_u64().unwrap();
     let patch = format!("PATCH /issues/comments/{id}");
@@ -460,10 +481,10 @@ async fn the_tracking_issue_gets_one_comment_edited_in_place_when_the_numbers_ch
         "the issue body was edited"
     );
 
-    // Only GETs at the hub: a page for each of the first two runs (2 servers), two for the
-    // last (3 servers, pages of 2).
+    // Only GETs at the hub: a page for each of the first three runs (2 servers), two for
+    // the last (3 servers, pages of 2).
     let sent = requests_of(&hub, "status-reader");
-    assert_eq!(sent.len(), 1 + 1 + 2, "{sent:?}");
+    assert_eq!(sent.len(), 1 + 1 + 1 + 2, "{sent:?}");
     assert!(sent.iter().all(|(m, _)| m == "GET"), "{sent:?}");
 }
 
