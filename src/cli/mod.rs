@@ -153,12 +153,18 @@ pub struct GitHubArgs {
 }
 
 impl GitHubArgs {
-    /// The `github-token` input, trimmed; `None` when unset or blank.
-    pub fn token(&self) -> Option<&str> {
+    /// The `github-token` input, trimmed of ASCII whitespace; `None` when unset or blank.
+    ///
+    /// # Errors
+    /// [`UsageError`] naming `github-token` for anything but printable ASCII in it
+    /// ([`inputs::token`]); the token is not shown.
+    pub fn token(&self) -> Result<Option<&str>, UsageError> {
         self.github_token
             .as_ref()
-            .map(|t| t.expose_secret().trim())
+            .map(|t| t.expose_secret().trim_ascii())
             .filter(|t| !t.is_empty())
+            .map(|t| inputs::token("github-token", t))
+            .transpose()
     }
 
     /// The run context: these options (and `--sha`, which only `announce` takes) over the
