@@ -97,7 +97,7 @@ pub async fn run(req: &StatusRequest, log: &Log) -> Result<()> {
     crate::support::stdout::print(&if req.json {
         report::json(&facts)
     } else {
-        report::table(&facts)
+        report::table(&facts)?
     });
     let files = FileCommands::from_env();
     files.write_outputs(&report::outputs(&classification.totals))?;
