@@ -224,6 +224,13 @@ pub fn token<'a>(input: &str, value: &'a str) -> Result<&'a str, UsageError> {
     ))
 }
 
+/// Whether a `hub-token` value is registered for redaction: not when it is shorter than
+/// [`HUB_TOKEN_MIN_CHARS`], as [`hub_token`] refuses it before anything is sent (nothing can
+/// echo it), and masking `t` would turn every `t` of that very refusal into `***`.
+pub fn masks_hub_token(value: &str) -> bool {
+    value.trim_ascii().chars().count() >= HUB_TOKEN_MIN_CHARS
+}
+
 /// The `hub-token` input: a [`token`] of at least [`HUB_TOKEN_MIN_CHARS`] characters.
 ///
 /// # Errors

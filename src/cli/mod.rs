@@ -572,9 +572,16 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
             }
         }
     }
-    for (_, env) in &secrets {
+    // A hub token too short to be one is refused before it is sent; masked, its letters
+    // would garble every message, the refusal first.
+    let mask = |long: &str, value: &str| {
+        if long != "--hub-token" || inputs::masks_hub_token(value) {
+            log.mask(value);
+        }
+    };
+    for (long, env) in &secrets {
         if let Some(value) = env.as_deref().and_then(std::env::var_os) {
-            log.mask(&value.to_string_lossy());
+            mask(long, &value.to_string_lossy());
         }
     }
     let args: Vec<String> = args
@@ -585,10 +592,10 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
         for (long, _) in &secrets {
             if arg == long {
                 if let Some(value) = args.get(i + 1) {
-                    log.mask(value);
+                    mask(long, value);
                 }
             } else if let Some(value) = arg.strip_prefix(&format!("{long}=")) {
-                log.mask(value);
+                mask(long, value);
             }
         }
     }

@@ -31,7 +31,11 @@ pub fn status_request(
     log: &Log,
     env: &HashMap<String, String>,
 ) -> Result<StatusRequest> {
-    if let Some(token) = &args.hub_token {
+    if let Some(token) = args
+        .hub_token
+        .as_deref()
+        .filter(|t| inputs::masks_hub_token(t))
+    {
         log.mask(token);
     }
     if let Some(token) = &args.github.github_token {
@@ -641,6 +645,29 @@ mod tests {
             );
         }
         assert!(request(&[&url[..], &at, &["--hub-token", "12345678"]].concat()).is_ok());
+        // Not garbled by its own token: a value refused as too short is not masked, as the
+        // binary registers secrets (before parsing, then in the request); a long one is.
+        for (token, masked) in [("t", false), ("12345678", true)] {
+            let argv = ["codeq-rollout", "status", url[0], url[1], at[0], at[1]]
+                .into_iter()
+                .chain(["--hub-token", token]);
+            let log = Log::new(false, false);
+            crate::cli::mask_secret_inputs(&log, &argv.clone().map(Into::into).collect::<Vec<_>>());
+            let Command::Status(args) = Cli::try_parse_from(argv).unwrap().command else {
+                unreachable!()
+            };
+            let outcome = status_request(&args, &log, &HashMap::new());
+            assert_eq!(outcome.is_ok(), masked, "{token}");
+            assert_eq!(
+                log.redact(&format!("a {token} b")) == "a *** b",
+                masked,
+                "{token}"
+            );
+            if let Err(e) = outcome {
+                let message = format!("{e:#}");
+                assert_eq!(log.redact(&message), message);
+            }
+        }
     }
 
     #[test]
