@@ -337,7 +337,7 @@ fn print_dry_run(
     }
     if req.print_context {
         let context = serde_json::to_string_pretty(&render::template_context(facts)?)?;
-        println!("{}", log.redact(&context));
+        crate::support::stdout::println(&log.redact(&context));
     }
     Ok(())
 }

@@ -194,7 +194,7 @@ pub fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
     } else {
         // The doc is repository content a pull request can change: its diff must not
         // issue workflow commands.
-        print!("{}", crate::support::log::defuse_commands(&d));
+        crate::support::stdout::print(&crate::support::log::defuse_commands(&d));
         bail!(
             "{path} is out of date with the code and culler settings (diff above): run `codeq-rollout docs --write` with the same options and commit the result; edit only the prose outside the GENERATED markers"
         )
@@ -211,10 +211,7 @@ pub fn window(req: &WindowRequest, log: &Log) -> Result<()> {
     let window = req.culler.window();
     warn_if_disabled(&window, log);
     if req.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&window_json(&req.culler))?
-        );
+        crate::support::stdout::println(&serde_json::to_string_pretty(&window_json(&req.culler))?);
     } else {
         log.info(&window_text(&req.culler));
     }

@@ -53,11 +53,21 @@ pub fn run(cli: cli::Cli, log: &report::Log) -> ExitCode {
     {
         Ok(rt) => rt,
         Err(err) => {
-            eprintln!("error: cannot start the async runtime: {err}");
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "error: cannot start the async runtime: {err}"
+            );
             return ExitCode::FAILURE;
         }
     };
     let outcome = runtime.block_on(cli::dispatch(cli, log));
+    // A stdout that failed other than by a closed pipe fails the run, once its other work
+    // (outputs, summary, comment) is done; the run's own error, if any, comes first.
+    let outcome = match (outcome, support::stdout::failure()) {
+        (Ok(()), Some(stdout)) => Err(stdout),
+        (outcome, _) => outcome,
+    };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -84,7 +84,9 @@ pub fn announce_request(
     )?;
     let expected_digest = expected_digest(args.expected_digest.as_deref())?;
     // Validated whatever the image, so a bad value is refused before it matters.
-    let registry = args.registry.options(args.github.token())?;
+    let registry = args
+        .registry
+        .options(token.as_ref().map(|t| t.expose_secret()))?;
     let registry = match &source {
         ImageSource::Registry(_) => Some(registry),
         ImageSource::Layout { dir, .. } => {
@@ -229,21 +231,14 @@ fn mask_secrets(args: &AnnounceArgs, log: &Log) {
     }
 }
 
-/// The `github-token` input, trimmed; `None` when unset or blank.
+/// The `github-token` input, checked ([`super::GitHubArgs::token`]); `None` when unset or
+/// blank.
 ///
 /// # Errors
-/// [`UsageError`] naming `github-token` when the token holds a line break or another
-/// control character (it cannot be sent in an HTTP header); the token is not shown.
+/// [`UsageError`] naming `github-token` for anything but printable ASCII in it; the token
+/// is not shown.
 fn github_token(args: &AnnounceArgs) -> Result<Option<SecretString>, UsageError> {
-    let token = args.github.token();
-    if token.is_some_and(|t| t.chars().any(char::is_control)) {
-        return Err(UsageError::new(
-            "github-token",
-            "the GitHub token holds a line break or another control character, so it cannot \
-             be sent in an HTTP header: check the github-token input (one token, on one line)",
-        ));
-    }
-    Ok(token.map(SecretString::from))
+    Ok(args.github.token()?.map(SecretString::from))
 }
 
 /// An `oci:` layout directory must exist before anything is looked up in it.

@@ -186,6 +186,70 @@ pub fn secret_arg(text: &str) -> Result<secrecy::SecretString, std::convert::Inf
     Ok(secrecy::SecretString::from(text))
 }
 
+/// The fewest characters a hub API token can have: JupyterHub 6.1.1 refuses a shorter one
+/// (`jupyterhub/orm.py`, `Hashed.min_length = 8`, checked by `Hashed.check_token`), and the
+/// tokens it makes are 32 hex characters (`jupyterhub/utils.py`, `new_token` returns
+/// `uuid.uuid4().hex`). A shorter value is a mistake, and registering it for redaction would
+/// mask its letters in every message (`t` would turn each `t` into `***`).
+pub const HUB_TOKEN_MIN_CHARS: usize = 8;
+
+/// A token input (`hub-token`, `github-token`) trimmed of ASCII whitespace (spaces, tabs,
+/// line breaks), then checked to hold only printable ASCII (`'!'..='~'`): what both
+/// JupyterHub's and GitHub's tokens are made of, and what an HTTP header carries unchanged.
+/// A zero-width space or no-break space left by a copy-paste, or any other non-ASCII
+/// character, would be sent as obs-text bytes that a server echoes in another encoding, past
+/// the redaction of the token as given. The one check of both token inputs.
+///
+/// # Errors
+/// [`UsageError`] naming `input` and saying to paste the token again; the token is never
+/// quoted.
+pub fn token<'a>(input: &str, value: &'a str) -> Result<&'a str, UsageError> {
+    let token = value.trim_ascii();
+    if token.chars().all(|c| c.is_ascii_graphic()) {
+        return Ok(token);
+    }
+    let what = if token
+        .chars()
+        .any(|c| c.is_ascii_whitespace() || c.is_control())
+    {
+        "holds a space, line break or other control character inside it"
+    } else {
+        "holds a character that is not printable ASCII, such as a zero-width space or no-break space left by a copy-paste"
+    };
+    Err(UsageError::new(
+        input,
+        format!(
+            "{input} (--{input}) {what}; a token is printable ASCII only (not shown here): paste the token again, as one line with nothing around it"
+        ),
+    ))
+}
+
+/// Whether a `hub-token` value is registered for redaction: not when it is shorter than
+/// [`HUB_TOKEN_MIN_CHARS`], as [`hub_token`] refuses it before anything is sent (nothing can
+/// echo it), and masking `t` would turn every `t` of that very refusal into `***`.
+pub fn masks_hub_token(value: &str) -> bool {
+    value.trim_ascii().chars().count() >= HUB_TOKEN_MIN_CHARS
+}
+
+/// The `hub-token` input: a [`token`] of at least [`HUB_TOKEN_MIN_CHARS`] characters.
+///
+/// # Errors
+/// [`UsageError`] naming `hub-token`: the errors of [`token`], or too short (the length is
+/// said, the token never quoted).
+pub fn hub_token(value: &str) -> Result<&str, UsageError> {
+    let token = token("hub-token", value)?;
+    if token.len() < HUB_TOKEN_MIN_CHARS {
+        return Err(UsageError::new(
+            "hub-token",
+            format!(
+                "hub-token (--hub-token) is too short for a hub API token ({} of at least {HUB_TOKEN_MIN_CHARS} characters: JupyterHub refuses shorter ones, and the ones it makes have 32): give the whole token, e.g. from `jupyterhub token` or the hub's token page",
+                token.len()
+            ),
+        ));
+    }
+    Ok(token)
+}
+
 /// An optional input's value, trimmed; `None` when unset or blank.
 pub fn given(value: &Option<String>) -> Option<&str> {
     value.as_deref().map(str::trim).filter(|v| !v.is_empty())

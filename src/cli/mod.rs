@@ -153,12 +153,18 @@ pub struct GitHubArgs {
 }
 
 impl GitHubArgs {
-    /// The `github-token` input, trimmed; `None` when unset or blank.
-    pub fn token(&self) -> Option<&str> {
+    /// The `github-token` input, trimmed of ASCII whitespace; `None` when unset or blank.
+    ///
+    /// # Errors
+    /// [`UsageError`] naming `github-token` for anything but printable ASCII in it
+    /// ([`inputs::token`]); the token is not shown.
+    pub fn token(&self) -> Result<Option<&str>, UsageError> {
         self.github_token
             .as_ref()
-            .map(|t| t.expose_secret().trim())
+            .map(|t| t.expose_secret().trim_ascii())
             .filter(|t| !t.is_empty())
+            .map(|t| inputs::token("github-token", t))
+            .transpose()
     }
 
     /// The run context: these options (and `--sha`, which only `announce` takes) over the
@@ -570,9 +576,16 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
             }
         }
     }
-    for (_, env) in &secrets {
+    // A hub token too short to be one is refused before it is sent; masked, its letters
+    // would garble every message, the refusal first.
+    let mask = |long: &str, value: &str| {
+        if long != "--hub-token" || inputs::masks_hub_token(value) {
+            log.mask(value);
+        }
+    };
+    for (long, env) in &secrets {
         if let Some(value) = env.as_deref().and_then(std::env::var_os) {
-            log.mask(&value.to_string_lossy());
+            mask(long, &value.to_string_lossy());
         }
     }
     let args: Vec<String> = args
@@ -583,10 +596,10 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
         for (long, _) in &secrets {
             if arg == long {
                 if let Some(value) = args.get(i + 1) {
-                    log.mask(value);
+                    mask(long, value);
                 }
             } else if let Some(value) = arg.strip_prefix(&format!("{long}=")) {
-                log.mask(value);
+                mask(long, value);
             }
         }
     }

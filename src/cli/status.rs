@@ -31,7 +31,11 @@ pub fn status_request(
     log: &Log,
     env: &HashMap<String, String>,
 ) -> Result<StatusRequest> {
-    if let Some(token) = &args.hub_token {
+    if let Some(token) = args
+        .hub_token
+        .as_deref()
+        .filter(|t| inputs::masks_hub_token(t))
+    {
         log.mask(token);
     }
     if let Some(token) = &args.github.github_token {
@@ -39,13 +43,22 @@ pub fn status_request(
         log.mask_basic("x-access-token", token.expose_secret().trim());
     }
     args.registry.mask(log);
+    // Checked first, whether used or not: a token with a stray character is a mistake to
+    // fix before it is sent anywhere.
+    let github_token = args.github.token()?;
     let (hub, hub_url) = hub(args)?;
     let now = args
         .now
         .as_deref()
         .map(|t| time_input(t, "now"))
         .transpose()?;
-    let release = release(args, log, env, now.unwrap_or_else(OffsetDateTime::now_utc))?;
+    let release = release(
+        args,
+        github_token,
+        log,
+        env,
+        now.unwrap_or_else(OffsetDateTime::now_utc),
+    )?;
     let configured = args.culler.settings(log)?;
     Ok(StatusRequest {
         hub,
@@ -82,11 +95,13 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
         )
         .into());
     }
-    let token = required(
+    required(
         args.hub_token.as_deref(),
         "hub-token",
         "a hub API token with scopes list:users and read:servers (see README: the role to create)",
     )?;
+    // As given: only ASCII whitespace is trimmed, a no-break space around it is refused.
+    let token = inputs::hub_token(args.hub_token.as_deref().unwrap_or_default())?;
     let token = SecretString::from(token.to_string());
     let timeout = crate::support::duration::parse(args.hub_timeout.trim())
         .ok()
@@ -131,6 +146,7 @@ struct ReleaseInputs {
 /// no comment it is not resolved, so the registry is not asked (the log says so).
 fn release(
     args: &StatusArgs,
+    github_token: Option<&str>,
     log: &Log,
     env: &HashMap<String, String>,
     now: OffsetDateTime,
@@ -154,7 +170,7 @@ fn release(
         .transpose()?;
     // Validated whatever the image, as `announce` does, so a bad value is refused before it
     // matters.
-    let registry = args.registry.options(args.github.token())?;
+    let registry = args.registry.options(github_token)?;
     if released_at.is_none() && image.is_none() {
         return Err(UsageError::new(
             "released-at",
@@ -186,7 +202,7 @@ fn release(
         publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
     }
     let github = match image {
-        Some(_) => Some(github_client(args, env)?),
+        Some(_) => Some(github_client(args, github_token, env)?),
         None => None,
     };
     let image = image.map(|source| {
@@ -221,9 +237,13 @@ fn time_input(text: &str, input: &str) -> Result<OffsetDateTime, UsageError> {
 
 /// The GitHub client for the release note and the tracking issue: the token, and the
 /// repository from `--repository` or `GITHUB_REPOSITORY`.
-fn github_client(args: &StatusArgs, env: &HashMap<String, String>) -> Result<GitHub> {
+fn github_client(
+    args: &StatusArgs,
+    token: Option<&str>,
+    env: &HashMap<String, String>,
+) -> Result<GitHub> {
     let ctx = args.github.run_context(&None, env)?;
-    let token = args.github.token().ok_or_else(|| {
+    let token = token.ok_or_else(|| {
         UsageError::new(
             "github-token",
             "no GitHub token: with image and without released-at (or with comment), status reads the release note (and writes the comment): set github-token (default ${{ github.token }}) or --github-token",
@@ -442,7 +462,12 @@ mod tests {
 
     #[test]
     fn the_placeholder_hub_url_is_refused_in_any_spelling() {
-        let rest = ["--hub-token", "t", "--released-at", "2026-11-30T12:00:00Z"];
+        let rest = [
+            "--hub-token",
+            "hub-token-1",
+            "--released-at",
+            "2026-11-30T12:00:00Z",
+        ];
         for placeholder in [
             "https://hub.example.org",
             "HTTPS://HUB.EXAMPLE.ORG",
@@ -545,6 +570,105 @@ mod tests {
             message.contains("https://***@hub.example.edu/jupyter"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn a_token_with_anything_but_printable_ascii_is_refused_and_never_shown() {
+        let at = ["--released-at", "2026-11-30T12:00:00Z"];
+        let url = ["--hub-url", "https://hub.example.edu"];
+        let by_image = ["--image", "oci:examples/lab", "--repository", "o/r"];
+        let secret = "0123456789abcdef0123456789abcdef";
+        let bad: Vec<(String, &str)> = [
+            ("\u{200b}", "zero-width space before it"),
+            ("\u{a0}", "no-break space before it"),
+            ("\u{e9}", "\u{e9} inside it"),
+            ("\t", "tab inside it"),
+            (" ", "space inside it"),
+        ]
+        .iter()
+        .map(|(c, what)| {
+            let token = if what.ends_with("before it") {
+                format!("{c}{secret}")
+            } else {
+                format!("{}{c}{}", &secret[..16], &secret[16..])
+            };
+            (token, *what)
+        })
+        .collect();
+        let mut table = Vec::new();
+        for (token, what) in &bad {
+            let hub = request(&[&url[..], &at, &["--hub-token", token]].concat());
+            let github = request(
+                &[
+                    &HUB[..],
+                    &by_image,
+                    &["--comment", "--github-token", token.as_str()],
+                ]
+                .concat(),
+            );
+            for (input, result) in [("hub-token", hub), ("github-token", github)] {
+                let (named, message) = result.err().expect("refused");
+                assert_eq!(named, input, "{what}");
+                assert!(!message.contains(&secret[..16]), "{message}");
+                table.push(format!("{input}, {what}:\n  {message}"));
+            }
+        }
+        // ASCII whitespace around it is trimmed, as for every input.
+        let r = request(&[&url[..], &at, &["--hub-token", &format!(" {secret}\r\n")]].concat());
+        assert!(r.is_ok());
+        let r = request(
+            &[
+                &HUB[..],
+                &by_image,
+                &["--github-token", &format!("\t{secret} ")],
+            ]
+            .concat(),
+        );
+        assert!(r.unwrap().github.is_some());
+        insta::assert_snapshot!(table.join("\n"));
+    }
+
+    #[test]
+    fn a_hub_token_shorter_than_jupyterhubs_minimum_is_refused() {
+        let at = ["--released-at", "2026-11-30T12:00:00Z"];
+        let url = ["--hub-url", "https://hub.example.edu"];
+        for short in ["t", "abc", "1234567", " 1234567 "] {
+            let (input, message) = request(&[&url[..], &at, &["--hub-token", short]].concat())
+                .err()
+                .expect("refused");
+            assert_eq!(input, "hub-token", "{short:?}");
+            assert_eq!(
+                message,
+                format!(
+                    "hub-token (--hub-token) is too short for a hub API token ({} of at least 8 characters: JupyterHub refuses shorter ones, and the ones it makes have 32): give the whole token, e.g. from `jupyterhub token` or the hub's token page",
+                    short.trim().len()
+                )
+            );
+        }
+        assert!(request(&[&url[..], &at, &["--hub-token", "12345678"]].concat()).is_ok());
+        // Not garbled by its own token: a value refused as too short is not masked, as the
+        // binary registers secrets (before parsing, then in the request); a long one is.
+        for (token, masked) in [("t", false), ("12345678", true)] {
+            let argv = ["codeq-rollout", "status", url[0], url[1], at[0], at[1]]
+                .into_iter()
+                .chain(["--hub-token", token]);
+            let log = Log::new(false, false);
+            crate::cli::mask_secret_inputs(&log, &argv.clone().map(Into::into).collect::<Vec<_>>());
+            let Command::Status(args) = Cli::try_parse_from(argv).unwrap().command else {
+                unreachable!()
+            };
+            let outcome = status_request(&args, &log, &HashMap::new());
+            assert_eq!(outcome.is_ok(), masked, "{token}");
+            assert_eq!(
+                log.redact(&format!("a {token} b")) == "a *** b",
+                masked,
+                "{token}"
+            );
+            if let Err(e) = outcome {
+                let message = format!("{e:#}");
+                assert_eq!(log.redact(&message), message);
+            }
+        }
     }
 
     #[test]

@@ -112,7 +112,9 @@ pub enum HubError {
         /// The text given, as given.
         given: String,
     },
-    /// The token cannot be sent in an HTTP header (control characters or non-ASCII).
+    /// The token cannot be sent in an HTTP header: a control character. (`HeaderValue`
+    /// takes other non-ASCII bytes as obs-text; the command line refuses anything but
+    /// printable ASCII before a client is made, `crate::cli::inputs::token`.)
     #[error(
         "the hub API token contains characters that cannot be sent in an HTTP header: copy the token again, without line breaks"
     )]

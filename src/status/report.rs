@@ -99,9 +99,14 @@ fn deadline_minute(t: OffsetDateTime) -> String {
 }
 
 /// The terminal table: one row per server, sorted as [`Classification::servers`] (by
-/// deadline), then the totals in two lines. Columns: user, server, state, started, last
-/// activity, stopped by.
-pub fn table(facts: &StatusFacts<'_>) -> String {
+/// deadline), then the totals line and the convergence paragraphs of the job summary in
+/// plain text (`templates/status_convergence.j2`: converged or not and why, pending servers
+/// that may be stale, overdue servers, a list that changed while it was read). Columns:
+/// user, server, state, started, last activity, stopped by.
+///
+/// # Errors
+/// A template that fails to render (a bug, caught by the snapshot tests).
+pub fn table(facts: &StatusFacts<'_>) -> Result<String> {
     let header = [
         "USER",
         "SERVER",
@@ -156,9 +161,14 @@ pub fn table(facts: &StatusFacts<'_>) -> String {
     }
     out.push_str(&totals_line(&facts.classification.totals));
     out.push('\n');
-    out.push_str(&convergence_line(&facts.classification.totals));
+    out.push_str(&render(
+        "status_convergence.j2",
+        facts,
+        None,
+        Form::Terminal,
+    )?);
     out.push('\n');
-    out
+    Ok(out)
 }
 
 /// Terminal columns `text` takes (Unicode's East Asian Width and zero-width marks, per
@@ -173,37 +183,6 @@ fn totals_line(t: &Totals) -> String {
         "{} running: {} updated, {} stale idle, {} stale active, {} pending.",
         t.running, t.updated, t.stale_idle, t.stale_active, t.pending
     )
-}
-
-fn convergence_line(t: &Totals) -> String {
-    if t.converged {
-        return "Converged: no running server can still be on the previous image.".into();
-    }
-    let mut text = String::from("Not converged.");
-    if t.stale_idle > 0 {
-        match t.converged_by {
-            Some(by) => text.push_str(&format!(
-                " Idle stale servers gone by {}.",
-                deadline_minute(by)
-            )),
-            None => text.push_str(" Idle stale servers are not culled (culling disabled)."),
-        }
-    }
-    if t.stale_active > 0 {
-        match t.all_stale_by {
-            Some(by) => text.push_str(&format!(
-                " All stale servers gone by {} (maximum age).",
-                deadline_minute(by)
-            )),
-            None => {
-                text.push_str(" Active stale servers update only when their users restart them.")
-            }
-        }
-    }
-    if t.overdue > 0 {
-        text.push_str(&format!(" {} past their deadline.", t.overdue));
-    }
-    text
 }
 
 /// The `--json` document (shape version [`JSON_VERSION`]; field names are stable).
@@ -357,6 +336,10 @@ fn environment() -> &'static Environment<'static> {
                 "status_comment.md.j2",
                 include_str!("../../templates/status_comment.md.j2"),
             ),
+            (
+                "status_convergence.j2",
+                include_str!("../../templates/status_convergence.j2"),
+            ),
         ] {
             env.add_template(name, source)
                 .expect("built-in templates parse (checked by tests)");
@@ -373,7 +356,20 @@ struct RowView {
     deadline: String,
 }
 
-fn render(template: &str, facts: &StatusFacts<'_>, marker: Option<String>) -> Result<String> {
+/// Where a render is read: Markdown (job summary, comment) or the terminal (plain text,
+/// no emphasis marks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    Markdown,
+    Terminal,
+}
+
+fn render(
+    template: &str,
+    facts: &StatusFacts<'_>,
+    marker: Option<String>,
+    form: Form,
+) -> Result<String> {
     let t = &facts.classification.totals;
     let rows = facts.include_names.then(|| {
         facts
@@ -397,6 +393,7 @@ fn render(template: &str, facts: &StatusFacts<'_>, marker: Option<String>) -> Re
     let more = (t.running - t.updated).saturating_sub(NAMED_ROWS_MAX as u64);
     let ctx = context! {
         marker => marker,
+        b => if form == Form::Markdown { "**" } else { "" },
         numbers => numbers_line(facts),
         digest => facts.digest.map(Digest::as_str),
         hub => facts.hub_url,
@@ -431,7 +428,7 @@ fn render(template: &str, facts: &StatusFacts<'_>, marker: Option<String>) -> Re
 /// # Errors
 /// A template that fails to render (a bug, caught by the snapshot tests).
 pub fn job_summary(facts: &StatusFacts<'_>) -> Result<String> {
-    render("status_summary.md.j2", facts, None)
+    render("status_summary.md.j2", facts, None, Form::Markdown)
 }
 
 /// The hidden first line of the "Convergence status" comment for `digest`:
@@ -502,7 +499,12 @@ fn numbers_line(facts: &StatusFacts<'_>) -> String {
 /// # Errors
 /// A template that fails to render (a bug, caught by the snapshot tests).
 pub fn comment(facts: &StatusFacts<'_>, digest: &Digest) -> Result<String> {
-    let body = render("status_comment.md.j2", facts, Some(comment_marker(digest)))?;
+    let body = render(
+        "status_comment.md.j2",
+        facts,
+        Some(comment_marker(digest)),
+        Form::Markdown,
+    )?;
     Ok(truncate_body(
         &body,
         ISSUE_BODY_LIMIT,

@@ -97,11 +97,12 @@ pub async fn run(req: &StatusRequest, log: &Log) -> Result<()> {
         shifted: listing.shifted,
         include_names: req.include_names,
     };
-    if req.json {
-        print!("{}", report::json(&facts));
+    // A closed or full stdout does not stop the outputs, summary and comment below.
+    crate::support::stdout::print(&if req.json {
+        report::json(&facts)
     } else {
-        print!("{}", report::table(&facts));
-    }
+        report::table(&facts)?
+    });
     let files = FileCommands::from_env();
     files.write_outputs(&report::outputs(&classification.totals))?;
     files.write_summary(&report::job_summary(&facts)?)?;

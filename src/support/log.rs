@@ -6,14 +6,6 @@
 use crate::support::secrets::Secrets;
 use std::sync::{Arc, Mutex};
 
-/// `println!` that ignores a closed stdout (`codeq-rollout … | head` must not panic).
-macro_rules! out {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
-    }};
-}
-
 /// `eprintln!` that ignores a closed stderr.
 macro_rules! err {
     ($($arg:tt)*) => {{
@@ -73,12 +65,17 @@ impl Log {
         }
     }
 
-    /// Writes one line to stdout, or to stderr when stdout is kept for machine output.
+    /// Writes one line to stdout ([`crate::support::stdout`]: a closed or full stdout does
+    /// not stop the run, and the line goes to stderr instead), or to stderr when stdout is
+    /// kept for machine output.
     fn line(&self, text: &str) {
         if self.stdout_kept {
             err!("{text}");
         } else {
-            out!("{text}");
+            // Stdout closed or full: the line (an error, say) still reaches the reader.
+            if !crate::support::stdout::println(text) {
+                err!("{text}");
+            }
         }
     }
 

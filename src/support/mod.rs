@@ -2,7 +2,8 @@
 //! it. [`github`] is the GitHub REST client; [`log`] the Actions log and workflow-command
 //! writer; [`secrets`] the one secret type and the one engine that masks and redacts
 //! secrets; [`retry`] the one retry policy of every edge's reads; [`sanitize`] and [`text`]
-//! pure text helpers; [`tls`] the one TLS configuration of the HTTP clients; [`duration`] the
+//! pure text helpers; [`stdout`] the one writer of stdout (a closed pipe
+//! or a full disk never panics); [`tls`] the one TLS configuration of the HTTP clients; [`duration`] the
 //! one duration parser of the inputs.
 
 pub mod duration;
@@ -11,5 +12,6 @@ pub mod log;
 pub mod retry;
 pub mod sanitize;
 pub mod secrets;
+pub mod stdout;
 pub mod text;
 pub mod tls;

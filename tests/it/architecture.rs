@@ -19,6 +19,7 @@ const LAYERS: &[&[&str]] = &[
         "support::secrets",
         "support::tls",
         "support::retry",
+        "support::stdout",
         "support::log",
         "support::github",
         "support",
@@ -57,6 +58,7 @@ const PURE: &[&str] = &[
 const IO_MODULES: &[&str] = &[
     "support::github",
     "support::log",
+    "support::stdout",
     "support::tls",
     "digest::registry",
     "digest::layout",

@@ -12,6 +12,7 @@ mod hub;
 mod publish;
 mod registry;
 mod status;
+mod status_stdout;
 mod templates;
 mod tier_triggers;
 mod window_docs;

@@ -86,7 +86,7 @@ const HOSTILE: [&str; 6] = ["bob", "carol", "dave", "fred", "evil.example", "boo
 #[test]
 fn terminal_table_is_sorted_by_deadline_with_names_neutralised() {
     let c = scenario();
-    let table = table(&facts(&c, None, false));
+    let table = table(&facts(&c, None, false)).unwrap();
     assert!(!table.contains('\u{1b}') && !table.contains('\u{202e}'));
     assert!(table.lines().all(|l| !l.trim_start().starts_with("::")));
     assert!(!table.contains("##["));
@@ -329,7 +329,7 @@ fn wide_and_combining_names_keep_the_table_aligned() {
         NOW,
         &SettingsModel(CullSettings::default()),
     );
-    let table = table(&facts(&c, None, false));
+    let table = table(&facts(&c, None, false)).unwrap();
     // Every row's STATE starts at the same terminal column as the header's.
     let columns: Vec<usize> = table
         .lines()
@@ -343,4 +343,48 @@ fn wide_and_combining_names_keep_the_table_aligned() {
         })
         .collect();
     assert_eq!(columns, vec![columns[0]; 4], "\n{table}");
+}
+
+#[test]
+fn the_terminal_says_a_shifted_list_and_pending_servers_as_the_summary_does() {
+    // Only a server starting, pending since before the release: it may be on the old image.
+    let mut pending = server("gina", "", at(11, 58), None);
+    pending.ready = false;
+    pending.pending = Some(Pending::Spawn);
+    let c = classify(
+        vec![server("alice", "", at(12, 30), at(12, 59)), pending],
+        RELEASE,
+        NOW,
+        &SettingsModel(CullSettings::default()),
+    );
+    assert_eq!((c.totals.pending_stale, c.totals.converged), (1, false));
+    let shifted = StatusFacts {
+        shifted: true,
+        ..facts(&c, None, false)
+    };
+    let table = table(&shifted).unwrap();
+    // The summary's words, without the Markdown emphasis.
+    let summary = job_summary(&shifted).unwrap();
+    for said in [
+        "Not converged yet. 1 pending server may still be on the previous image.",
+        "The hub's list changed while it was read; the next run gives exact numbers.",
+    ] {
+        assert!(table.contains(said), "{said:?} not in\n{table}");
+        assert!(summary.replace("**", "").contains(said), "{summary}");
+    }
+    insta::assert_snapshot!(table);
+}
+
+#[test]
+fn the_terminal_says_overdue_servers_and_the_deadlines_in_the_summarys_words() {
+    let c = scenario();
+    let facts = facts(&c, None, false);
+    let table = table(&facts).unwrap();
+    let summary = job_summary(&facts).unwrap().replace("**", "");
+    // Every paragraph after the counts table of the summary is in the terminal's text.
+    let convergence = summary
+        .split_once("| Pending (starting or stopping; counted apart) | 1 |\n\n")
+        .expect("the counts table")
+        .1;
+    assert!(table.ends_with(convergence), "{table}\n---\n{convergence}");
 }

@@ -1,0 +1,111 @@
+//! `status` with a stdout that is closed before it writes (`status | head -1` once `head`
+//! has its line) or full (`> /dev/full`), against a fake hub of one running server: the run
+//! never panics (exit 101), its outputs and job summary are still written; a closed pipe is
+//! no error, a full stdout fails the run (exit 1) with a message saying so.
+
+use crate::common::{binary, parse_outputs, repo_root};
+use serde_json::json;
+use std::process::Stdio;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const HUB_TOKEN: &str = "status-stdout-token-0123456789abcdef";
+
+/// A hub answering the listing with one page: alice's server, started before the release and idle since.
+async fn one_server_hub() -> MockServer {
+    let hub = MockServer::start().await;
+    let server = json!({
+        "name": "",
+        "started": "2026-11-30T10:00:00Z",
+        "last_activity": "2026-11-30T10:05:00Z",
+        "pending": null,
+        "ready": true,
+    });
+    Mock::given(method("GET"))
+        .and(path("/hub/api/users"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "items": [{"kind": "user", "name": "alice", "servers": {"": server}}],
+            "_pagination": {"offset": 0, "limit": 200, "total": 1, "next": null},
+        })))
+        .expect(1)
+        .mount(&hub)
+        .await;
+    hub
+}
+
+/// Runs `status` against `hub` with `stdout`; (exit code, stderr, outputs file, summary file).
+fn status_with_stdout(hub: &MockServer, stdout: Stdio) -> (i32, String, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("output");
+    let summary = dir.path().join("summary");
+    let out = std::process::Command::new(binary())
+        .args([
+            "status",
+            "--hub-url",
+            &hub.uri(),
+            "--hub-token",
+            HUB_TOKEN,
+            "--released-at",
+            "2026-11-30T12:00:00Z",
+            "--now",
+            "2026-11-30T12:30:00Z",
+        ])
+        .env_clear()
+        .env("GITHUB_OUTPUT", &output)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .current_dir(repo_root())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run codeq-rollout");
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap_or_default();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        read(&output),
+        read(&summary),
+    )
+}
+
+/// The outputs of one stale idle server.
+fn assert_outputs_of_one_stale_server(outputs: &str) {
+    let outputs = parse_outputs(outputs);
+    crate::common::assert_outputs_hold(
+        &outputs,
+        &[
+            ("running", "1"),
+            ("updated", "0"),
+            ("stale", "1"),
+            ("stale-active", "0"),
+            ("converged", "false"),
+        ],
+    );
+}
+
+#[tokio::test]
+async fn a_stdout_closed_before_the_table_stops_it_quietly_and_the_run_completes() {
+    let hub = one_server_hub().await;
+    // The reading end closed before the run starts: every write to stdout fails with EPIPE.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let (code, stderr, outputs, summary) = status_with_stdout(&hub, Stdio::from(writer));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_outputs_of_one_stale_server(&outputs);
+    assert!(summary.starts_with("## "), "no job summary: {summary:?}");
+}
+
+#[tokio::test]
+async fn a_full_stdout_fails_the_run_after_its_outputs_and_summary_are_written() {
+    let hub = one_server_hub().await;
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let (code, stderr, outputs, summary) = status_with_stdout(&hub, Stdio::from(full));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_outputs_of_one_stale_server(&outputs);
+    assert!(summary.starts_with("## "), "no job summary: {summary:?}");
+    insta::assert_snapshot!(stderr);
+}
