@@ -317,6 +317,15 @@ pub fn outputs(totals: &Totals) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// The outputs of a run that failed before the hub was measured: the same names, each
+/// empty (nothing was established; an empty `converged` is neither `true` nor `false`).
+pub fn unmeasured_outputs() -> Vec<(&'static str, String)> {
+    outputs(&Totals::default())
+        .into_iter()
+        .map(|(name, _)| (name, String::new()))
+        .collect()
+}
+
 fn environment() -> &'static Environment<'static> {
     static ENV: OnceLock<Environment<'static>> = OnceLock::new();
     ENV.get_or_init(|| {

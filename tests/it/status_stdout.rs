@@ -109,3 +109,71 @@ async fn a_full_stdout_fails_the_run_after_its_outputs_and_summary_are_written()
     assert!(summary.starts_with("## "), "no job summary: {summary:?}");
     insta::assert_snapshot!(stderr);
 }
+
+/// A hub that refuses the token's scopes with JupyterHub's 403 JSON error.
+async fn refusing_hub() -> MockServer {
+    let hub = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/hub/api/users"))
+        .respond_with(ResponseTemplate::new(403).set_body_json(json!({
+            "status": 403,
+            "message": "Action is not authorized with current scopes; requires any of [list:users]",
+        })))
+        .expect(1)
+        .mount(&hub)
+        .await;
+    hub
+}
+
+#[tokio::test]
+async fn a_run_the_hub_refuses_writes_a_failure_summary_and_empty_outputs() {
+    let hub = refusing_hub().await;
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("output");
+    let summary = dir.path().join("summary");
+    let out = std::process::Command::new(binary())
+        .args([
+            "status",
+            "--hub-url",
+            &hub.uri(),
+            "--hub-token",
+            HUB_TOKEN,
+            "--released-at",
+            "2026-11-30T12:00:00Z",
+            "--now",
+            "2026-11-30T12:30:00Z",
+        ])
+        .env_clear()
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_OUTPUT", &output)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .current_dir(repo_root())
+        .output()
+        .expect("run codeq-rollout");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains(HUB_TOKEN), "{stderr}");
+    let outputs = std::fs::read_to_string(&output).unwrap();
+    assert!(!outputs.contains(HUB_TOKEN));
+    // Every output named, each empty: nothing was measured, so no `converged=false`.
+    let outputs = parse_outputs(&outputs);
+    let names: Vec<_> = outputs
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("converged", ""),
+            ("converged-by", ""),
+            ("running", ""),
+            ("stale", ""),
+            ("stale-active", ""),
+            ("updated", ""),
+        ]
+    );
+    let summary = std::fs::read_to_string(&summary)
+        .unwrap()
+        .replace(&hub.uri(), "http://HUB");
+    insta::assert_snapshot!(summary);
+}
