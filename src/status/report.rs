@@ -420,6 +420,9 @@ fn render(
         },
         converged_by => t.converged_by.map(deadline_minute),
         all_stale_by => t.all_stale_by.map(deadline_minute),
+        // Passed already (as [`Classified::overdue`]): said as overdue, not as to come.
+        converged_by_overdue => t.converged_by.is_some_and(|at| at < facts.now),
+        all_stale_by_overdue => t.all_stale_by.is_some_and(|at| at < facts.now),
         shifted => facts.shifted,
         rows => rows,
         more => if facts.include_names { more } else { 0 },
