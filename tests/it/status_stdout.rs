@@ -35,6 +35,16 @@ async fn one_server_hub() -> MockServer {
 
 /// Runs `status` against `hub` with `stdout`; (exit code, stderr, outputs file, summary file).
 fn status_with_stdout(hub: &MockServer, stdout: Stdio) -> (i32, String, String, String) {
+    run_status(hub, stdout, &[])
+}
+
+/// Runs `status` against `hub` with `stdout` and the variables `env` besides the runner's
+/// files; (exit code, stderr, outputs file, summary file).
+fn run_status(
+    hub: &MockServer,
+    stdout: Stdio,
+    env: &[(&str, &str)],
+) -> (i32, String, String, String) {
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("output");
     let summary = dir.path().join("summary");
@@ -53,6 +63,7 @@ fn status_with_stdout(hub: &MockServer, stdout: Stdio) -> (i32, String, String, 
         .env_clear()
         .env("GITHUB_OUTPUT", &output)
         .env("GITHUB_STEP_SUMMARY", &summary)
+        .envs(env.iter().copied())
         .current_dir(repo_root())
         .stdout(stdout)
         .stderr(Stdio::piped())
@@ -128,32 +139,10 @@ async fn refusing_hub() -> MockServer {
 #[tokio::test]
 async fn a_run_the_hub_refuses_writes_a_failure_summary_and_empty_outputs() {
     let hub = refusing_hub().await;
-    let dir = tempfile::tempdir().unwrap();
-    let output = dir.path().join("output");
-    let summary = dir.path().join("summary");
-    let out = std::process::Command::new(binary())
-        .args([
-            "status",
-            "--hub-url",
-            &hub.uri(),
-            "--hub-token",
-            HUB_TOKEN,
-            "--released-at",
-            "2026-11-30T12:00:00Z",
-            "--now",
-            "2026-11-30T12:30:00Z",
-        ])
-        .env_clear()
-        .env("GITHUB_ACTIONS", "true")
-        .env("GITHUB_OUTPUT", &output)
-        .env("GITHUB_STEP_SUMMARY", &summary)
-        .current_dir(repo_root())
-        .output()
-        .expect("run codeq-rollout");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let (code, stderr, outputs, summary) =
+        run_status(&hub, Stdio::null(), &[("GITHUB_ACTIONS", "true")]);
+    assert_eq!(code, 1, "{stderr}");
     assert!(!stderr.contains(HUB_TOKEN), "{stderr}");
-    let outputs = std::fs::read_to_string(&output).unwrap();
     assert!(!outputs.contains(HUB_TOKEN));
     // Every output named, each empty: nothing was measured, so no `converged=false`.
     let outputs = parse_outputs(&outputs);
@@ -172,8 +161,6 @@ async fn a_run_the_hub_refuses_writes_a_failure_summary_and_empty_outputs() {
             ("updated", ""),
         ]
     );
-    let summary = std::fs::read_to_string(&summary)
-        .unwrap()
-        .replace(&hub.uri(), "http://HUB");
+    let summary = summary.replace(&hub.uri(), "http://HUB");
     insta::assert_snapshot!(summary);
 }
