@@ -495,6 +495,7 @@ fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log:
         stage,
         error,
         image: req.image.source.display(),
+        hub: None,
         digest: known.digest,
         tier: known.tier,
         window: Some(window),

@@ -447,6 +447,8 @@ mod tests {
             (with(&["--helm-release", "hub;x"]), vec![]),
             (with(&["--hub-url", "https://hub.org/$(id)"]), vec![]),
             (with(&["--repository", "noslash"]), vec![]),
+            (with(&["--repository", "../x"]), vec![]),
+            (with(&["--api-url", "ftp://x"]), vec![]),
             (with(&["--sha", "abc"]), vec![]),
             (with(&["--cull-timeout", "soon"]), vec![]),
             (with(&["--cull-enabled", "maybe"]), vec![]),

@@ -86,12 +86,7 @@ pub fn hub_url(value: &str) -> Result<String, UsageError> {
     };
     // Before any other check: a query or fragment is never the hub's address, and may hold
     // a token (shown as `?***`).
-    if let Some(c) = v.chars().find(|c| matches!(c, '?' | '#')) {
-        let what = if c == '?' {
-            "a query ('?')"
-        } else {
-            "a fragment ('#')"
-        };
+    if let Some(what) = query_or_fragment(v) {
         return Err(err(format!(
             "has {what}: the hub's address takes no query or fragment (a token goes in hub-token, never in the URL)"
         )));
@@ -112,12 +107,109 @@ pub fn hub_url(value: &str) -> Result<String, UsageError> {
             "has {what}, which the runbook's shell commands and Markdown cannot carry"
         )));
     }
-    let url = reqwest::Url::parse(v).map_err(|e| err(format!("is not a URL ({e})")))?;
+    http_url(v).map_err(err)?;
+    Ok(v.to_string())
+}
+
+/// GitHub's REST API base URL (`--api-url`), trimmed and without a trailing `/`.
+///
+/// # Errors
+/// [`UsageError`] naming `api-url` for anything but an `http://` or `https://` URL with a
+/// host and without user name, password, query or fragment; the URL is shown with any
+/// credentials in it as `***` ([`shown_url`]).
+pub fn api_url(value: &str) -> Result<String, UsageError> {
+    let v = value.trim().trim_end_matches('/');
+    let err = |why: String| {
+        UsageError::new(
+            "api-url",
+            format!(
+                "api-url (--api-url) {:?} {why}: give GitHub's REST API base URL, e.g. https://api.github.com or https://github.example.com/api/v3",
+                shown_url(v)
+            ),
+        )
+    };
+    if let Some(what) = query_or_fragment(v) {
+        return Err(err(format!(
+            "has {what}: the API's base URL takes no query or fragment (a token goes in github-token, never in the URL)"
+        )));
+    }
+    let url = http_url(v).map_err(err)?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(err(
+            "has a user name ('@'): a token goes in github-token, never in the URL".into(),
+        ));
+    }
+    Ok(v.to_string())
+}
+
+/// What of a query (`?`) or fragment (`#`) `url` has, in words; `None` for neither.
+fn query_or_fragment(url: &str) -> Option<&'static str> {
+    url.chars().find_map(|c| match c {
+        '?' => Some("a query ('?')"),
+        '#' => Some("a fragment ('#')"),
+        _ => None,
+    })
+}
+
+/// `url` parsed, when it is an `http://` or `https://` URL with a host; else why not.
+fn http_url(url: &str) -> Result<reqwest::Url, String> {
+    let url = reqwest::Url::parse(url).map_err(|e| format!("is not a URL ({e})"))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(err("is not an http:// or https:// URL".into()));
+        return Err("is not an http:// or https:// URL".into());
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return Err(err("names no host".into()));
+        return Err("names no host".into());
+    }
+    Ok(url)
+}
+
+/// GitHub's longest user or organisation name (its sign-up form's limit).
+pub const OWNER_MAX_CHARS: usize = 39;
+/// GitHub's longest repository name.
+pub const REPO_NAME_MAX_CHARS: usize = 100;
+
+/// The `repository` input, `OWNER/REPO`, trimmed, by GitHub's naming rules: the owner of
+/// at most [`OWNER_MAX_CHARS`] letters, digits and single hyphens, not at either end (the
+/// rule of GitHub's sign-up form for users and organisations); the repository name of at
+/// most [`REPO_NAME_MAX_CHARS`] letters, digits, `-`, `_` and `.`, and not `.` or `..`
+/// (GitHub's new-repository form).
+///
+/// # Errors
+/// [`UsageError`] naming `repository` and the rule broken.
+pub fn repository(value: &str) -> Result<String, UsageError> {
+    let v = value.trim();
+    let err = |why: &str| {
+        UsageError::new(
+            "repository",
+            format!(
+                "repository (--repository) {:?} {why}: write OWNER/REPO as in the repository's address, e.g. octo-org/lab",
+                // Debug-escaped, so invisible and control characters show as `\u{..}`.
+                v.chars().take(200).collect::<String>()
+            ),
+        )
+    };
+    let Some((owner, name)) = v.split_once('/') else {
+        return Err(err("is not of the form OWNER/REPO"));
+    };
+    let owner_ok = (1..=OWNER_MAX_CHARS).contains(&owner.len())
+        && owner
+            .split('-')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric()));
+    if !owner_ok {
+        return Err(err(
+            "has an owner GitHub does not allow: at most 39 letters, digits and single hyphens, not at the start or end",
+        ));
+    }
+    let name_ok = (1..=REPO_NAME_MAX_CHARS).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && name != "."
+        && name != "..";
+    if !name_ok {
+        return Err(err(
+            "has a repository name GitHub does not allow: at most 100 letters, digits, '-', '_' and '.', and not '.' or '..'",
+        ));
     }
     Ok(v.to_string())
 }
@@ -403,6 +495,83 @@ mod tests {
                 assert!(err.message.contains("***@hub.org"), "{bad:?}: {err}");
             }
         }
+    }
+
+    #[test]
+    fn api_urls_are_plain_http_addresses_and_credentials_are_never_echoed() {
+        for (given, kept) in [
+            ("https://api.github.com", "https://api.github.com"),
+            (
+                " https://github.example.com/api/v3/ ",
+                "https://github.example.com/api/v3",
+            ),
+            ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
+        ] {
+            assert_eq!(api_url(given).unwrap(), kept);
+        }
+        let table: Vec<String> = [
+            "ftp://x",
+            "api.github.com",
+            "file:///etc/passwd",
+            "https://user:SECRET@api.github.com",
+            "https://SECRET@api.github.com",
+            "https://api.github.com/?access_token=SECRET",
+            "https://api.github.com/#SECRET",
+        ]
+        .into_iter()
+        .map(|bad| {
+            let err = api_url(bad).unwrap_err();
+            assert_eq!(err.input, "api-url", "{bad:?}");
+            assert!(!err.message.contains("SECRET"), "{bad:?}: {err}");
+            format!("{bad}\n  {}", err.message)
+        })
+        .collect();
+        insta::assert_snapshot!(table.join("\n"));
+    }
+
+    #[test]
+    fn repositories_follow_githubs_naming_rules() {
+        let owner_39 = format!("{}/r", "a".repeat(39));
+        let name_100 = format!("o/{}", "r".repeat(100));
+        for good in [
+            "octo-org/lab",
+            " o/r ",
+            "a-b-c/x.y_z-1",
+            "o/.github",
+            "o/..x",
+            &owner_39,
+            &name_100,
+        ] {
+            assert_eq!(repository(good).unwrap(), good.trim(), "{good:?}");
+        }
+        let owner_40 = format!("{}/r", "a".repeat(40));
+        let name_101 = format!("o/{}", "r".repeat(101));
+        let table: Vec<String> = [
+            "noslash",
+            "../x",
+            "o/..",
+            "o/.",
+            "o/",
+            "/r",
+            "-o/r",
+            "o-/r",
+            "o--p/r",
+            "o_p/r",
+            "o.p/r",
+            "o/r/x",
+            "o/r x",
+            "o/r\u{202e}",
+            &owner_40,
+            &name_101,
+        ]
+        .into_iter()
+        .map(|bad| {
+            let err = repository(bad).unwrap_err();
+            assert_eq!(err.input, "repository", "{bad:?}");
+            format!("{bad:?}\n  {}", err.message)
+        })
+        .collect();
+        insta::assert_snapshot!(table.join("\n"));
     }
 
     #[test]

@@ -168,11 +168,12 @@ impl GitHubArgs {
     }
 
     /// The run context: these options (and `--sha`, which only `announce` takes) over the
-    /// `GITHUB_*` variables of `env`, with `--repository` and `--sha` checked first so their
+    /// `GITHUB_*` variables of `env`, with `--repository`, `--api-url` and `--sha` checked first so their
     /// errors name the input.
     ///
     /// # Errors
-    /// [`UsageError`] for a malformed `--repository` or `--sha`; the errors of
+    /// [`UsageError`] for a malformed `--repository` ([`inputs::repository`]), `--api-url`
+    /// ([`inputs::api_url`]) or `--sha`; the errors of
     /// [`crate::context::RunContext::resolve`].
     pub fn run_context(
         &self,
@@ -180,7 +181,10 @@ impl GitHubArgs {
         env: &std::collections::HashMap<String, String>,
     ) -> Result<crate::context::RunContext> {
         if let Some(repository) = inputs::given(&self.repository) {
-            crate::context::Repository::parse(repository).map_err(usage("repository"))?;
+            inputs::repository(repository)?;
+        }
+        if let Some(api_url) = inputs::given(&self.api_url) {
+            inputs::api_url(api_url)?;
         }
         if let Some(sha) = inputs::given(sha) {
             crate::context::commit_sha(sha).map_err(usage("sha"))?;

@@ -1,5 +1,6 @@
-//! The job summary of a failed `announce` run: which stage failed, what to do, and what the
-//! run had established by then (issue 16: a failed run used to leave the summary empty).
+//! The job summary of a failed `announce` or `status` run: which stage failed, what to do,
+//! and what the run had established by then (issue 16: a failed run used to leave the
+//! summary empty; issue 14: so did a failed `status`).
 
 use super::{Change, table_cell};
 use crate::digest::Digest;
@@ -7,7 +8,8 @@ use crate::support::sanitize;
 use crate::tier::TierDecision;
 use crate::window::Window;
 
-/// The stages of `announce`, in order ([`crate::announce::run`]).
+/// The stages of `announce`, in order ([`crate::announce::run`]), then those of `status`
+/// ([`crate::status::run`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Stage {
     /// Resolving the digest (registry or OCI layout).
@@ -23,6 +25,14 @@ pub enum Stage {
     Publish,
     /// Writing the step outputs and the job summary.
     Report,
+    /// `status`: resolving the image and finding its release note.
+    StatusRelease,
+    /// `status`: reading the hub's running servers.
+    StatusHub,
+    /// `status`: writing the step outputs and the job summary.
+    StatusReport,
+    /// `status`: writing the convergence comment on the tracking issue.
+    StatusComment,
 }
 
 impl Stage {
@@ -58,6 +68,27 @@ impl Stage {
                 "What exists is listed below; later steps see the outputs empty. Re-run the \
                  job: it writes nothing twice.",
             ),
+            Stage::StatusRelease => (
+                "finding the release to measure",
+                "Nothing was measured or written; the outputs are empty. Check `image`, the \
+                 registry credentials and that `announce` ran for this image, or give \
+                 `released-at`, then re-run the job.",
+            ),
+            Stage::StatusHub => (
+                "reading the hub's running servers",
+                "Nothing was measured or written; the outputs are empty. Fix what the error \
+                 names (`hub-url`, or the role of `hub-token`), then re-run the job.",
+            ),
+            Stage::StatusReport => (
+                "writing the step outputs",
+                "The hub was read; later steps may see the outputs empty. Re-run the job.",
+            ),
+            Stage::StatusComment => (
+                "writing the convergence comment",
+                "The measurement above and the outputs stand. Fix what the error names \
+                 (often `issues: write` under `permissions:`), then re-run the job: it edits \
+                 its comment in place, never posts a second.",
+            ),
         }
     }
 }
@@ -69,8 +100,10 @@ pub struct Failure {
     pub stage: Stage,
     /// The error, as the `::error` annotation says it (secrets already hidden).
     pub error: String,
-    /// The image reference announced.
+    /// The image reference announced or measured (`""` for none: no row).
     pub image: String,
+    /// `status`: the hub read (`hub-url`), when given.
+    pub hub: Option<String>,
     /// The digest, once resolved.
     pub digest: Option<Digest>,
     /// The tier decision, once made.
@@ -91,7 +124,13 @@ pub fn failure_summary(f: &Failure) -> String {
         "### codeq-rollout failed\n\nThe run failed while {doing}. {todo}\n\n> {}\n",
         code_span(&sanitize::clean_line(&f.error, 2000))
     );
-    let mut rows = vec![("Image".to_string(), format!("`{}`", table_cell(&f.image)))];
+    let mut rows = Vec::new();
+    if let Some(hub) = &f.hub {
+        rows.push(("Hub".to_string(), format!("`{}`", table_cell(hub))));
+    }
+    if !f.image.is_empty() {
+        rows.push(("Image".to_string(), format!("`{}`", table_cell(&f.image))));
+    }
     if let Some(digest) = &f.digest {
         rows.push(("Digest".into(), format!("`{digest}`")));
     }
@@ -113,6 +152,9 @@ pub fn failure_summary(f: &Failure) -> String {
             "Tracking issue".into(),
             format!("{} ({change})", table_cell(url)),
         ));
+    }
+    if rows.is_empty() {
+        return out;
     }
     out.push_str("\n| | |\n|---|---|\n");
     for (name, value) in rows {

@@ -82,13 +82,13 @@ pub const ROLE_NAME: &str = "codeq-rollout-status";
 
 /// Zero to JupyterHub values (chart 2.0 or later, JupyterHub ≥ 2.0) that create a hub
 /// service holding a token with exactly [`SCOPES`], for README and CODEQ_DEPLOYMENT.md.
-/// The service's `apiToken` is the value to store as the workflow's secret
-/// (`hub-api-token`).
+/// The service's `apiToken` is the value to store as a repository secret (the example
+/// workflow's `HUB_API_TOKEN`), passed to the action as the `hub-token` input.
 pub const ROLE_SNIPPET: &str = r#"hub:
   services:
     codeq-rollout-status:
-      # A long random value (openssl rand -hex 32); store the same value as the
-      # repository secret the workflow passes as hub-api-token.
+      # A long random value (openssl rand -hex 32); store the same value as a
+      # repository secret (e.g. HUB_API_TOKEN), which the workflow passes as hub-token.
       apiToken: "<secret>"
   loadRoles:
     codeq-rollout-status:

@@ -317,6 +317,15 @@ pub fn outputs(totals: &Totals) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// The outputs of a run that failed before the hub was measured: the same names, each
+/// empty (nothing was established; an empty `converged` is neither `true` nor `false`).
+pub fn unmeasured_outputs() -> Vec<(&'static str, String)> {
+    outputs(&Totals::default())
+        .into_iter()
+        .map(|(name, _)| (name, String::new()))
+        .collect()
+}
+
 fn environment() -> &'static Environment<'static> {
     static ENV: OnceLock<Environment<'static>> = OnceLock::new();
     ENV.get_or_init(|| {
@@ -411,6 +420,9 @@ fn render(
         },
         converged_by => t.converged_by.map(deadline_minute),
         all_stale_by => t.all_stale_by.map(deadline_minute),
+        // Passed already (as [`Classified::overdue`]): said as overdue, not as to come.
+        converged_by_overdue => t.converged_by.is_some_and(|at| at < facts.now),
+        all_stale_by_overdue => t.all_stale_by.is_some_and(|at| at < facts.now),
         shifted => facts.shifted,
         rows => rows,
         more => if facts.include_names { more } else { 0 },

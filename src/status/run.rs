@@ -9,7 +9,7 @@ use super::report::{self, CommentChange, StatusFacts};
 use crate::digest::registry::RegistryOptions;
 use crate::digest::{self, Digest, ImageSource};
 use crate::publish::{self, Target, once};
-use crate::render::{self, MarkerKind, messages};
+use crate::render::{self, MarkerKind, Stage, messages};
 use crate::report::FileCommands;
 use crate::support::github::GitHub;
 use crate::support::github::models::{Account, Comment, Issue};
@@ -56,16 +56,29 @@ pub struct StatusRequest {
 
 /// Runs `status`: lists the running servers, classifies them against the release, prints
 /// the table (or the JSON with `--json`) and, inside Actions, writes the outputs and the job
-/// summary.
+/// summary. When a stage fails, the job summary says which and what to do, and the outputs
+/// are written empty if the hub was not measured ([`report_failure`]); the error is
+/// returned as it was.
 ///
 /// # Errors
 /// The hub's answer as a [`super::hub::HubError`] (what failed, what to do); an output or
 /// summary file that cannot be written.
 pub async fn run(req: &StatusRequest, log: &Log) -> Result<()> {
+    let mut stage = Stage::StatusRelease;
+    let outcome = stages(req, log, &mut stage).await;
+    if let Err(err) = &outcome {
+        report_failure(req, stage, err, log);
+    }
+    outcome
+}
+
+/// The stages, each recording into `stage` that it started.
+async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()> {
     // 1. The release: its digest, when it went live, its tracking issue.
     let release = release(req, log).await?;
 
     // 2. Hub (GET only, page by page).
+    *stage = Stage::StatusHub;
     let listing = req.hub.list_active_servers().await?;
     log.debug(&format!(
         "status: {} servers of {} users in {} requests",
@@ -103,11 +116,13 @@ pub async fn run(req: &StatusRequest, log: &Log) -> Result<()> {
     } else {
         report::table(&facts)?
     });
+    *stage = Stage::StatusReport;
     let files = FileCommands::from_env();
     files.write_outputs(&report::outputs(&classification.totals))?;
     files.write_summary(&report::job_summary(&facts)?)?;
 
     // 5. The tracking issue's comment (opt-in).
+    *stage = Stage::StatusComment;
     match (req.comment, &req.github, &release.digest) {
         (true, Some(github), Some(digest)) => comment(
             github,
@@ -120,6 +135,37 @@ pub async fn run(req: &StatusRequest, log: &Log) -> Result<()> {
         .await
         .map(drop),
         _ => Ok(()),
+    }
+}
+
+/// The report of a run that failed: a job summary saying which stage failed and what to do
+/// ([`render::failure_summary`], as `announce` reports). Failed before the hub was measured,
+/// the outputs are written empty (nothing was established: never `converged=false` as a
+/// fact); later, they were written already or writing them is what failed. Best effort: the
+/// run fails with `err` anyway, so a file that cannot be written is only warned about.
+fn report_failure(req: &StatusRequest, stage: Stage, err: &anyhow::Error, log: &Log) {
+    let summary = render::failure_summary(&render::Failure {
+        stage,
+        error: log.redact(&format!("{err:#}")),
+        image: req
+            .image
+            .as_ref()
+            .map(|(source, _)| source.display())
+            .unwrap_or_default(),
+        hub: Some(req.hub_url.clone()),
+        ..render::Failure::default()
+    });
+    let files = FileCommands::from_env();
+    let written = match stage {
+        Stage::StatusRelease | Stage::StatusHub => {
+            files.write_outputs(&report::unmeasured_outputs())
+        }
+        _ => Ok(true),
+    }
+    .and_then(|_| files.write_summary(&log.redact(&summary)));
+    if let Err(write_err) = written {
+        let (title, text) = messages::FAILURE_NOT_REPORTED;
+        log.warning(title, &format!("{text}: {write_err:#}"));
     }
 }
 

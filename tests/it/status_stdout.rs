@@ -35,6 +35,16 @@ async fn one_server_hub() -> MockServer {
 
 /// Runs `status` against `hub` with `stdout`; (exit code, stderr, outputs file, summary file).
 fn status_with_stdout(hub: &MockServer, stdout: Stdio) -> (i32, String, String, String) {
+    run_status(hub, stdout, &[])
+}
+
+/// Runs `status` against `hub` with `stdout` and the variables `env` besides the runner's
+/// files; (exit code, stderr, outputs file, summary file).
+fn run_status(
+    hub: &MockServer,
+    stdout: Stdio,
+    env: &[(&str, &str)],
+) -> (i32, String, String, String) {
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("output");
     let summary = dir.path().join("summary");
@@ -53,6 +63,7 @@ fn status_with_stdout(hub: &MockServer, stdout: Stdio) -> (i32, String, String, 
         .env_clear()
         .env("GITHUB_OUTPUT", &output)
         .env("GITHUB_STEP_SUMMARY", &summary)
+        .envs(env.iter().copied())
         .current_dir(repo_root())
         .stdout(stdout)
         .stderr(Stdio::piped())
@@ -108,4 +119,48 @@ async fn a_full_stdout_fails_the_run_after_its_outputs_and_summary_are_written()
     assert_outputs_of_one_stale_server(&outputs);
     assert!(summary.starts_with("## "), "no job summary: {summary:?}");
     insta::assert_snapshot!(stderr);
+}
+
+/// A hub that refuses the token's scopes with JupyterHub's 403 JSON error.
+async fn refusing_hub() -> MockServer {
+    let hub = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/hub/api/users"))
+        .respond_with(ResponseTemplate::new(403).set_body_json(json!({
+            "status": 403,
+            "message": "Action is not authorized with current scopes; requires any of [list:users]",
+        })))
+        .expect(1)
+        .mount(&hub)
+        .await;
+    hub
+}
+
+#[tokio::test]
+async fn a_run_the_hub_refuses_writes_a_failure_summary_and_empty_outputs() {
+    let hub = refusing_hub().await;
+    let (code, stderr, outputs, summary) =
+        run_status(&hub, Stdio::null(), &[("GITHUB_ACTIONS", "true")]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(!stderr.contains(HUB_TOKEN), "{stderr}");
+    assert!(!outputs.contains(HUB_TOKEN));
+    // Every output named, each empty: nothing was measured, so no `converged=false`.
+    let outputs = parse_outputs(&outputs);
+    let names: Vec<_> = outputs
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("converged", ""),
+            ("converged-by", ""),
+            ("running", ""),
+            ("stale", ""),
+            ("stale-active", ""),
+            ("updated", ""),
+        ]
+    );
+    let summary = summary.replace(&hub.uri(), "http://HUB");
+    insta::assert_snapshot!(summary);
 }

@@ -388,3 +388,21 @@ fn the_terminal_says_overdue_servers_and_the_deadlines_in_the_summarys_words() {
         .1;
     assert!(table.ends_with(convergence), "{table}\n---\n{convergence}");
 }
+
+#[test]
+fn a_deadline_already_passed_is_said_as_overdue_not_as_to_come() {
+    // Idle since 11:00, started before the release: due about 12:10, overdue at 13:00.
+    let c = classify(
+        vec![server("a", "", at(9, 0), at(11, 0))],
+        RELEASE,
+        NOW,
+        &SettingsModel(CullSettings::default()),
+    );
+    assert_eq!(c.totals.overdue, 1);
+    let facts = facts(&c, None, false);
+    insta::assert_snapshot!(format!(
+        "{}\n---\n{}",
+        job_summary(&facts).unwrap(),
+        table(&facts).unwrap()
+    ));
+}
