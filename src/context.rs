@@ -80,7 +80,10 @@ impl RunContext {
             .clone()
             .filter(|s| !s.trim().is_empty())
             .or_else(|| var("GITHUB_REPOSITORY"))
-            .map(|r| Repository::parse(&r))
+            .map(|r| {
+                Repository::parse(&r)
+                    .with_context(|| format!("repository (GITHUB_REPOSITORY) {:?}", r.trim()))
+            })
             .transpose()?;
         let sha = overrides
             .sha
@@ -107,9 +110,12 @@ impl RunContext {
             None => EventPayload::default(),
         };
         let event_repository = match var("GITHUB_REPOSITORY") {
-            Some(r) => Some(
-                Repository::parse(&r).context("GITHUB_REPOSITORY names the event's repository")?,
-            ),
+            Some(r) => Some(Repository::parse(&r).with_context(|| {
+                format!(
+                    "GITHUB_REPOSITORY {:?} names the event's repository",
+                    r.trim()
+                )
+            })?),
             None => event
                 .repository
                 .as_ref()

@@ -7,6 +7,7 @@
 use super::UsageError;
 use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
 use crate::render::RunbookSettings;
+use crate::support::github::Repository;
 use crate::support::secrets::SecretString;
 use secrecy::ExposeSecret;
 use std::time::Duration;
@@ -163,22 +164,14 @@ fn http_url(url: &str) -> Result<reqwest::Url, String> {
     Ok(url)
 }
 
-/// GitHub's longest user or organisation name (its sign-up form's limit).
-pub const OWNER_MAX_CHARS: usize = 39;
-/// GitHub's longest repository name.
-pub const REPO_NAME_MAX_CHARS: usize = 100;
-
-/// The `repository` input, `OWNER/REPO`, trimmed, by GitHub's naming rules: the owner of
-/// at most [`OWNER_MAX_CHARS`] letters, digits and single hyphens, not at either end (the
-/// rule of GitHub's sign-up form for users and organisations); the repository name of at
-/// most [`REPO_NAME_MAX_CHARS`] letters, digits, `-`, `_` and `.`, and not `.` or `..`
-/// (GitHub's new-repository form).
+/// The `repository` input, `OWNER/REPO`, trimmed, by GitHub's naming rules
+/// ([`Repository::parse`], the rule `GITHUB_REPOSITORY` and the event are read by too).
 ///
 /// # Errors
 /// [`UsageError`] naming `repository` and the rule broken.
 pub fn repository(value: &str) -> Result<String, UsageError> {
     let v = value.trim();
-    let err = |why: &str| {
+    Repository::parse(v).map_err(|why| {
         UsageError::new(
             "repository",
             format!(
@@ -187,30 +180,7 @@ pub fn repository(value: &str) -> Result<String, UsageError> {
                 v.chars().take(200).collect::<String>()
             ),
         )
-    };
-    let Some((owner, name)) = v.split_once('/') else {
-        return Err(err("is not of the form OWNER/REPO"));
-    };
-    let owner_ok = (1..=OWNER_MAX_CHARS).contains(&owner.len())
-        && owner
-            .split('-')
-            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric()));
-    if !owner_ok {
-        return Err(err(
-            "has an owner GitHub does not allow: at most 39 letters, digits and single hyphens, not at the start or end",
-        ));
-    }
-    let name_ok = (1..=REPO_NAME_MAX_CHARS).contains(&name.len())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        && name != "."
-        && name != "..";
-    if !name_ok {
-        return Err(err(
-            "has a repository name GitHub does not allow: at most 100 letters, digits, '-', '_' and '.', and not '.' or '..'",
-        ));
-    }
+    })?;
     Ok(v.to_string())
 }
 
@@ -556,7 +526,8 @@ mod tests {
             "-o/r",
             "o-/r",
             "o--p/r",
-            "o_p/r",
+            "o_/r",
+            "o_p_q/r",
             "o.p/r",
             "o/r/x",
             "o/r x",

@@ -39,24 +39,67 @@ pub struct Repository {
     pub name: String,
 }
 
+/// Why a text is not a repository's `OWNER/REPO` ([`Repository::parse`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum RepositoryError {
+    /// No `/`, or more than one.
+    #[error("is not of the form OWNER/REPO")]
+    Form,
+    /// The owner breaks GitHub's rule.
+    #[error(
+        "has an owner GitHub does not allow: at most 39 letters, digits and single hyphens, not at the start or end (Enterprise Managed Users: then `_` and the enterprise's short code)"
+    )]
+    Owner,
+    /// The repository name breaks GitHub's rule.
+    #[error(
+        "has a repository name GitHub does not allow: at most 100 letters, digits, '-', '_' and '.', and not '.' or '..'"
+    )]
+    Name,
+}
+
+/// GitHub's longest user or organisation name (its sign-up form's limit), before an
+/// Enterprise Managed User's `_shortcode`.
+pub const OWNER_MAX_CHARS: usize = 39;
+/// GitHub's longest repository name (its new-repository form's limit).
+pub const NAME_MAX_CHARS: usize = 100;
+
 impl Repository {
-    /// Parses `owner/repo`.
+    /// Parses `owner/repo` (trimmed) by GitHub's naming rules: the owner of at most
+    /// [`OWNER_MAX_CHARS`] letters, digits and single hyphens, not at either end (GitHub's
+    /// sign-up form for users and organisations), followed for an Enterprise Managed User
+    /// by `_` and the enterprise's short code; the name of at most [`NAME_MAX_CHARS`]
+    /// letters, digits, `-`, `_` and `.`, not `.` or `..` (GitHub's new-repository form).
     ///
     /// # Errors
-    /// Anything but two non-empty parts of letters, digits, `-`, `_` and `.`.
-    pub fn parse(text: &str) -> anyhow::Result<Self> {
-        let ok = |s: &str| {
-            !s.is_empty()
-                && s.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        };
-        match text.trim().split_once('/') {
-            Some((o, n)) if ok(o) && ok(n) => Ok(Self {
-                owner: o.into(),
-                name: n.into(),
-            }),
-            _ => anyhow::bail!("repository {text:?} is not of the form OWNER/REPO"),
+    /// [`RepositoryError`] saying which part breaks the rule.
+    pub fn parse(text: &str) -> Result<Self, RepositoryError> {
+        let (owner, name) = text.trim().split_once('/').ok_or(RepositoryError::Form)?;
+        if name.contains('/') {
+            return Err(RepositoryError::Form);
         }
+        let (login, shortcode) = owner.split_once('_').unwrap_or((owner, "a"));
+        let owner_ok = (1..=OWNER_MAX_CHARS).contains(&login.len())
+            && login
+                .split('-')
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric()))
+            && !shortcode.is_empty()
+            && shortcode.chars().all(|c| c.is_ascii_alphanumeric());
+        if !owner_ok {
+            return Err(RepositoryError::Owner);
+        }
+        let name_ok = (1..=NAME_MAX_CHARS).contains(&name.len())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && name != "."
+            && name != "..";
+        if !name_ok {
+            return Err(RepositoryError::Name);
+        }
+        Ok(Self {
+            owner: owner.into(),
+            name: name.into(),
+        })
     }
 }
 
