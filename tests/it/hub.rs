@@ -331,7 +331,6 @@ async fn stops_longer_than_the_slow_stop_timeout_cost_the_pass_only_the_timeout(
 /// naming `delete:servers` to a token without that scope.
 #[tokio::test]
 async fn the_runbooks_status_codes_are_the_hubs() {
-    use crate::common::hub::HUB_TOKEN;
     let settings = HubSettings {
         timeout: 3600,
         every: 600,
@@ -346,13 +345,16 @@ c.JupyterHub.load_roles.append({"name": "reader", "services": ["reader"], "scope
     .await;
     hub.set_stop_delays(&[("slow", 4.0)]);
     hub.start_servers(&["fast", "slow", "guarded"]).await;
-    let (code, body) = hub.request_as(HUB_TOKEN, "POST", "/users/idle", None).await;
+    let (code, body) = hub
+        .request_as(&hub.token, "POST", "/users/idle", None)
+        .await;
     assert_eq!(code, 201, "create a user without a server: {body}");
 
-    let delete = |token: &'static str, user: &'static str| {
-        let hub = &hub;
+    let driver = hub.token.clone();
+    let delete = |token: &str, user: &'static str| {
+        let (hub, token) = (&hub, token.to_string());
         async move {
-            hub.request_as(token, "DELETE", &format!("/users/{user}/server"), None)
+            hub.request_as(&token, "DELETE", &format!("/users/{user}/server"), None)
                 .await
         }
     };
@@ -363,15 +365,11 @@ c.JupyterHub.load_roles.append({"name": "reader", "services": ["reader"], "scope
             .contains("requires any of [delete:servers]"),
         "{body}"
     );
-    assert_eq!(delete(HUB_TOKEN, "fast").await.0, 204, "stopped");
+    assert_eq!(delete(&driver, "fast").await.0, 204, "stopped");
     assert!(hub.stop_of("fast").is_some(), "204: the server has stopped");
-    assert_eq!(
-        delete(HUB_TOKEN, "idle").await.0,
-        204,
-        "nothing was running"
-    );
-    assert_eq!(delete(HUB_TOKEN, "nobody").await.0, 404, "unknown user");
-    assert_eq!(delete(HUB_TOKEN, "slow").await.0, 202, "still stopping");
+    assert_eq!(delete(&driver, "idle").await.0, 204, "nothing was running");
+    assert_eq!(delete(&driver, "nobody").await.0, 404, "unknown user");
+    assert_eq!(delete(&driver, "slow").await.0, 202, "still stopping");
     assert!(hub.stop_of("slow").is_none(), "202: not stopped yet");
     let stopped = hub
         .wait_for("the slow server stops", Duration::from_secs(30), |h| {

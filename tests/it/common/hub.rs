@@ -25,9 +25,8 @@ use tempfile::TempDir;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-/// The driver service's API token (scopes to create users, start and stop servers, post
-/// activity and list users).
-pub const HUB_TOKEN: &str = "driver-token-for-the-hub-rig";
+/// Rigs started by this test process, for each rig's own driver token.
+static RIGS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// The idle culler's and the hub's settings for one rig, in whole seconds.
 #[derive(Debug, Clone, Copy)]
@@ -92,6 +91,9 @@ pub struct Hub {
     pub api: String,
     /// The settings it runs with.
     pub settings: HubSettings,
+    /// The driver service's API token, this rig's own (scopes to create users, start and
+    /// stop servers, post activity and list users).
+    pub token: String,
     client: reqwest::Client,
 }
 
@@ -168,7 +170,9 @@ impl Hub {
         let api = self.clone_api();
         loop {
             tick.tick().await;
-            if api.get("/").await.is_some_and(|(code, _)| code == 200) {
+            // An authenticated call: only this rig's hub knows this rig's token, so a hub of a
+            // test alongside that took the port answers 403, not 200.
+            if api.get("/user").await.is_some_and(|(code, _)| code == 200) {
                 return Ok(());
             }
             if let Ok(Some(status)) = self.child.try_wait() {
@@ -194,6 +198,11 @@ impl Hub {
         let d = dir.path().display().to_string();
 
         let (public, hub, proxy_api) = (free_port(), free_port(), free_port());
+        let token = format!(
+            "driver-token-{}-{}",
+            std::process::id(),
+            RIGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
         let mut culler = vec![
             "sh".to_string(),
             "-c".into(),
@@ -216,7 +225,7 @@ rig.loopback(c, workdir={d:?}, public={public}, hub={hub}, proxy_api={proxy_api}
 c.JupyterHub.spawner_class = "standin.StandinSpawner"
 c.JupyterHub.tornado_settings = {{"slow_stop_timeout": {slow}}}
 c.JupyterHub.services = [
-    {{"name": "driver", "api_token": {HUB_TOKEN:?}}},
+    {{"name": "driver", "api_token": {token:?}}},
     {{"name": "idle-culler", "command": {culler}}},
 ]
 c.JupyterHub.load_roles = [
@@ -259,6 +268,7 @@ c.JupyterHub.load_roles = [
             dir,
             api: format!("http://127.0.0.1:{public}/hub/api"),
             settings,
+            token,
             client,
         }
     }
@@ -266,6 +276,7 @@ c.JupyterHub.load_roles = [
     fn clone_api(&self) -> Api {
         Api {
             api: self.api.clone(),
+            token: self.token.clone(),
             client: self.client.clone(),
         }
     }
@@ -362,7 +373,7 @@ c.JupyterHub.load_roles = [
 
     /// [`Hub::request_as`] with the driver's token.
     async fn send(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-        self.request_as(HUB_TOKEN, method, path, body).await
+        self.request_as(&self.token, method, path, body).await
     }
 
     /// The ready servers the hub reports (`GET /users?state=ready`).
@@ -424,6 +435,7 @@ c.JupyterHub.load_roles = [
 #[derive(Clone)]
 struct Api {
     api: String,
+    token: String,
     client: reqwest::Client,
 }
 
@@ -432,7 +444,7 @@ impl Api {
         let resp = self
             .client
             .get(format!("{}{path}", self.api))
-            .header("Authorization", format!("token {HUB_TOKEN}"))
+            .header("Authorization", format!("token {}", self.token))
             .send()
             .await
             .ok()?;
