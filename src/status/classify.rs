@@ -135,16 +135,20 @@ pub enum State {
     Updated,
 }
 
-/// One server with its state and forecast.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One server with its state and forecast. Serialises as a `--json` server without its
+/// display names: the [`Server`]'s fields, then `state`, `deadline` (RFC 3339, UTC, to the
+/// second, or `null`) and `overdue`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Classified {
     /// The server as the hub listed it.
+    #[serde(flatten)]
     pub server: Server,
     /// Where it stands.
     pub state: State,
     /// For a stale server, the time by which the culler will have stopped it
     /// ([`CullerModel::deadline`]); `None` for a stale server that stops only when its user
     /// restarts it, and for pending and updated servers.
+    #[serde(serialize_with = "rfc3339_seconds")]
     pub deadline: Option<OffsetDateTime>,
     /// Whether the deadline has passed at `now` and the server still runs.
     pub overdue: bool,
@@ -194,7 +198,7 @@ pub fn rfc3339(t: OffsetDateTime) -> String {
 }
 
 /// serde: an optional time as [`rfc3339`], or `null`.
-fn rfc3339_seconds<S: serde::Serializer>(
+pub(crate) fn rfc3339_seconds<S: serde::Serializer>(
     t: &Option<OffsetDateTime>,
     s: S,
 ) -> Result<S::Ok, S::Error> {

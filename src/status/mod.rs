@@ -42,16 +42,24 @@ use time::OffsetDateTime;
 
 /// One running server as the hub lists it: only the fields `status` needs, so that thousands
 /// of servers take a few hundred kilobytes whatever else the hub's models carry.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Serialises as the hub's part of a server in the `--json` document
+/// ([`report::JsonServer`]): `user`, `server` (the name), `started` and `last_activity` (RFC
+/// 3339, UTC, to the second, or `null`), `ready`, `pending`; names exactly as the hub gave
+/// them.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Server {
     /// The user's name, as the hub gives it (untrusted text: neutralise before printing).
     pub user: String,
     /// The server's name; empty for the user's default server (untrusted text).
+    #[serde(rename = "server")]
     pub name: String,
     /// When the hub started the server (`started`, UTC); `None` when the hub gives none.
+    #[serde(serialize_with = "classify::rfc3339_seconds")]
     pub started: Option<OffsetDateTime>,
     /// The server's last activity (`last_activity`, UTC) as the hub recorded it; `None` when
     /// it never reported activity (the culler then counts from `started`).
+    #[serde(serialize_with = "classify::rfc3339_seconds")]
     pub last_activity: Option<OffsetDateTime>,
     /// Whether the server is ready (`ready`).
     pub ready: bool,

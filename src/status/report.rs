@@ -187,7 +187,7 @@ fn totals_line(t: &Totals) -> String {
 
 /// The `--json` document (shape version [`JSON_VERSION`]; field names are stable).
 #[derive(Debug, Serialize)]
-pub struct JsonReport {
+pub struct JsonReport<'a> {
     /// [`JSON_VERSION`].
     pub version: u32,
     /// The hub's base URL.
@@ -203,42 +203,28 @@ pub struct JsonReport {
     /// The counts (times as RFC 3339, UTC, or `null`).
     pub totals: Totals,
     /// Every running server, sorted by deadline.
-    pub servers: Vec<JsonServer>,
+    pub servers: Vec<JsonServer<'a>>,
 }
 
-/// One server in [`JsonReport::servers`].
+/// One server in [`JsonReport::servers`]: the server as classified, flattened (`user` and
+/// `server` exactly as the hub gave them, so that a script can map the row back to the user;
+/// `started`, `last_activity`, `ready`, `pending`, `state`, `deadline`, `overdue`: see
+/// [`Classified`] and [`crate::status::Server`]), and the names for reading.
 #[derive(Debug, Serialize)]
-pub struct JsonServer {
-    /// The user's name exactly as the hub gave it, so that a script can map the row back to
-    /// the user (untrusted text: JSON-escaped, see [`json`]).
-    pub user: String,
-    /// The server's name exactly as the hub gave it; `""` for the default server.
-    pub server: String,
+pub struct JsonServer<'a> {
+    /// The server, its state and deadline (untrusted names: JSON-escaped, see [`json`]).
+    #[serde(flatten)]
+    pub classified: &'a Classified,
     /// The user's name for reading, neutralised as for the log ([`sanitize::log_line`]: one
     /// line, no control or invisible characters, at most [`NAME_MAX_CHARS`], and a word
     /// joiner after any `##` before `[`): may differ from the hub's.
     pub user_display: String,
     /// The server's name for reading, neutralised likewise; `""` for the default server.
     pub server_display: String,
-    /// `stale-idle`, `stale-active`, `pending` or `updated`.
-    pub state: State,
-    /// When it started, or `null`.
-    pub started: Option<String>,
-    /// Its last activity, or `null`.
-    pub last_activity: Option<String>,
-    /// Whether it is ready.
-    pub ready: bool,
-    /// `spawn`, `stop`, `other`, or `null`.
-    pub pending: Option<Pending>,
-    /// For a stale server, when the culler will have stopped it; `null` when it stops only
-    /// when its user restarts it (and for pending and updated servers).
-    pub deadline: Option<String>,
-    /// Whether the deadline has passed.
-    pub overdue: bool,
 }
 
 /// The `--json` document for `facts`.
-pub fn json_report(facts: &StatusFacts<'_>) -> JsonReport {
+pub fn json_report<'a>(facts: &StatusFacts<'a>) -> JsonReport<'a> {
     let t = &facts.classification.totals;
     JsonReport {
         version: JSON_VERSION,
@@ -253,17 +239,9 @@ pub fn json_report(facts: &StatusFacts<'_>) -> JsonReport {
             .servers
             .iter()
             .map(|c| JsonServer {
-                user: c.server.user.clone(),
-                server: c.server.name.clone(),
+                classified: c,
                 user_display: sanitize::log_line(&c.server.user, NAME_MAX_CHARS),
                 server_display: sanitize::log_line(&c.server.name, NAME_MAX_CHARS),
-                state: c.state,
-                started: c.server.started.map(rfc3339),
-                last_activity: c.server.last_activity.map(rfc3339),
-                ready: c.server.ready,
-                pending: c.server.pending,
-                deadline: c.deadline.map(rfc3339),
-                overdue: c.overdue,
             })
             .collect(),
     }
