@@ -438,6 +438,12 @@ mod tests {
         }
     }
 
+    /// The comment [`post_comment`] posts: [`empty_hub`]'s, for [`digest`].
+    fn our_body() -> String {
+        let (c, d) = (empty_hub(), digest());
+        report::comment(&facts(&c, &d), &d).unwrap()
+    }
+
     /// Runs [`comment`] for [`empty_hub`] against `github`.
     async fn post_comment(github: &MockServer) -> Result<()> {
         comment_run(github, false).await.map(drop)
@@ -507,8 +513,7 @@ mod tests {
     #[tokio::test]
     async fn a_second_post_behind_a_lagging_listing_is_deleted_as_the_duplicate() {
         let github = MockServer::start().await;
-        let (c, d) = (empty_hub(), digest());
-        let body = report::comment(&facts(&c, &d), &d).unwrap();
+        let body = our_body();
         // The first POST takes effect (comment 1) but answers 500; the listing right after
         // lags and shows nothing, so a second POST makes comment 2; the fresh re-read shows
         // both: 2 goes.
@@ -549,8 +554,7 @@ mod tests {
     #[tokio::test]
     async fn a_forged_marker_comment_by_another_user_is_neither_edited_nor_counted() {
         let github = MockServer::start().await;
-        let (c, d) = (empty_hub(), digest());
-        let body = report::comment(&facts(&c, &d), &d).unwrap();
+        let body = our_body();
         // mallory copied the whole comment, marker and numbers: neither edited (PATCH),
         // nor taken as "unchanged", nor deleted; the bot posts its own, once.
         let forged = json!([comment_by(1, &body, "mallory")]);
@@ -569,8 +573,7 @@ mod tests {
     #[tokio::test]
     async fn a_forged_earlier_marker_comment_does_not_get_the_bots_comment_deleted() {
         let github = MockServer::start().await;
-        let (c, d) = (empty_hub(), digest());
-        let body = report::comment(&facts(&c, &d), &d).unwrap();
+        let body = our_body();
         // The first POST answers 500 and took no effect; the second makes comment 2. The
         // re-read lists mallory's forged comment 1 (earlier) and the bot's 2: 2 stays.
         first_post_fails_second_makes_2(&github, &body).await;
@@ -588,9 +591,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_dry_run_reads_the_comments_and_writes_nothing_whatever_it_would_do() {
-        let (c, d) = (empty_hub(), digest());
-        let body = report::comment(&facts(&c, &d), &d).unwrap();
-        let marker = report::comment_marker(&d);
+        let body = our_body();
+        let marker = report::comment_marker(&digest());
         // Nothing yet (would post), other numbers (would edit), the same (would leave it).
         for (existing, would) in [
             (json!([]), CommentChange::Create),
@@ -628,8 +630,7 @@ mod tests {
     /// The POST answers a comment by `my-app[bot]` (the token's account), but `octocat`
     /// opened the tracking issue.
     async fn post_answers_another_account(github: &MockServer) {
-        let (c, d) = (empty_hub(), digest());
-        let body = report::comment(&facts(&c, &d), &d).unwrap();
+        let body = our_body();
         answer(github, "GET", COMMENTS, listing(json!([])), None).await;
         let made = ResponseTemplate::new(201).set_body_json(comment_by(5, &body, "my-app[bot]"));
         answer(github, "POST", COMMENTS, made, None).await;

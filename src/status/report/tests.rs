@@ -32,6 +32,17 @@ fn server(
     }
 }
 
+/// `servers` classified at [`NOW`] for a release at [`RELEASE`], with the chart's default
+/// culler settings.
+fn at_defaults(servers: Vec<Server>) -> Classification {
+    classify(
+        servers,
+        RELEASE,
+        NOW,
+        &SettingsModel(CullSettings::default()),
+    )
+}
+
 /// One server of each kind, with hostile names: a newline and a workflow command, ANSI
 /// escapes, Markdown and a mention, a right-to-left override.
 fn scenario() -> Classification {
@@ -57,12 +68,7 @@ fn scenario() -> Classification {
         ),
         starting,
     ];
-    classify(
-        servers,
-        RELEASE,
-        NOW,
-        &SettingsModel(CullSettings::default()),
-    )
+    at_defaults(servers)
 }
 
 fn facts<'a>(
@@ -131,12 +137,7 @@ fn comment_carries_marker_and_numbers() {
 
 #[test]
 fn converged_summary() {
-    let c = classify(
-        vec![server("alice", "", at(12, 30), at(12, 59))],
-        RELEASE,
-        NOW,
-        &SettingsModel(CullSettings::default()),
-    );
+    let c = at_defaults(vec![server("alice", "", at(12, 30), at(12, 59))]);
     insta::assert_snapshot!(job_summary(&facts(&c, None, false)).unwrap());
 }
 
@@ -236,12 +237,7 @@ fn a_converged_comment_is_still_edited_when_servers_start_or_stop() {
             .iter()
             .map(|u| server(u, "", at(12, 30), at(12, 59)))
             .collect();
-        classify(
-            servers,
-            RELEASE,
-            NOW,
-            &SettingsModel(CullSettings::default()),
-        )
+        at_defaults(servers)
     };
     let (one, two) = (converged(&["alice"]), converged(&["alice", "bob"]));
     assert!(one.totals.converged && two.totals.converged);
@@ -268,12 +264,7 @@ fn named_rows_are_capped() {
     let servers: Vec<Server> = (0..NAMED_ROWS_MAX + 5)
         .map(|i| server(&format!("user{i:03}"), "", at(9, 0), at(11, 0)))
         .collect();
-    let c = classify(
-        servers,
-        RELEASE,
-        NOW,
-        &SettingsModel(CullSettings::default()),
-    );
+    let c = at_defaults(servers);
     let summary = job_summary(&facts(&c, None, true)).unwrap();
     assert_eq!(summary.matches("| user").count(), NAMED_ROWS_MAX);
     assert!(summary.contains("…and 5 more"), "{summary}");
@@ -323,12 +314,7 @@ fn wide_and_combining_names_keep_the_table_aligned() {
         server("e\u{301}mile", "ノート", at(9, 0), at(11, 10)),
         server("ab", "", at(9, 0), at(11, 20)),
     ];
-    let c = classify(
-        servers,
-        RELEASE,
-        NOW,
-        &SettingsModel(CullSettings::default()),
-    );
+    let c = at_defaults(servers);
     let table = table(&facts(&c, None, false)).unwrap();
     // Every row's STATE starts at the same terminal column as the header's.
     let columns: Vec<usize> = table
@@ -351,12 +337,7 @@ fn the_terminal_says_a_shifted_list_and_pending_servers_as_the_summary_does() {
     let mut pending = server("gina", "", at(11, 58), None);
     pending.ready = false;
     pending.pending = Some(Pending::Spawn);
-    let c = classify(
-        vec![server("alice", "", at(12, 30), at(12, 59)), pending],
-        RELEASE,
-        NOW,
-        &SettingsModel(CullSettings::default()),
-    );
+    let c = at_defaults(vec![server("alice", "", at(12, 30), at(12, 59)), pending]);
     assert_eq!((c.totals.pending_stale, c.totals.converged), (1, false));
     let shifted = StatusFacts {
         shifted: true,
@@ -392,12 +373,7 @@ fn the_terminal_says_overdue_servers_and_the_deadlines_in_the_summarys_words() {
 #[test]
 fn a_deadline_already_passed_is_said_as_overdue_not_as_to_come() {
     // Idle since 11:00, started before the release: due about 12:10, overdue at 13:00.
-    let c = classify(
-        vec![server("a", "", at(9, 0), at(11, 0))],
-        RELEASE,
-        NOW,
-        &SettingsModel(CullSettings::default()),
-    );
+    let c = at_defaults(vec![server("a", "", at(9, 0), at(11, 0))]);
     assert_eq!(c.totals.overdue, 1);
     let facts = facts(&c, None, false);
     insta::assert_snapshot!(format!(
