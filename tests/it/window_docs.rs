@@ -24,6 +24,21 @@ fn run_ok(args: &[&str], env: &[(&str, &str)]) -> (String, String) {
     (stdout, stderr)
 }
 
+/// Runs each case with `run`, which gives `(label, exit code, stdout, stderr)`: each must be
+/// a usage error (exit 2). Returns every label with its stderr, for one snapshot.
+fn usage_errors(
+    cases: &[&[&str]],
+    mut run: impl FnMut(&[&str]) -> (String, i32, String, String),
+) -> String {
+    let mut told = String::new();
+    for case in cases {
+        let (label, code, stdout, stderr) = run(case);
+        assert_eq!(code, 2, "{label}: {stdout}{stderr}");
+        told += &format!("{label}\n{stderr}\n");
+    }
+    told
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -285,15 +300,13 @@ fn bad_culler_options_are_usage_errors_with_clear_messages() {
         &["--values-path", "jupyterhub.cull"],
         &["--jupyterhub-values", "a.yaml,b.yaml"],
     ];
-    let mut told = String::new();
-    for args in cases {
+    let told = usage_errors(&cases, |args| {
         let mut all = vec!["window"];
         all.extend_from_slice(args);
         let (code, stdout, stderr) = run(&all, &[]);
-        assert_eq!(code, 2, "{args:?}: {stdout}{stderr}");
         assert!(!stderr.contains("unexpected argument"), "{stderr}");
-        told += &format!("{}\n{stderr}\n", all.join(" "));
-    }
+        (all.join(" "), code, stdout, stderr)
+    });
     insta::assert_snapshot!(told);
     // A maximum age shorter than the idle timeout bounds idle sessions too.
     let (code, stdout, _) = run(
@@ -324,17 +337,12 @@ fn docs_refuse_runbook_values_that_would_break_its_commands_and_write_nothing() 
         &["--hub-url", "https://hub.example.org/$HOME"],
         &["--hub-url", "hub.example.org"],
     ];
-    let mut told = String::new();
-    for options in cases {
+    let told = usage_errors(&cases, |options| {
         let (code, stdout, stderr) = docs("--write", &path, options);
-        assert_eq!(code, 2, "{options:?}: {stdout}{stderr}");
-        assert_eq!(
-            std::fs::read_to_string(&path).unwrap(),
-            text,
-            "nothing written"
-        );
-        told += &format!("{options:?}\n{stderr}\n");
-    }
+        let written = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(written, text, "{options:?}: nothing written");
+        (format!("{options:?}"), code, stdout, stderr)
+    });
     insta::assert_snapshot!("runbook_values_refused", told);
     // Neither --check nor --write is clap's usage error.
     let (code, _, stderr) = run(&["docs", "--file", path.to_str().unwrap()], &[]);
