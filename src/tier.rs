@@ -1034,6 +1034,7 @@ fn numbers(numbers: impl IntoIterator<Item = u64>) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use assert_matches::assert_matches;
 
     fn pr(number: u64, labels: &[&str]) -> PullRequest {
         PullRequest {
@@ -1407,14 +1408,12 @@ mod tests {
         }
         let d = unlabeled(&e, UnlabeledPolicy::Security).unwrap();
         assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Default));
-        assert!(
-            matches!(
-                d.reason,
-                Reason::NotFromLabels {
-                    gap: Gap::Incomplete,
-                    ..
-                }
-            ),
+        assert_matches!(
+            d.reason,
+            Reason::NotFromLabels {
+                gap: Gap::Incomplete,
+                ..
+            },
             "{:?}",
             d.reason
         );

@@ -349,6 +349,7 @@ mod tests {
     use super::*;
     use crate::cli::{Cli, Command};
     use crate::tier::TierRequest;
+    use assert_matches::assert_matches;
     use clap::Parser;
 
     const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
@@ -372,7 +373,7 @@ mod tests {
     fn input_generates_correct_announce_request() {
         let layout = ["--image", "oci:examples/lab", "--dry-run"];
         let r = request(&layout, &[]).unwrap();
-        assert!(matches!(r.image.source, ImageSource::Layout { .. }));
+        assert_matches!(r.image.source, ImageSource::Layout { .. });
         assert!(r.image.registry.is_none() && r.github.is_none() && r.dry_run);
         assert_eq!(r.tier.request, TierRequest::Auto);
         assert_eq!(r.tier.unlabeled, None);

@@ -167,6 +167,7 @@ mod tests {
     use crate::cli::{Cli, Command};
     use crate::support::log::Log;
     use crate::window::Origin;
+    use assert_matches::assert_matches;
     use clap::Parser;
 
     /// The `window` request for `args` (after `window`), or the error's input and text.
@@ -210,7 +211,7 @@ mod tests {
         let path = file.to_str().unwrap();
         let c = window(&["--jupyterhub-values", path]).unwrap();
         assert_eq!(c.scale.slow_stop_timeout_secs, 20);
-        assert!(matches!(c.scale.slow_stop_origin, Origin::File { .. }));
+        assert_matches!(c.scale.slow_stop_origin, Origin::File { .. });
         let c = window(&["--jupyterhub-values", path, "--slow-stop-timeout", "5"]).unwrap();
         assert_eq!(c.scale.slow_stop_timeout_secs, 5);
     }

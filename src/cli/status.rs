@@ -267,6 +267,7 @@ fn github_client(
 mod tests {
     use super::*;
     use crate::cli::{Cli, Command};
+    use assert_matches::assert_matches;
     use clap::Parser;
 
     /// The request `args` (after `status`) give, or the error's input and text.
@@ -331,7 +332,7 @@ mod tests {
         )
         .unwrap();
         assert!(r.released_at.is_none() && r.github.is_some() && r.comment && r.json);
-        assert!(matches!(r.image, Some((ImageSource::Layout { .. }, None))));
+        assert_matches!(r.image, Some((ImageSource::Layout { .. }, None)));
         assert_eq!(
             (r.scale.servers, r.scale.slow_stop_timeout_secs),
             (Some(300), 30)
@@ -443,7 +444,7 @@ mod tests {
             .concat(),
         )
         .unwrap();
-        assert!(matches!(r.image, Some((ImageSource::Registry(_), Some(_)))));
+        assert_matches!(r.image, Some((ImageSource::Registry(_), Some(_))));
         assert!(r.github.is_some() && r.released_at.is_some());
     }
 

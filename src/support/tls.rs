@@ -145,6 +145,7 @@ impl ServerCertVerifier for SystemRootsVerifier {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use assert_matches::assert_matches;
 
     #[test]
     fn the_lazy_verifier_checks_chains_against_the_system_store() {
@@ -161,10 +162,7 @@ mod tests {
         let err = verifier
             .verify_server_cert(&root, &[], &name, &[], UnixTime::now())
             .unwrap_err();
-        assert!(
-            matches!(err, rustls::Error::InvalidCertificate(_)),
-            "{err:?}"
-        );
+        assert_matches!(err, rustls::Error::InvalidCertificate(_));
         assert!(verifier.webpki.get().is_some_and(Result::is_ok));
     }
 }

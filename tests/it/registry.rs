@@ -8,6 +8,7 @@
 
 use crate::common::fake_registry::*;
 use crate::common::*;
+use assert_matches::assert_matches;
 use codeq_rollout::digest::registry::{
     self, ACCEPT_MANIFESTS, CredentialSource, Credentials, RegistryError, RegistryOptions,
     Resolved, RetryPolicy, TlsProblem,
@@ -235,16 +236,13 @@ async fn anonymous_pull_of_a_private_image_is_denied_with_the_registry_message()
     let at = Proxied::token(false).await;
     at.push_shapes().await;
     let err = at.resolve("org/lab:index", None).await.unwrap_err();
-    assert!(
-        matches!(
-            err,
-            RegistryError::Denied {
-                status: 401,
-                message: Some(_),
-                ..
-            }
-        ),
-        "{err}"
+    assert_matches!(
+        err,
+        RegistryError::Denied {
+            status: 401,
+            message: Some(_),
+            ..
+        }
     );
     insta::assert_snapshot!(at.said(&err));
     // Failure path: the GET is there only for the registry's message.
@@ -270,10 +268,7 @@ async fn wrong_password_at_the_token_endpoint_is_an_authentication_error() {
     let err = with_a_wrong_password(&at).await;
     let asked = at.tokens.as_ref().unwrap().requests_from_codeq().await;
     assert_eq!((at.requests(), asked.len()), (vec!["HEAD 401".into()], 1));
-    assert!(matches!(
-        err,
-        RegistryError::Authentication { status: 401, .. }
-    ));
+    assert_matches!(err, RegistryError::Authentication { status: 401, .. });
     insta::assert_snapshot!(at.said(&err));
 }
 
@@ -281,7 +276,7 @@ async fn wrong_password_at_the_token_endpoint_is_an_authentication_error() {
 async fn wrong_password_on_an_htpasswd_registry_is_denied_naming_the_user() {
     let at = Proxied::htpasswd().await;
     let err = with_a_wrong_password(&at).await;
-    assert!(matches!(err, RegistryError::Denied { status: 401, .. }));
+    assert_matches!(err, RegistryError::Denied { status: 401, .. });
     assert_eq!(
         at.requests(),
         ["HEAD 401", "HEAD Basic 401", "GET Basic 401"]
@@ -294,13 +289,13 @@ async fn missing_tag_and_missing_repository_carry_the_registry_message() {
     let at = Proxied::plain().await;
     at.push_shapes().await;
     let err = at.resolve("org/lab:nope", None).await.unwrap_err();
-    assert!(matches!(err, RegistryError::TagNotFound { .. }), "{err}");
+    assert_matches!(err, RegistryError::TagNotFound { .. });
     insta::assert_snapshot!("missing_tag", at.said(&err));
     assert_eq!(at.requests(), ["HEAD 404", "GET 404"]);
 
     // distribution 2.8 answers MANIFEST_UNKNOWN for an unknown repository too.
     let err = at.resolve("org/other:latest", None).await.unwrap_err();
-    assert!(matches!(err, RegistryError::TagNotFound { .. }), "{err}");
+    assert_matches!(err, RegistryError::TagNotFound { .. });
     insta::assert_snapshot!("missing_repository", at.said(&err));
 }
 
@@ -316,16 +311,13 @@ async fn resolve_over_tls(image: &str) -> (RegistryError, Arc<VirtualTimer>) {
 async fn plain_http_registry_over_https_is_a_tls_error_suggesting_insecure_registry() {
     let registry = Registry::start();
     let (err, timer) = resolve_over_tls(&registry.reference("org/lab:latest")).await;
-    assert!(
-        matches!(
-            err,
-            RegistryError::Tls {
-                problem: TlsProblem::NotTls,
-                private: true,
-                ..
-            }
-        ),
-        "{err}"
+    assert_matches!(
+        err,
+        RegistryError::Tls {
+            problem: TlsProblem::NotTls,
+            private: true,
+            ..
+        }
     );
     insta::assert_snapshot!(scrub(&err.to_string(), &[(&registry.addr, "[registry]")]));
     assert!(timer.waits().is_empty(), "TLS failures are not retried");
@@ -336,10 +328,7 @@ async fn nothing_listening_is_unreachable_naming_host_port_and_attempts() {
     let port = crate::common::registry::free_port();
     let addr = format!("127.0.0.1:{port}");
     let (err, timer) = refusal_at(&addr, "org/lab:latest").await;
-    assert!(
-        matches!(err, RegistryError::Unreachable { ref host, port: p, attempts: 6, .. } if host == "127.0.0.1" && p == port),
-        "{err}"
-    );
+    assert_matches!(err, RegistryError::Unreachable { ref host, port: p, attempts: 6, .. } if host == "127.0.0.1" && p == port);
     insta::assert_snapshot!(scrub(&err.to_string(), &[(&port.to_string(), "[port]")]));
     assert_eq!(timer.waits(), secs(&[1, 2, 4, 8, 16]));
 }
@@ -413,10 +402,7 @@ async fn name_unknown_is_repository_not_found() {
         .start()
         .await;
     let (err, _) = refusal_at(&fake.addr, "org/other:latest").await;
-    assert!(
-        matches!(err, RegistryError::RepositoryNotFound { .. }),
-        "{err}"
-    );
+    assert_matches!(err, RegistryError::RepositoryNotFound { .. });
     insta::assert_snapshot!(said(&err, &fake));
 }
 
@@ -519,16 +505,13 @@ async fn a_registry_that_keeps_failing_is_named_with_the_attempts_and_its_messag
         .await;
     let (result, timer) = resolve_fake(&fake, None).await;
     let err = result.unwrap_err();
-    assert!(
-        matches!(
-            err,
-            RegistryError::Unavailable {
-                status: 503,
-                attempts: 7,
-                ..
-            }
-        ),
-        "{err}"
+    assert_matches!(
+        err,
+        RegistryError::Unavailable {
+            status: 503,
+            attempts: 7,
+            ..
+        }
     );
     insta::assert_snapshot!(said(&err, &fake));
     assert_eq!(timer.waits(), secs(&[1, 2, 4, 8, 16]));
@@ -555,10 +538,7 @@ async fn a_retry_after_past_the_deadline_fails_at_once_quoting_the_rate_limit() 
         .await;
     let (result, timer) = resolve_fake(&fake, None).await;
     let err = result.unwrap_err();
-    assert!(
-        matches!(err, RegistryError::Unavailable { status: 429, attempts: 2, retry_after: Some(d), .. } if d == Duration::from_secs(120)),
-        "{err}"
-    );
+    assert_matches!(err, RegistryError::Unavailable { status: 429, attempts: 2, retry_after: Some(d), .. } if d == Duration::from_secs(120));
     // The time it took is real (no wait was made): the only variable part.
     let took = regex::Regex::new(r"over \d+ ms").unwrap();
     insta::assert_snapshot!(took.replace(&said(&err, &fake), "over [elapsed] ms"));
@@ -592,10 +572,7 @@ async fn a_token_endpoint_answering_401_is_an_authentication_error() {
         .await
         .0
         .unwrap_err();
-    assert!(
-        matches!(err, RegistryError::Authentication { status: 401, .. }),
-        "{err}"
-    );
+    assert_matches!(err, RegistryError::Authentication { status: 401, .. });
     insta::assert_snapshot!(said(&err, &fake));
     assert!(!err.to_string().contains(PASSWORD), "{err}");
     assert_eq!(
@@ -616,10 +593,7 @@ async fn an_unreachable_token_endpoint_is_named_as_such() {
         .start()
         .await;
     let err = resolve_fake(&fake, None).await.0.unwrap_err();
-    assert!(
-        matches!(err, RegistryError::Unreachable { attempts: 6, .. }),
-        "{err}"
-    );
+    assert_matches!(err, RegistryError::Unreachable { attempts: 6, .. });
     let port = dead.rsplit_once(':').unwrap().1;
     insta::assert_snapshot!(scrub(
         &said(&err, &fake),
@@ -653,10 +627,7 @@ async fn a_hang_past_the_deadline_times_out_naming_what_hung() {
     for (name, fake, requests) in cases {
         let fake = fake.start().await;
         let err = resolve_fake_within_2s(&fake).await;
-        assert!(
-            matches!(err, RegistryError::TimedOut { requests: r, .. } if r == requests),
-            "{name}: {err}"
-        );
+        assert_matches!(err, RegistryError::TimedOut { requests: r, .. } if r == requests, "{name}: {err}");
         insta::assert_snapshot!(name, said(&err, &fake));
     }
 }
@@ -793,7 +764,7 @@ async fn a_get_fallback_that_is_not_a_manifest_is_refused() {
             .start()
             .await;
         let err = resolve_fake(&fake, None).await.0.unwrap_err();
-        assert!(matches!(err, RegistryError::NotAManifest { .. }), "{err}");
+        assert_matches!(err, RegistryError::NotAManifest { .. });
         insta::assert_snapshot!(name, said(&err, &fake));
         assert!(
             !err.to_string().contains(&digest_of(body)),
@@ -807,10 +778,7 @@ async fn a_get_fallback_that_is_not_a_manifest_is_refused() {
 async fn an_endless_manifest_body_is_cut_at_4_mib_not_read_whole() {
     let endless = crate::common::registry::EndlessManifest::start().await;
     let (err, _) = refusal_at(&endless.addr, "org/lab:latest").await;
-    assert!(
-        matches!(err, RegistryError::ManifestTooLarge { .. }),
-        "{err}"
-    );
+    assert_matches!(err, RegistryError::ManifestTooLarge { .. });
     // Reading stopped at the limit: what the server got out is the limit plus what the
     // sockets buffer, far from unbounded.
     let sent = endless.sent();
@@ -847,7 +815,7 @@ async fn a_pinned_reference_answered_with_another_digest_is_refused() {
         .await;
     let (result, fake) = resolve_pinned(fake).await;
     let err = result.unwrap_err();
-    assert!(matches!(err, RegistryError::PinMismatch { .. }), "{err}");
+    assert_matches!(err, RegistryError::PinMismatch { .. });
     insta::assert_snapshot!("pin_contradicted_by_the_header", said(&err, &fake));
 
     // No header: the bytes the GET serves are another manifest.
@@ -859,10 +827,7 @@ async fn a_pinned_reference_answered_with_another_digest_is_refused() {
         .await;
     let (result, fake) = resolve_pinned(fake).await;
     let err = result.unwrap_err();
-    assert!(
-        matches!(err, RegistryError::PinMismatch { how, .. } if how.contains("bytes")),
-        "{err}"
-    );
+    assert_matches!(err, RegistryError::PinMismatch { how, .. } if how.contains("bytes"));
     insta::assert_snapshot!("pin_contradicted_by_the_bytes", said(&err, &fake));
 
     // The pinned digest itself resolves.
@@ -884,10 +849,7 @@ async fn a_retry_after_of_u64_max_seconds_fails_cleanly() {
         .await;
     let (result, timer) = resolve_fake(&fake, None).await;
     let err = result.unwrap_err();
-    assert!(
-        matches!(err, RegistryError::Unavailable { retry_after: Some(d), .. } if d == Duration::from_secs(u64::MAX)),
-        "{err}"
-    );
+    assert_matches!(err, RegistryError::Unavailable { retry_after: Some(d), .. } if d == Duration::from_secs(u64::MAX));
     insta::assert_snapshot!(said(&err, &fake));
     assert_eq!(timer.waits(), secs(&[1]));
 }
@@ -905,16 +867,13 @@ async fn a_retry_after_of_zero_is_not_blamed_for_the_deadline() {
     let err = resolve(&fake.image(), &opts).await.unwrap_err();
     // Waits of 1 s and 2 s; the next backoff (4 s) would pass the 5 s deadline.
     assert_eq!(timer.waits(), secs(&[1, 2]));
-    assert!(
-        matches!(
-            err,
-            RegistryError::Unavailable {
-                retry_after: None,
-                attempts: 4,
-                ..
-            }
-        ),
-        "{err}"
+    assert_matches!(
+        err,
+        RegistryError::Unavailable {
+            retry_after: None,
+            attempts: 4,
+            ..
+        }
     );
     insta::assert_snapshot!(said(&err, &fake));
 }
@@ -943,10 +902,7 @@ async fn an_upper_case_digest_pin_is_refused_before_any_request() {
     let err = resolve(&image, &options(&fake.addr, None, &timer))
         .await
         .unwrap_err();
-    assert!(
-        matches!(err, RegistryError::InvalidReference { .. }),
-        "{err}"
-    );
+    assert_matches!(err, RegistryError::InvalidReference { .. });
     insta::assert_snapshot!("upper_case_pin_in_the_library", said(&err, &fake));
 
     let out = dispatch(&image, &fake.addr).run().await;
@@ -965,16 +921,13 @@ async fn a_tls_registry_with_a_private_ca_gets_trust_advice_not_insecure_registr
     let tls = crate::common::registry::TlsFiles::generate();
     let registry = Registry::start_tls(&tls);
     let (err, _) = resolve_over_tls(&registry.reference("org/lab:latest")).await;
-    assert!(
-        matches!(
-            err,
-            RegistryError::Tls {
-                problem: TlsProblem::UnknownIssuer,
-                private: true,
-                ..
-            }
-        ),
-        "{err}"
+    assert_matches!(
+        err,
+        RegistryError::Tls {
+            problem: TlsProblem::UnknownIssuer,
+            private: true,
+            ..
+        }
     );
     insta::assert_snapshot!(scrub(&err.to_string(), &[(&registry.addr, "[registry]")]));
 }
@@ -984,7 +937,7 @@ async fn insecure_registry_on_a_tls_registry_says_it_speaks_tls() {
     let tls = crate::common::registry::TlsFiles::generate();
     let registry = Registry::start_tls(&tls);
     let (err, _) = refusal_at(&registry.addr, "org/lab:latest").await;
-    assert!(matches!(err, RegistryError::InsecureButTls { .. }), "{err}");
+    assert_matches!(err, RegistryError::InsecureButTls { .. });
     insta::assert_snapshot!(scrub(&err.to_string(), &[(&registry.addr, "[registry]")]));
 }
 

@@ -2,6 +2,7 @@
 //! (`apihandlers/base.py` `paginated_model`, `user_model`, `server_model`; `scopes.py`'s 403).
 
 use super::*;
+use assert_matches::assert_matches;
 use serde_json::{Value, json};
 use time::macros::datetime;
 use wiremock::matchers::{header, method, path, query_param};
@@ -320,7 +321,7 @@ async fn transient_answers_are_tried_four_times_then_reported_and_errors_a_user_
         let sent = hub.received_requests().await.unwrap().len();
         assert_eq!(sent, tries, "{status}: {err:?}");
         if status == 403 {
-            assert!(matches!(err, HubError::MissingScope { .. }), "{err:?}");
+            assert_matches!(err, HubError::MissingScope { .. });
         }
     }
 }
@@ -333,10 +334,7 @@ async fn a_retry_after_longer_than_the_policy_waits_ends_the_tries() {
         .mount(&hub)
         .await;
     let err = error_of(&hub.uri()).await;
-    assert!(
-        matches!(err, HubError::Status { status: 429, .. }),
-        "{err:?}"
-    );
+    assert_matches!(err, HubError::Status { status: 429, .. });
     assert_eq!(
         hub.received_requests().await.unwrap().len(),
         1,
@@ -410,10 +408,7 @@ async fn users_without_their_servers_mean_read_servers_is_missing() {
         "",
     )
     .await;
-    assert!(
-        matches!(&err, HubError::MissingScope { scopes, .. } if scopes == &["read:servers"]),
-        "{err:?}"
-    );
+    assert_matches!(&err, HubError::MissingScope { scopes, .. } if scopes == &["read:servers"]);
 }
 
 #[tokio::test]
@@ -447,16 +442,13 @@ async fn an_html_login_page_is_not_the_api() {
         "",
     )
     .await;
-    assert!(
-        matches!(
-            &err,
-            HubError::WrongBase {
-                answer: WrongAnswer::HtmlPage,
-                suggested_base: None,
-                ..
-            }
-        ),
-        "{err:?}"
+    assert_matches!(
+        &err,
+        HubError::WrongBase {
+            answer: WrongAnswer::HtmlPage,
+            suggested_base: None,
+            ..
+        }
     );
 }
 
@@ -468,10 +460,7 @@ async fn a_redirect_to_the_login_page_is_not_followed() {
         "",
     )
     .await;
-    assert!(
-        matches!(&err, HubError::WrongBase { answer: WrongAnswer::Redirect { location: Some(l) }, .. } if l == "/hub/login?next=%2Fhub%2Fapi%2Fusers"),
-        "{err:?}"
-    );
+    assert_matches!(&err, HubError::WrongBase { answer: WrongAnswer::Redirect { location: Some(l) }, .. } if l == "/hub/login?next=%2Fhub%2Fapi%2Fusers");
     assert_eq!(hub.received_requests().await.unwrap().len(), 1);
 }
 
@@ -485,10 +474,7 @@ async fn an_unknown_token_is_said_to_be_unknown() {
     ] {
         let hub = MockServer::start().await;
         answer_all(&hub, response).await;
-        assert!(matches!(
-            error_of(&hub.uri()).await,
-            HubError::Unauthorized { .. }
-        ));
+        assert_matches!(error_of(&hub.uri()).await, HubError::Unauthorized { .. });
     }
 }
 
@@ -523,10 +509,7 @@ async fn a_next_link_that_goes_back_is_refused() {
         ResponseTemplate::new(200).set_body_json(page(vec![], 0, 200, 400, Some(0))),
     )
     .await;
-    assert!(matches!(
-        error_of(&hub.uri()).await,
-        HubError::Malformed { .. }
-    ));
+    assert_matches!(error_of(&hub.uri()).await, HubError::Malformed { .. });
     assert_eq!(hub.received_requests().await.unwrap().len(), 1);
 }
 
@@ -568,10 +551,7 @@ async fn a_hub_slower_than_the_timeout_is_reported_as_such() {
         .list_active_servers()
         .await
         .unwrap_err();
-    assert!(
-        matches!(err, HubError::Timeout { after, .. } if after == Duration::from_millis(300)),
-        "{err:?}"
-    );
+    assert_matches!(err, HubError::Timeout { after, .. } if after == Duration::from_millis(300));
 }
 
 #[tokio::test]

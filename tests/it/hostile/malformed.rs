@@ -3,6 +3,7 @@
 //! is written to GitHub.
 
 use super::*;
+use assert_matches::assert_matches;
 use serde_json::json;
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -13,11 +14,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 fn clear_failure(place: &str, out: &Outcome) -> String {
     let text = format!("{}{}", out.stdout, out.stderr);
     assert!(!text.contains("panicked"), "{place}: {text}");
-    assert!(
-        matches!(out.code, 1 | 2),
-        "{place}: exit {}\n{text}",
-        out.code
-    );
+    assert_matches!(out.code, 1 | 2, "{place}: exit {}\n{text}", out.code);
     assert!(
         text.len() < 8_000,
         "{place}: the error floods the log ({} bytes)",
