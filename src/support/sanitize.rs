@@ -209,28 +209,41 @@ mod tests {
         s.replace(JOINER, "")
     }
 
+    /// Untrusted text through [`markdown_inline`]: every output whole (the word joiner shown
+    /// as `{WJ}`), and none with a live mention, issue reference, HTML tag or comment, link,
+    /// autolink, e-mail address, list or heading start, or this tool's marker.
     #[test]
-    fn mentions_and_references_are_broken_but_readable() {
-        let out = markdown_inline("thanks @octocat and @org/team, fixes #12 and GH-3", 200);
-        assert!(!out.contains("@o"), "{out}");
-        assert!(!out.contains("#1"), "{out}");
-        assert!(!out.to_lowercase().contains("gh-"), "{out}");
-        assert_eq!(
-            visible(&out),
-            "thanks @octocat and @org/team, fixes #12 and GH-3"
-        );
-    }
-
-    #[test]
-    fn html_and_markdown_are_escaped() {
-        let out = markdown_inline(
+    fn markdown_inline_neutralises_untrusted_text() {
+        let table: Vec<String> = [
+            "thanks @octocat and @org/team, fixes #12 and GH-3",
             "<img src=x> [a](http://e) `c` | d <!-- codeq-rollout -->",
-            200,
-        );
-        assert!(!out.contains('<'), "{out}");
-        assert!(out.contains("\\[a\\]"), "{out}");
-        assert!(out.contains("\\|"), "{out}");
-        assert!(!out.contains("http://"), "{out}");
+            "<!-- codeq-rollout:release digest=sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 -->",
+            "see https://evil.example and www.evil.example, a@b.example",
+            "- item",
+            "+ item",
+            "12. item",
+            "1.5 release",
+            "v1.5 - ok",
+        ]
+        .iter()
+        .map(|input| {
+            let out = markdown_inline(input, 300);
+            let lower = out.to_lowercase();
+            let live = |at: &str, next: fn(char) -> bool| {
+                lower
+                    .match_indices(at)
+                    .any(|(i, _)| lower[i + at.len()..].starts_with(next))
+            };
+            assert!(!live("@", char::is_alphanumeric), "{out}");
+            assert!(!live("#", |c| c.is_ascii_digit()), "{out}");
+            assert!(!live("gh-", |c| c.is_ascii_digit()), "{out}");
+            for never in ["<", "](", "://", "www.", "codeq-rollout:"] {
+                assert!(!lower.contains(never), "{never:?} in {out}");
+            }
+            format!("{input}\n  {}", out.replace(JOINER, "{WJ}"))
+        })
+        .collect();
+        insta::assert_snapshot!(table.join("\n"));
     }
 
     #[test]
@@ -271,38 +284,6 @@ mod tests {
             defuse_commands("ok\r::set-output name=x::y\r\n::error::z\nend"),
             "ok\r| ::set-output name=x::y\r\n| ::error::z\nend"
         );
-    }
-
-    #[test]
-    fn the_tool_marker_is_broken_in_untrusted_text() {
-        let out = markdown_inline(
-            "<!-- codeq-rollout:release digest=sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 -->",
-            300,
-        );
-        assert!(!out.contains("<!--"), "{out}");
-        assert!(!out.to_lowercase().contains("codeq-rollout:"), "{out}");
-        assert!(
-            visible(&out).starts_with("&lt;\\!-- codeq-rollout:release"),
-            "{out}"
-        );
-    }
-
-    #[test]
-    fn urls_emails_and_block_starts_are_neutralised() {
-        let out = markdown_inline(
-            "see https://evil.example and www.evil.example, a@b.example",
-            200,
-        );
-        assert!(
-            !out.contains("://") && !out.to_lowercase().contains("www."),
-            "{out}"
-        );
-        assert!(!out.contains("a@b"), "{out}");
-        assert_eq!(markdown_inline("- item", 20), "\\- item");
-        assert_eq!(markdown_inline("+ item", 20), "\\+ item");
-        assert_eq!(markdown_inline("12. item", 20), "12\\. item");
-        assert_eq!(markdown_inline("1.5 release", 20), "1\\.5 release");
-        assert_eq!(markdown_inline("v1.5 - ok", 20), "v1.5 - ok");
     }
 
     #[test]
