@@ -11,8 +11,8 @@
 use crate::common::scenario::{Scenario, Seen};
 use crate::common::*;
 use clap::CommandFactory;
+use indexmap::IndexMap;
 use serde::Deserialize;
-use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -20,36 +20,15 @@ use std::path::Path;
 // ---------------------------------------------------------------------------------------------
 // action.yml, read in file order.
 
-/// A YAML mapping with its keys in file order.
-struct Ordered<V>(Vec<(String, V)>);
-
-impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct OrderedVisitor<V>(std::marker::PhantomData<V>);
-        impl<'de, V: Deserialize<'de>> Visitor<'de> for OrderedVisitor<V> {
-            type Value = Ordered<V>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a mapping")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut entries = Vec::new();
-                while let Some(entry) = map.next_entry()? {
-                    entries.push(entry);
-                }
-                Ok(Ordered(entries))
-            }
-        }
-        deserializer.deserialize_map(OrderedVisitor(std::marker::PhantomData))
-    }
-}
-
 #[derive(Deserialize)]
 struct ActionYml {
     name: String,
     description: String,
     branding: Option<Branding>,
-    inputs: Ordered<Input>,
-    outputs: Ordered<Output>,
+    /// In file order.
+    inputs: IndexMap<String, Input>,
+    /// In file order.
+    outputs: IndexMap<String, Output>,
     runs: Runs,
 }
 
@@ -134,17 +113,11 @@ fn action_yml_is_a_documented_docker_action() {
     assert_eq!(action.runs.image.as_deref(), Some("Dockerfile"));
     // One action, two commands: the `command` input (default announce) is the first argument.
     assert_eq!(action.runs.args, ["${{ inputs.command }}"]);
-    let command = action
-        .inputs
-        .0
-        .iter()
-        .find(|(n, _)| n == "command")
-        .map(|(_, i)| i)
-        .expect("a command input");
+    let command = action.inputs.get("command").expect("a command input");
     assert_eq!(command.default_text().as_deref(), Some("announce"));
 
-    assert!(!action.inputs.0.is_empty() && !action.outputs.0.is_empty());
-    for (name, input) in &action.inputs.0 {
+    assert!(!action.inputs.is_empty() && !action.outputs.is_empty());
+    for (name, input) in &action.inputs {
         assert!(is_kebab_case(name), "input {name:?} is not kebab-case");
         assert!(
             described(&input.description),
@@ -161,7 +134,7 @@ fn action_yml_is_a_documented_docker_action() {
             );
         }
     }
-    for (name, output) in &action.outputs.0 {
+    for (name, output) in &action.outputs {
         assert!(is_kebab_case(name), "output {name:?} is not kebab-case");
         assert!(
             described(&output.description),
@@ -170,10 +143,7 @@ fn action_yml_is_a_documented_docker_action() {
     }
     let token = action
         .inputs
-        .0
-        .iter()
-        .find(|(n, _)| n == "github-token")
-        .map(|(_, i)| i)
+        .get("github-token")
         .expect("a github-token input");
     assert_eq!(token.default_text().as_deref(), Some("${{ github.token }}"));
 }
@@ -249,7 +219,6 @@ fn every_input_is_an_option_read_from_its_input_variable_and_no_other_is_read() 
     let action = action_yml();
     let declared: BTreeMap<String, &str> = action
         .inputs
-        .0
         .iter()
         .map(|(n, _)| (input_variable(n), n.as_str()))
         .collect();
@@ -294,7 +263,6 @@ fn every_input_is_an_option_read_from_its_input_variable_and_no_other_is_read() 
 fn the_source_reads_no_input_variable_that_action_yml_does_not_declare() {
     let declared: BTreeSet<String> = action_yml()
         .inputs
-        .0
         .iter()
         .map(|(n, _)| input_variable(n))
         .collect();
@@ -340,7 +308,7 @@ fn scan_input_variables(dir: &Path, found: &mut BTreeMap<String, String>) {
 #[test]
 fn defaults_in_action_yml_are_the_binarys_defaults() {
     let options = options();
-    for (name, input) in &action_yml().inputs.0 {
+    for (name, input) in &action_yml().inputs {
         let Some((long, clap_default)) = options.by_variable.get(&input_variable(name)) else {
             continue; // reported by the test above
         };
@@ -392,7 +360,7 @@ async fn every_declared_output_is_written_and_no_other() {
         .into_iter()
         .map(|(n, _)| n.to_string())
         .collect();
-    let all: BTreeSet<String> = action_yml().outputs.0.into_iter().map(|(n, _)| n).collect();
+    let all: BTreeSet<String> = action_yml().outputs.into_iter().map(|(n, _)| n).collect();
     assert!(
         of_status.is_subset(&all),
         "status outputs not declared: {of_status:?}"
@@ -455,7 +423,6 @@ async fn required_inputs_are_checked_by_the_binary_with_exit_code_2() {
     // (the same action runs `status`).
     let required: Vec<String> = action_yml()
         .inputs
-        .0
         .into_iter()
         .filter(|(n, i)| i.required == Some(true) || n == "image")
         .map(|(n, _)| n)
@@ -623,19 +590,35 @@ async fn secrets_are_masked_before_anything_else_is_printed() {
     out.assert_secrets_masked_first(&[TOKEN, PASSWORD]);
 }
 
+/// A write GitHub refuses (403) fails the run naming the permission it needs (and, for the
+/// release, the workflow's rule), one snapshot each; the refused POST is not sent again.
 #[tokio::test]
-async fn a_forbidden_release_names_the_permission_and_the_workflows_rule() {
-    let github = FakeGitHub::start().await;
-    github.forbid("POST", "/releases");
-    let out = example_run(&github, &["routine"]).run().await;
-    insta::assert_snapshot!(the_error(&out, 1));
-    let posts = github
-        .writes()
-        .await
-        .into_iter()
-        .filter(|(m, p, _)| m == "POST" && p.ends_with("/releases"))
-        .count();
-    assert_eq!(posts, 1, "a refused write is not retried");
+async fn a_forbidden_write_names_the_permission_and_is_not_retried() {
+    let cases = [
+        (
+            "a_forbidden_release_names_the_permission_and_the_workflows_rule",
+            "/releases",
+            "routine",
+        ),
+        (
+            "a_forbidden_tracking_issue_names_issues_write",
+            "/issues",
+            "security",
+        ),
+    ];
+    for (name, route, tier) in cases {
+        let github = FakeGitHub::start().await;
+        github.forbid("POST", route);
+        let out = example_run(&github, &[tier]).run().await;
+        insta::assert_snapshot!(name, the_error(&out, 1));
+        let posts = github
+            .writes()
+            .await
+            .into_iter()
+            .filter(|(m, p, _)| m == "POST" && p.ends_with(route))
+            .count();
+        assert_eq!(posts, 1, "{name}: a refused write is not retried");
+    }
 }
 
 /// Issue 16: a run that fails still writes what it had established. Refused on the release
@@ -654,14 +637,6 @@ async fn a_run_refused_on_the_release_still_writes_what_it_knew() {
         assert!(!seen.out.output("digest").is_empty());
         insta::assert_snapshot!(format!("refused_release_{tier}"), seen.transcript);
     }
-}
-
-#[tokio::test]
-async fn a_forbidden_tracking_issue_names_issues_write() {
-    let github = FakeGitHub::start().await;
-    github.forbid("POST", "/issues");
-    let out = example_run(&github, &["security"]).run().await;
-    insta::assert_snapshot!(the_error(&out, 1));
 }
 
 #[tokio::test]
@@ -1009,14 +984,14 @@ fn the_example_workflow_passes_only_declared_inputs_and_every_required_one() {
     assert_eq!(steps.len(), 1);
     let with = steps[0]["with"].as_object().unwrap();
     let action = action_yml();
-    let declared: BTreeSet<&str> = action.inputs.0.iter().map(|(n, _)| n.as_str()).collect();
+    let declared: BTreeSet<&str> = action.inputs.iter().map(|(n, _)| n.as_str()).collect();
     for key in with.keys() {
         assert!(
             declared.contains(key.as_str()),
             "{EXAMPLE} passes {key}, which action.yml does not declare"
         );
     }
-    for (name, input) in &action.inputs.0 {
+    for (name, input) in &action.inputs {
         if input.required == Some(true) {
             assert!(with.contains_key(name), "{EXAMPLE} must pass {name}");
         }
@@ -1035,7 +1010,7 @@ fn markdown_cell(text: &str) -> String {
 
 fn inputs_table(action: &ActionYml) -> String {
     let mut t = String::from("| Input | Default | Description |\n|---|---|---|\n");
-    for (name, input) in &action.inputs.0 {
+    for (name, input) in &action.inputs {
         let default = match (input.required, input.default_text()) {
             (Some(true), _) => "**required**".to_string(),
             (_, Some(d)) if !d.is_empty() => format!("`{}`", markdown_cell(&d)),
@@ -1051,7 +1026,7 @@ fn inputs_table(action: &ActionYml) -> String {
 
 fn outputs_table(action: &ActionYml) -> String {
     let mut t = String::from("| Output | Description |\n|---|---|\n");
-    for (name, output) in &action.outputs.0 {
+    for (name, output) in &action.outputs {
         t.push_str(&format!(
             "| `{name}` | {} |\n",
             markdown_cell(output.description.as_deref().unwrap_or_default())
@@ -1154,7 +1129,6 @@ async fn blank_inputs_count_as_unset_so_defaults_apply() {
     let mut run = example_run(&github, &["security"]);
     let blanks: Vec<String> = action_yml()
         .inputs
-        .0
         .iter()
         .map(|(name, _)| name.clone())
         .filter(|name| !matches!(name.as_str(), "image" | "github-token"))
