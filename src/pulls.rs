@@ -43,8 +43,9 @@ use crate::event::PayloadCommit;
 use crate::support::github::GitHub;
 use crate::support::github::models::PullRequest as ApiPullRequest;
 use crate::tier::{
-    Commits, Elsewhere, Evidence, Found, LabelRules, Lookup, LookupFailure, LookupTraffic, Missing,
-    NoClient, PayloadList, PayloadProblem, PullRequest, Refetch, SubjectMiss, Unexamined,
+    Commits, Elsewhere, Evidence, Found, LabelRules, Lookup, LookupFailure, LookupNote,
+    LookupTraffic, Missing, NoClient, PayloadList, PayloadProblem, PullRequest, Refetch,
+    SubjectMiss, Unexamined,
 };
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -349,25 +350,19 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
                 }
                 Err(failure) if !labelled => Found::LookupFailed(failure),
                 Err(failure) => {
-                    // Worded by the render layer (`render::reasons`).
-                    notes.push(failure.to_string());
+                    notes.push(LookupNote::RefetchFailed(failure));
                     Found::PullRequests(vec![from_payload])
                 }
             }
         }
     };
     if commit.is_none() {
-        notes.push(format!(
-            "pull request #{} has no merge commit SHA (null in the event{}), so the release \
-             targets {}; on a {event_name} event that is not the merged commit: set the sha \
-             input to it",
-            pr.number,
-            if refetched { " and from GitHub" } else { "" },
-            match &ctx.sha {
-                Some(sha) => format!("GITHUB_SHA {sha}"),
-                None => "GITHUB_SHA".to_string(),
-            },
-        ));
+        notes.push(LookupNote::NoMergeCommit {
+            number: pr.number,
+            event: event_name.clone(),
+            refetched,
+            github_sha: ctx.sha.clone(),
+        });
     }
     Behind {
         evidence: Evidence {

@@ -214,8 +214,8 @@ pub enum NoLabel {
 /// repeats.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum Warning {
-    /// A note of the look-up ([`Evidence::notes`]), as given.
-    Note(String),
+    /// A note of the look-up ([`Evidence::notes`]).
+    Note(LookupNote),
     /// The look-up is incomplete, but a security label among what was found decides.
     SecurityDespiteGap {
         /// What was not examined ([`Found::Incomplete`]).
@@ -327,7 +327,8 @@ impl TierDecision {
         }
         for warning in &mut self.warnings {
             match warning {
-                Warning::Note(text) | Warning::ListsOverlap { label: text } => map(text),
+                Warning::Note(note) => note.map_text(f),
+                Warning::ListsOverlap { label } => map(label),
                 Warning::InputWithoutPullRequests { failure, .. } => failure.map_text(f),
                 Warning::InputIncomplete { missing, .. } => missing.map_text(f),
                 Warning::NotFromLabels { failure, .. } => failure.map_text(f),
@@ -752,9 +753,47 @@ pub struct Evidence {
     pub origin: String,
     /// What was found.
     pub found: Found,
-    /// Things the look-up noticed that a human should see (commits of a push without a
-    /// merged pull request, a re-fetched pull request); they become warnings.
-    pub notes: Vec<String>,
+    /// Things the look-up noticed that a human should see; they become warnings.
+    pub notes: Vec<LookupNote>,
+}
+
+/// Something a look-up noticed that a human should see ([`Evidence::notes`], then
+/// [`Warning::Note`]); the render layer words it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum LookupNote {
+    /// Re-fetching a `pull_request` event's pull request failed, and its copy in the payload
+    /// (which carries a tier label) decided instead.
+    RefetchFailed(Box<LookupFailure>),
+    /// The merged pull request of a `pull_request` event has no merge commit SHA (`null` in
+    /// the payload, and from GitHub when re-fetched), so the release targets `GITHUB_SHA`,
+    /// which on such an event is not the merged commit.
+    NoMergeCommit {
+        /// The pull request's number.
+        number: u64,
+        /// The event, e.g. `pull_request_target`.
+        event: String,
+        /// Whether GitHub was asked too.
+        refetched: bool,
+        /// `GITHUB_SHA`, when set.
+        github_sha: Option<String>,
+    },
+}
+
+impl LookupNote {
+    /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
+    pub fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
+        match self {
+            LookupNote::RefetchFailed(failure) => failure.map_text(f),
+            LookupNote::NoMergeCommit {
+                event, github_sha, ..
+            } => {
+                *event = f(event);
+                if let Some(sha) = github_sha {
+                    *sha = f(sha);
+                }
+            }
+        }
+    }
 }
 
 impl Evidence {
@@ -1355,15 +1394,15 @@ mod tests {
     #[test]
     fn look_up_notes_become_warnings() {
         let mut e = found(vec![pr(3, &["routine"])]);
-        e.notes
-            .push("commit 0123 has no merged pull request".into());
+        let note = LookupNote::NoMergeCommit {
+            number: 3,
+            event: "pull_request_target".into(),
+            refetched: true,
+            github_sha: None,
+        };
+        e.notes.push(note.clone());
         let d = decide(TierRequest::Auto, &e, &rules(), None).unwrap();
-        assert_eq!(
-            d.warnings,
-            [Warning::Note(
-                "commit 0123 has no merged pull request".into()
-            )]
-        );
+        assert_eq!(d.warnings, [Warning::Note(note)]);
     }
 
     fn incomplete(prs: Vec<PullRequest>) -> Evidence {

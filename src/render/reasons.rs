@@ -2,9 +2,9 @@
 //! release note), its warnings and the undecided error. [`crate::tier`] returns data only.
 
 use crate::tier::{
-    Commits, Elsewhere, Gap, Lookup, LookupFailure, LookupTraffic, Missing, NoClient, NoLabel,
-    NotKnown, PayloadList, PayloadProblem, Reason, Refetch, SubjectMiss, Undecided, Unexamined,
-    Warning,
+    Commits, Elsewhere, Gap, Lookup, LookupFailure, LookupNote, LookupTraffic, Missing, NoClient,
+    NoLabel, NotKnown, PayloadList, PayloadProblem, Reason, Refetch, SubjectMiss, Undecided,
+    Unexamined, Warning,
 };
 use std::fmt;
 
@@ -75,10 +75,34 @@ impl fmt::Display for Reason {
     }
 }
 
+impl fmt::Display for LookupNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LookupNote::RefetchFailed(failure) => failure.fmt(f),
+            LookupNote::NoMergeCommit {
+                number,
+                event,
+                refetched,
+                github_sha,
+            } => write!(
+                f,
+                "pull request #{number} has no merge commit SHA (null in the event{}), so the \
+                 release targets {}; on a {event} event that is not the merged commit: set the \
+                 sha input to it",
+                if *refetched { " and from GitHub" } else { "" },
+                match github_sha {
+                    Some(sha) => format!("GITHUB_SHA {sha}"),
+                    None => "GITHUB_SHA".to_string(),
+                },
+            ),
+        }
+    }
+}
+
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Warning::Note(note) => f.write_str(note),
+            Warning::Note(note) => note.fmt(f),
             Warning::SecurityDespiteGap { missing, deciding } => write!(
                 f,
                 "{missing}; label {:?} on #{} makes the release security whatever they carry",
