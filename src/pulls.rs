@@ -44,8 +44,8 @@ use crate::support::github::GitHub;
 use crate::support::github::models::PullRequest as ApiPullRequest;
 use crate::tier::{
     Commits, Elsewhere, Evidence, Found, LabelRules, Lookup, LookupFailure, LookupNote,
-    LookupTraffic, Missing, NoClient, PayloadList, PayloadProblem, PullRequest, Refetch,
-    SubjectMiss, Unexamined,
+    LookupOrigin, LookupTraffic, Missing, NoClient, PayloadList, PayloadProblem, PullRequest,
+    Refetch, SubjectMiss, Unexamined,
 };
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -94,7 +94,7 @@ pub struct Behind {
 /// reported as [`Found::LookupFailed`] so that the tier rules decide what it means.
 impl Behind {
     /// What was found from `origin`, without notes, and the commit the release targets.
-    fn plain(origin: String, found: Found, commit: Option<String>) -> Self {
+    fn plain(origin: LookupOrigin, found: Found, commit: Option<String>) -> Self {
         Self {
             evidence: Evidence {
                 origin,
@@ -121,11 +121,7 @@ pub async fn resolve(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
         "merge_group" => merge_group(ctx, opts).await,
         "pull_request" | "pull_request_target" => pull_request_event(ctx, opts).await,
         "workflow_run" => workflow_run(ctx, opts).await,
-        "" => Behind::plain(
-            "a run outside GitHub Actions (no GITHUB_EVENT_NAME)".into(),
-            Found::NoPullRequest,
-            None,
-        ),
+        "" => Behind::plain(LookupOrigin::OutsideActions, Found::NoPullRequest, None),
         name => Behind {
             evidence: Evidence::no_pull_request(name),
             commit: None,
@@ -141,7 +137,9 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     if event.deleted || zeros {
         return Behind {
             evidence: Evidence {
-                origin: format!("the push deleting {target}"),
+                origin: LookupOrigin::PushDeleting {
+                    target: target.to_string(),
+                },
                 found: Found::LookupFailed(Box::new(LookupFailure::PushDeleted {
                     target: target.to_string(),
                 })),
@@ -151,14 +149,13 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
         };
     }
     let Some(head) = commit_sha(after).or_else(|| ctx.sha.clone()) else {
-        return failed("the push event", PayloadProblem::NoPushedCommit);
+        return failed(event_origin("push"), PayloadProblem::NoPushedCommit);
     };
     let branch = event.pushed_branch();
-    let origin = format!(
-        "the push of {} to {}",
-        short(&head),
-        branch.unwrap_or(target)
-    );
+    let origin = LookupOrigin::Push {
+        head: short(&head),
+        to: branch.unwrap_or(target).to_string(),
+    };
     let mut commits: Vec<(String, String)> = event
         .commits
         .iter()
@@ -202,27 +199,23 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
 }
 
 /// The part of the payload an event is about (`merge_group`, `workflow_run`) and the head
-/// commit it names in `EVENT.head_sha`, or the failure saying the payload lacks either.
+/// commit it names in `EVENT.head_sha`, or what the payload lacks.
 fn event_head<'a, T>(
     event: &str,
     payload: Option<&'a T>,
     head_sha: impl Fn(&T) -> &str,
-) -> Result<(&'a T, String), Behind> {
-    let origin = format!("the {event} event");
+) -> Result<(&'a T, String), PayloadProblem> {
     let Some(part) = payload else {
         let part = event.to_string();
-        return Err(failed(&origin, PayloadProblem::NoPart { part }));
+        return Err(PayloadProblem::NoPart { part });
     };
     let text = head_sha(part);
     match commit_sha(text) {
         Some(head) => Ok((part, head)),
-        None => Err(failed(
-            &origin,
-            PayloadProblem::BadHeadSha {
-                event: event.to_string(),
-                text: text.to_string(),
-            },
-        )),
+        None => Err(PayloadProblem::BadHeadSha {
+            event: event.to_string(),
+            text: text.to_string(),
+        }),
     }
 }
 
@@ -230,18 +223,17 @@ async fn merge_group(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     let payload = ctx.event.merge_group.as_ref();
     let (group, head) = match event_head("merge_group", payload, |p| &p.head_sha) {
         Ok(found) => found,
-        Err(failure) => return failure,
+        Err(problem) => return failed(event_origin("merge_group"), problem),
     };
     let branch = group
         .base_ref
         .as_deref()
         .map(|r| r.strip_prefix("refs/heads/").unwrap_or(r))
         .filter(|b| !b.is_empty());
-    let origin = format!(
-        "the merge group {} into {}",
-        short(&head),
-        branch.unwrap_or("an unknown branch")
-    );
+    let origin = LookupOrigin::MergeGroup {
+        head: short(&head),
+        into: branch.map(str::to_string),
+    };
     let message = group.head_commit.as_ref().map(|c| c.message.as_str());
     head_commit(ctx, opts, head, message, branch, origin).await
 }
@@ -250,22 +242,24 @@ async fn workflow_run(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     let payload = ctx.event.workflow_run.as_ref();
     let (run, head) = match event_head("workflow_run", payload, |p| &p.head_sha) {
         Ok(found) => found,
-        Err(failure) => return failure,
+        Err(problem) => return failed(event_origin("workflow_run"), problem),
     };
     let triggered_by = run.event.as_deref().unwrap_or("unknown");
     if matches!(triggered_by, "schedule" | "workflow_dispatch") {
         return Behind::plain(
-            format!("the workflow_run of a {triggered_by} run"),
+            LookupOrigin::RunWithoutPullRequests {
+                triggered_by: triggered_by.to_string(),
+            },
             Found::NoPullRequest,
             Some(head),
         );
     }
     let branch = run.head_branch.as_deref().filter(|b| !b.is_empty());
-    let origin = format!(
-        "commit {} of the triggering {triggered_by} run on {}",
-        short(&head),
-        branch.unwrap_or("an unknown branch")
-    );
+    let origin = LookupOrigin::WorkflowRun {
+        head: short(&head),
+        triggered_by: triggered_by.to_string(),
+        branch: branch.map(str::to_string),
+    };
     let message = run
         .head_commit
         .as_ref()
@@ -281,7 +275,7 @@ async fn head_commit(
     head: String,
     message: Option<&str>,
     branch: Option<&str>,
-    origin: String,
+    origin: LookupOrigin,
 ) -> Behind {
     let commits = [(head.clone(), message.unwrap_or_default().to_string())];
     let found = merged_pull_requests(ctx, opts, &commits, branch, &origin, None).await;
@@ -292,13 +286,16 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
     let event_name = &ctx.event_name;
     let Some(pr) = &ctx.event.pull_request else {
         return failed(
-            &format!("the {event_name} event"),
+            event_origin(event_name),
             PayloadProblem::NoPart {
                 part: "pull_request".into(),
             },
         );
     };
-    let origin = format!("pull request #{} ({event_name} event)", pr.number);
+    let origin = LookupOrigin::PullRequest {
+        number: pr.number,
+        event: event_name.clone(),
+    };
     if pr.merged != Some(true) {
         return Behind {
             evidence: Evidence {
@@ -383,11 +380,11 @@ async fn merged_pull_requests(
     opts: &LookupOptions<'_>,
     commits: &[(String, String)],
     branch: Option<&str>,
-    origin: &str,
+    origin: &LookupOrigin,
     unexamined: Option<Unexamined>,
 ) -> Found {
     let lookup = Lookup::PullRequestsOf {
-        origin: origin.to_string(),
+        origin: origin.clone(),
     };
     let gh = match client(ctx, opts, &lookup) {
         Ok(gh) => gh,
@@ -437,7 +434,7 @@ struct Asked<'a> {
     gh: &'a GitHub,
     shas: &'a [&'a str],
     branch: Option<&'a str>,
-    origin: &'a str,
+    origin: &'a LookupOrigin,
 }
 
 impl Asked<'_> {
@@ -476,7 +473,7 @@ impl Asked<'_> {
                     Ok(answer) => answer,
                     Err(e) => {
                         let lookup = Lookup::CommitPulls {
-                            origin: origin.to_string(),
+                            origin: origin.clone(),
                             commit: short(&commit.0),
                         };
                         return Err(Found::LookupFailed(github_failed(ctx, lookup, &e)));
@@ -543,7 +540,7 @@ impl Asked<'_> {
                 }
                 Err(e) => {
                     let lookup = Lookup::NamedPull {
-                        origin: origin.to_string(),
+                        origin: origin.clone(),
                         number,
                         commit: short(sha),
                     };
@@ -567,7 +564,7 @@ impl Asked<'_> {
         let (ctx, gh, shas, branch, origin) =
             (self.ctx, self.gh, self.shas, self.branch, self.origin);
         let commits = |shas: Vec<String>| Commits {
-            origin: origin.to_string(),
+            origin: origin.clone(),
             branch: branch.map(str::to_string),
             shas,
             traffic: LookupTraffic {
@@ -675,13 +672,17 @@ fn client<'a>(
     }))
 }
 
-fn failed(origin: &str, problem: PayloadProblem) -> Behind {
+/// `the EVENT event`, as a look-up's origin.
+fn event_origin(event: &str) -> LookupOrigin {
+    LookupOrigin::Event {
+        event: event.to_string(),
+    }
+}
+
+fn failed(origin: LookupOrigin, problem: PayloadProblem) -> Behind {
     Behind::plain(
-        origin.to_string(),
-        Found::LookupFailed(Box::new(LookupFailure::Payload {
-            origin: origin.to_string(),
-            problem,
-        })),
+        origin.clone(),
+        Found::LookupFailed(Box::new(LookupFailure::Payload { origin, problem })),
         None,
     )
 }

@@ -160,14 +160,14 @@ pub enum Reason {
         /// The first label of that tier, and its PR.
         deciding: DecidingLabel,
         /// Where the pull requests were looked for.
-        origin: String,
+        origin: LookupOrigin,
     },
     /// Rule 2: the pull requests are not (all) known, and `unlabeled-tier` set the tier.
     NotFromLabels {
         /// The tier.
         tier: Tier,
         /// Where the pull requests were looked for.
-        origin: String,
+        origin: LookupOrigin,
         /// What is not known.
         gap: Gap,
     },
@@ -201,12 +201,12 @@ pub enum NoLabel {
         /// The pull requests' numbers, ascending.
         pull_requests: Vec<u64>,
         /// Where they were looked for.
-        origin: String,
+        origin: LookupOrigin,
     },
     /// The event carries no pull request.
     NoPullRequest {
         /// The event, e.g. `the schedule event`.
-        origin: String,
+        origin: LookupOrigin,
     },
 }
 
@@ -310,9 +310,9 @@ impl TierDecision {
         let no_label = |why: &mut NoLabel| match why {
             NoLabel::NoTierLabel { labels, origin, .. } => {
                 labels.iter_mut().for_each(map);
-                map(origin);
+                origin.map_text(f);
             }
-            NoLabel::NoPullRequest { origin } => map(origin),
+            NoLabel::NoPullRequest { origin } => origin.map_text(f),
         };
         match &mut self.reason {
             Reason::Input { .. } => {}
@@ -320,9 +320,9 @@ impl TierDecision {
                 deciding, origin, ..
             } => {
                 map(&mut deciding.label);
-                map(origin);
+                origin.map_text(f);
             }
-            Reason::NotFromLabels { origin, .. } => map(origin),
+            Reason::NotFromLabels { origin, .. } => origin.map_text(f),
             Reason::Unlabeled { why, .. } => no_label(why),
         }
         for warning in &mut self.warnings {
@@ -361,7 +361,7 @@ impl LookupFailure {
         match self {
             LookupFailure::PushDeleted { target } => map(target),
             LookupFailure::Payload { origin, problem } => {
-                map(origin);
+                origin.map_text(f);
                 match problem {
                     PayloadProblem::NoPushedCommit => {}
                     PayloadProblem::NoPart { part } => map(part),
@@ -392,7 +392,7 @@ impl LookupFailure {
             } => {
                 commits.map_text(f);
                 if let Some(u) = unexamined {
-                    map(&mut u.origin);
+                    u.origin.map_text(f);
                 }
             }
         }
@@ -403,10 +403,10 @@ impl Lookup {
     fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
         let map = |s: &mut String| *s = f(s);
         match self {
-            Lookup::PullRequestsOf { origin } => map(origin),
+            Lookup::PullRequestsOf { origin } => origin.map_text(f),
             Lookup::Refetch { .. } => {}
             Lookup::CommitPulls { origin, commit } | Lookup::NamedPull { origin, commit, .. } => {
-                map(origin);
+                origin.map_text(f);
                 map(commit);
             }
         }
@@ -416,7 +416,7 @@ impl Lookup {
 impl Commits {
     fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
         let map = |s: &mut String| *s = f(s);
-        map(&mut self.origin);
+        self.origin.map_text(f);
         self.branch.iter_mut().for_each(map);
         self.shas.iter_mut().for_each(map);
         map(&mut self.traffic.repository);
@@ -445,7 +445,7 @@ impl Missing {
             c.map_text(f);
         }
         if let Some(u) = &mut self.unexamined {
-            u.origin = f(&u.origin);
+            u.origin.map_text(f);
         }
     }
 }
@@ -515,7 +515,7 @@ pub enum LookupFailure {
     /// The event's payload lacks what the look-up needs.
     Payload {
         /// Where the pull requests were to be looked for, e.g. `the push event`.
-        origin: String,
+        origin: LookupOrigin,
         /// What is missing or wrong.
         problem: PayloadProblem,
     },
@@ -578,7 +578,7 @@ pub enum Lookup {
     /// The pull requests of `origin`.
     PullRequestsOf {
         /// Where they are looked for.
-        origin: String,
+        origin: LookupOrigin,
     },
     /// A fresh copy of pull request `number`.
     Refetch {
@@ -590,14 +590,14 @@ pub enum Lookup {
     /// The labels of `origin`, from the pull requests of `commit`.
     CommitPulls {
         /// Where they are looked for.
-        origin: String,
+        origin: LookupOrigin,
         /// The commit asked for (short SHA).
         commit: String,
     },
     /// The labels of `origin`, from pull request `number`, named in the message of `commit`.
     NamedPull {
         /// Where they are looked for.
-        origin: String,
+        origin: LookupOrigin,
         /// The pull request's number.
         number: u64,
         /// The commit whose message names it (short SHA).
@@ -638,7 +638,7 @@ pub struct Elsewhere {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Commits {
     /// Where the pull requests were looked for.
-    pub origin: String,
+    pub origin: LookupOrigin,
     /// The branch they must be merged into, when known.
     pub branch: Option<String>,
     /// The commits (short SHAs).
@@ -702,7 +702,7 @@ pub struct Missing {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Unexamined {
     /// The push.
-    pub origin: String,
+    pub origin: LookupOrigin,
     /// Commits not looked up.
     pub count: usize,
     /// Commits the push carries (`size`, or those listed).
@@ -745,12 +745,98 @@ impl NotKnown {
     }
 }
 
+/// Where the pull requests behind a release were looked for: the event, and the commit and
+/// branch it names. The render layer words it as a noun phrase (`the push of c4295bd74fb0 to
+/// main`, `the schedule event`). Commits are short SHAs (12 hex); texts come from the event
+/// payload (untrusted).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum LookupOrigin {
+    /// A run outside GitHub Actions (no `GITHUB_EVENT_NAME`).
+    OutsideActions,
+    /// An event, as a whole (one without pull requests, e.g. `schedule`, or one whose payload
+    /// lacks what the look-up needs).
+    Event {
+        /// The event's name, e.g. `schedule`.
+        event: String,
+    },
+    /// A `push` that deleted its ref.
+    PushDeleting {
+        /// The ref, e.g. `refs/heads/old`.
+        target: String,
+    },
+    /// A `push` of `head`.
+    Push {
+        /// The pushed commit.
+        head: String,
+        /// The branch pushed to, else the ref.
+        to: String,
+    },
+    /// A `merge_group` (merge queue) of `head`.
+    MergeGroup {
+        /// The group's temporary commit.
+        head: String,
+        /// The branch the group merges into, when known.
+        into: Option<String>,
+    },
+    /// A `workflow_run` triggered by a run with no pull requests (`schedule`,
+    /// `workflow_dispatch`).
+    RunWithoutPullRequests {
+        /// The triggering run's event.
+        triggered_by: String,
+    },
+    /// A `workflow_run`: the commit the triggering run built.
+    WorkflowRun {
+        /// That commit.
+        head: String,
+        /// The triggering run's event, e.g. `push`.
+        triggered_by: String,
+        /// The branch it built, when known.
+        branch: Option<String>,
+    },
+    /// A `pull_request` or `pull_request_target` event.
+    PullRequest {
+        /// The pull request's number.
+        number: u64,
+        /// The event's name.
+        event: String,
+    },
+}
+
+impl LookupOrigin {
+    /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
+    pub fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
+        let map = |s: &mut String| *s = f(s);
+        match self {
+            LookupOrigin::OutsideActions => {}
+            LookupOrigin::Event { event } | LookupOrigin::PullRequest { event, .. } => map(event),
+            LookupOrigin::PushDeleting { target } => map(target),
+            LookupOrigin::Push { head, to } => {
+                map(head);
+                map(to);
+            }
+            LookupOrigin::MergeGroup { head, into } => {
+                map(head);
+                into.iter_mut().for_each(map);
+            }
+            LookupOrigin::RunWithoutPullRequests { triggered_by } => map(triggered_by),
+            LookupOrigin::WorkflowRun {
+                head,
+                triggered_by,
+                branch,
+            } => {
+                map(head);
+                map(triggered_by);
+                branch.iter_mut().for_each(map);
+            }
+        }
+    }
+}
+
 /// What tier resolution knows about the pull requests behind the release.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Evidence {
-    /// Where they were looked for, as a noun phrase: e.g. `the push of c4295bd74fb0 to main`,
-    /// `the schedule event`.
-    pub origin: String,
+    /// Where they were looked for.
+    pub origin: LookupOrigin,
     /// What was found.
     pub found: Found,
     /// Things the look-up noticed that a human should see; they become warnings.
@@ -800,7 +886,9 @@ impl Evidence {
     /// Evidence for an event that carries no pull request, e.g. `schedule`.
     pub fn no_pull_request(event: &str) -> Self {
         Self {
-            origin: format!("the {event} event"),
+            origin: LookupOrigin::Event {
+                event: event.to_string(),
+            },
             found: Found::NoPullRequest,
             notes: Vec::new(),
         }
@@ -989,7 +1077,7 @@ fn by_input(
 /// `unlabeled-tier` routine or security decides, with a warning.
 fn not_from_labels(
     failure: NotKnown,
-    origin: &str,
+    origin: &LookupOrigin,
     prs: Vec<PullRequest>,
     unlabeled: Option<UnlabeledPolicy>,
     mut warnings: Vec<Warning>,
@@ -1008,7 +1096,7 @@ fn not_from_labels(
         deciding: None,
         reason: Reason::NotFromLabels {
             tier,
-            origin: origin.to_string(),
+            origin: origin.clone(),
             gap,
         },
         warnings,
@@ -1088,9 +1176,17 @@ mod tests {
         LabelRules::parse("security, cve\n", "routine")
     }
 
+    /// The push of `c4295bd74fb0` to `main`.
+    fn push_origin() -> LookupOrigin {
+        LookupOrigin::Push {
+            head: "c4295bd74fb0".into(),
+            to: "main".into(),
+        }
+    }
+
     fn found(prs: Vec<PullRequest>) -> Evidence {
         Evidence {
-            origin: "the push of c4295bd74fb0 to main".into(),
+            origin: push_origin(),
             found: Found::PullRequests(prs),
             notes: Vec::new(),
         }
@@ -1100,7 +1196,7 @@ mod tests {
     fn refused() -> LookupFailure {
         LookupFailure::GitHub {
             lookup: Lookup::CommitPulls {
-                origin: "the push of c4295bd74fb0 to main".into(),
+                origin: push_origin(),
                 commit: "c4295bd74fb0".into(),
             },
             error: "cannot look up the pull requests of the pushed commit: GitHub answered 403: \
@@ -1115,7 +1211,7 @@ mod tests {
     fn unresolved(commit: &str) -> Missing {
         Missing {
             unresolved: Some(Commits {
-                origin: "the push of c4295bd74fb0 to main".into(),
+                origin: push_origin(),
                 branch: Some("main".into()),
                 shas: vec![commit.into()],
                 traffic: LookupTraffic {
@@ -1133,7 +1229,7 @@ mod tests {
 
     fn failed() -> Evidence {
         Evidence {
-            origin: "the push of c4295bd74fb0 to main".into(),
+            origin: push_origin(),
             found: Found::LookupFailed(Box::new(refused())),
             notes: Vec::new(),
         }
@@ -1154,9 +1250,8 @@ mod tests {
     /// every unlabeled policy, with the reason and the warnings each gives.
     #[test]
     fn the_decision_table() {
-        let origin = "the push of c4295bd74fb0 to main";
         let evidence = |found: Found| Evidence {
-            origin: origin.into(),
+            origin: push_origin(),
             found,
             notes: Vec::new(),
         };
@@ -1231,7 +1326,7 @@ mod tests {
                     pull_request: 7,
                     label: "Security".into()
                 },
-                origin: "the push of c4295bd74fb0 to main".into(),
+                origin: push_origin(),
             }
         );
     }
@@ -1285,7 +1380,7 @@ mod tests {
         let why = NoLabel::NoTierLabel {
             labels: vec!["security".into(), "cve".into(), "routine".into()],
             pull_requests: vec![4],
-            origin: "the push of c4295bd74fb0 to main".into(),
+            origin: push_origin(),
         };
         assert_eq!(
             d.warnings,
@@ -1308,7 +1403,9 @@ mod tests {
     fn an_event_without_pull_request_follows_the_unlabeled_policy() {
         let schedule = Evidence::no_pull_request("schedule");
         let why = NoLabel::NoPullRequest {
-            origin: "the schedule event".into(),
+            origin: LookupOrigin::Event {
+                event: "schedule".into(),
+            },
         };
         let err = unlabeled(&schedule, UnlabeledPolicy::Fail).unwrap_err();
         assert_eq!(
@@ -1385,7 +1482,7 @@ mod tests {
             d.reason,
             Reason::NotFromLabels {
                 tier: Tier::Routine,
-                origin: "the push of c4295bd74fb0 to main".into(),
+                origin: push_origin(),
                 gap: Gap::LookupFailed
             }
         );

@@ -4,7 +4,7 @@
 use super::Change;
 use crate::digest::Digest;
 use crate::support::sanitize::log_line;
-use crate::tier::{PullRequest, Reason, Warning};
+use crate::tier::{LookupOrigin, PullRequest, Reason, Warning};
 
 /// Title and text of the warning when the idle culler is off.
 pub const CULLING_DISABLED: (&str, &str) = (
@@ -77,7 +77,7 @@ pub fn pull_request(pr: &PullRequest) -> String {
 }
 
 /// The release targets another commit than `GITHUB_SHA`.
-pub fn target_commit(target: &str, origin: &str, github_sha: &str) -> String {
+pub fn target_commit(target: &str, origin: &LookupOrigin, github_sha: &str) -> String {
     format!("the release targets commit {target}, from {origin} (GITHUB_SHA is {github_sha})")
 }
 

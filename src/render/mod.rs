@@ -695,7 +695,10 @@ pub(crate) fn example_facts(tier: Tier, culler: CullSettings) -> Facts {
                     pull_request: 42,
                     label: tier.to_string(),
                 },
-                origin: "pull request #42 (pull_request event)".into(),
+                origin: crate::tier::LookupOrigin::PullRequest {
+                    number: 42,
+                    event: "pull_request".into(),
+                },
             },
             warnings: vec![],
         },

@@ -2,9 +2,9 @@
 //! release note), its warnings and the undecided error. [`crate::tier`] returns data only.
 
 use crate::tier::{
-    Commits, Elsewhere, Gap, Lookup, LookupFailure, LookupNote, LookupTraffic, Missing, NoClient,
-    NoLabel, NotKnown, PayloadList, PayloadProblem, Reason, Refetch, SubjectMiss, Undecided,
-    Unexamined, Warning,
+    Commits, Elsewhere, Gap, Lookup, LookupFailure, LookupNote, LookupOrigin, LookupTraffic,
+    Missing, NoClient, NoLabel, NotKnown, PayloadList, PayloadProblem, Reason, Refetch,
+    SubjectMiss, Undecided, Unexamined, Warning,
 };
 use std::fmt;
 
@@ -70,6 +70,41 @@ impl fmt::Display for Reason {
                     "set by unlabeled-tier"
                 };
                 write!(f, "{tier}: {why} ({how})")
+            }
+        }
+    }
+}
+
+/// Where pull requests were looked for, as a noun phrase: `the push of c4295bd74fb0 to main`.
+impl fmt::Display for LookupOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNKNOWN_BRANCH: &str = "an unknown branch";
+        match self {
+            LookupOrigin::OutsideActions => {
+                f.write_str("a run outside GitHub Actions (no GITHUB_EVENT_NAME)")
+            }
+            LookupOrigin::Event { event } => write!(f, "the {event} event"),
+            LookupOrigin::PushDeleting { target } => write!(f, "the push deleting {target}"),
+            LookupOrigin::Push { head, to } => write!(f, "the push of {head} to {to}"),
+            LookupOrigin::MergeGroup { head, into } => write!(
+                f,
+                "the merge group {head} into {}",
+                into.as_deref().unwrap_or(UNKNOWN_BRANCH)
+            ),
+            LookupOrigin::RunWithoutPullRequests { triggered_by } => {
+                write!(f, "the workflow_run of a {triggered_by} run")
+            }
+            LookupOrigin::WorkflowRun {
+                head,
+                triggered_by,
+                branch,
+            } => write!(
+                f,
+                "commit {head} of the triggering {triggered_by} run on {}",
+                branch.as_deref().unwrap_or(UNKNOWN_BRANCH)
+            ),
+            LookupOrigin::PullRequest { number, event } => {
+                write!(f, "pull request #{number} ({event} event)")
             }
         }
     }
@@ -473,11 +508,66 @@ impl fmt::Display for Missing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The push of `9d2f0b1c4a6e` to `main`.
+    fn push_origin() -> LookupOrigin {
+        LookupOrigin::Push {
+            head: "9d2f0b1c4a6e".into(),
+            to: "main".into(),
+        }
+    }
+
+    /// The `event` event.
+    fn event_origin(event: &str) -> LookupOrigin {
+        LookupOrigin::Event {
+            event: event.into(),
+        }
+    }
+
+    #[test]
+    fn every_look_up_origin_in_words() {
+        let head = || "9d2f0b1c4a6e".to_string();
+        let origins = [
+            LookupOrigin::OutsideActions,
+            event_origin("schedule"),
+            LookupOrigin::PushDeleting {
+                target: "refs/heads/topic".into(),
+            },
+            push_origin(),
+            LookupOrigin::MergeGroup {
+                head: head(),
+                into: Some("main".into()),
+            },
+            LookupOrigin::MergeGroup {
+                head: head(),
+                into: None,
+            },
+            LookupOrigin::RunWithoutPullRequests {
+                triggered_by: "schedule".into(),
+            },
+            LookupOrigin::WorkflowRun {
+                head: head(),
+                triggered_by: "push".into(),
+                branch: Some("main".into()),
+            },
+            LookupOrigin::WorkflowRun {
+                head: head(),
+                triggered_by: "push".into(),
+                branch: None,
+            },
+            LookupOrigin::PullRequest {
+                number: 42,
+                event: "pull_request_target".into(),
+            },
+        ];
+        let words: Vec<String> = origins.iter().map(ToString::to_string).collect();
+        insta::assert_snapshot!(words.join("\n"));
+    }
     use std::time::Duration;
 
     fn commits(shas: &[&str], fallback: Vec<SubjectMiss>) -> Commits {
         Commits {
-            origin: "the push of 9d2f0b1c4a6e to main".into(),
+            origin: push_origin(),
             branch: Some("main".into()),
             shas: shas.iter().map(|s| s.to_string()).collect(),
             traffic: LookupTraffic {
@@ -491,7 +581,7 @@ mod tests {
 
     fn unexamined() -> Unexamined {
         Unexamined {
-            origin: "the push of 9d2f0b1c4a6e to main".into(),
+            origin: push_origin(),
             count: 3,
             carried: 103,
             listed: 103,
@@ -515,17 +605,17 @@ mod tests {
                 target: "refs/heads/topic".into(),
             },
             LookupFailure::Payload {
-                origin: "the push event".into(),
+                origin: event_origin("push"),
                 problem: PayloadProblem::NoPushedCommit,
             },
             LookupFailure::Payload {
-                origin: "the merge_group event".into(),
+                origin: event_origin("merge_group"),
                 problem: PayloadProblem::NoPart {
                     part: "merge_group".into(),
                 },
             },
             LookupFailure::Payload {
-                origin: "the workflow_run event".into(),
+                origin: event_origin("workflow_run"),
                 problem: PayloadProblem::BadHeadSha {
                     event: "workflow_run".into(),
                     text: "main".into(),
@@ -541,7 +631,7 @@ mod tests {
             },
             LookupFailure::NoClient {
                 lookup: Lookup::PullRequestsOf {
-                    origin: "the push of 9d2f0b1c4a6e to main".into(),
+                    origin: push_origin(),
                 },
                 lacking: NoClient::Repository,
             },
@@ -555,7 +645,7 @@ mod tests {
             },
             LookupFailure::GitHub {
                 lookup: Lookup::CommitPulls {
-                    origin: "the push of 9d2f0b1c4a6e to main".into(),
+                    origin: push_origin(),
                     commit: "9d2f0b1c4a6e".into(),
                 },
                 error: "cannot look up the pull requests of the pushed commit: GitHub answered 502"
@@ -564,7 +654,7 @@ mod tests {
             },
             LookupFailure::GitHub {
                 lookup: Lookup::NamedPull {
-                    origin: "the push of 9d2f0b1c4a6e to main".into(),
+                    origin: push_origin(),
                     number: 12,
                     commit: "9d2f0b1c4a6e".into(),
                 },

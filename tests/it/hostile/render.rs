@@ -111,7 +111,10 @@ pub fn facts_for(title: &str, labels: &[String], reason_label: Option<&str>) -> 
     let tier = tier::decide(
         TierRequest::Auto,
         &Evidence {
-            origin: "pull request #7 (pull_request event)".into(),
+            origin: tier::LookupOrigin::PullRequest {
+                number: 7,
+                event: "pull_request".into(),
+            },
             found: Found::PullRequests(vec![pr]),
             notes: vec![],
         },
