@@ -458,6 +458,19 @@ mod tests {
             (with(&["--registry-password", "p"]), vec![]),
             (with(&["--registry-timeout", "0"]), vec![]),
             (with(&["--registry-timeout", "soon"]), vec![]),
+            (
+                with(&["--insecure-registry", "http://localhost:5000"]),
+                vec![],
+            ),
+            (
+                with(&["--insecure-registry", "localhost:5000/path"]),
+                vec![],
+            ),
+            (
+                with(&["--insecure-registry", "ok.test:1,localhost:99999"]),
+                vec![],
+            ),
+            (with(&["--insecure-registry", "a b"]), vec![]),
             (with(&["--now", "yesterday"]), vec![]),
             (
                 vec![
