@@ -53,6 +53,7 @@ pub fn announce_request(
         None => OffsetDateTime::now_utc(),
     };
     let culler = args.culler.settings(log)?;
+    super::culler::deadlines_fit(&culler, now, args.now.is_some())?;
     let rules = LabelRules::parse(&args.security_labels, &args.routine_labels);
     if rules.security.is_empty() {
         return Err(UsageError::new(
@@ -472,6 +473,28 @@ mod tests {
             ),
             (with(&["--insecure-registry", "a b"]), vec![]),
             (with(&["--now", "yesterday"]), vec![]),
+            (
+                with(&[
+                    "--now",
+                    "9999-06-01T00:00:00Z",
+                    "--cull-timeout",
+                    "87600h",
+                    "--cull-max-age",
+                    "87600h",
+                ]),
+                vec![],
+            ),
+            (
+                with(&[
+                    "--now",
+                    "2026-12-01T12:00:00Z",
+                    "--hub-size",
+                    "1000000",
+                    "--slow-stop-timeout",
+                    "87600h",
+                ]),
+                vec![],
+            ),
             (
                 vec![
                     "--image",

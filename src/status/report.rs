@@ -513,6 +513,25 @@ pub enum CommentChange {
     Unchanged,
 }
 
+/// The error when the worst case at the hub's size read at run time (`scale`: the servers
+/// running, or `hub-size` when larger) puts a deadline, `longest` seconds after `now`, past
+/// [`crate::window::LAST_DATE`]: no deadline could be stated
+/// ([`crate::window::fits_calendar`]).
+pub fn beyond_calendar(
+    now: OffsetDateTime,
+    scale: &crate::window::HubScale,
+    longest: u64,
+) -> String {
+    format!(
+        "the worst case of a cull pass on a hub of {} (those running now, or hub-size when larger; slow-stop timeout {}) puts the convergence deadline up to {} after {}, past {}, the last date a deadline can be written for: check now (--now), hub-size, slow-stop-timeout and the idle culler settings",
+        crate::window::servers_words(scale.servers),
+        crate::window::human(scale.slow_stop_timeout_secs),
+        crate::window::human_at_most(longest),
+        rfc3339(now),
+        crate::window::LAST_DATE,
+    )
+}
+
 /// A dry run's convergence comment: what would be done, where (`url`: the comment's address
 /// for an edit or no change, the tracking issue's for a new one, as GitHub answered it, one
 /// line), then the body.

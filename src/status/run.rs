@@ -14,7 +14,7 @@ use crate::report::FileCommands;
 use crate::support::github::GitHub;
 use crate::support::github::models::{Account, Comment, Issue};
 use crate::support::log::Log;
-use crate::window::{CullSettings, HubScale, ScaleConfig};
+use crate::window::{CullSettings, HubScale, ScaleConfig, at_scale, fits_calendar};
 use anyhow::{Context, Result, anyhow};
 use time::OffsetDateTime;
 
@@ -98,6 +98,17 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
             slow_stop_timeout_secs: req.scale.slow_stop_timeout_secs,
         },
     };
+    // The command line checked the deadlines fit a date at `hub-size`; more servers running
+    // make the worst case longer: refused too, never stated as "culling disabled".
+    let worst = at_scale(&model.settings, &model.scale);
+    if let Some(longest) = [worst.idle_secs, worst.active_secs]
+        .into_iter()
+        .flatten()
+        .max()
+        && !fits_calendar(now, longest)
+    {
+        return Err(anyhow!(report::beyond_calendar(now, &model.scale, longest)));
+    }
     let classification = classify(listing.servers, release.released_at, now, &model);
 
     // 4. Report.
