@@ -361,6 +361,15 @@ impl Window {
         self.worst.map_or(self.active_secs, |w| w.active_secs)
     }
 
+    /// The longest bound, seconds: the latest of the idle and active bounds, the worst case
+    /// for the hub's size included; `None` when culling is disabled (no deadline is stated).
+    pub fn longest_secs(&self) -> Option<u64> {
+        [self.latest_idle_secs(), self.latest_active_secs()]
+            .into_iter()
+            .flatten()
+            .max()
+    }
+
     /// One line for the `convergence-window` output and the summary, e.g.
     /// `idle sessions within 1h 10m of last activity; active sessions only when restarted`;
     /// with the hub's size, each bound is followed by its worst case, e.g. `(up to 1h 27m
@@ -407,6 +416,23 @@ impl Window {
             None => format!("{idle}; active sessions only when their user restarts them"),
         }
     }
+}
+
+/// The last date a deadline can be written for: 9999-12-31, the `time` crate's `Date::MAX`
+/// (without its `large-dates` feature), also the last date RFC 3339 writes with four digits.
+pub const LAST_DATE: &str = "9999-12-31";
+
+/// Whether a deadline up to `secs` seconds after `from` can be written as a date: `from +
+/// secs`, plus a minute for the reports' rounding up of a "never later than" time, falls on
+/// or before [`LAST_DATE`]. A deadline past it cannot be computed (`checked_add` gives
+/// `None`), and `None` is what a bound that does not exist reads as; so settings that fail
+/// this are refused before anything is stated (`cli`), never reported as unbounded.
+pub fn fits_calendar(from: time::OffsetDateTime, secs: u64) -> bool {
+    i64::try_from(secs)
+        .ok()
+        .and_then(|secs| from.checked_add(time::Duration::seconds(secs)))
+        .and_then(|at| at.checked_add(time::Duration::MINUTE))
+        .is_some()
 }
 
 /// JupyterHub's default slow-stop timeout, seconds: `BaseHandler.slow_stop_timeout` returns
@@ -703,6 +729,28 @@ mod tests {
             ));
         }
         insta::assert_snapshot!(table.join("\n\n"));
+    }
+
+    #[test]
+    fn deadlines_fit_the_calendar_up_to_its_last_minute() {
+        use time::macros::datetime;
+        let from = datetime!(9999-12-31 23:58 UTC);
+        // A deadline is rounded up to the minute: it must still be a date after that.
+        assert!(fits_calendar(from, 0));
+        assert!(fits_calendar(from, 59));
+        assert!(!fits_calendar(from, 60));
+        assert!(!fits_calendar(datetime!(2026-12-01 00:00 UTC), u64::MAX));
+        // Ten years of every setting fit any clock of this millennium.
+        let longest = compute(&settings(
+            true,
+            MAX_DURATION_SECS,
+            MAX_DURATION_SECS,
+            MAX_DURATION_SECS,
+        ))
+        .longest_secs()
+        .unwrap();
+        assert!(fits_calendar(datetime!(2999-12-31 23:59 UTC), longest));
+        assert_eq!(compute(&settings(false, 1, 1, 1)).longest_secs(), None);
     }
 
     fn configured(settings: CullSettings) -> Configured {

@@ -53,6 +53,7 @@ pub fn announce_request(
         None => OffsetDateTime::now_utc(),
     };
     let culler = args.culler.settings(log)?;
+    super::culler::deadlines_fit(&culler, now, args.now.is_some())?;
     let rules = LabelRules::parse(&args.security_labels, &args.routine_labels);
     if rules.security.is_empty() {
         return Err(UsageError::new(
@@ -458,7 +459,42 @@ mod tests {
             (with(&["--registry-password", "p"]), vec![]),
             (with(&["--registry-timeout", "0"]), vec![]),
             (with(&["--registry-timeout", "soon"]), vec![]),
+            (
+                with(&["--insecure-registry", "http://localhost:5000"]),
+                vec![],
+            ),
+            (
+                with(&["--insecure-registry", "localhost:5000/path"]),
+                vec![],
+            ),
+            (
+                with(&["--insecure-registry", "ok.test:1,localhost:99999"]),
+                vec![],
+            ),
+            (with(&["--insecure-registry", "a b"]), vec![]),
             (with(&["--now", "yesterday"]), vec![]),
+            (
+                with(&[
+                    "--now",
+                    "9999-06-01T00:00:00Z",
+                    "--cull-timeout",
+                    "87600h",
+                    "--cull-max-age",
+                    "87600h",
+                ]),
+                vec![],
+            ),
+            (
+                with(&[
+                    "--now",
+                    "2026-12-01T12:00:00Z",
+                    "--hub-size",
+                    "1000000",
+                    "--slow-stop-timeout",
+                    "87600h",
+                ]),
+                vec![],
+            ),
             (
                 vec![
                     "--image",

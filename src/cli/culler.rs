@@ -5,10 +5,92 @@ use super::{CullerArgs, UsageError, inputs, usage};
 use crate::support::log::Log;
 use crate::values::{self, ValuesPath};
 use crate::window::{
-    Configured, Origin, parse_duration_secs, parse_hub_size, parse_slow_stop_timeout,
+    Configured, LAST_DATE, Origin, fits_calendar, human, parse_duration_secs, parse_hub_size,
+    parse_slow_stop_timeout,
 };
 use anyhow::Result;
 use std::path::PathBuf;
+use time::OffsetDateTime;
+
+/// Refuses culler settings whose deadlines do not fit a date: counted from the run's clock
+/// `now` (`now_given`: from `--now`), the longest bound of `configured`'s window (the worst
+/// case for `--hub-size` included) must end on or before [`LAST_DATE`]
+/// ([`crate::window::fits_calendar`]). Otherwise the release note and `status` could not
+/// state the deadline, and a missing deadline reads as "culling disabled". Every deadline
+/// a command states is at most that far from a time no later than `now` (the release, a
+/// server's start or last activity), so this one check covers them; `status` checks again
+/// at the hub's size it reads ([`crate::status::run`]).
+///
+/// # Errors
+/// [`UsageError`] naming `hub-size` when the cull pass at the hub's size is longer than the
+/// usual bound (no clock would fit it), else `now` when it was given (a clock near year 9999
+/// is the likely mistake), else `cull-max-age` or `cull-timeout`; stating the clock, the
+/// bound and the settings with their origins.
+pub(super) fn deadlines_fit(
+    configured: &Configured,
+    now: OffsetDateTime,
+    now_given: bool,
+) -> Result<(), UsageError> {
+    let window = configured.window();
+    let Some(longest) = window.longest_secs() else {
+        return Ok(());
+    };
+    if fits_calendar(now, longest) {
+        return Ok(());
+    }
+    let usual = [window.idle_secs, window.active_secs]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(0);
+    // The usual bound is at most about 20 years (every duration at most
+    // MAX_DURATION_SECS): past the calendar only from a clock near its end. A cull pass of
+    // the hub's size can be longer than any clock allows.
+    let pass_dominates = window
+        .worst
+        .is_some_and(|w| w.pass_secs.saturating_add(w.carry_secs) > usual);
+    let (input, fix) = if pass_dominates {
+        (
+            "hub-size",
+            "give the most servers the hub runs at once (hub-size) and its slow-stop timeout (slow-stop-timeout) as they are",
+        )
+    } else if now_given {
+        (
+            "now",
+            "leave now out for the system clock (or give the run's real time), or give the idle culler settings the hub really uses",
+        )
+    } else if window.active_secs.is_some() {
+        (
+            "cull-max-age",
+            "give the idle culler settings the hub really uses",
+        )
+    } else {
+        (
+            "cull-timeout",
+            "give the idle culler settings the hub really uses",
+        )
+    };
+    let clock = match now_given {
+        true => "now (--now)",
+        false => "this run's clock",
+    };
+    let scale = window.worst.map_or(String::new(), |w| {
+        format!(
+            "; hub size {}, slow-stop timeout {}",
+            crate::window::servers_words(w.scale.servers),
+            human(w.scale.slow_stop_timeout_secs)
+        )
+    });
+    Err(UsageError::new(
+        input,
+        format!(
+            "{clock} {} plus the convergence window of these settings, up to {}, ends after {LAST_DATE}, the last date a deadline can be written for: {fix} ({}{scale})",
+            crate::status::classify::rfc3339(now),
+            crate::window::human_at_most(longest),
+            configured.origins_line(),
+        ),
+    ))
+}
 
 impl CullerArgs {
     /// The culler settings these options give, with where each came from: z2jh's defaults,

@@ -317,13 +317,123 @@ pub fn given(value: &Option<String>) -> Option<&str> {
     value.as_deref().map(str::trim).filter(|v| !v.is_empty())
 }
 
-/// The `insecure-registry` entries, trimmed, blanks left out.
-pub fn insecure_registries(entries: &[String]) -> Vec<String> {
+/// The `insecure-registry` entries: each given value split at commas and line breaks (the
+/// Action input is one string, a comma or newline list), trimmed, blanks left out, each
+/// checked by [`insecure_registry`]. Kept as written: they are compared with the image
+/// reference's registry without regard to case (`digest::registry::is_insecure`).
+///
+/// # Errors
+/// [`UsageError`] naming `insecure-registry` for the first entry that is not HOST or
+/// HOST:PORT.
+pub fn insecure_registries(entries: &[String]) -> Result<Vec<String>, UsageError> {
     entries
         .iter()
-        .map(|s| s.trim().to_string())
+        .flat_map(|s| s.split([',', '\n']))
+        .map(str::trim)
         .filter(|s| !s.is_empty())
+        .map(insecure_registry)
         .collect()
+}
+
+/// One `insecure-registry` entry: a registry as an image reference names it, HOST or
+/// HOST:PORT, the host a DNS name (letters, digits, `-` and `.`, the domain grammar of the
+/// distribution project's `reference` package), an IPv4 address or a bracketed IPv6 address,
+/// the port 1 to 65535. Parsed as the authority of an `http://` URL (the `url` crate's
+/// WHATWG parser); anything that URL would not carry as it is written (a scheme, user name,
+/// path, query, port 0 or above 65535, a host it rewrites) is refused, as such an entry would
+/// never equal a registry and the registry would be asked over HTTPS after all.
+///
+/// # Errors
+/// [`UsageError`] naming `insecure-registry`, quoting the entry (a user name or password in
+/// it as `***`) and saying what to write instead: for `http://localhost:5000`, `give
+/// localhost:5000`.
+pub fn insecure_registry(entry: &str) -> Result<String, UsageError> {
+    const RULE: &str = "each entry is HOST or HOST:PORT (port 1 to 65535) as the image reference names the registry, e.g. localhost:5000";
+    let shown = shown_url(entry);
+    let err = |why: &str, fix: String| {
+        UsageError::new(
+            "insecure-registry",
+            format!("insecure-registry (--insecure-registry) entry {shown:?} {why}: {fix}; {RULE}"),
+        )
+    };
+    let (scheme, rest) = match entry.split_once("://") {
+        Some((scheme, rest)) => (Some(scheme), rest),
+        None => (None, entry),
+    };
+    if entry.contains(char::is_whitespace) {
+        return Err(err(
+            "has whitespace inside it",
+            "separate entries with commas or line breaks".into(),
+        ));
+    }
+    let url = reqwest::Url::parse(&format!("http://{rest}")).map_err(|e| {
+        let fix = if !rest.starts_with('[') && rest.matches(':').count() > 1 {
+            "write an IPv6 address in brackets, e.g. [::1]:5000"
+        } else {
+            "write the registry's host, and its port if not 80"
+        };
+        err(&format!("is not HOST or HOST:PORT ({e})"), fix.into())
+    })?;
+    // The authority as written (the URL's would be normalised): what to give instead.
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (user, authority) = match rest[..end].rsplit_once('@') {
+        Some((_, authority)) => (true, authority),
+        None => (false, &rest[..end]),
+    };
+    let give = |without: &str| format!("give {authority}, without {without}");
+    if let Some(scheme) = scheme {
+        return Err(err(
+            &format!("has a scheme ({scheme}://)"),
+            give("the scheme (insecure-registry already means plain HTTP)"),
+        ));
+    }
+    if user {
+        return Err(err(
+            "has a user name ('@')",
+            give("it (registry credentials go in registry-username and registry-password)"),
+        ));
+    }
+    if end < rest.len() {
+        return Err(err(
+            "has more than a host and port (a path, query or fragment)",
+            give("the rest (the image's repository goes in the image reference)"),
+        ));
+    }
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((host, port)) if !port.contains(']') => (host, Some(port)),
+        _ => (authority, None),
+    };
+    let why = match (port, url.port()) {
+        (Some(""), _) => Some("has no port after ':'"),
+        (_, Some(0)) => Some("has port 0"),
+        _ => None,
+    };
+    if let Some(why) = why {
+        return Err(err(
+            why,
+            format!(
+                "give {host}:PORT with the port the registry listens on, 1 to 65535, or {host} alone"
+            ),
+        ));
+    }
+    let as_written = match url.host() {
+        Some(url::Host::Domain(d)) => {
+            d.eq_ignore_ascii_case(host)
+                && host
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+        }
+        Some(url::Host::Ipv4(ip)) => ip.to_string() == host,
+        Some(url::Host::Ipv6(_)) => true,
+        None => false,
+    };
+    if !as_written {
+        return Err(err(
+            "does not name a host as an image reference writes it",
+            "write a DNS name (letters, digits, '-' and '.'), an IPv4 address (127.0.0.1) or a bracketed IPv6 address ([::1])".into(),
+        ));
+    }
+    Ok(entry.to_string())
 }
 
 /// The registry inputs of `announce` and `status` ([`super::RegistryArgs`]), validated:
@@ -367,7 +477,7 @@ pub fn registry_options(
     Ok(RegistryOptions {
         credentials,
         github_token: github_token.map(SecretString::from),
-        insecure: insecure_registries(&args.insecure_registry),
+        insecure: insecure_registries(&args.insecure_registry)?,
         retry: RetryPolicy {
             deadline: Some(timeout),
             base_delay: registry_duration(&args.registry_retry_delay, "registry-retry-delay")?,
@@ -562,6 +672,62 @@ mod tests {
                 "{bad:?}: {err}"
             );
         }
+    }
+
+    #[test]
+    fn insecure_registries_are_hosts_and_ports_as_image_references_name_them() {
+        let given = [
+            " localhost:5000, 127.0.0.1:5000 \n[::1]:5000\r\n".to_string(),
+            "LOCALHOST:5000,,registry.example.edu".to_string(),
+            "r:65535, [fe80::1]".to_string(),
+        ];
+        assert_eq!(
+            insecure_registries(&given).unwrap(),
+            [
+                "localhost:5000",
+                "127.0.0.1:5000",
+                "[::1]:5000",
+                "LOCALHOST:5000",
+                "registry.example.edu",
+                "r:65535",
+                "[fe80::1]",
+            ]
+        );
+        assert!(
+            insecure_registries(&[" , \n".to_string()])
+                .unwrap()
+                .is_empty()
+        );
+        let table: Vec<String> = [
+            "http://localhost:5000",
+            "https://registry.example.edu/",
+            "localhost:5000/path",
+            "localhost:5000/",
+            "localhost:5000?x",
+            "localhost:99999",
+            "localhost:0",
+            "localhost:",
+            "localhost:http",
+            "a b",
+            "::1",
+            "::1:5000",
+            "[::1",
+            "user:SECRET@localhost:5000",
+            "127.1:5000",
+            "0x7f.0.0.1:5000",
+            "reg_istry:5000",
+            "bücher.example:5000",
+            "a%41:5000",
+        ]
+        .into_iter()
+        .map(|bad| {
+            let err = insecure_registries(&[format!("ok.test:1,{bad}")]).unwrap_err();
+            assert_eq!(err.input, "insecure-registry", "{bad:?}");
+            assert!(!err.message.contains("SECRET"), "{bad:?}: {err}");
+            format!("{bad:?}\n  {}", err.message)
+        })
+        .collect();
+        insta::assert_snapshot!(table.join("\n"));
     }
 
     #[test]

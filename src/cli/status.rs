@@ -52,14 +52,10 @@ pub fn status_request(
         .as_deref()
         .map(|t| time_input(t, "now"))
         .transpose()?;
-    let release = release(
-        args,
-        github_token,
-        log,
-        env,
-        now.unwrap_or_else(OffsetDateTime::now_utc),
-    )?;
+    let clock = now.unwrap_or_else(OffsetDateTime::now_utc);
+    let release = release(args, github_token, log, env, clock)?;
     let configured = args.culler.settings(log)?;
+    super::culler::deadlines_fit(&configured, clock, now.is_some())?;
     Ok(StatusRequest {
         hub,
         hub_url,
@@ -385,6 +381,19 @@ mod tests {
             with(&["--slow-stop-timeout", "0"]),
             with(&["--hub-timeout", "soon"]),
             with(&["--cull-timeout", "soon"]),
+            with(&["--now", "9999-06-01T00:00:00Z", "--cull-timeout", "87600h"]),
+            with(&[
+                "--now",
+                "2026-12-01T12:00:00Z",
+                "--hub-size",
+                "1000000",
+                "--slow-stop-timeout",
+                "87600h",
+            ]),
+            with(&["--insecure-registry", "http://localhost:5000"]),
+            with(&["--insecure-registry", "localhost:5000/path"]),
+            with(&["--insecure-registry", "localhost:99999"]),
+            with(&["--insecure-registry", "a b"]),
             with(&["--comment"]),
             with(&["--image", "ghcr.io/Org/Lab:latest"]),
             [&HUB[..], &["--image", "oci:examples/lab"]].concat(),

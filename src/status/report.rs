@@ -327,6 +327,10 @@ fn environment() -> &'static Environment<'static> {
                 "status_convergence.j2",
                 include_str!("../../templates/status_convergence.j2"),
             ),
+            (
+                "status_comment_note.md.j2",
+                include_str!("../../templates/status_comment_note.md.j2"),
+            ),
         ] {
             env.add_template(name, source)
                 .expect("built-in templates parse (checked by tests)");
@@ -511,6 +515,75 @@ pub enum CommentChange {
     Edit,
     /// Ours exists with the same numbers: leave it.
     Unchanged,
+}
+
+/// What became of the "Convergence status" comment in a run with `comment: true`: the
+/// decision as data, for the job summary's line ([`comment_note`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommentOutcome {
+    /// No open tracking issue for the digest (a routine release, or its issue closed):
+    /// nothing written.
+    NoOpenIssue,
+    /// `change` was made, or with `dry_run` would be made, to the comment at `url` (the
+    /// tracking issue's address for a comment not yet posted), as GitHub answered it.
+    Decided {
+        /// Posted, edited or left unchanged.
+        change: CommentChange,
+        /// The comment's address (the issue's for a dry run's post).
+        url: String,
+        /// Nothing was written: what would be done.
+        dry_run: bool,
+    },
+}
+
+/// The job summary's line saying what became of the convergence comment (posted, edited,
+/// left unchanged, or none without an open tracking issue; in a dry run, what would be
+/// done), linking the comment when its address is a plain URL
+/// ([`sanitize::link_url`]); `templates/status_comment_note.md.j2`. Starts with a blank
+/// line, to follow the summary.
+///
+/// # Errors
+/// A template that fails to render (a bug, caught by the snapshot tests).
+pub fn comment_note(outcome: &CommentOutcome) -> Result<String> {
+    let (what, url, dry_run) = match outcome {
+        CommentOutcome::NoOpenIssue => ("no-open-issue", None, false),
+        CommentOutcome::Decided {
+            change,
+            url,
+            dry_run,
+        } => {
+            let what = match change {
+                CommentChange::Create => "create",
+                CommentChange::Edit => "edit",
+                CommentChange::Unchanged => "unchanged",
+            };
+            (what, sanitize::link_url(url), *dry_run)
+        }
+    };
+    let template = "status_comment_note.md.j2";
+    environment()
+        .get_template(template)
+        .and_then(|tpl| tpl.render(context! { what, url, dry_run }))
+        .with_context(|| format!("rendering {template}"))
+}
+
+/// The error when the worst case at the hub's size read at run time (`scale`: the servers
+/// running, or `hub-size` when larger) puts a deadline, `longest` seconds after `now`, past
+/// [`crate::window::LAST_DATE`]: no deadline could be stated
+/// ([`crate::window::fits_calendar`]).
+pub fn beyond_calendar(
+    now: OffsetDateTime,
+    scale: &crate::window::HubScale,
+    longest: u64,
+) -> String {
+    format!(
+        "the worst case of a cull pass on a hub of {} (those running now, or hub-size when larger; slow-stop timeout {}) puts the convergence deadline up to {} after {}, past {}, the last date a deadline can be written for: check now (--now), hub-size, slow-stop-timeout and the idle culler settings",
+        crate::window::servers_words(scale.servers),
+        crate::window::human(scale.slow_stop_timeout_secs),
+        crate::window::human_at_most(longest),
+        rfc3339(now),
+        crate::window::LAST_DATE,
+    )
 }
 
 /// A dry run's convergence comment: what would be done, where (`url`: the comment's address

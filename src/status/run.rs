@@ -5,7 +5,7 @@
 
 use super::classify::{AtScaleModel, classify};
 use super::hub::HubClient;
-use super::report::{self, CommentChange, StatusFacts};
+use super::report::{self, CommentChange, CommentOutcome, StatusFacts};
 use crate::digest::registry::RegistryOptions;
 use crate::digest::{self, Digest, ImageSource};
 use crate::publish::{self, Target, once};
@@ -14,7 +14,7 @@ use crate::report::FileCommands;
 use crate::support::github::GitHub;
 use crate::support::github::models::{Account, Comment, Issue};
 use crate::support::log::Log;
-use crate::window::{CullSettings, HubScale, ScaleConfig};
+use crate::window::{CullSettings, HubScale, ScaleConfig, at_scale, fits_calendar};
 use anyhow::{Context, Result, anyhow};
 use time::OffsetDateTime;
 
@@ -98,6 +98,17 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
             slow_stop_timeout_secs: req.scale.slow_stop_timeout_secs,
         },
     };
+    // The command line checked the deadlines fit a date at `hub-size`; more servers running
+    // make the worst case longer: refused too, never stated as "culling disabled".
+    let worst = at_scale(&model.settings, &model.scale);
+    if let Some(longest) = [worst.idle_secs, worst.active_secs]
+        .into_iter()
+        .flatten()
+        .max()
+        && !fits_calendar(now, longest)
+    {
+        return Err(anyhow!(report::beyond_calendar(now, &model.scale, longest)));
+    }
     let classification = classify(listing.servers, release.released_at, now, &model);
 
     // 4. Report.
@@ -121,10 +132,11 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     files.write_outputs(&report::outputs(&classification.totals))?;
     files.write_summary(&report::job_summary(&facts)?)?;
 
-    // 5. The tracking issue's comment (opt-in).
+    // 5. The tracking issue's comment (opt-in), and a line of the job summary saying what
+    // became of it.
     *stage = Stage::StatusComment;
-    match (req.comment, &req.github, &release.digest) {
-        (true, Some(github), Some(digest)) => comment(
+    if let (true, Some(github), Some(digest)) = (req.comment, &req.github, &release.digest) {
+        let outcome = comment(
             github,
             release.issue.as_ref(),
             digest,
@@ -132,10 +144,10 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
             req.dry_run,
             log,
         )
-        .await
-        .map(drop),
-        _ => Ok(()),
+        .await?;
+        files.write_summary(&report::comment_note(&outcome)?)?;
     }
+    Ok(())
 }
 
 /// The report of a run that failed: a job summary saying which stage failed and what to do
@@ -234,7 +246,7 @@ async fn release(req: &StatusRequest, log: &Log) -> Result<Release> {
 /// never touched. No issue (a routine release) or a closed one: nothing is written. With
 /// `dry_run` the comments are read as usual, then what would be done (create, edit, leave
 /// unchanged) is logged with the body instead ([`report::dry_run_comment`]). Returns what
-/// was decided, `None` without an open tracking issue.
+/// was decided and where, for the job summary.
 async fn comment(
     github: &GitHub,
     issue: Option<&Issue>,
@@ -242,12 +254,12 @@ async fn comment(
     facts: &StatusFacts<'_>,
     dry_run: bool,
     log: &Log,
-) -> Result<Option<CommentChange>> {
+) -> Result<CommentOutcome> {
     let Some(issue) = issue.filter(|i| i.state == "open") else {
         log.info(&format!(
             "no open tracking issue for {digest}: no convergence comment"
         ));
-        return Ok(None);
+        return Ok(CommentOutcome::NoOpenIssue);
     };
     let body = report::comment(facts, digest)?;
     // Ours only when the tracking issue's author wrote it, as `announce` decides: anyone
@@ -267,15 +279,21 @@ async fn comment(
     if dry_run {
         let url = existing.as_ref().map_or(&issue.html_url, |c| &c.html_url);
         log.info(&report::dry_run_comment(change, url, &body));
-        return Ok(Some(change));
+        return Ok(CommentOutcome::Decided {
+            change,
+            url: url.clone(),
+            dry_run,
+        });
     }
-    match (change, existing) {
+    let url = match (change, existing) {
         (CommentChange::Unchanged, Some(c)) => {
             log.info(&format!("convergence comment unchanged: {}", c.html_url));
+            c.html_url
         }
         (_, Some(c)) => {
             let c = github.update_comment(c.id, &body).await?;
             log.info(&format!("convergence comment updated: {}", c.html_url));
+            c.html_url
         }
         (_, None) => {
             let made = once::create(
@@ -293,9 +311,14 @@ async fn comment(
                 once::Made::FoundAfterUnknownOutcome(c) | once::Made::FoundAfterConflict(c) => c,
             };
             log.info(&format!("convergence comment posted: {}", c.html_url));
+            c.html_url
         }
-    }
-    Ok(Some(change))
+    };
+    Ok(CommentOutcome::Decided {
+        change,
+        url,
+        dry_run,
+    })
 }
 
 /// `mine`, the comment this run just posted, when the tracking issue's author wrote it (as
@@ -450,7 +473,7 @@ mod tests {
     }
 
     /// Runs [`comment`] for [`empty_hub`] against `github`, as a dry run or not.
-    async fn comment_run(github: &MockServer, dry_run: bool) -> Result<Option<CommentChange>> {
+    async fn comment_run(github: &MockServer, dry_run: bool) -> Result<CommentOutcome> {
         let gh = GitHub::with_options(
             &github.uri(),
             &crate::support::secrets::SecretString::from("ghs_test"),
@@ -593,14 +616,22 @@ mod tests {
     async fn a_dry_run_reads_the_comments_and_writes_nothing_whatever_it_would_do() {
         let body = our_body();
         let marker = report::comment_marker(&digest());
-        // Nothing yet (would post), other numbers (would edit), the same (would leave it).
-        for (existing, would) in [
-            (json!([]), CommentChange::Create),
+        // Nothing yet (would post on the issue), other numbers (would edit), the same (would
+        // leave it).
+        let issue = "https://github.com/octo-org/lab/issues/7";
+        let ours = "https://github.com/octo-org/lab/issues/7#issuecomment-1";
+        for (existing, change, url) in [
+            (json!([]), CommentChange::Create, issue),
             (
                 json!([comment_json(1, &format!("{marker}\nold numbers"))]),
                 CommentChange::Edit,
+                ours,
             ),
-            (json!([comment_json(1, &body)]), CommentChange::Unchanged),
+            (
+                json!([comment_json(1, &body)]),
+                CommentChange::Unchanged,
+                ours,
+            ),
         ] {
             let github = MockServer::start().await;
             answer(&github, "GET", COMMENTS, listing(existing), None).await;
@@ -609,7 +640,12 @@ mod tests {
                 .mount(&github)
                 .await;
 
-            assert_eq!(comment_run(&github, true).await.unwrap(), Some(would));
+            let would = CommentOutcome::Decided {
+                change,
+                url: url.to_string(),
+                dry_run: true,
+            };
+            assert_eq!(comment_run(&github, true).await.unwrap(), would);
             let methods: Vec<String> = calls(&github).await.into_iter().map(|(m, _)| m).collect();
             assert_eq!(methods, ["GET"], "only the comments read");
         }

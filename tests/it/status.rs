@@ -421,6 +421,15 @@ async fn the_tracking_issue_gets_one_comment_edited_in_place_when_the_numbers_ch
     }
     let output = announce.dir.path().join("output");
     let prefix = format!("/issues/{issue}/comments");
+    // The job summary's last line after each run: what became of the comment.
+    let summary = announce.dir.path().join("summary");
+    let mut said = Vec::new();
+    let mut last_line = || {
+        let text = std::fs::read_to_string(&summary).unwrap();
+        std::fs::remove_file(&summary).unwrap();
+        said.push(text.lines().last().unwrap_or_default().to_string());
+    };
+    std::fs::remove_file(&summary).unwrap();
 
     // A dry run (`dry-run: true`, as the Action passes it): the same reads, no write; the
     // log says it would post the comment, and shows it.
@@ -442,6 +451,7 @@ async fn the_tracking_issue_gets_one_comment_edited_in_place_when_the_numbers_ch
         1,
         "{stdout}"
     );
+    last_line();
 
     // First run: 1 updated (started after the recorded time), 1 stale; one comment posted.
     let (outputs, calls, _) = status_run(&env, &output, &github).await;
@@ -460,10 +470,12 @@ async fn the_tracking_issue_gets_one_comment_edited_in_place_when_the_numbers_ch
     for user in ["zq-before", "zq-after"] {
         assert!(!body.contains(user), "user names went to GitHub:\n{body}");
     }
+    last_line();
 
     // Same numbers: reads only.
     let (_, calls, _) = status_run(&env, &output, &github).await;
     assert_eq!(calls, reads_then(&prefix, None));
+    last_line();
 
     // Another server updated: the same comment edited in place.
     hub.start_servers(&["zq-later"]).await;
@@ -480,6 +492,8 @@ async fn the_tracking_issue_gets_one_comment_edited_in_place_when_the_numbers_ch
         issue_body,
         "the issue body was edited"
     );
+    last_line();
+    insta::assert_snapshot!(said.join("\n"));
 
     // Only GETs at the hub: a page for each of the first three runs (2 servers), two for
     // the last (3 servers, pages of 2).

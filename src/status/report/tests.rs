@@ -382,3 +382,48 @@ fn a_deadline_already_passed_is_said_as_overdue_not_as_to_come() {
         table(&facts).unwrap()
     ));
 }
+
+#[test]
+fn a_worst_case_past_the_calendar_is_refused_in_words_naming_the_inputs() {
+    let scale = crate::window::HubScale {
+        servers: 1_000_000,
+        slow_stop_timeout_secs: crate::window::MAX_DURATION_SECS,
+    };
+    let settings = CullSettings::default();
+    let worst = crate::window::at_scale(&settings, &scale);
+    let longest = worst.idle_secs.unwrap();
+    assert!(!crate::window::fits_calendar(NOW, longest));
+    insta::assert_snapshot!(beyond_calendar(NOW, &scale, longest), @"the worst case of a cull pass on a hub of 1000000 servers (those running now, or hub-size when larger; slow-stop timeout 3650 days) puts the convergence deadline up to 7299996350 days 1h 10m after 2026-11-30T13:00:00Z, past 9999-12-31, the last date a deadline can be written for: check now (--now), hub-size, slow-stop-timeout and the idle culler settings");
+}
+
+#[test]
+fn the_summary_says_what_became_of_the_comment_linking_it() {
+    let issue = "https://github.com/octo-org/lab/issues/7";
+    let ours = "https://github.com/octo-org/lab/issues/7#issuecomment-1";
+    let decided = |change, url: &str, dry_run| CommentOutcome::Decided {
+        change,
+        url: url.to_string(),
+        dry_run,
+    };
+    let cases = [
+        ("posted", decided(CommentChange::Create, ours, false)),
+        ("edited", decided(CommentChange::Edit, ours, false)),
+        ("unchanged", decided(CommentChange::Unchanged, ours, false)),
+        ("dry run, post", decided(CommentChange::Create, issue, true)),
+        ("dry run, edit", decided(CommentChange::Edit, ours, true)),
+        (
+            "dry run, unchanged",
+            decided(CommentChange::Unchanged, ours, true),
+        ),
+        ("no open tracking issue", CommentOutcome::NoOpenIssue),
+        (
+            "an address that is not a plain URL: no link",
+            decided(CommentChange::Create, "javascript:alert(1)", false),
+        ),
+    ];
+    let table: Vec<String> = cases
+        .iter()
+        .map(|(case, outcome)| format!("{case}:{}", comment_note(outcome).unwrap()))
+        .collect();
+    insta::assert_snapshot!(table.join("\n---\n"));
+}

@@ -184,6 +184,10 @@ async fn malformed_inputs_fail_clearly_and_write_nothing() {
         "hub-url=https://hub`x`.org",
         "expected-digest=garbage",
         "registry-timeout=soon",
+        "insecure-registry=http://localhost:5000",
+        "insecure-registry=localhost:5000/path",
+        "insecure-registry=localhost:5000\nlocalhost:99999",
+        "insecure-registry=a b",
         "repository=noslash",
         "repository=../x",
         "api-url=ftp://x",
@@ -215,6 +219,34 @@ async fn malformed_inputs_fail_clearly_and_write_nothing() {
         let place = format!("{input}={value:?}");
         told += &clear_failure(&place, &out);
         assert!(github.requests().await.is_empty(), "{place}");
+    }
+    // `status` shares the registry inputs: refused the same way, before the hub (an address
+    // nothing listens on) is asked.
+    for case in cases.iter().filter(|c| c.starts_with("insecure-registry=")) {
+        let (input, value) = case.split_once('=').unwrap();
+        let env: BTreeMap<String, String> = [
+            ("GITHUB_ACTIONS", "true"),
+            ("INPUT_HUB-URL", "http://127.0.0.1:1"),
+            ("INPUT_HUB-TOKEN", "hub-token-1"),
+            ("INPUT_RELEASED-AT", "2026-11-30T12:00:00Z"),
+            ("INPUT_INSECURE-REGISTRY", value),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let (code, stdout, stderr) =
+            tokio::task::spawn_blocking(move || run_codeq(&["status"], &env))
+                .await
+                .unwrap();
+        let out = Outcome {
+            code,
+            stdout,
+            stderr,
+            outputs: Default::default(),
+            summary: String::new(),
+            outputs_raw: String::new(),
+        };
+        told += &clear_failure(&format!("status: {input}={value:?}"), &out);
     }
     insta::assert_snapshot!(told);
 }
