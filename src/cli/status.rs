@@ -91,6 +91,18 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
         )
         .into());
     }
+    // Certain, so refused before anything is sent: no hub's address ends in its API's path.
+    // (A base ending in `/hub` may be a prefix: that one is only suggested once the hub
+    // answered 404, `HubError::WrongBase`.)
+    if let Some(base) = crate::status::hub::base_before_api(&hub_url) {
+        return Err(UsageError::new(
+            "hub-url",
+            format!(
+                "hub-url (--hub-url) {hub_url:?} is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here {base} (status adds /hub/api/users itself)"
+            ),
+        )
+        .into());
+    }
     required(
         args.hub_token.as_deref(),
         "hub-token",
@@ -99,18 +111,7 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
     // As given: only ASCII whitespace is trimmed, a no-break space around it is refused.
     let token = inputs::hub_token(args.hub_token.as_deref().unwrap_or_default())?;
     let token = SecretString::from(token.to_string());
-    let timeout = crate::support::duration::parse(args.hub_timeout.trim())
-        .ok()
-        .filter(|t| *t >= std::time::Duration::from_secs(1))
-        .ok_or_else(|| {
-            UsageError::new(
-                "hub-timeout",
-                format!(
-                    "hub-timeout (--hub-timeout) {:?} is not a duration of 1 s or more: write seconds (30) or e.g. 30s, 1m",
-                    args.hub_timeout.trim()
-                ),
-            )
-        })?;
+    let timeout = hub_timeout(&args.hub_timeout)?;
     let hub = HubClient::new(&hub_url, &token, timeout).map_err(|e| {
         let input = match e {
             crate::status::hub::HubError::InvalidToken => "hub-token",
@@ -119,6 +120,42 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
         UsageError::new(input, e.to_string())
     })?;
     Ok((hub, hub_url))
+}
+
+/// `hub-timeout`, the bound of each request to the hub: seconds (`30`) or a humantime
+/// duration (`30s`, `1m`, `1.5s`), of 1 s or more.
+///
+/// # Errors
+/// [`UsageError`] naming `hub-timeout`, saying whether the text is not a duration (and which
+/// forms are) or a duration under 1 s.
+fn hub_timeout(text: &str) -> Result<std::time::Duration, UsageError> {
+    const MIN: std::time::Duration = std::time::Duration::from_secs(1);
+    let given = text.trim();
+    let refused = |why: String| {
+        UsageError::new(
+            "hub-timeout",
+            format!("hub-timeout (--hub-timeout) {given:?} {why}"),
+        )
+    };
+    const FORMS: &str = "whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s)";
+    // humantime's words for `1.5` ("time unit needed, for example 1sec or 1ms") drop the
+    // fraction: a decimal without a unit gets its own.
+    let decimal = given.split_once('.').is_some_and(|(whole, part)| {
+        [whole, part]
+            .iter()
+            .all(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+    });
+    match crate::support::duration::parse(given) {
+        Ok(timeout) if timeout >= MIN => Ok(timeout),
+        Ok(_) => Err(refused(
+            "is shorter than 1 s, too short for a request to the hub: give 1 s or more, e.g. 30s"
+                .to_string(),
+        )),
+        Err(_) if decimal => Err(refused(format!(
+            "is not a duration: a number without a unit must be whole seconds, so write {given}s for {given} seconds (accepted: {FORMS})"
+        ))),
+        Err(e) => Err(refused(format!("is not a duration ({e}): write {FORMS}"))),
+    }
 }
 
 /// Whether `hub_url` (checked by [`inputs::hub_url`]) is [`PLACEHOLDER_HUB_URL`], compared
@@ -458,16 +495,73 @@ mod tests {
     }
 
     #[test]
-    fn a_hub_timeout_under_a_second_is_refused_as_the_message_says() {
+    fn a_malformed_hub_timeout_and_one_under_a_second_are_refused_each_in_its_words() {
         let at = ["--released-at", "2026-11-30T12:00:00Z"];
-        for short in ["500ms", "0", "999ms"] {
-            let (input, message) = request(&[&HUB[..], &at, &["--hub-timeout", short]].concat())
+        let table: Vec<String> = ["1.5", "1,5", "soon", "-5", "", "500ms", "0", "999ms"]
+            .iter()
+            .map(|given| {
+                let (input, message) =
+                    request(&[&HUB[..], &at, &["--hub-timeout", given]].concat())
+                        .err()
+                        .unwrap_or_else(|| panic!("{given:?} refused"));
+                assert_eq!(input, "hub-timeout", "{given}");
+                message
+            })
+            .collect();
+        insta::assert_snapshot!(table.join("\n"), @r#"
+hub-timeout (--hub-timeout) "1.5" is not a duration: a number without a unit must be whole seconds, so write 1.5s for 1.5 seconds (accepted: whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s))
+hub-timeout (--hub-timeout) "1,5" is not a duration (invalid character at 1): write whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s)
+hub-timeout (--hub-timeout) "soon" is not a duration (expected number at 0): write whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s)
+hub-timeout (--hub-timeout) "-5" is not a duration (expected number at 0): write whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s)
+hub-timeout (--hub-timeout) "" is not a duration (value was empty): write whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s)
+hub-timeout (--hub-timeout) "500ms" is shorter than 1 s, too short for a request to the hub: give 1 s or more, e.g. 30s
+hub-timeout (--hub-timeout) "0" is shorter than 1 s, too short for a request to the hub: give 1 s or more, e.g. 30s
+hub-timeout (--hub-timeout) "999ms" is shorter than 1 s, too short for a request to the hub: give 1 s or more, e.g. 30s
+"#);
+        for fine in ["1s", "1", "1.5s", "1500ms", "30 s", "2m"] {
+            assert!(
+                request(&[&HUB[..], &at, &["--hub-timeout", fine]].concat()).is_ok(),
+                "{fine}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_hub_url_that_is_the_hubs_api_is_refused_naming_the_base() {
+        let rest = [
+            "--hub-token",
+            "hub-token-1",
+            "--released-at",
+            "2026-11-30T12:00:00Z",
+        ];
+        let table: Vec<String> = [
+            "https://hub.example.edu/hub/api",
+            "https://hub.example.edu/hub/api/",
+            "https://hub.example.edu/hub/api/users",
+            "https://example.edu/jupyter/hub/api/users",
+        ]
+        .iter()
+        .map(|given| {
+            let (input, message) = request(&[&["--hub-url", given][..], &rest].concat())
                 .err()
                 .expect("refused");
-            assert_eq!(input, "hub-timeout", "{short}");
-            assert!(message.contains("1 s or more"), "{message}");
+            assert_eq!(input, "hub-url", "{given}");
+            message
+        })
+        .collect();
+        insta::assert_snapshot!(table.join("\n"), @r#"
+hub-url (--hub-url) "https://hub.example.edu/hub/api" is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here https://hub.example.edu (status adds /hub/api/users itself)
+hub-url (--hub-url) "https://hub.example.edu/hub/api" is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here https://hub.example.edu (status adds /hub/api/users itself)
+hub-url (--hub-url) "https://hub.example.edu/hub/api/users" is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here https://hub.example.edu (status adds /hub/api/users itself)
+hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here https://example.edu/jupyter (status adds /hub/api/users itself)
+"#);
+        // A base ending in /hub may be a prefix: asked, and suggested only if it fails.
+        for fine in [
+            "https://hub.example.edu/hub",
+            "https://hub.example.edu/hub/apis",
+        ] {
+            assert!(request(&[&["--hub-url", fine][..], &rest].concat()).is_ok());
         }
-        assert!(request(&[&HUB[..], &at, &["--hub-timeout", "1s"]].concat()).is_ok());
     }
 
     #[test]

@@ -27,7 +27,8 @@
 //! ingress 502 or 504). A 500 is not retried: JupyterHub 6.1.1 answers it only for an
 //! exception in its handler (`BaseHandler.write_error`), which the same request meets again.
 //! Nor are 401, 403 and 404, the user's to fix, nor a timeout (the hub was reached and did not
-//! answer in `hub-timeout`: another 30 s would not help a run).
+//! answer in `hub-timeout`: another 30 s would not help a run). An error after more than one
+//! try says how many were made ("after 4 tries").
 //!
 //! **Old hubs.** The paginated answer arrived in JupyterHub 2.0 (with roles and scopes);
 //! an older hub ignores the `Accept` header and answers a bare JSON array. That is refused
@@ -37,7 +38,9 @@
 use super::{Pending, Server};
 use crate::support::retry::{RetryPolicy, TokioTimer, Verdict, retry_after_header};
 use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, LOCATION};
+use reqwest::header::{
+    ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, LOCATION, WWW_AUTHENTICATE,
+};
 use reqwest::{StatusCode, Url};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -121,13 +124,32 @@ pub enum HubError {
     InvalidToken,
     /// No answer: DNS, connection refused, TLS, or the connection broke.
     #[error(
-        "cannot reach the hub at {url}: {cause}; check hub-url and that this runner can reach the hub"
+        "cannot reach the hub at {url}{}: {cause}; check hub-url and that this runner can reach the hub",
+        after_tries(*tries)
     )]
     Unreachable {
         /// The URL asked.
         url: String,
-        /// The transport's error, in its words (never contains the token).
+        /// The transport's root cause, in its words: the innermost error of its source
+        /// chain (reqwest's outer "error sending request for url (…)" would repeat the URL),
+        /// cleaned to one line; never contains the token.
         cause: String,
+        /// Tries made (each a connection error; see the module documentation).
+        tries: u32,
+    },
+    /// An `https://` hub URL whose port answered plain HTTP to the TLS handshake: rustls'
+    /// [`rustls::Error::InvalidMessage`] with [`rustls::InvalidMessage::InvalidContentType`]
+    /// ("received corrupt message of type InvalidContentType": the answer's first byte,
+    /// `H` of `HTTP/1.1`, is no TLS record type).
+    #[error(
+        "{url} answered plain HTTP on a TLS connection{}: hub-url says https:// but that port serves plain HTTP; give hub-url with http:// if the hub is served without TLS there, or check the port (the one that serves HTTPS, usually 443)",
+        after_tries(*tries)
+    )]
+    PlainHttpOnTls {
+        /// The URL asked.
+        url: String,
+        /// Tries made (a connection error is tried again; see the module documentation).
+        tries: u32,
     },
     /// No complete answer within the timeout.
     #[error(
@@ -141,7 +163,9 @@ pub enum HubError {
         after: Duration,
     },
     /// The hub does not know the token: JupyterHub 6.1.1 answers 403 "Missing or invalid
-    /// credentials." (`scopes.py` `needs_scope`); a 401 (from a proxy in front) counts too.
+    /// credentials." (`scopes.py` `needs_scope`); a 401 in the hub's own error document
+    /// (`{"status": 401, "message": …}`) counts too. A 401 in any other shape is
+    /// [`HubError::UnauthorizedNotByHub`].
     #[error(
         "the hub at {url} did not accept the token (missing or invalid credentials): the token is unknown, expired or revoked; give the apiToken of the hub service with role {ROLE_NAME}"
     )]
@@ -174,6 +198,23 @@ pub enum HubError {
         /// What came back instead, in words (e.g. "an HTML page").
         answer: String,
     },
+    /// A 401 that is not the hub API's error (JupyterHub's `{"status": 401, "message": …}`,
+    /// `handlers/base.py` `write_error`): an HTML page, text or nothing from something in front
+    /// of the hub that asks for its own authentication (an ingress's basic auth, an OAuth2
+    /// proxy), so the request never reached the hub and the hub token is not what failed.
+    #[error(
+        "{url} answered 401 Unauthorized with {answer} instead of the hub API's error (JSON with status and message){}: the login that failed is that of something in front of the hub's API (an ingress's or proxy's own authentication, e.g. basic auth or an OAuth2 proxy), not the hub's, so the hub token is not the cause; let this runner reach <hub-url>/hub/api/ without that login (the hub checks its own tokens there), and check that hub-url is the hub's address",
+        challenge.as_ref().map(|c| format!(", and asked for {c} authentication (WWW-Authenticate: {c})")).unwrap_or_default()
+    )]
+    UnauthorizedNotByHub {
+        /// The URL asked.
+        url: String,
+        /// What came back instead, in words (e.g. "an HTML page").
+        answer: String,
+        /// The authentication scheme of the answer's `WWW-Authenticate` (RFC 9110 §11.6.1),
+        /// e.g. `Basic`, when it names one.
+        challenge: Option<String>,
+    },
     /// The answer was not the hub's API: a 404, an HTML page (a login page, an ingress's
     /// page) or a redirect.
     #[error(
@@ -186,7 +227,7 @@ pub enum HubError {
         /// What came back.
         answer: WrongAnswer,
         /// The base URL that probably was meant, when the given one ends in `/hub` or
-        /// `/hub/api`.
+        /// `/hub/login`, or holds `/hub/api` ([`base_before_api`]).
         suggested_base: Option<String>,
     },
     /// A bare JSON array: a hub older than JupyterHub 2.0.
@@ -206,15 +247,64 @@ pub enum HubError {
         detail: String,
     },
     /// Any other HTTP status.
-    #[error("the hub at {url} answered {status}{}", message.as_ref().map(|m| format!(": {m}")).unwrap_or_default())]
+    #[error(
+        "the hub at {url} answered {status}{}{}",
+        after_tries(*tries),
+        message.as_ref().map(|m| format!(": {m}")).unwrap_or_default()
+    )]
     Status {
         /// The URL asked.
         url: String,
-        /// The HTTP status code.
+        /// The HTTP status code (of the last try).
         status: u16,
         /// The hub's `message`, cleaned to one line and capped, when it gave one.
         message: Option<String>,
+        /// Tries made (429, 502, 503 and 504 are tried again; see the module documentation).
+        tries: u32,
     },
+}
+
+impl HubError {
+    /// This error as the last of `tries` tries: the count is kept by the variants a try can
+    /// end in and be tried again ([`HubError::Unreachable`], [`HubError::PlainHttpOnTls`],
+    /// [`HubError::Status`]); the others are returned as they are.
+    fn after(mut self, tries: u32) -> Self {
+        match &mut self {
+            HubError::Unreachable { tries: t, .. }
+            | HubError::PlainHttpOnTls { tries: t, .. }
+            | HubError::Status { tries: t, .. } => *t = tries,
+            _ => {}
+        }
+        self
+    }
+}
+
+/// " after N tries" when a request was tried more than once, else nothing.
+fn after_tries(tries: u32) -> String {
+    if tries > 1 {
+        format!(" after {tries} tries")
+    } else {
+        String::new()
+    }
+}
+
+/// The hub's base URL in `hub_url` when `hub_url` is its API or a URL under it: the URL
+/// without the `/hub/api…` part (`https://hub.example.org/jupyter/hub/api/users` gives
+/// `https://hub.example.org/jupyter`); `None` when the path has no `/hub/api` segment pair
+/// (`/hub/apis` is not one) or `hub_url` is not a URL. Scheme and host come back as
+/// [`Url`] writes them (lower case, the default port left out), without a trailing `/`.
+pub fn base_before_api(hub_url: &str) -> Option<String> {
+    const API: &str = "/hub/api";
+    let mut url = Url::parse(hub_url.trim()).ok()?;
+    let path = url.path().to_string();
+    let (at, _) = path.match_indices(API).find(|(at, _)| {
+        let rest = &path[at + API.len()..];
+        rest.is_empty() || rest.starts_with('/')
+    })?;
+    url.set_path(&path[..at]);
+    url.set_query(None);
+    url.set_fragment(None);
+    Some(url.as_str().trim_end_matches('/').to_string())
 }
 
 /// What a [`HubError::WrongBase`] got back.
@@ -309,7 +399,8 @@ impl HubClient {
             .build()
             .map_err(|e| HubError::Unreachable {
                 url: users_url.to_string(),
-                cause: format!("cannot build the HTTP client: {e}"),
+                cause: format!("cannot build the HTTP client: {}", root_cause(&e)),
+                tries: 0,
             })?;
         Ok(Self {
             users_url,
@@ -370,13 +461,16 @@ impl HubClient {
         url
     }
 
-    /// The base URL meant when `base` ends in `/hub`, `/hub/api` or `/hub/login`.
+    /// The base URL meant when `base` ends in `/hub` or `/hub/login`, or holds `/hub/api`
+    /// ([`base_before_api`]; the command line refuses that one before a client is made).
     fn suggested_base(&self) -> Option<String> {
-        ["/hub/api", "/hub/login", "/hub"]
-            .iter()
-            .find_map(|suffix| self.base.strip_suffix(suffix))
-            .filter(|b| b.contains("://") && !b.ends_with(':') && !b.ends_with('/'))
-            .map(str::to_string)
+        base_before_api(&self.base).or_else(|| {
+            ["/hub/login", "/hub"]
+                .iter()
+                .find_map(|suffix| self.base.strip_suffix(suffix))
+                .filter(|b| b.contains("://") && !b.ends_with(':') && !b.ends_with('/'))
+                .map(str::to_string)
+        })
     }
 
     /// One page's GET, tried again per [`HubClient::with_retry`] (see the module
@@ -394,7 +488,7 @@ impl HubClient {
             )
             .await
             .map_err(|gave_up| match gave_up.last {
-                Some(failed) => failed.error,
+                Some(failed) => failed.error.after(gave_up.attempts),
                 // Only a deadline stops before a try; hub reads have none.
                 None => HubError::Timeout {
                     url: url.to_string(),
@@ -414,12 +508,23 @@ impl HubClient {
                     after: self.timeout,
                 })
             } else {
+                // Retried as any connection error, a plain-HTTP port included (the retry
+                // rules are the module's, whatever the cause).
+                let error = if plain_http_on_tls(&e) {
+                    HubError::PlainHttpOnTls {
+                        url: shown.clone(),
+                        tries: 1,
+                    }
+                } else {
+                    HubError::Unreachable {
+                        url: shown.clone(),
+                        cause: self.echoed(&root_cause(&e)),
+                        tries: 1,
+                    }
+                };
                 Failed {
                     verdict: Verdict::Retry { asked: None },
-                    error: HubError::Unreachable {
-                        url: shown.clone(),
-                        cause: self.echoed(&crate::support::text::error_chain(&e)),
-                    },
+                    error,
                 }
             }
         };
@@ -442,6 +547,10 @@ impl HubClient {
             .get(LOCATION)
             .map(|v| self.echoed(&String::from_utf8_lossy(v.as_bytes())));
         let asked = retry_after_header(response.headers(), std::time::SystemTime::now());
+        let challenge = response
+            .headers()
+            .get(WWW_AUTHENTICATE)
+            .and_then(|v| auth_scheme(v.as_bytes()));
         if status.is_redirection() {
             return Err(self
                 .wrong_base(shown, WrongAnswer::Redirect { location })
@@ -466,7 +575,14 @@ impl HubClient {
         let answer = match status {
             s if s.is_success() && html => Err(self.wrong_base(shown, WrongAnswer::HtmlPage)),
             s if s.is_success() => Ok(body),
-            StatusCode::UNAUTHORIZED => Err(HubError::Unauthorized { url: shown }),
+            StatusCode::UNAUTHORIZED => match hub_error_message(&body) {
+                Some(_) => Err(HubError::Unauthorized { url: shown }),
+                None => Err(HubError::UnauthorizedNotByHub {
+                    url: shown,
+                    answer: not_hub_words(&body, html).to_string(),
+                    challenge,
+                }),
+            },
             StatusCode::FORBIDDEN => {
                 let Some(message) = hub_error_message(&body) else {
                     return Err(HubError::ForbiddenNotByHub {
@@ -488,6 +604,7 @@ impl HubClient {
                 url: shown,
                 status: s.as_u16(),
                 message: hub_message(&body).map(|m| self.echoed(&m)),
+                tries: 1,
             }),
         };
         answer.map_err(|error| Failed { error, verdict })
@@ -731,7 +848,63 @@ fn hub_error_message(body: &[u8]) -> Option<String> {
         .map(|d| d.message)
 }
 
-/// What a body that is not the hub's error is, in words, for [`HubError::ForbiddenNotByHub`].
+/// The innermost error of `err`'s source chain, in its words (`Connection refused (os error
+/// 111)`, `failed to lookup address information: …`): the cause a user can act on, without
+/// the wrappers above it (reqwest's "error sending request for url (…)", which repeats the
+/// URL the message already names, hyper's "client error (Connect)").
+fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut root = err;
+    while let Some(source) = root.source() {
+        root = source;
+    }
+    root.to_string()
+}
+
+/// Whether `err` is a TLS handshake that met plain HTTP: somewhere in its source chain (or
+/// inside an [`std::io::Error`] of it, where hyper-rustls puts rustls' error and whose
+/// `source` skips it) a [`rustls::Error::InvalidMessage`] of
+/// [`rustls::InvalidMessage::InvalidContentType`]: the first byte read was no TLS record type,
+/// as the `H` of an `HTTP/1.1 400` answer is not (rustls 0.23.46
+/// `msgs/message/outbound.rs` `read_opaque_message_header`, mapped in `msgs/deframer`).
+fn plain_http_on_tls(err: &(dyn std::error::Error + 'static)) -> bool {
+    let is_plain_http = |e: &(dyn std::error::Error + 'static)| {
+        matches!(
+            e.downcast_ref::<rustls::Error>(),
+            Some(rustls::Error::InvalidMessage(
+                rustls::InvalidMessage::InvalidContentType
+            ))
+        )
+    };
+    let mut next = Some(err);
+    while let Some(e) = next {
+        let mut inner = Some(e);
+        while let Some(i) = inner {
+            if is_plain_http(i) {
+                return true;
+            }
+            inner = i
+                .downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+                .map(|i| i as &(dyn std::error::Error + 'static));
+        }
+        next = e.source();
+    }
+    false
+}
+
+/// The authentication scheme a `WWW-Authenticate` value starts with (`Basic`, `Bearer`,
+/// `Negotiate`: RFC 9110 §11.1, a token), `None` when it does not start with one of at most
+/// 32 token characters.
+fn auth_scheme(value: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(value).ok()?.trim_start();
+    let scheme = text.split([' ', ',']).next()?;
+    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+    (!scheme.is_empty() && scheme.len() <= 32 && scheme.bytes().all(token))
+        .then(|| scheme.to_string())
+}
+
+/// What a body that is not the hub's error is, in words, for [`HubError::ForbiddenNotByHub`]
+/// and [`HubError::UnauthorizedNotByHub`].
 fn not_hub_words(body: &[u8], html: bool) -> &'static str {
     if html {
         "an HTML page"

@@ -280,7 +280,10 @@ fn bad_input(base: &str, released_at: &str) -> Vec<String> {
     for (what, url, token) in [
         ("unknown token", base.to_string(), "not-a-token-of-this-hub"),
         ("token without scopes", base.to_string(), NO_SCOPE_TOKEN),
+        // Refused before the hub is asked (exit code 2).
         ("URL of the API", format!("{base}/hub/api"), READER_TOKEN),
+        // Maybe a prefix: asked, and the hub's 404 answered with the base to give.
+        ("URL ending in /hub", format!("{base}/hub"), READER_TOKEN),
         (
             "unreachable",
             "http://127.0.0.1:9".to_string(),

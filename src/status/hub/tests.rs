@@ -320,10 +320,49 @@ async fn transient_answers_are_tried_four_times_then_reported_and_errors_a_user_
         let err = error_of(&hub.uri()).await;
         let sent = hub.received_requests().await.unwrap().len();
         assert_eq!(sent, tries, "{status}: {err:?}");
-        if status == 403 {
-            assert_matches!(err, HubError::MissingScope { .. });
+        match status {
+            403 => assert_matches!(err, HubError::MissingScope { .. }),
+            401 => assert_matches!(err, HubError::Unauthorized { .. }),
+            404 => assert_matches!(err, HubError::WrongBase { .. }),
+            _ => {
+                assert_matches!(err, HubError::Status { status: s, tries: t, .. } if s == status && t as usize == tries)
+            }
         }
     }
+}
+
+#[tokio::test]
+async fn the_error_after_retries_says_how_many_tries_were_made() {
+    // A proxy answering 503 while the hub stays down; then nothing listening at all.
+    let (proxy, status) = error_answering(
+        ResponseTemplate::new(503)
+            .set_body_json(json!({"status": 503, "message": "Service Unavailable"})),
+        "",
+    )
+    .await;
+    assert_eq!(proxy.received_requests().await.unwrap().len(), 4);
+    let base = format!("http://127.0.0.1:{}", free_port());
+    let unreachable = error_of(&base).await;
+    assert_matches!(unreachable, HubError::Unreachable { tries: 4, .. });
+    // One try, nothing retried: no count.
+    let (hub, once) = error_answering(
+        ResponseTemplate::new(500)
+            .set_body_json(json!({"status": 500, "message": "Unhandled error"})),
+        "",
+    )
+    .await;
+    let messages = [
+        status.to_string().replace(&proxy.uri(), "http://hub"),
+        unreachable
+            .to_string()
+            .replace(&base, "http://127.0.0.1:PORT"),
+        once.to_string().replace(&hub.uri(), "http://hub"),
+    ];
+    insta::assert_snapshot!(messages.join("\n"), @r#"
+the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 answered 503 after 4 tries: Service Unavailable
+cannot reach the hub at http://127.0.0.1:PORT/hub/api/users?state=active&offset=0&limit=200 after 4 tries: Connection refused (os error 111); check hub-url and that this runner can reach the hub
+the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 answered 500: Unhandled error
+"#);
 }
 
 #[tokio::test]
@@ -412,6 +451,65 @@ async fn users_without_their_servers_mean_read_servers_is_missing() {
 }
 
 #[tokio::test]
+async fn a_wrong_base_under_the_hub_is_answered_with_the_base_to_give() {
+    // What the client is given when a library caller passes it (the command line refuses
+    // the /hub/api ones before a client is made).
+    for under in [
+        "/hub",
+        "/hub/login",
+        "/hub/api",
+        "/hub/api/",
+        "/hub/api/users",
+        "/jupyter/hub/api/users",
+    ] {
+        let (hub, err) = error_answering(
+            ResponseTemplate::new(404)
+                .set_body_json(json!({"status": 404, "message": "Not Found"})),
+            under,
+        )
+        .await;
+        let expected = match under {
+            "/jupyter/hub/api/users" => format!("{}/jupyter", hub.uri()),
+            _ => hub.uri(),
+        };
+        assert_matches!(&err, HubError::WrongBase { suggested_base: Some(b), .. } if *b == expected, "{under}");
+    }
+}
+
+#[test]
+fn the_base_before_the_api_is_the_url_without_its_hub_api_part() {
+    for (given, base) in [
+        (
+            "https://hub.example.org/hub/api",
+            Some("https://hub.example.org"),
+        ),
+        (
+            "https://hub.example.org/hub/api/",
+            Some("https://hub.example.org"),
+        ),
+        (
+            "https://hub.example.org/hub/api/users",
+            Some("https://hub.example.org"),
+        ),
+        (
+            "HTTPS://Hub.Example.Org:443/hub/api/users/alice",
+            Some("https://hub.example.org"),
+        ),
+        (
+            "http://example.org:8000/jupyter/hub/api/users",
+            Some("http://example.org:8000/jupyter"),
+        ),
+        ("https://hub.example.org", None),
+        ("https://hub.example.org/hub", None),
+        ("https://hub.example.org/hub/apis", None),
+        ("https://hub.example.org/myhub/api", None),
+        ("not a url/hub/api", None),
+    ] {
+        assert_eq!(base_before_api(given).as_deref(), base, "{given}");
+    }
+}
+
+#[tokio::test]
 async fn a_404_says_which_base_to_give() {
     let (hub, err) = error_answering(
         ResponseTemplate::new(404).set_body_json(json!({"status": 404, "message": "Not Found"})),
@@ -466,15 +564,73 @@ async fn a_redirect_to_the_login_page_is_not_followed() {
 
 #[tokio::test]
 async fn an_unknown_token_is_said_to_be_unknown() {
-    // JupyterHub 6.1.1's answer to a missing or unknown token, and a proxy's 401.
+    // JupyterHub 6.1.1's answer to a missing or unknown token, and a 401 in the hub's own
+    // error document.
     for response in [
         ResponseTemplate::new(403)
             .set_body_json(json!({"status": 403, "message": "Missing or invalid credentials."})),
-        ResponseTemplate::new(401),
+        ResponseTemplate::new(401).set_body_json(json!({"status": 401, "message": "Unauthorized"})),
     ] {
         let hub = MockServer::start().await;
         answer_all(&hub, response).await;
         assert_matches!(error_of(&hub.uri()).await, HubError::Unauthorized { .. });
+        assert_eq!(hub.received_requests().await.unwrap().len(), 1);
+    }
+}
+
+#[tokio::test]
+async fn a_401_not_from_the_hubs_api_blames_what_is_in_front_not_the_token() {
+    // An ingress's basic auth (ingress-nginx's page and challenge), an empty 401, and an
+    // OAuth2 proxy's JSON that is not the hub's.
+    let html = "<html><head><title>401 Authorization Required</title></head><body><center><h1>401 Authorization Required</h1></center><hr><center>nginx</center></body></html>";
+    let cases = [
+        ResponseTemplate::new(401)
+            .set_body_raw(html, "text/html")
+            .insert_header(
+                "www-authenticate",
+                r#"Basic realm="Authentication Required""#,
+            ),
+        ResponseTemplate::new(401),
+        ResponseTemplate::new(401)
+            .set_body_json(json!({"error": "unauthorized"}))
+            .insert_header("www-authenticate", "Bearer"),
+    ];
+    let mut seen = Vec::new();
+    for response in cases {
+        let (hub, err) = error_answering(response, "").await;
+        assert_eq!(hub.received_requests().await.unwrap().len(), 1);
+        let HubError::UnauthorizedNotByHub {
+            answer, challenge, ..
+        } = &err
+        else {
+            panic!("{err:?}")
+        };
+        seen.push((answer.clone(), challenge.clone()));
+        if seen.len() == 1 {
+            insta::assert_snapshot!(err.to_string().replace(&hub.uri(), "http://hub"), @"http://hub/hub/api/users?state=active&offset=0&limit=200 answered 401 Unauthorized with an HTML page instead of the hub API's error (JSON with status and message), and asked for Basic authentication (WWW-Authenticate: Basic): the login that failed is that of something in front of the hub's API (an ingress's or proxy's own authentication, e.g. basic auth or an OAuth2 proxy), not the hub's, so the hub token is not the cause; let this runner reach <hub-url>/hub/api/ without that login (the hub checks its own tokens there), and check that hub-url is the hub's address");
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            ("an HTML page".to_string(), Some("Basic".to_string())),
+            ("an empty body".to_string(), None),
+            ("other JSON".to_string(), Some("Bearer".to_string())),
+        ]
+    );
+}
+
+#[test]
+fn only_a_token_is_taken_as_the_authentication_scheme() {
+    for (value, scheme) in [
+        (r#"Basic realm="x""#, Some("Basic")),
+        ("Bearer", Some("Bearer")),
+        ("Negotiate, Basic realm=\"x\"", Some("Negotiate")),
+        ("", None),
+        ("<script>", None),
+        ("Bäsic realm", None),
+    ] {
+        assert_eq!(auth_scheme(value.as_bytes()).as_deref(), scheme, "{value}");
     }
 }
 
@@ -513,27 +669,68 @@ async fn a_next_link_that_goes_back_is_refused() {
     assert_eq!(hub.received_requests().await.unwrap().len(), 1);
 }
 
-#[tokio::test]
-async fn an_unreachable_hub_is_named() {
-    // A port nothing listens on: bound, then released.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
+/// A port nothing listens on: bound, then released.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
-        .port();
-    let base = format!("http://127.0.0.1:{port}");
+        .port()
+}
+
+#[tokio::test]
+async fn an_unreachable_hub_is_named_once_with_the_root_cause() {
+    let base = format!("http://127.0.0.1:{}", free_port());
     let err = error_of(&base).await;
-    let HubError::Unreachable { url, .. } = &err else {
+    let HubError::Unreachable { url, cause, tries } = &err else {
         panic!("{err:?}")
     };
     assert_eq!(
         url,
         &format!("{base}/hub/api/users?state=active&offset=0&limit=200")
     );
-    assert!(
-        err.to_string()
-            .starts_with(&format!("cannot reach the hub at {base}/hub/api/users"))
+    assert_eq!(
+        (cause.as_str(), *tries),
+        ("Connection refused (os error 111)", 4)
     );
+    let text = err.to_string();
+    assert_eq!(text.matches(&base).count(), 1, "{text}");
+    insta::assert_snapshot!(text.replace(&base, "http://127.0.0.1:PORT"), @"cannot reach the hub at http://127.0.0.1:PORT/hub/api/users?state=active&offset=0&limit=200 after 4 tries: Connection refused (os error 111); check hub-url and that this runner can reach the hub");
+}
+
+#[tokio::test]
+async fn an_https_url_to_a_plain_http_port_says_to_use_http() {
+    // wiremock serves plain HTTP: a TLS handshake to it gets `HTTP/1.1 400` back.
+    let hub = MockServer::start().await;
+    answer_all(
+        &hub,
+        ResponseTemplate::new(200).set_body_json(page(vec![], 0, 200, 0, None)),
+    )
+    .await;
+    let https = hub.uri().replace("http://", "https://");
+    let err = error_of(&https).await;
+    assert_matches!(&err, HubError::PlainHttpOnTls { tries: 4, .. });
+    insta::assert_snapshot!(err.to_string().replace(&https, "https://127.0.0.1:PORT"), @"https://127.0.0.1:PORT/hub/api/users?state=active&offset=0&limit=200 answered plain HTTP on a TLS connection after 4 tries: hub-url says https:// but that port serves plain HTTP; give hub-url with http:// if the hub is served without TLS there, or check the port (the one that serves HTTPS, usually 443)");
+    // The same port by http:// is the hub.
+    assert!(client(&hub.uri()).list_active_servers().await.is_ok());
+}
+
+#[test]
+fn only_rustls_invalid_content_type_is_taken_for_plain_http() {
+    use std::io::{Error as Io, ErrorKind};
+    // As hyper-rustls hands it over: rustls' error in an io::Error in an io::Error.
+    let wrapped = |e: rustls::Error| Io::other(Io::new(ErrorKind::InvalidData, e));
+    let plain = rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType);
+    assert!(plain_http_on_tls(&wrapped(plain.clone())));
+    assert!(plain_http_on_tls(&plain));
+    for other in [
+        rustls::Error::InvalidMessage(rustls::InvalidMessage::HandshakePayloadTooLarge),
+        rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer),
+        rustls::Error::General("received corrupt message of type InvalidContentType".into()),
+    ] {
+        assert!(!plain_http_on_tls(&wrapped(other.clone())), "{other:?}");
+    }
+    assert!(!plain_http_on_tls(&Io::from(ErrorKind::ConnectionRefused)));
 }
 
 #[tokio::test]
@@ -761,13 +958,23 @@ fn error_messages_say_what_to_do() {
         HubError::InvalidToken,
         HubError::Unreachable {
             url: url.clone(),
-            cause: "error sending request: connection refused".into(),
+            cause: "Connection refused (os error 111)".into(),
+            tries: 4,
+        },
+        HubError::PlainHttpOnTls {
+            url: url.clone(),
+            tries: 4,
         },
         HubError::Timeout {
             url: url.clone(),
             after: Duration::from_secs(30),
         },
         HubError::Unauthorized { url: url.clone() },
+        HubError::UnauthorizedNotByHub {
+            url: url.clone(),
+            answer: "an HTML page".into(),
+            challenge: Some("Basic".into()),
+        },
         HubError::MissingScope {
             scopes: vec!["read:servers".into()],
             url: url.clone(),
@@ -798,9 +1005,16 @@ fn error_messages_say_what_to_do() {
             detail: "items: missing field `items`".into(),
         },
         HubError::Status {
-            url,
+            url: url.clone(),
             status: 503,
             message: Some("Service Unavailable".into()),
+            tries: 4,
+        },
+        HubError::Status {
+            url,
+            status: 500,
+            message: None,
+            tries: 1,
         },
     ];
     let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
