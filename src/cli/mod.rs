@@ -236,7 +236,7 @@ pub struct RegistryArgs {
     /// Registry password or token (never printed)
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
     pub registry_password: Option<SecretString>,
-    /// HOST:PORT to reach over plain HTTP (local registries); repeatable or comma-separated
+    /// HOST or HOST:PORT (no scheme) to reach over plain HTTP (local registries); repeatable, comma- or line-separated
     #[arg(long, env, value_delimiter = ',')]
     pub insecure_registry: Vec<String>,
     /// Deadline for the registry look-up, retries included: seconds (60) or a duration (90s, 2m)

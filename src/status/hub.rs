@@ -141,15 +141,13 @@ pub enum HubError {
     /// [`rustls::Error::InvalidMessage`] with [`rustls::InvalidMessage::InvalidContentType`]
     /// ("received corrupt message of type InvalidContentType": the answer's first byte,
     /// `H` of `HTTP/1.1`, is no TLS record type).
+    /// Not tried again: a TLS failure ([`Verdict::Final`]).
     #[error(
-        "{url} answered plain HTTP on a TLS connection{}: hub-url says https:// but that port serves plain HTTP; give hub-url with http:// if the hub is served without TLS there, or check the port (the one that serves HTTPS, usually 443)",
-        after_tries(*tries)
+        "{url} answered plain HTTP on a TLS connection: hub-url says https:// but that port serves plain HTTP; give hub-url with http:// if the hub is served without TLS there, or check the port (the one that serves HTTPS, usually 443)"
     )]
     PlainHttpOnTls {
         /// The URL asked.
         url: String,
-        /// Tries made (a connection error is tried again; see the module documentation).
-        tries: u32,
     },
     /// No complete answer within the timeout.
     #[error(
@@ -266,13 +264,13 @@ pub enum HubError {
 
 impl HubError {
     /// This error as the last of `tries` tries: the count is kept by the variants a try can
-    /// end in and be tried again ([`HubError::Unreachable`], [`HubError::PlainHttpOnTls`],
-    /// [`HubError::Status`]); the others are returned as they are.
+    /// end in and be tried again ([`HubError::Unreachable`], [`HubError::Status`]); the
+    /// others are returned as they are.
     fn after(mut self, tries: u32) -> Self {
         match &mut self {
-            HubError::Unreachable { tries: t, .. }
-            | HubError::PlainHttpOnTls { tries: t, .. }
-            | HubError::Status { tries: t, .. } => *t = tries,
+            HubError::Unreachable { tries: t, .. } | HubError::Status { tries: t, .. } => {
+                *t = tries
+            }
             _ => {}
         }
         self
@@ -508,23 +506,22 @@ impl HubClient {
                     after: self.timeout,
                 })
             } else {
-                // Retried as any connection error, a plain-HTTP port included (the retry
-                // rules are the module's, whatever the cause).
-                let error = if plain_http_on_tls(&e) {
-                    HubError::PlainHttpOnTls {
-                        url: shown.clone(),
-                        tries: 1,
+                // A plain-HTTP port under https:// is a TLS failure, which another try cannot
+                // mend ([`Verdict::Final`]); other connection errors are retried.
+                if plain_http_on_tls(&e) {
+                    Failed {
+                        verdict: Verdict::Final,
+                        error: HubError::PlainHttpOnTls { url: shown.clone() },
                     }
                 } else {
-                    HubError::Unreachable {
-                        url: shown.clone(),
-                        cause: self.echoed(&root_cause(&e)),
-                        tries: 1,
+                    Failed {
+                        verdict: Verdict::Retry { asked: None },
+                        error: HubError::Unreachable {
+                            url: shown.clone(),
+                            cause: self.echoed(&root_cause(&e)),
+                            tries: 1,
+                        },
                     }
-                };
-                Failed {
-                    verdict: Verdict::Retry { asked: None },
-                    error,
                 }
             }
         };
