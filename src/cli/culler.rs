@@ -244,6 +244,29 @@ impl CullerArgs {
     }
 }
 
+/// Settings whose deadlines fall past 9999-12-31 ([`deadlines_fit`]): a clock near the end of
+/// the calendar with 10-year culler values; a hub so large that one cull pass does not fit.
+/// Both commands' usage-error tables take them.
+#[cfg(test)]
+pub(crate) const PAST_THE_CALENDAR: [&[&str]; 2] = [
+    &[
+        "--now",
+        "9999-06-01T00:00:00Z",
+        "--cull-timeout",
+        "87600h",
+        "--cull-max-age",
+        "87600h",
+    ],
+    &[
+        "--now",
+        "2026-12-01T12:00:00Z",
+        "--hub-size",
+        "1000000",
+        "--slow-stop-timeout",
+        "87600h",
+    ],
+];
+
 #[cfg(test)]
 mod tests {
     use crate::cli::{Cli, Command};
