@@ -54,15 +54,7 @@ pub fn announce_request(
     };
     let culler = args.culler.settings(log)?;
     super::culler::deadlines_fit(&culler, now, args.now.is_some())?;
-    let rules = LabelRules::parse(&args.security_labels, &args.routine_labels);
-    if rules.security.is_empty() {
-        return Err(UsageError::new(
-            "security-labels",
-            "security-labels is empty: give at least one label (default security)",
-        )
-        .into());
-    }
-    let unlabeled = unlabeled_policy(args.unlabeled_tier.as_deref())?;
+    let tier = tier_policy(args)?;
     let tracking_labels = split_list(&args.tracking_labels);
     publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
     let runbook = args.runbook.settings()?;
@@ -72,42 +64,13 @@ pub fn announce_request(
     if !args.dry_run {
         check_publishable(&context, token.as_ref())?;
     }
-    let workspace = workspace(env)?;
-    let release_note_template = template(
-        &args.release_note_template,
-        BodyKind::ReleaseNote,
-        &workspace,
-    )?;
-    let tracking_issue_template = template(
-        &args.tracking_issue_template,
-        BodyKind::TrackingIssue,
-        &workspace,
-    )?;
-    let expected_digest = expected_digest(args.expected_digest.as_deref())?;
-    // Validated whatever the image, so a bad value is refused before it matters.
-    let registry = args
-        .registry
-        .options(token.as_ref().map(|t| t.expose_secret()))?;
-    let registry = match &source {
-        ImageSource::Registry(_) => Some(registry),
-        ImageSource::Layout { dir, .. } => {
-            layout_exists(image, dir)?;
-            None
-        }
-    };
+    let templates = templates(args, env)?;
+    let image = image_request(args, image, source, token.as_ref())?;
     Ok(AnnounceRequest {
-        image: ImageRequest {
-            source,
-            expected_digest,
-            registry,
-        },
+        image,
         now,
         culler,
-        tier: TierPolicy {
-            request: args.tier.into(),
-            rules,
-            unlabeled,
-        },
+        tier,
         tracking: TrackingOptions {
             labels: tracking_labels,
             assignees: split_list(&args.tracking_assignees),
@@ -118,15 +81,73 @@ pub fn announce_request(
         github,
         dry_run: args.dry_run,
         print_context: args.print_context,
-        templates: Templates {
-            release_note: release_note_template,
-            tracking_issue: tracking_issue_template,
-        },
+        templates,
         lookup_backoff: args
             .lookup_backoff_ms
             .iter()
             .map(|ms| Duration::from_millis(*ms))
             .collect(),
+    })
+}
+
+/// The tier input, the label lists (`security-labels` must name one at least) and the
+/// `unlabeled-tier` policy.
+fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
+    let rules = LabelRules::parse(&args.security_labels, &args.routine_labels);
+    if rules.security.is_empty() {
+        return Err(UsageError::new(
+            "security-labels",
+            "security-labels is empty: give at least one label (default security)",
+        ));
+    }
+    Ok(TierPolicy {
+        request: args.tier.into(),
+        rules,
+        unlabeled: unlabeled_policy(args.unlabeled_tier.as_deref())?,
+    })
+}
+
+/// The custom release-note and tracking-issue templates, read from the workspace
+/// ([`template`]).
+fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templates> {
+    let workspace = workspace(env)?;
+    Ok(Templates {
+        release_note: template(
+            &args.release_note_template,
+            BodyKind::ReleaseNote,
+            &workspace,
+        )?,
+        tracking_issue: template(
+            &args.tracking_issue_template,
+            BodyKind::TrackingIssue,
+            &workspace,
+        )?,
+    })
+}
+
+/// The image to resolve (`image` as given, parsed into `source`), the digest it must
+/// have, and how its registry is read (`None` for an OCI layout, which must exist).
+/// The registry options are checked whatever the image, so a bad value is refused before
+/// it matters.
+fn image_request(
+    args: &AnnounceArgs,
+    image: &str,
+    source: ImageSource,
+    token: Option<&SecretString>,
+) -> Result<ImageRequest> {
+    let expected_digest = expected_digest(args.expected_digest.as_deref())?;
+    let registry = args.registry.options(token.map(|t| t.expose_secret()))?;
+    let registry = match &source {
+        ImageSource::Registry(_) => Some(registry),
+        ImageSource::Layout { dir, .. } => {
+            layout_exists(image, dir)?;
+            None
+        }
+    };
+    Ok(ImageRequest {
+        source,
+        expected_digest,
+        registry,
     })
 }
 

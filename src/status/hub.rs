@@ -499,32 +499,7 @@ impl HubClient {
     /// is worth another try.
     async fn try_page(&self, url: &Url) -> Result<Vec<u8>, Failed> {
         let shown = url.to_string();
-        let transport = |e: reqwest::Error| {
-            if e.is_timeout() {
-                Failed::from(HubError::Timeout {
-                    url: shown.clone(),
-                    after: self.timeout,
-                })
-            } else {
-                // A plain-HTTP port under https:// is a TLS failure, which another try cannot
-                // mend ([`Verdict::Final`]); other connection errors are retried.
-                if plain_http_on_tls(&e) {
-                    Failed {
-                        verdict: Verdict::Final,
-                        error: HubError::PlainHttpOnTls { url: shown.clone() },
-                    }
-                } else {
-                    Failed {
-                        verdict: Verdict::Retry { asked: None },
-                        error: HubError::Unreachable {
-                            url: shown.clone(),
-                            cause: self.echoed(&root_cause(&e)),
-                            tries: 1,
-                        },
-                    }
-                }
-            }
-        };
+        let transport = |e: reqwest::Error| self.transport_failure(&e, &shown);
         let mut response = self
             .http
             .get(url.clone())
@@ -572,39 +547,79 @@ impl HubClient {
         let answer = match status {
             s if s.is_success() && html => Err(self.wrong_base(shown, WrongAnswer::HtmlPage)),
             s if s.is_success() => Ok(body),
-            StatusCode::UNAUTHORIZED => match hub_error_message(&body) {
-                Some(_) => Err(HubError::Unauthorized { url: shown }),
-                None => Err(HubError::UnauthorizedNotByHub {
-                    url: shown,
-                    answer: not_hub_words(&body, html).to_string(),
-                    challenge,
-                }),
-            },
-            StatusCode::FORBIDDEN => {
-                let Some(message) = hub_error_message(&body) else {
-                    return Err(HubError::ForbiddenNotByHub {
-                        url: shown,
-                        answer: not_hub_words(&body, html).to_string(),
-                    }
-                    .into());
-                };
-                if message.starts_with(INVALID_CREDENTIALS) {
-                    return Err(HubError::Unauthorized { url: shown }.into());
-                }
-                Err(HubError::MissingScope {
-                    scopes: required_scopes(&message),
-                    url: shown,
-                })
-            }
-            StatusCode::NOT_FOUND => Err(self.wrong_base(shown, WrongAnswer::NotFound)),
-            s => Err(HubError::Status {
-                url: shown,
-                status: s.as_u16(),
-                message: hub_message(&body).map(|m| self.echoed(&m)),
-                tries: 1,
-            }),
+            s => Err(self.refusal(s, &body, html, challenge, shown)),
         };
         answer.map_err(|error| Failed { error, verdict })
+    }
+
+    /// A request that got no answer: a timeout, a plain-HTTP port under `https://` (a TLS
+    /// failure, which another try cannot mend: [`Verdict::Final`]), or another connection
+    /// error (tried again).
+    fn transport_failure(&self, e: &reqwest::Error, shown: &str) -> Failed {
+        let url = shown.to_string();
+        if e.is_timeout() {
+            Failed::from(HubError::Timeout {
+                url,
+                after: self.timeout,
+            })
+        } else if plain_http_on_tls(e) {
+            Failed {
+                verdict: Verdict::Final,
+                error: HubError::PlainHttpOnTls { url },
+            }
+        } else {
+            Failed {
+                verdict: Verdict::Retry { asked: None },
+                error: HubError::Unreachable {
+                    url,
+                    cause: self.echoed(&root_cause(e)),
+                    tries: 1,
+                },
+            }
+        }
+    }
+
+    /// What an answer that is neither a success nor a redirect means: its status, its
+    /// `body` (read whole; `html` when it is a page) and, for a 401, the scheme its
+    /// `WWW-Authenticate` asks for (`challenge`).
+    fn refusal(
+        &self,
+        status: StatusCode,
+        body: &[u8],
+        html: bool,
+        challenge: Option<String>,
+        url: String,
+    ) -> HubError {
+        match status {
+            StatusCode::UNAUTHORIZED => match hub_error_message(body) {
+                Some(_) => HubError::Unauthorized { url },
+                None => HubError::UnauthorizedNotByHub {
+                    url,
+                    answer: not_hub_words(body, html).to_string(),
+                    challenge,
+                },
+            },
+            StatusCode::FORBIDDEN => match hub_error_message(body) {
+                None => HubError::ForbiddenNotByHub {
+                    url,
+                    answer: not_hub_words(body, html).to_string(),
+                },
+                Some(message) if message.starts_with(INVALID_CREDENTIALS) => {
+                    HubError::Unauthorized { url }
+                }
+                Some(message) => HubError::MissingScope {
+                    scopes: required_scopes(&message),
+                    url,
+                },
+            },
+            StatusCode::NOT_FOUND => self.wrong_base(url, WrongAnswer::NotFound),
+            s => HubError::Status {
+                url,
+                status: s.as_u16(),
+                message: hub_message(body).map(|m| self.echoed(&m)),
+                tries: 1,
+            },
+        }
     }
 
     /// Text the hub (or a proxy in front of it) sent, with the token hidden in every form

@@ -353,6 +353,51 @@ async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
     assert!(methods.is_empty(), "status wrote to the hub: {methods:?}");
 }
 
+/// A security release announced on a fake GitHub at a known time (release note and tracking
+/// issue), with `zq-before` started on `hub` before it and `zq-after` after the second the
+/// note records; and the Action's environment for `status` against `base` with `comment:
+/// true`.
+async fn announced_between_two_servers(
+    hub: &Hub,
+    base: &str,
+) -> (
+    FakeGitHub,
+    crate::common::ActionRun,
+    BTreeMap<String, String>,
+) {
+    hub.start_servers(&["zq-before"]).await;
+    // announce, as the release job runs it, at a known time.
+    let scenario = crate::common::scenario::Scenario::merged_pr(&["security"]);
+    let github = scenario.github().await;
+    let mut announce = scenario.action(&github);
+    let released = unix_now();
+    announce.args[1] = iso(released);
+    announce.run().await.assert_success();
+    // The note records whole seconds and `status` reads them as the end of that second: the
+    // next server starts after it.
+    let later = released.floor() + 1.0;
+    let passed = hub
+        .wait_for(
+            "the release's second passes",
+            Duration::from_secs(3),
+            |_| std::future::ready(unix_now() > later),
+        )
+        .await;
+    assert!(passed);
+    hub.start_servers(&["zq-after"]).await;
+    let mut env = announce.env.clone();
+    for (name, value) in [
+        ("HUB-URL", base),
+        ("HUB-TOKEN", READER_TOKEN),
+        ("COMMENT", "true"),
+        ("CULL-TIMEOUT", "600"),
+        ("CULL-EVERY", "300"),
+    ] {
+        env.insert(format!("INPUT_{name}"), value.to_string());
+    }
+    (github, announce, env)
+}
+
 /// Runs `status` as the Action does, with `env`; returns the outputs it wrote to `output`,
 /// the calls it made to `github` and its stdout.
 async fn status_run(
@@ -385,43 +430,10 @@ fn reads_then(comments: &str, write: Option<String>) -> Vec<String> {
 /// fake GitHub and at the hub.
 #[tokio::test]
 async fn the_tracking_issue_gets_one_comment_edited_in_place_when_the_numbers_change() {
-    use crate::common::scenario::Scenario;
     let (hub, base) = status_hub(SLOW_CULLER).await;
-    hub.start_servers(&["zq-before"]).await;
-
-    // announce, as the release job runs it, at a known time: release note + tracking issue.
-    let scenario = Scenario::merged_pr(&["security"]);
-    let github = scenario.github().await;
-    let mut announce = scenario.action(&github);
-    let released = unix_now();
-    let released_at = iso(released);
-    announce.args[1] = released_at.clone();
-    announce.run().await.assert_success();
-    // The note records whole seconds and `status` reads them as the end of that second: the
-    // next server starts after it.
-    let later = released.floor() + 1.0;
-    let passed = hub
-        .wait_for(
-            "the release's second passes",
-            Duration::from_secs(3),
-            |_| std::future::ready(unix_now() > later),
-        )
-        .await;
-    assert!(passed);
+    let (github, announce, env) = announced_between_two_servers(&hub, &base).await;
     let issue = github.issues()[0]["number"].as_u64().unwrap();
     let issue_body = github.issues()[0]["body"].clone();
-    hub.start_servers(&["zq-after"]).await;
-
-    let mut env = announce.env.clone();
-    for (name, value) in [
-        ("HUB-URL", base.as_str()),
-        ("HUB-TOKEN", READER_TOKEN),
-        ("COMMENT", "true"),
-        ("CULL-TIMEOUT", "600"),
-        ("CULL-EVERY", "300"),
-    ] {
-        env.insert(format!("INPUT_{name}"), value.to_string());
-    }
     let output = announce.dir.path().join("output");
     let prefix = format!("/issues/{issue}/comments");
     // The job summary's last line after each run: what became of the comment.

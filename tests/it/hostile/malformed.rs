@@ -224,31 +224,36 @@ async fn malformed_inputs_fail_clearly_and_write_nothing() {
     // nothing listens on) is asked.
     for case in cases.iter().filter(|c| c.starts_with("insecure-registry=")) {
         let (input, value) = case.split_once('=').unwrap();
-        let env: BTreeMap<String, String> = [
-            ("GITHUB_ACTIONS", "true"),
-            ("INPUT_HUB-URL", "http://127.0.0.1:1"),
-            ("INPUT_HUB-TOKEN", "hub-token-1"),
-            ("INPUT_RELEASED-AT", "2026-11-30T12:00:00Z"),
-            ("INPUT_INSECURE-REGISTRY", value),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        let (code, stdout, stderr) =
-            tokio::task::spawn_blocking(move || run_codeq(&["status"], &env))
-                .await
-                .unwrap();
-        let out = Outcome {
-            code,
-            stdout,
-            stderr,
-            outputs: Default::default(),
-            summary: String::new(),
-            outputs_raw: String::new(),
-        };
+        let out = status_with(input, value).await;
         told += &clear_failure(&format!("status: {input}={value:?}"), &out);
     }
     insta::assert_snapshot!(told);
+}
+
+/// `status` run as the Action runs it, by release time, against a hub address nothing
+/// listens on, with `input` set to `value`.
+async fn status_with(input: &str, value: &str) -> Outcome {
+    let env: BTreeMap<String, String> = [
+        ("GITHUB_ACTIONS", "true"),
+        ("INPUT_HUB-URL", "http://127.0.0.1:1"),
+        ("INPUT_HUB-TOKEN", "hub-token-1"),
+        ("INPUT_RELEASED-AT", "2026-11-30T12:00:00Z"),
+        (&format!("INPUT_{}", input.to_uppercase()), value),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let (code, stdout, stderr) = tokio::task::spawn_blocking(move || run_codeq(&["status"], &env))
+        .await
+        .unwrap();
+    Outcome {
+        code,
+        stdout,
+        stderr,
+        outputs: Default::default(),
+        summary: String::new(),
+        outputs_raw: String::new(),
+    }
 }
 
 /// A Bearer challenge on every registry path pointing at the fake's own `/token`, and the
