@@ -388,7 +388,7 @@ fn credentials_in_insecure_registry(position: Option<usize>) -> UsageError {
 /// `\u{..}`, any query or fragment as `?***`) and saying what to write instead: for
 /// `http://localhost:5000`, `give localhost:5000`. An entry holding `@` is refused without
 /// being quoted, as [`insecure_registries`] refuses it.
-fn insecure_registry(entry: &str) -> Result<String, UsageError> {
+pub fn insecure_registry(entry: &str) -> Result<String, UsageError> {
     if entry.contains('@') {
         return Err(credentials_in_insecure_registry(None));
     }
@@ -889,8 +889,11 @@ mod tests {
         }
     }
 
+    /// The forms that work: names in any case, IPv4, bracketed IPv6, ports 1 to 65535, and
+    /// entries separated by commas and line breaks (LF, CR, CRLF), blanks and spaces around them
+    /// left out; a host of 253 characters and a label of 63 at the limits.
     #[test]
-    fn insecure_registries_are_hosts_and_ports_as_image_references_name_them() {
+    fn insecure_registries_take_hosts_and_ports_between_commas_and_line_breaks() {
         let host_253 = format!(
             "{}.{}.{}.{}",
             "a".repeat(63),
@@ -929,6 +932,17 @@ mod tests {
             insecure_registries(&[" , \n\r\n\r".to_string()])
                 .unwrap()
                 .is_empty()
+        );
+    }
+
+    #[test]
+    fn insecure_registries_are_hosts_and_ports_as_image_references_name_them() {
+        let host_253 = format!(
+            "{}.{}.{}.{}",
+            "a".repeat(63),
+            "b".repeat(63),
+            "c".repeat(63),
+            "d".repeat(61)
         );
         let host_254 = format!("{host_253}d");
         let label_64 = format!("{}.test:5000", "a".repeat(64));
