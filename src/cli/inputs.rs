@@ -8,6 +8,7 @@ use super::UsageError;
 use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
 use crate::render::RunbookSettings;
 use crate::support::github::Repository;
+use crate::support::sanitize::{cap, is_invisible};
 use crate::support::secrets::SecretString;
 use secrecy::ExposeSecret;
 use std::time::Duration;
@@ -317,123 +318,333 @@ pub fn given(value: &Option<String>) -> Option<&str> {
     value.as_deref().map(str::trim).filter(|v| !v.is_empty())
 }
 
-/// The `insecure-registry` entries: each given value split at commas and line breaks (the
-/// Action input is one string, a comma or newline list), trimmed, blanks left out, each
-/// checked by [`insecure_registry`]. Kept as written: they are compared with the image
-/// reference's registry without regard to case (`digest::registry::is_insecure`).
+/// The most characters of an `insecure-registry` entry a message quotes: a longer entry is
+/// cut there, ending with `…`, so a pasted file cannot flood the log.
+pub const INSECURE_ENTRY_SHOWN_MAX_CHARS: usize = 100;
+/// The longest host name, in characters: 253 (RFC 1035 §2.3.4's 255 octets on the wire, as
+/// text without the final dot; RFC 1123 §2.1).
+const HOST_NAME_MAX_CHARS: usize = 253;
+/// The longest label of a host name, in characters (RFC 1035 §2.3.4).
+const HOST_LABEL_MAX_CHARS: usize = 63;
+
+/// What every `insecure-registry` refusal ends with.
+const INSECURE_RULE: &str = "each entry is HOST or HOST:PORT (port 1 to 65535) as the image reference names the registry, e.g. localhost:5000";
+/// What to write instead of a host that is not one.
+const HOST_FIX: &str = "write a host name (labels of 1 to 63 letters, digits and '-', not starting or ending with '-', joined by single dots, at most 253 characters, no final dot), an IPv4 address (127.0.0.1) or a bracketed IPv6 address ([::1])";
+
+/// The `insecure-registry` entries: each given value split at commas and line breaks (LF, CR
+/// or CRLF, the line ends of the runner's .NET `ReadLine`; the Action input is one string, a
+/// comma or newline list), trimmed, blanks left out, each checked by [`insecure_registry`].
+/// Kept as written: they are compared with the image reference's registry without regard to
+/// case (`digest::registry::is_insecure`).
 ///
 /// # Errors
-/// [`UsageError`] naming `insecure-registry` for the first entry that is not HOST or
-/// HOST:PORT.
-pub fn insecure_registries(entries: &[String]) -> Result<Vec<String>, UsageError> {
-    entries
+/// [`UsageError`] naming `insecure-registry`:
+/// - when any value holds `@`, before any entry is looked at: a user name or password, whose
+///   `:`, `/`, `?`, `#`, comma or line break would otherwise split it over entries or hide it
+///   from a URL parser. The message names the entry's position only, never any text of the
+///   value: credentials go in `registry-username` and `registry-password`.
+/// - for the first entry that is not HOST or HOST:PORT ([`insecure_registry`]).
+pub fn insecure_registries(values: &[String]) -> Result<Vec<String>, UsageError> {
+    let entries: Vec<&str> = values
         .iter()
-        .flat_map(|s| s.split([',', '\n']))
+        .flat_map(|value| value.split([',', '\r', '\n']))
         .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(insecure_registry)
-        .collect()
+        .filter(|entry| !entry.is_empty())
+        .collect();
+    if values.iter().any(|value| value.contains('@')) {
+        let position = entries.iter().position(|entry| entry.contains('@'));
+        return Err(credentials_in_insecure_registry(position.map(|i| i + 1)));
+    }
+    entries.into_iter().map(insecure_registry).collect()
+}
+
+/// The refusal of an `insecure-registry` value holding `@`, naming the entry's 1-based
+/// `position` if known and no text of the value.
+fn credentials_in_insecure_registry(position: Option<usize>) -> UsageError {
+    let entry = position.map_or_else(|| "an entry".to_string(), |n| format!("entry {n}"));
+    UsageError::new(
+        "insecure-registry",
+        format!(
+            "insecure-registry (--insecure-registry) {entry} holds '@', as a user name or password does (no part of the value is shown; entries are counted at commas and line breaks): list each registry without credentials, and give the registry's user name and password in registry-username and registry-password (--registry-username, --registry-password); {INSECURE_RULE}"
+        ),
+    )
 }
 
 /// One `insecure-registry` entry: a registry as an image reference names it, HOST or
-/// HOST:PORT, the host a DNS name (letters, digits, `-` and `.`, the domain grammar of the
-/// distribution project's `reference` package), an IPv4 address or a bracketed IPv6 address,
-/// the port 1 to 65535. Parsed as the authority of an `http://` URL (the `url` crate's
-/// WHATWG parser); anything that URL would not carry as it is written (a scheme, user name,
-/// path, query, port 0 or above 65535, a host it rewrites) is refused, as such an entry would
-/// never equal a registry and the registry would be asked over HTTPS after all.
+/// HOST:PORT, so that the entry can equal a reference's registry (distribution's reference
+/// grammar, `digest::reference`):
+/// - the host a host name as RFC 1123 §2.1 writes it (labels of 1 to 63 ASCII letters, digits
+///   and `-`, not starting or ending with `-`, at most 253 characters, no final dot; the
+///   grammar's domain components), an IPv4 address as the `url` crate (WHATWG) reads it and
+///   writes it back (so not `127.1` or `0x7f.0.0.1`, which the registry client would rewrite),
+///   or an IPv6 address (`std::net::Ipv6Addr`) in brackets;
+/// - the port decimal, 1 to 65535, without leading zeros (compared as text, `05000` would not
+///   equal a reference's `5000`).
 ///
 /// # Errors
-/// [`UsageError`] naming `insecure-registry`, quoting the entry (a user name or password in
-/// it as `***`) and saying what to write instead: for `http://localhost:5000`, `give
-/// localhost:5000`.
+/// [`UsageError`] naming `insecure-registry`, quoting the entry (at most
+/// [`INSECURE_ENTRY_SHOWN_MAX_CHARS`] characters, control and invisible characters escaped as
+/// `\u{..}`, any query or fragment as `?***`) and saying what to write instead: for
+/// `http://localhost:5000`, `give localhost:5000`. An entry holding `@` is refused without
+/// being quoted, as [`insecure_registries`] refuses it.
 pub fn insecure_registry(entry: &str) -> Result<String, UsageError> {
-    const RULE: &str = "each entry is HOST or HOST:PORT (port 1 to 65535) as the image reference names the registry, e.g. localhost:5000";
-    let shown = shown_url(entry);
-    let err = |why: &str, fix: String| {
+    if entry.contains('@') {
+        return Err(credentials_in_insecure_registry(None));
+    }
+    let err = |refusal: Refusal| {
         UsageError::new(
             "insecure-registry",
-            format!("insecure-registry (--insecure-registry) entry {shown:?} {why}: {fix}; {RULE}"),
+            format!(
+                "insecure-registry (--insecure-registry) entry {} {}: {}; {INSECURE_RULE}",
+                shown_entry(entry),
+                refusal.why,
+                refusal.fix
+            ),
         )
     };
+    if entry.contains(char::is_whitespace) {
+        return Err(err(Refusal::new(
+            "has whitespace inside it",
+            "separate entries with commas or line breaks",
+        )));
+    }
     let (scheme, rest) = match entry.split_once("://") {
         Some((scheme, rest)) => (Some(scheme), rest),
         None => (None, entry),
     };
-    if entry.contains(char::is_whitespace) {
-        return Err(err(
-            "has whitespace inside it",
-            "separate entries with commas or line breaks".into(),
-        ));
-    }
-    let url = reqwest::Url::parse(&format!("http://{rest}")).map_err(|e| {
-        let fix = if !rest.starts_with('[') && rest.matches(':').count() > 1 {
-            "write an IPv6 address in brackets, e.g. [::1]:5000"
-        } else {
-            "write the registry's host, and its port if not 80"
-        };
-        err(&format!("is not HOST or HOST:PORT ({e})"), fix.into())
-    })?;
-    // The authority as written (the URL's would be normalised): what to give instead.
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (user, authority) = match rest[..end].rsplit_once('@') {
-        Some((_, authority)) => (true, authority),
-        None => (false, &rest[..end]),
+    let authority = &rest[..end];
+    // What to give instead: the authority as written, when it would be taken.
+    let give = |without: &str| match registry_authority(authority) {
+        Ok(()) => format!("give {authority}, without {without}"),
+        Err(_) => format!("give the registry's HOST or HOST:PORT alone, without {without}"),
     };
-    let give = |without: &str| format!("give {authority}, without {without}");
     if let Some(scheme) = scheme {
-        return Err(err(
-            &format!("has a scheme ({scheme}://)"),
-            give("the scheme (insecure-registry already means plain HTTP)"),
-        ));
-    }
-    if user {
-        return Err(err(
-            "has a user name ('@')",
-            give("it (registry credentials go in registry-username and registry-password)"),
-        ));
+        let plain = scheme.len() <= 16
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+        let why = if plain {
+            format!("has a scheme ({scheme}://)")
+        } else {
+            "has a scheme ('://')".to_string()
+        };
+        return Err(err(Refusal {
+            why,
+            fix: give("the scheme (insecure-registry already means plain HTTP)"),
+        }));
     }
     if end < rest.len() {
-        return Err(err(
-            "has more than a host and port (a path, query or fragment)",
-            give("the rest (the image's repository goes in the image reference)"),
+        return Err(err(Refusal {
+            why: "has more than a host and port (a path, query or fragment)".into(),
+            fix: give("the rest (the image's repository goes in the image reference)"),
+        }));
+    }
+    registry_authority(entry).map_err(err)?;
+    Ok(entry.to_string())
+}
+
+/// Why an `insecure-registry` entry is refused, and what to write instead.
+struct Refusal {
+    why: String,
+    fix: String,
+}
+
+impl Refusal {
+    fn new(why: impl Into<String>, fix: impl Into<String>) -> Self {
+        Self {
+            why: why.into(),
+            fix: fix.into(),
+        }
+    }
+}
+
+/// Checks that `authority` is HOST or HOST:PORT as [`insecure_registry`] describes.
+fn registry_authority(authority: &str) -> Result<(), Refusal> {
+    let (host, port) = split_host_port(authority)?;
+    registry_host(host)?;
+    match port {
+        Some(port) => registry_port(host, port),
+        None => Ok(()),
+    }
+}
+
+/// `authority` split into the host (an IPv6 address with its brackets) and the port after
+/// `:`, if any.
+fn split_host_port(authority: &str) -> Result<(&str, Option<&str>), Refusal> {
+    const BRACKETS: &str =
+        "write an IPv6 address in brackets, with any port after them, e.g. [::1] or [::1]:5000";
+    if authority.starts_with('[') {
+        let Some(close) = authority.find(']') else {
+            return Err(Refusal::new("has '[' without ']'", BRACKETS));
+        };
+        let (host, after) = authority.split_at(close + 1);
+        return match after {
+            "" => Ok((host, None)),
+            _ => match after.strip_prefix(':') {
+                Some(port) => Ok((host, Some(port))),
+                None => Err(Refusal::new(
+                    "has more after the bracketed address than ':' and a port",
+                    BRACKETS,
+                )),
+            },
+        };
+    }
+    match authority.split_once(':') {
+        None => Ok((authority, None)),
+        Some((host, port)) if !port.contains(':') => Ok((host, Some(port))),
+        Some(_) => {
+            // Brackets are suggested only for what is an IPv6 address, with or without a
+            // port after it.
+            let ipv6 = |text: &str| text.parse::<std::net::Ipv6Addr>().is_ok();
+            if ipv6(authority) || authority.rsplit_once(':').is_some_and(|(a, _)| ipv6(a)) {
+                Err(Refusal::new(
+                    "is an IPv6 address without brackets",
+                    BRACKETS,
+                ))
+            } else {
+                Err(Refusal::new("has more than one ':'", HOST_FIX))
+            }
+        }
+    }
+}
+
+/// Checks a host: a bracketed IPv6 address, an IPv4 address as written back by the `url`
+/// crate, or an RFC 1123 host name ([`host_name_problem`]).
+fn registry_host(host: &str) -> Result<(), Refusal> {
+    if host.is_empty() {
+        return Err(Refusal::new("has no host", HOST_FIX));
+    }
+    if let Some(inside) = host.strip_prefix('[') {
+        let inside = inside.strip_suffix(']').unwrap_or(inside);
+        if inside.parse::<std::net::Ipv6Addr>().is_ok() {
+            return Ok(());
+        }
+        return Err(Refusal::new(
+            "has brackets around something other than an IPv6 address",
+            "write an IPv6 address in brackets (without a zone such as %eth0), e.g. [::1]:5000, or a host name or IPv4 address without them",
         ));
     }
-    let (host, port) = match authority.rsplit_once(':') {
-        Some((host, port)) if !port.contains(']') => (host, Some(port)),
-        _ => (authority, None),
+    let problem = host_name_problem(host);
+    match url::Host::parse(host) {
+        Ok(url::Host::Ipv4(ip)) if ip.to_string() != host => Err(Refusal::new(
+            format!("writes the IPv4 address {ip} in a short or non-decimal form"),
+            format!("write {ip}, in this entry and in the image reference alike"),
+        )),
+        Ok(url::Host::Ipv4(_)) => Ok(()),
+        // A last label that is a number makes the text an IPv4 address to the URL parser.
+        Err(e) if problem.is_none() => Err(Refusal::new(
+            format!("ends in a number, so it reads as an IPv4 address, but is not one ({e})"),
+            "write an IPv4 address as four decimal numbers 0 to 255 (127.0.0.1), or a host name whose last label is not a number",
+        )),
+        _ => problem.map_or(Ok(()), |why| Err(Refusal::new(why, HOST_FIX))),
+    }
+}
+
+/// Why `host` is not a host name as RFC 1123 §2.1 writes it (ASCII letters, digits and `-`
+/// in labels of 1 to [`HOST_LABEL_MAX_CHARS`], not starting or ending with `-`, joined by
+/// single dots, at most [`HOST_NAME_MAX_CHARS`] characters, no final dot); `None` when it is.
+fn host_name_problem(host: &str) -> Option<String> {
+    if let Some(c) = host
+        .chars()
+        .find(|&c| !(c.is_ascii_alphanumeric() || c == '-' || c == '.'))
+    {
+        return Some(format!(
+            "has {}, which a host name cannot hold",
+            escaped(&c.to_string(), "'")
+        ));
+    }
+    if host.ends_with('.') {
+        return Some("ends with a dot".into());
+    }
+    if host.len() > HOST_NAME_MAX_CHARS {
+        return Some(format!(
+            "has a host of {} characters, over {HOST_NAME_MAX_CHARS}",
+            host.len()
+        ));
+    }
+    let labels = || host.split('.');
+    if labels().any(str::is_empty) {
+        return Some("has an empty label (a dot at the start, or two dots together)".into());
+    }
+    if let Some(label) = labels().find(|l| l.len() > HOST_LABEL_MAX_CHARS) {
+        return Some(format!(
+            "has a label of {} characters, over {HOST_LABEL_MAX_CHARS}",
+            label.len()
+        ));
+    }
+    if labels().any(|l| l.starts_with('-') || l.ends_with('-')) {
+        return Some("has a label starting or ending with '-'".into());
+    }
+    None
+}
+
+/// Checks the port after `host:`: decimal digits, 1 to 65535, without leading zeros.
+fn registry_port(host: &str, port: &str) -> Result<(), Refusal> {
+    let why = if port.is_empty() {
+        Some("has no port after ':'")
+    } else if !port.bytes().all(|b| b.is_ascii_digit()) {
+        Some("has a port that is not a decimal number")
+    } else if port == "0" {
+        Some("has port 0")
+    } else if port.starts_with('0') {
+        Some("has a port with a leading zero")
+    } else if port.parse::<u16>().is_err() {
+        Some("has a port above 65535")
+    } else {
+        None
     };
-    let why = match (port, url.port()) {
-        (Some(""), _) => Some("has no port after ':'"),
-        (_, Some(0)) => Some("has port 0"),
-        _ => None,
-    };
-    if let Some(why) = why {
-        return Err(err(
+    match why {
+        Some(why) => Err(Refusal::new(
             why,
             format!(
-                "give {host}:PORT with the port the registry listens on, 1 to 65535, or {host} alone"
+                "give {host}:PORT with the port the registry listens on, 1 to 65535 without leading zeros, or {host} alone"
             ),
-        ));
+        )),
+        None => Ok(()),
     }
-    let as_written = match url.host() {
-        Some(url::Host::Domain(d)) => {
-            d.eq_ignore_ascii_case(host)
-                && host
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
-        }
-        Some(url::Host::Ipv4(ip)) => ip.to_string() == host,
-        Some(url::Host::Ipv6(_)) => true,
-        None => false,
+}
+
+/// An `insecure-registry` entry as messages quote it: any query or fragment as `?***` or
+/// `#***` (it may hold a token), the rest at most [`INSECURE_ENTRY_SHOWN_MAX_CHARS`]
+/// characters ([`cap`]) and [`escaped`].
+fn shown_entry(entry: &str) -> String {
+    let (head, tail) = match entry.find(['?', '#']) {
+        Some(i) => (&entry[..i], &entry[i..=i]),
+        None => (entry, ""),
     };
-    if !as_written {
-        return Err(err(
-            "does not name a host as an image reference writes it",
-            "write a DNS name (letters, digits, '-' and '.'), an IPv4 address (127.0.0.1) or a bracketed IPv6 address ([::1])".into(),
-        ));
+    let mut shown = cap(head, INSECURE_ENTRY_SHOWN_MAX_CHARS);
+    if !tail.is_empty() {
+        shown = format!("{shown}{tail}***");
     }
-    Ok(entry.to_string())
+    escaped(&shown, "\"")
+}
+
+/// `text` between `quote`s with Rust's string escapes (so control characters and most
+/// invisible ones read `\u{..}`), and any invisible character those leave
+/// ([`is_invisible`], e.g. a Hangul filler) escaped too: a quoted value shows what it holds
+/// and cannot act on a terminal or the Actions log.
+fn escaped(text: &str, quote: &str) -> String {
+    let debug = format!("{text:?}");
+    let inner = &debug[1..debug.len() - 1];
+    let inner = if quote == "'" {
+        inner.replace("\\\"", "\"").replace('\'', "\\'")
+    } else {
+        inner.to_string()
+    };
+    let inner: String = inner
+        .chars()
+        .map(|c| {
+            if is_invisible(c) {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect();
+    format!("{quote}{inner}{quote}")
 }
 
 /// The registry inputs of `announce` and `status` ([`super::RegistryArgs`]), validated:
@@ -678,12 +889,26 @@ mod tests {
         }
     }
 
+    /// The forms that work: names in any case, IPv4, bracketed IPv6, ports 1 to 65535, and
+    /// entries separated by commas and line breaks (LF, CR, CRLF), blanks and spaces around them
+    /// left out; a host of 253 characters and a label of 63 at the limits.
     #[test]
-    fn insecure_registries_are_hosts_and_ports_as_image_references_name_them() {
+    fn insecure_registries_take_hosts_and_ports_between_commas_and_line_breaks() {
+        let host_253 = format!(
+            "{}.{}.{}.{}",
+            "a".repeat(63),
+            "b".repeat(63),
+            "c".repeat(63),
+            "d".repeat(61)
+        );
+        let label_63 = format!("{}.test:5000", "a".repeat(63));
         let given = [
             " localhost:5000, 127.0.0.1:5000 \n[::1]:5000\r\n".to_string(),
             "LOCALHOST:5000,,registry.example.edu".to_string(),
-            "r:65535, [fe80::1]".to_string(),
+            "r:65535, [fe80::1]\r[::1]".to_string(),
+            // A lone CR is a line break too (the runner's .NET ReadLine ends a line at it).
+            "a\rb\r\n\r\nr:1".to_string(),
+            format!("{host_253},{label_63}"),
         ];
         assert_eq!(
             insecure_registries(&given).unwrap(),
@@ -695,16 +920,38 @@ mod tests {
                 "registry.example.edu",
                 "r:65535",
                 "[fe80::1]",
+                "[::1]",
+                "a",
+                "b",
+                "r:1",
+                &host_253,
+                &label_63,
             ]
         );
         assert!(
-            insecure_registries(&[" , \n".to_string()])
+            insecure_registries(&[" , \n\r\n\r".to_string()])
                 .unwrap()
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn insecure_registries_are_hosts_and_ports_as_image_references_name_them() {
+        let host_253 = format!(
+            "{}.{}.{}.{}",
+            "a".repeat(63),
+            "b".repeat(63),
+            "c".repeat(63),
+            "d".repeat(61)
+        );
+        let host_254 = format!("{host_253}d");
+        let label_64 = format!("{}.test:5000", "a".repeat(64));
+        let long = format!("{}:5000", "a".repeat(100_002));
         let bad = [
             "http://localhost:5000",
             "https://registry.example.edu/",
+            "http://a..b/",
+            "\u{1b}[31m://localhost",
             "localhost:5000/path",
             "localhost:5000/",
             "localhost:5000?x",
@@ -712,20 +959,95 @@ mod tests {
             "localhost:0",
             "localhost:",
             "localhost:http",
+            "localhost:05000",
+            "localhost:00",
+            "localhost:+5000",
             "a b",
+            "a\tb",
             "::1",
             "::1:5000",
+            "fe80::1",
             "[::1",
-            "user:SECRET@localhost:5000",
+            "[::1]x",
+            "[fe80::1%eth0]:5000",
+            "[1.2.3.4]",
+            "::error::x",
+            "%0A::error::x",
             "127.1:5000",
             "0x7f.0.0.1:5000",
+            "1.2.3.4.5",
+            "registry.123",
             "reg_istry:5000",
+            "o'neil.test",
             "bücher.example:5000",
             "a%41:5000",
+            "local\u{1b}[31mhost",
+            "local\u{200b}host:5000",
+            "\u{3164}:5000",
+            ":5000",
+            ".",
+            "..",
+            "a..b",
+            ".a",
+            "-a",
+            "a-",
+            "a.-b.c",
+            "localhost.",
+            "localhost.:5000",
+            &host_254,
+            &label_64,
+            &long,
         ];
         // Each after a good entry: the list is checked entry by entry.
-        let check = |bad: &str| insecure_registries(&[format!("ok.test:1,{bad}")]);
-        insta::assert_snapshot!(refusals("insecure-registry", &bad, check));
+        let check = |bad: &str| {
+            let err = insecure_registries(&[format!("ok.test:1,{bad}")]);
+            // No echo floods the log or carries a control or invisible character.
+            let message = &err.as_ref().unwrap_err().message;
+            assert!(message.chars().count() < 1_000, "{}", cap(message, 300));
+            assert!(
+                !message.chars().any(|c| c.is_control() || is_invisible(c)),
+                "{message:?}"
+            );
+            err
+        };
+        let table = refusals("insecure-registry", &bad, check);
+        // The 100,002 characters of the long entry, as the table names it.
+        let table = table.replace(&format!("{long:?}"), "\"aaa…:5000\" (100,007 characters)");
+        insta::assert_snapshot!(table);
+    }
+
+    #[test]
+    fn an_insecure_registry_value_with_an_at_sign_is_refused_whole_and_never_echoed() {
+        let leaks = [
+            "user:s3cr/et@host",
+            "http://user:s3cr/et@host",
+            "user:pa,ss@host",
+            "user:pa?ss@host",
+            "user:pa#ss@host",
+            "user:pa\nss@host",
+            "user:pa\r\nss@host",
+            "localhost:5000,ci:hunter2@localhost:5000",
+            "ok.test:1\n http://ci:hunter2@localhost:5000/v2/ ",
+            "hunter2@localhost",
+            "localhost:5000/@hunter2",
+            "user:SECRET@localhost:5000",
+        ];
+        for value in leaks {
+            // As one value (the Action input) and as clap passes it, split at commas.
+            let split: Vec<String> = value.split(',').map(String::from).collect();
+            for given in [vec![value.to_string()], split] {
+                let err = insecure_registries(&given).unwrap_err();
+                assert_eq!(err.input, "insecure-registry");
+                for part in [
+                    "s3cr", "et@", "pa,", "pa?", "pa#", ":pa", "ss@", "hunter2", "user:", "ci:",
+                    "SECRET",
+                ] {
+                    assert!(!err.message.contains(part), "{value:?}: {err}");
+                }
+            }
+        }
+        let err = insecure_registries(&["localhost:5000,ci:hunter2@localhost:5000".into()]);
+        insta::assert_snapshot!(err.unwrap_err().message, @"insecure-registry (--insecure-registry) entry 2 holds '@', as a user name or password does (no part of the value is shown; entries are counted at commas and line breaks): list each registry without credentials, and give the registry's user name and password in registry-username and registry-password (--registry-username, --registry-password); each entry is HOST or HOST:PORT (port 1 to 65535) as the image reference names the registry, e.g. localhost:5000");
     }
 
     #[test]

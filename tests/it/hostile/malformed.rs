@@ -144,6 +144,7 @@ async fn malformed_event_payloads_fail_clearly_and_write_nothing() {
 async fn malformed_inputs_fail_clearly_and_write_nothing() {
     let (image, _) = example_layout();
     let long = format!("registry.example/{}:latest", "a".repeat(300));
+    let long_entry = format!("insecure-registry={}:5000", "a".repeat(100_002));
     // Each case as the workflow would write it: `input=value`.
     let cases: Vec<String> = [
         "image=   ",
@@ -188,6 +189,17 @@ async fn malformed_inputs_fail_clearly_and_write_nothing() {
         "insecure-registry=localhost:5000/path",
         "insecure-registry=localhost:5000\nlocalhost:99999",
         "insecure-registry=a b",
+        // A user name or password: refused whole, no part of the value echoed.
+        "insecure-registry=user:s3cr/et@host",
+        "insecure-registry=http://user:s3cr/et@host",
+        "insecure-registry=user:pa,ss@host",
+        "insecure-registry=user:pa?ss@host",
+        "insecure-registry=localhost:5000\nci:hunter2@localhost:5000",
+        "insecure-registry=::error::x",
+        "insecure-registry=%0A::error::x",
+        "insecure-registry=localhost.:5000",
+        "insecure-registry=localhost:05000",
+        &long_entry,
         "repository=noslash",
         "repository=../x",
         "api-url=ftp://x",
@@ -216,8 +228,9 @@ async fn malformed_inputs_fail_clearly_and_write_nothing() {
             .input(input, value)
             .run()
             .await;
-        let place = format!("{input}={value:?}");
+        let place = place(input, value);
         told += &clear_failure(&place, &out);
+        assert_no_credentials_echoed(&place, value, &out);
         assert!(github.requests().await.is_empty(), "{place}");
     }
     // `status` shares the registry inputs: refused the same way, before the hub (an address
@@ -225,9 +238,38 @@ async fn malformed_inputs_fail_clearly_and_write_nothing() {
     for case in cases.iter().filter(|c| c.starts_with("insecure-registry=")) {
         let (input, value) = case.split_once('=').unwrap();
         let out = status_with(input, value).await;
-        told += &clear_failure(&format!("status: {input}={value:?}"), &out);
+        let place = format!("status: {}", place(input, value));
+        told += &clear_failure(&place, &out);
+        assert_no_credentials_echoed(&place, value, &out);
     }
     insta::assert_snapshot!(told);
+}
+
+/// A case as the snapshot names it: `input="value"`, a value of more than 1,000 characters
+/// by its start and length.
+fn place(input: &str, value: &str) -> String {
+    match value.chars().count() {
+        n if n > 1_000 => format!("{input}=\"{}…\" ({n} characters)", cap_chars(value, 10)),
+        _ => format!("{input}={value:?}"),
+    }
+}
+
+fn cap_chars(text: &str, n: usize) -> String {
+    text.chars().take(n).collect()
+}
+
+/// For a value holding `@` (a user name or password pasted into it), that no part of the
+/// credentials shows anywhere in what the run printed.
+fn assert_no_credentials_echoed(place: &str, value: &str, out: &Outcome) {
+    if !value.contains('@') {
+        return;
+    }
+    let text = format!("{}{}", out.stdout, out.stderr);
+    for part in [
+        "s3cr", "et@", "pa,", "pa?", ":pa", "ss@", "hunter2", "user:", "ci:",
+    ] {
+        assert!(!text.contains(part), "{place}: {part:?} echoed in\n{text}");
+    }
 }
 
 /// `status` run as the Action runs it, by release time, against a hub address nothing
