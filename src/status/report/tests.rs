@@ -393,7 +393,11 @@ fn a_worst_case_past_the_calendar_is_refused_in_words_naming_the_inputs() {
     let worst = crate::window::at_scale(&settings, &scale);
     let longest = worst.idle_secs.unwrap();
     assert!(!crate::window::fits_calendar(NOW, longest));
-    insta::assert_snapshot!(beyond_calendar(NOW, &scale, longest), @"the worst case of a cull pass on a hub of 1000000 servers (those running now, or hub-size when larger; slow-stop timeout 3650 days) puts the convergence deadline up to 7299996350 days 1h 10m after 2026-11-30T13:00:00Z, past 9999-12-31, the last date a deadline can be written for: check now (--now), hub-size, slow-stop-timeout and the idle culler settings");
+    let words = [true, false].map(|now_given| beyond_calendar(NOW, now_given, &scale, longest));
+    insta::assert_snapshot!(words.join("\n"), @r#"
+the worst case of a cull pass on a hub of 1000000 servers (those running now, or hub-size when larger; slow-stop timeout 3650 days) puts the convergence deadline up to 7299996350 days 1h 10m after now (--now) 2026-11-30T13:00:00Z, past 9999-12-31, the last date a deadline can be written for: check now (--now), hub-size, slow-stop-timeout and the idle culler settings
+the worst case of a cull pass on a hub of 1000000 servers (those running now, or hub-size when larger; slow-stop timeout 3650 days) puts the convergence deadline up to 7299996350 days 1h 10m after this run's clock 2026-11-30T13:00:00Z, past 9999-12-31, the last date a deadline can be written for: check hub-size, slow-stop-timeout and the idle culler settings
+"#);
 }
 
 #[test]
