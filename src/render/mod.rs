@@ -987,6 +987,16 @@ mod tests {
         let f = facts(Tier::Security, CullSettings::default());
         let note = release_note(&f, None).unwrap();
         assert_eq!(announced_at(&note), Some(f.now));
+        // An edited note: a time with an offset is taken in UTC; one that cannot be written
+        // in UTC counts as none (the publication time is used), never met later.
+        let recorded = rfc3339_seconds(f.now);
+        let edited = |at: &str| note.replacen(&recorded, at, 1);
+        assert_eq!(
+            announced_at(&edited("2026-11-30T14:00:00+02:00")),
+            Some(time::macros::datetime!(2026-11-30 12:00 UTC))
+        );
+        assert_eq!(announced_at(&edited("0000-01-01T00:00:00+23:59")), None);
+        assert_eq!(announced_at(&edited("9999-12-31T23:59:59-23:59")), None);
         let issue = super::tracking_issue(&f, None).unwrap();
         let fingerprint = evidence_fingerprint(&f);
         assert_eq!(fingerprint.len(), 16);

@@ -741,17 +741,14 @@ impl ServerPages<'_> {
         }
         let page: PageDoc = {
             let mut de = serde_json::Deserializer::from_slice(&body);
-            serde_path_to_error::deserialize(&mut de).map_err(|e| {
-                let detail = self.client.echoed(&e.inner().to_string());
-                match e.inner().classify() {
-                    serde_json::error::Category::Data => {
-                        malformed(self.client.echoed(&e.to_string()))
-                    }
-                    _ => HubError::NotJson {
-                        url: url.to_string(),
-                        detail,
-                    },
-                }
+            // A syntax error or a cut-off body is no JSON at all; a data error is JSON of
+            // another shape (serde_json `Category`).
+            serde_path_to_error::deserialize(&mut de).map_err(|e| match e.inner().classify() {
+                serde_json::error::Category::Data => malformed(self.client.echoed(&e.to_string())),
+                _ => HubError::NotJson {
+                    url: url.to_string(),
+                    detail: self.client.echoed(&e.inner().to_string()),
+                },
             })?
         };
         drop(body);
