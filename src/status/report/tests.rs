@@ -431,3 +431,33 @@ fn the_summary_says_what_became_of_the_comment_linking_it() {
         .collect();
     insta::assert_snapshot!(table.join("\n---\n"));
 }
+
+#[test]
+fn hub_times_at_the_calendars_ends_are_reported_as_they_are() {
+    use crate::support::time::{FIRST, LAST};
+    // The hub's times as the hub edge takes them (UTC, years 0000 to 9999): a server idle
+    // since the first instant is stale and overdue; one started on the last second is
+    // updated. Every time is written, none panics.
+    let c = at_defaults(vec![
+        server("early", "", Some(FIRST), Some(FIRST)),
+        server("late", "", Some(LAST), Some(LAST)),
+    ]);
+    let facts = facts(&c, None, true);
+    let json: serde_json::Value = serde_json::from_str(&json(&facts)).unwrap();
+    let times: Vec<String> = json["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {} {} {} {}",
+                s["user"], s["state"], s["started"], s["last_activity"], s["deadline"]
+            )
+        })
+        .collect();
+    insta::assert_snapshot!(times.join("\n"), @r#"
+"early" "stale-idle" "0000-01-01T00:00:00Z" "0000-01-01T00:00:00Z" "0000-01-01T01:10:00Z"
+"late" "updated" "9999-12-31T23:59:59Z" "9999-12-31T23:59:59Z" null
+"#);
+    assert!(table(&facts).is_ok() && job_summary(&facts).is_ok());
+}
