@@ -750,11 +750,11 @@ mod tests {
             ),
             (
                 "99999999999999999999999",
-                "`cull.timeout` is about 1e23 seconds, more than 10 years (315360000 s)",
+                "`cull.timeout` is about 1e23 seconds, more than 3650 days (315360000 s)",
             ),
             (
                 "315360001",
-                "`cull.timeout` is 315360001 seconds, more than 10 years (315360000 s)",
+                "`cull.timeout` is 315360001 seconds, more than 3650 days (315360000 s)",
             ),
             ("-1.5", "`cull.timeout` is negative (-1.5)"),
             (

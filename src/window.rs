@@ -14,7 +14,7 @@
 //! after another, and the hub holds each stop request up to its slow-stop timeout, so a
 //! server can wait for every other one in the pass (issue 13, measured on JupyterHub 6.1.1).
 //!
-//! Durations are capped at [`MAX_DURATION_SECS`] (10 years): beyond that a window is
+//! Durations are capped at [`MAX_DURATION_SECS`] (3650 days): beyond that a window is
 //! meaningless and sums would overflow.
 //!
 //! z2jh passes `--timeout` and `--cull-every` only when they are non-zero; with 0 (or null)
@@ -35,13 +35,17 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 3600;
 pub const DEFAULT_EVERY_SECS: u64 = 600;
 /// z2jh's default `cull.maxAge`: 0 seconds (no maximum age).
 pub const DEFAULT_MAX_AGE_SECS: u64 = 0;
-/// The longest culler duration taken: 10 years of 365 days (315,360,000 s). Longer values
-/// are refused rather than stated as a window nobody will see.
+/// The longest culler duration taken: 3650 days (315,360,000 s), ten years of 365 days.
+/// Longer values are refused rather than stated as a window nobody will see. Said in days,
+/// not years: humantime counts a year as 365.25 days, so its `10y` is longer.
 pub const MAX_DURATION_SECS: u64 = 10 * 365 * 86_400;
 
-/// `MAX_DURATION_SECS` in words, for messages.
+/// `MAX_DURATION_SECS` in words, for messages: `3650 days (315360000 s)`.
 pub fn max_duration_words() -> String {
-    format!("10 years ({MAX_DURATION_SECS} s)")
+    format!(
+        "{} days ({MAX_DURATION_SECS} s)",
+        MAX_DURATION_SECS / 86_400
+    )
 }
 
 /// Where a culler setting came from, for the job summary and `codeq-rollout window`.
@@ -423,16 +427,18 @@ impl Window {
 pub const LAST_DATE: &str = "9999-12-31";
 
 /// Whether a deadline up to `secs` seconds after `from` can be written as a date: `from +
-/// secs`, plus a minute for the reports' rounding up of a "never later than" time, falls on
-/// or before [`LAST_DATE`]. A deadline past it cannot be computed (`checked_add` gives
+/// secs` is at or before 9999-12-31T23:59:59Z ([`crate::support::time::LAST`], on
+/// [`LAST_DATE`]). The reports round a "never later than" deadline up to the minute, and on
+/// that last minute to the second instead (`crate::render::utc_minute_up`), so a deadline
+/// that fits is always written. A deadline past it cannot be computed (`checked_add` gives
 /// `None`), and `None` is what a bound that does not exist reads as; so settings that fail
 /// this are refused before anything is stated (`cli`), never reported as unbounded.
 pub fn fits_calendar(from: time::OffsetDateTime, secs: u64) -> bool {
     i64::try_from(secs)
         .ok()
         .and_then(|secs| from.checked_add(time::Duration::seconds(secs)))
-        .and_then(|at| at.checked_add(time::Duration::MINUTE))
-        .is_some()
+        .and_then(|at| crate::support::time::to_utc(at).ok())
+        .is_some_and(|at| at <= crate::support::time::LAST)
 }
 
 /// JupyterHub's default slow-stop timeout, seconds: `BaseHandler.slow_stop_timeout` returns
@@ -653,10 +659,19 @@ pub fn parse_duration_secs(text: &str) -> Result<u64> {
     if t.starts_with('-') {
         bail!("{t:?} is negative: durations are 0 or more; {FORMS}");
     }
+    // humantime's year is 365.25 days (`y`, `year`, `years`): `10y` is 3652.5 days.
+    let years = t
+        .split(|c: char| c.is_ascii_digit() || c.is_whitespace() || c == '.')
+        .any(|unit| matches!(unit, "y" | "year" | "years"));
     let too_long = || {
         anyhow::anyhow!(
-            "{t:?} is longer than {}, the longest duration codeq-rollout takes",
-            max_duration_words()
+            "{t:?} is longer than {}, the longest duration codeq-rollout takes{}",
+            max_duration_words(),
+            if years {
+                " (a year here is 365.25 days: write days instead, e.g. 3650d)"
+            } else {
+                ""
+            }
         )
     };
     let secs = if t.bytes().all(|b| b.is_ascii_digit()) {
@@ -732,13 +747,16 @@ mod tests {
     }
 
     #[test]
-    fn deadlines_fit_the_calendar_up_to_its_last_minute() {
+    fn deadlines_fit_the_calendar_up_to_its_last_second() {
         use time::macros::datetime;
         let from = datetime!(9999-12-31 23:58 UTC);
-        // A deadline is rounded up to the minute: it must still be a date after that.
         assert!(fits_calendar(from, 0));
-        assert!(fits_calendar(from, 59));
-        assert!(!fits_calendar(from, 60));
+        assert!(fits_calendar(from, 119));
+        assert!(!fits_calendar(from, 120));
+        // A fraction past the last second does not fit either.
+        assert!(!fits_calendar(datetime!(9999-12-31 23:58:00.5 UTC), 119));
+        // `announce --now 9999-12-31T22:49:00Z` at z2jh's defaults: due by 23:59:00.
+        assert!(fits_calendar(datetime!(9999-12-31 22:49 UTC), 4200));
         assert!(!fits_calendar(datetime!(2026-12-01 00:00 UTC), u64::MAX));
         // Ten years of every setting fit any clock of this millennium.
         let longest = compute(&settings(
@@ -849,20 +867,28 @@ mod tests {
     }
 
     #[test]
-    fn durations_are_capped_at_ten_years() {
+    fn durations_are_capped_at_3650_days_said_in_days() {
         assert_eq!(parse_duration_secs("3650days").unwrap(), MAX_DURATION_SECS);
-        for long in [
+        assert_eq!(parse_duration_secs("87600h").unwrap(), MAX_DURATION_SECS);
+        let refused: Vec<String> = [
             "315360001",
             "3651days",
             "18446744073709551615",
             "99999999999999999999999",
-        ] {
-            let err = parse_duration_secs(long).unwrap_err().to_string();
-            assert!(
-                err.contains("longer than 10 years (315360000 s)"),
-                "{long}: {err}"
-            );
-        }
+            "10y",
+            "9years 366d",
+        ]
+        .iter()
+        .map(|long| parse_duration_secs(long).unwrap_err().to_string())
+        .collect();
+        insta::assert_snapshot!(refused.join("\n"), @r#"
+"315360001" is longer than 3650 days (315360000 s), the longest duration codeq-rollout takes
+"3651days" is longer than 3650 days (315360000 s), the longest duration codeq-rollout takes
+"18446744073709551615" is longer than 3650 days (315360000 s), the longest duration codeq-rollout takes
+"99999999999999999999999" is longer than 3650 days (315360000 s), the longest duration codeq-rollout takes
+"10y" is longer than 3650 days (315360000 s), the longest duration codeq-rollout takes (a year here is 365.25 days: write days instead, e.g. 3650d)
+"9years 366d" is longer than 3650 days (315360000 s), the longest duration codeq-rollout takes (a year here is 365.25 days: write days instead, e.g. 3650d)
+"#);
         let err = parse_duration_secs("600000000000y")
             .unwrap_err()
             .to_string();
@@ -875,7 +901,7 @@ mod tests {
         assert_eq!(err.origin, c.origins.max_age);
         assert!(
             err.message
-                .contains("cull.maxAge is 315360001 s (option --cull-max-age), more than 10 years"),
+                .contains("cull.maxAge is 315360001 s (option --cull-max-age), more than 3650 days (315360000 s)"),
             "{err}"
         );
         // Culling disabled or not, a duration that long is refused.

@@ -26,8 +26,8 @@ use time::OffsetDateTime;
 /// event payload they name).
 ///
 /// # Errors
-/// Bad input, as [`UsageError`] naming the input (exit code 2); an unreadable values file
-/// or event payload, or a malformed `--now` (exit code 1).
+/// Bad input, as [`UsageError`] naming the input (exit code 2), a malformed `--now`
+/// included; an unreadable values file or event payload (exit code 1).
 pub fn announce_request(
     args: &AnnounceArgs,
     log: &Log,
@@ -48,8 +48,7 @@ pub fn announce_request(
     )?;
     let source = ImageSource::parse(image).map_err(usage("image"))?;
     let now = match &args.now {
-        Some(text) => OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
-            .with_context(|| format!("--now {text:?} is not an RFC 3339 time"))?,
+        Some(text) => super::status::time_input(text, "now")?,
         None => OffsetDateTime::now_utc(),
     };
     let culler = args.culler.settings(log)?;
@@ -392,6 +391,24 @@ mod tests {
     }
 
     #[test]
+    fn a_clock_whose_deadlines_end_on_the_calendars_last_second_is_taken() {
+        // z2jh's defaults: due within 1h 10m, so by 9999-12-31T23:59:00Z.
+        let at = |now| {
+            request(
+                &["--image", "oci:examples/lab", "--dry-run", "--now", now],
+                &[],
+            )
+        };
+        let r = at("9999-12-31T22:49:00Z").unwrap();
+        assert_eq!(r.now, time::macros::datetime!(9999-12-31 22:49 UTC));
+        assert!(at("9999-12-31T22:49:59Z").is_ok());
+        assert_eq!(at("9999-12-31T22:50:00Z").err().unwrap().0, "now");
+        // Taken in UTC whatever the offset given.
+        let r = at("9999-12-31T20:49:00-02:00").unwrap();
+        assert_eq!(r.now, time::macros::datetime!(9999-12-31 22:49 UTC));
+    }
+
+    #[test]
     fn input_generates_correct_announce_request() {
         let layout = ["--image", "oci:examples/lab", "--dry-run"];
         let r = request(&layout, &[]).unwrap();
@@ -494,6 +511,10 @@ mod tests {
             ),
             (with(&["--insecure-registry", "a b"]), vec![]),
             (with(&["--now", "yesterday"]), vec![]),
+            (with(&["--now", "9999-12-31T23:59:59-23:59"]), vec![]),
+            (with(&["--now", "0000-01-01T00:00:00+00:01"]), vec![]),
+            (with(&["--now", "10000-01-01T00:00:00Z"]), vec![]),
+            (with(&["--now", "9999-12-31T22:50:00Z"]), vec![]),
             (with(super::super::culler::PAST_THE_CALENDAR[0]), vec![]),
             (with(super::super::culler::PAST_THE_CALENDAR[1]), vec![]),
             (

@@ -15,7 +15,6 @@ use anyhow::Result;
 use secrecy::{ExposeSecret, SecretString};
 use std::collections::HashMap;
 use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 
 /// `hub-url`'s default in action.yml and for `announce`'s runbook: never a hub to read.
 const PLACEHOLDER_HUB_URL: &str = "https://hub.example.org";
@@ -255,13 +254,17 @@ fn rfc3339(t: OffsetDateTime) -> String {
     crate::status::classify::rfc3339(t)
 }
 
-/// An RFC 3339 time input.
-fn time_input(text: &str, input: &str) -> Result<OffsetDateTime, UsageError> {
-    OffsetDateTime::parse(text.trim(), &Rfc3339).map_err(|e| {
+/// An RFC 3339 time input, in UTC ([`crate::support::time::parse_rfc3339`]: years 0000 to
+/// 9999 in UTC). Shared with `announce`'s `--now`.
+///
+/// # Errors
+/// [`UsageError`] naming `input` and quoting the text.
+pub(super) fn time_input(text: &str, input: &str) -> Result<OffsetDateTime, UsageError> {
+    crate::support::time::parse_rfc3339(text).map_err(|e| {
         UsageError::new(
             input,
             format!(
-                "{input} (--{input}) {:?} is not an RFC 3339 time ({e}): write e.g. 2026-11-30T12:00:00Z",
+                "{input} (--{input}) {:?} {e}: write e.g. 2026-11-30T12:00:00Z",
                 text.trim()
             ),
         )
@@ -463,6 +466,65 @@ mod tests {
         // The clock itself is fine.
         let r = request(&[&HUB[..], &now, &["--released-at", "2026-11-30T12:00:00Z"]].concat());
         assert!(r.is_ok());
+    }
+
+    #[test]
+    fn times_outside_the_years_0000_to_9999_in_utc_are_refused_naming_the_input() {
+        let at = ["--released-at", "2026-11-30T12:00:00Z"];
+        let cases: [&[&str]; 6] = [
+            &["--released-at", "9999-12-31T23:59:59-23:59"],
+            &["--released-at", "0000-01-01T00:00:00+23:59"],
+            &[&at[..], &["--now", "9999-12-31T23:59:59-23:59"]].concat(),
+            &[&at[..], &["--now", "0000-01-01T00:00:00+00:01"]].concat(),
+            &[&at[..], &["--now", "10000-01-01T00:00:00Z"]].concat(),
+            &[&at[..], &["--now", "2026-11-30T25:00:00Z"]].concat(),
+        ];
+        let table: Vec<String> = cases
+            .iter()
+            .map(|args| {
+                let (input, message) = request(&[&HUB[..], args].concat()).err().expect("refused");
+                format!("{}\n  {input}: {message}", args.join(" "))
+            })
+            .collect();
+        insta::assert_snapshot!(table.join("\n"), @r#"
+--released-at 9999-12-31T23:59:59-23:59
+  released-at: released-at (--released-at) "9999-12-31T23:59:59-23:59" falls after 9999-12-31T23:59:59Z in UTC, the last time that can be written (RFC 3339 writes the years 0000 to 9999): write e.g. 2026-11-30T12:00:00Z
+--released-at 0000-01-01T00:00:00+23:59
+  released-at: released-at (--released-at) "0000-01-01T00:00:00+23:59" falls before 0000-01-01T00:00:00Z in UTC, the first time that can be written (RFC 3339 writes the years 0000 to 9999): write e.g. 2026-11-30T12:00:00Z
+--released-at 2026-11-30T12:00:00Z --now 9999-12-31T23:59:59-23:59
+  now: now (--now) "9999-12-31T23:59:59-23:59" falls after 9999-12-31T23:59:59Z in UTC, the last time that can be written (RFC 3339 writes the years 0000 to 9999): write e.g. 2026-11-30T12:00:00Z
+--released-at 2026-11-30T12:00:00Z --now 0000-01-01T00:00:00+00:01
+  now: now (--now) "0000-01-01T00:00:00+00:01" falls before 0000-01-01T00:00:00Z in UTC, the first time that can be written (RFC 3339 writes the years 0000 to 9999): write e.g. 2026-11-30T12:00:00Z
+--released-at 2026-11-30T12:00:00Z --now 10000-01-01T00:00:00Z
+  now: now (--now) "10000-01-01T00:00:00Z" has a year of more than four digits (RFC 3339 writes the years 0000 to 9999): write e.g. 2026-11-30T12:00:00Z
+--released-at 2026-11-30T12:00:00Z --now 2026-11-30T25:00:00Z
+  now: now (--now) "2026-11-30T25:00:00Z" is not an RFC 3339 time (hour must be in the range 0..=23): write e.g. 2026-11-30T12:00:00Z
+"#);
+        // Taken in UTC: the offset is gone, the instant kept.
+        let r = request(
+            &[
+                &HUB[..],
+                &["--released-at", "0000-01-01T23:00:00+23:00"],
+                &["--now", "9999-12-30T00:00:00-23:59"],
+            ]
+            .concat(),
+        )
+        .unwrap();
+        assert_eq!(
+            r.released_at,
+            Some(time::macros::datetime!(0000-01-01 0:00 UTC))
+        );
+        assert_eq!(r.now, Some(time::macros::datetime!(9999-12-30 23:59 UTC)));
+    }
+
+    #[test]
+    fn a_clock_whose_deadlines_end_on_the_calendars_last_minute_is_taken() {
+        // The defaults' longest bound is 1h 10m (timeout 3600 s + every 600 s).
+        let at = ["--released-at", "2026-11-30T12:00:00Z"];
+        let now = |t: &'static str| [&HUB[..], &at, &["--now", t]].concat();
+        assert!(request(&now("9999-12-31T22:49:59Z")).is_ok());
+        let (input, _) = request(&now("9999-12-31T22:50:00Z")).err().expect("past");
+        assert_eq!(input, "now");
     }
 
     #[test]

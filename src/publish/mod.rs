@@ -111,17 +111,14 @@ impl Found {
     }
 
     /// When the digest was first announced: the time recorded in our release note, else its
-    /// publication time; `None` when there is no release yet. A re-run renders with it, so
-    /// the convergence deadlines, and with them the whole note, stay the same.
+    /// publication time, in UTC (a time outside the years 0000 to 9999 in UTC counts as
+    /// none, `crate::support::time::parse_rfc3339`); `None` when there is no release yet. A
+    /// re-run renders with it, so the convergence deadlines, and with them the whole note,
+    /// stay the same.
     pub fn announced_at(&self) -> Option<OffsetDateTime> {
         let release = self.release()?;
-        render::announced_at(release.body.as_deref().unwrap_or("")).or_else(|| {
-            OffsetDateTime::parse(
-                release.published_at.as_deref()?,
-                &time::format_description::well_known::Rfc3339,
-            )
-            .ok()
-        })
+        render::announced_at(release.body.as_deref().unwrap_or(""))
+            .or_else(|| crate::support::time::parse_rfc3339(release.published_at.as_deref()?).ok())
     }
 }
 

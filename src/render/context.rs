@@ -8,7 +8,9 @@
 //! it already neutralised ([`crate::sanitize`]); the tool's hidden marker lines are not in
 //! it at all: they are added after rendering.
 
-use super::{Facts, culler_text, image_repository, rfc3339_seconds, short_digest, utc_minute};
+use super::{
+    Facts, culler_text, image_repository, rfc3339_seconds, short_digest, utc_minute, utc_minute_up,
+};
 use crate::support::sanitize;
 use crate::tier::{PullRequest, Tier};
 use crate::window::{Window, human, human_at_most, servers_words};
@@ -235,12 +237,11 @@ pub(super) fn window_view(window: &Window, now: Option<OffsetDateTime>) -> Windo
         let secs = i64::try_from(secs?).ok()?;
         let at = now.checked_add(time::Duration::seconds(secs))?;
         // A worst case's deadline is rounded up, so it never reads earlier than it is.
-        let past_minute = at.second() > 0 || at.nanosecond() > 0;
-        let at = match (up, past_minute) {
-            (true, true) => at.checked_add(time::Duration::minutes(1))?,
-            _ => at,
-        };
-        Some(utc_minute(at))
+        Some(if up {
+            utc_minute_up(at)
+        } else {
+            utc_minute(at)
+        })
     };
     // The worst case reads in whole minutes, rounded up, so it never reads earlier than
     // it is.

@@ -27,8 +27,8 @@ pub enum Stage {
     Report,
     /// `status`: resolving the image and finding its release note.
     StatusRelease,
-    /// `status`: reading the hub's running servers.
-    StatusHub,
+    /// `status`: reading the hub's running servers, and what kind of failure it met.
+    StatusHub(HubFault),
     /// `status`: writing the step outputs and the job summary.
     StatusReport,
     /// `status`: writing the convergence comment on the tracking issue.
@@ -74,11 +74,7 @@ impl Stage {
                  registry credentials and that `announce` ran for this image, or give \
                  `released-at`, then re-run the job.",
             ),
-            Stage::StatusHub => (
-                "reading the hub's running servers",
-                "Nothing was measured or written; the outputs are empty. Fix what the error \
-                 names (`hub-url`, or the role of `hub-token`), then re-run the job.",
-            ),
+            Stage::StatusHub(fault) => ("reading the hub's running servers", fault.todo()),
             Stage::StatusReport => (
                 "writing the step outputs",
                 "The hub was read; later steps may see the outputs empty. Re-run the job.",
@@ -89,6 +85,51 @@ impl Stage {
                  (often `issues: write` under `permissions:`), then re-run the job: it edits \
                  its comment in place, never posts a second.",
             ),
+        }
+    }
+}
+
+/// What kind of failure `status` met reading the hub ([`Stage::StatusHub`]): it decides what
+/// the job summary tells to do, since a hub that is down is not fixed by changing `hub-url`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HubFault {
+    /// The hub was not reached, or refused the request or its token: the address, the
+    /// token's role, or what is between the runner and the hub.
+    #[default]
+    Access,
+    /// The hub, or a proxy or ingress in front of it, failed (HTTP 5xx) or did not answer
+    /// within `hub-timeout`.
+    Down,
+    /// The hub, or a proxy in front of it, limits how often it is asked (HTTP 429).
+    RateLimited,
+    /// The answer could not be measured as it is (too old a hub, a malformed list, deadlines
+    /// past the calendar): what the error names.
+    Answer,
+}
+
+impl HubFault {
+    /// What to do after a failed read of the hub of this kind.
+    fn todo(self) -> &'static str {
+        match self {
+            HubFault::Access => {
+                "Nothing was measured or written; the outputs are empty. Fix what the error \
+                 names (`hub-url`, or the role of `hub-token`), then re-run the job."
+            }
+            HubFault::Down => {
+                "Nothing was measured or written; the outputs are empty. The hub, or a proxy \
+                 or ingress in front of it, failed or did not answer in time: `hub-url` and \
+                 `hub-token` are not the cause. Check that the hub is up and look at its log \
+                 and the proxy's, then re-run the job later."
+            }
+            HubFault::RateLimited => {
+                "Nothing was measured or written; the outputs are empty. The hub, or a proxy \
+                 in front of it, limits how often it is asked: run `status` less often (a \
+                 less frequent schedule), or re-run the job later."
+            }
+            HubFault::Answer => {
+                "Nothing was measured or written; the outputs are empty. Fix what the error \
+                 names, then re-run the job."
+            }
         }
     }
 }
@@ -199,6 +240,28 @@ mod tests {
             table_cell("https://x/a|b\n::error ::owned\r"),
             "https://x/a\\|b ::error ::owned "
         );
+    }
+
+    #[test]
+    fn a_failed_read_of_the_hub_says_what_to_do_for_its_kind_of_failure() {
+        let words: Vec<String> = [
+            HubFault::Access,
+            HubFault::Down,
+            HubFault::RateLimited,
+            HubFault::Answer,
+        ]
+        .into_iter()
+        .map(|fault| {
+            let (doing, todo) = Stage::StatusHub(fault).words();
+            format!("{fault:?}: {doing}. {todo}")
+        })
+        .collect();
+        insta::assert_snapshot!(words.join("\n"), @r#"
+Access: reading the hub's running servers. Nothing was measured or written; the outputs are empty. Fix what the error names (`hub-url`, or the role of `hub-token`), then re-run the job.
+Down: reading the hub's running servers. Nothing was measured or written; the outputs are empty. The hub, or a proxy or ingress in front of it, failed or did not answer in time: `hub-url` and `hub-token` are not the cause. Check that the hub is up and look at its log and the proxy's, then re-run the job later.
+RateLimited: reading the hub's running servers. Nothing was measured or written; the outputs are empty. The hub, or a proxy in front of it, limits how often it is asked: run `status` less often (a less frequent schedule), or re-run the job later.
+Answer: reading the hub's running servers. Nothing was measured or written; the outputs are empty. Fix what the error names, then re-run the job.
+"#);
     }
 
     #[test]

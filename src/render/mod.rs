@@ -178,11 +178,13 @@ fn hidden_value<'a>(kind: MarkerKind, body: &'a str, name: &str) -> Option<&'a s
         .strip_suffix(" -->")
 }
 
-/// The announce time recorded in a release note written by codeq-rollout, if any.
+/// The announce time recorded in a release note written by codeq-rollout, if any, in UTC
+/// ([`crate::support::time::parse_rfc3339`]: a time outside the years 0000 to 9999 in UTC,
+/// as an edited note may hold, counts as none).
 pub fn announced_at(body: &str) -> Option<OffsetDateTime> {
     let text = hidden_value(MarkerKind::Release, body, ANNOUNCED_AT)?;
     let text = text.split_once(BODY_HASH).map_or(text, |(at, _)| at);
-    OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()
+    crate::support::time::parse_rfc3339(text).ok()
 }
 
 /// The evidence fingerprint recorded in a body of `kind` (a tracking issue or the bot's
@@ -382,7 +384,7 @@ pub fn runbook_section(runbook: &RunbookSettings, digest: &str) -> Result<String
 pub use crate::support::text::{truncate_body, truncate_body_reserving};
 
 mod failure;
-pub use failure::{Failure, Stage, failure_summary};
+pub use failure::{Failure, HubFault, Stage, failure_summary};
 
 /// Where the full text of a cut body is: the workflow run's log and summary (or, outside
 /// Actions, the tool's output), for the note [`truncate_body`] appends.
@@ -447,24 +449,66 @@ fn shell_word(text: &str) -> String {
 }
 
 /// `2026-11-30T14:05:09Z`: RFC 3339 in UTC, whole seconds (the deadlines are shown to the
-/// minute, so dropping the fraction changes nothing rendered).
+/// minute, so dropping the fraction changes nothing rendered); never panics
+/// ([`crate::support::time::rfc3339_seconds`]).
 fn rfc3339_seconds(t: OffsetDateTime) -> String {
-    let t = t.to_offset(time::UtcOffset::UTC);
-    let t = t.replace_nanosecond(0).unwrap_or(t);
-    t.format(&time::format_description::well_known::Rfc3339)
-        .expect("a UTC time formats as RFC 3339")
+    crate::support::time::rfc3339_seconds(t)
 }
 
-/// `2026-11-30 14:05 UTC`.
+/// `2026-11-30 14:05 UTC`: `t` in UTC, the seconds dropped. Never panics: a time whose UTC
+/// is past the `time` crate's range (which no parse gives, `crate::support::time`) is
+/// written in its own offset, e.g. `9999-12-31 23:59 -23:59`.
 pub fn utc_minute(t: OffsetDateTime) -> String {
-    let t = t.to_offset(time::UtcOffset::UTC);
+    let (t, zone) = match t.checked_to_offset(time::UtcOffset::UTC) {
+        Some(utc) => (utc, "UTC".to_string()),
+        None => {
+            let (h, m, _) = t.offset().as_hms();
+            let sign = if t.offset().is_negative() { '-' } else { '+' };
+            (
+                t,
+                format!("{sign}{:02}:{:02}", h.unsigned_abs(), m.unsigned_abs()),
+            )
+        }
+    };
     format!(
-        "{:04}-{:02}-{:02} {:02}:{:02} UTC",
+        "{:04}-{:02}-{:02} {:02}:{:02} {zone}",
         t.year(),
         u8::from(t.month()),
         t.day(),
         t.hour(),
         t.minute()
+    )
+}
+
+/// A "never later than" deadline to the minute, rounded UP, so it never reads earlier than
+/// it is (07:12:48 reads `07:13 UTC`). On the calendar's last minute, whose next one cannot
+/// be written, it is written to the second, rounded up: 9999-12-31T23:59:30.2Z reads
+/// `9999-12-31 23:59:31 UTC` (every deadline stated is at or before 9999-12-31T23:59:59Z,
+/// `crate::window::fits_calendar`; one past it would read as its whole second).
+pub fn utc_minute_up(t: OffsetDateTime) -> String {
+    let Some(t) = t.checked_to_offset(time::UtcOffset::UTC) else {
+        return utc_minute(t);
+    };
+    if t.second() == 0 && t.nanosecond() == 0 {
+        return utc_minute(t);
+    }
+    let whole = |t: OffsetDateTime, second: u8| {
+        t.replace_nanosecond(0)
+            .and_then(|t| t.replace_second(second))
+            .unwrap_or(t)
+    };
+    if let Some(up) = whole(t, 0).checked_add(time::Duration::MINUTE) {
+        return utc_minute(up);
+    }
+    let second = whole(t, t.second());
+    let up = match t.nanosecond() {
+        0 => second,
+        _ => second.checked_add(time::Duration::SECOND).unwrap_or(second),
+    };
+    format!(
+        "{}:{:02} UTC",
+        utc_minute(up).trim_end_matches(" UTC"),
+        up.second()
     )
 }
 
@@ -780,6 +824,52 @@ mod tests {
     }
 
     #[test]
+    fn deadlines_round_up_to_the_minute_and_on_the_calendars_last_minute_to_the_second() {
+        use time::macros::datetime;
+        let rounded: Vec<String> = [
+            datetime!(2026-11-30 07:12:48 UTC),
+            datetime!(2026-11-30 07:12 UTC),
+            datetime!(2026-11-30 09:12:48 +02:00),
+            datetime!(9999-12-31 23:58:30 UTC),
+            datetime!(9999-12-31 23:59 UTC),
+            datetime!(9999-12-31 23:59:30.2 UTC),
+            datetime!(9999-12-31 23:59:59 UTC),
+            // Past the last second: no deadline stated is (`fits_calendar`); no panic.
+            datetime!(9999-12-31 23:59:59.5 UTC),
+            datetime!(9999-12-31 23:59:59 -23:59),
+        ]
+        .iter()
+        .map(|t| format!("{t} -> {}", utc_minute_up(*t)))
+        .collect();
+        insta::assert_snapshot!(rounded.join("\n"), @r#"
+2026-11-30 7:12:48.0 +00:00:00 -> 2026-11-30 07:13 UTC
+2026-11-30 7:12:00.0 +00:00:00 -> 2026-11-30 07:12 UTC
+2026-11-30 9:12:48.0 +02:00:00 -> 2026-11-30 07:13 UTC
+9999-12-31 23:58:30.0 +00:00:00 -> 9999-12-31 23:59 UTC
+9999-12-31 23:59:00.0 +00:00:00 -> 9999-12-31 23:59 UTC
+9999-12-31 23:59:30.2 +00:00:00 -> 9999-12-31 23:59:31 UTC
+9999-12-31 23:59:59.0 +00:00:00 -> 9999-12-31 23:59:59 UTC
+9999-12-31 23:59:59.5 +00:00:00 -> 9999-12-31 23:59:59 UTC
+9999-12-31 23:59:59.0 -23:59:00 -> 9999-12-31 23:59 -23:59
+"#);
+        // The worst case at the hub's scale from the latest clock whose deadlines fit: every
+        // deadline is written, none dropped as if culling were disabled.
+        let window = at_scale(facts(Tier::Routine, CullSettings::default()), 100).window;
+        let longest = window.longest_secs().unwrap();
+        let now = crate::support::time::LAST - time::Duration::seconds(longest as i64);
+        assert!(crate::window::fits_calendar(now, longest));
+        let view = context::window_view(&window, Some(now));
+        let worst = view.worst.unwrap();
+        assert_eq!(
+            (view.bounds.idle_by, worst.bounds.idle_by),
+            (
+                Some("9999-12-31 23:43 UTC".to_string()),
+                Some("9999-12-31 23:59:59 UTC".to_string())
+            )
+        );
+    }
+
+    #[test]
     fn routine_release_note_at_the_hubs_scale() {
         let f = at_scale(facts(Tier::Routine, CullSettings::default()), 100);
         insta::assert_snapshot!(release_note(&f, None).unwrap());
@@ -897,6 +987,16 @@ mod tests {
         let f = facts(Tier::Security, CullSettings::default());
         let note = release_note(&f, None).unwrap();
         assert_eq!(announced_at(&note), Some(f.now));
+        // An edited note: a time with an offset is taken in UTC; one that cannot be written
+        // in UTC counts as none (the publication time is used), never met later.
+        let recorded = rfc3339_seconds(f.now);
+        let edited = |at: &str| note.replacen(&recorded, at, 1);
+        assert_eq!(
+            announced_at(&edited("2026-11-30T14:00:00+02:00")),
+            Some(time::macros::datetime!(2026-11-30 12:00 UTC))
+        );
+        assert_eq!(announced_at(&edited("0000-01-01T00:00:00+23:59")), None);
+        assert_eq!(announced_at(&edited("9999-12-31T23:59:59-23:59")), None);
         let issue = super::tracking_issue(&f, None).unwrap();
         let fingerprint = evidence_fingerprint(&f);
         assert_eq!(fingerprint.len(), 16);

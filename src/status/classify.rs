@@ -190,11 +190,12 @@ pub struct Totals {
 
 /// `2026-11-30T14:05:09Z`: a time in UTC, to the second, as RFC 3339 (the shape of every
 /// time `status` writes for machines: `--json`, the Actions outputs, the comment's numbers).
+/// Never panics ([`crate::support::time::rfc3339_seconds`]): every time `status` holds was
+/// parsed in UTC within the years 0000 to 9999 (`--now`, `released-at`, the hub's times,
+/// [`crate::support::time::parse_rfc3339`]) or is a deadline checked against the calendar's
+/// end ([`crate::window::fits_calendar`]).
 pub fn rfc3339(t: OffsetDateTime) -> String {
-    let t = t.to_offset(time::UtcOffset::UTC);
-    let t = t.replace_nanosecond(0).unwrap_or(t);
-    t.format(&time::format_description::well_known::Rfc3339)
-        .expect("a UTC time formats as RFC 3339")
+    crate::support::time::rfc3339_seconds(t)
 }
 
 /// serde: an optional time as [`rfc3339`], or `null`.

@@ -151,8 +151,8 @@ pub enum HubError {
     },
     /// No complete answer within the timeout.
     #[error(
-        "the hub at {url} did not answer within {} s; check that the hub is up, or try again later",
-        after.as_secs()
+        "the hub at {url} did not answer within {}; check that the hub is up, or try again later",
+        humantime::format_duration(*after)
     )]
     Timeout {
         /// The URL asked.
@@ -236,6 +236,17 @@ pub enum HubError {
         /// The URL asked.
         url: String,
     },
+    /// A 2xx answer whose body is not JSON at all (nor an HTML page, [`HubError::WrongBase`]):
+    /// not what the hub's API writes.
+    #[error(
+        "the hub at {url} answered with a body that is not JSON ({detail}): the hub's API answers JSON, so something else answered; check that hub-url is the hub's address (<hub-url>/hub/api/ is the API) and what is in front of the hub (a proxy or ingress)"
+    )]
+    NotJson {
+        /// The URL asked.
+        url: String,
+        /// serde_json's words: what was expected, at which line and column.
+        detail: String,
+    },
     /// JSON that is not the hub's user list.
     #[error("the hub at {url} answered JSON that is not a user list: {detail}")]
     Malformed {
@@ -244,11 +255,12 @@ pub enum HubError {
         /// Where and what (serde's path and message, or the size limit).
         detail: String,
     },
-    /// Any other HTTP status.
+    /// Any other HTTP status, with what to do for it ([`status_advice`]).
     #[error(
-        "the hub at {url} answered {status}{}{}",
+        "the hub at {url} answered {status}{}{}; {}",
         after_tries(*tries),
-        message.as_ref().map(|m| format!(": {m}")).unwrap_or_default()
+        message.as_ref().map(|m| format!(": {m}")).unwrap_or_default(),
+        status_advice(*status)
     )]
     Status {
         /// The URL asked.
@@ -274,6 +286,25 @@ impl HubError {
             _ => {}
         }
         self
+    }
+}
+
+/// What to do about an answer with HTTP `status` that [`HubError::Status`] reports: a 5xx is
+/// the hub's failure or that of a proxy in front of it (configurable-http-proxy answers 503
+/// while the hub is down, an ingress 502 or 504; JupyterHub 500 for an exception in its
+/// handler), a 429 a rate limit; any other is not an answer the hub's API gives to this
+/// request, so the address is the likely cause.
+fn status_advice(status: u16) -> &'static str {
+    match status {
+        429 => {
+            "the hub, or a proxy in front of it, limits how often it is asked: run status less often (e.g. a less frequent schedule), or later"
+        }
+        500..=599 => {
+            "the hub, or a proxy or ingress in front of it, failed: check that the hub is up and look at its log and the proxy's, then try again later"
+        }
+        _ => {
+            "not an answer of the hub's API to this request: check that hub-url is the hub's address (<hub-url>/hub/api/ is the API)"
+        }
     }
 }
 
@@ -710,8 +741,15 @@ impl ServerPages<'_> {
         }
         let page: PageDoc = {
             let mut de = serde_json::Deserializer::from_slice(&body);
-            serde_path_to_error::deserialize(&mut de)
-                .map_err(|e| malformed(self.client.echoed(&e.to_string())))?
+            // A syntax error or a cut-off body is no JSON at all; a data error is JSON of
+            // another shape (serde_json `Category`).
+            serde_path_to_error::deserialize(&mut de).map_err(|e| match e.inner().classify() {
+                serde_json::error::Category::Data => malformed(self.client.echoed(&e.to_string())),
+                _ => HubError::NotJson {
+                    url: url.to_string(),
+                    detail: self.client.echoed(&e.inner().to_string()),
+                },
+            })?
         };
         drop(body);
         self.first_total.get_or_insert(page.pagination.total);
@@ -735,28 +773,27 @@ impl ServerPages<'_> {
             });
         }
         self.users += page.items.len() as u64;
-        let servers = page
-            .items
-            .into_iter()
-            .flat_map(|user| {
-                let name = user.name;
-                user.servers
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(move |(server, doc)| Server {
-                        user: name.clone(),
-                        name: server,
-                        started: doc.started,
-                        last_activity: doc.last_activity,
-                        ready: doc.ready,
-                        pending: doc.pending.map(|p| match p.as_str() {
-                            "spawn" => Pending::Spawn,
-                            "stop" => Pending::Stop,
-                            _ => Pending::Other,
-                        }),
-                    })
-            })
-            .collect();
+        let mut servers = Vec::new();
+        for (index, user) in page.items.into_iter().enumerate() {
+            for (server, doc) in user.servers.unwrap_or_default() {
+                let place = (index, user.name.as_str(), server.as_str());
+                let started = server_time(doc.started, place, "started").map_err(&malformed)?;
+                let last_activity =
+                    server_time(doc.last_activity, place, "last_activity").map_err(&malformed)?;
+                servers.push(Server {
+                    user: user.name.clone(),
+                    name: server,
+                    started,
+                    last_activity,
+                    ready: doc.ready,
+                    pending: doc.pending.map(|p| match p.as_str() {
+                        "spawn" => Pending::Spawn,
+                        "stop" => Pending::Stop,
+                        _ => Pending::Other,
+                    }),
+                });
+            }
+        }
         Ok(Some(servers))
     }
 
@@ -818,7 +855,8 @@ struct ServerDoc {
 }
 
 /// A hub timestamp: ISO 8601 in UTC with `Z` (`2026-11-30T14:05:09.123456Z`, JupyterHub
-/// `utils.isoformat`), or `null`.
+/// `utils.isoformat`), or `null`; as written, offset and all: [`server_time`] takes it in
+/// UTC, naming the user and server when it cannot be.
 fn hub_time<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<OffsetDateTime>, D::Error> {
     use time::format_description::well_known::{Iso8601, Rfc3339};
     let Some(text) = Option::<std::borrow::Cow<'de, str>>::deserialize(de)? else {
@@ -830,6 +868,31 @@ fn hub_time<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<OffsetDate
         .map_err(|_| {
             serde::de::Error::custom(format!("{:?} is not an ISO 8601 time", hub_text(&text)))
         })
+}
+
+/// A server's `field` (`started` or `last_activity`, as the hub wrote it) in UTC, within
+/// the years 0000 to 9999 ([`crate::support::time::to_utc`]): the invariant every later
+/// stage relies on to compute and write times without panicking.
+///
+/// # Errors
+/// The detail of a [`HubError::Malformed`]: where (`items[N].servers`), the user and server
+/// (as the hub gave them, cleaned), the field and why (`9999-12-31T23:59:59-23:59` falls
+/// after 9999-12-31T23:59:59Z in UTC).
+fn server_time(
+    at: Option<OffsetDateTime>,
+    place: (usize, &str, &str),
+    field: &str,
+) -> Result<Option<OffsetDateTime>, String> {
+    let Some(at) = at else { return Ok(None) };
+    crate::support::time::to_utc(at).map(Some).map_err(|e| {
+        let (index, user, server) = place;
+        format!(
+            "items[{index}].servers: {field} of user {:?}, server {:?}: {} {e}",
+            hub_text(user),
+            hub_text(server),
+            crate::support::time::rfc3339_seconds(at)
+        )
+    })
 }
 
 /// The start of the 403 message for a missing or unknown token (JupyterHub 6.1.1

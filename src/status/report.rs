@@ -87,15 +87,9 @@ fn terminal_name(name: &str) -> String {
 }
 
 /// A deadline to the minute, rounded UP: a "never later than" time must not read earlier
-/// than it is (07:12:48 reads 07:13 UTC).
+/// than it is (07:12:48 reads 07:13 UTC; [`crate::render::utc_minute_up`]).
 fn deadline_minute(t: OffsetDateTime) -> String {
-    let past_minute = t.second() > 0 || t.nanosecond() > 0;
-    let up = if past_minute {
-        t.checked_add(time::Duration::minutes(1)).unwrap_or(t)
-    } else {
-        t
-    };
-    utc_minute(up)
+    crate::render::utc_minute_up(t)
 }
 
 /// The terminal table: one row per server, sorted as [`Classification::servers`] (by
@@ -570,14 +564,20 @@ pub fn comment_note(outcome: &CommentOutcome) -> Result<String> {
 /// The error when the worst case at the hub's size read at run time (`scale`: the servers
 /// running, or `hub-size` when larger) puts a deadline, `longest` seconds after `now`, past
 /// [`crate::window::LAST_DATE`]: no deadline could be stated
-/// ([`crate::window::fits_calendar`]).
+/// ([`crate::window::fits_calendar`]). `now_given`: the clock came from `--now` (a hidden
+/// option), which is then named among what to check.
 pub fn beyond_calendar(
     now: OffsetDateTime,
+    now_given: bool,
     scale: &crate::window::HubScale,
     longest: u64,
 ) -> String {
+    let (clock, check_now) = match now_given {
+        true => ("now (--now)", "now (--now), "),
+        false => ("this run's clock", ""),
+    };
     format!(
-        "the worst case of a cull pass on a hub of {} (those running now, or hub-size when larger; slow-stop timeout {}) puts the convergence deadline up to {} after {}, past {}, the last date a deadline can be written for: check now (--now), hub-size, slow-stop-timeout and the idle culler settings",
+        "the worst case of a cull pass on a hub of {} (those running now, or hub-size when larger; slow-stop timeout {}) puts the convergence deadline up to {} after {clock} {}, past {}, the last date a deadline can be written for: check {check_now}hub-size, slow-stop-timeout and the idle culler settings",
         crate::window::servers_words(scale.servers),
         crate::window::human(scale.slow_stop_timeout_secs),
         crate::window::human_at_most(longest),

@@ -4,12 +4,12 @@
 //! the opt-in comment, and none with `dry-run`.
 
 use super::classify::{AtScaleModel, classify};
-use super::hub::HubClient;
+use super::hub::{HubClient, HubError};
 use super::report::{self, CommentChange, CommentOutcome, StatusFacts};
 use crate::digest::registry::RegistryOptions;
 use crate::digest::{self, Digest, ImageSource};
 use crate::publish::{self, Target, once};
-use crate::render::{self, MarkerKind, Stage, messages};
+use crate::render::{self, HubFault, MarkerKind, Stage, messages};
 use crate::report::FileCommands;
 use crate::support::github::GitHub;
 use crate::support::github::models::{Account, Comment, Issue};
@@ -78,8 +78,10 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     let release = release(req, log).await?;
 
     // 2. Hub (GET only, page by page).
-    *stage = Stage::StatusHub;
-    let listing = req.hub.list_active_servers().await?;
+    *stage = Stage::StatusHub(HubFault::Access);
+    let listing = req.hub.list_active_servers().await.inspect_err(|e| {
+        *stage = Stage::StatusHub(hub_fault(e));
+    })?;
     log.debug(&format!(
         "status: {} servers of {} users in {} requests",
         listing.servers.len(),
@@ -107,7 +109,13 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
         .max()
         && !fits_calendar(now, longest)
     {
-        return Err(anyhow!(report::beyond_calendar(now, &model.scale, longest)));
+        *stage = Stage::StatusHub(HubFault::Answer);
+        return Err(anyhow!(report::beyond_calendar(
+            now,
+            req.now.is_some(),
+            &model.scale,
+            longest
+        )));
     }
     let classification = classify(listing.servers, release.released_at, now, &model);
 
@@ -169,7 +177,7 @@ fn report_failure(req: &StatusRequest, stage: Stage, err: &anyhow::Error, log: &
     });
     let files = FileCommands::from_env();
     let written = match stage {
-        Stage::StatusRelease | Stage::StatusHub => {
+        Stage::StatusRelease | Stage::StatusHub(_) => {
             files.write_outputs(&report::unmeasured_outputs())
         }
         _ => Ok(true),
@@ -178,6 +186,22 @@ fn report_failure(req: &StatusRequest, stage: Stage, err: &anyhow::Error, log: &
     if let Err(write_err) = written {
         let (title, text) = messages::FAILURE_NOT_REPORTED;
         log.warning(title, &format!("{text}: {write_err:#}"));
+    }
+}
+
+/// The kind of a failed read of the hub, for what the job summary tells to do: a 5xx or a
+/// timeout is the hub's (or its proxy's), a 429 a rate limit, an answer the hub's API gave
+/// but `status` cannot use is what the error names; anything else (unreachable, refused,
+/// not the hub's API) is the address, the token or the way to the hub.
+fn hub_fault(e: &HubError) -> HubFault {
+    match e {
+        HubError::Status { status: 429, .. } => HubFault::RateLimited,
+        HubError::Status {
+            status: 500..=599, ..
+        }
+        | HubError::Timeout { .. } => HubFault::Down,
+        HubError::TooOld { .. } | HubError::Malformed { .. } => HubFault::Answer,
+        _ => HubFault::Access,
     }
 }
 
@@ -533,6 +557,49 @@ mod tests {
         ResponseTemplate::new(200).set_body_json(comments)
     }
 
+    #[test]
+    fn a_failed_read_of_the_hub_blames_hub_url_and_token_only_when_they_may_be_the_cause() {
+        let url = "https://hub.example.org/hub/api/users".to_string();
+        let status = |status| HubError::Status {
+            url: url.clone(),
+            status,
+            message: None,
+            tries: 1,
+        };
+        let faults = [
+            status(500),
+            status(502),
+            status(503),
+            status(429),
+            status(400),
+            HubError::Timeout {
+                url: url.clone(),
+                after: std::time::Duration::from_millis(1500),
+            },
+            HubError::Unauthorized { url: url.clone() },
+            HubError::NotJson {
+                url: url.clone(),
+                detail: "expected ident at line 1 column 2".into(),
+            },
+            HubError::TooOld { url: url.clone() },
+        ]
+        .map(|e| hub_fault(&e));
+        use HubFault::*;
+        assert_eq!(
+            faults,
+            [
+                Down,
+                Down,
+                Down,
+                RateLimited,
+                Access,
+                Down,
+                Access,
+                Access,
+                Answer
+            ]
+        );
+    }
     #[tokio::test]
     async fn a_second_post_behind_a_lagging_listing_is_deleted_as_the_duplicate() {
         let github = MockServer::start().await;

@@ -4,7 +4,8 @@
 //! secrets; [`retry`] the one retry policy of every edge's reads; [`sanitize`] and [`text`]
 //! pure text helpers; [`stdout`] the one writer of stdout (a closed pipe
 //! or a full disk never panics); [`tls`] the one TLS configuration of the HTTP clients; [`duration`] the
-//! one duration parser of the inputs.
+//! one duration parser of the inputs; [`time`] the one parser of RFC 3339 times from outside
+//! (in UTC, years 0000 to 9999) and the one writer of times for machines.
 
 pub mod duration;
 pub mod github;
@@ -14,4 +15,5 @@ pub mod sanitize;
 pub mod secrets;
 pub mod stdout;
 pub mod text;
+pub mod time;
 pub mod tls;

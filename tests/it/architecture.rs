@@ -16,6 +16,7 @@ const LAYERS: &[&[&str]] = &[
         "support::sanitize",
         "support::text",
         "support::duration",
+        "support::time",
         "support::secrets",
         "support::tls",
         "support::retry",
@@ -52,6 +53,7 @@ const PURE: &[&str] = &[
     "support::sanitize",
     "support::text",
     "support::duration",
+    "support::time",
 ];
 
 /// Paths a pure stage must not name (prefixes of `crate::` paths).

@@ -359,9 +359,9 @@ async fn the_error_after_retries_says_how_many_tries_were_made() {
         once.to_string().replace(&hub.uri(), "http://hub"),
     ];
     insta::assert_snapshot!(messages.join("\n"), @r#"
-the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 answered 503 after 4 tries: Service Unavailable
+the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 answered 503 after 4 tries: Service Unavailable; the hub, or a proxy or ingress in front of it, failed: check that the hub is up and look at its log and the proxy's, then try again later
 cannot reach the hub at http://127.0.0.1:PORT/hub/api/users?state=active&offset=0&limit=200 after 4 tries: Connection refused (os error 111); check hub-url and that this runner can reach the hub
-the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 answered 500: Unhandled error
+the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 answered 500: Unhandled error; the hub, or a proxy or ingress in front of it, failed: check that the hub is up and look at its log and the proxy's, then try again later
 "#);
 }
 
@@ -658,6 +658,76 @@ async fn malformed_json_names_where() {
 }
 
 #[tokio::test]
+async fn times_that_cannot_be_written_in_utc_are_refused_naming_user_server_and_field() {
+    let mut seen = Vec::new();
+    for (started, last_activity) in [
+        ("2026-11-30T10:00:00Z", json!("9999-12-31T23:59:59-23:59")),
+        ("0000-01-01T00:00:00+23:59", json!(null)),
+    ] {
+        let (hub, err) = error_answering(
+            ResponseTemplate::new(200).set_body_json(page(
+                vec![
+                    user_model(
+                        "alice",
+                        json!({"": server_model("alice", "", "2026-11-30T09:00:00Z", json!(null))}),
+                    ),
+                    user_model(
+                        "bob",
+                        json!({"gpu": server_model("bob", "gpu", started, last_activity)}),
+                    ),
+                ],
+                0,
+                200,
+                2,
+                None,
+            )),
+            "",
+        )
+        .await;
+        assert_matches!(err, HubError::Malformed { .. });
+        seen.push(err.to_string().replace(&hub.uri(), "http://hub"));
+    }
+    insta::assert_snapshot!(seen.join("\n"), @r#"
+the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 answered JSON that is not a user list: items[1].servers: last_activity of user "bob", server "gpu": 9999-12-31T23:59:59-23:59 falls after 9999-12-31T23:59:59Z in UTC, the last time that can be written (RFC 3339 writes the years 0000 to 9999)
+the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 answered JSON that is not a user list: items[1].servers: started of user "bob", server "gpu": 0000-01-01T00:00:00+23:59 falls before 0000-01-01T00:00:00Z in UTC, the first time that can be written (RFC 3339 writes the years 0000 to 9999)
+"#);
+    // Within the years 0000 to 9999 in UTC, any offset is taken, in UTC.
+    let hub = MockServer::start().await;
+    answer_all(
+        &hub,
+        ResponseTemplate::new(200).set_body_json(page(
+            vec![user_model(
+                "carol",
+                json!({"": server_model("carol", "", "0000-01-01T23:59:00+23:59", json!("9999-12-30T23:59:59-23:59"))}),
+            )],
+            0,
+            200,
+            1,
+            None,
+        )),
+    )
+    .await;
+    let listing = client(&hub.uri()).list_active_servers().await.unwrap();
+    let server = &listing.servers[0];
+    assert_eq!(server.started, Some(datetime!(0000-01-01 00:00 UTC)));
+    assert_eq!(
+        server.last_activity,
+        Some(datetime!(9999-12-31 23:58:59 UTC))
+    );
+}
+
+#[tokio::test]
+async fn an_answer_that_is_not_json_is_said_to_be_not_json() {
+    let (hub, err) = error_answering(
+        ResponseTemplate::new(200).set_body_raw("not json{", "application/json"),
+        "",
+    )
+    .await;
+    assert_matches!(err, HubError::NotJson { .. });
+    insta::assert_snapshot!(err.to_string().replace(&hub.uri(), "http://hub"), @"the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 answered with a body that is not JSON (expected ident at line 1 column 2): the hub's API answers JSON, so something else answered; check that hub-url is the hub's address (<hub-url>/hub/api/ is the API) and what is in front of the hub (a proxy or ingress)");
+}
+
+#[tokio::test]
 async fn a_next_link_that_goes_back_is_refused() {
     let hub = MockServer::start().await;
     answer_all(
@@ -752,6 +822,8 @@ async fn a_hub_slower_than_the_timeout_is_reported_as_such() {
         .await
         .unwrap_err();
     assert_matches!(err, HubError::Timeout { after, .. } if after == Duration::from_millis(300));
+    // Said as given, never rounded down to whole seconds.
+    insta::assert_snapshot!(err.to_string().replace(&hub.uri(), "http://hub"), @"the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 did not answer within 300ms; check that the hub is up, or try again later");
 }
 
 #[tokio::test]
@@ -969,6 +1041,10 @@ fn error_messages_say_what_to_do() {
             url: url.clone(),
             after: Duration::from_secs(30),
         },
+        HubError::Timeout {
+            url: url.clone(),
+            after: Duration::from_millis(1500),
+        },
         HubError::Unauthorized { url: url.clone() },
         HubError::UnauthorizedNotByHub {
             url: url.clone(),
@@ -1003,6 +1079,28 @@ fn error_messages_say_what_to_do() {
         HubError::Malformed {
             url: url.clone(),
             detail: "items: missing field `items`".into(),
+        },
+        HubError::NotJson {
+            url: url.clone(),
+            detail: "expected ident at line 1 column 2".into(),
+        },
+        HubError::Status {
+            url: url.clone(),
+            status: 502,
+            message: None,
+            tries: 4,
+        },
+        HubError::Status {
+            url: url.clone(),
+            status: 429,
+            message: Some("Too many requests".into()),
+            tries: 4,
+        },
+        HubError::Status {
+            url: url.clone(),
+            status: 400,
+            message: None,
+            tries: 1,
         },
         HubError::Status {
             url: url.clone(),

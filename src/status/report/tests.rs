@@ -393,7 +393,11 @@ fn a_worst_case_past_the_calendar_is_refused_in_words_naming_the_inputs() {
     let worst = crate::window::at_scale(&settings, &scale);
     let longest = worst.idle_secs.unwrap();
     assert!(!crate::window::fits_calendar(NOW, longest));
-    insta::assert_snapshot!(beyond_calendar(NOW, &scale, longest), @"the worst case of a cull pass on a hub of 1000000 servers (those running now, or hub-size when larger; slow-stop timeout 3650 days) puts the convergence deadline up to 7299996350 days 1h 10m after 2026-11-30T13:00:00Z, past 9999-12-31, the last date a deadline can be written for: check now (--now), hub-size, slow-stop-timeout and the idle culler settings");
+    let words = [true, false].map(|now_given| beyond_calendar(NOW, now_given, &scale, longest));
+    insta::assert_snapshot!(words.join("\n"), @r#"
+the worst case of a cull pass on a hub of 1000000 servers (those running now, or hub-size when larger; slow-stop timeout 3650 days) puts the convergence deadline up to 7299996350 days 1h 10m after now (--now) 2026-11-30T13:00:00Z, past 9999-12-31, the last date a deadline can be written for: check now (--now), hub-size, slow-stop-timeout and the idle culler settings
+the worst case of a cull pass on a hub of 1000000 servers (those running now, or hub-size when larger; slow-stop timeout 3650 days) puts the convergence deadline up to 7299996350 days 1h 10m after this run's clock 2026-11-30T13:00:00Z, past 9999-12-31, the last date a deadline can be written for: check hub-size, slow-stop-timeout and the idle culler settings
+"#);
 }
 
 #[test]
@@ -426,4 +430,34 @@ fn the_summary_says_what_became_of_the_comment_linking_it() {
         .map(|(case, outcome)| format!("{case}:{}", comment_note(outcome).unwrap()))
         .collect();
     insta::assert_snapshot!(table.join("\n---\n"));
+}
+
+#[test]
+fn hub_times_at_the_calendars_ends_are_reported_as_they_are() {
+    use crate::support::time::{FIRST, LAST};
+    // The hub's times as the hub edge takes them (UTC, years 0000 to 9999): a server idle
+    // since the first instant is stale and overdue; one started on the last second is
+    // updated. Every time is written, none panics.
+    let c = at_defaults(vec![
+        server("early", "", Some(FIRST), Some(FIRST)),
+        server("late", "", Some(LAST), Some(LAST)),
+    ]);
+    let facts = facts(&c, None, true);
+    let json: serde_json::Value = serde_json::from_str(&json(&facts)).unwrap();
+    let times: Vec<String> = json["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {} {} {} {}",
+                s["user"], s["state"], s["started"], s["last_activity"], s["deadline"]
+            )
+        })
+        .collect();
+    insta::assert_snapshot!(times.join("\n"), @r#"
+"early" "stale-idle" "0000-01-01T00:00:00Z" "0000-01-01T00:00:00Z" "0000-01-01T01:10:00Z"
+"late" "updated" "9999-12-31T23:59:59Z" "9999-12-31T23:59:59Z" null
+"#);
+    assert!(table(&facts).is_ok() && job_summary(&facts).is_ok());
 }

@@ -1,0 +1,191 @@
+//! The one parser of the times taken from outside (the command line's `--now` and
+//! `--released-at`, the hub's `started` and `last_activity`, the time a release note
+//! records) and the one writer of times for machines.
+//!
+//! **The invariant.** Every time parsed here is in UTC and within the years 0000 to 9999:
+//! the range RFC 3339 writes (four-digit years, RFC 3339 §5.6 `date-fullyear`) and the
+//! `time` crate holds without its `large-dates` feature. A time given with an offset can
+//! fall outside it in UTC (`9999-12-31T23:59:59-23:59` is in year 10000,
+//! `0000-01-01T00:00:00+23:59` in year −1); such a time is refused here, at the edge, so no
+//! later stage converts or writes a time it cannot ([`rfc3339_seconds`] still cannot panic).
+
+use time::format_description::well_known::{Iso8601, Rfc3339};
+use time::macros::datetime;
+use time::{OffsetDateTime, UtcOffset};
+
+/// The first instant a time can be written for: 0000-01-01T00:00:00Z.
+pub const FIRST: OffsetDateTime = datetime!(0000-01-01 00:00 UTC);
+
+/// The last whole second a time can be written for: 9999-12-31T23:59:59Z.
+pub const LAST: OffsetDateTime = datetime!(9999-12-31 23:59:59 UTC);
+
+/// Why a time is refused. Its `Display` is a predicate for a message that names the input
+/// and quotes the text first (`now (--now) "…" is not an RFC 3339 time (…)`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TimeError {
+    /// Not RFC 3339 (or, from the hub, ISO 8601): the `time` crate's words.
+    #[error("is not an RFC 3339 time ({0})")]
+    Syntax(String),
+    /// A year of more than four digits, which RFC 3339 does not write.
+    #[error("has a year of more than four digits (RFC 3339 writes the years 0000 to 9999)")]
+    LongYear,
+    /// In UTC, later than [`LAST`].
+    #[error(
+        "falls after 9999-12-31T23:59:59Z in UTC, the last time that can be written (RFC 3339 writes the years 0000 to 9999)"
+    )]
+    AfterLast,
+    /// In UTC, earlier than [`FIRST`].
+    #[error(
+        "falls before 0000-01-01T00:00:00Z in UTC, the first time that can be written (RFC 3339 writes the years 0000 to 9999)"
+    )]
+    BeforeFirst,
+}
+
+/// Parses `text` (trimmed) as an RFC 3339 time and returns it in UTC.
+///
+/// # Errors
+/// [`TimeError`]: not RFC 3339, or in UTC outside [`FIRST`]..=[`LAST`] (the fraction of a
+/// second past [`LAST`] is taken).
+pub fn parse_rfc3339(text: &str) -> Result<OffsetDateTime, TimeError> {
+    let text = text.trim();
+    match OffsetDateTime::parse(text, &Rfc3339) {
+        Ok(t) => to_utc(t),
+        Err(_) if long_year(text) => Err(TimeError::LongYear),
+        // `{e}`, not `{e:#}`: the parse error's source is the same error again.
+        Err(e) => Err(TimeError::Syntax(e.to_string())),
+    }
+}
+
+/// Parses a hub timestamp: RFC 3339, else ISO 8601 (JupyterHub `utils.isoformat` writes
+/// `2026-11-30T14:05:09.123456Z`; older hubs may leave out the offset's colon), in UTC.
+///
+/// # Errors
+/// As [`parse_rfc3339`]; `Syntax` carries the RFC 3339 parser's words.
+pub fn parse_iso8601(text: &str) -> Result<OffsetDateTime, TimeError> {
+    parse_rfc3339(text).or_else(|e| match e {
+        TimeError::Syntax(_) => OffsetDateTime::parse(text.trim(), &Iso8601::DEFAULT)
+            .map_err(|_| e)
+            .and_then(to_utc),
+        other => Err(other),
+    })
+}
+
+/// `t` in UTC, when that is within [`FIRST`]..=[`LAST`] (up to the end of its last second).
+///
+/// # Errors
+/// [`TimeError::AfterLast`] or [`TimeError::BeforeFirst`].
+pub fn to_utc(t: OffsetDateTime) -> Result<OffsetDateTime, TimeError> {
+    let Some(utc) = t.checked_to_offset(UtcOffset::UTC) else {
+        // Only a year past the `time` crate's range: a negative offset pushes UTC later.
+        return Err(if t.offset().is_negative() {
+            TimeError::AfterLast
+        } else {
+            TimeError::BeforeFirst
+        });
+    };
+    match utc.year() {
+        ..0 => Err(TimeError::BeforeFirst),
+        10_000.. => Err(TimeError::AfterLast),
+        _ => Ok(utc),
+    }
+}
+
+/// Whether `text` starts with a year of more than four digits (`10000-01-01T…`).
+fn long_year(text: &str) -> bool {
+    let digits = text.trim_start_matches(['+', '-']);
+    digits.bytes().take_while(u8::is_ascii_digit).count() > 4
+}
+
+/// `2026-11-30T14:05:09Z`: `t` in UTC, to the second (the fraction dropped), as RFC 3339:
+/// the shape of every time written for machines. Never panics: a time outside the years
+/// 0000 to 9999 in UTC, which [`parse_rfc3339`] refuses and no stage computes (deadlines
+/// are checked against [`LAST`], `crate::window::fits_calendar`), is written with its own
+/// offset, or at worst as the `time` crate displays it.
+pub fn rfc3339_seconds(t: OffsetDateTime) -> String {
+    let seconds = |t: OffsetDateTime| t.replace_nanosecond(0).unwrap_or(t);
+    to_utc(t)
+        .ok()
+        .and_then(|utc| seconds(utc).format(&Rfc3339).ok())
+        .or_else(|| seconds(t).format(&Rfc3339).ok())
+        .unwrap_or_else(|| t.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    #[test]
+    fn times_are_taken_in_utc_within_the_years_rfc_3339_writes() {
+        let ok = |text: &str| parse_rfc3339(text).unwrap();
+        assert_eq!(
+            ok(" 2026-11-30T14:05:09+02:00 "),
+            datetime!(2026-11-30 12:05:09 UTC)
+        );
+        assert_eq!(ok("9999-12-31T23:59:59.9Z").offset(), UtcOffset::UTC);
+        assert_eq!(ok("0000-01-01T00:00:00Z"), FIRST);
+        assert_eq!(ok("0000-01-01T23:58:00+23:58"), FIRST);
+        assert_eq!(ok("9999-12-31T00:00:59-23:59"), LAST);
+        let refusals = [
+            "9999-12-31T23:59:59-23:59",
+            "9999-12-31T23:59:59-00:01",
+            "0000-01-01T00:00:00+23:59",
+            "0000-01-01T00:00:00+00:01",
+            "10000-01-01T00:00:00Z",
+            "yesterday",
+            "",
+        ]
+        .map(|text| format!("{text:?} {}", parse_rfc3339(text).unwrap_err()));
+        insta::assert_snapshot!(refusals.join("\n"), @r#"
+        "9999-12-31T23:59:59-23:59" falls after 9999-12-31T23:59:59Z in UTC, the last time that can be written (RFC 3339 writes the years 0000 to 9999)
+        "9999-12-31T23:59:59-00:01" falls after 9999-12-31T23:59:59Z in UTC, the last time that can be written (RFC 3339 writes the years 0000 to 9999)
+        "0000-01-01T00:00:00+23:59" falls before 0000-01-01T00:00:00Z in UTC, the first time that can be written (RFC 3339 writes the years 0000 to 9999)
+        "0000-01-01T00:00:00+00:01" falls before 0000-01-01T00:00:00Z in UTC, the first time that can be written (RFC 3339 writes the years 0000 to 9999)
+        "10000-01-01T00:00:00Z" has a year of more than four digits (RFC 3339 writes the years 0000 to 9999)
+        "yesterday" is not an RFC 3339 time (the 'year' component could not be parsed)
+        "" is not an RFC 3339 time (the 'year' component could not be parsed)
+        "#);
+    }
+
+    #[test]
+    fn hub_times_may_be_iso_8601_and_are_held_to_the_same_range() {
+        assert_eq!(
+            parse_iso8601("2026-11-30T14:05:09.123456Z").unwrap(),
+            datetime!(2026-11-30 14:05:09.123456 UTC)
+        );
+        assert_eq!(
+            parse_iso8601("2026-11-30T14:05:09+0100").unwrap(),
+            datetime!(2026-11-30 13:05:09 UTC)
+        );
+        assert_eq!(
+            parse_iso8601("9999-12-31T23:59:59-23:59"),
+            Err(TimeError::AfterLast)
+        );
+        assert_eq!(
+            parse_iso8601("0000-01-01T00:00:00+2359"),
+            Err(TimeError::BeforeFirst)
+        );
+    }
+
+    #[test]
+    fn writing_a_time_never_panics() {
+        assert_eq!(
+            rfc3339_seconds(datetime!(2026-11-30 14:05:09.7 +02:00)),
+            "2026-11-30T12:05:09Z"
+        );
+        assert_eq!(rfc3339_seconds(LAST), "9999-12-31T23:59:59Z");
+        // Times no parse gives: UTC past the range, written in their own offset.
+        assert_eq!(
+            rfc3339_seconds(datetime!(9999-12-31 23:59:59 -23:59)),
+            "9999-12-31T23:59:59-23:59"
+        );
+        assert_eq!(
+            rfc3339_seconds(datetime!(0000-01-01 00:00 +23:59)),
+            "0000-01-01T00:00:00+23:59"
+        );
+        assert_eq!(
+            rfc3339_seconds(datetime!(-0001-12-31 12:00 UTC)),
+            "-0001-12-31 12:00:00.0 +00:00:00"
+        );
+    }
+}
