@@ -140,13 +140,11 @@ async fn malformed_event_payloads_fail_clearly_and_write_nothing() {
     insta::assert_snapshot!(told);
 }
 
-#[tokio::test]
-async fn malformed_inputs_fail_clearly_and_write_nothing() {
-    let (image, _) = example_layout();
+/// Each malformed input as the workflow would write it: `input=value`.
+fn malformed_inputs() -> Vec<String> {
     let long = format!("registry.example/{}:latest", "a".repeat(300));
     let long_entry = format!("insecure-registry={}:5000", "a".repeat(100_002));
-    // Each case as the workflow would write it: `input=value`.
-    let cases: Vec<String> = [
+    [
         "image=   ",
         "image=UPPER/Case:tag",
         "image=not a ref",
@@ -214,7 +212,13 @@ async fn malformed_inputs_fail_clearly_and_write_nothing() {
         "github-token=ghs_abc\u{7f}def",
     ]
     .map(String::from)
-    .to_vec();
+    .to_vec()
+}
+
+#[tokio::test]
+async fn malformed_inputs_fail_clearly_and_write_nothing() {
+    let (image, _) = example_layout();
+    let cases = malformed_inputs();
     let mut told = String::new();
     for case in &cases {
         let (input, value) = case.split_once('=').unwrap();
