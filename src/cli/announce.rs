@@ -473,79 +473,58 @@ mod tests {
             image.iter().chain(extra).copied().collect()
         };
         let publishing = ["--image", "oci:examples/lab"];
-        type Case = (Vec<&'static str>, Vec<(&'static str, &'static str)>);
-        let cases: Vec<Case> = vec![
-            (vec!["--dry-run"], vec![]),
-            (
-                vec!["--image", "ghcr.io/Org/Lab:latest", "--dry-run"],
-                vec![],
-            ),
-            (with(&["--security-labels", " , "]), vec![]),
-            (with(&["--unlabeled-tier", "maybe"]), vec![]),
-            (with(&["--tracking-labels", ""]), vec![]),
-            (with(&["--namespace", "Lab"]), vec![]),
-            (with(&["--helm-release", "hub;x"]), vec![]),
-            (with(&["--hub-url", "https://hub.org/$(id)"]), vec![]),
-            (with(&["--repository", "noslash"]), vec![]),
-            (with(&["--repository", "../x"]), vec![]),
-            (with(&["--api-url", "ftp://x"]), vec![]),
-            (with(&["--sha", "abc"]), vec![]),
-            (with(&["--cull-timeout", "soon"]), vec![]),
-            (with(&["--cull-enabled", "maybe"]), vec![]),
-            (with(&["--expected-digest", "sha256:abc"]), vec![]),
-            (with(&["--registry-username", "ci"]), vec![]),
-            (with(&["--registry-password", "p"]), vec![]),
-            (with(&["--registry-timeout", "0"]), vec![]),
-            (with(&["--registry-timeout", "soon"]), vec![]),
-            (
-                with(&["--insecure-registry", "http://localhost:5000"]),
-                vec![],
-            ),
-            (
-                with(&["--insecure-registry", "localhost:5000/path"]),
-                vec![],
-            ),
-            (
-                with(&["--insecure-registry", "ok.test:1,localhost:99999"]),
-                vec![],
-            ),
-            (with(&["--insecure-registry", "a b"]), vec![]),
-            (with(&["--now", "yesterday"]), vec![]),
-            (with(&["--now", "9999-12-31T23:59:59-23:59"]), vec![]),
-            (with(&["--now", "0000-01-01T00:00:00+00:01"]), vec![]),
-            (with(&["--now", "10000-01-01T00:00:00Z"]), vec![]),
-            (with(&["--now", "9999-12-31T22:50:00Z"]), vec![]),
-            (with(super::super::culler::PAST_THE_CALENDAR[0]), vec![]),
-            (with(super::super::culler::PAST_THE_CALENDAR[1]), vec![]),
-            (
-                vec![
-                    "--image",
-                    "oci:examples/lab",
-                    "--dry-run",
-                    "--registry-timeout",
-                    "soon",
-                ],
-                vec![],
-            ),
-            (
-                vec!["--image", "oci:/nonexistent/layout", "--dry-run"],
-                vec![],
-            ),
-            (
-                with(&["--github-token", "ab\u{1}c", "--repository", "o/r"]),
-                vec![],
-            ),
-            (publishing.to_vec(), vec![]),
-            ([&publishing[..], &["--github-token", "t"]].concat(), vec![]),
-            (
-                [&publishing[..], &["--github-token", "t"]].concat(),
-                vec![("GITHUB_REPOSITORY", "org/lab")],
-            ),
+        let args: Vec<Vec<&'static str>> = vec![
+            vec!["--dry-run"],
+            vec!["--image", "ghcr.io/Org/Lab:latest", "--dry-run"],
+            with(&["--security-labels", " , "]),
+            with(&["--unlabeled-tier", "maybe"]),
+            with(&["--tracking-labels", ""]),
+            with(&["--namespace", "Lab"]),
+            with(&["--helm-release", "hub;x"]),
+            with(&["--hub-url", "https://hub.org/$(id)"]),
+            with(&["--repository", "noslash"]),
+            with(&["--repository", "../x"]),
+            with(&["--api-url", "ftp://x"]),
+            with(&["--sha", "abc"]),
+            with(&["--cull-timeout", "soon"]),
+            with(&["--cull-enabled", "maybe"]),
+            with(&["--expected-digest", "sha256:abc"]),
+            with(&["--registry-username", "ci"]),
+            with(&["--registry-password", "p"]),
+            with(&["--registry-timeout", "0"]),
+            with(&["--registry-timeout", "soon"]),
+            with(&["--insecure-registry", "http://localhost:5000"]),
+            with(&["--insecure-registry", "localhost:5000/path"]),
+            with(&["--insecure-registry", "ok.test:1,localhost:99999"]),
+            with(&["--insecure-registry", "a b"]),
+            with(&["--now", "yesterday"]),
+            with(&["--now", "9999-12-31T23:59:59-23:59"]),
+            with(&["--now", "0000-01-01T00:00:00+00:01"]),
+            with(&["--now", "10000-01-01T00:00:00Z"]),
+            with(&["--now", "9999-12-31T22:50:00Z"]),
+            with(super::super::culler::PAST_THE_CALENDAR[0]),
+            with(super::super::culler::PAST_THE_CALENDAR[1]),
+            vec![
+                "--image",
+                "oci:examples/lab",
+                "--dry-run",
+                "--registry-timeout",
+                "soon",
+            ],
+            vec!["--image", "oci:/nonexistent/layout", "--dry-run"],
+            with(&["--github-token", "ab\u{1}c", "--repository", "o/r"]),
+            publishing.to_vec(),
+            [&publishing[..], &["--github-token", "t"]].concat(),
         ];
+        // The run context reads GITHUB_REPOSITORY: one case needs it set.
+        let with_env = (
+            [&publishing[..], &["--github-token", "t"]].concat(),
+            vec![("GITHUB_REPOSITORY", "org/lab")],
+        );
+        let cases = args.into_iter().map(|a| (a, vec![])).chain([with_env]);
         let table: Vec<String> = cases
-            .iter()
             .map(|(args, env)| {
-                let (input, message) = request(args, env).err().expect("an error");
+                let (input, message) = request(&args, &env).err().expect("an error");
                 format!("{}\n  {input}: {message}", args.join(" "))
             })
             .collect();
