@@ -43,7 +43,7 @@ use reqwest::header::{
 };
 use reqwest::{StatusCode, Url};
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 use time::OffsetDateTime;
 
@@ -458,6 +458,8 @@ impl HubClient {
             users: 0,
             first_total: None,
             last_total: None,
+            seen: HashSet::new(),
+            repeated: false,
         }
     }
 
@@ -694,8 +696,8 @@ pub struct Listing {
     /// Requests sent (all GET).
     pub requests: u32,
     /// Whether the hub's count of users with running servers changed between the first and
-    /// the last page: a user may then have been skipped or listed twice (offset paging), so
-    /// the numbers are a snapshot to take again.
+    /// the last page, or a user came again on a later page (counted once): with offset
+    /// paging a user may then have been skipped, so the numbers are a snapshot to take again.
     pub shifted: bool,
 }
 
@@ -710,6 +712,10 @@ pub struct ServerPages<'a> {
     users: u64,
     first_total: Option<u64>,
     last_total: Option<u64>,
+    /// The users listed so far: offset paging repeats a user when the list shifts under it.
+    seen: HashSet<String>,
+    /// Whether a user came again on a later page (skipped: counted once).
+    repeated: bool,
 }
 
 impl ServerPages<'_> {
@@ -772,9 +778,16 @@ impl ServerPages<'_> {
                 url: url.to_string(),
             });
         }
-        self.users += page.items.len() as u64;
         let mut servers = Vec::new();
         for (index, user) in page.items.into_iter().enumerate() {
+            // JupyterHub pages users by id with offsets: when a user before the offset goes
+            // (its last server stopped), the next page starts one user early and lists a user
+            // again. Counted once; the listing is then a shifted one.
+            if !self.seen.insert(user.name.clone()) {
+                self.repeated = true;
+                continue;
+            }
+            self.users += 1;
             for (server, doc) in user.servers.unwrap_or_default() {
                 let place = (index, user.name.as_str(), server.as_str());
                 let started = server_time(doc.started, place, "started").map_err(&malformed)?;
@@ -807,10 +820,10 @@ impl ServerPages<'_> {
         self.users
     }
 
-    /// Whether the hub's total changed between the first and the latest page (see
-    /// [`Listing::shifted`]).
+    /// Whether the hub's total changed between the first and the latest page, or a user
+    /// came again on a later page (see [`Listing::shifted`]).
     pub fn shifted(&self) -> bool {
-        self.first_total != self.last_total
+        self.first_total != self.last_total || self.repeated
     }
 }
 

@@ -999,6 +999,30 @@ async fn a_hub_whose_list_changes_while_read_is_flagged() {
     );
 }
 
+/// Offset paging: alice's server stopped and dave's started between the two pages (the
+/// total stays 3), so the second page starts one user early and lists bob again. bob is
+/// counted once, and the listing says it shifted.
+#[tokio::test]
+async fn a_user_listed_again_on_a_later_page_is_counted_once_and_flags_the_listing() {
+    let hub = MockServer::start().await;
+    let t0 = "2026-11-30T10:00:00Z";
+    let one = |name: &str| user_model(name, json!({"": server_model(name, "", t0, json!(t0))}));
+    mount_page(
+        &hub,
+        0,
+        page(vec![one("alice"), one("bob")], 0, 2, 3, Some(2)),
+    )
+    .await;
+    mount_page(&hub, 2, page(vec![one("bob"), one("dave")], 2, 2, 3, None)).await;
+    let listing = client(&hub.uri()).list_active_servers().await.unwrap();
+    let users: Vec<&str> = listing.servers.iter().map(|s| s.user.as_str()).collect();
+    assert_eq!(users, ["alice", "bob", "dave"]);
+    assert_eq!(
+        (listing.users, listing.requests, listing.shifted),
+        (3, 2, true)
+    );
+}
+
 #[test]
 fn the_role_snippet_grants_exactly_the_scopes() {
     #[derive(serde::Deserialize)]
