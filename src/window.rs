@@ -485,6 +485,17 @@ pub struct WorstCase {
     pub active_secs: Option<u64>,
 }
 
+impl WorstCase {
+    /// The later of its two bounds, seconds; `None` when neither is set (culling disabled and
+    /// no maximum age).
+    pub fn longest_secs(&self) -> Option<u64> {
+        [self.idle_secs, self.active_secs]
+            .into_iter()
+            .flatten()
+            .max()
+    }
+}
+
 /// The latest time a server stops on a hub of `scale`, from the culler's and the hub's code.
 ///
 /// Sources: jupyterhub-idle-culler 2.0.0 `jupyterhub_idle_culler/__init__.py`, JupyterHub

@@ -185,14 +185,20 @@ pub fn repository(value: &str) -> Result<String, UsageError> {
     Ok(v.to_string())
 }
 
+/// `text` up to any query (`?`) or fragment (`#`), and what messages show in its place:
+/// `?***` or `#***` (it may hold a token), or nothing.
+fn hidden_query(text: &str) -> (&str, String) {
+    match text.find(['?', '#']) {
+        Some(i) => (&text[..i], format!("{}***", &text[i..=i])),
+        None => (text, String::new()),
+    }
+}
+
 /// `url` as messages show it: any user name and password (`user:pw@` before the host) as
 /// `***@`, and any query or fragment as `?***` or `#***`, so a credential pasted into a URL
 /// is never echoed.
 fn shown_url(url: &str) -> String {
-    let (url, tail) = match url.find(['?', '#']) {
-        Some(i) => (&url[..i], format!("{}***", &url[i..=i])),
-        None => (url, String::new()),
-    };
+    let (url, tail) = hidden_query(url);
     let start = url.find("://").map_or(0, |i| i + 3);
     let authority_end = url[start..].find('/').map_or(url.len(), |i| start + i);
     match url[start..authority_end].rfind('@') {
@@ -611,15 +617,11 @@ fn registry_port(host: &str, port: &str) -> Result<(), Refusal> {
 /// `#***` (it may hold a token), the rest at most [`INSECURE_ENTRY_SHOWN_MAX_CHARS`]
 /// characters ([`cap`]) and [`escaped`].
 fn shown_entry(entry: &str) -> String {
-    let (head, tail) = match entry.find(['?', '#']) {
-        Some(i) => (&entry[..i], &entry[i..=i]),
-        None => (entry, ""),
-    };
-    let mut shown = cap(head, INSECURE_ENTRY_SHOWN_MAX_CHARS);
-    if !tail.is_empty() {
-        shown = format!("{shown}{tail}***");
-    }
-    escaped(&shown, "\"")
+    let (head, tail) = hidden_query(entry);
+    escaped(
+        &format!("{}{tail}", cap(head, INSECURE_ENTRY_SHOWN_MAX_CHARS)),
+        "\"",
+    )
 }
 
 /// `text` between `quote`s with Rust's string escapes (so control characters and most

@@ -102,11 +102,7 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     };
     // The command line checked the deadlines fit a date at `hub-size`; more servers running
     // make the worst case longer: refused too, never stated as "culling disabled".
-    let worst = at_scale(&model.settings, &model.scale);
-    if let Some(longest) = [worst.idle_secs, worst.active_secs]
-        .into_iter()
-        .flatten()
-        .max()
+    if let Some(longest) = at_scale(&model.settings, &model.scale).longest_secs()
         && !fits_calendar(now, longest)
     {
         *stage = Stage::StatusHub(HubFault::Answer);
