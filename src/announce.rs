@@ -8,7 +8,7 @@ use crate::digest::registry::RegistryOptions;
 use crate::digest::{self, Digest, ImageSource};
 use crate::publish::{self, Change, Found, IssuePlan, Plan, Published, Target};
 use crate::pulls::{self, Behind, LookupOptions};
-use crate::render::messages::{self, RunState};
+use crate::render::messages::{self, RunState, RunWarning};
 use crate::render::{self, Facts, RunbookSettings, Stage};
 use crate::report::FileCommands;
 use crate::support::github::GitHub;
@@ -190,7 +190,11 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
             known.issue = published.issue.clone();
             Some(published)
         }
-        _ => return Err(anyhow!("no GitHub client")),
+        _ => {
+            return Err(anyhow!(
+                "no GitHub client (a bug: the command line builds one)"
+            ));
+        }
     };
 
     // 7. Report.
@@ -253,13 +257,19 @@ async fn resolve_digest(req: &AnnounceRequest, log: &Log) -> Result<Digest> {
         (ImageSource::Layout { dir, tag }, _) => digest::layout::resolve(dir, tag.as_deref())?,
         (ImageSource::Registry(reference), Some(options)) => {
             let resolved = digest::registry::resolve(reference, options).await?;
-            log.debug(&format!(
-                "registry answered {} ({}) in {} request(s)",
-                resolved.digest, resolved.media_type, resolved.requests
+            let (media_type, requests) = (&resolved.media_type, resolved.requests);
+            log.debug(&messages::registry_answer(
+                &resolved.digest,
+                media_type,
+                requests,
             ));
             resolved.digest
         }
-        (ImageSource::Registry(_), None) => return Err(anyhow!("no registry options")),
+        (ImageSource::Registry(_), None) => {
+            return Err(anyhow!(
+                "no registry options (a bug: the command line sets them for a registry)"
+            ));
+        }
     };
     digest::check_expected(
         &req.image.source.display(),
@@ -312,11 +322,15 @@ fn target_commit(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Option<St
     target
 }
 
+/// Prints `warning` as a warning annotation (titled, on one line).
+fn warn(log: &Log, warning: RunWarning) {
+    log.warning(warning.title(), &warning.to_string());
+}
+
 /// Stage 3's warning: with the culler off, sessions update only on restart.
 fn warn_if_culling_disabled(window: &Window, log: &Log) {
     if !window.culling_enabled {
-        let (title, text) = messages::CULLING_DISABLED;
-        log.warning(title, text);
+        warn(log, RunWarning::CullingDisabled);
     }
 }
 
@@ -413,8 +427,7 @@ fn report(
 ) -> Result<()> {
     let files = FileCommands::from_env();
     if log.in_actions() && files.output.is_none() {
-        let (title, text) = messages::OUTPUTS_NOT_WRITTEN;
-        log.warning(title, text);
+        warn(log, RunWarning::OutputsNotWritten);
     }
     let links = published.map(|p| render::SummaryLinks {
         release: (checked_url(&p.release_url, log), p.release_change),
@@ -510,8 +523,7 @@ fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log:
     }
     .and_then(|_| files.write_summary(&log.redact(&summary)));
     if let Err(write_err) = written {
-        let (title, text) = messages::FAILURE_NOT_REPORTED;
-        log.warning(title, &format!("{text}: {write_err:#}"));
+        warn(log, RunWarning::FailureNotReported(&write_err));
     }
 }
 
@@ -574,8 +586,7 @@ fn checked_url(url: &str, log: &Log) -> String {
     match sanitize::link_url(url) {
         Some(url) => url.to_string(),
         None => {
-            let (title, text) = messages::URL_REFUSED;
-            log.warning(title, &messages::url_refused(text, url));
+            warn(log, RunWarning::UrlRefused(url));
             String::new()
         }
     }

@@ -11,7 +11,8 @@
 //!   read-only; [`status::classify`] and [`status::report`]); [`tier`], [`window`],
 //!   [`render`], [`sanitize`], [`status::classify`] and [`status::report`] are pure;
 //! - the pipelines, one function per command: [`announce::run`], [`docs::window`],
-//!   [`docs::docs`], [`status::run::run`];
+//!   [`docs::docs`], [`status::run::run`]; they hold no wording (the words are
+//!   [`render`]'s, [`render::docs`]' and [`status::report`]'s);
 //! - [`cli`]: the options, turned into validated requests ([`announce::AnnounceRequest`],
 //!   [`docs::WindowRequest`], [`docs::DocsRequest`], [`status::run::StatusRequest`]); every
 //!   usage error is raised there.

@@ -486,24 +486,17 @@ mod tests {
             with(&["--repository", "../x"]),
             with(&["--api-url", "ftp://x"]),
             with(&["--sha", "abc"]),
-            with(&["--cull-timeout", "soon"]),
             with(&["--cull-enabled", "maybe"]),
             with(&["--expected-digest", "sha256:abc"]),
             with(&["--registry-username", "ci"]),
             with(&["--registry-password", "p"]),
             with(&["--registry-timeout", "0"]),
             with(&["--registry-timeout", "soon"]),
-            with(&["--insecure-registry", "http://localhost:5000"]),
-            with(&["--insecure-registry", "localhost:5000/path"]),
-            with(&["--insecure-registry", "ok.test:1,localhost:99999"]),
-            with(&["--insecure-registry", "a b"]),
             with(&["--now", "yesterday"]),
             with(&["--now", "9999-12-31T23:59:59-23:59"]),
             with(&["--now", "0000-01-01T00:00:00+00:01"]),
             with(&["--now", "10000-01-01T00:00:00Z"]),
             with(&["--now", "9999-12-31T22:50:00Z"]),
-            with(super::super::culler::PAST_THE_CALENDAR[0]),
-            with(super::super::culler::PAST_THE_CALENDAR[1]),
             vec![
                 "--image",
                 "oci:examples/lab",
@@ -521,7 +514,9 @@ mod tests {
             [&publishing[..], &["--github-token", "t"]].concat(),
             vec![("GITHUB_REPOSITORY", "org/lab")],
         );
-        let cases = args.into_iter().map(|a| (a, vec![])).chain([with_env]);
+        let shared = super::super::BAD_SHARED_OPTIONS.map(with);
+        let cases = args.into_iter().chain(shared).map(|a| (a, vec![]));
+        let cases = cases.chain([with_env]);
         let table: Vec<String> = cases
             .map(|(args, env)| {
                 let (input, message) = request(&args, &env).err().expect("an error");

@@ -609,6 +609,20 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
     }
 }
 
+/// Bad values of the options both commands take (the culler's and the registry's), the
+/// settings past the calendar among them: each command's usage-error table refuses every
+/// one, naming the option.
+#[cfg(test)]
+pub(crate) const BAD_SHARED_OPTIONS: [&[&str]; 7] = [
+    &["--cull-timeout", "soon"],
+    culler::PAST_THE_CALENDAR[0],
+    culler::PAST_THE_CALENDAR[1],
+    &["--insecure-registry", "http://localhost:5000"],
+    &["--insecure-registry", "localhost:5000/path"],
+    &["--insecure-registry", "ok.test:1,localhost:99999"],
+    &["--insecure-registry", "a b"],
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -420,13 +420,6 @@ mod tests {
             with(&["--hub-size", "0"]),
             with(&["--slow-stop-timeout", "0"]),
             with(&["--hub-timeout", "soon"]),
-            with(&["--cull-timeout", "soon"]),
-            with(super::super::culler::PAST_THE_CALENDAR[0]),
-            with(super::super::culler::PAST_THE_CALENDAR[1]),
-            with(&["--insecure-registry", "http://localhost:5000"]),
-            with(&["--insecure-registry", "localhost:5000/path"]),
-            with(&["--insecure-registry", "localhost:99999"]),
-            with(&["--insecure-registry", "a b"]),
             with(&["--comment"]),
             with(&["--image", "ghcr.io/Org/Lab:latest"]),
             [&HUB[..], &["--image", "oci:examples/lab"]].concat(),
@@ -444,8 +437,10 @@ mod tests {
                 .concat(),
             ),
         ];
+        let shared = super::super::BAD_SHARED_OPTIONS.map(with);
         let table: Vec<String> = cases
             .iter()
+            .chain(&shared)
             .map(|args| {
                 let (input, message) = request(args).err().expect("an error");
                 format!("{}\n  {input}: {message}", args.join(" "))

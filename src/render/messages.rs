@@ -6,40 +6,62 @@ use crate::digest::Digest;
 use crate::support::sanitize::log_line;
 use crate::tier::{LookupOrigin, PullRequest, Reason, Warning};
 
-/// Title and text of the warning when the idle culler is off.
-pub const CULLING_DISABLED: (&str, &str) = (
-    "Convergence window",
-    "culling is disabled: running sessions update only when their users restart them",
-);
+/// A warning a run prints beside its work, as data: [`RunWarning::title`] and `Display`
+/// word it.
+#[derive(Debug, Clone, Copy)]
+pub enum RunWarning<'a> {
+    /// The idle culler is off (`cull.enabled: false`).
+    CullingDisabled,
+    /// `$GITHUB_OUTPUT` is missing inside Actions.
+    OutputsNotWritten,
+    /// A failed run could not write its outputs or job summary: why.
+    FailureNotReported(&'a anyhow::Error),
+    /// GitHub answered an address that is not a plain `http(s)://` URL: the address, left
+    /// out of the outputs and the job summary.
+    UrlRefused(&'a str),
+}
 
-/// Title and text of the warning when `$GITHUB_OUTPUT` is missing inside Actions.
-pub const OUTPUTS_NOT_WRITTEN: (&str, &str) = (
-    "Step outputs",
-    "GITHUB_OUTPUT is not set, so the step outputs (digest, tier, release-url, ...) were not written and later steps will see them empty; the Actions runner sets it for every step",
-);
+impl RunWarning<'_> {
+    /// The annotation's title.
+    pub fn title(&self) -> &'static str {
+        match self {
+            Self::CullingDisabled => "Convergence window",
+            Self::OutputsNotWritten | Self::FailureNotReported(_) => "Step outputs",
+            Self::UrlRefused(_) => "Address from GitHub",
+        }
+    }
+}
 
-/// Title and text of the warning when a failed run could not write its outputs or summary.
-pub const FAILURE_NOT_REPORTED: (&str, &str) = (
-    "Step outputs",
-    "the run failed, and writing what it had established to the step outputs and the job summary failed too",
-);
-
-/// Title and opening of the warning when GitHub answered an address that is not a plain
-/// `http(s)://` URL.
-pub const URL_REFUSED: (&str, &str) = (
-    "Address from GitHub",
-    "GitHub answered an address that is not a plain http(s) URL, so the step outputs and the job summary leave it out",
-);
+/// The annotation's text, on one line (an address cut to 200 characters).
+impl std::fmt::Display for RunWarning<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::CullingDisabled => f.write_str(
+                "culling is disabled: running sessions update only when their users restart them",
+            ),
+            Self::OutputsNotWritten => f.write_str(
+                "GITHUB_OUTPUT is not set, so the step outputs (digest, tier, release-url, ...) \
+                 were not written and later steps will see them empty; the Actions runner sets \
+                 it for every step",
+            ),
+            Self::FailureNotReported(why) => write!(
+                f,
+                "the run failed, and writing what it had established to the step outputs and \
+                 the job summary failed too: {why:#}"
+            ),
+            Self::UrlRefused(url) => write!(
+                f,
+                "GitHub answered an address that is not a plain http(s) URL, so the step \
+                 outputs and the job summary leave it out: {}",
+                log_line(url, 200)
+            ),
+        }
+    }
+}
 
 /// What error texts, log lines and comment bodies say in place of an address GitHub
 /// answered that is not a plain `http(s)://` URL.
 pub const ADDRESS_LEFT_OUT: &str = "(an address GitHub answered that is not a plain URL, left out)";
-
-/// The warning about an address left out: [`URL_REFUSED`]'s text and the address, on one
-/// line, cut to 200 characters.
-pub fn url_refused(text: &str, url: &str) -> String {
-    format!("{text}: {}", log_line(url, 200))
-}
 
 /// Title of the warnings about release notes left alone because a human edited them.
 pub const HUMAN_EDITED_TITLE: &str = "release note left as a human edited it";
@@ -55,6 +77,15 @@ pub fn tier_warning(warning: &Warning) -> String {
 /// `IMAGE resolves to DIGEST`.
 pub fn resolved(image: &str, digest: &Digest) -> String {
     format!("{image} resolves to {digest}")
+}
+
+/// The debug line after the registry answered: the digest, the manifest's media type as
+/// the registry named it, the requests sent.
+pub fn registry_answer(digest: &Digest, media_type: &str, requests: u32) -> String {
+    format!(
+        "registry answered {digest} ({}) in {requests} request(s)",
+        log_line(media_type, 200)
+    )
 }
 
 /// `tier REASON`.

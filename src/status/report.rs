@@ -637,6 +637,71 @@ pub fn comment_by_other_account(
     )
 }
 
+/// What a status run calls its comment in errors about creating it ([`crate::publish::once`]).
+pub const CONVERGENCE_COMMENT: &str = "the convergence comment";
+
+/// The debug line once the hub is read: how many servers of how many users, in how many
+/// requests.
+pub fn hub_read(servers: usize, users: u64, requests: u32) -> String {
+    format!("status: {servers} servers of {users} users in {requests} requests")
+}
+
+/// The error when the repository holds no release note for `digest` (of `image`, as the
+/// user gave it) and no `released-at` was given: nothing says when the release went live.
+pub fn no_release_note(digest: &Digest, image: &str) -> String {
+    format!(
+        "no release note for {digest} ({image}) in the repository: run announce for this image first, or give released-at (--released-at)"
+    )
+}
+
+/// The log line when `digest` has no open tracking issue (a routine release, or the issue
+/// closed): no comment is written.
+pub fn no_open_issue(digest: &Digest) -> String {
+    format!("no open tracking issue for {digest}: no convergence comment")
+}
+
+/// The log line saying what became of the convergence comment at `url` (as GitHub answered
+/// it, one line).
+pub fn comment_done(change: CommentChange, url: &str) -> String {
+    let done = match change {
+        CommentChange::Create => "posted",
+        CommentChange::Edit => "updated",
+        CommentChange::Unchanged => "unchanged",
+    };
+    format!(
+        "convergence comment {done}: {}",
+        sanitize::log_line(url, 2000)
+    )
+}
+
+/// The error when, after a second comment POST (`posted`: its address), reading the comments
+/// again to check that the first POST did not take effect failed.
+pub fn comments_not_reread(posted: &str) -> String {
+    format!(
+        "this run posted convergence comment {} after a failed first attempt; reading the comments again to check that the first did not take effect failed: re-run, or delete the later of two convergence comments by hand",
+        sanitize::log_line(posted, 2000)
+    )
+}
+
+/// The log line (`deleted`) or the error (not `deleted`) about this run's comment `mine`, a
+/// duplicate of the earlier `first` whose POST took effect after all. Addresses as GitHub
+/// answered them, one line each.
+pub fn duplicate_comment(mine: &str, first: &str, deleted: bool) -> String {
+    let (mine, first) = (
+        sanitize::log_line(mine, 2000),
+        sanitize::log_line(first, 2000),
+    );
+    if deleted {
+        format!(
+            "deleted convergence comment {mine}, a duplicate of {first} (the first POST took effect after all)"
+        )
+    } else {
+        format!(
+            "convergence comment {mine} duplicates {first}, whose POST took effect after all; deleting it failed: delete it by hand"
+        )
+    }
+}
+
 /// Whether the existing comment `existing` must be edited to become `new` (both bodies of
 /// [`comment`]): only when the numbers differ (running, updated, stale, pending, overdue,
 /// converged, the deadlines, and the listed servers when names are shown). The time of

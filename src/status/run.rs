@@ -82,11 +82,10 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     let listing = req.hub.list_active_servers().await.inspect_err(|e| {
         *stage = Stage::StatusHub(hub_fault(e));
     })?;
-    log.debug(&format!(
-        "status: {} servers of {} users in {} requests",
+    log.debug(&report::hub_read(
         listing.servers.len(),
         listing.users,
-        listing.requests
+        listing.requests,
     ));
     let now = req.now.unwrap_or_else(OffsetDateTime::now_utc);
 
@@ -180,8 +179,8 @@ fn report_failure(req: &StatusRequest, stage: Stage, err: &anyhow::Error, log: &
     }
     .and_then(|_| files.write_summary(&log.redact(&summary)));
     if let Err(write_err) = written {
-        let (title, text) = messages::FAILURE_NOT_REPORTED;
-        log.warning(title, &format!("{text}: {write_err:#}"));
+        let warning = messages::RunWarning::FailureNotReported(&write_err);
+        log.warning(warning.title(), &warning.to_string());
     }
 }
 
@@ -247,10 +246,7 @@ async fn release(req: &StatusRequest, log: &Log) -> Result<Release> {
         // within it is not counted as updated.
         (None, Some(at)) => at + time::Duration::SECOND,
         (None, None) => {
-            return Err(anyhow!(
-                "no release note for {digest} ({}) in the repository: run announce for this image first, or give released-at (--released-at)",
-                source.display()
-            ));
+            return Err(anyhow!(report::no_release_note(&digest, &source.display())));
         }
     };
     Ok(Release {
@@ -276,9 +272,7 @@ async fn comment(
     log: &Log,
 ) -> Result<CommentOutcome> {
     let Some(issue) = issue.filter(|i| i.state == "open") else {
-        log.info(&format!(
-            "no open tracking issue for {digest}: no convergence comment"
-        ));
+        log.info(&report::no_open_issue(digest));
         return Ok(CommentOutcome::NoOpenIssue);
     };
     let body = report::comment(facts, digest)?;
@@ -306,18 +300,11 @@ async fn comment(
         });
     }
     let url = match (change, existing) {
-        (CommentChange::Unchanged, Some(c)) => {
-            log.info(&format!("convergence comment unchanged: {}", c.html_url));
-            c.html_url
-        }
-        (_, Some(c)) => {
-            let c = github.update_comment(c.id, &body).await?;
-            log.info(&format!("convergence comment updated: {}", c.html_url));
-            c.html_url
-        }
+        (CommentChange::Unchanged, Some(c)) => c.html_url,
+        (_, Some(c)) => github.update_comment(c.id, &body).await?.html_url,
         (_, None) => {
             let made = once::create(
-                "the convergence comment",
+                report::CONVERGENCE_COMMENT,
                 async || github.create_comment(issue.number, &body).await,
                 find,
             )
@@ -330,10 +317,10 @@ async fn comment(
                 once::Made::Posted(mine) => by_issue_author(github, issue, mine).await?,
                 once::Made::FoundAfterUnknownOutcome(c) | once::Made::FoundAfterConflict(c) => c,
             };
-            log.info(&format!("convergence comment posted: {}", c.html_url));
             c.html_url
         }
     };
+    log.info(&report::comment_done(change, &url));
     Ok(CommentOutcome::Decided {
         change,
         url,
@@ -389,30 +376,21 @@ async fn keep_first(
     mine: Comment,
     log: &Log,
 ) -> Result<Comment> {
-    let reread = || {
-        format!(
-            "this run posted convergence comment {} after a failed first attempt; reading the comments again to check that the first did not take effect failed: re-run, or delete the later of two convergence comments by hand",
-            mine.html_url
-        )
-    };
     let comments = github
         .list_comments(issue.number)
         .await
-        .with_context(reread)?;
+        .with_context(|| report::comments_not_reread(&mine.html_url))?;
     let first =
         publish::our_comment(issue, &comments, MarkerKind::ConvergenceComment, digest).cloned();
     match first {
         Some(first) if first.id < mine.id => {
-            github.delete_comment(mine.id).await.with_context(|| {
-                format!(
-                    "convergence comment {} duplicates {}, whose POST took effect after all; deleting it failed: delete it by hand",
-                    mine.html_url, first.html_url
-                )
-            })?;
-            log.info(&format!(
-                "deleted convergence comment {}, a duplicate of {} (the first POST took effect after all)",
-                mine.html_url, first.html_url
-            ));
+            let duplicate =
+                |deleted| report::duplicate_comment(&mine.html_url, &first.html_url, deleted);
+            github
+                .delete_comment(mine.id)
+                .await
+                .with_context(|| duplicate(false))?;
+            log.info(&duplicate(true));
             Ok(first)
         }
         _ => Ok(mine),

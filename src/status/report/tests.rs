@@ -461,3 +461,27 @@ fn hub_times_at_the_calendars_ends_are_reported_as_they_are() {
 "#);
     assert!(table(&facts).is_ok() && job_summary(&facts).is_ok());
 }
+
+/// Every log line and error a status run words outside its reports, in one snapshot; an
+/// address from GitHub with a line break stays on one line.
+#[test]
+fn the_runs_log_lines_and_errors_in_words() {
+    let (c, issue) = (
+        "https://github.com/o/r/issues/7#issuecomment-2",
+        "https://github.com/o/r/issues/7",
+    );
+    let first = "https://github.com/o/r/issues/7#issuecomment-1";
+    let lines = [
+        hub_read(3, 2, 1),
+        no_release_note(&digest(), "ghcr.io/org/lab:latest"),
+        no_open_issue(&digest()),
+        comment_done(CommentChange::Create, c),
+        comment_done(CommentChange::Edit, c),
+        comment_done(CommentChange::Unchanged, "https://x.test/\n::error::forged"),
+        comments_not_reread(c),
+        duplicate_comment(c, first, true),
+        duplicate_comment(c, first, false),
+        comment_by_other_account(Some("bot"), Some("app[bot]"), c, issue, true),
+    ];
+    insta::assert_snapshot!(lines.join("\n"));
+}

@@ -270,8 +270,10 @@ impl GitHub {
         GitHubError::from_octocrab(err, what, self.options.timeout).redacted(&self.secrets)
     }
 
-    fn route(&self, tail: &str) -> String {
-        format!("/repos/{}/{}{tail}", self.repo.owner, self.repo.name)
+    /// The API route of `path`, a path below the repository (`/issues/7`), e.g.
+    /// `/repos/octo/lab/issues/7`.
+    fn route(&self, path: &str) -> String {
+        format!("/repos/{}/{}{path}", self.repo.owner, self.repo.name)
     }
 
     /// What this client has sent so far ([`Traffic`]).
@@ -290,14 +292,16 @@ impl GitHub {
         }
     }
 
-    /// A GET, retried per [`Options::read_retry`]; each try counts as a request and each
-    /// wait as time waited ([`GitHub::traffic`]).
+    /// A GET of `path` below the repository ([`GitHub::route`]), retried per
+    /// [`Options::read_retry`]; each try counts as a request and each wait as time waited
+    /// ([`GitHub::traffic`]).
     async fn get<R: serde::de::DeserializeOwned>(
         &self,
-        route: &str,
+        path: &str,
         what: Action,
     ) -> Result<R, GitHubError> {
         let client = self.client()?;
+        let route = &self.route(path);
         self.options
             .read_retry
             .run(
@@ -320,47 +324,48 @@ impl GitHub {
             })
     }
 
+    /// A POST of `body` to `path` below the repository; never retried.
     async fn post<B: Serialize, R: serde::de::DeserializeOwned>(
         &self,
-        route: &str,
+        path: &str,
         body: &B,
         what: Action,
     ) -> Result<R, GitHubError> {
-        self.note("POST", route);
+        let route = self.route(path);
+        self.note("POST", &route);
         self.client()?
             .post(route, Some(body))
             .await
             .map_err(|e| self.failed(e, what))
     }
 
+    /// A PATCH of `body` to `path` below the repository; never retried.
     async fn patch<B: Serialize, R: serde::de::DeserializeOwned>(
         &self,
-        route: &str,
+        path: &str,
         body: &B,
         what: Action,
     ) -> Result<R, GitHubError> {
-        self.note("PATCH", route);
+        let route = self.route(path);
+        self.note("PATCH", &route);
         self.client()?
             .patch(route, Some(body))
             .await
             .map_err(|e| self.failed(e, what))
     }
 
-    /// Lists pages of `route` (with or without a query), following pages only while a page
-    /// comes back full (at most 100 pages).
+    /// Lists pages of `path` below the repository (with or without a query), following pages
+    /// only while a page comes back full (at most 100 pages).
     async fn list_all<R: serde::de::DeserializeOwned>(
         &self,
-        route: &str,
+        path: &str,
         what: Action,
     ) -> Result<Vec<R>, GitHubError> {
         let mut all = Vec::new();
-        let sep = if route.contains('?') { '&' } else { '?' };
+        let sep = if path.contains('?') { '&' } else { '?' };
         for page in 1.. {
             let items: Vec<R> = self
-                .get(
-                    &format!("{route}{sep}per_page={PER_PAGE}&page={page}"),
-                    what,
-                )
+                .get(&format!("{path}{sep}per_page={PER_PAGE}&page={page}"), what)
                 .await?;
             let full = items.len() == PER_PAGE;
             all.extend(items);
@@ -374,14 +379,13 @@ impl GitHub {
     /// All releases, drafts included (`GET /repos/{o}/{r}/releases`, every page).
     /// Needs `contents: read`; drafts are listed only with `contents: write`.
     pub async fn list_releases(&self) -> Result<Vec<Release>, GitHubError> {
-        self.list_all(&self.route("/releases"), Action::ListReleases)
-            .await
+        self.list_all("/releases", Action::ListReleases).await
     }
 
     /// The newest releases, first page only: enough to find the latest announced one.
     pub async fn recent_releases(&self) -> Result<Vec<Release>, GitHubError> {
         self.get(
-            &self.route(&format!("/releases?per_page={PER_PAGE}")),
+            &format!("/releases?per_page={PER_PAGE}"),
             Action::ListReleases,
         )
         .await
@@ -389,14 +393,13 @@ impl GitHub {
 
     /// Creates a published release (`POST /repos/{o}/{r}/releases`). Not retried.
     pub async fn create_release(&self, new: &models::NewRelease) -> Result<Release, GitHubError> {
-        self.post(&self.route("/releases"), new, Action::CreateRelease)
-            .await
+        self.post("/releases", new, Action::CreateRelease).await
     }
 
     /// Replaces a release's body and nothing else (`PATCH /repos/{o}/{r}/releases/{id}`).
     pub async fn update_release_body(&self, id: u64, body: &str) -> Result<Release, GitHubError> {
         self.patch(
-            &self.route(&format!("/releases/{id}")),
+            &format!("/releases/{id}"),
             &serde_json::json!({ "body": body }),
             Action::UpdateReleaseNote,
         )
@@ -406,11 +409,8 @@ impl GitHub {
     /// Deletes a release (`DELETE /repos/{o}/{r}/releases/{id}`): only used to undo this
     /// run's own duplicate after losing a race.
     pub async fn delete_release(&self, id: u64) -> Result<(), GitHubError> {
-        self.delete(
-            self.route(&format!("/releases/{id}")),
-            Action::DeleteDuplicateRelease,
-        )
-        .await
+        self.delete(&format!("/releases/{id}"), Action::DeleteDuplicateRelease)
+            .await
     }
 
     /// Deletes one of the bot's comments (`DELETE /repos/{o}/{r}/issues/comments/{id}`):
@@ -418,14 +418,15 @@ impl GitHub {
     /// outcome was unknown took effect after all). Needs `issues: write`.
     pub async fn delete_comment(&self, id: u64) -> Result<(), GitHubError> {
         self.delete(
-            self.route(&format!("/issues/comments/{id}")),
+            &format!("/issues/comments/{id}"),
             Action::DeleteDuplicateComment,
         )
         .await
     }
 
-    /// One DELETE; a 404 (already gone) counts as done.
-    async fn delete(&self, route: String, action: Action) -> Result<(), GitHubError> {
+    /// One DELETE of `path` below the repository; a 404 (already gone) counts as done.
+    async fn delete(&self, path: &str, action: Action) -> Result<(), GitHubError> {
+        let route = self.route(path);
         self.note("DELETE", &route);
         let response = self
             .client()?
@@ -456,8 +457,8 @@ impl GitHub {
             .map(|l| crate::support::text::percent_encode(l))
             .collect::<Vec<_>>()
             .join(",");
-        let route = self.route(&format!("/issues?state={state}&labels={labels}"));
-        let issues: Vec<Issue> = self.list_all(&route, Action::ListTrackingIssues).await?;
+        let path = format!("/issues?state={state}&labels={labels}");
+        let issues: Vec<Issue> = self.list_all(&path, Action::ListTrackingIssues).await?;
         Ok(issues
             .into_iter()
             .filter(|i| i.pull_request.is_none())
@@ -466,14 +467,13 @@ impl GitHub {
 
     /// Opens an issue (`POST /repos/{o}/{r}/issues`). Not retried.
     pub async fn create_issue(&self, new: &models::NewIssue) -> Result<Issue, GitHubError> {
-        self.post(&self.route("/issues"), new, Action::OpenTrackingIssue)
-            .await
+        self.post("/issues", new, Action::OpenTrackingIssue).await
     }
 
     /// Closes an issue with `state_reason: not_planned` (used for a lost race's duplicate).
     pub async fn close_issue(&self, number: u64) -> Result<Issue, GitHubError> {
         self.patch(
-            &self.route(&format!("/issues/{number}")),
+            &format!("/issues/{number}"),
             &serde_json::json!({ "state": "closed", "state_reason": "not_planned" }),
             Action::CloseDuplicateIssue,
         )
@@ -483,7 +483,7 @@ impl GitHub {
     /// All comments on an issue (every page).
     pub async fn list_comments(&self, number: u64) -> Result<Vec<Comment>, GitHubError> {
         self.list_all(
-            &self.route(&format!("/issues/{number}/comments")),
+            &format!("/issues/{number}/comments"),
             Action::ListIssueComments,
         )
         .await
@@ -492,7 +492,7 @@ impl GitHub {
     /// Comments on an issue (`POST /repos/{o}/{r}/issues/{n}/comments`). Not retried.
     pub async fn create_comment(&self, number: u64, body: &str) -> Result<Comment, GitHubError> {
         self.post(
-            &self.route(&format!("/issues/{number}/comments")),
+            &format!("/issues/{number}/comments"),
             &serde_json::json!({ "body": body }),
             Action::CommentOnTrackingIssue,
         )
@@ -503,7 +503,7 @@ impl GitHub {
     /// (`PATCH /repos/{o}/{r}/issues/comments/{id}`).
     pub async fn update_comment(&self, id: u64, body: &str) -> Result<Comment, GitHubError> {
         self.patch(
-            &self.route(&format!("/issues/comments/{id}")),
+            &format!("/issues/comments/{id}"),
             &serde_json::json!({ "body": body }),
             Action::UpdateTrackingComment,
         )
@@ -515,7 +515,7 @@ impl GitHub {
     /// Needs `pull-requests: read` (or `contents: read` on public repositories).
     pub async fn pulls_for_commit(&self, sha: &str) -> Result<Vec<PullRequest>, GitHubError> {
         self.list_all(
-            &self.route(&format!("/commits/{sha}/pulls")),
+            &format!("/commits/{sha}/pulls"),
             Action::LookUpCommitPullRequests,
         )
         .await
@@ -523,11 +523,8 @@ impl GitHub {
 
     /// One pull request (`GET /repos/{o}/{r}/pulls/{n}`).
     pub async fn pull_request(&self, number: u64) -> Result<PullRequest, GitHubError> {
-        self.get(
-            &self.route(&format!("/pulls/{number}")),
-            Action::LookUpPullRequest,
-        )
-        .await
+        self.get(&format!("/pulls/{number}"), Action::LookUpPullRequest)
+            .await
     }
 }
 
