@@ -41,12 +41,7 @@ pub fn announce_request(
         )
         .into());
     }
-    let image = required(
-        args.image.as_deref(),
-        "image",
-        "the image reference to announce, e.g. ghcr.io/org/lab:latest",
-    )?;
-    let source = ImageSource::parse(image).map_err(usage("image"))?;
+    let source = image_source(args)?;
     let now = match &args.now {
         Some(text) => super::status::time_input(text, "now")?,
         None => OffsetDateTime::now_utc(),
@@ -64,7 +59,7 @@ pub fn announce_request(
         check_publishable(&context, token.as_ref())?;
     }
     let templates = templates(args, env)?;
-    let image = image_request(args, image, source, token.as_ref())?;
+    let image = image_request(args, source, token.as_ref())?;
     Ok(AnnounceRequest {
         image,
         now,
@@ -124,29 +119,34 @@ fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templ
     })
 }
 
-/// The image to resolve (`image` as given, parsed into `source`), the digest it must
-/// have, and how its registry is read (`None` for an OCI layout, which must exist).
-/// The registry options are checked whatever the image, so a bad value is refused before
-/// it matters.
+/// The `image` input, parsed; for an OCI layout, its directory must exist.
+fn image_source(args: &AnnounceArgs) -> Result<ImageSource, UsageError> {
+    let image = required(
+        args.image.as_deref(),
+        "image",
+        "the image reference to announce, e.g. ghcr.io/org/lab:latest",
+    )?;
+    let source = ImageSource::parse(image).map_err(usage("image"))?;
+    if let ImageSource::Layout { dir, .. } = &source {
+        layout_exists(image, dir)?;
+    }
+    Ok(source)
+}
+
+/// The image to resolve, the digest it must have, and how its registry is read (`None`
+/// for an OCI layout). The registry options are checked whatever the image, so a bad value
+/// is refused before it matters.
 fn image_request(
     args: &AnnounceArgs,
-    image: &str,
     source: ImageSource,
     token: Option<&SecretString>,
 ) -> Result<ImageRequest> {
     let expected_digest = expected_digest(args.expected_digest.as_deref())?;
     let registry = args.registry.options(token.map(|t| t.expose_secret()))?;
-    let registry = match &source {
-        ImageSource::Registry(_) => Some(registry),
-        ImageSource::Layout { dir, .. } => {
-            layout_exists(image, dir)?;
-            None
-        }
-    };
     Ok(ImageRequest {
+        registry: matches!(source, ImageSource::Registry(_)).then_some(registry),
         source,
         expected_digest,
-        registry,
     })
 }
 
