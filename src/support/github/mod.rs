@@ -23,7 +23,7 @@ pub use error::{Action, GitHubError, Kind, read_verdict};
 
 use crate::support::retry::{RetryPolicy, TokioTimer};
 use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
-use models::{Comment, Issue, PullRequest, Release};
+use models::{BodyOnly, Comment, Issue, PullRequest, Release};
 use octocrab::Octocrab;
 use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -163,6 +163,13 @@ pub struct Traffic {
     pub requests: u64,
     /// Time slept before read retries.
     pub waited: Duration,
+}
+
+/// The two writes the client sends: `POST` creates, `PATCH` edits.
+#[derive(Debug, Clone, Copy)]
+enum Write {
+    Post,
+    Patch,
 }
 
 impl GitHub {
@@ -324,34 +331,28 @@ impl GitHub {
             })
     }
 
-    /// A POST of `body` to `path` below the repository; never retried.
-    async fn post<B: Serialize, R: serde::de::DeserializeOwned>(
+    /// A write of `body` to `path` below the repository; never retried (a write that may
+    /// have taken effect is followed by a fresh look-up, never sent again: [`crate::publish`]).
+    async fn write<B: Serialize, R: serde::de::DeserializeOwned>(
         &self,
+        method: Write,
         path: &str,
         body: &B,
         what: Action,
     ) -> Result<R, GitHubError> {
         let route = self.route(path);
-        self.note("POST", &route);
-        self.client()?
-            .post(route, Some(body))
-            .await
-            .map_err(|e| self.failed(e, what))
-    }
-
-    /// A PATCH of `body` to `path` below the repository; never retried.
-    async fn patch<B: Serialize, R: serde::de::DeserializeOwned>(
-        &self,
-        path: &str,
-        body: &B,
-        what: Action,
-    ) -> Result<R, GitHubError> {
-        let route = self.route(path);
-        self.note("PATCH", &route);
-        self.client()?
-            .patch(route, Some(body))
-            .await
-            .map_err(|e| self.failed(e, what))
+        let client = self.client()?;
+        let sent = match method {
+            Write::Post => {
+                self.note("POST", &route);
+                client.post(route, Some(body)).await
+            }
+            Write::Patch => {
+                self.note("PATCH", &route);
+                client.patch(route, Some(body)).await
+            }
+        };
+        sent.map_err(|e| self.failed(e, what))
     }
 
     /// Lists pages of `path` below the repository (with or without a query), following pages
@@ -393,14 +394,17 @@ impl GitHub {
 
     /// Creates a published release (`POST /repos/{o}/{r}/releases`). Not retried.
     pub async fn create_release(&self, new: &models::NewRelease) -> Result<Release, GitHubError> {
-        self.post("/releases", new, Action::CreateRelease).await
+        self.write(Write::Post, "/releases", new, Action::CreateRelease)
+            .await
     }
 
     /// Replaces a release's body and nothing else (`PATCH /repos/{o}/{r}/releases/{id}`).
     pub async fn update_release_body(&self, id: u64, body: &str) -> Result<Release, GitHubError> {
-        self.patch(
-            &format!("/releases/{id}"),
-            &serde_json::json!({ "body": body }),
+        let path = format!("/releases/{id}");
+        self.write(
+            Write::Patch,
+            &path,
+            &BodyOnly { body },
             Action::UpdateReleaseNote,
         )
         .await
@@ -467,12 +471,14 @@ impl GitHub {
 
     /// Opens an issue (`POST /repos/{o}/{r}/issues`). Not retried.
     pub async fn create_issue(&self, new: &models::NewIssue) -> Result<Issue, GitHubError> {
-        self.post("/issues", new, Action::OpenTrackingIssue).await
+        self.write(Write::Post, "/issues", new, Action::OpenTrackingIssue)
+            .await
     }
 
     /// Closes an issue with `state_reason: not_planned` (used for a lost race's duplicate).
     pub async fn close_issue(&self, number: u64) -> Result<Issue, GitHubError> {
-        self.patch(
+        self.write(
+            Write::Patch,
             &format!("/issues/{number}"),
             &serde_json::json!({ "state": "closed", "state_reason": "not_planned" }),
             Action::CloseDuplicateIssue,
@@ -491,9 +497,11 @@ impl GitHub {
 
     /// Comments on an issue (`POST /repos/{o}/{r}/issues/{n}/comments`). Not retried.
     pub async fn create_comment(&self, number: u64, body: &str) -> Result<Comment, GitHubError> {
-        self.post(
-            &format!("/issues/{number}/comments"),
-            &serde_json::json!({ "body": body }),
+        let path = format!("/issues/{number}/comments");
+        self.write(
+            Write::Post,
+            &path,
+            &BodyOnly { body },
             Action::CommentOnTrackingIssue,
         )
         .await
@@ -502,9 +510,11 @@ impl GitHub {
     /// Replaces the body of one of the bot's comments
     /// (`PATCH /repos/{o}/{r}/issues/comments/{id}`).
     pub async fn update_comment(&self, id: u64, body: &str) -> Result<Comment, GitHubError> {
-        self.patch(
-            &format!("/issues/comments/{id}"),
-            &serde_json::json!({ "body": body }),
+        let path = format!("/issues/comments/{id}");
+        self.write(
+            Write::Patch,
+            &path,
+            &BodyOnly { body },
             Action::UpdateTrackingComment,
         )
         .await

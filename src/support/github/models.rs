@@ -101,6 +101,15 @@ pub struct NewIssue {
     pub assignees: Vec<String>,
 }
 
+/// The body of a request that sets a body and nothing else: a new comment
+/// (`POST /repos/{o}/{r}/issues/{n}/comments`), an edited comment
+/// (`PATCH …/issues/comments/{id}`) or release (`PATCH …/releases/{id}`).
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct BodyOnly<'a> {
+    /// The body (Markdown).
+    pub body: &'a str,
+}
+
 /// An issue comment.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct Comment {
