@@ -464,98 +464,113 @@ async fn unusable_answers_are_refused_naming_what_was_wrong() {
     }
 }
 
-#[tokio::test]
-async fn a_429_waits_what_retry_after_asks_then_resolves() {
-    let fake = FakeRegistry::new()
-        .head_first(1, status(429).insert_header("Retry-After", "7"))
-        .head(with_digest(&digest_of(BODY)))
-        .start()
-        .await;
-    let (resolved, timer) = resolve_fake(&fake, None).await;
-    assert_eq!(resolved.unwrap().digest.to_string(), digest_of(BODY));
-    assert_eq!(
-        timer.waits(),
-        secs(&[7]),
-        "Retry-After, not the 1 s backoff"
-    );
-    assert_eq!(fake.methods().await, ["HEAD", "HEAD"]);
-}
-
-#[tokio::test]
-async fn a_503_is_retried_with_backoff_until_the_registry_answers() {
-    let fake = FakeRegistry::new()
-        .head_first(2, status(503))
-        .head(with_digest(&digest_of(BODY)))
-        .start()
-        .await;
-    let (resolved, timer) = resolve_fake(&fake, None).await;
-    let resolved = resolved.unwrap();
-    assert_eq!(resolved.digest.to_string(), digest_of(BODY));
-    assert_eq!(resolved.requests, 3);
-    assert_eq!(timer.waits(), secs(&[1, 2]));
-    assert_eq!(fake.methods().await, ["HEAD", "HEAD", "HEAD"]);
-}
-
-#[tokio::test]
-async fn a_registry_that_keeps_failing_is_named_with_the_attempts_and_its_message() {
-    // Only a GET answer has a body: the registry's own words come from it.
-    let fake = FakeRegistry::new()
-        .failing(503, "UNAVAILABLE", "maintenance until 14:00 UTC")
-        .start()
-        .await;
-    let (result, timer) = resolve_fake(&fake, None).await;
-    let err = result.unwrap_err();
-    assert_matches!(
-        err,
-        RegistryError::Unavailable {
-            status: 503,
-            attempts: 7,
-            ..
-        }
-    );
-    insta::assert_snapshot!(said(&err, &fake));
-    assert_eq!(timer.waits(), secs(&[1, 2, 4, 8, 16]));
-    assert_eq!(
-        fake.methods().await,
-        ["HEAD", "HEAD", "HEAD", "HEAD", "HEAD", "HEAD", "GET"],
-        "six HEAD tries, then one GET for the message"
-    );
-}
-
-#[tokio::test]
-async fn a_retry_after_past_the_deadline_fails_at_once_quoting_the_rate_limit() {
-    let fake = FakeRegistry::new()
-        .head(status(429).insert_header("Retry-After", "120"))
-        .get(
-            registry_error(
-                429,
-                "TOOMANYREQUESTS",
-                "You have reached your unauthenticated pull rate limit.",
+/// How one resolve against `fake` went, for the retry table: the requests in order, the
+/// waits on the virtual clock, then the digest and requests or the error's kind, last
+/// status, attempts and `Retry-After`, and its words. `deadline` replaces the default one.
+async fn retried(fake: FakeRegistry, deadline: Option<Duration>) -> String {
+    let fake = fake.start().await;
+    let timer = VirtualTimer::start();
+    let mut opts = options(&fake.addr, None, &timer);
+    opts.retry.deadline = deadline.or(opts.retry.deadline);
+    let outcome = match resolve(&fake.image(), &opts).await {
+        Ok(r) => format!(
+            "resolved {} ({}) in {} requests",
+            r.digest, r.media_type, r.requests
+        ),
+        Err(err) => {
+            let RegistryError::Unavailable {
+                status,
+                attempts,
+                retry_after,
+                ..
+            } = &err
+            else {
+                panic!("not a retry outcome: {err:?}");
+            };
+            // The time it took is real when no wait was made: the only variable part.
+            let took = regex::Regex::new(r"over \d+ ms").unwrap();
+            let said = took
+                .replace(&said(&err, &fake), "over [elapsed] ms")
+                .into_owned();
+            format!(
+                "Unavailable: status {status}, {attempts} attempts, Retry-After {retry_after:?}\n  {said}"
             )
-            .insert_header("Retry-After", "120"),
-        )
-        .start()
-        .await;
-    let (result, timer) = resolve_fake(&fake, None).await;
-    let err = result.unwrap_err();
-    assert_matches!(err, RegistryError::Unavailable { status: 429, attempts: 2, retry_after: Some(d), .. } if d == Duration::from_secs(120));
-    // The time it took is real (no wait was made): the only variable part.
-    let took = regex::Regex::new(r"over \d+ ms").unwrap();
-    insta::assert_snapshot!(took.replace(&said(&err, &fake), "over [elapsed] ms"));
-    assert!(timer.waits().is_empty());
-    assert_eq!(fake.methods().await, ["HEAD", "GET"]);
+        }
+    };
+    format!(
+        "  {}\n  waits {:?}\n  {outcome}",
+        fake.methods().await.join(" "),
+        timer.waits()
+    )
 }
 
+/// The registry edge's retry rules, one scenario a row (reads only; backoff 1, 2, 4, 8,
+/// 16 s; `Retry-After` honoured unless it ends past the deadline; one GET for the
+/// registry's own words or a HEAD that keeps failing): the requests, waits and outcome of
+/// each, in one snapshot.
 #[tokio::test]
-async fn a_head_that_keeps_failing_is_answered_by_the_one_get() {
-    let fake = FakeRegistry::new()
-        .head(status(502))
-        .get(serving(BODY, INDEX))
-        .start()
-        .await;
-    let resolved = resolve_fake(&fake, None).await.0.unwrap();
-    assert_eq!(resolved.digest.to_string(), digest_of(BODY));
-    assert_eq!(resolved.requests, 7);
+async fn retries_follow_backoff_retry_after_and_the_deadline() {
+    let digest = with_digest(&digest_of(BODY));
+    let rate_limited = registry_error(
+        429,
+        "TOOMANYREQUESTS",
+        "You have reached your unauthenticated pull rate limit.",
+    );
+    let cases: Vec<(&str, FakeRegistry, Option<Duration>)> = vec![
+        (
+            "a 429 waits what Retry-After asks (not the 1 s backoff), then resolves",
+            FakeRegistry::new()
+                .head_first(1, status(429).insert_header("Retry-After", "7"))
+                .head(digest.clone()),
+            None,
+        ),
+        (
+            "a 503 is retried with backoff until the registry answers",
+            FakeRegistry::new()
+                .head_first(2, status(503))
+                .head(digest.clone()),
+            None,
+        ),
+        (
+            "a registry that keeps failing: six HEAD tries, then one GET for its message",
+            FakeRegistry::new().failing(503, "UNAVAILABLE", "maintenance until 14:00 UTC"),
+            None,
+        ),
+        (
+            "a Retry-After past the deadline fails at once, quoting the rate limit",
+            FakeRegistry::new()
+                .head(status(429).insert_header("Retry-After", "120"))
+                .get(rate_limited.insert_header("Retry-After", "120")),
+            None,
+        ),
+        (
+            "a HEAD that keeps failing is answered by the one GET",
+            FakeRegistry::new()
+                .head(status(502))
+                .get(serving(BODY, INDEX)),
+            None,
+        ),
+        (
+            "a Retry-After of u64::MAX seconds after a first wait (the sum would overflow)",
+            FakeRegistry::new()
+                .head_first(1, status(503))
+                .head(status(503).insert_header("Retry-After", "18446744073709551615"))
+                .get(status(503)),
+            None,
+        ),
+        (
+            "a Retry-After of 0 under a 5 s deadline: the next backoff (4 s) would pass it",
+            FakeRegistry::new()
+                .head(status(503).insert_header("Retry-After", "0"))
+                .get(status(503)),
+            Some(Duration::from_secs(5)),
+        ),
+    ];
+    let mut table = Vec::new();
+    for (name, fake, deadline) in cases {
+        table.push(format!("{name}\n{}", retried(fake, deadline).await));
+    }
+    insta::assert_snapshot!(table.join("\n"));
 }
 
 #[tokio::test]
@@ -711,15 +726,25 @@ async fn malformed_expected_digest_is_refused_before_the_registry_is_asked() {
     assert!(fake.seen().await.is_empty());
 }
 
+/// `registry-timeout` bounds a registry that never answers: 2 s, then 1 ms, each failing
+/// with the deadline named.
 #[tokio::test]
 async fn registry_timeout_input_bounds_a_hanging_registry() {
     let fake = FakeRegistry::new().head(hang(30)).start().await;
-    let out = dispatch(&fake.image(), &fake.addr)
-        .input("registry-timeout", "2")
-        .run()
-        .await;
-    assert_eq!(out.code, 1);
-    insta::assert_snapshot!(error_line(&out, &[(&fake.addr, "[registry]")]));
+    let timed_out = async |timeout| {
+        let out = dispatch(&fake.image(), &fake.addr)
+            .input("registry-timeout", timeout)
+            .run()
+            .await;
+        assert_eq!(out.code, 1, "{timeout}");
+        error_line(&out, &[(&fake.addr, "[registry]")])
+    };
+    insta::assert_snapshot!(timed_out("2").await);
+    // Whether one request leaves before 1 ms runs out depends on the machine, so only
+    // what holds either way is checked: the deadline named, no "0 attempts".
+    let line = timed_out("1ms").await;
+    assert!(line.contains("registry-timeout (1 ms"), "{line}");
+    assert!(!line.contains("0 attempt"), "{line}");
 }
 
 #[tokio::test]
@@ -838,46 +863,6 @@ async fn a_pinned_reference_answered_with_another_digest_is_refused() {
 
 // ---- retries and the deadline ----
 
-#[tokio::test]
-async fn a_retry_after_of_u64_max_seconds_fails_cleanly() {
-    // A first 503 makes the clock pass 1 s, so adding the huge wait would overflow.
-    let fake = FakeRegistry::new()
-        .head_first(1, status(503))
-        .head(status(503).insert_header("Retry-After", "18446744073709551615"))
-        .get(status(503))
-        .start()
-        .await;
-    let (result, timer) = resolve_fake(&fake, None).await;
-    let err = result.unwrap_err();
-    assert_matches!(err, RegistryError::Unavailable { retry_after: Some(d), .. } if d == Duration::from_secs(u64::MAX));
-    insta::assert_snapshot!(said(&err, &fake));
-    assert_eq!(timer.waits(), secs(&[1]));
-}
-
-#[tokio::test]
-async fn a_retry_after_of_zero_is_not_blamed_for_the_deadline() {
-    let fake = FakeRegistry::new()
-        .head(status(503).insert_header("Retry-After", "0"))
-        .get(status(503))
-        .start()
-        .await;
-    let timer = VirtualTimer::start();
-    let mut opts = options(&fake.addr, None, &timer);
-    opts.retry.deadline = Some(Duration::from_secs(5));
-    let err = resolve(&fake.image(), &opts).await.unwrap_err();
-    // Waits of 1 s and 2 s; the next backoff (4 s) would pass the 5 s deadline.
-    assert_eq!(timer.waits(), secs(&[1, 2]));
-    assert_matches!(
-        err,
-        RegistryError::Unavailable {
-            retry_after: None,
-            attempts: 4,
-            ..
-        }
-    );
-    insta::assert_snapshot!(said(&err, &fake));
-}
-
 // ---- what the registry says, quoted so people can read it ----
 
 #[tokio::test]
@@ -985,22 +970,10 @@ async fn insecure_registry_takes_a_newline_list_and_any_case() {
 }
 
 #[tokio::test]
-async fn an_invalid_registry_port_or_a_1ms_timeout_reads_sensibly() {
+async fn an_invalid_registry_port_is_a_usage_error() {
     let out = dispatch("127.0.0.1:99999/org/lab:latest", "").run().await;
     assert_eq!(out.code, 2, "an invalid image input is bad usage");
     insta::assert_snapshot!("invalid_registry_port", out.stdout);
-
-    let fake = FakeRegistry::new().head(hang(30)).start().await;
-    let out = dispatch(&fake.image(), &fake.addr)
-        .input("registry-timeout", "1ms")
-        .run()
-        .await;
-    assert_eq!(out.code, 1);
-    // Whether one request leaves before 1 ms runs out depends on the machine, so only
-    // what holds either way is checked: the deadline named, no "0 attempts".
-    let line = error_line(&out, &[(&fake.addr, "[registry]")]);
-    assert!(line.contains("registry-timeout (1 ms"), "{line}");
-    assert!(!line.contains("0 attempt"), "{line}");
 }
 
 #[tokio::test]
