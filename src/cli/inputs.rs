@@ -738,8 +738,9 @@ pub fn registry_options(
         return Err(UsageError::new(
             "registry-timeout",
             format!(
-                "registry-timeout (--registry-timeout) {:?} is longer than {JOB_MAX_WORDS}, the longest a job on a GitHub-hosted runner runs: give at most {JOB_MAX_WORDS} (21600 s), e.g. 60",
-                args.registry_timeout.trim()
+                "registry-timeout (--registry-timeout) {:?} is longer than {JOB_MAX_WORDS}, the longest a job on a GitHub-hosted runner runs: give at most {JOB_MAX_WORDS} ({} s), e.g. 60",
+                args.registry_timeout.trim(),
+                JOB_MAX.as_secs()
             ),
         ));
     }

@@ -148,7 +148,8 @@ fn hub_timeout(text: &str) -> Result<std::time::Duration, UsageError> {
     });
     match crate::support::duration::parse(given) {
         Ok(timeout) if timeout > JOB_MAX => Err(refused(format!(
-            "is longer than {JOB_MAX_WORDS}, the longest a job on a GitHub-hosted runner runs: give at most {JOB_MAX_WORDS} (21600 s), e.g. 30s"
+            "is longer than {JOB_MAX_WORDS}, the longest a job on a GitHub-hosted runner runs: give at most {JOB_MAX_WORDS} ({} s), e.g. 30s",
+            JOB_MAX.as_secs()
         ))),
         Ok(timeout) if timeout >= MIN => Ok(timeout),
         Ok(_) => Err(refused(
