@@ -691,7 +691,7 @@ pub fn parse_duration_secs(text: &str) -> Result<u64> {
         match crate::support::duration::parse(t) {
             Ok(d) if d.subsec_nanos() == 0 => d.as_secs(),
             Ok(_) => bail!("{t:?} is not a whole number of seconds: {FORMS}"),
-            Err(humantime::DurationError::NumberOverflow) => bail!(
+            Err(e) if *e.humantime() == humantime::DurationError::NumberOverflow => bail!(
                 "{t:?} is out of range: durations are whole seconds up to {}",
                 max_duration_words()
             ),

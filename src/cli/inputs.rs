@@ -7,6 +7,7 @@
 use super::UsageError;
 use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
 use crate::render::RunbookSettings;
+use crate::support::duration::{JOB_MAX, JOB_MAX_WORDS};
 use crate::support::github::Repository;
 use crate::support::sanitize::{cap, is_invisible};
 use crate::support::secrets::SecretString;
@@ -78,8 +79,9 @@ pub fn helm_release(value: &str) -> Result<String, UsageError> {
 /// character refused (whitespace, quotes, backticks and `$` among them).
 pub fn hub_url(value: &str) -> Result<String, UsageError> {
     const EXAMPLE: &str = "write the address users open, e.g. https://hub.example.org";
-    let v = value.trim().trim_end_matches('/');
-    let shown = shown_url(v);
+    let given = value.trim();
+    let v = given.trim_end_matches('/');
+    let shown = shown_url(given);
     let err = |why: String| {
         UsageError::new(
             "hub-url",
@@ -117,16 +119,18 @@ pub fn hub_url(value: &str) -> Result<String, UsageError> {
 ///
 /// # Errors
 /// [`UsageError`] naming `api-url` for anything but an `http://` or `https://` URL with a
-/// host and without user name, password, query or fragment; the URL is shown with any
-/// credentials in it as `***` ([`shown_url`]).
+/// host and without user name, password, query or fragment, or holding whitespace, a
+/// control or an invisible character after the trim; the URL is shown as given (trimmed),
+/// with any credentials, query or fragment in it as `***` ([`shown_url`]).
 pub fn api_url(value: &str) -> Result<String, UsageError> {
-    let v = value.trim().trim_end_matches('/');
+    let given = value.trim();
+    let v = given.trim_end_matches('/');
     let err = |why: String| {
         UsageError::new(
             "api-url",
             format!(
                 "api-url (--api-url) {:?} {why}: give GitHub's REST API base URL, e.g. https://api.github.com or https://github.example.com/api/v3",
-                shown_url(v)
+                shown_url(given)
             ),
         )
     };
@@ -134,6 +138,16 @@ pub fn api_url(value: &str) -> Result<String, UsageError> {
         return Err(err(format!(
             "has {what}: the API's base URL takes no query or fragment (a token goes in github-token, never in the URL)"
         )));
+    }
+    // The URL parser would drop a tab or line break and percent-encode a space, so the
+    // requests would go to another address than the one given.
+    if v.chars()
+        .any(|c| c.is_whitespace() || c.is_control() || is_invisible(c))
+    {
+        return Err(err(
+            "has whitespace, a control character or an invisible one inside it (a URL is one word)"
+                .into(),
+        ));
     }
     let url = http_url(v).map_err(err)?;
     if !url.username().is_empty() || url.password().is_some() {
@@ -166,24 +180,56 @@ fn http_url(url: &str) -> Result<reqwest::Url, String> {
 }
 
 /// The `repository` input, `OWNER/REPO`, trimmed, by GitHub's naming rules
-/// ([`Repository::parse`], the rule `GITHUB_REPOSITORY` and the event are read by too).
+/// ([`Repository::parse`], the rule `GITHUB_REPOSITORY` and the event are read by too), and
+/// not ending in [`GIT_SUFFIX`] (in any case): GitHub removes that from a new repository's
+/// name, so such a value is a clone URL's path, naming no repository.
 ///
 /// # Errors
-/// [`UsageError`] naming `repository` and the rule broken.
+/// [`UsageError`] naming `repository` and the rule broken; for a `.git` ending, the value
+/// without it when that is a repository.
 pub fn repository(value: &str) -> Result<String, UsageError> {
     let v = value.trim();
+    // Debug-escaped, so invisible and control characters show as `\u{..}`.
+    let shown = || v.chars().take(200).collect::<String>();
     Repository::parse(v).map_err(|why| {
         UsageError::new(
             "repository",
             format!(
                 "repository (--repository) {:?} {why}: write OWNER/REPO as in the repository's address, e.g. octo-org/lab",
-                // Debug-escaped, so invisible and control characters show as `\u{..}`.
-                v.chars().take(200).collect::<String>()
+                shown()
             ),
         )
     })?;
+    let without_suffix = |s: &str| {
+        s.len()
+            .checked_sub(GIT_SUFFIX.len())
+            .filter(|&at| s.is_char_boundary(at) && s[at..].eq_ignore_ascii_case(GIT_SUFFIX))
+            .map(|at| s[..at].to_string())
+    };
+    if let Some(mut name) = without_suffix(v) {
+        while let Some(shorter) = without_suffix(&name) {
+            name = shorter;
+        }
+        let fix = match Repository::parse(&name) {
+            Ok(_) => format!("here {name}"),
+            Err(_) => "e.g. octo-org/lab".to_string(),
+        };
+        return Err(UsageError::new(
+            "repository",
+            format!(
+                "repository (--repository) {:?} ends in .git, which no GitHub repository's name does (GitHub removes it when a repository is created; a clone URL adds it): write OWNER/REPO as in the repository's address, without .git, {fix}",
+                shown()
+            ),
+        ));
+    }
     Ok(v.to_string())
 }
+
+/// What a clone URL ends in, and no GitHub repository's name does: GitHub removes a trailing
+/// `.git` (in any case) from the name a repository is created with (github/docs issue 44518,
+/// "Missing documentation for repository name limits": "Repository names must not end with
+/// `.git`"; also line/centraldogma issue 956, showing GitHub's form strip it).
+const GIT_SUFFIX: &str = ".git";
 
 /// `text` up to any query (`?`) or fragment (`#`), and what messages show in its place:
 /// `?***` or `#***` (it may hold a token), or nothing.
@@ -650,7 +696,8 @@ fn escaped(text: &str, quote: &str) -> String {
 }
 
 /// The registry inputs of `announce` and `status` ([`super::RegistryArgs`]), validated:
-/// both or neither of username and password, the timeout (more than 0); `github_token` is
+/// both or neither of username and password, the timeout (more than 0, at most
+/// [`JOB_MAX`], the longest a GitHub-hosted job runs); `github_token` is
 /// kept for ghcr.io when no credentials are given (`registry::auth::credentials_for`).
 ///
 /// # Errors
@@ -685,6 +732,16 @@ pub fn registry_options(
         return Err(UsageError::new(
             "registry-timeout",
             "registry-timeout (--registry-timeout) is 0: give the registry look-up some time, e.g. 60",
+        ));
+    }
+    if timeout > JOB_MAX {
+        return Err(UsageError::new(
+            "registry-timeout",
+            format!(
+                "registry-timeout (--registry-timeout) {:?} is longer than {JOB_MAX_WORDS}, the longest a job on a GitHub-hosted runner runs: give at most {JOB_MAX_WORDS} ({} s), e.g. 60",
+                args.registry_timeout.trim(),
+                JOB_MAX.as_secs()
+            ),
         ));
     }
     Ok(RegistryOptions {
@@ -788,6 +845,7 @@ mod tests {
             ("https://hub`x`.org", "'`'"),
             ("https://hub.org/$(id)", "'$'"),
             ("https://hub.org/ x", "whitespace"),
+            ("https://", "\"https://\" is not a URL"),
             ("https://hub.org/'x'", "'\\''"),
             ("https://hub.org/\"x\"", "'\"'"),
             ("https://hub.org/;rm", "';'"),
@@ -829,6 +887,12 @@ mod tests {
             "https://SECRET@api.github.com",
             "https://api.github.com/?access_token=SECRET",
             "https://api.github.com/#SECRET",
+            "https://",
+            "https:///",
+            "https://api.github.com/ x",
+            "https://api.github.com/\tx",
+            "https://api.git\u{200b}hub.com",
+            "https://SECRET@api.github.com/ x",
         ];
         insta::assert_snapshot!(refusals("api-url", &bad, api_url));
     }
@@ -868,6 +932,11 @@ mod tests {
             "o/r\u{202e}",
             &owner_40,
             &name_101,
+            "o/r.git",
+            "o/r.GIT",
+            "o/.git",
+            "o/r.git.git",
+            "o/.git.git",
         ];
         insta::assert_snapshot!(refusals("repository", &bad, repository));
     }

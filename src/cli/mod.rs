@@ -239,7 +239,7 @@ pub struct RegistryArgs {
     /// HOST or HOST:PORT (no scheme) to reach over plain HTTP (local registries); repeatable, comma- or line-separated
     #[arg(long, env, value_delimiter = ',')]
     pub insecure_registry: Vec<String>,
-    /// Deadline for the registry look-up, retries included: seconds (60) or a duration (90s, 2m)
+    /// Deadline for the registry look-up, retries included: seconds (60) or a duration (90s, 2m), at most 6h
     #[arg(
         long,
         env,
@@ -350,10 +350,10 @@ pub struct AnnounceArgs {
     #[arg(long, hide = true, value_delimiter = ',', default_values_t = crate::pulls::DEFAULT_BACKOFF_MS)]
     pub lookup_backoff_ms: Vec<u64>,
     /// Timeout of each GitHub request, e.g. 300ms (tests; default 30s)
-    #[arg(long, hide = true, value_parser = crate::support::duration::parse)]
+    #[arg(long, hide = true, value_parser = crate::support::duration::parse_within_job)]
     pub github_timeout: Option<std::time::Duration>,
     /// First wait before retrying a failed GitHub read; doubles per retry (tests; default 1s)
-    #[arg(long, hide = true, value_parser = crate::support::duration::parse)]
+    #[arg(long, hide = true, value_parser = crate::support::duration::parse_within_job)]
     pub github_retry_wait: Option<std::time::Duration>,
 }
 
@@ -420,7 +420,7 @@ pub struct StatusArgs {
     /// The culler settings.
     #[command(flatten)]
     pub culler: CullerArgs,
-    /// Timeout of each hub request: seconds (30) or a duration (30s, 1m)
+    /// Timeout of each hub request: seconds (30) or a duration (30s, 1m), from 1s to 6h
     #[arg(
         long,
         env,
@@ -613,14 +613,18 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
 /// settings past the calendar among them: each command's usage-error table refuses every
 /// one, naming the option.
 #[cfg(test)]
-pub(crate) const BAD_SHARED_OPTIONS: [&[&str]; 7] = [
+pub(crate) const BAD_SHARED_OPTIONS: [&[&str]; 11] = [
     &["--cull-timeout", "soon"],
+    &["--cull-timeout", "1h30"],
+    &["--cull-every", "500ms"],
+    &["--cull-max-age", "8 fortnights"],
     culler::PAST_THE_CALENDAR[0],
     culler::PAST_THE_CALENDAR[1],
     &["--insecure-registry", "http://localhost:5000"],
     &["--insecure-registry", "localhost:5000/path"],
     &["--insecure-registry", "ok.test:1,localhost:99999"],
     &["--insecure-registry", "a b"],
+    &["--registry-timeout", "600000000years"],
 ];
 
 #[cfg(test)]

@@ -122,12 +122,14 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
 }
 
 /// `hub-timeout`, the bound of each request to the hub: seconds (`30`) or a humantime
-/// duration (`30s`, `1m`, `1.5s`), of 1 s or more.
+/// duration (`30s`, `1m`, `1.5s`), of 1 s or more and at most
+/// [`crate::support::duration::JOB_MAX`] (6 h, the longest a GitHub-hosted job runs).
 ///
 /// # Errors
 /// [`UsageError`] naming `hub-timeout`, saying whether the text is not a duration (and which
-/// forms are) or a duration under 1 s.
+/// forms are), a duration under 1 s, or one longer than 6 h.
 fn hub_timeout(text: &str) -> Result<std::time::Duration, UsageError> {
+    use crate::support::duration::{JOB_MAX, JOB_MAX_WORDS};
     const MIN: std::time::Duration = std::time::Duration::from_secs(1);
     let given = text.trim();
     let refused = |why: String| {
@@ -137,14 +139,18 @@ fn hub_timeout(text: &str) -> Result<std::time::Duration, UsageError> {
         )
     };
     const FORMS: &str = "whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s)";
-    // humantime's words for `1.5` ("time unit needed, for example 1sec or 1ms") drop the
-    // fraction: a decimal without a unit gets its own.
+    // The parser's words for `1.5` ("a number has no unit") do not say that a bare number
+    // must be whole seconds: a decimal without a unit gets its own.
     let decimal = given.split_once('.').is_some_and(|(whole, part)| {
         [whole, part]
             .iter()
             .all(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
     });
     match crate::support::duration::parse(given) {
+        Ok(timeout) if timeout > JOB_MAX => Err(refused(format!(
+            "is longer than {JOB_MAX_WORDS}, the longest a job on a GitHub-hosted runner runs: give at most {JOB_MAX_WORDS} ({} s), e.g. 30s",
+            JOB_MAX.as_secs()
+        ))),
         Ok(timeout) if timeout >= MIN => Ok(timeout),
         Ok(_) => Err(refused(
             "is shorter than 1 s, too short for a request to the hub: give 1 s or more, e.g. 30s"
@@ -420,6 +426,8 @@ mod tests {
             with(&["--hub-size", "0"]),
             with(&["--slow-stop-timeout", "0"]),
             with(&["--hub-timeout", "soon"]),
+            with(&["--hub-timeout", "600000000years"]),
+            with(&["--hub-timeout", "1h30"]),
             with(&["--comment"]),
             with(&["--image", "ghcr.io/Org/Lab:latest"]),
             [&HUB[..], &["--image", "oci:examples/lab"]].concat(),
@@ -547,17 +555,18 @@ mod tests {
     #[test]
     fn a_malformed_hub_timeout_and_one_under_a_second_are_refused_each_in_its_words() {
         let at = ["--released-at", "2026-11-30T12:00:00Z"];
-        let table: Vec<String> = ["1.5", "1,5", "soon", "-5", "", "500ms", "0", "999ms"]
-            .iter()
-            .map(|given| {
-                let (input, message) =
-                    request(&[&HUB[..], &at, &["--hub-timeout", given]].concat())
-                        .err()
-                        .unwrap_or_else(|| panic!("{given:?} refused"));
-                assert_eq!(input, "hub-timeout", "{given}");
-                message
-            })
-            .collect();
+        let table: Vec<String> = [
+            "1.5", "1,5", "soon", "-5", "", "500ms", "0", "999ms", "6h 1ms", "1h30",
+        ]
+        .iter()
+        .map(|given| {
+            let (input, message) = request(&[&HUB[..], &at, &["--hub-timeout", given]].concat())
+                .err()
+                .unwrap_or_else(|| panic!("{given:?} refused"));
+            assert_eq!(input, "hub-timeout", "{given}");
+            message
+        })
+        .collect();
         insta::assert_snapshot!(table.join("\n"), @r#"
 hub-timeout (--hub-timeout) "1.5" is not a duration: a number without a unit must be whole seconds, so write 1.5s for 1.5 seconds (accepted: whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s))
 hub-timeout (--hub-timeout) "1,5" is not a duration (invalid character at 1): write whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s)
@@ -567,8 +576,10 @@ hub-timeout (--hub-timeout) "" is not a duration (value was empty): write whole 
 hub-timeout (--hub-timeout) "500ms" is shorter than 1 s, too short for a request to the hub: give 1 s or more, e.g. 30s
 hub-timeout (--hub-timeout) "0" is shorter than 1 s, too short for a request to the hub: give 1 s or more, e.g. 30s
 hub-timeout (--hub-timeout) "999ms" is shorter than 1 s, too short for a request to the hub: give 1 s or more, e.g. 30s
+hub-timeout (--hub-timeout) "6h 1ms" is longer than 6h, the longest a job on a GitHub-hosted runner runs: give at most 6h (21600 s), e.g. 30s
+hub-timeout (--hub-timeout) "1h30" is not a duration (a number has no unit: write a unit after each number, such as s, m or h, e.g. 1h30m): write whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s)
 "#);
-        for fine in ["1s", "1", "1.5s", "1500ms", "30 s", "2m"] {
+        for fine in ["1s", "1", "1.5s", "1500ms", "30 s", "2m", "6h", "21600"] {
             assert!(
                 request(&[&HUB[..], &at, &["--hub-timeout", fine]].concat()).is_ok(),
                 "{fine}"

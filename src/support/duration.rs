@@ -3,17 +3,74 @@
 
 use std::time::Duration;
 
+/// The longest a job on a GitHub-hosted runner runs: 6 hours. GitHub's "Usage limits"
+/// (Actions: "Job execution time - Each job in a workflow can run for up to 6 hours of
+/// execution time. If a job reaches this limit, the job is terminated"), which is also the
+/// default of `jobs.<job_id>.timeout-minutes`, 360. A timeout longer than that can never
+/// take effect in an Action, and bounding it keeps every `Instant + Duration` made from an
+/// input (e.g. reqwest's read timeout, which adds without `checked_add`) far from overflow.
+pub const JOB_MAX: Duration = Duration::from_secs(6 * 3600);
+
+/// [`JOB_MAX`] in words, for messages: `6h`.
+pub const JOB_MAX_WORDS: &str = "6h";
+
+/// Why a text is not a duration: humantime's error ([`Self::humantime`]), shown in its words
+/// except for units: for a number without one humantime suggests `30sec or 30ms`, and for an
+/// unknown one it lists `ns, us/µs, ms` first, units that inputs of whole seconds (the
+/// culler's) then refuse; these say to write s, m, h (or d).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DurationError(humantime::DurationError);
+
+impl DurationError {
+    /// humantime's error, for callers that tell its kinds apart (e.g. a number overflow).
+    pub fn humantime(&self) -> &humantime::DurationError {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for DurationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            humantime::DurationError::UnknownUnit { unit, .. } if unit.is_empty() => f.write_str(
+                "a number has no unit: write a unit after each number, such as s, m or h, e.g. 1h30m",
+            ),
+            humantime::DurationError::UnknownUnit { unit, .. } => write!(
+                f,
+                "unknown unit {unit:?}: write s, m, h or d; sec, min, hours, days, weeks and ms work too"
+            ),
+            other => other.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for DurationError {}
+
 /// Parses `text` (trimmed) as seconds when it is ASCII digits alone, else as a humantime
 /// duration (also digits too many for a `u64`, so the error says the number overflows).
 ///
 /// # Errors
-/// humantime's error for text that is neither (its `Display` says what was expected).
-pub fn parse(text: &str) -> Result<Duration, humantime::DurationError> {
+/// [`DurationError`] for text that is neither (its `Display` says what was expected).
+pub fn parse(text: &str) -> Result<Duration, DurationError> {
     let t = text.trim();
     let digits = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
     match t.parse::<u64>() {
         Ok(secs) if digits => Ok(Duration::from_secs(secs)),
-        _ => humantime::parse_duration(t),
+        _ => humantime::parse_duration(t).map_err(DurationError),
+    }
+}
+
+/// [`parse`], of at most [`JOB_MAX`]: a clap value parser for the hidden options that set a
+/// request's timeout or wait (clap names the option and the value).
+///
+/// # Errors
+/// The errors of [`parse`]; a duration longer than [`JOB_MAX`].
+pub fn parse_within_job(text: &str) -> Result<Duration, String> {
+    match parse(text) {
+        Ok(d) if d <= JOB_MAX => Ok(d),
+        Ok(_) => Err(format!(
+            "longer than {JOB_MAX_WORDS}, the longest a GitHub-hosted job runs: give at most {JOB_MAX_WORDS}"
+        )),
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -25,11 +82,47 @@ mod tests {
     fn bare_numbers_are_seconds_and_the_rest_is_humantime() {
         assert_eq!(parse(" 60 ").unwrap(), Duration::from_secs(60));
         assert_eq!(parse("1h 30m").unwrap(), Duration::from_secs(5400));
+        assert_eq!(parse("1h30m").unwrap(), Duration::from_secs(5400));
         assert_eq!(parse("250ms").unwrap(), Duration::from_millis(250));
         assert!(parse("+5").is_err() && parse("-5").is_err() && parse("").is_err());
         assert_eq!(
             parse("soon").unwrap_err().to_string(),
             "expected number at 0"
+        );
+    }
+
+    #[test]
+    fn a_missing_or_unknown_unit_is_told_to_take_s_m_or_h() {
+        let told: Vec<String> = ["1h30", "1.5", "2m 10", "8 fortnights"]
+            .iter()
+            .map(|t| format!("{t:?}: {}", parse(t).unwrap_err()))
+            .collect();
+        insta::assert_snapshot!(told.join("\n"), @r#"
+        "1h30": a number has no unit: write a unit after each number, such as s, m or h, e.g. 1h30m
+        "1.5": a number has no unit: write a unit after each number, such as s, m or h, e.g. 1h30m
+        "2m 10": a number has no unit: write a unit after each number, such as s, m or h, e.g. 1h30m
+        "8 fortnights": unknown unit "fortnights": write s, m, h or d; sec, min, hours, days, weeks and ms work too
+        "#);
+    }
+
+    #[test]
+    fn timeouts_of_the_hidden_options_end_within_a_job() {
+        assert_eq!(parse_within_job("6h").unwrap(), JOB_MAX);
+        assert_eq!(
+            parse_within_job("300ms").unwrap(),
+            Duration::from_millis(300)
+        );
+        assert_eq!(
+            parse_within_job("600000000years").unwrap_err(),
+            "longer than 6h, the longest a GitHub-hosted job runs: give at most 6h"
+        );
+        assert_eq!(
+            parse_within_job("1h30").unwrap_err(),
+            parse("1h30").unwrap_err().to_string()
+        );
+        assert_eq!(
+            humantime::format_duration(JOB_MAX).to_string(),
+            JOB_MAX_WORDS
         );
     }
 }
