@@ -5,6 +5,7 @@
 //! `GITHUB_SERVER_URL`, `GITHUB_RUN_ID`, `GITHUB_RUN_ATTEMPT`. Explicit options win over them.
 
 use crate::event::{self, EventPayload};
+use crate::support::files::{self, ReadError};
 use anyhow::{Context as _, Result, bail};
 use std::collections::HashMap;
 
@@ -25,6 +26,19 @@ pub fn commit_sha(text: &str) -> Result<String> {
         bail!("commit SHA {sha:?} is not 40 hex digits (set --sha or input sha)");
     }
     Ok(sha)
+}
+
+/// Why the event payload at `path` (`GITHUB_EVENT_PATH`) was not read, and what that means.
+fn unreadable_event(path: &str, why: &ReadError) -> anyhow::Error {
+    match why {
+        ReadError::TooLarge { cap, size } => anyhow::anyhow!(
+            "the event payload at {path} is {size} bytes, more than GitHub's 25 MB cap on payloads ({cap} bytes): it is not a GitHub event"
+        ),
+        ReadError::IsDirectory | ReadError::NotRegular => anyhow::anyhow!(
+            "cannot read the event payload at {path}: {why}: GITHUB_EVENT_PATH must name the event file the runner wrote"
+        ),
+        _ => anyhow::anyhow!("cannot read the event payload at {path}: {why}"),
+    }
 }
 
 /// The run's context, resolved from options and environment.
@@ -94,17 +108,9 @@ impl RunContext {
             .transpose()?;
         let event = match var("GITHUB_EVENT_PATH") {
             Some(path) => {
-                let size = std::fs::metadata(&path)
-                    .with_context(|| format!("cannot read the event payload at {path}"))?
-                    .len();
-                if size > event::MAX_PAYLOAD_BYTES {
-                    bail!(
-                        "the event payload at {path} is {size} bytes, more than GitHub's 25 MB cap on payloads ({} bytes): it is not a GitHub event",
-                        event::MAX_PAYLOAD_BYTES
-                    );
-                }
-                let bytes = std::fs::read(&path)
-                    .with_context(|| format!("cannot read the event payload at {path}"))?;
+                let bytes =
+                    files::read_bytes(std::path::Path::new(&path), event::MAX_PAYLOAD_BYTES)
+                        .map_err(|e| unreadable_event(&path, &e))?;
                 event::parse(&bytes).with_context(|| format!("in {path}"))?
             }
             None => EventPayload::default(),
@@ -167,6 +173,39 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    /// `GITHUB_EVENT_PATH` naming an endless device, a FIFO (never opened: opening it would
+    /// wait for a writer), a directory or a file over GitHub's cap: an error at once, naming
+    /// the path.
+    #[test]
+    fn an_event_path_that_is_not_a_bounded_regular_file_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("event.json");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let big = dir.path().join("big.json");
+        let file = std::fs::File::create(&big).unwrap();
+        file.set_len(event::MAX_PAYLOAD_BYTES + 1).unwrap();
+        let dir_path = dir.path().display().to_string();
+        let errors: Vec<String> = [
+            "/dev/zero".to_string(),
+            fifo.display().to_string(),
+            dir_path.clone(),
+            big.display().to_string(),
+        ]
+        .iter()
+        .map(|path| {
+            let err =
+                RunContext::resolve(&Overrides::default(), &env(&[("GITHUB_EVENT_PATH", path)]))
+                    .unwrap_err();
+            format!("{err:#}").replace(&dir_path, "[dir]")
+        })
+        .collect();
+        insta::assert_snapshot!(errors.join("\n"));
     }
 
     #[test]

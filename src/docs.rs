@@ -5,11 +5,17 @@
 use crate::render::RunbookSettings;
 use crate::render::docs::{DocsNote, apply, diff, sections, window_json, window_text};
 use crate::render::messages::RunWarning;
+use crate::support::files;
 use crate::support::log::Log;
 use crate::window::{Configured, Window};
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 
 pub use crate::render::docs::DOC_DIGEST;
+
+/// The largest deployment doc read, in bytes (1 MiB): the committed one is under 20 KiB; a
+/// larger file is not the doc, and `/dev/zero` or a FIFO is never read at all
+/// ([`files::read_text`]).
+pub const DOC_MAX_BYTES: u64 = 1024 * 1024;
 
 /// The `docs` request, validated by the command line.
 #[derive(Debug, Clone)]
@@ -37,13 +43,18 @@ pub struct WindowRequest {
 /// (values files, `--cull-*`) and the runbook's coordinates.
 ///
 /// # Errors
-/// `--check` with stale sections (after printing the diff to stdout), an unreadable doc,
-/// bad markers.
+/// `--check` with stale sections (after printing the diff to stdout); a doc that is not a
+/// readable regular UTF-8 file of at most [`DOC_MAX_BYTES`]; bad markers; with `--write`, a
+/// read-only doc (refused before anything is written, as `scripts/pin-image` refuses one) or
+/// a failed write. Each error's fix follows its cause ([`DocsNote`]).
 pub fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
     warn_if_disabled(&req.culler.window(), log);
     let path = &req.file.display().to_string();
-    let doc = std::fs::read_to_string(&req.file)
-        .with_context(|| DocsNote::Unreadable(path).to_string())?;
+    let doc = files::read_text(&req.file, DOC_MAX_BYTES)
+        .map_err(|e| anyhow!("{}", DocsNote::Unreadable(path, &e)))?;
+    if req.write && read_only(&req.file) {
+        bail!("{}", DocsNote::ReadOnly(path));
+    }
     let fresh = apply(&doc, &sections(&req.culler, &req.runbook)?)
         .with_context(|| DocsNote::NotPlaced(path).to_string())?;
     if req.write {
@@ -51,7 +62,7 @@ pub fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
             log.info(&DocsNote::UpToDate(path).to_string());
         } else {
             std::fs::write(&req.file, &fresh)
-                .with_context(|| DocsNote::NotWritten(path).to_string())?;
+                .map_err(|e| anyhow!("{}", DocsNote::NotWritten(path, &e)))?;
             log.info(&DocsNote::Updated(path).to_string());
         }
         return Ok(());
@@ -82,6 +93,13 @@ pub fn window(req: &WindowRequest, log: &Log) -> Result<()> {
         log.info(&window_text(&req.culler));
     }
     Ok(())
+}
+
+/// Whether no one may write the file at `path` (none of its write permission bits set),
+/// which `--write` respects even when run by root; `false` when its metadata cannot be read
+/// (the write then fails and says why).
+fn read_only(path: &std::path::Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly())
 }
 
 fn warn_if_disabled(window: &Window, log: &Log) {

@@ -23,8 +23,9 @@
 //! `serde-saphyr` (YAML 1.1 booleans such as `yes` are accepted, as Helm does); its errors
 //! are worded for users, not for programmers calling it.
 
+use crate::support::files::{self, ReadError};
 use crate::window::{Configured, Origin};
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -364,20 +365,40 @@ pub fn slow_stop_timeout(files: &[FileCull]) -> (u64, Origin) {
         .unwrap_or((DEFAULT_SLOW_STOP_TIMEOUT_SECS, Origin::Default))
 }
 
-/// Reads and parses `files` in order (each named as given).
+/// The largest values file read, in bytes (1 MiB): z2jh values files are a few KiB; a larger
+/// file is not one, and `/dev/zero` or a FIFO is never read at all ([`files::read_text`]).
+pub const VALUES_MAX_BYTES: u64 = 1024 * 1024;
+
+/// Why the values file `name` was not read, and what to do.
+fn unreadable(name: &str, why: &ReadError) -> anyhow::Error {
+    let fix = match why {
+        ReadError::NotFound => {
+            "relative paths start at the working directory, the workspace in GitHub Actions"
+        }
+        ReadError::IsDirectory => "name the values file, not a directory",
+        ReadError::NotRegular => "give the values file itself, e.g. deploy/values.yaml",
+        ReadError::PermissionDenied => "make it readable for this user",
+        ReadError::TooLarge { .. } => "a values file is at most 1 MiB: is it the right file?",
+        ReadError::NotUtf8 { .. } => "save it as UTF-8",
+        ReadError::Other(_) => "check the path and try again",
+    };
+    anyhow!(
+        "cannot read the JupyterHub values file {name} (--jupyterhub-values, input jupyterhub-values): {why}: {fix}"
+    )
+}
+
+/// Reads and parses `files` in order (each named as given), each a regular UTF-8 file of at
+/// most [`VALUES_MAX_BYTES`].
 ///
 /// # Errors
-/// An unreadable file (naming it and where paths are relative to), any [`parse`] error,
+/// An unreadable file (naming it, why, and what to do: for a missing one, where paths are
+/// relative to), any [`parse`] error,
 /// and, with [`ValuesPath::Auto`], files that disagree about where `cull` sits.
 pub fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Vec<FileCull>> {
     let mut parsed: Vec<FileCull> = Vec::new();
     for f in files {
         let name = f.display().to_string();
-        let text = std::fs::read_to_string(f).with_context(|| {
-            format!(
-                "cannot read the JupyterHub values file {name} (--jupyterhub-values, input jupyterhub-values; relative paths start at the working directory, the workspace in GitHub Actions)"
-            )
-        })?;
+        let text = files::read_text(f, VALUES_MAX_BYTES).map_err(|e| unreadable(&name, &e))?;
         let this = parse(&name, &text, path)?;
         if *path == ValuesPath::Auto {
             if let (Some(here), Some(first)) = (

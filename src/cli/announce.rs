@@ -9,6 +9,7 @@ use crate::digest::{Digest, ImageSource};
 use crate::publish;
 use crate::render::custom::TEMPLATE_MAX_BYTES;
 use crate::render::{BodyKind, CustomTemplate};
+use crate::support::files::{self, ReadError};
 use crate::support::github::{self, GitHub};
 use crate::support::log::Log;
 use crate::support::secrets::SecretString;
@@ -170,7 +171,8 @@ fn workspace(env: &HashMap<String, String>) -> Result<PathBuf> {
 ///
 /// Only a regular file whose real path (symbolic links resolved) lies inside `workspace`
 /// is read: the rendered text is published, so a path like `/etc/passwd`, `../x` or a link
-/// to `/proc/self/environ` must never be read, and a FIFO or device would hang or never end.
+/// to `/proc/self/environ` must never be read, and a FIFO or device would hang or never end
+/// ([`files::read_bytes`] reads a regular file only, at most [`TEMPLATE_MAX_BYTES`]).
 ///
 /// # Errors
 /// [`UsageError`] naming the input and the file: unreadable (missing), outside the
@@ -188,17 +190,12 @@ fn template(
     let refuse = |problem: String| {
         UsageError::new(input, format!("{input} (--{input}) {path:?}: {problem}"))
     };
-    let too_large = |size: u64| {
-        refuse(format!(
-            "the template is {size} bytes, over the limit of {TEMPLATE_MAX_BYTES} bytes (64 KiB): is it the right file?"
-        ))
-    };
-    let unreadable = |e: std::io::Error| {
+    let unreadable = |e: &dyn std::fmt::Display| {
         refuse(format!(
             "cannot read it ({e}): give a file path relative to the workspace (the repository checkout), e.g. .github/release-note.md.j2"
         ))
     };
-    let real = Path::new(path).canonicalize().map_err(unreadable)?;
+    let real = Path::new(path).canonicalize().map_err(|e| unreadable(&e))?;
     if !real.starts_with(workspace) {
         return Err(refuse(format!(
             "the file is outside the workspace {} (its real path is {}): the template must be a file of the repository, e.g. .github/release-note.md.j2",
@@ -206,34 +203,16 @@ fn template(
             real.display()
         )));
     }
-    let not_regular = || {
-        refuse(
+    let bytes = files::read_bytes(&real, TEMPLATE_MAX_BYTES as u64).map_err(|e| match e {
+        ReadError::IsDirectory | ReadError::NotRegular => refuse(
             "not a regular file (a directory, FIFO, socket or device): give the template file itself"
                 .to_string(),
-        )
-    };
-    if !std::fs::metadata(&real).map_err(unreadable)?.is_file() {
-        return Err(not_regular());
-    }
-    let file = std::fs::File::open(&real).map_err(unreadable)?;
-    // Checked again on what was opened: the path may have changed in between.
-    let metadata = file.metadata().map_err(unreadable)?;
-    if !metadata.is_file() {
-        return Err(not_regular());
-    }
-    if metadata.len() > TEMPLATE_MAX_BYTES as u64 {
-        return Err(too_large(metadata.len()));
-    }
-    // Read at most one byte past the limit, in case the file grew since.
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(
-        &mut std::io::Read::take(file, TEMPLATE_MAX_BYTES as u64 + 1),
-        &mut bytes,
-    )
-    .map_err(unreadable)?;
-    if bytes.len() > TEMPLATE_MAX_BYTES {
-        return Err(too_large(bytes.len() as u64));
-    }
+        ),
+        ReadError::TooLarge { size, .. } => refuse(format!(
+            "the template is {size} bytes, over the limit of {TEMPLATE_MAX_BYTES} bytes (64 KiB): is it the right file?"
+        )),
+        e => unreadable(&e),
+    })?;
     CustomTemplate::parse(kind, path, bytes)
         .map(Some)
         .map_err(|e| UsageError::new(e.input, e.to_string()))

@@ -10,6 +10,7 @@
 //! The words of the `docs` command's log lines and errors are here too ([`DocsNote`]).
 
 use super::RunbookSettings;
+use crate::support::files::ReadError;
 use crate::window::{self, Configured};
 use anyhow::{Result, bail};
 
@@ -49,8 +50,10 @@ fn end_marker(name: &str) -> String {
 /// first line ends so, else LF).
 ///
 /// # Errors
-/// A section whose BEGIN or END marker is missing, repeated or out of order, or a BEGIN
-/// marker naming a section codeq-rollout does not generate. The error names the marker.
+/// A section whose BEGIN or END marker is missing, repeated or out of order, or shares its
+/// line with text the section would replace (after a BEGIN marker, before an END marker);
+/// or a BEGIN marker naming a section codeq-rollout does not generate. The error names the
+/// marker (and for text beside it, the line).
 pub fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String> {
     const BEGIN: &str = "<!-- BEGIN GENERATED: ";
     for at in marker_positions(doc, BEGIN) {
@@ -64,6 +67,9 @@ pub fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String> {
                 SECTION_NAMES.join(", ")
             );
         }
+    }
+    for (name, _) in sections {
+        own_line(doc, &begin_marker(name), &end_marker(name))?;
     }
     let eol = match doc.find('\n') {
         Some(at) if doc[..at].ends_with('\r') => "\r\n",
@@ -91,6 +97,58 @@ pub fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String> {
         out.replace_range(start..stop, &format!("{eol}{content}{eol}"));
     }
     Ok(out)
+}
+
+/// Refuses text on a marker's line that replacing the section would delete: after `begin`
+/// up to the line's end or the next marker, before `end` back to the line's start or the
+/// previous marker (a BEGIN and END marker side by side on one line delete nothing). Text
+/// before a BEGIN marker or after an END marker stays, so it is allowed.
+///
+/// # Errors
+/// The marker, its line number (from 1) and the text, with the fix.
+fn own_line(doc: &str, begin: &str, end: &str) -> Result<()> {
+    const MARKS: [&str; 2] = ["<!-- BEGIN GENERATED: ", "<!-- END GENERATED: "];
+    let line_of = |at: usize| doc[..at].matches('\n').count() + 1;
+    for at in marker_positions(doc, begin) {
+        let rest = &doc[at + begin.len()..];
+        let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+        let next = MARKS.iter().filter_map(|m| line.find(m)).min();
+        let text = line[..next.unwrap_or(line.len())].trim();
+        if !text.is_empty() {
+            bail!(
+                "the doc has text after {begin} on line {} ({:?}), which the generated section would replace: put the marker on a line of its own",
+                line_of(at),
+                shown(text)
+            );
+        }
+    }
+    for at in marker_positions(doc, end) {
+        let line = &doc[doc[..at].rfind('\n').map_or(0, |i| i + 1)..at];
+        let previous = MARKS
+            .iter()
+            .filter_map(|m| {
+                let i = line.rfind(m)?;
+                Some(i + line[i..].find(" -->").map_or(0, |e| e + " -->".len()))
+            })
+            .max();
+        let text = line[previous.unwrap_or(0)..].trim();
+        if !text.is_empty() {
+            bail!(
+                "the doc has text before {end} on line {} ({:?}), which the generated section would replace: put the marker on a line of its own",
+                line_of(at),
+                shown(text)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `text` as an error quotes it: at most 60 characters, an ellipsis when cut.
+fn shown(text: &str) -> String {
+    match text.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
 }
 
 /// Byte offsets of `marker` in `doc`, leaving out those inside fenced code blocks (a line
@@ -230,14 +288,17 @@ pub fn window_text(config: &Configured) -> String {
 }
 
 /// What the `docs` command says about the doc at a path, as data; `Display` words it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub enum DocsNote<'a> {
-    /// The doc could not be read (error).
-    Unreadable(&'a str),
+    /// The doc could not be read (error): the fix follows the reason.
+    Unreadable(&'a str, &'a ReadError),
     /// The generated sections could not be placed: bad markers (error).
     NotPlaced(&'a str),
-    /// The doc could not be written (error).
-    NotWritten(&'a str),
+    /// `--write` on a doc no one may write (no write permission bits): refused, as
+    /// `scripts/pin-image` refuses, also when run by root (error).
+    ReadOnly(&'a str),
+    /// The doc could not be written (error): the fix follows the reason.
+    NotWritten(&'a str, &'a std::io::Error),
     /// `--write` rewrote the generated sections.
     Updated(&'a str),
     /// `--write` found nothing to change.
@@ -248,15 +309,74 @@ pub enum DocsNote<'a> {
     Stale(&'a str),
 }
 
+/// `bytes` in the largest binary unit that divides it (`1 MiB`, `64 KiB`, `100 bytes`).
+fn size_words(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
+    }
+}
+
 impl std::fmt::Display for DocsNote<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Unreadable(path) => write!(
-                f,
-                "cannot read {path}: run from the repository root, or name the doc with --file"
-            ),
+            Self::Unreadable(path, why) => {
+                let fix = match why {
+                    ReadError::NotFound => {
+                        "run from the repository root, or name the doc with --file".to_string()
+                    }
+                    ReadError::IsDirectory => {
+                        "name the doc file with --file, not a directory".to_string()
+                    }
+                    ReadError::NotRegular => {
+                        "give the doc file itself with --file (e.g. CODEQ_DEPLOYMENT.md)"
+                            .to_string()
+                    }
+                    ReadError::PermissionDenied => {
+                        "make it readable (chmod u+r), or run as a user who may read it".to_string()
+                    }
+                    ReadError::TooLarge { cap, .. } => {
+                        // "over the limit of N bytes (1 MiB): is it the right file?"
+                        return write!(
+                            f,
+                            "cannot read {path}: {why} ({}): is it the right file?",
+                            size_words(*cap)
+                        );
+                    }
+                    ReadError::NotUtf8 { .. } => "save it as UTF-8".to_string(),
+                    ReadError::Other(_) => {
+                        "check the path given with --file and try again".to_string()
+                    }
+                };
+                write!(f, "cannot read {path}: {why}: {fix}")
+            }
             Self::NotPlaced(path) => write!(f, "{path}: cannot place the generated sections"),
-            Self::NotWritten(path) => write!(f, "cannot write {path}"),
+            Self::ReadOnly(path) => write!(
+                f,
+                "{path} is read-only: make it writable (chmod u+w), or use --check; nothing was written"
+            ),
+            Self::NotWritten(path, why) => {
+                // Opening fails before anything is written; a write that fails later may
+                // leave the doc cut short.
+                let restore =
+                    "then run --write again (restore a doc left cut short with git checkout)";
+                match why.kind() {
+                    std::io::ErrorKind::PermissionDenied => write!(
+                        f,
+                        "cannot write {path}: permission denied: make the doc writable for this user, or use --check"
+                    ),
+                    std::io::ErrorKind::ReadOnlyFilesystem => write!(
+                        f,
+                        "cannot write {path}: the file system is read-only: run --write in a writable checkout, or use --check"
+                    ),
+                    std::io::ErrorKind::StorageFull => write!(
+                        f,
+                        "cannot write {path}: no space left on the device: free space, {restore}"
+                    ),
+                    _ => write!(f, "cannot write {path}: {why}: fix the cause, {restore}"),
+                }
+            }
             Self::Updated(path) => write!(f, "{path}: generated sections updated"),
             Self::UpToDate(path) => write!(f, "{path}: up to date"),
             Self::Current(path) => write!(f, "{path}: generated sections are up to date"),
@@ -347,12 +467,72 @@ mod tests {
             "<!-- END GENERATED: window --><!-- BEGIN GENERATED: window --><!-- BEGIN GENERATED: runbook --><!-- END GENERATED: runbook -->",
             "<!-- BEGIN GENERATED: window --><!-- END GENERATED: window --><!-- BEGIN GENERATED: window --><!-- END GENERATED: window -->",
             "<!-- BEGIN GENERATED: faq --><!-- END GENERATED: faq -->",
+            "intro\nSee <!-- BEGIN GENERATED: window --> here\n<!-- END GENERATED: window -->\n<!-- BEGIN GENERATED: runbook --><!-- END GENERATED: runbook -->\n",
+            "<!-- BEGIN GENERATED: window -->\r\nold\r\nkept? <!-- END GENERATED: window --> after\r\n<!-- BEGIN GENERATED: runbook --><!-- END GENERATED: runbook -->\r\n",
+            "<!-- BEGIN GENERATED: window --> <!-- END GENERATED: window --> kept\n<!-- BEGIN GENERATED: runbook -->\nlost <!-- END GENERATED: runbook -->\n",
         ];
         let table: Vec<String> = docs
             .iter()
             .map(|doc| format!("{doc:?}\n  {:#}", fresh(doc).unwrap_err()))
             .collect();
         insta::assert_snapshot!(table.join("\n"));
+    }
+
+    /// Text before a BEGIN marker or after an END marker on its line is not replaced, so it
+    /// is allowed and kept.
+    #[test]
+    fn text_beside_a_marker_that_no_section_replaces_stays() {
+        let doc = "See <!-- BEGIN GENERATED: window -->\nold\n<!-- END GENERATED: window --> (generated)\n<!-- BEGIN GENERATED: runbook --> <!-- END GENERATED: runbook --> end\n";
+        let out = fresh(doc).unwrap();
+        assert!(
+            out.starts_with("See <!-- BEGIN GENERATED: window -->\n- **Idle sessions**"),
+            "{out}"
+        );
+        assert!(
+            out.contains("\n<!-- END GENERATED: window --> (generated)\n"),
+            "{out}"
+        );
+        assert!(
+            out.ends_with("<!-- END GENERATED: runbook --> end\n"),
+            "{out}"
+        );
+        assert_eq!(fresh(&out).unwrap(), out);
+    }
+
+    /// Every reason a doc is not read or written, with its fix: the whole line each.
+    #[test]
+    fn read_and_write_errors_say_what_to_do() {
+        use std::io::{Error, ErrorKind};
+        let path = "docs/CODEQ_DEPLOYMENT.md";
+        let reads = [
+            ReadError::NotFound,
+            ReadError::IsDirectory,
+            ReadError::NotRegular,
+            ReadError::PermissionDenied,
+            ReadError::TooLarge {
+                cap: 1 << 20,
+                size: 5_000_000,
+            },
+            ReadError::NotUtf8 { valid_up_to: 12 },
+            ReadError::Other(Error::other("Input/output error (os error 5)")),
+        ];
+        let writes = [
+            ErrorKind::PermissionDenied,
+            ErrorKind::ReadOnlyFilesystem,
+            ErrorKind::StorageFull,
+            ErrorKind::Other,
+        ];
+        let lines: Vec<String> = reads
+            .iter()
+            .map(|e| DocsNote::Unreadable(path, e).to_string())
+            .chain(std::iter::once(DocsNote::ReadOnly(path).to_string()))
+            .chain(
+                writes
+                    .iter()
+                    .map(|k| DocsNote::NotWritten(path, &Error::from(*k)).to_string()),
+            )
+            .collect();
+        insta::assert_snapshot!(lines.join("\n"));
     }
 
     #[test]

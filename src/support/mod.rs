@@ -2,12 +2,14 @@
 //! it. [`github`] is the GitHub REST client; [`log`] the Actions log and workflow-command
 //! writer; [`secrets`] the one secret type and the one engine that masks and redacts
 //! secrets; [`retry`] the one retry policy of every edge's reads; [`sanitize`] and [`text`]
-//! pure text helpers; [`stdout`] the one writer of stdout (a closed pipe
+//! pure text helpers; [`files`] the one bounded reader of files a user names (a regular
+//! file only, up to a cap); [`stdout`] the one writer of stdout (a closed pipe
 //! or a full disk never panics); [`tls`] the one TLS configuration of the HTTP clients; [`duration`] the
 //! one duration parser of the inputs; [`time`] the one parser of RFC 3339 times from outside
 //! (in UTC, years 0000 to 9999) and the one writer of times for machines.
 
 pub mod duration;
+pub mod files;
 pub mod github;
 pub mod log;
 pub mod retry;

@@ -21,6 +21,7 @@ const LAYERS: &[&[&str]] = &[
         "support::tls",
         "support::retry",
         "support::stdout",
+        "support::files",
         "support::log",
         "support::github",
         "support",
@@ -59,6 +60,9 @@ const PURE: &[&str] = &[
 /// Paths a pure stage must not name (prefixes of `crate::` paths).
 const IO_MODULES: &[&str] = &[
     "support::github",
+    // The readers; the module's error type (`support::files::ReadError`) is data a pure
+    // stage may word.
+    "support::files::read_",
     "support::log",
     "support::stdout",
     "support::tls",
@@ -368,6 +372,18 @@ fn the_checker_finds_backward_edges_circles_and_io_in_pure_stages() {
     assert_eq!(
         violations(&worded),
         ["status::run: pipeline holds wording: \"comment {done}: {url}\""]
+    );
+
+    let pure_reads = [module(
+        "render::docs",
+        &[
+            "use crate::support::files::ReadError;",
+            "let doc = crate::support::files::read_text(path, 1)?;",
+        ],
+    )];
+    assert_eq!(
+        violations(&pure_reads),
+        ["render::docs: pure stage imports support::files::read_text"]
     );
 
     let pure_io = [module(

@@ -39,6 +39,56 @@ fn usage_errors(
     told
 }
 
+/// Kills the process with this id on drop unless disarmed: a child that did not exit in
+/// time is stopped also when the test fails.
+struct KillOnDrop(Option<u32>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0.take() {
+            // SAFETY: kill(2) with a PID of our own unreaped child and SIGKILL.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        }
+    }
+}
+
+/// [`run`] for a run that might block (a FIFO opened for reading) or never end (`/dev/zero`
+/// read to its end): fails the test, killing the child by its PID, when it has not exited
+/// within 30 s. The child is waited for on a thread; the wait here is on its result.
+fn run_bounded(args: &[&str]) -> (i32, String, String) {
+    let child = Command::new(binary())
+        .args(args)
+        .env_clear()
+        .current_dir(repo_root())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run codeq-rollout");
+    let mut guard = KillOnDrop(Some(child.id()));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    let out = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .unwrap_or_else(|_| panic!("codeq-rollout {args:?} did not exit within 30 s"))
+        .expect("wait for codeq-rollout");
+    // Exited and reaped: its PID may be reused, so it must not be killed now.
+    guard.0 = None;
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A FIFO at `dir/name`.
+fn fifo(dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    let made = Command::new("mkfifo").arg(&p).status().unwrap();
+    assert!(made.success(), "mkfifo {}", p.display());
+    p
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -374,6 +424,134 @@ fn docs_write_keeps_crlf_line_endings() {
         "every line ends in CRLF"
     );
     assert_eq!(docs("--check", &path, &options).0, 0);
+}
+
+/// `docs --file` naming anything but a readable regular UTF-8 file of at most 1 MiB: exit
+/// code 1 at once (a FIFO is never opened, `/dev/zero` never read), and an error whose fix
+/// follows the reason.
+#[test]
+fn docs_refuse_a_file_that_is_not_a_bounded_regular_utf8_file_with_advice_for_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cases: Vec<(&str, PathBuf)> = vec![
+        ("fifo", fifo(d, "f.md")),
+        ("device", PathBuf::from("/dev/zero")),
+        ("directory", d.to_path_buf()),
+        ("missing", d.join("no-such.md")),
+        ("latin-1", {
+            let p = d.join("latin1.md");
+            std::fs::write(&p, b"# D\xe9ploiement\n").unwrap();
+            p
+        }),
+        ("too large", {
+            let p = d.join("big.md");
+            std::fs::File::create(&p)
+                .unwrap()
+                .set_len(1024 * 1024 + 1)
+                .unwrap();
+            p
+        }),
+    ];
+    let mut told = String::new();
+    for (label, path) in &cases {
+        for mode in ["--check", "--write"] {
+            let (code, stdout, stderr) =
+                run_bounded(&["docs", mode, "--file", path.to_str().unwrap()]);
+            assert_eq!(code, 1, "{label} {mode}: {stdout}{stderr}");
+            assert_eq!(stdout, "", "{label} {mode}");
+            if mode == "--check" {
+                told += &format!("{label}:\n{stderr}");
+            } else {
+                assert_eq!(
+                    stderr,
+                    told.rsplit_once(":\n").unwrap().1,
+                    "{label}: --write says what --check says"
+                );
+            }
+        }
+    }
+    let big = std::fs::metadata(d.join("big.md")).unwrap();
+    assert_eq!(big.len(), 1024 * 1024 + 1, "nothing written");
+    insta::assert_snapshot!(scrub(&told, &[(&d.display().to_string(), "[dir]")]));
+}
+
+/// A values file that is a FIFO or `/dev/zero`, for `window` and `docs`: refused at once,
+/// naming the file and what to give instead.
+#[test]
+fn window_and_docs_refuse_a_values_file_that_is_a_fifo_or_a_device() {
+    let (dir, doc, text) = doc_copy();
+    let values = fifo(dir.path(), "values.yaml");
+    let mut told = String::new();
+    for path in [values.to_str().unwrap(), "/dev/zero"] {
+        for command in [
+            vec!["window", "--jupyterhub-values", path],
+            vec![
+                "docs",
+                "--write",
+                "--file",
+                doc.to_str().unwrap(),
+                "--jupyterhub-values",
+                path,
+            ],
+        ] {
+            let (code, stdout, stderr) = run_bounded(&command);
+            assert_eq!(code, 1, "{command:?}: {stdout}{stderr}");
+            told += &format!("{}:\n{stderr}", command.join(" "));
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(&doc).unwrap(),
+        text,
+        "nothing written"
+    );
+    insta::assert_snapshot!(scrub(
+        &told,
+        &[(&dir.path().display().to_string(), "[dir]")]
+    ));
+}
+
+/// `docs --write` on a read-only doc (mode 0444) refuses and leaves it alone, also as root
+/// (who could write it), as `scripts/pin-image` does; `--check` still reads it.
+#[test]
+fn docs_write_refuses_a_read_only_doc_and_leaves_it_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_dir, path, text) = doc_copy();
+    let stale = text.replacen("**1h 10m**", "**1h 11m**", 1);
+    std::fs::write(&path, &stale).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let (code, stdout, stderr) = docs("--write", &path, &[]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert_eq!(stdout, "");
+    insta::assert_snapshot!(scrub(&stderr, &[(&path.display().to_string(), "[doc]")]));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), stale);
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o444, "the mode is left alone");
+    assert_eq!(docs("--check", &path, &[]).0, 1, "--check reads it");
+}
+
+/// A marker sharing its line with text the section would replace: refused naming the
+/// marker and the line, nothing written.
+#[test]
+fn docs_write_refuses_text_beside_a_marker_and_writes_nothing() {
+    let (_dir, path, text) = doc_copy();
+    let edited = text.replacen(
+        "<!-- BEGIN GENERATED: window -->",
+        "See <!-- BEGIN GENERATED: window --> here",
+        1,
+    );
+    assert_ne!(edited, text);
+    std::fs::write(&path, &edited).unwrap();
+    let (code, stdout, stderr) = docs("--write", &path, &[]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let line = edited[..edited.find("See <!--").unwrap()]
+        .matches('\n')
+        .count()
+        + 1;
+    insta::assert_snapshot!(
+        scrub(&stderr, &[(&path.display().to_string(), "[doc]")])
+            .replace(&format!("line {line} "), "line [n] ")
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
 }
 
 #[tokio::test]

@@ -1,0 +1,210 @@
+//! The one bounded reader of files a user names: the deployment doc (`docs --file`), the
+//! JupyterHub values files, the team's templates and the event payload (`GITHUB_EVENT_PATH`).
+//!
+//! Such a path may name anything: `/dev/zero` (endless), a FIFO (opening it for reading waits
+//! for a writer, forever), a directory, a file far larger than any real one. Only a regular
+//! file (symbolic links followed) is read, and at most `cap` bytes of it: the kind is checked
+//! on the path's metadata *before* the file is opened, the file is opened without blocking
+//! (`O_NONBLOCK`: should a FIFO take the path's place in between, opening it returns at once)
+//! and checked again on what was opened, and the read stops one byte past `cap`
+//! ([`std::io::Read::take`]), so memory stays bounded whatever the file does meanwhile.
+
+use std::io::{ErrorKind, Read};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+/// Why a file was not read, as data. Its `Display` is a predicate for a message that names
+/// the file first (`cannot read values.yaml: it is a directory`); the fix (what the user
+/// should do) is the caller's, chosen by the variant.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// Nothing at the path (or a symbolic link to nothing).
+    #[error("no such file")]
+    NotFound,
+    /// A directory.
+    #[error("it is a directory")]
+    IsDirectory,
+    /// Neither a regular file nor a directory: a FIFO, socket or device. Never opened for
+    /// reading.
+    #[error("it is not a regular file (a FIFO, socket or device)")]
+    NotRegular,
+    /// The file (or a directory on its path) may not be read by this user.
+    #[error("permission denied")]
+    PermissionDenied,
+    /// Longer than the cap, in bytes.
+    #[error("it is {size} bytes, over the limit of {cap} bytes")]
+    TooLarge {
+        /// The most bytes accepted.
+        cap: u64,
+        /// The file's length (from its metadata, or `cap + 1` when it grew while read).
+        size: u64,
+    },
+    /// Not UTF-8 ([`read_text`] only).
+    #[error("it is not valid UTF-8 (byte {valid_up_to})")]
+    NotUtf8 {
+        /// The offset of the first byte that is not UTF-8.
+        valid_up_to: usize,
+    },
+    /// Any other I/O error, as the system gave it.
+    #[error("{0}")]
+    Other(#[source] std::io::Error),
+}
+
+impl From<std::io::Error> for ReadError {
+    fn from(e: std::io::Error) -> Self {
+        match e.kind() {
+            ErrorKind::NotFound => Self::NotFound,
+            ErrorKind::PermissionDenied => Self::PermissionDenied,
+            ErrorKind::IsADirectory => Self::IsDirectory,
+            _ => Self::Other(e),
+        }
+    }
+}
+
+/// Refuses anything but a regular file.
+fn regular(kind: std::fs::FileType) -> Result<(), ReadError> {
+    if kind.is_file() {
+        Ok(())
+    } else if kind.is_dir() {
+        Err(ReadError::IsDirectory)
+    } else {
+        Err(ReadError::NotRegular)
+    }
+}
+
+/// The bytes of the regular file at `path` (symbolic links followed), at most `cap` of them.
+///
+/// # Errors
+/// [`ReadError`]: nothing there, a directory, a FIFO, socket or device (never opened for
+/// reading), no permission, longer than `cap` bytes, or another I/O error.
+pub fn read_bytes(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    let metadata = std::fs::metadata(path)?;
+    regular(metadata.file_type())?;
+    if metadata.len() > cap {
+        return Err(ReadError::TooLarge {
+            cap,
+            size: metadata.len(),
+        });
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    // Checked again on what was opened: the path may have changed in between.
+    regular(file.metadata()?.file_type())?;
+    let mut bytes = Vec::new();
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(ReadError::TooLarge {
+            cap,
+            size: bytes.len() as u64,
+        });
+    }
+    Ok(bytes)
+}
+
+/// The text of the regular file at `path`: [`read_bytes`], then UTF-8.
+///
+/// # Errors
+/// Those of [`read_bytes`], and [`ReadError::NotUtf8`].
+pub fn read_text(path: &Path, cap: u64) -> Result<String, ReadError> {
+    String::from_utf8(read_bytes(path, cap)?).map_err(|e| ReadError::NotUtf8 {
+        valid_up_to: e.utf8_error().valid_up_to(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    /// [`read_text`] on a thread: a FIFO opened for reading would block it, so when it has
+    /// not answered within 30 s the test opens the FIFO's other end (which lets the read
+    /// return) and fails.
+    fn read_bounded(path: PathBuf, cap: u64) -> Result<String, ReadError> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let target = path.clone();
+        let reader = std::thread::spawn(move || tx.send(read_text(&target, cap)));
+        match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(result) => {
+                reader.join().unwrap().unwrap();
+                result
+            }
+            Err(_) => {
+                let _ = std::fs::OpenOptions::new().write(true).open(&path);
+                let _ = reader.join();
+                panic!("reading {} did not return within 30 s", path.display());
+            }
+        }
+    }
+
+    #[test]
+    fn only_a_regular_utf8_file_within_the_cap_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, bytes: &[u8]| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, bytes).unwrap();
+            p
+        };
+        let ok = file("ok.md", "héllo\n".as_bytes());
+        let at_cap = file("at-cap.md", &[b'a'; 16]);
+        let over = file("over.md", &[b'a'; 17]);
+        let latin1 = file("latin1.md", b"caf\xe9");
+        let fifo = dir.path().join("fifo.md");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let link = dir.path().join("link.md");
+        std::os::unix::fs::symlink(&ok, &link).unwrap();
+        let dangling = dir.path().join("dangling.md");
+        std::os::unix::fs::symlink(dir.path().join("gone"), &dangling).unwrap();
+
+        assert_eq!(read_bounded(ok, 16).unwrap(), "héllo\n");
+        assert_eq!(read_bounded(at_cap, 16).unwrap(), "a".repeat(16));
+        assert_eq!(read_bounded(link, 16).unwrap(), "héllo\n");
+        // Each refused path, then the error it gives (its `Debug`: variant and data).
+        let refused = [
+            (over, "TooLarge { cap: 16, size: 17 }"),
+            (dir.path().to_path_buf(), "IsDirectory"),
+            (fifo, "NotRegular"),
+            ("/dev/zero".into(), "NotRegular"),
+            (dir.path().join("missing.md"), "NotFound"),
+            (dangling, "NotFound"),
+            (latin1, "NotUtf8 { valid_up_to: 3 }"),
+        ];
+        for (path, expected) in refused {
+            let err = read_bounded(path.clone(), 16).unwrap_err();
+            assert_eq!(format!("{err:?}"), expected, "{}", path.display());
+        }
+    }
+
+    #[test]
+    fn bytes_are_read_as_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("event.json");
+        std::fs::write(&p, b"{\xff}").unwrap();
+        assert_eq!(read_bytes(&p, 3).unwrap(), b"{\xff}");
+        assert!(matches!(
+            read_bytes(&p, 2),
+            Err(ReadError::TooLarge { cap: 2, size: 3 })
+        ));
+    }
+
+    #[test]
+    fn io_errors_are_sorted_by_kind() {
+        let kind = |k: ErrorKind| ReadError::from(std::io::Error::from(k));
+        assert!(matches!(kind(ErrorKind::NotFound), ReadError::NotFound));
+        assert!(matches!(
+            kind(ErrorKind::PermissionDenied),
+            ReadError::PermissionDenied
+        ));
+        assert!(matches!(
+            kind(ErrorKind::IsADirectory),
+            ReadError::IsDirectory
+        ));
+        assert!(matches!(kind(ErrorKind::Interrupted), ReadError::Other(_)));
+    }
+}
