@@ -182,11 +182,7 @@ mod tests {
     fn an_event_path_that_is_not_a_bounded_regular_file_is_refused_at_once() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("event.json");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(made.success());
+        crate::support::files::make_fifo(&fifo);
         let big = dir.path().join("big.json");
         let file = std::fs::File::create(&big).unwrap();
         file.set_len(event::MAX_PAYLOAD_BYTES + 1).unwrap();

@@ -113,6 +113,16 @@ pub fn read_text(path: &Path, cap: u64) -> Result<String, ReadError> {
     })
 }
 
+/// Makes a FIFO at `path` (with `mkfifo`), for tests of readers that must never open one.
+#[cfg(test)]
+pub(crate) fn make_fifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,11 +162,7 @@ mod tests {
         let over = file("over.md", &[b'a'; 17]);
         let latin1 = file("latin1.md", b"caf\xe9");
         let fifo = dir.path().join("fifo.md");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(made.success());
+        make_fifo(&fifo);
         let link = dir.path().join("link.md");
         std::os::unix::fs::symlink(&ok, &link).unwrap();
         let dangling = dir.path().join("dangling.md");

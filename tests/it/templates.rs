@@ -149,12 +149,7 @@ async fn every_bad_template_is_refused_before_any_request() {
         std::os::unix::fs::symlink(target, &path).unwrap();
         path.display().to_string()
     };
-    let fifo = dir.join("fifo.md.j2");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(made.success());
+    let fifo = fifo(&dir, "fifo.md.j2");
     std::fs::create_dir(dir.join("folder.md.j2")).unwrap();
     let big = vec![b'a'; 70_000];
     let cases: Vec<(&str, String)> = vec![

@@ -81,14 +81,6 @@ fn run_bounded(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// A FIFO at `dir/name`.
-fn fifo(dir: &Path, name: &str) -> PathBuf {
-    let p = dir.join(name);
-    let made = Command::new("mkfifo").arg(&p).status().unwrap();
-    assert!(made.success(), "mkfifo {}", p.display());
-    p
-}
-
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -110,6 +102,16 @@ fn doc_copy() -> (tempfile::TempDir, PathBuf, String) {
     let text = std::fs::read_to_string(repo_root().join("CODEQ_DEPLOYMENT.md")).unwrap();
     let path = write(dir.path(), "CODEQ_DEPLOYMENT.md", &text);
     (dir, path, text)
+}
+
+/// [`doc_copy`] with the first `from` replaced by `to` (which must be there); the edited
+/// text is returned.
+fn edited_copy(from: &str, to: &str) -> (tempfile::TempDir, PathBuf, String) {
+    let (dir, path, text) = doc_copy();
+    assert!(text.contains(from), "the doc has no {from:?}");
+    let edited = text.replacen(from, to, 1);
+    std::fs::write(&path, &edited).unwrap();
+    (dir, path, edited)
 }
 
 fn docs(mode: &str, file: &Path, extra: &[&str]) -> (i32, String, String) {
@@ -157,14 +159,10 @@ fn a_one_character_edit_inside_a_generated_section_fails_with_a_diff_until_writt
 
 #[test]
 fn an_edit_outside_the_generated_sections_passes_and_stays() {
-    let (_dir, path, text) = doc_copy();
-    let edited = text.replacen(
+    let (_dir, path, edited) = edited_copy(
         "The standing window is the promise",
         "The standing window is our promise",
-        1,
     );
-    assert_ne!(edited, text);
-    std::fs::write(&path, &edited).unwrap();
     let (code, stdout, stderr) = docs("--check", &path, &[]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert_eq!(docs("--write", &path, &[]).0, 0);
@@ -515,9 +513,7 @@ fn window_and_docs_refuse_a_values_file_that_is_a_fifo_or_a_device() {
 #[test]
 fn docs_write_refuses_a_read_only_doc_and_leaves_it_alone() {
     use std::os::unix::fs::PermissionsExt;
-    let (_dir, path, text) = doc_copy();
-    let stale = text.replacen("**1h 10m**", "**1h 11m**", 1);
-    std::fs::write(&path, &stale).unwrap();
+    let (_dir, path, stale) = edited_copy("**1h 10m**", "**1h 11m**");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
     let (code, stdout, stderr) = docs("--write", &path, &[]);
     assert_eq!(code, 1, "{stdout}{stderr}");
@@ -533,14 +529,10 @@ fn docs_write_refuses_a_read_only_doc_and_leaves_it_alone() {
 /// marker and the line, nothing written.
 #[test]
 fn docs_write_refuses_text_beside_a_marker_and_writes_nothing() {
-    let (_dir, path, text) = doc_copy();
-    let edited = text.replacen(
+    let (_dir, path, edited) = edited_copy(
         "<!-- BEGIN GENERATED: window -->",
         "See <!-- BEGIN GENERATED: window --> here",
-        1,
     );
-    assert_ne!(edited, text);
-    std::fs::write(&path, &edited).unwrap();
     let (code, stdout, stderr) = docs("--write", &path, &[]);
     assert_eq!(code, 1, "{stdout}{stderr}");
     let line = edited[..edited.find("See <!--").unwrap()]

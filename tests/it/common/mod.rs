@@ -312,3 +312,15 @@ pub fn header_of(req: &wiremock::Request, name: &str) -> String {
         .unwrap_or_default()
         .to_string()
 }
+
+/// Makes a FIFO named `name` in `dir` (with `mkfifo`), for tests of readers that must never
+/// open one; its path.
+pub fn fifo(dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    let made = std::process::Command::new("mkfifo")
+        .arg(&p)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo {}", p.display());
+    p
+}
