@@ -6,10 +6,12 @@
 mod announce;
 mod culler;
 pub mod inputs;
+mod refused;
 mod status;
 mod usage;
 
 pub use announce::announce_request;
+pub use refused::report_refused;
 pub use status::status_request;
 pub use usage::{UsageError, required, usage};
 
@@ -501,7 +503,8 @@ pub async fn dispatch(cli: Cli, log: &Log) -> Result<()> {
     match cli.command {
         Command::Announce(args) => {
             let log = &with_stdout_kept(log, args.print_context);
-            let request = announce_request(&args, log, &std::env::vars().collect())?;
+            let request = announce_request(&args, log, &std::env::vars().collect())
+                .inspect_err(|e| refused::report_refused_request("announce", e, log))?;
             crate::announce::run(&request, log).await
         }
         Command::Window(args) => {
@@ -511,7 +514,8 @@ pub async fn dispatch(cli: Cli, log: &Log) -> Result<()> {
         Command::Docs(args) => crate::docs::docs(&docs_request(&args, log)?, log),
         Command::Status(args) => {
             let log = &with_stdout_kept(log, args.json);
-            let request = status_request(&args, log, &std::env::vars().collect())?;
+            let request = status_request(&args, log, &std::env::vars().collect())
+                .inspect_err(|e| refused::report_refused_request("status", e, log))?;
             crate::status::run::run(&request, log).await
         }
     }
