@@ -73,24 +73,13 @@ pub fn run(cli: cli::Cli, log: &report::Log) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             log.error(&failure_title(&err), &format!("{err:#}"));
-            if bad_input(&err).is_some() {
+            if cli::bad_input(&err).is_some() {
                 ExitCode::from(EXIT_USAGE)
             } else {
                 ExitCode::FAILURE
             }
         }
     }
-}
-
-/// The input at fault when `err` is bad usage: a [`cli::UsageError`] anywhere in its
-/// chain, or a [`render::TemplateError`] (a team's template failing on a run's real facts,
-/// found at render time, before anything is written).
-fn bad_input(err: &anyhow::Error) -> Option<&str> {
-    err.chain().find_map(|e| {
-        e.downcast_ref::<cli::UsageError>()
-            .map(|u| u.input.as_str())
-            .or_else(|| e.downcast_ref::<render::TemplateError>().map(|t| t.input))
-    })
 }
 
 /// Reports a command line clap refused and returns its exit code (2; 0 for `--help` and
@@ -142,7 +131,7 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &report::
 /// `Invalid input: NAME`.
 fn failure_title(err: &anyhow::Error) -> String {
     use github::{GitHubError, Kind};
-    if let Some(input) = bad_input(err) {
+    if let Some(input) = cli::bad_input(err) {
         return format!("Invalid input: {input}");
     }
     match err

@@ -13,7 +13,7 @@ mod usage;
 pub use announce::announce_request;
 pub use refused::report_refused;
 pub use status::status_request;
-pub use usage::{UsageError, required, usage};
+pub use usage::{UsageError, bad_input, required, usage};
 
 use crate::support::log::Log;
 use anyhow::Result;

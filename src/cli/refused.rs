@@ -35,11 +35,12 @@ pub fn report_refused(command: Option<&str>, input: Option<&str>, message: &str,
 }
 
 /// [`report_refused`] for an error building `command`'s request: its input as
-/// [`crate::run`] titles the annotation, its message as that annotation says it.
+/// [`crate::run`] titles the annotation ([`super::bad_input`]), its message as that
+/// annotation says it.
 pub(super) fn report_refused_request(command: &str, err: &anyhow::Error, log: &Log) {
     report_refused(
         Some(command),
-        crate::bad_input(err),
+        super::bad_input(err),
         &format!("{err:#}"),
         log,
     );
