@@ -496,6 +496,8 @@ pub struct DocsArgs {
 }
 
 /// Runs the parsed command: its request first (every input checked), then its pipeline.
+/// A request of `announce` or `status` that cannot be built is reported inside Actions
+/// before the error is returned ([`report_refused`]: a job summary, every output empty).
 ///
 /// # Errors
 /// Bad input as [`UsageError`]; the pipeline's errors.
