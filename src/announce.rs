@@ -529,6 +529,12 @@ fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log:
 /// The outputs the warning about an unset `$GITHUB_OUTPUT` names as examples.
 const NAMED_OUTPUTS: [&str; 3] = ["digest", "tier", "release-url"];
 
+#[test]
+fn the_outputs_a_warning_names_are_announce_outputs() {
+    let names: Vec<&str> = refused_outputs().iter().map(|(n, _)| *n).collect();
+    assert!(NAMED_OUTPUTS.iter().all(|n| names.contains(n)), "{names:?}");
+}
+
 /// The outputs of a run refused before it started (bad input): every one of [`outputs`]'
 /// names, each empty (nothing was established, not even `changed=false`).
 pub fn refused_outputs() -> Vec<(&'static str, String)> {

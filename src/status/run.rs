@@ -160,6 +160,15 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
 /// The outputs the warning about an unset `$GITHUB_OUTPUT` names as examples.
 const NAMED_OUTPUTS: [&str; 3] = ["converged", "stale", "running"];
 
+#[test]
+fn the_outputs_a_warning_names_are_status_outputs() {
+    let names: Vec<&str> = report::unmeasured_outputs()
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    assert!(NAMED_OUTPUTS.iter().all(|n| names.contains(n)), "{names:?}");
+}
+
 /// Prints `warning` as a warning annotation (titled, on one line).
 fn warn(log: &Log, warning: RunWarning) {
     log.warning(warning.title(), &warning.to_string());
