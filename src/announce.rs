@@ -10,7 +10,7 @@ use crate::publish::{self, Change, Found, IssuePlan, Plan, Published, Target};
 use crate::pulls::{self, Behind, LookupOptions};
 use crate::render::messages::{self, RunState, RunWarning};
 use crate::render::{self, Facts, RunbookSettings, Stage};
-use crate::report::FileCommands;
+use crate::report::{FileCommands, RunnerFile, failed_write};
 use crate::support::github::GitHub;
 use crate::support::github::models::{NewIssue, NewRelease};
 use crate::support::log::Log;
@@ -427,7 +427,7 @@ fn report(
 ) -> Result<()> {
     let files = FileCommands::from_env();
     if log.in_actions() && files.output.is_none() {
-        warn(log, RunWarning::OutputsNotWritten);
+        warn(log, RunWarning::OutputsNotWritten(&NAMED_OUTPUTS));
     }
     let links = published.map(|p| render::SummaryLinks {
         release: (checked_url(&p.release_url, log), p.release_change),
@@ -507,6 +507,7 @@ fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log:
     let summary = render::failure_summary(&render::Failure {
         stage,
         error,
+        input: None,
         image: req.image.source.display(),
         hub: None,
         digest: known.digest,
@@ -515,16 +516,32 @@ fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log:
         release: release.and_then(|(url, change)| Some((known.tag?, url, change))),
         issue,
     });
-    let files = FileCommands::from_env();
-    // When writing the outputs was what failed, they are not written again.
-    let written = match stage {
-        Stage::Report => Ok(true),
-        _ => files.write_outputs(&redacted(&outputs, log)),
+    // The report stage wrote the outputs, or failed writing them; a summary whose write
+    // failed is not tried again (the error says it could not be written).
+    let outputs = (stage != Stage::Report).then(|| redacted(&outputs, log));
+    let summary = (failed_write(err) != Some(RunnerFile::Summary)).then(|| log.redact(&summary));
+    let unwritten = FileCommands::from_env().write_failure(outputs.as_deref(), summary.as_deref());
+    if let Some(warning) = unwritten.warning() {
+        warn(log, warning);
     }
-    .and_then(|_| files.write_summary(&log.redact(&summary)));
-    if let Err(write_err) = written {
-        warn(log, RunWarning::FailureNotReported(&write_err));
-    }
+}
+
+/// The outputs the warning about an unset `$GITHUB_OUTPUT` names as examples.
+const NAMED_OUTPUTS: [&str; 3] = ["digest", "tier", "release-url"];
+
+#[test]
+fn the_outputs_a_warning_names_are_announce_outputs() {
+    let names: Vec<&str> = refused_outputs().iter().map(|(n, _)| *n).collect();
+    assert!(NAMED_OUTPUTS.iter().all(|n| names.contains(n)), "{names:?}");
+}
+
+/// The outputs of a run refused before it started (bad input): every one of [`outputs`]'
+/// names, each empty (nothing was established, not even `changed=false`).
+pub fn refused_outputs() -> Vec<(&'static str, String)> {
+    outputs(None, None, None, None, None, None, false)
+        .into_iter()
+        .map(|(name, _)| (name, String::new()))
+        .collect()
 }
 
 /// The step outputs, in action.yml's order; what is not known is written empty.

@@ -73,7 +73,7 @@ pub fn run(cli: cli::Cli, log: &report::Log) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             log.error(&failure_title(&err), &format!("{err:#}"));
-            if bad_input(&err).is_some() {
+            if cli::bad_input(&err).is_some() {
                 ExitCode::from(EXIT_USAGE)
             } else {
                 ExitCode::FAILURE
@@ -82,44 +82,42 @@ pub fn run(cli: cli::Cli, log: &report::Log) -> ExitCode {
     }
 }
 
-/// The input at fault when `err` is bad usage: a [`cli::UsageError`] anywhere in its
-/// chain, or a [`render::TemplateError`] (a team's template failing on a run's real facts,
-/// found at render time, before anything is written).
-fn bad_input(err: &anyhow::Error) -> Option<&str> {
-    err.chain().find_map(|e| {
-        e.downcast_ref::<cli::UsageError>()
-            .map(|u| u.input.as_str())
-            .or_else(|| e.downcast_ref::<render::TemplateError>().map(|t| t.input))
-    })
-}
-
 /// Reports a command line clap refused and returns its exit code (2; 0 for `--help` and
 /// `--version`). Clap's message goes to stderr as usual, with every secret `log` knows
 /// masked (clap quotes the value it refused, which may be a token given to the wrong
 /// input); inside GitHub Actions it is also an `::error` annotation naming the input, so it
 /// shows on the run's summary page.
-pub fn usage_error(err: clap::Error, log: &report::Log) -> ExitCode {
+///
+/// Inside Actions, a refused `announce` or `status` also writes a job summary saying so, with
+/// the same words as the annotation, and every output of the command empty
+/// ([`cli::report_refused`]); `args` (the process's, the command first) names the command.
+pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &report::Log) -> ExitCode {
     if !err.use_stderr() {
         let _ = err.print();
         return ExitCode::SUCCESS;
     }
     let message = log.redact(&err.render().to_string());
     if log.in_actions() {
-        let title = match err.get(clap::error::ContextKind::InvalidArg) {
-            Some(clap::error::ContextValue::String(arg)) => {
-                let input = arg
-                    .trim_start_matches('-')
-                    .split([' ', '='])
-                    .next()
-                    .unwrap_or_default();
-                format!("Invalid input: {input}")
-            }
-            _ => "Invalid input".to_string(),
+        let input = match err.get(clap::error::ContextKind::InvalidArg) {
+            Some(clap::error::ContextValue::String(arg)) => arg
+                .trim_start_matches('-')
+                .split([' ', '='])
+                .next()
+                .filter(|input| !input.is_empty())
+                .map(str::to_string),
+            _ => None,
+        };
+        let title = match &input {
+            Some(input) => format!("Invalid input: {input}"),
+            None => "Invalid input".to_string(),
         };
         // The first paragraph: the problem and the valid values, not the usage text; the
         // annotation is an error already, so without clap's `error: `.
         let first = message.split("\n\n").next().unwrap_or_default().trim();
-        log.error(&title, first.strip_prefix("error: ").unwrap_or(first));
+        let first = first.strip_prefix("error: ").unwrap_or(first);
+        log.error(&title, first);
+        let command = args.get(1).and_then(|a| a.to_str());
+        cli::report_refused(command, input.as_deref(), first, log);
     }
     {
         use std::io::Write as _;
@@ -133,7 +131,7 @@ pub fn usage_error(err: clap::Error, log: &report::Log) -> ExitCode {
 /// `Invalid input: NAME`.
 fn failure_title(err: &anyhow::Error) -> String {
     use github::{GitHubError, Kind};
-    if let Some(input) = bad_input(err) {
+    if let Some(input) = cli::bad_input(err) {
         return format!("Invalid input: {input}");
     }
     match err

@@ -15,6 +15,6 @@ fn main() -> ExitCode {
     cli::mask_secret_inputs(&log, &args);
     match cli::Cli::try_parse_inputs() {
         Ok(cli) => codeq_rollout::run(cli, &log),
-        Err(err) => codeq_rollout::usage_error(err, &log),
+        Err(err) => codeq_rollout::usage_error(err, &args, &log),
     }
 }

@@ -2,6 +2,7 @@
 //! `$GITHUB_STEP_SUMMARY` (the job summary). Outputs use the multi-line heredoc form
 //! `name<<DELIM\nvalue\nDELIM` (GitHub's "Workflow commands for GitHub Actions").
 
+use crate::render::messages::RunWarning;
 pub use crate::support::log::{Log, defuse_commands, escape_data, escape_property};
 pub use crate::support::secrets::secret_forms;
 use anyhow::{Context, Result, bail};
@@ -60,25 +61,99 @@ impl FileCommands {
     }
 
     /// Appends the outputs to `$GITHUB_OUTPUT`; returns whether the file is set.
+    ///
+    /// # Errors
+    /// An output refused by [`format_outputs`] or a file that cannot be written, with
+    /// [`RunnerFile::Outputs`] as the outermost context ([`failed_write`] finds it).
     pub fn write_outputs(&self, outputs: &[(&str, String)]) -> Result<bool> {
         let Some(path) = &self.output else {
             return Ok(false);
         };
-        let text = format_outputs(outputs, &random_delimiter())?;
-        append(path, &text).context("cannot write step outputs to $GITHUB_OUTPUT")?;
+        format_outputs(outputs, &random_delimiter())
+            .and_then(|text| append(path, &text))
+            .context(RunnerFile::Outputs)?;
         Ok(true)
     }
 
     /// Appends Markdown to `$GITHUB_STEP_SUMMARY`; returns whether the file is set.
     /// Text beyond GitHub's 1 MiB limit per step is cut with a note.
+    ///
+    /// # Errors
+    /// A file that cannot be written, with [`RunnerFile::Summary`] as the outermost context
+    /// ([`failed_write`] finds it).
     pub fn write_summary(&self, markdown: &str) -> Result<bool> {
         let Some(path) = &self.summary else {
             return Ok(false);
         };
         let text =
             crate::support::text::truncate_body(markdown, SUMMARY_LIMIT_BYTES, "the job log");
-        append(path, &text).context("cannot write the job summary to $GITHUB_STEP_SUMMARY")?;
+        append(path, &text).context(RunnerFile::Summary)?;
         Ok(true)
+    }
+
+    /// The report of a failed run, best effort: `outputs` and `summary` each appended when
+    /// given, the summary tried even when the outputs failed. Returns what could not be
+    /// written; the caller warns about it ([`Unwritten::warning`]), since the run fails
+    /// with its own error anyway.
+    pub fn write_failure(
+        &self,
+        outputs: Option<&[(&str, String)]>,
+        summary: Option<&str>,
+    ) -> Unwritten {
+        Unwritten {
+            outputs: outputs.and_then(|o| self.write_outputs(o).err()),
+            summary: summary.and_then(|s| self.write_summary(s).err()),
+        }
+    }
+}
+
+/// One of the runner's files, as the context of the error of a write to it
+/// ([`FileCommands::write_outputs`], [`FileCommands::write_summary`]): a failed run's report
+/// reads it back with [`failed_write`] so it does not try that file again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunnerFile {
+    /// `$GITHUB_OUTPUT`, the step outputs.
+    Outputs,
+    /// `$GITHUB_STEP_SUMMARY`, the job summary.
+    Summary,
+}
+
+impl std::fmt::Display for RunnerFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Outputs => "cannot write step outputs to $GITHUB_OUTPUT",
+            Self::Summary => "cannot write the job summary to $GITHUB_STEP_SUMMARY",
+        })
+    }
+}
+
+/// The runner file whose write `err` is, when it is one: the outermost context of an error
+/// [`FileCommands::write_outputs`] or [`FileCommands::write_summary`] returned, as returned
+/// (anyhow finds a context type through further contexts, not inside another error's
+/// source).
+pub fn failed_write(err: &anyhow::Error) -> Option<RunnerFile> {
+    err.downcast_ref::<RunnerFile>().copied()
+}
+
+/// What a failed run's report ([`FileCommands::write_failure`]) could not write: each
+/// file's error.
+#[derive(Debug, Default)]
+pub struct Unwritten {
+    /// Writing the step outputs failed.
+    pub outputs: Option<anyhow::Error>,
+    /// Writing the job summary failed.
+    pub summary: Option<anyhow::Error>,
+}
+
+impl Unwritten {
+    /// The warning naming what could not be written, or `None` when everything was.
+    pub fn warning(&self) -> Option<RunWarning<'_>> {
+        (self.outputs.is_some() || self.summary.is_some()).then_some(
+            RunWarning::FailureNotReported {
+                outputs: self.outputs.as_ref(),
+                summary: self.summary.as_ref(),
+            },
+        )
     }
 }
 
@@ -109,6 +184,39 @@ mod tests {
     fn a_value_holding_the_delimiter_is_refused() {
         let err = format_outputs(&[("x", "a\nEOF_x\nforged<<y".into())], "EOF_x").unwrap_err();
         assert!(err.to_string().contains("delimiter"), "{err}");
+    }
+
+    /// A failed write names its file as the outermost context, so a failed run's report
+    /// knows not to try that file again; the other file is still tried.
+    #[test]
+    fn a_failed_write_names_its_file_and_the_other_is_still_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let summary = dir.path().join("summary");
+        let files = FileCommands {
+            // A directory: opening it to append fails.
+            output: Some(dir.path().to_path_buf()),
+            summary: Some(summary.clone()),
+        };
+        let err = files
+            .write_outputs(&[("tier", "routine".into())])
+            .unwrap_err();
+        assert_eq!(failed_write(&err), Some(RunnerFile::Outputs));
+        assert_eq!(
+            failed_write(&err.context("more context")),
+            Some(RunnerFile::Outputs)
+        );
+        let unwritten = files.write_failure(Some(&[("tier", String::new())]), Some("### failed\n"));
+        assert!(unwritten.outputs.is_some() && unwritten.summary.is_none());
+        assert_eq!(std::fs::read_to_string(&summary).unwrap(), "### failed\n");
+        assert_eq!(failed_write(&anyhow::anyhow!("no write")), None);
+
+        let files = FileCommands {
+            output: None,
+            summary: Some(dir.path().to_path_buf()),
+        };
+        let err = files.write_summary("x").unwrap_err();
+        assert_eq!(failed_write(&err), Some(RunnerFile::Summary));
+        assert!(files.write_failure(None, None).warning().is_none());
     }
 
     #[test]

@@ -6,12 +6,14 @@
 mod announce;
 mod culler;
 pub mod inputs;
+mod refused;
 mod status;
 mod usage;
 
 pub use announce::announce_request;
+pub use refused::report_refused;
 pub use status::status_request;
-pub use usage::{UsageError, required, usage};
+pub use usage::{UsageError, bad_input, required, usage};
 
 use crate::support::log::Log;
 use anyhow::Result;
@@ -494,6 +496,8 @@ pub struct DocsArgs {
 }
 
 /// Runs the parsed command: its request first (every input checked), then its pipeline.
+/// A request of `announce` or `status` that cannot be built is reported inside Actions
+/// before the error is returned ([`report_refused`]: a job summary, every output empty).
 ///
 /// # Errors
 /// Bad input as [`UsageError`]; the pipeline's errors.
@@ -501,7 +505,8 @@ pub async fn dispatch(cli: Cli, log: &Log) -> Result<()> {
     match cli.command {
         Command::Announce(args) => {
             let log = &with_stdout_kept(log, args.print_context);
-            let request = announce_request(&args, log, &std::env::vars().collect())?;
+            let request = announce_request(&args, log, &std::env::vars().collect())
+                .inspect_err(|e| refused::report_refused_request("announce", e, log))?;
             crate::announce::run(&request, log).await
         }
         Command::Window(args) => {
@@ -511,7 +516,8 @@ pub async fn dispatch(cli: Cli, log: &Log) -> Result<()> {
         Command::Docs(args) => crate::docs::docs(&docs_request(&args, log)?, log),
         Command::Status(args) => {
             let log = &with_stdout_kept(log, args.json);
-            let request = status_request(&args, log, &std::env::vars().collect())?;
+            let request = status_request(&args, log, &std::env::vars().collect())
+                .inspect_err(|e| refused::report_refused_request("status", e, log))?;
             crate::status::run::run(&request, log).await
         }
     }

@@ -22,6 +22,20 @@ impl UsageError {
     }
 }
 
+/// The input at fault when `err` is bad usage: a [`UsageError`] anywhere in its chain, or a
+/// [`crate::render::TemplateError`] (a team's template failing on a run's real facts, found
+/// at render time, before anything is published).
+pub fn bad_input(err: &anyhow::Error) -> Option<&str> {
+    err.chain().find_map(|e| {
+        e.downcast_ref::<UsageError>()
+            .map(|u| u.input.as_str())
+            .or_else(|| {
+                e.downcast_ref::<crate::render::TemplateError>()
+                    .map(|t| t.input)
+            })
+    })
+}
+
 /// Turns an error about the value of `input` into a [`UsageError`] naming it.
 pub fn usage(input: &str) -> impl Fn(anyhow::Error) -> UsageError + '_ {
     move |e| UsageError::new(input, format!("{e:#}"))

@@ -9,7 +9,7 @@ use crate::tier::TierDecision;
 use crate::window::Window;
 
 /// The stages of `announce`, in order ([`crate::announce::run`]), then those of `status`
-/// ([`crate::status::run`]).
+/// ([`crate::status::run`]), then the command line's, before either starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Stage {
     /// Resolving the digest (registry or OCI layout).
@@ -33,6 +33,9 @@ pub enum Stage {
     StatusReport,
     /// `status`: writing the convergence comment on the tracking issue.
     StatusComment,
+    /// Either command, before it starts: checking the inputs (and reading the run's
+    /// context) into a request (`crate::cli`); the run was refused.
+    Inputs,
 }
 
 impl Stage {
@@ -84,6 +87,11 @@ impl Stage {
                 "The measurement above and the outputs stand. Fix what the error names \
                  (often `issues: write` under `permissions:`), then re-run the job: it edits \
                  its comment in place, never posts a second.",
+            ),
+            Stage::Inputs => (
+                "checking the inputs",
+                "Nothing was done, and every output is empty. Fix what the error names, then \
+                 re-run the job.",
             ),
         }
     }
@@ -141,6 +149,9 @@ pub struct Failure {
     pub stage: Stage,
     /// The error, as the `::error` annotation says it (secrets already hidden).
     pub error: String,
+    /// The input at fault, for a run refused before it started ([`Stage::Inputs`]), as
+    /// action.yml names it (`tier`).
+    pub input: Option<String>,
     /// The image reference announced or measured (`""` for none: no row).
     pub image: String,
     /// `status`: the hub read (`hub-url`), when given.
@@ -166,6 +177,11 @@ pub fn failure_summary(f: &Failure) -> String {
         code_span(&sanitize::clean_line(&f.error, 2000))
     );
     let mut rows = Vec::new();
+    if let Some(input) = &f.input {
+        // Clap names an unknown option as it was typed: any text.
+        let input = table_cell(&sanitize::clean_line(input, 100));
+        rows.push(("Input".to_string(), code_span(&input)));
+    }
     if let Some(hub) = &f.hub {
         rows.push(("Hub".to_string(), format!("`{}`", table_cell(hub))));
     }
@@ -262,6 +278,27 @@ Down: reading the hub's running servers. Nothing was measured or written; the ou
 RateLimited: reading the hub's running servers. Nothing was measured or written; the outputs are empty. The hub, or a proxy in front of it, limits how often it is asked: run `status` less often (a less frequent schedule), or re-run the job later.
 Answer: reading the hub's running servers. Nothing was measured or written; the outputs are empty. Fix what the error names, then re-run the job.
 "#);
+    }
+
+    #[test]
+    fn a_run_refused_on_its_inputs_names_the_input() {
+        let summary = failure_summary(&Failure {
+            stage: Stage::Inputs,
+            error: "invalid value 'urgent' for '--tier <TIER>'".into(),
+            input: Some("tier|`x`\n".into()),
+            ..Failure::default()
+        });
+        insta::assert_snapshot!(summary, @r"
+        ### codeq-rollout failed
+
+        The run failed while checking the inputs. Nothing was done, and every output is empty. Fix what the error names, then re-run the job.
+
+        > `invalid value 'urgent' for '--tier <TIER>'`
+
+        | | |
+        |---|---|
+        | Input | `` tier\|`x` `` |
+        ");
     }
 
     #[test]

@@ -12,10 +12,17 @@ use crate::tier::{LookupOrigin, PullRequest, Reason, Warning};
 pub enum RunWarning<'a> {
     /// The idle culler is off (`cull.enabled: false`).
     CullingDisabled,
-    /// `$GITHUB_OUTPUT` is missing inside Actions.
-    OutputsNotWritten,
-    /// A failed run could not write its outputs or job summary: why.
-    FailureNotReported(&'a anyhow::Error),
+    /// `$GITHUB_OUTPUT` is missing inside Actions: the names of the command's main outputs,
+    /// shown as examples (`announce`: digest, tier, release-url).
+    OutputsNotWritten(&'a [&'a str]),
+    /// A failed run could not write its step outputs, its job summary, or both: each
+    /// write's error (at least one is `Some`).
+    FailureNotReported {
+        /// Why the step outputs were not written, when they were not.
+        outputs: Option<&'a anyhow::Error>,
+        /// Why the job summary was not written, when it was not.
+        summary: Option<&'a anyhow::Error>,
+    },
     /// GitHub answered an address that is not a plain `http(s)://` URL: the address, left
     /// out of the outputs and the job summary.
     UrlRefused(&'a str),
@@ -26,7 +33,16 @@ impl RunWarning<'_> {
     pub fn title(&self) -> &'static str {
         match self {
             Self::CullingDisabled => "Convergence window",
-            Self::OutputsNotWritten | Self::FailureNotReported(_) => "Step outputs",
+            Self::OutputsNotWritten(_) => "Step outputs",
+            Self::FailureNotReported {
+                outputs: Some(_),
+                summary: Some(_),
+            } => "Step outputs and job summary",
+            Self::FailureNotReported {
+                outputs: None,
+                summary: Some(_),
+            } => "Job summary",
+            Self::FailureNotReported { .. } => "Step outputs",
             Self::UrlRefused(_) => "Address from GitHub",
         }
     }
@@ -39,16 +55,24 @@ impl std::fmt::Display for RunWarning<'_> {
             Self::CullingDisabled => f.write_str(
                 "culling is disabled: running sessions update only when their users restart them",
             ),
-            Self::OutputsNotWritten => f.write_str(
-                "GITHUB_OUTPUT is not set, so the step outputs (digest, tier, release-url, ...) \
-                 were not written and later steps will see them empty; the Actions runner sets \
-                 it for every step",
-            ),
-            Self::FailureNotReported(why) => write!(
+            Self::OutputsNotWritten(names) => write!(
                 f,
-                "the run failed, and writing what it had established to the step outputs and \
-                 the job summary failed too: {why:#}"
+                "GITHUB_OUTPUT is not set, so the step outputs ({}, ...) were not written and \
+                 later steps will see them empty; the Actions runner sets it for every step",
+                names.join(", ")
             ),
+            Self::FailureNotReported { outputs, summary } => {
+                let what = match (outputs, summary) {
+                    (Some(_), Some(_)) => "its step outputs and its job summary",
+                    (Some(_), None) => "its step outputs",
+                    _ => "its job summary",
+                };
+                write!(f, "the run failed, and writing {what} failed too")?;
+                for (why, sep) in [outputs, summary].into_iter().flatten().zip([": ", "; "]) {
+                    write!(f, "{sep}{why:#}")?;
+                }
+                Ok(())
+            }
             Self::UrlRefused(url) => write!(
                 f,
                 "GitHub answered an address that is not a plain http(s) URL, so the step \
@@ -169,4 +193,39 @@ pub enum RunState {
     Unchanged,
     /// A dry run: nothing was sent.
     DryRun,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The warning of a failed run's report names what could not be written, in its title
+    /// and its text, and gives each write's error.
+    #[test]
+    fn a_failure_not_reported_names_the_file_that_failed() {
+        let outputs = anyhow::anyhow!("cannot write step outputs to $GITHUB_OUTPUT");
+        let summary = anyhow::anyhow!("cannot write the job summary to $GITHUB_STEP_SUMMARY");
+        let lines: Vec<String> = [
+            (Some(&outputs), None),
+            (None, Some(&summary)),
+            (Some(&outputs), Some(&summary)),
+        ]
+        .into_iter()
+        .map(|(outputs, summary)| {
+            let warning = RunWarning::FailureNotReported { outputs, summary };
+            format!("{}: {warning}", warning.title())
+        })
+        .collect();
+        insta::assert_snapshot!(lines.join("\n"), @r"
+        Step outputs: the run failed, and writing its step outputs failed too: cannot write step outputs to $GITHUB_OUTPUT
+        Job summary: the run failed, and writing its job summary failed too: cannot write the job summary to $GITHUB_STEP_SUMMARY
+        Step outputs and job summary: the run failed, and writing its step outputs and its job summary failed too: cannot write step outputs to $GITHUB_OUTPUT; cannot write the job summary to $GITHUB_STEP_SUMMARY
+        ");
+    }
+
+    #[test]
+    fn an_unset_github_output_names_the_commands_outputs() {
+        let warning = RunWarning::OutputsNotWritten(&["converged", "stale", "running"]);
+        insta::assert_snapshot!(format!("{}: {warning}", warning.title()), @"Step outputs: GITHUB_OUTPUT is not set, so the step outputs (converged, stale, running, ...) were not written and later steps will see them empty; the Actions runner sets it for every step");
+    }
 }

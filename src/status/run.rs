@@ -9,8 +9,9 @@ use super::report::{self, CommentChange, CommentOutcome, StatusFacts};
 use crate::digest::registry::RegistryOptions;
 use crate::digest::{self, Digest, ImageSource};
 use crate::publish::{self, Target, once};
-use crate::render::{self, HubFault, MarkerKind, Stage, messages};
-use crate::report::FileCommands;
+use crate::render::messages::{self, RunWarning};
+use crate::render::{self, HubFault, MarkerKind, Stage};
+use crate::report::{FileCommands, RunnerFile, failed_write};
 use crate::support::github::GitHub;
 use crate::support::github::models::{Account, Comment, Issue};
 use crate::support::log::Log;
@@ -132,6 +133,9 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     });
     *stage = Stage::StatusReport;
     let files = FileCommands::from_env();
+    if log.in_actions() && files.output.is_none() {
+        warn(log, RunWarning::OutputsNotWritten(&NAMED_OUTPUTS));
+    }
     files.write_outputs(&report::outputs(&classification.totals))?;
     files.write_summary(&report::job_summary(&facts)?)?;
 
@@ -153,11 +157,30 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     Ok(())
 }
 
+/// The outputs the warning about an unset `$GITHUB_OUTPUT` names as examples.
+const NAMED_OUTPUTS: [&str; 3] = ["converged", "stale", "running"];
+
+#[test]
+fn the_outputs_a_warning_names_are_status_outputs() {
+    let names: Vec<&str> = report::unmeasured_outputs()
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    assert!(NAMED_OUTPUTS.iter().all(|n| names.contains(n)), "{names:?}");
+}
+
+/// Prints `warning` as a warning annotation (titled, on one line).
+fn warn(log: &Log, warning: RunWarning) {
+    log.warning(warning.title(), &warning.to_string());
+}
+
 /// The report of a run that failed: a job summary saying which stage failed and what to do
 /// ([`render::failure_summary`], as `announce` reports). Failed before the hub was measured,
 /// the outputs are written empty (nothing was established: never `converged=false` as a
-/// fact); later, they were written already or writing them is what failed. Best effort: the
-/// run fails with `err` anyway, so a file that cannot be written is only warned about.
+/// fact); later, they were written already or writing them is what failed. A summary whose
+/// write is what failed (the report's, or the comment's line) is not tried again: the error
+/// says it could not be written. Best effort: the run fails with `err` anyway, so a file
+/// that cannot be written is only warned about, naming which.
 fn report_failure(req: &StatusRequest, stage: Stage, err: &anyhow::Error, log: &Log) {
     let summary = render::failure_summary(&render::Failure {
         stage,
@@ -170,17 +193,12 @@ fn report_failure(req: &StatusRequest, stage: Stage, err: &anyhow::Error, log: &
         hub: Some(req.hub_url.clone()),
         ..render::Failure::default()
     });
-    let files = FileCommands::from_env();
-    let written = match stage {
-        Stage::StatusRelease | Stage::StatusHub(_) => {
-            files.write_outputs(&report::unmeasured_outputs())
-        }
-        _ => Ok(true),
-    }
-    .and_then(|_| files.write_summary(&log.redact(&summary)));
-    if let Err(write_err) = written {
-        let warning = messages::RunWarning::FailureNotReported(&write_err);
-        log.warning(warning.title(), &warning.to_string());
+    let outputs = matches!(stage, Stage::StatusRelease | Stage::StatusHub(_))
+        .then(report::unmeasured_outputs);
+    let summary = (failed_write(err) != Some(RunnerFile::Summary)).then(|| log.redact(&summary));
+    let unwritten = FileCommands::from_env().write_failure(outputs.as_deref(), summary.as_deref());
+    if let Some(warning) = unwritten.warning() {
+        warn(log, warning);
     }
 }
 

@@ -525,7 +525,11 @@ async fn the_hub_size_makes_the_outputs_and_bodies_state_the_worst_case() {
             "{input}={value}: {error}"
         );
         assert!(github.requests().await.is_empty(), "{input}={value}");
-        assert!(out.outputs.is_empty(), "{input}={value}");
+        // Refused before it started: every output written empty.
+        assert!(
+            out.outputs.values().all(String::is_empty),
+            "{input}={value}"
+        );
     }
 }
 
@@ -836,6 +840,65 @@ async fn a_security_dry_run_summary_says_no_tracking_issue_was_opened() {
         .ok();
     insta::assert_snapshot!(out.summary);
     assert!(github.writes().await.is_empty());
+}
+
+/// A run refused on its inputs (exit code 2), by clap (a value `tier` does not take) or by
+/// the command line's checks (a duration `cull-timeout` does not take), writes a job summary
+/// saying so with the annotation's words and the input, and every output empty; nothing is
+/// sent to GitHub. A secret quoted in the refusal stays masked in both files.
+#[tokio::test]
+async fn a_run_refused_on_its_inputs_writes_a_failure_summary_and_every_output_empty() {
+    for (name, input, value) in [
+        ("clap", "tier", "urgent"),
+        ("checked", "cull-timeout", "soon"),
+        ("secret", "cull-timeout", TOKEN),
+    ] {
+        let seen = Scenario::merged_pr(&["routine"])
+            .input(input, value)
+            .observe()
+            .await;
+        assert_eq!(seen.out.code, 2, "{}", seen.out.stdout);
+        assert!(seen.github.requests().await.is_empty());
+        // The whole outputs file: each of announce's outputs once, empty.
+        let outputs: Vec<(&str, &str)> = seen
+            .out
+            .outputs
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(outputs.len(), 12, "{}", seen.out.outputs_raw);
+        assert!(outputs.iter().all(|(_, v)| v.is_empty()), "{outputs:?}");
+        insta::assert_snapshot!(format!("refused_on_its_inputs_{name}"), seen.transcript);
+        if name == "secret" {
+            seen.out.assert_secrets_masked_first(&[TOKEN]);
+        }
+    }
+}
+
+/// A job summary that cannot be written (`$GITHUB_STEP_SUMMARY` a directory) fails the
+/// run after the outputs were written; the report of the failure writes nothing again and
+/// warns about nothing (the error says what could not be written). Step outputs that cannot
+/// be written fail the run too; the job summary then says so.
+#[tokio::test]
+async fn a_runner_file_that_cannot_be_written_fails_the_run_and_is_not_tried_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().display().to_string();
+    for (name, variable) in [
+        ("summary", "GITHUB_STEP_SUMMARY"),
+        ("outputs", "GITHUB_OUTPUT"),
+    ] {
+        let seen = Scenario::merged_pr(&["routine"])
+            .input("dry-run", "true")
+            .var(variable, &path)
+            .observe()
+            .await;
+        assert_eq!(seen.out.code, 1, "{}", seen.out.stdout);
+        assert!(annotations(&seen.out.stdout, "warning").is_empty());
+        insta::assert_snapshot!(
+            format!("runner_file_a_directory_{name}"),
+            scrub(&seen.transcript, &[(&path, "[directory]")])
+        );
+    }
 }
 
 #[tokio::test]

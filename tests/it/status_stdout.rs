@@ -1,7 +1,9 @@
 //! `status` with a stdout that is closed before it writes (`status | head -1` once `head`
 //! has its line) or full (`> /dev/full`), against a fake hub of one running server: the run
 //! never panics (exit 101), its outputs and job summary are still written; a closed pipe is
-//! no error, a full stdout fails the run (exit 1) with a message saying so.
+//! no error, a full stdout fails the run (exit 1) with a message saying so. Then `status`'s
+//! other reports inside Actions against the same fake hub: a hub that refuses, a job summary
+//! that cannot be written, an unset `$GITHUB_OUTPUT`, a run refused on its inputs.
 
 use crate::common::{binary, parse_outputs, repo_root};
 use serde_json::json;
@@ -163,4 +165,115 @@ async fn a_run_the_hub_refuses_writes_a_failure_summary_and_empty_outputs() {
     );
     let summary = summary.replace(&hub.uri(), "http://HUB");
     insta::assert_snapshot!(summary);
+}
+
+/// Runs `status` inside Actions (`GITHUB_ACTIONS=true`, the runner's files in a temp dir)
+/// against the hub at `hub_url` with `vars` set over the runner's (an empty value unsets
+/// one, as the runner never does); everything it did as one text for a snapshot: the exit
+/// code, `$GITHUB_OUTPUT` parsed, `$GITHUB_STEP_SUMMARY`, stdout (without the `::add-mask::`
+/// lines) and stderr, with `hub_url` written `[hub]` and the temp dir `[dir]`. The token
+/// shows nowhere.
+fn status_in_actions(hub_url: &str, vars: &[(&str, &str)]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("output");
+    let summary = dir.path().join("summary");
+    let out = std::process::Command::new(binary())
+        .args([
+            "status",
+            "--hub-url",
+            hub_url,
+            "--hub-token",
+            HUB_TOKEN,
+            "--released-at",
+            "2026-11-30T12:00:00Z",
+            "--now",
+            "2026-11-30T12:30:00Z",
+        ])
+        .env_clear()
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_OUTPUT", &output)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .envs(vars.iter().copied())
+        .current_dir(repo_root())
+        .output()
+        .expect("run codeq-rollout");
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap_or_default();
+    let mut t = format!(
+        "exit code: {}\n\n$GITHUB_OUTPUT:\n",
+        out.status.code().unwrap_or(-1)
+    );
+    for (name, value) in parse_outputs(&read(&output)) {
+        t += &format!("  {name}: {value}\n");
+    }
+    t += "\n$GITHUB_STEP_SUMMARY:\n";
+    for line in read(&summary).lines() {
+        t += &format!("  | {line}\n");
+    }
+    for (name, text) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        t += &format!("\n{name}:\n");
+        // The `::add-mask::` lines are the runner's (and name the token).
+        for line in String::from_utf8_lossy(text)
+            .lines()
+            .filter(|l| !l.starts_with("::add-mask::"))
+        {
+            t += &format!("  {line}\n");
+        }
+    }
+    assert!(!t.contains(HUB_TOKEN), "{t}");
+    t.replace(hub_url, "[hub]")
+        .replace(&dir.path().display().to_string(), "[dir]")
+}
+
+/// The hub measured and the outputs written, a job summary that cannot be written (a
+/// directory) fails the run (exit 1) with an error saying so; the report of the failure
+/// writes nothing again and warns about nothing.
+#[tokio::test]
+async fn a_job_summary_that_cannot_be_written_fails_the_run_once() {
+    let hub = one_server_hub().await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().display().to_string();
+    let seen = status_in_actions(&hub.uri(), &[("GITHUB_STEP_SUMMARY", &path)]);
+    insta::assert_snapshot!(seen.replace(&path, "[directory]"));
+}
+
+/// Inside Actions without `$GITHUB_OUTPUT`, `status` measures, writes its job summary, and
+/// warns that its outputs (named as `status`'s) were not written; as `announce` does.
+#[tokio::test]
+async fn an_unset_github_output_inside_actions_is_a_warning() {
+    let hub = one_server_hub().await;
+    insta::assert_snapshot!(status_in_actions(&hub.uri(), &[("GITHUB_OUTPUT", "")]));
+}
+
+/// A run refused on its inputs (a `hub-url` with a query: exit code 2) reads no hub and
+/// writes a job summary saying so, with the annotation's words and the input, and every
+/// output empty.
+#[test]
+fn a_run_refused_on_its_inputs_writes_a_failure_summary_and_every_output_empty() {
+    insta::assert_snapshot!(status_in_actions("http://hub.invalid/?a=b", &[]));
+}
+
+/// A run that fails reading the hub and then cannot write its report either: the warning
+/// names what could not be written (its title too), for the outputs alone, the summary
+/// alone, and both.
+#[tokio::test]
+async fn a_failure_report_that_cannot_be_written_names_the_file_in_its_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().display().to_string();
+    let mut warnings = Vec::new();
+    for files in [
+        &["GITHUB_OUTPUT"][..],
+        &["GITHUB_STEP_SUMMARY"],
+        &["GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"],
+    ] {
+        let hub = refusing_hub().await;
+        let vars: Vec<(&str, &str)> = files.iter().map(|f| (*f, path.as_str())).collect();
+        let seen = status_in_actions(&hub.uri(), &vars);
+        assert!(seen.starts_with("exit code: 1\n"), "{seen}");
+        let lines: Vec<&str> = seen
+            .lines()
+            .filter(|l| l.trim_start().starts_with("::warning"))
+            .collect();
+        warnings.push(format!("{}:\n{}", files.join(" and "), lines.join("\n")));
+    }
+    insta::assert_snapshot!(warnings.join("\n\n").replace(&path, "[directory]"));
 }
