@@ -7,7 +7,8 @@
 
 use crate::common::{binary, parse_outputs, repo_root};
 use serde_json::json;
-use std::process::Stdio;
+use std::path::Path;
+use std::process::{Command, Stdio};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -35,6 +36,29 @@ async fn one_server_hub() -> MockServer {
     hub
 }
 
+/// `codeq-rollout status` against the hub at `hub_url` (released 12:00, measured 12:30),
+/// from the repository root, with nothing in its environment but the runner's two files.
+fn status_command(hub_url: &str, output: &Path, summary: &Path) -> Command {
+    let mut status = Command::new(binary());
+    status
+        .args([
+            "status",
+            "--hub-url",
+            hub_url,
+            "--hub-token",
+            HUB_TOKEN,
+            "--released-at",
+            "2026-11-30T12:00:00Z",
+            "--now",
+            "2026-11-30T12:30:00Z",
+        ])
+        .env_clear()
+        .env("GITHUB_OUTPUT", output)
+        .env("GITHUB_STEP_SUMMARY", summary)
+        .current_dir(repo_root());
+    status
+}
+
 /// Runs `status` against `hub` with `stdout`; (exit code, stderr, outputs file, summary file).
 fn status_with_stdout(hub: &MockServer, stdout: Stdio) -> (i32, String, String, String) {
     run_status(hub, stdout, &[])
@@ -50,28 +74,13 @@ fn run_status(
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("output");
     let summary = dir.path().join("summary");
-    let out = std::process::Command::new(binary())
-        .args([
-            "status",
-            "--hub-url",
-            &hub.uri(),
-            "--hub-token",
-            HUB_TOKEN,
-            "--released-at",
-            "2026-11-30T12:00:00Z",
-            "--now",
-            "2026-11-30T12:30:00Z",
-        ])
-        .env_clear()
-        .env("GITHUB_OUTPUT", &output)
-        .env("GITHUB_STEP_SUMMARY", &summary)
+    let out = status_command(&hub.uri(), &output, &summary)
         .envs(env.iter().copied())
-        .current_dir(repo_root())
         .stdout(stdout)
         .stderr(Stdio::piped())
         .output()
         .expect("run codeq-rollout");
-    let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap_or_default();
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -177,27 +186,12 @@ fn status_in_actions(hub_url: &str, vars: &[(&str, &str)]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("output");
     let summary = dir.path().join("summary");
-    let out = std::process::Command::new(binary())
-        .args([
-            "status",
-            "--hub-url",
-            hub_url,
-            "--hub-token",
-            HUB_TOKEN,
-            "--released-at",
-            "2026-11-30T12:00:00Z",
-            "--now",
-            "2026-11-30T12:30:00Z",
-        ])
-        .env_clear()
+    let out = status_command(hub_url, &output, &summary)
         .env("GITHUB_ACTIONS", "true")
-        .env("GITHUB_OUTPUT", &output)
-        .env("GITHUB_STEP_SUMMARY", &summary)
         .envs(vars.iter().copied())
-        .current_dir(repo_root())
         .output()
         .expect("run codeq-rollout");
-    let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap_or_default();
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
     let mut t = format!(
         "exit code: {}\n\n$GITHUB_OUTPUT:\n",
         out.status.code().unwrap_or(-1)
