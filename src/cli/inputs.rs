@@ -901,16 +901,17 @@ mod tests {
     fn repositories_follow_githubs_naming_rules() {
         let owner_39 = format!("{}/r", "a".repeat(39));
         let name_100 = format!("o/{}", "r".repeat(100));
-        for good in [
-            "octo-org/lab",
-            " o/r ",
-            "a-b-c/x.y_z-1",
-            "o/.github",
-            "o/..x",
-            &owner_39,
-            &name_100,
+        // Each given value, and the repository it names (the ends trimmed).
+        for (given, named) in [
+            ("octo-org/lab", "octo-org/lab"),
+            (" o/r ", "o/r"),
+            ("a-b-c/x.y_z-1", "a-b-c/x.y_z-1"),
+            ("o/.github", "o/.github"),
+            ("o/..x", "o/..x"),
+            (&owner_39, &owner_39),
+            (&name_100, &name_100),
         ] {
-            assert_eq!(repository(good).unwrap(), good.trim(), "{good:?}");
+            assert_eq!(repository(given).unwrap(), named, "{given:?}");
         }
         let owner_40 = format!("{}/r", "a".repeat(40));
         let name_101 = format!("o/{}", "r".repeat(101));

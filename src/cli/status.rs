@@ -7,7 +7,7 @@ use crate::digest::ImageSource;
 use crate::digest::registry::RegistryOptions;
 use crate::publish;
 use crate::status::hub::HubClient;
-use crate::status::run::StatusRequest;
+use crate::status::run::{CommentMode, StatusRequest};
 use crate::support::github::{self, GitHub};
 use crate::support::log::Log;
 use crate::tier::split_list;
@@ -62,8 +62,10 @@ pub fn status_request(
         image: release.image,
         github: release.github,
         tracking_labels: release.tracking_labels,
-        comment: args.comment,
-        dry_run: args.dry_run,
+        comment: args.comment.then_some(match args.dry_run {
+            true => CommentMode::DryRun,
+            false => CommentMode::Write,
+        }),
         culler: configured.settings,
         scale: configured.scale,
         json: args.json,
@@ -343,7 +345,7 @@ mod tests {
             r.released_at,
             Some(time::macros::datetime!(2026-11-30 12:00 UTC))
         );
-        assert!(r.image.is_none() && r.github.is_none() && !r.comment && !r.json);
+        assert!(r.image.is_none() && r.github.is_none() && r.comment.is_none() && !r.json);
         assert_eq!(
             (r.scale.servers, r.scale.slow_stop_timeout_secs),
             (None, 10)
@@ -373,7 +375,12 @@ mod tests {
             .concat(),
         )
         .unwrap();
-        assert!(r.released_at.is_none() && r.github.is_some() && r.comment && r.json);
+        assert!(
+            r.released_at.is_none()
+                && r.github.is_some()
+                && r.comment == Some(CommentMode::Write)
+                && r.json
+        );
         assert_matches!(r.image, Some((ImageSource::Layout { .. }, None)));
         assert_eq!(
             (r.scale.servers, r.scale.slow_stop_timeout_secs),

@@ -36,11 +36,10 @@ pub struct StatusRequest {
     pub github: Option<GitHub>,
     /// Labels that find the tracking issue.
     pub tracking_labels: Vec<String>,
-    /// `comment`: post or edit the "Convergence status" comment on the tracking issue.
-    pub comment: bool,
-    /// `dry-run`: read the hub and GitHub as usual, write nothing to GitHub; log what would
-    /// be done with the comment, and its body.
-    pub dry_run: bool,
+    /// `comment`: post or edit the "Convergence status" comment on the tracking issue, or
+    /// with `dry-run` only say what would be done; `None` without `comment` (then nothing is
+    /// written to GitHub, and `dry-run` changes nothing).
+    pub comment: Option<CommentMode>,
     /// The idle culler's settings (z2jh `cull.*`).
     pub culler: CullSettings,
     /// `hub-size` (`None` for the servers running when the hub is read, at least 1) and
@@ -53,6 +52,16 @@ pub struct StatusRequest {
     pub include_names: bool,
     /// The run's clock (`--now`, tests); `None` for the time the hub is read.
     pub now: Option<OffsetDateTime>,
+}
+
+/// What a `status` run with `comment` does with the "Convergence status" comment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommentMode {
+    /// Post it, or edit it in place when its numbers changed.
+    Write,
+    /// `dry-run`: read the hub and GitHub as usual, write nothing to GitHub; log what would
+    /// be done with the comment, and its body.
+    DryRun,
 }
 
 /// Runs `status`: lists the running servers, classifies them against the release, prints
@@ -142,16 +151,9 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     // 5. The tracking issue's comment (opt-in), and a line of the job summary saying what
     // became of it.
     *stage = Stage::StatusComment;
-    if let (true, Some(github), Some(digest)) = (req.comment, &req.github, &release.digest) {
-        let outcome = comment(
-            github,
-            release.issue.as_ref(),
-            digest,
-            &facts,
-            req.dry_run,
-            log,
-        )
-        .await?;
+    if let (Some(mode), Some(github), Some(digest)) = (req.comment, &req.github, &release.digest) {
+        let dry_run = mode == CommentMode::DryRun;
+        let outcome = comment(github, release.issue.as_ref(), digest, &facts, dry_run, log).await?;
         files.write_summary(&report::comment_note(&outcome)?)?;
     }
     Ok(())
