@@ -91,7 +91,7 @@ pub struct Templates {
 
 /// Runs `announce`: the stages in order. When one fails, the step outputs and the job
 /// summary still say what the run had established and which stage failed
-/// ([`report_failure`]); the error is returned as it was.
+/// (`report_failure`); the error is returned as it was.
 ///
 /// # Errors
 /// A failed registry or GitHub call, saying what to do; an undecidable tier.
@@ -535,7 +535,7 @@ fn the_outputs_a_warning_names_are_announce_outputs() {
     assert!(NAMED_OUTPUTS.iter().all(|n| names.contains(n)), "{names:?}");
 }
 
-/// The outputs of a run refused before it started (bad input): every one of [`outputs`]'
+/// The outputs of a run refused before it started (bad input): every one of `outputs`'
 /// names, each empty (nothing was established, not even `changed=false`).
 pub fn refused_outputs() -> Vec<(&'static str, String)> {
     outputs(None, None, None, None, None, None, false)

@@ -3,7 +3,8 @@
 //! Layers, each importing only the ones before it (`tests/it/architecture.rs` checks it):
 //! - [`support`]: the GitHub client, the Actions log, secrets (one secret type, one engine
 //!   that masks and redacts), the one retry policy of every edge's reads, text helpers, the
-//!   duration parser, the time parser (RFC 3339 in UTC, years 0000 to 9999), TLS;
+//!   duration parser, the time parser (RFC 3339 in UTC, years 0000 to 9999), the bounded
+//!   reader of files users name ([`support::files`]), TLS;
 //! - the stages: [`context`] (+ [`event`]) → [`digest`] → [`tier`] (the pure decision, as
 //!   data: the render layer words it) →
 //!   [`pulls`] (the pull-request look-up) → [`window`] (+ [`values`]) → [`render`] →

@@ -121,7 +121,7 @@ pub fn hub_url(value: &str) -> Result<String, UsageError> {
 /// [`UsageError`] naming `api-url` for anything but an `http://` or `https://` URL with a
 /// host and without user name, password, query or fragment, or holding whitespace, a
 /// control or an invisible character after the trim; the URL is shown as given (trimmed),
-/// with any credentials, query or fragment in it as `***` ([`shown_url`]).
+/// with any credentials, query or fragment in it as `***` (`shown_url`).
 pub fn api_url(value: &str) -> Result<String, UsageError> {
     let given = value.trim();
     let v = given.trim_end_matches('/');
@@ -181,7 +181,7 @@ fn http_url(url: &str) -> Result<reqwest::Url, String> {
 
 /// The `repository` input, `OWNER/REPO`, trimmed, by GitHub's naming rules
 /// ([`Repository::parse`], the rule `GITHUB_REPOSITORY` and the event are read by too), and
-/// not ending in [`GIT_SUFFIX`] (in any case): GitHub removes that from a new repository's
+/// not ending in `GIT_SUFFIX` (in any case): GitHub removes that from a new repository's
 /// name, so such a value is a clone URL's path, naming no repository.
 ///
 /// # Errors

@@ -1,6 +1,6 @@
 //! The command line. Every option declared with `env` is also read from the GitHub Action
 //! input variable `INPUT_<NAME>` (name upper-cased, hyphens kept), which is how the runner
-//! passes inputs to a Docker container action ([`with_input_variables`] names them all);
+//! passes inputs to a Docker container action (`with_input_variables` names them all);
 //! empty variables count as unset.
 
 mod announce;

@@ -21,7 +21,7 @@
 //! the winner's objects without writing. A security run never ends there without its
 //! tracking issue (issue 16): the same refusal comes when the listing lagged behind a release
 //! whose creator failed before opening the issue, so the loser waits for the issue and opens
-//! it itself when none appears ([`issue::after_lost_race`]). No listing follows a successful
+//! it itself when none appears (`issue::after_lost_race`). No listing follows a successful
 //! create: a first
 //! routine run costs one listing of releases, one of open tracking issues and one POST; a
 //! first security run one more POST (see issue 9's budgets).
@@ -162,7 +162,7 @@ pub struct Plan {
     /// Where the full text of a body cut to GitHub's limit can be read (the workflow run).
     pub full_text_at: String,
     /// After the release POST was refused as existing: the waits before looking again for
-    /// the tracking issue the release's creator opens ([`issue::after_lost_race`]).
+    /// the tracking issue the release's creator opens (`issue::after_lost_race`).
     pub issue_waits: Vec<std::time::Duration>,
 }
 

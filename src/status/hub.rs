@@ -67,7 +67,7 @@ pub const MAX_PAGES: u32 = 10_000;
 ///
 /// - `list:users`: `GET /hub/api/users` is `@needs_scope('list:users')`
 ///   (`apihandlers/users.py`); without it the hub answers 403 "requires any of
-///   [list:users]". It implies `read:users:name` (`scopes.py`), so each item carries the
+///   \[list:users\]". It implies `read:users:name` (`scopes.py`), so each item carries the
 ///   user's `name`.
 /// - `read:servers`: `user_model` (`apihandlers/base.py`) includes the `servers` map only
 ///   with it; each server's model (`server_model`) then carries `started`,
@@ -255,7 +255,7 @@ pub enum HubError {
         /// Where and what (serde's path and message, or the size limit).
         detail: String,
     },
-    /// Any other HTTP status, with what to do for it ([`status_advice`]).
+    /// Any other HTTP status, with what to do for it (`status_advice`).
     #[error(
         "the hub at {url} answered {status}{}{}; {}",
         after_tries(*tries),

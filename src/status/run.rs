@@ -67,7 +67,7 @@ pub enum CommentMode {
 /// Runs `status`: lists the running servers, classifies them against the release, prints
 /// the table (or the JSON with `--json`) and, inside Actions, writes the outputs and the job
 /// summary. When a stage fails, the job summary says which and what to do, and the outputs
-/// are written empty if the hub was not measured ([`report_failure`]); the error is
+/// are written empty if the hub was not measured (`report_failure`); the error is
 /// returned as it was.
 ///
 /// # Errors

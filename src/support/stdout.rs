@@ -47,7 +47,7 @@ pub fn print(text: &str) -> bool {
     }
 }
 
-/// [`print`] of `text` and a line break.
+/// [`print()`] of `text` and a line break.
 pub fn println(text: &str) -> bool {
     print(&format!("{text}\n"))
 }
