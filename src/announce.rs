@@ -121,7 +121,6 @@ struct Known {
 
 /// The stages, each recording into `known` what it established.
 async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<()> {
-    let ctx = &req.context;
     // 1. Digest.
     let digest = resolve_digest(req, log).await?;
     log.info(&messages::resolved(&req.image.source.display(), &digest));
@@ -129,18 +128,7 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
 
     // 2. Tier, from the pull requests behind the release.
     known.stage = Stage::Tier;
-    let behind = pulls::resolve(
-        ctx,
-        &LookupOptions {
-            github: req.github.as_ref(),
-            rules: &req.tier.rules,
-            backoff: &req.lookup_backoff,
-            labels_decide: req.tier.request == TierRequest::Auto,
-        },
-    )
-    .await;
-    let decision = decide_tier(req, &behind, log)?;
-    let target_sha = target_commit(req, &behind, log);
+    let (decision, target_sha) = tier(req, log).await?;
     known.tier = Some(decision.clone());
 
     // 3. Window.
@@ -158,16 +146,7 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
     known.stage = Stage::Render;
     let announced = found.as_ref().and_then(Found::announced_at);
     let facts = facts(req, digest, decision, window, target_sha, &tag, announced);
-    // Every registered secret is masked in the bodies before they are printed or sent,
-    // whichever template rendered them: a second safeguard behind the template checks.
-    let note = log.redact(&render::release_note(
-        &facts,
-        req.templates.release_note.as_ref(),
-    )?);
-    let issue_body = (facts.tier.tier == Tier::Security)
-        .then(|| render::tracking_issue(&facts, req.templates.tracking_issue.as_ref()))
-        .transpose()?
-        .map(|body| log.redact(&body));
+    let (note, issue_body) = bodies(req, &facts, log)?;
 
     // 6. Publish.
     known.stage = Stage::Publish;
@@ -200,6 +179,32 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
     // 7. Report.
     known.stage = Stage::Report;
     report(&facts, &tag, published.as_ref(), &note, log)
+}
+
+/// Stage 2: the pull requests behind the release, looked up, then the tier decided from
+/// them ([`decide_tier`]) and the commit the release targets ([`target_commit`]).
+async fn tier(req: &AnnounceRequest, log: &Log) -> Result<(TierDecision, Option<String>)> {
+    let options = LookupOptions {
+        github: req.github.as_ref(),
+        rules: &req.tier.rules,
+        backoff: &req.lookup_backoff,
+        labels_decide: req.tier.request == TierRequest::Auto,
+    };
+    let behind = pulls::resolve(&req.context, &options).await;
+    let decision = decide_tier(req, &behind, log)?;
+    Ok((decision, target_commit(req, &behind, log)))
+}
+
+/// Stage 5's bodies: the release note, and the tracking issue's for a security release,
+/// each rendered by the team's template or the built-in one. Every registered secret is
+/// masked in them before they are printed or sent, whichever template rendered them: a
+/// second safeguard behind the template checks.
+fn bodies(req: &AnnounceRequest, facts: &Facts, log: &Log) -> Result<(String, Option<String>)> {
+    let note = render::release_note(facts, req.templates.release_note.as_ref())?;
+    let issue_body = (facts.tier.tier == Tier::Security)
+        .then(|| render::tracking_issue(facts, req.templates.tracking_issue.as_ref()))
+        .transpose()?;
+    Ok((log.redact(&note), issue_body.map(|body| log.redact(&body))))
 }
 
 /// Stage 4: what already exists on GitHub for this digest; `None` in a dry run.
