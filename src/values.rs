@@ -163,10 +163,10 @@ pub fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCull> {
 /// The file's top-level mapping; `None` for an empty document.
 fn top_mapping(file: &str, text: &str) -> Result<Option<Value>> {
     let doc: Value = serde_saphyr::from_str(text).map_err(|e| {
-        anyhow!(
-            "{file} is not a YAML values file: {}",
-            e.render_with_formatter(&UserMessages)
-        )
+        // The parser's report opens with its own `error: `; ours already says it.
+        let report = e.render_with_formatter(&UserMessages);
+        let report = report.strip_prefix("error: ").unwrap_or(&report);
+        anyhow!("{file} is not a YAML values file: {report}")
     })?;
     match doc {
         Value::Null => Ok(None),
