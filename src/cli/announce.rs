@@ -105,6 +105,14 @@ fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
 /// The custom release-note and tracking-issue templates, read from the workspace
 /// ([`template`]).
 fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templates> {
+    let paths = [&args.release_note_template, &args.tracking_issue_template];
+    if paths.iter().all(|path| given(path).is_none()) {
+        // No template, so no workspace to resolve.
+        return Ok(Templates {
+            release_note: None,
+            tracking_issue: None,
+        });
+    }
     let workspace = workspace(env)?;
     Ok(Templates {
         release_note: template(
@@ -156,14 +164,21 @@ fn image_request(
 /// resolved).
 ///
 /// # Errors
-/// The directory cannot be resolved (exit code 1).
+/// The directory cannot be resolved (exit code 1), naming where it came from.
 fn workspace(env: &HashMap<String, String>) -> Result<PathBuf> {
-    let dir = match env.get("GITHUB_WORKSPACE").filter(|w| !w.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => std::env::current_dir().context("reading the working directory")?,
+    let (dir, from) = match env.get("GITHUB_WORKSPACE").filter(|w| !w.is_empty()) {
+        Some(dir) => (PathBuf::from(dir), "GITHUB_WORKSPACE"),
+        None => (
+            std::env::current_dir().context("reading the working directory")?,
+            "the working directory",
+        ),
     };
-    dir.canonicalize()
-        .with_context(|| format!("resolving the workspace {}", dir.display()))
+    dir.canonicalize().with_context(|| {
+        format!(
+            "the workspace templates are read from, {} ({from}), cannot be resolved: check out the repository first (actions/checkout), or set GITHUB_WORKSPACE to its directory",
+            dir.display()
+        )
+    })
 }
 
 /// The team's template for `kind`, read from `path` (relative to the working directory,
@@ -367,6 +382,19 @@ mod tests {
             .collect();
         announce_request(&args, &Log::new(false, false), &env)
             .map_err(crate::cli::usage::input_and_message)
+    }
+
+    /// The workspace is resolved only for a template: a `GITHUB_WORKSPACE` that does not
+    /// exist stops a run with a template, saying where it came from, and no other run.
+    #[test]
+    fn the_workspace_is_resolved_only_for_a_template() {
+        let env = [("GITHUB_WORKSPACE", "/nonexistent/workspace")];
+        let plain = ["--image", "oci:examples/lab", "--dry-run"];
+        assert!(request(&plain, &env).is_ok());
+        let with_template = [&plain[..], &["--release-note-template", "x.md.j2"]].concat();
+        let (input, message) = request(&with_template, &env).err().unwrap();
+        assert_eq!(input, "(not usage)");
+        insta::assert_snapshot!(message, @"the workspace templates are read from, /nonexistent/workspace (GITHUB_WORKSPACE), cannot be resolved: check out the repository first (actions/checkout), or set GITHUB_WORKSPACE to its directory: No such file or directory (os error 2)");
     }
 
     #[test]
