@@ -58,7 +58,7 @@ pub fn failure() -> Option<anyhow::Error> {
     let mut state = STATE.lock().unwrap_or_else(|e| e.into_inner());
     match std::mem::replace(&mut *state, State::Closed) {
         State::Failed(e) => Some(anyhow::Error::new(e).context(
-            "cannot write the output to stdout (is the disk or the file it goes to full?): free space, or send stdout elsewhere; everything else the run does (step outputs, job summary, GitHub) went on as usual",
+            "cannot write the output to stdout (is the disk or the file it goes to full?): free space, or send stdout elsewhere; the rest of the run went on as usual",
         )),
         other => {
             *state = other;
