@@ -538,6 +538,20 @@ fn docs_write_refuses_text_beside_a_marker_and_writes_nothing() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), doc);
 }
 
+/// A section nested inside another: `--write` refuses naming both (replacing the outer one
+/// would delete the inner one's markers), exits 1 and leaves the doc byte for byte.
+#[test]
+fn docs_write_refuses_nested_sections_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = "# Deployment\n<!-- BEGIN GENERATED: runbook -->\nold runbook\n<!-- BEGIN GENERATED: window -->\nold window\n<!-- END GENERATED: window -->\n<!-- END GENERATED: runbook -->\n";
+    let path = write(dir.path(), "CODEQ_DEPLOYMENT.md", doc);
+    let (code, stdout, stderr) = docs("--write", &path, &[]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert_eq!(stdout, "");
+    insta::assert_snapshot!(scrub(&stderr, &[(&path.display().to_string(), "[doc]")]));
+    assert_eq!(std::fs::read(&path).unwrap(), doc.as_bytes());
+}
+
 #[tokio::test]
 async fn announce_states_the_window_from_values_files_with_origins() {
     let github = FakeGitHub::start().await;
