@@ -369,16 +369,23 @@ pub fn slow_stop_timeout(files: &[FileCull]) -> (u64, Origin) {
 /// file is not one, and `/dev/zero` or a FIFO is never read at all ([`files::read_text`]).
 pub const VALUES_MAX_BYTES: u64 = 1024 * 1024;
 
-/// Why the values file `name` was not read, and what to do.
+/// Why the values file `name` was not read, and what to do (where a relative path starts
+/// only for a relative one).
 fn unreadable(name: &str, why: &ReadError) -> anyhow::Error {
     let fix = match why {
-        ReadError::NotFound => {
+        ReadError::NotFound if std::path::Path::new(name).is_relative() => {
             "relative paths start at the working directory, the workspace in GitHub Actions"
         }
+        ReadError::NotFound => "check the path",
         ReadError::IsDirectory => "name the values file, not a directory",
         ReadError::NotRegular => "give the values file itself, e.g. deploy/values.yaml",
         ReadError::PermissionDenied => "make it readable for this user",
-        ReadError::TooLarge { .. } => "a values file is at most 1 MiB: is it the right file?",
+        ReadError::TooLarge { .. } => {
+            // "it is N bytes, over the limit of 1048576 bytes (1 MiB); ..."
+            return anyhow!(
+                "cannot read the JupyterHub values file {name} (--jupyterhub-values, input jupyterhub-values): {why} (1 MiB); values files are a few KiB, so check that it is the right file"
+            );
+        }
         ReadError::NotUtf8 { .. } => "save it as UTF-8",
         ReadError::Other(_) => "check the path and try again",
     };

@@ -12,6 +12,9 @@ use anyhow::Result;
 use std::path::PathBuf;
 use time::OffsetDateTime;
 
+/// The input (and option) naming the values files, which every values-file error names.
+const VALUES: &str = "jupyterhub-values";
+
 /// Refuses culler settings whose deadlines do not fit a date: counted from the run's clock
 /// `now` (`now_given`: from `--now`), the longest bound of `configured`'s window (the worst
 /// case for `--hub-size` included) must end on or before [`LAST_DATE`]
@@ -103,19 +106,21 @@ impl CullerArgs {
     /// # Errors
     /// [`UsageError`] naming the input for a malformed duration or boolean option (quoting
     /// the value), a hub size or slow-stop timeout that is 0, negative or not a number, a bad
-    /// `values-path`, a values file that does not exist while its name holds
-    /// a comma (the input takes one path per line), or `timeout` or `every` of 0 from an
-    /// option while culling is enabled. Otherwise (exit code 1): an unreadable or malformed
-    /// values file, naming the file and key path, or a 0 from a values file.
+    /// `values-path`, or `timeout` or `every` of 0 from an option while culling is enabled;
+    /// [`UsageError`] naming `jupyterhub-values` for every values-file error: a file that
+    /// cannot be read (also one whose name holds a comma: the input takes one path per
+    /// line), is not YAML or sets a malformed or out-of-range culler value, or a 0 from a
+    /// values file while culling is enabled, each naming the file and key path.
     pub fn settings(&self, log: &Log) -> Result<Configured> {
         let mut c = Configured::default();
         let parsed = self.values_files(log)?;
-        values::apply(&mut c, &parsed)?;
+        values::apply(&mut c, &parsed).map_err(usage(VALUES))?;
         self.apply_cull_options(&mut c)?;
         self.apply_scale(&mut c, &parsed)?;
         c.validate().map_err(|e| match e.origin {
             Origin::Option { name } => UsageError::new(name, e.message).into(),
-            _ => anyhow::Error::new(e),
+            Origin::File { .. } => UsageError::new(VALUES, e.message).into(),
+            Origin::Default => anyhow::Error::new(e),
         })?;
         Ok(c)
     }
@@ -124,8 +129,8 @@ impl CullerArgs {
     /// warns through `log` when files were given but none sets `cull`.
     ///
     /// # Errors
-    /// [`UsageError`] for a bad `values-path` or a missing file whose name holds a comma;
-    /// the errors of [`values::load`] (exit code 1).
+    /// [`UsageError`] for a bad `values-path`, a missing file whose name holds a comma, and
+    /// the errors of [`values::load`] (naming `jupyterhub-values`).
     fn values_files(&self, log: &Log) -> Result<Vec<values::FileCull>> {
         let path = ValuesPath::parse(self.values_path.as_deref()).map_err(usage("values-path"))?;
         let files: Vec<PathBuf> = self
@@ -140,7 +145,7 @@ impl CullerArgs {
             .find(|f| f.to_string_lossy().contains(',') && !f.exists())
         {
             return Err(UsageError::new(
-                "jupyterhub-values",
+                VALUES,
                 format!(
                     "jupyterhub-values (--jupyterhub-values): there is no file {}: the input takes one path per line, not a comma-separated list; write `jupyterhub-values: |` with each file on its own line below it (on the command line, repeat --jupyterhub-values)",
                     listed.display()
@@ -148,7 +153,7 @@ impl CullerArgs {
             )
             .into());
         }
-        let parsed = values::load(&files, &path)?;
+        let parsed = values::load(&files, &path).map_err(usage(VALUES))?;
         if !files.is_empty() && parsed.iter().all(|f| f.cull_path.is_none()) {
             let place = match &path {
                 ValuesPath::Auto => "`cull` or `jupyterhub.cull`".to_string(),
@@ -330,6 +335,7 @@ mod tests {
             &["--hub-size", "2.5"],
             &["--slow-stop-timeout", "0"],
             &["--slow-stop-timeout", "-10"],
+            &["--slow-stop-timeout", "-0"],
             &["--slow-stop-timeout", "soon"],
         ];
         let table: Vec<String> = cases

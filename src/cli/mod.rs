@@ -619,8 +619,9 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
 /// settings past the calendar among them: each command's usage-error table refuses every
 /// one, naming the option.
 #[cfg(test)]
-pub(crate) const BAD_SHARED_OPTIONS: [&[&str]; 11] = [
+pub(crate) const BAD_SHARED_OPTIONS: [&[&str]; 12] = [
     &["--cull-timeout", "soon"],
+    &["--cull-timeout", "10M"],
     &["--cull-timeout", "1h30"],
     &["--cull-every", "500ms"],
     &["--cull-max-age", "8 fortnights"],
@@ -630,7 +631,7 @@ pub(crate) const BAD_SHARED_OPTIONS: [&[&str]; 11] = [
     &["--insecure-registry", "localhost:5000/path"],
     &["--insecure-registry", "ok.test:1,localhost:99999"],
     &["--insecure-registry", "a b"],
-    &["--registry-timeout", "600000000years"],
+    &["--registry-timeout", "600000000weeks"],
 ];
 
 #[cfg(test)]

@@ -433,7 +433,7 @@ mod tests {
             with(&["--hub-size", "0"]),
             with(&["--slow-stop-timeout", "0"]),
             with(&["--hub-timeout", "soon"]),
-            with(&["--hub-timeout", "600000000years"]),
+            with(&["--hub-timeout", "600000000weeks"]),
             with(&["--hub-timeout", "1h30"]),
             with(&["--comment"]),
             with(&["--image", "ghcr.io/Org/Lab:latest"]),

@@ -47,13 +47,16 @@ fn end_marker(name: &str) -> String {
 /// Replaces each generated section's content in `doc` (everything between its BEGIN and
 /// END lines) and leaves all other text as it is. Markers inside fenced code blocks are
 /// ignored (a doc may quote them); the content takes the doc's line ending (CRLF when its
-/// first line ends so, else LF).
+/// first line ends so, else LF). Every marker is located on `doc` as given before anything
+/// is replaced, so an error leaves nothing half done.
 ///
 /// # Errors
 /// A section whose BEGIN or END marker is missing, repeated or out of order, or shares its
 /// line with text the section would replace (after a BEGIN marker, before an END marker);
-/// or a BEGIN marker naming a section codeq-rollout does not generate. The error names the
-/// marker (and for text beside it, the line).
+/// a BEGIN marker naming a section codeq-rollout does not generate; or two sections nested
+/// or overlapping (replacing one would delete the other's markers): each must close before
+/// the next opens. The error names the marker (for text beside it, the line; for nesting
+/// or overlap, both sections).
 pub fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String> {
     const BEGIN: &str = "<!-- BEGIN GENERATED: ";
     for at in marker_positions(doc, BEGIN) {
@@ -71,16 +74,13 @@ pub fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String> {
     for (name, _) in sections {
         own_line(doc, &begin_marker(name), &end_marker(name))?;
     }
-    let eol = match doc.find('\n') {
-        Some(at) if doc[..at].ends_with('\r') => "\r\n",
-        _ => "\n",
-    };
-    let mut out = doc.to_string();
+    // Each section as (name, where its content starts, where its END marker starts, content).
+    let mut spans = Vec::new();
     for (name, content) in sections {
         let (begin, end) = (begin_marker(name), end_marker(name));
         let mut found = Vec::new();
         for marker in [&begin, &end] {
-            let at = marker_positions(&out, marker);
+            let at = marker_positions(doc, marker);
             match at.len() {
                 1 => found.push(at[0]),
                 0 => bail!(
@@ -93,6 +93,33 @@ pub fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String> {
         if stop < start {
             bail!("the doc has {end} before {begin}: swap them");
         }
+        spans.push((*name, start, stop, content));
+    }
+    spans.sort_by_key(|&(_, start, _, _)| start);
+    for pair in spans.windows(2) {
+        let ((outer, _, outer_stop, _), (inner, inner_start, inner_stop, _)) = (pair[0], pair[1]);
+        if inner_start < outer_stop {
+            let how = if inner_stop < outer_stop {
+                format!("the doc has the {inner} section inside the {outer} section")
+            } else {
+                format!("the doc has the {outer} and {inner} sections overlapping")
+            };
+            bail!(
+                "{how} ({} comes before {}): each generated section must close before the next opens; move {} above {}",
+                begin_marker(inner),
+                end_marker(outer),
+                end_marker(outer),
+                begin_marker(inner),
+            );
+        }
+    }
+    let eol = match doc.find('\n') {
+        Some(at) if doc[..at].ends_with('\r') => "\r\n",
+        _ => "\n",
+    };
+    let mut out = doc.to_string();
+    // From the last section back, so the earlier offsets stay where they were.
+    for (_, start, stop, content) in spans.into_iter().rev() {
         let content = content.trim_end_matches('\n').replace('\n', eol);
         out.replace_range(start..stop, &format!("{eol}{content}{eol}"));
     }
@@ -470,6 +497,10 @@ mod tests {
             "intro\nSee <!-- BEGIN GENERATED: window --> here\n<!-- END GENERATED: window -->\n<!-- BEGIN GENERATED: runbook --><!-- END GENERATED: runbook -->\n",
             "<!-- BEGIN GENERATED: window -->\r\nold\r\nkept? <!-- END GENERATED: window --> after\r\n<!-- BEGIN GENERATED: runbook --><!-- END GENERATED: runbook -->\r\n",
             "<!-- BEGIN GENERATED: window --> <!-- END GENERATED: window --> kept\n<!-- BEGIN GENERATED: runbook -->\nlost <!-- END GENERATED: runbook -->\n",
+            "<!-- BEGIN GENERATED: runbook -->\n<!-- BEGIN GENERATED: window -->\n<!-- END GENERATED: window -->\n<!-- END GENERATED: runbook -->\n",
+            "<!-- BEGIN GENERATED: window -->\n<!-- BEGIN GENERATED: runbook -->\n<!-- END GENERATED: runbook -->\n<!-- END GENERATED: window -->\n",
+            "<!-- BEGIN GENERATED: window -->\n<!-- BEGIN GENERATED: runbook -->\n<!-- END GENERATED: window -->\n<!-- END GENERATED: runbook -->\n",
+            "<!-- BEGIN GENERATED: runbook -->\n<!-- BEGIN GENERATED: window -->\n<!-- END GENERATED: runbook -->\n<!-- END GENERATED: window -->\n",
         ];
         let table: Vec<String> = docs
             .iter()

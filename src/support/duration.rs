@@ -1,5 +1,6 @@
 //! The one duration parser of the inputs: bare digits are seconds (`60`), anything else is
-//! a [`humantime`] duration (`90s`, `2m`, `1h 30m`, `250ms`).
+//! a [`humantime`] duration (`90s`, `2m`, `1h 30m`, `250ms`) without humantime's months
+//! and years (see [`parse`]).
 
 use std::time::Duration;
 
@@ -14,31 +15,64 @@ pub const JOB_MAX: Duration = Duration::from_secs(6 * 3600);
 /// [`JOB_MAX`] in words, for messages: `6h`.
 pub const JOB_MAX_WORDS: &str = "6h";
 
+/// humantime's month units (2.x `Unit::from_str`: `months`, `month`, `M`, each 30.44 days)
+/// and year units (`years`, `year`, `yr`, `yrs`, `y`, each 365.25 days), which [`parse`]
+/// refuses.
+const MONTHS: [&str; 3] = ["months", "month", "M"];
+const YEARS: [&str; 5] = ["years", "year", "yr", "yrs", "y"];
+
 /// Why a text is not a duration: humantime's error ([`Self::humantime`]), shown in its words
 /// except for units: for a number without one humantime suggests `30sec or 30ms`, and for an
 /// unknown one it lists `ns, us/µs, ms` first, units that inputs of whole seconds (the
-/// culler's) then refuse; these say to write s, m, h (or d).
+/// culler's) then refuse; these say to write s, m, h (or d). A month or year unit is refused
+/// with its own words.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DurationError(humantime::DurationError);
+pub struct DurationError(Kind);
+
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    /// humantime refused the text.
+    Humantime(humantime::DurationError),
+    /// A month (`months`) or year unit, as written.
+    Calendar { unit: String, months: bool },
+}
 
 impl DurationError {
-    /// humantime's error, for callers that tell its kinds apart (e.g. a number overflow).
-    pub fn humantime(&self) -> &humantime::DurationError {
-        &self.0
+    /// humantime's error, for callers that tell its kinds apart (e.g. a number overflow);
+    /// `None` for a month or year unit.
+    pub fn humantime(&self) -> Option<&humantime::DurationError> {
+        match &self.0 {
+            Kind::Humantime(e) => Some(e),
+            Kind::Calendar { .. } => None,
+        }
     }
 }
 
 impl std::fmt::Display for DurationError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.0 {
-            humantime::DurationError::UnknownUnit { unit, .. } if unit.is_empty() => f.write_str(
-                "a number has no unit: write a unit after each number, such as s, m or h, e.g. 1h30m",
-            ),
-            humantime::DurationError::UnknownUnit { unit, .. } => write!(
+            Kind::Calendar { unit, months } => {
+                let (what, days) = match months {
+                    true => ("months", "30d"),
+                    false => ("years", "365d"),
+                };
+                write!(
+                    f,
+                    "unit {unit:?} means {what}, which have no fixed length: write days, e.g. {days}, or minutes with m, e.g. 10m"
+                )
+            }
+            Kind::Humantime(humantime::DurationError::UnknownUnit { unit, .. })
+                if unit.is_empty() =>
+            {
+                f.write_str(
+                    "a number has no unit: write a unit after each number, such as s, m or h, e.g. 1h30m",
+                )
+            }
+            Kind::Humantime(humantime::DurationError::UnknownUnit { unit, .. }) => write!(
                 f,
                 "unknown unit {unit:?}: write s, m, h or d; sec, min, hours, days, weeks and ms work too"
             ),
-            other => other.fmt(f),
+            Kind::Humantime(other) => other.fmt(f),
         }
     }
 }
@@ -47,16 +81,33 @@ impl std::error::Error for DurationError {}
 
 /// Parses `text` (trimmed) as seconds when it is ASCII digits alone, else as a humantime
 /// duration (also digits too many for a `u64`, so the error says the number overflows).
+/// humantime's months and years are refused: they are averages (30.44 and 365.25 days), not
+/// lengths a timeout or the culler has, and `10M` (months) is an easy slip for `10m`.
 ///
 /// # Errors
-/// [`DurationError`] for text that is neither (its `Display` says what was expected).
+/// [`DurationError`] for text that is neither, or that holds a month or year unit (its
+/// `Display` says what was expected).
 pub fn parse(text: &str) -> Result<Duration, DurationError> {
     let t = text.trim();
     let digits = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
     match t.parse::<u64>() {
-        Ok(secs) if digits => Ok(Duration::from_secs(secs)),
-        _ => humantime::parse_duration(t).map_err(DurationError),
+        Ok(secs) if digits => return Ok(Duration::from_secs(secs)),
+        _ => {}
     }
+    // humantime's units are the runs of letters (and µ) after each number.
+    let calendar = t
+        .split(|c: char| !(c.is_ascii_alphabetic() || c == 'µ'))
+        .find_map(|unit| {
+            let months = MONTHS.contains(&unit);
+            (months || YEARS.contains(&unit)).then(|| Kind::Calendar {
+                unit: unit.to_string(),
+                months,
+            })
+        });
+    if let Some(kind) = calendar {
+        return Err(DurationError(kind));
+    }
+    humantime::parse_duration(t).map_err(|e| DurationError(Kind::Humantime(e)))
 }
 
 /// [`parse`], of at most [`JOB_MAX`]: a clap value parser for the hidden options that set a
@@ -105,6 +156,24 @@ mod tests {
         "#);
     }
 
+    /// humantime's month and year units, each refused saying to write days or minutes; the
+    /// units next to them still parse.
+    #[test]
+    fn months_and_years_are_refused_for_days_or_minutes() {
+        let told: Vec<String> = [
+            "10M", "1 month", "2months", "1y", "1 year", "2years", "1yr", "3yrs", "1d 2M",
+        ]
+        .iter()
+        .map(|t| format!("{t:?}: {}", parse(t).unwrap_err()))
+        .collect();
+        insta::assert_snapshot!(told.join("\n"));
+        assert_eq!(parse("10m").unwrap(), Duration::from_secs(600));
+        assert_eq!(parse("30d").unwrap(), Duration::from_secs(30 * 86400));
+        assert_eq!(parse("2w").unwrap(), Duration::from_secs(14 * 86400));
+        assert_eq!(parse("1min").unwrap(), Duration::from_secs(60));
+        assert_eq!(parse("2h").unwrap(), Duration::from_secs(7200));
+    }
+
     #[test]
     fn timeouts_of_the_hidden_options_end_within_a_job() {
         assert_eq!(parse_within_job("6h").unwrap(), JOB_MAX);
@@ -113,7 +182,7 @@ mod tests {
             Duration::from_millis(300)
         );
         assert_eq!(
-            parse_within_job("600000000years").unwrap_err(),
+            parse_within_job("600000000weeks").unwrap_err(),
             "longer than 6h, the longest a GitHub-hosted job runs: give at most 6h"
         );
         assert_eq!(

@@ -266,8 +266,9 @@ fn window_takes_the_action_inputs_one_path_per_line() {
 }
 
 #[test]
-fn bad_values_files_fail_naming_the_file_and_key_path() {
+fn bad_values_files_are_usage_errors_naming_the_file_and_key_path() {
     let dir = tempfile::tempdir().unwrap();
+    let large = format!("# {}\n", "x".repeat(1 << 20));
     let cases = [
         ("types.yaml", "jupyterhub:\n  cull:\n    every: 10m\n"),
         ("negative.yaml", "cull:\n  timeout: -1\n"),
@@ -276,6 +277,8 @@ fn bad_values_files_fail_naming_the_file_and_key_path() {
         ("typo.yaml", "jupyterhub:\n  cull:\n    timout: 60\n"),
         ("duplicate.yaml", "cull:\n  every: 60\n  every: 120\n"),
         ("no/such/values.yaml", ""),
+        ("/nonexistent-codeq-rollout/values.yaml", ""),
+        ("large.yaml", large.as_str()),
     ];
     let mut told = String::new();
     for (name, text) in cases {
@@ -287,7 +290,7 @@ fn bad_values_files_fail_naming_the_file_and_key_path() {
             &["window", "--jupyterhub-values", path.to_str().unwrap()],
             &[],
         );
-        assert_eq!(code, 1, "{name}: {stdout}");
+        assert_eq!(code, 2, "{name}: a usage error: {stdout}");
         assert!(
             stdout.is_empty(),
             "{name}: nothing printed but the error: {stdout}"
@@ -298,6 +301,16 @@ fn bad_values_files_fail_naming_the_file_and_key_path() {
         &told,
         &[(&dir.path().display().to_string(), "[dir]")]
     ));
+    // Inside Actions, the annotation names the input, as for any usage error.
+    let (code, stdout, stderr) = run(
+        &["window", "--jupyterhub-values", "no/such/values.yaml"],
+        &[("GITHUB_ACTIONS", "true")],
+    );
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with("::error title=Invalid input%3A jupyterhub-values::cannot read the JupyterHub values file no/such/values.yaml "),
+        "{stdout}"
+    );
     // every 0 in a file is fine once an option gives the real interval.
     let zero = dir.path().join("zero.yaml");
     let (stdout, _) = run_ok(
@@ -474,7 +487,7 @@ fn docs_refuse_a_file_that_is_not_a_bounded_regular_utf8_file_with_advice_for_ea
 }
 
 /// A values file that is a FIFO or `/dev/zero`, for `window` and `docs`: refused at once,
-/// naming the file and what to give instead.
+/// naming the file and what to give instead: a usage error naming `jupyterhub-values`.
 #[test]
 fn window_and_docs_refuse_a_values_file_that_is_a_fifo_or_a_device() {
     let (dir, doc, text) = doc_copy();
@@ -493,7 +506,7 @@ fn window_and_docs_refuse_a_values_file_that_is_a_fifo_or_a_device() {
             ],
         ] {
             let (code, stdout, stderr) = run_bounded(&command);
-            assert_eq!(code, 1, "{command:?}: {stdout}{stderr}");
+            assert_eq!(code, 2, "{command:?}: a usage error: {stdout}{stderr}");
             told += &format!("{}:\n{stderr}", command.join(" "));
         }
     }
@@ -536,6 +549,20 @@ fn docs_write_refuses_text_beside_a_marker_and_writes_nothing() {
     assert_eq!(code, 1, "{stdout}{stderr}");
     insta::assert_snapshot!(scrub(&stderr, &[(&path.display().to_string(), "[doc]")]));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), doc);
+}
+
+/// A section nested inside another: `--write` refuses naming both (replacing the outer one
+/// would delete the inner one's markers), exits 1 and leaves the doc byte for byte.
+#[test]
+fn docs_write_refuses_nested_sections_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = "# Deployment\n<!-- BEGIN GENERATED: runbook -->\nold runbook\n<!-- BEGIN GENERATED: window -->\nold window\n<!-- END GENERATED: window -->\n<!-- END GENERATED: runbook -->\n";
+    let path = write(dir.path(), "CODEQ_DEPLOYMENT.md", doc);
+    let (code, stdout, stderr) = docs("--write", &path, &[]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert_eq!(stdout, "");
+    insta::assert_snapshot!(scrub(&stderr, &[(&path.display().to_string(), "[doc]")]));
+    assert_eq!(std::fs::read(&path).unwrap(), doc.as_bytes());
 }
 
 #[tokio::test]
