@@ -538,31 +538,26 @@ fn docs_write_refuses_a_read_only_doc_and_leaves_it_alone() {
     assert_eq!(docs("--check", &path, &[]).0, 1, "--check reads it");
 }
 
-/// A marker sharing its line with text the section would replace: refused naming the
-/// marker and the line, nothing written.
+/// Docs whose sections cannot be placed without losing text: a marker sharing its line
+/// with text the section would replace, a section nested inside another (replacing the
+/// outer one would delete the inner one's markers). `--write` refuses each naming the
+/// markers, exits 1 and leaves the doc byte for byte; one snapshot of what it said.
 #[test]
-fn docs_write_refuses_text_beside_a_marker_and_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let doc = "# Deployment\nSee <!-- BEGIN GENERATED: window --> here\n<!-- END GENERATED: window -->\n<!-- BEGIN GENERATED: runbook -->\n<!-- END GENERATED: runbook -->\n";
-    let path = write(dir.path(), "CODEQ_DEPLOYMENT.md", doc);
-    let (code, stdout, stderr) = docs("--write", &path, &[]);
-    assert_eq!(code, 1, "{stdout}{stderr}");
-    insta::assert_snapshot!(scrub(&stderr, &[(&path.display().to_string(), "[doc]")]));
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), doc);
-}
-
-/// A section nested inside another: `--write` refuses naming both (replacing the outer one
-/// would delete the inner one's markers), exits 1 and leaves the doc byte for byte.
-#[test]
-fn docs_write_refuses_nested_sections_and_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let doc = "# Deployment\n<!-- BEGIN GENERATED: runbook -->\nold runbook\n<!-- BEGIN GENERATED: window -->\nold window\n<!-- END GENERATED: window -->\n<!-- END GENERATED: runbook -->\n";
-    let path = write(dir.path(), "CODEQ_DEPLOYMENT.md", doc);
-    let (code, stdout, stderr) = docs("--write", &path, &[]);
-    assert_eq!(code, 1, "{stdout}{stderr}");
-    assert_eq!(stdout, "");
-    insta::assert_snapshot!(scrub(&stderr, &[(&path.display().to_string(), "[doc]")]));
-    assert_eq!(std::fs::read(&path).unwrap(), doc.as_bytes());
+fn docs_write_refuses_docs_it_cannot_place_sections_in_and_writes_nothing() {
+    let docs_refused = [
+        "# Deployment\nSee <!-- BEGIN GENERATED: window --> here\n<!-- END GENERATED: window -->\n<!-- BEGIN GENERATED: runbook -->\n<!-- END GENERATED: runbook -->\n",
+        "# Deployment\n<!-- BEGIN GENERATED: runbook -->\nold runbook\n<!-- BEGIN GENERATED: window -->\nold window\n<!-- END GENERATED: window -->\n<!-- END GENERATED: runbook -->\n",
+    ];
+    let mut said = Vec::new();
+    for doc in docs_refused {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "CODEQ_DEPLOYMENT.md", doc);
+        let (code, stdout, stderr) = docs("--write", &path, &[]);
+        assert_eq!((code, stdout.as_str()), (1, ""), "{doc:?}: {stderr}");
+        assert_eq!(std::fs::read(&path).unwrap(), doc.as_bytes());
+        said.push(scrub(&stderr, &[(&path.display().to_string(), "[doc]")]));
+    }
+    insta::assert_snapshot!(said.join(""));
 }
 
 #[tokio::test]
