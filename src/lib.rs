@@ -92,6 +92,9 @@ pub fn run(cli: cli::Cli, log: &report::Log) -> ExitCode {
 /// Inside Actions, a refused `announce` or `status` also writes a job summary saying so, with
 /// the same words as the annotation, and every output of the command empty
 /// ([`cli::report_refused`]); `args` (the process's, the command first) names the command.
+/// The input is named only when it holds no secret `log` knows (`refused_input`); an
+/// unknown command is the Action's `command` input ([`cli::unknown_command`]), with no job
+/// summary or outputs (no command's are known).
 pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &report::Log) -> ExitCode {
     if !err.use_stderr() {
         let _ = err.print();
