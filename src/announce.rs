@@ -532,7 +532,7 @@ fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log:
 }
 
 /// The outputs the warning about an unset `$GITHUB_OUTPUT` names as examples.
-const NAMED_OUTPUTS: [&str; 3] = ["digest", "tier", "release-url"];
+pub const NAMED_OUTPUTS: [&str; 3] = ["digest", "tier", "release-url"];
 
 #[test]
 fn the_outputs_a_warning_names_are_announce_outputs() {

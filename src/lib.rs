@@ -92,6 +92,9 @@ pub fn run(cli: cli::Cli, log: &report::Log) -> ExitCode {
 /// Inside Actions, a refused `announce` or `status` also writes a job summary saying so, with
 /// the same words as the annotation, and every output of the command empty
 /// ([`cli::report_refused`]); `args` (the process's, the command first) names the command.
+/// The input is named only when it holds no secret `log` knows (`refused_input`); an
+/// unknown command is the Action's `command` input ([`cli::unknown_command`]), with no job
+/// summary or outputs (no command's are known).
 pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &report::Log) -> ExitCode {
     if !err.use_stderr() {
         let _ = err.print();
@@ -99,32 +102,51 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &report::
     }
     let message = log.redact(&err.render().to_string());
     if log.in_actions() {
-        let input = match err.get(clap::error::ContextKind::InvalidArg) {
-            Some(clap::error::ContextValue::String(arg)) => arg
-                .trim_start_matches('-')
-                .split([' ', '='])
-                .next()
-                .filter(|input| !input.is_empty())
-                .map(str::to_string),
-            _ => None,
+        // The first paragraph: the problem and the valid values, not the usage text; the
+        // annotation is an error already, so without clap's `error: `.
+        let first = message.split("\n\n").next().unwrap_or_default().trim();
+        let first = first.strip_prefix("error: ").unwrap_or(first);
+        let (input, first) = match err.kind() {
+            // The Action's `command` input (its `runs.args`) is the subcommand.
+            clap::error::ErrorKind::InvalidSubcommand => (
+                Some(cli::COMMAND_INPUT.to_string()),
+                cli::unknown_command(&err, log),
+            ),
+            _ => (refused_input(&err, log), first.to_string()),
         };
         let title = match &input {
             Some(input) => format!("Invalid input: {input}"),
             None => "Invalid input".to_string(),
         };
-        // The first paragraph: the problem and the valid values, not the usage text; the
-        // annotation is an error already, so without clap's `error: `.
-        let first = message.split("\n\n").next().unwrap_or_default().trim();
-        let first = first.strip_prefix("error: ").unwrap_or(first);
-        log.error(&title, first);
+        log.error(&title, &first);
         let command = args.get(1).and_then(|a| a.to_str());
-        cli::report_refused(command, input.as_deref(), first, log);
+        cli::report_refused(command, input.as_deref(), &first, log);
     }
     {
         use std::io::Write as _;
         let _ = write!(std::io::stderr().lock(), "{message}");
     }
     ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(EXIT_USAGE))
+}
+
+/// The input clap refused, as typed without its leading `-`s and any `=VALUE` or
+/// ` VALUE`: `None` when there is none, or when the argument holds a secret `log` knows
+/// (a token pasted as an option's name or as an extra value must not become the
+/// annotation's title or the job summary's `Input` row, where it would show whole).
+fn refused_input(err: &clap::Error, log: &report::Log) -> Option<String> {
+    let Some(clap::error::ContextValue::String(arg)) =
+        err.get(clap::error::ContextKind::InvalidArg)
+    else {
+        return None;
+    };
+    if log.redact(arg) != *arg {
+        return None;
+    }
+    arg.trim_start_matches('-')
+        .split([' ', '='])
+        .next()
+        .filter(|input| !input.is_empty() && log.redact(input) == *input)
+        .map(str::to_string)
 }
 
 /// The annotation title for a failure: what kind of thing went wrong, so the run's summary

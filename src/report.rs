@@ -70,7 +70,7 @@ impl FileCommands {
             return Ok(false);
         };
         format_outputs(outputs, &random_delimiter())
-            .and_then(|text| append(path, &text))
+            .and_then(|text| append(path, "GITHUB_OUTPUT", &text))
             .context(RunnerFile::Outputs)?;
         Ok(true)
     }
@@ -87,7 +87,7 @@ impl FileCommands {
         };
         let text =
             crate::support::text::truncate_body(markdown, SUMMARY_LIMIT_BYTES, "the job log");
-        append(path, &text).context(RunnerFile::Summary)?;
+        append(path, "GITHUB_STEP_SUMMARY", &text).context(RunnerFile::Summary)?;
         Ok(true)
     }
 
@@ -160,14 +160,55 @@ impl Unwritten {
 /// GitHub's limit on one step's summary: 1 MiB.
 pub const SUMMARY_LIMIT_BYTES: usize = 1024 * 1024;
 
-fn append(path: &Path, text: &str) -> Result<()> {
+/// Appends `text` to `path`, the file `variable` names, creating it when absent.
+///
+/// Only a regular file or a character device (`/dev/null`; `/dev/full` fails the write) is
+/// written: anything else is refused, naming `variable`, what the path is and what to do. A
+/// FIFO nobody reads would block the run forever (opening it for writing waits for a
+/// reader), so the path is looked at before it is opened, and opened with `O_NONBLOCK`:
+/// should a FIFO take its place in between, the open fails at once (`ENXIO`) or, with a
+/// reader, the opened file is looked at again and refused.
+fn append(path: &Path, variable: &str, text: &str) -> Result<()> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    if let Ok(meta) = std::fs::metadata(path) {
+        writable(path, variable, meta.file_type())?;
+    }
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
         .with_context(|| format!("cannot open {}", path.display()))?;
+    let meta = file
+        .metadata()
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    writable(path, variable, meta.file_type())?;
     file.write_all(text.as_bytes())
         .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `Ok` for a regular file or a character device; else the refusal of `path`, named by
+/// `variable`, as `kind` says what it is.
+fn writable(path: &Path, variable: &str, kind: std::fs::FileType) -> Result<()> {
+    use std::os::unix::fs::FileTypeExt as _;
+    if kind.is_file() || kind.is_char_device() {
+        return Ok(());
+    }
+    let what = if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO (named pipe), which would block the run until something reads it"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else {
+        "not a regular file"
+    };
+    bail!(
+        "{variable} names {}, {what}: set {variable} to a regular file, or leave it unset (the Actions runner sets it to a file for every step)",
+        path.display()
+    )
 }
 
 #[cfg(test)]

@@ -75,8 +75,10 @@ pub fn helm_release(value: &str) -> Result<String, UsageError> {
 ///
 /// # Errors
 /// [`UsageError`] naming `hub-url` for anything but an `http://` or `https://` URL with a
-/// host and without user name, password, query or fragment; the message names the first
-/// character refused (whitespace, quotes, backticks and `$` among them).
+/// host right after its `://` and without user name, password, query or fragment; the
+/// message names the first character refused (whitespace, quotes, backticks and `$` among
+/// them). The hub's API or a URL under it (`…/hub/api…`) is refused naming the base to give
+/// instead: `status` and the runbook (of `announce` and `docs`) share this check.
 pub fn hub_url(value: &str) -> Result<String, UsageError> {
     const EXAMPLE: &str = "write the address users open, e.g. https://hub.example.org";
     let given = value.trim();
@@ -112,6 +114,9 @@ pub fn hub_url(value: &str) -> Result<String, UsageError> {
         )));
     }
     http_url(v).map_err(err)?;
+    if let Some(refused) = hub_api_refusal(v) {
+        return Err(refused);
+    }
     Ok(v.to_string())
 }
 
@@ -167,16 +172,43 @@ fn query_or_fragment(url: &str) -> Option<&'static str> {
     })
 }
 
-/// `url` parsed, when it is an `http://` or `https://` URL with a host; else why not.
-fn http_url(url: &str) -> Result<reqwest::Url, String> {
-    let url = reqwest::Url::parse(url).map_err(|e| format!("is not a URL ({e})"))?;
+/// `text` parsed, when it is an `http://` or `https://` URL with a host right after its
+/// `://`; else why not.
+///
+/// The URL parser follows the WHATWG URL Standard, whose special schemes (`http`, `https`)
+/// skip any number of slashes, and backslashes, before the host: it reads `http:///path`,
+/// `http:/path` and `http:path` as the host `path`. Those are refused here (nothing
+/// between `://` and the next `/`), so no path part becomes the host.
+fn http_url(text: &str) -> Result<reqwest::Url, String> {
+    let url = reqwest::Url::parse(text).map_err(|e| format!("is not a URL ({e})"))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err("is not an http:// or https:// URL".into());
     }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err("names no host".into());
+    let authority = text
+        .get(url.scheme().len()..)
+        .and_then(|rest| rest.strip_prefix("://"))
+        .and_then(|rest| rest.split(['/', '\\']).next());
+    if url.host_str().is_none_or(str::is_empty) || authority.is_none_or(str::is_empty) {
+        return Err(
+            "has no host between :// and the next / (the host comes right after ://)".into(),
+        );
     }
     Ok(url)
+}
+
+/// The refusal of a hub URL (`hub-url`, checked by [`hub_url`]) that is the hub's API or a
+/// URL under it (`…/hub/api…`, [`crate::status::hub::base_before_api`]), naming the base
+/// to give instead; `None` for any other. Certain, so refused before anything is sent or
+/// rendered: no hub's address ends in its API's path. (A base ending in `/hub` may be a
+/// prefix: `status` suggests that one only once the hub answered 404.)
+fn hub_api_refusal(hub_url: &str) -> Option<UsageError> {
+    let base = crate::status::hub::base_before_api(hub_url)?;
+    Some(UsageError::new(
+        "hub-url",
+        format!(
+            "hub-url (--hub-url) {hub_url:?} is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here {base} (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)"
+        ),
+    ))
 }
 
 /// The `repository` input, `OWNER/REPO`, trimmed, by GitHub's naming rules
@@ -854,6 +886,11 @@ mod tests {
             ("https://user@hub.org", "a user name"),
             ("https://user:pw@hub.org/x", "a user name"),
             ("user:pw@hub.org", "a user name"),
+            ("http:///path", "has no host"),
+            ("https:///x", "has no host"),
+            ("http:/path", "has no host"),
+            ("http:path", "has no host"),
+            ("https://hub.example.org/hub/api", "is in the hub's API"),
         ] {
             let err = hub_url(bad).unwrap_err();
             assert_eq!(err.input, "hub-url");
@@ -865,6 +902,35 @@ mod tests {
                 assert!(err.message.contains("***@hub.org"), "{bad:?}: {err}");
             }
         }
+    }
+
+    /// A hub URL whose host is missing right after `://` (which the URL parser would read
+    /// from the path), or that is the hub's API, is refused with what to write instead:
+    /// `status` and the runbook take the same check, in the same words.
+    #[test]
+    fn a_hub_url_without_a_host_or_in_the_hubs_api_is_refused_saying_what_to_write() {
+        let bad = [
+            "http:///path",
+            "https:///x",
+            "http:/path",
+            "https://hub.example.org/hub/api",
+            "https://hub.example.org/hub/api/",
+            "https://example.org/jupyter/hub/api/users",
+        ];
+        insta::assert_snapshot!(refusals("hub-url", &bad, hub_url));
+        for fine in [
+            "https://hub.example.org/hub",
+            "https://hub.example.org/hub/apis",
+        ] {
+            assert_eq!(hub_url(fine).unwrap(), fine);
+        }
+        let err = runbook_settings("jhub", "jhub", "https://hub.example.org/hub/api").unwrap_err();
+        assert_eq!(
+            err.message,
+            hub_url("https://hub.example.org/hub/api")
+                .unwrap_err()
+                .message
+        );
     }
 
     #[test]
@@ -893,6 +959,11 @@ mod tests {
             "https://api.github.com/\tx",
             "https://api.git\u{200b}hub.com",
             "https://SECRET@api.github.com/ x",
+            "http:///path",
+            "https:///x",
+            "https:/api.github.com",
+            "https:api.github.com",
+            "https:\\\\api.github.com",
         ];
         insta::assert_snapshot!(refusals("api-url", &bad, api_url));
     }

@@ -615,6 +615,44 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
     }
 }
 
+/// The Action's input that becomes the subcommand (action.yml's `runs.args`): clap's refusal
+/// of an unknown subcommand is titled `Invalid input: command`.
+pub const COMMAND_INPUT: &str = "command";
+
+/// The commands the Action runs, as action.yml documents its `command` input.
+pub const ACTION_COMMANDS: [&str; 2] = ["announce", "status"];
+
+/// The words of clap's refusal of an unknown subcommand (`err`, of kind
+/// [`clap::error::ErrorKind::InvalidSubcommand`]) for the annotation: the value as given
+/// (secrets `log` knows hidden, at most 100 characters), clap's suggestion when it has one,
+/// and the commands there are: the Action's ([`ACTION_COMMANDS`]) and the command line's
+/// others (from clap's model, so a new command is listed).
+pub fn unknown_command(err: &clap::Error, log: &Log) -> String {
+    use clap::CommandFactory;
+    use clap::error::{ContextKind, ContextValue};
+    let given = match err.get(ContextKind::InvalidSubcommand) {
+        Some(ContextValue::String(given)) => log.redact(given).chars().take(100).collect(),
+        _ => String::new(),
+    };
+    let suggestion = match err.get(ContextKind::SuggestedSubcommand) {
+        Some(ContextValue::Strings(names)) if !names.is_empty() => {
+            format!(" (did you mean {}?)", names.join(" or "))
+        }
+        Some(ContextValue::String(name)) => format!(" (did you mean {name}?)"),
+        _ => String::new(),
+    };
+    let others: Vec<String> = Cli::command()
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_string())
+        .filter(|name| name != "help" && !ACTION_COMMANDS.contains(&name.as_str()))
+        .collect();
+    format!(
+        "{COMMAND_INPUT} {given:?} is not a command of codeq-rollout{suggestion}: set the {COMMAND_INPUT} input to {} (the command line also takes {})",
+        ACTION_COMMANDS.join(" or "),
+        others.join(" or ")
+    )
+}
+
 /// Bad values of the options both commands take (the culler's and the registry's), the
 /// settings past the calendar among them: each command's usage-error table refuses every
 /// one, naming the option.

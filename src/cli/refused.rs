@@ -4,6 +4,7 @@
 //! is where people look, and later steps should see every output empty rather than a
 //! leftover. Only the commands that report to Actions (`announce`, `status`) write these.
 
+use crate::render::messages::RunWarning;
 use crate::render::{self, Stage};
 use crate::report::FileCommands;
 use crate::support::log::Log;
@@ -12,23 +13,38 @@ use crate::support::log::Log;
 /// anything else writes nothing): a job summary saying the run failed checking the inputs
 /// ([`Stage::Inputs`]), the `input` at fault when known, and `message` as the `::error`
 /// annotation says it (secrets hidden again here); and every output of the command, empty.
-/// Best effort: a file that cannot be written is warned about, naming which.
+/// Best effort: a file that cannot be written is warned about, naming which, and so is a
+/// `$GITHUB_OUTPUT` that is not set ([`RunWarning::OutputsNotWritten`], as a run that
+/// started warns).
 pub fn report_refused(command: Option<&str>, input: Option<&str>, message: &str, log: &Log) {
-    let outputs = match command {
-        Some("announce") => crate::announce::refused_outputs(),
-        Some("status") => crate::status::report::unmeasured_outputs(),
+    let (outputs, named) = match command {
+        Some("announce") => (
+            crate::announce::refused_outputs(),
+            &crate::announce::NAMED_OUTPUTS[..],
+        ),
+        Some("status") => (
+            crate::status::report::unmeasured_outputs(),
+            &crate::status::run::NAMED_OUTPUTS[..],
+        ),
         _ => return,
     };
     if !log.in_actions() {
         return;
     }
+    let files = FileCommands::from_env();
+    if files.output.is_none() {
+        let warning = RunWarning::OutputsNotWritten(named);
+        log.warning(warning.title(), &warning.to_string());
+    }
     let summary = render::failure_summary(&render::Failure {
         stage: Stage::Inputs,
         error: log.redact(message),
-        input: input.map(str::to_string),
+        // The input's name, as typed when clap refused an unknown one: hidden as the
+        // message is, should it hold a secret.
+        input: input.map(|input| log.redact(input)),
         ..render::Failure::default()
     });
-    let unwritten = FileCommands::from_env().write_failure(Some(&outputs), Some(&summary));
+    let unwritten = files.write_failure(Some(&outputs), Some(&summary));
     if let Some(warning) = unwritten.warning() {
         log.warning(warning.title(), &warning.to_string());
     }

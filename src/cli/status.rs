@@ -92,18 +92,6 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
         )
         .into());
     }
-    // Certain, so refused before anything is sent: no hub's address ends in its API's path.
-    // (A base ending in `/hub` may be a prefix: that one is only suggested once the hub
-    // answered 404, `HubError::WrongBase`.)
-    if let Some(base) = crate::status::hub::base_before_api(&hub_url) {
-        return Err(UsageError::new(
-            "hub-url",
-            format!(
-                "hub-url (--hub-url) {hub_url:?} is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here {base} (status adds /hub/api/users itself)"
-            ),
-        )
-        .into());
-    }
     required(
         args.hub_token.as_deref(),
         "hub-token",
@@ -429,6 +417,22 @@ mod tests {
                 "--released-at",
                 "2026-11-30T12:00:00Z",
             ],
+            vec![
+                "--hub-url",
+                "http:///path",
+                "--hub-token",
+                "t",
+                "--released-at",
+                "2026-11-30T12:00:00Z",
+            ],
+            vec![
+                "--hub-url",
+                "https:///x",
+                "--hub-token",
+                "t",
+                "--released-at",
+                "2026-11-30T12:00:00Z",
+            ],
             [&HUB[..], &["--released-at", "yesterday"]].concat(),
             with(&["--hub-size", "0"]),
             with(&["--slow-stop-timeout", "0"]),
@@ -618,10 +622,10 @@ hub-timeout (--hub-timeout) "1h30" is not a duration (a number has no unit: writ
         })
         .collect();
         insta::assert_snapshot!(table.join("\n"), @r#"
-hub-url (--hub-url) "https://hub.example.edu/hub/api" is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here https://hub.example.edu (status adds /hub/api/users itself)
-hub-url (--hub-url) "https://hub.example.edu/hub/api" is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here https://hub.example.edu (status adds /hub/api/users itself)
-hub-url (--hub-url) "https://hub.example.edu/hub/api/users" is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here https://hub.example.edu (status adds /hub/api/users itself)
-hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here https://example.edu/jupyter (status adds /hub/api/users itself)
+hub-url (--hub-url) "https://hub.example.edu/hub/api" is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
+hub-url (--hub-url) "https://hub.example.edu/hub/api" is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
+hub-url (--hub-url) "https://hub.example.edu/hub/api/users" is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
+hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here https://example.edu/jupyter (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
 "#);
         // A base ending in /hub may be a prefix: asked, and suggested only if it fails.
         for fine in [

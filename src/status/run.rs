@@ -160,7 +160,7 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
 }
 
 /// The outputs the warning about an unset `$GITHUB_OUTPUT` names as examples.
-const NAMED_OUTPUTS: [&str; 3] = ["converged", "stale", "running"];
+pub const NAMED_OUTPUTS: [&str; 3] = ["converged", "stale", "running"];
 
 #[test]
 fn the_outputs_a_warning_names_are_status_outputs() {

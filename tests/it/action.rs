@@ -911,6 +911,18 @@ async fn an_unset_github_output_inside_actions_is_a_warning() {
         .ok();
     assert!(out.outputs.is_empty());
     insta::assert_snapshot!(annotations(&out.stdout, "warning").join("\n"));
+    // A run refused on its inputs warns the same way: its outputs are not written either.
+    let Seen { out, .. } = Scenario::merged_pr(&["routine"])
+        .var("GITHUB_OUTPUT", "")
+        .input("tier", "urgent")
+        .observe()
+        .await;
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(out.outputs.is_empty());
+    insta::assert_snapshot!(
+        "an_unset_github_output_inside_actions_is_a_warning_when_refused",
+        annotations(&out.stdout, "warning").join("\n")
+    );
     // Outside Actions there is no GITHUB_OUTPUT to expect.
     let out = example_run(&github, &["routine"])
         .var("GITHUB_OUTPUT", "")
@@ -1217,4 +1229,221 @@ async fn blank_inputs_count_as_unset_so_defaults_apply() {
         2,
         "not a dry run: blank dry-run is false"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command line inside Actions, refused before a command starts.
+
+/// Kills the process with this id on drop unless disarmed: a child that did not exit in
+/// time is stopped also when the test fails.
+struct KillOnDrop(Option<u32>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0.take() {
+            // SAFETY: kill(2) with a PID of our own unreaped child and SIGKILL.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        }
+    }
+}
+
+/// `codeq-rollout ARGS` with exactly `env`, from the repository root, for a run that might
+/// block (a runner file that is a FIFO nobody reads): fails the test, killing the child by
+/// its PID, when it has not exited within 30 s. Returns (exit code, stdout, stderr).
+fn run_bounded(args: &[&str], env: &BTreeMap<String, String>) -> (i32, String, String) {
+    let child = std::process::Command::new(binary())
+        .args(args)
+        .env_clear()
+        .envs(env)
+        .current_dir(repo_root())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run codeq-rollout");
+    let mut guard = KillOnDrop(Some(child.id()));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    let out = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .unwrap_or_else(|_| panic!("codeq-rollout {args:?} did not exit within 30 s"))
+        .expect("wait for codeq-rollout");
+    // Exited and reaped: its PID may be reused, so it must not be killed now.
+    guard.0 = None;
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The environment of a step inside Actions, but for the runner's two files: `output` and
+/// `summary` in `dir` unless given (`None`: unset).
+fn runner_env(dir: &Path) -> BTreeMap<String, String> {
+    let mut env = BTreeMap::new();
+    env.insert("GITHUB_ACTIONS".to_string(), "true".to_string());
+    for (variable, file) in [
+        ("GITHUB_OUTPUT", "output"),
+        ("GITHUB_STEP_SUMMARY", "summary"),
+    ] {
+        env.insert(variable.to_string(), dir.join(file).display().to_string());
+    }
+    env
+}
+
+/// Everything a run in `dir` ([`runner_env`]) left: exit code, stdout without its
+/// `::add-mask::` lines (the runner consumes them), stderr, the job summary as it is and
+/// the outputs as `name: value` lines (the file's heredoc delimiters are random); `(none)`
+/// for a file not written.
+fn refused_transcript(dir: &Path, (code, stdout, stderr): &(i32, String, String)) -> String {
+    let read = |name: &str| {
+        let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
+            return "(none)\n".to_string();
+        };
+        if name != "output" {
+            return text;
+        }
+        parse_outputs(&text)
+            .iter()
+            .map(|(name, value)| format!("  {name}: {value}\n"))
+            .collect()
+    };
+    let stdout: Vec<&str> = stdout
+        .lines()
+        .filter(|l| !l.starts_with("::add-mask::"))
+        .collect();
+    format!(
+        "exit code: {code}\n\nstdout:\n{}\n\nstderr:\n{stderr}\n$GITHUB_STEP_SUMMARY:\n{}\n$GITHUB_OUTPUT:\n{}",
+        stdout.join("\n"),
+        read("summary"),
+        read("output"),
+    )
+}
+
+/// A secret typed where clap expects an option's name, an option's value or no argument
+/// at all (`--TOKEN`, `--TOKEN=1`, a stray `TOKEN`) is the "input" clap refuses: it is
+/// masked in the annotation, stderr, the job summary (no `Input` row names it) and the
+/// outputs, as the message is. Whole transcripts, with the secret replaced by `[secret]` in
+/// the arguments shown.
+#[test]
+fn a_secret_clap_refuses_as_the_input_is_shown_nowhere() {
+    const PASSWORD: &str = "registry-password-never-shown-4711";
+    const HUB_TOKEN: &str = "hub-token-never-shown-0123456789abcdef";
+    let cases: [(&str, Vec<String>); 6] = [
+        (
+            "stray_value",
+            vec!["announce", TOKEN, "--github-token", TOKEN],
+        ),
+        (
+            "option_name",
+            vec!["announce", &format!("--{TOKEN}"), "--github-token", TOKEN],
+        ),
+        (
+            "option_name_with_value",
+            vec!["announce", &format!("--{TOKEN}=1"), "--github-token", TOKEN],
+        ),
+        (
+            "option_name_of_the_password",
+            vec![
+                "announce",
+                "--registry-password",
+                PASSWORD,
+                &format!("--{PASSWORD}=1"),
+            ],
+        ),
+        (
+            "status_stray_value",
+            vec!["status", "--hub-token", HUB_TOKEN, HUB_TOKEN],
+        ),
+        (
+            "status_option_name",
+            vec![
+                "status",
+                "--hub-token",
+                HUB_TOKEN,
+                &format!("--{HUB_TOKEN}"),
+            ],
+        ),
+    ]
+    .map(|(name, args)| (name, args.iter().map(|a| a.to_string()).collect()));
+    for (name, args) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let out = run_codeq(&args, &runner_env(dir.path()));
+        assert_eq!(out.0, 2, "{name}: {}", out.2);
+        let transcript = refused_transcript(dir.path(), &out);
+        for secret in [TOKEN, PASSWORD, HUB_TOKEN] {
+            assert!(
+                !transcript.contains(secret),
+                "{name} shows a secret:\n{transcript}"
+            );
+        }
+        let shown = args
+            .join(" ")
+            .replace(TOKEN, "[token]")
+            .replace(PASSWORD, "[password]")
+            .replace(HUB_TOKEN, "[hub-token]");
+        insta::assert_snapshot!(
+            format!("secret_refused_as_the_input_{name}"),
+            format!("$ codeq-rollout {shown}\n{transcript}")
+        );
+    }
+}
+
+/// The Action's `command` input names the subcommand: an unknown one (a typo, a capital, an
+/// empty string) is `Invalid input: command` with the commands there are. No job summary
+/// or outputs are written: which command's would they be?
+#[test]
+fn an_unknown_command_is_an_invalid_command_input_naming_the_commands() {
+    let mut told = Vec::new();
+    for command in ["bogus", "Status", ""] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = run_codeq(&[command], &runner_env(dir.path()));
+        assert_eq!(out.0, 2, "{command:?}: {}", out.2);
+        assert!(!dir.path().join("summary").exists(), "{command:?}");
+        assert!(!dir.path().join("output").exists(), "{command:?}");
+        told.push(format!(
+            "$ codeq-rollout {command:?}\n{}",
+            refused_transcript(dir.path(), &out)
+        ));
+    }
+    insta::assert_snapshot!(told.join("\n---\n"));
+}
+
+/// `$GITHUB_OUTPUT` or `$GITHUB_STEP_SUMMARY` naming a FIFO nobody reads never blocks the
+/// run (opening it for writing would wait for a reader forever): it is refused at once,
+/// naming the variable, what the path is and what to do, for a run refused on its inputs
+/// (a warning beside the usage error) and for a dry run (the write fails the run). The
+/// other file is still written. Each run is bounded: killed by its PID after 30 s.
+#[tokio::test]
+async fn a_runner_file_that_is_a_fifo_is_refused_at_once_naming_its_variable() {
+    let github = FakeGitHub::start().await;
+    for variable in ["GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"] {
+        for (name, refused) in [("refused", true), ("dry_run", false)] {
+            let mut run = example_run(&github, &["routine"]).input("dry-run", "true");
+            if refused {
+                run = run.input("tier", "bogus");
+            }
+            let fifo = fifo(run.dir.path(), "fifo");
+            run.env
+                .insert(variable.to_string(), fifo.display().to_string());
+            let env = run.env.clone();
+            let args: Vec<String> = std::iter::once("announce".to_string())
+                .chain(run.args.iter().cloned())
+                .collect();
+            let out = tokio::task::spawn_blocking(move || {
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                run_bounded(&args, &env)
+            })
+            .await
+            .unwrap();
+            assert_eq!(out.0, if refused { 2 } else { 1 }, "{}", out.1);
+            let dir = run.dir.path().display().to_string();
+            let transcript = scrub(
+                &refused_transcript(run.dir.path(), &out),
+                &[(&dir, "[dir]"), (TOKEN, "[token]")],
+            );
+            insta::assert_snapshot!(format!("runner_file_a_fifo_{variable}_{name}"), transcript);
+        }
+    }
+    assert!(github.writes().await.is_empty());
 }
