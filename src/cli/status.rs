@@ -392,6 +392,17 @@ mod tests {
         let with = |extra: &[&'static str]| -> Vec<&'static str> {
             HUB.iter().chain(&at).chain(extra).copied().collect()
         };
+        // A hub URL with a token and a release time: only the URL is in question.
+        let at_hub = |url: &'static str| -> Vec<&'static str> {
+            vec![
+                "--hub-url",
+                url,
+                "--hub-token",
+                "t",
+                "--released-at",
+                "2026-11-30T12:00:00Z",
+            ]
+        };
         let cases: Vec<Vec<&'static str>> = vec![
             vec!["--hub-token", "t", "--released-at", "2026-11-30T12:00:00Z"],
             vec![
@@ -401,38 +412,10 @@ mod tests {
                 "2026-11-30T12:00:00Z",
             ],
             HUB.to_vec(),
-            vec![
-                "--hub-url",
-                "https://hub.example.org",
-                "--hub-token",
-                "t",
-                "--released-at",
-                "2026-11-30T12:00:00Z",
-            ],
-            vec![
-                "--hub-url",
-                "ftp://hub",
-                "--hub-token",
-                "t",
-                "--released-at",
-                "2026-11-30T12:00:00Z",
-            ],
-            vec![
-                "--hub-url",
-                "http:///path",
-                "--hub-token",
-                "t",
-                "--released-at",
-                "2026-11-30T12:00:00Z",
-            ],
-            vec![
-                "--hub-url",
-                "https:///x",
-                "--hub-token",
-                "t",
-                "--released-at",
-                "2026-11-30T12:00:00Z",
-            ],
+            at_hub("https://hub.example.org"),
+            at_hub("ftp://hub"),
+            at_hub("http:///path"),
+            at_hub("https:///x"),
             [&HUB[..], &["--released-at", "yesterday"]].concat(),
             with(&["--hub-size", "0"]),
             with(&["--slow-stop-timeout", "0"]),

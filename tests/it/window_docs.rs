@@ -39,48 +39,6 @@ fn usage_errors(
     told
 }
 
-/// Kills the process with this id on drop unless disarmed: a child that did not exit in
-/// time is stopped also when the test fails.
-struct KillOnDrop(Option<u32>);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        if let Some(pid) = self.0.take() {
-            // SAFETY: kill(2) with a PID of our own unreaped child and SIGKILL.
-            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
-        }
-    }
-}
-
-/// [`run`] for a run that might block (a FIFO opened for reading) or never end (`/dev/zero`
-/// read to its end): fails the test, killing the child by its PID, when it has not exited
-/// within 30 s. The child is waited for on a thread; the wait here is on its result.
-fn run_bounded(args: &[&str]) -> (i32, String, String) {
-    let child = Command::new(binary())
-        .args(args)
-        .env_clear()
-        .current_dir(repo_root())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run codeq-rollout");
-    let mut guard = KillOnDrop(Some(child.id()));
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || tx.send(child.wait_with_output()));
-    let out = rx
-        .recv_timeout(std::time::Duration::from_secs(30))
-        .unwrap_or_else(|_| panic!("codeq-rollout {args:?} did not exit within 30 s"))
-        .expect("wait for codeq-rollout");
-    // Exited and reaped: its PID may be reused, so it must not be killed now.
-    guard.0 = None;
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -466,8 +424,10 @@ fn docs_refuse_a_file_that_is_not_a_bounded_regular_utf8_file_with_advice_for_ea
     let mut told = String::new();
     for (label, path) in &cases {
         for mode in ["--check", "--write"] {
-            let (code, stdout, stderr) =
-                run_bounded(&["docs", mode, "--file", path.to_str().unwrap()]);
+            let (code, stdout, stderr) = run_bounded(
+                &["docs", mode, "--file", path.to_str().unwrap()],
+                &Default::default(),
+            );
             assert_eq!(code, 1, "{label} {mode}: {stdout}{stderr}");
             assert_eq!(stdout, "", "{label} {mode}");
             if mode == "--check" {
@@ -505,7 +465,7 @@ fn window_and_docs_refuse_a_values_file_that_is_a_fifo_or_a_device() {
                 path,
             ],
         ] {
-            let (code, stdout, stderr) = run_bounded(&command);
+            let (code, stdout, stderr) = run_bounded(&command, &Default::default());
             assert_eq!(code, 2, "{command:?}: a usage error: {stdout}{stderr}");
             told += &format!("{}:\n{stderr}", command.join(" "));
         }

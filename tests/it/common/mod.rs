@@ -324,3 +324,47 @@ pub fn fifo(dir: &Path, name: &str) -> PathBuf {
     assert!(made.success(), "mkfifo {}", p.display());
     p
 }
+
+/// Kills the process with this id on drop unless disarmed: a child that did not exit in
+/// time is stopped also when the test fails.
+struct KillOnDrop(Option<u32>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0.take() {
+            // SAFETY: kill(2) with a PID of our own unreaped child and SIGKILL.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        }
+    }
+}
+
+/// `codeq-rollout ARGS` with exactly `env`, from the repository root, for a run that might
+/// block (a FIFO opened) or never end (`/dev/zero` read to its end): fails the test, killing
+/// the child by its PID, when it has not exited within 30 s. The child is waited for on a
+/// thread; the wait here is on its result. Returns (exit code, stdout, stderr).
+pub fn run_bounded(args: &[&str], env: &BTreeMap<String, String>) -> (i32, String, String) {
+    let child = std::process::Command::new(binary())
+        .args(args)
+        .env_clear()
+        .envs(env)
+        .current_dir(repo_root())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run codeq-rollout");
+    let mut guard = KillOnDrop(Some(child.id()));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    let out = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .unwrap_or_else(|_| panic!("codeq-rollout {args:?} did not exit within 30 s"))
+        .expect("wait for codeq-rollout");
+    // Exited and reaped: its PID may be reused, so it must not be killed now.
+    guard.0 = None;
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
