@@ -35,8 +35,10 @@ pub const MIN_MASKED_LINE_CHARS: usize = 4;
 /// The forms of `secret` to mask: the secret itself, and as it reads when a server or a
 /// library echoes it JSON-escaped, Rust-`Debug`-escaped, percent-encoded (RFC 3986
 /// unreserved characters kept) or base64-encoded (the runner's own masker adds the same
-/// kinds of encodings for the job log). Forms shorter than 4 characters are left out,
-/// except the secret itself.
+/// kinds of encodings for the job log), and in ASCII lower and upper case: a secret a user
+/// put in a value the tool case-folds (a host name, an image reference it suggests in lower
+/// case, a SHA) would otherwise come out unmasked, and the runner's masker matches the exact
+/// text only. Forms shorter than 4 characters are left out, except the secret itself.
 pub fn secret_forms(secret: &str) -> Vec<String> {
     use base64::Engine as _;
     // Both escapers wrap the text in double quotes: drop them.
@@ -53,6 +55,8 @@ pub fn secret_forms(secret: &str) -> Vec<String> {
         unquote(format!("{secret:?}")),
         percent,
         base64::engine::general_purpose::STANDARD.encode(secret),
+        secret.to_ascii_lowercase(),
+        secret.to_ascii_uppercase(),
     ] {
         if form.len() >= 4 && !forms.contains(&form) {
             forms.push(form);

@@ -155,6 +155,64 @@ fn window_and_docs_leak_no_secret() {
     }
 }
 
+/// A mixed-case secret put in a value the tool case-folds: an image reference it suggests
+/// in lower case, a SHA it quotes in lower case, a hub host the URL parser lower-cases. No
+/// case of it shows, inside Actions or not (the runner's masker matches exact text only, so
+/// the folded forms are masked too).
+#[test]
+fn a_secret_in_a_value_the_tool_case_folds_stays_hidden() {
+    const MIXED: &str = "Zq9sekritTOKENvalue123";
+    let image = format!("ghcr.io/o/{MIXED}:latest");
+    let hub = format!("https://{MIXED}.invalid/");
+    let cases: [(Vec<&str>, i32); 3] = [
+        (
+            vec![
+                "announce",
+                "--image",
+                &image,
+                "--dry-run",
+                "--github-token",
+                MIXED,
+            ],
+            2,
+        ),
+        (
+            vec!["announce", "--image", "oci:examples/lab", "--dry-run"]
+                .into_iter()
+                .chain(["--github-token", MIXED, "--sha", MIXED])
+                .collect(),
+            2,
+        ),
+        (
+            vec!["status", "--hub-token", MIXED, "--hub-url", &hub]
+                .into_iter()
+                .chain([
+                    "--released-at",
+                    "2026-11-30T12:00:00Z",
+                    "--hub-timeout",
+                    "1s",
+                ])
+                .collect(),
+            1,
+        ),
+    ];
+    for (args, code) in &cases {
+        for actions in [true, false] {
+            let env = BTreeMap::from([("GITHUB_ACTIONS".to_string(), actions.to_string())]);
+            let out = run_cli(args, &env);
+            let place = format!("{} actions={actions}", args[0]);
+            assert_eq!(out.code, *code, "{place}: {}{}", out.stdout, out.stderr);
+            let shown = format!("{}\n{}", unmasked_stdout(&out.stdout), out.stderr);
+            assert!(
+                !shown
+                    .to_ascii_lowercase()
+                    .contains(&MIXED.to_ascii_lowercase()),
+                "{place}: {shown}"
+            );
+        }
+    }
+}
+
 /// Answers with `status` and a body quoting the request's `Authorization` header: as a
 /// careless registry or proxy error page does (the header decoded when Basic, and the
 /// password in JSON), or as GitHub's "Bad credentials" does.
