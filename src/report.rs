@@ -178,13 +178,22 @@ fn append(path: &Path, variable: &str, text: &str) -> Result<()> {
         .append(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
+        .with_context(|| unusable("open", path, variable))?;
     let meta = file
         .metadata()
-        .with_context(|| format!("cannot open {}", path.display()))?;
+        .with_context(|| unusable("open", path, variable))?;
     writable(path, variable, meta.file_type())?;
     file.write_all(text.as_bytes())
-        .with_context(|| format!("cannot write {}", path.display()))
+        .with_context(|| unusable("write", path, variable))
+}
+
+/// The context of a failed open or write of `path`, the file `variable` names: what failed,
+/// and what to do.
+fn unusable(what: &str, path: &Path, variable: &str) -> String {
+    format!(
+        "cannot {what} {} ({variable}): point {variable} at a file this user can write, on a disk with space left, or leave it unset",
+        path.display()
+    )
 }
 
 /// `Ok` for a regular file or a character device; else the refusal of `path`, named by
@@ -214,6 +223,18 @@ fn writable(path: &Path, variable: &str, kind: std::fs::FileType) -> Result<()> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file that cannot be written says which variable names it and what to do; a
+    /// directory is refused before it is opened.
+    #[test]
+    fn an_unwritable_runner_file_names_its_variable_and_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let said = [Path::new("/dev/full"), dir.path()]
+            .map(|path| format!("{:#}", append(path, "GITHUB_OUTPUT", "x").unwrap_err()))
+            .join("\n")
+            .replace(&dir.path().display().to_string(), "[dir]");
+        insta::assert_snapshot!(said);
+    }
 
     #[test]
     fn outputs_use_the_heredoc_form() {
