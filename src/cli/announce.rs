@@ -306,6 +306,7 @@ fn github_client(
     let (Some(repo), Some(token)) = (&ctx.repository, token) else {
         return Ok(None);
     };
+    super::inputs::warn_if_plain_http(log, "api-url", &ctx.api_url, "github-token");
     let sink = log.clone();
     let mut options = github::Options::default();
     if let Some(timeout) = args.github_timeout {

@@ -7,6 +7,7 @@
 use super::UsageError;
 use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
 use crate::render::RunbookSettings;
+use crate::render::messages::RunWarning;
 use crate::support::duration::{JOB_MAX, JOB_MAX_WORDS};
 use crate::support::github::Repository;
 use crate::support::sanitize::{cap, is_invisible};
@@ -209,6 +210,48 @@ fn hub_api_refusal(hub_url: &str) -> Option<UsageError> {
             "hub-url (--hub-url) {hub_url:?} is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here {base} (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)"
         ),
     ))
+}
+
+/// Whether a token sent to `url` (checked by [`hub_url`] or [`api_url`]) crosses networks
+/// unencrypted: plain `http://` to a host that is not loopback, a private or link-local
+/// address, `localhost`, a single-label name (`proxy-public`) or a name of the cluster or the
+/// local network (`.svc`, `.cluster.local`, `.local`, `.internal`, `.lan`, `.home.arpa`).
+/// A hub reached inside its cluster over plain HTTP is a usual setup (z2jh's `proxy-public`
+/// service), so this is a warning ([`crate::render::messages::RunWarning::PlainHttp`]), not
+/// a refusal.
+pub fn sends_token_in_the_clear(url: &str) -> bool {
+    const LOCAL: [&str; 6] = [
+        ".svc",
+        ".cluster.local",
+        ".local",
+        ".internal",
+        ".lan",
+        ".home.arpa",
+    ];
+    let Ok(url) = reqwest::Url::parse(url) else {
+        return false;
+    };
+    let local = match url.host() {
+        _ if url.scheme() != "http" => true,
+        None => true,
+        Some(url::Host::Domain(name)) => {
+            let name = name.to_ascii_lowercase();
+            name == "localhost"
+                || !name.contains('.')
+                || LOCAL.iter().any(|suffix| name.ends_with(suffix))
+        }
+        Some(ip) => crate::digest::registry::errors::is_loopback_or_private(&ip.to_string()),
+    };
+    !local
+}
+
+/// Warns ([`RunWarning::PlainHttp`]) when the token in input `token` goes to `url` (input
+/// `input`) in the clear ([`sends_token_in_the_clear`]).
+pub fn warn_if_plain_http(log: &crate::support::log::Log, input: &str, url: &str, token: &str) {
+    if sends_token_in_the_clear(url) {
+        let warning = RunWarning::PlainHttp { input, url, token };
+        log.warning(warning.title(), &warning.to_string());
+    }
 }
 
 /// The `repository` input, `OWNER/REPO`, trimmed, by GitHub's naming rules
@@ -966,6 +1009,44 @@ mod tests {
             "https:\\\\api.github.com",
         ];
         insta::assert_snapshot!(refusals("api-url", &bad, api_url));
+    }
+
+    /// Plain HTTP is warned about only where the token leaves loopback, private networks
+    /// and the cluster.
+    #[test]
+    fn a_token_in_the_clear_is_plain_http_to_a_public_host() {
+        let clear = [
+            "http://hub.example.org",
+            "http://api.github.com",
+            "http://8.8.8.8:8000",
+            "http://[2001:db8::1]",
+        ];
+        let kept = [
+            "https://hub.example.org",
+            "http://127.0.0.1:8000",
+            "http://localhost",
+            "http://10.1.2.3",
+            "http://192.168.0.5:8081",
+            "http://[::1]:8000",
+            "http://[fd00::1]",
+            "http://proxy-public",
+            "http://proxy-public.jhub.svc",
+            "http://proxy-public.jhub.svc.cluster.local:80",
+            "http://hub.corp.internal",
+            "http://hub.local",
+        ];
+        for url in clear {
+            assert!(sends_token_in_the_clear(url), "{url}");
+        }
+        for url in kept {
+            assert!(!sends_token_in_the_clear(url), "{url}");
+        }
+        let warning = RunWarning::PlainHttp {
+            input: "hub-url",
+            url: "http://hub.example.org",
+            token: "hub-token",
+        };
+        insta::assert_snapshot!(format!("{}: {warning}", warning.title()), @"Plain HTTP: hub-url http://hub.example.org is plain http:// to a host outside loopback, private networks and the cluster: hub-token is sent unencrypted to it; use https://, or an address inside the cluster or a private network");
     }
 
     #[test]

@@ -46,6 +46,7 @@ pub fn status_request(
     // fix before it is sent anywhere.
     let github_token = args.github.token()?;
     let (hub, hub_url) = hub(args)?;
+    inputs::warn_if_plain_http(log, "hub-url", &hub_url, "hub-token");
     let now = args
         .now
         .as_deref()
@@ -230,7 +231,7 @@ fn release(
         publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
     }
     let github = match image {
-        Some(_) => Some(github_client(args, github_token, env)?),
+        Some(_) => Some(github_client(args, github_token, env, log)?),
         None => None,
     };
     let image = image.map(|source| {
@@ -273,8 +274,10 @@ fn github_client(
     args: &StatusArgs,
     token: Option<&str>,
     env: &HashMap<String, String>,
+    log: &Log,
 ) -> Result<GitHub> {
     let ctx = args.github.run_context(&None, env)?;
+    inputs::warn_if_plain_http(log, "api-url", &ctx.api_url, "github-token");
     let token = token.ok_or_else(|| {
         UsageError::new(
             "github-token",

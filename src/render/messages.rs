@@ -26,6 +26,17 @@ pub enum RunWarning<'a> {
     /// GitHub answered an address that is not a plain `http(s)://` URL: the address, left
     /// out of the outputs and the job summary.
     UrlRefused(&'a str),
+    /// A token goes to a plain `http://` address outside loopback, private networks and the
+    /// cluster: the input naming the address (`hub-url`, `api-url`), the address, and the
+    /// input holding the token.
+    PlainHttp {
+        /// The input naming the address.
+        input: &'a str,
+        /// The address, as given (checked: no credentials, query or fragment).
+        url: &'a str,
+        /// The input holding the token sent to it.
+        token: &'a str,
+    },
 }
 
 impl RunWarning<'_> {
@@ -44,6 +55,7 @@ impl RunWarning<'_> {
             } => "Job summary",
             Self::FailureNotReported { .. } => "Step outputs",
             Self::UrlRefused(_) => "Address from GitHub",
+            Self::PlainHttp { .. } => "Plain HTTP",
         }
     }
 }
@@ -73,6 +85,11 @@ impl std::fmt::Display for RunWarning<'_> {
                 }
                 Ok(())
             }
+            Self::PlainHttp { input, url, token } => write!(
+                f,
+                "{input} {} is plain http:// to a host outside loopback, private networks and the cluster: {token} is sent unencrypted to it; use https://, or an address inside the cluster or a private network",
+                log_line(url, 200)
+            ),
             Self::UrlRefused(url) => write!(
                 f,
                 "GitHub answered an address that is not a plain http(s) URL, so the step \
