@@ -1404,3 +1404,54 @@ async fn a_runner_file_that_is_a_fifo_is_refused_at_once_naming_its_variable() {
     }
     assert!(github.writes().await.is_empty());
 }
+
+/// A token sent over plain `http://` to a host outside loopback, private networks and the
+/// cluster is a *Plain HTTP* warning naming the input, for `api-url` (announce) and
+/// `hub-url` (status, warned before its other inputs are checked); loopback and in-cluster
+/// addresses are not warned about.
+#[test]
+fn a_token_sent_over_plain_http_to_a_public_host_is_a_warning() {
+    let env = BTreeMap::from([("GITHUB_ACTIONS".to_string(), "true".to_string())]);
+    let announce = |api_url: &str| {
+        let args = ["announce", "--image", "oci:examples/lab", "--dry-run"];
+        let token = [
+            "--github-token",
+            "ghs_PlainHttpToken0123",
+            "--repository",
+            "o/r",
+        ];
+        let args = [&args[..], &token, &["--api-url", api_url]].concat();
+        run_codeq(&args, &env)
+    };
+    let status = |hub_url: &str| {
+        let args = [
+            "status",
+            "--hub-url",
+            hub_url,
+            "--hub-token",
+            "hub-token-0123",
+        ];
+        // A refused hub size stops the run after the hub's address was checked.
+        let rest = ["--released-at", "2026-11-30T12:00:00Z", "--hub-size", "0"];
+        run_codeq(&[&args[..], &rest].concat(), &env)
+    };
+    let mut warned = Vec::new();
+    for (what, (code, stdout, _)) in [
+        ("api-url public", announce("http://api.example.com")),
+        ("api-url loopback", announce("http://127.0.0.1:1")),
+        ("hub-url public", status("http://hub.example.org")),
+        (
+            "hub-url in the cluster",
+            status("http://proxy-public.jhub.svc"),
+        ),
+    ] {
+        let expected = if what.starts_with("api-url") { 0 } else { 2 };
+        assert_eq!(code, expected, "{what}: {stdout}");
+        let plain: Vec<&str> = annotations(&stdout, "warning")
+            .into_iter()
+            .filter(|l| l.contains("title=Plain HTTP"))
+            .collect();
+        warned.push(format!("{what}: {plain:?}"));
+    }
+    insta::assert_snapshot!(warned.join("\n"));
+}
