@@ -327,15 +327,10 @@ fn target_commit(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Option<St
     target
 }
 
-/// Prints `warning` as a warning annotation (titled, on one line).
-fn warn(log: &Log, warning: RunWarning) {
-    log.warning(warning.title(), &warning.to_string());
-}
-
 /// Stage 3's warning: with the culler off, sessions update only on restart.
 fn warn_if_culling_disabled(window: &Window, log: &Log) {
     if !window.culling_enabled {
-        warn(log, RunWarning::CullingDisabled);
+        log.warn(&RunWarning::CullingDisabled);
     }
 }
 
@@ -432,7 +427,7 @@ fn report(
 ) -> Result<()> {
     let files = FileCommands::from_env();
     if log.in_actions() && files.output.is_none() {
-        warn(log, RunWarning::OutputsNotWritten(&NAMED_OUTPUTS));
+        log.warn(&RunWarning::OutputsNotWritten(&NAMED_OUTPUTS));
     }
     let links = published.map(|p| render::SummaryLinks {
         release: (checked_url(&p.release_url, log), p.release_change),
@@ -527,7 +522,7 @@ fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log:
     let summary = (failed_write(err) != Some(RunnerFile::Summary)).then(|| log.redact(&summary));
     let unwritten = FileCommands::from_env().write_failure(outputs.as_deref(), summary.as_deref());
     if let Some(warning) = unwritten.warning() {
-        warn(log, warning);
+        log.warn(&warning);
     }
 }
 
@@ -608,7 +603,7 @@ fn checked_url(url: &str, log: &Log) -> String {
     match sanitize::link_url(url) {
         Some(url) => url.to_string(),
         None => {
-            warn(log, RunWarning::UrlRefused(url));
+            log.warn(&RunWarning::UrlRefused(url));
             String::new()
         }
     }

@@ -250,7 +250,7 @@ pub fn sends_token_in_the_clear(url: &str) -> bool {
 pub fn warn_if_plain_http(log: &crate::support::log::Log, input: &str, url: &str, token: &str) {
     if sends_token_in_the_clear(url) {
         let warning = RunWarning::PlainHttp { input, url, token };
-        log.warning(warning.title(), &warning.to_string());
+        log.warn(&warning);
     }
 }
 
@@ -848,6 +848,7 @@ fn registry_duration(text: &str, input: &str) -> Result<Duration, UsageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::support::text::Titled as _;
 
     /// Each of `bad` refused by `check` as a usage error naming `input`, never echoing a
     /// `SECRET` it holds: every case with its message, for one snapshot.

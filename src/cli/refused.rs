@@ -34,7 +34,7 @@ pub fn report_refused(command: Option<&str>, input: Option<&str>, message: &str,
     let files = FileCommands::from_env();
     if files.output.is_none() {
         let warning = RunWarning::OutputsNotWritten(named);
-        log.warning(warning.title(), &warning.to_string());
+        log.warn(&warning);
     }
     let summary = render::failure_summary(&render::Failure {
         stage: Stage::Inputs,
@@ -46,7 +46,7 @@ pub fn report_refused(command: Option<&str>, input: Option<&str>, message: &str,
     });
     let unwritten = files.write_failure(Some(&outputs), Some(&summary));
     if let Some(warning) = unwritten.warning() {
-        log.warning(warning.title(), &warning.to_string());
+        log.warn(&warning);
     }
 }
 

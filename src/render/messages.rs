@@ -39,9 +39,8 @@ pub enum RunWarning<'a> {
     },
 }
 
-impl RunWarning<'_> {
-    /// The annotation's title.
-    pub fn title(&self) -> &'static str {
+impl crate::support::text::Titled for RunWarning<'_> {
+    fn title(&self) -> &str {
         match self {
             Self::CullingDisabled => "Convergence window",
             Self::OutputsNotWritten(_) => "Step outputs",
@@ -215,6 +214,7 @@ pub enum RunState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::support::text::Titled as _;
 
     /// The warning of a failed run's report names what could not be written, in its title
     /// and its text, and gives each write's error.

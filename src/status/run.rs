@@ -173,7 +173,7 @@ fn the_outputs_a_warning_names_are_status_outputs() {
 
 /// Prints `warning` as a warning annotation (titled, on one line).
 fn warn(log: &Log, warning: RunWarning) {
-    log.warning(warning.title(), &warning.to_string());
+    log.warn(&warning);
 }
 
 /// The report of a run that failed: a job summary saying which stage failed and what to do

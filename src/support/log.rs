@@ -133,6 +133,11 @@ impl Log {
         self.annotation("warning", title, message);
     }
 
+    /// [`Log::warning`] of a warning worded elsewhere: its title and its text.
+    pub fn warn(&self, warning: &impl crate::support::text::Titled) {
+        self.warning(warning.title(), &warning.to_string());
+    }
+
     /// An error: `::error title=…::` inside Actions, `error: …` on stderr otherwise.
     pub fn error(&self, title: &str, message: &str) {
         self.annotation("error", title, message);

@@ -60,6 +60,13 @@ pub fn truncate_body_reserving(
     cut
 }
 
+/// Something worded as an Actions annotation: a title, and its text as `Display` (e.g. the
+/// render layer's run warnings), for [`crate::support::log::Log::warn`].
+pub trait Titled: std::fmt::Display {
+    /// The annotation's title.
+    fn title(&self) -> &str;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
