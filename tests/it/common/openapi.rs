@@ -23,8 +23,9 @@ const DESCRIPTION: &str =
 
 /// GitHub's REST API description, converted to JSON Schema (see the module docs).
 pub struct Description {
-    /// The converted description (`paths` and `components` only).
-    doc: Value,
+    /// The converted description (`paths` and `components` only), one copy per process,
+    /// shared with `registry`.
+    doc: &'static Value,
     /// The path templates of `doc.paths`, split at `/`.
     templates: Vec<(String, Vec<String>)>,
     registry: Registry<'static>,
@@ -60,6 +61,8 @@ impl Description {
         }
         let mut doc = json!({ "paths": full["paths"].take(), "components": components });
         convert(&mut doc);
+        drop(full);
+        let doc: &'static Value = Box::leak(Box::new(doc));
         let templates = doc["paths"]
             .as_object()
             .expect("paths")
@@ -68,7 +71,7 @@ impl Description {
             .collect();
         let registry = Registry::new()
             .draft(Draft::Draft4)
-            .add(BASE, doc.clone())
+            .add(BASE, doc)
             .and_then(|b| b.prepare())
             .expect("the description registers as a JSON Schema resource");
         Self {
