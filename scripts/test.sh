@@ -96,5 +96,7 @@ cargo clippy --locked --all-targets --quiet -- -D warnings
 cargo build --release --locked
 cargo test --locked
 
-# 5. The deployment doc cannot drift from the code.
+# 5. The deployment doc cannot drift from the code. (README.md and docs/ are held to their
+#    sources, and their links and anchors checked, by tests/it/manual.rs in `cargo test`;
+#    scripts/update-docs regenerates both.)
 cargo run --locked --quiet -- docs --check

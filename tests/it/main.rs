@@ -9,6 +9,7 @@ mod container;
 mod e2e;
 mod hostile;
 mod hub;
+mod manual;
 mod openapi;
 mod publish;
 mod registry;
