@@ -84,6 +84,7 @@ fn facts<'a>(
         classification: c,
         shifted: false,
         include_names,
+        history: None,
     }
 }
 
