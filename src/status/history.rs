@@ -83,7 +83,8 @@ impl History {
             ..point
         };
         if let Some(last) = self.points.last() {
-            let same = (last.stale, last.running, last.due) == (point.stale, point.running, point.due);
+            let same =
+                (last.stale, last.running, last.due) == (point.stale, point.running, point.due);
             if same || point.at <= last.at {
                 return;
             }
@@ -264,7 +265,11 @@ mod tests {
         let points = h.points();
         assert_eq!(points.len(), MAX_POINTS);
         assert_eq!(points[0].at, RELEASE, "the first point stays");
-        assert_eq!(points[MAX_POINTS - 1].stale, MAX_HUB_SERVERS - 199, "the last too");
+        assert_eq!(
+            points[MAX_POINTS - 1].stale,
+            MAX_HUB_SERVERS - 199,
+            "the last too"
+        );
         let text = line(&h);
         assert!(text.len() <= LINE_MAX_BYTES, "{}", text.len());
         let later = datetime!(2026-12-31 00:00 UTC);
@@ -275,15 +280,33 @@ mod tests {
     fn malformed_histories_are_refused_whole() {
         let ok = "1796040000/57/57/-";
         let cases: [(String, HistoryError); 11] = [
-            (format!("{PREFIX} {ok} -->\n{PREFIX} -->"), HistoryError::Repeated),
+            (
+                format!("{PREFIX} {ok} -->\n{PREFIX} -->"),
+                HistoryError::Repeated,
+            ),
             (format!("{PREFIX} {ok}"), HistoryError::Malformed(0)),
             (format!("{PREFIX}x {ok} -->"), HistoryError::Malformed(0)),
             (format!("{PREFIX} {ok}  -->"), HistoryError::Malformed(2)),
-            (format!("{PREFIX} 1796040000/57/57 -->"), HistoryError::Malformed(1)),
-            (format!("{PREFIX} 1796040000/+5/57/- -->"), HistoryError::Malformed(1)),
-            (format!("{PREFIX} 1796040000/58/57/- -->"), HistoryError::BadCount(1)),
-            (format!("{PREFIX} 1796030000/5/57/- -->"), HistoryError::OutOfOrder(1)),
-            (format!("{PREFIX} {ok} {ok} -->"), HistoryError::OutOfOrder(2)),
+            (
+                format!("{PREFIX} 1796040000/57/57 -->"),
+                HistoryError::Malformed(1),
+            ),
+            (
+                format!("{PREFIX} 1796040000/+5/57/- -->"),
+                HistoryError::Malformed(1),
+            ),
+            (
+                format!("{PREFIX} 1796040000/58/57/- -->"),
+                HistoryError::BadCount(1),
+            ),
+            (
+                format!("{PREFIX} 1796030000/5/57/- -->"),
+                HistoryError::OutOfOrder(1),
+            ),
+            (
+                format!("{PREFIX} {ok} {ok} -->"),
+                HistoryError::OutOfOrder(2),
+            ),
             (
                 format!("{PREFIX} {} -->", "1".repeat(LINE_MAX_BYTES)),
                 HistoryError::TooLong(PREFIX.len() + 1 + LINE_MAX_BYTES + 4),

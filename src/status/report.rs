@@ -10,8 +10,8 @@
 //! RFC 3339.
 
 use super::Pending;
-use super::history::{self, History, HistoryError, Point};
 use super::classify::{Classification, Classified, State, Totals, rfc3339};
+use super::history::{self, History, HistoryError, Point};
 use crate::digest::Digest;
 use crate::render::{ISSUE_BODY_LIMIT, MarkerKind, truncate_body, utc_minute};
 use crate::support::sanitize;
@@ -440,7 +440,10 @@ pub fn chart(facts: &StatusFacts<'_>) -> Option<ChartView> {
     if let Some(due) = due {
         // Rounded up, as every deadline is said.
         let due_up = due + time::Duration::seconds(59);
-        labels.push(format!("due {}", label(due_up.replace_second(0).unwrap_or(due_up))));
+        labels.push(format!(
+            "due {}",
+            label(due_up.replace_second(0).unwrap_or(due_up))
+        ));
         bars.push(0);
         let span = (due - first.at).as_seconds_f64().max(1.0);
         // Counts are at most a million and times within the calendar: exact in an f64.

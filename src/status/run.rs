@@ -162,7 +162,10 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     let history = existing.as_ref().map(|found| {
         let body = found.as_ref().and_then(|c| c.body.as_deref()).unwrap_or("");
         let earlier = history::parse(body, release.released_at, now).unwrap_or_else(|e| {
-            warn(log, RunWarning::HistoryRefused(&report::history_refused(&e)));
+            warn(
+                log,
+                RunWarning::HistoryRefused(&report::history_refused(&e)),
+            );
             None
         });
         report::with_this_run(earlier, &classification.totals, now)
