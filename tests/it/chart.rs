@@ -465,3 +465,32 @@ fn the_on_converged_example_reacts_to_end_states_through_the_environment() {
         assert_eq!(env["DESCRIPTION"], "${{ github.event.deployment_status.description }}");
     }
 }
+
+/// docs/progress-chart.md shows the chart `status` draws from the history line it shows,
+/// character for character.
+#[test]
+fn the_docs_show_the_chart_of_the_history_they_show() {
+    let doc = std::fs::read_to_string(repo_root().join("docs/progress-chart.md")).unwrap();
+    let line = doc
+        .lines()
+        .find(|l| l.starts_with("<!-- codeq-rollout:convergence-history v1 "))
+        .expect("a history line in docs/progress-chart.md");
+    let release = datetime!(2026-11-30 12:00 UTC);
+    let now = datetime!(2026-11-30 13:30 UTC);
+    let history = codeq_rollout::status::history::parse(line, release, now)
+        .unwrap()
+        .unwrap();
+    let classification = classify(Vec::new(), release, now, &SettingsModel(Default::default()));
+    let facts = StatusFacts {
+        hub_url: "https://hub.example.org",
+        digest: None,
+        released_at: release,
+        now,
+        classification: &classification,
+        shifted: false,
+        include_names: false,
+        history: Some(&history),
+    };
+    let summary = report::job_summary(&facts).unwrap();
+    assert_eq!(mermaid_block(&doc), mermaid_block(&summary));
+}
