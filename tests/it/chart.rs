@@ -448,7 +448,10 @@ async fn a_forged_history_is_refused_then_each_change_adds_a_point_to_the_drawn_
 fn the_on_converged_example_reacts_to_end_states_through_the_environment() {
     let text = std::fs::read_to_string(repo_root().join("examples/on-converged.yml")).unwrap();
     let workflow: Value = serde_saphyr::from_str(&text).unwrap();
-    assert!(workflow["on"].get("deployment_status").is_some(), "{workflow:#}");
+    assert!(
+        workflow["on"].get("deployment_status").is_some(),
+        "{workflow:#}"
+    );
     assert_eq!(workflow["permissions"], json!({}));
     let job = &workflow["jobs"]["notify"];
     assert_eq!(job["permissions"], json!({}));
@@ -458,11 +461,17 @@ fn the_on_converged_example_reacts_to_end_states_through_the_environment() {
     }
     for step in job["steps"].as_array().unwrap() {
         let script = step["run"].as_str().unwrap();
-        assert!(!script.contains("${{"), "an expression in the script:\n{script}");
+        assert!(
+            !script.contains("${{"),
+            "an expression in the script:\n{script}"
+        );
         assert!(!script.contains("--retry"), "a POST is not retried blindly");
         let env = step["env"].as_object().unwrap();
         assert_eq!(env["WEBHOOK_URL"], "${{ secrets.ROLLOUT_WEBHOOK_URL }}");
-        assert_eq!(env["DESCRIPTION"], "${{ github.event.deployment_status.description }}");
+        assert_eq!(
+            env["DESCRIPTION"],
+            "${{ github.event.deployment_status.description }}"
+        );
     }
 }
 
