@@ -1,5 +1,8 @@
 //! Pure: `status` for each reader — the terminal table, the `--json` document, the Actions
-//! outputs, the job summary and the "Convergence status" comment on a tracking issue.
+//! outputs, the job summary and the "Convergence status" comment on a tracking issue. The
+//! summary and the comment open with a progress line and, from a history of two runs or
+//! more ([`super::history`]), draw a Mermaid chart of stale servers per run ([`chart`];
+//! docs/progress-chart.md); the counts table stays authoritative.
 //!
 //! User and server names are untrusted (anyone who can sign in picks a user name, and
 //! server names are free text). They appear in the terminal table and the JSON document,
@@ -388,7 +391,9 @@ fn progress(t: &Totals) -> ProgressView {
 
 /// The progress chart's data (`templates/status_chart.md.j2`, a Mermaid `xychart-beta`,
 /// Mermaid 10.5 or later): one category per point of the history, labelled with its time
-/// (UTC, `HH:MM`, or `MM-DD HH:MM` when the points span more than one date), then, when the
+/// (UTC, `HH:MM`, or `MM-DD HH:MM` when the points span more than one date; with the
+/// seconds when two points fall within the same minute, since Mermaid merges categories of
+/// the same name), then, when the
 /// latest deadline stated (the last point's converged-by, or the last one stated before) is
 /// after the last point, one more category for it (`due HH:MM`). Bars: the stale servers at
 /// each point (0 in the deadline's category). Line, with a deadline only: the straight way
@@ -425,15 +430,23 @@ pub fn chart(facts: &StatusFacts<'_>) -> Option<ChartView> {
         .copied()
         .chain(points.iter().map(|p| p.at))
         .all(|t| t.date() == first.at.date());
-    let label = |t: OffsetDateTime| {
+    let label = |t: OffsetDateTime, seconds: bool| {
         let (h, m) = (t.hour(), t.minute());
-        if one_date {
-            format!("{h:02}:{m:02}")
-        } else {
-            format!("{:02}-{:02} {h:02}:{m:02}", u8::from(t.month()), t.day())
+        let time = match seconds {
+            true => format!("{h:02}:{m:02}:{:02}", t.second()),
+            false => format!("{h:02}:{m:02}"),
+        };
+        match one_date {
+            true => time,
+            false => format!("{:02}-{:02} {time}", u8::from(t.month()), t.day()),
         }
     };
-    let mut labels: Vec<String> = points.iter().map(|p| label(p.at)).collect();
+    // Mermaid merges categories of the same name: two runs within a minute are told apart by
+    // their seconds (the points are whole seconds apart at least).
+    let mut labels: Vec<String> = points.iter().map(|p| label(p.at, false)).collect();
+    if labels.windows(2).any(|w| w[0] == w[1]) {
+        labels = points.iter().map(|p| label(p.at, true)).collect();
+    }
     let mut bars: Vec<u64> = points.iter().map(|p| p.stale).collect();
     let mut line = Vec::new();
     let mut top = bars.iter().copied().max().unwrap_or(0);
@@ -442,7 +455,7 @@ pub fn chart(facts: &StatusFacts<'_>) -> Option<ChartView> {
         let due_up = due + time::Duration::seconds(59);
         labels.push(format!(
             "due {}",
-            label(due_up.replace_second(0).unwrap_or(due_up))
+            label(due_up.replace_second(0).unwrap_or(due_up), false)
         ));
         bars.push(0);
         let span = (due - first.at).as_seconds_f64().max(1.0);
@@ -652,7 +665,8 @@ fn numbers_line(facts: &StatusFacts<'_>) -> String {
 }
 
 /// The "Convergence status" comment for the tracking issue of `digest`: [`comment_marker`],
-/// the numbers line, then the same text as the job summary; at most GitHub's
+/// the numbers line, the progress chart's history line ([`history::line`], with
+/// [`StatusFacts::history`]), then the same text as the job summary; at most GitHub's
 /// [`ISSUE_BODY_LIMIT`] characters.
 ///
 /// # Errors

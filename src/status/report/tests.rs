@@ -652,3 +652,30 @@ fn the_same_history_and_numbers_leave_the_comment_and_a_new_point_edits_it() {
     );
     assert!(comment_needs_edit(&forged, &first));
 }
+
+#[test]
+fn runs_within_one_minute_are_labelled_to_the_second_for_mermaid_keeps_names_apart() {
+    let c = scenario();
+    let mut h = History::default();
+    for (t, stale) in [
+        (datetime!(2026-11-30 12:30:10 UTC), 5),
+        (datetime!(2026-11-30 12:30:50 UTC), 4),
+        (datetime!(2026-11-30 13:00 UTC), 3),
+    ] {
+        h.push(Point {
+            at: t,
+            stale,
+            running: 9,
+            due: Some(datetime!(2026-11-30 13:20:01 UTC)),
+        });
+    }
+    let facts = StatusFacts {
+        history: Some(&h),
+        ..facts(&c, None, false)
+    };
+    let drawn = chart(&facts).unwrap();
+    assert_eq!(
+        drawn.labels,
+        ["12:30:10", "12:30:50", "13:00:00", "due 13:21"]
+    );
+}
