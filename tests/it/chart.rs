@@ -25,32 +25,25 @@ use time::macros::datetime;
 /// How long one drawing may take on a busy 2-core machine before the renderer is stopped.
 const RENDER_LIMIT: Duration = Duration::from_secs(120);
 
-/// Signals the renderer's process group on drop unless disarmed: SIGTERM first (playwright
-/// then closes the browser it launched), SIGKILL to the group after a bounded wait.
-struct StopOnDrop(Option<u32>);
+/// Kills the renderer's process group (node leads it) on drop unless disarmed: a renderer
+/// that did not exit in time is stopped also when the test fails.
+struct KillOnDrop(Option<u32>);
 
-impl Drop for StopOnDrop {
+impl Drop for KillOnDrop {
     fn drop(&mut self) {
         if let Some(pid) = self.0.take() {
             let pid = libc::pid_t::try_from(pid).expect("a PID");
-            // SAFETY: kill(2) on our own unreaped child and the process group it leads.
-            unsafe { libc::kill(pid, libc::SIGTERM) };
-            let mut status = 0;
-            for _ in 0..50 {
-                // SAFETY: waitpid(2) on our own child, without blocking.
-                if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } != 0 {
-                    return;
-                }
-                std::thread::park_timeout(Duration::from_millis(100));
-            }
-            // SAFETY: as above, the group our child leads.
+            // SAFETY: kill(2) on the process group our own unreaped child leads.
             unsafe { libc::kill(-pid, libc::SIGKILL) };
         }
     }
 }
 
-/// What Mermaid drew for `diagram` (see tests/mermaid/render.mjs for the shape).
-fn draw(diagram: &str) -> Value {
+/// Runs tests/mermaid/render.mjs on `diagram` with a fresh browser profile, bounded: a
+/// renderer that has not exited within [`RENDER_LIMIT`] gets SIGTERM (playwright then
+/// closes the browser it launched; chromium also exits when its debugging pipe closes),
+/// 10 s more, then SIGKILL to its process group, and the test fails.
+fn render_process(diagram: &str) -> std::process::Output {
     let dir = repo_root().join("tests/mermaid");
     assert!(
         dir.join("node_modules/mermaid/dist/mermaid.min.js")
@@ -73,7 +66,8 @@ fn draw(diagram: &str) -> Value {
         .process_group(0)
         .spawn()
         .expect("node runs");
-    let mut guard = StopOnDrop(Some(child.id()));
+    let pid = child.id();
+    let mut guard = KillOnDrop(Some(pid));
     child
         .stdin
         .take()
@@ -82,12 +76,26 @@ fn draw(diagram: &str) -> Value {
         .unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || tx.send(child.wait_with_output()));
-    let out = rx
-        .recv_timeout(RENDER_LIMIT)
-        .unwrap_or_else(|_| panic!("the Mermaid renderer did not answer within {RENDER_LIMIT:?}"))
-        .expect("wait for node");
-    // Exited and reaped: its PID may be reused, so it must not be signalled now.
+    let out = match rx.recv_timeout(RENDER_LIMIT) {
+        Ok(out) => out,
+        Err(_) => {
+            // SAFETY: kill(2) on our own child, not yet reaped (its wait has not returned).
+            unsafe { libc::kill(libc::pid_t::try_from(pid).unwrap(), libc::SIGTERM) };
+            if rx.recv_timeout(Duration::from_secs(10)).is_ok() {
+                // Exited and reaped: its PID may be reused, so it must not be killed now.
+                guard.0 = None;
+            }
+            panic!("the Mermaid renderer did not answer within {RENDER_LIMIT:?}");
+        }
+    };
+    // Exited and reaped: its PID may be reused, so it must not be killed now.
     guard.0 = None;
+    out.expect("wait for node")
+}
+
+/// What Mermaid drew for `diagram` (see tests/mermaid/render.mjs for the shape).
+fn draw(diagram: &str) -> Value {
+    let out = render_process(diagram);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -245,29 +253,7 @@ fn mermaid_draws_the_summarys_chart_as_the_history_says() {
 /// would show as an error could not pass the test above.
 #[test]
 fn the_renderer_fails_on_a_chart_mermaid_refuses() {
-    let dir = repo_root().join("tests/mermaid");
-    let profile = tempfile::tempdir().unwrap();
-    let mut child = Command::new("node")
-        .arg(dir.join("render.mjs"))
-        .arg(profile.path())
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .expect("node runs");
-    let mut guard = StopOnDrop(Some(child.id()));
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"xychart-beta\n    bar [1, two, 3]\n")
-        .unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || tx.send(child.wait_with_output()));
-    let out = rx.recv_timeout(RENDER_LIMIT).unwrap().unwrap();
-    guard.0 = None;
+    let out = render_process("xychart-beta\n    bar [1, two, 3]\n");
     assert_eq!(out.status.code(), Some(2), "{:?}", out);
     let said: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(
