@@ -8,8 +8,10 @@ cd "$(dirname "$0")/.."
 #    container test builds and runs the runtime image with it, offline; it needs root, as
 #    this script then does: CI runs it with sudo), jq (the break-glass runbook's commands, run
 #    by tests/it/window_docs.rs), Python with venv (the linters of section 2, scripts/pin-image),
-#    Node.js with npm (the proxy of the JupyterHub test rig and GitHub's OpenAPI description,
-#    section 3).
+#    Node.js with npm (the proxy of the JupyterHub test rig and GitHub's OpenAPI
+#    description, section 3), Debian's chromium (the
+#    progress chart drawn by Mermaid, tests/it/chart.rs; driven by playwright-core, which
+#    downloads no browser).
 missing=()
 command -v docker-registry >/dev/null || missing+=(docker-registry)
 command -v skopeo >/dev/null || missing+=(skopeo)
@@ -21,6 +23,7 @@ command -v python3 >/dev/null || missing+=(python3)
 python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -77,6 +80,13 @@ if ! cmp -s tests/hub/package-lock.json tests/hub/node_modules/.installed-packag
   echo "installing configurable-http-proxy into tests/hub/node_modules"
   (cd tests/hub && npm ci --no-audit --no-fund --loglevel=error)
   cp tests/hub/package-lock.json tests/hub/node_modules/.installed-package-lock.json
+fi
+# The progress chart's check (tests/it/chart.rs): Mermaid and playwright-core from npm with
+# the lockfile in tests/mermaid/, installed only when the lockfile changed.
+if ! cmp -s tests/mermaid/package-lock.json tests/mermaid/node_modules/.installed-package-lock.json; then
+  echo "installing Mermaid and playwright-core into tests/mermaid/node_modules"
+  (cd tests/mermaid && npm ci --no-audit --no-fund --loglevel=error)
+  cp tests/mermaid/package-lock.json tests/mermaid/node_modules/.installed-package-lock.json
 fi
 
 # GitHub's REST API description (@octokit/openapi, pinned with its lockfile in tests/openapi/):

@@ -37,6 +37,10 @@ pub enum RunWarning<'a> {
         /// The input holding the token sent to it.
         token: &'a str,
     },
+    /// The progress chart's history in the convergence comment was refused (untrusted: anyone
+    /// who can edit the comment can write it): the words of
+    /// [`crate::status::report::history_refused`].
+    HistoryRefused(&'a str),
 }
 
 impl crate::support::text::Titled for RunWarning<'_> {
@@ -55,6 +59,7 @@ impl crate::support::text::Titled for RunWarning<'_> {
             Self::FailureNotReported { .. } => "Step outputs",
             Self::UrlRefused(_) => "Address from GitHub",
             Self::PlainHttp { .. } => "Plain HTTP",
+            Self::HistoryRefused(_) => "Progress chart",
         }
     }
 }
@@ -89,6 +94,7 @@ impl std::fmt::Display for RunWarning<'_> {
                 "{input} {} is plain http:// to a host outside loopback, private networks and the cluster: {token} is sent unencrypted to it; use https://, or an address inside the cluster or a private network",
                 log_line(url, 200)
             ),
+            Self::HistoryRefused(words) => f.write_str(words),
             Self::UrlRefused(url) => write!(
                 f,
                 "GitHub answered an address that is not a plain http(s) URL, so the step \

@@ -4,6 +4,7 @@
 //! the opt-in comment, and none with `dry-run`.
 
 use super::classify::{AtScaleModel, classify};
+use super::history;
 use super::hub::{HubClient, HubError};
 use super::report::{self, CommentChange, CommentOutcome, StatusFacts};
 use crate::digest::registry::RegistryOptions;
@@ -133,6 +134,7 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
         classification: &classification,
         shifted: listing.shifted,
         include_names: req.include_names,
+        history: None,
     };
     // A closed or full stdout does not stop the outputs, summary and comment below.
     crate::support::stdout::print(&if req.json {
@@ -146,6 +148,33 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
         warn(log, RunWarning::OutputsNotWritten(&NAMED_OUTPUTS));
     }
     files.write_outputs(&report::outputs(&classification.totals))?;
+
+    // The convergence comment as it is (opt-in, an open tracking issue), read before the job
+    // summary so that both draw the same progress chart from its history.
+    *stage = Stage::StatusComment;
+    let open_issue = release.issue.as_ref().filter(|i| i.state == "open");
+    let existing = match (req.comment, &req.github, &release.digest, open_issue) {
+        (Some(_), Some(github), Some(digest), Some(issue)) => {
+            Some(our_status_comment(github, issue, digest).await?)
+        }
+        _ => None,
+    };
+    let history = existing.as_ref().map(|found| {
+        let body = found.as_ref().and_then(|c| c.body.as_deref()).unwrap_or("");
+        let earlier = history::parse(body, release.released_at, now).unwrap_or_else(|e| {
+            warn(
+                log,
+                RunWarning::HistoryRefused(&report::history_refused(&e)),
+            );
+            None
+        });
+        report::with_this_run(earlier, &classification.totals, now)
+    });
+    let facts = StatusFacts {
+        history: history.as_ref(),
+        ..facts
+    };
+    *stage = Stage::StatusReport;
     files.write_summary(&report::job_summary(&facts)?)?;
 
     // 5. The tracking issue's comment (opt-in), and a line of the job summary saying what
@@ -153,7 +182,8 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     *stage = Stage::StatusComment;
     if let (Some(mode), Some(github), Some(digest)) = (req.comment, &req.github, &release.digest) {
         let dry_run = mode == CommentMode::DryRun;
-        let outcome = comment(github, release.issue.as_ref(), digest, &facts, dry_run, log).await?;
+        let issue = open_issue.zip(existing);
+        let outcome = comment(github, issue, digest, &facts, dry_run, log).await?;
         files.write_summary(&report::comment_note(&outcome)?)?;
     }
     Ok(())
@@ -285,24 +315,18 @@ async fn release(req: &StatusRequest, log: &Log) -> Result<Release> {
 /// was decided and where, for the job summary.
 async fn comment(
     github: &GitHub,
-    issue: Option<&Issue>,
+    issue: Option<(&Issue, Option<Comment>)>,
     digest: &Digest,
     facts: &StatusFacts<'_>,
     dry_run: bool,
     log: &Log,
 ) -> Result<CommentOutcome> {
-    let Some(issue) = issue.filter(|i| i.state == "open") else {
+    let Some((issue, existing)) = issue else {
         log.info(&report::no_open_issue(digest));
         return Ok(CommentOutcome::NoOpenIssue);
     };
     let body = report::comment(facts, digest)?;
-    // Ours only when the tracking issue's author wrote it, as `announce` decides: anyone
-    // who can read the issue can comment with a copied marker.
-    let find = async || -> Result<Option<Comment>> {
-        let comments = github.list_comments(issue.number).await?;
-        Ok(publish::our_comment(issue, &comments, MarkerKind::ConvergenceComment, digest).cloned())
-    };
-    let existing = find().await?;
+    let find = async || our_status_comment(github, issue, digest).await;
     let change = match &existing {
         None => CommentChange::Create,
         Some(c) if report::comment_needs_edit(c.body.as_deref().unwrap_or(""), &body) => {
@@ -346,6 +370,18 @@ async fn comment(
         url,
         dry_run,
     })
+}
+
+/// The "Convergence status" comment for `digest` on `issue`, when there is one: ours only
+/// when the tracking issue's author wrote it, as `announce` decides (anyone who can read the
+/// issue can comment with a copied marker).
+async fn our_status_comment(
+    github: &GitHub,
+    issue: &Issue,
+    digest: &Digest,
+) -> Result<Option<Comment>> {
+    let comments = github.list_comments(issue.number).await?;
+    Ok(publish::our_comment(issue, &comments, MarkerKind::ConvergenceComment, digest).cloned())
 }
 
 /// `mine`, the comment this run just posted, when the tracking issue's author wrote it (as
@@ -476,6 +512,7 @@ mod tests {
             classification: c,
             shifted: false,
             include_names: false,
+            history: None,
         }
     }
 
@@ -505,9 +542,10 @@ mod tests {
         )
         .unwrap();
         let (c, d) = (empty_hub(), digest());
+        let existing = our_status_comment(&gh, &issue, &d).await?;
         comment(
             &gh,
-            Some(&issue),
+            Some((&issue, existing)),
             &d,
             &facts(&c, &d),
             dry_run,

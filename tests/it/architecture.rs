@@ -37,6 +37,7 @@ const LAYERS: &[&[&str]] = &[
     &[
         "status::hub",
         "status::classify",
+        "status::history",
         "status::report",
         "status",
     ],
@@ -48,6 +49,7 @@ const LAYERS: &[&[&str]] = &[
 const PURE: &[&str] = &[
     "tier",
     "status::classify",
+    "status::history",
     "status::report",
     "window",
     "render",

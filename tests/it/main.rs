@@ -4,6 +4,7 @@
 mod action;
 mod architecture;
 mod budgets;
+mod chart;
 mod common;
 mod container;
 mod e2e;
