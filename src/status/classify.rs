@@ -587,7 +587,12 @@ mod tests {
             // while in use, never (no maximum age).
             (defaults(), active, t(14, 5), None),
             // Max age 4 h: idle, it goes as before; in use, by start + 4 h + every.
-            (settings(true, 3600, 600, 4 * 3600), active, t(14, 5), t(15, 10)),
+            (
+                settings(true, 3600, 600, 4 * 3600),
+                active,
+                t(14, 5),
+                t(15, 10),
+            ),
             // Max age 30 min comes before the idle timeout: already overdue.
             (settings(true, 3600, 600, 1800), idle, t(11, 40), t(11, 40)),
             (settings(false, 3600, 600, 1800), idle, None, None),

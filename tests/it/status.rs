@@ -736,7 +736,10 @@ async fn stale_active_servers_whose_activity_stops_are_culled_by_the_deadline_st
     assert!(stopped, "servers still run; log:\n{}", hub.log());
     for (user, deadline) in &deadlines {
         let (_, at) = hub.stop_of(user).unwrap();
-        eprintln!("HUBFORECAST {user} stop-minus-deadline {:.3}", at - deadline);
+        eprintln!(
+            "HUBFORECAST {user} stop-minus-deadline {:.3}",
+            at - deadline
+        );
         assert!(
             at <= *deadline,
             "{user} stopped at {}, after the deadline status gave, {}",
