@@ -10,6 +10,7 @@ mod e2e;
 mod hostile;
 mod hub;
 mod publish;
+mod pull_policy;
 mod registry;
 mod status;
 mod status_stdout;
