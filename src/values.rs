@@ -12,6 +12,10 @@
 //! ([`crate::window::at_scale`]): [`SLOW_STOP_KEY`], seconds, more than 0 (see
 //! [`slow_stop_timeout`]).
 //!
+//! For the pull-policy preflight it reads `singleuser.image.name`, `.tag` and `.pullPolicy`
+//! beside `cull` ([`FileImage`], layered by [`apply_image`] into
+//! [`crate::window::ImageConfig`]).
+//!
 //! When the chart is a subchart the keys sit under a parent key, commonly `jupyterhub:`.
 //! [`ValuesPath::Auto`] finds `cull` (or, without it, `hub.config.JupyterHub`) at the top
 //! level or under `jupyterhub`; [`ValuesPath::Under`] names the parent explicitly.
