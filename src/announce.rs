@@ -131,9 +131,16 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
     let (decision, target_sha) = tier(req, log).await?;
     known.tier = Some(decision.clone());
 
-    // 3. Window.
+    // 3. Window, and whether new servers start on the new image (the pull policy).
     let window = req.culler.window();
     warn_if_culling_disabled(&window, log);
+    let pull = req
+        .culler
+        .image
+        .pull_risk(req.image.source.registry_reference().as_deref());
+    if let Some(risk) = &pull {
+        log.warn(&RunWarning::PullPolicy(risk));
+    }
 
     // 4. Look up what exists (not in a dry run).
     known.stage = Stage::LookUp;
@@ -145,7 +152,8 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
     // release renders the same and nothing is sent.
     known.stage = Stage::Render;
     let announced = found.as_ref().and_then(Found::announced_at);
-    let facts = facts(req, digest, decision, window, target_sha, &tag, announced);
+    let mut facts = facts(req, digest, decision, window, target_sha, &tag, announced);
+    facts.pull = pull;
     let (note, issue_body) = bodies(req, &facts, log)?;
 
     // 6. Publish.
@@ -253,6 +261,7 @@ fn facts(
             .map(|repo| format!("{}/{repo}/releases/tag/{tag}", ctx.server_url)),
         runbook: req.runbook.clone(),
         now: announced.unwrap_or(req.now),
+        pull: None,
     }
 }
 

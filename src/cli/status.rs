@@ -72,6 +72,7 @@ pub fn status_request(
         json: args.json,
         include_names: args.include_names,
         now,
+        pull: configured.image.pull_risk(release.announced.as_deref()),
     })
 }
 
@@ -167,6 +168,9 @@ struct ReleaseInputs {
     image: Option<(ImageSource, Option<RegistryOptions>)>,
     github: Option<GitHub>,
     tracking_labels: Vec<String>,
+    /// The image given (`image`) as pods name it, resolved or not: the pull-policy
+    /// preflight's image when the values files name none.
+    announced: Option<String>,
 }
 
 /// `released-at` (RFC 3339, not after `now`, the run's clock) and `image`: one of them is
@@ -214,6 +218,7 @@ fn release(
         )
         .into());
     }
+    let announced = image.as_ref().and_then(ImageSource::registry_reference);
     let image = image.filter(|source| {
         let needed = released_at.is_none() || args.comment;
         if !needed {
@@ -243,6 +248,7 @@ fn release(
         image,
         github,
         tracking_labels,
+        announced,
     })
 }
 

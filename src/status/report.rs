@@ -32,7 +32,10 @@ pub const NAME_MAX_CHARS: usize = 64;
 pub const NAMED_ROWS_MAX: usize = 100;
 
 /// Version of the `--json` document's shape: raised when a field changes meaning or goes.
-pub const JSON_VERSION: u32 = 2;
+///
+/// 3: a stale active server's `deadline` is the time it is stopped if it goes idle (before,
+/// its maximum age or `null`); `in_use_deadline` holds its maximum age.
+pub const JSON_VERSION: u32 = 3;
 
 /// What one `status` run found, for every report.
 #[derive(Debug, Clone, Copy)]
@@ -67,13 +70,26 @@ fn state_words(state: State) -> &'static str {
     }
 }
 
-/// The "stopped by" words for one server.
+/// The "stopped by" words for one server. An active stale server has two: the deadline it
+/// keeps if it goes idle now, and its maximum age while in use, or "never passively while in
+/// use" without one.
 fn deadline_words(c: &Classified) -> String {
     match (c.state, c.deadline) {
         (State::StaleIdle | State::StaleActive, Some(d)) if c.overdue => {
             format!("{} (overdue)", deadline_minute(d))
         }
-        (State::StaleIdle | State::StaleActive, Some(d)) => deadline_minute(d),
+        (State::StaleActive, Some(d)) => match c.in_use_deadline {
+            Some(u) => format!(
+                "{} if it goes idle, {} at the latest (maximum age)",
+                deadline_minute(d),
+                deadline_minute(u)
+            ),
+            None => format!(
+                "{} if it goes idle, never passively while in use",
+                deadline_minute(d)
+            ),
+        },
+        (State::StaleIdle, Some(d)) => deadline_minute(d),
         (State::StaleActive, None) => "when its user restarts it".into(),
         (State::StaleIdle, None) => "not by the culler (culling disabled)".into(),
         (State::Pending, _) => match c.server.pending {
@@ -557,6 +573,7 @@ fn render(
             .collect::<Vec<_>>()
     });
     let more = (t.running - t.updated).saturating_sub(NAMED_ROWS_MAX as u64);
+    let active = Active::of(facts);
     let ctx = context! {
         marker => marker,
         b => if form == Form::Markdown { "**" } else { "" },
@@ -580,6 +597,9 @@ fn render(
         // Passed already (as [`Classified::overdue`]): said as overdue, not as to come.
         converged_by_overdue => t.converged_by.is_some_and(|at| at < facts.now),
         all_stale_by_overdue => t.all_stale_by.is_some_and(|at| at < facts.now),
+        active_if_idle_by => active.if_idle_by.map(deadline_minute),
+        active_in_use_by => active.in_use_by.map(deadline_minute),
+        active_in_use_overdue => active.in_use_by.is_some_and(|at| at < facts.now),
         shifted => facts.shifted,
         progress => progress(t),
         chart => chart(facts),
@@ -591,6 +611,38 @@ fn render(
         .get_template(template)
         .and_then(|tpl| tpl.render(ctx))
         .with_context(|| format!("rendering {template}"))
+}
+
+/// When the stale active servers will be gone: the latest of their deadlines if they go idle
+/// now, and of their maximum ages while in use; each `None` when there is none or one of
+/// them has none.
+struct Active {
+    if_idle_by: Option<OffsetDateTime>,
+    in_use_by: Option<OffsetDateTime>,
+}
+
+impl Active {
+    fn of(facts: &StatusFacts<'_>) -> Self {
+        let active = || {
+            facts
+                .classification
+                .servers
+                .iter()
+                .filter(|c| c.state == State::StaleActive)
+        };
+        // The latest, or `None` when any is `None` (or there is none).
+        let latest = |times: Vec<Option<OffsetDateTime>>| {
+            times
+                .into_iter()
+                .try_fold(None, |acc: Option<OffsetDateTime>, t| {
+                    t.map(|t| Some(acc.map_or(t, |a| a.max(t))))
+                })?
+        };
+        Self {
+            if_idle_by: latest(active().map(|c| c.deadline).collect()),
+            in_use_by: latest(active().map(|c| c.in_use_deadline).collect()),
+        }
+    }
 }
 
 /// The job summary (Markdown): the counts and when convergence is due; with

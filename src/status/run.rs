@@ -53,6 +53,10 @@ pub struct StatusRequest {
     pub include_names: bool,
     /// The run's clock (`--now`, tests); `None` for the time the hub is read.
     pub now: Option<OffsetDateTime>,
+    /// The pull-policy preflight's finding from the values files and `--image`, repeated as
+    /// a warning: new servers may start on an older image, so a server started after the
+    /// release is not surely updated.
+    pub pull: Option<crate::window::PullRisk>,
 }
 
 /// What a `status` run with `comment` does with the "Convergence status" comment.
@@ -85,6 +89,9 @@ pub async fn run(req: &StatusRequest, log: &Log) -> Result<()> {
 
 /// The stages, each recording into `stage` that it started.
 async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()> {
+    if let Some(risk) = &req.pull {
+        warn(log, RunWarning::PullPolicy(risk));
+    }
     // 1. The release: its digest, when it went live, its tracking issue.
     let release = release(req, log).await?;
 

@@ -13,6 +13,7 @@ mod hub;
 mod manual;
 mod openapi;
 mod publish;
+mod pull_policy;
 mod registry;
 mod status;
 mod status_stdout;

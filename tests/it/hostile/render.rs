@@ -137,6 +137,7 @@ pub fn facts_for(title: &str, labels: &[String], reason_label: Option<&str>) -> 
         ),
         runbook: RunbookSettings::default(),
         now: time::macros::datetime!(2026-11-30 12:00 UTC),
+        pull: None,
     }
 }
 
