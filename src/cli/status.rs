@@ -156,7 +156,7 @@ fn hub_timeout(text: &str) -> Result<std::time::Duration, UsageError> {
 
 /// Whether `hub_url` (checked by [`inputs::hub_url`]) is [`PLACEHOLDER_HUB_URL`], compared
 /// as URLs: scheme and host in any case, the default port written or not.
-fn is_placeholder(hub_url: &str) -> bool {
+pub(super) fn is_placeholder(hub_url: &str) -> bool {
     let parse = |u: &str| reqwest::Url::parse(u).ok();
     parse(hub_url).is_some_and(|u| Some(u) == parse(PLACEHOLDER_HUB_URL))
 }

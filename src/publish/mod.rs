@@ -44,6 +44,7 @@
 //! release and issue opens an issue too): whichever run finds them keeps the lowest id
 //! (issues: number), deletes the other releases and closes the other issues with a link.
 
+pub mod deployment;
 mod duplicates;
 mod find;
 mod issue;
