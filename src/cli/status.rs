@@ -72,6 +72,8 @@ pub fn status_request(
         json: args.json,
         include_names: args.include_names,
         now,
+        environment: args.deployment.environment.clone(),
+        dry_run: args.dry_run,
     })
 }
 
@@ -207,6 +209,13 @@ fn release(
         )
         .into());
     }
+    if args.deployment.environment.is_some() && image.is_none() {
+        return Err(UsageError::new(
+            "image",
+            "environment needs image (--image): its digest finds the release note and the deployment",
+        )
+        .into());
+    }
     if args.comment && image.is_none() {
         return Err(UsageError::new(
             "image",
@@ -215,7 +224,8 @@ fn release(
         .into());
     }
     let image = image.filter(|source| {
-        let needed = released_at.is_none() || args.comment;
+        let needed =
+            released_at.is_none() || args.comment || args.deployment.environment.is_some();
         if !needed {
             log.info(&format!(
                 "released-at is given and comment is off: the image {} is not resolved (only the release note and the comment need its digest)",

@@ -6,6 +6,7 @@ mod architecture;
 mod budgets;
 mod common;
 mod container;
+mod deployments;
 mod e2e;
 mod hostile;
 mod hub;
