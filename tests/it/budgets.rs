@@ -166,6 +166,32 @@ async fn a_rerun_with_nothing_changed_reads_three_times_and_writes_nothing() {
 }
 
 #[tokio::test]
+async fn with_environment_a_routine_push_costs_six_requests_and_a_rerun_four_reads() {
+    let (registry, _) = registry_with_image("budget-environment");
+    let github = FakeGitHub::start().await;
+    let run = || push_run(&github, &registry, &["routine"]).input("environment", "jupyterhub-prod");
+    run().run().await.assert_success();
+    let id = github.deployments()[0]["id"].as_u64().unwrap();
+    let mut calls = routine_calls();
+    calls.extend([
+        "POST /deployments".into(),
+        format!("POST /deployments/{id}/statuses"),
+    ]);
+    assert_eq!(github.calls_since(0).await, calls);
+    let from = github.requests().await.len();
+    run().run().await.assert_success();
+    assert_eq!(
+        github.calls_since(from).await,
+        [
+            format!("GET /commits/{SHA}/pulls"),
+            "GET /releases".into(),
+            "GET /issues".into(),
+            "GET /deployments".into(),
+        ]
+    );
+}
+
+#[tokio::test]
 async fn pages_are_followed_only_while_a_page_is_full() {
     let (registry, _) = registry_with_image("budget-paging");
     for (releases, issues, pages) in [(99, 0, [1, 1]), (100, 100, [2, 2]), (150, 30, [2, 1])] {
