@@ -18,7 +18,7 @@ use crate::support::log::Log;
 use crate::support::sanitize;
 use crate::tier::{self, LabelRules, Tier, TierDecision, TierRequest, UnlabeledPolicy};
 use crate::window::{Configured, Window};
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use std::time::Duration;
 use time::OffsetDateTime;
 
@@ -259,12 +259,6 @@ async fn deploy(
     let sha = found
         .release()
         .map_or(facts.sha.as_str(), |r| r.target_commitish.as_str());
-    if sha.is_empty() {
-        return Err(anyhow!(
-            "no commit to deploy: the release note names none; set sha (--sha) or leave \
-             environment unset"
-        ));
-    }
     let window = facts.window.summary();
     let plan = DeploymentPlan::new(
         request.environment.clone(),
@@ -276,7 +270,7 @@ async fn deploy(
             Some(&window),
         ),
         render::deployment::description(&facts.digest, facts.tier.tier),
-    );
+    )?;
     let log_url = match &published.issue {
         Some((issue, _)) if facts.tier.tier == Tier::Security => issue.as_str(),
         _ => published.release_url.as_str(),
@@ -287,9 +281,7 @@ async fn deploy(
         environment_url: request.hub_url.clone(),
         log_url: sanitize::link_url(log_url).map(str::to_string),
     };
-    deployment::announce(github, &plan, &first, lock)
-        .await
-        .context("publishing the deployment")
+    deployment::announce(github, &plan, &first, lock).await
 }
 
 /// Stage 2: the pull requests behind the release, looked up, then the tier decided from

@@ -173,13 +173,22 @@ pub struct DeploymentPlan {
 impl DeploymentPlan {
     /// The plan for the deployment of `digest`'s release commit `sha` to `environment`:
     /// `required_contexts: []`, `auto_merge: false`, `production_environment: true`.
+    ///
+    /// # Errors
+    /// An empty `sha`: no commit to deploy.
     pub fn new(
         environment: Environment,
         digest: Digest,
         sha: &str,
         payload: serde_json::Value,
         description: String,
-    ) -> Self {
+    ) -> Result<Self> {
+        if sha.is_empty() {
+            anyhow::bail!(
+                "no commit to deploy to {environment}: the release note of {digest} names none; \
+                 set sha (--sha) or leave environment unset"
+            );
+        }
         let new = NewDeployment {
             reference: sha.to_string(),
             task: "deploy".into(),
@@ -191,11 +200,11 @@ impl DeploymentPlan {
             transient_environment: false,
             production_environment: true,
         };
-        Self {
+        Ok(Self {
             environment,
             digest,
             new,
-        }
+        })
     }
 }
 
@@ -252,6 +261,17 @@ pub async fn announce(
     first: &NewDeploymentStatus,
     lock: Lock,
 ) -> Result<DeploymentOutcome> {
+    announce_steps(gh, plan, first, lock)
+        .await
+        .with_context(|| format!("publishing the deployment to {}", plan.environment))
+}
+
+async fn announce_steps(
+    gh: &GitHub,
+    plan: &DeploymentPlan,
+    first: &NewDeploymentStatus,
+    lock: Lock,
+) -> Result<DeploymentOutcome> {
     let mut notes = Vec::new();
     if lock != Lock::Created {
         let listed = list(gh, &plan.environment).await?;
@@ -302,6 +322,17 @@ pub async fn ensure_status(
     desired: &NewDeploymentStatus,
     dry_run: bool,
 ) -> Result<DeploymentOutcome> {
+    ensure_steps(gh, plan, desired, dry_run)
+        .await
+        .with_context(|| format!("keeping the deployment to {}", plan.environment))
+}
+
+async fn ensure_steps(
+    gh: &GitHub,
+    plan: &DeploymentPlan,
+    desired: &NewDeploymentStatus,
+    dry_run: bool,
+) -> Result<DeploymentOutcome> {
     let mut notes = Vec::new();
     let listed = list(gh, &plan.environment).await?;
     let found = settle_unless(gh, &listed, plan, &mut notes, dry_run).await?;
@@ -315,7 +346,7 @@ pub async fn ensure_status(
         }
         None if dry_run => {
             notes.push(format!(
-                "dry run: would create the deployment of {} to {} and set it {:?}",
+                "dry run: would create the deployment of {} to {} and set it {}",
                 plan.digest, plan.environment, desired.state
             ));
             return Ok(DeploymentOutcome::none(notes));
@@ -349,7 +380,7 @@ pub async fn ensure_status(
     }
     if dry_run {
         notes.push(format!(
-            "dry run: would set deployment {} to {:?}: {}",
+            "dry run: would set deployment {} to {}: {}",
             ours.id, desired.state, desired.description
         ));
         return Ok(DeploymentOutcome {
@@ -426,7 +457,7 @@ async fn post_status(
         .await
         .with_context(|| {
             format!(
-                "setting deployment {} to {:?}; re-run the job: it reads the latest status \
+                "setting deployment {} to {}; re-run the job: it reads the latest status \
                  first and posts only what is missing",
                 deployment.id, status.state
             )

@@ -228,8 +228,7 @@ async fn deploy(
                 .as_ref()
                 .map(|(s, _)| s.display())
                 .unwrap_or_default()
-        ))
-        .context(format!("keeping the deployment to {environment}")));
+        )));
     };
     let plan = DeploymentPlan::new(
         environment.clone(),
@@ -237,7 +236,7 @@ async fn deploy(
         &note.target_commitish,
         deployment::payload(digest, None, None),
         render::deployment::description_untiered(digest),
-    );
+    )?;
     let rollout = report::deployment::rollout(classification);
     let desired = NewDeploymentStatus {
         state: match rollout.phase() {
@@ -249,9 +248,7 @@ async fn deploy(
         environment_url: Some(req.hub_url.clone()),
         log_url: crate::support::sanitize::link_url(&note.html_url).map(str::to_string),
     };
-    deployment::ensure_status(github, &plan, &desired, req.dry_run)
-        .await
-        .context(format!("keeping the deployment to {environment}"))
+    deployment::ensure_status(github, &plan, &desired, req.dry_run).await
 }
 
 /// The outputs the warning about an unset `$GITHUB_OUTPUT` names as examples.

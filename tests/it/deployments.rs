@@ -13,14 +13,14 @@ const HUB_TOKEN: &str = "deployments-hub-token-0123456789abcdef";
 const IMAGE: &str = "oci:examples/lab";
 
 /// `announce` of the example layout with `environment`, after PR #2 merged as routine.
-fn announce(github: &FakeGitHub) -> ActionRun {
+pub fn announce(github: &FakeGitHub) -> ActionRun {
     ActionRun::merged_pr(IMAGE, &github.api_url(), &["routine"])
         .input("environment", ENV)
         .input("hub-url", "https://hub.example.org/lab")
 }
 
 /// A hub listing one server of alice, started at `started` and last active at `active`.
-async fn hub(started: &str, active: &str) -> MockServer {
+pub async fn hub(started: &str, active: &str) -> MockServer {
     let hub = MockServer::start().await;
     let server = json!({
         "name": "", "started": started, "last_activity": active,
@@ -38,10 +38,20 @@ async fn hub(started: &str, active: &str) -> MockServer {
 }
 
 /// `status --environment` against `hub` and `github` at `now`; (exit code, stdout, outputs).
-fn status(
+pub fn status(
     github: &FakeGitHub,
     hub: &MockServer,
     now: &str,
+) -> (i32, String, BTreeMap<String, String>) {
+    status_with(github, hub, now, &[])
+}
+
+/// [`status`] with `extra` arguments.
+pub fn status_with(
+    github: &FakeGitHub,
+    hub: &MockServer,
+    now: &str,
+    extra: &[&str],
 ) -> (i32, String, BTreeMap<String, String>) {
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("output");
@@ -69,6 +79,7 @@ fn status(
         "--now",
         now,
     ];
+    let args: Vec<&str> = args.iter().chain(extra).copied().collect();
     let (code, stdout, stderr) = run_codeq(&args, &env);
     let outputs = parse_outputs(&std::fs::read_to_string(&output).unwrap_or_default());
     (code, format!("{stdout}{stderr}"), outputs)
@@ -303,6 +314,16 @@ async fn two_runs_creating_at_once_leave_one_deployment() {
     b.assert_success();
     let left = github.deployments();
     assert_eq!(left.len(), 1, "{left:#?}");
+    let writes = github.writes().await;
+    let removed: Vec<&(String, String, Value)> = writes
+        .iter()
+        .filter(|(m, p, _)| m == "DELETE" && p.contains("/deployments/"))
+        .collect();
+    assert_eq!(
+        removed.len(),
+        1,
+        "each run created one, one was removed: {writes:#?}"
+    );
     let id = left[0]["id"].as_u64().unwrap().to_string();
     assert_eq!(
         [a.output("deployment-id"), b.output("deployment-id")],
@@ -359,4 +380,59 @@ fn githubs_listing_examples_decode_into_what_the_client_reads() {
     let statuses: Vec<DeploymentStatus> =
         serde_json::from_value(fixture("github-rest/deployment-status-items.json")).unwrap();
     assert_eq!(statuses[0].state, DeploymentState::Success);
+}
+
+#[tokio::test]
+async fn two_first_announces_at_once_leave_one_deployment_made_by_the_release_lock() {
+    let github = FakeGitHub::start().await;
+    github.race_first_lists();
+    let run_a = announce(&github).var("INPUT_GITHUB-TOKEN", "ghs_RunA0123456789abcdef");
+    let run_b = announce(&github).var("INPUT_GITHUB-TOKEN", "ghs_RunB0123456789abcdef");
+    let (a, b) = tokio::join!(run_a.run(), run_b.run());
+    a.assert_success();
+    b.assert_success();
+    assert_eq!(github.releases().len(), 1);
+    assert_eq!(github.deployments().len(), 1, "{:#?}", github.deployments());
+    let posts = github
+        .writes()
+        .await
+        .into_iter()
+        .filter(|(m, p, _)| m == "POST" && p.ends_with("/deployments"))
+        .count();
+    assert_eq!(
+        posts, 1,
+        "only the run that created the release note creates the deployment"
+    );
+}
+
+#[tokio::test]
+async fn a_deployment_post_with_an_unknown_outcome_is_looked_up_never_sent_twice() {
+    let github = FakeGitHub::start().await;
+    github.fault(Fault::on("POST", "/deployments", 502, 1).applied());
+    let out = announce(&github).run().await;
+    out.assert_success();
+    let calls = github.calls_since(0).await;
+    let id = github.deployments()[0]["id"].as_u64().unwrap();
+    assert_eq!(
+        calls[3..],
+        [
+            "POST /deployments".to_string(),
+            "GET /deployments".into(),
+            format!("POST /deployments/{id}/statuses"),
+        ]
+    );
+    assert_eq!(github.deployments().len(), 1);
+    assert_eq!(out.output("deployment-id"), id.to_string());
+}
+
+#[tokio::test]
+async fn status_in_a_dry_run_reads_and_writes_nothing() {
+    let github = FakeGitHub::start().await;
+    announce(&github).run().await.assert_success();
+    let stale = hub("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z").await;
+    let from = github.requests().await.len();
+    let (code, log, _) = status_with(&github, &stale, "2026-11-30T12:30:00Z", &["--dry-run"]);
+    assert_eq!(code, 0, "{log}");
+    assert!(writes_since(&github, from).await.is_empty());
+    assert!(log.contains("dry run: would set deployment"), "{log}");
 }

@@ -208,6 +208,21 @@ pub enum DeploymentState {
     Success,
 }
 
+impl std::fmt::Display for DeploymentState {
+    /// GitHub's name of the state, e.g. `in_progress`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            DeploymentState::Error => "error",
+            DeploymentState::Failure => "failure",
+            DeploymentState::Inactive => "inactive",
+            DeploymentState::InProgress => "in_progress",
+            DeploymentState::Queued => "queued",
+            DeploymentState::Pending => "pending",
+            DeploymentState::Success => "success",
+        })
+    }
+}
+
 /// A deployment status (`GET /repos/{o}/{r}/deployments/{id}/statuses`, newest first).
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct DeploymentStatus {
