@@ -30,10 +30,10 @@
 use super::once::{self, Made};
 use crate::digest::Digest;
 use crate::render::Change;
-use crate::support::github::GitHub;
 use crate::support::github::models::{
     Deployment, DeploymentState, DeploymentStatus, NewDeployment, NewDeploymentStatus,
 };
+use crate::support::github::{GitHub, Kind};
 use anyhow::{Context, Result};
 
 /// The payload key that marks a deployment as codeq-rollout's; its value is
@@ -506,8 +506,13 @@ async fn settle(
             environment_url: None,
             log_url: None,
         };
+        // Another run settling the same duplicates may have deleted it already: a 404 on
+        // its status means gone.
         let removed = async {
-            gh.create_deployment_status(loser.id, &inactive).await?;
+            match gh.create_deployment_status(loser.id, &inactive).await {
+                Err(e) if e.kind == Kind::NotFound => return Ok(()),
+                other => other?,
+            };
             gh.delete_deployment(loser.id).await
         };
         removed.await.with_context(|| {
