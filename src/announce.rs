@@ -237,7 +237,15 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
         Some(_) => deployment_outputs(deployed.as_ref()),
         None => Vec::new(),
     };
-    report(&facts, &tag, published.as_ref(), &note, &extra, log)
+    let deployment_wrote = deployed.as_ref().is_some_and(|d| d.wrote);
+    report(
+        &facts,
+        &tag,
+        published.as_ref(),
+        &note,
+        (&extra, deployment_wrote),
+        log,
+    )
 }
 
 /// Stage 7: the deployment of the release's commit to the environment, created once with
@@ -519,14 +527,15 @@ fn log_published(published: &Published, log: &Log) {
     }
 }
 
-/// Stage 7: step outputs and the job summary. The addresses GitHub answered are checked
-/// first ([`checked_url`]).
+/// Stage 8: step outputs and the job summary. The addresses GitHub answered are checked
+/// first ([`checked_url`]). `extra` are the deployment outputs (with `environment`), and
+/// whether the deployment step wrote anything (then `changed` is true).
 fn report(
     facts: &Facts,
     tag: &str,
     published: Option<&Published>,
     note: &str,
-    extra: &[(&'static str, String)],
+    (extra, deployment_wrote): (&[(&'static str, String)], bool),
     log: &Log,
 ) -> Result<()> {
     let files = FileCommands::from_env();
@@ -551,7 +560,7 @@ fn report(
             .as_ref()
             .and_then(|l| l.issue.as_ref())
             .map(|(url, _)| url.as_str()),
-        published.is_some_and(Published::changed),
+        published.is_some_and(Published::changed) || deployment_wrote,
     );
     let outputs: Vec<(&'static str, String)> =
         outputs.into_iter().chain(extra.iter().cloned()).collect();

@@ -161,6 +161,7 @@ async fn announce_creates_one_deployment_and_one_status_and_a_rerun_writes_nothi
         ["GET /releases", "GET /issues", "GET /deployments"]
     );
     assert_eq!(again.output("deployment-id"), id.to_string());
+    assert_eq!(again.output("changed"), "false");
     assert_eq!(github.deployments().len(), 1);
 }
 
@@ -327,6 +328,7 @@ async fn two_runs_creating_at_once_leave_one_deployment() {
         1,
         "each run created one, one was removed: {writes:#?}"
     );
+    assert_eq!([a.output("changed"), b.output("changed")], ["true", "true"]);
     let id = left[0]["id"].as_u64().unwrap().to_string();
     assert_eq!(
         [a.output("deployment-id"), b.output("deployment-id")],
