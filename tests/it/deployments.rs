@@ -441,3 +441,35 @@ async fn status_in_a_dry_run_reads_and_writes_nothing() {
     assert!(writes_since(&github, from).await.is_empty());
     assert!(log.contains("dry run: would set deployment"), "{log}");
 }
+
+#[tokio::test]
+async fn a_first_run_without_deployments_write_publishes_the_release_note_then_fails_naming_it() {
+    let github = FakeGitHub::start().await;
+    github.forbid("POST", "/deployments");
+    let out = announce(&github).run().await;
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(github.releases().len(), 1);
+    assert!(github.deployments().is_empty());
+    assert!(!out.output("release-url").is_empty());
+    assert_eq!(out.output("deployment-id"), "");
+    for text in [&out.stdout, &out.summary] {
+        assert!(text.contains("deployments: write"), "{text}");
+    }
+    // Given the permission, the re-run creates only the deployment and its status.
+    github.state.lock().unwrap().forbidden.clear();
+    let from = github.requests().await.len();
+    announce(&github).run().await.assert_success();
+    let writes: Vec<String> = writes_since(&github, from)
+        .await
+        .into_iter()
+        .map(|(c, _)| c)
+        .collect();
+    let id = github.deployments()[0]["id"].as_u64().unwrap();
+    assert_eq!(
+        writes,
+        [
+            "POST /deployments".to_string(),
+            format!("POST /deployments/{id}/statuses")
+        ]
+    );
+}
