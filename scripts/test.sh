@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 #    container test builds and runs the runtime image with it, offline; it needs root, as
 #    this script then does: CI runs it with sudo), jq (the break-glass runbook's commands, run
 #    by tests/it/window_docs.rs), Python with venv (the linters of section 2, scripts/pin-image),
-#    Node.js with npm (the proxy of the JupyterHub test rig, section 3).
+#    Node.js with npm (the proxy of the JupyterHub test rig and GitHub's OpenAPI description,
+#    section 3).
 missing=()
 command -v docker-registry >/dev/null || missing+=(docker-registry)
 command -v skopeo >/dev/null || missing+=(skopeo)
@@ -78,6 +79,15 @@ if ! cmp -s tests/hub/package-lock.json tests/hub/node_modules/.installed-packag
   cp tests/hub/package-lock.json tests/hub/node_modules/.installed-package-lock.json
 fi
 
+# GitHub's REST API description (@octokit/openapi, pinned with its lockfile in tests/openapi/):
+# every request the fake GitHub receives and every answer it gives is checked against it
+# (tests/it/common/openapi.rs), in `cargo test` below.
+if ! cmp -s tests/openapi/package-lock.json tests/openapi/node_modules/.installed-package-lock.json; then
+  echo "installing GitHub's OpenAPI description into tests/openapi/node_modules"
+  (cd tests/openapi && npm ci --no-audit --no-fund --loglevel=error)
+  cp tests/openapi/package-lock.json tests/openapi/node_modules/.installed-package-lock.json
+fi
+
 # 4. Rust checks and tests.
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets --quiet -- -D warnings
@@ -86,5 +96,7 @@ cargo clippy --locked --all-targets --quiet -- -D warnings
 cargo build --release --locked
 cargo test --locked
 
-# 5. The deployment doc cannot drift from the code.
+# 5. The deployment doc cannot drift from the code. (README.md and docs/ are held to their
+#    sources, and their links and anchors checked, by tests/it/manual.rs in `cargo test`;
+#    scripts/update-docs regenerates both.)
 cargo run --locked --quiet -- docs --check

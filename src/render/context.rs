@@ -1,5 +1,5 @@
 //! The template context: every name a release note or tracking issue template can use,
-//! documented here and nowhere else (README's "Your own templates" lists the same names;
+//! documented here and nowhere else (docs/templates.md lists the same names;
 //! `announce --dry-run --print-context` prints them for a run as JSON).
 //!
 //! The built-in templates (`templates/*.md.j2`) and a team's own ones

@@ -10,6 +10,8 @@ mod deployments;
 mod e2e;
 mod hostile;
 mod hub;
+mod manual;
+mod openapi;
 mod publish;
 mod registry;
 mod status;

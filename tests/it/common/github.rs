@@ -4,6 +4,12 @@
 //! request bodies and counts. Faults (a 502 before or after the write took effect, a hang)
 //! can be injected per route. Races are staged with [`FakeGitHub::race_first_lists`]:
 //! every run's first listing sees the same state, as when runs list at the same instant.
+//!
+//! Every request the fake's handler serves, and every answer it gives, is checked against
+//! GitHub's REST API description ([`super::openapi`]): the request body against the
+//! operation's request body, the answer against its response for that status. A route added
+//! to [`Handler::answer`] is checked as it is added. A test's own mocks mounted ahead of the
+//! handler on [`FakeGitHub::server`] (malformed answers, on purpose) are not.
 
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -117,6 +123,9 @@ pub struct State {
     faults_after_issue_post: Vec<Fault>,
     /// How many more `GET /issues` answer as if no issue existed (a listing that lags).
     lagging_issue_lists: usize,
+    /// What broke GitHub's REST API description so far, in requests or answers
+    /// ([`Handler::check`]).
+    violations: Vec<String>,
     next_id: u64,
 }
 
@@ -247,9 +256,14 @@ impl FakeGitHub {
             .insert(sha.to_string(), answers.into());
     }
 
-    /// Makes `GET /pulls/{n}` answer `pr`.
+    /// Makes `GET /pulls/{n}` answer the full pull request of `pr` ([`full_pull`]): an
+    /// item as [`pull_json`] makes it.
     pub fn set_pull(&self, number: u64, pr: Value) {
-        self.state.lock().unwrap().pulls.insert(number, pr);
+        self.state
+            .lock()
+            .unwrap()
+            .pulls
+            .insert(number, full_pull(&pr));
     }
 
     /// Makes `method` on paths containing `path` answer 403 "Resource not accessible by
@@ -301,6 +315,13 @@ impl FakeGitHub {
     /// behind the issues does.
     pub fn lag_issue_listing(&self, times: usize) {
         self.state.lock().unwrap().lagging_issue_lists = times;
+    }
+
+    /// What broke GitHub's REST API description so far (requests the fake received, answers
+    /// it gave), taken: a test that breaks it on purpose reads them here, so the drop does
+    /// not fail the test.
+    pub fn take_violations(&self) -> Vec<String> {
+        std::mem::take(&mut self.state.lock().unwrap().violations)
     }
 
     /// Lets two releases share a tag, as GitHub's non-atomic check sometimes does.
@@ -402,6 +423,22 @@ impl FakeGitHub {
             .filter(|(n, _)| *n == number)
             .map(|(_, c)| c.clone())
             .collect()
+    }
+}
+
+impl Drop for FakeGitHub {
+    /// Fails the test when a request or an answer broke GitHub's description (unless the
+    /// test failed already: its own failure is the one to read).
+    fn drop(&mut self) {
+        let violations = self.take_violations();
+        if !violations.is_empty() && !std::thread::panicking() {
+            panic!(
+                "the fake GitHub saw {} request(s) or answer(s) breaking GitHub's REST API \
+                 description:\n{}",
+                violations.len(),
+                violations.join("\n")
+            );
+        }
     }
 }
 
@@ -707,6 +744,18 @@ pub fn pull_json(
     pr
 }
 
+/// The full pull request `GET /pulls/{n}` answers (GitHub's `pull-request` example) with the
+/// fields of `item` (a pull-request item, as [`pull_json`] makes it) set on it, and `merged`
+/// set from `merged_at` unless `item` says.
+pub fn full_pull(item: &Value) -> Value {
+    let mut pr = fixture("github-rest/pull-request.json");
+    merge(&mut pr, item.clone());
+    if item.get("merged").is_none() {
+        pr["merged"] = json!(!item["merged_at"].is_null());
+    }
+    pr
+}
+
 fn label_json(name: &str) -> Value {
     let mut l = fixture("github-rest/issue.json")["labels"][0].clone();
     l["name"] = json!(name);
@@ -783,6 +832,32 @@ struct Handler {
     prefix: String,
 }
 
+/// The status and body of `answer`. wiremock 0.6 keeps both private and serves them as they
+/// are; its `Debug` form (`ResponseTemplate { …, status_code: 200, …, body: Some([123, …]),
+/// … }`) is the one way to read them back.
+fn status_and_body(answer: &ResponseTemplate) -> (u16, Vec<u8>) {
+    let debug = format!("{answer:?}");
+    let field = |name: &str| {
+        let start = debug.find(name).map(|i| i + name.len());
+        start.map(|i| &debug[i..])
+    };
+    let status = field("status_code: ")
+        .and_then(|rest| rest.get(..3))
+        .and_then(|digits| digits.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {debug}"));
+    let body = match field("body: Some([") {
+        Some(rest) => {
+            let list = &rest[..rest.find(']').expect("the body's end")];
+            list.split(", ")
+                .filter(|b| !b.is_empty())
+                .map(|b| b.parse().expect("a byte"))
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    (status, body)
+}
+
 fn page(items: Vec<Value>, query: &HashMap<String, String>) -> Vec<Value> {
     let per_page: usize = query
         .get("per_page")
@@ -828,7 +903,43 @@ fn error(status: u16, message: &str) -> ResponseTemplate {
 }
 
 impl Respond for Handler {
+    /// The answer of [`Handler::answer`], once the request and the answer are checked against
+    /// GitHub's description ([`Handler::check`]).
     fn respond(&self, req: &Request) -> ResponseTemplate {
+        let answer = self.answer(req);
+        self.check(req, &answer);
+        answer
+    }
+}
+
+impl Handler {
+    /// Checks `req` and `answer` against GitHub's REST API description
+    /// ([`super::openapi`]): every route the fake serves, whoever adds it. What breaks it is
+    /// printed at once and kept in [`State::violations`], which fail the test when the fake
+    /// is dropped ([`FakeGitHub::take_violations`] reads them). Requests outside the API
+    /// prefix are not GitHub's (the fake answers them 404, as another server would).
+    fn check(&self, req: &Request, answer: &ResponseTemplate) {
+        let Some(path) = req.url.path().strip_prefix(&self.prefix) else {
+            return;
+        };
+        let method = req.method.as_str();
+        let (status, body) = status_and_body(answer);
+        let github = super::openapi::description();
+        let found: Vec<String> = [
+            github.check_request(method, path, &req.body),
+            github.check_response(method, path, status, &body),
+        ]
+        .into_iter()
+        .filter_map(Result::err)
+        .collect();
+        for violation in &found {
+            eprintln!("fake GitHub: {violation}");
+        }
+        self.state.lock().unwrap().violations.extend(found);
+    }
+
+    /// The fake's answer to `req`, from its state.
+    fn answer(&self, req: &Request) -> ResponseTemplate {
         let mut s = self.state.lock().unwrap();
         let method = req.method.to_string();
         let Some(path) = req.url.path().strip_prefix(&self.prefix) else {
