@@ -290,9 +290,15 @@ async fn announce_steps(
         }
     }
     let (mine, recheck) = create(gh, plan).await?;
-    let status = post_status(gh, &mine, first).await?;
+    // A concurrent run that listed both may have removed this one as the duplicate (its
+    // id is the higher) before its first status: then the other one is ours.
+    let status = match post_status(gh, &mine, first).await {
+        Ok(status) => Some(status.state),
+        Err(err) if not_found(&err) => None,
+        Err(err) => return Err(err),
+    };
     let mut deployment = mine;
-    if recheck || lock != Lock::Created {
+    if recheck || lock != Lock::Created || status.is_none() {
         let listed = list(gh, &plan.environment).await?;
         deployment = settle(gh, &listed, plan, &mut notes)
             .await?
@@ -301,9 +307,17 @@ async fn announce_steps(
     Ok(DeploymentOutcome {
         deployment: Some(deployment),
         change: Change::Created,
-        state: Some(status.state),
+        state: status,
         notes,
         wrote: true,
+    })
+}
+
+/// Whether `err` holds GitHub's 404.
+fn not_found(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<crate::support::github::GitHubError>()
+            .is_some_and(|e| e.kind == Kind::NotFound)
     })
 }
 

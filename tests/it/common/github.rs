@@ -80,7 +80,11 @@ impl Fault {
 
     /// The error it answers with, after its delay.
     fn answer(&self) -> ResponseTemplate {
-        let t = error(self.status, "Server Error");
+        // GitHub's description gives `POST /deployments`'s 409 no body.
+        let t = match self.status {
+            409 => ResponseTemplate::new(409),
+            status => error(status, "Server Error"),
+        };
         match self.delay {
             Some(d) => t.set_delay(d),
             None => t,
@@ -706,12 +710,24 @@ fn deployment_status_json(id: u64, deployment: u64, body: &Value) -> Value {
         json!({
             "id": id, "state": body["state"],
             "description": body["description"].as_str().unwrap_or(""),
-            "environment_url": body["environment_url"].as_str().unwrap_or(""),
-            "log_url": body["log_url"].as_str().unwrap_or(""),
-            "target_url": body["log_url"].as_str().unwrap_or(""),
             "deployment_url": url, "url": format!("{url}/statuses/{id}"),
         }),
     );
+    // The addresses sent; the example's `target_url` (required) when no `log_url` was.
+    let object = st.as_object_mut().unwrap();
+    for key in ["environment_url", "log_url"] {
+        match body[key].as_str() {
+            Some(u) => {
+                object.insert(key.into(), json!(u));
+            }
+            None => {
+                object.remove(key);
+            }
+        }
+    }
+    if let Some(u) = body["log_url"].as_str() {
+        object.insert("target_url".into(), json!(u));
+    }
     st
 }
 
