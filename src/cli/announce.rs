@@ -3,7 +3,9 @@
 
 use super::inputs::given;
 use super::{AnnounceArgs, UsageError, required, usage};
-use crate::announce::{AnnounceRequest, ImageRequest, Templates, TierPolicy, TrackingOptions};
+use crate::announce::{
+    AnnounceRequest, DeploymentRequest, ImageRequest, Templates, TierPolicy, TrackingOptions,
+};
 use crate::context::RunContext;
 use crate::digest::{Digest, ImageSource};
 use crate::publish;
@@ -70,6 +72,15 @@ pub fn announce_request(
             labels: tracking_labels,
             assignees: split_list(&args.tracking_assignees),
         },
+        deployment: args
+            .deployment
+            .environment
+            .clone()
+            .map(|environment| DeploymentRequest {
+                environment,
+                hub_url: (!super::status::is_placeholder(&runbook.hub_url))
+                    .then(|| runbook.hub_url.clone()),
+            }),
         runbook,
         sha_given: given(&args.sha).is_some(),
         context,

@@ -73,6 +73,8 @@ pub fn status_request(
         include_names: args.include_names,
         now,
         pull: configured.image.pull_risk(release.announced.as_deref()),
+        environment: args.deployment.environment.clone(),
+        dry_run: args.dry_run,
     })
 }
 
@@ -157,7 +159,7 @@ fn hub_timeout(text: &str) -> Result<std::time::Duration, UsageError> {
 
 /// Whether `hub_url` (checked by [`inputs::hub_url`]) is [`PLACEHOLDER_HUB_URL`], compared
 /// as URLs: scheme and host in any case, the default port written or not.
-fn is_placeholder(hub_url: &str) -> bool {
+pub(super) fn is_placeholder(hub_url: &str) -> bool {
     let parse = |u: &str| reqwest::Url::parse(u).ok();
     parse(hub_url).is_some_and(|u| Some(u) == parse(PLACEHOLDER_HUB_URL))
 }
@@ -211,6 +213,13 @@ fn release(
         )
         .into());
     }
+    if args.deployment.environment.is_some() && image.is_none() {
+        return Err(UsageError::new(
+            "image",
+            "environment needs image (--image): its digest finds the release note and the deployment",
+        )
+        .into());
+    }
     if args.comment && image.is_none() {
         return Err(UsageError::new(
             "image",
@@ -220,7 +229,8 @@ fn release(
     }
     let announced = image.as_ref().and_then(ImageSource::registry_reference);
     let image = image.filter(|source| {
-        let needed = released_at.is_none() || args.comment;
+        let needed =
+            released_at.is_none() || args.comment || args.deployment.environment.is_some();
         if !needed {
             log.info(&format!(
                 "released-at is given and comment is off: the image {} is not resolved (only the release note and the comment need its digest)",

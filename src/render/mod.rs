@@ -7,6 +7,7 @@
 
 pub mod context;
 pub mod custom;
+pub mod deployment;
 pub mod docs;
 pub mod messages;
 mod reasons;

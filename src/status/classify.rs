@@ -754,3 +754,29 @@ mod tests {
         }
     }
 }
+
+/// An alarm of a `status` run: something the rollout promised that did not happen. The
+/// `fail-on` values; serde and clap in kebab-case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+#[clap(rename_all = "kebab-case")]
+pub enum Alarm {
+    /// A server started after the release runs the old digest (digest evidence only).
+    Mismatch,
+    /// A stale server is past its deadline.
+    Overdue,
+    /// A single-user pod the hub does not list.
+    Orphan,
+}
+
+impl Classification {
+    /// The alarms that fired, sorted, whatever `fail-on` says: [`Alarm::Overdue`] when a
+    /// stale server is past its deadline.
+    pub fn alarms(&self) -> Vec<Alarm> {
+        let mut alarms = Vec::new();
+        if self.totals.overdue > 0 {
+            alarms.push(Alarm::Overdue);
+        }
+        alarms
+    }
+}

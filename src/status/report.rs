@@ -958,5 +958,7 @@ pub fn comment_needs_edit(existing: &str, new: &str) -> bool {
     }
 }
 
+pub mod deployment;
+
 #[cfg(test)]
 mod tests;

@@ -9,12 +9,15 @@ use super::hub::{HubClient, HubError};
 use super::report::{self, CommentChange, CommentOutcome, StatusFacts};
 use crate::digest::registry::RegistryOptions;
 use crate::digest::{self, Digest, ImageSource};
+use crate::publish::deployment::{self, DeploymentPlan, Environment};
 use crate::publish::{self, Target, once};
 use crate::render::messages::{self, RunWarning};
 use crate::render::{self, HubFault, MarkerKind, Stage};
 use crate::report::{FileCommands, RunnerFile, failed_write};
 use crate::support::github::GitHub;
-use crate::support::github::models::{Account, Comment, Issue};
+use crate::support::github::models::{
+    Account, Comment, DeploymentState, Issue, NewDeploymentStatus, Release as ReleaseNote,
+};
 use crate::support::log::Log;
 use crate::window::{CullSettings, HubScale, ScaleConfig, at_scale, fits_calendar};
 use anyhow::{Context, Result, anyhow};
@@ -57,6 +60,11 @@ pub struct StatusRequest {
     /// a warning: new servers may start on an older image, so a server started after the
     /// release is not surely updated.
     pub pull: Option<crate::window::PullRisk>,
+    /// `environment`: the GitHub environment whose deployment of the release gets the
+    /// rollout's status (needs `--image` and GitHub); `None` for no deployment.
+    pub environment: Option<Environment>,
+    /// `dry-run`: with `environment`, read the deployment, write nothing.
+    pub dry_run: bool,
 }
 
 /// What a `status` run with `comment` does with the "Convergence status" comment.
@@ -193,7 +201,91 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
         let outcome = comment(github, issue, digest, &facts, dry_run, log).await?;
         files.write_summary(&report::comment_note(&outcome)?)?;
     }
+
+    // 6. The deployment's status (`environment`), after everything else is reported.
+    if let (Some(environment), Some(github), Some(digest)) =
+        (&req.environment, &req.github, &release.digest)
+    {
+        *stage = Stage::StatusDeployment;
+        let outcome = deploy(
+            req,
+            environment,
+            github,
+            digest,
+            &release,
+            &classification,
+            now,
+        )
+        .await?;
+        for note in &outcome.notes {
+            log.info(&messages::published_note(note));
+        }
+        if let Some(d) = &outcome.deployment {
+            log.info(&render::deployment::logged(
+                outcome.change,
+                d.id,
+                environment.as_str(),
+            ));
+        }
+        let deployment = outcome.deployment.as_ref();
+        files.write_outputs(&[
+            (
+                deployment::OUTPUTS[0],
+                deployment.map(|d| d.id.to_string()).unwrap_or_default(),
+            ),
+            (
+                deployment::OUTPUTS[1],
+                deployment
+                    .and_then(|d| crate::support::sanitize::link_url(&d.url))
+                    .unwrap_or_default()
+                    .to_string(),
+            ),
+        ])?;
+    }
     Ok(())
+}
+
+/// Stage 6: the status the rollout asks for ([`report::deployment::rollout`]) on the
+/// release's deployment to `environment`, posted only when it changed
+/// ([`deployment::ensure_status`]); the deployment is created when `announce` did not (a
+/// matrix of hubs, one environment each, after one `announce`).
+async fn deploy(
+    req: &StatusRequest,
+    environment: &Environment,
+    github: &GitHub,
+    digest: &Digest,
+    release: &Release,
+    classification: &super::classify::Classification,
+    now: OffsetDateTime,
+) -> Result<deployment::DeploymentOutcome> {
+    let Some(note) = &release.note else {
+        return Err(anyhow!(report::no_release_note(
+            digest,
+            &req.image
+                .as_ref()
+                .map(|(s, _)| s.display())
+                .unwrap_or_default()
+        )));
+    };
+    let plan = DeploymentPlan::new(
+        environment.clone(),
+        digest.clone(),
+        &note.target_commitish,
+        deployment::payload(digest, None, None),
+        render::deployment::description_untiered(digest),
+    )?;
+    let rollout = report::deployment::rollout(classification);
+    let desired = NewDeploymentStatus {
+        state: match rollout.phase() {
+            report::deployment::Phase::InProgress => DeploymentState::InProgress,
+            report::deployment::Phase::Success => DeploymentState::Success,
+            report::deployment::Phase::Failure => DeploymentState::Failure,
+        },
+        description: report::deployment::description(&rollout, now),
+        environment_url: Some(req.hub_url.clone()),
+        log_url: crate::support::sanitize::link_url(&note.html_url).map(str::to_string),
+    };
+    deployment::ensure_status(github, &plan, &desired, req.dry_run).await
 }
 
 /// The outputs the warning about an unset `$GITHUB_OUTPUT` names as examples.
@@ -265,6 +357,8 @@ struct Release {
     released_at: OffsetDateTime,
     /// Its tracking issue (security releases), when looked up.
     issue: Option<Issue>,
+    /// Its release note, when looked up.
+    note: Option<ReleaseNote>,
 }
 
 /// Stage 1: the digest of `--image` (as `announce` resolves it), then, with GitHub, the
@@ -278,6 +372,7 @@ async fn release(req: &StatusRequest, log: &Log) -> Result<Release> {
                 digest,
                 released_at,
                 issue: None,
+                note: None,
             })
             .ok_or_else(|| anyhow!("no release time (a bug: the command line checks it)"))
     };
@@ -296,7 +391,11 @@ async fn release(req: &StatusRequest, log: &Log) -> Result<Release> {
         tracking_labels: req.tracking_labels.clone(),
         tracking_issue: true,
     };
-    let found = publish::look_up(github, &target).await?;
+    // Without `comment` the tracking issue is not needed: the releases alone.
+    let found = match req.comment {
+        Some(_) => publish::look_up(github, &target).await?,
+        None => publish::look_up_releases(github, &target).await?,
+    };
     let released_at = match (req.released_at, found.announced_at()) {
         (Some(at), _) => at,
         // The note keeps whole seconds: the end of that second, so that a server started
@@ -310,6 +409,7 @@ async fn release(req: &StatusRequest, log: &Log) -> Result<Release> {
         digest: Some(digest),
         released_at,
         issue: found.issue().cloned(),
+        note: found.release().cloned(),
     })
 }
 

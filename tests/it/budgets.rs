@@ -191,6 +191,55 @@ async fn a_rerun_with_nothing_changed_reads_three_times_and_writes_nothing() {
 }
 
 #[tokio::test]
+async fn with_environment_a_routine_push_costs_six_requests_and_a_rerun_four_reads() {
+    let (registry, _) = registry_with_image("budget-environment");
+    let github = FakeGitHub::start().await;
+    let run = || push_run(&github, &registry, &["routine"]).input("environment", "jupyterhub-prod");
+    run().run().await.assert_success();
+    let id = github.deployments()[0]["id"].as_u64().unwrap();
+    let mut calls = routine_calls();
+    calls.extend([
+        "POST /deployments".into(),
+        format!("POST /deployments/{id}/statuses"),
+    ]);
+    assert_eq!(github.calls_since(0).await, calls);
+    let from = github.requests().await.len();
+    run().run().await.assert_success();
+    assert_eq!(
+        github.calls_since(from).await,
+        [
+            format!("GET /commits/{SHA}/pulls"),
+            "GET /releases".into(),
+            "GET /issues".into(),
+            "GET /deployments".into(),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn status_with_environment_costs_three_github_requests_when_nothing_changed() {
+    use crate::deployments::{announce, hub, status};
+    let github = FakeGitHub::start().await;
+    announce(&github).run().await.assert_success();
+    let stale = hub("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z").await;
+    let (code, log, _) = status(&github, &stale, "2026-11-30T12:30:00Z");
+    assert_eq!(code, 0, "{log}");
+    let from = github.requests().await.len();
+    let (code, log, _) = status(&github, &stale, "2026-11-30T12:35:00Z");
+    assert_eq!(code, 0, "{log}");
+    let id = github.deployments()[0]["id"].as_u64().unwrap();
+    assert_eq!(
+        github.calls_since(from).await,
+        [
+            "GET /releases".to_string(),
+            "GET /deployments".into(),
+            format!("GET /deployments/{id}/statuses"),
+        ],
+        "the release note, the deployments, the latest status; no write"
+    );
+}
+
+#[tokio::test]
 async fn pages_are_followed_only_while_a_page_is_full() {
     let (registry, _) = registry_with_image("budget-paging");
     for (releases, issues, pages) in [(99, 0, [1, 1]), (100, 100, [2, 2]), (150, 30, [2, 1])] {

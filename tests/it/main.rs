@@ -7,6 +7,7 @@ mod budgets;
 mod chart;
 mod common;
 mod container;
+mod deployments;
 mod e2e;
 mod hostile;
 mod hub;

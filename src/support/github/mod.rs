@@ -23,7 +23,7 @@ pub use error::{Action, GitHubError, Kind, read_verdict};
 
 use crate::support::retry::{RetryPolicy, TokioTimer};
 use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
-use models::{BodyOnly, Comment, Issue, PullRequest, Release};
+use models::{BodyOnly, Comment, Deployment, DeploymentStatus, Issue, PullRequest, Release};
 use octocrab::Octocrab;
 use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -562,6 +562,72 @@ impl GitHub {
         self.list_all(
             &format!("/commits/{sha}/pulls"),
             Action::LookUpCommitPullRequests,
+        )
+        .await
+    }
+
+    /// The newest deployments to `environment` (`GET /repos/{o}/{r}/deployments?environment=…`,
+    /// GitHub's order: newest first), the first page of [`PER_PAGE`] only: this release's
+    /// and the previous one are among them. Needs `deployments: read`.
+    pub async fn list_deployments(
+        &self,
+        environment: &str,
+    ) -> Result<Vec<Deployment>, GitHubError> {
+        let environment = crate::support::text::percent_encode(environment);
+        self.get(
+            &format!("/deployments?environment={environment}&per_page={PER_PAGE}"),
+            Action::ListDeployments,
+        )
+        .await
+    }
+
+    /// Creates a deployment (`POST /repos/{o}/{r}/deployments`). Not retried. Needs
+    /// `deployments: write`.
+    pub async fn create_deployment(
+        &self,
+        new: &models::NewDeployment,
+    ) -> Result<Deployment, GitHubError> {
+        self.write(Write::Post, "/deployments", new, Action::CreateDeployment)
+            .await
+    }
+
+    /// The latest status of deployment `id` (`GET /repos/{o}/{r}/deployments/{id}/statuses`,
+    /// newest first, one item); `None` when it has none.
+    pub async fn latest_deployment_status(
+        &self,
+        id: u64,
+    ) -> Result<Option<DeploymentStatus>, GitHubError> {
+        let statuses: Vec<DeploymentStatus> = self
+            .get(
+                &format!("/deployments/{id}/statuses?per_page=1"),
+                Action::ReadDeploymentStatus,
+            )
+            .await?;
+        Ok(statuses.into_iter().next())
+    }
+
+    /// Adds a status to deployment `id` (`POST /repos/{o}/{r}/deployments/{id}/statuses`).
+    /// Not retried. Needs `deployments: write`.
+    pub async fn create_deployment_status(
+        &self,
+        id: u64,
+        new: &models::NewDeploymentStatus,
+    ) -> Result<DeploymentStatus, GitHubError> {
+        self.write(
+            Write::Post,
+            &format!("/deployments/{id}/statuses"),
+            new,
+            Action::SetDeploymentStatus,
+        )
+        .await
+    }
+
+    /// Deletes deployment `id` (`DELETE /repos/{o}/{r}/deployments/{id}`; GitHub deletes only
+    /// an inactive one while others exist): only a duplicate concurrent runs left.
+    pub async fn delete_deployment(&self, id: u64) -> Result<(), GitHubError> {
+        self.delete(
+            &format!("/deployments/{id}"),
+            Action::DeleteDuplicateDeployment,
         )
         .await
     }

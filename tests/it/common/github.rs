@@ -80,7 +80,11 @@ impl Fault {
 
     /// The error it answers with, after its delay.
     fn answer(&self) -> ResponseTemplate {
-        let t = error(self.status, "Server Error");
+        // GitHub's description gives `POST /deployments`'s 409 no body.
+        let t = match self.status {
+            409 => ResponseTemplate::new(409),
+            status => error(status, "Server Error"),
+        };
         match self.delay {
             Some(d) => t.set_delay(d),
             None => t,
@@ -101,6 +105,10 @@ pub struct State {
     pub commit_pulls: HashMap<String, VecDeque<Value>>,
     /// `GET /pulls/{n}` answers.
     pub pulls: HashMap<u64, Value>,
+    /// Deployments, oldest first (listed newest first).
+    pub deployments: Vec<Value>,
+    /// Deployment statuses: (deployment id, status), oldest first (listed newest first).
+    pub deployment_statuses: Vec<(u64, Value)>,
     /// Routes answering 403 "Resource not accessible by integration".
     pub forbidden: Vec<(&'static str, &'static str)>,
     /// Injected faults.
@@ -353,6 +361,45 @@ impl FakeGitHub {
         id
     }
 
+    /// Adds a deployment of `sha` to `environment` with `payload` (as a human, another tool
+    /// or an earlier run left it), from GitHub's example; returns its id.
+    pub fn add_deployment(&self, sha: &str, environment: &str, payload: Value) -> u64 {
+        let mut s = self.state.lock().unwrap();
+        let id = s.next();
+        let d = deployment_json(id, sha, environment, payload, "");
+        s.deployments.push(d);
+        id
+    }
+
+    /// Adds a status of `state` to deployment `id`, from GitHub's example.
+    pub fn add_deployment_status(&self, id: u64, state: &str, description: &str) {
+        let mut s = self.state.lock().unwrap();
+        let status_id = s.next();
+        let st = deployment_status_json(
+            status_id,
+            id,
+            &json!({"state": state, "description": description}),
+        );
+        s.deployment_statuses.push((id, st));
+    }
+
+    /// Deployments in the fake now, oldest first.
+    pub fn deployments(&self) -> Vec<Value> {
+        self.state.lock().unwrap().deployments.clone()
+    }
+
+    /// Statuses of deployment `id`, oldest first.
+    pub fn deployment_statuses(&self, id: u64) -> Vec<Value> {
+        self.state
+            .lock()
+            .unwrap()
+            .deployment_statuses
+            .iter()
+            .filter(|(d, _)| *d == id)
+            .map(|(_, st)| st.clone())
+            .collect()
+    }
+
     /// Releases in the fake now.
     pub fn releases(&self) -> Vec<Value> {
         self.state.lock().unwrap().releases.clone()
@@ -539,6 +586,149 @@ impl State {
         }
         ResponseTemplate::new(201).set_body_json(c)
     }
+}
+
+impl State {
+    /// `GET /deployments`: filtered by `environment` (any case) and `sha`, as `token` sees
+    /// them, newest first, one page.
+    fn list_deployments(
+        &mut self,
+        token: &str,
+        query: &HashMap<String, String>,
+    ) -> ResponseTemplate {
+        let live = self.deployments.clone();
+        let mut all: Vec<Value> = self
+            .listing("deployments", token, live)
+            .into_iter()
+            .filter(|d| {
+                query.get("environment").is_none_or(|e| {
+                    d["environment"].as_str().unwrap_or("").to_lowercase() == e.to_lowercase()
+                })
+            })
+            .filter(|d| query.get("sha").is_none_or(|sha| d["sha"] == json!(sha)))
+            .collect();
+        all.reverse();
+        ResponseTemplate::new(200).set_body_json(page(all, query))
+    }
+
+    /// `POST /deployments`: GitHub's example, with the fields sent.
+    fn create_deployment(&mut self, body: &Value) -> ResponseTemplate {
+        let id = self.next();
+        let d = deployment_json(
+            id,
+            body["ref"].as_str().unwrap_or(""),
+            body["environment"].as_str().unwrap_or("production"),
+            body["payload"].clone(),
+            body["description"].as_str().unwrap_or(""),
+        );
+        self.deployments.push(d.clone());
+        ResponseTemplate::new(201).set_body_json(d)
+    }
+
+    /// `GET /deployments/{id}/statuses`: newest first, one page; 404 for no deployment.
+    fn list_deployment_statuses(
+        &self,
+        id: &str,
+        query: &HashMap<String, String>,
+    ) -> ResponseTemplate {
+        let id: u64 = id.parse().unwrap_or(0);
+        if !self.deployments.iter().any(|d| d["id"] == json!(id)) {
+            return error(404, "Not Found");
+        }
+        let mut all: Vec<Value> = self
+            .deployment_statuses
+            .iter()
+            .filter(|(d, _)| *d == id)
+            .map(|(_, s)| s.clone())
+            .collect();
+        all.reverse();
+        ResponseTemplate::new(200).set_body_json(page(all, query))
+    }
+
+    /// `POST /deployments/{id}/statuses`.
+    fn create_deployment_status(&mut self, id: &str, body: &Value) -> ResponseTemplate {
+        let id: u64 = id.parse().unwrap_or(0);
+        if !self.deployments.iter().any(|d| d["id"] == json!(id)) {
+            return error(404, "Not Found");
+        }
+        let status_id = self.next();
+        let st = deployment_status_json(status_id, id, body);
+        self.deployment_statuses.push((id, st.clone()));
+        ResponseTemplate::new(201).set_body_json(st)
+    }
+
+    /// `DELETE /deployments/{id}`: GitHub deletes only an inactive deployment while the
+    /// repository has others (422 otherwise).
+    fn delete_deployment(&mut self, id: &str) -> ResponseTemplate {
+        let id: u64 = id.parse().unwrap_or(0);
+        if !self.deployments.iter().any(|d| d["id"] == json!(id)) {
+            return error(404, "Not Found");
+        }
+        let latest = self
+            .deployment_statuses
+            .iter()
+            .rev()
+            .find(|(d, _)| *d == id)
+            .map(|(_, s)| s["state"].clone());
+        if self.deployments.len() > 1 && latest != Some(json!("inactive")) {
+            return error(
+                422,
+                "We cannot delete an active deployment unless it is the only deployment in a given environment.",
+            );
+        }
+        self.deployments.retain(|d| d["id"] != json!(id));
+        ResponseTemplate::new(204)
+    }
+}
+
+fn deployment_json(
+    id: u64,
+    sha: &str,
+    environment: &str,
+    payload: Value,
+    description: &str,
+) -> Value {
+    let mut d = fixture("github-rest/deployment.json");
+    let url = format!("https://api.github.example/repos/{OWNER}/{REPO}/deployments/{id}");
+    merge(
+        &mut d,
+        json!({
+            "id": id, "sha": sha, "ref": sha, "environment": environment,
+            "original_environment": environment, "payload": payload,
+            "description": description, "production_environment": true,
+            "statuses_url": format!("{url}/statuses"), "url": url,
+        }),
+    );
+    d
+}
+
+fn deployment_status_json(id: u64, deployment: u64, body: &Value) -> Value {
+    let mut st = fixture("github-rest/deployment-status.json");
+    let url = format!("https://api.github.example/repos/{OWNER}/{REPO}/deployments/{deployment}");
+    merge(
+        &mut st,
+        json!({
+            "id": id, "state": body["state"],
+            "description": body["description"].as_str().unwrap_or(""),
+            "deployment_url": url, "url": format!("{url}/statuses/{id}"),
+        }),
+    );
+    // The addresses sent; the example's `target_url` (required) when no `log_url` was.
+    let object = st.as_object_mut().unwrap();
+    for key in ["environment_url", "log_url"] {
+        match body[key].as_str() {
+            Some(u) => {
+                object.insert(key.into(), json!(u));
+            }
+            None => {
+                object.remove(key);
+            }
+        }
+    }
+    if let Some(u) = body["log_url"].as_str() {
+        object.insert("target_url".into(), json!(u));
+    }
+    st
 }
 
 /// A pull request as `GET /pulls/{n}` and `GET /commits/{sha}/pulls` return it, from the
@@ -840,6 +1030,11 @@ impl Handler {
                     None => error(404, "Not Found"),
                 }
             }
+            ("GET", ["deployments"]) => s.list_deployments(&token, &query),
+            ("POST", ["deployments"]) => s.create_deployment(&body),
+            ("DELETE", ["deployments", id]) => s.delete_deployment(id),
+            ("GET", ["deployments", id, "statuses"]) => s.list_deployment_statuses(id, &query),
+            ("POST", ["deployments", id, "statuses"]) => s.create_deployment_status(id, &body),
             ("GET", ["commits", sha, "pulls"]) => {
                 let answer = match s.commit_pulls.get_mut(*sha) {
                     Some(q) if q.len() > 1 => q.pop_front().unwrap(),
