@@ -22,7 +22,6 @@
 //! from such a value would be wrong, so [`Configured::validate`] refuses it and asks for the
 //! value the hub really uses.
 
-use anyhow::{Result, bail};
 use serde::Serialize;
 use std::fmt;
 use std::time::Duration;
@@ -535,7 +534,7 @@ impl WorstCase {
 /// slow-stop timeout; the usual bound stays what most sessions see.
 ///
 /// Durations add saturating (see [`MAX_DURATION_SECS`], [`MAX_HUB_SERVERS`]). A hub size of 0
-/// counts as 1; [`parse_hub_size`] and [`parse_slow_stop_timeout`] refuse 0 before this runs.
+/// counts as 1; the options' parsers (`cli`) refuse 0 before this runs.
 pub fn at_scale(settings: &CullSettings, scale: &HubScale) -> WorstCase {
     let usual = compute(settings);
     let n = scale.servers.max(1);
@@ -559,72 +558,10 @@ pub fn at_scale(settings: &CullSettings, scale: &HubScale) -> WorstCase {
     }
 }
 
-/// A hub-scale value that is not usable, naming the input it came from.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct InvalidScale {
-    /// The input's name as given, e.g. `hub-size` or `values.yaml:
-    /// hub.config.JupyterHub.tornado_settings.slow_stop_timeout`.
-    pub input: String,
-    /// What is wrong and what to write; names the input.
-    pub message: String,
-}
-
-/// Parses the most servers the hub runs at once (`input` names the option or input in the
-/// error): a whole number from 1 to [`MAX_HUB_SERVERS`].
-///
-/// # Errors
-/// [`InvalidScale`] for empty text, 0, a negative number, a fraction or anything else that
-/// is not a whole number, or more than [`MAX_HUB_SERVERS`].
-pub fn parse_hub_size(input: &str, text: &str) -> Result<u64, InvalidScale> {
-    let t = text.trim();
-    let bad = |what: String| InvalidScale {
-        input: input.to_string(),
-        message: format!(
-            "{input} is {what}: give the most single-user servers the hub runs at once, a whole number from 1 to {MAX_HUB_SERVERS}, e.g. 100"
-        ),
-    };
-    if t.starts_with('-') {
-        return Err(bad(format!("negative ({t:?})")));
-    }
-    match t.parse::<u64>() {
-        Ok(0) => Err(bad("0".into())),
-        Ok(n) if n > MAX_HUB_SERVERS => Err(bad(format!("{n}, more than {MAX_HUB_SERVERS}"))),
-        Ok(n) => Ok(n),
-        Err(_) if t.is_empty() => Err(bad("empty".into())),
-        Err(_) => Err(bad(format!("{t:?}, not a whole number"))),
-    }
-}
-
-/// Parses the hub's slow-stop timeout (`input` names the option or input in the error):
-/// seconds (`10`) or a duration (`30s`, `1m`), at least 1 s and at most
-/// [`MAX_DURATION_SECS`].
-///
-/// # Errors
-/// [`InvalidScale`] for 0, a negative value, or text that is not a duration.
-pub fn parse_slow_stop_timeout(input: &str, text: &str) -> Result<u64, InvalidScale> {
-    let bad = |what: String| InvalidScale {
-        input: input.to_string(),
-        message: format!(
-            "{input} is {what}: give the hub's slow-stop timeout (JupyterHub's tornado_settings.slow_stop_timeout, {DEFAULT_SLOW_STOP_TIMEOUT_SECS} s unless set), whole seconds of 1 or more, e.g. 10"
-        ),
-    };
-    match parse_duration_secs(text) {
-        Ok(0) => Err(bad("0".into())),
-        Ok(secs) => Ok(secs),
-        Err(err) => Err(InvalidScale {
-            input: input.to_string(),
-            message: format!(
-                "{input}: {err}; it is the hub's slow-stop timeout (JupyterHub's tornado_settings.slow_stop_timeout, {DEFAULT_SLOW_STOP_TIMEOUT_SECS} s unless set)"
-            ),
-        }),
-    }
-}
-
 /// A duration in words, humantime's style within a day, with days as the largest unit
 /// written as a word (humantime's own months and years are averages, so 31 days would read
 /// `1month 10h 29m 36s`): 4200 → `1h 10m`, 90000 → `1 day 1h`, 0 → `0s`.
-/// [`parse_duration_secs`] reads it back.
+/// [`crate::support::duration::parse`] reads it back.
 pub fn human(secs: u64) -> String {
     const DAY: u64 = 86_400;
     let (days, rest) = (secs / DAY, secs % DAY);
@@ -654,50 +591,6 @@ pub fn servers_words(servers: u64) -> String {
     } else {
         format!("{servers} servers")
     }
-}
-
-/// Parses a culler duration: bare digits are seconds (`3600`), otherwise humantime
-/// (`1h`, `10m`, `1h 30m`, `2days`). Returns whole seconds.
-///
-/// # Errors
-/// Empty, negative, sub-second, longer than [`MAX_DURATION_SECS`] or otherwise unparsable
-/// text; the error quotes it and shows accepted forms.
-pub fn parse_duration_secs(text: &str) -> Result<u64> {
-    const FORMS: &str = "write seconds (3600) or a duration such as 1h, 10m, 1h 30m";
-    let t = text.trim();
-    if t.is_empty() {
-        bail!("empty duration: {FORMS}");
-    }
-    if let Some(magnitude) = t.strip_prefix('-') {
-        // `-0` is no negative duration, but no duration either.
-        match parse_duration_secs(magnitude).is_ok_and(|secs| secs == 0) {
-            true => bail!("{t:?} has a minus sign: durations take none; {FORMS}"),
-            false => bail!("{t:?} is negative: durations take no minus sign; {FORMS}"),
-        }
-    }
-    let too_long = || {
-        anyhow::anyhow!(
-            "{t:?} is longer than {}, the longest duration codeq-rollout takes",
-            max_duration_words(),
-        )
-    };
-    let secs = if t.bytes().all(|b| b.is_ascii_digit()) {
-        t.parse::<u64>().map_err(|_| too_long())?
-    } else {
-        match crate::support::duration::parse(t) {
-            Ok(d) if d.subsec_nanos() == 0 => d.as_secs(),
-            Ok(_) => bail!("{t:?} is not a whole number of seconds: {FORMS}"),
-            Err(e) if e.humantime() == Some(&humantime::DurationError::NumberOverflow) => bail!(
-                "{t:?} is out of range: durations are whole seconds up to {}",
-                max_duration_words()
-            ),
-            Err(err) => bail!("{t:?} is not a duration ({err}): {FORMS}"),
-        }
-    };
-    if secs > MAX_DURATION_SECS {
-        return Err(too_long());
-    }
-    Ok(secs)
 }
 
 #[cfg(test)]
@@ -842,60 +735,13 @@ mod tests {
             (365 * 86_400 + 6 * 3600, "365 days 6h"),
         ] {
             assert_eq!(human(secs), words);
-            assert_eq!(parse_duration_secs(words).unwrap(), secs, "{words}");
+            let read = crate::support::duration::parse(words).unwrap();
+            assert_eq!(read.as_secs(), secs, "{words}");
         }
     }
 
     #[test]
-    fn durations_parse() {
-        assert_eq!(parse_duration_secs("3600").unwrap(), 3600);
-        assert_eq!(parse_duration_secs("0").unwrap(), 0);
-        assert_eq!(parse_duration_secs("1h").unwrap(), 3600);
-        assert_eq!(parse_duration_secs("10m").unwrap(), 600);
-        assert_eq!(parse_duration_secs(" 1h 30m ").unwrap(), 5400);
-        for bad in [
-            "",
-            "-5",
-            "-1h",
-            "abc",
-            "1.5",
-            "10 parsecs",
-            "1s 500ms",
-            "99999999999999999999999",
-        ] {
-            assert!(parse_duration_secs(bad).is_err(), "{bad:?}");
-        }
-        assert!(
-            parse_duration_secs("-5")
-                .unwrap_err()
-                .to_string()
-                .contains("negative")
-        );
-    }
-
-    #[test]
-    fn durations_are_capped_at_3650_days_said_in_days() {
-        assert_eq!(parse_duration_secs("3650days").unwrap(), MAX_DURATION_SECS);
-        assert_eq!(parse_duration_secs("87600h").unwrap(), MAX_DURATION_SECS);
-        let refused: Vec<String> = [
-            "315360001",
-            "3651days",
-            "18446744073709551615",
-            "99999999999999999999999",
-        ]
-        .iter()
-        .map(|long| parse_duration_secs(long).unwrap_err().to_string())
-        .collect();
-        insta::assert_snapshot!(refused.join("\n"), @r#"
-"315360001" is longer than 3650 days (315360000 s), the longest duration codeq-rollout takes
-"3651days" is longer than 3650 days (315360000 s), the longest duration codeq-rollout takes
-"18446744073709551615" is longer than 3650 days (315360000 s), the longest duration codeq-rollout takes
-"99999999999999999999999" is longer than 3650 days (315360000 s), the longest duration codeq-rollout takes
-"#);
-        let err = parse_duration_secs("100000000000000000w")
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("out of range"), "{err}");
+    fn durations_over_3650_days_are_refused_naming_their_origin() {
         let mut c = configured(settings(true, 3600, 600, MAX_DURATION_SECS + 1));
         c.origins.max_age = Origin::Option {
             name: "cull-max-age".into(),
@@ -987,53 +833,6 @@ mod tests {
         let w = at_scale(&settings(true, 3600, 60, 30), &scale(10, 10));
         assert_eq!((w.pass_secs, w.carry_secs), (100, 90));
         assert_eq!((w.idle_secs, w.active_secs), (Some(280), Some(280)));
-    }
-
-    #[test]
-    fn hub_size_and_slow_stop_timeout_refuse_bad_input_naming_it() {
-        type Parse = fn(&str, &str) -> Result<u64, InvalidScale>;
-        let hub_size: (Parse, &str) = (parse_hub_size, "hub-size");
-        let slow_stop: (Parse, &str) = (parse_slow_stop_timeout, "slow-stop-timeout");
-        for ((parse, input), text, value) in [
-            (hub_size, " 100 ", 100),
-            (hub_size, "1", 1),
-            (slow_stop, "10", 10),
-            (slow_stop, "1m", 60),
-        ] {
-            assert_eq!(parse(input, text).unwrap(), value, "{input}={text:?}");
-        }
-        for ((parse, input), text, says) in [
-            (
-                hub_size,
-                "0",
-                "hub-size is 0: give the most single-user servers",
-            ),
-            (hub_size, "-3", "hub-size is negative (\"-3\")"),
-            (hub_size, "2.5", "hub-size is \"2.5\", not a whole number"),
-            (hub_size, "many", "hub-size is \"many\", not a whole number"),
-            (hub_size, "", "hub-size is empty"),
-            (
-                hub_size,
-                "1000001",
-                "hub-size is 1000001, more than 1000000",
-            ),
-            (
-                slow_stop,
-                "0",
-                "slow-stop-timeout is 0: give the hub's slow-stop timeout",
-            ),
-            (slow_stop, "-10", "slow-stop-timeout: \"-10\" is negative"),
-            (
-                slow_stop,
-                "soon",
-                "slow-stop-timeout: \"soon\" is not a duration",
-            ),
-            (slow_stop, "", "slow-stop-timeout: empty duration"),
-        ] {
-            let err = parse(input, text).unwrap_err();
-            assert_eq!(err.input, input);
-            assert!(err.message.starts_with(says), "{input}={text:?}: {err}");
-        }
     }
 
     mod monotone {

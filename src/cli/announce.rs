@@ -13,7 +13,7 @@ use crate::support::files::{self, ReadError};
 use crate::support::github::{self, GitHub};
 use crate::support::log::Log;
 use crate::support::secrets::SecretString;
-use crate::tier::{LabelRules, UnlabeledPolicy, split_list};
+use crate::tier::LabelRules;
 use anyhow::{Context, Result};
 use secrecy::ExposeSecret;
 use std::collections::HashMap;
@@ -43,16 +43,13 @@ pub fn announce_request(
         .into());
     }
     let source = image_source(args)?;
-    let now = match &args.now {
-        Some(text) => super::status::time_input(text, "now")?,
-        None => OffsetDateTime::now_utc(),
-    };
+    let now = args.now.unwrap_or_else(OffsetDateTime::now_utc);
     let culler = args.culler.settings(log)?;
     super::culler::deadlines_fit(&culler, now, args.now.is_some())?;
     let tier = tier_policy(args)?;
-    let tracking_labels = split_list(&args.tracking_labels);
+    let tracking_labels = args.tracking_labels.entries().to_vec();
     publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
-    let runbook = args.runbook.settings()?;
+    let runbook = args.runbook.settings();
     let context = args.github.run_context(&args.sha, env)?;
     let token = github_token(args)?;
     let github = github_client(args, &context, token.as_ref(), log)?;
@@ -68,7 +65,7 @@ pub fn announce_request(
         tier,
         tracking: TrackingOptions {
             labels: tracking_labels,
-            assignees: split_list(&args.tracking_assignees),
+            assignees: args.tracking_assignees.entries().to_vec(),
         },
         runbook,
         sha_given: given(&args.sha).is_some(),
@@ -88,7 +85,10 @@ pub fn announce_request(
 /// The tier input, the label lists (`security-labels` must name one at least) and the
 /// `unlabeled-tier` policy.
 fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
-    let rules = LabelRules::parse(&args.security_labels, &args.routine_labels);
+    let rules = LabelRules {
+        security: args.security_labels.entries().to_vec(),
+        routine: args.routine_labels.entries().to_vec(),
+    };
     if rules.security.is_empty() {
         return Err(UsageError::new(
             "security-labels",
@@ -98,7 +98,7 @@ fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
     Ok(TierPolicy {
         request: args.tier.into(),
         rules,
-        unlabeled: unlabeled_policy(args.unlabeled_tier.as_deref())?,
+        unlabeled: args.unlabeled_tier.map(Into::into),
     })
 }
 
@@ -275,27 +275,6 @@ fn layout_exists(image: &str, dir: &std::path::Path) -> Result<(), UsageError> {
     ))
 }
 
-/// The `unlabeled-tier` policy, `None` when not set (empty counts as unset: the Actions
-/// runner passes an input without default as an empty `INPUT_UNLABELED-TIER`).
-///
-/// # Errors
-/// [`UsageError`] naming the input for a value other than routine, security or fail
-/// (any case).
-fn unlabeled_policy(value: Option<&str>) -> Result<Option<UnlabeledPolicy>, UsageError> {
-    let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else {
-        return Ok(None);
-    };
-    match v.to_ascii_lowercase().as_str() {
-        "routine" => Ok(Some(UnlabeledPolicy::Routine)),
-        "security" => Ok(Some(UnlabeledPolicy::Security)),
-        "fail" => Ok(Some(UnlabeledPolicy::Fail)),
-        _ => Err(UsageError::new(
-            "unlabeled-tier",
-            format!("unlabeled-tier (--unlabeled-tier) {v:?} is not routine, security or fail"),
-        )),
-    }
-}
-
 /// The GitHub client, when there is a repository and a token (a dry run may have neither).
 fn github_client(
     args: &AnnounceArgs,
@@ -310,10 +289,10 @@ fn github_client(
     let sink = log.clone();
     let mut options = github::Options::default();
     if let Some(timeout) = args.github_timeout {
-        options.timeout = timeout;
+        options.timeout = timeout.get();
     }
     if let Some(wait) = args.github_retry_wait {
-        options.read_retry.base_delay = wait;
+        options.read_retry.base_delay = wait.get();
     }
     Ok(Some(
         GitHub::with_options(&ctx.api_url, token, repo.clone(), options)?
@@ -364,7 +343,7 @@ fn expected_digest(value: Option<&str>) -> Result<Option<Digest>, UsageError> {
 mod tests {
     use super::*;
     use crate::cli::{Cli, Command};
-    use crate::tier::TierRequest;
+    use crate::tier::{TierRequest, UnlabeledPolicy};
     use assert_matches::assert_matches;
     use clap::Parser;
 
@@ -373,7 +352,7 @@ mod tests {
     /// The request `args` (after `announce`) give with `env`, or the error's input and text.
     fn request(args: &[&str], env: &[(&str, &str)]) -> Result<AnnounceRequest, (String, String)> {
         let cli = Cli::try_parse_from(["codeq-rollout", "announce"].iter().chain(args))
-            .map_err(|e| ("clap".to_string(), e.to_string()))?;
+            .map_err(|e| crate::cli::usage::clap_input_and_message(&e))?;
         let Command::Announce(args) = cli.command else {
             unreachable!()
         };

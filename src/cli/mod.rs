@@ -9,11 +9,16 @@ pub mod inputs;
 mod refused;
 mod status;
 mod usage;
+mod value;
 
 pub use announce::announce_request;
 pub use refused::report_refused;
 pub use status::status_request;
 pub use usage::{UsageError, bad_input, required, usage};
+pub(crate) use value::Checked;
+pub use value::{
+    BoolParser, DurationParser, EnumParser, HttpUrl, InputDuration, List, ListParser, UrlParser,
+};
 
 use crate::support::log::Log;
 use anyhow::Result;
@@ -49,6 +54,21 @@ impl Cli {
         use clap::{CommandFactory, FromArgMatches};
         let matches = without_blank_env(Self::command()).try_get_matches()?;
         Self::from_arg_matches(&matches)
+    }
+}
+
+impl Cli {
+    /// `log` as this command uses it: with stdout kept for its JSON (`window --json`,
+    /// `status --json`, `announce --print-context`), log lines and workflow commands go to
+    /// stderr ([`Log::keeping_stdout`]).
+    pub fn log(&self, log: Log) -> Log {
+        let keep = match &self.command {
+            Command::Announce(args) => args.print_context,
+            Command::Window(args) => args.json,
+            Command::Status(args) => args.json,
+            Command::Docs(_) => false,
+        };
+        if keep { log.keeping_stdout() } else { log }
     }
 }
 
@@ -107,36 +127,35 @@ pub struct CullerArgs {
     #[arg(long, env, value_name = "FILE", value_delimiter = '\n')]
     pub jupyterhub_values: Vec<String>,
     /// Parent key of `cull` in the values files, dotted (e.g. jupyterhub), or . for the top level [default: the top level or jupyterhub, whichever holds cull]
-    #[arg(long, env, value_name = "KEY")]
-    pub values_path: Option<String>,
+    #[arg(long, env, value_name = "KEY", value_parser = Checked(culler::values_path))]
+    pub values_path: Option<crate::values::ValuesPath>,
     /// The `--cull-*` options, over the values files.
     #[command(flatten)]
     pub cull: CullOptions,
     /// The most single-user servers the hub runs at once: the window then also states the worst case, all of them due in the same cull pass [default: none, only the usual bound; status: the servers running now]
-    #[arg(long, env, value_name = "N", allow_hyphen_values = true)]
-    pub hub_size: Option<String>,
+    #[arg(long, env, value_name = "N", allow_hyphen_values = true, value_parser = Checked(culler::hub_size))]
+    pub hub_size: Option<u64>,
     /// The hub's slow-stop timeout (JupyterHub tornado_settings.slow_stop_timeout), for the worst case; overrides the values files [default: 10]
-    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true)]
-    pub slow_stop_timeout: Option<String>,
+    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::SLOW_STOP)]
+    pub slow_stop_timeout: Option<InputDuration>,
 }
 
-/// The `--cull-*` options: each overrides its z2jh `cull.*` key of the values files. Taken
-/// as text (a leading `-` too) and checked by [`CullerArgs::settings`], whose errors name
-/// the option and quote the value.
+/// The `--cull-*` options: each overrides its z2jh `cull.*` key of the values files. A
+/// leading `-` is taken as a value, so a negative duration is refused in its own words.
 #[derive(Debug, Clone, Args, Default)]
 pub struct CullOptions {
     /// Idle time after which the culler stops a server (z2jh cull.timeout); overrides the values files [default: 3600]
-    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true)]
-    pub cull_timeout: Option<String>,
+    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::CULLER)]
+    pub cull_timeout: Option<InputDuration>,
     /// Interval between culler passes (z2jh cull.every); overrides the values files [default: 600]
-    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true)]
-    pub cull_every: Option<String>,
+    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::CULLER)]
+    pub cull_every: Option<InputDuration>,
     /// Maximum server age, active or not; 0 for none (z2jh cull.maxAge); overrides the values files [default: 0]
-    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true)]
-    pub cull_max_age: Option<String>,
+    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::CULLER)]
+    pub cull_max_age: Option<InputDuration>,
     /// Whether the idle culler runs (z2jh cull.enabled); overrides the values files [default: true]
-    #[arg(long, env, value_name = "BOOL", allow_hyphen_values = true)]
-    pub cull_enabled: Option<String>,
+    #[arg(long, env, value_name = "BOOL", allow_hyphen_values = true, value_parser = BoolParser)]
+    pub cull_enabled: Option<bool>,
 }
 
 /// The GitHub repository and API a command reads or writes (`announce`, `status`). The
@@ -150,8 +169,8 @@ pub struct GitHubArgs {
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
     pub github_token: Option<SecretString>,
     /// GitHub REST API base URL [default: $GITHUB_API_URL, else https://api.github.com]
-    #[arg(long, env)]
-    pub api_url: Option<String>,
+    #[arg(long, env, value_name = "URL", value_parser = UrlParser::API)]
+    pub api_url: Option<HttpUrl>,
 }
 
 impl GitHubArgs {
@@ -185,9 +204,6 @@ impl GitHubArgs {
         if let Some(repository) = inputs::given(&self.repository) {
             inputs::repository(repository)?;
         }
-        if let Some(api_url) = inputs::given(&self.api_url) {
-            inputs::api_url(api_url)?;
-        }
         if let Some(sha) = inputs::given(sha) {
             crate::context::commit_sha(sha).map_err(usage("sha"))?;
         }
@@ -195,7 +211,7 @@ impl GitHubArgs {
             &crate::context::Overrides {
                 repository: self.repository.clone(),
                 sha: sha.clone(),
-                api_url: self.api_url.clone(),
+                api_url: self.api_url.as_ref().map(|url| url.as_str().to_string()),
             },
             env,
         )
@@ -206,23 +222,25 @@ impl GitHubArgs {
 #[derive(Debug, Clone, Args)]
 pub struct RunbookArgs {
     /// Kubernetes namespace of the hub, for the runbook
-    #[arg(long, env, default_value = "jhub")]
+    #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::namespace))]
     pub namespace: String,
     /// Helm release name of the hub, for the runbook
-    #[arg(long, env, default_value = "jhub")]
+    #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::helm_release))]
     pub helm_release: String,
     /// The hub's URL, for the runbook
-    #[arg(long, env, default_value = "https://hub.example.org")]
-    pub hub_url: String,
+    #[arg(long, env, default_value = "https://hub.example.org", value_name = "URL", value_parser = UrlParser::HUB)]
+    pub hub_url: HttpUrl,
 }
 
 impl RunbookArgs {
-    /// The runbook settings these options give, validated ([`inputs::runbook_settings`]).
-    ///
-    /// # Errors
-    /// [`UsageError`] naming the first invalid input.
-    pub fn settings(&self) -> Result<crate::render::RunbookSettings, UsageError> {
-        inputs::runbook_settings(&self.namespace, &self.helm_release, &self.hub_url)
+    /// The runbook settings these options give (each checked by its value parser).
+    pub fn settings(&self) -> crate::render::RunbookSettings {
+        crate::render::RunbookSettings {
+            namespace: self.namespace.clone(),
+            helm_release: self.helm_release.clone(),
+            hub_url: self.hub_url.as_str().to_string(),
+            ..Default::default()
+        }
     }
 }
 
@@ -247,12 +265,13 @@ pub struct RegistryArgs {
         env,
         default_value = "60",
         value_name = "DURATION",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = DurationParser::timeout(std::time::Duration::from_millis(1), "60")
     )]
-    pub registry_timeout: String,
+    pub registry_timeout: InputDuration,
     /// Wait before the first retry of a registry request, doubled per retry (tests)
-    #[arg(long, hide = true, default_value = "1s", value_name = "DURATION")]
-    pub registry_retry_delay: String,
+    #[arg(long, hide = true, default_value = "1s", value_name = "DURATION", value_parser = DurationParser::timeout(std::time::Duration::ZERO, "1"))]
+    pub registry_retry_delay: InputDuration,
 }
 
 impl RegistryArgs {
@@ -300,14 +319,14 @@ pub struct AnnounceArgs {
     /// Tier when no pull request carries a tier label: routine, security, or fail
     /// [default: routine]. Set explicitly (routine or security), it also applies when the
     /// pull requests cannot be looked up, with a warning; unset, that fails the run
-    #[arg(long, env, value_name = "routine|security|fail")]
-    pub unlabeled_tier: Option<String>,
+    #[arg(long, env, value_name = "routine|security|fail", value_parser = EnumParser::<UnlabeledArg>::new())]
+    pub unlabeled_tier: Option<UnlabeledArg>,
     /// Labels that make a release security (comma- or newline-separated)
-    #[arg(long, env, default_value = "security")]
-    pub security_labels: String,
+    #[arg(long, env, default_value = "security", value_parser = ListParser)]
+    pub security_labels: List,
     /// Labels that make a release routine (comma- or newline-separated)
-    #[arg(long, env, default_value = "routine")]
-    pub routine_labels: String,
+    #[arg(long, env, default_value = "routine", value_parser = ListParser)]
+    pub routine_labels: List,
 
     /// The culler settings.
     #[command(flatten)]
@@ -321,20 +340,20 @@ pub struct AnnounceArgs {
     pub sha: Option<String>,
 
     /// Labels of the tracking issue, also used to find it (comma- or newline-separated)
-    #[arg(long, env, default_value = "security,break-glass")]
-    pub tracking_labels: String,
+    #[arg(long, env, default_value = "security,break-glass", value_parser = ListParser)]
+    pub tracking_labels: List,
     /// Logins to assign the tracking issue to (comma- or newline-separated)
-    #[arg(long, env, default_value = "")]
-    pub tracking_assignees: String,
+    #[arg(long, env, default_value = "", value_parser = ListParser)]
+    pub tracking_assignees: List,
     /// Where the runbook points.
     #[command(flatten)]
     pub runbook: RunbookArgs,
 
     /// Do everything but write to GitHub; print the bodies. Needs no token
-    #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub dry_run: bool,
     /// With dry-run: also print the context the templates get (names and values), as JSON on stdout
-    #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub print_context: bool,
     /// Minijinja template for the release note, relative to the workspace [default: the built-in template]
     #[arg(long, env, value_name = "FILE")]
@@ -344,19 +363,19 @@ pub struct AnnounceArgs {
     pub tracking_issue_template: Option<String>,
 
     /// The run's clock, RFC 3339 (tests; default: now)
-    #[arg(long, hide = true)]
-    pub now: Option<String>,
+    #[arg(long, hide = true, value_parser = Checked(status::now_input))]
+    pub now: Option<time::OffsetDateTime>,
     /// Waits in milliseconds between tries of the commit → pull requests look-up, which lags
     /// a fresh merge, and between looks for the tracking issue of a run that created the
     /// release first (tests; tries = waits + 1)
     #[arg(long, hide = true, value_delimiter = ',', default_values_t = crate::pulls::DEFAULT_BACKOFF_MS)]
     pub lookup_backoff_ms: Vec<u64>,
     /// Timeout of each GitHub request, e.g. 300ms (tests; default 30s)
-    #[arg(long, hide = true, value_parser = crate::support::duration::parse_within_job)]
-    pub github_timeout: Option<std::time::Duration>,
+    #[arg(long, hide = true, value_parser = DurationParser::timeout(std::time::Duration::ZERO, "30"))]
+    pub github_timeout: Option<InputDuration>,
     /// First wait before retrying a failed GitHub read; doubles per retry (tests; default 1s)
-    #[arg(long, hide = true, value_parser = crate::support::duration::parse_within_job)]
-    pub github_retry_wait: Option<std::time::Duration>,
+    #[arg(long, hide = true, value_parser = DurationParser::timeout(std::time::Duration::ZERO, "1"))]
+    pub github_retry_wait: Option<InputDuration>,
 }
 
 /// The `--tier` values (the pipeline's [`crate::tier::TierRequest`]).
@@ -368,6 +387,27 @@ pub enum TierArg {
     Routine,
     /// Security, whatever the labels say.
     Security,
+}
+
+/// The `--unlabeled-tier` values (the pipeline's [`crate::tier::UnlabeledPolicy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum UnlabeledArg {
+    /// Routine.
+    Routine,
+    /// Security.
+    Security,
+    /// Fail the run.
+    Fail,
+}
+
+impl From<UnlabeledArg> for crate::tier::UnlabeledPolicy {
+    fn from(arg: UnlabeledArg) -> Self {
+        match arg {
+            UnlabeledArg::Routine => Self::Routine,
+            UnlabeledArg::Security => Self::Security,
+            UnlabeledArg::Fail => Self::Fail,
+        }
+    }
 }
 
 impl From<TierArg> for crate::tier::TierRequest {
@@ -393,14 +433,14 @@ const STATUS_HUB_SIZE_HELP: &str = "The most single-user servers the hub runs at
 )]
 pub struct StatusArgs {
     /// The hub's address, without /hub/api (the API is then under /hub/api/ below it), e.g. `https://hub.example.org`
-    #[arg(long, env, value_name = "URL")]
-    pub hub_url: Option<String>,
+    #[arg(long, env, value_name = "URL", value_parser = UrlParser::HUB)]
+    pub hub_url: Option<HttpUrl>,
     /// Hub API token with scopes list:users and read:servers (never printed; see README for the role)
     #[arg(long, env, hide_env_values = true)]
     pub hub_token: Option<String>,
     /// When the release went live, RFC 3339 (e.g. 2026-11-30T12:00:00Z): servers started later are updated [default: the time announce recorded in the release note of --image's digest]
-    #[arg(long, env, value_name = "TIME")]
-    pub released_at: Option<String>,
+    #[arg(long, env, value_name = "TIME", value_parser = Checked(status::released_at_input))]
+    pub released_at: Option<time::OffsetDateTime>,
     /// The image announced (its digest finds the release note and the tracking issue), e.g. ghcr.io/org/lab:latest or oci:DIR[:TAG]
     #[arg(long, env, value_name = "REF")]
     pub image: Option<String>,
@@ -411,13 +451,13 @@ pub struct StatusArgs {
     #[command(flatten)]
     pub github: GitHubArgs,
     /// Labels of the tracking issue, used to find it (comma- or newline-separated)
-    #[arg(long, env, default_value = "security,break-glass")]
-    pub tracking_labels: String,
+    #[arg(long, env, default_value = "security,break-glass", value_parser = ListParser)]
+    pub tracking_labels: List,
     /// Post (then edit in place) one "Convergence status" comment on the release's tracking issue (security releases; needs --image)
-    #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub comment: bool,
     /// Read the hub and GitHub, write nothing to GitHub: print what would be done with the comment, and its body
-    #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub dry_run: bool,
     /// The culler settings.
     #[command(flatten)]
@@ -428,18 +468,19 @@ pub struct StatusArgs {
         env,
         default_value = "30",
         value_name = "DURATION",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30")
     )]
-    pub hub_timeout: String,
+    pub hub_timeout: InputDuration,
     /// List servers by user and server name in the job summary too (names always go to the terminal and JSON)
-    #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub include_names: bool,
     /// Print JSON instead of the table
     #[arg(long)]
     pub json: bool,
     /// The run's clock, RFC 3339 (tests; default: now)
-    #[arg(long, hide = true)]
-    pub now: Option<String>,
+    #[arg(long, hide = true, value_parser = Checked(status::now_input))]
+    pub now: Option<time::OffsetDateTime>,
 }
 
 impl std::fmt::Debug for StatusArgs {
@@ -495,7 +536,8 @@ pub struct DocsArgs {
     pub write: bool,
 }
 
-/// Runs the parsed command: its request first (every input checked), then its pipeline.
+/// Runs the parsed command: its request first (every input checked), then its pipeline;
+/// `log` is [`Cli::log`]'s.
 /// A request of `announce` or `status` that cannot be built is reported inside Actions
 /// before the error is returned ([`report_refused`]: a job summary, every output empty).
 ///
@@ -504,32 +546,17 @@ pub struct DocsArgs {
 pub async fn dispatch(cli: Cli, log: &Log) -> Result<()> {
     match cli.command {
         Command::Announce(args) => {
-            let log = &with_stdout_kept(log, args.print_context);
             let request = announce_request(&args, log, &std::env::vars().collect())
                 .inspect_err(|e| refused::report_refused_request("announce", e, log))?;
             crate::announce::run(&request, log).await
         }
-        Command::Window(args) => {
-            let log = &with_stdout_kept(log, args.json);
-            crate::docs::window(&window_request(&args, log)?, log)
-        }
+        Command::Window(args) => crate::docs::window(&window_request(&args, log)?, log),
         Command::Docs(args) => crate::docs::docs(&docs_request(&args, log)?, log),
         Command::Status(args) => {
-            let log = &with_stdout_kept(log, args.json);
             let request = status_request(&args, log, &std::env::vars().collect())
                 .inspect_err(|e| refused::report_refused_request("status", e, log))?;
             crate::status::run::run(&request, log).await
         }
-    }
-}
-
-/// `log` as a command that prints JSON (`--json`, `--print-context`) uses it: with `keep`,
-/// stdout carries the JSON alone ([`Log::keeping_stdout`]).
-fn with_stdout_kept(log: &Log, keep: bool) -> Log {
-    if keep {
-        log.keeping_stdout()
-    } else {
-        log.clone()
     }
 }
 
@@ -556,7 +583,7 @@ pub fn docs_request(args: &DocsArgs, log: &Log) -> Result<crate::docs::DocsReque
         )
         .into());
     }
-    let runbook = args.runbook.settings()?;
+    let runbook = args.runbook.settings();
     let culler = args.culler.settings(log)?;
     Ok(crate::docs::DocsRequest {
         culler,
