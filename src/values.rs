@@ -334,7 +334,7 @@ fn hub_slow_stop_timeout(
             Some(f) if f > crate::window::MAX_DURATION_SECS as f64 => {
                 return Err(wrong(format!(
                     "{n}, more than {}",
-                    crate::window::max_duration_words()
+                    crate::support::duration::max_duration_words(crate::window::MAX_DURATION_SECS)
                 )));
             }
             // A fraction is rounded up: the bound stays "never later than".
@@ -481,7 +481,8 @@ fn boolean(file: &str, key: &str, v: &Value) -> Result<Nullable<bool>> {
 }
 
 fn seconds(file: &str, key: &str, v: &Value) -> Result<Nullable<u64>> {
-    use crate::window::{MAX_DURATION_SECS, max_duration_words};
+    use crate::window::MAX_DURATION_SECS;
+    let max_duration_words = || crate::support::duration::max_duration_words(MAX_DURATION_SECS);
     let wrong = |what: String| {
         anyhow!(
             "{file}: `{key}` is {what}; z2jh takes whole seconds there, as an integer such as 3600 (0 or more)"

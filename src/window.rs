@@ -23,8 +23,6 @@
 //! value the hub really uses.
 
 use serde::Serialize;
-use std::fmt;
-use std::time::Duration;
 
 /// z2jh's default `cull.enabled`: true.
 pub const DEFAULT_ENABLED: bool = true;
@@ -39,14 +37,6 @@ pub const DEFAULT_MAX_AGE_SECS: u64 = 0;
 /// years have no fixed length, and the duration parser refuses them
 /// ([`crate::support::duration::parse`]).
 pub const MAX_DURATION_SECS: u64 = 10 * 365 * 86_400;
-
-/// `MAX_DURATION_SECS` in words, for messages: `3650 days (315360000 s)`.
-pub fn max_duration_words() -> String {
-    format!(
-        "{} days ({MAX_DURATION_SECS} s)",
-        MAX_DURATION_SECS / 86_400
-    )
-}
 
 /// Where a culler setting came from, for the job summary and `codeq-rollout window`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
@@ -76,17 +66,6 @@ impl Origin {
         Origin::File {
             file: file.into(),
             key: key.into(),
-        }
-    }
-}
-
-impl fmt::Display for Origin {
-    /// `default`, `values.yaml: jupyterhub.cull.timeout`, or `option --cull-timeout`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Origin::Default => f.write_str("default"),
-            Origin::File { file, key } => write!(f, "{file}: {key}"),
-            Origin::Option { name } => write!(f, "option --{name}"),
         }
     }
 }
@@ -174,26 +153,36 @@ impl ScaleConfig {
     }
 }
 
-/// One row of [`Configured::rows`]: a z2jh key, its value in words, and its origin.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SettingRow {
-    /// The z2jh key, e.g. `cull.timeout`.
-    pub key: &'static str,
-    /// The value in words, e.g. `1h`, `none`, `true`.
-    pub value: String,
-    /// Where it came from.
-    pub origin: Origin,
-}
-
 /// Culler settings that do not make sense, with the origin of the value at fault (so a
-/// caller can tell an option's bad value from a values file's).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
+/// caller can tell an option's bad value from a values file's). Its words are the render
+/// layer's (`Display` in [`crate::render::window_words`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InvalidSettings {
     /// Where the value at fault came from.
     pub origin: Origin,
-    /// What is wrong and what to set; names the origin.
-    pub message: String,
+    /// What is wrong.
+    pub problem: SettingsProblem,
+}
+
+impl std::error::Error for InvalidSettings {}
+
+/// What is wrong with culler settings ([`Configured::validate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingsProblem {
+    /// A duration over [`MAX_DURATION_SECS`]: the z2jh key and its seconds.
+    TooLong {
+        /// The z2jh key, e.g. `cull.maxAge`.
+        key: &'static str,
+        /// Its value, seconds.
+        secs: u64,
+    },
+    /// `cull.timeout` of 0 while culling is enabled: the culler falls back to its own 600 s.
+    ZeroTimeout,
+    /// `cull.every` of 0 while culling is enabled: the culler checks every `timeout/2`.
+    ZeroEvery {
+        /// `cull.timeout`, seconds.
+        timeout_secs: u64,
+    },
 }
 
 impl Configured {
@@ -214,10 +203,7 @@ impl Configured {
             if secs > MAX_DURATION_SECS {
                 return Err(InvalidSettings {
                     origin: origin.clone(),
-                    message: format!(
-                        "{key} is {secs} s ({origin}), more than {}, the longest duration codeq-rollout takes: set the value the hub uses",
-                        max_duration_words()
-                    ),
+                    problem: SettingsProblem::TooLong { key, secs },
                 });
             }
         }
@@ -227,56 +213,18 @@ impl Configured {
         if s.timeout_secs == 0 {
             return Err(InvalidSettings {
                 origin: o.timeout.clone(),
-                message: format!(
-                    "cull.timeout is 0 (or null) while culling is enabled ({}): z2jh then passes no --timeout and the culler falls back to its own 600 s; set cull.timeout (or --cull-timeout) to the idle timeout the hub should use, e.g. 3600",
-                    o.timeout
-                ),
+                problem: SettingsProblem::ZeroTimeout,
             });
         }
         if s.every_secs == 0 {
             return Err(InvalidSettings {
                 origin: o.every.clone(),
-                message: format!(
-                    "cull.every is 0 (or null) while culling is enabled ({}): z2jh then passes no --cull-every and the culler checks every timeout/2 ({} s here); set cull.every (or --cull-every) to the interval the hub should use, e.g. 600",
-                    o.every,
-                    s.timeout_secs / 2
-                ),
+                problem: SettingsProblem::ZeroEvery {
+                    timeout_secs: s.timeout_secs,
+                },
             });
         }
         Ok(())
-    }
-
-    /// The four settings in z2jh's order with their values in words and origins, for the
-    /// job summary and `codeq-rollout window`.
-    pub fn rows(&self) -> Vec<SettingRow> {
-        let s = &self.settings;
-        let o = &self.origins;
-        vec![
-            SettingRow {
-                key: "cull.enabled",
-                value: s.enabled.to_string(),
-                origin: o.enabled.clone(),
-            },
-            SettingRow {
-                key: "cull.timeout",
-                value: human(s.timeout_secs),
-                origin: o.timeout.clone(),
-            },
-            SettingRow {
-                key: "cull.every",
-                value: human(s.every_secs),
-                origin: o.every.clone(),
-            },
-            SettingRow {
-                key: "cull.maxAge",
-                value: if s.max_age_secs == 0 {
-                    "none".into()
-                } else {
-                    human(s.max_age_secs)
-                },
-                origin: o.max_age.clone(),
-            },
-        ]
     }
 
     /// The window these settings give: [`compute`]'s usual bound, with [`at_scale`]'s worst
@@ -290,16 +238,6 @@ impl Configured {
                 .map(|scale| at_scale(&self.settings, &scale));
         }
         window
-    }
-
-    /// The rows on one line: `cull.enabled true (default); cull.timeout 1h (values.yaml:
-    /// cull.timeout); ...`.
-    pub fn origins_line(&self) -> String {
-        self.rows()
-            .iter()
-            .map(|r| format!("{} {} ({})", r.key, r.value, r.origin))
-            .collect::<Vec<_>>()
-            .join("; ")
     }
 }
 
@@ -372,53 +310,6 @@ impl Window {
             .into_iter()
             .flatten()
             .max()
-    }
-
-    /// One line for the `convergence-window` output and the summary, e.g.
-    /// `idle sessions within 1h 10m of last activity; active sessions only when restarted`;
-    /// with the hub's size, each bound is followed by its worst case, e.g. `(up to 1h 27m
-    /// with 100 servers going idle in the same cull pass)`.
-    pub fn summary(&self) -> String {
-        if !self.culling_enabled {
-            return "no passive bound: culling is disabled, a running session updates only when its user restarts it".into();
-        }
-        let up_to = |worst: Option<u64>, what: &str| match (self.worst, worst) {
-            (Some(w), Some(secs)) => format!(
-                " (up to {} with {} {what} in the same cull pass)",
-                human_at_most(secs),
-                servers_words(w.scale.servers)
-            ),
-            _ => String::new(),
-        };
-        let worst_active = self.worst.and_then(|w| w.active_secs);
-        let worst_idle = self.worst.and_then(|w| w.idle_secs);
-        if let (true, Some(active)) = (self.max_age_first(), self.active_secs) {
-            let worst = match (self.worst, worst_active) {
-                (Some(w), Some(secs)) => format!(
-                    "; up to {} with {} reaching it in the same cull pass",
-                    human_at_most(secs),
-                    servers_words(w.scale.servers)
-                ),
-                _ => String::new(),
-            };
-            return format!(
-                "every session, idle or active, within {} of the release (the maximum server age comes before the idle timeout{worst})",
-                human(active),
-            );
-        }
-        let idle = format!(
-            "idle sessions within {} of last activity{}",
-            human(self.idle_secs.unwrap_or(0)),
-            up_to(worst_idle, "going idle")
-        );
-        match self.active_secs {
-            Some(active) => format!(
-                "{idle}; active sessions within {} of the release{}",
-                human(active),
-                up_to(worst_active, "reaching the maximum server age")
-            ),
-            None => format!("{idle}; active sessions only when their user restarts them"),
-        }
     }
 }
 
@@ -558,41 +449,6 @@ pub fn at_scale(settings: &CullSettings, scale: &HubScale) -> WorstCase {
     }
 }
 
-/// A duration in words, humantime's style within a day, with days as the largest unit
-/// written as a word (humantime's own months and years are averages, so 31 days would read
-/// `1month 10h 29m 36s`): 4200 → `1h 10m`, 90000 → `1 day 1h`, 0 → `0s`.
-/// [`crate::support::duration::parse`] reads it back.
-pub fn human(secs: u64) -> String {
-    const DAY: u64 = 86_400;
-    let (days, rest) = (secs / DAY, secs % DAY);
-    let within_day = humantime::format_duration(Duration::from_secs(rest)).to_string();
-    let plural = if days == 1 { "" } else { "s" };
-    match (days, rest) {
-        (0, _) => within_day,
-        (_, 0) => format!("{days} day{plural}"),
-        _ => format!("{days} day{plural} {within_day}"),
-    }
-}
-
-/// A worst-case duration in words, rounded up: whole minutes from 10 minutes on (5200 →
-/// `1h 27m`), so the words never state a bound earlier than the seconds; [`human`] below.
-pub fn human_at_most(secs: u64) -> String {
-    if secs >= 600 {
-        human(secs.div_ceil(60).saturating_mul(60))
-    } else {
-        human(secs)
-    }
-}
-
-/// `1 server` or `100 servers`.
-pub fn servers_words(servers: u64) -> String {
-    if servers == 1 {
-        "1 server".into()
-    } else {
-        format!("{servers} servers")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -725,22 +581,6 @@ mod tests {
     }
 
     #[test]
-    fn durations_in_words_stop_at_days_and_read_back() {
-        for (secs, words) in [
-            (0, "0s"),
-            (4200, "1h 10m"),
-            (86_400, "1 day"),
-            (90_000, "1 day 1h"),
-            (31 * 86_400 + 600, "31 days 10m"),
-            (365 * 86_400 + 6 * 3600, "365 days 6h"),
-        ] {
-            assert_eq!(human(secs), words);
-            let read = crate::support::duration::parse(words).unwrap();
-            assert_eq!(read.as_secs(), secs, "{words}");
-        }
-    }
-
-    #[test]
     fn durations_over_3650_days_are_refused_naming_their_origin() {
         let mut c = configured(settings(true, 3600, 600, MAX_DURATION_SECS + 1));
         c.origins.max_age = Origin::Option {
@@ -749,7 +589,7 @@ mod tests {
         let err = c.validate().unwrap_err();
         assert_eq!(err.origin, c.origins.max_age);
         assert!(
-            err.message
+            err.to_string()
                 .contains("cull.maxAge is 315360001 s (option --cull-max-age), more than 3650 days (315360000 s)"),
             "{err}"
         );
@@ -772,7 +612,6 @@ mod tests {
         let w = at_scale(&settings(true, 3600, 600, 0), &scale(100, 10));
         assert_eq!((w.pass_secs, w.carry_secs), (1000, 0));
         assert_eq!((w.idle_secs, w.active_secs), (Some(5200), None));
-        assert_eq!(human(5200), "1h 26m 40s");
         // One server: the usual bound plus the slow-stop timeout for its own stop.
         let w = at_scale(&settings(true, 3600, 600, 28800), &scale(1, 10));
         assert_eq!((w.idle_secs, w.active_secs), (Some(4210), Some(29410)));
@@ -809,11 +648,6 @@ mod tests {
         c.settings.enabled = false;
         assert_eq!(c.window().worst, None);
         assert_eq!(c.window().latest_idle_secs(), None);
-        // Worst-case words round up to the minute from 10 minutes on, never down.
-        assert_eq!(human_at_most(5200), "1h 27m");
-        assert_eq!(human_at_most(5160), "1h 26m");
-        assert_eq!(human_at_most(599), "9m 59s");
-        assert_eq!(servers_words(1), "1 server");
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! The culler options into culler settings: z2jh's defaults, the values files, the options.
 
 use super::{CullerArgs, UsageError, usage};
+use crate::render::window_words::{human, human_at_most, servers_words};
 use crate::support::log::Log;
 use crate::values::{self, ValuesPath};
-use crate::window::{Configured, LAST_DATE, MAX_HUB_SERVERS, Origin, fits_calendar, human};
+use crate::window::{Configured, LAST_DATE, MAX_HUB_SERVERS, Origin, fits_calendar};
 use anyhow::Result;
 use std::path::PathBuf;
 use time::OffsetDateTime;
@@ -76,7 +77,7 @@ pub(super) fn deadlines_fit(
     let scale = window.worst.map_or(String::new(), |w| {
         format!(
             "; hub size {}, slow-stop timeout {}",
-            crate::window::servers_words(w.scale.servers),
+            servers_words(w.scale.servers),
             human(w.scale.slow_stop_timeout_secs)
         )
     });
@@ -85,7 +86,7 @@ pub(super) fn deadlines_fit(
         format!(
             "{clock} {} plus the convergence window of these settings, up to {}, ends after {LAST_DATE}, the last date a deadline can be written for: {fix} ({}{scale})",
             crate::status::classify::rfc3339(now),
-            crate::window::human_at_most(longest),
+            human_at_most(longest),
             configured.origins_line(),
         ),
     ))
@@ -113,9 +114,9 @@ impl CullerArgs {
         values::apply(&mut c, &parsed).map_err(usage(VALUES))?;
         self.apply_cull_options(&mut c);
         self.apply_scale(&mut c, &parsed);
-        c.validate().map_err(|e| match e.origin {
-            Origin::Option { name } => UsageError::new(name, e.message).into(),
-            Origin::File { .. } => UsageError::new(VALUES, e.message).into(),
+        c.validate().map_err(|e| match &e.origin {
+            Origin::Option { name } => UsageError::new(name.clone(), e.to_string()).into(),
+            Origin::File { .. } => UsageError::new(VALUES, e.to_string()).into(),
             Origin::Default => anyhow::Error::new(e),
         })?;
         Ok(c)

@@ -59,11 +59,11 @@ impl Cli {
 
 impl Cli {
     /// `log` as this command uses it: with stdout kept for its JSON (`window --json`,
-    /// `status --json`, `announce --print-context`), log lines and workflow commands go to
-    /// stderr ([`Log::keeping_stdout`]).
+    /// `status --json`, `announce --dry-run --print-context`), log lines and workflow
+    /// commands go to stderr ([`Log::keeping_stdout`]).
     pub fn log(&self, log: Log) -> Log {
         let keep = match &self.command {
-            Command::Announce(args) => args.print_context,
+            Command::Announce(args) => args.print_context && args.dry_run,
             Command::Window(args) => args.json,
             Command::Status(args) => args.json,
             Command::Docs(_) => false,

@@ -15,6 +15,12 @@ pub const JOB_MAX: Duration = Duration::from_secs(6 * 3600);
 /// [`JOB_MAX`] in words, for messages: `6h`.
 pub const JOB_MAX_WORDS: &str = "6h";
 
+/// `secs`, the longest duration an input takes, as messages state it: in days, which have a
+/// fixed length, and seconds, e.g. `3650 days (315360000 s)`.
+pub fn max_duration_words(secs: u64) -> String {
+    format!("{} days ({secs} s)", secs / 86_400)
+}
+
 /// humantime's month units (2.x `Unit::from_str`: `months`, `month`, `M`, each 30.44 days)
 /// and year units (`years`, `year`, `yr`, `yrs`, `y`, each 365.25 days), which [`parse`]
 /// refuses.

@@ -1431,8 +1431,8 @@ fn a_token_sent_over_plain_http_to_a_public_host_is_a_warning() {
             "--hub-token",
             "hub-token-0123",
         ];
-        // A refused hub size stops the run after the hub's address was checked.
-        let rest = ["--released-at", "2026-11-30T12:00:00Z", "--hub-size", "0"];
+        // A comment without an image stops the run after the hub's address was checked.
+        let rest = ["--released-at", "2026-11-30T12:00:00Z", "--comment"];
         run_codeq(&[&args[..], &rest].concat(), &env)
     };
     let mut warned = Vec::new();
