@@ -2,7 +2,7 @@
 //!
 //! Exit codes: 0 done (also when nothing changed), 1 failed, 2 bad usage.
 
-use codeq_rollout::{cli, report::Log};
+use codeq_rollout::{Log, cli};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

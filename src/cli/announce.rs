@@ -151,7 +151,9 @@ fn image_request(
     token: Option<&SecretString>,
 ) -> Result<ImageRequest> {
     let expected_digest = expected_digest(args.expected_digest.as_deref())?;
-    let registry = args.registry.options(token.map(|t| t.expose_secret()))?;
+    let registry = args
+        .registry
+        .options(token.map(secrecy::ExposeSecret::expose_secret))?;
     Ok(ImageRequest {
         registry: matches!(source, ImageSource::Registry(_)).then_some(registry),
         source,

@@ -10,7 +10,6 @@ use crate::render::messages::RunWarning;
 use crate::support::github::Repository;
 use crate::support::sanitize::{cap, is_invisible};
 use crate::support::secrets::SecretString;
-use secrecy::ExposeSecret;
 
 /// Kubernetes' limit on a namespace name: a DNS-1123 label of at most 63 characters
 /// (Kubernetes "Object Names and IDs").
@@ -739,7 +738,10 @@ pub fn registry_options(
     args: &super::RegistryArgs,
     github_token: Option<&str>,
 ) -> Result<RegistryOptions, UsageError> {
-    let password = args.registry_password.as_ref().map(|p| p.expose_secret());
+    let password = args
+        .registry_password
+        .as_ref()
+        .map(secrecy::ExposeSecret::expose_secret);
     let credentials = match (&args.registry_username, password) {
         (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
             username: u.trim().to_string(),

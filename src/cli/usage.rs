@@ -68,7 +68,7 @@ pub fn required<'a>(
 /// An error as the usage tables show it: the input a [`UsageError`] names (`(not usage)` for
 /// any other error) and the whole message.
 #[cfg(test)]
-pub fn input_and_message(e: anyhow::Error) -> (String, String) {
+pub(crate) fn input_and_message(e: anyhow::Error) -> (String, String) {
     let input = e
         .downcast_ref::<UsageError>()
         .map_or("(not usage)".to_string(), |u| u.input.clone());
@@ -79,7 +79,7 @@ pub fn input_and_message(e: anyhow::Error) -> (String, String) {
 /// ([`super::value`]), the input and the message as the annotation shows them (the first
 /// paragraph, without `error: `); for clap's own errors, `clap` and the whole text.
 #[cfg(test)]
-pub fn clap_input_and_message(e: &clap::Error) -> (String, String) {
+pub(crate) fn clap_input_and_message(e: &clap::Error) -> (String, String) {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     let text = e.to_string();
     match (

@@ -287,7 +287,7 @@ impl<E: clap::ValueEnum + Clone + Send + Sync + 'static> TypedValueParser for En
         E::from_str(t, true).map_err(|_| {
             let names: Vec<String> = E::value_variants()
                 .iter()
-                .filter_map(|v| v.to_possible_value())
+                .filter_map(clap::ValueEnum::to_possible_value)
                 .map(|v| v.get_name().to_string())
                 .collect();
             let words = match names.split_last() {

@@ -223,7 +223,7 @@ pub fn json_report<'a>(facts: &StatusFacts<'a>) -> JsonReport<'a> {
     JsonReport {
         version: JSON_VERSION,
         hub: facts.hub_url.to_string(),
-        digest: facts.digest.map(|d| d.to_string()),
+        digest: facts.digest.map(std::string::ToString::to_string),
         released_at: rfc3339(facts.released_at),
         measured_at: rfc3339(facts.now),
         shifted: facts.shifted,

@@ -205,7 +205,7 @@ fn options() -> Options {
                 None if !arg.is_hide_set()
                     && !matches!(arg.get_id().as_str(), "help" | "version") =>
                 {
-                    options.without_variable.push(long)
+                    options.without_variable.push(long);
                 }
                 None => {}
             }
@@ -772,7 +772,7 @@ async fn secrets_are_masked_before_a_usage_error_can_quote_them() {
             expected.insert(format!("::add-mask::{line}"));
         }
         // Encoded forms (base64, escaped) are masked too; these must be among the masks.
-        let masked: BTreeSet<String> = masks.iter().map(|m| m.to_string()).collect();
+        let masked: BTreeSet<String> = masks.iter().map(std::string::ToString::to_string).collect();
         assert!(
             expected.is_subset(&masked) && !masked.contains("::add-mask::}"),
             "{input}: {}",
@@ -1025,7 +1025,7 @@ fn collect_includes(dir: &Path, found: &mut Vec<String>) {
                                 parts.pop();
                             }
                             std::path::Component::Normal(p) => {
-                                parts.push(p.to_string_lossy().into_owned())
+                                parts.push(p.to_string_lossy().into_owned());
                             }
                             _ => {}
                         }
@@ -1322,7 +1322,12 @@ fn a_secret_clap_refuses_as_the_input_is_shown_nowhere() {
             ],
         ),
     ]
-    .map(|(name, args)| (name, args.iter().map(|a| a.to_string()).collect()));
+    .map(|(name, args)| {
+        (
+            name,
+            args.iter().map(std::string::ToString::to_string).collect(),
+        )
+    });
     for (name, args) in cases {
         let dir = tempfile::tempdir().unwrap();
         let out = run_codeq(&args, &runner_env(dir.path()));

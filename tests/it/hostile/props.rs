@@ -280,7 +280,7 @@ proptest! {
     /// window and bodies without a panic.
     #[test]
     fn duration_parser_never_panics(text in duration_text()) {
-        let parsed = DurationParser::CULLER.check("cull-timeout", &text).map(|d| d.secs());
+        let parsed = DurationParser::CULLER.check("cull-timeout", &text).map(codeq_rollout::cli::InputDuration::secs);
         let trimmed = text.trim();
         if !trimmed.is_empty() && trimmed.bytes().all(|b| b.is_ascii_digit()) {
             // Bare digits are seconds, up to the ten-year cap.
