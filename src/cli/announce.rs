@@ -128,13 +128,25 @@ fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templ
     })
 }
 
-/// The `image` input, parsed; for an OCI layout, its directory must exist.
+/// The `image` input (required), parsed by [`image_input`].
 fn image_source(args: &AnnounceArgs) -> Result<ImageSource, UsageError> {
-    let image = required(
-        args.image.as_deref(),
-        "image",
-        "the image reference to announce, e.g. ghcr.io/org/lab:latest",
-    )?;
+    args.image.clone().ok_or_else(|| {
+        required(
+            None,
+            "image",
+            "the image reference to announce, e.g. ghcr.io/org/lab:latest",
+        )
+        .unwrap_err()
+    })
+}
+
+/// `announce --image`: an image reference ([`ImageSource::parse`]); for an OCI layout, its
+/// directory must exist.
+///
+/// # Errors
+/// [`UsageError`] naming `image`.
+pub(super) fn image_input(text: &str) -> Result<ImageSource, UsageError> {
+    let image = text.trim();
     let source = ImageSource::parse(image).map_err(usage("image"))?;
     if let ImageSource::Layout { dir, .. } = &source {
         layout_exists(image, dir)?;
@@ -150,7 +162,7 @@ fn image_request(
     source: ImageSource,
     token: Option<&SecretString>,
 ) -> Result<ImageRequest> {
-    let expected_digest = expected_digest(args.expected_digest.as_deref())?;
+    let expected_digest = args.expected_digest.clone();
     let registry = args
         .registry
         .options(token.map(secrecy::ExposeSecret::expose_secret))?;
@@ -325,20 +337,17 @@ fn check_publishable(ctx: &RunContext, token: Option<&SecretString>) -> Result<(
     Ok(())
 }
 
-/// `--expected-digest`, parsed; `None` when unset or blank.
-fn expected_digest(value: Option<&str>) -> Result<Option<Digest>, UsageError> {
-    value
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            Digest::parse(s).map_err(|e| {
-                UsageError::new(
-                    "expected-digest",
-                    format!("expected-digest (--expected-digest): {e}"),
-                )
-            })
-        })
-        .transpose()
+/// `--expected-digest`, parsed ([`Digest::parse`]).
+///
+/// # Errors
+/// [`UsageError`] naming `expected-digest`.
+pub(super) fn expected_digest(text: &str) -> Result<Digest, UsageError> {
+    Digest::parse(text.trim()).map_err(|e| {
+        UsageError::new(
+            "expected-digest",
+            format!("expected-digest (--expected-digest): {e}"),
+        )
+    })
 }
 
 #[cfg(test)]

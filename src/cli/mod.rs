@@ -124,6 +124,7 @@ pub enum Command {
 #[derive(Debug, Clone, Args, Default)]
 pub struct CullerArgs {
     /// Zero to JupyterHub values file to read cull.* from; repeatable, later files override earlier ones (as helm -f a -f b). The input takes one path per line
+    // String: paths read later by `values::load`, whose errors name the file as given (a comma in a name is told apart there).
     #[arg(long, env, value_name = "FILE", value_delimiter = '\n')]
     pub jupyterhub_values: Vec<String>,
     /// Parent key of `cull` in the values files, dotted (e.g. jupyterhub), or . for the top level [default: the top level or jupyterhub, whichever holds cull]
@@ -163,6 +164,7 @@ pub struct CullOptions {
 #[derive(Debug, Clone, Args)]
 pub struct GitHubArgs {
     /// Repository for the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]
+    // String: resolved with GITHUB_REPOSITORY by `context::RunContext::resolve`, which takes text (checked by inputs::repository first).
     #[arg(long, env)]
     pub repository: Option<String>,
     /// GitHub token (never printed); not needed with --dry-run
@@ -222,9 +224,11 @@ impl GitHubArgs {
 #[derive(Debug, Clone, Args)]
 pub struct RunbookArgs {
     /// Kubernetes namespace of the hub, for the runbook
+    // String: a Kubernetes name, checked by its parser (inputs::namespace); the runbook pastes the text.
     #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::namespace))]
     pub namespace: String,
     /// Helm release name of the hub, for the runbook
+    // String: a Helm release name, checked by its parser (inputs::helm_release); the runbook pastes the text.
     #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::helm_release))]
     pub helm_release: String,
     /// The hub's URL, for the runbook
@@ -251,12 +255,14 @@ impl RunbookArgs {
 #[derive(Debug, Clone, Args)]
 pub struct RegistryArgs {
     /// Registry user name (Basic credentials, exchanged for a bearer token where asked)
+    // String: a user name is any text; checked with the password (both or neither) in inputs::registry_options.
     #[arg(long, env)]
     pub registry_username: Option<String>,
     /// Registry password or token (never printed)
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
     pub registry_password: Option<SecretString>,
     /// HOST or HOST:PORT (no scheme) to reach over plain HTTP (local registries); repeatable, comma- or line-separated
+    // String: the whole value is checked for '@' before it is split (inputs::insecure_registries), so no credential is split or echoed.
     #[arg(long, env, value_delimiter = ',')]
     pub insecure_registry: Vec<String>,
     /// Deadline for the registry look-up, retries included: seconds (60) or a duration (90s, 2m), at most 6h
@@ -304,14 +310,14 @@ impl RegistryArgs {
 #[derive(Debug, Clone, Args)]
 pub struct AnnounceArgs {
     /// Image reference, e.g. ghcr.io/org/lab:latest, or oci:DIR[:TAG] for an OCI layout on disk
-    #[arg(long, env, value_name = "REF")]
-    pub image: Option<String>,
+    #[arg(long, env, value_name = "REF", value_parser = Checked(announce::image_input))]
+    pub image: Option<crate::digest::ImageSource>,
     /// The registry's credentials, plain-HTTP hosts, timeout.
     #[command(flatten)]
     pub registry: RegistryArgs,
     /// The digest the build step reported (sha256:...); fail if the tag now points elsewhere
-    #[arg(long, env, value_name = "DIGEST")]
-    pub expected_digest: Option<String>,
+    #[arg(long, env, value_name = "DIGEST", value_parser = Checked(announce::expected_digest))]
+    pub expected_digest: Option<crate::digest::Digest>,
 
     /// Tier: auto (from pull request labels), routine, or security
     #[arg(long, env, value_enum, ignore_case = true, default_value = "auto")]
@@ -336,6 +342,7 @@ pub struct AnnounceArgs {
     #[command(flatten)]
     pub github: GitHubArgs,
     /// Commit the release targets [default: $GITHUB_SHA]
+    // String: resolved with GITHUB_SHA and the event by `context::RunContext::resolve` (checked by context::commit_sha first).
     #[arg(long, env)]
     pub sha: Option<String>,
 
@@ -356,9 +363,11 @@ pub struct AnnounceArgs {
     #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub print_context: bool,
     /// Minijinja template for the release note, relative to the workspace [default: the built-in template]
+    // String: a path resolved against the workspace (GITHUB_WORKSPACE) when the request is built.
     #[arg(long, env, value_name = "FILE")]
     pub release_note_template: Option<String>,
     /// Minijinja template for the tracking issue, relative to the workspace [default: the built-in template]
+    // String: a path resolved against the workspace (GITHUB_WORKSPACE) when the request is built.
     #[arg(long, env, value_name = "FILE")]
     pub tracking_issue_template: Option<String>,
 
@@ -436,14 +445,15 @@ pub struct StatusArgs {
     #[arg(long, env, value_name = "URL", value_parser = UrlParser::HUB)]
     pub hub_url: Option<HttpUrl>,
     /// Hub API token with scopes list:users and read:servers (never printed; see README for the role)
+    // String: masked before parsing only when long enough (inputs::masks_hub_token), checked by inputs::hub_token; Debug hides it.
     #[arg(long, env, hide_env_values = true)]
     pub hub_token: Option<String>,
     /// When the release went live, RFC 3339 (e.g. 2026-11-30T12:00:00Z): servers started later are updated [default: the time announce recorded in the release note of --image's digest]
     #[arg(long, env, value_name = "TIME", value_parser = Checked(status::released_at_input))]
     pub released_at: Option<time::OffsetDateTime>,
     /// The image announced (its digest finds the release note and the tracking issue), e.g. ghcr.io/org/lab:latest or oci:DIR[:TAG]
-    #[arg(long, env, value_name = "REF")]
-    pub image: Option<String>,
+    #[arg(long, env, value_name = "REF", value_parser = Checked(status::image_input))]
+    pub image: Option<crate::digest::ImageSource>,
     /// The registry's credentials, plain-HTTP hosts, timeout (for `--image`).
     #[command(flatten)]
     pub registry: RegistryArgs,
@@ -593,10 +603,11 @@ pub fn docs_request(args: &DocsArgs, log: &Log) -> Result<crate::docs::DocsReque
     })
 }
 
-/// Registers the secret inputs with `log` before anything is parsed, so no usage error can
+/// Registers the secret inputs with `log` before anything is printed, so no usage error can
 /// show them: the options declared with `hide_env_values` (`github-token`,
-/// `registry-password`), read from their `INPUT_<NAME>` variables and from `args` (the
-/// command line, `--name VALUE` or `--name=VALUE`). Inside Actions this prints their
+/// `registry-password`, `hub-token`), read from their `INPUT_<NAME>` variables and from
+/// `args` (the command line, `--name VALUE` or `--name=VALUE`; clap may have refused them);
+/// the GitHub token also in its Basic form. Inside Actions this prints their
 /// `::add-mask::` lines first.
 pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
     use clap::CommandFactory;
@@ -615,9 +626,15 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
     }
     // A hub token too short to be one is refused before it is sent; masked, its letters
     // would garble every message, the refusal first.
+    // The GitHub token also as the Basic credentials git and registries are sent
+    // (`x-access-token:TOKEN`), after every secret as the requests register it.
+    let github_tokens = std::cell::RefCell::new(Vec::new());
     let mask = |long: &str, value: &str| {
         if long != "--hub-token" || inputs::masks_hub_token(value) {
             log.mask(value);
+        }
+        if long == "--github-token" {
+            github_tokens.borrow_mut().push(value.trim().to_string());
         }
     };
     for (long, env) in &secrets {
@@ -639,6 +656,9 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
                 mask(long, value);
             }
         }
+    }
+    for token in github_tokens.into_inner().iter().filter(|t| !t.is_empty()) {
+        log.mask_basic("x-access-token", token);
     }
 }
 
@@ -723,6 +743,6 @@ mod tests {
             !shown.contains("ghs_debugtoken") && !shown.contains("hunter22"),
             "{shown}"
         );
-        assert!(shown.contains("ghcr.io/org/lab:latest") && shown.contains("\"ci\""));
+        assert!(shown.contains("org/lab") && shown.contains("\"ci\""));
     }
 }

@@ -147,9 +147,7 @@ fn release(
         )
         .into());
     }
-    let image = inputs::given(&args.image)
-        .map(|i| ImageSource::parse(i).map_err(usage("image")))
-        .transpose()?;
+    let image = args.image.clone();
     // Validated whatever the image, as `announce` does, so a bad value is refused before it
     // matters.
     let registry = args.registry.options(github_token)?;
@@ -219,6 +217,14 @@ fn time_input(text: &str, input: &str) -> Result<OffsetDateTime, UsageError> {
             ),
         )
     })
+}
+
+/// `status --image`: an image reference ([`ImageSource::parse`]).
+///
+/// # Errors
+/// [`UsageError`] naming `image`.
+pub(super) fn image_input(text: &str) -> Result<ImageSource, UsageError> {
+    ImageSource::parse(text.trim()).map_err(usage("image"))
 }
 
 /// `--now`, the run's clock (both commands): an RFC 3339 time ([`time_input`]).
