@@ -106,7 +106,7 @@ pub struct Templates {
 ///
 /// # Errors
 /// A failed registry or GitHub call, saying what to do; an undecidable tier.
-pub async fn run(req: &AnnounceRequest, log: &Log) -> Result<()> {
+pub(crate) async fn run(req: &AnnounceRequest, log: &Log) -> Result<()> {
     let mut known = Known::default();
     let outcome = stages(req, log, &mut known).await;
     if let Err(err) = &outcome {
@@ -656,7 +656,7 @@ fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log:
 }
 
 /// The outputs the warning about an unset `$GITHUB_OUTPUT` names as examples.
-pub const NAMED_OUTPUTS: [&str; 3] = ["digest", "tier", "release-url"];
+pub(crate) const NAMED_OUTPUTS: [&str; 3] = ["digest", "tier", "release-url"];
 
 #[test]
 fn the_outputs_a_warning_names_are_announce_outputs() {
@@ -666,7 +666,7 @@ fn the_outputs_a_warning_names_are_announce_outputs() {
 
 /// The outputs of a run refused before it started (bad input): every one of `outputs`'
 /// names, each empty (nothing was established, not even `changed=false`).
-pub fn refused_outputs() -> Vec<(&'static str, String)> {
+pub(crate) fn refused_outputs() -> Vec<(&'static str, String)> {
     outputs(None, None, None, None, None, None, false)
         .into_iter()
         .map(|(name, _)| (name, String::new()))

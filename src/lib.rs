@@ -18,21 +18,24 @@
 //!   [`docs::WindowRequest`], [`docs::DocsRequest`], [`status::run::StatusRequest`]); every
 //!   usage error is raised there.
 
-pub mod announce;
+// The crate's face: what `main.rs` and the integration tests (`tests/it`) use. The rest is
+// private (`pub(crate)` inside), so the compiler reports what nothing uses.
+mod announce;
 pub mod cli;
 pub mod context;
 pub mod digest;
 pub mod docs;
 pub mod event;
-pub mod support;
+mod support;
 pub use support::{github, sanitize, tls};
 pub mod publish;
-pub mod pulls;
+mod pulls;
 pub mod render;
-pub mod report;
+mod report;
+pub use support::log::Log;
 pub mod status;
 pub mod tier;
-pub mod values;
+mod values;
 pub mod window;
 
 use std::process::ExitCode;
@@ -48,7 +51,7 @@ pub const EXIT_USAGE: u8 = 2;
 /// Errors are printed once through `log`, as a `::error title=…::` workflow command when
 /// running inside GitHub Actions and as plain text otherwise, with every registered secret
 /// masked.
-pub fn run(cli: cli::Cli, log: &report::Log) -> ExitCode {
+pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -95,7 +98,7 @@ pub fn run(cli: cli::Cli, log: &report::Log) -> ExitCode {
 /// The input is named only when it holds no secret `log` knows (`refused_input`); an
 /// unknown command is the Action's `command` input ([`cli::unknown_command`]), with no job
 /// summary or outputs (no command's are known).
-pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &report::Log) -> ExitCode {
+pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> ExitCode {
     if !err.use_stderr() {
         let _ = err.print();
         return ExitCode::SUCCESS;
@@ -133,7 +136,7 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &report::
 /// ` VALUE`: `None` when there is none, or when the argument holds a secret `log` knows
 /// (a token pasted as an option's name or as an extra value must not become the
 /// annotation's title or the job summary's `Input` row, where it would show whole).
-fn refused_input(err: &clap::Error, log: &report::Log) -> Option<String> {
+fn refused_input(err: &clap::Error, log: &Log) -> Option<String> {
     let Some(clap::error::ContextValue::String(arg)) =
         err.get(clap::error::ContextKind::InvalidArg)
     else {

@@ -2,18 +2,20 @@
 //!
 //! Exit codes: 0 done (also when nothing changed), 1 failed, 2 bad usage.
 
-use codeq_rollout::{cli, report::Log};
+use codeq_rollout::{Log, cli};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let mut log = Log::from_env();
-    if args.iter().any(|a| a == "--json" || a == "--print-context") {
-        log = log.keeping_stdout();
-    }
-    // Before parsing: a usage error may quote a secret given to the wrong input.
+    let parsed = cli::Cli::try_parse_inputs();
+    // Where log lines go, from the parsed command: stderr when stdout carries its JSON.
+    let log = match &parsed {
+        Ok(cli) => cli.log(Log::from_env()),
+        Err(_) => Log::from_env(),
+    };
+    // Before anything is printed: a usage error may quote a secret given to the wrong input.
     cli::mask_secret_inputs(&log, &args);
-    match cli::Cli::try_parse_inputs() {
+    match parsed {
         Ok(cli) => codeq_rollout::run(cli, &log),
         Err(err) => codeq_rollout::usage_error(err, &args, &log),
     }

@@ -52,21 +52,21 @@ use std::time::Duration;
 
 /// The default waits between tries of the commit → pull requests look-up: 4 tries within
 /// about 30 s, enough for the index to catch up with a fresh merge.
-pub const DEFAULT_BACKOFF_MS: [u64; 3] = [2_000, 6_000, 18_000];
+pub(crate) const DEFAULT_BACKOFF_MS: [u64; 3] = [2_000, 6_000, 18_000];
 
 /// At most this many commits of one push are looked up (the newest ones). Each costs a
 /// request per try (up to 4 while the index lags, and one for the `(#N)` fallback), against
 /// the 1,000 requests an hour `GITHUB_TOKEN` gets per repository; a push payload lists up to
 /// 2048. A push with more makes the look-up [`Found::Incomplete`]: a security label among
 /// these decides, otherwise the run fails asking for the tier input.
-pub const MAX_PUSH_COMMITS: usize = 100;
+pub(crate) const MAX_PUSH_COMMITS: usize = 100;
 
 /// The most commits a push payload lists (GitHub's webhook reference): a payload listing
 /// this many may have left some out.
-pub const PAYLOAD_COMMITS_CAP: usize = 2048;
+pub(crate) const PAYLOAD_COMMITS_CAP: usize = 2048;
 
 /// How to look up.
-pub struct LookupOptions<'a> {
+pub(crate) struct LookupOptions<'a> {
     /// The client; `None` in a dry run without a token (look-ups that need it then fail).
     pub github: Option<&'a GitHub>,
     /// The tier label lists (a `pull_request` payload without a tier label is re-fetched).
@@ -81,7 +81,7 @@ pub struct LookupOptions<'a> {
 
 /// The pull requests behind the release, and the commit the release is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Behind {
+pub(crate) struct Behind {
     /// What tier resolution needs.
     pub evidence: Evidence,
     /// The commit the event says the release is for (40 lower-case hex): the pushed commit,
@@ -106,7 +106,7 @@ impl Behind {
     }
 }
 
-pub async fn resolve(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
+pub(crate) async fn resolve(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     // The client is bound to the release repository; read where the event came from.
     let elsewhere = match (opts.github, &ctx.event_repository) {
         (Some(gh), Some(repo)) if gh.repository() != repo => Some(gh.for_repository(repo.clone())),
@@ -638,7 +638,7 @@ fn merged_into(pr: &ApiPullRequest, shas: &[&str], branch: Option<&str>) -> bool
 /// The pull request number a merge wrote into a commit subject: `Title (#123)` (squash
 /// merge, the last `(#N)` ending the subject) or `Merge pull request #123 from owner/branch`
 /// (merge commit). `None` for anything else.
-pub fn pull_number_in_subject(message: &str) -> Option<u64> {
+pub(crate) fn pull_number_in_subject(message: &str) -> Option<u64> {
     let subject = message.lines().next()?.trim();
     if let Some(rest) = subject.strip_prefix("Merge pull request #") {
         let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();

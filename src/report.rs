@@ -3,8 +3,6 @@
 //! `name<<DELIM\nvalue\nDELIM` (GitHub's "Workflow commands for GitHub Actions").
 
 use crate::render::messages::RunWarning;
-pub use crate::support::log::{Log, defuse_commands, escape_data, escape_property};
-pub use crate::support::secrets::secret_forms;
 use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,7 +11,7 @@ use std::path::{Path, PathBuf};
 ///
 /// `delimiter` must be unpredictable (see [`random_delimiter`]); a value that contains it,
 /// or a name that is not a plain identifier, is refused so no extra output can be forged.
-pub fn format_outputs(outputs: &[(&str, String)], delimiter: &str) -> Result<String> {
+pub(crate) fn format_outputs(outputs: &[(&str, String)], delimiter: &str) -> Result<String> {
     let mut text = String::new();
     for (name, value) in outputs {
         if name.is_empty()
@@ -32,14 +30,14 @@ pub fn format_outputs(outputs: &[(&str, String)], delimiter: &str) -> Result<Str
 }
 
 /// A fresh heredoc delimiter: `ghadelimiter_` and 32 random hex digits.
-pub fn random_delimiter() -> String {
+pub(crate) fn random_delimiter() -> String {
     let bytes: [u8; 16] = rand::random();
     format!("ghadelimiter_{}", hex::encode(bytes))
 }
 
 /// The runner's file commands: `$GITHUB_OUTPUT` and `$GITHUB_STEP_SUMMARY`, each optional.
 #[derive(Debug, Clone, Default)]
-pub struct FileCommands {
+pub(crate) struct FileCommands {
     /// `$GITHUB_OUTPUT`: where step outputs are appended.
     pub output: Option<PathBuf>,
     /// `$GITHUB_STEP_SUMMARY`: where the job summary Markdown is appended (1 MiB per step).
@@ -48,7 +46,7 @@ pub struct FileCommands {
 
 impl FileCommands {
     /// Reads `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY`; empty values count as unset.
-    pub fn from_env() -> Self {
+    pub(crate) fn from_env() -> Self {
         let path = |k: &str| {
             std::env::var_os(k)
                 .filter(|v| !v.is_empty())
@@ -65,7 +63,7 @@ impl FileCommands {
     /// # Errors
     /// An output refused by [`format_outputs`] or a file that cannot be written, with
     /// [`RunnerFile::Outputs`] as the outermost context ([`failed_write`] finds it).
-    pub fn write_outputs(&self, outputs: &[(&str, String)]) -> Result<bool> {
+    pub(crate) fn write_outputs(&self, outputs: &[(&str, String)]) -> Result<bool> {
         let Some(path) = &self.output else {
             return Ok(false);
         };
@@ -81,7 +79,7 @@ impl FileCommands {
     /// # Errors
     /// A file that cannot be written, with [`RunnerFile::Summary`] as the outermost context
     /// ([`failed_write`] finds it).
-    pub fn write_summary(&self, markdown: &str) -> Result<bool> {
+    pub(crate) fn write_summary(&self, markdown: &str) -> Result<bool> {
         let Some(path) = &self.summary else {
             return Ok(false);
         };
@@ -95,7 +93,7 @@ impl FileCommands {
     /// given, the summary tried even when the outputs failed. Returns what could not be
     /// written; the caller warns about it ([`Unwritten::warning`]), since the run fails
     /// with its own error anyway.
-    pub fn write_failure(
+    pub(crate) fn write_failure(
         &self,
         outputs: Option<&[(&str, String)]>,
         summary: Option<&str>,
@@ -111,7 +109,7 @@ impl FileCommands {
 /// ([`FileCommands::write_outputs`], [`FileCommands::write_summary`]): a failed run's report
 /// reads it back with [`failed_write`] so it does not try that file again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunnerFile {
+pub(crate) enum RunnerFile {
     /// `$GITHUB_OUTPUT`, the step outputs.
     Outputs,
     /// `$GITHUB_STEP_SUMMARY`, the job summary.
@@ -131,14 +129,14 @@ impl std::fmt::Display for RunnerFile {
 /// [`FileCommands::write_outputs`] or [`FileCommands::write_summary`] returned, as returned
 /// (anyhow finds a context type through further contexts, not inside another error's
 /// source).
-pub fn failed_write(err: &anyhow::Error) -> Option<RunnerFile> {
+pub(crate) fn failed_write(err: &anyhow::Error) -> Option<RunnerFile> {
     err.downcast_ref::<RunnerFile>().copied()
 }
 
 /// What a failed run's report ([`FileCommands::write_failure`]) could not write: each
 /// file's error.
 #[derive(Debug, Default)]
-pub struct Unwritten {
+pub(crate) struct Unwritten {
     /// Writing the step outputs failed.
     pub outputs: Option<anyhow::Error>,
     /// Writing the job summary failed.
@@ -147,7 +145,7 @@ pub struct Unwritten {
 
 impl Unwritten {
     /// The warning naming what could not be written, or `None` when everything was.
-    pub fn warning(&self) -> Option<RunWarning<'_>> {
+    pub(crate) fn warning(&self) -> Option<RunWarning<'_>> {
         (self.outputs.is_some() || self.summary.is_some()).then_some(
             RunWarning::FailureNotReported {
                 outputs: self.outputs.as_ref(),
@@ -158,7 +156,7 @@ impl Unwritten {
 }
 
 /// GitHub's limit on one step's summary: 1 MiB.
-pub const SUMMARY_LIMIT_BYTES: usize = 1024 * 1024;
+pub(crate) const SUMMARY_LIMIT_BYTES: usize = 1024 * 1024;
 
 /// Appends `text` to `path`, the file `variable` names, creating it when absent.
 ///

@@ -1168,7 +1168,10 @@ mod tests {
             number,
             title: format!("PR {number}"),
             url: format!("https://github.com/o/r/pull/{number}"),
-            labels: labels.iter().map(|s| s.to_string()).collect(),
+            labels: labels
+                .iter()
+                .map(std::string::ToString::to_string)
+                .collect(),
         }
     }
 

@@ -34,20 +34,20 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 /// The parent key that z2jh's values sit under when the chart is used as a subchart.
-pub const SUBCHART_KEY: &str = "jupyterhub";
+pub(crate) const SUBCHART_KEY: &str = "jupyterhub";
 
 /// Where z2jh passes JupyterHub's own configuration (traitlets) in a values file.
-pub const HUB_CONFIG_KEY: &str = "hub.config.JupyterHub";
+pub(crate) const HUB_CONFIG_KEY: &str = "hub.config.JupyterHub";
 
 /// The hub's slow-stop timeout in a values file. JupyterHub 6.1.1 has no
 /// `JupyterHub.slow_stop_timeout` option: `handlers/base.py` reads
 /// `self.settings.get('slow_stop_timeout', 10)` from the tornado settings, which
 /// `JupyterHub.tornado_settings` extends (`app.py`, `init_tornado_settings`).
-pub const SLOW_STOP_KEY: &str = "hub.config.JupyterHub.tornado_settings.slow_stop_timeout";
+pub(crate) const SLOW_STOP_KEY: &str = "hub.config.JupyterHub.tornado_settings.slow_stop_timeout";
 
 /// The keys z2jh's schema (`values.schema.yaml`, 4.x) allows under `cull`. codeq-rollout
 /// reads `enabled`, `timeout`, `every` and `maxAge`; the others do not change the window.
-pub const CULL_KEYS: [&str; 8] = [
+pub(crate) const CULL_KEYS: [&str; 8] = [
     "enabled",
     "users",
     "adminUsers",
@@ -108,7 +108,7 @@ type Nullable<T> = Option<T>;
 
 /// The `cull.*` keys one values file sets (absent keys are `None`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FileCull {
+pub(crate) struct FileCull {
     /// The file, as given.
     pub file: String,
     /// The dotted path of its `cull` mapping, e.g. `jupyterhub.cull`; `None` when the file
@@ -135,7 +135,7 @@ pub struct FileCull {
 /// `jupyterhub`, whichever holds `singleuser`). Absent keys are `None`; an explicit null or
 /// `""` is `Some(None)` (Helm deletes a null; z2jh treats `""` as unset).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FileImage {
+pub(crate) struct FileImage {
     /// The dotted path of the file's `singleuser.image` mapping, e.g.
     /// `jupyterhub.singleuser.image`; `None` when the file has none.
     pub path: Option<String>,
@@ -154,7 +154,7 @@ pub struct FileImage {
 /// not a mapping, `cull` found both at the top level and under `jupyterhub` (with
 /// [`ValuesPath::Auto`]), or a `cull.*` value of the wrong type or negative. Every error
 /// names the file and the key path, and says what to write instead.
-pub fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCull> {
+pub(crate) fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCull> {
     let Some(top) = top_mapping(file, text)? else {
         return Ok(empty(file));
     };
@@ -362,7 +362,7 @@ fn hub_slow_stop_timeout(
             Some(f) if f > crate::window::MAX_DURATION_SECS as f64 => {
                 return Err(wrong(format!(
                     "{n}, more than {}",
-                    crate::window::max_duration_words()
+                    crate::support::duration::max_duration_words(crate::window::MAX_DURATION_SECS)
                 )));
             }
             // A fraction is rounded up: the bound stays "never later than".
@@ -378,7 +378,7 @@ fn hub_slow_stop_timeout(
 /// wins), with its origin; JupyterHub's default
 /// ([`crate::window::DEFAULT_SLOW_STOP_TIMEOUT_SECS`]) when none does or the last one sets
 /// null.
-pub fn slow_stop_timeout(files: &[FileCull]) -> (u64, Origin) {
+pub(crate) fn slow_stop_timeout(files: &[FileCull]) -> (u64, Origin) {
     use crate::window::DEFAULT_SLOW_STOP_TIMEOUT_SECS;
     files
         .iter()
@@ -476,7 +476,7 @@ fn singleuser_image(
 /// Layers the files' `singleuser.image` keys over `config` in order, as Helm does: the last
 /// file that sets a key wins, and its origin records the file and key path; a null (or `""`)
 /// unsets the key.
-pub fn apply_image(config: &mut ImageConfig, files: &[FileCull]) {
+pub(crate) fn apply_image(config: &mut ImageConfig, files: &[FileCull]) {
     for f in files {
         let Some(at) = &f.image.path else { continue };
         let origin = |name: &str| Origin::file(&f.file, format!("{at}.{name}"));
@@ -497,7 +497,7 @@ pub fn apply_image(config: &mut ImageConfig, files: &[FileCull]) {
 
 /// The largest values file read, in bytes (1 MiB): z2jh values files are a few KiB; a larger
 /// file is not one, and `/dev/zero` or a FIFO is never read at all ([`files::read_text`]).
-pub const VALUES_MAX_BYTES: u64 = 1024 * 1024;
+pub(crate) const VALUES_MAX_BYTES: u64 = 1024 * 1024;
 
 /// Why the values file `name` was not read, and what to do (where a relative path starts
 /// only for a relative one).
@@ -531,7 +531,7 @@ fn unreadable(name: &str, why: &ReadError) -> anyhow::Error {
 /// An unreadable file (naming it, why, and what to do: for a missing one, where paths are
 /// relative to), any [`parse`] error,
 /// and, with [`ValuesPath::Auto`], files that disagree about where `cull` sits.
-pub fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Vec<FileCull>> {
+pub(crate) fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Vec<FileCull>> {
     let mut parsed: Vec<FileCull> = Vec::new();
     for f in files {
         let name = f.display().to_string();
@@ -562,7 +562,7 @@ pub fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Vec<FileCull>> {
 ///
 /// # Errors
 /// `cull.enabled` left null by the last file that sets it (z2jh requires a boolean).
-pub fn apply(config: &mut Configured, files: &[FileCull]) -> Result<()> {
+pub(crate) fn apply(config: &mut Configured, files: &[FileCull]) -> Result<()> {
     for f in files {
         let Some(cull) = &f.cull_path else { continue };
         let origin = |name: &str| Origin::file(&f.file, format!("{cull}.{name}"));
@@ -611,7 +611,8 @@ fn boolean(file: &str, key: &str, v: &Value) -> Result<Nullable<bool>> {
 }
 
 fn seconds(file: &str, key: &str, v: &Value) -> Result<Nullable<u64>> {
-    use crate::window::{MAX_DURATION_SECS, max_duration_words};
+    use crate::window::MAX_DURATION_SECS;
+    let max_duration_words = || crate::support::duration::max_duration_words(MAX_DURATION_SECS);
     let wrong = |what: String| {
         anyhow!(
             "{file}: `{key}` is {what}; z2jh takes whole seconds there, as an integer such as 3600 (0 or more)"

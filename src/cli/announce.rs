@@ -15,7 +15,7 @@ use crate::support::files::{self, ReadError};
 use crate::support::github::{self, GitHub};
 use crate::support::log::Log;
 use crate::support::secrets::SecretString;
-use crate::tier::{LabelRules, UnlabeledPolicy, split_list};
+use crate::tier::LabelRules;
 use anyhow::{Context, Result};
 use secrecy::ExposeSecret;
 use std::collections::HashMap;
@@ -45,16 +45,13 @@ pub fn announce_request(
         .into());
     }
     let source = image_source(args)?;
-    let now = match &args.now {
-        Some(text) => super::status::time_input(text, "now")?,
-        None => OffsetDateTime::now_utc(),
-    };
+    let now = args.now.unwrap_or_else(OffsetDateTime::now_utc);
     let culler = args.culler.settings(log)?;
     super::culler::deadlines_fit(&culler, now, args.now.is_some())?;
     let tier = tier_policy(args)?;
-    let tracking_labels = split_list(&args.tracking_labels);
+    let tracking_labels = args.tracking_labels.entries().to_vec();
     publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
-    let runbook = args.runbook.settings()?;
+    let runbook = args.runbook.settings();
     let context = args.github.run_context(&args.sha, env)?;
     let token = github_token(args)?;
     let github = github_client(args, &context, token.as_ref(), log)?;
@@ -70,7 +67,7 @@ pub fn announce_request(
         tier,
         tracking: TrackingOptions {
             labels: tracking_labels,
-            assignees: split_list(&args.tracking_assignees),
+            assignees: args.tracking_assignees.entries().to_vec(),
         },
         deployment: args
             .deployment
@@ -78,7 +75,7 @@ pub fn announce_request(
             .clone()
             .map(|environment| DeploymentRequest {
                 environment,
-                hub_url: (!super::status::is_placeholder(&runbook.hub_url))
+                hub_url: (!super::status::is_placeholder(args.runbook.hub_url.url()))
                     .then(|| runbook.hub_url.clone()),
             }),
         runbook,
@@ -99,7 +96,10 @@ pub fn announce_request(
 /// The tier input, the label lists (`security-labels` must name one at least) and the
 /// `unlabeled-tier` policy.
 fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
-    let rules = LabelRules::parse(&args.security_labels, &args.routine_labels);
+    let rules = LabelRules {
+        security: args.security_labels.entries().to_vec(),
+        routine: args.routine_labels.entries().to_vec(),
+    };
     if rules.security.is_empty() {
         return Err(UsageError::new(
             "security-labels",
@@ -109,7 +109,7 @@ fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
     Ok(TierPolicy {
         request: args.tier.into(),
         rules,
-        unlabeled: unlabeled_policy(args.unlabeled_tier.as_deref())?,
+        unlabeled: args.unlabeled_tier.map(Into::into),
     })
 }
 
@@ -139,13 +139,25 @@ fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templ
     })
 }
 
-/// The `image` input, parsed; for an OCI layout, its directory must exist.
+/// The `image` input (required), parsed by [`image_input`].
 fn image_source(args: &AnnounceArgs) -> Result<ImageSource, UsageError> {
-    let image = required(
-        args.image.as_deref(),
-        "image",
-        "the image reference to announce, e.g. ghcr.io/org/lab:latest",
-    )?;
+    args.image.clone().ok_or_else(|| {
+        required(
+            None,
+            "image",
+            "the image reference to announce, e.g. ghcr.io/org/lab:latest",
+        )
+        .unwrap_err()
+    })
+}
+
+/// `announce --image`: an image reference ([`ImageSource::parse`]); for an OCI layout, its
+/// directory must exist.
+///
+/// # Errors
+/// [`UsageError`] naming `image`.
+pub(super) fn image_input(text: &str) -> Result<ImageSource, UsageError> {
+    let image = text.trim();
     let source = ImageSource::parse(image).map_err(usage("image"))?;
     if let ImageSource::Layout { dir, .. } = &source {
         layout_exists(image, dir)?;
@@ -161,8 +173,10 @@ fn image_request(
     source: ImageSource,
     token: Option<&SecretString>,
 ) -> Result<ImageRequest> {
-    let expected_digest = expected_digest(args.expected_digest.as_deref())?;
-    let registry = args.registry.options(token.map(|t| t.expose_secret()))?;
+    let expected_digest = args.expected_digest.clone();
+    let registry = args
+        .registry
+        .options(token.map(secrecy::ExposeSecret::expose_secret))?;
     Ok(ImageRequest {
         registry: matches!(source, ImageSource::Registry(_)).then_some(registry),
         source,
@@ -291,27 +305,6 @@ fn layout_exists(image: &str, dir: &std::path::Path) -> Result<(), UsageError> {
     ))
 }
 
-/// The `unlabeled-tier` policy, `None` when not set (empty counts as unset: the Actions
-/// runner passes an input without default as an empty `INPUT_UNLABELED-TIER`).
-///
-/// # Errors
-/// [`UsageError`] naming the input for a value other than routine, security or fail
-/// (any case).
-fn unlabeled_policy(value: Option<&str>) -> Result<Option<UnlabeledPolicy>, UsageError> {
-    let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else {
-        return Ok(None);
-    };
-    match v.to_ascii_lowercase().as_str() {
-        "routine" => Ok(Some(UnlabeledPolicy::Routine)),
-        "security" => Ok(Some(UnlabeledPolicy::Security)),
-        "fail" => Ok(Some(UnlabeledPolicy::Fail)),
-        _ => Err(UsageError::new(
-            "unlabeled-tier",
-            format!("unlabeled-tier (--unlabeled-tier) {v:?} is not routine, security or fail"),
-        )),
-    }
-}
-
 /// The GitHub client, when there is a repository and a token (a dry run may have neither).
 fn github_client(
     args: &AnnounceArgs,
@@ -326,10 +319,10 @@ fn github_client(
     let sink = log.clone();
     let mut options = github::Options::default();
     if let Some(timeout) = args.github_timeout {
-        options.timeout = timeout;
+        options.timeout = timeout.get();
     }
     if let Some(wait) = args.github_retry_wait {
-        options.read_retry.base_delay = wait;
+        options.read_retry.base_delay = wait.get();
     }
     Ok(Some(
         GitHub::with_options(&ctx.api_url, token, repo.clone(), options)?
@@ -360,27 +353,24 @@ fn check_publishable(ctx: &RunContext, token: Option<&SecretString>) -> Result<(
     Ok(())
 }
 
-/// `--expected-digest`, parsed; `None` when unset or blank.
-fn expected_digest(value: Option<&str>) -> Result<Option<Digest>, UsageError> {
-    value
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            Digest::parse(s).map_err(|e| {
-                UsageError::new(
-                    "expected-digest",
-                    format!("expected-digest (--expected-digest): {e}"),
-                )
-            })
-        })
-        .transpose()
+/// `--expected-digest`, parsed ([`Digest::parse`]).
+///
+/// # Errors
+/// [`UsageError`] naming `expected-digest`.
+pub(super) fn expected_digest(text: &str) -> Result<Digest, UsageError> {
+    Digest::parse(text.trim()).map_err(|e| {
+        UsageError::new(
+            "expected-digest",
+            format!("expected-digest (--expected-digest): {e}"),
+        )
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cli::{Cli, Command};
-    use crate::tier::TierRequest;
+    use crate::tier::{TierRequest, UnlabeledPolicy};
     use assert_matches::assert_matches;
     use clap::Parser;
 
@@ -389,7 +379,7 @@ mod tests {
     /// The request `args` (after `announce`) give with `env`, or the error's input and text.
     fn request(args: &[&str], env: &[(&str, &str)]) -> Result<AnnounceRequest, (String, String)> {
         let cli = Cli::try_parse_from(["codeq-rollout", "announce"].iter().chain(args))
-            .map_err(|e| ("clap".to_string(), e.to_string()))?;
+            .map_err(|e| crate::cli::usage::clap_input_and_message(&e))?;
         let Command::Announce(args) = cli.command else {
             unreachable!()
         };

@@ -1,13 +1,10 @@
 //! The culler options into culler settings: z2jh's defaults, the values files, the options.
 
-use super::inputs::given;
-use super::{CullerArgs, UsageError, inputs, usage};
+use super::{CullerArgs, UsageError, usage};
+use crate::render::window_words::{human, human_at_most, servers_words};
 use crate::support::log::Log;
 use crate::values::{self, ValuesPath};
-use crate::window::{
-    Configured, LAST_DATE, Origin, fits_calendar, human, parse_duration_secs, parse_hub_size,
-    parse_slow_stop_timeout,
-};
+use crate::window::{Configured, LAST_DATE, MAX_HUB_SERVERS, Origin, fits_calendar};
 use anyhow::Result;
 use std::path::PathBuf;
 use time::OffsetDateTime;
@@ -80,7 +77,7 @@ pub(super) fn deadlines_fit(
     let scale = window.worst.map_or(String::new(), |w| {
         format!(
             "; hub size {}, slow-stop timeout {}",
-            crate::window::servers_words(w.scale.servers),
+            servers_words(w.scale.servers),
             human(w.scale.slow_stop_timeout_secs)
         )
     });
@@ -89,7 +86,7 @@ pub(super) fn deadlines_fit(
         format!(
             "{clock} {} plus the convergence window of these settings, up to {}, ends after {LAST_DATE}, the last date a deadline can be written for: {fix} ({}{scale})",
             crate::status::classify::rfc3339(now),
-            crate::window::human_at_most(longest),
+            human_at_most(longest),
             configured.origins_line(),
         ),
     ))
@@ -116,11 +113,11 @@ impl CullerArgs {
         let parsed = self.values_files(log)?;
         values::apply(&mut c, &parsed).map_err(usage(VALUES))?;
         values::apply_image(&mut c.image, &parsed);
-        self.apply_cull_options(&mut c)?;
-        self.apply_scale(&mut c, &parsed)?;
-        c.validate().map_err(|e| match e.origin {
-            Origin::Option { name } => UsageError::new(name, e.message).into(),
-            Origin::File { .. } => UsageError::new(VALUES, e.message).into(),
+        self.apply_cull_options(&mut c);
+        self.apply_scale(&mut c, &parsed);
+        c.validate().map_err(|e| match &e.origin {
+            Origin::Option { name } => UsageError::new(name.clone(), e.to_string()).into(),
+            Origin::File { .. } => UsageError::new(VALUES, e.to_string()).into(),
             Origin::Default => anyhow::Error::new(e),
         })?;
         Ok(c)
@@ -133,7 +130,7 @@ impl CullerArgs {
     /// [`UsageError`] for a bad `values-path`, a missing file whose name holds a comma, and
     /// the errors of [`values::load`] (naming `jupyterhub-values`).
     fn values_files(&self, log: &Log) -> Result<Vec<values::FileCull>> {
-        let path = ValuesPath::parse(self.values_path.as_deref()).map_err(usage("values-path"))?;
+        let path = self.values_path.clone().unwrap_or(ValuesPath::Auto);
         let files: Vec<PathBuf> = self
             .jupyterhub_values
             .iter()
@@ -172,81 +169,76 @@ impl CullerArgs {
     }
 
     /// The `--cull-*` options over what the values files set.
-    ///
-    /// # Errors
-    /// [`UsageError`] naming the option for a malformed duration or boolean (quoting it).
-    fn apply_cull_options(&self, c: &mut Configured) -> Result<(), UsageError> {
+    fn apply_cull_options(&self, c: &mut Configured) {
         let option = |name: &str| Origin::Option { name: name.into() };
-        let dur = |value: &Option<String>, name: &str| -> Result<Option<u64>, UsageError> {
-            value
-                .as_deref()
-                .filter(|v| !v.trim().is_empty())
-                .map(|v| {
-                    parse_duration_secs(v)
-                        .map_err(|e| UsageError::new(name, format!("{name} (--{name}): {e}")))
-                })
-                .transpose()
-        };
-        if let Some(v) = dur(&self.cull.cull_timeout, "cull-timeout")? {
-            c.settings.timeout_secs = v;
+        if let Some(v) = self.cull.cull_timeout {
+            c.settings.timeout_secs = v.secs();
             c.origins.timeout = option("cull-timeout");
         }
-        if let Some(v) = dur(&self.cull.cull_every, "cull-every")? {
-            c.settings.every_secs = v;
+        if let Some(v) = self.cull.cull_every {
+            c.settings.every_secs = v.secs();
             c.origins.every = option("cull-every");
         }
-        if let Some(v) = dur(&self.cull.cull_max_age, "cull-max-age")? {
-            c.settings.max_age_secs = v;
+        if let Some(v) = self.cull.cull_max_age {
+            c.settings.max_age_secs = v.secs();
             c.origins.max_age = option("cull-max-age");
         }
-        if let Some(v) = self
-            .cull
-            .cull_enabled
-            .as_deref()
-            .filter(|v| !v.trim().is_empty())
-        {
-            c.settings.enabled = inputs::boolean(v).ok_or_else(|| {
-                UsageError::new(
-                    "cull-enabled",
-                    format!(
-                        "cull-enabled (--cull-enabled) {:?} is not a boolean: write {}",
-                        v.trim(),
-                        inputs::BOOLEAN_WORDS
-                    ),
-                )
-            })?;
+        if let Some(v) = self.cull.cull_enabled {
+            c.settings.enabled = v;
             c.origins.enabled = option("cull-enabled");
         }
-        Ok(())
     }
 
     /// The hub's scale: the slow-stop timeout from `--slow-stop-timeout`, else the values
     /// files, else JupyterHub's 10 s; `--hub-size` when given.
-    ///
-    /// # Errors
-    /// [`UsageError`] naming the option for a value that is 0, negative or not a number.
-    fn apply_scale(
-        &self,
-        c: &mut Configured,
-        parsed: &[values::FileCull],
-    ) -> Result<(), UsageError> {
+    fn apply_scale(&self, c: &mut Configured, parsed: &[values::FileCull]) {
         (c.scale.slow_stop_timeout_secs, c.scale.slow_stop_origin) =
             values::slow_stop_timeout(parsed);
-        if let Some(v) = given(&self.slow_stop_timeout) {
-            c.scale.slow_stop_timeout_secs =
-                parse_slow_stop_timeout("slow-stop-timeout (--slow-stop-timeout)", v)
-                    .map_err(|e| UsageError::new("slow-stop-timeout", e.message))?;
+        if let Some(v) = self.slow_stop_timeout {
+            c.scale.slow_stop_timeout_secs = v.secs();
             c.scale.slow_stop_origin = Origin::Option {
                 name: "slow-stop-timeout".into(),
             };
         }
-        if let Some(v) = given(&self.hub_size) {
-            c.scale.servers = Some(
-                parse_hub_size("hub-size (--hub-size)", v)
-                    .map_err(|e| UsageError::new("hub-size", e.message))?,
-            );
+        if let Some(servers) = self.hub_size {
+            c.scale.servers = Some(servers);
         }
-        Ok(())
+    }
+}
+
+/// `--values-path`, the parent key of `cull` ([`ValuesPath::parse`]).
+///
+/// # Errors
+/// [`UsageError`] naming `values-path`: an empty key, or a path ending in `cull`.
+pub(super) fn values_path(text: &str) -> Result<ValuesPath, UsageError> {
+    ValuesPath::parse(Some(text)).map_err(usage("values-path"))
+}
+
+/// `--hub-size`, the most single-user servers the hub runs at once: a whole number from 1 to
+/// [`MAX_HUB_SERVERS`].
+///
+/// # Errors
+/// [`UsageError`] naming `hub-size` for empty text, 0, a negative number, a fraction or
+/// anything else that is not a whole number, or more than [`MAX_HUB_SERVERS`].
+pub(super) fn hub_size(text: &str) -> Result<u64, UsageError> {
+    let t = text.trim();
+    let bad = |what: String| {
+        UsageError::new(
+            "hub-size",
+            format!(
+                "hub-size (--hub-size) is {what}: give the most single-user servers the hub runs at once, a whole number from 1 to {MAX_HUB_SERVERS}, e.g. 100"
+            ),
+        )
+    };
+    if t.starts_with('-') {
+        return Err(bad(format!("negative ({t:?})")));
+    }
+    match t.parse::<u64>() {
+        Ok(0) => Err(bad("0".into())),
+        Ok(n) if n > MAX_HUB_SERVERS => Err(bad(format!("{n}, more than {MAX_HUB_SERVERS}"))),
+        Ok(n) => Ok(n),
+        Err(_) if t.is_empty() => Err(bad("empty".into())),
+        Err(_) => Err(bad(format!("{t:?}, not a whole number"))),
     }
 }
 
@@ -284,7 +276,7 @@ mod tests {
     /// The `window` request for `args` (after `window`), or the error's input and text.
     fn window(args: &[&str]) -> Result<crate::window::Configured, (String, String)> {
         let cli = Cli::try_parse_from(["codeq-rollout", "window"].iter().chain(args))
-            .map_err(|e| ("clap".to_string(), e.to_string()))?;
+            .map_err(|e| crate::cli::usage::clap_input_and_message(&e))?;
         let Command::Window(args) = cli.command else {
             unreachable!()
         };
@@ -308,9 +300,12 @@ mod tests {
             }
         );
         assert_eq!(c.window().latest_idle_secs(), Some(4200 + 3000));
-        // Blank inputs count as unset, as the runner passes them.
-        let c = window(&["--hub-size", " ", "--slow-stop-timeout", ""]).unwrap();
-        assert_eq!(c.scale, crate::window::ScaleConfig::default());
+        // A blank value on the command line is refused by the option's parser (a blank
+        // Action input counts as unset: `without_blank_env` drops its variable).
+        let (input, _) = window(&["--hub-size", " "]).unwrap_err();
+        assert_eq!(input, "hub-size");
+        let (input, _) = window(&["--slow-stop-timeout", ""]).unwrap_err();
+        assert_eq!(input, "slow-stop-timeout");
         // From a values file, unless the option says otherwise.
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("hub.yaml");

@@ -6,14 +6,10 @@
 
 use super::UsageError;
 use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
-use crate::render::RunbookSettings;
 use crate::render::messages::RunWarning;
-use crate::support::duration::{JOB_MAX, JOB_MAX_WORDS};
 use crate::support::github::Repository;
 use crate::support::sanitize::{cap, is_invisible};
 use crate::support::secrets::SecretString;
-use secrecy::ExposeSecret;
-use std::time::Duration;
 
 /// Kubernetes' limit on a namespace name: a DNS-1123 label of at most 63 characters
 /// (Kubernetes "Object Names and IDs").
@@ -326,45 +322,6 @@ fn shown_url(url: &str) -> String {
         Some(at) => format!("{}***{}{tail}", &url[..start], &url[start + at..]),
         None => format!("{url}{tail}"),
     }
-}
-
-/// The runbook's coordinates, validated: see [`namespace`], [`helm_release`], [`hub_url`].
-///
-/// # Errors
-/// The first invalid value, as [`UsageError`] naming its input.
-pub fn runbook_settings(
-    namespace_value: &str,
-    helm_release_value: &str,
-    hub_url_value: &str,
-) -> Result<RunbookSettings, UsageError> {
-    Ok(RunbookSettings {
-        namespace: namespace(namespace_value)?,
-        helm_release: helm_release(helm_release_value)?,
-        hub_url: hub_url(hub_url_value)?,
-        ..Default::default()
-    })
-}
-
-/// The words a boolean input takes, for messages.
-pub const BOOLEAN_WORDS: &str = "true or false (also yes/no, on/off, 1/0)";
-
-/// Parses a boolean input, trimmed and in any case: `true`/`yes`/`on`/`1` or
-/// `false`/`no`/`off`/`0`. `None` for anything else.
-pub fn boolean(text: &str) -> Option<bool> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "true" | "yes" | "on" | "1" => Some(true),
-        "false" | "no" | "off" | "0" => Some(false),
-        _ => None,
-    }
-}
-
-/// [`boolean`] as a clap value parser: the error lists the accepted words (clap adds the
-/// option and the value).
-///
-/// # Errors
-/// A value [`boolean`] does not take.
-pub fn boolean_arg(text: &str) -> Result<bool, String> {
-    boolean(text).ok_or_else(|| format!("write {BOOLEAN_WORDS}"))
 }
 
 /// A secret input as a clap value parser: kept as a [`SecretString`] from the start, so no
@@ -771,8 +728,8 @@ fn escaped(text: &str, quote: &str) -> String {
 }
 
 /// The registry inputs of `announce` and `status` ([`super::RegistryArgs`]), validated:
-/// both or neither of username and password, the timeout (more than 0, at most
-/// [`JOB_MAX`], the longest a GitHub-hosted job runs); `github_token` is
+/// both or neither of username and password (the timeouts are checked by their value
+/// parsers, [`super::DurationParser`]); `github_token` is
 /// kept for ghcr.io when no credentials are given (`registry::auth::credentials_for`).
 ///
 /// # Errors
@@ -781,7 +738,10 @@ pub fn registry_options(
     args: &super::RegistryArgs,
     github_token: Option<&str>,
 ) -> Result<RegistryOptions, UsageError> {
-    let password = args.registry_password.as_ref().map(|p| p.expose_secret());
+    let password = args
+        .registry_password
+        .as_ref()
+        .map(secrecy::ExposeSecret::expose_secret);
     let credentials = match (&args.registry_username, password) {
         (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
             username: u.trim().to_string(),
@@ -802,46 +762,16 @@ pub fn registry_options(
         }
         _ => None,
     };
-    let timeout = registry_duration(&args.registry_timeout, "registry-timeout")?;
-    if timeout.is_zero() {
-        return Err(UsageError::new(
-            "registry-timeout",
-            "registry-timeout (--registry-timeout) is 0: give the registry look-up some time, e.g. 60",
-        ));
-    }
-    if timeout > JOB_MAX {
-        return Err(UsageError::new(
-            "registry-timeout",
-            format!(
-                "registry-timeout (--registry-timeout) {:?} is longer than {JOB_MAX_WORDS}, the longest a job on a GitHub-hosted runner runs: give at most {JOB_MAX_WORDS} ({} s), e.g. 60",
-                args.registry_timeout.trim(),
-                JOB_MAX.as_secs()
-            ),
-        ));
-    }
     Ok(RegistryOptions {
         credentials,
         github_token: github_token.map(SecretString::from),
         insecure: insecure_registries(&args.insecure_registry)?,
         retry: RetryPolicy {
-            deadline: Some(timeout),
-            base_delay: registry_duration(&args.registry_retry_delay, "registry-retry-delay")?,
+            deadline: Some(args.registry_timeout.get()),
+            base_delay: args.registry_retry_delay.get(),
             ..RetryPolicy::registry()
         },
         timer: None,
-    })
-}
-
-/// A registry duration input: seconds when bare (`60`), else a humantime duration (`90s`).
-fn registry_duration(text: &str, input: &str) -> Result<Duration, UsageError> {
-    let t = text.trim();
-    crate::support::duration::parse(t).map_err(|e| {
-        UsageError::new(
-            input,
-            format!(
-                "{input} (--{input}) {t:?} is not a duration ({e}): write seconds (60) or e.g. 90s, 2m"
-            ),
-        )
     })
 }
 
@@ -968,7 +898,7 @@ mod tests {
         ] {
             assert_eq!(hub_url(fine).unwrap(), fine);
         }
-        let err = runbook_settings("jhub", "jhub", "https://hub.example.org/hub/api").unwrap_err();
+        let err = hub_url("https://hub.example.org/hub/api").unwrap_err();
         assert_eq!(
             err.message,
             hub_url("https://hub.example.org/hub/api")
@@ -1264,19 +1194,5 @@ mod tests {
         }
         let err = insecure_registries(&["localhost:5000,ci:hunter2@localhost:5000".into()]);
         insta::assert_snapshot!(err.unwrap_err().message, @"insecure-registry (--insecure-registry) entry 2 holds '@', as a user name or password does (no part of the value is shown; entries are counted at commas and line breaks): list each registry without credentials, and give the registry's user name and password in registry-username and registry-password (--registry-username, --registry-password); each entry is HOST or HOST:PORT (port 1 to 65535) as the image reference names the registry, e.g. localhost:5000");
-    }
-
-    #[test]
-    fn booleans_are_trimmed_and_take_the_usual_words() {
-        for t in ["true", " TRUE ", "yes", "1"] {
-            assert_eq!(boolean(t), Some(true), "{t:?}");
-        }
-        for f in ["false", "No", " 0"] {
-            assert_eq!(boolean(f), Some(false), "{f:?}");
-        }
-        for bad in ["maybe", "", "2", "tru"] {
-            assert_eq!(boolean(bad), None, "{bad:?}");
-        }
-        assert!(boolean_arg("maybe").unwrap_err().contains("true or false"));
     }
 }

@@ -10,11 +10,16 @@ pub mod inputs;
 mod refused;
 mod status;
 mod usage;
+mod value;
 
 pub use announce::announce_request;
 pub use refused::report_refused;
 pub use status::status_request;
 pub use usage::{UsageError, bad_input, required, usage};
+pub(crate) use value::Checked;
+pub use value::{
+    BoolParser, DurationParser, EnumParser, HttpUrl, InputDuration, List, ListParser, UrlParser,
+};
 
 use crate::support::log::Log;
 use anyhow::Result;
@@ -50,6 +55,21 @@ impl Cli {
         use clap::{CommandFactory, FromArgMatches};
         let matches = without_blank_env(Self::command()).try_get_matches()?;
         Self::from_arg_matches(&matches)
+    }
+}
+
+impl Cli {
+    /// `log` as this command uses it: with stdout kept for its JSON (`window --json`,
+    /// `status --json`, `announce --dry-run --print-context`), log lines and workflow
+    /// commands go to stderr ([`Log::keeping_stdout`]).
+    pub fn log(&self, log: Log) -> Log {
+        let keep = match &self.command {
+            Command::Announce(args) => args.print_context && args.dry_run,
+            Command::Window(args) => args.json,
+            Command::Status(args) => args.json,
+            Command::Docs(_) => false,
+        };
+        if keep { log.keeping_stdout() } else { log }
     }
 }
 
@@ -105,39 +125,39 @@ pub enum Command {
 #[derive(Debug, Clone, Args, Default)]
 pub struct CullerArgs {
     /// Zero to JupyterHub values file to read cull.* from; repeatable, later files override earlier ones (as helm -f a -f b). The input takes one path per line
+    // String: paths read later by `values::load`, whose errors name the file as given (a comma in a name is told apart there).
     #[arg(long, env, value_name = "FILE", value_delimiter = '\n')]
     pub jupyterhub_values: Vec<String>,
     /// Parent key of `cull` in the values files, dotted (e.g. jupyterhub), or . for the top level [default: the top level or jupyterhub, whichever holds cull]
-    #[arg(long, env, value_name = "KEY")]
-    pub values_path: Option<String>,
+    #[arg(long, env, value_name = "KEY", value_parser = Checked(culler::values_path))]
+    pub values_path: Option<crate::values::ValuesPath>,
     /// The `--cull-*` options, over the values files.
     #[command(flatten)]
     pub cull: CullOptions,
     /// The most single-user servers the hub runs at once: the window then also states the worst case, all of them due in the same cull pass [default: none, only the usual bound; status: the servers running now]
-    #[arg(long, env, value_name = "N", allow_hyphen_values = true)]
-    pub hub_size: Option<String>,
+    #[arg(long, env, value_name = "N", allow_hyphen_values = true, value_parser = Checked(culler::hub_size))]
+    pub hub_size: Option<u64>,
     /// The hub's slow-stop timeout (JupyterHub tornado_settings.slow_stop_timeout), for the worst case; overrides the values files [default: 10]
-    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true)]
-    pub slow_stop_timeout: Option<String>,
+    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::SLOW_STOP)]
+    pub slow_stop_timeout: Option<InputDuration>,
 }
 
-/// The `--cull-*` options: each overrides its z2jh `cull.*` key of the values files. Taken
-/// as text (a leading `-` too) and checked by [`CullerArgs::settings`], whose errors name
-/// the option and quote the value.
+/// The `--cull-*` options: each overrides its z2jh `cull.*` key of the values files. A
+/// leading `-` is taken as a value, so a negative duration is refused in its own words.
 #[derive(Debug, Clone, Args, Default)]
 pub struct CullOptions {
     /// Idle time after which the culler stops a server (z2jh cull.timeout); overrides the values files [default: 3600]
-    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true)]
-    pub cull_timeout: Option<String>,
+    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::CULLER)]
+    pub cull_timeout: Option<InputDuration>,
     /// Interval between culler passes (z2jh cull.every); overrides the values files [default: 600]
-    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true)]
-    pub cull_every: Option<String>,
+    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::CULLER)]
+    pub cull_every: Option<InputDuration>,
     /// Maximum server age, active or not; 0 for none (z2jh cull.maxAge); overrides the values files [default: 0]
-    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true)]
-    pub cull_max_age: Option<String>,
+    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::CULLER)]
+    pub cull_max_age: Option<InputDuration>,
     /// Whether the idle culler runs (z2jh cull.enabled); overrides the values files [default: true]
-    #[arg(long, env, value_name = "BOOL", allow_hyphen_values = true)]
-    pub cull_enabled: Option<String>,
+    #[arg(long, env, value_name = "BOOL", allow_hyphen_values = true, value_parser = BoolParser)]
+    pub cull_enabled: Option<bool>,
 }
 
 /// The GitHub repository and API a command reads or writes (`announce`, `status`). The
@@ -145,14 +165,15 @@ pub struct CullOptions {
 #[derive(Debug, Clone, Args)]
 pub struct GitHubArgs {
     /// Repository for the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]
+    // String: resolved with GITHUB_REPOSITORY by `context::RunContext::resolve`, which takes text (checked by inputs::repository first).
     #[arg(long, env)]
     pub repository: Option<String>,
     /// GitHub token (never printed); not needed with --dry-run
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
     pub github_token: Option<SecretString>,
     /// GitHub REST API base URL [default: $GITHUB_API_URL, else https://api.github.com]
-    #[arg(long, env)]
-    pub api_url: Option<String>,
+    #[arg(long, env, value_name = "URL", value_parser = UrlParser::API)]
+    pub api_url: Option<HttpUrl>,
 }
 
 impl GitHubArgs {
@@ -186,9 +207,6 @@ impl GitHubArgs {
         if let Some(repository) = inputs::given(&self.repository) {
             inputs::repository(repository)?;
         }
-        if let Some(api_url) = inputs::given(&self.api_url) {
-            inputs::api_url(api_url)?;
-        }
         if let Some(sha) = inputs::given(sha) {
             crate::context::commit_sha(sha).map_err(usage("sha"))?;
         }
@@ -196,7 +214,7 @@ impl GitHubArgs {
             &crate::context::Overrides {
                 repository: self.repository.clone(),
                 sha: sha.clone(),
-                api_url: self.api_url.clone(),
+                api_url: self.api_url.as_ref().map(|url| url.as_str().to_string()),
             },
             env,
         )
@@ -207,23 +225,27 @@ impl GitHubArgs {
 #[derive(Debug, Clone, Args)]
 pub struct RunbookArgs {
     /// Kubernetes namespace of the hub, for the runbook
-    #[arg(long, env, default_value = "jhub")]
+    // String: a Kubernetes name, checked by its parser (inputs::namespace); the runbook pastes the text.
+    #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::namespace))]
     pub namespace: String,
     /// Helm release name of the hub, for the runbook
-    #[arg(long, env, default_value = "jhub")]
+    // String: a Helm release name, checked by its parser (inputs::helm_release); the runbook pastes the text.
+    #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::helm_release))]
     pub helm_release: String,
     /// The hub's URL, for the runbook
-    #[arg(long, env, default_value = "https://hub.example.org")]
-    pub hub_url: String,
+    #[arg(long, env, default_value = "https://hub.example.org", value_name = "URL", value_parser = UrlParser::HUB)]
+    pub hub_url: HttpUrl,
 }
 
 impl RunbookArgs {
-    /// The runbook settings these options give, validated ([`inputs::runbook_settings`]).
-    ///
-    /// # Errors
-    /// [`UsageError`] naming the first invalid input.
-    pub fn settings(&self) -> Result<crate::render::RunbookSettings, UsageError> {
-        inputs::runbook_settings(&self.namespace, &self.helm_release, &self.hub_url)
+    /// The runbook settings these options give (each checked by its value parser).
+    pub fn settings(&self) -> crate::render::RunbookSettings {
+        crate::render::RunbookSettings {
+            namespace: self.namespace.clone(),
+            helm_release: self.helm_release.clone(),
+            hub_url: self.hub_url.as_str().to_string(),
+            ..Default::default()
+        }
     }
 }
 
@@ -234,12 +256,14 @@ impl RunbookArgs {
 #[derive(Debug, Clone, Args)]
 pub struct RegistryArgs {
     /// Registry user name (Basic credentials, exchanged for a bearer token where asked)
+    // String: a user name is any text; checked with the password (both or neither) in inputs::registry_options.
     #[arg(long, env)]
     pub registry_username: Option<String>,
     /// Registry password or token (never printed)
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
     pub registry_password: Option<SecretString>,
     /// HOST or HOST:PORT (no scheme) to reach over plain HTTP (local registries); repeatable, comma- or line-separated
+    // String: the whole value is checked for '@' before it is split (inputs::insecure_registries), so no credential is split or echoed.
     #[arg(long, env, value_delimiter = ',')]
     pub insecure_registry: Vec<String>,
     /// Deadline for the registry look-up, retries included: seconds (60) or a duration (90s, 2m), at most 6h
@@ -248,12 +272,13 @@ pub struct RegistryArgs {
         env,
         default_value = "60",
         value_name = "DURATION",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = DurationParser::timeout(std::time::Duration::from_millis(1), "60")
     )]
-    pub registry_timeout: String,
+    pub registry_timeout: InputDuration,
     /// Wait before the first retry of a registry request, doubled per retry (tests)
-    #[arg(long, hide = true, default_value = "1s", value_name = "DURATION")]
-    pub registry_retry_delay: String,
+    #[arg(long, hide = true, default_value = "1s", value_name = "DURATION", value_parser = DurationParser::timeout(std::time::Duration::ZERO, "1"))]
+    pub registry_retry_delay: InputDuration,
 }
 
 impl RegistryArgs {
@@ -286,14 +311,14 @@ impl RegistryArgs {
 #[derive(Debug, Clone, Args)]
 pub struct AnnounceArgs {
     /// Image reference, e.g. ghcr.io/org/lab:latest, or oci:DIR[:TAG] for an OCI layout on disk
-    #[arg(long, env, value_name = "REF")]
-    pub image: Option<String>,
+    #[arg(long, env, value_name = "REF", value_parser = Checked(announce::image_input))]
+    pub image: Option<crate::digest::ImageSource>,
     /// The registry's credentials, plain-HTTP hosts, timeout.
     #[command(flatten)]
     pub registry: RegistryArgs,
     /// The digest the build step reported (sha256:...); fail if the tag now points elsewhere
-    #[arg(long, env, value_name = "DIGEST")]
-    pub expected_digest: Option<String>,
+    #[arg(long, env, value_name = "DIGEST", value_parser = Checked(announce::expected_digest))]
+    pub expected_digest: Option<crate::digest::Digest>,
 
     /// Tier: auto (from pull request labels), routine, or security
     #[arg(long, env, value_enum, ignore_case = true, default_value = "auto")]
@@ -301,14 +326,14 @@ pub struct AnnounceArgs {
     /// Tier when no pull request carries a tier label: routine, security, or fail
     /// [default: routine]. Set explicitly (routine or security), it also applies when the
     /// pull requests cannot be looked up, with a warning; unset, that fails the run
-    #[arg(long, env, value_name = "routine|security|fail")]
-    pub unlabeled_tier: Option<String>,
+    #[arg(long, env, value_name = "routine|security|fail", value_parser = EnumParser::<UnlabeledArg>::new())]
+    pub unlabeled_tier: Option<UnlabeledArg>,
     /// Labels that make a release security (comma- or newline-separated)
-    #[arg(long, env, default_value = "security")]
-    pub security_labels: String,
+    #[arg(long, env, default_value = "security", value_parser = ListParser)]
+    pub security_labels: List,
     /// Labels that make a release routine (comma- or newline-separated)
-    #[arg(long, env, default_value = "routine")]
-    pub routine_labels: String,
+    #[arg(long, env, default_value = "routine", value_parser = ListParser)]
+    pub routine_labels: List,
 
     /// The culler settings.
     #[command(flatten)]
@@ -318,15 +343,16 @@ pub struct AnnounceArgs {
     #[command(flatten)]
     pub github: GitHubArgs,
     /// Commit the release targets [default: $GITHUB_SHA]
+    // String: resolved with GITHUB_SHA and the event by `context::RunContext::resolve` (checked by context::commit_sha first).
     #[arg(long, env)]
     pub sha: Option<String>,
 
     /// Labels of the tracking issue, also used to find it (comma- or newline-separated)
-    #[arg(long, env, default_value = "security,break-glass")]
-    pub tracking_labels: String,
+    #[arg(long, env, default_value = "security,break-glass", value_parser = ListParser)]
+    pub tracking_labels: List,
     /// Logins to assign the tracking issue to (comma- or newline-separated)
-    #[arg(long, env, default_value = "")]
-    pub tracking_assignees: String,
+    #[arg(long, env, default_value = "", value_parser = ListParser)]
+    pub tracking_assignees: List,
     /// Where the runbook points.
     #[command(flatten)]
     pub runbook: RunbookArgs,
@@ -335,32 +361,34 @@ pub struct AnnounceArgs {
     pub deployment: deployment::DeploymentArgs,
 
     /// Do everything but write to GitHub; print the bodies. Needs no token
-    #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub dry_run: bool,
     /// With dry-run: also print the context the templates get (names and values), as JSON on stdout
-    #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub print_context: bool,
     /// Minijinja template for the release note, relative to the workspace [default: the built-in template]
+    // String: a path resolved against the workspace (GITHUB_WORKSPACE) when the request is built.
     #[arg(long, env, value_name = "FILE")]
     pub release_note_template: Option<String>,
     /// Minijinja template for the tracking issue, relative to the workspace [default: the built-in template]
+    // String: a path resolved against the workspace (GITHUB_WORKSPACE) when the request is built.
     #[arg(long, env, value_name = "FILE")]
     pub tracking_issue_template: Option<String>,
 
     /// The run's clock, RFC 3339 (tests; default: now)
-    #[arg(long, hide = true)]
-    pub now: Option<String>,
+    #[arg(long, hide = true, value_parser = Checked(status::now_input))]
+    pub now: Option<time::OffsetDateTime>,
     /// Waits in milliseconds between tries of the commit → pull requests look-up, which lags
     /// a fresh merge, and between looks for the tracking issue of a run that created the
     /// release first (tests; tries = waits + 1)
     #[arg(long, hide = true, value_delimiter = ',', default_values_t = crate::pulls::DEFAULT_BACKOFF_MS)]
     pub lookup_backoff_ms: Vec<u64>,
     /// Timeout of each GitHub request, e.g. 300ms (tests; default 30s)
-    #[arg(long, hide = true, value_parser = crate::support::duration::parse_within_job)]
-    pub github_timeout: Option<std::time::Duration>,
+    #[arg(long, hide = true, value_parser = DurationParser::timeout(std::time::Duration::ZERO, "30"))]
+    pub github_timeout: Option<InputDuration>,
     /// First wait before retrying a failed GitHub read; doubles per retry (tests; default 1s)
-    #[arg(long, hide = true, value_parser = crate::support::duration::parse_within_job)]
-    pub github_retry_wait: Option<std::time::Duration>,
+    #[arg(long, hide = true, value_parser = DurationParser::timeout(std::time::Duration::ZERO, "1"))]
+    pub github_retry_wait: Option<InputDuration>,
 }
 
 /// The `--tier` values (the pipeline's [`crate::tier::TierRequest`]).
@@ -372,6 +400,27 @@ pub enum TierArg {
     Routine,
     /// Security, whatever the labels say.
     Security,
+}
+
+/// The `--unlabeled-tier` values (the pipeline's [`crate::tier::UnlabeledPolicy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum UnlabeledArg {
+    /// Routine.
+    Routine,
+    /// Security.
+    Security,
+    /// Fail the run.
+    Fail,
+}
+
+impl From<UnlabeledArg> for crate::tier::UnlabeledPolicy {
+    fn from(arg: UnlabeledArg) -> Self {
+        match arg {
+            UnlabeledArg::Routine => Self::Routine,
+            UnlabeledArg::Security => Self::Security,
+            UnlabeledArg::Fail => Self::Fail,
+        }
+    }
 }
 
 impl From<TierArg> for crate::tier::TierRequest {
@@ -397,17 +446,18 @@ const STATUS_HUB_SIZE_HELP: &str = "The most single-user servers the hub runs at
 )]
 pub struct StatusArgs {
     /// The hub's address, without /hub/api (the API is then under /hub/api/ below it), e.g. `https://hub.example.org`
-    #[arg(long, env, value_name = "URL")]
-    pub hub_url: Option<String>,
+    #[arg(long, env, value_name = "URL", value_parser = UrlParser::HUB)]
+    pub hub_url: Option<HttpUrl>,
     /// Hub API token with scopes list:users and read:servers (never printed; see README for the role)
+    // String: masked before parsing only when long enough (inputs::masks_hub_token), checked by inputs::hub_token; Debug hides it.
     #[arg(long, env, hide_env_values = true)]
     pub hub_token: Option<String>,
     /// When the release went live, RFC 3339 (e.g. 2026-11-30T12:00:00Z): servers started later are updated [default: the time announce recorded in the release note of --image's digest]
-    #[arg(long, env, value_name = "TIME")]
-    pub released_at: Option<String>,
+    #[arg(long, env, value_name = "TIME", value_parser = Checked(status::released_at_input))]
+    pub released_at: Option<time::OffsetDateTime>,
     /// The image announced (its digest finds the release note and the tracking issue), e.g. ghcr.io/org/lab:latest or oci:DIR[:TAG]
-    #[arg(long, env, value_name = "REF")]
-    pub image: Option<String>,
+    #[arg(long, env, value_name = "REF", value_parser = Checked(status::image_input))]
+    pub image: Option<crate::digest::ImageSource>,
     /// The registry's credentials, plain-HTTP hosts, timeout (for `--image`).
     #[command(flatten)]
     pub registry: RegistryArgs,
@@ -415,13 +465,13 @@ pub struct StatusArgs {
     #[command(flatten)]
     pub github: GitHubArgs,
     /// Labels of the tracking issue, used to find it (comma- or newline-separated)
-    #[arg(long, env, default_value = "security,break-glass")]
-    pub tracking_labels: String,
+    #[arg(long, env, default_value = "security,break-glass", value_parser = ListParser)]
+    pub tracking_labels: List,
     /// Post (then edit in place) one "Convergence status" comment on the release's tracking issue (security releases; needs --image)
-    #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub comment: bool,
     /// Read the hub and GitHub, write nothing to GitHub: print what would be done with the comment, and its body
-    #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub dry_run: bool,
     /// The GitHub environment of the deployment (`environment`; needs --image).
     #[command(flatten)]
@@ -435,18 +485,19 @@ pub struct StatusArgs {
         env,
         default_value = "30",
         value_name = "DURATION",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30")
     )]
-    pub hub_timeout: String,
+    pub hub_timeout: InputDuration,
     /// List servers by user and server name in the job summary too (names always go to the terminal and JSON)
-    #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub include_names: bool,
     /// Print JSON instead of the table
     #[arg(long)]
     pub json: bool,
     /// The run's clock, RFC 3339 (tests; default: now)
-    #[arg(long, hide = true)]
-    pub now: Option<String>,
+    #[arg(long, hide = true, value_parser = Checked(status::now_input))]
+    pub now: Option<time::OffsetDateTime>,
 }
 
 impl std::fmt::Debug for StatusArgs {
@@ -502,7 +553,8 @@ pub struct DocsArgs {
     pub write: bool,
 }
 
-/// Runs the parsed command: its request first (every input checked), then its pipeline.
+/// Runs the parsed command: its request first (every input checked), then its pipeline;
+/// `log` is [`Cli::log`]'s.
 /// A request of `announce` or `status` that cannot be built is reported inside Actions
 /// before the error is returned ([`report_refused`]: a job summary, every output empty).
 ///
@@ -511,32 +563,17 @@ pub struct DocsArgs {
 pub async fn dispatch(cli: Cli, log: &Log) -> Result<()> {
     match cli.command {
         Command::Announce(args) => {
-            let log = &with_stdout_kept(log, args.print_context);
             let request = announce_request(&args, log, &std::env::vars().collect())
                 .inspect_err(|e| refused::report_refused_request("announce", e, log))?;
             crate::announce::run(&request, log).await
         }
-        Command::Window(args) => {
-            let log = &with_stdout_kept(log, args.json);
-            crate::docs::window(&window_request(&args, log)?, log)
-        }
+        Command::Window(args) => crate::docs::window(&window_request(&args, log)?, log),
         Command::Docs(args) => crate::docs::docs(&docs_request(&args, log)?, log),
         Command::Status(args) => {
-            let log = &with_stdout_kept(log, args.json);
             let request = status_request(&args, log, &std::env::vars().collect())
                 .inspect_err(|e| refused::report_refused_request("status", e, log))?;
             crate::status::run::run(&request, log).await
         }
-    }
-}
-
-/// `log` as a command that prints JSON (`--json`, `--print-context`) uses it: with `keep`,
-/// stdout carries the JSON alone ([`Log::keeping_stdout`]).
-fn with_stdout_kept(log: &Log, keep: bool) -> Log {
-    if keep {
-        log.keeping_stdout()
-    } else {
-        log.clone()
     }
 }
 
@@ -563,7 +600,7 @@ pub fn docs_request(args: &DocsArgs, log: &Log) -> Result<crate::docs::DocsReque
         )
         .into());
     }
-    let runbook = args.runbook.settings()?;
+    let runbook = args.runbook.settings();
     let culler = args.culler.settings(log)?;
     Ok(crate::docs::DocsRequest {
         culler,
@@ -573,10 +610,11 @@ pub fn docs_request(args: &DocsArgs, log: &Log) -> Result<crate::docs::DocsReque
     })
 }
 
-/// Registers the secret inputs with `log` before anything is parsed, so no usage error can
+/// Registers the secret inputs with `log` before anything is printed, so no usage error can
 /// show them: the options declared with `hide_env_values` (`github-token`,
-/// `registry-password`), read from their `INPUT_<NAME>` variables and from `args` (the
-/// command line, `--name VALUE` or `--name=VALUE`). Inside Actions this prints their
+/// `registry-password`, `hub-token`), read from their `INPUT_<NAME>` variables and from
+/// `args` (the command line, `--name VALUE` or `--name=VALUE`; clap may have refused them);
+/// the GitHub token also in its Basic form. Inside Actions this prints their
 /// `::add-mask::` lines first.
 pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
     use clap::CommandFactory;
@@ -595,9 +633,15 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
     }
     // A hub token too short to be one is refused before it is sent; masked, its letters
     // would garble every message, the refusal first.
+    // The GitHub token also as the Basic credentials git and registries are sent
+    // (`x-access-token:TOKEN`), after every secret as the requests register it.
+    let github_tokens = std::cell::RefCell::new(Vec::new());
     let mask = |long: &str, value: &str| {
         if long != "--hub-token" || inputs::masks_hub_token(value) {
             log.mask(value);
+        }
+        if long == "--github-token" {
+            github_tokens.borrow_mut().push(value.trim().to_string());
         }
     };
     for (long, env) in &secrets {
@@ -619,6 +663,9 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
                 mask(long, value);
             }
         }
+    }
+    for token in github_tokens.into_inner().iter().filter(|t| !t.is_empty()) {
+        log.mask_basic("x-access-token", token);
     }
 }
 
@@ -703,6 +750,6 @@ mod tests {
             !shown.contains("ghs_debugtoken") && !shown.contains("hunter22"),
             "{shown}"
         );
-        assert!(shown.contains("ghcr.io/org/lab:latest") && shown.contains("\"ci\""));
+        assert!(shown.contains("org/lab") && shown.contains("\"ci\""));
     }
 }

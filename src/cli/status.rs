@@ -1,7 +1,7 @@
 //! `status`'s options into a [`StatusRequest`]: every input checked before the hub is asked,
 //! so bad input changes nothing and sends nothing.
 
-use super::inputs::{self, given};
+use super::inputs;
 use super::{StatusArgs, UsageError, required, usage};
 use crate::digest::ImageSource;
 use crate::digest::registry::RegistryOptions;
@@ -10,7 +10,6 @@ use crate::status::hub::HubClient;
 use crate::status::run::{CommentMode, StatusRequest};
 use crate::support::github::{self, GitHub};
 use crate::support::log::Log;
-use crate::tier::split_list;
 use anyhow::Result;
 use secrecy::{ExposeSecret, SecretString};
 use std::collections::HashMap;
@@ -47,11 +46,7 @@ pub fn status_request(
     let github_token = args.github.token()?;
     let (hub, hub_url) = hub(args)?;
     inputs::warn_if_plain_http(log, "hub-url", &hub_url, "hub-token");
-    let now = args
-        .now
-        .as_deref()
-        .map(|t| time_input(t, "now"))
-        .transpose()?;
+    let now = args.now;
     let clock = now.unwrap_or_else(OffsetDateTime::now_utc);
     let release = release(args, github_token, log, env, clock)?;
     let configured = args.culler.settings(log)?;
@@ -81,12 +76,16 @@ pub fn status_request(
 /// The hub's client and its address as given (trimmed): `hub-url` (never the placeholder),
 /// `hub-token`, `hub-timeout`.
 fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
-    let hub_url = inputs::hub_url(required(
-        args.hub_url.as_deref(),
-        "hub-url",
-        "the hub's address, e.g. https://hub.example.org",
-    )?)?;
-    if is_placeholder(&hub_url) {
+    let url = args.hub_url.as_ref().ok_or_else(|| {
+        required(
+            None,
+            "hub-url",
+            "the hub's address, e.g. https://hub.example.org",
+        )
+        .unwrap_err()
+    })?;
+    let hub_url = url.as_str().to_string();
+    if is_placeholder(url.url()) {
         // action.yml's default, there for the runbook of `announce`.
         return Err(UsageError::new(
             "hub-url",
@@ -104,8 +103,7 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
     // As given: only ASCII whitespace is trimmed, a no-break space around it is refused.
     let token = inputs::hub_token(args.hub_token.as_deref().unwrap_or_default())?;
     let token = SecretString::from(token.to_string());
-    let timeout = hub_timeout(&args.hub_timeout)?;
-    let hub = HubClient::new(&hub_url, &token, timeout).map_err(|e| {
+    let hub = HubClient::new(&hub_url, &token, args.hub_timeout.get()).map_err(|e| {
         let input = match e {
             crate::status::hub::HubError::InvalidToken => "hub-token",
             _ => "hub-url",
@@ -115,53 +113,10 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
     Ok((hub, hub_url))
 }
 
-/// `hub-timeout`, the bound of each request to the hub: seconds (`30`) or a humantime
-/// duration (`30s`, `1m`, `1.5s`), of 1 s or more and at most
-/// [`crate::support::duration::JOB_MAX`] (6 h, the longest a GitHub-hosted job runs).
-///
-/// # Errors
-/// [`UsageError`] naming `hub-timeout`, saying whether the text is not a duration (and which
-/// forms are), a duration under 1 s, or one longer than 6 h.
-fn hub_timeout(text: &str) -> Result<std::time::Duration, UsageError> {
-    use crate::support::duration::{JOB_MAX, JOB_MAX_WORDS};
-    const MIN: std::time::Duration = std::time::Duration::from_secs(1);
-    let given = text.trim();
-    let refused = |why: String| {
-        UsageError::new(
-            "hub-timeout",
-            format!("hub-timeout (--hub-timeout) {given:?} {why}"),
-        )
-    };
-    const FORMS: &str = "whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s)";
-    // The parser's words for `1.5` ("a number has no unit") do not say that a bare number
-    // must be whole seconds: a decimal without a unit gets its own.
-    let decimal = given.split_once('.').is_some_and(|(whole, part)| {
-        [whole, part]
-            .iter()
-            .all(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-    });
-    match crate::support::duration::parse(given) {
-        Ok(timeout) if timeout > JOB_MAX => Err(refused(format!(
-            "is longer than {JOB_MAX_WORDS}, the longest a job on a GitHub-hosted runner runs: give at most {JOB_MAX_WORDS} ({} s), e.g. 30s",
-            JOB_MAX.as_secs()
-        ))),
-        Ok(timeout) if timeout >= MIN => Ok(timeout),
-        Ok(_) => Err(refused(
-            "is shorter than 1 s, too short for a request to the hub: give 1 s or more, e.g. 30s"
-                .to_string(),
-        )),
-        Err(_) if decimal => Err(refused(format!(
-            "is not a duration: a number without a unit must be whole seconds, so write {given}s for {given} seconds (accepted: {FORMS})"
-        ))),
-        Err(e) => Err(refused(format!("is not a duration ({e}): write {FORMS}"))),
-    }
-}
-
-/// Whether `hub_url` (checked by [`inputs::hub_url`]) is [`PLACEHOLDER_HUB_URL`], compared
-/// as URLs: scheme and host in any case, the default port written or not.
-pub(super) fn is_placeholder(hub_url: &str) -> bool {
-    let parse = |u: &str| reqwest::Url::parse(u).ok();
-    parse(hub_url).is_some_and(|u| Some(u) == parse(PLACEHOLDER_HUB_URL))
+/// Whether `hub_url` is [`PLACEHOLDER_HUB_URL`], compared as URLs: scheme and host in any
+/// case, the default port written or not.
+pub(super) fn is_placeholder(hub_url: &url::Url) -> bool {
+    url::Url::parse(PLACEHOLDER_HUB_URL).is_ok_and(|placeholder| *hub_url == placeholder)
 }
 
 /// Which release `status` measures, and what it needs to find it.
@@ -186,9 +141,7 @@ fn release(
     env: &HashMap<String, String>,
     now: OffsetDateTime,
 ) -> Result<ReleaseInputs> {
-    let released_at = given(&args.released_at)
-        .map(|t| time_input(t, "released-at"))
-        .transpose()?;
+    let released_at = args.released_at;
     if let Some(at) = released_at.filter(|at| *at > now) {
         return Err(UsageError::new(
             "released-at",
@@ -200,9 +153,7 @@ fn release(
         )
         .into());
     }
-    let image = given(&args.image)
-        .map(|i| ImageSource::parse(i).map_err(usage("image")))
-        .transpose()?;
+    let image = args.image.clone();
     // Validated whatever the image, as `announce` does, so a bad value is refused before it
     // matters.
     let registry = args.registry.options(github_token)?;
@@ -239,7 +190,7 @@ fn release(
         }
         needed
     });
-    let tracking_labels = split_list(&args.tracking_labels);
+    let tracking_labels = args.tracking_labels.entries().to_vec();
     // Checked only when used: with the image kept, the tracking issue is looked up (and
     // with the comment, written to).
     if image.is_some() {
@@ -268,11 +219,11 @@ fn rfc3339(t: OffsetDateTime) -> String {
 }
 
 /// An RFC 3339 time input, in UTC ([`crate::support::time::parse_rfc3339`]: years 0000 to
-/// 9999 in UTC). Shared with `announce`'s `--now`.
+/// 9999 in UTC).
 ///
 /// # Errors
 /// [`UsageError`] naming `input` and quoting the text.
-pub(super) fn time_input(text: &str, input: &str) -> Result<OffsetDateTime, UsageError> {
+fn time_input(text: &str, input: &str) -> Result<OffsetDateTime, UsageError> {
     crate::support::time::parse_rfc3339(text).map_err(|e| {
         UsageError::new(
             input,
@@ -282,6 +233,30 @@ pub(super) fn time_input(text: &str, input: &str) -> Result<OffsetDateTime, Usag
             ),
         )
     })
+}
+
+/// `status --image`: an image reference ([`ImageSource::parse`]).
+///
+/// # Errors
+/// [`UsageError`] naming `image`.
+pub(super) fn image_input(text: &str) -> Result<ImageSource, UsageError> {
+    ImageSource::parse(text.trim()).map_err(usage("image"))
+}
+
+/// `--now`, the run's clock (both commands): an RFC 3339 time ([`time_input`]).
+///
+/// # Errors
+/// [`UsageError`] naming `now`.
+pub(super) fn now_input(text: &str) -> Result<OffsetDateTime, UsageError> {
+    time_input(text, "now")
+}
+
+/// `--released-at`: an RFC 3339 time ([`time_input`]).
+///
+/// # Errors
+/// [`UsageError`] naming `released-at`.
+pub(super) fn released_at_input(text: &str) -> Result<OffsetDateTime, UsageError> {
+    time_input(text, "released-at")
 }
 
 /// The GitHub client for the release note and the tracking issue: the token, and the
@@ -324,7 +299,7 @@ mod tests {
     /// The request `args` (after `status`) give, or the error's input and text.
     fn request(args: &[&str]) -> Result<StatusRequest, (String, String)> {
         let cli = Cli::try_parse_from(["codeq-rollout", "status"].iter().chain(args))
-            .map_err(|e| ("clap".to_string(), e.to_string()))?;
+            .map_err(|e| crate::cli::usage::clap_input_and_message(&e))?;
         let Command::Status(args) = cli.command else {
             unreachable!()
         };
@@ -581,16 +556,16 @@ mod tests {
         })
         .collect();
         insta::assert_snapshot!(table.join("\n"), @r#"
-hub-timeout (--hub-timeout) "1.5" is not a duration: a number without a unit must be whole seconds, so write 1.5s for 1.5 seconds (accepted: whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s))
-hub-timeout (--hub-timeout) "1,5" is not a duration (invalid character at 1): write whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s)
-hub-timeout (--hub-timeout) "soon" is not a duration (expected number at 0): write whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s)
-hub-timeout (--hub-timeout) "-5" is not a duration (expected number at 0): write whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s)
-hub-timeout (--hub-timeout) "" is not a duration (value was empty): write whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s)
-hub-timeout (--hub-timeout) "500ms" is shorter than 1 s, too short for a request to the hub: give 1 s or more, e.g. 30s
-hub-timeout (--hub-timeout) "0" is shorter than 1 s, too short for a request to the hub: give 1 s or more, e.g. 30s
-hub-timeout (--hub-timeout) "999ms" is shorter than 1 s, too short for a request to the hub: give 1 s or more, e.g. 30s
-hub-timeout (--hub-timeout) "6h 1ms" is longer than 6h, the longest a job on a GitHub-hosted runner runs: give at most 6h (21600 s), e.g. 30s
-hub-timeout (--hub-timeout) "1h30" is not a duration (a number has no unit: write a unit after each number, such as s, m or h, e.g. 1h30m): write whole seconds (30) or a number with a unit (30s, 1.5s, 1m, 1m 30s)
+hub-timeout (--hub-timeout) "1.5" is not a duration: a number without a unit is whole seconds, so write 1.5s for 1.5 seconds (write seconds (30) or a duration such as 90s, 10m, 1h 30m)
+hub-timeout (--hub-timeout) "1,5" is not a duration (invalid character at 1): write seconds (30) or a duration such as 90s, 10m, 1h 30m
+hub-timeout (--hub-timeout) "soon" is not a duration (expected number at 0): write seconds (30) or a duration such as 90s, 10m, 1h 30m
+hub-timeout (--hub-timeout) "-5" is negative: durations take no minus sign; write seconds (30) or a duration such as 90s, 10m, 1h 30m
+hub-timeout (--hub-timeout) is empty: write seconds (30) or a duration such as 90s, 10m, 1h 30m
+hub-timeout (--hub-timeout) "500ms" is shorter than 1s: give 1s or more, e.g. 30
+hub-timeout (--hub-timeout) is 0: give 1s or more, e.g. 30
+hub-timeout (--hub-timeout) "999ms" is shorter than 1s: give 1s or more, e.g. 30
+hub-timeout (--hub-timeout) "6h 1ms" is longer than 6h, the longest a job on a GitHub-hosted runner runs: give at most 6h
+hub-timeout (--hub-timeout) "1h30" is not a duration (a number has no unit: write a unit after each number, such as s, m or h, e.g. 1h30m): write seconds (30) or a duration such as 90s, 10m, 1h 30m
 "#);
         for fine in ["1s", "1", "1.5s", "1500ms", "30 s", "2m", "6h", "21600"] {
             assert!(

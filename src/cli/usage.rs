@@ -68,9 +68,33 @@ pub fn required<'a>(
 /// An error as the usage tables show it: the input a [`UsageError`] names (`(not usage)` for
 /// any other error) and the whole message.
 #[cfg(test)]
-pub fn input_and_message(e: anyhow::Error) -> (String, String) {
+pub(crate) fn input_and_message(e: anyhow::Error) -> (String, String) {
     let input = e
         .downcast_ref::<UsageError>()
         .map_or("(not usage)".to_string(), |u| u.input.clone());
     (input, format!("{e:#}"))
+}
+
+/// A clap error as the usage tables show it: for a refusal of the options' value parsers
+/// ([`super::value`]), the input and the message as the annotation shows them (the first
+/// paragraph, without `error: `); for clap's own errors, `clap` and the whole text.
+#[cfg(test)]
+pub(crate) fn clap_input_and_message(e: &clap::Error) -> (String, String) {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let text = e.to_string();
+    match (
+        e.kind(),
+        e.get(ContextKind::InvalidArg),
+        e.get(ContextKind::InvalidValue),
+    ) {
+        (ErrorKind::ValueValidation, Some(ContextValue::String(arg)), None) => {
+            let input = arg.trim_start_matches('-').split([' ', '=']).next();
+            let first = text.split("\n\n").next().unwrap_or_default().trim();
+            (
+                input.unwrap_or_default().to_string(),
+                first.strip_prefix("error: ").unwrap_or(first).to_string(),
+            )
+        }
+        _ => ("clap".to_string(), text),
+    }
 }

@@ -75,7 +75,11 @@ pub fn media_type(body: &[u8], content_type: Option<&str>) -> Result<&'static st
         Err(e) if e.is_eof() => return Err(format!("JSON cut short ({e}){shown}")),
         Err(_) => return Err(format!("text that is not JSON{shown}")),
     };
-    match shape.schema_version.as_ref().and_then(|v| v.as_u64()) {
+    match shape
+        .schema_version
+        .as_ref()
+        .and_then(serde_json::Value::as_u64)
+    {
         Some(2) => {}
         Some(1) => {
             return Err(
@@ -101,10 +105,20 @@ pub fn media_type(body: &[u8], content_type: Option<&str>) -> Result<&'static st
     if let Some(t) = declared.and_then(known) {
         return Ok(t);
     }
-    if shape.manifests.as_ref().is_some_and(|m| m.is_array()) {
+    if shape
+        .manifests
+        .as_ref()
+        .is_some_and(serde_json::Value::is_array)
+    {
         Ok(OCI_IMAGE_INDEX_MEDIA_TYPE)
-    } else if shape.config.as_ref().is_some_and(|c| c.is_object())
-        && shape.layers.as_ref().is_some_and(|l| l.is_array())
+    } else if shape
+        .config
+        .as_ref()
+        .is_some_and(serde_json::Value::is_object)
+        && shape
+            .layers
+            .as_ref()
+            .is_some_and(serde_json::Value::is_array)
     {
         Ok(OCI_IMAGE_MEDIA_TYPE)
     } else {

@@ -37,7 +37,7 @@ fn pattern() -> &'static Regex {
 /// # Errors
 /// oci-spec's [`ParseError`] for the same inputs as `Reference::from_str` (for tags, ASCII
 /// word characters only, as distribution's grammar says).
-pub fn parse(text: &str) -> Result<Reference, ParseError> {
+pub(super) fn parse(text: &str) -> Result<Reference, ParseError> {
     if text.is_empty() {
         return Err(ParseError::NameEmpty);
     }

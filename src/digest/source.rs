@@ -17,7 +17,12 @@ pub enum ImageSource {
     /// everything after it, so REF may hold `/` and `:` (`oci:out:release/1.0`) and DIR may not
     /// hold `:`. REF is matched against `org.opencontainers.image.ref.name` in `index.json`;
     /// `None` when not given (see [`super::layout::resolve`]).
-    Layout { dir: PathBuf, tag: Option<String> },
+    Layout {
+        /// The layout's directory.
+        dir: PathBuf,
+        /// The REF after the directory, if given.
+        tag: Option<String>,
+    },
 }
 
 impl ImageSource {
@@ -293,7 +298,7 @@ mod tests {
     fn layout_forms() {
         let layout = |text: &str| match ImageSource::parse(text).unwrap() {
             ImageSource::Layout { dir, tag } => (dir, tag),
-            other => panic!("{other:?}"),
+            other @ ImageSource::Registry(_) => panic!("{other:?}"),
         };
         assert_eq!(
             layout("oci:examples/lab-layout:latest"),

@@ -16,7 +16,7 @@ use anyhow::{Context, Result};
 ///
 /// # Errors
 /// A failed call, naming the duplicate to remove by hand.
-pub async fn settle(gh: &GitHub, found: &Found, notes: &mut Vec<String>) -> Result<()> {
+pub(super) async fn settle(gh: &GitHub, found: &Found, notes: &mut Vec<String>) -> Result<()> {
     let digest = &found.target.digest;
     if let [winner, losers @ ..] =
         find::our_releases(&found.releases, digest, &found.target.tag).as_slice()

@@ -18,7 +18,11 @@ fn marks(kind: MarkerKind, body: Option<&str>, digest: &Digest) -> bool {
 /// Our releases for `digest`, lowest id first: a release is ours only when both the first
 /// line of its body is our marker for `digest` and its tag is `tag`, the tag derived from
 /// `digest` ([`super::release_tag`]); a human's release with a copied marker is not.
-pub fn our_releases<'a>(releases: &'a [Release], digest: &Digest, tag: &str) -> Vec<&'a Release> {
+pub(super) fn our_releases<'a>(
+    releases: &'a [Release],
+    digest: &Digest,
+    tag: &str,
+) -> Vec<&'a Release> {
     let mut ours: Vec<&Release> = releases
         .iter()
         .filter(|r| r.tag_name == tag && marks(MarkerKind::Release, r.body.as_deref(), digest))
@@ -28,7 +32,7 @@ pub fn our_releases<'a>(releases: &'a [Release], digest: &Digest, tag: &str) -> 
 }
 
 /// Our tracking issues for `digest` (open or closed), lowest number first.
-pub fn our_issues<'a>(issues: &'a [Issue], digest: &Digest) -> Vec<&'a Issue> {
+pub(super) fn our_issues<'a>(issues: &'a [Issue], digest: &Digest) -> Vec<&'a Issue> {
     let mut ours: Vec<&Issue> = issues
         .iter()
         .filter(|i| marks(MarkerKind::TrackingIssue, i.body.as_deref(), digest))
@@ -70,7 +74,7 @@ fn same_account(a: Option<&Account>, b: Option<&Account>) -> bool {
 /// digests other than `digest`, with their digest: the ones a new release supersedes.
 /// Several images may be announced into one repository; a release supersedes only tracking
 /// issues of its own image ([`same_image`]).
-pub fn superseded<'a>(
+pub(super) fn superseded<'a>(
     issues: &'a [Issue],
     digest: &Digest,
     image: &str,
@@ -93,7 +97,7 @@ pub fn superseded<'a>(
 /// when it opened the issue) names another image repository. So a repository announcing one
 /// image keeps superseding its older issues after an upgrade, and one announcing several
 /// does not cross images as long as that row is there.
-pub fn same_image(body: &str, image: &str) -> bool {
+pub(super) fn same_image(body: &str, image: &str) -> bool {
     if let Some(theirs) = render::marker_image(body) {
         return theirs == image;
     }
@@ -107,7 +111,7 @@ pub fn same_image(body: &str, image: &str) -> bool {
 ///
 /// # Errors
 /// The collision, naming the tag and the release, and what to do.
-pub fn check_tag(releases: &[Release], digest: &Digest, tag: &str) -> Result<()> {
+pub(super) fn check_tag(releases: &[Release], digest: &Digest, tag: &str) -> Result<()> {
     if !our_releases(releases, digest, tag).is_empty() {
         return Ok(());
     }

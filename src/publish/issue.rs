@@ -11,7 +11,7 @@ use std::time::Duration;
 
 /// What happened to the tracking issue.
 #[derive(Debug, Clone)]
-pub struct IssueOutcome {
+pub(super) struct IssueOutcome {
     /// The issue's web address.
     pub url: String,
     /// Whether this run opened it.
@@ -35,7 +35,7 @@ pub struct IssueOutcome {
 ///
 /// # Errors
 /// A failed call.
-pub async fn ensure(
+pub(super) async fn ensure(
     gh: &GitHub,
     found: &Found,
     plan: &IssuePlan,
@@ -68,7 +68,7 @@ pub async fn ensure(
 ///
 /// # Errors
 /// A failed call: the run then fails rather than end without the issue.
-pub async fn after_lost_race(
+pub(super) async fn after_lost_race(
     gh: &GitHub,
     found: &Found,
     plan: &IssuePlan,

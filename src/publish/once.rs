@@ -95,6 +95,6 @@ pub struct StillAbsent {
 impl StillAbsent {
     /// Whether `err` holds a [`StillAbsent`], whose message gives the re-run advice.
     pub fn within(err: &anyhow::Error) -> bool {
-        err.chain().any(|e| e.is::<StillAbsent>())
+        err.chain().any(<dyn std::error::Error>::is::<StillAbsent>)
     }
 }

@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 
 /// Who made the release a create call ended with.
 #[derive(Debug)]
-pub enum Made {
+pub(super) enum Made {
     /// This run: its POST answered with it, or a POST whose outcome was unknown was followed
     /// by a look-up that found it.
     Mine(Release),
@@ -27,7 +27,7 @@ pub enum Made {
 /// # Errors
 /// A refused or failed POST (with the permission or input to fix), a failed look-up, or the
 /// tag taken meanwhile by a release that is not ours.
-pub async fn create(
+pub(super) async fn create(
     gh: &GitHub,
     found: &Found,
     plan: &Plan,
@@ -78,7 +78,7 @@ pub async fn create(
 ///
 /// # Errors
 /// A failed call.
-pub async fn update(
+pub(super) async fn update(
     gh: &GitHub,
     found: &Found,
     ours: &Release,

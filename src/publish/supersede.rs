@@ -16,7 +16,7 @@ use anyhow::Result;
 ///
 /// # Errors
 /// A failed call.
-pub async fn announce(gh: &GitHub, found: &Found, release_url: &str) -> Result<Vec<u64>> {
+pub(super) async fn announce(gh: &GitHub, found: &Found, release_url: &str) -> Result<Vec<u64>> {
     comment(gh, found, release_url, false).await
 }
 
@@ -26,7 +26,7 @@ pub async fn announce(gh: &GitHub, found: &Found, release_url: &str) -> Result<V
 ///
 /// # Errors
 /// A failed call.
-pub async fn complete(gh: &GitHub, found: &Found, release_url: &str) -> Result<Vec<u64>> {
+pub(super) async fn complete(gh: &GitHub, found: &Found, release_url: &str) -> Result<Vec<u64>> {
     comment(gh, found, release_url, true).await
 }
 

@@ -8,12 +8,13 @@
 //! it already neutralised ([`crate::sanitize`]); the tool's hidden marker lines are not in
 //! it at all: they are added after rendering.
 
+use super::window_words::{human, human_at_most, servers_words};
 use super::{
     Facts, culler_text, image_repository, rfc3339_seconds, short_digest, utc_minute, utc_minute_up,
 };
 use crate::support::sanitize;
 use crate::tier::{PullRequest, Tier};
-use crate::window::{Window, human, human_at_most, servers_words};
+use crate::window::Window;
 use serde::Serialize;
 use time::OffsetDateTime;
 

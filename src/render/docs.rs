@@ -11,7 +11,7 @@
 
 use super::RunbookSettings;
 use crate::support::files::ReadError;
-use crate::window::{self, Configured};
+use crate::window::Configured;
 use anyhow::{Result, bail};
 
 /// The digest placeholder the doc's runbook shows.
@@ -280,7 +280,7 @@ pub fn window_text(config: &Configured) -> String {
         config
             .scale
             .servers
-            .map_or("not given".into(), window::servers_words),
+            .map_or("not given".into(), super::window_words::servers_words),
         match config.scale.servers {
             Some(_) => "option --hub-size".into(),
             None => "set --hub-size for the worst case".into(),
@@ -288,7 +288,7 @@ pub fn window_text(config: &Configured) -> String {
     ));
     rows.push((
         "slow-stop".into(),
-        window::human(config.scale.slow_stop_timeout_secs),
+        super::window_words::human(config.scale.slow_stop_timeout_secs),
         config.scale.slow_stop_origin.to_string(),
     ));
     let width = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
@@ -298,13 +298,13 @@ pub fn window_text(config: &Configured) -> String {
     if let Some(w) = window.worst {
         out.push_str(&format!(
             "  One cull pass on this hub: up to {} ({} × {}){}\n",
-            window::human(w.pass_secs),
-            window::servers_words(w.scale.servers),
-            window::human(w.scale.slow_stop_timeout_secs),
+            super::window_words::human(w.pass_secs),
+            super::window_words::servers_words(w.scale.servers),
+            super::window_words::human(w.scale.slow_stop_timeout_secs),
             if w.carry_secs > 0 {
                 format!(
                     ", plus {} for servers restarted during a pass",
-                    window::human(w.carry_secs)
+                    super::window_words::human(w.carry_secs)
                 )
             } else {
                 String::new()

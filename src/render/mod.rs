@@ -11,6 +11,7 @@ pub mod deployment;
 pub mod docs;
 pub mod messages;
 mod reasons;
+pub mod window_words;
 
 pub use context::TemplateContext;
 pub use custom::{BodyKind, CustomTemplate, TemplateError};
@@ -18,11 +19,12 @@ pub use custom::{BodyKind, CustomTemplate, TemplateError};
 use crate::digest::Digest;
 use crate::support::sanitize;
 use crate::tier::{PullRequest, Tier, TierDecision, TierSource};
-use crate::window::{Configured, CullSettings, HubScale, Origins, Window, compute, human};
+use crate::window::{Configured, CullSettings, HubScale, Origins, Window, compute};
 use anyhow::{Context, Result};
 use minijinja::{Environment, UndefinedBehavior, context};
 use serde::Serialize;
 use time::OffsetDateTime;
+use window_words::human;
 
 /// GitHub's limit on a release body: 125,000 characters (longer ones get a 422).
 pub const RELEASE_BODY_LIMIT: usize = 125_000;

@@ -569,7 +569,7 @@ mod tests {
         Commits {
             origin: push_origin(),
             branch: Some("main".into()),
-            shas: shas.iter().map(|s| s.to_string()).collect(),
+            shas: shas.iter().map(std::string::ToString::to_string).collect(),
             traffic: LookupTraffic {
                 repository: "octo/lab".into(),
                 requests: 5,

@@ -281,7 +281,7 @@ impl HubError {
     fn after(mut self, tries: u32) -> Self {
         match &mut self {
             HubError::Unreachable { tries: t, .. } | HubError::Status { tries: t, .. } => {
-                *t = tries
+                *t = tries;
             }
             _ => {}
         }

@@ -247,7 +247,7 @@ pub fn json_report<'a>(facts: &StatusFacts<'a>) -> JsonReport<'a> {
     JsonReport {
         version: JSON_VERSION,
         hub: facts.hub_url.to_string(),
-        digest: facts.digest.map(|d| d.to_string()),
+        digest: facts.digest.map(std::string::ToString::to_string),
         released_at: rfc3339(facts.released_at),
         measured_at: rfc3339(facts.now),
         shifted: facts.shifted,
@@ -815,9 +815,9 @@ pub fn beyond_calendar(
     };
     format!(
         "the worst case of a cull pass on a hub of {} (those running now, or hub-size when larger; slow-stop timeout {}) puts the convergence deadline up to {} after {clock} {}, past {}, the last date a deadline can be written for: check {check_now}hub-size, slow-stop-timeout and the idle culler settings",
-        crate::window::servers_words(scale.servers),
-        crate::window::human(scale.slow_stop_timeout_secs),
-        crate::window::human_at_most(longest),
+        crate::render::window_words::servers_words(scale.servers),
+        crate::render::window_words::human(scale.slow_stop_timeout_secs),
+        crate::render::window_words::human_at_most(longest),
         rfc3339(now),
         crate::window::LAST_DATE,
     )

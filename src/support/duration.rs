@@ -10,10 +10,16 @@ use std::time::Duration;
 /// default of `jobs.<job_id>.timeout-minutes`, 360. A timeout longer than that can never
 /// take effect in an Action, and bounding it keeps every `Instant + Duration` made from an
 /// input (e.g. reqwest's read timeout, which adds without `checked_add`) far from overflow.
-pub const JOB_MAX: Duration = Duration::from_secs(6 * 3600);
+pub(crate) const JOB_MAX: Duration = Duration::from_secs(6 * 3600);
 
 /// [`JOB_MAX`] in words, for messages: `6h`.
-pub const JOB_MAX_WORDS: &str = "6h";
+pub(crate) const JOB_MAX_WORDS: &str = "6h";
+
+/// `secs`, the longest duration an input takes, as messages state it: in days, which have a
+/// fixed length, and seconds, e.g. `3650 days (315360000 s)`.
+pub(crate) fn max_duration_words(secs: u64) -> String {
+    format!("{} days ({secs} s)", secs / 86_400)
+}
 
 /// humantime's month units (2.x `Unit::from_str`: `months`, `month`, `M`, each 30.44 days)
 /// and year units (`years`, `year`, `yr`, `yrs`, `y`, each 365.25 days), which [`parse`]
@@ -27,7 +33,7 @@ const YEARS: [&str; 5] = ["years", "year", "yr", "yrs", "y"];
 /// culler's) then refuse; these say to write s, m, h (or d). A month or year unit is refused
 /// with its own words.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DurationError(Kind);
+pub(crate) struct DurationError(Kind);
 
 #[derive(Debug, Clone, PartialEq)]
 enum Kind {
@@ -40,7 +46,7 @@ enum Kind {
 impl DurationError {
     /// humantime's error, for callers that tell its kinds apart (e.g. a number overflow);
     /// `None` for a month or year unit.
-    pub fn humantime(&self) -> Option<&humantime::DurationError> {
+    pub(crate) fn humantime(&self) -> Option<&humantime::DurationError> {
         match &self.0 {
             Kind::Humantime(e) => Some(e),
             Kind::Calendar { .. } => None,
@@ -87,7 +93,7 @@ impl std::error::Error for DurationError {}
 /// # Errors
 /// [`DurationError`] for text that is neither, or that holds a month or year unit (its
 /// `Display` says what was expected).
-pub fn parse(text: &str) -> Result<Duration, DurationError> {
+pub(crate) fn parse(text: &str) -> Result<Duration, DurationError> {
     let t = text.trim();
     let digits = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
     match t.parse::<u64>() {
@@ -108,21 +114,6 @@ pub fn parse(text: &str) -> Result<Duration, DurationError> {
         return Err(DurationError(kind));
     }
     humantime::parse_duration(t).map_err(|e| DurationError(Kind::Humantime(e)))
-}
-
-/// [`parse`], of at most [`JOB_MAX`]: a clap value parser for the hidden options that set a
-/// request's timeout or wait (clap names the option and the value).
-///
-/// # Errors
-/// The errors of [`parse`]; a duration longer than [`JOB_MAX`].
-pub fn parse_within_job(text: &str) -> Result<Duration, String> {
-    match parse(text) {
-        Ok(d) if d <= JOB_MAX => Ok(d),
-        Ok(_) => Err(format!(
-            "longer than {JOB_MAX_WORDS}, the longest a GitHub-hosted job runs: give at most {JOB_MAX_WORDS}"
-        )),
-        Err(e) => Err(e.to_string()),
-    }
 }
 
 #[cfg(test)]
@@ -172,26 +163,5 @@ mod tests {
         assert_eq!(parse("2w").unwrap(), Duration::from_secs(14 * 86400));
         assert_eq!(parse("1min").unwrap(), Duration::from_secs(60));
         assert_eq!(parse("2h").unwrap(), Duration::from_secs(7200));
-    }
-
-    #[test]
-    fn timeouts_of_the_hidden_options_end_within_a_job() {
-        assert_eq!(parse_within_job("6h").unwrap(), JOB_MAX);
-        assert_eq!(
-            parse_within_job("300ms").unwrap(),
-            Duration::from_millis(300)
-        );
-        assert_eq!(
-            parse_within_job("600000000weeks").unwrap_err(),
-            "longer than 6h, the longest a GitHub-hosted job runs: give at most 6h"
-        );
-        assert_eq!(
-            parse_within_job("1h30").unwrap_err(),
-            parse("1h30").unwrap_err().to_string()
-        );
-        assert_eq!(
-            humantime::format_duration(JOB_MAX).to_string(),
-            JOB_MAX_WORDS
-        );
     }
 }

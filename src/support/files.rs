@@ -77,7 +77,7 @@ fn regular(kind: std::fs::FileType) -> Result<(), ReadError> {
 /// # Errors
 /// [`ReadError`]: nothing there, a directory, a FIFO, socket or device (never opened for
 /// reading), no permission, longer than `cap` bytes, or another I/O error.
-pub fn read_bytes(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_bytes(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     let metadata = std::fs::metadata(path)?;
     regular(metadata.file_type())?;
     if metadata.len() > cap {
@@ -107,7 +107,7 @@ pub fn read_bytes(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
 ///
 /// # Errors
 /// Those of [`read_bytes`], and [`ReadError::NotUtf8`].
-pub fn read_text(path: &Path, cap: u64) -> Result<String, ReadError> {
+pub(crate) fn read_text(path: &Path, cap: u64) -> Result<String, ReadError> {
     String::from_utf8(read_bytes(path, cap)?).map_err(|e| ReadError::NotUtf8 {
         valid_up_to: e.utf8_error().valid_up_to(),
     })

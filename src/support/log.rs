@@ -103,7 +103,9 @@ impl Log {
     }
 
     fn secrets(&self) -> std::sync::MutexGuard<'_, Secrets> {
-        self.secrets.lock().unwrap_or_else(|e| e.into_inner())
+        self.secrets
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Tells the runner to mask each of `forms` (new to this log), inside Actions.
@@ -171,20 +173,20 @@ impl Log {
 }
 
 /// Escapes workflow-command data: `%` → `%25`, CR → `%0D`, LF → `%0A`.
-pub fn escape_data(s: &str) -> String {
+pub(crate) fn escape_data(s: &str) -> String {
     s.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// Escapes a workflow-command property value: as [`escape_data`], plus `:` → `%3A`, `,` → `%2C`.
-pub fn escape_property(s: &str) -> String {
+pub(crate) fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
 /// Defuses workflow commands in plain log text (`::` at the start of any CR- or LF-ended
 /// line, and the legacy `##[` anywhere): the one implementation, in `sanitize`.
-pub use crate::support::sanitize::defuse_commands;
+pub(crate) use crate::support::sanitize::defuse_commands;
 
 #[cfg(test)]
 mod tests {

@@ -8,14 +8,14 @@
 //! one duration parser of the inputs; [`time`] the one parser of RFC 3339 times from outside
 //! (in UTC, years 0000 to 9999) and the one writer of times for machines.
 
-pub mod duration;
-pub mod files;
+pub(crate) mod duration;
+pub(crate) mod files;
 pub mod github;
-pub mod log;
-pub mod retry;
+pub(crate) mod log;
+pub(crate) mod retry;
 pub mod sanitize;
-pub mod secrets;
-pub mod stdout;
-pub mod text;
-pub mod time;
+pub(crate) mod secrets;
+pub(crate) mod stdout;
+pub(crate) mod text;
+pub(crate) mod time;
 pub mod tls;

@@ -213,7 +213,7 @@ pub struct GaveUp<E> {
 /// Parses a `Retry-After` value: delay-seconds (`120`) or an HTTP-date
 /// (`Wed, 21 Oct 2015 07:28:00 GMT`, counted from `now`; a date in the past is 0 s).
 /// `None` for anything else.
-pub fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+pub(crate) fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     if let Ok(secs) = value.parse::<u64>() {
         return Some(Duration::from_secs(secs));
@@ -223,7 +223,7 @@ pub fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
 }
 
 /// The `Retry-After` of an answer's `headers` ([`retry_after`]), `None` without a usable one.
-pub fn retry_after_header(headers: &http::HeaderMap, now: SystemTime) -> Option<Duration> {
+pub(crate) fn retry_after_header(headers: &http::HeaderMap, now: SystemTime) -> Option<Duration> {
     retry_after(headers.get(http::header::RETRY_AFTER)?.to_str().ok()?, now)
 }
 

@@ -20,17 +20,17 @@
 //! summaries, log lines) hides only whole forms: a human password's first eight letters
 //! ("security…") must not vanish from a release note.
 
-pub use secrecy::{ExposeSecret, SecretString};
+pub(crate) use secrecy::{ExposeSecret, SecretString};
 
 /// Shortest white-space-separated part of a secret that is hidden on its own in echoed text.
-pub const MIN_PART_CHARS: usize = 4;
+pub(crate) const MIN_PART_CHARS: usize = 4;
 
 /// Shortest start of a secret that is hidden in echoed text when the rest is missing.
-pub const MIN_PREFIX_CHARS: usize = 8;
+pub(crate) const MIN_PREFIX_CHARS: usize = 8;
 
 /// Lines of a multi-line secret shorter than this are not masked on their own (a lone `}` of
 /// a JSON key would hide every such character in the log, and gives nothing away).
-pub const MIN_MASKED_LINE_CHARS: usize = 4;
+pub(crate) const MIN_MASKED_LINE_CHARS: usize = 4;
 
 /// The forms of `secret` to mask: the secret itself, and as it reads when a server or a
 /// library echoes it JSON-escaped, Rust-`Debug`-escaped, percent-encoded (RFC 3986
@@ -39,7 +39,7 @@ pub const MIN_MASKED_LINE_CHARS: usize = 4;
 /// put in a value the tool case-folds (a host name, an image reference it suggests in lower
 /// case, a SHA) would otherwise come out unmasked, and the runner's masker matches the exact
 /// text only. Forms shorter than 4 characters are left out, except the secret itself.
-pub fn secret_forms(secret: &str) -> Vec<String> {
+pub(crate) fn secret_forms(secret: &str) -> Vec<String> {
     use base64::Engine as _;
     // Both escapers wrap the text in double quotes: drop them.
     let unquote = |s: String| {

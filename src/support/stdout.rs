@@ -28,8 +28,10 @@ static STATE: Mutex<State> = Mutex::new(State::Open);
 /// Writes `text` to stdout as is, and flushes it (so a failure is seen here, not lost when
 /// the process exits). After a failure, does nothing: see the module's doc. Returns whether
 /// `text` was written.
-pub fn print(text: &str) -> bool {
-    let mut state = STATE.lock().unwrap_or_else(|e| e.into_inner());
+pub(crate) fn print(text: &str) -> bool {
+    let mut state = STATE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if !matches!(*state, State::Open) {
         return false;
     }
@@ -48,14 +50,16 @@ pub fn print(text: &str) -> bool {
 }
 
 /// [`print()`] of `text` and a line break.
-pub fn println(text: &str) -> bool {
+pub(crate) fn println(text: &str) -> bool {
     print(&format!("{text}\n"))
 }
 
 /// The error of a stdout write that failed other than by a closed pipe, once: the run's
 /// last step (after its outputs, summary and comment) reports it and exits 1.
-pub fn failure() -> Option<anyhow::Error> {
-    let mut state = STATE.lock().unwrap_or_else(|e| e.into_inner());
+pub(crate) fn failure() -> Option<anyhow::Error> {
+    let mut state = STATE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     match std::mem::replace(&mut *state, State::Closed) {
         State::Failed(e) => Some(anyhow::Error::new(e).context(
             "cannot write the output to stdout (is the disk or the file it goes to full?): free space, or send stdout elsewhere; the rest of the run went on as usual",

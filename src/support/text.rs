@@ -5,21 +5,21 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
 /// Everything but RFC 3986's unreserved characters (letters, digits, `-._~`): the set for a
 /// path segment or a query value, where any other byte would be read as syntax.
-pub const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
+pub(crate) const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'-')
     .remove(b'_')
     .remove(b'.')
     .remove(b'~');
 
 /// `text` percent-encoded for a path segment or query value ([`COMPONENT`]; upper-case hex).
-pub fn percent_encode(text: &str) -> String {
+pub(crate) fn percent_encode(text: &str) -> String {
     utf8_percent_encode(text, COMPONENT).to_string()
 }
 
 /// An error and its causes on one line, `: `-separated, each cause left out when the text so
 /// far already holds it (libraries' top-level messages alone say little: reqwest's "error
 /// sending request for url (…)"). Not cleaned: callers cut and clean it for their message.
-pub fn error_chain(err: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(cause) = source {

@@ -14,15 +14,17 @@ use time::macros::datetime;
 use time::{OffsetDateTime, UtcOffset};
 
 /// The first instant a time can be written for: 0000-01-01T00:00:00Z.
-pub const FIRST: OffsetDateTime = datetime!(0000-01-01 00:00 UTC);
+// Named by the errors' docs and the tests; no code compares with it (the parser's range is `time`'s).
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) const FIRST: OffsetDateTime = datetime!(0000-01-01 00:00 UTC);
 
 /// The last whole second a time can be written for: 9999-12-31T23:59:59Z.
-pub const LAST: OffsetDateTime = datetime!(9999-12-31 23:59:59 UTC);
+pub(crate) const LAST: OffsetDateTime = datetime!(9999-12-31 23:59:59 UTC);
 
 /// Why a time is refused. Its `Display` is a predicate for a message that names the input
 /// and quotes the text first (`now (--now) "…" is not an RFC 3339 time (…)`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TimeError {
+pub(crate) enum TimeError {
     /// Not RFC 3339 (or, from the hub, ISO 8601): the `time` crate's words.
     #[error("is not an RFC 3339 time ({0})")]
     Syntax(String),
@@ -46,7 +48,7 @@ pub enum TimeError {
 /// # Errors
 /// [`TimeError`]: not RFC 3339, or in UTC outside [`FIRST`]..=[`LAST`] (the fraction of a
 /// second past [`LAST`] is taken).
-pub fn parse_rfc3339(text: &str) -> Result<OffsetDateTime, TimeError> {
+pub(crate) fn parse_rfc3339(text: &str) -> Result<OffsetDateTime, TimeError> {
     let text = text.trim();
     match OffsetDateTime::parse(text, &Rfc3339) {
         Ok(t) => to_utc(t),
@@ -61,7 +63,11 @@ pub fn parse_rfc3339(text: &str) -> Result<OffsetDateTime, TimeError> {
 ///
 /// # Errors
 /// As [`parse_rfc3339`]; `Syntax` carries the RFC 3339 parser's words.
-pub fn parse_iso8601(text: &str) -> Result<OffsetDateTime, TimeError> {
+#[allow(
+    dead_code,
+    reason = "no caller since the hub's times are read as RFC 3339; kept with its tests for the Kubernetes edge (pod start times)"
+)]
+pub(crate) fn parse_iso8601(text: &str) -> Result<OffsetDateTime, TimeError> {
     parse_rfc3339(text).or_else(|e| match e {
         TimeError::Syntax(_) => OffsetDateTime::parse(text.trim(), &Iso8601::DEFAULT)
             .map_err(|_| e)
@@ -74,7 +80,7 @@ pub fn parse_iso8601(text: &str) -> Result<OffsetDateTime, TimeError> {
 ///
 /// # Errors
 /// [`TimeError::AfterLast`] or [`TimeError::BeforeFirst`].
-pub fn to_utc(t: OffsetDateTime) -> Result<OffsetDateTime, TimeError> {
+pub(crate) fn to_utc(t: OffsetDateTime) -> Result<OffsetDateTime, TimeError> {
     let Some(utc) = t.checked_to_offset(UtcOffset::UTC) else {
         // Only a year past the `time` crate's range: a negative offset pushes UTC later.
         return Err(if t.offset().is_negative() {
@@ -101,7 +107,7 @@ fn long_year(text: &str) -> bool {
 /// 0000 to 9999 in UTC, which [`parse_rfc3339`] refuses and no stage computes (deadlines
 /// are checked against [`LAST`], `crate::window::fits_calendar`), is written with its own
 /// offset, or at worst as the `time` crate displays it.
-pub fn rfc3339_seconds(t: OffsetDateTime) -> String {
+pub(crate) fn rfc3339_seconds(t: OffsetDateTime) -> String {
     let seconds = |t: OffsetDateTime| t.replace_nanosecond(0).unwrap_or(t);
     to_utc(t)
         .ok()

@@ -205,7 +205,7 @@ fn options() -> Options {
                 None if !arg.is_hide_set()
                     && !matches!(arg.get_id().as_str(), "help" | "version") =>
                 {
-                    options.without_variable.push(long)
+                    options.without_variable.push(long);
                 }
                 None => {}
             }
@@ -368,7 +368,7 @@ async fn every_declared_output_is_written_and_no_other() {
     // The deployment outputs are written only with `environment` (tests/it/deployments.rs).
     let of_deployment: BTreeSet<String> = codeq_rollout::publish::deployment::OUTPUTS
         .iter()
-        .map(|n| n.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
     let declared: BTreeSet<String> = all
         .difference(&of_status)
@@ -781,7 +781,7 @@ async fn secrets_are_masked_before_a_usage_error_can_quote_them() {
             expected.insert(format!("::add-mask::{line}"));
         }
         // Encoded forms (base64, escaped) are masked too; these must be among the masks.
-        let masked: BTreeSet<String> = masks.iter().map(|m| m.to_string()).collect();
+        let masked: BTreeSet<String> = masks.iter().map(std::string::ToString::to_string).collect();
         assert!(
             expected.is_subset(&masked) && !masked.contains("::add-mask::}"),
             "{input}: {}",
@@ -1034,7 +1034,7 @@ fn collect_includes(dir: &Path, found: &mut Vec<String>) {
                                 parts.pop();
                             }
                             std::path::Component::Normal(p) => {
-                                parts.push(p.to_string_lossy().into_owned())
+                                parts.push(p.to_string_lossy().into_owned());
                             }
                             _ => {}
                         }
@@ -1214,7 +1214,12 @@ fn a_secret_clap_refuses_as_the_input_is_shown_nowhere() {
             ],
         ),
     ]
-    .map(|(name, args)| (name, args.iter().map(|a| a.to_string()).collect()));
+    .map(|(name, args)| {
+        (
+            name,
+            args.iter().map(std::string::ToString::to_string).collect(),
+        )
+    });
     for (name, args) in cases {
         let dir = tempfile::tempdir().unwrap();
         let out = run_codeq(&args, &runner_env(dir.path()));
@@ -1323,8 +1328,8 @@ fn a_token_sent_over_plain_http_to_a_public_host_is_a_warning() {
             "--hub-token",
             "hub-token-0123",
         ];
-        // A refused hub size stops the run after the hub's address was checked.
-        let rest = ["--released-at", "2026-11-30T12:00:00Z", "--hub-size", "0"];
+        // A comment without an image stops the run after the hub's address was checked.
+        let rest = ["--released-at", "2026-11-30T12:00:00Z", "--comment"];
         run_codeq(&[&args[..], &rest].concat(), &env)
     };
     let mut warned = Vec::new();

@@ -311,7 +311,7 @@ fn src_follows_the_layering() {
 fn module(path: &str, lines: &[&str]) -> Module {
     Module {
         path: path.into(),
-        lines: lines.iter().map(|l| l.to_string()).collect(),
+        lines: lines.iter().map(std::string::ToString::to_string).collect(),
     }
 }
 

@@ -76,17 +76,14 @@ fn render_process(diagram: &str) -> std::process::Output {
         .unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || tx.send(child.wait_with_output()));
-    let out = match rx.recv_timeout(RENDER_LIMIT) {
-        Ok(out) => out,
-        Err(_) => {
-            // SAFETY: kill(2) on our own child, not yet reaped (its wait has not returned).
-            unsafe { libc::kill(libc::pid_t::try_from(pid).unwrap(), libc::SIGTERM) };
-            if rx.recv_timeout(Duration::from_secs(10)).is_ok() {
-                // Exited and reaped: its PID may be reused, so it must not be killed now.
-                guard.0 = None;
-            }
-            panic!("the Mermaid renderer did not answer within {RENDER_LIMIT:?}");
+    let Ok(out) = rx.recv_timeout(RENDER_LIMIT) else {
+        // SAFETY: kill(2) on our own child, not yet reaped (its wait has not returned).
+        unsafe { libc::kill(libc::pid_t::try_from(pid).unwrap(), libc::SIGTERM) };
+        if rx.recv_timeout(Duration::from_secs(10)).is_ok() {
+            // Exited and reaped: its PID may be reused, so it must not be killed now.
+            guard.0 = None;
         }
+        panic!("the Mermaid renderer did not answer within {RENDER_LIMIT:?}");
     };
     // Exited and reaped: its PID may be reused, so it must not be killed now.
     guard.0 = None;
@@ -254,7 +251,7 @@ fn mermaid_draws_the_summarys_chart_as_the_history_says() {
 #[test]
 fn the_renderer_fails_on_a_chart_mermaid_refuses() {
     let out = render_process("xychart-beta\n    bar [1, two, 3]\n");
-    assert_eq!(out.status.code(), Some(2), "{:?}", out);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
     let said: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(
         said["error"].as_str().is_some_and(|e| !e.is_empty()),

@@ -1,6 +1,9 @@
 //! Integration tests: one test binary (one link), one module per area.
 //! Each test starts what it needs: a real registry (`docker-registry`), a fake GitHub.
 
+// A test crate has no public face: `pub` here means "shared between test modules".
+#![allow(unreachable_pub)]
+
 mod action;
 mod architecture;
 mod budgets;

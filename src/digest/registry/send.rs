@@ -71,7 +71,7 @@ impl Sender<'_> {
     /// Sends the request `build` makes, again after a connection error, 429 or 5xx, until
     /// an answer comes, the policy's tries run out or the next wait would pass the deadline.
     /// Each try's timeout is the time left before the deadline.
-    pub async fn send(
+    pub(super) async fn send(
         &mut self,
         build: impl Fn() -> reqwest::RequestBuilder,
     ) -> Result<Answer, Failure> {
@@ -80,7 +80,7 @@ impl Sender<'_> {
     }
 
     /// As [`Sender::send`], with at most `tries` tries (1: no retry).
-    pub async fn send_tries(
+    pub(super) async fn send_tries(
         &mut self,
         build: impl Fn() -> reqwest::RequestBuilder,
         tries: u32,

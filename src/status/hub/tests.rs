@@ -325,7 +325,7 @@ async fn transient_answers_are_tried_four_times_then_reported_and_errors_a_user_
             401 => assert_matches!(err, HubError::Unauthorized { .. }),
             404 => assert_matches!(err, HubError::WrongBase { .. }),
             _ => {
-                assert_matches!(err, HubError::Status { status: s, tries: t, .. } if s == status && t as usize == tries)
+                assert_matches!(err, HubError::Status { status: s, tries: t, .. } if s == status && t as usize == tries);
             }
         }
     }

@@ -305,7 +305,7 @@ pub fn read_verdict(err: &octocrab::Error, now: SystemTime) -> Verdict {
 }
 
 /// The most characters of a server's message an error echoes.
-pub const ECHO_MAX_CHARS: usize = 1000;
+pub(super) const ECHO_MAX_CHARS: usize = 1000;
 
 /// The message for a request that got no answer: which request, and a timeout with its
 /// length, in words; the library's wrappers (`Service Error: Reqwest Error: ...`) left out.

@@ -245,7 +245,10 @@ impl FakeGitHub {
     pub fn add_issue(&self, title: &str, body: &str, labels: &[&str], state: &str) -> u64 {
         let mut s = self.state.lock().unwrap();
         let n = s.next();
-        let labels: Vec<String> = labels.iter().map(|l| l.to_string()).collect();
+        let labels: Vec<String> = labels
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect();
         let issue = issue_json(n, title, body, &labels, &[], state);
         s.issues.push(issue);
         n
@@ -300,7 +303,10 @@ impl FakeGitHub {
     /// Opens an issue with `title`, `body` and `labels` just before the next `POST /issues`
     /// is served: another run's POST landing first, so it gets the lower number.
     pub fn open_issue_before_next_post(&self, title: &str, body: &str, labels: &[&str]) {
-        let labels = labels.iter().map(|l| l.to_string()).collect();
+        let labels = labels
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect();
         self.state.lock().unwrap().issue_before_next_post =
             Some((title.to_string(), body.to_string(), labels));
     }

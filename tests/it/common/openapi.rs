@@ -72,7 +72,7 @@ impl Description {
         let registry = Registry::new()
             .draft(Draft::Draft4)
             .add(BASE, doc)
-            .and_then(|b| b.prepare())
+            .and_then(jsonschema::RegistryBuilder::prepare)
             .expect("the description registers as a JSON Schema resource");
         Self {
             doc,

@@ -512,7 +512,7 @@ async fn forward(
     let path = req
         .uri()
         .path_and_query()
-        .map(|p| p.to_string())
+        .map(std::string::ToString::to_string)
         .unwrap_or_default();
     let auth = req
         .headers()

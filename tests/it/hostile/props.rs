@@ -6,11 +6,12 @@
 
 use super::render::{facts_for, render_and_check};
 use super::*;
+use codeq_rollout::cli::DurationParser;
 use codeq_rollout::digest::ImageSource;
 use codeq_rollout::event;
 use codeq_rollout::render;
 use codeq_rollout::sanitize;
-use codeq_rollout::window::{CullSettings, compute, parse_duration_secs};
+use codeq_rollout::window::{CullSettings, compute};
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -279,7 +280,7 @@ proptest! {
     /// window and bodies without a panic.
     #[test]
     fn duration_parser_never_panics(text in duration_text()) {
-        let parsed = parse_duration_secs(&text);
+        let parsed = DurationParser::CULLER.check("cull-timeout", &text).map(codeq_rollout::cli::InputDuration::secs);
         let trimmed = text.trim();
         if !trimmed.is_empty() && trimmed.bytes().all(|b| b.is_ascii_digit()) {
             // Bare digits are seconds, up to the ten-year cap.

@@ -24,7 +24,10 @@ fn case(name: &'static str, title: &str, labels: &[&str]) -> Case {
     Case {
         name,
         title: title.to_string(),
-        labels: labels.iter().map(|l| l.to_string()).collect(),
+        labels: labels
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect(),
     }
 }
 

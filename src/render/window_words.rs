@@ -1,0 +1,219 @@
+//! The convergence window in words: the summary line, durations and server counts in
+//! words, the settings' rows with their origins, and the refusal of settings that do not make
+//! sense. [`crate::window`] decides, as data; the words are here.
+
+use crate::window::{
+    Configured, InvalidSettings, MAX_DURATION_SECS, Origin, SettingsProblem, Window,
+};
+use serde::Serialize;
+use std::fmt;
+use std::time::Duration;
+
+/// One row of [`Configured::rows`]: a z2jh key, its value in words, and its origin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SettingRow {
+    /// The z2jh key, e.g. `cull.timeout`.
+    pub key: &'static str,
+    /// The value in words, e.g. `1h`, `none`, `true`.
+    pub value: String,
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+impl Configured {
+    /// The four settings in z2jh's order with their values in words and origins, for the
+    /// job summary and `codeq-rollout window`.
+    pub fn rows(&self) -> Vec<SettingRow> {
+        let s = &self.settings;
+        let o = &self.origins;
+        vec![
+            SettingRow {
+                key: "cull.enabled",
+                value: s.enabled.to_string(),
+                origin: o.enabled.clone(),
+            },
+            SettingRow {
+                key: "cull.timeout",
+                value: human(s.timeout_secs),
+                origin: o.timeout.clone(),
+            },
+            SettingRow {
+                key: "cull.every",
+                value: human(s.every_secs),
+                origin: o.every.clone(),
+            },
+            SettingRow {
+                key: "cull.maxAge",
+                value: if s.max_age_secs == 0 {
+                    "none".into()
+                } else {
+                    human(s.max_age_secs)
+                },
+                origin: o.max_age.clone(),
+            },
+        ]
+    }
+
+    /// The rows on one line: `cull.enabled true (default); cull.timeout 1h (values.yaml:
+    /// cull.timeout); ...`.
+    pub fn origins_line(&self) -> String {
+        self.rows()
+            .iter()
+            .map(|r| format!("{} {} ({})", r.key, r.value, r.origin))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+impl Window {
+    /// One line for the `convergence-window` output and the summary, e.g.
+    /// `idle sessions within 1h 10m of last activity; active sessions only when restarted`;
+    /// with the hub's size, each bound is followed by its worst case, e.g. `(up to 1h 27m
+    /// with 100 servers going idle in the same cull pass)`.
+    pub fn summary(&self) -> String {
+        if !self.culling_enabled {
+            return "no passive bound: culling is disabled, a running session updates only when its user restarts it".into();
+        }
+        let up_to = |worst: Option<u64>, what: &str| match (self.worst, worst) {
+            (Some(w), Some(secs)) => format!(
+                " (up to {} with {} {what} in the same cull pass)",
+                human_at_most(secs),
+                servers_words(w.scale.servers)
+            ),
+            _ => String::new(),
+        };
+        let worst_active = self.worst.and_then(|w| w.active_secs);
+        let worst_idle = self.worst.and_then(|w| w.idle_secs);
+        if let (true, Some(active)) = (self.max_age_first(), self.active_secs) {
+            let worst = match (self.worst, worst_active) {
+                (Some(w), Some(secs)) => format!(
+                    "; up to {} with {} reaching it in the same cull pass",
+                    human_at_most(secs),
+                    servers_words(w.scale.servers)
+                ),
+                _ => String::new(),
+            };
+            return format!(
+                "every session, idle or active, within {} of the release (the maximum server age comes before the idle timeout{worst})",
+                human(active),
+            );
+        }
+        let idle = format!(
+            "idle sessions within {} of last activity{}",
+            human(self.idle_secs.unwrap_or(0)),
+            up_to(worst_idle, "going idle")
+        );
+        match self.active_secs {
+            Some(active) => format!(
+                "{idle}; active sessions within {} of the release{}",
+                human(active),
+                up_to(worst_active, "reaching the maximum server age")
+            ),
+            None => format!("{idle}; active sessions only when their user restarts them"),
+        }
+    }
+}
+
+impl fmt::Display for Origin {
+    /// `default`, `values.yaml: jupyterhub.cull.timeout`, or `option --cull-timeout`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Default => f.write_str("default"),
+            Origin::File { file, key } => write!(f, "{file}: {key}"),
+            Origin::Option { name } => write!(f, "option --{name}"),
+        }
+    }
+}
+
+/// [`MAX_DURATION_SECS`] in words, for messages: `3650 days (315360000 s)`.
+pub fn max_duration_words() -> String {
+    crate::support::duration::max_duration_words(MAX_DURATION_SECS)
+}
+
+impl fmt::Display for InvalidSettings {
+    /// What is wrong, naming the origin, and what to set.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let origin = &self.origin;
+        match self.problem {
+            SettingsProblem::TooLong { key, secs } => write!(
+                f,
+                "{key} is {secs} s ({origin}), more than {}, the longest duration codeq-rollout takes: set the value the hub uses",
+                max_duration_words()
+            ),
+            SettingsProblem::ZeroTimeout => write!(
+                f,
+                "cull.timeout is 0 (or null) while culling is enabled ({origin}): z2jh then passes no --timeout and the culler falls back to its own 600 s; set cull.timeout (or --cull-timeout) to the idle timeout the hub should use, e.g. 3600"
+            ),
+            SettingsProblem::ZeroEvery { timeout_secs } => write!(
+                f,
+                "cull.every is 0 (or null) while culling is enabled ({origin}): z2jh then passes no --cull-every and the culler checks every timeout/2 ({} s here); set cull.every (or --cull-every) to the interval the hub should use, e.g. 600",
+                timeout_secs / 2
+            ),
+        }
+    }
+}
+
+/// A duration in words, humantime's style within a day, with days as the largest unit
+/// written as a word (humantime's own months and years are averages, so 31 days would read
+/// `1month 10h 29m 36s`): 4200 → `1h 10m`, 90000 → `1 day 1h`, 0 → `0s`.
+/// [`crate::support::duration::parse`] reads it back.
+pub fn human(secs: u64) -> String {
+    const DAY: u64 = 86_400;
+    let (days, rest) = (secs / DAY, secs % DAY);
+    let within_day = humantime::format_duration(Duration::from_secs(rest)).to_string();
+    let plural = if days == 1 { "" } else { "s" };
+    match (days, rest) {
+        (0, _) => within_day,
+        (_, 0) => format!("{days} day{plural}"),
+        _ => format!("{days} day{plural} {within_day}"),
+    }
+}
+
+/// A worst-case duration in words, rounded up: whole minutes from 10 minutes on (5200 →
+/// `1h 27m`), so the words never state a bound earlier than the seconds; [`human`] below.
+pub fn human_at_most(secs: u64) -> String {
+    if secs >= 600 {
+        human(secs.div_ceil(60).saturating_mul(60))
+    } else {
+        human(secs)
+    }
+}
+
+/// `1 server` or `100 servers`.
+pub fn servers_words(servers: u64) -> String {
+    if servers == 1 {
+        "1 server".into()
+    } else {
+        format!("{servers} servers")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_in_words_stop_at_days_and_read_back() {
+        for (secs, words) in [
+            (0, "0s"),
+            (4200, "1h 10m"),
+            (86_400, "1 day"),
+            (90_000, "1 day 1h"),
+            (31 * 86_400 + 600, "31 days 10m"),
+            (365 * 86_400 + 6 * 3600, "365 days 6h"),
+        ] {
+            assert_eq!(human(secs), words);
+            let read = crate::support::duration::parse(words).unwrap();
+            assert_eq!(read.as_secs(), secs, "{words}");
+        }
+    }
+
+    #[test]
+    fn worst_case_words_round_up_to_the_minute_from_ten_minutes_on() {
+        assert_eq!(human(5200), "1h 26m 40s");
+        assert_eq!(human_at_most(5200), "1h 27m");
+        assert_eq!(human_at_most(5160), "1h 26m");
+        assert_eq!(human_at_most(599), "9m 59s");
+        assert_eq!(servers_words(1), "1 server");
+    }
+}
