@@ -160,6 +160,25 @@ async fn push_decides_the_tier_from_the_pull_requests_of_its_commits() {
             }),
         ),
         (
+            // Issue 27: a deletion announces nothing whatever the inputs (it published a
+            // release for commit 0000… with the tier set).
+            "push_deleting_the_branch_with_the_tier_set_announces_nothing",
+            Scenario::push(&[(SHA, "Bump codeq (#12)")])
+                .input("tier", "security")
+                .edit(|e| {
+                    e["after"] = json!("0000000000000000000000000000000000000000");
+                    e["deleted"] = json!(true);
+                }),
+        ),
+        (
+            // Issue 27, fail closed: labels GitHub would not show (no pull-requests: read)
+            // may say security, so unlabeled-tier: routine does not make the release routine.
+            "push_whose_labels_cannot_be_read_is_not_made_routine_by_unlabeled_tier",
+            Scenario::push(&[(SHA, "Patch codeq (#12)")])
+                .forbid("GET", "/pulls")
+                .input("unlabeled-tier", "routine"),
+        ),
+        (
             // A zero `after` alone says the same, whatever `deleted` says.
             "push_to_a_zero_after_has_nothing_to_announce",
             Scenario::push(&[(SHA, "Bump codeq (#12)")]).edit(|e| {
