@@ -144,6 +144,7 @@ mod tests {
             prerelease: false,
             target_commitish: String::new(),
             published_at: None,
+            name: None,
         }
     }
 

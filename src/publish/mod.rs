@@ -307,10 +307,17 @@ async fn rerun(
         .context("commenting on superseded tracking issues")?;
     let body = release_body(plan);
     let mut warnings = Vec::new();
-    let (release_url, release_change) =
-        release::update(gh, found, release, &body, &mut notes, &mut warnings)
-            .await
-            .context("publishing the release note")?;
+    let (release_url, release_change) = release::update(
+        gh,
+        found,
+        release,
+        &body,
+        &plan.release.name,
+        &mut notes,
+        &mut warnings,
+    )
+    .await
+    .context("publishing the release note")?;
     Ok(Published {
         release_url,
         release_change,

@@ -306,6 +306,45 @@ async fn a_template_change_patches_only_the_release_body() {
     assert_eq!(after["draft"], json!(false));
 }
 
+/// Issue 27 item 4: a re-run of the same commit with another tier renames the release (its
+/// title named the old tier while body and tracking issue followed the new one).
+#[tokio::test]
+async fn a_rerun_with_another_tier_renames_the_release_with_its_body() {
+    let desk = Desk::new("retitled").await;
+    let short = &desk.image.digest["sha256:".len()..][..12];
+    desk.step(dispatch_run(&desk.github, &desk.image, "routine", SHA))
+        .await
+        .ok();
+    let id = desk.github.releases()[0]["id"].as_u64().unwrap();
+    assert_eq!(
+        desk.github.releases()[0]["name"],
+        json!(format!("codeq image {short} (routine)"))
+    );
+    let rerun = later(
+        dispatch_run(&desk.github, &desk.image, "security", SHA),
+        NOW,
+        "2",
+    );
+    let out = desk.step(rerun).await.ok();
+    let release = &desk.github.releases()[0];
+    assert_eq!(
+        release["name"],
+        json!(format!("codeq image {short} (security)"))
+    );
+    let patches: Vec<&Value> = out
+        .writes
+        .iter()
+        .filter(|(m, p, _)| m == "PATCH" && *p == format!("/repos/{OWNER}/{REPO}/releases/{id}"))
+        .map(|(_, _, body)| body)
+        .collect();
+    assert_eq!(patches.len(), 1, "{:?}", out.writes);
+    assert_eq!(
+        patches[0]["name"],
+        json!(format!("codeq image {short} (security)"))
+    );
+    assert_eq!(patches[0]["body"], release["body"]);
+}
+
 #[tokio::test]
 async fn a_release_without_our_marker_is_never_touched_and_its_tag_is_refused() {
     let desk = Desk::new("collision").await;
