@@ -122,9 +122,16 @@ struct Known {
 /// The stages, each recording into `known` what it established.
 async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<()> {
     // 1. Digest.
+    // The digest the registry answered is kept even when it is not the expected one: a
+    // failed run's outputs keep what it knew.
     let digest = resolve_digest(req, log).await?;
     log.info(&messages::resolved(&req.image.source.display(), &digest));
     known.digest = Some(digest.clone());
+    digest::check_expected(
+        &req.image.source.display(),
+        &digest,
+        req.image.expected_digest.as_ref(),
+    )?;
 
     // 2. Tier, from the pull requests behind the release.
     known.stage = Stage::Tier;
@@ -256,7 +263,8 @@ fn facts(
     }
 }
 
-/// Stage 1: the digest, checked against `--expected-digest`.
+/// Stage 1: the digest (checked against `--expected-digest` by the caller, once it is
+/// recorded).
 async fn resolve_digest(req: &AnnounceRequest, log: &Log) -> Result<Digest> {
     let digest = match (&req.image.source, &req.image.registry) {
         (ImageSource::Layout { dir, tag }, _) => digest::layout::resolve(dir, tag.as_deref())?,
@@ -276,11 +284,6 @@ async fn resolve_digest(req: &AnnounceRequest, log: &Log) -> Result<Digest> {
             ));
         }
     };
-    digest::check_expected(
-        &req.image.source.display(),
-        &digest,
-        req.image.expected_digest.as_ref(),
-    )?;
     Ok(digest)
 }
 
