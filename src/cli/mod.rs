@@ -330,7 +330,7 @@ pub struct AnnounceArgs {
     #[command(flatten)]
     pub runbook: RunbookArgs,
 
-    /// Do everything but write to GitHub; print the bodies. Needs no token
+    /// Do everything but write to GitHub; print the bodies. Needs no token when --tier is routine or security; with tier auto the pull requests' labels are read, which needs github-token
     #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub dry_run: bool,
     /// With dry-run: also print the context the templates get (names and values), as JSON on stdout

@@ -640,3 +640,39 @@ async fn the_look_up_warning_counts_read_retries_and_their_waits() {
     assert_eq!(pulls, 3);
     insta::assert_snapshot!(transcript(&out, &github).await);
 }
+
+/// Issue 27 item 8: `--dry-run`'s help said it needs no token, but a push with the tier
+/// `auto` reads the pull requests' labels, which needs one. The help says when it does, and
+/// the run behaves as the help says.
+#[tokio::test]
+async fn the_dry_run_help_says_when_a_token_is_needed() {
+    use clap::CommandFactory;
+    let cli = codeq_rollout::cli::Cli::command();
+    let announce = cli.find_subcommand("announce").unwrap();
+    let dry_run = announce
+        .get_arguments()
+        .find(|a| a.get_id() == "dry_run")
+        .unwrap();
+    let help = dry_run.get_help().unwrap().to_string();
+    assert!(
+        help.contains("tier auto") && help.contains("github-token"),
+        "{help}"
+    );
+    let auto = Scenario::push(&[(SHA, "Patch codeq (#12)")])
+        .input("dry-run", "true")
+        .without_token()
+        .observe()
+        .await;
+    assert_eq!(
+        auto.out.code, 1,
+        "tier auto without a token: {}",
+        auto.out.stdout
+    );
+    let given = Scenario::push(&[(SHA, "Patch codeq (#12)")])
+        .input("dry-run", "true")
+        .input("tier", "routine")
+        .without_token()
+        .observe()
+        .await;
+    given.ok();
+}
