@@ -299,6 +299,10 @@ fn decide_tier(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Result<Tier
         req.tier.unlabeled,
     )?;
     decision.map_text(|text| log.redact(text));
+    // Before the decision's own warnings: the run's first annotation.
+    if decision.tier == Tier::Security && req.runbook.hub_url_is_placeholder() {
+        log.warn(&RunWarning::RunbookPlaceholder(&req.runbook));
+    }
     for warning in &decision.warnings {
         log.warning(
             messages::TIER_WARNING_TITLE,

@@ -37,6 +37,10 @@ pub enum RunWarning<'a> {
         /// The input holding the token sent to it.
         token: &'a str,
     },
+    /// A security release's runbook carries a placeholder: `hub-url` is a name reserved for
+    /// examples ([`super::RunbookSettings::hub_url_is_placeholder`]). The run's first
+    /// annotation.
+    RunbookPlaceholder(&'a super::RunbookSettings),
 }
 
 impl crate::support::text::Titled for RunWarning<'_> {
@@ -55,6 +59,7 @@ impl crate::support::text::Titled for RunWarning<'_> {
             Self::FailureNotReported { .. } => "Step outputs",
             Self::UrlRefused(_) => "Address from GitHub",
             Self::PlainHttp { .. } => "Plain HTTP",
+            Self::RunbookPlaceholder(_) => "Runbook placeholder",
         }
     }
 }
@@ -89,6 +94,25 @@ impl std::fmt::Display for RunWarning<'_> {
                 "{input} {} is plain http:// to a host outside loopback, private networks and the cluster: {token} is sent unencrypted to it; use https://, or an address inside the cluster or a private network",
                 log_line(url, 200)
             ),
+            Self::RunbookPlaceholder(runbook) => {
+                write!(
+                    f,
+                    "this security release's runbook points responders at a placeholder: hub-url \
+                     is {}, a name reserved for examples, so its commands and links reach no hub",
+                    log_line(&runbook.hub_url, 200)
+                )?;
+                if runbook.cluster_at_defaults() {
+                    f.write_str(", and namespace and helm-release are at their defaults (jhub)")?;
+                }
+                f.write_str(". Set hub-url (the address users open)")?;
+                if runbook.cluster_at_defaults() {
+                    f.write_str(", and namespace and helm-release if the hub runs elsewhere,")?;
+                }
+                f.write_str(
+                    " in the workflow. The tracking issue is opened anyway (responders need it), \
+                     but its body is never edited again: correct the runbook there by hand",
+                )
+            }
             Self::UrlRefused(url) => write!(
                 f,
                 "GitHub answered an address that is not a plain http(s) URL, so the step \

@@ -345,6 +345,35 @@ async fn a_rerun_with_another_tier_renames_the_release_with_its_body() {
     assert_eq!(patches[0]["body"], release["body"]);
 }
 
+/// Issue 27 item 1: a security runbook whose hub-url is still the placeholder (a reserved
+/// example domain) is published with a warning, the run's first annotation, naming the
+/// inputs to set; with hub-url set there is none.
+#[tokio::test]
+async fn a_security_runbook_with_a_placeholder_hub_url_is_the_first_warning() {
+    let desk = Desk::new("placeholder").await;
+    let out = desk.announce(&["security"]).await.ok();
+    let first = out
+        .out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("::warning") || l.starts_with("::error"))
+        .unwrap_or_default()
+        .to_string();
+    insta::assert_snapshot!(first);
+    assert!(first.contains("hub-url"), "{first}");
+
+    let desk = Desk::new("placeholder-set").await;
+    let run = desk
+        .run(&["security"])
+        .input("hub-url", "https://jupyter.lab.uni.edu");
+    let out = desk.step(run).await.ok();
+    assert!(
+        !out.out.stdout.contains("hub-url"),
+        "no warning once hub-url is set: {}",
+        out.out.stdout
+    );
+}
+
 #[tokio::test]
 async fn a_release_without_our_marker_is_never_touched_and_its_tag_is_refused() {
     let desk = Desk::new("collision").await;
