@@ -88,6 +88,9 @@ pub struct Found {
     /// Tracking issues: all states for a security run, open ones for a routine run (the
     /// ones it may supersede).
     issues: Vec<Issue>,
+    /// The number of the duplicate tracking issue kept because responders work in it, when
+    /// that is not the lowest ([`duplicates::settle`]).
+    kept_issue: Option<u64>,
 }
 
 impl Found {
@@ -103,11 +106,21 @@ impl Found {
             .copied()
     }
 
-    /// Our tracking issue for the digest, open or closed (the lowest number if several).
+    /// Our tracking issue for the digest, open or closed: the lowest number if several,
+    /// unless the clean-up of duplicates kept another one because responders work in it.
     pub fn issue(&self) -> Option<&Issue> {
-        find::our_issues(&self.issues, &self.target.digest)
-            .first()
-            .copied()
+        let ours = find::our_issues(&self.issues, &self.target.digest);
+        self.kept_issue
+            .and_then(|kept| ours.iter().find(|i| i.number == kept).copied())
+            .or_else(|| ours.first().copied())
+    }
+
+    /// The same, with the tracking issue `kept` (a number) as ours when it is `Some`.
+    fn keeping(&self, kept: Option<u64>) -> Found {
+        Found {
+            kept_issue: kept.or(self.kept_issue),
+            ..self.clone()
+        }
     }
 
     /// When the digest was first announced: the time recorded in our release note, else its
@@ -147,6 +160,7 @@ pub async fn look_up(gh: &GitHub, target: &Target) -> Result<Found> {
         target: target.clone(),
         releases,
         issues,
+        kept_issue: None,
     })
 }
 
@@ -287,12 +301,19 @@ async fn rerun(
         return rebuilt(gh, found, release, fitted_issue(plan), done).await;
     }
     let mut notes = Vec::new();
+    let mut warnings = Vec::new();
 
     // The release exists: a re-run, or a run completing a failed one. Writes only what is
     // missing or differs, the release body last.
-    duplicates::settle(gh, found, &mut notes)
+    let kept = duplicates::settle(gh, found, &mut notes, &mut warnings)
         .await
         .context("removing duplicates left by concurrent runs")?;
+    let found = &found.keeping(kept);
+    if kept.is_some() {
+        done.issue = found
+            .issue()
+            .map(|i| (i.html_url.clone(), Change::Unchanged));
+    }
     let (issue, update_comment) = match fitted_issue(plan) {
         Some(issue_plan) => {
             let outcome = issue::ensure(gh, found, &issue_plan, &mut notes, done)
@@ -306,7 +327,6 @@ async fn rerun(
         .await
         .context("commenting on superseded tracking issues")?;
     let body = release_body(plan);
-    let mut warnings = Vec::new();
     let (release_url, release_change) = release::update(
         gh,
         found,

@@ -127,8 +127,9 @@ impl std::fmt::Display for RunWarning<'_> {
 /// answered that is not a plain `http(s)://` URL.
 pub const ADDRESS_LEFT_OUT: &str = "(an address GitHub answered that is not a plain URL, left out)";
 
-/// Title of the warnings about release notes left alone because a human edited them.
-pub const HUMAN_EDITED_TITLE: &str = "release note left as a human edited it";
+/// Title of the warnings about what was left alone for a human to look at: a release note a
+/// human edited, duplicate tracking issues responders work in.
+pub const HUMAN_EDITED_TITLE: &str = "left alone for a human";
 
 /// Title of the tier decision's warnings.
 pub const TIER_WARNING_TITLE: &str = "Tier";

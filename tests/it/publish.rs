@@ -984,6 +984,85 @@ async fn duplicates_that_got_through_are_settled_by_the_next_run_keeping_the_low
     assert!(desk.announce(&["security"]).await.ok().writes.is_empty());
 }
 
+/// Two duplicate tracking issues left by concurrent runs, lowest number first.
+async fn duplicate_issues(desk: &Desk) -> (u64, u64) {
+    desk.github.race_first_lists();
+    desk.github.allow_duplicate_tags();
+    desk.two_runs_together().await;
+    let issues = desk.github.issues();
+    let mut numbers: Vec<u64> = ours(&issues, &desk.image.marker("tracking-issue"))
+        .iter()
+        .map(|i| number(i))
+        .collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers.len(), 2);
+    (numbers[0], numbers[1])
+}
+
+/// A responder ticks a box of issue `n`.
+fn tick(desk: &Desk, n: u64) {
+    desk.github.edit_issue(n, |i| {
+        let body = i["body"].as_str().unwrap().replacen("- [ ]", "- [x]", 1);
+        i["body"] = json!(body);
+    });
+}
+
+/// Issue 27 item 7: the duplicate responders work in is never the one closed. With activity
+/// (a ticked box, a comment by someone else) on the higher number only, the empty lower one
+/// is closed and the active one reported; with activity on both, neither is closed, with a
+/// warning saying so.
+#[tokio::test]
+async fn a_duplicate_tracking_issue_with_responders_activity_is_never_closed() {
+    let desk = Desk::new("dup-active").await;
+    let (lower, higher) = duplicate_issues(&desk).await;
+    tick(&desk, higher);
+    let next = desk.announce(&["security"]).await.ok();
+    let all = desk.github.issues();
+    let state = |n: u64| all.iter().find(|i| number(i) == n).unwrap()["state"].clone();
+    assert_eq!(
+        state(higher),
+        json!("open"),
+        "the issue with a ticked box stays"
+    );
+    assert_eq!(state(lower), json!("closed"), "the empty one is closed");
+    assert_eq!(
+        next.output("issue-url"),
+        format!("{SERVER_URL}/{OWNER}/{REPO}/issues/{higher}")
+    );
+
+    let desk = Desk::new("dup-both-active").await;
+    let (lower, higher) = duplicate_issues(&desk).await;
+    tick(&desk, lower);
+    desk.github
+        .add_comment_by(higher, "Stopped the servers of group A.", Some("responder"));
+    let next = desk.announce(&["security"]).await.ok();
+    let all = desk.github.issues();
+    let state = |n: u64| all.iter().find(|i| number(i) == n).unwrap()["state"].clone();
+    assert_eq!(
+        (state(lower), state(higher)),
+        (json!("open"), json!("open"))
+    );
+    assert!(
+        !next
+            .write_calls()
+            .iter()
+            .any(|c| c.starts_with("PATCH /issues/")),
+        "{:?}",
+        next.write_calls()
+    );
+    let warning = next
+        .out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("::warning") && l.contains(&format!("#{lower}")))
+        .unwrap_or_default();
+    assert!(
+        warning.contains(&format!("#{higher}")),
+        "{}",
+        next.out.stdout
+    );
+}
+
 #[tokio::test]
 async fn an_older_open_tracking_issue_gets_exactly_one_supersede_comment() {
     let github = FakeGitHub::start().await;
