@@ -163,7 +163,9 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
             None
         }
         (Some(github), Some(found), false) => {
+            let full_issue = issue_body.clone();
             let plan = plan(req, &facts, &tag, &note, issue_body)?;
+            log_full_texts(&plan, &note, full_issue.as_deref(), log);
             let published = publish::publish(github, found, &plan)
                 .await
                 .map_err(|unfinished| {
@@ -398,6 +400,18 @@ fn plan(
         full_text_at: render::where_full(facts),
         issue_waits: req.lookup_backoff.clone(),
     })
+}
+
+/// Stage 6's log: the full text of each body GitHub's limits cut, where the cut note says
+/// it is ([`render::where_full`]).
+fn log_full_texts(plan: &Plan, note: &str, issue_body: Option<&str>, log: &Log) {
+    let (release_cut, issue_cut) = publish::cut_bodies(plan);
+    if release_cut {
+        log.info(&messages::full_text(messages::CutBody::ReleaseNote, note));
+    }
+    if let (true, Some(body)) = (issue_cut, issue_body) {
+        log.info(&messages::full_text(messages::CutBody::TrackingIssue, body));
+    }
 }
 
 /// Stage 6's log: what was found, what changed.

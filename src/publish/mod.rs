@@ -613,6 +613,18 @@ fn release_body(plan: &Plan) -> String {
     ))
 }
 
+/// Which of `plan`'s bodies GitHub's limits cut: the release note's, the tracking issue's.
+/// Their full text is then due where the cut note says ([`Plan::full_text_at`]).
+pub fn cut_bodies(plan: &Plan) -> (bool, bool) {
+    let release = release_body(plan) != render::seal_release(&plan.release.body);
+    let issue = plan
+        .issue
+        .as_ref()
+        .zip(fitted_issue(plan))
+        .is_some_and(|(whole, fitted)| whole.new.body != fitted.new.body);
+    (release, issue)
+}
+
 /// Tracking labels or assignees without duplicates: GitHub compares both without case, so
 /// names equal but for case count once, the first spelling kept (`Security,security` sends
 /// `Security`). Order is kept.

@@ -182,6 +182,27 @@ pub fn dry_run_release(tag: &str, note: &str) -> String {
     format!("dry run: would publish release {tag}\n\n----- release note -----\n{note}")
 }
 
+/// A body GitHub's limit cut ([`full_text`]).
+#[derive(Debug, Clone, Copy)]
+pub enum CutBody {
+    /// The release note (125,000 characters).
+    ReleaseNote,
+    /// The tracking issue (65,536 characters).
+    TrackingIssue,
+}
+
+/// The full text of a body GitHub's limit cut, for the log (where the cut note points).
+pub fn full_text(kind: CutBody, body: &str) -> String {
+    let what = match kind {
+        CutBody::ReleaseNote => "release note",
+        CutBody::TrackingIssue => "tracking issue",
+    };
+    format!(
+        "the {what} is over GitHub's limit, so it was cut there; its full text:\n----- {what} \
+         (full text) -----\n{body}\n----- end of the {what} -----"
+    )
+}
+
 /// A dry run's tracking issue.
 pub fn dry_run_issue(title: &str, body: &str) -> String {
     format!("----- tracking issue: {title} -----\n{body}")
