@@ -576,14 +576,30 @@ async fn lost_race(
         }
         None => (None, Vec::new()),
     };
+    // Found only now, the release is compared with the note rendered now as a listed one
+    // is ([`release::update`]): an older note of ours is updated, a human's edit is left
+    // with a warning. One from another commit (the same image rebuilt) is left alone.
+    let mut warnings = Vec::new();
+    let same_commit = winner
+        .target_commitish
+        .eq_ignore_ascii_case(&plan.release.target_commitish);
+    let (release_url, release_change) = if same_commit {
+        let body = release_body(plan);
+        let name = &plan.release.name;
+        release::update(gh, found, &winner, &body, name, &mut notes, &mut warnings)
+            .await
+            .context("publishing the release note")?
+    } else {
+        (winner.html_url.clone(), Change::Unchanged)
+    };
     Ok(Published {
-        release_url: winner.html_url,
-        release_change: Change::Unchanged,
+        release_url,
+        release_change,
         issue,
         update_comment: None,
         superseded,
         notes,
-        warnings: Vec::new(),
+        warnings,
         wrote: false,
     })
 }

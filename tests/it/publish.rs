@@ -700,6 +700,47 @@ async fn a_security_run_refused_on_a_release_it_did_not_list_still_ends_with_its
     );
 }
 
+/// Issue 27: a release found only after the POST was refused as existing (the listing lagged)
+/// is compared with the note rendered now, as a listed one is: an older note of ours is
+/// updated, a note a human edited is left with a warning.
+#[tokio::test]
+async fn a_release_found_after_already_exists_is_compared_with_the_rendered_note() {
+    let desk = Desk::new("refused-then-compared").await;
+    let (id, current) = desk.first_release(&["routine"]).await;
+    desk.github.edit_release(id, |r| {
+        r["body"] = json!(codeq_rollout::render::seal_release(
+            &current.replace("is live.", "is now available.")
+        ));
+    });
+    desk.github.lag_release_listing(1);
+    let rerun = desk.announce(&["routine"]).await.ok();
+    assert_eq!(
+        rerun.write_calls(),
+        [
+            "POST /releases".to_string(),
+            format!("PATCH /releases/{id}")
+        ],
+        "refused on the tag, it finds the release and updates its older note"
+    );
+    assert_eq!(desk.github.releases()[0]["body"], json!(current));
+
+    desk.github.edit_release(id, |r| {
+        r["body"] = json!(format!("{current}\nEdited by a human.\n"))
+    });
+    desk.github.lag_release_listing(1);
+    let rerun = desk.announce(&["routine"]).await.ok();
+    assert_eq!(rerun.write_calls(), ["POST /releases".to_string()]);
+    assert!(
+        rerun
+            .out
+            .stdout
+            .lines()
+            .any(|l| l.starts_with("::warning") && l.contains("never overwrites")),
+        "{}",
+        rerun.out.stdout
+    );
+}
+
 /// The same, but the run that created the release opens its issue after all, just before
 /// this run's: the lowest number wins, so this run closes its own as a duplicate and
 /// reports the other one.
