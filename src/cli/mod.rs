@@ -431,7 +431,7 @@ pub struct StatusArgs {
         allow_hyphen_values = true
     )]
     pub hub_timeout: String,
-    /// List servers by user and server name in the job summary too (names always go to the terminal and JSON)
+    /// Name users and servers in the job summary, the comment and, inside GitHub Actions, the job log (the table and JSON); off, the log shows user 1, user 2, ... (a terminal outside Actions always shows names)
     #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub include_names: bool,
     /// Print JSON instead of the table
