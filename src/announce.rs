@@ -152,9 +152,16 @@ fn deployment_outputs(outcome: Option<&DeploymentOutcome>) -> Vec<(&'static str,
 /// The stages, each recording into `known` what it established.
 async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<()> {
     // 1. Digest.
+    // The digest the registry answered is kept even when it is not the expected one: a
+    // failed run's outputs keep what it knew.
     let digest = resolve_digest(req, log).await?;
     log.info(&messages::resolved(&req.image.source.display(), &digest));
     known.digest = Some(digest.clone());
+    digest::check_expected(
+        &req.image.source.display(),
+        &digest,
+        req.image.expected_digest.as_ref(),
+    )?;
 
     // 2. Tier, from the pull requests behind the release.
     known.stage = Stage::Tier;
@@ -194,7 +201,9 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
             None
         }
         (Some(github), Some(found), false) => {
+            let full_issue = issue_body.clone();
             let plan = plan(req, &facts, &tag, &note, issue_body)?;
+            log_full_texts(&plan, &note, full_issue.as_deref(), log);
             let published = publish::publish(github, found, &plan)
                 .await
                 .map_err(|unfinished| {
@@ -376,7 +385,8 @@ fn facts(
     }
 }
 
-/// Stage 1: the digest, checked against `--expected-digest`.
+/// Stage 1: the digest (checked against `--expected-digest` by the caller, once it is
+/// recorded).
 async fn resolve_digest(req: &AnnounceRequest, log: &Log) -> Result<Digest> {
     let digest = match (&req.image.source, &req.image.registry) {
         (ImageSource::Layout { dir, tag }, _) => digest::layout::resolve(dir, tag.as_deref())?,
@@ -396,11 +406,6 @@ async fn resolve_digest(req: &AnnounceRequest, log: &Log) -> Result<Digest> {
             ));
         }
     };
-    digest::check_expected(
-        &req.image.source.display(),
-        &digest,
-        req.image.expected_digest.as_ref(),
-    )?;
     Ok(digest)
 }
 
@@ -416,6 +421,10 @@ fn decide_tier(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Result<Tier
         req.tier.unlabeled,
     )?;
     decision.map_text(|text| log.redact(text));
+    // Before the decision's own warnings: the run's first annotation.
+    if decision.tier == Tier::Security && req.runbook.hub_url_is_placeholder() {
+        log.warn(&RunWarning::RunbookPlaceholder(&req.runbook));
+    }
     for warning in &decision.warnings {
         log.warning(
             messages::TIER_WARNING_TITLE,
@@ -511,6 +520,18 @@ fn plan(
         full_text_at: render::where_full(facts),
         issue_waits: req.lookup_backoff.clone(),
     })
+}
+
+/// Stage 6's log: the full text of each body GitHub's limits cut, where the cut note says
+/// it is ([`render::where_full`]).
+fn log_full_texts(plan: &Plan, note: &str, issue_body: Option<&str>, log: &Log) {
+    let (release_cut, issue_cut) = publish::cut_bodies(plan);
+    if release_cut {
+        log.info(&messages::full_text(messages::CutBody::ReleaseNote, note));
+    }
+    if let (true, Some(body)) = (issue_cut, issue_body) {
+        log.info(&messages::full_text(messages::CutBody::TrackingIssue, body));
+    }
 }
 
 /// Stage 6's log: what was found, what changed.

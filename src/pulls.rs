@@ -615,6 +615,7 @@ fn github_failed(
         lookup,
         error: error.to_string(),
         elsewhere,
+        unauthorized: error.kind == crate::support::github::Kind::Unauthorized,
     })
 }
 

@@ -287,6 +287,13 @@ pub enum Undecided {
         /// What failed or is missing.
         failure: NotKnown,
     },
+    /// The labels could not be read ([`LookupFailure::labels_unreadable`]) and
+    /// `unlabeled-tier` is `routine`: a label not read may say security, so the run fails
+    /// closed rather than announce routine (docs/tier-fail-closed.md).
+    Unreadable {
+        /// What failed.
+        failure: NotKnown,
+    },
     /// Nothing carries a tier label and `unlabeled-tier` is `fail`.
     Unlabeled {
         /// What carries no label.
@@ -355,6 +362,34 @@ impl NotKnown {
 }
 
 impl LookupFailure {
+    /// Whether setting the tier input (or `unlabeled-tier`) lets the run go on: not after a
+    /// deletion or an unmerged pull request (there is nothing to announce) nor after GitHub
+    /// refused the token (publishing needs it too).
+    pub fn tier_input_helps(&self) -> bool {
+        !matches!(
+            self,
+            LookupFailure::PushDeleted { .. }
+                | LookupFailure::NotMerged { .. }
+                | LookupFailure::GitHub {
+                    unauthorized: true,
+                    ..
+                }
+        )
+    }
+
+    /// Whether the labels behind the release could not be read (a GitHub call failed, no
+    /// client, an event payload lacking what the look-up needs), as opposed to read and found
+    /// absent (no merged pull request, no tier label). A label not read may say security,
+    /// so `unlabeled-tier: routine` does not apply then (see docs/tier-fail-closed.md).
+    pub fn labels_unreadable(&self) -> bool {
+        matches!(
+            self,
+            LookupFailure::GitHub { .. }
+                | LookupFailure::NoClient { .. }
+                | LookupFailure::Payload { .. }
+        )
+    }
+
     /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
     pub fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
         let map = |s: &mut String| *s = f(s);
@@ -377,6 +412,7 @@ impl LookupFailure {
                 lookup,
                 error,
                 elsewhere,
+                ..
             } => {
                 lookup.map_text(f);
                 map(error);
@@ -541,6 +577,9 @@ pub enum LookupFailure {
         error: String,
         /// Set when pull requests are read in another repository than the release's.
         elsewhere: Option<Elsewhere>,
+        /// GitHub refused the token (401): publishing needs it too, so no tier input lets
+        /// the run go on.
+        unauthorized: bool,
     },
     /// GitHub lists no merged pull request for any of the commits.
     NoneMerged {
@@ -919,6 +958,14 @@ pub fn decide(
     rules: &LabelRules,
     unlabeled: Option<UnlabeledPolicy>,
 ) -> Result<TierDecision, Undecided> {
+    if let Found::LookupFailed(failure) = &evidence.found {
+        if matches!(**failure, LookupFailure::PushDeleted { .. }) {
+            // A deletion builds nothing: nothing to announce, whatever the inputs say.
+            return Err(Undecided::LookUp {
+                failure: NotKnown::Failed(failure.clone()),
+            });
+        }
+    }
     let prs = match &evidence.found {
         Found::PullRequests(prs) => prs.clone(),
         Found::Incomplete { pull_requests, .. } => pull_requests.clone(),
@@ -1082,7 +1129,11 @@ fn not_from_labels(
     unlabeled: Option<UnlabeledPolicy>,
     mut warnings: Vec<Warning>,
 ) -> Result<TierDecision, Undecided> {
+    let unreadable = matches!(&failure, NotKnown::Failed(f) if f.labels_unreadable());
     let tier = match unlabeled {
+        Some(UnlabeledPolicy::Routine) if unreadable => {
+            return Err(Undecided::Unreadable { failure });
+        }
         Some(UnlabeledPolicy::Routine) => Tier::Routine,
         Some(UnlabeledPolicy::Security) => Tier::Security,
         None | Some(UnlabeledPolicy::Fail) => return Err(Undecided::LookUp { failure }),
@@ -1207,6 +1258,7 @@ mod tests {
                     permission: add `permissions: pull-requests: read` to the job"
                 .into(),
             elsewhere: None,
+            unauthorized: false,
         }
     }
 
@@ -1245,6 +1297,60 @@ mod tests {
     /// The decision from the labels, with `policy` for the releases they leave unlabeled.
     fn unlabeled(evidence: &Evidence, policy: UnlabeledPolicy) -> Result<TierDecision, Undecided> {
         decide(TierRequest::Auto, evidence, &rules(), Some(policy))
+    }
+
+    /// Issue 27: a push that deletes its branch announces nothing, whatever the tier input
+    /// and the unlabeled policy say (it used to publish a release for commit `0000…` when the
+    /// tier input was set).
+    #[test]
+    fn a_deletion_push_announces_nothing_whatever_the_inputs() {
+        let deleted = Evidence {
+            origin: LookupOrigin::PushDeleting {
+                target: "refs/heads/topic".into(),
+            },
+            found: Found::LookupFailed(Box::new(LookupFailure::PushDeleted {
+                target: "refs/heads/topic".into(),
+            })),
+            notes: Vec::new(),
+        };
+        for request in [
+            TierRequest::Auto,
+            TierRequest::Routine,
+            TierRequest::Security,
+        ] {
+            for policy in [
+                None,
+                Some(UnlabeledPolicy::Routine),
+                Some(UnlabeledPolicy::Security),
+                Some(UnlabeledPolicy::Fail),
+            ] {
+                let decided = decide(request, &deleted, &rules(), policy);
+                assert_matches!(
+                    decided,
+                    Err(Undecided::LookUp { failure: NotKnown::Failed(f) })
+                        if matches!(*f, LookupFailure::PushDeleted { .. }),
+                    "{request:?} {policy:?}"
+                );
+            }
+        }
+    }
+
+    /// Issue 27, fail closed: labels that could not be read (no `pull-requests: read`) may
+    /// say security, so `unlabeled-tier: routine` does not turn the release routine; only
+    /// `unlabeled-tier: security` or the tier input decide then. A release whose pull
+    /// requests carry no tier label is still routine by that policy.
+    #[test]
+    fn labels_that_could_not_be_read_never_become_routine_by_the_unlabeled_policy() {
+        assert_matches!(
+            unlabeled(&failed(), UnlabeledPolicy::Routine),
+            Err(Undecided::Unreadable { .. })
+        );
+        let security = unlabeled(&failed(), UnlabeledPolicy::Security).unwrap();
+        assert_eq!(security.tier, Tier::Security);
+        let routine = decide(TierRequest::Routine, &failed(), &rules(), None).unwrap();
+        assert_eq!(routine.tier, Tier::Routine);
+        let none_labelled = unlabeled(&found(vec![pr(1, &["docs"])]), UnlabeledPolicy::Routine);
+        assert_eq!(none_labelled.unwrap().tier, Tier::Routine);
     }
 
     /// The whole decision table: every request × what the look-up found (the trigger
@@ -1472,19 +1578,19 @@ mod tests {
 
     #[test]
     fn a_failed_look_up_with_an_explicit_unlabeled_tier_warns_that_labels_were_not_used() {
-        let d = unlabeled(&failed(), UnlabeledPolicy::Routine).unwrap();
-        assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Default));
+        let d = unlabeled(&failed(), UnlabeledPolicy::Security).unwrap();
+        assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Default));
         assert_eq!(
             d.warnings,
             [Warning::NotFromLabels {
-                tier: Tier::Routine,
+                tier: Tier::Security,
                 failure: NotKnown::Failed(Box::new(refused()))
             }]
         );
         assert_eq!(
             d.reason,
             Reason::NotFromLabels {
-                tier: Tier::Routine,
+                tier: Tier::Security,
                 origin: push_origin(),
                 gap: Gap::LookupFailed
             }

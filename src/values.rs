@@ -160,7 +160,14 @@ pub(crate) fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCul
     };
     let parents = parent_keys(file, &top, path)?;
     let image = singleuser_image(file, &top, &parents, path)?;
+    let expected = parents
+        .iter()
+        .map(String::as_str)
+        .chain(["cull"])
+        .collect::<Vec<_>>()
+        .join(".");
     let Some((base, walked)) = descend(file, &top, &parents)? else {
+        check_cull_in_reach(file, &top, &expected)?;
         return Ok(FileCull {
             image,
             ..empty(file)
@@ -182,6 +189,7 @@ pub(crate) fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCul
     parsed.slow_stop_timeout = hub_slow_stop_timeout(file, base, &prefix)?;
     let advice = "; write `cull:` with keys such as `timeout: 3600` beneath it";
     let Some(node) = child_mapping(file, base, "cull", &prefix("cull"), advice)? else {
+        check_cull_in_reach(file, &top, &expected)?;
         return Ok(parsed);
     };
     read_cull(file, node, prefix("cull"), &mut parsed)?;
@@ -213,6 +221,18 @@ fn parent_keys(file: &str, top: &Value, path: &ValuesPath) -> Result<Vec<String>
     if let ValuesPath::Under(keys) = path {
         return Ok(keys.clone());
     }
+    Ok(marked_place(file, top)?
+        .map(|(parents, _)| parents)
+        .unwrap_or_default())
+}
+
+/// Where `top` marks z2jh's values ([`ValuesPath::Auto`]): the parent keys and the marking
+/// key's dotted path (`cull`, `jupyterhub.hub.config.JupyterHub`); `None` when it marks
+/// neither place.
+///
+/// # Errors
+/// Both places marked.
+fn marked_place(file: &str, top: &Value) -> Result<Option<(Vec<String>, String)>> {
     // What marks the place of z2jh's values: `cull`, or the hub's `hub.config.JupyterHub`.
     let marks = |node: Option<&Value>| -> Option<&'static str> {
         let node = node?.as_object()?;
@@ -228,9 +248,53 @@ fn parent_keys(file: &str, top: &Value, path: &ValuesPath) -> Result<Vec<String>
         (Some(here), Some(there)) => bail!(
             "{file} has both `{here}` and `{SUBCHART_KEY}.{there}`: say which one the hub uses with --values-path {SUBCHART_KEY} (input values-path), or --values-path . for the top level"
         ),
-        (None, Some(_)) => Ok(vec![SUBCHART_KEY.to_string()]),
-        _ => Ok(Vec::new()),
+        (None, Some(there)) => Ok(Some((
+            vec![SUBCHART_KEY.to_string()],
+            format!("{SUBCHART_KEY}.{there}"),
+        ))),
+        (Some(here), None) => Ok(Some((Vec::new(), here.to_string()))),
+        (None, None) => Ok(None),
     }
+}
+
+/// The dotted path of the first `cull` mapping anywhere in `node` (depth first, at most six
+/// keys deep): where a file sets `cull` when it is not where codeq-rollout reads it.
+fn cull_anywhere(node: &Value, walked: &mut Vec<String>) -> Option<String> {
+    let map = node.as_object()?;
+    if map.get("cull").is_some_and(Value::is_object) {
+        return Some(
+            walked
+                .iter()
+                .map(String::as_str)
+                .chain(["cull"])
+                .collect::<Vec<_>>()
+                .join("."),
+        );
+    }
+    if walked.len() >= 6 {
+        return None;
+    }
+    for (key, child) in map {
+        walked.push(key.clone());
+        let found = cull_anywhere(child, walked);
+        walked.pop();
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// Refuses a file whose `cull` is not where codeq-rollout reads it (`expected`): it would
+/// otherwise publish z2jh's defaults although the file sets other values.
+fn check_cull_in_reach(file: &str, top: &Value, expected: &str) -> Result<()> {
+    let Some(at) = cull_anywhere(top, &mut Vec::new()) else {
+        return Ok(());
+    };
+    let parent = at.strip_suffix(".cull").unwrap_or(".");
+    bail!(
+        "{file} sets `cull` at `{at}`, where codeq-rollout does not read it (it reads `{expected}`): name its parent key with --values-path {parent} (input values-path)"
+    )
 }
 
 /// The mapping at `parents` below `top`, with the keys walked to it; `None` when a parent
@@ -532,28 +596,69 @@ fn unreadable(name: &str, why: &ReadError) -> anyhow::Error {
 /// relative to), any [`parse`] error,
 /// and, with [`ValuesPath::Auto`], files that disagree about where `cull` sits.
 pub(crate) fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Vec<FileCull>> {
-    let mut parsed: Vec<FileCull> = Vec::new();
+    let mut texts: Vec<(String, String)> = Vec::new();
     for f in files {
         let name = f.display().to_string();
         let text = files::read_text(f, VALUES_MAX_BYTES).map_err(|e| unreadable(&name, &e))?;
-        let this = parse(&name, &text, path)?;
-        if *path == ValuesPath::Auto {
-            if let (Some(here), Some(first)) = (
-                &this.cull_path,
-                parsed.iter().find(|p| p.cull_path.is_some()),
-            ) {
-                let there = first.cull_path.as_deref().unwrap_or_default();
-                if here != there {
-                    bail!(
-                        "the values files disagree about where `cull` sits: {} has `{there}`, {name} has `{here}`; name the parent key with --values-path (input values-path)",
-                        first.file
-                    );
-                }
+        texts.push((name, text));
+    }
+    // The parent key is resolved once for all files, as Helm merges them into one tree
+    // before the chart reads it.
+    let resolved = match path {
+        ValuesPath::Auto => auto_place(&texts)?,
+        given => given.clone(),
+    };
+    if let ValuesPath::Under(keys) = path {
+        if !keys.is_empty() && !texts.is_empty() {
+            let mut any = false;
+            for (name, text) in &texts {
+                let Some(top) = top_mapping(name, text)? else {
+                    continue;
+                };
+                any |= descend(name, &top, keys)?.is_some();
+            }
+            if !any {
+                let names: Vec<&str> = texts.iter().map(|(n, _)| n.as_str()).collect();
+                bail!(
+                    "--values-path (input values-path) {:?} names a key that none of the values files has ({}): write the key `cull` sits under in them, or . for the top level",
+                    keys.join("."),
+                    names.join(", ")
+                );
             }
         }
-        parsed.push(this);
     }
-    Ok(parsed)
+    texts
+        .iter()
+        .map(|(name, text)| parse(name, text, &resolved))
+        .collect()
+}
+
+/// For [`ValuesPath::Auto`]: the one place of z2jh's values in all of `texts` (name, text),
+/// as the files that mark one ([`marked_place`]) agree; [`ValuesPath::Auto`] when none does.
+///
+/// # Errors
+/// Two files marking different places (a subchart's `cull` in one, the top level's
+/// `hub.config` in another, say): the chart reads only one of them.
+fn auto_place(texts: &[(String, String)]) -> Result<ValuesPath> {
+    let mut first: Option<(&str, Vec<String>, String)> = None;
+    for (name, text) in texts {
+        let Some(top) = top_mapping(name, text)? else {
+            continue;
+        };
+        let Some((parents, mark)) = marked_place(name, &top)? else {
+            continue;
+        };
+        match &first {
+            None => first = Some((name, parents, mark)),
+            Some((there_file, there, there_mark)) if *there != parents => bail!(
+                "the values files disagree about where `cull` sits (where z2jh's values are): {there_file} has `{there_mark}`, {name} has `{mark}`, and the chart reads only one of those places; name the parent key with --values-path (input values-path), e.g. --values-path {SUBCHART_KEY}, or --values-path . for the top level"
+            ),
+            Some(_) => {}
+        }
+    }
+    Ok(first.map_or(ValuesPath::Auto, |(_, parents, _)| {
+        ValuesPath::Under(parents)
+    }))
 }
 
 /// Layers `files` over `config` in order, as Helm does: the last file that sets a key wins,
@@ -1086,6 +1191,72 @@ mod tests {
             err.contains("cannot read the JupyterHub values file") && err.contains("missing.yaml"),
             "{err}"
         );
+    }
+
+    /// Writes `files` (name, text) into a temporary directory; returns it and their paths.
+    fn on_disk(files: &[(&str, &str)]) -> (tempfile::TempDir, Vec<PathBuf>) {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = files
+            .iter()
+            .map(|(name, text)| {
+                let p = dir.path().join(name);
+                std::fs::write(&p, text).unwrap();
+                p
+            })
+            .collect();
+        (dir, paths)
+    }
+
+    /// Issue 27 item 2: the parent key is resolved once for all files. A subchart's `cull`
+    /// in one file and a top-level `hub.config…` in another is refused, not mixed (the
+    /// subchart never reads the top level's slow-stop timeout).
+    #[test]
+    fn values_files_are_not_mixed_across_parent_keys() {
+        let (_dir, paths) = on_disk(&[
+            (
+                "a.yaml",
+                "jupyterhub: {cull: {timeout: 600}, hub: {config: {JupyterHub: {tornado_settings: {slow_stop_timeout: 60}}}}}\n",
+            ),
+            (
+                "b.yaml",
+                "hub: {config: {JupyterHub: {tornado_settings: {slow_stop_timeout: 5}}}}\n",
+            ),
+        ]);
+        let err = format!("{:#}", load(&paths, &ValuesPath::Auto).unwrap_err());
+        assert!(err.contains("a.yaml") && err.contains("b.yaml"), "{err}");
+        assert!(err.contains("--values-path"), "{err}");
+        // Named explicitly, each file is read at that place.
+        let files = load(&paths, &ValuesPath::parse(Some("jupyterhub")).unwrap()).unwrap();
+        assert_eq!(slow_stop_timeout(&files).0, 60);
+    }
+
+    /// Issue 27 item 3: an explicit values-path that no given file has is refused, and so is
+    /// a file that sets `cull` somewhere codeq-rollout does not read, naming where.
+    #[test]
+    fn a_values_path_no_file_has_and_a_cull_out_of_reach_are_refused() {
+        let (_dir, paths) = on_disk(&[(
+            "v.yaml",
+            "platform:\n  jupyterhub:\n    cull: {timeout: 1800}\n",
+        )]);
+        let err = format!(
+            "{:#}",
+            load(&paths, &ValuesPath::parse(Some("jupyterhub")).unwrap()).unwrap_err()
+        );
+        assert!(
+            err.contains("jupyterhub") && err.contains("v.yaml"),
+            "{err}"
+        );
+        let err = format!("{:#}", load(&paths, &ValuesPath::Auto).unwrap_err());
+        assert!(err.contains("platform.jupyterhub.cull"), "{err}");
+        assert!(err.contains("--values-path platform.jupyterhub"), "{err}");
+        let files = load(
+            &paths,
+            &ValuesPath::parse(Some("platform.jupyterhub")).unwrap(),
+        )
+        .unwrap();
+        let mut c = Configured::default();
+        apply(&mut c, &files).unwrap();
+        assert_eq!(c.settings.timeout_secs, 1800);
     }
 
     fn slow_stop(files: &[(&str, &str)], path: &ValuesPath) -> Result<(u64, Origin)> {

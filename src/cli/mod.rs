@@ -360,7 +360,7 @@ pub struct AnnounceArgs {
     #[command(flatten)]
     pub deployment: deployment::DeploymentArgs,
 
-    /// Do everything but write to GitHub; print the bodies. Needs no token
+    /// Do everything but write to GitHub; print the bodies. Needs no token when --tier is routine or security; with tier auto the pull requests' labels are read, which needs github-token
     #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub dry_run: bool,
     /// With dry-run: also print the context the templates get (names and values), as JSON on stdout
@@ -489,7 +489,7 @@ pub struct StatusArgs {
         value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30")
     )]
     pub hub_timeout: InputDuration,
-    /// List servers by user and server name in the job summary too (names always go to the terminal and JSON)
+    /// Name users and servers in the job summary, the comment and, inside GitHub Actions, the job log (the table and JSON); off, the log shows user 1, user 2, ... (a terminal outside Actions always shows names)
     #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub include_names: bool,
     /// Print JSON instead of the table

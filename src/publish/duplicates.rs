@@ -11,12 +11,23 @@ use crate::support::sanitize;
 use anyhow::{Context, Result};
 
 /// Deletes our releases for `found`'s digest other than the lowest id, and closes our open
-/// tracking issues other than the lowest number, each with a comment linking the winner.
-/// Writes nothing when there is one of each. Appends a log line per object removed.
+/// tracking issues other than the one to keep, each with a comment linking it. Writes
+/// nothing when there is one of each. Appends a log line per object removed.
+///
+/// The tracking issue kept is the lowest number, unless responders work in another one: an
+/// issue with human activity (a ticked box, a comment by an account other than the one
+/// that opened it, [`has_activity`]) is never the one closed. With activity on one
+/// duplicate, that one is kept and returned (when it is not the lowest); with activity on
+/// several, none of those is closed, and `warnings` says so (the lowest of them is kept).
 ///
 /// # Errors
 /// A failed call, naming the duplicate to remove by hand.
-pub(super) async fn settle(gh: &GitHub, found: &Found, notes: &mut Vec<String>) -> Result<()> {
+pub(super) async fn settle(
+    gh: &GitHub,
+    found: &Found,
+    notes: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) -> Result<Option<u64>> {
     let digest = &found.target.digest;
     if let [winner, losers @ ..] =
         find::our_releases(&found.releases, digest, &found.target.tag).as_slice()
@@ -36,24 +47,78 @@ pub(super) async fn settle(gh: &GitHub, found: &Found, notes: &mut Vec<String>) 
             ));
         }
     }
-    if let [winner, losers @ ..] = find::our_issues(&found.issues, digest).as_slice() {
-        for loser in losers.iter().filter(|i| i.state == "open") {
-            close_duplicate(gh, loser, winner, digest)
-                .await
-                .with_context(|| {
-                    format!(
-                        "tracking issue #{} duplicates #{} for {digest}; closing it failed: \
-                         close it by hand",
-                        loser.number, winner.number
-                    )
-                })?;
-            notes.push(format!(
-                "closed tracking issue #{}, a duplicate of #{} left by concurrent runs",
-                loser.number, winner.number
+    let ours = find::our_issues(&found.issues, digest);
+    let [lowest, _, ..] = ours.as_slice() else {
+        return Ok(None);
+    };
+    let mut active: Vec<&Issue> = Vec::new();
+    for issue in ours.iter().filter(|i| i.state == "open") {
+        let busy = has_activity(gh, issue).await.with_context(|| {
+            format!(
+                "reading the comments of tracking issue #{}, a duplicate left by concurrent \
+                 runs",
+                issue.number
+            )
+        })?;
+        if busy {
+            active.push(issue);
+        }
+    }
+    let winner = active.first().copied().unwrap_or(lowest);
+    if let [first, rest @ ..] = active.as_slice() {
+        if !rest.is_empty() {
+            let numbers: Vec<String> = active.iter().map(|i| format!("#{}", i.number)).collect();
+            warnings.push(format!(
+                "tracking issues {} all track {digest} (concurrent runs opened them) and \
+                 responders have worked in each (ticked boxes or comments): codeq-rollout closes \
+                 none of them; #{} is reported, merge the others into it and close them by hand",
+                numbers.join(", "),
+                first.number
             ));
         }
     }
-    Ok(())
+    for loser in ours
+        .iter()
+        .filter(|i| i.state == "open" && i.number != winner.number)
+        .filter(|i| !active.iter().any(|a| a.number == i.number))
+    {
+        close_duplicate(gh, loser, winner, digest)
+            .await
+            .with_context(|| {
+                format!(
+                    "tracking issue #{} duplicates #{} for {digest}; closing it failed: \
+                     close it by hand",
+                    loser.number, winner.number
+                )
+            })?;
+        notes.push(format!(
+            "closed tracking issue #{}, a duplicate of #{} left by concurrent runs",
+            loser.number, winner.number
+        ));
+    }
+    Ok((winner.number != lowest.number).then_some(winner.number))
+}
+
+/// Whether people work in tracking issue `issue`: a ticked task-list box in its body (the
+/// body codeq-rollout opens it with has none), or a comment by an account other than the one
+/// that opened it ([`find::by_issue_author`]). Reads the comments only when it has some.
+///
+/// # Errors
+/// A failed read of the comments.
+async fn has_activity(gh: &GitHub, issue: &Issue) -> Result<bool> {
+    let ticked = issue.body.as_deref().unwrap_or("").lines().any(|line| {
+        let item = line.trim_start();
+        let item = item
+            .strip_prefix("- ")
+            .or_else(|| item.strip_prefix("* "))
+            .unwrap_or("");
+        item.starts_with("[x]") || item.starts_with("[X]")
+    });
+    if ticked || issue.comments == 0 {
+        return Ok(ticked);
+    }
+    let comments = gh.list_comments(issue.number).await?;
+    Ok(comments.iter().any(|c| !find::by_issue_author(issue, c)))
 }
 
 /// Closes `loser` with a comment linking `winner` ([`duplicate_comment`]).

@@ -148,6 +148,7 @@ mod tests {
             prerelease: false,
             target_commitish: String::new(),
             published_at: None,
+            name: None,
         }
     }
 

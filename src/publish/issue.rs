@@ -49,7 +49,7 @@ pub(super) async fn ensure(
             comment: update_comment(gh, found, ours, plan).await?,
         },
         None => match open(gh, found, plan, notes, done).await? {
-            (mine, true) => give_way(gh, found, mine, notes, done).await?,
+            (mine, true) => give_way(gh, found, mine, true, notes, done).await?,
             (mine, false) => opened(mine),
         },
     };
@@ -91,13 +91,18 @@ pub(super) async fn after_lost_race(
         found.target.digest,
         humantime::format_duration(waits.iter().sum())
     ));
-    let (mine, _) = open(gh, found, plan, notes, done).await?;
-    give_way(gh, found, mine, notes, done).await
+    let (mine, posted_twice) = open(gh, found, plan, notes, done).await?;
+    give_way(gh, found, mine, posted_twice, notes, done).await
 }
 
 /// After this run opened `mine` where another run may have opened one too: reads the
 /// issues again and, when a lower-numbered one of ours is there, closes `mine` as its
 /// duplicate and reports that one (recorded in `done` before the close is tried).
+///
+/// `posted_twice`: `mine` came from a second POST after one whose outcome was unknown.
+/// Then the lower-numbered issue is taken for this run's own first POST, which took effect
+/// although its answer was lost: the log says so, and the issue is reported as created by
+/// this run. Otherwise it was opened meanwhile by another run, and reported unchanged.
 ///
 /// # Errors
 /// A failed read or close, saying which issue exists and what to do.
@@ -105,6 +110,7 @@ async fn give_way(
     gh: &GitHub,
     found: &Found,
     mine: Issue,
+    posted_twice: bool,
     notes: &mut Vec<String>,
     done: &mut Done,
 ) -> Result<IssueOutcome> {
@@ -118,7 +124,12 @@ async fn give_way(
     })?;
     match lowest {
         Some(first) if first.number < mine.number => {
-            done.issue = Some((first.html_url.clone(), Change::Unchanged));
+            let change = if posted_twice {
+                Change::Created
+            } else {
+                Change::Unchanged
+            };
+            done.issue = Some((first.html_url.clone(), change));
             super::duplicates::close_duplicate(gh, &mine, &first, &found.target.digest)
                 .await
                 .with_context(|| {
@@ -128,11 +139,25 @@ async fn give_way(
                         mine.number, first.number
                     )
                 })?;
-            notes.push(format!(
-                "closed tracking issue #{}, a duplicate of #{} opened meanwhile by another run",
-                mine.number, first.number
-            ));
-            Ok(unchanged(first))
+            notes.push(if posted_twice {
+                format!(
+                    "closed tracking issue #{}, a duplicate of #{}: this run's first request \
+                     opened #{} although its answer was lost, so the request sent again opened \
+                     #{} too",
+                    mine.number, first.number, first.number, mine.number
+                )
+            } else {
+                format!(
+                    "closed tracking issue #{}, a duplicate of #{} opened meanwhile by another \
+                     run",
+                    mine.number, first.number
+                )
+            });
+            Ok(if posted_twice {
+                opened(first)
+            } else {
+                unchanged(first)
+            })
         }
         _ => Ok(opened(mine)),
     }

@@ -89,6 +89,9 @@ pub struct Found {
     /// Tracking issues: all states for a security run, open ones for a routine run (the
     /// ones it may supersede).
     issues: Vec<Issue>,
+    /// The number of the duplicate tracking issue kept because responders work in it, when
+    /// that is not the lowest ([`duplicates::settle`]).
+    kept_issue: Option<u64>,
 }
 
 impl Found {
@@ -104,11 +107,21 @@ impl Found {
             .copied()
     }
 
-    /// Our tracking issue for the digest, open or closed (the lowest number if several).
+    /// Our tracking issue for the digest, open or closed: the lowest number if several,
+    /// unless the clean-up of duplicates kept another one because responders work in it.
     pub fn issue(&self) -> Option<&Issue> {
-        find::our_issues(&self.issues, &self.target.digest)
-            .first()
-            .copied()
+        let ours = find::our_issues(&self.issues, &self.target.digest);
+        self.kept_issue
+            .and_then(|kept| ours.iter().find(|i| i.number == kept).copied())
+            .or_else(|| ours.first().copied())
+    }
+
+    /// The same, with the tracking issue `kept` (a number) as ours when it is `Some`.
+    fn keeping(&self, kept: Option<u64>) -> Found {
+        Found {
+            kept_issue: kept.or(self.kept_issue),
+            ..self.clone()
+        }
     }
 
     /// When the digest was first announced: the time recorded in our release note, else its
@@ -148,6 +161,7 @@ pub async fn look_up(gh: &GitHub, target: &Target) -> Result<Found> {
         target: target.clone(),
         releases,
         issues,
+        kept_issue: None,
     })
 }
 
@@ -167,6 +181,7 @@ pub async fn look_up_releases(gh: &GitHub, target: &Target) -> Result<Found> {
         target: target.clone(),
         releases,
         issues: Vec::new(),
+        kept_issue: None,
     })
 }
 
@@ -307,12 +322,19 @@ async fn rerun(
         return rebuilt(gh, found, release, fitted_issue(plan), done).await;
     }
     let mut notes = Vec::new();
+    let mut warnings = Vec::new();
 
     // The release exists: a re-run, or a run completing a failed one. Writes only what is
     // missing or differs, the release body last.
-    duplicates::settle(gh, found, &mut notes)
+    let kept = duplicates::settle(gh, found, &mut notes, &mut warnings)
         .await
         .context("removing duplicates left by concurrent runs")?;
+    let found = &found.keeping(kept);
+    if kept.is_some() {
+        done.issue = found
+            .issue()
+            .map(|i| (i.html_url.clone(), Change::Unchanged));
+    }
     let (issue, update_comment) = match fitted_issue(plan) {
         Some(issue_plan) => {
             let outcome = issue::ensure(gh, found, &issue_plan, &mut notes, done)
@@ -326,11 +348,17 @@ async fn rerun(
         .await
         .context("commenting on superseded tracking issues")?;
     let body = release_body(plan);
-    let mut warnings = Vec::new();
-    let (release_url, release_change) =
-        release::update(gh, found, release, &body, &mut notes, &mut warnings)
-            .await
-            .context("publishing the release note")?;
+    let (release_url, release_change) = release::update(
+        gh,
+        found,
+        release,
+        &body,
+        &plan.release.name,
+        &mut notes,
+        &mut warnings,
+    )
+    .await
+    .context("publishing the release note")?;
     Ok(Published {
         release_url,
         release_change,
@@ -569,14 +597,30 @@ async fn lost_race(
         }
         None => (None, Vec::new()),
     };
+    // Found only now, the release is compared with the note rendered now as a listed one
+    // is ([`release::update`]): an older note of ours is updated, a human's edit is left
+    // with a warning. One from another commit (the same image rebuilt) is left alone.
+    let mut warnings = Vec::new();
+    let same_commit = winner
+        .target_commitish
+        .eq_ignore_ascii_case(&plan.release.target_commitish);
+    let (release_url, release_change) = if same_commit {
+        let body = release_body(plan);
+        let name = &plan.release.name;
+        release::update(gh, found, &winner, &body, name, &mut notes, &mut warnings)
+            .await
+            .context("publishing the release note")?
+    } else {
+        (winner.html_url.clone(), Change::Unchanged)
+    };
     Ok(Published {
-        release_url: winner.html_url,
-        release_change: Change::Unchanged,
+        release_url,
+        release_change,
         issue,
         update_comment: None,
         superseded,
         notes,
-        warnings: Vec::new(),
+        warnings,
         wrote: false,
     })
 }
@@ -604,6 +648,18 @@ fn release_body(plan: &Plan) -> String {
         reserve,
         &plan.full_text_at,
     ))
+}
+
+/// Which of `plan`'s bodies GitHub's limits cut: the release note's, the tracking issue's.
+/// Their full text is then due where the cut note says ([`Plan::full_text_at`]).
+pub fn cut_bodies(plan: &Plan) -> (bool, bool) {
+    let release = release_body(plan) != render::seal_release(&plan.release.body);
+    let issue = plan
+        .issue
+        .as_ref()
+        .zip(fitted_issue(plan))
+        .is_some_and(|(whole, fitted)| whole.new.body != fitted.new.body);
+    (release, issue)
 }
 
 /// Tracking labels or assignees without duplicates: GitHub compares both without case, so

@@ -5,7 +5,8 @@ use super::once::{self, Made as Once};
 use super::{Change, Found, Plan, find};
 use crate::render;
 use crate::support::github::GitHub;
-use crate::support::github::models::{NewRelease, Release};
+use crate::support::github::models::{NewRelease, Release, ReleasePatch};
+use crate::tier::Tier;
 use anyhow::{Context, Result};
 
 /// Who made the release a create call ended with.
@@ -67,14 +68,17 @@ pub(super) async fn create(
 }
 
 /// Makes the existing release `ours` carry `body` (already within GitHub's limit and sealed
-/// with its hash): nothing when it does; else its body is replaced and nothing else is sent,
-/// so draft, pre-release and latest state stay as they are. After a PATCH with an unknown
-/// outcome, the release is read again and patched once more only if its body still differs.
+/// with its hash) and the title `name` ([`render::release_title`]: it names the tier, so a
+/// re-run with another tier renames it): nothing when it does; else the body, the title or
+/// both are replaced and nothing else is sent, so draft, pre-release and latest state stay
+/// as they are. After a PATCH with an unknown outcome, the release is read again and patched
+/// once more only if it still differs.
 ///
 /// Never overwrites what a human wrote: the body is replaced only while it still hashes to
 /// the value its hidden second line records ([`render::release_edited`]). A note edited since
 /// (or one written before hashes were recorded, which cannot be told apart) is left as it
-/// is, with a warning, and reported unchanged.
+/// is, with a warning. The title is replaced only while it is one codeq-rollout wrote (the
+/// title of either tier for this digest).
 ///
 /// # Errors
 /// A failed call.
@@ -83,14 +87,23 @@ pub(super) async fn update(
     found: &Found,
     ours: &Release,
     body: &str,
+    name: &str,
     notes: &mut Vec<String>,
     warnings: &mut Vec<String>,
 ) -> Result<(String, Change)> {
     let current = ours.body.as_deref().unwrap_or("");
-    if current == body || render::same_release_text(current, body) {
+    let body_same = current == body || render::same_release_text(current, body);
+    let rename = ours.name.as_deref().is_some_and(|current| {
+        current != name
+            && [Tier::Routine, Tier::Security]
+                .iter()
+                .any(|tier| render::release_title(&found.target.digest, *tier) == current)
+    });
+    if body_same && !rename {
         return Ok((ours.html_url.clone(), Change::Unchanged));
     }
-    if render::release_edited(current) != Some(false) {
+    let edited = !body_same && render::release_edited(current) != Some(false);
+    if edited {
         warnings.push(format!(
             "release note {} ({}) differs from the note rendered now, but it {}: codeq-rollout \
              never overwrites what a human wrote, so it is left as it is; edit it by hand if \
@@ -103,18 +116,34 @@ pub(super) async fn update(
                 "records no hash of its text, so an edit cannot be ruled out"
             }
         ));
-        return Ok((ours.html_url.clone(), Change::Unchanged));
+        if !rename {
+            return Ok((ours.html_url.clone(), Change::Unchanged));
+        }
     }
-    let updated = update_body(gh, found, ours, body).await?;
+    let patch = ReleasePatch {
+        body: (!body_same && !edited).then_some(body),
+        name: rename.then_some(name),
+    };
+    let updated = update_release(gh, found, ours, &patch).await?;
     notes.push(format!(
-        "release note {} updated: its body differed from the note rendered now",
-        ours.tag_name
+        "release note {} updated: its {} differed from the one rendered now",
+        ours.tag_name,
+        match (patch.body, patch.name) {
+            (Some(_), Some(_)) => "body and title",
+            (None, Some(_)) => "title",
+            _ => "body",
+        }
     ));
     Ok((updated, Change::Updated))
 }
 
-async fn update_body(gh: &GitHub, found: &Found, ours: &Release, body: &str) -> Result<String> {
-    let err = match gh.update_release_body(ours.id, body).await {
+async fn update_release(
+    gh: &GitHub,
+    found: &Found,
+    ours: &Release,
+    patch: &ReleasePatch<'_>,
+) -> Result<String> {
+    let err = match gh.update_release(ours.id, patch).await {
         Ok(updated) => return Ok(updated.html_url),
         Err(err) if err.outcome_unknown() => err,
         Err(err) => return Err(err.into()),
@@ -128,10 +157,14 @@ async fn update_body(gh: &GitHub, found: &Found, ours: &Release, body: &str) -> 
     let current = find::our_releases(&again, &found.target.digest, &found.target.tag)
         .first()
         .map(|r| (*r).clone());
+    let applied = |r: &Release| {
+        patch.body.is_none_or(|b| r.body.as_deref() == Some(b))
+            && patch.name.is_none_or(|n| r.name.as_deref() == Some(n))
+    };
     match current {
-        Some(r) if r.body.as_deref() == Some(body) => Ok(r.html_url),
+        Some(r) if applied(&r) => Ok(r.html_url),
         _ => Ok(gh
-            .update_release_body(ours.id, body)
+            .update_release(ours.id, patch)
             .await
             .with_context(|| {
                 format!(

@@ -45,6 +45,10 @@ pub enum RunWarning<'a> {
     /// New servers may start on an older image than the one announced: the effective pull
     /// policy is not `Always` and the image is not pinned by digest ([`PullRisk`]).
     PullPolicy(&'a PullRisk),
+    /// A security release's runbook carries a placeholder: `hub-url` is a name reserved for
+    /// examples ([`super::RunbookSettings::hub_url_is_placeholder`]). The run's first
+    /// annotation.
+    RunbookPlaceholder(&'a super::RunbookSettings),
 }
 
 impl crate::support::text::Titled for RunWarning<'_> {
@@ -65,6 +69,7 @@ impl crate::support::text::Titled for RunWarning<'_> {
             Self::PlainHttp { .. } => "Plain HTTP",
             Self::HistoryRefused(_) => "Progress chart",
             Self::PullPolicy(_) => "Pull policy",
+            Self::RunbookPlaceholder(_) => "Runbook placeholder",
         }
     }
 }
@@ -125,6 +130,25 @@ impl std::fmt::Display for RunWarning<'_> {
                     }
                 )
             }
+            Self::RunbookPlaceholder(runbook) => {
+                write!(
+                    f,
+                    "this security release's runbook points responders at a placeholder: hub-url \
+                     is {}, a name reserved for examples, so its commands and links reach no hub",
+                    log_line(&runbook.hub_url, 200)
+                )?;
+                if runbook.cluster_at_defaults() {
+                    f.write_str(", and namespace and helm-release are at their defaults (jhub)")?;
+                }
+                f.write_str(". Set hub-url (the address users open)")?;
+                if runbook.cluster_at_defaults() {
+                    f.write_str(", and namespace and helm-release if the hub runs elsewhere,")?;
+                }
+                f.write_str(
+                    " in the workflow. The tracking issue is opened anyway (responders need it), \
+                     but its body is never edited again: correct the runbook there by hand",
+                )
+            }
             Self::UrlRefused(url) => write!(
                 f,
                 "GitHub answered an address that is not a plain http(s) URL, so the step \
@@ -177,8 +201,9 @@ pub fn image_origin(image: &PodImage) -> String {
 /// answered that is not a plain `http(s)://` URL.
 pub const ADDRESS_LEFT_OUT: &str = "(an address GitHub answered that is not a plain URL, left out)";
 
-/// Title of the warnings about release notes left alone because a human edited them.
-pub const HUMAN_EDITED_TITLE: &str = "release note left as a human edited it";
+/// Title of the warnings about what was left alone for a human to look at: a release note a
+/// human edited, duplicate tracking issues responders work in.
+pub const HUMAN_EDITED_TITLE: &str = "left alone for a human";
 
 /// Title of the tier decision's warnings.
 pub const TIER_WARNING_TITLE: &str = "Tier";
@@ -229,6 +254,27 @@ pub fn target_commit(target: &str, origin: &LookupOrigin, github_sha: &str) -> S
 /// A dry run's release note.
 pub fn dry_run_release(tag: &str, note: &str) -> String {
     format!("dry run: would publish release {tag}\n\n----- release note -----\n{note}")
+}
+
+/// A body GitHub's limit cut ([`full_text`]).
+#[derive(Debug, Clone, Copy)]
+pub enum CutBody {
+    /// The release note (125,000 characters).
+    ReleaseNote,
+    /// The tracking issue (65,536 characters).
+    TrackingIssue,
+}
+
+/// The full text of a body GitHub's limit cut, for the log (where the cut note points).
+pub fn full_text(kind: CutBody, body: &str) -> String {
+    let what = match kind {
+        CutBody::ReleaseNote => "release note",
+        CutBody::TrackingIssue => "tracking issue",
+    };
+    format!(
+        "the {what} is over GitHub's limit, so it was cut there; its full text:\n----- {what} \
+         (full text) -----\n{body}\n----- end of the {what} -----"
+    )
 }
 
 /// A dry run's tracking issue.

@@ -260,6 +260,32 @@ pub struct RunbookSettings {
     pub warning_period: String,
 }
 
+impl RunbookSettings {
+    /// Whether `hub_url` is a placeholder: its host is a name reserved for documentation
+    /// (RFC 2606: `example.com`, `example.net`, `example.org` and the names below them, and
+    /// the `.example` top-level domain), as the default `https://hub.example.org` is. Such a
+    /// runbook's commands and links reach no hub.
+    pub fn hub_url_is_placeholder(&self) -> bool {
+        let Some(host) = url::Url::parse(&self.hub_url).ok().and_then(|u| {
+            u.host_str()
+                .map(|h| h.trim_end_matches('.').to_ascii_lowercase())
+        }) else {
+            return false;
+        };
+        ["example.com", "example.net", "example.org"]
+            .iter()
+            .any(|reserved| host == *reserved || host.ends_with(&format!(".{reserved}")))
+            || host == "example"
+            || host.ends_with(".example")
+    }
+
+    /// Whether the namespace and the Helm release are both at their defaults (`jhub`).
+    pub fn cluster_at_defaults(&self) -> bool {
+        let default = Self::default();
+        self.namespace == default.namespace && self.helm_release == default.helm_release
+    }
+}
+
 impl Default for RunbookSettings {
     fn default() -> Self {
         Self {
@@ -303,29 +329,28 @@ pub struct Facts {
 }
 
 /// Renders the release note (body of the GitHub Release) from `custom` or the built-in
-/// template, capped at [`RELEASE_BODY_LIMIT`] after rendering.
+/// template, whole: publishing cuts it to [`RELEASE_BODY_LIMIT`] with a note pointing at
+/// the run's log ([`where_full`]), which then holds this full text.
 ///
 /// # Errors
 /// A [`TemplateError`] of `custom` (exit code 2); else only on a built-in template error
 /// (a bug: the built-in templates are tested).
 pub fn release_note(facts: &Facts, custom: Option<&CustomTemplate>) -> Result<String> {
-    let body = render("release_note.md.j2", facts, MarkerKind::Release, custom)?;
-    Ok(truncate_body(&body, RELEASE_BODY_LIMIT, &where_full(facts)))
+    render("release_note.md.j2", facts, MarkerKind::Release, custom)
 }
 
-/// Renders the tracking issue's body from `custom` or the built-in template, capped at
-/// [`ISSUE_BODY_LIMIT`] after rendering.
+/// Renders the tracking issue's body from `custom` or the built-in template, whole:
+/// publishing cuts it to [`ISSUE_BODY_LIMIT`], as [`release_note`].
 ///
 /// # Errors
 /// A [`TemplateError`] of `custom`; else only on a built-in template error.
 pub fn tracking_issue(facts: &Facts, custom: Option<&CustomTemplate>) -> Result<String> {
-    let body = render(
+    render(
         "tracking_issue.md.j2",
         facts,
         MarkerKind::TrackingIssue,
         custom,
-    )?;
-    Ok(truncate_body(&body, ISSUE_BODY_LIMIT, &where_full(facts)))
+    )
 }
 
 /// Renders the bot's one comment on an existing tracking issue, stating facts a later run
@@ -396,11 +421,12 @@ pub use crate::support::text::{truncate_body, truncate_body_reserving};
 mod failure;
 pub use failure::{Failure, HubFault, Stage, failure_summary};
 
-/// Where the full text of a cut body is: the workflow run's log and summary (or, outside
-/// Actions, the tool's output), for the note [`truncate_body`] appends.
+/// Where the full text of a cut body is: the workflow run's log (or, outside Actions, the
+/// tool's output), for the note [`truncate_body`] appends; `announce` prints the full text
+/// of each body it cuts there.
 pub fn where_full(facts: &Facts) -> String {
     match &facts.run_url {
-        Some(url) => format!("the workflow run's log and summary ({url})"),
+        Some(url) => format!("the workflow run's log ({url})"),
         None => "the output of codeq-rollout".to_string(),
     }
 }

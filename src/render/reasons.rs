@@ -188,11 +188,34 @@ impl fmt::Display for Warning {
 impl fmt::Display for Undecided {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Undecided::LookUp { failure } => write!(
+            Undecided::LookUp { failure } => {
+                let text = failure.to_string();
+                write!(
+                    f,
+                    "cannot decide the tier from labels: {}",
+                    text.trim_end_matches('.')
+                )?;
+                let helps = match failure {
+                    NotKnown::Failed(failure) => failure.tier_input_helps(),
+                    NotKnown::Incomplete(_) => true,
+                };
+                if helps {
+                    f.write_str(
+                        ". To announce without labels, set the tier input (routine or \
+                         security) for this run, or set unlabeled-tier to routine or security \
+                         to accept a tier not derived from labels",
+                    )?;
+                }
+                Ok(())
+            }
+            Undecided::Unreadable { failure } => write!(
                 f,
-                "cannot decide the tier from labels: {failure}. To announce without labels, \
-                 set the tier input (routine or security) for this run, or set unlabeled-tier \
-                 to routine or security to accept a tier not derived from labels"
+                "cannot decide the tier: the labels could not be read ({}), and a label not \
+                 read may say security, so unlabeled-tier: routine does not apply (it covers \
+                 pull requests read and found without a tier label, see \
+                 docs/tier-fail-closed.md). Let the job read the labels, or set the tier input \
+                 (routine or security) for this run, or set unlabeled-tier to security",
+                failure.to_string().trim_end_matches('.')
             ),
             Undecided::Unlabeled { why } => {
                 let label = match why {
@@ -258,6 +281,7 @@ impl fmt::Display for LookupFailure {
                 lookup,
                 error,
                 elsewhere,
+                ..
             } => {
                 match lookup {
                     Lookup::Refetch { number, why } => write!(
@@ -590,6 +614,66 @@ mod tests {
         }
     }
 
+    /// Issue 27: the suffix naming the tier input and `unlabeled-tier` comes only where
+    /// setting them lets the run go on: not after a deletion or an unmerged pull request
+    /// (nothing to announce) nor after a 401 (publishing needs the token too); and no
+    /// sentence ends in two periods.
+    #[test]
+    fn an_undecided_tier_names_the_tier_input_only_where_it_helps() {
+        let github = |status: u16, unauthorized: bool| LookupFailure::GitHub {
+            lookup: Lookup::CommitPulls {
+                origin: push_origin(),
+                commit: "9d2f0b1c4a6e".into(),
+            },
+            error: format!(
+                "cannot look up the pull requests of the pushed commit: GitHub answered {status}"
+            ),
+            elsewhere: None,
+            unauthorized,
+        };
+        let cases = [
+            (
+                LookupFailure::PushDeleted {
+                    target: "refs/heads/topic".into(),
+                },
+                false,
+            ),
+            (
+                LookupFailure::NotMerged {
+                    number: 7,
+                    action: Some("closed".into()),
+                },
+                false,
+            ),
+            (github(401, true), false),
+            (github(403, false), true),
+            (
+                LookupFailure::NoneMerged {
+                    commits: commits(
+                        &["9d2f0b1c4a6e"],
+                        vec![SubjectMiss::NoNumber {
+                            commit: "9d2f0b1c4a6e".into(),
+                        }],
+                    ),
+                    merge_group: false,
+                    unexamined: None,
+                },
+                true,
+            ),
+        ];
+        let mut lines = Vec::new();
+        for (failure, helps) in cases {
+            let text = Undecided::LookUp {
+                failure: NotKnown::Failed(Box::new(failure)),
+            }
+            .to_string();
+            assert_eq!(text.contains("set the tier input"), helps, "{text}");
+            assert!(!text.contains(".."), "{text}");
+            lines.push(text);
+        }
+        insta::assert_snapshot!(lines.join("\n\n"));
+    }
+
     /// Every kind of failed or incomplete look-up, in the words users read.
     #[test]
     fn every_look_up_failure_in_words() {
@@ -642,6 +726,7 @@ mod tests {
                     event: "octo/app".into(),
                     release: "octo/lab".into(),
                 }),
+                unauthorized: false,
             },
             LookupFailure::GitHub {
                 lookup: Lookup::CommitPulls {
@@ -651,6 +736,7 @@ mod tests {
                 error: "cannot look up the pull requests of the pushed commit: GitHub answered 502"
                     .into(),
                 elsewhere: None,
+                unauthorized: false,
             },
             LookupFailure::GitHub {
                 lookup: Lookup::NamedPull {
@@ -660,6 +746,7 @@ mod tests {
                 },
                 error: "cannot look up the pull request: GitHub answered 403: Forbidden".into(),
                 elsewhere: None,
+                unauthorized: false,
             },
             LookupFailure::NoneMerged {
                 commits: commits(&["9d2f0b1c4a6e"], vec![no_number()]),

@@ -103,6 +103,11 @@ pub const ROLE_SNIPPET: &str = r#"hub:
         - codeq-rollout-status
 "#;
 
+/// What [`HubError::WrongBase`] adds when no other base is suggested: a hub served under a
+/// base URL (JupyterHub's `c.JupyterHub.base_url`, z2jh's `hub.baseUrl`), given without it,
+/// answers 404 at `<hub-url>/hub/api/`.
+const UNDER_A_BASE_URL: &str = "; the hub may be served under a base URL (JupyterHub's base_url, z2jh's hub.baseUrl, e.g. /jh/): then hub-url includes it, e.g. https://host/jh, which is everything before /hub/ in the address users open";
+
 /// What went wrong talking to the hub. Every variant names the URL asked (never the token)
 /// and carries what the user needs to fix it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -217,7 +222,7 @@ pub enum HubError {
     /// page) or a redirect.
     #[error(
         "{url} is not the hub's API ({answer}): give hub-url as the hub's address without /hub/api, so that <hub-url>/hub/api/ is the API{}",
-        suggested_base.as_ref().map(|b| format!(", here probably {b}")).unwrap_or_default()
+        suggested_base.as_ref().map(|b| format!(", here probably {b}")).unwrap_or_else(|| UNDER_A_BASE_URL.to_string())
     )]
     WrongBase {
         /// The URL asked.

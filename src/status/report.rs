@@ -116,6 +116,33 @@ fn deadline_minute(t: OffsetDateTime) -> String {
     crate::render::utc_minute_up(t)
 }
 
+/// `classification` with every user and server name replaced, for the job log inside
+/// GitHub Actions without `include-names`: that log is as visible as the job summary (on a
+/// public repository, to everyone). Users become `user 1`, `user 2`, … in the order they
+/// first appear; a named server becomes `server 1`, `server 2`, … per user; a default
+/// server keeps its empty name. Counts, states and deadlines are unchanged.
+pub fn without_names(classification: &Classification) -> Classification {
+    let mut users: Vec<String> = Vec::new();
+    let mut servers: Vec<(String, String)> = Vec::new();
+    let mut hidden = classification.clone();
+    for c in &mut hidden.servers {
+        let n = match users.iter().position(|u| *u == c.server.user) {
+            Some(i) => i + 1,
+            None => {
+                users.push(c.server.user.clone());
+                users.len()
+            }
+        };
+        if !c.server.name.is_empty() {
+            servers.push((c.server.user.clone(), c.server.name.clone()));
+            let k = servers.iter().filter(|(u, _)| *u == c.server.user).count();
+            c.server.name = format!("server {k}");
+        }
+        c.server.user = format!("user {n}");
+    }
+    hidden
+}
+
 /// The terminal table: one row per server, sorted as [`Classification::servers`] (by
 /// deadline), then the totals line and the convergence paragraphs of the job summary in
 /// plain text (`templates/status_convergence.j2`: converged or not and why, pending servers

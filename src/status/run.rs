@@ -51,8 +51,9 @@ pub struct StatusRequest {
     pub scale: ScaleConfig,
     /// `--json`: the JSON document on stdout instead of the table.
     pub json: bool,
-    /// `include-names`: the job summary lists servers by user and server name (the terminal
-    /// table and the JSON always do).
+    /// `include-names`: the job summary, the comment and, inside GitHub Actions, the job log
+    /// (the table and the JSON) name users and servers; off, the log shows `user 1`, … (a
+    /// terminal outside Actions always shows names).
     pub include_names: bool,
     /// The run's clock (`--now`, tests); `None` for the time the hub is read.
     pub now: Option<OffsetDateTime>,
@@ -151,11 +152,24 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
         include_names: req.include_names,
         history: None,
     };
+    // Inside Actions the job log is as visible as the job summary: names reach it only
+    // with include-names; a terminal outside Actions shows them.
+    let hidden;
+    let shown = if req.include_names || !log.in_actions() {
+        &classification
+    } else {
+        hidden = report::without_names(&classification);
+        &hidden
+    };
+    let printed = StatusFacts {
+        classification: shown,
+        ..facts
+    };
     // A closed or full stdout does not stop the outputs, summary and comment below.
     crate::support::stdout::print(&if req.json {
-        report::json(&facts)
+        report::json(&printed)
     } else {
-        report::table(&facts)?
+        report::table(&printed)?
     });
     *stage = Stage::StatusReport;
     let files = FileCommands::from_env();

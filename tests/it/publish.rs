@@ -306,6 +306,74 @@ async fn a_template_change_patches_only_the_release_body() {
     assert_eq!(after["draft"], json!(false));
 }
 
+/// Issue 27 item 4: a re-run of the same commit with another tier renames the release (its
+/// title named the old tier while body and tracking issue followed the new one).
+#[tokio::test]
+async fn a_rerun_with_another_tier_renames_the_release_with_its_body() {
+    let desk = Desk::new("retitled").await;
+    let short = &desk.image.digest["sha256:".len()..][..12];
+    desk.step(dispatch_run(&desk.github, &desk.image, "routine", SHA))
+        .await
+        .ok();
+    let id = desk.github.releases()[0]["id"].as_u64().unwrap();
+    assert_eq!(
+        desk.github.releases()[0]["name"],
+        json!(format!("codeq image {short} (routine)"))
+    );
+    let rerun = later(
+        dispatch_run(&desk.github, &desk.image, "security", SHA),
+        NOW,
+        "2",
+    );
+    let out = desk.step(rerun).await.ok();
+    let release = &desk.github.releases()[0];
+    assert_eq!(
+        release["name"],
+        json!(format!("codeq image {short} (security)"))
+    );
+    let patches: Vec<&Value> = out
+        .writes
+        .iter()
+        .filter(|(m, p, _)| m == "PATCH" && *p == format!("/repos/{OWNER}/{REPO}/releases/{id}"))
+        .map(|(_, _, body)| body)
+        .collect();
+    assert_eq!(patches.len(), 1, "{:?}", out.writes);
+    assert_eq!(
+        patches[0]["name"],
+        json!(format!("codeq image {short} (security)"))
+    );
+    assert_eq!(patches[0]["body"], release["body"]);
+}
+
+/// Issue 27 item 1: a security runbook whose hub-url is still the placeholder (a reserved
+/// example domain) is published with a warning, the run's first annotation, naming the
+/// inputs to set; with hub-url set there is none.
+#[tokio::test]
+async fn a_security_runbook_with_a_placeholder_hub_url_is_the_first_warning() {
+    let desk = Desk::new("placeholder").await;
+    let out = desk.announce(&["security"]).await.ok();
+    let first = out
+        .out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("::warning") || l.starts_with("::error"))
+        .unwrap_or_default()
+        .to_string();
+    insta::assert_snapshot!(first);
+    assert!(first.contains("hub-url"), "{first}");
+
+    let desk = Desk::new("placeholder-set").await;
+    let run = desk
+        .run(&["security"])
+        .input("hub-url", "https://jupyter.lab.uni.edu");
+    let out = desk.step(run).await.ok();
+    assert!(
+        !out.out.stdout.contains("hub-url"),
+        "no warning once hub-url is set: {}",
+        out.out.stdout
+    );
+}
+
 #[tokio::test]
 async fn a_release_without_our_marker_is_never_touched_and_its_tag_is_refused() {
     let desk = Desk::new("collision").await;
@@ -632,6 +700,47 @@ async fn a_security_run_refused_on_a_release_it_did_not_list_still_ends_with_its
     );
 }
 
+/// Issue 27: a release found only after the POST was refused as existing (the listing lagged)
+/// is compared with the note rendered now, as a listed one is: an older note of ours is
+/// updated, a note a human edited is left with a warning.
+#[tokio::test]
+async fn a_release_found_after_already_exists_is_compared_with_the_rendered_note() {
+    let desk = Desk::new("refused-then-compared").await;
+    let (id, current) = desk.first_release(&["routine"]).await;
+    desk.github.edit_release(id, |r| {
+        r["body"] = json!(codeq_rollout::render::seal_release(
+            &current.replace("is live.", "is now available.")
+        ));
+    });
+    desk.github.lag_release_listing(1);
+    let rerun = desk.announce(&["routine"]).await.ok();
+    assert_eq!(
+        rerun.write_calls(),
+        [
+            "POST /releases".to_string(),
+            format!("PATCH /releases/{id}")
+        ],
+        "refused on the tag, it finds the release and updates its older note"
+    );
+    assert_eq!(desk.github.releases()[0]["body"], json!(current));
+
+    desk.github.edit_release(id, |r| {
+        r["body"] = json!(format!("{current}\nEdited by a human.\n"))
+    });
+    desk.github.lag_release_listing(1);
+    let rerun = desk.announce(&["routine"]).await.ok();
+    assert_eq!(rerun.write_calls(), ["POST /releases".to_string()]);
+    assert!(
+        rerun
+            .out
+            .stdout
+            .lines()
+            .any(|l| l.starts_with("::warning") && l.contains("never overwrites")),
+        "{}",
+        rerun.out.stdout
+    );
+}
+
 /// The same, but the run that created the release opens its issue after all, just before
 /// this run's: the lowest number wins, so this run closes its own as a duplicate and
 /// reports the other one.
@@ -829,7 +938,12 @@ async fn an_issue_opened_twice_after_a_timeout_keeps_the_lower_number() {
         "GET /issues",
     ];
     gave_way(&desk, &out, &posts_twice);
-    insta::assert_snapshot!(desk.printed(&out));
+    // Issue 27: #1002 is this run's own (its first POST took effect, the answer was lost):
+    // not "opened by another run", and reported as created, not unchanged.
+    let printed = desk.printed(&out);
+    assert!(!printed.contains("another run"), "{printed}");
+    assert!(printed.contains("tracking issue created"), "{printed}");
+    insta::assert_snapshot!(printed);
 }
 
 /// The same race with the interleaving made certain: both runs list before either creates,
@@ -914,6 +1028,85 @@ async fn duplicates_that_got_through_are_settled_by_the_next_run_keeping_the_low
     );
 
     assert!(desk.announce(&["security"]).await.ok().writes.is_empty());
+}
+
+/// Two duplicate tracking issues left by concurrent runs, lowest number first.
+async fn duplicate_issues(desk: &Desk) -> (u64, u64) {
+    desk.github.race_first_lists();
+    desk.github.allow_duplicate_tags();
+    desk.two_runs_together().await;
+    let issues = desk.github.issues();
+    let mut numbers: Vec<u64> = ours(&issues, &desk.image.marker("tracking-issue"))
+        .iter()
+        .map(|i| number(i))
+        .collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers.len(), 2);
+    (numbers[0], numbers[1])
+}
+
+/// A responder ticks a box of issue `n`.
+fn tick(desk: &Desk, n: u64) {
+    desk.github.edit_issue(n, |i| {
+        let body = i["body"].as_str().unwrap().replacen("- [ ]", "- [x]", 1);
+        i["body"] = json!(body);
+    });
+}
+
+/// Issue 27 item 7: the duplicate responders work in is never the one closed. With activity
+/// (a ticked box, a comment by someone else) on the higher number only, the empty lower one
+/// is closed and the active one reported; with activity on both, neither is closed, with a
+/// warning saying so.
+#[tokio::test]
+async fn a_duplicate_tracking_issue_with_responders_activity_is_never_closed() {
+    let desk = Desk::new("dup-active").await;
+    let (lower, higher) = duplicate_issues(&desk).await;
+    tick(&desk, higher);
+    let next = desk.announce(&["security"]).await.ok();
+    let all = desk.github.issues();
+    let state = |n: u64| all.iter().find(|i| number(i) == n).unwrap()["state"].clone();
+    assert_eq!(
+        state(higher),
+        json!("open"),
+        "the issue with a ticked box stays"
+    );
+    assert_eq!(state(lower), json!("closed"), "the empty one is closed");
+    assert_eq!(
+        next.output("issue-url"),
+        format!("{SERVER_URL}/{OWNER}/{REPO}/issues/{higher}")
+    );
+
+    let desk = Desk::new("dup-both-active").await;
+    let (lower, higher) = duplicate_issues(&desk).await;
+    tick(&desk, lower);
+    desk.github
+        .add_comment_by(higher, "Stopped the servers of group A.", Some("responder"));
+    let next = desk.announce(&["security"]).await.ok();
+    let all = desk.github.issues();
+    let state = |n: u64| all.iter().find(|i| number(i) == n).unwrap()["state"].clone();
+    assert_eq!(
+        (state(lower), state(higher)),
+        (json!("open"), json!("open"))
+    );
+    assert!(
+        !next
+            .write_calls()
+            .iter()
+            .any(|c| c.starts_with("PATCH /issues/")),
+        "{:?}",
+        next.write_calls()
+    );
+    let warning = next
+        .out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("::warning") && l.contains(&format!("#{lower}")))
+        .unwrap_or_default();
+    assert!(
+        warning.contains(&format!("#{higher}")),
+        "{}",
+        next.out.stdout
+    );
 }
 
 #[tokio::test]

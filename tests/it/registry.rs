@@ -696,6 +696,8 @@ async fn expected_digest_mismatch_fails_before_anything_is_published() {
     };
     let out = run().input("expected-digest", &built).run().await;
     assert_eq!(out.code, 1, "{}", out.stdout);
+    // Issue 27: a failed run keeps what it knew, the digest the registry answered too.
+    assert_eq!(out.output("digest"), digest, "{}", out.outputs_raw);
     insta::assert_snapshot!(error_line(
         &out,
         &[(&registry.addr, "[registry]"), (&digest, "[pushed digest]")]

@@ -271,3 +271,34 @@ async fn a_failure_report_that_cannot_be_written_names_the_file_in_its_warning()
     }
     insta::assert_snapshot!(warnings.join("\n\n").replace(&path, "[directory]"));
 }
+
+/// Issue 27 item 6: inside Actions the job log is as visible as the job summary (on a
+/// public repository, to everyone), so without `include-names` the table and the JSON on
+/// stdout name no user or server either; with it, they do.
+#[tokio::test]
+async fn inside_actions_names_reach_the_log_only_with_include_names() {
+    // One hub per run: each answers its listing once.
+    let hub = one_server_hub().await;
+    let hidden = status_in_actions(&hub.uri(), &[]).replace(&hub.uri(), "[hub]");
+    assert!(hidden.starts_with("exit code: 0\n"), "{hidden}");
+    assert!(!hidden.contains("alice"), "{hidden}");
+    let hub = one_server_hub().await;
+    let shown = status_in_actions(&hub.uri(), &[("INPUT_INCLUDE-NAMES", "true")]);
+    assert!(shown.contains("alice"), "{shown}");
+    let dir = tempfile::tempdir().unwrap();
+    let mut json = Vec::new();
+    for include in ["false", "true"] {
+        let hub = one_server_hub().await;
+        let out = status_command(&hub.uri(), &dir.path().join("o"), &dir.path().join("s"))
+            .arg("--json")
+            .env("GITHUB_ACTIONS", "true")
+            .env("INPUT_INCLUDE-NAMES", include)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        json.push(String::from_utf8_lossy(&out.stdout).into_owned());
+    }
+    assert!(!json[0].contains("alice"), "{}", json[0]);
+    assert!(json[1].contains("alice"), "{}", json[1]);
+    insta::assert_snapshot!(hidden);
+}

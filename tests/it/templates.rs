@@ -368,3 +368,46 @@ async fn the_templates_page_lists_every_context_name() {
         "docs/templates.md does not list {missing:?}"
     );
 }
+
+/// Issue 27 item 5: a body cut to GitHub's limit says where its full text is, and the full
+/// text is there: the run's log (and, for the release note, the job summary) holds it.
+#[tokio::test]
+async fn a_note_cut_to_githubs_limit_has_its_full_text_where_the_cut_note_says() {
+    // Templates must be files of the workspace (the repository).
+    let dir = tempfile::tempdir_in(repo_root().join("target")).unwrap();
+    let template = dir.path().join("long.md.j2");
+    std::fs::write(
+        &template,
+        "{% for i in range(7000) %}line {{ i }} of a long release note\n{% endfor %}",
+    )
+    .unwrap();
+    let seen = Scenario::merged_pr(&["routine"])
+        .input("release-note-template", &template.display().to_string())
+        .observe()
+        .await
+        .ok();
+    let writes = seen.github.writes().await;
+    let (_, _, posted) = writes
+        .iter()
+        .find(|(m, p, _)| m == "POST" && p.ends_with("/releases"))
+        .unwrap();
+    let body = posted["body"].as_str().unwrap();
+    assert!(!body.contains("line 6999 of"), "the posted note is cut");
+    let cut = body
+        .lines()
+        .rev()
+        .find(|l| l.contains("This text was cut"))
+        .unwrap_or_else(|| panic!("{}", &body[body.len() - 300..]));
+    assert!(cut.contains("log"), "{cut}");
+    assert!(
+        seen.out.stdout.contains("line 6999 of a long release note"),
+        "the log holds the full text, as the cut note says: {cut}"
+    );
+    if cut.contains("summary") {
+        assert!(
+            seen.out
+                .summary
+                .contains("line 6999 of a long release note")
+        );
+    }
+}

@@ -160,6 +160,25 @@ async fn push_decides_the_tier_from_the_pull_requests_of_its_commits() {
             }),
         ),
         (
+            // Issue 27: a deletion announces nothing whatever the inputs (it published a
+            // release for commit 0000… with the tier set).
+            "push_deleting_the_branch_with_the_tier_set_announces_nothing",
+            Scenario::push(&[(SHA, "Bump codeq (#12)")])
+                .input("tier", "security")
+                .edit(|e| {
+                    e["after"] = json!("0000000000000000000000000000000000000000");
+                    e["deleted"] = json!(true);
+                }),
+        ),
+        (
+            // Issue 27, fail closed: labels GitHub would not show (no pull-requests: read)
+            // may say security, so unlabeled-tier: routine does not make the release routine.
+            "push_whose_labels_cannot_be_read_is_not_made_routine_by_unlabeled_tier",
+            Scenario::push(&[(SHA, "Patch codeq (#12)")])
+                .forbid("GET", "/pulls")
+                .input("unlabeled-tier", "routine"),
+        ),
+        (
             // A zero `after` alone says the same, whatever `deleted` says.
             "push_to_a_zero_after_has_nothing_to_announce",
             Scenario::push(&[(SHA, "Bump codeq (#12)")]).edit(|e| {
@@ -620,4 +639,40 @@ async fn the_look_up_warning_counts_read_retries_and_their_waits() {
         .count();
     assert_eq!(pulls, 3);
     insta::assert_snapshot!(transcript(&out, &github).await);
+}
+
+/// Issue 27 item 8: `--dry-run`'s help said it needs no token, but a push with the tier
+/// `auto` reads the pull requests' labels, which needs one. The help says when it does, and
+/// the run behaves as the help says.
+#[tokio::test]
+async fn the_dry_run_help_says_when_a_token_is_needed() {
+    use clap::CommandFactory;
+    let cli = codeq_rollout::cli::Cli::command();
+    let announce = cli.find_subcommand("announce").unwrap();
+    let dry_run = announce
+        .get_arguments()
+        .find(|a| a.get_id() == "dry_run")
+        .unwrap();
+    let help = dry_run.get_help().unwrap().to_string();
+    assert!(
+        help.contains("tier auto") && help.contains("github-token"),
+        "{help}"
+    );
+    let auto = Scenario::push(&[(SHA, "Patch codeq (#12)")])
+        .input("dry-run", "true")
+        .without_token()
+        .observe()
+        .await;
+    assert_eq!(
+        auto.out.code, 1,
+        "tier auto without a token: {}",
+        auto.out.stdout
+    );
+    let given = Scenario::push(&[(SHA, "Patch codeq (#12)")])
+        .input("dry-run", "true")
+        .input("tier", "routine")
+        .without_token()
+        .observe()
+        .await;
+    given.ok();
 }

@@ -575,6 +575,19 @@ async fn a_404_says_which_base_to_give() {
     insta::assert_snapshot!(err.to_string().replace(&hub.uri(), "http://hub"), @"http://hub/hub/hub/api/users?state=active&offset=0&limit=200 is not the hub's API (it answered 404): give hub-url as the hub's address without /hub/api, so that <hub-url>/hub/api/ is the API, here probably http://hub");
 }
 
+/// Issue 27: a hub served under a base URL (`/jh/`) but given without it answers 404 at
+/// `<hub-url>/hub/api/`: the error says the hub may be under a base URL and how to find it.
+#[tokio::test]
+async fn a_404_without_a_suggestion_says_the_hub_may_be_under_a_base_url() {
+    let (hub, err) = error_answering(
+        ResponseTemplate::new(404).set_body_string("404 page not found"),
+        "/",
+    )
+    .await;
+    insta::assert_snapshot!(err.to_string().replace(&hub.uri(), "http://hub"));
+    assert!(err.to_string().contains("base URL"), "{err}");
+}
+
 #[tokio::test]
 async fn an_html_login_page_is_not_the_api() {
     let (_, err) = error_answering(

@@ -23,7 +23,9 @@ pub use error::{Action, GitHubError, Kind, read_verdict};
 
 use crate::support::retry::{RetryPolicy, TokioTimer};
 use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
-use models::{BodyOnly, Comment, Deployment, DeploymentStatus, Issue, PullRequest, Release};
+use models::{
+    BodyOnly, Comment, Deployment, DeploymentStatus, Issue, PullRequest, Release, ReleasePatch,
+};
 use octocrab::Octocrab;
 use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -433,16 +435,16 @@ impl GitHub {
             .await
     }
 
-    /// Replaces a release's body and nothing else (`PATCH /repos/{o}/{r}/releases/{id}`).
-    pub async fn update_release_body(&self, id: u64, body: &str) -> Result<Release, GitHubError> {
+    /// Replaces a release's body, its title, or both, and nothing else
+    /// (`PATCH /repos/{o}/{r}/releases/{id}`).
+    pub async fn update_release(
+        &self,
+        id: u64,
+        patch: &ReleasePatch<'_>,
+    ) -> Result<Release, GitHubError> {
         let path = format!("/releases/{id}");
-        self.write(
-            Write::Patch,
-            &path,
-            &BodyOnly { body },
-            Action::UpdateReleaseNote,
-        )
-        .await
+        self.write(Write::Patch, &path, patch, Action::UpdateReleaseNote)
+            .await
     }
 
     /// Deletes a release (`DELETE /repos/{o}/{r}/releases/{id}`): only used to undo this

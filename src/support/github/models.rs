@@ -28,6 +28,9 @@ pub struct Release {
     /// When it was published (RFC 3339); `None` for drafts.
     #[serde(default)]
     pub published_at: Option<String>,
+    /// The title; `None` when GitHub shows the tag instead.
+    #[serde(default)]
+    pub name: Option<String>,
 }
 
 /// The body of `POST /repos/{o}/{r}/releases`.
@@ -108,6 +111,19 @@ pub struct NewIssue {
 pub struct BodyOnly<'a> {
     /// The body (Markdown).
     pub body: &'a str,
+}
+
+/// The body of a release update (`PATCH /repos/{o}/{r}/releases/{id}`): the note, and the
+/// title when it changes with the tier; nothing else, so draft, pre-release and latest
+/// state stay as they are.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct ReleasePatch<'a> {
+    /// The release note (Markdown), when it is to change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<&'a str>,
+    /// The title, when it is to change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<&'a str>,
 }
 
 /// An issue comment.

@@ -355,11 +355,20 @@ impl FakeGitHub {
 
     /// Adds a comment to issue `number` (as a human, or an earlier run, left it).
     pub fn add_comment(&self, number: u64, body: &str) -> u64 {
+        self.add_comment_by(number, body, None)
+    }
+
+    /// Adds a comment on issue `number` written by `login` (the fixture's account when
+    /// `None`).
+    pub fn add_comment_by(&self, number: u64, body: &str, login: Option<&str>) -> u64 {
         let mut s = self.state.lock().unwrap();
         let id = s.next();
         let mut c = fixture("github-rest/issue-comment.json");
         c["id"] = json!(id);
         c["body"] = json!(body);
+        if let Some(login) = login {
+            c["user"]["login"] = json!(login);
+        }
         s.comments.push((number, c));
         if let Some(i) = s.issues.iter_mut().find(|i| i["number"] == json!(number)) {
             i["comments"] = json!(i["comments"].as_u64().unwrap_or(0) + 1);
