@@ -6,6 +6,7 @@
 mod announce;
 mod culler;
 pub mod inputs;
+pub mod kube;
 mod refused;
 mod status;
 mod usage;
@@ -440,6 +441,8 @@ pub struct StatusArgs {
     /// The run's clock, RFC 3339 (tests; default: now)
     #[arg(long, hide = true)]
     pub now: Option<String>,
+    #[command(flatten)]
+    pub kube: kube::KubeArgs,
 }
 
 impl std::fmt::Debug for StatusArgs {
@@ -459,6 +462,7 @@ impl std::fmt::Debug for StatusArgs {
             .field("include_names", &self.include_names)
             .field("json", &self.json)
             .field("now", &self.now)
+            .field("kube", &self.kube)
             .finish_non_exhaustive()
     }
 }

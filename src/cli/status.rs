@@ -53,7 +53,15 @@ pub fn status_request(
         .map(|t| time_input(t, "now"))
         .transpose()?;
     let clock = now.unwrap_or_else(OffsetDateTime::now_utc);
-    let release = release(args, github_token, log, env, clock)?;
+    let kube = args.kube.request(log)?;
+    if kube.is_some() && given(&args.image).is_none() {
+        return Err(UsageError::new(
+            "image",
+            "Kubernetes is on (kubeconfig or kubernetes: on) but image is not set: the pods' imageIDs are compared with the digest of image (--image)",
+        )
+        .into());
+    }
+    let release = release(args, github_token, log, env, clock, kube.is_some())?;
     let configured = args.culler.settings(log)?;
     super::culler::deadlines_fit(&configured, clock, now.is_some())?;
     Ok(StatusRequest {
@@ -72,6 +80,8 @@ pub fn status_request(
         json: args.json,
         include_names: args.include_names,
         now,
+        kube,
+        fail_on: args.kube.fail_on.clone(),
     })
 }
 
@@ -179,6 +189,7 @@ fn release(
     log: &Log,
     env: &HashMap<String, String>,
     now: OffsetDateTime,
+    by_digest: bool,
 ) -> Result<ReleaseInputs> {
     let released_at = given(&args.released_at)
         .map(|t| time_input(t, "released-at"))
@@ -214,8 +225,9 @@ fn release(
         )
         .into());
     }
+    let github_needed = released_at.is_none() || args.comment;
     let image = image.filter(|source| {
-        let needed = released_at.is_none() || args.comment;
+        let needed = github_needed || by_digest;
         if !needed {
             log.info(&format!(
                 "released-at is given and comment is off: the image {} is not resolved (only the release note and the comment need its digest)",
@@ -227,12 +239,12 @@ fn release(
     let tracking_labels = split_list(&args.tracking_labels);
     // Checked only when used: with the image kept, the tracking issue is looked up (and
     // with the comment, written to).
-    if image.is_some() {
+    if image.is_some() && github_needed {
         publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
     }
     let github = match image {
-        Some(_) => Some(github_client(args, github_token, env, log)?),
-        None => None,
+        Some(_) if github_needed => Some(github_client(args, github_token, env, log)?),
+        _ => None,
     };
     let image = image.map(|source| {
         let registry = matches!(source, ImageSource::Registry(_)).then_some(registry);

@@ -36,6 +36,7 @@ const LAYERS: &[&[&str]] = &[
     &["report"],
     &[
         "status::hub",
+        "status::kube",
         "status::classify",
         "status::report",
         "status",
@@ -75,6 +76,7 @@ const IO_MODULES: &[&str] = &[
     "publish",
     "report",
     "status::hub",
+    "status::kube",
     "status::run",
     "announce",
     "docs",

@@ -1,0 +1,106 @@
+//! `status`'s Kubernetes options (flattened into [`super::StatusArgs`]): whether to judge by
+//! digest, the credentials, where the hub's pods are, and the alarms a run fails on.
+//!
+//! Kubernetes is opt-in: without `kubeconfig` and without `kubernetes: on`, `status` reads
+//! only the hub and says that convergence is inferred from start times. Not inferred from
+//! the environment: a runner inside a cluster always has `KUBERNETES_SERVICE_HOST` and a
+//! laptop often has a `~/.kube/config` for another cluster, and neither means "read this
+//! hub's pods"; a workflow that ran yesterday must not fail today on RBAC it never needed.
+
+use super::UsageError;
+use super::inputs;
+use crate::status::classify::Alarm;
+use crate::status::kube::{Credentials, KubeRequest, PodQuery};
+use crate::support::log::Log;
+use clap::Args;
+use secrecy::{ExposeSecret, SecretString};
+use std::time::Duration;
+
+/// `kubernetes`: whether `status` reads the pods' image digests from Kubernetes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum KubernetesMode {
+    /// Read the pods: credentials from `kubeconfig`, else `KUBECONFIG` or `~/.kube/config`,
+    /// else the in-cluster service account.
+    On,
+    /// Judge by start time only (inferred).
+    Off,
+}
+
+/// The Kubernetes options of `status`.
+#[derive(Clone, Args)]
+pub struct KubeArgs {
+    /// Judge convergence by each pod's image digest, read from Kubernetes (on), or infer it from start times (off) [default: on when --kubeconfig is given, else off]
+    #[arg(long, env, value_enum, value_name = "MODE")]
+    pub kubernetes: Option<KubernetesMode>,
+    /// A kubeconfig's whole content (a secret; the Action's input, since a path exported by another step is not visible in the action's container). Its user needs a token or client certificate: the image has no credential plugins
+    #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg, value_name = "YAML")]
+    pub kubeconfig: Option<SecretString>,
+    /// Kubernetes namespace of the hub (its single-user pods), as for announce's runbook
+    #[arg(long, env, default_value = "jhub")]
+    pub namespace: String,
+    /// Helm release name of the hub (the pods' release label), as for announce's runbook
+    #[arg(long, env, default_value = "jhub")]
+    pub helm_release: String,
+    /// Timeout of each Kubernetes request, e.g. 30s, at most 6h
+    #[arg(long, env, default_value = "30s", value_name = "DURATION", value_parser = crate::support::duration::parse_within_job)]
+    pub kube_timeout: Duration,
+    /// Fail the run (exit 1, with an error annotation) when these alarms fire: mismatch (a server started after the release runs the old digest), overdue (a stale server past its deadline), orphan (a single-user pod the hub does not list); comma-separated
+    #[arg(long, env, value_enum, value_delimiter = ',', value_name = "ALARMS")]
+    pub fail_on: Vec<Alarm>,
+}
+
+impl std::fmt::Debug for KubeArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KubeArgs")
+            .field("kubernetes", &self.kubernetes)
+            .field("kubeconfig", &self.kubeconfig.as_ref().map(|_| "***"))
+            .field("namespace", &self.namespace)
+            .field("helm_release", &self.helm_release)
+            .field("kube_timeout", &self.kube_timeout)
+            .field("fail_on", &self.fail_on)
+            .finish()
+    }
+}
+
+impl KubeArgs {
+    /// The Kubernetes request, or `None` when Kubernetes is off. Masks the kubeconfig's
+    /// secrets (each user's token, password, client key) with `log` first.
+    ///
+    /// # Errors
+    /// [`UsageError`] for `kubernetes: off` with a `kubeconfig`, and for a namespace or Helm
+    /// release that is not a Kubernetes name ([`inputs::namespace`], [`inputs::helm_release`]).
+    pub fn request(&self, log: &Log) -> Result<Option<KubeRequest>, UsageError> {
+        if let Some(content) = &self.kubeconfig {
+            log.mask(content.expose_secret());
+            for secret in crate::status::kube::kubeconfig_secrets(content.expose_secret()) {
+                log.mask(&secret);
+            }
+        }
+        let kubeconfig = self
+            .kubeconfig
+            .as_ref()
+            .filter(|c| !c.expose_secret().trim().is_empty());
+        let on = match (self.kubernetes, kubeconfig) {
+            (Some(KubernetesMode::Off), Some(_)) => {
+                return Err(UsageError::new(
+                    "kubernetes",
+                    "kubernetes is off but kubeconfig is given: drop kubeconfig, or set kubernetes to on",
+                ));
+            }
+            (Some(KubernetesMode::Off), None) | (None, None) => false,
+            (Some(KubernetesMode::On), _) | (None, Some(_)) => true,
+        };
+        if !on {
+            return Ok(None);
+        }
+        Ok(Some(KubeRequest {
+            credentials: kubeconfig
+                .map_or(Credentials::Infer, |c| Credentials::Kubeconfig(c.clone())),
+            query: PodQuery {
+                namespace: inputs::namespace(&self.namespace)?,
+                release: inputs::helm_release(&self.helm_release)?,
+            },
+            timeout: self.kube_timeout,
+        }))
+    }
+}
