@@ -887,6 +887,220 @@ mod tests {
         assert_eq!(c.totals.all_stale_by, Some(datetime!(2026-11-30 13:10 UTC)));
     }
 
+    fn d(c: char) -> crate::digest::Digest {
+        crate::digest::Digest::parse(&format!("sha256:{}", c.to_string().repeat(64))).unwrap()
+    }
+
+    fn target() -> ImageTarget {
+        ImageTarget {
+            // The index, then its two platform manifests.
+            digests: vec![d('a'), d('b'), d('c')],
+            repository: Some("ghcr.io/org/lab".into()),
+        }
+    }
+
+    #[test]
+    fn image_ids_are_judged_by_digest_and_repository() {
+        let a = d('a');
+        let b = d('b');
+        let old = d('f');
+        // (imageID, verdict)
+        let cases = [
+            (format!("ghcr.io/org/lab@{a}"), Verdict::New),
+            // A runtime reporting the platform manifest (a child of the index).
+            (format!("ghcr.io/org/lab@{b}"), Verdict::New),
+            (
+                format!("docker-pullable://ghcr.io/org/lab@{a}"),
+                Verdict::New,
+            ),
+            (
+                format!("ghcr.io/org/lab@{old}"),
+                Verdict::Old(old.to_string()),
+            ),
+            // A bare config ID names no repository: never updated.
+            (a.to_string(), Verdict::Unknown(UnknownWhy::BareId)),
+            (format!("@{a}"), Verdict::Unknown(UnknownWhy::BareId)),
+            (String::new(), Verdict::Unknown(UnknownWhy::NoImageId)),
+            ("  ".into(), Verdict::Unknown(UnknownWhy::NoImageId)),
+            (
+                format!("ghcr.io/other/lab@{a}"),
+                Verdict::Unknown(UnknownWhy::OtherRepository),
+            ),
+            (
+                "ghcr.io/org/lab:latest".into(),
+                Verdict::Unknown(UnknownWhy::Unreadable),
+            ),
+            (
+                "ghcr.io/org/lab@sha256:zz".into(),
+                Verdict::Unknown(UnknownWhy::Unreadable),
+            ),
+        ];
+        for (id, verdict) in cases {
+            assert_eq!(judge(Some(&id), &target()), verdict, "{id:?}");
+        }
+        assert_eq!(
+            judge(None, &target()),
+            Verdict::Unknown(UnknownWhy::NoImageId)
+        );
+        // Docker Hub spellings are one repository.
+        let hub = ImageTarget {
+            digests: vec![a.clone()],
+            repository: Some("docker.io/library/lab".into()),
+        };
+        for id in [
+            format!("lab@{a}"),
+            format!("docker.io/lab@{a}"),
+            format!("index.docker.io/library/lab@{a}"),
+        ] {
+            assert_eq!(judge(Some(&id), &hub), Verdict::New, "{id}");
+        }
+        // An OCI layout names no repository: only the digest is checked.
+        let layout = ImageTarget {
+            digests: vec![a.clone()],
+            repository: None,
+        };
+        assert_eq!(
+            judge(Some(&format!("any/where@{a}")), &layout),
+            Verdict::New
+        );
+    }
+
+    fn pod(name: &str, user: Option<&str>, image: Option<String>) -> super::super::Pod {
+        super::super::Pod {
+            name: name.into(),
+            user: user.map(Into::into),
+            server: Some(String::new()),
+            image_id: image,
+            started: t(9, 0),
+        }
+    }
+
+    #[test]
+    fn servers_are_classified_by_their_pods_digest() {
+        let new = Some(format!("ghcr.io/org/lab@{}", d('a')));
+        let child = Some(format!("ghcr.io/org/lab@{}", d('c')));
+        let old = Some(format!("ghcr.io/org/lab@{}", d('f')));
+        let servers = vec![
+            server("new", t(12, 30), t(12, 59)),
+            server("child", t(12, 30), t(12, 59)),
+            // Started after the release, old digest: mismatch.
+            server("mismatch", t(12, 30), t(12, 59)),
+            // Started before the release on the new digest (re-pulled elsewhere): updated.
+            server("early-new", t(9, 0), t(11, 30)),
+            server("idle-old", t(9, 0), t(11, 30)),
+            server("creating", t(12, 58), None),
+            server("no-pod", t(12, 30), None),
+        ];
+        let pods = vec![
+            pod("jupyter-new", Some("new"), new.clone()),
+            pod("jupyter-child", Some("child"), child),
+            pod("jupyter-mismatch", Some("mismatch"), old.clone()),
+            pod("jupyter-early-new", Some("early-new"), new.clone()),
+            pod("jupyter-idle-old", Some("idle-old"), old.clone()),
+            pod("jupyter-creating", Some("creating"), None),
+            pod("jupyter-gone", Some("gone"), old),
+            // Started after the hub was read: a server the hub started since, left out.
+            super::super::Pod {
+                started: t(13, 1),
+                ..pod("jupyter-late", Some("late"), new)
+            },
+        ];
+        let evidence = PodEvidence {
+            pods,
+            target: target(),
+            hub_read_at: NOW,
+        };
+        let c = classify_by_digest(servers, evidence, RELEASE, NOW, &defaults());
+        let states: Vec<(&str, State)> = c
+            .servers
+            .iter()
+            .map(|s| (s.server.user.as_str(), s.state))
+            .collect();
+        assert_eq!(
+            states,
+            [
+                ("mismatch", State::Mismatch),
+                ("gone", State::Orphan),
+                ("idle-old", State::StaleIdle),
+                ("creating", State::Unknown),
+                ("no-pod", State::Unknown),
+                ("child", State::Updated),
+                ("early-new", State::Updated),
+                ("new", State::Updated),
+            ]
+        );
+        let t = c.totals;
+        assert_eq!(
+            (
+                t.running,
+                t.updated,
+                t.mismatch,
+                t.orphans,
+                t.unknown,
+                t.stale_idle
+            ),
+            (7, 3, 1, 1, 2, 1)
+        );
+        assert_eq!(t.evidence, Evidence::Digest);
+        assert!(!t.converged);
+        // idle-old was due at 12:40.
+        assert_eq!(c.alarms(), [Alarm::Mismatch, Alarm::Overdue, Alarm::Orphan]);
+        assert_eq!(
+            c.servers[0].pod.as_ref().unwrap().digest,
+            Some(d('f').to_string())
+        );
+    }
+
+    #[test]
+    fn by_digest_converged_needs_every_pod_on_the_release() {
+        let new = Some(format!("ghcr.io/org/lab@{}", d('b')));
+        let evidence = PodEvidence {
+            pods: vec![pod("jupyter-a", Some("a"), new)],
+            target: target(),
+            hub_read_at: NOW,
+        };
+        let c = classify_by_digest(
+            vec![server("a", t(9, 0), t(12, 59))],
+            evidence,
+            RELEASE,
+            NOW,
+            &defaults(),
+        );
+        assert!(c.totals.converged);
+        assert!(c.alarms().is_empty());
+        // By start time the same server is stale: only the digest says otherwise.
+        let s = classify(
+            vec![server("a", t(9, 0), t(12, 59))],
+            RELEASE,
+            NOW,
+            &defaults(),
+        );
+        assert!(!s.totals.converged);
+        assert_eq!(s.totals.evidence, Evidence::StartTime);
+    }
+
+    proptest::proptest! {
+        /// Whatever the imageID, a pod is never judged new without a repository and one of
+        /// the release's digests in it.
+        #[test]
+        fn new_needs_repository_and_release_digest(id in ".{0,90}", pick in 0usize..4) {
+            let digests = ["a", "b", "c", "f"].map(|c| d(c.chars().next().unwrap()));
+            let candidates = [
+                id.clone(),
+                format!("ghcr.io/org/lab@{}", digests[pick]),
+                format!("{}@{}", id, digests[pick]),
+                digests[pick].to_string(),
+            ];
+            for cand in candidates {
+                if judge(Some(&cand), &target()) == Verdict::New {
+                    let (repo, digest) = cand.rsplit_once('@').unwrap();
+                    proptest::prop_assert!(!repo.is_empty());
+                    proptest::prop_assert!(target().digests.iter().any(|x| x.as_str() == digest));
+                }
+            }
+        }
+    }
+
     proptest::proptest! {
         /// Whatever the servers: the counts add up, updated servers started after the
         /// release, stale rows come first in deadline order, and convergence means no stale

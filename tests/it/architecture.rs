@@ -76,7 +76,8 @@ const IO_MODULES: &[&str] = &[
     "publish",
     "report",
     "status::hub",
-    "status::kube",
+    // The edge's client; its error type (`status::kube::KubeError`) is data the report words.
+    "status::kube::KubeClient",
     "status::run",
     "announce",
     "docs",
