@@ -9,6 +9,7 @@ mod container;
 mod e2e;
 mod hostile;
 mod hub;
+mod kube;
 mod publish;
 mod registry;
 mod status;
