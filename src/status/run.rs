@@ -138,7 +138,7 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     let classification = match &req.kube {
         None => classify(listing.servers, release.released_at, now, &model),
         Some(kube) => {
-            *stage = Stage::StatusHub(HubFault::Access);
+            *stage = Stage::StatusKubernetes;
             let evidence = pods(req, kube, &release, hub_read_at, log).await?;
             classify_by_digest(listing.servers, evidence, release.released_at, now, &model)
         }
@@ -301,8 +301,11 @@ fn report_failure(req: &StatusRequest, stage: Stage, err: &anyhow::Error, log: &
         hub: Some(req.hub_url.clone()),
         ..render::Failure::default()
     });
-    let outputs = matches!(stage, Stage::StatusRelease | Stage::StatusHub(_))
-        .then(report::unmeasured_outputs);
+    let outputs = matches!(
+        stage,
+        Stage::StatusRelease | Stage::StatusHub(_) | Stage::StatusKubernetes
+    )
+    .then(report::unmeasured_outputs);
     let summary = (failed_write(err) != Some(RunnerFile::Summary)).then(|| log.redact(&summary));
     let unwritten = FileCommands::from_env().write_failure(outputs.as_deref(), summary.as_deref());
     if let Some(warning) = unwritten.warning() {
