@@ -152,8 +152,8 @@ current-context: hub
         if mode:
             n = json.loads(out.stdout)["totals"]["running"]
         else:
-            # The table's last two lines: "N running: ..." and the convergence line.
-            n = int(out.stdout.splitlines()[-2].split()[0])
+            # The table's totals line: "N running: ...".
+            n = int(next(l for l in out.stdout.splitlines() if " running: " in l).split()[0])
         rss_kib = next(
             int(l.split(":")[1]) for l in out.stderr.splitlines()
             if "Maximum resident set size" in l

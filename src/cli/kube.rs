@@ -62,6 +62,20 @@ impl std::fmt::Debug for KubeArgs {
     }
 }
 
+/// Registers a kubeconfig's secrets with `log`: each user's token, password and client key
+/// ([`crate::status::kube::kubeconfig_secrets`]), not the whole file (its lines, such as
+/// `apiVersion: v1`, would hide the same words everywhere in the log). A kubeconfig that
+/// does not parse is masked whole, line by line: it may hold a token where none is expected.
+pub fn mask_kubeconfig(log: &Log, content: &str) {
+    let secrets = crate::status::kube::kubeconfig_secrets(content);
+    if secrets.is_empty() && crate::status::kube::parses(content).is_err() {
+        log.mask(content);
+    }
+    for secret in secrets {
+        log.mask(&secret);
+    }
+}
+
 impl KubeArgs {
     /// The Kubernetes request, or `None` when Kubernetes is off. Masks the kubeconfig's
     /// secrets (each user's token, password, client key) with `log` first.
@@ -71,10 +85,7 @@ impl KubeArgs {
     /// release that is not a Kubernetes name ([`inputs::namespace`], [`inputs::helm_release`]).
     pub fn request(&self, log: &Log) -> Result<Option<KubeRequest>, UsageError> {
         if let Some(content) = &self.kubeconfig {
-            log.mask(content.expose_secret());
-            for secret in crate::status::kube::kubeconfig_secrets(content.expose_secret()) {
-                log.mask(&secret);
-            }
+            mask_kubeconfig(log, content.expose_secret());
         }
         let kubeconfig = self
             .kubeconfig

@@ -593,7 +593,9 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
     // A hub token too short to be one is refused before it is sent; masked, its letters
     // would garble every message, the refusal first.
     let mask = |long: &str, value: &str| {
-        if long != "--hub-token" || inputs::masks_hub_token(value) {
+        if long == "--kubeconfig" {
+            kube::mask_kubeconfig(log, value);
+        } else if long != "--hub-token" || inputs::masks_hub_token(value) {
             log.mask(value);
         }
     };

@@ -200,6 +200,16 @@ pub fn kubeconfig_secrets(content: &str) -> Vec<String> {
     out
 }
 
+/// Whether `content` parses as a kubeconfig (kube's loader).
+///
+/// # Errors
+/// The loader's error, in its words.
+pub fn parses(content: &str) -> Result<(), String> {
+    Kubeconfig::from_yaml(content)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
 fn kubeconfig_error(source_name: &str, e: impl std::fmt::Display) -> KubeError {
     KubeError::Kubeconfig {
         source_name: source_name.to_string(),
