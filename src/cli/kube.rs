@@ -115,3 +115,77 @@ impl KubeArgs {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KUBECONFIG: &str = "apiVersion: v1
+kind: Config
+clusters:
+  - name: hub
+    cluster: {server: https://127.0.0.1:6443}
+users:
+  - name: reader
+    user: {token: sa-token-0123456789}
+contexts:
+  - name: hub
+    context: {cluster: hub, user: reader}
+current-context: hub
+";
+
+    #[test]
+    fn a_kubeconfig_is_masked_by_its_secrets_not_its_every_line() {
+        let log = Log::new(false, false);
+        mask_kubeconfig(&log, KUBECONFIG);
+        assert_eq!(
+            log.redact("token sa-token-0123456789 in apiVersion: v1, kind: Config"),
+            "token *** in apiVersion: v1, kind: Config"
+        );
+        let log = Log::new(false, false);
+        let broken = "users: [{user: {token: broken-0123456789}";
+        mask_kubeconfig(&log, broken);
+        assert!(!log.redact(broken).contains("broken-0123456789"));
+    }
+
+    #[test]
+    fn kubernetes_is_off_unless_asked_for_and_off_with_a_kubeconfig_is_refused() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            kube: KubeArgs,
+        }
+        let parse = |args: &[&str]| {
+            let cli =
+                Cli::try_parse_from(std::iter::once("x").chain(args.iter().copied())).unwrap();
+            cli.kube.request(&Log::new(false, false))
+        };
+        assert!(parse(&[]).unwrap().is_none());
+        assert!(parse(&["--kubernetes", "off"]).unwrap().is_none());
+        let on = parse(&["--kubeconfig", KUBECONFIG, "--namespace", "hub-ns"])
+            .unwrap()
+            .unwrap();
+        assert!(matches!(on.credentials, Credentials::Kubeconfig(_)));
+        assert_eq!(
+            on.query.selector(),
+            "component=singleuser-server,release=jhub"
+        );
+        assert_eq!(on.query.namespace, "hub-ns");
+        assert!(matches!(
+            parse(&["--kubernetes", "on"]).unwrap().unwrap().credentials,
+            Credentials::Infer
+        ));
+        let refused = parse(&["--kubernetes", "off", "--kubeconfig", KUBECONFIG]).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("kubernetes is off but kubeconfig is given"),
+            "{refused}"
+        );
+        assert!(parse(&["--kubernetes", "on", "--namespace", "Bad_NS"]).is_err());
+        let cli = Cli::try_parse_from(["x", "--fail-on", "mismatch,orphan"]).unwrap();
+        assert_eq!(cli.kube.fail_on, [Alarm::Mismatch, Alarm::Orphan]);
+        assert!(Cli::try_parse_from(["x", "--fail-on", "late"]).is_err());
+    }
+}
