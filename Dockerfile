@@ -3,7 +3,7 @@
 # `image: Dockerfile`, so the repository's own self-test (.github/workflows/self-test.yml)
 # runs the code of the commit under test. Release commits point action.yml at the prebuilt
 # multi-arch image instead (`image: docker://ghcr.io/octo-org/codeq-rollout@sha256:...`,
-# written by scripts/pin-image): users' jobs only pull it. See README, "The container image".
+# written by scripts/pin-image): users' jobs only pull it. See docs/container-image.md.
 #
 # Both images are the same tree on `scratch`, assembled by the same script
 # (scripts/image-rootfs): the binary, the shared libraries ldd lists for it (glibc, libgcc),

@@ -8,7 +8,10 @@ cd "$(dirname "$0")/.."
 #    container test builds and runs the runtime image with it, offline; it needs root, as
 #    this script then does: CI runs it with sudo), jq (the break-glass runbook's commands, run
 #    by tests/it/window_docs.rs), Python with venv (the linters of section 2, scripts/pin-image),
-#    Node.js with npm (the proxy of the JupyterHub test rig, section 3).
+#    Node.js with npm (the proxy of the JupyterHub test rig and GitHub's OpenAPI
+#    description, section 3), Debian's chromium (the
+#    progress chart drawn by Mermaid, tests/it/chart.rs; driven by playwright-core, which
+#    downloads no browser).
 missing=()
 command -v docker-registry >/dev/null || missing+=(docker-registry)
 command -v skopeo >/dev/null || missing+=(skopeo)
@@ -20,6 +23,7 @@ command -v python3 >/dev/null || missing+=(python3)
 python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -85,6 +89,22 @@ if ! cmp -s tests/hub/package-lock.json tests/hub/node_modules/.installed-packag
   (cd tests/hub && npm ci --no-audit --no-fund --loglevel=error)
   cp tests/hub/package-lock.json tests/hub/node_modules/.installed-package-lock.json
 fi
+# The progress chart's check (tests/it/chart.rs): Mermaid and playwright-core from npm with
+# the lockfile in tests/mermaid/, installed only when the lockfile changed.
+if ! cmp -s tests/mermaid/package-lock.json tests/mermaid/node_modules/.installed-package-lock.json; then
+  echo "installing Mermaid and playwright-core into tests/mermaid/node_modules"
+  (cd tests/mermaid && npm ci --no-audit --no-fund --loglevel=error)
+  cp tests/mermaid/package-lock.json tests/mermaid/node_modules/.installed-package-lock.json
+fi
+
+# GitHub's REST API description (@octokit/openapi, pinned with its lockfile in tests/openapi/):
+# every request the fake GitHub receives and every answer it gives is checked against it
+# (tests/it/common/openapi.rs), in `cargo test` below.
+if ! cmp -s tests/openapi/package-lock.json tests/openapi/node_modules/.installed-package-lock.json; then
+  echo "installing GitHub's OpenAPI description into tests/openapi/node_modules"
+  (cd tests/openapi && npm ci --no-audit --no-fund --loglevel=error)
+  cp tests/openapi/package-lock.json tests/openapi/node_modules/.installed-package-lock.json
+fi
 
 # 4. Rust checks and tests.
 cargo fmt --all -- --check
@@ -94,5 +114,7 @@ cargo clippy --locked --all-targets --quiet -- -D warnings
 cargo build --release --locked
 cargo test --locked
 
-# 5. The deployment doc cannot drift from the code.
+# 5. The deployment doc cannot drift from the code. (README.md and docs/ are held to their
+#    sources, and their links and anchors checked, by tests/it/manual.rs in `cargo test`;
+#    scripts/update-docs regenerates both.)
 cargo run --locked --quiet -- docs --check

@@ -6,13 +6,14 @@
 use crate::context::RunContext;
 use crate::digest::registry::RegistryOptions;
 use crate::digest::{self, Digest, ImageSource};
+use crate::publish::deployment::{self, DeploymentOutcome, DeploymentPlan, Environment, Lock};
 use crate::publish::{self, Change, Found, IssuePlan, Plan, Published, Target};
 use crate::pulls::{self, Behind, LookupOptions};
 use crate::render::messages::{self, RunState, RunWarning};
 use crate::render::{self, Facts, RunbookSettings, Stage};
 use crate::report::{FileCommands, RunnerFile, failed_write};
 use crate::support::github::GitHub;
-use crate::support::github::models::{NewIssue, NewRelease};
+use crate::support::github::models::{DeploymentState, NewDeploymentStatus, NewIssue, NewRelease};
 use crate::support::log::Log;
 use crate::support::sanitize;
 use crate::tier::{self, LabelRules, Tier, TierDecision, TierRequest, UnlabeledPolicy};
@@ -35,6 +36,8 @@ pub struct AnnounceRequest {
     pub tracking: TrackingOptions,
     /// Where the runbook points.
     pub runbook: RunbookSettings,
+    /// The deployment to keep (`environment`), when asked for.
+    pub deployment: Option<DeploymentRequest>,
     /// The run context (`GITHUB_*` variables, the event payload, the overrides).
     pub context: RunContext,
     /// Whether `--sha` was given: then the release targets it, not the event's commit.
@@ -50,6 +53,14 @@ pub struct AnnounceRequest {
     /// Waits between tries of the commit → pull requests look-up; also between the looks for
     /// the tracking issue of a run that created the release first ([`Plan::issue_waits`]).
     pub lookup_backoff: Vec<Duration>,
+}
+
+/// The deployment of the release to a GitHub environment (`environment`).
+pub struct DeploymentRequest {
+    /// The environment.
+    pub environment: Environment,
+    /// The hub's address (`hub-url`), its `environment_url`; `None` for the placeholder.
+    pub hub_url: Option<String>,
 }
 
 /// The image to announce, and how to resolve its digest.
@@ -119,6 +130,25 @@ struct Known {
     wrote: bool,
 }
 
+/// The deployment outputs (`deployment-id`, `deployment-url`), written only with
+/// `environment`; empty when there is no deployment (yet).
+fn deployment_outputs(outcome: Option<&DeploymentOutcome>) -> Vec<(&'static str, String)> {
+    let deployment = outcome.and_then(|o| o.deployment.as_ref());
+    vec![
+        (
+            deployment::OUTPUTS[0],
+            deployment.map(|d| d.id.to_string()).unwrap_or_default(),
+        ),
+        (
+            deployment::OUTPUTS[1],
+            deployment
+                .and_then(|d| sanitize::link_url(&d.url))
+                .unwrap_or_default()
+                .to_string(),
+        ),
+    ]
+}
+
 /// The stages, each recording into `known` what it established.
 async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<()> {
     // 1. Digest.
@@ -131,9 +161,16 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
     let (decision, target_sha) = tier(req, log).await?;
     known.tier = Some(decision.clone());
 
-    // 3. Window.
+    // 3. Window, and whether new servers start on the new image (the pull policy).
     let window = req.culler.window();
     warn_if_culling_disabled(&window, log);
+    let pull = req
+        .culler
+        .image
+        .pull_risk(req.image.source.registry_reference().as_deref());
+    if let Some(risk) = &pull {
+        log.warn(&RunWarning::PullPolicy(risk));
+    }
 
     // 4. Look up what exists (not in a dry run).
     known.stage = Stage::LookUp;
@@ -145,7 +182,8 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
     // release renders the same and nothing is sent.
     known.stage = Stage::Render;
     let announced = found.as_ref().and_then(Found::announced_at);
-    let facts = facts(req, digest, decision, window, target_sha, &tag, announced);
+    let mut facts = facts(req, digest, decision, window, target_sha, &tag, announced);
+    facts.pull = pull;
     let (note, issue_body) = bodies(req, &facts, log)?;
 
     // 6. Publish.
@@ -176,9 +214,90 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
         }
     };
 
-    // 7. Report.
+    // 7. The deployment (`environment`), after the release note and the tracking issue:
+    // the release note is the lock a deployment's creation relies on, and a token without
+    // `deployments: write` must not keep the note and the issue from being published.
+    let deployed = match (&req.deployment, &req.github, &found, &published) {
+        (Some(request), Some(github), Some(found), Some(published)) => {
+            let outcome = deploy(request, github, found, published, &facts).await?;
+            for note in &outcome.notes {
+                log.info(&messages::published_note(note));
+            }
+            if let Some(d) = &outcome.deployment {
+                log.info(&render::deployment::logged(
+                    outcome.change,
+                    d.id,
+                    request.environment.as_str(),
+                ));
+            }
+            Some(outcome)
+        }
+        (Some(request), _, _, None) => {
+            log.info(&render::deployment::dry_run(request.environment.as_str()));
+            None
+        }
+        _ => None,
+    };
+
+    // 8. Report.
     known.stage = Stage::Report;
-    report(&facts, &tag, published.as_ref(), &note, log)
+    let extra = match &req.deployment {
+        Some(_) => deployment_outputs(deployed.as_ref()),
+        None => Vec::new(),
+    };
+    let deployment_wrote = deployed.as_ref().is_some_and(|d| d.wrote);
+    report(
+        &facts,
+        &tag,
+        published.as_ref(),
+        &note,
+        (&extra, deployment_wrote),
+        log,
+    )
+}
+
+/// Stage 7: the deployment of the release's commit to the environment, created once with
+/// an `in_progress` status whose `environment_url` is the hub and whose `log_url` is the
+/// release note (the tracking issue for a security release).
+async fn deploy(
+    request: &DeploymentRequest,
+    github: &GitHub,
+    found: &Found,
+    published: &Published,
+    facts: &Facts,
+) -> Result<DeploymentOutcome> {
+    let lock = match (found.release(), published.release_change) {
+        (Some(_), _) => Lock::Found,
+        (None, Change::Created) => Lock::Created,
+        (None, _) => Lock::Lost,
+    };
+    // The release's commit: the one the existing note targets, else the one it was made for.
+    let sha = found
+        .release()
+        .map_or(facts.sha.as_str(), |r| r.target_commitish.as_str());
+    let window = facts.window.summary();
+    let plan = DeploymentPlan::new(
+        request.environment.clone(),
+        facts.digest.clone(),
+        sha,
+        deployment::payload(
+            &facts.digest,
+            Some(&facts.tier.tier.to_string()),
+            Some(&window),
+        ),
+        render::deployment::description(&facts.digest, facts.tier.tier),
+    )?;
+    let log_url = match &published.issue {
+        Some((issue, _)) if facts.tier.tier == Tier::Security => issue.as_str(),
+        _ => published.release_url.as_str(),
+    };
+    let first = NewDeploymentStatus {
+        state: DeploymentState::InProgress,
+        description: render::deployment::announced(&facts.window, facts.now),
+        environment_url: request.hub_url.clone(),
+        log_url: sanitize::link_url(log_url).map(str::to_string),
+    };
+    deployment::announce(github, &plan, &first, lock).await
 }
 
 /// Stage 2: the pull requests behind the release, looked up, then the tier decided from
@@ -253,6 +372,7 @@ fn facts(
             .map(|repo| format!("{}/{repo}/releases/tag/{tag}", ctx.server_url)),
         runbook: req.runbook.clone(),
         now: announced.unwrap_or(req.now),
+        pull: None,
     }
 }
 
@@ -416,13 +536,15 @@ fn log_published(published: &Published, log: &Log) {
     }
 }
 
-/// Stage 7: step outputs and the job summary. The addresses GitHub answered are checked
-/// first ([`checked_url`]).
+/// Stage 8: step outputs and the job summary. The addresses GitHub answered are checked
+/// first ([`checked_url`]). `extra` are the deployment outputs (with `environment`), and
+/// whether the deployment step wrote anything (then `changed` is true).
 fn report(
     facts: &Facts,
     tag: &str,
     published: Option<&Published>,
     note: &str,
+    (extra, deployment_wrote): (&[(&'static str, String)], bool),
     log: &Log,
 ) -> Result<()> {
     let files = FileCommands::from_env();
@@ -447,8 +569,10 @@ fn report(
             .as_ref()
             .and_then(|l| l.issue.as_ref())
             .map(|(url, _)| url.as_str()),
-        published.is_some_and(Published::changed),
+        published.is_some_and(Published::changed) || deployment_wrote,
     );
+    let outputs: Vec<(&'static str, String)> =
+        outputs.into_iter().chain(extra.iter().cloned()).collect();
     files.write_outputs(&redacted(&outputs, log))?;
     let summary = render::job_summary(facts, tag, links.as_ref(), note)?;
     let wrote_summary = files.write_summary(&log.redact(&summary))?;
@@ -504,6 +628,11 @@ fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log:
         issue.as_ref().map(|(url, _)| url.as_str()),
         changed,
     );
+    let extra = match &req.deployment {
+        Some(_) => deployment_outputs(None),
+        None => Vec::new(),
+    };
+    let outputs: Vec<(&'static str, String)> = outputs.into_iter().chain(extra).collect();
     let summary = render::failure_summary(&render::Failure {
         stage,
         error,

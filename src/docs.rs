@@ -87,6 +87,9 @@ pub fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
 pub fn window(req: &WindowRequest, log: &Log) -> Result<()> {
     let window = req.culler.window();
     warn_if_disabled(&window, log);
+    if let Some(risk) = req.culler.image.pull_risk(None) {
+        log.warn(&RunWarning::PullPolicy(&risk));
+    }
     if req.json {
         crate::support::stdout::println(&serde_json::to_string_pretty(&window_json(&req.culler))?);
     } else {

@@ -168,7 +168,9 @@ fn failure_title(err: &anyhow::Error) -> String {
         Some(Kind::Unauthorized) => "GitHub rejected the token",
         Some(Kind::Forbidden) => "GitHub permission missing",
         Some(Kind::NotFound) => "GitHub answered not found",
-        Some(Kind::Unprocessable | Kind::AlreadyExists) => "GitHub refused the content",
+        Some(Kind::Unprocessable | Kind::AlreadyExists | Kind::Conflict) => {
+            "GitHub refused the content"
+        }
         Some(Kind::RateLimited) => "GitHub rate limit",
         Some(Kind::Unavailable) => "GitHub unavailable",
         Some(Kind::Other) => "GitHub request failed",

@@ -12,6 +12,10 @@
 //! ([`crate::window::at_scale`]): [`SLOW_STOP_KEY`], seconds, more than 0 (see
 //! [`slow_stop_timeout`]).
 //!
+//! For the pull-policy preflight it reads `singleuser.image.name`, `.tag` and `.pullPolicy`
+//! beside `cull` ([`FileImage`], layered by [`apply_image`] into
+//! [`crate::window::ImageConfig`]).
+//!
 //! When the chart is a subchart the keys sit under a parent key, commonly `jupyterhub:`.
 //! [`ValuesPath::Auto`] finds `cull` (or, without it, `hub.config.JupyterHub`) at the top
 //! level or under `jupyterhub`; [`ValuesPath::Under`] names the parent explicitly.
@@ -24,7 +28,7 @@
 //! are worded for users, not for programmers calling it.
 
 use crate::support::files::{self, ReadError};
-use crate::window::{Configured, Origin};
+use crate::window::{Configured, ImageConfig, ImageTag, Origin, PullPolicy};
 use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -122,6 +126,25 @@ pub struct FileCull {
     /// path in the file and its value in whole seconds (a fraction rounded up), `None` for
     /// an explicit null; `None` when the file does not set it.
     pub slow_stop_timeout: Option<(String, Nullable<u64>)>,
+    /// The `singleuser.image.*` keys it sets, for the pull-policy preflight.
+    pub image: FileImage,
+}
+
+/// The `singleuser.image.*` keys one values file sets, under the same parent key as `cull`
+/// (or, in a file with neither `cull` nor the hub's configuration, at the top level or under
+/// `jupyterhub`, whichever holds `singleuser`). Absent keys are `None`; an explicit null or
+/// `""` is `Some(None)` (Helm deletes a null; z2jh treats `""` as unset).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileImage {
+    /// The dotted path of the file's `singleuser.image` mapping, e.g.
+    /// `jupyterhub.singleuser.image`; `None` when the file has none.
+    pub path: Option<String>,
+    /// `singleuser.image.name`.
+    pub name: Option<Nullable<String>>,
+    /// `singleuser.image.tag`.
+    pub tag: Option<Nullable<String>>,
+    /// `singleuser.image.pullPolicy`.
+    pub pull_policy: Option<Nullable<PullPolicy>>,
 }
 
 /// Parses one values file's text. `file` names it in errors.
@@ -136,8 +159,12 @@ pub fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCull> {
         return Ok(empty(file));
     };
     let parents = parent_keys(file, &top, path)?;
+    let image = singleuser_image(file, &top, &parents, path)?;
     let Some((base, walked)) = descend(file, &top, &parents)? else {
-        return Ok(empty(file));
+        return Ok(FileCull {
+            image,
+            ..empty(file)
+        });
     };
     let prefix = |key: &str| {
         walked
@@ -149,6 +176,7 @@ pub fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCull> {
     };
     let mut parsed = FileCull {
         file: file.to_string(),
+        image,
         ..Default::default()
     };
     parsed.slow_stop_timeout = hub_slow_stop_timeout(file, base, &prefix)?;
@@ -365,6 +393,108 @@ pub fn slow_stop_timeout(files: &[FileCull]) -> (u64, Origin) {
         .unwrap_or((DEFAULT_SLOW_STOP_TIMEOUT_SECS, Origin::Default))
 }
 
+/// The `singleuser.image` keys of the file whose top-level mapping is `top`, below
+/// `parents` (the parent of `cull`, [`parent_keys`]); with [`ValuesPath::Auto`] and a file
+/// that marks no place (no `cull`, no hub configuration), at the top level or under
+/// [`SUBCHART_KEY`], whichever holds `singleuser`.
+///
+/// # Errors
+/// A parent, `singleuser` or `image` that is not a mapping; `singleuser` at both places of
+/// a file that marks neither; a `name` or `tag` that is not a string, a `pullPolicy` that is
+/// not one of z2jh's schema (`Always`, `IfNotPresent`, `Never`, null, `""`). Each names the
+/// file and the key path.
+fn singleuser_image(
+    file: &str,
+    top: &Value,
+    parents: &[String],
+    path: &ValuesPath,
+) -> Result<FileImage> {
+    let marked =
+        top.get("cull").is_some() || dig(top.get("hub"), &["config", "JupyterHub"]).is_some();
+    let under = top
+        .get(SUBCHART_KEY)
+        .and_then(|n| n.get("singleuser"))
+        .is_some();
+    let parents: Vec<String> = match (path, parents.is_empty() && !marked) {
+        (ValuesPath::Auto, true) if top.get("singleuser").is_some() && under => bail!(
+            "{file} has both `singleuser` and `{SUBCHART_KEY}.singleuser`: say which one the hub uses with --values-path {SUBCHART_KEY} (input values-path), or --values-path . for the top level"
+        ),
+        (ValuesPath::Auto, true) if under => vec![SUBCHART_KEY.to_string()],
+        _ => parents.to_vec(),
+    };
+    let Some((base, walked)) = descend(file, top, &parents)? else {
+        return Ok(FileImage::default());
+    };
+    let key = |k: &str| {
+        walked
+            .iter()
+            .copied()
+            .chain(k.split('.'))
+            .collect::<Vec<_>>()
+            .join(".")
+    };
+    let Some(singleuser) = child_mapping(file, base, "singleuser", &key("singleuser"), "")? else {
+        return Ok(FileImage::default());
+    };
+    let at = key("singleuser.image");
+    let advice = "; write `image:` with keys such as `name:` and `tag:` beneath it";
+    let Some(image) = child_mapping(file, singleuser, "image", &at, advice)? else {
+        return Ok(FileImage::default());
+    };
+    let text = |name: &str, what: &str, example: &str| -> Result<Option<Nullable<String>>> {
+        match image.get(name) {
+            None => Ok(None),
+            Some(Value::Null) => Ok(Some(None)),
+            Some(Value::String(t)) if t.trim().is_empty() => Ok(Some(None)),
+            Some(Value::String(t)) => Ok(Some(Some(t.trim().to_string()))),
+            Some(other) => bail!(
+                "{file}: `{at}.{name}` is {}; z2jh takes {what} there as a string, e.g. {example} (quote a number: \"1.2\")",
+                describe(other)
+            ),
+        }
+    };
+    let name = text("name", "the image's name", "ghcr.io/org/lab")?;
+    let tag = text("tag", "the image's tag", "latest")?;
+    let pull_policy = match image.get("pullPolicy") {
+        None => None,
+        Some(Value::Null) => Some(None),
+        Some(Value::String(t)) if t.is_empty() => Some(None),
+        Some(Value::String(t)) if PullPolicy::parse(t).is_some() => Some(PullPolicy::parse(t)),
+        Some(other) => bail!(
+            "{file}: `{at}.pullPolicy` is {}; z2jh takes Always, IfNotPresent or Never there (as Kubernetes writes them), or null to leave it to Kubernetes",
+            describe(other)
+        ),
+    };
+    Ok(FileImage {
+        path: Some(at),
+        name,
+        tag,
+        pull_policy,
+    })
+}
+
+/// Layers the files' `singleuser.image` keys over `config` in order, as Helm does: the last
+/// file that sets a key wins, and its origin records the file and key path; a null (or `""`)
+/// unsets the key.
+pub fn apply_image(config: &mut ImageConfig, files: &[FileCull]) {
+    for f in files {
+        let Some(at) = &f.image.path else { continue };
+        let origin = |name: &str| Origin::file(&f.file, format!("{at}.{name}"));
+        if let Some(name) = &f.image.name {
+            config.name = name.clone().map(|n| (n, origin("name")));
+        }
+        if let Some(tag) = &f.image.tag {
+            config.tag = match tag {
+                Some(t) => ImageTag::Given(t.clone(), origin("tag")),
+                None => ImageTag::Empty(origin("tag")),
+            };
+        }
+        if let Some(policy) = f.image.pull_policy {
+            config.pull_policy = policy.map(|p| (p, origin("pullPolicy")));
+        }
+    }
+}
+
 /// The largest values file read, in bytes (1 MiB): z2jh values files are a few KiB; a larger
 /// file is not one, and `/dev/zero` or a FIFO is never read at all ([`files::read_text`]).
 pub const VALUES_MAX_BYTES: u64 = 1024 * 1024;
@@ -546,6 +676,123 @@ fn describe(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The single-user image's keys, layered as Helm layers them, at the place `cull` sits.
+    fn image(files: &[(&str, &str)], path: &ValuesPath) -> Result<ImageConfig> {
+        let parsed = files
+            .iter()
+            .map(|(name, text)| parse(name, text, path))
+            .collect::<Result<Vec<_>>>()?;
+        let mut config = ImageConfig::default();
+        apply_image(&mut config, &parsed);
+        Ok(config)
+    }
+
+    #[test]
+    fn the_singleuser_image_is_read_beside_cull_and_layered() {
+        let auto = &ValuesPath::Auto;
+        let plain = "cull: {timeout: 60}\nsingleuser:\n  image:\n    name: ghcr.io/org/lab\n    tag: latest\n    pullPolicy: IfNotPresent\n";
+        let c = image(&[("v.yaml", plain)], auto).unwrap();
+        assert_eq!(
+            c.name,
+            Some((
+                "ghcr.io/org/lab".into(),
+                Origin::file("v.yaml", "singleuser.image.name")
+            ))
+        );
+        assert_eq!(
+            c.tag,
+            ImageTag::Given(
+                "latest".into(),
+                Origin::file("v.yaml", "singleuser.image.tag")
+            )
+        );
+        assert_eq!(
+            c.pull_policy,
+            Some((
+                PullPolicy::IfNotPresent,
+                Origin::file("v.yaml", "singleuser.image.pullPolicy")
+            ))
+        );
+        // Under the subchart key: beside `cull`, or alone in an image-only file.
+        let sub = "jupyterhub:\n  cull: {timeout: 60}\n  singleuser: {image: {pullPolicy: Never}}\nsingleuser: {image: {pullPolicy: Always}}\n";
+        let c = image(&[("u.yaml", sub)], auto).unwrap();
+        assert_eq!(
+            c.pull_policy,
+            Some((
+                PullPolicy::Never,
+                Origin::file("u.yaml", "jupyterhub.singleuser.image.pullPolicy")
+            ))
+        );
+        let only = "jupyterhub:\n  singleuser:\n    image: {tag: \"2024.11\"}\n";
+        let c = image(&[("i.yaml", only)], auto).unwrap();
+        assert_eq!(
+            c.tag,
+            ImageTag::Given(
+                "2024.11".into(),
+                Origin::file("i.yaml", "jupyterhub.singleuser.image.tag")
+            )
+        );
+        // A later file wins key by key; null and "" unset (Helm deletes a null).
+        let c = image(
+            &[
+                ("a.yaml", plain),
+                (
+                    "b.yaml",
+                    "singleuser: {image: {pullPolicy: null, tag: \"\"}}\n",
+                ),
+            ],
+            auto,
+        )
+        .unwrap();
+        assert_eq!(c.pull_policy, None);
+        assert_eq!(
+            c.tag,
+            ImageTag::Empty(Origin::file("b.yaml", "singleuser.image.tag"))
+        );
+        assert!(c.name.is_some());
+        // An explicit values path.
+        let c = image(
+            &[(
+                "p.yaml",
+                "platform:\n  singleuser: {image: {pullPolicy: IfNotPresent}}\n",
+            )],
+            &ValuesPath::parse(Some("platform")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(c.pull_policy.map(|p| p.0), Some(PullPolicy::IfNotPresent));
+        assert_eq!(
+            image(&[("e.yaml", "hub: {}\n")], auto).unwrap(),
+            ImageConfig::default()
+        );
+    }
+
+    #[test]
+    fn a_bad_singleuser_image_is_refused_naming_file_and_key() {
+        for (text, says) in [
+            (
+                "singleuser: {image: {pullPolicy: always}}\n",
+                "v.yaml: `singleuser.image.pullPolicy` is the string \"always\"; z2jh takes Always, IfNotPresent or Never there",
+            ),
+            (
+                "singleuser: {image: {tag: 1.2}}\n",
+                "v.yaml: `singleuser.image.tag` is the number 1.2; z2jh takes the image's tag there as a string, e.g. latest",
+            ),
+            (
+                "jupyterhub:\n  singleuser: {image: [lab]}\n",
+                "v.yaml: `jupyterhub.singleuser.image` is a list, not a mapping",
+            ),
+            (
+                "singleuser: {image: {}}\njupyterhub:\n  singleuser: {image: {}}\n",
+                "v.yaml has both `singleuser` and `jupyterhub.singleuser`",
+            ),
+        ] {
+            let err = image(&[("v.yaml", text)], &ValuesPath::Auto)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{text}: {err}");
+        }
+    }
 
     fn layered(files: &[(&str, &str)], path: &ValuesPath) -> Result<Configured> {
         let mut c = Configured::default();

@@ -3,7 +3,9 @@
 
 use super::inputs::given;
 use super::{AnnounceArgs, UsageError, required, usage};
-use crate::announce::{AnnounceRequest, ImageRequest, Templates, TierPolicy, TrackingOptions};
+use crate::announce::{
+    AnnounceRequest, DeploymentRequest, ImageRequest, Templates, TierPolicy, TrackingOptions,
+};
 use crate::context::RunContext;
 use crate::digest::{Digest, ImageSource};
 use crate::publish;
@@ -70,6 +72,15 @@ pub fn announce_request(
             labels: tracking_labels,
             assignees: split_list(&args.tracking_assignees),
         },
+        deployment: args
+            .deployment
+            .environment
+            .clone()
+            .map(|environment| DeploymentRequest {
+                environment,
+                hub_url: (!super::status::is_placeholder(&runbook.hub_url))
+                    .then(|| runbook.hub_url.clone()),
+            }),
         runbook,
         sha_given: given(&args.sha).is_some(),
         context,
@@ -181,8 +192,8 @@ fn workspace(env: &HashMap<String, String>) -> Result<PathBuf> {
     })
 }
 
-/// The team's template for `kind`, read from `path` (relative to the working directory,
-/// the workspace in Actions) and checked ([`CustomTemplate::parse`]); `None` when unset.
+/// The team's template for `kind`, read from `path` (relative to `workspace`, which is
+/// `GITHUB_WORKSPACE` when set, else the working directory) and checked ([`CustomTemplate::parse`]); `None` when unset.
 ///
 /// Only a regular file whose real path (symbolic links resolved) lies inside `workspace`
 /// is read: the rendered text is published, so a path like `/etc/passwd`, `../x` or a link
@@ -210,7 +221,12 @@ fn template(
             "cannot read it ({e}): give a file path relative to the workspace (the repository checkout), e.g. .github/release-note.md.j2"
         ))
     };
-    let real = Path::new(path).canonicalize().map_err(|e| unreadable(&e))?;
+    // Relative to the workspace, not to the working directory (they differ when
+    // GITHUB_WORKSPACE is set and the binary runs elsewhere); an absolute path stays.
+    let real = workspace
+        .join(path)
+        .canonicalize()
+        .map_err(|e| unreadable(&e))?;
     if !real.starts_with(workspace) {
         return Err(refuse(format!(
             "the file is outside the workspace {} (its real path is {}): the template must be a file of the repository, e.g. .github/release-note.md.j2",

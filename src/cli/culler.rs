@@ -115,6 +115,7 @@ impl CullerArgs {
         let mut c = Configured::default();
         let parsed = self.values_files(log)?;
         values::apply(&mut c, &parsed).map_err(usage(VALUES))?;
+        values::apply_image(&mut c.image, &parsed);
         self.apply_cull_options(&mut c)?;
         self.apply_scale(&mut c, &parsed)?;
         c.validate().map_err(|e| match e.origin {

@@ -5,6 +5,7 @@
 
 mod announce;
 mod culler;
+mod deployment;
 pub mod inputs;
 pub mod kube;
 mod refused;
@@ -330,6 +331,9 @@ pub struct AnnounceArgs {
     /// Where the runbook points.
     #[command(flatten)]
     pub runbook: RunbookArgs,
+    /// The GitHub environment of the deployment (`environment`).
+    #[command(flatten)]
+    pub deployment: deployment::DeploymentArgs,
 
     /// Do everything but write to GitHub; print the bodies. Needs no token
     #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
@@ -420,6 +424,9 @@ pub struct StatusArgs {
     /// Read the hub and GitHub, write nothing to GitHub: print what would be done with the comment, and its body
     #[arg(long, env, value_parser = inputs::boolean_arg, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub dry_run: bool,
+    /// The GitHub environment of the deployment (`environment`; needs --image).
+    #[command(flatten)]
+    pub deployment: deployment::DeploymentArgs,
     /// The culler settings.
     #[command(flatten)]
     pub culler: CullerArgs,

@@ -82,6 +82,9 @@ pub fn status_request(
         now,
         kube,
         fail_on: args.kube.fail_on.clone(),
+        pull: configured.image.pull_risk(release.announced.as_deref()),
+        environment: args.deployment.environment.clone(),
+        dry_run: args.dry_run,
     })
 }
 
@@ -166,7 +169,7 @@ fn hub_timeout(text: &str) -> Result<std::time::Duration, UsageError> {
 
 /// Whether `hub_url` (checked by [`inputs::hub_url`]) is [`PLACEHOLDER_HUB_URL`], compared
 /// as URLs: scheme and host in any case, the default port written or not.
-fn is_placeholder(hub_url: &str) -> bool {
+pub(super) fn is_placeholder(hub_url: &str) -> bool {
     let parse = |u: &str| reqwest::Url::parse(u).ok();
     parse(hub_url).is_some_and(|u| Some(u) == parse(PLACEHOLDER_HUB_URL))
 }
@@ -177,6 +180,9 @@ struct ReleaseInputs {
     image: Option<(ImageSource, Option<RegistryOptions>)>,
     github: Option<GitHub>,
     tracking_labels: Vec<String>,
+    /// The image given (`image`) as pods name it, resolved or not: the pull-policy
+    /// preflight's image when the values files name none.
+    announced: Option<String>,
 }
 
 /// `released-at` (RFC 3339, not after `now`, the run's clock) and `image`: one of them is
@@ -218,6 +224,13 @@ fn release(
         )
         .into());
     }
+    if args.deployment.environment.is_some() && image.is_none() {
+        return Err(UsageError::new(
+            "image",
+            "environment needs image (--image): its digest finds the release note and the deployment",
+        )
+        .into());
+    }
     if args.comment && image.is_none() {
         return Err(UsageError::new(
             "image",
@@ -225,7 +238,9 @@ fn release(
         )
         .into());
     }
-    let github_needed = released_at.is_none() || args.comment;
+    let announced = image.as_ref().and_then(ImageSource::registry_reference);
+    let github_needed =
+        released_at.is_none() || args.comment || args.deployment.environment.is_some();
     let image = image.filter(|source| {
         let needed = github_needed || by_digest;
         if !needed {
@@ -255,6 +270,7 @@ fn release(
         image,
         github,
         tracking_labels,
+        announced,
     })
 }
 

@@ -101,6 +101,15 @@ impl ImageSource {
         }
     }
 
+    /// The registry reference as pods would name it (`ghcr.io/org/lab:latest`); `None` for
+    /// an OCI layout, which no pod starts from.
+    pub fn registry_reference(&self) -> Option<String> {
+        match self {
+            Self::Registry(r) => Some(r.whole()),
+            Self::Layout { .. } => None,
+        }
+    }
+
     /// The last path component of the repository (`lab` for `ghcr.io/org/lab:latest`),
     /// used to name release tags. Only `[a-z0-9._-]` is kept; `image` when nothing is left.
     pub fn short_name(&self) -> String {

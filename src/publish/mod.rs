@@ -44,6 +44,7 @@
 //! release and issue opens an issue too): whichever run finds them keeps the lowest id
 //! (issues: number), deletes the other releases and closes the other issues with a link.
 
+pub mod deployment;
 mod duplicates;
 mod find;
 mod issue;
@@ -147,6 +148,25 @@ pub async fn look_up(gh: &GitHub, target: &Target) -> Result<Found> {
         target: target.clone(),
         releases,
         issues,
+    })
+}
+
+/// Reads the releases only (every page, drafts included), for a run that needs no tracking
+/// issue (`status` without `comment`): one request on a repository with under 100 releases.
+/// The [`Found`] lists no issues.
+///
+/// # Errors
+/// A failed call, or the release tag held by a release that codeq-rollout did not create.
+pub async fn look_up_releases(gh: &GitHub, target: &Target) -> Result<Found> {
+    let releases = gh
+        .list_releases()
+        .await
+        .context("looking for the release note of this digest")?;
+    find::check_tag(&releases, &target.digest, &target.tag)?;
+    Ok(Found {
+        target: target.clone(),
+        releases,
+        issues: Vec::new(),
     })
 }
 

@@ -1,5 +1,5 @@
 //! The template context: every name a release note or tracking issue template can use,
-//! documented here and nowhere else (README's "Your own templates" lists the same names;
+//! documented here and nowhere else (docs/templates.md lists the same names;
 //! `announce --dry-run --print-context` prints them for a run as JSON).
 //!
 //! The built-in templates (`templates/*.md.j2`) and a team's own ones
@@ -41,6 +41,10 @@ pub struct TemplateContext {
     pub window_text: String,
     /// The idle culler settings in words, e.g. `timeout 1h, every 10m, max age none`.
     pub culler: String,
+    /// When new servers may start on an older image (the pull policy is not `Always` and
+    /// the image not pinned by digest), the built-in note's sentence saying so (Markdown);
+    /// `none` when new servers start on the new image at once.
+    pub pull_warning: Option<String>,
     /// When the release went live, and where to read about it (flattened).
     #[serde(flatten)]
     pub release: ReleaseView,
@@ -212,6 +216,7 @@ impl TemplateContext {
             window_summary: facts.window.summary(),
             window_text,
             culler: culler_text(&facts.culler),
+            pull_warning: facts.pull.as_ref().map(super::pull_warning),
             release: ReleaseView {
                 released_at: rfc3339_seconds(facts.now),
                 released_at_text: utc_minute(facts.now),

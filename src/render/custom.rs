@@ -152,7 +152,7 @@ impl CustomTemplate {
                 .map(|o| o.keys().map(String::as_str).collect())
                 .unwrap_or_default();
             return Err(error(format!(
-                "unknown variable {}: the template can use {} (see README, \"Your own templates\")",
+                "unknown variable {}: the template can use {} (see docs/templates.md)",
                 unknown
                     .iter()
                     .map(|n| format!("`{n}`"))

@@ -36,6 +36,8 @@ pub enum Stage {
     StatusReport,
     /// `status`: writing the convergence comment on the tracking issue.
     StatusComment,
+    /// `status`: keeping the deployment's status (`environment`).
+    StatusDeployment,
     /// Either command, before it starts: checking the inputs (and reading the run's
     /// context) into a request (`crate::cli`); the run was refused.
     Inputs,
@@ -96,6 +98,12 @@ impl Stage {
                 "The measurement above and the outputs stand. Fix what the error names \
                  (often `issues: write` under `permissions:`), then re-run the job: it edits \
                  its comment in place, never posts a second.",
+            ),
+            Stage::StatusDeployment => (
+                "keeping the deployment's status",
+                "The measurement above, the outputs and the comment stand. Fix what the error \
+                 names (often `deployments: write` under `permissions:`), then re-run the job: \
+                 it reads the deployment's latest status and posts only a change.",
             ),
             Stage::Inputs => (
                 "checking the inputs",

@@ -5,6 +5,7 @@ use super::Change;
 use crate::digest::Digest;
 use crate::support::sanitize::log_line;
 use crate::tier::{LookupOrigin, PullRequest, Reason, Warning};
+use crate::window::{PodImage, PodTag, PolicySource, PullPolicy, PullRisk};
 
 /// A warning a run prints beside its work, as data: [`RunWarning::title`] and `Display`
 /// word it.
@@ -37,6 +38,13 @@ pub enum RunWarning<'a> {
         /// The input holding the token sent to it.
         token: &'a str,
     },
+    /// The progress chart's history in the convergence comment was refused (untrusted: anyone
+    /// who can edit the comment can write it): the words of
+    /// [`crate::status::report::history_refused`].
+    HistoryRefused(&'a str),
+    /// New servers may start on an older image than the one announced: the effective pull
+    /// policy is not `Always` and the image is not pinned by digest ([`PullRisk`]).
+    PullPolicy(&'a PullRisk),
 }
 
 impl crate::support::text::Titled for RunWarning<'_> {
@@ -55,6 +63,8 @@ impl crate::support::text::Titled for RunWarning<'_> {
             Self::FailureNotReported { .. } => "Step outputs",
             Self::UrlRefused(_) => "Address from GitHub",
             Self::PlainHttp { .. } => "Plain HTTP",
+            Self::HistoryRefused(_) => "Progress chart",
+            Self::PullPolicy(_) => "Pull policy",
         }
     }
 }
@@ -89,6 +99,32 @@ impl std::fmt::Display for RunWarning<'_> {
                 "{input} {} is plain http:// to a host outside loopback, private networks and the cluster: {token} is sent unencrypted to it; use https://, or an address inside the cluster or a private network",
                 log_line(url, 200)
             ),
+            Self::HistoryRefused(words) => f.write_str(words),
+            Self::PullPolicy(risk) => {
+                let image = risk.image.as_ref().map_or_else(
+                    || "the single-user image (no values file names it)".to_string(),
+                    |i| {
+                        format!(
+                            "{} ({}), which is not pinned by digest",
+                            pod_image(i),
+                            image_origin(i)
+                        )
+                    },
+                );
+                write!(
+                    f,
+                    "new servers may start on an older image than this release: imagePullPolicy is {} ({}) for {}, {}; set singleuser.image.pullPolicy: Always in the values files (or pin the image by digest): until then a server started after the release may still run the old image",
+                    policy_name(risk.policy),
+                    policy_source(&risk.source),
+                    log_line(&image, 300),
+                    match risk.policy {
+                        PullPolicy::Never =>
+                            "so a node never pulls it and starts new servers only from an image it already has",
+                        _ =>
+                            "so a node that pulled that tag before starts new servers from its cached copy",
+                    }
+                )
+            }
             Self::UrlRefused(url) => write!(
                 f,
                 "GitHub answered an address that is not a plain http(s) URL, so the step \
@@ -97,6 +133,44 @@ impl std::fmt::Display for RunWarning<'_> {
             ),
         }
     }
+}
+
+/// A pull policy as Kubernetes writes it.
+pub fn policy_name(policy: PullPolicy) -> &'static str {
+    match policy {
+        PullPolicy::Always => "Always",
+        PullPolicy::IfNotPresent => "IfNotPresent",
+        PullPolicy::Never => "Never",
+    }
+}
+
+/// Where a pull policy comes from, in words: `values.yaml: singleuser.image.pullPolicy`, or
+/// Kubernetes' default.
+pub fn policy_source(source: &PolicySource) -> String {
+    match source {
+        PolicySource::Values(origin) => origin.to_string(),
+        PolicySource::KubernetesDefault => {
+            "Kubernetes' default for a tag other than latest: singleuser.image.pullPolicy is not set".into()
+        }
+    }
+}
+
+/// The image pods start from as a reference: `name:tag`, the name alone, or the name with
+/// z2jh's default tag.
+pub fn pod_image(image: &PodImage) -> String {
+    match &image.tag {
+        PodTag::Given(tag) => format!("{}:{tag}", image.name),
+        PodTag::NoTag => image.name.clone(),
+        PodTag::ChartDefault => format!("{} with the chart's default tag", image.name),
+    }
+}
+
+/// Where the pods' image name comes from: the values file and key, or the image announced.
+pub fn image_origin(image: &PodImage) -> String {
+    image
+        .name_origin
+        .as_ref()
+        .map_or_else(|| "the image announced".to_string(), ToString::to_string)
 }
 
 /// What error texts, log lines and comment bodies say in place of an address GitHub
@@ -238,6 +312,47 @@ mod tests {
         Job summary: the run failed, and writing its job summary failed too: cannot write the job summary to $GITHUB_STEP_SUMMARY
         Step outputs and job summary: the run failed, and writing its step outputs and its job summary failed too: cannot write step outputs to $GITHUB_OUTPUT; cannot write the job summary to $GITHUB_STEP_SUMMARY
         ");
+    }
+
+    /// The pull-policy warning names the policy, where it comes from, the image and the fix;
+    /// `Never` says that nodes never pull.
+    #[test]
+    fn the_pull_policy_warning_names_policy_origin_image_and_fix() {
+        use crate::window::{Origin, PodImage, PodTag, PolicySource, PullPolicy, PullRisk};
+        let from_values = PullRisk {
+            policy: PullPolicy::IfNotPresent,
+            source: PolicySource::Values(Origin::file(
+                "values.yaml",
+                "singleuser.image.pullPolicy",
+            )),
+            image: Some(PodImage {
+                name: "ghcr.io/org/lab".into(),
+                tag: PodTag::Given("latest".into()),
+                name_origin: None,
+            }),
+        };
+        let by_default = PullRisk {
+            policy: PullPolicy::IfNotPresent,
+            source: PolicySource::KubernetesDefault,
+            image: Some(PodImage {
+                name: "ghcr.io/org/lab".into(),
+                tag: PodTag::ChartDefault,
+                name_origin: Some(Origin::file("values.yaml", "singleuser.image.name")),
+            }),
+        };
+        let never = PullRisk {
+            policy: PullPolicy::Never,
+            image: None,
+            ..from_values.clone()
+        };
+        let lines: Vec<String> = [from_values, by_default, never]
+            .iter()
+            .map(|risk| {
+                let warning = RunWarning::PullPolicy(risk);
+                format!("{}: {warning}", warning.title())
+            })
+            .collect();
+        insta::assert_snapshot!(lines.join("\n"));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 pub mod context;
 pub mod custom;
+pub mod deployment;
 pub mod docs;
 pub mod messages;
 mod reasons;
@@ -294,6 +295,9 @@ pub struct Facts {
     pub runbook: RunbookSettings,
     /// The run's clock: the release time that the window's deadlines count from.
     pub now: OffsetDateTime,
+    /// The pull-policy preflight's finding, when new servers may start on an older image
+    /// ([`crate::window::ImageConfig::pull_risk`]); `None` when they start on the new one.
+    pub pull: Option<crate::window::PullRisk>,
 }
 
 /// Renders the release note (body of the GitHub Release) from `custom` or the built-in
@@ -362,8 +366,11 @@ pub fn short_digest(digest: &Digest) -> String {
 /// Only on a template error.
 pub fn window_section(culler: &CullSettings, window: &Window) -> Result<String> {
     let env = environment();
-    let ctx =
-        context! { window => context::window_view(window, None), culler => culler_text(culler) };
+    let ctx = context! {
+        window => context::window_view(window, None),
+        culler => culler_text(culler),
+        pull_warning => None::<String>,
+    };
     env.get_template("window.md.j2")?
         .render(ctx)
         .context("rendering the window section")
@@ -513,6 +520,36 @@ pub fn utc_minute_up(t: OffsetDateTime) -> String {
     )
 }
 
+/// The release note's words for `risk` (Markdown, one list item's text, names neutralised):
+/// new servers may start on an older image, why, and what operators set.
+pub fn pull_warning(risk: &crate::window::PullRisk) -> String {
+    use crate::window::PullPolicy;
+    let policy = messages::policy_name(risk.policy);
+    let source = match &risk.source {
+        crate::window::PolicySource::Values(origin) => {
+            format!("set in {}", sanitize::markdown_inline(&origin.to_string(), 300))
+        }
+        crate::window::PolicySource::KubernetesDefault => {
+            "Kubernetes' default for a tag other than `latest`: `singleuser.image.pullPolicy` is not set".into()
+        }
+    };
+    let image = risk.image.as_ref().map_or_else(
+        || "the single-user image".to_string(),
+        |i| sanitize::markdown_inline(&messages::pod_image(i), 300),
+    );
+    let consequence = match risk.policy {
+        PullPolicy::Never => {
+            "nodes never pull it, so new servers start only from an image their node already has, and restarting does not pick this release up"
+        }
+        _ => {
+            "a node that pulled it before starts new servers from its cached, older copy, so restarting may not pick this release up"
+        }
+    };
+    format!(
+        "**New servers may start on an older image**: the hub starts them with `imagePullPolicy: {policy}` ({source}) from {image}, which is not pinned by digest; {consequence} until operators set `singleuser.image.pullPolicy: Always`."
+    )
+}
+
 fn culler_text(c: &CullSettings) -> String {
     if !c.enabled {
         return "disabled (`cull.enabled: false`)".into();
@@ -554,6 +591,7 @@ pub fn template_context(facts: &Facts) -> Result<TemplateContext> {
         .render(context! {
             window => context::window_view(&facts.window, Some(facts.now)),
             culler => culler_text(&facts.culler),
+            pull_warning => facts.pull.as_ref().map(pull_warning),
         })
         .context("rendering the window section")?;
     let runbook = runbook_section(&facts.runbook, facts.digest.as_str())?;
@@ -757,6 +795,7 @@ pub(crate) fn example_facts(tier: Tier, culler: CullSettings) -> Facts {
         ),
         runbook: RunbookSettings::default(),
         now: time::macros::datetime!(2026-11-30 12:00 UTC),
+        pull: None,
     }
 }
 
@@ -782,6 +821,35 @@ mod tests {
             ..Default::default()
         };
         insta::assert_snapshot!(release_note(&facts(Tier::Security, culler), None).unwrap());
+    }
+
+    /// The pull-policy preflight found that new servers may start on an older image: the
+    /// note says so instead of promising the new image at once, in its opening and its list.
+    #[test]
+    fn release_note_when_new_servers_may_start_on_an_older_image() {
+        use crate::window::{Origin, PodImage, PodTag, PolicySource, PullPolicy, PullRisk};
+        let mut f = facts(Tier::Routine, CullSettings::default());
+        f.pull = Some(PullRisk {
+            policy: PullPolicy::IfNotPresent,
+            source: PolicySource::Values(Origin::file(
+                "deploy/values.yaml",
+                "jupyterhub.singleuser.image.pullPolicy",
+            )),
+            image: Some(PodImage {
+                name: "ghcr.io/octo-org/lab".into(),
+                tag: PodTag::Given("latest".into()),
+                name_origin: None,
+            }),
+        });
+        let note = release_note(&f, None).unwrap();
+        for promise in [
+            "on the new image at once",
+            "start on it at once",
+            "on the new image.",
+        ] {
+            assert!(!note.contains(promise), "{promise}: {note}");
+        }
+        insta::assert_snapshot!(note);
     }
 
     #[test]

@@ -6,11 +6,21 @@
 //! `:latest`, so a server started later runs the new image); one without a start time is
 //! stale. A server that is pending (starting or stopping) or not ready is **pending**,
 //! reported apart: the culler skips it (jupyterhub-idle-culler 2.0.0 `handle_server`: "Not
-//! culling server … with pending", "Not culling not-ready not-pending server"). A stale
-//! server is **active** when the culler would not count it idle at `now`, i.e. its
-//! inactivity (`now - last_activity`, or `now - started` when it never reported activity,
-//! as `handle_server` does) is below the culler's idle timeout (the culler culls at
-//! `inactive >= timeout`, `default_cull_arbiter`); otherwise it is **stale idle**.
+//! culling server … with pending", "Not culling not-ready not-pending server").
+//!
+//! Idle and active, as the culler will see them (issue 23): every stale server gets the
+//! deadline the culler keeps if it receives **no more activity** ([`CullerModel::deadline`]:
+//! `min(inactive_since + timeout, started + maxAge if maxAge > 0) + every`, at the hub's
+//! scale), active or not: measured on the real culler, servers that looked active but that
+//! nobody used were all stopped by it. A stale server is **active** when its activity is
+//! recent enough to expect more ([`CullerModel::is_active`]): its inactivity (`now -
+//! last_activity`, or `now - started` when it never reported activity, as `handle_server`
+//! counts) is below both the culler's idle timeout and [`ACTIVE_WITHIN_SECS`], the longest a
+//! server in use goes without the hub recording activity; otherwise it is **stale idle**. An
+//! active server is stopped by its deadline if it goes idle now, and, while in use, only by
+//! the maximum age ([`CullerModel::in_use_deadline`]), never passively without one. Judging
+//! a server active or idle changes only the words, never its deadline, so a hub that reports
+//! activity less often than JupyterHub's default misnames a server at worst.
 //!
 //! Deadlines come from a [`CullerModel`], so `status` forecasts with the same model as the
 //! release note.
@@ -37,24 +47,40 @@ impl ServerTimes {
     }
 }
 
+/// The longest a single-user server in use goes without the hub recording new activity, in
+/// seconds: 330. JupyterHub's single-user servers post their last activity to the hub every
+/// `JUPYTERHUB_ACTIVITY_INTERVAL` seconds, 300 by default (`hub_activity_interval`), each
+/// wait drawn within ±10 % of it (`keep_activity_updated`: `interval * (1 + 0.2 *
+/// (random() - 0.5))`), jupyterhub 5.5.1 and 6.0 `jupyterhub/singleuser/extension.py`; the hub
+/// polls the proxy's activity every `JupyterHub.last_activity_interval` (300 s, `app.py`).
+/// A server whose last recorded activity is older was not in use for at least that long.
+pub const ACTIVE_WITHIN_SECS: u64 = 330;
+
 /// The idle culler's behaviour, as `status` needs it: one implementation shared with the
 /// convergence window stated in the release note.
 pub trait CullerModel {
-    /// Whether the server is active at `now`: the culler would not stop it for inactivity
-    /// in a pass at `now`. A server with no times at all counts as active (nothing says it
-    /// will be culled).
+    /// Whether the server is active at `now`: its activity is recent enough to expect more
+    /// (inactive for less than [`ACTIVE_WITHIN_SECS`]) and the culler would not stop it for
+    /// inactivity in a pass at `now` (inactive for less than the idle timeout). A server
+    /// with no times at all counts as active (nothing says it will be culled).
     fn is_active(&self, times: &ServerTimes, now: OffsetDateTime) -> bool;
 
-    /// The time by which the culler will have stopped the server if its activity stays as
-    /// it is at `now`; `None` when it stops only when its user restarts it (active without a
-    /// maximum age, or culling disabled). May be before `now` (overdue).
+    /// The time by which the culler will have stopped the server if it receives no more
+    /// activity after `now`'s reading, idle or active alike; `None` when nothing will stop
+    /// it passively (culling disabled, or no times at all). May be before `now` (overdue).
     fn deadline(&self, times: &ServerTimes, now: OffsetDateTime) -> Option<OffsetDateTime>;
+
+    /// The time by which the culler will have stopped the server even if it stays in use:
+    /// its maximum age; `None` without one (or culling disabled, or no start time): a
+    /// server in use is then never stopped passively.
+    fn in_use_deadline(&self, times: &ServerTimes) -> Option<OffsetDateTime>;
 }
 
 /// The culler model of [`crate::window::compute`] (z2jh `cull.*`, culler 1.4/2.0), per
 /// server: stopped by `min(inactive_since + timeout, started + maxAge if maxAge > 0) +
-/// every` when idle, by `started + maxAge + every` when active with a maximum age, and not
-/// passively otherwise.
+/// every` if no more activity comes, whether it is active now or not; by `started + maxAge +
+/// every` at the latest while in use when `maxAge > 0`, and never passively while in use
+/// otherwise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SettingsModel(pub CullSettings);
 
@@ -64,33 +90,45 @@ fn secs(s: u64) -> Duration {
 
 impl CullerModel for SettingsModel {
     fn is_active(&self, times: &ServerTimes, now: OffsetDateTime) -> bool {
+        let within = self.0.timeout_secs.min(ACTIVE_WITHIN_SECS);
         match times.inactive_since() {
-            Some(since) => now - since < secs(self.0.timeout_secs),
+            Some(since) => now - since < secs(within),
             None => true,
         }
     }
 
-    fn deadline(&self, times: &ServerTimes, now: OffsetDateTime) -> Option<OffsetDateTime> {
+    fn deadline(&self, times: &ServerTimes, _now: OffsetDateTime) -> Option<OffsetDateTime> {
         let s = &self.0;
         if !s.enabled {
             return None;
         }
-        let max_age = (s.max_age_secs > 0)
-            .then_some(times.started)
-            .flatten()
-            .and_then(|started| started.checked_add(secs(s.max_age_secs)));
-        let idle = if self.is_active(times, now) {
-            None
-        } else {
-            times
-                .inactive_since()
-                .and_then(|since| since.checked_add(secs(s.timeout_secs)))
-        };
-        let first = match (idle, max_age) {
+        let idle = times
+            .inactive_since()
+            .and_then(|since| since.checked_add(secs(s.timeout_secs)));
+        let first = match (idle, self.max_age_reached(times)) {
             (Some(i), Some(m)) => Some(i.min(m)),
             (i, m) => i.or(m),
         };
         first.and_then(|t| t.checked_add(secs(s.every_secs)))
+    }
+
+    fn in_use_deadline(&self, times: &ServerTimes) -> Option<OffsetDateTime> {
+        self.0
+            .enabled
+            .then(|| self.max_age_reached(times))
+            .flatten()
+            .and_then(|t| t.checked_add(secs(self.0.every_secs)))
+    }
+}
+
+impl SettingsModel {
+    /// When the server reaches the maximum age (`started + maxAge`); `None` without a
+    /// maximum age or a start time.
+    fn max_age_reached(&self, times: &ServerTimes) -> Option<OffsetDateTime> {
+        (self.0.max_age_secs > 0)
+            .then_some(times.started)
+            .flatten()
+            .and_then(|started| started.checked_add(secs(self.0.max_age_secs)))
     }
 }
 
@@ -113,10 +151,19 @@ impl CullerModel for AtScaleModel {
     }
 
     fn deadline(&self, times: &ServerTimes, now: OffsetDateTime) -> Option<OffsetDateTime> {
+        self.plus_pass(SettingsModel(self.settings).deadline(times, now))
+    }
+
+    fn in_use_deadline(&self, times: &ServerTimes) -> Option<OffsetDateTime> {
+        self.plus_pass(SettingsModel(self.settings).in_use_deadline(times))
+    }
+}
+
+impl AtScaleModel {
+    /// `deadline` plus the pass and carry of [`at_scale`] for these settings and scale.
+    fn plus_pass(&self, deadline: Option<OffsetDateTime>) -> Option<OffsetDateTime> {
         let worst = at_scale(&self.settings, &self.scale);
-        SettingsModel(self.settings)
-            .deadline(times, now)
-            .and_then(|d| d.checked_add(secs(worst.pass_secs.saturating_add(worst.carry_secs))))
+        deadline.and_then(|d| d.checked_add(secs(worst.pass_secs.saturating_add(worst.carry_secs))))
     }
 }
 
@@ -127,8 +174,8 @@ impl CullerModel for AtScaleModel {
 pub enum State {
     /// Running the old image and idle: the culler will stop it.
     StaleIdle,
-    /// Running the old image and active: stopped by the maximum age, or only when its user
-    /// restarts it.
+    /// Running the old image and active (activity recent enough to expect more): stopped
+    /// by its deadline if it goes idle, while in use only by the maximum age.
     StaleActive,
     /// Starting, stopping or not ready: reported apart.
     Pending,
@@ -299,8 +346,8 @@ pub struct PodFacts {
 }
 
 /// One server with its state and forecast. Serialises as a `--json` server without its
-/// display names: the [`Server`]'s fields, then `state`, `deadline` (RFC 3339, UTC, to the
-/// second, or `null`) and `overdue`.
+/// display names: the [`Server`]'s fields, then `state`, `deadline` and `in_use_deadline`
+/// (RFC 3339, UTC, to the second, or `null`) and `overdue`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Classified {
     /// The server as the hub listed it.
@@ -308,11 +355,17 @@ pub struct Classified {
     pub server: Server,
     /// Where it stands.
     pub state: State,
-    /// For a stale server, the time by which the culler will have stopped it
-    /// ([`CullerModel::deadline`]); `None` for a stale server that stops only when its user
-    /// restarts it, and for pending and updated servers.
+    /// For a stale server, the time by which the culler will have stopped it if it
+    /// receives no more activity ([`CullerModel::deadline`]); `None` for a stale server
+    /// nothing stops passively (culling disabled, no times at all), and for pending and
+    /// updated servers.
     #[serde(serialize_with = "rfc3339_seconds")]
     pub deadline: Option<OffsetDateTime>,
+    /// For a stale active server, the time by which the culler will have stopped it even if
+    /// it stays in use ([`CullerModel::in_use_deadline`], the maximum age); `None` without a
+    /// maximum age (in use, it is never stopped passively), and for every other state.
+    #[serde(serialize_with = "rfc3339_seconds")]
+    pub in_use_deadline: Option<OffsetDateTime>,
     /// Whether the deadline has passed at `now` and the server still runs.
     pub overdue: bool,
     /// With digest evidence, the server's pod and what its `imageID` says; `None` (JSON
@@ -353,12 +406,14 @@ pub struct Totals {
     /// No server may still run the old image: no stale server and no stale pending one;
     /// with [`Evidence::Digest`] also no mismatch, no orphan and no unknown image.
     pub converged: bool,
-    /// When every stale idle server will be gone (the latest of their deadlines); `None`
-    /// when there is none, or when one of them has no deadline (culling disabled).
+    /// When every stale idle server will be gone if it stays idle (the latest of their
+    /// deadlines); `None` when there is none, or when one of them has no deadline (culling
+    /// disabled).
     #[serde(serialize_with = "rfc3339_seconds")]
     pub converged_by: Option<OffsetDateTime>,
-    /// When every stale server, idle or active, will be gone; `None` when any has no
-    /// deadline (or there is none).
+    /// When every stale server, idle or active, will be gone if none of them receives more
+    /// activity (the latest of their deadlines); `None` when any has no deadline (or there
+    /// is none).
     #[serde(serialize_with = "rfc3339_seconds")]
     pub all_stale_by: Option<OffsetDateTime>,
 }
@@ -529,6 +584,9 @@ fn classify_inner(
             let deadline = matches!(state, State::StaleIdle | State::StaleActive)
                 .then(|| model.deadline(&times, now))
                 .flatten();
+            let in_use_deadline = (state == State::StaleActive)
+                .then(|| model.in_use_deadline(&times))
+                .flatten();
             let overdue = deadline.is_some_and(|d| d < now);
             totals.running += 1;
             totals.overdue += u64::from(overdue);
@@ -563,6 +621,7 @@ fn classify_inner(
                 server,
                 state,
                 deadline,
+                in_use_deadline,
                 overdue,
                 pod,
             }
@@ -585,6 +644,7 @@ fn classify_inner(
             },
             state: State::Orphan,
             deadline: None,
+            in_use_deadline: None,
             overdue: false,
             pod: Some(PodFacts {
                 digest: match &verdict {
@@ -712,7 +772,54 @@ mod tests {
             last_activity: Some(NOW),
         };
         assert!(model.is_active(&active, NOW));
-        assert_eq!(model.deadline(&active, NOW), None);
+        // Active too: the deadline it keeps if it goes idle now, with the same pass.
+        assert_eq!(
+            model.deadline(&active, NOW),
+            Some(NOW + Duration::minutes(70) + Duration::seconds(1000))
+        );
+        // No maximum age: in use, never stopped passively.
+        assert_eq!(model.in_use_deadline(&active), None);
+        let aged = AtScaleModel {
+            settings: CullSettings {
+                max_age_secs: 8 * 3600,
+                ..cull
+            },
+            scale,
+        };
+        assert_eq!(
+            aged.in_use_deadline(&active),
+            Some(datetime!(2026-11-30 18:10 UTC) + Duration::seconds(1000))
+        );
+    }
+
+    /// Active means activity within the hub's activity-reporting interval (and the idle
+    /// timeout): inactive for less than 330 s with z2jh's defaults, less than the timeout
+    /// when it is shorter.
+    #[test]
+    fn active_means_activity_within_the_reporting_interval() {
+        let at = |secs_ago: i64| ServerTimes {
+            started: Some(datetime!(2026-11-30 09:00 UTC)),
+            last_activity: Some(NOW - Duration::seconds(secs_ago)),
+        };
+        // (model, inactive seconds, active)
+        let cases = [
+            (defaults(), 0, true),
+            (defaults(), 329, true),
+            (defaults(), 330, false),
+            (defaults(), 1200, false),
+            (settings(true, 10, 4, 0), 9, true),
+            (settings(true, 10, 4, 0), 10, false),
+        ];
+        for (model, ago, active) in cases {
+            assert_eq!(model.is_active(&at(ago), NOW), active, "{model:?} {ago}");
+            // The deadline does not depend on it.
+            assert_eq!(
+                model.deadline(&at(ago), NOW),
+                at(ago)
+                    .last_activity
+                    .map(|l| l + secs(model.0.timeout_secs + model.0.every_secs)),
+            );
+        }
     }
 
     #[test]
@@ -727,15 +834,16 @@ mod tests {
         // (server, state, deadline)
         let cases = [
             (server("new", t(12, 1), t(12, 59)), State::Updated, None),
+            // Active: the deadline it keeps if it goes idle now.
             (
                 server("at-release", t(12, 0), t(12, 59)),
                 State::StaleActive,
-                None,
+                t(14, 9),
             ),
             (
                 server("no-start", None, t(12, 59)),
                 State::StaleActive,
-                None,
+                t(14, 9),
             ),
             (
                 server("idle", t(9, 0), t(11, 30)),
@@ -749,9 +857,16 @@ mod tests {
                 t(13, 10),
             ),
             (
-                server("active", t(9, 0), t(12, 1)),
+                server("active", t(9, 0), t(12, 57)),
                 State::StaleActive,
-                None,
+                t(14, 7),
+            ),
+            // Inactive for 59 minutes, below the timeout: nobody is using it, so it is
+            // idle, due at its last activity + timeout + every.
+            (
+                server("quiet", t(9, 0), t(12, 1)),
+                State::StaleIdle,
+                t(13, 11),
             ),
             // Never reported activity: counted from its start, as the culler does.
             (
@@ -786,18 +901,27 @@ mod tests {
             started,
             last_activity: Some(datetime!(2026-11-30 12:55 UTC)),
         };
-        // (model, times, deadline)
+        // (model, times, deadline if no more activity, deadline while in use)
         let cases = [
-            (defaults(), idle, t(12, 40)),
-            (defaults(), active, None),
-            // Max age 4 h: the active server goes by start + 4 h + every.
-            (settings(true, 3600, 600, 4 * 3600), active, t(15, 10)),
+            (defaults(), idle, t(12, 40), None),
+            // Active: due an hour and ten minutes after its last activity if it goes idle;
+            // while in use, never (no maximum age).
+            (defaults(), active, t(14, 5), None),
+            // Max age 4 h: idle, it goes as before; in use, by start + 4 h + every.
+            (
+                settings(true, 3600, 600, 4 * 3600),
+                active,
+                t(14, 5),
+                t(15, 10),
+            ),
             // Max age 30 min comes before the idle timeout: already overdue.
-            (settings(true, 3600, 600, 1800), idle, t(11, 40)),
-            (settings(false, 3600, 600, 1800), idle, None),
+            (settings(true, 3600, 600, 1800), idle, t(11, 40), t(11, 40)),
+            (settings(false, 3600, 600, 1800), idle, None, None),
+            (settings(false, 3600, 600, 1800), active, None, None),
         ];
-        for (model, times, deadline) in cases {
+        for (model, times, deadline, in_use) in cases {
             assert_eq!(model.deadline(&times, NOW), deadline, "{model:?} {times:?}");
+            assert_eq!(model.in_use_deadline(&times), in_use, "{model:?} {times:?}");
         }
     }
 
@@ -831,7 +955,8 @@ mod tests {
                 evidence: Evidence::StartTime,
                 converged: false,
                 converged_by: t(13, 0),
-                all_stale_by: None,
+                // d, active, is due at 14:08 if it goes idle now.
+                all_stale_by: t(14, 8),
             }
         );
         let order: Vec<_> = c.servers.iter().map(|s| s.server.user.as_str()).collect();
@@ -1143,6 +1268,19 @@ mod tests {
                 }
                 if s.state == State::StaleIdle {
                     proptest::prop_assert!(s.deadline.is_some());
+                }
+                // Culling runs: every stale server with a time has a deadline, active too,
+                // and in use it is not stopped before it would be idle.
+                if matches!(s.state, State::StaleIdle | State::StaleActive)
+                    && (s.server.started.is_some() || s.server.last_activity.is_some())
+                {
+                    proptest::prop_assert!(s.deadline.is_some());
+                }
+                if let (Some(d), Some(u)) = (s.deadline, s.in_use_deadline) {
+                    proptest::prop_assert!(d <= u);
+                }
+                if s.state != State::StaleActive {
+                    proptest::prop_assert!(s.in_use_deadline.is_none());
                 }
             }
             let stale: Vec<_> = c.servers.iter().take(t.stale as usize).collect();

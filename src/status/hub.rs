@@ -21,14 +21,14 @@
 //! **Scopes.** [`SCOPES`] (see there) is the least a token needs.
 //!
 //! **Retries.** Each GET is tried again by the one retry policy ([`RetryPolicy::reads`]:
-//! 4 tries, backoff 1 s, 2 s, 4 s, `Retry-After` honoured up to 60 s) after a connection
-//! error, a 429, or a 502, 503 or 504: what a proxy in front of a restarting hub answers
-//! (configurable-http-proxy 5.x answers 503 when the hub does not take the connection; an
-//! ingress 502 or 504). A 500 is not retried: JupyterHub 6.1.1 answers it only for an
-//! exception in its handler (`BaseHandler.write_error`), which the same request meets again.
-//! Nor are 401, 403 and 404, the user's to fix, nor a timeout (the hub was reached and did not
-//! answer in `hub-timeout`: another 30 s would not help a run). An error after more than one
-//! try says how many were made ("after 4 tries").
+//! 4 tries, backoff 1 s, 2 s, 4 s, `Retry-After` honoured up to 60 s), as GitHub reads are,
+//! after a connection error, a timeout (`hub-timeout` per try), a 429 or any 5xx: what a
+//! proxy in front of a restarting hub answers (configurable-http-proxy 5.x answers 503 when
+//! the hub does not take the connection; an ingress 502 or 504), and the 500 JupyterHub 6.1.1
+//! answers for an exception in its handler (`BaseHandler.write_error`), which a failed commit
+//! of its database is, gone at the next try. Not 401, 403 and 404, the user's to fix, nor a
+//! plain-HTTP port under `https://`. An error after more than one try says how many were made
+//! ("after 4 tries").
 //!
 //! **Old hubs.** The paginated answer arrived in JupyterHub 2.0 (with roles and scopes);
 //! an older hub ignores the `Accept` header and answers a bare JSON array. That is refused
@@ -269,7 +269,7 @@ pub enum HubError {
         status: u16,
         /// The hub's `message`, cleaned to one line and capped, when it gave one.
         message: Option<String>,
-        /// Tries made (429, 502, 503 and 504 are tried again; see the module documentation).
+        /// Tries made (429 and 5xx are tried again; see the module documentation).
         tries: u32,
     },
 }
@@ -574,7 +574,7 @@ impl HubClient {
         }
         let html = html || first_byte(&body) == Some(b'<');
         let verdict = match status.as_u16() {
-            429 | 502..=504 => Verdict::Retry { asked },
+            429 | 500..=599 => Verdict::Retry { asked },
             _ => Verdict::Final,
         };
         let answer = match status {
@@ -585,16 +585,19 @@ impl HubClient {
         answer.map_err(|error| Failed { error, verdict })
     }
 
-    /// A request that got no answer: a timeout, a plain-HTTP port under `https://` (a TLS
-    /// failure, which another try cannot mend: [`Verdict::Final`]), or another connection
-    /// error (tried again).
+    /// A request that got no answer: a timeout (tried again), a plain-HTTP port under
+    /// `https://` (a TLS failure, which another try cannot mend: [`Verdict::Final`]), or
+    /// another connection error (tried again).
     fn transport_failure(&self, e: &reqwest::Error, shown: &str) -> Failed {
         let url = shown.to_string();
         if e.is_timeout() {
-            Failed::from(HubError::Timeout {
-                url,
-                after: self.timeout,
-            })
+            Failed {
+                verdict: Verdict::Retry { asked: None },
+                error: HubError::Timeout {
+                    url,
+                    after: self.timeout,
+                },
+            }
         } else if plain_http_on_tls(e) {
             Failed {
                 verdict: Verdict::Final,

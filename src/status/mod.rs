@@ -8,6 +8,8 @@
 //!   clock, tells each server apart as updated, stale idle, stale active or pending, with the
 //!   time by which the idle culler will have stopped it, from a [`classify::CullerModel`]
 //!   (the same model as the release note's convergence window).
+//! - [`history`] (pure): the progress chart's history of earlier runs, kept bounded in the
+//!   convergence comment's hidden state and parsed strictly (untrusted text).
 //! - [`report`] (pure): the terminal table, the `--json` document, the Actions outputs, the
 //!   job summary and the "Convergence status" comment on a tracking issue.
 //! - [`run`] (the pipeline, with the other commands' pipelines): [`run::run`] takes the
@@ -34,6 +36,7 @@
 //! `jupyterhub_idle_culler/__init__.py` (`handle_server`).
 
 pub mod classify;
+pub mod history;
 pub mod hub;
 pub mod kube;
 pub mod report;

@@ -1,5 +1,8 @@
 //! Pure: `status` for each reader — the terminal table, the `--json` document, the Actions
-//! outputs, the job summary and the "Convergence status" comment on a tracking issue.
+//! outputs, the job summary and the "Convergence status" comment on a tracking issue. The
+//! summary and the comment open with a progress line and, from a history of two runs or
+//! more ([`super::history`]), draw a Mermaid chart of stale servers per run ([`chart`];
+//! docs/progress-chart.md); the counts table stays authoritative.
 //!
 //! User and server names are untrusted (anyone who can sign in picks a user name, and
 //! server names are free text). They appear in the terminal table and the JSON document,
@@ -13,6 +16,7 @@ use super::Pending;
 use super::classify::{
     Alarm, Classification, Classified, Evidence, State, Totals, UnknownWhy, rfc3339,
 };
+use super::history::{self, History, HistoryError, Point};
 use super::kube::KubeError;
 use crate::digest::Digest;
 use crate::render::{ISSUE_BODY_LIMIT, MarkerKind, truncate_body, utc_minute};
@@ -31,7 +35,10 @@ pub const NAME_MAX_CHARS: usize = 64;
 pub const NAMED_ROWS_MAX: usize = 100;
 
 /// Version of the `--json` document's shape: raised when a field changes meaning or goes.
-pub const JSON_VERSION: u32 = 2;
+///
+/// 3: a stale active server's `deadline` is the time it is stopped if it goes idle (before,
+/// its maximum age or `null`); `in_use_deadline` holds its maximum age.
+pub const JSON_VERSION: u32 = 3;
 
 /// What one `status` run found, for every report.
 #[derive(Debug, Clone, Copy)]
@@ -51,6 +58,10 @@ pub struct StatusFacts<'a> {
     pub shifted: bool,
     /// Whether the job summary and the comment list servers by user and server name.
     pub include_names: bool,
+    /// The progress chart's points, this run's included ([`with_this_run`]): from the
+    /// convergence comment's hidden history when the release has one (security releases
+    /// with `comment`), else `None` (routine releases: no chart, only the progress line).
+    pub history: Option<&'a History>,
 }
 
 fn state_words(state: State) -> &'static str {
@@ -82,13 +93,26 @@ fn short_digest(digest: &str) -> String {
     format!("sha256:{}", hex.chars().take(12).collect::<String>())
 }
 
-/// The "stopped by" words for one server.
+/// The "stopped by" words for one server. An active stale server has two: the deadline it
+/// keeps if it goes idle now, and its maximum age while in use, or "never passively while in
+/// use" without one.
 fn deadline_words(c: &Classified) -> String {
     match (c.state, c.deadline) {
         (State::StaleIdle | State::StaleActive, Some(d)) if c.overdue => {
             format!("{} (overdue)", deadline_minute(d))
         }
-        (State::StaleIdle | State::StaleActive, Some(d)) => deadline_minute(d),
+        (State::StaleActive, Some(d)) => match c.in_use_deadline {
+            Some(u) => format!(
+                "{} if it goes idle, {} at the latest (maximum age)",
+                deadline_minute(d),
+                deadline_minute(u)
+            ),
+            None => format!(
+                "{} if it goes idle, never passively while in use",
+                deadline_minute(d)
+            ),
+        },
+        (State::StaleIdle, Some(d)) => deadline_minute(d),
         (State::StaleActive, None) => "when its user restarts it".into(),
         (State::StaleIdle, None) => "not by the culler (culling disabled)".into(),
         (State::Pending, _) => match c.server.pending {
@@ -376,6 +400,10 @@ fn environment() -> &'static Environment<'static> {
                 include_str!("../../templates/status_convergence.j2"),
             ),
             (
+                "status_chart.md.j2",
+                include_str!("../../templates/status_chart.md.j2"),
+            ),
+            (
                 "status_comment_note.md.j2",
                 include_str!("../../templates/status_comment_note.md.j2"),
             ),
@@ -401,6 +429,175 @@ struct RowView {
 enum Form {
     Markdown,
     Terminal,
+}
+
+/// Cells of the progress line's text bar.
+pub const PROGRESS_CELLS: u64 = 20;
+
+/// The progress line's numbers (`templates/status_body.md.j2` says the rest).
+#[derive(Serialize)]
+struct ProgressView {
+    /// `█` for each 1/[`PROGRESS_CELLS`] of the servers updated, then `░`: rounded down, so
+    /// the bar is never fuller than the share.
+    bar: String,
+    /// Percent updated, rounded down (never 100 before every server is updated).
+    percent: u64,
+}
+
+fn progress(t: &Totals) -> ProgressView {
+    let share = |scale: u64| {
+        u64::try_from(u128::from(t.updated) * u128::from(scale) / u128::from(t.running.max(1)))
+            .unwrap_or(scale)
+            .min(scale)
+    };
+    let filled = share(PROGRESS_CELLS);
+    let filled_len = usize::try_from(filled).unwrap_or(0);
+    let cells = usize::try_from(PROGRESS_CELLS).unwrap_or(20);
+    ProgressView {
+        bar: "█".repeat(filled_len) + &"░".repeat(cells - filled_len),
+        percent: share(100),
+    }
+}
+
+/// The progress chart's data (`templates/status_chart.md.j2`, a Mermaid `xychart-beta`,
+/// Mermaid 10.5 or later): one category per point of the history, labelled with its time
+/// (UTC, `HH:MM`, or `MM-DD HH:MM` when the points span more than one date; with the
+/// seconds when two points fall within the same minute, since Mermaid merges categories of
+/// the same name), then, when the
+/// latest deadline stated (the last point's converged-by, or the last one stated before) is
+/// after the last point, one more category for it (`due HH:MM`). Bars: the stale servers at
+/// each point (0 in the deadline's category). Line, with a deadline only: the straight way
+/// from the first point's stale servers to none at the deadline, by time.
+#[derive(Debug, Serialize, PartialEq)]
+pub struct ChartView {
+    /// The chart's title.
+    pub title: String,
+    /// The categories' labels (digits, `:`, `-`, a space and `due`: never quoted text).
+    pub labels: Vec<String>,
+    /// Stale servers per category.
+    pub bars: Vec<u64>,
+    /// The straight way to the deadline per category, to a tenth; empty without a deadline.
+    pub line: Vec<String>,
+    /// The y-axis' top: the largest value drawn, at least 1.
+    pub y_max: u64,
+}
+
+/// The chart for `facts`, when its history has at least two points (one point says no more
+/// than the progress line).
+pub fn chart(facts: &StatusFacts<'_>) -> Option<ChartView> {
+    let points = facts.history?.points();
+    let (first, last) = (points.first()?, points.last()?);
+    if points.len() < 2 {
+        return None;
+    }
+    let due = points
+        .iter()
+        .rev()
+        .find_map(|p| p.due)
+        .filter(|d| *d > last.at);
+    let one_date = due
+        .iter()
+        .copied()
+        .chain(points.iter().map(|p| p.at))
+        .all(|t| t.date() == first.at.date());
+    let label = |t: OffsetDateTime, seconds: bool| {
+        let (h, m) = (t.hour(), t.minute());
+        let time = match seconds {
+            true => format!("{h:02}:{m:02}:{:02}", t.second()),
+            false => format!("{h:02}:{m:02}"),
+        };
+        match one_date {
+            true => time,
+            false => format!("{:02}-{:02} {time}", u8::from(t.month()), t.day()),
+        }
+    };
+    // Mermaid merges categories of the same name: two runs within a minute are told apart by
+    // their seconds (the points are whole seconds apart at least).
+    let mut labels: Vec<String> = points.iter().map(|p| label(p.at, false)).collect();
+    if labels.windows(2).any(|w| w[0] == w[1]) {
+        labels = points.iter().map(|p| label(p.at, true)).collect();
+    }
+    let mut bars: Vec<u64> = points.iter().map(|p| p.stale).collect();
+    let mut line = Vec::new();
+    let mut top = bars.iter().copied().max().unwrap_or(0);
+    if let Some(due) = due {
+        // Rounded up, as every deadline is said.
+        let due_up = due + time::Duration::seconds(59);
+        labels.push(format!(
+            "due {}",
+            label(due_up.replace_second(0).unwrap_or(due_up), false)
+        ));
+        bars.push(0);
+        let span = (due - first.at).as_seconds_f64().max(1.0);
+        // Counts are at most a million and times within the calendar: exact in an f64.
+        #[allow(clippy::cast_precision_loss)]
+        let start = first.stale as f64;
+        line = points
+            .iter()
+            .map(|p| p.at)
+            .chain([due])
+            .map(|t| {
+                let left = ((due - t).as_seconds_f64() / span).clamp(0.0, 1.0);
+                format!("{:.1}", start * left)
+            })
+            .collect();
+        top = top.max(first.stale);
+    }
+    let title = match due {
+        Some(d) => format!(
+            "Stale servers per run, and the straight way to none by {}",
+            deadline_minute(d)
+        ),
+        None => "Stale servers per run".to_string(),
+    };
+    Some(ChartView {
+        title,
+        labels,
+        bars,
+        line,
+        y_max: top.max(1),
+    })
+}
+
+/// The history to draw and keep after this run: `earlier` (what the comment held, `None`
+/// for none, or refused) with this run's point added ([`History::push`]: only when its
+/// numbers changed).
+pub fn with_this_run(earlier: Option<History>, totals: &Totals, now: OffsetDateTime) -> History {
+    let mut h = earlier.unwrap_or_default();
+    h.push(Point {
+        at: now,
+        stale: totals.stale,
+        running: totals.running,
+        due: totals.converged_by,
+    });
+    h
+}
+
+/// The warning's words when the comment's history line is refused: which rule it broke;
+/// the chart starts again from this run, the table is unaffected.
+pub fn history_refused(e: &HistoryError) -> String {
+    let why = match e {
+        HistoryError::Repeated => "it appears more than once".to_string(),
+        HistoryError::TooLong(n) => format!(
+            "it is {n} bytes long, more than the {} allowed",
+            history::LINE_MAX_BYTES
+        ),
+        HistoryError::TooManyPoints => {
+            format!("it holds more than {} points", history::MAX_POINTS)
+        }
+        HistoryError::Malformed(0) => "it is not in the shape status writes".to_string(),
+        HistoryError::Malformed(i) => format!("point {i} is not time/stale/running/due in digits"),
+        HistoryError::OutOfOrder(i) => format!(
+            "point {i} is before the release, after this run, or not after the point before it"
+        ),
+        HistoryError::BadCount(i) => format!(
+            "point {i} counts more stale servers than running, or more than {}",
+            crate::window::MAX_HUB_SERVERS
+        ),
+    };
+    format!(
+        "the progress chart's history in the convergence comment was ignored ({why}; it may have been edited by hand): the chart starts again from this run, the counts are unaffected"
+    )
 }
 
 fn render(
@@ -430,6 +627,7 @@ fn render(
             .collect::<Vec<_>>()
     });
     let more = (t.running - t.updated).saturating_sub(NAMED_ROWS_MAX as u64);
+    let active = Active::of(facts);
     let ctx = context! {
         marker => marker,
         b => if form == Form::Markdown { "**" } else { "" },
@@ -457,7 +655,13 @@ fn render(
         // Passed already (as [`Classified::overdue`]): said as overdue, not as to come.
         converged_by_overdue => t.converged_by.is_some_and(|at| at < facts.now),
         all_stale_by_overdue => t.all_stale_by.is_some_and(|at| at < facts.now),
+        active_if_idle_by => active.if_idle_by.map(deadline_minute),
+        active_in_use_by => active.in_use_by.map(deadline_minute),
+        active_in_use_overdue => active.in_use_by.is_some_and(|at| at < facts.now),
         shifted => facts.shifted,
+        progress => progress(t),
+        chart => chart(facts),
+        history => facts.history.map(history::line),
         rows => rows,
         more => if facts.include_names { more } else { 0 },
     };
@@ -465,6 +669,38 @@ fn render(
         .get_template(template)
         .and_then(|tpl| tpl.render(ctx))
         .with_context(|| format!("rendering {template}"))
+}
+
+/// When the stale active servers will be gone: the latest of their deadlines if they go idle
+/// now, and of their maximum ages while in use; each `None` when there is none or one of
+/// them has none.
+struct Active {
+    if_idle_by: Option<OffsetDateTime>,
+    in_use_by: Option<OffsetDateTime>,
+}
+
+impl Active {
+    fn of(facts: &StatusFacts<'_>) -> Self {
+        let active = || {
+            facts
+                .classification
+                .servers
+                .iter()
+                .filter(|c| c.state == State::StaleActive)
+        };
+        // The latest, or `None` when any is `None` (or there is none).
+        let latest = |times: Vec<Option<OffsetDateTime>>| {
+            times
+                .into_iter()
+                .try_fold(None, |acc: Option<OffsetDateTime>, t| {
+                    t.map(|t| Some(acc.map_or(t, |a| a.max(t))))
+                })?
+        };
+        Self {
+            if_idle_by: latest(active().map(|c| c.deadline).collect()),
+            in_use_by: latest(active().map(|c| c.in_use_deadline).collect()),
+        }
+    }
 }
 
 /// The job summary (Markdown): the counts and when convergence is due; with
@@ -543,7 +779,8 @@ fn numbers_line(facts: &StatusFacts<'_>) -> String {
 }
 
 /// The "Convergence status" comment for the tracking issue of `digest`: [`comment_marker`],
-/// the numbers line, then the same text as the job summary; at most GitHub's
+/// the numbers line, the progress chart's history line ([`history::line`], with
+/// [`StatusFacts::history`]), then the same text as the job summary; at most GitHub's
 /// [`ISSUE_BODY_LIMIT`] characters.
 ///
 /// # Errors
@@ -766,20 +1003,24 @@ pub fn duplicate_comment(mine: &str, first: &str, deleted: bool) -> String {
 
 /// Whether the existing comment `existing` must be edited to become `new` (both bodies of
 /// [`comment`]): only when the numbers differ (running, updated, stale, pending, overdue,
-/// converged, the deadlines, and the listed servers when names are shown). The time of
-/// measurement alone never causes an edit. A body without the numbers line (edited by
+/// converged, the deadlines, and the listed servers when names are shown), or the progress
+/// chart's history line (which gains a point only when the numbers change, or is written
+/// afresh when the one there was refused). The time of measurement alone never causes an
+/// edit. A body without the numbers line (edited by
 /// hand, or from another version) is edited.
 pub fn comment_needs_edit(existing: &str, new: &str) -> bool {
-    fn numbers(body: &str) -> Option<&str> {
-        body.lines()
-            .map(str::trim)
-            .find(|l| l.starts_with("<!-- codeq-rollout:convergence-numbers "))
+    fn line<'b>(body: &'b str, prefix: &str) -> Option<&'b str> {
+        body.lines().map(str::trim).find(|l| l.starts_with(prefix))
     }
+    let numbers = |body| line(body, "<!-- codeq-rollout:convergence-numbers ");
+    let history = |body| line(body, "<!-- codeq-rollout:convergence-history");
     match (numbers(existing), numbers(new)) {
-        (Some(a), Some(b)) => a != b,
+        (Some(a), Some(b)) => a != b || history(existing) != history(new),
         _ => true,
     }
 }
+
+pub mod deployment;
 
 #[cfg(test)]
 mod tests;

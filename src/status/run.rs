@@ -7,17 +7,21 @@ use super::classify::{
     Alarm, AtScaleModel, ImageTarget, PodEvidence, State, Verdict, classify, classify_by_digest,
     judge,
 };
+use super::history;
 use super::hub::{HubClient, HubError};
 use super::kube::{KubeClient, KubeError, KubeRequest};
 use super::report::{self, CommentChange, CommentOutcome, StatusFacts};
 use crate::digest::registry::RegistryOptions;
 use crate::digest::{self, Digest, ImageSource};
+use crate::publish::deployment::{self, DeploymentPlan, Environment};
 use crate::publish::{self, Target, once};
 use crate::render::messages::{self, RunWarning};
 use crate::render::{self, HubFault, MarkerKind, Stage};
 use crate::report::{FileCommands, RunnerFile, failed_write};
 use crate::support::github::GitHub;
-use crate::support::github::models::{Account, Comment, Issue};
+use crate::support::github::models::{
+    Account, Comment, DeploymentState, Issue, NewDeploymentStatus, Release as ReleaseNote,
+};
 use crate::support::log::Log;
 use crate::window::{CullSettings, HubScale, ScaleConfig, at_scale, fits_calendar};
 use anyhow::{Context, Result, anyhow};
@@ -60,6 +64,15 @@ pub struct StatusRequest {
     pub kube: Option<super::kube::KubeRequest>,
     /// `fail-on`: the alarms that make the run fail (exit 1).
     pub fail_on: Vec<super::classify::Alarm>,
+    /// The pull-policy preflight's finding from the values files and `--image`, repeated as
+    /// a warning: new servers may start on an older image, so a server started after the
+    /// release is not surely updated.
+    pub pull: Option<crate::window::PullRisk>,
+    /// `environment`: the GitHub environment whose deployment of the release gets the
+    /// rollout's status (needs `--image` and GitHub); `None` for no deployment.
+    pub environment: Option<Environment>,
+    /// `dry-run`: with `environment`, read the deployment, write nothing.
+    pub dry_run: bool,
 }
 
 /// What a `status` run with `comment` does with the "Convergence status" comment.
@@ -95,6 +108,9 @@ pub async fn run(req: &StatusRequest, log: &Log) -> Result<()> {
 
 /// The stages, each recording into `stage` that it started.
 async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()> {
+    if let Some(risk) = &req.pull {
+        warn(log, RunWarning::PullPolicy(risk));
+    }
     // 1. The release: its digest, when it went live, its tracking issue.
     let release = release(req, log).await?;
 
@@ -153,6 +169,7 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
         classification: &classification,
         shifted: listing.shifted,
         include_names: req.include_names,
+        history: None,
     };
     // A closed or full stdout does not stop the outputs, summary and comment below.
     crate::support::stdout::print(&if req.json {
@@ -166,6 +183,33 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
         warn(log, RunWarning::OutputsNotWritten(&NAMED_OUTPUTS));
     }
     files.write_outputs(&report::outputs(&classification.totals))?;
+
+    // The convergence comment as it is (opt-in, an open tracking issue), read before the job
+    // summary so that both draw the same progress chart from its history.
+    *stage = Stage::StatusComment;
+    let open_issue = release.issue.as_ref().filter(|i| i.state == "open");
+    let existing = match (req.comment, &req.github, &release.digest, open_issue) {
+        (Some(_), Some(github), Some(digest), Some(issue)) => {
+            Some(our_status_comment(github, issue, digest).await?)
+        }
+        _ => None,
+    };
+    let history = existing.as_ref().map(|found| {
+        let body = found.as_ref().and_then(|c| c.body.as_deref()).unwrap_or("");
+        let earlier = history::parse(body, release.released_at, now).unwrap_or_else(|e| {
+            warn(
+                log,
+                RunWarning::HistoryRefused(&report::history_refused(&e)),
+            );
+            None
+        });
+        report::with_this_run(earlier, &classification.totals, now)
+    });
+    let facts = StatusFacts {
+        history: history.as_ref(),
+        ..facts
+    };
+    *stage = Stage::StatusReport;
     files.write_summary(&report::job_summary(&facts)?)?;
 
     for c in classification
@@ -183,11 +227,53 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     *stage = Stage::StatusComment;
     if let (Some(mode), Some(github), Some(digest)) = (req.comment, &req.github, &release.digest) {
         let dry_run = mode == CommentMode::DryRun;
-        let outcome = comment(github, release.issue.as_ref(), digest, &facts, dry_run, log).await?;
+        let issue = open_issue.zip(existing);
+        let outcome = comment(github, issue, digest, &facts, dry_run, log).await?;
         files.write_summary(&report::comment_note(&outcome)?)?;
     }
 
-    // 6. Alarms (`fail-on`): exit 1 with an annotation, everything above written.
+    // 6. The deployment's status (`environment`), after everything else is reported.
+    if let (Some(environment), Some(github), Some(digest)) =
+        (&req.environment, &req.github, &release.digest)
+    {
+        *stage = Stage::StatusDeployment;
+        let outcome = deploy(
+            req,
+            environment,
+            github,
+            digest,
+            &release,
+            &classification,
+            now,
+        )
+        .await?;
+        for note in &outcome.notes {
+            log.info(&messages::published_note(note));
+        }
+        if let Some(d) = &outcome.deployment {
+            log.info(&render::deployment::logged(
+                outcome.change,
+                d.id,
+                environment.as_str(),
+            ));
+        }
+        let deployment = outcome.deployment.as_ref();
+        files.write_outputs(&[
+            (
+                deployment::OUTPUTS[0],
+                deployment.map(|d| d.id.to_string()).unwrap_or_default(),
+            ),
+            (
+                deployment::OUTPUTS[1],
+                deployment
+                    .and_then(|d| crate::support::sanitize::link_url(&d.url))
+                    .unwrap_or_default()
+                    .to_string(),
+            ),
+        ])?;
+    }
+
+    // 7. Alarms (`fail-on`): exit 1 with an annotation, everything above written.
     let fired: Vec<Alarm> = classification
         .alarms()
         .into_iter()
@@ -265,6 +351,49 @@ async fn pods(
     })
 }
 
+/// Stage 6: the status the rollout asks for ([`report::deployment::rollout`]) on the
+/// release's deployment to `environment`, posted only when it changed
+/// ([`deployment::ensure_status`]); the deployment is created when `announce` did not (a
+/// matrix of hubs, one environment each, after one `announce`).
+async fn deploy(
+    req: &StatusRequest,
+    environment: &Environment,
+    github: &GitHub,
+    digest: &Digest,
+    release: &Release,
+    classification: &super::classify::Classification,
+    now: OffsetDateTime,
+) -> Result<deployment::DeploymentOutcome> {
+    let Some(note) = &release.note else {
+        return Err(anyhow!(report::no_release_note(
+            digest,
+            &req.image
+                .as_ref()
+                .map(|(s, _)| s.display())
+                .unwrap_or_default()
+        )));
+    };
+    let plan = DeploymentPlan::new(
+        environment.clone(),
+        digest.clone(),
+        &note.target_commitish,
+        deployment::payload(digest, None, None),
+        render::deployment::description_untiered(digest),
+    )?;
+    let rollout = report::deployment::rollout(classification);
+    let desired = NewDeploymentStatus {
+        state: match rollout.phase() {
+            report::deployment::Phase::InProgress => DeploymentState::InProgress,
+            report::deployment::Phase::Success => DeploymentState::Success,
+            report::deployment::Phase::Failure => DeploymentState::Failure,
+        },
+        description: report::deployment::description(&rollout, now),
+        environment_url: Some(req.hub_url.clone()),
+        log_url: crate::support::sanitize::link_url(&note.html_url).map(str::to_string),
+    };
+    deployment::ensure_status(github, &plan, &desired, req.dry_run).await
+}
+
 /// The outputs the warning about an unset `$GITHUB_OUTPUT` names as examples.
 pub const NAMED_OUTPUTS: [&str; 3] = ["converged", "stale", "running"];
 
@@ -337,6 +466,8 @@ struct Release {
     released_at: OffsetDateTime,
     /// Its tracking issue (security releases), when looked up.
     issue: Option<Issue>,
+    /// Its release note, when looked up.
+    note: Option<ReleaseNote>,
 }
 
 /// Stage 1: the digest of `--image` (as `announce` resolves it), then, with GitHub, the
@@ -350,6 +481,7 @@ async fn release(req: &StatusRequest, log: &Log) -> Result<Release> {
                 digest,
                 released_at,
                 issue: None,
+                note: None,
             })
             .ok_or_else(|| anyhow!("no release time (a bug: the command line checks it)"))
     };
@@ -368,7 +500,11 @@ async fn release(req: &StatusRequest, log: &Log) -> Result<Release> {
         tracking_labels: req.tracking_labels.clone(),
         tracking_issue: true,
     };
-    let found = publish::look_up(github, &target).await?;
+    // Without `comment` the tracking issue is not needed: the releases alone.
+    let found = match req.comment {
+        Some(_) => publish::look_up(github, &target).await?,
+        None => publish::look_up_releases(github, &target).await?,
+    };
     let released_at = match (req.released_at, found.announced_at()) {
         (Some(at), _) => at,
         // The note keeps whole seconds: the end of that second, so that a server started
@@ -382,6 +518,7 @@ async fn release(req: &StatusRequest, log: &Log) -> Result<Release> {
         digest: Some(digest),
         released_at,
         issue: found.issue().cloned(),
+        note: found.release().cloned(),
     })
 }
 
@@ -394,24 +531,18 @@ async fn release(req: &StatusRequest, log: &Log) -> Result<Release> {
 /// was decided and where, for the job summary.
 async fn comment(
     github: &GitHub,
-    issue: Option<&Issue>,
+    issue: Option<(&Issue, Option<Comment>)>,
     digest: &Digest,
     facts: &StatusFacts<'_>,
     dry_run: bool,
     log: &Log,
 ) -> Result<CommentOutcome> {
-    let Some(issue) = issue.filter(|i| i.state == "open") else {
+    let Some((issue, existing)) = issue else {
         log.info(&report::no_open_issue(digest));
         return Ok(CommentOutcome::NoOpenIssue);
     };
     let body = report::comment(facts, digest)?;
-    // Ours only when the tracking issue's author wrote it, as `announce` decides: anyone
-    // who can read the issue can comment with a copied marker.
-    let find = async || -> Result<Option<Comment>> {
-        let comments = github.list_comments(issue.number).await?;
-        Ok(publish::our_comment(issue, &comments, MarkerKind::ConvergenceComment, digest).cloned())
-    };
-    let existing = find().await?;
+    let find = async || our_status_comment(github, issue, digest).await;
     let change = match &existing {
         None => CommentChange::Create,
         Some(c) if report::comment_needs_edit(c.body.as_deref().unwrap_or(""), &body) => {
@@ -455,6 +586,18 @@ async fn comment(
         url,
         dry_run,
     })
+}
+
+/// The "Convergence status" comment for `digest` on `issue`, when there is one: ours only
+/// when the tracking issue's author wrote it, as `announce` decides (anyone who can read the
+/// issue can comment with a copied marker).
+async fn our_status_comment(
+    github: &GitHub,
+    issue: &Issue,
+    digest: &Digest,
+) -> Result<Option<Comment>> {
+    let comments = github.list_comments(issue.number).await?;
+    Ok(publish::our_comment(issue, &comments, MarkerKind::ConvergenceComment, digest).cloned())
 }
 
 /// `mine`, the comment this run just posted, when the tracking issue's author wrote it (as
@@ -585,6 +728,7 @@ mod tests {
             classification: c,
             shifted: false,
             include_names: false,
+            history: None,
         }
     }
 
@@ -614,9 +758,10 @@ mod tests {
         )
         .unwrap();
         let (c, d) = (empty_hub(), digest());
+        let existing = our_status_comment(&gh, &issue, &d).await?;
         comment(
             &gh,
-            Some(&issue),
+            Some((&issue, existing)),
             &d,
             &facts(&c, &d),
             dry_run,

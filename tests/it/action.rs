@@ -5,8 +5,8 @@
 //! Every list here is derived from action.yml and from clap's `Cli::command()`, never written
 //! out, so an input added in both places is covered without touching this file.
 //!
-//! README sections between `<!-- BEGIN generated: NAME -->` and `<!-- END generated: NAME -->`
-//! are produced from their sources; `UPDATE_README=1 cargo test --test it action::` rewrites them.
+//! The manual's generated parts (the inputs and outputs tables, the example workflow) are
+//! checked by `manual.rs`.
 
 use crate::common::scenario::{Scenario, Seen};
 use crate::common::*;
@@ -365,7 +365,16 @@ async fn every_declared_output_is_written_and_no_other() {
         of_status.is_subset(&all),
         "status outputs not declared: {of_status:?}"
     );
-    let declared: BTreeSet<String> = all.difference(&of_status).cloned().collect();
+    // The deployment outputs are written only with `environment` (tests/it/deployments.rs).
+    let of_deployment: BTreeSet<String> = codeq_rollout::publish::deployment::OUTPUTS
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    let declared: BTreeSet<String> = all
+        .difference(&of_status)
+        .filter(|n| !of_deployment.contains(*n))
+        .cloned()
+        .collect();
     let written: BTreeSet<String> = out.outputs.keys().cloned().collect();
     assert_eq!(written, declared, "{}", out.outputs_raw);
     for name in [
@@ -1077,123 +1086,6 @@ fn the_example_workflow_passes_only_declared_inputs_and_every_required_one() {
         pin.len() == 40 && pin.bytes().all(|b| b.is_ascii_hexdigit()),
         "pinned to a commit"
     );
-}
-
-fn markdown_cell(text: &str) -> String {
-    text.trim().replace('|', "\\|").replace('\n', " ")
-}
-
-fn inputs_table(action: &ActionYml) -> String {
-    let mut t = String::from("| Input | Default | Description |\n|---|---|---|\n");
-    for (name, input) in &action.inputs {
-        let default = match (input.required, input.default_text()) {
-            (Some(true), _) => "**required**".to_string(),
-            (_, Some(d)) if !d.is_empty() => format!("`{}`", markdown_cell(&d)),
-            _ => String::new(),
-        };
-        t.push_str(&format!(
-            "| `{name}` | {default} | {} |\n",
-            markdown_cell(input.description.as_deref().unwrap_or_default())
-        ));
-    }
-    t
-}
-
-fn outputs_table(action: &ActionYml) -> String {
-    let mut t = String::from("| Output | Description |\n|---|---|\n");
-    for (name, output) in &action.outputs {
-        t.push_str(&format!(
-            "| `{name}` | {} |\n",
-            markdown_cell(output.description.as_deref().unwrap_or_default())
-        ));
-    }
-    t
-}
-
-/// Replaces the body of `<!-- BEGIN generated: NAME ... -->` … `<!-- END generated: NAME -->`.
-fn with_section(readme: &str, name: &str, body: &str) -> String {
-    let begin = format!("<!-- BEGIN generated: {name}");
-    let end = format!("<!-- END generated: {name} -->");
-    let start = readme
-        .find(&begin)
-        .unwrap_or_else(|| panic!("README has no {begin}"));
-    let start = start + readme[start..].find("-->\n").unwrap() + "-->\n".len();
-    let stop = start
-        + readme[start..]
-            .find(&end)
-            .unwrap_or_else(|| panic!("no {end}"));
-    format!("{}{body}{}", &readme[..start], &readme[stop..])
-}
-
-#[test]
-fn the_readmes_generated_sections_match_their_sources() {
-    let action = action_yml();
-    let readme = read("README.md");
-    let example = format!("```yaml\n{}```\n", read(EXAMPLE));
-    let expected = [
-        ("inputs", inputs_table(&action)),
-        ("outputs", outputs_table(&action)),
-        ("example", example),
-    ]
-    .iter()
-    .fold(readme.clone(), |text, (name, body)| {
-        with_section(&text, name, body)
-    });
-    if expected != readme {
-        if std::env::var_os("UPDATE_README").is_some() {
-            std::fs::write(repo_root().join("README.md"), &expected).unwrap();
-        } else {
-            let diff = similar::TextDiff::from_lines(&readme, &expected)
-                .unified_diff()
-                .header("README.md", "expected")
-                .to_string();
-            panic!(
-                "README.md is out of step with action.yml or {EXAMPLE}; \
-                 run `UPDATE_README=1 cargo test --test it action::`:\n{diff}"
-            );
-        }
-    }
-}
-
-#[test]
-fn the_readme_starts_with_the_two_commands_and_its_excerpts_are_real_renders() {
-    let readme = read("README.md");
-    let top: String = readme.lines().take(40).collect::<Vec<_>>().join("\n");
-    let dry_run = "cargo run -- announce --image oci:examples/lab --tier security --dry-run";
-    assert!(
-        top.contains(dry_run) && top.contains("scripts/test.sh"),
-        "{top}"
-    );
-
-    // The excerpts are cut from what that dry run prints (at the README's fixed clock).
-    let out = std::process::Command::new(binary())
-        .args(dry_run.split(' ').skip(3))
-        .args(["--now", NOW])
-        .env_clear()
-        .current_dir(repo_root())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let rendered: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
-    let mut checked = 0;
-    for name in ["release-note-excerpt", "tracking-issue-excerpt"] {
-        let begin = format!("<!-- BEGIN excerpt: {name} -->");
-        let end = format!("<!-- END excerpt: {name} -->");
-        let start = readme.find(&begin).unwrap_or_else(|| panic!("no {begin}"));
-        let stop = readme.find(&end).unwrap_or_else(|| panic!("no {end}"));
-        for line in readme[start + begin.len()..stop].lines() {
-            let line = line.strip_prefix("> ").unwrap_or(line);
-            if line.trim().is_empty() || line.trim() == ">" || line.trim() == "…" {
-                continue;
-            }
-            assert!(rendered.contains(line), "{name}: not rendered: {line:?}");
-            checked += 1;
-        }
-    }
-    assert!(checked > 6, "the excerpts are not empty");
 }
 
 #[tokio::test]

@@ -38,6 +38,7 @@ const LAYERS: &[&[&str]] = &[
         "status::hub",
         "status::kube",
         "status::classify",
+        "status::history",
         "status::report",
         "status",
     ],
@@ -49,6 +50,7 @@ const LAYERS: &[&[&str]] = &[
 const PURE: &[&str] = &[
     "tier",
     "status::classify",
+    "status::history",
     "status::report",
     "window",
     "render",

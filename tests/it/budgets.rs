@@ -68,6 +68,31 @@ fn routine_calls() -> Vec<String> {
     .to_vec()
 }
 
+/// The `User-Agent` every GitHub request carries: the tool and its version.
+const USER_AGENT: &str = concat!("codeq-rollout/", env!("CARGO_PKG_VERSION"));
+
+/// The GitHub requests after the first `from` as `METHOD /route` ([`FakeGitHub::calls_since`]),
+/// once each of them is shown to carry GitHub's media type in `Accept` and the tool's
+/// `User-Agent`, one value each (GitHub's REST docs, "Getting started": media types, user agent).
+async fn github_calls(github: &FakeGitHub, from: usize) -> Vec<String> {
+    let received = github.server.received_requests().await.unwrap_or_default();
+    for r in &received[from..] {
+        for (name, want) in [
+            ("accept", "application/vnd.github+json"),
+            ("user-agent", USER_AGENT),
+        ] {
+            let sent: Vec<&str> = r
+                .headers
+                .get_all(name)
+                .iter()
+                .map(|v| v.to_str().unwrap_or("(not text)"))
+                .collect();
+            assert_eq!(sent, [want], "{name} of {} {}", r.method, r.url);
+        }
+    }
+    github.calls_since(from).await
+}
+
 const MANIFEST_HEAD: &str = "HEAD /v2/org/lab/manifests/latest";
 
 #[tokio::test]
@@ -79,7 +104,7 @@ async fn a_routine_push_costs_four_github_requests_and_one_registry_request() {
     out.assert_success();
     assert_eq!(out.output("digest"), digest);
     assert_eq!(
-        github.calls_since(0).await,
+        github_calls(&github, 0).await,
         routine_calls(),
         "PR look-up, find the release, one listing of open tracking issues, create"
     );
@@ -98,7 +123,7 @@ async fn a_security_push_costs_five_github_requests_plus_one_comment_per_superse
     out.assert_success();
     let mut security = routine_calls();
     security.push("POST /issues".into());
-    assert_eq!(github.calls_since(0).await, security);
+    assert_eq!(github_calls(&github, 0).await, security);
 
     // A newer digest while two older tracking issues are open (one with a responder's
     // comment): one comment each, no comment listing. The newer digest is of the same image
@@ -126,7 +151,7 @@ async fn a_security_push_costs_five_github_requests_plus_one_comment_per_superse
         format!("POST /issues/{first_issue}/comments"),
         format!("POST /issues/{older}/comments"),
     ];
-    let calls = github.calls_since(from).await;
+    let calls = github_calls(&github, from).await;
     let mut posted: Vec<String> = calls
         .iter()
         .filter(|c| c.ends_with("/comments"))
@@ -153,7 +178,7 @@ async fn a_rerun_with_nothing_changed_reads_three_times_and_writes_nothing() {
         again.assert_success();
         assert_eq!(again.output("changed"), "false");
         assert_eq!(
-            github.calls_since(from).await,
+            github_calls(&github, from).await,
             [
                 format!("GET /commits/{SHA}/pulls"),
                 "GET /releases".into(),
@@ -163,6 +188,55 @@ async fn a_rerun_with_nothing_changed_reads_three_times_and_writes_nothing() {
         );
         assert_eq!(registry.served()[served..], [MANIFEST_HEAD]);
     }
+}
+
+#[tokio::test]
+async fn with_environment_a_routine_push_costs_six_requests_and_a_rerun_four_reads() {
+    let (registry, _) = registry_with_image("budget-environment");
+    let github = FakeGitHub::start().await;
+    let run = || push_run(&github, &registry, &["routine"]).input("environment", "jupyterhub-prod");
+    run().run().await.assert_success();
+    let id = github.deployments()[0]["id"].as_u64().unwrap();
+    let mut calls = routine_calls();
+    calls.extend([
+        "POST /deployments".into(),
+        format!("POST /deployments/{id}/statuses"),
+    ]);
+    assert_eq!(github.calls_since(0).await, calls);
+    let from = github.requests().await.len();
+    run().run().await.assert_success();
+    assert_eq!(
+        github.calls_since(from).await,
+        [
+            format!("GET /commits/{SHA}/pulls"),
+            "GET /releases".into(),
+            "GET /issues".into(),
+            "GET /deployments".into(),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn status_with_environment_costs_three_github_requests_when_nothing_changed() {
+    use crate::deployments::{announce, hub, status};
+    let github = FakeGitHub::start().await;
+    announce(&github).run().await.assert_success();
+    let stale = hub("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z").await;
+    let (code, log, _) = status(&github, &stale, "2026-11-30T12:30:00Z");
+    assert_eq!(code, 0, "{log}");
+    let from = github.requests().await.len();
+    let (code, log, _) = status(&github, &stale, "2026-11-30T12:35:00Z");
+    assert_eq!(code, 0, "{log}");
+    let id = github.deployments()[0]["id"].as_u64().unwrap();
+    assert_eq!(
+        github.calls_since(from).await,
+        [
+            "GET /releases".to_string(),
+            "GET /deployments".into(),
+            format!("GET /deployments/{id}/statuses"),
+        ],
+        "the release note, the deployments, the latest status; no write"
+    );
 }
 
 #[tokio::test]
@@ -185,6 +259,7 @@ async fn pages_are_followed_only_while_a_page_is_full() {
             .run()
             .await
             .assert_success();
+        assert!(!github_calls(&github, 0).await.is_empty());
         let requests = github.requests().await;
         let listed = |route: &str| -> Vec<String> {
             requests
@@ -372,6 +447,7 @@ async fn basic_auth_on_a_real_registry_costs_two_requests() {
         .run()
         .await;
     out.assert_success();
+    assert_eq!(github_calls(&github, 0).await, routine_calls());
     assert_eq!(
         registry.served()[before..],
         [MANIFEST_HEAD, MANIFEST_HEAD],

@@ -32,8 +32,11 @@ use tempfile::TempDir;
 const REPOSITORY: &str = "codeq-rollout";
 /// The tag of the built image, in its OCI layout and in the test registry.
 const TAG: &str = "v0-test";
-/// README's goal for the compressed image, per architecture (bytes a job pulls).
+/// The goal for the compressed image, per architecture (bytes a job pulls), as
+/// [`IMAGE_PAGE`] states it.
 const SIZE_GOAL: u64 = 15_000_000;
+/// The page that states the image's sizes and the binary's glibc floor.
+const IMAGE_PAGE: &str = "docs/container-image.md";
 /// What the runner passes for `${{ github.token }}`.
 const TOKEN_EXPRESSION: &str = "${{ github.token }}";
 
@@ -1198,13 +1201,25 @@ fn the_image_is_the_release_binary_its_libraries_and_the_ca_bundle_on_scratch() 
         "{size} bytes compressed, over the 15 MB goal"
     );
 
-    // README's glibc floor for this build: the newest glibc symbol version the binary
-    // references, read as release.yml reads it for the release note (readelf -V).
+    // docs/container-image.md's glibc floor for this build: the newest glibc symbol version
+    // the binary references, read as release.yml reads it for the release note (readelf -V).
     let floor = glibc_floor(&image.binary);
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let page = std::fs::read_to_string(repo_root().join(IMAGE_PAGE)).unwrap();
     assert!(
-        readme.contains(&format!("references `{floor}` at most")),
-        "README must state this build's glibc floor, {floor}"
+        page.contains(&format!("references `{floor}` at most")),
+        "{IMAGE_PAGE} must state this build's glibc floor, {floor}"
+    );
+    // And the binary's size, within 10 % (toolchains and dependencies move it a little).
+    let binary_mib = std::fs::metadata(&image.binary).unwrap().len() as f64 / 1_048_576.0;
+    let stated: f64 = regex::Regex::new(r"binary (\d+\.\d+) MiB")
+        .unwrap()
+        .captures(&page)
+        .unwrap_or_else(|| panic!("{IMAGE_PAGE} states no `binary N.N MiB`"))[1]
+        .parse()
+        .unwrap();
+    assert!(
+        (stated - binary_mib).abs() <= binary_mib / 10.0,
+        "{IMAGE_PAGE} says the binary is {stated} MiB; it is {binary_mib:.2} MiB: update it"
     );
 
     // Reproducible: the same binary gives the same image, to the byte.

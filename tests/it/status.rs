@@ -630,3 +630,126 @@ async fn at_the_default_page_size_status_sends_one_get_per_200_running_servers()
         assert!(requests as u64 <= running.div_ceil(200) + 1);
     }
 }
+
+/// Idle and active, as the culler sees them (issue 23): servers from before the release with
+/// fresh activity are reported stale active, each with the deadline the culler keeps if no
+/// more activity comes (`last_activity + timeout + every`, at the hub's scale) and, without a
+/// maximum age, "never passively while in use" rather than no deadline. Their activity then
+/// stops, and the real culler stops every one by the deadline `status` gave. `HUBFORECAST`
+/// lines (with `--nocapture`) give each server's stop minus its forecast deadline.
+#[tokio::test]
+async fn stale_active_servers_whose_activity_stops_are_culled_by_the_deadline_status_gave() {
+    const CULLER: HubSettings = HubSettings {
+        timeout: 12,
+        every: 3,
+        max_age: 0,
+        slow_stop_timeout: 1,
+    };
+    let users = ["act-1", "act-2", "act-3"];
+    let (hub, base) = status_hub(CULLER).await;
+    hub.set_stop_delays(&[("act-1", 0.1), ("act-2", 0.3), ("act-3", 0.5)]);
+    hub.start_servers(&users).await;
+    let released_at = iso(unix_now());
+    // In use until now: each server's last activity, a moment apart.
+    for u in &users {
+        hub.post_activity(u, unix_now()).await;
+    }
+    let (code, stdout, stderr) = run_codeq(
+        &[
+            "status",
+            "--hub-url",
+            &base,
+            "--hub-token",
+            READER_TOKEN,
+            "--released-at",
+            &released_at,
+            "--cull-timeout",
+            "12",
+            "--cull-every",
+            "3",
+            "--cull-max-age",
+            "0",
+            "--slow-stop-timeout",
+            "1",
+            "--json",
+        ],
+        &BTreeMap::new(),
+    );
+    assert_eq!(code, 0, "{stderr}\nlog:\n{}", hub.log());
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let measured_at = time(&report["measured_at"]);
+    let model = AtScaleModel {
+        settings: CULLER.cull(),
+        scale: CULLER.scale(users.len() as u64),
+    };
+    let mut deadlines = BTreeMap::new();
+    for row in report["servers"].as_array().unwrap() {
+        let user = row["user"].as_str().unwrap().to_string();
+        let last = time(&row["last_activity"]);
+        // Active: inactive for less than the timeout when measured (away from the boundary
+        // at a second's precision), with no maximum age in use.
+        if (measured_at - last).whole_seconds() < CULLER.timeout as i64 - 1 {
+            assert_eq!(row["state"], "stale-active", "{user}: {report:#}");
+        }
+        assert!(row["in_use_deadline"].is_null(), "{user}: {report:#}");
+        let times = ServerTimes {
+            started: Some(time(&row["started"])),
+            last_activity: Some(last),
+        };
+        let expected = model.deadline(&times, measured_at).unwrap();
+        let given = time(&row["deadline"]);
+        assert!(
+            (given - expected).abs() <= time::Duration::seconds(1),
+            "{user}: deadline {given} vs the model's {expected}"
+        );
+        deadlines.insert(user, given.unix_timestamp() as f64 + 1.0);
+    }
+    assert_eq!(deadlines.len(), users.len(), "{report:#}");
+    let (_, table, _) = run_codeq(
+        &[
+            "status",
+            "--hub-url",
+            &base,
+            "--hub-token",
+            READER_TOKEN,
+            "--released-at",
+            &released_at,
+            "--cull-timeout",
+            "12",
+            "--cull-every",
+            "3",
+            "--slow-stop-timeout",
+            "1",
+        ],
+        &BTreeMap::new(),
+    );
+    assert!(
+        table.contains("if it goes idle, never passively while in use"),
+        "{table}"
+    );
+    assert!(!table.contains("when its user restarts it"), "{table}");
+
+    // No more activity: the culler stops each by the deadline status gave.
+    let latest = deadlines.values().copied().fold(0.0, f64::max);
+    let within = Duration::from_secs_f64((latest - unix_now()).max(0.0) + 10.0);
+    let stopped = hub
+        .wait_for("the active servers stop", within, |h| {
+            let done = users.iter().all(|u| h.stop_of(u).is_some());
+            async move { done }
+        })
+        .await;
+    assert!(stopped, "servers still run; log:\n{}", hub.log());
+    for (user, deadline) in &deadlines {
+        let (_, at) = hub.stop_of(user).unwrap();
+        eprintln!(
+            "HUBFORECAST {user} stop-minus-deadline {:.3}",
+            at - deadline
+        );
+        assert!(
+            at <= *deadline,
+            "{user} stopped at {}, after the deadline status gave, {}",
+            iso(at),
+            iso(*deadline)
+        );
+    }
+}

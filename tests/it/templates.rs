@@ -10,7 +10,7 @@ use codeq_rollout::render::{BodyKind, CustomTemplate};
 use serde_json::{Value, json};
 use std::path::Path;
 
-/// The example templates in `examples/templates/` (README, "Your own templates").
+/// The example templates in `examples/templates/` (docs/templates.md).
 const NOTE: &str = "examples/templates/release-note.md.j2";
 const ISSUE: &str = "examples/templates/tracking-issue.md.j2";
 
@@ -260,6 +260,34 @@ async fn a_secret_in_a_template_is_masked_in_the_body_sent() {
     insta::assert_snapshot!(text.join("\n"));
 }
 
+/// A relative template path starts at the workspace (`GITHUB_WORKSPACE`), not at the
+/// working directory: here the binary runs in the repository root, which has no such file.
+#[tokio::test]
+async fn a_relative_template_path_starts_at_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().canonicalize().unwrap();
+    std::fs::create_dir(workspace.join(".github")).unwrap();
+    std::fs::write(
+        workspace.join(".github/note.md.j2"),
+        "Released {{ digest_short }}.\n",
+    )
+    .unwrap();
+    assert!(!repo_root().join(".github/note.md.j2").exists());
+    let github = FakeGitHub::start().await;
+    let out = ActionRun::merged_pr("oci:examples/lab", &github.api_url(), &["routine"])
+        .var("GITHUB_WORKSPACE", &workspace.display().to_string())
+        .input("release-note-template", ".github/note.md.j2")
+        .run()
+        .await;
+    out.assert_success();
+    let writes = github.writes().await;
+    let body = writes[0].2["body"].as_str().unwrap();
+    assert_eq!(
+        body.lines().skip(2).collect::<Vec<_>>(),
+        ["Released sha256:dd0db304db5f."]
+    );
+}
+
 /// `--print-context` prints the names and values a template gets, as JSON on stdout alone.
 #[tokio::test]
 async fn print_context_shows_what_a_template_gets() {
@@ -302,22 +330,11 @@ async fn print_context_shows_what_a_template_gets() {
     insta::assert_snapshot!("print_context_needs_dry_run", errors.join("\n"));
 }
 
-/// README's "Your own templates" shows the example template as it is in `examples/`, and
-/// lists every name of the context (nested ones too) that `--print-context` prints.
+/// `docs/templates.md` lists every name of the context (nested ones too) that
+/// `--print-context` prints (its example template is checked by `manual.rs`).
 #[tokio::test]
-async fn the_readme_shows_the_example_and_every_context_name() {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
-    let example = std::fs::read_to_string(repo_root().join(NOTE)).unwrap();
-    let shown = readme
-        .split("<!-- BEGIN example: release-note-template -->\n```jinja\n")
-        .nth(1)
-        .and_then(|rest| {
-            rest.split("```\n<!-- END example: release-note-template -->")
-                .next()
-        })
-        .expect("README has the example block");
-    assert_eq!(shown, example, "README's example is not {NOTE}");
-
+async fn the_templates_page_lists_every_context_name() {
+    let page = std::fs::read_to_string(repo_root().join("docs/templates.md")).unwrap();
     let github = FakeGitHub::start().await;
     let mut run = ActionRun::merged_pr("oci:examples/lab", &github.api_url(), &["security"]);
     // As options, stdout is kept for the JSON from the start: the masks go to stderr.
@@ -326,8 +343,8 @@ async fn the_readme_shows_the_example_and_every_context_name() {
     let out = run.run().await;
     out.assert_success();
     let context: Value = serde_json::from_str(&out.stdout).expect("stdout is the JSON alone");
-    let section = readme
-        .split("## Your own templates")
+    let section = page
+        .split("## The names a template can use")
         .nth(1)
         .and_then(|s| s.split("\n## ").next())
         .unwrap();
@@ -346,5 +363,8 @@ async fn the_readme_shows_the_example_and_every_context_name() {
         .iter()
         .filter(|n| !section.contains(&format!("`{n}`")))
         .collect();
-    assert!(missing.is_empty(), "README does not list {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "docs/templates.md does not list {missing:?}"
+    );
 }

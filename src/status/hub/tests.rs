@@ -304,7 +304,7 @@ async fn transient_answers_are_tried_four_times_then_reported_and_errors_a_user_
         (502, 4),
         (503, 4),
         (504, 4),
-        (500, 1),
+        (500, 4),
         (401, 1),
         (403, 1),
         (404, 1),
@@ -331,6 +331,51 @@ async fn transient_answers_are_tried_four_times_then_reported_and_errors_a_user_
     }
 }
 
+/// Issue 27: a transient failure of one read (JupyterHub's 500 when its database commit
+/// failed, a proxy's 503, an answer later than the timeout) is tried again, and the listing
+/// then succeeds: one retry, two requests.
+#[tokio::test]
+async fn a_read_failing_once_is_tried_again_and_the_listing_succeeds() {
+    let failures = [
+        (
+            "500",
+            ResponseTemplate::new(500).set_body_json(json!({
+                "status": 500,
+                "message": "Unhandled error: (sqlite3.OperationalError) database is locked"
+            })),
+        ),
+        (
+            "503",
+            ResponseTemplate::new(503)
+                .set_body_json(json!({"status": 503, "message": "Service Unavailable"})),
+        ),
+        (
+            "timeout",
+            ResponseTemplate::new(200)
+                .set_body_json(page(vec![], 0, 200, 0, None))
+                .set_delay(Duration::from_secs(30)),
+        ),
+    ];
+    for (what, failure) in failures {
+        let hub = MockServer::start().await;
+        Mock::given(method("GET"))
+            .respond_with(failure)
+            .up_to_n_times(1)
+            .with_priority(1)
+            .mount(&hub)
+            .await;
+        mount_page(&hub, 0, page(vec![], 0, 200, 0, None)).await;
+        let listing = HubClient::new(&hub.uri(), &token(), Duration::from_millis(500))
+            .unwrap()
+            .with_retry(no_waits())
+            .list_active_servers()
+            .await
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(listing.requests, 2, "{what}");
+        assert_eq!(hub.received_requests().await.unwrap().len(), 2, "{what}");
+    }
+}
+
 #[tokio::test]
 async fn the_error_after_retries_says_how_many_tries_were_made() {
     // A proxy answering 503 while the hub stays down; then nothing listening at all.
@@ -346,11 +391,11 @@ async fn the_error_after_retries_says_how_many_tries_were_made() {
     assert_matches!(unreachable, HubError::Unreachable { tries: 4, .. });
     // One try, nothing retried: no count.
     let (hub, once) = error_answering(
-        ResponseTemplate::new(500)
-            .set_body_json(json!({"status": 500, "message": "Unhandled error"})),
+        ResponseTemplate::new(400).set_body_json(json!({"status": 400, "message": "Bad Request"})),
         "",
     )
     .await;
+    assert_eq!(hub.received_requests().await.unwrap().len(), 1);
     let messages = [
         status.to_string().replace(&proxy.uri(), "http://hub"),
         unreachable
@@ -361,7 +406,7 @@ async fn the_error_after_retries_says_how_many_tries_were_made() {
     insta::assert_snapshot!(messages.join("\n"), @r#"
 the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 answered 503 after 4 tries: Service Unavailable; the hub, or a proxy or ingress in front of it, failed: check that the hub is up and look at its log and the proxy's, then try again later
 cannot reach the hub at http://127.0.0.1:PORT/hub/api/users?state=active&offset=0&limit=200 after 4 tries: Connection refused (os error 111); check hub-url and that this runner can reach the hub
-the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 answered 500: Unhandled error; the hub, or a proxy or ingress in front of it, failed: check that the hub is up and look at its log and the proxy's, then try again later
+the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 answered 400: Bad Request; not an answer of the hub's API to this request: check that hub-url is the hub's address (<hub-url>/hub/api/ is the API)
 "#);
 }
 
@@ -818,10 +863,16 @@ async fn a_hub_slower_than_the_timeout_is_reported_as_such() {
     .await;
     let err = HubClient::new(&hub.uri(), &token(), Duration::from_millis(300))
         .unwrap()
+        .with_retry(no_waits())
         .list_active_servers()
         .await
         .unwrap_err();
     assert_matches!(err, HubError::Timeout { after, .. } if after == Duration::from_millis(300));
+    assert_eq!(
+        hub.received_requests().await.unwrap().len(),
+        4,
+        "tried again, as GitHub reads are"
+    );
     // Said as given, never rounded down to whole seconds.
     insta::assert_snapshot!(err.to_string().replace(&hub.uri(), "http://hub"), @"the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 did not answer within 300ms; check that the hub is up, or try again later");
 }

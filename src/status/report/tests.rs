@@ -1,6 +1,7 @@
 use super::*;
 use crate::status::Server;
 use crate::status::classify::{SettingsModel, classify};
+use crate::status::history::{History, Point};
 use crate::window::CullSettings;
 use time::macros::datetime;
 
@@ -84,6 +85,7 @@ fn facts<'a>(
         classification: c,
         shifted: false,
         include_names,
+        history: None,
     }
 }
 
@@ -487,4 +489,196 @@ fn the_runs_log_lines_and_errors_in_words() {
         comment_by_other_account(Some("bot"), Some("app[bot]"), c, issue, true),
     ];
     insta::assert_snapshot!(lines.join("\n"));
+}
+
+/// A history of runs at the given `(hour, minute, stale)`, 7 running, each stating
+/// converged-by 14:30.
+fn history_of(runs: &[(u8, u8, u64)]) -> History {
+    let mut h = History::default();
+    for &(hh, mm, stale) in runs {
+        h.push(Point {
+            at: at(hh, mm).unwrap(),
+            stale,
+            running: 7,
+            due: Some(datetime!(2026-11-30 14:30 UTC)),
+        });
+    }
+    h
+}
+
+#[test]
+fn the_summary_and_the_comment_draw_the_history_against_the_deadline() {
+    let c = scenario();
+    let d = digest();
+    let h = with_this_run(
+        Some(history_of(&[(12, 5, 7), (12, 30, 6), (12, 45, 6)])),
+        &c.totals,
+        NOW,
+    );
+    assert_eq!(
+        h.points().len(),
+        3,
+        "12:45 repeats the numbers of 12:30: no point"
+    );
+    let facts = StatusFacts {
+        history: Some(&h),
+        ..facts(&c, Some(&d), false)
+    };
+    let summary = job_summary(&facts).unwrap();
+    let body = comment(&facts, &d).unwrap();
+    // The comment holds the history it was drawn from, on its third line.
+    assert_eq!(
+        body.lines().nth(2),
+        Some(crate::status::history::line(&h).as_str())
+    );
+    assert!(body.contains(summary.split_once("```mermaid").unwrap().1));
+    insta::assert_snapshot!(summary);
+}
+
+#[test]
+fn a_routine_release_or_a_first_run_shows_the_progress_line_without_a_chart() {
+    let c = scenario();
+    let first = with_this_run(None, &c.totals, NOW);
+    for history in [None, Some(&first)] {
+        let facts = StatusFacts {
+            history,
+            ..facts(&c, None, false)
+        };
+        assert_eq!(chart(&facts), None);
+        let summary = job_summary(&facts).unwrap();
+        assert!(!summary.contains("mermaid"), "{summary}");
+        assert!(
+            summary.contains(
+                "**1/7** on the new image `██░░░░░░░░░░░░░░░░░░` 14%; idle ones by **2026-11-30 13:08 UTC**"
+            ),
+            "{summary}"
+        );
+    }
+}
+
+#[test]
+fn a_chart_over_two_dates_labels_the_dates_and_one_without_a_deadline_draws_no_line() {
+    let c = scenario();
+    let mut h = History::default();
+    for (t, stale) in [
+        (datetime!(2026-11-30 23:40 UTC), 5),
+        (datetime!(2026-12-01 00:10 UTC), 2),
+    ] {
+        h.push(Point {
+            at: t,
+            stale,
+            running: 9,
+            due: None,
+        });
+    }
+    let facts = StatusFacts {
+        history: Some(&h),
+        now: datetime!(2026-12-01 00:10 UTC),
+        ..facts(&c, None, false)
+    };
+    let drawn = chart(&facts).unwrap();
+    assert_eq!(drawn.labels, ["11-30 23:40", "12-01 00:10"]);
+    assert_eq!(
+        (drawn.bars, drawn.line, drawn.y_max),
+        (vec![5, 2], vec![], 5)
+    );
+    assert_eq!(drawn.title, "Stale servers per run");
+}
+
+#[test]
+fn the_progress_bar_is_never_fuller_than_the_share() {
+    for (updated, running, filled, percent) in [
+        (0, 1, 0, 0),
+        (1, 3, 6, 33),
+        (56, 57, 19, 98),
+        (57, 57, 20, 100),
+        (0, 0, 0, 0),
+    ] {
+        let t = Totals {
+            updated,
+            running,
+            ..Totals::default()
+        };
+        let p = progress(&t);
+        assert_eq!(p.bar.chars().count(), 20);
+        assert_eq!(p.bar.matches('█').count(), filled, "{updated}/{running}");
+        assert_eq!(p.percent, percent, "{updated}/{running}");
+    }
+}
+
+#[test]
+fn a_refused_history_is_said_with_the_rule_it_broke() {
+    use crate::status::history::HistoryError;
+    insta::assert_snapshot!(
+        [
+            HistoryError::Repeated,
+            HistoryError::TooLong(4000),
+            HistoryError::TooManyPoints,
+            HistoryError::Malformed(0),
+            HistoryError::Malformed(3),
+            HistoryError::OutOfOrder(2),
+            HistoryError::BadCount(1),
+        ]
+        .iter()
+        .map(history_refused)
+        .collect::<Vec<_>>()
+        .join("\n")
+    );
+}
+
+#[test]
+fn the_same_history_and_numbers_leave_the_comment_and_a_new_point_edits_it() {
+    let d = digest();
+    let c = scenario();
+    let h = with_this_run(Some(history_of(&[(12, 5, 7)])), &c.totals, NOW);
+    let body = |h: &History, now| {
+        comment(
+            &StatusFacts {
+                history: Some(h),
+                now,
+                ..facts(&c, Some(&d), false)
+            },
+            &d,
+        )
+        .unwrap()
+    };
+    let first = body(&h, NOW);
+    // A later run with the same numbers adds no point: no edit.
+    let later = datetime!(2026-11-30 13:30 UTC);
+    let same = with_this_run(Some(h.clone()), &c.totals, later);
+    assert_eq!(same, h);
+    assert!(!comment_needs_edit(&first, &body(&same, later)));
+    // The history line forged or lost, same numbers: edited (the history written afresh).
+    let forged = first.replace(
+        crate::status::history::line(&h).as_str(),
+        "<!-- codeq-rollout:convergence-history v1 x -->",
+    );
+    assert!(comment_needs_edit(&forged, &first));
+}
+
+#[test]
+fn runs_within_one_minute_are_labelled_to_the_second_for_mermaid_keeps_names_apart() {
+    let c = scenario();
+    let mut h = History::default();
+    for (t, stale) in [
+        (datetime!(2026-11-30 12:30:10 UTC), 5),
+        (datetime!(2026-11-30 12:30:50 UTC), 4),
+        (datetime!(2026-11-30 13:00 UTC), 3),
+    ] {
+        h.push(Point {
+            at: t,
+            stale,
+            running: 9,
+            due: Some(datetime!(2026-11-30 13:20:01 UTC)),
+        });
+    }
+    let facts = StatusFacts {
+        history: Some(&h),
+        ..facts(&c, None, false)
+    };
+    let drawn = chart(&facts).unwrap();
+    assert_eq!(
+        drawn.labels,
+        ["12:30:10", "12:30:50", "13:00:00", "due 13:21"]
+    );
 }

@@ -19,6 +19,9 @@ pub enum Kind {
     /// 422 with the error code `already_exists`: the object (e.g. a release for this tag)
     /// exists already, typically made by a concurrent run. Callers look it up.
     AlreadyExists,
+    /// 409: the request conflicts with the repository's state (a deployment GitHub would
+    /// have to merge for, or whose commit statuses failed).
+    Conflict,
     /// 429 or a rate-limit 403 after retries.
     RateLimited,
     /// 5xx, a timeout or a broken connection: for a write, the outcome is unknown.
@@ -34,6 +37,7 @@ impl Kind {
             401 => Kind::Unauthorized,
             403 => Kind::Forbidden,
             404 => Kind::NotFound,
+            409 => Kind::Conflict,
             422 => Kind::Unprocessable,
             429 => Kind::RateLimited,
             500..=599 => Kind::Unavailable,
@@ -72,6 +76,16 @@ pub enum Action {
     LookUpCommitPullRequests,
     /// `GET /pulls/{n}`.
     LookUpPullRequest,
+    /// `GET /deployments?environment=…`.
+    ListDeployments,
+    /// `POST /deployments`.
+    CreateDeployment,
+    /// `GET /deployments/{id}/statuses`.
+    ReadDeploymentStatus,
+    /// `POST /deployments/{id}/statuses`.
+    SetDeploymentStatus,
+    /// `DELETE /deployments/{id}` of a duplicate.
+    DeleteDuplicateDeployment,
 }
 
 /// What a call works on: it decides the permission a 403 asks for and whether a 404
@@ -81,6 +95,7 @@ enum Object {
     Release,
     Issue,
     PullRequest,
+    Deployment,
 }
 
 impl Action {
@@ -98,6 +113,11 @@ impl Action {
             | Action::UpdateTrackingComment
             | Action::DeleteDuplicateComment => Object::Issue,
             Action::LookUpCommitPullRequests | Action::LookUpPullRequest => Object::PullRequest,
+            Action::ListDeployments
+            | Action::CreateDeployment
+            | Action::ReadDeploymentStatus
+            | Action::SetDeploymentStatus
+            | Action::DeleteDuplicateDeployment => Object::Deployment,
         }
     }
 }
@@ -110,14 +130,20 @@ impl Action {
             | Action::ListTrackingIssues
             | Action::ListIssueComments
             | Action::LookUpCommitPullRequests
-            | Action::LookUpPullRequest => "GET",
-            Action::CreateRelease | Action::OpenTrackingIssue | Action::CommentOnTrackingIssue => {
-                "POST"
-            }
+            | Action::LookUpPullRequest
+            | Action::ListDeployments
+            | Action::ReadDeploymentStatus => "GET",
+            Action::CreateRelease
+            | Action::OpenTrackingIssue
+            | Action::CommentOnTrackingIssue
+            | Action::CreateDeployment
+            | Action::SetDeploymentStatus => "POST",
             Action::UpdateReleaseNote
             | Action::CloseDuplicateIssue
             | Action::UpdateTrackingComment => "PATCH",
-            Action::DeleteDuplicateRelease | Action::DeleteDuplicateComment => "DELETE",
+            Action::DeleteDuplicateRelease
+            | Action::DeleteDuplicateComment
+            | Action::DeleteDuplicateDeployment => "DELETE",
         }
     }
 }
@@ -138,6 +164,11 @@ impl std::fmt::Display for Action {
             Action::DeleteDuplicateComment => "delete a duplicate comment",
             Action::LookUpCommitPullRequests => "look up the pull requests of the pushed commit",
             Action::LookUpPullRequest => "look up the pull request",
+            Action::ListDeployments => "list the environment's deployments",
+            Action::CreateDeployment => "create the deployment",
+            Action::ReadDeploymentStatus => "read the deployment's status",
+            Action::SetDeploymentStatus => "set the deployment's status",
+            Action::DeleteDuplicateDeployment => "delete a duplicate deployment",
         })
     }
 }
@@ -327,6 +358,7 @@ fn hint(kind: Kind, what: Action, message: &str) -> String {
         Object::PullRequest => "pull-requests: read",
         Object::Issue => "issues: write",
         Object::Release => "contents: write",
+        Object::Deployment => "deployments: write",
     };
     match kind {
         Kind::Unauthorized => "; the token is missing, expired or revoked: pass github-token (default ${{ github.token }})".into(),
@@ -342,6 +374,13 @@ fn hint(kind: Kind, what: Action, message: &str) -> String {
              .github/workflows/"
                 .into()
         }
+        Kind::Forbidden if object == Object::Deployment => {
+            "; the token lacks the permission `deployments: write`, which the environment \
+             input needs: add it to the job's `permissions:` (a GitHub App token or \
+             fine-grained token: the Deployments repository permission, read and write), or \
+             leave environment unset"
+                .into()
+        }
         Kind::Forbidden if message.contains("Resource not accessible by integration") => format!(
             "; the workflow token lacks a permission: add `permissions: {permission}` to the job"
         ),
@@ -351,6 +390,19 @@ fn hint(kind: Kind, what: Action, message: &str) -> String {
         }
         Kind::Unprocessable if object == Object::Release && message.to_lowercase().contains("workflow") => {
             "; the release's target commit changes .github/workflows/, which the workflow's GITHUB_TOKEN may not do: use a token with the workflows permission".into()
+        }
+        Kind::Conflict if object == Object::Deployment => {
+            "; GitHub refused the deployment as conflicting (a merge into the commit, or commit \
+             statuses that failed), although codeq-rollout sends `auto_merge: false` and \
+             `required_contexts: []`: check the environment's deployment protection rules \
+             (Settings → Environments), then re-run the job"
+                .into()
+        }
+        Kind::Unprocessable if object == Object::Deployment => {
+            "; check that the release's commit is pushed to this repository and that the \
+             environment's deployment branches and tags allow it (Settings → Environments → \
+             the environment), or name another environment; then re-run the job"
+                .into()
         }
         Kind::RateLimited => "; GitHub's rate limit was hit: re-run the job later".into(),
         _ => String::new(),
@@ -377,6 +429,11 @@ mod tests {
             Action::DeleteDuplicateComment,
             Action::LookUpCommitPullRequests,
             Action::LookUpPullRequest,
+            Action::ListDeployments,
+            Action::CreateDeployment,
+            Action::ReadDeploymentStatus,
+            Action::SetDeploymentStatus,
+            Action::DeleteDuplicateDeployment,
         ]
         .into_iter()
         .map(|a| {

@@ -23,7 +23,7 @@ pub use error::{Action, GitHubError, Kind, read_verdict};
 
 use crate::support::retry::{RetryPolicy, TokioTimer};
 use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
-use models::{BodyOnly, Comment, Issue, PullRequest, Release};
+use models::{BodyOnly, Comment, Deployment, DeploymentStatus, Issue, PullRequest, Release};
 use octocrab::Octocrab;
 use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -134,6 +134,25 @@ impl Default for Options {
     }
 }
 
+/// The media type every request asks for, as GitHub's REST docs recommend ("Getting started
+/// with the REST API", Media types): `application/vnd.github+json`.
+pub const ACCEPT: &str = "application/vnd.github+json";
+
+/// The `User-Agent` of every request, naming the tool and its version, which GitHub requires
+/// ("Getting started with the REST API", User agent): e.g. `codeq-rollout/0.1.0`.
+pub const USER_AGENT: &str = concat!("codeq-rollout/", env!("CARGO_PKG_VERSION"));
+
+/// The headers sent with every GitHub request: [`ACCEPT`] and [`USER_AGENT`], once each.
+fn headers() -> Vec<(http::HeaderName, http::HeaderValue)> {
+    vec![
+        (http::header::ACCEPT, http::HeaderValue::from_static(ACCEPT)),
+        (
+            http::header::USER_AGENT,
+            http::HeaderValue::from_static(USER_AGENT),
+        ),
+    ]
+}
+
 /// A GitHub REST client bound to one repository.
 pub struct GitHub {
     api_url: String,
@@ -236,11 +255,27 @@ impl GitHub {
             .read_timeout(self.options.timeout)
             .build()
             .map_err(|e| unusable(&e))?;
-        let client = Octocrab::builder()
-            .base_uri(self.api_url.as_str())
-            .map_err(|e| unusable(&e))?
-            .personal_token(self.token.clone())
-            .build_with_reqwest(http)
+        // octocrab's own stack (`build_with_reqwest`) appends `User-Agent: octocrab` to
+        // every request, beside any we add (octocrab 0.54, `OctocrabBuilder::prepare_config`
+        // and its `ExtraHeadersLayer`, which appends): so the stack is assembled here from
+        // octocrab's own layers, with our two headers and the token, and nothing else (no
+        // retry, cache or redirect layer, as before).
+        use octocrab::service::middleware::{
+            auth_header::AuthHeaderLayer, base_uri::BaseUriLayer, extra_headers::ExtraHeadersLayer,
+            reqwest_connector::ReqwestConnector,
+        };
+        let base: http::Uri = self.api_url.parse().map_err(|e| unusable(&e))?;
+        let mut auth =
+            http::HeaderValue::from_str(&format!("Bearer {}", self.token.expose_secret()))
+                .map_err(|e| unusable(&e))?;
+        auth.set_sensitive(true);
+        let client = octocrab::OctocrabBuilder::new_empty()
+            .with_service(ReqwestConnector::new(http))
+            .with_layer(&ExtraHeadersLayer::new(Arc::new(headers())))
+            .with_layer(&BaseUriLayer::new(base.clone()))
+            .with_layer(&AuthHeaderLayer::new(Some(auth), base.clone(), base))
+            .with_auth(octocrab::AuthState::None)
+            .build()
             .map_err(|e| unusable(&e))?;
         Ok(self.client.get_or_init(|| client))
     }
@@ -531,6 +566,72 @@ impl GitHub {
         .await
     }
 
+    /// The newest deployments to `environment` (`GET /repos/{o}/{r}/deployments?environment=…`,
+    /// GitHub's order: newest first), the first page of [`PER_PAGE`] only: this release's
+    /// and the previous one are among them. Needs `deployments: read`.
+    pub async fn list_deployments(
+        &self,
+        environment: &str,
+    ) -> Result<Vec<Deployment>, GitHubError> {
+        let environment = crate::support::text::percent_encode(environment);
+        self.get(
+            &format!("/deployments?environment={environment}&per_page={PER_PAGE}"),
+            Action::ListDeployments,
+        )
+        .await
+    }
+
+    /// Creates a deployment (`POST /repos/{o}/{r}/deployments`). Not retried. Needs
+    /// `deployments: write`.
+    pub async fn create_deployment(
+        &self,
+        new: &models::NewDeployment,
+    ) -> Result<Deployment, GitHubError> {
+        self.write(Write::Post, "/deployments", new, Action::CreateDeployment)
+            .await
+    }
+
+    /// The latest status of deployment `id` (`GET /repos/{o}/{r}/deployments/{id}/statuses`,
+    /// newest first, one item); `None` when it has none.
+    pub async fn latest_deployment_status(
+        &self,
+        id: u64,
+    ) -> Result<Option<DeploymentStatus>, GitHubError> {
+        let statuses: Vec<DeploymentStatus> = self
+            .get(
+                &format!("/deployments/{id}/statuses?per_page=1"),
+                Action::ReadDeploymentStatus,
+            )
+            .await?;
+        Ok(statuses.into_iter().next())
+    }
+
+    /// Adds a status to deployment `id` (`POST /repos/{o}/{r}/deployments/{id}/statuses`).
+    /// Not retried. Needs `deployments: write`.
+    pub async fn create_deployment_status(
+        &self,
+        id: u64,
+        new: &models::NewDeploymentStatus,
+    ) -> Result<DeploymentStatus, GitHubError> {
+        self.write(
+            Write::Post,
+            &format!("/deployments/{id}/statuses"),
+            new,
+            Action::SetDeploymentStatus,
+        )
+        .await
+    }
+
+    /// Deletes deployment `id` (`DELETE /repos/{o}/{r}/deployments/{id}`; GitHub deletes only
+    /// an inactive one while others exist): only a duplicate concurrent runs left.
+    pub async fn delete_deployment(&self, id: u64) -> Result<(), GitHubError> {
+        self.delete(
+            &format!("/deployments/{id}"),
+            Action::DeleteDuplicateDeployment,
+        )
+        .await
+    }
+
     /// One pull request (`GET /repos/{o}/{r}/pulls/{n}`).
     pub async fn pull_request(&self, number: u64) -> Result<PullRequest, GitHubError> {
         self.get(&format!("/pulls/{number}"), Action::LookUpPullRequest)
@@ -564,6 +665,39 @@ mod tests {
             "cannot list releases: GitHub answered 401: Bad credentials: Bearer *** (starts ***); \
              the token is missing, expired or revoked: pass github-token (default ${{ github.token }})"
         );
+    }
+
+    #[tokio::test]
+    async fn every_request_asks_for_githubs_media_type_and_names_the_tool_once() {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!([])))
+            .mount(&server)
+            .await;
+        Mock::given(method("DELETE"))
+            .respond_with(ResponseTemplate::new(204))
+            .mount(&server)
+            .await;
+        let repo = Repository::parse("octo/lab").unwrap();
+        let gh = GitHub::new(&server.uri(), &"ghs_x".into(), repo).unwrap();
+        gh.recent_releases().await.unwrap();
+        gh.delete_release(7).await.unwrap();
+        let sent = server.received_requests().await.unwrap();
+        assert_eq!(sent.len(), 2);
+        assert_eq!(
+            USER_AGENT,
+            format!("codeq-rollout/{}", env!("CARGO_PKG_VERSION"))
+        );
+        for request in sent {
+            for (name, want) in [
+                ("accept", "application/vnd.github+json"),
+                ("user-agent", USER_AGENT),
+                ("authorization", "Bearer ghs_x"),
+            ] {
+                let values: Vec<_> = request.headers.get_all(name).iter().collect();
+                assert_eq!(values, [want], "{name} of {}", request.method);
+            }
+        }
     }
 
     /// The octocrab error GitHub's answer `response` makes.

@@ -165,3 +165,117 @@ pub struct BaseRef {
     #[serde(rename = "ref", default)]
     pub name: String,
 }
+
+/// A deployment (`GET`/`POST /repos/{o}/{r}/deployments`): the fields codeq-rollout reads.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct Deployment {
+    /// The deployment id.
+    pub id: u64,
+    /// The commit deployed (40 hex digits).
+    #[serde(default)]
+    pub sha: String,
+    /// The environment, as the deployment was created with (GitHub compares names without
+    /// case).
+    #[serde(default)]
+    pub environment: String,
+    /// The payload it was created with: an object for codeq-rollout's, anything (often
+    /// `{}` or a string) for others'.
+    #[serde(default)]
+    pub payload: serde_json::Value,
+    /// Its API address, e.g. `https://api.github.com/repos/o/r/deployments/1`.
+    #[serde(default)]
+    pub url: String,
+}
+
+/// The states of a deployment status, as GitHub spells them (`POST …/statuses`'s `state`
+/// enum in GitHub's REST description).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeploymentState {
+    /// Failed for a reason other than the deployment itself.
+    Error,
+    /// The deployment failed.
+    Failure,
+    /// Superseded: no longer what the environment runs.
+    Inactive,
+    /// Rolling out.
+    InProgress,
+    /// Waiting to start.
+    Queued,
+    /// Created, nothing done yet.
+    Pending,
+    /// Done.
+    Success,
+}
+
+impl std::fmt::Display for DeploymentState {
+    /// GitHub's name of the state, e.g. `in_progress`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            DeploymentState::Error => "error",
+            DeploymentState::Failure => "failure",
+            DeploymentState::Inactive => "inactive",
+            DeploymentState::InProgress => "in_progress",
+            DeploymentState::Queued => "queued",
+            DeploymentState::Pending => "pending",
+            DeploymentState::Success => "success",
+        })
+    }
+}
+
+/// A deployment status (`GET /repos/{o}/{r}/deployments/{id}/statuses`, newest first).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct DeploymentStatus {
+    /// The status id.
+    pub id: u64,
+    /// Its state.
+    pub state: DeploymentState,
+    /// Its description (at most 140 characters).
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The environment's address it gave.
+    #[serde(default)]
+    pub environment_url: Option<String>,
+    /// The log address it gave.
+    #[serde(default)]
+    pub log_url: Option<String>,
+}
+
+/// The body of `POST /repos/{o}/{r}/deployments`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NewDeployment {
+    /// The commit to deploy (a SHA: no branch is resolved).
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// Always `deploy`.
+    pub task: String,
+    /// Always `false`: nothing is merged into the commit.
+    pub auto_merge: bool,
+    /// Always empty: commit statuses cannot block the deployment.
+    pub required_contexts: Vec<String>,
+    /// What the deployment is, for codeq-rollout and for other tools.
+    pub payload: serde_json::Value,
+    /// The environment's name.
+    pub environment: String,
+    /// At most 140 characters.
+    pub description: String,
+    /// Always `false`.
+    pub transient_environment: bool,
+    /// Always `true`: users work on the hub.
+    pub production_environment: bool,
+}
+
+/// The body of `POST /repos/{o}/{r}/deployments/{id}/statuses`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NewDeploymentStatus {
+    /// The state.
+    pub state: DeploymentState,
+    /// At most 140 characters.
+    pub description: String,
+    /// The hub's address, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub environment_url: Option<String>,
+    /// The release note's (or tracking issue's) address, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_url: Option<String>,
+}

@@ -4,6 +4,12 @@
 //! request bodies and counts. Faults (a 502 before or after the write took effect, a hang)
 //! can be injected per route. Races are staged with [`FakeGitHub::race_first_lists`]:
 //! every run's first listing sees the same state, as when runs list at the same instant.
+//!
+//! Every request the fake's handler serves, and every answer it gives, is checked against
+//! GitHub's REST API description ([`super::openapi`]): the request body against the
+//! operation's request body, the answer against its response for that status. A route added
+//! to [`Handler::answer`] is checked as it is added. A test's own mocks mounted ahead of the
+//! handler on [`FakeGitHub::server`] (malformed answers, on purpose) are not.
 
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -74,7 +80,11 @@ impl Fault {
 
     /// The error it answers with, after its delay.
     fn answer(&self) -> ResponseTemplate {
-        let t = error(self.status, "Server Error");
+        // GitHub's description gives `POST /deployments`'s 409 no body.
+        let t = match self.status {
+            409 => ResponseTemplate::new(409),
+            status => error(status, "Server Error"),
+        };
         match self.delay {
             Some(d) => t.set_delay(d),
             None => t,
@@ -95,6 +105,10 @@ pub struct State {
     pub commit_pulls: HashMap<String, VecDeque<Value>>,
     /// `GET /pulls/{n}` answers.
     pub pulls: HashMap<u64, Value>,
+    /// Deployments, oldest first (listed newest first).
+    pub deployments: Vec<Value>,
+    /// Deployment statuses: (deployment id, status), oldest first (listed newest first).
+    pub deployment_statuses: Vec<(u64, Value)>,
     /// Routes answering 403 "Resource not accessible by integration".
     pub forbidden: Vec<(&'static str, &'static str)>,
     /// Injected faults.
@@ -113,6 +127,9 @@ pub struct State {
     faults_after_issue_post: Vec<Fault>,
     /// How many more `GET /issues` answer as if no issue existed (a listing that lags).
     lagging_issue_lists: usize,
+    /// What broke GitHub's REST API description so far, in requests or answers
+    /// ([`Handler::check`]).
+    violations: Vec<String>,
     next_id: u64,
 }
 
@@ -243,9 +260,14 @@ impl FakeGitHub {
             .insert(sha.to_string(), answers.into());
     }
 
-    /// Makes `GET /pulls/{n}` answer `pr`.
+    /// Makes `GET /pulls/{n}` answer the full pull request of `pr` ([`full_pull`]): an
+    /// item as [`pull_json`] makes it.
     pub fn set_pull(&self, number: u64, pr: Value) {
-        self.state.lock().unwrap().pulls.insert(number, pr);
+        self.state
+            .lock()
+            .unwrap()
+            .pulls
+            .insert(number, full_pull(&pr));
     }
 
     /// Makes `method` on paths containing `path` answer 403 "Resource not accessible by
@@ -299,6 +321,13 @@ impl FakeGitHub {
         self.state.lock().unwrap().lagging_issue_lists = times;
     }
 
+    /// What broke GitHub's REST API description so far (requests the fake received, answers
+    /// it gave), taken: a test that breaks it on purpose reads them here, so the drop does
+    /// not fail the test.
+    pub fn take_violations(&self) -> Vec<String> {
+        std::mem::take(&mut self.state.lock().unwrap().violations)
+    }
+
     /// Lets two releases share a tag, as GitHub's non-atomic check sometimes does.
     pub fn allow_duplicate_tags(&self) {
         self.state.lock().unwrap().allow_duplicate_tags = true;
@@ -332,6 +361,45 @@ impl FakeGitHub {
         id
     }
 
+    /// Adds a deployment of `sha` to `environment` with `payload` (as a human, another tool
+    /// or an earlier run left it), from GitHub's example; returns its id.
+    pub fn add_deployment(&self, sha: &str, environment: &str, payload: Value) -> u64 {
+        let mut s = self.state.lock().unwrap();
+        let id = s.next();
+        let d = deployment_json(id, sha, environment, payload, "");
+        s.deployments.push(d);
+        id
+    }
+
+    /// Adds a status of `state` to deployment `id`, from GitHub's example.
+    pub fn add_deployment_status(&self, id: u64, state: &str, description: &str) {
+        let mut s = self.state.lock().unwrap();
+        let status_id = s.next();
+        let st = deployment_status_json(
+            status_id,
+            id,
+            &json!({"state": state, "description": description}),
+        );
+        s.deployment_statuses.push((id, st));
+    }
+
+    /// Deployments in the fake now, oldest first.
+    pub fn deployments(&self) -> Vec<Value> {
+        self.state.lock().unwrap().deployments.clone()
+    }
+
+    /// Statuses of deployment `id`, oldest first.
+    pub fn deployment_statuses(&self, id: u64) -> Vec<Value> {
+        self.state
+            .lock()
+            .unwrap()
+            .deployment_statuses
+            .iter()
+            .filter(|(d, _)| *d == id)
+            .map(|(_, st)| st.clone())
+            .collect()
+    }
+
     /// Releases in the fake now.
     pub fn releases(&self) -> Vec<Value> {
         self.state.lock().unwrap().releases.clone()
@@ -359,6 +427,22 @@ impl FakeGitHub {
             .filter(|(n, _)| *n == number)
             .map(|(_, c)| c.clone())
             .collect()
+    }
+}
+
+impl Drop for FakeGitHub {
+    /// Fails the test when a request or an answer broke GitHub's description (unless the
+    /// test failed already: its own failure is the one to read).
+    fn drop(&mut self) {
+        let violations = self.take_violations();
+        if !violations.is_empty() && !std::thread::panicking() {
+            panic!(
+                "the fake GitHub saw {} request(s) or answer(s) breaking GitHub's REST API \
+                 description:\n{}",
+                violations.len(),
+                violations.join("\n")
+            );
+        }
     }
 }
 
@@ -504,6 +588,149 @@ impl State {
     }
 }
 
+impl State {
+    /// `GET /deployments`: filtered by `environment` (any case) and `sha`, as `token` sees
+    /// them, newest first, one page.
+    fn list_deployments(
+        &mut self,
+        token: &str,
+        query: &HashMap<String, String>,
+    ) -> ResponseTemplate {
+        let live = self.deployments.clone();
+        let mut all: Vec<Value> = self
+            .listing("deployments", token, live)
+            .into_iter()
+            .filter(|d| {
+                query.get("environment").is_none_or(|e| {
+                    d["environment"].as_str().unwrap_or("").to_lowercase() == e.to_lowercase()
+                })
+            })
+            .filter(|d| query.get("sha").is_none_or(|sha| d["sha"] == json!(sha)))
+            .collect();
+        all.reverse();
+        ResponseTemplate::new(200).set_body_json(page(all, query))
+    }
+
+    /// `POST /deployments`: GitHub's example, with the fields sent.
+    fn create_deployment(&mut self, body: &Value) -> ResponseTemplate {
+        let id = self.next();
+        let d = deployment_json(
+            id,
+            body["ref"].as_str().unwrap_or(""),
+            body["environment"].as_str().unwrap_or("production"),
+            body["payload"].clone(),
+            body["description"].as_str().unwrap_or(""),
+        );
+        self.deployments.push(d.clone());
+        ResponseTemplate::new(201).set_body_json(d)
+    }
+
+    /// `GET /deployments/{id}/statuses`: newest first, one page; 404 for no deployment.
+    fn list_deployment_statuses(
+        &self,
+        id: &str,
+        query: &HashMap<String, String>,
+    ) -> ResponseTemplate {
+        let id: u64 = id.parse().unwrap_or(0);
+        if !self.deployments.iter().any(|d| d["id"] == json!(id)) {
+            return error(404, "Not Found");
+        }
+        let mut all: Vec<Value> = self
+            .deployment_statuses
+            .iter()
+            .filter(|(d, _)| *d == id)
+            .map(|(_, s)| s.clone())
+            .collect();
+        all.reverse();
+        ResponseTemplate::new(200).set_body_json(page(all, query))
+    }
+
+    /// `POST /deployments/{id}/statuses`.
+    fn create_deployment_status(&mut self, id: &str, body: &Value) -> ResponseTemplate {
+        let id: u64 = id.parse().unwrap_or(0);
+        if !self.deployments.iter().any(|d| d["id"] == json!(id)) {
+            return error(404, "Not Found");
+        }
+        let status_id = self.next();
+        let st = deployment_status_json(status_id, id, body);
+        self.deployment_statuses.push((id, st.clone()));
+        ResponseTemplate::new(201).set_body_json(st)
+    }
+
+    /// `DELETE /deployments/{id}`: GitHub deletes only an inactive deployment while the
+    /// repository has others (422 otherwise).
+    fn delete_deployment(&mut self, id: &str) -> ResponseTemplate {
+        let id: u64 = id.parse().unwrap_or(0);
+        if !self.deployments.iter().any(|d| d["id"] == json!(id)) {
+            return error(404, "Not Found");
+        }
+        let latest = self
+            .deployment_statuses
+            .iter()
+            .rev()
+            .find(|(d, _)| *d == id)
+            .map(|(_, s)| s["state"].clone());
+        if self.deployments.len() > 1 && latest != Some(json!("inactive")) {
+            return error(
+                422,
+                "We cannot delete an active deployment unless it is the only deployment in a given environment.",
+            );
+        }
+        self.deployments.retain(|d| d["id"] != json!(id));
+        ResponseTemplate::new(204)
+    }
+}
+
+fn deployment_json(
+    id: u64,
+    sha: &str,
+    environment: &str,
+    payload: Value,
+    description: &str,
+) -> Value {
+    let mut d = fixture("github-rest/deployment.json");
+    let url = format!("https://api.github.example/repos/{OWNER}/{REPO}/deployments/{id}");
+    merge(
+        &mut d,
+        json!({
+            "id": id, "sha": sha, "ref": sha, "environment": environment,
+            "original_environment": environment, "payload": payload,
+            "description": description, "production_environment": true,
+            "statuses_url": format!("{url}/statuses"), "url": url,
+        }),
+    );
+    d
+}
+
+fn deployment_status_json(id: u64, deployment: u64, body: &Value) -> Value {
+    let mut st = fixture("github-rest/deployment-status.json");
+    let url = format!("https://api.github.example/repos/{OWNER}/{REPO}/deployments/{deployment}");
+    merge(
+        &mut st,
+        json!({
+            "id": id, "state": body["state"],
+            "description": body["description"].as_str().unwrap_or(""),
+            "deployment_url": url, "url": format!("{url}/statuses/{id}"),
+        }),
+    );
+    // The addresses sent; the example's `target_url` (required) when no `log_url` was.
+    let object = st.as_object_mut().unwrap();
+    for key in ["environment_url", "log_url"] {
+        match body[key].as_str() {
+            Some(u) => {
+                object.insert(key.into(), json!(u));
+            }
+            None => {
+                object.remove(key);
+            }
+        }
+    }
+    if let Some(u) = body["log_url"].as_str() {
+        object.insert("target_url".into(), json!(u));
+    }
+    st
+}
+
 /// A pull request as `GET /pulls/{n}` and `GET /commits/{sha}/pulls` return it, from the
 /// REST example, merged into `base` with merge commit `merge_sha` and `labels`.
 pub fn pull_json(
@@ -529,6 +756,18 @@ pub fn pull_json(
             pr["state"] = json!("open");
             pr["merged_at"] = Value::Null;
         }
+    }
+    pr
+}
+
+/// The full pull request `GET /pulls/{n}` answers (GitHub's `pull-request` example) with the
+/// fields of `item` (a pull-request item, as [`pull_json`] makes it) set on it, and `merged`
+/// set from `merged_at` unless `item` says.
+pub fn full_pull(item: &Value) -> Value {
+    let mut pr = fixture("github-rest/pull-request.json");
+    merge(&mut pr, item.clone());
+    if item.get("merged").is_none() {
+        pr["merged"] = json!(!item["merged_at"].is_null());
     }
     pr
 }
@@ -609,6 +848,32 @@ struct Handler {
     prefix: String,
 }
 
+/// The status and body of `answer`. wiremock 0.6 keeps both private and serves them as they
+/// are; its `Debug` form (`ResponseTemplate { …, status_code: 200, …, body: Some([123, …]),
+/// … }`) is the one way to read them back.
+fn status_and_body(answer: &ResponseTemplate) -> (u16, Vec<u8>) {
+    let debug = format!("{answer:?}");
+    let field = |name: &str| {
+        let start = debug.find(name).map(|i| i + name.len());
+        start.map(|i| &debug[i..])
+    };
+    let status = field("status_code: ")
+        .and_then(|rest| rest.get(..3))
+        .and_then(|digits| digits.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {debug}"));
+    let body = match field("body: Some([") {
+        Some(rest) => {
+            let list = &rest[..rest.find(']').expect("the body's end")];
+            list.split(", ")
+                .filter(|b| !b.is_empty())
+                .map(|b| b.parse().expect("a byte"))
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    (status, body)
+}
+
 fn page(items: Vec<Value>, query: &HashMap<String, String>) -> Vec<Value> {
     let per_page: usize = query
         .get("per_page")
@@ -654,7 +919,43 @@ fn error(status: u16, message: &str) -> ResponseTemplate {
 }
 
 impl Respond for Handler {
+    /// The answer of [`Handler::answer`], once the request and the answer are checked against
+    /// GitHub's description ([`Handler::check`]).
     fn respond(&self, req: &Request) -> ResponseTemplate {
+        let answer = self.answer(req);
+        self.check(req, &answer);
+        answer
+    }
+}
+
+impl Handler {
+    /// Checks `req` and `answer` against GitHub's REST API description
+    /// ([`super::openapi`]): every route the fake serves, whoever adds it. What breaks it is
+    /// printed at once and kept in [`State::violations`], which fail the test when the fake
+    /// is dropped ([`FakeGitHub::take_violations`] reads them). Requests outside the API
+    /// prefix are not GitHub's (the fake answers them 404, as another server would).
+    fn check(&self, req: &Request, answer: &ResponseTemplate) {
+        let Some(path) = req.url.path().strip_prefix(&self.prefix) else {
+            return;
+        };
+        let method = req.method.as_str();
+        let (status, body) = status_and_body(answer);
+        let github = super::openapi::description();
+        let found: Vec<String> = [
+            github.check_request(method, path, &req.body),
+            github.check_response(method, path, status, &body),
+        ]
+        .into_iter()
+        .filter_map(Result::err)
+        .collect();
+        for violation in &found {
+            eprintln!("fake GitHub: {violation}");
+        }
+        self.state.lock().unwrap().violations.extend(found);
+    }
+
+    /// The fake's answer to `req`, from its state.
+    fn answer(&self, req: &Request) -> ResponseTemplate {
         let mut s = self.state.lock().unwrap();
         let method = req.method.to_string();
         let Some(path) = req.url.path().strip_prefix(&self.prefix) else {
@@ -729,6 +1030,11 @@ impl Respond for Handler {
                     None => error(404, "Not Found"),
                 }
             }
+            ("GET", ["deployments"]) => s.list_deployments(&token, &query),
+            ("POST", ["deployments"]) => s.create_deployment(&body),
+            ("DELETE", ["deployments", id]) => s.delete_deployment(id),
+            ("GET", ["deployments", id, "statuses"]) => s.list_deployment_statuses(id, &query),
+            ("POST", ["deployments", id, "statuses"]) => s.create_deployment_status(id, &body),
             ("GET", ["commits", sha, "pulls"]) => {
                 let answer = match s.commit_pulls.get_mut(*sha) {
                     Some(q) if q.len() > 1 => q.pop_front().unwrap(),

@@ -137,6 +137,7 @@ pub fn facts_for(title: &str, labels: &[String], reason_label: Option<&str>) -> 
         ),
         runbook: RunbookSettings::default(),
         now: time::macros::datetime!(2026-11-30 12:00 UTC),
+        pull: None,
     }
 }
 
@@ -378,6 +379,19 @@ async fn addresses_from_the_api_that_are_not_plain_urls_are_left_out_with_a_warn
     let table: Vec<&str> = out.summary.lines().filter(|l| l.starts_with('|')).collect();
     assert!(table.iter().all(|row| pipes(row) == 3), "{table:#?}");
     insta::assert_snapshot!(transcript(&out, &github).await);
+    only_addresses_broke_githubs_schema(&github);
+}
+
+/// The answers a test forged on purpose broke GitHub's description only where it says
+/// `html_url` is a URI (its `format: uri`), and nowhere else.
+fn only_addresses_broke_githubs_schema(github: &crate::common::FakeGitHub) {
+    let broken = github.take_violations();
+    let address = regex::Regex::new(r#"at "/[0-9]+/html_url": .* is not a "uri""#).unwrap();
+    assert!(!broken.is_empty(), "the forged addresses are not URIs");
+    for violation in &broken {
+        let details: Vec<&str> = violation.lines().skip(1).collect();
+        assert!(details.iter().all(|d| address.is_match(d)), "{violation}");
+    }
 }
 
 /// QA on issue 16, defect 6: a refused address stays out of a failed run's summary (the error
@@ -418,4 +432,5 @@ async fn refused_addresses_stay_out_of_a_failed_runs_summary_and_log_lines_are_c
     let rerun = scenario.action(&github).run().await;
     rerun.assert_success();
     assert!(!controls(&rerun.stdout), "{:?}", rerun.stdout);
+    only_addresses_broke_githubs_schema(&github);
 }

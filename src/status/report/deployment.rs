@@ -1,0 +1,192 @@
+//! The deployment status a `status` run asks for (the `environment` input): the decision as
+//! data ([`rollout`]), then its words ([`description`], at most GitHub's 140 characters).
+
+use crate::render::deployment::{clock, fit};
+use crate::status::classify::{Alarm, Classification};
+use time::OffsetDateTime;
+
+/// Where the rollout stands, for the deployment's status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rollout {
+    /// No server may still run the old image: `success`.
+    Converged {
+        /// Servers running.
+        running: u64,
+    },
+    /// An alarm fired: `failure`.
+    Alarmed {
+        /// The alarms, sorted ([`Classification::alarms`]).
+        alarms: Vec<Alarm>,
+        /// Stale servers past their deadline.
+        overdue: u64,
+    },
+    /// Servers still run the old image, none past its deadline: `in_progress`.
+    Rolling {
+        /// Servers on the new image.
+        updated: u64,
+        /// Servers running.
+        running: u64,
+        /// Stale servers that are idle.
+        idle: u64,
+        /// When every idle stale server will be gone; `None` when one has no deadline.
+        idle_by: Option<OffsetDateTime>,
+        /// Stale servers that are active (they stop by the maximum age, or on restart).
+        active: u64,
+        /// When every stale server, active ones too, will be gone; `None` when one has no
+        /// deadline.
+        all_by: Option<OffsetDateTime>,
+    },
+}
+
+/// The deployment state a [`Rollout`] asks for (the pipeline maps it to GitHub's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// `in_progress`.
+    InProgress,
+    /// `success`.
+    Success,
+    /// `failure`.
+    Failure,
+}
+
+/// The rollout of `classification`: an alarm first (`failure`), then convergence
+/// (`success`), else in progress with the counts and the deadline.
+pub fn rollout(classification: &Classification) -> Rollout {
+    let t = &classification.totals;
+    let alarms = classification.alarms();
+    if !alarms.is_empty() {
+        return Rollout::Alarmed {
+            alarms,
+            overdue: t.overdue,
+        };
+    }
+    if t.converged {
+        return Rollout::Converged { running: t.running };
+    }
+    Rollout::Rolling {
+        updated: t.updated,
+        running: t.running,
+        idle: t.stale_idle,
+        idle_by: t.converged_by,
+        active: t.stale_active,
+        all_by: t.all_stale_by,
+    }
+}
+
+impl Rollout {
+    /// The state it asks for.
+    pub fn phase(&self) -> Phase {
+        match self {
+            Rollout::Converged { .. } => Phase::Success,
+            Rollout::Alarmed { .. } => Phase::Failure,
+            Rollout::Rolling { .. } => Phase::InProgress,
+        }
+    }
+}
+
+/// The status description of `rollout` measured at `now`, e.g. `41/57 on the new image;
+/// idle ones by 14:30 UTC`. It changes only when a count or the deadline does, so an
+/// unchanged hub posts no new status.
+pub fn description(rollout: &Rollout, now: OffsetDateTime) -> String {
+    let text = match rollout {
+        Rollout::Converged { running: 0 } => {
+            "Converged: no server runs the old image (none running)".to_string()
+        }
+        Rollout::Converged { running } => {
+            format!("Converged: {running}/{running} on the new image")
+        }
+        Rollout::Alarmed { alarms, overdue } => alarms
+            .iter()
+            .map(|alarm| match alarm {
+                Alarm::Overdue => {
+                    format!("{overdue} {} past the promised deadline", servers(*overdue))
+                }
+                Alarm::Mismatch => {
+                    "a server started after the release runs the old digest".to_string()
+                }
+                Alarm::Orphan => "a single-user pod the hub does not list".to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+        Rollout::Rolling {
+            updated,
+            running,
+            idle,
+            idle_by,
+            active,
+            all_by,
+        } => {
+            let by = |at: &Option<OffsetDateTime>| match at {
+                Some(at) => format!("by {}", clock(now, *at)),
+                None => "only on restart".to_string(),
+            };
+            let mut parts = Vec::new();
+            if *idle > 0 {
+                parts.push(format!("idle ones {}", by(idle_by)));
+            }
+            if *active > 0 {
+                parts.push(format!("{active} active {}", by(all_by)));
+            }
+            if parts.is_empty() {
+                parts.push("some starting or stopping".to_string());
+            }
+            format!("{updated}/{running} on the new image; {}", parts.join(", "))
+        }
+    };
+    fit(&text)
+}
+
+fn servers(n: u64) -> &'static str {
+    if n == 1 { "server" } else { "servers" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::status::classify::Totals;
+    use time::macros::datetime;
+
+    fn of(totals: Totals) -> Classification {
+        Classification {
+            servers: Vec::new(),
+            totals,
+        }
+    }
+
+    #[test]
+    fn an_alarm_comes_first_then_convergence_then_progress() {
+        let now = datetime!(2026-12-01 12:00 UTC);
+        let rolling = of(Totals {
+            running: 57,
+            updated: 41,
+            stale: 16,
+            stale_idle: 16,
+            converged_by: Some(datetime!(2026-12-01 14:30:10 UTC)),
+            ..Totals::default()
+        });
+        let r = rollout(&rolling);
+        assert_eq!(r.phase(), Phase::InProgress);
+        assert_eq!(
+            description(&r, now),
+            "41/57 on the new image; idle ones by 14:30 UTC"
+        );
+
+        let overdue = of(Totals {
+            overdue: 2,
+            ..rolling.totals
+        });
+        let r = rollout(&overdue);
+        assert_eq!(r.phase(), Phase::Failure);
+        assert_eq!(description(&r, now), "2 servers past the promised deadline");
+
+        let converged = of(Totals {
+            running: 57,
+            updated: 57,
+            converged: true,
+            ..Totals::default()
+        });
+        let r = rollout(&converged);
+        assert_eq!(r.phase(), Phase::Success);
+        assert_eq!(description(&r, now), "Converged: 57/57 on the new image");
+    }
+}
