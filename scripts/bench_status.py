@@ -10,6 +10,11 @@ end, also on failure.
 
 Usage: python scripts/bench_status.py BINARY[,BINARY...] USERS RUNNING (each binary is run
 twice against the same hub: with --json, and for the table).
+
+With BENCH_KUBE=1, `status` also judges by digest: the fake Kubernetes API server
+(tests/kube/fake_apiserver.py, over TLS) serves one single-user pod per running server on the
+image's digest (an OCI layout from scripts/make-example-layout.py), and its requests are
+checked against ceil(pods / 500) + 1.
 """
 
 import json
@@ -92,14 +97,53 @@ c.JupyterHub.load_roles = [
                 raise SystemExit(f"the hub's log never showed {tag}; see {d}/hub.log")
             time.sleep(0.1)
 
+    kube = None
+    if os.environ.get("BENCH_KUBE"):
+        kd = tempfile.mkdtemp(prefix="bench-kube-", dir=shm)
+        kube_proc = subprocess.Popen(
+            [python, os.path.join(ROOT, "tests/kube/fake_apiserver.py"), "--dir", kd, "--token", "bench-kube-token"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(os.path.join(kd, "log"), "w"),
+        )
+        deadline = time.time() + 60
+        while not os.path.exists(os.path.join(kd, "ports.json")):
+            if time.time() > deadline or kube_proc.poll() is not None:
+                kube_proc.kill()
+                raise SystemExit(f"the fake API server did not start; see {kd}/log")
+            time.sleep(0.1)
+        ports = json.load(open(os.path.join(kd, "ports.json")))
+        layout = os.path.join(kd, "layout")
+        digest = subprocess.run(
+            [sys.executable, os.path.join(ROOT, "scripts/make-example-layout.py"), layout, "latest", "bench"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        import base64
+        ca = base64.b64encode(open(os.path.join(kd, "ca.pem"), "rb").read()).decode()
+        kubeconfig = f"""apiVersion: v1
+kind: Config
+clusters: [{{name: hub, cluster: {{server: "https://127.0.0.1:{ports['api']}", certificate-authority-data: {ca}}}}}]
+users: [{{name: bench, user: {{token: bench-kube-token}}}}]
+contexts: [{{name: hub, context: {{cluster: hub, user: bench}}}}]
+current-context: hub
+"""
+        specs = [{"name": f"jupyter-{n}", "user": n, "image_id": f"ghcr.io/org/lab@{digest}",
+                  "start_time": "2026-01-01T00:00:00Z"} for n in names[:running]]
+        req = urllib.request.Request(f"http://127.0.0.1:{ports['admin']}/pods", data=json.dumps(specs).encode(), method="POST")
+        urllib.request.urlopen(req, timeout=120).read()
+        kube = {"proc": kube_proc, "admin": ports["admin"], "args": ["--image", f"oci:{layout}:latest", "--kubeconfig", kubeconfig]}
+
+    def kube_requests():
+        with urllib.request.urlopen(f"http://127.0.0.1:{kube['admin']}/requests", timeout=60) as r:
+            return len(json.loads(r.read()))
+
     def measure(binary, mode, released_at):
         """One run of `binary status` (`mode`: ["--json"] or [] for the table): prints its
         hub requests, peak RSS and wall time; whether they keep the bounds."""
         mark = len(settled_log())
+        kube_mark = kube_requests() if kube else 0
         began = time.time()
         out = subprocess.run(
             ["/usr/bin/time", "-v", binary, "status", "--hub-url", f"http://127.0.0.1:{public}",
-             "--hub-token", READER, "--released-at", released_at, *mode],
+             "--hub-token", READER, "--released-at", released_at, *(kube["args"] if kube else []), *mode],
             capture_output=True, text=True, env={"PATH": os.environ.get("PATH", "")},
         )
         wall = time.time() - began
@@ -108,8 +152,8 @@ c.JupyterHub.load_roles = [
         if mode:
             n = json.loads(out.stdout)["totals"]["running"]
         else:
-            # The table's last two lines: "N running: ..." and the convergence line.
-            n = int(out.stdout.splitlines()[-2].split()[0])
+            # The table's totals line: "N running: ...".
+            n = int(next(l for l in out.stdout.splitlines() if " running: " in l).split()[0])
         rss_kib = next(
             int(l.split(":")[1]) for l in out.stderr.splitlines()
             if "Maximum resident set size" in l
@@ -119,6 +163,13 @@ c.JupyterHub.load_roles = [
         gets = [l for l in sent if " GET " in l]
         bound = math.ceil(n / 200) + 1
         ok = n == running and len(gets) == len(sent) and len(sent) <= bound and rss_kib < 20 * 1024
+        if kube:
+            k = kube_requests() - kube_mark
+            k_bound = math.ceil(running / 500) + 1
+            ok &= k <= k_bound
+            if mode:
+                ok &= json.loads(out.stdout)["totals"]["evidence"] == "digest"
+            print(f"  Kubernetes requests {k}, bound ceil({running}/500)+1 = {k_bound}", flush=True)
         print(
             f"{binary} {' '.join(mode) or '(table)'}: users {users}, running servers {n}; "
             f"hub requests {len(sent)} (GET {len(gets)}), bound ceil({n}/200)+1 = {bound}; "
@@ -199,6 +250,9 @@ c.JupyterHub.load_roles = [
             sys.exit(1)
     finally:
         stop_hub(hub_proc)
+        if kube:
+            kube["proc"].kill()
+            kube["proc"].wait()
     shutil.rmtree(d, ignore_errors=True)
 
 

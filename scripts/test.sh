@@ -76,6 +76,14 @@ if ! cmp -s scripts/hub-requirements.txt "$venv/.hub-requirements.txt"; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -r scripts/hub-requirements.txt
   cp scripts/hub-requirements.txt "$venv/.hub-requirements.txt"
 fi
+# The fake Kubernetes API server's conformance check (tests/kube/check_client.py): the official
+# Python client and kubernetes-validate, pinned in scripts/kube-requirements.txt (after the hub's
+# pins: the client caps urllib3).
+if ! cmp -s scripts/kube-requirements.txt "$venv/.kube-requirements.txt"; then
+  echo "installing the Kubernetes client and kubernetes-validate into $venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -r scripts/kube-requirements.txt
+  cp scripts/kube-requirements.txt "$venv/.kube-requirements.txt"
+fi
 if ! cmp -s tests/hub/package-lock.json tests/hub/node_modules/.installed-package-lock.json; then
   echo "installing configurable-http-proxy into tests/hub/node_modules"
   (cd tests/hub && npm ci --no-audit --no-fund --loglevel=error)

@@ -160,6 +160,9 @@ fn failure_title(err: &anyhow::Error) -> String {
     if let Some(input) = cli::bad_input(err) {
         return format!("Invalid input: {input}");
     }
+    if let Some(alarm) = err.downcast_ref::<status::run::AlarmsFired>() {
+        return alarm.title.clone();
+    }
     match err
         .chain()
         .find_map(|e| e.downcast_ref::<GitHubError>())

@@ -1,6 +1,7 @@
 //! `codeq-rollout`: parse the command line, run, map the outcome to an exit code.
 //!
-//! Exit codes: 0 done (also when nothing changed), 1 failed, 2 bad usage.
+//! Exit codes: 0 done (also when nothing changed), 1 failed (also: `status` measured and an
+//! alarm its `fail-on` lists fired), 2 bad usage.
 
 use codeq_rollout::{Log, cli};
 use std::process::ExitCode;

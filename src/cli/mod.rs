@@ -7,6 +7,7 @@ mod announce;
 mod culler;
 mod deployment;
 pub mod inputs;
+pub mod kube;
 mod refused;
 mod status;
 mod usage;
@@ -498,6 +499,9 @@ pub struct StatusArgs {
     /// The run's clock, RFC 3339 (tests; default: now)
     #[arg(long, hide = true, value_parser = Checked(status::now_input))]
     pub now: Option<time::OffsetDateTime>,
+    /// The Kubernetes options: digest evidence, credentials, where the pods are, alarms.
+    #[command(flatten)]
+    pub kube: kube::KubeArgs,
 }
 
 impl std::fmt::Debug for StatusArgs {
@@ -517,6 +521,7 @@ impl std::fmt::Debug for StatusArgs {
             .field("include_names", &self.include_names)
             .field("json", &self.json)
             .field("now", &self.now)
+            .field("kube", &self.kube)
             .finish_non_exhaustive()
     }
 }
@@ -637,7 +642,9 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
     // (`x-access-token:TOKEN`), after every secret as the requests register it.
     let github_tokens = std::cell::RefCell::new(Vec::new());
     let mask = |long: &str, value: &str| {
-        if long != "--hub-token" || inputs::masks_hub_token(value) {
+        if long == "--kubeconfig" {
+            kube::mask_kubeconfig(log, value);
+        } else if long != "--hub-token" || inputs::masks_hub_token(value) {
             log.mask(value);
         }
         if long == "--github-token" {

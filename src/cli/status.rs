@@ -48,7 +48,15 @@ pub fn status_request(
     inputs::warn_if_plain_http(log, "hub-url", &hub_url, "hub-token");
     let now = args.now;
     let clock = now.unwrap_or_else(OffsetDateTime::now_utc);
-    let release = release(args, github_token, log, env, clock)?;
+    let kube = args.kube.request(log)?;
+    if kube.is_some() && args.image.is_none() {
+        return Err(UsageError::new(
+            "image",
+            "Kubernetes is on (kubeconfig or kubernetes: on) but image is not set: the pods' imageIDs are compared with the digest of image (--image)",
+        )
+        .into());
+    }
+    let release = release(args, github_token, log, env, clock, kube.is_some())?;
     let configured = args.culler.settings(log)?;
     super::culler::deadlines_fit(&configured, clock, now.is_some())?;
     Ok(StatusRequest {
@@ -67,6 +75,8 @@ pub fn status_request(
         json: args.json,
         include_names: args.include_names,
         now,
+        kube,
+        fail_on: args.kube.fail_on.clone(),
         pull: configured.image.pull_risk(release.announced.as_deref()),
         environment: args.deployment.environment.clone(),
         dry_run: args.dry_run,
@@ -140,6 +150,7 @@ fn release(
     log: &Log,
     env: &HashMap<String, String>,
     now: OffsetDateTime,
+    by_digest: bool,
 ) -> Result<ReleaseInputs> {
     let released_at = args.released_at;
     if let Some(at) = released_at.filter(|at| *at > now) {
@@ -179,9 +190,10 @@ fn release(
         .into());
     }
     let announced = image.as_ref().and_then(ImageSource::registry_reference);
+    let github_needed =
+        released_at.is_none() || args.comment || args.deployment.environment.is_some();
     let image = image.filter(|source| {
-        let needed =
-            released_at.is_none() || args.comment || args.deployment.environment.is_some();
+        let needed = github_needed || by_digest;
         if !needed {
             log.info(&format!(
                 "released-at is given and comment is off: the image {} is not resolved (only the release note and the comment need its digest)",
@@ -193,12 +205,12 @@ fn release(
     let tracking_labels = args.tracking_labels.entries().to_vec();
     // Checked only when used: with the image kept, the tracking issue is looked up (and
     // with the comment, written to).
-    if image.is_some() {
+    if image.is_some() && github_needed {
         publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
     }
     let github = match image {
-        Some(_) => Some(github_client(args, github_token, env, log)?),
-        None => None,
+        Some(_) if github_needed => Some(github_client(args, github_token, env, log)?),
+        _ => None,
     };
     let image = image.map(|source| {
         let registry = matches!(source, ImageSource::Registry(_)).then_some(registry);

@@ -92,6 +92,25 @@ pub fn resolve(dir: &Path, tag: Option<&str>) -> Result<Digest> {
     Ok(digest)
 }
 
+/// The child manifests of the image index `digest` in the layout at `dir`
+/// ([`manifest::children`]); none when the blob is a single-platform manifest.
+///
+/// # Errors
+/// A blob that cannot be read, is too large, or does not hash to `digest`.
+pub fn children(dir: &Path, digest: &Digest) -> Result<Vec<Digest>> {
+    let blob_path = dir.join("blobs/sha256").join(digest.hex());
+    let blob = read_regular(&blob_path, MAX_MANIFEST_BYTES as u64)
+        .with_context(|| format!("cannot read the manifest blob {}", blob_path.display()))?
+        .ok_or_else(|| anyhow::anyhow!("the manifest blob {} is too large", blob_path.display()))?;
+    if Digest::of_bytes(&blob) != *digest {
+        bail!(
+            "the blob {} does not hash to {digest}: the layout is corrupt",
+            blob_path.display()
+        );
+    }
+    Ok(manifest::children(&blob))
+}
+
 /// The descriptor for `tag`, or for no tag as [`resolve`] describes.
 fn select<'a>(index: &'a Index, tag: Option<&str>, dir: &Path) -> Result<&'a Descriptor> {
     let tagged = |name: &str| -> Vec<&Descriptor> {

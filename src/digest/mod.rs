@@ -138,6 +138,27 @@ pub async fn resolve(
     }
 }
 
+/// The child manifests of the image index `digest` that `source` names
+/// ([`manifest::children`]): read from the layout's blob, or with one GET of
+/// `/v2/<repo>/manifests/<digest>` ([`registry::children`], authenticated as [`resolve`]
+/// is). Empty for a single-platform image.
+///
+/// # Errors
+/// The layout's or the registry's error; a registry reference without `registry`.
+pub async fn children(
+    source: &ImageSource,
+    registry: Option<&registry::RegistryOptions>,
+    digest: &Digest,
+) -> anyhow::Result<Vec<Digest>> {
+    match (source, registry) {
+        (ImageSource::Layout { dir, .. }, _) => layout::children(dir, digest),
+        (ImageSource::Registry(reference), Some(options)) => {
+            Ok(registry::children(reference, digest, options).await?)
+        }
+        (ImageSource::Registry(_), None) => Err(anyhow::anyhow!("no registry options")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,6 +29,9 @@ pub enum Stage {
     StatusRelease,
     /// `status`: reading the hub's running servers, and what kind of failure it met.
     StatusHub(HubFault),
+    /// `status` by digest: listing the single-user pods from Kubernetes (or reading the
+    /// image index's child manifests).
+    StatusKubernetes,
     /// `status`: writing the step outputs and the job summary.
     StatusReport,
     /// `status`: writing the convergence comment on the tracking issue.
@@ -80,6 +83,12 @@ impl Stage {
                  `released-at`, then re-run the job.",
             ),
             Stage::StatusHub(fault) => ("reading the hub's running servers", fault.todo()),
+            Stage::StatusKubernetes => (
+                "reading the single-user pods from Kubernetes",
+                "Nothing was measured or written; the outputs are empty. Fix what the error \
+                 names (the kubeconfig, the Role with list on pods, the API server's address), \
+                 then re-run the job; or leave kubernetes off to judge by start time.",
+            ),
             Stage::StatusReport => (
                 "writing the step outputs",
                 "The hub was read; later steps may see the outputs empty. Re-run the job.",

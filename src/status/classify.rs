@@ -167,7 +167,8 @@ impl AtScaleModel {
     }
 }
 
-/// Where a server stands.
+/// Where a server stands. Serialises kebab-case (`stale-idle`, …, `mismatch`, `orphan`,
+/// `unknown`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum State {
@@ -178,8 +179,170 @@ pub enum State {
     StaleActive,
     /// Starting, stopping or not ready: reported apart.
     Pending,
-    /// Started after the release went live.
+    /// On the new image: by digest evidence, its pod's `imageID` names the release's image
+    /// index or one of its child manifests; by start time, started after the release.
     Updated,
+    /// Started after the release went live, but its pod runs another digest (digest evidence
+    /// only): a pull-policy or mirror fault that no cull pass cures.
+    Mismatch,
+    /// A single-user pod the hub does not list (digest evidence only): it runs its image and
+    /// no culler stops it.
+    Orphan,
+    /// Digest evidence missing: no pod found for the server, no `imageID` yet, a bare
+    /// `sha256:` ID naming no repository, or another repository than the release's image.
+    Unknown,
+}
+
+/// What `converged` rests on. Serialises as `"digest"` / `"start-time"` (`totals.evidence`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Evidence {
+    /// Each pod's `imageID` from Kubernetes, compared with the release's digests.
+    Digest,
+    /// Inferred: a server started after the release is taken as on the new image (no
+    /// Kubernetes configured).
+    #[default]
+    StartTime,
+}
+
+/// An alarm a scheduled run can fail on (`fail-on`; serde and clap kebab-case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+#[value(rename_all = "kebab-case")]
+pub enum Alarm {
+    /// A server started after the release runs the old digest ([`State::Mismatch`]).
+    Mismatch,
+    /// A stale server is past its deadline ([`Totals::overdue`]).
+    Overdue,
+    /// A single-user pod the hub does not list ([`State::Orphan`]).
+    Orphan,
+}
+
+/// The images that count as the release, for [`judge`]: the announced digest (the image
+/// index for a multi-arch image) and the index's child manifests, in `repository`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ImageTarget {
+    /// The announced digest first, then the index's children.
+    pub digests: Vec<crate::digest::Digest>,
+    /// The image's repository with its registry (`ghcr.io/org/lab`, `docker.io/library/lab`);
+    /// `None` for an OCI layout, which names none (the repository is then not checked).
+    pub repository: Option<String>,
+}
+
+/// What a pod's `imageID` says about its image, against an [`ImageTarget`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The release's index digest or one of its child manifests, in its repository.
+    New,
+    /// Another digest in the release's repository: the digest it runs (`sha256:…`).
+    Old(String),
+    /// Nothing to judge by.
+    Unknown(UnknownWhy),
+}
+
+/// Why a pod's image is [`Verdict::Unknown`]. Serialises kebab-case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnknownWhy {
+    /// No pod with the server's user and server name.
+    NoPod,
+    /// `imageID` empty or absent: the container is being created.
+    NoImageId,
+    /// A bare `sha256:` ID (an image config ID some runtimes report): no repository named.
+    BareId,
+    /// `imageID` names another repository than the release's image.
+    OtherRepository,
+    /// `imageID` is not `[scheme://]repository@sha256:<64 hex>`.
+    Unreadable,
+}
+
+/// A repository with its registry, in one spelling for comparison (the rules of
+/// distribution's `reference.ParseNormalizedNamed`): no registry (`lab`, `org/lab`) means
+/// `docker.io`, `index.docker.io` is `docker.io`, and a one-part Docker Hub name is under
+/// `library/`. Case kept (repositories are lower case; registries compare as given).
+pub fn normalize_repository(repository: &str) -> String {
+    let (first, rest) = repository.split_once('/').unwrap_or(("", repository));
+    let is_host = first.contains(['.', ':']) || first == "localhost";
+    let (host, path) = if is_host {
+        (first, rest)
+    } else {
+        ("docker.io", repository)
+    };
+    let host = if host == "index.docker.io" {
+        "docker.io"
+    } else {
+        host
+    };
+    if host == "docker.io" && !path.contains('/') {
+        format!("docker.io/library/{path}")
+    } else {
+        format!("{host}/{path}")
+    }
+}
+
+/// Judges a pod's `imageID` against `target`: [`Verdict::New`] when it is
+/// `[scheme://]<repository>@<digest>` with one of the target's digests and (when the target
+/// names one) its repository; [`Verdict::Old`] for another digest in that repository;
+/// [`Verdict::Unknown`] when it is empty or absent (container being created), a bare
+/// `sha256:` ID with no repository (containerd's and CRI-O's image config IDs; DESIGN.md,
+/// Kubernetes facts), another repository, or unreadable. Never [`Verdict::New`] without a
+/// repository in the ID: a config ID cannot be told from the release's.
+pub fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
+    let id = image_id.map(str::trim).unwrap_or_default();
+    if id.is_empty() {
+        return Verdict::Unknown(UnknownWhy::NoImageId);
+    }
+    // `docker-pullable://`, `docker://` and the like (dockershim, cri-dockerd).
+    let id = id.split_once("://").map_or(id, |(_, rest)| rest);
+    let Some((repository, digest)) = id.rsplit_once('@') else {
+        return Verdict::Unknown(if crate::digest::Digest::parse(id).is_ok() {
+            UnknownWhy::BareId
+        } else {
+            UnknownWhy::Unreadable
+        });
+    };
+    let Ok(digest) = crate::digest::Digest::parse(digest) else {
+        return Verdict::Unknown(UnknownWhy::Unreadable);
+    };
+    if repository.is_empty() {
+        return Verdict::Unknown(UnknownWhy::BareId);
+    }
+    if let Some(wanted) = &target.repository
+        && normalize_repository(wanted) != normalize_repository(repository)
+    {
+        return Verdict::Unknown(UnknownWhy::OtherRepository);
+    }
+    if target.digests.contains(&digest) {
+        Verdict::New
+    } else {
+        Verdict::Old(digest.to_string())
+    }
+}
+
+/// The pods Kubernetes listed and the release's images, for [`classify_by_digest`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodEvidence {
+    /// The single-user pods of the hub's release.
+    pub pods: Vec<super::Pod>,
+    /// The digests and repository that count as the release.
+    pub target: ImageTarget,
+    /// When the hub's listing began (the real clock): a pod without a listed server that
+    /// started later, or has no start time yet, is a server the hub started since, not an
+    /// orphan; it is left out.
+    pub hub_read_at: OffsetDateTime,
+}
+
+/// A server's pod, as judged: serialises as the `pod` object of a `--json` server (`name`,
+/// `image_id`, `digest` it runs or `null`, `unknown` reason or `null`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PodFacts {
+    /// The pod's name and `imageID`; `None` when no pod was found for the server.
+    #[serde(flatten)]
+    pub pod: Option<super::Pod>,
+    /// The digest an old pod runs ([`Verdict::Old`]); `None` otherwise.
+    pub digest: Option<String>,
+    /// Why the image is unknown; `None` when it is known.
+    pub unknown: Option<UnknownWhy>,
 }
 
 /// One server with its state and forecast. Serialises as a `--json` server without its
@@ -205,6 +368,9 @@ pub struct Classified {
     pub in_use_deadline: Option<OffsetDateTime>,
     /// Whether the deadline has passed at `now` and the server still runs.
     pub overdue: bool,
+    /// With digest evidence, the server's pod and what its `imageID` says; `None` (JSON
+    /// `null`) when judged by start time.
+    pub pod: Option<PodFacts>,
 }
 
 /// The counts, and when convergence is due. Serialises as the `totals` object of the
@@ -212,7 +378,7 @@ pub struct Classified {
 /// `None`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Totals {
-    /// Servers listed: `updated + stale + pending`.
+    /// Servers the hub lists: `updated + stale + pending + mismatch + unknown`.
     pub running: u64,
     /// Started after the release went live.
     pub updated: u64,
@@ -229,7 +395,16 @@ pub struct Totals {
     pub pending_stale: u64,
     /// Stale servers past their deadline.
     pub overdue: u64,
-    /// No server may still run the old image: no stale server and no stale pending one.
+    /// Started after the release but on the old digest ([`State::Mismatch`]).
+    pub mismatch: u64,
+    /// Single-user pods the hub does not list ([`State::Orphan`]; not in `running`).
+    pub orphans: u64,
+    /// Servers whose image is not known ([`State::Unknown`]).
+    pub unknown: u64,
+    /// What `converged` rests on.
+    pub evidence: Evidence,
+    /// No server may still run the old image: no stale server and no stale pending one;
+    /// with [`Evidence::Digest`] also no mismatch, no orphan and no unknown image.
     pub converged: bool,
     /// When every stale idle server will be gone if it stays idle (the latest of their
     /// deadlines); `None` when there is none, or when one of them has no deadline (culling
@@ -267,21 +442,87 @@ pub(crate) fn rfc3339_seconds<S: serde::Serializer>(
 /// The servers classified, sorted for reading (see [`classify`]), with their totals.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Classification {
-    /// Sorted by deadline (earliest first; stale servers without one after them), then
-    /// pending, then updated; ties by user and server name.
+    /// Mismatched servers and orphan pods first, then stale servers by deadline (earliest
+    /// first; those without one after them), then unknown, pending, updated; ties by state,
+    /// user and server name.
     pub servers: Vec<Classified>,
     /// The counts.
     pub totals: Totals,
 }
 
-/// Classifies `servers` against the release that went live at `released_at`, at `now`,
-/// with the culler `model` (see the module documentation).
+impl Classification {
+    /// The alarms that fired, sorted, whatever `fail-on` asks: [`Alarm::Mismatch`] with a
+    /// mismatched server, [`Alarm::Overdue`] with an overdue stale server, [`Alarm::Orphan`]
+    /// with a pod the hub does not list (the first and last only with digest evidence).
+    pub fn alarms(&self) -> Vec<Alarm> {
+        let t = &self.totals;
+        [
+            (Alarm::Mismatch, t.mismatch),
+            (Alarm::Overdue, t.overdue),
+            (Alarm::Orphan, t.orphans),
+        ]
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(a, _)| a)
+        .collect()
+    }
+}
+
+/// Classifies `servers` by start time ([`Evidence::StartTime`]) against the release that
+/// went live at `released_at`, at `now`, with the culler `model` (see the module
+/// documentation).
 pub fn classify(
     servers: impl IntoIterator<Item = Server>,
     released_at: OffsetDateTime,
     now: OffsetDateTime,
     model: &impl CullerModel,
 ) -> Classification {
+    classify_inner(servers, None, released_at, now, model)
+}
+
+/// Classifies `servers` by digest ([`Evidence::Digest`]): each server is joined to its pod by
+/// (user, server name), the annotations `hub.jupyter.org/username` and
+/// `hub.jupyter.org/servername`; the pod's `imageID` is [`judge`]d against the release.
+/// New → updated; old → stale idle or stale active (deadlines as by start time), or
+/// mismatch when the server started after the release; unknown (no pod, no `imageID`, a bare
+/// ID, another repository) → unknown. A pending server stays pending, counted in
+/// `pending_stale` unless its pod is on the new image. Pods no listed server joins are
+/// orphans (the first of two pods for one server too). `converged` needs all of them gone.
+pub fn classify_by_digest(
+    servers: impl IntoIterator<Item = Server>,
+    evidence: PodEvidence,
+    released_at: OffsetDateTime,
+    now: OffsetDateTime,
+    model: &impl CullerModel,
+) -> Classification {
+    classify_inner(servers, Some(evidence), released_at, now, model)
+}
+
+fn classify_inner(
+    servers: impl IntoIterator<Item = Server>,
+    evidence: Option<PodEvidence>,
+    released_at: OffsetDateTime,
+    now: OffsetDateTime,
+    model: &impl CullerModel,
+) -> Classification {
+    use std::collections::HashMap;
+    let by_digest = evidence.is_some();
+    let (pods, target, hub_read_at) = match evidence {
+        Some(e) => (e.pods, e.target, Some(e.hub_read_at)),
+        None => (Vec::new(), ImageTarget::default(), None),
+    };
+    // (user, server) → pods, in listing order.
+    let mut joined: HashMap<(String, String), Vec<super::Pod>> = HashMap::new();
+    let mut orphans: Vec<super::Pod> = Vec::new();
+    for pod in pods {
+        match &pod.user {
+            Some(user) => joined
+                .entry((user.clone(), pod.server.clone().unwrap_or_default()))
+                .or_default()
+                .push(pod),
+            None => orphans.push(pod),
+        }
+    }
     let mut totals = Totals::default();
     let mut idle_by: Option<Option<OffsetDateTime>> = None;
     let mut all_by: Option<Option<OffsetDateTime>> = None;
@@ -301,15 +542,45 @@ pub fn classify(
             };
             let after_release = server.started.is_some_and(|s| s > released_at);
             let pending = server.pending.is_some() || !server.ready;
-            let state = if pending {
-                State::Pending
-            } else if after_release {
-                State::Updated
-            } else if model.is_active(&times, now) {
-                State::StaleActive
-            } else {
-                State::StaleIdle
+            let pod_facts = by_digest.then(|| {
+                let pod = joined
+                    .get_mut(&(server.user.clone(), server.name.clone()))
+                    .and_then(std::vec::Vec::pop);
+                let verdict = pod
+                    .as_ref()
+                    .map_or(Verdict::Unknown(UnknownWhy::NoPod), |p| {
+                        judge(p.image_id.as_deref(), &target)
+                    });
+                (pod, verdict)
+            });
+            let verdict = pod_facts.as_ref().map(|(_, v)| v.clone());
+            let stale_state = || {
+                if model.is_active(&times, now) {
+                    State::StaleActive
+                } else {
+                    State::StaleIdle
+                }
             };
+            let state = match (&verdict, pending) {
+                (_, true) => State::Pending,
+                (None, false) if after_release => State::Updated,
+                (None, false) => stale_state(),
+                (Some(Verdict::New), false) => State::Updated,
+                (Some(Verdict::Old(_)), false) if after_release => State::Mismatch,
+                (Some(Verdict::Old(_)), false) => stale_state(),
+                (Some(Verdict::Unknown(_)), false) => State::Unknown,
+            };
+            let pod = pod_facts.map(|(pod, verdict)| PodFacts {
+                pod,
+                digest: match &verdict {
+                    Verdict::Old(d) => Some(d.clone()),
+                    _ => None,
+                },
+                unknown: match verdict {
+                    Verdict::Unknown(why) => Some(why),
+                    _ => None,
+                },
+            });
             let deadline = matches!(state, State::StaleIdle | State::StaleActive)
                 .then(|| model.deadline(&times, now))
                 .flatten();
@@ -332,11 +603,19 @@ pub fn classify(
                 State::Pending => {
                     totals.pending += 1;
                     // A stopping server, or one started before the release, may run the old
-                    // image; a spawn begun after the release pulls the new one.
-                    let old = !after_release || server.pending == Some(Pending::Stop);
+                    // image; a spawn begun after the release pulls the new one. By digest: a
+                    // pod already on the new image is not stale, whatever else.
+                    let old = match &verdict {
+                        Some(Verdict::New) => false,
+                        Some(Verdict::Old(_)) => true,
+                        _ => !after_release || server.pending == Some(Pending::Stop),
+                    };
                     totals.pending_stale += u64::from(old);
                 }
                 State::Updated => totals.updated += 1,
+                State::Mismatch => totals.mismatch += 1,
+                State::Unknown => totals.unknown += 1,
+                State::Orphan => {}
             }
             Classified {
                 server,
@@ -344,18 +623,60 @@ pub fn classify(
                 deadline,
                 in_use_deadline,
                 overdue,
+                pod,
             }
         })
         .collect();
+    // Pods no server joined: the extra ones of a joined key and those without a user.
+    orphans.extend(joined.into_values().flatten());
+    orphans.retain(|p| p.started.zip(hub_read_at).is_some_and(|(s, at)| s < at));
+    for pod in orphans {
+        let verdict = judge(pod.image_id.as_deref(), &target);
+        totals.orphans += 1;
+        out.push(Classified {
+            server: Server {
+                user: pod.user.clone().unwrap_or_default(),
+                name: pod.server.clone().unwrap_or_default(),
+                started: pod.started,
+                last_activity: None,
+                ready: true,
+                pending: None,
+            },
+            state: State::Orphan,
+            deadline: None,
+            in_use_deadline: None,
+            overdue: false,
+            pod: Some(PodFacts {
+                digest: match &verdict {
+                    Verdict::Old(d) => Some(d.clone()),
+                    _ => None,
+                },
+                unknown: match verdict {
+                    Verdict::Unknown(why) => Some(why),
+                    _ => None,
+                },
+                pod: Some(pod),
+            }),
+        });
+    }
     totals.stale = totals.stale_idle + totals.stale_active;
-    totals.converged = totals.stale == 0 && totals.pending_stale == 0;
+    totals.evidence = if by_digest {
+        Evidence::Digest
+    } else {
+        Evidence::StartTime
+    };
+    totals.converged = totals.stale == 0
+        && totals.pending_stale == 0
+        && (!by_digest || totals.mismatch + totals.orphans + totals.unknown == 0);
     totals.converged_by = idle_by.flatten();
     totals.all_stale_by = all_by.flatten();
     out.sort_by(|a, b| {
         let rank = |c: &Classified| match c.state {
-            State::StaleIdle | State::StaleActive => (0, c.deadline.is_none()),
-            State::Pending => (1, true),
-            State::Updated => (2, true),
+            State::Mismatch | State::Orphan => (0, true),
+            State::StaleIdle | State::StaleActive => (1, c.deadline.is_none()),
+            State::Unknown => (2, true),
+            State::Pending => (3, true),
+            State::Updated => (4, true),
         };
         rank(a)
             .cmp(&rank(b))
@@ -628,6 +949,10 @@ mod tests {
                 pending_stale: 0,
                 // c was due at 12:40.
                 overdue: 1,
+                mismatch: 0,
+                orphans: 0,
+                unknown: 0,
+                evidence: Evidence::StartTime,
                 converged: false,
                 converged_by: t(13, 0),
                 // d, active, is due at 14:08 if it goes idle now.
@@ -685,6 +1010,220 @@ mod tests {
         assert!(c.servers[0].overdue);
         assert_eq!(c.totals.converged_by, Some(datetime!(2026-11-30 11:10 UTC)));
         assert_eq!(c.totals.all_stale_by, Some(datetime!(2026-11-30 13:10 UTC)));
+    }
+
+    fn d(c: char) -> crate::digest::Digest {
+        crate::digest::Digest::parse(&format!("sha256:{}", c.to_string().repeat(64))).unwrap()
+    }
+
+    fn target() -> ImageTarget {
+        ImageTarget {
+            // The index, then its two platform manifests.
+            digests: vec![d('a'), d('b'), d('c')],
+            repository: Some("ghcr.io/org/lab".into()),
+        }
+    }
+
+    #[test]
+    fn image_ids_are_judged_by_digest_and_repository() {
+        let a = d('a');
+        let b = d('b');
+        let old = d('f');
+        // (imageID, verdict)
+        let cases = [
+            (format!("ghcr.io/org/lab@{a}"), Verdict::New),
+            // A runtime reporting the platform manifest (a child of the index).
+            (format!("ghcr.io/org/lab@{b}"), Verdict::New),
+            (
+                format!("docker-pullable://ghcr.io/org/lab@{a}"),
+                Verdict::New,
+            ),
+            (
+                format!("ghcr.io/org/lab@{old}"),
+                Verdict::Old(old.to_string()),
+            ),
+            // A bare config ID names no repository: never updated.
+            (a.to_string(), Verdict::Unknown(UnknownWhy::BareId)),
+            (format!("@{a}"), Verdict::Unknown(UnknownWhy::BareId)),
+            (String::new(), Verdict::Unknown(UnknownWhy::NoImageId)),
+            ("  ".into(), Verdict::Unknown(UnknownWhy::NoImageId)),
+            (
+                format!("ghcr.io/other/lab@{a}"),
+                Verdict::Unknown(UnknownWhy::OtherRepository),
+            ),
+            (
+                "ghcr.io/org/lab:latest".into(),
+                Verdict::Unknown(UnknownWhy::Unreadable),
+            ),
+            (
+                "ghcr.io/org/lab@sha256:zz".into(),
+                Verdict::Unknown(UnknownWhy::Unreadable),
+            ),
+        ];
+        for (id, verdict) in cases {
+            assert_eq!(judge(Some(&id), &target()), verdict, "{id:?}");
+        }
+        assert_eq!(
+            judge(None, &target()),
+            Verdict::Unknown(UnknownWhy::NoImageId)
+        );
+        // Docker Hub spellings are one repository.
+        let hub = ImageTarget {
+            digests: vec![a.clone()],
+            repository: Some("docker.io/library/lab".into()),
+        };
+        for id in [
+            format!("lab@{a}"),
+            format!("docker.io/lab@{a}"),
+            format!("index.docker.io/library/lab@{a}"),
+        ] {
+            assert_eq!(judge(Some(&id), &hub), Verdict::New, "{id}");
+        }
+        // An OCI layout names no repository: only the digest is checked.
+        let layout = ImageTarget {
+            digests: vec![a.clone()],
+            repository: None,
+        };
+        assert_eq!(
+            judge(Some(&format!("any/where@{a}")), &layout),
+            Verdict::New
+        );
+    }
+
+    fn pod(name: &str, user: Option<&str>, image: Option<String>) -> super::super::Pod {
+        super::super::Pod {
+            name: name.into(),
+            user: user.map(Into::into),
+            server: Some(String::new()),
+            image_id: image,
+            started: t(9, 0),
+        }
+    }
+
+    #[test]
+    fn servers_are_classified_by_their_pods_digest() {
+        let new = Some(format!("ghcr.io/org/lab@{}", d('a')));
+        let child = Some(format!("ghcr.io/org/lab@{}", d('c')));
+        let old = Some(format!("ghcr.io/org/lab@{}", d('f')));
+        let servers = vec![
+            server("new", t(12, 30), t(12, 59)),
+            server("child", t(12, 30), t(12, 59)),
+            // Started after the release, old digest: mismatch.
+            server("mismatch", t(12, 30), t(12, 59)),
+            // Started before the release on the new digest (re-pulled elsewhere): updated.
+            server("early-new", t(9, 0), t(11, 30)),
+            server("idle-old", t(9, 0), t(11, 30)),
+            server("creating", t(12, 58), None),
+            server("no-pod", t(12, 30), None),
+        ];
+        let pods = vec![
+            pod("jupyter-new", Some("new"), new.clone()),
+            pod("jupyter-child", Some("child"), child),
+            pod("jupyter-mismatch", Some("mismatch"), old.clone()),
+            pod("jupyter-early-new", Some("early-new"), new.clone()),
+            pod("jupyter-idle-old", Some("idle-old"), old.clone()),
+            pod("jupyter-creating", Some("creating"), None),
+            pod("jupyter-gone", Some("gone"), old),
+            // Started after the hub was read: a server the hub started since, left out.
+            super::super::Pod {
+                started: t(13, 1),
+                ..pod("jupyter-late", Some("late"), new)
+            },
+        ];
+        let evidence = PodEvidence {
+            pods,
+            target: target(),
+            hub_read_at: NOW,
+        };
+        let c = classify_by_digest(servers, evidence, RELEASE, NOW, &defaults());
+        let states: Vec<(&str, State)> = c
+            .servers
+            .iter()
+            .map(|s| (s.server.user.as_str(), s.state))
+            .collect();
+        assert_eq!(
+            states,
+            [
+                ("mismatch", State::Mismatch),
+                ("gone", State::Orphan),
+                ("idle-old", State::StaleIdle),
+                ("creating", State::Unknown),
+                ("no-pod", State::Unknown),
+                ("child", State::Updated),
+                ("early-new", State::Updated),
+                ("new", State::Updated),
+            ]
+        );
+        let t = c.totals;
+        assert_eq!(
+            (
+                t.running,
+                t.updated,
+                t.mismatch,
+                t.orphans,
+                t.unknown,
+                t.stale_idle
+            ),
+            (7, 3, 1, 1, 2, 1)
+        );
+        assert_eq!(t.evidence, Evidence::Digest);
+        assert!(!t.converged);
+        // idle-old was due at 12:40.
+        assert_eq!(c.alarms(), [Alarm::Mismatch, Alarm::Overdue, Alarm::Orphan]);
+        assert_eq!(
+            c.servers[0].pod.as_ref().unwrap().digest,
+            Some(d('f').to_string())
+        );
+    }
+
+    #[test]
+    fn by_digest_converged_needs_every_pod_on_the_release() {
+        let new = Some(format!("ghcr.io/org/lab@{}", d('b')));
+        let evidence = PodEvidence {
+            pods: vec![pod("jupyter-a", Some("a"), new)],
+            target: target(),
+            hub_read_at: NOW,
+        };
+        let c = classify_by_digest(
+            vec![server("a", t(9, 0), t(12, 59))],
+            evidence,
+            RELEASE,
+            NOW,
+            &defaults(),
+        );
+        assert!(c.totals.converged);
+        assert!(c.alarms().is_empty());
+        // By start time the same server is stale: only the digest says otherwise.
+        let s = classify(
+            vec![server("a", t(9, 0), t(12, 59))],
+            RELEASE,
+            NOW,
+            &defaults(),
+        );
+        assert!(!s.totals.converged);
+        assert_eq!(s.totals.evidence, Evidence::StartTime);
+    }
+
+    proptest::proptest! {
+        /// Whatever the imageID, a pod is never judged new without a repository and one of
+        /// the release's digests in it.
+        #[test]
+        fn new_needs_repository_and_release_digest(id in ".{0,90}", pick in 0usize..4) {
+            let digests = ["a", "b", "c", "f"].map(|c| d(c.chars().next().unwrap()));
+            let candidates = [
+                id.clone(),
+                format!("ghcr.io/org/lab@{}", digests[pick]),
+                format!("{}@{}", id, digests[pick]),
+                digests[pick].to_string(),
+            ];
+            for cand in candidates {
+                if judge(Some(&cand), &target()) == Verdict::New {
+                    let (repo, digest) = cand.rsplit_once('@').unwrap();
+                    proptest::prop_assert!(!repo.is_empty());
+                    proptest::prop_assert!(target().digests.iter().any(|x| x.as_str() == digest));
+                }
+            }
+        }
     }
 
     proptest::proptest! {
@@ -752,31 +1291,5 @@ mod tests {
                 proptest::prop_assert!(c.servers.iter().filter(|s| s.state == State::StaleIdle).all(|s| s.deadline <= Some(by)));
             }
         }
-    }
-}
-
-/// An alarm of a `status` run: something the rollout promised that did not happen. The
-/// `fail-on` values; serde and clap in kebab-case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-#[clap(rename_all = "kebab-case")]
-pub enum Alarm {
-    /// A server started after the release runs the old digest (digest evidence only).
-    Mismatch,
-    /// A stale server is past its deadline.
-    Overdue,
-    /// A single-user pod the hub does not list.
-    Orphan,
-}
-
-impl Classification {
-    /// The alarms that fired, sorted, whatever `fail-on` says: [`Alarm::Overdue`] when a
-    /// stale server is past its deadline.
-    pub fn alarms(&self) -> Vec<Alarm> {
-        let mut alarms = Vec::new();
-        if self.totals.overdue > 0 {
-            alarms.push(Alarm::Overdue);
-        }
-        alarms
     }
 }

@@ -13,8 +13,11 @@
 //! RFC 3339.
 
 use super::Pending;
-use super::classify::{Classification, Classified, State, Totals, rfc3339};
+use super::classify::{
+    Alarm, Classification, Classified, Evidence, State, Totals, UnknownWhy, rfc3339,
+};
 use super::history::{self, History, HistoryError, Point};
+use super::kube::KubeError;
 use crate::digest::Digest;
 use crate::render::{ISSUE_BODY_LIMIT, MarkerKind, truncate_body, utc_minute};
 use crate::support::sanitize;
@@ -67,7 +70,27 @@ fn state_words(state: State) -> &'static str {
         State::StaleActive => "stale active",
         State::Pending => "pending",
         State::Updated => "updated",
+        State::Mismatch => "old digest",
+        State::Orphan => "pod not in hub",
+        State::Unknown => "image unknown",
     }
+}
+
+/// Why an image is unknown, in a few words.
+fn unknown_words(why: UnknownWhy) -> &'static str {
+    match why {
+        UnknownWhy::NoPod => "no pod found",
+        UnknownWhy::NoImageId => "no imageID yet",
+        UnknownWhy::BareId => "imageID names no repository",
+        UnknownWhy::OtherRepository => "another repository",
+        UnknownWhy::Unreadable => "imageID unreadable",
+    }
+}
+
+/// The digest an old pod runs, shortened as `docker images` shows it.
+fn short_digest(digest: &str) -> String {
+    let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
+    format!("sha256:{}", hex.chars().take(12).collect::<String>())
 }
 
 /// The "stopped by" words for one server. An active stale server has two: the deadline it
@@ -98,6 +121,17 @@ fn deadline_words(c: &Classified) -> String {
             _ => "not ready".into(),
         },
         (State::Updated, _) => "-".into(),
+        (State::Mismatch, _) => match c.pod.as_ref().and_then(|p| p.digest.as_deref()) {
+            Some(d) => format!("not by the culler: runs {}", short_digest(d)),
+            None => "not by the culler".into(),
+        },
+        (State::Orphan, _) => "never: no culler stops it".into(),
+        (State::Unknown, _) => c
+            .pod
+            .as_ref()
+            .and_then(|p| p.unknown)
+            .map_or("-", unknown_words)
+            .into(),
     }
 }
 
@@ -224,10 +258,26 @@ fn width(text: &str) -> usize {
 }
 
 fn totals_line(t: &Totals) -> String {
-    format!(
-        "{} running: {} updated, {} stale idle, {} stale active, {} pending.",
+    let mut line = format!(
+        "{} running: {} updated, {} stale idle, {} stale active, {} pending",
         t.running, t.updated, t.stale_idle, t.stale_active, t.pending
-    )
+    );
+    if t.evidence == Evidence::Digest {
+        line.push_str(&format!(
+            ", {} on the old digest although started after the release, {} image unknown; {} pods the hub does not list",
+            t.mismatch, t.unknown, t.orphans
+        ));
+    }
+    line.push('.');
+    line
+}
+
+/// What `converged` rests on, for outputs and JSON readers: `digest` or `start-time`.
+pub fn evidence_name(evidence: Evidence) -> &'static str {
+    match evidence {
+        Evidence::Digest => "digest",
+        Evidence::StartTime => "start-time",
+    }
 }
 
 /// The `--json` document (shape version [`JSON_VERSION`]; field names are stable).
@@ -323,7 +373,8 @@ pub fn json(facts: &StatusFacts<'_>) -> String {
 }
 
 /// The Actions outputs: `running`, `updated`, `stale` (idle and active), `stale-active`
-/// (counts), `converged` (`true`/`false`) and `converged-by` (RFC 3339 time by which every
+/// (counts), `converged` (`true`/`false`), `evidence` (`digest`, or `start-time` when
+/// inferred), `mismatch` and `orphans` (counts, 0 by start time) and `converged-by` (RFC 3339 time by which every
 /// idle stale server will be gone; empty when there is none or culling is disabled), in
 /// the shape [`crate::report::format_outputs`] takes.
 pub fn outputs(totals: &Totals) -> Vec<(&'static str, String)> {
@@ -333,6 +384,9 @@ pub fn outputs(totals: &Totals) -> Vec<(&'static str, String)> {
         ("stale", totals.stale.to_string()),
         ("stale-active", totals.stale_active.to_string()),
         ("converged", totals.converged.to_string()),
+        ("evidence", evidence_name(totals.evidence).to_string()),
+        ("mismatch", totals.mismatch.to_string()),
+        ("orphans", totals.orphans.to_string()),
         (
             "converged-by",
             totals.converged_by.map(rfc3339).unwrap_or_default(),
@@ -618,6 +672,10 @@ fn render(
             pending_stale => t.pending_stale,
             overdue => t.overdue,
             converged => t.converged,
+            mismatch => t.mismatch,
+            orphans => t.orphans,
+            unknown => t.unknown,
+            by_digest => t.evidence == Evidence::Digest,
         },
         converged_by => t.converged_by.map(deadline_minute),
         all_stale_by => t.all_stale_by.map(deadline_minute),
@@ -705,7 +763,7 @@ fn numbers_line(facts: &StatusFacts<'_>) -> String {
     let t = &facts.classification.totals;
     let time = |x: Option<OffsetDateTime>| x.map_or_else(|| "-".to_string(), rfc3339);
     let mut line = format!(
-        "<!-- codeq-rollout:convergence-numbers running={} updated={} stale-idle={} stale-active={} pending={} pending-stale={} overdue={} converged={} converged-by={} all-stale-by={}",
+        "<!-- codeq-rollout:convergence-numbers running={} updated={} stale-idle={} stale-active={} pending={} pending-stale={} overdue={} converged={} converged-by={} all-stale-by={} evidence={} mismatch={} orphans={} unknown={}",
         t.running,
         t.updated,
         t.stale_idle,
@@ -716,6 +774,10 @@ fn numbers_line(facts: &StatusFacts<'_>) -> String {
         t.converged,
         time(t.converged_by),
         time(t.all_stale_by),
+        evidence_name(t.evidence),
+        t.mismatch,
+        t.orphans,
+        t.unknown,
     );
     if facts.include_names {
         use sha2::Digest as _;
@@ -989,3 +1051,149 @@ pub mod deployment;
 
 #[cfg(test)]
 mod tests;
+
+/// The error annotation for one server that started after the release but runs the old
+/// digest: title and message naming the pod, the digest it runs and what to check.
+pub fn mismatch_annotation(c: &Classified) -> (String, String) {
+    let pod = c
+        .pod
+        .as_ref()
+        .and_then(|p| p.pod.as_ref())
+        .map_or_else(|| "?".to_string(), |p| sanitize::log_line(&p.name, 253));
+    let digest = c
+        .pod
+        .as_ref()
+        .and_then(|p| p.digest.clone())
+        .unwrap_or_default();
+    (
+        "Server on the old image".to_string(),
+        format!(
+            "pod {pod} (user {}, server {}) started after the release but runs {digest}: the node did not pull the new image. Check singleuser.image.pullPolicy (Always for a tag such as :latest), the KubeSpawner version (before 6.2 it set IfNotPresent), and any registry mirror between the nodes and the registry; then stop the server so it starts again on the new image",
+            terminal_name(&c.server.user),
+            terminal_name(&c.server.name),
+        ),
+    )
+}
+
+/// The error annotation of a run that fails on `alarms` (`fail-on`).
+pub fn alarm_annotation(alarms: &[Alarm], t: &Totals) -> (String, String) {
+    let words: Vec<String> = alarms
+        .iter()
+        .map(|a| match a {
+            Alarm::Mismatch => format!(
+                "{} server(s) started after the release run the old digest (mismatch)",
+                t.mismatch
+            ),
+            Alarm::Overdue => format!(
+                "{} stale server(s) are past the deadline the release note promised (overdue)",
+                t.overdue
+            ),
+            Alarm::Orphan => format!(
+                "{} single-user pod(s) run that the hub does not list (orphan)",
+                t.orphans
+            ),
+        })
+        .collect();
+    (
+        "Convergence alarm".to_string(),
+        format!(
+            "{}; the run fails because fail-on lists {}. See the table above",
+            words.join("; "),
+            alarms
+                .iter()
+                .map(|a| match a {
+                    Alarm::Mismatch => "mismatch",
+                    Alarm::Overdue => "overdue",
+                    Alarm::Orphan => "orphan",
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    )
+}
+
+/// The debug line after the pods were read.
+pub fn kube_read(pods: usize, requests: u32, restarted: bool) -> String {
+    format!(
+        "Kubernetes: {pods} single-user pod(s) in {requests} request(s){}",
+        if restarted {
+            " (the listing restarted once after 410 Gone)"
+        } else {
+            ""
+        }
+    )
+}
+
+/// A failed Kubernetes read in words: what failed, then what to do.
+pub fn kube_error(e: &KubeError, namespace: &str) -> String {
+    let help = match e {
+        KubeError::ExecPlugin { .. } => format!(
+            "the image has no credential plugins (gke-gcloud-auth-plugin, aws eks get-token, kubelogin). Give a kubeconfig whose user holds a ServiceAccount token instead:\n\n{}",
+            service_account_kubeconfig(namespace)
+        ),
+        KubeError::Kubeconfig { .. } => format!(
+            "give the kubeconfig file's whole content (YAML with clusters, users, contexts and current-context), e.g.:\n\n{}",
+            service_account_kubeconfig(namespace)
+        ),
+        KubeError::NoCredentials { .. } => "set kubeconfig (the Action input, a secret holding the file's content), KUBECONFIG, or run in the cluster with a service account; or leave kubernetes off to judge by start time".to_string(),
+        KubeError::Unauthorized { .. } => "the token is expired, revoked or not the cluster's: create a new ServiceAccount token Secret (docs/status-kubernetes.md) and update the kubeconfig secret".to_string(),
+        KubeError::Forbidden { namespace, .. } => format!(
+            "grant the verb list on the resource pods in the namespace {namespace}: create this Role and RoleBinding (docs/status-kubernetes.md):\n\n{}",
+            role_snippet(namespace)
+        ),
+        KubeError::Expired { .. } => "the pods changed too fast to list; run status again".to_string(),
+        KubeError::Status { .. } => "check the API server's message; run status again".to_string(),
+        KubeError::Unreachable { .. } => "check the kubeconfig's server address and CA, and that this runner can reach the API server".to_string(),
+    };
+    format!("{e}. {help}")
+}
+
+/// The smallest RBAC `status` needs: list pods in `namespace`.
+pub fn role_snippet(namespace: &str) -> String {
+    format!(
+        "apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: codeq-rollout-status
+  namespace: {namespace}
+rules:
+  - apiGroups: [\"\"]
+    resources: [pods]
+    verbs: [list]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: codeq-rollout-status
+  namespace: {namespace}
+subjects:
+  - kind: ServiceAccount
+    name: codeq-rollout-status
+    namespace: {namespace}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: codeq-rollout-status"
+    )
+}
+
+/// The ServiceAccount-token kubeconfig to use instead of a plugin.
+pub fn service_account_kubeconfig(namespace: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: Config
+clusters:
+  - name: hub
+    cluster:
+      server: https://API-SERVER:6443
+      certificate-authority-data: BASE64-CA
+users:
+  - name: codeq-rollout-status
+    user:
+      token: TOKEN   # kubectl -n {namespace} get secret codeq-rollout-status -o jsonpath='{{.data.token}}' | base64 -d
+contexts:
+  - name: hub
+    context: {{cluster: hub, user: codeq-rollout-status, namespace: {namespace}}}
+current-context: hub"
+    )
+}

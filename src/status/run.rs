@@ -3,9 +3,13 @@
 //! Read-only: the hub gets only GET requests ([`super::hub`]); GitHub gets writes only for
 //! the opt-in comment, and none with `dry-run`.
 
-use super::classify::{AtScaleModel, classify};
+use super::classify::{
+    Alarm, AtScaleModel, ImageTarget, PodEvidence, State, Verdict, classify, classify_by_digest,
+    judge,
+};
 use super::history;
 use super::hub::{HubClient, HubError};
+use super::kube::{KubeClient, KubeError, KubeRequest};
 use super::report::{self, CommentChange, CommentOutcome, StatusFacts};
 use crate::digest::registry::RegistryOptions;
 use crate::digest::{self, Digest, ImageSource};
@@ -57,6 +61,10 @@ pub struct StatusRequest {
     pub include_names: bool,
     /// The run's clock (`--now`, tests); `None` for the time the hub is read.
     pub now: Option<OffsetDateTime>,
+    /// Kubernetes (opt-in): judge by each pod's digest; `None` to infer from start times.
+    pub kube: Option<super::kube::KubeRequest>,
+    /// `fail-on`: the alarms that make the run fail (exit 1).
+    pub fail_on: Vec<super::classify::Alarm>,
     /// The pull-policy preflight's finding from the values files and `--image`, repeated as
     /// a warning: new servers may start on an older image, so a server started after the
     /// release is not surely updated.
@@ -90,7 +98,10 @@ pub enum CommentMode {
 pub async fn run(req: &StatusRequest, log: &Log) -> Result<()> {
     let mut stage = Stage::StatusRelease;
     let outcome = stages(req, log, &mut stage).await;
-    if let Err(err) = &outcome {
+    // Alarms fire after a full report: nothing to replace with a failure summary.
+    if let Err(err) = &outcome
+        && !err.is::<AlarmsFired>()
+    {
         report_failure(req, stage, err, log);
     }
     outcome
@@ -105,6 +116,7 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     let release = release(req, log).await?;
 
     // 2. Hub (GET only, page by page).
+    let hub_read_at = OffsetDateTime::now_utc();
     *stage = Stage::StatusHub(HubFault::Access);
     let listing = req.hub.list_active_servers().await.inspect_err(|e| {
         *stage = Stage::StatusHub(hub_fault(e));
@@ -139,7 +151,15 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
             longest
         )));
     }
-    let classification = classify(listing.servers, release.released_at, now, &model);
+    // 2b. Kubernetes (opt-in, after the hub: a pod started since is no orphan).
+    let classification = match &req.kube {
+        None => classify(listing.servers, release.released_at, now, &model),
+        Some(kube) => {
+            *stage = Stage::StatusKubernetes;
+            let evidence = pods(req, kube, &release, hub_read_at, log).await?;
+            classify_by_digest(listing.servers, evidence, release.released_at, now, &model)
+        }
+    };
 
     // 4. Report.
     let facts = StatusFacts {
@@ -206,6 +226,16 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     *stage = Stage::StatusReport;
     files.write_summary(&report::job_summary(&facts)?)?;
 
+    for c in classification
+        .servers
+        .iter()
+        .filter(|c| c.state == State::Mismatch)
+        .take(MISMATCH_ANNOTATIONS_MAX)
+    {
+        let (title, message) = report::mismatch_annotation(c);
+        log.error(&title, &message);
+    }
+
     // 5. The tracking issue's comment (opt-in), and a line of the job summary saying what
     // became of it.
     *stage = Stage::StatusComment;
@@ -256,7 +286,83 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
             ),
         ])?;
     }
+
+    // 7. Alarms (`fail-on`): exit 1 with an annotation, everything above written.
+    let fired: Vec<Alarm> = classification
+        .alarms()
+        .into_iter()
+        .filter(|a| req.fail_on.contains(a))
+        .collect();
+    if !fired.is_empty() {
+        let (title, message) = report::alarm_annotation(&fired, &classification.totals);
+        return Err(anyhow!(AlarmsFired { title, message }));
+    }
     Ok(())
+}
+
+/// The most mismatch annotations one run prints (GitHub shows ten error annotations per step).
+const MISMATCH_ANNOTATIONS_MAX: usize = 10;
+
+/// The run failed on `fail-on`: the measurement succeeded, the alarms fired. `main` prints
+/// it as an error annotation titled `title` and exits 1.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct AlarmsFired {
+    /// The annotation's title.
+    pub title: String,
+    /// What fired.
+    pub message: String,
+}
+
+/// Stage 2b: the single-user pods, and the digests that count as the release: the announced
+/// digest and, only when a pod reports another digest (so the common case costs no registry
+/// request), the index's child manifests ([`digest::children`]).
+async fn pods(
+    req: &StatusRequest,
+    kube: &KubeRequest,
+    release: &Release,
+    hub_read_at: OffsetDateTime,
+    log: &Log,
+) -> Result<PodEvidence> {
+    let digest = release.digest.clone().ok_or_else(|| {
+        anyhow!("no digest to judge pods by (a bug: the command line needs image)")
+    })?;
+    let fail = |e: KubeError| anyhow!(report::kube_error(&e, &kube.query.namespace));
+    let client = KubeClient::new(&kube.credentials, kube.timeout)
+        .await
+        .map_err(fail)?;
+    let listing = client.list_pods(&kube.query).await.map_err(fail)?;
+    log.debug(&report::kube_read(
+        listing.pods.len(),
+        listing.requests,
+        listing.restarted,
+    ));
+    let (source, registry) = req
+        .image
+        .as_ref()
+        .ok_or_else(|| anyhow!("no image (a bug: the command line needs it)"))?;
+    let repository = match source {
+        ImageSource::Registry(r) => Some(format!("{}/{}", r.registry(), r.repository())),
+        ImageSource::Layout { .. } => None,
+    };
+    let mut target = ImageTarget {
+        digests: vec![digest.clone()],
+        repository,
+    };
+    let other = listing
+        .pods
+        .iter()
+        .any(|p| matches!(judge(p.image_id.as_deref(), &target), Verdict::Old(_)));
+    if other {
+        target
+            .digests
+            .extend(digest::children(source, registry.as_ref(), &digest).await?);
+    }
+    Ok(PodEvidence {
+        pods: listing.pods,
+        target,
+        hub_read_at,
+    })
 }
 
 /// Stage 6: the status the rollout asks for ([`report::deployment::rollout`]) on the
@@ -338,8 +444,11 @@ fn report_failure(req: &StatusRequest, stage: Stage, err: &anyhow::Error, log: &
         hub: Some(req.hub_url.clone()),
         ..render::Failure::default()
     });
-    let outputs = matches!(stage, Stage::StatusRelease | Stage::StatusHub(_))
-        .then(report::unmeasured_outputs);
+    let outputs = matches!(
+        stage,
+        Stage::StatusRelease | Stage::StatusHub(_) | Stage::StatusKubernetes
+    )
+    .then(report::unmeasured_outputs);
     let summary = (failed_write(err) != Some(RunnerFile::Summary)).then(|| log.redact(&summary));
     let unwritten = FileCommands::from_env().write_failure(outputs.as_deref(), summary.as_deref());
     if let Some(warning) = unwritten.warning() {

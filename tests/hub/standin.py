@@ -7,12 +7,20 @@ reach it), and fakes the time a server takes to stop: `stop()` sleeps for the se
 endpoint. Every start and stop is appended to `events.jsonl` as one JSON line
 `{"event": "started"|"stop_begin"|"stopped", "user": NAME, "t": UNIX_SECONDS}` that the
 harness reads.
+
+With `kube.json` in the hub's working directory (`{"admin": URL, "images": {USER: IMAGE_ID},
+"default": IMAGE_ID}`), the spawner also plays KubeSpawner's part for the fake Kubernetes API
+server (tests/kube/fake_apiserver.py): it registers the server's pod, annotated with the user
+and server name and carrying the `imageID` the scenario chose, when it starts the server, and
+removes it when the server stops.
 """
 
 import asyncio
+import datetime
 import json
 import os
 import time
+import urllib.request
 
 from jupyterhub.spawner import Spawner
 from tornado import web
@@ -39,10 +47,44 @@ def _stop_delay(user):
         return 0.0
 
 
+def _kube():
+    try:
+        with open("kube.json") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
+
+
+def _pod_name(user, server):
+    return f"jupyter-{user}" + (f"--{server}" if server else "")
+
+
+def _kube_send(kube, method, path, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(kube["admin"] + path, data=data, method=method)
+    urllib.request.urlopen(req, timeout=30).read()
+
+
 class StandinSpawner(Spawner):
     """Starts at once; stops after the user's configured delay."""
 
     _http = None
+
+    def _register_pod(self):
+        kube = _kube()
+        if kube is None:
+            return
+        user, server = self.user.name, self.name or ""
+        image_id = kube.get("images", {}).get(user, kube.get("default", ""))
+        started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        spec = {"name": _pod_name(user, server), "user": user, "server": server,
+                "image_id": image_id, "start_time": started}
+        _kube_send(kube, "POST", "/pods", [spec])
+
+    def _remove_pod(self):
+        kube = _kube()
+        if kube is not None:
+            _kube_send(kube, "DELETE", "/pods/" + _pod_name(self.user.name, self.name or ""))
 
     async def start(self):
         sockets = bind_sockets(0, "127.0.0.1")
@@ -50,6 +92,7 @@ class StandinSpawner(Spawner):
         app = web.Application([(r"/.*", _Ok)])
         self._http = HTTPServer(app)
         self._http.add_sockets(sockets)
+        self._register_pod()
         _record("started", self.user.name)
         return ("127.0.0.1", port)
 
@@ -64,6 +107,7 @@ class StandinSpawner(Spawner):
         if self._http is not None:
             self._http.stop()
             self._http = None
+        self._remove_pod()
         _record("stopped", self.user.name)
 
     def get_state(self):

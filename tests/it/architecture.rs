@@ -36,6 +36,7 @@ const LAYERS: &[&[&str]] = &[
     &["report"],
     &[
         "status::hub",
+        "status::kube",
         "status::classify",
         "status::history",
         "status::report",
@@ -77,6 +78,8 @@ const IO_MODULES: &[&str] = &[
     "publish",
     "report",
     "status::hub",
+    // The edge's client; its error type (`status::kube::KubeError`) is data the report words.
+    "status::kube::KubeClient",
     "status::run",
     "announce",
     "docs",

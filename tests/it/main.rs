@@ -14,6 +14,7 @@ mod deployments;
 mod e2e;
 mod hostile;
 mod hub;
+mod kube;
 mod manual;
 mod openapi;
 mod publish;

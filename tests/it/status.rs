@@ -228,6 +228,8 @@ fn status_as_the_action_runs_it(base: &str, released_at: &str) {
             ("updated", "1"),
             ("stale", "2"),
             ("converged", "false"),
+            // No Kubernetes configured: inferred from start times, said so.
+            ("evidence", "start-time"),
         ],
     );
     assert_eq!(
@@ -235,6 +237,9 @@ fn status_as_the_action_runs_it(base: &str, released_at: &str) {
         [
             "converged",
             "converged-by",
+            "evidence",
+            "mismatch",
+            "orphans",
             "running",
             "stale",
             "stale-active",

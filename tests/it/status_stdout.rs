@@ -166,6 +166,9 @@ async fn a_run_the_hub_refuses_writes_a_failure_summary_and_empty_outputs() {
         [
             ("converged", ""),
             ("converged-by", ""),
+            ("evidence", ""),
+            ("mismatch", ""),
+            ("orphans", ""),
             ("running", ""),
             ("stale", ""),
             ("stale-active", ""),

@@ -130,6 +130,33 @@ pub async fn resolve(
     session.run().await
 }
 
+/// The child manifests of the image index `digest` in `reference`'s repository: one GET of
+/// `/v2/<repo>/manifests/<digest>` (two or three with authentication, as [`resolve`]), the
+/// body checked as [`resolve`] checks a GET (a manifest, hashing to `digest`), then
+/// [`manifest::children`]. Used by `status` only when a pod reports another digest than the
+/// index's, so the common case costs no request.
+///
+/// # Errors
+/// As [`resolve`].
+pub async fn children(
+    reference: &Reference,
+    digest: &Digest,
+    options: &RegistryOptions,
+) -> Result<Vec<Digest>, RegistryError> {
+    let pinned = Reference::with_digest(
+        reference.registry().to_string(),
+        reference.repository().to_string(),
+        digest.to_string(),
+    );
+    check_reference(&pinned)?;
+    let timer: Arc<dyn Timer> = match &options.timer {
+        Some(t) => Arc::clone(t),
+        None => Arc::new(TokioTimer::start()),
+    };
+    let mut session = Session::new(&pinned, options, timer.as_ref())?;
+    session.children().await
+}
+
 /// Checks what can be checked of `reference` without a request: the registry's port is a
 /// port number (1 to 65535), and a digest pin is `sha256:<64 lower-case hex>` (registries
 /// compare digests as strings, and only sha256 digests are announced).
@@ -299,6 +326,30 @@ impl<'a> Session<'a> {
             Ok(get) => self.digest_of_get(get),
             Err(_) => Err(self.refusal(head.status, &[])),
         }
+    }
+
+    /// One GET of the pinned manifest (authenticating on a 401), checked, and its children.
+    async fn children(&mut self) -> Result<Vec<Digest>, RegistryError> {
+        let mut get = self.manifest(Method::GET, None).await;
+        if let Ok(answer) = &get {
+            if answer.status == StatusCode::UNAUTHORIZED && self.authenticate(answer).await? {
+                get = self.manifest(Method::GET, None).await;
+            }
+        }
+        let get = match get {
+            Ok(get) => get,
+            Err(Failure::Status {
+                answer,
+                attempts,
+                elapsed,
+                retry_after,
+            }) => return Err(self.unavailable(answer, attempts, elapsed, retry_after)),
+            Err(failure) => return Err(self.manifest_transport(failure)),
+        };
+        let body = get.body.clone();
+        let resolved = self.digest_of_get(get)?;
+        self.check_pin(&resolved.digest, "the sha256 of its bytes")?;
+        Ok(manifest::children(&body))
     }
 
     /// After the HEAD's last try answered 429 or 5xx: one GET (one try, within the deadline),

@@ -187,6 +187,9 @@ fn outputs_are_counts_and_times() {
             ("stale", "5".to_string()),
             ("stale-active", "1".to_string()),
             ("converged", "false".to_string()),
+            ("evidence", "start-time".to_string()),
+            ("mismatch", "0".to_string()),
+            ("orphans", "0".to_string()),
             ("converged-by", "2026-11-30T13:08:00Z".to_string()),
         ]
     );

@@ -286,6 +286,22 @@ c.JupyterHub.load_roles = [
         std::fs::read_to_string(self.dir.path().join("hub.log")).unwrap_or_default()
     }
 
+    /// Makes the rig's spawner register each server's pod with the fake Kubernetes API at
+    /// `admin` (tests/kube/fake_apiserver.py) when it starts the server, and remove it when
+    /// the server stops, as KubeSpawner does: the pod's `imageID` is `images[user]`, else
+    /// `default`. Applies to servers started from now on.
+    pub fn set_kube(&self, admin: &str, images: &[(&str, &str)], default: &str) {
+        let images: BTreeMap<&str, &str> = images.iter().copied().collect();
+        let tmp = self.dir.path().join("kube.json.tmp");
+        std::fs::write(
+            &tmp,
+            serde_json::to_vec(&json!({"admin": admin, "images": images, "default": default}))
+                .unwrap(),
+        )
+        .unwrap();
+        std::fs::rename(tmp, self.dir.path().join("kube.json")).unwrap();
+    }
+
     /// Sets how long each user's server takes to stop, seconds (others stop at once).
     pub fn set_stop_delays(&self, delays: &[(&str, f64)]) {
         let map: BTreeMap<&str, f64> = delays.iter().copied().collect();

@@ -5,6 +5,7 @@
 pub mod fake_registry;
 pub mod github;
 pub mod hub;
+pub mod kube;
 pub mod openapi;
 pub mod registry;
 pub mod scenario;

@@ -1,0 +1,193 @@
+//! `status`'s Kubernetes options (flattened into [`super::StatusArgs`]): whether to judge by
+//! digest, the credentials, where the hub's pods are, and the alarms a run fails on.
+//!
+//! Kubernetes is opt-in: without `kubeconfig` and without `kubernetes: on`, `status` reads
+//! only the hub and says that convergence is inferred from start times. Not inferred from
+//! the environment: a runner inside a cluster always has `KUBERNETES_SERVICE_HOST` and a
+//! laptop often has a `~/.kube/config` for another cluster, and neither means "read this
+//! hub's pods"; a workflow that ran yesterday must not fail today on RBAC it never needed.
+
+use super::inputs;
+use super::{Checked, DurationParser, EnumParser, InputDuration, UsageError};
+use crate::status::classify::Alarm;
+use crate::status::kube::{Credentials, KubeRequest, PodQuery};
+use crate::support::log::Log;
+use clap::Args;
+use secrecy::{ExposeSecret, SecretString};
+
+/// `kubernetes`: whether `status` reads the pods' image digests from Kubernetes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum KubernetesMode {
+    /// Read the pods: credentials from `kubeconfig`, else `KUBECONFIG` or `~/.kube/config`,
+    /// else the in-cluster service account.
+    On,
+    /// Judge by start time only (inferred).
+    Off,
+}
+
+/// The Kubernetes options of `status`.
+#[derive(Clone, Args)]
+pub struct KubeArgs {
+    /// Judge convergence by each pod's image digest, read from Kubernetes (on), or infer it from start times (off) [default: on when --kubeconfig is given, else off]
+    #[arg(long, env, value_parser = EnumParser::<KubernetesMode>::new(), value_name = "MODE")]
+    pub kubernetes: Option<KubernetesMode>,
+    /// A kubeconfig's whole content (a secret; the Action's input, since a path exported by another step is not visible in the action's container). Its user needs a token or client certificate: the image has no credential plugins
+    #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg, value_name = "YAML")]
+    pub kubeconfig: Option<SecretString>,
+    /// Kubernetes namespace of the hub (its single-user pods), as for announce's runbook
+    // String: a Kubernetes name, checked by its parser (inputs::namespace); sent as the query's namespace.
+    #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::namespace))]
+    pub namespace: String,
+    /// Helm release name of the hub (the pods' release label), as for announce's runbook
+    // String: a Helm release name, checked by its parser (inputs::helm_release); sent in the label selector.
+    #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::helm_release))]
+    pub helm_release: String,
+    /// Timeout of each Kubernetes request, e.g. 30s, at most 6h
+    #[arg(long, env, default_value = "30s", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30"))]
+    pub kube_timeout: InputDuration,
+    /// Fail the run (exit 1, with an error annotation) when these alarms fire: mismatch (a server started after the release runs the old digest), overdue (a stale server past its deadline), orphan (a single-user pod the hub does not list); comma-separated
+    #[arg(long, env, value_parser = EnumParser::<Alarm>::new(), value_delimiter = ',', value_name = "ALARMS")]
+    pub fail_on: Vec<Alarm>,
+}
+
+impl std::fmt::Debug for KubeArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KubeArgs")
+            .field("kubernetes", &self.kubernetes)
+            .field("kubeconfig", &self.kubeconfig.as_ref().map(|_| "***"))
+            .field("namespace", &self.namespace)
+            .field("helm_release", &self.helm_release)
+            .field("kube_timeout", &self.kube_timeout)
+            .field("fail_on", &self.fail_on)
+            .finish()
+    }
+}
+
+/// Registers a kubeconfig's secrets with `log`: each user's token, password and client key
+/// ([`crate::status::kube::kubeconfig_secrets`]), not the whole file (its lines, such as
+/// `apiVersion: v1`, would hide the same words everywhere in the log). A kubeconfig that
+/// does not parse is masked whole, line by line: it may hold a token where none is expected.
+pub fn mask_kubeconfig(log: &Log, content: &str) {
+    let secrets = crate::status::kube::kubeconfig_secrets(content);
+    if secrets.is_empty() && crate::status::kube::parses(content).is_err() {
+        log.mask(content);
+    }
+    for secret in secrets {
+        log.mask(&secret);
+    }
+}
+
+impl KubeArgs {
+    /// The Kubernetes request, or `None` when Kubernetes is off. Masks the kubeconfig's
+    /// secrets (each user's token, password, client key) with `log` first.
+    ///
+    /// # Errors
+    /// [`UsageError`] for `kubernetes: off` with a `kubeconfig`, and for a namespace or Helm
+    /// release that is not a Kubernetes name ([`inputs::namespace`], [`inputs::helm_release`]).
+    pub fn request(&self, log: &Log) -> Result<Option<KubeRequest>, UsageError> {
+        if let Some(content) = &self.kubeconfig {
+            mask_kubeconfig(log, content.expose_secret());
+        }
+        let kubeconfig = self
+            .kubeconfig
+            .as_ref()
+            .filter(|c| !c.expose_secret().trim().is_empty());
+        let on = match (self.kubernetes, kubeconfig) {
+            (Some(KubernetesMode::Off), Some(_)) => {
+                return Err(UsageError::new(
+                    "kubernetes",
+                    "kubernetes is off but kubeconfig is given: drop kubeconfig, or set kubernetes to on",
+                ));
+            }
+            (Some(KubernetesMode::Off), None) | (None, None) => false,
+            (Some(KubernetesMode::On), _) | (None, Some(_)) => true,
+        };
+        if !on {
+            return Ok(None);
+        }
+        Ok(Some(KubeRequest {
+            credentials: kubeconfig
+                .map_or(Credentials::Infer, |c| Credentials::Kubeconfig(c.clone())),
+            query: PodQuery {
+                namespace: inputs::namespace(&self.namespace)?,
+                release: inputs::helm_release(&self.helm_release)?,
+            },
+            timeout: self.kube_timeout.get(),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KUBECONFIG: &str = "apiVersion: v1
+kind: Config
+clusters:
+  - name: hub
+    cluster: {server: https://127.0.0.1:6443}
+users:
+  - name: reader
+    user: {token: sa-token-0123456789}
+contexts:
+  - name: hub
+    context: {cluster: hub, user: reader}
+current-context: hub
+";
+
+    #[test]
+    fn a_kubeconfig_is_masked_by_its_secrets_not_its_every_line() {
+        let log = Log::new(false, false);
+        mask_kubeconfig(&log, KUBECONFIG);
+        assert_eq!(
+            log.redact("token sa-token-0123456789 in apiVersion: v1, kind: Config"),
+            "token *** in apiVersion: v1, kind: Config"
+        );
+        let log = Log::new(false, false);
+        let broken = "users: [{user: {token: broken-0123456789}";
+        mask_kubeconfig(&log, broken);
+        assert!(!log.redact(broken).contains("broken-0123456789"));
+    }
+
+    #[test]
+    fn kubernetes_is_off_unless_asked_for_and_off_with_a_kubeconfig_is_refused() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            kube: KubeArgs,
+        }
+        let parse = |args: &[&str]| {
+            let cli =
+                Cli::try_parse_from(std::iter::once("x").chain(args.iter().copied())).unwrap();
+            cli.kube.request(&Log::new(false, false))
+        };
+        assert!(parse(&[]).unwrap().is_none());
+        assert!(parse(&["--kubernetes", "off"]).unwrap().is_none());
+        let on = parse(&["--kubeconfig", KUBECONFIG, "--namespace", "hub-ns"])
+            .unwrap()
+            .unwrap();
+        assert!(matches!(on.credentials, Credentials::Kubeconfig(_)));
+        assert_eq!(
+            on.query.selector(),
+            "component=singleuser-server,release=jhub"
+        );
+        assert_eq!(on.query.namespace, "hub-ns");
+        assert!(matches!(
+            parse(&["--kubernetes", "on"]).unwrap().unwrap().credentials,
+            Credentials::Infer
+        ));
+        let refused = parse(&["--kubernetes", "off", "--kubeconfig", KUBECONFIG]).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("kubernetes is off but kubeconfig is given"),
+            "{refused}"
+        );
+        // A bad namespace is refused where clap reads it (a usage error naming the input).
+        assert!(Cli::try_parse_from(["x", "--kubernetes", "on", "--namespace", "Bad_NS"]).is_err());
+        let cli = Cli::try_parse_from(["x", "--fail-on", "mismatch,orphan"]).unwrap();
+        assert_eq!(cli.kube.fail_on, [Alarm::Mismatch, Alarm::Orphan]);
+        assert!(Cli::try_parse_from(["x", "--fail-on", "late"]).is_err());
+    }
+}

@@ -1,0 +1,417 @@
+//! I/O, the Kubernetes edge of `status` (read-only): which image each single-user pod runs.
+//!
+//! One listing is `GET /api/v1/namespaces/<namespace>/pods` with the runbook's selector
+//! `component=singleuser-server,release=<helm release>` sent to the API server
+//! (`labelSelector`, so unrelated pods never cross the wire), `limit=500`, then `continue`
+//! with the token of each page until it is empty: `ceil(pods / 500)` requests. A `410 Gone`
+//! (the continue token expired, Kubernetes `apiserver/pkg/storage/etcd3` "The provided
+//! continue parameter is too old") restarts the list from the first page once; a second one
+//! is an error. Only the verb `list` on `pods` is needed (the smallest Role:
+//! docs/status-kubernetes.md).
+//!
+//! Of each pod only [`Pod`]'s fields are kept: its name, the annotations
+//! `hub.jupyter.org/username` and `hub.jupyter.org/servername` (KubeSpawner 7.0
+//! `kubespawner/spawner.py`, `_build_common_annotations`), the `notebook` container's
+//! `imageID` (z2jh's container name) and the pod's start time.
+//!
+//! Credentials, as Kubernetes users have them ([`Credentials`]): the content of a kubeconfig
+//! (the Action's `kubeconfig` input: a path another step exports in `KUBECONFIG` is not
+//! visible inside a Docker action's container), the kubeconfig of `KUBECONFIG` or
+//! `~/.kube/config`, or the in-cluster service account (`KUBERNETES_SERVICE_HOST`, the token
+//! and CA under `/var/run/secrets/kubernetes.io/serviceaccount/`). The image ships no
+//! credential plugin: a kubeconfig user with an `exec` plugin (gke-gcloud-auth-plugin,
+//! `aws eks get-token`, kubelogin) or an `auth-provider` is refused before any request
+//! ([`KubeError::ExecPlugin`]).
+//!
+//! TLS is rustls with ring (kube's `rustls-tls` and `ring` features; the process default
+//! provider is ring, [`crate::support::tls::install_provider`]).
+
+use super::Pod;
+use k8s_openapi::api::core::v1::Pod as K8sPod;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Api, Client, Config};
+use secrecy::{ExposeSecret, SecretString};
+use std::time::Duration;
+
+/// The page size of a pod listing (`limit`).
+pub const PAGE_LIMIT: u32 = 500;
+
+/// The annotation holding the hub's user name (KubeSpawner).
+pub const USERNAME_ANNOTATION: &str = "hub.jupyter.org/username";
+/// The annotation holding the server's name, empty for the default server (KubeSpawner).
+pub const SERVERNAME_ANNOTATION: &str = "hub.jupyter.org/servername";
+/// The single-user container's name in z2jh's pods.
+pub const NOTEBOOK_CONTAINER: &str = "notebook";
+
+/// Where the Kubernetes credentials come from.
+#[derive(Debug, Clone)]
+pub enum Credentials {
+    /// A kubeconfig's content (the `kubeconfig` input, a secret).
+    Kubeconfig(SecretString),
+    /// `KUBECONFIG` or `~/.kube/config` when present, else the in-cluster service account.
+    Infer,
+}
+
+/// What to list: the hub's namespace and its Helm release (the runbook's `namespace` and
+/// `helm-release` inputs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodQuery {
+    /// The hub's namespace.
+    pub namespace: String,
+    /// The hub's Helm release name (the pods' `release` label).
+    pub release: String,
+}
+
+impl PodQuery {
+    /// The label selector sent to the API server: `component=singleuser-server,release=<release>`.
+    pub fn selector(&self) -> String {
+        format!("component=singleuser-server,release={}", self.release)
+    }
+}
+
+/// A checked Kubernetes request ([`crate::cli::status_request`] builds it): where to read
+/// pods and with what.
+#[derive(Debug, Clone)]
+pub struct KubeRequest {
+    /// The credentials.
+    pub credentials: Credentials,
+    /// The namespace and Helm release.
+    pub query: PodQuery,
+    /// Each request's timeout.
+    pub timeout: Duration,
+}
+
+/// A failed Kubernetes read, as data: the words and what to do are the report's
+/// ([`crate::status::report::kube_error`]).
+#[derive(Debug, thiserror::Error)]
+pub enum KubeError {
+    /// The kubeconfig cannot be read or parsed (its loader's words; never its content).
+    #[error("the kubeconfig ({source_name}) is not usable: {detail}")]
+    Kubeconfig {
+        /// Where it came from: `the kubeconfig input`, a path.
+        source_name: String,
+        /// What is wrong, in kube's words.
+        detail: String,
+    },
+    /// The kubeconfig's user needs a credential plugin, which the image does not have.
+    #[error("the kubeconfig's user {user:?} needs the credential plugin {command:?}")]
+    ExecPlugin {
+        /// The kubeconfig user's name.
+        user: String,
+        /// The `exec` command (or `auth-provider` name).
+        command: String,
+    },
+    /// No kubeconfig and not in a cluster.
+    #[error("no Kubernetes credentials: no kubeconfig ({kubeconfig}) and not in a cluster")]
+    NoCredentials {
+        /// The kubeconfig path looked for.
+        kubeconfig: String,
+    },
+    /// 401: the API server does not accept the credentials.
+    #[error("the Kubernetes API server {server} answered 401 Unauthorized: {message}")]
+    Unauthorized {
+        /// The API server's URL.
+        server: String,
+        /// The API server's message (a `Status` object's).
+        message: String,
+    },
+    /// 403: RBAC denies `list` on `pods` in the namespace.
+    #[error("the Kubernetes API server {server} answered 403 Forbidden: {message}")]
+    Forbidden {
+        /// The API server's URL.
+        server: String,
+        /// The namespace asked.
+        namespace: String,
+        /// The API server's message (`pods is forbidden: User "…" cannot list resource …`).
+        message: String,
+    },
+    /// A second `410 Gone` after the restart.
+    #[error("the pod listing expired twice (410 Gone): {message}")]
+    Expired {
+        /// The API server's message.
+        message: String,
+    },
+    /// Any other error answer.
+    #[error("the Kubernetes API server {server} answered {code} {reason}: {message}")]
+    Status {
+        /// The API server's URL.
+        server: String,
+        /// HTTP status code.
+        code: u16,
+        /// The `Status` object's `reason`.
+        reason: String,
+        /// The `Status` object's `message`.
+        message: String,
+    },
+    /// No answer (DNS, refused, TLS, timeout), or one that is not a pod list.
+    #[error("cannot read pods from the Kubernetes API server {server}: {cause}")]
+    Unreachable {
+        /// The API server's URL.
+        server: String,
+        /// The transport's or decoder's words, one line.
+        cause: String,
+    },
+}
+
+/// A read-only client of the hub's pods.
+pub struct KubeClient {
+    client: Client,
+    server: String,
+}
+
+/// One listing of the single-user pods.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodListing {
+    /// The pods, as listed.
+    pub pods: Vec<Pod>,
+    /// Requests sent (each page one; a restart after 410 counted).
+    pub requests: u32,
+    /// Whether the listing restarted after a `410 Gone`.
+    pub restarted: bool,
+}
+
+impl std::fmt::Debug for KubeClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KubeClient")
+            .field("server", &self.server)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The secrets of a kubeconfig's users (tokens, passwords, client keys): the caller masks
+/// them in the Actions log before anything else runs.
+pub fn kubeconfig_secrets(content: &str) -> Vec<String> {
+    let Ok(config) = Kubeconfig::from_yaml(content) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for auth in config
+        .auth_infos
+        .iter()
+        .filter_map(|a| a.auth_info.as_ref())
+    {
+        for secret in [&auth.token, &auth.password, &auth.client_key_data]
+            .into_iter()
+            .flatten()
+        {
+            out.push(secret.expose_secret().to_string());
+        }
+    }
+    out
+}
+
+/// Whether `content` parses as a kubeconfig (kube's loader).
+///
+/// # Errors
+/// The loader's error, in its words.
+pub fn parses(content: &str) -> Result<(), String> {
+    Kubeconfig::from_yaml(content)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+fn kubeconfig_error(source_name: &str, e: impl std::fmt::Display) -> KubeError {
+    KubeError::Kubeconfig {
+        source_name: source_name.to_string(),
+        detail: one_line(&e.to_string()),
+    }
+}
+
+fn one_line(text: &str) -> String {
+    crate::support::sanitize::log_line(text, 300)
+}
+
+/// The kubeconfig's user the current context names, refused when it needs a plugin.
+fn refuse_plugins(config: &Kubeconfig) -> Result<(), KubeError> {
+    let context = config
+        .current_context
+        .as_deref()
+        .and_then(|name| config.contexts.iter().find(|c| c.name == name))
+        .and_then(|c| c.context.as_ref());
+    let Some(user) = context.and_then(|c| c.user.as_deref()) else {
+        return Ok(());
+    };
+    let auth = config
+        .auth_infos
+        .iter()
+        .find(|a| a.name == user)
+        .and_then(|a| a.auth_info.as_ref());
+    let plugin = auth.and_then(|a| {
+        a.exec
+            .as_ref()
+            .map(|e| e.command.clone().unwrap_or_default())
+            .or_else(|| a.auth_provider.as_ref().map(|p| p.name.clone()))
+    });
+    match plugin {
+        Some(command) => Err(KubeError::ExecPlugin {
+            user: one_line(user),
+            command: one_line(&command),
+        }),
+        None => Ok(()),
+    }
+}
+
+impl KubeClient {
+    /// A client for `credentials`, each request bounded by `timeout`. Sends nothing.
+    ///
+    /// # Errors
+    /// [`KubeError::Kubeconfig`] for a kubeconfig that does not parse or names no usable
+    /// cluster, [`KubeError::ExecPlugin`] for a user with a credential plugin,
+    /// [`KubeError::NoCredentials`] without kubeconfig outside a cluster.
+    pub async fn new(credentials: &Credentials, timeout: Duration) -> Result<Self, KubeError> {
+        crate::support::tls::install_provider();
+        let options = KubeConfigOptions::default();
+        let kubeconfig = match credentials {
+            Credentials::Kubeconfig(content) => {
+                let name = "the kubeconfig input";
+                Some((
+                    Kubeconfig::from_yaml(content.expose_secret())
+                        .map_err(|e| kubeconfig_error(name, e))?,
+                    name.to_string(),
+                ))
+            }
+            Credentials::Infer => {
+                let path = std::env::var_os("KUBECONFIG")
+                    .filter(|v| !v.is_empty())
+                    .map(std::path::PathBuf::from)
+                    .or_else(|| {
+                        std::env::var_os("HOME")
+                            .map(|h| std::path::PathBuf::from(h).join(".kube/config"))
+                    });
+                match path {
+                    Some(path) if path.exists() || std::env::var_os("KUBECONFIG").is_some() => {
+                        let name = path.display().to_string();
+                        Some((
+                            Kubeconfig::read().map_err(|e| kubeconfig_error(&name, e))?,
+                            name,
+                        ))
+                    }
+                    _ => None,
+                }
+            }
+        };
+        let mut config = match kubeconfig {
+            Some((kubeconfig, name)) => {
+                refuse_plugins(&kubeconfig)?;
+                Config::from_custom_kubeconfig(kubeconfig, &options)
+                    .await
+                    .map_err(|e| kubeconfig_error(&name, e))?
+            }
+            None => Config::incluster().map_err(|_| KubeError::NoCredentials {
+                kubeconfig: "KUBECONFIG, ~/.kube/config".into(),
+            })?,
+        };
+        config.read_timeout = Some(timeout);
+        config.connect_timeout = Some(timeout);
+        let server = config.cluster_url.to_string();
+        let client = Client::try_from(config).map_err(|e| KubeError::Unreachable {
+            server: server.clone(),
+            cause: one_line(&e.to_string()),
+        })?;
+        Ok(Self { client, server })
+    }
+
+    /// The API server's URL, for the reports.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// Lists the single-user pods of `query` (see the module documentation).
+    ///
+    /// # Errors
+    /// [`KubeError::Unauthorized`] (401), [`KubeError::Forbidden`] (403),
+    /// [`KubeError::Expired`] (a second 410), [`KubeError::Status`] (other answers),
+    /// [`KubeError::Unreachable`].
+    pub async fn list_pods(&self, query: &PodQuery) -> Result<PodListing, KubeError> {
+        let api: Api<K8sPod> = Api::namespaced(self.client.clone(), &query.namespace);
+        let selector = query.selector();
+        let mut listing = PodListing {
+            pods: Vec::new(),
+            requests: 0,
+            restarted: false,
+        };
+        let mut token: Option<String> = None;
+        loop {
+            let mut params = kube::api::ListParams::default()
+                .labels(&selector)
+                .limit(PAGE_LIMIT);
+            if let Some(t) = &token {
+                params = params.continue_token(t);
+            }
+            listing.requests += 1;
+            let page = match api.list(&params).await {
+                Ok(page) => page,
+                Err(kube::Error::Api(status)) if status.code == 410 && !listing.restarted => {
+                    listing.restarted = true;
+                    listing.pods.clear();
+                    token = None;
+                    continue;
+                }
+                Err(e) => return Err(self.error(e, query)),
+            };
+            listing.pods.extend(page.items.into_iter().map(pod));
+            token = page.metadata.continue_.filter(|t| !t.is_empty());
+            if token.is_none() {
+                return Ok(listing);
+            }
+        }
+    }
+
+    fn error(&self, e: kube::Error, query: &PodQuery) -> KubeError {
+        let server = self.server.clone();
+        match e {
+            kube::Error::Api(status) => {
+                let message = one_line(&status.message);
+                match status.code {
+                    401 => KubeError::Unauthorized { server, message },
+                    403 => KubeError::Forbidden {
+                        server,
+                        namespace: query.namespace.clone(),
+                        message,
+                    },
+                    410 => KubeError::Expired { message },
+                    code => KubeError::Status {
+                        server,
+                        code,
+                        reason: one_line(&status.reason),
+                        message,
+                    },
+                }
+            }
+            other => {
+                // The innermost cause says what happened (refused, certificate, timeout).
+                let mut cause: &dyn std::error::Error = &other;
+                while let Some(next) = cause.source() {
+                    cause = next;
+                }
+                KubeError::Unreachable {
+                    server,
+                    cause: one_line(&cause.to_string()),
+                }
+            }
+        }
+    }
+}
+
+/// The fields `status` keeps of one pod.
+fn pod(p: K8sPod) -> Pod {
+    let mut annotations = p.metadata.annotations.unwrap_or_default();
+    let status = p.status.unwrap_or_default();
+    let image_id = status
+        .container_statuses
+        .unwrap_or_default()
+        .into_iter()
+        .find(|c| c.name == NOTEBOOK_CONTAINER)
+        .map(|c| c.image_id)
+        .filter(|id| !id.trim().is_empty());
+    let started = status
+        .start_time
+        .and_then(|t| time::OffsetDateTime::from_unix_timestamp(t.0.as_second()).ok());
+    Pod {
+        name: p.metadata.name.unwrap_or_default(),
+        user: annotations.remove(USERNAME_ANNOTATION),
+        server: annotations.remove(SERVERNAME_ANNOTATION),
+        image_id,
+        started,
+    }
+}

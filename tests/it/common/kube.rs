@@ -1,0 +1,156 @@
+//! The fake Kubernetes API server (tests/kube/fake_apiserver.py) as the tests drive it: started
+//! on free loopback ports with its own CA, stopped by its PID when dropped (also when a test
+//! fails). [`FakeKube::kubeconfig`] is the ServiceAccount-token kubeconfig docs/status-kubernetes.md
+//! shows, pointing at it.
+
+use super::registry::repo_root;
+use serde_json::{Value, json};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The token the fake accepts.
+pub const TOKEN: &str = "fake-kube-token-0123456789";
+
+/// A running fake API server.
+pub struct FakeKube {
+    child: Child,
+    /// Its working directory (certificates, ports).
+    pub dir: tempfile::TempDir,
+    /// The TLS API port.
+    pub api: u16,
+    /// The plain-HTTP admin port (tests and the hub rig).
+    pub admin: u16,
+}
+
+impl Drop for FakeKube {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl FakeKube {
+    /// Starts the fake and waits (bounded, 60 s) until it listens.
+    pub fn start() -> FakeKube {
+        let dir = tempfile::tempdir().unwrap();
+        let python = repo_root().join(".venv/bin/python");
+        let child = Command::new(&python)
+            .arg(repo_root().join("tests/kube/fake_apiserver.py"))
+            .args(["--dir", &dir.path().display().to_string(), "--token", TOKEN])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.path().join("log")).unwrap())
+            .spawn()
+            .expect("start the fake API server (.venv: scripts/test.sh installs it)");
+        let mut fake = FakeKube {
+            child,
+            dir,
+            api: 0,
+            admin: 0,
+        };
+        let ports = fake.dir.path().join("ports.json");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Ok(text) = std::fs::read_to_string(&ports) {
+                let v: Value = serde_json::from_str(&text).unwrap();
+                fake.api = u16::try_from(v["api"].as_u64().unwrap()).unwrap();
+                fake.admin = u16::try_from(v["admin"].as_u64().unwrap()).unwrap();
+                return fake;
+            }
+            if let Ok(Some(status)) = fake.child.try_wait() {
+                panic!(
+                    "the fake API server exited ({status}): {}",
+                    std::fs::read_to_string(fake.dir.path().join("log")).unwrap_or_default()
+                );
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the fake API server did not start"
+            );
+            std::thread::park_timeout(Duration::from_millis(100));
+        }
+    }
+
+    /// The admin base URL.
+    pub fn admin_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.admin)
+    }
+
+    /// One admin request (HTTP/1.1 over loopback, `Connection: close`), its JSON answer.
+    fn send(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        use std::io::{Read, Write};
+        let body = body.map(|b| b.to_string()).unwrap_or_default();
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", self.admin)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        let (head, json) = answer.split_once("\r\n\r\n").expect("an HTTP answer");
+        assert!(
+            head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"),
+            "{head}"
+        );
+        serde_json::from_str(json).unwrap()
+    }
+
+    /// Adds or replaces pods (see the fake's documentation for the spec keys).
+    pub fn add_pods(&self, specs: &[Value]) {
+        self.send("POST", "/pods", Some(json!(specs)));
+    }
+
+    /// Sets a fault (`unauthorized`, `forbidden`, `expire-continue`), or clears it.
+    pub fn fault(&self, mode: Option<&str>) {
+        self.send("POST", "/fault", Some(json!({"mode": mode})));
+    }
+
+    /// The API requests received so far.
+    pub fn requests(&self) -> Vec<Value> {
+        self.send("GET", "/requests", None)
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The CA certificate file.
+    pub fn ca(&self) -> std::path::PathBuf {
+        self.dir.path().join("ca.pem")
+    }
+
+    /// A ServiceAccount-token kubeconfig for the fake (server, CA data, token), or with
+    /// `server` another address (unreachable tests).
+    pub fn kubeconfig_at(&self, server: &str, token: &str) -> String {
+        use base64::Engine as _;
+        let ca =
+            base64::engine::general_purpose::STANDARD.encode(std::fs::read(self.ca()).unwrap());
+        format!(
+            "apiVersion: v1
+kind: Config
+clusters:
+  - name: hub
+    cluster:
+      server: {server}
+      certificate-authority-data: {ca}
+users:
+  - name: codeq-rollout-status
+    user:
+      token: {token}
+contexts:
+  - name: hub
+    context: {{cluster: hub, user: codeq-rollout-status, namespace: jhub}}
+current-context: hub
+"
+        )
+    }
+
+    /// The kubeconfig for the fake with its token.
+    pub fn kubeconfig(&self) -> String {
+        self.kubeconfig_at(&format!("https://127.0.0.1:{}", self.api), TOKEN)
+    }
+}
