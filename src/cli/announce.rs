@@ -159,9 +159,7 @@ fn image_source(args: &AnnounceArgs) -> Result<ImageSource, UsageError> {
 pub(super) fn image_input(text: &str) -> Result<ImageSource, UsageError> {
     let image = text.trim();
     let source = ImageSource::parse(image).map_err(usage("image"))?;
-    if let ImageSource::Layout { dir, .. } = &source {
-        layout_exists(image, dir)?;
-    }
+    layout_usable(image, &source)?;
     Ok(source)
 }
 
@@ -286,23 +284,45 @@ fn github_token(args: &AnnounceArgs) -> Result<Option<SecretString>, UsageError>
     Ok(args.github.token()?.map(SecretString::from))
 }
 
-/// An `oci:` layout directory must exist before anything is looked up in it.
+/// An `oci:` layout (`source`, as `image` was written) must be a directory holding the
+/// image asked for before anything is looked up in it; a registry reference passes.
 ///
 /// # Errors
-/// [`UsageError`] naming `image` when `dir` is not a directory.
-fn layout_exists(image: &str, dir: &std::path::Path) -> Result<(), UsageError> {
-    if dir.is_dir() {
+/// [`UsageError`] naming `image` when the directory does not exist or is something else (a
+/// file), or when its `index.json` has no image of that tag
+/// ([`crate::digest::layout::missing_tag`], which lists the tags it has).
+pub(super) fn layout_usable(image: &str, source: &ImageSource) -> Result<(), UsageError> {
+    let ImageSource::Layout { dir, tag } = source else {
         return Ok(());
+    };
+    let refuse = |what: String| {
+        Err(UsageError::new(
+            "image",
+            format!("image (--image) {image:?}: {what}"),
+        ))
+    };
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => {
+            return refuse(format!(
+                "{} is not a directory: write the directory the OCI image layout was copied \
+                 to (skopeo copy ... oci:DIR:TAG), or a registry reference",
+                dir.display()
+            ));
+        }
+        Err(_) => {
+            return refuse(format!(
+                "the OCI image layout directory {} does not exist: write the directory the \
+                 layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working \
+                 directory, or a registry reference",
+                dir.display()
+            ));
+        }
     }
-    Err(UsageError::new(
-        "image",
-        format!(
-            "image (--image) {image:?}: the OCI image layout directory {} does not exist: \
-             write the directory the layout was copied to (skopeo copy ... oci:DIR:TAG), \
-             relative to the working directory, or a registry reference",
-            dir.display()
-        ),
-    ))
+    match crate::digest::layout::missing_tag(dir, tag.as_deref()) {
+        Some(why) => refuse(why),
+        None => Ok(()),
+    }
 }
 
 /// The GitHub client, when there is a repository and a token (a dry run may have neither).
@@ -528,6 +548,8 @@ mod tests {
                 "soon",
             ],
             vec!["--image", "oci:/nonexistent/layout", "--dry-run"],
+            vec!["--image", "oci:README.md", "--dry-run"],
+            vec!["--image", "oci:examples/lab:v9", "--dry-run"],
             with(&["--github-token", "ab\u{1}c", "--repository", "o/r"]),
             publishing.to_vec(),
             [&publishing[..], &["--github-token", "t"]].concat(),

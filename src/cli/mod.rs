@@ -115,7 +115,8 @@ pub enum Command {
     Window(WindowArgs),
     /// Check or rewrite the generated sections of CODEQ_DEPLOYMENT.md.
     Docs(DocsArgs),
-    /// Measure how far the hub's running servers have converged on a release (read-only).
+    /// Measure how far the hub's running servers have converged on a release (read-only on
+    /// the hub).
     Status(Box<StatusArgs>),
 }
 

@@ -247,12 +247,16 @@ fn time_input(text: &str, input: &str) -> Result<OffsetDateTime, UsageError> {
     })
 }
 
-/// `status --image`: an image reference ([`ImageSource::parse`]).
+/// `status --image`: an image reference ([`ImageSource::parse`]); for an OCI layout, a
+/// directory holding that tag ([`super::announce::layout_usable`]).
 ///
 /// # Errors
 /// [`UsageError`] naming `image`.
 pub(super) fn image_input(text: &str) -> Result<ImageSource, UsageError> {
-    ImageSource::parse(text.trim()).map_err(usage("image"))
+    let image = text.trim();
+    let source = ImageSource::parse(image).map_err(usage("image"))?;
+    super::announce::layout_usable(image, &source)?;
+    Ok(source)
 }
 
 /// `--now`, the run's clock (both commands): an RFC 3339 time ([`time_input`]).

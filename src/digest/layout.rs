@@ -124,37 +124,81 @@ fn select<'a>(index: &'a Index, tag: Option<&str>, dir: &Path) -> Result<&'a Des
     match (tagged(wanted).as_slice(), index.manifests.as_slice()) {
         ([one], _) => Ok(one),
         ([], [only]) if tag.is_none() => Ok(only),
-        ([], _) => {
-            let tags: Vec<&str> = index
-                .manifests
-                .iter()
-                .filter_map(|d| d.annotations.get(REF_NAME).map(String::as_str))
-                .collect();
-            let untagged = index.manifests.len() - tags.len();
-            bail!(
-                "the OCI layout {} has no image tagged {wanted:?} (tags present: {}{}){}",
-                dir.display(),
-                if tags.is_empty() {
-                    "none".to_string()
-                } else {
-                    tags.join(", ")
-                },
-                if untagged > 0 {
-                    format!("; {untagged} untagged image(s)")
-                } else {
-                    String::new()
-                },
-                if tag.is_none() && index.manifests.len() > 1 {
-                    "; it holds several images, so name one: oci:DIR:TAG"
-                } else {
-                    ""
-                }
-            );
-        }
+        ([], _) => bail!("{}", no_such_tag(index, tag, dir)),
         _ => bail!(
             "the OCI layout {} tags several images {wanted:?}",
             dir.display()
         ),
+    }
+}
+
+/// Why the layout at `dir` has no image for `tag` ([`resolve`]'s rule), listing the tags it
+/// has and, when it has some, one to write instead; `None` when it has that image, or when
+/// `index.json` cannot be read or parsed ([`resolve`] then says what is wrong).
+///
+/// Reads `dir/index.json` (at most 16 MiB, a regular file only).
+pub(crate) fn missing_tag(dir: &Path, tag: Option<&str>) -> Option<String> {
+    let text = read_regular(&dir.join("index.json"), MAX_INDEX_BYTES).ok()??;
+    let index: Index = serde_json::from_slice(&text).ok()?;
+    let wanted = tag.unwrap_or("latest");
+    let tagged = index
+        .manifests
+        .iter()
+        .any(|d| d.annotations.get(REF_NAME).map(String::as_str) == Some(wanted));
+    let only_image = tag.is_none() && index.manifests.len() == 1;
+    (!tagged && !only_image).then(|| no_such_tag(&index, tag, dir))
+}
+
+/// The layout at `dir` has no image tagged `tag` (or `latest`, for none): which it has.
+fn no_such_tag(index: &Index, tag: Option<&str>, dir: &Path) -> String {
+    let wanted = tag.unwrap_or("latest");
+    let tags: Vec<&str> = index
+        .manifests
+        .iter()
+        .filter_map(|d| d.annotations.get(REF_NAME).map(String::as_str))
+        .collect();
+    let untagged = index.manifests.len() - tags.len();
+    format!(
+        "the OCI layout {} has no image tagged {wanted:?} (tags present: {}{}){}",
+        dir.display(),
+        if tags.is_empty() {
+            "none".to_string()
+        } else {
+            tags.join(", ")
+        },
+        if untagged > 0 {
+            format!("; {untagged} untagged image(s)")
+        } else {
+            String::new()
+        },
+        hint(
+            &tags,
+            tag.is_none() && index.manifests.len() > 1,
+            index,
+            dir
+        )
+    )
+}
+
+/// What to write instead, for [`no_such_tag`]: one of `tags`, or no tag for a layout's only
+/// (untagged) image; `several`: no tag was given and the layout holds several images.
+fn hint(tags: &[&str], several: bool, index: &Index, dir: &Path) -> String {
+    let several_words = if several {
+        "it holds several images, so "
+    } else {
+        ""
+    };
+    match tags.first() {
+        Some(first) => format!(
+            "; {several_words}name one of its tags: oci:{}:{first}",
+            dir.display()
+        ),
+        None if several => "; it holds several images, so name one: oci:DIR:TAG".to_string(),
+        None if index.manifests.len() == 1 => format!(
+            "; leave the tag out to take its only image: oci:{}",
+            dir.display()
+        ),
+        None => String::new(),
     }
 }
 
@@ -233,7 +277,37 @@ mod tests {
             err.contains("tags present: v1; 1 untagged image(s)"),
             "{err}"
         );
-        assert!(err.contains("name one: oci:DIR:TAG"), "{err}");
+        assert!(
+            err.contains("it holds several images, so name one of its tags: oci:"),
+            "{err}"
+        );
+        assert!(err.ends_with(":v1"), "{err}");
+        // A tag it does not have: the tags it has, one to write instead.
+        let (dir, _) = layout(&[Some("latest"), Some("v1")]);
+        assert_eq!(missing_tag(dir.path(), Some("latest")), None);
+        assert_eq!(missing_tag(dir.path(), None), None);
+        let err = missing_tag(dir.path(), Some("v9")).unwrap();
+        assert_eq!(
+            err,
+            format!(
+                "the OCI layout {0} has no image tagged \"v9\" (tags present: latest, v1); \
+                 name one of its tags: oci:{0}:latest",
+                dir.path().display()
+            )
+        );
+        // Its only image untagged: leave the tag out.
+        let (dir, _) = layout(&[None]);
+        assert_eq!(missing_tag(dir.path(), None), None);
+        let err = missing_tag(dir.path(), Some("v1")).unwrap();
+        assert!(
+            err.ends_with(&format!(
+                "take its only image: oci:{}",
+                dir.path().display()
+            )),
+            "{err}"
+        );
+        // No index.json: resolve says why, not this check.
+        assert_eq!(missing_tag(&dir.path().join("nowhere"), Some("v1")), None);
     }
 
     #[test]

@@ -134,7 +134,8 @@ pub struct PullRequestView {
 }
 
 /// The convergence window as a template sees it. Durations in words (`1h 10m`), deadlines
-/// as `2026-11-30 13:10 UTC`; a bound that does not exist is `none`.
+/// as `2026-11-30 13:10 UTC`, rounded up to the minute when not whole (never earlier than
+/// the bound, [`crate::render::utc_minute_up`]); a bound that does not exist is `none`.
 #[derive(Debug, Clone, Serialize)]
 pub struct WindowView {
     /// Whether the idle culler runs; without it no session updates passively.
@@ -238,19 +239,16 @@ impl TemplateContext {
 
 /// The window as templates see it; deadlines only with a clock (`now`).
 pub(super) fn window_view(window: &Window, now: Option<OffsetDateTime>) -> WindowView {
-    let by = |secs: Option<u64>, up: bool| -> Option<String> {
+    // Every deadline, the usual bound's as the worst case's, is a "never later than": it is
+    // rounded up to the minute, so it never reads earlier than it is (a release at 20:36:24
+    // with a 1h 10m bound reads `21:47 UTC`, not 21:46).
+    let by = |secs: Option<u64>| -> Option<String> {
         let now = now?;
         let secs = i64::try_from(secs?).ok()?;
         let at = now.checked_add(time::Duration::seconds(secs))?;
-        // A worst case's deadline is rounded up, so it never reads earlier than it is.
-        Some(if up {
-            utc_minute_up(at)
-        } else {
-            utc_minute(at)
-        })
+        Some(utc_minute_up(at))
     };
-    // The worst case reads in whole minutes, rounded up, so it never reads earlier than
-    // it is.
+    // The worst case's durations read "at most", rounded up to whole minutes.
     let bounds = |idle: Option<u64>, active: Option<u64>, worst: bool| {
         let words = if worst { human_at_most } else { human };
         BoundsView {
@@ -258,8 +256,8 @@ pub(super) fn window_view(window: &Window, now: Option<OffsetDateTime>) -> Windo
             active: active.map(words),
             idle_seconds: idle,
             active_seconds: active,
-            idle_by: by(idle, worst),
-            active_by: by(active, worst),
+            idle_by: by(idle),
+            active_by: by(active),
         }
     };
     WindowView {

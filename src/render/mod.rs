@@ -960,9 +960,17 @@ mod tests {
         assert_eq!(
             (view.bounds.idle_by, worst.bounds.idle_by),
             (
-                Some("9999-12-31 23:43 UTC".to_string()),
+                Some("9999-12-31 23:44 UTC".to_string()),
                 Some("9999-12-31 23:59:59 UTC".to_string())
             )
+        );
+        // The usual bound's deadline rounds up as the worst case's does: a release at
+        // 20:36:24 with z2jh's defaults (1h 10m) is due by 21:46:24, which reads 21:47.
+        let window = facts(Tier::Routine, CullSettings::default()).window;
+        let view = context::window_view(&window, Some(datetime!(2026-11-30 20:36:24 UTC)));
+        assert_eq!(
+            (view.bounds.idle.as_deref(), view.bounds.idle_by.as_deref()),
+            (Some("1h 10m"), Some("2026-11-30 21:47 UTC"))
         );
     }
 

@@ -466,7 +466,8 @@ async fn the_rendered_examples_are_what_dry_runs_print() {
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let local = |text: &str| text.replace(&hub.uri(), "https://hub.example.org");
     let status_made = "Made by a dry run of `status` with `comment: true` at 2026-11-30T12:45:00Z, \
-                       45 minutes after the security release above, on a hub running three \
+                       45 minutes after the security release of the [tracking issue](tracking-issue.md) \
+                       example (12:00), on a hub running three \
                        servers: alice's started after the release, bob's idle since 11:30, \
                        carol's in use.";
     let (_, comment) = block(&stdout, "convergence comment", "\n::");

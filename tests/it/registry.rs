@@ -990,6 +990,18 @@ async fn a_layout_tag_with_a_slash_resolves() {
     assert_eq!(out.output("digest"), digest);
 }
 
+#[tokio::test]
+async fn a_layout_that_is_a_file_or_lacks_the_tag_is_a_usage_error() {
+    for (image, name) in [
+        ("oci:README.md", "layout_that_is_a_file"),
+        ("oci:examples/lab:v9", "layout_without_the_tag"),
+    ] {
+        let out = dispatch(image, "").input("tier", "routine").run().await;
+        assert_eq!(out.code, 2, "{image}: bad usage\n{}", out.stdout);
+        insta::assert_snapshot!(name, out.stdout);
+    }
+}
+
 // ---- credentials a registry echoes never reach the log ----
 
 /// Runs the binary against a fake registry that asks for Basic credentials and echoes the
