@@ -230,6 +230,12 @@ async fn status_posts_one_status_per_change_success_at_convergence_and_the_previ
         ]
     );
 
+    // Used since: active, its deadline if it goes idle named (no maximum age: never
+    // passively while in use).
+    let active = hub("2026-11-30T09:00:00Z", "2026-11-30T12:34:00Z").await;
+    let (code, log, _) = status(&github, &active, "2026-11-30T12:35:00Z");
+    assert_eq!(code, 0, "{log}");
+
     // Converged: the previous release's deployment inactive, then success.
     let updated = hub("2026-11-30T12:20:00Z", "2026-11-30T12:25:00Z").await;
     let from = github.requests().await.len();
@@ -252,7 +258,8 @@ async fn status_posts_one_status_per_change_success_at_convergence_and_the_previ
     assert_eq!(
         states(&github, ours)[1..],
         [
-            "in_progress: 0/1 on the new image; 1 active only on restart".to_string(),
+            "in_progress: 0/1 on the new image; idle ones by 13:00 UTC".to_string(),
+            "in_progress: 0/1 on the new image; active ones by 13:44 UTC if idle".into(),
             "success: Converged: 1/1 on the new image".into(),
         ]
     );

@@ -2,7 +2,7 @@
 //! data ([`rollout`]), then its words ([`description`], at most GitHub's 140 characters).
 
 use crate::render::deployment::{clock, fit};
-use crate::status::classify::{Alarm, Classification};
+use crate::status::classify::{Alarm, Classification, Classified, State};
 use time::OffsetDateTime;
 
 /// Where the rollout stands, for the deployment's status.
@@ -30,11 +30,16 @@ pub enum Rollout {
         idle: u64,
         /// When every idle stale server will be gone; `None` when one has no deadline.
         idle_by: Option<OffsetDateTime>,
-        /// Stale servers that are active (they stop by the maximum age, or on restart).
+        /// Stale servers that are active.
         active: u64,
-        /// When every stale server, active ones too, will be gone; `None` when one has no
-        /// deadline.
-        all_by: Option<OffsetDateTime>,
+        /// When every stale active server will be gone if it goes idle now (the latest of
+        /// their [`crate::status::classify::Classified::deadline`]s); `None` when one has
+        /// none.
+        active_if_idle_by: Option<OffsetDateTime>,
+        /// When every stale active server will be gone even if it stays in use (the latest
+        /// of their maximum-age deadlines, `CullerModel::in_use_deadline`); `None` when one
+        /// has none.
+        active_in_use_by: Option<OffsetDateTime>,
     },
 }
 
@@ -69,8 +74,24 @@ pub fn rollout(classification: &Classification) -> Rollout {
         idle: t.stale_idle,
         idle_by: t.converged_by,
         active: t.stale_active,
-        all_by: t.all_stale_by,
+        active_if_idle_by: latest_active(classification, |c| c.deadline),
+        active_in_use_by: latest_active(classification, |c| c.in_use_deadline),
     }
+}
+
+/// The latest `time` of the stale active servers; `None` when one has none (or there is
+/// none).
+fn latest_active(
+    classification: &Classification,
+    time: impl Fn(&Classified) -> Option<OffsetDateTime>,
+) -> Option<OffsetDateTime> {
+    classification
+        .servers
+        .iter()
+        .filter(|c| c.state == State::StaleActive)
+        .try_fold(None, |acc: Option<OffsetDateTime>, c| {
+            time(c).map(|t| Some(acc.map_or(t, |a| a.max(t))))
+        })?
 }
 
 impl Rollout {
@@ -114,23 +135,34 @@ pub fn description(rollout: &Rollout, now: OffsetDateTime) -> String {
             idle,
             idle_by,
             active,
-            all_by,
+            active_if_idle_by,
+            active_in_use_by,
         } => {
-            let by = |at: &Option<OffsetDateTime>| match at {
-                Some(at) => format!("by {}", clock(now, *at)),
-                None => "only on restart".to_string(),
-            };
             let mut parts = Vec::new();
             if *idle > 0 {
-                parts.push(format!("idle ones {}", by(idle_by)));
+                parts.push(match idle_by {
+                    Some(at) => format!("idle ones by {}", clock(now, *at)),
+                    None => "idle ones on restart".to_string(),
+                });
             }
+            // As the progress line of the job summary: the deadline if they go idle, the
+            // maximum age while in use, never passively otherwise.
             if *active > 0 {
-                parts.push(format!("{active} active {}", by(all_by)));
+                parts.push(match (active_if_idle_by, active_in_use_by) {
+                    (Some(idle), Some(in_use)) => format!(
+                        "active ones by {} if idle, {} at the latest",
+                        clock(now, *idle),
+                        clock(now, *in_use)
+                    ),
+                    (Some(idle), None) => format!("active ones by {} if idle", clock(now, *idle)),
+                    (None, Some(in_use)) => format!("active ones by {}", clock(now, *in_use)),
+                    (None, None) => "active ones on restart".to_string(),
+                });
             }
             if parts.is_empty() {
                 parts.push("some starting or stopping".to_string());
             }
-            format!("{updated}/{running} on the new image; {}", parts.join(", "))
+            format!("{updated}/{running} on the new image; {}", parts.join("; "))
         }
     };
     fit(&text)
