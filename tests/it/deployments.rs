@@ -21,16 +21,28 @@ pub fn announce(github: &FakeGitHub) -> ActionRun {
 
 /// A hub listing one server of alice, started at `started` and last active at `active`.
 pub async fn hub(started: &str, active: &str) -> MockServer {
+    hub_of(&[(started, active)]).await
+}
+
+/// A hub listing one server per `(started, last active)`, of users user0, user1, ….
+pub async fn hub_of(servers: &[(&str, &str)]) -> MockServer {
     let hub = MockServer::start().await;
-    let server = json!({
-        "name": "", "started": started, "last_activity": active,
-        "pending": null, "ready": true,
-    });
+    let items: Vec<Value> = servers
+        .iter()
+        .enumerate()
+        .map(|(i, (started, active))| {
+            let server = json!({
+                "name": "", "started": started, "last_activity": active,
+                "pending": null, "ready": true,
+            });
+            json!({"kind": "user", "name": format!("user{i}"), "servers": {"": server}})
+        })
+        .collect();
     Mock::given(method("GET"))
         .and(path("/hub/api/users"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "items": [{"kind": "user", "name": "alice", "servers": {"": server}}],
-            "_pagination": {"offset": 0, "limit": 200, "total": 1, "next": null},
+            "items": items,
+            "_pagination": {"offset": 0, "limit": 200, "total": servers.len(), "next": null},
         })))
         .mount(&hub)
         .await;
@@ -260,7 +272,7 @@ async fn status_posts_one_status_per_change_success_at_convergence_and_the_previ
         [
             "in_progress: 0/1 on the new image; idle ones by 13:00 UTC".to_string(),
             "in_progress: 0/1 on the new image; active ones by 13:44 UTC if idle".into(),
-            "success: Converged: 1/1 on the new image".into(),
+            "success: Converged: no server runs the old image".into(),
         ]
     );
     assert_eq!(states(&github, previous).len(), 2, "inactive once");
@@ -276,8 +288,39 @@ async fn an_overdue_server_sets_failure() {
     assert_eq!(code, 0, "{log}");
     assert_eq!(
         states(&github, ours).last().unwrap(),
-        "failure: 1 server past the promised deadline"
+        "failure: a server runs past the promised deadline"
     );
+}
+
+#[tokio::test]
+async fn success_and_failure_are_posted_once_whatever_the_counts() {
+    // Each status is a `deployment_status` event: more servers, converged or overdue, post
+    // no new one.
+    for (one, two, now, says) in [
+        (
+            ("2026-11-30T12:20:00Z", "2026-11-30T12:25:00Z"),
+            ("2026-11-30T12:21:00Z", "2026-11-30T12:26:00Z"),
+            "2026-11-30T12:40:00Z",
+            "success: Converged: no server runs the old image",
+        ),
+        (
+            ("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z"),
+            ("2026-11-30T09:10:00Z", "2026-11-30T11:40:00Z"),
+            "2026-11-30T20:00:00Z",
+            "failure: a server runs past the promised deadline",
+        ),
+    ] {
+        let github = FakeGitHub::start().await;
+        announce(&github).run().await.assert_success();
+        let ours = github.deployments()[0]["id"].as_u64().unwrap();
+        let (code, log, _) = status(&github, &hub_of(&[one]).await, now);
+        assert_eq!(code, 0, "{log}");
+        let from = github.requests().await.len();
+        let (code, log, _) = status(&github, &hub_of(&[one, two]).await, now);
+        assert_eq!(code, 0, "{log}");
+        assert!(writes_since(&github, from).await.is_empty(), "{log}");
+        assert_eq!(states(&github, ours)[1..], [says.to_string()]);
+    }
 }
 
 #[tokio::test]

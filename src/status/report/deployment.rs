@@ -9,16 +9,11 @@ use time::OffsetDateTime;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rollout {
     /// No server may still run the old image: `success`.
-    Converged {
-        /// Servers running.
-        running: u64,
-    },
+    Converged,
     /// An alarm fired: `failure`.
     Alarmed {
         /// The alarms, sorted ([`Classification::alarms`]).
         alarms: Vec<Alarm>,
-        /// Stale servers past their deadline.
-        overdue: u64,
     },
     /// Servers still run the old image, none past its deadline: `in_progress`.
     Rolling {
@@ -60,13 +55,10 @@ pub fn rollout(classification: &Classification) -> Rollout {
     let t = &classification.totals;
     let alarms = classification.alarms();
     if !alarms.is_empty() {
-        return Rollout::Alarmed {
-            alarms,
-            overdue: t.overdue,
-        };
+        return Rollout::Alarmed { alarms };
     }
     if t.converged {
-        return Rollout::Converged { running: t.running };
+        return Rollout::Converged;
     }
     Rollout::Rolling {
         updated: t.updated,
@@ -98,7 +90,7 @@ impl Rollout {
     /// The state it asks for.
     pub fn phase(&self) -> Phase {
         match self {
-            Rollout::Converged { .. } => Phase::Success,
+            Rollout::Converged => Phase::Success,
             Rollout::Alarmed { .. } => Phase::Failure,
             Rollout::Rolling { .. } => Phase::InProgress,
         }
@@ -106,26 +98,21 @@ impl Rollout {
 }
 
 /// The status description of `rollout` measured at `now`, e.g. `41/57 on the new image;
-/// idle ones by 14:30 UTC`. It changes only when a count or the deadline does, so an
-/// unchanged hub posts no new status.
+/// idle ones by 14:30 UTC`. In progress, it changes only when a count or the deadline does,
+/// so an unchanged hub posts no new status; converged or alarmed, it holds no count, so
+/// more servers (or more overdue ones) post none either.
 pub fn description(rollout: &Rollout, now: OffsetDateTime) -> String {
     let text = match rollout {
-        Rollout::Converged { running: 0 } => {
-            "Converged: no server runs the old image (none running)".to_string()
-        }
-        Rollout::Converged { running } => {
-            format!("Converged: {running}/{running} on the new image")
-        }
-        Rollout::Alarmed { alarms, overdue } => alarms
+        // Fixed words for `success` and `failure` (no counts): each status is a
+        // `deployment_status` event, so a new one is posted only when the state, or the
+        // set of alarms, changes.
+        Rollout::Converged => "Converged: no server runs the old image".to_string(),
+        Rollout::Alarmed { alarms } => alarms
             .iter()
             .map(|alarm| match alarm {
-                Alarm::Overdue => {
-                    format!("{overdue} {} past the promised deadline", servers(*overdue))
-                }
-                Alarm::Mismatch => {
-                    "a server started after the release runs the old digest".to_string()
-                }
-                Alarm::Orphan => "a single-user pod the hub does not list".to_string(),
+                Alarm::Overdue => "a server runs past the promised deadline",
+                Alarm::Mismatch => "a server started after the release runs the old digest",
+                Alarm::Orphan => "a single-user pod the hub does not list",
             })
             .collect::<Vec<_>>()
             .join("; "),
@@ -168,10 +155,6 @@ pub fn description(rollout: &Rollout, now: OffsetDateTime) -> String {
     fit(&text)
 }
 
-fn servers(n: u64) -> &'static str {
-    if n == 1 { "server" } else { "servers" }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,7 +192,10 @@ mod tests {
         });
         let r = rollout(&overdue);
         assert_eq!(r.phase(), Phase::Failure);
-        assert_eq!(description(&r, now), "2 servers past the promised deadline");
+        assert_eq!(
+            description(&r, now),
+            "a server runs past the promised deadline"
+        );
 
         let converged = of(Totals {
             running: 57,
@@ -219,6 +205,9 @@ mod tests {
         });
         let r = rollout(&converged);
         assert_eq!(r.phase(), Phase::Success);
-        assert_eq!(description(&r, now), "Converged: 57/57 on the new image");
+        assert_eq!(
+            description(&r, now),
+            "Converged: no server runs the old image"
+        );
     }
 }
