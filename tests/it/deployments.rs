@@ -279,6 +279,65 @@ async fn status_posts_one_status_per_change_success_at_convergence_and_the_previ
 }
 
 #[tokio::test]
+async fn reaching_success_makes_every_earlier_release_of_ours_inactive_and_a_humans_untouched() {
+    let github = FakeGitHub::start().await;
+    let release = |c: char| json!({"created-by": "codeq-rollout", "digest": format!("sha256:{}", c.to_string().repeat(64))});
+    let (a, b, c) = (
+        github.add_deployment(&"0".repeat(40), ENV, release('0')),
+        github.add_deployment(&"1".repeat(40), ENV, release('1')),
+        github.add_deployment(&"2".repeat(40), ENV, release('2')),
+    );
+    github.add_deployment_status(a, "success", "Converged: no server runs the old image");
+    github.add_deployment_status(b, "inactive", "Superseded by deployment 2");
+    github.add_deployment_status(c, "in_progress", "0/1 on the new image");
+    let human = github.add_deployment(SHA_MERGE, ENV, json!({}));
+    github.add_deployment_status(human, "success", "Deployed by hand");
+    announce(&github).run().await.assert_success();
+    let ours = github.deployments().last().unwrap()["id"].as_u64().unwrap();
+
+    let updated = hub("2026-11-30T12:20:00Z", "2026-11-30T12:25:00Z").await;
+    let from = github.requests().await.len();
+    let (code, log, _) = status(&github, &updated, "2026-11-30T12:40:00Z");
+    assert_eq!(code, 0, "{log}");
+    let posted: Vec<String> = writes_since(&github, from)
+        .await
+        .into_iter()
+        .map(|(c, b)| format!("{c} {} {}", b["state"], b["description"]))
+        .collect();
+    assert_eq!(
+        posted,
+        [
+            format!(
+                "POST /deployments/{a}/statuses \"inactive\" \"Superseded by deployment {ours}\""
+            ),
+            format!(
+                "POST /deployments/{c}/statuses \"inactive\" \"Superseded by deployment {ours}\""
+            ),
+            format!(
+                "POST /deployments/{ours}/statuses \"success\" \"Converged: no server runs the old image\""
+            ),
+        ]
+    );
+    assert_eq!(states(&github, human), ["success: Deployed by hand"]);
+    assert_eq!(states(&github, b).len(), 1);
+
+    // Converged still: nothing written, to anyone.
+    let from = github.requests().await.len();
+    let (code, log, _) = status(&github, &updated, "2026-11-30T12:50:00Z");
+    assert_eq!(code, 0, "{log}");
+    assert!(writes_since(&github, from).await.is_empty());
+    assert!(
+        !github
+            .writes()
+            .await
+            .iter()
+            .any(|(_, p, _)| p.contains(&format!("/deployments/{human}"))),
+        "{:#?}",
+        github.writes().await
+    );
+}
+
+#[tokio::test]
 async fn an_overdue_server_sets_failure() {
     let github = FakeGitHub::start().await;
     announce(&github).run().await.assert_success();
