@@ -326,7 +326,8 @@ fn not_found(err: &anyhow::Error) -> bool {
 /// `status`: our deployment of the release to `plan.environment` (created when `announce`
 /// did not), with `desired` as its status. A status is posted only when the latest one has
 /// another state or description; `environment_url` and `log_url` left `None` in `desired`
-/// are carried over from the latest status. Reaching `success`, every earlier release's
+/// are carried over from the latest status (so the tracking issue `announce` linked stays
+/// the `log_url` of a security release), and without one `log_url` is `log_fallback`. Reaching `success`, every earlier release's
 /// deployment of ours ([`superseded`]) is made `inactive` first, unless it is already. With `dry_run`, reads only.
 /// When nothing changed: two reads.
 ///
@@ -336,9 +337,10 @@ pub async fn ensure_status(
     gh: &GitHub,
     plan: &DeploymentPlan,
     desired: &NewDeploymentStatus,
+    log_fallback: Option<&str>,
     dry_run: bool,
 ) -> Result<DeploymentOutcome> {
-    ensure_steps(gh, plan, desired, dry_run)
+    ensure_steps(gh, plan, desired, log_fallback, dry_run)
         .await
         .with_context(|| format!("keeping the deployment to {}", plan.environment))
 }
@@ -347,6 +349,7 @@ async fn ensure_steps(
     gh: &GitHub,
     plan: &DeploymentPlan,
     desired: &NewDeploymentStatus,
+    log_fallback: Option<&str>,
     dry_run: bool,
 ) -> Result<DeploymentOutcome> {
     let mut notes = Vec::new();
@@ -384,7 +387,8 @@ async fn ensure_steps(
         log_url: desired
             .log_url
             .clone()
-            .or_else(|| latest.as_ref().and_then(|l| l.log_url.clone())),
+            .or_else(|| latest.as_ref().and_then(|l| l.log_url.clone()))
+            .or_else(|| log_fallback.map(str::to_string)),
         ..desired.clone()
     };
     if latest.as_ref().is_some_and(|l| same_status(l, &desired)) {

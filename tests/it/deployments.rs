@@ -338,6 +338,37 @@ async fn reaching_success_makes_every_earlier_release_of_ours_inactive_and_a_hum
 }
 
 #[tokio::test]
+async fn a_security_releases_log_url_stays_its_tracking_issue() {
+    let github = FakeGitHub::start().await;
+    let out = ActionRun::merged_pr(IMAGE, &github.api_url(), &["security"])
+        .input("environment", ENV)
+        .run()
+        .await;
+    out.assert_success();
+    let issue = github.issues()[0]["html_url"].as_str().unwrap().to_string();
+    let ours = github.deployments()[0]["id"].as_u64().unwrap();
+    let log_urls = |github: &FakeGitHub| -> Vec<Value> {
+        github
+            .deployment_statuses(ours)
+            .iter()
+            .map(|s| s["log_url"].clone())
+            .collect()
+    };
+    assert_eq!(log_urls(&github), [json!(issue)]);
+    // Without comment (the tracking issue not looked up), then with it.
+    let stale = hub("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z").await;
+    let (code, log, _) = status(&github, &stale, "2026-11-30T12:30:00Z");
+    assert_eq!(code, 0, "{log}");
+    let updated = hub("2026-11-30T12:20:00Z", "2026-11-30T12:25:00Z").await;
+    let (code, log, _) = status_with(&github, &updated, "2026-11-30T12:40:00Z", &["--comment"]);
+    assert_eq!(code, 0, "{log}");
+    assert_eq!(
+        log_urls(&github),
+        [json!(issue), json!(issue), json!(issue)]
+    );
+}
+
+#[tokio::test]
 async fn an_overdue_server_sets_failure() {
     let github = FakeGitHub::start().await;
     announce(&github).run().await.assert_success();
