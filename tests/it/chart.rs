@@ -469,7 +469,9 @@ fn the_docs_show_the_chart_of_the_history_they_show() {
         .expect("a history line in docs/progress-chart.md");
     let release = datetime!(2026-11-30 12:00 UTC);
     let now = datetime!(2026-11-30 13:30 UTC);
-    let history = codeq_rollout::status::history::parse(line, release, now)
+    // As the next run reads it: every point before that run.
+    let next = now + time::Duration::SECOND;
+    let history = codeq_rollout::status::history::parse(line, release, next)
         .unwrap()
         .unwrap();
     let classification = classify(Vec::new(), release, now, &SettingsModel(Default::default()));
