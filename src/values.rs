@@ -606,7 +606,7 @@ pub(crate) fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Vec<FileCull>
     // before the chart reads it.
     let resolved = match path {
         ValuesPath::Auto => auto_place(&texts)?,
-        given => given.clone(),
+        given @ ValuesPath::Under(_) => given.clone(),
     };
     if let ValuesPath::Under(keys) = path {
         if !keys.is_empty() && !texts.is_empty() {

@@ -725,7 +725,7 @@ async fn a_release_found_after_already_exists_is_compared_with_the_rendered_note
     assert_eq!(desk.github.releases()[0]["body"], json!(current));
 
     desk.github.edit_release(id, |r| {
-        r["body"] = json!(format!("{current}\nEdited by a human.\n"))
+        r["body"] = json!(format!("{current}\nEdited by a human.\n"));
     });
     desk.github.lag_release_listing(1);
     let rerun = desk.announce(&["routine"]).await.ok();
