@@ -66,12 +66,21 @@ pub enum EnvironmentError {
         "holds a line break or another control character, which GitHub's environment names cannot"
     )]
     Control,
+    /// Holds an invisible character: a bidirectional control (U+202A–U+202E,
+    /// U+2066–U+2069), a zero-width one (U+200B–U+200D, U+2060, U+FEFF) or another
+    /// default-ignorable or format character ([`crate::support::sanitize::is_invisible`]).
+    #[error(
+        "holds an invisible character (a bidirectional control or a zero-width one), which makes a name read as another: type the name"
+    )]
+    Invisible,
 }
 
 impl Environment {
     /// Parses an environment name (trimmed) by GitHub's rules: not empty, at most
     /// [`ENVIRONMENT_MAX_CHARS`] characters (GitHub Docs, "Managing environments for
-    /// deployment"); no control characters (the name is a line of the Environments page).
+    /// deployment"); no control characters (the name is a line of the Environments page) and
+    /// no invisible ones (a bidirectional control or a zero-width character would make it
+    /// read as another name).
     /// Names compare without case on GitHub ([`Environment::matches`]).
     ///
     /// # Errors
@@ -86,6 +95,9 @@ impl Environment {
         }
         if name.chars().any(char::is_control) {
             return Err(EnvironmentError::Control);
+        }
+        if name.chars().any(crate::support::sanitize::is_invisible) {
+            return Err(EnvironmentError::Invisible);
         }
         Ok(Self(name.to_string()))
     }
@@ -177,18 +189,20 @@ impl DeploymentPlan {
     /// `required_contexts: []`, `auto_merge: false`, `production_environment: true`.
     ///
     /// # Errors
-    /// An empty `sha`: no commit to deploy.
+    /// An empty `sha`: no commit to deploy; the message ends with `fix`, what the caller's
+    /// user can do (`announce`: set `sha`; `status`: it takes the release note's commit).
     pub fn new(
         environment: Environment,
         digest: Digest,
         sha: &str,
         payload: serde_json::Value,
         description: String,
+        fix: &str,
     ) -> Result<Self> {
         if sha.is_empty() {
             anyhow::bail!(
                 "no commit to deploy to {environment}: the release note of {digest} names none; \
-                 set sha (--sha) or leave environment unset"
+                 {fix}"
             );
         }
         let new = NewDeployment {
@@ -625,6 +639,18 @@ mod tests {
             Err(EnvironmentError::Control)
         );
         assert!(Environment::parse("Prod").unwrap().matches("prod"));
+        for sneaky in [
+            "prod\u{202e}",
+            "pr\u{2066}od",
+            "pr\u{200b}od",
+            "\u{feff}prod",
+        ] {
+            assert_eq!(
+                Environment::parse(sneaky),
+                Err(EnvironmentError::Invisible),
+                "{sneaky:?}"
+            );
+        }
     }
 
     #[test]

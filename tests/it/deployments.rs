@@ -440,6 +440,27 @@ async fn status_creates_the_deployment_announce_did_not() {
 }
 
 #[tokio::test]
+async fn status_without_a_commit_in_the_release_note_says_what_status_users_can_do() {
+    let github = FakeGitHub::start().await;
+    ActionRun::merged_pr(IMAGE, &github.api_url(), &["routine"])
+        .run()
+        .await
+        .assert_success();
+    let note = github.releases()[0]["id"].as_u64().unwrap();
+    github.edit_release(note, |r| r["target_commitish"] = json!(""));
+    let stale = hub("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z").await;
+    let from = github.requests().await.len();
+    let (code, log, _) = status(&github, &stale, "2026-11-30T12:30:00Z");
+    assert_eq!(code, 1, "{log}");
+    assert!(
+        log.contains("names none; status deploys the commit the release note targets (target_commitish): edit the release on GitHub to target the release's commit, or leave environment unset"),
+        "{log}"
+    );
+    assert!(!log.contains("--sha"), "{log}");
+    assert!(writes_since(&github, from).await.is_empty());
+}
+
+#[tokio::test]
 async fn two_runs_creating_at_once_leave_one_deployment() {
     let github = FakeGitHub::start().await;
     ActionRun::merged_pr(IMAGE, &github.api_url(), &["routine"])
