@@ -197,6 +197,58 @@ mod tests {
             "a server runs past the promised deadline"
         );
 
+        // Active servers: by their deadline if they go idle, and by the maximum age.
+        let active = |deadline, in_use_deadline| Classified {
+            server: crate::status::Server {
+                user: "alice".into(),
+                name: String::new(),
+                started: Some(datetime!(2026-12-01 09:00 UTC)),
+                last_activity: Some(datetime!(2026-12-01 11:59 UTC)),
+                ready: true,
+                pending: None,
+            },
+            state: State::StaleActive,
+            deadline,
+            in_use_deadline,
+            overdue: false,
+        };
+        let totals = Totals {
+            running: 57,
+            updated: 41,
+            stale: 16,
+            stale_idle: 15,
+            stale_active: 1,
+            converged_by: Some(datetime!(2026-12-01 14:30:10 UTC)),
+            ..Totals::default()
+        };
+        for (in_use, says) in [
+            (
+                None,
+                "41/57 on the new image; idle ones by 14:30 UTC; active ones by 15:30 UTC if idle",
+            ),
+            (
+                Some(datetime!(2026-12-02 09:00 UTC)),
+                "41/57 on the new image; idle ones by 14:30 UTC; active ones by 15:30 UTC if idle, 2026-12-02 09:00 UTC at the latest",
+            ),
+        ] {
+            let c = Classification {
+                servers: vec![active(Some(datetime!(2026-12-01 15:30 UTC)), in_use)],
+                totals,
+            };
+            assert_eq!(description(&rollout(&c), now), says);
+        }
+        let c = Classification {
+            servers: vec![active(None, None)],
+            totals: Totals {
+                converged_by: None,
+                ..totals
+            },
+        };
+        assert_eq!(
+            description(&rollout(&c), now),
+            "41/57 on the new image; idle ones on restart; active ones on restart"
+        );
+
         let converged = of(Totals {
             running: 57,
             updated: 57,
