@@ -287,8 +287,7 @@ async fn deploy(
         &note.target_commitish,
         deployment::payload(digest, None, None),
         render::deployment::description_untiered(digest),
-        "status deploys the commit the release note targets (target_commitish): edit the \
-         release on GitHub to target the release's commit, or leave environment unset",
+        render::deployment::NO_COMMIT_STATUS,
     )?;
     let rollout = report::deployment::rollout(classification);
     let desired = NewDeploymentStatus {
