@@ -295,6 +295,7 @@ async fn deploy(
             Some(&window),
         ),
         render::deployment::description(&facts.digest, facts.tier.tier),
+        render::deployment::NO_COMMIT_ANNOUNCE,
     )?;
     let log_url = match &published.issue {
         Some((issue, _)) if facts.tier.tier == Tier::Security => issue.as_str(),

@@ -706,7 +706,7 @@ fn shown_entry(entry: &str) -> String {
 /// invisible ones read `\u{..}`), and any invisible character those leave
 /// ([`is_invisible`], e.g. a Hangul filler) escaped too: a quoted value shows what it holds
 /// and cannot act on a terminal or the Actions log.
-fn escaped(text: &str, quote: &str) -> String {
+pub(super) fn escaped(text: &str, quote: &str) -> String {
     let debug = format!("{text:?}");
     let inner = &debug[1..debug.len() - 1];
     let inner = if quote == "'" {

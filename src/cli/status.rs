@@ -209,7 +209,13 @@ fn release(
         publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
     }
     let github = match image {
-        Some(_) if github_needed => Some(github_client(args, github_token, env, log)?),
+        Some(_) if github_needed => Some(github_client(
+            args,
+            github_token,
+            env,
+            log,
+            needs_github(args),
+        )?),
         _ => None,
     };
     let image = image.map(|source| {
@@ -277,18 +283,31 @@ pub(super) fn released_at_input(text: &str) -> Result<OffsetDateTime, UsageError
 
 /// The GitHub client for the release note and the tracking issue: the token, and the
 /// repository from `--repository` or `GITHUB_REPOSITORY`.
+/// Why this `status` run reads GitHub, for the error without a token: the first of
+/// `environment`, `comment`, and the release time from the release note.
+fn needs_github(args: &StatusArgs) -> &'static str {
+    if args.deployment.environment.is_some() {
+        "with environment, status reads the release note and keeps the deployment's status"
+    } else if args.comment {
+        "with comment, status reads the release note and writes the comment"
+    } else {
+        "with image and without released-at, status reads the release time from the release note"
+    }
+}
+
 fn github_client(
     args: &StatusArgs,
     token: Option<&str>,
     env: &HashMap<String, String>,
     log: &Log,
+    why: &str,
 ) -> Result<GitHub> {
     let ctx = args.github.run_context(&None, env)?;
     inputs::warn_if_plain_http(log, "api-url", &ctx.api_url, "github-token");
     let token = token.ok_or_else(|| {
         UsageError::new(
             "github-token",
-            "no GitHub token: with image and without released-at (or with comment), status reads the release note (and writes the comment): set github-token (default ${{ github.token }}) or --github-token",
+            format!("no GitHub token: {why}: set github-token (default ${{{{ github.token }}}}) or --github-token"),
         )
     })?;
     let repo = ctx.repository.ok_or_else(|| {
@@ -396,6 +415,13 @@ mod tests {
         "t",
     ];
 
+    /// A name past GitHub's 255 characters, echoed only to 100.
+    const LONG_ENVIRONMENT: &str = concat!(
+        "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee",
+        "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee",
+        "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee",
+    );
+
     #[test]
     fn every_bad_input_is_a_usage_error_naming_it() {
         let at = ["--released-at", "2026-11-30T12:00:00Z"];
@@ -435,6 +461,18 @@ mod tests {
             with(&["--comment"]),
             with(&["--image", "ghcr.io/Org/Lab:latest"]),
             [&HUB[..], &["--image", "oci:examples/lab"]].concat(),
+            [
+                &HUB[..],
+                &[
+                    "--image",
+                    "oci:examples/lab",
+                    "--environment",
+                    "jupyterhub-prod",
+                ],
+            ]
+            .concat(),
+            with(&["--image", "oci:examples/lab", "--comment"]),
+            with(&["--environment", LONG_ENVIRONMENT]),
             [
                 &HUB[..],
                 &["--image", "oci:examples/lab", "--github-token", "t"],

@@ -21,11 +21,11 @@
 //! then `DELETE`, which GitHub allows only for an inactive deployment once there are
 //! several). A run that lost the release race creates none: the winner does.
 //!
-//! **Previous release.** GitHub marks earlier deployments inactive by itself only for
+//! **Earlier releases.** GitHub marks earlier deployments inactive by itself only for
 //! non-production environments (`auto_inactive`, GitHub's REST docs "Create a deployment
-//! status"); ours are `production_environment: true`, so `status` marks the previous
-//! release's deployment in the environment `inactive` when this one reaches `success`,
-//! once: it reads that deployment's latest status first.
+//! status"); ours are `production_environment: true`, so `status` marks every earlier
+//! release's deployment of ours in the environment (on the listed page) `inactive` when
+//! this one reaches `success`, once: it reads each one's latest status first.
 
 use super::once::{self, Made};
 use crate::digest::Digest;
@@ -66,12 +66,21 @@ pub enum EnvironmentError {
         "holds a line break or another control character, which GitHub's environment names cannot"
     )]
     Control,
+    /// Holds an invisible character: a bidirectional control (U+202A–U+202E,
+    /// U+2066–U+2069), a zero-width one (U+200B–U+200D, U+2060, U+FEFF) or another
+    /// default-ignorable or format character ([`crate::support::sanitize::is_invisible`]).
+    #[error(
+        "holds an invisible character (a bidirectional control or a zero-width one), which makes a name read as another: type the name"
+    )]
+    Invisible,
 }
 
 impl Environment {
     /// Parses an environment name (trimmed) by GitHub's rules: not empty, at most
     /// [`ENVIRONMENT_MAX_CHARS`] characters (GitHub Docs, "Managing environments for
-    /// deployment"); no control characters (the name is a line of the Environments page).
+    /// deployment"); no control characters (the name is a line of the Environments page) and
+    /// no invisible ones (a bidirectional control or a zero-width character would make it
+    /// read as another name).
     /// Names compare without case on GitHub ([`Environment::matches`]).
     ///
     /// # Errors
@@ -86,6 +95,9 @@ impl Environment {
         }
         if name.chars().any(char::is_control) {
             return Err(EnvironmentError::Control);
+        }
+        if name.chars().any(crate::support::sanitize::is_invisible) {
+            return Err(EnvironmentError::Invisible);
         }
         Ok(Self(name.to_string()))
     }
@@ -144,18 +156,20 @@ pub fn ours_for<'a>(
     ours
 }
 
-/// The previous release's deployment: the newest of ours to `environment` for another
-/// digest, older than `current`.
-pub fn previous<'a>(
+/// The earlier releases' deployments: every one of ours to `environment` for another digest,
+/// older than `current`, oldest first (anyone else's is never among them).
+pub fn superseded<'a>(
     listed: &'a [Deployment],
     environment: &Environment,
     current: &Deployment,
-) -> Option<&'a Deployment> {
-    listed
+) -> Vec<&'a Deployment> {
+    let mut older: Vec<&Deployment> = listed
         .iter()
         .filter(|d| d.id < current.id && environment.matches(&d.environment))
         .filter(|d| is_ours(d, None) && d.payload.get("digest") != current.payload.get("digest"))
-        .max_by_key(|d| d.id)
+        .collect();
+    older.sort_by_key(|d| d.id);
+    older
 }
 
 /// What to create when no deployment of ours exists, and with which first status.
@@ -175,18 +189,20 @@ impl DeploymentPlan {
     /// `required_contexts: []`, `auto_merge: false`, `production_environment: true`.
     ///
     /// # Errors
-    /// An empty `sha`: no commit to deploy.
+    /// An empty `sha`: no commit to deploy; the message ends with `fix`, what the caller's
+    /// user can do (`announce`: set `sha`; `status`: it takes the release note's commit).
     pub fn new(
         environment: Environment,
         digest: Digest,
         sha: &str,
         payload: serde_json::Value,
         description: String,
+        fix: &str,
     ) -> Result<Self> {
         if sha.is_empty() {
             anyhow::bail!(
                 "no commit to deploy to {environment}: the release note of {digest} names none; \
-                 set sha (--sha) or leave environment unset"
+                 {fix}"
             );
         }
         let new = NewDeployment {
@@ -324,8 +340,9 @@ fn not_found(err: &anyhow::Error) -> bool {
 /// `status`: our deployment of the release to `plan.environment` (created when `announce`
 /// did not), with `desired` as its status. A status is posted only when the latest one has
 /// another state or description; `environment_url` and `log_url` left `None` in `desired`
-/// are carried over from the latest status. Reaching `success`, the previous release's
-/// deployment is made `inactive` first, unless it is already. With `dry_run`, reads only.
+/// are carried over from the latest status (so the tracking issue `announce` linked stays
+/// the `log_url` of a security release), and without one `log_url` is `log_fallback`. Reaching `success`, every earlier release's
+/// deployment of ours ([`superseded`]) is made `inactive` first, unless it is already. With `dry_run`, reads only.
 /// When nothing changed: two reads.
 ///
 /// # Errors
@@ -334,9 +351,10 @@ pub async fn ensure_status(
     gh: &GitHub,
     plan: &DeploymentPlan,
     desired: &NewDeploymentStatus,
+    log_fallback: Option<&str>,
     dry_run: bool,
 ) -> Result<DeploymentOutcome> {
-    ensure_steps(gh, plan, desired, dry_run)
+    ensure_steps(gh, plan, desired, log_fallback, dry_run)
         .await
         .with_context(|| format!("keeping the deployment to {}", plan.environment))
 }
@@ -345,6 +363,7 @@ async fn ensure_steps(
     gh: &GitHub,
     plan: &DeploymentPlan,
     desired: &NewDeploymentStatus,
+    log_fallback: Option<&str>,
     dry_run: bool,
 ) -> Result<DeploymentOutcome> {
     let mut notes = Vec::new();
@@ -382,7 +401,8 @@ async fn ensure_steps(
         log_url: desired
             .log_url
             .clone()
-            .or_else(|| latest.as_ref().and_then(|l| l.log_url.clone())),
+            .or_else(|| latest.as_ref().and_then(|l| l.log_url.clone()))
+            .or_else(|| log_fallback.map(str::to_string)),
         ..desired.clone()
     };
     if latest.as_ref().is_some_and(|l| same_status(l, &desired)) {
@@ -403,10 +423,10 @@ async fn ensure_steps(
             ..DeploymentOutcome::none(notes)
         });
     }
-    if desired.state == DeploymentState::Success
-        && let Some(previous) = previous(&listed, &plan.environment, &ours)
-    {
-        make_inactive(gh, previous, &ours, &mut notes).await?;
+    if desired.state == DeploymentState::Success {
+        for older in superseded(&listed, &plan.environment, &ours) {
+            make_inactive(gh, older, &ours, &mut notes).await?;
+        }
     }
     let posted = post_status(gh, &ours, &desired).await?;
     Ok(DeploymentOutcome {
@@ -544,17 +564,22 @@ async fn settle(
     Ok(Some((*winner).clone()))
 }
 
-/// Gives `previous` an `inactive` status unless its latest status is one already.
+/// Gives `older` an `inactive` status unless its latest status is one already.
 async fn make_inactive(
     gh: &GitHub,
-    previous: &Deployment,
+    older: &Deployment,
     current: &Deployment,
     notes: &mut Vec<String>,
 ) -> Result<()> {
     let latest = gh
-        .latest_deployment_status(previous.id)
+        .latest_deployment_status(older.id)
         .await
-        .context("reading the status of the previous release's deployment")?;
+        .with_context(|| {
+            format!(
+                "reading the status of deployment {}, an earlier release's",
+                older.id
+            )
+        })?;
     if latest.is_some_and(|l| l.state == DeploymentState::Inactive) {
         return Ok(());
     }
@@ -564,12 +589,17 @@ async fn make_inactive(
         environment_url: None,
         log_url: None,
     };
-    gh.create_deployment_status(previous.id, &inactive)
+    gh.create_deployment_status(older.id, &inactive)
         .await
-        .context("marking the previous release's deployment inactive")?;
+        .with_context(|| {
+            format!(
+                "marking deployment {}, an earlier release's, inactive",
+                older.id
+            )
+        })?;
     notes.push(format!(
-        "marked deployment {} (the previous release) inactive",
-        previous.id
+        "marked deployment {} (an earlier release) inactive",
+        older.id
     ));
     Ok(())
 }
@@ -609,6 +639,18 @@ mod tests {
             Err(EnvironmentError::Control)
         );
         assert!(Environment::parse("Prod").unwrap().matches("prod"));
+        for sneaky in [
+            "prod\u{202e}",
+            "pr\u{2066}od",
+            "pr\u{200b}od",
+            "\u{feff}prod",
+        ] {
+            assert_eq!(
+                Environment::parse(sneaky),
+                Err(EnvironmentError::Invisible),
+                "{sneaky:?}"
+            );
+        }
     }
 
     #[test]
@@ -622,11 +664,14 @@ mod tests {
             deployment(1, "hub", serde_json::json!("a human's")),
             deployment(8, "other", payload(&d, None, None)),
             deployment(5, "hub", payload(&other, None, None)),
+            deployment(4, "hub", payload(&digest('c'), None, None)),
         ];
         let ids: Vec<u64> = ours_for(&listed, &env, &d).iter().map(|d| d.id).collect();
         assert_eq!(ids, vec![3, 9]);
-        let current = &listed[1];
-        assert_eq!(previous(&listed, &env, current).map(|d| d.id), None);
-        assert_eq!(previous(&listed, &env, &listed[0]).map(|d| d.id), Some(5));
+        let ids = |of: &Deployment| -> Vec<u64> {
+            superseded(&listed, &env, of).iter().map(|d| d.id).collect()
+        };
+        assert_eq!(ids(&listed[1]), Vec::<u64>::new());
+        assert_eq!(ids(&listed[0]), vec![4, 5]);
     }
 }

@@ -21,6 +21,16 @@ pub fn fit(text: &str) -> String {
     cut
 }
 
+/// What an `announce` user can do when the release note names no commit to deploy
+/// ([`crate::publish::deployment::DeploymentPlan::new`]).
+pub const NO_COMMIT_ANNOUNCE: &str = "set sha (--sha) or leave environment unset";
+
+/// What a `status` user can do when the release note names no commit to deploy: `status`
+/// takes no `sha`, it deploys the commit the note targets.
+pub const NO_COMMIT_STATUS: &str = "status deploys the commit the release note targets \
+     (target_commitish): edit the release on GitHub to target the release's commit, or leave \
+     environment unset";
+
 /// The deployment's description, e.g. `codeq-rollout: routine release of sha256:9f86d081884c`.
 pub fn description(digest: &Digest, tier: Tier) -> String {
     fit(&format!(

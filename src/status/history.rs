@@ -4,8 +4,8 @@
 //!
 //! The line is untrusted input: anyone who can edit the comment can write it. [`parse`]
 //! reads it strictly and bounded (at most [`LINE_MAX_BYTES`] bytes, at most [`MAX_POINTS`]
-//! points, digits only, times in order between the release and now, counts within
-//! [`crate::window::MAX_HUB_SERVERS`]) and refuses the whole line otherwise
+//! points, digits only, times in order from the release to before this run, deadlines at
+//! most [`DUE_MAX_SECS`] after their point, counts within [`crate::window::MAX_HUB_SERVERS`]) and refuses the whole line otherwise
 //! ([`HistoryError`]); the caller then warns and starts the history again from this run. It
 //! never panics (property-tested). Only numbers come out of it, so nothing of it reaches the
 //! chart's text but digits.
@@ -24,6 +24,11 @@ pub const PREFIX: &str = "<!-- codeq-rollout:convergence-history v1";
 
 /// The most points kept (48: a day of half-hourly runs that each changed something).
 pub const MAX_POINTS: usize = 48;
+
+/// The latest deadline a point may state, seconds after the point: twice the longest culler
+/// duration ([`crate::window::MAX_DURATION_SECS`], ten years), room for an idle timeout and
+/// a cull pass; a later one is refused as forged ([`HistoryError::FarDeadline`]).
+pub const DUE_MAX_SECS: i64 = 2 * 10 * 365 * 86_400;
 
 /// The longest history line, bytes: [`MAX_POINTS`] points of at most 37 bytes each (a
 /// space, a 10-digit time, two 7-digit counts and a 10-digit deadline, three slashes), with
@@ -61,8 +66,10 @@ pub enum HistoryError {
     /// Not `PREFIX point… -->`, or a point not `time/stale/running/due` in digits (`due`
     /// may be `-`): the 1-based index of the point, 0 for the line itself.
     Malformed(usize),
-    /// A point before the release or after this run, or not after the point before it.
+    /// A point before the release or not before this run, or not after the point before it.
     OutOfOrder(usize),
+    /// A point whose deadline is more than [`DUE_MAX_SECS`] after it.
+    FarDeadline(usize),
     /// A count above [`MAX_HUB_SERVERS`], or more stale servers than running.
     BadCount(usize),
 }
@@ -124,8 +131,9 @@ pub fn line(history: &History) -> String {
 
 /// The history in `body` (a comment's text): `Ok(None)` when it holds no history line (a
 /// comment from an earlier version, or none yet); the points when its one history line is
-/// well-formed, every point between `released_at` and `now` (inclusive) and after the one
-/// before it; otherwise the [`HistoryError`].
+/// well-formed, every point from `released_at` to before `now` (whole seconds: this run's
+/// point is always the latest) and after the one before it, every deadline at most
+/// [`DUE_MAX_SECS`] after its point; otherwise the [`HistoryError`].
 pub fn parse(
     body: &str,
     released_at: OffsetDateTime,
@@ -187,8 +195,14 @@ pub fn parse(
             return Err(HistoryError::BadCount(index));
         }
         let after_last = points.last().is_none_or(|last| point.at > last.at);
-        if point.at < whole_seconds(released_at) || point.at > now || !after_last {
+        if point.at < whole_seconds(released_at) || point.at >= whole_seconds(now) || !after_last {
             return Err(HistoryError::OutOfOrder(index));
+        }
+        if point
+            .due
+            .is_some_and(|due| due > point.at + time::Duration::seconds(DUE_MAX_SECS))
+        {
+            return Err(HistoryError::FarDeadline(index));
         }
         points.push(point);
     }
@@ -279,7 +293,17 @@ mod tests {
     #[test]
     fn malformed_histories_are_refused_whole() {
         let ok = "1796040000/57/57/-";
-        let cases: [(String, HistoryError); 11] = [
+        let cases: [(String, HistoryError); 13] = [
+            // At this run's time (it would displace this run's point), or with a deadline
+            // centuries away.
+            (
+                format!("{PREFIX} {}/1/1/- -->", NOW.unix_timestamp()),
+                HistoryError::OutOfOrder(1),
+            ),
+            (
+                format!("{PREFIX} 1796040000/5/57/9999999999 -->"),
+                HistoryError::FarDeadline(1),
+            ),
             (
                 format!("{PREFIX} {ok} -->\n{PREFIX} -->"),
                 HistoryError::Repeated,
@@ -319,6 +343,12 @@ mod tests {
         for (body, error) in cases {
             assert_eq!(parse(&body, RELEASE, NOW), Err(error), "{body}");
         }
+        // This run's clock is not whole seconds: a point in its second displaces it too.
+        let body = format!("{PREFIX} {}/1/1/- -->", NOW.unix_timestamp());
+        assert_eq!(
+            parse(&body, RELEASE, NOW + time::Duration::MILLISECOND),
+            Err(HistoryError::OutOfOrder(1))
+        );
     }
 
     proptest! {
@@ -353,7 +383,7 @@ mod tests {
             prop_assert!(h.points().len() <= MAX_POINTS);
             let text = line(&h);
             prop_assert!(text.len() <= LINE_MAX_BYTES);
-            prop_assert_eq!(parse(&text, RELEASE, at), Ok(Some(h)));
+            prop_assert_eq!(parse(&text, RELEASE, at + time::Duration::SECOND), Ok(Some(h)));
         }
     }
 }

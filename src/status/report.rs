@@ -491,7 +491,7 @@ fn progress(t: &Totals) -> ProgressView {
 /// (UTC, `HH:MM`, or `MM-DD HH:MM` when the points span more than one date; with the
 /// seconds when two points fall within the same minute, since Mermaid merges categories of
 /// the same name), then, when the
-/// latest deadline stated (the last point's converged-by, or the last one stated before) is
+/// latest run's deadline (the last point's converged-by; an earlier point's is never used) is
 /// after the last point, one more category for it (`due HH:MM`). Bars: the stale servers at
 /// each point (0 in the deadline's category). Line, with a deadline only: the straight way
 /// from the first point's stale servers to none at the deadline, by time.
@@ -517,11 +517,8 @@ pub fn chart(facts: &StatusFacts<'_>) -> Option<ChartView> {
     if points.len() < 2 {
         return None;
     }
-    let due = points
-        .iter()
-        .rev()
-        .find_map(|p| p.due)
-        .filter(|d| *d > last.at);
+    // The latest run's deadline only: an earlier point's is what was due then.
+    let due = last.due.filter(|d| *d > last.at);
     let one_date = due
         .iter()
         .copied()
@@ -617,6 +614,9 @@ pub fn history_refused(e: &HistoryError) -> String {
         HistoryError::OutOfOrder(i) => format!(
             "point {i} is before the release, after this run, or not after the point before it"
         ),
+        HistoryError::FarDeadline(i) => {
+            format!("point {i} states a deadline more than twenty years after it")
+        }
         HistoryError::BadCount(i) => format!(
             "point {i} counts more stale servers than running, or more than {}",
             crate::window::MAX_HUB_SERVERS

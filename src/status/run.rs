@@ -393,6 +393,7 @@ async fn deploy(
         &note.target_commitish,
         deployment::payload(digest, None, None),
         render::deployment::description_untiered(digest),
+        render::deployment::NO_COMMIT_STATUS,
     )?;
     let rollout = report::deployment::rollout(classification);
     let desired = NewDeploymentStatus {
@@ -403,9 +404,16 @@ async fn deploy(
         },
         description: report::deployment::description(&rollout, now),
         environment_url: Some(req.hub_url.clone()),
-        log_url: crate::support::sanitize::link_url(&note.html_url).map(str::to_string),
+        // The tracking issue when this run looked it up (a security release, as `announce`
+        // links it); else the latest status's link is kept, the release note without one.
+        log_url: release
+            .issue
+            .as_ref()
+            .and_then(|issue| crate::support::sanitize::link_url(&issue.html_url))
+            .map(str::to_string),
     };
-    deployment::ensure_status(github, &plan, &desired, req.dry_run).await
+    let log_fallback = crate::support::sanitize::link_url(&note.html_url);
+    deployment::ensure_status(github, &plan, &desired, log_fallback, req.dry_run).await
 }
 
 /// The outputs the warning about an unset `$GITHUB_OUTPUT` names as examples.

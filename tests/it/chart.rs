@@ -442,6 +442,13 @@ fn the_on_converged_example_reacts_to_end_states_through_the_environment() {
     for state in ["'success'", "'failure'"] {
         assert!(condition.contains(state), "{condition}");
     }
+    // Ours only: the payload's marker (a human's deployment has none).
+    let ours = format!(
+        "github.event.deployment.payload['{}'] == '{}'",
+        codeq_rollout::publish::deployment::MARKER_KEY,
+        codeq_rollout::publish::deployment::MARKER_VALUE
+    );
+    assert!(condition.contains(&ours), "{condition}");
     for step in job["steps"].as_array().unwrap() {
         let script = step["run"].as_str().unwrap();
         assert!(
@@ -455,7 +462,47 @@ fn the_on_converged_example_reacts_to_end_states_through_the_environment() {
             env["DESCRIPTION"],
             "${{ github.event.deployment_status.description }}"
         );
+        assert_eq!(
+            posted_message(script),
+            json!({
+                "text": "Rollout of 0123456789ab to prod &lt;eu&gt; needs attention: \"a\" &amp; &lt;!here&gt; https://example.org/?a=1&amp;b=2"
+            })
+        );
     }
+}
+
+/// What `script` (the example's step) POSTs for a failure whose fields hold quotes and
+/// Slack's markup, run by bash with jq (scripts/test.sh installs it) and a `curl` that
+/// only records its `--data`.
+fn posted_message(script: &str) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let sent = dir.path().join("sent");
+    let curl = dir.path().join("curl");
+    std::fs::write(
+        &curl,
+        "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --data ] && printf %s \"$2\" > \"$SENT\"; shift; done\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&curl, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        dir.path().display(),
+        std::env::var("PATH").unwrap()
+    );
+    let status = std::process::Command::new("bash")
+        .args(["-e", "-c", script])
+        .env("PATH", path)
+        .env("SENT", &sent)
+        .env("WEBHOOK_URL", "https://chat.example.org/hook")
+        .env("STATE", "failure")
+        .env("ENVIRONMENT", "prod <eu>")
+        .env("DESCRIPTION", "\"a\" & <!here>")
+        .env("LOG_URL", "https://example.org/?a=1&b=2")
+        .env("SHA", "0123456789abcdef0123456789abcdef01234567")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    serde_json::from_slice(&std::fs::read(&sent).unwrap()).unwrap()
 }
 
 /// docs/progress-chart.md shows the chart `status` draws from the history line it shows,
@@ -469,7 +516,9 @@ fn the_docs_show_the_chart_of_the_history_they_show() {
         .expect("a history line in docs/progress-chart.md");
     let release = datetime!(2026-11-30 12:00 UTC);
     let now = datetime!(2026-11-30 13:30 UTC);
-    let history = codeq_rollout::status::history::parse(line, release, now)
+    // As the next run reads it: every point before that run.
+    let next = now + time::Duration::SECOND;
+    let history = codeq_rollout::status::history::parse(line, release, next)
         .unwrap()
         .unwrap();
     let classification = classify(Vec::new(), release, now, &SettingsModel(Default::default()));

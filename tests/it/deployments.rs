@@ -21,16 +21,28 @@ pub fn announce(github: &FakeGitHub) -> ActionRun {
 
 /// A hub listing one server of alice, started at `started` and last active at `active`.
 pub async fn hub(started: &str, active: &str) -> MockServer {
+    hub_of(&[(started, active)]).await
+}
+
+/// A hub listing one server per `(started, last active)`, of users user0, user1, ….
+pub async fn hub_of(servers: &[(&str, &str)]) -> MockServer {
     let hub = MockServer::start().await;
-    let server = json!({
-        "name": "", "started": started, "last_activity": active,
-        "pending": null, "ready": true,
-    });
+    let items: Vec<Value> = servers
+        .iter()
+        .enumerate()
+        .map(|(i, (started, active))| {
+            let server = json!({
+                "name": "", "started": started, "last_activity": active,
+                "pending": null, "ready": true,
+            });
+            json!({"kind": "user", "name": format!("user{i}"), "servers": {"": server}})
+        })
+        .collect();
     Mock::given(method("GET"))
         .and(path("/hub/api/users"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "items": [{"kind": "user", "name": "alice", "servers": {"": server}}],
-            "_pagination": {"offset": 0, "limit": 200, "total": 1, "next": null},
+            "items": items,
+            "_pagination": {"offset": 0, "limit": 200, "total": servers.len(), "next": null},
         })))
         .mount(&hub)
         .await;
@@ -230,6 +242,12 @@ async fn status_posts_one_status_per_change_success_at_convergence_and_the_previ
         ]
     );
 
+    // Used since: active, its deadline if it goes idle named (no maximum age: never
+    // passively while in use).
+    let active = hub("2026-11-30T09:00:00Z", "2026-11-30T12:34:00Z").await;
+    let (code, log, _) = status(&github, &active, "2026-11-30T12:35:00Z");
+    assert_eq!(code, 0, "{log}");
+
     // Converged: the previous release's deployment inactive, then success.
     let updated = hub("2026-11-30T12:20:00Z", "2026-11-30T12:25:00Z").await;
     let from = github.requests().await.len();
@@ -252,11 +270,102 @@ async fn status_posts_one_status_per_change_success_at_convergence_and_the_previ
     assert_eq!(
         states(&github, ours)[1..],
         [
-            "in_progress: 0/1 on the new image; 1 active only on restart".to_string(),
-            "success: Converged: 1/1 on the new image".into(),
+            "in_progress: 0/1 on the new image; idle ones by 13:00 UTC".to_string(),
+            "in_progress: 0/1 on the new image; active ones by 13:44 UTC if idle".into(),
+            "success: Converged: no server runs the old image".into(),
         ]
     );
     assert_eq!(states(&github, previous).len(), 2, "inactive once");
+}
+
+#[tokio::test]
+async fn reaching_success_makes_every_earlier_release_of_ours_inactive_and_a_humans_untouched() {
+    let github = FakeGitHub::start().await;
+    let release = |c: char| json!({"created-by": "codeq-rollout", "digest": format!("sha256:{}", c.to_string().repeat(64))});
+    let (a, b, c) = (
+        github.add_deployment(&"0".repeat(40), ENV, release('0')),
+        github.add_deployment(&"1".repeat(40), ENV, release('1')),
+        github.add_deployment(&"2".repeat(40), ENV, release('2')),
+    );
+    github.add_deployment_status(a, "success", "Converged: no server runs the old image");
+    github.add_deployment_status(b, "inactive", "Superseded by deployment 2");
+    github.add_deployment_status(c, "in_progress", "0/1 on the new image");
+    let human = github.add_deployment(SHA_MERGE, ENV, json!({}));
+    github.add_deployment_status(human, "success", "Deployed by hand");
+    announce(&github).run().await.assert_success();
+    let ours = github.deployments().last().unwrap()["id"].as_u64().unwrap();
+
+    let updated = hub("2026-11-30T12:20:00Z", "2026-11-30T12:25:00Z").await;
+    let from = github.requests().await.len();
+    let (code, log, _) = status(&github, &updated, "2026-11-30T12:40:00Z");
+    assert_eq!(code, 0, "{log}");
+    let posted: Vec<String> = writes_since(&github, from)
+        .await
+        .into_iter()
+        .map(|(c, b)| format!("{c} {} {}", b["state"], b["description"]))
+        .collect();
+    assert_eq!(
+        posted,
+        [
+            format!(
+                "POST /deployments/{a}/statuses \"inactive\" \"Superseded by deployment {ours}\""
+            ),
+            format!(
+                "POST /deployments/{c}/statuses \"inactive\" \"Superseded by deployment {ours}\""
+            ),
+            format!(
+                "POST /deployments/{ours}/statuses \"success\" \"Converged: no server runs the old image\""
+            ),
+        ]
+    );
+    assert_eq!(states(&github, human), ["success: Deployed by hand"]);
+    assert_eq!(states(&github, b).len(), 1);
+
+    // Converged still: nothing written, to anyone.
+    let from = github.requests().await.len();
+    let (code, log, _) = status(&github, &updated, "2026-11-30T12:50:00Z");
+    assert_eq!(code, 0, "{log}");
+    assert!(writes_since(&github, from).await.is_empty());
+    assert!(
+        !github
+            .writes()
+            .await
+            .iter()
+            .any(|(_, p, _)| p.contains(&format!("/deployments/{human}"))),
+        "{:#?}",
+        github.writes().await
+    );
+}
+
+#[tokio::test]
+async fn a_security_releases_log_url_stays_its_tracking_issue() {
+    let github = FakeGitHub::start().await;
+    let out = ActionRun::merged_pr(IMAGE, &github.api_url(), &["security"])
+        .input("environment", ENV)
+        .run()
+        .await;
+    out.assert_success();
+    let issue = github.issues()[0]["html_url"].as_str().unwrap().to_string();
+    let ours = github.deployments()[0]["id"].as_u64().unwrap();
+    let log_urls = |github: &FakeGitHub| -> Vec<Value> {
+        github
+            .deployment_statuses(ours)
+            .iter()
+            .map(|s| s["log_url"].clone())
+            .collect()
+    };
+    assert_eq!(log_urls(&github), [json!(issue)]);
+    // Without comment (the tracking issue not looked up), then with it.
+    let stale = hub("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z").await;
+    let (code, log, _) = status(&github, &stale, "2026-11-30T12:30:00Z");
+    assert_eq!(code, 0, "{log}");
+    let updated = hub("2026-11-30T12:20:00Z", "2026-11-30T12:25:00Z").await;
+    let (code, log, _) = status_with(&github, &updated, "2026-11-30T12:40:00Z", &["--comment"]);
+    assert_eq!(code, 0, "{log}");
+    assert_eq!(
+        log_urls(&github),
+        [json!(issue), json!(issue), json!(issue)]
+    );
 }
 
 #[tokio::test]
@@ -269,8 +378,39 @@ async fn an_overdue_server_sets_failure() {
     assert_eq!(code, 0, "{log}");
     assert_eq!(
         states(&github, ours).last().unwrap(),
-        "failure: 1 server past the promised deadline"
+        "failure: a server runs past the promised deadline"
     );
+}
+
+#[tokio::test]
+async fn success_and_failure_are_posted_once_whatever_the_counts() {
+    // Each status is a `deployment_status` event: more servers, converged or overdue, post
+    // no new one.
+    for (one, two, now, says) in [
+        (
+            ("2026-11-30T12:20:00Z", "2026-11-30T12:25:00Z"),
+            ("2026-11-30T12:21:00Z", "2026-11-30T12:26:00Z"),
+            "2026-11-30T12:40:00Z",
+            "success: Converged: no server runs the old image",
+        ),
+        (
+            ("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z"),
+            ("2026-11-30T09:10:00Z", "2026-11-30T11:40:00Z"),
+            "2026-11-30T20:00:00Z",
+            "failure: a server runs past the promised deadline",
+        ),
+    ] {
+        let github = FakeGitHub::start().await;
+        announce(&github).run().await.assert_success();
+        let ours = github.deployments()[0]["id"].as_u64().unwrap();
+        let (code, log, _) = status(&github, &hub_of(&[one]).await, now);
+        assert_eq!(code, 0, "{log}");
+        let from = github.requests().await.len();
+        let (code, log, _) = status(&github, &hub_of(&[one, two]).await, now);
+        assert_eq!(code, 0, "{log}");
+        assert!(writes_since(&github, from).await.is_empty(), "{log}");
+        assert_eq!(states(&github, ours)[1..], [says.to_string()]);
+    }
 }
 
 #[tokio::test]
@@ -297,6 +437,27 @@ async fn status_creates_the_deployment_announce_did_not() {
         ]
     );
     assert_eq!(github.deployments()[0]["sha"], json!(SHA_MERGE));
+}
+
+#[tokio::test]
+async fn status_without_a_commit_in_the_release_note_says_what_status_users_can_do() {
+    let github = FakeGitHub::start().await;
+    ActionRun::merged_pr(IMAGE, &github.api_url(), &["routine"])
+        .run()
+        .await
+        .assert_success();
+    let note = github.releases()[0]["id"].as_u64().unwrap();
+    github.edit_release(note, |r| r["target_commitish"] = json!(""));
+    let stale = hub("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z").await;
+    let from = github.requests().await.len();
+    let (code, log, _) = status(&github, &stale, "2026-11-30T12:30:00Z");
+    assert_eq!(code, 1, "{log}");
+    assert!(
+        log.contains("names none; status deploys the commit the release note targets (target_commitish): edit the release on GitHub to target the release's commit, or leave environment unset"),
+        "{log}"
+    );
+    assert!(!log.contains("--sha"), "{log}");
+    assert!(writes_since(&github, from).await.is_empty());
 }
 
 #[tokio::test]

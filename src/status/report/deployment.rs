@@ -2,23 +2,18 @@
 //! data ([`rollout`]), then its words ([`description`], at most GitHub's 140 characters).
 
 use crate::render::deployment::{clock, fit};
-use crate::status::classify::{Alarm, Classification};
+use crate::status::classify::{Alarm, Classification, Classified, State};
 use time::OffsetDateTime;
 
 /// Where the rollout stands, for the deployment's status.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rollout {
     /// No server may still run the old image: `success`.
-    Converged {
-        /// Servers running.
-        running: u64,
-    },
+    Converged,
     /// An alarm fired: `failure`.
     Alarmed {
         /// The alarms, sorted ([`Classification::alarms`]).
         alarms: Vec<Alarm>,
-        /// Stale servers past their deadline.
-        overdue: u64,
     },
     /// Servers still run the old image, none past its deadline: `in_progress`.
     Rolling {
@@ -30,11 +25,16 @@ pub enum Rollout {
         idle: u64,
         /// When every idle stale server will be gone; `None` when one has no deadline.
         idle_by: Option<OffsetDateTime>,
-        /// Stale servers that are active (they stop by the maximum age, or on restart).
+        /// Stale servers that are active.
         active: u64,
-        /// When every stale server, active ones too, will be gone; `None` when one has no
-        /// deadline.
-        all_by: Option<OffsetDateTime>,
+        /// When every stale active server will be gone if it goes idle now (the latest of
+        /// their [`crate::status::classify::Classified::deadline`]s); `None` when one has
+        /// none.
+        active_if_idle_by: Option<OffsetDateTime>,
+        /// When every stale active server will be gone even if it stays in use (the latest
+        /// of their maximum-age deadlines, `CullerModel::in_use_deadline`); `None` when one
+        /// has none.
+        active_in_use_by: Option<OffsetDateTime>,
     },
 }
 
@@ -55,13 +55,10 @@ pub fn rollout(classification: &Classification) -> Rollout {
     let t = &classification.totals;
     let alarms = classification.alarms();
     if !alarms.is_empty() {
-        return Rollout::Alarmed {
-            alarms,
-            overdue: t.overdue,
-        };
+        return Rollout::Alarmed { alarms };
     }
     if t.converged {
-        return Rollout::Converged { running: t.running };
+        return Rollout::Converged;
     }
     Rollout::Rolling {
         updated: t.updated,
@@ -69,15 +66,31 @@ pub fn rollout(classification: &Classification) -> Rollout {
         idle: t.stale_idle,
         idle_by: t.converged_by,
         active: t.stale_active,
-        all_by: t.all_stale_by,
+        active_if_idle_by: latest_active(classification, |c| c.deadline),
+        active_in_use_by: latest_active(classification, |c| c.in_use_deadline),
     }
+}
+
+/// The latest `time` of the stale active servers; `None` when one has none (or there is
+/// none).
+fn latest_active(
+    classification: &Classification,
+    time: impl Fn(&Classified) -> Option<OffsetDateTime>,
+) -> Option<OffsetDateTime> {
+    classification
+        .servers
+        .iter()
+        .filter(|c| c.state == State::StaleActive)
+        .try_fold(None, |acc: Option<OffsetDateTime>, c| {
+            time(c).map(|t| Some(acc.map_or(t, |a| a.max(t))))
+        })?
 }
 
 impl Rollout {
     /// The state it asks for.
     pub fn phase(&self) -> Phase {
         match self {
-            Rollout::Converged { .. } => Phase::Success,
+            Rollout::Converged => Phase::Success,
             Rollout::Alarmed { .. } => Phase::Failure,
             Rollout::Rolling { .. } => Phase::InProgress,
         }
@@ -85,26 +98,21 @@ impl Rollout {
 }
 
 /// The status description of `rollout` measured at `now`, e.g. `41/57 on the new image;
-/// idle ones by 14:30 UTC`. It changes only when a count or the deadline does, so an
-/// unchanged hub posts no new status.
+/// idle ones by 14:30 UTC`. In progress, it changes only when a count or the deadline does,
+/// so an unchanged hub posts no new status; converged or alarmed, it holds no count, so
+/// more servers (or more overdue ones) post none either.
 pub fn description(rollout: &Rollout, now: OffsetDateTime) -> String {
     let text = match rollout {
-        Rollout::Converged { running: 0 } => {
-            "Converged: no server runs the old image (none running)".to_string()
-        }
-        Rollout::Converged { running } => {
-            format!("Converged: {running}/{running} on the new image")
-        }
-        Rollout::Alarmed { alarms, overdue } => alarms
+        // Fixed words for `success` and `failure` (no counts): each status is a
+        // `deployment_status` event, so a new one is posted only when the state, or the
+        // set of alarms, changes.
+        Rollout::Converged => "Converged: no server runs the old image".to_string(),
+        Rollout::Alarmed { alarms } => alarms
             .iter()
             .map(|alarm| match alarm {
-                Alarm::Overdue => {
-                    format!("{overdue} {} past the promised deadline", servers(*overdue))
-                }
-                Alarm::Mismatch => {
-                    "a server started after the release runs the old digest".to_string()
-                }
-                Alarm::Orphan => "a single-user pod the hub does not list".to_string(),
+                Alarm::Overdue => "a server runs past the promised deadline",
+                Alarm::Mismatch => "a server started after the release runs the old digest",
+                Alarm::Orphan => "a single-user pod the hub does not list",
             })
             .collect::<Vec<_>>()
             .join("; "),
@@ -114,30 +122,37 @@ pub fn description(rollout: &Rollout, now: OffsetDateTime) -> String {
             idle,
             idle_by,
             active,
-            all_by,
+            active_if_idle_by,
+            active_in_use_by,
         } => {
-            let by = |at: &Option<OffsetDateTime>| match at {
-                Some(at) => format!("by {}", clock(now, *at)),
-                None => "only on restart".to_string(),
-            };
             let mut parts = Vec::new();
             if *idle > 0 {
-                parts.push(format!("idle ones {}", by(idle_by)));
+                parts.push(match idle_by {
+                    Some(at) => format!("idle ones by {}", clock(now, *at)),
+                    None => "idle ones on restart".to_string(),
+                });
             }
+            // As the progress line of the job summary: the deadline if they go idle, the
+            // maximum age while in use, never passively otherwise.
             if *active > 0 {
-                parts.push(format!("{active} active {}", by(all_by)));
+                parts.push(match (active_if_idle_by, active_in_use_by) {
+                    (Some(idle), Some(in_use)) => format!(
+                        "active ones by {} if idle, {} at the latest",
+                        clock(now, *idle),
+                        clock(now, *in_use)
+                    ),
+                    (Some(idle), None) => format!("active ones by {} if idle", clock(now, *idle)),
+                    (None, Some(in_use)) => format!("active ones by {}", clock(now, *in_use)),
+                    (None, None) => "active ones on restart".to_string(),
+                });
             }
             if parts.is_empty() {
                 parts.push("some starting or stopping".to_string());
             }
-            format!("{updated}/{running} on the new image; {}", parts.join(", "))
+            format!("{updated}/{running} on the new image; {}", parts.join("; "))
         }
     };
     fit(&text)
-}
-
-fn servers(n: u64) -> &'static str {
-    if n == 1 { "server" } else { "servers" }
 }
 
 #[cfg(test)]
@@ -177,7 +192,63 @@ mod tests {
         });
         let r = rollout(&overdue);
         assert_eq!(r.phase(), Phase::Failure);
-        assert_eq!(description(&r, now), "2 servers past the promised deadline");
+        assert_eq!(
+            description(&r, now),
+            "a server runs past the promised deadline"
+        );
+
+        // Active servers: by their deadline if they go idle, and by the maximum age.
+        let active = |deadline, in_use_deadline| Classified {
+            server: crate::status::Server {
+                user: "alice".into(),
+                name: String::new(),
+                started: Some(datetime!(2026-12-01 09:00 UTC)),
+                last_activity: Some(datetime!(2026-12-01 11:59 UTC)),
+                ready: true,
+                pending: None,
+            },
+            state: State::StaleActive,
+            deadline,
+            in_use_deadline,
+            overdue: false,
+            pod: None,
+        };
+        let totals = Totals {
+            running: 57,
+            updated: 41,
+            stale: 16,
+            stale_idle: 15,
+            stale_active: 1,
+            converged_by: Some(datetime!(2026-12-01 14:30:10 UTC)),
+            ..Totals::default()
+        };
+        for (in_use, says) in [
+            (
+                None,
+                "41/57 on the new image; idle ones by 14:30 UTC; active ones by 15:30 UTC if idle",
+            ),
+            (
+                Some(datetime!(2026-12-02 09:00 UTC)),
+                "41/57 on the new image; idle ones by 14:30 UTC; active ones by 15:30 UTC if idle, 2026-12-02 09:00 UTC at the latest",
+            ),
+        ] {
+            let c = Classification {
+                servers: vec![active(Some(datetime!(2026-12-01 15:30 UTC)), in_use)],
+                totals,
+            };
+            assert_eq!(description(&rollout(&c), now), says);
+        }
+        let c = Classification {
+            servers: vec![active(None, None)],
+            totals: Totals {
+                converged_by: None,
+                ..totals
+            },
+        };
+        assert_eq!(
+            description(&rollout(&c), now),
+            "41/57 on the new image; idle ones on restart; active ones on restart"
+        );
 
         let converged = of(Totals {
             running: 57,
@@ -187,6 +258,9 @@ mod tests {
         });
         let r = rollout(&converged);
         assert_eq!(r.phase(), Phase::Success);
-        assert_eq!(description(&r, now), "Converged: 57/57 on the new image");
+        assert_eq!(
+            description(&r, now),
+            "Converged: no server runs the old image"
+        );
     }
 }

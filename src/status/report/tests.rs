@@ -586,6 +586,36 @@ fn a_chart_over_two_dates_labels_the_dates_and_one_without_a_deadline_draws_no_l
 }
 
 #[test]
+fn only_the_latest_runs_deadline_is_drawn_never_an_earlier_points() {
+    let c = scenario();
+    let mut h = History::default();
+    for (t, stale, due) in [
+        (
+            datetime!(2026-11-30 12:10 UTC),
+            5,
+            Some(datetime!(2026-11-30 14:00 UTC)),
+        ),
+        (datetime!(2026-11-30 12:40 UTC), 2, None),
+    ] {
+        h.push(Point {
+            at: t,
+            stale,
+            running: 9,
+            due,
+        });
+    }
+    let facts = StatusFacts {
+        history: Some(&h),
+        now: datetime!(2026-11-30 12:40 UTC),
+        ..facts(&c, None, false)
+    };
+    let drawn = chart(&facts).unwrap();
+    assert_eq!(drawn.labels, ["12:10", "12:40"]);
+    assert_eq!((drawn.bars, drawn.line), (vec![5, 2], vec![]));
+    assert_eq!(drawn.title, "Stale servers per run");
+}
+
+#[test]
 fn the_progress_bar_is_never_fuller_than_the_share() {
     for (updated, running, filled, percent) in [
         (0, 1, 0, 0),
