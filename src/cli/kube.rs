@@ -77,12 +77,22 @@ pub fn mask_kubeconfig(log: &Log, content: &str) {
     }
 }
 
+/// An alarm's `fail-on` word.
+fn alarm_name(alarm: Alarm) -> &'static str {
+    match alarm {
+        Alarm::Mismatch => "mismatch",
+        Alarm::Overdue => "overdue",
+        Alarm::Orphan => "orphan",
+    }
+}
+
 impl KubeArgs {
     /// The Kubernetes request, or `None` when Kubernetes is off. Masks the kubeconfig's
     /// secrets (each user's token, password, client key) with `log` first.
     ///
     /// # Errors
-    /// [`UsageError`] for `kubernetes: off` with a `kubeconfig`, and for a namespace or Helm
+    /// [`UsageError`] for `kubernetes: off` with a `kubeconfig`, for `fail-on` naming
+    /// `mismatch` or `orphan` while Kubernetes is off (those alarms need the pods), and for a namespace or Helm
     /// release that is not a Kubernetes name ([`inputs::namespace`], [`inputs::helm_release`]).
     pub fn request(&self, log: &Log) -> Result<Option<KubeRequest>, UsageError> {
         if let Some(content) = &self.kubeconfig {
@@ -103,7 +113,20 @@ impl KubeArgs {
             (Some(KubernetesMode::On), _) | (None, Some(_)) => true,
         };
         if !on {
-            return Ok(None);
+            return match self
+                .fail_on
+                .iter()
+                .find(|a| matches!(a, Alarm::Mismatch | Alarm::Orphan))
+            {
+                Some(alarm) => Err(UsageError::new(
+                    "fail-on",
+                    format!(
+                        "fail-on lists {} but Kubernetes is off (no kubeconfig, or an empty one: a misnamed secret, or a pull request from a fork, gets none), so that alarm could never fire: set kubeconfig (a secret holding the file's content) or kubernetes: on, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)",
+                        alarm_name(*alarm)
+                    ),
+                )),
+                None => Ok(None),
+            };
         }
         Ok(Some(KubeRequest {
             credentials: kubeconfig
@@ -186,6 +209,23 @@ current-context: hub
         );
         // A bad namespace is refused where clap reads it (a usage error naming the input).
         assert!(Cli::try_parse_from(["x", "--kubernetes", "on", "--namespace", "Bad_NS"]).is_err());
+        // Alarms that need the pods are refused with Kubernetes off (an empty kubeconfig
+        // secret means off); overdue works without Kubernetes.
+        for args in [
+            &["--fail-on", "mismatch,orphan"][..],
+            &["--fail-on", "overdue,orphan", "--kubeconfig", " "],
+        ] {
+            let refused = parse(args).unwrap_err();
+            assert_eq!(refused.input, "fail-on");
+            assert!(refused.message.contains("Kubernetes is off"), "{refused}");
+            assert!(refused.message.contains("kubeconfig"), "{refused}");
+        }
+        assert!(parse(&["--fail-on", "overdue"]).unwrap().is_none());
+        assert!(
+            parse(&["--fail-on", "mismatch", "--kubernetes", "on"])
+                .unwrap()
+                .is_some()
+        );
         let cli = Cli::try_parse_from(["x", "--fail-on", "mismatch,orphan"]).unwrap();
         assert_eq!(cli.kube.fail_on, [Alarm::Mismatch, Alarm::Orphan]);
         assert!(Cli::try_parse_from(["x", "--fail-on", "late"]).is_err());
