@@ -213,8 +213,63 @@ pub fn parses(content: &str) -> Result<(), String> {
 fn kubeconfig_error(source_name: &str, e: impl std::fmt::Display) -> KubeError {
     KubeError::Kubeconfig {
         source_name: source_name.to_string(),
-        detail: one_line(&e.to_string()),
+        detail: one_line(&without_values(&e.to_string())),
     }
+}
+
+/// A kubeconfig loader's message without the values it quotes: a parse error may quote the
+/// very token (`invalid type: string "…", expected struct AuthInfo` for `user: <token>`).
+/// Keeps the path, line, column and the kind of value (serde's `invalid type: string`);
+/// drops every quoted (`"…"`, `` `…` ``, `'…'`) span and the value after `invalid type:` or
+/// `invalid value:` up to `, expected`.
+fn without_values(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(i) = rest.find(['"', '`', '\'']) {
+        out.push_str(&rest[..i]);
+        let quote = rest[i..].chars().next().unwrap_or('"');
+        let after = &rest[i + quote.len_utf8()..];
+        match after.find(quote) {
+            Some(end) => {
+                out.push_str("(value left out)");
+                rest = &after[end + quote.len_utf8()..];
+            }
+            None => {
+                out.push_str("(value left out)");
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    for marker in ["invalid type: ", "invalid value: "] {
+        if let Some(start) = out.find(marker) {
+            let from = start + marker.len();
+            let end = out[from..]
+                .find(", expected")
+                .map_or(out.len(), |e| from + e);
+            // The kind of value (`string`, `integer`, `map`) is its first word.
+            let kind = out[from..end]
+                .split_whitespace()
+                .next()
+                .filter(|w| w.chars().all(|c| c.is_ascii_alphabetic()))
+                .unwrap_or("value")
+                .to_string();
+            out.replace_range(from..end, &kind);
+        }
+    }
+    out
+}
+
+/// Parses a kubeconfig's content and refuses a user with a credential plugin, as
+/// [`KubeClient::new`] does, before anything is sent: `source_name` names it in the error.
+///
+/// # Errors
+/// [`KubeError::Kubeconfig`] (the loader's words without the values it quotes),
+/// [`KubeError::ExecPlugin`].
+pub(crate) fn check_kubeconfig(content: &str, source_name: &str) -> Result<Kubeconfig, KubeError> {
+    let config = Kubeconfig::from_yaml(content).map_err(|e| kubeconfig_error(source_name, e))?;
+    refuse_plugins(&config)?;
+    Ok(config)
 }
 
 fn one_line(text: &str) -> String {
@@ -265,8 +320,7 @@ impl KubeClient {
             Credentials::Kubeconfig(content) => {
                 let name = "the kubeconfig input";
                 Some((
-                    Kubeconfig::from_yaml(content.expose_secret())
-                        .map_err(|e| kubeconfig_error(name, e))?,
+                    check_kubeconfig(content.expose_secret(), name)?,
                     name.to_string(),
                 ))
             }
@@ -413,5 +467,35 @@ fn pod(p: K8sPod) -> Pod {
         server: annotations.remove(SERVERNAME_ANNOTATION),
         image_id,
         started,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kubeconfig_parse_error_never_echoes_its_values() {
+        let content = "apiVersion: v1
+kind: Config
+clusters:
+  - name: hub
+    cluster: {server: https://127.0.0.1:6443}
+users:
+  - name: reader
+    user: SECRET-sa-token-0123456789
+contexts:
+  - name: hub
+    context: {cluster: hub, user: reader}
+current-context: hub
+";
+        let e = check_kubeconfig(content, "the kubeconfig input").unwrap_err();
+        let words = e.to_string();
+        assert!(!words.contains("SECRET"), "{words}");
+        insta::assert_snapshot!(words);
+        let e = check_kubeconfig("users: [{name: 'x', user: {token: [`SECRET`]}}]", "k")
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("SECRET"), "{e}");
     }
 }
