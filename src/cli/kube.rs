@@ -11,9 +11,11 @@ use super::inputs;
 use super::{Checked, DurationParser, EnumParser, InputDuration, UsageError};
 use crate::status::classify::Alarm;
 use crate::status::kube::{Credentials, KubeRequest, PodQuery};
+use crate::status::report::kube_error;
 use crate::support::log::Log;
 use clap::Args;
 use secrecy::{ExposeSecret, SecretString};
+use std::collections::HashMap;
 
 /// `kubernetes`: whether `status` reads the pods' image digests from Kubernetes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -87,14 +89,53 @@ fn alarm_name(alarm: Alarm) -> &'static str {
 }
 
 impl KubeArgs {
+    /// Refuses, before anything is read, credentials that cannot work: a `kubeconfig` that
+    /// does not parse or needs a plugin, or none to find at all.
+    fn credentials_usable(
+        &self,
+        kubeconfig: Option<&SecretString>,
+        env: &HashMap<String, String>,
+    ) -> Result<(), UsageError> {
+        let namespace = self.namespace.as_str();
+        if let Some(content) = kubeconfig {
+            return crate::status::kube::check_kubeconfig(
+                content.expose_secret(),
+                "the kubeconfig input",
+            )
+            .map(|_| ())
+            .map_err(|e| UsageError::new("kubeconfig", kube_error(&e, namespace)));
+        }
+        let set = |name: &str| env.get(name).is_some_and(|v| !v.trim().is_empty());
+        let home_config = env
+            .get("HOME")
+            .filter(|h| !h.is_empty())
+            .is_some_and(|h| std::path::Path::new(h).join(".kube/config").exists());
+        if set("KUBECONFIG") || home_config || set("KUBERNETES_SERVICE_HOST") {
+            return Ok(());
+        }
+        let e = crate::status::kube::KubeError::NoCredentials {
+            kubeconfig: "KUBECONFIG, ~/.kube/config".into(),
+        };
+        Err(UsageError::new("kubeconfig", kube_error(&e, namespace)))
+    }
+
     /// The Kubernetes request, or `None` when Kubernetes is off. Masks the kubeconfig's
     /// secrets (each user's token, password, client key) with `log` first.
     ///
     /// # Errors
     /// [`UsageError`] for `kubernetes: off` with a `kubeconfig`, for `fail-on` naming
     /// `mismatch` or `orphan` while Kubernetes is off (those alarms need the pods), and for a namespace or Helm
-    /// release that is not a Kubernetes name ([`inputs::namespace`], [`inputs::helm_release`]).
-    pub fn request(&self, log: &Log) -> Result<Option<KubeRequest>, UsageError> {
+    /// release that is not a Kubernetes name ([`inputs::namespace`], [`inputs::helm_release`]);
+    /// for a `kubeconfig` that does not parse or whose user needs a credential plugin
+    /// ([`crate::status::kube::check_kubeconfig`]); and for `kubernetes: on` without
+    /// `kubeconfig` when `env` has no `KUBECONFIG`, `HOME` has no `.kube/config` and
+    /// `KUBERNETES_SERVICE_HOST` is unset (no credentials to find). A `KUBECONFIG` file or an
+    /// in-cluster service account is only read later (a failure there exits 1).
+    pub fn request(
+        &self,
+        log: &Log,
+        env: &HashMap<String, String>,
+    ) -> Result<Option<KubeRequest>, UsageError> {
         if let Some(content) = &self.kubeconfig {
             mask_kubeconfig(log, content.expose_secret());
         }
@@ -112,7 +153,9 @@ impl KubeArgs {
             (Some(KubernetesMode::Off), None) | (None, None) => false,
             (Some(KubernetesMode::On), _) | (None, Some(_)) => true,
         };
-        if !on {
+        if on {
+            self.credentials_usable(kubeconfig, env)?;
+        } else {
             return match self
                 .fail_on
                 .iter()
@@ -180,10 +223,15 @@ current-context: hub
             #[command(flatten)]
             kube: KubeArgs,
         }
+        let in_cluster: HashMap<String, String> = [(
+            "KUBERNETES_SERVICE_HOST".to_string(),
+            "10.0.0.1".to_string(),
+        )]
+        .into();
         let parse = |args: &[&str]| {
             let cli =
                 Cli::try_parse_from(std::iter::once("x").chain(args.iter().copied())).unwrap();
-            cli.kube.request(&Log::new(false, false))
+            cli.kube.request(&Log::new(false, false), &in_cluster)
         };
         assert!(parse(&[]).unwrap().is_none());
         assert!(parse(&["--kubernetes", "off"]).unwrap().is_none());
@@ -229,5 +277,73 @@ current-context: hub
         let cli = Cli::try_parse_from(["x", "--fail-on", "mismatch,orphan"]).unwrap();
         assert_eq!(cli.kube.fail_on, [Alarm::Mismatch, Alarm::Orphan]);
         assert!(Cli::try_parse_from(["x", "--fail-on", "late"]).is_err());
+    }
+}
+
+#[cfg(test)]
+mod refused {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        kube: KubeArgs,
+    }
+
+    fn request(args: &[&str], env: &[(&str, &str)]) -> Result<Option<KubeRequest>, UsageError> {
+        let cli = Cli::try_parse_from(std::iter::once("x").chain(args.iter().copied())).unwrap();
+        let env = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        cli.kube.request(&Log::new(false, false), &env)
+    }
+
+    #[test]
+    fn unusable_kubernetes_credentials_are_a_usage_error_before_anything_is_read() {
+        let exec = tests_kubeconfig().replace(
+            "user: {token: sa-token-0123456789}",
+            "user: {exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: aws}}",
+        );
+        let plugin = request(&["--kubeconfig", &exec], &[]).unwrap_err();
+        assert_eq!(plugin.input, "kubeconfig");
+        let malformed = request(&["--kubeconfig", "clusters: [ nope"], &[]).unwrap_err();
+        assert_eq!(malformed.input, "kubeconfig");
+        let home = tempfile::tempdir().unwrap();
+        let home = home.path().to_str().unwrap();
+        let none = request(&["--kubernetes", "on"], &[("HOME", home)]).unwrap_err();
+        assert_eq!(none.input, "kubeconfig");
+        insta::assert_snapshot!(format!(
+            "{}\n---\n{}\n---\n{}",
+            plugin.message, malformed.message, none.message
+        ));
+        // Credentials found later (in the cluster, KUBECONFIG) are not refused here.
+        assert!(
+            request(
+                &["--kubernetes", "on"],
+                &[("KUBERNETES_SERVICE_HOST", "10.0.0.1")]
+            )
+            .is_ok()
+        );
+        assert!(request(&["--kubernetes", "on"], &[("KUBECONFIG", "/nowhere")]).is_ok());
+        assert!(request(&["--kubeconfig", &tests_kubeconfig()], &[]).is_ok());
+    }
+
+    fn tests_kubeconfig() -> String {
+        "apiVersion: v1
+kind: Config
+clusters:
+  - name: hub
+    cluster: {server: https://127.0.0.1:6443}
+users:
+  - name: reader
+    user: {token: sa-token-0123456789}
+contexts:
+  - name: hub
+    context: {cluster: hub, user: reader}
+current-context: hub
+"
+        .to_string()
     }
 }

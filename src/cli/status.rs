@@ -48,7 +48,7 @@ pub fn status_request(
     inputs::warn_if_plain_http(log, "hub-url", &hub_url, "hub-token");
     let now = args.now;
     let clock = now.unwrap_or_else(OffsetDateTime::now_utc);
-    let kube = args.kube.request(log)?;
+    let kube = args.kube.request(log, env)?;
     if kube.is_some() && args.image.is_none() {
         return Err(UsageError::new(
             "image",

@@ -220,12 +220,13 @@ fn kubeconfig_error(source_name: &str, e: impl std::fmt::Display) -> KubeError {
 /// A kubeconfig loader's message without the values it quotes: a parse error may quote the
 /// very token (`invalid type: string "…", expected struct AuthInfo` for `user: <token>`).
 /// Keeps the path, line, column and the kind of value (serde's `invalid type: string`);
-/// drops every quoted (`"…"`, `` `…` ``, `'…'`) span and the value after `invalid type:` or
+/// drops every quoted (`"…"`, `` `…` ``) span (serde's quotes of values; the YAML scanner's
+/// `','` of syntax stay) and the value after `invalid type:` or
 /// `invalid value:` up to `, expected`.
 fn without_values(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
     let mut rest = message;
-    while let Some(i) = rest.find(['"', '`', '\'']) {
+    while let Some(i) = rest.find(['"', '`']) {
         out.push_str(&rest[..i]);
         let quote = rest[i..].chars().next().unwrap_or('"');
         let after = &rest[i + quote.len_utf8()..];

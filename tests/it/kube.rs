@@ -243,20 +243,23 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
 
     // Faults: each a clear error, exit 1.
     let sent = fake.requests().len();
-    let fails = |kubeconfig: &str, words: &[&str]| {
+    let exits = |want: i32, kubeconfig: &str, words: &[&str]| {
         let (code, stdout, stderr) =
             status(&base, SLOW_CULLER, &image, &released_at, kubeconfig, &[]);
-        assert_eq!(code, 1, "{stdout}\n{stderr}");
+        assert_eq!(code, want, "{stdout}\n{stderr}");
         for w in words {
             assert!(stderr.contains(w), "{w:?} not in {stderr}");
         }
         assert!(!stderr.contains(TOKEN), "{stderr}");
     };
+    let fails = |kubeconfig: &str, words: &[&str]| exits(1, kubeconfig, words);
+    // A kubeconfig that cannot work is bad input (exit 2), refused before the hub is read.
+    let refused = |kubeconfig: &str, words: &[&str]| exits(2, kubeconfig, words);
     let exec = kubeconfig.replace(
         &format!("      token: {TOKEN}\n"),
         "      exec:\n        apiVersion: client.authentication.k8s.io/v1beta1\n        command: gke-gcloud-auth-plugin\n",
     );
-    fails(
+    refused(
         &exec,
         &[
             "needs the credential plugin \"gke-gcloud-auth-plugin\"",
@@ -264,7 +267,7 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
             "token: TOKEN",
         ],
     );
-    fails(
+    refused(
         "clusters: [ nope",
         &["the kubeconfig (the kubeconfig input) is not usable"],
     );
