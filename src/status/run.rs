@@ -157,6 +157,17 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
         Some(kube) => {
             *stage = Stage::StatusKubernetes;
             let evidence = pods(req, kube, &release, hub_read_at, log).await?;
+            if evidence.pods.is_empty() && !listing.servers.is_empty() {
+                let selector = kube.query.selector();
+                warn(
+                    log,
+                    RunWarning::NoPods {
+                        namespace: &kube.query.namespace,
+                        selector: &selector,
+                        servers: listing.servers.len(),
+                    },
+                );
+            }
             classify_by_digest(listing.servers, evidence, release.released_at, now, &model)
         }
     };
