@@ -143,7 +143,15 @@ pub enum KubeError {
         /// The `Status` object's `message`.
         message: String,
     },
-    /// No answer (DNS, refused, TLS, timeout), or one that is not a pod list.
+    /// No answer within `kube-timeout` (connecting, or reading the answer).
+    #[error("the Kubernetes API server {server} did not answer within kube-timeout ({timeout})")]
+    TimedOut {
+        /// The API server's URL.
+        server: String,
+        /// The timeout, in `kube-timeout`'s words (e.g. `30s`).
+        timeout: String,
+    },
+    /// No answer (DNS, refused, TLS), or one that is not a pod list.
     #[error("cannot read pods from the Kubernetes API server {server}: {cause}")]
     Unreachable {
         /// The API server's URL.
@@ -157,6 +165,7 @@ pub enum KubeError {
 pub struct KubeClient {
     client: Client,
     server: String,
+    timeout: Duration,
 }
 
 /// One listing of the single-user pods.
@@ -363,7 +372,11 @@ impl KubeClient {
             server: server.clone(),
             cause: one_line(&e.to_string()),
         })?;
-        Ok(Self { client, server })
+        Ok(Self {
+            client,
+            server,
+            timeout,
+        })
     }
 
     /// The API server's URL, for the reports.
@@ -433,8 +446,12 @@ impl KubeClient {
                     },
                 }
             }
+            other if timed_out(&other) => KubeError::TimedOut {
+                server,
+                timeout: humantime::format_duration(self.timeout).to_string(),
+            },
             other => {
-                // The innermost cause says what happened (refused, certificate, timeout).
+                // The innermost cause says what happened (refused, certificate).
                 let mut cause: &dyn std::error::Error = &other;
                 while let Some(next) = cause.source() {
                     cause = next;
@@ -446,6 +463,21 @@ impl KubeClient {
             }
         }
     }
+}
+
+/// Whether `e` or one of its causes is a timeout: the `std::io::Error` of kind `TimedOut`
+/// that kube's connect and read timeouts raise (hyper-timeout).
+fn timed_out(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        if c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+        {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
 }
 
 /// The fields `status` keeps of one pod.
@@ -474,6 +506,20 @@ fn pod(p: K8sPod) -> Pod {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_timeout_is_found_among_the_causes() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("client error")]
+        struct Outer(#[source] std::io::Error);
+        let timeout = Outer(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "deadline",
+        ));
+        assert!(timed_out(&timeout));
+        let refused = Outer(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
+        assert!(!timed_out(&refused));
+    }
 
     #[test]
     fn a_kubeconfig_parse_error_never_echoes_its_values() {

@@ -1173,6 +1173,7 @@ pub fn kube_error(e: &KubeError, namespace: &str) -> String {
         ),
         KubeError::Expired { .. } => "the pods changed too fast to list; run status again".to_string(),
         KubeError::Status { .. } => "check the API server's message; run status again".to_string(),
+        KubeError::TimedOut { .. } => "check that this runner can reach the API server (the kubeconfig's server address), or raise kube-timeout for a slow one".to_string(),
         KubeError::Unreachable { .. } => "check the kubeconfig's server address and CA, and that this runner can reach the API server".to_string(),
     };
     format!("{e}. {help}")

@@ -755,3 +755,12 @@ fn a_mismatch_annotation_names_the_server_as_the_logs_table_does() {
     out.push_str(&format!("{title}: {message}\n"));
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn a_kube_timeout_names_the_input_and_its_value() {
+    let e = KubeError::TimedOut {
+        server: "https://10.0.0.1:6443/".into(),
+        timeout: "30s".into(),
+    };
+    insta::assert_snapshot!(kube_error(&e, "jhub"));
+}
