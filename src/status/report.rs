@@ -1176,6 +1176,11 @@ pub fn kube_error(e: &KubeError, namespace: &str) -> String {
         KubeError::TimedOut { .. } => "check that this runner can reach the API server (the kubeconfig's server address), or raise kube-timeout for a slow one".to_string(),
         KubeError::Unreachable { .. } => "check the kubeconfig's server address and CA, and that this runner can reach the API server".to_string(),
     };
+    // Its own sentence: capitalised after the error's full stop.
+    let mut chars = help.chars();
+    let help = chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    });
     format!("{e}. {help}")
 }
 
