@@ -264,8 +264,11 @@ fn totals_line(t: &Totals) -> String {
     );
     if t.evidence == Evidence::Digest {
         line.push_str(&format!(
-            ", {} on the old digest although started after the release, {} image unknown; {} pods the hub does not list",
-            t.mismatch, t.unknown, t.orphans
+            ", {} on the old digest although started after the release, {} image unknown; {} {} the hub does not list",
+            t.mismatch,
+            t.unknown,
+            t.orphans,
+            if t.orphans == 1 { "pod" } else { "pods" }
         ));
     }
     line.push('.');

@@ -764,3 +764,18 @@ fn a_kube_timeout_names_the_input_and_its_value() {
     };
     insta::assert_snapshot!(kube_error(&e, "jhub"));
 }
+
+#[test]
+fn the_totals_line_counts_pods_in_the_singular_and_the_plural() {
+    let line = |orphans| {
+        totals_line(&Totals {
+            running: 2,
+            updated: 1,
+            mismatch: 1,
+            orphans,
+            evidence: Evidence::Digest,
+            ..Totals::default()
+        })
+    };
+    insta::assert_snapshot!(format!("{}\n{}", line(1), line(2)));
+}
