@@ -8,6 +8,7 @@
 //! hub's pods"; a workflow that ran yesterday must not fail today on RBAC it never needed.
 
 use super::inputs;
+use super::value::{EnumList, EnumListParser};
 use super::{Checked, DurationParser, EnumParser, InputDuration, UsageError};
 use crate::status::classify::Alarm;
 use crate::status::kube::{Credentials, KubeRequest, PodQuery};
@@ -47,9 +48,9 @@ pub struct KubeArgs {
     /// Timeout of each Kubernetes request, e.g. 30s, at most 6h
     #[arg(long, env, default_value = "30s", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30"))]
     pub kube_timeout: InputDuration,
-    /// Fail the run (exit 1, with an error annotation) when these alarms fire: mismatch (a server started after the release runs the old digest), overdue (a stale server past its deadline), orphan (a single-user pod the hub does not list); comma-separated
-    #[arg(long, env, value_parser = EnumParser::<Alarm>::new(), value_delimiter = ',', value_name = "ALARMS")]
-    pub fail_on: Vec<Alarm>,
+    /// Fail the run (exit 1, with an error annotation) when these alarms fire: mismatch (a server started after the release runs the old digest), overdue (a stale server past its deadline), orphan (a single-user pod the hub does not list); comma- or newline-separated
+    #[arg(long, env, value_parser = EnumListParser::<Alarm>::new(), value_name = "ALARMS")]
+    pub(crate) fail_on: Option<EnumList<Alarm>>,
 }
 
 impl std::fmt::Debug for KubeArgs {
@@ -89,6 +90,14 @@ fn alarm_name(alarm: Alarm) -> &'static str {
 }
 
 impl KubeArgs {
+    /// The alarms of `fail-on`, in the order given; none when it is not set.
+    pub(crate) fn alarms(&self) -> Vec<Alarm> {
+        self.fail_on
+            .as_ref()
+            .map(|l| l.0.clone())
+            .unwrap_or_default()
+    }
+
     /// Refuses, before anything is read, credentials that cannot work: a `kubeconfig` that
     /// does not parse or needs a plugin, or none to find at all.
     fn credentials_usable(
@@ -157,15 +166,15 @@ impl KubeArgs {
             self.credentials_usable(kubeconfig, env)?;
         } else {
             return match self
-                .fail_on
-                .iter()
+                .alarms()
+                .into_iter()
                 .find(|a| matches!(a, Alarm::Mismatch | Alarm::Orphan))
             {
                 Some(alarm) => Err(UsageError::new(
                     "fail-on",
                     format!(
                         "fail-on lists {} but Kubernetes is off (no kubeconfig, or an empty one: a misnamed secret, or a pull request from a fork, gets none), so that alarm could never fire: set kubeconfig (a secret holding the file's content) or kubernetes: on, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)",
-                        alarm_name(*alarm)
+                        alarm_name(alarm)
                     ),
                 )),
                 None => Ok(None),
@@ -275,7 +284,15 @@ current-context: hub
                 .is_some()
         );
         let cli = Cli::try_parse_from(["x", "--fail-on", "mismatch,orphan"]).unwrap();
-        assert_eq!(cli.kube.fail_on, [Alarm::Mismatch, Alarm::Orphan]);
+        assert_eq!(cli.kube.alarms(), [Alarm::Mismatch, Alarm::Orphan]);
+        // Newline-separated as other list inputs (an Action input's block scalar).
+        let cli =
+            Cli::try_parse_from(["x", "--fail-on", "mismatch\n Overdue\r\norphan\n"]).unwrap();
+        assert_eq!(
+            cli.kube.alarms(),
+            [Alarm::Mismatch, Alarm::Overdue, Alarm::Orphan]
+        );
+        assert!(Cli::try_parse_from(["x", "--fail-on", "mismatch\nlate"]).is_err());
         assert!(Cli::try_parse_from(["x", "--fail-on", "late"]).is_err());
     }
 }

@@ -76,7 +76,7 @@ pub fn status_request(
         include_names: args.include_names,
         now,
         kube,
-        fail_on: args.kube.fail_on.clone(),
+        fail_on: args.kube.alarms(),
         pull: configured.image.pull_risk(release.announced.as_deref()),
         environment: args.deployment.environment.clone(),
         dry_run: args.dry_run,
