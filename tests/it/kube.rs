@@ -286,14 +286,14 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
         &[
             "403 Forbidden",
             "cannot list resource \"pods\"",
-            "grant the verb list on the resource pods in the namespace jhub",
+            "Grant the verb list on the resource pods in the namespace jhub",
             "kind: Role",
         ],
     );
     fake.fault(Some("unauthorized"));
     fails(
         &kubeconfig,
-        &["401 Unauthorized", "create a new ServiceAccount token"],
+        &["401 Unauthorized", "Create a new ServiceAccount token"],
     );
     fake.fault(None);
 
