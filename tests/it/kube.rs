@@ -293,7 +293,7 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
     fake.fault(Some("unauthorized"));
     fails(
         &kubeconfig,
-        &["401 Unauthorized", "Create a new ServiceAccount token"],
+        &["401 Unauthorized", "create a new ServiceAccount token"],
     );
     fake.fault(None);
 
