@@ -94,8 +94,6 @@ fn status(
         kubeconfig,
         "--namespace",
         "jhub",
-        "--helm-release",
-        "jhub",
         "--cull-timeout",
         &timeout,
         "--cull-every",
@@ -105,6 +103,9 @@ fn status(
         "--slow-stop-timeout",
         &slow,
     ];
+    if !args.contains(&"--helm-release") {
+        all.extend_from_slice(&["--helm-release", "jhub"]);
+    }
     all.extend_from_slice(args);
     run_codeq(&all, &BTreeMap::new())
 }
@@ -216,6 +217,26 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
         json!({"labelSelector": "component=singleuser-server,release=jhub", "limit": "500"})
     );
     assert_eq!(requests[0]["authorization"], format!("Bearer {TOKEN}"));
+
+    // A wrong helm-release matches no pod while the hub lists servers: a warning naming the
+    // namespace, the selector and what to check.
+    let (code, _, stderr) = status(
+        &base,
+        SLOW_CULLER,
+        &image,
+        &released_at,
+        &kubeconfig,
+        &["--json", "--helm-release", "nohub"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("the hub lists 6 running servers but no pod in the namespace jhub matches the selector component=singleuser-server,release=nohub"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("check the namespace and helm-release inputs"),
+        "{stderr}"
+    );
 
     // The table, and the alarms: exit 1, the mismatch named with what to check.
     let (code, stdout, stderr) = status(
