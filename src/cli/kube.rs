@@ -8,12 +8,15 @@
 //! hub's pods"; a workflow that ran yesterday must not fail today on RBAC it never needed.
 
 use super::inputs;
+use super::value::{EnumList, EnumListParser};
 use super::{Checked, DurationParser, EnumParser, InputDuration, UsageError};
 use crate::status::classify::Alarm;
 use crate::status::kube::{Credentials, KubeRequest, PodQuery};
+use crate::status::report::kube_error;
 use crate::support::log::Log;
 use clap::Args;
 use secrecy::{ExposeSecret, SecretString};
+use std::collections::HashMap;
 
 /// `kubernetes`: whether `status` reads the pods' image digests from Kubernetes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -45,9 +48,9 @@ pub struct KubeArgs {
     /// Timeout of each Kubernetes request, e.g. 30s, at most 6h
     #[arg(long, env, default_value = "30s", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30"))]
     pub kube_timeout: InputDuration,
-    /// Fail the run (exit 1, with an error annotation) when these alarms fire: mismatch (a server started after the release runs the old digest), overdue (a stale server past its deadline), orphan (a single-user pod the hub does not list); comma-separated
-    #[arg(long, env, value_parser = EnumParser::<Alarm>::new(), value_delimiter = ',', value_name = "ALARMS")]
-    pub fail_on: Vec<Alarm>,
+    /// Fail the run (exit 1, with an error annotation) when these alarms fire: mismatch (a server started after the release runs the old digest), overdue (a stale server past its deadline), orphan (a single-user pod the hub does not list); comma- or newline-separated
+    #[arg(long, env, value_parser = EnumListParser::<Alarm>::new(), value_name = "ALARMS")]
+    pub(crate) fail_on: Option<EnumList<Alarm>>,
 }
 
 impl std::fmt::Debug for KubeArgs {
@@ -77,14 +80,71 @@ pub fn mask_kubeconfig(log: &Log, content: &str) {
     }
 }
 
+/// An alarm's `fail-on` word.
+fn alarm_name(alarm: Alarm) -> &'static str {
+    match alarm {
+        Alarm::Mismatch => "mismatch",
+        Alarm::Overdue => "overdue",
+        Alarm::Orphan => "orphan",
+    }
+}
+
 impl KubeArgs {
+    /// The alarms of `fail-on`, in the order given; none when it is not set.
+    pub(crate) fn alarms(&self) -> Vec<Alarm> {
+        self.fail_on
+            .as_ref()
+            .map(|l| l.0.clone())
+            .unwrap_or_default()
+    }
+
+    /// Refuses, before anything is read, credentials that cannot work: a `kubeconfig` that
+    /// does not parse or needs a plugin, or none to find at all.
+    fn credentials_usable(
+        &self,
+        kubeconfig: Option<&SecretString>,
+        env: &HashMap<String, String>,
+    ) -> Result<(), UsageError> {
+        let namespace = self.namespace.as_str();
+        if let Some(content) = kubeconfig {
+            return crate::status::kube::check_kubeconfig(
+                content.expose_secret(),
+                "the kubeconfig input",
+            )
+            .map(|_| ())
+            .map_err(|e| UsageError::new("kubeconfig", kube_error(&e, namespace)));
+        }
+        let set = |name: &str| env.get(name).is_some_and(|v| !v.trim().is_empty());
+        let home_config = env
+            .get("HOME")
+            .filter(|h| !h.is_empty())
+            .is_some_and(|h| std::path::Path::new(h).join(".kube/config").exists());
+        if set("KUBECONFIG") || home_config || set("KUBERNETES_SERVICE_HOST") {
+            return Ok(());
+        }
+        let e = crate::status::kube::KubeError::NoCredentials {
+            kubeconfig: "KUBECONFIG, ~/.kube/config".into(),
+        };
+        Err(UsageError::new("kubeconfig", kube_error(&e, namespace)))
+    }
+
     /// The Kubernetes request, or `None` when Kubernetes is off. Masks the kubeconfig's
     /// secrets (each user's token, password, client key) with `log` first.
     ///
     /// # Errors
-    /// [`UsageError`] for `kubernetes: off` with a `kubeconfig`, and for a namespace or Helm
-    /// release that is not a Kubernetes name ([`inputs::namespace`], [`inputs::helm_release`]).
-    pub fn request(&self, log: &Log) -> Result<Option<KubeRequest>, UsageError> {
+    /// [`UsageError`] for `kubernetes: off` with a `kubeconfig`, for `fail-on` naming
+    /// `mismatch` or `orphan` while Kubernetes is off (those alarms need the pods), and for a namespace or Helm
+    /// release that is not a Kubernetes name ([`inputs::namespace`], [`inputs::helm_release`]);
+    /// for a `kubeconfig` that does not parse or whose user needs a credential plugin
+    /// ([`crate::status::kube::check_kubeconfig`]); and for `kubernetes: on` without
+    /// `kubeconfig` when `env` has no `KUBECONFIG`, `HOME` has no `.kube/config` and
+    /// `KUBERNETES_SERVICE_HOST` is unset (no credentials to find). A `KUBECONFIG` file or an
+    /// in-cluster service account is only read later (a failure there exits 1).
+    pub fn request(
+        &self,
+        log: &Log,
+        env: &HashMap<String, String>,
+    ) -> Result<Option<KubeRequest>, UsageError> {
         if let Some(content) = &self.kubeconfig {
             mask_kubeconfig(log, content.expose_secret());
         }
@@ -102,8 +162,23 @@ impl KubeArgs {
             (Some(KubernetesMode::Off), None) | (None, None) => false,
             (Some(KubernetesMode::On), _) | (None, Some(_)) => true,
         };
-        if !on {
-            return Ok(None);
+        if on {
+            self.credentials_usable(kubeconfig, env)?;
+        } else {
+            return match self
+                .alarms()
+                .into_iter()
+                .find(|a| matches!(a, Alarm::Mismatch | Alarm::Orphan))
+            {
+                Some(alarm) => Err(UsageError::new(
+                    "fail-on",
+                    format!(
+                        "fail-on lists {} but Kubernetes is off (no kubeconfig, or an empty one: a misnamed secret, or a pull request from a fork, gets none), so that alarm could never fire: set kubeconfig (a secret holding the file's content) or kubernetes: on, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)",
+                        alarm_name(alarm)
+                    ),
+                )),
+                None => Ok(None),
+            };
         }
         Ok(Some(KubeRequest {
             credentials: kubeconfig
@@ -157,10 +232,15 @@ current-context: hub
             #[command(flatten)]
             kube: KubeArgs,
         }
+        let in_cluster: HashMap<String, String> = [(
+            "KUBERNETES_SERVICE_HOST".to_string(),
+            "10.0.0.1".to_string(),
+        )]
+        .into();
         let parse = |args: &[&str]| {
             let cli =
                 Cli::try_parse_from(std::iter::once("x").chain(args.iter().copied())).unwrap();
-            cli.kube.request(&Log::new(false, false))
+            cli.kube.request(&Log::new(false, false), &in_cluster)
         };
         assert!(parse(&[]).unwrap().is_none());
         assert!(parse(&["--kubernetes", "off"]).unwrap().is_none());
@@ -186,8 +266,101 @@ current-context: hub
         );
         // A bad namespace is refused where clap reads it (a usage error naming the input).
         assert!(Cli::try_parse_from(["x", "--kubernetes", "on", "--namespace", "Bad_NS"]).is_err());
+        // Alarms that need the pods are refused with Kubernetes off (an empty kubeconfig
+        // secret means off); overdue works without Kubernetes.
+        for args in [
+            &["--fail-on", "mismatch,orphan"][..],
+            &["--fail-on", "overdue,orphan", "--kubeconfig", " "],
+        ] {
+            let refused = parse(args).unwrap_err();
+            assert_eq!(refused.input, "fail-on");
+            assert!(refused.message.contains("Kubernetes is off"), "{refused}");
+            assert!(refused.message.contains("kubeconfig"), "{refused}");
+        }
+        assert!(parse(&["--fail-on", "overdue"]).unwrap().is_none());
+        assert!(
+            parse(&["--fail-on", "mismatch", "--kubernetes", "on"])
+                .unwrap()
+                .is_some()
+        );
         let cli = Cli::try_parse_from(["x", "--fail-on", "mismatch,orphan"]).unwrap();
-        assert_eq!(cli.kube.fail_on, [Alarm::Mismatch, Alarm::Orphan]);
+        assert_eq!(cli.kube.alarms(), [Alarm::Mismatch, Alarm::Orphan]);
+        // Newline-separated as other list inputs (an Action input's block scalar).
+        let cli =
+            Cli::try_parse_from(["x", "--fail-on", "mismatch\n Overdue\r\norphan\n"]).unwrap();
+        assert_eq!(
+            cli.kube.alarms(),
+            [Alarm::Mismatch, Alarm::Overdue, Alarm::Orphan]
+        );
+        assert!(Cli::try_parse_from(["x", "--fail-on", "mismatch\nlate"]).is_err());
         assert!(Cli::try_parse_from(["x", "--fail-on", "late"]).is_err());
+    }
+}
+
+#[cfg(test)]
+mod refused {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        kube: KubeArgs,
+    }
+
+    fn request(args: &[&str], env: &[(&str, &str)]) -> Result<Option<KubeRequest>, UsageError> {
+        let cli = Cli::try_parse_from(std::iter::once("x").chain(args.iter().copied())).unwrap();
+        let env = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        cli.kube.request(&Log::new(false, false), &env)
+    }
+
+    #[test]
+    fn unusable_kubernetes_credentials_are_a_usage_error_before_anything_is_read() {
+        let exec = tests_kubeconfig().replace(
+            "user: {token: sa-token-0123456789}",
+            "user: {exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: aws}}",
+        );
+        let plugin = request(&["--kubeconfig", &exec], &[]).unwrap_err();
+        assert_eq!(plugin.input, "kubeconfig");
+        let malformed = request(&["--kubeconfig", "clusters: [ nope"], &[]).unwrap_err();
+        assert_eq!(malformed.input, "kubeconfig");
+        let home = tempfile::tempdir().unwrap();
+        let home = home.path().to_str().unwrap();
+        let none = request(&["--kubernetes", "on"], &[("HOME", home)]).unwrap_err();
+        assert_eq!(none.input, "kubeconfig");
+        insta::assert_snapshot!(format!(
+            "{}\n---\n{}\n---\n{}",
+            plugin.message, malformed.message, none.message
+        ));
+        // Credentials found later (in the cluster, KUBECONFIG) are not refused here.
+        assert!(
+            request(
+                &["--kubernetes", "on"],
+                &[("KUBERNETES_SERVICE_HOST", "10.0.0.1")]
+            )
+            .is_ok()
+        );
+        assert!(request(&["--kubernetes", "on"], &[("KUBECONFIG", "/nowhere")]).is_ok());
+        assert!(request(&["--kubeconfig", &tests_kubeconfig()], &[]).is_ok());
+    }
+
+    fn tests_kubeconfig() -> String {
+        "apiVersion: v1
+kind: Config
+clusters:
+  - name: hub
+    cluster: {server: https://127.0.0.1:6443}
+users:
+  - name: reader
+    user: {token: sa-token-0123456789}
+contexts:
+  - name: hub
+    context: {cluster: hub, user: reader}
+current-context: hub
+"
+        .to_string()
     }
 }

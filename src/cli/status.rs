@@ -48,7 +48,7 @@ pub fn status_request(
     inputs::warn_if_plain_http(log, "hub-url", &hub_url, "hub-token");
     let now = args.now;
     let clock = now.unwrap_or_else(OffsetDateTime::now_utc);
-    let kube = args.kube.request(log)?;
+    let kube = args.kube.request(log, env)?;
     if kube.is_some() && args.image.is_none() {
         return Err(UsageError::new(
             "image",
@@ -76,7 +76,7 @@ pub fn status_request(
         include_names: args.include_names,
         now,
         kube,
-        fail_on: args.kube.fail_on.clone(),
+        fail_on: args.kube.alarms(),
         pull: configured.image.pull_risk(release.announced.as_deref()),
         environment: args.deployment.environment.clone(),
         dry_run: args.dry_run,

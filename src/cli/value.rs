@@ -347,6 +347,41 @@ impl TypedValueParser for BoolParser {
     }
 }
 
+/// A list of enum values an input gave ([`EnumListParser`]), in order, repeats kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct EnumList<E>(pub(crate) Vec<E>);
+
+/// A comma- or newline-separated list of `E`'s values, split as [`ListParser`] splits and
+/// each entry read as [`EnumParser`] reads one (case-insensitive; an unknown entry is refused
+/// naming the input and the values there are).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EnumListParser<E>(std::marker::PhantomData<E>);
+
+impl<E> EnumListParser<E> {
+    /// The parser of lists of `E`'s values.
+    pub(crate) const fn new() -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+impl<E: clap::ValueEnum + Clone + Send + Sync + 'static> TypedValueParser for EnumListParser<E> {
+    type Value = EnumList<E>;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<EnumList<E>, clap::Error> {
+        ListParser::split(text(cmd, arg, value)?)
+            .entries()
+            .iter()
+            .map(|entry| EnumParser::<E>::new().parse_ref(cmd, arg, OsStr::new(entry)))
+            .collect::<Result<Vec<E>, _>>()
+            .map(EnumList)
+    }
+}
+
 /// A list an input gave: its entries split at commas and line breaks, trimmed, blanks left
 /// out ([`ListParser`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -49,6 +49,17 @@ pub enum RunWarning<'a> {
     /// examples ([`super::RunbookSettings::hub_url_is_placeholder`]). The run's first
     /// annotation.
     RunbookPlaceholder(&'a super::RunbookSettings),
+    /// `status` by digest: the hub lists running servers but no pod of the namespace matches
+    /// the selector (a wrong `namespace` or `helm-release`), so every server's image reads as
+    /// unknown.
+    NoPods {
+        /// The namespace listed (`namespace`).
+        namespace: &'a str,
+        /// The label selector sent ([`crate::status::kube::PodQuery::selector`]).
+        selector: &'a str,
+        /// Running servers the hub lists (at least 1).
+        servers: usize,
+    },
 }
 
 impl crate::support::text::Titled for RunWarning<'_> {
@@ -70,6 +81,7 @@ impl crate::support::text::Titled for RunWarning<'_> {
             Self::HistoryRefused(_) => "Progress chart",
             Self::PullPolicy(_) => "Pull policy",
             Self::RunbookPlaceholder(_) => "Runbook placeholder",
+            Self::NoPods { .. } => "No single-user pods",
         }
     }
 }
@@ -105,6 +117,15 @@ impl std::fmt::Display for RunWarning<'_> {
                 log_line(url, 200)
             ),
             Self::HistoryRefused(words) => f.write_str(words),
+            Self::NoPods {
+                namespace,
+                selector,
+                servers,
+            } => write!(
+                f,
+                "the hub lists {servers} running {} but no pod in the namespace {namespace} matches the selector {selector}, so no server can be judged by digest (a server started after the release reads as image unknown): check the namespace and helm-release inputs (the hub's namespace and its Helm release name, as in kubectl get pods -n {namespace} -l {selector}), and that the hub runs on this cluster",
+                if *servers == 1 { "server" } else { "servers" }
+            ),
             Self::PullPolicy(risk) => {
                 let image = risk.image.as_ref().map_or_else(
                     || "the single-user image (no values file names it)".to_string(),
@@ -395,6 +416,23 @@ mod tests {
             .iter()
             .map(|risk| {
                 let warning = RunWarning::PullPolicy(risk);
+                format!("{}: {warning}", warning.title())
+            })
+            .collect();
+        insta::assert_snapshot!(lines.join("\n"));
+    }
+
+    /// A wrong namespace or helm-release: the namespace, the selector and what to check.
+    #[test]
+    fn no_matching_pods_name_the_namespace_and_the_selector() {
+        let lines: Vec<String> = [1, 3]
+            .into_iter()
+            .map(|servers| {
+                let warning = RunWarning::NoPods {
+                    namespace: "jhub",
+                    selector: "component=singleuser-server,release=jhub",
+                    servers,
+                };
                 format!("{}: {warning}", warning.title())
             })
             .collect();

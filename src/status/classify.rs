@@ -523,6 +523,12 @@ fn classify_inner(
             None => orphans.push(pod),
         }
     }
+    // Two pods of one server (a pod still terminating beside its successor): the server
+    // takes the newest by start time (then name), whatever the listing order; the others
+    // count as pods the hub does not list.
+    for candidates in joined.values_mut() {
+        candidates.sort_by(|a, b| a.started.cmp(&b.started).then(a.name.cmp(&b.name)));
+    }
     let mut totals = Totals::default();
     let mut idle_by: Option<Option<OffsetDateTime>> = None;
     let mut all_by: Option<Option<OffsetDateTime>> = None;
@@ -1174,6 +1180,52 @@ mod tests {
             c.servers[0].pod.as_ref().unwrap().digest,
             Some(d('f').to_string())
         );
+    }
+
+    #[test]
+    fn of_two_pods_of_one_server_the_newest_is_judged_whatever_the_listing_order() {
+        let new = Some(format!("ghcr.io/org/lab@{}", d('a')));
+        let old = Some(format!("ghcr.io/org/lab@{}", d('f')));
+        let newest = super::super::Pod {
+            started: t(12, 30),
+            ..pod("jupyter-a", Some("a"), new)
+        };
+        let older = super::super::Pod {
+            started: t(9, 0),
+            ..pod("jupyter-a-old", Some("a"), old)
+        };
+        for pods in [
+            vec![newest.clone(), older.clone()],
+            vec![older.clone(), newest.clone()],
+        ] {
+            let evidence = PodEvidence {
+                pods,
+                target: target(),
+                hub_read_at: NOW,
+            };
+            let c = classify_by_digest(
+                vec![server("a", t(12, 30), t(12, 59))],
+                evidence,
+                RELEASE,
+                NOW,
+                &defaults(),
+            );
+            let judged: Vec<(State, &str)> = c
+                .servers
+                .iter()
+                .map(|s| {
+                    let pod = s.pod.as_ref().and_then(|p| p.pod.as_ref());
+                    (s.state, pod.map_or("", |p| p.name.as_str()))
+                })
+                .collect();
+            assert_eq!(
+                judged,
+                [
+                    (State::Orphan, "jupyter-a-old"),
+                    (State::Updated, "jupyter-a")
+                ]
+            );
+        }
     }
 
     #[test]

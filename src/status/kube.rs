@@ -143,7 +143,15 @@ pub enum KubeError {
         /// The `Status` object's `message`.
         message: String,
     },
-    /// No answer (DNS, refused, TLS, timeout), or one that is not a pod list.
+    /// No answer within `kube-timeout` (connecting, or reading the answer).
+    #[error("the Kubernetes API server {server} did not answer within kube-timeout ({timeout})")]
+    TimedOut {
+        /// The API server's URL.
+        server: String,
+        /// The timeout, in `kube-timeout`'s words (e.g. `30s`).
+        timeout: String,
+    },
+    /// No answer (DNS, refused, TLS), or one that is not a pod list.
     #[error("cannot read pods from the Kubernetes API server {server}: {cause}")]
     Unreachable {
         /// The API server's URL.
@@ -157,6 +165,7 @@ pub enum KubeError {
 pub struct KubeClient {
     client: Client,
     server: String,
+    timeout: Duration,
 }
 
 /// One listing of the single-user pods.
@@ -213,8 +222,64 @@ pub fn parses(content: &str) -> Result<(), String> {
 fn kubeconfig_error(source_name: &str, e: impl std::fmt::Display) -> KubeError {
     KubeError::Kubeconfig {
         source_name: source_name.to_string(),
-        detail: one_line(&e.to_string()),
+        detail: one_line(&without_values(&e.to_string())),
     }
+}
+
+/// A kubeconfig loader's message without the values it quotes: a parse error may quote the
+/// very token (`invalid type: string "…", expected struct AuthInfo` for `user: <token>`).
+/// Keeps the path, line, column and the kind of value (serde's `invalid type: string`);
+/// drops every quoted (`"…"`, `` `…` ``) span (serde's quotes of values; the YAML scanner's
+/// `','` of syntax stay) and the value after `invalid type:` or
+/// `invalid value:` up to `, expected`.
+fn without_values(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(i) = rest.find(['"', '`']) {
+        out.push_str(&rest[..i]);
+        let quote = rest[i..].chars().next().unwrap_or('"');
+        let after = &rest[i + quote.len_utf8()..];
+        match after.find(quote) {
+            Some(end) => {
+                out.push_str("(value left out)");
+                rest = &after[end + quote.len_utf8()..];
+            }
+            None => {
+                out.push_str("(value left out)");
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    for marker in ["invalid type: ", "invalid value: "] {
+        if let Some(start) = out.find(marker) {
+            let from = start + marker.len();
+            let end = out[from..]
+                .find(", expected")
+                .map_or(out.len(), |e| from + e);
+            // The kind of value (`string`, `integer`, `map`) is its first word.
+            let kind = out[from..end]
+                .split_whitespace()
+                .next()
+                .filter(|w| w.chars().all(|c| c.is_ascii_alphabetic()))
+                .unwrap_or("value")
+                .to_string();
+            out.replace_range(from..end, &kind);
+        }
+    }
+    out
+}
+
+/// Parses a kubeconfig's content and refuses a user with a credential plugin, as
+/// [`KubeClient::new`] does, before anything is sent: `source_name` names it in the error.
+///
+/// # Errors
+/// [`KubeError::Kubeconfig`] (the loader's words without the values it quotes),
+/// [`KubeError::ExecPlugin`].
+pub(crate) fn check_kubeconfig(content: &str, source_name: &str) -> Result<Kubeconfig, KubeError> {
+    let config = Kubeconfig::from_yaml(content).map_err(|e| kubeconfig_error(source_name, e))?;
+    refuse_plugins(&config)?;
+    Ok(config)
 }
 
 fn one_line(text: &str) -> String {
@@ -265,8 +330,7 @@ impl KubeClient {
             Credentials::Kubeconfig(content) => {
                 let name = "the kubeconfig input";
                 Some((
-                    Kubeconfig::from_yaml(content.expose_secret())
-                        .map_err(|e| kubeconfig_error(name, e))?,
+                    check_kubeconfig(content.expose_secret(), name)?,
                     name.to_string(),
                 ))
             }
@@ -308,7 +372,11 @@ impl KubeClient {
             server: server.clone(),
             cause: one_line(&e.to_string()),
         })?;
-        Ok(Self { client, server })
+        Ok(Self {
+            client,
+            server,
+            timeout,
+        })
     }
 
     /// The API server's URL, for the reports.
@@ -378,8 +446,12 @@ impl KubeClient {
                     },
                 }
             }
+            other if timed_out(&other) => KubeError::TimedOut {
+                server,
+                timeout: humantime::format_duration(self.timeout).to_string(),
+            },
             other => {
-                // The innermost cause says what happened (refused, certificate, timeout).
+                // The innermost cause says what happened (refused, certificate).
                 let mut cause: &dyn std::error::Error = &other;
                 while let Some(next) = cause.source() {
                     cause = next;
@@ -391,6 +463,21 @@ impl KubeClient {
             }
         }
     }
+}
+
+/// Whether `e` or one of its causes is a timeout: the `std::io::Error` of kind `TimedOut`
+/// that kube's connect and read timeouts raise (hyper-timeout).
+fn timed_out(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        if c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+        {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
 }
 
 /// The fields `status` keeps of one pod.
@@ -413,5 +500,49 @@ fn pod(p: K8sPod) -> Pod {
         server: annotations.remove(SERVERNAME_ANNOTATION),
         image_id,
         started,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timeout_is_found_among_the_causes() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("client error")]
+        struct Outer(#[source] std::io::Error);
+        let timeout = Outer(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "deadline",
+        ));
+        assert!(timed_out(&timeout));
+        let refused = Outer(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
+        assert!(!timed_out(&refused));
+    }
+
+    #[test]
+    fn a_kubeconfig_parse_error_never_echoes_its_values() {
+        let content = "apiVersion: v1
+kind: Config
+clusters:
+  - name: hub
+    cluster: {server: https://127.0.0.1:6443}
+users:
+  - name: reader
+    user: SECRET-sa-token-0123456789
+contexts:
+  - name: hub
+    context: {cluster: hub, user: reader}
+current-context: hub
+";
+        let e = check_kubeconfig(content, "the kubeconfig input").unwrap_err();
+        let words = e.to_string();
+        assert!(!words.contains("SECRET"), "{words}");
+        insta::assert_snapshot!(words);
+        let e = check_kubeconfig("users: [{name: 'x', user: {token: [`SECRET`]}}]", "k")
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("SECRET"), "{e}");
     }
 }

@@ -264,8 +264,11 @@ fn totals_line(t: &Totals) -> String {
     );
     if t.evidence == Evidence::Digest {
         line.push_str(&format!(
-            ", {} on the old digest although started after the release, {} image unknown; {} pods the hub does not list",
-            t.mismatch, t.unknown, t.orphans
+            ", {} on the old digest although started after the release, {} image unknown; {} {} the hub does not list",
+            t.mismatch,
+            t.unknown,
+            t.orphans,
+            if t.orphans == 1 { "pod" } else { "pods" }
         ));
     }
     line.push('.');
@@ -1053,24 +1056,54 @@ pub mod deployment;
 mod tests;
 
 /// The error annotation for one server that started after the release but runs the old
-/// digest: title and message naming the pod, the digest it runs and what to check.
-pub fn mismatch_annotation(c: &Classified) -> (String, String) {
-    let pod = c
-        .pod
-        .as_ref()
-        .and_then(|p| p.pod.as_ref())
-        .map_or_else(|| "?".to_string(), |p| sanitize::log_line(&p.name, 253));
+/// digest: title and message naming the server, the digest it runs and what to check.
+///
+/// `c` is the server as the log's table shows it: with `names` (include-names, or outside
+/// Actions) the hub's names and the pod's; without, [`without_names`]' `user N` alias and no
+/// pod name (KubeSpawner's `jupyter-<user>` embeds the user's name), with where to look the
+/// pod up: `kubectl get pods` in `query`'s namespace with its selector, or include-names.
+pub fn mismatch_annotation(
+    c: &Classified,
+    names: bool,
+    query: Option<&super::kube::PodQuery>,
+) -> (String, String) {
     let digest = c
         .pod
         .as_ref()
         .and_then(|p| p.digest.clone())
         .unwrap_or_default();
+    let who = if names {
+        let pod = c
+            .pod
+            .as_ref()
+            .and_then(|p| p.pod.as_ref())
+            .map_or_else(|| "?".to_string(), |p| sanitize::log_line(&p.name, 253));
+        format!(
+            "pod {pod} (user {}, server {})",
+            terminal_name(&c.server.user),
+            terminal_name(&c.server.name),
+        )
+    } else {
+        let server = if c.server.name.is_empty() {
+            "default server".to_string()
+        } else {
+            terminal_name(&c.server.name)
+        };
+        format!("{} ({server})", terminal_name(&c.server.user))
+    };
+    let look_up = match (names, query) {
+        (true, _) => String::new(),
+        (false, Some(q)) => format!(
+            " (names are left out of the log: run status with include-names: true, or kubectl get pods -n {} -l {} in a terminal, to see which user and pod)",
+            q.namespace,
+            q.selector()
+        ),
+        (false, None) => " (names are left out of the log: run status with include-names: true to see which user and pod)".to_string(),
+    };
     (
         "Server on the old image".to_string(),
         format!(
-            "pod {pod} (user {}, server {}) started after the release but runs {digest}: the node did not pull the new image. Check singleuser.image.pullPolicy (Always for a tag such as :latest), the KubeSpawner version (before 6.2 it set IfNotPresent), and any registry mirror between the nodes and the registry; then stop the server so it starts again on the new image",
-            terminal_name(&c.server.user),
-            terminal_name(&c.server.name),
+            "{who} started after the release but runs {digest}{look_up}: the node did not pull the new image. Check singleuser.image.pullPolicy (Always for a tag such as :latest), the KubeSpawner version (before 6.2 it set IfNotPresent), and any registry mirror between the nodes and the registry; then stop the server so it starts again on the new image",
         ),
     )
 }
@@ -1143,8 +1176,14 @@ pub fn kube_error(e: &KubeError, namespace: &str) -> String {
         ),
         KubeError::Expired { .. } => "the pods changed too fast to list; run status again".to_string(),
         KubeError::Status { .. } => "check the API server's message; run status again".to_string(),
+        KubeError::TimedOut { .. } => "check that this runner can reach the API server (the kubeconfig's server address), or raise kube-timeout for a slow one".to_string(),
         KubeError::Unreachable { .. } => "check the kubeconfig's server address and CA, and that this runner can reach the API server".to_string(),
     };
+    // Its own sentence: capitalised after the error's full stop.
+    let mut chars = help.chars();
+    let help = chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    });
     format!("{e}. {help}")
 }
 

@@ -157,6 +157,17 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
         Some(kube) => {
             *stage = Stage::StatusKubernetes;
             let evidence = pods(req, kube, &release, hub_read_at, log).await?;
+            if evidence.pods.is_empty() && !listing.servers.is_empty() {
+                let selector = kube.query.selector();
+                warn(
+                    log,
+                    RunWarning::NoPods {
+                        namespace: &kube.query.namespace,
+                        selector: &selector,
+                        servers: listing.servers.len(),
+                    },
+                );
+            }
             classify_by_digest(listing.servers, evidence, release.released_at, now, &model)
         }
     };
@@ -226,13 +237,16 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     *stage = Stage::StatusReport;
     files.write_summary(&report::job_summary(&facts)?)?;
 
-    for c in classification
+    // Named as the log's table names them (`user N` without include-names inside Actions).
+    let names = req.include_names || !log.in_actions();
+    for c in shown
         .servers
         .iter()
         .filter(|c| c.state == State::Mismatch)
         .take(MISMATCH_ANNOTATIONS_MAX)
     {
-        let (title, message) = report::mismatch_annotation(c);
+        let query = req.kube.as_ref().map(|k| &k.query);
+        let (title, message) = report::mismatch_annotation(c, names, query);
         log.error(&title, &message);
     }
 

@@ -94,8 +94,6 @@ fn status(
         kubeconfig,
         "--namespace",
         "jhub",
-        "--helm-release",
-        "jhub",
         "--cull-timeout",
         &timeout,
         "--cull-every",
@@ -105,6 +103,9 @@ fn status(
         "--slow-stop-timeout",
         &slow,
     ];
+    if !args.contains(&"--helm-release") {
+        all.extend_from_slice(&["--helm-release", "jhub"]);
+    }
     all.extend_from_slice(args);
     run_codeq(&all, &BTreeMap::new())
 }
@@ -217,6 +218,26 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
     );
     assert_eq!(requests[0]["authorization"], format!("Bearer {TOKEN}"));
 
+    // A wrong helm-release matches no pod while the hub lists servers: a warning naming the
+    // namespace, the selector and what to check.
+    let (code, _, stderr) = status(
+        &base,
+        SLOW_CULLER,
+        &image,
+        &released_at,
+        &kubeconfig,
+        &["--json", "--helm-release", "nohub"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("the hub lists 6 running servers but no pod in the namespace jhub matches the selector component=singleuser-server,release=nohub"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("check the namespace and helm-release inputs"),
+        "{stderr}"
+    );
+
     // The table, and the alarms: exit 1, the mismatch named with what to check.
     let (code, stdout, stderr) = status(
         &base,
@@ -243,20 +264,23 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
 
     // Faults: each a clear error, exit 1.
     let sent = fake.requests().len();
-    let fails = |kubeconfig: &str, words: &[&str]| {
+    let exits = |want: i32, kubeconfig: &str, words: &[&str]| {
         let (code, stdout, stderr) =
             status(&base, SLOW_CULLER, &image, &released_at, kubeconfig, &[]);
-        assert_eq!(code, 1, "{stdout}\n{stderr}");
+        assert_eq!(code, want, "{stdout}\n{stderr}");
         for w in words {
             assert!(stderr.contains(w), "{w:?} not in {stderr}");
         }
         assert!(!stderr.contains(TOKEN), "{stderr}");
     };
+    let fails = |kubeconfig: &str, words: &[&str]| exits(1, kubeconfig, words);
+    // A kubeconfig that cannot work is bad input (exit 2), refused before the hub is read.
+    let refused = |kubeconfig: &str, words: &[&str]| exits(2, kubeconfig, words);
     let exec = kubeconfig.replace(
         &format!("      token: {TOKEN}\n"),
         "      exec:\n        apiVersion: client.authentication.k8s.io/v1beta1\n        command: gke-gcloud-auth-plugin\n",
     );
-    fails(
+    refused(
         &exec,
         &[
             "needs the credential plugin \"gke-gcloud-auth-plugin\"",
@@ -264,7 +288,7 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
             "token: TOKEN",
         ],
     );
-    fails(
+    refused(
         "clusters: [ nope",
         &["the kubeconfig (the kubeconfig input) is not usable"],
     );
@@ -283,7 +307,7 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
         &[
             "403 Forbidden",
             "cannot list resource \"pods\"",
-            "grant the verb list on the resource pods in the namespace jhub",
+            "Grant the verb list on the resource pods in the namespace jhub",
             "kind: Role",
         ],
     );

@@ -712,3 +712,70 @@ fn runs_within_one_minute_are_labelled_to_the_second_for_mermaid_keeps_names_apa
         ["12:30:10", "12:30:50", "13:00:00", "due 13:21"]
     );
 }
+
+#[test]
+fn a_mismatch_annotation_names_the_server_as_the_logs_table_does() {
+    let mismatched = |user: &str, name: &str| Classified {
+        server: server(user, name, at(12, 30), at(12, 40)),
+        state: State::Mismatch,
+        deadline: None,
+        in_use_deadline: None,
+        overdue: false,
+        pod: Some(crate::status::classify::PodFacts {
+            pod: Some(crate::status::Pod {
+                name: format!("jupyter-{user}"),
+                user: Some(user.into()),
+                server: Some(name.into()),
+                image_id: Some("ghcr.io/org/lab@sha256:eeee".into()),
+                started: at(12, 30),
+            }),
+            digest: Some("sha256:eeee".into()),
+            unknown: None,
+        }),
+    };
+    let classification = Classification {
+        servers: vec![mismatched("mism", ""), mismatched("other", "gpu")],
+        ..at_defaults(Vec::new())
+    };
+    let hidden = without_names(&classification);
+    let query = crate::status::kube::PodQuery {
+        namespace: "hub-ns".into(),
+        release: "hub".into(),
+    };
+    let mut out = String::new();
+    for c in &hidden.servers {
+        let (title, message) = mismatch_annotation(c, false, Some(&query));
+        assert!(
+            !message.contains("mism") && !message.contains("other"),
+            "{message}"
+        );
+        out.push_str(&format!("{title}: {message}\n"));
+    }
+    let (title, message) = mismatch_annotation(&classification.servers[0], true, Some(&query));
+    out.push_str(&format!("{title}: {message}\n"));
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_kube_timeout_names_the_input_and_its_value() {
+    let e = KubeError::TimedOut {
+        server: "https://10.0.0.1:6443/".into(),
+        timeout: "30s".into(),
+    };
+    insta::assert_snapshot!(kube_error(&e, "jhub"));
+}
+
+#[test]
+fn the_totals_line_counts_pods_in_the_singular_and_the_plural() {
+    let line = |orphans| {
+        totals_line(&Totals {
+            running: 2,
+            updated: 1,
+            mismatch: 1,
+            orphans,
+            evidence: Evidence::Digest,
+            ..Totals::default()
+        })
+    };
+    insta::assert_snapshot!(format!("{}\n{}", line(1), line(2)));
+}
