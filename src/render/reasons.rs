@@ -195,11 +195,21 @@ impl fmt::Display for Undecided {
                     "cannot decide the tier from labels: {}",
                     text.trim_end_matches('.')
                 )?;
-                let helps = match failure {
-                    NotKnown::Failed(failure) => failure.tier_input_helps(),
-                    NotKnown::Incomplete(_) => true,
+                let (helps, unreadable) = match failure {
+                    NotKnown::Failed(failure) => {
+                        (failure.tier_input_helps(), failure.labels_unreadable())
+                    }
+                    NotKnown::Incomplete(_) => (true, false),
                 };
-                if helps {
+                if helps && unreadable {
+                    // Fail closed: a label not read may say security, so routine by
+                    // unlabeled-tier does not apply (docs/tier-fail-closed.md).
+                    f.write_str(
+                        ". To announce without labels, set the tier input (routine or \
+                         security) for this run, or set unlabeled-tier to security (a label not \
+                         read may say security, so routine does not apply)",
+                    )?;
+                } else if helps {
                     f.write_str(
                         ". To announce without labels, set the tier input (routine or \
                          security) for this run, or set unlabeled-tier to routine or security \
@@ -648,6 +658,15 @@ mod tests {
             (github(401, true), false),
             (github(403, false), true),
             (
+                LookupFailure::NoClient {
+                    lookup: Lookup::PullRequestsOf {
+                        origin: push_origin(),
+                    },
+                    lacking: NoClient::Token,
+                },
+                true,
+            ),
+            (
                 LookupFailure::NoneMerged {
                     commits: commits(
                         &["9d2f0b1c4a6e"],
@@ -663,12 +682,19 @@ mod tests {
         ];
         let mut lines = Vec::new();
         for (failure, helps) in cases {
+            let unreadable = failure.labels_unreadable();
             let text = Undecided::LookUp {
                 failure: NotKnown::Failed(Box::new(failure)),
             }
             .to_string();
             assert_eq!(text.contains("set the tier input"), helps, "{text}");
             assert!(!text.contains(".."), "{text}");
+            // Issue 27 (N2): routine fails closed when the labels could not be read.
+            assert_eq!(
+                text.contains("unlabeled-tier to routine"),
+                helps && !unreadable,
+                "{text}"
+            );
             lines.push(text);
         }
         insta::assert_snapshot!(lines.join("\n\n"));
