@@ -176,7 +176,8 @@ impl fmt::Display for Warning {
             ),
             Warning::NotFromLabels { tier, failure } => write!(
                 f,
-                "the tier was not derived from labels: {failure}; unlabeled-tier makes it {tier}"
+                "the tier was not derived from labels: {}; unlabeled-tier makes it {tier}",
+                failure.to_string().trim_end_matches('.')
             ),
             Warning::TreatedAs { tier, why } => {
                 write!(f, "{why}: treating the release as {tier}")
@@ -698,6 +699,28 @@ mod tests {
             lines.push(text);
         }
         insta::assert_snapshot!(lines.join("\n\n"));
+    }
+
+    /// Issue 27: the warning that `unlabeled-tier` set the tier after a failed look-up whose
+    /// words end in a period has no stray period before its semicolon.
+    #[test]
+    fn the_not_from_labels_warning_has_no_stray_period() {
+        let failure = LookupFailure::NoneMerged {
+            commits: commits(
+                &["9d2f0b1c4a6e"],
+                vec![SubjectMiss::NoNumber {
+                    commit: "9d2f0b1c4a6e".into(),
+                }],
+            ),
+            merge_group: false,
+            unexamined: None,
+        };
+        let text = Warning::NotFromLabels {
+            tier: crate::tier::Tier::Routine,
+            failure: NotKnown::Failed(Box::new(failure)),
+        }
+        .to_string();
+        insta::assert_snapshot!(text);
     }
 
     /// Every kind of failed or incomplete look-up, in the words users read.
