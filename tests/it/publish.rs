@@ -1086,6 +1086,19 @@ async fn a_duplicate_tracking_issue_with_responders_activity_is_never_closed() {
         next.output("issue-url"),
         format!("{SERVER_URL}/{OWNER}/{REPO}/issues/{higher}")
     );
+    // Its closing comment says why the higher number was kept (not "opened first").
+    let note = desk.github.comments(lower);
+    assert_eq!(note.len(), 1);
+    insta::assert_snapshot!(
+        "duplicate_issue_closing_comment_when_responders_work_in_the_other",
+        scrub(
+            note[0]["body"].as_str().unwrap(),
+            &[
+                (&format!("#{higher}"), "#[kept]"),
+                (&format!("issues/{higher}"), "issues/[kept]")
+            ]
+        )
+    );
 
     let desk = Desk::new("dup-both-active").await;
     let (lower, higher) = duplicate_issues(&desk).await;
