@@ -30,6 +30,10 @@ pub struct AnnounceRequest {
     pub now: OffsetDateTime,
     /// The culler settings and where each came from.
     pub culler: Configured,
+    /// The warnings reading the culler settings gave, held back so that the runbook
+    /// placeholder warning, decided with the tier, is the run's first annotation; printed
+    /// after the tier decision, or before the failure report of a run that fails earlier.
+    pub(crate) culler_warnings: Vec<crate::support::log::HeldAnnotation>,
     /// How the tier is decided (stage 2).
     pub tier: TierPolicy,
     /// The tracking issue's labels and assignees (security releases).
@@ -110,6 +114,9 @@ pub(crate) async fn run(req: &AnnounceRequest, log: &Log) -> Result<()> {
     let mut known = Known::default();
     let outcome = stages(req, log, &mut known).await;
     if let Err(err) = &outcome {
+        if !known.culler_warned {
+            log.replay(&req.culler_warnings);
+        }
         report_failure(req, known, err, log);
     }
     outcome
@@ -128,6 +135,8 @@ struct Known {
     issue: Option<(String, Change)>,
     /// Whether a failed publish had written anything (the `changed` output).
     wrote: bool,
+    /// Whether the held culler warnings ([`AnnounceRequest::culler_warnings`]) were printed.
+    culler_warned: bool,
 }
 
 /// The deployment outputs (`deployment-id`, `deployment-url`), written only with
@@ -165,7 +174,11 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
 
     // 2. Tier, from the pull requests behind the release.
     known.stage = Stage::Tier;
-    let (decision, target_sha) = tier(req, log).await?;
+    let tiered = tier(req, log).await;
+    // After the runbook placeholder warning (decided with the tier): the run's first.
+    log.replay(&req.culler_warnings);
+    known.culler_warned = true;
+    let (decision, target_sha) = tiered?;
     known.tier = Some(decision.clone());
 
     // 3. Window, and whether new servers start on the new image (the pull policy).
@@ -424,7 +437,10 @@ fn decide_tier(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Result<Tier
     decision.map_text(|text| log.redact(text));
     // Before the decision's own warnings: the run's first annotation.
     if decision.tier == Tier::Security && req.runbook.hub_url_is_placeholder() {
-        log.warn(&RunWarning::RunbookPlaceholder(&req.runbook));
+        log.warn(&RunWarning::RunbookPlaceholder {
+            runbook: &req.runbook,
+            in_actions: log.in_actions(),
+        });
     }
     for warning in &decision.warnings {
         log.warning(

@@ -959,8 +959,12 @@ pub fn decide(
     unlabeled: Option<UnlabeledPolicy>,
 ) -> Result<TierDecision, Undecided> {
     if let Found::LookupFailed(failure) = &evidence.found {
-        if matches!(**failure, LookupFailure::PushDeleted { .. }) {
-            // A deletion builds nothing: nothing to announce, whatever the inputs say.
+        if matches!(
+            **failure,
+            LookupFailure::PushDeleted { .. } | LookupFailure::NotMerged { .. }
+        ) {
+            // A deletion builds nothing and an unmerged pull request is in no release:
+            // nothing to announce, whatever the inputs say.
             return Err(Undecided::LookUp {
                 failure: NotKnown::Failed(failure.clone()),
             });

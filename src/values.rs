@@ -159,6 +159,7 @@ pub(crate) fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCul
         return Ok(empty(file));
     };
     let parents = parent_keys(file, &top, path)?;
+    check_slow_stop_in_reach(file, &top, &parents)?;
     let image = singleuser_image(file, &top, &parents, path)?;
     let expected = parents
         .iter()
@@ -294,6 +295,26 @@ fn check_cull_in_reach(file: &str, top: &Value, expected: &str) -> Result<()> {
     let parent = at.strip_suffix(".cull").unwrap_or(".");
     bail!(
         "{file} sets `cull` at `{at}`, where codeq-rollout does not read it (it reads `{expected}`): name its parent key with --values-path {parent} (input values-path)"
+    )
+}
+
+/// Refuses a file that sets the hub's slow-stop timeout ([`SLOW_STOP_KEY`]) at the top
+/// level while z2jh's values are read under `parents` (not empty): the chart would never read
+/// it, so the worst case would silently use another value (issue 27, as a top-level `cull`
+/// is refused by [`check_cull_in_reach`]). The advice is to move it, not another
+/// `--values-path`: the chart reads every values file at one place.
+fn check_slow_stop_in_reach(file: &str, top: &Value, parents: &[String]) -> Result<()> {
+    let set = dig(
+        Some(top),
+        &["hub", "config", "JupyterHub", "tornado_settings"],
+    )
+    .is_some_and(|settings| settings.contains_key("slow_stop_timeout"));
+    if parents.is_empty() || !set {
+        return Ok(());
+    }
+    let under = parents.join(".");
+    bail!(
+        "{file} sets `{SLOW_STOP_KEY}` at the top level, where codeq-rollout does not read it (it reads z2jh's values under `{under}`, so it reads `{under}.{SLOW_STOP_KEY}`): move it to `{under}.{SLOW_STOP_KEY}`, where the chart reads the values of every file"
     )
 }
 
@@ -651,7 +672,7 @@ fn auto_place(texts: &[(String, String)]) -> Result<ValuesPath> {
         match &first {
             None => first = Some((name, parents, mark)),
             Some((there_file, there, there_mark)) if *there != parents => bail!(
-                "the values files disagree about where `cull` sits (where z2jh's values are): {there_file} has `{there_mark}`, {name} has `{mark}`, and the chart reads only one of those places; name the parent key with --values-path (input values-path), e.g. --values-path {SUBCHART_KEY}, or --values-path . for the top level"
+                "the values files disagree about where `cull` sits (where z2jh's values are): {there_file} has `{there_mark}`, {name} has `{mark}`, and the chart reads only one of those places, the same for every file; move the keys of one file to where the other has them (no --values-path reads both)"
             ),
             Some(_) => {}
         }
@@ -1212,7 +1233,7 @@ mod tests {
     /// subchart never reads the top level's slow-stop timeout).
     #[test]
     fn values_files_are_not_mixed_across_parent_keys() {
-        let (_dir, paths) = on_disk(&[
+        let (tmp, paths) = on_disk(&[
             (
                 "a.yaml",
                 "jupyterhub: {cull: {timeout: 600}, hub: {config: {JupyterHub: {tornado_settings: {slow_stop_timeout: 60}}}}}\n",
@@ -1223,11 +1244,18 @@ mod tests {
             ),
         ]);
         let err = format!("{:#}", load(&paths, &ValuesPath::Auto).unwrap_err());
-        assert!(err.contains("a.yaml") && err.contains("b.yaml"), "{err}");
-        assert!(err.contains("--values-path"), "{err}");
-        // Named explicitly, each file is read at that place.
-        let files = load(&paths, &ValuesPath::parse(Some("jupyterhub")).unwrap()).unwrap();
-        assert_eq!(slow_stop_timeout(&files).0, 60);
+        // Issue 27 (N4): and it suggests no --values-path, which would fail for one of them.
+        let explicit = |path: &str| {
+            format!(
+                "{:#}",
+                load(&paths, &ValuesPath::parse(Some(path)).unwrap()).unwrap_err()
+            )
+        };
+        // Named explicitly, the top level's slow-stop timeout (which the subchart never
+        // reads) is refused as a top-level `cull` is, not silently dropped.
+        let refused = [err, explicit("jupyterhub")].join("\n\n");
+        let dir = format!("{}/", tmp.path().display());
+        insta::assert_snapshot!(refused.replace(&dir, "[dir]/"));
     }
 
     /// Issue 27 item 3: an explicit values-path that no given file has is refused, and so is

@@ -36,6 +36,23 @@ pub fn announce_request(
     log: &Log,
     env: &HashMap<String, String>,
 ) -> Result<AnnounceRequest> {
+    // The culler settings' warnings are held: the runbook placeholder warning, decided with
+    // the tier, is the run's first annotation (issue 27). A refused request prints them.
+    let held = log.holding();
+    let built = request(args, log, env, &held);
+    if built.is_err() {
+        log.replay(&held.take_held());
+    }
+    built
+}
+
+/// [`announce_request`], the culler settings' warnings held in `held`.
+fn request(
+    args: &AnnounceArgs,
+    log: &Log,
+    env: &HashMap<String, String>,
+    held: &Log,
+) -> Result<AnnounceRequest> {
     mask_secrets(args, log);
     if args.print_context && !args.dry_run {
         return Err(UsageError::new(
@@ -46,7 +63,7 @@ pub fn announce_request(
     }
     let source = image_source(args)?;
     let now = args.now.unwrap_or_else(OffsetDateTime::now_utc);
-    let culler = args.culler.settings(log)?;
+    let culler = args.culler.settings(held)?;
     super::culler::deadlines_fit(&culler, now, args.now.is_some())?;
     let tier = tier_policy(args)?;
     let tracking_labels = args.tracking_labels.entries().to_vec();
@@ -64,6 +81,7 @@ pub fn announce_request(
         image,
         now,
         culler,
+        culler_warnings: held.take_held(),
         tier,
         tracking: TrackingOptions {
             labels: tracking_labels,

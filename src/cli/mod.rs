@@ -326,8 +326,10 @@ pub struct AnnounceArgs {
     #[arg(long, env, value_enum, ignore_case = true, default_value = "auto")]
     pub tier: TierArg,
     /// Tier when no pull request carries a tier label: routine, security, or fail
-    /// [default: routine]. Set explicitly (routine or security), it also applies when the
-    /// pull requests cannot be looked up, with a warning; unset, that fails the run
+    /// [default: routine]. Set explicitly, it also applies, with a warning, when no merged pull
+    /// request is found; when the labels cannot be read (no pull-requests: read, no token)
+    /// only security applies and routine fails the run (docs/tier-fail-closed.md); unset, a
+    /// failed look-up fails the run
     #[arg(long, env, value_name = "routine|security|fail", value_parser = EnumParser::<UnlabeledArg>::new())]
     pub unlabeled_tier: Option<UnlabeledArg>,
     /// Labels that make a release security (comma- or newline-separated)

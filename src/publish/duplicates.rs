@@ -82,7 +82,12 @@ pub(super) async fn settle(
         .filter(|i| i.state == "open" && i.number != winner.number)
         .filter(|i| !active.iter().any(|a| a.number == i.number))
     {
-        close_duplicate(gh, loser, winner, digest)
+        let why = if active.is_empty() {
+            Kept::OpenedFirst
+        } else {
+            Kept::Worked
+        };
+        close_duplicate(gh, loser, winner, digest, why)
             .await
             .with_context(|| {
                 format!(
@@ -121,14 +126,25 @@ async fn has_activity(gh: &GitHub, issue: &Issue) -> Result<bool> {
     Ok(comments.iter().any(|c| !find::by_issue_author(issue, c)))
 }
 
-/// Closes `loser` with a comment linking `winner` ([`duplicate_comment`]).
+/// Why the tracking issue kept among duplicates is the one kept, as its closing comment on
+/// the others says ([`duplicate_comment`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kept {
+    /// It has the lowest number and nobody works in any of them.
+    OpenedFirst,
+    /// Responders work in it (a ticked box, a comment, [`has_activity`]), whatever its number.
+    Worked,
+}
+
+/// Closes `loser` with a comment linking `winner`, kept for `why` ([`duplicate_comment`]).
 pub(super) async fn close_duplicate(
     gh: &GitHub,
     loser: &Issue,
     winner: &Issue,
     digest: &Digest,
+    why: Kept,
 ) -> Result<()> {
-    gh.create_comment(loser.number, &duplicate_comment(winner, digest))
+    gh.create_comment(loser.number, &duplicate_comment(winner, digest, why))
         .await?;
     gh.close_issue(loser.number).await?;
     Ok(())
@@ -137,14 +153,20 @@ pub(super) async fn close_duplicate(
 /// The comment on a duplicate tracking issue before it is closed. GitHub reads a comment
 /// starting "Duplicate of #N" as marking the issue a duplicate of #N. The winner's address
 /// is written only when it is a plain URL ([`sanitize::link_url`]); `#N` links it anyway.
-fn duplicate_comment(winner: &Issue, digest: &Digest) -> String {
+fn duplicate_comment(winner: &Issue, digest: &Digest, why: Kept) -> String {
     let url = sanitize::link_url(&winner.html_url)
         .map(|url| format!(": {url}"))
         .unwrap_or_default();
+    let n = winner.number;
+    let kept = match why {
+        Kept::OpenedFirst => format!("#{n} was opened first"),
+        Kept::Worked => {
+            format!("Responders work in #{n} (ticked boxes or comments), so it is kept")
+        }
+    };
     format!(
         "Duplicate of #{n}\n\nTwo codeq-rollout runs announced `{digest}` at the same time and \
-         each opened a tracking issue. #{n} was opened first and is the one to use{url}\n\n\
+         each opened a tracking issue. {kept} and is the one to use{url}\n\n\
          codeq-rollout closes this one.\n",
-        n = winner.number,
     )
 }

@@ -130,15 +130,21 @@ async fn give_way(
                 Change::Unchanged
             };
             done.issue = Some((first.html_url.clone(), change));
-            super::duplicates::close_duplicate(gh, &mine, &first, &found.target.digest)
-                .await
-                .with_context(|| {
-                    format!(
-                        "tracking issue #{} duplicates #{}, opened meanwhile by another run; \
+            super::duplicates::close_duplicate(
+                gh,
+                &mine,
+                &first,
+                &found.target.digest,
+                super::duplicates::Kept::OpenedFirst,
+            )
+            .await
+            .with_context(|| {
+                format!(
+                    "tracking issue #{} duplicates #{}, opened meanwhile by another run; \
                          closing it failed: close it by hand",
-                        mine.number, first.number
-                    )
-                })?;
+                    mine.number, first.number
+                )
+            })?;
             notes.push(if posted_twice {
                 format!(
                     "closed tracking issue #{}, a duplicate of #{}: this run's first request \

@@ -47,8 +47,14 @@ pub enum RunWarning<'a> {
     PullPolicy(&'a PullRisk),
     /// A security release's runbook carries a placeholder: `hub-url` is a name reserved for
     /// examples ([`super::RunbookSettings::hub_url_is_placeholder`]). The run's first
-    /// annotation.
-    RunbookPlaceholder(&'a super::RunbookSettings),
+    /// annotation. `in_actions`: the inputs to set are named as the workflow's (`hub-url`),
+    /// else as the command line's options (`--hub-url`).
+    RunbookPlaceholder {
+        /// The runbook's settings.
+        runbook: &'a super::RunbookSettings,
+        /// Whether the run is inside GitHub Actions ([`crate::support::log::Log::in_actions`]).
+        in_actions: bool,
+    },
     /// `status` by digest: the hub lists running servers but no pod of the namespace matches
     /// the selector (a wrong `namespace` or `helm-release`), so every server's image reads as
     /// unknown.
@@ -80,7 +86,7 @@ impl crate::support::text::Titled for RunWarning<'_> {
             Self::PlainHttp { .. } => "Plain HTTP",
             Self::HistoryRefused(_) => "Progress chart",
             Self::PullPolicy(_) => "Pull policy",
-            Self::RunbookPlaceholder(_) => "Runbook placeholder",
+            Self::RunbookPlaceholder { .. } => "Runbook placeholder",
             Self::NoPods { .. } => "No single-user pods",
         }
     }
@@ -151,7 +157,16 @@ impl std::fmt::Display for RunWarning<'_> {
                     }
                 )
             }
-            Self::RunbookPlaceholder(runbook) => {
+            Self::RunbookPlaceholder {
+                runbook,
+                in_actions,
+            } => {
+                // Inside Actions the workflow's inputs, else the command line's options.
+                let (dashes, place) = if *in_actions {
+                    ("", "in the workflow")
+                } else {
+                    ("--", "on the command line")
+                };
                 write!(
                     f,
                     "this security release's runbook points responders at a placeholder: hub-url \
@@ -161,12 +176,17 @@ impl std::fmt::Display for RunWarning<'_> {
                 if runbook.cluster_at_defaults() {
                     f.write_str(", and namespace and helm-release are at their defaults (jhub)")?;
                 }
-                f.write_str(". Set hub-url (the address users open)")?;
+                write!(f, ". Set {dashes}hub-url (the address users open)")?;
                 if runbook.cluster_at_defaults() {
-                    f.write_str(", and namespace and helm-release if the hub runs elsewhere,")?;
+                    write!(
+                        f,
+                        ", and {dashes}namespace and {dashes}helm-release if the hub runs \
+                         elsewhere,"
+                    )?;
                 }
+                write!(f, " {place}.")?;
                 f.write_str(
-                    " in the workflow. The tracking issue is opened anyway (responders need it), \
+                    " The tracking issue is opened anyway (responders need it), \
                      but its body is never edited again: correct the runbook there by hand",
                 )
             }
@@ -443,5 +463,23 @@ mod tests {
     fn an_unset_github_output_names_the_commands_outputs() {
         let warning = RunWarning::OutputsNotWritten(&["converged", "stale", "running"]);
         insta::assert_snapshot!(format!("{}: {warning}", warning.title()), @"Step outputs: GITHUB_OUTPUT is not set, so the step outputs (converged, stale, running, ...) were not written and later steps will see them empty; the Actions runner sets it for every step");
+    }
+
+    /// Issue 27: the runbook placeholder warning names the workflow's inputs inside
+    /// Actions and the command line's options outside it.
+    #[test]
+    fn the_runbook_placeholder_warning_names_inputs_or_options() {
+        let runbook = crate::render::RunbookSettings::default();
+        let lines: Vec<String> = [true, false]
+            .into_iter()
+            .map(|in_actions| {
+                let warning = RunWarning::RunbookPlaceholder {
+                    runbook: &runbook,
+                    in_actions,
+                };
+                format!("{in_actions}: {}: {warning}", warning.title())
+            })
+            .collect();
+        insta::assert_snapshot!(lines.join("\n"));
     }
 }

@@ -176,7 +176,8 @@ impl fmt::Display for Warning {
             ),
             Warning::NotFromLabels { tier, failure } => write!(
                 f,
-                "the tier was not derived from labels: {failure}; unlabeled-tier makes it {tier}"
+                "the tier was not derived from labels: {}; unlabeled-tier makes it {tier}",
+                failure.to_string().trim_end_matches('.')
             ),
             Warning::TreatedAs { tier, why } => {
                 write!(f, "{why}: treating the release as {tier}")
@@ -195,11 +196,21 @@ impl fmt::Display for Undecided {
                     "cannot decide the tier from labels: {}",
                     text.trim_end_matches('.')
                 )?;
-                let helps = match failure {
-                    NotKnown::Failed(failure) => failure.tier_input_helps(),
-                    NotKnown::Incomplete(_) => true,
+                let (helps, unreadable) = match failure {
+                    NotKnown::Failed(failure) => {
+                        (failure.tier_input_helps(), failure.labels_unreadable())
+                    }
+                    NotKnown::Incomplete(_) => (true, false),
                 };
-                if helps {
+                if helps && unreadable {
+                    // Fail closed: a label not read may say security, so routine by
+                    // unlabeled-tier does not apply (docs/tier-fail-closed.md).
+                    f.write_str(
+                        ". To announce without labels, set the tier input (routine or \
+                         security) for this run, or set unlabeled-tier to security (a label not \
+                         read may say security, so routine does not apply)",
+                    )?;
+                } else if helps {
                     f.write_str(
                         ". To announce without labels, set the tier input (routine or \
                          security) for this run, or set unlabeled-tier to routine or security \
@@ -648,6 +659,15 @@ mod tests {
             (github(401, true), false),
             (github(403, false), true),
             (
+                LookupFailure::NoClient {
+                    lookup: Lookup::PullRequestsOf {
+                        origin: push_origin(),
+                    },
+                    lacking: NoClient::Token,
+                },
+                true,
+            ),
+            (
                 LookupFailure::NoneMerged {
                     commits: commits(
                         &["9d2f0b1c4a6e"],
@@ -663,15 +683,44 @@ mod tests {
         ];
         let mut lines = Vec::new();
         for (failure, helps) in cases {
+            let unreadable = failure.labels_unreadable();
             let text = Undecided::LookUp {
                 failure: NotKnown::Failed(Box::new(failure)),
             }
             .to_string();
             assert_eq!(text.contains("set the tier input"), helps, "{text}");
             assert!(!text.contains(".."), "{text}");
+            // Issue 27 (N2): routine fails closed when the labels could not be read.
+            assert_eq!(
+                text.contains("unlabeled-tier to routine"),
+                helps && !unreadable,
+                "{text}"
+            );
             lines.push(text);
         }
         insta::assert_snapshot!(lines.join("\n\n"));
+    }
+
+    /// Issue 27: the warning that `unlabeled-tier` set the tier after a failed look-up whose
+    /// words end in a period has no stray period before its semicolon.
+    #[test]
+    fn the_not_from_labels_warning_has_no_stray_period() {
+        let failure = LookupFailure::NoneMerged {
+            commits: commits(
+                &["9d2f0b1c4a6e"],
+                vec![SubjectMiss::NoNumber {
+                    commit: "9d2f0b1c4a6e".into(),
+                }],
+            ),
+            merge_group: false,
+            unexamined: None,
+        };
+        let text = Warning::NotFromLabels {
+            tier: crate::tier::Tier::Routine,
+            failure: NotKnown::Failed(Box::new(failure)),
+        }
+        .to_string();
+        insta::assert_snapshot!(text);
     }
 
     /// Every kind of failed or incomplete look-up, in the words users read.

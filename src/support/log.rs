@@ -34,6 +34,18 @@ pub struct Log {
     /// Stdout is kept for machine output: log lines and workflow commands go to stderr.
     stdout_kept: bool,
     secrets: Arc<Mutex<Secrets>>,
+    /// Set by [`Log::holding`]: warnings and errors are kept here, to be printed later by
+    /// [`Log::replay`], instead of printed at once.
+    held: Option<Arc<Mutex<Vec<HeldAnnotation>>>>,
+}
+
+/// A warning or error a [`Log::holding`] log kept instead of printing: its kind
+/// (`warning`, `error`), title and message, as [`Log::warning`] or [`Log::error`] got them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HeldAnnotation {
+    kind: &'static str,
+    title: String,
+    message: String,
 }
 
 impl Log {
@@ -53,6 +65,36 @@ impl Log {
             debug,
             stdout_kept: false,
             secrets: Arc::new(Mutex::new(Secrets::default())),
+            held: None,
+        }
+    }
+
+    /// This log, with its warnings and errors held back instead of printed (its other lines
+    /// print as usual), for a run whose first annotation must be one decided later (the
+    /// runbook placeholder of `announce`). Shares the registered secrets.
+    pub(crate) fn holding(&self) -> Self {
+        Self {
+            held: Some(Arc::new(Mutex::new(Vec::new()))),
+            ..self.clone()
+        }
+    }
+
+    /// The warnings and errors this [`Log::holding`] log held, in order, taken out of it;
+    /// empty for a log that holds nothing.
+    pub(crate) fn take_held(&self) -> Vec<HeldAnnotation> {
+        self.held.as_ref().map_or_else(Vec::new, |held| {
+            std::mem::take(
+                &mut *held
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+            )
+        })
+    }
+
+    /// Prints `held` ([`Log::take_held`]) as this log prints warnings and errors.
+    pub(crate) fn replay(&self, held: &[HeldAnnotation]) {
+        for h in held {
+            self.annotation(h.kind, &h.title, &h.message);
         }
     }
 
@@ -158,7 +200,17 @@ impl Log {
         }
     }
 
-    fn annotation(&self, kind: &str, title: &str, message: &str) {
+    fn annotation(&self, kind: &'static str, title: &str, message: &str) {
+        if let Some(held) = &self.held {
+            held.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(HeldAnnotation {
+                    kind,
+                    title: title.to_string(),
+                    message: message.to_string(),
+                });
+            return;
+        }
         let (title, message) = (self.redact(title), self.redact(message));
         if self.actions {
             self.line(&format!(

@@ -346,19 +346,30 @@ async fn a_rerun_with_another_tier_renames_the_release_with_its_body() {
 }
 
 /// Issue 27 item 1: a security runbook whose hub-url is still the placeholder (a reserved
-/// example domain) is published with a warning, the run's first annotation, naming the
-/// inputs to set; with hub-url set there is none.
+/// example domain) is published with a warning, the run's first annotation (of the whole
+/// output, before the culler settings' warning about a values file without `cull`),
+/// naming the inputs to set; with hub-url set there is none.
 #[tokio::test]
 async fn a_security_runbook_with_a_placeholder_hub_url_is_the_first_warning() {
     let desk = Desk::new("placeholder").await;
-    let out = desk.announce(&["security"]).await.ok();
-    let first = out
-        .out
-        .stdout
+    let dir = TempDir::new().unwrap();
+    let values = dir.path().join("values.yaml");
+    std::fs::write(&values, "hub:\n  db:\n    type: sqlite-pvc\n").unwrap();
+    let run = desk
+        .run(&["security"])
+        .input("jupyterhub-values", values.to_str().unwrap());
+    let out = desk.step(run).await.ok();
+    let whole = format!("{}\n{}", out.out.stdout, out.out.stderr);
+    let annotations: Vec<&str> = whole
         .lines()
-        .find(|l| l.starts_with("::warning") || l.starts_with("::error"))
-        .unwrap_or_default()
-        .to_string();
+        .filter(|l| l.starts_with("::warning") || l.starts_with("::error"))
+        .collect();
+    // The culler settings' warning is there too, after it.
+    assert!(
+        annotations.iter().any(|l| l.contains("Culler settings")),
+        "{whole}"
+    );
+    let first = annotations.first().copied().unwrap_or_default();
     insta::assert_snapshot!(first);
     assert!(first.contains("hub-url"), "{first}");
 
@@ -1074,6 +1085,19 @@ async fn a_duplicate_tracking_issue_with_responders_activity_is_never_closed() {
     assert_eq!(
         next.output("issue-url"),
         format!("{SERVER_URL}/{OWNER}/{REPO}/issues/{higher}")
+    );
+    // Its closing comment says why the higher number was kept (not "opened first").
+    let note = desk.github.comments(lower);
+    assert_eq!(note.len(), 1);
+    insta::assert_snapshot!(
+        "duplicate_issue_closing_comment_when_responders_work_in_the_other",
+        scrub(
+            note[0]["body"].as_str().unwrap(),
+            &[
+                (&format!("#{higher}"), "#[kept]"),
+                (&format!("issues/{higher}"), "issues/[kept]")
+            ]
+        )
     );
 
     let desk = Desk::new("dup-both-active").await;

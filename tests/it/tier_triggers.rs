@@ -249,6 +249,26 @@ async fn pull_request_reads_the_merged_pr_from_the_payload_or_refetches_it() {
             }),
         ),
         (
+            // Issue 27 (N1): an unmerged pull request is in no release, whatever the tier
+            // inputs (it published a release for the test-merge commit with the tier set).
+            "pull_request_not_merged_with_the_tier_set_announces_nothing",
+            Scenario::merged_pr(&["security"])
+                .input("tier", "security")
+                .edit(|e| {
+                    e["pull_request"]["merged"] = json!(false);
+                    e["pull_request"]["merged_at"] = Value::Null;
+                }),
+        ),
+        (
+            "pull_request_not_merged_with_unlabeled_tier_security_announces_nothing",
+            Scenario::merged_pr(&[])
+                .input("unlabeled-tier", "security")
+                .edit(|e| {
+                    e["pull_request"]["merged"] = json!(false);
+                    e["pull_request"]["merged_at"] = Value::Null;
+                }),
+        ),
+        (
             "pull_request_target_reads_the_merged_pr_like_pull_request",
             Scenario::event("pull_request_target", pull_request_merged(&["security"]))
                 .var("GITHUB_SHA", OTHER_SHA),

@@ -165,6 +165,8 @@ impl FakeGitHub {
 
     /// Starts a fake serving under `prefix` (e.g. `/api/v3`, as GHES).
     pub async fn start_with_prefix(prefix: &str) -> Self {
+        // Before serving: the handler checks every exchange against it.
+        super::openapi::require_installed();
         let server = MockServer::start().await;
         let state = Arc::new(Mutex::new(State {
             next_id: 1000,

@@ -43,13 +43,34 @@ pub fn description() -> &'static Description {
     ONE.get_or_init(Description::load)
 }
 
+/// Panics, naming what to do, unless GitHub's description is installed: called by
+/// [`super::github::FakeGitHub`] before it serves anything, in the test's own thread, so a
+/// missing `node_modules` fails each test with this message rather than as a broken
+/// connection (the fake's handler panicking in the server's thread).
+///
+/// # Panics
+/// When the description is not installed.
+pub fn require_installed() {
+    assert_installed(&super::registry::repo_root().join(DESCRIPTION));
+}
+
+/// [`require_installed`] for the description at `path`.
+fn assert_installed(path: &std::path::Path) {
+    assert!(
+        path.is_file(),
+        "{}: GitHub's OpenAPI description is not installed: run scripts/test.sh (npm ci in \
+         tests/openapi)",
+        path.display()
+    );
+}
+
 impl Description {
     fn load() -> Self {
         let path = super::registry::repo_root().join(DESCRIPTION);
+        assert_installed(&path);
         let text = std::fs::read(&path).unwrap_or_else(|e| {
             panic!(
-                "{}: {e}: install GitHub's OpenAPI description with scripts/test.sh \
-                 (npm ci in tests/openapi)",
+                "{}: {e}: run scripts/test.sh (npm ci in tests/openapi)",
                 path.display()
             )
         });
@@ -273,5 +294,17 @@ fn convert(value: &mut Value) {
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Issue 27 (N5): without `tests/openapi/node_modules` the harness says what to run.
+    #[test]
+    #[should_panic(expected = "run scripts/test.sh (npm ci in tests/openapi)")]
+    fn a_missing_description_says_to_run_the_test_script() {
+        super::assert_installed(std::path::Path::new(
+            "/nonexistent/node_modules/@octokit/openapi/generated/api.github.com.json",
+        ));
     }
 }
