@@ -272,7 +272,7 @@ async fn status_posts_one_status_per_change_success_at_convergence_and_the_previ
         [
             "in_progress: 0/1 on the new image; idle ones by 13:00 UTC".to_string(),
             "in_progress: 0/1 on the new image; active ones by 13:44 UTC if idle".into(),
-            "success: Converged: no server runs the old image".into(),
+            "success: Converged (inferred from start times): every server started after the release".into(),
         ]
     );
     assert_eq!(states(&github, previous).len(), 2, "inactive once");
@@ -314,7 +314,7 @@ async fn reaching_success_makes_every_earlier_release_of_ours_inactive_and_a_hum
                 "POST /deployments/{c}/statuses \"inactive\" \"Superseded by deployment {ours}\""
             ),
             format!(
-                "POST /deployments/{ours}/statuses \"success\" \"Converged: no server runs the old image\""
+                "POST /deployments/{ours}/statuses \"success\" \"Converged (inferred from start times): every server started after the release\""
             ),
         ]
     );
@@ -391,7 +391,7 @@ async fn success_and_failure_are_posted_once_whatever_the_counts() {
             ("2026-11-30T12:20:00Z", "2026-11-30T12:25:00Z"),
             ("2026-11-30T12:21:00Z", "2026-11-30T12:26:00Z"),
             "2026-11-30T12:40:00Z",
-            "success: Converged: no server runs the old image",
+            "success: Converged (inferred from start times): every server started after the release",
         ),
         (
             ("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z"),

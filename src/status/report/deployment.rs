@@ -2,14 +2,15 @@
 //! data ([`rollout`]), then its words ([`description`], at most GitHub's 140 characters).
 
 use crate::render::deployment::{clock, fit};
-use crate::status::classify::{Alarm, Classification, Classified, State};
+use crate::status::classify::{Alarm, Classification, Classified, Evidence, State};
 use time::OffsetDateTime;
 
 /// Where the rollout stands, for the deployment's status.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rollout {
-    /// No server may still run the old image: `success`.
-    Converged,
+    /// No server may still run the old image: `success`, on the evidence it was judged by
+    /// (each pod's imageID, or inferred from start times).
+    Converged(Evidence),
     /// An alarm fired: `failure`.
     Alarmed {
         /// The alarms, sorted ([`Classification::alarms`]).
@@ -58,7 +59,7 @@ pub fn rollout(classification: &Classification) -> Rollout {
         return Rollout::Alarmed { alarms };
     }
     if t.converged {
-        return Rollout::Converged;
+        return Rollout::Converged(t.evidence);
     }
     Rollout::Rolling {
         updated: t.updated,
@@ -90,7 +91,7 @@ impl Rollout {
     /// The state it asks for.
     pub fn phase(&self) -> Phase {
         match self {
-            Rollout::Converged => Phase::Success,
+            Rollout::Converged(_) => Phase::Success,
             Rollout::Alarmed { .. } => Phase::Failure,
             Rollout::Rolling { .. } => Phase::InProgress,
         }
@@ -106,7 +107,13 @@ pub fn description(rollout: &Rollout, now: OffsetDateTime) -> String {
         // Fixed words for `success` and `failure` (no counts): each status is a
         // `deployment_status` event, so a new one is posted only when the state, or the
         // set of alarms, changes.
-        Rollout::Converged => "Converged: no server runs the old image".to_string(),
+        Rollout::Converged(Evidence::Digest) => {
+            "Converged: no server runs the old image".to_string()
+        }
+        Rollout::Converged(Evidence::StartTime) => {
+            "Converged (inferred from start times): every server started after the release"
+                .to_string()
+        }
         Rollout::Alarmed { alarms } => alarms
             .iter()
             .map(|alarm| match alarm {
@@ -260,6 +267,18 @@ mod tests {
         assert_eq!(r.phase(), Phase::Success);
         assert_eq!(
             description(&r, now),
+            "Converged (inferred from start times): every server started after the release"
+        );
+        // By digest, the words claim what the pods' imageIDs show.
+        let by_digest = of(Totals {
+            running: 57,
+            updated: 57,
+            converged: true,
+            evidence: Evidence::Digest,
+            ..Totals::default()
+        });
+        assert_eq!(
+            description(&rollout(&by_digest), now),
             "Converged: no server runs the old image"
         );
     }
