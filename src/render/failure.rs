@@ -54,8 +54,9 @@ impl Stage {
             ),
             Stage::Tier => (
                 "deciding the tier",
-                "Nothing was published. Label the pull request, or set `tier` or \
-                 `unlabeled-tier`, as the error says, then re-run the job.",
+                "Nothing was published. Do what the error says (label the pull request, or \
+                 set `tier` or `unlabeled-tier`), then re-run the job; a branch deletion or a \
+                 pull request closed without merging has nothing to announce.",
             ),
             Stage::LookUp => (
                 "looking up the release note and tracking issues on GitHub",
