@@ -196,7 +196,7 @@ impl KubeArgs {
 mod tests {
     use super::*;
 
-    const KUBECONFIG: &str = "apiVersion: v1
+    pub(super) const KUBECONFIG: &str = "apiVersion: v1
 kind: Config
 clusters:
   - name: hub
@@ -348,19 +348,6 @@ mod refused {
     }
 
     fn tests_kubeconfig() -> String {
-        "apiVersion: v1
-kind: Config
-clusters:
-  - name: hub
-    cluster: {server: https://127.0.0.1:6443}
-users:
-  - name: reader
-    user: {token: sa-token-0123456789}
-contexts:
-  - name: hub
-    context: {cluster: hub, user: reader}
-current-context: hub
-"
-        .to_string()
+        super::tests::KUBECONFIG.to_string()
     }
 }
