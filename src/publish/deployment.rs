@@ -540,16 +540,7 @@ async fn settle(
             environment_url: None,
             log_url: None,
         };
-        // Another run settling the same duplicates may have deleted it already: a 404 on
-        // its status means gone.
-        let removed = async {
-            match gh.create_deployment_status(loser.id, &inactive).await {
-                Err(e) if e.kind == Kind::NotFound => return Ok(()),
-                other => other?,
-            };
-            gh.delete_deployment(loser.id).await
-        };
-        removed.await.with_context(|| {
+        remove_duplicate(gh, loser.id, &inactive).await.with_context(|| {
             format!(
                 "deployment {} duplicates deployment {} of {} to {}; removing it failed: \
                  delete it by hand (Settings → Environments, or the REST API)",
@@ -562,6 +553,43 @@ async fn settle(
         ));
     }
     Ok(Some((*winner).clone()))
+}
+
+/// How many times [`remove_duplicate`] marks a duplicate inactive and deletes it before
+/// giving up: each further round follows a 422 and a fresh look-up showing that a
+/// concurrent run gave it another status in between.
+const REMOVE_ROUNDS: usize = 3;
+
+/// Marks deployment `id` `inactive` and deletes it. GitHub refuses (422) to delete a
+/// deployment whose latest status is not `inactive` while others exist (REST docs "Delete a
+/// deployment"); the run that created the duplicate may post its first status between our
+/// `inactive` and our `DELETE`. A 422 is therefore followed by a fresh look-up of the
+/// latest status, and only when that is not `inactive` by another round. A 404 anywhere
+/// means another run settling the same duplicates removed it already.
+async fn remove_duplicate(
+    gh: &GitHub,
+    id: u64,
+    inactive: &NewDeploymentStatus,
+) -> Result<(), crate::support::github::GitHubError> {
+    let gone = |e: &crate::support::github::GitHubError| e.kind == Kind::NotFound;
+    let mut round = 1;
+    loop {
+        match gh.create_deployment_status(id, inactive).await {
+            Err(e) if gone(&e) => return Ok(()),
+            other => other?,
+        };
+        let refused = match gh.delete_deployment(id).await {
+            Err(e) if gone(&e) => return Ok(()),
+            Err(e) if e.kind == Kind::Unprocessable && round < REMOVE_ROUNDS => e,
+            other => return other,
+        };
+        match gh.latest_deployment_status(id).await {
+            Err(e) if gone(&e) => return Ok(()),
+            Ok(Some(latest)) if latest.state == DeploymentState::Inactive => return Err(refused),
+            Ok(_) => round += 1,
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// Gives `older` an `inactive` status unless its latest status is one already.

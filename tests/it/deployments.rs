@@ -498,6 +498,42 @@ async fn two_runs_creating_at_once_leave_one_deployment() {
 }
 
 #[tokio::test]
+async fn a_duplicate_given_a_status_between_our_inactive_and_delete_is_removed_after_a_fresh_look_up()
+ {
+    let github = FakeGitHub::start().await;
+    announce(&github).run().await.assert_success();
+    let first = github.deployments()[0].clone();
+    let kept = first["id"].as_u64().unwrap();
+    // What a concurrent run left: a second deployment of ours for the same digest.
+    let duplicate = github.add_deployment(SHA_MERGE, ENV, first["payload"].clone());
+    // Its creator posts its first status after our `inactive`, before our `DELETE`.
+    github.status_before_next_delete("in_progress");
+    let from = github.requests().await.len();
+    let out = announce(&github).run().await;
+    out.assert_success();
+    assert_eq!(
+        github.calls_since(from).await,
+        [
+            "GET /releases".to_string(),
+            "GET /issues".into(),
+            "GET /deployments".into(),
+            format!("POST /deployments/{duplicate}/statuses"),
+            format!("DELETE /deployments/{duplicate}"),
+            format!("GET /deployments/{duplicate}/statuses"),
+            format!("POST /deployments/{duplicate}/statuses"),
+            format!("DELETE /deployments/{duplicate}"),
+        ]
+    );
+    let left: Vec<u64> = github
+        .deployments()
+        .iter()
+        .map(|d| d["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(left, [kept]);
+    assert_eq!(out.output("deployment-id"), kept.to_string());
+}
+
+#[tokio::test]
 async fn without_deployments_write_the_run_fails_naming_it_and_the_release_note_is_untouched() {
     let github = FakeGitHub::start().await;
     ActionRun::merged_pr(IMAGE, &github.api_url(), &["routine"])

@@ -127,6 +127,10 @@ pub struct State {
     faults_after_issue_post: Vec<Fault>,
     /// How many more `GET /issues` answer as if no issue existed (a listing that lags).
     lagging_issue_lists: usize,
+    /// A status state the next `DELETE /deployments/{id}` finds posted on that deployment
+    /// just before it is served: the run that created a duplicate posting its first status
+    /// between another run's `inactive` and `DELETE`.
+    status_before_next_delete: Option<&'static str>,
     /// What broke GitHub's REST API description so far, in requests or answers
     /// ([`Handler::check`]).
     violations: Vec<String>,
@@ -293,6 +297,12 @@ impl FakeGitHub {
     /// made certain whatever the timing of the processes.
     pub fn race_first_lists(&self) {
         self.state.lock().unwrap().race = Some(RaceReads::default());
+    }
+
+    /// Stages the race of [`State::status_before_next_delete`]: the next deployment
+    /// `DELETE` finds a status of `state` posted on its deployment just before.
+    pub fn status_before_next_delete(&self, state: &'static str) {
+        self.state.lock().unwrap().status_before_next_delete = Some(state);
     }
 
     /// Makes the next `times` listings of releases miss every release that exists, as a
@@ -680,6 +690,11 @@ impl State {
         let id: u64 = id.parse().unwrap_or(0);
         if !self.deployments.iter().any(|d| d["id"] == json!(id)) {
             return error(404, "Not Found");
+        }
+        if let Some(state) = self.status_before_next_delete.take() {
+            let status_id = self.next();
+            let st = deployment_status_json(status_id, id, &json!({"state": state}));
+            self.deployment_statuses.push((id, st));
         }
         let latest = self
             .deployment_statuses
