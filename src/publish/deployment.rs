@@ -540,13 +540,15 @@ async fn settle(
             environment_url: None,
             log_url: None,
         };
-        remove_duplicate(gh, loser.id, &inactive).await.with_context(|| {
-            format!(
-                "deployment {} duplicates deployment {} of {} to {}; removing it failed: \
+        remove_duplicate(gh, loser.id, &inactive)
+            .await
+            .with_context(|| {
+                format!(
+                    "deployment {} duplicates deployment {} of {} to {}; removing it failed: \
                  delete it by hand (Settings → Environments, or the REST API)",
-                loser.id, winner.id, plan.digest, plan.environment
-            )
-        })?;
+                    loser.id, winner.id, plan.digest, plan.environment
+                )
+            })?;
         notes.push(format!(
             "deleted deployment {}, a duplicate of deployment {} left by concurrent runs",
             loser.id, winner.id

@@ -27,10 +27,11 @@
 //! provider is ring, [`crate::support::tls::install_provider`]).
 
 use super::Pod;
-use k8s_openapi::api::core::v1::Pod as K8sPod;
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::{Api, Client, Config};
+use kube::{Client, Config};
 use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// The page size of a pod listing (`limit`).
@@ -391,7 +392,10 @@ impl KubeClient {
     /// [`KubeError::Expired`] (a second 410), [`KubeError::Status`] (other answers),
     /// [`KubeError::Unreachable`].
     pub async fn list_pods(&self, query: &PodQuery) -> Result<PodListing, KubeError> {
-        let api: Api<K8sPod> = Api::namespaced(self.client.clone(), &query.namespace);
+        let pods = kube::core::Request::new(format!(
+            "/api/v1/namespaces/{}/pods",
+            percent_encoding::utf8_percent_encode(&query.namespace, PATH_SEGMENT)
+        ));
         let selector = query.selector();
         let mut listing = PodListing {
             pods: Vec::new(),
@@ -407,7 +411,10 @@ impl KubeClient {
                 params = params.continue_token(t);
             }
             listing.requests += 1;
-            let page = match api.list(&params).await {
+            let request = pods
+                .list(&params)
+                .map_err(|e| self.error(kube::Error::BuildRequest(e), query))?;
+            let page: PodList = match self.client.request(request).await {
                 Ok(page) => page,
                 Err(kube::Error::Api(status)) if status.code == 410 && !listing.restarted => {
                     listing.restarted = true;
@@ -480,20 +487,79 @@ fn timed_out(e: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
+/// Bytes escaped in the namespace's path segment (a namespace is a DNS label, so this
+/// only matters for input the API server will refuse anyway).
+const PATH_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_');
+
+/// A page of `GET /api/v1/namespaces/{namespace}/pods` (Kubernetes `core/v1` `PodList`),
+/// read for the few fields `status` keeps: every other field of the answer is skipped, not
+/// decoded (k8s-openapi's whole `Pod` cost the image half a megabyte).
+#[derive(Deserialize)]
+struct PodList {
+    #[serde(default)]
+    metadata: ListMeta,
+    #[serde(default)]
+    items: Vec<ListedPod>,
+}
+
+/// A list's `metadata` (`meta/v1` `ListMeta`): the token of the next page.
+#[derive(Deserialize, Default)]
+struct ListMeta {
+    #[serde(rename = "continue")]
+    continue_: Option<String>,
+}
+
+/// One listed pod: `metadata` and `status`.
+#[derive(Deserialize)]
+struct ListedPod {
+    #[serde(default)]
+    metadata: PodMeta,
+    #[serde(default)]
+    status: PodStatus,
+}
+
+/// A pod's `metadata` (`meta/v1` `ObjectMeta`): its name and annotations.
+#[derive(Deserialize, Default)]
+struct PodMeta {
+    name: Option<String>,
+    annotations: Option<BTreeMap<String, String>>,
+}
+
+/// A pod's `status` (`core/v1` `PodStatus`): when it started (RFC 3339) and its
+/// containers.
+#[derive(Deserialize, Default)]
+struct PodStatus {
+    #[serde(rename = "startTime")]
+    start_time: Option<String>,
+    #[serde(rename = "containerStatuses")]
+    container_statuses: Option<Vec<ContainerStatus>>,
+}
+
+/// One container's status (`core/v1` `ContainerStatus`): its name and `imageID`.
+#[derive(Deserialize)]
+struct ContainerStatus {
+    name: String,
+    #[serde(rename = "imageID", default)]
+    image_id: String,
+}
+
 /// The fields `status` keeps of one pod.
-fn pod(p: K8sPod) -> Pod {
+fn pod(p: ListedPod) -> Pod {
     let mut annotations = p.metadata.annotations.unwrap_or_default();
-    let status = p.status.unwrap_or_default();
-    let image_id = status
+    let image_id = p
+        .status
         .container_statuses
         .unwrap_or_default()
         .into_iter()
         .find(|c| c.name == NOTEBOOK_CONTAINER)
         .map(|c| c.image_id)
         .filter(|id| !id.trim().is_empty());
-    let started = status
-        .start_time
-        .and_then(|t| time::OffsetDateTime::from_unix_timestamp(t.0.as_second()).ok());
+    let started = p.status.start_time.and_then(|t| {
+        time::OffsetDateTime::parse(&t, &time::format_description::well_known::Rfc3339).ok()
+    });
     Pod {
         name: p.metadata.name.unwrap_or_default(),
         user: annotations.remove(USERNAME_ANNOTATION),
