@@ -18,4 +18,5 @@ pub(crate) mod secrets;
 pub(crate) mod stdout;
 pub(crate) mod text;
 pub(crate) mod time;
+mod pow;
 pub mod tls;

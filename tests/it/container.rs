@@ -32,9 +32,10 @@ use tempfile::TempDir;
 const REPOSITORY: &str = "codeq-rollout";
 /// The tag of the built image, in its OCI layout and in the test registry.
 const TAG: &str = "v0-test";
-/// The goal for the compressed image, per architecture (bytes a job pulls), as
-/// [`IMAGE_PAGE`] states it.
-const SIZE_GOAL: u64 = 15_000_000;
+/// The bound for the compressed image, per architecture (bytes a job pulls), as
+/// [`IMAGE_PAGE`] states it (issue 23: the Kubernetes client must not cost the Action its
+/// start time).
+const SIZE_GOAL: u64 = 5_000_000;
 /// The page that states the image's sizes and the binary's glibc floor.
 const IMAGE_PAGE: &str = "docs/container-image.md";
 /// What the runner passes for `${{ github.token }}`.
@@ -1198,7 +1199,7 @@ fn the_image_is_the_release_binary_its_libraries_and_the_ca_bundle_on_scratch() 
     );
     assert!(
         size <= SIZE_GOAL,
-        "{size} bytes compressed, over the 15 MB goal"
+        "{size} bytes compressed, over the 5 MB bound"
     );
 
     // docs/container-image.md's glibc floor for this build: the newest glibc symbol version
