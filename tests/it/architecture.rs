@@ -24,6 +24,7 @@ const LAYERS: &[&[&str]] = &[
         "support::files",
         "support::log",
         "support::github",
+        "support::pow",
         "support",
     ],
     &["context", "event"],
