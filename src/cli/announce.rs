@@ -2,6 +2,7 @@
 //! run has always checked them, before the first network call, so bad input changes nothing.
 
 use super::inputs::given;
+use super::usage::{Problem, Required, Rule, Said, TemplateProblem, refused};
 use super::{AnnounceArgs, UsageError, required, usage};
 use crate::announce::{
     AnnounceRequest, DeploymentRequest, ImageRequest, Templates, TierPolicy, TrackingOptions,
@@ -55,11 +56,8 @@ fn request(
 ) -> Result<AnnounceRequest> {
     mask_secrets(args, log);
     if args.print_context && !args.dry_run {
-        return Err(UsageError::new(
-            "print-context",
-            "print-context (--print-context) needs dry-run (--dry-run): it shows what a template would get, without publishing",
-        )
-        .into());
+        let problem = Problem::Rule(Rule::PrintContextNeedsDryRun);
+        return Err(UsageError::new("print-context", problem).into());
     }
     let source = image_source(args)?;
     let now = args.now.unwrap_or_else(OffsetDateTime::now_utc);
@@ -119,10 +117,8 @@ fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
         routine: args.routine_labels.entries().to_vec(),
     };
     if rules.security.is_empty() {
-        return Err(UsageError::new(
-            "security-labels",
-            "security-labels is empty: give at least one label (default security)",
-        ));
+        let problem = Problem::Rule(Rule::NoSecurityLabel);
+        return Err(UsageError::new("security-labels", problem));
     }
     Ok(TierPolicy {
         request: args.tier.into(),
@@ -159,14 +155,9 @@ fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templ
 
 /// The `image` input (required), parsed by [`image_input`].
 fn image_source(args: &AnnounceArgs) -> Result<ImageSource, UsageError> {
-    args.image.clone().ok_or_else(|| {
-        required(
-            None,
-            "image",
-            "the image reference to announce, e.g. ghcr.io/org/lab:latest",
-        )
-        .unwrap_err()
-    })
+    args.image
+        .clone()
+        .ok_or_else(|| required("image", Required::Image))
 }
 
 /// `announce --image`: an image reference ([`ImageSource::parse`]); for an OCI layout, its
@@ -242,41 +233,34 @@ fn template(
     let Some(path) = given(path) else {
         return Ok(None);
     };
-    let input = kind.input();
-    let refuse = |problem: String| {
-        UsageError::new(input, format!("{input} (--{input}) {path:?}: {problem}"))
-    };
-    let unreadable = |e: &dyn std::fmt::Display| {
-        refuse(format!(
-            "cannot read it ({e}): give a file path relative to the workspace (the repository checkout), e.g. .github/release-note.md.j2"
-        ))
+    let refuse = |what| UsageError::of(kind.input(), path, Problem::Template(what));
+    let unreadable = |e: Box<dyn std::error::Error + Send + Sync>| {
+        refuse(TemplateProblem::Unreadable(Arc::from(e)))
     };
     // Relative to the workspace, not to the working directory (they differ when
     // GITHUB_WORKSPACE is set and the binary runs elsewhere); an absolute path stays.
     let real = workspace
         .join(path)
         .canonicalize()
-        .map_err(|e| unreadable(&e))?;
+        .map_err(|e| unreadable(e.into()))?;
     if !real.starts_with(workspace) {
-        return Err(refuse(format!(
-            "the file is outside the workspace {} (its real path is {}): the template must be a file of the repository, e.g. .github/release-note.md.j2",
-            workspace.display(),
-            real.display()
-        )));
+        let workspace = workspace.to_path_buf();
+        return Err(refuse(TemplateProblem::OutsideWorkspace {
+            workspace,
+            real,
+        }));
     }
     let bytes = files::read_bytes(&real, TEMPLATE_MAX_BYTES as u64).map_err(|e| match e {
-        ReadError::IsDirectory | ReadError::NotRegular => refuse(
-            "not a regular file (a directory, FIFO, socket or device): give the template file itself"
-                .to_string(),
-        ),
-        ReadError::TooLarge { size, .. } => refuse(format!(
-            "the template is {size} bytes, over the limit of {TEMPLATE_MAX_BYTES} bytes (64 KiB): is it the right file?"
-        )),
-        e => unreadable(&e),
+        ReadError::IsDirectory | ReadError::NotRegular => refuse(TemplateProblem::NotRegular),
+        ReadError::TooLarge { size, .. } => refuse(TemplateProblem::TooLarge {
+            size,
+            limit: TEMPLATE_MAX_BYTES,
+        }),
+        e => unreadable(e.into()),
     })?;
     CustomTemplate::parse(kind, path, bytes)
         .map(Some)
-        .map_err(|e| UsageError::new(e.input, e.to_string()))
+        .map_err(|e| usage(e.input)(e.into()))
 }
 
 /// Registers the GitHub token and the registry password with `log`, in each form a server
@@ -313,32 +297,19 @@ pub(super) fn layout_usable(image: &str, source: &ImageSource) -> Result<(), Usa
     let ImageSource::Layout { dir, tag } = source else {
         return Ok(());
     };
-    let refuse = |what: String| {
-        Err(UsageError::new(
-            "image",
-            format!("image (--image) {image:?}: {what}"),
-        ))
-    };
+    let refuse = |problem| Err(UsageError::of("image", image, problem));
     match std::fs::metadata(dir) {
         Ok(meta) if meta.is_dir() => {}
-        Ok(_) => {
-            return refuse(format!(
-                "{} is not a directory: write the directory the OCI image layout was copied \
-                 to (skopeo copy ... oci:DIR:TAG), or a registry reference",
-                dir.display()
-            ));
-        }
-        Err(_) => {
-            return refuse(format!(
-                "the OCI image layout directory {} does not exist: write the directory the \
-                 layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working \
-                 directory, or a registry reference",
-                dir.display()
-            ));
-        }
+        Ok(_) => return refuse(Problem::LayoutNotADirectory(dir.clone())),
+        Err(_) => return refuse(Problem::LayoutMissing(dir.clone())),
     }
     match crate::digest::layout::missing_tag(dir, tag.as_deref()) {
-        Some(why) => refuse(why),
+        Some(why) => Err(refused(
+            "image",
+            Some(image),
+            Said::Colon,
+            anyhow::anyhow!(why),
+        )),
         None => Ok(()),
     }
 }
@@ -371,22 +342,16 @@ fn github_client(
 /// What publishing needs beyond a dry run: a token, a repository, a commit.
 fn check_publishable(ctx: &RunContext, token: Option<&SecretString>) -> Result<(), UsageError> {
     if token.is_none() {
-        return Err(UsageError::new(
-            "github-token",
-            "no GitHub token: set github-token (default ${{ github.token }}) or --github-token, or use --dry-run",
-        ));
+        return Err(UsageError::new("github-token", Problem::NoToken(None)));
     }
     if ctx.repository.is_none() {
         return Err(UsageError::new(
             "repository",
-            "no repository: set --repository OWNER/REPO (GITHUB_REPOSITORY outside Actions)",
+            Problem::Rule(Rule::NoRepository),
         ));
     }
     if ctx.sha.is_none() {
-        return Err(UsageError::new(
-            "sha",
-            "no commit: set --sha (GITHUB_SHA outside Actions)",
-        ));
+        return Err(UsageError::new("sha", Problem::Rule(Rule::NoCommit)));
     }
     Ok(())
 }
@@ -396,12 +361,7 @@ fn check_publishable(ctx: &RunContext, token: Option<&SecretString>) -> Result<(
 /// # Errors
 /// [`UsageError`] naming `expected-digest`.
 pub(super) fn expected_digest(text: &str) -> Result<Digest, UsageError> {
-    Digest::parse(text.trim()).map_err(|e| {
-        UsageError::new(
-            "expected-digest",
-            format!("expected-digest (--expected-digest): {e}"),
-        )
-    })
+    Digest::parse(text.trim()).map_err(|e| refused("expected-digest", None, Said::Colon, e))
 }
 
 #[cfg(test)]

@@ -8,8 +8,9 @@
 //! hub's pods"; a workflow that ran yesterday must not fail today on RBAC it never needed.
 
 use super::inputs;
+use super::usage::{Problem, Rule};
 use super::value::{EnumList, EnumListParser};
-use super::{Checked, DurationParser, EnumParser, InputDuration, UsageError};
+use super::{Checked, DurationParser, EnumParser, InputDuration, UsageError, usage};
 use crate::status::classify::Alarm;
 use crate::status::kube::{Credentials, KubeRequest, PodQuery};
 use crate::status::report::kube_error;
@@ -112,7 +113,7 @@ impl KubeArgs {
                 "the kubeconfig input",
             )
             .map(|_| ())
-            .map_err(|e| UsageError::new("kubeconfig", kube_error(&e, namespace)));
+            .map_err(|e| usage("kubeconfig")(anyhow::anyhow!(kube_error(&e, namespace))));
         }
         let set = |name: &str| env.get(name).is_some_and(|v| !v.trim().is_empty());
         let home_config = env
@@ -125,7 +126,9 @@ impl KubeArgs {
         let e = crate::status::kube::KubeError::NoCredentials {
             kubeconfig: "KUBECONFIG, ~/.kube/config".into(),
         };
-        Err(UsageError::new("kubeconfig", kube_error(&e, namespace)))
+        Err(usage("kubeconfig")(anyhow::anyhow!(kube_error(
+            &e, namespace
+        ))))
     }
 
     /// The Kubernetes request, or `None` when Kubernetes is off. Masks the kubeconfig's
@@ -154,10 +157,8 @@ impl KubeArgs {
             .filter(|c| !c.expose_secret().trim().is_empty());
         let on = match (self.kubernetes, kubeconfig) {
             (Some(KubernetesMode::Off), Some(_)) => {
-                return Err(UsageError::new(
-                    "kubernetes",
-                    "kubernetes is off but kubeconfig is given: drop kubeconfig, or set kubernetes to on",
-                ));
+                let problem = Problem::Rule(Rule::KubernetesOffWithKubeconfig);
+                return Err(UsageError::new("kubernetes", problem));
             }
             (Some(KubernetesMode::Off), None) | (None, None) => false,
             (Some(KubernetesMode::On), _) | (None, Some(_)) => true,
@@ -172,10 +173,7 @@ impl KubeArgs {
             {
                 Some(alarm) => Err(UsageError::new(
                     "fail-on",
-                    format!(
-                        "fail-on lists {} but Kubernetes is off (no kubeconfig, or an empty one: a misnamed secret, or a pull request from a fork, gets none), so that alarm could never fire: set kubeconfig (a secret holding the file's content) or kubernetes: on, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)",
-                        alarm_name(alarm)
-                    ),
+                    Problem::AlarmWithoutKubernetes(alarm_name(alarm)),
                 )),
                 None => Ok(None),
             };
@@ -274,8 +272,11 @@ current-context: hub
         ] {
             let refused = parse(args).unwrap_err();
             assert_eq!(refused.input, "fail-on");
-            assert!(refused.message.contains("Kubernetes is off"), "{refused}");
-            assert!(refused.message.contains("kubeconfig"), "{refused}");
+            assert!(
+                refused.to_string().contains("Kubernetes is off"),
+                "{refused}"
+            );
+            assert!(refused.to_string().contains("kubeconfig"), "{refused}");
         }
         assert!(parse(&["--fail-on", "overdue"]).unwrap().is_none());
         assert!(
@@ -333,7 +334,9 @@ mod refused {
         assert_eq!(none.input, "kubeconfig");
         insta::assert_snapshot!(format!(
             "{}\n---\n{}\n---\n{}",
-            plugin.message, malformed.message, none.message
+            plugin.to_string(),
+            malformed.to_string(),
+            none.to_string()
         ));
         // Credentials found later (in the cluster, KUBECONFIG) are not refused here.
         assert!(

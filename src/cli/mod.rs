@@ -16,7 +16,8 @@ mod value;
 pub use announce::announce_request;
 pub use refused::report_refused;
 pub use status::status_request;
-pub use usage::{UsageError, bad_input, required, usage};
+use usage::required;
+pub use usage::{UsageError, bad_input, usage};
 pub(crate) use value::Checked;
 pub use value::{
     BoolParser, DurationParser, EnumParser, HttpUrl, InputDuration, List, ListParser, UrlParser,
@@ -440,9 +441,10 @@ impl From<TierArg> for crate::tier::TierRequest {
 /// `--hub-size` as `status` reads it (the shared [`CullerArgs`] text is `announce`'s).
 const STATUS_HUB_SIZE_HELP: &str = "The most single-user servers the hub runs at once, for the deadlines' worst case (a cull pass over all of them); never taken below the servers running now [default: the servers running now]";
 
-/// Options of `status` (Action inputs with `command: status`). `Debug` shows `***` for the
-/// hub token, the GitHub token and the registry password.
-#[derive(Clone, Args)]
+/// Options of `status` (Action inputs with `command: status`). The hub token, the GitHub
+/// token, the registry password and the kubeconfig are [`SecretString`]s: `Debug` never
+/// shows them.
+#[derive(Debug, Clone, Args)]
 #[command(
     mut_arg("repository", |a| a.help("Repository of the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]")),
     mut_arg("github_token", |a| a.help("GitHub token (never printed): reads the release note, writes the comment")),
@@ -453,14 +455,13 @@ pub struct StatusArgs {
     #[arg(long, env, value_name = "URL", value_parser = UrlParser::HUB)]
     pub hub_url: Option<HttpUrl>,
     /// Hub API token with scopes list:users and read:servers (never printed; see README for the role)
-    // String: masked before parsing only when long enough (inputs::masks_hub_token), checked by inputs::hub_token; Debug hides it.
-    #[arg(long, env, hide_env_values = true)]
-    pub hub_token: Option<String>,
+    #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
+    pub hub_token: Option<SecretString>,
     /// When the release went live, RFC 3339 (e.g. 2026-11-30T12:00:00Z): servers started later are updated [default: the time announce recorded in the release note of --image's digest]
     #[arg(long, env, value_name = "TIME", value_parser = Checked(status::released_at_input))]
     pub released_at: Option<time::OffsetDateTime>,
     /// The image announced (its digest finds the release note and the tracking issue), e.g. ghcr.io/org/lab:latest or oci:DIR[:TAG]
-    #[arg(long, env, value_name = "REF", value_parser = Checked(status::image_input))]
+    #[arg(long, env, value_name = "REF", value_parser = Checked(announce::image_input))]
     pub image: Option<crate::digest::ImageSource>,
     /// The registry's credentials, plain-HTTP hosts, timeout (for `--image`).
     #[command(flatten)]
@@ -505,28 +506,6 @@ pub struct StatusArgs {
     /// The Kubernetes options: digest evidence, credentials, where the pods are, alarms.
     #[command(flatten)]
     pub kube: kube::KubeArgs,
-}
-
-impl std::fmt::Debug for StatusArgs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StatusArgs")
-            .field("hub_url", &self.hub_url)
-            .field("hub_token", &self.hub_token.as_ref().map(|_| "***"))
-            .field("released_at", &self.released_at)
-            .field("image", &self.image)
-            .field("registry", &self.registry)
-            .field("github", &self.github)
-            .field("tracking_labels", &self.tracking_labels)
-            .field("comment", &self.comment)
-            .field("dry_run", &self.dry_run)
-            .field("culler", &self.culler)
-            .field("hub_timeout", &self.hub_timeout)
-            .field("include_names", &self.include_names)
-            .field("json", &self.json)
-            .field("now", &self.now)
-            .field("kube", &self.kube)
-            .finish_non_exhaustive()
-    }
 }
 
 /// Options of `window`.
@@ -602,11 +581,8 @@ pub fn window_request(args: &WindowArgs, log: &Log) -> Result<crate::docs::Windo
 /// Neither `--check` nor `--write`, bad runbook inputs, bad culler options or values files.
 pub fn docs_request(args: &DocsArgs, log: &Log) -> Result<crate::docs::DocsRequest> {
     if !args.check && !args.write {
-        return Err(UsageError::new(
-            "--check or --write",
-            "say --check (verify the generated sections) or --write (update them)",
-        )
-        .into());
+        let problem = usage::Problem::Rule(usage::Rule::DocsMode);
+        return Err(UsageError::new("--check or --write", problem).into());
     }
     let runbook = args.runbook.settings();
     let culler = args.culler.settings(log)?;
@@ -694,26 +670,26 @@ pub const ACTION_COMMANDS: [&str; 2] = ["announce", "status"];
 pub fn unknown_command(err: &clap::Error, log: &Log) -> String {
     use clap::CommandFactory;
     use clap::error::{ContextKind, ContextValue};
-    let given = match err.get(ContextKind::InvalidSubcommand) {
+    let given: String = match err.get(ContextKind::InvalidSubcommand) {
         Some(ContextValue::String(given)) => log.redact(given).chars().take(100).collect(),
         _ => String::new(),
     };
-    let suggestion = match err.get(ContextKind::SuggestedSubcommand) {
-        Some(ContextValue::Strings(names)) if !names.is_empty() => {
-            format!(" (did you mean {}?)", names.join(" or "))
-        }
-        Some(ContextValue::String(name)) => format!(" (did you mean {name}?)"),
-        _ => String::new(),
+    let suggested = match err.get(ContextKind::SuggestedSubcommand) {
+        Some(ContextValue::Strings(names)) => names.clone(),
+        Some(ContextValue::String(name)) => vec![name.clone()],
+        _ => Vec::new(),
     };
     let others: Vec<String> = Cli::command()
         .get_subcommands()
         .map(|sub| sub.get_name().to_string())
         .filter(|name| name != "help" && !ACTION_COMMANDS.contains(&name.as_str()))
         .collect();
-    format!(
-        "{COMMAND_INPUT} {given:?} is not a command of codeq-rollout{suggestion}: set the {COMMAND_INPUT} input to {} (the command line also takes {})",
-        ACTION_COMMANDS.join(" or "),
-        others.join(" or ")
+    crate::render::usage_words::unknown_command(
+        COMMAND_INPUT,
+        &given,
+        &suggested,
+        &ACTION_COMMANDS,
+        &others,
     )
 }
 
