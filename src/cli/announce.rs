@@ -1,7 +1,7 @@
 //! `announce`'s options into an [`AnnounceRequest`]: every input checked, in the order the
 //! run has always checked them, before the first network call, so bad input changes nothing.
 
-use super::inputs::given;
+use super::inputs::given_path;
 use super::usage::{Problem, Required, Rule, Said, TemplateProblem, refused};
 use super::{AnnounceArgs, UsageError, required, usage};
 use crate::announce::{
@@ -67,7 +67,7 @@ fn request(
     let tracking_labels = args.tracking_labels.entries().to_vec();
     publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
     let runbook = args.runbook.settings();
-    let context = args.github.run_context(&args.sha, env)?;
+    let context = args.github.run_context(args.sha.as_ref(), env)?;
     let token = github_token(args)?;
     let github = github_client(args, &context, token.as_ref(), log)?;
     if !args.dry_run {
@@ -95,7 +95,7 @@ fn request(
                     .then(|| runbook.hub_url.clone()),
             }),
         runbook,
-        sha_given: given(&args.sha).is_some(),
+        sha_given: args.sha.is_some(),
         context,
         github,
         dry_run: args.dry_run,
@@ -131,7 +131,7 @@ fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
 /// ([`template`]).
 fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templates> {
     let paths = [&args.release_note_template, &args.tracking_issue_template];
-    if paths.iter().all(|path| given(path).is_none()) {
+    if paths.iter().all(|path| given_path(path.as_ref()).is_none()) {
         // No template, so no workspace to resolve.
         return Ok(Templates {
             release_note: None,
@@ -226,13 +226,14 @@ fn workspace(env: &HashMap<String, String>) -> Result<PathBuf> {
 /// workspace, not a regular file, too large, not UTF-8, a syntax error, an unknown
 /// variable, a render to nothing.
 fn template(
-    path: &Option<String>,
+    path: &Option<PathBuf>,
     kind: BodyKind,
     workspace: &Path,
 ) -> Result<Option<CustomTemplate>, UsageError> {
-    let Some(path) = given(path) else {
+    let Some(path) = given_path(path.as_ref()) else {
         return Ok(None);
     };
+    let path = &path.display().to_string();
     let refuse = |what| UsageError::of(kind.input(), path, Problem::Template(what));
     let unreadable = |e: Box<dyn std::error::Error + Send + Sync>| {
         refuse(TemplateProblem::Unreadable(Arc::from(e)))

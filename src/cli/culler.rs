@@ -117,9 +117,8 @@ impl CullerArgs {
         let files: Vec<PathBuf> = self
             .jupyterhub_values
             .iter()
-            .map(|f| f.trim())
-            .filter(|f| !f.is_empty())
-            .map(PathBuf::from)
+            .filter(|f| !f.as_os_str().is_empty())
+            .cloned()
             .collect();
         if let Some(listed) = files
             .iter()

@@ -32,15 +32,19 @@ fn is_dns_label(s: &str) -> bool {
         && bytes.iter().all(|&b| alnum(b) || b == b'-')
 }
 
+/// A Kubernetes name an input gave, checked ([`namespace`], [`helm_release`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KubeName(pub(crate) String);
+
 /// A Kubernetes namespace name (`--namespace`), trimmed.
 ///
 /// # Errors
 /// [`UsageError`] naming `namespace` unless the value is a DNS-1123 label of at most
 /// [`NAMESPACE_MAX_CHARS`] characters (Kubernetes' rule for namespaces).
-pub fn namespace(value: &str) -> Result<String, UsageError> {
+pub fn namespace(value: &str) -> Result<KubeName, UsageError> {
     let v = value.trim();
     if v.chars().count() <= NAMESPACE_MAX_CHARS && is_dns_label(v) {
-        return Ok(v.to_string());
+        return Ok(KubeName(v.to_string()));
     }
     let (kind, max_chars) = (NameKind::Namespace, NAMESPACE_MAX_CHARS);
     Err(UsageError::of(
@@ -56,10 +60,10 @@ pub fn namespace(value: &str) -> Result<String, UsageError> {
 /// [`UsageError`] naming `helm-release` unless the value follows Helm's rule
 /// (`chartutil.ValidateReleaseName`): at most [`HELM_RELEASE_MAX_CHARS`] characters, DNS-1123
 /// labels joined by dots.
-pub fn helm_release(value: &str) -> Result<String, UsageError> {
+pub fn helm_release(value: &str) -> Result<KubeName, UsageError> {
     let v = value.trim();
     if v.chars().count() <= HELM_RELEASE_MAX_CHARS && v.split('.').all(is_dns_label) {
-        return Ok(v.to_string());
+        return Ok(KubeName(v.to_string()));
     }
     let (kind, max_chars) = (NameKind::HelmRelease, HELM_RELEASE_MAX_CHARS);
     Err(UsageError::of(
@@ -229,11 +233,12 @@ pub fn warn_if_plain_http(log: &crate::support::log::Log, input: &str, url: &str
 /// # Errors
 /// [`UsageError`] naming `repository` and the rule broken; for a `.git` ending, the value
 /// without it when that is a repository.
-pub fn repository(value: &str) -> Result<String, UsageError> {
+pub fn repository(value: &str) -> Result<Repository, UsageError> {
     let v = value.trim();
     let shown: String = v.chars().take(200).collect();
     let refuse = |problem| UsageError::of("repository", shown.clone(), problem);
-    Repository::parse(v).map_err(|why| refuse(Problem::Repository(Arc::new(why))))?;
+    let repository =
+        Repository::parse(v).map_err(|why| refuse(Problem::Repository(Arc::new(why))))?;
     let without_suffix = |s: &str| {
         s.len()
             .checked_sub(GIT_SUFFIX.len())
@@ -247,7 +252,35 @@ pub fn repository(value: &str) -> Result<String, UsageError> {
         let without = Repository::parse(&name).is_ok().then_some(name);
         return Err(refuse(Problem::GitSuffix { without }));
     }
-    Ok(v.to_string())
+    Ok(repository)
+}
+
+/// A commit SHA an input gave: 40 hex digits, lower-case ([`crate::context::commit_sha`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitSha(pub(crate) String);
+
+/// `--sha`, checked ([`crate::context::commit_sha`]).
+///
+/// # Errors
+/// [`UsageError`] naming `sha`.
+pub(super) fn commit_sha(text: &str) -> Result<CommitSha, UsageError> {
+    crate::context::commit_sha(text)
+        .map(CommitSha)
+        .map_err(super::usage("sha"))
+}
+
+/// A file path an input gave, trimmed (a blank one is unset: [`given_path`]).
+///
+/// # Errors
+/// None: every text is a path.
+pub(super) fn path(text: &str) -> Result<std::path::PathBuf, UsageError> {
+    Ok(std::path::PathBuf::from(text.trim()))
+}
+
+/// `path` when given and not blank.
+pub(super) fn given_path(path: Option<&std::path::PathBuf>) -> Option<&std::path::Path> {
+    path.map(std::path::PathBuf::as_path)
+        .filter(|p| !p.as_os_str().is_empty())
 }
 
 /// What a clone URL ends in, and no GitHub repository's name does: GitHub removes a trailing
@@ -339,11 +372,6 @@ pub fn hub_token(value: &str) -> Result<&str, UsageError> {
     Ok(token)
 }
 
-/// An optional input's value, trimmed; `None` when unset or blank.
-pub fn given(value: &Option<String>) -> Option<&str> {
-    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
-}
-
 /// The most characters of an `insecure-registry` entry a message quotes: a longer entry is
 /// cut there, ending with `…`, so a pasted file cannot flood the log.
 pub const INSECURE_ENTRY_SHOWN_MAX_CHARS: usize = 100;
@@ -352,6 +380,19 @@ pub const INSECURE_ENTRY_SHOWN_MAX_CHARS: usize = 100;
 const HOST_NAME_MAX_CHARS: usize = 253;
 /// The longest label of a host name, in characters (RFC 1035 §2.3.4).
 const HOST_LABEL_MAX_CHARS: usize = 63;
+
+/// The registries one `insecure-registry` value lists ([`insecure_value`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registries(pub(crate) Vec<String>);
+
+/// One `insecure-registry` value as a clap value parser: its entries, checked whole
+/// ([`insecure_registries`]), so no credential is split at a comma or echoed.
+///
+/// # Errors
+/// Those of [`insecure_registries`].
+pub(super) fn insecure_value(text: &str) -> Result<Registries, UsageError> {
+    insecure_registries(&[text.to_string()]).map(Registries)
+}
 
 /// The `insecure-registry` entries: each given value split at commas and line breaks (LF, CR
 /// or CRLF, the line ends of the runner's .NET `ReadLine`; the Action input is one string, a
@@ -594,7 +635,11 @@ pub fn registry_options(
     Ok(RegistryOptions {
         credentials,
         github_token: github_token.map(SecretString::from),
-        insecure: insecure_registries(&args.insecure_registry)?,
+        insecure: args
+            .insecure_registry
+            .iter()
+            .flat_map(|r| r.0.clone())
+            .collect(),
         retry: RetryPolicy {
             deadline: Some(args.registry_timeout.get()),
             base_delay: args.registry_retry_delay.get(),
@@ -631,9 +676,9 @@ mod tests {
     #[test]
     fn kubernetes_names_follow_dns_1123_and_helms_length() {
         for ok in ["jhub", "lab-prod", "a", "x1", &"a".repeat(63)] {
-            assert_eq!(namespace(ok).unwrap(), ok);
+            assert_eq!(namespace(ok).unwrap().0, ok);
         }
-        assert_eq!(namespace(" jhub ").unwrap(), "jhub");
+        assert_eq!(namespace(" jhub ").unwrap().0, "jhub");
         for bad in [
             "",
             " ",
@@ -651,7 +696,7 @@ mod tests {
             assert!(err.to_string().contains("DNS-1123"), "{err}");
         }
         for ok in ["jhub", "hub.prod", &"a".repeat(53)] {
-            assert_eq!(helm_release(ok).unwrap(), ok);
+            assert_eq!(helm_release(ok).unwrap().0, ok);
         }
         for bad in ["", "Hub", "hub..prod", "hub;x", &"a".repeat(54)] {
             let err = helm_release(bad).unwrap_err();
@@ -823,7 +868,7 @@ mod tests {
             (&owner_39, &owner_39),
             (&name_100, &name_100),
         ] {
-            assert_eq!(repository(given).unwrap(), named, "{given:?}");
+            assert_eq!(repository(given).unwrap().to_string(), *named, "{given:?}");
         }
         let owner_40 = format!("{}/r", "a".repeat(40));
         let name_101 = format!("o/{}", "r".repeat(101));

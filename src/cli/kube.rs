@@ -39,13 +39,11 @@ pub struct KubeArgs {
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg, value_name = "YAML")]
     pub kubeconfig: Option<SecretString>,
     /// Kubernetes namespace of the hub (its single-user pods), as for announce's runbook
-    // String: a Kubernetes name, checked by its parser (inputs::namespace); sent as the query's namespace.
     #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::namespace))]
-    pub namespace: String,
+    pub namespace: inputs::KubeName,
     /// Helm release name of the hub (the pods' release label), as for announce's runbook
-    // String: a Helm release name, checked by its parser (inputs::helm_release); sent in the label selector.
     #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::helm_release))]
-    pub helm_release: String,
+    pub helm_release: inputs::KubeName,
     /// Timeout of each Kubernetes request, e.g. 30s, at most 6h
     #[arg(long, env, default_value = "30s", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30"))]
     pub kube_timeout: InputDuration,
@@ -106,7 +104,7 @@ impl KubeArgs {
         kubeconfig: Option<&SecretString>,
         env: &HashMap<String, String>,
     ) -> Result<(), UsageError> {
-        let namespace = self.namespace.as_str();
+        let namespace = self.namespace.0.as_str();
         if let Some(content) = kubeconfig {
             return crate::status::kube::check_kubeconfig(
                 content.expose_secret(),
@@ -182,8 +180,8 @@ impl KubeArgs {
             credentials: kubeconfig
                 .map_or(Credentials::Infer, |c| Credentials::Kubeconfig(c.clone())),
             query: PodQuery {
-                namespace: inputs::namespace(&self.namespace)?,
-                release: inputs::helm_release(&self.helm_release)?,
+                namespace: self.namespace.0.clone(),
+                release: self.helm_release.0.clone(),
             },
             timeout: self.kube_timeout.get(),
         }))

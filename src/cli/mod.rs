@@ -128,9 +128,8 @@ pub enum Command {
 #[derive(Debug, Clone, Args, Default)]
 pub struct CullerArgs {
     /// Zero to JupyterHub values file to read cull.* from; repeatable, later files override earlier ones (as helm -f a -f b). The input takes one path per line
-    // String: paths read later by `values::load`, whose errors name the file as given (a comma in a name is told apart there).
-    #[arg(long, env, value_name = "FILE", value_delimiter = '\n')]
-    pub jupyterhub_values: Vec<String>,
+    #[arg(long, env, value_name = "FILE", value_delimiter = '\n', value_parser = Checked(inputs::path))]
+    pub jupyterhub_values: Vec<std::path::PathBuf>,
     /// Parent key of `cull` in the values files, dotted (e.g. jupyterhub), or . for the top level [default: the top level or jupyterhub, whichever holds cull]
     #[arg(long, env, value_name = "KEY", value_parser = Checked(culler::values_path))]
     pub values_path: Option<crate::values::ValuesPath>,
@@ -168,9 +167,8 @@ pub struct CullOptions {
 #[derive(Debug, Clone, Args)]
 pub struct GitHubArgs {
     /// Repository for the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]
-    // String: resolved with GITHUB_REPOSITORY by `context::RunContext::resolve`, which takes text (checked by inputs::repository first).
-    #[arg(long, env)]
-    pub repository: Option<String>,
+    #[arg(long, env, value_parser = Checked(inputs::repository))]
+    pub repository: Option<crate::github::Repository>,
     /// GitHub token (never printed); not needed with --dry-run
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
     pub github_token: Option<SecretString>,
@@ -204,19 +202,13 @@ impl GitHubArgs {
     /// [`crate::context::RunContext::resolve`].
     pub fn run_context(
         &self,
-        sha: &Option<String>,
+        sha: Option<&inputs::CommitSha>,
         env: &std::collections::HashMap<String, String>,
     ) -> Result<crate::context::RunContext> {
-        if let Some(repository) = inputs::given(&self.repository) {
-            inputs::repository(repository)?;
-        }
-        if let Some(sha) = inputs::given(sha) {
-            crate::context::commit_sha(sha).map_err(usage("sha"))?;
-        }
         crate::context::RunContext::resolve(
             &crate::context::Overrides {
-                repository: self.repository.clone(),
-                sha: sha.clone(),
+                repository: self.repository.as_ref().map(ToString::to_string),
+                sha: sha.map(|sha| sha.0.clone()),
                 api_url: self.api_url.as_ref().map(|url| url.as_str().to_string()),
             },
             env,
@@ -228,13 +220,11 @@ impl GitHubArgs {
 #[derive(Debug, Clone, Args)]
 pub struct RunbookArgs {
     /// Kubernetes namespace of the hub, for the runbook
-    // String: a Kubernetes name, checked by its parser (inputs::namespace); the runbook pastes the text.
     #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::namespace))]
-    pub namespace: String,
+    pub namespace: inputs::KubeName,
     /// Helm release name of the hub, for the runbook
-    // String: a Helm release name, checked by its parser (inputs::helm_release); the runbook pastes the text.
     #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::helm_release))]
-    pub helm_release: String,
+    pub helm_release: inputs::KubeName,
     /// The hub's URL, for the runbook
     #[arg(long, env, default_value = "https://hub.example.org", value_name = "URL", value_parser = UrlParser::HUB)]
     pub hub_url: HttpUrl,
@@ -244,8 +234,8 @@ impl RunbookArgs {
     /// The runbook settings these options give (each checked by its value parser).
     pub fn settings(&self) -> crate::render::RunbookSettings {
         crate::render::RunbookSettings {
-            namespace: self.namespace.clone(),
-            helm_release: self.helm_release.clone(),
+            namespace: self.namespace.0.clone(),
+            helm_release: self.helm_release.0.clone(),
             hub_url: self.hub_url.as_str().to_string(),
             ..Default::default()
         }
@@ -266,9 +256,8 @@ pub struct RegistryArgs {
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
     pub registry_password: Option<SecretString>,
     /// HOST or HOST:PORT (no scheme) to reach over plain HTTP (local registries); repeatable, comma- or line-separated
-    // String: the whole value is checked for '@' before it is split (inputs::insecure_registries), so no credential is split or echoed.
-    #[arg(long, env, value_delimiter = ',')]
-    pub insecure_registry: Vec<String>,
+    #[arg(long, env, value_parser = Checked(inputs::insecure_value))]
+    pub insecure_registry: Vec<inputs::Registries>,
     /// Deadline for the registry look-up, retries included: seconds (60) or a duration (90s, 2m), at most 6h
     #[arg(
         long,
@@ -348,9 +337,8 @@ pub struct AnnounceArgs {
     #[command(flatten)]
     pub github: GitHubArgs,
     /// Commit the release targets [default: $GITHUB_SHA]
-    // String: resolved with GITHUB_SHA and the event by `context::RunContext::resolve` (checked by context::commit_sha first).
-    #[arg(long, env)]
-    pub sha: Option<String>,
+    #[arg(long, env, value_parser = Checked(inputs::commit_sha))]
+    pub sha: Option<inputs::CommitSha>,
 
     /// Labels of the tracking issue, also used to find it (comma- or newline-separated)
     #[arg(long, env, default_value = "security,break-glass", value_parser = ListParser)]
@@ -372,13 +360,11 @@ pub struct AnnounceArgs {
     #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub print_context: bool,
     /// Minijinja template for the release note, relative to the workspace [default: the built-in template]
-    // String: a path resolved against the workspace (GITHUB_WORKSPACE) when the request is built.
-    #[arg(long, env, value_name = "FILE")]
-    pub release_note_template: Option<String>,
+    #[arg(long, env, value_name = "FILE", value_parser = Checked(inputs::path))]
+    pub release_note_template: Option<std::path::PathBuf>,
     /// Minijinja template for the tracking issue, relative to the workspace [default: the built-in template]
-    // String: a path resolved against the workspace (GITHUB_WORKSPACE) when the request is built.
-    #[arg(long, env, value_name = "FILE")]
-    pub tracking_issue_template: Option<String>,
+    #[arg(long, env, value_name = "FILE", value_parser = Checked(inputs::path))]
+    pub tracking_issue_template: Option<std::path::PathBuf>,
 
     /// The run's clock, RFC 3339 (tests; default: now)
     #[arg(long, hide = true, value_parser = Checked(status::now_input))]

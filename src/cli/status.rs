@@ -245,7 +245,7 @@ fn github_client(
     log: &Log,
     why: GitHubUse,
 ) -> Result<GitHub> {
-    let ctx = args.github.run_context(&None, env)?;
+    let ctx = args.github.run_context(None, env)?;
     inputs::warn_if_plain_http(log, "api-url", &ctx.api_url, "github-token");
     let token =
         token.ok_or_else(|| UsageError::new("github-token", Problem::NoToken(Some(why))))?;
