@@ -59,7 +59,7 @@ fn request(
         let problem = Problem::Rule(Rule::PrintContextNeedsDryRun);
         return Err(UsageError::new("print-context", problem).into());
     }
-    let source = image_source(args)?;
+    let source = (args.image.clone()).ok_or_else(|| required("image", Required::Image))?;
     let now = args.now.unwrap_or_else(OffsetDateTime::now_utc);
     let culler = args.culler.settings(held)?;
     super::culler::deadlines_fit(&culler, now, args.now.is_some())?;
@@ -68,7 +68,7 @@ fn request(
     publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
     let runbook = args.runbook.settings();
     let context = args.github.run_context(args.sha.as_ref(), env)?;
-    let token = github_token(args)?;
+    let token = args.github.token()?.map(SecretString::from);
     let github = github_client(args, &context, token.as_ref(), log)?;
     if !args.dry_run {
         check_publishable(&context, token.as_ref())?;
@@ -151,13 +151,6 @@ fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templ
             &workspace,
         )?,
     })
-}
-
-/// The `image` input (required), parsed by [`image_input`].
-fn image_source(args: &AnnounceArgs) -> Result<ImageSource, UsageError> {
-    args.image
-        .clone()
-        .ok_or_else(|| required("image", Required::Image))
 }
 
 /// `announce --image`: an image reference ([`ImageSource::parse`]); for an OCI layout, its
@@ -275,16 +268,6 @@ fn mask_secrets(args: &AnnounceArgs, log: &Log) {
     if let Some(token) = &args.github.github_token {
         log.mask_basic("x-access-token", token.expose_secret().trim());
     }
-}
-
-/// The `github-token` input, checked ([`super::GitHubArgs::token`]); `None` when unset or
-/// blank.
-///
-/// # Errors
-/// [`UsageError`] naming `github-token` for anything but printable ASCII in it; the token
-/// is not shown.
-fn github_token(args: &AnnounceArgs) -> Result<Option<SecretString>, UsageError> {
-    Ok(args.github.token()?.map(SecretString::from))
 }
 
 /// An `oci:` layout (`source`, as `image` was written) must be a directory holding the

@@ -6,13 +6,11 @@
 
 use super::UsageError;
 use super::usage::{
-    EntryProblem, HostNameProblem, NameKind, PortProblem, Problem, Rule, UrlKind, UrlProblem,
+    EntryProblem, HostNameProblem, NameKind, PortProblem, Problem, UrlKind, UrlProblem,
 };
-use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
 use crate::render::messages::RunWarning;
 use crate::support::github::Repository;
 use crate::support::sanitize::{cap, is_invisible};
-use crate::support::secrets::SecretString;
 use std::sync::Arc;
 
 /// Kubernetes' limit on a namespace name: a DNS-1123 label of at most 63 characters
@@ -599,54 +597,6 @@ fn registry_port(host: &str, port: &str) -> Result<(), EntryProblem> {
 fn shown_entry(entry: &str) -> String {
     let (head, tail) = hidden_query(entry);
     format!("{}{tail}", cap(head, INSECURE_ENTRY_SHOWN_MAX_CHARS))
-}
-
-/// The registry inputs of `announce` and `status` ([`super::RegistryArgs`]), validated:
-/// both or neither of username and password (the timeouts are checked by their value
-/// parsers, [`super::DurationParser`]); `github_token` is
-/// kept for ghcr.io when no credentials are given (`registry::auth::credentials_for`).
-///
-/// # Errors
-/// [`UsageError`] naming the input; the password is never quoted.
-pub fn registry_options(
-    args: &super::RegistryArgs,
-    github_token: Option<&str>,
-) -> Result<RegistryOptions, UsageError> {
-    let password = args
-        .registry_password
-        .as_ref()
-        .map(secrecy::ExposeSecret::expose_secret);
-    let credentials = match (&args.registry_username, password) {
-        (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
-            username: u.trim().to_string(),
-            password: SecretString::from(p),
-            source: CredentialSource::RegistryInputs,
-        }),
-        (Some(u), _) if !u.trim().is_empty() => {
-            let problem = Problem::Rule(Rule::UsernameWithoutPassword);
-            return Err(UsageError::new("registry-password", problem));
-        }
-        (_, Some(p)) if !p.is_empty() => {
-            let problem = Problem::Rule(Rule::PasswordWithoutUsername);
-            return Err(UsageError::new("registry-username", problem));
-        }
-        _ => None,
-    };
-    Ok(RegistryOptions {
-        credentials,
-        github_token: github_token.map(SecretString::from),
-        insecure: args
-            .insecure_registry
-            .iter()
-            .flat_map(|r| r.0.clone())
-            .collect(),
-        retry: RetryPolicy {
-            deadline: Some(args.registry_timeout.get()),
-            base_delay: args.registry_retry_delay.get(),
-            ..RetryPolicy::registry()
-        },
-        timer: None,
-    })
 }
 
 #[cfg(test)]

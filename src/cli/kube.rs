@@ -79,13 +79,13 @@ pub fn mask_kubeconfig(log: &Log, content: &str) {
     }
 }
 
-/// An alarm's `fail-on` word.
-fn alarm_name(alarm: Alarm) -> &'static str {
-    match alarm {
-        Alarm::Mismatch => "mismatch",
-        Alarm::Overdue => "overdue",
-        Alarm::Orphan => "orphan",
-    }
+/// An alarm's `fail-on` word (its value name).
+fn alarm_word(alarm: Alarm) -> String {
+    use clap::ValueEnum;
+    alarm
+        .to_possible_value()
+        .map(|v| v.get_name().to_string())
+        .unwrap_or_default()
 }
 
 impl KubeArgs {
@@ -171,7 +171,7 @@ impl KubeArgs {
             {
                 Some(alarm) => Err(UsageError::new(
                     "fail-on",
-                    Problem::AlarmWithoutKubernetes(alarm_name(alarm)),
+                    Problem::AlarmWithoutKubernetes(alarm_word(alarm)),
                 )),
                 None => Ok(None),
             };

@@ -8,13 +8,11 @@ mod culler;
 mod deployment;
 pub mod inputs;
 pub mod kube;
-mod refused;
 mod status;
 mod usage;
 mod value;
 
 pub use announce::announce_request;
-pub use refused::report_refused;
 pub use status::status_request;
 use usage::required;
 pub use usage::{UsageError, bad_input, usage};
@@ -23,10 +21,12 @@ pub use value::{
     BoolParser, DurationParser, EnumParser, HttpUrl, InputDuration, List, ListParser, UrlParser,
 };
 
+use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
 use crate::support::log::Log;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use secrecy::{ExposeSecret, SecretString};
+use usage::{Problem, Rule};
 
 /// Announce a new JupyterLab image: release note, convergence window, break-glass issue.
 #[derive(Debug, Parser)]
@@ -249,7 +249,7 @@ impl RunbookArgs {
 #[derive(Debug, Clone, Args)]
 pub struct RegistryArgs {
     /// Registry user name (Basic credentials, exchanged for a bearer token where asked)
-    // String: a user name is any text; checked with the password (both or neither) in inputs::registry_options.
+    // String: a user name is any text; checked with the password (both or neither) in RegistryArgs::options.
     #[arg(long, env)]
     pub registry_username: Option<String>,
     /// Registry password or token (never printed)
@@ -274,16 +274,49 @@ pub struct RegistryArgs {
 }
 
 impl RegistryArgs {
-    /// The registry options these give, validated ([`inputs::registry_options`]);
-    /// `github_token` is used as ghcr.io's credentials when none are given.
+    /// The registry options these give: both or neither of username and password;
+    /// `github_token` kept for ghcr.io when no credentials are given
+    /// (`registry::auth::credentials_for`).
     ///
     /// # Errors
-    /// [`UsageError`] naming the first invalid input.
-    pub fn options(
-        &self,
-        github_token: Option<&str>,
-    ) -> Result<crate::digest::registry::RegistryOptions, UsageError> {
-        inputs::registry_options(self, github_token)
+    /// [`UsageError`] naming the input; the password is never quoted.
+    pub fn options(&self, github_token: Option<&str>) -> Result<RegistryOptions, UsageError> {
+        let args = self;
+        let password = args
+            .registry_password
+            .as_ref()
+            .map(secrecy::ExposeSecret::expose_secret);
+        let credentials = match (&args.registry_username, password) {
+            (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
+                username: u.trim().to_string(),
+                password: SecretString::from(p),
+                source: CredentialSource::RegistryInputs,
+            }),
+            (Some(u), _) if !u.trim().is_empty() => {
+                let problem = Problem::Rule(Rule::UsernameWithoutPassword);
+                return Err(UsageError::new("registry-password", problem));
+            }
+            (_, Some(p)) if !p.is_empty() => {
+                let problem = Problem::Rule(Rule::PasswordWithoutUsername);
+                return Err(UsageError::new("registry-username", problem));
+            }
+            _ => None,
+        };
+        Ok(RegistryOptions {
+            credentials,
+            github_token: github_token.map(SecretString::from),
+            insecure: args
+                .insecure_registry
+                .iter()
+                .flat_map(|r| r.0.clone())
+                .collect(),
+            retry: RetryPolicy {
+                deadline: Some(args.registry_timeout.get()),
+                base_delay: args.registry_retry_delay.get(),
+                ..RetryPolicy::registry()
+            },
+            timer: None,
+        })
     }
 
     /// Registers the registry password with `log`, alone and as the Basic credentials a
@@ -526,27 +559,43 @@ pub struct DocsArgs {
     pub write: bool,
 }
 
-/// Runs the parsed command: its request first (every input checked), then its pipeline;
-/// `log` is [`Cli::log`]'s.
-/// A request of `announce` or `status` that cannot be built is reported inside Actions
-/// before the error is returned ([`report_refused`]: a job summary, every output empty).
-///
-/// # Errors
-/// Bad input as [`UsageError`]; the pipeline's errors.
-pub async fn dispatch(cli: Cli, log: &Log) -> Result<()> {
-    match cli.command {
-        Command::Announce(args) => {
-            let request = announce_request(&args, log, &std::env::vars().collect())
-                .inspect_err(|e| refused::report_refused_request("announce", e, log))?;
-            crate::announce::run(&request, log).await
+/// A command's request, every input checked: what its pipeline runs on.
+pub enum Request {
+    /// `announce`'s.
+    Announce(Box<crate::announce::AnnounceRequest>),
+    /// `window`'s.
+    Window(crate::docs::WindowRequest),
+    /// `docs`'s.
+    Docs(crate::docs::DocsRequest),
+    /// `status`'s.
+    Status(Box<crate::status::run::StatusRequest>),
+}
+
+impl Cli {
+    /// The command as typed on the command line (`announce`, `window`, `docs`, `status`).
+    pub fn name(&self) -> &'static str {
+        match self.command {
+            Command::Announce(_) => "announce",
+            Command::Window(_) => "window",
+            Command::Docs(_) => "docs",
+            Command::Status(_) => "status",
         }
-        Command::Window(args) => crate::docs::window(&window_request(&args, log)?, log),
-        Command::Docs(args) => crate::docs::docs(&docs_request(&args, log)?, log),
-        Command::Status(args) => {
-            let request = status_request(&args, log, &std::env::vars().collect())
-                .inspect_err(|e| refused::report_refused_request("status", e, log))?;
-            crate::status::run::run(&request, log).await
-        }
+    }
+
+    /// The parsed command's request (`log` is [`Cli::log`]'s; `env` the process's).
+    ///
+    /// # Errors
+    /// Bad input as [`UsageError`]; an unreadable values file or event payload.
+    pub fn request(&self, log: &Log) -> Result<Request> {
+        let env = || std::env::vars().collect();
+        Ok(match &self.command {
+            Command::Announce(args) => {
+                Request::Announce(Box::new(announce_request(args, log, &env())?))
+            }
+            Command::Window(args) => Request::Window(window_request(args, log)?),
+            Command::Docs(args) => Request::Docs(docs_request(args, log)?),
+            Command::Status(args) => Request::Status(Box::new(status_request(args, log, &env())?)),
+        })
     }
 }
 
@@ -567,7 +616,7 @@ pub fn window_request(args: &WindowArgs, log: &Log) -> Result<crate::docs::Windo
 /// Neither `--check` nor `--write`, bad runbook inputs, bad culler options or values files.
 pub fn docs_request(args: &DocsArgs, log: &Log) -> Result<crate::docs::DocsRequest> {
     if !args.check && !args.write {
-        let problem = usage::Problem::Rule(usage::Rule::DocsMode);
+        let problem = Problem::Rule(Rule::DocsMode);
         return Err(UsageError::new("--check or --write", problem).into());
     }
     let runbook = args.runbook.settings();

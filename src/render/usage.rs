@@ -94,7 +94,7 @@ pub(crate) enum Problem {
     /// `announce`, which can run dry without it).
     NoToken(Option<GitHubUse>),
     /// `fail-on` names an alarm (its word) that needs the pods while Kubernetes is off.
-    AlarmWithoutKubernetes(&'static str),
+    AlarmWithoutKubernetes(String),
     /// The value is the placeholder `hub-url` default.
     Placeholder,
     /// Another stage's refusal, in its own words, which name the input: `Whole` as they
