@@ -198,12 +198,8 @@ fn workspace(env: &HashMap<String, String>) -> Result<PathBuf> {
             "the working directory",
         ),
     };
-    dir.canonicalize().with_context(|| {
-        format!(
-            "the workspace templates are read from, {} ({from}), cannot be resolved: check out the repository first (actions/checkout), or set GITHUB_WORKSPACE to its directory",
-            dir.display()
-        )
-    })
+    (dir.canonicalize())
+        .with_context(|| crate::render::usage_words::workspace_unresolved(&dir, from))
 }
 
 /// The team's template for `kind`, read from `path` (relative to `workspace`, which is

@@ -129,17 +129,12 @@ impl CullerArgs {
         }
         let parsed = values::load(&files, &path).map_err(usage(VALUES))?;
         if !files.is_empty() && parsed.iter().all(|f| f.cull_path.is_none()) {
-            let place = match &path {
-                ValuesPath::Auto => "`cull` or `jupyterhub.cull`".to_string(),
-                ValuesPath::Under(keys) if keys.is_empty() => "`cull`".to_string(),
-                ValuesPath::Under(keys) => format!("`{}.cull`", keys.join(".")),
+            let keys = match &path {
+                ValuesPath::Auto => None,
+                ValuesPath::Under(keys) => Some(keys.as_slice()),
             };
-            log.warning(
-                "Culler settings",
-                &format!(
-                    "no values file sets {place}: using z2jh's defaults; check jupyterhub-values and values-path"
-                ),
-            );
+            let (title, message) = crate::render::usage_words::no_cull_in_values(keys);
+            log.warning(title, &message);
         }
         Ok(parsed)
     }

@@ -29,8 +29,9 @@ pub enum KubernetesMode {
     Off,
 }
 
-/// The Kubernetes options of `status`.
-#[derive(Clone, Args)]
+/// The Kubernetes options of `status`. The kubeconfig is a [`SecretString`]: `Debug` never
+/// shows it.
+#[derive(Debug, Clone, Args)]
 pub struct KubeArgs {
     /// Judge convergence by each pod's image digest, read from Kubernetes (on), or infer it from start times (off) [default: on when --kubeconfig is given, else off]
     #[arg(long, env, value_parser = EnumParser::<KubernetesMode>::new(), value_name = "MODE")]
@@ -50,19 +51,6 @@ pub struct KubeArgs {
     /// Fail the run (exit 1, with an error annotation) when these alarms fire: mismatch (a server started after the release runs the old digest), overdue (a stale server past its deadline), orphan (a single-user pod the hub does not list); comma- or newline-separated
     #[arg(long, env, value_parser = EnumListParser::<Alarm>::new(), value_name = "ALARMS")]
     pub(crate) fail_on: Option<EnumList<Alarm>>,
-}
-
-impl std::fmt::Debug for KubeArgs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("KubeArgs")
-            .field("kubernetes", &self.kubernetes)
-            .field("kubeconfig", &self.kubeconfig.as_ref().map(|_| "***"))
-            .field("namespace", &self.namespace)
-            .field("helm_release", &self.helm_release)
-            .field("kube_timeout", &self.kube_timeout)
-            .field("fail_on", &self.fail_on)
-            .finish()
-    }
 }
 
 /// Registers a kubeconfig's secrets with `log`: each user's token, password and client key

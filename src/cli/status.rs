@@ -162,9 +162,8 @@ fn release(
     let image = image.filter(|source| {
         let needed = github_needed || by_digest;
         if !needed {
-            log.info(&format!(
-                "released-at is given and comment is off: the image {} is not resolved (only the release note and the comment need its digest)",
-                source.display()
+            log.info(&crate::render::usage_words::image_not_resolved(
+                &source.display(),
             ));
         }
         needed

@@ -593,3 +593,82 @@ pub(crate) fn unknown_command(
         others.join(" or ")
     )
 }
+
+/// The error of a workspace `dir` (from `GITHUB_WORKSPACE` or the working directory, `from`)
+/// that cannot be resolved.
+pub(crate) fn workspace_unresolved(dir: &std::path::Path, from: &str) -> String {
+    format!(
+        "the workspace templates are read from, {} ({from}), cannot be resolved: check out the repository first (actions/checkout), or set GITHUB_WORKSPACE to its directory",
+        dir.display()
+    )
+}
+
+/// The warning (title, message) when values files were given but none sets `cull` under
+/// `keys` (`None`: at the top level or under `jupyterhub`).
+pub(crate) fn no_cull_in_values(keys: Option<&[String]>) -> (&'static str, String) {
+    let place = match keys {
+        None => "`cull` or `jupyterhub.cull`".to_string(),
+        Some([]) => "`cull`".to_string(),
+        Some(keys) => format!("`{}.cull`", keys.join(".")),
+    };
+    (
+        "Culler settings",
+        format!(
+            "no values file sets {place}: using z2jh's defaults; check jupyterhub-values and values-path"
+        ),
+    )
+}
+
+/// The log line of `status` not resolving `image` (released-at given, comment off).
+pub(crate) fn image_not_resolved(image: &str) -> String {
+    format!(
+        "released-at is given and comment is off: the image {image} is not resolved (only the release note and the comment need its digest)"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The message and the help are apart, and the text joins them as the variant says.
+    #[test]
+    fn a_refusal_keeps_its_message_and_its_help_apart() {
+        let boolean = words("dry-run", Some("maybe"), &Problem::NotBoolean);
+        assert_eq!(
+            boolean.message,
+            r#"dry-run (--dry-run) "maybe" is not a boolean"#
+        );
+        assert_eq!(boolean.help, format!("write {BOOLEAN_WORDS}"));
+        assert_eq!(
+            boolean.to_string(),
+            format!("{}: {}", boolean.message, boolean.help)
+        );
+        let rule = words("print-context", None, &Problem::Rule(Rule::DocsMode));
+        assert!(rule.help.is_empty());
+        assert_eq!(rule.to_string(), rule.message);
+        let bounds = crate::render::usage::DurationBounds {
+            min: std::time::Duration::ZERO,
+            limit: DurationLimit::Job,
+            example: "30",
+        };
+        let minus = words(
+            "t",
+            Some("-5"),
+            &Problem::Duration(DurationProblem::Negative, bounds),
+        );
+        assert_eq!(
+            minus.help,
+            "write seconds (30) or a duration such as 90s, 10m, 1h 30m"
+        );
+        assert_eq!(
+            minus.to_string(),
+            format!("{}; {}", minus.message, minus.help)
+        );
+    }
+
+    #[test]
+    fn a_quoted_value_shows_invisible_characters_escaped() {
+        assert_eq!(escaped("a\u{3164}b\n", "\""), r#""a\u{3164}b\n""#);
+        assert_eq!(escaped("o'neil", "'"), r"'o\'neil'");
+    }
+}
