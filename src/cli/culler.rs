@@ -14,7 +14,7 @@ const VALUES: &str = "jupyterhub-values";
 
 /// Refuses culler settings whose deadlines do not fit a date: counted from the run's clock
 /// `now` (`now_given`: from `--now`), the longest bound of `configured`'s window (the worst
-/// case for `--hub-size` included) must end on or before [`LAST_DATE`]
+/// case for `--hub-size` included) must end on or before [`crate::window::LAST_DATE`]
 /// ([`crate::window::fits_calendar`]). Otherwise the release note and `status` could not
 /// state the deadline, and a missing deadline reads as "culling disabled". Every deadline
 /// a command states is at most that far from a time no later than `now` (the release, a

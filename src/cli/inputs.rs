@@ -1,8 +1,9 @@
 //! Validation of input values that other stages embed or act on: the runbook's Kubernetes
-//! names and hub URL (pasted into bash and Markdown), booleans, durations' upper bound.
+//! names and hub URL (pasted into bash and Markdown), GitHub's API URL and repository, the
+//! tokens, the plain-HTTP registries.
 //!
-//! Pure: text in, value or [`UsageError`] out. Every error names the input (its action.yml
-//! name, also the `--option`), quotes the value and says what to write instead.
+//! Pure: text in, value or [`UsageError`] out: the input, the value as safe to show, and the
+//! problem as data (its words are [`crate::render::usage_words`]').
 
 use super::UsageError;
 use super::usage::{
@@ -309,7 +310,7 @@ fn shown_url(url: &str) -> String {
     }
 }
 
-/// A secret input as a clap value parser: kept as a [`SecretString`] from the start, so no
+/// A secret input as a clap value parser: kept as a [`secrecy::SecretString`] from the start, so no
 /// `Debug` of the options shows it.
 ///
 /// # Errors
@@ -593,7 +594,7 @@ fn registry_port(host: &str, port: &str) -> Result<(), EntryProblem> {
 
 /// An `insecure-registry` entry as messages quote it: any query or fragment as `?***` or
 /// `#***` (it may hold a token), the rest at most [`INSECURE_ENTRY_SHOWN_MAX_CHARS`]
-/// characters ([`cap`]) and [`escaped`].
+/// characters ([`cap`]); the words escape it ([`crate::render::usage_words::escaped`]).
 fn shown_entry(entry: &str) -> String {
     let (head, tail) = hidden_query(entry);
     format!("{}{tail}", cap(head, INSECURE_ENTRY_SHOWN_MAX_CHARS))
