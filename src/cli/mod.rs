@@ -259,14 +259,7 @@ pub struct RegistryArgs {
     #[arg(long, env, value_parser = Checked(inputs::insecure_value))]
     pub insecure_registry: Vec<inputs::Registries>,
     /// Deadline for the registry look-up, retries included: seconds (60) or a duration (90s, 2m), at most 6h
-    #[arg(
-        long,
-        env,
-        default_value = "60",
-        value_name = "DURATION",
-        allow_hyphen_values = true,
-        value_parser = DurationParser::timeout(std::time::Duration::from_millis(1), "60")
-    )]
+    #[arg(long, env, default_value = "60", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_millis(1), "60"))]
     pub registry_timeout: InputDuration,
     /// Wait before the first retry of a registry request, doubled per retry (tests)
     #[arg(long, hide = true, default_value = "1s", value_name = "DURATION", value_parser = DurationParser::timeout(std::time::Duration::ZERO, "1"))]
@@ -504,14 +497,7 @@ pub struct StatusArgs {
     #[command(flatten)]
     pub culler: CullerArgs,
     /// Timeout of each hub request: seconds (30) or a duration (30s, 1m), from 1s to 6h
-    #[arg(
-        long,
-        env,
-        default_value = "30",
-        value_name = "DURATION",
-        allow_hyphen_values = true,
-        value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30")
-    )]
+    #[arg(long, env, default_value = "30", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30"))]
     pub hub_timeout: InputDuration,
     /// Name users and servers in the job summary, the comment and, inside GitHub Actions, the job log (the table and JSON); off, the log shows user 1, user 2, ... (a terminal outside Actions always shows names)
     #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
