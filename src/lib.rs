@@ -66,7 +66,7 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let outcome = runtime.block_on(cli::dispatch(cli, log));
+    let outcome = runtime.block_on(dispatch(&cli, log));
     // A stdout that failed other than by a closed pipe fails the run, once its other work
     // (outputs, summary, comment) is done; the run's own error, if any, comes first.
     let outcome = match (outcome, support::stdout::failure()) {
@@ -94,7 +94,7 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
 ///
 /// Inside Actions, a refused `announce` or `status` also writes a job summary saying so, with
 /// the same words as the annotation, and every output of the command empty
-/// ([`cli::report_refused`]); `args` (the process's, the command first) names the command.
+/// ([`report_refused`]); `args` (the process's, the command first) names the command.
 /// The input is named only when it holds no secret `log` knows (`refused_input`); an
 /// unknown command is the Action's `command` input ([`cli::unknown_command`]), with no job
 /// summary or outputs (no command's are known).
@@ -123,7 +123,7 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> 
         };
         log.error(&title, &first);
         let command = args.get(1).and_then(|a| a.to_str());
-        cli::report_refused(command, input.as_deref(), &first, log);
+        report_refused(command, input.as_deref(), &first, log);
     }
     {
         use std::io::Write as _;
@@ -180,4 +180,68 @@ fn failure_title(err: &anyhow::Error) -> String {
         None => "codeq-rollout failed",
     }
     .to_string()
+}
+
+/// Runs the parsed command: its request first (every input checked, [`cli::Cli::request`]),
+/// then its pipeline; `log` is [`cli::Cli::log`]'s. A request of `announce` or `status` that
+/// cannot be built is reported inside Actions before the error is returned
+/// ([`report_refused`]: a job summary, every output empty).
+///
+/// # Errors
+/// Bad input as [`cli::UsageError`]; the pipeline's errors.
+async fn dispatch(cli: &cli::Cli, log: &Log) -> anyhow::Result<()> {
+    let request = cli.request(log).inspect_err(|err| {
+        let message = format!("{err:#}");
+        report_refused(Some(cli.name()), cli::bad_input(err), &message, log);
+    })?;
+    match request {
+        cli::Request::Announce(request) => announce::run(&request, log).await,
+        cli::Request::Window(request) => docs::window(&request, log),
+        cli::Request::Docs(request) => docs::docs(&request, log),
+        cli::Request::Status(request) => status::run::run(&request, log).await,
+    }
+}
+
+/// The report of a run refused before it started, inside GitHub Actions: a usage error (an
+/// input missing or malformed, clap's or [`cli::UsageError`]) or a run context that cannot
+/// be read. The `::error` annotation alone is easy to miss on the run's page; the job summary
+/// is where people look, and later steps should see every output empty rather than a
+/// leftover. Only the commands that report to Actions (`announce`, `status`) write these.
+///
+/// Inside Actions, for `command` (`announce` or `status`, as typed on the command line;
+/// anything else writes nothing): a job summary saying the run failed checking the inputs
+/// ([`render::Stage::Inputs`]), the `input` at fault when known, and `message` as the `::error`
+/// annotation says it (secrets hidden again here); and every output of the command, empty.
+/// Best effort: a file that cannot be written is warned about, naming which, and so is a
+/// `$GITHUB_OUTPUT` that is not set ([`render::messages::RunWarning::OutputsNotWritten`], as a run that
+/// started warns).
+fn report_refused(command: Option<&str>, input: Option<&str>, message: &str, log: &Log) {
+    let (outputs, named) = match command {
+        Some("announce") => (announce::refused_outputs(), &announce::NAMED_OUTPUTS[..]),
+        Some("status") => (
+            status::report::unmeasured_outputs(),
+            &status::run::NAMED_OUTPUTS[..],
+        ),
+        _ => return,
+    };
+    if !log.in_actions() {
+        return;
+    }
+    let files = report::FileCommands::from_env();
+    if files.output.is_none() {
+        let warning = render::messages::RunWarning::OutputsNotWritten(named);
+        log.warn(&warning);
+    }
+    let summary = render::failure_summary(&render::Failure {
+        stage: render::Stage::Inputs,
+        error: log.redact(message),
+        // The input's name, as typed when clap refused an unknown one: hidden as the
+        // message is, should it hold a secret.
+        input: input.map(|input| log.redact(input)),
+        ..render::Failure::default()
+    });
+    let unwritten = files.write_failure(Some(&outputs), Some(&summary));
+    if let Some(warning) = unwritten.warning() {
+        log.warn(&warning);
+    }
 }

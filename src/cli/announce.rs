@@ -1,7 +1,8 @@
 //! `announce`'s options into an [`AnnounceRequest`]: every input checked, in the order the
 //! run has always checked them, before the first network call, so bad input changes nothing.
 
-use super::inputs::given;
+use super::inputs::given_path;
+use super::usage::{Problem, Required, Rule, Said, TemplateProblem, refused};
 use super::{AnnounceArgs, UsageError, required, usage};
 use crate::announce::{
     AnnounceRequest, DeploymentRequest, ImageRequest, Templates, TierPolicy, TrackingOptions,
@@ -55,13 +56,10 @@ fn request(
 ) -> Result<AnnounceRequest> {
     mask_secrets(args, log);
     if args.print_context && !args.dry_run {
-        return Err(UsageError::new(
-            "print-context",
-            "print-context (--print-context) needs dry-run (--dry-run): it shows what a template would get, without publishing",
-        )
-        .into());
+        let problem = Problem::Rule(Rule::PrintContextNeedsDryRun);
+        return Err(UsageError::new("print-context", problem).into());
     }
-    let source = image_source(args)?;
+    let source = (args.image.clone()).ok_or_else(|| required("image", Required::Image))?;
     let now = args.now.unwrap_or_else(OffsetDateTime::now_utc);
     let culler = args.culler.settings(held)?;
     super::culler::deadlines_fit(&culler, now, args.now.is_some())?;
@@ -69,8 +67,8 @@ fn request(
     let tracking_labels = args.tracking_labels.entries().to_vec();
     publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
     let runbook = args.runbook.settings();
-    let context = args.github.run_context(&args.sha, env)?;
-    let token = github_token(args)?;
+    let context = args.github.run_context(args.sha.as_ref(), env)?;
+    let token = args.github.token()?.map(SecretString::from);
     let github = github_client(args, &context, token.as_ref(), log)?;
     if !args.dry_run {
         check_publishable(&context, token.as_ref())?;
@@ -97,7 +95,7 @@ fn request(
                     .then(|| runbook.hub_url.clone()),
             }),
         runbook,
-        sha_given: given(&args.sha).is_some(),
+        sha_given: args.sha.is_some(),
         context,
         github,
         dry_run: args.dry_run,
@@ -119,10 +117,8 @@ fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
         routine: args.routine_labels.entries().to_vec(),
     };
     if rules.security.is_empty() {
-        return Err(UsageError::new(
-            "security-labels",
-            "security-labels is empty: give at least one label (default security)",
-        ));
+        let problem = Problem::Rule(Rule::NoSecurityLabel);
+        return Err(UsageError::new("security-labels", problem));
     }
     Ok(TierPolicy {
         request: args.tier.into(),
@@ -135,7 +131,7 @@ fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
 /// ([`template`]).
 fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templates> {
     let paths = [&args.release_note_template, &args.tracking_issue_template];
-    if paths.iter().all(|path| given(path).is_none()) {
+    if paths.iter().all(|path| given_path(path.as_ref()).is_none()) {
         // No template, so no workspace to resolve.
         return Ok(Templates {
             release_note: None,
@@ -154,18 +150,6 @@ fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templ
             BodyKind::TrackingIssue,
             &workspace,
         )?,
-    })
-}
-
-/// The `image` input (required), parsed by [`image_input`].
-fn image_source(args: &AnnounceArgs) -> Result<ImageSource, UsageError> {
-    args.image.clone().ok_or_else(|| {
-        required(
-            None,
-            "image",
-            "the image reference to announce, e.g. ghcr.io/org/lab:latest",
-        )
-        .unwrap_err()
     })
 }
 
@@ -214,12 +198,8 @@ fn workspace(env: &HashMap<String, String>) -> Result<PathBuf> {
             "the working directory",
         ),
     };
-    dir.canonicalize().with_context(|| {
-        format!(
-            "the workspace templates are read from, {} ({from}), cannot be resolved: check out the repository first (actions/checkout), or set GITHUB_WORKSPACE to its directory",
-            dir.display()
-        )
-    })
+    (dir.canonicalize())
+        .with_context(|| crate::render::usage_words::workspace_unresolved(&dir, from))
 }
 
 /// The team's template for `kind`, read from `path` (relative to `workspace`, which is
@@ -235,48 +215,42 @@ fn workspace(env: &HashMap<String, String>) -> Result<PathBuf> {
 /// workspace, not a regular file, too large, not UTF-8, a syntax error, an unknown
 /// variable, a render to nothing.
 fn template(
-    path: &Option<String>,
+    path: &Option<PathBuf>,
     kind: BodyKind,
     workspace: &Path,
 ) -> Result<Option<CustomTemplate>, UsageError> {
-    let Some(path) = given(path) else {
+    let Some(path) = given_path(path.as_ref()) else {
         return Ok(None);
     };
-    let input = kind.input();
-    let refuse = |problem: String| {
-        UsageError::new(input, format!("{input} (--{input}) {path:?}: {problem}"))
-    };
-    let unreadable = |e: &dyn std::fmt::Display| {
-        refuse(format!(
-            "cannot read it ({e}): give a file path relative to the workspace (the repository checkout), e.g. .github/release-note.md.j2"
-        ))
+    let path = &path.display().to_string();
+    let refuse = |what| UsageError::of(kind.input(), path, Problem::Template(what));
+    let unreadable = |e: Box<dyn std::error::Error + Send + Sync>| {
+        refuse(TemplateProblem::Unreadable(Arc::from(e)))
     };
     // Relative to the workspace, not to the working directory (they differ when
     // GITHUB_WORKSPACE is set and the binary runs elsewhere); an absolute path stays.
     let real = workspace
         .join(path)
         .canonicalize()
-        .map_err(|e| unreadable(&e))?;
+        .map_err(|e| unreadable(e.into()))?;
     if !real.starts_with(workspace) {
-        return Err(refuse(format!(
-            "the file is outside the workspace {} (its real path is {}): the template must be a file of the repository, e.g. .github/release-note.md.j2",
-            workspace.display(),
-            real.display()
-        )));
+        let workspace = workspace.to_path_buf();
+        return Err(refuse(TemplateProblem::OutsideWorkspace {
+            workspace,
+            real,
+        }));
     }
     let bytes = files::read_bytes(&real, TEMPLATE_MAX_BYTES as u64).map_err(|e| match e {
-        ReadError::IsDirectory | ReadError::NotRegular => refuse(
-            "not a regular file (a directory, FIFO, socket or device): give the template file itself"
-                .to_string(),
-        ),
-        ReadError::TooLarge { size, .. } => refuse(format!(
-            "the template is {size} bytes, over the limit of {TEMPLATE_MAX_BYTES} bytes (64 KiB): is it the right file?"
-        )),
-        e => unreadable(&e),
+        ReadError::IsDirectory | ReadError::NotRegular => refuse(TemplateProblem::NotRegular),
+        ReadError::TooLarge { size, .. } => refuse(TemplateProblem::TooLarge {
+            size,
+            limit: TEMPLATE_MAX_BYTES,
+        }),
+        e => unreadable(e.into()),
     })?;
     CustomTemplate::parse(kind, path, bytes)
         .map(Some)
-        .map_err(|e| UsageError::new(e.input, e.to_string()))
+        .map_err(|e| usage(e.input)(e.into()))
 }
 
 /// Registers the GitHub token and the registry password with `log`, in each form a server
@@ -292,16 +266,6 @@ fn mask_secrets(args: &AnnounceArgs, log: &Log) {
     }
 }
 
-/// The `github-token` input, checked ([`super::GitHubArgs::token`]); `None` when unset or
-/// blank.
-///
-/// # Errors
-/// [`UsageError`] naming `github-token` for anything but printable ASCII in it; the token
-/// is not shown.
-fn github_token(args: &AnnounceArgs) -> Result<Option<SecretString>, UsageError> {
-    Ok(args.github.token()?.map(SecretString::from))
-}
-
 /// An `oci:` layout (`source`, as `image` was written) must be a directory holding the
 /// image asked for before anything is looked up in it; a registry reference passes.
 ///
@@ -313,32 +277,19 @@ pub(super) fn layout_usable(image: &str, source: &ImageSource) -> Result<(), Usa
     let ImageSource::Layout { dir, tag } = source else {
         return Ok(());
     };
-    let refuse = |what: String| {
-        Err(UsageError::new(
-            "image",
-            format!("image (--image) {image:?}: {what}"),
-        ))
-    };
+    let refuse = |problem| Err(UsageError::of("image", image, problem));
     match std::fs::metadata(dir) {
         Ok(meta) if meta.is_dir() => {}
-        Ok(_) => {
-            return refuse(format!(
-                "{} is not a directory: write the directory the OCI image layout was copied \
-                 to (skopeo copy ... oci:DIR:TAG), or a registry reference",
-                dir.display()
-            ));
-        }
-        Err(_) => {
-            return refuse(format!(
-                "the OCI image layout directory {} does not exist: write the directory the \
-                 layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working \
-                 directory, or a registry reference",
-                dir.display()
-            ));
-        }
+        Ok(_) => return refuse(Problem::LayoutNotADirectory(dir.clone())),
+        Err(_) => return refuse(Problem::LayoutMissing(dir.clone())),
     }
     match crate::digest::layout::missing_tag(dir, tag.as_deref()) {
-        Some(why) => refuse(why),
+        Some(why) => Err(refused(
+            "image",
+            Some(image),
+            Said::Colon,
+            anyhow::anyhow!(why),
+        )),
         None => Ok(()),
     }
 }
@@ -371,22 +322,16 @@ fn github_client(
 /// What publishing needs beyond a dry run: a token, a repository, a commit.
 fn check_publishable(ctx: &RunContext, token: Option<&SecretString>) -> Result<(), UsageError> {
     if token.is_none() {
-        return Err(UsageError::new(
-            "github-token",
-            "no GitHub token: set github-token (default ${{ github.token }}) or --github-token, or use --dry-run",
-        ));
+        return Err(UsageError::new("github-token", Problem::NoToken(None)));
     }
     if ctx.repository.is_none() {
         return Err(UsageError::new(
             "repository",
-            "no repository: set --repository OWNER/REPO (GITHUB_REPOSITORY outside Actions)",
+            Problem::Rule(Rule::NoRepository),
         ));
     }
     if ctx.sha.is_none() {
-        return Err(UsageError::new(
-            "sha",
-            "no commit: set --sha (GITHUB_SHA outside Actions)",
-        ));
+        return Err(UsageError::new("sha", Problem::Rule(Rule::NoCommit)));
     }
     Ok(())
 }
@@ -396,12 +341,7 @@ fn check_publishable(ctx: &RunContext, token: Option<&SecretString>) -> Result<(
 /// # Errors
 /// [`UsageError`] naming `expected-digest`.
 pub(super) fn expected_digest(text: &str) -> Result<Digest, UsageError> {
-    Digest::parse(text.trim()).map_err(|e| {
-        UsageError::new(
-            "expected-digest",
-            format!("expected-digest (--expected-digest): {e}"),
-        )
-    })
+    Digest::parse(text.trim()).map_err(|e| refused("expected-digest", None, Said::Colon, e))
 }
 
 #[cfg(test)]

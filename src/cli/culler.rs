@@ -1,10 +1,10 @@
 //! The culler options into culler settings: z2jh's defaults, the values files, the options.
 
+use super::usage::{CalendarFix, HubSizeProblem, PastTheCalendar, Problem};
 use super::{CullerArgs, UsageError, usage};
-use crate::render::window_words::{human, human_at_most, servers_words};
 use crate::support::log::Log;
 use crate::values::{self, ValuesPath};
-use crate::window::{Configured, LAST_DATE, MAX_HUB_SERVERS, Origin, fits_calendar};
+use crate::window::{Configured, MAX_HUB_SERVERS, Origin, fits_calendar};
 use anyhow::Result;
 use std::path::PathBuf;
 use time::OffsetDateTime;
@@ -14,7 +14,7 @@ const VALUES: &str = "jupyterhub-values";
 
 /// Refuses culler settings whose deadlines do not fit a date: counted from the run's clock
 /// `now` (`now_given`: from `--now`), the longest bound of `configured`'s window (the worst
-/// case for `--hub-size` included) must end on or before [`LAST_DATE`]
+/// case for `--hub-size` included) must end on or before [`crate::window::LAST_DATE`]
 /// ([`crate::window::fits_calendar`]). Otherwise the release note and `status` could not
 /// state the deadline, and a missing deadline reads as "culling disabled". Every deadline
 /// a command states is at most that far from a time no later than `now` (the release, a
@@ -50,45 +50,25 @@ pub(super) fn deadlines_fit(
         .worst
         .is_some_and(|w| w.pass_secs.saturating_add(w.carry_secs) > usual);
     let (input, fix) = if pass_dominates {
-        (
-            "hub-size",
-            "give the most servers the hub runs at once (hub-size) and its slow-stop timeout (slow-stop-timeout) as they are",
-        )
+        ("hub-size", CalendarFix::HubScale)
     } else if now_given {
-        (
-            "now",
-            "leave now out for the system clock (or give the run's real time), or give the idle culler settings the hub really uses",
-        )
+        ("now", CalendarFix::Clock)
     } else if window.active_secs.is_some() {
-        (
-            "cull-max-age",
-            "give the idle culler settings the hub really uses",
-        )
+        ("cull-max-age", CalendarFix::Settings)
     } else {
-        (
-            "cull-timeout",
-            "give the idle culler settings the hub really uses",
-        )
+        ("cull-timeout", CalendarFix::Settings)
     };
-    let clock = match now_given {
-        true => "now (--now)",
-        false => "this run's clock",
+    let past = PastTheCalendar {
+        now,
+        now_given,
+        longest_secs: longest,
+        configured: configured.clone(),
+        scale: window.worst.map(|w| w.scale),
+        fix,
     };
-    let scale = window.worst.map_or(String::new(), |w| {
-        format!(
-            "; hub size {}, slow-stop timeout {}",
-            servers_words(w.scale.servers),
-            human(w.scale.slow_stop_timeout_secs)
-        )
-    });
     Err(UsageError::new(
         input,
-        format!(
-            "{clock} {} plus the convergence window of these settings, up to {}, ends after {LAST_DATE}, the last date a deadline can be written for: {fix} ({}{scale})",
-            crate::status::classify::rfc3339(now),
-            human_at_most(longest),
-            configured.origins_line(),
-        ),
+        Problem::PastTheCalendar(Box::new(past)),
     ))
 }
 
@@ -115,10 +95,13 @@ impl CullerArgs {
         values::apply_image(&mut c.image, &parsed);
         self.apply_cull_options(&mut c);
         self.apply_scale(&mut c, &parsed);
-        c.validate().map_err(|e| match &e.origin {
-            Origin::Option { name } => UsageError::new(name.clone(), e.to_string()).into(),
-            Origin::File { .. } => UsageError::new(VALUES, e.to_string()).into(),
-            Origin::Default => anyhow::Error::new(e),
+        c.validate().map_err(|e| {
+            let input = match &e.origin {
+                Origin::Option { name } => name.clone(),
+                Origin::File { .. } => VALUES.to_string(),
+                Origin::Default => return anyhow::Error::new(e),
+            };
+            usage(&input)(e.into()).into()
         })?;
         Ok(c)
     }
@@ -134,36 +117,24 @@ impl CullerArgs {
         let files: Vec<PathBuf> = self
             .jupyterhub_values
             .iter()
-            .map(|f| f.trim())
-            .filter(|f| !f.is_empty())
-            .map(PathBuf::from)
+            .filter(|f| !f.as_os_str().is_empty())
+            .cloned()
             .collect();
         if let Some(listed) = files
             .iter()
             .find(|f| f.to_string_lossy().contains(',') && !f.exists())
         {
-            return Err(UsageError::new(
-                VALUES,
-                format!(
-                    "jupyterhub-values (--jupyterhub-values): there is no file {}: the input takes one path per line, not a comma-separated list; write `jupyterhub-values: |` with each file on its own line below it (on the command line, repeat --jupyterhub-values)",
-                    listed.display()
-                ),
-            )
-            .into());
+            let problem = Problem::ValuesListedWithComma(listed.clone());
+            return Err(UsageError::new(VALUES, problem).into());
         }
         let parsed = values::load(&files, &path).map_err(usage(VALUES))?;
         if !files.is_empty() && parsed.iter().all(|f| f.cull_path.is_none()) {
-            let place = match &path {
-                ValuesPath::Auto => "`cull` or `jupyterhub.cull`".to_string(),
-                ValuesPath::Under(keys) if keys.is_empty() => "`cull`".to_string(),
-                ValuesPath::Under(keys) => format!("`{}.cull`", keys.join(".")),
+            let keys = match &path {
+                ValuesPath::Auto => None,
+                ValuesPath::Under(keys) => Some(keys.as_slice()),
             };
-            log.warning(
-                "Culler settings",
-                &format!(
-                    "no values file sets {place}: using z2jh's defaults; check jupyterhub-values and values-path"
-                ),
-            );
+            let (title, message) = crate::render::usage_words::no_cull_in_values(keys);
+            log.warning(title, &message);
         }
         Ok(parsed)
     }
@@ -222,23 +193,22 @@ pub(super) fn values_path(text: &str) -> Result<ValuesPath, UsageError> {
 /// anything else that is not a whole number, or more than [`MAX_HUB_SERVERS`].
 pub(super) fn hub_size(text: &str) -> Result<u64, UsageError> {
     let t = text.trim();
-    let bad = |what: String| {
-        UsageError::new(
+    let bad = |what| {
+        Err(UsageError::of(
             "hub-size",
-            format!(
-                "hub-size (--hub-size) is {what}: give the most single-user servers the hub runs at once, a whole number from 1 to {MAX_HUB_SERVERS}, e.g. 100"
-            ),
-        )
+            t,
+            Problem::HubSize(what, MAX_HUB_SERVERS),
+        ))
     };
     if t.starts_with('-') {
-        return Err(bad(format!("negative ({t:?})")));
+        return bad(HubSizeProblem::Negative);
     }
     match t.parse::<u64>() {
-        Ok(0) => Err(bad("0".into())),
-        Ok(n) if n > MAX_HUB_SERVERS => Err(bad(format!("{n}, more than {MAX_HUB_SERVERS}"))),
+        Ok(0) => bad(HubSizeProblem::Zero),
+        Ok(n) if n > MAX_HUB_SERVERS => bad(HubSizeProblem::TooMany(n)),
         Ok(n) => Ok(n),
-        Err(_) if t.is_empty() => Err(bad("empty".into())),
-        Err(_) => Err(bad(format!("{t:?}, not a whole number"))),
+        Err(_) if t.is_empty() => bad(HubSizeProblem::Empty),
+        Err(_) => bad(HubSizeProblem::NotWhole),
     }
 }
 

@@ -24,14 +24,8 @@ pub struct DeploymentArgs {
 /// [`SHOWN_MAX_CHARS`] characters).
 fn environment_arg(text: &str) -> Result<Environment, UsageError> {
     Environment::parse(text).map_err(|e| {
-        let shown = super::inputs::escaped(
-            &crate::support::sanitize::cap(text.trim(), SHOWN_MAX_CHARS),
-            "\"",
-        );
-        UsageError::new(
-            "environment",
-            format!("environment (--environment) {shown} {e}"),
-        )
+        let shown = crate::support::sanitize::cap(text.trim(), SHOWN_MAX_CHARS);
+        super::usage::refused("environment", Some(&shown), super::usage::Said::Named, e)
     })
 }
 

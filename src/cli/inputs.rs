@@ -1,15 +1,18 @@
 //! Validation of input values that other stages embed or act on: the runbook's Kubernetes
-//! names and hub URL (pasted into bash and Markdown), booleans, durations' upper bound.
+//! names and hub URL (pasted into bash and Markdown), GitHub's API URL and repository, the
+//! tokens, the plain-HTTP registries.
 //!
-//! Pure: text in, value or [`UsageError`] out. Every error names the input (its action.yml
-//! name, also the `--option`), quotes the value and says what to write instead.
+//! Pure: text in, value or [`UsageError`] out: the input, the value as safe to show, and the
+//! problem as data (its words are [`crate::render::usage_words`]').
 
 use super::UsageError;
-use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
+use super::usage::{
+    EntryProblem, HostNameProblem, NameKind, PortProblem, Problem, UrlKind, UrlProblem,
+};
 use crate::render::messages::RunWarning;
 use crate::support::github::Repository;
 use crate::support::sanitize::{cap, is_invisible};
-use crate::support::secrets::SecretString;
+use std::sync::Arc;
 
 /// Kubernetes' limit on a namespace name: a DNS-1123 label of at most 63 characters
 /// (Kubernetes "Object Names and IDs").
@@ -28,21 +31,25 @@ fn is_dns_label(s: &str) -> bool {
         && bytes.iter().all(|&b| alnum(b) || b == b'-')
 }
 
+/// A Kubernetes name an input gave, checked ([`namespace`], [`helm_release`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KubeName(pub(crate) String);
+
 /// A Kubernetes namespace name (`--namespace`), trimmed.
 ///
 /// # Errors
 /// [`UsageError`] naming `namespace` unless the value is a DNS-1123 label of at most
 /// [`NAMESPACE_MAX_CHARS`] characters (Kubernetes' rule for namespaces).
-pub fn namespace(value: &str) -> Result<String, UsageError> {
+pub fn namespace(value: &str) -> Result<KubeName, UsageError> {
     let v = value.trim();
     if v.chars().count() <= NAMESPACE_MAX_CHARS && is_dns_label(v) {
-        return Ok(v.to_string());
+        return Ok(KubeName(v.to_string()));
     }
-    Err(UsageError::new(
+    let (kind, max_chars) = (NameKind::Namespace, NAMESPACE_MAX_CHARS);
+    Err(UsageError::of(
         "namespace",
-        format!(
-            "namespace (--namespace) {v:?} is not a Kubernetes namespace name: write the hub's namespace, at most {NAMESPACE_MAX_CHARS} lower-case letters, digits and '-', starting and ending with a letter or digit (a DNS-1123 label), e.g. jhub"
-        ),
+        v,
+        Problem::NotAName { kind, max_chars },
     ))
 }
 
@@ -52,16 +59,16 @@ pub fn namespace(value: &str) -> Result<String, UsageError> {
 /// [`UsageError`] naming `helm-release` unless the value follows Helm's rule
 /// (`chartutil.ValidateReleaseName`): at most [`HELM_RELEASE_MAX_CHARS`] characters, DNS-1123
 /// labels joined by dots.
-pub fn helm_release(value: &str) -> Result<String, UsageError> {
+pub fn helm_release(value: &str) -> Result<KubeName, UsageError> {
     let v = value.trim();
     if v.chars().count() <= HELM_RELEASE_MAX_CHARS && v.split('.').all(is_dns_label) {
-        return Ok(v.to_string());
+        return Ok(KubeName(v.to_string()));
     }
-    Err(UsageError::new(
+    let (kind, max_chars) = (NameKind::HelmRelease, HELM_RELEASE_MAX_CHARS);
+    Err(UsageError::of(
         "helm-release",
-        format!(
-            "helm-release (--helm-release) {v:?} is not a Helm release name: write the hub's release (`helm list -n NAMESPACE` shows it), at most {HELM_RELEASE_MAX_CHARS} lower-case letters, digits, '-' and '.', each part starting and ending with a letter or digit, e.g. jhub"
-        ),
+        v,
+        Problem::NotAName { kind, max_chars },
     ))
 }
 
@@ -77,22 +84,19 @@ pub fn helm_release(value: &str) -> Result<String, UsageError> {
 /// them). The hub's API or a URL under it (`…/hub/api…`) is refused naming the base to give
 /// instead: `status` and the runbook (of `announce` and `docs`) share this check.
 pub fn hub_url(value: &str) -> Result<String, UsageError> {
-    const EXAMPLE: &str = "write the address users open, e.g. https://hub.example.org";
     let given = value.trim();
     let v = given.trim_end_matches('/');
-    let shown = shown_url(given);
-    let err = |why: String| {
-        UsageError::new(
+    let err = |why| {
+        UsageError::of(
             "hub-url",
-            format!("hub-url (--hub-url) {shown:?} {why}: {EXAMPLE}"),
+            shown_url(given),
+            Problem::BadUrl(UrlKind::Hub, why),
         )
     };
     // Before any other check: a query or fragment is never the hub's address, and may hold
     // a token (shown as `?***`).
-    if let Some(what) = query_or_fragment(v) {
-        return Err(err(format!(
-            "has {what}: the hub's address takes no query or fragment (a token goes in hub-token, never in the URL)"
-        )));
+    if let Some(query) = query_or_fragment(v) {
+        return Err(err(UrlProblem::QueryOrFragment { query }));
     }
     if let Some(c) = v.chars().find(|c| {
         !(c.is_ascii_alphanumeric()
@@ -101,18 +105,14 @@ pub fn hub_url(value: &str) -> Result<String, UsageError> {
                 '-' | '.' | '_' | '~' | ':' | '/' | '%' | '[' | ']' | '+' | ',' | '='
             ))
     }) {
-        let what = match c {
-            c if c.is_whitespace() => "whitespace".to_string(),
-            '@' => "a user name ('@')".to_string(),
-            c => format!("{c:?}"),
-        };
-        return Err(err(format!(
-            "has {what}, which the runbook's shell commands and Markdown cannot carry"
-        )));
+        return Err(err(UrlProblem::Unpasteable(c)));
     }
     http_url(v).map_err(err)?;
-    if let Some(refused) = hub_api_refusal(v) {
-        return Err(refused);
+    if let Some(base) = crate::status::hub::base_before_api(v) {
+        // Certain, so refused before anything is sent or rendered: no hub's address ends in
+        // its API's path. (A base ending in `/hub` may be a prefix: `status` suggests that
+        // one only once the hub answered 404.)
+        return Err(UsageError::of("hub-url", v, Problem::InHubApi { base }));
     }
     Ok(v.to_string())
 }
@@ -127,44 +127,35 @@ pub fn hub_url(value: &str) -> Result<String, UsageError> {
 pub fn api_url(value: &str) -> Result<String, UsageError> {
     let given = value.trim();
     let v = given.trim_end_matches('/');
-    let err = |why: String| {
-        UsageError::new(
+    let err = |why| {
+        UsageError::of(
             "api-url",
-            format!(
-                "api-url (--api-url) {:?} {why}: give GitHub's REST API base URL, e.g. https://api.github.com or https://github.example.com/api/v3",
-                shown_url(given)
-            ),
+            shown_url(given),
+            Problem::BadUrl(UrlKind::Api, why),
         )
     };
-    if let Some(what) = query_or_fragment(v) {
-        return Err(err(format!(
-            "has {what}: the API's base URL takes no query or fragment (a token goes in github-token, never in the URL)"
-        )));
+    if let Some(query) = query_or_fragment(v) {
+        return Err(err(UrlProblem::QueryOrFragment { query }));
     }
     // The URL parser would drop a tab or line break and percent-encode a space, so the
     // requests would go to another address than the one given.
     if v.chars()
         .any(|c| c.is_whitespace() || c.is_control() || is_invisible(c))
     {
-        return Err(err(
-            "has whitespace, a control character or an invisible one inside it (a URL is one word)"
-                .into(),
-        ));
+        return Err(err(UrlProblem::Whitespace));
     }
     let url = http_url(v).map_err(err)?;
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(err(
-            "has a user name ('@'): a token goes in github-token, never in the URL".into(),
-        ));
+        return Err(err(UrlProblem::UserName));
     }
     Ok(v.to_string())
 }
 
-/// What of a query (`?`) or fragment (`#`) `url` has, in words; `None` for neither.
-fn query_or_fragment(url: &str) -> Option<&'static str> {
+/// Whether `url` has a query (`?`: `true`) or fragment (`#`: `false`), the first of them.
+fn query_or_fragment(url: &str) -> Option<bool> {
     url.chars().find_map(|c| match c {
-        '?' => Some("a query ('?')"),
-        '#' => Some("a fragment ('#')"),
+        '?' => Some(true),
+        '#' => Some(false),
         _ => None,
     })
 }
@@ -176,36 +167,19 @@ fn query_or_fragment(url: &str) -> Option<&'static str> {
 /// skip any number of slashes, and backslashes, before the host: it reads `http:///path`,
 /// `http:/path` and `http:path` as the host `path`. Those are refused here (nothing
 /// between `://` and the next `/`), so no path part becomes the host.
-fn http_url(text: &str) -> Result<reqwest::Url, String> {
-    let url = reqwest::Url::parse(text).map_err(|e| format!("is not a URL ({e})"))?;
+fn http_url(text: &str) -> Result<reqwest::Url, UrlProblem> {
+    let url = reqwest::Url::parse(text).map_err(UrlProblem::NotAUrl)?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err("is not an http:// or https:// URL".into());
+        return Err(UrlProblem::NotHttp);
     }
     let authority = text
         .get(url.scheme().len()..)
         .and_then(|rest| rest.strip_prefix("://"))
         .and_then(|rest| rest.split(['/', '\\']).next());
     if url.host_str().is_none_or(str::is_empty) || authority.is_none_or(str::is_empty) {
-        return Err(
-            "has no host between :// and the next / (the host comes right after ://)".into(),
-        );
+        return Err(UrlProblem::NoHost);
     }
     Ok(url)
-}
-
-/// The refusal of a hub URL (`hub-url`, checked by [`hub_url`]) that is the hub's API or a
-/// URL under it (`…/hub/api…`, [`crate::status::hub::base_before_api`]), naming the base
-/// to give instead; `None` for any other. Certain, so refused before anything is sent or
-/// rendered: no hub's address ends in its API's path. (A base ending in `/hub` may be a
-/// prefix: `status` suggests that one only once the hub answered 404.)
-fn hub_api_refusal(hub_url: &str) -> Option<UsageError> {
-    let base = crate::status::hub::base_before_api(hub_url)?;
-    Some(UsageError::new(
-        "hub-url",
-        format!(
-            "hub-url (--hub-url) {hub_url:?} is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here {base} (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)"
-        ),
-    ))
 }
 
 /// Whether a token sent to `url` (checked by [`hub_url`] or [`api_url`]) crosses networks
@@ -258,19 +232,12 @@ pub fn warn_if_plain_http(log: &crate::support::log::Log, input: &str, url: &str
 /// # Errors
 /// [`UsageError`] naming `repository` and the rule broken; for a `.git` ending, the value
 /// without it when that is a repository.
-pub fn repository(value: &str) -> Result<String, UsageError> {
+pub fn repository(value: &str) -> Result<Repository, UsageError> {
     let v = value.trim();
-    // Debug-escaped, so invisible and control characters show as `\u{..}`.
-    let shown = || v.chars().take(200).collect::<String>();
-    Repository::parse(v).map_err(|why| {
-        UsageError::new(
-            "repository",
-            format!(
-                "repository (--repository) {:?} {why}: write OWNER/REPO as in the repository's address, e.g. octo-org/lab",
-                shown()
-            ),
-        )
-    })?;
+    let shown: String = v.chars().take(200).collect();
+    let refuse = |problem| UsageError::of("repository", shown.clone(), problem);
+    let repository =
+        Repository::parse(v).map_err(|why| refuse(Problem::Repository(Arc::new(why))))?;
     let without_suffix = |s: &str| {
         s.len()
             .checked_sub(GIT_SUFFIX.len())
@@ -281,19 +248,38 @@ pub fn repository(value: &str) -> Result<String, UsageError> {
         while let Some(shorter) = without_suffix(&name) {
             name = shorter;
         }
-        let fix = match Repository::parse(&name) {
-            Ok(_) => format!("here {name}"),
-            Err(_) => "e.g. octo-org/lab".to_string(),
-        };
-        return Err(UsageError::new(
-            "repository",
-            format!(
-                "repository (--repository) {:?} ends in .git, which no GitHub repository's name does (GitHub removes it when a repository is created; a clone URL adds it): write OWNER/REPO as in the repository's address, without .git, {fix}",
-                shown()
-            ),
-        ));
+        let without = Repository::parse(&name).is_ok().then_some(name);
+        return Err(refuse(Problem::GitSuffix { without }));
     }
-    Ok(v.to_string())
+    Ok(repository)
+}
+
+/// A commit SHA an input gave: 40 hex digits, lower-case ([`crate::context::commit_sha`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitSha(pub(crate) String);
+
+/// `--sha`, checked ([`crate::context::commit_sha`]).
+///
+/// # Errors
+/// [`UsageError`] naming `sha`.
+pub(super) fn commit_sha(text: &str) -> Result<CommitSha, UsageError> {
+    crate::context::commit_sha(text)
+        .map(CommitSha)
+        .map_err(super::usage("sha"))
+}
+
+/// A file path an input gave, trimmed (a blank one is unset: [`given_path`]).
+///
+/// # Errors
+/// None: every text is a path.
+pub(super) fn path(text: &str) -> Result<std::path::PathBuf, UsageError> {
+    Ok(std::path::PathBuf::from(text.trim()))
+}
+
+/// `path` when given and not blank.
+pub(super) fn given_path(path: Option<&std::path::PathBuf>) -> Option<&std::path::Path> {
+    path.map(std::path::PathBuf::as_path)
+        .filter(|p| !p.as_os_str().is_empty())
 }
 
 /// What a clone URL ends in, and no GitHub repository's name does: GitHub removes a trailing
@@ -324,7 +310,7 @@ fn shown_url(url: &str) -> String {
     }
 }
 
-/// A secret input as a clap value parser: kept as a [`SecretString`] from the start, so no
+/// A secret input as a clap value parser: kept as a [`secrecy::SecretString`] from the start, so no
 /// `Debug` of the options shows it.
 ///
 /// # Errors
@@ -355,20 +341,10 @@ pub fn token<'a>(input: &str, value: &'a str) -> Result<&'a str, UsageError> {
     if token.chars().all(|c| c.is_ascii_graphic()) {
         return Ok(token);
     }
-    let what = if token
+    let control = token
         .chars()
-        .any(|c| c.is_ascii_whitespace() || c.is_control())
-    {
-        "holds a space, line break or other control character inside it"
-    } else {
-        "holds a character that is not printable ASCII, such as a zero-width space or no-break space left by a copy-paste"
-    };
-    Err(UsageError::new(
-        input,
-        format!(
-            "{input} (--{input}) {what}; a token is printable ASCII only (not shown here): paste the token again, as one line with nothing around it"
-        ),
-    ))
+        .any(|c| c.is_ascii_whitespace() || c.is_control());
+    Err(UsageError::new(input, Problem::TokenCharacters { control }))
 }
 
 /// Whether a `hub-token` value is registered for redaction: not when it is shorter than
@@ -386,20 +362,13 @@ pub fn masks_hub_token(value: &str) -> bool {
 pub fn hub_token(value: &str) -> Result<&str, UsageError> {
     let token = token("hub-token", value)?;
     if token.len() < HUB_TOKEN_MIN_CHARS {
+        let (chars, min) = (token.len(), HUB_TOKEN_MIN_CHARS);
         return Err(UsageError::new(
             "hub-token",
-            format!(
-                "hub-token (--hub-token) is too short for a hub API token ({} of at least {HUB_TOKEN_MIN_CHARS} characters: JupyterHub refuses shorter ones, and the ones it makes have 32): give the whole token, e.g. from `jupyterhub token` or the hub's token page",
-                token.len()
-            ),
+            Problem::HubTokenShort { chars, min },
         ));
     }
     Ok(token)
-}
-
-/// An optional input's value, trimmed; `None` when unset or blank.
-pub fn given(value: &Option<String>) -> Option<&str> {
-    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
 }
 
 /// The most characters of an `insecure-registry` entry a message quotes: a longer entry is
@@ -411,10 +380,18 @@ const HOST_NAME_MAX_CHARS: usize = 253;
 /// The longest label of a host name, in characters (RFC 1035 §2.3.4).
 const HOST_LABEL_MAX_CHARS: usize = 63;
 
-/// What every `insecure-registry` refusal ends with.
-const INSECURE_RULE: &str = "each entry is HOST or HOST:PORT (port 1 to 65535) as the image reference names the registry, e.g. localhost:5000";
-/// What to write instead of a host that is not one.
-const HOST_FIX: &str = "write a host name (labels of 1 to 63 letters, digits and '-', not starting or ending with '-', joined by single dots, at most 253 characters, no final dot), an IPv4 address (127.0.0.1) or a bracketed IPv6 address ([::1])";
+/// The registries one `insecure-registry` value lists ([`insecure_value`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registries(pub(crate) Vec<String>);
+
+/// One `insecure-registry` value as a clap value parser: its entries, checked whole
+/// ([`insecure_registries`]), so no credential is split at a comma or echoed.
+///
+/// # Errors
+/// Those of [`insecure_registries`].
+pub(super) fn insecure_value(text: &str) -> Result<Registries, UsageError> {
+    insecure_registries(&[text.to_string()]).map(Registries)
+}
 
 /// The `insecure-registry` entries: each given value split at commas and line breaks (LF, CR
 /// or CRLF, the line ends of the runner's .NET `ReadLine`; the Action input is one string, a
@@ -437,22 +414,13 @@ pub fn insecure_registries(values: &[String]) -> Result<Vec<String>, UsageError>
         .filter(|entry| !entry.is_empty())
         .collect();
     if values.iter().any(|value| value.contains('@')) {
-        let position = entries.iter().position(|entry| entry.contains('@'));
-        return Err(credentials_in_insecure_registry(position.map(|i| i + 1)));
+        let entry = entries.iter().position(|entry| entry.contains('@'));
+        let problem = Problem::InsecureCredentials {
+            entry: entry.map(|i| i + 1),
+        };
+        return Err(UsageError::new("insecure-registry", problem));
     }
     entries.into_iter().map(insecure_registry).collect()
-}
-
-/// The refusal of an `insecure-registry` value holding `@`, naming the entry's 1-based
-/// `position` if known and no text of the value.
-fn credentials_in_insecure_registry(position: Option<usize>) -> UsageError {
-    let entry = position.map_or_else(|| "an entry".to_string(), |n| format!("entry {n}"));
-    UsageError::new(
-        "insecure-registry",
-        format!(
-            "insecure-registry (--insecure-registry) {entry} holds '@', as a user name or password does (no part of the value is shown; entries are counted at commas and line breaks): list each registry without credentials, and give the registry's user name and password in registry-username and registry-password (--registry-username, --registry-password); {INSECURE_RULE}"
-        ),
-    )
 }
 
 /// One `insecure-registry` entry: a registry as an image reference names it, HOST or
@@ -474,79 +442,46 @@ fn credentials_in_insecure_registry(position: Option<usize>) -> UsageError {
 /// being quoted, as [`insecure_registries`] refuses it.
 pub fn insecure_registry(entry: &str) -> Result<String, UsageError> {
     if entry.contains('@') {
-        return Err(credentials_in_insecure_registry(None));
+        let problem = Problem::InsecureCredentials { entry: None };
+        return Err(UsageError::new("insecure-registry", problem));
     }
-    let err = |refusal: Refusal| {
-        UsageError::new(
+    let err = |what| {
+        UsageError::of(
             "insecure-registry",
-            format!(
-                "insecure-registry (--insecure-registry) entry {} {}: {}; {INSECURE_RULE}",
-                shown_entry(entry),
-                refusal.why,
-                refusal.fix
-            ),
+            shown_entry(entry),
+            Problem::InsecureEntry(what),
         )
     };
     if entry.contains(char::is_whitespace) {
-        return Err(err(Refusal::new(
-            "has whitespace inside it",
-            "separate entries with commas or line breaks",
-        )));
+        return Err(err(EntryProblem::Whitespace));
     }
     let (scheme, rest) = match entry.split_once("://") {
         Some((scheme, rest)) => (Some(scheme), rest),
         None => (None, entry),
     };
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let authority = &rest[..end];
     // What to give instead: the authority as written, when it would be taken.
-    let give = |without: &str| match registry_authority(authority) {
-        Ok(()) => format!("give {authority}, without {without}"),
-        Err(_) => format!("give the registry's HOST or HOST:PORT alone, without {without}"),
-    };
+    let authority = Some(&rest[..end])
+        .filter(|a| registry_authority(a).is_ok())
+        .map(str::to_string);
     if let Some(scheme) = scheme {
         let plain = scheme.len() <= 16
             && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
             && scheme
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
-        let why = if plain {
-            format!("has a scheme ({scheme}://)")
-        } else {
-            "has a scheme ('://')".to_string()
-        };
-        return Err(err(Refusal {
-            why,
-            fix: give("the scheme (insecure-registry already means plain HTTP)"),
-        }));
+        let scheme = plain.then(|| scheme.to_string());
+        return Err(err(EntryProblem::Scheme { scheme, authority }));
     }
     if end < rest.len() {
-        return Err(err(Refusal {
-            why: "has more than a host and port (a path, query or fragment)".into(),
-            fix: give("the rest (the image's repository goes in the image reference)"),
-        }));
+        return Err(err(EntryProblem::MoreThanHostAndPort { authority }));
     }
     registry_authority(entry).map_err(err)?;
     Ok(entry.to_string())
 }
 
-/// Why an `insecure-registry` entry is refused, and what to write instead.
-struct Refusal {
-    why: String,
-    fix: String,
-}
-
-impl Refusal {
-    fn new(why: impl Into<String>, fix: impl Into<String>) -> Self {
-        Self {
-            why: why.into(),
-            fix: fix.into(),
-        }
-    }
-}
-
 /// Checks that `authority` is HOST or HOST:PORT as [`insecure_registry`] describes.
-fn registry_authority(authority: &str) -> Result<(), Refusal> {
+fn registry_authority(authority: &str) -> Result<(), EntryProblem> {
     let (host, port) = split_host_port(authority)?;
     registry_host(host)?;
     match port {
@@ -557,22 +492,17 @@ fn registry_authority(authority: &str) -> Result<(), Refusal> {
 
 /// `authority` split into the host (an IPv6 address with its brackets) and the port after
 /// `:`, if any.
-fn split_host_port(authority: &str) -> Result<(&str, Option<&str>), Refusal> {
-    const BRACKETS: &str =
-        "write an IPv6 address in brackets, with any port after them, e.g. [::1] or [::1]:5000";
+fn split_host_port(authority: &str) -> Result<(&str, Option<&str>), EntryProblem> {
     if authority.starts_with('[') {
         let Some(close) = authority.find(']') else {
-            return Err(Refusal::new("has '[' without ']'", BRACKETS));
+            return Err(EntryProblem::OpenBracket);
         };
         let (host, after) = authority.split_at(close + 1);
         return match after {
             "" => Ok((host, None)),
             _ => match after.strip_prefix(':') {
                 Some(port) => Ok((host, Some(port))),
-                None => Err(Refusal::new(
-                    "has more after the bracketed address than ':' and a port",
-                    BRACKETS,
-                )),
+                None => Err(EntryProblem::AfterBracket),
             },
         };
     }
@@ -584,12 +514,9 @@ fn split_host_port(authority: &str) -> Result<(&str, Option<&str>), Refusal> {
             // port after it.
             let ipv6 = |text: &str| text.parse::<std::net::Ipv6Addr>().is_ok();
             if ipv6(authority) || authority.rsplit_once(':').is_some_and(|(a, _)| ipv6(a)) {
-                Err(Refusal::new(
-                    "is an IPv6 address without brackets",
-                    BRACKETS,
-                ))
+                Err(EntryProblem::UnbracketedIpv6)
             } else {
-                Err(Refusal::new("has more than one ':'", HOST_FIX))
+                Err(EntryProblem::ManyColons)
             }
         }
     }
@@ -597,182 +524,80 @@ fn split_host_port(authority: &str) -> Result<(&str, Option<&str>), Refusal> {
 
 /// Checks a host: a bracketed IPv6 address, an IPv4 address as written back by the `url`
 /// crate, or an RFC 1123 host name ([`host_name_problem`]).
-fn registry_host(host: &str) -> Result<(), Refusal> {
+fn registry_host(host: &str) -> Result<(), EntryProblem> {
     if host.is_empty() {
-        return Err(Refusal::new("has no host", HOST_FIX));
+        return Err(EntryProblem::NoHost);
     }
     if let Some(inside) = host.strip_prefix('[') {
         let inside = inside.strip_suffix(']').unwrap_or(inside);
         if inside.parse::<std::net::Ipv6Addr>().is_ok() {
             return Ok(());
         }
-        return Err(Refusal::new(
-            "has brackets around something other than an IPv6 address",
-            "write an IPv6 address in brackets (without a zone such as %eth0), e.g. [::1]:5000, or a host name or IPv4 address without them",
-        ));
+        return Err(EntryProblem::BracketsNotIpv6);
     }
     let problem = host_name_problem(host);
     match url::Host::parse(host) {
-        Ok(url::Host::Ipv4(ip)) if ip.to_string() != host => Err(Refusal::new(
-            format!("writes the IPv4 address {ip} in a short or non-decimal form"),
-            format!("write {ip}, in this entry and in the image reference alike"),
-        )),
+        Ok(url::Host::Ipv4(ip)) if ip.to_string() != host => Err(EntryProblem::ShortIpv4(ip)),
         Ok(url::Host::Ipv4(_)) => Ok(()),
         // A last label that is a number makes the text an IPv4 address to the URL parser.
-        Err(e) if problem.is_none() => Err(Refusal::new(
-            format!("ends in a number, so it reads as an IPv4 address, but is not one ({e})"),
-            "write an IPv4 address as four decimal numbers 0 to 255 (127.0.0.1), or a host name whose last label is not a number",
-        )),
-        _ => problem.map_or(Ok(()), |why| Err(Refusal::new(why, HOST_FIX))),
+        Err(e) if problem.is_none() => Err(EntryProblem::NumberNotIpv4(e)),
+        _ => problem.map_or(Ok(()), |why| Err(EntryProblem::HostName(why))),
     }
 }
 
 /// Why `host` is not a host name as RFC 1123 §2.1 writes it (ASCII letters, digits and `-`
 /// in labels of 1 to [`HOST_LABEL_MAX_CHARS`], not starting or ending with `-`, joined by
 /// single dots, at most [`HOST_NAME_MAX_CHARS`] characters, no final dot); `None` when it is.
-fn host_name_problem(host: &str) -> Option<String> {
+fn host_name_problem(host: &str) -> Option<HostNameProblem> {
+    let labels = || host.split('.');
+    let (chars, max) = (host.len(), HOST_NAME_MAX_CHARS);
+    let long_label = labels().find(|l| l.len() > HOST_LABEL_MAX_CHARS);
     if let Some(c) = host
         .chars()
         .find(|&c| !(c.is_ascii_alphanumeric() || c == '-' || c == '.'))
     {
-        return Some(format!(
-            "has {}, which a host name cannot hold",
-            escaped(&c.to_string(), "'")
-        ));
+        Some(HostNameProblem::Character(c))
+    } else if host.ends_with('.') {
+        Some(HostNameProblem::FinalDot)
+    } else if chars > max {
+        Some(HostNameProblem::TooLong { chars, max })
+    } else if labels().any(str::is_empty) {
+        Some(HostNameProblem::EmptyLabel)
+    } else if let Some(label) = long_label {
+        let (chars, max) = (label.len(), HOST_LABEL_MAX_CHARS);
+        Some(HostNameProblem::LongLabel { chars, max })
+    } else if labels().any(|l| l.starts_with('-') || l.ends_with('-')) {
+        Some(HostNameProblem::HyphenAtEdge)
+    } else {
+        None
     }
-    if host.ends_with('.') {
-        return Some("ends with a dot".into());
-    }
-    if host.len() > HOST_NAME_MAX_CHARS {
-        return Some(format!(
-            "has a host of {} characters, over {HOST_NAME_MAX_CHARS}",
-            host.len()
-        ));
-    }
-    let labels = || host.split('.');
-    if labels().any(str::is_empty) {
-        return Some("has an empty label (a dot at the start, or two dots together)".into());
-    }
-    if let Some(label) = labels().find(|l| l.len() > HOST_LABEL_MAX_CHARS) {
-        return Some(format!(
-            "has a label of {} characters, over {HOST_LABEL_MAX_CHARS}",
-            label.len()
-        ));
-    }
-    if labels().any(|l| l.starts_with('-') || l.ends_with('-')) {
-        return Some("has a label starting or ending with '-'".into());
-    }
-    None
 }
 
 /// Checks the port after `host:`: decimal digits, 1 to 65535, without leading zeros.
-fn registry_port(host: &str, port: &str) -> Result<(), Refusal> {
-    let why = if port.is_empty() {
-        Some("has no port after ':'")
+fn registry_port(host: &str, port: &str) -> Result<(), EntryProblem> {
+    let problem = if port.is_empty() {
+        PortProblem::Missing
     } else if !port.bytes().all(|b| b.is_ascii_digit()) {
-        Some("has a port that is not a decimal number")
+        PortProblem::NotDecimal
     } else if port == "0" {
-        Some("has port 0")
+        PortProblem::Zero
     } else if port.starts_with('0') {
-        Some("has a port with a leading zero")
+        PortProblem::LeadingZero
     } else if port.parse::<u16>().is_err() {
-        Some("has a port above 65535")
+        PortProblem::TooHigh
     } else {
-        None
+        return Ok(());
     };
-    match why {
-        Some(why) => Err(Refusal::new(
-            why,
-            format!(
-                "give {host}:PORT with the port the registry listens on, 1 to 65535 without leading zeros, or {host} alone"
-            ),
-        )),
-        None => Ok(()),
-    }
+    let host = host.to_string();
+    Err(EntryProblem::Port { host, problem })
 }
 
 /// An `insecure-registry` entry as messages quote it: any query or fragment as `?***` or
 /// `#***` (it may hold a token), the rest at most [`INSECURE_ENTRY_SHOWN_MAX_CHARS`]
-/// characters ([`cap`]) and [`escaped`].
+/// characters ([`cap`]); the words escape it ([`crate::render::usage_words::escaped`]).
 fn shown_entry(entry: &str) -> String {
     let (head, tail) = hidden_query(entry);
-    escaped(
-        &format!("{}{tail}", cap(head, INSECURE_ENTRY_SHOWN_MAX_CHARS)),
-        "\"",
-    )
-}
-
-/// `text` between `quote`s with Rust's string escapes (so control characters and most
-/// invisible ones read `\u{..}`), and any invisible character those leave
-/// ([`is_invisible`], e.g. a Hangul filler) escaped too: a quoted value shows what it holds
-/// and cannot act on a terminal or the Actions log.
-pub(super) fn escaped(text: &str, quote: &str) -> String {
-    let debug = format!("{text:?}");
-    let inner = &debug[1..debug.len() - 1];
-    let inner = if quote == "'" {
-        inner.replace("\\\"", "\"").replace('\'', "\\'")
-    } else {
-        inner.to_string()
-    };
-    let inner: String = inner
-        .chars()
-        .map(|c| {
-            if is_invisible(c) {
-                c.escape_unicode().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect();
-    format!("{quote}{inner}{quote}")
-}
-
-/// The registry inputs of `announce` and `status` ([`super::RegistryArgs`]), validated:
-/// both or neither of username and password (the timeouts are checked by their value
-/// parsers, [`super::DurationParser`]); `github_token` is
-/// kept for ghcr.io when no credentials are given (`registry::auth::credentials_for`).
-///
-/// # Errors
-/// [`UsageError`] naming the input; the password is never quoted.
-pub fn registry_options(
-    args: &super::RegistryArgs,
-    github_token: Option<&str>,
-) -> Result<RegistryOptions, UsageError> {
-    let password = args
-        .registry_password
-        .as_ref()
-        .map(secrecy::ExposeSecret::expose_secret);
-    let credentials = match (&args.registry_username, password) {
-        (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
-            username: u.trim().to_string(),
-            password: SecretString::from(p),
-            source: CredentialSource::RegistryInputs,
-        }),
-        (Some(u), _) if !u.trim().is_empty() => {
-            return Err(UsageError::new(
-                "registry-password",
-                "registry-username is set but registry-password is empty: set both, or neither for anonymous access",
-            ));
-        }
-        (_, Some(p)) if !p.is_empty() => {
-            return Err(UsageError::new(
-                "registry-username",
-                "registry-password is set but registry-username is empty: set both, or neither for anonymous access",
-            ));
-        }
-        _ => None,
-    };
-    Ok(RegistryOptions {
-        credentials,
-        github_token: github_token.map(SecretString::from),
-        insecure: insecure_registries(&args.insecure_registry)?,
-        retry: RetryPolicy {
-            deadline: Some(args.registry_timeout.get()),
-            base_delay: args.registry_retry_delay.get(),
-            ..RetryPolicy::registry()
-        },
-        timer: None,
-    })
+    format!("{}{tail}", cap(head, INSECURE_ENTRY_SHOWN_MAX_CHARS))
 }
 
 #[cfg(test)]
@@ -792,8 +617,8 @@ mod tests {
             .map(|bad| {
                 let err = check(bad).unwrap_err();
                 assert_eq!(err.input, input, "{bad:?}");
-                assert!(!err.message.contains("SECRET"), "{bad:?}: {err}");
-                format!("{bad:?}\n  {}", err.message)
+                assert!(!err.to_string().contains("SECRET"), "{bad:?}: {err}");
+                format!("{bad:?}\n  {err}")
             })
             .collect();
         told.join("\n")
@@ -802,9 +627,9 @@ mod tests {
     #[test]
     fn kubernetes_names_follow_dns_1123_and_helms_length() {
         for ok in ["jhub", "lab-prod", "a", "x1", &"a".repeat(63)] {
-            assert_eq!(namespace(ok).unwrap(), ok);
+            assert_eq!(namespace(ok).unwrap().0, ok);
         }
-        assert_eq!(namespace(" jhub ").unwrap(), "jhub");
+        assert_eq!(namespace(" jhub ").unwrap().0, "jhub");
         for bad in [
             "",
             " ",
@@ -819,15 +644,15 @@ mod tests {
         ] {
             let err = namespace(bad).unwrap_err();
             assert_eq!(err.input, "namespace", "{bad:?}");
-            assert!(err.message.contains("DNS-1123"), "{err}");
+            assert!(err.to_string().contains("DNS-1123"), "{err}");
         }
         for ok in ["jhub", "hub.prod", &"a".repeat(53)] {
-            assert_eq!(helm_release(ok).unwrap(), ok);
+            assert_eq!(helm_release(ok).unwrap().0, ok);
         }
         for bad in ["", "Hub", "hub..prod", "hub;x", &"a".repeat(54)] {
             let err = helm_release(bad).unwrap_err();
             assert_eq!(err.input, "helm-release", "{bad:?}");
-            assert!(err.message.contains("at most 53"), "{err}");
+            assert!(err.to_string().contains("at most 53"), "{err}");
         }
     }
 
@@ -868,12 +693,12 @@ mod tests {
         ] {
             let err = hub_url(bad).unwrap_err();
             assert_eq!(err.input, "hub-url");
-            assert!(err.message.contains(says), "{bad:?}: {err}");
+            assert!(err.to_string().contains(says), "{bad:?}: {err}");
             if bad.contains('@') {
                 // The credentials are never echoed: the user info reads ***.
-                assert!(!err.message.contains("user@"), "{bad:?}: {err}");
-                assert!(!err.message.contains("user:pw"), "{bad:?}: {err}");
-                assert!(err.message.contains("***@hub.org"), "{bad:?}: {err}");
+                assert!(!err.to_string().contains("user@"), "{bad:?}: {err}");
+                assert!(!err.to_string().contains("user:pw"), "{bad:?}: {err}");
+                assert!(err.to_string().contains("***@hub.org"), "{bad:?}: {err}");
             }
         }
     }
@@ -900,10 +725,10 @@ mod tests {
         }
         let err = hub_url("https://hub.example.org/hub/api").unwrap_err();
         assert_eq!(
-            err.message,
+            err.to_string(),
             hub_url("https://hub.example.org/hub/api")
                 .unwrap_err()
-                .message
+                .to_string()
         );
     }
 
@@ -994,7 +819,7 @@ mod tests {
             (&owner_39, &owner_39),
             (&name_100, &name_100),
         ] {
-            assert_eq!(repository(given).unwrap(), named, "{given:?}");
+            assert_eq!(repository(given).unwrap().to_string(), *named, "{given:?}");
         }
         let owner_40 = format!("{}/r", "a".repeat(40));
         let name_101 = format!("o/{}", "r".repeat(101));
@@ -1029,7 +854,7 @@ mod tests {
     fn a_query_or_fragment_in_the_hub_url_is_refused_without_echoing_it() {
         let err = hub_url("http://127.0.0.1:1/?token=SECRET").unwrap_err();
         assert_eq!(err.input, "hub-url");
-        insta::assert_snapshot!(err.message, @"hub-url (--hub-url) \"http://127.0.0.1:1/?***\" has a query ('?'): the hub's address takes no query or fragment (a token goes in hub-token, never in the URL): write the address users open, e.g. https://hub.example.org");
+        insta::assert_snapshot!(err.to_string(), @"hub-url (--hub-url) \"http://127.0.0.1:1/?***\" has a query ('?'): the hub's address takes no query or fragment (a token goes in hub-token, never in the URL): write the address users open, e.g. https://hub.example.org");
         for bad in [
             "https://u:pw@hub.org/x?token=SECRET#SECRET",
             "https://hub.org/x#SECRET",
@@ -1038,7 +863,7 @@ mod tests {
         ] {
             let err = hub_url(bad).unwrap_err();
             assert!(
-                !err.message.contains("SECRET") && !err.message.contains("pw"),
+                !err.to_string().contains("SECRET") && !err.to_string().contains("pw"),
                 "{bad:?}: {err}"
             );
         }
@@ -1147,7 +972,7 @@ mod tests {
         let check = |bad: &str| {
             let err = insecure_registries(&[format!("ok.test:1,{bad}")]);
             // No echo floods the log or carries a control or invisible character.
-            let message = &err.as_ref().unwrap_err().message;
+            let message = &err.as_ref().unwrap_err().to_string();
             assert!(message.chars().count() < 1_000, "{}", cap(message, 300));
             assert!(
                 !message.chars().any(|c| c.is_control() || is_invisible(c)),
@@ -1188,11 +1013,11 @@ mod tests {
                     "s3cr", "et@", "pa,", "pa?", "pa#", ":pa", "ss@", "hunter2", "user:", "ci:",
                     "SECRET",
                 ] {
-                    assert!(!err.message.contains(part), "{value:?}: {err}");
+                    assert!(!err.to_string().contains(part), "{value:?}: {err}");
                 }
             }
         }
         let err = insecure_registries(&["localhost:5000,ci:hunter2@localhost:5000".into()]);
-        insta::assert_snapshot!(err.unwrap_err().message, @"insecure-registry (--insecure-registry) entry 2 holds '@', as a user name or password does (no part of the value is shown; entries are counted at commas and line breaks): list each registry without credentials, and give the registry's user name and password in registry-username and registry-password (--registry-username, --registry-password); each entry is HOST or HOST:PORT (port 1 to 65535) as the image reference names the registry, e.g. localhost:5000");
+        insta::assert_snapshot!(err.unwrap_err().to_string(), @"insecure-registry (--insecure-registry) entry 2 holds '@', as a user name or password does (no part of the value is shown; entries are counted at commas and line breaks): list each registry without credentials, and give the registry's user name and password in registry-username and registry-password (--registry-username, --registry-password); each entry is HOST or HOST:PORT (port 1 to 65535) as the image reference names the registry, e.g. localhost:5000");
     }
 }

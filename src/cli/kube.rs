@@ -8,8 +8,9 @@
 //! hub's pods"; a workflow that ran yesterday must not fail today on RBAC it never needed.
 
 use super::inputs;
+use super::usage::{Problem, Rule};
 use super::value::{EnumList, EnumListParser};
-use super::{Checked, DurationParser, EnumParser, InputDuration, UsageError};
+use super::{Checked, DurationParser, EnumParser, InputDuration, UsageError, usage};
 use crate::status::classify::Alarm;
 use crate::status::kube::{Credentials, KubeRequest, PodQuery};
 use crate::status::report::kube_error;
@@ -28,8 +29,9 @@ pub enum KubernetesMode {
     Off,
 }
 
-/// The Kubernetes options of `status`.
-#[derive(Clone, Args)]
+/// The Kubernetes options of `status`. The kubeconfig is a [`SecretString`]: `Debug` never
+/// shows it.
+#[derive(Debug, Clone, Args)]
 pub struct KubeArgs {
     /// Judge convergence by each pod's image digest, read from Kubernetes (on), or infer it from start times (off) [default: on when --kubeconfig is given, else off]
     #[arg(long, env, value_parser = EnumParser::<KubernetesMode>::new(), value_name = "MODE")]
@@ -38,32 +40,17 @@ pub struct KubeArgs {
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg, value_name = "YAML")]
     pub kubeconfig: Option<SecretString>,
     /// Kubernetes namespace of the hub (its single-user pods), as for announce's runbook
-    // String: a Kubernetes name, checked by its parser (inputs::namespace); sent as the query's namespace.
     #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::namespace))]
-    pub namespace: String,
+    pub namespace: inputs::KubeName,
     /// Helm release name of the hub (the pods' release label), as for announce's runbook
-    // String: a Helm release name, checked by its parser (inputs::helm_release); sent in the label selector.
     #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::helm_release))]
-    pub helm_release: String,
+    pub helm_release: inputs::KubeName,
     /// Timeout of each Kubernetes request, e.g. 30s, at most 6h
     #[arg(long, env, default_value = "30s", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30"))]
     pub kube_timeout: InputDuration,
     /// Fail the run (exit 1, with an error annotation) when these alarms fire: mismatch (a server started after the release runs the old digest), overdue (a stale server past its deadline), orphan (a single-user pod the hub does not list); comma- or newline-separated
     #[arg(long, env, value_parser = EnumListParser::<Alarm>::new(), value_name = "ALARMS")]
     pub(crate) fail_on: Option<EnumList<Alarm>>,
-}
-
-impl std::fmt::Debug for KubeArgs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("KubeArgs")
-            .field("kubernetes", &self.kubernetes)
-            .field("kubeconfig", &self.kubeconfig.as_ref().map(|_| "***"))
-            .field("namespace", &self.namespace)
-            .field("helm_release", &self.helm_release)
-            .field("kube_timeout", &self.kube_timeout)
-            .field("fail_on", &self.fail_on)
-            .finish()
-    }
 }
 
 /// Registers a kubeconfig's secrets with `log`: each user's token, password and client key
@@ -80,13 +67,13 @@ pub fn mask_kubeconfig(log: &Log, content: &str) {
     }
 }
 
-/// An alarm's `fail-on` word.
-fn alarm_name(alarm: Alarm) -> &'static str {
-    match alarm {
-        Alarm::Mismatch => "mismatch",
-        Alarm::Overdue => "overdue",
-        Alarm::Orphan => "orphan",
-    }
+/// An alarm's `fail-on` word (its value name).
+fn alarm_word(alarm: Alarm) -> String {
+    use clap::ValueEnum;
+    alarm
+        .to_possible_value()
+        .map(|v| v.get_name().to_string())
+        .unwrap_or_default()
 }
 
 impl KubeArgs {
@@ -105,14 +92,14 @@ impl KubeArgs {
         kubeconfig: Option<&SecretString>,
         env: &HashMap<String, String>,
     ) -> Result<(), UsageError> {
-        let namespace = self.namespace.as_str();
+        let namespace = self.namespace.0.as_str();
         if let Some(content) = kubeconfig {
             return crate::status::kube::check_kubeconfig(
                 content.expose_secret(),
                 "the kubeconfig input",
             )
             .map(|_| ())
-            .map_err(|e| UsageError::new("kubeconfig", kube_error(&e, namespace)));
+            .map_err(|e| usage("kubeconfig")(anyhow::anyhow!(kube_error(&e, namespace))));
         }
         let set = |name: &str| env.get(name).is_some_and(|v| !v.trim().is_empty());
         let home_config = env
@@ -125,7 +112,9 @@ impl KubeArgs {
         let e = crate::status::kube::KubeError::NoCredentials {
             kubeconfig: "KUBECONFIG, ~/.kube/config".into(),
         };
-        Err(UsageError::new("kubeconfig", kube_error(&e, namespace)))
+        Err(usage("kubeconfig")(anyhow::anyhow!(kube_error(
+            &e, namespace
+        ))))
     }
 
     /// The Kubernetes request, or `None` when Kubernetes is off. Masks the kubeconfig's
@@ -154,10 +143,8 @@ impl KubeArgs {
             .filter(|c| !c.expose_secret().trim().is_empty());
         let on = match (self.kubernetes, kubeconfig) {
             (Some(KubernetesMode::Off), Some(_)) => {
-                return Err(UsageError::new(
-                    "kubernetes",
-                    "kubernetes is off but kubeconfig is given: drop kubeconfig, or set kubernetes to on",
-                ));
+                let problem = Problem::Rule(Rule::KubernetesOffWithKubeconfig);
+                return Err(UsageError::new("kubernetes", problem));
             }
             (Some(KubernetesMode::Off), None) | (None, None) => false,
             (Some(KubernetesMode::On), _) | (None, Some(_)) => true,
@@ -172,10 +159,7 @@ impl KubeArgs {
             {
                 Some(alarm) => Err(UsageError::new(
                     "fail-on",
-                    format!(
-                        "fail-on lists {} but Kubernetes is off (no kubeconfig, or an empty one: a misnamed secret, or a pull request from a fork, gets none), so that alarm could never fire: set kubeconfig (a secret holding the file's content) or kubernetes: on, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)",
-                        alarm_name(alarm)
-                    ),
+                    Problem::AlarmWithoutKubernetes(alarm_word(alarm)),
                 )),
                 None => Ok(None),
             };
@@ -184,8 +168,8 @@ impl KubeArgs {
             credentials: kubeconfig
                 .map_or(Credentials::Infer, |c| Credentials::Kubeconfig(c.clone())),
             query: PodQuery {
-                namespace: inputs::namespace(&self.namespace)?,
-                release: inputs::helm_release(&self.helm_release)?,
+                namespace: self.namespace.0.clone(),
+                release: self.helm_release.0.clone(),
             },
             timeout: self.kube_timeout.get(),
         }))
@@ -274,8 +258,11 @@ current-context: hub
         ] {
             let refused = parse(args).unwrap_err();
             assert_eq!(refused.input, "fail-on");
-            assert!(refused.message.contains("Kubernetes is off"), "{refused}");
-            assert!(refused.message.contains("kubeconfig"), "{refused}");
+            assert!(
+                refused.to_string().contains("Kubernetes is off"),
+                "{refused}"
+            );
+            assert!(refused.to_string().contains("kubeconfig"), "{refused}");
         }
         assert!(parse(&["--fail-on", "overdue"]).unwrap().is_none());
         assert!(
@@ -333,7 +320,9 @@ mod refused {
         assert_eq!(none.input, "kubeconfig");
         insta::assert_snapshot!(format!(
             "{}\n---\n{}\n---\n{}",
-            plugin.message, malformed.message, none.message
+            plugin.to_string(),
+            malformed.to_string(),
+            none.to_string()
         ));
         // Credentials found later (in the cluster, KUBECONFIG) are not refused here.
         assert!(

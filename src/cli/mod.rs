@@ -8,24 +8,25 @@ mod culler;
 mod deployment;
 pub mod inputs;
 pub mod kube;
-mod refused;
 mod status;
 mod usage;
 mod value;
 
 pub use announce::announce_request;
-pub use refused::report_refused;
 pub use status::status_request;
-pub use usage::{UsageError, bad_input, required, usage};
+use usage::required;
+pub use usage::{UsageError, bad_input, usage};
 pub(crate) use value::Checked;
 pub use value::{
     BoolParser, DurationParser, EnumParser, HttpUrl, InputDuration, List, ListParser, UrlParser,
 };
 
+use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
 use crate::support::log::Log;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use secrecy::{ExposeSecret, SecretString};
+use usage::{Problem, Rule};
 
 /// Announce a new JupyterLab image: release note, convergence window, break-glass issue.
 #[derive(Debug, Parser)]
@@ -127,9 +128,8 @@ pub enum Command {
 #[derive(Debug, Clone, Args, Default)]
 pub struct CullerArgs {
     /// Zero to JupyterHub values file to read cull.* from; repeatable, later files override earlier ones (as helm -f a -f b). The input takes one path per line
-    // String: paths read later by `values::load`, whose errors name the file as given (a comma in a name is told apart there).
-    #[arg(long, env, value_name = "FILE", value_delimiter = '\n')]
-    pub jupyterhub_values: Vec<String>,
+    #[arg(long, env, value_name = "FILE", value_delimiter = '\n', value_parser = Checked(inputs::path))]
+    pub jupyterhub_values: Vec<std::path::PathBuf>,
     /// Parent key of `cull` in the values files, dotted (e.g. jupyterhub), or . for the top level [default: the top level or jupyterhub, whichever holds cull]
     #[arg(long, env, value_name = "KEY", value_parser = Checked(culler::values_path))]
     pub values_path: Option<crate::values::ValuesPath>,
@@ -167,9 +167,8 @@ pub struct CullOptions {
 #[derive(Debug, Clone, Args)]
 pub struct GitHubArgs {
     /// Repository for the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]
-    // String: resolved with GITHUB_REPOSITORY by `context::RunContext::resolve`, which takes text (checked by inputs::repository first).
-    #[arg(long, env)]
-    pub repository: Option<String>,
+    #[arg(long, env, value_parser = Checked(inputs::repository))]
+    pub repository: Option<crate::github::Repository>,
     /// GitHub token (never printed); not needed with --dry-run
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
     pub github_token: Option<SecretString>,
@@ -203,19 +202,13 @@ impl GitHubArgs {
     /// [`crate::context::RunContext::resolve`].
     pub fn run_context(
         &self,
-        sha: &Option<String>,
+        sha: Option<&inputs::CommitSha>,
         env: &std::collections::HashMap<String, String>,
     ) -> Result<crate::context::RunContext> {
-        if let Some(repository) = inputs::given(&self.repository) {
-            inputs::repository(repository)?;
-        }
-        if let Some(sha) = inputs::given(sha) {
-            crate::context::commit_sha(sha).map_err(usage("sha"))?;
-        }
         crate::context::RunContext::resolve(
             &crate::context::Overrides {
-                repository: self.repository.clone(),
-                sha: sha.clone(),
+                repository: self.repository.as_ref().map(ToString::to_string),
+                sha: sha.map(|sha| sha.0.clone()),
                 api_url: self.api_url.as_ref().map(|url| url.as_str().to_string()),
             },
             env,
@@ -227,13 +220,11 @@ impl GitHubArgs {
 #[derive(Debug, Clone, Args)]
 pub struct RunbookArgs {
     /// Kubernetes namespace of the hub, for the runbook
-    // String: a Kubernetes name, checked by its parser (inputs::namespace); the runbook pastes the text.
     #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::namespace))]
-    pub namespace: String,
+    pub namespace: inputs::KubeName,
     /// Helm release name of the hub, for the runbook
-    // String: a Helm release name, checked by its parser (inputs::helm_release); the runbook pastes the text.
     #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::helm_release))]
-    pub helm_release: String,
+    pub helm_release: inputs::KubeName,
     /// The hub's URL, for the runbook
     #[arg(long, env, default_value = "https://hub.example.org", value_name = "URL", value_parser = UrlParser::HUB)]
     pub hub_url: HttpUrl,
@@ -243,8 +234,8 @@ impl RunbookArgs {
     /// The runbook settings these options give (each checked by its value parser).
     pub fn settings(&self) -> crate::render::RunbookSettings {
         crate::render::RunbookSettings {
-            namespace: self.namespace.clone(),
-            helm_release: self.helm_release.clone(),
+            namespace: self.namespace.0.clone(),
+            helm_release: self.helm_release.0.clone(),
             hub_url: self.hub_url.as_str().to_string(),
             ..Default::default()
         }
@@ -258,25 +249,17 @@ impl RunbookArgs {
 #[derive(Debug, Clone, Args)]
 pub struct RegistryArgs {
     /// Registry user name (Basic credentials, exchanged for a bearer token where asked)
-    // String: a user name is any text; checked with the password (both or neither) in inputs::registry_options.
+    // String: a user name is any text; checked with the password (both or neither) in RegistryArgs::options.
     #[arg(long, env)]
     pub registry_username: Option<String>,
     /// Registry password or token (never printed)
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
     pub registry_password: Option<SecretString>,
     /// HOST or HOST:PORT (no scheme) to reach over plain HTTP (local registries); repeatable, comma- or line-separated
-    // String: the whole value is checked for '@' before it is split (inputs::insecure_registries), so no credential is split or echoed.
-    #[arg(long, env, value_delimiter = ',')]
-    pub insecure_registry: Vec<String>,
+    #[arg(long, env, value_parser = Checked(inputs::insecure_value))]
+    pub insecure_registry: Vec<inputs::Registries>,
     /// Deadline for the registry look-up, retries included: seconds (60) or a duration (90s, 2m), at most 6h
-    #[arg(
-        long,
-        env,
-        default_value = "60",
-        value_name = "DURATION",
-        allow_hyphen_values = true,
-        value_parser = DurationParser::timeout(std::time::Duration::from_millis(1), "60")
-    )]
+    #[arg(long, env, default_value = "60", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_millis(1), "60"))]
     pub registry_timeout: InputDuration,
     /// Wait before the first retry of a registry request, doubled per retry (tests)
     #[arg(long, hide = true, default_value = "1s", value_name = "DURATION", value_parser = DurationParser::timeout(std::time::Duration::ZERO, "1"))]
@@ -284,16 +267,49 @@ pub struct RegistryArgs {
 }
 
 impl RegistryArgs {
-    /// The registry options these give, validated ([`inputs::registry_options`]);
-    /// `github_token` is used as ghcr.io's credentials when none are given.
+    /// The registry options these give: both or neither of username and password;
+    /// `github_token` kept for ghcr.io when no credentials are given
+    /// (`registry::auth::credentials_for`).
     ///
     /// # Errors
-    /// [`UsageError`] naming the first invalid input.
-    pub fn options(
-        &self,
-        github_token: Option<&str>,
-    ) -> Result<crate::digest::registry::RegistryOptions, UsageError> {
-        inputs::registry_options(self, github_token)
+    /// [`UsageError`] naming the input; the password is never quoted.
+    pub fn options(&self, github_token: Option<&str>) -> Result<RegistryOptions, UsageError> {
+        let args = self;
+        let password = args
+            .registry_password
+            .as_ref()
+            .map(secrecy::ExposeSecret::expose_secret);
+        let credentials = match (&args.registry_username, password) {
+            (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
+                username: u.trim().to_string(),
+                password: SecretString::from(p),
+                source: CredentialSource::RegistryInputs,
+            }),
+            (Some(u), _) if !u.trim().is_empty() => {
+                let problem = Problem::Rule(Rule::UsernameWithoutPassword);
+                return Err(UsageError::new("registry-password", problem));
+            }
+            (_, Some(p)) if !p.is_empty() => {
+                let problem = Problem::Rule(Rule::PasswordWithoutUsername);
+                return Err(UsageError::new("registry-username", problem));
+            }
+            _ => None,
+        };
+        Ok(RegistryOptions {
+            credentials,
+            github_token: github_token.map(SecretString::from),
+            insecure: args
+                .insecure_registry
+                .iter()
+                .flat_map(|r| r.0.clone())
+                .collect(),
+            retry: RetryPolicy {
+                deadline: Some(args.registry_timeout.get()),
+                base_delay: args.registry_retry_delay.get(),
+                ..RetryPolicy::registry()
+            },
+            timer: None,
+        })
     }
 
     /// Registers the registry password with `log`, alone and as the Basic credentials a
@@ -347,9 +363,8 @@ pub struct AnnounceArgs {
     #[command(flatten)]
     pub github: GitHubArgs,
     /// Commit the release targets [default: $GITHUB_SHA]
-    // String: resolved with GITHUB_SHA and the event by `context::RunContext::resolve` (checked by context::commit_sha first).
-    #[arg(long, env)]
-    pub sha: Option<String>,
+    #[arg(long, env, value_parser = Checked(inputs::commit_sha))]
+    pub sha: Option<inputs::CommitSha>,
 
     /// Labels of the tracking issue, also used to find it (comma- or newline-separated)
     #[arg(long, env, default_value = "security,break-glass", value_parser = ListParser)]
@@ -371,13 +386,11 @@ pub struct AnnounceArgs {
     #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub print_context: bool,
     /// Minijinja template for the release note, relative to the workspace [default: the built-in template]
-    // String: a path resolved against the workspace (GITHUB_WORKSPACE) when the request is built.
-    #[arg(long, env, value_name = "FILE")]
-    pub release_note_template: Option<String>,
+    #[arg(long, env, value_name = "FILE", value_parser = Checked(inputs::path))]
+    pub release_note_template: Option<std::path::PathBuf>,
     /// Minijinja template for the tracking issue, relative to the workspace [default: the built-in template]
-    // String: a path resolved against the workspace (GITHUB_WORKSPACE) when the request is built.
-    #[arg(long, env, value_name = "FILE")]
-    pub tracking_issue_template: Option<String>,
+    #[arg(long, env, value_name = "FILE", value_parser = Checked(inputs::path))]
+    pub tracking_issue_template: Option<std::path::PathBuf>,
 
     /// The run's clock, RFC 3339 (tests; default: now)
     #[arg(long, hide = true, value_parser = Checked(status::now_input))]
@@ -440,9 +453,10 @@ impl From<TierArg> for crate::tier::TierRequest {
 /// `--hub-size` as `status` reads it (the shared [`CullerArgs`] text is `announce`'s).
 const STATUS_HUB_SIZE_HELP: &str = "The most single-user servers the hub runs at once, for the deadlines' worst case (a cull pass over all of them); never taken below the servers running now [default: the servers running now]";
 
-/// Options of `status` (Action inputs with `command: status`). `Debug` shows `***` for the
-/// hub token, the GitHub token and the registry password.
-#[derive(Clone, Args)]
+/// Options of `status` (Action inputs with `command: status`). The hub token, the GitHub
+/// token, the registry password and the kubeconfig are [`SecretString`]s: `Debug` never
+/// shows them.
+#[derive(Debug, Clone, Args)]
 #[command(
     mut_arg("repository", |a| a.help("Repository of the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]")),
     mut_arg("github_token", |a| a.help("GitHub token (never printed): reads the release note, writes the comment")),
@@ -453,14 +467,13 @@ pub struct StatusArgs {
     #[arg(long, env, value_name = "URL", value_parser = UrlParser::HUB)]
     pub hub_url: Option<HttpUrl>,
     /// Hub API token with scopes list:users and read:servers (never printed; see README for the role)
-    // String: masked before parsing only when long enough (inputs::masks_hub_token), checked by inputs::hub_token; Debug hides it.
-    #[arg(long, env, hide_env_values = true)]
-    pub hub_token: Option<String>,
+    #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
+    pub hub_token: Option<SecretString>,
     /// When the release went live, RFC 3339 (e.g. 2026-11-30T12:00:00Z): servers started later are updated [default: the time announce recorded in the release note of --image's digest]
     #[arg(long, env, value_name = "TIME", value_parser = Checked(status::released_at_input))]
     pub released_at: Option<time::OffsetDateTime>,
     /// The image announced (its digest finds the release note and the tracking issue), e.g. ghcr.io/org/lab:latest or oci:DIR[:TAG]
-    #[arg(long, env, value_name = "REF", value_parser = Checked(status::image_input))]
+    #[arg(long, env, value_name = "REF", value_parser = Checked(announce::image_input))]
     pub image: Option<crate::digest::ImageSource>,
     /// The registry's credentials, plain-HTTP hosts, timeout (for `--image`).
     #[command(flatten)]
@@ -484,14 +497,7 @@ pub struct StatusArgs {
     #[command(flatten)]
     pub culler: CullerArgs,
     /// Timeout of each hub request: seconds (30) or a duration (30s, 1m), from 1s to 6h
-    #[arg(
-        long,
-        env,
-        default_value = "30",
-        value_name = "DURATION",
-        allow_hyphen_values = true,
-        value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30")
-    )]
+    #[arg(long, env, default_value = "30", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30"))]
     pub hub_timeout: InputDuration,
     /// Name users and servers in the job summary, the comment and, inside GitHub Actions, the job log (the table and JSON); off, the log shows user 1, user 2, ... (a terminal outside Actions always shows names)
     #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
@@ -505,28 +511,6 @@ pub struct StatusArgs {
     /// The Kubernetes options: digest evidence, credentials, where the pods are, alarms.
     #[command(flatten)]
     pub kube: kube::KubeArgs,
-}
-
-impl std::fmt::Debug for StatusArgs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StatusArgs")
-            .field("hub_url", &self.hub_url)
-            .field("hub_token", &self.hub_token.as_ref().map(|_| "***"))
-            .field("released_at", &self.released_at)
-            .field("image", &self.image)
-            .field("registry", &self.registry)
-            .field("github", &self.github)
-            .field("tracking_labels", &self.tracking_labels)
-            .field("comment", &self.comment)
-            .field("dry_run", &self.dry_run)
-            .field("culler", &self.culler)
-            .field("hub_timeout", &self.hub_timeout)
-            .field("include_names", &self.include_names)
-            .field("json", &self.json)
-            .field("now", &self.now)
-            .field("kube", &self.kube)
-            .finish_non_exhaustive()
-    }
 }
 
 /// Options of `window`.
@@ -561,27 +545,43 @@ pub struct DocsArgs {
     pub write: bool,
 }
 
-/// Runs the parsed command: its request first (every input checked), then its pipeline;
-/// `log` is [`Cli::log`]'s.
-/// A request of `announce` or `status` that cannot be built is reported inside Actions
-/// before the error is returned ([`report_refused`]: a job summary, every output empty).
-///
-/// # Errors
-/// Bad input as [`UsageError`]; the pipeline's errors.
-pub async fn dispatch(cli: Cli, log: &Log) -> Result<()> {
-    match cli.command {
-        Command::Announce(args) => {
-            let request = announce_request(&args, log, &std::env::vars().collect())
-                .inspect_err(|e| refused::report_refused_request("announce", e, log))?;
-            crate::announce::run(&request, log).await
+/// A command's request, every input checked: what its pipeline runs on.
+pub enum Request {
+    /// `announce`'s.
+    Announce(Box<crate::announce::AnnounceRequest>),
+    /// `window`'s.
+    Window(crate::docs::WindowRequest),
+    /// `docs`'s.
+    Docs(crate::docs::DocsRequest),
+    /// `status`'s.
+    Status(Box<crate::status::run::StatusRequest>),
+}
+
+impl Cli {
+    /// The command as typed on the command line (`announce`, `window`, `docs`, `status`).
+    pub fn name(&self) -> &'static str {
+        match self.command {
+            Command::Announce(_) => "announce",
+            Command::Window(_) => "window",
+            Command::Docs(_) => "docs",
+            Command::Status(_) => "status",
         }
-        Command::Window(args) => crate::docs::window(&window_request(&args, log)?, log),
-        Command::Docs(args) => crate::docs::docs(&docs_request(&args, log)?, log),
-        Command::Status(args) => {
-            let request = status_request(&args, log, &std::env::vars().collect())
-                .inspect_err(|e| refused::report_refused_request("status", e, log))?;
-            crate::status::run::run(&request, log).await
-        }
+    }
+
+    /// The parsed command's request (`log` is [`Cli::log`]'s; `env` the process's).
+    ///
+    /// # Errors
+    /// Bad input as [`UsageError`]; an unreadable values file or event payload.
+    pub fn request(&self, log: &Log) -> Result<Request> {
+        let env = || std::env::vars().collect();
+        Ok(match &self.command {
+            Command::Announce(args) => {
+                Request::Announce(Box::new(announce_request(args, log, &env())?))
+            }
+            Command::Window(args) => Request::Window(window_request(args, log)?),
+            Command::Docs(args) => Request::Docs(docs_request(args, log)?),
+            Command::Status(args) => Request::Status(Box::new(status_request(args, log, &env())?)),
+        })
     }
 }
 
@@ -602,11 +602,8 @@ pub fn window_request(args: &WindowArgs, log: &Log) -> Result<crate::docs::Windo
 /// Neither `--check` nor `--write`, bad runbook inputs, bad culler options or values files.
 pub fn docs_request(args: &DocsArgs, log: &Log) -> Result<crate::docs::DocsRequest> {
     if !args.check && !args.write {
-        return Err(UsageError::new(
-            "--check or --write",
-            "say --check (verify the generated sections) or --write (update them)",
-        )
-        .into());
+        let problem = Problem::Rule(Rule::DocsMode);
+        return Err(UsageError::new("--check or --write", problem).into());
     }
     let runbook = args.runbook.settings();
     let culler = args.culler.settings(log)?;
@@ -694,26 +691,26 @@ pub const ACTION_COMMANDS: [&str; 2] = ["announce", "status"];
 pub fn unknown_command(err: &clap::Error, log: &Log) -> String {
     use clap::CommandFactory;
     use clap::error::{ContextKind, ContextValue};
-    let given = match err.get(ContextKind::InvalidSubcommand) {
+    let given: String = match err.get(ContextKind::InvalidSubcommand) {
         Some(ContextValue::String(given)) => log.redact(given).chars().take(100).collect(),
         _ => String::new(),
     };
-    let suggestion = match err.get(ContextKind::SuggestedSubcommand) {
-        Some(ContextValue::Strings(names)) if !names.is_empty() => {
-            format!(" (did you mean {}?)", names.join(" or "))
-        }
-        Some(ContextValue::String(name)) => format!(" (did you mean {name}?)"),
-        _ => String::new(),
+    let suggested = match err.get(ContextKind::SuggestedSubcommand) {
+        Some(ContextValue::Strings(names)) => names.clone(),
+        Some(ContextValue::String(name)) => vec![name.clone()],
+        _ => Vec::new(),
     };
     let others: Vec<String> = Cli::command()
         .get_subcommands()
         .map(|sub| sub.get_name().to_string())
         .filter(|name| name != "help" && !ACTION_COMMANDS.contains(&name.as_str()))
         .collect();
-    format!(
-        "{COMMAND_INPUT} {given:?} is not a command of codeq-rollout{suggestion}: set the {COMMAND_INPUT} input to {} (the command line also takes {})",
-        ACTION_COMMANDS.join(" or "),
-        others.join(" or ")
+    crate::render::usage_words::unknown_command(
+        COMMAND_INPUT,
+        &given,
+        &suggested,
+        &ACTION_COMMANDS,
+        &others,
     )
 }
 

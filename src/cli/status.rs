@@ -2,6 +2,7 @@
 //! so bad input changes nothing and sends nothing.
 
 use super::inputs;
+use super::usage::{GitHubUse, Problem, Required, Rule};
 use super::{StatusArgs, UsageError, required, usage};
 use crate::digest::ImageSource;
 use crate::digest::registry::RegistryOptions;
@@ -29,11 +30,7 @@ pub fn status_request(
     log: &Log,
     env: &HashMap<String, String>,
 ) -> Result<StatusRequest> {
-    if let Some(token) = args
-        .hub_token
-        .as_deref()
-        .filter(|t| inputs::masks_hub_token(t))
-    {
+    if let Some(token) = hub_token(args).filter(|t| inputs::masks_hub_token(t)) {
         log.mask(token);
     }
     if let Some(token) = &args.github.github_token {
@@ -50,11 +47,8 @@ pub fn status_request(
     let clock = now.unwrap_or_else(OffsetDateTime::now_utc);
     let kube = args.kube.request(log, env)?;
     if kube.is_some() && args.image.is_none() {
-        return Err(UsageError::new(
-            "image",
-            "Kubernetes is on (kubeconfig or kubernetes: on) but image is not set: the pods' imageIDs are compared with the digest of image (--image)",
-        )
-        .into());
+        let problem = Problem::Rule(Rule::KubernetesNeedsImage);
+        return Err(UsageError::new("image", problem).into());
     }
     let release = release(args, github_token, log, env, clock, kube.is_some())?;
     let configured = args.culler.settings(log)?;
@@ -86,41 +80,31 @@ pub fn status_request(
 /// The hub's client and its address as given (trimmed): `hub-url` (never the placeholder),
 /// `hub-token`, `hub-timeout`.
 fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
-    let url = args.hub_url.as_ref().ok_or_else(|| {
-        required(
-            None,
-            "hub-url",
-            "the hub's address, e.g. https://hub.example.org",
-        )
-        .unwrap_err()
-    })?;
+    let url = (args.hub_url.as_ref()).ok_or_else(|| required("hub-url", Required::HubUrl))?;
     let hub_url = url.as_str().to_string();
     if is_placeholder(url.url()) {
         // action.yml's default, there for the runbook of `announce`.
-        return Err(UsageError::new(
-            "hub-url",
-            format!(
-                "hub-url is {PLACEHOLDER_HUB_URL}, the placeholder: set hub-url (--hub-url) to your hub's address"
-            ),
-        )
-        .into());
+        let problem = Problem::Placeholder;
+        return Err(UsageError::of("hub-url", PLACEHOLDER_HUB_URL, problem).into());
     }
-    required(
-        args.hub_token.as_deref(),
-        "hub-token",
-        "a hub API token with scopes list:users and read:servers (see README: the role to create)",
-    )?;
+    let given = hub_token(args).filter(|t| !t.trim().is_empty());
+    let given = given.ok_or_else(|| required("hub-token", Required::HubToken))?;
     // As given: only ASCII whitespace is trimmed, a no-break space around it is refused.
-    let token = inputs::hub_token(args.hub_token.as_deref().unwrap_or_default())?;
+    let token = inputs::hub_token(given)?;
     let token = SecretString::from(token.to_string());
     let hub = HubClient::new(&hub_url, &token, args.hub_timeout.get()).map_err(|e| {
         let input = match e {
             crate::status::hub::HubError::InvalidToken => "hub-token",
             _ => "hub-url",
         };
-        UsageError::new(input, e.to_string())
+        usage(input)(e.into())
     })?;
     Ok((hub, hub_url))
+}
+
+/// The `hub-token` input as given.
+fn hub_token(args: &StatusArgs) -> Option<&str> {
+    args.hub_token.as_ref().map(ExposeSecret::expose_secret)
 }
 
 /// Whether `hub_url` is [`PLACEHOLDER_HUB_URL`], compared as URLs: scheme and host in any
@@ -154,40 +138,23 @@ fn release(
 ) -> Result<ReleaseInputs> {
     let released_at = args.released_at;
     if let Some(at) = released_at.filter(|at| *at > now) {
-        return Err(UsageError::new(
-            "released-at",
-            format!(
-                "released-at (--released-at) {} is later than this run's clock ({}): give the time the release went live, which has passed, e.g. the time announce recorded in the release note",
-                rfc3339(at),
-                rfc3339(now)
-            ),
-        )
-        .into());
+        let problem = Problem::LaterThanClock { at, now };
+        return Err(UsageError::new("released-at", problem).into());
     }
     let image = args.image.clone();
     // Validated whatever the image, as `announce` does, so a bad value is refused before it
     // matters.
     let registry = args.registry.options(github_token)?;
     if released_at.is_none() && image.is_none() {
-        return Err(UsageError::new(
-            "released-at",
-            "say which release to measure: set image (--image; the release note announce wrote for its digest gives the time) or released-at (--released-at, RFC 3339)",
-        )
-        .into());
+        return Err(UsageError::new("released-at", Problem::Rule(Rule::NoRelease)).into());
     }
     if args.deployment.environment.is_some() && image.is_none() {
-        return Err(UsageError::new(
-            "image",
-            "environment needs image (--image): its digest finds the release note and the deployment",
-        )
-        .into());
+        let problem = Problem::Rule(Rule::EnvironmentNeedsImage);
+        return Err(UsageError::new("image", problem).into());
     }
     if args.comment && image.is_none() {
-        return Err(UsageError::new(
-            "image",
-            "comment needs image (--image): its digest finds the tracking issue",
-        )
-        .into());
+        let problem = Problem::Rule(Rule::CommentNeedsImage);
+        return Err(UsageError::new("image", problem).into());
     }
     let announced = image.as_ref().and_then(ImageSource::registry_reference);
     let github_needed =
@@ -195,9 +162,8 @@ fn release(
     let image = image.filter(|source| {
         let needed = github_needed || by_digest;
         if !needed {
-            log.info(&format!(
-                "released-at is given and comment is off: the image {} is not resolved (only the release note and the comment need its digest)",
-                source.display()
+            log.info(&crate::render::usage_words::image_not_resolved(
+                &source.display(),
             ));
         }
         needed
@@ -231,38 +197,14 @@ fn release(
     })
 }
 
-/// `2026-11-30T12:00:00Z`.
-fn rfc3339(t: OffsetDateTime) -> String {
-    crate::status::classify::rfc3339(t)
-}
-
 /// An RFC 3339 time input, in UTC ([`crate::support::time::parse_rfc3339`]: years 0000 to
 /// 9999 in UTC).
 ///
 /// # Errors
 /// [`UsageError`] naming `input` and quoting the text.
 fn time_input(text: &str, input: &str) -> Result<OffsetDateTime, UsageError> {
-    crate::support::time::parse_rfc3339(text).map_err(|e| {
-        UsageError::new(
-            input,
-            format!(
-                "{input} (--{input}) {:?} {e}: write e.g. 2026-11-30T12:00:00Z",
-                text.trim()
-            ),
-        )
-    })
-}
-
-/// `status --image`: an image reference ([`ImageSource::parse`]); for an OCI layout, a
-/// directory holding that tag ([`super::announce::layout_usable`]).
-///
-/// # Errors
-/// [`UsageError`] naming `image`.
-pub(super) fn image_input(text: &str) -> Result<ImageSource, UsageError> {
-    let image = text.trim();
-    let source = ImageSource::parse(image).map_err(usage("image"))?;
-    super::announce::layout_usable(image, &source)?;
-    Ok(source)
+    crate::support::time::parse_rfc3339(text)
+        .map_err(|e| UsageError::of(input, text.trim(), Problem::Time(e)))
 }
 
 /// `--now`, the run's clock (both commands): an RFC 3339 time ([`time_input`]).
@@ -281,41 +223,33 @@ pub(super) fn released_at_input(text: &str) -> Result<OffsetDateTime, UsageError
     time_input(text, "released-at")
 }
 
-/// The GitHub client for the release note and the tracking issue: the token, and the
-/// repository from `--repository` or `GITHUB_REPOSITORY`.
 /// Why this `status` run reads GitHub, for the error without a token: the first of
 /// `environment`, `comment`, and the release time from the release note.
-fn needs_github(args: &StatusArgs) -> &'static str {
+fn needs_github(args: &StatusArgs) -> GitHubUse {
     if args.deployment.environment.is_some() {
-        "with environment, status reads the release note and keeps the deployment's status"
+        GitHubUse::Environment
     } else if args.comment {
-        "with comment, status reads the release note and writes the comment"
+        GitHubUse::Comment
     } else {
-        "with image and without released-at, status reads the release time from the release note"
+        GitHubUse::ReleaseTime
     }
 }
 
+/// The GitHub client for the release note and the tracking issue: the token, and the
+/// repository from `--repository` or `GITHUB_REPOSITORY`.
 fn github_client(
     args: &StatusArgs,
     token: Option<&str>,
     env: &HashMap<String, String>,
     log: &Log,
-    why: &str,
+    why: GitHubUse,
 ) -> Result<GitHub> {
-    let ctx = args.github.run_context(&None, env)?;
+    let ctx = args.github.run_context(None, env)?;
     inputs::warn_if_plain_http(log, "api-url", &ctx.api_url, "github-token");
-    let token = token.ok_or_else(|| {
-        UsageError::new(
-            "github-token",
-            format!("no GitHub token: {why}: set github-token (default ${{{{ github.token }}}}) or --github-token"),
-        )
-    })?;
-    let repo = ctx.repository.ok_or_else(|| {
-        UsageError::new(
-            "repository",
-            "no repository: set --repository OWNER/REPO (GITHUB_REPOSITORY outside Actions)",
-        )
-    })?;
+    let token =
+        token.ok_or_else(|| UsageError::new("github-token", Problem::NoToken(Some(why))))?;
+    let repo = (ctx.repository)
+        .ok_or_else(|| UsageError::new("repository", Problem::Rule(Rule::NoRepository)))?;
     Ok(GitHub::with_options(
         &ctx.api_url,
         &SecretString::from(token),

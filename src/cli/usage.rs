@@ -1,24 +1,44 @@
 //! Bad usage found after parsing, and the helpers that raise it.
 
-/// Bad usage found after parsing: a required input left empty, or a value an input does not
-/// take. The process exits with code 2, as for clap's own usage errors, and inside Actions
-/// the annotation's title is `Invalid input: INPUT`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
+pub(crate) use crate::render::usage::*;
+use std::sync::Arc;
+
+/// Bad usage: a required input left empty, or a value an input does not take. The process
+/// exits with code 2, as for clap's own usage errors, and inside Actions the annotation's
+/// title is `Invalid input: INPUT`. Data only: its words are
+/// [`crate::render::usage_words::words`]', chosen by the problem.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{}", self.words())]
 pub struct UsageError {
     /// The input at fault: its action.yml name, also the `--option` (e.g. `cull-timeout`).
-    pub input: String,
-    /// What is wrong and what to write instead; names the input too.
-    pub message: String,
+    pub(crate) input: String,
+    /// The value as given (trimmed), as safe to show: credentials and queries as `***`.
+    pub(crate) given: Option<String>,
+    /// What is wrong, with the facts the words need (boxed: errors stay small).
+    pub(crate) problem: Box<Problem>,
 }
 
 impl UsageError {
-    /// An error about `input`.
-    pub fn new(input: impl Into<String>, message: impl Into<String>) -> Self {
+    /// `problem` with `input`, no value quoted.
+    pub(crate) fn new(input: impl Into<String>, problem: Problem) -> Self {
         Self {
             input: input.into(),
-            message: message.into(),
+            given: None,
+            problem: Box::new(problem),
         }
+    }
+
+    /// `problem` with `input`, whose value `given` the words quote.
+    pub(crate) fn of(input: impl Into<String>, given: impl Into<String>, problem: Problem) -> Self {
+        Self {
+            given: Some(given.into()),
+            ..Self::new(input, problem)
+        }
+    }
+
+    /// The message and, apart, the help.
+    pub(crate) fn words(&self) -> crate::render::usage_words::Words {
+        crate::render::usage_words::words(&self.input, self.given.as_deref(), &self.problem)
     }
 }
 
@@ -36,33 +56,31 @@ pub fn bad_input(err: &anyhow::Error) -> Option<&str> {
     })
 }
 
-/// Turns an error about the value of `input` into a [`UsageError`] naming it.
+/// Turns another stage's error about the value of `input` into a [`UsageError`] naming it,
+/// in that error's words (which name the input).
 pub fn usage(input: &str) -> impl Fn(anyhow::Error) -> UsageError + '_ {
-    move |e| UsageError::new(input, format!("{e:#}"))
+    move |e| UsageError::new(input, Problem::Refused(Arc::new(e), Said::Whole))
 }
 
-/// The value of a `required: true` input, trimmed. The Actions runner does not enforce
-/// `required` (it passes an empty `INPUT_<NAME>` or none), so the binary does.
-///
-/// # Errors
-/// [`UsageError`] naming `input` (its action.yml name, also the `--input` option) and saying
-/// what it is (`what`), when the value is missing or blank.
-pub fn required<'a>(
-    value: Option<&'a str>,
+/// [`usage`] for an error whose words follow `NAME (--NAME)` and the value `given`, if any,
+/// joined by `said`.
+pub(crate) fn refused(
     input: &str,
-    what: &str,
-) -> Result<&'a str, UsageError> {
-    value
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .ok_or_else(|| {
-            UsageError::new(
-                input,
-                format!(
-                    "the input `{input}` is required: set `{input}:` under `with:` (or --{input}): {what}"
-                ),
-            )
-        })
+    given: Option<&str>,
+    said: Said,
+    e: impl Into<anyhow::Error>,
+) -> UsageError {
+    UsageError {
+        input: input.to_string(),
+        given: given.map(str::to_string),
+        problem: Box::new(Problem::Refused(Arc::new(e.into()), said)),
+    }
+}
+
+/// The refusal of a `required: true` input left empty: the Actions runner does not enforce
+/// `required` (it passes an empty `INPUT_<NAME>` or none), so the binary does.
+pub(crate) fn required(input: &str, what: Required) -> UsageError {
+    UsageError::new(input, Problem::Required(what))
 }
 
 /// An error as the usage tables show it: the input a [`UsageError`] names (`(not usage)` for

@@ -1,29 +1,16 @@
 //! The typed value parsers of the options, in one place: clap runs them while it reads the
 //! command line and the Action inputs (`INPUT_<NAME>`), so the request builders receive
-//! values, never text to parse again.
-//!
-//! Every refusal is a clap usage error (exit code 2) whose message is the project's own
-//! words, naming the input as `NAME (--NAME)` and quoting the value only as it is safe to
-//! show (a URL's credentials and query as `***`, a secret never), and whose
-//! [`ContextKind::InvalidArg`] names the option, so inside Actions the annotation is titled
-//! `Invalid input: NAME` ([`crate::usage_error`]).
-//!
-//! For an option of your own (e.g. in `cli/kube.rs` or `cli/deployment.rs`):
-//! - a duration: `value_parser = DurationParser::timeout(Duration::from_secs(1), "30")` (or
-//!   [`DurationParser::CULLER`]), field type `Option<InputDuration>` or `InputDuration` with
-//!   `default_value`; add `allow_hyphen_values = true` so `-5` is refused in these words;
-//! - a boolean word of the Action (`true`/`yes`/`on`/`1`, `false`/`no`/`off`/`0`):
-//!   `value_parser = BoolParser`, with `num_args = 0..=1, default_missing_value = "true"`
-//!   for a flag;
-//! - a comma- or newline-separated list: `value_parser = ListParser`, field type [`List`];
-//! - an `http(s)://` URL: `value_parser = UrlParser::API` (or [`UrlParser::HUB`]), field type
-//!   [`HttpUrl`];
-//! - an enum: `#[derive(clap::ValueEnum)]` with `ignore_case = true` on the field (the
-//!   Action's YAML strings come in any case);
-//! - any other check `fn(&str) -> Result<T, UsageError>`: `value_parser = Checked(f)`.
+//! values, never text to parse again. Every refusal is a clap usage error (exit code 2)
+//! carrying a [`UsageError`]'s words and, as [`ContextKind::InvalidArg`], the option, so
+//! inside Actions the annotation is titled `Invalid input: NAME` ([`crate::usage_error`]).
+//! Durations: [`DurationParser`]; the Action's boolean words: [`BoolParser`] (with
+//! `num_args = 0..=1, default_missing_value = "true"` for a flag); lists: [`ListParser`];
+//! URLs: [`UrlParser`]; enums: [`EnumParser`]; any other check `fn(&str) -> Result<T,
+//! UsageError>`: [`Checked`].
 
 use super::UsageError;
-use crate::support::duration::{JOB_MAX, JOB_MAX_WORDS};
+use super::usage::{DurationBounds, DurationLimit, DurationProblem, Problem};
+use crate::support::duration::JOB_MAX;
 use clap::builder::TypedValueParser;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use std::ffi::OsStr;
@@ -61,10 +48,9 @@ fn text<'a>(
     arg: Option<&clap::Arg>,
     value: &'a OsStr,
 ) -> Result<&'a str, clap::Error> {
-    value.to_str().ok_or_else(|| {
-        let input = input_name(arg);
-        refusal(cmd, arg, format!("{input} (--{input}) is not UTF-8 text"))
-    })
+    value
+        .to_str()
+        .ok_or_else(|| refusal(cmd, arg, UsageError::new(input_name(arg), Problem::NotUtf8)))
 }
 
 /// One of the project's checks as a clap value parser: `fn(text) -> value or UsageError`,
@@ -102,106 +88,80 @@ impl InputDuration {
     }
 }
 
-/// The most a duration can be with its reason, for messages.
-#[derive(Debug, Clone, Copy)]
-struct Limit {
-    max: Duration,
-    /// `max` in words (`6h`).
-    words: &'static str,
-    /// Why, after the words (`the longest a job on a GitHub-hosted runner runs`).
-    why: &'static str,
-}
-
-/// The culler's limit, [`crate::window::MAX_DURATION_SECS`] (3650 days): beyond it a window
-/// is no promise, and every sum of durations stays exact.
-const CULLER_LIMIT: Limit = Limit {
-    max: Duration::from_secs(crate::window::MAX_DURATION_SECS),
-    words: "3650 days (315360000 s)",
-    why: "the longest duration codeq-rollout takes",
-};
-
-/// A job's limit, [`JOB_MAX`]: a timeout longer than a job can never take effect.
-const JOB_LIMIT: Limit = Limit {
-    max: JOB_MAX,
-    words: JOB_MAX_WORDS,
-    why: "the longest a job on a GitHub-hosted runner runs",
-};
-
 /// The one duration parser of every duration option: seconds when bare (`60`), else a
 /// [`humantime`] duration (`90s`, `2m`, `1h 30m`; [`crate::support::duration::parse`],
 /// months and years refused), trimmed, from `min` to the limit (a job's 6 h for timeouts,
 /// 3650 days for the culler's settings), in whole seconds when `whole_seconds`.
 #[derive(Debug, Clone, Copy)]
 pub struct DurationParser {
-    min: Duration,
-    limit: Limit,
+    bounds: DurationBounds,
     whole_seconds: bool,
-    /// An example in the option's own terms (`30` for 30 seconds), for messages.
-    example: &'static str,
 }
 
 impl DurationParser {
     /// The culler's settings (`cull-timeout`, `cull-every`, `cull-max-age`): whole seconds
     /// from 0 to 3650 days ([`crate::window::MAX_DURATION_SECS`]).
-    pub const CULLER: Self = Self {
-        min: Duration::ZERO,
-        limit: CULLER_LIMIT,
-        whole_seconds: true,
-        example: "3600",
-    };
+    pub const CULLER: Self = Self::whole(Duration::ZERO, "3600");
     /// The hub's slow-stop timeout: whole seconds from 1 s to 3650 days.
-    pub(crate) const SLOW_STOP: Self = Self {
-        min: Duration::from_secs(1),
-        limit: CULLER_LIMIT,
-        whole_seconds: true,
-        example: "10",
-    };
+    pub(crate) const SLOW_STOP: Self = Self::whole(Duration::from_secs(1), "10");
+
+    /// Whole seconds from `min` to the culler's limit, `example` in messages.
+    const fn whole(min: Duration, example: &'static str) -> Self {
+        Self {
+            bounds: DurationBounds {
+                min,
+                limit: DurationLimit::Culler,
+                example,
+            },
+            whole_seconds: true,
+        }
+    }
 
     /// A timeout or wait of a request: from `min` to [`JOB_MAX`] (6 h), `example` in
     /// messages (bare seconds, e.g. `30`).
     pub(crate) const fn timeout(min: Duration, example: &'static str) -> Self {
         Self {
-            min,
-            limit: JOB_LIMIT,
+            bounds: DurationBounds {
+                min,
+                limit: DurationLimit::Job,
+                example,
+            },
             whole_seconds: false,
-            example,
         }
     }
 
-    /// `text` checked, or why not in words that name `input` and quote the text.
+    /// `text` checked.
     ///
     /// # Errors
-    /// The refusal's words, naming `input` (`NAME (--NAME)`) and quoting the text.
-    pub fn check(&self, input: &str, text: &str) -> Result<InputDuration, String> {
+    /// [`UsageError`] naming `input` and quoting the text (trimmed).
+    pub fn check(&self, input: &str, text: &str) -> Result<InputDuration, UsageError> {
         let t = text.trim();
-        let forms = format!(
-            "write seconds ({}) or a duration such as 90s, 10m, 1h 30m",
-            self.example
-        );
-        let named = format!("{input} (--{input}) {t:?}");
+        let refuse = |what| {
+            Err(UsageError::of(
+                input,
+                t,
+                Problem::Duration(what, self.bounds),
+            ))
+        };
+        let max = match self.bounds.limit {
+            DurationLimit::Culler => Duration::from_secs(crate::window::MAX_DURATION_SECS),
+            DurationLimit::Job => JOB_MAX,
+        };
         if t.is_empty() {
-            return Err(format!("{input} (--{input}) is empty: {forms}"));
+            return refuse(DurationProblem::Empty);
         }
         if let Some(magnitude) = t.strip_prefix('-') {
-            return Err(match crate::support::duration::parse(magnitude) {
-                Ok(d) if d.is_zero() => {
-                    format!("{named} has a minus sign: durations take none; {forms}")
-                }
-                _ => format!("{named} is negative: durations take no minus sign; {forms}"),
-            });
+            return match crate::support::duration::parse(magnitude) {
+                Ok(d) if d.is_zero() => refuse(DurationProblem::MinusSign),
+                _ => refuse(DurationProblem::Negative),
+            };
         }
-        let too_long = || {
-            format!(
-                "{named} is longer than {}, {}: give at most {}",
-                self.limit.words, self.limit.why, self.limit.words
-            )
-        };
         let digits = t.bytes().all(|b| b.is_ascii_digit());
         let d = match crate::support::duration::parse(t) {
             Ok(d) => d,
-            Err(_) if digits => return Err(too_long()),
+            Err(_) if digits => return refuse(DurationProblem::TooLong),
             Err(e) if e.humantime() == Some(&humantime::DurationError::NumberOverflow) => {
-                return Err(too_long());
+                return refuse(DurationProblem::TooLong);
             }
             Err(e) => {
                 // `1.5` reads as a number without a unit: a bare number is whole seconds.
@@ -210,31 +170,22 @@ impl DurationParser {
                         .iter()
                         .all(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
                 });
-                return Err(match decimal && !self.whole_seconds {
-                    true => format!(
-                        "{named} is not a duration: a number without a unit is whole seconds, so write {t}s for {t} seconds ({forms})"
-                    ),
-                    false => format!("{named} is not a duration ({e}): {forms}"),
-                });
+                return match decimal && !self.whole_seconds {
+                    true => refuse(DurationProblem::BareDecimal),
+                    false => refuse(DurationProblem::NotADuration(e)),
+                };
             }
         };
         if self.whole_seconds && d.subsec_nanos() != 0 {
-            return Err(format!("{named} is not a whole number of seconds: {forms}"));
+            return refuse(DurationProblem::NotWholeSeconds);
         }
-        if d > self.limit.max {
-            return Err(too_long());
+        if d > max {
+            return refuse(DurationProblem::TooLong);
         }
-        if d < self.min {
-            let min = humantime::format_duration(self.min);
-            return Err(match d.is_zero() {
-                true => format!(
-                    "{input} (--{input}) is 0: give {min} or more, e.g. {}",
-                    self.example
-                ),
-                false => format!(
-                    "{named} is shorter than {min}: give {min} or more, e.g. {}",
-                    self.example
-                ),
+        if d < self.bounds.min {
+            return refuse(match d.is_zero() {
+                true => DurationProblem::Zero,
+                false => DurationProblem::TooShort,
             });
         }
         Ok(InputDuration(d))
@@ -251,7 +202,7 @@ impl TypedValueParser for DurationParser {
         value: &OsStr,
     ) -> Result<InputDuration, clap::Error> {
         self.check(&input_name(arg), text(cmd, arg, value)?)
-            .map_err(|why| refusal(cmd, arg, why))
+            .map_err(|e| refusal(cmd, arg, e))
     }
 }
 
@@ -285,28 +236,16 @@ impl<E: clap::ValueEnum + Clone + Send + Sync + 'static> TypedValueParser for En
     ) -> Result<E, clap::Error> {
         let t = text(cmd, arg, value)?.trim();
         E::from_str(t, true).map_err(|_| {
-            let names: Vec<String> = E::value_variants()
+            let names = E::value_variants()
                 .iter()
                 .filter_map(clap::ValueEnum::to_possible_value)
                 .map(|v| v.get_name().to_string())
                 .collect();
-            let words = match names.split_last() {
-                Some((last, [])) => last.clone(),
-                Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-                None => String::new(),
-            };
-            let input = input_name(arg);
-            refusal(
-                cmd,
-                arg,
-                format!("{input} (--{input}) {t:?} is not {words}"),
-            )
+            let e = UsageError::of(input_name(arg), t, Problem::NotOneOf(names));
+            refusal(cmd, arg, e)
         })
     }
 }
-
-/// The words a boolean input takes, for messages.
-pub(crate) const BOOLEAN_WORDS: &str = "true or false (also yes/no, on/off, 1/0)";
 
 /// A boolean word of the Action, trimmed and in any case: `true`/`yes`/`on`/`1` or
 /// `false`/`no`/`off`/`0` (YAML 1.1's and the usual shell words; an Action input is a
@@ -334,15 +273,8 @@ impl TypedValueParser for BoolParser {
     ) -> Result<bool, clap::Error> {
         let t = text(cmd, arg, value)?;
         boolean(t).ok_or_else(|| {
-            let input = input_name(arg);
-            refusal(
-                cmd,
-                arg,
-                format!(
-                    "{input} (--{input}) {:?} is not a boolean: write {BOOLEAN_WORDS}",
-                    t.trim()
-                ),
-            )
+            let e = UsageError::of(input_name(arg), t.trim(), Problem::NotBoolean);
+            refusal(cmd, arg, e)
         })
     }
 }
@@ -469,10 +401,8 @@ impl TypedValueParser for UrlParser {
         value: &OsStr,
     ) -> Result<HttpUrl, clap::Error> {
         let text = (self.0)(text(cmd, arg, value)?).map_err(|e| refusal(cmd, arg, e))?;
-        let url = url::Url::parse(&text).map_err(|e| {
-            let input = input_name(arg);
-            refusal(cmd, arg, format!("{input} (--{input}) is not a URL ({e})"))
-        })?;
+        let url = url::Url::parse(&text)
+            .map_err(|e| refusal(cmd, arg, UsageError::new(input_name(arg), Problem::Url(e))))?;
         Ok(HttpUrl { url, text })
     }
 }
@@ -515,7 +445,7 @@ mod tests {
             for text in texts {
                 let shown = match parser.check(input, text) {
                     Ok(d) => format!("{:?}", d.get()),
-                    Err(why) => why,
+                    Err(why) => why.to_string(),
                 };
                 table.push(format!("{input} {text:?}: {shown}"));
             }

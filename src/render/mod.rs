@@ -11,6 +11,8 @@ pub mod deployment;
 pub mod docs;
 pub mod messages;
 mod reasons;
+pub(crate) mod usage;
+pub(crate) mod usage_words;
 pub mod window_words;
 
 pub use context::TemplateContext;

@@ -1,0 +1,400 @@
+//! Bad usage as data: what an input's value breaks, with the facts its words need (limits,
+//! the character refused, the host without its scheme). The command line raises these
+//! (`crate::cli::UsageError` carries one with the input and the value as given); the words
+//! are [`super::usage_words`]'.
+
+use crate::window::{Configured, HubScale};
+use core::net::Ipv4Addr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use time::OffsetDateTime;
+
+/// What is wrong with an input. The value as given (when quoted) is the error's, not the
+/// problem's; a variant that places it in its words says so.
+#[derive(Debug, Clone)]
+pub(crate) enum Problem {
+    /// A required input left empty or unset.
+    Required(Required),
+    /// A value that is not UTF-8.
+    NotUtf8,
+    /// A duration refused ([`DurationProblem`]) by a parser with these bounds.
+    Duration(DurationProblem, DurationBounds),
+    /// Not one of an enum's values, listed in order.
+    NotOneOf(Vec<String>),
+    /// Not one of the Action's boolean words.
+    NotBoolean,
+    /// A checked URL the URL parser then refused (never expected).
+    Url(url::ParseError),
+    /// Not a name Kubernetes or Helm takes, at most `max_chars` characters.
+    NotAName {
+        /// Which kind of name.
+        kind: NameKind,
+        /// The longest name the rule allows.
+        max_chars: usize,
+    },
+    /// A URL refused ([`UrlProblem`]); the value shown with credentials and query as `***`.
+    BadUrl(UrlKind, UrlProblem),
+    /// A hub URL in the hub's API; `base` is the address before `/hub/api`.
+    InHubApi {
+        /// The address to give instead.
+        base: String,
+    },
+    /// Not `OWNER/REPO` by GitHub's rules (the rule broken, in its own words).
+    Repository(Arc<dyn std::error::Error + Send + Sync>),
+    /// `OWNER/REPO.git`; `without` is the value without `.git` when that is a repository.
+    GitSuffix {
+        /// The repository without its `.git` ending, when it is one.
+        without: Option<String>,
+    },
+    /// A token holding other than printable ASCII; `control` when a space, line break or
+    /// control character.
+    TokenCharacters {
+        /// A space, line break or control character (else a non-ASCII character).
+        control: bool,
+    },
+    /// A hub token of `chars` characters, fewer than `min`.
+    HubTokenShort {
+        /// The token's length.
+        chars: usize,
+        /// The fewest JupyterHub takes.
+        min: usize,
+    },
+    /// An `insecure-registry` entry holding `@`, at the 1-based `entry` when known.
+    InsecureCredentials {
+        /// The entry's position.
+        entry: Option<usize>,
+    },
+    /// An `insecure-registry` entry that is not HOST or HOST:PORT.
+    InsecureEntry(EntryProblem),
+    /// `hub-size` refused.
+    HubSize(HubSizeProblem, u64),
+    /// A values file path holding a comma that does not exist (a list given on one line).
+    ValuesListedWithComma(PathBuf),
+    /// Deadlines past the calendar's last date ([`crate::window::LAST_DATE`]).
+    PastTheCalendar(Box<PastTheCalendar>),
+    /// An `oci:` layout directory that is something else.
+    LayoutNotADirectory(PathBuf),
+    /// An `oci:` layout directory that does not exist.
+    LayoutMissing(PathBuf),
+    /// A team template refused ([`TemplateProblem`]).
+    Template(TemplateProblem),
+    /// A time after the run's clock.
+    LaterThanClock {
+        /// The time given.
+        at: OffsetDateTime,
+        /// The run's clock.
+        now: OffsetDateTime,
+    },
+    /// An RFC 3339 time that does not parse.
+    Time(crate::support::time::TimeError),
+    /// A rule between inputs broken.
+    Rule(Rule),
+    /// No GitHub token where one is needed (`for_`: why `status` needs one; `None` for
+    /// `announce`, which can run dry without it).
+    NoToken(Option<GitHubUse>),
+    /// `fail-on` names an alarm (its word) that needs the pods while Kubernetes is off.
+    AlarmWithoutKubernetes(String),
+    /// The value is the placeholder `hub-url` default.
+    Placeholder,
+    /// Another stage's refusal, in its own words, which name the input: `Whole` as they
+    /// are, `Named` after `NAME (--NAME)` (and the value, when quoted).
+    Refused(Arc<anyhow::Error>, Said),
+}
+
+/// How another stage's words ([`Problem::Refused`]) are placed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Said {
+    /// As they are: they name the input themselves.
+    Whole,
+    /// After `NAME (--NAME)` and the value shown, and a space.
+    Named,
+    /// After `NAME (--NAME)` and the value shown, if any, and a colon.
+    Colon,
+}
+
+/// The required inputs, each with what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Required {
+    /// `announce --image`.
+    Image,
+    /// `status --hub-url`.
+    HubUrl,
+    /// `status --hub-token`.
+    HubToken,
+}
+
+/// What a duration breaks.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum DurationProblem {
+    /// Blank.
+    Empty,
+    /// `-0`.
+    MinusSign,
+    /// Below zero.
+    Negative,
+    /// Over the limit.
+    TooLong,
+    /// `1.5`: a number with a fraction and no unit, where fractions are taken.
+    BareDecimal,
+    /// Neither seconds nor a duration.
+    NotADuration(crate::support::duration::DurationError),
+    /// A fraction of a second where only whole seconds are taken.
+    NotWholeSeconds,
+    /// 0 where the least is more.
+    Zero,
+    /// Below the least.
+    TooShort,
+}
+
+/// A duration parser's bounds, for its words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DurationBounds {
+    /// The least taken.
+    pub(crate) min: Duration,
+    /// The most taken.
+    pub(crate) limit: DurationLimit,
+    /// An example in the option's terms (`30`).
+    pub(crate) example: &'static str,
+}
+
+/// Which most a duration parser takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DurationLimit {
+    /// The culler's settings: 3650 days ([`crate::window::MAX_DURATION_SECS`]).
+    Culler,
+    /// A timeout: the longest a job runs ([`crate::support::duration::JOB_MAX`]).
+    Job,
+}
+
+/// The two Kubernetes names an input takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NameKind {
+    /// A namespace: a DNS-1123 label.
+    Namespace,
+    /// A Helm release: DNS-1123 labels joined by dots.
+    HelmRelease,
+}
+
+/// The two URL inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum UrlKind {
+    /// `hub-url`: the hub's address, pasted into the runbook.
+    Hub,
+    /// `api-url`: GitHub's REST API base.
+    Api,
+}
+
+/// What a URL breaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum UrlProblem {
+    /// A query (`'?'`, `true`) or fragment (`'#'`).
+    QueryOrFragment {
+        /// A query, else a fragment.
+        query: bool,
+    },
+    /// A character the runbook's shell commands and Markdown cannot carry.
+    Unpasteable(char),
+    /// Whitespace, a control or an invisible character.
+    Whitespace,
+    /// Not a URL.
+    NotAUrl(url::ParseError),
+    /// Another scheme than http or https.
+    NotHttp,
+    /// Nothing between `://` and the next `/`.
+    NoHost,
+    /// A user name or password before the host.
+    UserName,
+}
+
+/// What an `insecure-registry` entry breaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum EntryProblem {
+    /// Whitespace inside.
+    Whitespace,
+    /// A scheme (its name when plain); `authority` the host and port after it, when good.
+    Scheme {
+        /// The scheme, when it is a plain word.
+        scheme: Option<String>,
+        /// The host and port after it, when they would be taken.
+        authority: Option<String>,
+    },
+    /// A path, query or fragment; `authority` as for [`EntryProblem::Scheme`].
+    MoreThanHostAndPort {
+        /// The host and port before it, when they would be taken.
+        authority: Option<String>,
+    },
+    /// `[` without `]`.
+    OpenBracket,
+    /// More after `]` than `:PORT`.
+    AfterBracket,
+    /// An IPv6 address without brackets.
+    UnbracketedIpv6,
+    /// More than one `:`.
+    ManyColons,
+    /// No host.
+    NoHost,
+    /// Brackets around something else than an IPv6 address.
+    BracketsNotIpv6,
+    /// An IPv4 address in a short or non-decimal form; `ip` its usual form.
+    ShortIpv4(Ipv4Addr),
+    /// A last label that is a number, not an IPv4 address.
+    NumberNotIpv4(url::ParseError),
+    /// Not a host name.
+    HostName(HostNameProblem),
+    /// A bad port after `host:`.
+    Port {
+        /// The host before the port.
+        host: String,
+        /// What the port breaks.
+        problem: PortProblem,
+    },
+}
+
+/// What a host name breaks (RFC 1123 §2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HostNameProblem {
+    /// A character a host name cannot hold.
+    Character(char),
+    /// A final dot.
+    FinalDot,
+    /// Longer than `max` characters.
+    TooLong {
+        /// Its length.
+        chars: usize,
+        /// The most.
+        max: usize,
+    },
+    /// An empty label.
+    EmptyLabel,
+    /// A label longer than `max` characters.
+    LongLabel {
+        /// Its length.
+        chars: usize,
+        /// The most.
+        max: usize,
+    },
+    /// A label starting or ending with `-`.
+    HyphenAtEdge,
+}
+
+/// What a registry port breaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PortProblem {
+    /// Nothing after `:`.
+    Missing,
+    /// Not decimal digits.
+    NotDecimal,
+    /// 0.
+    Zero,
+    /// A leading zero.
+    LeadingZero,
+    /// Above 65535.
+    TooHigh,
+}
+
+/// What `hub-size` breaks (the value as given, quoted where the words show it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HubSizeProblem {
+    /// Below 0.
+    Negative,
+    /// 0.
+    Zero,
+    /// Over the most; the number.
+    TooMany(u64),
+    /// Blank.
+    Empty,
+    /// Not a whole number.
+    NotWhole,
+}
+
+/// Settings whose deadlines end after the calendar's last date.
+#[derive(Debug, Clone)]
+pub(crate) struct PastTheCalendar {
+    /// The run's clock.
+    pub(crate) now: OffsetDateTime,
+    /// The clock came from `--now`.
+    pub(crate) now_given: bool,
+    /// The window's longest bound, in seconds.
+    pub(crate) longest_secs: u64,
+    /// The settings, with their origins.
+    pub(crate) configured: Configured,
+    /// The hub's scale, when the worst case was counted.
+    pub(crate) scale: Option<HubScale>,
+    /// What to give instead.
+    pub(crate) fix: CalendarFix,
+}
+
+/// What to change for deadlines that fit the calendar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CalendarFix {
+    /// The hub's size and slow-stop timeout (a cull pass too long for any clock).
+    HubScale,
+    /// The clock given with `--now`.
+    Clock,
+    /// The culler settings.
+    Settings,
+}
+
+/// What a team's template file breaks.
+#[derive(Debug, Clone)]
+pub(crate) enum TemplateProblem {
+    /// It cannot be read.
+    Unreadable(Arc<dyn std::error::Error + Send + Sync>),
+    /// Its real path is outside the workspace.
+    OutsideWorkspace {
+        /// The workspace.
+        workspace: PathBuf,
+        /// The file's real path.
+        real: PathBuf,
+    },
+    /// Not a regular file.
+    NotRegular,
+    /// Over the size limit.
+    TooLarge {
+        /// Its size in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: usize,
+    },
+}
+
+/// Rules between inputs, each with its own words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rule {
+    /// `print-context` without `dry-run`.
+    PrintContextNeedsDryRun,
+    /// `security-labels` empty.
+    NoSecurityLabel,
+    /// `registry-username` without a password.
+    UsernameWithoutPassword,
+    /// `registry-password` without a user name.
+    PasswordWithoutUsername,
+    /// No repository to publish to.
+    NoRepository,
+    /// No commit to publish for.
+    NoCommit,
+    /// Kubernetes on without `image`.
+    KubernetesNeedsImage,
+    /// Neither `image` nor `released-at`.
+    NoRelease,
+    /// `environment` without `image`.
+    EnvironmentNeedsImage,
+    /// `comment` without `image`.
+    CommentNeedsImage,
+    /// `kubernetes: off` with a kubeconfig.
+    KubernetesOffWithKubeconfig,
+    /// `docs` with neither `--check` nor `--write`.
+    DocsMode,
+}
+
+/// Why `status` reads GitHub, for the error without a token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GitHubUse {
+    /// The deployment of `environment`.
+    Environment,
+    /// The comment.
+    Comment,
+    /// The release time from the release note.
+    ReleaseTime,
+}
