@@ -481,7 +481,7 @@ fn warn_if_culling_disabled(window: &Window, log: &Log) {
 }
 
 /// Stage 6 in a dry run: the bodies, printed; with `--print-context`, the template context
-/// as JSON on stdout (the log keeps stdout for it, see [`crate::cli::dispatch`]).
+/// as JSON on stdout (the log keeps stdout for it, see [`crate::dispatch`]).
 fn print_dry_run(
     req: &AnnounceRequest,
     facts: &Facts,
