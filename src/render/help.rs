@@ -6,6 +6,8 @@
 use crate::support::github::error::{Action, GitHubError, Kind, Object, Problem};
 use std::fmt;
 
+mod registry;
+
 impl std::fmt::Display for Action {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {

@@ -109,31 +109,31 @@ pub enum KubeError {
         kubeconfig: String,
     },
     /// 401: the API server does not accept the credentials.
-    #[error("the Kubernetes API server {server} answered 401 Unauthorized: {message}")]
+    #[error("the Kubernetes API server {server} answered 401 Unauthorized: {server_message}")]
     Unauthorized {
         /// The API server's URL.
         server: String,
         /// The API server's message (a `Status` object's).
-        message: String,
+        server_message: String,
     },
     /// 403: RBAC denies `list` on `pods` in the namespace.
-    #[error("the Kubernetes API server {server} answered 403 Forbidden: {message}")]
+    #[error("the Kubernetes API server {server} answered 403 Forbidden: {server_message}")]
     Forbidden {
         /// The API server's URL.
         server: String,
         /// The namespace asked.
         namespace: String,
         /// The API server's message (`pods is forbidden: User "…" cannot list resource …`).
-        message: String,
+        server_message: String,
     },
     /// A second `410 Gone` after the restart.
-    #[error("the pod listing expired twice (410 Gone): {message}")]
+    #[error("the pod listing expired twice (410 Gone): {server_message}")]
     Expired {
         /// The API server's message.
-        message: String,
+        server_message: String,
     },
     /// Any other error answer.
-    #[error("the Kubernetes API server {server} answered {code} {reason}: {message}")]
+    #[error("the Kubernetes API server {server} answered {code} {reason}: {server_message}")]
     Status {
         /// The API server's URL.
         server: String,
@@ -142,7 +142,7 @@ pub enum KubeError {
         /// The `Status` object's `reason`.
         reason: String,
         /// The `Status` object's `message`.
-        message: String,
+        server_message: String,
     },
     /// No answer within `kube-timeout` (connecting, or reading the answer).
     #[error("the Kubernetes API server {server} did not answer within kube-timeout ({timeout})")]
@@ -436,20 +436,23 @@ impl KubeClient {
         let server = self.server.clone();
         match e {
             kube::Error::Api(status) => {
-                let message = one_line(&status.message);
+                let server_message = one_line(&status.message);
                 match status.code {
-                    401 => KubeError::Unauthorized { server, message },
+                    401 => KubeError::Unauthorized {
+                        server,
+                        server_message,
+                    },
                     403 => KubeError::Forbidden {
                         server,
                         namespace: query.namespace.clone(),
-                        message,
+                        server_message,
                     },
-                    410 => KubeError::Expired { message },
+                    410 => KubeError::Expired { server_message },
                     code => KubeError::Status {
                         server,
                         code,
                         reason: one_line(&status.reason),
-                        message,
+                        server_message,
                     },
                 }
             }

@@ -88,7 +88,7 @@ const IO_MODULES: &[&str] = &[
 
 /// Modules under an I/O prefix of [`IO_MODULES`] that hold only data: the error types of
 /// an edge, which a pure stage (the render layer) words.
-const DATA_MODULES: &[&str] = &["support::github::error"];
+const DATA_MODULES: &[&str] = &["support::github::error", "digest::registry::errors"];
 
 /// The pipelines, one function per command reading as its stages: they hold no wording
 /// (see [`sentences`]).

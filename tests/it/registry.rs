@@ -240,7 +240,7 @@ async fn anonymous_pull_of_a_private_image_is_denied_with_the_registry_message()
         err,
         RegistryError::Denied {
             status: 401,
-            message: Some(_),
+            registry_message: Some(_),
             ..
         }
     );

@@ -428,15 +428,16 @@ impl<'a> Session<'a> {
                 .map(|p| format!(":{p}"))
                 .unwrap_or_default()
         ) + realm_url.path();
-        let authentication =
-            |status: u16, message: Option<String>, this: &Self| RegistryError::Authentication {
+        let authentication = |status: u16, registry_message: Option<String>, this: &Self| {
+            RegistryError::Authentication {
                 registry: this.registry.clone(),
                 realm: realm_shown.clone(),
                 status,
-                message,
+                registry_message,
                 repository: this.repository.clone(),
                 presented: auth::presented(this.credentials.as_ref()),
-            };
+            }
+        };
         let answer = match sent {
             Ok(answer) => answer,
             Err(Failure::Status { answer, .. }) => {
@@ -613,7 +614,7 @@ impl<'a> Session<'a> {
 
     /// The error for a refused manifest request (with the body of the GET when there is one).
     fn refusal(&self, status: StatusCode, body: &[u8]) -> RegistryError {
-        let message = self.message(body);
+        let registry_message = self.message(body);
         match status {
             StatusCode::NOT_FOUND
                 if errors::error_code(body).as_deref() == Some("NAME_UNKNOWN") =>
@@ -622,19 +623,19 @@ impl<'a> Session<'a> {
                     registry: self.registry.clone(),
                     repository: self.repository.clone(),
                     image: self.image.clone(),
-                    message,
+                    registry_message,
                 }
             }
             StatusCode::NOT_FOUND => RegistryError::TagNotFound {
                 registry: self.registry.clone(),
                 image: self.image.clone(),
-                message,
+                registry_message,
             },
             StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => RegistryError::Denied {
                 registry: self.registry.clone(),
                 image: self.image.clone(),
                 status: status.as_u16(),
-                message,
+                registry_message,
                 repository: self.repository.clone(),
                 presented: auth::presented(self.credentials.as_ref()),
             },
@@ -648,14 +649,16 @@ impl<'a> Session<'a> {
             {
                 RegistryError::InsecureButTls {
                     registry: self.registry.clone(),
-                    message,
+                    registry_message,
                     private: errors::is_loopback_or_private(&self.host_port().0),
                 }
             }
             status => self.protocol(format!(
                 "HTTP {status} from {}{}",
                 self.url,
-                message.map(|m| format!(": {m}")).unwrap_or_default()
+                registry_message
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default()
             )),
         }
     }
@@ -672,7 +675,7 @@ impl<'a> Session<'a> {
             registry: self.registry.clone(),
             image: self.image.clone(),
             status: answer.status.as_u16(),
-            message: self.message(&answer.body),
+            registry_message: self.message(&answer.body),
             attempts,
             elapsed,
             retry_after,
