@@ -1051,6 +1051,7 @@ pub fn comment_needs_edit(existing: &str, new: &str) -> bool {
 }
 
 pub mod deployment;
+mod hub_words;
 
 #[cfg(test)]
 mod tests;

@@ -847,7 +847,7 @@ mod tests {
         let status = |status| HubError::Status {
             url: url.clone(),
             status,
-            message: None,
+            hub_message: None,
             tries: 1,
         };
         let faults = [

@@ -86,9 +86,17 @@ const IO_MODULES: &[&str] = &[
     "cli",
 ];
 
-/// Modules under an I/O prefix of [`IO_MODULES`] that hold only data: the error types of
-/// an edge, which a pure stage (the render layer) words.
-const DATA_MODULES: &[&str] = &["support::github::error", "digest::registry::errors"];
+/// Modules and items under an I/O prefix of [`IO_MODULES`] that are only data: the error
+/// types of an edge (and the constants their words quote), which a pure stage words (the
+/// render layer; `status::report` for the status edges, which come after render).
+const DATA_MODULES: &[&str] = &[
+    "support::github::error",
+    "digest::registry::errors",
+    "status::hub::HubError",
+    "status::hub::WrongAnswer",
+    "status::hub::ROLE_NAME",
+    "status::hub::SCOPES",
+];
 
 /// The pipelines, one function per command reading as its stages: they hold no wording
 /// (see [`sentences`]).
