@@ -827,9 +827,10 @@ const INVALID_CREDENTIALS: &str = "Missing or invalid credentials";
 fn hub_message(body: &[u8]) -> Option<String> {
     #[derive(Deserialize)]
     struct ErrorDoc {
-        message: Option<String>,
+        #[serde(rename = "message")]
+        hub_message: Option<String>,
     }
-    serde_json::from_slice::<ErrorDoc>(body).ok()?.message
+    serde_json::from_slice::<ErrorDoc>(body).ok()?.hub_message
 }
 
 /// The `message` of JupyterHub's own error document, `{"status": N, "message": "..."}`
@@ -840,11 +841,12 @@ fn hub_error_message(body: &[u8]) -> Option<String> {
     struct ErrorDoc {
         #[allow(dead_code, reason = "required: the shape of the hub's error")]
         status: u16,
-        message: String,
+        #[serde(rename = "message")]
+        hub_message: String,
     }
     serde_json::from_slice::<ErrorDoc>(body)
         .ok()
-        .map(|d| d.message)
+        .map(|d| d.hub_message)
 }
 
 /// The innermost error of `err`'s source chain, in its words (`Connection refused (os error

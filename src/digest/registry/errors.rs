@@ -378,23 +378,26 @@ pub fn registry_message(body: &[u8], secrets: &Secrets) -> Option<String> {
     struct Envelope {
         errors: Vec<Entry>,
     }
+    /// One entry of the distribution error envelope: the registry's code and its own words.
     #[derive(serde::Deserialize)]
     struct Entry {
         #[serde(default)]
         code: String,
-        #[serde(default)]
-        message: String,
+        #[serde(default, rename = "message")]
+        registry_message: String,
     }
     let raw = String::from_utf8_lossy(body);
     let text = if let Ok(envelope) = serde_json::from_slice::<Envelope>(body) {
         envelope
             .errors
             .iter()
-            .map(|e| match (e.code.is_empty(), e.message.is_empty()) {
-                (false, false) => format!("{}: {}", e.code, e.message),
-                (false, true) => e.code.clone(),
-                _ => e.message.clone(),
-            })
+            .map(
+                |e| match (e.code.is_empty(), e.registry_message.is_empty()) {
+                    (false, false) => format!("{}: {}", e.code, e.registry_message),
+                    (false, true) => e.code.clone(),
+                    _ => e.registry_message.clone(),
+                },
+            )
             .collect::<Vec<_>>()
             .join("; ")
     } else if let Ok(serde_json::Value::Object(map)) = serde_json::from_slice(body) {
