@@ -6,6 +6,7 @@
 use crate::support::github::error::{Action, GitHubError, Kind, Object, Problem};
 use std::fmt;
 
+mod event;
 mod registry;
 
 impl std::fmt::Display for Action {

@@ -92,6 +92,9 @@ const IO_MODULES: &[&str] = &[
 const DATA_MODULES: &[&str] = &[
     "support::github::error",
     "digest::registry::errors",
+    "event::EventError",
+    "event::MAX_LABELS",
+    "event::MAX_COMMITS",
     "status::hub::HubError",
     "status::hub::WrongAnswer",
     "status::hub::ROLE_NAME",
@@ -413,5 +416,30 @@ fn the_checker_finds_backward_edges_circles_and_io_in_pure_stages() {
     assert_eq!(
         violations(&pure_io),
         ["render::messages: pure stage imports digest::registry::resolve"]
+    );
+
+    let edge_data = [
+        module(
+            "render::help",
+            &[
+                "use crate::support::github::error::{Action, GitHubError};",
+                "use crate::digest::registry::errors::RegistryError;",
+                "let client: crate::github::GitHub;",
+            ],
+        ),
+        module(
+            "status::report::hub_words",
+            &[
+                "use crate::status::hub::HubError;",
+                "use crate::status::hub::{HubClient, HubError};",
+            ],
+        ),
+    ];
+    assert_eq!(
+        violations(&edge_data),
+        [
+            "render::help: pure stage imports support::github::GitHub",
+            "status::report::hub_words: pure stage imports status::hub",
+        ]
     );
 }
