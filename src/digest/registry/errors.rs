@@ -188,9 +188,8 @@ pub enum RegistryError {
         pinned: String,
         /// The digest the registry answered with.
         answered: String,
-        /// Where that digest came from: `its Docker-Content-Digest header` or `the sha256 of
-        /// the manifest bytes it served`.
-        how: &'static str,
+        /// Where that digest came from.
+        how: DigestSource,
     },
 
     /// The registry's digest is not `sha256:<64 lower-case hex>`.
@@ -246,6 +245,17 @@ pub enum RegistryError {
 }
 
 impl std::error::Error for RegistryError {}
+
+/// Where the digest a registry answered with came from ([`RegistryError::PinMismatch`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DigestSource {
+    /// The `Docker-Content-Digest` header of a HEAD answer.
+    Header,
+    /// The sha256 of the manifest bytes a GET served for the digest.
+    ServedBytes,
+    /// The sha256 of the bytes a GET served for the image index's children.
+    IndexBytes,
+}
 
 /// Why a TLS handshake failed, from the `rustls::Error` in the chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -39,7 +39,7 @@ mod send;
 
 pub use crate::support::retry::{RetryPolicy, Timer, TokioTimer};
 pub use auth::{CredentialSource, Credentials};
-pub use errors::{RegistryError, TlsProblem};
+pub use errors::{DigestSource, RegistryError, TlsProblem};
 
 use super::Digest;
 use super::manifest;
@@ -301,7 +301,7 @@ impl<'a> Session<'a> {
         if head.status.is_success() {
             return match self.header_digest(&head)? {
                 Some(digest) => {
-                    self.check_pin(&digest, "its Docker-Content-Digest header")?;
+                    self.check_pin(&digest, DigestSource::Header)?;
                     Ok(Resolved {
                         digest,
                         media_type: header(&head, "content-type").unwrap_or_default(),
@@ -348,7 +348,7 @@ impl<'a> Session<'a> {
         };
         let body = get.body.clone();
         let resolved = self.digest_of_get(get)?;
-        self.check_pin(&resolved.digest, "the sha256 of its bytes")?;
+        self.check_pin(&resolved.digest, DigestSource::IndexBytes)?;
         Ok(manifest::children(&body))
     }
 
@@ -544,7 +544,7 @@ impl<'a> Session<'a> {
     }
 
     /// A pinned reference must be answered with its pin.
-    fn check_pin(&self, digest: &Digest, how: &'static str) -> Result<(), RegistryError> {
+    fn check_pin(&self, digest: &Digest, how: DigestSource) -> Result<(), RegistryError> {
         match &self.pin {
             Some(pin) if pin != digest => Err(RegistryError::PinMismatch {
                 registry: self.registry.clone(),
@@ -604,7 +604,7 @@ impl<'a> Session<'a> {
             }
             Err(other) => return Err(other),
         }
-        self.check_pin(&computed, "the sha256 of the manifest bytes it served")?;
+        self.check_pin(&computed, DigestSource::ServedBytes)?;
         Ok(Resolved {
             media_type: media_type.to_string(),
             digest: computed,

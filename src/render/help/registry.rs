@@ -1,7 +1,7 @@
 //! The words of [`RegistryError`]: what failed (the registry, the image, the registry's own
 //! message, the credentials tried), then what to do, chosen by variant.
 
-use crate::digest::registry::errors::{Presented, RegistryError, TlsProblem};
+use crate::digest::registry::errors::{DigestSource, Presented, RegistryError, TlsProblem};
 use std::fmt;
 use std::time::Duration;
 
@@ -154,7 +154,12 @@ fn message(e: &RegistryError) -> String {
             answered,
             how,
         } => format!(
-            "registry {registry} answered {image} with digest {answered} ({how}), but the reference is pinned to {pinned}; a registry must serve exactly the pinned manifest, so nothing is announced"
+            "registry {registry} answered {image} with digest {answered} ({}), but the reference is pinned to {pinned}; a registry must serve exactly the pinned manifest, so nothing is announced",
+            match how {
+                DigestSource::Header => "its Docker-Content-Digest header",
+                DigestSource::ServedBytes => "the sha256 of the manifest bytes it served",
+                DigestSource::IndexBytes => "the sha256 of its bytes",
+            }
         ),
         RegistryError::InvalidDigest {
             registry,
