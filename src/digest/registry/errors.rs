@@ -71,9 +71,9 @@ pub enum RegistryError {
     Unreachable {
         /// `HOST[:PORT]` of the registry.
         registry: String,
-        /// What could not be reached: `registry HOST[:PORT]`, or `the token endpoint of
-        /// registry HOST[:PORT]`.
-        endpoint: String,
+        /// The token endpoint (realm URL, without query) when it was what failed; `None`
+        /// for the registry itself.
+        token_endpoint: Option<String>,
         /// Host name or address.
         host: String,
         /// TCP port.
@@ -144,9 +144,9 @@ pub enum RegistryError {
         registry: String,
         /// The image reference as given.
         image: String,
-        /// What did not answer: `registry HOST[:PORT]`, or `the token endpoint URL of
-        /// registry HOST[:PORT]`.
-        endpoint: String,
+        /// The token endpoint (realm URL, without query) when it was what failed; `None`
+        /// for the registry itself.
+        token_endpoint: Option<String>,
         /// The deadline.
         timeout: Duration,
         /// Requests sent in the whole resolution, every try counted (0: the deadline passed

@@ -450,11 +450,7 @@ impl<'a> Session<'a> {
             Err(failure) => {
                 let host = realm_url.host_str().unwrap_or_default().to_string();
                 let port = realm_url.port_or_known_default().unwrap_or_default();
-                let endpoint = format!(
-                    "the token endpoint {realm_shown} of registry {}",
-                    self.registry
-                );
-                return Err(self.transport(failure, &endpoint, host, port));
+                return Err(self.transport(failure, Some(&realm_shown), host, port));
             }
         };
         if !answer.status.is_success() {
@@ -510,7 +506,7 @@ impl<'a> Session<'a> {
     /// The error for a manifest request that got no usable answer.
     fn manifest_transport(&self, failure: Failure) -> RegistryError {
         let (host, port) = self.host_port();
-        self.transport(failure, &format!("registry {}", self.registry), host, port)
+        self.transport(failure, None, host, port)
     }
 
     /// The `Docker-Content-Digest` of an answer: `None` when absent; an error when its values
@@ -685,7 +681,7 @@ impl<'a> Session<'a> {
     fn transport(
         &self,
         failure: Failure,
-        endpoint: &str,
+        token_endpoint: Option<&str>,
         host: String,
         port: u16,
     ) -> RegistryError {
@@ -696,7 +692,7 @@ impl<'a> Session<'a> {
                 cause,
             } => RegistryError::Unreachable {
                 registry: self.registry.clone(),
-                endpoint: endpoint.to_string(),
+                token_endpoint: token_endpoint.map(str::to_string),
                 host,
                 port,
                 attempts,
@@ -720,7 +716,7 @@ impl<'a> Session<'a> {
             Failure::TimedOut => RegistryError::TimedOut {
                 registry: self.registry.clone(),
                 image: self.image.clone(),
-                endpoint: endpoint.to_string(),
+                token_endpoint: token_endpoint.map(str::to_string),
                 timeout: self.sender.policy.deadline.unwrap_or_default(),
                 requests: self.sender.requests,
             },

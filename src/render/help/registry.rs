@@ -71,15 +71,16 @@ fn message(e: &RegistryError) -> String {
             tried(presented)
         ),
         RegistryError::Unreachable {
-            endpoint,
+            registry,
+            token_endpoint,
             host,
             port,
             attempts,
             elapsed,
             cause,
-            ..
         } => format!(
-            "cannot reach {endpoint} (host {host}, port {port}) after {attempts} attempt(s) over {}: {cause}",
+            "cannot reach {} (host {host}, port {port}) after {attempts} attempt(s) over {}: {cause}",
+            endpoint(registry, token_endpoint),
             secs(*elapsed)
         ),
         RegistryError::Tls {
@@ -112,23 +113,25 @@ fn message(e: &RegistryError) -> String {
             waited(retry_after)
         ),
         RegistryError::TimedOut {
+            registry,
             image,
-            endpoint,
+            token_endpoint,
             timeout,
             requests: 0,
-            ..
         } => format!(
-            "registry-timeout ({}) ran out before any request to {endpoint} for {image} could be sent",
-            secs(*timeout)
+            "registry-timeout ({}) ran out before any request to {} for {image} could be sent",
+            secs(*timeout),
+            endpoint(registry, token_endpoint)
         ),
         RegistryError::TimedOut {
+            registry,
             image,
-            endpoint,
+            token_endpoint,
             timeout,
             requests,
-            ..
         } => format!(
-            "{endpoint} did not answer for {image} within registry-timeout ({}; {requests} request(s) sent)",
+            "{} did not answer for {image} within registry-timeout ({}; {requests} request(s) sent)",
+            endpoint(registry, token_endpoint),
             secs(*timeout)
         ),
         RegistryError::DigestMismatch {
@@ -189,6 +192,14 @@ fn message(e: &RegistryError) -> String {
             image,
             detail,
         } => format!("registry {registry} gave an unexpected answer for {image}: {detail}"),
+    }
+}
+
+/// What failed to answer: the registry, or the token endpoint it named.
+fn endpoint(registry: &str, token_endpoint: &Option<String>) -> String {
+    match token_endpoint {
+        Some(realm) => format!("the token endpoint {realm} of registry {registry}"),
+        None => format!("registry {registry}"),
     }
 }
 
@@ -452,7 +463,7 @@ mod tests {
             RegistryError::TimedOut {
                 registry: "r".into(),
                 image: "r/lab:latest".into(),
-                endpoint: "registry r".into(),
+                token_endpoint: None,
                 timeout: Duration::from_millis(1),
                 requests,
             }
