@@ -5,7 +5,6 @@
 //! (`$GITHUB_EVENT_NAME`) says which fields matter.
 //! Payload shapes: GitHub's "Webhook events and payloads" reference.
 
-use anyhow::{Result, bail};
 use serde::Deserialize;
 
 use crate::support::github::models::PullRequest;
@@ -97,6 +96,38 @@ pub const MAX_LABELS: usize = 100;
 /// The most commits a `push` payload lists: 2048 ("Webhook events and payloads", push).
 pub const MAX_COMMITS: usize = 2048;
 
+/// An event payload that is not one GitHub sends, as data: what is wrong, and where. Its
+/// words are the render layer's (`Display`, `crate::render::help`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventError {
+    /// The payload is not a JSON object (an array, a string, nothing).
+    NotAnObject,
+    /// Malformed JSON, a field of the wrong type or a missing required field.
+    Invalid {
+        /// The field's path, e.g. `pull_request.labels[0].name`; `None` for the whole payload.
+        field: Option<String>,
+        /// serde_json's words, with the line and column.
+        cause: String,
+    },
+    /// More labels on the pull request than GitHub allows ([`MAX_LABELS`]).
+    TooManyLabels {
+        /// The labels listed.
+        count: usize,
+    },
+    /// More commits than a `push` payload lists ([`MAX_COMMITS`]).
+    TooManyCommits {
+        /// The commits listed.
+        count: usize,
+    },
+    /// A `pull_request` or `pull_request_target` event without its pull request.
+    NoPullRequest {
+        /// The event's name (`$GITHUB_EVENT_NAME`).
+        event_name: String,
+    },
+}
+
+impl std::error::Error for EventError {}
+
 /// Parses a payload and checks it against GitHub's own limits ([`MAX_LABELS`],
 /// [`MAX_COMMITS`]).
 ///
@@ -104,36 +135,34 @@ pub const MAX_COMMITS: usize = 2048;
 /// Malformed JSON, a field of the wrong type or a missing required field (the error names
 /// the field's path, e.g. `pull_request.labels[0].name`, and the line and column), or more
 /// labels or commits than GitHub ever sends.
-pub fn parse(bytes: &[u8]) -> Result<EventPayload> {
-    let what = "the event payload is not a valid GitHub event";
+pub fn parse(bytes: &[u8]) -> Result<EventPayload, EventError> {
     // serde would also read a struct from a JSON array: an event is an object.
     if bytes.trim_ascii_start().first() != Some(&b'{') {
-        bail!("{what}: it is not a JSON object");
+        return Err(EventError::NotAnObject);
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let payload: EventPayload = serde_path_to_error::deserialize(&mut de).map_err(|err| {
         let path = err.path().to_string();
-        let inner = err.into_inner();
-        if path == "." {
-            anyhow::anyhow!("{what}: {inner}")
-        } else {
-            anyhow::anyhow!("{what}: field {path}: {inner}")
+        EventError::Invalid {
+            field: (path != ".").then_some(path),
+            cause: err.into_inner().to_string(),
         }
     })?;
-    de.end().map_err(|err| anyhow::anyhow!("{what}: {err}"))?;
+    de.end().map_err(|err| EventError::Invalid {
+        field: None,
+        cause: err.to_string(),
+    })?;
     if let Some(pr) = &payload.pull_request {
         if pr.labels.len() > MAX_LABELS {
-            bail!(
-                "{what}: pull_request.labels has {} entries, and GitHub allows at most {MAX_LABELS}",
-                pr.labels.len()
-            );
+            return Err(EventError::TooManyLabels {
+                count: pr.labels.len(),
+            });
         }
     }
     if payload.commits.len() > MAX_COMMITS {
-        bail!(
-            "{what}: commits has {} entries, and GitHub sends at most {MAX_COMMITS}",
-            payload.commits.len()
-        );
+        return Err(EventError::TooManyCommits {
+            count: payload.commits.len(),
+        });
     }
     Ok(payload)
 }
@@ -144,13 +173,13 @@ impl EventPayload {
     ///
     /// # Errors
     /// A `pull_request` event without its pull request, naming the event.
-    pub fn check_event(&self, event_name: &str) -> Result<()> {
+    pub fn check_event(&self, event_name: &str) -> Result<(), EventError> {
         if matches!(event_name, "pull_request" | "pull_request_target")
             && self.pull_request.is_none()
         {
-            bail!(
-                "the {event_name} event payload has no pull_request object: it is not a payload GitHub sends for this event (check GITHUB_EVENT_PATH)"
-            );
+            return Err(EventError::NoPullRequest {
+                event_name: event_name.to_string(),
+            });
         }
         Ok(())
     }

@@ -65,7 +65,7 @@ pub async fn create<T>(
             .map_err(|second| {
                 StillAbsent {
                     what: what.to_string(),
-                    first: (first.message != second.message).then_some(first),
+                    first: (first != second).then_some(first),
                     second,
                 }
                 .into()

@@ -9,6 +9,7 @@ pub mod context;
 pub mod custom;
 pub mod deployment;
 pub mod docs;
+mod help;
 pub mod messages;
 mod reasons;
 pub(crate) mod usage;

@@ -103,19 +103,12 @@ pub const ROLE_SNIPPET: &str = r#"hub:
         - codeq-rollout-status
 "#;
 
-/// What [`HubError::WrongBase`] adds when no other base is suggested: a hub served under a
-/// base URL (JupyterHub's `c.JupyterHub.base_url`, z2jh's `hub.baseUrl`), given without it,
-/// answers 404 at `<hub-url>/hub/api/`.
-const UNDER_A_BASE_URL: &str = "; the hub may be served under a base URL (JupyterHub's base_url, z2jh's hub.baseUrl, e.g. /jh/): then hub-url includes it, e.g. https://host/jh, which is everything before /hub/ in the address users open";
-
-/// What went wrong talking to the hub. Every variant names the URL asked (never the token)
-/// and carries what the user needs to fix it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// What went wrong talking to the hub, as data. Every variant names the URL asked (never the
+/// token) and carries what the user needs to fix it; its words, and the fix chosen by
+/// variant, are `status::report`'s (`Display`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HubError {
     /// The base URL given cannot be a hub's address.
-    #[error(
-        "hub URL {given:?} is not usable: give the hub's address with http:// or https://, e.g. https://hub.example.org"
-    )]
     InvalidBase {
         /// The text given, as given.
         given: String,
@@ -123,15 +116,8 @@ pub enum HubError {
     /// The token cannot be sent in an HTTP header: a control character. (`HeaderValue`
     /// takes other non-ASCII bytes as obs-text; the command line refuses anything but
     /// printable ASCII before a client is made, `crate::cli::inputs::token`.)
-    #[error(
-        "the hub API token contains characters that cannot be sent in an HTTP header: copy the token again, without line breaks"
-    )]
     InvalidToken,
     /// No answer: DNS, connection refused, TLS, or the connection broke.
-    #[error(
-        "cannot reach the hub at {url}{}: {cause}; check hub-url and that this runner can reach the hub",
-        after_tries(*tries)
-    )]
     Unreachable {
         /// The URL asked.
         url: String,
@@ -147,18 +133,11 @@ pub enum HubError {
     /// ("received corrupt message of type InvalidContentType": the answer's first byte,
     /// `H` of `HTTP/1.1`, is no TLS record type).
     /// Not tried again: a TLS failure ([`Verdict::Final`]).
-    #[error(
-        "{url} answered plain HTTP on a TLS connection: hub-url says https:// but that port serves plain HTTP; give hub-url with http:// if the hub is served without TLS there, or check the port (the one that serves HTTPS, usually 443)"
-    )]
     PlainHttpOnTls {
         /// The URL asked.
         url: String,
     },
     /// No complete answer within the timeout.
-    #[error(
-        "the hub at {url} did not answer within {}; check that the hub is up, or try again later",
-        humantime::format_duration(*after)
-    )]
     Timeout {
         /// The URL asked.
         url: String,
@@ -169,19 +148,12 @@ pub enum HubError {
     /// credentials." (`scopes.py` `needs_scope`); a 401 in the hub's own error document
     /// (`{"status": 401, "message": …}`) counts too. A 401 in any other shape is
     /// [`HubError::UnauthorizedNotByHub`].
-    #[error(
-        "the hub at {url} did not accept the token (missing or invalid credentials): the token is unknown, expired or revoked; give the apiToken of the hub service with role {ROLE_NAME}"
-    )]
     Unauthorized {
         /// The URL asked.
         url: String,
     },
     /// The token lacks a scope: a 403 "requires any of [...]", or (for `read:servers`) a 200
     /// whose users come without their `servers`.
-    #[error(
-        "the token cannot list the running servers at {url}: it lacks the scope {}; grant the token's owner the role {ROLE_NAME} with scopes {} (hub.loadRoles, see README)",
-        scope_words(scopes), SCOPES.join(", ")
-    )]
     MissingScope {
         /// The scopes the hub said it requires (any one of them); empty when its 403 did not
         /// say.
@@ -192,9 +164,6 @@ pub enum HubError {
     /// A 403 that is not the hub API's error (JupyterHub's `{"status": 403, "message": …}`,
     /// `handlers/base.py` `write_error`): an HTML page or other text from something in front
     /// of the hub (a proxy, an ingress, a firewall or an IP allow-list), not a missing scope.
-    #[error(
-        "{url} answered 403 Forbidden with {answer} instead of the hub API's error (JSON with status and message): the refusal came from something in front of the hub's API, not from the hub; check the proxies, the ingress and any IP allow-list or firewall between this runner and the hub, and that hub-url is the hub's address (<hub-url>/hub/api/ is the API)"
-    )]
     ForbiddenNotByHub {
         /// The URL asked.
         url: String,
@@ -205,10 +174,6 @@ pub enum HubError {
     /// `handlers/base.py` `write_error`): an HTML page, text or nothing from something in front
     /// of the hub that asks for its own authentication (an ingress's basic auth, an OAuth2
     /// proxy), so the request never reached the hub and the hub token is not what failed.
-    #[error(
-        "{url} answered 401 Unauthorized with {answer} instead of the hub API's error (JSON with status and message){}: the login that failed is that of something in front of the hub's API (an ingress's or proxy's own authentication, e.g. basic auth or an OAuth2 proxy), not the hub's, so the hub token is not the cause; let this runner reach <hub-url>/hub/api/ without that login (the hub checks its own tokens there), and check that hub-url is the hub's address",
-        challenge.as_ref().map(|c| format!(", and asked for {c} authentication (WWW-Authenticate: {c})")).unwrap_or_default()
-    )]
     UnauthorizedNotByHub {
         /// The URL asked.
         url: String,
@@ -220,10 +185,6 @@ pub enum HubError {
     },
     /// The answer was not the hub's API: a 404, an HTML page (a login page, an ingress's
     /// page) or a redirect.
-    #[error(
-        "{url} is not the hub's API ({answer}): give hub-url as the hub's address without /hub/api, so that <hub-url>/hub/api/ is the API{}",
-        suggested_base.as_ref().map(|b| format!(", here probably {b}")).unwrap_or_else(|| UNDER_A_BASE_URL.to_string())
-    )]
     WrongBase {
         /// The URL asked.
         url: String,
@@ -234,18 +195,12 @@ pub enum HubError {
         suggested_base: Option<String>,
     },
     /// A bare JSON array: a hub older than JupyterHub 2.0.
-    #[error(
-        "the hub at {url} answered without pagination: it is older than JupyterHub 2.0, which status needs (paginated user lists, roles and scopes); upgrade the hub (Zero to JupyterHub 2.0 or later)"
-    )]
     TooOld {
         /// The URL asked.
         url: String,
     },
     /// A 2xx answer whose body is not JSON at all (nor an HTML page, [`HubError::WrongBase`]):
     /// not what the hub's API writes.
-    #[error(
-        "the hub at {url} answered with a body that is not JSON ({detail}): the hub's API answers JSON, so something else answered; check that hub-url is the hub's address (<hub-url>/hub/api/ is the API) and what is in front of the hub (a proxy or ingress)"
-    )]
     NotJson {
         /// The URL asked.
         url: String,
@@ -253,31 +208,26 @@ pub enum HubError {
         detail: String,
     },
     /// JSON that is not the hub's user list.
-    #[error("the hub at {url} answered JSON that is not a user list: {detail}")]
     Malformed {
         /// The URL asked.
         url: String,
         /// Where and what (serde's path and message, or the size limit).
         detail: String,
     },
-    /// Any other HTTP status, with what to do for it (`status_advice`).
-    #[error(
-        "the hub at {url} answered {status}{}{}; {}",
-        after_tries(*tries),
-        message.as_ref().map(|m| format!(": {m}")).unwrap_or_default(),
-        status_advice(*status)
-    )]
+    /// Any other HTTP status (what to do depends on it: a 5xx, a 429, or another).
     Status {
         /// The URL asked.
         url: String,
         /// The HTTP status code (of the last try).
         status: u16,
-        /// The hub's `message`, cleaned to one line and capped, when it gave one.
-        message: Option<String>,
+        /// The hub's own `message`, cleaned to one line and capped, when it gave one.
+        hub_message: Option<String>,
         /// Tries made (429 and 5xx are tried again; see the module documentation).
         tries: u32,
     },
 }
+
+impl std::error::Error for HubError {}
 
 impl HubError {
     /// This error as the last of `tries` tries: the count is kept by the variants a try can
@@ -291,34 +241,6 @@ impl HubError {
             _ => {}
         }
         self
-    }
-}
-
-/// What to do about an answer with HTTP `status` that [`HubError::Status`] reports: a 5xx is
-/// the hub's failure or that of a proxy in front of it (configurable-http-proxy answers 503
-/// while the hub is down, an ingress 502 or 504; JupyterHub 500 for an exception in its
-/// handler), a 429 a rate limit; any other is not an answer the hub's API gives to this
-/// request, so the address is the likely cause.
-fn status_advice(status: u16) -> &'static str {
-    match status {
-        429 => {
-            "the hub, or a proxy in front of it, limits how often it is asked: run status less often (e.g. a less frequent schedule), or later"
-        }
-        500..=599 => {
-            "the hub, or a proxy or ingress in front of it, failed: check that the hub is up and look at its log and the proxy's, then try again later"
-        }
-        _ => {
-            "not an answer of the hub's API to this request: check that hub-url is the hub's address (<hub-url>/hub/api/ is the API)"
-        }
-    }
-}
-
-/// " after N tries" when a request was tried more than once, else nothing.
-fn after_tries(tries: u32) -> String {
-    if tries > 1 {
-        format!(" after {tries} tries")
-    } else {
-        String::new()
     }
 }
 
@@ -353,25 +275,6 @@ pub enum WrongAnswer {
         /// The `Location` header, if any.
         location: Option<String>,
     },
-}
-
-impl std::fmt::Display for WrongAnswer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            WrongAnswer::NotFound => f.write_str("it answered 404"),
-            WrongAnswer::HtmlPage => f.write_str("it answered an HTML page"),
-            WrongAnswer::Redirect { location: Some(l) } => write!(f, "it redirected to {l}"),
-            WrongAnswer::Redirect { location: None } => f.write_str("it redirected"),
-        }
-    }
-}
-
-fn scope_words(scopes: &[String]) -> String {
-    match scopes {
-        [] => format!("{} (the hub did not say which)", SCOPES.join(" or ")),
-        [one] => one.clone(),
-        many => format!("(any of) {}", many.join(", ")),
-    }
 }
 
 /// A read-only client of one hub's REST API.
@@ -657,7 +560,7 @@ impl HubClient {
             s => HubError::Status {
                 url,
                 status: s.as_u16(),
-                message: hub_message(body).map(|m| self.echoed(&m)),
+                hub_message: hub_message(body).map(|m| self.echoed(&m)),
                 tries: 1,
             },
         }
@@ -924,9 +827,10 @@ const INVALID_CREDENTIALS: &str = "Missing or invalid credentials";
 fn hub_message(body: &[u8]) -> Option<String> {
     #[derive(Deserialize)]
     struct ErrorDoc {
-        message: Option<String>,
+        #[serde(rename = "message")]
+        hub_message: Option<String>,
     }
-    serde_json::from_slice::<ErrorDoc>(body).ok()?.message
+    serde_json::from_slice::<ErrorDoc>(body).ok()?.hub_message
 }
 
 /// The `message` of JupyterHub's own error document, `{"status": N, "message": "..."}`
@@ -937,11 +841,12 @@ fn hub_error_message(body: &[u8]) -> Option<String> {
     struct ErrorDoc {
         #[allow(dead_code, reason = "required: the shape of the hub's error")]
         status: u16,
-        message: String,
+        #[serde(rename = "message")]
+        hub_message: String,
     }
     serde_json::from_slice::<ErrorDoc>(body)
         .ok()
-        .map(|d| d.message)
+        .map(|d| d.hub_message)
 }
 
 /// The innermost error of `err`'s source chain, in its words (`Connection refused (os error

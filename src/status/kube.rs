@@ -82,12 +82,11 @@ pub struct KubeRequest {
     pub timeout: Duration,
 }
 
-/// A failed Kubernetes read, as data: the words and what to do are the report's
+/// A failed Kubernetes read, as data: the words (`Display`) and what to do are the report's
 /// ([`crate::status::report::kube_error`]).
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub enum KubeError {
     /// The kubeconfig cannot be read or parsed (its loader's words; never its content).
-    #[error("the kubeconfig ({source_name}) is not usable: {detail}")]
     Kubeconfig {
         /// Where it came from: `the kubeconfig input`, a path.
         source_name: String,
@@ -95,7 +94,6 @@ pub enum KubeError {
         detail: String,
     },
     /// The kubeconfig's user needs a credential plugin, which the image does not have.
-    #[error("the kubeconfig's user {user:?} needs the credential plugin {command:?}")]
     ExecPlugin {
         /// The kubeconfig user's name.
         user: String,
@@ -103,37 +101,32 @@ pub enum KubeError {
         command: String,
     },
     /// No kubeconfig and not in a cluster.
-    #[error("no Kubernetes credentials: no kubeconfig ({kubeconfig}) and not in a cluster")]
     NoCredentials {
         /// The kubeconfig path looked for.
         kubeconfig: String,
     },
     /// 401: the API server does not accept the credentials.
-    #[error("the Kubernetes API server {server} answered 401 Unauthorized: {message}")]
     Unauthorized {
         /// The API server's URL.
         server: String,
         /// The API server's message (a `Status` object's).
-        message: String,
+        server_message: String,
     },
     /// 403: RBAC denies `list` on `pods` in the namespace.
-    #[error("the Kubernetes API server {server} answered 403 Forbidden: {message}")]
     Forbidden {
         /// The API server's URL.
         server: String,
         /// The namespace asked.
         namespace: String,
         /// The API server's message (`pods is forbidden: User "…" cannot list resource …`).
-        message: String,
+        server_message: String,
     },
     /// A second `410 Gone` after the restart.
-    #[error("the pod listing expired twice (410 Gone): {message}")]
     Expired {
         /// The API server's message.
-        message: String,
+        server_message: String,
     },
     /// Any other error answer.
-    #[error("the Kubernetes API server {server} answered {code} {reason}: {message}")]
     Status {
         /// The API server's URL.
         server: String,
@@ -142,18 +135,16 @@ pub enum KubeError {
         /// The `Status` object's `reason`.
         reason: String,
         /// The `Status` object's `message`.
-        message: String,
+        server_message: String,
     },
     /// No answer within `kube-timeout` (connecting, or reading the answer).
-    #[error("the Kubernetes API server {server} did not answer within kube-timeout ({timeout})")]
     TimedOut {
         /// The API server's URL.
         server: String,
-        /// The timeout, in `kube-timeout`'s words (e.g. `30s`).
-        timeout: String,
+        /// The timeout (`kube-timeout`).
+        timeout: Duration,
     },
     /// No answer (DNS, refused, TLS), or one that is not a pod list.
-    #[error("cannot read pods from the Kubernetes API server {server}: {cause}")]
     Unreachable {
         /// The API server's URL.
         server: String,
@@ -161,6 +152,8 @@ pub enum KubeError {
         cause: String,
     },
 }
+
+impl std::error::Error for KubeError {}
 
 /// A read-only client of the hub's pods.
 pub struct KubeClient {
@@ -436,26 +429,29 @@ impl KubeClient {
         let server = self.server.clone();
         match e {
             kube::Error::Api(status) => {
-                let message = one_line(&status.message);
+                let server_message = one_line(&status.message);
                 match status.code {
-                    401 => KubeError::Unauthorized { server, message },
+                    401 => KubeError::Unauthorized {
+                        server,
+                        server_message,
+                    },
                     403 => KubeError::Forbidden {
                         server,
                         namespace: query.namespace.clone(),
-                        message,
+                        server_message,
                     },
-                    410 => KubeError::Expired { message },
+                    410 => KubeError::Expired { server_message },
                     code => KubeError::Status {
                         server,
                         code,
                         reason: one_line(&status.reason),
-                        message,
+                        server_message,
                     },
                 }
             }
             other if timed_out(&other) => KubeError::TimedOut {
                 server,
-                timeout: humantime::format_duration(self.timeout).to_string(),
+                timeout: self.timeout,
             },
             other => {
                 // The innermost cause says what happened (refused, certificate).

@@ -1051,6 +1051,8 @@ pub fn comment_needs_edit(existing: &str, new: &str) -> bool {
 }
 
 pub mod deployment;
+mod hub_words;
+mod kube_words;
 
 #[cfg(test)]
 mod tests;

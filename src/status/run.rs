@@ -4,8 +4,8 @@
 //! the opt-in comment, and none with `dry-run`.
 
 use super::classify::{
-    Alarm, AtScaleModel, ImageTarget, PodEvidence, State, Verdict, classify, classify_by_digest,
-    judge,
+    Alarm, AtScaleModel, ImageTarget, PodEvidence, State, Totals, Verdict, classify,
+    classify_by_digest, judge,
 };
 use super::history;
 use super::hub::{HubClient, HubError};
@@ -308,8 +308,12 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
         .filter(|a| req.fail_on.contains(a))
         .collect();
     if !fired.is_empty() {
-        let (title, message) = report::alarm_annotation(&fired, &classification.totals);
-        return Err(anyhow!(AlarmsFired { title, message }));
+        let (title, _) = report::alarm_annotation(&fired, &classification.totals);
+        return Err(anyhow!(AlarmsFired {
+            title,
+            fired,
+            totals: classification.totals,
+        }));
     }
     Ok(())
 }
@@ -318,15 +322,25 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
 const MISMATCH_ANNOTATIONS_MAX: usize = 10;
 
 /// The run failed on `fail-on`: the measurement succeeded, the alarms fired. `main` prints
-/// it as an error annotation titled `title` and exits 1.
-#[derive(Debug, thiserror::Error)]
-#[error("{message}")]
+/// it as an error annotation titled `title` and exits 1; its message (`Display`) is
+/// [`report::alarm_annotation`]'s.
+#[derive(Debug)]
 pub struct AlarmsFired {
-    /// The annotation's title.
+    /// The annotation's title ([`report::alarm_annotation`]'s).
     pub title: String,
-    /// What fired.
-    pub message: String,
+    /// The alarms that fired, as `fail-on` lists them.
+    pub fired: Vec<Alarm>,
+    /// The totals they fired on.
+    pub totals: Totals,
 }
+
+impl std::fmt::Display for AlarmsFired {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&report::alarm_annotation(&self.fired, &self.totals).1)
+    }
+}
+
+impl std::error::Error for AlarmsFired {}
 
 /// Stage 2b: the single-user pods, and the digests that count as the release: the announced
 /// digest and, only when a pod reports another digest (so the common case costs no registry
@@ -847,7 +861,7 @@ mod tests {
         let status = |status| HubError::Status {
             url: url.clone(),
             status,
-            message: None,
+            hub_message: None,
             tries: 1,
         };
         let faults = [

@@ -10,8 +10,8 @@ use crate::common::fake_registry::*;
 use crate::common::*;
 use assert_matches::assert_matches;
 use codeq_rollout::digest::registry::{
-    self, ACCEPT_MANIFESTS, CredentialSource, Credentials, RegistryError, RegistryOptions,
-    Resolved, RetryPolicy, TlsProblem,
+    self, ACCEPT_MANIFESTS, CredentialSource, Credentials, DigestSource, RegistryError,
+    RegistryOptions, Resolved, RetryPolicy, TlsProblem,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -240,7 +240,7 @@ async fn anonymous_pull_of_a_private_image_is_denied_with_the_registry_message()
         err,
         RegistryError::Denied {
             status: 401,
-            message: Some(_),
+            registry_message: Some(_),
             ..
         }
     );
@@ -854,7 +854,13 @@ async fn a_pinned_reference_answered_with_another_digest_is_refused() {
         .await;
     let (result, fake) = resolve_pinned(fake).await;
     let err = result.unwrap_err();
-    assert_matches!(err, RegistryError::PinMismatch { how, .. } if how.contains("bytes"));
+    assert_matches!(
+        err,
+        RegistryError::PinMismatch {
+            how: DigestSource::ServedBytes,
+            ..
+        }
+    );
     insta::assert_snapshot!("pin_contradicted_by_the_bytes", said(&err, &fake));
 
     // The pinned digest itself resolves.

@@ -39,7 +39,7 @@ mod send;
 
 pub use crate::support::retry::{RetryPolicy, Timer, TokioTimer};
 pub use auth::{CredentialSource, Credentials};
-pub use errors::{RegistryError, TlsProblem};
+pub use errors::{DigestSource, RegistryError, TlsProblem};
 
 use super::Digest;
 use super::manifest;
@@ -301,7 +301,7 @@ impl<'a> Session<'a> {
         if head.status.is_success() {
             return match self.header_digest(&head)? {
                 Some(digest) => {
-                    self.check_pin(&digest, "its Docker-Content-Digest header")?;
+                    self.check_pin(&digest, DigestSource::Header)?;
                     Ok(Resolved {
                         digest,
                         media_type: header(&head, "content-type").unwrap_or_default(),
@@ -348,7 +348,7 @@ impl<'a> Session<'a> {
         };
         let body = get.body.clone();
         let resolved = self.digest_of_get(get)?;
-        self.check_pin(&resolved.digest, "the sha256 of its bytes")?;
+        self.check_pin(&resolved.digest, DigestSource::IndexBytes)?;
         Ok(manifest::children(&body))
     }
 
@@ -428,15 +428,16 @@ impl<'a> Session<'a> {
                 .map(|p| format!(":{p}"))
                 .unwrap_or_default()
         ) + realm_url.path();
-        let authentication =
-            |status: u16, message: Option<String>, this: &Self| RegistryError::Authentication {
+        let authentication = |status: u16, registry_message: Option<String>, this: &Self| {
+            RegistryError::Authentication {
                 registry: this.registry.clone(),
                 realm: realm_shown.clone(),
                 status,
-                message,
+                registry_message,
                 repository: this.repository.clone(),
                 presented: auth::presented(this.credentials.as_ref()),
-            };
+            }
+        };
         let answer = match sent {
             Ok(answer) => answer,
             Err(Failure::Status { answer, .. }) => {
@@ -449,11 +450,7 @@ impl<'a> Session<'a> {
             Err(failure) => {
                 let host = realm_url.host_str().unwrap_or_default().to_string();
                 let port = realm_url.port_or_known_default().unwrap_or_default();
-                let endpoint = format!(
-                    "the token endpoint {realm_shown} of registry {}",
-                    self.registry
-                );
-                return Err(self.transport(failure, &endpoint, host, port));
+                return Err(self.transport(failure, Some(&realm_shown), host, port));
             }
         };
         if !answer.status.is_success() {
@@ -509,7 +506,7 @@ impl<'a> Session<'a> {
     /// The error for a manifest request that got no usable answer.
     fn manifest_transport(&self, failure: Failure) -> RegistryError {
         let (host, port) = self.host_port();
-        self.transport(failure, &format!("registry {}", self.registry), host, port)
+        self.transport(failure, None, host, port)
     }
 
     /// The `Docker-Content-Digest` of an answer: `None` when absent; an error when its values
@@ -543,7 +540,7 @@ impl<'a> Session<'a> {
     }
 
     /// A pinned reference must be answered with its pin.
-    fn check_pin(&self, digest: &Digest, how: &'static str) -> Result<(), RegistryError> {
+    fn check_pin(&self, digest: &Digest, how: DigestSource) -> Result<(), RegistryError> {
         match &self.pin {
             Some(pin) if pin != digest => Err(RegistryError::PinMismatch {
                 registry: self.registry.clone(),
@@ -603,7 +600,7 @@ impl<'a> Session<'a> {
             }
             Err(other) => return Err(other),
         }
-        self.check_pin(&computed, "the sha256 of the manifest bytes it served")?;
+        self.check_pin(&computed, DigestSource::ServedBytes)?;
         Ok(Resolved {
             media_type: media_type.to_string(),
             digest: computed,
@@ -613,7 +610,7 @@ impl<'a> Session<'a> {
 
     /// The error for a refused manifest request (with the body of the GET when there is one).
     fn refusal(&self, status: StatusCode, body: &[u8]) -> RegistryError {
-        let message = self.message(body);
+        let registry_message = self.message(body);
         match status {
             StatusCode::NOT_FOUND
                 if errors::error_code(body).as_deref() == Some("NAME_UNKNOWN") =>
@@ -622,19 +619,19 @@ impl<'a> Session<'a> {
                     registry: self.registry.clone(),
                     repository: self.repository.clone(),
                     image: self.image.clone(),
-                    message,
+                    registry_message,
                 }
             }
             StatusCode::NOT_FOUND => RegistryError::TagNotFound {
                 registry: self.registry.clone(),
                 image: self.image.clone(),
-                message,
+                registry_message,
             },
             StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => RegistryError::Denied {
                 registry: self.registry.clone(),
                 image: self.image.clone(),
                 status: status.as_u16(),
-                message,
+                registry_message,
                 repository: self.repository.clone(),
                 presented: auth::presented(self.credentials.as_ref()),
             },
@@ -648,14 +645,16 @@ impl<'a> Session<'a> {
             {
                 RegistryError::InsecureButTls {
                     registry: self.registry.clone(),
-                    message,
+                    registry_message,
                     private: errors::is_loopback_or_private(&self.host_port().0),
                 }
             }
             status => self.protocol(format!(
                 "HTTP {status} from {}{}",
                 self.url,
-                message.map(|m| format!(": {m}")).unwrap_or_default()
+                registry_message
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default()
             )),
         }
     }
@@ -672,7 +671,7 @@ impl<'a> Session<'a> {
             registry: self.registry.clone(),
             image: self.image.clone(),
             status: answer.status.as_u16(),
-            message: self.message(&answer.body),
+            registry_message: self.message(&answer.body),
             attempts,
             elapsed,
             retry_after,
@@ -682,7 +681,7 @@ impl<'a> Session<'a> {
     fn transport(
         &self,
         failure: Failure,
-        endpoint: &str,
+        token_endpoint: Option<&str>,
         host: String,
         port: u16,
     ) -> RegistryError {
@@ -693,7 +692,7 @@ impl<'a> Session<'a> {
                 cause,
             } => RegistryError::Unreachable {
                 registry: self.registry.clone(),
-                endpoint: endpoint.to_string(),
+                token_endpoint: token_endpoint.map(str::to_string),
                 host,
                 port,
                 attempts,
@@ -717,7 +716,7 @@ impl<'a> Session<'a> {
             Failure::TimedOut => RegistryError::TimedOut {
                 registry: self.registry.clone(),
                 image: self.image.clone(),
-                endpoint: endpoint.to_string(),
+                token_endpoint: token_endpoint.map(str::to_string),
                 timeout: self.sender.policy.deadline.unwrap_or_default(),
                 requests: self.sender.requests,
             },

@@ -906,13 +906,15 @@ async fn a_token_the_hub_echoes_is_hidden_through_the_one_engine() {
     )
     .await;
     let HubError::Status {
-        status, message, ..
+        status,
+        hub_message,
+        ..
     } = error_of(&hub.uri()).await
     else {
         panic!("not the hub's status")
     };
     assert_eq!(
-        (status, message.as_deref()),
+        (status, hub_message.as_deref()),
         (400, Some("bad header 'token ***' (was ***..., ***)"))
     );
 }
@@ -1175,31 +1177,31 @@ fn error_messages_say_what_to_do() {
         HubError::Status {
             url: url.clone(),
             status: 502,
-            message: None,
+            hub_message: None,
             tries: 4,
         },
         HubError::Status {
             url: url.clone(),
             status: 429,
-            message: Some("Too many requests".into()),
+            hub_message: Some("Too many requests".into()),
             tries: 4,
         },
         HubError::Status {
             url: url.clone(),
             status: 400,
-            message: None,
+            hub_message: None,
             tries: 1,
         },
         HubError::Status {
             url: url.clone(),
             status: 503,
-            message: Some("Service Unavailable".into()),
+            hub_message: Some("Service Unavailable".into()),
             tries: 4,
         },
         HubError::Status {
             url,
             status: 500,
-            message: None,
+            hub_message: None,
             tries: 1,
         },
     ];

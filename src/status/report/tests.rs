@@ -760,7 +760,7 @@ fn a_mismatch_annotation_names_the_server_as_the_logs_table_does() {
 fn a_kube_timeout_names_the_input_and_its_value() {
     let e = KubeError::TimedOut {
         server: "https://10.0.0.1:6443/".into(),
-        timeout: "30s".into(),
+        timeout: std::time::Duration::from_secs(30),
     };
     insta::assert_snapshot!(kube_error(&e, "jhub"));
 }

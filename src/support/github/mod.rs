@@ -16,10 +16,12 @@
 //! The base URL is injectable (`GITHUB_API_URL`), so GitHub Enterprise Server
 //! (`https://HOST/api/v3`) and the tests' fake server take the same path through the code.
 
-mod error;
+pub mod error;
+mod failed;
 pub mod models;
 
-pub use error::{Action, GitHubError, Kind, read_verdict};
+pub use error::{Action, GitHubError, Kind, Problem};
+pub use failed::read_verdict;
 
 use crate::support::retry::{RetryPolicy, TokioTimer};
 use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
@@ -217,18 +219,15 @@ impl GitHub {
         // octocrab builds the `Authorization` header with `unwrap`, so such a token would
         // panic there: refuse it first, without showing it.
         if http::HeaderValue::from_str(&format!("Bearer {}", token.expose_secret())).is_err() {
-            return Err(GitHubError::new(
-                Kind::Other,
-                "the GitHub token holds a line break or another control character, so it \
-                 cannot be sent in an HTTP header: check the github-token input (one token, \
-                 on one line)"
-                    .into(),
-            ));
+            return Err(GitHubError::new(Kind::Other, Problem::TokenNotAHeader));
         }
         Octocrab::builder().base_uri(api_url).map_err(|e| {
             GitHubError::new(
                 Kind::Other,
-                format!("API URL {api_url:?} is not usable: {e}"),
+                Problem::UnusableApiUrl {
+                    given: api_url.to_string(),
+                    cause: e.to_string(),
+                },
             )
         })?;
         Ok(Self {
@@ -249,7 +248,12 @@ impl GitHub {
             return Ok(client);
         }
         let unusable = |e: &dyn std::fmt::Display| {
-            GitHubError::new(Kind::Other, format!("cannot build the GitHub client: {e}"))
+            GitHubError::new(
+                Kind::Other,
+                Problem::UnusableClient {
+                    cause: e.to_string(),
+                },
+            )
         };
         let http = reqwest::Client::builder()
             .tls_backend_preconfigured(crate::support::tls::client_config())
@@ -364,7 +368,7 @@ impl GitHub {
             .map_err(|gave_up| match gave_up.last {
                 Some(err) => self.failed(err, what),
                 // Only a deadline stops before a try; reads have none.
-                None => GitHubError::new(Kind::Unavailable, format!("cannot {what}: no time left")),
+                None => GitHubError::new(Kind::Unavailable, Problem::NoTimeLeft { action: what }),
             })
     }
 
@@ -480,7 +484,11 @@ impl GitHub {
         } else {
             Err(GitHubError::new(
                 Kind::from_status(status.as_u16()),
-                format!("{action}: HTTP {status}"),
+                Problem::DeleteRefused {
+                    action,
+                    status: status.as_u16(),
+                    reason: status.canonical_reason(),
+                },
             ))
         }
     }
@@ -663,7 +671,7 @@ mod tests {
         let err = gh.list_releases().await.unwrap_err();
         assert_eq!(err.kind, Kind::Unauthorized);
         assert_eq!(
-            err.message,
+            err.to_string(),
             "cannot list releases: GitHub answered 401: Bad credentials: Bearer *** (starts ***); \
              the token is missing, expired or revoked: pass github-token (default ${{ github.token }})"
         );

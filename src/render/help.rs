@@ -1,0 +1,352 @@
+//! The words of the errors the support and edge layers return as data: what failed (the
+//! message) and, apart, the fix, chosen by variant (`help`), so rewording never changes which
+//! advice is given. `Display` of each error is `message` then its help, as the `::error`
+//! annotation and the job summary show it.
+
+use crate::support::github::error::{Action, GitHubError, Kind, Object, Problem};
+use std::fmt;
+
+mod event;
+mod registry;
+
+impl std::fmt::Display for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Action::ListReleases => "list releases",
+            Action::CreateRelease => "create the release",
+            Action::UpdateReleaseNote => "update the release note",
+            Action::DeleteDuplicateRelease => "delete a duplicate release",
+            Action::ListTrackingIssues => "list tracking issues",
+            Action::OpenTrackingIssue => "open the tracking issue",
+            Action::CloseDuplicateIssue => "close a duplicate tracking issue",
+            Action::ListIssueComments => "list issue comments",
+            Action::CommentOnTrackingIssue => "comment on the tracking issue",
+            Action::UpdateTrackingComment => "update the tracking issue comment",
+            Action::DeleteDuplicateComment => "delete a duplicate comment",
+            Action::LookUpCommitPullRequests => "look up the pull requests of the pushed commit",
+            Action::LookUpPullRequest => "look up the pull request",
+            Action::ListDeployments => "list the environment's deployments",
+            Action::CreateDeployment => "create the deployment",
+            Action::ReadDeploymentStatus => "read the deployment's status",
+            Action::SetDeploymentStatus => "set the deployment's status",
+            Action::DeleteDuplicateDeployment => "delete a duplicate deployment",
+        })
+    }
+}
+
+impl fmt::Display for GitHubError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&github_message(&self.problem))?;
+        match (&self.problem, github_help(self)) {
+            (_, None) => Ok(()),
+            (Problem::TokenNotAHeader, Some(help)) => write!(f, ": {help}"),
+            (_, Some(help)) => write!(f, "; {help}"),
+        }
+    }
+}
+
+/// What failed in a GitHub call, without the fix: `cannot ACTION: GitHub answered STATUS:
+/// MESSAGE (DETAILS)`, a request that got no answer (and, for a write, that its outcome is
+/// unknown), or a client that cannot be made.
+fn github_message(problem: &Problem) -> String {
+    let request = |action: &Action, url: &Option<String>| match url {
+        Some(url) => format!("{} {url}", action.method()),
+        None => action.method().to_string(),
+    };
+    let outcome = |action: &Action| match action.method() {
+        "GET" => "",
+        _ => "; the outcome is unknown",
+    };
+    match problem {
+        Problem::Answered {
+            action,
+            status,
+            server_message,
+            server_details,
+        } => {
+            let details = if server_details.is_empty() {
+                String::new()
+            } else {
+                format!(" ({server_details})")
+            };
+            format!("cannot {action}: GitHub answered {status}: {server_message}{details}")
+        }
+        Problem::NotJson { action, cause } => {
+            format!("cannot {action}: GitHub's answer is not the JSON expected: {cause}")
+        }
+        Problem::NoAnswer { action, cause } => format!(
+            "cannot {action}: no answer from GitHub: {cause}{}",
+            outcome(action)
+        ),
+        Problem::TimedOut {
+            action,
+            url,
+            timeout,
+        } => format!(
+            "cannot {action}: GitHub did not answer {} within {}{}",
+            request(action, url),
+            humantime::format_duration(*timeout),
+            outcome(action)
+        ),
+        Problem::Connection {
+            action,
+            url,
+            broke,
+            cause,
+        } => {
+            let how = if *broke {
+                "the connection to GitHub broke during"
+            } else {
+                "cannot connect to GitHub for"
+            };
+            format!(
+                "cannot {action}: {how} {}: {cause}{}",
+                request(action, url),
+                outcome(action)
+            )
+        }
+        Problem::NoTimeLeft { action } => format!("cannot {action}: no time left"),
+        Problem::DeleteRefused {
+            action,
+            status,
+            reason,
+        } => format!(
+            "{action}: HTTP {status} {}",
+            reason.unwrap_or("<unknown status code>")
+        ),
+        Problem::TokenNotAHeader => "the GitHub token holds a line break or another control \
+                                     character, so it cannot be sent in an HTTP header"
+            .to_string(),
+        Problem::UnusableApiUrl { given, cause } => {
+            format!("API URL {given:?} is not usable: {cause}")
+        }
+        Problem::UnusableClient { cause } => format!("cannot build the GitHub client: {cause}"),
+    }
+}
+
+/// The fix for a failed GitHub call, chosen by its kind and action (and, for a 403 or a 422,
+/// by GitHub's own message where GitHub words the cause only there); `None` when there is
+/// nothing to advise beyond the message.
+pub(crate) fn github_help(err: &GitHubError) -> Option<String> {
+    match &err.problem {
+        Problem::Answered {
+            action,
+            server_message,
+            ..
+        } => answered_help(err.kind, *action, server_message),
+        Problem::TokenNotAHeader => {
+            Some("check the github-token input (one token, on one line)".into())
+        }
+        _ => None,
+    }
+}
+
+/// The fix for an error answer of `kind` to `what`, GitHub's message being `message`.
+fn answered_help(kind: Kind, what: Action, message: &str) -> Option<String> {
+    let object = what.object();
+    let permission = match object {
+        Object::PullRequest => "pull-requests: read",
+        Object::Issue => "issues: write",
+        Object::Release => "contents: write",
+        Object::Deployment => "deployments: write",
+    };
+    let help = match kind {
+        Kind::Unauthorized => "the token is missing, expired or revoked: pass github-token (default ${{ github.token }})".into(),
+        Kind::Forbidden
+            if what == Action::CreateRelease
+                && message.contains("Resource not accessible by integration") =>
+        {
+            "the workflow token lacks a permission: add `permissions: contents: write` to the job. \
+             If the job already has it, GitHub refused because the release's target commit changes \
+             files under .github/workflows/, which the workflow's GITHUB_TOKEN may never do: pass a \
+             token with the Workflows permission (a GitHub App token or a fine-grained personal \
+             access token) as github-token, or announce from a commit that does not change \
+             .github/workflows/"
+                .into()
+        }
+        Kind::Forbidden if object == Object::Deployment => {
+            "the token lacks the permission `deployments: write`, which the environment \
+             input needs: add it to the job's `permissions:` (a GitHub App token or \
+             fine-grained token: the Deployments repository permission, read and write), or \
+             leave environment unset"
+                .into()
+        }
+        Kind::Forbidden if message.contains("Resource not accessible by integration") => format!(
+            "the workflow token lacks a permission: add `permissions: {permission}` to the job"
+        ),
+        Kind::Forbidden => format!("check the token's permissions (`permissions: {permission}` in the job)"),
+        Kind::NotFound if object != Object::PullRequest => {
+            "check the repository name and that the token can see it".into()
+        }
+        Kind::Unprocessable if object == Object::Release && message.to_lowercase().contains("workflow") => {
+            "the release's target commit changes .github/workflows/, which the workflow's GITHUB_TOKEN may not do: use a token with the workflows permission".into()
+        }
+        Kind::Conflict if object == Object::Deployment => {
+            "GitHub refused the deployment as conflicting (a merge into the commit, or commit \
+             statuses that failed), although codeq-rollout sends `auto_merge: false` and \
+             `required_contexts: []`: check the environment's deployment protection rules \
+             (Settings → Environments), then re-run the job"
+                .into()
+        }
+        Kind::Unprocessable if object == Object::Deployment => {
+            "check that the release's commit is pushed to this repository and that the \
+             environment's deployment branches and tags allow it (Settings → Environments → \
+             the environment), or name another environment; then re-run the job"
+                .into()
+        }
+        Kind::RateLimited => "GitHub's rate limit was hit: re-run the job later".into(),
+        _ => return None,
+    };
+    Some(help)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ACTIONS: [Action; 18] = [
+        Action::ListReleases,
+        Action::CreateRelease,
+        Action::UpdateReleaseNote,
+        Action::DeleteDuplicateRelease,
+        Action::ListTrackingIssues,
+        Action::OpenTrackingIssue,
+        Action::CloseDuplicateIssue,
+        Action::ListIssueComments,
+        Action::CommentOnTrackingIssue,
+        Action::UpdateTrackingComment,
+        Action::DeleteDuplicateComment,
+        Action::LookUpCommitPullRequests,
+        Action::LookUpPullRequest,
+        Action::ListDeployments,
+        Action::CreateDeployment,
+        Action::ReadDeploymentStatus,
+        Action::SetDeploymentStatus,
+        Action::DeleteDuplicateDeployment,
+    ];
+
+    #[test]
+    fn the_fix_is_chosen_by_the_action_not_by_its_words() {
+        let hint = |kind, action, message| {
+            answered_help(kind, action, message)
+                .map(|h| format!("; {h}"))
+                .unwrap_or_default()
+        };
+        let table: Vec<String> = ACTIONS
+            .into_iter()
+            .map(|a| {
+                format!(
+                    "{a}\n  403{}\n  404{}\n  422{}",
+                    hint(Kind::Forbidden, a, ""),
+                    hint(Kind::NotFound, a, ""),
+                    hint(Kind::Unprocessable, a, "touches a workflow")
+                )
+            })
+            .collect();
+        insta::assert_snapshot!(table.join("\n"));
+    }
+
+    #[test]
+    fn every_problem_in_words() {
+        let error = |kind, problem| GitHubError::new(kind, problem).to_string();
+        let action = Action::CreateRelease;
+        let url = Some("https://api.github.example/repos/o/r/releases".to_string());
+        let lines = [
+            error(
+                Kind::Forbidden,
+                Problem::Answered {
+                    action,
+                    status: 403,
+                    server_message: "Resource not accessible by integration".into(),
+                    server_details: String::new(),
+                },
+            ),
+            error(
+                Kind::Unprocessable,
+                Problem::Answered {
+                    action: Action::ListReleases,
+                    status: 422,
+                    server_message: "Validation Failed".into(),
+                    server_details: "tag_name is invalid; body is too long".into(),
+                },
+            ),
+            error(
+                Kind::Other,
+                Problem::NotJson {
+                    action,
+                    cause: "expected value at line 1 column 1".into(),
+                },
+            ),
+            error(
+                Kind::Unavailable,
+                Problem::NoAnswer {
+                    action,
+                    cause: "Service Error".into(),
+                },
+            ),
+            error(
+                Kind::Unavailable,
+                Problem::TimedOut {
+                    action: Action::ListReleases,
+                    url: url.clone(),
+                    timeout: std::time::Duration::from_secs(30),
+                },
+            ),
+            error(
+                Kind::Unavailable,
+                Problem::Connection {
+                    action,
+                    url: url.clone(),
+                    broke: false,
+                    cause: "Connection refused (os error 111)".into(),
+                },
+            ),
+            error(
+                Kind::Unavailable,
+                Problem::Connection {
+                    action,
+                    url: None,
+                    broke: true,
+                    cause: "connection reset".into(),
+                },
+            ),
+            error(Kind::Unavailable, Problem::NoTimeLeft { action }),
+            error(
+                Kind::Conflict,
+                Problem::DeleteRefused {
+                    action: Action::DeleteDuplicateRelease,
+                    status: 409,
+                    reason: Some("Conflict"),
+                },
+            ),
+            error(Kind::Other, Problem::TokenNotAHeader),
+            error(
+                Kind::Other,
+                Problem::UnusableApiUrl {
+                    given: "ftp:/x".into(),
+                    cause: "invalid format".into(),
+                },
+            ),
+            error(
+                Kind::Other,
+                Problem::UnusableClient {
+                    cause: "no TLS".into(),
+                },
+            ),
+        ];
+        insta::assert_snapshot!(lines.join("\n"), @r#"
+        cannot create the release: GitHub answered 403: Resource not accessible by integration; the workflow token lacks a permission: add `permissions: contents: write` to the job. If the job already has it, GitHub refused because the release's target commit changes files under .github/workflows/, which the workflow's GITHUB_TOKEN may never do: pass a token with the Workflows permission (a GitHub App token or a fine-grained personal access token) as github-token, or announce from a commit that does not change .github/workflows/
+        cannot list releases: GitHub answered 422: Validation Failed (tag_name is invalid; body is too long)
+        cannot create the release: GitHub's answer is not the JSON expected: expected value at line 1 column 1
+        cannot create the release: no answer from GitHub: Service Error; the outcome is unknown
+        cannot list releases: GitHub did not answer GET https://api.github.example/repos/o/r/releases within 30s
+        cannot create the release: cannot connect to GitHub for POST https://api.github.example/repos/o/r/releases: Connection refused (os error 111); the outcome is unknown
+        cannot create the release: the connection to GitHub broke during POST: connection reset; the outcome is unknown
+        cannot create the release: no time left
+        delete a duplicate release: HTTP 409 Conflict
+        the GitHub token holds a line break or another control character, so it cannot be sent in an HTTP header: check the github-token input (one token, on one line)
+        API URL "ftp:/x" is not usable: invalid format
+        cannot build the GitHub client: no TLS
+        "#);
+    }
+}

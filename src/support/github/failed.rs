@@ -1,0 +1,152 @@
+//! From octocrab's errors to [`GitHubError`] (data: the kind, the status, GitHub's own
+//! message, the request), and whether a failed read is worth another try.
+
+use super::error::{Action, GitHubError, Kind, Problem};
+use crate::support::retry::{Verdict, retry_after_header};
+use crate::support::sanitize::clean_line;
+use std::time::{Duration, SystemTime};
+
+/// The most characters of a server's message an error echoes.
+const ECHO_MAX_CHARS: usize = 1000;
+
+impl GitHubError {
+    /// Maps an octocrab error met while doing `action`, whose requests time out after
+    /// `timeout` (named when one did).
+    pub fn from_octocrab(err: octocrab::Error, action: Action, timeout: Duration) -> Self {
+        match err {
+            octocrab::Error::GitHub { source, .. } => {
+                let status = source.status_code.as_u16();
+                let mut kind = Kind::from_status(status);
+                // GitHub's (or a proxy's) message is echoed, as one line of at most
+                // ECHO_MAX_CHARS: an HTML error page must not flood the log.
+                let server_message = clean_line(&source.message, ECHO_MAX_CHARS);
+                let server_details = source
+                    .errors
+                    .as_ref()
+                    .map(|e| {
+                        e.iter()
+                            .map(|v| {
+                                v.get("message")
+                                    .and_then(|m| m.as_str())
+                                    .map(String::from)
+                                    .unwrap_or_else(|| v.to_string())
+                            })
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    })
+                    .map(|s| clean_line(&s, ECHO_MAX_CHARS))
+                    .unwrap_or_default();
+                if kind == Kind::Forbidden
+                    && server_message.to_ascii_lowercase().contains("rate limit")
+                {
+                    kind = Kind::RateLimited;
+                }
+                let already_exists = source
+                    .errors
+                    .iter()
+                    .flatten()
+                    .any(|e| e.get("code").and_then(|c| c.as_str()) == Some("already_exists"));
+                if kind == Kind::Unprocessable && already_exists {
+                    kind = Kind::AlreadyExists;
+                }
+                Self::new(
+                    kind,
+                    Problem::Answered {
+                        action,
+                        status,
+                        server_message,
+                        server_details,
+                    },
+                )
+            }
+            octocrab::Error::Json { source, .. } => Self::new(
+                Kind::Other,
+                Problem::NotJson {
+                    action,
+                    cause: clean_line(&source.to_string(), ECHO_MAX_CHARS),
+                },
+            ),
+            octocrab::Error::Serde { source, .. } => Self::new(
+                Kind::Other,
+                Problem::NotJson {
+                    action,
+                    cause: clean_line(&source.to_string(), ECHO_MAX_CHARS),
+                },
+            ),
+            other => Self::new(Kind::Unavailable, transport(&other, action, timeout)),
+        }
+    }
+}
+
+/// Whether a failed read is worth another try ([`crate::support::retry`]), per GitHub's "Rate
+/// limits for the REST API": a 5xx, a 429 or a transport failure (a timeout, a broken
+/// connection) is; so is a 403 that is a rate limit (it carries `Retry-After`, or
+/// `x-ratelimit-remaining: 0`), which asks for a wait: `Retry-After`, else until
+/// `x-ratelimit-reset` (Unix seconds, counted from `now`). Anything else is final.
+pub fn read_verdict(err: &octocrab::Error, now: SystemTime) -> Verdict {
+    let (status, headers) = match err {
+        octocrab::Error::GitHub { source, .. } => {
+            (source.status_code.as_u16(), source.headers.as_ref())
+        }
+        octocrab::Error::Service { .. }
+        | octocrab::Error::Hyper { .. }
+        | octocrab::Error::Reqwest { .. } => return Verdict::Retry { asked: None },
+        _ => return Verdict::Final,
+    };
+    let header = |name: &str| headers?.get(name)?.to_str().ok();
+    let after = headers.and_then(|h| retry_after_header(h, now));
+    let exhausted = header("x-ratelimit-remaining").is_some_and(|v| v.trim() == "0");
+    let reset = header("x-ratelimit-reset")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(|at| {
+            let now = now
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap_or_default();
+            Duration::from_secs(at).saturating_sub(now)
+        });
+    match status {
+        429 | 500..=599 => Verdict::Retry {
+            asked: after.or(reset.filter(|_| exhausted)),
+        },
+        403 if after.is_some() || exhausted => Verdict::Retry {
+            asked: after.or(reset),
+        },
+        _ => Verdict::Final,
+    }
+}
+
+/// A request that got no answer: which request, and a timeout, a connection refused or
+/// broken, with the cause below the library's wrappers (`Service Error: Reqwest Error: ...`).
+fn transport(err: &octocrab::Error, action: Action, timeout: Duration) -> Problem {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    let reqwest = std::iter::from_fn(|| {
+        let current = source?;
+        source = current.source();
+        Some(current)
+    })
+    .find_map(|e| e.downcast_ref::<reqwest::Error>());
+    let Some(e) = reqwest else {
+        return Problem::NoAnswer {
+            action,
+            cause: clean_line(&crate::support::text::error_chain(err), ECHO_MAX_CHARS),
+        };
+    };
+    let url = e.url().map(|u| u.as_str().to_string());
+    if e.is_timeout() {
+        return Problem::TimedOut {
+            action,
+            url,
+            timeout,
+        };
+    }
+    // The cause below reqwest's own "error sending request for url (...)" line.
+    let cause = std::error::Error::source(e)
+        .map(crate::support::text::error_chain)
+        .unwrap_or_else(|| e.to_string());
+    Problem::Connection {
+        action,
+        url,
+        broke: !e.is_connect(),
+        cause: clean_line(&cause, ECHO_MAX_CHARS),
+    }
+}
