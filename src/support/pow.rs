@@ -30,7 +30,9 @@ mod tests {
     #[test]
     fn minijinjas_power_operator_computes_through_it() {
         let env = minijinja::Environment::new();
-        let out = env.render_str("{{ 9.0 ** 0.5 }} {{ 2 ** 10 }}", ()).unwrap();
+        let out = env
+            .render_str("{{ 9.0 ** 0.5 }} {{ 2 ** 10 }}", ())
+            .unwrap();
         assert_eq!(out, "3.0 1024");
     }
 }
