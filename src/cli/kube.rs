@@ -37,7 +37,9 @@ pub struct KubeArgs {
     #[arg(long, env, value_parser = EnumParser::<KubernetesMode>::new(), value_name = "MODE")]
     pub kubernetes: Option<KubernetesMode>,
     /// A kubeconfig's whole content (a secret; the Action's input, since a path exported by another step is not visible in the action's container). Its user needs a token or client certificate: the image has no credential plugins
-    #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg, value_name = "YAML")]
+    // allow_hyphen_values: a kubeconfig may begin with YAML's `---`; without it clap takes
+    // the content for an unknown option and echoes it whole.
+    #[arg(long, env, hide_env_values = true, allow_hyphen_values = true, value_parser = inputs::secret_arg, value_name = "YAML")]
     pub kubeconfig: Option<SecretString>,
     /// Kubernetes namespace of the hub (its single-user pods), as for announce's runbook
     #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::namespace))]
@@ -334,6 +336,9 @@ mod refused {
         );
         assert!(request(&["--kubernetes", "on"], &[("KUBECONFIG", "/nowhere")]).is_ok());
         assert!(request(&["--kubeconfig", &tests_kubeconfig()], &[]).is_ok());
+        // A file that begins with YAML's document marker is a value, not an unknown option.
+        let marked = format!("---\n{}", tests_kubeconfig());
+        assert!(request(&["--kubeconfig", &marked], &[]).is_ok());
     }
 
     fn tests_kubeconfig() -> String {

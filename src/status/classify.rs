@@ -327,10 +327,19 @@ pub struct PodEvidence {
     /// The digests and repository that count as the release.
     pub target: ImageTarget,
     /// When the hub's listing began (the real clock): a pod without a listed server that
-    /// started later, or has no start time yet, is a server the hub started since, not an
-    /// orphan; it is left out.
+    /// started later (up to [`PodEvidence::pods_read_at`] and [`CLOCK_SKEW`]), or has no
+    /// start time yet (unscheduled: it runs nothing), is a server the hub started since, not
+    /// an orphan; it is left out.
     pub hub_read_at: OffsetDateTime,
+    /// When the pod listing ended (the real clock). A pod "started" later than this plus
+    /// [`CLOCK_SKEW`] cannot be a server started since the hub was read: its start time is
+    /// wrong, and it counts as an orphan.
+    pub pods_read_at: OffsetDateTime,
 }
+
+/// How far a node's clock (which stamps a pod's `startTime`) may run ahead of this
+/// runner's before a start time counts as wrong rather than recent.
+pub const CLOCK_SKEW: time::Duration = time::Duration::minutes(5);
 
 /// A server's pod, as judged: serialises as the `pod` object of a `--json` server (`name`,
 /// `image_id`, `digest` it runs or `null`, `unknown` reason or `null`).
@@ -507,8 +516,8 @@ fn classify_inner(
 ) -> Classification {
     use std::collections::HashMap;
     let by_digest = evidence.is_some();
-    let (pods, target, hub_read_at) = match evidence {
-        Some(e) => (e.pods, e.target, Some(e.hub_read_at)),
+    let (pods, target, read) = match evidence {
+        Some(e) => (e.pods, e.target, Some((e.hub_read_at, e.pods_read_at))),
         None => (Vec::new(), ImageTarget::default(), None),
     };
     // (user, server) → pods, in listing order.
@@ -635,7 +644,11 @@ fn classify_inner(
         .collect();
     // Pods no server joined: the extra ones of a joined key and those without a user.
     orphans.extend(joined.into_values().flatten());
-    orphans.retain(|p| p.started.zip(hub_read_at).is_some_and(|(s, at)| s < at));
+    orphans.retain(|p| {
+        p.started
+            .zip(read)
+            .is_some_and(|(s, (hub, pods))| s < hub || s > pods + CLOCK_SKEW)
+    });
     for pod in orphans {
         let verdict = judge(pod.image_id.as_deref(), &target);
         totals.orphans += 1;
@@ -1140,6 +1153,7 @@ mod tests {
             pods,
             target: target(),
             hub_read_at: NOW,
+            pods_read_at: NOW,
         };
         let c = classify_by_digest(servers, evidence, RELEASE, NOW, &defaults());
         let states: Vec<(&str, State)> = c
@@ -1183,6 +1197,31 @@ mod tests {
     }
 
     #[test]
+    fn an_orphan_whose_start_time_is_later_than_the_listing_itself_still_counts() {
+        let old = Some(format!("ghcr.io/org/lab@{}", d('f')));
+        let orphan = |name: &str, started| super::super::Pod {
+            started,
+            ..pod(name, Some(name), old.clone())
+        };
+        let evidence = PodEvidence {
+            pods: vec![
+                // Within the skew of the listing's end: a server started since, left out.
+                orphan("recent", t(13, 4)),
+                // Past it: a node clock or a start time that is wrong, not a new server.
+                orphan("future", t(14, 0)),
+            ],
+            target: target(),
+            hub_read_at: NOW,
+            pods_read_at: NOW,
+        };
+        let c = classify_by_digest(Vec::new(), evidence, RELEASE, NOW, &defaults());
+        let users: Vec<&str> = c.servers.iter().map(|s| s.server.user.as_str()).collect();
+        assert_eq!(users, ["future"]);
+        assert_eq!(c.totals.orphans, 1);
+        assert!(!c.totals.converged);
+    }
+
+    #[test]
     fn of_two_pods_of_one_server_the_newest_is_judged_whatever_the_listing_order() {
         let new = Some(format!("ghcr.io/org/lab@{}", d('a')));
         let old = Some(format!("ghcr.io/org/lab@{}", d('f')));
@@ -1202,6 +1241,7 @@ mod tests {
                 pods,
                 target: target(),
                 hub_read_at: NOW,
+                pods_read_at: NOW,
             };
             let c = classify_by_digest(
                 vec![server("a", t(12, 30), t(12, 59))],
@@ -1235,6 +1275,7 @@ mod tests {
             pods: vec![pod("jupyter-a", Some("a"), new)],
             target: target(),
             hub_read_at: NOW,
+            pods_read_at: NOW,
         };
         let c = classify_by_digest(
             vec![server("a", t(9, 0), t(12, 59))],

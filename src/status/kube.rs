@@ -37,6 +37,10 @@ use std::time::Duration;
 /// The page size of a pod listing (`limit`).
 pub const PAGE_LIMIT: u32 = 500;
 
+/// The most pages one listing reads (500,000 pods at [`PAGE_LIMIT`]), so that an API server
+/// or a proxy that never stops sending `continue` tokens cannot keep `status` running.
+pub const MAX_PAGES: u32 = 1_000;
+
 /// The annotation holding the hub's user name (KubeSpawner).
 pub const USERNAME_ANNOTATION: &str = "hub.jupyter.org/username";
 /// The annotation holding the server's name, empty for the default server (KubeSpawner).
@@ -144,7 +148,22 @@ pub enum KubeError {
         /// The timeout (`kube-timeout`).
         timeout: Duration,
     },
-    /// No answer (DNS, refused, TLS), or one that is not a pod list.
+    /// An answer that is not a `v1` `PodList` (another `kind`, no `items`, a field of the
+    /// wrong type, a start time that is not RFC 3339): a proxy or another server answering.
+    NotAPodList {
+        /// The API server's URL.
+        server: String,
+        /// What is wrong with it, one line (the decoder's words or the field).
+        detail: String,
+    },
+    /// Pages without an end: a `continue` token repeated, or more than [`MAX_PAGES`] pages.
+    EndlessList {
+        /// The API server's URL.
+        server: String,
+        /// Pages read before giving up.
+        pages: u32,
+    },
+    /// No answer (DNS, refused, TLS).
     Unreachable {
         /// The API server's URL.
         server: String,
@@ -361,7 +380,7 @@ impl KubeClient {
         };
         config.read_timeout = Some(timeout);
         config.connect_timeout = Some(timeout);
-        let server = config.cluster_url.to_string();
+        let server = shown_server(&config.cluster_url.to_string());
         let client = Client::try_from(config).map_err(|e| KubeError::Unreachable {
             server: server.clone(),
             cause: one_line(&e.to_string()),
@@ -396,6 +415,7 @@ impl KubeClient {
             restarted: false,
         };
         let mut token: Option<String> = None;
+        let mut tokens = std::collections::HashSet::new();
         loop {
             let mut params = kube::api::ListParams::default()
                 .labels(&selector)
@@ -407,27 +427,70 @@ impl KubeClient {
             let request = pods
                 .list(&params)
                 .map_err(|e| self.error(kube::Error::BuildRequest(e), query))?;
-            let page: PodList = match self.client.request(request).await {
+            let answer =
+                tokio::time::timeout(self.timeout, self.client.request::<PodList>(request))
+                    .await
+                    .map_err(|_| KubeError::TimedOut {
+                        server: self.server.clone(),
+                        timeout: self.timeout,
+                    })?;
+            let page = match answer {
                 Ok(page) => page,
                 Err(kube::Error::Api(status)) if status.code == 410 && !listing.restarted => {
                     listing.restarted = true;
                     listing.pods.clear();
+                    tokens.clear();
                     token = None;
                     continue;
                 }
                 Err(e) => return Err(self.error(e, query)),
             };
-            listing.pods.extend(page.items.into_iter().map(pod));
-            token = page.metadata.continue_.filter(|t| !t.is_empty());
-            if token.is_none() {
-                return Ok(listing);
+            let items = match (page.kind.as_deref(), page.items) {
+                (Some("PodList"), Some(items)) => items,
+                (Some("PodList"), None) => {
+                    return Err(self.not_a_pod_list("it has no items".into()));
+                }
+                (Some(kind), _) => {
+                    return Err(self.not_a_pod_list(format!(
+                        "its kind is {:?}",
+                        crate::support::sanitize::cap(kind, 60)
+                    )));
+                }
+                (None, _) => return Err(self.not_a_pod_list("it has no kind".into())),
+            };
+            for listed in items {
+                if let Some(p) = pod(listed).map_err(|detail| self.not_a_pod_list(detail))? {
+                    listing.pods.push(p);
+                }
             }
+            token = page
+                .metadata
+                .and_then(|m| m.continue_)
+                .filter(|t| !t.is_empty());
+            match &token {
+                None => return Ok(listing),
+                Some(t) if !tokens.insert(t.clone()) || listing.requests >= MAX_PAGES => {
+                    return Err(KubeError::EndlessList {
+                        server: self.server.clone(),
+                        pages: listing.requests,
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    fn not_a_pod_list(&self, detail: String) -> KubeError {
+        KubeError::NotAPodList {
+            server: self.server.clone(),
+            detail: one_line(&detail),
         }
     }
 
     fn error(&self, e: kube::Error, query: &PodQuery) -> KubeError {
         let server = self.server.clone();
         match e {
+            kube::Error::SerdeError(e) => self.not_a_pod_list(e.to_string()),
             kube::Error::Api(status) => {
                 let server_message = one_line(&status.message);
                 match status.code {
@@ -490,19 +553,36 @@ const PATH_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANU
     .remove(b'.')
     .remove(b'_');
 
+/// The API server's URL as the reports show it: without a user name, password, query or
+/// fragment (a kubeconfig's `server` may carry credentials; they are never printed).
+fn shown_server(server: &str) -> String {
+    match url::Url::parse(server) {
+        Ok(mut url) => {
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+            url.set_query(None);
+            url.set_fragment(None);
+            url.to_string()
+        }
+        Err(_) => "(the kubeconfig's server)".to_string(),
+    }
+}
+
 /// A page of `GET /api/v1/namespaces/{namespace}/pods` (Kubernetes `core/v1` `PodList`),
 /// read for the few fields `status` keeps: every other field of the answer is skipped, not
-/// decoded (k8s-openapi's whole `Pod` cost the image half a megabyte).
+/// decoded (k8s-openapi's whole `Pod` cost the image half a megabyte). `kind: PodList` and
+/// `items` are required ([`KubeClient::list_pods`] checks them), so that another object answered with 200 (`{}`, a `Status`, a
+/// `ServiceList` from a proxy) is refused, never read as "no pods"; `null` reads as absent
+/// everywhere else.
 #[derive(Deserialize)]
 struct PodList {
-    #[serde(default)]
-    metadata: ListMeta,
-    #[serde(default)]
-    items: Vec<ListedPod>,
+    kind: Option<String>,
+    metadata: Option<ListMeta>,
+    items: Option<Vec<ListedPod>>,
 }
 
 /// A list's `metadata` (`meta/v1` `ListMeta`): the token of the next page.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize)]
 struct ListMeta {
     #[serde(rename = "continue")]
     continue_: Option<String>,
@@ -511,23 +591,22 @@ struct ListMeta {
 /// One listed pod: `metadata` and `status`.
 #[derive(Deserialize)]
 struct ListedPod {
-    #[serde(default)]
-    metadata: PodMeta,
-    #[serde(default)]
-    status: PodStatus,
+    metadata: Option<PodMeta>,
+    status: Option<PodStatus>,
 }
 
 /// A pod's `metadata` (`meta/v1` `ObjectMeta`): its name and annotations.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize)]
 struct PodMeta {
     name: Option<String>,
     annotations: Option<BTreeMap<String, String>>,
 }
 
-/// A pod's `status` (`core/v1` `PodStatus`): when it started (RFC 3339) and its
+/// A pod's `status` (`core/v1` `PodStatus`): its phase, when it started (RFC 3339) and its
 /// containers.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize)]
 struct PodStatus {
+    phase: Option<String>,
     #[serde(rename = "startTime")]
     start_time: Option<String>,
     #[serde(rename = "containerStatuses")]
@@ -537,32 +616,67 @@ struct PodStatus {
 /// One container's status (`core/v1` `ContainerStatus`): its name and `imageID`.
 #[derive(Deserialize)]
 struct ContainerStatus {
-    name: String,
-    #[serde(rename = "imageID", default)]
-    image_id: String,
+    name: Option<String>,
+    #[serde(rename = "imageID")]
+    image_id: Option<String>,
 }
 
-/// The fields `status` keeps of one pod.
-fn pod(p: ListedPod) -> Pod {
-    let mut annotations = p.metadata.annotations.unwrap_or_default();
-    let image_id = p
-        .status
+/// The phases of a pod whose containers have all terminated (Kubernetes `core/v1`
+/// `PodPhase`): such a pod (an evicted one, say) runs no code, old or new, until Kubernetes
+/// removes it, so it is neither a server's pod nor an orphan.
+const TERMINATED_PHASES: [&str; 2] = ["Succeeded", "Failed"];
+
+/// The fields `status` keeps of one pod; `None` for a terminated pod
+/// ([`TERMINATED_PHASES`]).
+///
+/// # Errors
+/// What is wrong when `startTime` is not RFC 3339 (the API server writes it so).
+fn pod(p: ListedPod) -> Result<Option<Pod>, String> {
+    let meta = p.metadata.unwrap_or(PodMeta {
+        name: None,
+        annotations: None,
+    });
+    let name = meta.name.unwrap_or_default();
+    let status = p.status.unwrap_or(PodStatus {
+        phase: None,
+        start_time: None,
+        container_statuses: None,
+    });
+    if status
+        .phase
+        .as_deref()
+        .is_some_and(|phase| TERMINATED_PHASES.contains(&phase))
+    {
+        return Ok(None);
+    }
+    let mut annotations = meta.annotations.unwrap_or_default();
+    let image_id = status
         .container_statuses
         .unwrap_or_default()
         .into_iter()
-        .find(|c| c.name == NOTEBOOK_CONTAINER)
-        .map(|c| c.image_id)
+        .find(|c| c.name.as_deref() == Some(NOTEBOOK_CONTAINER))
+        .and_then(|c| c.image_id)
         .filter(|id| !id.trim().is_empty());
-    let started = p.status.start_time.and_then(|t| {
-        time::OffsetDateTime::parse(&t, &time::format_description::well_known::Rfc3339).ok()
-    });
-    Pod {
-        name: p.metadata.name.unwrap_or_default(),
+    let started = match status.start_time {
+        None => None,
+        Some(t) => Some(
+            time::OffsetDateTime::parse(&t, &time::format_description::well_known::Rfc3339)
+                .map_err(|_| {
+                    format!(
+                        "pod {:?} has the startTime {:?}, not an RFC 3339 time",
+                        crate::support::sanitize::cap(&name, 100),
+                        crate::support::sanitize::cap(&t, 40)
+                    )
+                })?,
+        ),
+    };
+    Ok(Some(Pod {
+        name,
         user: annotations.remove(USERNAME_ANNOTATION),
         server: annotations.remove(SERVERNAME_ANNOTATION),
         image_id,
         started,
-    }
+    }))
 }
 
 #[cfg(test)]

@@ -1180,6 +1180,8 @@ pub fn kube_error(e: &KubeError, namespace: &str) -> String {
         KubeError::Status { .. } => "check the API server's message; run status again".to_string(),
         KubeError::TimedOut { .. } => "check that this runner can reach the API server (the kubeconfig's server address), or raise kube-timeout for a slow one".to_string(),
         KubeError::Unreachable { .. } => "check the kubeconfig's server address and CA, and that this runner can reach the API server".to_string(),
+        KubeError::NotAPodList { .. } => format!("check that the kubeconfig's server is the cluster's API server itself, not a proxy, dashboard or load balancer page; `kubectl get pods -n {namespace} -o json` with the same kubeconfig shows what it answers"),
+        KubeError::EndlessList { .. } => format!("the API server, or a proxy in front of it, pages wrongly; `kubectl get pods -n {namespace} --chunk-size 500` with the same kubeconfig shows whether the listing ends"),
     };
     // Its own sentence: capitalised after the error's full stop.
     let mut chars = help.chars();

@@ -360,6 +360,7 @@ async fn pods(
         .await
         .map_err(fail)?;
     let listing = client.list_pods(&kube.query).await.map_err(fail)?;
+    let pods_read_at = OffsetDateTime::now_utc();
     log.debug(&report::kube_read(
         listing.pods.len(),
         listing.requests,
@@ -390,6 +391,7 @@ async fn pods(
         pods: listing.pods,
         target,
         hub_read_at,
+        pods_read_at,
     })
 }
 

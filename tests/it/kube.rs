@@ -316,6 +316,65 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
         &kubeconfig,
         &["401 Unauthorized", "create a new ServiceAccount token"],
     );
+    // A server address carrying credentials is shown without them.
+    let port = fake.api;
+    let with_password = fake.kubeconfig_at(
+        &format!("https://admin:SuperSecretPw@127.0.0.1:{port}/?token=SecretQuery"),
+        TOKEN,
+    );
+    let (code, _, stderr) = status(
+        &base,
+        SLOW_CULLER,
+        &image,
+        &released_at,
+        &with_password,
+        &[],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the Kubernetes API server https://127.0.0.1:{port}/ answered 401"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("SuperSecretPw") && !stderr.contains("SecretQuery"),
+        "{stderr}"
+    );
+    // A server that drips its answer a byte at a time is cut at kube-timeout, which bounds
+    // each request as a whole, not each read.
+    let drip = DripServer::start();
+    let (code, _, stderr) = status(
+        &base,
+        SLOW_CULLER,
+        &image,
+        &released_at,
+        &fake.kubeconfig_at(&format!("http://127.0.0.1:{}", drip.port), TOKEN),
+        &["--kube-timeout", "2s"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("did not answer within kube-timeout (2s)"),
+        "{stderr}"
+    );
+    drop(drip);
+    // A 200 that is not a pod list is refused, never read as "no pods".
+    fake.fault(Some("not-a-pod-list"));
+    fails(
+        &kubeconfig,
+        &[
+            "answered with something that is not a pod list: its kind is \"Status\"",
+            "not a proxy, dashboard or load balancer page",
+        ],
+    );
+    // A continue token that comes back ends the listing with an error, at the second page.
+    fake.fault(Some("endless-continue"));
+    let before = fake.requests().len();
+    fails(
+        &kubeconfig,
+        &["kept paging the pods: 2 pages without an end"],
+    );
+    assert_eq!(fake.requests().len() - before, 2);
     fake.fault(None);
 
     // 600 more pods of the release: two pages; an expired continue token restarts once.
@@ -324,6 +383,8 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
             .map(|i| json!({"name": format!("bulk-{i}"), "user": format!("bulk-{i}"), "image_id": new, "start_time": "2026-01-01T00:00:00Z"}))
             .collect::<Vec<_>>(),
     );
+    // An evicted pod (phase Failed) runs nothing: neither a server's pod nor an orphan.
+    fake.add_pods(&[json!({"name": "jupyter-evicted", "user": "evicted", "image_id": format!("ghcr.io/org/lab@sha256:{}", "e".repeat(64)), "phase": "Failed", "start_time": "2026-01-01T00:00:00Z"})]);
     let before = fake.requests().len();
     fake.fault(Some("expire-continue"));
     let (code, stdout, stderr) = status(
@@ -405,4 +466,57 @@ async fn the_culler_stops_stale_servers_until_converged_flips_on_digest_evidence
         (&json!(true), &json!(1)),
         "{last}"
     );
+}
+
+/// A plain-HTTP server that answers every connection with a status line and headers at
+/// once, then one byte of body every 100 ms for at most 30 s (then it closes: a client
+/// without an overall deadline fails on the cut answer, not on its timeout), so that no
+/// single read ever waits long. Dropping it stops and joins its thread.
+struct DripServer {
+    port: u16,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl DripServer {
+    fn start() -> Self {
+        use std::io::Write as _;
+        use std::sync::atomic::Ordering;
+        use std::time::{Duration, Instant};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stopped = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut conns: Vec<(std::net::TcpStream, Instant)> = Vec::new();
+            while !stopped.load(Ordering::Relaxed) {
+                if let Ok((mut c, _)) = listener.accept() {
+                    let _ = c.write_all(
+                        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{",
+                    );
+                    conns.push((c, Instant::now()));
+                }
+                conns.retain_mut(|(c, since)| {
+                    since.elapsed() < Duration::from_secs(30) && c.write_all(b" ").is_ok()
+                });
+                std::thread::park_timeout(Duration::from_millis(100));
+            }
+        });
+        DripServer {
+            port,
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for DripServer {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            thread.thread().unpark();
+            let _ = thread.join();
+        }
+    }
 }

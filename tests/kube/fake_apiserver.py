@@ -14,9 +14,9 @@ writes DIR/ca.pem (the CA of its certificate, for the kubeconfig) and then DIR/p
 (`{"api": PORT, "admin": PORT}`) once it listens. The admin port (plain HTTP, loopback) is
 the tests' and the hub rig's: `POST /pods` with a JSON list of pod specs
 (`{"name", "user", "server", "image_id", "namespace", "release", "component",
-"start_time", "annotations"}`; missing keys take defaults) adds or replaces pods,
+"start_time", "annotations", "phase"}`; missing keys take defaults) adds or replaces pods,
 `DELETE /pods/NAME` removes one, `POST /fault` with `{"mode": "unauthorized" | "forbidden" |
-"expire-continue" | null}` sets a fault, `GET /requests` lists the API requests received
+"expire-continue" | "not-a-pod-list" | "endless-continue" | null}` sets a fault, `GET /requests` lists the API requests received
 (`{"path", "query", "authorization"}`).
 """
 
@@ -57,9 +57,17 @@ def make_pod(spec):
         del annotations[key]
     started = spec.get("start_time", "2026-11-30T09:00:00Z")
     image_id = spec.get("image_id", "")
-    running = bool(image_id)
+    phase = spec.get("phase", "Running" if image_id else "Pending")
+    running = bool(image_id) and phase == "Running"
+    if phase == "Failed":
+        # As the kubelet leaves an evicted pod: its containers terminated.
+        state = {"terminated": {"exitCode": 137, "reason": "Error", "startedAt": started, "finishedAt": started}}
+    elif running:
+        state = {"running": {"startedAt": started}}
+    else:
+        state = {"waiting": {"reason": "ContainerCreating"}}
     status = {
-        "phase": "Running" if running else "Pending",
+        "phase": phase,
         "startTime": started,
         "podIP": "10.0.0.1",
         "hostIP": "10.0.1.1",
@@ -71,12 +79,13 @@ def make_pod(spec):
                 "ready": running,
                 "restartCount": 0,
                 "started": running,
-                "state": {"running": {"startedAt": started}}
-                if running
-                else {"waiting": {"reason": "ContainerCreating"}},
+                "state": state,
             }
         ],
     }
+    if phase == "Failed":
+        status["reason"] = "Evicted"
+        status["message"] = "The node was low on resource: memory."
     return {
         "apiVersion": "v1",
         "kind": "Pod",
@@ -165,6 +174,15 @@ class Api(BaseHTTPRequestHandler):
                     "Forbidden",
                     f'pods is forbidden: User "system:serviceaccount:{namespace}:codeq-rollout-status" cannot list resource "pods" in API group "" in the namespace "{namespace}"',
                 ),
+            )
+        if fault == "not-a-pod-list":
+            # A 200 from something else than the API server's pod list: a proxy's Status.
+            return self.send_json(200, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"})
+        if fault == "endless-continue":
+            # Every page hands back the same continue token (a broken proxy or cache).
+            return self.send_json(
+                200,
+                {"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "1", "continue": "MA=="}, "items": []},
             )
         token = query.get("continue")
         with LOCK:

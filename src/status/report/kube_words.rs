@@ -54,6 +54,15 @@ impl fmt::Display for KubeError {
                 "the Kubernetes API server {server} did not answer within kube-timeout ({})",
                 humantime::format_duration(*timeout)
             ),
+            KubeError::NotAPodList { server, detail } => write!(
+                f,
+                "the Kubernetes API server {server} answered with something that is not a pod list: {detail}"
+            ),
+            KubeError::EndlessList { server, pages } => write!(
+                f,
+                "the Kubernetes API server {server} kept paging the pods: {pages} pages without an end (a continue token came back, or over {} pages)",
+                crate::status::kube::MAX_PAGES
+            ),
             KubeError::Unreachable { server, cause } => write!(
                 f,
                 "cannot read pods from the Kubernetes API server {server}: {cause}"
