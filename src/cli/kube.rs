@@ -98,7 +98,7 @@ impl KubeArgs {
         if let Some(content) = kubeconfig {
             return crate::status::kube::check_kubeconfig(
                 content.expose_secret(),
-                "the kubeconfig input",
+                crate::status::kube::KUBECONFIG_INPUT,
             )
             .map(|_| ())
             .map_err(|e| usage("kubeconfig")(anyhow::anyhow!(kube_error(&e, namespace))));

@@ -34,6 +34,10 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+/// How a kubeconfig given as content (the `kubeconfig` input) is named in errors; a file's
+/// errors name its path instead.
+pub const KUBECONFIG_INPUT: &str = "the kubeconfig input";
+
 /// The page size of a pod listing (`limit`).
 pub const PAGE_LIMIT: u32 = 500;
 
@@ -341,7 +345,7 @@ impl KubeClient {
         let options = KubeConfigOptions::default();
         let kubeconfig = match credentials {
             Credentials::Kubeconfig(content) => {
-                let name = "the kubeconfig input";
+                let name = KUBECONFIG_INPUT;
                 Some((
                     check_kubeconfig(content.expose_secret(), name)?,
                     name.to_string(),
@@ -712,7 +716,7 @@ contexts:
     context: {cluster: hub, user: reader}
 current-context: hub
 ";
-        let e = check_kubeconfig(content, "the kubeconfig input").unwrap_err();
+        let e = check_kubeconfig(content, KUBECONFIG_INPUT).unwrap_err();
         let words = e.to_string();
         assert!(!words.contains("SECRET"), "{words}");
         insta::assert_snapshot!(words);

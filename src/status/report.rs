@@ -1166,6 +1166,13 @@ pub fn kube_error(e: &KubeError, namespace: &str) -> String {
             "the image has no credential plugins (gke-gcloud-auth-plugin, aws eks get-token, kubelogin). Give a kubeconfig whose user holds a ServiceAccount token instead:\n\n{}",
             service_account_kubeconfig(namespace)
         ),
+        KubeError::Kubeconfig { source_name, .. }
+            if source_name != crate::status::kube::KUBECONFIG_INPUT =>
+        {
+            format!(
+                "check that {source_name} is a readable kubeconfig file (KUBECONFIG names a file, not a directory), or pass the file's content in the kubeconfig input"
+            )
+        }
         KubeError::Kubeconfig { .. } => format!(
             "give the kubeconfig file's whole content (YAML with clusters, users, contexts and current-context), e.g.:\n\n{}",
             service_account_kubeconfig(namespace)

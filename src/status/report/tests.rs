@@ -766,6 +766,28 @@ fn a_kube_timeout_names_the_input_and_its_value() {
 }
 
 #[test]
+fn a_kubeconfig_file_that_cannot_be_read_gets_path_advice_and_the_input_content_advice() {
+    let of = |source_name: &str| {
+        kube_error(
+            &KubeError::Kubeconfig {
+                source_name: source_name.into(),
+                detail: "Is a directory (os error 21)".into(),
+            },
+            "jhub",
+        )
+    };
+    let file = of("/home/runner/.kube");
+    assert_eq!(
+        file,
+        "the kubeconfig (/home/runner/.kube) is not usable: Is a directory (os error 21). Check that /home/runner/.kube is a readable kubeconfig file (KUBECONFIG names a file, not a directory), or pass the file's content in the kubeconfig input"
+    );
+    assert!(
+        of(crate::status::kube::KUBECONFIG_INPUT)
+            .contains("Give the kubeconfig file's whole content")
+    );
+}
+
+#[test]
 fn the_totals_line_counts_pods_in_the_singular_and_the_plural() {
     let line = |orphans| {
         totals_line(&Totals {
