@@ -352,15 +352,16 @@ impl KubeClient {
                 ))
             }
             Credentials::Infer => {
-                let path = std::env::var_os("KUBECONFIG")
-                    .filter(|v| !v.is_empty())
-                    .map(std::path::PathBuf::from)
-                    .or_else(|| {
-                        std::env::var_os("HOME")
-                            .map(|h| std::path::PathBuf::from(h).join(".kube/config"))
-                    });
+                // An empty KUBECONFIG is unset, as for kubectl (a runner in the cluster with
+                // `KUBECONFIG: ""` uses its service account).
+                let from_env = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty());
+                let given = from_env.is_some();
+                let path = from_env.map(std::path::PathBuf::from).or_else(|| {
+                    std::env::var_os("HOME")
+                        .map(|h| std::path::PathBuf::from(h).join(".kube/config"))
+                });
                 match path {
-                    Some(path) if path.exists() || std::env::var_os("KUBECONFIG").is_some() => {
+                    Some(path) if path.exists() || given => {
                         let name = path.display().to_string();
                         Some((
                             Kubeconfig::read().map_err(|e| kubeconfig_error(&name, e))?,
