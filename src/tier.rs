@@ -109,7 +109,7 @@ impl LabelRules {
 }
 
 /// Splits a comma- or newline-separated input into trimmed, non-empty items.
-pub fn split_list(text: &str) -> Vec<String> {
+pub(crate) fn split_list(text: &str) -> Vec<String> {
     text.split([',', '\n'])
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -503,7 +503,7 @@ impl LabelRules {
 /// control characters removed, white space folded and trimmed). Labels are matched in this
 /// form, so what counts is what a reader sees: `secu\u{200B}rity` reads, and counts, as
 /// `security`.
-pub fn label_as_shown(label: &str) -> String {
+pub(crate) fn label_as_shown(label: &str) -> String {
     sanitize::clean_line(label, sanitize::DEFAULT_MAX_CHARS)
 }
 
@@ -646,6 +646,10 @@ pub enum Lookup {
 
 /// Why a `pull_request` event's pull request is fetched again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[allow(
+    clippy::enum_variant_names,
+    reason = "each variant names what the payload lacks: no tier label, no merge commit"
+)]
 pub enum Refetch {
     /// Its labels in the payload carry no tier label.
     NoTierLabel,

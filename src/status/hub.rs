@@ -49,19 +49,19 @@ use time::OffsetDateTime;
 
 /// The media type that asks the hub for the paginated answer (JupyterHub ≥ 2.0,
 /// `jupyterhub/apihandlers/base.py` `PAGINATION_MEDIA_TYPE`).
-pub const PAGINATION_MEDIA_TYPE: &str = "application/jupyterhub-pagination+json";
+pub(crate) const PAGINATION_MEDIA_TYPE: &str = "application/jupyterhub-pagination+json";
 
 /// Users asked per page: 200, JupyterHub's default `api_page_max_limit` (a hub configured
 /// lower answers fewer and its `next` says where to go on). Pages for `n` users with running
 /// servers: `ceil(n / 200)`, at least 1.
-pub const PAGE_LIMIT: u64 = 200;
+pub(crate) const PAGE_LIMIT: u64 = 200;
 
 /// The largest page body read, in bytes: 16 MiB (a page of 200 users is a few hundred KB).
-pub const MAX_PAGE_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_PAGE_BYTES: usize = 16 * 1024 * 1024;
 
 /// The most pages followed in one listing (2,000,000 users at 200 a page): a guard against a
 /// hub whose `next` never ends.
-pub const MAX_PAGES: u32 = 10_000;
+pub(crate) const MAX_PAGES: u32 = 10_000;
 
 /// The smallest set of scopes a hub API token needs for `status`, from JupyterHub 6.1.1:
 ///
@@ -249,7 +249,7 @@ impl HubError {
 /// `https://hub.example.org/jupyter`); `None` when the path has no `/hub/api` segment pair
 /// (`/hub/apis` is not one) or `hub_url` is not a URL. Scheme and host come back as
 /// [`Url`] writes them (lower case, the default port left out), without a trailing `/`.
-pub fn base_before_api(hub_url: &str) -> Option<String> {
+pub(crate) fn base_before_api(hub_url: &str) -> Option<String> {
     const API: &str = "/hub/api";
     let mut url = Url::parse(hub_url.trim()).ok()?;
     let path = url.path().to_string();

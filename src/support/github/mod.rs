@@ -16,12 +16,12 @@
 //! The base URL is injectable (`GITHUB_API_URL`), so GitHub Enterprise Server
 //! (`https://HOST/api/v3`) and the tests' fake server take the same path through the code.
 
-pub mod error;
+pub(crate) mod error;
 mod failed;
-pub mod models;
+pub(crate) mod models;
 
-pub use error::{Action, GitHubError, Kind, Problem};
-pub use failed::read_verdict;
+pub(crate) use error::{Action, GitHubError, Kind, Problem};
+pub(crate) use failed::read_verdict;
 
 use crate::support::retry::{RetryPolicy, TokioTimer};
 use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
@@ -63,9 +63,9 @@ pub enum RepositoryError {
 
 /// GitHub's longest user or organisation name (its sign-up form's limit), before an
 /// Enterprise Managed User's `_shortcode`.
-pub const OWNER_MAX_CHARS: usize = 39;
+pub(crate) const OWNER_MAX_CHARS: usize = 39;
 /// GitHub's longest repository name (its new-repository form's limit).
-pub const NAME_MAX_CHARS: usize = 100;
+pub(crate) const NAME_MAX_CHARS: usize = 100;
 
 impl Repository {
     /// Parses `owner/repo` (trimmed) by GitHub's naming rules: the owner of at most
@@ -114,10 +114,10 @@ impl std::fmt::Display for Repository {
 }
 
 /// Page size for list calls: GitHub's maximum, 100.
-pub const PER_PAGE: usize = 100;
+pub(crate) const PER_PAGE: usize = 100;
 
 /// Where request lines go in debug mode: method and path, never headers.
-pub type DebugSink = Arc<dyn Fn(&str) + Send + Sync>;
+pub(crate) type DebugSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Timeouts and read retries.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,11 +140,11 @@ impl Default for Options {
 
 /// The media type every request asks for, as GitHub's REST docs recommend ("Getting started
 /// with the REST API", Media types): `application/vnd.github+json`.
-pub const ACCEPT: &str = "application/vnd.github+json";
+pub(crate) const ACCEPT: &str = "application/vnd.github+json";
 
 /// The `User-Agent` of every request, naming the tool and its version, which GitHub requires
 /// ("Getting started with the REST API", User agent): e.g. `codeq-rollout/0.1.0`.
-pub const USER_AGENT: &str = concat!("codeq-rollout/", env!("CARGO_PKG_VERSION"));
+pub(crate) const USER_AGENT: &str = concat!("codeq-rollout/", env!("CARGO_PKG_VERSION"));
 
 /// The headers sent with every GitHub request: [`ACCEPT`] and [`USER_AGENT`], once each.
 fn headers() -> Vec<(http::HeaderName, http::HeaderValue)> {

@@ -108,7 +108,7 @@ pub struct NewIssue {
 /// (`POST /repos/{o}/{r}/issues/{n}/comments`), an edited comment
 /// (`PATCH …/issues/comments/{id}`) or release (`PATCH …/releases/{id}`).
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
-pub struct BodyOnly<'a> {
+pub(crate) struct BodyOnly<'a> {
     /// The body (Markdown).
     pub body: &'a str,
 }
