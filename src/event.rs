@@ -186,7 +186,7 @@ impl EventPayload {
 
     /// The branch a `push` went to: `main` for `refs/heads/main`; `None` for a tag or a
     /// payload without `ref`.
-    pub fn pushed_branch(&self) -> Option<&str> {
+    pub(crate) fn pushed_branch(&self) -> Option<&str> {
         self.git_ref.as_deref()?.strip_prefix("refs/heads/")
     }
 }

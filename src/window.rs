@@ -148,7 +148,7 @@ impl Default for ScaleConfig {
 
 impl ScaleConfig {
     /// The scale [`at_scale`] takes, when the hub's size is given.
-    pub fn hub_scale(&self) -> Option<HubScale> {
+    pub(crate) fn hub_scale(&self) -> Option<HubScale> {
         self.servers.map(|servers| HubScale {
             servers,
             slow_stop_timeout_secs: self.slow_stop_timeout_secs,
@@ -288,27 +288,27 @@ pub fn compute(settings: &CullSettings) -> Window {
 impl Window {
     /// Whether the maximum age stops every session, idle or active, no later than the idle
     /// timeout would (`maxAge <= timeout`): one bound then covers all sessions.
-    pub fn max_age_first(&self) -> bool {
+    pub(crate) fn max_age_first(&self) -> bool {
         matches!((self.idle_secs, self.active_secs), (Some(i), Some(a)) if a <= i)
     }
 
     /// Seconds after last activity by which an idle session has been stopped, never later:
     /// the worst case for the hub's size when given, else the usual bound; `None` when
     /// culling is disabled. What the `idle-window-seconds` output carries.
-    pub fn latest_idle_secs(&self) -> Option<u64> {
+    pub(crate) fn latest_idle_secs(&self) -> Option<u64> {
         self.worst.map_or(self.idle_secs, |w| w.idle_secs)
     }
 
     /// Seconds after the release by which even an active session has been stopped, never
     /// later (as [`Window::latest_idle_secs`]); `None` when unbounded. What the
     /// `active-window-seconds` output carries.
-    pub fn latest_active_secs(&self) -> Option<u64> {
+    pub(crate) fn latest_active_secs(&self) -> Option<u64> {
         self.worst.map_or(self.active_secs, |w| w.active_secs)
     }
 
     /// The longest bound, seconds: the latest of the idle and active bounds, the worst case
     /// for the hub's size included; `None` when culling is disabled (no deadline is stated).
-    pub fn longest_secs(&self) -> Option<u64> {
+    pub(crate) fn longest_secs(&self) -> Option<u64> {
         [self.latest_idle_secs(), self.latest_active_secs()]
             .into_iter()
             .flatten()
@@ -382,7 +382,7 @@ pub struct WorstCase {
 impl WorstCase {
     /// The later of its two bounds, seconds; `None` when neither is set (culling disabled and
     /// no maximum age).
-    pub fn longest_secs(&self) -> Option<u64> {
+    pub(crate) fn longest_secs(&self) -> Option<u64> {
         [self.idle_secs, self.active_secs]
             .into_iter()
             .flatten()
@@ -586,7 +586,7 @@ impl ImageConfig {
     /// the tag): `None`, the digest is exact. The effective policy: the values' `pullPolicy`
     /// when set, else Kubernetes' default for the tag ([`PolicySource::KubernetesDefault`]);
     /// `None` when it is `Always`, or when it is left to the default and no image is known.
-    pub fn pull_risk(&self, announced: Option<&str>) -> Option<PullRisk> {
+    pub(crate) fn pull_risk(&self, announced: Option<&str>) -> Option<PullRisk> {
         let announced = announced.map(split_reference);
         let image = match (&self.name, &announced) {
             (Some((name, origin)), _) => Some((name.clone(), Some(origin.clone()), true)),

@@ -200,7 +200,7 @@ impl GitHubArgs {
     /// [`UsageError`] for a malformed `--repository` ([`inputs::repository`]), `--api-url`
     /// ([`inputs::api_url`]) or `--sha`; the errors of
     /// [`crate::context::RunContext::resolve`].
-    pub fn run_context(
+    pub(crate) fn run_context(
         &self,
         sha: Option<&inputs::CommitSha>,
         env: &std::collections::HashMap<String, String>,

@@ -128,7 +128,7 @@ impl Found {
     /// none, `crate::support::time::parse_rfc3339`); `None` when there is no release yet. A
     /// re-run renders with it, so the convergence deadlines, and with them the whole note,
     /// stay the same.
-    pub fn announced_at(&self) -> Option<OffsetDateTime> {
+    pub(crate) fn announced_at(&self) -> Option<OffsetDateTime> {
         let release = self.release()?;
         render::announced_at(release.body.as_deref().unwrap_or(""))
             .or_else(|| crate::support::time::parse_rfc3339(release.published_at.as_deref()?).ok())

@@ -268,7 +268,7 @@ impl RunbookSettings {
     /// (RFC 2606: `example.com`, `example.net`, `example.org` and the names below them, and
     /// the `.example` top-level domain), as the default `https://hub.example.org` is. Such a
     /// runbook's commands and links reach no hub.
-    pub fn hub_url_is_placeholder(&self) -> bool {
+    pub(crate) fn hub_url_is_placeholder(&self) -> bool {
         let Some(host) = url::Url::parse(&self.hub_url).ok().and_then(|u| {
             u.host_str()
                 .map(|h| h.trim_end_matches('.').to_ascii_lowercase())
@@ -283,7 +283,7 @@ impl RunbookSettings {
     }
 
     /// Whether the namespace and the Helm release are both at their defaults (`jhub`).
-    pub fn cluster_at_defaults(&self) -> bool {
+    pub(crate) fn cluster_at_defaults(&self) -> bool {
         let default = Self::default();
         self.namespace == default.namespace && self.helm_release == default.helm_release
     }

@@ -56,7 +56,7 @@ impl Configured {
 
     /// The rows on one line: `cull.enabled true (default); cull.timeout 1h (values.yaml:
     /// cull.timeout); ...`.
-    pub fn origins_line(&self) -> String {
+    pub(crate) fn origins_line(&self) -> String {
         self.rows()
             .iter()
             .map(|r| format!("{} {} ({})", r.key, r.value, r.origin))

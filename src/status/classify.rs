@@ -42,7 +42,7 @@ pub struct ServerTimes {
 impl ServerTimes {
     /// Since when the culler counts the server inactive: its last activity, or its start
     /// when it never reported activity (culler 2.0.0 `handle_server`); `None` without either.
-    pub fn inactive_since(&self) -> Option<OffsetDateTime> {
+    pub(crate) fn inactive_since(&self) -> Option<OffsetDateTime> {
         self.last_activity.or(self.started)
     }
 }

@@ -12,7 +12,7 @@ const ECHO_MAX_CHARS: usize = 1000;
 impl GitHubError {
     /// Maps an octocrab error met while doing `action`, whose requests time out after
     /// `timeout` (named when one did).
-    pub fn from_octocrab(err: octocrab::Error, action: Action, timeout: Duration) -> Self {
+    pub(crate) fn from_octocrab(err: octocrab::Error, action: Action, timeout: Duration) -> Self {
         match err {
             octocrab::Error::GitHub { source, .. } => {
                 let status = source.status_code.as_u16();
