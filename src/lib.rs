@@ -17,10 +17,17 @@
 //! - [`cli`]: the options, turned into validated requests ([`announce::AnnounceRequest`],
 //!   [`docs::WindowRequest`], [`docs::DocsRequest`], [`status::run::StatusRequest`]); every
 //!   usage error is raised there.
-
-// Every module is private: its items are `pub(crate)`, so the compiler reports what nothing
-// uses. The crate's face is the list below, what `main.rs` and the integration tests
-// (`tests/it`) name, each group saying what it is for.
+//!
+//! The crate's face is this root alone: every module is private (its items `pub(crate)`,
+//! so the compiler reports what nothing uses), and what is public is what the binary and
+//! the integration tests name: [`Cli`], [`Log`], [`mask_secret_inputs`], [`run`] and
+//! [`usage_error`] for `main.rs`; for `tests/it`, the values the tests build and the stages
+//! they drive against real and fake registries, a fake GitHub and a real hub, in groups
+//! below (inputs, the registry edge, the words, the GitHub edge, `status`). Where two
+//! modules' items share a name, the root renames them: [`parse_event`] and
+//! [`parse_history`], [`job_summary`] (announce's) and [`status_job_summary`],
+//! [`status_outputs`] and [`DEPLOYMENT_OUTPUTS`] (the deployment step's). A test that needs
+//! another item adds it to its group here.
 mod announce;
 mod cli;
 mod context;
@@ -100,7 +107,7 @@ use std::process::ExitCode;
 /// Exit code of bad usage: an unknown option or value (clap's), a required input left
 /// empty or a value an input does not take ([`cli::UsageError`]), a team's template that
 /// does not render ([`render::TemplateError`]).
-pub const EXIT_USAGE: u8 = 2;
+const EXIT_USAGE: u8 = 2;
 
 /// Runs one command and maps its outcome to the process exit code: 0 done (also when
 /// nothing changed), 1 failed, 2 bad usage.
