@@ -10,9 +10,9 @@ use anyhow::{Context as _, Result, bail};
 use std::collections::HashMap;
 
 /// The default API base when `GITHUB_API_URL` is unset.
-pub const DEFAULT_API_URL: &str = "https://api.github.com";
+pub(crate) const DEFAULT_API_URL: &str = "https://api.github.com";
 /// The default web base when `GITHUB_SERVER_URL` is unset.
-pub const DEFAULT_SERVER_URL: &str = "https://github.com";
+pub(crate) const DEFAULT_SERVER_URL: &str = "https://github.com";
 
 pub use crate::support::github::Repository;
 
@@ -20,7 +20,7 @@ pub use crate::support::github::Repository;
 ///
 /// # Errors
 /// Anything but 40 hex digits.
-pub fn commit_sha(text: &str) -> Result<String> {
+pub(crate) fn commit_sha(text: &str) -> Result<String> {
     let sha = text.trim().to_ascii_lowercase();
     if sha.len() != 40 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
         bail!("commit SHA {sha:?} is not 40 hex digits (set --sha or input sha)");

@@ -15,7 +15,7 @@ pub use crate::render::docs::DOC_DIGEST;
 /// The largest deployment doc read, in bytes (1 MiB): the committed one is under 20 KiB; a
 /// larger file is not the doc, and `/dev/zero` or a FIFO is never read at all
 /// ([`files::read_text`]).
-pub const DOC_MAX_BYTES: u64 = 1024 * 1024;
+pub(crate) const DOC_MAX_BYTES: u64 = 1024 * 1024;
 
 /// The `docs` request, validated by the command line.
 #[derive(Debug, Clone)]
@@ -47,7 +47,7 @@ pub struct WindowRequest {
 /// readable regular UTF-8 file of at most [`DOC_MAX_BYTES`]; bad markers; with `--write`, a
 /// read-only doc (refused before anything is written, as `scripts/pin-image` refuses one) or
 /// a failed write. Each error's fix follows its cause ([`DocsNote`]).
-pub fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
+pub(crate) fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
     warn_if_disabled(&req.culler.window(), log);
     let path = &req.file.display().to_string();
     let doc = files::read_text(&req.file, DOC_MAX_BYTES)
@@ -84,7 +84,7 @@ pub fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
 ///
 /// # Errors
 /// Only if the JSON cannot be written.
-pub fn window(req: &WindowRequest, log: &Log) -> Result<()> {
+pub(crate) fn window(req: &WindowRequest, log: &Log) -> Result<()> {
     let window = req.culler.window();
     warn_if_disabled(&window, log);
     if let Some(risk) = req.culler.image.pull_risk(None) {

@@ -90,7 +90,7 @@ pub struct PayloadRepository {
 
 /// GitHub's cap on a webhook payload: 25 MB ("Webhook events and payloads", Payload cap).
 /// A larger event file did not come from GitHub.
-pub const MAX_PAYLOAD_BYTES: u64 = 25 * 1024 * 1024;
+pub(crate) const MAX_PAYLOAD_BYTES: u64 = 25 * 1024 * 1024;
 /// The most labels GitHub lets an issue or pull request carry: 100.
 pub const MAX_LABELS: usize = 100;
 /// The most commits a `push` payload lists: 2048 ("Webhook events and payloads", push).
@@ -186,7 +186,7 @@ impl EventPayload {
 
     /// The branch a `push` went to: `main` for `refs/heads/main`; `None` for a tag or a
     /// payload without `ref`.
-    pub fn pushed_branch(&self) -> Option<&str> {
+    pub(crate) fn pushed_branch(&self) -> Option<&str> {
         self.git_ref.as_deref()?.strip_prefix("refs/heads/")
     }
 }

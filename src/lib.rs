@@ -17,33 +17,97 @@
 //! - [`cli`]: the options, turned into validated requests ([`announce::AnnounceRequest`],
 //!   [`docs::WindowRequest`], [`docs::DocsRequest`], [`status::run::StatusRequest`]); every
 //!   usage error is raised there.
-
-// The crate's face: what `main.rs` and the integration tests (`tests/it`) use. The rest is
-// private (`pub(crate)` inside), so the compiler reports what nothing uses.
+//!
+//! The crate's face is this root alone: every module is private (its items `pub(crate)`,
+//! so the compiler reports what nothing uses), and what is public is what the binary and
+//! the integration tests name: [`Cli`], [`Log`], [`mask_secret_inputs`], [`run`] and
+//! [`usage_error`] for `main.rs`; for `tests/it`, the values the tests build and the stages
+//! they drive against real and fake registries, a fake GitHub and a real hub, in groups
+//! below (inputs, the registry edge, the words, the GitHub edge, `status`). Where two
+//! modules' items share a name, the root renames them: [`parse_event`] and
+//! [`parse_history`], [`job_summary`] (announce's) and [`status_job_summary`],
+//! [`status_outputs`] and [`DEPLOYMENT_OUTPUTS`] (the deployment step's). A test that needs
+//! another item adds it to its group here.
 mod announce;
-pub mod cli;
-pub mod context;
-pub mod digest;
-pub mod docs;
-pub mod event;
-mod support;
-pub use support::{github, sanitize, tls};
-pub mod publish;
+mod cli;
+mod context;
+mod digest;
+mod docs;
+mod event;
+mod publish;
 mod pulls;
-pub mod render;
+mod render;
 mod report;
-pub use support::log::Log;
-pub mod status;
-pub mod tier;
+mod status;
+mod support;
+mod tier;
 mod values;
-pub mod window;
+mod window;
+// Short paths the crate's own modules use (`crate::github`, `crate::sanitize`, `crate::tls`).
+use support::{github, sanitize, tls};
+
+// The binary (`main.rs`): parse the command line, log, run, report a refused command line.
+// `run` and `usage_error` are below. The tests read the option table (`Cli::command`) and
+// the one duration parser every duration option shares.
+pub use cli::value::{DurationParser, InputDuration};
+pub use cli::{Cli, mask_secret_inputs};
+pub use support::log::Log;
+
+// The run's inputs the tests build: the repository, the digest and image, the pull
+// request's labels, the event file (and its limits), the idle culler's settings.
+pub use context::Repository;
+pub use digest::{Digest, ImageSource};
+pub use event::{EventError, MAX_COMMITS, MAX_LABELS, parse as parse_event};
+pub use tier::{
+    Evidence, Found, LabelRules, LookupOrigin, PullRequest, TierRequest, UnlabeledPolicy, decide,
+};
+pub use window::{CullSettings, HubScale, WorstCase, at_scale, compute};
+
+// The registry edge, run against a fake and a real registry (`tests/it/registry.rs`).
+pub use digest::registry::{
+    ACCEPT_MANIFESTS, CredentialSource, Credentials, DigestSource, RegistryError, RegistryOptions,
+    Resolved, TlsProblem, resolve,
+};
+pub use support::retry::{RetryPolicy, Timer};
+
+// The words: release note, tracking issue, job summary and their parts, the markers that
+// find them again, the docs' placeholder digest; the sanitizers every user-written text
+// goes through (the hostile-input tests); the one TLS provider.
+pub use docs::DOC_DIGEST;
+pub use render::custom::{BodyKind, CustomTemplate};
+pub use render::{
+    Facts, ISSUE_BODY_LIMIT, MarkerKind, RELEASE_BODY_LIMIT, RunbookSettings, image_repository,
+    job_summary, marker, release_note, runbook_section, seal_release, tracking_issue,
+    window_section,
+};
+pub use sanitize::{
+    DEFAULT_MAX_CHARS, cap, clean_line, defuse_commands, log_line, markdown_inline,
+};
+pub use tls::install_provider;
+
+// The GitHub edge, run against the fake GitHub: the client, the objects it sends and reads,
+// the look-up and the writes of `announce`, the deployment markers and outputs.
+pub use github::GitHub;
+pub use github::models::{Deployment, DeploymentState, DeploymentStatus, NewIssue, NewRelease};
+pub use publish::deployment::{MARKER_KEY, MARKER_VALUE, OUTPUTS as DEPLOYMENT_OUTPUTS, is_ours};
+pub use publish::{Change, IssuePlan, Plan, Target, look_up, publish, release_tag};
+
+// `status`: the hub's token scopes and role, the classification of servers, the history
+// line, the report's outputs, job summary and chart.
+pub use status::Server;
+pub use status::classify::{AtScaleModel, CullerModel, ServerTimes, SettingsModel, classify};
+pub use status::history::{History, Point, parse as parse_history};
+pub use status::hub::{ROLE_NAME, ROLE_SNIPPET, SCOPES};
+pub use status::report::{
+    StatusFacts, chart, job_summary as status_job_summary, outputs as status_outputs, with_this_run,
+};
 
 use std::process::ExitCode;
 
 /// Exit code of bad usage: an unknown option or value (clap's), a required input left
 /// empty or a value an input does not take ([`cli::UsageError`]), a team's template that
 /// does not render ([`render::TemplateError`]).
-pub const EXIT_USAGE: u8 = 2;
+const EXIT_USAGE: u8 = 2;
 
 /// Runs one command and maps its outcome to the process exit code: 0 done (also when
 /// nothing changed), 1 failed, 2 bad usage.

@@ -3,19 +3,19 @@
 //! Exit codes: 0 done (also when nothing changed), 1 failed (also: `status` measured and an
 //! alarm its `fail-on` lists fired), 2 bad usage.
 
-use codeq_rollout::{Log, cli};
+use codeq_rollout::{Cli, Log, mask_secret_inputs};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let parsed = cli::Cli::try_parse_inputs();
+    let parsed = Cli::try_parse_inputs();
     // Where log lines go, from the parsed command: stderr when stdout carries its JSON.
     let log = match &parsed {
         Ok(cli) => cli.log(Log::from_env()),
         Err(_) => Log::from_env(),
     };
     // Before anything is printed: a usage error may quote a secret given to the wrong input.
-    cli::mask_secret_inputs(&log, &args);
+    mask_secret_inputs(&log, &args);
     match parsed {
         Ok(cli) => codeq_rollout::run(cli, &log),
         Err(err) => codeq_rollout::usage_error(err, &args, &log),

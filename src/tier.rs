@@ -109,7 +109,7 @@ impl LabelRules {
 }
 
 /// Splits a comma- or newline-separated input into trimmed, non-empty items.
-pub fn split_list(text: &str) -> Vec<String> {
+pub(crate) fn split_list(text: &str) -> Vec<String> {
     text.split([',', '\n'])
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -304,7 +304,7 @@ pub enum Undecided {
 impl TierDecision {
     /// Applies `f` to every untrusted or looked-up text the decision holds (titles, labels,
     /// origins, failures): to hide secrets before anything is printed or escaped.
-    pub fn map_text(&mut self, f: impl Fn(&str) -> String) {
+    pub(crate) fn map_text(&mut self, f: impl Fn(&str) -> String) {
         let f = &f;
         let map = |s: &mut String| *s = f(s);
         for pr in &mut self.pull_requests {
@@ -353,7 +353,7 @@ impl TierDecision {
 
 impl NotKnown {
     /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
-    pub fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
+    pub(crate) fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
         match self {
             NotKnown::Failed(failure) => failure.map_text(f),
             NotKnown::Incomplete(missing) => missing.map_text(f),
@@ -365,7 +365,7 @@ impl LookupFailure {
     /// Whether setting the tier input (or `unlabeled-tier`) lets the run go on: not after a
     /// deletion or an unmerged pull request (there is nothing to announce) nor after GitHub
     /// refused the token (publishing needs it too).
-    pub fn tier_input_helps(&self) -> bool {
+    pub(crate) fn tier_input_helps(&self) -> bool {
         !matches!(
             self,
             LookupFailure::PushDeleted { .. }
@@ -381,7 +381,7 @@ impl LookupFailure {
     /// client, an event payload lacking what the look-up needs), as opposed to read and found
     /// absent (no merged pull request, no tier label). A label not read may say security,
     /// so `unlabeled-tier: routine` does not apply then (see docs/tier-fail-closed.md).
-    pub fn labels_unreadable(&self) -> bool {
+    pub(crate) fn labels_unreadable(&self) -> bool {
         matches!(
             self,
             LookupFailure::GitHub { .. }
@@ -391,7 +391,7 @@ impl LookupFailure {
     }
 
     /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
-    pub fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
+    pub(crate) fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
         let map = |s: &mut String| *s = f(s);
         match self {
             LookupFailure::PushDeleted { target } => map(target),
@@ -476,7 +476,7 @@ impl Commits {
 
 impl Missing {
     /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
-    pub fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
+    pub(crate) fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
         if let Some(c) = &mut self.unresolved {
             c.map_text(f);
         }
@@ -488,7 +488,7 @@ impl Missing {
 
 impl LabelRules {
     /// Whether `pr` carries any tier label (security or routine), case-insensitively.
-    pub fn has_tier_label(&self, pr: &PullRequest) -> bool {
+    pub(crate) fn has_tier_label(&self, pr: &PullRequest) -> bool {
         pr.labels.iter().any(|l| {
             let label = label_as_shown(l);
             self.security
@@ -503,7 +503,7 @@ impl LabelRules {
 /// control characters removed, white space folded and trimmed). Labels are matched in this
 /// form, so what counts is what a reader sees: `secu\u{200B}rity` reads, and counts, as
 /// `security`.
-pub fn label_as_shown(label: &str) -> String {
+pub(crate) fn label_as_shown(label: &str) -> String {
     sanitize::clean_line(label, sanitize::DEFAULT_MAX_CHARS)
 }
 
@@ -646,6 +646,10 @@ pub enum Lookup {
 
 /// Why a `pull_request` event's pull request is fetched again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[allow(
+    clippy::enum_variant_names,
+    reason = "each variant names what the payload lacks: no tier label, no merge commit"
+)]
 pub enum Refetch {
     /// Its labels in the payload carry no tier label.
     NoTierLabel,
@@ -776,7 +780,7 @@ pub enum NotKnown {
 
 impl NotKnown {
     /// The gap in one word ([`Gap`]).
-    pub fn gap(&self) -> Gap {
+    pub(crate) fn gap(&self) -> Gap {
         match self {
             NotKnown::Failed(_) => Gap::LookupFailed,
             NotKnown::Incomplete(_) => Gap::Incomplete,
@@ -843,7 +847,7 @@ pub enum LookupOrigin {
 
 impl LookupOrigin {
     /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
-    pub fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
+    pub(crate) fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
         let map = |s: &mut String| *s = f(s);
         match self {
             LookupOrigin::OutsideActions => {}
@@ -906,7 +910,7 @@ pub enum LookupNote {
 
 impl LookupNote {
     /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
-    pub fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
+    pub(crate) fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
         match self {
             LookupNote::RefetchFailed(failure) => failure.map_text(f),
             LookupNote::NoMergeCommit {
@@ -923,7 +927,7 @@ impl LookupNote {
 
 impl Evidence {
     /// Evidence for an event that carries no pull request, e.g. `schedule`.
-    pub fn no_pull_request(event: &str) -> Self {
+    pub(crate) fn no_pull_request(event: &str) -> Self {
         Self {
             origin: LookupOrigin::Event {
                 event: event.to_string(),

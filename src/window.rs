@@ -25,18 +25,18 @@
 use serde::Serialize;
 
 /// z2jh's default `cull.enabled`: true.
-pub const DEFAULT_ENABLED: bool = true;
+pub(crate) const DEFAULT_ENABLED: bool = true;
 /// z2jh's default `cull.timeout`: 3600 seconds.
-pub const DEFAULT_TIMEOUT_SECS: u64 = 3600;
+pub(crate) const DEFAULT_TIMEOUT_SECS: u64 = 3600;
 /// z2jh's default `cull.every`: 600 seconds.
-pub const DEFAULT_EVERY_SECS: u64 = 600;
+pub(crate) const DEFAULT_EVERY_SECS: u64 = 600;
 /// z2jh's default `cull.maxAge`: 0 seconds (no maximum age).
-pub const DEFAULT_MAX_AGE_SECS: u64 = 0;
+pub(crate) const DEFAULT_MAX_AGE_SECS: u64 = 0;
 /// The longest culler duration taken: 3650 days (315,360,000 s), ten years of 365 days.
 /// Longer values are refused rather than stated as a window nobody will see. Said in days:
 /// years have no fixed length, and the duration parser refuses them
 /// ([`crate::support::duration::parse`]).
-pub const MAX_DURATION_SECS: u64 = 10 * 365 * 86_400;
+pub(crate) const MAX_DURATION_SECS: u64 = 10 * 365 * 86_400;
 
 /// Where a culler setting came from, for the job summary and `codeq-rollout window`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
@@ -148,7 +148,7 @@ impl Default for ScaleConfig {
 
 impl ScaleConfig {
     /// The scale [`at_scale`] takes, when the hub's size is given.
-    pub fn hub_scale(&self) -> Option<HubScale> {
+    pub(crate) fn hub_scale(&self) -> Option<HubScale> {
         self.servers.map(|servers| HubScale {
             servers,
             slow_stop_timeout_secs: self.slow_stop_timeout_secs,
@@ -288,27 +288,27 @@ pub fn compute(settings: &CullSettings) -> Window {
 impl Window {
     /// Whether the maximum age stops every session, idle or active, no later than the idle
     /// timeout would (`maxAge <= timeout`): one bound then covers all sessions.
-    pub fn max_age_first(&self) -> bool {
+    pub(crate) fn max_age_first(&self) -> bool {
         matches!((self.idle_secs, self.active_secs), (Some(i), Some(a)) if a <= i)
     }
 
     /// Seconds after last activity by which an idle session has been stopped, never later:
     /// the worst case for the hub's size when given, else the usual bound; `None` when
     /// culling is disabled. What the `idle-window-seconds` output carries.
-    pub fn latest_idle_secs(&self) -> Option<u64> {
+    pub(crate) fn latest_idle_secs(&self) -> Option<u64> {
         self.worst.map_or(self.idle_secs, |w| w.idle_secs)
     }
 
     /// Seconds after the release by which even an active session has been stopped, never
     /// later (as [`Window::latest_idle_secs`]); `None` when unbounded. What the
     /// `active-window-seconds` output carries.
-    pub fn latest_active_secs(&self) -> Option<u64> {
+    pub(crate) fn latest_active_secs(&self) -> Option<u64> {
         self.worst.map_or(self.active_secs, |w| w.active_secs)
     }
 
     /// The longest bound, seconds: the latest of the idle and active bounds, the worst case
     /// for the hub's size included; `None` when culling is disabled (no deadline is stated).
-    pub fn longest_secs(&self) -> Option<u64> {
+    pub(crate) fn longest_secs(&self) -> Option<u64> {
         [self.latest_idle_secs(), self.latest_active_secs()]
             .into_iter()
             .flatten()
@@ -318,7 +318,7 @@ impl Window {
 
 /// The last date a deadline can be written for: 9999-12-31, the `time` crate's `Date::MAX`
 /// (without its `large-dates` feature), also the last date RFC 3339 writes with four digits.
-pub const LAST_DATE: &str = "9999-12-31";
+pub(crate) const LAST_DATE: &str = "9999-12-31";
 
 /// Whether a deadline up to `secs` seconds after `from` can be written as a date: `from +
 /// secs` is at or before 9999-12-31T23:59:59Z ([`crate::support::time::LAST`], on
@@ -327,7 +327,7 @@ pub const LAST_DATE: &str = "9999-12-31";
 /// that fits is always written. A deadline past it cannot be computed (`checked_add` gives
 /// `None`), and `None` is what a bound that does not exist reads as; so settings that fail
 /// this are refused before anything is stated (`cli`), never reported as unbounded.
-pub fn fits_calendar(from: time::OffsetDateTime, secs: u64) -> bool {
+pub(crate) fn fits_calendar(from: time::OffsetDateTime, secs: u64) -> bool {
     i64::try_from(secs)
         .ok()
         .and_then(|secs| from.checked_add(time::Duration::seconds(secs)))
@@ -337,10 +337,10 @@ pub fn fits_calendar(from: time::OffsetDateTime, secs: u64) -> bool {
 
 /// JupyterHub's default slow-stop timeout, seconds: `BaseHandler.slow_stop_timeout` returns
 /// `self.settings.get('slow_stop_timeout', 10)` (jupyterhub 6.1.1, `handlers/base.py`).
-pub const DEFAULT_SLOW_STOP_TIMEOUT_SECS: u64 = 10;
+pub(crate) const DEFAULT_SLOW_STOP_TIMEOUT_SECS: u64 = 10;
 /// The largest hub size taken: a million servers at once. Larger values are refused rather
 /// than stated as a window.
-pub const MAX_HUB_SERVERS: u64 = 1_000_000;
+pub(crate) const MAX_HUB_SERVERS: u64 = 1_000_000;
 
 /// The hub's scale, for the worst case of [`at_scale`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -382,7 +382,7 @@ pub struct WorstCase {
 impl WorstCase {
     /// The later of its two bounds, seconds; `None` when neither is set (culling disabled and
     /// no maximum age).
-    pub fn longest_secs(&self) -> Option<u64> {
+    pub(crate) fn longest_secs(&self) -> Option<u64> {
         [self.idle_secs, self.active_secs]
             .into_iter()
             .flatten()
@@ -586,7 +586,7 @@ impl ImageConfig {
     /// the tag): `None`, the digest is exact. The effective policy: the values' `pullPolicy`
     /// when set, else Kubernetes' default for the tag ([`PolicySource::KubernetesDefault`]);
     /// `None` when it is `Always`, or when it is left to the default and no image is known.
-    pub fn pull_risk(&self, announced: Option<&str>) -> Option<PullRisk> {
+    pub(crate) fn pull_risk(&self, announced: Option<&str>) -> Option<PullRisk> {
         let announced = announced.map(split_reference);
         let image = match (&self.name, &announced) {
             (Some((name, origin)), _) => Some((name.clone(), Some(origin.clone()), true)),

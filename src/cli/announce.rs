@@ -32,7 +32,7 @@ use time::OffsetDateTime;
 /// # Errors
 /// Bad input, as [`UsageError`] naming the input (exit code 2), a malformed `--now`
 /// included; an unreadable values file or event payload (exit code 1).
-pub fn announce_request(
+pub(crate) fn announce_request(
     args: &AnnounceArgs,
     log: &Log,
     env: &HashMap<String, String>,

@@ -16,9 +16,9 @@ use std::sync::Arc;
 
 /// Kubernetes' limit on a namespace name: a DNS-1123 label of at most 63 characters
 /// (Kubernetes "Object Names and IDs").
-pub const NAMESPACE_MAX_CHARS: usize = 63;
+pub(crate) const NAMESPACE_MAX_CHARS: usize = 63;
 /// Helm's limit on a release name: 53 characters (`chartutil.ValidateReleaseName`).
-pub const HELM_RELEASE_MAX_CHARS: usize = 53;
+pub(crate) const HELM_RELEASE_MAX_CHARS: usize = 53;
 
 /// Whether `s` is a DNS-1123 label: lower-case letters, digits and `-`, starting and
 /// ending with a letter or digit (length not checked).
@@ -40,7 +40,7 @@ pub struct KubeName(pub(crate) String);
 /// # Errors
 /// [`UsageError`] naming `namespace` unless the value is a DNS-1123 label of at most
 /// [`NAMESPACE_MAX_CHARS`] characters (Kubernetes' rule for namespaces).
-pub fn namespace(value: &str) -> Result<KubeName, UsageError> {
+pub(crate) fn namespace(value: &str) -> Result<KubeName, UsageError> {
     let v = value.trim();
     if v.chars().count() <= NAMESPACE_MAX_CHARS && is_dns_label(v) {
         return Ok(KubeName(v.to_string()));
@@ -59,7 +59,7 @@ pub fn namespace(value: &str) -> Result<KubeName, UsageError> {
 /// [`UsageError`] naming `helm-release` unless the value follows Helm's rule
 /// (`chartutil.ValidateReleaseName`): at most [`HELM_RELEASE_MAX_CHARS`] characters, DNS-1123
 /// labels joined by dots.
-pub fn helm_release(value: &str) -> Result<KubeName, UsageError> {
+pub(crate) fn helm_release(value: &str) -> Result<KubeName, UsageError> {
     let v = value.trim();
     if v.chars().count() <= HELM_RELEASE_MAX_CHARS && v.split('.').all(is_dns_label) {
         return Ok(KubeName(v.to_string()));
@@ -83,7 +83,7 @@ pub fn helm_release(value: &str) -> Result<KubeName, UsageError> {
 /// message names the first character refused (whitespace, quotes, backticks and `$` among
 /// them). The hub's API or a URL under it (`…/hub/api…`) is refused naming the base to give
 /// instead: `status` and the runbook (of `announce` and `docs`) share this check.
-pub fn hub_url(value: &str) -> Result<String, UsageError> {
+pub(crate) fn hub_url(value: &str) -> Result<String, UsageError> {
     let given = value.trim();
     let v = given.trim_end_matches('/');
     let err = |why| {
@@ -124,7 +124,7 @@ pub fn hub_url(value: &str) -> Result<String, UsageError> {
 /// host and without user name, password, query or fragment, or holding whitespace, a
 /// control or an invisible character after the trim; the URL is shown as given (trimmed),
 /// with any credentials, query or fragment in it as `***` (`shown_url`).
-pub fn api_url(value: &str) -> Result<String, UsageError> {
+pub(crate) fn api_url(value: &str) -> Result<String, UsageError> {
     let given = value.trim();
     let v = given.trim_end_matches('/');
     let err = |why| {
@@ -189,7 +189,7 @@ fn http_url(text: &str) -> Result<reqwest::Url, UrlProblem> {
 /// A hub reached inside its cluster over plain HTTP is a usual setup (z2jh's `proxy-public`
 /// service), so this is a warning ([`crate::render::messages::RunWarning::PlainHttp`]), not
 /// a refusal.
-pub fn sends_token_in_the_clear(url: &str) -> bool {
+pub(crate) fn sends_token_in_the_clear(url: &str) -> bool {
     const LOCAL: [&str; 6] = [
         ".svc",
         ".cluster.local",
@@ -217,7 +217,12 @@ pub fn sends_token_in_the_clear(url: &str) -> bool {
 
 /// Warns ([`RunWarning::PlainHttp`]) when the token in input `token` goes to `url` (input
 /// `input`) in the clear ([`sends_token_in_the_clear`]).
-pub fn warn_if_plain_http(log: &crate::support::log::Log, input: &str, url: &str, token: &str) {
+pub(crate) fn warn_if_plain_http(
+    log: &crate::support::log::Log,
+    input: &str,
+    url: &str,
+    token: &str,
+) {
     if sends_token_in_the_clear(url) {
         let warning = RunWarning::PlainHttp { input, url, token };
         log.warn(&warning);
@@ -232,7 +237,7 @@ pub fn warn_if_plain_http(log: &crate::support::log::Log, input: &str, url: &str
 /// # Errors
 /// [`UsageError`] naming `repository` and the rule broken; for a `.git` ending, the value
 /// without it when that is a repository.
-pub fn repository(value: &str) -> Result<Repository, UsageError> {
+pub(crate) fn repository(value: &str) -> Result<Repository, UsageError> {
     let v = value.trim();
     let shown: String = v.chars().take(200).collect();
     let refuse = |problem| UsageError::of("repository", shown.clone(), problem);
@@ -315,7 +320,7 @@ fn shown_url(url: &str) -> String {
 ///
 /// # Errors
 /// None: every text is taken.
-pub fn secret_arg(text: &str) -> Result<secrecy::SecretString, std::convert::Infallible> {
+pub(crate) fn secret_arg(text: &str) -> Result<secrecy::SecretString, std::convert::Infallible> {
     Ok(secrecy::SecretString::from(text))
 }
 
@@ -324,7 +329,7 @@ pub fn secret_arg(text: &str) -> Result<secrecy::SecretString, std::convert::Inf
 /// tokens it makes are 32 hex characters (`jupyterhub/utils.py`, `new_token` returns
 /// `uuid.uuid4().hex`). A shorter value is a mistake, and registering it for redaction would
 /// mask its letters in every message (`t` would turn each `t` into `***`).
-pub const HUB_TOKEN_MIN_CHARS: usize = 8;
+pub(crate) const HUB_TOKEN_MIN_CHARS: usize = 8;
 
 /// A token input (`hub-token`, `github-token`) trimmed of ASCII whitespace (spaces, tabs,
 /// line breaks), then checked to hold only printable ASCII (`'!'..='~'`): what both
@@ -336,7 +341,7 @@ pub const HUB_TOKEN_MIN_CHARS: usize = 8;
 /// # Errors
 /// [`UsageError`] naming `input` and saying to paste the token again; the token is never
 /// quoted.
-pub fn token<'a>(input: &str, value: &'a str) -> Result<&'a str, UsageError> {
+pub(crate) fn token<'a>(input: &str, value: &'a str) -> Result<&'a str, UsageError> {
     let token = value.trim_ascii();
     if token.chars().all(|c| c.is_ascii_graphic()) {
         return Ok(token);
@@ -350,7 +355,7 @@ pub fn token<'a>(input: &str, value: &'a str) -> Result<&'a str, UsageError> {
 /// Whether a `hub-token` value is registered for redaction: not when it is shorter than
 /// [`HUB_TOKEN_MIN_CHARS`], as [`hub_token`] refuses it before anything is sent (nothing can
 /// echo it), and masking `t` would turn every `t` of that very refusal into `***`.
-pub fn masks_hub_token(value: &str) -> bool {
+pub(crate) fn masks_hub_token(value: &str) -> bool {
     value.trim_ascii().chars().count() >= HUB_TOKEN_MIN_CHARS
 }
 
@@ -359,7 +364,7 @@ pub fn masks_hub_token(value: &str) -> bool {
 /// # Errors
 /// [`UsageError`] naming `hub-token`: the errors of [`token`], or too short (the length is
 /// said, the token never quoted).
-pub fn hub_token(value: &str) -> Result<&str, UsageError> {
+pub(crate) fn hub_token(value: &str) -> Result<&str, UsageError> {
     let token = token("hub-token", value)?;
     if token.len() < HUB_TOKEN_MIN_CHARS {
         let (chars, min) = (token.len(), HUB_TOKEN_MIN_CHARS);
@@ -373,7 +378,7 @@ pub fn hub_token(value: &str) -> Result<&str, UsageError> {
 
 /// The most characters of an `insecure-registry` entry a message quotes: a longer entry is
 /// cut there, ending with `…`, so a pasted file cannot flood the log.
-pub const INSECURE_ENTRY_SHOWN_MAX_CHARS: usize = 100;
+pub(crate) const INSECURE_ENTRY_SHOWN_MAX_CHARS: usize = 100;
 /// The longest host name, in characters: 253 (RFC 1035 §2.3.4's 255 octets on the wire, as
 /// text without the final dot; RFC 1123 §2.1).
 const HOST_NAME_MAX_CHARS: usize = 253;
@@ -406,7 +411,7 @@ pub(super) fn insecure_value(text: &str) -> Result<Registries, UsageError> {
 ///   from a URL parser. The message names the entry's position only, never any text of the
 ///   value: credentials go in `registry-username` and `registry-password`.
 /// - for the first entry that is not HOST or HOST:PORT ([`insecure_registry`]).
-pub fn insecure_registries(values: &[String]) -> Result<Vec<String>, UsageError> {
+pub(crate) fn insecure_registries(values: &[String]) -> Result<Vec<String>, UsageError> {
     let entries: Vec<&str> = values
         .iter()
         .flat_map(|value| value.split([',', '\r', '\n']))
@@ -440,7 +445,7 @@ pub fn insecure_registries(values: &[String]) -> Result<Vec<String>, UsageError>
 /// `\u{..}`, any query or fragment as `?***`) and saying what to write instead: for
 /// `http://localhost:5000`, `give localhost:5000`. An entry holding `@` is refused without
 /// being quoted, as [`insecure_registries`] refuses it.
-pub fn insecure_registry(entry: &str) -> Result<String, UsageError> {
+pub(crate) fn insecure_registry(entry: &str) -> Result<String, UsageError> {
     if entry.contains('@') {
         let problem = Problem::InsecureCredentials { entry: None };
         return Err(UsageError::new("insecure-registry", problem));

@@ -59,7 +59,7 @@ pub struct KubeArgs {
 /// ([`crate::status::kube::kubeconfig_secrets`]), not the whole file (its lines, such as
 /// `apiVersion: v1`, would hide the same words everywhere in the log). A kubeconfig that
 /// does not parse is masked whole, line by line: it may hold a token where none is expected.
-pub fn mask_kubeconfig(log: &Log, content: &str) {
+pub(crate) fn mask_kubeconfig(log: &Log, content: &str) {
     let secrets = crate::status::kube::kubeconfig_secrets(content);
     if secrets.is_empty() && crate::status::kube::parses(content).is_err() {
         log.mask(content);

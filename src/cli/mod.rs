@@ -6,18 +6,18 @@
 mod announce;
 mod culler;
 mod deployment;
-pub mod inputs;
-pub mod kube;
+pub(crate) mod inputs;
+pub(crate) mod kube;
 mod status;
 mod usage;
-mod value;
+pub(crate) mod value;
 
-pub use announce::announce_request;
-pub use status::status_request;
+pub(crate) use announce::announce_request;
+pub(crate) use status::status_request;
 use usage::required;
-pub use usage::{UsageError, bad_input, usage};
+pub(crate) use usage::{UsageError, bad_input, usage};
 pub(crate) use value::Checked;
-pub use value::{
+pub(crate) use value::{
     BoolParser, DurationParser, EnumParser, HttpUrl, InputDuration, List, ListParser, UrlParser,
 };
 
@@ -200,7 +200,7 @@ impl GitHubArgs {
     /// [`UsageError`] for a malformed `--repository` ([`inputs::repository`]), `--api-url`
     /// ([`inputs::api_url`]) or `--sha`; the errors of
     /// [`crate::context::RunContext::resolve`].
-    pub fn run_context(
+    pub(crate) fn run_context(
         &self,
         sha: Option<&inputs::CommitSha>,
         env: &std::collections::HashMap<String, String>,
@@ -589,7 +589,7 @@ impl Cli {
 ///
 /// # Errors
 /// Bad culler options or values files (see [`CullerArgs::settings`]).
-pub fn window_request(args: &WindowArgs, log: &Log) -> Result<crate::docs::WindowRequest> {
+pub(crate) fn window_request(args: &WindowArgs, log: &Log) -> Result<crate::docs::WindowRequest> {
     Ok(crate::docs::WindowRequest {
         culler: args.culler.settings(log)?,
         json: args.json,
@@ -600,7 +600,7 @@ pub fn window_request(args: &WindowArgs, log: &Log) -> Result<crate::docs::Windo
 ///
 /// # Errors
 /// Neither `--check` nor `--write`, bad runbook inputs, bad culler options or values files.
-pub fn docs_request(args: &DocsArgs, log: &Log) -> Result<crate::docs::DocsRequest> {
+pub(crate) fn docs_request(args: &DocsArgs, log: &Log) -> Result<crate::docs::DocsRequest> {
     if !args.check && !args.write {
         let problem = Problem::Rule(Rule::DocsMode);
         return Err(UsageError::new("--check or --write", problem).into());
@@ -678,17 +678,17 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
 
 /// The Action's input that becomes the subcommand (action.yml's `runs.args`): clap's refusal
 /// of an unknown subcommand is titled `Invalid input: command`.
-pub const COMMAND_INPUT: &str = "command";
+pub(crate) const COMMAND_INPUT: &str = "command";
 
 /// The commands the Action runs, as action.yml documents its `command` input.
-pub const ACTION_COMMANDS: [&str; 2] = ["announce", "status"];
+pub(crate) const ACTION_COMMANDS: [&str; 2] = ["announce", "status"];
 
 /// The words of clap's refusal of an unknown subcommand (`err`, of kind
 /// [`clap::error::ErrorKind::InvalidSubcommand`]) for the annotation: the value as given
 /// (secrets `log` knows hidden, at most 100 characters), clap's suggestion when it has one,
 /// and the commands there are: the Action's ([`ACTION_COMMANDS`]) and the command line's
 /// others (from clap's model, so a new command is listed).
-pub fn unknown_command(err: &clap::Error, log: &Log) -> String {
+pub(crate) fn unknown_command(err: &clap::Error, log: &Log) -> String {
     use clap::CommandFactory;
     use clap::error::{ContextKind, ContextValue};
     let given: String = match err.get(ContextKind::InvalidSubcommand) {

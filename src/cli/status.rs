@@ -25,7 +25,7 @@ const PLACEHOLDER_HUB_URL: &str = "https://hub.example.org";
 /// # Errors
 /// Bad input, as [`UsageError`] naming the input (exit code 2); an unreadable or malformed
 /// values file (exit code 1).
-pub fn status_request(
+pub(crate) fn status_request(
     args: &StatusArgs,
     log: &Log,
     env: &HashMap<String, String>,

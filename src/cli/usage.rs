@@ -45,7 +45,7 @@ impl UsageError {
 /// The input at fault when `err` is bad usage: a [`UsageError`] anywhere in its chain, or a
 /// [`crate::render::TemplateError`] (a team's template failing on a run's real facts, found
 /// at render time, before anything is published).
-pub fn bad_input(err: &anyhow::Error) -> Option<&str> {
+pub(crate) fn bad_input(err: &anyhow::Error) -> Option<&str> {
     err.chain().find_map(|e| {
         e.downcast_ref::<UsageError>()
             .map(|u| u.input.as_str())
@@ -58,7 +58,7 @@ pub fn bad_input(err: &anyhow::Error) -> Option<&str> {
 
 /// Turns another stage's error about the value of `input` into a [`UsageError`] naming it,
 /// in that error's words (which name the input).
-pub fn usage(input: &str) -> impl Fn(anyhow::Error) -> UsageError + '_ {
+pub(crate) fn usage(input: &str) -> impl Fn(anyhow::Error) -> UsageError + '_ {
     move |e| UsageError::new(input, Problem::Refused(Arc::new(e), Said::Whole))
 }
 

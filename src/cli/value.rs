@@ -210,7 +210,7 @@ impl TypedValueParser for DurationParser {
 /// YAML string, `Fail` or ` fail ` alike); the refusal quotes the value and names the values
 /// there are (the option's help lists them).
 #[derive(Debug, Clone, Copy)]
-pub struct EnumParser<E>(std::marker::PhantomData<E>);
+pub(crate) struct EnumParser<E>(std::marker::PhantomData<E>);
 
 impl<E> Default for EnumParser<E> {
     fn default() -> Self {
@@ -220,7 +220,7 @@ impl<E> Default for EnumParser<E> {
 
 impl<E> EnumParser<E> {
     /// The parser of `E`'s values.
-    pub const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         Self(std::marker::PhantomData)
     }
 }
@@ -260,7 +260,7 @@ pub(crate) fn boolean(text: &str) -> Option<bool> {
 
 /// [`boolean`] as a clap value parser; the refusal quotes the value and lists the words.
 #[derive(Debug, Clone, Copy)]
-pub struct BoolParser;
+pub(crate) struct BoolParser;
 
 impl TypedValueParser for BoolParser {
     type Value = bool;
@@ -329,7 +329,7 @@ impl List {
 /// The one list parser: comma- or newline-separated entries (an Action input is one
 /// string; LF, CR or CRLF line ends), trimmed, blanks left out. Takes every text.
 #[derive(Debug, Clone, Copy)]
-pub struct ListParser;
+pub(crate) struct ListParser;
 
 impl ListParser {
     /// `text` split into its entries.
@@ -382,7 +382,7 @@ impl HttpUrl {
 /// base) or [`super::inputs::hub_url`] (the hub's address, which the runbook pastes into
 /// shell commands and Markdown).
 #[derive(Debug, Clone, Copy)]
-pub struct UrlParser(fn(&str) -> Result<String, UsageError>);
+pub(crate) struct UrlParser(fn(&str) -> Result<String, UsageError>);
 
 impl UrlParser {
     /// `api-url`: GitHub's REST API base URL.

@@ -45,7 +45,7 @@ struct Descriptor {
 /// A missing or malformed `index.json`, no descriptor with that tag (the error lists the tags
 /// present), several, a missing blob, a blob that is not a regular file or not a manifest, or a
 /// blob whose sha256 differs from its name.
-pub fn resolve(dir: &Path, tag: Option<&str>) -> Result<Digest> {
+pub(crate) fn resolve(dir: &Path, tag: Option<&str>) -> Result<Digest> {
     let index_path = dir.join("index.json");
     let text = read_regular(&index_path, MAX_INDEX_BYTES).with_context(|| {
         format!(
@@ -97,7 +97,7 @@ pub fn resolve(dir: &Path, tag: Option<&str>) -> Result<Digest> {
 ///
 /// # Errors
 /// A blob that cannot be read, is too large, or does not hash to `digest`.
-pub fn children(dir: &Path, digest: &Digest) -> Result<Vec<Digest>> {
+pub(crate) fn children(dir: &Path, digest: &Digest) -> Result<Vec<Digest>> {
     let blob_path = dir.join("blobs/sha256").join(digest.hex());
     let blob = read_regular(&blob_path, MAX_MANIFEST_BYTES as u64)
         .with_context(|| format!("cannot read the manifest blob {}", blob_path.display()))?

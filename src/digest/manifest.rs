@@ -17,10 +17,10 @@ use oci_client::manifest::{
 /// The largest manifest read, in bytes: 4 MiB, distribution's own limit on a manifest body
 /// (`maxManifestBodySize = 4 << 20` in `registry/handlers/manifests.go`; containers/image uses
 /// the same, `iolimits.MaxManifestBodySize`). Bodies are read in chunks and reading stops there.
-pub const MAX_MANIFEST_BYTES: usize = 4 << 20;
+pub(crate) const MAX_MANIFEST_BYTES: usize = 4 << 20;
 
 /// The four manifest media types, index types first (the order of the `Accept` header).
-pub const MANIFEST_MEDIA_TYPES: [&str; 4] = [
+pub(crate) const MANIFEST_MEDIA_TYPES: [&str; 4] = [
     OCI_IMAGE_INDEX_MEDIA_TYPE,
     IMAGE_MANIFEST_LIST_MEDIA_TYPE,
     OCI_IMAGE_MEDIA_TYPE,
@@ -47,7 +47,7 @@ struct Shape {
 /// `an HTML page (Content-Type text/html)`, `text that is not JSON`, `JSON with schemaVersion
 /// 1 (a Docker schema 1 manifest, which registries no longer serve)`, `a JSON document of media
 /// type "application/vnd.oci.image.config.v1+json"`...
-pub fn media_type(body: &[u8], content_type: Option<&str>) -> Result<&'static str, String> {
+pub(crate) fn media_type(body: &[u8], content_type: Option<&str>) -> Result<&'static str, String> {
     let declared = content_type
         .and_then(|c| c.split(';').next())
         .map(str::trim)
@@ -213,7 +213,7 @@ mod tests {
 /// manifest or a body that is not JSON. A runtime may report one of them as a pod's `imageID`
 /// (CRI-O has reported the platform manifest: DESIGN.md, Kubernetes facts), so `status` counts
 /// a pod on any of them as on the index.
-pub fn children(body: &[u8]) -> Vec<super::Digest> {
+pub(crate) fn children(body: &[u8]) -> Vec<super::Digest> {
     #[derive(serde::Deserialize)]
     struct Index {
         #[serde(default)]

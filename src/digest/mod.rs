@@ -5,10 +5,10 @@
 //! It must be the digest Kubernetes records for a pod (`imageID`): for a multi-arch image,
 //! the digest of the image index (or Docker manifest list), not of a platform's manifest.
 
-pub mod layout;
-pub mod manifest;
+pub(crate) mod layout;
+pub(crate) mod manifest;
 mod reference;
-pub mod registry;
+pub(crate) mod registry;
 mod source;
 
 pub use source::ImageSource;
@@ -76,7 +76,7 @@ impl fmt::Display for Digest {
 /// digest-pinned image, the pin and `--expected-digest` name different images).
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("{}", moved(.image, .resolved, .expected))]
-pub struct DigestMoved {
+pub(crate) struct DigestMoved {
     /// The image reference as given.
     pub image: String,
     /// What the tag points to now (for a pinned image, the pin the registry confirmed).
@@ -105,7 +105,7 @@ fn moved(image: &str, resolved: &Digest, expected: &Digest) -> String {
 ///
 /// # Errors
 /// [`DigestMoved`] when they differ.
-pub fn check_expected(
+pub(crate) fn check_expected(
     image: &str,
     resolved: &Digest,
     expected: Option<&Digest>,
@@ -125,7 +125,7 @@ pub fn check_expected(
 ///
 /// # Errors
 /// The layout's or the registry's error; a registry reference without `registry`.
-pub async fn resolve(
+pub(crate) async fn resolve(
     source: &ImageSource,
     registry: Option<&registry::RegistryOptions>,
 ) -> anyhow::Result<Digest> {
@@ -145,7 +145,7 @@ pub async fn resolve(
 ///
 /// # Errors
 /// The layout's or the registry's error; a registry reference without `registry`.
-pub async fn children(
+pub(crate) async fn children(
     source: &ImageSource,
     registry: Option<&registry::RegistryOptions>,
     digest: &Digest,

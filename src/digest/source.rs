@@ -108,7 +108,7 @@ impl ImageSource {
 
     /// The registry reference as pods would name it (`ghcr.io/org/lab:latest`); `None` for
     /// an OCI layout, which no pod starts from.
-    pub fn registry_reference(&self) -> Option<String> {
+    pub(crate) fn registry_reference(&self) -> Option<String> {
         match self {
             Self::Registry(r) => Some(r.whole()),
             Self::Layout { .. } => None,

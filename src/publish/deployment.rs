@@ -43,7 +43,7 @@ pub const MARKER_KEY: &str = "created-by";
 pub const MARKER_VALUE: &str = "codeq-rollout";
 /// GitHub's longest environment name (Docs, "Managing environments for deployment":
 /// "An environment name may not exceed 255 characters").
-pub const ENVIRONMENT_MAX_CHARS: usize = 255;
+pub(crate) const ENVIRONMENT_MAX_CHARS: usize = 255;
 
 /// The outputs of a run with `environment`: the deployment's id and API address.
 pub const OUTPUTS: [&str; 2] = ["deployment-id", "deployment-url"];
@@ -122,7 +122,11 @@ impl std::fmt::Display for Environment {
 
 /// The payload of our deployments: the [`MARKER_KEY`], the digest, and the tier and
 /// convergence window when known (`status` creating a deployment knows neither).
-pub fn payload(digest: &Digest, tier: Option<&str>, window: Option<&str>) -> serde_json::Value {
+pub(crate) fn payload(
+    digest: &Digest,
+    tier: Option<&str>,
+    window: Option<&str>,
+) -> serde_json::Value {
     let mut payload = serde_json::json!({ MARKER_KEY: MARKER_VALUE, "digest": digest.to_string() });
     for (key, value) in [("tier", tier), ("window", window)] {
         if let Some(value) = value {
@@ -143,7 +147,7 @@ pub fn is_ours(deployment: &Deployment, digest: Option<&Digest>) -> bool {
 }
 
 /// Our deployments for `digest` to `environment` among `listed`, lowest id first.
-pub fn ours_for<'a>(
+pub(crate) fn ours_for<'a>(
     listed: &'a [Deployment],
     environment: &Environment,
     digest: &Digest,
@@ -158,7 +162,7 @@ pub fn ours_for<'a>(
 
 /// The earlier releases' deployments: every one of ours to `environment` for another digest,
 /// older than `current`, oldest first (anyone else's is never among them).
-pub fn superseded<'a>(
+pub(crate) fn superseded<'a>(
     listed: &'a [Deployment],
     environment: &Environment,
     current: &Deployment,
@@ -174,7 +178,7 @@ pub fn superseded<'a>(
 
 /// What to create when no deployment of ours exists, and with which first status.
 #[derive(Debug, Clone)]
-pub struct DeploymentPlan {
+pub(crate) struct DeploymentPlan {
     /// The environment.
     pub environment: Environment,
     /// The digest released.
@@ -191,7 +195,7 @@ impl DeploymentPlan {
     /// # Errors
     /// An empty `sha`: no commit to deploy; the message ends with `fix`, what the caller's
     /// user can do (`announce`: set `sha`; `status`: it takes the release note's commit).
-    pub fn new(
+    pub(crate) fn new(
         environment: Environment,
         digest: Digest,
         sha: &str,
@@ -227,7 +231,7 @@ impl DeploymentPlan {
 /// How this run came to publish the release note, which decides whether it may create the
 /// deployment without listing first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lock {
+pub(crate) enum Lock {
     /// This run created the release note: nobody else creates the deployment first but a
     /// `status` run, which lists after creating.
     Created,
@@ -239,13 +243,11 @@ pub enum Lock {
 
 /// What became of the deployment.
 #[derive(Debug, Clone)]
-pub struct DeploymentOutcome {
+pub(crate) struct DeploymentOutcome {
     /// The deployment (ours, lowest id), when there is one.
     pub deployment: Option<Deployment>,
     /// What this run did to it: created it, gave it a new status, or neither.
     pub change: Change,
-    /// The state it has now, when known.
-    pub state: Option<DeploymentState>,
     /// Lines for the log: what was found, removed or left alone.
     pub notes: Vec<String>,
     /// Whether this run wrote anything.
@@ -257,7 +259,6 @@ impl DeploymentOutcome {
         Self {
             deployment: None,
             change: Change::Unchanged,
-            state: None,
             notes,
             wrote: false,
         }
@@ -271,7 +272,7 @@ impl DeploymentOutcome {
 ///
 /// # Errors
 /// A failed GitHub call, with the permission or the fix GitHub's answer calls for.
-pub async fn announce(
+pub(crate) async fn announce(
     gh: &GitHub,
     plan: &DeploymentPlan,
     first: &NewDeploymentStatus,
@@ -308,13 +309,13 @@ async fn announce_steps(
     let (mine, recheck) = create(gh, plan).await?;
     // A concurrent run that listed both may have removed this one as the duplicate (its
     // id is the higher) before its first status: then the other one is ours.
-    let status = match post_status(gh, &mine, first).await {
-        Ok(status) => Some(status.state),
-        Err(err) if not_found(&err) => None,
+    let posted = match post_status(gh, &mine, first).await {
+        Ok(_) => true,
+        Err(err) if not_found(&err) => false,
         Err(err) => return Err(err),
     };
     let mut deployment = mine;
-    if recheck || lock != Lock::Created || status.is_none() {
+    if recheck || lock != Lock::Created || !posted {
         let listed = list(gh, &plan.environment).await?;
         deployment = settle(gh, &listed, plan, &mut notes)
             .await?
@@ -323,7 +324,6 @@ async fn announce_steps(
     Ok(DeploymentOutcome {
         deployment: Some(deployment),
         change: Change::Created,
-        state: status,
         notes,
         wrote: true,
     })
@@ -347,7 +347,7 @@ fn not_found(err: &anyhow::Error) -> bool {
 ///
 /// # Errors
 /// A failed GitHub call, with the permission or the fix GitHub's answer calls for.
-pub async fn ensure_status(
+pub(crate) async fn ensure_status(
     gh: &GitHub,
     plan: &DeploymentPlan,
     desired: &NewDeploymentStatus,
@@ -407,7 +407,6 @@ async fn ensure_steps(
     };
     if latest.as_ref().is_some_and(|l| same_status(l, &desired)) {
         return Ok(DeploymentOutcome {
-            state: Some(desired.state),
             deployment: Some(ours),
             ..DeploymentOutcome::none(notes)
         });
@@ -419,7 +418,6 @@ async fn ensure_steps(
         ));
         return Ok(DeploymentOutcome {
             deployment: Some(ours),
-            state: latest.map(|l| l.state),
             ..DeploymentOutcome::none(notes)
         });
     }
@@ -428,7 +426,7 @@ async fn ensure_steps(
             make_inactive(gh, older, &ours, &mut notes).await?;
         }
     }
-    let posted = post_status(gh, &ours, &desired).await?;
+    post_status(gh, &ours, &desired).await?;
     Ok(DeploymentOutcome {
         deployment: Some(ours),
         change: if created {
@@ -436,7 +434,6 @@ async fn ensure_steps(
         } else {
             Change::Updated
         },
-        state: Some(posted.state),
         notes,
         wrote: true,
     })

@@ -44,7 +44,7 @@ pub(super) fn our_issues<'a>(issues: &'a [Issue], digest: &Digest) -> Vec<&'a Is
 /// Our comment of `kind` for `digest` among `comments` on `issue` (our tracking issue),
 /// lowest id first: the marker counts only in a comment written by the account that opened
 /// `issue`, so a forged marker in someone else's comment is ignored.
-pub fn our_comment<'a>(
+pub(crate) fn our_comment<'a>(
     issue: &Issue,
     comments: &'a [Comment],
     kind: MarkerKind,
@@ -60,7 +60,7 @@ pub fn our_comment<'a>(
 /// Whether the account that opened `issue` wrote `comment`: the author rule of
 /// [`our_comment`], for a comment this run just posted (a token of another account posts
 /// comments that later runs never count as theirs).
-pub fn by_issue_author(issue: &Issue, comment: &Comment) -> bool {
+pub(crate) fn by_issue_author(issue: &Issue, comment: &Comment) -> bool {
     same_account(comment.user.as_ref(), issue.user.as_ref())
 }
 

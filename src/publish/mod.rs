@@ -44,16 +44,15 @@
 //! release and issue opens an issue too): whichever run finds them keeps the lowest id
 //! (issues: number), deletes the other releases and closes the other issues with a link.
 
-pub mod deployment;
+pub(crate) mod deployment;
 mod duplicates;
 mod find;
 mod issue;
-pub mod once;
+pub(crate) mod once;
 mod release;
 mod supersede;
 
-pub use find::{by_issue_author, our_comment};
-pub use supersede::superseded_comment;
+pub(crate) use find::{by_issue_author, our_comment};
 
 use crate::digest::Digest;
 use crate::render::{self, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT};
@@ -129,7 +128,7 @@ impl Found {
     /// none, `crate::support::time::parse_rfc3339`); `None` when there is no release yet. A
     /// re-run renders with it, so the convergence deadlines, and with them the whole note,
     /// stay the same.
-    pub fn announced_at(&self) -> Option<OffsetDateTime> {
+    pub(crate) fn announced_at(&self) -> Option<OffsetDateTime> {
         let release = self.release()?;
         render::announced_at(release.body.as_deref().unwrap_or(""))
             .or_else(|| crate::support::time::parse_rfc3339(release.published_at.as_deref()?).ok())
@@ -171,7 +170,7 @@ pub async fn look_up(gh: &GitHub, target: &Target) -> Result<Found> {
 ///
 /// # Errors
 /// A failed call, or the release tag held by a release that codeq-rollout did not create.
-pub async fn look_up_releases(gh: &GitHub, target: &Target) -> Result<Found> {
+pub(crate) async fn look_up_releases(gh: &GitHub, target: &Target) -> Result<Found> {
     let releases = gh
         .list_releases()
         .await
@@ -652,7 +651,7 @@ fn release_body(plan: &Plan) -> String {
 
 /// Which of `plan`'s bodies GitHub's limits cut: the release note's, the tracking issue's.
 /// Their full text is then due where the cut note says ([`Plan::full_text_at`]).
-pub fn cut_bodies(plan: &Plan) -> (bool, bool) {
+pub(crate) fn cut_bodies(plan: &Plan) -> (bool, bool) {
     let release = release_body(plan) != render::seal_release(&plan.release.body);
     let issue = plan
         .issue
@@ -665,7 +664,7 @@ pub fn cut_bodies(plan: &Plan) -> (bool, bool) {
 /// Tracking labels or assignees without duplicates: GitHub compares both without case, so
 /// names equal but for case count once, the first spelling kept (`Security,security` sends
 /// `Security`). Order is kept.
-pub fn dedupe_names(names: &[String]) -> Vec<String> {
+pub(crate) fn dedupe_names(names: &[String]) -> Vec<String> {
     let mut kept: Vec<String> = Vec::new();
     for name in names {
         if !kept.iter().any(|k| k.eq_ignore_ascii_case(name)) {
@@ -690,7 +689,7 @@ pub fn release_tag(short_name: &str, digest: &Digest) -> String {
 ///
 /// # Errors
 /// An empty list, naming the input.
-pub fn check_tracking_labels(labels: &[String]) -> Result<()> {
+pub(crate) fn check_tracking_labels(labels: &[String]) -> Result<()> {
     if labels.is_empty() {
         bail!(
             "tracking-labels is empty: tracking issues are found by their labels, so give at least one (default security,break-glass)"

@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 
 /// How an object came to be there.
 #[derive(Debug)]
-pub enum Made<T> {
+pub(crate) enum Made<T> {
     /// This run's POST answered with it.
     Posted(T),
     /// A POST whose outcome was unknown, then a look-up that found it: most likely this
@@ -34,7 +34,7 @@ pub enum Made<T> {
 /// # Errors
 /// A POST refused for any other reason (with GitHub's message and the fix), a failed
 /// look-up, or a second POST that failed too.
-pub async fn create<T>(
+pub(crate) async fn create<T>(
     what: &str,
     post: impl AsyncFn() -> Result<T, GitHubError>,
     find: impl AsyncFn() -> Result<Option<T>>,
@@ -82,7 +82,7 @@ pub async fn create<T>(
      re-run the job: it finds what exists and creates only what is missing",
     first.as_ref().map(|f| format!(" ({f})")).unwrap_or_default()
 )]
-pub struct StillAbsent {
+pub(crate) struct StillAbsent {
     /// The object, e.g. "the release note".
     pub what: String,
     /// The first POST's failure, when it differs from the second's.
@@ -94,7 +94,7 @@ pub struct StillAbsent {
 
 impl StillAbsent {
     /// Whether `err` holds a [`StillAbsent`], whose message gives the re-run advice.
-    pub fn within(err: &anyhow::Error) -> bool {
+    pub(crate) fn within(err: &anyhow::Error) -> bool {
         err.chain().any(<dyn std::error::Error>::is::<StillAbsent>)
     }
 }

@@ -66,7 +66,7 @@ async fn comment(
 }
 
 /// The comment left on an older tracking issue when a newer digest is announced.
-pub fn superseded_comment(new: &Digest, old: &Digest, release_url: &str) -> String {
+pub(crate) fn superseded_comment(new: &Digest, old: &Digest, release_url: &str) -> String {
     format!(
         "{}\nA newer image supersedes this one: `{new}` ([release note]({release_url})).\n\n\
          The break-glass target is now the new digest: servers still on `{}` or on any other \

@@ -14,17 +14,17 @@ use std::collections::BTreeSet;
 
 /// The largest template accepted, in bytes (64 KiB): half a release body, far more than a
 /// note needs; a larger file is most likely the wrong file.
-pub const TEMPLATE_MAX_BYTES: usize = 64 * 1024;
+pub(crate) const TEMPLATE_MAX_BYTES: usize = 64 * 1024;
 
 /// The render work allowed to a team's template, in minijinja fuel (about one unit per
 /// instruction; `Environment::set_fuel`): the built-in release note and tracking issue take
 /// a few thousand, so this leaves room for any real note and stops a runaway loop
 /// (`{% for i in range(100000) %}{% for j in range(100000) %}`) in well under a second.
-pub const TEMPLATE_FUEL: u64 = 2_000_000;
+pub(crate) const TEMPLATE_FUEL: u64 = 2_000_000;
 
 /// The most text a team's template may render, in bytes (1 MiB): far above GitHub's body
 /// limits (the bodies are capped after), low enough that a runaway render fails early.
-pub const RENDER_MAX_BYTES: usize = 1024 * 1024;
+pub(crate) const RENDER_MAX_BYTES: usize = 1024 * 1024;
 
 /// Which body a template replaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

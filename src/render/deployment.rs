@@ -9,10 +9,10 @@ use time::OffsetDateTime;
 
 /// GitHub's longest deployment and deployment-status description (REST docs, "Create a
 /// deployment status": "The maximum description length is 140 characters").
-pub const DESCRIPTION_MAX_CHARS: usize = 140;
+pub(crate) const DESCRIPTION_MAX_CHARS: usize = 140;
 
 /// `text` cut to [`DESCRIPTION_MAX_CHARS`] characters, ending in `…` when cut.
-pub fn fit(text: &str) -> String {
+pub(crate) fn fit(text: &str) -> String {
     if text.chars().count() <= DESCRIPTION_MAX_CHARS {
         return text.to_string();
     }
@@ -23,16 +23,16 @@ pub fn fit(text: &str) -> String {
 
 /// What an `announce` user can do when the release note names no commit to deploy
 /// ([`crate::publish::deployment::DeploymentPlan::new`]).
-pub const NO_COMMIT_ANNOUNCE: &str = "set sha (--sha) or leave environment unset";
+pub(crate) const NO_COMMIT_ANNOUNCE: &str = "set sha (--sha) or leave environment unset";
 
 /// What a `status` user can do when the release note names no commit to deploy: `status`
 /// takes no `sha`, it deploys the commit the note targets.
-pub const NO_COMMIT_STATUS: &str = "status deploys the commit the release note targets \
+pub(crate) const NO_COMMIT_STATUS: &str = "status deploys the commit the release note targets \
      (target_commitish): edit the release on GitHub to target the release's commit, or leave \
      environment unset";
 
 /// The deployment's description, e.g. `codeq-rollout: routine release of sha256:9f86d081884c`.
-pub fn description(digest: &Digest, tier: Tier) -> String {
+pub(crate) fn description(digest: &Digest, tier: Tier) -> String {
     fit(&format!(
         "codeq-rollout: {tier} release of sha256:{}",
         digest.short()
@@ -40,7 +40,7 @@ pub fn description(digest: &Digest, tier: Tier) -> String {
 }
 
 /// The description of a deployment `status` creates (it knows no tier).
-pub fn description_untiered(digest: &Digest) -> String {
+pub(crate) fn description_untiered(digest: &Digest) -> String {
     fit(&format!(
         "codeq-rollout: release of sha256:{}",
         digest.short()
@@ -51,7 +51,7 @@ pub fn description_untiered(digest: &Digest) -> String {
 /// servers will be on the new image, from the release at `now` and the convergence
 /// `window`, e.g. `Live; idle servers on the new image by 14:30 UTC, active ones when
 /// restarted`.
-pub fn announced(window: &Window, now: OffsetDateTime) -> String {
+pub(crate) fn announced(window: &Window, now: OffsetDateTime) -> String {
     let by = |secs: u64| clock(now, now + time::Duration::seconds(secs as i64));
     let text = match (
         window.culling_enabled,
@@ -81,12 +81,12 @@ pub fn announced(window: &Window, now: OffsetDateTime) -> String {
 
 /// The log line for the deployment: what this run did to it, e.g. `deployment 41 to
 /// jupyterhub-prod created`.
-pub fn logged(change: super::Change, id: u64, environment: &str) -> String {
+pub(crate) fn logged(change: super::Change, id: u64, environment: &str) -> String {
     format!("deployment {id} to {environment} {change}")
 }
 
 /// A dry run's line about the deployment it would keep.
-pub fn dry_run(environment: &str) -> String {
+pub(crate) fn dry_run(environment: &str) -> String {
     format!(
         "dry run: would create the deployment of the release to {environment} (unless it \
          exists) and set it in_progress"
@@ -95,7 +95,7 @@ pub fn dry_run(environment: &str) -> String {
 
 /// `t` as a reader of a status at `now` wants it: `14:30 UTC` on the same day (UTC),
 /// `2026-12-02 14:30 UTC` on another.
-pub fn clock(now: OffsetDateTime, t: OffsetDateTime) -> String {
+pub(crate) fn clock(now: OffsetDateTime, t: OffsetDateTime) -> String {
     let t = t.to_offset(time::UtcOffset::UTC);
     let hm = format!("{:02}:{:02} UTC", t.hour(), t.minute());
     if t.date() == now.to_offset(time::UtcOffset::UTC).date() {

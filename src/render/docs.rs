@@ -18,14 +18,14 @@ use anyhow::{Result, bail};
 pub const DOC_DIGEST: &str = "sha256:PASTE-THE-DIGEST-FROM-THE-TRACKING-ISSUE";
 
 /// The names of the generated sections, in the order they appear in the doc.
-pub const SECTION_NAMES: [&str; 2] = ["window", "runbook"];
+pub(crate) const SECTION_NAMES: [&str; 2] = ["window", "runbook"];
 
 /// The generated sections for these culler and runbook settings: `(name, content)`, named
 /// as in [`SECTION_NAMES`].
 ///
 /// # Errors
 /// Only on a template error.
-pub fn sections(
+pub(crate) fn sections(
     config: &Configured,
     runbook: &RunbookSettings,
 ) -> Result<Vec<(&'static str, String)>> {
@@ -57,7 +57,7 @@ fn end_marker(name: &str) -> String {
 /// or overlapping (replacing one would delete the other's markers): each must close before
 /// the next opens. The error names the marker (for text beside it, the line; for nesting
 /// or overlap, both sections).
-pub fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String> {
+pub(crate) fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String> {
     const BEGIN: &str = "<!-- BEGIN GENERATED: ";
     for at in marker_positions(doc, BEGIN) {
         let name = doc[at..]
@@ -216,7 +216,7 @@ fn marker_positions(doc: &str, marker: &str) -> Vec<usize> {
 }
 
 /// A unified diff from `old` to `new`, labelled with `path`; empty when equal.
-pub fn diff(path: &str, old: &str, new: &str) -> String {
+pub(crate) fn diff(path: &str, old: &str, new: &str) -> String {
     if old == new {
         return String::new();
     }
@@ -234,7 +234,7 @@ pub fn diff(path: &str, old: &str, new: &str) -> String {
 /// `servers`, `slow_stop_timeout_seconds`, `pass_seconds`, `carry_seconds`, `idle_seconds`,
 /// `active_seconds`); `settings` (seconds) and `origins` (each `{"source": "default" | "file"
 /// | "option", ...}`, `slow_stop_timeout` included).
-pub fn window_json(config: &Configured) -> serde_json::Value {
+pub(crate) fn window_json(config: &Configured) -> serde_json::Value {
     let window = config.window();
     let mut origins = serde_json::json!(config.origins);
     origins["slow_stop_timeout"] = serde_json::json!(config.scale.slow_stop_origin);
@@ -267,7 +267,7 @@ pub fn window_json(config: &Configured) -> serde_json::Value {
 
 /// The `window` text: the summary line, then one line per setting with its origin, the
 /// hub's size and slow-stop timeout last.
-pub fn window_text(config: &Configured) -> String {
+pub(crate) fn window_text(config: &Configured) -> String {
     let window = config.window();
     let mut out = format!("Convergence window: {}\n", window.summary());
     let mut rows: Vec<(String, String, String)> = config
@@ -316,7 +316,7 @@ pub fn window_text(config: &Configured) -> String {
 
 /// What the `docs` command says about the doc at a path, as data; `Display` words it.
 #[derive(Debug, Clone, Copy)]
-pub enum DocsNote<'a> {
+pub(crate) enum DocsNote<'a> {
     /// The doc could not be read (error): the fix follows the reason.
     Unreadable(&'a str, &'a ReadError),
     /// The generated sections could not be placed: bad markers (error).

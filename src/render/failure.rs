@@ -11,7 +11,7 @@ use crate::window::Window;
 /// The stages of `announce`, in order ([`crate::announce::run`]), then those of `status`
 /// ([`crate::status::run`]), then the command line's, before either starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Stage {
+pub(crate) enum Stage {
     /// Resolving the digest (registry or OCI layout).
     #[default]
     Digest,
@@ -118,7 +118,7 @@ impl Stage {
 /// What kind of failure `status` met reading the hub ([`Stage::StatusHub`]): it decides what
 /// the job summary tells to do, since a hub that is down is not fixed by changing `hub-url`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum HubFault {
+pub(crate) enum HubFault {
     /// The hub was not reached, or refused the request or its token: the address, the
     /// token's role, or what is between the runner and the hub.
     #[default]
@@ -162,7 +162,7 @@ impl HubFault {
 
 /// What a failed run had established: everything but the stage and the error is optional.
 #[derive(Debug, Clone, Default)]
-pub struct Failure {
+pub(crate) struct Failure {
     /// The stage that failed.
     pub stage: Stage,
     /// The error, as the `::error` annotation says it (secrets already hidden).
@@ -188,7 +188,7 @@ pub struct Failure {
 
 /// The job summary of a failed run: the stage that failed and what to do, the error, then a
 /// table of what the run had established (rows for what it had not are left out).
-pub fn failure_summary(f: &Failure) -> String {
+pub(crate) fn failure_summary(f: &Failure) -> String {
     let (doing, todo) = f.stage.words();
     let mut out = format!(
         "### codeq-rollout failed\n\nThe run failed while {doing}. {todo}\n\n> {}\n",

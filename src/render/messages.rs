@@ -10,7 +10,7 @@ use crate::window::{PodImage, PodTag, PolicySource, PullPolicy, PullRisk};
 /// A warning a run prints beside its work, as data: [`RunWarning::title`] and `Display`
 /// word it.
 #[derive(Debug, Clone, Copy)]
-pub enum RunWarning<'a> {
+pub(crate) enum RunWarning<'a> {
     /// The idle culler is off (`cull.enabled: false`).
     CullingDisabled,
     /// `$GITHUB_OUTPUT` is missing inside Actions: the names of the command's main outputs,
@@ -201,7 +201,7 @@ impl std::fmt::Display for RunWarning<'_> {
 }
 
 /// A pull policy as Kubernetes writes it.
-pub fn policy_name(policy: PullPolicy) -> &'static str {
+pub(crate) fn policy_name(policy: PullPolicy) -> &'static str {
     match policy {
         PullPolicy::Always => "Always",
         PullPolicy::IfNotPresent => "IfNotPresent",
@@ -211,7 +211,7 @@ pub fn policy_name(policy: PullPolicy) -> &'static str {
 
 /// Where a pull policy comes from, in words: `values.yaml: singleuser.image.pullPolicy`, or
 /// Kubernetes' default.
-pub fn policy_source(source: &PolicySource) -> String {
+pub(crate) fn policy_source(source: &PolicySource) -> String {
     match source {
         PolicySource::Values(origin) => origin.to_string(),
         PolicySource::KubernetesDefault => {
@@ -222,7 +222,7 @@ pub fn policy_source(source: &PolicySource) -> String {
 
 /// The image pods start from as a reference: `name:tag`, the name alone, or the name with
 /// z2jh's default tag.
-pub fn pod_image(image: &PodImage) -> String {
+pub(crate) fn pod_image(image: &PodImage) -> String {
     match &image.tag {
         PodTag::Given(tag) => format!("{}:{tag}", image.name),
         PodTag::NoTag => image.name.clone(),
@@ -231,7 +231,7 @@ pub fn pod_image(image: &PodImage) -> String {
 }
 
 /// Where the pods' image name comes from: the values file and key, or the image announced.
-pub fn image_origin(image: &PodImage) -> String {
+pub(crate) fn image_origin(image: &PodImage) -> String {
     image
         .name_origin
         .as_ref()
@@ -240,28 +240,29 @@ pub fn image_origin(image: &PodImage) -> String {
 
 /// What error texts, log lines and comment bodies say in place of an address GitHub
 /// answered that is not a plain `http(s)://` URL.
-pub const ADDRESS_LEFT_OUT: &str = "(an address GitHub answered that is not a plain URL, left out)";
+pub(crate) const ADDRESS_LEFT_OUT: &str =
+    "(an address GitHub answered that is not a plain URL, left out)";
 
 /// Title of the warnings about what was left alone for a human to look at: a release note a
 /// human edited, duplicate tracking issues responders work in.
-pub const HUMAN_EDITED_TITLE: &str = "left alone for a human";
+pub(crate) const HUMAN_EDITED_TITLE: &str = "left alone for a human";
 
 /// Title of the tier decision's warnings.
-pub const TIER_WARNING_TITLE: &str = "Tier";
+pub(crate) const TIER_WARNING_TITLE: &str = "Tier";
 
 /// A tier warning, as one log line.
-pub fn tier_warning(warning: &Warning) -> String {
+pub(crate) fn tier_warning(warning: &Warning) -> String {
     log_line(&warning.to_string(), 2000)
 }
 
 /// `IMAGE resolves to DIGEST`.
-pub fn resolved(image: &str, digest: &Digest) -> String {
+pub(crate) fn resolved(image: &str, digest: &Digest) -> String {
     format!("{image} resolves to {digest}")
 }
 
 /// The debug line after the registry answered: the digest, the manifest's media type as
 /// the registry named it, the requests sent.
-pub fn registry_answer(digest: &Digest, media_type: &str, requests: u32) -> String {
+pub(crate) fn registry_answer(digest: &Digest, media_type: &str, requests: u32) -> String {
     format!(
         "registry answered {digest} ({}) in {requests} request(s)",
         log_line(media_type, 200)
@@ -269,12 +270,12 @@ pub fn registry_answer(digest: &Digest, media_type: &str, requests: u32) -> Stri
 }
 
 /// `tier REASON`.
-pub fn tier(reason: &Reason) -> String {
+pub(crate) fn tier(reason: &Reason) -> String {
     format!("tier {}", log_line(&reason.to_string(), 500))
 }
 
 /// One pull request behind the tier: number, title, address, labels.
-pub fn pull_request(pr: &PullRequest) -> String {
+pub(crate) fn pull_request(pr: &PullRequest) -> String {
     log_line(
         &format!(
             "  #{} {} <{}> labels: {}",
@@ -288,18 +289,18 @@ pub fn pull_request(pr: &PullRequest) -> String {
 }
 
 /// The release targets another commit than `GITHUB_SHA`.
-pub fn target_commit(target: &str, origin: &LookupOrigin, github_sha: &str) -> String {
+pub(crate) fn target_commit(target: &str, origin: &LookupOrigin, github_sha: &str) -> String {
     format!("the release targets commit {target}, from {origin} (GITHUB_SHA is {github_sha})")
 }
 
 /// A dry run's release note.
-pub fn dry_run_release(tag: &str, note: &str) -> String {
+pub(crate) fn dry_run_release(tag: &str, note: &str) -> String {
     format!("dry run: would publish release {tag}\n\n----- release note -----\n{note}")
 }
 
 /// A body GitHub's limit cut ([`full_text`]).
 #[derive(Debug, Clone, Copy)]
-pub enum CutBody {
+pub(crate) enum CutBody {
     /// The release note (125,000 characters).
     ReleaseNote,
     /// The tracking issue (65,536 characters).
@@ -307,7 +308,7 @@ pub enum CutBody {
 }
 
 /// The full text of a body GitHub's limit cut, for the log (where the cut note points).
-pub fn full_text(kind: CutBody, body: &str) -> String {
+pub(crate) fn full_text(kind: CutBody, body: &str) -> String {
     let what = match kind {
         CutBody::ReleaseNote => "release note",
         CutBody::TrackingIssue => "tracking issue",
@@ -319,34 +320,34 @@ pub fn full_text(kind: CutBody, body: &str) -> String {
 }
 
 /// A dry run's tracking issue.
-pub fn dry_run_issue(title: &str, body: &str) -> String {
+pub(crate) fn dry_run_issue(title: &str, body: &str) -> String {
     format!("----- tracking issue: {title} -----\n{body}")
 }
 
 /// What happened to the release note; the address as GitHub answered it, on one line
 /// without control characters.
-pub fn release_note(change: Change, url: &str) -> String {
+pub(crate) fn release_note(change: Change, url: &str) -> String {
     format!("release note {change}: {}", log_line(url, 2000))
 }
 
 /// What happened to the tracking issue; the address as for [`release_note`].
-pub fn tracking_issue(change: Change, url: &str) -> String {
+pub(crate) fn tracking_issue(change: Change, url: &str) -> String {
     format!("tracking issue {change}: {}", log_line(url, 2000))
 }
 
 /// A line publishing logged (what it found, or did that is unusual), on one line without
 /// control characters: it may quote what GitHub answered.
-pub fn published_note(note: &str) -> String {
+pub(crate) fn published_note(note: &str) -> String {
     log_line(note, 2000)
 }
 
 /// What happened to the tracking issue's update comment.
-pub fn update_comment(change: Change) -> String {
+pub(crate) fn update_comment(change: Change) -> String {
     format!("tracking issue update comment {change}")
 }
 
 /// The last line outside Actions (or without a job summary): what the run did.
-pub fn run_state(
+pub(crate) fn run_state(
     state: RunState,
     image: &str,
     digest: &Digest,
@@ -363,7 +364,7 @@ pub fn run_state(
 
 /// How a run ended, for [`run_state`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunState {
+pub(crate) enum RunState {
     /// Something changed on GitHub.
     Published,
     /// Everything was already as it should be.

@@ -5,19 +5,19 @@
 //! takes plain structs and an injected clock (`now`), and never performs I/O. Untrusted text
 //! (PR titles, labels) is neutralised by [`crate::sanitize`] on the way in.
 
-pub mod context;
-pub mod custom;
-pub mod deployment;
-pub mod docs;
+pub(crate) mod context;
+pub(crate) mod custom;
+pub(crate) mod deployment;
+pub(crate) mod docs;
 mod help;
-pub mod messages;
+pub(crate) mod messages;
 mod reasons;
 pub(crate) mod usage;
 pub(crate) mod usage_words;
-pub mod window_words;
+pub(crate) mod window_words;
 
-pub use context::TemplateContext;
-pub use custom::{BodyKind, CustomTemplate, TemplateError};
+pub(crate) use context::TemplateContext;
+pub(crate) use custom::{BodyKind, CustomTemplate, TemplateError};
 
 use crate::digest::Digest;
 use crate::support::sanitize;
@@ -70,7 +70,7 @@ pub fn marker(kind: MarkerKind, digest: &Digest) -> String {
 /// The tracking issue's marker line: [`marker`] plus `image=<repository>`, the image
 /// repository announced ([`image_repository`]; spaces, `>` and `%` percent-encoded), so that
 /// a new release supersedes only tracking issues of the same image.
-pub fn tracking_marker(digest: &Digest, image: &str) -> String {
+pub(crate) fn tracking_marker(digest: &Digest, image: &str) -> String {
     let image = image
         .replace('%', "%25")
         .replace(' ', "%20")
@@ -95,7 +95,7 @@ pub fn image_repository(image: &str) -> &str {
 
 /// The image repository a tracking issue's marker names (see [`tracking_marker`]), if its
 /// first line is our marker and it names one (markers written before 0.x name none).
-pub fn marker_image(body: &str) -> Option<String> {
+pub(crate) fn marker_image(body: &str) -> Option<String> {
     marker_digest(MarkerKind::TrackingIssue, body)?;
     let first = body.lines().next()?.trim_end().strip_suffix(" -->")?;
     let (_, image) = first.split_once(" image=")?;
@@ -154,14 +154,14 @@ pub fn seal_release(body: &str) -> String {
 /// Whether two release notes say the same: equal but for their hidden second line (the
 /// announce time and the recorded hash), so a note written before hashes were recorded is
 /// not sent again only to record one.
-pub fn same_release_text(a: &str, b: &str) -> bool {
+pub(crate) fn same_release_text(a: &str, b: &str) -> bool {
     body_hash(a) == body_hash(b)
 }
 
 /// Whether a release note was edited since codeq-rollout sent it: `Some(false)` when its text
 /// still hashes to the value its second line records, `Some(true)` when not, `None` when it
 /// records no hash (not ours, or written before hashes were recorded).
-pub fn release_edited(body: &str) -> Option<bool> {
+pub(crate) fn release_edited(body: &str) -> Option<bool> {
     let value = hidden_value(MarkerKind::Release, body, ANNOUNCED_AT)?;
     let (_, recorded) = value.split_once(BODY_HASH)?;
     Some(recorded != body_hash(body))
@@ -188,7 +188,7 @@ fn hidden_value<'a>(kind: MarkerKind, body: &'a str, name: &str) -> Option<&'a s
 /// The announce time recorded in a release note written by codeq-rollout, if any, in UTC
 /// ([`crate::support::time::parse_rfc3339`]: a time outside the years 0000 to 9999 in UTC,
 /// as an edited note may hold, counts as none).
-pub fn announced_at(body: &str) -> Option<OffsetDateTime> {
+pub(crate) fn announced_at(body: &str) -> Option<OffsetDateTime> {
     let text = hidden_value(MarkerKind::Release, body, ANNOUNCED_AT)?;
     let text = text.split_once(BODY_HASH).map_or(text, |(at, _)| at);
     crate::support::time::parse_rfc3339(text).ok()
@@ -196,7 +196,7 @@ pub fn announced_at(body: &str) -> Option<OffsetDateTime> {
 
 /// The evidence fingerprint recorded in a body of `kind` (a tracking issue or the bot's
 /// update comment), if any.
-pub fn recorded_evidence(kind: MarkerKind, body: &str) -> Option<&str> {
+pub(crate) fn recorded_evidence(kind: MarkerKind, body: &str) -> Option<&str> {
     hidden_value(kind, body, EVIDENCE)
 }
 
@@ -219,7 +219,7 @@ struct Evidence<'a> {
 
 /// A fingerprint of the facts `facts` gives a tracking issue: the first 16 hex digits of
 /// the SHA-256 of their JSON. Equal fingerprints mean a re-run has nothing new to say.
-pub fn evidence_fingerprint(facts: &Facts) -> String {
+pub(crate) fn evidence_fingerprint(facts: &Facts) -> String {
     use sha2::Digest as _;
     let evidence = Evidence {
         image: &facts.image,
@@ -238,7 +238,7 @@ pub fn evidence_fingerprint(facts: &Facts) -> String {
 /// The digest named by `body`'s marker of `kind`, if the body's **first line** is exactly
 /// such a marker. Markers elsewhere in a body (say, copied from a PR title) are ignored:
 /// only the place the tool writes them is trusted.
-pub fn marker_digest(kind: MarkerKind, body: &str) -> Option<Digest> {
+pub(crate) fn marker_digest(kind: MarkerKind, body: &str) -> Option<Digest> {
     let first = body.lines().next()?.trim_end();
     let rest = first.strip_prefix(&format!("<!-- codeq-rollout:{} digest=", kind.name()))?;
     let rest = rest.strip_suffix(" -->")?;
@@ -268,7 +268,7 @@ impl RunbookSettings {
     /// (RFC 2606: `example.com`, `example.net`, `example.org` and the names below them, and
     /// the `.example` top-level domain), as the default `https://hub.example.org` is. Such a
     /// runbook's commands and links reach no hub.
-    pub fn hub_url_is_placeholder(&self) -> bool {
+    pub(crate) fn hub_url_is_placeholder(&self) -> bool {
         let Some(host) = url::Url::parse(&self.hub_url).ok().and_then(|u| {
             u.host_str()
                 .map(|h| h.trim_end_matches('.').to_ascii_lowercase())
@@ -283,7 +283,7 @@ impl RunbookSettings {
     }
 
     /// Whether the namespace and the Helm release are both at their defaults (`jhub`).
-    pub fn cluster_at_defaults(&self) -> bool {
+    pub(crate) fn cluster_at_defaults(&self) -> bool {
         let default = Self::default();
         self.namespace == default.namespace && self.helm_release == default.helm_release
     }
@@ -362,7 +362,7 @@ pub fn tracking_issue(facts: &Facts, custom: Option<&CustomTemplate>) -> Result<
 ///
 /// # Errors
 /// Only on a template error.
-pub fn tracking_update(facts: &Facts) -> Result<String> {
+pub(crate) fn tracking_update(facts: &Facts) -> Result<String> {
     let body = render(
         "tracking_update.md.j2",
         facts,
@@ -373,7 +373,7 @@ pub fn tracking_update(facts: &Facts) -> Result<String> {
 }
 
 /// The tracking issue's title: `Security release sha256:<12 hex>: break-glass runbook`.
-pub fn tracking_issue_title(digest: &Digest) -> String {
+pub(crate) fn tracking_issue_title(digest: &Digest) -> String {
     format!(
         "Security release {}: break-glass runbook",
         short_digest(digest)
@@ -381,12 +381,12 @@ pub fn tracking_issue_title(digest: &Digest) -> String {
 }
 
 /// The release's title, e.g. `codeq image 9f86d081884c (security)`.
-pub fn release_title(digest: &Digest, tier: Tier) -> String {
+pub(crate) fn release_title(digest: &Digest, tier: Tier) -> String {
     format!("codeq image {} ({tier})", digest.short())
 }
 
 /// `sha256:` and the first 12 hex digits.
-pub fn short_digest(digest: &Digest) -> String {
+pub(crate) fn short_digest(digest: &Digest) -> String {
     format!("sha256:{}", digest.short())
 }
 
@@ -419,15 +419,15 @@ pub fn runbook_section(runbook: &RunbookSettings, digest: &str) -> Result<String
         .context("rendering the runbook")
 }
 
-pub use crate::support::text::{truncate_body, truncate_body_reserving};
+pub(crate) use crate::support::text::{truncate_body, truncate_body_reserving};
 
 mod failure;
-pub use failure::{Failure, HubFault, Stage, failure_summary};
+pub(crate) use failure::{Failure, HubFault, Stage, failure_summary};
 
 /// Where the full text of a cut body is: the workflow run's log (or, outside Actions, the
 /// tool's output), for the note [`truncate_body`] appends; `announce` prints the full text
 /// of each body it cuts there.
-pub fn where_full(facts: &Facts) -> String {
+pub(crate) fn where_full(facts: &Facts) -> String {
     match &facts.run_url {
         Some(url) => format!("the workflow run's log ({url})"),
         None => "the output of codeq-rollout".to_string(),
@@ -497,7 +497,7 @@ fn rfc3339_seconds(t: OffsetDateTime) -> String {
 /// `2026-11-30 14:05 UTC`: `t` in UTC, the seconds dropped. Never panics: a time whose UTC
 /// is past the `time` crate's range (which no parse gives, `crate::support::time`) is
 /// written in its own offset, e.g. `9999-12-31 23:59 -23:59`.
-pub fn utc_minute(t: OffsetDateTime) -> String {
+pub(crate) fn utc_minute(t: OffsetDateTime) -> String {
     let (t, zone) = match t.checked_to_offset(time::UtcOffset::UTC) {
         Some(utc) => (utc, "UTC".to_string()),
         None => {
@@ -524,7 +524,7 @@ pub fn utc_minute(t: OffsetDateTime) -> String {
 /// be written, it is written to the second, rounded up: 9999-12-31T23:59:30.2Z reads
 /// `9999-12-31 23:59:31 UTC` (every deadline stated is at or before 9999-12-31T23:59:59Z,
 /// `crate::window::fits_calendar`; one past it would read as its whole second).
-pub fn utc_minute_up(t: OffsetDateTime) -> String {
+pub(crate) fn utc_minute_up(t: OffsetDateTime) -> String {
     let Some(t) = t.checked_to_offset(time::UtcOffset::UTC) else {
         return utc_minute(t);
     };
@@ -553,7 +553,7 @@ pub fn utc_minute_up(t: OffsetDateTime) -> String {
 
 /// The release note's words for `risk` (Markdown, one list item's text, names neutralised):
 /// new servers may start on an older image, why, and what operators set.
-pub fn pull_warning(risk: &crate::window::PullRisk) -> String {
+pub(crate) fn pull_warning(risk: &crate::window::PullRisk) -> String {
     use crate::window::PullPolicy;
     let policy = messages::policy_name(risk.policy);
     let source = match &risk.source {
@@ -605,9 +605,9 @@ fn runbook_context(r: &RunbookSettings, digest: &str) -> minijinja::Value {
 }
 
 /// The most labels of one pull request a body lists; the rest are counted.
-pub const MAX_LABELS_SHOWN: usize = 20;
+pub(crate) const MAX_LABELS_SHOWN: usize = 20;
 /// The cap on one untrusted label in a body, in characters.
-pub const LABEL_MAX_CHARS: usize = 50;
+pub(crate) const LABEL_MAX_CHARS: usize = 50;
 
 /// The context every release note and tracking issue template renders from (see
 /// [`TemplateContext`]): the facts, and the window and runbook blocks as the built-in
@@ -615,7 +615,7 @@ pub const LABEL_MAX_CHARS: usize = 50;
 ///
 /// # Errors
 /// Only on a built-in template error.
-pub fn template_context(facts: &Facts) -> Result<TemplateContext> {
+pub(crate) fn template_context(facts: &Facts) -> Result<TemplateContext> {
     let env = environment();
     let window_text = env
         .get_template("window.md.j2")?
@@ -695,7 +695,7 @@ impl std::fmt::Display for Change {
 /// Text made safe for one cell of a Markdown table: `|` escaped (GitHub's table extension
 /// reads `\|` as a literal pipe, also inside links and code spans), line breaks and other
 /// control characters replaced by spaces, so a cell stays one cell on one row.
-pub fn table_cell(text: &str) -> String {
+pub(crate) fn table_cell(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect::<String>()

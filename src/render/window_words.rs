@@ -56,7 +56,7 @@ impl Configured {
 
     /// The rows on one line: `cull.enabled true (default); cull.timeout 1h (values.yaml:
     /// cull.timeout); ...`.
-    pub fn origins_line(&self) -> String {
+    pub(crate) fn origins_line(&self) -> String {
         self.rows()
             .iter()
             .map(|r| format!("{} {} ({})", r.key, r.value, r.origin))
@@ -126,7 +126,7 @@ impl fmt::Display for Origin {
 }
 
 /// [`MAX_DURATION_SECS`] in words, for messages: `3650 days (315360000 s)`.
-pub fn max_duration_words() -> String {
+pub(crate) fn max_duration_words() -> String {
     crate::support::duration::max_duration_words(MAX_DURATION_SECS)
 }
 
@@ -157,7 +157,7 @@ impl fmt::Display for InvalidSettings {
 /// written as a word (humantime's own months and years are averages, so 31 days would read
 /// `1month 10h 29m 36s`): 4200 → `1h 10m`, 90000 → `1 day 1h`, 0 → `0s`.
 /// [`crate::support::duration::parse`] reads it back.
-pub fn human(secs: u64) -> String {
+pub(crate) fn human(secs: u64) -> String {
     const DAY: u64 = 86_400;
     let (days, rest) = (secs / DAY, secs % DAY);
     let within_day = humantime::format_duration(Duration::from_secs(rest)).to_string();
@@ -171,7 +171,7 @@ pub fn human(secs: u64) -> String {
 
 /// A worst-case duration in words, rounded up: whole minutes from 10 minutes on (5200 →
 /// `1h 27m`), so the words never state a bound earlier than the seconds; [`human`] below.
-pub fn human_at_most(secs: u64) -> String {
+pub(crate) fn human_at_most(secs: u64) -> String {
     if secs >= 600 {
         human(secs.div_ceil(60).saturating_mul(60))
     } else {
@@ -180,7 +180,7 @@ pub fn human_at_most(secs: u64) -> String {
 }
 
 /// `1 server` or `100 servers`.
-pub fn servers_words(servers: u64) -> String {
+pub(crate) fn servers_words(servers: u64) -> String {
     if servers == 1 {
         "1 server".into()
     } else {

@@ -42,7 +42,7 @@ pub struct ServerTimes {
 impl ServerTimes {
     /// Since when the culler counts the server inactive: its last activity, or its start
     /// when it never reported activity (culler 2.0.0 `handle_server`); `None` without either.
-    pub fn inactive_since(&self) -> Option<OffsetDateTime> {
+    pub(crate) fn inactive_since(&self) -> Option<OffsetDateTime> {
         self.last_activity.or(self.started)
     }
 }
@@ -54,7 +54,7 @@ impl ServerTimes {
 /// (random() - 0.5))`), jupyterhub 5.5.1 and 6.0 `jupyterhub/singleuser/extension.py`; the hub
 /// polls the proxy's activity every `JupyterHub.last_activity_interval` (300 s, `app.py`).
 /// A server whose last recorded activity is older was not in use for at least that long.
-pub const ACTIVE_WITHIN_SECS: u64 = 330;
+pub(crate) const ACTIVE_WITHIN_SECS: u64 = 330;
 
 /// The idle culler's behaviour, as `status` needs it: one implementation shared with the
 /// convergence window stated in the release note.
@@ -221,7 +221,7 @@ pub enum Alarm {
 /// The images that count as the release, for [`judge`]: the announced digest (the image
 /// index for a multi-arch image) and the index's child manifests, in `repository`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ImageTarget {
+pub(crate) struct ImageTarget {
     /// The announced digest first, then the index's children.
     pub digests: Vec<crate::digest::Digest>,
     /// The image's repository with its registry (`ghcr.io/org/lab`, `docker.io/library/lab`);
@@ -231,7 +231,7 @@ pub struct ImageTarget {
 
 /// What a pod's `imageID` says about its image, against an [`ImageTarget`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// The release's index digest or one of its child manifests, in its repository.
     New,
     /// Another digest in the release's repository: the digest it runs (`sha256:…`).
@@ -260,7 +260,7 @@ pub enum UnknownWhy {
 /// distribution's `reference.ParseNormalizedNamed`): no registry (`lab`, `org/lab`) means
 /// `docker.io`, `index.docker.io` is `docker.io`, and a one-part Docker Hub name is under
 /// `library/`. Case kept (repositories are lower case; registries compare as given).
-pub fn normalize_repository(repository: &str) -> String {
+pub(crate) fn normalize_repository(repository: &str) -> String {
     let (first, rest) = repository.split_once('/').unwrap_or(("", repository));
     let is_host = first.contains(['.', ':']) || first == "localhost";
     let (host, path) = if is_host {
@@ -287,7 +287,7 @@ pub fn normalize_repository(repository: &str) -> String {
 /// `sha256:` ID with no repository (containerd's and CRI-O's image config IDs; DESIGN.md,
 /// Kubernetes facts), another repository, or unreadable. Never [`Verdict::New`] without a
 /// repository in the ID: a config ID cannot be told from the release's.
-pub fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
+pub(crate) fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
     let id = image_id.map(str::trim).unwrap_or_default();
     if id.is_empty() {
         return Verdict::Unknown(UnknownWhy::NoImageId);
@@ -321,7 +321,7 @@ pub fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
 
 /// The pods Kubernetes listed and the release's images, for [`classify_by_digest`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PodEvidence {
+pub(crate) struct PodEvidence {
     /// The single-user pods of the hub's release.
     pub pods: Vec<super::Pod>,
     /// The digests and repository that count as the release.
@@ -433,7 +433,7 @@ pub struct Totals {
 /// parsed in UTC within the years 0000 to 9999 (`--now`, `released-at`, the hub's times,
 /// [`crate::support::time::parse_rfc3339`]) or is a deadline checked against the calendar's
 /// end ([`crate::window::fits_calendar`]).
-pub fn rfc3339(t: OffsetDateTime) -> String {
+pub(crate) fn rfc3339(t: OffsetDateTime) -> String {
     crate::support::time::rfc3339_seconds(t)
 }
 
@@ -497,7 +497,7 @@ pub fn classify(
 /// ID, another repository) → unknown. A pending server stays pending, counted in
 /// `pending_stale` unless its pod is on the new image. Pods no listed server joins are
 /// orphans (the first of two pods for one server too). `converged` needs all of them gone.
-pub fn classify_by_digest(
+pub(crate) fn classify_by_digest(
     servers: impl IntoIterator<Item = Server>,
     evidence: PodEvidence,
     released_at: OffsetDateTime,

@@ -20,20 +20,20 @@ use crate::window::MAX_HUB_SERVERS;
 use time::OffsetDateTime;
 
 /// The first words of the history line.
-pub const PREFIX: &str = "<!-- codeq-rollout:convergence-history v1";
+pub(crate) const PREFIX: &str = "<!-- codeq-rollout:convergence-history v1";
 
 /// The most points kept (48: a day of half-hourly runs that each changed something).
-pub const MAX_POINTS: usize = 48;
+pub(crate) const MAX_POINTS: usize = 48;
 
 /// The latest deadline a point may state, seconds after the point: twice the longest culler
 /// duration ([`crate::window::MAX_DURATION_SECS`], ten years), room for an idle timeout and
 /// a cull pass; a later one is refused as forged ([`HistoryError::FarDeadline`]).
-pub const DUE_MAX_SECS: i64 = 2 * 10 * 365 * 86_400;
+pub(crate) const DUE_MAX_SECS: i64 = 2 * 10 * 365 * 86_400;
 
 /// The longest history line, bytes: [`MAX_POINTS`] points of at most 37 bytes each (a
 /// space, a 10-digit time, two 7-digit counts and a 10-digit deadline, three slashes), with
 /// the 41-byte prefix and the closing ` -->`: 1,821 bytes; longer lines are refused unread.
-pub const LINE_MAX_BYTES: usize = 1_900;
+pub(crate) const LINE_MAX_BYTES: usize = 1_900;
 
 /// One run's numbers, as the chart needs them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,7 +112,7 @@ fn whole_seconds(t: OffsetDateTime) -> OffsetDateTime {
 
 /// The history line for `history`, e.g. `<!-- codeq-rollout:convergence-history v1
 /// 1764504000/57/57/1764513000 1764505800/40/57/- -->` (Unix seconds; `-` for no deadline).
-pub fn line(history: &History) -> String {
+pub(crate) fn line(history: &History) -> String {
     let mut out = String::from(PREFIX);
     for p in &history.points {
         let due = p

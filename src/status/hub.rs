@@ -49,19 +49,19 @@ use time::OffsetDateTime;
 
 /// The media type that asks the hub for the paginated answer (JupyterHub ≥ 2.0,
 /// `jupyterhub/apihandlers/base.py` `PAGINATION_MEDIA_TYPE`).
-pub const PAGINATION_MEDIA_TYPE: &str = "application/jupyterhub-pagination+json";
+pub(crate) const PAGINATION_MEDIA_TYPE: &str = "application/jupyterhub-pagination+json";
 
 /// Users asked per page: 200, JupyterHub's default `api_page_max_limit` (a hub configured
 /// lower answers fewer and its `next` says where to go on). Pages for `n` users with running
 /// servers: `ceil(n / 200)`, at least 1.
-pub const PAGE_LIMIT: u64 = 200;
+pub(crate) const PAGE_LIMIT: u64 = 200;
 
 /// The largest page body read, in bytes: 16 MiB (a page of 200 users is a few hundred KB).
-pub const MAX_PAGE_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_PAGE_BYTES: usize = 16 * 1024 * 1024;
 
 /// The most pages followed in one listing (2,000,000 users at 200 a page): a guard against a
 /// hub whose `next` never ends.
-pub const MAX_PAGES: u32 = 10_000;
+pub(crate) const MAX_PAGES: u32 = 10_000;
 
 /// The smallest set of scopes a hub API token needs for `status`, from JupyterHub 6.1.1:
 ///
@@ -249,7 +249,7 @@ impl HubError {
 /// `https://hub.example.org/jupyter`); `None` when the path has no `/hub/api` segment pair
 /// (`/hub/apis` is not one) or `hub_url` is not a URL. Scheme and host come back as
 /// [`Url`] writes them (lower case, the default port left out), without a trailing `/`.
-pub fn base_before_api(hub_url: &str) -> Option<String> {
+pub(crate) fn base_before_api(hub_url: &str) -> Option<String> {
     const API: &str = "/hub/api";
     let mut url = Url::parse(hub_url.trim()).ok()?;
     let path = url.path().to_string();
@@ -351,13 +351,14 @@ impl HubClient {
     }
 
     /// This client with reads retried by `retry` instead of [`RetryPolicy::reads`].
-    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+    #[cfg(test)]
+    pub(crate) fn with_retry(mut self, retry: RetryPolicy) -> Self {
         self.retry = retry;
         self
     }
 
     /// The running servers, page by page (see [`ServerPages`]).
-    pub fn active_servers(&self) -> ServerPages<'_> {
+    pub(crate) fn active_servers(&self) -> ServerPages<'_> {
         ServerPages {
             client: self,
             next_offset: Some(0),
@@ -376,7 +377,7 @@ impl HubClient {
     ///
     /// # Errors
     /// The first [`HubError`] of any page.
-    pub async fn list_active_servers(&self) -> Result<Listing, HubError> {
+    pub(crate) async fn list_active_servers(&self) -> Result<Listing, HubError> {
         let mut pages = self.active_servers();
         let mut servers = Vec::new();
         while let Some(page) = pages.next_page().await? {
@@ -412,7 +413,7 @@ impl HubClient {
         })
     }
 
-    /// One page's GET, tried again per [`HubClient::with_retry`] (see the module
+    /// One page's GET, tried again per the client's retry policy (see the module
     /// documentation); each try is counted in `requests`.
     async fn get_page(&self, url: &Url, requests: &mut u32) -> Result<Vec<u8>, HubError> {
         self.retry
@@ -598,7 +599,7 @@ impl From<HubError> for Failed {
 
 /// The running servers, collected (see [`HubClient::list_active_servers`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listing {
+pub(crate) struct Listing {
     /// The servers, in the hub's order (users by id, each user's servers by name).
     pub servers: Vec<Server>,
     /// Users listed (each has one or more servers, or none left by the time the hub built
@@ -615,7 +616,7 @@ pub struct Listing {
 /// A listing in progress: call [`ServerPages::next_page`] until it gives `None`. Holds no
 /// page once it has been returned.
 #[derive(Debug)]
-pub struct ServerPages<'a> {
+pub(crate) struct ServerPages<'a> {
     client: &'a HubClient,
     next_offset: Option<u64>,
     limit: u64,
@@ -635,7 +636,7 @@ impl ServerPages<'_> {
     ///
     /// # Errors
     /// [`HubError`]; after an error the listing is over (later calls give `None`).
-    pub async fn next_page(&mut self) -> Result<Option<Vec<Server>>, HubError> {
+    pub(crate) async fn next_page(&mut self) -> Result<Option<Vec<Server>>, HubError> {
         let Some(offset) = self.next_offset.take() else {
             return Ok(None);
         };
@@ -722,18 +723,14 @@ impl ServerPages<'_> {
     }
 
     /// Requests sent so far.
-    pub fn requests(&self) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn requests(&self) -> u32 {
         self.requests
-    }
-
-    /// Users listed so far.
-    pub fn users(&self) -> u64 {
-        self.users
     }
 
     /// Whether the hub's total changed between the first and the latest page, or a user
     /// came again on a later page (see [`Listing::shifted`]).
-    pub fn shifted(&self) -> bool {
+    pub(crate) fn shifted(&self) -> bool {
         self.first_total != self.last_total || self.repeated
     }
 }

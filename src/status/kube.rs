@@ -39,18 +39,18 @@ use std::time::Duration;
 pub const KUBECONFIG_INPUT: &str = "the kubeconfig input";
 
 /// The page size of a pod listing (`limit`).
-pub const PAGE_LIMIT: u32 = 500;
+pub(crate) const PAGE_LIMIT: u32 = 500;
 
 /// The most pages one listing reads (500,000 pods at [`PAGE_LIMIT`]), so that an API server
 /// or a proxy that never stops sending `continue` tokens cannot keep `status` running.
 pub const MAX_PAGES: u32 = 1_000;
 
 /// The annotation holding the hub's user name (KubeSpawner).
-pub const USERNAME_ANNOTATION: &str = "hub.jupyter.org/username";
+pub(crate) const USERNAME_ANNOTATION: &str = "hub.jupyter.org/username";
 /// The annotation holding the server's name, empty for the default server (KubeSpawner).
-pub const SERVERNAME_ANNOTATION: &str = "hub.jupyter.org/servername";
+pub(crate) const SERVERNAME_ANNOTATION: &str = "hub.jupyter.org/servername";
 /// The single-user container's name in z2jh's pods.
-pub const NOTEBOOK_CONTAINER: &str = "notebook";
+pub(crate) const NOTEBOOK_CONTAINER: &str = "notebook";
 
 /// Where the Kubernetes credentials come from.
 #[derive(Debug, Clone)]
@@ -93,7 +93,7 @@ pub struct KubeRequest {
 /// A failed Kubernetes read, as data: the words (`Display`) and what to do are the report's
 /// ([`crate::status::report::kube_error`]).
 #[derive(Debug)]
-pub enum KubeError {
+pub(crate) enum KubeError {
     /// The kubeconfig cannot be read or parsed (its loader's words; never its content).
     Kubeconfig {
         /// Where it came from: `the kubeconfig input`, a path.
@@ -179,7 +179,7 @@ pub enum KubeError {
 impl std::error::Error for KubeError {}
 
 /// A read-only client of the hub's pods.
-pub struct KubeClient {
+pub(crate) struct KubeClient {
     client: Client,
     server: String,
     timeout: Duration,
@@ -187,7 +187,7 @@ pub struct KubeClient {
 
 /// One listing of the single-user pods.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PodListing {
+pub(crate) struct PodListing {
     /// The pods, as listed.
     pub pods: Vec<Pod>,
     /// Requests sent (each page one; a restart after 410 counted).
@@ -206,7 +206,7 @@ impl std::fmt::Debug for KubeClient {
 
 /// The secrets of a kubeconfig's users (tokens, passwords, client keys): the caller masks
 /// them in the Actions log before anything else runs.
-pub fn kubeconfig_secrets(content: &str) -> Vec<String> {
+pub(crate) fn kubeconfig_secrets(content: &str) -> Vec<String> {
     let Ok(config) = Kubeconfig::from_yaml(content) else {
         return Vec::new();
     };
@@ -230,7 +230,7 @@ pub fn kubeconfig_secrets(content: &str) -> Vec<String> {
 ///
 /// # Errors
 /// The loader's error, in its words.
-pub fn parses(content: &str) -> Result<(), String> {
+pub(crate) fn parses(content: &str) -> Result<(), String> {
     Kubeconfig::from_yaml(content)
         .map(|_| ())
         .map_err(|e| e.to_string())
@@ -340,7 +340,10 @@ impl KubeClient {
     /// [`KubeError::Kubeconfig`] for a kubeconfig that does not parse or names no usable
     /// cluster, [`KubeError::ExecPlugin`] for a user with a credential plugin,
     /// [`KubeError::NoCredentials`] without kubeconfig outside a cluster.
-    pub async fn new(credentials: &Credentials, timeout: Duration) -> Result<Self, KubeError> {
+    pub(crate) async fn new(
+        credentials: &Credentials,
+        timeout: Duration,
+    ) -> Result<Self, KubeError> {
         crate::support::tls::install_provider();
         let options = KubeConfigOptions::default();
         let kubeconfig = match credentials {
@@ -397,18 +400,13 @@ impl KubeClient {
         })
     }
 
-    /// The API server's URL, for the reports.
-    pub fn server(&self) -> &str {
-        &self.server
-    }
-
     /// Lists the single-user pods of `query` (see the module documentation).
     ///
     /// # Errors
     /// [`KubeError::Unauthorized`] (401), [`KubeError::Forbidden`] (403),
     /// [`KubeError::Expired`] (a second 410), [`KubeError::Status`] (other answers),
     /// [`KubeError::Unreachable`].
-    pub async fn list_pods(&self, query: &PodQuery) -> Result<PodListing, KubeError> {
+    pub(crate) async fn list_pods(&self, query: &PodQuery) -> Result<PodListing, KubeError> {
         let pods = kube::core::Request::new(format!(
             "/api/v1/namespaces/{}/pods",
             percent_encoding::utf8_percent_encode(&query.namespace, PATH_SEGMENT)

@@ -35,12 +35,12 @@
 //! `get_api_pagination`), `jupyterhub/scopes.py`; jupyterhub-idle-culler 2.0.0
 //! `jupyterhub_idle_culler/__init__.py` (`handle_server`).
 
-pub mod classify;
-pub mod history;
-pub mod hub;
-pub mod kube;
-pub mod report;
-pub mod run;
+pub(crate) mod classify;
+pub(crate) mod history;
+pub(crate) mod hub;
+pub(crate) mod kube;
+pub(crate) mod report;
+pub(crate) mod run;
 
 use time::OffsetDateTime;
 

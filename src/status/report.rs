@@ -28,17 +28,17 @@ use std::sync::OnceLock;
 use time::OffsetDateTime;
 
 /// The longest user or server name printed, in characters.
-pub const NAME_MAX_CHARS: usize = 64;
+pub(crate) const NAME_MAX_CHARS: usize = 64;
 
 /// The most servers listed by name in the job summary or the comment (with
 /// [`StatusFacts::include_names`]); the rest are counted.
-pub const NAMED_ROWS_MAX: usize = 100;
+pub(crate) const NAMED_ROWS_MAX: usize = 100;
 
 /// Version of the `--json` document's shape: raised when a field changes meaning or goes.
 ///
 /// 3: a stale active server's `deadline` is the time it is stopped if it goes idle (before,
 /// its maximum age or `null`); `in_use_deadline` holds its maximum age.
-pub const JSON_VERSION: u32 = 3;
+pub(crate) const JSON_VERSION: u32 = 3;
 
 /// What one `status` run found, for every report.
 #[derive(Debug, Clone, Copy)]
@@ -155,7 +155,7 @@ fn deadline_minute(t: OffsetDateTime) -> String {
 /// public repository, to everyone). Users become `user 1`, `user 2`, … in the order they
 /// first appear; a named server becomes `server 1`, `server 2`, … per user; a default
 /// server keeps its empty name. Counts, states and deadlines are unchanged.
-pub fn without_names(classification: &Classification) -> Classification {
+pub(crate) fn without_names(classification: &Classification) -> Classification {
     let mut users: Vec<String> = Vec::new();
     let mut servers: Vec<(String, String)> = Vec::new();
     let mut hidden = classification.clone();
@@ -185,7 +185,7 @@ pub fn without_names(classification: &Classification) -> Classification {
 ///
 /// # Errors
 /// A template that fails to render (a bug, caught by the snapshot tests).
-pub fn table(facts: &StatusFacts<'_>) -> Result<String> {
+pub(crate) fn table(facts: &StatusFacts<'_>) -> Result<String> {
     let header = [
         "USER",
         "SERVER",
@@ -276,7 +276,7 @@ fn totals_line(t: &Totals) -> String {
 }
 
 /// What `converged` rests on, for outputs and JSON readers: `digest` or `start-time`.
-pub fn evidence_name(evidence: Evidence) -> &'static str {
+pub(crate) fn evidence_name(evidence: Evidence) -> &'static str {
     match evidence {
         Evidence::Digest => "digest",
         Evidence::StartTime => "start-time",
@@ -285,7 +285,7 @@ pub fn evidence_name(evidence: Evidence) -> &'static str {
 
 /// The `--json` document (shape version [`JSON_VERSION`]; field names are stable).
 #[derive(Debug, Serialize)]
-pub struct JsonReport<'a> {
+pub(crate) struct JsonReport<'a> {
     /// [`JSON_VERSION`].
     pub version: u32,
     /// The hub's base URL.
@@ -309,7 +309,7 @@ pub struct JsonReport<'a> {
 /// `started`, `last_activity`, `ready`, `pending`, `state`, `deadline`, `overdue`: see
 /// [`Classified`] and [`crate::status::Server`]), and the names for reading.
 #[derive(Debug, Serialize)]
-pub struct JsonServer<'a> {
+pub(crate) struct JsonServer<'a> {
     /// The server, its state and deadline (untrusted names: JSON-escaped, see [`json`]).
     #[serde(flatten)]
     pub classified: &'a Classified,
@@ -322,7 +322,7 @@ pub struct JsonServer<'a> {
 }
 
 /// The `--json` document for `facts`.
-pub fn json_report<'a>(facts: &StatusFacts<'a>) -> JsonReport<'a> {
+pub(crate) fn json_report<'a>(facts: &StatusFacts<'a>) -> JsonReport<'a> {
     let t = &facts.classification.totals;
     JsonReport {
         version: JSON_VERSION,
@@ -353,7 +353,7 @@ pub fn json_report<'a>(facts: &StatusFacts<'a>) -> JsonReport<'a> {
 /// exact names back; the log shows no legacy `##[command]` (which the runner reads anywhere
 /// in a line), and no text reordered or hidden. A line never starts with `::` (each starts
 /// with indentation and a key or a bracket).
-pub fn json(facts: &StatusFacts<'_>) -> String {
+pub(crate) fn json(facts: &StatusFacts<'_>) -> String {
     let text = serde_json::to_string_pretty(&json_report(facts))
         .expect("the report serialises (strings, numbers and booleans only)");
     let mut out = String::with_capacity(text.len() + 1);
@@ -399,7 +399,7 @@ pub fn outputs(totals: &Totals) -> Vec<(&'static str, String)> {
 
 /// The outputs of a run that failed before the hub was measured: the same names, each
 /// empty (nothing was established; an empty `converged` is neither `true` nor `false`).
-pub fn unmeasured_outputs() -> Vec<(&'static str, String)> {
+pub(crate) fn unmeasured_outputs() -> Vec<(&'static str, String)> {
     outputs(&Totals::default())
         .into_iter()
         .map(|(name, _)| (name, String::new()))
@@ -462,7 +462,7 @@ enum Form {
 }
 
 /// Cells of the progress line's text bar.
-pub const PROGRESS_CELLS: u64 = 20;
+pub(crate) const PROGRESS_CELLS: u64 = 20;
 
 /// The progress line's numbers (`templates/status_body.md.j2` says the rest).
 #[derive(Serialize)]
@@ -602,7 +602,7 @@ pub fn with_this_run(earlier: Option<History>, totals: &Totals, now: OffsetDateT
 
 /// The warning's words when the comment's history line is refused: which rule it broke;
 /// the chart starts again from this run, the table is unaffected.
-pub fn history_refused(e: &HistoryError) -> String {
+pub(crate) fn history_refused(e: &HistoryError) -> String {
     let why = match e {
         HistoryError::Repeated => "it appears more than once".to_string(),
         HistoryError::TooLong(n) => format!(
@@ -747,13 +747,14 @@ pub fn job_summary(facts: &StatusFacts<'_>) -> Result<String> {
 /// `<!-- codeq-rollout:convergence digest=sha256:<64 hex> -->` (the shape of
 /// [`crate::render::marker`] for [`MarkerKind::ConvergenceComment`]), by which later runs
 /// find it: only in a comment by the tracking issue's author ([`crate::publish::our_comment`]).
-pub fn comment_marker(digest: &Digest) -> String {
+pub(crate) fn comment_marker(digest: &Digest) -> String {
     crate::render::marker(MarkerKind::ConvergenceComment, digest)
 }
 
 /// Whether `body` carries the "Convergence status" marker for `digest` (its first line is
 /// [`comment_marker`]); says nothing of who wrote it ([`crate::publish::our_comment`] does).
-pub fn is_status_comment(body: &str, digest: &Digest) -> bool {
+#[cfg(test)]
+pub(crate) fn is_status_comment(body: &str, digest: &Digest) -> bool {
     crate::render::marker_digest(MarkerKind::ConvergenceComment, body).as_ref() == Some(digest)
 }
 
@@ -815,7 +816,7 @@ fn numbers_line(facts: &StatusFacts<'_>) -> String {
 ///
 /// # Errors
 /// A template that fails to render (a bug, caught by the snapshot tests).
-pub fn comment(facts: &StatusFacts<'_>, digest: &Digest) -> Result<String> {
+pub(crate) fn comment(facts: &StatusFacts<'_>, digest: &Digest) -> Result<String> {
     let body = render(
         "status_comment.md.j2",
         facts,
@@ -831,7 +832,7 @@ pub fn comment(facts: &StatusFacts<'_>, digest: &Digest) -> Result<String> {
 
 /// What a run does with the "Convergence status" comment, given what exists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CommentChange {
+pub(crate) enum CommentChange {
     /// None of ours exists: post one.
     Create,
     /// Ours exists with other numbers ([`comment_needs_edit`]): edit it in place.
@@ -843,7 +844,7 @@ pub enum CommentChange {
 /// What became of the "Convergence status" comment in a run with `comment: true`: the
 /// decision as data, for the job summary's line ([`comment_note`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CommentOutcome {
+pub(crate) enum CommentOutcome {
     /// No open tracking issue for the digest (a routine release, or its issue closed):
     /// nothing written.
     NoOpenIssue,
@@ -867,7 +868,7 @@ pub enum CommentOutcome {
 ///
 /// # Errors
 /// A template that fails to render (a bug, caught by the snapshot tests).
-pub fn comment_note(outcome: &CommentOutcome) -> Result<String> {
+pub(crate) fn comment_note(outcome: &CommentOutcome) -> Result<String> {
     let (what, url, dry_run) = match outcome {
         CommentOutcome::NoOpenIssue => ("no-open-issue", None, false),
         CommentOutcome::Decided {
@@ -895,7 +896,7 @@ pub fn comment_note(outcome: &CommentOutcome) -> Result<String> {
 /// [`crate::window::LAST_DATE`]: no deadline could be stated
 /// ([`crate::window::fits_calendar`]). `now_given`: the clock came from `--now` (a hidden
 /// option), which is then named among what to check.
-pub fn beyond_calendar(
+pub(crate) fn beyond_calendar(
     now: OffsetDateTime,
     now_given: bool,
     scale: &crate::window::HubScale,
@@ -918,7 +919,7 @@ pub fn beyond_calendar(
 /// A dry run's convergence comment: what would be done, where (`url`: the comment's address
 /// for an edit or no change, the tracking issue's for a new one, as GitHub answered it, one
 /// line), then the body.
-pub fn dry_run_comment(change: CommentChange, url: &str, body: &str) -> String {
+pub(crate) fn dry_run_comment(change: CommentChange, url: &str, body: &str) -> String {
     let url = sanitize::log_line(url, 2000);
     let what = match change {
         CommentChange::Create => format!("would post the convergence comment on {url}"),
@@ -938,7 +939,7 @@ pub fn dry_run_comment(change: CommentChange, url: &str, body: &str) -> String {
 /// ([`crate::publish::our_comment`]), so every run would post one more. `deleted` says
 /// whether the comment (`comment_url`) was deleted again. Accounts and addresses come from
 /// GitHub: one line each, capped. `None` for an account GitHub did not name.
-pub fn comment_by_other_account(
+pub(crate) fn comment_by_other_account(
     posted_as: Option<&str>,
     opened_by: Option<&str>,
     comment_url: &str,
@@ -967,17 +968,17 @@ pub fn comment_by_other_account(
 }
 
 /// What a status run calls its comment in errors about creating it ([`crate::publish::once`]).
-pub const CONVERGENCE_COMMENT: &str = "the convergence comment";
+pub(crate) const CONVERGENCE_COMMENT: &str = "the convergence comment";
 
 /// The debug line once the hub is read: how many servers of how many users, in how many
 /// requests.
-pub fn hub_read(servers: usize, users: u64, requests: u32) -> String {
+pub(crate) fn hub_read(servers: usize, users: u64, requests: u32) -> String {
     format!("status: {servers} servers of {users} users in {requests} requests")
 }
 
 /// The error when the repository holds no release note for `digest` (of `image`, as the
 /// user gave it) and no `released-at` was given: nothing says when the release went live.
-pub fn no_release_note(digest: &Digest, image: &str) -> String {
+pub(crate) fn no_release_note(digest: &Digest, image: &str) -> String {
     format!(
         "no release note for {digest} ({image}) in the repository: run announce for this image first, or give released-at (--released-at)"
     )
@@ -985,13 +986,13 @@ pub fn no_release_note(digest: &Digest, image: &str) -> String {
 
 /// The log line when `digest` has no open tracking issue (a routine release, or the issue
 /// closed): no comment is written.
-pub fn no_open_issue(digest: &Digest) -> String {
+pub(crate) fn no_open_issue(digest: &Digest) -> String {
     format!("no open tracking issue for {digest}: no convergence comment")
 }
 
 /// The log line saying what became of the convergence comment at `url` (as GitHub answered
 /// it, one line).
-pub fn comment_done(change: CommentChange, url: &str) -> String {
+pub(crate) fn comment_done(change: CommentChange, url: &str) -> String {
     let done = match change {
         CommentChange::Create => "posted",
         CommentChange::Edit => "updated",
@@ -1005,7 +1006,7 @@ pub fn comment_done(change: CommentChange, url: &str) -> String {
 
 /// The error when, after a second comment POST (`posted`: its address), reading the comments
 /// again to check that the first POST did not take effect failed.
-pub fn comments_not_reread(posted: &str) -> String {
+pub(crate) fn comments_not_reread(posted: &str) -> String {
     format!(
         "this run posted convergence comment {} after a failed first attempt; reading the comments again to check that the first did not take effect failed: re-run, or delete the later of two convergence comments by hand",
         sanitize::log_line(posted, 2000)
@@ -1015,7 +1016,7 @@ pub fn comments_not_reread(posted: &str) -> String {
 /// The log line (`deleted`) or the error (not `deleted`) about this run's comment `mine`, a
 /// duplicate of the earlier `first` whose POST took effect after all. Addresses as GitHub
 /// answered them, one line each.
-pub fn duplicate_comment(mine: &str, first: &str, deleted: bool) -> String {
+pub(crate) fn duplicate_comment(mine: &str, first: &str, deleted: bool) -> String {
     let (mine, first) = (
         sanitize::log_line(mine, 2000),
         sanitize::log_line(first, 2000),
@@ -1038,7 +1039,7 @@ pub fn duplicate_comment(mine: &str, first: &str, deleted: bool) -> String {
 /// afresh when the one there was refused). The time of measurement alone never causes an
 /// edit. A body without the numbers line (edited by
 /// hand, or from another version) is edited.
-pub fn comment_needs_edit(existing: &str, new: &str) -> bool {
+pub(crate) fn comment_needs_edit(existing: &str, new: &str) -> bool {
     fn line<'b>(body: &'b str, prefix: &str) -> Option<&'b str> {
         body.lines().map(str::trim).find(|l| l.starts_with(prefix))
     }
@@ -1050,7 +1051,7 @@ pub fn comment_needs_edit(existing: &str, new: &str) -> bool {
     }
 }
 
-pub mod deployment;
+pub(crate) mod deployment;
 mod hub_words;
 mod kube_words;
 
@@ -1064,7 +1065,7 @@ mod tests;
 /// Actions) the hub's names and the pod's; without, [`without_names`]' `user N` alias and no
 /// pod name (KubeSpawner's `jupyter-<user>` embeds the user's name), with where to look the
 /// pod up: `kubectl get pods` in `query`'s namespace with its selector, or include-names.
-pub fn mismatch_annotation(
+pub(crate) fn mismatch_annotation(
     c: &Classified,
     names: bool,
     query: Option<&super::kube::PodQuery>,
@@ -1111,7 +1112,7 @@ pub fn mismatch_annotation(
 }
 
 /// The error annotation of a run that fails on `alarms` (`fail-on`).
-pub fn alarm_annotation(alarms: &[Alarm], t: &Totals) -> (String, String) {
+pub(crate) fn alarm_annotation(alarms: &[Alarm], t: &Totals) -> (String, String) {
     let words: Vec<String> = alarms
         .iter()
         .map(|a| match a {
@@ -1148,7 +1149,7 @@ pub fn alarm_annotation(alarms: &[Alarm], t: &Totals) -> (String, String) {
 }
 
 /// The debug line after the pods were read.
-pub fn kube_read(pods: usize, requests: u32, restarted: bool) -> String {
+pub(crate) fn kube_read(pods: usize, requests: u32, restarted: bool) -> String {
     format!(
         "Kubernetes: {pods} single-user pod(s) in {requests} request(s){}",
         if restarted {
@@ -1160,7 +1161,7 @@ pub fn kube_read(pods: usize, requests: u32, restarted: bool) -> String {
 }
 
 /// A failed Kubernetes read in words: what failed, then what to do.
-pub fn kube_error(e: &KubeError, namespace: &str) -> String {
+pub(crate) fn kube_error(e: &KubeError, namespace: &str) -> String {
     let help = match e {
         KubeError::ExecPlugin { .. } => format!(
             "the image has no credential plugins (gke-gcloud-auth-plugin, aws eks get-token, kubelogin). Give a kubeconfig whose user holds a ServiceAccount token instead:\n\n{}",
@@ -1199,7 +1200,7 @@ pub fn kube_error(e: &KubeError, namespace: &str) -> String {
 }
 
 /// The smallest RBAC `status` needs: list pods in `namespace`.
-pub fn role_snippet(namespace: &str) -> String {
+pub(crate) fn role_snippet(namespace: &str) -> String {
     format!(
         "apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
@@ -1228,7 +1229,7 @@ roleRef:
 }
 
 /// The ServiceAccount-token kubeconfig to use instead of a plugin.
-pub fn service_account_kubeconfig(namespace: &str) -> String {
+pub(crate) fn service_account_kubeconfig(namespace: &str) -> String {
     format!(
         "apiVersion: v1
 kind: Config

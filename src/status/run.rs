@@ -95,7 +95,7 @@ pub enum CommentMode {
 /// # Errors
 /// The hub's answer as a [`super::hub::HubError`] (what failed, what to do); an output or
 /// summary file that cannot be written.
-pub async fn run(req: &StatusRequest, log: &Log) -> Result<()> {
+pub(crate) async fn run(req: &StatusRequest, log: &Log) -> Result<()> {
     let mut stage = Stage::StatusRelease;
     let outcome = stages(req, log, &mut stage).await;
     // Alarms fire after a full report: nothing to replace with a failure summary.
@@ -325,7 +325,7 @@ const MISMATCH_ANNOTATIONS_MAX: usize = 10;
 /// it as an error annotation titled `title` and exits 1; its message (`Display`) is
 /// [`report::alarm_annotation`]'s.
 #[derive(Debug)]
-pub struct AlarmsFired {
+pub(crate) struct AlarmsFired {
     /// The annotation's title ([`report::alarm_annotation`]'s).
     pub title: String,
     /// The alarms that fired, as `fail-on` lists them.
@@ -447,7 +447,7 @@ async fn deploy(
 }
 
 /// The outputs the warning about an unset `$GITHUB_OUTPUT` names as examples.
-pub const NAMED_OUTPUTS: [&str; 3] = ["converged", "stale", "running"];
+pub(crate) const NAMED_OUTPUTS: [&str; 3] = ["converged", "stale", "running"];
 
 #[test]
 fn the_outputs_a_warning_names_are_status_outputs() {

@@ -17,7 +17,7 @@ use std::path::Path;
 /// the file first (`cannot read values.yaml: it is a directory`); the fix (what the user
 /// should do) is the caller's, chosen by the variant.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     /// Nothing at the path (or a symbolic link to nothing).
     #[error("no such file")]
     NotFound,

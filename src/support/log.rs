@@ -100,7 +100,7 @@ impl Log {
 
     /// This log with stdout kept for machine output (JSON): log lines and workflow commands
     /// go to stderr instead. Shares the registered secrets.
-    pub fn keeping_stdout(&self) -> Self {
+    pub(crate) fn keeping_stdout(&self) -> Self {
         Self {
             stdout_kept: true,
             ..self.clone()
@@ -122,7 +122,7 @@ impl Log {
     }
 
     /// Whether workflow commands are printed (running inside GitHub Actions).
-    pub fn in_actions(&self) -> bool {
+    pub(crate) fn in_actions(&self) -> bool {
         self.actions
     }
 
@@ -139,7 +139,7 @@ impl Log {
     /// Registers Basic credentials: the password (as [`Log::mask`]) and the base64 of
     /// `user:password`, the form an `Authorization: Basic` header carries (RFC 7617), which a
     /// registry or proxy may echo in an error page ([`Secrets::add_basic`]).
-    pub fn mask_basic(&self, user: &str, password: &str) {
+    pub(crate) fn mask_basic(&self, user: &str, password: &str) {
         let added = self.secrets().add_basic(user, password);
         self.announce_masks(added);
     }
@@ -161,7 +161,7 @@ impl Log {
 
     /// Replaces every form of every registered secret in `text` by `***`
     /// ([`Secrets::redact`]).
-    pub fn redact(&self, text: &str) -> String {
+    pub(crate) fn redact(&self, text: &str) -> String {
         self.secrets().redact(text)
     }
 

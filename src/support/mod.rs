@@ -10,13 +10,13 @@
 
 pub(crate) mod duration;
 pub(crate) mod files;
-pub mod github;
+pub(crate) mod github;
 pub(crate) mod log;
 mod pow;
 pub(crate) mod retry;
-pub mod sanitize;
+pub(crate) mod sanitize;
 pub(crate) mod secrets;
 pub(crate) mod stdout;
 pub(crate) mod text;
 pub(crate) mod time;
-pub mod tls;
+pub(crate) mod tls;

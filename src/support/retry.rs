@@ -239,11 +239,11 @@ pub trait Timer: Send + Sync {
 
 /// The real clock: `tokio::time`.
 #[derive(Debug)]
-pub struct TokioTimer(tokio::time::Instant);
+pub(crate) struct TokioTimer(tokio::time::Instant);
 
 impl TokioTimer {
     /// A clock started now.
-    pub fn start() -> Self {
+    pub(crate) fn start() -> Self {
         Self(tokio::time::Instant::now())
     }
 }

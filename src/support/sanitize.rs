@@ -35,7 +35,7 @@ pub const DEFAULT_MAX_CHARS: usize = 200;
 /// Category Cf, e.g. U+200B ZERO WIDTH SPACE, U+2060 WORD JOINER), or any other default
 /// ignorable code point (e.g. variation selectors, Hangul fillers, tag characters), per the
 /// Unicode Character Database as compiled into `icu_properties`.
-pub fn is_invisible(c: char) -> bool {
+pub(crate) fn is_invisible(c: char) -> bool {
     use icu_properties::props::{BidiControl, DefaultIgnorableCodePoint, GeneralCategory};
     use icu_properties::{CodePointMapData, CodePointSetData};
     CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
@@ -158,7 +158,7 @@ const MARKER_NAME: &str = "codeq-rollout";
 /// `http://` address naming a host, of printable ASCII without spaces and without
 /// characters that could end the link or start HTML (`<>()[]"'\` and backtick), at most
 /// 2,000 characters; `None` otherwise (the caller then prints the text without a link).
-pub fn link_url(url: &str) -> Option<&str> {
+pub(crate) fn link_url(url: &str) -> Option<&str> {
     // The authority (RFC 3986 §3.2) runs from `//` to the first `/`, `?` or `#`; its host
     // follows any `userinfo@` and precedes any `:port`. `https://` alone, `https:///x` or
     // `https://@:443` name none. (No URL parser here: this stage is pure, and the characters

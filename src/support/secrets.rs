@@ -78,7 +78,7 @@ enum Reach {
 /// The secrets one edge (or the whole run's log) knows, in every form they may be echoed
 /// in, and the one place they are hidden. `Debug` shows only how many pieces there are.
 #[derive(Clone, Default)]
-pub struct Secrets {
+pub(crate) struct Secrets {
     /// Forms, lines and parts, longest first.
     pieces: Vec<(String, Reach)>,
 }
@@ -91,7 +91,7 @@ impl std::fmt::Debug for Secrets {
 
 impl Secrets {
     /// Secrets holding each of `secrets` ([`Secrets::add`]).
-    pub fn of<'a>(secrets: impl IntoIterator<Item = &'a SecretString>) -> Self {
+    pub(crate) fn of<'a>(secrets: impl IntoIterator<Item = &'a SecretString>) -> Self {
         let mut all = Self::default();
         for secret in secrets {
             all.add(secret.expose_secret());
@@ -105,7 +105,7 @@ impl Secrets {
     /// line), and each white-space-separated part of at least [`MIN_PART_CHARS`] (hidden
     /// in echoed text only). Blank values are ignored. Returns the forms and lines not known
     /// before, in order: what the runner must be told to mask.
-    pub fn add(&mut self, secret: &str) -> Vec<String> {
+    pub(crate) fn add(&mut self, secret: &str) -> Vec<String> {
         let whole = secret.trim();
         if whole.is_empty() {
             return Vec::new();
@@ -139,7 +139,7 @@ impl Secrets {
     /// Adds Basic credentials: the password, trimmed ([`Secrets::add`]), and the base64 of
     /// `user:password` as given, the form an `Authorization: Basic` header carries (RFC 7617),
     /// which a server or a proxy may echo in an error page. Returns the forms not known before.
-    pub fn add_basic(&mut self, user: &str, password: &str) -> Vec<String> {
+    pub(crate) fn add_basic(&mut self, user: &str, password: &str) -> Vec<String> {
         use base64::Engine as _;
         if password.trim().is_empty() {
             return Vec::new();
@@ -175,21 +175,16 @@ impl Secrets {
         self.pieces.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
     }
 
-    /// Whether no secret is known.
-    pub fn is_empty(&self) -> bool {
-        self.pieces.is_empty()
-    }
-
     /// `text` with every form of every secret replaced by `***`: for the text the tool writes
     /// itself (log lines, bodies, outputs, summaries).
-    pub fn redact(&self, text: &str) -> String {
+    pub(crate) fn redact(&self, text: &str) -> String {
         self.hide(text, false)
     }
 
     /// `text` with every form of every secret, every part of one and every long start of one
     /// replaced by `***` (one `***` per hidden run): for text a server echoed back, before it
     /// is cleaned or cut.
-    pub fn redact_echo(&self, text: &str) -> String {
+    pub(crate) fn redact_echo(&self, text: &str) -> String {
         self.hide(text, true)
     }
 

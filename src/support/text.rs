@@ -35,13 +35,13 @@ pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
 
 /// Cuts `body` to at most `limit` characters, ending with a line that says it was cut and
 /// where the full text is (`where_full`, e.g. the workflow run's address).
-pub fn truncate_body(body: &str, limit: usize, where_full: &str) -> String {
+pub(crate) fn truncate_body(body: &str, limit: usize, where_full: &str) -> String {
     truncate_body_reserving(body, limit, 0, where_full)
 }
 
 /// [`truncate_body`] leaving `reserve` characters free for text added after the cut (the
 /// release note's hash, `render::seal_release`); the note still names `limit`.
-pub fn truncate_body_reserving(
+pub(crate) fn truncate_body_reserving(
     body: &str,
     limit: usize,
     reserve: usize,

@@ -35,7 +35,7 @@ pub fn install_provider() {
 ///
 /// # Errors
 /// No usable certificate found: names where they were looked for and what to install.
-pub fn system_roots() -> Result<&'static [CertificateDer<'static>]> {
+pub(crate) fn system_roots() -> Result<&'static [CertificateDer<'static>]> {
     static ROOTS: OnceLock<Vec<CertificateDer<'static>>> = OnceLock::new();
     let roots = ROOTS.get_or_init(|| rustls_native_certs::load_native_certs().certs);
     if roots.is_empty() {
@@ -51,7 +51,7 @@ pub fn system_roots() -> Result<&'static [CertificateDer<'static>]> {
 /// A rustls client configuration (ring provider, safe default protocol versions) whose
 /// certificate verifier reads [`system_roots`] at its first handshake, not before: building
 /// a client with it costs no I/O.
-pub fn client_config() -> rustls::ClientConfig {
+pub(crate) fn client_config() -> rustls::ClientConfig {
     install_provider();
     let provider = Arc::new(ring::default_provider());
     rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))

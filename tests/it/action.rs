@@ -170,7 +170,7 @@ const ACTION_COMMANDS: &[&str] = &["announce", "status"];
 const COMMAND_INPUT: &str = "command";
 
 fn options() -> Options {
-    let cli = codeq_rollout::cli::Cli::command();
+    let cli = codeq_rollout::Cli::command();
     let mut options = Options {
         by_variable: BTreeMap::new(),
         without_variable: Vec::new(),
@@ -356,7 +356,7 @@ async fn every_declared_output_is_written_and_no_other() {
         .await
         .ok();
     // `status` writes its own outputs (from the code, `status::report::outputs`).
-    let of_status: BTreeSet<String> = codeq_rollout::status::report::outputs(&Default::default())
+    let of_status: BTreeSet<String> = codeq_rollout::status_outputs(&Default::default())
         .into_iter()
         .map(|(n, _)| n.to_string())
         .collect();
@@ -366,7 +366,7 @@ async fn every_declared_output_is_written_and_no_other() {
         "status outputs not declared: {of_status:?}"
     );
     // The deployment outputs are written only with `environment` (tests/it/deployments.rs).
-    let of_deployment: BTreeSet<String> = codeq_rollout::publish::deployment::OUTPUTS
+    let of_deployment: BTreeSet<String> = codeq_rollout::DEPLOYMENT_OUTPUTS
         .iter()
         .map(std::string::ToString::to_string)
         .collect();

@@ -9,10 +9,10 @@
 
 use crate::common::registry::repo_root;
 use crate::common::{TOKEN, run_codeq};
-use codeq_rollout::status::Server;
-use codeq_rollout::status::classify::{SettingsModel, classify};
-use codeq_rollout::status::history::{History, Point};
-use codeq_rollout::status::report::{self, StatusFacts};
+use codeq_rollout::Server;
+use codeq_rollout::{History, Point};
+use codeq_rollout::{SettingsModel, classify};
+use codeq_rollout::{StatusFacts, chart, status_job_summary, with_this_run};
 use serde_json::{Value, json};
 use std::io::Write as _;
 use std::os::unix::process::CommandExt as _;
@@ -224,7 +224,7 @@ fn mermaid_draws_the_summarys_chart_as_the_history_says() {
         .collect();
     servers.extend((0..2).map(|i| server(&format!("u{i}"), now - time::Duration::MINUTE, now)));
     let classification = classify(servers, release, now, &SettingsModel(Default::default()));
-    let history = report::with_this_run(Some(history), &classification.totals, now);
+    let history = with_this_run(Some(history), &classification.totals, now);
     assert_eq!(history.points().len(), 7);
     let facts = StatusFacts {
         hub_url: "https://hub.example.org",
@@ -236,12 +236,12 @@ fn mermaid_draws_the_summarys_chart_as_the_history_says() {
         include_names: false,
         history: Some(&history),
     };
-    let summary = report::job_summary(&facts).unwrap();
+    let summary = status_job_summary(&facts).unwrap();
     let block = mermaid_block(&summary);
     assert!(block.starts_with("xychart-beta\n"), "{block}");
     let drawn = draw(block);
     assert_drawn_as_stated(&drawn, block);
-    let chart = report::chart(&facts).unwrap();
+    let chart = chart(&facts).unwrap();
     assert_eq!(chart.labels.len(), 8, "seven runs and the deadline");
     assert_eq!(drawn["x_labels"][7], "due 14:10");
 }
@@ -445,8 +445,8 @@ fn the_on_converged_example_reacts_to_end_states_through_the_environment() {
     // Ours only: the payload's marker (a human's deployment has none).
     let ours = format!(
         "github.event.deployment.payload['{}'] == '{}'",
-        codeq_rollout::publish::deployment::MARKER_KEY,
-        codeq_rollout::publish::deployment::MARKER_VALUE
+        codeq_rollout::MARKER_KEY,
+        codeq_rollout::MARKER_VALUE
     );
     assert!(condition.contains(&ours), "{condition}");
     for step in job["steps"].as_array().unwrap() {
@@ -518,7 +518,7 @@ fn the_docs_show_the_chart_of_the_history_they_show() {
     let now = datetime!(2026-11-30 13:30 UTC);
     // As the next run reads it: every point before that run.
     let next = now + time::Duration::SECOND;
-    let history = codeq_rollout::status::history::parse(line, release, next)
+    let history = codeq_rollout::parse_history(line, release, next)
         .unwrap()
         .unwrap();
     let classification = classify(Vec::new(), release, now, &SettingsModel(Default::default()));
@@ -532,6 +532,6 @@ fn the_docs_show_the_chart_of_the_history_they_show() {
         include_names: false,
         history: Some(&history),
     };
-    let summary = report::job_summary(&facts).unwrap();
+    let summary = status_job_summary(&facts).unwrap();
     assert_eq!(mermaid_block(&doc), mermaid_block(&summary));
 }

@@ -569,16 +569,14 @@ async fn a_409_or_422_from_github_is_reported_with_what_to_do() {
 
 #[test]
 fn githubs_listing_examples_decode_into_what_the_client_reads() {
-    use codeq_rollout::github::models::{Deployment, DeploymentState, DeploymentStatus};
+    use codeq_rollout::{Deployment, DeploymentState, DeploymentStatus};
     let listed: Vec<Deployment> =
         serde_json::from_value(fixture("github-rest/deployment-items.json")).unwrap();
     assert_eq!(
         (listed[0].id, listed[0].environment.as_str()),
         (1, "production")
     );
-    assert!(!codeq_rollout::publish::deployment::is_ours(
-        &listed[0], None
-    ));
+    assert!(!codeq_rollout::is_ours(&listed[0], None));
     let statuses: Vec<DeploymentStatus> =
         serde_json::from_value(fixture("github-rest/deployment-status-items.json")).unwrap();
     assert_eq!(statuses[0].state, DeploymentState::Success);

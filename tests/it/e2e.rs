@@ -66,7 +66,7 @@ async fn security_pr_creates_one_release_and_one_tracking_issue() {
     assert!(issue_body.starts_with(&format!(
         "<!-- codeq-rollout:tracking-issue digest={} image={} -->",
         job.digest,
-        codeq_rollout::render::image_repository(&job.image)
+        codeq_rollout::image_repository(&job.image)
     )));
     // The runner consumes `::add-mask::` lines (they are how it learns the secret); nothing
     // else may carry the token, and the mask comes before any other line.

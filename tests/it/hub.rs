@@ -1,7 +1,7 @@
 //! The convergence window held to the real idle culler (issue 13): a real JupyterHub with the
 //! real proxy and jupyterhub-idle-culler 2.0.0 (tests/it/common/hub.rs), settings scaled down
 //! to seconds. For every server, the observed stop is no later than the bound
-//! `codeq_rollout::window::at_scale` states for the same settings and hub size, and no
+//! `codeq_rollout::at_scale` states for the same settings and hub size, and no
 //! earlier than the culler may stop it; the burst of slow stops overruns the old bound
 //! (`window::compute`, one server with a fast stop) and stays within one cull pass of the new
 //! one. A fourth scenario checks the mechanism behind the pass term: stops longer than the
@@ -15,7 +15,7 @@
 //! measured over repeated runs.
 
 use crate::common::hub::{Hub, HubSettings, unix_now};
-use codeq_rollout::window::{WorstCase, at_scale, compute};
+use codeq_rollout::{WorstCase, at_scale, compute};
 use std::collections::BTreeMap;
 use std::time::Duration;
 

@@ -18,7 +18,7 @@ const OLD: &str =
     "ghcr.io/org/lab@sha256:eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee";
 
 fn extra_config() -> String {
-    let scopes = codeq_rollout::status::hub::SCOPES
+    let scopes = codeq_rollout::SCOPES
         .iter()
         .map(|s| format!("{s:?}"))
         .collect::<Vec<_>>()

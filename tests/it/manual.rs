@@ -166,7 +166,7 @@ fn markdown_cell(text: &str) -> String {
 /// The Action's commands (its `command` input) and, for each, the input variables its
 /// options read (`INPUT_CULL-TIMEOUT`).
 fn commands_reading() -> Vec<(String, BTreeSet<String>)> {
-    let cli = codeq_rollout::cli::Cli::command();
+    let cli = codeq_rollout::Cli::command();
     ["announce", "status"]
         .iter()
         .map(|name| {
@@ -247,7 +247,7 @@ fn help(args: &[&str]) -> String {
 }
 
 fn cli_reference() -> String {
-    let cli = codeq_rollout::cli::Cli::command();
+    let cli = codeq_rollout::Cli::command();
     let mut page = format!(
         "<!-- Generated from each command's --help by `{REFRESH}`: do not edit. -->\n\
          # Command-line reference\n\n\

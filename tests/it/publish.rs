@@ -282,7 +282,7 @@ async fn a_template_change_patches_only_the_release_body() {
     // As an older template wrote it; a human has since made it a pre-release, not latest.
     desk.github.edit_release(id, |r| {
         // Sealed with the hash of its text, as the older version sent it.
-        r["body"] = json!(codeq_rollout::render::seal_release(
+        r["body"] = json!(codeq_rollout::seal_release(
             &current.replace("is live.", "is now available.")
         ));
         r["prerelease"] = json!(true);
@@ -719,7 +719,7 @@ async fn a_release_found_after_already_exists_is_compared_with_the_rendered_note
     let desk = Desk::new("refused-then-compared").await;
     let (id, current) = desk.first_release(&["routine"]).await;
     desk.github.edit_release(id, |r| {
-        r["body"] = json!(codeq_rollout::render::seal_release(
+        r["body"] = json!(codeq_rollout::seal_release(
             &current.replace("is live.", "is now available.")
         ));
     });
@@ -1196,12 +1196,13 @@ async fn an_older_open_tracking_issue_gets_exactly_one_supersede_comment() {
 
 #[tokio::test]
 async fn oversize_bodies_are_truncated_with_a_note_before_sending() {
-    use codeq_rollout::context::Repository;
-    use codeq_rollout::digest::Digest;
-    use codeq_rollout::github::GitHub;
-    use codeq_rollout::github::models::{NewIssue, NewRelease};
-    use codeq_rollout::publish::{self, IssuePlan, Plan, Target};
-    use codeq_rollout::render::{self, MarkerKind};
+    use codeq_rollout::Digest;
+    use codeq_rollout::GitHub;
+    use codeq_rollout::Repository;
+    use codeq_rollout::{
+        IssuePlan, MarkerKind, Plan, Target, look_up, marker, publish, release_tag,
+    };
+    use codeq_rollout::{NewIssue, NewRelease};
 
     let github = FakeGitHub::start().await;
     let gh = GitHub::new(
@@ -1213,13 +1214,13 @@ async fn oversize_bodies_are_truncated_with_a_note_before_sending() {
     let digest = Digest::parse(&format!("sha256:{}", "ab".repeat(32))).unwrap();
     let target = Target {
         digest: digest.clone(),
-        tag: publish::release_tag("lab", &digest),
+        tag: release_tag("lab", &digest),
         tracking_labels: vec!["security".into()],
         tracking_issue: true,
         image: "ghcr.io/org/lab".into(),
     };
-    let found = publish::look_up(&gh, &target).await.unwrap();
-    let long = |kind, n| format!("{}\n{}", render::marker(kind, &digest), "x".repeat(n));
+    let found = look_up(&gh, &target).await.unwrap();
+    let long = |kind, n| format!("{}\n{}", marker(kind, &digest), "x".repeat(n));
     let run_url = format!("{SERVER_URL}/{OWNER}/{REPO}/actions/runs/4242");
     let plan = Plan {
         release: NewRelease {
@@ -1244,7 +1245,7 @@ async fn oversize_bodies_are_truncated_with_a_note_before_sending() {
         full_text_at: run_url.clone(),
         issue_waits: Vec::new(),
     };
-    publish::publish(&gh, &found, &plan)
+    publish(&gh, &found, &plan)
         .await
         .map_err(|unfinished| unfinished.error)
         .unwrap();

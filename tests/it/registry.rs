@@ -9,9 +9,9 @@
 use crate::common::fake_registry::*;
 use crate::common::*;
 use assert_matches::assert_matches;
-use codeq_rollout::digest::registry::{
-    self, ACCEPT_MANIFESTS, CredentialSource, Credentials, DigestSource, RegistryError,
-    RegistryOptions, Resolved, RetryPolicy, TlsProblem,
+use codeq_rollout::{
+    ACCEPT_MANIFESTS, CredentialSource, Credentials, DigestSource, RegistryError, RegistryOptions,
+    Resolved, RetryPolicy, Timer, TlsProblem,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,12 +39,12 @@ fn options(
         github_token: None,
         insecure: vec![insecure.to_string()],
         retry: RetryPolicy::registry(),
-        timer: Some(Arc::clone(timer) as Arc<dyn registry::Timer>),
+        timer: Some(Arc::clone(timer) as Arc<dyn Timer>),
     }
 }
 
 async fn resolve(image: &str, options: &RegistryOptions) -> Result<Resolved, RegistryError> {
-    registry::resolve(&image.parse().unwrap(), options).await
+    codeq_rollout::resolve(&image.parse().unwrap(), options).await
 }
 
 fn secs(list: &[u64]) -> Vec<Duration> {

@@ -10,7 +10,7 @@
 use crate::common::github::FakeGitHub;
 use crate::common::hub::{Hub, HubSettings, ServerView, iso, parse_iso, unix_now};
 use crate::common::{run_codeq, scrub};
-use codeq_rollout::status::classify::{AtScaleModel, CullerModel, ServerTimes};
+use codeq_rollout::{AtScaleModel, CullerModel, ServerTimes};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -41,7 +41,7 @@ const SLOW_CULLER: HubSettings = HubSettings {
 const NO_SCOPE_TOKEN: &str = "status-no-scope-token-0123456789abcdef";
 
 fn extra_config() -> String {
-    let scopes = codeq_rollout::status::hub::SCOPES
+    let scopes = codeq_rollout::SCOPES
         .iter()
         .map(|s| format!("{s:?}"))
         .collect::<Vec<_>>()
@@ -52,7 +52,7 @@ c.JupyterHub.services.append({{"name": "no-scope", "api_token": "{NO_SCOPE_TOKEN
 c.JupyterHub.api_page_max_limit = {PAGE}
 c.JupyterHub.load_roles.append({{"name": "{role}", "services": ["status-reader"], "scopes": [{scopes}]}})
 "#,
-        role = codeq_rollout::status::hub::ROLE_NAME
+        role = codeq_rollout::ROLE_NAME
     )
 }
 
@@ -549,8 +549,8 @@ fn the_convergence_example_runs_status_with_declared_inputs() {
 #[test]
 fn the_docs_show_the_tokens_role_as_the_code_defines_it() {
     let root = crate::common::registry::repo_root();
-    let snippet = codeq_rollout::status::hub::ROLE_SNIPPET;
-    for scope in codeq_rollout::status::hub::SCOPES {
+    let snippet = codeq_rollout::ROLE_SNIPPET;
+    for scope in codeq_rollout::SCOPES {
         assert!(snippet.contains(&format!("- {scope}\n")), "{scope}");
     }
     for doc in ["README.md", "CODEQ_DEPLOYMENT.md"] {

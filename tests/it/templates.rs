@@ -6,7 +6,7 @@
 use crate::common::scenario::{Scenario, transcript};
 use crate::common::*;
 use crate::hostile::{JOINER, comments_below_header};
-use codeq_rollout::render::{BodyKind, CustomTemplate};
+use codeq_rollout::{BodyKind, CustomTemplate};
 use serde_json::{Value, json};
 use std::path::Path;
 

@@ -667,7 +667,7 @@ async fn the_look_up_warning_counts_read_retries_and_their_waits() {
 #[tokio::test]
 async fn the_dry_run_help_says_when_a_token_is_needed() {
     use clap::CommandFactory;
-    let cli = codeq_rollout::cli::Cli::command();
+    let cli = codeq_rollout::Cli::command();
     let announce = cli.find_subcommand("announce").unwrap();
     let dry_run = announce
         .get_arguments()

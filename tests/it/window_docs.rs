@@ -667,8 +667,8 @@ fn the_runbook_commands_find_stale_pods_by_digest_and_stop_them_through_the_hub(
     let new = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
     let old = "1111111111111111111111111111111111111111111111111111111111111111";
     let digest = format!("sha256:{new}");
-    let runbook = codeq_rollout::render::runbook_section(
-        &codeq_rollout::render::RunbookSettings {
+    let runbook = codeq_rollout::runbook_section(
+        &codeq_rollout::RunbookSettings {
             namespace: "lab".into(),
             helm_release: "hub".into(),
             hub_url: "https://hub.test".into(),
@@ -729,7 +729,7 @@ fn the_runbook_commands_find_stale_pods_by_digest_and_stop_them_through_the_hub(
 
     // A digest left as the doc's placeholder stops before listing anything.
     let placeholder = blocks[0]
-        .replace(&digest, codeq_rollout::docs::DOC_DIGEST)
+        .replace(&digest, codeq_rollout::DOC_DIGEST)
         .replace(
             "read -rsp 'JupyterHub API token (delete:servers): ' JUPYTERHUB_TOKEN; echo",
             "",

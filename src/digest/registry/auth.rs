@@ -39,7 +39,7 @@ impl Credentials {
 
 /// The credentials to present to `registry`: the registry inputs when given; else, for
 /// `ghcr.io`, the GitHub token as user `x-access-token`; else none (anonymous).
-pub fn credentials_for(
+pub(crate) fn credentials_for(
     registry: &str,
     inputs: Option<&Credentials>,
     github_token: Option<&SecretString>,

@@ -296,7 +296,7 @@ impl TlsProblem {
 
 /// A failed TLS handshake in words, for [`RegistryError::Tls`]'s `cause`: rustls's own
 /// text shows debug forms (`UnknownIssuer`, `IpAddress(127.0.0.1)`).
-pub fn tls_words(err: &rustls::Error) -> String {
+pub(crate) fn tls_words(err: &rustls::Error) -> String {
     use rustls::CertificateError as C;
     let certificate = match err {
         rustls::Error::InvalidMessage(_) => {
@@ -358,7 +358,7 @@ pub enum Presented {
 /// Whether `host` (no port) is a loopback or private address, or `localhost`: the only
 /// hosts for which `--insecure-registry` is suggested after a TLS failure. Public hosts get
 /// no such hint: plain HTTP there would expose the credentials.
-pub fn is_loopback_or_private(host: &str) -> bool {
+pub(crate) fn is_loopback_or_private(host: &str) -> bool {
     use std::net::IpAddr;
     let host = host.trim_start_matches('[').trim_end_matches(']');
     if host.eq_ignore_ascii_case("localhost") || host.to_ascii_lowercase().ends_with(".localhost") {
@@ -383,7 +383,7 @@ pub fn is_loopback_or_private(host: &str) -> bool {
 /// The `secrets` are hidden first, in the text as received, then the text is made safe for one
 /// log line and capped at 300 characters (hiding after cleaning would miss a secret whose white
 /// space was folded, or a long one cut at the cap). `None` when empty.
-pub fn registry_message(body: &[u8], secrets: &Secrets) -> Option<String> {
+pub(crate) fn registry_message(body: &[u8], secrets: &Secrets) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Envelope {
         errors: Vec<Entry>,
@@ -491,7 +491,7 @@ fn strip_tags(html: &str) -> String {
 
 /// The first error code of a distribution error envelope (`MANIFEST_UNKNOWN`,
 /// `NAME_UNKNOWN`, ...), if the body is one.
-pub fn error_code(body: &[u8]) -> Option<String> {
+pub(crate) fn error_code(body: &[u8]) -> Option<String> {
     let value: serde_json::Value = serde_json::from_slice(body).ok()?;
     value["errors"][0]["code"].as_str().map(str::to_string)
 }

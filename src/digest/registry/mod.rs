@@ -33,11 +33,11 @@
 //! Text the registry sends back is quoted in errors with the resolution's secrets hidden
 //! ([`crate::support::secrets::Secrets`]). The digest is validated (`sha256:<64 hex>`) before it is returned.
 
-pub mod auth;
-pub mod errors;
+pub(crate) mod auth;
+pub(crate) mod errors;
 mod send;
 
-pub use crate::support::retry::{RetryPolicy, Timer, TokioTimer};
+pub(crate) use crate::support::retry::{RetryPolicy, Timer, TokioTimer};
 pub use auth::{CredentialSource, Credentials};
 pub use errors::{DigestSource, RegistryError, TlsProblem};
 
@@ -138,7 +138,7 @@ pub async fn resolve(
 ///
 /// # Errors
 /// As [`resolve`].
-pub async fn children(
+pub(crate) async fn children(
     reference: &Reference,
     digest: &Digest,
     options: &RegistryOptions,
@@ -163,7 +163,7 @@ pub async fn children(
 ///
 /// # Errors
 /// [`RegistryError::InvalidReference`] saying which part is wrong.
-pub fn check_reference(reference: &Reference) -> Result<(), RegistryError> {
+pub(crate) fn check_reference(reference: &Reference) -> Result<(), RegistryError> {
     let invalid = |problem: String| RegistryError::InvalidReference {
         image: reference.whole(),
         problem,
@@ -189,7 +189,7 @@ pub fn check_reference(reference: &Reference) -> Result<(), RegistryError> {
 /// Whether `registry` (`HOST[:PORT]`) is in the `insecure-registry` list. Entries may hold
 /// several hosts separated by commas or new lines (the Action input is one string); host
 /// names compare without regard to case, as DNS does.
-pub fn is_insecure(list: &[String], registry: &str) -> bool {
+pub(crate) fn is_insecure(list: &[String], registry: &str) -> bool {
     list.iter()
         .flat_map(|entry| entry.split([',', '\n']))
         .map(str::trim)

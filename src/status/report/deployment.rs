@@ -7,7 +7,7 @@ use time::OffsetDateTime;
 
 /// Where the rollout stands, for the deployment's status.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Rollout {
+pub(crate) enum Rollout {
     /// No server may still run the old image: `success`, on the evidence it was judged by
     /// (each pod's imageID, or inferred from start times).
     Converged(Evidence),
@@ -41,7 +41,7 @@ pub enum Rollout {
 
 /// The deployment state a [`Rollout`] asks for (the pipeline maps it to GitHub's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// `in_progress`.
     InProgress,
     /// `success`.
@@ -52,7 +52,7 @@ pub enum Phase {
 
 /// The rollout of `classification`: an alarm first (`failure`), then convergence
 /// (`success`), else in progress with the counts and the deadline.
-pub fn rollout(classification: &Classification) -> Rollout {
+pub(crate) fn rollout(classification: &Classification) -> Rollout {
     let t = &classification.totals;
     let alarms = classification.alarms();
     if !alarms.is_empty() {
@@ -89,7 +89,7 @@ fn latest_active(
 
 impl Rollout {
     /// The state it asks for.
-    pub fn phase(&self) -> Phase {
+    pub(crate) fn phase(&self) -> Phase {
         match self {
             Rollout::Converged(_) => Phase::Success,
             Rollout::Alarmed { .. } => Phase::Failure,
@@ -102,7 +102,7 @@ impl Rollout {
 /// idle ones by 14:30 UTC`. In progress, it changes only when a count or the deadline does,
 /// so an unchanged hub posts no new status; converged or alarmed, it holds no count, so
 /// more servers (or more overdue ones) post none either.
-pub fn description(rollout: &Rollout, now: OffsetDateTime) -> String {
+pub(crate) fn description(rollout: &Rollout, now: OffsetDateTime) -> String {
     let text = match rollout {
         // Fixed words for `success` and `failure` (no counts): each status is a
         // `deployment_status` event, so a new one is posted only when the state, or the

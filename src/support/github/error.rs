@@ -34,7 +34,7 @@ pub enum Kind {
 
 impl Kind {
     /// The kind of an HTTP status.
-    pub fn from_status(status: u16) -> Self {
+    pub(crate) fn from_status(status: u16) -> Self {
         match status {
             401 => Kind::Unauthorized,
             403 => Kind::Forbidden,
@@ -256,14 +256,14 @@ impl GitHubError {
 
     /// Whether a write that met this error may nevertheless have taken effect (a 5xx, a
     /// timeout, a broken connection): the caller must look the object up before writing again.
-    pub fn outcome_unknown(&self) -> bool {
+    pub(crate) fn outcome_unknown(&self) -> bool {
         self.kind == Kind::Unavailable
     }
 
     /// The same error with `secrets` hidden in every form, part and long start
     /// ([`Secrets::redact_echo`]) in every text it holds: for text a server echoed back,
     /// which may quote the request's credentials.
-    pub fn redacted(mut self, secrets: &Secrets) -> Self {
+    pub(crate) fn redacted(mut self, secrets: &Secrets) -> Self {
         let hide = |text: &mut String| *text = secrets.redact_echo(text);
         match &mut self.problem {
             Problem::Answered {

@@ -12,7 +12,7 @@ const ECHO_MAX_CHARS: usize = 1000;
 impl GitHubError {
     /// Maps an octocrab error met while doing `action`, whose requests time out after
     /// `timeout` (named when one did).
-    pub fn from_octocrab(err: octocrab::Error, action: Action, timeout: Duration) -> Self {
+    pub(crate) fn from_octocrab(err: octocrab::Error, action: Action, timeout: Duration) -> Self {
         match err {
             octocrab::Error::GitHub { source, .. } => {
                 let status = source.status_code.as_u16();
@@ -83,7 +83,7 @@ impl GitHubError {
 /// connection) is; so is a 403 that is a rate limit (it carries `Retry-After`, or
 /// `x-ratelimit-remaining: 0`), which asks for a wait: `Retry-After`, else until
 /// `x-ratelimit-reset` (Unix seconds, counted from `now`). Anything else is final.
-pub fn read_verdict(err: &octocrab::Error, now: SystemTime) -> Verdict {
+pub(crate) fn read_verdict(err: &octocrab::Error, now: SystemTime) -> Verdict {
     let (status, headers) = match err {
         octocrab::Error::GitHub { source, .. } => {
             (source.status_code.as_u16(), source.headers.as_ref())

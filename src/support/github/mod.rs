@@ -16,12 +16,12 @@
 //! The base URL is injectable (`GITHUB_API_URL`), so GitHub Enterprise Server
 //! (`https://HOST/api/v3`) and the tests' fake server take the same path through the code.
 
-pub mod error;
+pub(crate) mod error;
 mod failed;
-pub mod models;
+pub(crate) mod models;
 
-pub use error::{Action, GitHubError, Kind, Problem};
-pub use failed::read_verdict;
+pub(crate) use error::{Action, GitHubError, Kind, Problem};
+pub(crate) use failed::read_verdict;
 
 use crate::support::retry::{RetryPolicy, TokioTimer};
 use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
@@ -63,9 +63,9 @@ pub enum RepositoryError {
 
 /// GitHub's longest user or organisation name (its sign-up form's limit), before an
 /// Enterprise Managed User's `_shortcode`.
-pub const OWNER_MAX_CHARS: usize = 39;
+pub(crate) const OWNER_MAX_CHARS: usize = 39;
 /// GitHub's longest repository name (its new-repository form's limit).
-pub const NAME_MAX_CHARS: usize = 100;
+pub(crate) const NAME_MAX_CHARS: usize = 100;
 
 impl Repository {
     /// Parses `owner/repo` (trimmed) by GitHub's naming rules: the owner of at most
@@ -114,14 +114,14 @@ impl std::fmt::Display for Repository {
 }
 
 /// Page size for list calls: GitHub's maximum, 100.
-pub const PER_PAGE: usize = 100;
+pub(crate) const PER_PAGE: usize = 100;
 
 /// Where request lines go in debug mode: method and path, never headers.
-pub type DebugSink = Arc<dyn Fn(&str) + Send + Sync>;
+pub(crate) type DebugSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Timeouts and read retries.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Options {
+pub(crate) struct Options {
     /// How long to wait for a connection, and then for each read of an answer (default
     /// 30 s). A write that times out has an unknown outcome and is followed by a look-up.
     pub timeout: Duration,
@@ -140,11 +140,11 @@ impl Default for Options {
 
 /// The media type every request asks for, as GitHub's REST docs recommend ("Getting started
 /// with the REST API", Media types): `application/vnd.github+json`.
-pub const ACCEPT: &str = "application/vnd.github+json";
+pub(crate) const ACCEPT: &str = "application/vnd.github+json";
 
 /// The `User-Agent` of every request, naming the tool and its version, which GitHub requires
 /// ("Getting started with the REST API", User agent): e.g. `codeq-rollout/0.1.0`.
-pub const USER_AGENT: &str = concat!("codeq-rollout/", env!("CARGO_PKG_VERSION"));
+pub(crate) const USER_AGENT: &str = concat!("codeq-rollout/", env!("CARGO_PKG_VERSION"));
 
 /// The headers sent with every GitHub request: [`ACCEPT`] and [`USER_AGENT`], once each.
 fn headers() -> Vec<(http::HeaderName, http::HeaderValue)> {
@@ -181,7 +181,7 @@ struct Counters {
 /// What a client sent so far: requests (each read retry counts) and the time it waited
 /// between read retries (backoff and `Retry-After`). Compare two readings to count one step.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Traffic {
+pub(crate) struct Traffic {
     /// HTTP requests sent.
     pub requests: u64,
     /// Time slept before read retries.
@@ -210,7 +210,7 @@ impl GitHub {
     /// # Errors
     /// An `api_url` that is not a URL, or a `token` that cannot be sent in an HTTP header
     /// (a line break or another control character inside it).
-    pub fn with_options(
+    pub(crate) fn with_options(
         api_url: &str,
         token: &SecretString,
         repo: Repository,
@@ -287,7 +287,7 @@ impl GitHub {
     }
 
     /// Sends a line per request (method and path, never headers) to `sink`.
-    pub fn with_debug(mut self, sink: DebugSink) -> Self {
+    pub(crate) fn with_debug(mut self, sink: DebugSink) -> Self {
         self.debug = Some(sink);
         self
     }
@@ -300,7 +300,7 @@ impl GitHub {
     /// The same client (token, base URL, options, debug sink) bound to `repo` instead: to
     /// read the pull requests of the repository an event came from when releases go to
     /// another (the `repository` input). Makes no request.
-    pub fn for_repository(&self, repo: Repository) -> Self {
+    pub(crate) fn for_repository(&self, repo: Repository) -> Self {
         Self {
             api_url: self.api_url.clone(),
             token: self.token.clone(),
@@ -325,7 +325,7 @@ impl GitHub {
     }
 
     /// What this client has sent so far ([`Traffic`]).
-    pub fn traffic(&self) -> Traffic {
+    pub(crate) fn traffic(&self) -> Traffic {
         Traffic {
             requests: self.sent.requests.load(Ordering::Relaxed),
             waited: Duration::from_micros(self.sent.waited_micros.load(Ordering::Relaxed)),
@@ -425,7 +425,8 @@ impl GitHub {
     }
 
     /// The newest releases, first page only: enough to find the latest announced one.
-    pub async fn recent_releases(&self) -> Result<Vec<Release>, GitHubError> {
+    #[cfg(test)]
+    pub(crate) async fn recent_releases(&self) -> Result<Vec<Release>, GitHubError> {
         self.get(
             &format!("/releases?per_page={PER_PAGE}"),
             Action::ListReleases,
@@ -441,7 +442,7 @@ impl GitHub {
 
     /// Replaces a release's body, its title, or both, and nothing else
     /// (`PATCH /repos/{o}/{r}/releases/{id}`).
-    pub async fn update_release(
+    pub(crate) async fn update_release(
         &self,
         id: u64,
         patch: &ReleasePatch<'_>,
@@ -453,7 +454,7 @@ impl GitHub {
 
     /// Deletes a release (`DELETE /repos/{o}/{r}/releases/{id}`): only used to undo this
     /// run's own duplicate after losing a race.
-    pub async fn delete_release(&self, id: u64) -> Result<(), GitHubError> {
+    pub(crate) async fn delete_release(&self, id: u64) -> Result<(), GitHubError> {
         self.delete(&format!("/releases/{id}"), Action::DeleteDuplicateRelease)
             .await
     }
@@ -461,7 +462,7 @@ impl GitHub {
     /// Deletes one of the bot's comments (`DELETE /repos/{o}/{r}/issues/comments/{id}`):
     /// only used to undo this run's own duplicate (a second comment POST after one whose
     /// outcome was unknown took effect after all). Needs `issues: write`.
-    pub async fn delete_comment(&self, id: u64) -> Result<(), GitHubError> {
+    pub(crate) async fn delete_comment(&self, id: u64) -> Result<(), GitHubError> {
         self.delete(
             &format!("/issues/comments/{id}"),
             Action::DeleteDuplicateComment,
@@ -521,7 +522,7 @@ impl GitHub {
     }
 
     /// Closes an issue with `state_reason: not_planned` (used for a lost race's duplicate).
-    pub async fn close_issue(&self, number: u64) -> Result<Issue, GitHubError> {
+    pub(crate) async fn close_issue(&self, number: u64) -> Result<Issue, GitHubError> {
         self.write(
             Write::Patch,
             &format!("/issues/{number}"),
@@ -532,7 +533,7 @@ impl GitHub {
     }
 
     /// All comments on an issue (every page).
-    pub async fn list_comments(&self, number: u64) -> Result<Vec<Comment>, GitHubError> {
+    pub(crate) async fn list_comments(&self, number: u64) -> Result<Vec<Comment>, GitHubError> {
         self.list_all(
             &format!("/issues/{number}/comments"),
             Action::ListIssueComments,
@@ -568,7 +569,10 @@ impl GitHub {
     /// Pull requests associated with a commit (`GET /repos/{o}/{r}/commits/{sha}/pulls`,
     /// every page: a commit can be in more than 100 open pull requests).
     /// Needs `pull-requests: read` (or `contents: read` on public repositories).
-    pub async fn pulls_for_commit(&self, sha: &str) -> Result<Vec<PullRequest>, GitHubError> {
+    pub(crate) async fn pulls_for_commit(
+        &self,
+        sha: &str,
+    ) -> Result<Vec<PullRequest>, GitHubError> {
         self.list_all(
             &format!("/commits/{sha}/pulls"),
             Action::LookUpCommitPullRequests,
@@ -603,7 +607,7 @@ impl GitHub {
 
     /// The latest status of deployment `id` (`GET /repos/{o}/{r}/deployments/{id}/statuses`,
     /// newest first, one item); `None` when it has none.
-    pub async fn latest_deployment_status(
+    pub(crate) async fn latest_deployment_status(
         &self,
         id: u64,
     ) -> Result<Option<DeploymentStatus>, GitHubError> {

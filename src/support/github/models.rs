@@ -108,7 +108,7 @@ pub struct NewIssue {
 /// (`POST /repos/{o}/{r}/issues/{n}/comments`), an edited comment
 /// (`PATCH …/issues/comments/{id}`) or release (`PATCH …/releases/{id}`).
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
-pub struct BodyOnly<'a> {
+pub(crate) struct BodyOnly<'a> {
     /// The body (Markdown).
     pub body: &'a str,
 }
@@ -117,7 +117,7 @@ pub struct BodyOnly<'a> {
 /// title when it changes with the tier; nothing else, so draft, pre-release and latest
 /// state stay as they are.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
-pub struct ReleasePatch<'a> {
+pub(crate) struct ReleasePatch<'a> {
     /// The release note (Markdown), when it is to change.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<&'a str>,

@@ -172,7 +172,7 @@ pub fn status(code: u16) -> ResponseTemplate {
 
 /// The digest of `bytes`, as a registry names it (`sha256:…`).
 pub fn digest_of(bytes: &[u8]) -> String {
-    codeq_rollout::digest::Digest::of_bytes(bytes).to_string()
+    codeq_rollout::Digest::of_bytes(bytes).to_string()
 }
 
 /// 200 with a `Docker-Content-Digest` header naming `digest` (a HEAD's answer).

@@ -43,8 +43,8 @@ pub struct HubSettings {
 
 impl HubSettings {
     /// The culler settings as codeq-rollout's model takes them.
-    pub fn cull(&self) -> codeq_rollout::window::CullSettings {
-        codeq_rollout::window::CullSettings {
+    pub fn cull(&self) -> codeq_rollout::CullSettings {
+        codeq_rollout::CullSettings {
             enabled: true,
             timeout_secs: self.timeout,
             every_secs: self.every,
@@ -53,8 +53,8 @@ impl HubSettings {
     }
 
     /// The hub's scale for `servers` servers at once.
-    pub fn scale(&self, servers: u64) -> codeq_rollout::window::HubScale {
-        codeq_rollout::window::HubScale {
+    pub fn scale(&self, servers: u64) -> codeq_rollout::HubScale {
+        codeq_rollout::HubScale {
             servers,
             slow_stop_timeout_secs: self.slow_stop_timeout,
         }
@@ -257,7 +257,7 @@ c.JupyterHub.load_roles = [
                 .spawn()
                 .expect("start JupyterHub")
         };
-        codeq_rollout::tls::install_provider();
+        codeq_rollout::install_provider();
         let client = reqwest::Client::builder()
             .no_proxy()
             .timeout(Duration::from_secs(30))

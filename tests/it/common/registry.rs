@@ -734,7 +734,7 @@ impl VirtualTimer {
     }
 }
 
-impl codeq_rollout::digest::registry::Timer for VirtualTimer {
+impl codeq_rollout::Timer for VirtualTimer {
     fn elapsed(&self) -> Duration {
         let real = self.start.map(|s| s.elapsed()).unwrap_or_default();
         self.waits

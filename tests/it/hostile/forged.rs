@@ -3,8 +3,8 @@
 //! the tracking issue.
 
 use super::*;
-use codeq_rollout::digest::Digest;
-use codeq_rollout::render::{MarkerKind, marker};
+use codeq_rollout::Digest;
+use codeq_rollout::{MarkerKind, marker};
 use serde_json::json;
 
 const OLD: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000001";

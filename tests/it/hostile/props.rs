@@ -6,12 +6,13 @@
 
 use super::render::{facts_for, render_and_check};
 use super::*;
-use codeq_rollout::cli::DurationParser;
-use codeq_rollout::digest::ImageSource;
-use codeq_rollout::event;
-use codeq_rollout::render;
-use codeq_rollout::sanitize;
-use codeq_rollout::window::{CullSettings, compute};
+use codeq_rollout::DurationParser;
+use codeq_rollout::ImageSource;
+use codeq_rollout::{CullSettings, compute};
+use codeq_rollout::{
+    clean_line, defuse_commands, log_line, markdown_inline, parse_event, release_note,
+    tracking_issue, window_section,
+};
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -203,11 +204,11 @@ proptest! {
     /// and nothing deleted (undoing the neutralising gives `clean_line`'s text back).
     #[test]
     fn markdown_inline_neutralises_without_deleting(text in hostile_text(), max in 0usize..400) {
-        let out = sanitize::markdown_inline(&text, max);
+        let out = markdown_inline(&text, max);
         prop_assert!(findings(&out).is_empty(), "{:?} -> {:?}: {:?}", text, out, findings(&out));
         prop_assert!(structure(&out).iter().all(|line| *line == [0; 8]), "{:?} -> {:?}", text, out);
         prop_assert!(!out.contains(['\r', '\n']));
-        let clean = sanitize::clean_line(&text, max);
+        let clean = clean_line(&text, max);
         prop_assert!(clean.chars().count() <= max.max(1));
         prop_assert_eq!(unneutralise(&out), clean);
     }
@@ -225,16 +226,16 @@ proptest! {
     /// Log text: neither one cleaned line nor a defused multi-line text issues a command.
     #[test]
     fn log_text_never_issues_a_workflow_command(text in hostile_text()) {
-        let line = sanitize::log_line(&text, 2000);
+        let line = log_line(&text, 2000);
         prop_assert!(commands_in_log(&line, &[]).is_empty(), "{:?} -> {:?}", text, line);
-        let defused = sanitize::defuse_commands(&text);
+        let defused = defuse_commands(&text);
         prop_assert!(commands_in_log(&defused, &[]).is_empty(), "{:?} -> {:?}", text, defused);
     }
 
     /// The event parser: arbitrary bytes never panic.
     #[test]
     fn event_parser_survives_any_bytes(bytes in vec(any::<u8>(), 0..4096)) {
-        let _ = event::parse(&bytes);
+        let _ = parse_event(&bytes);
     }
 
     /// The event parser on GitHub's payload with random values in the fields it reads, or
@@ -252,10 +253,10 @@ proptest! {
         if let Some(cut) = cut {
             bytes.truncate(cut.index(bytes.len() + 1));
         }
-        if let Ok(payload) = event::parse(&bytes) {
+        if let Ok(payload) = parse_event(&bytes) {
             let _ = payload.check_event("pull_request");
             if let Some(pr) = &payload.pull_request {
-                let pr = codeq_rollout::tier::PullRequest::from(pr);
+                let pr = codeq_rollout::PullRequest::from(pr);
                 render_and_check(&pr.title, &pr.labels);
             }
         }
@@ -280,7 +281,7 @@ proptest! {
     /// window and bodies without a panic.
     #[test]
     fn duration_parser_never_panics(text in duration_text()) {
-        let parsed = DurationParser::CULLER.check("cull-timeout", &text).map(codeq_rollout::cli::InputDuration::secs);
+        let parsed = DurationParser::CULLER.check("cull-timeout", &text).map(codeq_rollout::InputDuration::secs);
         let trimmed = text.trim();
         if !trimmed.is_empty() && trimmed.bytes().all(|b| b.is_ascii_digit()) {
             // Bare digits are seconds, up to the ten-year cap.
@@ -291,12 +292,12 @@ proptest! {
             let culler = CullSettings { timeout_secs: secs, max_age_secs: secs, every_secs: secs.max(1), enabled: true };
             let window = compute(&culler);
             let _ = window.summary();
-            render::window_section(&culler, &window).unwrap();
+            window_section(&culler, &window).unwrap();
             let mut facts = facts_for("x", &[], None);
             facts.culler = culler;
             facts.window = window;
-            render::release_note(&facts, None).unwrap();
-            render::tracking_issue(&facts, None).unwrap();
+            release_note(&facts, None).unwrap();
+            tracking_issue(&facts, None).unwrap();
         }
     }
 }

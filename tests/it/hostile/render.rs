@@ -2,13 +2,13 @@
 //! through a real run whose `pull_request` event payload carries them.
 
 use super::*;
-use codeq_rollout::digest::Digest;
-use codeq_rollout::render::{self, Facts, RunbookSettings};
-use codeq_rollout::sanitize;
-use codeq_rollout::tier::{
-    self, Evidence, Found, LabelRules, PullRequest, TierRequest, UnlabeledPolicy,
+use codeq_rollout::Digest;
+use codeq_rollout::{CullSettings, compute};
+use codeq_rollout::{
+    DEFAULT_MAX_CHARS, Evidence, Facts, Found, ISSUE_BODY_LIMIT, LabelRules, LookupOrigin,
+    PullRequest, RELEASE_BODY_LIMIT, RunbookSettings, TierRequest, UnlabeledPolicy, cap,
+    clean_line, decide, job_summary, log_line, release_note, tracking_issue,
 };
-use codeq_rollout::window::{CullSettings, compute};
 
 const DIGEST: &str = "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 const PR_URL: &str = "https://github.example/octo-org/lab-image/pull/7";
@@ -111,10 +111,10 @@ pub fn facts_for(title: &str, labels: &[String], reason_label: Option<&str>) -> 
             .unwrap_or_default(),
         routine: vec![],
     };
-    let tier = tier::decide(
+    let tier = decide(
         TierRequest::Auto,
         &Evidence {
-            origin: tier::LookupOrigin::PullRequest {
+            origin: LookupOrigin::PullRequest {
                 number: 7,
                 event: "pull_request".into(),
             },
@@ -148,14 +148,14 @@ pub fn facts_for(title: &str, labels: &[String], reason_label: Option<&str>) -> 
 /// emptiness, so that the template takes the same branches.
 fn benign(title: &str, labels: &[String]) -> (String, Vec<String>) {
     let plain = |s: &str, max: usize| {
-        if sanitize::clean_line(s, max).is_empty() {
+        if clean_line(s, max).is_empty() {
             String::new()
         } else {
             "x".to_string()
         }
     };
     (
-        plain(title, sanitize::DEFAULT_MAX_CHARS),
+        plain(title, DEFAULT_MAX_CHARS),
         labels.iter().map(|l| plain(l, 50)).collect(),
     )
 }
@@ -171,17 +171,17 @@ pub fn render_and_check(title: &str, labels: &[String]) -> (String, String, Stri
     let b_facts = facts_for(&b_title, &b_labels, b_labels.first().map(String::as_str));
     let tag = "lab-9f86d081884c";
     let bodies = |f: &Facts| {
-        let note = render::release_note(f, None).unwrap();
-        let issue = render::tracking_issue(f, None).unwrap();
-        let summary = render::job_summary(f, tag, None, &note).unwrap();
+        let note = release_note(f, None).unwrap();
+        let issue = tracking_issue(f, None).unwrap();
+        let summary = job_summary(f, tag, None, &note).unwrap();
         (note, issue, summary)
     };
     // The example templates a team would write (issue 17) get the same neutralised text.
     let custom = |f: &Facts| {
         let (note, issue) = crate::templates::examples();
         (
-            render::release_note(f, Some(&note)).unwrap(),
-            render::tracking_issue(f, Some(&issue)).unwrap(),
+            release_note(f, Some(&note)).unwrap(),
+            tracking_issue(f, Some(&issue)).unwrap(),
         )
     };
     let (note, issue, summary) = bodies(&facts);
@@ -221,12 +221,9 @@ pub fn render_and_check(title: &str, labels: &[String]) -> (String, String, Stri
     }
     assert!(c_note.starts_with("<!-- codeq-rollout:release digest="));
     assert!(note.starts_with("<!-- codeq-rollout:release digest="));
-    assert!(note.chars().count() <= render::RELEASE_BODY_LIMIT);
-    assert!(issue.chars().count() <= render::ISSUE_BODY_LIMIT);
-    let log = format!(
-        "tier {}",
-        sanitize::log_line(&facts.tier.reason.to_string(), 500)
-    );
+    assert!(note.chars().count() <= RELEASE_BODY_LIMIT);
+    assert!(issue.chars().count() <= ISSUE_BODY_LIMIT);
+    let log = format!("tier {}", log_line(&facts.tier.reason.to_string(), 500));
     assert!(commands_in_log(&log, &[]).is_empty(), "{log}");
     (note, issue, summary, log)
 }
@@ -254,10 +251,10 @@ fn hostile_titles_and_labels_are_neutralised_in_every_body() {
         // The word joiner is invisible; the snapshots show it as {WJ}.
         let text = format!(
             "title: {:?}\nlabels: {:?}\n\n# release note\n{}\n\n# tracking issue\n{}\n\n# job summary\n{}\n\n# log\n{}\n",
-            sanitize::cap(&case.title, 120),
+            cap(&case.title, 120),
             case.labels
                 .iter()
-                .map(|l| sanitize::cap(l, 60))
+                .map(|l| cap(l, 60))
                 .collect::<Vec<_>>(),
             untrusted_lines(&note),
             untrusted_lines(&issue),
