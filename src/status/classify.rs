@@ -339,7 +339,7 @@ pub(crate) struct PodEvidence {
 
 /// How far a node's clock (which stamps a pod's `startTime`) may run ahead of this
 /// runner's before a start time counts as wrong rather than recent.
-pub const CLOCK_SKEW: time::Duration = time::Duration::minutes(5);
+pub(crate) const CLOCK_SKEW: time::Duration = time::Duration::minutes(5);
 
 /// A server's pod, as judged: serialises as the `pod` object of a `--json` server (`name`,
 /// `image_id`, `digest` it runs or `null`, `unknown` reason or `null`).

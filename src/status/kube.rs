@@ -36,14 +36,14 @@ use std::time::Duration;
 
 /// How a kubeconfig given as content (the `kubeconfig` input) is named in errors; a file's
 /// errors name its path instead.
-pub const KUBECONFIG_INPUT: &str = "the kubeconfig input";
+pub(crate) const KUBECONFIG_INPUT: &str = "the kubeconfig input";
 
 /// The page size of a pod listing (`limit`).
 pub(crate) const PAGE_LIMIT: u32 = 500;
 
 /// The most pages one listing reads (500,000 pods at [`PAGE_LIMIT`]), so that an API server
 /// or a proxy that never stops sending `continue` tokens cannot keep `status` running.
-pub const MAX_PAGES: u32 = 1_000;
+pub(crate) const MAX_PAGES: u32 = 1_000;
 
 /// The annotation holding the hub's user name (KubeSpawner).
 pub(crate) const USERNAME_ANNOTATION: &str = "hub.jupyter.org/username";
