@@ -6,9 +6,7 @@
 //! problem as data (its words are [`crate::render::usage_words`]').
 
 use super::UsageError;
-use super::usage::{
-    EntryProblem, HostNameProblem, NameKind, PortProblem, Problem, UrlKind, UrlProblem,
-};
+use super::usage::{NameKind, Problem, UrlKind, UrlProblem};
 use crate::render::messages::RunWarning;
 use crate::support::github::Repository;
 use crate::support::sanitize::{cap, is_invisible};
@@ -379,11 +377,6 @@ pub(crate) fn hub_token(value: &str) -> Result<&str, UsageError> {
 /// The most characters of an `insecure-registry` entry a message quotes: a longer entry is
 /// cut there, ending with `…`, so a pasted file cannot flood the log.
 pub(crate) const INSECURE_ENTRY_SHOWN_MAX_CHARS: usize = 100;
-/// The longest host name, in characters: 253 (RFC 1035 §2.3.4's 255 octets on the wire, as
-/// text without the final dot; RFC 1123 §2.1).
-const HOST_NAME_MAX_CHARS: usize = 253;
-/// The longest label of a host name, in characters (RFC 1035 §2.3.4).
-const HOST_LABEL_MAX_CHARS: usize = 63;
 
 /// The registries one `insecure-registry` value lists ([`insecure_value`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -429,15 +422,7 @@ pub(crate) fn insecure_registries(values: &[String]) -> Result<Vec<String>, Usag
 }
 
 /// One `insecure-registry` entry: a registry as an image reference names it, HOST or
-/// HOST:PORT, so that the entry can equal a reference's registry (distribution's reference
-/// grammar, `digest::reference`):
-/// - the host a host name as RFC 1123 §2.1 writes it (labels of 1 to 63 ASCII letters, digits
-///   and `-`, not starting or ending with `-`, at most 253 characters, no final dot; the
-///   grammar's domain components), an IPv4 address as the `url` crate (WHATWG) reads it and
-///   writes it back (so not `127.1` or `0x7f.0.0.1`, which the registry client would rewrite),
-///   or an IPv6 address (`std::net::Ipv6Addr`) in brackets;
-/// - the port decimal, 1 to 65535, without leading zeros (compared as text, `05000` would not
-///   equal a reference's `5000`).
+/// HOST:PORT ([`crate::digest::host::registry`]).
 ///
 /// # Errors
 /// [`UsageError`] naming `insecure-registry`, quoting the entry (at most
@@ -450,151 +435,14 @@ pub(crate) fn insecure_registry(entry: &str) -> Result<String, UsageError> {
         let problem = Problem::InsecureCredentials { entry: None };
         return Err(UsageError::new("insecure-registry", problem));
     }
-    let err = |what| {
+    crate::digest::host::registry(entry).map_err(|what| {
         UsageError::of(
             "insecure-registry",
             shown_entry(entry),
             Problem::InsecureEntry(what),
         )
-    };
-    if entry.contains(char::is_whitespace) {
-        return Err(err(EntryProblem::Whitespace));
-    }
-    let (scheme, rest) = match entry.split_once("://") {
-        Some((scheme, rest)) => (Some(scheme), rest),
-        None => (None, entry),
-    };
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    // What to give instead: the authority as written, when it would be taken.
-    let authority = Some(&rest[..end])
-        .filter(|a| registry_authority(a).is_ok())
-        .map(str::to_string);
-    if let Some(scheme) = scheme {
-        let plain = scheme.len() <= 16
-            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-            && scheme
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
-        let scheme = plain.then(|| scheme.to_string());
-        return Err(err(EntryProblem::Scheme { scheme, authority }));
-    }
-    if end < rest.len() {
-        return Err(err(EntryProblem::MoreThanHostAndPort { authority }));
-    }
-    registry_authority(entry).map_err(err)?;
+    })?;
     Ok(entry.to_string())
-}
-
-/// Checks that `authority` is HOST or HOST:PORT as [`insecure_registry`] describes.
-fn registry_authority(authority: &str) -> Result<(), EntryProblem> {
-    let (host, port) = split_host_port(authority)?;
-    registry_host(host)?;
-    match port {
-        Some(port) => registry_port(host, port),
-        None => Ok(()),
-    }
-}
-
-/// `authority` split into the host (an IPv6 address with its brackets) and the port after
-/// `:`, if any.
-fn split_host_port(authority: &str) -> Result<(&str, Option<&str>), EntryProblem> {
-    if authority.starts_with('[') {
-        let Some(close) = authority.find(']') else {
-            return Err(EntryProblem::OpenBracket);
-        };
-        let (host, after) = authority.split_at(close + 1);
-        return match after {
-            "" => Ok((host, None)),
-            _ => match after.strip_prefix(':') {
-                Some(port) => Ok((host, Some(port))),
-                None => Err(EntryProblem::AfterBracket),
-            },
-        };
-    }
-    match authority.split_once(':') {
-        None => Ok((authority, None)),
-        Some((host, port)) if !port.contains(':') => Ok((host, Some(port))),
-        Some(_) => {
-            // Brackets are suggested only for what is an IPv6 address, with or without a
-            // port after it.
-            let ipv6 = |text: &str| text.parse::<std::net::Ipv6Addr>().is_ok();
-            if ipv6(authority) || authority.rsplit_once(':').is_some_and(|(a, _)| ipv6(a)) {
-                Err(EntryProblem::UnbracketedIpv6)
-            } else {
-                Err(EntryProblem::ManyColons)
-            }
-        }
-    }
-}
-
-/// Checks a host: a bracketed IPv6 address, an IPv4 address as written back by the `url`
-/// crate, or an RFC 1123 host name ([`host_name_problem`]).
-fn registry_host(host: &str) -> Result<(), EntryProblem> {
-    if host.is_empty() {
-        return Err(EntryProblem::NoHost);
-    }
-    if let Some(inside) = host.strip_prefix('[') {
-        let inside = inside.strip_suffix(']').unwrap_or(inside);
-        if inside.parse::<std::net::Ipv6Addr>().is_ok() {
-            return Ok(());
-        }
-        return Err(EntryProblem::BracketsNotIpv6);
-    }
-    let problem = host_name_problem(host);
-    match url::Host::parse(host) {
-        Ok(url::Host::Ipv4(ip)) if ip.to_string() != host => Err(EntryProblem::ShortIpv4(ip)),
-        Ok(url::Host::Ipv4(_)) => Ok(()),
-        // A last label that is a number makes the text an IPv4 address to the URL parser.
-        Err(e) if problem.is_none() => Err(EntryProblem::NumberNotIpv4(e)),
-        _ => problem.map_or(Ok(()), |why| Err(EntryProblem::HostName(why))),
-    }
-}
-
-/// Why `host` is not a host name as RFC 1123 §2.1 writes it (ASCII letters, digits and `-`
-/// in labels of 1 to [`HOST_LABEL_MAX_CHARS`], not starting or ending with `-`, joined by
-/// single dots, at most [`HOST_NAME_MAX_CHARS`] characters, no final dot); `None` when it is.
-fn host_name_problem(host: &str) -> Option<HostNameProblem> {
-    let labels = || host.split('.');
-    let (chars, max) = (host.len(), HOST_NAME_MAX_CHARS);
-    let long_label = labels().find(|l| l.len() > HOST_LABEL_MAX_CHARS);
-    if let Some(c) = host
-        .chars()
-        .find(|&c| !(c.is_ascii_alphanumeric() || c == '-' || c == '.'))
-    {
-        Some(HostNameProblem::Character(c))
-    } else if host.ends_with('.') {
-        Some(HostNameProblem::FinalDot)
-    } else if chars > max {
-        Some(HostNameProblem::TooLong { chars, max })
-    } else if labels().any(str::is_empty) {
-        Some(HostNameProblem::EmptyLabel)
-    } else if let Some(label) = long_label {
-        let (chars, max) = (label.len(), HOST_LABEL_MAX_CHARS);
-        Some(HostNameProblem::LongLabel { chars, max })
-    } else if labels().any(|l| l.starts_with('-') || l.ends_with('-')) {
-        Some(HostNameProblem::HyphenAtEdge)
-    } else {
-        None
-    }
-}
-
-/// Checks the port after `host:`: decimal digits, 1 to 65535, without leading zeros.
-fn registry_port(host: &str, port: &str) -> Result<(), EntryProblem> {
-    let problem = if port.is_empty() {
-        PortProblem::Missing
-    } else if !port.bytes().all(|b| b.is_ascii_digit()) {
-        PortProblem::NotDecimal
-    } else if port == "0" {
-        PortProblem::Zero
-    } else if port.starts_with('0') {
-        PortProblem::LeadingZero
-    } else if port.parse::<u16>().is_err() {
-        PortProblem::TooHigh
-    } else {
-        return Ok(());
-    };
-    let host = host.to_string();
-    Err(EntryProblem::Port { host, problem })
 }
 
 /// An `insecure-registry` entry as messages quote it: any query or fragment as `?***` or

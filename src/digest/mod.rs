@@ -5,6 +5,7 @@
 //! It must be the digest Kubernetes records for a pod (`imageID`): for a multi-arch image,
 //! the digest of the image index (or Docker manifest list), not of a platform's manifest.
 
+pub(crate) mod host;
 pub(crate) mod layout;
 pub(crate) mod manifest;
 mod reference;

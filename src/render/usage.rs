@@ -3,8 +3,8 @@
 //! (`crate::cli::UsageError` carries one with the input and the value as given); the words
 //! are [`super::usage_words`]'.
 
+pub(crate) use crate::digest::host::{EntryProblem, HostNameProblem, PortProblem};
 use crate::window::{Configured, HubScale};
-use core::net::Ipv4Addr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -205,92 +205,6 @@ pub(crate) enum UrlProblem {
     NoHost,
     /// A user name or password before the host.
     UserName,
-}
-
-/// What an `insecure-registry` entry breaks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum EntryProblem {
-    /// Whitespace inside.
-    Whitespace,
-    /// A scheme (its name when plain); `authority` the host and port after it, when good.
-    Scheme {
-        /// The scheme, when it is a plain word.
-        scheme: Option<String>,
-        /// The host and port after it, when they would be taken.
-        authority: Option<String>,
-    },
-    /// A path, query or fragment; `authority` as for [`EntryProblem::Scheme`].
-    MoreThanHostAndPort {
-        /// The host and port before it, when they would be taken.
-        authority: Option<String>,
-    },
-    /// `[` without `]`.
-    OpenBracket,
-    /// More after `]` than `:PORT`.
-    AfterBracket,
-    /// An IPv6 address without brackets.
-    UnbracketedIpv6,
-    /// More than one `:`.
-    ManyColons,
-    /// No host.
-    NoHost,
-    /// Brackets around something else than an IPv6 address.
-    BracketsNotIpv6,
-    /// An IPv4 address in a short or non-decimal form; `ip` its usual form.
-    ShortIpv4(Ipv4Addr),
-    /// A last label that is a number, not an IPv4 address.
-    NumberNotIpv4(url::ParseError),
-    /// Not a host name.
-    HostName(HostNameProblem),
-    /// A bad port after `host:`.
-    Port {
-        /// The host before the port.
-        host: String,
-        /// What the port breaks.
-        problem: PortProblem,
-    },
-}
-
-/// What a host name breaks (RFC 1123 §2.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum HostNameProblem {
-    /// A character a host name cannot hold.
-    Character(char),
-    /// A final dot.
-    FinalDot,
-    /// Longer than `max` characters.
-    TooLong {
-        /// Its length.
-        chars: usize,
-        /// The most.
-        max: usize,
-    },
-    /// An empty label.
-    EmptyLabel,
-    /// A label longer than `max` characters.
-    LongLabel {
-        /// Its length.
-        chars: usize,
-        /// The most.
-        max: usize,
-    },
-    /// A label starting or ending with `-`.
-    HyphenAtEdge,
-}
-
-/// What a registry port breaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PortProblem {
-    /// Nothing after `:`.
-    Missing,
-    /// Not decimal digits.
-    NotDecimal,
-    /// 0.
-    Zero,
-    /// A leading zero.
-    LeadingZero,
-    /// Above 65535.
-    TooHigh,
 }
 
 /// What `hub-size` breaks (the value as given, quoted where the words show it).
