@@ -10,6 +10,7 @@ use super::usage::{NameKind, Problem, UrlKind, UrlProblem};
 use crate::render::messages::RunWarning;
 use crate::support::github::Repository;
 use crate::support::sanitize::{cap, is_invisible};
+use crate::support::url::{http_url, query_or_fragment, sends_token_in_the_clear};
 use std::sync::Arc;
 
 /// Kubernetes' limit on a namespace name: a DNS-1123 label of at most 63 characters
@@ -149,72 +150,8 @@ pub(crate) fn api_url(value: &str) -> Result<String, UsageError> {
     Ok(v.to_string())
 }
 
-/// Whether `url` has a query (`?`: `true`) or fragment (`#`: `false`), the first of them.
-fn query_or_fragment(url: &str) -> Option<bool> {
-    url.chars().find_map(|c| match c {
-        '?' => Some(true),
-        '#' => Some(false),
-        _ => None,
-    })
-}
-
-/// `text` parsed, when it is an `http://` or `https://` URL with a host right after its
-/// `://`; else why not.
-///
-/// The URL parser follows the WHATWG URL Standard, whose special schemes (`http`, `https`)
-/// skip any number of slashes, and backslashes, before the host: it reads `http:///path`,
-/// `http:/path` and `http:path` as the host `path`. Those are refused here (nothing
-/// between `://` and the next `/`), so no path part becomes the host.
-fn http_url(text: &str) -> Result<reqwest::Url, UrlProblem> {
-    let url = reqwest::Url::parse(text).map_err(UrlProblem::NotAUrl)?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(UrlProblem::NotHttp);
-    }
-    let authority = text
-        .get(url.scheme().len()..)
-        .and_then(|rest| rest.strip_prefix("://"))
-        .and_then(|rest| rest.split(['/', '\\']).next());
-    if url.host_str().is_none_or(str::is_empty) || authority.is_none_or(str::is_empty) {
-        return Err(UrlProblem::NoHost);
-    }
-    Ok(url)
-}
-
-/// Whether a token sent to `url` (checked by [`hub_url`] or [`api_url`]) crosses networks
-/// unencrypted: plain `http://` to a host that is not loopback, a private or link-local
-/// address, `localhost`, a single-label name (`proxy-public`) or a name of the cluster or the
-/// local network (`.svc`, `.cluster.local`, `.local`, `.internal`, `.lan`, `.home.arpa`).
-/// A hub reached inside its cluster over plain HTTP is a usual setup (z2jh's `proxy-public`
-/// service), so this is a warning ([`crate::render::messages::RunWarning::PlainHttp`]), not
-/// a refusal.
-pub(crate) fn sends_token_in_the_clear(url: &str) -> bool {
-    const LOCAL: [&str; 6] = [
-        ".svc",
-        ".cluster.local",
-        ".local",
-        ".internal",
-        ".lan",
-        ".home.arpa",
-    ];
-    let Ok(url) = reqwest::Url::parse(url) else {
-        return false;
-    };
-    let local = match url.host() {
-        _ if url.scheme() != "http" => true,
-        None => true,
-        Some(url::Host::Domain(name)) => {
-            let name = name.to_ascii_lowercase();
-            name == "localhost"
-                || !name.contains('.')
-                || LOCAL.iter().any(|suffix| name.ends_with(suffix))
-        }
-        Some(ip) => crate::digest::registry::errors::is_loopback_or_private(&ip.to_string()),
-    };
-    !local
-}
-
 /// Warns ([`RunWarning::PlainHttp`]) when the token in input `token` goes to `url` (input
-/// `input`) in the clear ([`sends_token_in_the_clear`]).
+/// `input`) in the clear ([`crate::support::url::sends_token_in_the_clear`]).
 pub(crate) fn warn_if_plain_http(
     log: &crate::support::log::Log,
     input: &str,

@@ -4,6 +4,7 @@
 //! are [`super::usage_words`]'.
 
 pub(crate) use crate::digest::host::{EntryProblem, HostNameProblem, PortProblem};
+pub(crate) use crate::support::url::UrlProblem;
 use crate::window::{Configured, HubScale};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -183,28 +184,6 @@ pub(crate) enum UrlKind {
     Hub,
     /// `api-url`: GitHub's REST API base.
     Api,
-}
-
-/// What a URL breaks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum UrlProblem {
-    /// A query (`'?'`, `true`) or fragment (`'#'`).
-    QueryOrFragment {
-        /// A query, else a fragment.
-        query: bool,
-    },
-    /// A character the runbook's shell commands and Markdown cannot carry.
-    Unpasteable(char),
-    /// Whitespace, a control or an invisible character.
-    Whitespace,
-    /// Not a URL.
-    NotAUrl(url::ParseError),
-    /// Another scheme than http or https.
-    NotHttp,
-    /// Nothing between `://` and the next `/`.
-    NoHost,
-    /// A user name or password before the host.
-    UserName,
 }
 
 /// What `hub-size` breaks (the value as given, quoted where the words show it).

@@ -20,3 +20,4 @@ pub(crate) mod stdout;
 pub(crate) mod text;
 pub(crate) mod time;
 pub(crate) mod tls;
+pub(crate) mod url;

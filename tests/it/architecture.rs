@@ -25,6 +25,7 @@ const LAYERS: &[&[&str]] = &[
         "support::log",
         "support::github",
         "support::pow",
+        "support::url",
         "support",
     ],
     &["context", "event"],
@@ -59,6 +60,7 @@ const PURE: &[&str] = &[
     "support::text",
     "support::duration",
     "support::time",
+    "support::url",
 ];
 
 /// Paths a pure stage must not name (prefixes of `crate::` paths).

@@ -101,7 +101,7 @@ pub enum RegistryError {
         cause: String,
         /// Why the handshake failed.
         problem: TlsProblem,
-        /// The host is loopback or private ([`is_loopback_or_private`]).
+        /// The host is loopback or private ([`crate::support::url::is_loopback_or_private`]).
         private: bool,
     },
 
@@ -355,26 +355,6 @@ pub enum Presented {
     GitHubToken,
 }
 
-/// Whether `host` (no port) is a loopback or private address, or `localhost`: the only
-/// hosts for which `--insecure-registry` is suggested after a TLS failure. Public hosts get
-/// no such hint: plain HTTP there would expose the credentials.
-pub(crate) fn is_loopback_or_private(host: &str) -> bool {
-    use std::net::IpAddr;
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    if host.eq_ignore_ascii_case("localhost") || host.to_ascii_lowercase().ends_with(".localhost") {
-        return true;
-    }
-    match host.parse::<IpAddr>() {
-        Ok(IpAddr::V4(ip)) => ip.is_loopback() || ip.is_private() || ip.is_link_local(),
-        Ok(IpAddr::V6(ip)) => {
-            ip.is_loopback()
-                || (ip.segments()[0] & 0xfe00) == 0xfc00 // unique local fc00::/7
-                || (ip.segments()[0] & 0xffc0) == 0xfe80 // link local fe80::/10
-        }
-        Err(_) => false,
-    }
-}
-
 /// The registry's own message from an error body: the distribution error envelope
 /// (`{"errors":[{"code":"MANIFEST_UNKNOWN","message":"manifest unknown"}]}`) as
 /// `CODE: message`, a token endpoint's `{"details": ...}` / `{"error": ...}`, an HTML page as
@@ -499,26 +479,6 @@ pub(crate) fn error_code(body: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn insecure_registry_is_suggested_only_for_loopback_and_private_hosts() {
-        for host in [
-            "127.0.0.1",
-            "localhost",
-            "registry.localhost",
-            "10.1.2.3",
-            "192.168.1.10",
-            "172.16.0.5",
-            "::1",
-            "[::1]",
-            "fd00::5",
-        ] {
-            assert!(is_loopback_or_private(host), "{host}");
-        }
-        for host in ["ghcr.io", "8.8.8.8", "registry.example.org", "2001:db8::1"] {
-            assert!(!is_loopback_or_private(host), "{host}");
-        }
-    }
 
     #[test]
     fn tls_failures_are_said_in_words() {

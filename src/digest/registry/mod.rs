@@ -646,7 +646,7 @@ impl<'a> Session<'a> {
                 RegistryError::InsecureButTls {
                     registry: self.registry.clone(),
                     registry_message,
-                    private: errors::is_loopback_or_private(&self.host_port().0),
+                    private: crate::support::url::is_loopback_or_private(&self.host_port().0),
                 }
             }
             status => self.protocol(format!(
@@ -701,7 +701,7 @@ impl<'a> Session<'a> {
             },
             Failure::Tls { cause, problem } => RegistryError::Tls {
                 registry: self.registry.clone(),
-                private: errors::is_loopback_or_private(&host),
+                private: crate::support::url::is_loopback_or_private(&host),
                 host,
                 port,
                 cause,

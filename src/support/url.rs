@@ -1,0 +1,135 @@
+//! URL rules that are not about one input: what an `http://` or `https://` address with a
+//! host is ([`http_url`]), and where a token sent to a URL crosses networks in the clear.
+//!
+//! Pure: text in, a value or the problem as data ([`UrlProblem`]) out; the words are the
+//! render layer's.
+
+/// What a URL breaks ([`http_url`] and the URL inputs' own checks).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum UrlProblem {
+    /// A query (`'?'`, `true`) or fragment (`'#'`).
+    QueryOrFragment {
+        /// A query, else a fragment.
+        query: bool,
+    },
+    /// A character the runbook's shell commands and Markdown cannot carry.
+    Unpasteable(char),
+    /// Whitespace, a control or an invisible character.
+    Whitespace,
+    /// Not a URL.
+    NotAUrl(url::ParseError),
+    /// Another scheme than http or https.
+    NotHttp,
+    /// Nothing between `://` and the next `/`.
+    NoHost,
+    /// A user name or password before the host.
+    UserName,
+}
+
+/// Whether `url` has a query (`?`: `true`) or fragment (`#`: `false`), the first of them.
+pub(crate) fn query_or_fragment(url: &str) -> Option<bool> {
+    url.chars().find_map(|c| match c {
+        '?' => Some(true),
+        '#' => Some(false),
+        _ => None,
+    })
+}
+
+/// `text` parsed, when it is an `http://` or `https://` URL with a host right after its
+/// `://`; else why not.
+///
+/// The URL parser follows the WHATWG URL Standard, whose special schemes (`http`, `https`)
+/// skip any number of slashes, and backslashes, before the host: it reads `http:///path`,
+/// `http:/path` and `http:path` as the host `path`. Those are refused here (nothing
+/// between `://` and the next `/`), so no path part becomes the host.
+pub(crate) fn http_url(text: &str) -> Result<url::Url, UrlProblem> {
+    let url = url::Url::parse(text).map_err(UrlProblem::NotAUrl)?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(UrlProblem::NotHttp);
+    }
+    let authority = text
+        .get(url.scheme().len()..)
+        .and_then(|rest| rest.strip_prefix("://"))
+        .and_then(|rest| rest.split(['/', '\\']).next());
+    if url.host_str().is_none_or(str::is_empty) || authority.is_none_or(str::is_empty) {
+        return Err(UrlProblem::NoHost);
+    }
+    Ok(url)
+}
+
+/// Whether a token sent to `url` (checked by the `hub-url` or `api-url` input, `crate::cli`) crosses networks
+/// unencrypted: plain `http://` to a host that is not loopback, a private or link-local
+/// address, `localhost`, a single-label name (`proxy-public`) or a name of the cluster or the
+/// local network (`.svc`, `.cluster.local`, `.local`, `.internal`, `.lan`, `.home.arpa`).
+/// A hub reached inside its cluster over plain HTTP is a usual setup (z2jh's `proxy-public`
+/// service), so this is a warning (`RunWarning::PlainHttp`), not a refusal.
+pub(crate) fn sends_token_in_the_clear(url: &str) -> bool {
+    const LOCAL: [&str; 6] = [
+        ".svc",
+        ".cluster.local",
+        ".local",
+        ".internal",
+        ".lan",
+        ".home.arpa",
+    ];
+    let Ok(url) = url::Url::parse(url) else {
+        return false;
+    };
+    let local = match url.host() {
+        _ if url.scheme() != "http" => true,
+        None => true,
+        Some(url::Host::Domain(name)) => {
+            let name = name.to_ascii_lowercase();
+            name == "localhost"
+                || !name.contains('.')
+                || LOCAL.iter().any(|suffix| name.ends_with(suffix))
+        }
+        Some(ip) => is_loopback_or_private(&ip.to_string()),
+    };
+    !local
+}
+
+/// Whether `host` (no port) is a loopback or private address, or `localhost`: the only
+/// hosts for which `--insecure-registry` is suggested after a TLS failure. Public hosts get
+/// no such hint: plain HTTP there would expose the credentials.
+pub(crate) fn is_loopback_or_private(host: &str) -> bool {
+    use core::net::IpAddr;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.eq_ignore_ascii_case("localhost") || host.to_ascii_lowercase().ends_with(".localhost") {
+        return true;
+    }
+    match host.parse::<IpAddr>() {
+        Ok(IpAddr::V4(ip)) => ip.is_loopback() || ip.is_private() || ip.is_link_local(),
+        Ok(IpAddr::V6(ip)) => {
+            ip.is_loopback()
+                || (ip.segments()[0] & 0xfe00) == 0xfc00 // unique local fc00::/7
+                || (ip.segments()[0] & 0xffc0) == 0xfe80 // link local fe80::/10
+        }
+        Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insecure_registry_is_suggested_only_for_loopback_and_private_hosts() {
+        for host in [
+            "127.0.0.1",
+            "localhost",
+            "registry.localhost",
+            "10.1.2.3",
+            "192.168.1.10",
+            "172.16.0.5",
+            "::1",
+            "[::1]",
+            "fd00::5",
+        ] {
+            assert!(is_loopback_or_private(host), "{host}");
+        }
+        for host in ["ghcr.io", "8.8.8.8", "registry.example.org", "2001:db8::1"] {
+            assert!(!is_loopback_or_private(host), "{host}");
+        }
+    }
+}
