@@ -13,23 +13,6 @@ use crate::support::sanitize::{cap, is_invisible};
 use crate::support::url::{http_url, query_or_fragment, sends_token_in_the_clear};
 use std::sync::Arc;
 
-/// Kubernetes' limit on a namespace name: a DNS-1123 label of at most 63 characters
-/// (Kubernetes "Object Names and IDs").
-pub(crate) const NAMESPACE_MAX_CHARS: usize = 63;
-/// Helm's limit on a release name: 53 characters (`chartutil.ValidateReleaseName`).
-pub(crate) const HELM_RELEASE_MAX_CHARS: usize = 53;
-
-/// Whether `s` is a DNS-1123 label: lower-case letters, digits and `-`, starting and
-/// ending with a letter or digit (length not checked).
-fn is_dns_label(s: &str) -> bool {
-    let alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-    let bytes = s.as_bytes();
-    !bytes.is_empty()
-        && alnum(bytes[0])
-        && alnum(bytes[bytes.len() - 1])
-        && bytes.iter().all(|&b| alnum(b) || b == b'-')
-}
-
 /// A Kubernetes name an input gave, checked ([`namespace`], [`helm_release`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KubeName(pub(crate) String);
@@ -37,35 +20,28 @@ pub struct KubeName(pub(crate) String);
 /// A Kubernetes namespace name (`--namespace`), trimmed.
 ///
 /// # Errors
-/// [`UsageError`] naming `namespace` unless the value is a DNS-1123 label of at most
-/// [`NAMESPACE_MAX_CHARS`] characters (Kubernetes' rule for namespaces).
+/// [`UsageError`] naming `namespace` unless [`NameKind::Namespace`] takes it.
 pub(crate) fn namespace(value: &str) -> Result<KubeName, UsageError> {
-    let v = value.trim();
-    if v.chars().count() <= NAMESPACE_MAX_CHARS && is_dns_label(v) {
-        return Ok(KubeName(v.to_string()));
-    }
-    let (kind, max_chars) = (NameKind::Namespace, NAMESPACE_MAX_CHARS);
-    Err(UsageError::of(
-        "namespace",
-        v,
-        Problem::NotAName { kind, max_chars },
-    ))
+    kube_name("namespace", NameKind::Namespace, value)
 }
 
 /// A Helm release name (`--helm-release`), trimmed.
 ///
 /// # Errors
-/// [`UsageError`] naming `helm-release` unless the value follows Helm's rule
-/// (`chartutil.ValidateReleaseName`): at most [`HELM_RELEASE_MAX_CHARS`] characters, DNS-1123
-/// labels joined by dots.
+/// [`UsageError`] naming `helm-release` unless [`NameKind::HelmRelease`] takes it.
 pub(crate) fn helm_release(value: &str) -> Result<KubeName, UsageError> {
+    kube_name("helm-release", NameKind::HelmRelease, value)
+}
+
+/// `value` trimmed, when `kind` takes it; else a [`UsageError`] naming `input`.
+fn kube_name(input: &str, kind: NameKind, value: &str) -> Result<KubeName, UsageError> {
     let v = value.trim();
-    if v.chars().count() <= HELM_RELEASE_MAX_CHARS && v.split('.').all(is_dns_label) {
+    if kind.takes(v) {
         return Ok(KubeName(v.to_string()));
     }
-    let (kind, max_chars) = (NameKind::HelmRelease, HELM_RELEASE_MAX_CHARS);
+    let max_chars = kind.max_chars();
     Err(UsageError::of(
-        "helm-release",
+        input,
         v,
         Problem::NotAName { kind, max_chars },
     ))

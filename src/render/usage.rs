@@ -4,6 +4,7 @@
 //! are [`super::usage_words`]'.
 
 pub(crate) use crate::digest::host::{EntryProblem, HostNameProblem, PortProblem};
+pub(crate) use crate::support::kube_name::NameKind;
 pub(crate) use crate::support::url::UrlProblem;
 use crate::window::{Configured, HubScale};
 use std::path::PathBuf;
@@ -166,15 +167,6 @@ pub(crate) enum DurationLimit {
     Culler,
     /// A timeout: the longest a job runs ([`crate::support::duration::JOB_MAX`]).
     Job,
-}
-
-/// The two Kubernetes names an input takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum NameKind {
-    /// A namespace: a DNS-1123 label.
-    Namespace,
-    /// A Helm release: DNS-1123 labels joined by dots.
-    HelmRelease,
 }
 
 /// The two URL inputs.

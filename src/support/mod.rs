@@ -11,6 +11,7 @@
 pub(crate) mod duration;
 pub(crate) mod files;
 pub(crate) mod github;
+pub(crate) mod kube_name;
 pub(crate) mod log;
 mod pow;
 pub(crate) mod retry;

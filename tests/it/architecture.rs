@@ -26,6 +26,7 @@ const LAYERS: &[&[&str]] = &[
         "support::github",
         "support::pow",
         "support::url",
+        "support::kube_name",
         "support",
     ],
     &["context", "event"],
@@ -61,6 +62,7 @@ const PURE: &[&str] = &[
     "support::duration",
     "support::time",
     "support::url",
+    "support::kube_name",
 ];
 
 /// Paths a pure stage must not name (prefixes of `crate::` paths).

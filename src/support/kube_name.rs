@@ -1,0 +1,51 @@
+//! The names of Kubernetes objects the inputs give: a namespace (a DNS-1123 label) and a
+//! Helm release (DNS-1123 labels joined by dots, Helm's own length limit).
+//!
+//! Pure: a name in, whether the rule takes it out; the words are the render layer's.
+
+/// Kubernetes' limit on a namespace name: a DNS-1123 label of at most 63 characters
+/// (Kubernetes "Object Names and IDs").
+pub(crate) const NAMESPACE_MAX_CHARS: usize = 63;
+/// Helm's limit on a release name: 53 characters (`chartutil.ValidateReleaseName`).
+pub(crate) const HELM_RELEASE_MAX_CHARS: usize = 53;
+
+/// The two Kubernetes names an input takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NameKind {
+    /// A namespace: a DNS-1123 label of at most [`NAMESPACE_MAX_CHARS`] characters
+    /// (Kubernetes' rule for namespaces).
+    Namespace,
+    /// A Helm release: at most [`HELM_RELEASE_MAX_CHARS`] characters, DNS-1123 labels
+    /// joined by dots (Helm's `chartutil.ValidateReleaseName`).
+    HelmRelease,
+}
+
+impl NameKind {
+    /// The most characters a name of this kind has.
+    pub(crate) const fn max_chars(self) -> usize {
+        match self {
+            Self::Namespace => NAMESPACE_MAX_CHARS,
+            Self::HelmRelease => HELM_RELEASE_MAX_CHARS,
+        }
+    }
+
+    /// Whether `name` (as given, not trimmed) follows this kind's rule.
+    pub(crate) fn takes(self, name: &str) -> bool {
+        name.chars().count() <= self.max_chars()
+            && match self {
+                Self::Namespace => is_dns_label(name),
+                Self::HelmRelease => name.split('.').all(is_dns_label),
+            }
+    }
+}
+
+/// Whether `s` is a DNS-1123 label: lower-case letters, digits and `-`, starting and
+/// ending with a letter or digit (length not checked).
+fn is_dns_label(s: &str) -> bool {
+    let alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    let bytes = s.as_bytes();
+    !bytes.is_empty()
+        && alnum(bytes[0])
+        && alnum(bytes[bytes.len() - 1])
+        && bytes.iter().all(|&b| alnum(b) || b == b'-')
+}
