@@ -9,7 +9,7 @@
 //! UsageError>`: [`Checked`].
 
 use super::UsageError;
-use super::usage::{DurationBounds, DurationLimit, DurationProblem, Problem};
+use super::usage::{DurationBounds, DurationLimit, Problem};
 use crate::support::duration::JOB_MAX;
 use clap::builder::TypedValueParser;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
@@ -147,48 +147,9 @@ impl DurationParser {
             DurationLimit::Culler => Duration::from_secs(crate::window::MAX_DURATION_SECS),
             DurationLimit::Job => JOB_MAX,
         };
-        if t.is_empty() {
-            return refuse(DurationProblem::Empty);
-        }
-        if let Some(magnitude) = t.strip_prefix('-') {
-            return match crate::support::duration::parse(magnitude) {
-                Ok(d) if d.is_zero() => refuse(DurationProblem::MinusSign),
-                _ => refuse(DurationProblem::Negative),
-            };
-        }
-        let digits = t.bytes().all(|b| b.is_ascii_digit());
-        let d = match crate::support::duration::parse(t) {
-            Ok(d) => d,
-            Err(_) if digits => return refuse(DurationProblem::TooLong),
-            Err(e) if e.humantime() == Some(&humantime::DurationError::NumberOverflow) => {
-                return refuse(DurationProblem::TooLong);
-            }
-            Err(e) => {
-                // `1.5` reads as a number without a unit: a bare number is whole seconds.
-                let decimal = t.split_once('.').is_some_and(|(whole, part)| {
-                    [whole, part]
-                        .iter()
-                        .all(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-                });
-                return match decimal && !self.whole_seconds {
-                    true => refuse(DurationProblem::BareDecimal),
-                    false => refuse(DurationProblem::NotADuration(e)),
-                };
-            }
-        };
-        if self.whole_seconds && d.subsec_nanos() != 0 {
-            return refuse(DurationProblem::NotWholeSeconds);
-        }
-        if d > max {
-            return refuse(DurationProblem::TooLong);
-        }
-        if d < self.bounds.min {
-            return refuse(match d.is_zero() {
-                true => DurationProblem::Zero,
-                false => DurationProblem::TooShort,
-            });
-        }
-        Ok(InputDuration(d))
+        crate::support::duration::bounded(t, self.bounds.min, max, self.whole_seconds)
+            .map(InputDuration)
+            .or_else(refuse)
     }
 }
 

@@ -4,6 +4,7 @@
 //! are [`super::usage_words`]'.
 
 pub(crate) use crate::digest::host::{EntryProblem, HostNameProblem, PortProblem};
+pub(crate) use crate::support::duration::DurationProblem;
 pub(crate) use crate::support::kube_name::NameKind;
 pub(crate) use crate::support::url::UrlProblem;
 use crate::window::{Configured, HubScale};
@@ -124,29 +125,6 @@ pub(crate) enum Required {
     HubUrl,
     /// `status --hub-token`.
     HubToken,
-}
-
-/// What a duration breaks.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum DurationProblem {
-    /// Blank.
-    Empty,
-    /// `-0`.
-    MinusSign,
-    /// Below zero.
-    Negative,
-    /// Over the limit.
-    TooLong,
-    /// `1.5`: a number with a fraction and no unit, where fractions are taken.
-    BareDecimal,
-    /// Neither seconds nor a duration.
-    NotADuration(crate::support::duration::DurationError),
-    /// A fraction of a second where only whole seconds are taken.
-    NotWholeSeconds,
-    /// 0 where the least is more.
-    Zero,
-    /// Below the least.
-    TooShort,
 }
 
 /// A duration parser's bounds, for its words.

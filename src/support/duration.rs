@@ -116,6 +116,87 @@ pub(crate) fn parse(text: &str) -> Result<Duration, DurationError> {
     humantime::parse_duration(t).map_err(|e| DurationError(Kind::Humantime(e)))
 }
 
+/// `text` (trimmed) as [`parse`] reads it, from `min` to `max`, in whole seconds when
+/// `whole_seconds`: the bounds of every duration option.
+///
+/// # Errors
+/// The first [`DurationProblem`]: blank, a sign, over `max` (also a number too large for
+/// the parser), not a duration (a bare decimal, `1.5`, named apart where fractions are
+/// taken), a fraction of a second where only whole seconds are, under `min`.
+pub(crate) fn bounded(
+    text: &str,
+    min: Duration,
+    max: Duration,
+    whole_seconds: bool,
+) -> Result<Duration, DurationProblem> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(DurationProblem::Empty);
+    }
+    if let Some(magnitude) = t.strip_prefix('-') {
+        return match parse(magnitude) {
+            Ok(d) if d.is_zero() => Err(DurationProblem::MinusSign),
+            _ => Err(DurationProblem::Negative),
+        };
+    }
+    let digits = t.bytes().all(|b| b.is_ascii_digit());
+    let d = match parse(t) {
+        Ok(d) => d,
+        Err(_) if digits => return Err(DurationProblem::TooLong),
+        Err(e) if e.humantime() == Some(&humantime::DurationError::NumberOverflow) => {
+            return Err(DurationProblem::TooLong);
+        }
+        Err(e) => {
+            // `1.5` reads as a number without a unit: a bare number is whole seconds.
+            let decimal = t.split_once('.').is_some_and(|(whole, part)| {
+                [whole, part]
+                    .iter()
+                    .all(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+            });
+            return match decimal && !whole_seconds {
+                true => Err(DurationProblem::BareDecimal),
+                false => Err(DurationProblem::NotADuration(e)),
+            };
+        }
+    };
+    if whole_seconds && d.subsec_nanos() != 0 {
+        return Err(DurationProblem::NotWholeSeconds);
+    }
+    if d > max {
+        return Err(DurationProblem::TooLong);
+    }
+    if d < min {
+        return Err(match d.is_zero() {
+            true => DurationProblem::Zero,
+            false => DurationProblem::TooShort,
+        });
+    }
+    Ok(d)
+}
+
+/// What a duration breaks ([`bounded`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum DurationProblem {
+    /// Blank.
+    Empty,
+    /// `-0`.
+    MinusSign,
+    /// Below zero.
+    Negative,
+    /// Over the limit.
+    TooLong,
+    /// `1.5`: a number with a fraction and no unit, where fractions are taken.
+    BareDecimal,
+    /// Neither seconds nor a duration.
+    NotADuration(DurationError),
+    /// A fraction of a second where only whole seconds are taken.
+    NotWholeSeconds,
+    /// 0 where the least is more.
+    Zero,
+    /// Below the least.
+    TooShort,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
