@@ -6,11 +6,11 @@
 //! problem as data (its words are [`crate::render::usage_words`]').
 
 use super::UsageError;
-use super::usage::{NameKind, Problem, UrlKind, UrlProblem};
+use super::usage::{NameKind, Problem, UrlKind};
 use crate::render::messages::RunWarning;
 use crate::support::github::Repository;
-use crate::support::sanitize::{cap, is_invisible};
-use crate::support::url::{http_url, query_or_fragment, sends_token_in_the_clear};
+use crate::support::sanitize::cap;
+use crate::support::url::sends_token_in_the_clear;
 use std::sync::Arc;
 
 /// A Kubernetes name an input gave, checked ([`namespace`], [`helm_release`]).
@@ -61,28 +61,10 @@ fn kube_name(input: &str, kind: NameKind, value: &str) -> Result<KubeName, Usage
 pub(crate) fn hub_url(value: &str) -> Result<String, UsageError> {
     let given = value.trim();
     let v = given.trim_end_matches('/');
-    let err = |why| {
-        UsageError::of(
-            "hub-url",
-            shown_url(given),
-            Problem::BadUrl(UrlKind::Hub, why),
-        )
-    };
-    // Before any other check: a query or fragment is never the hub's address, and may hold
-    // a token (shown as `?***`).
-    if let Some(query) = query_or_fragment(v) {
-        return Err(err(UrlProblem::QueryOrFragment { query }));
-    }
-    if let Some(c) = v.chars().find(|c| {
-        !(c.is_ascii_alphanumeric()
-            || matches!(
-                c,
-                '-' | '.' | '_' | '~' | ':' | '/' | '%' | '[' | ']' | '+' | ',' | '='
-            ))
-    }) {
-        return Err(err(UrlProblem::Unpasteable(c)));
-    }
-    http_url(v).map_err(err)?;
+    crate::support::url::hub_address(v).map_err(|why| {
+        let given = shown_url(given);
+        UsageError::of("hub-url", given, Problem::BadUrl(UrlKind::Hub, why))
+    })?;
     if let Some(base) = crate::status::hub::base_before_api(v) {
         // Certain, so refused before anything is sent or rendered: no hub's address ends in
         // its API's path. (A base ending in `/hub` may be a prefix: `status` suggests that
@@ -102,27 +84,10 @@ pub(crate) fn hub_url(value: &str) -> Result<String, UsageError> {
 pub(crate) fn api_url(value: &str) -> Result<String, UsageError> {
     let given = value.trim();
     let v = given.trim_end_matches('/');
-    let err = |why| {
-        UsageError::of(
-            "api-url",
-            shown_url(given),
-            Problem::BadUrl(UrlKind::Api, why),
-        )
-    };
-    if let Some(query) = query_or_fragment(v) {
-        return Err(err(UrlProblem::QueryOrFragment { query }));
-    }
-    // The URL parser would drop a tab or line break and percent-encode a space, so the
-    // requests would go to another address than the one given.
-    if v.chars()
-        .any(|c| c.is_whitespace() || c.is_control() || is_invisible(c))
-    {
-        return Err(err(UrlProblem::Whitespace));
-    }
-    let url = http_url(v).map_err(err)?;
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(err(UrlProblem::UserName));
-    }
+    crate::support::url::api_base(v).map_err(|why| {
+        let given = shown_url(given);
+        UsageError::of("api-url", given, Problem::BadUrl(UrlKind::Api, why))
+    })?;
     Ok(v.to_string())
 }
 
@@ -369,6 +334,7 @@ fn shown_entry(entry: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::support::sanitize::is_invisible;
     use crate::support::text::Titled as _;
 
     /// Each of `bad` refused by `check` as a usage error naming `input`, never echoing a

@@ -27,7 +27,7 @@ pub(crate) enum UrlProblem {
 }
 
 /// Whether `url` has a query (`?`: `true`) or fragment (`#`: `false`), the first of them.
-pub(crate) fn query_or_fragment(url: &str) -> Option<bool> {
+fn query_or_fragment(url: &str) -> Option<bool> {
     url.chars().find_map(|c| match c {
         '?' => Some(true),
         '#' => Some(false),
@@ -42,7 +42,7 @@ pub(crate) fn query_or_fragment(url: &str) -> Option<bool> {
 /// skip any number of slashes, and backslashes, before the host: it reads `http:///path`,
 /// `http:/path` and `http:path` as the host `path`. Those are refused here (nothing
 /// between `://` and the next `/`), so no path part becomes the host.
-pub(crate) fn http_url(text: &str) -> Result<url::Url, UrlProblem> {
+fn http_url(text: &str) -> Result<url::Url, UrlProblem> {
     let url = url::Url::parse(text).map_err(UrlProblem::NotAUrl)?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(UrlProblem::NotHttp);
@@ -53,6 +53,53 @@ pub(crate) fn http_url(text: &str) -> Result<url::Url, UrlProblem> {
         .and_then(|rest| rest.split(['/', '\\']).next());
     if url.host_str().is_none_or(str::is_empty) || authority.is_none_or(str::is_empty) {
         return Err(UrlProblem::NoHost);
+    }
+    Ok(url)
+}
+
+/// `v` as a hub's address that the runbook can paste as it is: an [`http_url`] without a
+/// query or fragment, of only the characters that are plain in both a bash word and a
+/// Markdown code span (letters, digits and `-._~:/%[]+,=`; so no user name or password).
+///
+/// # Errors
+/// The first [`UrlProblem`]: a query or fragment (checked before anything else: it may hold
+/// a token), the first character refused, then [`http_url`]'s.
+pub(crate) fn hub_address(v: &str) -> Result<url::Url, UrlProblem> {
+    if let Some(query) = query_or_fragment(v) {
+        return Err(UrlProblem::QueryOrFragment { query });
+    }
+    if let Some(c) = v.chars().find(|c| {
+        !(c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                '-' | '.' | '_' | '~' | ':' | '/' | '%' | '[' | ']' | '+' | ',' | '='
+            ))
+    }) {
+        return Err(UrlProblem::Unpasteable(c));
+    }
+    http_url(v)
+}
+
+/// `v` as GitHub's REST API base: an [`http_url`] without user name, password, query or
+/// fragment, holding no whitespace, control or invisible character (the URL parser would
+/// drop a tab or line break and percent-encode a space, so the requests would go to another
+/// address than the one given).
+///
+/// # Errors
+/// The first [`UrlProblem`]: a query or fragment, whitespace, then [`http_url`]'s, then a
+/// user name or password.
+pub(crate) fn api_base(v: &str) -> Result<url::Url, UrlProblem> {
+    if let Some(query) = query_or_fragment(v) {
+        return Err(UrlProblem::QueryOrFragment { query });
+    }
+    if v.chars()
+        .any(|c| c.is_whitespace() || c.is_control() || crate::support::sanitize::is_invisible(c))
+    {
+        return Err(UrlProblem::Whitespace);
+    }
+    let url = http_url(v)?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(UrlProblem::UserName);
     }
     Ok(url)
 }
