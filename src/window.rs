@@ -335,6 +335,84 @@ pub(crate) fn fits_calendar(from: time::OffsetDateTime, secs: u64) -> bool {
         .is_some_and(|at| at <= crate::support::time::LAST)
 }
 
+/// Settings whose deadlines end after the calendar's last date ([`past_the_calendar`]).
+#[derive(Debug, Clone)]
+pub(crate) struct PastTheCalendar {
+    /// The run's clock.
+    pub(crate) now: time::OffsetDateTime,
+    /// The clock came from `--now`.
+    pub(crate) now_given: bool,
+    /// The window's longest bound, in seconds.
+    pub(crate) longest_secs: u64,
+    /// The settings, with their origins.
+    pub(crate) configured: Configured,
+    /// The hub's scale, when the worst case was counted.
+    pub(crate) scale: Option<HubScale>,
+    /// What to give instead.
+    pub(crate) fix: CalendarFix,
+}
+
+/// What to change for deadlines that fit the calendar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CalendarFix {
+    /// The hub's size and slow-stop timeout (a cull pass too long for any clock).
+    HubScale,
+    /// The clock given with `--now`.
+    Clock,
+    /// The culler settings.
+    Settings,
+}
+
+/// Where `configured`'s deadlines end after the calendar's last date, counted from the run's
+/// clock `now` (`now_given`: from `--now`): the longest bound of its window (the worst case at
+/// the hub's size included) must end on or before [`LAST_DATE`] ([`fits_calendar`]).
+/// Otherwise the release note and `status` could not state the deadline, and a missing
+/// deadline reads as "culling disabled". Every deadline a command states is at most that far
+/// from a time no later than `now` (the release, a server's start or last activity), so this
+/// one check covers them; `status` checks again at the hub's size it reads
+/// ([`crate::status::run`]).
+///
+/// `None` when they fit. Else the fix: the hub's scale when the cull pass at the hub's size
+/// is longer than the usual bound (no clock would fit it), else the clock when it was given
+/// (a clock near year 9999 is the likely mistake), else the settings.
+pub(crate) fn past_the_calendar(
+    configured: &Configured,
+    now: time::OffsetDateTime,
+    now_given: bool,
+) -> Option<PastTheCalendar> {
+    let window = configured.window();
+    let longest = window.longest_secs()?;
+    if fits_calendar(now, longest) {
+        return None;
+    }
+    let usual = [window.idle_secs, window.active_secs]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(0);
+    // The usual bound is at most about 20 years (every duration at most
+    // MAX_DURATION_SECS): past the calendar only from a clock near its end. A cull pass of
+    // the hub's size can be longer than any clock allows.
+    let pass_dominates = window
+        .worst
+        .is_some_and(|w| w.pass_secs.saturating_add(w.carry_secs) > usual);
+    let fix = if pass_dominates {
+        CalendarFix::HubScale
+    } else if now_given {
+        CalendarFix::Clock
+    } else {
+        CalendarFix::Settings
+    };
+    Some(PastTheCalendar {
+        now,
+        now_given,
+        longest_secs: longest,
+        configured: configured.clone(),
+        scale: window.worst.map(|w| w.scale),
+        fix,
+    })
+}
+
 /// JupyterHub's default slow-stop timeout, seconds: `BaseHandler.slow_stop_timeout` returns
 /// `self.settings.get('slow_stop_timeout', 10)` (jupyterhub 6.1.1, `handlers/base.py`).
 pub(crate) const DEFAULT_SLOW_STOP_TIMEOUT_SECS: u64 = 10;

@@ -1,10 +1,10 @@
 //! The culler options into culler settings: z2jh's defaults, the values files, the options.
 
-use super::usage::{CalendarFix, HubSizeProblem, PastTheCalendar, Problem};
+use super::usage::{CalendarFix, HubSizeProblem, Problem};
 use super::{CullerArgs, UsageError, usage};
 use crate::support::log::Log;
 use crate::values::{self, ValuesPath};
-use crate::window::{Configured, MAX_HUB_SERVERS, Origin, fits_calendar};
+use crate::window::{Configured, MAX_HUB_SERVERS, Origin};
 use anyhow::Result;
 use std::path::PathBuf;
 use time::OffsetDateTime;
@@ -31,45 +31,17 @@ pub(super) fn deadlines_fit(
     now: OffsetDateTime,
     now_given: bool,
 ) -> Result<(), UsageError> {
-    let window = configured.window();
-    let Some(longest) = window.longest_secs() else {
+    let Some(past) = crate::window::past_the_calendar(configured, now, now_given) else {
         return Ok(());
     };
-    if fits_calendar(now, longest) {
-        return Ok(());
-    }
-    let usual = [window.idle_secs, window.active_secs]
-        .into_iter()
-        .flatten()
-        .max()
-        .unwrap_or(0);
-    // The usual bound is at most about 20 years (every duration at most
-    // MAX_DURATION_SECS): past the calendar only from a clock near its end. A cull pass of
-    // the hub's size can be longer than any clock allows.
-    let pass_dominates = window
-        .worst
-        .is_some_and(|w| w.pass_secs.saturating_add(w.carry_secs) > usual);
-    let (input, fix) = if pass_dominates {
-        ("hub-size", CalendarFix::HubScale)
-    } else if now_given {
-        ("now", CalendarFix::Clock)
-    } else if window.active_secs.is_some() {
-        ("cull-max-age", CalendarFix::Settings)
-    } else {
-        ("cull-timeout", CalendarFix::Settings)
+    let input = match past.fix {
+        CalendarFix::HubScale => "hub-size",
+        CalendarFix::Clock => "now",
+        CalendarFix::Settings if configured.window().active_secs.is_some() => "cull-max-age",
+        CalendarFix::Settings => "cull-timeout",
     };
-    let past = PastTheCalendar {
-        now,
-        now_given,
-        longest_secs: longest,
-        configured: configured.clone(),
-        scale: window.worst.map(|w| w.scale),
-        fix,
-    };
-    Err(UsageError::new(
-        input,
-        Problem::PastTheCalendar(Box::new(past)),
-    ))
+    let problem = Problem::PastTheCalendar(Box::new(past));
+    Err(UsageError::new(input, problem))
 }
 
 impl CullerArgs {

@@ -7,7 +7,7 @@ pub(crate) use crate::digest::host::{EntryProblem, HostNameProblem, PortProblem}
 pub(crate) use crate::support::duration::DurationProblem;
 pub(crate) use crate::support::kube_name::NameKind;
 pub(crate) use crate::support::url::UrlProblem;
-use crate::window::{Configured, HubScale};
+pub(crate) use crate::window::{CalendarFix, PastTheCalendar};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -169,34 +169,6 @@ pub(crate) enum HubSizeProblem {
     Empty,
     /// Not a whole number.
     NotWhole,
-}
-
-/// Settings whose deadlines end after the calendar's last date.
-#[derive(Debug, Clone)]
-pub(crate) struct PastTheCalendar {
-    /// The run's clock.
-    pub(crate) now: OffsetDateTime,
-    /// The clock came from `--now`.
-    pub(crate) now_given: bool,
-    /// The window's longest bound, in seconds.
-    pub(crate) longest_secs: u64,
-    /// The settings, with their origins.
-    pub(crate) configured: Configured,
-    /// The hub's scale, when the worst case was counted.
-    pub(crate) scale: Option<HubScale>,
-    /// What to give instead.
-    pub(crate) fix: CalendarFix,
-}
-
-/// What to change for deadlines that fit the calendar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum CalendarFix {
-    /// The hub's size and slow-stop timeout (a cull pass too long for any clock).
-    HubScale,
-    /// The clock given with `--now`.
-    Clock,
-    /// The culler settings.
-    Settings,
 }
 
 /// What a team's template file breaks.
