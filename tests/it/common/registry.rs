@@ -96,9 +96,46 @@ impl Registry {
     }
 
     /// The requests the registry served so far, as `METHOD URI` (from its "response
-    /// completed" and auth-challenge log lines), in order. A marker request is sent and waited for (bounded)
-    /// first, so every request that completed before this call is in the answer.
+    /// completed" and auth-challenge log lines), in order. The registry logs a request after
+    /// writing its answer, from the request's own goroutine, so the line of a request whose
+    /// answer a client already read can still come after a later request's line. Two marker
+    /// requests are therefore sent one after the other, each waited for (bounded): by the
+    /// time the second is logged, a request that completed before this call has had the
+    /// first marker's whole round trip to be logged too, and the answer holds every line
+    /// before the second marker.
     pub fn served(&self) -> Vec<String> {
+        let _ = self.log_marker();
+        let (lines, at) = self.log_marker();
+        lines[..at]
+            .iter()
+            .filter(|l| {
+                // A served request, or one refused with an auth challenge (logged without
+                // "response completed").
+                l.contains("msg=\"response completed")
+                    || l.contains("msg=\"error authorizing context")
+            })
+            .filter(|l| !l.contains("served-marker="))
+            .filter_map(|l| {
+                let field = |name: &str| {
+                    let rest = l.split(&format!(" {name}=")).nth(1)?;
+                    let value = match rest.strip_prefix('"') {
+                        Some(quoted) => quoted.split('"').next()?,
+                        None => rest.split(' ').next()?,
+                    };
+                    Some(value.to_string())
+                };
+                Some(format!(
+                    "{} {}",
+                    field("http.request.method")?,
+                    field("http.request.uri")?
+                ))
+            })
+            .collect()
+    }
+
+    /// Sends one marker request and waits (bounded, 10 s) until the registry logs it: the
+    /// log then, and the marker line's index in it.
+    fn log_marker(&self) -> (Vec<String>, usize) {
         use std::io::{Read, Write};
         let marker = format!("/v2/?served-marker={}", free_port());
         let mut stream = std::net::TcpStream::connect(&self.addr).expect("connect to registry");
@@ -113,31 +150,7 @@ impl Registry {
         loop {
             let lines = self.log.lock().unwrap().clone();
             if let Some(at) = lines.iter().position(|l| l.contains(&marker)) {
-                return lines[..at]
-                    .iter()
-                    .filter(|l| {
-                        // A served request, or one refused with an auth challenge (logged
-                        // without "response completed").
-                        l.contains("msg=\"response completed")
-                            || l.contains("msg=\"error authorizing context")
-                    })
-                    .filter(|l| !l.contains("served-marker="))
-                    .filter_map(|l| {
-                        let field = |name: &str| {
-                            let rest = l.split(&format!(" {name}=")).nth(1)?;
-                            let value = match rest.strip_prefix('"') {
-                                Some(quoted) => quoted.split('"').next()?,
-                                None => rest.split(' ').next()?,
-                            };
-                            Some(value.to_string())
-                        };
-                        Some(format!(
-                            "{} {}",
-                            field("http.request.method")?,
-                            field("http.request.uri")?
-                        ))
-                    })
-                    .collect();
+                return (lines, at);
             }
             assert!(
                 std::time::Instant::now() < deadline,
