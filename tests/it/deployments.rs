@@ -368,6 +368,59 @@ async fn a_security_releases_log_url_stays_its_tracking_issue() {
     );
 }
 
+/// A kubeconfig whose API server is `server`, with a ServiceAccount-style token user.
+fn kubeconfig_at(server: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: Config
+clusters:
+  - name: hub
+    cluster: {{server: \"{server}\"}}
+users:
+  - name: reader
+    user: {{token: kube-reader-token-0123456789}}
+contexts:
+  - name: hub
+    context: {{cluster: hub, user: reader, namespace: jhub}}
+current-context: hub
+"
+    )
+}
+
+#[tokio::test]
+async fn a_kubernetes_fault_writes_nothing_to_github() {
+    // A security release with a deployment and a tracking issue; then `status` asked to
+    // comment and to update the deployment, by digest, while the API server is unreachable.
+    let github = FakeGitHub::start().await;
+    ActionRun::merged_pr(IMAGE, &github.api_url(), &["security"])
+        .input("environment", ENV)
+        .run()
+        .await
+        .assert_success();
+    let ours = github.deployments()[0]["id"].as_u64().unwrap();
+    let before = states(&github, ours);
+    let updated = hub("2026-11-30T12:20:00Z", "2026-11-30T12:25:00Z").await;
+    let from = github.requests().await.len();
+    let server = format!("https://127.0.0.1:{}", crate::common::registry::free_port());
+    let (code, log, outputs) = status_with(
+        &github,
+        &updated,
+        "2026-11-30T12:40:00Z",
+        &["--comment", "--kubeconfig", &kubeconfig_at(&server)],
+    );
+    assert_eq!(code, 1, "{log}");
+    assert!(
+        log.contains("cannot read pods from the Kubernetes API server"),
+        "{log}"
+    );
+    // No comment, no deployment status; every output declared and blank, none claiming
+    // convergence.
+    assert_eq!(writes_since(&github, from).await, []);
+    assert_eq!(states(&github, ours), before);
+    assert_eq!(outputs.get("converged").map(String::as_str), Some(""));
+    assert!(outputs.values().all(String::is_empty), "{outputs:?}");
+}
+
 #[tokio::test]
 async fn an_overdue_server_sets_failure() {
     let github = FakeGitHub::start().await;
