@@ -400,6 +400,11 @@ impl KubeClient {
         })
     }
 
+    /// The API server's URL as reports show it (no user name, password, query or fragment).
+    pub(crate) fn server(&self) -> &str {
+        &self.server
+    }
+
     /// Lists the single-user pods of `query` (see the module documentation).
     ///
     /// # Errors

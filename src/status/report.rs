@@ -1160,6 +1160,17 @@ pub(crate) fn kube_read(pods: usize, requests: u32, restarted: bool) -> String {
     )
 }
 
+/// The warning of a kubeconfig whose API server is plain `http://` outside loopback, private
+/// networks and the cluster ([`crate::support::url::sends_token_in_the_clear`]): the user's
+/// token or password crosses the network unencrypted, as for `hub-url` and `api-url`.
+pub(crate) fn kube_plain_http(server: &str) -> crate::render::messages::RunWarning<'_> {
+    crate::render::messages::RunWarning::PlainHttp {
+        input: "kubeconfig",
+        url: server,
+        token: "its user's token or password",
+    }
+}
+
 /// A failed Kubernetes read in words: what failed, then what to do.
 pub(crate) fn kube_error(e: &KubeError, namespace: &str) -> String {
     let help = match e {

@@ -359,6 +359,9 @@ async fn pods(
     let client = KubeClient::new(&kube.credentials, kube.timeout)
         .await
         .map_err(fail)?;
+    if crate::support::url::sends_token_in_the_clear(client.server()) {
+        warn(log, report::kube_plain_http(client.server()));
+    }
     let listing = client.list_pods(&kube.query).await.map_err(fail)?;
     let pods_read_at = OffsetDateTime::now_utc();
     log.debug(&report::kube_read(

@@ -358,6 +358,22 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
         "{stderr}"
     );
     drop(drip);
+    // Loopback over plain HTTP is no warning (above); an API server elsewhere over plain
+    // HTTP is, before the token is sent (TEST-NET-1: nothing answers there).
+    assert!(!stderr.contains("is plain http://"), "{stderr}");
+    let (code, _, stderr) = status(
+        &base,
+        SLOW_CULLER,
+        &image,
+        &released_at,
+        &fake.kubeconfig_at("http://192.0.2.1:8080", TOKEN),
+        &["--kube-timeout", "1s"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("kubeconfig http://192.0.2.1:8080/ is plain http:// to a host outside loopback, private networks and the cluster: its user's token or password is sent unencrypted to it; use https://"),
+        "{stderr}"
+    );
     // A 200 that is not a pod list is refused, never read as "no pods".
     fake.fault(Some("not-a-pod-list"));
     fails(
