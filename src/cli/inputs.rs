@@ -35,15 +35,12 @@ fn kube_name(input: &str, kind: NameKind, value: &str) -> Result<KubeName, Usage
         .map_err(|v| UsageError::of(input, v, Problem::NotAName { kind, max_chars }))
 }
 
-/// `--hub-url` ([`url::hub_url`]), also refused when it is the hub's API or under it
+/// `--hub-url` ([`url::hub_url`]), refused too when it is the hub's API or under it
 /// ([`hub::base_before_api`]): `status` and the runbook (of `announce` and `docs`) share this.
 pub(crate) fn hub_url(value: &str) -> Result<String, UsageError> {
     let v = url::hub_url(value)
         .map_err(|e| UsageError::of("hub-url", e.shown, Problem::BadUrl(UrlKind::Hub, e.why)))?;
     match hub::base_before_api(&v) {
-        // Certain, so refused before anything is sent or rendered: no hub's address ends in
-        // its API's path. (A base ending in `/hub` may be a prefix: `status` suggests that
-        // one only once the hub answered 404.)
         Some(base) => Err(UsageError::of("hub-url", v, Problem::InHubApi { base })),
         None => Ok(v),
     }

@@ -336,3 +336,24 @@ fn registry_port(host: &str, port: &str) -> Result<(), EntryProblem> {
     let host = host.to_string();
     Err(EntryProblem::Port { host, problem })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `@` anywhere refuses the list by the entry's position, before any entry is checked;
+    /// a bad entry is shown capped, its query hidden.
+    #[test]
+    fn registries_refuse_credentials_by_position_and_show_a_bad_entry_capped() {
+        assert_eq!(registries(&["a:1, b\r\n", "c"]).unwrap(), ["a:1", "b", "c"]);
+        assert_eq!(
+            registries(&["http://x", "a,u:p@b"]),
+            Err(Refused::Credentials { entry: Some(3) })
+        );
+        let long = format!("{}?t", "a".repeat(200));
+        let Err(Refused::Entry { shown, .. }) = registries(&[long.as_str()]) else {
+            panic!("not an entry refusal");
+        };
+        assert_eq!(shown, format!("{}…?***", "a".repeat(99)));
+    }
+}

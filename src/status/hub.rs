@@ -288,6 +288,10 @@ impl HubError {
 /// `https://hub.example.org/jupyter`); `None` when the path has no `/hub/api` segment pair
 /// (`/hub/apis` is not one) or `hub_url` is not a URL. Scheme and host come back as
 /// [`Url`] writes them (lower case, the default port left out), without a trailing `/`.
+///
+/// The command line refuses such a `hub-url` before anything is sent or rendered, as it is
+/// certain: no hub's address ends in its API's path. (A base ending in `/hub` may be a
+/// prefix: `status` suggests that one only once the hub answered 404, [`HubError::WrongBase`].)
 pub(crate) fn base_before_api(hub_url: &str) -> Option<String> {
     const API: &str = "/hub/api";
     let mut url = Url::parse(hub_url.trim()).ok()?;

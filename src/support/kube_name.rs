@@ -67,3 +67,21 @@ fn is_dns_label(s: &str) -> bool {
         && alnum(bytes[bytes.len() - 1])
         && bytes.iter().all(|&b| alnum(b) || b == b'-')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_come_back_trimmed_and_refusals_give_the_trimmed_value() {
+        assert_eq!(
+            NameKind::Namespace.name(" jhub "),
+            Ok(KubeName("jhub".into()))
+        );
+        assert_eq!(NameKind::Namespace.name(" a.b "), Err("a.b".into()));
+        assert_eq!(
+            NameKind::HelmRelease.name("a.b"),
+            Ok(KubeName("a.b".into()))
+        );
+    }
+}

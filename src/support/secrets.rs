@@ -270,6 +270,13 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 mod tests {
     use super::*;
 
+    #[test]
+    fn tokens_are_printable_ascii_once_trimmed() {
+        assert_eq!(token(" \tghp_x1!~\r\n"), Ok("ghp_x1!~"));
+        assert_eq!(token("a b"), Err(TokenCharacters { control: true }));
+        assert_eq!(token("a\u{200b}b"), Err(TokenCharacters { control: false }));
+    }
+
     fn secrets(list: &[&str]) -> Secrets {
         let mut s = Secrets::default();
         for secret in list {

@@ -248,4 +248,23 @@ mod tests {
             assert!(!is_loopback_or_private(host), "{host}");
         }
     }
+
+    /// The URL inputs come back trimmed and without a trailing `/`; a refusal shows the
+    /// value without its credentials, query or fragment.
+    #[test]
+    fn url_inputs_are_trimmed_and_refusals_show_no_credentials() {
+        assert_eq!(
+            hub_url(" https://hub.org/x/ ").unwrap(),
+            "https://hub.org/x"
+        );
+        assert_eq!(
+            api_url("http://127.0.0.1:8080/").unwrap(),
+            "http://127.0.0.1:8080"
+        );
+        let refused = api_url(" https://u:pw@api.github.com/x?t=1 ").unwrap_err();
+        assert_eq!(refused.shown, "https://***@api.github.com/x?***");
+        assert_eq!(refused.why, UrlProblem::QueryOrFragment { query: true });
+        let refused = hub_url("https://hub.org/#SECRET").unwrap_err();
+        assert_eq!(refused.shown, "https://hub.org/#***");
+    }
 }

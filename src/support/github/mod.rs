@@ -724,6 +724,25 @@ mod tests {
     use wiremock::matchers::method;
     use wiremock::{Mock, MockServer, ResponseTemplate};
 
+    /// A `.git` ending (any number, any case) is refused, naming the repository without it
+    /// when that is one; a refused value is shown trimmed, at most 200 characters.
+    #[test]
+    fn a_repository_input_ending_in_git_names_the_repository_without_it() {
+        let why = |v: &str| Repository::input(v).unwrap_err().why;
+        let without = |name: Option<&str>| RepositoryProblem::GitSuffix {
+            without: name.map(str::to_string),
+        };
+        assert_eq!(why(" o/r.git.GIT "), without(Some("o/r")));
+        assert_eq!(why("o/.git"), without(None));
+        assert_eq!(why("o"), RepositoryProblem::Rule(RepositoryError::Form));
+        let long = format!(" o/{} ", "r".repeat(300));
+        assert_eq!(
+            Repository::input(&long).unwrap_err().shown.chars().count(),
+            200
+        );
+        assert_eq!(Repository::input(" o/r ").unwrap().to_string(), "o/r");
+    }
+
     #[tokio::test]
     async fn a_token_github_echoes_is_hidden_through_the_one_engine() {
         // A proxy quoting the request's header, then the token cut short: each goes.
