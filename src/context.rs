@@ -16,6 +16,20 @@ pub(crate) const DEFAULT_SERVER_URL: &str = "https://github.com";
 
 pub use crate::support::github::Repository;
 
+/// A commit SHA an input gave: 40 hex digits, lower-case ([`commit_sha`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitSha(pub(crate) String);
+
+impl CommitSha {
+    /// `text` as a commit SHA ([`commit_sha`]).
+    ///
+    /// # Errors
+    /// Those of [`commit_sha`].
+    pub(crate) fn parse(text: &str) -> Result<Self> {
+        commit_sha(text).map(Self)
+    }
+}
+
 /// A commit SHA, trimmed and lower-cased.
 ///
 /// # Errors

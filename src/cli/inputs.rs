@@ -1,341 +1,135 @@
-//! Validation of input values that other stages embed or act on: the runbook's Kubernetes
-//! names and hub URL (pasted into bash and Markdown), GitHub's API URL and repository, the
-//! tokens, the plain-HTTP registries.
-//!
-//! Pure: text in, value or [`UsageError`] out: the input, the value as safe to show, and the
-//! problem as data (its words are [`crate::render::usage_words`]').
+//! The values other stages embed or act on: the Kubernetes names and hub URL the runbook
+//! pastes, GitHub's API URL and repository, the commit SHA, the tokens, the plain-HTTP
+//! registries. Each rule is its owning module's and returns data; here it becomes the
+//! [`UsageError`] naming the input (its words are [`crate::render::usage_words`]').
 
 use super::UsageError;
-use super::usage::{NameKind, Problem, UrlKind};
+use super::usage::{Problem, UrlKind};
+pub(crate) use crate::context::CommitSha;
+use crate::digest::host::Refused;
+pub(crate) use crate::digest::host::Registries;
 use crate::render::messages::RunWarning;
-use crate::support::github::Repository;
-use crate::support::sanitize::cap;
-use crate::support::url::sends_token_in_the_clear;
+use crate::status::hub;
+use crate::support::github::{Repository, RepositoryProblem};
+pub(crate) use crate::support::kube_name::KubeName;
+use crate::support::kube_name::NameKind;
+use crate::support::log::Log;
+use crate::support::{secrets, url};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// A Kubernetes name an input gave, checked ([`namespace`], [`helm_release`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KubeName(pub(crate) String);
-
-/// A Kubernetes namespace name (`--namespace`), trimmed.
-///
-/// # Errors
-/// [`UsageError`] naming `namespace` unless [`NameKind::Namespace`] takes it.
+/// `--namespace`, trimmed ([`NameKind::Namespace`]).
 pub(crate) fn namespace(value: &str) -> Result<KubeName, UsageError> {
     kube_name("namespace", NameKind::Namespace, value)
 }
 
-/// A Helm release name (`--helm-release`), trimmed.
-///
-/// # Errors
-/// [`UsageError`] naming `helm-release` unless [`NameKind::HelmRelease`] takes it.
+/// `--helm-release`, trimmed ([`NameKind::HelmRelease`]).
 pub(crate) fn helm_release(value: &str) -> Result<KubeName, UsageError> {
     kube_name("helm-release", NameKind::HelmRelease, value)
 }
 
-/// `value` trimmed, when `kind` takes it; else a [`UsageError`] naming `input`.
+/// `value` as a `kind` name ([`NameKind::name`]), else the [`UsageError`] naming `input`.
 fn kube_name(input: &str, kind: NameKind, value: &str) -> Result<KubeName, UsageError> {
-    let v = value.trim();
-    if kind.takes(v) {
-        return Ok(KubeName(v.to_string()));
-    }
     let max_chars = kind.max_chars();
-    Err(UsageError::of(
-        input,
-        v,
-        Problem::NotAName { kind, max_chars },
-    ))
+    kind.name(value)
+        .map_err(|v| UsageError::of(input, v, Problem::NotAName { kind, max_chars }))
 }
 
-/// The hub's base URL (`--hub-url`), trimmed and without a trailing `/`.
-///
-/// Only characters that are plain in both a bash word and a Markdown code span are taken
-/// (letters, digits and `-._~:/%[]+,=`), so the runbook can paste it as it is.
-///
-/// # Errors
-/// [`UsageError`] naming `hub-url` for anything but an `http://` or `https://` URL with a
-/// host right after its `://` and without user name, password, query or fragment; the
-/// message names the first character refused (whitespace, quotes, backticks and `$` among
-/// them). The hub's API or a URL under it (`…/hub/api…`) is refused naming the base to give
-/// instead: `status` and the runbook (of `announce` and `docs`) share this check.
+/// `--hub-url` ([`url::hub_url`]), refused too when it is the hub's API or under it
+/// ([`hub::base_before_api`]): `status` and the runbook (of `announce` and `docs`) share this.
 pub(crate) fn hub_url(value: &str) -> Result<String, UsageError> {
-    let given = value.trim();
-    let v = given.trim_end_matches('/');
-    crate::support::url::hub_address(v).map_err(|why| {
-        let given = shown_url(given);
-        UsageError::of("hub-url", given, Problem::BadUrl(UrlKind::Hub, why))
-    })?;
-    if let Some(base) = crate::status::hub::base_before_api(v) {
-        // Certain, so refused before anything is sent or rendered: no hub's address ends in
-        // its API's path. (A base ending in `/hub` may be a prefix: `status` suggests that
-        // one only once the hub answered 404.)
-        return Err(UsageError::of("hub-url", v, Problem::InHubApi { base }));
+    let v = url::hub_url(value)
+        .map_err(|e| UsageError::of("hub-url", e.shown, Problem::BadUrl(UrlKind::Hub, e.why)))?;
+    match hub::base_before_api(&v) {
+        Some(base) => Err(UsageError::of("hub-url", v, Problem::InHubApi { base })),
+        None => Ok(v),
     }
-    Ok(v.to_string())
 }
 
-/// GitHub's REST API base URL (`--api-url`), trimmed and without a trailing `/`.
-///
-/// # Errors
-/// [`UsageError`] naming `api-url` for anything but an `http://` or `https://` URL with a
-/// host and without user name, password, query or fragment, or holding whitespace, a
-/// control or an invisible character after the trim; the URL is shown as given (trimmed),
-/// with any credentials, query or fragment in it as `***` (`shown_url`).
+/// `--api-url` ([`url::api_url`]).
 pub(crate) fn api_url(value: &str) -> Result<String, UsageError> {
-    let given = value.trim();
-    let v = given.trim_end_matches('/');
-    crate::support::url::api_base(v).map_err(|why| {
-        let given = shown_url(given);
-        UsageError::of("api-url", given, Problem::BadUrl(UrlKind::Api, why))
-    })?;
-    Ok(v.to_string())
+    url::api_url(value)
+        .map_err(|e| UsageError::of("api-url", e.shown, Problem::BadUrl(UrlKind::Api, e.why)))
 }
 
 /// Warns ([`RunWarning::PlainHttp`]) when the token in input `token` goes to `url` (input
-/// `input`) in the clear ([`crate::support::url::sends_token_in_the_clear`]).
-pub(crate) fn warn_if_plain_http(
-    log: &crate::support::log::Log,
-    input: &str,
-    url: &str,
-    token: &str,
-) {
-    if sends_token_in_the_clear(url) {
-        let warning = RunWarning::PlainHttp { input, url, token };
-        log.warn(&warning);
+/// `input`) in the clear ([`url::sends_token_in_the_clear`]).
+pub(crate) fn warn_if_plain_http(log: &Log, input: &str, url: &str, token: &str) {
+    if url::sends_token_in_the_clear(url) {
+        log.warn(&RunWarning::PlainHttp { input, url, token });
     }
 }
 
-/// The `repository` input, `OWNER/REPO`, trimmed, by GitHub's naming rules
-/// ([`Repository::parse`], the rule `GITHUB_REPOSITORY` and the event are read by too), and
-/// not ending in `GIT_SUFFIX` (in any case): GitHub removes that from a new repository's
-/// name, so such a value is a clone URL's path, naming no repository.
-///
-/// # Errors
-/// [`UsageError`] naming `repository` and the rule broken; for a `.git` ending, the value
-/// without it when that is a repository.
+/// `--repository` ([`Repository::input`]).
 pub(crate) fn repository(value: &str) -> Result<Repository, UsageError> {
-    let v = value.trim();
-    let shown: String = v.chars().take(200).collect();
-    let refuse = |problem| UsageError::of("repository", shown.clone(), problem);
-    let repository =
-        Repository::parse(v).map_err(|why| refuse(Problem::Repository(Arc::new(why))))?;
-    let without_suffix = |s: &str| {
-        s.len()
-            .checked_sub(GIT_SUFFIX.len())
-            .filter(|&at| s.is_char_boundary(at) && s[at..].eq_ignore_ascii_case(GIT_SUFFIX))
-            .map(|at| s[..at].to_string())
-    };
-    if let Some(mut name) = without_suffix(v) {
-        while let Some(shorter) = without_suffix(&name) {
-            name = shorter;
-        }
-        let without = Repository::parse(&name).is_ok().then_some(name);
-        return Err(refuse(Problem::GitSuffix { without }));
-    }
-    Ok(repository)
+    Repository::input(value).map_err(|e| {
+        let problem = match e.why {
+            RepositoryProblem::Rule(rule) => Problem::Repository(Arc::new(rule)),
+            RepositoryProblem::GitSuffix { without } => Problem::GitSuffix { without },
+        };
+        UsageError::of("repository", e.shown, problem)
+    })
 }
 
-/// A commit SHA an input gave: 40 hex digits, lower-case ([`crate::context::commit_sha`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommitSha(pub(crate) String);
-
-/// `--sha`, checked ([`crate::context::commit_sha`]).
-///
-/// # Errors
-/// [`UsageError`] naming `sha`.
+/// `--sha` ([`CommitSha::parse`]).
 pub(super) fn commit_sha(text: &str) -> Result<CommitSha, UsageError> {
-    crate::context::commit_sha(text)
-        .map(CommitSha)
-        .map_err(super::usage("sha"))
+    CommitSha::parse(text).map_err(super::usage("sha"))
 }
 
-/// A file path an input gave, trimmed (a blank one is unset: [`given_path`]).
-///
-/// # Errors
-/// None: every text is a path.
-pub(super) fn path(text: &str) -> Result<std::path::PathBuf, UsageError> {
-    Ok(std::path::PathBuf::from(text.trim()))
+/// A file path an input gave, trimmed (a blank one is unset: [`given_path`]); never refused.
+pub(super) fn path(text: &str) -> Result<PathBuf, UsageError> {
+    Ok(PathBuf::from(text.trim()))
 }
 
 /// `path` when given and not blank.
-pub(super) fn given_path(path: Option<&std::path::PathBuf>) -> Option<&std::path::Path> {
-    path.map(std::path::PathBuf::as_path)
+pub(super) fn given_path(path: Option<&PathBuf>) -> Option<&Path> {
+    path.map(PathBuf::as_path)
         .filter(|p| !p.as_os_str().is_empty())
 }
 
-/// What a clone URL ends in, and no GitHub repository's name does: GitHub removes a trailing
-/// `.git` (in any case) from the name a repository is created with (github/docs issue 44518,
-/// "Missing documentation for repository name limits": "Repository names must not end with
-/// `.git`"; also line/centraldogma issue 956, showing GitHub's form strip it).
-const GIT_SUFFIX: &str = ".git";
-
-/// `text` up to any query (`?`) or fragment (`#`), and what messages show in its place:
-/// `?***` or `#***` (it may hold a token), or nothing.
-fn hidden_query(text: &str) -> (&str, String) {
-    match text.find(['?', '#']) {
-        Some(i) => (&text[..i], format!("{}***", &text[i..=i])),
-        None => (text, String::new()),
-    }
+/// A secret input as a clap value parser: a [`secrets::SecretString`] from the start, so no
+/// `Debug` of the options shows it; never refused.
+pub(crate) fn secret_arg(text: &str) -> Result<secrets::SecretString, std::convert::Infallible> {
+    Ok(secrets::SecretString::from(text))
 }
 
-/// `url` as messages show it: any user name and password (`user:pw@` before the host) as
-/// `***@`, and any query or fragment as `?***` or `#***`, so a credential pasted into a URL
-/// is never echoed.
-fn shown_url(url: &str) -> String {
-    let (url, tail) = hidden_query(url);
-    let start = url.find("://").map_or(0, |i| i + 3);
-    let authority_end = url[start..].find('/').map_or(url.len(), |i| start + i);
-    match url[start..authority_end].rfind('@') {
-        Some(at) => format!("{}***{}{tail}", &url[..start], &url[start + at..]),
-        None => format!("{url}{tail}"),
-    }
-}
-
-/// A secret input as a clap value parser: kept as a [`secrecy::SecretString`] from the start, so no
-/// `Debug` of the options shows it.
-///
-/// # Errors
-/// None: every text is taken.
-pub(crate) fn secret_arg(text: &str) -> Result<secrecy::SecretString, std::convert::Infallible> {
-    Ok(secrecy::SecretString::from(text))
-}
-
-/// The fewest characters a hub API token can have: JupyterHub 6.1.1 refuses a shorter one
-/// (`jupyterhub/orm.py`, `Hashed.min_length = 8`, checked by `Hashed.check_token`), and the
-/// tokens it makes are 32 hex characters (`jupyterhub/utils.py`, `new_token` returns
-/// `uuid.uuid4().hex`). A shorter value is a mistake, and registering it for redaction would
-/// mask its letters in every message (`t` would turn each `t` into `***`).
-pub(crate) const HUB_TOKEN_MIN_CHARS: usize = 8;
-
-/// A token input (`hub-token`, `github-token`) trimmed of ASCII whitespace (spaces, tabs,
-/// line breaks), then checked to hold only printable ASCII (`'!'..='~'`): what both
-/// JupyterHub's and GitHub's tokens are made of, and what an HTTP header carries unchanged.
-/// A zero-width space or no-break space left by a copy-paste, or any other non-ASCII
-/// character, would be sent as obs-text bytes that a server echoes in another encoding, past
-/// the redaction of the token as given. The one check of both token inputs.
-///
-/// # Errors
-/// [`UsageError`] naming `input` and saying to paste the token again; the token is never
-/// quoted.
+/// A token input, `hub-token` or `github-token` ([`secrets::token`]); never quoted.
 pub(crate) fn token<'a>(input: &str, value: &'a str) -> Result<&'a str, UsageError> {
-    let token = value.trim_ascii();
-    if token.chars().all(|c| c.is_ascii_graphic()) {
-        return Ok(token);
-    }
-    let control = token
-        .chars()
-        .any(|c| c.is_ascii_whitespace() || c.is_control());
-    Err(UsageError::new(input, Problem::TokenCharacters { control }))
+    secrets::token(value)
+        .map_err(|e| UsageError::new(input, Problem::TokenCharacters { control: e.control }))
 }
 
-/// Whether a `hub-token` value is registered for redaction: not when it is shorter than
-/// [`HUB_TOKEN_MIN_CHARS`], as [`hub_token`] refuses it before anything is sent (nothing can
-/// echo it), and masking `t` would turn every `t` of that very refusal into `***`.
-pub(crate) fn masks_hub_token(value: &str) -> bool {
-    value.trim_ascii().chars().count() >= HUB_TOKEN_MIN_CHARS
-}
-
-/// The `hub-token` input: a [`token`] of at least [`HUB_TOKEN_MIN_CHARS`] characters.
-///
-/// # Errors
-/// [`UsageError`] naming `hub-token`: the errors of [`token`], or too short (the length is
-/// said, the token never quoted).
+/// `--hub-token`: a [`token`] of at least [`hub::TOKEN_MIN_CHARS`] ([`hub::long_enough`]).
 pub(crate) fn hub_token(value: &str) -> Result<&str, UsageError> {
-    let token = token("hub-token", value)?;
-    if token.len() < HUB_TOKEN_MIN_CHARS {
-        let (chars, min) = (token.len(), HUB_TOKEN_MIN_CHARS);
-        return Err(UsageError::new(
-            "hub-token",
-            Problem::HubTokenShort { chars, min },
-        ));
-    }
-    Ok(token)
+    hub::long_enough(token("hub-token", value)?).map_err(|hub::TokenShort { chars, min }| {
+        UsageError::new("hub-token", Problem::HubTokenShort { chars, min })
+    })
 }
 
-/// The most characters of an `insecure-registry` entry a message quotes: a longer entry is
-/// cut there, ending with `…`, so a pasted file cannot flood the log.
-pub(crate) const INSECURE_ENTRY_SHOWN_MAX_CHARS: usize = 100;
-
-/// The registries one `insecure-registry` value lists ([`insecure_value`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Registries(pub(crate) Vec<String>);
-
-/// One `insecure-registry` value as a clap value parser: its entries, checked whole
-/// ([`insecure_registries`]), so no credential is split at a comma or echoed.
-///
-/// # Errors
-/// Those of [`insecure_registries`].
+/// One `--insecure-registry` value ([`Registries::parse`]).
 pub(super) fn insecure_value(text: &str) -> Result<Registries, UsageError> {
-    insecure_registries(&[text.to_string()]).map(Registries)
+    Registries::parse(text).map_err(insecure_refused)
 }
 
-/// The `insecure-registry` entries: each given value split at commas and line breaks (LF, CR
-/// or CRLF, the line ends of the runner's .NET `ReadLine`; the Action input is one string, a
-/// comma or newline list), trimmed, blanks left out, each checked by [`insecure_registry`].
-/// Kept as written: they are compared with the image reference's registry without regard to
-/// case (`digest::registry::is_insecure`).
-///
-/// # Errors
-/// [`UsageError`] naming `insecure-registry`:
-/// - when any value holds `@`, before any entry is looked at: a user name or password, whose
-///   `:`, `/`, `?`, `#`, comma or line break would otherwise split it over entries or hide it
-///   from a URL parser. The message names the entry's position only, never any text of the
-///   value: credentials go in `registry-username` and `registry-password`.
-/// - for the first entry that is not HOST or HOST:PORT ([`insecure_registry`]).
-pub(crate) fn insecure_registries(values: &[String]) -> Result<Vec<String>, UsageError> {
-    let entries: Vec<&str> = values
-        .iter()
-        .flat_map(|value| value.split([',', '\r', '\n']))
-        .map(str::trim)
-        .filter(|entry| !entry.is_empty())
-        .collect();
-    if values.iter().any(|value| value.contains('@')) {
-        let entry = entries.iter().position(|entry| entry.contains('@'));
-        let problem = Problem::InsecureCredentials {
-            entry: entry.map(|i| i + 1),
-        };
-        return Err(UsageError::new("insecure-registry", problem));
+/// An `insecure-registry` refusal as the [`UsageError`] naming the input.
+fn insecure_refused(refused: Refused) -> UsageError {
+    match refused {
+        Refused::Credentials { entry } => {
+            UsageError::new("insecure-registry", Problem::InsecureCredentials { entry })
+        }
+        Refused::Entry { shown, why } => {
+            UsageError::of("insecure-registry", shown, Problem::InsecureEntry(why))
+        }
     }
-    entries.into_iter().map(insecure_registry).collect()
-}
-
-/// One `insecure-registry` entry: a registry as an image reference names it, HOST or
-/// HOST:PORT ([`crate::digest::host::registry`]).
-///
-/// # Errors
-/// [`UsageError`] naming `insecure-registry`, quoting the entry (at most
-/// [`INSECURE_ENTRY_SHOWN_MAX_CHARS`] characters, control and invisible characters escaped as
-/// `\u{..}`, any query or fragment as `?***`) and saying what to write instead: for
-/// `http://localhost:5000`, `give localhost:5000`. An entry holding `@` is refused without
-/// being quoted, as [`insecure_registries`] refuses it.
-pub(crate) fn insecure_registry(entry: &str) -> Result<String, UsageError> {
-    if entry.contains('@') {
-        let problem = Problem::InsecureCredentials { entry: None };
-        return Err(UsageError::new("insecure-registry", problem));
-    }
-    crate::digest::host::registry(entry).map_err(|what| {
-        UsageError::of(
-            "insecure-registry",
-            shown_entry(entry),
-            Problem::InsecureEntry(what),
-        )
-    })?;
-    Ok(entry.to_string())
-}
-
-/// An `insecure-registry` entry as messages quote it: any query or fragment as `?***` or
-/// `#***` (it may hold a token), the rest at most [`INSECURE_ENTRY_SHOWN_MAX_CHARS`]
-/// characters ([`cap`]); the words escape it ([`crate::render::usage_words::escaped`]).
-fn shown_entry(entry: &str) -> String {
-    let (head, tail) = hidden_query(entry);
-    format!("{}{tail}", cap(head, INSECURE_ENTRY_SHOWN_MAX_CHARS))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::support::sanitize::is_invisible;
+    use crate::digest::host;
+    use crate::support::sanitize::{cap, is_invisible};
     use crate::support::text::Titled as _;
+    use crate::support::url::sends_token_in_the_clear;
 
     /// Each of `bad` refused by `check` as a usage error naming `input`, never echoing a
     /// `SECRET` it holds: every case with its message, for one snapshot.
@@ -599,6 +393,13 @@ mod tests {
                 "{bad:?}: {err}"
             );
         }
+    }
+
+    /// The entries of `values` ([`host::registries`]), refused as [`insecure_value`] refuses
+    /// one value.
+    fn insecure_registries(values: &[String]) -> Result<Vec<String>, UsageError> {
+        let values: Vec<&str> = values.iter().map(String::as_str).collect();
+        host::registries(&values).map_err(insecure_refused)
     }
 
     /// A host name of 253 characters, the most RFC 1123 allows, in four labels of at most 63.

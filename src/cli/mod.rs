@@ -644,7 +644,7 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
     let mask = |long: &str, value: &str| {
         if long == "--kubeconfig" {
             kube::mask_kubeconfig(log, value);
-        } else if long != "--hub-token" || inputs::masks_hub_token(value) {
+        } else if long != "--hub-token" || crate::status::hub::masks_token(value) {
             log.mask(value);
         }
         if long == "--github-token" {

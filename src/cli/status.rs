@@ -30,7 +30,7 @@ pub(crate) fn status_request(
     log: &Log,
     env: &HashMap<String, String>,
 ) -> Result<StatusRequest> {
-    if let Some(token) = hub_token(args).filter(|t| inputs::masks_hub_token(t)) {
+    if let Some(token) = hub_token(args).filter(|t| crate::status::hub::masks_token(t)) {
         log.mask(token);
     }
     if let Some(token) = &args.github.github_token {

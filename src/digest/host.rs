@@ -2,14 +2,99 @@
 //! entries): HOST or HOST:PORT, so that it can equal a reference's registry (distribution's
 //! reference grammar, [`super::reference`]).
 //!
-//! Pure: text in, `()` or the problem as data ([`EntryProblem`]) out; the command line
-//! quotes the entry and the words are `crate::render::usage_words`'.
+//! Pure: text in, the entries or the problem as data ([`Refused`], [`EntryProblem`]) out,
+//! the entry as messages may quote it; the words are `crate::render::usage_words`'.
+
+use crate::support::sanitize::cap;
+use crate::support::url::hidden_query;
 
 /// The longest host name, in characters: 253 (RFC 1035 §2.3.4's 255 octets on the wire, as
 /// text without the final dot; RFC 1123 §2.1).
 const HOST_NAME_MAX_CHARS: usize = 253;
 /// The longest label of a host name, in characters (RFC 1035 §2.3.4).
 const HOST_LABEL_MAX_CHARS: usize = 63;
+
+/// The most characters of an `insecure-registry` entry a message quotes: a longer entry is
+/// cut there, ending with `…`, so a pasted file cannot flood the log.
+pub(crate) const ENTRY_SHOWN_MAX_CHARS: usize = 100;
+
+/// The registries one `insecure-registry` value lists ([`registries`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registries(pub(crate) Vec<String>);
+
+impl Registries {
+    /// One `insecure-registry` value's entries ([`registries`]), checked whole, so no
+    /// credential is split at a comma.
+    ///
+    /// # Errors
+    /// Those of [`registries`].
+    pub(crate) fn parse(value: &str) -> Result<Self, Refused> {
+        registries(&[value]).map(Self)
+    }
+}
+
+/// Why an `insecure-registry` value is refused ([`registries`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// A value holds `@`, at the 1-based entry `entry` when known: no text of it is shown.
+    Credentials {
+        /// The position of the first entry holding `@`.
+        entry: Option<usize>,
+    },
+    /// An entry that is not HOST or HOST:PORT ([`registry`]).
+    Entry {
+        /// The entry as messages quote it ([`shown_entry`]).
+        shown: String,
+        /// What it breaks.
+        why: EntryProblem,
+    },
+}
+
+/// The `insecure-registry` entries: each given value split at commas and line breaks (LF, CR
+/// or CRLF, the line ends of the runner's .NET `ReadLine`; the Action input is one string, a
+/// comma or newline list), trimmed, blanks left out, each checked by [`registry`]. Kept as
+/// written: they are compared with the image reference's registry without regard to case
+/// (`digest::registry::is_insecure`).
+///
+/// # Errors
+/// - [`Refused::Credentials`] when any value holds `@`, before any entry is looked at: a user
+///   name or password, whose `:`, `/`, `?`, `#`, comma or line break would otherwise split it
+///   over entries or hide it from a URL parser. It names the entry's position only, never any
+///   text of the value: credentials go in `registry-username` and `registry-password`.
+/// - [`Refused::Entry`] for the first entry that is not HOST or HOST:PORT, quoted as
+///   [`shown_entry`] shows it.
+pub(crate) fn registries(values: &[&str]) -> Result<Vec<String>, Refused> {
+    let entries: Vec<&str> = values
+        .iter()
+        .flat_map(|value| value.split([',', '\r', '\n']))
+        .map(str::trim)
+        .filter(|entry| !entry.is_empty())
+        .collect();
+    if values.iter().any(|value| value.contains('@')) {
+        let entry = entries.iter().position(|entry| entry.contains('@'));
+        let entry = entry.map(|i| i + 1);
+        return Err(Refused::Credentials { entry });
+    }
+    entries
+        .into_iter()
+        .map(|entry| match registry(entry) {
+            Ok(()) => Ok(entry.to_string()),
+            Err(why) => Err(Refused::Entry {
+                shown: shown_entry(entry),
+                why,
+            }),
+        })
+        .collect()
+}
+
+/// An `insecure-registry` entry as messages quote it: any query or fragment as `?***` or
+/// `#***` (it may hold a token), the rest at most [`ENTRY_SHOWN_MAX_CHARS`] characters
+/// ([`cap`]); the words escape it (`crate::render::usage_words::escaped`), so control and
+/// invisible characters read as `\u{..}`.
+fn shown_entry(entry: &str) -> String {
+    let (head, tail) = hidden_query(entry);
+    format!("{}{tail}", cap(head, ENTRY_SHOWN_MAX_CHARS))
+}
 
 /// What a registry entry (HOST or HOST:PORT, [`registry`]) breaks.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -250,4 +335,25 @@ fn registry_port(host: &str, port: &str) -> Result<(), EntryProblem> {
     };
     let host = host.to_string();
     Err(EntryProblem::Port { host, problem })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `@` anywhere refuses the list by the entry's position, before any entry is checked;
+    /// a bad entry is shown capped, its query hidden.
+    #[test]
+    fn registries_refuse_credentials_by_position_and_show_a_bad_entry_capped() {
+        assert_eq!(registries(&["a:1, b\r\n", "c"]).unwrap(), ["a:1", "b", "c"]);
+        assert_eq!(
+            registries(&["http://x", "a,u:p@b"]),
+            Err(Refused::Credentials { entry: Some(3) })
+        );
+        let long = format!("{}?t", "a".repeat(200));
+        let Err(Refused::Entry { shown, .. }) = registries(&[long.as_str()]) else {
+            panic!("not an entry refusal");
+        };
+        assert_eq!(shown, format!("{}…?***", "a".repeat(99)));
+    }
 }

@@ -1,13 +1,18 @@
 //! The names of Kubernetes objects the inputs give: a namespace (a DNS-1123 label) and a
 //! Helm release (DNS-1123 labels joined by dots, Helm's own length limit).
 //!
-//! Pure: a name in, whether the rule takes it out; the words are the render layer's.
+//! Pure: a name in, the checked [`KubeName`] or the value refused out; the words are the
+//! render layer's.
 
 /// Kubernetes' limit on a namespace name: a DNS-1123 label of at most 63 characters
 /// (Kubernetes "Object Names and IDs").
 pub(crate) const NAMESPACE_MAX_CHARS: usize = 63;
 /// Helm's limit on a release name: 53 characters (`chartutil.ValidateReleaseName`).
 pub(crate) const HELM_RELEASE_MAX_CHARS: usize = 53;
+
+/// A Kubernetes name an input gave, trimmed and checked by its kind's rule ([`NameKind::name`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KubeName(pub(crate) String);
 
 /// The two Kubernetes names an input takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +31,19 @@ impl NameKind {
         match self {
             Self::Namespace => NAMESPACE_MAX_CHARS,
             Self::HelmRelease => HELM_RELEASE_MAX_CHARS,
+        }
+    }
+
+    /// `value` trimmed, as a name of this kind.
+    ///
+    /// # Errors
+    /// The value trimmed, when this kind's rule ([`NameKind::takes`]) refuses it.
+    pub(crate) fn name(self, value: &str) -> Result<KubeName, String> {
+        let v = value.trim();
+        if self.takes(v) {
+            Ok(KubeName(v.to_string()))
+        } else {
+            Err(v.to_string())
         }
     }
 
@@ -48,4 +66,22 @@ fn is_dns_label(s: &str) -> bool {
         && alnum(bytes[0])
         && alnum(bytes[bytes.len() - 1])
         && bytes.iter().all(|&b| alnum(b) || b == b'-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_come_back_trimmed_and_refusals_give_the_trimmed_value() {
+        assert_eq!(
+            NameKind::Namespace.name(" jhub "),
+            Ok(KubeName("jhub".into()))
+        );
+        assert_eq!(NameKind::Namespace.name(" a.b "), Err("a.b".into()));
+        assert_eq!(
+            NameKind::HelmRelease.name("a.b"),
+            Ok(KubeName("a.b".into()))
+        );
+    }
 }

@@ -22,6 +22,34 @@
 
 pub(crate) use secrecy::{ExposeSecret, SecretString};
 
+/// A token (`hub-token`, `github-token`) trimmed of ASCII whitespace (spaces, tabs, line
+/// breaks), when it holds only printable ASCII (`'!'..='~'`): what both JupyterHub's and
+/// GitHub's tokens are made of, and what an HTTP header carries unchanged. A zero-width space
+/// or no-break space left by a copy-paste, or any other non-ASCII character, would be sent as
+/// obs-text bytes that a server echoes in another encoding, past the redaction of the token
+/// as given. The one check of both token inputs.
+///
+/// # Errors
+/// [`TokenCharacters`]: whether the first character refused is a space, line break or
+/// control character (else it is not ASCII); the token is never part of it.
+pub(crate) fn token(value: &str) -> Result<&str, TokenCharacters> {
+    let token = value.trim_ascii();
+    if token.chars().all(|c| c.is_ascii_graphic()) {
+        return Ok(token);
+    }
+    let control = token
+        .chars()
+        .any(|c| c.is_ascii_whitespace() || c.is_control());
+    Err(TokenCharacters { control })
+}
+
+/// A token holding other than printable ASCII ([`token`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TokenCharacters {
+    /// A space, line break or control character (else a non-ASCII character).
+    pub(crate) control: bool,
+}
+
 /// Shortest white-space-separated part of a secret that is hidden on its own in echoed text.
 pub(crate) const MIN_PART_CHARS: usize = 4;
 
@@ -241,6 +269,13 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tokens_are_printable_ascii_once_trimmed() {
+        assert_eq!(token(" \tghp_x1!~\r\n"), Ok("ghp_x1!~"));
+        assert_eq!(token("a b"), Err(TokenCharacters { control: true }));
+        assert_eq!(token("a\u{200b}b"), Err(TokenCharacters { control: false }));
+    }
 
     fn secrets(list: &[&str]) -> Secrets {
         let mut s = Secrets::default();

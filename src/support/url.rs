@@ -1,5 +1,7 @@
-//! URL rules that are not about one input: what an `http://` or `https://` address with a
-//! host is ([`http_url`]), and where a token sent to a URL crosses networks in the clear.
+//! URL rules: what an `http://` or `https://` address with a host is ([`http_url`]), the
+//! hub's address ([`hub_url`]) and GitHub's API base ([`api_url`]) the inputs give, how a URL
+//! is shown without the credentials or query it may carry ([`shown_url`]), and where a token
+//! sent to a URL crosses networks in the clear.
 //!
 //! Pure: text in, a value or the problem as data ([`UrlProblem`]) out; the words are the
 //! render layer's.
@@ -24,6 +26,73 @@ pub(crate) enum UrlProblem {
     NoHost,
     /// A user name or password before the host.
     UserName,
+}
+
+/// A URL refused: the value as messages show it ([`shown_url`]), and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refused {
+    /// The value as given (trimmed), any credentials, query or fragment as `***`.
+    pub(crate) shown: String,
+    /// What it breaks.
+    pub(crate) why: UrlProblem,
+}
+
+/// The hub's base URL (`hub-url`), trimmed and without a trailing `/`, when [`hub_address`]
+/// takes it.
+///
+/// # Errors
+/// [`Refused`]: anything but an `http://` or `https://` URL with a host right after its
+/// `://` and without user name, password, query or fragment; the first character refused
+/// (whitespace, quotes, backticks and `$` among them).
+pub(crate) fn hub_url(value: &str) -> Result<String, Refused> {
+    base(value, hub_address)
+}
+
+/// GitHub's REST API base URL (`api-url`), trimmed and without a trailing `/`, when
+/// [`api_base`] takes it.
+///
+/// # Errors
+/// [`Refused`]: anything but an `http://` or `https://` URL with a host and without user
+/// name, password, query or fragment, or holding whitespace, a control or an invisible
+/// character after the trim.
+pub(crate) fn api_url(value: &str) -> Result<String, Refused> {
+    base(value, api_base)
+}
+
+/// `value` trimmed and without a trailing `/`, when `rule` takes it; else the value as
+/// given (trimmed) as messages show it, and why.
+fn base(value: &str, rule: fn(&str) -> Result<url::Url, UrlProblem>) -> Result<String, Refused> {
+    let given = value.trim();
+    let v = given.trim_end_matches('/');
+    match rule(v) {
+        Ok(_) => Ok(v.to_string()),
+        Err(why) => Err(Refused {
+            shown: shown_url(given),
+            why,
+        }),
+    }
+}
+
+/// `text` up to any query (`?`) or fragment (`#`), and what messages show in its place:
+/// `?***` or `#***` (it may hold a token), or nothing.
+pub(crate) fn hidden_query(text: &str) -> (&str, String) {
+    match text.find(['?', '#']) {
+        Some(i) => (&text[..i], format!("{}***", &text[i..=i])),
+        None => (text, String::new()),
+    }
+}
+
+/// `url` as messages show it: any user name and password (`user:pw@` before the host) as
+/// `***@`, and any query or fragment as `?***` or `#***`, so a credential pasted into a URL
+/// is never echoed.
+fn shown_url(url: &str) -> String {
+    let (url, tail) = hidden_query(url);
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let authority_end = url[start..].find('/').map_or(url.len(), |i| start + i);
+    match url[start..authority_end].rfind('@') {
+        Some(at) => format!("{}***{}{tail}", &url[..start], &url[start + at..]),
+        None => format!("{url}{tail}"),
+    }
 }
 
 /// Whether `url` has a query (`?`: `true`) or fragment (`#`: `false`), the first of them.
@@ -64,7 +133,7 @@ fn http_url(text: &str) -> Result<url::Url, UrlProblem> {
 /// # Errors
 /// The first [`UrlProblem`]: a query or fragment (checked before anything else: it may hold
 /// a token), the first character refused, then [`http_url`]'s.
-pub(crate) fn hub_address(v: &str) -> Result<url::Url, UrlProblem> {
+fn hub_address(v: &str) -> Result<url::Url, UrlProblem> {
     if let Some(query) = query_or_fragment(v) {
         return Err(UrlProblem::QueryOrFragment { query });
     }
@@ -88,7 +157,7 @@ pub(crate) fn hub_address(v: &str) -> Result<url::Url, UrlProblem> {
 /// # Errors
 /// The first [`UrlProblem`]: a query or fragment, whitespace, then [`http_url`]'s, then a
 /// user name or password.
-pub(crate) fn api_base(v: &str) -> Result<url::Url, UrlProblem> {
+fn api_base(v: &str) -> Result<url::Url, UrlProblem> {
     if let Some(query) = query_or_fragment(v) {
         return Err(UrlProblem::QueryOrFragment { query });
     }
@@ -178,5 +247,24 @@ mod tests {
         for host in ["ghcr.io", "8.8.8.8", "registry.example.org", "2001:db8::1"] {
             assert!(!is_loopback_or_private(host), "{host}");
         }
+    }
+
+    /// The URL inputs come back trimmed and without a trailing `/`; a refusal shows the
+    /// value without its credentials, query or fragment.
+    #[test]
+    fn url_inputs_are_trimmed_and_refusals_show_no_credentials() {
+        assert_eq!(
+            hub_url(" https://hub.org/x/ ").unwrap(),
+            "https://hub.org/x"
+        );
+        assert_eq!(
+            api_url("http://127.0.0.1:8080/").unwrap(),
+            "http://127.0.0.1:8080"
+        );
+        let refused = api_url(" https://u:pw@api.github.com/x?t=1 ").unwrap_err();
+        assert_eq!(refused.shown, "https://***@api.github.com/x?***");
+        assert_eq!(refused.why, UrlProblem::QueryOrFragment { query: true });
+        let refused = hub_url("https://hub.org/#SECRET").unwrap_err();
+        assert_eq!(refused.shown, "https://hub.org/#***");
     }
 }

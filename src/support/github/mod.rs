@@ -105,6 +105,71 @@ impl Repository {
             name: name.into(),
         })
     }
+
+    /// The `repository` input, `OWNER/REPO`, trimmed: by GitHub's naming rules ([`parse`],
+    /// the rule `GITHUB_REPOSITORY` and the event are read by too), and not ending in
+    /// [`GIT_SUFFIX`] (in any case): GitHub removes that from a new repository's name, so such
+    /// a value is a clone URL's path, naming no repository.
+    ///
+    /// # Errors
+    /// [`RepositoryRefused`]: the value as shown (its first [`REPOSITORY_SHOWN_MAX_CHARS`]
+    /// characters) and the rule broken; for a `.git` ending, the value without it (every
+    /// `.git` taken off) when that is a repository.
+    ///
+    /// [`parse`]: Repository::parse
+    pub(crate) fn input(value: &str) -> Result<Self, RepositoryRefused> {
+        let v = value.trim();
+        let refused = |why| RepositoryRefused {
+            shown: v.chars().take(REPOSITORY_SHOWN_MAX_CHARS).collect(),
+            why,
+        };
+        let repository = Self::parse(v).map_err(|rule| refused(RepositoryProblem::Rule(rule)))?;
+        let without_suffix = |s: &str| {
+            s.len()
+                .checked_sub(GIT_SUFFIX.len())
+                .filter(|&at| s.is_char_boundary(at) && s[at..].eq_ignore_ascii_case(GIT_SUFFIX))
+                .map(|at| s[..at].to_string())
+        };
+        if let Some(mut name) = without_suffix(v) {
+            while let Some(shorter) = without_suffix(&name) {
+                name = shorter;
+            }
+            let without = Self::parse(&name).is_ok().then_some(name);
+            return Err(refused(RepositoryProblem::GitSuffix { without }));
+        }
+        Ok(repository)
+    }
+}
+
+/// What a clone URL ends in, and no GitHub repository's name does: GitHub removes a trailing
+/// `.git` (in any case) from the name a repository is created with (github/docs issue 44518,
+/// "Missing documentation for repository name limits": "Repository names must not end with
+/// `.git`"; also line/centraldogma issue 956, showing GitHub's form strip it).
+const GIT_SUFFIX: &str = ".git";
+
+/// The most characters of a refused `repository` value a message quotes.
+const REPOSITORY_SHOWN_MAX_CHARS: usize = 200;
+
+/// A `repository` input refused ([`Repository::input`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RepositoryRefused {
+    /// The value as messages quote it: trimmed, its first [`REPOSITORY_SHOWN_MAX_CHARS`]
+    /// characters.
+    pub(crate) shown: String,
+    /// The rule broken.
+    pub(crate) why: RepositoryProblem,
+}
+
+/// Which rule a `repository` input breaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RepositoryProblem {
+    /// One of GitHub's naming rules ([`Repository::parse`]).
+    Rule(RepositoryError),
+    /// A `.git` ending ([`GIT_SUFFIX`]).
+    GitSuffix {
+        /// The value without its `.git` ending, when that is a repository.
+        without: Option<String>,
+    },
 }
 
 impl std::fmt::Display for Repository {
@@ -658,6 +723,25 @@ mod tests {
     use super::*;
     use wiremock::matchers::method;
     use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    /// A `.git` ending (any number, any case) is refused, naming the repository without it
+    /// when that is one; a refused value is shown trimmed, at most 200 characters.
+    #[test]
+    fn a_repository_input_ending_in_git_names_the_repository_without_it() {
+        let why = |v: &str| Repository::input(v).unwrap_err().why;
+        let without = |name: Option<&str>| RepositoryProblem::GitSuffix {
+            without: name.map(str::to_string),
+        };
+        assert_eq!(why(" o/r.git.GIT "), without(Some("o/r")));
+        assert_eq!(why("o/.git"), without(None));
+        assert_eq!(why("o"), RepositoryProblem::Rule(RepositoryError::Form));
+        let long = format!(" o/{} ", "r".repeat(300));
+        assert_eq!(
+            Repository::input(&long).unwrap_err().shown.chars().count(),
+            200
+        );
+        assert_eq!(Repository::input(" o/r ").unwrap().to_string(), "o/r");
+    }
 
     #[tokio::test]
     async fn a_token_github_echoes_is_hidden_through_the_one_engine() {
