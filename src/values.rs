@@ -884,6 +884,46 @@ fn describe(v: &Value) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_settings_name_the_origin_at_fault_and_the_options_win() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hub.yaml");
+        std::fs::write(&file, "cull:\n  timeout: 0\n  every: 60\n").unwrap();
+        let listed = dir.path().join("a.yaml,b.yaml");
+        let blank = PathBuf::new();
+        assert!(matches!(
+            read(&[file.clone(), listed.clone()], &ValuesPath::Auto),
+            Err(SettingsError::ListedWithComma(l)) if l == listed
+        ));
+        let files = read(&[blank, file], &ValuesPath::Auto).unwrap();
+        assert_eq!(files.len(), 1);
+        assert!(!none_sets_cull(&files));
+        assert!(matches!(
+            settings(&files, &Overrides::default()),
+            Err(SettingsError::File(_))
+        ));
+        let zero = Overrides {
+            timeout_secs: Some(600),
+            every_secs: Some(0),
+            ..Overrides::default()
+        };
+        assert!(matches!(
+            settings(&files, &zero),
+            Err(SettingsError::Option(name, _)) if name == "cull-every"
+        ));
+        let off = Overrides {
+            enabled: Some(false),
+            servers: Some(3),
+            ..Overrides::default()
+        };
+        let c = settings(&files, &off).unwrap();
+        assert!(!c.settings.enabled && c.scale.servers == Some(3));
+        assert_eq!(
+            c.origins.timeout,
+            Origin::file(files[0].file.clone(), "cull.timeout")
+        );
+    }
+
     /// The single-user image's keys, layered as Helm layers them, at the place `cull` sits.
     fn image(files: &[(&str, &str)], path: &ValuesPath) -> Result<ImageConfig> {
         let parsed = files

@@ -37,10 +37,9 @@ pub(super) fn deadlines_fit(
 }
 
 impl CullerArgs {
-    /// The culler settings these options give, with where each came from
-    /// ([`values::settings`]): z2jh's defaults, the values files in order, the `--cull-*`
-    /// options; the hub's scale from `--hub-size` and `--slow-stop-timeout`, else the values
-    /// files. Logs a warning when values files were given but none sets `cull`.
+    /// The culler settings these options give, with where each came from: z2jh's defaults,
+    /// the values files, the options ([`values::settings`]). Logs a warning when values files
+    /// were given but none sets `cull`.
     ///
     /// # Errors
     /// [`UsageError`] for each [`SettingsError`]: naming `jupyterhub-values` for every
@@ -87,8 +86,7 @@ pub(super) fn values_path(text: &str) -> Result<ValuesPath, UsageError> {
     ValuesPath::parse(Some(text)).map_err(usage("values-path"))
 }
 
-/// `--hub-size`, the most single-user servers the hub runs at once: a whole number from 1 to
-/// [`MAX_HUB_SERVERS`].
+/// `--hub-size`: the most single-user servers the hub runs at once, 1 to [`MAX_HUB_SERVERS`].
 ///
 /// # Errors
 /// [`UsageError`] naming `hub-size` for empty text, 0, a negative number, a fraction or

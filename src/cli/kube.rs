@@ -1,6 +1,5 @@
 //! `status`'s Kubernetes options (flattened into [`super::StatusArgs`]): whether to judge by
-//! digest, the credentials, where the hub's pods are, and the alarms a run fails on; opt-in
-//! ([`crate::status::kube::credentials`]).
+//! digest, the credentials, where the hub's pods are, and the alarms a run fails on.
 
 use super::inputs;
 use super::usage::{Problem, Rule};
@@ -63,9 +62,8 @@ impl KubeArgs {
     ///
     /// # Errors
     /// [`UsageError`] naming the input of each [`Refusal`] before anything is read
-    /// ([`crate::status::kube::credentials`], with `env`): `kubernetes`, `kubeconfig` or
-    /// `fail-on`. (The options' parsers refuse a namespace or Helm release that is not a
-    /// Kubernetes name.)
+    /// (Kubernetes is opt-in: [`crate::status::kube::credentials`], with `env`):
+    /// `kubernetes`, `kubeconfig` or `fail-on`. (Clap refuses a bad namespace or Helm release.)
     pub fn request(
         &self,
         log: &Log,

@@ -812,4 +812,47 @@ current-context: hub
             .to_string();
         assert!(!e.contains("SECRET"), "{e}");
     }
+
+    #[test]
+    fn kubernetes_is_opt_in_and_the_first_refusal_wins() {
+        use KubernetesMode::{Off, On};
+        let cluster: HashMap<String, String> =
+            [("KUBERNETES_SERVICE_HOST".into(), "10.0.0.1".into())].into();
+        let nowhere = HashMap::new();
+        let config = SecretString::from("clusters: [ nope");
+        let blank = SecretString::from(" \n");
+        let pods = [Alarm::Overdue, Alarm::Orphan, Alarm::Mismatch];
+        // Off, without a kubeconfig (a blank one is none): no credentials, and no alarm
+        // that needs the pods; off with one is refused before the alarms are looked at.
+        assert!(matches!(
+            credentials(None, None, &[Alarm::Overdue], &nowhere),
+            Ok(None)
+        ));
+        assert!(matches!(
+            credentials(Some(Off), Some(&blank), &[], &nowhere),
+            Ok(None)
+        ));
+        assert!(matches!(
+            credentials(None, Some(&blank), &pods, &nowhere),
+            Err(Refusal::AlarmNeedsPods(Alarm::Orphan))
+        ));
+        assert!(matches!(
+            credentials(Some(Off), Some(&config), &pods, &nowhere),
+            Err(Refusal::OffWithKubeconfig)
+        ));
+        // On: a kubeconfig given is checked before anything is read; without one, the
+        // environment must offer some.
+        assert!(matches!(
+            credentials(None, Some(&config), &pods, &cluster),
+            Err(Refusal::Unusable(KubeError::Kubeconfig { .. }))
+        ));
+        assert!(matches!(
+            credentials(Some(On), None, &pods, &nowhere),
+            Err(Refusal::Unusable(KubeError::NoCredentials { .. }))
+        ));
+        assert!(matches!(
+            credentials(Some(On), Some(&blank), &pods, &cluster),
+            Ok(Some(Credentials::Infer))
+        ));
+    }
 }
