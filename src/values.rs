@@ -28,7 +28,9 @@
 //! are worded for users, not for programmers calling it.
 
 use crate::support::files::{self, ReadError};
-use crate::window::{Configured, ImageConfig, ImageTag, Origin, PullPolicy};
+use crate::window::{
+    Configured, ImageConfig, ImageTag, InvalidSettings, Origin, Overrides, PullPolicy,
+};
 use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -100,6 +102,14 @@ impl ValuesPath {
             );
         }
         Ok(ValuesPath::Under(keys))
+    }
+
+    /// The parent keys named, outermost first; `None` for [`ValuesPath::Auto`].
+    pub(crate) fn under(&self) -> Option<&[String]> {
+        match self {
+            ValuesPath::Auto => None,
+            ValuesPath::Under(keys) => Some(keys),
+        }
     }
 }
 
@@ -718,6 +728,76 @@ pub(crate) fn apply(config: &mut Configured, files: &[FileCull]) -> Result<()> {
     Ok(())
 }
 
+/// Why the culler settings were refused ([`read`], [`settings`]), as data: `cli` wraps it in
+/// the usage error naming the input at fault.
+#[derive(Debug)]
+pub(crate) enum SettingsError {
+    /// A values file that does not exist and whose name holds a comma: the input takes one
+    /// path per line.
+    ListedWithComma(PathBuf),
+    /// A values file that cannot be read, is not YAML, or sets a malformed, out-of-range or
+    /// null culler value ([`load`], [`apply`]), or a value from a values file that
+    /// [`Configured::validate`] refuses; the words name the file and the key path.
+    File(anyhow::Error),
+    /// An option's value that [`Configured::validate`] refuses: the option's name (its
+    /// [`Origin::Option`]) and why.
+    Option(String, InvalidSettings),
+    /// z2jh's defaults refused by [`Configured::validate`] (never: they pass).
+    Default(InvalidSettings),
+}
+
+/// Reads the values files `files` in order, blank paths left out, with `cull` under `path`
+/// ([`load`]).
+///
+/// # Errors
+/// [`SettingsError::ListedWithComma`] for a missing file whose name holds a comma, before any
+/// file is read; [`SettingsError::File`] for the errors of [`load`].
+pub(crate) fn read(files: &[PathBuf], path: &ValuesPath) -> Result<Vec<FileCull>, SettingsError> {
+    let files: Vec<PathBuf> = files
+        .iter()
+        .filter(|f| !f.as_os_str().is_empty())
+        .cloned()
+        .collect();
+    if let Some(listed) = files
+        .iter()
+        .find(|f| f.to_string_lossy().contains(',') && !f.exists())
+    {
+        return Err(SettingsError::ListedWithComma(listed.clone()));
+    }
+    load(&files, path).map_err(SettingsError::File)
+}
+
+/// Whether values files were read but none sets `cull` at the place searched: the settings
+/// are then z2jh's defaults, which the caller warns about.
+pub(crate) fn none_sets_cull(files: &[FileCull]) -> bool {
+    !files.is_empty() && files.iter().all(|f| f.cull_path.is_none())
+}
+
+/// The culler settings, with where each came from: z2jh's defaults, overridden by `files` in
+/// order ([`apply`], [`apply_image`]), overridden by `options`
+/// ([`Configured::override_with`]); the hub's slow-stop timeout from `options`, else `files`
+/// ([`slow_stop_timeout`]), else JupyterHub's 10 s; then checked ([`Configured::validate`]).
+///
+/// # Errors
+/// [`SettingsError::File`] for a `cull.enabled` left null; for settings
+/// [`Configured::validate`] refuses, the variant of the value's origin.
+pub(crate) fn settings(
+    files: &[FileCull],
+    options: &Overrides,
+) -> Result<Configured, SettingsError> {
+    let mut c = Configured::default();
+    apply(&mut c, files).map_err(SettingsError::File)?;
+    apply_image(&mut c.image, files);
+    (c.scale.slow_stop_timeout_secs, c.scale.slow_stop_origin) = slow_stop_timeout(files);
+    c.override_with(options);
+    c.validate().map_err(|e| match &e.origin {
+        Origin::Option { name } => SettingsError::Option(name.clone(), e),
+        Origin::File { .. } => SettingsError::File(e.into()),
+        Origin::Default => SettingsError::Default(e),
+    })?;
+    Ok(c)
+}
+
 fn empty(file: &str) -> FileCull {
     FileCull {
         file: file.to_string(),
@@ -803,6 +883,46 @@ fn describe(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_settings_name_the_origin_at_fault_and_the_options_win() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hub.yaml");
+        std::fs::write(&file, "cull:\n  timeout: 0\n  every: 60\n").unwrap();
+        let listed = dir.path().join("a.yaml,b.yaml");
+        let blank = PathBuf::new();
+        assert!(matches!(
+            read(&[file.clone(), listed.clone()], &ValuesPath::Auto),
+            Err(SettingsError::ListedWithComma(l)) if l == listed
+        ));
+        let files = read(&[blank, file], &ValuesPath::Auto).unwrap();
+        assert_eq!(files.len(), 1);
+        assert!(!none_sets_cull(&files));
+        assert!(matches!(
+            settings(&files, &Overrides::default()),
+            Err(SettingsError::File(_))
+        ));
+        let zero = Overrides {
+            timeout_secs: Some(600),
+            every_secs: Some(0),
+            ..Overrides::default()
+        };
+        assert!(matches!(
+            settings(&files, &zero),
+            Err(SettingsError::Option(name, _)) if name == "cull-every"
+        ));
+        let off = Overrides {
+            enabled: Some(false),
+            servers: Some(3),
+            ..Overrides::default()
+        };
+        let c = settings(&files, &off).unwrap();
+        assert!(!c.settings.enabled && c.scale.servers == Some(3));
+        assert_eq!(
+            c.origins.timeout,
+            Origin::file(files[0].file.clone(), "cull.timeout")
+        );
+    }
 
     /// The single-user image's keys, layered as Helm layers them, at the place `cull` sits.
     fn image(files: &[(&str, &str)], path: &ValuesPath) -> Result<ImageConfig> {

@@ -156,6 +156,26 @@ impl ScaleConfig {
     }
 }
 
+/// The culler options of a command (the Action inputs of the same names), each over what
+/// the values files set ([`Configured::override_with`]); `None` when not given. Durations
+/// are whole seconds, as their option parsers bound them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Overrides {
+    /// `cull-timeout`, over `cull.timeout`.
+    pub(crate) timeout_secs: Option<u64>,
+    /// `cull-every`, over `cull.every`.
+    pub(crate) every_secs: Option<u64>,
+    /// `cull-max-age`, over `cull.maxAge` (0: none).
+    pub(crate) max_age_secs: Option<u64>,
+    /// `cull-enabled`, over `cull.enabled`.
+    pub(crate) enabled: Option<bool>,
+    /// `slow-stop-timeout`, over the values files' `tornado_settings.slow_stop_timeout`.
+    pub(crate) slow_stop_timeout_secs: Option<u64>,
+    /// `hub-size`: the most single-user servers the hub runs at once (1 to
+    /// [`MAX_HUB_SERVERS`]).
+    pub(crate) servers: Option<u64>,
+}
+
 /// Culler settings that do not make sense, with the origin of the value at fault (so a
 /// caller can tell an option's bad value from a values file's). Its words are the render
 /// layer's (`Display` in [`crate::render::window_words`]).
@@ -228,6 +248,35 @@ impl Configured {
             });
         }
         Ok(())
+    }
+
+    /// `options` over these settings (a values file's or z2jh's default), each given one with
+    /// its option as origin ([`Origin::Option`], e.g. `cull-timeout`).
+    pub(crate) fn override_with(&mut self, options: &Overrides) {
+        let option = |name: &str| Origin::Option { name: name.into() };
+        if let Some(v) = options.timeout_secs {
+            self.settings.timeout_secs = v;
+            self.origins.timeout = option("cull-timeout");
+        }
+        if let Some(v) = options.every_secs {
+            self.settings.every_secs = v;
+            self.origins.every = option("cull-every");
+        }
+        if let Some(v) = options.max_age_secs {
+            self.settings.max_age_secs = v;
+            self.origins.max_age = option("cull-max-age");
+        }
+        if let Some(v) = options.enabled {
+            self.settings.enabled = v;
+            self.origins.enabled = option("cull-enabled");
+        }
+        if let Some(v) = options.slow_stop_timeout_secs {
+            self.scale.slow_stop_timeout_secs = v;
+            self.scale.slow_stop_origin = option("slow-stop-timeout");
+        }
+        if let Some(servers) = options.servers {
+            self.scale.servers = Some(servers);
+        }
     }
 
     /// The window these settings give: [`compute`]'s usual bound, with [`at_scale`]'s worst

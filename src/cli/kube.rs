@@ -1,33 +1,18 @@
 //! `status`'s Kubernetes options (flattened into [`super::StatusArgs`]): whether to judge by
 //! digest, the credentials, where the hub's pods are, and the alarms a run fails on.
-//!
-//! Kubernetes is opt-in: without `kubeconfig` and without `kubernetes: on`, `status` reads
-//! only the hub and says that convergence is inferred from start times. Not inferred from
-//! the environment: a runner inside a cluster always has `KUBERNETES_SERVICE_HOST` and a
-//! laptop often has a `~/.kube/config` for another cluster, and neither means "read this
-//! hub's pods"; a workflow that ran yesterday must not fail today on RBAC it never needed.
 
 use super::inputs;
 use super::usage::{Problem, Rule};
 use super::value::{EnumList, EnumListParser};
 use super::{Checked, DurationParser, EnumParser, InputDuration, UsageError, usage};
 use crate::status::classify::Alarm;
-use crate::status::kube::{Credentials, KubeRequest, PodQuery};
+use crate::status::kube::{KubeRequest, KubernetesMode, PodQuery, Refusal};
 use crate::status::report::kube_error;
 use crate::support::log::Log;
-use clap::Args;
+use anyhow::anyhow;
+use clap::{Args, ValueEnum};
 use secrecy::{ExposeSecret, SecretString};
 use std::collections::HashMap;
-
-/// `kubernetes`: whether `status` reads the pods' image digests from Kubernetes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum KubernetesMode {
-    /// Read the pods: credentials from `kubeconfig`, else `KUBECONFIG` or `~/.kube/config`,
-    /// else the in-cluster service account.
-    On,
-    /// Judge by start time only (inferred).
-    Off,
-}
 
 /// The Kubernetes options of `status`. The kubeconfig is a [`SecretString`]: `Debug` never
 /// shows it.
@@ -55,27 +40,12 @@ pub struct KubeArgs {
     pub(crate) fail_on: Option<EnumList<Alarm>>,
 }
 
-/// Registers a kubeconfig's secrets with `log`: each user's token, password and client key
-/// ([`crate::status::kube::kubeconfig_secrets`]), not the whole file (its lines, such as
-/// `apiVersion: v1`, would hide the same words everywhere in the log). A kubeconfig that
-/// does not parse is masked whole, line by line: it may hold a token where none is expected.
+/// Registers a kubeconfig's secrets with `log` ([`crate::status::kube::kubeconfig_secrets`]:
+/// each user's token, password and client key; the whole content when it does not parse).
 pub(crate) fn mask_kubeconfig(log: &Log, content: &str) {
-    let secrets = crate::status::kube::kubeconfig_secrets(content);
-    if secrets.is_empty() && crate::status::kube::parses(content).is_err() {
-        log.mask(content);
-    }
-    for secret in secrets {
+    for secret in crate::status::kube::kubeconfig_secrets(content) {
         log.mask(&secret);
     }
-}
-
-/// An alarm's `fail-on` word (its value name).
-fn alarm_word(alarm: Alarm) -> String {
-    use clap::ValueEnum;
-    alarm
-        .to_possible_value()
-        .map(|v| v.get_name().to_string())
-        .unwrap_or_default()
 }
 
 impl KubeArgs {
@@ -87,50 +57,13 @@ impl KubeArgs {
             .unwrap_or_default()
     }
 
-    /// Refuses, before anything is read, credentials that cannot work: a `kubeconfig` that
-    /// does not parse or needs a plugin, or none to find at all.
-    fn credentials_usable(
-        &self,
-        kubeconfig: Option<&SecretString>,
-        env: &HashMap<String, String>,
-    ) -> Result<(), UsageError> {
-        let namespace = self.namespace.0.as_str();
-        if let Some(content) = kubeconfig {
-            return crate::status::kube::check_kubeconfig(
-                content.expose_secret(),
-                crate::status::kube::KUBECONFIG_INPUT,
-            )
-            .map(|_| ())
-            .map_err(|e| usage("kubeconfig")(anyhow::anyhow!(kube_error(&e, namespace))));
-        }
-        let set = |name: &str| env.get(name).is_some_and(|v| !v.trim().is_empty());
-        let home_config = env
-            .get("HOME")
-            .filter(|h| !h.is_empty())
-            .is_some_and(|h| std::path::Path::new(h).join(".kube/config").exists());
-        if set("KUBECONFIG") || home_config || set("KUBERNETES_SERVICE_HOST") {
-            return Ok(());
-        }
-        let e = crate::status::kube::KubeError::NoCredentials {
-            kubeconfig: "KUBECONFIG, ~/.kube/config".into(),
-        };
-        Err(usage("kubeconfig")(anyhow::anyhow!(kube_error(
-            &e, namespace
-        ))))
-    }
-
     /// The Kubernetes request, or `None` when Kubernetes is off. Masks the kubeconfig's
     /// secrets (each user's token, password, client key) with `log` first.
     ///
     /// # Errors
-    /// [`UsageError`] for `kubernetes: off` with a `kubeconfig`, for `fail-on` naming
-    /// `mismatch` or `orphan` while Kubernetes is off (those alarms need the pods), and for a namespace or Helm
-    /// release that is not a Kubernetes name ([`inputs::namespace`], [`inputs::helm_release`]);
-    /// for a `kubeconfig` that does not parse or whose user needs a credential plugin
-    /// ([`crate::status::kube::check_kubeconfig`]); and for `kubernetes: on` without
-    /// `kubeconfig` when `env` has no `KUBECONFIG`, `HOME` has no `.kube/config` and
-    /// `KUBERNETES_SERVICE_HOST` is unset (no credentials to find). A `KUBECONFIG` file or an
-    /// in-cluster service account is only read later (a failure there exits 1).
+    /// [`UsageError`] naming the input of each [`Refusal`] before anything is read
+    /// (Kubernetes is opt-in: [`crate::status::kube::credentials`], with `env`):
+    /// `kubernetes`, `kubeconfig` or `fail-on`. (Clap refuses a bad namespace or Helm release.)
     pub fn request(
         &self,
         log: &Log,
@@ -139,36 +72,12 @@ impl KubeArgs {
         if let Some(content) = &self.kubeconfig {
             mask_kubeconfig(log, content.expose_secret());
         }
-        let kubeconfig = self
-            .kubeconfig
-            .as_ref()
-            .filter(|c| !c.expose_secret().trim().is_empty());
-        let on = match (self.kubernetes, kubeconfig) {
-            (Some(KubernetesMode::Off), Some(_)) => {
-                let problem = Problem::Rule(Rule::KubernetesOffWithKubeconfig);
-                return Err(UsageError::new("kubernetes", problem));
-            }
-            (Some(KubernetesMode::Off), None) | (None, None) => false,
-            (Some(KubernetesMode::On), _) | (None, Some(_)) => true,
-        };
-        if on {
-            self.credentials_usable(kubeconfig, env)?;
-        } else {
-            return match self
-                .alarms()
-                .into_iter()
-                .find(|a| matches!(a, Alarm::Mismatch | Alarm::Orphan))
-            {
-                Some(alarm) => Err(UsageError::new(
-                    "fail-on",
-                    Problem::AlarmWithoutKubernetes(alarm_word(alarm)),
-                )),
-                None => Ok(None),
-            };
-        }
-        Ok(Some(KubeRequest {
-            credentials: kubeconfig
-                .map_or(Credentials::Infer, |c| Credentials::Kubeconfig(c.clone())),
+        let kubeconfig = self.kubeconfig.as_ref();
+        let credentials =
+            crate::status::kube::credentials(self.kubernetes, kubeconfig, &self.alarms(), env)
+                .map_err(|e| self.refused(e))?;
+        Ok(credentials.map(|credentials| KubeRequest {
+            credentials,
             query: PodQuery {
                 namespace: self.namespace.0.clone(),
                 release: self.helm_release.0.clone(),
@@ -176,11 +85,31 @@ impl KubeArgs {
             timeout: self.kube_timeout.get(),
         }))
     }
+
+    /// The [`UsageError`] naming the input at fault, in the words of its [`Refusal`].
+    fn refused(&self, refusal: Refusal) -> UsageError {
+        match refusal {
+            Refusal::OffWithKubeconfig => {
+                let problem = Problem::Rule(Rule::KubernetesOffWithKubeconfig);
+                UsageError::new("kubernetes", problem)
+            }
+            Refusal::AlarmNeedsPods(alarm) => {
+                let word = alarm.to_possible_value().map(|v| v.get_name().to_string());
+                let problem = Problem::AlarmWithoutKubernetes(word.unwrap_or_default());
+                UsageError::new("fail-on", problem)
+            }
+            Refusal::Unusable(e) => {
+                let words = kube_error(&e, &self.namespace.0);
+                usage("kubeconfig")(anyhow!(words))
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::status::kube::Credentials;
 
     pub(super) const KUBECONFIG: &str = "apiVersion: v1
 kind: Config

@@ -27,11 +27,12 @@
 //! provider is ring, [`crate::support::tls::install_provider`]).
 
 use super::Pod;
+use super::classify::Alarm;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 /// How a kubeconfig given as content (the `kubeconfig` input) is named in errors; a file's
@@ -204,11 +205,13 @@ impl std::fmt::Debug for KubeClient {
     }
 }
 
-/// The secrets of a kubeconfig's users (tokens, passwords, client keys): the caller masks
-/// them in the Actions log before anything else runs.
+/// The secrets of a kubeconfig's users (tokens, passwords, client keys), which the caller
+/// masks in the Actions log before anything else runs; not the whole file (its lines, such
+/// as `apiVersion: v1`, would hide the same words everywhere in the log). The whole content
+/// when it does not parse: it may hold a token where none is expected.
 pub(crate) fn kubeconfig_secrets(content: &str) -> Vec<String> {
     let Ok(config) = Kubeconfig::from_yaml(content) else {
-        return Vec::new();
+        return vec![content.to_string()];
     };
     let mut out = Vec::new();
     for auth in config
@@ -224,16 +227,6 @@ pub(crate) fn kubeconfig_secrets(content: &str) -> Vec<String> {
         }
     }
     out
-}
-
-/// Whether `content` parses as a kubeconfig (kube's loader).
-///
-/// # Errors
-/// The loader's error, in its words.
-pub(crate) fn parses(content: &str) -> Result<(), String> {
-    Kubeconfig::from_yaml(content)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
 }
 
 fn kubeconfig_error(source_name: &str, e: impl std::fmt::Display) -> KubeError {
@@ -297,6 +290,101 @@ pub(crate) fn check_kubeconfig(content: &str, source_name: &str) -> Result<Kubec
     let config = Kubeconfig::from_yaml(content).map_err(|e| kubeconfig_error(source_name, e))?;
     refuse_plugins(&config)?;
     Ok(config)
+}
+
+/// Where credentials are looked for without a kubeconfig's content, as errors name them.
+const LOOKED_FOR: &str = "KUBECONFIG, ~/.kube/config";
+
+/// `kubernetes`: whether `status` reads the pods' image digests from Kubernetes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum KubernetesMode {
+    /// Read the pods: credentials from `kubeconfig`, else `KUBECONFIG` or `~/.kube/config`,
+    /// else the in-cluster service account.
+    On,
+    /// Judge by start time only (inferred).
+    Off,
+}
+
+/// Kubernetes options refused before anything is read ([`credentials`]), as data.
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    /// `kubernetes: off` with a kubeconfig's content.
+    OffWithKubeconfig,
+    /// With Kubernetes off, an alarm that needs the pods (`mismatch`, `orphan`): the first
+    /// given.
+    AlarmNeedsPods(Alarm),
+    /// Credentials that cannot work ([`credentials_usable`]).
+    Unusable(KubeError),
+}
+
+/// The credentials `status` reads the pods with, `None` when it does not read them: with
+/// `mode` (the `kubernetes` input) when given, else when a `kubeconfig`'s content is given
+/// (a blank one counts as none: an Action's unset secret).
+///
+/// Kubernetes is opt-in: without `kubeconfig` and without `kubernetes: on`, `status` reads
+/// only the hub and says that convergence is inferred from start times. Not inferred from
+/// the environment: a runner inside a cluster always has `KUBERNETES_SERVICE_HOST` and a
+/// laptop often has a `~/.kube/config` for another cluster, and neither means "read this
+/// hub's pods"; a workflow that ran yesterday must not fail today on RBAC it never needed.
+///
+/// # Errors
+/// [`Refusal::OffWithKubeconfig`] first; then, reading the pods, [`Refusal::Unusable`]
+/// ([`credentials_usable`] with `env`); not reading them, [`Refusal::AlarmNeedsPods`] for
+/// `alarms` (the `fail-on` input) naming `mismatch` or `orphan`.
+pub(crate) fn credentials(
+    mode: Option<KubernetesMode>,
+    kubeconfig: Option<&SecretString>,
+    alarms: &[Alarm],
+    env: &HashMap<String, String>,
+) -> Result<Option<Credentials>, Refusal> {
+    let kubeconfig = kubeconfig.filter(|c| !c.expose_secret().trim().is_empty());
+    let on = match (mode, kubeconfig) {
+        (Some(KubernetesMode::Off), Some(_)) => return Err(Refusal::OffWithKubeconfig),
+        (Some(KubernetesMode::Off), None) | (None, None) => false,
+        (Some(KubernetesMode::On), _) | (None, Some(_)) => true,
+    };
+    if !on {
+        return match alarms
+            .iter()
+            .find(|a| matches!(a, Alarm::Mismatch | Alarm::Orphan))
+        {
+            Some(&alarm) => Err(Refusal::AlarmNeedsPods(alarm)),
+            None => Ok(None),
+        };
+    }
+    credentials_usable(kubeconfig.map(ExposeSecret::expose_secret), env)
+        .map_err(Refusal::Unusable)?;
+    Ok(Some(kubeconfig.map_or(Credentials::Infer, |c| {
+        Credentials::Kubeconfig(c.clone())
+    })))
+}
+
+/// Refuses, before anything is read, credentials that cannot work: the content of a
+/// `kubeconfig` that does not parse or needs a plugin ([`check_kubeconfig`]); without one,
+/// none to find at all in `env` (the process environment): no `KUBECONFIG` (blank counts as
+/// unset), no `.kube/config` under `HOME` and no `KUBERNETES_SERVICE_HOST`. A `KUBECONFIG`
+/// file or an in-cluster service account is only read by [`KubeClient::new`].
+///
+/// # Errors
+/// [`KubeError::Kubeconfig`], [`KubeError::ExecPlugin`], [`KubeError::NoCredentials`].
+fn credentials_usable(
+    kubeconfig: Option<&str>,
+    env: &HashMap<String, String>,
+) -> Result<(), KubeError> {
+    if let Some(content) = kubeconfig {
+        return check_kubeconfig(content, KUBECONFIG_INPUT).map(|_| ());
+    }
+    let set = |name: &str| env.get(name).is_some_and(|v| !v.trim().is_empty());
+    let home_config = env
+        .get("HOME")
+        .filter(|h| !h.is_empty())
+        .is_some_and(|h| std::path::Path::new(h).join(".kube/config").exists());
+    if set("KUBECONFIG") || home_config || set("KUBERNETES_SERVICE_HOST") {
+        return Ok(());
+    }
+    Err(KubeError::NoCredentials {
+        kubeconfig: LOOKED_FOR.into(),
+    })
 }
 
 fn one_line(text: &str) -> String {
@@ -383,7 +471,7 @@ impl KubeClient {
                     .map_err(|e| kubeconfig_error(&name, e))?
             }
             None => Config::incluster().map_err(|_| KubeError::NoCredentials {
-                kubeconfig: "KUBECONFIG, ~/.kube/config".into(),
+                kubeconfig: LOOKED_FOR.into(),
             })?,
         };
         config.read_timeout = Some(timeout);
@@ -728,5 +816,48 @@ current-context: hub
             .unwrap_err()
             .to_string();
         assert!(!e.contains("SECRET"), "{e}");
+    }
+
+    #[test]
+    fn kubernetes_is_opt_in_and_the_first_refusal_wins() {
+        use KubernetesMode::{Off, On};
+        let cluster: HashMap<String, String> =
+            [("KUBERNETES_SERVICE_HOST".into(), "10.0.0.1".into())].into();
+        let nowhere = HashMap::new();
+        let config = SecretString::from("clusters: [ nope");
+        let blank = SecretString::from(" \n");
+        let pods = [Alarm::Overdue, Alarm::Orphan, Alarm::Mismatch];
+        // Off, without a kubeconfig (a blank one is none): no credentials, and no alarm
+        // that needs the pods; off with one is refused before the alarms are looked at.
+        assert!(matches!(
+            credentials(None, None, &[Alarm::Overdue], &nowhere),
+            Ok(None)
+        ));
+        assert!(matches!(
+            credentials(Some(Off), Some(&blank), &[], &nowhere),
+            Ok(None)
+        ));
+        assert!(matches!(
+            credentials(None, Some(&blank), &pods, &nowhere),
+            Err(Refusal::AlarmNeedsPods(Alarm::Orphan))
+        ));
+        assert!(matches!(
+            credentials(Some(Off), Some(&config), &pods, &nowhere),
+            Err(Refusal::OffWithKubeconfig)
+        ));
+        // On: a kubeconfig given is checked before anything is read; without one, the
+        // environment must offer some.
+        assert!(matches!(
+            credentials(None, Some(&config), &pods, &cluster),
+            Err(Refusal::Unusable(KubeError::Kubeconfig { .. }))
+        ));
+        assert!(matches!(
+            credentials(Some(On), None, &pods, &nowhere),
+            Err(Refusal::Unusable(KubeError::NoCredentials { .. }))
+        ));
+        assert!(matches!(
+            credentials(Some(On), Some(&blank), &pods, &cluster),
+            Ok(Some(Credentials::Infer))
+        ));
     }
 }
