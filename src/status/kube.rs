@@ -28,7 +28,7 @@
 
 use super::Pod;
 use super::classify::Alarm;
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 use kube::{Client, Config};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
@@ -280,16 +280,38 @@ fn without_values(message: &str) -> String {
     out
 }
 
-/// Parses a kubeconfig's content and refuses a user with a credential plugin, as
-/// [`KubeClient::new`] does, before anything is sent: `source_name` names it in the error.
+/// Parses a kubeconfig's content, resolves its current context ([`current_context`]) and
+/// refuses a user with a credential plugin, as [`KubeClient::new`] does, before anything is
+/// sent: `source_name` names it in the error.
 ///
 /// # Errors
 /// [`KubeError::Kubeconfig`] (the loader's words without the values it quotes),
 /// [`KubeError::ExecPlugin`].
 pub(crate) fn check_kubeconfig(content: &str, source_name: &str) -> Result<Kubeconfig, KubeError> {
     let config = Kubeconfig::from_yaml(content).map_err(|e| kubeconfig_error(source_name, e))?;
+    current_context(&config).map_err(|e| kubeconfig_error(source_name, e))?;
     refuse_plugins(&config)?;
     Ok(config)
+}
+
+/// The kubeconfig's current context resolved as kube 3.1's loader resolves it when the
+/// client is made (`kube-client` `config/file_loader.rs`, `ConfigLoader::load_from_kubeconfig`,
+/// private there): `current-context` set, naming a context, whose cluster is listed. A
+/// missing user is no error there (client-go's rule, kube-rs issue 1594), nor here.
+///
+/// # Errors
+/// The loader's own [`KubeconfigError`]s, so the words match a failure at connect time.
+fn current_context(config: &Kubeconfig) -> Result<(), KubeconfigError> {
+    let name = (config.current_context.as_ref()).ok_or(KubeconfigError::CurrentContextNotSet)?;
+    let context = (config.contexts.iter())
+        .find(|c| &c.name == name)
+        .and_then(|c| c.context.as_ref())
+        .ok_or_else(|| KubeconfigError::LoadContext(name.clone()))?;
+    (config.clusters.iter())
+        .find(|c| c.name == context.cluster)
+        .and_then(|c| c.cluster.as_ref())
+        .map(|_| ())
+        .ok_or_else(|| KubeconfigError::LoadClusterOfContext(context.cluster.clone()))
 }
 
 /// Where credentials are looked for without a kubeconfig's content, as errors name them.
@@ -791,6 +813,43 @@ mod tests {
         assert!(timed_out(&timeout));
         let refused = Outer(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
         assert!(!timed_out(&refused));
+    }
+
+    #[test]
+    fn a_kubeconfig_without_a_usable_current_context_is_refused_before_anything_is_sent() {
+        let config = |current: &str, cluster: &str| {
+            format!(
+                "apiVersion: v1
+kind: Config
+clusters:
+  - name: hub
+    cluster: {{server: https://127.0.0.1:6443}}
+users:
+  - name: reader
+    user: {{token: sa-token-0123456789}}
+contexts:
+  - name: hub
+    context: {{cluster: {cluster}, user: reader}}
+{current}"
+            )
+        };
+        let detail = |content: &str| match check_kubeconfig(content, KUBECONFIG_INPUT) {
+            Err(KubeError::Kubeconfig { detail, .. }) => detail,
+            other => panic!("{other:?}"),
+        };
+        assert!(check_kubeconfig(&config("current-context: hub\n", "hub"), "x").is_ok());
+        assert_eq!(
+            [
+                detail(&config("", "hub")),
+                detail(&config("current-context: prod\n", "hub")),
+                detail(&config("current-context: hub\n", "gone")),
+            ],
+            [
+                "failed to determine current context",
+                "failed to load current context: prod",
+                "failed to load the cluster of context: gone",
+            ]
+        );
     }
 
     #[test]

@@ -288,6 +288,19 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
             "token: TOKEN",
         ],
     );
+    // No current context, or one the kubeconfig does not have: refused too, not found only
+    // when the client is made after the hub was read.
+    refused(
+        &kubeconfig.replace("current-context: hub\n", ""),
+        &[
+            "the kubeconfig (the kubeconfig input) is not usable",
+            "failed to determine current context",
+        ],
+    );
+    refused(
+        &kubeconfig.replace("current-context: hub\n", "current-context: prod\n"),
+        &["failed to load current context: prod"],
+    );
     refused(
         "clusters: [ nope",
         &["the kubeconfig (the kubeconfig input) is not usable"],
