@@ -9,7 +9,7 @@ use crate::digest::registry::RegistryOptions;
 use crate::publish;
 use crate::status::hub::HubClient;
 use crate::status::run::{CommentMode, StatusRequest};
-use crate::support::github::{self, GitHub};
+use crate::support::github::GitHub;
 use crate::support::log::Log;
 use anyhow::Result;
 use secrecy::{ExposeSecret, SecretString};
@@ -197,30 +197,27 @@ fn release(
     })
 }
 
-/// An RFC 3339 time input, in UTC ([`crate::support::time::parse_rfc3339`]: years 0000 to
-/// 9999 in UTC).
+/// `--now`, the run's clock (both commands): an RFC 3339 time in UTC
+/// ([`crate::support::time::parse_rfc3339`]: years 0000 to 9999 in UTC).
 ///
 /// # Errors
-/// [`UsageError`] naming `input` and quoting the text.
-fn time_input(text: &str, input: &str) -> Result<OffsetDateTime, UsageError> {
+/// [`UsageError`] naming `now` and quoting the text.
+pub(super) fn now_input(text: &str) -> Result<OffsetDateTime, UsageError> {
+    time_input("now", text)
+}
+
+/// `--released-at`: an RFC 3339 time, as [`now_input`].
+///
+/// # Errors
+/// [`UsageError`] naming `released-at` and quoting the text.
+pub(super) fn released_at_input(text: &str) -> Result<OffsetDateTime, UsageError> {
+    time_input("released-at", text)
+}
+
+/// The RFC 3339 time `text` given to `input`.
+fn time_input(input: &str, text: &str) -> Result<OffsetDateTime, UsageError> {
     crate::support::time::parse_rfc3339(text)
         .map_err(|e| UsageError::of(input, text.trim(), Problem::Time(e)))
-}
-
-/// `--now`, the run's clock (both commands): an RFC 3339 time ([`time_input`]).
-///
-/// # Errors
-/// [`UsageError`] naming `now`.
-pub(super) fn now_input(text: &str) -> Result<OffsetDateTime, UsageError> {
-    time_input(text, "now")
-}
-
-/// `--released-at`: an RFC 3339 time ([`time_input`]).
-///
-/// # Errors
-/// [`UsageError`] naming `released-at`.
-pub(super) fn released_at_input(text: &str) -> Result<OffsetDateTime, UsageError> {
-    time_input(text, "released-at")
 }
 
 /// Why this `status` run reads GitHub, for the error without a token: the first of
@@ -250,12 +247,7 @@ fn github_client(
         token.ok_or_else(|| UsageError::new("github-token", Problem::NoToken(Some(why))))?;
     let repo = (ctx.repository)
         .ok_or_else(|| UsageError::new("repository", Problem::Rule(Rule::NoRepository)))?;
-    Ok(GitHub::with_options(
-        &ctx.api_url,
-        &SecretString::from(token),
-        repo,
-        github::Options::default(),
-    )?)
+    Ok(GitHub::new(&ctx.api_url, &SecretString::from(token), repo)?)
 }
 
 #[cfg(test)]
