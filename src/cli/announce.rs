@@ -88,9 +88,17 @@ fn request(
         check_publishable(&context, token.as_ref())?;
     }
     let templates = templates(args, env)?;
-    let image = image_request(args, source, token.as_ref())?;
+    // Checked whatever the image, so a bad value is refused before it matters; `None` for
+    // an OCI layout.
+    let registry = args
+        .registry
+        .options(token.as_ref().map(ExposeSecret::expose_secret))?;
     Ok(AnnounceRequest {
-        image,
+        image: ImageRequest {
+            registry: matches!(source, ImageSource::Registry(_)).then_some(registry),
+            source,
+            expected_digest: args.expected_digest.clone(),
+        },
         now,
         culler,
         culler_warnings: held.take_held(),
@@ -178,25 +186,6 @@ pub(super) fn image_input(text: &str) -> Result<ImageSource, UsageError> {
         })?;
     }
     Ok(source)
-}
-
-/// The image to resolve, the digest it must have, and how its registry is read (`None`
-/// for an OCI layout). The registry options are checked whatever the image, so a bad value
-/// is refused before it matters.
-fn image_request(
-    args: &AnnounceArgs,
-    source: ImageSource,
-    token: Option<&SecretString>,
-) -> Result<ImageRequest> {
-    let expected_digest = args.expected_digest.clone();
-    let registry = args
-        .registry
-        .options(token.map(secrecy::ExposeSecret::expose_secret))?;
-    Ok(ImageRequest {
-        registry: matches!(source, ImageSource::Registry(_)).then_some(registry),
-        source,
-        expected_digest,
-    })
 }
 
 /// The team's template for `kind` at `path`, `None` when unset: read from inside the
