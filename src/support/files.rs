@@ -265,6 +265,53 @@ mod tests {
     }
 
     #[test]
+    fn only_a_file_whose_real_path_is_inside_the_workspace_is_read() {
+        let outside = tempfile::tempdir().unwrap();
+        let secret = outside.path().join("secret");
+        std::fs::write(&secret, b"s").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = resolve_workspace(dir.path().to_str()).unwrap();
+        std::fs::write(workspace.join("note.md"), b"note").unwrap();
+        std::fs::create_dir(workspace.join("sub")).unwrap();
+        std::os::unix::fs::symlink(&secret, workspace.join("link.md")).unwrap();
+        let read = |path: &Path| read_inside(&workspace, path, 16);
+        assert_eq!(read(Path::new("note.md")).unwrap(), b"note");
+        assert_eq!(read(Path::new("sub/../note.md")).unwrap(), b"note");
+        assert_eq!(read(&workspace.join("note.md")).unwrap(), b"note");
+        let real_secret = secret.canonicalize().unwrap();
+        for path in [Path::new("link.md"), &secret] {
+            let err = read(path).unwrap_err();
+            let InsideError::Outside { workspace: w, real } = err else {
+                panic!("{}: {err:?}", path.display());
+            };
+            assert_eq!((w, real), (workspace.clone(), real_secret.clone()));
+        }
+        assert!(matches!(
+            read(Path::new("gone.md")),
+            Err(InsideError::Unresolved(_))
+        ));
+        assert!(matches!(
+            read(Path::new("sub")),
+            Err(InsideError::Read(ReadError::IsDirectory))
+        ));
+    }
+
+    #[test]
+    fn the_workspace_is_github_workspace_when_set_else_the_working_directory() {
+        let cwd = std::env::current_dir().unwrap().canonicalize().unwrap();
+        assert_eq!(resolve_workspace(None).unwrap(), cwd);
+        assert_eq!(resolve_workspace(Some("")).unwrap(), cwd);
+        let err = resolve_workspace(Some("/nonexistent/workspace")).unwrap_err();
+        let WorkspaceError::Unresolved { dir, from_env, .. } = err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(
+            (dir, from_env),
+            (PathBuf::from("/nonexistent/workspace"), true)
+        );
+    }
+
+    #[test]
     fn bytes_are_read_as_they_are() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("event.json");
