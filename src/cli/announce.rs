@@ -4,7 +4,7 @@
 use super::inputs::{self, given_path};
 use super::usage::{Problem, Required, Rule, Said, refused};
 use super::value::InputDuration;
-use super::{AnnounceArgs, UsageError, required, usage};
+use super::{AnnounceArgs, GitHubArgs, RegistryArgs, UsageError, required, usage};
 use crate::announce::{
     AnnounceRequest, DeploymentRequest, ImageRequest, Templates, TierPolicy, TrackingOptions,
 };
@@ -56,7 +56,7 @@ fn request(
     env: &HashMap<String, String>,
     held: &Log,
 ) -> Result<AnnounceRequest> {
-    mask_secrets(args, log);
+    mask_secrets(&args.github, &args.registry, log);
     if args.print_context && !args.dry_run {
         let problem = Problem::Rule(Rule::PrintContextNeedsDryRun);
         return Err(UsageError::new("print-context", problem).into());
@@ -212,15 +212,15 @@ fn template(
         .map_err(|e| usage(e.input)(e.into()))
 }
 
-/// Registers the GitHub token and the registry password with `log`, in each form a server
-/// may echo them: ghcr.io gets the token as Basic user `x-access-token` when no registry
-/// credentials are given (`registry::auth::credentials_for`).
-fn mask_secrets(args: &AnnounceArgs, log: &Log) {
-    if let Some(token) = &args.github.github_token {
+/// Registers the GitHub token and the registry password with `log` (both commands), in each
+/// form a server may echo them: ghcr.io gets the token as Basic user `x-access-token` when no
+/// registry credentials are given (`registry::auth::credentials_for`).
+pub(super) fn mask_secrets(github: &GitHubArgs, registry: &RegistryArgs, log: &Log) {
+    if let Some(token) = &github.github_token {
         log.mask(token.expose_secret());
     }
-    args.registry.mask(log);
-    if let Some(token) = &args.github.github_token {
+    registry.mask(log);
+    if let Some(token) = &github.github_token {
         log.mask_basic("x-access-token", token.expose_secret().trim());
     }
 }

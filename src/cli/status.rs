@@ -33,11 +33,7 @@ pub(crate) fn status_request(
     if let Some(token) = hub_token(args).filter(|t| inputs::masks_hub_token(t)) {
         log.mask(token);
     }
-    if let Some(token) = &args.github.github_token {
-        log.mask(token.expose_secret());
-        log.mask_basic("x-access-token", token.expose_secret().trim());
-    }
-    args.registry.mask(log);
+    super::announce::mask_secrets(&args.github, &args.registry, log);
     // Checked first, whether used or not: a token with a stray character is a mistake to
     // fix before it is sent anywhere.
     let github_token = args.github.token()?;
@@ -52,6 +48,8 @@ pub(crate) fn status_request(
     }
     let (image, github) = release(args, github_token, log, env, clock, kube.is_some())?;
     let configured = args.culler.settings(log)?;
+    // The image given as pods name it, resolved or not: the pull-policy preflight's image
+    // when the values files name none.
     let announced = args
         .image
         .as_ref()
@@ -75,8 +73,6 @@ pub(crate) fn status_request(
         now,
         kube,
         fail_on: args.kube.alarms(),
-        // The image given as pods name it, resolved or not: the pull-policy preflight's
-        // image when the values files name none.
         pull: configured.image.pull_risk(announced.as_deref()),
         environment: args.deployment.environment.clone(),
         dry_run: args.dry_run,
