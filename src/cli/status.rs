@@ -115,12 +115,14 @@ pub(super) fn is_placeholder(hub_url: &url::Url) -> bool {
     url::Url::parse(PLACEHOLDER_HUB_URL).is_ok_and(|placeholder| *hub_url == placeholder)
 }
 
+/// An image to resolve, with its registry options (`None` for an OCI layout).
+type ImageToResolve = (ImageSource, Option<RegistryOptions>);
+
 /// `released-at` (RFC 3339, not after `now`, the run's clock) and `image`: one of them is
 /// needed. The image is kept only when something needs its digest: the release note (no
 /// `released-at`) or the comment (its marker and the tracking issue); with `released-at` and
 /// no comment it is not resolved, so the registry is not asked (the log says so). Returns
-/// the image kept, with its registry options (`None` for an OCI layout), and the GitHub
-/// client when the release note or the tracking issue is read.
+/// the image kept and the GitHub client when the release note or the tracking issue is read.
 fn release(
     args: &StatusArgs,
     github_token: Option<&str>,
@@ -128,10 +130,7 @@ fn release(
     env: &HashMap<String, String>,
     now: OffsetDateTime,
     by_digest: bool,
-) -> Result<(
-    Option<(ImageSource, Option<RegistryOptions>)>,
-    Option<GitHub>,
-)> {
+) -> Result<(Option<ImageToResolve>, Option<GitHub>)> {
     let released_at = args.released_at;
     if let Some(at) = released_at.filter(|at| *at > now) {
         let problem = Problem::LaterThanClock { at, now };
