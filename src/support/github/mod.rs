@@ -674,23 +674,6 @@ mod tests {
     use wiremock::matchers::method;
     use wiremock::{Mock, MockServer, ResponseTemplate};
 
-    #[test]
-    fn options_given_replace_only_the_defaults_given() {
-        let default = Options::default();
-        assert_eq!(Options::given(None, None), default);
-        let second = Duration::from_secs(1);
-        let given = Options::given(Some(second * 5), Some(second / 10));
-        assert_eq!(given.timeout, second * 5);
-        assert_eq!(given.read_retry.base_delay, second / 10);
-        assert_eq!(
-            (given.read_retry.max_attempts, given.read_retry.max_delay),
-            (
-                default.read_retry.max_attempts,
-                default.read_retry.max_delay
-            )
-        );
-    }
-
     #[tokio::test]
     async fn a_token_github_echoes_is_hidden_through_the_one_engine() {
         // A proxy quoting the request's header, then the token cut short: each goes.
@@ -841,6 +824,23 @@ mod tests {
                 requests: 3,
                 waited: Duration::from_millis(30)
             }
+        );
+    }
+
+    #[test]
+    fn options_given_replace_only_the_defaults_given() {
+        let default = Options::default();
+        assert_eq!(Options::given(None, None), default);
+        let second = Duration::from_secs(1);
+        let given = Options::given(Some(second * 5), Some(second / 10));
+        assert_eq!(given.timeout, second * 5);
+        assert_eq!(given.read_retry.base_delay, second / 10);
+        assert_eq!(
+            (given.read_retry.max_attempts, given.read_retry.max_delay),
+            (
+                default.read_retry.max_attempts,
+                default.read_retry.max_delay
+            )
         );
     }
 }
