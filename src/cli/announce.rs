@@ -1,23 +1,25 @@
 //! `announce`'s options into an [`AnnounceRequest`]: every input checked, in the order the
 //! run has always checked them, before the first network call, so bad input changes nothing.
 
-use super::inputs::given_path;
-use super::usage::{Problem, Required, Rule, Said, TemplateProblem, refused};
-use super::{AnnounceArgs, UsageError, required, usage};
+use super::inputs::{self, given_path};
+use super::usage::{Problem, Required, Rule, Said, refused};
+use super::value::InputDuration;
+use super::{AnnounceArgs, GitHubArgs, RegistryArgs, UsageError, required, usage};
 use crate::announce::{
     AnnounceRequest, DeploymentRequest, ImageRequest, Templates, TierPolicy, TrackingOptions,
 };
 use crate::context::RunContext;
+use crate::digest::layout::{self, Unusable};
 use crate::digest::{Digest, ImageSource};
 use crate::publish;
-use crate::render::custom::TEMPLATE_MAX_BYTES;
+use crate::render::custom::{self, TEMPLATE_MAX_BYTES};
 use crate::render::{BodyKind, CustomTemplate};
-use crate::support::files::{self, ReadError};
+use crate::support::files;
 use crate::support::github::{self, GitHub};
 use crate::support::log::Log;
 use crate::support::secrets::SecretString;
 use crate::tier::LabelRules;
-use anyhow::{Context, Result};
+use anyhow::{Result, anyhow};
 use secrecy::ExposeSecret;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -54,7 +56,7 @@ fn request(
     env: &HashMap<String, String>,
     held: &Log,
 ) -> Result<AnnounceRequest> {
-    mask_secrets(args, log);
+    mask_secrets(&args.github, &args.registry, log);
     if args.print_context && !args.dry_run {
         let problem = Problem::Rule(Rule::PrintContextNeedsDryRun);
         return Err(UsageError::new("print-context", problem).into());
@@ -69,14 +71,34 @@ fn request(
     let runbook = args.runbook.settings();
     let context = args.github.run_context(args.sha.as_ref(), env)?;
     let token = args.github.token()?.map(SecretString::from);
-    let github = github_client(args, &context, token.as_ref(), log)?;
+    let github = match (&context.repository, &token) {
+        (Some(repo), Some(token)) => {
+            inputs::warn_if_plain_http(log, "api-url", &context.api_url, "github-token");
+            let options = github::Options::given(
+                args.github_timeout.map(InputDuration::get),
+                args.github_retry_wait.map(InputDuration::get),
+            );
+            let client = GitHub::with_options(&context.api_url, token, repo.clone(), options)?;
+            let sink = log.clone();
+            Some(client.with_debug(Arc::new(move |l: &str| sink.debug(l))))
+        }
+        _ => None,
+    };
     if !args.dry_run {
         check_publishable(&context, token.as_ref())?;
     }
     let templates = templates(args, env)?;
-    let image = image_request(args, source, token.as_ref())?;
+    // Checked whatever the image, so a bad value is refused before it matters; `None` for
+    // an OCI layout.
+    let registry = args
+        .registry
+        .options(token.as_ref().map(ExposeSecret::expose_secret))?;
     Ok(AnnounceRequest {
-        image,
+        image: ImageRequest {
+            registry: matches!(source, ImageSource::Registry(_)).then_some(registry),
+            source,
+            expected_digest: args.expected_digest.clone(),
+        },
         now,
         culler,
         culler_warnings: held.take_held(),
@@ -127,88 +149,48 @@ fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
     })
 }
 
-/// The custom release-note and tracking-issue templates, read from the workspace
-/// ([`template`]).
+/// The custom release-note and tracking-issue templates ([`template`]), read from the
+/// workspace ([`files::resolve_workspace`]), which is resolved only when one is given.
 fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templates> {
     let paths = [&args.release_note_template, &args.tracking_issue_template];
     if paths.iter().all(|path| given_path(path.as_ref()).is_none()) {
-        // No template, so no workspace to resolve.
         return Ok(Templates {
             release_note: None,
             tracking_issue: None,
         });
     }
-    let workspace = workspace(env)?;
+    let github_workspace = env.get("GITHUB_WORKSPACE").map(String::as_str);
+    let workspace = files::resolve_workspace(github_workspace).map_err(custom::workspace_error)?;
     Ok(Templates {
-        release_note: template(
-            &args.release_note_template,
-            BodyKind::ReleaseNote,
-            &workspace,
-        )?,
-        tracking_issue: template(
-            &args.tracking_issue_template,
-            BodyKind::TrackingIssue,
-            &workspace,
-        )?,
+        release_note: template(paths[0], BodyKind::ReleaseNote, &workspace)?,
+        tracking_issue: template(paths[1], BodyKind::TrackingIssue, &workspace)?,
     })
 }
 
-/// `announce --image`: an image reference ([`ImageSource::parse`]); for an OCI layout, its
-/// directory must exist.
+/// `announce --image`: an image reference ([`ImageSource::parse`]); an `oci:` layout must be
+/// a directory holding the image asked for before anything is looked up in it
+/// ([`layout::usable`]).
 ///
 /// # Errors
-/// [`UsageError`] naming `image`.
+/// [`UsageError`] naming `image`: not a reference, or a layout missing, not a directory, or
+/// without an image of that tag (the words list the tags it has).
 pub(super) fn image_input(text: &str) -> Result<ImageSource, UsageError> {
     let image = text.trim();
     let source = ImageSource::parse(image).map_err(usage("image"))?;
-    layout_usable(image, &source)?;
+    if let ImageSource::Layout { dir, tag } = &source {
+        let refuse = |problem| UsageError::of("image", image, problem);
+        layout::usable(dir, tag.as_deref()).map_err(|e| match e {
+            Unusable::Missing => refuse(Problem::LayoutMissing(dir.clone())),
+            Unusable::NotADirectory => refuse(Problem::LayoutNotADirectory(dir.clone())),
+            Unusable::NoSuchTag(why) => refused("image", Some(image), Said::Colon, anyhow!(why)),
+        })?;
+    }
     Ok(source)
 }
 
-/// The image to resolve, the digest it must have, and how its registry is read (`None`
-/// for an OCI layout). The registry options are checked whatever the image, so a bad value
-/// is refused before it matters.
-fn image_request(
-    args: &AnnounceArgs,
-    source: ImageSource,
-    token: Option<&SecretString>,
-) -> Result<ImageRequest> {
-    let expected_digest = args.expected_digest.clone();
-    let registry = args
-        .registry
-        .options(token.map(secrecy::ExposeSecret::expose_secret))?;
-    Ok(ImageRequest {
-        registry: matches!(source, ImageSource::Registry(_)).then_some(registry),
-        source,
-        expected_digest,
-    })
-}
-
-/// The workspace templates must live in: `GITHUB_WORKSPACE` when set (the repository
-/// checkout in Actions), else the working directory; its real path (symbolic links
-/// resolved).
-///
-/// # Errors
-/// The directory cannot be resolved (exit code 1), naming where it came from.
-fn workspace(env: &HashMap<String, String>) -> Result<PathBuf> {
-    let (dir, from) = match env.get("GITHUB_WORKSPACE").filter(|w| !w.is_empty()) {
-        Some(dir) => (PathBuf::from(dir), "GITHUB_WORKSPACE"),
-        None => (
-            std::env::current_dir().context("reading the working directory")?,
-            "the working directory",
-        ),
-    };
-    (dir.canonicalize())
-        .with_context(|| crate::render::usage_words::workspace_unresolved(&dir, from))
-}
-
-/// The team's template for `kind`, read from `path` (relative to `workspace`, which is
-/// `GITHUB_WORKSPACE` when set, else the working directory) and checked ([`CustomTemplate::parse`]); `None` when unset.
-///
-/// Only a regular file whose real path (symbolic links resolved) lies inside `workspace`
-/// is read: the rendered text is published, so a path like `/etc/passwd`, `../x` or a link
-/// to `/proc/self/environ` must never be read, and a FIFO or device would hang or never end
-/// ([`files::read_bytes`] reads a regular file only, at most [`TEMPLATE_MAX_BYTES`]).
+/// The team's template for `kind` at `path`, `None` when unset: read from inside the
+/// `workspace` only ([`files::read_inside`]: the rendered text is published), at most
+/// [`TEMPLATE_MAX_BYTES`], and checked ([`CustomTemplate::parse`]).
 ///
 /// # Errors
 /// [`UsageError`] naming the input and the file: unreadable (missing), outside the
@@ -222,101 +204,25 @@ fn template(
     let Some(path) = given_path(path.as_ref()) else {
         return Ok(None);
     };
-    let path = &path.display().to_string();
-    let refuse = |what| UsageError::of(kind.input(), path, Problem::Template(what));
-    let unreadable = |e: Box<dyn std::error::Error + Send + Sync>| {
-        refuse(TemplateProblem::Unreadable(Arc::from(e)))
-    };
-    // Relative to the workspace, not to the working directory (they differ when
-    // GITHUB_WORKSPACE is set and the binary runs elsewhere); an absolute path stays.
-    let real = workspace
-        .join(path)
-        .canonicalize()
-        .map_err(|e| unreadable(e.into()))?;
-    if !real.starts_with(workspace) {
-        let workspace = workspace.to_path_buf();
-        return Err(refuse(TemplateProblem::OutsideWorkspace {
-            workspace,
-            real,
-        }));
-    }
-    let bytes = files::read_bytes(&real, TEMPLATE_MAX_BYTES as u64).map_err(|e| match e {
-        ReadError::IsDirectory | ReadError::NotRegular => refuse(TemplateProblem::NotRegular),
-        ReadError::TooLarge { size, .. } => refuse(TemplateProblem::TooLarge {
-            size,
-            limit: TEMPLATE_MAX_BYTES,
-        }),
-        e => unreadable(e.into()),
-    })?;
-    CustomTemplate::parse(kind, path, bytes)
+    let shown = path.display().to_string();
+    let bytes = files::read_inside(workspace, path, TEMPLATE_MAX_BYTES as u64)
+        .map_err(|e| UsageError::of(kind.input(), &shown, Problem::Template(e.into())))?;
+    CustomTemplate::parse(kind, &shown, bytes)
         .map(Some)
         .map_err(|e| usage(e.input)(e.into()))
 }
 
-/// Registers the GitHub token and the registry password with `log`, in each form a server
-/// may echo them: ghcr.io gets the token as Basic user `x-access-token` when no registry
-/// credentials are given (`registry::auth::credentials_for`).
-fn mask_secrets(args: &AnnounceArgs, log: &Log) {
-    if let Some(token) = &args.github.github_token {
+/// Registers the GitHub token and the registry password with `log` (both commands), in each
+/// form a server may echo them: ghcr.io gets the token as Basic user `x-access-token` when no
+/// registry credentials are given (`registry::auth::credentials_for`).
+pub(super) fn mask_secrets(github: &GitHubArgs, registry: &RegistryArgs, log: &Log) {
+    if let Some(token) = &github.github_token {
         log.mask(token.expose_secret());
     }
-    args.registry.mask(log);
-    if let Some(token) = &args.github.github_token {
+    registry.mask(log);
+    if let Some(token) = &github.github_token {
         log.mask_basic("x-access-token", token.expose_secret().trim());
     }
-}
-
-/// An `oci:` layout (`source`, as `image` was written) must be a directory holding the
-/// image asked for before anything is looked up in it; a registry reference passes.
-///
-/// # Errors
-/// [`UsageError`] naming `image` when the directory does not exist or is something else (a
-/// file), or when its `index.json` has no image of that tag
-/// ([`crate::digest::layout::missing_tag`], which lists the tags it has).
-pub(super) fn layout_usable(image: &str, source: &ImageSource) -> Result<(), UsageError> {
-    let ImageSource::Layout { dir, tag } = source else {
-        return Ok(());
-    };
-    let refuse = |problem| Err(UsageError::of("image", image, problem));
-    match std::fs::metadata(dir) {
-        Ok(meta) if meta.is_dir() => {}
-        Ok(_) => return refuse(Problem::LayoutNotADirectory(dir.clone())),
-        Err(_) => return refuse(Problem::LayoutMissing(dir.clone())),
-    }
-    match crate::digest::layout::missing_tag(dir, tag.as_deref()) {
-        Some(why) => Err(refused(
-            "image",
-            Some(image),
-            Said::Colon,
-            anyhow::anyhow!(why),
-        )),
-        None => Ok(()),
-    }
-}
-
-/// The GitHub client, when there is a repository and a token (a dry run may have neither).
-fn github_client(
-    args: &AnnounceArgs,
-    ctx: &RunContext,
-    token: Option<&SecretString>,
-    log: &Log,
-) -> Result<Option<GitHub>> {
-    let (Some(repo), Some(token)) = (&ctx.repository, token) else {
-        return Ok(None);
-    };
-    super::inputs::warn_if_plain_http(log, "api-url", &ctx.api_url, "github-token");
-    let sink = log.clone();
-    let mut options = github::Options::default();
-    if let Some(timeout) = args.github_timeout {
-        options.timeout = timeout.get();
-    }
-    if let Some(wait) = args.github_retry_wait {
-        options.read_retry.base_delay = wait.get();
-    }
-    Ok(Some(
-        GitHub::with_options(&ctx.api_url, token, repo.clone(), options)?
-            .with_debug(Arc::new(move |l: &str| sink.debug(l))),
-    ))
 }
 
 /// What publishing needs beyond a dry run: a token, a repository, a commit.

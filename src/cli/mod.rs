@@ -393,7 +393,7 @@ pub struct AnnounceArgs {
     pub tracking_issue_template: Option<std::path::PathBuf>,
 
     /// The run's clock, RFC 3339 (tests; default: now)
-    #[arg(long, hide = true, value_parser = Checked(status::now_input))]
+    #[arg(long, hide = true, value_parser = Checked(|t| status::time_input("now", t)))]
     pub now: Option<time::OffsetDateTime>,
     /// Waits in milliseconds between tries of the commit → pull requests look-up, which lags
     /// a fresh merge, and between looks for the tracking issue of a run that created the
@@ -470,7 +470,7 @@ pub struct StatusArgs {
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
     pub hub_token: Option<SecretString>,
     /// When the release went live, RFC 3339 (e.g. 2026-11-30T12:00:00Z): servers started later are updated [default: the time announce recorded in the release note of --image's digest]
-    #[arg(long, env, value_name = "TIME", value_parser = Checked(status::released_at_input))]
+    #[arg(long, env, value_name = "TIME", value_parser = Checked(|t| status::time_input("released-at", t)))]
     pub released_at: Option<time::OffsetDateTime>,
     /// The image announced (its digest finds the release note and the tracking issue), e.g. ghcr.io/org/lab:latest or oci:DIR[:TAG]
     #[arg(long, env, value_name = "REF", value_parser = Checked(announce::image_input))]
@@ -506,7 +506,7 @@ pub struct StatusArgs {
     #[arg(long)]
     pub json: bool,
     /// The run's clock, RFC 3339 (tests; default: now)
-    #[arg(long, hide = true, value_parser = Checked(status::now_input))]
+    #[arg(long, hide = true, value_parser = Checked(|t| status::time_input("now", t)))]
     pub now: Option<time::OffsetDateTime>,
     /// The Kubernetes options: digest evidence, credentials, where the pods are, alarms.
     #[command(flatten)]

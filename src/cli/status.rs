@@ -9,7 +9,7 @@ use crate::digest::registry::RegistryOptions;
 use crate::publish;
 use crate::status::hub::HubClient;
 use crate::status::run::{CommentMode, StatusRequest};
-use crate::support::github::{self, GitHub};
+use crate::support::github::GitHub;
 use crate::support::log::Log;
 use anyhow::Result;
 use secrecy::{ExposeSecret, SecretString};
@@ -33,11 +33,7 @@ pub(crate) fn status_request(
     if let Some(token) = hub_token(args).filter(|t| crate::status::hub::masks_token(t)) {
         log.mask(token);
     }
-    if let Some(token) = &args.github.github_token {
-        log.mask(token.expose_secret());
-        log.mask_basic("x-access-token", token.expose_secret().trim());
-    }
-    args.registry.mask(log);
+    super::announce::mask_secrets(&args.github, &args.registry, log);
     // Checked first, whether used or not: a token with a stray character is a mistake to
     // fix before it is sent anywhere.
     let github_token = args.github.token()?;
@@ -50,16 +46,22 @@ pub(crate) fn status_request(
         let problem = Problem::Rule(Rule::KubernetesNeedsImage);
         return Err(UsageError::new("image", problem).into());
     }
-    let release = release(args, github_token, log, env, clock, kube.is_some())?;
+    let (image, github) = release(args, github_token, log, env, clock, kube.is_some())?;
     let configured = args.culler.settings(log)?;
+    // The image given as pods name it, resolved or not: the pull-policy preflight's image
+    // when the values files name none.
+    let announced = args
+        .image
+        .as_ref()
+        .and_then(ImageSource::registry_reference);
     super::culler::deadlines_fit(&configured, clock, now.is_some())?;
     Ok(StatusRequest {
         hub,
         hub_url,
-        released_at: release.released_at,
-        image: release.image,
-        github: release.github,
-        tracking_labels: release.tracking_labels,
+        released_at: args.released_at,
+        image,
+        github,
+        tracking_labels: args.tracking_labels.entries().to_vec(),
         comment: args.comment.then_some(match args.dry_run {
             true => CommentMode::DryRun,
             false => CommentMode::Write,
@@ -71,7 +73,7 @@ pub(crate) fn status_request(
         now,
         kube,
         fail_on: args.kube.alarms(),
-        pull: configured.image.pull_risk(release.announced.as_deref()),
+        pull: configured.image.pull_risk(announced.as_deref()),
         environment: args.deployment.environment.clone(),
         dry_run: args.dry_run,
     })
@@ -113,21 +115,14 @@ pub(super) fn is_placeholder(hub_url: &url::Url) -> bool {
     url::Url::parse(PLACEHOLDER_HUB_URL).is_ok_and(|placeholder| *hub_url == placeholder)
 }
 
-/// Which release `status` measures, and what it needs to find it.
-struct ReleaseInputs {
-    released_at: Option<OffsetDateTime>,
-    image: Option<(ImageSource, Option<RegistryOptions>)>,
-    github: Option<GitHub>,
-    tracking_labels: Vec<String>,
-    /// The image given (`image`) as pods name it, resolved or not: the pull-policy
-    /// preflight's image when the values files name none.
-    announced: Option<String>,
-}
+/// An image to resolve, with its registry options (`None` for an OCI layout).
+type ImageToResolve = (ImageSource, Option<RegistryOptions>);
 
 /// `released-at` (RFC 3339, not after `now`, the run's clock) and `image`: one of them is
 /// needed. The image is kept only when something needs its digest: the release note (no
 /// `released-at`) or the comment (its marker and the tracking issue); with `released-at` and
-/// no comment it is not resolved, so the registry is not asked (the log says so).
+/// no comment it is not resolved, so the registry is not asked (the log says so). Returns
+/// the image kept and the GitHub client when the release note or the tracking issue is read.
 fn release(
     args: &StatusArgs,
     github_token: Option<&str>,
@@ -135,7 +130,7 @@ fn release(
     env: &HashMap<String, String>,
     now: OffsetDateTime,
     by_digest: bool,
-) -> Result<ReleaseInputs> {
+) -> Result<(Option<ImageToResolve>, Option<GitHub>)> {
     let released_at = args.released_at;
     if let Some(at) = released_at.filter(|at| *at > now) {
         let problem = Problem::LaterThanClock { at, now };
@@ -156,7 +151,6 @@ fn release(
         let problem = Problem::Rule(Rule::CommentNeedsImage);
         return Err(UsageError::new("image", problem).into());
     }
-    let announced = image.as_ref().and_then(ImageSource::registry_reference);
     let github_needed =
         released_at.is_none() || args.comment || args.deployment.environment.is_some();
     let image = image.filter(|source| {
@@ -168,94 +162,55 @@ fn release(
         }
         needed
     });
-    let tracking_labels = args.tracking_labels.entries().to_vec();
     // Checked only when used: with the image kept, the tracking issue is looked up (and
     // with the comment, written to).
     if image.is_some() && github_needed {
-        publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
+        let labels = args.tracking_labels.entries();
+        publish::check_tracking_labels(labels).map_err(usage("tracking-labels"))?;
     }
     let github = match image {
-        Some(_) if github_needed => Some(github_client(
-            args,
-            github_token,
-            env,
-            log,
-            needs_github(args),
-        )?),
+        Some(_) if github_needed => Some(github_client(args, github_token, env, log)?),
         _ => None,
     };
     let image = image.map(|source| {
         let registry = matches!(source, ImageSource::Registry(_)).then_some(registry);
         (source, registry)
     });
-    Ok(ReleaseInputs {
-        released_at,
-        image,
-        github,
-        tracking_labels,
-        announced,
-    })
+    Ok((image, github))
 }
 
-/// An RFC 3339 time input, in UTC ([`crate::support::time::parse_rfc3339`]: years 0000 to
-/// 9999 in UTC).
+/// A time input (`now`, the run's clock, for both commands; `released-at`): RFC 3339, in
+/// UTC ([`crate::support::time::parse_rfc3339`]: years 0000 to 9999 in UTC).
 ///
 /// # Errors
 /// [`UsageError`] naming `input` and quoting the text.
-fn time_input(text: &str, input: &str) -> Result<OffsetDateTime, UsageError> {
+pub(super) fn time_input(input: &str, text: &str) -> Result<OffsetDateTime, UsageError> {
     crate::support::time::parse_rfc3339(text)
         .map_err(|e| UsageError::of(input, text.trim(), Problem::Time(e)))
 }
 
-/// `--now`, the run's clock (both commands): an RFC 3339 time ([`time_input`]).
-///
-/// # Errors
-/// [`UsageError`] naming `now`.
-pub(super) fn now_input(text: &str) -> Result<OffsetDateTime, UsageError> {
-    time_input(text, "now")
-}
-
-/// `--released-at`: an RFC 3339 time ([`time_input`]).
-///
-/// # Errors
-/// [`UsageError`] naming `released-at`.
-pub(super) fn released_at_input(text: &str) -> Result<OffsetDateTime, UsageError> {
-    time_input(text, "released-at")
-}
-
-/// Why this `status` run reads GitHub, for the error without a token: the first of
-/// `environment`, `comment`, and the release time from the release note.
-fn needs_github(args: &StatusArgs) -> GitHubUse {
-    if args.deployment.environment.is_some() {
-        GitHubUse::Environment
-    } else if args.comment {
-        GitHubUse::Comment
-    } else {
-        GitHubUse::ReleaseTime
-    }
-}
-
 /// The GitHub client for the release note and the tracking issue: the token, and the
-/// repository from `--repository` or `GITHUB_REPOSITORY`.
+/// repository from `--repository` or `GITHUB_REPOSITORY`. Without a token, the error says why
+/// this run reads GitHub: the first of `environment`, `comment`, and the release time from
+/// the release note.
 fn github_client(
     args: &StatusArgs,
     token: Option<&str>,
     env: &HashMap<String, String>,
     log: &Log,
-    why: GitHubUse,
 ) -> Result<GitHub> {
     let ctx = args.github.run_context(None, env)?;
     inputs::warn_if_plain_http(log, "api-url", &ctx.api_url, "github-token");
+    let why = match (&args.deployment.environment, args.comment) {
+        (Some(_), _) => GitHubUse::Environment,
+        (None, true) => GitHubUse::Comment,
+        (None, false) => GitHubUse::ReleaseTime,
+    };
     let token =
         token.ok_or_else(|| UsageError::new("github-token", Problem::NoToken(Some(why))))?;
     let repo = (ctx.repository)
         .ok_or_else(|| UsageError::new("repository", Problem::Rule(Rule::NoRepository)))?;
-    Ok(GitHub::with_options(
-        &ctx.api_url,
-        &SecretString::from(token),
-        repo,
-        github::Options::default(),
-    )?)
+    Ok(GitHub::new(&ctx.api_url, &SecretString::from(token), repo)?)
 }
 
 #[cfg(test)]

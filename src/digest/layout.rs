@@ -132,12 +132,38 @@ fn select<'a>(index: &'a Index, tag: Option<&str>, dir: &Path) -> Result<&'a Des
     }
 }
 
+/// Why an `oci:` layout cannot be used, found before anything is looked up in it
+/// ([`usable`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Unusable {
+    /// Nothing at the path.
+    Missing,
+    /// Something other than a directory (a file).
+    NotADirectory,
+    /// No image of the tag asked for ([`missing_tag`]'s words, listing the tags it has).
+    NoSuchTag(String),
+}
+
+/// Whether the layout at `dir` can be used for `tag`: a directory holding that image
+/// ([`missing_tag`]).
+///
+/// # Errors
+/// [`Unusable`]: no directory there, something else there, or no image of that tag.
+pub(crate) fn usable(dir: &Path, tag: Option<&str>) -> Result<(), Unusable> {
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => return Err(Unusable::NotADirectory),
+        Err(_) => return Err(Unusable::Missing),
+    }
+    missing_tag(dir, tag).map_or(Ok(()), |why| Err(Unusable::NoSuchTag(why)))
+}
+
 /// Why the layout at `dir` has no image for `tag` ([`resolve`]'s rule), listing the tags it
 /// has and, when it has some, one to write instead; `None` when it has that image, or when
 /// `index.json` cannot be read or parsed ([`resolve`] then says what is wrong).
 ///
 /// Reads `dir/index.json` (at most 16 MiB, a regular file only).
-pub(crate) fn missing_tag(dir: &Path, tag: Option<&str>) -> Option<String> {
+fn missing_tag(dir: &Path, tag: Option<&str>) -> Option<String> {
     let text = read_regular(&dir.join("index.json"), MAX_INDEX_BYTES).ok()??;
     let index: Index = serde_json::from_slice(&text).ok()?;
     let wanted = tag.unwrap_or("latest");
@@ -308,6 +334,22 @@ mod tests {
         );
         // No index.json: resolve says why, not this check.
         assert_eq!(missing_tag(&dir.path().join("nowhere"), Some("v1")), None);
+    }
+
+    #[test]
+    fn a_layout_is_usable_when_a_directory_holds_the_image_asked_for() {
+        let (dir, _) = layout(&[Some("latest")]);
+        assert_eq!(usable(dir.path(), None), Ok(()));
+        assert_eq!(usable(dir.path(), Some("latest")), Ok(()));
+        let nowhere = dir.path().join("nowhere");
+        assert_eq!(usable(&nowhere, None), Err(Unusable::Missing));
+        let file = dir.path().join("index.json");
+        assert_eq!(usable(&file, None), Err(Unusable::NotADirectory));
+        let why = missing_tag(dir.path(), Some("v9")).unwrap();
+        assert_eq!(
+            usable(dir.path(), Some("v9")),
+            Err(Unusable::NoSuchTag(why))
+        );
     }
 
     #[test]

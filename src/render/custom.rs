@@ -7,6 +7,8 @@
 //! rendered text, and a tracking issue's body is only ever written when it is created.
 
 use super::context::TemplateContext;
+use super::usage::TemplateProblem;
+use crate::support::files::{InsideError, ReadError, WorkspaceError};
 use crate::tier::Tier;
 use crate::window::CullSettings;
 use minijinja::{Environment, ErrorKind};
@@ -51,6 +53,45 @@ impl BodyKind {
         match self {
             BodyKind::ReleaseNote => "team:release-note",
             BodyKind::TrackingIssue => "team:tracking-issue",
+        }
+    }
+}
+
+/// What a template file that was not read breaks ([`crate::support::files::read_inside`]).
+impl From<InsideError> for TemplateProblem {
+    fn from(e: InsideError) -> Self {
+        match e {
+            InsideError::Unresolved(e) => Self::Unreadable(std::sync::Arc::new(e)),
+            InsideError::Outside { workspace, real } => Self::OutsideWorkspace { workspace, real },
+            InsideError::Read(ReadError::IsDirectory | ReadError::NotRegular) => Self::NotRegular,
+            InsideError::Read(ReadError::TooLarge { size, .. }) => Self::TooLarge {
+                size,
+                limit: TEMPLATE_MAX_BYTES,
+            },
+            InsideError::Read(e) => Self::Unreadable(std::sync::Arc::new(e)),
+        }
+    }
+}
+
+/// The error of a workspace the templates cannot be read from
+/// ([`crate::support::files::resolve_workspace`]), in words: a run error (exit code 1), not
+/// bad usage, naming where the directory came from.
+pub(crate) fn workspace_error(e: WorkspaceError) -> anyhow::Error {
+    match e {
+        WorkspaceError::WorkingDirectory(e) => {
+            anyhow::Error::new(e).context("reading the working directory")
+        }
+        WorkspaceError::Unresolved {
+            dir,
+            from_env,
+            source,
+        } => {
+            let from = if from_env {
+                "GITHUB_WORKSPACE"
+            } else {
+                "the working directory"
+            };
+            anyhow::Error::new(source).context(super::usage_words::workspace_unresolved(&dir, from))
         }
     }
 }

@@ -8,10 +8,13 @@
 //! (`O_NONBLOCK`: should a FIFO take the path's place in between, opening it returns at once)
 //! and checked again on what was opened, and the read stops one byte past `cap`
 //! ([`std::io::Read::take`]), so memory stays bounded whatever the file does meanwhile.
+//!
+//! A file whose text is published (the team's templates) is read only from inside the
+//! workspace: [`resolve_workspace`], then [`read_inside`].
 
 use std::io::{ErrorKind, Read};
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Why a file was not read, as data. Its `Display` is a predicate for a message that names
 /// the file first (`cannot read values.yaml: it is a directory`); the fix (what the user
@@ -113,6 +116,80 @@ pub(crate) fn read_text(path: &Path, cap: u64) -> Result<String, ReadError> {
     })
 }
 
+/// Why the workspace could not be resolved, as data (the words are the caller's).
+#[derive(Debug)]
+pub(crate) enum WorkspaceError {
+    /// The working directory could not be read.
+    WorkingDirectory(std::io::Error),
+    /// `dir` has no real path (it does not exist, or may not be searched).
+    Unresolved {
+        /// The directory, as given.
+        dir: PathBuf,
+        /// Whether it came from `GITHUB_WORKSPACE` (else it is the working directory).
+        from_env: bool,
+        /// The system's error.
+        source: std::io::Error,
+    },
+}
+
+/// The workspace: `github_workspace` (the `GITHUB_WORKSPACE` variable, the repository
+/// checkout in Actions) when set and not empty, else the working directory; its real path
+/// (symbolic links resolved).
+///
+/// # Errors
+/// [`WorkspaceError`]: the working directory cannot be read, or the directory has no real
+/// path.
+pub(crate) fn resolve_workspace(github_workspace: Option<&str>) -> Result<PathBuf, WorkspaceError> {
+    let (dir, from_env) = match github_workspace.filter(|w| !w.is_empty()) {
+        Some(dir) => (PathBuf::from(dir), true),
+        None => (
+            std::env::current_dir().map_err(WorkspaceError::WorkingDirectory)?,
+            false,
+        ),
+    };
+    dir.canonicalize()
+        .map_err(|source| WorkspaceError::Unresolved {
+            dir,
+            from_env,
+            source,
+        })
+}
+
+/// Why a file inside the workspace was not read ([`read_inside`]), as data.
+#[derive(Debug)]
+pub(crate) enum InsideError {
+    /// Its real path cannot be resolved (nothing there, or no permission on the way).
+    Unresolved(std::io::Error),
+    /// Its real path lies outside the workspace.
+    Outside {
+        /// The workspace (a real path).
+        workspace: PathBuf,
+        /// The file's real path.
+        real: PathBuf,
+    },
+    /// [`read_bytes`] refused it.
+    Read(ReadError),
+}
+
+/// The bytes of the file at `path` (relative to `workspace`, not to the working directory:
+/// the two differ when `GITHUB_WORKSPACE` is set and the binary runs elsewhere; an absolute
+/// path stays as it is), at most `cap` of them ([`read_bytes`]).
+///
+/// Only a file whose real path (symbolic links resolved) lies inside `workspace` (itself a
+/// real path, [`resolve_workspace`]) is read: its text may be published, so a path like
+/// `/etc/passwd`, `../x` or a link to `/proc/self/environ` must never be read.
+///
+/// # Errors
+/// [`InsideError`]: no real path, outside `workspace`, or refused by [`read_bytes`].
+pub(crate) fn read_inside(workspace: &Path, path: &Path, cap: u64) -> Result<Vec<u8>, InsideError> {
+    let real = (workspace.join(path).canonicalize()).map_err(InsideError::Unresolved)?;
+    if !real.starts_with(workspace) {
+        let workspace = workspace.to_path_buf();
+        return Err(InsideError::Outside { workspace, real });
+    }
+    read_bytes(&real, cap).map_err(InsideError::Read)
+}
+
 /// Makes a FIFO at `path` (with `mkfifo`), for tests of readers that must never open one.
 #[cfg(test)]
 pub(crate) fn make_fifo(path: &Path) {
@@ -185,6 +262,53 @@ mod tests {
             let err = read_bounded(path.clone(), 16).unwrap_err();
             assert_eq!(format!("{err:?}"), expected, "{}", path.display());
         }
+    }
+
+    #[test]
+    fn only_a_file_whose_real_path_is_inside_the_workspace_is_read() {
+        let outside = tempfile::tempdir().unwrap();
+        let secret = outside.path().join("secret");
+        std::fs::write(&secret, b"s").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = resolve_workspace(dir.path().to_str()).unwrap();
+        std::fs::write(workspace.join("note.md"), b"note").unwrap();
+        std::fs::create_dir(workspace.join("sub")).unwrap();
+        std::os::unix::fs::symlink(&secret, workspace.join("link.md")).unwrap();
+        let read = |path: &Path| read_inside(&workspace, path, 16);
+        assert_eq!(read(Path::new("note.md")).unwrap(), b"note");
+        assert_eq!(read(Path::new("sub/../note.md")).unwrap(), b"note");
+        assert_eq!(read(&workspace.join("note.md")).unwrap(), b"note");
+        let real_secret = secret.canonicalize().unwrap();
+        for path in [Path::new("link.md"), &secret] {
+            let err = read(path).unwrap_err();
+            let InsideError::Outside { workspace: w, real } = err else {
+                panic!("{}: {err:?}", path.display());
+            };
+            assert_eq!((w, real), (workspace.clone(), real_secret.clone()));
+        }
+        assert!(matches!(
+            read(Path::new("gone.md")),
+            Err(InsideError::Unresolved(_))
+        ));
+        assert!(matches!(
+            read(Path::new("sub")),
+            Err(InsideError::Read(ReadError::IsDirectory))
+        ));
+    }
+
+    #[test]
+    fn the_workspace_is_github_workspace_when_set_else_the_working_directory() {
+        let cwd = std::env::current_dir().unwrap().canonicalize().unwrap();
+        assert_eq!(resolve_workspace(None).unwrap(), cwd);
+        assert_eq!(resolve_workspace(Some("")).unwrap(), cwd);
+        let err = resolve_workspace(Some("/nonexistent/workspace")).unwrap_err();
+        let WorkspaceError::Unresolved { dir, from_env, .. } = err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(
+            (dir, from_env),
+            (PathBuf::from("/nonexistent/workspace"), true)
+        );
     }
 
     #[test]

@@ -203,6 +203,21 @@ impl Default for Options {
     }
 }
 
+impl Options {
+    /// The defaults, with the `timeout` and the wait before the first read retry
+    /// (`retry_wait`, [`RetryPolicy::base_delay`]) where given.
+    pub(crate) fn given(timeout: Option<Duration>, retry_wait: Option<Duration>) -> Self {
+        let default = Self::default();
+        Self {
+            timeout: timeout.unwrap_or(default.timeout),
+            read_retry: RetryPolicy {
+                base_delay: retry_wait.unwrap_or(default.read_retry.base_delay),
+                ..default.read_retry
+            },
+        }
+    }
+}
+
 /// The media type every request asks for, as GitHub's REST docs recommend ("Getting started
 /// with the REST API", Media types): `application/vnd.github+json`.
 pub(crate) const ACCEPT: &str = "application/vnd.github+json";
@@ -893,6 +908,23 @@ mod tests {
                 requests: 3,
                 waited: Duration::from_millis(30)
             }
+        );
+    }
+
+    #[test]
+    fn options_given_replace_only_the_defaults_given() {
+        let default = Options::default();
+        assert_eq!(Options::given(None, None), default);
+        let second = Duration::from_secs(1);
+        let given = Options::given(Some(second * 5), Some(second / 10));
+        assert_eq!(given.timeout, second * 5);
+        assert_eq!(given.read_retry.base_delay, second / 10);
+        assert_eq!(
+            (given.read_retry.max_attempts, given.read_retry.max_delay),
+            (
+                default.read_retry.max_attempts,
+                default.read_retry.max_delay
+            )
         );
     }
 }
