@@ -16,10 +16,8 @@ pub(crate) use announce::announce_request;
 pub(crate) use status::status_request;
 use usage::required;
 pub(crate) use usage::{UsageError, bad_input, usage};
-pub(crate) use value::Checked;
-pub(crate) use value::{
-    BoolParser, DurationParser, EnumParser, HttpUrl, InputDuration, List, ListParser, UrlParser,
-};
+pub(crate) use value::{Checked, DurationParser, HttpUrl, InputDuration, List};
+use value::{bool_parser, enum_parser, list_parser, url_parser};
 
 use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
 use crate::support::log::Log;
@@ -158,7 +156,7 @@ pub struct CullOptions {
     #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::CULLER)]
     pub cull_max_age: Option<InputDuration>,
     /// Whether the idle culler runs (z2jh cull.enabled); overrides the values files [default: true]
-    #[arg(long, env, value_name = "BOOL", allow_hyphen_values = true, value_parser = BoolParser)]
+    #[arg(long, env, value_name = "BOOL", allow_hyphen_values = true, value_parser = bool_parser())]
     pub cull_enabled: Option<bool>,
 }
 
@@ -173,7 +171,7 @@ pub struct GitHubArgs {
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
     pub github_token: Option<SecretString>,
     /// GitHub REST API base URL [default: $GITHUB_API_URL, else https://api.github.com]
-    #[arg(long, env, value_name = "URL", value_parser = UrlParser::API)]
+    #[arg(long, env, value_name = "URL", value_parser = url_parser(inputs::api_url))]
     pub api_url: Option<HttpUrl>,
 }
 
@@ -226,7 +224,7 @@ pub struct RunbookArgs {
     #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::helm_release))]
     pub helm_release: inputs::KubeName,
     /// The hub's URL, for the runbook
-    #[arg(long, env, default_value = "https://hub.example.org", value_name = "URL", value_parser = UrlParser::HUB)]
+    #[arg(long, env, default_value = "https://hub.example.org", value_name = "URL", value_parser = url_parser(inputs::hub_url))]
     pub hub_url: HttpUrl,
 }
 
@@ -340,19 +338,19 @@ pub struct AnnounceArgs {
 
     /// Tier: auto (from pull request labels), routine, or security
     #[arg(long, env, value_enum, ignore_case = true, default_value = "auto")]
-    pub tier: TierArg,
+    pub tier: crate::tier::TierRequest,
     /// Tier when no pull request carries a tier label: routine, security, or fail
     /// [default: routine]. Set explicitly, it also applies, with a warning, when no merged pull
     /// request is found; when the labels cannot be read (no pull-requests: read, no token)
     /// only security applies and routine fails the run (docs/tier-fail-closed.md); unset, a
     /// failed look-up fails the run
-    #[arg(long, env, value_name = "routine|security|fail", value_parser = EnumParser::<UnlabeledArg>::new())]
-    pub unlabeled_tier: Option<UnlabeledArg>,
+    #[arg(long, env, value_name = "routine|security|fail", value_parser = enum_parser::<crate::tier::UnlabeledPolicy>())]
+    pub unlabeled_tier: Option<crate::tier::UnlabeledPolicy>,
     /// Labels that make a release security (comma- or newline-separated)
-    #[arg(long, env, default_value = "security", value_parser = ListParser)]
+    #[arg(long, env, default_value = "security", value_parser = list_parser())]
     pub security_labels: List,
     /// Labels that make a release routine (comma- or newline-separated)
-    #[arg(long, env, default_value = "routine", value_parser = ListParser)]
+    #[arg(long, env, default_value = "routine", value_parser = list_parser())]
     pub routine_labels: List,
 
     /// The culler settings.
@@ -367,10 +365,10 @@ pub struct AnnounceArgs {
     pub sha: Option<inputs::CommitSha>,
 
     /// Labels of the tracking issue, also used to find it (comma- or newline-separated)
-    #[arg(long, env, default_value = "security,break-glass", value_parser = ListParser)]
+    #[arg(long, env, default_value = "security,break-glass", value_parser = list_parser())]
     pub tracking_labels: List,
     /// Logins to assign the tracking issue to (comma- or newline-separated)
-    #[arg(long, env, default_value = "", value_parser = ListParser)]
+    #[arg(long, env, default_value = "", value_parser = list_parser())]
     pub tracking_assignees: List,
     /// Where the runbook points.
     #[command(flatten)]
@@ -380,10 +378,10 @@ pub struct AnnounceArgs {
     pub deployment: deployment::DeploymentArgs,
 
     /// Do everything but write to GitHub; print the bodies. Needs no token when --tier is routine or security; with tier auto the pull requests' labels are read, which needs github-token
-    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub dry_run: bool,
     /// With dry-run: also print the context the templates get (names and values), as JSON on stdout
-    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub print_context: bool,
     /// Minijinja template for the release note, relative to the workspace [default: the built-in template]
     #[arg(long, env, value_name = "FILE", value_parser = Checked(inputs::path))]
@@ -408,48 +406,6 @@ pub struct AnnounceArgs {
     pub github_retry_wait: Option<InputDuration>,
 }
 
-/// The `--tier` values (the pipeline's [`crate::tier::TierRequest`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TierArg {
-    /// Decide from the pull requests' labels.
-    Auto,
-    /// Routine, whatever the labels say.
-    Routine,
-    /// Security, whatever the labels say.
-    Security,
-}
-
-/// The `--unlabeled-tier` values (the pipeline's [`crate::tier::UnlabeledPolicy`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum UnlabeledArg {
-    /// Routine.
-    Routine,
-    /// Security.
-    Security,
-    /// Fail the run.
-    Fail,
-}
-
-impl From<UnlabeledArg> for crate::tier::UnlabeledPolicy {
-    fn from(arg: UnlabeledArg) -> Self {
-        match arg {
-            UnlabeledArg::Routine => Self::Routine,
-            UnlabeledArg::Security => Self::Security,
-            UnlabeledArg::Fail => Self::Fail,
-        }
-    }
-}
-
-impl From<TierArg> for crate::tier::TierRequest {
-    fn from(arg: TierArg) -> Self {
-        match arg {
-            TierArg::Auto => Self::Auto,
-            TierArg::Routine => Self::Routine,
-            TierArg::Security => Self::Security,
-        }
-    }
-}
-
 /// `--hub-size` as `status` reads it (the shared [`CullerArgs`] text is `announce`'s).
 const STATUS_HUB_SIZE_HELP: &str = "The most single-user servers the hub runs at once, for the deadlines' worst case (a cull pass over all of them); never taken below the servers running now [default: the servers running now]";
 
@@ -464,7 +420,7 @@ const STATUS_HUB_SIZE_HELP: &str = "The most single-user servers the hub runs at
 )]
 pub struct StatusArgs {
     /// The hub's address, without /hub/api (the API is then under /hub/api/ below it), e.g. `https://hub.example.org`
-    #[arg(long, env, value_name = "URL", value_parser = UrlParser::HUB)]
+    #[arg(long, env, value_name = "URL", value_parser = url_parser(inputs::hub_url))]
     pub hub_url: Option<HttpUrl>,
     /// Hub API token with scopes list:users and read:servers (never printed; see README for the role)
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
@@ -482,13 +438,13 @@ pub struct StatusArgs {
     #[command(flatten)]
     pub github: GitHubArgs,
     /// Labels of the tracking issue, used to find it (comma- or newline-separated)
-    #[arg(long, env, default_value = "security,break-glass", value_parser = ListParser)]
+    #[arg(long, env, default_value = "security,break-glass", value_parser = list_parser())]
     pub tracking_labels: List,
     /// Post (then edit in place) one "Convergence status" comment on the release's tracking issue (security releases; needs --image)
-    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub comment: bool,
     /// Read the hub and GitHub, write nothing to GitHub: print what would be done with the comment, and its body
-    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub dry_run: bool,
     /// The GitHub environment of the deployment (`environment`; needs --image).
     #[command(flatten)]
@@ -500,7 +456,7 @@ pub struct StatusArgs {
     #[arg(long, env, default_value = "30", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30"))]
     pub hub_timeout: InputDuration,
     /// Name users and servers in the job summary, the comment and, inside GitHub Actions, the job log (the table and JSON); off, the log shows user 1, user 2, ... (a terminal outside Actions always shows names)
-    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub include_names: bool,
     /// Print JSON instead of the table
     #[arg(long)]
