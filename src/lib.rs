@@ -160,7 +160,7 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
 /// the same words as the annotation, and every output of the command empty
 /// ([`report_refused`]); `args` (the process's, the command first) names the command.
 /// The input is named only when it holds no secret `log` knows (`refused_input`); an
-/// unknown command is the Action's `command` input ([`cli::unknown_command`]), with no job
+/// unknown command is the Action's `command` input ([`unknown_command`]), with no job
 /// summary or outputs (no command's are known).
 pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> ExitCode {
     if !err.use_stderr() {
@@ -176,8 +176,8 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> 
         let (input, first) = match err.kind() {
             // The Action's `command` input (its `runs.args`) is the subcommand.
             clap::error::ErrorKind::InvalidSubcommand => (
-                Some(cli::COMMAND_INPUT.to_string()),
-                cli::unknown_command(&err, log),
+                Some(COMMAND_INPUT.to_string()),
+                unknown_command(&err, log),
             ),
             _ => (refused_input(&err, log), first.to_string()),
         };
@@ -214,6 +214,44 @@ fn refused_input(err: &clap::Error, log: &Log) -> Option<String> {
         .next()
         .filter(|input| !input.is_empty() && log.redact(input) == *input)
         .map(str::to_string)
+}
+
+/// The Action's input that becomes the subcommand (action.yml's `runs.args`): clap's refusal
+/// of an unknown subcommand is titled `Invalid input: command`.
+const COMMAND_INPUT: &str = "command";
+
+/// The commands the Action runs, as action.yml documents its `command` input.
+const ACTION_COMMANDS: [&str; 2] = ["announce", "status"];
+
+/// The words of clap's refusal of an unknown subcommand (`err`, of kind
+/// [`clap::error::ErrorKind::InvalidSubcommand`]) for the annotation: the value as given
+/// (secrets `log` knows hidden, at most 100 characters), clap's suggestion when it has one,
+/// and the commands there are: the Action's ([`ACTION_COMMANDS`]) and the command line's
+/// others (from clap's model, so a new command is listed).
+fn unknown_command(err: &clap::Error, log: &Log) -> String {
+    use clap::CommandFactory;
+    use clap::error::{ContextKind, ContextValue};
+    let given: String = match err.get(ContextKind::InvalidSubcommand) {
+        Some(ContextValue::String(given)) => log.redact(given).chars().take(100).collect(),
+        _ => String::new(),
+    };
+    let suggested = match err.get(ContextKind::SuggestedSubcommand) {
+        Some(ContextValue::Strings(names)) => names.clone(),
+        Some(ContextValue::String(name)) => vec![name.clone()],
+        _ => Vec::new(),
+    };
+    let others: Vec<String> = Cli::command()
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_string())
+        .filter(|name| name != "help" && !ACTION_COMMANDS.contains(&name.as_str()))
+        .collect();
+    render::usage_words::unknown_command(
+        COMMAND_INPUT,
+        &given,
+        &suggested,
+        &ACTION_COMMANDS,
+        &others,
+    )
 }
 
 /// The annotation title for a failure: what kind of thing went wrong, so the run's summary

@@ -5,7 +5,6 @@
 
 mod announce;
 mod culler;
-mod deployment;
 pub(crate) mod inputs;
 pub(crate) mod kube;
 mod status;
@@ -19,7 +18,7 @@ pub(crate) use usage::{UsageError, bad_input, usage};
 pub(crate) use value::{Checked, DurationParser, HttpUrl, InputDuration, List};
 use value::{bool_parser, enum_parser, list_parser, url_parser};
 
-use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
+use crate::digest::registry::{Credentials, MissingInput, RegistryOptions, RetryPolicy};
 use crate::support::log::Log;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
@@ -240,6 +239,29 @@ impl RunbookArgs {
     }
 }
 
+/// The `environment` option of `announce` and `status` (flattened into both): the GitHub
+/// environment whose deployment of the release codeq-rollout keeps
+/// ([`crate::publish::deployment`]).
+#[derive(Debug, Clone, Args)]
+pub struct DeploymentArgs {
+    /// GitHub environment to record the rollout in as a deployment of the release's commit, e.g. jupyterhub-prod (needs `deployments: write`); one per hub [default: none, no deployment]
+    #[arg(long, env, value_name = "NAME", value_parser = Checked(environment_arg))]
+    pub environment: Option<crate::publish::deployment::Environment>,
+}
+
+/// The most characters of a refused environment name echoed (as the other refusals cap theirs).
+const SHOWN_MAX_CHARS: usize = 100;
+
+/// `environment` by GitHub's rules ([`crate::publish::deployment::Environment::parse`]); a
+/// blank Action input never reaches it (blank inputs count as unset). The refusal says the
+/// rule broken and quotes the name (escaped, at most [`SHOWN_MAX_CHARS`] characters).
+fn environment_arg(text: &str) -> Result<crate::publish::deployment::Environment, UsageError> {
+    crate::publish::deployment::Environment::parse(text).map_err(|e| {
+        let shown = crate::support::sanitize::cap(text.trim(), SHOWN_MAX_CHARS);
+        usage::refused("environment", Some(&shown), usage::Said::Named, e)
+    })
+}
+
 /// How the image's registry is read, by `announce` and by `status` (with `--image`): the
 /// credentials (Basic, exchanged for a bearer token where the registry asks), the hosts
 /// reached over plain HTTP, the deadline. The password is a [`SecretString`]: `Debug` never
@@ -265,45 +287,28 @@ pub struct RegistryArgs {
 }
 
 impl RegistryArgs {
-    /// The registry options these give: both or neither of username and password;
-    /// `github_token` kept for ghcr.io when no credentials are given
-    /// (`registry::auth::credentials_for`).
+    /// The registry options these give: both or neither of username and password
+    /// ([`Credentials::from_inputs`]); `github_token` kept for ghcr.io when no credentials are
+    /// given (`registry::auth::credentials_for`).
     ///
     /// # Errors
-    /// [`UsageError`] naming the input; the password is never quoted.
+    /// [`UsageError`] naming the input missing; the password is never quoted.
     pub fn options(&self, github_token: Option<&str>) -> Result<RegistryOptions, UsageError> {
-        let args = self;
-        let password = args
-            .registry_password
-            .as_ref()
-            .map(secrecy::ExposeSecret::expose_secret);
-        let credentials = match (&args.registry_username, password) {
-            (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
-                username: u.trim().to_string(),
-                password: SecretString::from(p),
-                source: CredentialSource::RegistryInputs,
-            }),
-            (Some(u), _) if !u.trim().is_empty() => {
-                let problem = Problem::Rule(Rule::UsernameWithoutPassword);
-                return Err(UsageError::new("registry-password", problem));
-            }
-            (_, Some(p)) if !p.is_empty() => {
-                let problem = Problem::Rule(Rule::PasswordWithoutUsername);
-                return Err(UsageError::new("registry-username", problem));
-            }
-            _ => None,
-        };
+        let (username, password) = (self.registry_username.as_deref(), &self.registry_password);
+        let credentials = Credentials::from_inputs(username, password.as_ref()).map_err(|m| {
+            let (input, rule) = match m {
+                MissingInput::Password => ("registry-password", Rule::UsernameWithoutPassword),
+                MissingInput::Username => ("registry-username", Rule::PasswordWithoutUsername),
+            };
+            UsageError::new(input, Problem::Rule(rule))
+        })?;
         Ok(RegistryOptions {
             credentials,
             github_token: github_token.map(SecretString::from),
-            insecure: args
-                .insecure_registry
-                .iter()
-                .flat_map(|r| r.0.clone())
-                .collect(),
+            insecure: self.insecure_registry.iter().flat_map(|r| r.0.clone()).collect(),
             retry: RetryPolicy {
-                deadline: Some(args.registry_timeout.get()),
-                base_delay: args.registry_retry_delay.get(),
+                deadline: Some(self.registry_timeout.get()),
+                base_delay: self.registry_retry_delay.get(),
                 ..RetryPolicy::registry()
             },
             timer: None,
@@ -375,7 +380,7 @@ pub struct AnnounceArgs {
     pub runbook: RunbookArgs,
     /// The GitHub environment of the deployment (`environment`).
     #[command(flatten)]
-    pub deployment: deployment::DeploymentArgs,
+    pub deployment: DeploymentArgs,
 
     /// Do everything but write to GitHub; print the bodies. Needs no token when --tier is routine or security; with tier auto the pull requests' labels are read, which needs github-token
     #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
@@ -448,7 +453,7 @@ pub struct StatusArgs {
     pub dry_run: bool,
     /// The GitHub environment of the deployment (`environment`; needs --image).
     #[command(flatten)]
-    pub deployment: deployment::DeploymentArgs,
+    pub deployment: DeploymentArgs,
     /// The culler settings.
     #[command(flatten)]
     pub culler: CullerArgs,
@@ -580,94 +585,45 @@ pub(crate) fn docs_request(args: &DocsArgs, log: &Log) -> Result<crate::docs::Do
 pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
     use clap::CommandFactory;
     let cmd = Cli::command();
-    let mut secrets: Vec<(String, Option<String>)> = Vec::new();
-    for sub in cmd.get_subcommands() {
-        for arg in sub.get_arguments().filter(|a| a.is_hide_env_values_set()) {
-            let long = arg.get_long().map(|l| format!("--{l}"));
-            let env = arg.get_env().map(|e| e.to_string_lossy().into_owned());
-            if let Some(long) = long {
-                if !secrets.iter().any(|(l, _)| *l == long) {
-                    secrets.push((long, env));
-                }
+    let mut secrets: Vec<(String, Option<&std::ffi::OsStr>)> = Vec::new();
+    for arg in cmd.get_subcommands().flat_map(clap::Command::get_arguments) {
+        let long = arg.get_long().filter(|_| arg.is_hide_env_values_set());
+        if let Some(long) = long.map(|long| format!("--{long}")) {
+            if !secrets.iter().any(|(l, _)| *l == long) {
+                secrets.push((long, arg.get_env()));
             }
         }
     }
-    // A hub token too short to be one is refused before it is sent; masked, its letters
-    // would garble every message, the refusal first.
-    // The GitHub token also as the Basic credentials git and registries are sent
-    // (`x-access-token:TOKEN`), after every secret as the requests register it.
-    let github_tokens = std::cell::RefCell::new(Vec::new());
-    let mask = |long: &str, value: &str| {
-        if long == "--kubeconfig" {
-            kube::mask_kubeconfig(log, value);
-        } else if long != "--hub-token" || inputs::masks_hub_token(value) {
-            log.mask(value);
+    let args: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let args = &args;
+    let from_env = secrets.iter().filter_map(|(long, env)| {
+        Some((long, std::env::var_os((*env)?)?.to_string_lossy().into_owned()))
+    });
+    let from_args = args.iter().enumerate().flat_map(|(i, arg)| {
+        let secrets = secrets.iter();
+        secrets.filter_map(move |(long, _)| match arg.strip_prefix(long.as_str())? {
+            "" => args.get(i + 1).map(|value| (long, value.clone())),
+            rest => rest.strip_prefix('=').map(|value| (long, value.to_string())),
+        })
+    });
+    let mut github_tokens = Vec::new();
+    for (long, value) in from_env.chain(from_args) {
+        match long.as_str() {
+            "--kubeconfig" => kube::mask_kubeconfig(log, &value),
+            // A hub token too short to be one is refused before it is sent; masked, its
+            // letters would garble every message, the refusal first.
+            "--hub-token" if !inputs::masks_hub_token(&value) => {}
+            _ => log.mask(&value),
         }
         if long == "--github-token" {
-            github_tokens.borrow_mut().push(value.trim().to_string());
-        }
-    };
-    for (long, env) in &secrets {
-        if let Some(value) = env.as_deref().and_then(std::env::var_os) {
-            mask(long, &value.to_string_lossy());
+            github_tokens.push(value.trim().to_string());
         }
     }
-    let args: Vec<String> = args
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    for (i, arg) in args.iter().enumerate() {
-        for (long, _) in &secrets {
-            if arg == long {
-                if let Some(value) = args.get(i + 1) {
-                    mask(long, value);
-                }
-            } else if let Some(value) = arg.strip_prefix(&format!("{long}=")) {
-                mask(long, value);
-            }
-        }
-    }
-    for token in github_tokens.into_inner().iter().filter(|t| !t.is_empty()) {
+    // The GitHub token also as the Basic credentials git and registries are sent
+    // (`x-access-token:TOKEN`), after every secret as the requests register it.
+    for token in github_tokens.iter().filter(|t| !t.is_empty()) {
         log.mask_basic("x-access-token", token);
     }
-}
-
-/// The Action's input that becomes the subcommand (action.yml's `runs.args`): clap's refusal
-/// of an unknown subcommand is titled `Invalid input: command`.
-pub(crate) const COMMAND_INPUT: &str = "command";
-
-/// The commands the Action runs, as action.yml documents its `command` input.
-pub(crate) const ACTION_COMMANDS: [&str; 2] = ["announce", "status"];
-
-/// The words of clap's refusal of an unknown subcommand (`err`, of kind
-/// [`clap::error::ErrorKind::InvalidSubcommand`]) for the annotation: the value as given
-/// (secrets `log` knows hidden, at most 100 characters), clap's suggestion when it has one,
-/// and the commands there are: the Action's ([`ACTION_COMMANDS`]) and the command line's
-/// others (from clap's model, so a new command is listed).
-pub(crate) fn unknown_command(err: &clap::Error, log: &Log) -> String {
-    use clap::CommandFactory;
-    use clap::error::{ContextKind, ContextValue};
-    let given: String = match err.get(ContextKind::InvalidSubcommand) {
-        Some(ContextValue::String(given)) => log.redact(given).chars().take(100).collect(),
-        _ => String::new(),
-    };
-    let suggested = match err.get(ContextKind::SuggestedSubcommand) {
-        Some(ContextValue::Strings(names)) => names.clone(),
-        Some(ContextValue::String(name)) => vec![name.clone()],
-        _ => Vec::new(),
-    };
-    let others: Vec<String> = Cli::command()
-        .get_subcommands()
-        .map(|sub| sub.get_name().to_string())
-        .filter(|name| name != "help" && !ACTION_COMMANDS.contains(&name.as_str()))
-        .collect();
-    crate::render::usage_words::unknown_command(
-        COMMAND_INPUT,
-        &given,
-        &suggested,
-        &ACTION_COMMANDS,
-        &others,
-    )
 }
 
 /// Bad values of the options both commands take (the culler's and the registry's), the
@@ -714,5 +670,47 @@ mod tests {
             "{shown}"
         );
         assert!(shown.contains("org/lab") && shown.contains("\"ci\""));
+    }
+
+    #[derive(clap::Parser)]
+    struct EnvCli {
+        #[command(flatten)]
+        deployment: DeploymentArgs,
+    }
+
+    #[test]
+    fn an_environment_is_checked_by_githubs_rules() {
+        let parsed = EnvCli::try_parse_from(["x", "--environment", "jupyterhub-prod"]).unwrap();
+        assert_eq!(
+            parsed.deployment.environment.map(|e| e.to_string()),
+            Some("jupyterhub-prod".to_string())
+        );
+        let long = "e".repeat(256);
+        let err = EnvCli::try_parse_from(["x", "--environment", &long])
+            .err()
+            .unwrap()
+            .to_string();
+        let shown = format!("\"{}…\"", "e".repeat(SHOWN_MAX_CHARS - 1));
+        assert_eq!(
+            err.lines().next().unwrap(),
+            format!(
+                "error: environment (--environment) {shown} is longer than GitHub's limit of 255 characters for an environment name"
+            )
+        );
+        let err = EnvCli::try_parse_from(["x", "--environment", "prod\u{202e}ue"])
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            err.lines().next().unwrap(),
+            "error: environment (--environment) \"prod\\u{202e}ue\" holds an invisible character (a bidirectional control or a zero-width one), which makes a name read as another: type the name"
+        );
+        assert!(
+            EnvCli::try_parse_from(["x"])
+                .unwrap()
+                .deployment
+                .environment
+                .is_none()
+        );
     }
 }

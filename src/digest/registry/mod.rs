@@ -39,6 +39,7 @@ mod send;
 
 pub(crate) use crate::support::retry::{RetryPolicy, Timer, TokioTimer};
 pub use auth::{CredentialSource, Credentials};
+pub(crate) use auth::MissingInput;
 pub use errors::{DigestSource, RegistryError, TlsProblem};
 
 use super::Digest;
