@@ -141,7 +141,7 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             log.error(&failure_title(&err), &format!("{err:#}"));
-            if cli::bad_input(&err).is_some() {
+            if bad_input(&err).is_some() {
                 ExitCode::from(EXIT_USAGE)
             } else {
                 ExitCode::FAILURE
@@ -175,10 +175,9 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> 
         let first = first.strip_prefix("error: ").unwrap_or(first);
         let (input, first) = match err.kind() {
             // The Action's `command` input (its `runs.args`) is the subcommand.
-            clap::error::ErrorKind::InvalidSubcommand => (
-                Some(COMMAND_INPUT.to_string()),
-                unknown_command(&err, log),
-            ),
+            clap::error::ErrorKind::InvalidSubcommand => {
+                (Some(COMMAND_INPUT.to_string()), unknown_command(&err, log))
+            }
             _ => (refused_input(&err, log), first.to_string()),
         };
         let title = match &input {
@@ -214,6 +213,17 @@ fn refused_input(err: &clap::Error, log: &Log) -> Option<String> {
         .next()
         .filter(|input| !input.is_empty() && log.redact(input) == *input)
         .map(str::to_string)
+}
+
+/// The input at fault when `err` is bad usage: a [`cli::UsageError`] anywhere in its chain,
+/// or a [`render::TemplateError`] (a team's template failing on a run's real facts, found at
+/// render time, before anything is published).
+fn bad_input(err: &anyhow::Error) -> Option<&str> {
+    err.chain().find_map(|e| {
+        e.downcast_ref::<cli::UsageError>()
+            .map(|u| u.input.as_str())
+            .or_else(|| e.downcast_ref::<render::TemplateError>().map(|t| t.input))
+    })
 }
 
 /// The Action's input that becomes the subcommand (action.yml's `runs.args`): clap's refusal
@@ -259,7 +269,7 @@ fn unknown_command(err: &clap::Error, log: &Log) -> String {
 /// `Invalid input: NAME`.
 fn failure_title(err: &anyhow::Error) -> String {
     use github::{GitHubError, Kind};
-    if let Some(input) = cli::bad_input(err) {
+    if let Some(input) = bad_input(err) {
         return format!("Invalid input: {input}");
     }
     if let Some(alarm) = err.downcast_ref::<status::run::AlarmsFired>() {
@@ -294,7 +304,7 @@ fn failure_title(err: &anyhow::Error) -> String {
 async fn dispatch(cli: &cli::Cli, log: &Log) -> anyhow::Result<()> {
     let request = cli.request(log).inspect_err(|err| {
         let message = format!("{err:#}");
-        report_refused(Some(cli.name()), cli::bad_input(err), &message, log);
+        report_refused(Some(cli.name()), bad_input(err), &message, log);
     })?;
     match request {
         cli::Request::Announce(request) => announce::run(&request, log).await,

@@ -14,7 +14,7 @@ pub(crate) mod value;
 pub(crate) use announce::announce_request;
 pub(crate) use status::status_request;
 use usage::required;
-pub(crate) use usage::{UsageError, bad_input, usage};
+pub(crate) use usage::{UsageError, usage};
 pub(crate) use value::{Checked, DurationParser, HttpUrl, InputDuration, List};
 use value::{bool_parser, enum_parser, list_parser, url_parser};
 
@@ -55,9 +55,7 @@ impl Cli {
         let matches = without_blank_env(Self::command()).try_get_matches()?;
         Self::from_arg_matches(&matches)
     }
-}
 
-impl Cli {
     /// `log` as this command uses it: with stdout kept for its JSON (`window --json`,
     /// `status --json`, `announce --dry-run --print-context`), log lines and workflow
     /// commands go to stderr ([`Log::keeping_stdout`]).
@@ -69,6 +67,35 @@ impl Cli {
             Command::Docs(_) => false,
         };
         if keep { log.keeping_stdout() } else { log }
+    }
+
+    /// The command as typed on the command line (`announce`, `window`, `docs`, `status`).
+    pub fn name(&self) -> &'static str {
+        match self.command {
+            Command::Announce(_) => "announce",
+            Command::Window(_) => "window",
+            Command::Docs(_) => "docs",
+            Command::Status(_) => "status",
+        }
+    }
+
+    /// The parsed command's request (`log` is [`Cli::log`]'s; `env` the process's).
+    ///
+    /// # Errors
+    /// Bad input as [`UsageError`]; an unreadable values file or event payload.
+    pub fn request(&self, log: &Log) -> Result<Request> {
+        let env = || std::env::vars().collect();
+        Ok(match &self.command {
+            Command::Announce(args) => {
+                Request::Announce(Box::new(announce_request(args, log, &env())?))
+            }
+            Command::Window(args) => Request::Window(crate::docs::WindowRequest {
+                culler: args.culler.settings(log)?,
+                json: args.json,
+            }),
+            Command::Docs(args) => Request::Docs(docs_request(args, log)?),
+            Command::Status(args) => Request::Status(Box::new(status_request(args, log, &env())?)),
+        })
     }
 }
 
@@ -189,27 +216,22 @@ impl GitHubArgs {
             .transpose()
     }
 
-    /// The run context: these options (and `--sha`, which only `announce` takes) over the
-    /// `GITHUB_*` variables of `env`, with `--repository`, `--api-url` and `--sha` checked first so their
-    /// errors name the input.
+    /// The run context: these options (and `--sha`, which only `announce` takes; each
+    /// checked by its value parser) over the `GITHUB_*` variables of `env`.
     ///
     /// # Errors
-    /// [`UsageError`] for a malformed `--repository` ([`inputs::repository`]), `--api-url`
-    /// ([`inputs::api_url`]) or `--sha`; the errors of
-    /// [`crate::context::RunContext::resolve`].
+    /// Those of [`crate::context::RunContext::resolve`].
     pub(crate) fn run_context(
         &self,
         sha: Option<&inputs::CommitSha>,
         env: &std::collections::HashMap<String, String>,
     ) -> Result<crate::context::RunContext> {
-        crate::context::RunContext::resolve(
-            &crate::context::Overrides {
-                repository: self.repository.as_ref().map(ToString::to_string),
-                sha: sha.map(|sha| sha.0.clone()),
-                api_url: self.api_url.as_ref().map(|url| url.as_str().to_string()),
-            },
-            env,
-        )
+        let overrides = crate::context::Overrides {
+            repository: self.repository.as_ref().map(ToString::to_string),
+            sha: sha.map(|sha| sha.0.clone()),
+            api_url: self.api_url.as_ref().map(|url| url.as_str().to_string()),
+        };
+        crate::context::RunContext::resolve(&overrides, env)
     }
 }
 
@@ -305,7 +327,11 @@ impl RegistryArgs {
         Ok(RegistryOptions {
             credentials,
             github_token: github_token.map(SecretString::from),
-            insecure: self.insecure_registry.iter().flat_map(|r| r.0.clone()).collect(),
+            insecure: self
+                .insecure_registry
+                .iter()
+                .flat_map(|r| r.0.clone())
+                .collect(),
             retry: RetryPolicy {
                 deadline: Some(self.registry_timeout.get()),
                 base_delay: self.registry_retry_delay.get(),
@@ -318,11 +344,14 @@ impl RegistryArgs {
     /// Registers the registry password with `log`, alone and as the Basic credentials a
     /// server may echo.
     pub fn mask(&self, log: &Log) {
-        if let Some(password) = &self.registry_password {
-            log.mask(password.expose_secret());
-            if let Some(user) = &self.registry_username {
-                log.mask_basic(user.trim(), password.expose_secret());
-            }
+        let password = self
+            .registry_password
+            .as_ref()
+            .map(ExposeSecret::expose_secret);
+        match (&self.registry_username, password) {
+            (Some(user), Some(password)) => log.mask_basic(user.trim(), password),
+            (None, Some(password)) => log.mask(password),
+            (_, None) => {}
         }
     }
 }
@@ -411,9 +440,6 @@ pub struct AnnounceArgs {
     pub github_retry_wait: Option<InputDuration>,
 }
 
-/// `--hub-size` as `status` reads it (the shared [`CullerArgs`] text is `announce`'s).
-const STATUS_HUB_SIZE_HELP: &str = "The most single-user servers the hub runs at once, for the deadlines' worst case (a cull pass over all of them); never taken below the servers running now [default: the servers running now]";
-
 /// Options of `status` (Action inputs with `command: status`). The hub token, the GitHub
 /// token, the registry password and the kubeconfig are [`SecretString`]s: `Debug` never
 /// shows them.
@@ -421,7 +447,8 @@ const STATUS_HUB_SIZE_HELP: &str = "The most single-user servers the hub runs at
 #[command(
     mut_arg("repository", |a| a.help("Repository of the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]")),
     mut_arg("github_token", |a| a.help("GitHub token (never printed): reads the release note, writes the comment")),
-    mut_arg("hub_size", |a| a.help(STATUS_HUB_SIZE_HELP))
+    // `--hub-size` as `status` reads it (the shared `CullerArgs` text is `announce`'s).
+    mut_arg("hub_size", |a| a.help("The most single-user servers the hub runs at once, for the deadlines' worst case (a cull pass over all of them); never taken below the servers running now [default: the servers running now]"))
 )]
 pub struct StatusArgs {
     /// The hub's address, without /hub/api (the API is then under /hub/api/ below it), e.g. `https://hub.example.org`
@@ -518,45 +545,6 @@ pub enum Request {
     Status(Box<crate::status::run::StatusRequest>),
 }
 
-impl Cli {
-    /// The command as typed on the command line (`announce`, `window`, `docs`, `status`).
-    pub fn name(&self) -> &'static str {
-        match self.command {
-            Command::Announce(_) => "announce",
-            Command::Window(_) => "window",
-            Command::Docs(_) => "docs",
-            Command::Status(_) => "status",
-        }
-    }
-
-    /// The parsed command's request (`log` is [`Cli::log`]'s; `env` the process's).
-    ///
-    /// # Errors
-    /// Bad input as [`UsageError`]; an unreadable values file or event payload.
-    pub fn request(&self, log: &Log) -> Result<Request> {
-        let env = || std::env::vars().collect();
-        Ok(match &self.command {
-            Command::Announce(args) => {
-                Request::Announce(Box::new(announce_request(args, log, &env())?))
-            }
-            Command::Window(args) => Request::Window(window_request(args, log)?),
-            Command::Docs(args) => Request::Docs(docs_request(args, log)?),
-            Command::Status(args) => Request::Status(Box::new(status_request(args, log, &env())?)),
-        })
-    }
-}
-
-/// The `window` request: the culler settings and the output form.
-///
-/// # Errors
-/// Bad culler options or values files (see [`CullerArgs::settings`]).
-pub(crate) fn window_request(args: &WindowArgs, log: &Log) -> Result<crate::docs::WindowRequest> {
-    Ok(crate::docs::WindowRequest {
-        culler: args.culler.settings(log)?,
-        json: args.json,
-    })
-}
-
 /// The `docs` request: check or write, the runbook's coordinates, the culler settings.
 ///
 /// # Errors
@@ -594,21 +582,9 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
             }
         }
     }
-    let args: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-    let args = &args;
-    let from_env = secrets.iter().filter_map(|(long, env)| {
-        Some((long, std::env::var_os((*env)?)?.to_string_lossy().into_owned()))
-    });
-    let from_args = args.iter().enumerate().flat_map(|(i, arg)| {
-        let secrets = secrets.iter();
-        secrets.filter_map(move |(long, _)| match arg.strip_prefix(long.as_str())? {
-            "" => args.get(i + 1).map(|value| (long, value.clone())),
-            rest => rest.strip_prefix('=').map(|value| (long, value.to_string())),
-        })
-    });
     let mut github_tokens = Vec::new();
-    for (long, value) in from_env.chain(from_args) {
-        match long.as_str() {
+    for (long, value) in crate::support::log::secret_values(&secrets, args) {
+        match long {
             "--kubeconfig" => kube::mask_kubeconfig(log, &value),
             // A hub token too short to be one is refused before it is sent; masked, its
             // letters would garble every message, the refusal first.

@@ -24,7 +24,10 @@ use std::time::Duration;
 /// usage lines after it and the option (`--hub-timeout <DURATION>`) as its
 /// [`ContextKind::InvalidArg`].
 #[derive(Clone)]
-struct Parse<T>(Arc<dyn Fn(&str, &str) -> Result<T, UsageError> + Send + Sync>);
+struct Parse<T>(Arc<Check<T>>);
+
+/// A check [`Parse`] runs: `(input, text)` to the value or the refusal.
+type Check<T> = dyn Fn(&str, &str) -> Result<T, UsageError> + Send + Sync;
 
 impl<T: Clone + Send + Sync + 'static> TypedValueParser for Parse<T> {
     type Value = T;
@@ -61,7 +64,6 @@ fn parser<T: Clone + Send + Sync + 'static>(
 /// One of the project's checks as a clap value parser: `fn(text) -> value or UsageError`,
 /// whose message becomes clap's (the check names the input and quotes the value as it is
 /// safe to show).
-#[derive(Clone, Copy)]
 pub(crate) struct Checked<T>(pub(crate) fn(&str) -> Result<T, UsageError>);
 
 impl<T: Clone + Send + Sync + 'static> From<Checked<T>> for ValueParser {
@@ -98,7 +100,8 @@ impl DurationParser {
     /// from 0 to 3650 days ([`crate::window::MAX_DURATION_SECS`]).
     pub const CULLER: Self = Self::new(Duration::ZERO, DurationLimit::Culler, "3600");
     /// The hub's slow-stop timeout: whole seconds from 1 s to 3650 days.
-    pub(crate) const SLOW_STOP: Self = Self::new(Duration::from_secs(1), DurationLimit::Culler, "10");
+    pub(crate) const SLOW_STOP: Self =
+        Self::new(Duration::from_secs(1), DurationLimit::Culler, "10");
 
     /// A timeout or wait of a request: from `min` to [`JOB_MAX`] (6 h), `example` in
     /// messages (bare seconds, e.g. `30`).
@@ -108,7 +111,11 @@ impl DurationParser {
 
     /// From `min` to `limit`, `example` in messages.
     const fn new(min: Duration, limit: DurationLimit, example: &'static str) -> Self {
-        Self(DurationBounds { min, limit, example })
+        Self(DurationBounds {
+            min,
+            limit,
+            example,
+        })
     }
 
     /// `text` checked.
@@ -164,7 +171,9 @@ pub(crate) fn boolean(text: &str) -> Option<bool> {
 
 /// [`boolean`] as a clap value parser; the refusal quotes the value and lists the words.
 pub(crate) fn bool_parser() -> ValueParser {
-    parser(|input, t| boolean(t).ok_or_else(|| UsageError::of(input, t.trim(), Problem::NotBoolean)))
+    parser(|input, t| {
+        boolean(t).ok_or_else(|| UsageError::of(input, t.trim(), Problem::NotBoolean))
+    })
 }
 
 /// A list of enum values an input gave ([`enum_list_parser`]), in order, repeats kept.
@@ -174,7 +183,8 @@ pub(crate) struct EnumList<E>(pub(crate) Vec<E>);
 /// A comma- or newline-separated list of `E`'s values, split as [`List::split`] splits and
 /// each entry read as [`enum_parser`] reads one (an unknown entry is refused naming the
 /// input and the values there are).
-pub(crate) fn enum_list_parser<E: clap::ValueEnum + Clone + Send + Sync + 'static>() -> ValueParser {
+pub(crate) fn enum_list_parser<E: clap::ValueEnum + Clone + Send + Sync + 'static>() -> ValueParser
+{
     parser(|input, text| {
         let entries = List::split(text).0;
         let values = entries.iter().map(|entry| enum_value(input, entry));
@@ -191,7 +201,12 @@ impl List {
     /// `text` split into its entries.
     pub(crate) fn split(text: &str) -> Self {
         let entries = text.split([',', '\r', '\n']).map(str::trim);
-        Self(entries.filter(|s| !s.is_empty()).map(String::from).collect())
+        Self(
+            entries
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect(),
+        )
     }
 
     /// The entries, in order.

@@ -47,7 +47,9 @@ impl Credentials {
         password: Option<&SecretString>,
     ) -> Result<Option<Self>, MissingInput> {
         let username = username.map(str::trim).filter(|u| !u.is_empty());
-        let password = password.map(ExposeSecret::expose_secret).filter(|p| !p.is_empty());
+        let password = password
+            .map(ExposeSecret::expose_secret)
+            .filter(|p| !p.is_empty());
         match (username, password) {
             (Some(username), Some(password)) => Ok(Some(Self {
                 username: username.to_string(),

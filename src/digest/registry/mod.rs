@@ -38,8 +38,8 @@ pub(crate) mod errors;
 mod send;
 
 pub(crate) use crate::support::retry::{RetryPolicy, Timer, TokioTimer};
-pub use auth::{CredentialSource, Credentials};
 pub(crate) use auth::MissingInput;
+pub use auth::{CredentialSource, Credentials};
 pub use errors::{DigestSource, RegistryError, TlsProblem};
 
 use super::Digest;
