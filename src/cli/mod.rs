@@ -93,7 +93,13 @@ impl Cli {
                 culler: args.culler.settings(log)?,
                 json: args.json,
             }),
-            Command::Docs(args) => Request::Docs(docs_request(args, log)?),
+            // Check or write: clap's required `mode` group refuses neither.
+            Command::Docs(args) => Request::Docs(crate::docs::DocsRequest {
+                culler: args.culler.settings(log)?,
+                runbook: args.runbook.settings(),
+                file: args.file.clone(),
+                write: args.write,
+            }),
             Command::Status(args) => Request::Status(Box::new(status_request(args, log, &env())?)),
         })
     }
@@ -545,25 +551,6 @@ pub enum Request {
     Status(Box<crate::status::run::StatusRequest>),
 }
 
-/// The `docs` request: check or write, the runbook's coordinates, the culler settings.
-///
-/// # Errors
-/// Neither `--check` nor `--write`, bad runbook inputs, bad culler options or values files.
-pub(crate) fn docs_request(args: &DocsArgs, log: &Log) -> Result<crate::docs::DocsRequest> {
-    if !args.check && !args.write {
-        let problem = Problem::Rule(Rule::DocsMode);
-        return Err(UsageError::new("--check or --write", problem).into());
-    }
-    let runbook = args.runbook.settings();
-    let culler = args.culler.settings(log)?;
-    Ok(crate::docs::DocsRequest {
-        culler,
-        runbook,
-        file: args.file.clone(),
-        write: args.write,
-    })
-}
-
 /// Registers the secret inputs with `log` before anything is printed, so no usage error can
 /// show them: the options declared with `hide_env_values` (`github-token`,
 /// `registry-password`, `hub-token`), read from their `INPUT_<NAME>` variables and from
@@ -576,10 +563,9 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
     let mut secrets: Vec<(String, Option<&std::ffi::OsStr>)> = Vec::new();
     for arg in cmd.get_subcommands().flat_map(clap::Command::get_arguments) {
         let long = arg.get_long().filter(|_| arg.is_hide_env_values_set());
-        if let Some(long) = long.map(|long| format!("--{long}")) {
-            if !secrets.iter().any(|(l, _)| *l == long) {
-                secrets.push((long, arg.get_env()));
-            }
+        let secret = long.map(|long| (format!("--{long}"), arg.get_env()));
+        if let Some(secret) = secret.filter(|s| !secrets.contains(s)) {
+            secrets.push(secret);
         }
     }
     let mut github_tokens = Vec::new();
