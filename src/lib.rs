@@ -141,7 +141,7 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             log.error(&failure_title(&err), &format!("{err:#}"));
-            if cli::bad_input(&err).is_some() {
+            if bad_input(&err).is_some() {
                 ExitCode::from(EXIT_USAGE)
             } else {
                 ExitCode::FAILURE
@@ -160,7 +160,7 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
 /// the same words as the annotation, and every output of the command empty
 /// ([`report_refused`]); `args` (the process's, the command first) names the command.
 /// The input is named only when it holds no secret `log` knows (`refused_input`); an
-/// unknown command is the Action's `command` input ([`cli::unknown_command`]), with no job
+/// unknown command is the Action's `command` input ([`unknown_command`]), with no job
 /// summary or outputs (no command's are known).
 pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> ExitCode {
     if !err.use_stderr() {
@@ -175,10 +175,9 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> 
         let first = first.strip_prefix("error: ").unwrap_or(first);
         let (input, first) = match err.kind() {
             // The Action's `command` input (its `runs.args`) is the subcommand.
-            clap::error::ErrorKind::InvalidSubcommand => (
-                Some(cli::COMMAND_INPUT.to_string()),
-                cli::unknown_command(&err, log),
-            ),
+            clap::error::ErrorKind::InvalidSubcommand => {
+                (Some(COMMAND_INPUT.to_string()), unknown_command(&err, log))
+            }
             _ => (refused_input(&err, log), first.to_string()),
         };
         let title = match &input {
@@ -216,12 +215,61 @@ fn refused_input(err: &clap::Error, log: &Log) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The input at fault when `err` is bad usage: a [`cli::UsageError`] anywhere in its chain,
+/// or a [`render::TemplateError`] (a team's template failing on a run's real facts, found at
+/// render time, before anything is published).
+fn bad_input(err: &anyhow::Error) -> Option<&str> {
+    err.chain().find_map(|e| {
+        e.downcast_ref::<cli::UsageError>()
+            .map(|u| u.input.as_str())
+            .or_else(|| e.downcast_ref::<render::TemplateError>().map(|t| t.input))
+    })
+}
+
+/// The Action's input that becomes the subcommand (action.yml's `runs.args`): clap's refusal
+/// of an unknown subcommand is titled `Invalid input: command`.
+const COMMAND_INPUT: &str = "command";
+
+/// The commands the Action runs, as action.yml documents its `command` input.
+const ACTION_COMMANDS: [&str; 2] = ["announce", "status"];
+
+/// The words of clap's refusal of an unknown subcommand (`err`, of kind
+/// [`clap::error::ErrorKind::InvalidSubcommand`]) for the annotation: the value as given
+/// (secrets `log` knows hidden, at most 100 characters), clap's suggestion when it has one,
+/// and the commands there are: the Action's ([`ACTION_COMMANDS`]) and the command line's
+/// others (from clap's model, so a new command is listed).
+fn unknown_command(err: &clap::Error, log: &Log) -> String {
+    use clap::CommandFactory;
+    use clap::error::{ContextKind, ContextValue};
+    let given: String = match err.get(ContextKind::InvalidSubcommand) {
+        Some(ContextValue::String(given)) => log.redact(given).chars().take(100).collect(),
+        _ => String::new(),
+    };
+    let suggested = match err.get(ContextKind::SuggestedSubcommand) {
+        Some(ContextValue::Strings(names)) => names.clone(),
+        Some(ContextValue::String(name)) => vec![name.clone()],
+        _ => Vec::new(),
+    };
+    let others: Vec<String> = Cli::command()
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_string())
+        .filter(|name| name != "help" && !ACTION_COMMANDS.contains(&name.as_str()))
+        .collect();
+    render::usage_words::unknown_command(
+        COMMAND_INPUT,
+        &given,
+        &suggested,
+        &ACTION_COMMANDS,
+        &others,
+    )
+}
+
 /// The annotation title for a failure: what kind of thing went wrong, so the run's summary
 /// page says it at a glance (the message says what to do). Bad input is
 /// `Invalid input: NAME`.
 fn failure_title(err: &anyhow::Error) -> String {
     use github::{GitHubError, Kind};
-    if let Some(input) = cli::bad_input(err) {
+    if let Some(input) = bad_input(err) {
         return format!("Invalid input: {input}");
     }
     if let Some(alarm) = err.downcast_ref::<status::run::AlarmsFired>() {
@@ -256,7 +304,7 @@ fn failure_title(err: &anyhow::Error) -> String {
 async fn dispatch(cli: &cli::Cli, log: &Log) -> anyhow::Result<()> {
     let request = cli.request(log).inspect_err(|err| {
         let message = format!("{err:#}");
-        report_refused(Some(cli.name()), cli::bad_input(err), &message, log);
+        report_refused(Some(cli.name()), bad_input(err), &message, log);
     })?;
     match request {
         cli::Request::Announce(request) => announce::run(&request, log).await,

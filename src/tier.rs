@@ -31,8 +31,8 @@ impl fmt::Display for Tier {
     }
 }
 
-/// The `--tier` input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The `--tier` input (its values clap's, kebab-case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TierRequest {
     /// Decide from the pull requests' labels.
     Auto,
@@ -42,8 +42,8 @@ pub enum TierRequest {
     Security,
 }
 
-/// What an unlabeled release becomes (`--unlabeled-tier`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What an unlabeled release becomes (`--unlabeled-tier`; its values clap's, kebab-case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum UnlabeledPolicy {
     /// Routine, with a warning.
     Routine,

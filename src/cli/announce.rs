@@ -143,9 +143,9 @@ fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
         return Err(UsageError::new("security-labels", problem));
     }
     Ok(TierPolicy {
-        request: args.tier.into(),
+        request: args.tier,
         rules,
-        unlabeled: args.unlabeled_tier.map(Into::into),
+        unlabeled: args.unlabeled_tier,
     })
 }
 

@@ -3,8 +3,8 @@
 
 use super::inputs;
 use super::usage::{Problem, Rule};
-use super::value::{EnumList, EnumListParser};
-use super::{Checked, DurationParser, EnumParser, InputDuration, UsageError, usage};
+use super::value::{EnumList, enum_list_parser, enum_parser};
+use super::{Checked, DurationParser, InputDuration, UsageError, usage};
 use crate::status::classify::Alarm;
 use crate::status::kube::{KubeRequest, KubernetesMode, PodQuery, Refusal};
 use crate::status::report::kube_error;
@@ -19,7 +19,7 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, Args)]
 pub struct KubeArgs {
     /// Judge convergence by each pod's image digest, read from Kubernetes (on), or infer it from start times (off) [default: on when --kubeconfig is given, else off]
-    #[arg(long, env, value_parser = EnumParser::<KubernetesMode>::new(), value_name = "MODE")]
+    #[arg(long, env, value_parser = enum_parser::<KubernetesMode>(), value_name = "MODE")]
     pub kubernetes: Option<KubernetesMode>,
     /// A kubeconfig's whole content (a secret; the Action's input, since a path exported by another step is not visible in the action's container). Its user needs a token or client certificate: the image has no credential plugins
     // allow_hyphen_values: a kubeconfig may begin with YAML's `---`; without it clap takes
@@ -36,7 +36,7 @@ pub struct KubeArgs {
     #[arg(long, env, default_value = "30s", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30"))]
     pub kube_timeout: InputDuration,
     /// Fail the run (exit 1, with an error annotation) when these alarms fire: mismatch (a server started after the release runs the old digest), overdue (a stale server past its deadline), orphan (a single-user pod the hub does not list); comma- or newline-separated
-    #[arg(long, env, value_parser = EnumListParser::<Alarm>::new(), value_name = "ALARMS")]
+    #[arg(long, env, value_parser = enum_list_parser::<Alarm>(), value_name = "ALARMS")]
     pub(crate) fail_on: Option<EnumList<Alarm>>,
 }
 

@@ -5,7 +5,6 @@
 
 mod announce;
 mod culler;
-mod deployment;
 pub(crate) mod inputs;
 pub(crate) mod kube;
 mod status;
@@ -15,13 +14,11 @@ pub(crate) mod value;
 pub(crate) use announce::announce_request;
 pub(crate) use status::status_request;
 use usage::required;
-pub(crate) use usage::{UsageError, bad_input, usage};
-pub(crate) use value::Checked;
-pub(crate) use value::{
-    BoolParser, DurationParser, EnumParser, HttpUrl, InputDuration, List, ListParser, UrlParser,
-};
+pub(crate) use usage::{UsageError, usage};
+pub(crate) use value::{Checked, DurationParser, HttpUrl, InputDuration, List};
+use value::{bool_parser, enum_parser, list_parser, url_parser};
 
-use crate::digest::registry::{CredentialSource, Credentials, RegistryOptions, RetryPolicy};
+use crate::digest::registry::{Credentials, MissingInput, RegistryOptions, RetryPolicy};
 use crate::support::log::Log;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
@@ -58,9 +55,7 @@ impl Cli {
         let matches = without_blank_env(Self::command()).try_get_matches()?;
         Self::from_arg_matches(&matches)
     }
-}
 
-impl Cli {
     /// `log` as this command uses it: with stdout kept for its JSON (`window --json`,
     /// `status --json`, `announce --dry-run --print-context`), log lines and workflow
     /// commands go to stderr ([`Log::keeping_stdout`]).
@@ -72,6 +67,41 @@ impl Cli {
             Command::Docs(_) => false,
         };
         if keep { log.keeping_stdout() } else { log }
+    }
+
+    /// The command as typed on the command line (`announce`, `window`, `docs`, `status`).
+    pub fn name(&self) -> &'static str {
+        match self.command {
+            Command::Announce(_) => "announce",
+            Command::Window(_) => "window",
+            Command::Docs(_) => "docs",
+            Command::Status(_) => "status",
+        }
+    }
+
+    /// The parsed command's request (`log` is [`Cli::log`]'s; `env` the process's).
+    ///
+    /// # Errors
+    /// Bad input as [`UsageError`]; an unreadable values file or event payload.
+    pub fn request(&self, log: &Log) -> Result<Request> {
+        let env = || std::env::vars().collect();
+        Ok(match &self.command {
+            Command::Announce(args) => {
+                Request::Announce(Box::new(announce_request(args, log, &env())?))
+            }
+            Command::Window(args) => Request::Window(crate::docs::WindowRequest {
+                culler: args.culler.settings(log)?,
+                json: args.json,
+            }),
+            // Check or write: clap's required `mode` group refuses neither.
+            Command::Docs(args) => Request::Docs(crate::docs::DocsRequest {
+                culler: args.culler.settings(log)?,
+                runbook: args.runbook.settings(),
+                file: args.file.clone(),
+                write: args.write,
+            }),
+            Command::Status(args) => Request::Status(Box::new(status_request(args, log, &env())?)),
+        })
     }
 }
 
@@ -158,7 +188,7 @@ pub struct CullOptions {
     #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::CULLER)]
     pub cull_max_age: Option<InputDuration>,
     /// Whether the idle culler runs (z2jh cull.enabled); overrides the values files [default: true]
-    #[arg(long, env, value_name = "BOOL", allow_hyphen_values = true, value_parser = BoolParser)]
+    #[arg(long, env, value_name = "BOOL", allow_hyphen_values = true, value_parser = bool_parser())]
     pub cull_enabled: Option<bool>,
 }
 
@@ -173,7 +203,7 @@ pub struct GitHubArgs {
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
     pub github_token: Option<SecretString>,
     /// GitHub REST API base URL [default: $GITHUB_API_URL, else https://api.github.com]
-    #[arg(long, env, value_name = "URL", value_parser = UrlParser::API)]
+    #[arg(long, env, value_name = "URL", value_parser = url_parser(inputs::api_url))]
     pub api_url: Option<HttpUrl>,
 }
 
@@ -192,27 +222,22 @@ impl GitHubArgs {
             .transpose()
     }
 
-    /// The run context: these options (and `--sha`, which only `announce` takes) over the
-    /// `GITHUB_*` variables of `env`, with `--repository`, `--api-url` and `--sha` checked first so their
-    /// errors name the input.
+    /// The run context: these options (and `--sha`, which only `announce` takes; each
+    /// checked by its value parser) over the `GITHUB_*` variables of `env`.
     ///
     /// # Errors
-    /// [`UsageError`] for a malformed `--repository` ([`inputs::repository`]), `--api-url`
-    /// ([`inputs::api_url`]) or `--sha`; the errors of
-    /// [`crate::context::RunContext::resolve`].
+    /// Those of [`crate::context::RunContext::resolve`].
     pub(crate) fn run_context(
         &self,
         sha: Option<&inputs::CommitSha>,
         env: &std::collections::HashMap<String, String>,
     ) -> Result<crate::context::RunContext> {
-        crate::context::RunContext::resolve(
-            &crate::context::Overrides {
-                repository: self.repository.as_ref().map(ToString::to_string),
-                sha: sha.map(|sha| sha.0.clone()),
-                api_url: self.api_url.as_ref().map(|url| url.as_str().to_string()),
-            },
-            env,
-        )
+        let overrides = crate::context::Overrides {
+            repository: self.repository.as_ref().map(ToString::to_string),
+            sha: sha.map(|sha| sha.0.clone()),
+            api_url: self.api_url.as_ref().map(|url| url.as_str().to_string()),
+        };
+        crate::context::RunContext::resolve(&overrides, env)
     }
 }
 
@@ -226,7 +251,7 @@ pub struct RunbookArgs {
     #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::helm_release))]
     pub helm_release: inputs::KubeName,
     /// The hub's URL, for the runbook
-    #[arg(long, env, default_value = "https://hub.example.org", value_name = "URL", value_parser = UrlParser::HUB)]
+    #[arg(long, env, default_value = "https://hub.example.org", value_name = "URL", value_parser = url_parser(inputs::hub_url))]
     pub hub_url: HttpUrl,
 }
 
@@ -240,6 +265,29 @@ impl RunbookArgs {
             ..Default::default()
         }
     }
+}
+
+/// The `environment` option of `announce` and `status` (flattened into both): the GitHub
+/// environment whose deployment of the release codeq-rollout keeps
+/// ([`crate::publish::deployment`]).
+#[derive(Debug, Clone, Args)]
+pub struct DeploymentArgs {
+    /// GitHub environment to record the rollout in as a deployment of the release's commit, e.g. jupyterhub-prod (needs `deployments: write`); one per hub [default: none, no deployment]
+    #[arg(long, env, value_name = "NAME", value_parser = Checked(environment_arg))]
+    pub environment: Option<crate::publish::deployment::Environment>,
+}
+
+/// The most characters of a refused environment name echoed (as the other refusals cap theirs).
+const SHOWN_MAX_CHARS: usize = 100;
+
+/// `environment` by GitHub's rules ([`crate::publish::deployment::Environment::parse`]); a
+/// blank Action input never reaches it (blank inputs count as unset). The refusal says the
+/// rule broken and quotes the name (escaped, at most [`SHOWN_MAX_CHARS`] characters).
+fn environment_arg(text: &str) -> Result<crate::publish::deployment::Environment, UsageError> {
+    crate::publish::deployment::Environment::parse(text).map_err(|e| {
+        let shown = crate::support::sanitize::cap(text.trim(), SHOWN_MAX_CHARS);
+        usage::refused("environment", Some(&shown), usage::Said::Named, e)
+    })
 }
 
 /// How the image's registry is read, by `announce` and by `status` (with `--image`): the
@@ -267,45 +315,32 @@ pub struct RegistryArgs {
 }
 
 impl RegistryArgs {
-    /// The registry options these give: both or neither of username and password;
-    /// `github_token` kept for ghcr.io when no credentials are given
-    /// (`registry::auth::credentials_for`).
+    /// The registry options these give: both or neither of username and password
+    /// ([`Credentials::from_inputs`]); `github_token` kept for ghcr.io when no credentials are
+    /// given (`registry::auth::credentials_for`).
     ///
     /// # Errors
-    /// [`UsageError`] naming the input; the password is never quoted.
+    /// [`UsageError`] naming the input missing; the password is never quoted.
     pub fn options(&self, github_token: Option<&str>) -> Result<RegistryOptions, UsageError> {
-        let args = self;
-        let password = args
-            .registry_password
-            .as_ref()
-            .map(secrecy::ExposeSecret::expose_secret);
-        let credentials = match (&args.registry_username, password) {
-            (Some(u), Some(p)) if !u.trim().is_empty() && !p.is_empty() => Some(Credentials {
-                username: u.trim().to_string(),
-                password: SecretString::from(p),
-                source: CredentialSource::RegistryInputs,
-            }),
-            (Some(u), _) if !u.trim().is_empty() => {
-                let problem = Problem::Rule(Rule::UsernameWithoutPassword);
-                return Err(UsageError::new("registry-password", problem));
-            }
-            (_, Some(p)) if !p.is_empty() => {
-                let problem = Problem::Rule(Rule::PasswordWithoutUsername);
-                return Err(UsageError::new("registry-username", problem));
-            }
-            _ => None,
-        };
+        let (username, password) = (self.registry_username.as_deref(), &self.registry_password);
+        let credentials = Credentials::from_inputs(username, password.as_ref()).map_err(|m| {
+            let (input, rule) = match m {
+                MissingInput::Password => ("registry-password", Rule::UsernameWithoutPassword),
+                MissingInput::Username => ("registry-username", Rule::PasswordWithoutUsername),
+            };
+            UsageError::new(input, Problem::Rule(rule))
+        })?;
         Ok(RegistryOptions {
             credentials,
             github_token: github_token.map(SecretString::from),
-            insecure: args
+            insecure: self
                 .insecure_registry
                 .iter()
                 .flat_map(|r| r.0.clone())
                 .collect(),
             retry: RetryPolicy {
-                deadline: Some(args.registry_timeout.get()),
-                base_delay: args.registry_retry_delay.get(),
+                deadline: Some(self.registry_timeout.get()),
+                base_delay: self.registry_retry_delay.get(),
                 ..RetryPolicy::registry()
             },
             timer: None,
@@ -315,11 +350,14 @@ impl RegistryArgs {
     /// Registers the registry password with `log`, alone and as the Basic credentials a
     /// server may echo.
     pub fn mask(&self, log: &Log) {
-        if let Some(password) = &self.registry_password {
-            log.mask(password.expose_secret());
-            if let Some(user) = &self.registry_username {
-                log.mask_basic(user.trim(), password.expose_secret());
-            }
+        let password = self
+            .registry_password
+            .as_ref()
+            .map(ExposeSecret::expose_secret);
+        match (&self.registry_username, password) {
+            (Some(user), Some(password)) => log.mask_basic(user.trim(), password),
+            (None, Some(password)) => log.mask(password),
+            (_, None) => {}
         }
     }
 }
@@ -340,19 +378,19 @@ pub struct AnnounceArgs {
 
     /// Tier: auto (from pull request labels), routine, or security
     #[arg(long, env, value_enum, ignore_case = true, default_value = "auto")]
-    pub tier: TierArg,
+    pub tier: crate::tier::TierRequest,
     /// Tier when no pull request carries a tier label: routine, security, or fail
     /// [default: routine]. Set explicitly, it also applies, with a warning, when no merged pull
     /// request is found; when the labels cannot be read (no pull-requests: read, no token)
     /// only security applies and routine fails the run (docs/tier-fail-closed.md); unset, a
     /// failed look-up fails the run
-    #[arg(long, env, value_name = "routine|security|fail", value_parser = EnumParser::<UnlabeledArg>::new())]
-    pub unlabeled_tier: Option<UnlabeledArg>,
+    #[arg(long, env, value_name = "routine|security|fail", value_parser = enum_parser::<crate::tier::UnlabeledPolicy>())]
+    pub unlabeled_tier: Option<crate::tier::UnlabeledPolicy>,
     /// Labels that make a release security (comma- or newline-separated)
-    #[arg(long, env, default_value = "security", value_parser = ListParser)]
+    #[arg(long, env, default_value = "security", value_parser = list_parser())]
     pub security_labels: List,
     /// Labels that make a release routine (comma- or newline-separated)
-    #[arg(long, env, default_value = "routine", value_parser = ListParser)]
+    #[arg(long, env, default_value = "routine", value_parser = list_parser())]
     pub routine_labels: List,
 
     /// The culler settings.
@@ -367,23 +405,23 @@ pub struct AnnounceArgs {
     pub sha: Option<inputs::CommitSha>,
 
     /// Labels of the tracking issue, also used to find it (comma- or newline-separated)
-    #[arg(long, env, default_value = "security,break-glass", value_parser = ListParser)]
+    #[arg(long, env, default_value = "security,break-glass", value_parser = list_parser())]
     pub tracking_labels: List,
     /// Logins to assign the tracking issue to (comma- or newline-separated)
-    #[arg(long, env, default_value = "", value_parser = ListParser)]
+    #[arg(long, env, default_value = "", value_parser = list_parser())]
     pub tracking_assignees: List,
     /// Where the runbook points.
     #[command(flatten)]
     pub runbook: RunbookArgs,
     /// The GitHub environment of the deployment (`environment`).
     #[command(flatten)]
-    pub deployment: deployment::DeploymentArgs,
+    pub deployment: DeploymentArgs,
 
     /// Do everything but write to GitHub; print the bodies. Needs no token when --tier is routine or security; with tier auto the pull requests' labels are read, which needs github-token
-    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub dry_run: bool,
     /// With dry-run: also print the context the templates get (names and values), as JSON on stdout
-    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub print_context: bool,
     /// Minijinja template for the release note, relative to the workspace [default: the built-in template]
     #[arg(long, env, value_name = "FILE", value_parser = Checked(inputs::path))]
@@ -408,51 +446,6 @@ pub struct AnnounceArgs {
     pub github_retry_wait: Option<InputDuration>,
 }
 
-/// The `--tier` values (the pipeline's [`crate::tier::TierRequest`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TierArg {
-    /// Decide from the pull requests' labels.
-    Auto,
-    /// Routine, whatever the labels say.
-    Routine,
-    /// Security, whatever the labels say.
-    Security,
-}
-
-/// The `--unlabeled-tier` values (the pipeline's [`crate::tier::UnlabeledPolicy`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum UnlabeledArg {
-    /// Routine.
-    Routine,
-    /// Security.
-    Security,
-    /// Fail the run.
-    Fail,
-}
-
-impl From<UnlabeledArg> for crate::tier::UnlabeledPolicy {
-    fn from(arg: UnlabeledArg) -> Self {
-        match arg {
-            UnlabeledArg::Routine => Self::Routine,
-            UnlabeledArg::Security => Self::Security,
-            UnlabeledArg::Fail => Self::Fail,
-        }
-    }
-}
-
-impl From<TierArg> for crate::tier::TierRequest {
-    fn from(arg: TierArg) -> Self {
-        match arg {
-            TierArg::Auto => Self::Auto,
-            TierArg::Routine => Self::Routine,
-            TierArg::Security => Self::Security,
-        }
-    }
-}
-
-/// `--hub-size` as `status` reads it (the shared [`CullerArgs`] text is `announce`'s).
-const STATUS_HUB_SIZE_HELP: &str = "The most single-user servers the hub runs at once, for the deadlines' worst case (a cull pass over all of them); never taken below the servers running now [default: the servers running now]";
-
 /// Options of `status` (Action inputs with `command: status`). The hub token, the GitHub
 /// token, the registry password and the kubeconfig are [`SecretString`]s: `Debug` never
 /// shows them.
@@ -460,11 +453,12 @@ const STATUS_HUB_SIZE_HELP: &str = "The most single-user servers the hub runs at
 #[command(
     mut_arg("repository", |a| a.help("Repository of the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]")),
     mut_arg("github_token", |a| a.help("GitHub token (never printed): reads the release note, writes the comment")),
-    mut_arg("hub_size", |a| a.help(STATUS_HUB_SIZE_HELP))
+    // `--hub-size` as `status` reads it (the shared `CullerArgs` text is `announce`'s).
+    mut_arg("hub_size", |a| a.help("The most single-user servers the hub runs at once, for the deadlines' worst case (a cull pass over all of them); never taken below the servers running now [default: the servers running now]"))
 )]
 pub struct StatusArgs {
     /// The hub's address, without /hub/api (the API is then under /hub/api/ below it), e.g. `https://hub.example.org`
-    #[arg(long, env, value_name = "URL", value_parser = UrlParser::HUB)]
+    #[arg(long, env, value_name = "URL", value_parser = url_parser(inputs::hub_url))]
     pub hub_url: Option<HttpUrl>,
     /// Hub API token with scopes list:users and read:servers (never printed; see README for the role)
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
@@ -482,17 +476,17 @@ pub struct StatusArgs {
     #[command(flatten)]
     pub github: GitHubArgs,
     /// Labels of the tracking issue, used to find it (comma- or newline-separated)
-    #[arg(long, env, default_value = "security,break-glass", value_parser = ListParser)]
+    #[arg(long, env, default_value = "security,break-glass", value_parser = list_parser())]
     pub tracking_labels: List,
     /// Post (then edit in place) one "Convergence status" comment on the release's tracking issue (security releases; needs --image)
-    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub comment: bool,
     /// Read the hub and GitHub, write nothing to GitHub: print what would be done with the comment, and its body
-    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub dry_run: bool,
     /// The GitHub environment of the deployment (`environment`; needs --image).
     #[command(flatten)]
-    pub deployment: deployment::DeploymentArgs,
+    pub deployment: DeploymentArgs,
     /// The culler settings.
     #[command(flatten)]
     pub culler: CullerArgs,
@@ -500,7 +494,7 @@ pub struct StatusArgs {
     #[arg(long, env, default_value = "30", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30"))]
     pub hub_timeout: InputDuration,
     /// Name users and servers in the job summary, the comment and, inside GitHub Actions, the job log (the table and JSON); off, the log shows user 1, user 2, ... (a terminal outside Actions always shows names)
-    #[arg(long, env, value_parser = BoolParser, default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub include_names: bool,
     /// Print JSON instead of the table
     #[arg(long)]
@@ -557,64 +551,6 @@ pub enum Request {
     Status(Box<crate::status::run::StatusRequest>),
 }
 
-impl Cli {
-    /// The command as typed on the command line (`announce`, `window`, `docs`, `status`).
-    pub fn name(&self) -> &'static str {
-        match self.command {
-            Command::Announce(_) => "announce",
-            Command::Window(_) => "window",
-            Command::Docs(_) => "docs",
-            Command::Status(_) => "status",
-        }
-    }
-
-    /// The parsed command's request (`log` is [`Cli::log`]'s; `env` the process's).
-    ///
-    /// # Errors
-    /// Bad input as [`UsageError`]; an unreadable values file or event payload.
-    pub fn request(&self, log: &Log) -> Result<Request> {
-        let env = || std::env::vars().collect();
-        Ok(match &self.command {
-            Command::Announce(args) => {
-                Request::Announce(Box::new(announce_request(args, log, &env())?))
-            }
-            Command::Window(args) => Request::Window(window_request(args, log)?),
-            Command::Docs(args) => Request::Docs(docs_request(args, log)?),
-            Command::Status(args) => Request::Status(Box::new(status_request(args, log, &env())?)),
-        })
-    }
-}
-
-/// The `window` request: the culler settings and the output form.
-///
-/// # Errors
-/// Bad culler options or values files (see [`CullerArgs::settings`]).
-pub(crate) fn window_request(args: &WindowArgs, log: &Log) -> Result<crate::docs::WindowRequest> {
-    Ok(crate::docs::WindowRequest {
-        culler: args.culler.settings(log)?,
-        json: args.json,
-    })
-}
-
-/// The `docs` request: check or write, the runbook's coordinates, the culler settings.
-///
-/// # Errors
-/// Neither `--check` nor `--write`, bad runbook inputs, bad culler options or values files.
-pub(crate) fn docs_request(args: &DocsArgs, log: &Log) -> Result<crate::docs::DocsRequest> {
-    if !args.check && !args.write {
-        let problem = Problem::Rule(Rule::DocsMode);
-        return Err(UsageError::new("--check or --write", problem).into());
-    }
-    let runbook = args.runbook.settings();
-    let culler = args.culler.settings(log)?;
-    Ok(crate::docs::DocsRequest {
-        culler,
-        runbook,
-        file: args.file.clone(),
-        write: args.write,
-    })
-}
-
 /// Registers the secret inputs with `log` before anything is printed, so no usage error can
 /// show them: the options declared with `hide_env_values` (`github-token`,
 /// `registry-password`, `hub-token`), read from their `INPUT_<NAME>` variables and from
@@ -624,94 +560,32 @@ pub(crate) fn docs_request(args: &DocsArgs, log: &Log) -> Result<crate::docs::Do
 pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
     use clap::CommandFactory;
     let cmd = Cli::command();
-    let mut secrets: Vec<(String, Option<String>)> = Vec::new();
-    for sub in cmd.get_subcommands() {
-        for arg in sub.get_arguments().filter(|a| a.is_hide_env_values_set()) {
-            let long = arg.get_long().map(|l| format!("--{l}"));
-            let env = arg.get_env().map(|e| e.to_string_lossy().into_owned());
-            if let Some(long) = long {
-                if !secrets.iter().any(|(l, _)| *l == long) {
-                    secrets.push((long, env));
-                }
-            }
+    let mut secrets: Vec<(String, Option<&std::ffi::OsStr>)> = Vec::new();
+    for arg in cmd.get_subcommands().flat_map(clap::Command::get_arguments) {
+        let long = arg.get_long().filter(|_| arg.is_hide_env_values_set());
+        let secret = long.map(|long| (format!("--{long}"), arg.get_env()));
+        if let Some(secret) = secret.filter(|s| !secrets.contains(s)) {
+            secrets.push(secret);
         }
     }
-    // A hub token too short to be one is refused before it is sent; masked, its letters
-    // would garble every message, the refusal first.
-    // The GitHub token also as the Basic credentials git and registries are sent
-    // (`x-access-token:TOKEN`), after every secret as the requests register it.
-    let github_tokens = std::cell::RefCell::new(Vec::new());
-    let mask = |long: &str, value: &str| {
-        if long == "--kubeconfig" {
-            kube::mask_kubeconfig(log, value);
-        } else if long != "--hub-token" || crate::status::hub::masks_token(value) {
-            log.mask(value);
+    let mut github_tokens = Vec::new();
+    for (long, value) in crate::support::log::secret_values(&secrets, args) {
+        match long {
+            "--kubeconfig" => kube::mask_kubeconfig(log, &value),
+            // A hub token too short to be one is refused before it is sent; masked, its
+            // letters would garble every message, the refusal first.
+            "--hub-token" if !crate::status::hub::masks_token(&value) => {}
+            _ => log.mask(&value),
         }
         if long == "--github-token" {
-            github_tokens.borrow_mut().push(value.trim().to_string());
-        }
-    };
-    for (long, env) in &secrets {
-        if let Some(value) = env.as_deref().and_then(std::env::var_os) {
-            mask(long, &value.to_string_lossy());
+            github_tokens.push(value.trim().to_string());
         }
     }
-    let args: Vec<String> = args
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    for (i, arg) in args.iter().enumerate() {
-        for (long, _) in &secrets {
-            if arg == long {
-                if let Some(value) = args.get(i + 1) {
-                    mask(long, value);
-                }
-            } else if let Some(value) = arg.strip_prefix(&format!("{long}=")) {
-                mask(long, value);
-            }
-        }
-    }
-    for token in github_tokens.into_inner().iter().filter(|t| !t.is_empty()) {
+    // The GitHub token also as the Basic credentials git and registries are sent
+    // (`x-access-token:TOKEN`), after every secret as the requests register it.
+    for token in github_tokens.iter().filter(|t| !t.is_empty()) {
         log.mask_basic("x-access-token", token);
     }
-}
-
-/// The Action's input that becomes the subcommand (action.yml's `runs.args`): clap's refusal
-/// of an unknown subcommand is titled `Invalid input: command`.
-pub(crate) const COMMAND_INPUT: &str = "command";
-
-/// The commands the Action runs, as action.yml documents its `command` input.
-pub(crate) const ACTION_COMMANDS: [&str; 2] = ["announce", "status"];
-
-/// The words of clap's refusal of an unknown subcommand (`err`, of kind
-/// [`clap::error::ErrorKind::InvalidSubcommand`]) for the annotation: the value as given
-/// (secrets `log` knows hidden, at most 100 characters), clap's suggestion when it has one,
-/// and the commands there are: the Action's ([`ACTION_COMMANDS`]) and the command line's
-/// others (from clap's model, so a new command is listed).
-pub(crate) fn unknown_command(err: &clap::Error, log: &Log) -> String {
-    use clap::CommandFactory;
-    use clap::error::{ContextKind, ContextValue};
-    let given: String = match err.get(ContextKind::InvalidSubcommand) {
-        Some(ContextValue::String(given)) => log.redact(given).chars().take(100).collect(),
-        _ => String::new(),
-    };
-    let suggested = match err.get(ContextKind::SuggestedSubcommand) {
-        Some(ContextValue::Strings(names)) => names.clone(),
-        Some(ContextValue::String(name)) => vec![name.clone()],
-        _ => Vec::new(),
-    };
-    let others: Vec<String> = Cli::command()
-        .get_subcommands()
-        .map(|sub| sub.get_name().to_string())
-        .filter(|name| name != "help" && !ACTION_COMMANDS.contains(&name.as_str()))
-        .collect();
-    crate::render::usage_words::unknown_command(
-        COMMAND_INPUT,
-        &given,
-        &suggested,
-        &ACTION_COMMANDS,
-        &others,
-    )
 }
 
 /// Bad values of the options both commands take (the culler's and the registry's), the
@@ -758,5 +632,47 @@ mod tests {
             "{shown}"
         );
         assert!(shown.contains("org/lab") && shown.contains("\"ci\""));
+    }
+
+    #[derive(clap::Parser)]
+    struct EnvCli {
+        #[command(flatten)]
+        deployment: DeploymentArgs,
+    }
+
+    #[test]
+    fn an_environment_is_checked_by_githubs_rules() {
+        let parsed = EnvCli::try_parse_from(["x", "--environment", "jupyterhub-prod"]).unwrap();
+        assert_eq!(
+            parsed.deployment.environment.map(|e| e.to_string()),
+            Some("jupyterhub-prod".to_string())
+        );
+        let long = "e".repeat(256);
+        let err = EnvCli::try_parse_from(["x", "--environment", &long])
+            .err()
+            .unwrap()
+            .to_string();
+        let shown = format!("\"{}…\"", "e".repeat(SHOWN_MAX_CHARS - 1));
+        assert_eq!(
+            err.lines().next().unwrap(),
+            format!(
+                "error: environment (--environment) {shown} is longer than GitHub's limit of 255 characters for an environment name"
+            )
+        );
+        let err = EnvCli::try_parse_from(["x", "--environment", "prod\u{202e}ue"])
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            err.lines().next().unwrap(),
+            "error: environment (--environment) \"prod\\u{202e}ue\" holds an invisible character (a bidirectional control or a zero-width one), which makes a name read as another: type the name"
+        );
+        assert!(
+            EnvCli::try_parse_from(["x"])
+                .unwrap()
+                .deployment
+                .environment
+                .is_none()
+        );
     }
 }

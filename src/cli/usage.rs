@@ -42,20 +42,6 @@ impl UsageError {
     }
 }
 
-/// The input at fault when `err` is bad usage: a [`UsageError`] anywhere in its chain, or a
-/// [`crate::render::TemplateError`] (a team's template failing on a run's real facts, found
-/// at render time, before anything is published).
-pub(crate) fn bad_input(err: &anyhow::Error) -> Option<&str> {
-    err.chain().find_map(|e| {
-        e.downcast_ref::<UsageError>()
-            .map(|u| u.input.as_str())
-            .or_else(|| {
-                e.downcast_ref::<crate::render::TemplateError>()
-                    .map(|t| t.input)
-            })
-    })
-}
-
 /// Turns another stage's error about the value of `input` into a [`UsageError`] naming it,
 /// in that error's words (which name the input).
 pub(crate) fn usage(input: &str) -> impl Fn(anyhow::Error) -> UsageError + '_ {
@@ -70,10 +56,10 @@ pub(crate) fn refused(
     said: Said,
     e: impl Into<anyhow::Error>,
 ) -> UsageError {
+    let given = given.map(str::to_string);
     UsageError {
-        input: input.to_string(),
-        given: given.map(str::to_string),
-        problem: Box::new(Problem::Refused(Arc::new(e.into()), said)),
+        given,
+        ..UsageError::new(input, Problem::Refused(Arc::new(e.into()), said))
     }
 }
 

@@ -219,8 +219,6 @@ pub(crate) enum Rule {
     CommentNeedsImage,
     /// `kubernetes: off` with a kubeconfig.
     KubernetesOffWithKubeconfig,
-    /// `docs` with neither `--check` nor `--write`.
-    DocsMode,
 }
 
 /// Why `status` reads GitHub, for the error without a token.

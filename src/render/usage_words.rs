@@ -566,10 +566,6 @@ fn rule_words(rule: Rule) -> (&'static str, &'static str) {
             "kubernetes is off but kubeconfig is given",
             "drop kubeconfig, or set kubernetes to on",
         ),
-        Rule::DocsMode => (
-            "say --check (verify the generated sections) or --write (update them)",
-            "",
-        ),
     }
 }
 
@@ -643,9 +639,9 @@ mod tests {
             boolean.to_string(),
             format!("{}: {}", boolean.message, boolean.help)
         );
-        let rule = words("print-context", None, &Problem::Rule(Rule::DocsMode));
-        assert!(rule.help.is_empty());
-        assert_eq!(rule.to_string(), rule.message);
+        let bare = words("print-context", None, &Problem::NotUtf8);
+        assert!(bare.help.is_empty());
+        assert_eq!(bare.to_string(), bare.message);
         let bounds = crate::render::usage::DurationBounds {
             min: std::time::Duration::ZERO,
             limit: DurationLimit::Job,

@@ -35,6 +35,41 @@ impl Credentials {
     pub(crate) fn password(&self) -> &str {
         self.password.expose_secret()
     }
+
+    /// The `registry-username` and `registry-password` inputs as credentials: both or
+    /// neither (a blank user name or an empty password counts as not given; the user name is
+    /// trimmed, the password kept as given).
+    ///
+    /// # Errors
+    /// The input missing when only the other is given ([`MissingInput`]).
+    pub(crate) fn from_inputs(
+        username: Option<&str>,
+        password: Option<&SecretString>,
+    ) -> Result<Option<Self>, MissingInput> {
+        let username = username.map(str::trim).filter(|u| !u.is_empty());
+        let password = password
+            .map(ExposeSecret::expose_secret)
+            .filter(|p| !p.is_empty());
+        match (username, password) {
+            (Some(username), Some(password)) => Ok(Some(Self {
+                username: username.to_string(),
+                password: password.into(),
+                source: CredentialSource::RegistryInputs,
+            })),
+            (Some(_), None) => Err(MissingInput::Password),
+            (None, Some(_)) => Err(MissingInput::Username),
+            (None, None) => Ok(None),
+        }
+    }
+}
+
+/// The registry input missing from a pair given half ([`Credentials::from_inputs`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MissingInput {
+    /// A user name without a password (`registry-password` missing).
+    Password,
+    /// A password without a user name (`registry-username` missing).
+    Username,
 }
 
 /// The credentials to present to `registry`: the registry inputs when given; else, for
@@ -159,6 +194,22 @@ mod tests {
                 service: None
             })
         );
+    }
+
+    #[test]
+    fn registry_inputs_are_both_or_neither() {
+        let pw = |p: &str| SecretString::from(p);
+        let pair = |u: Option<&str>, p: Option<SecretString>| {
+            Credentials::from_inputs(u, p.as_ref()).map(|c| c.map(|c| (c.username, c.source)))
+        };
+        let ci = Ok(Some(("ci".to_string(), CredentialSource::RegistryInputs)));
+        assert_eq!(pair(Some(" ci "), Some(pw("hunter2"))), ci);
+        assert_eq!(pair(Some("ci"), Some(pw(""))), Err(MissingInput::Password));
+        assert_eq!(pair(Some("ci"), None), Err(MissingInput::Password));
+        assert_eq!(pair(Some(" "), Some(pw("x"))), Err(MissingInput::Username));
+        assert_eq!(pair(None, Some(pw(" "))), Err(MissingInput::Username));
+        assert_eq!(pair(Some(" "), Some(pw(""))), Ok(None));
+        assert_eq!(pair(None, None), Ok(None));
     }
 
     #[test]

@@ -38,6 +38,7 @@ pub(crate) mod errors;
 mod send;
 
 pub(crate) use crate::support::retry::{RetryPolicy, Timer, TokioTimer};
+pub(crate) use auth::MissingInput;
 pub use auth::{CredentialSource, Credentials};
 pub use errors::{DigestSource, RegistryError, TlsProblem};
 
