@@ -98,25 +98,6 @@ pub struct LabelRules {
     pub routine: Vec<String>,
 }
 
-impl LabelRules {
-    /// Splits comma- or newline-separated lists, trimming blanks and dropping empties.
-    pub fn parse(security: &str, routine: &str) -> Self {
-        Self {
-            security: split_list(security),
-            routine: split_list(routine),
-        }
-    }
-}
-
-/// Splits a comma- or newline-separated input into trimmed, non-empty items.
-pub(crate) fn split_list(text: &str) -> Vec<String> {
-    text.split([',', '\n'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(String::from)
-        .collect()
-}
-
 /// The tier with its evidence.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TierDecision {
@@ -1234,8 +1215,17 @@ mod tests {
         }
     }
 
+    /// The label lists of `security` and `routine` (the command line splits the inputs).
+    fn lists(security: &[&str], routine: &[&str]) -> LabelRules {
+        let owned = |names: &[&str]| names.iter().map(|n| (*n).to_string()).collect();
+        LabelRules {
+            security: owned(security),
+            routine: owned(routine),
+        }
+    }
+
     fn rules() -> LabelRules {
-        LabelRules::parse("security, cve\n", "routine")
+        lists(&["security", "cve"], &["routine"])
     }
 
     /// The push of `c4295bd74fb0` to `main`.
@@ -1707,7 +1697,7 @@ mod tests {
 
     #[test]
     fn a_label_on_both_lists_counts_as_security_and_says_the_lists_overlap() {
-        let rules = LabelRules::parse("hotfix", "routine, HotFix,hotfix");
+        let rules = lists(&["hotfix"], &["routine", "HotFix", "hotfix"]);
         let d = decide(
             TierRequest::Auto,
             &found(vec![pr(2, &["hotfix"])]),
@@ -1728,10 +1718,5 @@ mod tests {
     fn tier_labels_match_case_insensitively() {
         assert!(rules().has_tier_label(&pr(1, &[" CVE "])));
         assert!(!rules().has_tier_label(&pr(1, &["docs"])));
-    }
-
-    #[test]
-    fn label_lists_split_on_commas_and_newlines() {
-        assert_eq!(split_list(" a,b\n\nc ,"), vec!["a", "b", "c"]);
     }
 }

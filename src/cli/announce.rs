@@ -113,8 +113,7 @@ fn request(
             .clone()
             .map(|environment| DeploymentRequest {
                 environment,
-                hub_url: (!super::status::is_placeholder(args.runbook.hub_url.url()))
-                    .then(|| runbook.hub_url.clone()),
+                hub_url: (!args.runbook.hub_url.is_placeholder()).then(|| runbook.hub_url.clone()),
             }),
         runbook,
         sha_given: args.sha.is_some(),
@@ -227,19 +226,16 @@ pub(super) fn mask_secrets(github: &GitHubArgs, registry: &RegistryArgs, log: &L
 
 /// What publishing needs beyond a dry run: a token, a repository, a commit.
 fn check_publishable(ctx: &RunContext, token: Option<&SecretString>) -> Result<(), UsageError> {
-    if token.is_none() {
-        return Err(UsageError::new("github-token", Problem::NoToken(None)));
-    }
-    if ctx.repository.is_none() {
-        return Err(UsageError::new(
-            "repository",
-            Problem::Rule(Rule::NoRepository),
-        ));
-    }
-    if ctx.sha.is_none() {
-        return Err(UsageError::new("sha", Problem::Rule(Rule::NoCommit)));
-    }
-    Ok(())
+    let (input, problem) = if token.is_none() {
+        ("github-token", Problem::NoToken(None))
+    } else if ctx.repository.is_none() {
+        ("repository", Problem::Rule(Rule::NoRepository))
+    } else if ctx.sha.is_none() {
+        ("sha", Problem::Rule(Rule::NoCommit))
+    } else {
+        return Ok(());
+    };
+    Err(UsageError::new(input, problem))
 }
 
 /// `--expected-digest`, parsed ([`Digest::parse`]).

@@ -37,17 +37,21 @@ fn kube_name(input: &str, kind: NameKind, value: &str) -> Result<KubeName, Usage
 
 /// `--hub-url` ([`url::hub_url`]), refused too when it is the hub's API or under it
 /// ([`hub::base_before_api`]): `status` and the runbook (of `announce` and `docs`) share this.
-pub(crate) fn hub_url(value: &str) -> Result<String, UsageError> {
+pub(crate) fn hub_url(value: &str) -> Result<url::HttpUrl, UsageError> {
     let v = url::hub_url(value)
         .map_err(|e| UsageError::of("hub-url", e.shown, Problem::BadUrl(UrlKind::Hub, e.why)))?;
-    match hub::base_before_api(&v) {
-        Some(base) => Err(UsageError::of("hub-url", v, Problem::InHubApi { base })),
+    match hub::base_before_api(v.as_str()) {
+        Some(base) => Err(UsageError::of(
+            "hub-url",
+            v.as_str(),
+            Problem::InHubApi { base },
+        )),
         None => Ok(v),
     }
 }
 
 /// `--api-url` ([`url::api_url`]).
-pub(crate) fn api_url(value: &str) -> Result<String, UsageError> {
+pub(crate) fn api_url(value: &str) -> Result<url::HttpUrl, UsageError> {
     url::api_url(value)
         .map_err(|e| UsageError::of("api-url", e.shown, Problem::BadUrl(UrlKind::Api, e.why)))
 }
@@ -193,7 +197,7 @@ mod tests {
             ),
             ("http://[::1]:8000", "http://[::1]:8000"),
         ] {
-            assert_eq!(hub_url(given).unwrap(), kept);
+            assert_eq!(hub_url(given).unwrap().as_str(), kept);
         }
         for (bad, says) in [
             ("", "is not a URL"),
@@ -247,7 +251,7 @@ mod tests {
             "https://hub.example.org/hub",
             "https://hub.example.org/hub/apis",
         ] {
-            assert_eq!(hub_url(fine).unwrap(), fine);
+            assert_eq!(hub_url(fine).unwrap().as_str(), fine);
         }
         let err = hub_url("https://hub.example.org/hub/api").unwrap_err();
         assert_eq!(
@@ -268,7 +272,7 @@ mod tests {
             ),
             ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
         ] {
-            assert_eq!(api_url(given).unwrap(), kept);
+            assert_eq!(api_url(given).unwrap().as_str(), kept);
         }
         let bad = [
             "ftp://x",

@@ -40,14 +40,6 @@ pub struct KubeArgs {
     pub(crate) fail_on: Option<EnumList<Alarm>>,
 }
 
-/// Registers a kubeconfig's secrets with `log` ([`crate::status::kube::kubeconfig_secrets`]:
-/// each user's token, password and client key; the whole content when it does not parse).
-pub(crate) fn mask_kubeconfig(log: &Log, content: &str) {
-    for secret in crate::status::kube::kubeconfig_secrets(content) {
-        log.mask(&secret);
-    }
-}
-
 impl KubeArgs {
     /// The alarms of `fail-on`, in the order given; none when it is not set.
     pub(crate) fn alarms(&self) -> Vec<Alarm> {
@@ -70,7 +62,7 @@ impl KubeArgs {
         env: &HashMap<String, String>,
     ) -> Result<Option<KubeRequest>, UsageError> {
         if let Some(content) = &self.kubeconfig {
-            mask_kubeconfig(log, content.expose_secret());
+            crate::status::kube::mask_kubeconfig(log, content.expose_secret());
         }
         let kubeconfig = self.kubeconfig.as_ref();
         let credentials =
@@ -109,7 +101,7 @@ impl KubeArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::status::kube::Credentials;
+    use crate::status::kube::{Credentials, mask_kubeconfig};
 
     pub(super) const KUBECONFIG: &str = "apiVersion: v1
 kind: Config

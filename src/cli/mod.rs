@@ -11,12 +11,13 @@ mod status;
 mod usage;
 pub(crate) mod value;
 
+use crate::support::url::HttpUrl;
 pub(crate) use announce::announce_request;
 pub(crate) use status::status_request;
 use usage::required;
 pub(crate) use usage::{UsageError, usage};
-pub(crate) use value::{Checked, DurationParser, HttpUrl, InputDuration, List};
-use value::{bool_parser, enum_parser, list_parser, url_parser};
+pub(crate) use value::{Checked, DurationParser, InputDuration, List};
+use value::{bool_parser, enum_parser, list_parser};
 
 use crate::digest::registry::{Credentials, MissingInput, RegistryOptions, RetryPolicy};
 use crate::support::log::Log;
@@ -203,7 +204,7 @@ pub struct GitHubArgs {
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
     pub github_token: Option<SecretString>,
     /// GitHub REST API base URL [default: $GITHUB_API_URL, else https://api.github.com]
-    #[arg(long, env, value_name = "URL", value_parser = url_parser(inputs::api_url))]
+    #[arg(long, env, value_name = "URL", value_parser = Checked(inputs::api_url))]
     pub api_url: Option<HttpUrl>,
 }
 
@@ -251,7 +252,7 @@ pub struct RunbookArgs {
     #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::helm_release))]
     pub helm_release: inputs::KubeName,
     /// The hub's URL, for the runbook
-    #[arg(long, env, default_value = "https://hub.example.org", value_name = "URL", value_parser = url_parser(inputs::hub_url))]
+    #[arg(long, env, default_value = "https://hub.example.org", value_name = "URL", value_parser = Checked(inputs::hub_url))]
     pub hub_url: HttpUrl,
 }
 
@@ -379,11 +380,7 @@ pub struct AnnounceArgs {
     /// Tier: auto (from pull request labels), routine, or security
     #[arg(long, env, value_enum, ignore_case = true, default_value = "auto")]
     pub tier: crate::tier::TierRequest,
-    /// Tier when no pull request carries a tier label: routine, security, or fail
-    /// [default: routine]. Set explicitly, it also applies, with a warning, when no merged pull
-    /// request is found; when the labels cannot be read (no pull-requests: read, no token)
-    /// only security applies and routine fails the run (docs/tier-fail-closed.md); unset, a
-    /// failed look-up fails the run
+    /// Tier when no pull request carries a tier label: routine, security, or fail [default: routine]. Set explicitly, it also applies, with a warning, when no merged pull request is found; when the labels cannot be read (no pull-requests: read, no token) only security applies and routine fails the run (docs/tier-fail-closed.md); unset, a failed look-up fails the run
     #[arg(long, env, value_name = "routine|security|fail", value_parser = enum_parser::<crate::tier::UnlabeledPolicy>())]
     pub unlabeled_tier: Option<crate::tier::UnlabeledPolicy>,
     /// Labels that make a release security (comma- or newline-separated)
@@ -458,7 +455,7 @@ pub struct AnnounceArgs {
 )]
 pub struct StatusArgs {
     /// The hub's address, without /hub/api (the API is then under /hub/api/ below it), e.g. `https://hub.example.org`
-    #[arg(long, env, value_name = "URL", value_parser = url_parser(inputs::hub_url))]
+    #[arg(long, env, value_name = "URL", value_parser = Checked(inputs::hub_url))]
     pub hub_url: Option<HttpUrl>,
     /// Hub API token with scopes list:users and read:servers (never printed; see README for the role)
     #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
@@ -551,47 +548,10 @@ pub enum Request {
     Status(Box<crate::status::run::StatusRequest>),
 }
 
-/// Registers the secret inputs with `log` before anything is printed, so no usage error can
-/// show them: the options declared with `hide_env_values` (`github-token`,
-/// `registry-password`, `hub-token`), read from their `INPUT_<NAME>` variables and from
-/// `args` (the command line, `--name VALUE` or `--name=VALUE`; clap may have refused them);
-/// the GitHub token also in its Basic form. Inside Actions this prints their
-/// `::add-mask::` lines first.
-pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
-    use clap::CommandFactory;
-    let cmd = Cli::command();
-    let mut secrets: Vec<(String, Option<&std::ffi::OsStr>)> = Vec::new();
-    for arg in cmd.get_subcommands().flat_map(clap::Command::get_arguments) {
-        let long = arg.get_long().filter(|_| arg.is_hide_env_values_set());
-        let secret = long.map(|long| (format!("--{long}"), arg.get_env()));
-        if let Some(secret) = secret.filter(|s| !secrets.contains(s)) {
-            secrets.push(secret);
-        }
-    }
-    let mut github_tokens = Vec::new();
-    for (long, value) in crate::support::log::secret_values(&secrets, args) {
-        match long {
-            "--kubeconfig" => kube::mask_kubeconfig(log, &value),
-            // A hub token too short to be one is refused before it is sent; masked, its
-            // letters would garble every message, the refusal first.
-            "--hub-token" if !crate::status::hub::masks_token(&value) => {}
-            _ => log.mask(&value),
-        }
-        if long == "--github-token" {
-            github_tokens.push(value.trim().to_string());
-        }
-    }
-    // The GitHub token also as the Basic credentials git and registries are sent
-    // (`x-access-token:TOKEN`), after every secret as the requests register it.
-    for token in github_tokens.iter().filter(|t| !t.is_empty()) {
-        log.mask_basic("x-access-token", token);
-    }
-}
-
+#[cfg(test)]
 /// Bad values of the options both commands take (the culler's and the registry's), the
 /// settings past the calendar among them: each command's usage-error table refuses every
 /// one, naming the option.
-#[cfg(test)]
 pub(crate) const BAD_SHARED_OPTIONS: [&[&str]; 12] = [
     &["--cull-timeout", "soon"],
     &["--cull-timeout", "10M"],

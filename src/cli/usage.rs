@@ -1,46 +1,7 @@
-//! Bad usage found after parsing, and the helpers that raise it.
+//! The helpers that raise bad usage ([`UsageError`], found after parsing or by a value parser).
 
 pub(crate) use crate::render::usage::*;
 use std::sync::Arc;
-
-/// Bad usage: a required input left empty, or a value an input does not take. The process
-/// exits with code 2, as for clap's own usage errors, and inside Actions the annotation's
-/// title is `Invalid input: INPUT`. Data only: its words are
-/// [`crate::render::usage_words::words`]', chosen by the problem.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{}", self.words())]
-pub struct UsageError {
-    /// The input at fault: its action.yml name, also the `--option` (e.g. `cull-timeout`).
-    pub(crate) input: String,
-    /// The value as given (trimmed), as safe to show: credentials and queries as `***`.
-    pub(crate) given: Option<String>,
-    /// What is wrong, with the facts the words need (boxed: errors stay small).
-    pub(crate) problem: Box<Problem>,
-}
-
-impl UsageError {
-    /// `problem` with `input`, no value quoted.
-    pub(crate) fn new(input: impl Into<String>, problem: Problem) -> Self {
-        Self {
-            input: input.into(),
-            given: None,
-            problem: Box::new(problem),
-        }
-    }
-
-    /// `problem` with `input`, whose value `given` the words quote.
-    pub(crate) fn of(input: impl Into<String>, given: impl Into<String>, problem: Problem) -> Self {
-        Self {
-            given: Some(given.into()),
-            ..Self::new(input, problem)
-        }
-    }
-
-    /// The message and, apart, the help.
-    pub(crate) fn words(&self) -> crate::render::usage_words::Words {
-        crate::render::usage_words::words(&self.input, self.given.as_deref(), &self.problem)
-    }
-}
 
 /// Turns another stage's error about the value of `input` into a [`UsageError`] naming it,
 /// in that error's words (which name the input).
@@ -69,9 +30,9 @@ pub(crate) fn required(input: &str, what: Required) -> UsageError {
     UsageError::new(input, Problem::Required(what))
 }
 
+#[cfg(test)]
 /// An error as the usage tables show it: the input a [`UsageError`] names (`(not usage)` for
 /// any other error) and the whole message.
-#[cfg(test)]
 pub(crate) fn input_and_message(e: anyhow::Error) -> (String, String) {
     let input = e
         .downcast_ref::<UsageError>()

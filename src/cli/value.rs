@@ -5,9 +5,9 @@
 //! inside Actions the annotation is titled `Invalid input: NAME` ([`crate::usage_error`]).
 //! One [`TypedValueParser`] ([`Parse`]) runs every check: durations ([`DurationParser`]), the
 //! Action's boolean words ([`bool_parser`], with `num_args = 0..=1, default_missing_value =
-//! "true"` for a flag), lists ([`list_parser`]), URLs ([`url_parser`]), enums
-//! ([`enum_parser`], [`enum_list_parser`]) and any other `fn(&str) -> Result<T, UsageError>`
-//! ([`Checked`]).
+//! "true"` for a flag), lists ([`list_parser`]), enums ([`enum_parser`],
+//! [`enum_list_parser`]) and any other `fn(&str) -> Result<T, UsageError>` ([`Checked`]):
+//! URLs among them ([`super::inputs::hub_url`], [`super::inputs::api_url`]).
 
 use super::UsageError;
 use super::usage::{DurationBounds, DurationLimit, Problem};
@@ -218,115 +218,4 @@ impl List {
 /// The one list parser ([`List::split`]); it takes every text.
 pub(crate) fn list_parser() -> ValueParser {
     parser(|_, text| Ok(List::split(text)))
-}
-
-/// An `http://` or `https://` URL an input gave, checked by [`url_parser`]: the URL, and the
-/// text as given (trimmed, without a trailing `/`), which messages and requests use as
-/// written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HttpUrl {
-    url: url::Url,
-    text: String,
-}
-
-impl HttpUrl {
-    /// The URL as given (trimmed, without a trailing `/`).
-    pub(crate) fn as_str(&self) -> &str {
-        &self.text
-    }
-
-    /// The parsed URL.
-    pub(crate) fn url(&self) -> &url::Url {
-        &self.url
-    }
-}
-
-/// The URL parser with one of the project's checks, which returns the URL as given:
-/// [`super::inputs::api_url`] (GitHub's REST API base) or [`super::inputs::hub_url`] (the
-/// hub's address, which the runbook pastes into shell commands and Markdown).
-pub(crate) fn url_parser(check: fn(&str) -> Result<String, UsageError>) -> ValueParser {
-    parser(move |input, text| {
-        let text = check(text)?;
-        let url = url::Url::parse(&text).map_err(|e| UsageError::new(input, Problem::Url(e)))?;
-        Ok(HttpUrl { url, text })
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every duration parser's bounds and words, in one table.
-    #[test]
-    fn durations_are_bounded_in_one_parser() {
-        let second = Duration::from_secs(1);
-        let parsers = [
-            ("cull-timeout", DurationParser::CULLER),
-            ("slow-stop-timeout", DurationParser::SLOW_STOP),
-            ("hub-timeout", DurationParser::timeout(second, "30")),
-            (
-                "github-timeout",
-                DurationParser::timeout(Duration::ZERO, "30"),
-            ),
-        ];
-        let texts = [
-            "3600",
-            " 1h 30m ",
-            "",
-            "soon",
-            "-5",
-            "-0",
-            "1.5",
-            "1.5s",
-            "0",
-            "500ms",
-            "7h",
-            "3651days",
-            "99999999999999999999",
-            "10M",
-        ];
-        let mut table = Vec::new();
-        for (input, parser) in parsers {
-            for text in texts {
-                let shown = match parser.check(input, text) {
-                    Ok(d) => format!("{:?}", d.get()),
-                    Err(why) => why.to_string(),
-                };
-                table.push(format!("{input} {text:?}: {shown}"));
-            }
-        }
-        insta::assert_snapshot!(table.join("\n"));
-    }
-
-    #[test]
-    fn booleans_take_the_actions_words_in_any_case() {
-        let table: Vec<String> = [
-            "true", " YES ", "On", "1", "false", "no", "OFF", "0", "", "maybe", "2",
-        ]
-        .iter()
-        .map(|t| format!("{t:?}: {:?}", boolean(t)))
-        .collect();
-        insta::assert_snapshot!(table.join("\n"), @r#"
-        "true": Some(true)
-        " YES ": Some(true)
-        "On": Some(true)
-        "1": Some(true)
-        "false": Some(false)
-        "no": Some(false)
-        "OFF": Some(false)
-        "0": Some(false)
-        "": None
-        "maybe": None
-        "2": None
-        "#);
-    }
-
-    #[test]
-    fn lists_split_at_commas_and_line_breaks() {
-        assert_eq!(
-            List::split(" a, b\r\nc\n\n,d ,").entries(),
-            ["a", "b", "c", "d"]
-        );
-        assert!(List::split(" , \n").entries().is_empty());
-    }
 }

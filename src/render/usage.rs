@@ -1,7 +1,7 @@
 //! Bad usage as data: what an input's value breaks, with the facts its words need (limits,
-//! the character refused, the host without its scheme). The command line raises these
-//! (`crate::cli::UsageError` carries one with the input and the value as given); the words
-//! are [`super::usage_words`]'.
+//! the character refused, the host without its scheme). Only the command line raises these,
+//! each as a [`UsageError`] carrying it with the input and the value as given; the words are
+//! [`super::usage_words`]'.
 
 pub(crate) use crate::digest::host::{EntryProblem, HostNameProblem, PortProblem};
 pub(crate) use crate::support::duration::DurationProblem;
@@ -10,6 +10,45 @@ pub(crate) use crate::support::url::UrlProblem;
 pub(crate) use crate::window::{CalendarFix, PastTheCalendar};
 use std::path::PathBuf;
 use std::sync::Arc;
+
+/// Bad usage: a required input left empty, or a value an input does not take. The process
+/// exits with code 2, as for clap's own usage errors, and inside Actions the annotation's
+/// title is `Invalid input: INPUT`. Data only: its words are
+/// [`crate::render::usage_words::words`]', chosen by the problem.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{}", self.words())]
+pub struct UsageError {
+    /// The input at fault: its action.yml name, also the `--option` (e.g. `cull-timeout`).
+    pub(crate) input: String,
+    /// The value as given (trimmed), as safe to show: credentials and queries as `***`.
+    pub(crate) given: Option<String>,
+    /// What is wrong, with the facts the words need (boxed: errors stay small).
+    pub(crate) problem: Box<Problem>,
+}
+
+impl UsageError {
+    /// `problem` with `input`, no value quoted.
+    pub(crate) fn new(input: impl Into<String>, problem: Problem) -> Self {
+        Self {
+            input: input.into(),
+            given: None,
+            problem: Box::new(problem),
+        }
+    }
+
+    /// `problem` with `input`, whose value `given` the words quote.
+    pub(crate) fn of(input: impl Into<String>, given: impl Into<String>, problem: Problem) -> Self {
+        Self {
+            given: Some(given.into()),
+            ..Self::new(input, problem)
+        }
+    }
+
+    /// The message and, apart, the help.
+    pub(crate) fn words(&self) -> crate::render::usage_words::Words {
+        crate::render::usage_words::words(&self.input, self.given.as_deref(), &self.problem)
+    }
+}
 use std::time::Duration;
 use time::OffsetDateTime;
 
@@ -27,8 +66,6 @@ pub(crate) enum Problem {
     NotOneOf(Vec<String>),
     /// Not one of the Action's boolean words.
     NotBoolean,
-    /// A checked URL the URL parser then refused (never expected).
-    Url(url::ParseError),
     /// Not a name Kubernetes or Helm takes, at most `max_chars` characters.
     NotAName {
         /// Which kind of name.

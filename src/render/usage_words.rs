@@ -161,7 +161,6 @@ pub(crate) fn words(input: &str, given: Option<&str>, problem: &Problem) -> Word
             format!("{named} is not a boolean"),
             format!("write {BOOLEAN_WORDS}"),
         ),
-        Problem::Url(e) => said(format!("{input} (--{input}) is not a URL ({e})"), String::new()),
         Problem::NotAName { kind, max_chars } => match kind {
             NameKind::Namespace => said(
                 format!("{named} is not a Kubernetes namespace name"),

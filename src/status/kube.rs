@@ -205,6 +205,14 @@ impl std::fmt::Debug for KubeClient {
     }
 }
 
+/// Registers a kubeconfig's secrets with `log` ([`kubeconfig_secrets`]: each user's token,
+/// password and client key; the whole content when it does not parse).
+pub(crate) fn mask_kubeconfig(log: &crate::support::log::Log, content: &str) {
+    for secret in kubeconfig_secrets(content) {
+        log.mask(&secret);
+    }
+}
+
 /// The secrets of a kubeconfig's users (tokens, passwords, client keys), which the caller
 /// masks in the Actions log before anything else runs; not the whole file (its lines, such
 /// as `apiVersion: v1`, would hide the same words everywhere in the log). The whole content

@@ -44,7 +44,7 @@ pub(crate) struct Refused {
 /// [`Refused`]: anything but an `http://` or `https://` URL with a host right after its
 /// `://` and without user name, password, query or fragment; the first character refused
 /// (whitespace, quotes, backticks and `$` among them).
-pub(crate) fn hub_url(value: &str) -> Result<String, Refused> {
+pub(crate) fn hub_url(value: &str) -> Result<HttpUrl, Refused> {
     base(value, hub_address)
 }
 
@@ -55,17 +55,45 @@ pub(crate) fn hub_url(value: &str) -> Result<String, Refused> {
 /// [`Refused`]: anything but an `http://` or `https://` URL with a host and without user
 /// name, password, query or fragment, or holding whitespace, a control or an invisible
 /// character after the trim.
-pub(crate) fn api_url(value: &str) -> Result<String, Refused> {
+pub(crate) fn api_url(value: &str) -> Result<HttpUrl, Refused> {
     base(value, api_base)
 }
 
+/// An `http://` or `https://` URL an input gave ([`hub_url`], [`api_url`]): the URL, and the
+/// text as given (trimmed, without a trailing `/`), which messages and requests use as
+/// written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpUrl {
+    url: url::Url,
+    text: String,
+}
+
+impl HttpUrl {
+    /// The URL as given (trimmed, without a trailing `/`).
+    pub(crate) fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether this is [`PLACEHOLDER_HUB_URL`], compared as URLs: scheme and host in any
+    /// case, the default port written or not.
+    pub(crate) fn is_placeholder(&self) -> bool {
+        url::Url::parse(PLACEHOLDER_HUB_URL).is_ok_and(|placeholder| self.url == placeholder)
+    }
+}
+
+/// `hub-url`'s default in action.yml and for `announce`'s runbook: never a hub to read.
+pub(crate) const PLACEHOLDER_HUB_URL: &str = "https://hub.example.org";
+
 /// `value` trimmed and without a trailing `/`, when `rule` takes it; else the value as
 /// given (trimmed) as messages show it, and why.
-fn base(value: &str, rule: fn(&str) -> Result<url::Url, UrlProblem>) -> Result<String, Refused> {
+fn base(value: &str, rule: fn(&str) -> Result<url::Url, UrlProblem>) -> Result<HttpUrl, Refused> {
     let given = value.trim();
     let v = given.trim_end_matches('/');
     match rule(v) {
-        Ok(_) => Ok(v.to_string()),
+        Ok(url) => Ok(HttpUrl {
+            url,
+            text: v.to_string(),
+        }),
         Err(why) => Err(Refused {
             shown: shown_url(given),
             why,
@@ -254,11 +282,11 @@ mod tests {
     #[test]
     fn url_inputs_are_trimmed_and_refusals_show_no_credentials() {
         assert_eq!(
-            hub_url(" https://hub.org/x/ ").unwrap(),
+            hub_url(" https://hub.org/x/ ").unwrap().as_str(),
             "https://hub.org/x"
         );
         assert_eq!(
-            api_url("http://127.0.0.1:8080/").unwrap(),
+            api_url("http://127.0.0.1:8080/").unwrap().as_str(),
             "http://127.0.0.1:8080"
         );
         let refused = api_url(" https://u:pw@api.github.com/x?t=1 ").unwrap_err();
