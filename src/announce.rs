@@ -187,7 +187,7 @@ async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<(
     let pull = req
         .culler
         .image
-        .pull_risk(req.image.source.registry_reference().as_deref());
+        .pull_risk(req.image.source.pod_reference().as_ref());
     if let Some(risk) = &pull {
         log.warn(&RunWarning::PullPolicy(risk));
     }

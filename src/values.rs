@@ -554,7 +554,7 @@ fn singleuser_image(
         None => None,
         Some(Value::Null) => Some(None),
         Some(Value::String(t)) if t.is_empty() => Some(None),
-        Some(Value::String(t)) if PullPolicy::parse(t).is_some() => Some(PullPolicy::parse(t)),
+        Some(Value::String(t)) if pull_policy(t).is_some() => Some(pull_policy(t)),
         Some(other) => bail!(
             "{file}: `{at}.pullPolicy` is {}; z2jh takes Always, IfNotPresent or Never there (as Kubernetes writes them), or null to leave it to Kubernetes",
             describe(other)
@@ -877,6 +877,17 @@ fn describe(v: &Value) -> String {
         Value::String(s) => format!("the string {s:?}"),
         Value::Array(_) => "a list".into(),
         Value::Object(_) => "a mapping".into(),
+    }
+}
+
+/// The policy named exactly as Kubernetes (and z2jh's schema, `singleuser.image.pullPolicy`
+/// `enum: [null, "", IfNotPresent, Always, Never]`, 4.x `values.schema.yaml`) writes it.
+fn pull_policy(text: &str) -> Option<PullPolicy> {
+    match text {
+        "Always" => Some(PullPolicy::Always),
+        "IfNotPresent" => Some(PullPolicy::IfNotPresent),
+        "Never" => Some(PullPolicy::Never),
+        _ => None,
     }
 }
 

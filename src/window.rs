@@ -22,6 +22,7 @@
 //! from such a value would be wrong, so [`Configured::validate`] refuses it and asks for the
 //! value the hub really uses.
 
+use crate::digest::PodReference;
 use serde::Serialize;
 
 /// z2jh's default `cull.enabled`: true.
@@ -592,19 +593,6 @@ pub enum PullPolicy {
     Never,
 }
 
-impl PullPolicy {
-    /// The policy named exactly as Kubernetes (and z2jh's schema, `singleuser.image.pullPolicy`
-    /// `enum: [null, "", IfNotPresent, Always, Never]`, 4.x `values.schema.yaml`) writes it.
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "Always" => Some(Self::Always),
-            "IfNotPresent" => Some(Self::IfNotPresent),
-            "Never" => Some(Self::Never),
-            _ => None,
-        }
-    }
-}
-
 /// `singleuser.image.tag` as the values files leave it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub enum ImageTag {
@@ -686,22 +674,6 @@ pub struct PullRisk {
     pub image: Option<PodImage>,
 }
 
-/// An image reference split into its name, its tag (`None` without one) and whether it is
-/// pinned by digest (`@sha256:…`): the tag is a `:` after the last `/`.
-fn split_reference(reference: &str) -> (String, Option<String>, bool) {
-    let pinned = reference.contains('@');
-    let base = reference.split_once('@').map_or(reference, |(b, _)| b);
-    let last_slash = base.rfind('/').map_or(0, |i| i + 1);
-    match base[last_slash..].rfind(':') {
-        Some(colon) => (
-            base[..last_slash + colon].to_string(),
-            Some(base[last_slash + colon + 1..].to_string()),
-            pinned,
-        ),
-        None => (base.to_string(), None, pinned),
-    }
-}
-
 impl ImageConfig {
     /// The preflight: whether new single-user servers may start on an old image, judged from
     /// these values and `announced`, the image reference announced (`None` when the command
@@ -713,19 +685,20 @@ impl ImageConfig {
     /// the tag): `None`, the digest is exact. The effective policy: the values' `pullPolicy`
     /// when set, else Kubernetes' default for the tag ([`PolicySource::KubernetesDefault`]);
     /// `None` when it is `Always`, or when it is left to the default and no image is known.
-    pub(crate) fn pull_risk(&self, announced: Option<&str>) -> Option<PullRisk> {
-        let announced = announced.map(split_reference);
-        let image = match (&self.name, &announced) {
+    pub(crate) fn pull_risk(&self, announced: Option<&PodReference>) -> Option<PullRisk> {
+        let image = match (&self.name, announced) {
             (Some((name, origin)), _) => Some((name.clone(), Some(origin.clone()), true)),
-            (None, Some((name, _, _))) => Some((name.clone(), None, false)),
+            (None, Some(announced)) => Some((announced.name.clone(), None, false)),
             (None, None) => None,
         };
         let image = image.map(|(name, name_origin, from_values)| {
-            let tag = match (&self.tag, &announced) {
+            let tag = match (&self.tag, announced) {
                 (ImageTag::Given(tag, _), _) => PodTag::Given(tag.clone()),
                 (ImageTag::Empty(_), _) => PodTag::NoTag,
                 (ImageTag::Unset, _) if from_values => PodTag::ChartDefault,
-                (ImageTag::Unset, Some((_, Some(tag), _))) => PodTag::Given(tag.clone()),
+                (ImageTag::Unset, Some(PodReference { tag: Some(tag), .. })) => {
+                    PodTag::Given(tag.clone())
+                }
                 (ImageTag::Unset, _) => PodTag::NoTag,
             };
             PodImage {
@@ -737,7 +710,7 @@ impl ImageConfig {
         let pinned = image.as_ref().is_some_and(|i| {
             let announced_pin = i.name_origin.is_none()
                 && matches!(self.tag, ImageTag::Unset)
-                && announced.as_ref().is_some_and(|(_, _, pinned)| *pinned);
+                && announced.is_some_and(|a| a.pinned);
             i.name.contains('@')
                 || matches!(&i.tag, PodTag::Given(t) if t.contains('@'))
                 || announced_pin
@@ -899,7 +872,7 @@ mod tests {
             .map(|(what, config, announced)| {
                 format!(
                     "{what} ({announced:?})\n  {:?}",
-                    config.pull_risk(announced)
+                    config.pull_risk(announced.map(PodReference::split).as_ref())
                 )
             })
             .collect();

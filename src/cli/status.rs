@@ -47,10 +47,7 @@ pub(crate) fn status_request(
     let configured = args.culler.settings(log)?;
     // The image given as pods name it, resolved or not: the pull-policy preflight's image
     // when the values files name none.
-    let announced = args
-        .image
-        .as_ref()
-        .and_then(ImageSource::registry_reference);
+    let announced = args.image.as_ref().and_then(ImageSource::pod_reference);
     super::culler::deadlines_fit(&configured, clock, now.is_some())?;
     Ok(StatusRequest {
         hub,
@@ -70,7 +67,7 @@ pub(crate) fn status_request(
         now,
         kube,
         fail_on: args.kube.alarms(),
-        pull: configured.image.pull_risk(announced.as_deref()),
+        pull: configured.image.pull_risk(announced.as_ref()),
         environment: args.deployment.environment.clone(),
         dry_run: args.dry_run,
     })

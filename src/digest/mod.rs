@@ -13,6 +13,7 @@ pub(crate) mod registry;
 mod source;
 
 pub use source::ImageSource;
+pub(crate) use source::PodReference;
 
 use std::fmt;
 

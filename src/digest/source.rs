@@ -106,11 +106,11 @@ impl ImageSource {
         }
     }
 
-    /// The registry reference as pods would name it (`ghcr.io/org/lab:latest`); `None` for
-    /// an OCI layout, which no pod starts from.
-    pub(crate) fn registry_reference(&self) -> Option<String> {
+    /// The registry reference as pods would name it (`ghcr.io/org/lab:latest`), split
+    /// ([`PodReference::split`]); `None` for an OCI layout, which no pod starts from.
+    pub(crate) fn pod_reference(&self) -> Option<PodReference> {
         match self {
-            Self::Registry(r) => Some(r.whole()),
+            Self::Registry(r) => Some(PodReference::split(&r.whole())),
             Self::Layout { .. } => None,
         }
     }
@@ -211,9 +211,64 @@ fn holds_userinfo(text: &str) -> bool {
     !digest_shaped
 }
 
+/// An image reference as a pod's spec names it, split: the name (registry and repository),
+/// the tag (a `:` after the last `/`; `None` without one) and whether it is pinned by digest
+/// (`@sha256:…`), as the pull-policy preflight compares it with the values files' image.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PodReference {
+    /// The name, without tag or digest.
+    pub(crate) name: String,
+    /// The tag, if any.
+    pub(crate) tag: Option<String>,
+    /// Whether a digest pins it.
+    pub(crate) pinned: bool,
+}
+
+impl PodReference {
+    /// `reference` split into its name, tag and pin.
+    pub(crate) fn split(reference: &str) -> Self {
+        let pinned = reference.contains('@');
+        let base = reference.split_once('@').map_or(reference, |(b, _)| b);
+        let last_slash = base.rfind('/').map_or(0, |i| i + 1);
+        let (name, tag) = match base[last_slash..].rfind(':') {
+            Some(colon) => (
+                &base[..last_slash + colon],
+                Some(base[last_slash + colon + 1..].to_string()),
+            ),
+            None => (base, None),
+        };
+        Self {
+            name: name.to_string(),
+            tag,
+            pinned,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pod_reference_splits_its_tag_after_the_last_slash_and_knows_its_pin() {
+        let split = |r: &str| {
+            let p = PodReference::split(r);
+            (p.name, p.tag, p.pinned)
+        };
+        let cases = [
+            (
+                "ghcr.io/org/lab:latest",
+                ("ghcr.io/org/lab", Some("latest"), false),
+            ),
+            ("localhost:5000/lab", ("localhost:5000/lab", None, false)),
+            ("lab@sha256:abc", ("lab", None, true)),
+            ("r:1/lab:v2@sha256:abc", ("r:1/lab", Some("v2"), true)),
+        ];
+        for (reference, (name, tag, pinned)) in cases {
+            let want = (name.to_string(), tag.map(str::to_string), pinned);
+            assert_eq!(split(reference), want, "{reference}");
+        }
+    }
 
     #[test]
     fn credentials_before_the_registry_are_refused_without_echoing_them() {
