@@ -174,6 +174,10 @@ pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
             // A hub token too short to be one is refused before it is sent; masked, its
             // letters would garble every message, the refusal first.
             "--hub-token" if !crate::status::hub::masks_token(&value) => {}
+            // So is a GitHub token or registry password too short to be one.
+            "--github-token" | "--registry-password" if !support::secrets::masks(&value) => {
+                continue;
+            }
             _ => log.mask(&value),
         }
         if long == "--github-token" {
@@ -399,6 +403,17 @@ fn report_refused(command: Option<&str>, input: Option<&str>, message: &str, log
 mod tests {
     use super::*;
     use clap::Parser;
+
+    #[test]
+    fn a_github_token_or_registry_password_too_short_to_be_one_is_not_masked() {
+        let args = ["announce", "--github-token", "ab", "--registry-password=db"];
+        let log = Log::new(false, false);
+        mask_secret_inputs(&log, &args.map(Into::into));
+        assert_eq!(log.redact("ab db abc"), "ab db abc");
+        let args = ["announce", "--github-token", "ghs_0123456789"];
+        mask_secret_inputs(&log, &args.map(Into::into));
+        assert_eq!(log.redact("ghs_0123456789"), "***");
+    }
 
     #[test]
     fn a_hub_token_too_short_to_be_one_is_not_masked_a_long_one_is() {

@@ -181,7 +181,9 @@ pub(super) fn image_input(text: &str) -> Result<ImageSource, UsageError> {
         layout::usable(dir, tag.as_deref()).map_err(|e| match e {
             Unusable::Missing => refuse(Problem::LayoutMissing(dir.clone())),
             Unusable::NotADirectory => refuse(Problem::LayoutNotADirectory(dir.clone())),
-            Unusable::NoSuchTag(why) => refused("image", Some(image), Said::Colon, anyhow!(why)),
+            Unusable::NoSuchTag(why) | Unusable::NotALayout(why) => {
+                refused("image", Some(image), Said::Colon, anyhow!(why))
+            }
         })?;
     }
     Ok(source)
@@ -215,12 +217,17 @@ fn template(
 /// form a server may echo them: ghcr.io gets the token as Basic user `x-access-token` when no
 /// registry credentials are given (`registry::auth::credentials_for`).
 pub(super) fn mask_secrets(github: &GitHubArgs, registry: &RegistryArgs, log: &Log) {
-    if let Some(token) = &github.github_token {
-        log.mask(token.expose_secret());
+    // One too short to be a token is refused before it is sent (`inputs::long_enough`);
+    // masked, its letters would garble that refusal.
+    let token = (github.github_token.as_ref())
+        .map(ExposeSecret::expose_secret)
+        .filter(|t| crate::support::secrets::masks(t));
+    if let Some(token) = token {
+        log.mask(token);
     }
     registry.mask(log);
-    if let Some(token) = &github.github_token {
-        log.mask_basic("x-access-token", token.expose_secret().trim());
+    if let Some(token) = token {
+        log.mask_basic("x-access-token", token.trim());
     }
 }
 
@@ -319,7 +326,7 @@ mod tests {
                 "--image",
                 "ghcr.io/org/lab:latest",
                 "--tier",
-                "SECURITY",
+                " SECURITY ",
                 "--unlabeled-tier",
                 " Fail ",
                 "--sha",
@@ -327,7 +334,7 @@ mod tests {
                 "--repository",
                 "org/lab",
                 "--github-token",
-                "ghs_x",
+                "ghs_x0123",
                 "--tracking-assignees",
                 "ana, bo",
                 "--lookup-backoff-ms",
@@ -412,11 +419,11 @@ mod tests {
             vec!["--image", "oci:examples/lab:v9", "--dry-run"],
             with(&["--github-token", "ab\u{1}c", "--repository", "o/r"]),
             publishing.to_vec(),
-            [&publishing[..], &["--github-token", "t"]].concat(),
+            [&publishing[..], &["--github-token", "ghs_t0k3n"]].concat(),
         ];
         // The run context reads GITHUB_REPOSITORY: one case needs it set.
         let with_env = (
-            [&publishing[..], &["--github-token", "t"]].concat(),
+            [&publishing[..], &["--github-token", "ghs_t0k3n"]].concat(),
             vec![("GITHUB_REPOSITORY", "org/lab")],
         );
         let shared = super::super::BAD_SHARED_OPTIONS.map(with);

@@ -91,9 +91,10 @@ pub(super) fn given_path(path: Option<&PathBuf>) -> Option<&Path> {
         .filter(|p| !p.as_os_str().is_empty())
 }
 
-/// A secret input as a clap value parser: a [`secrets::SecretString`] from the start, so no
-/// `Debug` of the options shows it; never refused.
-pub(crate) fn secret_arg(text: &str) -> Result<secrets::SecretString, std::convert::Infallible> {
+/// A secret input as a clap value parser ([`super::Checked`]): a [`secrets::SecretString`]
+/// from the start, so no `Debug` of the options shows it. Only text that is not UTF-8 is
+/// refused, naming the input (by the value parser, before this runs).
+pub(crate) fn secret_arg(text: &str) -> Result<secrets::SecretString, UsageError> {
     Ok(secrets::SecretString::from(text))
 }
 
@@ -101,6 +102,19 @@ pub(crate) fn secret_arg(text: &str) -> Result<secrets::SecretString, std::conve
 pub(crate) fn token<'a>(input: &str, value: &'a str) -> Result<&'a str, UsageError> {
     secrets::token(value)
         .map_err(|e| UsageError::new(input, Problem::TokenCharacters { control: e.control }))
+}
+
+/// A GitHub token or registry password (`input`) of at least [`secrets::SECRET_MIN_CHARS`]
+/// characters, trimmed; never quoted.
+pub(crate) fn long_enough<'a>(input: &str, secret: &'a str) -> Result<&'a str, UsageError> {
+    let (chars, min) = (
+        secret.trim_ascii().chars().count(),
+        secrets::SECRET_MIN_CHARS,
+    );
+    match secrets::masks(secret) {
+        true => Ok(secret),
+        false => Err(UsageError::new(input, Problem::SecretShort { chars, min })),
+    }
 }
 
 /// `--hub-token`: a [`token`] of at least [`hub::TOKEN_MIN_CHARS`] ([`hub::long_enough`]).

@@ -24,7 +24,7 @@ pub struct KubeArgs {
     /// A kubeconfig's whole content (a secret; the Action's input, since a path exported by another step is not visible in the action's container). Its user needs a token or client certificate: the image has no credential plugins
     // allow_hyphen_values: a kubeconfig may begin with YAML's `---`; without it clap takes
     // the content for an unknown option and echoes it whole.
-    #[arg(long, env, hide_env_values = true, allow_hyphen_values = true, value_parser = inputs::secret_arg, value_name = "YAML")]
+    #[arg(long, env, hide_env_values = true, allow_hyphen_values = true, value_parser = Checked(inputs::secret_arg), value_name = "YAML")]
     pub kubeconfig: Option<SecretString>,
     /// Kubernetes namespace of the hub (its single-user pods), as for announce's runbook
     #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::namespace))]

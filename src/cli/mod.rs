@@ -201,7 +201,7 @@ pub struct GitHubArgs {
     #[arg(long, env, value_parser = Checked(inputs::repository))]
     pub repository: Option<crate::github::Repository>,
     /// GitHub token (never printed); not needed with --dry-run
-    #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
+    #[arg(long, env, hide_env_values = true, value_parser = Checked(inputs::secret_arg))]
     pub github_token: Option<SecretString>,
     /// GitHub REST API base URL [default: $GITHUB_API_URL, else https://api.github.com]
     #[arg(long, env, value_name = "URL", value_parser = Checked(inputs::api_url))]
@@ -220,6 +220,7 @@ impl GitHubArgs {
             .map(|t| t.expose_secret().trim_ascii())
             .filter(|t| !t.is_empty())
             .map(|t| inputs::token("github-token", t))
+            .map(|t| t.and_then(|t| inputs::long_enough("github-token", t)))
             .transpose()
     }
 
@@ -302,7 +303,7 @@ pub struct RegistryArgs {
     #[arg(long, env)]
     pub registry_username: Option<String>,
     /// Registry password or token (never printed)
-    #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
+    #[arg(long, env, hide_env_values = true, value_parser = Checked(inputs::secret_arg))]
     pub registry_password: Option<SecretString>,
     /// HOST or HOST:PORT (no scheme) to reach over plain HTTP (local registries); repeatable, comma- or line-separated
     #[arg(long, env, value_parser = Checked(inputs::insecure_value))]
@@ -331,6 +332,9 @@ impl RegistryArgs {
             };
             UsageError::new(input, Problem::Rule(rule))
         })?;
+        if let Some(credentials) = &credentials {
+            inputs::long_enough("registry-password", credentials.password.expose_secret())?;
+        }
         Ok(RegistryOptions {
             credentials,
             github_token: github_token.map(SecretString::from),
@@ -355,6 +359,7 @@ impl RegistryArgs {
             .registry_password
             .as_ref()
             .map(ExposeSecret::expose_secret);
+        let password = password.filter(|p| crate::support::secrets::masks(p));
         match (&self.registry_username, password) {
             (Some(user), Some(password)) => log.mask_basic(user.trim(), password),
             (None, Some(password)) => log.mask(password),
@@ -378,7 +383,7 @@ pub struct AnnounceArgs {
     pub expected_digest: Option<crate::digest::Digest>,
 
     /// Tier: auto (from pull request labels), routine, or security
-    #[arg(long, env, value_enum, ignore_case = true, default_value = "auto")]
+    #[arg(long, env, value_name = "auto|routine|security", default_value = "auto", value_parser = enum_parser::<crate::tier::TierRequest>())]
     pub tier: crate::tier::TierRequest,
     /// Tier when no pull request carries a tier label: routine, security, or fail [default: routine]. Set explicitly, it also applies, with a warning, when no merged pull request is found; when the labels cannot be read (no pull-requests: read, no token) only security applies and routine fails the run (docs/tier-fail-closed.md); unset, a failed look-up fails the run
     #[arg(long, env, value_name = "routine|security|fail", value_parser = enum_parser::<crate::tier::UnlabeledPolicy>())]
@@ -458,7 +463,7 @@ pub struct StatusArgs {
     #[arg(long, env, value_name = "URL", value_parser = Checked(inputs::hub_url))]
     pub hub_url: Option<HttpUrl>,
     /// Hub API token with scopes list:users and read:servers (never printed; see README for the role)
-    #[arg(long, env, hide_env_values = true, value_parser = inputs::secret_arg)]
+    #[arg(long, env, hide_env_values = true, value_parser = Checked(inputs::secret_arg))]
     pub hub_token: Option<SecretString>,
     /// When the release went live, RFC 3339 (e.g. 2026-11-30T12:00:00Z): servers started later are updated [default: the time announce recorded in the release note of --image's digest]
     #[arg(long, env, value_name = "TIME", value_parser = Checked(|t| status::time_input("released-at", t)))]

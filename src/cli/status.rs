@@ -254,7 +254,7 @@ mod tests {
                     "--image",
                     "oci:examples/lab",
                     "--github-token",
-                    "ghs_x",
+                    "ghs_x0123",
                     "--repository",
                     "org/lab",
                     "--comment",
@@ -290,7 +290,7 @@ mod tests {
         "oci:examples/lab",
         "--comment",
         "--github-token",
-        "t",
+        "ghs_t0k3n",
     ];
 
     /// A name past GitHub's 255 characters, echoed only to 100.
@@ -353,7 +353,7 @@ mod tests {
             with(&["--environment", LONG_ENVIRONMENT]),
             [
                 &HUB[..],
-                &["--image", "oci:examples/lab", "--github-token", "t"],
+                &["--image", "oci:examples/lab", "--github-token", "ghs_t0k3n"],
             ]
             .concat(),
             with(&[&COMMENT[..], &["--repository", "x"]].concat()),
@@ -453,7 +453,12 @@ mod tests {
     #[test]
     fn with_released_at_and_no_comment_the_image_is_not_resolved() {
         let at = ["--released-at", "2026-11-30T12:00:00Z"];
-        let image = ["--image", "ghcr.io/org/lab:latest", "--github-token", "t"];
+        let image = [
+            "--image",
+            "ghcr.io/org/lab:latest",
+            "--github-token",
+            "ghs_t0k3n",
+        ];
         let r = request(&[&HUB[..], &at, &image].concat()).unwrap();
         // Nothing needs the digest: no registry, no GitHub.
         assert!(r.image.is_none() && r.github.is_none(), "image kept");
@@ -578,7 +583,7 @@ hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is in the hub's 
         // Unused: neither image nor comment.
         assert!(request(&[&HUB[..], &at, &labels].concat()).is_ok());
         // Unused: the image is not resolved without the comment.
-        let image = ["--image", "oci:examples/lab", "--github-token", "t"];
+        let image = ["--image", "oci:examples/lab", "--github-token", "ghs_t0k3n"];
         assert!(request(&[&HUB[..], &at, &image, &labels].concat()).is_ok());
         // Used: the release note and the tracking issue are looked up by the image.
         let (input, _) = request(&[&HUB[..], &image, &labels, &["--repository", "o/r"]].concat())
@@ -593,20 +598,25 @@ hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is in the hub's 
             "--image",
             "registry.example.edu/org/lab:latest",
             "--github-token",
-            "t",
+            "ghs_t0k3n",
             "--repository",
             "org/lab",
             "--registry-timeout",
             "2m",
         ];
-        let creds = ["--registry-username", "ci", "--registry-password", "pw-1"];
+        let creds = [
+            "--registry-username",
+            "ci",
+            "--registry-password",
+            "pw-1-long",
+        ];
         let r = request(&[&HUB[..], &by_image, &creds].concat()).unwrap();
         let Some((ImageSource::Registry(_), Some(registry))) = r.image else {
             panic!("no registry options");
         };
         let credentials = registry.credentials.expect("the credentials given");
         assert_eq!(credentials.username, "ci");
-        assert_eq!(credentials.password.expose_secret(), "pw-1");
+        assert_eq!(credentials.password.expose_secret(), "pw-1-long");
         assert_eq!(
             registry.retry.deadline,
             Some(std::time::Duration::from_secs(120))
@@ -624,14 +634,28 @@ hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is in the hub's 
         let log = Log::new(false, false);
         status_request(&args, &log, &HashMap::new()).unwrap();
         use base64::Engine as _;
-        let basic = base64::engine::general_purpose::STANDARD.encode("ci:pw-1");
-        assert_eq!(log.redact(&format!("pw-1 {basic}")), "*** ***");
+        let basic = base64::engine::general_purpose::STANDARD.encode("ci:pw-1-long");
+        assert_eq!(log.redact(&format!("pw-1-long {basic}")), "*** ***");
         // One of the two alone is refused, naming the other, as `announce` does.
         let (input, message) = request(&[&HUB[..], &by_image, &creds[..2]].concat())
             .err()
             .expect("refused");
         assert_eq!(input, "registry-password");
         insta::assert_snapshot!(message, @"registry-username is set but registry-password is empty: set both, or neither for anonymous access");
+        // Too short to be a password or a GitHub token: refused, never quoted, and not masked
+        // (its letters would garble that refusal and the bodies published).
+        let short = ["--registry-username", "ci", "--registry-password", "db"];
+        let (input, message) = request(&[&HUB[..], &by_image, &short].concat())
+            .err()
+            .expect("refused");
+        assert_eq!(input, "registry-password");
+        insta::assert_snapshot!(message, @"registry-password (--registry-password) is too short (2 of at least 8 characters): no registry password or token is that short, and masked in the log it would hide those letters in every message and in the release note and issue published: give the whole secret, as the registry or GitHub issued it (it is never printed)");
+        let token = ["--github-token", " a "];
+        let (input, message) = request(&[&HUB[..], &by_image[..2], &token].concat())
+            .err()
+            .expect("refused");
+        assert_eq!(input, "github-token");
+        insta::assert_snapshot!(message, @"github-token (--github-token) is too short (1 of at least 8 characters): no GitHub token is that short, and masked in the log it would hide those letters in every message and in the release note and issue published: give the whole secret, as the registry or GitHub issued it (it is never printed)");
     }
 
     #[test]

@@ -142,20 +142,31 @@ pub(crate) enum Unusable {
     NotADirectory,
     /// No image of the tag asked for ([`missing_tag`]'s words, listing the tags it has).
     NoSuchTag(String),
+    /// No OCI layout there, or a corrupt one (no or a malformed `index.json`, a missing or
+    /// corrupt blob): [`resolve`]'s words.
+    NotALayout(String),
 }
 
 /// Whether the layout at `dir` can be used for `tag`: a directory holding that image
 /// ([`missing_tag`]).
 ///
 /// # Errors
-/// [`Unusable`]: no directory there, something else there, or no image of that tag.
+/// [`Unusable`]: no directory there, something else there, no image of that tag, or no
+/// (or a corrupt) layout.
 pub(crate) fn usable(dir: &Path, tag: Option<&str>) -> Result<(), Unusable> {
     match std::fs::metadata(dir) {
         Ok(meta) if meta.is_dir() => {}
         Ok(_) => return Err(Unusable::NotADirectory),
         Err(_) => return Err(Unusable::Missing),
     }
-    missing_tag(dir, tag).map_or(Ok(()), |why| Err(Unusable::NoSuchTag(why)))
+    if let Some(why) = missing_tag(dir, tag) {
+        return Err(Unusable::NoSuchTag(why));
+    }
+    // A directory that is no layout (no or a malformed index.json, a missing or corrupt
+    // blob) is refused here too, in resolve's words: bad input, before anything is sent.
+    resolve(dir, tag)
+        .map(|_| ())
+        .map_err(|e| Unusable::NotALayout(format!("{e:#}")))
 }
 
 /// Why the layout at `dir` has no image for `tag` ([`resolve`]'s rule), listing the tags it
@@ -345,6 +356,12 @@ mod tests {
         assert_eq!(usable(&nowhere, None), Err(Unusable::Missing));
         let file = dir.path().join("index.json");
         assert_eq!(usable(&file, None), Err(Unusable::NotADirectory));
+        // A directory that is no layout: refused in resolve's words.
+        let empty = tempfile::tempdir().unwrap();
+        let Err(Unusable::NotALayout(why)) = usable(empty.path(), None) else {
+            panic!("an empty directory is no layout");
+        };
+        assert!(why.starts_with("cannot read "), "{why}");
         let why = missing_tag(dir.path(), Some("v9")).unwrap();
         assert_eq!(
             usable(dir.path(), Some("v9")),

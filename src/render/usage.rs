@@ -93,6 +93,14 @@ pub(crate) enum Problem {
         /// A space, line break or control character (else a non-ASCII character).
         control: bool,
     },
+    /// A GitHub token or registry password of `chars` characters, fewer than `min`
+    /// ([`crate::support::secrets::SECRET_MIN_CHARS`]).
+    SecretShort {
+        /// The secret's length.
+        chars: usize,
+        /// The fewest taken.
+        min: usize,
+    },
     /// A hub token of `chars` characters, fewer than `min`.
     HubTokenShort {
         /// The token's length.

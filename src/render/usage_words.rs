@@ -218,6 +218,17 @@ pub(crate) fn words(input: &str, given: Option<&str>, problem: &Problem) -> Word
             ),
             "paste the token again, as one line with nothing around it".to_string(),
         ),
+        Problem::SecretShort { chars, min } => said(
+            format!(
+                "{named} is too short ({chars} of at least {min} characters): no {what} is that short, and masked in the log it would hide those letters in every message and in the release note and issue published",
+                what = match input {
+                    "registry-password" => "registry password or token",
+                    _ => "GitHub token",
+                }
+            ),
+            "give the whole secret, as the registry or GitHub issued it (it is never printed)"
+                .to_string(),
+        ),
         Problem::HubTokenShort { chars, min } => said(
             format!(
                 "{named} is too short for a hub API token ({chars} of at least {min} characters: JupyterHub refuses shorter ones, and the ones it makes have 32)"

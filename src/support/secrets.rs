@@ -43,6 +43,21 @@ pub(crate) fn token(value: &str) -> Result<&str, TokenCharacters> {
     Err(TokenCharacters { control })
 }
 
+/// The fewest characters a GitHub token or a registry password is taken with. GitHub's
+/// tokens have 40 or more (a `ghp_`, `gho_`, `ghu_`, `ghs_` or `ghr_` prefix and 36
+/// characters; fine-grained `github_pat_` ones more: GitHub blog, "Behind GitHub's new
+/// authentication token formats", 2021-04-05), so a shorter value is a mistake; and a secret
+/// that short, registered for redaction, would hide its letters in every message and in
+/// the bodies published (the release note's markers among them).
+pub(crate) const SECRET_MIN_CHARS: usize = 8;
+
+/// Whether a secret input's `value` is registered for redaction: at least
+/// [`SECRET_MIN_CHARS`] characters (trimmed). A shorter one is refused before it is sent, so
+/// nothing can echo it, and masking it would garble that very refusal.
+pub(crate) fn masks(value: &str) -> bool {
+    value.trim_ascii().chars().count() >= SECRET_MIN_CHARS
+}
+
 /// A token holding other than printable ASCII ([`token`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TokenCharacters {
