@@ -68,6 +68,8 @@ fn request(
     let tier = tier_policy(args)?;
     let tracking_labels = args.tracking_labels.entries().to_vec();
     publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
+    let assignees = args.tracking_assignees.entries();
+    publish::check_tracking_assignees(assignees).map_err(usage("tracking-assignees"))?;
     let runbook = args.runbook.settings();
     let context = args.github.run_context(args.sha.as_ref(), env)?;
     let token = args.github.token()?.map(SecretString::from);

@@ -685,15 +685,114 @@ pub fn release_tag(short_name: &str, digest: &Digest) -> String {
     format!("{short_name}-{}", digest.short())
 }
 
-/// Checks that `issues` can be found by labels: at least one tracking label is needed.
+/// The most characters of a label name GitHub takes: a longer one is refused with 422
+/// "name is too long (maximum is 50 characters)" (GitHub's label validation, REST "Create an
+/// issue" with `labels`), after the release is already published.
+const LABEL_MAX_CHARS: usize = 50;
+
+/// The most characters of a GitHub login (GitHub's sign-up rule: "Username may only contain
+/// alphanumeric characters or single hyphens, and cannot begin or end with a hyphen", at most
+/// 39 characters).
+const LOGIN_MAX_CHARS: usize = 39;
+
+/// Checks that `issues` can be found by labels, and that GitHub takes each: at least one
+/// tracking label is needed, each at most [`LABEL_MAX_CHARS`] characters without control
+/// characters. Checked before anything is published: GitHub refuses the issue (422) only after
+/// the release was created.
 ///
 /// # Errors
-/// An empty list, naming the input.
+/// An empty list, or the first label GitHub would refuse, naming the input.
 pub(crate) fn check_tracking_labels(labels: &[String]) -> Result<()> {
     if labels.is_empty() {
         bail!(
             "tracking-labels is empty: tracking issues are found by their labels, so give at least one (default security,break-glass)"
         );
     }
+    for label in labels {
+        let chars = label.chars().count();
+        if chars > LABEL_MAX_CHARS || label.chars().any(char::is_control) {
+            bail!(
+                "tracking-labels has {:?}, which GitHub does not take as a label name ({chars} characters; at most {LABEL_MAX_CHARS}, no control characters): shorten or fix it",
+                crate::sanitize::cap(label, 60)
+            );
+        }
+    }
     Ok(())
+}
+
+/// Checks that GitHub can assign the tracking issue to each of `assignees`: each a login
+/// ([`LOGIN_MAX_CHARS`] characters at most, letters, digits and hyphens, not beginning with
+/// one), written without `@`. Checked before anything is published: GitHub refuses the issue
+/// (422) only after the release was created, and every re-run again.
+///
+/// # Errors
+/// The first entry that is not a login, naming the input.
+pub(crate) fn check_tracking_assignees(assignees: &[String]) -> Result<()> {
+    for login in assignees {
+        let bare = login.strip_prefix('@');
+        let name = bare.unwrap_or(login);
+        let is_login = !name.is_empty()
+            && name.chars().count() <= LOGIN_MAX_CHARS
+            && !name.starts_with('-')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+        match (is_login, bare) {
+            (true, None) => {}
+            (true, Some(name)) => {
+                bail!("tracking-assignees has \"@{name}\": give the login without @ ({name})")
+            }
+            (false, _) => bail!(
+                "tracking-assignees has {:?}, which is not a GitHub login (letters, digits and single hyphens, at most {LOGIN_MAX_CHARS} characters, not beginning with a hyphen): give each assignee's login, comma- or newline-separated",
+                crate::sanitize::cap(login, 60)
+            ),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn owned(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| (*n).to_string()).collect()
+    }
+
+    #[test]
+    fn tracking_labels_and_assignees_github_would_refuse_are_refused_first() {
+        assert!(check_tracking_labels(&owned(&["security", "break-glass"])).is_ok());
+        assert!(check_tracking_labels(&owned(&[&"x".repeat(50)])).is_ok());
+        let refused = |labels: &[&str]| check_tracking_labels(&owned(labels)).unwrap_err();
+        assert_eq!(
+            refused(&[&"x".repeat(51)]).to_string(),
+            format!(
+                "tracking-labels has \"{}\", which GitHub does not take as a label name (51 characters; at most 50, no control characters): shorten or fix it",
+                "x".repeat(51)
+            )
+        );
+        assert!(
+            refused(&["ok", "a\u{1}b"])
+                .to_string()
+                .contains("\"a\\u{1}b\"")
+        );
+
+        assert!(check_tracking_assignees(&owned(&["octocat", "ana-bo", "x1"])).is_ok());
+        let refused = |logins: &[&str]| check_tracking_assignees(&owned(logins)).unwrap_err();
+        assert_eq!(
+            refused(&["@octocat"]).to_string(),
+            "tracking-assignees has \"@octocat\": give the login without @ (octocat)"
+        );
+        for bad in [
+            "bad user!",
+            "-lead",
+            &"a".repeat(40),
+            "@",
+            "dependabot[bot]",
+        ] {
+            let message = refused(&[bad]).to_string();
+            assert!(
+                message.contains("which is not a GitHub login"),
+                "{bad}: {message}"
+            );
+        }
+    }
 }
