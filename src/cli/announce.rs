@@ -219,16 +219,15 @@ fn template(
 /// form a server may echo them: ghcr.io gets the token as Basic user `x-access-token` when no
 /// registry credentials are given (`registry::auth::credentials_for`).
 pub(super) fn mask_secrets(github: &GitHubArgs, registry: &RegistryArgs, log: &Log) {
+    registry.mask(log);
     // One too short to be a token is refused before it is sent (`inputs::long_enough`);
     // masked, its letters would garble that refusal.
-    let token = (github.github_token.as_ref())
-        .map(ExposeSecret::expose_secret)
-        .filter(|t| crate::support::secrets::masks(t));
-    if let Some(token) = token {
+    let token = github
+        .github_token
+        .as_ref()
+        .map(ExposeSecret::expose_secret);
+    if let Some(token) = token.filter(|t| crate::support::secrets::masks(t)) {
         log.mask(token);
-    }
-    registry.mask(log);
-    if let Some(token) = token {
         log.mask_basic("x-access-token", token.trim());
     }
 }

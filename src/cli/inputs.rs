@@ -107,14 +107,10 @@ pub(crate) fn token<'a>(input: &str, value: &'a str) -> Result<&'a str, UsageErr
 /// A GitHub token or registry password (`input`) of at least [`secrets::SECRET_MIN_CHARS`]
 /// characters, trimmed; never quoted.
 pub(crate) fn long_enough<'a>(input: &str, secret: &'a str) -> Result<&'a str, UsageError> {
-    let (chars, min) = (
-        secret.trim_ascii().chars().count(),
-        secrets::SECRET_MIN_CHARS,
-    );
-    match secrets::masks(secret) {
-        true => Ok(secret),
-        false => Err(UsageError::new(input, Problem::SecretShort { chars, min })),
-    }
+    let chars = secret.trim_ascii().chars().count();
+    let min = secrets::SECRET_MIN_CHARS;
+    let short = || UsageError::new(input, Problem::SecretShort { chars, min });
+    secrets::masks(secret).then_some(secret).ok_or_else(short)
 }
 
 /// `--hub-token`: a [`token`] of at least [`hub::TOKEN_MIN_CHARS`] ([`hub::long_enough`]).
