@@ -79,15 +79,15 @@ pub struct RunContext {
     pub run_url: Option<String>,
 }
 
-/// Options that override the environment.
+/// Options that override the environment, each checked by its value parser.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
     /// `--repository`.
-    pub repository: Option<String>,
+    pub repository: Option<Repository>,
     /// `--sha`.
-    pub sha: Option<String>,
-    /// `--api-url`.
-    pub api_url: Option<String>,
+    pub sha: Option<CommitSha>,
+    /// `--api-url`, as given (trimmed, without a trailing `/`).
+    pub api_url: Option<crate::support::url::HttpUrl>,
 }
 
 impl RunContext {
@@ -103,23 +103,19 @@ impl RunContext {
                 .map(|v| v.trim().to_string())
                 .filter(|v| !v.is_empty())
         };
-        let repository = overrides
-            .repository
-            .clone()
-            .filter(|s| !s.trim().is_empty())
-            .or_else(|| var("GITHUB_REPOSITORY"))
-            .map(|r| {
-                Repository::parse(&r)
-                    .with_context(|| format!("repository (GITHUB_REPOSITORY) {:?}", r.trim()))
-            })
-            .transpose()?;
-        let sha = overrides
-            .sha
-            .clone()
-            .filter(|s| !s.trim().is_empty())
-            .or_else(|| var("GITHUB_SHA"))
-            .map(|s| commit_sha(&s))
-            .transpose()?;
+        let repository = match &overrides.repository {
+            Some(repository) => Some(repository.clone()),
+            None => var("GITHUB_REPOSITORY")
+                .map(|r| {
+                    Repository::parse(&r)
+                        .with_context(|| format!("repository (GITHUB_REPOSITORY) {:?}", r.trim()))
+                })
+                .transpose()?,
+        };
+        let sha = match &overrides.sha {
+            Some(sha) => Some(sha.0.clone()),
+            None => var("GITHUB_SHA").map(|s| commit_sha(&s)).transpose()?,
+        };
         let event = match var("GITHUB_EVENT_PATH") {
             Some(path) => {
                 let bytes =
@@ -142,10 +138,8 @@ impl RunContext {
                 .and_then(|r| Repository::parse(&r.full_name).ok())
                 .or_else(|| repository.clone()),
         };
-        let api_url = overrides
-            .api_url
-            .clone()
-            .filter(|s| !s.trim().is_empty())
+        let api_url = (overrides.api_url.as_ref())
+            .map(|url| url.as_str().to_string())
             .or_else(|| var("GITHUB_API_URL"))
             .unwrap_or_else(|| DEFAULT_API_URL.into())
             .trim_end_matches('/')
@@ -245,7 +239,7 @@ mod tests {
         std::fs::write(&path, br#"{"repository": {"full_name": "org/source"}}"#).unwrap();
         let path = path.display().to_string();
         let releases_elsewhere = Overrides {
-            repository: Some("org/releases".into()),
+            repository: Some(Repository::parse("org/releases").unwrap()),
             ..Default::default()
         };
         let ctx = RunContext::resolve(
@@ -269,14 +263,8 @@ mod tests {
     fn bad_repository_and_sha_are_refused() {
         assert!(Repository::parse("noslash").is_err());
         assert!(Repository::parse("a/b/c").is_err());
-        let err = RunContext::resolve(
-            &Overrides {
-                sha: Some("xyz".into()),
-                ..Default::default()
-            },
-            &env(&[]),
-        )
-        .unwrap_err();
+        let err =
+            RunContext::resolve(&Overrides::default(), &env(&[("GITHUB_SHA", "xyz")])).unwrap_err();
         assert!(err.to_string().contains("40 hex"));
     }
 }

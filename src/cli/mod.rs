@@ -235,9 +235,9 @@ impl GitHubArgs {
         env: &std::collections::HashMap<String, String>,
     ) -> Result<crate::context::RunContext> {
         let overrides = crate::context::Overrides {
-            repository: self.repository.as_ref().map(ToString::to_string),
-            sha: sha.map(|sha| sha.0.clone()),
-            api_url: self.api_url.as_ref().map(|url| url.as_str().to_string()),
+            repository: self.repository.clone(),
+            sha: sha.cloned(),
+            api_url: self.api_url.clone(),
         };
         crate::context::RunContext::resolve(&overrides, env)
     }
