@@ -445,7 +445,8 @@ fn build_environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     // `{{ value|sh }}`: one bash word whatever the value (the inputs are validated before,
-    // see `crate::support::url::hub_url` and `crate::support::kube_name`; this keeps the runbook safe to paste if that ever slips).
+    // see `crate::support::url::hub_url` and `crate::support::kube_name`; this keeps the
+    // runbook safe to paste if that ever slips).
     env.add_filter("sh", |value: String| shell_word(&value));
     env.set_keep_trailing_newline(true);
     for (name, source) in [
