@@ -200,10 +200,8 @@ pub struct List(pub(crate) Vec<String>);
 impl List {
     /// `text` split into its entries.
     pub(crate) fn split(text: &str) -> Self {
-        let entries = text.split([',', '\r', '\n']).map(str::trim);
         Self(
-            entries
-                .filter(|s| !s.is_empty())
+            crate::support::text::list_entries(text)
                 .map(String::from)
                 .collect(),
         )

@@ -64,11 +64,8 @@ pub(crate) enum Refused {
 /// - [`Refused::Entry`] for the first entry that is not HOST or HOST:PORT, quoted as
 ///   [`shown_entry`] shows it.
 pub(crate) fn registries(values: &[&str]) -> Result<Vec<String>, Refused> {
-    let entries: Vec<&str> = values
-        .iter()
-        .flat_map(|value| value.split([',', '\r', '\n']))
-        .map(str::trim)
-        .filter(|entry| !entry.is_empty())
+    let entries: Vec<&str> = (values.iter())
+        .flat_map(|value| crate::support::text::list_entries(value))
         .collect();
     if values.iter().any(|value| value.contains('@')) {
         let entry = entries.iter().position(|entry| entry.contains('@'));

@@ -1,5 +1,6 @@
 //! Text helpers shared by the stages and the edges: cutting a body to a size limit,
-//! percent-encoding (the `percent-encoding` crate with RFC 3986's sets).
+//! percent-encoding (the `percent-encoding` crate with RFC 3986's sets), the entries of a list
+//! input ([`list_entries`]).
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
@@ -10,6 +11,15 @@ pub(crate) const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'_')
     .remove(b'.')
     .remove(b'~');
+
+/// The entries of a list an input gives (an Action input is one string): split at commas and
+/// line breaks (LF, CR or CRLF, the line ends of the runner's .NET `ReadLine`), trimmed,
+/// blanks left out. The one list rule of every list input.
+pub(crate) fn list_entries(text: &str) -> impl Iterator<Item = &str> {
+    text.split([',', '\r', '\n'])
+        .map(str::trim)
+        .filter(|entry| !entry.is_empty())
+}
 
 /// `text` percent-encoded for a path segment or query value ([`COMPONENT`]; upper-case hex).
 pub(crate) fn percent_encode(text: &str) -> String {
