@@ -1,0 +1,93 @@
+//! The one shape of every message a user reads about a problem, a warning or a refusal: a
+//! first line that says what failed, with which input, then what to do on its own line, as
+//! cargo and rustc print `error:` then `help:`. The terminal and the Actions annotations
+//! show the same text (`error: WHAT` / `::error title=…::WHAT`, then `help: …`).
+//!
+//! Each error or warning type is worded by one function of the render layer that returns
+//! [`Words`], one `match` whose arm gives both halves, so a message and its help cannot
+//! drift apart; the type's `Display` is that function's [`Words`].
+
+use std::fmt;
+
+/// The longest first line a message should have, in characters: it must fit a terminal
+/// line and the one-line preview of an Actions annotation. Details go to the help.
+pub(crate) const WHAT_MAX_CHARS: usize = 120;
+
+/// A message in words: `what` failed (one line, naming the input or address at fault) and,
+/// apart, the `help` (what to do; may span several lines, e.g. a template to copy; `None`
+/// when the first line says it all).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Words {
+    /// What failed, with which input: one line, at most about [`WHAT_MAX_CHARS`].
+    pub(crate) what: String,
+    /// What to do about it, shown after `help: ` on the lines below.
+    pub(crate) help: Option<String>,
+}
+
+impl Words {
+    /// A message with no help.
+    pub(crate) fn new(what: impl Into<String>) -> Self {
+        Self {
+            what: what.into(),
+            help: None,
+        }
+    }
+
+    /// This message with `help` (what to do).
+    #[must_use]
+    pub(crate) fn help(self, help: impl Into<String>) -> Self {
+        Self {
+            help: Some(help.into()),
+            ..self
+        }
+    }
+}
+
+impl fmt::Display for Words {
+    /// `WHAT`, then `help: HELP` on the next line when there is help.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.what)?;
+        match &self.help {
+            Some(help) => write!(f, "\nhelp: {help}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Test helper: asserts `words` has the one shape (a first line of one line, at most
+/// [`WHAT_MAX_CHARS`] characters, not blank; a help, when present, not blank).
+#[cfg(test)]
+pub(crate) fn assert_shape(words: &Words) {
+    assert!(!words.what.trim().is_empty(), "blank message: {words:?}");
+    assert!(
+        !words.what.contains('\n'),
+        "first line spans lines: {words}"
+    );
+    assert!(
+        words.what.chars().count() <= WHAT_MAX_CHARS,
+        "first line over {WHAT_MAX_CHARS} characters ({}): {}",
+        words.what.chars().count(),
+        words.what
+    );
+    if let Some(help) = &words.help {
+        assert!(!help.trim().is_empty(), "blank help: {words:?}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_help_follows_on_its_own_line() {
+        let words = Words::new("hub-url (--hub-url) \"hub\" is not a URL")
+            .help("give the hub's address, e.g. https://hub.example.org");
+        assert_shape(&words);
+        assert_eq!(
+            words.to_string(),
+            "hub-url (--hub-url) \"hub\" is not a URL\n\
+             help: give the hub's address, e.g. https://hub.example.org"
+        );
+        assert_eq!(Words::new("done").to_string(), "done");
+    }
+}
