@@ -974,7 +974,13 @@ async fn status_pages_1200_pods_with_the_selector_and_survives_a_compaction() {
     )
     .json();
     assert_eq!(report["totals"]["orphans"], 700);
-    assert_eq!(proxy.compactions(), 1);
+    let compactions = proxy.compactions();
+    assert_eq!(compactions.len(), 1);
+    assert!(compactions[0].0, "the API server never expired the token");
+    eprintln!(
+        "KUBETIME the continue token expired {:.1} s after the compaction",
+        compactions[0].1
+    );
     rig.plane.audit_settled(&rig.namespace).await;
     let sent = rig.plane.pod_requests(&status_user(&rig), &rig.namespace);
     insta::assert_snapshot!(
@@ -1096,11 +1102,20 @@ impl ApiProxy {
         std::fs::write(self.dir.path().join("mode"), mode).unwrap();
     }
 
-    fn compactions(&self) -> usize {
+    /// The compactions it made: whether the API server then answered the page 410, and after
+    /// how many seconds.
+    fn compactions(&self) -> Vec<(bool, f64)> {
         std::fs::read_to_string(self.dir.path().join("events.jsonl"))
             .unwrap_or_default()
             .lines()
-            .count()
+            .map(|l| {
+                let e: Value = serde_json::from_str(l).unwrap();
+                (
+                    e["expired"] == true,
+                    e["seconds"].as_f64().unwrap_or_default(),
+                )
+            })
+            .collect()
     }
 }
 
