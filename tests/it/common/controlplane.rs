@@ -477,12 +477,12 @@ fn sweep(parent: &Path) {
     }
 }
 
-/// Runs `cmd` with its output to `log`, killed (SIGKILL) when the thread that started it ends.
-fn spawn_kept(mut cmd: Command, log: &Path) -> Child {
+/// Makes the process `cmd` starts get SIGKILL when the thread that starts it ends (so at the
+/// latest when the test process dies, whatever kills it).
+pub fn die_with_parent(cmd: &mut Command) {
     use std::os::unix::process::CommandExt;
-    let out = std::fs::File::create(log).unwrap();
-    // SAFETY: the closure calls only async-signal-safe functions (prctl, getppid, _exit).
     let parent = std::process::id() as libc::pid_t;
+    // SAFETY: the closure calls only async-signal-safe functions (prctl, getppid, _exit).
     unsafe {
         cmd.pre_exec(move || {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
@@ -493,6 +493,12 @@ fn spawn_kept(mut cmd: Command, log: &Path) -> Child {
             Ok(())
         });
     }
+}
+
+/// Runs `cmd` with its output to `log`, killed (SIGKILL) when the thread that started it ends.
+fn spawn_kept(mut cmd: Command, log: &Path) -> Child {
+    let out = std::fs::File::create(log).unwrap();
+    die_with_parent(&mut cmd);
     cmd.stdin(Stdio::null())
         .stdout(out.try_clone().unwrap())
         .stderr(out)
@@ -662,7 +668,10 @@ impl ControlPlane {
     /// SIGTERM to each child (the API server first), up to 10 s for them to exit, then
     /// SIGKILL; every child reaped.
     fn stop(&self) {
-        let mut children = self.children.lock().unwrap_or_else(|e| e.into_inner());
+        let mut children = self
+            .children
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         for child in children.iter().rev() {
             // SAFETY: kill(2) on our own unreaped child.
             unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };

@@ -151,6 +151,14 @@ c.KubeSpawner.k8s_api_request_retry_timeout = 30
         }
     }
 
+    /// [`Z2jh::start`], then a running server for each of `users` (bounded wait until the hub
+    /// reports them ready): the stack the break-glass runbook acts on.
+    pub async fn start_with_users(settings: Z2jhSettings, extra: &str, users: &[&str]) -> Z2jh {
+        let rig = Self::start(settings, extra).await;
+        rig.start_servers(users).await;
+        rig
+    }
+
     /// Pushes a new image (`variant` makes its content, so its digest) to `:latest`; its
     /// index digest.
     pub fn push(&self, variant: &str) -> String {
@@ -279,7 +287,10 @@ impl Kubelet {
         let token = dir.path().join("token");
         std::fs::write(&token, ADMIN_TOKEN).unwrap();
         let log = std::fs::File::create(dir.path().join("log")).unwrap();
-        let child = Command::new(repo_root().join(".venv/bin/python"))
+        let mut cmd = Command::new(repo_root().join(".venv/bin/python"));
+        // Also killed if the test process dies before this is dropped.
+        super::controlplane::die_with_parent(&mut cmd);
+        let child = cmd
             .arg(repo_root().join("tests/kube/kubelet.py"))
             .args(["--api", &plane.server, "--namespace", namespace])
             .arg("--ca")
