@@ -168,7 +168,7 @@ impl ControlPlane {
         let resp = req
             .send()
             .await
-            .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+            .unwrap_or_else(|e| panic!("{method} {path}: {e:?}"));
         let code = resp.status().as_u16();
         let bytes = resp.bytes().await.unwrap();
         (code, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
@@ -480,12 +480,17 @@ fn sweep(parent: &Path) {
 /// Makes the process `cmd` starts get SIGKILL when the thread that starts it ends (so at the
 /// latest when the test process dies, whatever kills it).
 pub fn die_with_parent(cmd: &mut Command) {
+    signal_on_parent_death(cmd, libc::SIGKILL);
+}
+
+/// Makes the process `cmd` starts get `signal` when the thread that starts it ends.
+pub fn signal_on_parent_death(cmd: &mut Command, signal: libc::c_int) {
     use std::os::unix::process::CommandExt;
     let parent = std::process::id() as libc::pid_t;
     // SAFETY: the closure calls only async-signal-safe functions (prctl, getppid, _exit).
     unsafe {
         cmd.pre_exec(move || {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+            libc::prctl(libc::PR_SET_PDEATHSIG, signal, 0, 0, 0);
             // The parent may have died between fork and prctl.
             if libc::getppid() != parent {
                 libc::_exit(1);
@@ -527,7 +532,10 @@ fn start() -> ControlPlane {
         .no_proxy()
         .tls_certs_only([reqwest::Certificate::from_pem(&ca_pem).unwrap()])
         .timeout(Duration::from_secs(60))
-        .pool_max_idle_per_host(64)
+        // No idle connections kept: the client is shared by every test of the process, each
+        // on a tokio runtime of its own, and a pooled connection's task dies with the runtime
+        // that opened it (a later test reusing it fails with "error sending request").
+        .pool_max_idle_per_host(0)
         .build()
         .unwrap();
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -255,8 +255,11 @@ c.JupyterHub.load_roles = [
         let log = std::fs::File::create(dir.path().join("hub.log")).unwrap();
         let child = {
             use std::os::unix::process::CommandExt;
-            Command::new(&python)
-                .arg(support.join("launch.py"))
+            let mut cmd = Command::new(&python);
+            // A test process that dies before dropping the rig (SIGKILL) stops the hub too,
+            // which then stops its proxy and culler as on any SIGTERM.
+            super::controlplane::signal_on_parent_death(&mut cmd, libc::SIGTERM);
+            cmd.arg(support.join("launch.py"))
                 .args(["-f", "jupyterhub_config.py"])
                 .current_dir(dir.path())
                 .env_remove("JUPYTERHUB_API_TOKEN")
