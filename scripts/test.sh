@@ -94,7 +94,7 @@ if ! cmp -s scripts/kubespawner-requirements.txt "$venv/.kubespawner-requirement
 fi
 # The real control plane of tests/it/kube.rs: kube-apiserver and etcd, built from Go modules
 # pinned in tests/kube/controlplane/ into a cache outside the clone keyed by version, once per
-# machine (about 15 minutes on 2 cores the first time; nothing afterwards). The tests find them
+# machine (10 to 30 minutes on 2 cores the first time; nothing afterwards). The tests find them
 # through CODEQ_KUBE_BIN.
 CODEQ_KUBE_BIN=$(bash scripts/build-kube | tail -n 1)
 export CODEQ_KUBE_BIN

@@ -654,6 +654,25 @@ async fn the_culler_stops_the_stale_pods_until_converged() {
         pod["spec"]["containers"][0]["imagePullPolicy"], "Always",
         "the API server's default for :latest"
     );
+    // The rig's admin kubeconfig works for the real kubectl (the runbook's tool).
+    let kubectl = std::process::Command::new(repo_root().join(".venv/bin/kubectl"))
+        .arg("--kubeconfig")
+        .arg(rig.admin_kubeconfig())
+        .args([
+            "get",
+            "pods",
+            "-l",
+            "component=singleuser-server,release=jhub",
+        ])
+        .args(["-o", "jsonpath={.items[*].metadata.name}"])
+        .output()
+        .expect("kubectl (scripts/test.sh installs it into .venv)");
+    assert_eq!(
+        String::from_utf8_lossy(&kubectl.stdout),
+        "jupyter-s1 jupyter-s2",
+        "{}",
+        String::from_utf8_lossy(&kubectl.stderr)
+    );
     let new_digest = rig.push("second");
     let released_at = iso(unix_now());
     let run = || {

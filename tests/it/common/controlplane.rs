@@ -70,7 +70,7 @@ fn binary(name: &str) -> PathBuf {
     assert!(
         p.exists(),
         "{} is missing: run scripts/build-kube (scripts/test.sh does), which builds the test \
-         control plane from Go modules once per machine (about 15 minutes the first time)",
+         control plane from Go modules once per machine (10 to 30 minutes the first time)",
         p.display()
     );
     p
