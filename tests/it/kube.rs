@@ -851,10 +851,10 @@ async fn the_documented_rbac_is_enough_and_its_absence_is_the_api_servers_403() 
     assert_eq!(codes, [200, 403, 403]);
 }
 
-/// 1,200 pods beside the hub's in the namespace, created through the API server as a second
-/// hub release, and unrelated workloads, would leave them: 700 copies of KubeSpawner's pod
-/// (another user each, the hub lists none: orphans) and 500 pods of other components and
-/// releases; the stand-in kubelet runs them all. `status` lists ceil(702 / 500) = 2 pages
+/// 1,200 pods beside the hub's two in the namespace, created through the API server with the
+/// admin token and bound to a node of their own: 700 copies of a pod KubeSpawner made (another
+/// user each, which the hub does not list: orphans) and 500 unrelated ones (another component
+/// of the release, another release's servers); the stand-in kubelet runs them all. `status` lists ceil(702 / 500) = 2 pages
 /// (unfiltered, 1,202 pods would be 3), each with the selector in the request: the server
 /// applies it. Then an expired `continue` token: etcd compacted between the two pages (a proxy
 /// in front of the API server does it when the second page is asked), the API server's real
