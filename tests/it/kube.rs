@@ -1,23 +1,31 @@
-//! `status` by digest: the real JupyterHub rig (tests/it/common/hub.rs), whose spawner
-//! registers each server's pod with the fake Kubernetes API server
-//! (tests/kube/fake_apiserver.py, over TLS) as KubeSpawner creates pods, and `status` with a
-//! ServiceAccount-token kubeconfig. The fake is first checked against the real parts: every
-//! object it serves validates against kubernetes-validate and the official Python client
-//! lists it with pagination and `continue` (tests/kube/check_client.py).
+//! `status` by digest on the real z2jh stack (tests/it/common/z2jh.rs): a real kube-apiserver
+//! and etcd built from Go modules, the real JupyterHub spawning through real KubeSpawner into
+//! it, the image by tag from a real registry, and a kubelet stand-in (tests/kube/kubelet.py)
+//! as the only simulated part. `status` runs as the real binary with a kubeconfig holding a
+//! ServiceAccount token from TokenRequest, for the ServiceAccount, Role and RoleBinding of
+//! docs/status-kubernetes.md applied as written (parsed from the doc; only the namespace
+//! `jhub` is each test's own). Requests are counted in the API server's audit log.
+//!
+//! What a real API server never answers (a proxy's or dashboard's page, a `continue` token
+//! that comes back, an answer dripped a byte at a time) stays on the hand-written fake
+//! (tests/kube/fake_apiserver.py) at the end of this file.
 
-use crate::common::hub::{Hub, HubSettings, iso, unix_now};
+use crate::common::controlplane::{ControlPlane, collection_path};
+use crate::common::hub::{HubSettings, iso, unix_now};
 use crate::common::kube::{FakeKube, TOKEN};
-use crate::common::registry::{free_port, make_layout, repo_root};
-use crate::common::run_codeq;
+use crate::common::registry::{free_port, repo_root};
+use crate::common::z2jh::{RELEASE, Z2jh, Z2jhSettings};
+use crate::common::{run_codeq, scrub};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 const READER_TOKEN: &str = "status-reader-token-0123456789abcdef";
-const OLD: &str =
-    "ghcr.io/org/lab@sha256:eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee";
+/// The ServiceAccount docs/status-kubernetes.md creates.
+const STATUS_ACCOUNT: &str = "codeq-rollout-status";
 
-fn extra_config() -> String {
+/// The hub service `status` reads with: exactly the scopes codeq-rollout documents.
+fn reader_config() -> String {
     let scopes = codeq_rollout::SCOPES
         .iter()
         .map(|s| format!("{s:?}"))
@@ -30,50 +38,151 @@ c.JupyterHub.load_roles.append({{"name": "status-reader", "services": ["status-r
     )
 }
 
-#[test]
-fn the_fake_speaks_what_the_official_client_reads() {
-    let fake = FakeKube::start();
-    let (code, stdout, stderr) = {
-        let out = std::process::Command::new(repo_root().join(".venv/bin/python"))
-            .arg(repo_root().join("tests/kube/check_client.py"))
-            .args([
-                fake.api.to_string(),
-                fake.admin.to_string(),
-                fake.ca().display().to_string(),
-                TOKEN.to_string(),
-            ])
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
+/// The objects of docs/status-kubernetes.md's "The smallest RBAC" YAML block, as written, with
+/// the namespace `jhub` replaced by `namespace` (where they are applied, as a reader replaces
+/// it with the hub's).
+fn documented_rbac(namespace: &str) -> Vec<Value> {
+    let doc = std::fs::read_to_string(repo_root().join("docs/status-kubernetes.md")).unwrap();
+    let section = doc
+        .split("## The smallest RBAC")
+        .nth(1)
+        .expect("docs/status-kubernetes.md has \"The smallest RBAC\"");
+    let yaml = section
+        .split("```yaml\n")
+        .nth(1)
+        .and_then(|b| b.split("\n```").next())
+        .expect("a yaml block under \"The smallest RBAC\"");
+    yaml.split("\n---\n")
+        .map(|text| {
+            let mut object: Value = serde_saphyr::from_str(text)
+                .unwrap_or_else(|e| panic!("the doc's RBAC YAML: {e}\n{text}"));
+            retarget(&mut object, "jhub", namespace);
+            object
+        })
+        .collect()
+}
+
+/// Replaces the namespace `from` by `to` wherever an object names one.
+fn retarget(object: &mut Value, from: &str, to: &str) {
+    match object {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                if key == "namespace" && value == from {
+                    *value = json!(to);
+                } else {
+                    retarget(value, from, to);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| retarget(v, from, to)),
+        _ => {}
+    }
+}
+
+/// The kinds of `objects`, in order.
+fn kinds(objects: &[Value]) -> Vec<&str> {
+    objects
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect()
+}
+
+/// Applies the doc's objects (less those of the kinds in `without`) in the rig's namespace;
+/// a kubeconfig for the doc's ServiceAccount with a TokenRequest token.
+async fn documented_status_account(rig: &Z2jh, without: &[&str]) -> String {
+    let objects = documented_rbac(&rig.namespace);
+    assert_eq!(
+        kinds(&objects),
+        ["ServiceAccount", "Role", "RoleBinding", "Secret"],
+        "the doc's RBAC block changed: check what this test applies"
+    );
+    let chosen: Vec<Value> = objects
+        .into_iter()
+        .filter(|o| !without.contains(&o["kind"].as_str().unwrap()))
+        .collect();
+    rig.plane.create(&chosen).await;
+    rig.kubeconfig_for_account(STATUS_ACCOUNT).await.1
+}
+
+/// Whether the API server allows `verb` on pods in `namespace` to the doc's ServiceAccount of
+/// `account_namespace` (a SubjectAccessReview, the authorizer's own answer): RBAC reads its
+/// objects through informers, so a new binding takes effect a moment later.
+async fn allowed(plane: &ControlPlane, account_namespace: &str, namespace: &str) -> bool {
+    let (code, body) = plane
+        .admin(
+            "POST",
+            "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+            Some(json!({
+                "apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                "spec": {
+                    "user": format!("system:serviceaccount:{account_namespace}:{STATUS_ACCOUNT}"),
+                    "groups": ["system:serviceaccounts", format!("system:serviceaccounts:{account_namespace}"), "system:authenticated"],
+                    "resourceAttributes": {"namespace": namespace, "verb": "list", "resource": "pods"},
+                },
+            })),
         )
-    };
-    assert_eq!((code, stdout.trim()), (Some(0), "ok 1203 3"), "{stderr}");
+        .await;
+    assert_eq!(code, 201, "{body}");
+    body["status"]["allowed"] == true
 }
 
-/// The image: a multi-arch OCI layout; its index digest and its first child manifest.
-fn layout() -> (tempfile::TempDir, String, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let index = make_layout(dir.path(), "latest", "kube");
-    let hex = index.strip_prefix("sha256:").unwrap();
-    let blob: Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("blobs/sha256").join(hex)).unwrap())
-            .unwrap();
-    let child = blob["manifests"][0]["digest"].as_str().unwrap().to_string();
-    (dir, index, child)
+/// Waits (bounded, 30 s) until the authorizer's answer for the doc's ServiceAccount is `want`.
+async fn until_allowed(rig: &Z2jh, want: bool) {
+    let ok = rig
+        .wait_for("the RBAC decision", Duration::from_secs(30), || {
+            let (plane, ns) = (rig.plane, rig.namespace.clone());
+            async move { allowed(plane, &ns, &ns).await == want }
+        })
+        .await;
+    assert!(ok, "RBAC never answered allowed={want}");
 }
 
-/// Runs `status` against `base` with the kubeconfig `kubeconfig`.
+/// One `status` run against the rig: its exit code, stdout, stderr, and (inside Actions) its
+/// outputs and summary files.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    outputs: String,
+    summary: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        assert_eq!(self.code, 0, "{}\n{}", self.stdout, self.stderr);
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}: {}", self.stdout))
+    }
+}
+
+/// `codeq-rollout status` against the rig's hub and API server with `kubeconfig` (content),
+/// the culler settings of `settings`, released at `released_at`; `actions` runs it as the
+/// Actions runner does (outputs and summary files, annotations on stdout).
 fn status(
-    base: &str,
+    rig: &Z2jh,
     settings: HubSettings,
-    image: &str,
-    released_at: &str,
     kubeconfig: &str,
+    released_at: &str,
     args: &[&str],
-) -> (i32, String, String) {
+    actions: bool,
+) -> Run {
+    let base = rig.hub.api.trim_end_matches("/hub/api").to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let mut env = BTreeMap::new();
+    if actions {
+        for (k, v) in [
+            ("GITHUB_ACTIONS", "true".to_string()),
+            (
+                "GITHUB_OUTPUT",
+                dir.path().join("output").display().to_string(),
+            ),
+            (
+                "GITHUB_STEP_SUMMARY",
+                dir.path().join("summary").display().to_string(),
+            ),
+        ] {
+            env.insert(k.to_string(), v);
+        }
+    }
     let (timeout, every, max_age, slow) = (
         settings.timeout.to_string(),
         settings.every.to_string(),
@@ -83,17 +192,21 @@ fn status(
     let mut all = vec![
         "status",
         "--hub-url",
-        base,
+        &base,
         "--hub-token",
         READER_TOKEN,
         "--released-at",
         released_at,
         "--image",
-        image,
+        &rig.image,
+        "--insecure-registry",
+        &rig.registry.addr,
         "--kubeconfig",
         kubeconfig,
         "--namespace",
-        "jhub",
+        &rig.namespace,
+        "--helm-release",
+        RELEASE,
         "--cull-timeout",
         &timeout,
         "--cull-every",
@@ -103,13 +216,19 @@ fn status(
         "--slow-stop-timeout",
         &slow,
     ];
-    if !args.contains(&"--helm-release") {
-        all.extend_from_slice(&["--helm-release", "jhub"]);
-    }
     all.extend_from_slice(args);
-    run_codeq(&all, &BTreeMap::new())
+    let (code, stdout, stderr) = run_codeq(&all, &env);
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap_or_default();
+    Run {
+        code,
+        stdout,
+        stderr,
+        outputs: read("output"),
+        summary: read("summary"),
+    }
 }
 
+/// User → state, from `status --json`.
 fn states(report: &Value) -> BTreeMap<String, String> {
     report["servers"]
         .as_array()
@@ -124,316 +243,390 @@ fn states(report: &Value) -> BTreeMap<String, String> {
         .collect()
 }
 
-const SLOW_CULLER: HubSettings = HubSettings {
-    timeout: 600,
-    every: 300,
+/// The totals of `status --json` that count servers and pods.
+fn counts(report: &Value) -> BTreeMap<String, Value> {
+    let t = &report["totals"];
+    [
+        "running",
+        "updated",
+        "stale_idle",
+        "stale_active",
+        "pending",
+        "pending_stale",
+        "mismatch",
+        "orphans",
+        "unknown",
+        "converged",
+        "evidence",
+    ]
+    .into_iter()
+    .map(|k| (k.to_string(), t[k].clone()))
+    .collect()
+}
+
+/// What the hub holds: its users with an active (ready or pending) server.
+async fn hub_active(rig: &Z2jh) -> Vec<String> {
+    let (code, body) = rig
+        .hub
+        .request_as(&rig.hub.token, "GET", "/users?state=active", None)
+        .await;
+    assert_eq!(code, 200, "{body}");
+    let mut users: Vec<String> = body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["name"].as_str().unwrap().to_string())
+        .collect();
+    users.sort();
+    users
+}
+
+/// The single-user pods the API server holds for the rig's release (the runbook's selector),
+/// left out those that ended (`Succeeded`, `Failed`): `(name, phase, terminating)`.
+async fn single_user_pods(rig: &Z2jh) -> Vec<(String, String, bool)> {
+    let (code, body) = rig
+        .admin(
+            "GET",
+            &format!(
+                "/api/v1/namespaces/{}/pods?labelSelector=component%3Dsingleuser-server%2Crelease%3D{RELEASE}",
+                rig.namespace
+            ),
+            None,
+        )
+        .await;
+    assert_eq!(code, 200, "{body}");
+    let mut pods: Vec<(String, String, bool)> = body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["metadata"]["name"].as_str().unwrap().to_string(),
+                p["status"]["phase"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                p["metadata"].get("deletionTimestamp").is_some(),
+            )
+        })
+        .collect();
+    pods.sort();
+    pods
+}
+
+/// The culler at seconds, but passing only at the hub's start (every 10 minutes): inactivity
+/// of 5 s makes a server idle for `status` (`--now` fixes when), and no cull happens during the
+/// test.
+const STILL_CULLER: HubSettings = HubSettings {
+    timeout: 5,
+    every: 600,
     max_age: 0,
     slow_stop_timeout: 1,
 };
 
+/// Every bucket from the pods KubeSpawner really made (`singleuser.image.pullPolicy:
+/// IfNotPresent`, as many hubs set it), on two simulated nodes:
+/// - `idle` and `active` started before the release on node-1, which so pulled the first image
+///   (`active` then reports activity): stale idle, stale active;
+/// - `gone` started before the release on node-1, then stopped through the hub while its node
+///   was lost: KubeSpawner's delete never completes (the stand-in kubelet never removes the
+///   pod), KubeSpawner gives up after its `start_timeout`, the hub forgets the server, and its
+///   pod stays Terminating: an orphan;
+/// - after the new image is pushed: `fresh` on node-2 (cold: pulls the new digest) is updated;
+///   `warm` on node-1 keeps the digest node-1 holds (IfNotPresent): mismatch; `other`, whose
+///   server a `pre_spawn_hook` sets to another image (as a profile would), is unknown;
+///   `slow`, whose pull the stand-in holds, is pending.
+///
+/// Then the counts equal what the hub and the API server hold, `converged` is false; releasing
+/// the pull (on node-2, now warm with the new digest), stopping the stale servers through the
+/// hub and force-deleting the stranded pod, as the runbook does, makes it true.
 #[tokio::test]
-async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
-    let fake = FakeKube::start();
-    let (dir, index, child) = layout();
-    let image = format!("oci:{}:latest", dir.path().display());
-    let hub = Hub::start_with(SLOW_CULLER, &extra_config()).await;
-    let base = hub.api.trim_end_matches("/hub/api").to_string();
-    hub.set_kube(&fake.admin_url(), &[], OLD);
-    hub.start_servers(&["old1", "old2"]).await;
-    let released_at = iso(unix_now());
-    let new = format!("ghcr.io/org/lab@{index}");
-    let on_child = format!("ghcr.io/org/lab@{child}");
-    hub.set_kube(
-        &fake.admin_url(),
-        &[
-            ("new", new.as_str()),
-            ("child", on_child.as_str()),
-            ("mismatch", OLD),
-            ("creating", ""),
-        ],
-        OLD,
-    );
-    hub.start_servers(&["new", "child", "mismatch", "creating"])
+async fn status_reads_every_bucket_from_the_pods_kubespawner_made() {
+    let hook = r#"
+def _other_image(spawner):
+    # As a profile_list entry would: this user's server runs another image.
+    if spawner.user.name == "other":
+        spawner.image = spawner.image.replace("/org/lab:", "/org/other:")
+c.KubeSpawner.pre_spawn_hook = _other_image
+c.KubeSpawner.start_timeout = 30
+"#;
+    let settings = Z2jhSettings {
+        hub: STILL_CULLER,
+        pull_policy: Some("IfNotPresent"),
+    };
+    let rig = Z2jh::start(settings, &format!("{}{hook}", reader_config())).await;
+    let r = &rig;
+    let kubeconfig = documented_status_account(&rig, &[]).await;
+    let other_digest = {
+        let layout = tempfile::tempdir().unwrap();
+        let d = crate::common::registry::make_layout(layout.path(), "latest", "other");
+        rig.registry.push_layout(
+            layout.path(),
+            "latest",
+            "org/other:latest",
+            &["--preserve-digests"],
+        );
+        d
+    };
+    rig.kubelet
+        .control(json!({"nodes": {"fresh": "node-2", "slow": "node-2"}, "stuck": ["gone"]}))
         .await;
-    // A pod the hub does not list, with a hostile user name; thousands of unrelated pods.
-    let mut specs = vec![json!({
-        "name": "jupyter-ghost", "user": "::error::pwned\u{202e}", "image_id": OLD,
-        "start_time": "2026-01-01T00:00:00Z",
-    })];
-    specs.extend((0..3000).map(|i| {
-        json!({"name": format!("other-{i}"), "component": if i % 2 == 0 { "other" } else { "singleuser-server" },
-               "release": if i % 2 == 0 { "jhub" } else { "other" }, "image_id": OLD})
-    }));
-    fake.add_pods(&specs);
-    let kubeconfig = fake.kubeconfig();
+    rig.start_servers(&["idle", "active", "gone"]).await;
+    let t_old = unix_now();
+    // Stop `gone` now: KubeSpawner waits its start_timeout (30 s) for the pod to go, meanwhile
+    // the rest happens.
+    let (code, body) = rig
+        .hub
+        .request_as(&rig.hub.token, "DELETE", "/users/gone/server", None)
+        .await;
+    assert_eq!(code, 202, "the stop waits on KubeSpawner: {body}");
 
-    let (code, stdout, stderr) = status(
-        &base,
-        SLOW_CULLER,
-        &image,
-        &released_at,
-        &kubeconfig,
-        &["--json"],
-    );
-    assert_eq!(code, 0, "{stderr}");
-    let report: Value = serde_json::from_str(&stdout).unwrap();
-    let want: BTreeMap<String, String> = [
-        ("old1", "stale-active"),
-        ("old2", "stale-active"),
-        ("new", "updated"),
-        // The runtime reported the platform manifest, a child of the index.
-        ("child", "updated"),
-        ("mismatch", "mismatch"),
-        ("creating", "unknown"),
-        ("::error::pwned\u{202e}", "orphan"),
-    ]
-    .into_iter()
-    .map(|(u, s)| (u.to_string(), s.to_string()))
-    .collect();
-    assert_eq!(states(&report), want);
-    let t = &report["totals"];
+    let new_digest = rig.push("second");
+    assert_ne!(new_digest, rig.first_digest);
+    let released_at = iso(unix_now());
+    rig.start_servers(&["fresh", "warm", "other"]).await;
+    let gone_forgotten = rig
+        .wait_for(
+            "the hub forgets gone's server",
+            Duration::from_secs(90),
+            move || async move { !hub_active(r).await.contains(&"gone".to_string()) },
+        )
+        .await;
+    assert!(gone_forgotten, "{}", rig.logs());
+    // Last, as its spawn fails after start_timeout (30 s) while the pull is held.
+    rig.kubelet.control(json!({"hold": ["slow"]})).await;
+    rig.hub.spawn(&["slow"]).await;
+    let pending_in_api = rig
+        .wait_for(
+            "slow's pod waits for its image",
+            Duration::from_secs(20),
+            move || async move {
+                r.pod("slow").await.is_some_and(|p| {
+                    p["status"]["containerStatuses"][0]["state"]["waiting"]["reason"]
+                        == "ContainerCreating"
+                })
+            },
+        )
+        .await;
+    assert!(pending_in_api, "{}", rig.logs());
+
+    // What the pods say: KubeSpawner's shape, the stand-in's pulls.
+    let warm = rig.pod("warm").await.unwrap();
     assert_eq!(
-        (
-            &t["evidence"],
-            &t["converged"],
-            &t["mismatch"],
-            &t["orphans"],
-            &t["unknown"]
-        ),
-        (
-            &json!("digest"),
-            &json!(false),
-            &json!(1),
-            &json!(1),
-            &json!(1)
+        warm["spec"]["containers"][0]["imagePullPolicy"],
+        "IfNotPresent"
+    );
+    assert_eq!(warm["spec"]["containers"][0]["name"], "notebook");
+    assert_eq!(warm["spec"]["containers"][0]["image"], rig.image.as_str());
+    assert_eq!(
+        warm["status"]["containerStatuses"][0]["imageID"],
+        rig.image_id(&rig.first_digest).as_str(),
+        "a warm node keeps the digest it has"
+    );
+    let labels = &warm["metadata"]["labels"];
+    for (k, v) in [
+        ("component", "singleuser-server"),
+        ("app.kubernetes.io/component", "singleuser-server"),
+        ("release", RELEASE),
+        ("app.kubernetes.io/instance", RELEASE),
+        ("app", "jupyterhub"),
+        ("app.kubernetes.io/managed-by", "kubespawner"),
+        ("hub.jupyter.org/username", "warm"),
+    ] {
+        assert_eq!(labels[k], v, "label {k}: {labels}");
+    }
+    assert_eq!(
+        warm["metadata"]["annotations"]["hub.jupyter.org/username"],
+        "warm"
+    );
+    assert_eq!(
+        single_user_pods(&rig).await,
+        [
+            ("jupyter-active", "Running", false),
+            ("jupyter-fresh", "Running", false),
+            ("jupyter-gone", "Running", true),
+            ("jupyter-idle", "Running", false),
+            ("jupyter-other", "Running", false),
+            ("jupyter-slow", "Pending", false),
+            ("jupyter-warm", "Running", false),
+        ]
+        .map(|(n, p, t)| (n.to_string(), p.to_string(), t))
+    );
+    assert_eq!(
+        hub_active(&rig).await,
+        ["active", "fresh", "idle", "other", "slow", "warm"]
+    );
+
+    // `active` reports activity now; `idle` has had none for over 5 s at `--now`.
+    let wait = (t_old + 6.0 - unix_now()).max(0.0);
+    tokio::time::sleep(Duration::from_secs_f64(wait)).await;
+    let t_post = unix_now();
+    rig.hub.post_activity("active", t_post).await;
+    let now = iso(t_post + 1.0);
+    let before = rig
+        .plane
+        .pod_requests(&status_user(&rig), &rig.namespace)
+        .len();
+    let run = status(
+        &rig,
+        STILL_CULLER,
+        &kubeconfig,
+        &released_at,
+        &["--json", "--now", &now],
+        false,
+    );
+    let report = run.json();
+    assert_eq!(
+        states(&report),
+        [
+            ("idle", "stale-idle"),
+            ("active", "stale-active"),
+            ("gone", "orphan"),
+            ("fresh", "updated"),
+            ("warm", "mismatch"),
+            ("other", "unknown"),
+            ("slow", "pending"),
+        ]
+        .into_iter()
+        .map(|(u, s)| (u.to_string(), s.to_string()))
+        .collect::<BTreeMap<_, _>>(),
+        "{}",
+        run.stdout
+    );
+    // Counts: 6 servers the hub lists, 7 pods the API server holds (one the hub does not).
+    assert_eq!(
+        counts(&report),
+        json!({
+            "running": 6, "updated": 1, "stale_idle": 1, "stale_active": 1, "pending": 1,
+            "pending_stale": 0, "mismatch": 1, "orphans": 1, "unknown": 1, "converged": false,
+            "evidence": "digest",
+        })
+        .as_object()
+        .unwrap()
+        .clone()
+        .into_iter()
+        .collect::<BTreeMap<_, _>>()
+    );
+    // The table, whole: only the times (the hub's real clock) and the rig's addresses vary.
+    let table = status(
+        &rig,
+        STILL_CULLER,
+        &kubeconfig,
+        &released_at,
+        &["--now", &now, "--include-names"],
+        false,
+    );
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    insta::assert_snapshot!(
+        "every_bucket_table",
+        stable(
+            &rig,
+            &format!("{}\n--- stderr\n{}", table.stdout, table.stderr),
+            &[
+                (&other_digest, "[other digest]"),
+                (&new_digest, "[new digest]"),
+                (&rig.first_digest, "[first digest]")
+            ]
         )
     );
-    // One request for 7 pods (≤ ceil(7 / 500) + 1), the selector pushed to the API server.
-    let requests = fake.requests();
-    assert_eq!(requests.len(), 1, "{requests:?}");
-    assert_eq!(requests[0]["path"], "/api/v1/namespaces/jhub/pods");
-    assert_eq!(
-        requests[0]["query"],
-        json!({"labelSelector": "component=singleuser-server,release=jhub", "limit": "500"})
+    // One request per run (7 pods: one page), the selector and page size sent to the server.
+    rig.plane.audit_settled(&rig.namespace).await;
+    let sent = rig.plane.pod_requests(&status_user(&rig), &rig.namespace);
+    let selector = format!("labelSelector=component%3Dsingleuser-server%2Crelease%3D{RELEASE}");
+    // (kube-core's query builder starts the query with `?&`; the API server reads it alike.)
+    let list = (
+        "list".to_string(),
+        format!(
+            "/api/v1/namespaces/{}/pods?&{selector}&limit=500",
+            rig.namespace
+        ),
+        200,
     );
-    assert_eq!(requests[0]["authorization"], format!("Bearer {TOKEN}"));
+    assert_eq!(sent[before..], [list.clone(), list], "{sent:?}");
 
-    // A wrong helm-release matches no pod while the hub lists servers: a warning naming the
-    // namespace, the selector and what to check.
-    let (code, _, stderr) = status(
-        &base,
-        SLOW_CULLER,
-        &image,
+    // To convergence: the pull completes (node-2 now holds the new digest), the stale and
+    // mismatched servers are stopped through the hub (KubeSpawner deletes their pods), the
+    // other image's user too, and the stranded pod is force-deleted (grace period 0).
+    rig.kubelet.control(json!({"hold": []})).await;
+    for user in ["idle", "active", "warm", "other"] {
+        let (code, body) = rig
+            .hub
+            .request_as(
+                &rig.hub.token,
+                "DELETE",
+                &format!("/users/{user}/server"),
+                None,
+            )
+            .await;
+        assert!(code == 204 || code == 202, "stop {user}: {code} {body}");
+    }
+    let (code, body) = rig
+        .admin(
+            "DELETE",
+            &format!("/api/v1/namespaces/{}/pods/jupyter-gone", rig.namespace),
+            Some(json!({"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0})),
+        )
+        .await;
+    assert_eq!(code, 200, "{body}");
+    let settled = rig
+        .wait_for(
+            "only fresh and slow run, both ready",
+            Duration::from_secs(90),
+            move || async move {
+                single_user_pods(r).await.len() == 2 && r.hub.servers().await.len() == 2
+            },
+        )
+        .await;
+    assert!(
+        settled,
+        "{:?}\n{}",
+        single_user_pods(&rig).await,
+        rig.logs()
+    );
+    let last = status(
+        &rig,
+        STILL_CULLER,
+        &kubeconfig,
         &released_at,
-        &kubeconfig,
-        &["--json", "--helm-release", "nohub"],
-    );
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stderr.contains("the hub lists 6 running servers but no pod in the namespace jhub matches the selector component=singleuser-server,release=nohub"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("check the namespace and helm-release inputs"),
-        "{stderr}"
-    );
-
-    // The table, and the alarms: exit 1, the mismatch named with what to check.
-    let (code, stdout, stderr) = status(
-        &base,
-        SLOW_CULLER,
-        &image,
-        &released_at,
-        &kubeconfig,
-        &["--fail-on", "mismatch,orphan"],
-    );
-    assert_eq!(code, 1, "{stdout}\n{stderr}");
-    assert!(stderr.contains("pod jupyter-mismatch (user mismatch, server (default)) started after the release but runs sha256:eeee"), "{stderr}");
-    assert!(stderr.contains("singleuser.image.pullPolicy"), "{stderr}");
-    assert!(
-        stderr.contains("the run fails because fail-on lists mismatch, orphan"),
-        "{stderr}"
-    );
-    assert!(stdout.contains("Judged by digest"), "{stdout}");
-    // The hostile name is neutralised: no workflow command, no reordering character.
-    assert!(
-        !stdout.lines().any(|l| l.trim_start().starts_with("::")),
-        "{stdout}"
-    );
-    assert!(!stdout.contains('\u{202e}'), "{stdout}");
-
-    // Faults: each a clear error, exit 1.
-    let sent = fake.requests().len();
-    let exits = |want: i32, kubeconfig: &str, words: &[&str]| {
-        let (code, stdout, stderr) =
-            status(&base, SLOW_CULLER, &image, &released_at, kubeconfig, &[]);
-        assert_eq!(code, want, "{stdout}\n{stderr}");
-        for w in words {
-            assert!(stderr.contains(w), "{w:?} not in {stderr}");
-        }
-        assert!(!stderr.contains(TOKEN), "{stderr}");
-    };
-    let fails = |kubeconfig: &str, words: &[&str]| exits(1, kubeconfig, words);
-    // A kubeconfig that cannot work is bad input (exit 2), refused before the hub is read.
-    let refused = |kubeconfig: &str, words: &[&str]| exits(2, kubeconfig, words);
-    let exec = kubeconfig.replace(
-        &format!("      token: {TOKEN}\n"),
-        "      exec:\n        apiVersion: client.authentication.k8s.io/v1beta1\n        command: gke-gcloud-auth-plugin\n",
-    );
-    refused(
-        &exec,
-        &[
-            "needs the credential plugin \"gke-gcloud-auth-plugin\"",
-            "no credential plugins",
-            "token: TOKEN",
-        ],
-    );
-    // No current context, or one the kubeconfig does not have: refused too, not found only
-    // when the client is made after the hub was read.
-    refused(
-        &kubeconfig.replace("current-context: hub\n", ""),
-        &[
-            "the kubeconfig (the kubeconfig input) is not usable",
-            "failed to determine current context",
-        ],
-    );
-    refused(
-        &kubeconfig.replace("current-context: hub\n", "current-context: prod\n"),
-        &["failed to load current context: prod"],
-    );
-    refused(
-        "clusters: [ nope",
-        &["the kubeconfig (the kubeconfig input) is not usable"],
-    );
-    assert_eq!(
-        fake.requests().len(),
-        sent,
-        "nothing sent with a kubeconfig refused"
-    );
-    fails(
-        &fake.kubeconfig_at(&format!("https://127.0.0.1:{}", free_port()), TOKEN),
-        &["cannot read pods from the Kubernetes API server"],
-    );
-    fake.fault(Some("forbidden"));
-    fails(
-        &kubeconfig,
-        &[
-            "403 Forbidden",
-            "cannot list resource \"pods\"",
-            "Grant the verb list on the resource pods in the namespace jhub",
-            "kind: Role",
-        ],
-    );
-    fake.fault(Some("unauthorized"));
-    fails(
-        &kubeconfig,
-        &["401 Unauthorized", "create a new ServiceAccount token"],
-    );
-    // A server address carrying credentials is shown without them.
-    let port = fake.api;
-    let with_password = fake.kubeconfig_at(
-        &format!("https://admin:SuperSecretPw@127.0.0.1:{port}/?token=SecretQuery"),
-        TOKEN,
-    );
-    let (code, _, stderr) = status(
-        &base,
-        SLOW_CULLER,
-        &image,
-        &released_at,
-        &with_password,
-        &[],
-    );
-    assert_eq!(code, 1, "{stderr}");
-    assert!(
-        stderr.contains(&format!(
-            "the Kubernetes API server https://127.0.0.1:{port}/ answered 401"
-        )),
-        "{stderr}"
-    );
-    assert!(
-        !stderr.contains("SuperSecretPw") && !stderr.contains("SecretQuery"),
-        "{stderr}"
-    );
-    // A server that drips its answer a byte at a time is cut at kube-timeout, which bounds
-    // each request as a whole, not each read.
-    let drip = DripServer::start();
-    let (code, _, stderr) = status(
-        &base,
-        SLOW_CULLER,
-        &image,
-        &released_at,
-        &fake.kubeconfig_at(&format!("http://127.0.0.1:{}", drip.port), TOKEN),
-        &["--kube-timeout", "2s"],
-    );
-    assert_eq!(code, 1, "{stderr}");
-    assert!(
-        stderr.contains("did not answer within kube-timeout (2s)"),
-        "{stderr}"
-    );
-    drop(drip);
-    // Loopback over plain HTTP is no warning (above); an API server elsewhere over plain
-    // HTTP is, before the token is sent (TEST-NET-1: nothing answers there).
-    assert!(!stderr.contains("is plain http://"), "{stderr}");
-    let (code, _, stderr) = status(
-        &base,
-        SLOW_CULLER,
-        &image,
-        &released_at,
-        &fake.kubeconfig_at("http://192.0.2.1:8080", TOKEN),
-        &["--kube-timeout", "1s"],
-    );
-    assert_eq!(code, 1, "{stderr}");
-    assert!(
-        stderr.contains("kubeconfig http://192.0.2.1:8080/ is plain http:// to a host outside loopback, private networks and the cluster: its user's token or password is sent unencrypted to it; use https://"),
-        "{stderr}"
-    );
-    // A 200 that is not a pod list is refused, never read as "no pods".
-    fake.fault(Some("not-a-pod-list"));
-    fails(
-        &kubeconfig,
-        &[
-            "answered with something that is not a pod list: its kind is \"Status\"",
-            "not a proxy, dashboard or load balancer page",
-        ],
-    );
-    // A continue token that comes back ends the listing with an error, at the second page.
-    fake.fault(Some("endless-continue"));
-    let before = fake.requests().len();
-    fails(
-        &kubeconfig,
-        &["kept paging the pods: 2 pages without an end"],
-    );
-    assert_eq!(fake.requests().len() - before, 2);
-    fake.fault(None);
-
-    // 600 more pods of the release: two pages; an expired continue token restarts once.
-    fake.add_pods(
-        &(0..600)
-            .map(|i| json!({"name": format!("bulk-{i}"), "user": format!("bulk-{i}"), "image_id": new, "start_time": "2026-01-01T00:00:00Z"}))
-            .collect::<Vec<_>>(),
-    );
-    // An evicted pod (phase Failed) runs nothing: neither a server's pod nor an orphan.
-    fake.add_pods(&[json!({"name": "jupyter-evicted", "user": "evicted", "image_id": format!("ghcr.io/org/lab@sha256:{}", "e".repeat(64)), "phase": "Failed", "start_time": "2026-01-01T00:00:00Z"})]);
-    let before = fake.requests().len();
-    fake.fault(Some("expire-continue"));
-    let (code, stdout, stderr) = status(
-        &base,
-        SLOW_CULLER,
-        &image,
-        &released_at,
-        &kubeconfig,
         &["--json"],
+        false,
+    )
+    .json();
+    assert_eq!(
+        (states(&last), &last["totals"]["converged"]),
+        (
+            [("fresh", "updated"), ("slow", "updated")]
+                .into_iter()
+                .map(|(u, s)| (u.to_string(), s.to_string()))
+                .collect(),
+            &json!(true)
+        )
     );
-    assert_eq!(code, 0, "{stderr}");
-    let report: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(report["totals"]["orphans"], 601);
-    let tokens: Vec<bool> = fake.requests()[before..]
-        .iter()
-        .map(|r| r["query"].get("continue").is_some())
-        .collect();
-    // Page 1, page 2 answered 410, then page 1 and page 2 again.
-    assert_eq!(tokens, [false, true, false, true]);
-    drop(hub);
+    assert_eq!(
+        rig.pod("slow").await.unwrap()["status"]["containerStatuses"][0]["imageID"],
+        rig.image_id(&new_digest).as_str()
+    );
+}
+
+/// The audit log's user name of the doc's ServiceAccount in the rig's namespace.
+fn status_user(rig: &Z2jh) -> String {
+    format!("system:serviceaccount:{}:{STATUS_ACCOUNT}", rig.namespace)
+}
+
+/// `text` with the rig's variable parts named, and every time (ISO 8601, the hub's real
+/// clock) and span derived from them replaced.
+fn stable(rig: &Z2jh, text: &str, digests: &[(&str, &str)]) -> String {
+    let mut parts = vec![
+        (rig.registry.addr.as_str(), "[registry]"),
+        (rig.namespace.as_str(), "[namespace]"),
+    ];
+    parts.extend_from_slice(digests);
+    let text = scrub(text, &parts);
+    let times = regex::Regex::new(
+        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z|\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?( UTC)?",
+    )
+    .unwrap();
+    times.replace_all(&text, "[time]").into_owned()
 }
 
 const FAST_CULLER: HubSettings = HubSettings {
@@ -443,58 +636,711 @@ const FAST_CULLER: HubSettings = HubSettings {
     slow_stop_timeout: 1,
 };
 
+/// z2jh's default pull policy (unset: the API server makes it `Always` for `:latest`): servers
+/// started before the release are stale; the real culler stops them (KubeSpawner deletes the
+/// pods, the stand-in kubelet removes them) until `converged` is true with no pod left; a
+/// server started then pulls the new digest and is updated.
 #[tokio::test]
-async fn the_culler_stops_stale_servers_until_converged_flips_on_digest_evidence() {
-    let fake = FakeKube::start();
-    let (dir, index, _) = layout();
-    let image = format!("oci:{}:latest", dir.path().display());
-    let hub = Hub::start_with(FAST_CULLER, &extra_config()).await;
-    let base = hub.api.trim_end_matches("/hub/api").to_string();
-    hub.set_kube(&fake.admin_url(), &[], OLD);
-    hub.start_servers(&["s1", "s2"]).await;
+async fn the_culler_stops_the_stale_pods_until_converged() {
+    let settings = Z2jhSettings {
+        hub: FAST_CULLER,
+        pull_policy: None,
+    };
+    let rig = Z2jh::start(settings, &reader_config()).await;
+    let kubeconfig = documented_status_account(&rig, &[]).await;
+    rig.start_servers(&["s1", "s2"]).await;
+    let pod = rig.pod("s1").await.unwrap();
+    assert_eq!(
+        pod["spec"]["containers"][0]["imagePullPolicy"], "Always",
+        "the API server's default for :latest"
+    );
+    // The rig's admin kubeconfig works for the real kubectl (the runbook's tool).
+    let kubectl = std::process::Command::new(repo_root().join(".venv/bin/kubectl"))
+        .arg("--kubeconfig")
+        .arg(rig.admin_kubeconfig())
+        .args([
+            "get",
+            "pods",
+            "-l",
+            "component=singleuser-server,release=jhub",
+        ])
+        .args(["-o", "jsonpath={.items[*].metadata.name}"])
+        .output()
+        .expect("kubectl (scripts/test.sh installs it into .venv)");
+    assert_eq!(
+        String::from_utf8_lossy(&kubectl.stdout),
+        "jupyter-s1 jupyter-s2",
+        "{}",
+        String::from_utf8_lossy(&kubectl.stderr)
+    );
+    let new_digest = rig.push("second");
     let released_at = iso(unix_now());
-    hub.set_kube(&fake.admin_url(), &[], &format!("ghcr.io/org/lab@{index}"));
-    let kubeconfig = fake.kubeconfig();
     let run = || {
-        let (code, stdout, stderr) = status(
-            &base,
+        status(
+            &rig,
             FAST_CULLER,
-            &image,
-            &released_at,
             &kubeconfig,
+            &released_at,
             &["--json"],
-        );
-        assert_eq!(code, 0, "{stderr}");
-        serde_json::from_str::<Value>(&stdout).unwrap()
+            false,
+        )
+        .json()
     };
     let first = run();
-    assert_eq!(first["totals"]["evidence"], "digest");
-    assert_eq!(first["totals"]["converged"], false, "{first}");
-    assert_eq!(first["totals"]["stale"], 2, "{first}");
-    // The real culler stops both (idle 6 s, every 2 s); the spawner removes their pods.
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    let mut tick = tokio::time::interval(Duration::from_millis(500));
-    loop {
-        tick.tick().await;
-        let now = run();
-        if now["totals"]["converged"] == true {
-            assert_eq!(now["totals"]["stale"], 0);
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "never converged: {now}\n{}",
-            hub.log()
-        );
-    }
-    // A server started now runs the new digest: still converged, by digest.
-    hub.start_servers(&["s3"]).await;
+    assert_eq!(
+        (&first["totals"]["stale"], &first["totals"]["converged"]),
+        (&json!(2), &json!(false)),
+        "{first}"
+    );
+    let converged = rig
+        .wait_for("converged", Duration::from_secs(120), || async {
+            run()["totals"]["converged"] == true
+        })
+        .await;
+    assert!(converged, "{}", rig.logs());
+    assert_eq!(
+        single_user_pods(&rig).await,
+        Vec::<(String, String, bool)>::new()
+    );
+    let after = run();
+    assert_eq!(
+        (&after["totals"]["running"], &after["totals"]["orphans"]),
+        (&json!(0), &json!(0))
+    );
+    rig.start_servers(&["s3"]).await;
     let last = run();
     assert_eq!(
-        (&last["totals"]["converged"], &last["totals"]["updated"]),
-        (&json!(true), &json!(1)),
+        (&last["totals"]["updated"], &last["totals"]["converged"]),
+        (&json!(1), &json!(true)),
         "{last}"
     );
+    assert_eq!(
+        rig.pod("s3").await.unwrap()["status"]["containerStatuses"][0]["imageID"],
+        rig.image_id(&new_digest).as_str()
+    );
+}
+
+/// docs/status-kubernetes.md's RBAC, applied as written, with a TokenRequest token: `status`
+/// reads the pods with exactly that. Without the RoleBinding, or with the Role and RoleBinding
+/// in another namespace, the API server answers its real 403 and the run fails (exit 1) with
+/// that answer: no report, every output empty, a summary saying what failed.
+#[tokio::test]
+async fn the_documented_rbac_is_enough_and_its_absence_is_the_api_servers_403() {
+    let settings = Z2jhSettings {
+        hub: STILL_CULLER,
+        pull_policy: None,
+    };
+    let rig = Z2jh::start(settings, &reader_config()).await;
+    rig.start_servers(&["alice"]).await;
+    let released_at = iso(unix_now() - 3600.0);
+    let kubeconfig = documented_status_account(&rig, &[]).await;
+    until_allowed(&rig, true).await;
+    let ok = status(
+        &rig,
+        STILL_CULLER,
+        &kubeconfig,
+        &released_at,
+        &["--json", "--include-names"],
+        true,
+    );
+    let report = ok.json();
+    assert_eq!(
+        (states(&report), &report["totals"]["evidence"]),
+        (
+            BTreeMap::from([("alice".to_string(), "updated".to_string())]),
+            &json!("digest")
+        )
+    );
+
+    // The RoleBinding deleted: the ServiceAccount and its token stay, RBAC denies.
+    let ns = rig.namespace.clone();
+    let (code, body) = rig
+        .admin(
+            "DELETE",
+            &format!(
+                "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings/{STATUS_ACCOUNT}"
+            ),
+            None,
+        )
+        .await;
+    assert_eq!(code, 200, "{body}");
+    until_allowed(&rig, false).await;
+    let unbound = status(&rig, STILL_CULLER, &kubeconfig, &released_at, &[], true);
+    // The Role and RoleBinding applied in another namespace (`kubectl apply -n other`), the
+    // ServiceAccount in the hub's.
+    let other = rig.plane.namespace("other").await;
+    let mut elsewhere: Vec<Value> = documented_rbac(&other)
+        .into_iter()
+        .filter(|o| matches!(o["kind"].as_str(), Some("Role" | "RoleBinding")))
+        .collect();
+    elsewhere[1]["subjects"][0]["namespace"] = json!(ns);
+    rig.plane.create(&elsewhere).await;
+    let bound_there = rig
+        .wait_for(
+            "the binding elsewhere is in force",
+            Duration::from_secs(30),
+            || {
+                let (plane, ns, other) = (rig.plane, rig.namespace.clone(), other.clone());
+                async move { allowed(plane, &ns, &other).await }
+            },
+        )
+        .await;
+    assert!(bound_there);
+    assert!(!allowed(rig.plane, &ns, &ns).await);
+    let misplaced = status(&rig, STILL_CULLER, &kubeconfig, &released_at, &[], true);
+
+    // The ServiceAccount token (a JWT of this run) and the forms `status` masks it in.
+    use base64::Engine as _;
+    let token = kubeconfig
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("token: "))
+        .unwrap()
+        .to_string();
+    let masked = [
+        base64::engine::general_purpose::STANDARD.encode(&token),
+        token.to_lowercase(),
+        token.to_uppercase(),
+    ];
+    let parts = [
+        (token.as_str(), "[token]"),
+        (masked[0].as_str(), "[token base64]"),
+        (masked[1].as_str(), "[token lower-case]"),
+        (masked[2].as_str(), "[token upper-case]"),
+        (rig.registry.addr.as_str(), "[registry]"),
+        (ns.as_str(), "[namespace]"),
+        (rig.plane.server.as_str(), "[api-server]"),
+        (rig.hub.api.trim_end_matches("/hub/api"), "[hub]"),
+    ];
+    // Both read the same: the API server's words, the verb, resource and namespace, and the
+    // Role and RoleBinding to create there.
+    let shown: Vec<String> = [
+        ("without the RoleBinding", &unbound),
+        ("bound in another namespace", &misplaced),
+    ]
+    .into_iter()
+    .map(|(name, run)| {
+        assert_eq!(run.code, 1, "{name}: {}\n{}", run.stdout, run.stderr);
+        // The outputs are declared and empty (nothing measured); the summary says why.
+        let outputs = crate::common::parse_outputs(&run.outputs);
+        assert!(
+            outputs.len() >= 5 && outputs.values().all(String::is_empty),
+            "{name}: {outputs:?}"
+        );
+        scrub(
+            &format!(
+                "--- stdout\n{}--- stderr\n{}--- summary\n{}",
+                run.stdout, run.stderr, run.summary
+            ),
+            &parts,
+        )
+    })
+    .collect();
+    assert_eq!(shown[0], shown[1]);
+    insta::assert_snapshot!("forbidden", shown[0]);
+    // Each denial is the API server's own, in its audit log.
+    rig.plane.audit_settled(&ns).await;
+    let codes: Vec<u16> = rig
+        .plane
+        .pod_requests(&status_user(&rig), &ns)
+        .into_iter()
+        .map(|(verb, _, code)| {
+            assert_eq!(verb, "list");
+            code
+        })
+        .collect();
+    assert_eq!(codes, [200, 403, 403]);
+}
+
+/// 1,200 pods beside the hub's two in the namespace, created through the API server with the
+/// admin token and bound to a node of their own: 700 copies of a pod KubeSpawner made (another
+/// user each, which the hub does not list: orphans) and 500 unrelated ones (another component
+/// of the release, another release's servers); the stand-in kubelet runs them all. `status` lists ceil(702 / 500) = 2 pages
+/// (unfiltered, 1,202 pods would be 3), each with the selector in the request: the server
+/// applies it. Then an expired `continue` token: etcd compacted between the two pages (a proxy
+/// in front of the API server does it when the second page is asked), the API server's real
+/// `410 Gone`, and the listing restarted once, as documented.
+#[tokio::test]
+async fn status_pages_1200_pods_with_the_selector_and_survives_a_compaction() {
+    let settings = Z2jhSettings {
+        hub: STILL_CULLER,
+        pull_policy: None,
+    };
+    let rig = Z2jh::start(settings, &reader_config()).await;
+    rig.start_servers(&["u1", "u2"]).await;
+    let released_at = iso(unix_now() - 3600.0);
+    let kubeconfig = documented_status_account(&rig, &[]).await;
+    let template = rig.pod("u1").await.unwrap();
+    let r = &rig;
+
+    // The pods, bound to a node of their own whose cache already holds the image (no pulls).
+    rig.kubelet
+        .control(json!({"cache": {"bulk": {rig.image.clone(): rig.first_digest.clone()}}}))
+        .await;
+    let pods: Vec<Value> = (0..1200)
+        .map(|i| {
+            let mut pod = json!({
+                "apiVersion": "v1", "kind": "Pod",
+                "metadata": {
+                    "name": format!("bulk-{i}"), "namespace": rig.namespace,
+                    "labels": template["metadata"]["labels"].clone(),
+                    "annotations": template["metadata"]["annotations"].clone(),
+                },
+                "spec": template["spec"].clone(),
+            });
+            let user = format!("bulk-{i}");
+            pod["metadata"]["labels"]["hub.jupyter.org/username"] = json!(user);
+            pod["metadata"]["annotations"]["hub.jupyter.org/username"] = json!(user);
+            pod["spec"]["nodeName"] = json!("bulk");
+            pod["spec"]["containers"][0]["imagePullPolicy"] = json!("IfNotPresent");
+            if i >= 700 {
+                // Unrelated: another component of this release, or another release's server.
+                let (key, value) = if i % 2 == 0 {
+                    ("component", "dask-worker")
+                } else {
+                    ("release", "other")
+                };
+                pod["metadata"]["labels"][key] = json!(value);
+                pod["spec"]["containers"][0]["ports"] = json!([]);
+            }
+            pod
+        })
+        .collect();
+    let began = std::time::Instant::now();
+    let plane = rig.plane;
+    let path = collection_path(&pods[0]);
+    for chunk in pods.chunks(40) {
+        let sent = futures_join(
+            chunk
+                .iter()
+                .map(|p| plane.admin("POST", &path, Some(p.clone())))
+                .collect(),
+        )
+        .await;
+        for (code, body) in sent {
+            assert_eq!(code, 201, "{body}");
+        }
+    }
+    let running = rig
+        .wait_for(
+            "1,202 pods run",
+            Duration::from_secs(300),
+            move || async move {
+                let (_, body) = r
+                    .admin(
+                        "GET",
+                        &format!(
+                            "/api/v1/namespaces/{}/pods?fieldSelector=status.phase%3DRunning",
+                            r.namespace
+                        ),
+                        None,
+                    )
+                    .await;
+                body["items"].as_array().map_or(0, Vec::len) == 1202
+            },
+        )
+        .await;
+    assert!(running, "{}", rig.kubelet.log());
+    eprintln!(
+        "KUBETIME 1,200 pods created and running in {:.1} s",
+        began.elapsed().as_secs_f64()
+    );
+
+    let before = rig
+        .plane
+        .pod_requests(&status_user(&rig), &rig.namespace)
+        .len();
+    let report = status(
+        &rig,
+        STILL_CULLER,
+        &kubeconfig,
+        &released_at,
+        &["--json"],
+        false,
+    )
+    .json();
+    assert_eq!(
+        counts(&report),
+        json!({
+            "running": 2, "updated": 2, "stale_idle": 0, "stale_active": 0, "pending": 0,
+            "pending_stale": 0, "mismatch": 0, "orphans": 700, "unknown": 0, "converged": false,
+            "evidence": "digest",
+        })
+        .as_object()
+        .unwrap()
+        .clone()
+        .into_iter()
+        .collect::<BTreeMap<_, _>>()
+    );
+    rig.plane.audit_settled(&rig.namespace).await;
+    let sent = rig.plane.pod_requests(&status_user(&rig), &rig.namespace);
+    insta::assert_snapshot!("paging_1200_pods", requests_shown(&rig, &sent[before..]));
+
+    // The continue token expired between the pages.
+    let proxy = ApiProxy::start(&rig);
+    let through = kubeconfig.replace(&rig.plane.server, &proxy.url());
+    proxy.arm("compact-before-continue");
+    let before = rig
+        .plane
+        .pod_requests(&status_user(&rig), &rig.namespace)
+        .len();
+    let report = status(
+        &rig,
+        STILL_CULLER,
+        &through,
+        &released_at,
+        &["--json"],
+        false,
+    )
+    .json();
+    assert_eq!(report["totals"]["orphans"], 700);
+    let compactions = proxy.compactions();
+    assert_eq!(compactions.len(), 1);
+    assert!(compactions[0].0, "the API server never expired the token");
+    eprintln!(
+        "KUBETIME the continue token expired {:.1} s after the compaction",
+        compactions[0].1
+    );
+    rig.plane.audit_settled(&rig.namespace).await;
+    let sent = rig.plane.pod_requests(&status_user(&rig), &rig.namespace);
+    insta::assert_snapshot!(
+        "paging_after_compaction",
+        requests_shown(&rig, &sent[before..])
+    );
+}
+
+/// The requests as lines `VERB URI CODE`, the namespace and continue tokens named.
+fn requests_shown(rig: &Z2jh, sent: &[(String, String, u16)]) -> String {
+    let token = regex::Regex::new(r"continue=[^&]+").unwrap();
+    sent.iter()
+        .map(|(verb, uri, code)| {
+            let uri = token.replace_all(uri, "continue=[token]");
+            format!(
+                "{verb} {} {code}",
+                uri.replace(&rig.namespace, "[namespace]")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Awaits `futures` concurrently (on this task), in order.
+async fn futures_join<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut pinned: Vec<std::pin::Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
+    let mut out: Vec<Option<F::Output>> = (0..pinned.len()).map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (slot, fut) in out.iter_mut().zip(pinned.iter_mut()) {
+            if slot.is_none() {
+                match fut.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => *slot = Some(v),
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().map(Option::unwrap).collect()
+}
+
+/// tests/kube/api_proxy.py in front of the rig's API server, stopped by its PID on drop.
+struct ApiProxy {
+    child: std::process::Child,
+    dir: tempfile::TempDir,
+    port: u16,
+}
+
+impl ApiProxy {
+    fn start(rig: &Z2jh) -> ApiProxy {
+        let dir = tempfile::tempdir().unwrap();
+        let token = dir.path().join("admin-token");
+        std::fs::write(&token, crate::common::controlplane::ADMIN_TOKEN).unwrap();
+        let p = &rig.plane.dir;
+        let child = std::process::Command::new(repo_root().join(".venv/bin/python"))
+            .arg(repo_root().join("tests/kube/api_proxy.py"))
+            .args([
+                "--upstream",
+                &rig.plane.server,
+                "--etcd",
+                &rig.plane.etcd,
+                "--namespace",
+                &rig.namespace,
+            ])
+            .arg("--ca")
+            .arg(p.join("ca.crt"))
+            .arg("--cert")
+            .arg(p.join("server.crt"))
+            .arg("--key")
+            .arg(p.join("server.key"))
+            .arg("--admin-token-file")
+            .arg(&token)
+            .arg("--dir")
+            .arg(dir.path())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(dir.path().join("log")).unwrap())
+            .spawn()
+            .expect("start the API proxy");
+        let mut proxy = ApiProxy {
+            child,
+            dir,
+            port: 0,
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(port) = std::fs::read_to_string(proxy.dir.path().join("port"))
+                .ok()
+                .and_then(|p| p.trim().parse().ok())
+            {
+                proxy.port = port;
+                return proxy;
+            }
+            if let Ok(Some(status)) = proxy.child.try_wait() {
+                panic!(
+                    "the API proxy exited ({status}): {}",
+                    std::fs::read_to_string(proxy.dir.path().join("log")).unwrap_or_default()
+                );
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the API proxy did not start"
+            );
+            std::thread::park_timeout(Duration::from_millis(50));
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("https://127.0.0.1:{}", self.port)
+    }
+
+    fn arm(&self, mode: &str) {
+        std::fs::write(self.dir.path().join("mode"), mode).unwrap();
+    }
+
+    /// The compactions it made: whether the API server then answered the page 410, and after
+    /// how many seconds.
+    fn compactions(&self) -> Vec<(bool, f64)> {
+        std::fs::read_to_string(self.dir.path().join("events.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| {
+                let e: Value = serde_json::from_str(l).unwrap();
+                (
+                    e["expired"] == true,
+                    e["seconds"].as_f64().unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+}
+
+impl Drop for ApiProxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_fake_speaks_what_the_official_client_reads() {
+    let fake = FakeKube::start();
+    let out = std::process::Command::new(repo_root().join(".venv/bin/python"))
+        .arg(repo_root().join("tests/kube/check_client.py"))
+        .args([
+            fake.api.to_string(),
+            fake.admin.to_string(),
+            fake.ca().display().to_string(),
+            TOKEN.to_string(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).trim()
+        ),
+        (Some(0), "ok 1203 3"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+const SLOW_CULLER: HubSettings = HubSettings {
+    timeout: 600,
+    every: 300,
+    max_age: 0,
+    slow_stop_timeout: 1,
+};
+
+/// Runs `status` against `base` (a hub of the stand-in rig) with the kubeconfig `kubeconfig`.
+fn status_on_fake(
+    base: &str,
+    image: &str,
+    kubeconfig: &str,
+    args: &[&str],
+) -> (i32, String, String) {
+    let mut all = vec![
+        "status",
+        "--hub-url",
+        base,
+        "--hub-token",
+        READER_TOKEN,
+        "--released-at",
+        "2026-01-01T00:00:00Z",
+        "--image",
+        image,
+        "--kubeconfig",
+        kubeconfig,
+        "--namespace",
+        "jhub",
+        "--helm-release",
+        "jhub",
+        "--cull-timeout",
+        "600",
+        "--cull-every",
+        "300",
+    ];
+    all.extend_from_slice(args);
+    run_codeq(&all, &BTreeMap::new())
+}
+
+/// What no real API server sends, on the hand-written fake (tests/kube/fake_apiserver.py) with
+/// the stand-in hub rig: kubeconfigs refused before anything is sent, an address that does
+/// not answer, a server address carrying credentials, an answer dripped a byte at a time, plain
+/// HTTP to a host outside loopback, a 200 that is not a pod list (a proxy's or dashboard's
+/// page), a `continue` token that comes back.
+#[tokio::test]
+async fn status_refuses_what_no_api_server_sends_clearly() {
+    let fake = FakeKube::start();
+    let dir = tempfile::tempdir().unwrap();
+    crate::common::registry::make_layout(dir.path(), "latest", "kube");
+    let image = format!("oci:{}:latest", dir.path().display());
+    let hub = crate::common::hub::Hub::start_with(SLOW_CULLER, &reader_config()).await;
+    let base = hub.api.trim_end_matches("/hub/api").to_string();
+    hub.set_kube(&fake.admin_url(), &[], "ghcr.io/org/lab@sha256:eeee");
+    hub.start_servers(&["alice"]).await;
+    let kubeconfig = fake.kubeconfig();
+    let exits = |want: i32, kubeconfig: &str, args: &[&str], words: &[&str]| {
+        let (code, stdout, stderr) = status_on_fake(&base, &image, kubeconfig, args);
+        assert_eq!(code, want, "{stdout}\n{stderr}");
+        for w in words {
+            assert!(stderr.contains(w), "{w:?} not in {stderr}");
+        }
+        assert!(!stderr.contains(TOKEN), "{stderr}");
+        stderr
+    };
+    // A kubeconfig that cannot work is bad input (exit 2), refused before the hub is read.
+    let exec = kubeconfig.replace(
+        &format!("      token: {TOKEN}\n"),
+        "      exec:\n        apiVersion: client.authentication.k8s.io/v1beta1\n        command: gke-gcloud-auth-plugin\n",
+    );
+    exits(
+        2,
+        &exec,
+        &[],
+        &[
+            "needs the credential plugin \"gke-gcloud-auth-plugin\"",
+            "no credential plugins",
+            "token: TOKEN",
+        ],
+    );
+    exits(
+        2,
+        &kubeconfig.replace("current-context: hub\n", ""),
+        &[],
+        &[
+            "the kubeconfig (the kubeconfig input) is not usable",
+            "failed to determine current context",
+        ],
+    );
+    exits(
+        2,
+        &kubeconfig.replace("current-context: hub\n", "current-context: prod\n"),
+        &[],
+        &["failed to load current context: prod"],
+    );
+    exits(
+        2,
+        "clusters: [ nope",
+        &[],
+        &["the kubeconfig (the kubeconfig input) is not usable"],
+    );
+    assert_eq!(
+        fake.requests().len(),
+        0,
+        "nothing sent with a kubeconfig refused"
+    );
+    exits(
+        1,
+        &fake.kubeconfig_at(&format!("https://127.0.0.1:{}", free_port()), TOKEN),
+        &[],
+        &["cannot read pods from the Kubernetes API server"],
+    );
+    // A server address carrying credentials is shown without them.
+    fake.fault(Some("unauthorized"));
+    let port = fake.api;
+    let with_password = fake.kubeconfig_at(
+        &format!("https://admin:SuperSecretPw@127.0.0.1:{port}/?token=SecretQuery"),
+        TOKEN,
+    );
+    let stderr = exits(
+        1,
+        &with_password,
+        &[],
+        &[&format!(
+            "the Kubernetes API server https://127.0.0.1:{port}/ answered 401"
+        )],
+    );
+    assert!(
+        !stderr.contains("SuperSecretPw") && !stderr.contains("SecretQuery"),
+        "{stderr}"
+    );
+    fake.fault(None);
+    // A server that drips its answer is cut at kube-timeout, which bounds each request whole.
+    let drip = DripServer::start();
+    let stderr = exits(
+        1,
+        &fake.kubeconfig_at(&format!("http://127.0.0.1:{}", drip.port), TOKEN),
+        &["--kube-timeout", "2s"],
+        &["did not answer within kube-timeout (2s)"],
+    );
+    drop(drip);
+    // Loopback over plain HTTP is no warning; an API server elsewhere over plain HTTP is,
+    // before the token is sent (TEST-NET-1: nothing answers there).
+    assert!(!stderr.contains("is plain http://"), "{stderr}");
+    exits(
+        1,
+        &fake.kubeconfig_at("http://192.0.2.1:8080", TOKEN),
+        &["--kube-timeout", "1s"],
+        &[
+            "kubeconfig http://192.0.2.1:8080/ is plain http:// to a host outside loopback, private networks and the cluster: its user's token or password is sent unencrypted to it; use https://",
+        ],
+    );
+    // A 200 that is not a pod list is refused, never read as "no pods".
+    fake.fault(Some("not-a-pod-list"));
+    exits(
+        1,
+        &kubeconfig,
+        &[],
+        &[
+            "answered with something that is not a pod list: its kind is \"Status\"",
+            "not a proxy, dashboard or load balancer page",
+        ],
+    );
+    // A continue token that comes back ends the listing with an error, at the second page.
+    fake.fault(Some("endless-continue"));
+    let before = fake.requests().len();
+    exits(
+        1,
+        &kubeconfig,
+        &[],
+        &["kept paging the pods: 2 pages without an end"],
+    );
+    assert_eq!(fake.requests().len() - before, 2);
 }
 
 /// A plain-HTTP server that answers every connection with a status line and headers at
@@ -511,7 +1357,7 @@ impl DripServer {
     fn start() -> Self {
         use std::io::Write as _;
         use std::sync::atomic::Ordering;
-        use std::time::{Duration, Instant};
+        use std::time::Instant;
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let port = listener.local_addr().unwrap().port();

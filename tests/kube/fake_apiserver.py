@@ -1,5 +1,13 @@
 """A fake Kubernetes API server for `status`'s tests (tests/it/kube.rs), over TLS.
 
+Kept only for what the real API server of the tests (tests/it/common/controlplane.rs: a real
+kube-apiserver and etcd built from Go modules, with real KubeSpawner spawning into it) cannot
+produce: a 200 answer that is not a `PodList` (a proxy's, dashboard's or load balancer's page)
+and a `continue` token that comes back (a broken proxy or cache), and for
+scripts/bench_status.py, which measures `status` at thousands of servers without building the
+control plane. RBAC's 403, pagination, an expired `continue` token (etcd compacted between two
+pages), and the pods KubeSpawner makes are tested on the real API server.
+
 Serves what `status` reads and nothing else: `GET /api/v1/namespaces/{ns}/pods` with
 `labelSelector` (equality terms, as the API server applies them), `limit` and `continue`,
 answering a `v1` `PodList` whose `metadata.continue` pages through the pods; errors are

@@ -145,9 +145,19 @@ impl Hub {
     /// the ports are picked free ([`free_port`]) but bound only later by the hub and the
     /// proxy, so a test running alongside can take one in between.
     pub async fn start_with(settings: HubSettings, extra: &str) -> Hub {
+        Self::start_with_env(settings, extra, &[]).await
+    }
+
+    /// As [`Hub::start_with`], with `env` set in the hub's environment (and so its spawner's
+    /// and services'), e.g. `KUBECONFIG` for KubeSpawner ([`super::z2jh`]).
+    pub async fn start_with_env(
+        settings: HubSettings,
+        extra: &str,
+        env: &[(String, String)],
+    ) -> Hub {
         let began = Instant::now();
         for attempt in 1..=3 {
-            let mut rig = Self::launch(settings, extra);
+            let mut rig = Self::launch(settings, extra, env);
             match rig.until_up(Duration::from_secs(120)).await {
                 Ok(()) => {
                     eprintln!("HUBTIME hub up in {:.1} s", began.elapsed().as_secs_f64());
@@ -187,7 +197,7 @@ impl Hub {
     }
 
     /// Writes the rig's config (fresh ports) and starts the hub; does not wait.
-    fn launch(settings: HubSettings, extra: &str) -> Hub {
+    fn launch(settings: HubSettings, extra: &str, env: &[(String, String)]) -> Hub {
         let python = rig_file(".venv/bin/python", "JupyterHub's virtual environment");
         let chp = rig_file(
             "tests/hub/node_modules/.bin/configurable-http-proxy",
@@ -245,11 +255,15 @@ c.JupyterHub.load_roles = [
         let log = std::fs::File::create(dir.path().join("hub.log")).unwrap();
         let child = {
             use std::os::unix::process::CommandExt;
-            Command::new(&python)
-                .arg(support.join("launch.py"))
+            let mut cmd = Command::new(&python);
+            // A test process that dies before dropping the rig (SIGKILL) stops the hub too,
+            // which then stops its proxy and culler as on any SIGTERM.
+            super::controlplane::signal_on_parent_death(&mut cmd, libc::SIGTERM);
+            cmd.arg(support.join("launch.py"))
                 .args(["-f", "jupyterhub_config.py"])
                 .current_dir(dir.path())
                 .env_remove("JUPYTERHUB_API_TOKEN")
+                .envs(env.iter().map(|(k, v)| (k, v)))
                 .stdin(Stdio::null())
                 .stdout(log.try_clone().unwrap())
                 .stderr(log)
@@ -315,18 +329,9 @@ c.JupyterHub.load_roles = [
     /// Creates `users` and starts a server for each, waiting (bounded) until all are ready.
     pub async fn start_servers(&self, users: &[&str]) {
         let began = Instant::now();
-        let (code, body) = self
-            .send("POST", "/users", Some(json!({"usernames": users})))
-            .await;
-        assert_eq!(code, 201, "create users: {body}");
-        for u in users {
-            let (code, body) = self.send("POST", &format!("/users/{u}/server"), None).await;
-            assert!(
-                code == 201 || code == 202,
-                "start {u}'s server: {code} {body}"
-            );
-        }
-        let want = users.len();
+        let before = self.servers().await.len();
+        self.spawn(users).await;
+        let want = before + users.len();
         let ready = self
             .wait_for("every server is ready", Duration::from_secs(60), move |h| {
                 let h = h.clone_api();
@@ -343,6 +348,22 @@ c.JupyterHub.load_roles = [
             users.len(),
             began.elapsed().as_secs_f64()
         );
+    }
+
+    /// Creates `users` and asks the hub to start a server for each (`201` started, `202`
+    /// pending); does not wait for them.
+    pub async fn spawn(&self, users: &[&str]) {
+        let (code, body) = self
+            .send("POST", "/users", Some(json!({"usernames": users})))
+            .await;
+        assert_eq!(code, 201, "create users: {body}");
+        for u in users {
+            let (code, body) = self.send("POST", &format!("/users/{u}/server"), None).await;
+            assert!(
+                code == 201 || code == 202,
+                "start {u}'s server: {code} {body}"
+            );
+        }
     }
 
     /// Posts `at` (unix seconds) as the user's and their default server's last activity,

@@ -2,6 +2,7 @@
 //! GitHub's examples, and a runner that starts the built binary as the Actions runner does.
 #![allow(dead_code, unused_imports)]
 
+pub mod controlplane;
 pub mod fake_registry;
 pub mod github;
 pub mod hub;
@@ -9,6 +10,7 @@ pub mod kube;
 pub mod openapi;
 pub mod registry;
 pub mod scenario;
+pub mod z2jh;
 
 use serde_json::{Value, json};
 use std::collections::BTreeMap;

@@ -58,7 +58,10 @@ impl Registry {
         );
         let config_path = dir.path().join("config.yml");
         std::fs::write(&config_path, config).unwrap();
-        let mut child = Command::new("docker-registry")
+        let mut cmd = Command::new("docker-registry");
+        // Also killed if the test process dies before this is dropped.
+        super::controlplane::die_with_parent(&mut cmd);
+        let mut child = cmd
             .arg("serve")
             .arg(&config_path)
             .stdout(Stdio::null())
