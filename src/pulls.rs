@@ -39,7 +39,7 @@
 //! [`crate::tier::decide`] turns it into an error or an explicit fallback.
 
 use crate::context::RunContext;
-use crate::event::PayloadCommit;
+use crate::event::PayloadHead;
 use crate::support::github::GitHub;
 use crate::support::github::models::PullRequest as ApiPullRequest;
 use crate::tier::{
@@ -60,10 +60,6 @@ pub(crate) const DEFAULT_BACKOFF_MS: [u64; 3] = [2_000, 6_000, 18_000];
 /// 2048. A push with more makes the look-up [`Found::Incomplete`]: a security label among
 /// these decides, otherwise the run fails asking for the tier input.
 pub(crate) const MAX_PUSH_COMMITS: usize = 100;
-
-/// The most commits a push payload lists (GitHub's webhook reference): a payload listing
-/// this many may have left some out.
-pub(crate) const PAYLOAD_COMMITS_CAP: usize = 2048;
 
 /// How to look up.
 pub(crate) struct LookupOptions<'a> {
@@ -90,8 +86,6 @@ pub(crate) struct Behind {
     pub commit: Option<String>,
 }
 
-/// Finds the pull requests behind this run's release. Never fails: a failed look-up is
-/// reported as [`Found::LookupFailed`] so that the tier rules decide what it means.
 impl Behind {
     /// What was found from `origin`, without notes, and the commit the release targets.
     fn plain(origin: LookupOrigin, found: Found, commit: Option<String>) -> Self {
@@ -106,6 +100,8 @@ impl Behind {
     }
 }
 
+/// Finds the pull requests behind this run's release. Never fails: a failed look-up is
+/// reported as [`Found::LookupFailed`] so that the tier rules decide what it means.
 pub(crate) async fn resolve(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     // The client is bound to the release repository; read where the event came from.
     let elsewhere = match (opts.github, &ctx.event_repository) {
@@ -135,18 +131,14 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     let after = event.after.as_deref().map(str::trim).unwrap_or_default();
     let zeros = !after.is_empty() && after.bytes().all(|b| b == b'0');
     if event.deleted || zeros {
-        return Behind {
-            evidence: Evidence {
-                origin: LookupOrigin::PushDeleting {
-                    target: target.to_string(),
-                },
-                found: Found::LookupFailed(Box::new(LookupFailure::PushDeleted {
-                    target: target.to_string(),
-                })),
-                notes: Vec::new(),
+        let target = target.to_string();
+        return Behind::plain(
+            LookupOrigin::PushDeleting {
+                target: target.clone(),
             },
-            commit: None,
-        };
+            Found::LookupFailed(Box::new(LookupFailure::PushDeleted { target })),
+            None,
+        );
     }
     let Some(head) = commit_sha(after).or_else(|| ctx.sha.clone()) else {
         return failed(event_origin("push"), PayloadProblem::NoPushedCommit);
@@ -184,7 +176,7 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
         count: not_examined,
         carried,
         listed,
-        payload: if listed >= PAYLOAD_COMMITS_CAP {
+        payload: if listed >= crate::event::MAX_COMMITS {
             PayloadList::AtLimit
         } else if carried > commits.len() {
             PayloadList::Fewer
@@ -200,28 +192,27 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
 
 /// The part of the payload an event is about (`merge_group`, `workflow_run`) and the head
 /// commit it names in `EVENT.head_sha`, or what the payload lacks.
-fn event_head<'a, T>(
+fn event_head<'a>(
     event: &str,
-    payload: Option<&'a T>,
-    head_sha: impl Fn(&T) -> &str,
-) -> Result<(&'a T, String), PayloadProblem> {
+    payload: Option<&'a PayloadHead>,
+) -> Result<(&'a PayloadHead, String), PayloadProblem> {
     let Some(part) = payload else {
         let part = event.to_string();
         return Err(PayloadProblem::NoPart { part });
     };
-    let text = head_sha(part);
+    let text = &part.head_sha;
     match commit_sha(text) {
         Some(head) => Ok((part, head)),
         None => Err(PayloadProblem::BadHeadSha {
             event: event.to_string(),
-            text: text.to_string(),
+            text: text.clone(),
         }),
     }
 }
 
 async fn merge_group(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     let payload = ctx.event.merge_group.as_ref();
-    let (group, head) = match event_head("merge_group", payload, |p| &p.head_sha) {
+    let (group, head) = match event_head("merge_group", payload) {
         Ok(found) => found,
         Err(problem) => return failed(event_origin("merge_group"), problem),
     };
@@ -240,7 +231,7 @@ async fn merge_group(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
 
 async fn workflow_run(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     let payload = ctx.event.workflow_run.as_ref();
-    let (run, head) = match event_head("workflow_run", payload, |p| &p.head_sha) {
+    let (run, head) = match event_head("workflow_run", payload) {
         Ok(found) => found,
         Err(problem) => return failed(event_origin("workflow_run"), problem),
     };
@@ -260,10 +251,7 @@ async fn workflow_run(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
         triggered_by: triggered_by.to_string(),
         branch: branch.map(str::to_string),
     };
-    let message = run
-        .head_commit
-        .as_ref()
-        .map(|c: &PayloadCommit| c.message.as_str());
+    let message = run.head_commit.as_ref().map(|c| c.message.as_str());
     head_commit(ctx, opts, head, message, branch, origin).await
 }
 
@@ -285,29 +273,19 @@ async fn head_commit(
 async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     let event_name = &ctx.event_name;
     let Some(pr) = &ctx.event.pull_request else {
-        return failed(
-            event_origin(event_name),
-            PayloadProblem::NoPart {
-                part: "pull_request".into(),
-            },
-        );
+        let part = "pull_request".into();
+        return failed(event_origin(event_name), PayloadProblem::NoPart { part });
     };
     let origin = LookupOrigin::PullRequest {
         number: pr.number,
         event: event_name.clone(),
     };
     if pr.merged != Some(true) {
-        return Behind {
-            evidence: Evidence {
-                origin,
-                found: Found::LookupFailed(Box::new(LookupFailure::NotMerged {
-                    number: pr.number,
-                    action: ctx.event.action.clone(),
-                })),
-                notes: Vec::new(),
-            },
-            commit: None,
+        let failure = LookupFailure::NotMerged {
+            number: pr.number,
+            action: ctx.event.action.clone(),
         };
+        return Behind::plain(origin, Found::LookupFailed(Box::new(failure)), None);
     }
     let mut commit = pr.merge_commit_sha.as_deref().and_then(commit_sha);
     let from_payload = PullRequest::from(pr);
@@ -325,33 +303,18 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
     };
     let found = match why {
         None => Found::PullRequests(vec![from_payload]),
-        Some(why) => {
-            let lookup = Lookup::Refetch {
-                number: pr.number,
-                why,
-            };
-            let fresh = match client(ctx, opts, &lookup) {
-                Err(failure) => Err(failure),
-                Ok(gh) => gh
-                    .pull_request(pr.number)
-                    .await
-                    .map_err(|e| github_failed(ctx, lookup, &e)),
-            };
-            match fresh {
-                Ok(fresh) => {
-                    refetched = true;
-                    if commit.is_none() {
-                        commit = fresh.merge_commit_sha.as_deref().and_then(commit_sha);
-                    }
-                    Found::PullRequests(vec![PullRequest::from(&fresh)])
-                }
-                Err(failure) if !labelled => Found::LookupFailed(failure),
-                Err(failure) => {
-                    notes.push(LookupNote::RefetchFailed(failure));
-                    Found::PullRequests(vec![from_payload])
-                }
+        Some(why) => match refetch(ctx, opts, pr.number, why).await {
+            Ok(fresh) => {
+                refetched = true;
+                commit = commit.or_else(|| fresh.merge_commit_sha.as_deref().and_then(commit_sha));
+                Found::PullRequests(vec![PullRequest::from(&fresh)])
             }
-        }
+            Err(failure) if !labelled => Found::LookupFailed(failure),
+            Err(failure) => {
+                notes.push(LookupNote::RefetchFailed(failure));
+                Found::PullRequests(vec![from_payload])
+            }
+        },
     };
     if commit.is_none() {
         notes.push(LookupNote::NoMergeCommit {
@@ -369,6 +332,20 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
         },
         commit,
     }
+}
+
+/// A fresh copy of pull request `number` from GitHub, fetched again because of `why`.
+async fn refetch(
+    ctx: &RunContext,
+    opts: &LookupOptions<'_>,
+    number: u64,
+    why: Refetch,
+) -> Result<ApiPullRequest, Box<LookupFailure>> {
+    let lookup = Lookup::Refetch { number, why };
+    let gh = client(ctx, opts, &lookup)?;
+    gh.pull_request(number)
+        .await
+        .map_err(|e| github_failed(ctx, lookup, &e))
 }
 
 /// The merged pull requests behind `commits` (SHA, message): asked per commit on the backoff
@@ -449,14 +426,12 @@ impl Asked<'_> {
         found: &mut BTreeMap<u64, PullRequest>,
         spent: &mut Spent,
     ) -> Result<Vec<&'c (String, String)>, Found> {
-        let (ctx, gh, shas, branch, origin) =
-            (self.ctx, self.gh, self.shas, self.branch, self.origin);
         let mut pending: Vec<&(String, String)> = commits.iter().collect();
         // What the client sent and slept, read retries included.
-        let before = gh.traffic();
+        let before = self.gh.traffic();
         let mut paced = Duration::ZERO;
         let count = |spent: &mut Spent, paced: Duration| {
-            let now = gh.traffic();
+            let now = self.gh.traffic();
             spent.requests = usize::try_from(now.requests - before.requests).unwrap_or(usize::MAX);
             spent.waited = paced + now.waited.saturating_sub(before.waited);
         };
@@ -467,21 +442,21 @@ impl Asked<'_> {
             }
             let mut still = Vec::new();
             for commit in pending {
-                let answer = gh.pulls_for_commit(&commit.0).await;
+                let answer = self.gh.pulls_for_commit(&commit.0).await;
                 count(spent, paced);
                 let answer = match answer {
                     Ok(answer) => answer,
                     Err(e) => {
                         let lookup = Lookup::CommitPulls {
-                            origin: origin.clone(),
+                            origin: self.origin.clone(),
                             commit: short(&commit.0),
                         };
-                        return Err(Found::LookupFailed(github_failed(ctx, lookup, &e)));
+                        return Err(Found::LookupFailed(github_failed(self.ctx, lookup, &e)));
                     }
                 };
                 let accepted: Vec<_> = answer
                     .iter()
-                    .filter(|pr| merged_into(pr, shas, branch))
+                    .filter(|pr| merged_into(pr, self.shas, self.branch))
                     .collect();
                 if accepted.is_empty() {
                     still.push(commit);
@@ -505,8 +480,6 @@ impl Asked<'_> {
         pending: Vec<&(String, String)>,
         found: &mut BTreeMap<u64, PullRequest>,
     ) -> Result<(Vec<String>, Vec<SubjectMiss>), Found> {
-        let (ctx, gh, shas, branch, origin) =
-            (self.ctx, self.gh, self.shas, self.branch, self.origin);
         let mut unresolved = Vec::new();
         let mut fallback_notes = Vec::new();
         for (sha, message) in pending {
@@ -518,8 +491,8 @@ impl Asked<'_> {
             if found.contains_key(&number) {
                 continue;
             }
-            match gh.pull_request(number).await {
-                Ok(pr) if merged_into(&pr, shas, branch) => {
+            match self.gh.pull_request(number).await {
+                Ok(pr) if merged_into(&pr, self.shas, self.branch) => {
                     found.insert(pr.number, PullRequest::from(&pr));
                 }
                 Ok(_) => {
@@ -527,7 +500,7 @@ impl Asked<'_> {
                     fallback_notes.push(SubjectMiss::NotMergedInto {
                         number,
                         commit: short(sha),
-                        branch: branch.map(str::to_string),
+                        branch: self.branch.map(str::to_string),
                     });
                 }
                 Err(e) if e.kind == crate::support::github::Kind::NotFound => {
@@ -535,16 +508,16 @@ impl Asked<'_> {
                     fallback_notes.push(SubjectMiss::NotAPullRequest {
                         number,
                         commit: short(sha),
-                        repository: gh.repository().to_string(),
+                        repository: self.gh.repository().to_string(),
                     });
                 }
                 Err(e) => {
                     let lookup = Lookup::NamedPull {
-                        origin: origin.clone(),
+                        origin: self.origin.clone(),
                         number,
                         commit: short(sha),
                     };
-                    return Err(Found::LookupFailed(github_failed(ctx, lookup, &e)));
+                    return Err(Found::LookupFailed(github_failed(self.ctx, lookup, &e)));
                 }
             }
         }
@@ -561,14 +534,12 @@ impl Asked<'_> {
         fallback: Vec<SubjectMiss>,
         unexamined: Option<Unexamined>,
     ) -> Found {
-        let (ctx, gh, shas, branch, origin) =
-            (self.ctx, self.gh, self.shas, self.branch, self.origin);
         let commits = |shas: Vec<String>| Commits {
-            origin: origin.clone(),
-            branch: branch.map(str::to_string),
+            origin: self.origin.clone(),
+            branch: self.branch.map(str::to_string),
             shas,
             traffic: LookupTraffic {
-                repository: gh.repository().to_string(),
+                repository: self.gh.repository().to_string(),
                 requests: spent.requests,
                 waited: spent.waited,
             },
@@ -576,8 +547,8 @@ impl Asked<'_> {
         };
         if found.is_empty() {
             return Found::LookupFailed(Box::new(LookupFailure::NoneMerged {
-                commits: commits(shas.iter().map(|s| short(s)).collect()),
-                merge_group: ctx.event_name == "merge_group",
+                commits: commits(self.shas.iter().map(|s| short(s)).collect()),
+                merge_group: self.ctx.event_name == "merge_group",
                 unexamined,
             }));
         }
@@ -690,8 +661,7 @@ fn failed(origin: LookupOrigin, problem: PayloadProblem) -> Behind {
 
 /// A 40-hex commit SHA, lower-cased; `None` for anything else.
 fn commit_sha(text: &str) -> Option<String> {
-    let t = text.trim();
-    (t.len() == 40 && t.bytes().all(|b| b.is_ascii_hexdigit())).then(|| t.to_ascii_lowercase())
+    crate::context::commit_sha(text).ok()
 }
 
 fn short(sha: &str) -> String {

@@ -9,11 +9,11 @@
 //! is the I/O side's job ([`crate::pulls`]); this module only reads what it found.
 
 use crate::support::sanitize;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The refresh tier of a release.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
     /// Passive convergence through the idle culler; no action at rollout.
@@ -54,7 +54,7 @@ pub enum UnlabeledPolicy {
 }
 
 /// How the tier was decided: the `tier-source` output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TierSource {
     /// From a tier label on a contributing pull request.
@@ -77,7 +77,7 @@ impl fmt::Display for TierSource {
 
 /// A pull request that went into the release, as far as the tier cares.
 /// `title` and `labels` are untrusted text (anyone who can open a PR writes them).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PullRequest {
     /// The PR number, e.g. `42`.
     pub number: u64,
@@ -99,7 +99,7 @@ pub struct LabelRules {
 }
 
 /// The tier with its evidence.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TierDecision {
     /// The tier.
     pub tier: Tier,
@@ -107,8 +107,6 @@ pub struct TierDecision {
     pub source: TierSource,
     /// The pull requests that went into the release (may be empty).
     pub pull_requests: Vec<PullRequest>,
-    /// The label that decided, and the PR that carried it (source `labels` only).
-    pub deciding: Option<DecidingLabel>,
     /// Which rule decided, with its data; the render layer says it in one sentence.
     pub reason: Reason,
     /// What a human should see (unlabeled PRs, conflicting labels); the render layer words
@@ -117,7 +115,7 @@ pub struct TierDecision {
 }
 
 /// The label that decided the tier, and which PR carried it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecidingLabel {
     /// The PR number.
     pub pull_request: u64,
@@ -127,7 +125,7 @@ pub struct DecidingLabel {
 
 /// Which rule of [`decide`] set the tier, with what it read. `origin` is
 /// [`Evidence::origin`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Reason {
     /// Rule 1: the tier input.
     Input {
@@ -164,7 +162,7 @@ pub enum Reason {
 }
 
 /// Why the pull requests behind a release are not all known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Gap {
     /// The look-up failed ([`Found::LookupFailed`]).
     LookupFailed,
@@ -173,7 +171,7 @@ pub enum Gap {
 }
 
 /// What carries no tier label (rule 4).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NoLabel {
     /// Pull requests were found; none carries a tier label.
     NoTierLabel {
@@ -193,7 +191,7 @@ pub enum NoLabel {
 
 /// Something about the decision a human should see. PR number lists are ascending, without
 /// repeats.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Warning {
     /// A note of the look-up ([`Evidence::notes`]).
     Note(LookupNote),
@@ -283,62 +281,39 @@ pub enum Undecided {
 }
 
 impl TierDecision {
-    /// Applies `f` to every untrusted or looked-up text the decision holds (titles, labels,
-    /// origins, failures): to hide secrets before anything is printed or escaped.
+    /// Applies `f` to every text the decision holds (titles, labels, origins, failures): to
+    /// hide secrets before anything is printed or escaped. It goes through the decision's JSON
+    /// form, so every string is reached, those of a field added later too. That form names
+    /// enum variants by strings as well (`security`, `Incomplete`); should `f` change one (a
+    /// secret that is such a word), the mapping is done again leaving words of letters alone.
     pub(crate) fn map_text(&mut self, f: impl Fn(&str) -> String) {
-        let f = &f;
-        let map = |s: &mut String| *s = f(s);
-        for pr in &mut self.pull_requests {
-            map(&mut pr.title);
-            pr.labels.iter_mut().for_each(map);
-        }
-        if let Some(d) = &mut self.deciding {
-            map(&mut d.label);
-        }
-        let no_label = |why: &mut NoLabel| match why {
-            NoLabel::NoTierLabel { labels, origin, .. } => {
-                labels.iter_mut().for_each(map);
-                origin.map_text(f);
-            }
-            NoLabel::NoPullRequest { origin } => origin.map_text(f),
+        let Ok(value) = serde_json::to_value(&*self) else {
+            return;
         };
-        match &mut self.reason {
-            Reason::Input { .. } => {}
-            Reason::Label {
-                deciding, origin, ..
-            } => {
-                map(&mut deciding.label);
-                origin.map_text(f);
-            }
-            Reason::NotFromLabels { origin, .. } => origin.map_text(f),
-            Reason::Unlabeled { why, .. } => no_label(why),
-        }
-        for warning in &mut self.warnings {
-            match warning {
-                Warning::Note(note) => note.map_text(f),
-                Warning::ListsOverlap { label } => map(label),
-                Warning::InputWithoutPullRequests { failure, .. } => failure.map_text(f),
-                Warning::InputIncomplete { missing, .. } => missing.map_text(f),
-                Warning::NotFromLabels { failure, .. } => failure.map_text(f),
-                Warning::SecurityDespiteGap { missing, deciding } => {
-                    missing.map_text(f);
-                    map(&mut deciding.label);
+        for keep_words in [false, true] {
+            let mut mapped = value.clone();
+            map_strings(&mut mapped, &|s: &str| {
+                if keep_words && s.bytes().all(|b| b.is_ascii_alphabetic()) {
+                    s.to_string()
+                } else {
+                    f(s)
                 }
-                Warning::InputOverrides { deciding, .. } => map(&mut deciding.label),
-                Warning::TreatedAs { why, .. } => no_label(why),
-                Warning::WithoutTierLabel { .. } | Warning::Conflict { .. } => {}
+            });
+            if let Ok(decision) = serde_json::from_value(mapped) {
+                *self = decision;
+                return;
             }
         }
     }
 }
 
-impl NotKnown {
-    /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
-    pub(crate) fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
-        match self {
-            NotKnown::Failed(failure) => failure.map_text(f),
-            NotKnown::Incomplete(missing) => missing.map_text(f),
-        }
+/// `value` with `f` applied to every string in it (not to object keys).
+fn map_strings(value: &mut serde_json::Value, f: &dyn Fn(&str) -> String) {
+    match value {
+        serde_json::Value::String(text) => *text = f(text),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|v| map_strings(v, f)),
+        serde_json::Value::Object(fields) => fields.values_mut().for_each(|v| map_strings(v, f)),
+        _ => {}
     }
 }
 
@@ -369,101 +344,6 @@ impl LookupFailure {
                 | LookupFailure::NoClient { .. }
                 | LookupFailure::Payload { .. }
         )
-    }
-
-    /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
-    pub(crate) fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
-        let map = |s: &mut String| *s = f(s);
-        match self {
-            LookupFailure::PushDeleted { target } => map(target),
-            LookupFailure::Payload { origin, problem } => {
-                origin.map_text(f);
-                match problem {
-                    PayloadProblem::NoPushedCommit => {}
-                    PayloadProblem::NoPart { part } => map(part),
-                    PayloadProblem::BadHeadSha { event, text } => {
-                        map(event);
-                        map(text);
-                    }
-                }
-            }
-            LookupFailure::NotMerged { action, .. } => action.iter_mut().for_each(map),
-            LookupFailure::NoClient { lookup, .. } => lookup.map_text(f),
-            LookupFailure::GitHub {
-                lookup,
-                error,
-                elsewhere,
-                ..
-            } => {
-                lookup.map_text(f);
-                map(error);
-                if let Some(Elsewhere { event, release }) = elsewhere {
-                    map(event);
-                    map(release);
-                }
-            }
-            LookupFailure::NoneMerged {
-                commits,
-                unexamined,
-                ..
-            } => {
-                commits.map_text(f);
-                if let Some(u) = unexamined {
-                    u.origin.map_text(f);
-                }
-            }
-        }
-    }
-}
-
-impl Lookup {
-    fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
-        let map = |s: &mut String| *s = f(s);
-        match self {
-            Lookup::PullRequestsOf { origin } => origin.map_text(f),
-            Lookup::Refetch { .. } => {}
-            Lookup::CommitPulls { origin, commit } | Lookup::NamedPull { origin, commit, .. } => {
-                origin.map_text(f);
-                map(commit);
-            }
-        }
-    }
-}
-
-impl Commits {
-    fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
-        let map = |s: &mut String| *s = f(s);
-        self.origin.map_text(f);
-        self.branch.iter_mut().for_each(map);
-        self.shas.iter_mut().for_each(map);
-        map(&mut self.traffic.repository);
-        for miss in &mut self.fallback {
-            match miss {
-                SubjectMiss::NoNumber { commit } => map(commit),
-                SubjectMiss::NotMergedInto { commit, branch, .. } => {
-                    map(commit);
-                    branch.iter_mut().for_each(map);
-                }
-                SubjectMiss::NotAPullRequest {
-                    commit, repository, ..
-                } => {
-                    map(commit);
-                    map(repository);
-                }
-            }
-        }
-    }
-}
-
-impl Missing {
-    /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
-    pub(crate) fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
-        if let Some(c) = &mut self.unresolved {
-            c.map_text(f);
-        }
-        if let Some(u) = &mut self.unexamined {
-            u.origin.map_text(f);
-        }
     }
 }
 
@@ -522,7 +402,7 @@ pub enum Found {
 /// Why the look-up of the pull requests failed ([`Found::LookupFailed`]): what was looked up
 /// and which failure. The words, fixes included, are the render layer's
 /// (`render::reasons`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LookupFailure {
     /// The push deleted its ref: a deletion builds nothing, there is nothing to announce.
     PushDeleted {
@@ -574,7 +454,7 @@ pub enum LookupFailure {
 }
 
 /// What an event's payload lacks ([`LookupFailure::Payload`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PayloadProblem {
     /// No pushed commit (`after`), and `GITHUB_SHA` is unset.
     NoPushedCommit,
@@ -593,7 +473,7 @@ pub enum PayloadProblem {
 }
 
 /// What a look-up asked GitHub for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Lookup {
     /// The pull requests of `origin`.
     PullRequestsOf {
@@ -626,7 +506,7 @@ pub enum Lookup {
 }
 
 /// Why a `pull_request` event's pull request is fetched again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[allow(
     clippy::enum_variant_names,
     reason = "each variant names what the payload lacks: no tier label, no merge commit"
@@ -641,7 +521,7 @@ pub enum Refetch {
 }
 
 /// What a look-up without a GitHub client lacks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NoClient {
     /// No repository is known.
     Repository,
@@ -650,7 +530,7 @@ pub enum NoClient {
 }
 
 /// Pull requests read in another repository than the release's.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Elsewhere {
     /// Where the event came from (`OWNER/REPO`).
     pub event: String,
@@ -659,7 +539,7 @@ pub struct Elsewhere {
 }
 
 /// Commits of a look-up left without a merged pull request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Commits {
     /// Where the pull requests were looked for.
     pub origin: LookupOrigin,
@@ -674,7 +554,7 @@ pub struct Commits {
 }
 
 /// What the commit look-up sent and waited (`GET /repos/{repository}/commits/{sha}/pulls`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LookupTraffic {
     /// `OWNER/REPO` asked.
     pub repository: String,
@@ -685,7 +565,7 @@ pub struct LookupTraffic {
 }
 
 /// Why a commit's subject gave no merged pull request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SubjectMiss {
     /// The subject has no `(#N)`.
     NoNumber {
@@ -714,7 +594,7 @@ pub enum SubjectMiss {
 
 /// What an incomplete look-up did not examine or resolve ([`Found::Incomplete`]); at least
 /// one of the two is set.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Missing {
     /// Commits left without a merged pull request.
     pub unresolved: Option<Commits>,
@@ -723,7 +603,7 @@ pub struct Missing {
 }
 
 /// Commits of a push not looked up: more than are looked up, or more than its payload lists.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Unexamined {
     /// The push.
     pub origin: LookupOrigin,
@@ -740,7 +620,7 @@ pub struct Unexamined {
 }
 
 /// How a push payload's commit list compares with the push.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PayloadList {
     /// It lists as many as GitHub's limit, so it may carry more.
     AtLimit,
@@ -751,7 +631,7 @@ pub enum PayloadList {
 }
 
 /// What is not known about the pull requests behind a release, when that decides.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NotKnown {
     /// The look-up failed.
     Failed(Box<LookupFailure>),
@@ -773,7 +653,7 @@ impl NotKnown {
 /// branch it names. The render layer words it as a noun phrase (`the push of c4295bd74fb0 to
 /// main`, `the schedule event`). Commits are short SHAs (12 hex); texts come from the event
 /// payload (untrusted).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LookupOrigin {
     /// A run outside GitHub Actions (no `GITHUB_EVENT_NAME`).
     OutsideActions,
@@ -826,36 +706,6 @@ pub enum LookupOrigin {
     },
 }
 
-impl LookupOrigin {
-    /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
-    pub(crate) fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
-        let map = |s: &mut String| *s = f(s);
-        match self {
-            LookupOrigin::OutsideActions => {}
-            LookupOrigin::Event { event } | LookupOrigin::PullRequest { event, .. } => map(event),
-            LookupOrigin::PushDeleting { target } => map(target),
-            LookupOrigin::Push { head, to } => {
-                map(head);
-                map(to);
-            }
-            LookupOrigin::MergeGroup { head, into } => {
-                map(head);
-                into.iter_mut().for_each(map);
-            }
-            LookupOrigin::RunWithoutPullRequests { triggered_by } => map(triggered_by),
-            LookupOrigin::WorkflowRun {
-                head,
-                triggered_by,
-                branch,
-            } => {
-                map(head);
-                map(triggered_by);
-                branch.iter_mut().for_each(map);
-            }
-        }
-    }
-}
-
 /// What tier resolution knows about the pull requests behind the release.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Evidence {
@@ -869,7 +719,7 @@ pub struct Evidence {
 
 /// Something a look-up noticed that a human should see ([`Evidence::notes`], then
 /// [`Warning::Note`]); the render layer words it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LookupNote {
     /// Re-fetching a `pull_request` event's pull request failed, and its copy in the payload
     /// (which carries a tier label) decided instead.
@@ -887,23 +737,6 @@ pub enum LookupNote {
         /// `GITHUB_SHA`, when set.
         github_sha: Option<String>,
     },
-}
-
-impl LookupNote {
-    /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
-    pub(crate) fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
-        match self {
-            LookupNote::RefetchFailed(failure) => failure.map_text(f),
-            LookupNote::NoMergeCommit {
-                event, github_sha, ..
-            } => {
-                *event = f(event);
-                if let Some(sha) = github_sha {
-                    *sha = f(sha);
-                }
-            }
-        }
-    }
 }
 
 impl Evidence {
@@ -1007,7 +840,6 @@ pub fn decide(
                 deciding: first.clone(),
                 origin: evidence.origin.clone(),
             },
-            deciding: Some(first.clone()),
             warnings,
         }
     };
@@ -1103,7 +935,6 @@ fn by_input(
         tier,
         source: TierSource::Input,
         pull_requests: prs,
-        deciding: None,
         reason: Reason::Input { tier },
         warnings,
     }
@@ -1133,7 +964,6 @@ fn not_from_labels(
         tier,
         source: TierSource::Default,
         pull_requests: prs,
-        deciding: None,
         reason: Reason::NotFromLabels {
             tier,
             origin: origin.clone(),
@@ -1180,7 +1010,6 @@ fn unlabeled_decision(
         tier,
         source: TierSource::Default,
         pull_requests: prs,
-        deciding: None,
         reason: Reason::Unlabeled {
             tier,
             why,
@@ -1398,6 +1227,8 @@ mod tests {
             Some(UnlabeledPolicy::Security),
             Some(UnlabeledPolicy::Fail),
         ];
+        // A message's help lines, under it.
+        let indent = |words: &dyn std::fmt::Display| words.to_string().replace('\n', "\n    ");
         let mut table = String::new();
         for (name, evidence) in &scenarios {
             for request in requests {
@@ -1408,10 +1239,10 @@ mod tests {
                             table
                                 .push_str(&format!("  {} by {}: {}\n", d.tier, d.source, d.reason));
                             for w in &d.warnings {
-                                table.push_str(&format!("  warning: {w}\n"));
+                                table.push_str(&format!("  warning: {}\n", indent(w)));
                             }
                         }
-                        Err(e) => table.push_str(&format!("  undecided: {e}\n")),
+                        Err(e) => table.push_str(&format!("  undecided: {}\n", indent(&e))),
                     }
                 }
             }
@@ -1424,7 +1255,6 @@ mod tests {
         let d = auto(vec![pr(7, &["bug", "Security"])]).unwrap();
         assert_eq!(d.tier, Tier::Security);
         assert_eq!(d.source, TierSource::Labels);
-        assert_eq!(d.deciding.unwrap().pull_request, 7);
         assert_eq!(
             d.reason,
             Reason::Label {
@@ -1444,7 +1274,7 @@ mod tests {
         // "security", so it must count as security, and the reason shows what matched.
         let d = auto(vec![pr(7, &["secu\u{200B}rity\u{2066}"])]).unwrap();
         assert_eq!(d.tier, Tier::Security);
-        assert_eq!(d.deciding.unwrap().label, "security");
+        assert_matches!(d.reason, Reason::Label { deciding, .. } if deciding.label == "security");
         assert!(rules().has_tier_label(&pr(8, &[" rou\u{FEFF}tine\n"])));
     }
 
@@ -1718,5 +1548,32 @@ mod tests {
     fn tier_labels_match_case_insensitively() {
         assert!(rules().has_tier_label(&pr(1, &[" CVE "])));
         assert!(!rules().has_tier_label(&pr(1, &["docs"])));
+    }
+
+    /// Every text of a decision is reached, whatever field holds it; and should a secret be
+    /// a variant's name, the decision stays whole.
+    #[test]
+    fn map_text_reaches_every_text_of_the_decision() {
+        const SECRET: &str = "hunter2-token";
+        let mut evidence = incomplete(vec![PullRequest {
+            title: format!("Fix the security leak of {SECRET}"),
+            ..pr(6, &["security", SECRET])
+        }]);
+        evidence.origin = LookupOrigin::Push {
+            head: "c4295bd74fb0".into(),
+            to: format!("fix-{SECRET}"),
+        };
+        let mut d = decide(TierRequest::Auto, &evidence, &rules(), None).unwrap();
+        let before = format!("{d:?}");
+        assert!(before.matches(SECRET).count() >= 3, "{before}");
+        d.map_text(|text| text.replace(SECRET, "***"));
+        let after = format!("{d:?}");
+        assert!(!after.contains(SECRET), "{after}");
+        assert_eq!(after, before.replace(SECRET, "***"));
+
+        d.map_text(|text| text.replace("security", "***"));
+        assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Labels));
+        assert_eq!(d.pull_requests[0].labels[0], "security");
+        assert_eq!(d.pull_requests[0].title, "Fix the *** leak of ***");
     }
 }

@@ -329,7 +329,7 @@ mod tests {
         let err = refusal("127.0.0.1:99999/org/lab:latest");
         assert!(
             err.contains(
-                "the registry port \"99999\" in 127.0.0.1:99999 is not a port number (1 to 65535)"
+                "the registry port \"99999\" of image 127.0.0.1:99999/org/lab:latest is not a port number"
             ),
             "{err}"
         );

@@ -62,7 +62,7 @@ pub(crate) enum Failure {
 /// Sends requests for one resolution and counts them.
 pub(crate) struct Sender<'a> {
     pub policy: &'a RetryPolicy,
-    pub timer: &'a dyn Timer,
+    pub timer: std::sync::Arc<dyn Timer>,
     /// Requests sent so far, every try counted.
     pub requests: u32,
 }
@@ -92,7 +92,7 @@ impl Sender<'_> {
         let requests = &mut self.requests;
         let sent = policy
             .run(
-                self.timer,
+                self.timer.as_ref(),
                 |left| {
                     *requests += 1;
                     let request = build();
@@ -245,21 +245,12 @@ fn find_tls<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls
     err.source().and_then(find_tls)
 }
 
-/// The error's causes, outermost first, without reqwest's own top line (which repeats the
-/// URL): e.g. `client error (Connect): tcp connect error: Connection refused (os error 111)`.
+/// The error's causes on one line ([`crate::support::text::error_chain`]), without reqwest's
+/// own top line (which repeats the URL): e.g. `client error (Connect): tcp connect error:
+/// Connection refused (os error 111)`.
 fn cause(err: &reqwest::Error) -> String {
-    let mut parts = Vec::new();
-    let mut source = std::error::Error::source(err);
-    while let Some(e) = source {
-        let text = e.to_string();
-        if !parts.contains(&text) {
-            parts.push(text);
-        }
-        source = e.source();
-    }
-    if parts.is_empty() {
-        err.to_string()
-    } else {
-        parts.join(": ")
+    match std::error::Error::source(err) {
+        Some(source) => crate::support::text::error_chain(source),
+        None => err.to_string(),
     }
 }
