@@ -114,9 +114,8 @@ pub(crate) async fn resolve(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
     };
     match ctx.event_name.as_str() {
         "push" => push(ctx, opts).await,
-        "merge_group" => merge_group(ctx, opts).await,
+        "merge_group" | "workflow_run" => head_event(ctx, opts).await,
         "pull_request" | "pull_request_target" => pull_request_event(ctx, opts).await,
-        "workflow_run" => workflow_run(ctx, opts).await,
         "" => Behind::plain(LookupOrigin::OutsideActions, Found::NoPullRequest, None),
         name => Behind {
             evidence: Evidence::no_pull_request(name),
@@ -210,62 +209,47 @@ fn event_head<'a>(
     }
 }
 
-async fn merge_group(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
-    let payload = ctx.event.merge_group.as_ref();
-    let (group, head) = match event_head("merge_group", payload) {
+/// `merge_group` (the group's temporary commit, into its base branch) and `workflow_run` (the
+/// commit the triggering run built, on its branch; no pull request for a `schedule` or
+/// `workflow_dispatch` run): the pull requests behind that one commit, looked up as a push of
+/// it, and the release targets it.
+async fn head_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
+    let event = ctx.event_name.as_str();
+    let payload = match event {
+        "merge_group" => ctx.event.merge_group.as_ref(),
+        _ => ctx.event.workflow_run.as_ref(),
+    };
+    let (part, head) = match event_head(event, payload) {
         Ok(found) => found,
-        Err(problem) => return failed(event_origin("merge_group"), problem),
+        Err(problem) => return failed(event_origin(event), problem),
     };
-    let branch = group
-        .base_ref
-        .as_deref()
-        .map(|r| r.strip_prefix("refs/heads/").unwrap_or(r))
-        .filter(|b| !b.is_empty());
-    let origin = LookupOrigin::MergeGroup {
-        head: short(&head),
-        into: branch.map(str::to_string),
-    };
-    let message = group.head_commit.as_ref().map(|c| c.message.as_str());
-    head_commit(ctx, opts, head, message, branch, origin).await
-}
-
-async fn workflow_run(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
-    let payload = ctx.event.workflow_run.as_ref();
-    let (run, head) = match event_head("workflow_run", payload) {
-        Ok(found) => found,
-        Err(problem) => return failed(event_origin("workflow_run"), problem),
-    };
-    let triggered_by = run.event.as_deref().unwrap_or("unknown");
-    if matches!(triggered_by, "schedule" | "workflow_dispatch") {
-        return Behind::plain(
-            LookupOrigin::RunWithoutPullRequests {
-                triggered_by: triggered_by.to_string(),
+    let triggered_by = part.event.as_deref().unwrap_or("unknown").to_string();
+    let (branch, origin) = if event == "merge_group" {
+        let base = part.base_ref.as_deref();
+        let branch = base.map(|r| r.strip_prefix("refs/heads/").unwrap_or(r));
+        let branch = branch.filter(|b| !b.is_empty());
+        let into = branch.map(str::to_string);
+        (
+            branch,
+            LookupOrigin::MergeGroup {
+                head: short(&head),
+                into,
             },
-            Found::NoPullRequest,
-            Some(head),
-        );
-    }
-    let branch = run.head_branch.as_deref().filter(|b| !b.is_empty());
-    let origin = LookupOrigin::WorkflowRun {
-        head: short(&head),
-        triggered_by: triggered_by.to_string(),
-        branch: branch.map(str::to_string),
+        )
+    } else if matches!(triggered_by.as_str(), "schedule" | "workflow_dispatch") {
+        let origin = LookupOrigin::RunWithoutPullRequests { triggered_by };
+        return Behind::plain(origin, Found::NoPullRequest, Some(head));
+    } else {
+        let branch = part.head_branch.as_deref().filter(|b| !b.is_empty());
+        let origin = LookupOrigin::WorkflowRun {
+            head: short(&head),
+            triggered_by,
+            branch: branch.map(str::to_string),
+        };
+        (branch, origin)
     };
-    let message = run.head_commit.as_ref().map(|c| c.message.as_str());
-    head_commit(ctx, opts, head, message, branch, origin).await
-}
-
-/// The pull requests behind one head commit (`merge_group`, `workflow_run`): looked up as a
-/// push of that single commit into `branch`, and the release targets it.
-async fn head_commit(
-    ctx: &RunContext,
-    opts: &LookupOptions<'_>,
-    head: String,
-    message: Option<&str>,
-    branch: Option<&str>,
-    origin: LookupOrigin,
-) -> Behind {
-    let commits = [(head.clone(), message.unwrap_or_default().to_string())];
+    let message = part.head_commit.as_ref().map(|c| c.message.clone());
+    let commits = [(head.clone(), message.unwrap_or_default())];
     let found = merged_pull_requests(ctx, opts, &commits, branch, &origin, None).await;
     Behind::plain(origin, found, Some(head))
 }

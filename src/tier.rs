@@ -198,7 +198,7 @@ pub enum Warning {
     /// The look-up is incomplete, but a security label among what was found decides.
     SecurityDespiteGap {
         /// What was not examined ([`Found::Incomplete`]).
-        missing: Missing,
+        missing: Box<Missing>,
         /// The security label that decides.
         deciding: DecidingLabel,
     },
@@ -226,19 +226,13 @@ pub enum Warning {
         /// The overridden label.
         deciding: DecidingLabel,
     },
-    /// The tier input set the tier, but the look-up of the pull requests failed.
-    InputWithoutPullRequests {
+    /// The tier input set the tier, but the pull requests are not (all) known: the look-up
+    /// failed ([`Found::LookupFailed`]) or is incomplete ([`Found::Incomplete`]).
+    InputDespiteGap {
         /// The tier the input set.
         tier: Tier,
-        /// What failed ([`Found::LookupFailed`]).
-        failure: LookupFailure,
-    },
-    /// The tier input set the tier, but the look-up is incomplete.
-    InputIncomplete {
-        /// The tier the input set.
-        tier: Tier,
-        /// What is missing ([`Found::Incomplete`]).
-        missing: Missing,
+        /// What failed or is missing.
+        gap: NotKnown,
     },
     /// The pull requests are not (all) known; `unlabeled-tier` set the tier.
     NotFromLabels {
@@ -397,6 +391,29 @@ pub enum Found {
     /// for a push after the retries): what was looked up and which failure. Never
     /// "unlabeled".
     LookupFailed(Box<LookupFailure>),
+}
+
+impl Found {
+    /// The pull requests found (none when the look-up failed or the event carries none).
+    fn pull_requests(&self) -> &[PullRequest] {
+        match self {
+            Found::PullRequests(prs)
+            | Found::Incomplete {
+                pull_requests: prs, ..
+            } => prs,
+            Found::NoPullRequest | Found::LookupFailed(_) => &[],
+        }
+    }
+
+    /// What is not known about the pull requests: the look-up's failure, or what it did not
+    /// examine; `None` when it found them all (or the event carries none).
+    fn not_known(&self) -> Option<NotKnown> {
+        match self {
+            Found::LookupFailed(failure) => Some(NotKnown::Failed(failure.clone())),
+            Found::Incomplete { missing, .. } => Some(NotKnown::Incomplete(missing.clone())),
+            Found::PullRequests(_) | Found::NoPullRequest => None,
+        }
+    }
 }
 
 /// Why the look-up of the pull requests failed ([`Found::LookupFailed`]): what was looked up
@@ -788,11 +805,7 @@ pub fn decide(
             });
         }
     }
-    let prs = match &evidence.found {
-        Found::PullRequests(prs) => prs.clone(),
-        Found::Incomplete { pull_requests, .. } => pull_requests.clone(),
-        Found::NoPullRequest | Found::LookupFailed(_) => Vec::new(),
-    };
+    let prs = evidence.found.pull_requests().to_vec();
     let mut warnings: Vec<Warning> = evidence.notes.iter().cloned().map(Warning::Note).collect();
     let (security, routine) = tier_labels(&prs, rules, &mut warnings);
     let explicit = match request {
@@ -803,19 +816,15 @@ pub fn decide(
     if let Some(tier) = explicit {
         return Ok(by_input(tier, evidence, prs, &security, &routine, warnings));
     }
-    let failure = match &evidence.found {
-        Found::LookupFailed(failure) => Some(NotKnown::Failed(failure.clone())),
-        Found::Incomplete { missing, .. } => match security.first() {
-            None => Some(NotKnown::Incomplete(missing.clone())),
-            Some(d) => {
-                warnings.push(Warning::SecurityDespiteGap {
-                    missing: missing.as_ref().clone(),
-                    deciding: d.clone(),
-                });
-                None
-            }
-        },
-        Found::PullRequests(_) | Found::NoPullRequest => None,
+    let failure = match (evidence.found.not_known(), security.first()) {
+        (Some(NotKnown::Incomplete(missing)), Some(d)) => {
+            warnings.push(Warning::SecurityDespiteGap {
+                missing,
+                deciding: d.clone(),
+            });
+            None
+        }
+        (not_known, _) => not_known,
     };
     if let Some(failure) = failure {
         return not_from_labels(failure, &evidence.origin, prs, unlabeled, warnings);
@@ -920,16 +929,8 @@ fn by_input(
             deciding: d.clone(),
         });
     }
-    match &evidence.found {
-        Found::LookupFailed(failure) => warnings.push(Warning::InputWithoutPullRequests {
-            tier,
-            failure: failure.as_ref().clone(),
-        }),
-        Found::Incomplete { missing, .. } => warnings.push(Warning::InputIncomplete {
-            tier,
-            missing: missing.as_ref().clone(),
-        }),
-        Found::PullRequests(_) | Found::NoPullRequest => {}
+    if let Some(gap) = evidence.found.not_known() {
+        warnings.push(Warning::InputDespiteGap { tier, gap });
     }
     TierDecision {
         tier,
@@ -1456,7 +1457,7 @@ mod tests {
         assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Labels));
         assert!(
             d.warnings.contains(&Warning::SecurityDespiteGap {
-                missing: unresolved("9d2f0b1c4a6e"),
+                missing: Box::new(unresolved("9d2f0b1c4a6e")),
                 deciding: DecidingLabel {
                     pull_request: 6,
                     label: "cve".into()
@@ -1501,9 +1502,9 @@ mod tests {
                 failed(),
                 TierRequest::Security,
                 Tier::Security,
-                Warning::InputWithoutPullRequests {
+                Warning::InputDespiteGap {
                     tier: Tier::Security,
-                    failure: refused(),
+                    gap: NotKnown::Failed(Box::new(refused())),
                 },
             ),
             (
@@ -1511,9 +1512,9 @@ mod tests {
                 incomplete(vec![pr(5, &["routine"])]),
                 TierRequest::Routine,
                 Tier::Routine,
-                Warning::InputIncomplete {
+                Warning::InputDespiteGap {
                     tier: Tier::Routine,
-                    missing: unresolved("9d2f0b1c4a6e"),
+                    gap: NotKnown::Incomplete(Box::new(unresolved("9d2f0b1c4a6e"))),
                 },
             ),
         ];

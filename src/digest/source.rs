@@ -145,26 +145,13 @@ impl ImageSource {
 /// `refRegexp`): components of ASCII letters and digits joined by one of `- . _ : @ +` or
 /// `--`, and such paths joined by `/`.
 fn is_layout_ref_name(name: &str) -> bool {
-    name.split('/').all(|path| {
-        let bytes = path.as_bytes();
-        let mut i = 0;
-        let alnum = |b: u8| b.is_ascii_alphanumeric();
-        if bytes.is_empty() || !alnum(bytes[0]) {
-            return false;
-        }
-        while i < bytes.len() {
-            if alnum(bytes[i]) {
-                i += 1;
-            } else if bytes[i..].starts_with(b"--") && bytes.get(i + 2).is_some_and(|&b| alnum(b)) {
-                i += 2;
-            } else if b"-._:@+".contains(&bytes[i]) && bytes.get(i + 1).is_some_and(|&b| alnum(b)) {
-                i += 1;
-            } else {
-                return false;
-            }
-        }
-        true
+    static REF: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    REF.get_or_init(|| {
+        let component = "[A-Za-z0-9]+(?:(?:[-._:@+]|--)[A-Za-z0-9]+)*";
+        regex::Regex::new(&format!("^{component}(?:/{component})*$"))
+            .expect("the reference name pattern compiles")
     })
+    .is_match(name)
 }
 
 /// `text` with its repository path lower-cased, when that alone makes it a valid reference

@@ -142,7 +142,6 @@ impl fmt::Display for Warning {
 /// A tier warning in words: what a human should know about the decision, then the details
 /// and what to do.
 pub(crate) fn warning_words(warning: &Warning) -> Words {
-    let input_sets = |tier| format!("the tier input sets the tier ({tier}), but");
     match warning {
         Warning::Note(note) => note_words(note),
         Warning::SecurityDespiteGap { missing, deciding } => Words::new(format!(
@@ -169,16 +168,14 @@ pub(crate) fn warning_words(warning: &Warning) -> Words {
             "the tier input ({tier}) overrides label {:?} on #{}",
             deciding.label, deciding.pull_request
         )),
-        Warning::InputWithoutPullRequests { tier, failure } => Words::new(format!(
-            "{} the release note lists no pull requests",
-            input_sets(tier)
+        Warning::InputDespiteGap { tier, gap } => Words::new(format!(
+            "the tier input sets the tier ({tier}), but {}",
+            match gap {
+                NotKnown::Failed(_) => "the release note lists no pull requests",
+                NotKnown::Incomplete(_) => "not every pull request behind this release is listed",
+            }
         ))
-        .help(inline(&failure_words(failure))),
-        Warning::InputIncomplete { tier, missing } => Words::new(format!(
-            "{} not every pull request behind this release is listed",
-            input_sets(tier)
-        ))
-        .help(inline(&missing_words(missing))),
+        .help(inline(&not_known_words(gap))),
         Warning::NotFromLabels { tier, failure } => {
             let failure = not_known_words(failure);
             Words::new(format!("tier {tier} by unlabeled-tier: {}", failure.what)).help(format!(
@@ -946,7 +943,7 @@ mod tests {
             ))),
             Warning::Note(no_merge_commit(None)),
             Warning::SecurityDespiteGap {
-                missing: missing(),
+                missing: Box::new(missing()),
                 deciding: deciding(),
             },
             Warning::WithoutTierLabel {
@@ -963,13 +960,13 @@ mod tests {
                 tier: Tier::Routine,
                 deciding: deciding(),
             },
-            Warning::InputWithoutPullRequests {
+            Warning::InputDespiteGap {
                 tier: Tier::Security,
-                failure: refused(),
+                gap: NotKnown::Failed(Box::new(refused())),
             },
-            Warning::InputIncomplete {
+            Warning::InputDespiteGap {
                 tier: Tier::Routine,
-                missing: missing(),
+                gap: NotKnown::Incomplete(Box::new(missing())),
             },
             Warning::NotFromLabels {
                 tier: Tier::Security,

@@ -437,32 +437,12 @@ fn html_summary(html: &str) -> String {
 /// Text without tags, comments, scripts and styles, with the common entities decoded and
 /// white space folded. Only for summarising a page in an error message.
 fn strip_tags(html: &str) -> String {
-    let lower = html.to_ascii_lowercase();
-    let mut out = String::with_capacity(html.len().min(4096));
-    let mut i = 0;
-    while i < html.len() {
-        let rest = &lower[i..];
-        if rest.starts_with('<') {
-            let end = if rest.starts_with("<!--") {
-                rest.find("-->").map(|e| e + 3)
-            } else if let Some(close) = ["script", "style"]
-                .iter()
-                .find(|name| rest[1..].starts_with(**name))
-                .map(|name| format!("</{name}"))
-            {
-                rest.find(&close)
-                    .and_then(|e| rest[e..].find('>').map(|g| e + g + 1))
-            } else {
-                rest.find('>').map(|e| e + 1)
-            };
-            out.push(' ');
-            i += end.unwrap_or(rest.len());
-        } else {
-            let next = rest.find('<').unwrap_or(rest.len());
-            out.push_str(&html[i..i + next]);
-            i += next;
-        }
-    }
+    static MARKUP: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let markup = MARKUP.get_or_init(|| {
+        regex::Regex::new(r"(?is)<!--.*?(?:-->|$)|<script\b.*?(?:</script[^>]*>|$)|<style\b.*?(?:</style[^>]*>|$)|<[^>]*(?:>|$)")
+            .expect("the markup pattern compiles")
+    });
+    let mut text = markup.replace_all(html, " ").into_owned();
     for (entity, c) in [
         ("&lt;", "<"),
         ("&gt;", ">"),
@@ -471,9 +451,9 @@ fn strip_tags(html: &str) -> String {
         ("&nbsp;", " "),
         ("&amp;", "&"),
     ] {
-        out = out.replace(entity, c);
+        text = text.replace(entity, c);
     }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The first error code of a distribution error envelope (`MANIFEST_UNKNOWN`,

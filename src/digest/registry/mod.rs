@@ -51,15 +51,16 @@ use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
 use auth::Challenge;
 use oci_client::Reference;
 use reqwest::{Method, StatusCode};
-use send::{Answer, Failure, Sender};
+use send::{Answer, Failure, Refused, Sender};
 use std::sync::Arc;
 
 /// The `Accept` header of every manifest request: all four manifest types, index types
 /// first (literal so it reads as sent; a test checks it against oci-client's constants).
 pub const ACCEPT_MANIFESTS: &str = "application/vnd.oci.image.index.v1+json, application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json";
 
-/// How to reach and authenticate to the registry.
-#[derive(Clone)]
+/// How to reach and authenticate to the registry. `Debug` shows no secret
+/// ([`SecretString`]).
+#[derive(Clone, Debug)]
 pub struct RegistryOptions {
     /// `registry-username`/`registry-password`. Presented only when the registry asks
     /// (Basic, or exchanged for a bearer token at the realm it names).
@@ -85,17 +86,6 @@ impl Default for RegistryOptions {
             retry: RetryPolicy::registry(),
             timer: None,
         }
-    }
-}
-
-impl std::fmt::Debug for RegistryOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RegistryOptions")
-            .field("credentials", &self.credentials)
-            .field("github_token", &self.github_token)
-            .field("insecure", &self.insecure)
-            .field("retry", &self.retry)
-            .finish_non_exhaustive()
     }
 }
 
@@ -260,16 +250,7 @@ impl<'a> Session<'a> {
     async fn run(&mut self) -> Result<Resolved, RegistryError> {
         let head = match self.authorized(Method::HEAD).await? {
             Ok(head) => head,
-            Err(Failure::Status {
-                answer,
-                attempts,
-                elapsed,
-                retry_after,
-            }) => {
-                return self
-                    .after_unavailable(answer, attempts, elapsed, retry_after)
-                    .await;
-            }
+            Err(Failure::Status(refused)) => return self.after_unavailable(refused).await,
             Err(failure) => return Err(self.manifest_transport(failure)),
         };
         if head.status.is_success() {
@@ -328,22 +309,16 @@ impl<'a> Session<'a> {
     /// notice). It is sent even when `Retry-After` asked for a longer wait: the run fails
     /// anyway, and the registry's message is what the user needs. Should the GET succeed, the
     /// digest comes from its bytes.
-    async fn after_unavailable(
-        &mut self,
-        head: Answer,
-        attempts: u32,
-        elapsed: std::time::Duration,
-        retry_after: Option<std::time::Duration>,
-    ) -> Result<Resolved, RegistryError> {
+    async fn after_unavailable(&mut self, head: Refused) -> Result<Resolved, RegistryError> {
         match self.manifest(Method::GET, Some(1)).await {
             Ok(get) => self.digest_of_get(get),
-            Err(Failure::Status { answer, .. }) => Err(self.unavailable(
-                answer,
-                attempts + 1,
-                self.sender.timer.elapsed(),
-                retry_after,
-            )),
-            Err(_) => Err(self.unavailable(head, attempts, elapsed, retry_after)),
+            Err(Failure::Status(get)) => Err(self.unavailable(Refused {
+                attempts: head.attempts + 1,
+                elapsed: self.sender.timer.elapsed(),
+                retry_after: head.retry_after,
+                ..get
+            })),
+            Err(_) => Err(self.unavailable(head)),
         }
     }
 
@@ -398,7 +373,7 @@ impl<'a> Session<'a> {
         );
         let answer = match sent {
             Ok(answer) if answer.status.is_success() => answer,
-            Ok(answer) | Err(Failure::Status { answer, .. }) => {
+            Ok(answer) | Err(Failure::Status(Refused { answer, .. })) => {
                 let message = self.message(&answer.body);
                 return Err(self.authentication(&shown, answer.status, message));
             }
@@ -579,19 +554,13 @@ impl<'a> Session<'a> {
     }
 
     /// The error for 429 or 5xx on a manifest request's last try.
-    fn unavailable(
-        &self,
-        answer: Answer,
-        attempts: u32,
-        elapsed: std::time::Duration,
-        retry_after: Option<std::time::Duration>,
-    ) -> RegistryError {
+    fn unavailable(&self, refused: Refused) -> RegistryError {
         self.error(ConnectionProblem::Unavailable {
-            status: answer.status.as_u16(),
-            registry_message: self.message(&answer.body),
-            attempts,
-            elapsed,
-            retry_after,
+            status: refused.answer.status.as_u16(),
+            registry_message: self.message(&refused.answer.body),
+            attempts: refused.attempts,
+            elapsed: refused.elapsed,
+            retry_after: refused.retry_after,
         })
     }
 
@@ -641,12 +610,7 @@ impl<'a> Session<'a> {
                 cause,
                 problem,
             }),
-            Failure::Status {
-                answer,
-                attempts,
-                elapsed,
-                retry_after,
-            } => self.unavailable(answer, attempts, elapsed, retry_after),
+            Failure::Status(refused) => self.unavailable(refused),
             Failure::TimedOut => self.error(ConnectionProblem::TimedOut {
                 token_endpoint,
                 timeout: self.sender.policy.deadline.unwrap_or_default(),
