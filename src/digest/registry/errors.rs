@@ -282,56 +282,47 @@ pub enum TlsProblem {
 }
 
 impl TlsProblem {
-    /// Sorts a rustls error.
-    pub fn of(err: &rustls::Error) -> Self {
+    /// Sorts a rustls error, and says it in words for [`ConnectionProblem::Tls`]'s `cause`
+    /// (rustls's own text shows debug forms: `UnknownIssuer`, `IpAddress(127.0.0.1)`).
+    pub(crate) fn of(err: &rustls::Error) -> (Self, String) {
         use rustls::CertificateError as C;
-        match err {
-            rustls::Error::InvalidMessage(_) => Self::NotTls,
-            rustls::Error::InvalidCertificate(c) => match c {
-                C::UnknownIssuer => Self::UnknownIssuer,
-                C::NotValidForName | C::NotValidForNameContext { .. } => Self::WrongName,
-                C::Expired
-                | C::ExpiredContext { .. }
-                | C::NotValidYet
-                | C::NotValidYetContext { .. } => Self::Expired,
-                _ => Self::Other,
-            },
-            _ => Self::Other,
-        }
-    }
-}
-
-/// A failed TLS handshake in words, for [`ConnectionProblem::Tls`]'s `cause`: rustls's own
-/// text shows debug forms (`UnknownIssuer`, `IpAddress(127.0.0.1)`).
-pub(crate) fn tls_words(err: &rustls::Error) -> String {
-    use rustls::CertificateError as C;
-    let certificate = match err {
-        rustls::Error::InvalidMessage(_) => {
-            return "the answer to the TLS hello is not TLS".into();
-        }
-        rustls::Error::InvalidCertificate(c) => c,
-        other => return other.to_string(),
-    };
-    match certificate {
-        C::UnknownIssuer => "the certificate's issuer is unknown".into(),
-        C::NotValidForNameContext { presented, .. } => match presented.as_slice() {
-            [] => "the certificate names no host".into(),
-            names => format!(
-                "the certificate is valid only for {}",
-                names
-                    .iter()
-                    .map(|n| presented_name(n))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+        let certificate = match err {
+            rustls::Error::InvalidMessage(_) => {
+                return (
+                    Self::NotTls,
+                    "the answer to the TLS hello is not TLS".into(),
+                );
+            }
+            rustls::Error::InvalidCertificate(c) => c,
+            other => return (Self::Other, other.to_string()),
+        };
+        let (problem, words) = match certificate {
+            C::UnknownIssuer => (Self::UnknownIssuer, "the certificate's issuer is unknown"),
+            C::NotValidForNameContext { presented, .. } if !presented.is_empty() => {
+                let names: Vec<&str> = presented.iter().map(|n| presented_name(n)).collect();
+                let words = format!("the certificate is valid only for {}", names.join(", "));
+                return (Self::WrongName, words);
+            }
+            C::NotValidForNameContext { .. } => (Self::WrongName, "the certificate names no host"),
+            C::NotValidForName => (
+                Self::WrongName,
+                "the certificate is not valid for this host",
             ),
-        },
-        C::NotValidForName => "the certificate is not valid for this host".into(),
-        C::Expired | C::ExpiredContext { .. } => "the certificate has expired".into(),
-        C::NotValidYet | C::NotValidYetContext { .. } => "the certificate is not valid yet".into(),
-        C::Revoked => "the certificate is revoked".into(),
-        #[allow(deprecated)]
-        C::BadSignature => "the certificate's signature is invalid".into(),
-        other => format!("the certificate was refused ({other})"),
+            C::Expired | C::ExpiredContext { .. } => (Self::Expired, "the certificate has expired"),
+            C::NotValidYet | C::NotValidYetContext { .. } => {
+                (Self::Expired, "the certificate is not valid yet")
+            }
+            C::Revoked => (Self::Other, "the certificate is revoked"),
+            #[allow(deprecated)]
+            C::BadSignature => (Self::Other, "the certificate's signature is invalid"),
+            other => {
+                return (
+                    Self::Other,
+                    format!("the certificate was refused ({other})"),
+                );
+            }
+        };
+        (problem, words.to_string())
     }
 }
 
@@ -467,8 +458,9 @@ pub(crate) fn error_code(body: &[u8]) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// Each rustls error sorted by what to do about it, and in words.
     #[test]
-    fn tls_failures_are_said_in_words() {
+    fn tls_failures_are_sorted_and_said_in_words() {
         use rustls::{CertificateError as C, Error as E, InvalidMessage as M};
         let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
         let table: Vec<String> = [
@@ -485,40 +477,27 @@ mod tests {
                 expected: name,
                 presented: vec![],
             }),
+            E::InvalidCertificate(C::NotValidForName),
             E::InvalidCertificate(C::Expired),
             E::InvalidCertificate(C::Revoked),
+            E::InvalidCertificate(C::BadSignature),
         ]
         .iter()
-        .map(tls_words)
+        .map(|err| {
+            let (problem, words) = TlsProblem::of(err);
+            format!("{problem:?}: {words}")
+        })
         .collect();
         insta::assert_snapshot!(table.join("\n"), @r"
-        the answer to the TLS hello is not TLS
-        the certificate's issuer is unknown
-        the certificate is valid only for 127.0.0.1, lab.example
-        the certificate names no host
-        the certificate has expired
-        the certificate is revoked
+        NotTls: the answer to the TLS hello is not TLS
+        UnknownIssuer: the certificate's issuer is unknown
+        WrongName: the certificate is valid only for 127.0.0.1, lab.example
+        WrongName: the certificate names no host
+        WrongName: the certificate is not valid for this host
+        Expired: the certificate has expired
+        Other: the certificate is revoked
+        Other: the certificate's signature is invalid
         ");
-    }
-
-    #[test]
-    fn rustls_errors_are_sorted() {
-        use rustls::{CertificateError as C, Error as E, InvalidMessage as M};
-        for (err, problem) in [
-            (E::InvalidMessage(M::InvalidContentType), TlsProblem::NotTls),
-            (
-                E::InvalidCertificate(C::UnknownIssuer),
-                TlsProblem::UnknownIssuer,
-            ),
-            (
-                E::InvalidCertificate(C::NotValidForName),
-                TlsProblem::WrongName,
-            ),
-            (E::InvalidCertificate(C::Expired), TlsProblem::Expired),
-            (E::InvalidCertificate(C::BadSignature), TlsProblem::Other),
-        ] {
-            assert_eq!(TlsProblem::of(&err), problem, "{err:?}");
-        }
     }
 
     #[test]

@@ -221,10 +221,8 @@ async fn fetch(request: reqwest::RequestBuilder) -> Result<Answer, reqwest::Erro
 /// (refused, reset, DNS, a body cut short), or anything else.
 fn classify(err: &reqwest::Error) -> Try {
     if let Some(tls) = find_tls(err) {
-        Try::Tls(
-            super::errors::tls_words(tls),
-            super::errors::TlsProblem::of(tls),
-        )
+        let (problem, words) = super::errors::TlsProblem::of(tls);
+        Try::Tls(words, problem)
     } else if err.is_timeout() {
         Try::Timeout
     } else if err.is_connect() || err.is_request() || err.is_body() {
