@@ -661,6 +661,21 @@ mod tests {
         }
     }
 
+    /// GitHub lists no merged pull request for the push's one commit, whose subject names
+    /// none.
+    fn none_merged_failure() -> LookupFailure {
+        LookupFailure::NoneMerged {
+            commits: commits(
+                &["9d2f0b1c4a6e"],
+                vec![SubjectMiss::NoNumber {
+                    commit: "9d2f0b1c4a6e".into(),
+                }],
+            ),
+            merge_group: false,
+            unexamined: None,
+        }
+    }
+
     fn unexamined() -> Unexamined {
         Unexamined {
             origin: push_origin(),
@@ -714,19 +729,7 @@ mod tests {
                 },
                 true,
             ),
-            (
-                LookupFailure::NoneMerged {
-                    commits: commits(
-                        &["9d2f0b1c4a6e"],
-                        vec![SubjectMiss::NoNumber {
-                            commit: "9d2f0b1c4a6e".into(),
-                        }],
-                    ),
-                    merge_group: false,
-                    unexamined: None,
-                },
-                true,
-            ),
+            (none_merged_failure(), true),
         ];
         let mut lines = Vec::new();
         for (failure, helps) in cases {
@@ -751,16 +754,7 @@ mod tests {
     /// words end in a period has no stray period before its semicolon.
     #[test]
     fn the_not_from_labels_warning_has_no_stray_period() {
-        let failure = LookupFailure::NoneMerged {
-            commits: commits(
-                &["9d2f0b1c4a6e"],
-                vec![SubjectMiss::NoNumber {
-                    commit: "9d2f0b1c4a6e".into(),
-                }],
-            ),
-            merge_group: false,
-            unexamined: None,
-        };
+        let failure = none_merged_failure();
         let text = shown(&warning_words(&Warning::NotFromLabels {
             tier: Tier::Routine,
             failure: NotKnown::Failed(Box::new(failure)),

@@ -325,7 +325,7 @@ async fn nothing_listening_is_unreachable_naming_host_port_and_attempts() {
     let port = crate::common::registry::free_port();
     let addr = format!("127.0.0.1:{port}");
     let (err, timer) = refusal_at(&addr, "org/lab:latest").await;
-    assert_matches!(&*err.kind, RegistryErrorKind::Connection(ConnectionProblem::Unreachable { host, port: p, attempts: 6, .. }) if host == "127.0.0.1" && *p == port);
+    assert_matches!(&*err.kind, RegistryErrorKind::Connection(ConnectionProblem::Unreachable { address, attempts: 6, .. }) if *address == format!("127.0.0.1:{port}"));
     insta::assert_snapshot!(scrub(&err.to_string(), &[(&port.to_string(), "[port]")]));
     assert_eq!(timer.waits(), secs(&[1, 2, 4, 8, 16]));
 }
@@ -743,20 +743,6 @@ async fn expected_digest_mismatch_fails_before_anything_is_published() {
 }
 
 #[tokio::test]
-async fn malformed_expected_digest_is_refused_before_the_registry_is_asked() {
-    let fake = FakeRegistry::new().start().await;
-    let out = dispatch(&fake.image(), &fake.addr)
-        .input("expected-digest", "sha256:1234")
-        .run()
-        .await;
-    assert_eq!(out.code, 2, "bad input is a usage error");
-    insta::assert_snapshot!(scrub(&out.stdout, &[(&fake.addr, "[registry]")]));
-    assert!(fake.seen().await.is_empty());
-}
-
-/// `registry-timeout` bounds a registry that never answers: 2 s, then 1 ms, each failing
-/// with the deadline named.
-#[tokio::test]
 async fn registry_timeout_input_bounds_a_hanging_registry() {
     let fake = FakeRegistry::new().head(hang(30)).start().await;
     let timed_out = async |timeout| {
@@ -867,44 +853,40 @@ async fn a_pinned_reference_answered_with_another_digest_is_refused() {
             (result, fake)
         }
     };
-    // The HEAD's header names another digest.
-    let fake = FakeRegistry::new()
-        .head_at(format!("/v2/org/lab/manifests/{pin}"), with_digest(&other))
-        .start()
-        .await;
-    let (result, fake) = resolve_pinned(fake).await;
-    let err = result.unwrap_err();
-    assert_matches!(
-        &*err.kind,
-        RegistryErrorKind::Answer(AnswerProblem::PinMismatch { .. })
-    );
-    insta::assert_snapshot!("pin_contradicted_by_the_header", said(&err, &fake));
-
-    // No header: the bytes the GET serves are another manifest.
     let served = br#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}"#;
-    let fake = FakeRegistry::new()
-        .head(status(200))
-        .get(serving(served, INDEX))
-        .start()
-        .await;
-    let (result, fake) = resolve_pinned(fake).await;
-    let err = result.unwrap_err();
-    assert_matches!(
-        &*err.kind,
-        RegistryErrorKind::Answer(AnswerProblem::PinMismatch {
-            how: DigestSource::ServedBytes,
-            ..
-        })
-    );
-    insta::assert_snapshot!("pin_contradicted_by_the_bytes", said(&err, &fake));
+    let cases = [
+        (
+            // The HEAD's header names another digest.
+            "pin_contradicted_by_the_header",
+            FakeRegistry::new()
+                .head_at(format!("/v2/org/lab/manifests/{pin}"), with_digest(&other)),
+            DigestSource::Header,
+        ),
+        (
+            // No header: the bytes the GET serves are another manifest.
+            "pin_contradicted_by_the_bytes",
+            FakeRegistry::new()
+                .head(status(200))
+                .get(serving(served, INDEX)),
+            DigestSource::ServedBytes,
+        ),
+    ];
+    for (name, fake, source) in cases {
+        let (result, fake) = resolve_pinned(fake.start().await).await;
+        let err = result.unwrap_err();
+        assert_matches!(
+            &*err.kind,
+            RegistryErrorKind::Answer(AnswerProblem::PinMismatch { how, .. }) if *how == source,
+            "{name}"
+        );
+        insta::assert_snapshot!(name, said(&err, &fake));
+    }
 
     // The pinned digest itself resolves.
     let fake = FakeRegistry::new().head(with_digest(&pin)).start().await;
     let (result, _fake) = resolve_pinned(fake).await;
     assert_eq!(result.unwrap().digest.to_string(), pin);
 }
-
-// ---- retries and the deadline ----
 
 // ---- what the registry says, quoted so people can read it ----
 
@@ -932,14 +914,59 @@ async fn an_upper_case_digest_pin_is_refused_before_any_request() {
         .unwrap_err();
     assert_matches!(&*err.kind, RegistryErrorKind::Reference(_));
     insta::assert_snapshot!("upper_case_pin_in_the_library", said(&err, &fake));
-
-    let out = dispatch(&image, &fake.addr).run().await;
-    assert_eq!(out.code, 2, "{}", out.stdout);
-    insta::assert_snapshot!(
-        "upper_case_pin_in_the_binary",
-        scrub(&out.stdout, &[(&fake.addr, "[registry]")])
-    );
     assert!(fake.seen().await.is_empty());
+}
+
+/// Bad image inputs, and a malformed expected-digest, are usage errors (exit 2) that name
+/// the input, found before the registry is asked.
+#[tokio::test]
+async fn bad_image_inputs_are_usage_errors_before_any_request() {
+    let fake = FakeRegistry::new().start().await;
+    let pin = digest_of(BODY).to_uppercase().replace("SHA256:", "sha256:");
+    let pinned = format!("{}/org/lab@{pin}", fake.addr);
+    let expected = ("expected-digest", "sha256:1234");
+    let routine = ("tier", "routine");
+    let cases = [
+        // (snapshot, image, insecure-registry, another input)
+        (
+            "malformed_expected_digest_is_refused_before_the_registry_is_asked",
+            fake.image(),
+            fake.addr.as_str(),
+            Some(expected),
+        ),
+        ("upper_case_pin_in_the_binary", pinned, &fake.addr, None),
+        (
+            "invalid_registry_port",
+            "127.0.0.1:99999/org/lab:latest".into(),
+            "",
+            None,
+        ),
+        (
+            "layout_that_is_a_file",
+            "oci:README.md".into(),
+            "",
+            Some(routine),
+        ),
+        (
+            "layout_without_the_tag",
+            "oci:examples/lab:v9".into(),
+            "",
+            Some(routine),
+        ),
+    ];
+    for (name, image, insecure, input) in cases {
+        let mut run = dispatch(&image, insecure);
+        if let Some((input, value)) = input {
+            run = run.input(input, value);
+        }
+        let out = run.run().await;
+        assert_eq!(out.code, 2, "{name}: bad usage\n{}", out.stdout);
+        insta::assert_snapshot!(name, scrub(&out.stdout, &[(&fake.addr, "[registry]")]));
+    }
+    assert!(
+        fake.seen().await.is_empty(),
+        "nothing asked of the registry"
+    );
 }
 
 // ---- TLS: tell a plain-HTTP server from an untrusted certificate ----
@@ -1040,13 +1067,6 @@ async fn insecure_registry_takes_a_newline_list_and_any_case() {
 }
 
 #[tokio::test]
-async fn an_invalid_registry_port_is_a_usage_error() {
-    let out = dispatch("127.0.0.1:99999/org/lab:latest", "").run().await;
-    assert_eq!(out.code, 2, "an invalid image input is bad usage");
-    insta::assert_snapshot!("invalid_registry_port", out.stdout);
-}
-
-#[tokio::test]
 async fn a_layout_tag_with_a_slash_resolves() {
     let layout = tempfile::tempdir().unwrap();
     let digest = make_layout(layout.path(), "release/1.0", "slash-tag");
@@ -1056,18 +1076,6 @@ async fn a_layout_tag_with_a_slash_resolves() {
         .await;
     out.assert_success();
     assert_eq!(out.output("digest"), digest);
-}
-
-#[tokio::test]
-async fn a_layout_that_is_a_file_or_lacks_the_tag_is_a_usage_error() {
-    for (image, name) in [
-        ("oci:README.md", "layout_that_is_a_file"),
-        ("oci:examples/lab:v9", "layout_without_the_tag"),
-    ] {
-        let out = dispatch(image, "").input("tier", "routine").run().await;
-        assert_eq!(out.code, 2, "{image}: bad usage\n{}", out.stdout);
-        insta::assert_snapshot!(name, out.stdout);
-    }
 }
 
 // ---- credentials a registry echoes never reach the log ----

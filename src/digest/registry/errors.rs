@@ -114,10 +114,8 @@ pub enum ConnectionProblem {
         /// The token endpoint (realm URL, without query) when it was what failed; `None`
         /// for the registry itself.
         token_endpoint: Option<String>,
-        /// Host name or address.
-        host: String,
-        /// TCP port.
-        port: u16,
+        /// `HOST:PORT` connected to.
+        address: String,
         /// Requests sent.
         attempts: u32,
         /// Time spent.
@@ -227,29 +225,23 @@ pub enum AnswerProblem {
     },
 }
 
-impl From<ReferenceProblem> for RegistryErrorKind {
-    fn from(problem: ReferenceProblem) -> Self {
-        Self::Reference(problem)
-    }
+/// `From` each kind of problem into [`RegistryErrorKind`].
+macro_rules! kind_from {
+    ($($problem:ident => $kind:ident),*) => {$(
+        impl From<$problem> for RegistryErrorKind {
+            fn from(problem: $problem) -> Self {
+                Self::$kind(problem)
+            }
+        }
+    )*};
 }
 
-impl From<AccessProblem> for RegistryErrorKind {
-    fn from(problem: AccessProblem) -> Self {
-        Self::Access(problem)
-    }
-}
-
-impl From<ConnectionProblem> for RegistryErrorKind {
-    fn from(problem: ConnectionProblem) -> Self {
-        Self::Connection(problem)
-    }
-}
-
-impl From<AnswerProblem> for RegistryErrorKind {
-    fn from(problem: AnswerProblem) -> Self {
-        Self::Answer(problem)
-    }
-}
+kind_from!(
+    ReferenceProblem => Reference,
+    AccessProblem => Access,
+    ConnectionProblem => Connection,
+    AnswerProblem => Answer
+);
 
 impl std::error::Error for RegistryError {}
 

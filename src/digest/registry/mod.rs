@@ -597,8 +597,7 @@ impl<'a> Session<'a> {
                 cause,
             } => self.error(ConnectionProblem::Unreachable {
                 token_endpoint,
-                host,
-                port,
+                address: format!("{host}:{port}"),
                 attempts,
                 elapsed,
                 cause,

@@ -103,8 +103,7 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
     match problem {
         ConnectionProblem::Unreachable {
             token_endpoint,
-            host,
-            port,
+            address,
             attempts,
             elapsed,
             cause,
@@ -115,8 +114,8 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
                 secs(*elapsed)
             ),
             format!(
-                "the last attempt to connect to host {host}, port {port} failed: {cause}; check \
-                 the image's registry name and the runner's network"
+                "the last attempt to connect to {address} failed: {cause}; check the image's \
+                 registry name and the runner's network"
             ),
         ),
         ConnectionProblem::Tls {
@@ -535,8 +534,7 @@ mod tests {
             }),
             error(ConnectionProblem::Unreachable {
                 token_endpoint: Some("https://auth.r/token".into()),
-                host: "auth.r".into(),
-                port: 443,
+                address: "auth.r:443".into(),
                 attempts: 6,
                 elapsed: Duration::from_millis(31_200),
                 cause: "tcp connect error: Connection refused (os error 111)".into(),
