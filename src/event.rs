@@ -1,4 +1,5 @@
-//! Parsing the webhook event payload at `$GITHUB_EVENT_PATH` (pure: bytes in, struct out).
+//! The webhook event payload at `$GITHUB_EVENT_PATH`: the fields read, the limits GitHub
+//! keeps to, and parsing it (pure: bytes in, struct out).
 //!
 //! Only the fields codeq-rollout reads are modelled; every field has a default
 //! (`#[serde(default)]` on each struct) so that any event parses, and the event name

@@ -1,5 +1,6 @@
-//! Pure: whether bytes a registry (or an OCI layout) served are an image manifest at all, before
-//! their sha256 is announced as the image's digest.
+//! Pure: the bytes a registry (or an OCI layout) served for a manifest: whether they are an
+//! image manifest at all, before their sha256 is announced as the image's digest, and the
+//! child manifests an image index names.
 //!
 //! A login page, a proxy's error page, an empty or cut body and broken JSON all hash to a
 //! well-formed digest; only the shape of the body tells them from a manifest. Accepted: a JSON

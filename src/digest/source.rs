@@ -1,4 +1,5 @@
-//! Where the image is read from: a registry reference, or an OCI image layout on disk.
+//! Where the image is read from (the `--image` input parsed: a registry reference, or an OCI
+//! image layout on disk), and an image reference as a pod's spec names it.
 
 use anyhow::{Result, bail};
 use oci_client::Reference;

@@ -1,4 +1,6 @@
-//! What can go wrong while resolving a digest, as data a user can act on.
+//! What can go wrong while resolving a digest, as data a user can act on, and the registry's
+//! own words read from its answers (its error envelope, a token endpoint's message, an HTML
+//! page's title).
 //!
 //! Each error names the registry and the image, carries the registry's own message where it
 //! sent one (HEAD answers have no body, so it comes from the one GET made on the failure

@@ -1,4 +1,5 @@
-//! Resolving a digest from a registry: the digest the reference's tag points to now.
+//! Resolving a digest from a registry: the digest the reference's tag points to now (and, for
+//! `status`, the child manifests of an image index).
 //!
 //! One resolution sends the fewest requests the protocol allows (issue 9's budget):
 //! 1. `HEAD /v2/<repo>/manifests/<tag>` whose `Accept` lists the OCI image index, Docker
