@@ -365,28 +365,15 @@ async fn merged_pull_requests(
     } else {
         1
     };
-    let mut spent = Spent::default();
-    let pending = match asked
-        .per_commit(commits, tries, opts, &mut found, &mut spent)
-        .await
-    {
-        Ok(pending) => pending,
+    let (pending, traffic) = match asked.per_commit(commits, tries, opts, &mut found).await {
+        Ok(asked) => asked,
         Err(failure) => return failure,
     };
     let (unresolved, fallback_notes) = match asked.by_subject(pending, &mut found).await {
         Ok(left) => left,
         Err(failure) => return failure,
     };
-    asked.answer(found, &spent, unresolved, fallback_notes, unexamined)
-}
-
-/// What the commit look-up actually cost, as the client counted it ([`GitHub::traffic`]): the
-/// requests it sent, read retries included, and the time it waited, between tries and
-/// before read retries (what was slept, not the whole schedule).
-#[derive(Debug, Default)]
-struct Spent {
-    requests: usize,
-    waited: Duration,
+    asked.answer(found, traffic, unresolved, fallback_notes, unexamined)
 }
 
 /// One look-up of the merged pull requests behind some commits.
@@ -399,26 +386,21 @@ struct Asked<'a> {
 }
 
 impl Asked<'_> {
-    /// Asks per commit, up to `tries` times on the backoff schedule, counting into `spent`
-    /// what it sends and waits; returns the commits left without a merged pull request, or
-    /// the failure.
+    /// Asks per commit, up to `tries` times on the backoff schedule; returns the commits left
+    /// without a merged pull request and what asking cost, as the client counted it
+    /// ([`GitHub::traffic`]: the requests sent, read retries included, and the time waited
+    /// between tries and before read retries, what was slept, not the whole schedule), or the
+    /// failure.
     async fn per_commit<'c>(
         &self,
         commits: &'c [(String, String)],
         tries: usize,
         opts: &LookupOptions<'_>,
         found: &mut BTreeMap<u64, PullRequest>,
-        spent: &mut Spent,
-    ) -> Result<Vec<&'c (String, String)>, Found> {
+    ) -> Result<(Vec<&'c (String, String)>, LookupTraffic), Found> {
         let mut pending: Vec<&(String, String)> = commits.iter().collect();
-        // What the client sent and slept, read retries included.
         let before = self.gh.traffic();
         let mut paced = Duration::ZERO;
-        let count = |spent: &mut Spent, paced: Duration| {
-            let now = self.gh.traffic();
-            spent.requests = usize::try_from(now.requests - before.requests).unwrap_or(usize::MAX);
-            spent.waited = paced + now.waited.saturating_sub(before.waited);
-        };
         for attempt in 0..tries {
             if attempt > 0 {
                 tokio::time::sleep(opts.backoff[attempt - 1]).await;
@@ -426,9 +408,7 @@ impl Asked<'_> {
             }
             let mut still = Vec::new();
             for commit in pending {
-                let answer = self.gh.pulls_for_commit(&commit.0).await;
-                count(spent, paced);
-                let answer = match answer {
+                let answer = match self.gh.pulls_for_commit(&commit.0).await {
                     Ok(answer) => answer,
                     Err(e) => {
                         let lookup = Lookup::CommitPulls {
@@ -454,7 +434,13 @@ impl Asked<'_> {
                 break;
             }
         }
-        Ok(pending)
+        let now = self.gh.traffic();
+        let traffic = LookupTraffic {
+            repository: self.gh.repository().to_string(),
+            requests: usize::try_from(now.requests - before.requests).unwrap_or(usize::MAX),
+            waited: paced + now.waited.saturating_sub(before.waited),
+        };
+        Ok((pending, traffic))
     }
 
     /// The fallback: the pull request number GitHub writes into squash and merge subjects.
@@ -513,7 +499,7 @@ impl Asked<'_> {
     fn answer(
         &self,
         found: BTreeMap<u64, PullRequest>,
-        spent: &Spent,
+        traffic: LookupTraffic,
         unresolved: Vec<String>,
         fallback: Vec<SubjectMiss>,
         unexamined: Option<Unexamined>,
@@ -522,11 +508,7 @@ impl Asked<'_> {
             origin: self.origin.clone(),
             branch: self.branch.map(str::to_string),
             shas,
-            traffic: LookupTraffic {
-                repository: self.gh.repository().to_string(),
-                requests: spent.requests,
-                waited: spent.waited,
-            },
+            traffic,
             fallback,
         };
         if found.is_empty() {
