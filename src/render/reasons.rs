@@ -423,7 +423,7 @@ fn none_merged(commits: &Commits, merge_group: bool, unexamined: Option<&Unexami
         if one { "commit" } else { "any of commits" },
         commits.shas.join(", "),
         commits.traffic,
-        Fallback(&commits.fallback),
+        subject_misses(&commits.fallback),
         if one { "commit was" } else { "commits were" },
     );
     if merge_group {
@@ -434,7 +434,8 @@ fn none_merged(commits: &Commits, merge_group: bool, unexamined: Option<&Unexami
         );
     }
     if let Some(unexamined) = unexamined {
-        help.push_str(&format!(" Also, {unexamined}."));
+        let (what, why) = unexamined_words(unexamined);
+        help.push_str(&format!(" Also, {what}: {why}."));
     }
     Words::new(format!(
         "no merged pull request found for {}",
@@ -465,51 +466,29 @@ impl fmt::Display for LookupTraffic {
 }
 
 /// Why the `(#N)` fallback resolved no commit, `; `-separated.
-struct Fallback<'a>(&'a [SubjectMiss]);
-
-impl fmt::Display for Fallback<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, miss) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str("; ")?;
-            }
-            match miss {
-                SubjectMiss::NoNumber { commit } => write!(
-                    f,
-                    "the message of {commit} names no pull request (no `(#N)` in its subject)"
-                ),
-                SubjectMiss::NotMergedInto {
-                    number,
-                    commit,
-                    branch,
-                } => write!(
-                    f,
-                    "pull request #{number}, named in the message of {commit}, is not merged \
-                     into {} as one of the pushed commits",
-                    branch.as_deref().unwrap_or("the branch")
-                ),
-                SubjectMiss::NotAPullRequest {
-                    number,
-                    commit,
-                    repository,
-                } => write!(
-                    f,
-                    "#{number}, named in the message of {commit}, is not a pull request of \
-                     {repository}"
-                ),
-            }?;
+fn subject_misses(misses: &[SubjectMiss]) -> String {
+    let said = |miss: &SubjectMiss| match miss {
+        SubjectMiss::NoNumber { commit } => {
+            format!("the message of {commit} names no pull request (no `(#N)` in its subject)")
         }
-        Ok(())
-    }
-}
-
-/// Commits of a push not looked up, as one phrase: `3 older commits of … were not looked up:
-/// the push carries 103 commits, …`.
-impl fmt::Display for Unexamined {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (what, why) = unexamined_words(self);
-        write!(f, "{what}: {why}")
-    }
+        SubjectMiss::NotMergedInto {
+            number,
+            commit,
+            branch,
+        } => format!(
+            "pull request #{number}, named in the message of {commit}, is not merged into {} as \
+             one of the pushed commits",
+            branch.as_deref().unwrap_or("the branch")
+        ),
+        SubjectMiss::NotAPullRequest {
+            number,
+            commit,
+            repository,
+        } => format!(
+            "#{number}, named in the message of {commit}, is not a pull request of {repository}"
+        ),
+    };
+    misses.iter().map(said).collect::<Vec<_>>().join("; ")
 }
 
 /// Commits of a push not looked up: how many (a first line), and why.
@@ -567,10 +546,11 @@ fn missing_words(missing: &Missing) -> Words {
         "GitHub was asked ({traffic}), and {}. What {them} changed carries no label: a \
          pull request merged just now may not be listed yet (re-run the job), and a commit \
          pushed without one has no label to read",
-        Fallback(fallback),
+        subject_misses(fallback),
     );
     if let Some(unexamined) = unexamined {
-        help.push_str(&format!("; also, {unexamined}"));
+        let (what, why) = unexamined_words(unexamined);
+        help.push_str(&format!("; also, {what}: {why}"));
     }
     Words::new(format!(
         "commit{s} {} of {origin} {has} no merged pull request",
