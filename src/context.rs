@@ -103,15 +103,14 @@ impl RunContext {
                 .map(|v| v.trim().to_string())
                 .filter(|v| !v.is_empty())
         };
-        let repository = match &overrides.repository {
-            Some(repository) => Some(repository.clone()),
-            None => var("GITHUB_REPOSITORY")
-                .map(|r| {
-                    Repository::parse(&r)
-                        .with_context(|| format!("repository (GITHUB_REPOSITORY) {:?}", r.trim()))
-                })
-                .transpose()?,
-        };
+        // Where the event came from; releases go there too unless `--repository` says else.
+        let github_repository = var("GITHUB_REPOSITORY")
+            .map(|r| {
+                Repository::parse(&r)
+                    .with_context(|| format!("repository (GITHUB_REPOSITORY) {r:?}"))
+            })
+            .transpose()?;
+        let repository = (overrides.repository.clone()).or_else(|| github_repository.clone());
         let sha = match &overrides.sha {
             Some(sha) => Some(sha.0.clone()),
             None => var("GITHUB_SHA").map(|s| commit_sha(&s)).transpose()?,
@@ -125,19 +124,11 @@ impl RunContext {
             }
             None => EventPayload::default(),
         };
-        let event_repository = match var("GITHUB_REPOSITORY") {
-            Some(r) => Some(Repository::parse(&r).with_context(|| {
-                format!(
-                    "GITHUB_REPOSITORY {:?} names the event's repository",
-                    r.trim()
-                )
-            })?),
-            None => event
-                .repository
-                .as_ref()
+        let event_repository = github_repository.or_else(|| {
+            (event.repository.as_ref())
                 .and_then(|r| Repository::parse(&r.full_name).ok())
-                .or_else(|| repository.clone()),
-        };
+                .or_else(|| repository.clone())
+        });
         let api_url = (overrides.api_url.as_ref())
             .map(|url| url.as_str().to_string())
             .or_else(|| var("GITHUB_API_URL"))

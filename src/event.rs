@@ -1,4 +1,5 @@
-//! Parsing the webhook event payload at `$GITHUB_EVENT_PATH` (pure: bytes in, struct out).
+//! The webhook event payload at `$GITHUB_EVENT_PATH`: the fields read, the limits GitHub
+//! keeps to, and parsing it (pure: bytes in, struct out).
 //!
 //! Only the fields codeq-rollout reads are modelled; every field has a default
 //! (`#[serde(default)]` on each struct) so that any event parses, and the event name
@@ -33,13 +34,11 @@ pub struct EventPayload {
     /// `push` events: the newest commit.
     pub head_commit: Option<PayloadCommit>,
     /// `workflow_run` events: the run that triggered this one.
-    pub workflow_run: Option<PayloadWorkflowRun>,
-    /// `merge_group` events (merge queue): the group's temporary commit.
-    pub merge_group: Option<PayloadMergeGroup>,
+    pub workflow_run: Option<PayloadHead>,
+    /// `merge_group` events (merge queue): the group, and its temporary commit.
+    pub merge_group: Option<PayloadHead>,
     /// Every repository event: the repository the event came from.
     pub repository: Option<PayloadRepository>,
-    /// `workflow_dispatch` events: the inputs given.
-    pub inputs: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// A commit in a push payload.
@@ -52,32 +51,21 @@ pub struct PayloadCommit {
     pub message: String,
 }
 
-/// A workflow run in a `workflow_run` payload.
+/// What a `workflow_run` or a `merge_group` payload is about: a workflow run, or a merge
+/// queue's group, and the commit it built.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(default)]
-pub struct PayloadWorkflowRun {
-    /// The commit the run built.
+pub struct PayloadHead {
+    /// The commit built (40 hex): the run's, or the group's temporary commit.
     pub head_sha: String,
-    /// The branch the run built, e.g. `main`.
+    /// That commit, with its message.
+    pub head_commit: Option<PayloadCommit>,
+    /// `workflow_run`: the branch the run built, e.g. `main`.
     pub head_branch: Option<String>,
-    /// The event that triggered the run, e.g. `push` or `schedule`.
+    /// `workflow_run`: the event that triggered the run, e.g. `push` or `schedule`.
     pub event: Option<String>,
-    /// The commit the run built, with its message.
-    pub head_commit: Option<PayloadCommit>,
-}
-
-/// A merge group in a `merge_group` payload (merge queue).
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(default)]
-pub struct PayloadMergeGroup {
-    /// The group's temporary commit, built by the queue (40 hex).
-    pub head_sha: String,
-    /// The queue's branch, e.g. `refs/heads/gh-readonly-queue/main/pr-2-<sha>`.
-    pub head_ref: Option<String>,
-    /// The branch the group merges into, e.g. `refs/heads/main`.
+    /// `merge_group`: the branch the group merges into, e.g. `refs/heads/main`.
     pub base_ref: Option<String>,
-    /// The temporary commit, with its message.
-    pub head_commit: Option<PayloadCommit>,
 }
 
 /// The repository an event came from.

@@ -65,7 +65,8 @@ pub use window::{CullSettings, HubScale, WorstCase, at_scale, compute};
 
 // The registry edge, run against a fake and a real registry (`tests/it/registry.rs`).
 pub use digest::registry::{
-    ACCEPT_MANIFESTS, CredentialSource, Credentials, DigestSource, RegistryError, RegistryOptions,
+    ACCEPT_MANIFESTS, AccessProblem, AnswerProblem, ConnectionProblem, CredentialSource,
+    Credentials, DigestSource, ReferenceProblem, RegistryError, RegistryErrorKind, RegistryOptions,
     Resolved, TlsProblem, resolve,
 };
 pub use support::retry::{RetryPolicy, Timer};

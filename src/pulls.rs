@@ -39,7 +39,7 @@
 //! [`crate::tier::decide`] turns it into an error or an explicit fallback.
 
 use crate::context::RunContext;
-use crate::event::PayloadCommit;
+use crate::event::PayloadHead;
 use crate::support::github::GitHub;
 use crate::support::github::models::PullRequest as ApiPullRequest;
 use crate::tier::{
@@ -60,10 +60,6 @@ pub(crate) const DEFAULT_BACKOFF_MS: [u64; 3] = [2_000, 6_000, 18_000];
 /// 2048. A push with more makes the look-up [`Found::Incomplete`]: a security label among
 /// these decides, otherwise the run fails asking for the tier input.
 pub(crate) const MAX_PUSH_COMMITS: usize = 100;
-
-/// The most commits a push payload lists (GitHub's webhook reference): a payload listing
-/// this many may have left some out.
-pub(crate) const PAYLOAD_COMMITS_CAP: usize = 2048;
 
 /// How to look up.
 pub(crate) struct LookupOptions<'a> {
@@ -90,8 +86,6 @@ pub(crate) struct Behind {
     pub commit: Option<String>,
 }
 
-/// Finds the pull requests behind this run's release. Never fails: a failed look-up is
-/// reported as [`Found::LookupFailed`] so that the tier rules decide what it means.
 impl Behind {
     /// What was found from `origin`, without notes, and the commit the release targets.
     fn plain(origin: LookupOrigin, found: Found, commit: Option<String>) -> Self {
@@ -106,6 +100,8 @@ impl Behind {
     }
 }
 
+/// Finds the pull requests behind this run's release. Never fails: a failed look-up is
+/// reported as [`Found::LookupFailed`] so that the tier rules decide what it means.
 pub(crate) async fn resolve(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     // The client is bound to the release repository; read where the event came from.
     let elsewhere = match (opts.github, &ctx.event_repository) {
@@ -118,9 +114,8 @@ pub(crate) async fn resolve(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
     };
     match ctx.event_name.as_str() {
         "push" => push(ctx, opts).await,
-        "merge_group" => merge_group(ctx, opts).await,
+        "merge_group" | "workflow_run" => head_event(ctx, opts).await,
         "pull_request" | "pull_request_target" => pull_request_event(ctx, opts).await,
-        "workflow_run" => workflow_run(ctx, opts).await,
         "" => Behind::plain(LookupOrigin::OutsideActions, Found::NoPullRequest, None),
         name => Behind {
             evidence: Evidence::no_pull_request(name),
@@ -135,18 +130,14 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     let after = event.after.as_deref().map(str::trim).unwrap_or_default();
     let zeros = !after.is_empty() && after.bytes().all(|b| b == b'0');
     if event.deleted || zeros {
-        return Behind {
-            evidence: Evidence {
-                origin: LookupOrigin::PushDeleting {
-                    target: target.to_string(),
-                },
-                found: Found::LookupFailed(Box::new(LookupFailure::PushDeleted {
-                    target: target.to_string(),
-                })),
-                notes: Vec::new(),
+        let target = target.to_string();
+        return Behind::plain(
+            LookupOrigin::PushDeleting {
+                target: target.clone(),
             },
-            commit: None,
-        };
+            Found::LookupFailed(Box::new(LookupFailure::PushDeleted { target })),
+            None,
+        );
     }
     let Some(head) = commit_sha(after).or_else(|| ctx.sha.clone()) else {
         return failed(event_origin("push"), PayloadProblem::NoPushedCommit);
@@ -184,7 +175,7 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
         count: not_examined,
         carried,
         listed,
-        payload: if listed >= PAYLOAD_COMMITS_CAP {
+        payload: if listed >= crate::event::MAX_COMMITS {
             PayloadList::AtLimit
         } else if carried > commits.len() {
             PayloadList::Fewer
@@ -200,84 +191,65 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
 
 /// The part of the payload an event is about (`merge_group`, `workflow_run`) and the head
 /// commit it names in `EVENT.head_sha`, or what the payload lacks.
-fn event_head<'a, T>(
+fn event_head<'a>(
     event: &str,
-    payload: Option<&'a T>,
-    head_sha: impl Fn(&T) -> &str,
-) -> Result<(&'a T, String), PayloadProblem> {
+    payload: Option<&'a PayloadHead>,
+) -> Result<(&'a PayloadHead, String), PayloadProblem> {
     let Some(part) = payload else {
         let part = event.to_string();
         return Err(PayloadProblem::NoPart { part });
     };
-    let text = head_sha(part);
+    let text = &part.head_sha;
     match commit_sha(text) {
         Some(head) => Ok((part, head)),
         None => Err(PayloadProblem::BadHeadSha {
             event: event.to_string(),
-            text: text.to_string(),
+            text: text.clone(),
         }),
     }
 }
 
-async fn merge_group(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
-    let payload = ctx.event.merge_group.as_ref();
-    let (group, head) = match event_head("merge_group", payload, |p| &p.head_sha) {
+/// `merge_group` (the group's temporary commit, into its base branch) and `workflow_run` (the
+/// commit the triggering run built, on its branch; no pull request for a `schedule` or
+/// `workflow_dispatch` run): the pull requests behind that one commit, looked up as a push of
+/// it, and the release targets it.
+async fn head_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
+    let event = ctx.event_name.as_str();
+    let payload = match event {
+        "merge_group" => ctx.event.merge_group.as_ref(),
+        _ => ctx.event.workflow_run.as_ref(),
+    };
+    let (part, head) = match event_head(event, payload) {
         Ok(found) => found,
-        Err(problem) => return failed(event_origin("merge_group"), problem),
+        Err(problem) => return failed(event_origin(event), problem),
     };
-    let branch = group
-        .base_ref
-        .as_deref()
-        .map(|r| r.strip_prefix("refs/heads/").unwrap_or(r))
-        .filter(|b| !b.is_empty());
-    let origin = LookupOrigin::MergeGroup {
-        head: short(&head),
-        into: branch.map(str::to_string),
-    };
-    let message = group.head_commit.as_ref().map(|c| c.message.as_str());
-    head_commit(ctx, opts, head, message, branch, origin).await
-}
-
-async fn workflow_run(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
-    let payload = ctx.event.workflow_run.as_ref();
-    let (run, head) = match event_head("workflow_run", payload, |p| &p.head_sha) {
-        Ok(found) => found,
-        Err(problem) => return failed(event_origin("workflow_run"), problem),
-    };
-    let triggered_by = run.event.as_deref().unwrap_or("unknown");
-    if matches!(triggered_by, "schedule" | "workflow_dispatch") {
-        return Behind::plain(
-            LookupOrigin::RunWithoutPullRequests {
-                triggered_by: triggered_by.to_string(),
+    let triggered_by = part.event.as_deref().unwrap_or("unknown").to_string();
+    let (branch, origin) = if event == "merge_group" {
+        let base = part.base_ref.as_deref();
+        let branch = base.map(|r| r.strip_prefix("refs/heads/").unwrap_or(r));
+        let branch = branch.filter(|b| !b.is_empty());
+        let into = branch.map(str::to_string);
+        (
+            branch,
+            LookupOrigin::MergeGroup {
+                head: short(&head),
+                into,
             },
-            Found::NoPullRequest,
-            Some(head),
-        );
-    }
-    let branch = run.head_branch.as_deref().filter(|b| !b.is_empty());
-    let origin = LookupOrigin::WorkflowRun {
-        head: short(&head),
-        triggered_by: triggered_by.to_string(),
-        branch: branch.map(str::to_string),
+        )
+    } else if matches!(triggered_by.as_str(), "schedule" | "workflow_dispatch") {
+        let origin = LookupOrigin::RunWithoutPullRequests { triggered_by };
+        return Behind::plain(origin, Found::NoPullRequest, Some(head));
+    } else {
+        let branch = part.head_branch.as_deref().filter(|b| !b.is_empty());
+        let origin = LookupOrigin::WorkflowRun {
+            head: short(&head),
+            triggered_by,
+            branch: branch.map(str::to_string),
+        };
+        (branch, origin)
     };
-    let message = run
-        .head_commit
-        .as_ref()
-        .map(|c: &PayloadCommit| c.message.as_str());
-    head_commit(ctx, opts, head, message, branch, origin).await
-}
-
-/// The pull requests behind one head commit (`merge_group`, `workflow_run`): looked up as a
-/// push of that single commit into `branch`, and the release targets it.
-async fn head_commit(
-    ctx: &RunContext,
-    opts: &LookupOptions<'_>,
-    head: String,
-    message: Option<&str>,
-    branch: Option<&str>,
-    origin: LookupOrigin,
-) -> Behind {
-    let commits = [(head.clone(), message.unwrap_or_default().to_string())];
+    let message = part.head_commit.as_ref().map(|c| c.message.clone());
+    let commits = [(head.clone(), message.unwrap_or_default())];
     let found = merged_pull_requests(ctx, opts, &commits, branch, &origin, None).await;
     Behind::plain(origin, found, Some(head))
 }
@@ -285,29 +257,19 @@ async fn head_commit(
 async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     let event_name = &ctx.event_name;
     let Some(pr) = &ctx.event.pull_request else {
-        return failed(
-            event_origin(event_name),
-            PayloadProblem::NoPart {
-                part: "pull_request".into(),
-            },
-        );
+        let part = "pull_request".into();
+        return failed(event_origin(event_name), PayloadProblem::NoPart { part });
     };
     let origin = LookupOrigin::PullRequest {
         number: pr.number,
         event: event_name.clone(),
     };
     if pr.merged != Some(true) {
-        return Behind {
-            evidence: Evidence {
-                origin,
-                found: Found::LookupFailed(Box::new(LookupFailure::NotMerged {
-                    number: pr.number,
-                    action: ctx.event.action.clone(),
-                })),
-                notes: Vec::new(),
-            },
-            commit: None,
+        let failure = LookupFailure::NotMerged {
+            number: pr.number,
+            action: ctx.event.action.clone(),
         };
+        return Behind::plain(origin, Found::LookupFailed(Box::new(failure)), None);
     }
     let mut commit = pr.merge_commit_sha.as_deref().and_then(commit_sha);
     let from_payload = PullRequest::from(pr);
@@ -325,33 +287,18 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
     };
     let found = match why {
         None => Found::PullRequests(vec![from_payload]),
-        Some(why) => {
-            let lookup = Lookup::Refetch {
-                number: pr.number,
-                why,
-            };
-            let fresh = match client(ctx, opts, &lookup) {
-                Err(failure) => Err(failure),
-                Ok(gh) => gh
-                    .pull_request(pr.number)
-                    .await
-                    .map_err(|e| github_failed(ctx, lookup, &e)),
-            };
-            match fresh {
-                Ok(fresh) => {
-                    refetched = true;
-                    if commit.is_none() {
-                        commit = fresh.merge_commit_sha.as_deref().and_then(commit_sha);
-                    }
-                    Found::PullRequests(vec![PullRequest::from(&fresh)])
-                }
-                Err(failure) if !labelled => Found::LookupFailed(failure),
-                Err(failure) => {
-                    notes.push(LookupNote::RefetchFailed(failure));
-                    Found::PullRequests(vec![from_payload])
-                }
+        Some(why) => match refetch(ctx, opts, pr.number, why).await {
+            Ok(fresh) => {
+                refetched = true;
+                commit = commit.or_else(|| fresh.merge_commit_sha.as_deref().and_then(commit_sha));
+                Found::PullRequests(vec![PullRequest::from(&fresh)])
             }
-        }
+            Err(failure) if !labelled => Found::LookupFailed(failure),
+            Err(failure) => {
+                notes.push(LookupNote::RefetchFailed(failure));
+                Found::PullRequests(vec![from_payload])
+            }
+        },
     };
     if commit.is_none() {
         notes.push(LookupNote::NoMergeCommit {
@@ -369,6 +316,20 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
         },
         commit,
     }
+}
+
+/// A fresh copy of pull request `number` from GitHub, fetched again because of `why`.
+async fn refetch(
+    ctx: &RunContext,
+    opts: &LookupOptions<'_>,
+    number: u64,
+    why: Refetch,
+) -> Result<ApiPullRequest, Box<LookupFailure>> {
+    let lookup = Lookup::Refetch { number, why };
+    let gh = client(ctx, opts, &lookup)?;
+    gh.pull_request(number)
+        .await
+        .map_err(|e| github_failed(ctx, lookup, &e))
 }
 
 /// The merged pull requests behind `commits` (SHA, message): asked per commit on the backoff
@@ -404,28 +365,15 @@ async fn merged_pull_requests(
     } else {
         1
     };
-    let mut spent = Spent::default();
-    let pending = match asked
-        .per_commit(commits, tries, opts, &mut found, &mut spent)
-        .await
-    {
-        Ok(pending) => pending,
+    let (pending, traffic) = match asked.per_commit(commits, tries, opts, &mut found).await {
+        Ok(asked) => asked,
         Err(failure) => return failure,
     };
     let (unresolved, fallback_notes) = match asked.by_subject(pending, &mut found).await {
         Ok(left) => left,
         Err(failure) => return failure,
     };
-    asked.answer(found, &spent, unresolved, fallback_notes, unexamined)
-}
-
-/// What the commit look-up actually cost, as the client counted it ([`GitHub::traffic`]): the
-/// requests it sent, read retries included, and the time it waited, between tries and
-/// before read retries (what was slept, not the whole schedule).
-#[derive(Debug, Default)]
-struct Spent {
-    requests: usize,
-    waited: Duration,
+    asked.answer(found, traffic, unresolved, fallback_notes, unexamined)
 }
 
 /// One look-up of the merged pull requests behind some commits.
@@ -438,28 +386,21 @@ struct Asked<'a> {
 }
 
 impl Asked<'_> {
-    /// Asks per commit, up to `tries` times on the backoff schedule, counting into `spent`
-    /// what it sends and waits; returns the commits left without a merged pull request, or
-    /// the failure.
+    /// Asks per commit, up to `tries` times on the backoff schedule; returns the commits left
+    /// without a merged pull request and what asking cost, as the client counted it
+    /// ([`GitHub::traffic`]: the requests sent, read retries included, and the time waited
+    /// between tries and before read retries, what was slept, not the whole schedule), or the
+    /// failure.
     async fn per_commit<'c>(
         &self,
         commits: &'c [(String, String)],
         tries: usize,
         opts: &LookupOptions<'_>,
         found: &mut BTreeMap<u64, PullRequest>,
-        spent: &mut Spent,
-    ) -> Result<Vec<&'c (String, String)>, Found> {
-        let (ctx, gh, shas, branch, origin) =
-            (self.ctx, self.gh, self.shas, self.branch, self.origin);
+    ) -> Result<(Vec<&'c (String, String)>, LookupTraffic), Found> {
         let mut pending: Vec<&(String, String)> = commits.iter().collect();
-        // What the client sent and slept, read retries included.
-        let before = gh.traffic();
+        let before = self.gh.traffic();
         let mut paced = Duration::ZERO;
-        let count = |spent: &mut Spent, paced: Duration| {
-            let now = gh.traffic();
-            spent.requests = usize::try_from(now.requests - before.requests).unwrap_or(usize::MAX);
-            spent.waited = paced + now.waited.saturating_sub(before.waited);
-        };
         for attempt in 0..tries {
             if attempt > 0 {
                 tokio::time::sleep(opts.backoff[attempt - 1]).await;
@@ -467,21 +408,19 @@ impl Asked<'_> {
             }
             let mut still = Vec::new();
             for commit in pending {
-                let answer = gh.pulls_for_commit(&commit.0).await;
-                count(spent, paced);
-                let answer = match answer {
+                let answer = match self.gh.pulls_for_commit(&commit.0).await {
                     Ok(answer) => answer,
                     Err(e) => {
                         let lookup = Lookup::CommitPulls {
-                            origin: origin.clone(),
+                            origin: self.origin.clone(),
                             commit: short(&commit.0),
                         };
-                        return Err(Found::LookupFailed(github_failed(ctx, lookup, &e)));
+                        return Err(Found::LookupFailed(github_failed(self.ctx, lookup, &e)));
                     }
                 };
                 let accepted: Vec<_> = answer
                     .iter()
-                    .filter(|pr| merged_into(pr, shas, branch))
+                    .filter(|pr| merged_into(pr, self.shas, self.branch))
                     .collect();
                 if accepted.is_empty() {
                     still.push(commit);
@@ -495,7 +434,13 @@ impl Asked<'_> {
                 break;
             }
         }
-        Ok(pending)
+        let now = self.gh.traffic();
+        let traffic = LookupTraffic {
+            repository: self.gh.repository().to_string(),
+            requests: usize::try_from(now.requests - before.requests).unwrap_or(usize::MAX),
+            waited: paced + now.waited.saturating_sub(before.waited),
+        };
+        Ok((pending, traffic))
     }
 
     /// The fallback: the pull request number GitHub writes into squash and merge subjects.
@@ -505,8 +450,6 @@ impl Asked<'_> {
         pending: Vec<&(String, String)>,
         found: &mut BTreeMap<u64, PullRequest>,
     ) -> Result<(Vec<String>, Vec<SubjectMiss>), Found> {
-        let (ctx, gh, shas, branch, origin) =
-            (self.ctx, self.gh, self.shas, self.branch, self.origin);
         let mut unresolved = Vec::new();
         let mut fallback_notes = Vec::new();
         for (sha, message) in pending {
@@ -518,8 +461,8 @@ impl Asked<'_> {
             if found.contains_key(&number) {
                 continue;
             }
-            match gh.pull_request(number).await {
-                Ok(pr) if merged_into(&pr, shas, branch) => {
+            match self.gh.pull_request(number).await {
+                Ok(pr) if merged_into(&pr, self.shas, self.branch) => {
                     found.insert(pr.number, PullRequest::from(&pr));
                 }
                 Ok(_) => {
@@ -527,7 +470,7 @@ impl Asked<'_> {
                     fallback_notes.push(SubjectMiss::NotMergedInto {
                         number,
                         commit: short(sha),
-                        branch: branch.map(str::to_string),
+                        branch: self.branch.map(str::to_string),
                     });
                 }
                 Err(e) if e.kind == crate::support::github::Kind::NotFound => {
@@ -535,16 +478,16 @@ impl Asked<'_> {
                     fallback_notes.push(SubjectMiss::NotAPullRequest {
                         number,
                         commit: short(sha),
-                        repository: gh.repository().to_string(),
+                        repository: self.gh.repository().to_string(),
                     });
                 }
                 Err(e) => {
                     let lookup = Lookup::NamedPull {
-                        origin: origin.clone(),
+                        origin: self.origin.clone(),
                         number,
                         commit: short(sha),
                     };
-                    return Err(Found::LookupFailed(github_failed(ctx, lookup, &e)));
+                    return Err(Found::LookupFailed(github_failed(self.ctx, lookup, &e)));
                 }
             }
         }
@@ -556,28 +499,22 @@ impl Asked<'_> {
     fn answer(
         &self,
         found: BTreeMap<u64, PullRequest>,
-        spent: &Spent,
+        traffic: LookupTraffic,
         unresolved: Vec<String>,
         fallback: Vec<SubjectMiss>,
         unexamined: Option<Unexamined>,
     ) -> Found {
-        let (ctx, gh, shas, branch, origin) =
-            (self.ctx, self.gh, self.shas, self.branch, self.origin);
         let commits = |shas: Vec<String>| Commits {
-            origin: origin.clone(),
-            branch: branch.map(str::to_string),
+            origin: self.origin.clone(),
+            branch: self.branch.map(str::to_string),
             shas,
-            traffic: LookupTraffic {
-                repository: gh.repository().to_string(),
-                requests: spent.requests,
-                waited: spent.waited,
-            },
+            traffic,
             fallback,
         };
         if found.is_empty() {
             return Found::LookupFailed(Box::new(LookupFailure::NoneMerged {
-                commits: commits(shas.iter().map(|s| short(s)).collect()),
-                merge_group: ctx.event_name == "merge_group",
+                commits: commits(self.shas.iter().map(|s| short(s)).collect()),
+                merge_group: self.ctx.event_name == "merge_group",
                 unexamined,
             }));
         }
@@ -690,8 +627,7 @@ fn failed(origin: LookupOrigin, problem: PayloadProblem) -> Behind {
 
 /// A 40-hex commit SHA, lower-cased; `None` for anything else.
 fn commit_sha(text: &str) -> Option<String> {
-    let t = text.trim();
-    (t.len() == 40 && t.bytes().all(|b| b.is_ascii_hexdigit())).then(|| t.to_ascii_lowercase())
+    crate::context::commit_sha(text).ok()
 }
 
 fn short(sha: &str) -> String {

@@ -9,11 +9,19 @@
 //! is the I/O side's job ([`crate::pulls`]); this module only reads what it found.
 
 use crate::support::sanitize;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
+mod evidence;
+
+pub(crate) use evidence::{
+    Commits, Elsewhere, Gap, Lookup, LookupFailure, LookupNote, LookupTraffic, Missing, NoClient,
+    NotKnown, PayloadList, PayloadProblem, Refetch, SubjectMiss, Unexamined,
+};
+pub use evidence::{Evidence, Found, LookupOrigin, PullRequest};
+
 /// The refresh tier of a release.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
     /// Passive convergence through the idle culler; no action at rollout.
@@ -54,7 +62,7 @@ pub enum UnlabeledPolicy {
 }
 
 /// How the tier was decided: the `tier-source` output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TierSource {
     /// From a tier label on a contributing pull request.
@@ -75,20 +83,6 @@ impl fmt::Display for TierSource {
     }
 }
 
-/// A pull request that went into the release, as far as the tier cares.
-/// `title` and `labels` are untrusted text (anyone who can open a PR writes them).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PullRequest {
-    /// The PR number, e.g. `42`.
-    pub number: u64,
-    /// The PR title, untrusted.
-    pub title: String,
-    /// The PR's web address, e.g. `https://github.com/org/repo/pull/42`.
-    pub url: String,
-    /// Label names, untrusted.
-    pub labels: Vec<String>,
-}
-
 /// The label lists that name the tiers. Names compare case-insensitively.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LabelRules {
@@ -99,7 +93,7 @@ pub struct LabelRules {
 }
 
 /// The tier with its evidence.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TierDecision {
     /// The tier.
     pub tier: Tier,
@@ -107,8 +101,6 @@ pub struct TierDecision {
     pub source: TierSource,
     /// The pull requests that went into the release (may be empty).
     pub pull_requests: Vec<PullRequest>,
-    /// The label that decided, and the PR that carried it (source `labels` only).
-    pub deciding: Option<DecidingLabel>,
     /// Which rule decided, with its data; the render layer says it in one sentence.
     pub reason: Reason,
     /// What a human should see (unlabeled PRs, conflicting labels); the render layer words
@@ -117,7 +109,7 @@ pub struct TierDecision {
 }
 
 /// The label that decided the tier, and which PR carried it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecidingLabel {
     /// The PR number.
     pub pull_request: u64,
@@ -127,7 +119,7 @@ pub struct DecidingLabel {
 
 /// Which rule of [`decide`] set the tier, with what it read. `origin` is
 /// [`Evidence::origin`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Reason {
     /// Rule 1: the tier input.
     Input {
@@ -163,17 +155,8 @@ pub enum Reason {
     },
 }
 
-/// Why the pull requests behind a release are not all known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Gap {
-    /// The look-up failed ([`Found::LookupFailed`]).
-    LookupFailed,
-    /// The look-up is incomplete ([`Found::Incomplete`]).
-    Incomplete,
-}
-
 /// What carries no tier label (rule 4).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NoLabel {
     /// Pull requests were found; none carries a tier label.
     NoTierLabel {
@@ -193,14 +176,14 @@ pub enum NoLabel {
 
 /// Something about the decision a human should see. PR number lists are ascending, without
 /// repeats.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Warning {
     /// A note of the look-up ([`Evidence::notes`]).
     Note(LookupNote),
     /// The look-up is incomplete, but a security label among what was found decides.
     SecurityDespiteGap {
         /// What was not examined ([`Found::Incomplete`]).
-        missing: Missing,
+        missing: Box<Missing>,
         /// The security label that decides.
         deciding: DecidingLabel,
     },
@@ -228,19 +211,13 @@ pub enum Warning {
         /// The overridden label.
         deciding: DecidingLabel,
     },
-    /// The tier input set the tier, but the look-up of the pull requests failed.
-    InputWithoutPullRequests {
+    /// The tier input set the tier, but the pull requests are not (all) known: the look-up
+    /// failed ([`Found::LookupFailed`]) or is incomplete ([`Found::Incomplete`]).
+    InputDespiteGap {
         /// The tier the input set.
         tier: Tier,
-        /// What failed ([`Found::LookupFailed`]).
-        failure: LookupFailure,
-    },
-    /// The tier input set the tier, but the look-up is incomplete.
-    InputIncomplete {
-        /// The tier the input set.
-        tier: Tier,
-        /// What is missing ([`Found::Incomplete`]).
-        missing: Missing,
+        /// What failed or is missing.
+        gap: NotKnown,
     },
     /// The pull requests are not (all) known; `unlabeled-tier` set the tier.
     NotFromLabels {
@@ -283,187 +260,39 @@ pub enum Undecided {
 }
 
 impl TierDecision {
-    /// Applies `f` to every untrusted or looked-up text the decision holds (titles, labels,
-    /// origins, failures): to hide secrets before anything is printed or escaped.
+    /// Applies `f` to every text the decision holds (titles, labels, origins, failures): to
+    /// hide secrets before anything is printed or escaped. It goes through the decision's JSON
+    /// form, so every string is reached, those of a field added later too. That form names
+    /// enum variants by strings as well (`security`, `Incomplete`); should `f` change one (a
+    /// secret that is such a word), the mapping is done again leaving words of letters alone.
     pub(crate) fn map_text(&mut self, f: impl Fn(&str) -> String) {
-        let f = &f;
-        let map = |s: &mut String| *s = f(s);
-        for pr in &mut self.pull_requests {
-            map(&mut pr.title);
-            pr.labels.iter_mut().for_each(map);
-        }
-        if let Some(d) = &mut self.deciding {
-            map(&mut d.label);
-        }
-        let no_label = |why: &mut NoLabel| match why {
-            NoLabel::NoTierLabel { labels, origin, .. } => {
-                labels.iter_mut().for_each(map);
-                origin.map_text(f);
-            }
-            NoLabel::NoPullRequest { origin } => origin.map_text(f),
+        let Ok(value) = serde_json::to_value(&*self) else {
+            return;
         };
-        match &mut self.reason {
-            Reason::Input { .. } => {}
-            Reason::Label {
-                deciding, origin, ..
-            } => {
-                map(&mut deciding.label);
-                origin.map_text(f);
-            }
-            Reason::NotFromLabels { origin, .. } => origin.map_text(f),
-            Reason::Unlabeled { why, .. } => no_label(why),
-        }
-        for warning in &mut self.warnings {
-            match warning {
-                Warning::Note(note) => note.map_text(f),
-                Warning::ListsOverlap { label } => map(label),
-                Warning::InputWithoutPullRequests { failure, .. } => failure.map_text(f),
-                Warning::InputIncomplete { missing, .. } => missing.map_text(f),
-                Warning::NotFromLabels { failure, .. } => failure.map_text(f),
-                Warning::SecurityDespiteGap { missing, deciding } => {
-                    missing.map_text(f);
-                    map(&mut deciding.label);
+        for keep_words in [false, true] {
+            let mut mapped = value.clone();
+            map_strings(&mut mapped, &|s: &str| {
+                if keep_words && s.bytes().all(|b| b.is_ascii_alphabetic()) {
+                    s.to_string()
+                } else {
+                    f(s)
                 }
-                Warning::InputOverrides { deciding, .. } => map(&mut deciding.label),
-                Warning::TreatedAs { why, .. } => no_label(why),
-                Warning::WithoutTierLabel { .. } | Warning::Conflict { .. } => {}
+            });
+            if let Ok(decision) = serde_json::from_value(mapped) {
+                *self = decision;
+                return;
             }
         }
     }
 }
 
-impl NotKnown {
-    /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
-    pub(crate) fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
-        match self {
-            NotKnown::Failed(failure) => failure.map_text(f),
-            NotKnown::Incomplete(missing) => missing.map_text(f),
-        }
-    }
-}
-
-impl LookupFailure {
-    /// Whether setting the tier input (or `unlabeled-tier`) lets the run go on: not after a
-    /// deletion or an unmerged pull request (there is nothing to announce) nor after GitHub
-    /// refused the token (publishing needs it too).
-    pub(crate) fn tier_input_helps(&self) -> bool {
-        !matches!(
-            self,
-            LookupFailure::PushDeleted { .. }
-                | LookupFailure::NotMerged { .. }
-                | LookupFailure::GitHub {
-                    unauthorized: true,
-                    ..
-                }
-        )
-    }
-
-    /// Whether the labels behind the release could not be read (a GitHub call failed, no
-    /// client, an event payload lacking what the look-up needs), as opposed to read and found
-    /// absent (no merged pull request, no tier label). A label not read may say security,
-    /// so `unlabeled-tier: routine` does not apply then (see docs/tier-fail-closed.md).
-    pub(crate) fn labels_unreadable(&self) -> bool {
-        matches!(
-            self,
-            LookupFailure::GitHub { .. }
-                | LookupFailure::NoClient { .. }
-                | LookupFailure::Payload { .. }
-        )
-    }
-
-    /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
-    pub(crate) fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
-        let map = |s: &mut String| *s = f(s);
-        match self {
-            LookupFailure::PushDeleted { target } => map(target),
-            LookupFailure::Payload { origin, problem } => {
-                origin.map_text(f);
-                match problem {
-                    PayloadProblem::NoPushedCommit => {}
-                    PayloadProblem::NoPart { part } => map(part),
-                    PayloadProblem::BadHeadSha { event, text } => {
-                        map(event);
-                        map(text);
-                    }
-                }
-            }
-            LookupFailure::NotMerged { action, .. } => action.iter_mut().for_each(map),
-            LookupFailure::NoClient { lookup, .. } => lookup.map_text(f),
-            LookupFailure::GitHub {
-                lookup,
-                error,
-                elsewhere,
-                ..
-            } => {
-                lookup.map_text(f);
-                map(error);
-                if let Some(Elsewhere { event, release }) = elsewhere {
-                    map(event);
-                    map(release);
-                }
-            }
-            LookupFailure::NoneMerged {
-                commits,
-                unexamined,
-                ..
-            } => {
-                commits.map_text(f);
-                if let Some(u) = unexamined {
-                    u.origin.map_text(f);
-                }
-            }
-        }
-    }
-}
-
-impl Lookup {
-    fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
-        let map = |s: &mut String| *s = f(s);
-        match self {
-            Lookup::PullRequestsOf { origin } => origin.map_text(f),
-            Lookup::Refetch { .. } => {}
-            Lookup::CommitPulls { origin, commit } | Lookup::NamedPull { origin, commit, .. } => {
-                origin.map_text(f);
-                map(commit);
-            }
-        }
-    }
-}
-
-impl Commits {
-    fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
-        let map = |s: &mut String| *s = f(s);
-        self.origin.map_text(f);
-        self.branch.iter_mut().for_each(map);
-        self.shas.iter_mut().for_each(map);
-        map(&mut self.traffic.repository);
-        for miss in &mut self.fallback {
-            match miss {
-                SubjectMiss::NoNumber { commit } => map(commit),
-                SubjectMiss::NotMergedInto { commit, branch, .. } => {
-                    map(commit);
-                    branch.iter_mut().for_each(map);
-                }
-                SubjectMiss::NotAPullRequest {
-                    commit, repository, ..
-                } => {
-                    map(commit);
-                    map(repository);
-                }
-            }
-        }
-    }
-}
-
-impl Missing {
-    /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
-    pub(crate) fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
-        if let Some(c) = &mut self.unresolved {
-            c.map_text(f);
-        }
-        if let Some(u) = &mut self.unexamined {
-            u.origin.map_text(f);
-        }
+/// `value` with `f` applied to every string in it (not to object keys).
+fn map_strings(value: &mut serde_json::Value, f: &dyn Fn(&str) -> String) {
+    match value {
+        serde_json::Value::String(text) => *text = f(text),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|v| map_strings(v, f)),
+        serde_json::Value::Object(fields) => fields.values_mut().for_each(|v| map_strings(v, f)),
+        _ => {}
     }
 }
 
@@ -492,431 +321,6 @@ pub(crate) fn label_as_shown(label: &str) -> String {
 /// ASCII case-insensitively. A label that reads as nothing matches nothing.
 fn same_label(name: &str, shown: &str) -> bool {
     !shown.is_empty() && label_as_shown(name).eq_ignore_ascii_case(shown)
-}
-
-/// What the look-up of the pull requests behind a release found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Found {
-    /// The merged pull requests behind the release (never empty when a look-up ran; may be
-    /// empty only if the caller says so).
-    PullRequests(Vec<PullRequest>),
-    /// Some pull requests were found, but not everything behind the release was examined
-    /// or resolved: commits of a push without a merged pull request after the retries and the
-    /// `(#N)` fallback, or a push of more commits than are looked up. Never decided silently:
-    /// a security label among `pull_requests` still decides (nothing unexamined can lower
-    /// it); otherwise it counts as a failed look-up.
-    Incomplete {
-        /// The merged pull requests found.
-        pull_requests: Vec<PullRequest>,
-        /// What was not examined or resolved.
-        missing: Box<Missing>,
-    },
-    /// The event carries no pull request by nature (`schedule`, `workflow_dispatch`, ...).
-    NoPullRequest,
-    /// The look-up could not run or failed (API error, permission, no merged pull request
-    /// for a push after the retries): what was looked up and which failure. Never
-    /// "unlabeled".
-    LookupFailed(Box<LookupFailure>),
-}
-
-/// Why the look-up of the pull requests failed ([`Found::LookupFailed`]): what was looked up
-/// and which failure. The words, fixes included, are the render layer's
-/// (`render::reasons`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum LookupFailure {
-    /// The push deleted its ref: a deletion builds nothing, there is nothing to announce.
-    PushDeleted {
-        /// The ref (`refs/heads/x`), or `its ref` when the payload names none.
-        target: String,
-    },
-    /// The event's payload lacks what the look-up needs.
-    Payload {
-        /// Where the pull requests were to be looked for, e.g. `the push event`.
-        origin: LookupOrigin,
-        /// What is missing or wrong.
-        problem: PayloadProblem,
-    },
-    /// The pull request of a `pull_request` event is not merged, so it is in no release.
-    NotMerged {
-        /// The pull request's number.
-        number: u64,
-        /// The event's action, when given.
-        action: Option<String>,
-    },
-    /// There is no GitHub client to ask.
-    NoClient {
-        /// What was to be looked up.
-        lookup: Lookup,
-        /// What the client lacks.
-        lacking: NoClient,
-    },
-    /// A GitHub call failed.
-    GitHub {
-        /// What was looked up.
-        lookup: Lookup,
-        /// The GitHub client's error, in its words (fix included).
-        error: String,
-        /// Set when pull requests are read in another repository than the release's.
-        elsewhere: Option<Elsewhere>,
-        /// GitHub refused the token (401): publishing needs it too, so no tier input lets
-        /// the run go on.
-        unauthorized: bool,
-    },
-    /// GitHub lists no merged pull request for any of the commits.
-    NoneMerged {
-        /// The commits asked for, and how.
-        commits: Commits,
-        /// The event is a `merge_group` (its pull requests are not merged yet).
-        merge_group: bool,
-        /// The commits of the push not looked up at all, if any.
-        unexamined: Option<Unexamined>,
-    },
-}
-
-/// What an event's payload lacks ([`LookupFailure::Payload`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum PayloadProblem {
-    /// No pushed commit (`after`), and `GITHUB_SHA` is unset.
-    NoPushedCommit,
-    /// No `part` object (`merge_group`, `workflow_run`, `pull_request`).
-    NoPart {
-        /// The object's name.
-        part: String,
-    },
-    /// `{event}.head_sha` is not a commit SHA.
-    BadHeadSha {
-        /// The event (`merge_group`, `workflow_run`).
-        event: String,
-        /// The value found (untrusted).
-        text: String,
-    },
-}
-
-/// What a look-up asked GitHub for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum Lookup {
-    /// The pull requests of `origin`.
-    PullRequestsOf {
-        /// Where they are looked for.
-        origin: LookupOrigin,
-    },
-    /// A fresh copy of pull request `number`.
-    Refetch {
-        /// The pull request's number.
-        number: u64,
-        /// Why the event's copy does not do.
-        why: Refetch,
-    },
-    /// The labels of `origin`, from the pull requests of `commit`.
-    CommitPulls {
-        /// Where they are looked for.
-        origin: LookupOrigin,
-        /// The commit asked for (short SHA).
-        commit: String,
-    },
-    /// The labels of `origin`, from pull request `number`, named in the message of `commit`.
-    NamedPull {
-        /// Where they are looked for.
-        origin: LookupOrigin,
-        /// The pull request's number.
-        number: u64,
-        /// The commit whose message names it (short SHA).
-        commit: String,
-    },
-}
-
-/// Why a `pull_request` event's pull request is fetched again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[allow(
-    clippy::enum_variant_names,
-    reason = "each variant names what the payload lacks: no tier label, no merge commit"
-)]
-pub enum Refetch {
-    /// Its labels in the payload carry no tier label.
-    NoTierLabel,
-    /// Its `merge_commit_sha` in the payload is null.
-    NoMergeCommit,
-    /// Both.
-    NoTierLabelNorMergeCommit,
-}
-
-/// What a look-up without a GitHub client lacks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum NoClient {
-    /// No repository is known.
-    Repository,
-    /// A dry run without a token.
-    Token,
-}
-
-/// Pull requests read in another repository than the release's.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Elsewhere {
-    /// Where the event came from (`OWNER/REPO`).
-    pub event: String,
-    /// Where releases go.
-    pub release: String,
-}
-
-/// Commits of a look-up left without a merged pull request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Commits {
-    /// Where the pull requests were looked for.
-    pub origin: LookupOrigin,
-    /// The branch they must be merged into, when known.
-    pub branch: Option<String>,
-    /// The commits (short SHAs).
-    pub shas: Vec<String>,
-    /// What the commit look-up cost.
-    pub traffic: LookupTraffic,
-    /// Why the `(#N)` of each commit's subject named no merged pull request.
-    pub fallback: Vec<SubjectMiss>,
-}
-
-/// What the commit look-up sent and waited (`GET /repos/{repository}/commits/{sha}/pulls`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LookupTraffic {
-    /// `OWNER/REPO` asked.
-    pub repository: String,
-    /// Requests sent, read retries included.
-    pub requests: usize,
-    /// Time waited between tries and before read retries.
-    pub waited: std::time::Duration,
-}
-
-/// Why a commit's subject gave no merged pull request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum SubjectMiss {
-    /// The subject has no `(#N)`.
-    NoNumber {
-        /// The commit (short SHA).
-        commit: String,
-    },
-    /// `#number` is not merged into the branch as one of the pushed commits.
-    NotMergedInto {
-        /// The pull request named.
-        number: u64,
-        /// The commit (short SHA).
-        commit: String,
-        /// The branch, when known.
-        branch: Option<String>,
-    },
-    /// `#number` is not a pull request of `repository`.
-    NotAPullRequest {
-        /// The number named.
-        number: u64,
-        /// The commit (short SHA).
-        commit: String,
-        /// `OWNER/REPO`.
-        repository: String,
-    },
-}
-
-/// What an incomplete look-up did not examine or resolve ([`Found::Incomplete`]); at least
-/// one of the two is set.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Missing {
-    /// Commits left without a merged pull request.
-    pub unresolved: Option<Commits>,
-    /// Commits of the push not looked up at all.
-    pub unexamined: Option<Unexamined>,
-}
-
-/// Commits of a push not looked up: more than are looked up, or more than its payload lists.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Unexamined {
-    /// The push.
-    pub origin: LookupOrigin,
-    /// Commits not looked up.
-    pub count: usize,
-    /// Commits the push carries (`size`, or those listed).
-    pub carried: usize,
-    /// Commits the payload lists.
-    pub listed: usize,
-    /// How the payload's list compares with the push.
-    pub payload: PayloadList,
-    /// The most commits looked up.
-    pub looked_up: usize,
-}
-
-/// How a push payload's commit list compares with the push.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum PayloadList {
-    /// It lists as many as GitHub's limit, so it may carry more.
-    AtLimit,
-    /// It lists fewer than the push carries.
-    Fewer,
-    /// It lists them all.
-    All,
-}
-
-/// What is not known about the pull requests behind a release, when that decides.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum NotKnown {
-    /// The look-up failed.
-    Failed(Box<LookupFailure>),
-    /// The look-up is incomplete.
-    Incomplete(Box<Missing>),
-}
-
-impl NotKnown {
-    /// The gap in one word ([`Gap`]).
-    pub(crate) fn gap(&self) -> Gap {
-        match self {
-            NotKnown::Failed(_) => Gap::LookupFailed,
-            NotKnown::Incomplete(_) => Gap::Incomplete,
-        }
-    }
-}
-
-/// Where the pull requests behind a release were looked for: the event, and the commit and
-/// branch it names. The render layer words it as a noun phrase (`the push of c4295bd74fb0 to
-/// main`, `the schedule event`). Commits are short SHAs (12 hex); texts come from the event
-/// payload (untrusted).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum LookupOrigin {
-    /// A run outside GitHub Actions (no `GITHUB_EVENT_NAME`).
-    OutsideActions,
-    /// An event, as a whole (one without pull requests, e.g. `schedule`, or one whose payload
-    /// lacks what the look-up needs).
-    Event {
-        /// The event's name, e.g. `schedule`.
-        event: String,
-    },
-    /// A `push` that deleted its ref.
-    PushDeleting {
-        /// The ref, e.g. `refs/heads/old`.
-        target: String,
-    },
-    /// A `push` of `head`.
-    Push {
-        /// The pushed commit.
-        head: String,
-        /// The branch pushed to, else the ref.
-        to: String,
-    },
-    /// A `merge_group` (merge queue) of `head`.
-    MergeGroup {
-        /// The group's temporary commit.
-        head: String,
-        /// The branch the group merges into, when known.
-        into: Option<String>,
-    },
-    /// A `workflow_run` triggered by a run with no pull requests (`schedule`,
-    /// `workflow_dispatch`).
-    RunWithoutPullRequests {
-        /// The triggering run's event.
-        triggered_by: String,
-    },
-    /// A `workflow_run`: the commit the triggering run built.
-    WorkflowRun {
-        /// That commit.
-        head: String,
-        /// The triggering run's event, e.g. `push`.
-        triggered_by: String,
-        /// The branch it built, when known.
-        branch: Option<String>,
-    },
-    /// A `pull_request` or `pull_request_target` event.
-    PullRequest {
-        /// The pull request's number.
-        number: u64,
-        /// The event's name.
-        event: String,
-    },
-}
-
-impl LookupOrigin {
-    /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
-    pub(crate) fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
-        let map = |s: &mut String| *s = f(s);
-        match self {
-            LookupOrigin::OutsideActions => {}
-            LookupOrigin::Event { event } | LookupOrigin::PullRequest { event, .. } => map(event),
-            LookupOrigin::PushDeleting { target } => map(target),
-            LookupOrigin::Push { head, to } => {
-                map(head);
-                map(to);
-            }
-            LookupOrigin::MergeGroup { head, into } => {
-                map(head);
-                into.iter_mut().for_each(map);
-            }
-            LookupOrigin::RunWithoutPullRequests { triggered_by } => map(triggered_by),
-            LookupOrigin::WorkflowRun {
-                head,
-                triggered_by,
-                branch,
-            } => {
-                map(head);
-                map(triggered_by);
-                branch.iter_mut().for_each(map);
-            }
-        }
-    }
-}
-
-/// What tier resolution knows about the pull requests behind the release.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Evidence {
-    /// Where they were looked for.
-    pub origin: LookupOrigin,
-    /// What was found.
-    pub found: Found,
-    /// Things the look-up noticed that a human should see; they become warnings.
-    pub notes: Vec<LookupNote>,
-}
-
-/// Something a look-up noticed that a human should see ([`Evidence::notes`], then
-/// [`Warning::Note`]); the render layer words it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum LookupNote {
-    /// Re-fetching a `pull_request` event's pull request failed, and its copy in the payload
-    /// (which carries a tier label) decided instead.
-    RefetchFailed(Box<LookupFailure>),
-    /// The merged pull request of a `pull_request` event has no merge commit SHA (`null` in
-    /// the payload, and from GitHub when re-fetched), so the release targets `GITHUB_SHA`,
-    /// which on such an event is not the merged commit.
-    NoMergeCommit {
-        /// The pull request's number.
-        number: u64,
-        /// The event, e.g. `pull_request_target`.
-        event: String,
-        /// Whether GitHub was asked too.
-        refetched: bool,
-        /// `GITHUB_SHA`, when set.
-        github_sha: Option<String>,
-    },
-}
-
-impl LookupNote {
-    /// Applies `f` to every looked-up text it holds ([`TierDecision::map_text`]).
-    pub(crate) fn map_text(&mut self, f: &dyn Fn(&str) -> String) {
-        match self {
-            LookupNote::RefetchFailed(failure) => failure.map_text(f),
-            LookupNote::NoMergeCommit {
-                event, github_sha, ..
-            } => {
-                *event = f(event);
-                if let Some(sha) = github_sha {
-                    *sha = f(sha);
-                }
-            }
-        }
-    }
-}
-
-impl Evidence {
-    /// Evidence for an event that carries no pull request, e.g. `schedule`.
-    pub(crate) fn no_pull_request(event: &str) -> Self {
-        Self {
-            origin: LookupOrigin::Event {
-                event: event.to_string(),
-            },
-            found: Found::NoPullRequest,
-            notes: Vec::new(),
-        }
-    }
 }
 
 /// Decides the tier.
@@ -955,11 +359,7 @@ pub fn decide(
             });
         }
     }
-    let prs = match &evidence.found {
-        Found::PullRequests(prs) => prs.clone(),
-        Found::Incomplete { pull_requests, .. } => pull_requests.clone(),
-        Found::NoPullRequest | Found::LookupFailed(_) => Vec::new(),
-    };
+    let prs = evidence.found.pull_requests().to_vec();
     let mut warnings: Vec<Warning> = evidence.notes.iter().cloned().map(Warning::Note).collect();
     let (security, routine) = tier_labels(&prs, rules, &mut warnings);
     let explicit = match request {
@@ -970,19 +370,15 @@ pub fn decide(
     if let Some(tier) = explicit {
         return Ok(by_input(tier, evidence, prs, &security, &routine, warnings));
     }
-    let failure = match &evidence.found {
-        Found::LookupFailed(failure) => Some(NotKnown::Failed(failure.clone())),
-        Found::Incomplete { missing, .. } => match security.first() {
-            None => Some(NotKnown::Incomplete(missing.clone())),
-            Some(d) => {
-                warnings.push(Warning::SecurityDespiteGap {
-                    missing: missing.as_ref().clone(),
-                    deciding: d.clone(),
-                });
-                None
-            }
-        },
-        Found::PullRequests(_) | Found::NoPullRequest => None,
+    let failure = match (evidence.found.not_known(), security.first()) {
+        (Some(NotKnown::Incomplete(missing)), Some(d)) => {
+            warnings.push(Warning::SecurityDespiteGap {
+                missing,
+                deciding: d.clone(),
+            });
+            None
+        }
+        (not_known, _) => not_known,
     };
     if let Some(failure) = failure {
         return not_from_labels(failure, &evidence.origin, prs, unlabeled, warnings);
@@ -1007,7 +403,6 @@ pub fn decide(
                 deciding: first.clone(),
                 origin: evidence.origin.clone(),
             },
-            deciding: Some(first.clone()),
             warnings,
         }
     };
@@ -1088,22 +483,13 @@ fn by_input(
             deciding: d.clone(),
         });
     }
-    match &evidence.found {
-        Found::LookupFailed(failure) => warnings.push(Warning::InputWithoutPullRequests {
-            tier,
-            failure: failure.as_ref().clone(),
-        }),
-        Found::Incomplete { missing, .. } => warnings.push(Warning::InputIncomplete {
-            tier,
-            missing: missing.as_ref().clone(),
-        }),
-        Found::PullRequests(_) | Found::NoPullRequest => {}
+    if let Some(gap) = evidence.found.not_known() {
+        warnings.push(Warning::InputDespiteGap { tier, gap });
     }
     TierDecision {
         tier,
         source: TierSource::Input,
         pull_requests: prs,
-        deciding: None,
         reason: Reason::Input { tier },
         warnings,
     }
@@ -1133,7 +519,6 @@ fn not_from_labels(
         tier,
         source: TierSource::Default,
         pull_requests: prs,
-        deciding: None,
         reason: Reason::NotFromLabels {
             tier,
             origin: origin.clone(),
@@ -1180,7 +565,6 @@ fn unlabeled_decision(
         tier,
         source: TierSource::Default,
         pull_requests: prs,
-        deciding: None,
         reason: Reason::Unlabeled {
             tier,
             why,
@@ -1398,6 +782,8 @@ mod tests {
             Some(UnlabeledPolicy::Security),
             Some(UnlabeledPolicy::Fail),
         ];
+        // A message's help lines, under it.
+        let indent = |words: &dyn std::fmt::Display| words.to_string().replace('\n', "\n    ");
         let mut table = String::new();
         for (name, evidence) in &scenarios {
             for request in requests {
@@ -1408,10 +794,10 @@ mod tests {
                             table
                                 .push_str(&format!("  {} by {}: {}\n", d.tier, d.source, d.reason));
                             for w in &d.warnings {
-                                table.push_str(&format!("  warning: {w}\n"));
+                                table.push_str(&format!("  warning: {}\n", indent(w)));
                             }
                         }
-                        Err(e) => table.push_str(&format!("  undecided: {e}\n")),
+                        Err(e) => table.push_str(&format!("  undecided: {}\n", indent(&e))),
                     }
                 }
             }
@@ -1424,7 +810,6 @@ mod tests {
         let d = auto(vec![pr(7, &["bug", "Security"])]).unwrap();
         assert_eq!(d.tier, Tier::Security);
         assert_eq!(d.source, TierSource::Labels);
-        assert_eq!(d.deciding.unwrap().pull_request, 7);
         assert_eq!(
             d.reason,
             Reason::Label {
@@ -1444,7 +829,7 @@ mod tests {
         // "security", so it must count as security, and the reason shows what matched.
         let d = auto(vec![pr(7, &["secu\u{200B}rity\u{2066}"])]).unwrap();
         assert_eq!(d.tier, Tier::Security);
-        assert_eq!(d.deciding.unwrap().label, "security");
+        assert_matches!(d.reason, Reason::Label { deciding, .. } if deciding.label == "security");
         assert!(rules().has_tier_label(&pr(8, &[" rou\u{FEFF}tine\n"])));
     }
 
@@ -1626,7 +1011,7 @@ mod tests {
         assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Labels));
         assert!(
             d.warnings.contains(&Warning::SecurityDespiteGap {
-                missing: unresolved("9d2f0b1c4a6e"),
+                missing: Box::new(unresolved("9d2f0b1c4a6e")),
                 deciding: DecidingLabel {
                     pull_request: 6,
                     label: "cve".into()
@@ -1671,9 +1056,9 @@ mod tests {
                 failed(),
                 TierRequest::Security,
                 Tier::Security,
-                Warning::InputWithoutPullRequests {
+                Warning::InputDespiteGap {
                     tier: Tier::Security,
-                    failure: refused(),
+                    gap: NotKnown::Failed(Box::new(refused())),
                 },
             ),
             (
@@ -1681,9 +1066,9 @@ mod tests {
                 incomplete(vec![pr(5, &["routine"])]),
                 TierRequest::Routine,
                 Tier::Routine,
-                Warning::InputIncomplete {
+                Warning::InputDespiteGap {
                     tier: Tier::Routine,
-                    missing: unresolved("9d2f0b1c4a6e"),
+                    gap: NotKnown::Incomplete(Box::new(unresolved("9d2f0b1c4a6e"))),
                 },
             ),
         ];
@@ -1718,5 +1103,32 @@ mod tests {
     fn tier_labels_match_case_insensitively() {
         assert!(rules().has_tier_label(&pr(1, &[" CVE "])));
         assert!(!rules().has_tier_label(&pr(1, &["docs"])));
+    }
+
+    /// Every text of a decision is reached, whatever field holds it; and should a secret be
+    /// a variant's name, the decision stays whole.
+    #[test]
+    fn map_text_reaches_every_text_of_the_decision() {
+        const SECRET: &str = "hunter2-token";
+        let mut evidence = incomplete(vec![PullRequest {
+            title: format!("Fix the security leak of {SECRET}"),
+            ..pr(6, &["security", SECRET])
+        }]);
+        evidence.origin = LookupOrigin::Push {
+            head: "c4295bd74fb0".into(),
+            to: format!("fix-{SECRET}"),
+        };
+        let mut d = decide(TierRequest::Auto, &evidence, &rules(), None).unwrap();
+        let before = format!("{d:?}");
+        assert!(before.matches(SECRET).count() >= 3, "{before}");
+        d.map_text(|text| text.replace(SECRET, "***"));
+        let after = format!("{d:?}");
+        assert!(!after.contains(SECRET), "{after}");
+        assert_eq!(after, before.replace(SECRET, "***"));
+
+        d.map_text(|text| text.replace("security", "***"));
+        assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Labels));
+        assert_eq!(d.pull_requests[0].labels[0], "security");
+        assert_eq!(d.pull_requests[0].title, "Fix the *** leak of ***");
     }
 }

@@ -6,8 +6,8 @@
 
 use super::Digest;
 use super::manifest::{self, MAX_MANIFEST_BYTES};
-use anyhow::{Context, Result, bail};
-use std::io::Read;
+use crate::support::files::{self, ReadError};
+use anyhow::{Context, Result, anyhow, bail};
 use std::path::Path;
 
 const REF_NAME: &str = "org.opencontainers.image.ref.name";
@@ -30,6 +30,13 @@ struct Descriptor {
     annotations: std::collections::BTreeMap<String, String>,
 }
 
+impl Descriptor {
+    /// The tag (`org.opencontainers.image.ref.name`), if any.
+    fn tag(&self) -> Option<&str> {
+        self.annotations.get(REF_NAME).map(String::as_str)
+    }
+}
+
 /// The digest of the manifest (or image index) tagged `tag` in the layout at `dir`.
 ///
 /// Without a tag (`oci:DIR`): the image tagged `latest` if there is one, else the layout's
@@ -39,7 +46,7 @@ struct Descriptor {
 /// The blob is read and checked: it must be a JSON image index or manifest of at most 4 MiB
 /// whose sha256 is its name, so a layout whose `index.json` names a digest that its blob does
 /// not have is an error rather than a wrong announcement. Only regular files are read (a FIFO
-/// or a device in the layout is refused, not waited on).
+/// or a device in the layout is refused, not waited on: [`files::read_bytes`]).
 ///
 /// # Errors
 /// A missing or malformed `index.json`, no descriptor with that tag (the error lists the tags
@@ -47,46 +54,15 @@ struct Descriptor {
 /// blob whose sha256 differs from its name.
 pub(crate) fn resolve(dir: &Path, tag: Option<&str>) -> Result<Digest> {
     let index_path = dir.join("index.json");
-    let text = read_regular(&index_path, MAX_INDEX_BYTES).with_context(|| {
-        format!(
-            "cannot read {}: is {} an OCI image layout (skopeo copy ... oci:DIR:TAG)?",
-            index_path.display(),
-            dir.display()
-        )
-    })?;
-    let text = text.ok_or_else(|| {
-        anyhow::anyhow!(
-            "{} is larger than {} MiB: not an OCI image layout index",
-            index_path.display(),
-            MAX_INDEX_BYTES >> 20
-        )
-    })?;
-    let index: Index = serde_json::from_slice(&text)
-        .with_context(|| format!("{} is not an OCI image index", index_path.display()))?;
-    let descriptor = select(&index, tag, dir)?;
+    let index = read_index(dir)?;
+    let descriptor = select(&index, tag, dir).map_err(|u| anyhow!(u.why))?;
     let digest = Digest::parse(&descriptor.digest)
         .with_context(|| format!("in {}", index_path.display()))?;
-    let blob_path = dir.join("blobs/sha256").join(digest.hex());
-    let blob = read_regular(&blob_path, MAX_MANIFEST_BYTES as u64)
-        .with_context(|| format!("cannot read the manifest blob {}", blob_path.display()))?
-        .ok_or_else(|| {
-            anyhow::anyhow!(
-                "the manifest blob {} is larger than {} MiB, the most a registry accepts for a manifest: the layout is corrupt",
-                blob_path.display(),
-                MAX_MANIFEST_BYTES >> 20
-            )
-        })?;
-    let actual = Digest::of_bytes(&blob);
-    if actual != digest {
-        bail!(
-            "the blob {} hashes to {actual}, not {digest}: the layout is corrupt",
-            blob_path.display()
-        );
-    }
+    let blob = read_blob(dir, &digest)?;
     manifest::media_type(&blob, descriptor.media_type.as_deref()).map_err(|what| {
-        anyhow::anyhow!(
+        anyhow!(
             "the blob {} that index.json names is {what}, not an image index or manifest: the layout is corrupt",
-            blob_path.display()
+            blob_path(dir, &digest).display()
         )
     })?;
     Ok(digest)
@@ -98,37 +74,85 @@ pub(crate) fn resolve(dir: &Path, tag: Option<&str>) -> Result<Digest> {
 /// # Errors
 /// A blob that cannot be read, is too large, or does not hash to `digest`.
 pub(crate) fn children(dir: &Path, digest: &Digest) -> Result<Vec<Digest>> {
-    let blob_path = dir.join("blobs/sha256").join(digest.hex());
-    let blob = read_regular(&blob_path, MAX_MANIFEST_BYTES as u64)
-        .with_context(|| format!("cannot read the manifest blob {}", blob_path.display()))?
-        .ok_or_else(|| anyhow::anyhow!("the manifest blob {} is too large", blob_path.display()))?;
-    if Digest::of_bytes(&blob) != *digest {
+    Ok(manifest::children(&read_blob(dir, digest)?))
+}
+
+/// The layout's `index.json`, parsed.
+fn read_index(dir: &Path) -> Result<Index> {
+    let path = dir.join("index.json");
+    let text = files::read_bytes(&path, MAX_INDEX_BYTES).map_err(|e| match e {
+        ReadError::TooLarge { .. } => anyhow!(
+            "{} is larger than {} MiB: not an OCI image layout index",
+            path.display(),
+            MAX_INDEX_BYTES >> 20
+        ),
+        e => anyhow!(
+            "cannot read {} ({e}): is {} an OCI image layout (skopeo copy ... oci:DIR:TAG)?",
+            path.display(),
+            dir.display()
+        ),
+    })?;
+    serde_json::from_slice(&text)
+        .with_context(|| format!("{} is not an OCI image index", path.display()))
+}
+
+/// Where the blob of `digest` lies in the layout at `dir`.
+fn blob_path(dir: &Path, digest: &Digest) -> std::path::PathBuf {
+    dir.join("blobs/sha256").join(digest.hex())
+}
+
+/// The blob of `digest` in the layout at `dir`, at most 4 MiB, checked to hash to `digest`.
+fn read_blob(dir: &Path, digest: &Digest) -> Result<Vec<u8>> {
+    let path = blob_path(dir, digest);
+    let blob = files::read_bytes(&path, MAX_MANIFEST_BYTES as u64).map_err(|e| match e {
+        ReadError::TooLarge { .. } => anyhow!(
+            "the manifest blob {} is larger than {} MiB, the most a registry accepts for a manifest: the layout is corrupt",
+            path.display(),
+            MAX_MANIFEST_BYTES >> 20
+        ),
+        e => anyhow!("cannot read the manifest blob {}: {e}", path.display()),
+    })?;
+    let actual = Digest::of_bytes(&blob);
+    if actual != *digest {
         bail!(
-            "the blob {} does not hash to {digest}: the layout is corrupt",
-            blob_path.display()
+            "the blob {} hashes to {actual}, not {digest}: the layout is corrupt",
+            path.display()
         );
     }
-    Ok(manifest::children(&blob))
+    Ok(blob)
+}
+
+/// Why no one image of a layout was selected ([`select`]): in words, and whether no image
+/// has the tag (rather than several).
+struct Unselected {
+    why: String,
+    no_such_tag: bool,
 }
 
 /// The descriptor for `tag`, or for no tag as [`resolve`] describes.
-fn select<'a>(index: &'a Index, tag: Option<&str>, dir: &Path) -> Result<&'a Descriptor> {
-    let tagged = |name: &str| -> Vec<&Descriptor> {
-        index
-            .manifests
-            .iter()
-            .filter(|d| d.annotations.get(REF_NAME).map(String::as_str) == Some(name))
-            .collect()
-    };
+fn select<'a>(
+    index: &'a Index,
+    tag: Option<&str>,
+    dir: &Path,
+) -> Result<&'a Descriptor, Unselected> {
     let wanted = tag.unwrap_or("latest");
-    match (tagged(wanted).as_slice(), index.manifests.as_slice()) {
+    let tagged: Vec<&Descriptor> = (index.manifests.iter())
+        .filter(|d| d.tag() == Some(wanted))
+        .collect();
+    match (tagged.as_slice(), index.manifests.as_slice()) {
         ([one], _) => Ok(one),
         ([], [only]) if tag.is_none() => Ok(only),
-        ([], _) => bail!("{}", no_such_tag(index, tag, dir)),
-        _ => bail!(
-            "the OCI layout {} tags several images {wanted:?}",
-            dir.display()
-        ),
+        ([], _) => Err(Unselected {
+            why: no_such_tag(index, tag, dir),
+            no_such_tag: true,
+        }),
+        _ => Err(Unselected {
+            why: format!(
+                "the OCI layout {} tags several images {wanted:?}",
+                dir.display()
+            ),
+            no_such_tag: false,
+        }),
     }
 }
 
@@ -140,15 +164,15 @@ pub(crate) enum Unusable {
     Missing,
     /// Something other than a directory (a file).
     NotADirectory,
-    /// No image of the tag asked for ([`missing_tag`]'s words, listing the tags it has).
+    /// No image of the tag asked for ([`no_such_tag`]'s words, listing the tags it has).
     NoSuchTag(String),
     /// No OCI layout there, or a corrupt one (no or a malformed `index.json`, a missing or
     /// corrupt blob): [`resolve`]'s words.
     NotALayout(String),
 }
 
-/// Whether the layout at `dir` can be used for `tag`: a directory holding that image
-/// ([`missing_tag`]).
+/// Whether the layout at `dir` can be used for `tag`: a directory holding that image, as
+/// [`resolve`] finds it.
 ///
 /// # Errors
 /// [`Unusable`]: no directory there, something else there, no image of that tag, or no
@@ -159,41 +183,24 @@ pub(crate) fn usable(dir: &Path, tag: Option<&str>) -> Result<(), Unusable> {
         Ok(_) => return Err(Unusable::NotADirectory),
         Err(_) => return Err(Unusable::Missing),
     }
-    if let Some(why) = missing_tag(dir, tag) {
+    let not_a_layout = |e: anyhow::Error| Unusable::NotALayout(format!("{e:#}"));
+    let index = read_index(dir).map_err(not_a_layout)?;
+    if let Err(Unselected {
+        why,
+        no_such_tag: true,
+    }) = select(&index, tag, dir)
+    {
         return Err(Unusable::NoSuchTag(why));
     }
-    // A directory that is no layout (no or a malformed index.json, a missing or corrupt
-    // blob) is refused here too, in resolve's words: bad input, before anything is sent.
-    resolve(dir, tag)
-        .map(|_| ())
-        .map_err(|e| Unusable::NotALayout(format!("{e:#}")))
-}
-
-/// Why the layout at `dir` has no image for `tag` ([`resolve`]'s rule), listing the tags it
-/// has and, when it has some, one to write instead; `None` when it has that image, or when
-/// `index.json` cannot be read or parsed ([`resolve`] then says what is wrong).
-///
-/// Reads `dir/index.json` (at most 16 MiB, a regular file only).
-fn missing_tag(dir: &Path, tag: Option<&str>) -> Option<String> {
-    let text = read_regular(&dir.join("index.json"), MAX_INDEX_BYTES).ok()??;
-    let index: Index = serde_json::from_slice(&text).ok()?;
-    let wanted = tag.unwrap_or("latest");
-    let tagged = index
-        .manifests
-        .iter()
-        .any(|d| d.annotations.get(REF_NAME).map(String::as_str) == Some(wanted));
-    let only_image = tag.is_none() && index.manifests.len() == 1;
-    (!tagged && !only_image).then(|| no_such_tag(&index, tag, dir))
+    // A directory that is no layout (a missing or corrupt blob) is refused here too, in
+    // resolve's words: bad input, before anything is sent.
+    resolve(dir, tag).map(|_| ()).map_err(not_a_layout)
 }
 
 /// The layout at `dir` has no image tagged `tag` (or `latest`, for none): which it has.
 fn no_such_tag(index: &Index, tag: Option<&str>, dir: &Path) -> String {
     let wanted = tag.unwrap_or("latest");
-    let tags: Vec<&str> = index
-        .manifests
-        .iter()
-        .filter_map(|d| d.annotations.get(REF_NAME).map(String::as_str))
-        .collect();
+    let tags: Vec<&str> = index.manifests.iter().filter_map(Descriptor::tag).collect();
     let untagged = index.manifests.len() - tags.len();
     format!(
         "the OCI layout {} has no image tagged {wanted:?} (tags present: {}{}){}",
@@ -237,28 +244,6 @@ fn hint(tags: &[&str], several: bool, index: &Index, dir: &Path) -> String {
         ),
         None => String::new(),
     }
-}
-
-/// The bytes of the regular file at `path`, `None` when longer than `limit`. A FIFO, socket or
-/// device is refused before it is opened (opening a FIFO would wait for a writer), and checked
-/// again on the open handle.
-fn read_regular(path: &Path, limit: u64) -> Result<Option<Vec<u8>>> {
-    let refuse = |kind: std::fs::FileType| -> Result<()> {
-        if kind.is_file() {
-            Ok(())
-        } else {
-            bail!(
-                "{} is not a regular file (a directory, FIFO, socket or device)",
-                path.display()
-            )
-        }
-    };
-    refuse(std::fs::metadata(path)?.file_type())?;
-    let file = std::fs::File::open(path)?;
-    refuse(file.metadata()?.file_type())?;
-    let mut bytes = Vec::new();
-    file.take(limit + 1).read_to_end(&mut bytes)?;
-    Ok((bytes.len() as u64 <= limit).then_some(bytes))
 }
 
 #[cfg(test)]
@@ -320,6 +305,10 @@ mod tests {
         );
         assert!(err.ends_with(":v1"), "{err}");
         // A tag it does not have: the tags it has, one to write instead.
+        let missing_tag = |dir: &Path, tag| match usable(dir, tag) {
+            Err(Unusable::NoSuchTag(why)) => Some(why),
+            _ => None,
+        };
         let (dir, _) = layout(&[Some("latest"), Some("v1")]);
         assert_eq!(missing_tag(dir.path(), Some("latest")), None);
         assert_eq!(missing_tag(dir.path(), None), None);
@@ -343,8 +332,9 @@ mod tests {
             )),
             "{err}"
         );
-        // No index.json: resolve says why, not this check.
-        assert_eq!(missing_tag(&dir.path().join("nowhere"), Some("v1")), None);
+        // No index.json: not a missing tag, no layout.
+        let empty = tempfile::tempdir().unwrap();
+        assert_eq!(missing_tag(empty.path(), Some("v1")), None);
     }
 
     #[test]
@@ -362,10 +352,9 @@ mod tests {
             panic!("an empty directory is no layout");
         };
         assert!(why.starts_with("cannot read "), "{why}");
-        let why = missing_tag(dir.path(), Some("v9")).unwrap();
-        assert_eq!(
+        assert_matches::assert_matches!(
             usable(dir.path(), Some("v9")),
-            Err(Unusable::NoSuchTag(why))
+            Err(Unusable::NoSuchTag(why)) if why.contains("no image tagged \"v9\"")
         );
     }
 

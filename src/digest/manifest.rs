@@ -1,5 +1,6 @@
-//! Pure: whether bytes a registry (or an OCI layout) served are an image manifest at all, before
-//! their sha256 is announced as the image's digest.
+//! Pure: the bytes a registry (or an OCI layout) served for a manifest: whether they are an
+//! image manifest at all, before their sha256 is announced as the image's digest, and the
+//! child manifests an image index names.
 //!
 //! A login page, a proxy's error page, an empty or cut body and broken JSON all hash to a
 //! well-formed digest; only the shape of the body tells them from a manifest. Accepted: a JSON
@@ -128,6 +129,31 @@ pub(crate) fn media_type(body: &[u8], content_type: Option<&str>) -> Result<&'st
     }
 }
 
+/// The child manifests an image index (or Docker manifest list) names: each
+/// `manifests[].digest` that is a valid `sha256:` digest, in order; none for a single-platform
+/// manifest or a body that is not JSON. A runtime may report one of them as a pod's `imageID`
+/// (CRI-O has reported the platform manifest: DESIGN.md, Kubernetes facts), so `status` counts
+/// a pod on any of them as on the index.
+pub(crate) fn children(body: &[u8]) -> Vec<super::Digest> {
+    #[derive(serde::Deserialize)]
+    struct Index {
+        #[serde(default)]
+        manifests: Vec<Child>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Child {
+        digest: String,
+    }
+    serde_json::from_slice::<Index>(body)
+        .map(|i| {
+            i.manifests
+                .into_iter()
+                .filter_map(|c| super::Digest::parse(&c.digest).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,45 +232,20 @@ mod tests {
         }
         assert!(media_type(br#"{"schemaVersion":2}"#, Some("application/json")).is_err());
     }
-}
 
-/// The child manifests an image index (or Docker manifest list) names: each
-/// `manifests[].digest` that is a valid `sha256:` digest, in order; none for a single-platform
-/// manifest or a body that is not JSON. A runtime may report one of them as a pod's `imageID`
-/// (CRI-O has reported the platform manifest: DESIGN.md, Kubernetes facts), so `status` counts
-/// a pod on any of them as on the index.
-pub(crate) fn children(body: &[u8]) -> Vec<super::Digest> {
-    #[derive(serde::Deserialize)]
-    struct Index {
-        #[serde(default)]
-        manifests: Vec<Child>,
+    #[test]
+    fn children_are_the_index_entries_with_valid_digests() {
+        let a = format!("sha256:{}", "a".repeat(64));
+        let b = format!("sha256:{}", "b".repeat(64));
+        let index = format!(
+            r#"{{"schemaVersion":2,"manifests":[{{"digest":"{a}"}},{{"digest":"md5:x"}},{{"digest":"{b}"}}]}}"#
+        );
+        let got: Vec<String> = children(index.as_bytes())
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(got, [a, b]);
+        assert!(children(br#"{"schemaVersion":2,"config":{},"layers":[]}"#).is_empty());
+        assert!(children(b"<html>").is_empty());
     }
-    #[derive(serde::Deserialize)]
-    struct Child {
-        digest: String,
-    }
-    serde_json::from_slice::<Index>(body)
-        .map(|i| {
-            i.manifests
-                .into_iter()
-                .filter_map(|c| super::Digest::parse(&c.digest).ok())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-#[test]
-fn children_are_the_index_entries_with_valid_digests() {
-    let a = format!("sha256:{}", "a".repeat(64));
-    let b = format!("sha256:{}", "b".repeat(64));
-    let index = format!(
-        r#"{{"schemaVersion":2,"manifests":[{{"digest":"{a}"}},{{"digest":"md5:x"}},{{"digest":"{b}"}}]}}"#
-    );
-    let got: Vec<String> = children(index.as_bytes())
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    assert_eq!(got, [a, b]);
-    assert!(children(br#"{"schemaVersion":2,"config":{},"layers":[]}"#).is_empty());
-    assert!(children(b"<html>").is_empty());
 }

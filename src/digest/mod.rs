@@ -75,9 +75,9 @@ impl fmt::Display for Digest {
 }
 
 /// The registry's tag points to another digest than the one the build step reported (or, for a
-/// digest-pinned image, the pin and `--expected-digest` name different images).
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("{}", moved(.image, .resolved, .expected))]
+/// digest-pinned image, the pin and `--expected-digest` name different images). Its words are
+/// the render layer's (`Display`, `crate::render::help`).
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct DigestMoved {
     /// The image reference as given.
     pub image: String,
@@ -87,21 +87,7 @@ pub(crate) struct DigestMoved {
     pub expected: Digest,
 }
 
-fn moved(image: &str, resolved: &Digest, expected: &Digest) -> String {
-    let pinned = !image.starts_with("oci:")
-        && image
-            .rsplit_once('@')
-            .is_some_and(|(_, pin)| pin.starts_with("sha256:"));
-    if pinned {
-        format!(
-            "{image} is pinned to {resolved}, not to the expected digest {expected} (expected-digest, the digest the build step reported): the image input and expected-digest name different images. Nothing was announced; make them agree (or drop the pin and name the tag)"
-        )
-    } else {
-        format!(
-            "{image} points to {resolved}, not to the expected digest {expected} (expected-digest, the digest the build step reported): another push may have moved the tag between the build and this step. Nothing was announced, so no release note names the wrong image; re-run the build, or pass the digest the tag points to now"
-        )
-    }
-}
+impl std::error::Error for DigestMoved {}
 
 /// Checks the resolved digest against `--expected-digest` (none given: nothing to check).
 ///

@@ -1,4 +1,5 @@
-//! Where the image is read from: a registry reference, or an OCI image layout on disk.
+//! Where the image is read from (the `--image` input parsed: a registry reference, or an OCI
+//! image layout on disk), and an image reference as a pod's spec names it.
 
 use anyhow::{Result, bail};
 use oci_client::Reference;
@@ -145,26 +146,13 @@ impl ImageSource {
 /// `refRegexp`): components of ASCII letters and digits joined by one of `- . _ : @ +` or
 /// `--`, and such paths joined by `/`.
 fn is_layout_ref_name(name: &str) -> bool {
-    name.split('/').all(|path| {
-        let bytes = path.as_bytes();
-        let mut i = 0;
-        let alnum = |b: u8| b.is_ascii_alphanumeric();
-        if bytes.is_empty() || !alnum(bytes[0]) {
-            return false;
-        }
-        while i < bytes.len() {
-            if alnum(bytes[i]) {
-                i += 1;
-            } else if bytes[i..].starts_with(b"--") && bytes.get(i + 2).is_some_and(|&b| alnum(b)) {
-                i += 2;
-            } else if b"-._:@+".contains(&bytes[i]) && bytes.get(i + 1).is_some_and(|&b| alnum(b)) {
-                i += 1;
-            } else {
-                return false;
-            }
-        }
-        true
+    static REF: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    REF.get_or_init(|| {
+        let component = "[A-Za-z0-9]+(?:(?:[-._:@+]|--)[A-Za-z0-9]+)*";
+        regex::Regex::new(&format!("^{component}(?:/{component})*$"))
+            .expect("the reference name pattern compiles")
     })
+    .is_match(name)
 }
 
 /// `text` with its repository path lower-cased, when that alone makes it a valid reference
@@ -329,7 +317,7 @@ mod tests {
         let err = refusal("127.0.0.1:99999/org/lab:latest");
         assert!(
             err.contains(
-                "the registry port \"99999\" in 127.0.0.1:99999 is not a port number (1 to 65535)"
+                "the registry port \"99999\" of image 127.0.0.1:99999/org/lab:latest is not a port number"
             ),
             "{err}"
         );

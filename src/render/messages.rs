@@ -250,9 +250,11 @@ pub(crate) const HUMAN_EDITED_TITLE: &str = "left alone for a human";
 /// Title of the tier decision's warnings.
 pub(crate) const TIER_WARNING_TITLE: &str = "Tier";
 
-/// A tier warning, as one log line.
+/// A tier warning: its first line and its help, each made one safe log line.
 pub(crate) fn tier_warning(warning: &Warning) -> String {
-    log_line(&warning.to_string(), 2000)
+    let text = warning.to_string();
+    let lines: Vec<String> = text.lines().map(|line| log_line(line, 2000)).collect();
+    lines.join("\n")
 }
 
 /// `IMAGE resolves to DIGEST`.

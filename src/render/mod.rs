@@ -811,7 +811,6 @@ pub(crate) fn example_facts(tier: Tier, culler: CullSettings) -> Facts {
                 url: "https://github.com/octo-org/lab-image/pull/42".into(),
                 labels: vec![tier.to_string()],
             }],
-            deciding: None,
             reason: crate::tier::Reason::Label {
                 tier,
                 deciding: crate::tier::DecidingLabel {

@@ -1,6 +1,8 @@
 //! The tier decision in words: the reason (one sentence for the log, the summary and the
-//! release note), its warnings and the undecided error. [`crate::tier`] returns data only.
+//! release note), and in the one message shape ([`Words`]) its warnings and the undecided
+//! error, with the failed or incomplete look-ups they carry. [`crate::tier`] returns data only.
 
+use super::words::Words;
 use crate::tier::{
     Commits, Elsewhere, Gap, Lookup, LookupFailure, LookupNote, LookupOrigin, LookupTraffic,
     Missing, NoClient, NoLabel, NotKnown, PayloadList, PayloadProblem, Reason, Refetch,
@@ -17,6 +19,8 @@ fn pr_list(numbers: &[u64]) -> String {
         .join(", ")
 }
 
+/// What carries no tier label, as the reason says it: `no tier label (security, routine) on
+/// #4, found from …`, `the schedule event carries no pull request`.
 impl fmt::Display for NoLabel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -32,6 +36,25 @@ impl fmt::Display for NoLabel {
             ),
             NoLabel::NoPullRequest { origin } => write!(f, "{origin} carries no pull request"),
         }
+    }
+}
+
+/// What carries no tier label, short (`no tier label on #4`), and the facts behind it (the
+/// tier labels, where the pull requests were found), for a message's first line and its help.
+fn no_label_words(why: &NoLabel) -> (String, Option<String>) {
+    match why {
+        NoLabel::NoTierLabel {
+            labels,
+            pull_requests,
+            origin,
+        } => (
+            format!("no tier label on {}", pr_list(pull_requests)),
+            Some(format!(
+                "the tier labels are {}; the pull requests were found from {origin}",
+                labels.join(", ")
+            )),
+        ),
+        NoLabel::NoPullRequest { .. } => (why.to_string(), None),
     }
 }
 
@@ -110,315 +133,315 @@ impl fmt::Display for LookupOrigin {
     }
 }
 
-impl fmt::Display for LookupNote {
+impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LookupNote::RefetchFailed(failure) => failure.fmt(f),
-            LookupNote::NoMergeCommit {
-                number,
-                event,
-                refetched,
-                github_sha,
-            } => write!(
-                f,
-                "pull request #{number} has no merge commit SHA (null in the event{}), so the \
-                 release targets {}; on a {event} event that is not the merged commit: set the \
-                 sha input to it",
-                if *refetched { " and from GitHub" } else { "" },
-                match github_sha {
-                    Some(sha) => format!("GITHUB_SHA {sha}"),
-                    None => "GITHUB_SHA".to_string(),
-                },
-            ),
+        warning_words(self).fmt(f)
+    }
+}
+
+/// A tier warning in words: what a human should know about the decision, then the details
+/// and what to do.
+pub(crate) fn warning_words(warning: &Warning) -> Words {
+    match warning {
+        Warning::Note(note) => note_words(note),
+        Warning::SecurityDespiteGap { missing, deciding } => Words::new(format!(
+            "label {:?} on #{} makes the release security, whatever the commits not examined \
+             carry",
+            deciding.label, deciding.pull_request
+        ))
+        .help(inline(&missing_words(missing))),
+        Warning::WithoutTierLabel { pull_requests } => Words::new(format!(
+            "no tier label on {}: the tier comes from the other pull requests",
+            pr_list(pull_requests)
+        )),
+        Warning::Conflict { security, routine } => Words::new(format!(
+            "conflicting tier labels: security on {}, routine on {}; security wins",
+            pr_list(security),
+            pr_list(routine)
+        )),
+        Warning::ListsOverlap { label } => Words::new(format!(
+            "the label lists overlap: {label:?} is in both security-labels and routine-labels, \
+             so it counts as security"
+        ))
+        .help("remove it from one of them"),
+        Warning::InputOverrides { tier, deciding } => Words::new(format!(
+            "the tier input ({tier}) overrides label {:?} on #{}",
+            deciding.label, deciding.pull_request
+        )),
+        Warning::InputDespiteGap { tier, gap } => Words::new(format!(
+            "the tier input sets the tier ({tier}), but {}",
+            match gap {
+                NotKnown::Failed(_) => "the release note lists no pull requests",
+                NotKnown::Incomplete(_) => "not every pull request behind this release is listed",
+            }
+        ))
+        .help(inline(&not_known_words(gap))),
+        Warning::NotFromLabels { tier, failure } => {
+            let failure = not_known_words(failure);
+            Words::new(format!("tier {tier} by unlabeled-tier: {}", failure.what)).help(format!(
+                "the tier was not derived from labels{}",
+                failure.help.map(|h| format!(": {h}")).unwrap_or_default()
+            ))
+        }
+        Warning::TreatedAs { tier, why } => {
+            let (what, detail) = no_label_words(why);
+            let label = match why {
+                NoLabel::NoTierLabel { .. } => "label the pull request, ",
+                NoLabel::NoPullRequest { .. } => "",
+            };
+            Words::new(format!("{what}: treating the release as {tier}")).help(format!(
+                "{}{label}set the tier input, or set unlabeled-tier to fail to make this an error",
+                detail.map(|d| d + "; ").unwrap_or_default()
+            ))
         }
     }
 }
 
-impl fmt::Display for Warning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Warning::Note(note) => note.fmt(f),
-            Warning::SecurityDespiteGap { missing, deciding } => write!(
-                f,
-                "{missing}; label {:?} on #{} makes the release security whatever they carry",
-                deciding.label, deciding.pull_request
-            ),
-            Warning::WithoutTierLabel { pull_requests } => write!(
-                f,
-                "no tier label on {}: the tier comes from the other pull requests",
-                pr_list(pull_requests)
-            ),
-            Warning::Conflict { security, routine } => write!(
-                f,
-                "conflicting tier labels: security on {}, routine on {}; security wins",
-                pr_list(security),
-                pr_list(routine)
-            ),
-            Warning::ListsOverlap { label } => write!(
-                f,
-                "the label lists overlap: {label:?} is in both security-labels and \
-                 routine-labels, so it counts as security; remove it from one of them"
-            ),
-            Warning::InputOverrides { tier, deciding } => write!(
-                f,
-                "the tier input ({tier}) overrides label {:?} on #{}",
-                deciding.label, deciding.pull_request
-            ),
-            Warning::InputWithoutPullRequests { tier, failure } => write!(
-                f,
-                "the tier input sets the tier ({tier}), but the release note lists no pull \
-                 requests: {failure}"
-            ),
-            Warning::InputIncomplete { tier, missing } => write!(
-                f,
-                "the tier input sets the tier ({tier}), but not every pull request behind \
-                 this release is listed: {missing}"
-            ),
-            Warning::NotFromLabels { tier, failure } => write!(
-                f,
-                "the tier was not derived from labels: {}; unlabeled-tier makes it {tier}",
-                failure.to_string().trim_end_matches('.')
-            ),
-            Warning::TreatedAs { tier, why } => {
-                write!(f, "{why}: treating the release as {tier}")
-            }
-        }
+/// A note of the look-up in words ([`Warning::Note`]).
+fn note_words(note: &LookupNote) -> Words {
+    match note {
+        LookupNote::RefetchFailed(failure) => failure_words(failure),
+        LookupNote::NoMergeCommit {
+            number,
+            event,
+            refetched,
+            github_sha,
+        } => Words::new(format!(
+            "pull request #{number} has no merge commit SHA (null in the event{}), so the release \
+             targets GITHUB_SHA",
+            if *refetched { " and from GitHub" } else { "" },
+        ))
+        .help(format!(
+            "on a {event} event GITHUB_SHA{} is not the merged commit: set the sha input to it",
+            github_sha
+                .as_ref()
+                .map(|sha| format!(" ({sha})"))
+                .unwrap_or_default()
+        )),
     }
 }
 
 impl fmt::Display for Undecided {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Undecided::LookUp { failure } => {
-                let text = failure.to_string();
-                write!(
-                    f,
-                    "cannot decide the tier from labels: {}",
-                    text.trim_end_matches('.')
-                )?;
-                let (helps, unreadable) = match failure {
-                    NotKnown::Failed(failure) => {
-                        (failure.tier_input_helps(), failure.labels_unreadable())
-                    }
-                    NotKnown::Incomplete(_) => (true, false),
-                };
-                if helps && unreadable {
-                    // Fail closed: a label not read may say security, so routine by
-                    // unlabeled-tier does not apply (docs/tier-fail-closed.md).
-                    f.write_str(
-                        ". To announce without labels, set the tier input (routine or \
-                         security) for this run, or set unlabeled-tier to security (a label not \
-                         read may say security, so routine does not apply)",
-                    )?;
-                } else if helps {
-                    f.write_str(
-                        ". To announce without labels, set the tier input (routine or \
-                         security) for this run, or set unlabeled-tier to routine or security \
-                         to accept a tier not derived from labels",
-                    )?;
-                }
-                Ok(())
-            }
-            Undecided::Unreadable { failure } => write!(
-                f,
-                "cannot decide the tier: the labels could not be read ({}), and a label not \
-                 read may say security, so unlabeled-tier: routine does not apply (it covers \
-                 pull requests read and found without a tier label, see \
-                 docs/tier-fail-closed.md). Let the job read the labels, or set the tier input \
-                 (routine or security) for this run, or set unlabeled-tier to security",
-                failure.to_string().trim_end_matches('.')
-            ),
-            Undecided::Unlabeled { why } => {
-                let label = match why {
-                    NoLabel::NoPullRequest { .. } => "",
-                    NoLabel::NoTierLabel { .. } => {
-                        "add a tier label to the pull request and re-run, or "
-                    }
-                };
-                write!(
-                    f,
-                    "cannot decide the tier: {why}, and unlabeled-tier is fail; {label}set the \
-                     tier input (routine or security), or set unlabeled-tier to routine or \
-                     security"
-                )
-            }
-        }
+        undecided_words(self).fmt(f)
     }
 }
 
 impl std::error::Error for Undecided {}
 
-impl fmt::Display for NotKnown {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            NotKnown::Failed(failure) => failure.fmt(f),
-            NotKnown::Incomplete(missing) => missing.fmt(f),
+/// Why the tier cannot be decided, in words: what is not known, then the details and what to
+/// set. The tier input and `unlabeled-tier` are named only where setting them lets the run go
+/// on (not after a deletion, an unmerged pull request or a refused token); `routine` is not
+/// offered for labels that could not be read (fail closed: docs/tier-fail-closed.md).
+pub(crate) fn undecided_words(undecided: &Undecided) -> Words {
+    const TIER_INPUT: &str = "To announce without labels, set the tier input (routine or \
+                              security) for this run, or set unlabeled-tier to";
+    match undecided {
+        Undecided::LookUp { failure } => {
+            let (helps, unreadable) = match failure {
+                NotKnown::Failed(failure) => {
+                    (failure.tier_input_helps(), failure.labels_unreadable())
+                }
+                NotKnown::Incomplete(_) => (true, false),
+            };
+            let tail = match (helps, unreadable) {
+                (false, _) => None,
+                (true, true) => Some(format!(
+                    "{TIER_INPUT} security (a label not read may say security, so routine does \
+                     not apply)"
+                )),
+                (true, false) => Some(format!(
+                    "{TIER_INPUT} routine or security to accept a tier not derived from labels"
+                )),
+            };
+            let failure = not_known_words(failure);
+            let help = match (failure.help, tail) {
+                (Some(help), Some(tail)) => Some(format!("{}. {tail}", help.trim_end_matches('.'))),
+                (help, tail) => help.or(tail),
+            };
+            Words {
+                what: format!("cannot decide the tier: {}", failure.what),
+                help,
+            }
+        }
+        Undecided::Unreadable { failure } => Words::new(
+            "cannot decide the tier: the labels could not be read, and unlabeled-tier: routine \
+             does not apply to them",
+        )
+        .help(format!(
+            "{}. A label not read may say security, so unlabeled-tier: routine does not apply \
+             (it covers pull requests read and found without a tier label, see \
+             docs/tier-fail-closed.md). Let the job read the labels, or set the tier input \
+             (routine or security) for this run, or set unlabeled-tier to security",
+            inline(&not_known_words(failure))
+        )),
+        Undecided::Unlabeled { why } => {
+            let (what, detail) = no_label_words(why);
+            let label = match why {
+                NoLabel::NoPullRequest { .. } => "",
+                NoLabel::NoTierLabel { .. } => {
+                    "add a tier label to the pull request and re-run, or "
+                }
+            };
+            Words::new(format!(
+                "cannot decide the tier: {what}, and unlabeled-tier is fail"
+            ))
+            .help(format!(
+                "{}{label}set the tier input (routine or security), or set unlabeled-tier to \
+                 routine or security",
+                detail.map(|d| d + "; ").unwrap_or_default()
+            ))
         }
     }
 }
 
-impl fmt::Display for LookupFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LookupFailure::PushDeleted { target } => write!(
-                f,
-                "the push deleted {target}: a deletion builds nothing and merges no pull \
-                 request, so there is nothing to announce; run codeq-rollout only for pushes \
-                 that add commits, e.g. `if: github.event.deleted == false`"
-            ),
-            LookupFailure::Payload { origin, problem } => {
-                write!(f, "cannot find the pull requests of {origin}: {problem}")
+/// A message made one phrase, for another message's help: `WHAT: HELP`.
+fn inline(words: &Words) -> String {
+    match &words.help {
+        Some(help) => format!("{}: {help}", words.what),
+        None => words.what.clone(),
+    }
+}
+
+/// What is not known about the pull requests, in words.
+fn not_known_words(not_known: &NotKnown) -> Words {
+    match not_known {
+        NotKnown::Failed(failure) => failure_words(failure),
+        NotKnown::Incomplete(missing) => missing_words(missing),
+    }
+}
+
+/// A failed look-up in words: what failed, then the details and the fix.
+fn failure_words(failure: &LookupFailure) -> Words {
+    match failure {
+        LookupFailure::PushDeleted { target } => Words::new(format!(
+            "the push deleted {target}, so there is nothing to announce"
+        ))
+        .help(
+            "a deletion builds nothing and merges no pull request; run codeq-rollout only for \
+             pushes that add commits, e.g. `if: github.event.deleted == false`",
+        ),
+        LookupFailure::Payload { origin, problem } => match problem {
+            PayloadProblem::NoPushedCommit => Words::new(format!(
+                "{origin}'s payload has no pushed commit (`after`), and GITHUB_SHA is unset"
+            ))
+            .help("set --sha"),
+            PayloadProblem::NoPart { part } => {
+                Words::new(format!("{origin}'s payload carries no `{part}`"))
             }
-            LookupFailure::NotMerged { number, action } => write!(
-                f,
-                "pull request #{number} is not merged (event action {:?}), so it is not in a \
-                 release: run codeq-rollout for merged pull requests only, e.g. \
-                 `if: github.event.pull_request.merged == true`",
-                action.as_deref().unwrap_or("unknown"),
-            ),
-            LookupFailure::NoClient { lookup, lacking } => {
-                write!(f, "cannot {}: ", Doing(lookup))?;
-                match lacking {
-                    NoClient::Repository => {
-                        f.write_str("no repository is known; set --repository OWNER/REPO")
-                    }
-                    NoClient::Token => f.write_str(
-                        "this dry run has no GitHub token, so the look-up cannot run; pass \
-                         github-token (--github-token)",
-                    ),
+            PayloadProblem::BadHeadSha { event, text } => Words::new(format!(
+                "{origin}'s payload has a `{event}.head_sha` that is not a commit SHA: {text:?}"
+            )),
+        },
+        LookupFailure::NotMerged { number, action } => Words::new(format!(
+            "pull request #{number} is not merged (event action {:?}), so it is not in a release",
+            action.as_deref().unwrap_or("unknown"),
+        ))
+        .help(
+            "run codeq-rollout for merged pull requests only, e.g. \
+             `if: github.event.pull_request.merged == true`",
+        ),
+        LookupFailure::NoClient { lookup, lacking } => {
+            let (doing, detail) = lookup_words(lookup);
+            let fix = match lacking {
+                NoClient::Repository => "no repository is known; set --repository OWNER/REPO",
+                NoClient::Token => {
+                    "this dry run has no GitHub token, so the look-up cannot run; pass \
+                     github-token (--github-token)"
                 }
-            }
-            LookupFailure::GitHub {
-                lookup,
-                error,
-                elsewhere,
-                ..
-            } => {
-                match lookup {
-                    Lookup::Refetch { number, why } => write!(
-                        f,
-                        "while re-fetching pull request #{number} ({})",
-                        refetch_why(*why)
-                    ),
-                    Lookup::PullRequestsOf { origin } => {
-                        write!(f, "while looking up the pull requests of {origin}")
-                    }
-                    Lookup::CommitPulls { origin, commit } => {
-                        write!(f, "while reading the labels of {origin} (commit {commit})")
-                    }
-                    Lookup::NamedPull {
-                        origin,
-                        number,
-                        commit,
-                    } => write!(
-                        f,
-                        "while reading the labels of {origin} (#{number}, named in the message \
-                         of {commit})"
-                    ),
-                }?;
-                write!(f, ": {error}")?;
-                if let Some(Elsewhere { event, release }) = elsewhere {
-                    write!(
-                        f,
-                        " (pull requests are read in {event}, where the event came from, and \
-                         releases go to {release}: the token must be able to read both)"
-                    )?;
-                }
-                Ok(())
-            }
-            LookupFailure::NoneMerged {
-                commits,
-                merge_group,
-                unexamined,
-            } => none_merged(f, commits, *merge_group, unexamined.as_ref()),
+            };
+            Words::new(format!("cannot {doing}")).help(format!("{detail}{fix}"))
         }
+        LookupFailure::GitHub {
+            lookup,
+            error,
+            elsewhere,
+            ..
+        } => {
+            let (doing, detail) = lookup_words(lookup);
+            let elsewhere = match elsewhere {
+                Some(Elsewhere { event, release }) => format!(
+                    " (pull requests are read in {event}, where the event came from, and \
+                     releases go to {release}: the token must be able to read both)"
+                ),
+                None => String::new(),
+            };
+            Words::new(format!("cannot {doing}")).help(format!("{detail}{error}{elsewhere}"))
+        }
+        LookupFailure::NoneMerged {
+            commits,
+            merge_group,
+            unexamined,
+        } => none_merged(commits, *merge_group, unexamined.as_ref()),
+    }
+}
+
+/// A look-up as what was being done (`look up the pull requests of …`, `re-fetch pull request
+/// #N`), and why or where, when that is more than the first line holds (`…; ` or empty).
+fn lookup_words(lookup: &Lookup) -> (String, String) {
+    match lookup {
+        Lookup::PullRequestsOf { origin } => (
+            format!("look up the pull requests of {origin}"),
+            String::new(),
+        ),
+        Lookup::Refetch { number, why } => {
+            let why = match why {
+                Refetch::NoTierLabel => "the event's labels carry no tier label",
+                Refetch::NoMergeCommit => "the event's `merge_commit_sha` is null",
+                Refetch::NoTierLabelNorMergeCommit => {
+                    "the event's labels carry no tier label and its `merge_commit_sha` is null"
+                }
+            };
+            (
+                format!("re-fetch pull request #{number}"),
+                format!("it is fetched again because {why}; "),
+            )
+        }
+        Lookup::CommitPulls { origin, commit } => (
+            format!("read the labels of {origin} (commit {commit})"),
+            String::new(),
+        ),
+        Lookup::NamedPull {
+            origin,
+            number,
+            commit,
+        } => (
+            format!("read the labels of pull request #{number}, named in the message of {commit}"),
+            format!("{commit} is a commit of {origin}; "),
+        ),
     }
 }
 
 /// [`LookupFailure::NoneMerged`] in words: which commits, how they were asked for, what to do.
-fn none_merged(
-    f: &mut fmt::Formatter<'_>,
-    commits: &Commits,
-    merge_group: bool,
-    unexamined: Option<&Unexamined>,
-) -> fmt::Result {
+fn none_merged(commits: &Commits, merge_group: bool, unexamined: Option<&Unexamined>) -> Words {
     let one = commits.shas.len() == 1;
-    write!(
-        f,
-        "no merged pull request found for {}: GitHub lists none merged into {} as {} {} ({}), \
-         and {}. If the pull request was merged just now, re-run the job; if the {} pushed \
-         without a pull request, there are no labels to read.",
-        commits.origin,
+    let mut help = format!(
+        "GitHub lists none merged into {} as {} {} ({}), and {}. If the pull request was merged \
+         just now, re-run the job; if the {} pushed without a pull request, there are no labels \
+         to read.",
         commits.branch.as_deref().unwrap_or("the branch"),
         if one { "commit" } else { "any of commits" },
         commits.shas.join(", "),
         commits.traffic,
-        Fallback(&commits.fallback),
+        subject_misses(&commits.fallback),
         if one { "commit was" } else { "commits were" },
-    )?;
+    );
     if merge_group {
-        f.write_str(
+        help.push_str(
             " A merge group is built before its pull requests are merged, so GitHub lists none \
              merged yet: announce from the push the merge queue makes when it merges, or set \
              the tier input.",
-        )?;
+        );
     }
     if let Some(unexamined) = unexamined {
-        write!(f, " Also, {unexamined}.")?;
+        let (what, why) = unexamined_words(unexamined);
+        help.push_str(&format!(" Also, {what}: {why}."));
     }
-    Ok(())
-}
-
-/// A look-up as what was being done: `look up the pull requests of …`, `re-fetch pull
-/// request #N (…)`.
-struct Doing<'a>(&'a Lookup);
-
-impl fmt::Display for Doing<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Lookup::PullRequestsOf { origin } => {
-                write!(f, "look up the pull requests of {origin}")
-            }
-            Lookup::Refetch { number, why } => {
-                write!(f, "re-fetch pull request #{number} ({})", refetch_why(*why))
-            }
-            Lookup::CommitPulls { origin, commit } => {
-                write!(f, "read the labels of {origin} (commit {commit})")
-            }
-            Lookup::NamedPull {
-                origin,
-                number,
-                commit,
-            } => write!(
-                f,
-                "read the labels of {origin} (#{number}, named in the message of {commit})"
-            ),
-        }
-    }
-}
-
-fn refetch_why(why: Refetch) -> &'static str {
-    match why {
-        Refetch::NoTierLabel => "the event's labels carry no tier label",
-        Refetch::NoMergeCommit => "the event's `merge_commit_sha` is null",
-        Refetch::NoTierLabelNorMergeCommit => {
-            "the event's labels carry no tier label and its `merge_commit_sha` is null"
-        }
-    }
-}
-
-impl fmt::Display for PayloadProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PayloadProblem::NoPushedCommit => f.write_str(
-                "the payload has no pushed commit (`after`) and GITHUB_SHA is unset: set --sha",
-            ),
-            PayloadProblem::NoPart { part } => write!(f, "the payload carries no `{part}`"),
-            PayloadProblem::BadHeadSha { event, text } => {
-                write!(f, "its `{event}.head_sha` {text:?} is not a commit SHA")
-            }
-        }
-    }
+    Words::new(format!(
+        "no merged pull request found for {}",
+        commits.origin
+    ))
+    .help(help)
 }
 
 impl fmt::Display for LookupTraffic {
@@ -443,106 +466,110 @@ impl fmt::Display for LookupTraffic {
 }
 
 /// Why the `(#N)` fallback resolved no commit, `; `-separated.
-struct Fallback<'a>(&'a [SubjectMiss]);
-
-impl fmt::Display for Fallback<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, miss) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str("; ")?;
-            }
-            match miss {
-                SubjectMiss::NoNumber { commit } => write!(
-                    f,
-                    "the message of {commit} names no pull request (no `(#N)` in its subject)"
-                ),
-                SubjectMiss::NotMergedInto {
-                    number,
-                    commit,
-                    branch,
-                } => write!(
-                    f,
-                    "pull request #{number}, named in the message of {commit}, is not merged \
-                     into {} as one of the pushed commits",
-                    branch.as_deref().unwrap_or("the branch")
-                ),
-                SubjectMiss::NotAPullRequest {
-                    number,
-                    commit,
-                    repository,
-                } => write!(
-                    f,
-                    "#{number}, named in the message of {commit}, is not a pull request of \
-                     {repository}"
-                ),
-            }?;
+fn subject_misses(misses: &[SubjectMiss]) -> String {
+    let said = |miss: &SubjectMiss| match miss {
+        SubjectMiss::NoNumber { commit } => {
+            format!("the message of {commit} names no pull request (no `(#N)` in its subject)")
         }
-        Ok(())
-    }
+        SubjectMiss::NotMergedInto {
+            number,
+            commit,
+            branch,
+        } => format!(
+            "pull request #{number}, named in the message of {commit}, is not merged into {} as \
+             one of the pushed commits",
+            branch.as_deref().unwrap_or("the branch")
+        ),
+        SubjectMiss::NotAPullRequest {
+            number,
+            commit,
+            repository,
+        } => format!(
+            "#{number}, named in the message of {commit}, is not a pull request of {repository}"
+        ),
+    };
+    misses.iter().map(said).collect::<Vec<_>>().join("; ")
 }
 
-impl fmt::Display for Unexamined {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (s, were) = if self.count == 1 {
-            ("", "was")
-        } else {
-            ("s", "were")
-        };
-        let payload = match self.payload {
-            PayloadList::AtLimit => format!(
-                " (its payload lists {}, GitHub's limit, so it may carry more)",
-                self.listed
-            ),
-            PayloadList::Fewer => format!(" (its payload lists only {})", self.listed),
-            PayloadList::All => String::new(),
-        };
-        write!(
-            f,
-            "{} older commit{s} of {} {were} not looked up: the push carries {} \
-             commits{payload}, and only the newest {} are looked up (a request each per try)",
-            self.count, self.origin, self.carried, self.looked_up
-        )
-    }
+/// Commits of a push not looked up: how many (a first line), and why.
+fn unexamined_words(unexamined: &Unexamined) -> (String, String) {
+    let Unexamined {
+        origin,
+        count,
+        carried,
+        listed,
+        payload,
+        looked_up,
+    } = unexamined;
+    let (s, were) = if *count == 1 {
+        ("", "was")
+    } else {
+        ("s", "were")
+    };
+    let payload = match payload {
+        PayloadList::AtLimit => {
+            format!(" (its payload lists {listed}, GitHub's limit, so it may carry more)")
+        }
+        PayloadList::Fewer => format!(" (its payload lists only {listed})"),
+        PayloadList::All => String::new(),
+    };
+    (
+        format!("{count} older commit{s} of {origin} {were} not looked up"),
+        format!(
+            "the push carries {carried} commits{payload}, and only the newest {looked_up} are \
+             looked up (a request each per try)"
+        ),
+    )
 }
 
-impl fmt::Display for Missing {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(Commits {
-            origin,
-            shas,
-            traffic,
-            fallback,
-            ..
-        }) = &self.unresolved
-        {
-            let (s, has, them) = if shas.len() == 1 {
-                ("", "has", "it")
-            } else {
-                ("s", "have", "them")
-            };
-            write!(
-                f,
-                "commit{s} {} of {origin} {has} no merged pull request ({traffic}; {}), so what \
-                 {them} changed carries no label: a pull request merged just now may not be \
-                 listed yet (re-run the job), and a commit pushed without one has no label to \
-                 read",
-                shas.join(", "),
-                Fallback(fallback),
-            )?;
-        }
-        if let Some(unexamined) = &self.unexamined {
-            if self.unresolved.is_some() {
-                f.write_str("; ")?;
-            }
-            write!(f, "{unexamined}")?;
-        }
-        Ok(())
+/// An incomplete look-up in words: the commits left without a merged pull request (or, when
+/// none, the commits not looked up), then how they were asked for and what that means.
+fn missing_words(missing: &Missing) -> Words {
+    let unexamined = missing.unexamined.as_ref();
+    let Some(Commits {
+        origin,
+        shas,
+        traffic,
+        fallback,
+        ..
+    }) = &missing.unresolved
+    else {
+        let (what, why) = unexamined.map(unexamined_words).unwrap_or_default();
+        return Words::new(what).help(why);
+    };
+    let (s, has, them) = if shas.len() == 1 {
+        ("", "has", "it")
+    } else {
+        ("s", "have", "them")
+    };
+    let mut help = format!(
+        "GitHub was asked ({traffic}), and {}. What {them} changed carries no label: a \
+         pull request merged just now may not be listed yet (re-run the job), and a commit \
+         pushed without one has no label to read",
+        subject_misses(fallback),
+    );
+    if let Some(unexamined) = unexamined {
+        let (what, why) = unexamined_words(unexamined);
+        help.push_str(&format!("; also, {what}: {why}"));
     }
+    Words::new(format!(
+        "commit{s} {} of {origin} {has} no merged pull request",
+        shas.join(", ")
+    ))
+    .help(help)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::words::assert_shape;
+    use crate::tier::{DecidingLabel, Tier};
+
+    /// `words` as users read them, once their shape is checked.
+    fn shown(words: &Words) -> String {
+        assert_shape(words);
+        words.to_string()
+    }
 
     /// The push of `9d2f0b1c4a6e` to `main`.
     fn push_origin() -> LookupOrigin {
@@ -614,6 +641,21 @@ mod tests {
         }
     }
 
+    /// GitHub lists no merged pull request for the push's one commit, whose subject names
+    /// none.
+    fn none_merged_failure() -> LookupFailure {
+        LookupFailure::NoneMerged {
+            commits: commits(
+                &["9d2f0b1c4a6e"],
+                vec![SubjectMiss::NoNumber {
+                    commit: "9d2f0b1c4a6e".into(),
+                }],
+            ),
+            merge_group: false,
+            unexamined: None,
+        }
+    }
+
     fn unexamined() -> Unexamined {
         Unexamined {
             origin: push_origin(),
@@ -667,27 +709,14 @@ mod tests {
                 },
                 true,
             ),
-            (
-                LookupFailure::NoneMerged {
-                    commits: commits(
-                        &["9d2f0b1c4a6e"],
-                        vec![SubjectMiss::NoNumber {
-                            commit: "9d2f0b1c4a6e".into(),
-                        }],
-                    ),
-                    merge_group: false,
-                    unexamined: None,
-                },
-                true,
-            ),
+            (none_merged_failure(), true),
         ];
         let mut lines = Vec::new();
         for (failure, helps) in cases {
             let unreadable = failure.labels_unreadable();
-            let text = Undecided::LookUp {
+            let text = shown(&undecided_words(&Undecided::LookUp {
                 failure: NotKnown::Failed(Box::new(failure)),
-            }
-            .to_string();
+            }));
             assert_eq!(text.contains("set the tier input"), helps, "{text}");
             assert!(!text.contains(".."), "{text}");
             // Issue 27 (N2): routine fails closed when the labels could not be read.
@@ -705,21 +734,11 @@ mod tests {
     /// words end in a period has no stray period before its semicolon.
     #[test]
     fn the_not_from_labels_warning_has_no_stray_period() {
-        let failure = LookupFailure::NoneMerged {
-            commits: commits(
-                &["9d2f0b1c4a6e"],
-                vec![SubjectMiss::NoNumber {
-                    commit: "9d2f0b1c4a6e".into(),
-                }],
-            ),
-            merge_group: false,
-            unexamined: None,
-        };
-        let text = Warning::NotFromLabels {
-            tier: crate::tier::Tier::Routine,
+        let failure = none_merged_failure();
+        let text = shown(&warning_words(&Warning::NotFromLabels {
+            tier: Tier::Routine,
             failure: NotKnown::Failed(Box::new(failure)),
-        }
-        .to_string();
+        }));
         insta::assert_snapshot!(text);
     }
 
@@ -846,12 +865,114 @@ mod tests {
         ];
         let lines: Vec<String> = failures
             .into_iter()
-            .map(|f| NotKnown::Failed(Box::new(f)).to_string())
-            .chain(
-                missing
-                    .into_iter()
-                    .map(|m| NotKnown::Incomplete(Box::new(m)).to_string()),
-            )
+            .map(|f| shown(&failure_words(&f)))
+            .chain(missing.into_iter().map(|m| shown(&missing_words(&m))))
+            .collect();
+        insta::assert_snapshot!(lines.join("\n\n"));
+    }
+
+    /// Every warning, and every undecided tier not worded above, in the words users read.
+    #[test]
+    fn every_warning_and_undecided_tier_in_words() {
+        let deciding = || DecidingLabel {
+            pull_request: 6,
+            label: "cve".into(),
+        };
+        let missing = || Missing {
+            unresolved: Some(commits(
+                &["9d2f0b1c4a6e"],
+                vec![SubjectMiss::NoNumber {
+                    commit: "9d2f0b1c4a6e".into(),
+                }],
+            )),
+            unexamined: None,
+        };
+        let refused = || LookupFailure::GitHub {
+            lookup: Lookup::PullRequestsOf {
+                origin: push_origin(),
+            },
+            error: "cannot look up the pull requests of the pushed commit: GitHub answered 403"
+                .into(),
+            elsewhere: None,
+            unauthorized: false,
+        };
+        let no_tier_label = || NoLabel::NoTierLabel {
+            labels: vec!["security".into(), "routine".into()],
+            pull_requests: vec![4, 5],
+            origin: push_origin(),
+        };
+        let no_pull_request = || NoLabel::NoPullRequest {
+            origin: event_origin("schedule"),
+        };
+        let no_merge_commit = |github_sha: Option<&str>| LookupNote::NoMergeCommit {
+            number: 3,
+            event: "pull_request_target".into(),
+            refetched: github_sha.is_some(),
+            github_sha: github_sha.map(str::to_string),
+        };
+        let warnings = [
+            Warning::Note(LookupNote::RefetchFailed(Box::new(refused()))),
+            Warning::Note(no_merge_commit(Some(
+                "c4295bd74fb0f4fda03689c3df3f2803b658fd85",
+            ))),
+            Warning::Note(no_merge_commit(None)),
+            Warning::SecurityDespiteGap {
+                missing: Box::new(missing()),
+                deciding: deciding(),
+            },
+            Warning::WithoutTierLabel {
+                pull_requests: vec![3, 8],
+            },
+            Warning::Conflict {
+                security: vec![2],
+                routine: vec![1, 3],
+            },
+            Warning::ListsOverlap {
+                label: "hotfix".into(),
+            },
+            Warning::InputOverrides {
+                tier: Tier::Routine,
+                deciding: deciding(),
+            },
+            Warning::InputDespiteGap {
+                tier: Tier::Security,
+                gap: NotKnown::Failed(Box::new(refused())),
+            },
+            Warning::InputDespiteGap {
+                tier: Tier::Routine,
+                gap: NotKnown::Incomplete(Box::new(missing())),
+            },
+            Warning::NotFromLabels {
+                tier: Tier::Security,
+                failure: NotKnown::Incomplete(Box::new(missing())),
+            },
+            Warning::TreatedAs {
+                tier: Tier::Routine,
+                why: no_tier_label(),
+            },
+            Warning::TreatedAs {
+                tier: Tier::Security,
+                why: no_pull_request(),
+            },
+        ];
+        let undecided = [
+            Undecided::LookUp {
+                failure: NotKnown::Incomplete(Box::new(missing())),
+            },
+            Undecided::Unreadable {
+                failure: NotKnown::Failed(Box::new(refused())),
+            },
+            Undecided::Unlabeled {
+                why: no_tier_label(),
+            },
+            Undecided::Unlabeled {
+                why: no_pull_request(),
+            },
+        ];
+        let lines: Vec<String> = warnings
+            .iter()
+            .map(|w| shown(&warning_words(w)))
+            .chain(undecided.iter().map(|u| shown(&undecided_words(u))))
             .collect();
         insta::assert_snapshot!(lines.join("\n\n"));
     }

@@ -230,7 +230,7 @@ pub(crate) fn retry_after_header(headers: &http::HeaderMap, now: SystemTime) -> 
 /// The clock of a request's tries (the registry: of a whole resolution): how long it has
 /// run, and how to wait. Injectable so tests can check the waits (e.g. that `Retry-After`
 /// was honoured) without waiting.
-pub trait Timer: Send + Sync {
+pub trait Timer: Send + Sync + std::fmt::Debug {
     /// Time since the timer started.
     fn elapsed(&self) -> Duration;
     /// Waits `delay` (the real clock sleeps; a test clock records it).
@@ -358,7 +358,7 @@ mod tests {
     }
 
     /// A clock that records its waits and moves on by them.
-    #[derive(Default)]
+    #[derive(Debug, Default)]
     struct Virtual(std::sync::Mutex<Vec<Duration>>);
 
     impl Timer for Virtual {

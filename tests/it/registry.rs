@@ -10,8 +10,9 @@ use crate::common::fake_registry::*;
 use crate::common::*;
 use assert_matches::assert_matches;
 use codeq_rollout::{
-    ACCEPT_MANIFESTS, CredentialSource, Credentials, DigestSource, RegistryError, RegistryOptions,
-    Resolved, RetryPolicy, Timer, TlsProblem,
+    ACCEPT_MANIFESTS, AccessProblem, AnswerProblem, ConnectionProblem, CredentialSource,
+    Credentials, DigestSource, RegistryError, RegistryErrorKind, RegistryOptions, Resolved,
+    RetryPolicy, Timer, TlsProblem,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -237,12 +238,12 @@ async fn anonymous_pull_of_a_private_image_is_denied_with_the_registry_message()
     at.push_shapes().await;
     let err = at.resolve("org/lab:index", None).await.unwrap_err();
     assert_matches!(
-        err,
-        RegistryError::Denied {
+        &*err.kind,
+        RegistryErrorKind::Access(AccessProblem::Denied {
             status: 401,
             registry_message: Some(_),
             ..
-        }
+        })
     );
     insta::assert_snapshot!(at.said(&err));
     // Failure path: the GET is there only for the registry's message.
@@ -268,7 +269,10 @@ async fn wrong_password_at_the_token_endpoint_is_an_authentication_error() {
     let err = with_a_wrong_password(&at).await;
     let asked = at.tokens.as_ref().unwrap().requests_from_codeq().await;
     assert_eq!((at.requests(), asked.len()), (vec!["HEAD 401".into()], 1));
-    assert_matches!(err, RegistryError::Authentication { status: 401, .. });
+    assert_matches!(
+        &*err.kind,
+        RegistryErrorKind::Access(AccessProblem::Authentication { status: 401, .. })
+    );
     insta::assert_snapshot!(at.said(&err));
 }
 
@@ -276,7 +280,10 @@ async fn wrong_password_at_the_token_endpoint_is_an_authentication_error() {
 async fn wrong_password_on_an_htpasswd_registry_is_denied_naming_the_user() {
     let at = Proxied::htpasswd().await;
     let err = with_a_wrong_password(&at).await;
-    assert_matches!(err, RegistryError::Denied { status: 401, .. });
+    assert_matches!(
+        &*err.kind,
+        RegistryErrorKind::Access(AccessProblem::Denied { status: 401, .. })
+    );
     assert_eq!(
         at.requests(),
         ["HEAD 401", "HEAD Basic 401", "GET Basic 401"]
@@ -289,13 +296,19 @@ async fn missing_tag_and_missing_repository_carry_the_registry_message() {
     let at = Proxied::plain().await;
     at.push_shapes().await;
     let err = at.resolve("org/lab:nope", None).await.unwrap_err();
-    assert_matches!(err, RegistryError::TagNotFound { .. });
+    assert_matches!(
+        &*err.kind,
+        RegistryErrorKind::Access(AccessProblem::TagNotFound { .. })
+    );
     insta::assert_snapshot!("missing_tag", at.said(&err));
     assert_eq!(at.requests(), ["HEAD 404", "GET 404"]);
 
     // distribution 2.8 answers MANIFEST_UNKNOWN for an unknown repository too.
     let err = at.resolve("org/other:latest", None).await.unwrap_err();
-    assert_matches!(err, RegistryError::TagNotFound { .. });
+    assert_matches!(
+        &*err.kind,
+        RegistryErrorKind::Access(AccessProblem::TagNotFound { .. })
+    );
     insta::assert_snapshot!("missing_repository", at.said(&err));
 }
 
@@ -308,27 +321,11 @@ async fn resolve_over_tls(image: &str) -> (RegistryError, Arc<VirtualTimer>) {
 }
 
 #[tokio::test]
-async fn plain_http_registry_over_https_is_a_tls_error_suggesting_insecure_registry() {
-    let registry = Registry::start();
-    let (err, timer) = resolve_over_tls(&registry.reference("org/lab:latest")).await;
-    assert_matches!(
-        err,
-        RegistryError::Tls {
-            problem: TlsProblem::NotTls,
-            private: true,
-            ..
-        }
-    );
-    insta::assert_snapshot!(scrub(&err.to_string(), &[(&registry.addr, "[registry]")]));
-    assert!(timer.waits().is_empty(), "TLS failures are not retried");
-}
-
-#[tokio::test]
 async fn nothing_listening_is_unreachable_naming_host_port_and_attempts() {
     let port = crate::common::registry::free_port();
     let addr = format!("127.0.0.1:{port}");
     let (err, timer) = refusal_at(&addr, "org/lab:latest").await;
-    assert_matches!(err, RegistryError::Unreachable { ref host, port: p, attempts: 6, .. } if host == "127.0.0.1" && p == port);
+    assert_matches!(&*err.kind, RegistryErrorKind::Connection(ConnectionProblem::Unreachable { address, attempts: 6, .. }) if *address == format!("127.0.0.1:{port}"));
     insta::assert_snapshot!(scrub(&err.to_string(), &[(&port.to_string(), "[port]")]));
     assert_eq!(timer.waits(), secs(&[1, 2, 4, 8, 16]));
 }
@@ -402,7 +399,10 @@ async fn name_unknown_is_repository_not_found() {
         .start()
         .await;
     let (err, _) = refusal_at(&fake.addr, "org/other:latest").await;
-    assert_matches!(err, RegistryError::RepositoryNotFound { .. });
+    assert_matches!(
+        &*err.kind,
+        RegistryErrorKind::Access(AccessProblem::RepositoryNotFound { .. })
+    );
     insta::assert_snapshot!(said(&err, &fake));
 }
 
@@ -426,12 +426,22 @@ async fn unusable_answers_are_refused_naming_what_was_wrong() {
             FakeRegistry::new()
                 .head(status(200))
                 .get(with_digest(&another).set_body_raw(BODY, INDEX)),
-            |e| matches!(e, RegistryError::DigestMismatch { .. }),
+            |e| {
+                matches!(
+                    &*e.kind,
+                    RegistryErrorKind::Answer(AnswerProblem::DigestMismatch { .. })
+                )
+            },
         ),
         (
             "a_digest_header_that_is_not_sha256_hex_is_refused",
             FakeRegistry::new().head(with_digest("sha256:ABC")),
-            |e| matches!(e, RegistryError::InvalidDigest { .. }),
+            |e| {
+                matches!(
+                    &*e.kind,
+                    RegistryErrorKind::Answer(AnswerProblem::InvalidDigest { .. })
+                )
+            },
         ),
         (
             "two_different_digest_headers_are_an_error",
@@ -439,21 +449,31 @@ async fn unusable_answers_are_refused_naming_what_was_wrong() {
                 with_digest(&digest_of(BODY))
                     .append_header("Docker-Content-Digest", another.as_str()),
             ),
-            |e| matches!(e, RegistryError::ConflictingDigests { .. }),
+            |e| {
+                matches!(
+                    &*e.kind,
+                    RegistryErrorKind::Answer(AnswerProblem::ConflictingDigests { .. })
+                )
+            },
         ),
         (
             "a_manifest_over_4_mib_is_refused",
             FakeRegistry::new()
                 .head(status(200))
                 .get(serving(big, INDEX)),
-            |e| matches!(e, RegistryError::ManifestTooLarge { limit, .. } if *limit == 4 << 20),
+            |e| matches!(&*e.kind, RegistryErrorKind::Answer(AnswerProblem::ManifestTooLarge { limit, .. }) if *limit == 4 << 20),
         ),
         (
             "a_404_html_page_is_quoted_by_its_title",
             FakeRegistry::new()
                 .head(status(404))
                 .get(status(404).set_body_raw(nginx_404, "text/html")),
-            |e| matches!(e, RegistryError::TagNotFound { .. }),
+            |e| {
+                matches!(
+                    &*e.kind,
+                    RegistryErrorKind::Access(AccessProblem::TagNotFound { .. })
+                )
+            },
         ),
     ];
     for (name, fake, expected) in cases {
@@ -478,12 +498,12 @@ async fn retried(fake: FakeRegistry, deadline: Option<Duration>) -> String {
             r.digest, r.media_type, r.requests
         ),
         Err(err) => {
-            let RegistryError::Unavailable {
+            let RegistryErrorKind::Connection(ConnectionProblem::Unavailable {
                 status,
                 attempts,
                 retry_after,
                 ..
-            } = &err
+            }) = &*err.kind
             else {
                 panic!("not a retry outcome: {err:?}");
             };
@@ -491,7 +511,7 @@ async fn retried(fake: FakeRegistry, deadline: Option<Duration>) -> String {
             let took = regex::Regex::new(r"over \d+ ms").unwrap();
             let said = took
                 .replace(&said(&err, &fake), "over [elapsed] ms")
-                .into_owned();
+                .replace('\n', "\n  ");
             format!(
                 "Unavailable: status {status}, {attempts} attempts, Retry-After {retry_after:?}\n  {said}"
             )
@@ -587,7 +607,10 @@ async fn a_token_endpoint_answering_401_is_an_authentication_error() {
         .await
         .0
         .unwrap_err();
-    assert_matches!(err, RegistryError::Authentication { status: 401, .. });
+    assert_matches!(
+        &*err.kind,
+        RegistryErrorKind::Access(AccessProblem::Authentication { status: 401, .. })
+    );
     insta::assert_snapshot!(said(&err, &fake));
     assert!(!err.to_string().contains(PASSWORD), "{err}");
     assert_eq!(
@@ -608,7 +631,10 @@ async fn an_unreachable_token_endpoint_is_named_as_such() {
         .start()
         .await;
     let err = resolve_fake(&fake, None).await.0.unwrap_err();
-    assert_matches!(err, RegistryError::Unreachable { attempts: 6, .. });
+    assert_matches!(
+        &*err.kind,
+        RegistryErrorKind::Connection(ConnectionProblem::Unreachable { attempts: 6, .. })
+    );
     let port = dead.rsplit_once(':').unwrap().1;
     insta::assert_snapshot!(scrub(
         &said(&err, &fake),
@@ -642,7 +668,7 @@ async fn a_hang_past_the_deadline_times_out_naming_what_hung() {
     for (name, fake, requests) in cases {
         let fake = fake.start().await;
         let err = resolve_fake_within_2s(&fake).await;
-        assert_matches!(err, RegistryError::TimedOut { requests: r, .. } if r == requests, "{name}: {err}");
+        assert_matches!(&*err.kind, RegistryErrorKind::Connection(ConnectionProblem::TimedOut { requests: r, .. }) if *r == requests, "{name}: {err}");
         insta::assert_snapshot!(name, said(&err, &fake));
     }
 }
@@ -717,20 +743,6 @@ async fn expected_digest_mismatch_fails_before_anything_is_published() {
 }
 
 #[tokio::test]
-async fn malformed_expected_digest_is_refused_before_the_registry_is_asked() {
-    let fake = FakeRegistry::new().start().await;
-    let out = dispatch(&fake.image(), &fake.addr)
-        .input("expected-digest", "sha256:1234")
-        .run()
-        .await;
-    assert_eq!(out.code, 2, "bad input is a usage error");
-    insta::assert_snapshot!(scrub(&out.stdout, &[(&fake.addr, "[registry]")]));
-    assert!(fake.seen().await.is_empty());
-}
-
-/// `registry-timeout` bounds a registry that never answers: 2 s, then 1 ms, each failing
-/// with the deadline named.
-#[tokio::test]
 async fn registry_timeout_input_bounds_a_hanging_registry() {
     let fake = FakeRegistry::new().head(hang(30)).start().await;
     let timed_out = async |timeout| {
@@ -791,7 +803,10 @@ async fn a_get_fallback_that_is_not_a_manifest_is_refused() {
             .start()
             .await;
         let err = resolve_fake(&fake, None).await.0.unwrap_err();
-        assert_matches!(err, RegistryError::NotAManifest { .. });
+        assert_matches!(
+            &*err.kind,
+            RegistryErrorKind::Answer(AnswerProblem::NotAManifest { .. })
+        );
         insta::assert_snapshot!(name, said(&err, &fake));
         assert!(
             !err.to_string().contains(&digest_of(body)),
@@ -805,7 +820,10 @@ async fn a_get_fallback_that_is_not_a_manifest_is_refused() {
 async fn an_endless_manifest_body_is_cut_at_4_mib_not_read_whole() {
     let endless = crate::common::registry::EndlessManifest::start().await;
     let (err, _) = refusal_at(&endless.addr, "org/lab:latest").await;
-    assert_matches!(err, RegistryError::ManifestTooLarge { .. });
+    assert_matches!(
+        &*err.kind,
+        RegistryErrorKind::Answer(AnswerProblem::ManifestTooLarge { .. })
+    );
     // Reading stopped at the limit: what the server got out is the limit plus what the
     // sockets buffer, far from unbounded.
     let sent = endless.sent();
@@ -835,41 +853,40 @@ async fn a_pinned_reference_answered_with_another_digest_is_refused() {
             (result, fake)
         }
     };
-    // The HEAD's header names another digest.
-    let fake = FakeRegistry::new()
-        .head_at(format!("/v2/org/lab/manifests/{pin}"), with_digest(&other))
-        .start()
-        .await;
-    let (result, fake) = resolve_pinned(fake).await;
-    let err = result.unwrap_err();
-    assert_matches!(err, RegistryError::PinMismatch { .. });
-    insta::assert_snapshot!("pin_contradicted_by_the_header", said(&err, &fake));
-
-    // No header: the bytes the GET serves are another manifest.
     let served = br#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}"#;
-    let fake = FakeRegistry::new()
-        .head(status(200))
-        .get(serving(served, INDEX))
-        .start()
-        .await;
-    let (result, fake) = resolve_pinned(fake).await;
-    let err = result.unwrap_err();
-    assert_matches!(
-        err,
-        RegistryError::PinMismatch {
-            how: DigestSource::ServedBytes,
-            ..
-        }
-    );
-    insta::assert_snapshot!("pin_contradicted_by_the_bytes", said(&err, &fake));
+    let cases = [
+        (
+            // The HEAD's header names another digest.
+            "pin_contradicted_by_the_header",
+            FakeRegistry::new()
+                .head_at(format!("/v2/org/lab/manifests/{pin}"), with_digest(&other)),
+            DigestSource::Header,
+        ),
+        (
+            // No header: the bytes the GET serves are another manifest.
+            "pin_contradicted_by_the_bytes",
+            FakeRegistry::new()
+                .head(status(200))
+                .get(serving(served, INDEX)),
+            DigestSource::ServedBytes,
+        ),
+    ];
+    for (name, fake, source) in cases {
+        let (result, fake) = resolve_pinned(fake.start().await).await;
+        let err = result.unwrap_err();
+        assert_matches!(
+            &*err.kind,
+            RegistryErrorKind::Answer(AnswerProblem::PinMismatch { how, .. }) if *how == source,
+            "{name}"
+        );
+        insta::assert_snapshot!(name, said(&err, &fake));
+    }
 
     // The pinned digest itself resolves.
     let fake = FakeRegistry::new().head(with_digest(&pin)).start().await;
     let (result, _fake) = resolve_pinned(fake).await;
     assert_eq!(result.unwrap().digest.to_string(), pin);
 }
-
-// ---- retries and the deadline ----
 
 // ---- what the registry says, quoted so people can read it ----
 
@@ -895,34 +912,103 @@ async fn an_upper_case_digest_pin_is_refused_before_any_request() {
     let err = resolve(&image, &options(&fake.addr, None, &timer))
         .await
         .unwrap_err();
-    assert_matches!(err, RegistryError::InvalidReference { .. });
+    assert_matches!(&*err.kind, RegistryErrorKind::Reference(_));
     insta::assert_snapshot!("upper_case_pin_in_the_library", said(&err, &fake));
-
-    let out = dispatch(&image, &fake.addr).run().await;
-    assert_eq!(out.code, 2, "{}", out.stdout);
-    insta::assert_snapshot!(
-        "upper_case_pin_in_the_binary",
-        scrub(&out.stdout, &[(&fake.addr, "[registry]")])
-    );
     assert!(fake.seen().await.is_empty());
+}
+
+/// Bad image inputs, and a malformed expected-digest, are usage errors (exit 2) that name
+/// the input, found before the registry is asked.
+#[tokio::test]
+async fn bad_image_inputs_are_usage_errors_before_any_request() {
+    let fake = FakeRegistry::new().start().await;
+    let pin = digest_of(BODY).to_uppercase().replace("SHA256:", "sha256:");
+    let pinned = format!("{}/org/lab@{pin}", fake.addr);
+    let expected = ("expected-digest", "sha256:1234");
+    let routine = ("tier", "routine");
+    let cases = [
+        // (snapshot, image, insecure-registry, another input)
+        (
+            "malformed_expected_digest_is_refused_before_the_registry_is_asked",
+            fake.image(),
+            fake.addr.as_str(),
+            Some(expected),
+        ),
+        ("upper_case_pin_in_the_binary", pinned, &fake.addr, None),
+        (
+            "invalid_registry_port",
+            "127.0.0.1:99999/org/lab:latest".into(),
+            "",
+            None,
+        ),
+        (
+            "layout_that_is_a_file",
+            "oci:README.md".into(),
+            "",
+            Some(routine),
+        ),
+        (
+            "layout_without_the_tag",
+            "oci:examples/lab:v9".into(),
+            "",
+            Some(routine),
+        ),
+    ];
+    for (name, image, insecure, input) in cases {
+        let mut run = dispatch(&image, insecure);
+        if let Some((input, value)) = input {
+            run = run.input(input, value);
+        }
+        let out = run.run().await;
+        assert_eq!(out.code, 2, "{name}: bad usage\n{}", out.stdout);
+        insta::assert_snapshot!(name, scrub(&out.stdout, &[(&fake.addr, "[registry]")]));
+    }
+    assert!(
+        fake.seen().await.is_empty(),
+        "nothing asked of the registry"
+    );
 }
 
 // ---- TLS: tell a plain-HTTP server from an untrusted certificate ----
 
+/// A TLS failure says why: a plain-HTTP server on a private host gets insecure-registry, a
+/// certificate from a CA the runner does not trust gets the trust-store advice instead. Not
+/// retried.
 #[tokio::test]
-async fn a_tls_registry_with_a_private_ca_gets_trust_advice_not_insecure_registry() {
+async fn tls_failures_tell_a_plain_http_server_from_an_untrusted_certificate() {
     let tls = crate::common::registry::TlsFiles::generate();
-    let registry = Registry::start_tls(&tls);
-    let (err, _) = resolve_over_tls(&registry.reference("org/lab:latest")).await;
-    assert_matches!(
-        err,
-        RegistryError::Tls {
-            problem: TlsProblem::UnknownIssuer,
-            private: true,
-            ..
-        }
-    );
-    insta::assert_snapshot!(scrub(&err.to_string(), &[(&registry.addr, "[registry]")]));
+    let cases = [
+        (
+            "plain_http_registry_over_https_is_a_tls_error_suggesting_insecure_registry",
+            Registry::start(),
+            TlsProblem::NotTls,
+        ),
+        (
+            "a_tls_registry_with_a_private_ca_gets_trust_advice_not_insecure_registry",
+            Registry::start_tls(&tls),
+            TlsProblem::UnknownIssuer,
+        ),
+    ];
+    for (name, registry, expected) in cases {
+        let (err, timer) = resolve_over_tls(&registry.reference("org/lab:latest")).await;
+        assert_matches!(
+            &*err.kind,
+            RegistryErrorKind::Connection(ConnectionProblem::Tls {
+                problem,
+                private: true,
+                ..
+            }) if *problem == expected,
+            "{name}"
+        );
+        insta::assert_snapshot!(
+            name,
+            scrub(&err.to_string(), &[(&registry.addr, "[registry]")])
+        );
+        assert!(
+            timer.waits().is_empty(),
+            "{name}: TLS failures are not retried"
+        );
+    }
 }
 
 #[tokio::test]
@@ -930,7 +1016,10 @@ async fn insecure_registry_on_a_tls_registry_says_it_speaks_tls() {
     let tls = crate::common::registry::TlsFiles::generate();
     let registry = Registry::start_tls(&tls);
     let (err, _) = refusal_at(&registry.addr, "org/lab:latest").await;
-    assert_matches!(err, RegistryError::InsecureButTls { .. });
+    assert_matches!(
+        &*err.kind,
+        RegistryErrorKind::Connection(ConnectionProblem::InsecureButTls { .. })
+    );
     insta::assert_snapshot!(scrub(&err.to_string(), &[(&registry.addr, "[registry]")]));
 }
 
@@ -978,13 +1067,6 @@ async fn insecure_registry_takes_a_newline_list_and_any_case() {
 }
 
 #[tokio::test]
-async fn an_invalid_registry_port_is_a_usage_error() {
-    let out = dispatch("127.0.0.1:99999/org/lab:latest", "").run().await;
-    assert_eq!(out.code, 2, "an invalid image input is bad usage");
-    insta::assert_snapshot!("invalid_registry_port", out.stdout);
-}
-
-#[tokio::test]
 async fn a_layout_tag_with_a_slash_resolves() {
     let layout = tempfile::tempdir().unwrap();
     let digest = make_layout(layout.path(), "release/1.0", "slash-tag");
@@ -994,18 +1076,6 @@ async fn a_layout_tag_with_a_slash_resolves() {
         .await;
     out.assert_success();
     assert_eq!(out.output("digest"), digest);
-}
-
-#[tokio::test]
-async fn a_layout_that_is_a_file_or_lacks_the_tag_is_a_usage_error() {
-    for (image, name) in [
-        ("oci:README.md", "layout_that_is_a_file"),
-        ("oci:examples/lab:v9", "layout_without_the_tag"),
-    ] {
-        let out = dispatch(image, "").input("tier", "routine").run().await;
-        assert_eq!(out.code, 2, "{image}: bad usage\n{}", out.stdout);
-        insta::assert_snapshot!(name, out.stdout);
-    }
 }
 
 // ---- credentials a registry echoes never reach the log ----

@@ -591,9 +591,10 @@ async fn a_push_of_more_commits_than_are_looked_up_is_never_silently_routine() {
     assert_eq!(
         warnings(&out),
         vec![
-            "50 older commits of the push of c4295bd74fb0 to master were not looked up: the \
-             push carries 150 commits, and only the newest 100 are looked up (a request each \
-             per try); label \"security\" on #12 makes the release security whatever they carry"
+            "label \"security\" on #12 makes the release security, whatever the commits not \
+             examined carry%0Ahelp: 50 older commits of the push of c4295bd74fb0 to master were \
+             not looked up: the push carries 150 commits, and only the newest 100 are looked up \
+             (a request each per try)"
         ]
     );
 }

@@ -1,4 +1,6 @@
-//! What can go wrong while resolving a digest, as data a user can act on.
+//! What can go wrong while resolving a digest, as data a user can act on, and the registry's
+//! own words read from its answers (its error envelope, a token endpoint's message, an HTML
+//! page's title).
 //!
 //! Each error names the registry and the image, carries the registry's own message where it
 //! sent one (HEAD answers have no body, so it comes from the one GET made on the failure
@@ -8,39 +10,80 @@
 use crate::support::secrets::Secrets;
 use std::time::Duration;
 
-/// A registry look-up that failed. Callers match on the variant (e.g. to tell a missing tag
-/// from a refusal); `Display` (the render layer's) is the full sentence for the log: what
-/// failed, then what to do.
+/// A registry look-up that failed: the registry and image it was about, and what went wrong.
+/// `Display` (the render layer's) is what failed, then what to do.
 #[derive(Debug)]
-pub enum RegistryError {
+pub struct RegistryError {
+    /// `HOST[:PORT]` of the registry.
+    pub registry: String,
+    /// The image reference as given.
+    pub image: String,
+    /// What went wrong. Callers match on it (e.g. to tell a missing tag from a refusal).
+    pub kind: Box<RegistryErrorKind>,
+}
+
+impl RegistryError {
+    /// The error `kind` of `registry` and `image`.
+    pub(crate) fn new(
+        registry: impl Into<String>,
+        image: impl Into<String>,
+        kind: impl Into<RegistryErrorKind>,
+    ) -> Self {
+        Self {
+            registry: registry.into(),
+            image: image.into(),
+            kind: Box::new(kind.into()),
+        }
+    }
+}
+
+/// What went wrong in a [`RegistryError`], by what the user can do about it.
+#[derive(Debug)]
+pub enum RegistryErrorKind {
+    /// The reference cannot be asked for at all (checked before any request).
+    Reference(ReferenceProblem),
+    /// The registry or its token endpoint refused: a name or the credentials are wrong.
+    Access(AccessProblem),
+    /// No usable answer came: the registry is unreachable, speaks another protocol, or kept
+    /// failing until the deadline.
+    Connection(ConnectionProblem),
+    /// An answer came that cannot be announced: digests it contradicts, something that is
+    /// not a manifest, or an unexpected status.
+    Answer(AnswerProblem),
+}
+
+/// What is wrong with a reference before any request is sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReferenceProblem {
+    /// The registry's port is not a port number (1 to 65535).
+    Port {
+        /// The port as written.
+        port: String,
+    },
+    /// The digest pin is not `sha256:<64 lower-case hex>`.
+    Pin {
+        /// The pin as written.
+        pin: String,
+    },
+}
+
+/// A refusal by the registry or its token endpoint.
+#[derive(Debug)]
+pub enum AccessProblem {
     /// 404 with `MANIFEST_UNKNOWN` (or any 404 that is not `NAME_UNKNOWN`).
     TagNotFound {
-        /// `HOST[:PORT]` of the registry.
-        registry: String,
-        /// The image reference as given.
-        image: String,
         /// The registry's message, e.g. `MANIFEST_UNKNOWN: manifest unknown`.
         registry_message: Option<String>,
     },
-
     /// 404 with `NAME_UNKNOWN`.
     RepositoryNotFound {
-        /// `HOST[:PORT]` of the registry.
-        registry: String,
         /// The repository path, e.g. `org/lab`.
         repository: String,
-        /// The image reference as given.
-        image: String,
         /// The registry's message.
         registry_message: Option<String>,
     },
-
     /// 401 or 403 on the manifest, after the credentials (if any) were presented.
     Denied {
-        /// `HOST[:PORT]` of the registry.
-        registry: String,
-        /// The image reference as given.
-        image: String,
         /// 401 or 403.
         status: u16,
         /// The registry's message.
@@ -50,14 +93,11 @@ pub enum RegistryError {
         /// Which credentials were presented.
         presented: Presented,
     },
-
     /// The token endpoint the registry named (its `WWW-Authenticate` realm) refused or failed.
     Authentication {
-        /// `HOST[:PORT]` of the registry.
-        registry: String,
         /// The token endpoint (realm URL, without query).
         realm: String,
-        /// The token endpoint's HTTP status (0 when its answer was not a token).
+        /// The token endpoint's HTTP status.
         status: u16,
         /// The token endpoint's message.
         registry_message: Option<String>,
@@ -66,18 +106,18 @@ pub enum RegistryError {
         /// Which credentials were presented.
         presented: Presented,
     },
+}
 
+/// No usable answer from the registry (or its token endpoint).
+#[derive(Debug)]
+pub enum ConnectionProblem {
     /// No connection could be made (refused, reset, DNS), on every attempt.
     Unreachable {
-        /// `HOST[:PORT]` of the registry.
-        registry: String,
         /// The token endpoint (realm URL, without query) when it was what failed; `None`
         /// for the registry itself.
         token_endpoint: Option<String>,
-        /// Host name or address.
-        host: String,
-        /// TCP port.
-        port: u16,
+        /// `HOST:PORT` connected to.
+        address: String,
         /// Requests sent.
         attempts: u32,
         /// Time spent.
@@ -85,14 +125,11 @@ pub enum RegistryError {
         /// The last connection error.
         cause: String,
     },
-
     /// The TLS handshake failed. Not retried. What to do depends on why ([`TlsProblem`]):
     /// `--insecure-registry` is suggested only when the server answered like a plain-HTTP
     /// server and the host is loopback or private; a certificate signed by an unknown CA gets
     /// the trust-store advice instead (plain HTTP would not reach a TLS registry at all).
     Tls {
-        /// `HOST[:PORT]` of the registry.
-        registry: String,
         /// Host name or address.
         host: String,
         /// TCP port.
@@ -104,27 +141,19 @@ pub enum RegistryError {
         /// The host is loopback or private ([`crate::support::url::is_loopback_or_private`]).
         private: bool,
     },
-
     /// The registry is listed in `--insecure-registry`, so it was spoken to over plain HTTP,
     /// but it speaks TLS: it answered HTTP 400 with a body such as Go's `Client sent an HTTP
     /// request to an HTTPS server.` or nginx's `The plain HTTP request was sent to HTTPS port`.
     InsecureButTls {
-        /// `HOST[:PORT]` of the registry.
-        registry: String,
         /// The server's message.
         registry_message: Option<String>,
         /// The host is loopback or private (a private CA is then likely).
         private: bool,
     },
-
     /// 429 or 5xx on every attempt, or a `Retry-After` that would end past the deadline.
     /// After the last failed HEAD one GET is sent, since only a GET answer has a body: the
     /// message is the registry's own (a rate limit's reset time, an outage notice).
     Unavailable {
-        /// `HOST[:PORT]` of the registry.
-        registry: String,
-        /// The image reference as given.
-        image: String,
         /// The last status (429 or 5xx).
         status: u16,
         /// The registry's message.
@@ -137,13 +166,8 @@ pub enum RegistryError {
         /// past the deadline.
         retry_after: Option<Duration>,
     },
-
     /// No answer before the deadline (`--registry-timeout`).
     TimedOut {
-        /// `HOST[:PORT]` of the registry.
-        registry: String,
-        /// The image reference as given.
-        image: String,
         /// The token endpoint (realm URL, without query) when it was what failed; `None`
         /// for the registry itself.
         token_endpoint: Option<String>,
@@ -153,37 +177,27 @@ pub enum RegistryError {
         /// before the first one).
         requests: u32,
     },
+}
 
+/// An answer that cannot be announced.
+#[derive(Debug)]
+pub enum AnswerProblem {
     /// The `Docker-Content-Digest` header disagrees with the sha256 of the manifest bytes.
     DigestMismatch {
-        /// `HOST[:PORT]` of the registry.
-        registry: String,
-        /// The image reference as given.
-        image: String,
         /// The header's value.
         header: String,
         /// sha256 of the bytes served.
         computed: String,
     },
-
     /// One answer carried several `Docker-Content-Digest` values that differ: the registry
     /// (or a proxy) contradicts itself, and no bytes can settle it on a HEAD.
     ConflictingDigests {
-        /// `HOST[:PORT]` of the registry.
-        registry: String,
-        /// The image reference as given.
-        image: String,
         /// The distinct values, as sent (cleaned for the log).
         digests: Vec<String>,
     },
-
     /// The reference is pinned to a digest (`@sha256:...`) and the registry answered with
     /// another one: content addressing means it must serve exactly the pinned manifest.
     PinMismatch {
-        /// `HOST[:PORT]` of the registry.
-        registry: String,
-        /// The image reference as given.
-        image: String,
         /// The digest in the reference.
         pinned: String,
         /// The digest the registry answered with.
@@ -191,62 +205,49 @@ pub enum RegistryError {
         /// Where that digest came from.
         how: DigestSource,
     },
-
     /// The registry's digest is not `sha256:<64 lower-case hex>`.
-    InvalidDigest {
-        /// `HOST[:PORT]` of the registry.
-        registry: String,
-        /// The image reference as given.
-        image: String,
-        /// What was wrong (not a `source`: its text is already in this message).
-        invalid: crate::digest::InvalidDigest,
-    },
-
+    InvalidDigest(crate::digest::InvalidDigest),
     /// The manifest request answered 2xx with something that is not a JSON image index,
     /// manifest list or manifest (a login page, an empty body, broken JSON): its sha256 would
     /// be a well-formed digest of nothing Kubernetes can run.
     NotAManifest {
-        /// `HOST[:PORT]` of the registry.
-        registry: String,
-        /// The image reference as given.
-        image: String,
         /// What came instead, e.g. `an HTML or XML page (Content-Type text/html)`.
         what: String,
     },
-
-    /// The manifest body was larger than [`crate::digest::manifest::MAX_MANIFEST_BYTES`]; reading
-    /// stopped there.
+    /// The manifest body was larger than [`crate::digest::manifest::MAX_MANIFEST_BYTES`];
+    /// reading stopped there.
     ManifestTooLarge {
-        /// `HOST[:PORT]` of the registry.
-        registry: String,
-        /// The image reference as given.
-        image: String,
         /// The limit, in bytes.
         limit: usize,
     },
-
-    /// The reference cannot be asked for at all (checked before any request).
-    InvalidReference {
-        /// The image reference as given.
-        image: String,
-        /// What is wrong, e.g. `the registry port 99999 is not a port number (1 to 65535)`.
-        problem: String,
-    },
-
     /// Any other answer (e.g. 400, 405, a 3xx loop, a body that cannot be read).
     Protocol {
-        /// `HOST[:PORT]` of the registry.
-        registry: String,
-        /// The image reference as given.
-        image: String,
         /// What happened, with the status and message.
         detail: String,
     },
 }
 
+/// `From` each kind of problem into [`RegistryErrorKind`].
+macro_rules! kind_from {
+    ($($problem:ident => $kind:ident),*) => {$(
+        impl From<$problem> for RegistryErrorKind {
+            fn from(problem: $problem) -> Self {
+                Self::$kind(problem)
+            }
+        }
+    )*};
+}
+
+kind_from!(
+    ReferenceProblem => Reference,
+    AccessProblem => Access,
+    ConnectionProblem => Connection,
+    AnswerProblem => Answer
+);
+
 impl std::error::Error for RegistryError {}
 
-/// Where the digest a registry answered with came from ([`RegistryError::PinMismatch`]).
+/// Where the digest a registry answered with came from ([`AnswerProblem::PinMismatch`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DigestSource {
     /// The `Docker-Content-Digest` header of a HEAD answer.
@@ -275,56 +276,47 @@ pub enum TlsProblem {
 }
 
 impl TlsProblem {
-    /// Sorts a rustls error.
-    pub fn of(err: &rustls::Error) -> Self {
+    /// Sorts a rustls error, and says it in words for [`ConnectionProblem::Tls`]'s `cause`
+    /// (rustls's own text shows debug forms: `UnknownIssuer`, `IpAddress(127.0.0.1)`).
+    pub(crate) fn of(err: &rustls::Error) -> (Self, String) {
         use rustls::CertificateError as C;
-        match err {
-            rustls::Error::InvalidMessage(_) => Self::NotTls,
-            rustls::Error::InvalidCertificate(c) => match c {
-                C::UnknownIssuer => Self::UnknownIssuer,
-                C::NotValidForName | C::NotValidForNameContext { .. } => Self::WrongName,
-                C::Expired
-                | C::ExpiredContext { .. }
-                | C::NotValidYet
-                | C::NotValidYetContext { .. } => Self::Expired,
-                _ => Self::Other,
-            },
-            _ => Self::Other,
-        }
-    }
-}
-
-/// A failed TLS handshake in words, for [`RegistryError::Tls`]'s `cause`: rustls's own
-/// text shows debug forms (`UnknownIssuer`, `IpAddress(127.0.0.1)`).
-pub(crate) fn tls_words(err: &rustls::Error) -> String {
-    use rustls::CertificateError as C;
-    let certificate = match err {
-        rustls::Error::InvalidMessage(_) => {
-            return "the answer to the TLS hello is not TLS".into();
-        }
-        rustls::Error::InvalidCertificate(c) => c,
-        other => return other.to_string(),
-    };
-    match certificate {
-        C::UnknownIssuer => "the certificate's issuer is unknown".into(),
-        C::NotValidForNameContext { presented, .. } => match presented.as_slice() {
-            [] => "the certificate names no host".into(),
-            names => format!(
-                "the certificate is valid only for {}",
-                names
-                    .iter()
-                    .map(|n| presented_name(n))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+        let certificate = match err {
+            rustls::Error::InvalidMessage(_) => {
+                return (
+                    Self::NotTls,
+                    "the answer to the TLS hello is not TLS".into(),
+                );
+            }
+            rustls::Error::InvalidCertificate(c) => c,
+            other => return (Self::Other, other.to_string()),
+        };
+        let (problem, words) = match certificate {
+            C::UnknownIssuer => (Self::UnknownIssuer, "the certificate's issuer is unknown"),
+            C::NotValidForNameContext { presented, .. } if !presented.is_empty() => {
+                let names: Vec<&str> = presented.iter().map(|n| presented_name(n)).collect();
+                let words = format!("the certificate is valid only for {}", names.join(", "));
+                return (Self::WrongName, words);
+            }
+            C::NotValidForNameContext { .. } => (Self::WrongName, "the certificate names no host"),
+            C::NotValidForName => (
+                Self::WrongName,
+                "the certificate is not valid for this host",
             ),
-        },
-        C::NotValidForName => "the certificate is not valid for this host".into(),
-        C::Expired | C::ExpiredContext { .. } => "the certificate has expired".into(),
-        C::NotValidYet | C::NotValidYetContext { .. } => "the certificate is not valid yet".into(),
-        C::Revoked => "the certificate is revoked".into(),
-        #[allow(deprecated)]
-        C::BadSignature => "the certificate's signature is invalid".into(),
-        other => format!("the certificate was refused ({other})"),
+            C::Expired | C::ExpiredContext { .. } => (Self::Expired, "the certificate has expired"),
+            C::NotValidYet | C::NotValidYetContext { .. } => {
+                (Self::Expired, "the certificate is not valid yet")
+            }
+            C::Revoked => (Self::Other, "the certificate is revoked"),
+            #[allow(deprecated)]
+            C::BadSignature => (Self::Other, "the certificate's signature is invalid"),
+            other => {
+                return (
+                    Self::Other,
+                    format!("the certificate was refused ({other})"),
+                );
+            }
+        };
+        (problem, words.to_string())
     }
 }
 
@@ -430,32 +422,12 @@ fn html_summary(html: &str) -> String {
 /// Text without tags, comments, scripts and styles, with the common entities decoded and
 /// white space folded. Only for summarising a page in an error message.
 fn strip_tags(html: &str) -> String {
-    let lower = html.to_ascii_lowercase();
-    let mut out = String::with_capacity(html.len().min(4096));
-    let mut i = 0;
-    while i < html.len() {
-        let rest = &lower[i..];
-        if rest.starts_with('<') {
-            let end = if rest.starts_with("<!--") {
-                rest.find("-->").map(|e| e + 3)
-            } else if let Some(close) = ["script", "style"]
-                .iter()
-                .find(|name| rest[1..].starts_with(**name))
-                .map(|name| format!("</{name}"))
-            {
-                rest.find(&close)
-                    .and_then(|e| rest[e..].find('>').map(|g| e + g + 1))
-            } else {
-                rest.find('>').map(|e| e + 1)
-            };
-            out.push(' ');
-            i += end.unwrap_or(rest.len());
-        } else {
-            let next = rest.find('<').unwrap_or(rest.len());
-            out.push_str(&html[i..i + next]);
-            i += next;
-        }
-    }
+    static MARKUP: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let markup = MARKUP.get_or_init(|| {
+        regex::Regex::new(r"(?is)<!--.*?(?:-->|$)|<script\b.*?(?:</script[^>]*>|$)|<style\b.*?(?:</style[^>]*>|$)|<[^>]*(?:>|$)")
+            .expect("the markup pattern compiles")
+    });
+    let mut text = markup.replace_all(html, " ").into_owned();
     for (entity, c) in [
         ("&lt;", "<"),
         ("&gt;", ">"),
@@ -464,9 +436,9 @@ fn strip_tags(html: &str) -> String {
         ("&nbsp;", " "),
         ("&amp;", "&"),
     ] {
-        out = out.replace(entity, c);
+        text = text.replace(entity, c);
     }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The first error code of a distribution error envelope (`MANIFEST_UNKNOWN`,
@@ -480,8 +452,9 @@ pub(crate) fn error_code(body: &[u8]) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// Each rustls error sorted by what to do about it, and in words.
     #[test]
-    fn tls_failures_are_said_in_words() {
+    fn tls_failures_are_sorted_and_said_in_words() {
         use rustls::{CertificateError as C, Error as E, InvalidMessage as M};
         let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
         let table: Vec<String> = [
@@ -498,50 +471,37 @@ mod tests {
                 expected: name,
                 presented: vec![],
             }),
+            E::InvalidCertificate(C::NotValidForName),
             E::InvalidCertificate(C::Expired),
             E::InvalidCertificate(C::Revoked),
+            E::InvalidCertificate(C::BadSignature),
         ]
         .iter()
-        .map(tls_words)
+        .map(|err| {
+            let (problem, words) = TlsProblem::of(err);
+            format!("{problem:?}: {words}")
+        })
         .collect();
         insta::assert_snapshot!(table.join("\n"), @r"
-        the answer to the TLS hello is not TLS
-        the certificate's issuer is unknown
-        the certificate is valid only for 127.0.0.1, lab.example
-        the certificate names no host
-        the certificate has expired
-        the certificate is revoked
+        NotTls: the answer to the TLS hello is not TLS
+        UnknownIssuer: the certificate's issuer is unknown
+        WrongName: the certificate is valid only for 127.0.0.1, lab.example
+        WrongName: the certificate names no host
+        WrongName: the certificate is not valid for this host
+        Expired: the certificate has expired
+        Other: the certificate is revoked
+        Other: the certificate's signature is invalid
         ");
-    }
-
-    #[test]
-    fn rustls_errors_are_sorted() {
-        use rustls::{CertificateError as C, Error as E, InvalidMessage as M};
-        for (err, problem) in [
-            (E::InvalidMessage(M::InvalidContentType), TlsProblem::NotTls),
-            (
-                E::InvalidCertificate(C::UnknownIssuer),
-                TlsProblem::UnknownIssuer,
-            ),
-            (
-                E::InvalidCertificate(C::NotValidForName),
-                TlsProblem::WrongName,
-            ),
-            (E::InvalidCertificate(C::Expired), TlsProblem::Expired),
-            (E::InvalidCertificate(C::BadSignature), TlsProblem::Other),
-        ] {
-            assert_eq!(TlsProblem::of(&err), problem, "{err:?}");
-        }
     }
 
     #[test]
     fn an_unusable_digest_is_described_once() {
         let invalid = crate::digest::Digest::parse("sha256:ABC").unwrap_err();
-        let err = anyhow::Error::new(RegistryError::InvalidDigest {
-            registry: "r".into(),
-            image: "r/lab:latest".into(),
-            invalid,
-        });
+        let err = anyhow::Error::new(RegistryError::new(
+            "r",
+            "r/lab:latest",
+            AnswerProblem::InvalidDigest(invalid),
+        ));
         let text = format!("{err:#}");
         assert_eq!(text.matches("is not an image digest").count(), 1, "{text}");
     }

@@ -1,4 +1,5 @@
-//! Resolving a digest from a registry: the digest the reference's tag points to now.
+//! Resolving a digest from a registry: the digest the reference's tag points to now (and, for
+//! `status`, the child manifests of an image index).
 //!
 //! One resolution sends the fewest requests the protocol allows (issue 9's budget):
 //! 1. `HEAD /v2/<repo>/manifests/<tag>` whose `Accept` lists the OCI image index, Docker
@@ -40,7 +41,10 @@ mod send;
 pub(crate) use crate::support::retry::{RetryPolicy, Timer, TokioTimer};
 pub(crate) use auth::MissingInput;
 pub use auth::{CredentialSource, Credentials};
-pub use errors::{DigestSource, RegistryError, TlsProblem};
+pub use errors::{
+    AccessProblem, AnswerProblem, ConnectionProblem, DigestSource, ReferenceProblem, RegistryError,
+    RegistryErrorKind, TlsProblem,
+};
 
 use super::Digest;
 use super::manifest;
@@ -48,15 +52,16 @@ use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
 use auth::Challenge;
 use oci_client::Reference;
 use reqwest::{Method, StatusCode};
-use send::{Answer, Failure, Sender};
+use send::{Answer, Failure, Refused, Sender};
 use std::sync::Arc;
 
 /// The `Accept` header of every manifest request: all four manifest types, index types
 /// first (literal so it reads as sent; a test checks it against oci-client's constants).
 pub const ACCEPT_MANIFESTS: &str = "application/vnd.oci.image.index.v1+json, application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json";
 
-/// How to reach and authenticate to the registry.
-#[derive(Clone)]
+/// How to reach and authenticate to the registry. `Debug` shows no secret
+/// ([`SecretString`]).
+#[derive(Clone, Debug)]
 pub struct RegistryOptions {
     /// `registry-username`/`registry-password`. Presented only when the registry asks
     /// (Basic, or exchanged for a bearer token at the realm it names).
@@ -82,17 +87,6 @@ impl Default for RegistryOptions {
             retry: RetryPolicy::registry(),
             timer: None,
         }
-    }
-}
-
-impl std::fmt::Debug for RegistryOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RegistryOptions")
-            .field("credentials", &self.credentials)
-            .field("github_token", &self.github_token)
-            .field("insecure", &self.insecure)
-            .field("retry", &self.retry)
-            .finish_non_exhaustive()
     }
 }
 
@@ -122,13 +116,7 @@ pub async fn resolve(
     reference: &Reference,
     options: &RegistryOptions,
 ) -> Result<Resolved, RegistryError> {
-    check_reference(reference)?;
-    let timer: Arc<dyn Timer> = match &options.timer {
-        Some(t) => Arc::clone(t),
-        None => Arc::new(TokioTimer::start()),
-    };
-    let mut session = Session::new(reference, options, timer.as_ref())?;
-    session.run().await
+    Session::new(reference, options)?.run().await
 }
 
 /// The child manifests of the image index `digest` in `reference`'s repository: one GET of
@@ -149,13 +137,7 @@ pub(crate) async fn children(
         reference.repository().to_string(),
         digest.to_string(),
     );
-    check_reference(&pinned)?;
-    let timer: Arc<dyn Timer> = match &options.timer {
-        Some(t) => Arc::clone(t),
-        None => Arc::new(TokioTimer::start()),
-    };
-    let mut session = Session::new(&pinned, options, timer.as_ref())?;
-    session.children().await
+    Session::new(&pinned, options)?.children().await
 }
 
 /// Checks what can be checked of `reference` without a request: the registry's port is a
@@ -163,40 +145,30 @@ pub(crate) async fn children(
 /// compare digests as strings, and only sha256 digests are announced).
 ///
 /// # Errors
-/// [`RegistryError::InvalidReference`] saying which part is wrong.
+/// [`RegistryErrorKind::Reference`] saying which part is wrong.
 pub(crate) fn check_reference(reference: &Reference) -> Result<(), RegistryError> {
-    let invalid = |problem: String| RegistryError::InvalidReference {
-        image: reference.whole(),
-        problem,
-    };
     let registry = reference.resolve_registry();
-    if let Some((_, port)) = registry.rsplit_once(':').filter(|(_, p)| !p.contains(']')) {
-        if !port.parse::<u16>().is_ok_and(|p| p > 0) {
-            return Err(invalid(format!(
-                "the registry port {port:?} in {registry} is not a port number (1 to 65535)"
-            )));
+    let port = registry.rsplit_once(':').map(|(_, p)| p);
+    let problem = match (port, reference.digest()) {
+        (Some(port), _) if !port.contains(']') && !port.parse::<u16>().is_ok_and(|p| p > 0) => {
+            ReferenceProblem::Port { port: port.into() }
         }
-    }
-    if let Some(pin) = reference.digest() {
-        Digest::parse(pin).map_err(|_| {
-            invalid(format!(
-                "the digest pin {pin} is not sha256: followed by 64 lower-case hex digits (registries compare digests exactly: write it as `docker buildx imagetools inspect` prints it)"
-            ))
-        })?;
-    }
-    Ok(())
+        (_, Some(pin)) if Digest::parse(pin).is_err() => ReferenceProblem::Pin { pin: pin.into() },
+        _ => return Ok(()),
+    };
+    Err(RegistryError::new(registry, reference.whole(), problem))
 }
 
 /// Whether `registry` (`HOST[:PORT]`) is in the `insecure-registry` list. Entries may hold
-/// several hosts separated by commas or new lines (the Action input is one string); host
-/// names compare without regard to case, as DNS does.
+/// several hosts ([`crate::support::text::list_entries`]: the Action input is one string);
+/// host names compare without regard to case, as DNS does.
 pub(crate) fn is_insecure(list: &[String], registry: &str) -> bool {
     list.iter()
-        .flat_map(|entry| entry.split([',', '\n']))
-        .map(str::trim)
-        .any(|host| !host.is_empty() && host.eq_ignore_ascii_case(registry))
+        .flat_map(|entry| crate::support::text::list_entries(entry))
+        .any(|host| host.eq_ignore_ascii_case(registry))
 }
 
+/// What the next manifest request presents.
 #[derive(Clone)]
 enum Authorization {
     None,
@@ -204,6 +176,8 @@ enum Authorization {
     Bearer(SecretString),
 }
 
+/// One resolution: the registry, image and manifest address it asks for, what it presents,
+/// and the requests it sent.
 struct Session<'a> {
     client: reqwest::Client,
     sender: Sender<'a>,
@@ -221,23 +195,17 @@ struct Session<'a> {
 }
 
 impl<'a> Session<'a> {
-    fn new(
-        reference: &Reference,
-        options: &'a RegistryOptions,
-        timer: &'a dyn Timer,
-    ) -> Result<Self, RegistryError> {
+    /// A session for `reference`, on `options`' clock (the real one by default), once the
+    /// reference is checked ([`check_reference`]).
+    fn new(reference: &Reference, options: &'a RegistryOptions) -> Result<Self, RegistryError> {
+        check_reference(reference)?;
         let registry = reference.resolve_registry().to_string();
-        let image = reference.whole();
         let scheme = if is_insecure(&options.insecure, &registry) {
             "http"
         } else {
             "https"
         };
-        let target = reference
-            .digest()
-            .or(reference.tag())
-            .unwrap_or("latest")
-            .to_string();
+        let target = reference.digest().or(reference.tag()).unwrap_or("latest");
         let url = format!(
             "{scheme}://{registry}/v2/{}/manifests/{target}",
             reference.repository()
@@ -248,55 +216,42 @@ impl<'a> Session<'a> {
             .user_agent(concat!("codeq-rollout/", env!("CARGO_PKG_VERSION")))
             .tls_backend_preconfigured(crate::support::tls::client_config())
             .build()
-            .map_err(|e| RegistryError::Protocol {
-                registry: registry.clone(),
-                image: image.clone(),
-                detail: format!("cannot set up the HTTP client: {e}"),
+            .map_err(|e| {
+                let detail = format!("cannot set up the HTTP client: {e}");
+                RegistryError::new(
+                    &registry,
+                    reference.whole(),
+                    AnswerProblem::Protocol { detail },
+                )
             })?;
         let credentials = auth::credentials_for(
             &registry,
             options.credentials.as_ref(),
             options.github_token.as_ref(),
         );
-        let secrets = secrets_of(options, credentials.as_ref());
         Ok(Self {
             client,
             sender: Sender {
                 policy: &options.retry,
-                timer,
+                timer: (options.timer.clone()).unwrap_or_else(|| Arc::new(TokioTimer::start())),
                 requests: 0,
             },
             pin: reference.digest().and_then(|d| Digest::parse(d).ok()),
+            secrets: secrets_of(options, credentials.as_ref()),
             credentials,
             repository: reference.repository().to_string(),
+            image: reference.whole(),
             registry,
-            image,
             scheme,
             url,
             authorization: Authorization::None,
-            secrets,
         })
     }
 
     async fn run(&mut self) -> Result<Resolved, RegistryError> {
-        let mut head = self.manifest(Method::HEAD, None).await;
-        if let Ok(answer) = &head {
-            if answer.status == StatusCode::UNAUTHORIZED && self.authenticate(answer).await? {
-                head = self.manifest(Method::HEAD, None).await;
-            }
-        }
-        let head = match head {
+        let head = match self.authorized(Method::HEAD).await? {
             Ok(head) => head,
-            Err(Failure::Status {
-                answer,
-                attempts,
-                elapsed,
-                retry_after,
-            }) => {
-                return self
-                    .after_unavailable(answer, attempts, elapsed, retry_after)
-                    .await;
-            }
+            Err(Failure::Status(refused)) => return self.after_unavailable(refused).await,
             Err(failure) => return Err(self.manifest_transport(failure)),
         };
         if head.status.is_success() {
@@ -311,12 +266,6 @@ impl<'a> Session<'a> {
                 }
                 None => match self.manifest(Method::GET, None).await {
                     Ok(get) => self.digest_of_get(get),
-                    Err(Failure::Status {
-                        answer,
-                        attempts,
-                        elapsed,
-                        retry_after,
-                    }) => Err(self.unavailable(answer, attempts, elapsed, retry_after)),
                     Err(failure) => Err(self.manifest_transport(failure)),
                 },
             };
@@ -331,20 +280,8 @@ impl<'a> Session<'a> {
 
     /// One GET of the pinned manifest (authenticating on a 401), checked, and its children.
     async fn children(&mut self) -> Result<Vec<Digest>, RegistryError> {
-        let mut get = self.manifest(Method::GET, None).await;
-        if let Ok(answer) = &get {
-            if answer.status == StatusCode::UNAUTHORIZED && self.authenticate(answer).await? {
-                get = self.manifest(Method::GET, None).await;
-            }
-        }
-        let get = match get {
+        let get = match self.authorized(Method::GET).await? {
             Ok(get) => get,
-            Err(Failure::Status {
-                answer,
-                attempts,
-                elapsed,
-                retry_after,
-            }) => return Err(self.unavailable(answer, attempts, elapsed, retry_after)),
             Err(failure) => return Err(self.manifest_transport(failure)),
         };
         let body = get.body.clone();
@@ -353,27 +290,36 @@ impl<'a> Session<'a> {
         Ok(manifest::children(&body))
     }
 
+    /// A manifest request sent anonymously, and again with what the challenge of a 401 asks
+    /// for ([`Session::authenticate`]).
+    async fn authorized(
+        &mut self,
+        method: Method,
+    ) -> Result<Result<Answer, Failure>, RegistryError> {
+        let answer = self.manifest(method.clone(), None).await;
+        if let Ok(first) = &answer {
+            if first.status == StatusCode::UNAUTHORIZED && self.authenticate(first).await? {
+                return Ok(self.manifest(method, None).await);
+            }
+        }
+        Ok(answer)
+    }
+
     /// After the HEAD's last try answered 429 or 5xx: one GET (one try, within the deadline),
     /// since only a GET answer has a body to quote (a rate limit's reset time, an outage
     /// notice). It is sent even when `Retry-After` asked for a longer wait: the run fails
     /// anyway, and the registry's message is what the user needs. Should the GET succeed, the
     /// digest comes from its bytes.
-    async fn after_unavailable(
-        &mut self,
-        head: Answer,
-        attempts: u32,
-        elapsed: std::time::Duration,
-        retry_after: Option<std::time::Duration>,
-    ) -> Result<Resolved, RegistryError> {
+    async fn after_unavailable(&mut self, head: Refused) -> Result<Resolved, RegistryError> {
         match self.manifest(Method::GET, Some(1)).await {
             Ok(get) => self.digest_of_get(get),
-            Err(Failure::Status { answer, .. }) => Err(self.unavailable(
-                answer,
-                attempts + 1,
-                self.sender.timer.elapsed(),
-                retry_after,
-            )),
-            Err(_) => Err(self.unavailable(head, attempts, elapsed, retry_after)),
+            Err(Failure::Status(get)) => Err(self.unavailable(Refused {
+                attempts: head.attempts + 1,
+                elapsed: self.sender.timer.elapsed(),
+                retry_after: head.retry_after,
+                ..get
+            })),
+            Err(_) => Err(self.unavailable(head)),
         }
     }
 
@@ -396,7 +342,8 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// One token request at `realm` for `repository:<repo>:pull`.
+    /// One token request at `realm` for `repository:<repo>:pull`, with the credentials if
+    /// there are any.
     async fn token(&mut self, realm: &str, service: Option<&str>) -> Result<String, RegistryError> {
         let realm_url = reqwest::Url::parse(realm).map_err(|e| {
             self.protocol(format!(
@@ -408,8 +355,7 @@ impl<'a> Session<'a> {
         if let Some(service) = service {
             query.push(("service", service));
         }
-        let credentials = self.credentials.clone();
-        let client = self.client.clone();
+        let (client, credentials) = (self.client.clone(), self.credentials.clone());
         let sent = self
             .sender
             .send(|| {
@@ -420,68 +366,39 @@ impl<'a> Session<'a> {
                 }
             })
             .await;
-        let realm_shown = format!(
-            "{}://{}{}",
+        // Shown without user info, query or fragment.
+        let shown = format!(
+            "{}://{}",
             realm_url.scheme(),
-            realm_url.host_str().unwrap_or_default(),
-            realm_url
-                .port()
-                .map(|p| format!(":{p}"))
-                .unwrap_or_default()
-        ) + realm_url.path();
-        let authentication = |status: u16, registry_message: Option<String>, this: &Self| {
-            RegistryError::Authentication {
-                registry: this.registry.clone(),
-                realm: realm_shown.clone(),
-                status,
-                registry_message,
-                repository: this.repository.clone(),
-                presented: auth::presented(this.credentials.as_ref()),
-            }
-        };
+            &realm_url[url::Position::BeforeHost..url::Position::AfterPath]
+        );
         let answer = match sent {
-            Ok(answer) => answer,
-            Err(Failure::Status { answer, .. }) => {
-                return Err(authentication(
-                    answer.status.as_u16(),
-                    self.message(&answer.body),
-                    self,
-                ));
+            Ok(answer) if answer.status.is_success() => answer,
+            Ok(answer) | Err(Failure::Status(Refused { answer, .. })) => {
+                let message = self.message(&answer.body);
+                return Err(self.authentication(&shown, answer.status, message));
             }
             Err(failure) => {
                 let host = realm_url.host_str().unwrap_or_default().to_string();
                 let port = realm_url.port_or_known_default().unwrap_or_default();
-                return Err(self.transport(failure, Some(&realm_shown), host, port));
+                return Err(self.transport(failure, Some(&shown), host, port));
             }
         };
-        if !answer.status.is_success() {
-            return Err(authentication(
-                answer.status.as_u16(),
-                self.message(&answer.body),
-                self,
-            ));
-        }
-        let token = auth::token_from(&answer.body).ok_or_else(|| {
-            authentication(
-                answer.status.as_u16(),
-                Some("the answer holds no token".into()),
-                self,
-            )
-        })?;
-        // reqwest would refuse to build the next request with it (a builder error, "failed to
-        // parse header value"): say what is wrong instead.
-        if reqwest::header::HeaderValue::try_from(format!("Bearer {token}")).is_err() {
-            return Err(authentication(
-                answer.status.as_u16(),
-                Some(
+        let refused = |why: &str| self.authentication(&shown, answer.status, Some(why.into()));
+        match auth::token_from(&answer.body) {
+            // reqwest would refuse to build the next request with it (a builder error,
+            // "failed to parse header value"): say what is wrong instead.
+            Some(token)
+                if reqwest::header::HeaderValue::try_from(format!("Bearer {token}")).is_err() =>
+            {
+                Err(refused(
                     "the token it sent is not a valid HTTP header value (it holds a line break or \
-                     another control character); check the registry's token service"
-                        .into(),
-                ),
-                self,
-            ));
+                     another control character); check the registry's token service",
+                ))
+            }
+            Some(token) => Ok(token),
+            None => Err(refused("the answer holds no token")),
         }
-        Ok(token)
     }
 
     /// One manifest request under the current authorization, with the policy's tries or at
@@ -525,31 +442,25 @@ impl<'a> Session<'a> {
         }
         match values.as_slice() {
             [] => Ok(None),
-            [one] => Digest::parse(one)
-                .map(Some)
-                .map_err(|_| RegistryError::InvalidDigest {
-                    registry: self.registry.clone(),
-                    image: self.image.clone(),
-                    invalid: crate::digest::InvalidDigest(self.clean(one, 100)),
-                }),
-            several => Err(RegistryError::ConflictingDigests {
-                registry: self.registry.clone(),
-                image: self.image.clone(),
-                digests: several.iter().map(|v| self.clean(v, 100)).collect(),
+            [one] => Digest::parse(one).map(Some).map_err(|_| {
+                self.error(AnswerProblem::InvalidDigest(crate::digest::InvalidDigest(
+                    self.clean(one, 100),
+                )))
             }),
+            several => Err(self.error(AnswerProblem::ConflictingDigests {
+                digests: several.iter().map(|v| self.clean(v, 100)).collect(),
+            })),
         }
     }
 
     /// A pinned reference must be answered with its pin.
     fn check_pin(&self, digest: &Digest, how: DigestSource) -> Result<(), RegistryError> {
         match &self.pin {
-            Some(pin) if pin != digest => Err(RegistryError::PinMismatch {
-                registry: self.registry.clone(),
-                image: self.image.clone(),
+            Some(pin) if pin != digest => Err(self.error(AnswerProblem::PinMismatch {
                 pinned: pin.to_string(),
                 answered: digest.to_string(),
                 how,
-            }),
+            })),
             _ => Ok(()),
         }
     }
@@ -564,42 +475,29 @@ impl<'a> Session<'a> {
             return Err(self.refusal(get.status, &get.body));
         }
         if !get.complete {
-            return Err(RegistryError::ManifestTooLarge {
-                registry: self.registry.clone(),
-                image: self.image.clone(),
+            return Err(self.error(AnswerProblem::ManifestTooLarge {
                 limit: manifest::MAX_MANIFEST_BYTES,
-            });
+            }));
         }
         let content_type = header(&get, "content-type");
-        let media_type =
-            manifest::media_type(&get.body, content_type.as_deref()).map_err(|what| {
-                RegistryError::NotAManifest {
-                    registry: self.registry.clone(),
-                    image: self.image.clone(),
-                    what,
-                }
-            })?;
+        let media_type = manifest::media_type(&get.body, content_type.as_deref())
+            .map_err(|what| self.error(AnswerProblem::NotAManifest { what }))?;
         let computed = Digest::of_bytes(&get.body);
-        match self.header_digest(&get) {
-            Ok(Some(said)) if said == computed => {}
-            Ok(None) => {}
-            Ok(Some(said)) => {
-                return Err(RegistryError::DigestMismatch {
-                    registry: self.registry.clone(),
-                    image: self.image.clone(),
-                    header: said.to_string(),
-                    computed: computed.to_string(),
-                });
-            }
-            Err(RegistryError::InvalidDigest { invalid, .. }) => {
-                return Err(RegistryError::DigestMismatch {
-                    registry: self.registry.clone(),
-                    image: self.image.clone(),
-                    header: invalid.0,
-                    computed: computed.to_string(),
-                });
-            }
-            Err(other) => return Err(other),
+        let header = match self.header_digest(&get) {
+            Ok(Some(said)) if said != computed => Some(said.to_string()),
+            Ok(_) => None,
+            Err(e) => match &*e.kind {
+                RegistryErrorKind::Answer(AnswerProblem::InvalidDigest(invalid)) => {
+                    Some(invalid.0.clone())
+                }
+                _ => return Err(e),
+            },
+        };
+        if let Some(header) = header {
+            return Err(self.error(AnswerProblem::DigestMismatch {
+                header,
+                computed: computed.to_string(),
+            }));
         }
         self.check_pin(&computed, DigestSource::ServedBytes)?;
         Ok(Resolved {
@@ -612,73 +510,79 @@ impl<'a> Session<'a> {
     /// The error for a refused manifest request (with the body of the GET when there is one).
     fn refusal(&self, status: StatusCode, body: &[u8]) -> RegistryError {
         let registry_message = self.message(body);
-        match status {
+        let repository = self.repository.clone();
+        // A TLS server asked in plain HTTP: Go answers `Client sent an HTTP request to an
+        // HTTPS server.`, nginx `The plain HTTP request was sent to HTTPS port`.
+        let speaks_tls = self.scheme == "http"
+            && String::from_utf8_lossy(body)
+                .to_ascii_lowercase()
+                .contains("https");
+        let kind: RegistryErrorKind = match status {
             StatusCode::NOT_FOUND
                 if errors::error_code(body).as_deref() == Some("NAME_UNKNOWN") =>
             {
-                RegistryError::RepositoryNotFound {
-                    registry: self.registry.clone(),
-                    repository: self.repository.clone(),
-                    image: self.image.clone(),
+                AccessProblem::RepositoryNotFound {
+                    repository,
                     registry_message,
                 }
+                .into()
             }
-            StatusCode::NOT_FOUND => RegistryError::TagNotFound {
-                registry: self.registry.clone(),
-                image: self.image.clone(),
-                registry_message,
-            },
-            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => RegistryError::Denied {
-                registry: self.registry.clone(),
-                image: self.image.clone(),
+            StatusCode::NOT_FOUND => AccessProblem::TagNotFound { registry_message }.into(),
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => AccessProblem::Denied {
                 status: status.as_u16(),
                 registry_message,
-                repository: self.repository.clone(),
+                repository,
                 presented: auth::presented(self.credentials.as_ref()),
-            },
-            // A TLS server asked in plain HTTP: Go answers `Client sent an HTTP request to an
-            // HTTPS server.`, nginx `The plain HTTP request was sent to HTTPS port`.
-            StatusCode::BAD_REQUEST
-                if self.scheme == "http"
-                    && String::from_utf8_lossy(body)
-                        .to_ascii_lowercase()
-                        .contains("https") =>
-            {
-                RegistryError::InsecureButTls {
-                    registry: self.registry.clone(),
-                    registry_message,
-                    private: crate::support::url::is_loopback_or_private(&self.host_port().0),
-                }
             }
-            status => self.protocol(format!(
-                "HTTP {status} from {}{}",
-                self.url,
-                registry_message
-                    .map(|m| format!(": {m}"))
-                    .unwrap_or_default()
-            )),
-        }
+            .into(),
+            StatusCode::BAD_REQUEST if speaks_tls => ConnectionProblem::InsecureButTls {
+                registry_message,
+                private: crate::support::url::is_loopback_or_private(&self.host_port().0),
+            }
+            .into(),
+            status => AnswerProblem::Protocol {
+                detail: format!(
+                    "HTTP {status} from {}{}",
+                    self.url,
+                    registry_message
+                        .map(|m| format!(": {m}"))
+                        .unwrap_or_default()
+                ),
+            }
+            .into(),
+        };
+        self.error(kind)
     }
 
     /// The error for 429 or 5xx on a manifest request's last try.
-    fn unavailable(
-        &self,
-        answer: Answer,
-        attempts: u32,
-        elapsed: std::time::Duration,
-        retry_after: Option<std::time::Duration>,
-    ) -> RegistryError {
-        RegistryError::Unavailable {
-            registry: self.registry.clone(),
-            image: self.image.clone(),
-            status: answer.status.as_u16(),
-            registry_message: self.message(&answer.body),
-            attempts,
-            elapsed,
-            retry_after,
-        }
+    fn unavailable(&self, refused: Refused) -> RegistryError {
+        self.error(ConnectionProblem::Unavailable {
+            status: refused.answer.status.as_u16(),
+            registry_message: self.message(&refused.answer.body),
+            attempts: refused.attempts,
+            elapsed: refused.elapsed,
+            retry_after: refused.retry_after,
+        })
     }
 
+    /// The error for a token request the token endpoint at `realm` refused (`status`).
+    fn authentication(
+        &self,
+        realm: &str,
+        status: StatusCode,
+        registry_message: Option<String>,
+    ) -> RegistryError {
+        self.error(AccessProblem::Authentication {
+            realm: realm.to_string(),
+            status: status.as_u16(),
+            registry_message,
+            repository: self.repository.clone(),
+            presented: auth::presented(self.credentials.as_ref()),
+        })
+    }
+
+    /// The error for a request (to the registry, or to the token endpoint when
+    /// `token_endpoint` names it) that got no usable answer from `host`:`port`.
     fn transport(
         &self,
         failure: Failure,
@@ -686,41 +590,32 @@ impl<'a> Session<'a> {
         host: String,
         port: u16,
     ) -> RegistryError {
+        let token_endpoint = token_endpoint.map(str::to_string);
         match failure {
             Failure::Connect {
                 attempts,
                 elapsed,
                 cause,
-            } => RegistryError::Unreachable {
-                registry: self.registry.clone(),
-                token_endpoint: token_endpoint.map(str::to_string),
-                host,
-                port,
+            } => self.error(ConnectionProblem::Unreachable {
+                token_endpoint,
+                address: format!("{host}:{port}"),
                 attempts,
                 elapsed,
                 cause,
-            },
-            Failure::Tls { cause, problem } => RegistryError::Tls {
-                registry: self.registry.clone(),
+            }),
+            Failure::Tls { cause, problem } => self.error(ConnectionProblem::Tls {
                 private: crate::support::url::is_loopback_or_private(&host),
                 host,
                 port,
                 cause,
                 problem,
-            },
-            Failure::Status {
-                answer,
-                attempts,
-                elapsed,
-                retry_after,
-            } => self.unavailable(answer, attempts, elapsed, retry_after),
-            Failure::TimedOut => RegistryError::TimedOut {
-                registry: self.registry.clone(),
-                image: self.image.clone(),
-                token_endpoint: token_endpoint.map(str::to_string),
+            }),
+            Failure::Status(refused) => self.unavailable(refused),
+            Failure::TimedOut => self.error(ConnectionProblem::TimedOut {
+                token_endpoint,
                 timeout: self.sender.policy.deadline.unwrap_or_default(),
                 requests: self.sender.requests,
-            },
+            }),
             Failure::Other { cause } => self.protocol(cause),
         }
     }
@@ -731,12 +626,14 @@ impl<'a> Session<'a> {
         errors::registry_message(body, &self.secrets)
     }
 
+    /// An error of this registry and image.
+    fn error(&self, kind: impl Into<RegistryErrorKind>) -> RegistryError {
+        RegistryError::new(&self.registry, &self.image, kind)
+    }
+
+    /// An unexpected answer ([`AnswerProblem::Protocol`]).
     fn protocol(&self, detail: String) -> RegistryError {
-        RegistryError::Protocol {
-            registry: self.registry.clone(),
-            image: self.image.clone(),
-            detail,
-        }
+        self.error(AnswerProblem::Protocol { detail })
     }
 
     /// Registry text made safe for one log line, with the secrets hidden first.

@@ -45,24 +45,32 @@ pub(crate) enum Failure {
         cause: String,
         problem: super::errors::TlsProblem,
     },
-    /// 429 or 5xx on the last try; `retry_after` is set when the registry's `Retry-After`
-    /// (not the backoff) is what would have ended the next wait past the deadline.
-    Status {
-        answer: Answer,
-        attempts: u32,
-        elapsed: Duration,
-        retry_after: Option<Duration>,
-    },
+    /// 429 or 5xx on the last try.
+    Status(Refused),
     /// The deadline passed (before a try, or during one).
     TimedOut,
     /// Anything else reqwest reported (redirect loop, bad URL...).
     Other { cause: String },
 }
 
+/// 429 or 5xx on a request's last try.
+#[derive(Debug)]
+pub(crate) struct Refused {
+    /// The last answer.
+    pub answer: Answer,
+    /// Tries made.
+    pub attempts: u32,
+    /// Time spent.
+    pub elapsed: Duration,
+    /// The registry's `Retry-After`, when it (not the backoff) is what would have ended the
+    /// next wait past the deadline.
+    pub retry_after: Option<Duration>,
+}
+
 /// Sends requests for one resolution and counts them.
 pub(crate) struct Sender<'a> {
     pub policy: &'a RetryPolicy,
-    pub timer: &'a dyn Timer,
+    pub timer: std::sync::Arc<dyn Timer>,
     /// Requests sent so far, every try counted.
     pub requests: u32,
 }
@@ -92,7 +100,7 @@ impl Sender<'_> {
         let requests = &mut self.requests;
         let sent = policy
             .run(
-                self.timer,
+                self.timer.as_ref(),
                 |left| {
                     *requests += 1;
                     let request = build();
@@ -109,7 +117,7 @@ impl Sender<'_> {
                                 Err(Try::Refused(answer))
                             }
                             Ok(answer) => Ok(answer),
-                            Err(err) => Err(Try::Transport(classify(&err))),
+                            Err(err) => Err(classify(&err)),
                         }
                     }
                 },
@@ -125,8 +133,14 @@ impl Sender<'_> {
 enum Try {
     /// 429 or 5xx.
     Refused(Answer),
-    /// No answer.
-    Transport(Class),
+    /// A connection error (refused, reset, DNS, a body cut short).
+    Connection(String),
+    /// The TLS handshake failed.
+    Tls(String, super::errors::TlsProblem),
+    /// The per-try timeout (the deadline).
+    Timeout,
+    /// Anything else reqwest reported.
+    Other(String),
 }
 
 impl Try {
@@ -135,8 +149,8 @@ impl Try {
             Try::Refused(answer) => Verdict::Retry {
                 asked: retry_after_header(&answer.headers, SystemTime::now()),
             },
-            Try::Transport(Class::Connection(_)) => Verdict::Retry { asked: None },
-            Try::Transport(_) => Verdict::Final,
+            Try::Connection(_) => Verdict::Retry { asked: None },
+            Try::Tls(..) | Try::Timeout | Try::Other(_) => Verdict::Final,
         }
     }
 }
@@ -151,7 +165,7 @@ fn failure(gave_up: GaveUp<Try>) -> Failure {
     } = gave_up;
     match last {
         None => Failure::TimedOut,
-        Some(Try::Refused(answer)) => Failure::Status {
+        Some(Try::Refused(answer)) => Failure::Status(Refused {
             answer,
             attempts,
             elapsed,
@@ -160,15 +174,15 @@ fn failure(gave_up: GaveUp<Try>) -> Failure {
                 Stop::AskedTooLong(asked) => Some(asked),
                 _ => None,
             },
-        },
-        Some(Try::Transport(Class::Connection(cause))) => Failure::Connect {
+        }),
+        Some(Try::Connection(cause)) => Failure::Connect {
             attempts,
             elapsed,
             cause,
         },
-        Some(Try::Transport(Class::Tls(cause, problem))) => Failure::Tls { cause, problem },
-        Some(Try::Transport(Class::Timeout)) => Failure::TimedOut,
-        Some(Try::Transport(Class::Other(cause))) => Failure::Other { cause },
+        Some(Try::Tls(cause, problem)) => Failure::Tls { cause, problem },
+        Some(Try::Timeout) => Failure::TimedOut,
+        Some(Try::Other(cause)) => Failure::Other { cause },
     }
 }
 
@@ -202,28 +216,19 @@ async fn fetch(request: reqwest::RequestBuilder) -> Result<Answer, reqwest::Erro
     })
 }
 
-enum Class {
-    Tls(String, super::errors::TlsProblem),
-    Timeout,
-    Connection(String),
-    Other(String),
-}
-
 /// Sorts a reqwest error: a TLS failure (a `rustls::Error` anywhere in the chain, also
 /// inside an `io::Error`), the per-try timeout (the deadline), a connection error
 /// (refused, reset, DNS, a body cut short), or anything else.
-fn classify(err: &reqwest::Error) -> Class {
+fn classify(err: &reqwest::Error) -> Try {
     if let Some(tls) = find_tls(err) {
-        Class::Tls(
-            super::errors::tls_words(tls),
-            super::errors::TlsProblem::of(tls),
-        )
+        let (problem, words) = super::errors::TlsProblem::of(tls);
+        Try::Tls(words, problem)
     } else if err.is_timeout() {
-        Class::Timeout
+        Try::Timeout
     } else if err.is_connect() || err.is_request() || err.is_body() {
-        Class::Connection(cause(err))
+        Try::Connection(cause(err))
     } else {
-        Class::Other(cause(err))
+        Try::Other(cause(err))
     }
 }
 
@@ -245,21 +250,12 @@ fn find_tls<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls
     err.source().and_then(find_tls)
 }
 
-/// The error's causes, outermost first, without reqwest's own top line (which repeats the
-/// URL): e.g. `client error (Connect): tcp connect error: Connection refused (os error 111)`.
+/// The error's causes on one line ([`crate::support::text::error_chain`]), without reqwest's
+/// own top line (which repeats the URL): e.g. `client error (Connect): tcp connect error:
+/// Connection refused (os error 111)`.
 fn cause(err: &reqwest::Error) -> String {
-    let mut parts = Vec::new();
-    let mut source = std::error::Error::source(err);
-    while let Some(e) = source {
-        let text = e.to_string();
-        if !parts.contains(&text) {
-            parts.push(text);
-        }
-        source = e.source();
-    }
-    if parts.is_empty() {
-        err.to_string()
-    } else {
-        parts.join(": ")
+    match std::error::Error::source(err) {
+        Some(source) => crate::support::text::error_chain(source),
+        None => err.to_string(),
     }
 }

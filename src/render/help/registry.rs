@@ -1,198 +1,288 @@
-//! The words of [`RegistryError`]: what failed (the registry, the image, the registry's own
-//! message, the credentials tried), then what to do, chosen by variant.
+//! The words of the digest's errors: [`RegistryError`] (what failed, with the registry and
+//! the image, on the first line; then the registry's own message, the credentials tried and
+//! what to do, chosen by the kind of problem) and [`DigestMoved`].
 
-use crate::digest::registry::errors::{DigestSource, Presented, RegistryError, TlsProblem};
+use crate::digest::DigestMoved;
+use crate::digest::registry::errors::{
+    AccessProblem, AnswerProblem, ConnectionProblem, DigestSource, Presented, ReferenceProblem,
+    RegistryError, RegistryErrorKind, TlsProblem,
+};
+use crate::render::words::Words;
 use std::fmt;
 use std::time::Duration;
 
-/// How a registry error's help follows its message: `; HELP`, `. HELP` (the help is
-/// sentences) or ` (HELP)`.
-#[derive(Clone, Copy)]
-enum Joint {
-    Semicolon,
-    Sentence,
-    Parenthesis,
-}
-
 impl fmt::Display for RegistryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&message(self))?;
-        match help(self) {
-            None => Ok(()),
-            Some((Joint::Semicolon, help)) => write!(f, "; {help}"),
-            Some((Joint::Sentence, help)) => write!(f, ". {help}"),
-            Some((Joint::Parenthesis, help)) => write!(f, " ({help})"),
-        }
+        words(self).fmt(f)
     }
 }
 
-/// What failed, with what input, without the fix.
-fn message(e: &RegistryError) -> String {
-    match e {
-        RegistryError::TagNotFound {
-            registry,
-            image,
-            registry_message,
-        } => format!(
-            "tag not found: registry {registry} has no manifest for {image}{}",
-            said(registry_message)
+/// A registry error in words: what failed, with the registry and the image; then the
+/// registry's own message and what to do, chosen by the kind of problem.
+pub(crate) fn words(e: &RegistryError) -> Words {
+    let (registry, image) = (e.registry.as_str(), e.image.as_str());
+    let (what, help) = match &*e.kind {
+        RegistryErrorKind::Reference(problem) => reference_words(image, problem),
+        RegistryErrorKind::Access(problem) => access_words(registry, image, problem),
+        RegistryErrorKind::Connection(problem) => connection_words(registry, image, problem),
+        RegistryErrorKind::Answer(problem) => answer_words(registry, image, problem),
+    };
+    Words::new(what).help(help)
+}
+
+/// An unusable reference: what is wrong with it, and how to write it.
+fn reference_words(image: &str, problem: &ReferenceProblem) -> (String, String) {
+    match problem {
+        ReferenceProblem::Port { port } => (
+            format!(
+                "the registry port {port:?} of image {image} is not a port number (1 to 65535)"
+            ),
+            "fix the image input (--image)".into(),
         ),
-        RegistryError::RepositoryNotFound {
-            registry,
+        ReferenceProblem::Pin { pin } => (
+            format!("the digest pin {pin} is not sha256: followed by 64 lower-case hex digits"),
+            "registries compare digests exactly: write it in the image input (--image) as \
+             `docker buildx imagetools inspect` prints it"
+                .into(),
+        ),
+    }
+}
+
+/// A refusal: what the registry did not find or allow; then its message, the credentials
+/// tried and the inputs to change.
+fn access_words(registry: &str, image: &str, problem: &AccessProblem) -> (String, String) {
+    match problem {
+        AccessProblem::TagNotFound { registry_message } => (
+            format!("tag not found: registry {registry} has no manifest for {image}"),
+            format!(
+                "{}check that the tag was pushed and that the image input names it",
+                said(registry_message)
+            ),
+        ),
+        AccessProblem::RepositoryNotFound {
             repository,
-            image,
             registry_message,
-        } => format!(
-            "repository not found: registry {registry} does not know repository {repository} (image {image}){}",
-            said(registry_message)
+        } => (
+            format!(
+                "repository not found: registry {registry} does not know repository {repository} \
+                 (image {image})"
+            ),
+            format!(
+                "{}check the image input, and that the credentials can see the repository",
+                said(registry_message)
+            ),
         ),
-        RegistryError::Denied {
-            registry,
-            image,
+        AccessProblem::Denied {
             status,
             registry_message,
+            repository,
             presented,
-            ..
-        } => format!(
-            "registry {registry} refused access to {image} (HTTP {status}{}); {}",
-            said(registry_message),
-            tried(presented)
+        } => (
+            format!("registry {registry} refused access to {image} (HTTP {status})"),
+            refused(registry, repository, registry_message, presented),
         ),
-        RegistryError::Authentication {
-            registry,
+        AccessProblem::Authentication {
             realm,
             status,
             registry_message,
+            repository,
             presented,
-            ..
-        } => format!(
-            "authentication to registry {registry} failed: its token endpoint {realm} answered HTTP {status}{}; {}",
-            said(registry_message),
-            tried(presented)
+        } => (
+            format!(
+                "authentication to registry {registry} failed: its token endpoint {realm} \
+                 answered HTTP {status}"
+            ),
+            refused(registry, repository, registry_message, presented),
         ),
-        RegistryError::Unreachable {
-            registry,
+    }
+}
+
+/// No usable answer: what could not be reached, and how long was tried; then why, and what
+/// to change (for a TLS failure, chosen by why it failed and whether the host is private).
+fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) -> (String, String) {
+    match problem {
+        ConnectionProblem::Unreachable {
             token_endpoint,
-            host,
-            port,
+            address,
             attempts,
             elapsed,
             cause,
-        } => format!(
-            "cannot reach {} (host {host}, port {port}) after {attempts} attempt(s) over {}: {cause}",
-            endpoint(registry, token_endpoint),
-            secs(*elapsed)
+        } => (
+            format!(
+                "cannot reach {} after {attempts} attempt(s) over {}",
+                endpoint(registry, token_endpoint),
+                secs(*elapsed)
+            ),
+            format!(
+                "the last attempt to connect to {address} failed: {cause}; check the image's \
+                 registry name and the runner's network"
+            ),
         ),
-        RegistryError::Tls {
-            registry,
+        ConnectionProblem::Tls {
             host,
             port,
             cause,
-            ..
-        } => format!("TLS failure talking to {host}:{port} (registry {registry}): {cause}"),
-        RegistryError::InsecureButTls {
-            registry,
-            registry_message,
-            ..
-        } => format!(
-            "registry {registry} is listed in insecure-registry, so it was asked over plain HTTP, but it speaks TLS (HTTPS) on that port (it answered HTTP 400{})",
-            said(registry_message)
+            problem,
+            private,
+        } => (
+            format!("TLS failure talking to {host}:{port} (registry {registry}): {cause}"),
+            tls_help(*problem, *private, registry, host),
         ),
-        RegistryError::Unavailable {
-            registry,
-            image,
+        ConnectionProblem::InsecureButTls {
+            registry_message,
+            private,
+        } => (
+            format!(
+                "registry {registry} is listed in insecure-registry, so it was asked over plain \
+                 HTTP, but it speaks TLS (HTTPS)"
+            ),
+            insecure_but_tls(registry, registry_message, *private),
+        ),
+        ConnectionProblem::Unavailable {
             status,
             registry_message,
             attempts,
             elapsed,
             retry_after,
-        } => format!(
-            "registry {registry} kept failing for {image}: HTTP {status}{} after {attempts} attempt(s) over {}{}",
-            said(registry_message),
-            secs(*elapsed),
-            waited(retry_after)
+        } => (
+            format!(
+                "registry {registry} kept failing for {image}: HTTP {status} after {attempts} \
+                 attempt(s) over {}",
+                secs(*elapsed)
+            ),
+            format!(
+                "{}{}try again later, or raise registry-timeout (--registry-timeout)",
+                said(registry_message),
+                waited(retry_after)
+            ),
         ),
-        RegistryError::TimedOut {
-            registry,
-            image,
+        ConnectionProblem::TimedOut {
             token_endpoint,
             timeout,
             requests: 0,
-        } => format!(
-            "registry-timeout ({}) ran out before any request to {} for {image} could be sent",
-            secs(*timeout),
-            endpoint(registry, token_endpoint)
+        } => (
+            format!(
+                "registry-timeout ({}) ran out before any request to {} for {image} could be sent",
+                secs(*timeout),
+                endpoint(registry, token_endpoint)
+            ),
+            "raise registry-timeout (--registry-timeout), e.g. 60".into(),
         ),
-        RegistryError::TimedOut {
-            registry,
-            image,
+        ConnectionProblem::TimedOut {
             token_endpoint,
             timeout,
             requests,
-        } => format!(
-            "{} did not answer for {image} within registry-timeout ({}; {requests} request(s) sent)",
-            endpoint(registry, token_endpoint),
-            secs(*timeout)
+        } => (
+            format!(
+                "{} did not answer for {image} within registry-timeout ({}; {requests} request(s) \
+                 sent)",
+                endpoint(registry, token_endpoint),
+                secs(*timeout)
+            ),
+            "raise registry-timeout (--registry-timeout) or check that it is up".into(),
         ),
-        RegistryError::DigestMismatch {
-            registry,
-            image,
-            header,
-            computed,
-        } => format!(
-            "registry {registry} sent Docker-Content-Digest {header} for {image}, but the manifest bytes it served hash to {computed}; nothing is announced for a digest the registry contradicts"
+    }
+}
+
+/// An answer that cannot be announced: what came; then the facts, and where to look.
+fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String, String) {
+    const CONTRADICTS: &str = "nothing is announced for a digest the registry contradicts: \
+                               check the registry or any proxy in front of it";
+    match problem {
+        AnswerProblem::DigestMismatch { header, computed } => (
+            format!("registry {registry} contradicts itself on the digest of {image}"),
+            format!(
+                "it sent Docker-Content-Digest {header}, but the manifest bytes it served hash \
+                 to {computed}; {CONTRADICTS}"
+            ),
         ),
-        RegistryError::ConflictingDigests {
-            registry,
-            image,
-            digests,
-        } => format!(
-            "registry {registry} named several different digests for {image} in one answer ({}); nothing is announced for a digest the registry contradicts",
-            digests.join(", ")
+        AnswerProblem::ConflictingDigests { digests } => (
+            format!(
+                "registry {registry} named several different digests for {image} in one answer"
+            ),
+            format!("it sent {}; {CONTRADICTS}", digests.join(", ")),
         ),
-        RegistryError::PinMismatch {
-            registry,
-            image,
+        AnswerProblem::PinMismatch {
             pinned,
             answered,
             how,
-        } => format!(
-            "registry {registry} answered {image} with digest {answered} ({}), but the reference is pinned to {pinned}; a registry must serve exactly the pinned manifest, so nothing is announced",
-            match how {
-                DigestSource::Header => "its Docker-Content-Digest header",
-                DigestSource::ServedBytes => "the sha256 of the manifest bytes it served",
-                DigestSource::IndexBytes => "the sha256 of its bytes",
-            }
+        } => (
+            format!("registry {registry} answered {image} with another digest than its pin"),
+            pin_mismatch(pinned, answered, *how),
         ),
-        RegistryError::InvalidDigest {
-            registry,
-            image,
-            invalid,
-        } => format!("registry {registry} answered with an unusable digest for {image}: {invalid}"),
-        RegistryError::NotAManifest {
-            registry,
-            image,
-            what,
-        } => format!(
-            "registry {registry} answered the manifest request for {image} with {what}, not an image index or manifest; nothing is announced for it"
+        AnswerProblem::InvalidDigest(invalid) => (
+            format!("registry {registry} answered with an unusable digest for {image}"),
+            invalid.to_string(),
         ),
-        RegistryError::ManifestTooLarge {
-            registry,
-            image,
-            limit,
-        } => format!(
-            "registry {registry} sent more than {} for the manifest of {image}, the most a registry accepts for a manifest (distribution's limit); that is not a manifest, so nothing is announced",
-            mib(*limit)
+        AnswerProblem::NotAManifest { what } => (
+            format!(
+                "registry {registry} answered the manifest request for {image} with no manifest"
+            ),
+            format!(
+                "it sent {what}, not an image index or manifest, so nothing is announced for it; \
+                 a login page or a proxy in front of the registry answers like this: check the \
+                 registry name in the image input"
+            ),
         ),
-        RegistryError::InvalidReference { image, problem } => {
-            format!("the image reference {image} cannot be used: {problem}")
-        }
-        RegistryError::Protocol {
-            registry,
-            image,
-            detail,
-        } => format!("registry {registry} gave an unexpected answer for {image}: {detail}"),
+        AnswerProblem::ManifestTooLarge { limit } => (
+            format!(
+                "registry {registry} sent more than {} for the manifest of {image}",
+                mib(*limit)
+            ),
+            "that is more than a registry accepts for a manifest (distribution's limit), so it is \
+             not a manifest and nothing is announced: check the image input and any proxy in \
+             front of the registry"
+                .into(),
+        ),
+        AnswerProblem::Protocol { detail } => (
+            format!("registry {registry} gave an unexpected answer for {image}"),
+            detail.clone(),
+        ),
     }
+}
+
+impl fmt::Display for DigestMoved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        moved_words(self).fmt(f)
+    }
+}
+
+/// A digest other than `--expected-digest` in words: the image, and that the two differ;
+/// then both digests, why that can be (a moved tag, or a pin naming another image) and what
+/// to do.
+pub(crate) fn moved_words(moved: &DigestMoved) -> Words {
+    let DigestMoved {
+        image,
+        resolved,
+        expected,
+    } = moved;
+    let pinned = !image.starts_with("oci:")
+        && image
+            .rsplit_once('@')
+            .is_some_and(|(_, pin)| pin.starts_with("sha256:"));
+    let (what, help) = if pinned {
+        (
+            "the image input is pinned to another digest than expected-digest".to_string(),
+            format!(
+                "{image} is pinned to {resolved}, and expected-digest (the digest the build step \
+                 reported) is {expected}: the image input and expected-digest name different \
+                 images. Nothing was announced; make them agree (or drop the pin and name the \
+                 tag)"
+            ),
+        )
+    } else {
+        (
+            format!("{image} points to another digest than expected-digest"),
+            format!(
+                "it points to {resolved}, not to the expected digest {expected} (expected-digest, \
+                 the digest the build step reported): another push may have moved the tag \
+                 between the build and this step. Nothing was announced, so no release note \
+                 names the wrong image; re-run the build, or pass the digest the tag points to \
+                 now"
+            ),
+        )
+    };
+    Words::new(what).help(help)
 }
 
 /// What failed to answer: the registry, or the token endpoint it named.
@@ -203,153 +293,127 @@ fn endpoint(registry: &str, token_endpoint: &Option<String>) -> String {
     }
 }
 
-/// What to do, chosen by variant (and, for a TLS failure, by why it failed and whether the
-/// host is private; for a refusal, by the credentials tried and the registry's convention);
-/// `None` when the message is all there is to say.
-fn help(e: &RegistryError) -> Option<(Joint, String)> {
-    const CONTRADICTS: &str = "check the registry or any proxy in front of it";
-    let help = match e {
-        RegistryError::TagNotFound { .. } => (
-            Joint::Semicolon,
-            "check that the tag was pushed and that the image input names it".to_string(),
-        ),
-        RegistryError::RepositoryNotFound { .. } => (
-            Joint::Semicolon,
-            "check the image input, and that the credentials can see the repository".to_string(),
-        ),
-        RegistryError::Denied {
-            registry,
-            repository,
-            presented,
-            ..
-        }
-        | RegistryError::Authentication {
-            registry,
-            repository,
-            presented,
-            ..
-        } => (Joint::Sentence, fix(registry, repository, presented)),
-        RegistryError::Unreachable { .. } => (
-            Joint::Semicolon,
-            "check the image's registry name and the runner's network".to_string(),
-        ),
-        RegistryError::Tls {
-            registry,
-            host,
-            problem,
-            private,
-            ..
-        } => (Joint::Semicolon, tls_help(*problem, *private, registry, host)),
-        RegistryError::InsecureButTls {
-            registry, private, ..
-        } => (
-            Joint::Semicolon,
+/// After a refusal: the registry's message, the credentials tried, and what to change (the
+/// inputs to set, and the registry's own convention for user names where it has one: GHCR,
+/// GCR/Artifact Registry, ECR).
+fn refused(
+    registry: &str,
+    repository: &str,
+    registry_message: &Option<String>,
+    presented: &Presented,
+) -> String {
+    let host = registry.to_ascii_lowercase();
+    let convention = if host == "ghcr.io" {
+        " For ghcr.io, a workflow's GITHUB_TOKEN needs `permissions: packages: read` and the \
+         package must grant this repository access (package settings, Manage Actions access); \
+         a personal access token needs read:packages."
+    } else if host == "gcr.io" || host.ends_with(".gcr.io") || host.ends_with("-docker.pkg.dev") {
+        " For GCR and Artifact Registry, use registry-username oauth2accesstoken with an access \
+         token as registry-password."
+    } else if host.contains(".dkr.ecr.") {
+        " For ECR, use registry-username AWS with the output of `aws ecr get-login-password` as \
+         registry-password."
+    } else {
+        ""
+    };
+    let (tried, fix) = match presented {
+        Presented::Anonymous => (
+            "tried anonymously (no registry-username/registry-password given)".to_string(),
             format!(
-                "remove {registry} from insecure-registry (--insecure-registry){}",
-                if *private {
-                    ". If its certificate comes from a private CA, add the CA certificate to the runner's trust store or set SSL_CERT_FILE to a PEM file holding it"
-                } else {
-                    ""
-                }
+                "Set registry-username and registry-password \
+                 (--registry-username/--registry-password) to credentials that can pull \
+                 {repository}."
             ),
         ),
-        RegistryError::Unavailable { .. } => (
-            Joint::Semicolon,
-            "try again later, or raise registry-timeout (--registry-timeout)".to_string(),
+        Presented::RegistryInputs { username } => (
+            format!("tried registry-username {username:?} with registry-password"),
+            format!(
+                "Check registry-username and registry-password, and that they can pull \
+                 {repository}."
+            ),
         ),
-        RegistryError::TimedOut { requests: 0, .. } => (
-            Joint::Semicolon,
-            "raise registry-timeout (--registry-timeout), e.g. 60".to_string(),
+        Presented::GitHubToken => (
+            "tried the github-token input as user x-access-token (the default for ghcr.io when \
+             no registry-username/registry-password is given)"
+                .to_string(),
+            format!(
+                "Grant the github-token read access to {repository}, or set registry-username \
+                 and registry-password."
+            ),
         ),
-        RegistryError::TimedOut { .. } => (
-            Joint::Semicolon,
-            "raise registry-timeout (--registry-timeout) or check that it is up".to_string(),
-        ),
-        RegistryError::DigestMismatch { .. }
-        | RegistryError::ConflictingDigests { .. }
-        | RegistryError::PinMismatch { .. } => (Joint::Parenthesis, CONTRADICTS.to_string()),
-        RegistryError::NotAManifest { .. } => (
-            Joint::Parenthesis,
-            "a login page or a proxy in front of the registry answers like this: check the registry name in the image input".to_string(),
-        ),
-        RegistryError::ManifestTooLarge { .. } => (
-            Joint::Parenthesis,
-            "check the image input and any proxy in front of the registry".to_string(),
-        ),
-        RegistryError::InvalidReference { .. } => {
-            (Joint::Semicolon, "fix the image input (--image)".to_string())
-        }
-        RegistryError::InvalidDigest { .. } | RegistryError::Protocol { .. } => return None,
     };
-    Some(help)
+    format!("{}{tried}. {fix}{convention}", said(registry_message))
 }
 
 /// What to do after a failed TLS handshake: `--insecure-registry` only when the server
 /// answered like a plain-HTTP server and the host is loopback or private; trust-store advice
 /// for an unknown CA (plain HTTP would not reach a TLS registry at all).
 fn tls_help(problem: TlsProblem, private: bool, registry: &str, host: &str) -> String {
-    const TRUST: &str = "add the CA certificate to the runner's trust store, or set SSL_CERT_FILE to a PEM file holding it (that file replaces the system's CAs: append your CA to a copy of /etc/ssl/certs/ca-certificates.crt)";
     match problem {
         TlsProblem::NotTls if private => format!(
-            "the server answered like a plain-HTTP server: if {registry} is a local registry serving plain HTTP, add it to insecure-registry (--insecure-registry {registry})"
+            "the server answered like a plain-HTTP server: if {registry} is a local registry \
+             serving plain HTTP, add it to insecure-registry (--insecure-registry {registry})"
         ),
-        TlsProblem::NotTls => "the server answered like a plain-HTTP server: check the registry host and port in the image input (plain HTTP is offered only for loopback and private hosts, since it would expose the credentials)".to_string(),
+        TlsProblem::NotTls => "the server answered like a plain-HTTP server: check the registry \
+                               host and port in the image input (plain HTTP is offered only for \
+                               loopback and private hosts, since it would expose the credentials)"
+            .to_string(),
         TlsProblem::UnknownIssuer => format!(
-            "the registry speaks TLS with a certificate from a CA the runner does not trust (a private CA or a self-signed certificate): {TRUST}. insecure-registry would not help: it speaks plain HTTP, which a TLS registry refuses"
+            "the registry speaks TLS with a certificate from a CA the runner does not trust (a \
+             private CA or a self-signed certificate): {TRUST}. insecure-registry would not help: \
+             it speaks plain HTTP, which a TLS registry refuses"
         ),
         TlsProblem::WrongName => format!(
-            "the certificate does not name {host}: write the registry name the certificate was issued for in the image input, or have the certificate reissued with {host} as a subject alternative name"
+            "the certificate does not name {host}: write the registry name the certificate was \
+             issued for in the image input, or have the certificate reissued with {host} as a \
+             subject alternative name"
         ),
-        TlsProblem::Expired => "check the certificate's validity dates and the runner's clock".to_string(),
-        TlsProblem::Other => "check the registry's certificate (and the runner's clock and trust store)".to_string(),
+        TlsProblem::Expired => {
+            "check the certificate's validity dates and the runner's clock".to_string()
+        }
+        TlsProblem::Other => {
+            "check the registry's certificate (and the runner's clock and trust store)".to_string()
+        }
     }
 }
 
-/// Which credentials were tried, for [`RegistryError::Denied`] and
-/// [`RegistryError::Authentication`].
-fn tried(presented: &Presented) -> String {
-    match presented {
-        Presented::Anonymous => {
-            "tried anonymously (no registry-username/registry-password given)".into()
-        }
-        Presented::RegistryInputs { username } => {
-            format!("tried registry-username {username:?} with registry-password")
-        }
-        Presented::GitHubToken => "tried the github-token input as user x-access-token (the default for ghcr.io when no registry-username/registry-password is given)".into(),
-    }
-}
+/// How to make the runner trust a private CA.
+const TRUST: &str = "add the CA certificate to the runner's trust store, or set SSL_CERT_FILE to \
+                     a PEM file holding it (that file replaces the system's CAs: append your CA \
+                     to a copy of /etc/ssl/certs/ca-certificates.crt)";
 
-/// What to change after a refusal: the inputs to set, and the registry's own convention for
-/// user names where it has one (GHCR, GCR/Artifact Registry, ECR).
-fn fix(registry: &str, repository: &str, presented: &Presented) -> String {
-    let host = registry.to_ascii_lowercase();
-    let convention = if host == "ghcr.io" {
-        " For ghcr.io, a workflow's GITHUB_TOKEN needs `permissions: packages: read` and the package must grant this repository access (package settings, Manage Actions access); a personal access token needs read:packages."
-    } else if host == "gcr.io" || host.ends_with(".gcr.io") || host.ends_with("-docker.pkg.dev") {
-        " For GCR and Artifact Registry, use registry-username oauth2accesstoken with an access token as registry-password."
-    } else if host.contains(".dkr.ecr.") {
-        " For ECR, use registry-username AWS with the output of `aws ecr get-login-password` as registry-password."
+/// What to do when a registry listed in insecure-registry speaks TLS.
+fn insecure_but_tls(registry: &str, registry_message: &Option<String>, private: bool) -> String {
+    let ca = if private {
+        format!(". If its certificate comes from a private CA, {TRUST}")
     } else {
-        ""
+        String::new()
     };
-    let what = match presented {
-        Presented::Anonymous => format!(
-            "Set registry-username and registry-password (--registry-username/--registry-password) to credentials that can pull {repository}."
-        ),
-        Presented::RegistryInputs { .. } => format!(
-            "Check registry-username and registry-password, and that they can pull {repository}."
-        ),
-        Presented::GitHubToken => format!(
-            "Grant the github-token read access to {repository}, or set registry-username and registry-password."
-        ),
-    };
-    format!("{what}{convention}")
+    format!(
+        "it answered HTTP 400; {}remove {registry} from insecure-registry \
+         (--insecure-registry){ca}",
+        said(registry_message)
+    )
 }
 
-/// The registry's own message, quoted after what failed; nothing when it sent none.
+/// The digest a pinned reference was answered with, and where it came from.
+fn pin_mismatch(pinned: &str, answered: &str, how: DigestSource) -> String {
+    let how = match how {
+        DigestSource::Header => "its Docker-Content-Digest header",
+        DigestSource::ServedBytes => "the sha256 of the manifest bytes it served",
+        DigestSource::IndexBytes => "the sha256 of its bytes",
+    };
+    format!(
+        "it answered {answered} ({how}), but the reference is pinned to {pinned}; a registry must \
+         serve exactly the pinned manifest, so nothing is announced: check the registry or any \
+         proxy in front of it"
+    )
+}
+
+/// The registry's own message, quoted before what to do; nothing when it sent none.
 fn said(message: &Option<String>) -> String {
     match message {
-        Some(m) if !m.is_empty() => format!(": the registry said \"{m}\""),
+        Some(m) if !m.is_empty() => format!("the registry said \"{m}\"; "),
         _ => String::new(),
     }
 }
@@ -375,7 +439,7 @@ fn mib(bytes: usize) -> String {
 fn waited(retry_after: &Option<Duration>) -> String {
     match retry_after {
         Some(d) => format!(
-            " (it asked to retry after {}, which is past the deadline)",
+            "it asked to retry after {}, which is past the deadline; ",
             secs(*d)
         ),
         None => String::new(),
@@ -385,60 +449,192 @@ fn waited(retry_after: &Option<Duration>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::words::assert_shape;
 
-    fn tls(problem: TlsProblem, private: bool) -> String {
-        RegistryError::Tls {
-            registry: "r:5000".into(),
+    /// An error of registry `r:5000` and image `r:5000/org/lab:latest`.
+    fn error(kind: impl Into<RegistryErrorKind>) -> RegistryError {
+        RegistryError::new("r:5000", "r:5000/org/lab:latest", kind)
+    }
+
+    fn tls(problem: TlsProblem, private: bool) -> RegistryError {
+        error(ConnectionProblem::Tls {
             host: "r".into(),
             port: 5000,
-            cause: "invalid peer certificate".into(),
+            cause: "the certificate's issuer is unknown".into(),
             problem,
             private,
-        }
-        .to_string()
+        })
+    }
+
+    /// Every kind of registry error (and every branch of its help) in the words users read.
+    #[test]
+    fn every_registry_error_in_words() {
+        let said = || Some("MANIFEST_UNKNOWN: manifest unknown".to_string());
+        let denied = |presented| AccessProblem::Denied {
+            status: 401,
+            registry_message: Some("UNAUTHORIZED: authentication required".into()),
+            repository: "org/lab".into(),
+            presented,
+        };
+        let user = Presented::RegistryInputs {
+            username: "ci".into(),
+        };
+        let digest = |c: char| format!("sha256:{}", c.to_string().repeat(64));
+        let timed_out = |requests| ConnectionProblem::TimedOut {
+            token_endpoint: None,
+            timeout: Duration::from_millis(1),
+            requests,
+        };
+        let pin = |how| AnswerProblem::PinMismatch {
+            pinned: digest('a'),
+            answered: digest('b'),
+            how,
+        };
+        let errors = [
+            error(ReferenceProblem::Port {
+                port: "99999".into(),
+            }),
+            error(ReferenceProblem::Pin {
+                pin: "sha256:ABC".into(),
+            }),
+            error(AccessProblem::TagNotFound {
+                registry_message: said(),
+            }),
+            error(AccessProblem::TagNotFound {
+                registry_message: None,
+            }),
+            error(AccessProblem::RepositoryNotFound {
+                repository: "org/lab".into(),
+                registry_message: said(),
+            }),
+            error(denied(Presented::Anonymous)),
+            error(denied(user.clone())),
+            error(denied(Presented::GitHubToken)),
+            RegistryError::new(
+                "ghcr.io",
+                "ghcr.io/org/lab:latest",
+                denied(Presented::GitHubToken),
+            ),
+            RegistryError::new(
+                "europe-docker.pkg.dev",
+                "europe-docker.pkg.dev/p/r/lab:latest",
+                denied(Presented::Anonymous),
+            ),
+            RegistryError::new(
+                "1.dkr.ecr.eu-west-1.amazonaws.com",
+                "1.dkr.ecr.eu-west-1.amazonaws.com/lab:latest",
+                denied(Presented::Anonymous),
+            ),
+            error(AccessProblem::Authentication {
+                realm: "https://auth.r/token".into(),
+                status: 401,
+                registry_message: Some("incorrect username or password".into()),
+                repository: "org/lab".into(),
+                presented: user,
+            }),
+            error(ConnectionProblem::Unreachable {
+                token_endpoint: Some("https://auth.r/token".into()),
+                address: "auth.r:443".into(),
+                attempts: 6,
+                elapsed: Duration::from_millis(31_200),
+                cause: "tcp connect error: Connection refused (os error 111)".into(),
+            }),
+            tls(TlsProblem::NotTls, true),
+            tls(TlsProblem::NotTls, false),
+            tls(TlsProblem::UnknownIssuer, true),
+            tls(TlsProblem::WrongName, true),
+            tls(TlsProblem::Expired, false),
+            tls(TlsProblem::Other, false),
+            error(ConnectionProblem::InsecureButTls {
+                registry_message: Some("Client sent an HTTP request to an HTTPS server.".into()),
+                private: true,
+            }),
+            error(ConnectionProblem::InsecureButTls {
+                registry_message: None,
+                private: false,
+            }),
+            error(ConnectionProblem::Unavailable {
+                status: 429,
+                registry_message: Some("TOOMANYREQUESTS: rate limit".into()),
+                attempts: 3,
+                elapsed: Duration::from_millis(2500),
+                retry_after: Some(Duration::from_secs(120)),
+            }),
+            error(timed_out(0)),
+            error(timed_out(2)),
+            error(AnswerProblem::DigestMismatch {
+                header: digest('a'),
+                computed: digest('b'),
+            }),
+            error(AnswerProblem::ConflictingDigests {
+                digests: vec![digest('a'), digest('b')],
+            }),
+            error(pin(DigestSource::Header)),
+            error(pin(DigestSource::ServedBytes)),
+            error(pin(DigestSource::IndexBytes)),
+            error(AnswerProblem::InvalidDigest(
+                crate::digest::Digest::parse("sha256:ABC").unwrap_err(),
+            )),
+            error(AnswerProblem::NotAManifest {
+                what: "an HTML or XML page (Content-Type text/html)".into(),
+            }),
+            error(AnswerProblem::ManifestTooLarge { limit: 4 << 20 }),
+            error(AnswerProblem::Protocol {
+                detail:
+                    "HTTP 405 Method Not Allowed from http://r:5000/v2/org/lab/manifests/latest"
+                        .into(),
+            }),
+        ];
+        let shown: Vec<String> = errors
+            .iter()
+            .map(|e| {
+                let words = words(e);
+                assert_shape(&words);
+                words.to_string()
+            })
+            .collect();
+        insta::assert_snapshot!(shown.join("\n\n"));
+    }
+
+    #[test]
+    fn a_moved_tag_and_a_pin_against_expected_digest_in_words() {
+        let digest = |c: char| {
+            crate::digest::Digest::parse(&format!("sha256:{}", c.to_string().repeat(64))).unwrap()
+        };
+        let lines: Vec<String> = [
+            "r:5000/org/lab:latest".to_string(),
+            format!("r:5000/org/lab@{}", digest('a')),
+        ]
+        .into_iter()
+        .map(|image| {
+            let words = moved_words(&DigestMoved {
+                image,
+                resolved: digest('a'),
+                expected: digest('b'),
+            });
+            assert_shape(&words);
+            words.to_string()
+        })
+        .collect();
+        insta::assert_snapshot!(lines.join("\n\n"));
     }
 
     #[test]
     fn insecure_registry_is_suggested_only_for_a_private_plain_http_server() {
-        assert!(tls(TlsProblem::NotTls, true).contains("--insecure-registry r:5000"));
+        let text = |problem, private| tls(problem, private).to_string();
+        assert!(text(TlsProblem::NotTls, true).contains("--insecure-registry r:5000"));
         for (problem, private) in [
             (TlsProblem::NotTls, false),
             (TlsProblem::WrongName, true),
             (TlsProblem::Expired, true),
             (TlsProblem::Other, true),
         ] {
-            let text = tls(problem, private);
+            let text = text(problem, private);
             assert!(!text.contains("insecure"), "{problem:?}: {text}");
         }
-    }
-
-    #[test]
-    fn an_unknown_ca_is_answered_with_trust_advice_not_plain_http() {
-        let text = tls(TlsProblem::UnknownIssuer, true);
+        let text = text(TlsProblem::UnknownIssuer, true);
         assert!(text.contains("SSL_CERT_FILE"), "{text}");
         assert!(!text.contains("--insecure-registry"), "{text}");
-        assert!(text.contains("insecure-registry would not help"), "{text}");
-        let text = tls(TlsProblem::WrongName, true);
-        assert!(text.contains("does not name r"), "{text}");
-    }
-
-    #[test]
-    fn the_fix_names_the_input_and_the_registrys_convention() {
-        let user = Presented::RegistryInputs {
-            username: "ci".into(),
-        };
-        assert!(fix("ghcr.io", "org/lab", &user).contains("packages: read"));
-        assert!(
-            fix("europe-docker.pkg.dev", "p/r/lab", &Presented::Anonymous)
-                .contains("oauth2accesstoken")
-        );
-        assert!(
-            fix("r.example", "lab", &Presented::GitHubToken).starts_with("Grant the github-token")
-        );
-        assert_eq!(
-            tried(&user),
-            "tried registry-username \"ci\" with registry-password"
-        );
     }
 
     #[test]
@@ -455,25 +651,5 @@ mod tests {
         for (d, shown) in cases {
             assert_eq!(secs(d), shown);
         }
-    }
-
-    #[test]
-    fn a_timeout_before_any_request_says_so() {
-        let err = |requests| {
-            RegistryError::TimedOut {
-                registry: "r".into(),
-                image: "r/lab:latest".into(),
-                token_endpoint: None,
-                timeout: Duration::from_millis(1),
-                requests,
-            }
-            .to_string()
-        };
-        assert!(
-            err(0).contains("registry-timeout (1 ms) ran out before any request"),
-            "{}",
-            err(0)
-        );
-        assert!(err(2).contains("registry r did not answer for r/lab:latest within registry-timeout (1 ms; 2 request(s) sent)"), "{}", err(2));
     }
 }

@@ -729,7 +729,7 @@ pub async fn push_shapes(
 
 /// A clock for resolutions whose waits are recorded instead of slept: `elapsed` is real time
 /// plus the waits asked for, so the deadline logic sees the time it would have taken.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct VirtualTimer {
     start: Option<std::time::Instant>,
     waits: std::sync::Mutex<Vec<Duration>>,
