@@ -42,10 +42,11 @@ pub struct Cli {
 }
 
 impl Cli {
-    /// Parses the command line and the Action inputs (`INPUT_<NAME>` variables).
+    /// Parses the command line and the Action inputs (`INPUT_<NAME>` variables, then the
+    /// conventional ones: [`variables`]).
     ///
-    /// An input variable that is set but blank counts as unset, so the option's default
-    /// applies: the runner passes every declared input that has no default, and every
+    /// A variable that is set but blank counts as unset, so the next one or the option's
+    /// default applies: the runner passes every declared input that has no default, and every
     /// `with:` entry that evaluates to `''` (say `tier: ${{ inputs.tier }}` on a push), as an
     /// empty variable.
     ///
@@ -53,7 +54,10 @@ impl Cli {
     /// clap's usage errors (exit code 2).
     pub fn try_parse_inputs() -> Result<Self, clap::Error> {
         use clap::{CommandFactory, FromArgMatches};
-        let matches = without_blank_env(Self::command()).try_get_matches()?;
+        let set = |name: &str| {
+            std::env::var_os(name).is_some_and(|v| !v.to_string_lossy().trim().is_empty())
+        };
+        let matches = with_variables_set(Self::command(), &set).try_get_matches()?;
         Self::from_arg_matches(&matches)
     }
 
@@ -98,6 +102,7 @@ impl Cli {
             Command::Docs(args) => Request::Docs(crate::docs::DocsRequest {
                 culler: args.culler.settings(log)?,
                 runbook: args.runbook.settings(),
+                doc: docs_file(&args.file)?,
                 file: args.file.clone(),
                 write: args.write,
             }),
@@ -106,35 +111,180 @@ impl Cli {
     }
 }
 
-/// `cmd` (a subcommand) with every option declared `env` reading the Action input of its
-/// name: `--cull-timeout` reads `INPUT_CULL-TIMEOUT`, the long name upper-cased with its
-/// hyphens kept, as the runner names the variables of a Docker container action's inputs.
+/// The conventional variables an option reads after its Action input, outside Actions: gh's
+/// for the GitHub token (`GH_TOKEN` first, then `GITHUB_TOKEN`, as gh reads them: "gh help
+/// environment"), JupyterHub's own for the hub token (what its single-user servers and
+/// services are given).
+const CONVENTIONAL: [(&str, &[&str]); 2] = [
+    ("github-token", &["GH_TOKEN", "GITHUB_TOKEN"]),
+    ("hub-token", &["JUPYTERHUB_API_TOKEN"]),
+];
+
+/// The variables option `--long` reads, the first set and not blank winning: its Action input
+/// `INPUT_<LONG>` (upper-cased, hyphens kept, as the runner names a Docker container action's
+/// inputs), then its [`CONVENTIONAL`] ones.
+fn variables(long: &str) -> Vec<String> {
+    let conventional = CONVENTIONAL.iter().filter(|(option, _)| *option == long);
+    let conventional = conventional.flat_map(|(_, names)| names.iter().map(ToString::to_string));
+    std::iter::once(format!("INPUT_{}", long.to_ascii_uppercase()))
+        .chain(conventional)
+        .collect()
+}
+
+/// `docs --file`, read as a values file is ([`crate::support::files::read_text`]: a regular
+/// UTF-8 file of at most [`crate::docs::DOC_MAX_BYTES`]), so a refusal is bad input naming
+/// `file` (exit code 2), as a values file's names `jupyterhub-values`.
+fn docs_file(path: &std::path::Path) -> Result<String, UsageError> {
+    let shown = path.display().to_string();
+    crate::support::files::read_text(path, crate::docs::DOC_MAX_BYTES).map_err(|e| {
+        let words = crate::render::docs::DocsNote::Unreadable(&shown, &e);
+        usage("file")(anyhow::anyhow!("{words}"))
+    })
+}
+
+/// `cmd` (a subcommand) with every option declared `env` reading its Action input
+/// ([`variables`]); an option with conventional variables too lists them all in its help.
 fn with_input_variables(cmd: clap::Command) -> clap::Command {
-    cmd.mut_args(|arg| match (arg.get_env(), arg.get_long()) {
-        (Some(_), Some(long)) => {
-            let variable = format!("INPUT_{}", long.to_ascii_uppercase());
-            arg.env(variable)
+    cmd.mut_args(|arg| match (arg.get_env(), arg.get_long().map(variables)) {
+        (Some(_), Some(names)) if names.len() > 1 => {
+            let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+            let help = format!("{help} [env: {}]", names.join(", else "));
+            arg.env(&names[0]).hide_env(true).help(help)
         }
+        (Some(_), Some(names)) => arg.env(&names[0]),
         _ => arg,
     })
 }
 
-/// `cmd` with the environment variable of every argument whose variable is blank dropped,
-/// recursively through subcommands.
-fn without_blank_env(cmd: clap::Command) -> clap::Command {
-    let cmd = cmd.mut_args(|arg| {
-        let blank = arg.get_env().is_some_and(|name| {
-            std::env::var_os(name).is_some_and(|v| v.to_string_lossy().trim().is_empty())
-        });
-        if blank { arg.env(None) } else { arg }
+/// `cmd` with each option declared `env` reading the first of its [`variables`] that is
+/// `set` (in the environment, and not blank; none: its default applies), recursively through
+/// subcommands.
+fn with_variables_set(cmd: clap::Command, set: &dyn Fn(&str) -> bool) -> clap::Command {
+    let cmd = cmd.mut_args(|arg| match (arg.get_env(), arg.get_long().map(variables)) {
+        (Some(_), Some(names)) => match names.into_iter().find(|name| set(name)) {
+            Some(name) => arg.env(name),
+            None => arg.env(None),
+        },
+        _ => arg,
     });
     let names: Vec<String> = cmd
         .get_subcommands()
         .map(|s| s.get_name().to_string())
         .collect();
-    names
-        .into_iter()
-        .fold(cmd, |cmd, name| cmd.mut_subcommand(name, without_blank_env))
+    names.into_iter().fold(cmd, |cmd, name| {
+        cmd.mut_subcommand(name, |sub| with_variables_set(sub, set))
+    })
+}
+
+/// A secret the run registers with its log ([`register`]).
+pub(crate) enum Secret<'a> {
+    /// The GitHub token.
+    GitHubToken(&'a str),
+    /// The registry password, with the user name when one is given.
+    RegistryPassword(&'a str, Option<&'a str>),
+    /// The hub token.
+    HubToken(&'a str),
+    /// A kubeconfig's content.
+    KubeconfigContent(&'a str),
+    /// A kubeconfig read from a file.
+    Kubeconfig(&'a ::kube::config::Kubeconfig),
+}
+
+/// Registers `secret` with `log` in each form a server may echo it ([`Log::mask`]; the one
+/// rule for short secrets is [`crate::support::secrets::Secrets::add`]'s): the GitHub token
+/// also as the Basic credentials git and registries are sent (`x-access-token:TOKEN`, as
+/// `registry::auth::credentials_for` sends it to ghcr.io), the registry password also as the
+/// Basic credentials with its user name, a kubeconfig as its users' tokens, passwords and
+/// client keys (the whole content when it does not parse).
+pub(crate) fn register(log: &Log, secret: Secret) {
+    let each = |secrets: Vec<String>| secrets.iter().for_each(|s| log.mask(s));
+    match secret {
+        Secret::GitHubToken(token) => {
+            log.mask(token);
+            log.mask_basic("x-access-token", token.trim());
+        }
+        Secret::RegistryPassword(password, Some(user)) => log.mask_basic(user.trim(), password),
+        Secret::RegistryPassword(secret, None) | Secret::HubToken(secret) => log.mask(secret),
+        Secret::KubeconfigContent(content) => each(crate::status::kube::content_secrets(content)),
+        Secret::Kubeconfig(config) => each(crate::status::kube::kubeconfig_secrets(config)),
+    }
+}
+
+/// Registers the secret inputs with `log` before anything is printed, so no usage error can
+/// show them: the values of the options declared with `hide_env_values` (`github-token`,
+/// `registry-password`, `hub-token`, `kubeconfig`), read from their [`variables`] and from
+/// `args` (the command line, `--name VALUE` or `--name=VALUE`; clap may refuse it), each as
+/// [`register`] registers it. A kubeconfig is content from its variable, and on the command
+/// line when it spans lines; a one-line value there is a path, no secret. Inside Actions this
+/// prints their `::add-mask::` lines first.
+pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
+    mask_given(log, args, &|name| std::env::var_os(name));
+}
+
+/// [`mask_secret_inputs`], with the environment's variables from `var`.
+fn mask_given(
+    log: &Log,
+    args: &[std::ffi::OsString],
+    var: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) {
+    use clap::CommandFactory;
+    let cmd = Cli::command();
+    let mut longs = vec!["registry-username".to_string()];
+    for arg in cmd.get_subcommands().flat_map(clap::Command::get_arguments) {
+        let long = arg.get_long().filter(|_| arg.is_hide_env_values_set());
+        longs.extend(long.map(str::to_string).filter(|l| !longs.contains(l)));
+    }
+    let values = given_values(&longs, args, var);
+    let user = values
+        .iter()
+        .rev()
+        .find(|(long, ..)| long == "registry-username");
+    let user = user.map(|(_, user, _)| user.as_str());
+    for (long, value, from_variable) in &values {
+        register(
+            log,
+            match long.as_str() {
+                "github-token" => Secret::GitHubToken(value),
+                "registry-password" => Secret::RegistryPassword(value, user),
+                "hub-token" => Secret::HubToken(value),
+                "kubeconfig" if *from_variable || value.contains('\n') => {
+                    Secret::KubeconfigContent(value)
+                }
+                _ => continue,
+            },
+        );
+    }
+}
+
+/// The values the options `longs` were given, before parsing: from each option's
+/// [`variables`] (read with `var`), then from `args` (`--name VALUE` or `--name=VALUE`) in
+/// order, each with whether it came from a variable. Text that is not UTF-8 is read lossily.
+fn given_values(
+    longs: &[String],
+    args: &[std::ffi::OsString],
+    var: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Vec<(String, String, bool)> {
+    let text = |value: &std::ffi::OsStr| value.to_string_lossy().into_owned();
+    let mut values = Vec::new();
+    for long in longs {
+        let set = variables(long).into_iter().filter_map(|name| var(&name));
+        values.extend(set.map(|value| (long.clone(), text(&value), true)));
+    }
+    let args: Vec<String> = args.iter().map(|a| text(a)).collect();
+    for (i, arg) in args.iter().enumerate() {
+        for long in longs {
+            let value = match arg
+                .strip_prefix("--")
+                .and_then(|a| a.strip_prefix(long.as_str()))
+            {
+                Some("") => args.get(i + 1).cloned(),
+                Some(rest) => rest.strip_prefix('=').map(str::to_string),
+                None => None,
+            };
+            values.extend(value.map(|value| (long.clone(), value, false)));
+        }
+    }
+    values
 }
 
 /// The commands.
@@ -200,7 +350,7 @@ pub struct GitHubArgs {
     /// Repository for the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]
     #[arg(long, env, value_parser = Checked(inputs::repository))]
     pub repository: Option<crate::github::Repository>,
-    /// GitHub token (never printed); not needed with --dry-run
+    /// GitHub token (never printed): publishes the release and issue, and reads the pull requests' labels for --tier auto, in a dry run too; a dry run with --tier routine or security needs none
     #[arg(long, env, hide_env_values = true, value_parser = Checked(inputs::secret_arg))]
     pub github_token: Option<SecretString>,
     /// GitHub REST API base URL [default: $GITHUB_API_URL, else https://api.github.com]
@@ -212,16 +362,15 @@ impl GitHubArgs {
     /// The `github-token` input, trimmed of ASCII whitespace; `None` when unset or blank.
     ///
     /// # Errors
-    /// [`UsageError`] naming `github-token` for anything but printable ASCII in it
-    /// ([`inputs::token`]); the token is not shown.
+    /// [`UsageError`] naming `github-token` for anything but printable ASCII in it, or
+    /// fewer than 8 characters ([`inputs::token`]); the token is not shown.
     pub fn token(&self) -> Result<Option<&str>, UsageError> {
-        self.github_token
+        let token = self
+            .github_token
             .as_ref()
-            .map(|t| t.expose_secret().trim_ascii())
-            .filter(|t| !t.is_empty())
-            .map(|t| inputs::token("github-token", t))
-            .map(|t| t.and_then(|t| inputs::long_enough("github-token", t)))
-            .transpose()
+            .map(|t| t.expose_secret().trim_ascii());
+        let token = token.filter(|t| !t.is_empty());
+        token.map(|t| inputs::token("github-token", t)).transpose()
     }
 
     /// The run context: these options (and `--sha`, which only `announce` takes; each
@@ -246,9 +395,9 @@ impl GitHubArgs {
 /// Where the runbook in `CODEQ_DEPLOYMENT.md` points (the same options as `announce`).
 #[derive(Debug, Clone, Args)]
 pub struct RunbookArgs {
-    /// Kubernetes namespace of the hub, for the runbook
-    #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::namespace))]
-    pub namespace: inputs::KubeName,
+    /// Kubernetes namespace of the hub, for the runbook [default: jhub]
+    #[arg(long, env, value_parser = Checked(inputs::namespace))]
+    pub namespace: Option<inputs::KubeName>,
     /// Helm release name of the hub, for the runbook
     #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::helm_release))]
     pub helm_release: inputs::KubeName,
@@ -260,8 +409,11 @@ pub struct RunbookArgs {
 impl RunbookArgs {
     /// The runbook settings these options give (each checked by its value parser).
     pub fn settings(&self) -> crate::render::RunbookSettings {
+        let namespace = self.namespace.as_ref().map(|n| n.0.as_str());
         crate::render::RunbookSettings {
-            namespace: self.namespace.0.clone(),
+            namespace: namespace
+                .unwrap_or(crate::status::kube::DEFAULT_NAMESPACE)
+                .to_string(),
             helm_release: self.helm_release.0.clone(),
             hub_url: self.hub_url.as_str().to_string(),
             ..Default::default()
@@ -279,17 +431,12 @@ pub struct DeploymentArgs {
     pub environment: Option<crate::publish::deployment::Environment>,
 }
 
-/// The most characters of a refused environment name echoed (as the other refusals cap theirs).
-const SHOWN_MAX_CHARS: usize = 100;
-
 /// `environment` by GitHub's rules ([`crate::publish::deployment::Environment::parse`]); a
 /// blank Action input never reaches it (blank inputs count as unset). The refusal says the
-/// rule broken and quotes the name (escaped, at most [`SHOWN_MAX_CHARS`] characters).
+/// rule broken and quotes the name.
 fn environment_arg(text: &str) -> Result<crate::publish::deployment::Environment, UsageError> {
-    crate::publish::deployment::Environment::parse(text).map_err(|e| {
-        let shown = crate::support::sanitize::cap(text.trim(), SHOWN_MAX_CHARS);
-        usage::refused("environment", Some(&shown), usage::Said::Named, e)
-    })
+    crate::publish::deployment::Environment::parse(text)
+        .map_err(|e| usage::refused("environment", Some(text.trim()), usage::Said::Named, e))
 }
 
 /// How the image's registry is read, by `announce` and by `status` (with `--image`): the
@@ -332,9 +479,6 @@ impl RegistryArgs {
             };
             UsageError::new(input, Problem::Rule(rule))
         })?;
-        if let Some(credentials) = &credentials {
-            inputs::long_enough("registry-password", credentials.password.expose_secret())?;
-        }
         Ok(RegistryOptions {
             credentials,
             github_token: github_token.map(SecretString::from),
@@ -350,21 +494,6 @@ impl RegistryArgs {
             },
             timer: None,
         })
-    }
-
-    /// Registers the registry password with `log`, alone and as the Basic credentials a
-    /// server may echo.
-    pub fn mask(&self, log: &Log) {
-        let password = self
-            .registry_password
-            .as_ref()
-            .map(ExposeSecret::expose_secret);
-        let password = password.filter(|p| crate::support::secrets::masks(p));
-        match (&self.registry_username, password) {
-            (Some(user), Some(password)) => log.mask_basic(user.trim(), password),
-            (None, Some(password)) => log.mask(password),
-            (_, None) => {}
-        }
     }
 }
 
@@ -617,7 +746,7 @@ mod tests {
             .err()
             .unwrap()
             .to_string();
-        let shown = format!("\"{}…\"", "e".repeat(SHOWN_MAX_CHARS - 1));
+        let shown = format!("\"{}…\"", "e".repeat(59));
         assert_eq!(
             err.lines().next().unwrap(),
             format!(

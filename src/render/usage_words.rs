@@ -1,52 +1,34 @@
-//! The words of bad usage ([`super::usage::Problem`]): what failed, naming the input as
-//! `NAME (--NAME)` and quoting the value as given where there is one, and, apart, the help
-//! (what to write instead), chosen by variant.
+//! The words of bad usage ([`UsageError`], the `Display` of which they are): a first line
+//! saying what failed, naming the input as `NAME (--NAME)` and quoting the value as given
+//! where there is one, then the help (what to write instead), both from one `match` arm per
+//! problem ([`words`]).
 
 use super::usage::{
-    CalendarFix, DurationLimit, DurationProblem, EntryProblem, GitHubUse, HostNameProblem,
-    HubSizeProblem, NameKind, PortProblem, Problem, Required, Rule, Said, TemplateProblem, UrlKind,
-    UrlProblem,
+    CalendarFix, DurationLimit, DurationProblem, EntryProblem, GitHubUse, NameKind, Problem,
+    Required, Rule, Said, TemplateProblem, UrlKind, UrlProblem, UsageError,
 };
 use super::window_words::{human, human_at_most, servers_words};
+use super::words::{WHAT_MAX_CHARS, Words};
 use crate::support::duration::JOB_MAX_WORDS;
-use crate::support::sanitize::is_invisible;
-use crate::support::time::rfc3339_seconds as rfc3339;
+use crate::support::github::RepositoryError;
+use crate::support::sanitize::{cap, is_invisible};
+use crate::support::time::{TimeError, rfc3339_seconds as rfc3339};
 
-/// A usage error in words: `message` (what failed, with what input), `help` (what to do;
-/// empty when the message says it all), and the `joint` between them (`: ` or `; `).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Words {
-    /// What failed, naming the input.
-    pub(crate) message: String,
-    /// What to write instead.
-    pub(crate) help: String,
-    joint: &'static str,
-}
-
-impl std::fmt::Display for Words {
+impl std::fmt::Display for UsageError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.help.is_empty() {
-            true => f.write_str(&self.message),
-            false => write!(f, "{}{}{}", self.message, self.joint, self.help),
-        }
+        words(self).fmt(f)
     }
 }
 
-/// The words every `insecure-registry` refusal ends with.
-const INSECURE_RULE: &str = "each entry is HOST or HOST:PORT (port 1 to 65535) as the image reference names the registry, e.g. localhost:5000";
-/// What to write instead of a host that is not one.
-const HOST_FIX: &str = "write a host name (labels of 1 to 63 letters, digits and '-', not starting or ending with '-', joined by single dots, at most 253 characters, no final dot), an IPv4 address (127.0.0.1) or a bracketed IPv6 address ([::1])";
-/// What to write instead of a bad bracketed address.
-const BRACKETS: &str =
-    "write an IPv6 address in brackets, with any port after them, e.g. [::1] or [::1]:5000";
+/// The most characters of a value a first line quotes ([`cap`]): half of a first line
+/// ([`WHAT_MAX_CHARS`]), so the line stays about one, and a pasted file cannot flood the log.
+const SHOWN_MAX_CHARS: usize = WHAT_MAX_CHARS / 2;
 /// The words a boolean input takes.
-pub(crate) const BOOLEAN_WORDS: &str = "true or false (also yes/no, on/off, 1/0)";
-/// The least a duration help says it takes.
-const DURATION_FORMS: &str = "or a duration such as 90s, 10m, 1h 30m";
+const BOOLEAN_WORDS: &str = "true or false (yes/no, on/off and 1/0 are taken too)";
 /// What the templates' help says.
 const TEMPLATE_EXAMPLE: &str = "e.g. .github/release-note.md.j2";
-/// The two ways out of credentials in a registry list.
-const REGISTRY_CREDENTIALS: &str = "list each registry without credentials, and give the registry's user name and password in registry-username and registry-password (--registry-username, --registry-password)";
+/// What every `insecure-registry` help ends with.
+const INSECURE_RULE: &str = "each entry is HOST or HOST:PORT as the image reference names the registry (letters, digits, '-' and '.', with a dot or a port unless it is localhost; port 1 to 65535), e.g. localhost:5000";
 
 /// `text` between `quote`s with Rust's string escapes (so control characters and most
 /// invisible ones read `\u{..}`), and any invisible character those leave
@@ -70,318 +52,412 @@ pub(crate) fn escaped(text: &str, quote: &str) -> String {
     format!("{quote}{inner}{quote}")
 }
 
-/// The words of `problem` about `input` (its action.yml name, also the `--option`), whose
-/// value as given (safe to show: credentials and queries already `***`) is `given`.
-pub(crate) fn words(input: &str, given: Option<&str>, problem: &Problem) -> Words {
-    let named = match given {
-        Some(v) => format!("{input} (--{input}) {}", escaped(v, "\"")),
-        None => format!("{input} (--{input})"),
+/// `what`, then `help`.
+fn say(what: String, help: impl Into<String>) -> Words {
+    Words::new(what).help(help)
+}
+
+/// The words of a usage error: its input (its action.yml name, also the `--option`) as
+/// `NAME (--NAME)`, its value as given (already safe to show: credentials and queries
+/// `***`) quoted, escaped and capped at [`SHOWN_MAX_CHARS`], and the problem's first line and
+/// help from one arm.
+pub(crate) fn words(e: &UsageError) -> Words {
+    let input = e.input.as_str();
+    let name = format!("{input} (--{input})");
+    let quoted = |v: &str| escaped(&cap(v, SHOWN_MAX_CHARS), "\"");
+    let named = match &e.given {
+        Some(v) => format!("{name} {}", quoted(v)),
+        None => name.clone(),
     };
-    let v = given.unwrap_or_default();
-    let said = |message: String, help: String| Words {
-        message,
-        help,
-        joint: ": ",
-    };
-    match problem {
-        Problem::Required(what) => said(
+    match &*e.problem {
+        Problem::Required(what) => say(
             format!("the input `{input}` is required"),
             format!(
                 "set `{input}:` under `with:` (or --{input}): {}",
                 required_what(*what)
             ),
         ),
-        Problem::NotUtf8 => said(format!("{input} (--{input}) is not UTF-8 text"), String::new()),
-        Problem::Duration(what, bounds) => {
-            let forms = format!("write seconds ({}) {DURATION_FORMS}", bounds.example);
-            let (max, why) = match bounds.limit {
-                DurationLimit::Culler => (
-                    "3650 days (315360000 s)",
-                    "the longest duration codeq-rollout takes",
-                ),
-                DurationLimit::Job => (
-                    JOB_MAX_WORDS,
-                    "the longest a job on a GitHub-hosted runner runs",
-                ),
-            };
-            let min = humantime::format_duration(bounds.min);
-            let at_least = format!("give {min} or more, e.g. {}", bounds.example);
-            let (message, help, joint) = match what {
-                DurationProblem::Empty => (format!("{input} (--{input}) is empty"), forms, ": "),
-                DurationProblem::MinusSign => (
-                    format!("{named} has a minus sign: durations take none"),
-                    forms,
-                    "; ",
-                ),
-                DurationProblem::Negative => (
-                    format!("{named} is negative: durations take no minus sign"),
-                    forms,
-                    "; ",
-                ),
-                DurationProblem::TooLong => (
-                    format!("{named} is longer than {max}, {why}"),
-                    format!("give at most {max}"),
-                    ": ",
-                ),
-                DurationProblem::BareDecimal => (
-                    format!("{named} is not a duration"),
-                    format!(
-                        "a number without a unit is whole seconds, so write {v}s for {v} seconds ({forms})"
-                    ),
-                    ": ",
-                ),
-                DurationProblem::NotADuration(e) => {
-                    (format!("{named} is not a duration ({e})"), forms, ": ")
-                }
-                DurationProblem::NotWholeSeconds => (
-                    format!("{named} is not a whole number of seconds"),
-                    forms,
-                    ": ",
-                ),
-                DurationProblem::Zero => (format!("{input} (--{input}) is 0"), at_least, ": "),
-                DurationProblem::TooShort => {
-                    (format!("{named} is shorter than {min}"), at_least, ": ")
-                }
-            };
-            Words {
-                message,
-                help,
-                joint,
-            }
-        }
-        Problem::NotOneOf(names) => {
-            let listed = match names.split_last() {
-                Some((last, [])) => last.clone(),
-                Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-                None => String::new(),
-            };
-            said(format!("{named} is not {listed}"), String::new())
-        }
-        Problem::NotBoolean => said(
+        Problem::NotUtf8 => Words::new(format!("{name} is not UTF-8 text")),
+        Problem::Duration(what, bounds) => duration_words(e, &named, what, bounds),
+        Problem::NotOneOf(names) => Words::new(format!("{named} is not {}", or_list(names))),
+        Problem::NotBoolean => say(
             format!("{named} is not a boolean"),
             format!("write {BOOLEAN_WORDS}"),
         ),
-        Problem::NotAName { kind, max_chars } => match kind {
-            NameKind::Namespace => said(
-                format!("{named} is not a Kubernetes namespace name"),
-                format!(
-                    "write the hub's namespace, at most {max_chars} lower-case letters, digits and '-', starting and ending with a letter or digit (a DNS-1123 label), e.g. jhub"
-                ),
-            ),
-            NameKind::HelmRelease => said(
-                format!("{named} is not a Helm release name"),
-                format!(
-                    "write the hub's release (`helm list -n NAMESPACE` shows it), at most {max_chars} lower-case letters, digits, '-' and '.', each part starting and ending with a letter or digit, e.g. jhub"
-                ),
-            ),
-        },
-        Problem::BadUrl(kind, what) => said(
-            format!("{named} {}", url_why(*kind, what)),
+        Problem::NotAName(kind) => {
+            let max = kind.max_chars();
             match kind {
-                UrlKind::Hub => "write the address users open, e.g. https://hub.example.org",
-                UrlKind::Api => {
-                    "give GitHub's REST API base URL, e.g. https://api.github.com or https://github.example.com/api/v3"
-                }
+                NameKind::Namespace => say(
+                    format!("{named} is not a Kubernetes namespace name"),
+                    format!(
+                        "write the hub's namespace, at most {max} lower-case letters, digits and '-', starting and ending with a letter or digit (a DNS-1123 label), e.g. jhub"
+                    ),
+                ),
+                NameKind::HelmRelease => say(
+                    format!("{named} is not a Helm release name"),
+                    format!(
+                        "write the hub's release (`helm list -n NAMESPACE` shows it), at most {max} lower-case letters, digits, '-' and '.', each part starting and ending with a letter or digit, e.g. jhub"
+                    ),
+                ),
             }
-            .to_string(),
-        ),
-        Problem::InHubApi { base } => said(
+        }
+        Problem::BadUrl(kind, what) => url_words(&named, *kind, what),
+        Problem::InHubApi { base } => say(
             format!("{named} is in the hub's API (/hub/api…), not the hub's address"),
             format!(
                 "give the address without /hub/api and what follows, here {base} (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)"
             ),
         ),
-        Problem::Repository(why) => said(
-            format!("{named} {why}"),
-            "write OWNER/REPO as in the repository's address, e.g. octo-org/lab".to_string(),
-        ),
-        Problem::GitSuffix { without } => said(
+        Problem::Repository(why) => {
+            let (what, rule) = match why {
+                RepositoryError::Form => ("is not of the form OWNER/REPO", ""),
+                RepositoryError::Owner => (
+                    "has an owner GitHub does not allow",
+                    "an owner is at most 39 letters, digits and single hyphens, not at the start or end (Enterprise Managed Users: then `_` and the enterprise's short code); ",
+                ),
+                RepositoryError::Name => (
+                    "has a repository name GitHub does not allow",
+                    "a name is at most 100 letters, digits, '-', '_' and '.', and not '.' or '..'; ",
+                ),
+            };
+            say(
+                format!("{named} {what}"),
+                format!("{rule}write OWNER/REPO as in the repository's address, e.g. octo-org/lab"),
+            )
+        }
+        Problem::GitSuffix { without } => say(
+            format!("{named} ends in .git, which no GitHub repository's name does"),
             format!(
-                "{named} ends in .git, which no GitHub repository's name does (GitHub removes it when a repository is created; a clone URL adds it)"
-            ),
-            format!(
-                "write OWNER/REPO as in the repository's address, without .git, {}",
+                "GitHub removes it when a repository is created (a clone URL adds it): write OWNER/REPO as in the repository's address, without .git, {}",
                 without
                     .as_ref()
-                    .map_or("e.g. octo-org/lab".to_string(), |name| format!("here {name}"))
+                    .map_or("e.g. octo-org/lab".into(), |n| format!("here {n}"))
             ),
         ),
-        Problem::TokenCharacters { control } => said(
-            format!(
-                "{named} {}; a token is printable ASCII only (not shown here)",
-                match control {
-                    true => "holds a space, line break or other control character inside it",
-                    false => {
-                        "holds a character that is not printable ASCII, such as a zero-width space or no-break space left by a copy-paste"
-                    }
+        Problem::TokenCharacters { control } => say(
+            match control {
+                true => {
+                    format!("{name} holds a space, line break or other control character inside it")
                 }
-            ),
-            "paste the token again, as one line with nothing around it".to_string(),
+                false => format!("{name} holds a character that is not printable ASCII"),
+            },
+            "a token is printable ASCII only, and a zero-width or no-break space left by a copy-paste is not: paste the token again, as one line with nothing around it (it is never shown)",
         ),
-        Problem::SecretShort { chars, min } => said(
+        Problem::TokenShort { chars, min } => {
+            let (what, help) = match input {
+                "hub-token" => (
+                    "hub API token",
+                    "JupyterHub refuses shorter ones, and the ones it makes have 32: give the whole token, e.g. from `jupyterhub token` or the hub's token page",
+                ),
+                _ => (
+                    "GitHub token",
+                    "GitHub's tokens have 40 characters or more: give the whole token (it is never printed)",
+                ),
+            };
+            say(
+                format!("{name} is too short for a {what} ({chars} of at least {min} characters)"),
+                help,
+            )
+        }
+        Problem::InsecureCredentials { entry } => say(
             format!(
-                "{named} is too short ({chars} of at least {min} characters): no {what} is that short, and masked in the log it would hide those letters in every message and in the release note and issue published",
-                what = match input {
-                    "registry-password" => "registry password or token",
-                    _ => "GitHub token",
-                }
-            ),
-            "give the whole secret, as the registry or GitHub issued it (it is never printed)"
-                .to_string(),
-        ),
-        Problem::HubTokenShort { chars, min } => said(
-            format!(
-                "{named} is too short for a hub API token ({chars} of at least {min} characters: JupyterHub refuses shorter ones, and the ones it makes have 32)"
-            ),
-            "give the whole token, e.g. from `jupyterhub token` or the hub's token page"
-                .to_string(),
-        ),
-        Problem::InsecureCredentials { entry } => said(
-            format!(
-                "{input} (--{input}) {} holds '@', as a user name or password does (no part of the value is shown; entries are counted at commas and line breaks)",
+                "{name} {} holds '@', as a user name or password does",
                 entry.map_or_else(|| "an entry".to_string(), |n| format!("entry {n}"))
             ),
-            format!("{REGISTRY_CREDENTIALS}; {INSECURE_RULE}"),
+            format!(
+                "no part of the value is shown (entries are counted at commas and line breaks): list each registry without credentials, and give the registry's user name and password in registry-username and registry-password; {INSECURE_RULE}"
+            ),
         ),
         Problem::InsecureEntry(what) => {
-            let (why, fix) = entry_words(what);
-            said(
-                format!("{input} (--{input}) entry {} {why}", escaped(v, "\"")),
-                format!("{fix}; {INSECURE_RULE}"),
-            )
-        }
-        Problem::HubSize(what, max) => {
-            let quoted = escaped(v, "\"");
-            let what = match what {
-                HubSizeProblem::Negative => format!("negative ({quoted})"),
-                HubSizeProblem::Zero => "0".to_string(),
-                HubSizeProblem::TooMany(n) => format!("{n}, more than {max}"),
-                HubSizeProblem::Empty => "empty".to_string(),
-                HubSizeProblem::NotWhole => format!("{quoted}, not a whole number"),
-            };
-            said(
-                format!("{input} (--{input}) is {what}"),
-                format!(
-                    "give the most single-user servers the hub runs at once, a whole number from 1 to {max}, e.g. 100"
+            let entry = format!("{name} entry {}", quoted(e.given.as_deref().unwrap_or("")));
+            match what {
+                EntryProblem::Around { authority } => say(
+                    format!("{entry} has a scheme, path, query or fragment"),
+                    format!(
+                        "give {} alone (insecure-registry already means plain HTTP; the repository goes in the image reference); {INSECURE_RULE}",
+                        authority.as_deref().map_or(
+                            "the registry's HOST or HOST:PORT".into(),
+                            |a| cap(a, SHOWN_MAX_CHARS)
+                        )
+                    ),
                 ),
-            )
+                EntryProblem::NotARegistry => say(
+                    format!("{entry} is not a registry as image references name one"),
+                    format!("separate entries with commas or line breaks; {INSECURE_RULE}"),
+                ),
+            }
         }
-        Problem::ValuesListedWithComma(file) => said(
-            format!("{input} (--{input}): there is no file {}", file.display()),
+        Problem::HubSize(max) => say(
+            format!("{named} is not a whole number from 1 to {max}"),
+            "give the most single-user servers the hub runs at once, e.g. 100",
+        ),
+        Problem::ValuesListedWithComma(file) => say(
+            format!("{name}: there is no file {}", file.display()),
             format!(
                 "the input takes one path per line, not a comma-separated list; write `{input}: |` with each file on its own line below it (on the command line, repeat --{input})"
             ),
         ),
-        Problem::PastTheCalendar(past) => {
-            let clock = match past.now_given {
-                true => "now (--now)",
-                false => "this run's clock",
-            };
-            let fix = match past.fix {
-                CalendarFix::HubScale => {
-                    "give the most servers the hub runs at once (hub-size) and its slow-stop timeout (slow-stop-timeout) as they are"
-                }
-                CalendarFix::Clock => {
-                    "leave now out for the system clock (or give the run's real time), or give the idle culler settings the hub really uses"
-                }
-                CalendarFix::Settings => "give the idle culler settings the hub really uses",
-            };
-            let scale = past.scale.map_or(String::new(), |s| {
-                format!(
-                    "; hub size {}, slow-stop timeout {}",
-                    servers_words(s.servers),
-                    human(s.slow_stop_timeout_secs)
-                )
-            });
-            said(
-                format!(
-                    "{clock} {} plus the convergence window of these settings, up to {}, ends after {}, the last date a deadline can be written for",
-                    rfc3339(past.now),
-                    human_at_most(past.longest_secs),
-                    crate::window::LAST_DATE,
-                ),
-                format!("{fix} ({}{scale})", past.configured.origins_line()),
-            )
-        }
-        Problem::LayoutNotADirectory(dir) => said(
+        Problem::PastTheCalendar(past) => calendar_words(past),
+        Problem::LayoutNotADirectory(dir) => say(
             format!("{named}: {} is not a directory", dir.display()),
-            "write the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG), or a registry reference".to_string(),
+            "write the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG), or a registry reference",
         ),
-        Problem::LayoutMissing(dir) => said(
-            format!(
-                "{named}: the OCI image layout directory {} does not exist",
-                dir.display()
-            ),
-            "write the directory the layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working directory, or a registry reference".to_string(),
+        Problem::LayoutMissing(dir) => say(
+            format!("{named}: no OCI image layout directory {}", dir.display()),
+            "write the directory the layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working directory, or a registry reference",
         ),
-        Problem::Template(what) => {
-            let (message, help) = match what {
-                TemplateProblem::Unreadable(e) => (
-                    format!("{named}: cannot read it ({e})"),
-                    format!(
-                        "give a file path relative to the workspace (the repository checkout), {TEMPLATE_EXAMPLE}"
-                    ),
-                ),
-                TemplateProblem::OutsideWorkspace { workspace, real } => (
-                    format!(
-                        "{named}: the file is outside the workspace {} (its real path is {})",
-                        workspace.display(),
-                        real.display()
-                    ),
-                    format!("the template must be a file of the repository, {TEMPLATE_EXAMPLE}"),
-                ),
-                TemplateProblem::NotRegular => (
-                    format!("{named}: not a regular file (a directory, FIFO, socket or device)"),
-                    "give the template file itself".to_string(),
-                ),
-                TemplateProblem::TooLarge { size, limit } => (
-                    format!(
-                        "{named}: the template is {size} bytes, over the limit of {limit} bytes (64 KiB)"
-                    ),
-                    "is it the right file?".to_string(),
-                ),
-            };
-            said(message, help)
-        }
-        Problem::LaterThanClock { at, now } => said(
+        Problem::Template(what) => template_words(&named, what),
+        Problem::LaterThanClock { at, now } => say(
             format!(
-                "{input} (--{input}) {} is later than this run's clock ({})",
+                "{name} {} is later than this run's clock ({})",
                 rfc3339(*at),
                 rfc3339(*now)
             ),
-            "give the time the release went live, which has passed, e.g. the time announce recorded in the release note".to_string(),
+            "give the time the release went live, which has passed, e.g. the time announce recorded in the release note",
         ),
-        Problem::Time(e) => said(
-            format!("{named} {e}"),
-            "write e.g. 2026-11-30T12:00:00Z".to_string(),
+        Problem::Time(why) => say(
+            match why {
+                TimeError::Syntax(s) => format!("{named} is not an RFC 3339 time ({s})"),
+                TimeError::LongYear => format!("{named} has a year of more than four digits"),
+                TimeError::AfterLast => format!("{named} falls after 9999-12-31T23:59:59Z in UTC"),
+                TimeError::BeforeFirst => {
+                    format!("{named} falls before 0000-01-01T00:00:00Z in UTC")
+                }
+            },
+            "RFC 3339 writes the years 0000 to 9999: write e.g. 2026-11-30T12:00:00Z",
         ),
         Problem::Rule(rule) => {
-            let (message, help) = rule_words(*rule);
-            said(message.to_string(), help.to_string())
+            let (what, help) = rule_words(*rule);
+            say(what.to_string(), help)
         }
         Problem::NoToken(why) => {
-            let set = "set github-token (default ${{ github.token }}) or --github-token";
+            let set = "set github-token (default ${{ github.token }}), or outside Actions --github-token, GH_TOKEN or GITHUB_TOKEN";
             match why {
-                None => said("no GitHub token".into(), format!("{set}, or use --dry-run")),
-                Some(why) => said(
-                    format!("no GitHub token: {}", github_use(*why)),
-                    set.to_string(),
+                None => say(
+                    "no GitHub token".into(),
+                    format!("{set}; or use --dry-run with --tier routine or security"),
                 ),
+                Some(why) => say(format!("no GitHub token: {}", github_use(*why)), set),
             }
         }
-        Problem::AlarmWithoutKubernetes(alarm) => said(
-            format!(
-                "{input} lists {alarm} but Kubernetes is off (no kubeconfig, or an empty one: a misnamed secret, or a pull request from a fork, gets none), so that alarm could never fire"
-            ),
-            "set kubeconfig (a secret holding the file's content) or kubernetes: on, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)".to_string(),
+        Problem::AlarmWithoutKubernetes(alarm) => say(
+            format!("{input} lists {alarm} but Kubernetes is off, so that alarm could never fire"),
+            "Kubernetes is off without a kubeconfig, or with an empty one (a misnamed secret, or a pull request from a fork, gets none): set kubeconfig (a secret holding the file's content) or kubernetes: true, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)",
         ),
-        Problem::Placeholder => said(
-            format!("{input} is {v}, the placeholder"),
+        Problem::Placeholder => say(
+            format!(
+                "{input} is {}, the placeholder",
+                e.given.as_deref().unwrap_or_default()
+            ),
             format!("set {input} (--{input}) to your hub's address"),
         ),
-        Problem::Refused(e, Said::Whole) => said(format!("{e:#}"), String::new()),
-        Problem::Refused(e, Said::Named) => said(format!("{named} {e:#}"), String::new()),
-        Problem::Refused(e, Said::Colon) => said(format!("{named}: {e:#}"), String::new()),
+        Problem::Kube(e) => super::kube::words(e),
+        Problem::Refused(e, Said::Whole) => Words::new(format!("{e:#}")),
+        Problem::Refused(e, Said::Named) => Words::new(format!("{named} {e:#}")),
+        Problem::Refused(e, Said::Colon) => Words::new(format!("{named}: {e:#}")),
+    }
+}
+
+/// `a, b or c`.
+fn or_list(names: &[String]) -> String {
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// A duration refused ([`DurationProblem`]) by `e`'s parser with `bounds`.
+fn duration_words(
+    e: &UsageError,
+    named: &str,
+    what: &DurationProblem,
+    bounds: &super::usage::DurationBounds,
+) -> Words {
+    let name = format!("{0} (--{0})", e.input);
+    let forms = format!(
+        "write seconds ({}) or a duration such as 90s, 10m, 1h 30m",
+        bounds.example
+    );
+    let (max, why) = match bounds.limit {
+        DurationLimit::Culler => (
+            "3650 days (315360000 s)",
+            "the longest duration codeq-rollout takes",
+        ),
+        DurationLimit::Job => (
+            JOB_MAX_WORDS,
+            "the longest a job on a GitHub-hosted runner runs",
+        ),
+    };
+    let min = humantime::format_duration(bounds.min);
+    let at_least = format!("give {min} or more, e.g. {}", bounds.example);
+    let units = "write a unit after each number: s, m, h, d or w (sec, min, hours, days, weeks and ms work too)";
+    match what {
+        DurationProblem::Empty => say(format!("{name} is empty"), forms),
+        DurationProblem::Negative => say(
+            format!("{named} has a minus sign"),
+            format!("durations take none: {forms}"),
+        ),
+        DurationProblem::TooLong => say(
+            format!("{named} is longer than {max}"),
+            format!("give at most {max}, {why}"),
+        ),
+        DurationProblem::BareDecimal => {
+            let v = e.given.as_deref().unwrap_or_default();
+            say(
+                format!("{named} is not a duration"),
+                format!(
+                    "a number without a unit is whole seconds, so write {v}s for {v} seconds ({forms})"
+                ),
+            )
+        }
+        DurationProblem::Calendar { unit, months } => {
+            let (what, days) = match months {
+                true => ("months", "30d"),
+                false => ("years", "365d"),
+            };
+            say(
+                format!(
+                    "{named} is not a duration: unit {unit:?} means {what}, which have no fixed length"
+                ),
+                format!("write days, e.g. {days}, or minutes with m, e.g. 10m"),
+            )
+        }
+        DurationProblem::NoUnit => say(
+            format!("{named} is not a duration: a number has no unit"),
+            format!("{units}, e.g. 1h30m; or {forms}"),
+        ),
+        DurationProblem::UnknownUnit(unit) => say(
+            format!("{named} is not a duration: unknown unit {unit:?}"),
+            format!("{units}; or {forms}"),
+        ),
+        DurationProblem::NotADuration(e) => say(format!("{named} is not a duration ({e})"), forms),
+        DurationProblem::NotWholeSeconds => {
+            say(format!("{named} is not a whole number of seconds"), forms)
+        }
+        DurationProblem::Zero => say(format!("{name} is 0"), at_least),
+        DurationProblem::TooShort => say(format!("{named} is shorter than {min}"), at_least),
+    }
+}
+
+/// A URL refused ([`UrlProblem`]): what it has, then why that is refused and what to write.
+fn url_words(named: &str, kind: UrlKind, what: &UrlProblem) -> Words {
+    let (address, token, write) = match kind {
+        UrlKind::Hub => (
+            "the hub's address",
+            "hub-token",
+            "write the address users open, e.g. https://hub.example.org",
+        ),
+        UrlKind::Api => (
+            "the API's base URL",
+            "github-token",
+            "give GitHub's REST API base URL, e.g. https://api.github.com or https://github.example.com/api/v3",
+        ),
+    };
+    let (has, why) = match what {
+        UrlProblem::QueryOrFragment { query: true } => (
+            "has a query ('?')".into(),
+            format!(
+                "{address} takes no query or fragment (a token goes in {token}, never in the URL): "
+            ),
+        ),
+        UrlProblem::QueryOrFragment { query: false } => (
+            "has a fragment ('#')".into(),
+            format!(
+                "{address} takes no query or fragment (a token goes in {token}, never in the URL): "
+            ),
+        ),
+        UrlProblem::Unpasteable(c) => {
+            let c = match c {
+                c if c.is_whitespace() => "whitespace".to_string(),
+                '@' => "a user name ('@')".to_string(),
+                c => format!("{c:?}"),
+            };
+            (
+                format!("has {c}"),
+                "the runbook's shell commands and Markdown cannot carry it: ".into(),
+            )
+        }
+        UrlProblem::Whitespace => (
+            "has whitespace, a control character or an invisible one inside it".into(),
+            "a URL is one word: ".into(),
+        ),
+        UrlProblem::NotAUrl(e) => (format!("is not a URL ({e})"), String::new()),
+        UrlProblem::NotHttp => ("is not an http:// or https:// URL".into(), String::new()),
+        UrlProblem::NoHost => (
+            "has no host between :// and the next /".into(),
+            "the host comes right after ://: ".into(),
+        ),
+        UrlProblem::UserName => (
+            "has a user name ('@')".into(),
+            format!("a token goes in {token}, never in the URL: "),
+        ),
+    };
+    say(format!("{named} {has}"), format!("{why}{write}"))
+}
+
+/// Deadlines past the calendar's last date ([`crate::window::LAST_DATE`]).
+fn calendar_words(past: &crate::window::PastTheCalendar) -> Words {
+    let clock = match past.now_given {
+        true => "now (--now)",
+        false => "this run's clock",
+    };
+    let fix = match past.fix {
+        CalendarFix::HubScale => {
+            "give the most servers the hub runs at once (hub-size) and its slow-stop timeout (slow-stop-timeout) as they are"
+        }
+        CalendarFix::Clock => {
+            "leave now out for the system clock (or give the run's real time), or give the idle culler settings the hub really uses"
+        }
+        CalendarFix::Settings => "give the idle culler settings the hub really uses",
+    };
+    let scale = past.scale.map_or(String::new(), |s| {
+        let (servers, slow) = (servers_words(s.servers), human(s.slow_stop_timeout_secs));
+        format!("; hub size {servers}, slow-stop timeout {slow}")
+    });
+    say(
+        format!(
+            "{clock} {} plus the convergence window ({}) ends after {}",
+            rfc3339(past.now),
+            human_at_most(past.longest_secs),
+            crate::window::LAST_DATE,
+        ),
+        format!(
+            "that is the last date a deadline can be written for: {fix} ({}{scale})",
+            past.configured.origins_line()
+        ),
+    )
+}
+
+/// A team's template refused ([`TemplateProblem`]).
+fn template_words(named: &str, what: &TemplateProblem) -> Words {
+    match what {
+        TemplateProblem::Unreadable(e) => say(
+            format!("{named}: cannot read it ({e})"),
+            format!(
+                "give a file path relative to the workspace (the repository checkout), {TEMPLATE_EXAMPLE}"
+            ),
+        ),
+        TemplateProblem::OutsideWorkspace { workspace, real } => say(
+            format!(
+                "{named}: the file is outside the workspace {}",
+                workspace.display()
+            ),
+            format!(
+                "its real path is {}; the template must be a file of the repository, {TEMPLATE_EXAMPLE}",
+                real.display()
+            ),
+        ),
+        TemplateProblem::NotRegular => say(
+            format!("{named}: not a regular file (a directory, FIFO, socket or device)"),
+            "give the template file itself",
+        ),
+        TemplateProblem::TooLarge { size, limit } => say(
+            format!(
+                "{named}: the template is {size} bytes, over the limit of {limit} bytes (64 KiB)"
+            ),
+            "is it the right file?",
+        ),
     }
 }
 
@@ -391,7 +467,7 @@ fn required_what(what: Required) -> &'static str {
         Required::Image => "the image reference to announce, e.g. ghcr.io/org/lab:latest",
         Required::HubUrl => "the hub's address, e.g. https://hub.example.org",
         Required::HubToken => {
-            "a hub API token with scopes list:users and read:servers (see README: the role to create)"
+            "a hub API token with scopes list:users and read:servers (see README: the role to create), or JUPYTERHUB_API_TOKEN outside Actions"
         }
     }
 }
@@ -409,130 +485,7 @@ fn github_use(why: GitHubUse) -> &'static str {
     }
 }
 
-/// A URL's problem, after the URL.
-fn url_why(kind: UrlKind, what: &UrlProblem) -> String {
-    let (address, token) = match kind {
-        UrlKind::Hub => ("the hub's address", "hub-token"),
-        UrlKind::Api => ("the API's base URL", "github-token"),
-    };
-    match what {
-        UrlProblem::QueryOrFragment { query } => format!(
-            "has {}: {address} takes no query or fragment (a token goes in {token}, never in the URL)",
-            match query {
-                true => "a query ('?')",
-                false => "a fragment ('#')",
-            }
-        ),
-        UrlProblem::Unpasteable(c) => {
-            let what = match c {
-                c if c.is_whitespace() => "whitespace".to_string(),
-                '@' => "a user name ('@')".to_string(),
-                c => format!("{c:?}"),
-            };
-            format!("has {what}, which the runbook's shell commands and Markdown cannot carry")
-        }
-        UrlProblem::Whitespace => {
-            "has whitespace, a control character or an invisible one inside it (a URL is one word)"
-                .to_string()
-        }
-        UrlProblem::NotAUrl(e) => format!("is not a URL ({e})"),
-        UrlProblem::NotHttp => "is not an http:// or https:// URL".to_string(),
-        UrlProblem::NoHost => {
-            "has no host between :// and the next / (the host comes right after ://)".to_string()
-        }
-        UrlProblem::UserName => {
-            format!("has a user name ('@'): a token goes in {token}, never in the URL")
-        }
-    }
-}
-
-/// An `insecure-registry` entry's problem and what to write instead.
-fn entry_words(what: &EntryProblem) -> (String, String) {
-    let give = |authority: &Option<String>, without: &str| match authority {
-        Some(authority) => format!("give {authority}, without {without}"),
-        None => format!("give the registry's HOST or HOST:PORT alone, without {without}"),
-    };
-    let pair = |why: &str, fix: &str| (why.to_string(), fix.to_string());
-    match what {
-        EntryProblem::Whitespace => pair(
-            "has whitespace inside it",
-            "separate entries with commas or line breaks",
-        ),
-        EntryProblem::Scheme { scheme, authority } => (
-            scheme.as_ref().map_or("has a scheme ('://')".to_string(), |s| {
-                format!("has a scheme ({s}://)")
-            }),
-            give(
-                authority,
-                "the scheme (insecure-registry already means plain HTTP)",
-            ),
-        ),
-        EntryProblem::MoreThanHostAndPort { authority } => (
-            "has more than a host and port (a path, query or fragment)".to_string(),
-            give(
-                authority,
-                "the rest (the image's repository goes in the image reference)",
-            ),
-        ),
-        EntryProblem::OpenBracket => pair("has '[' without ']'", BRACKETS),
-        EntryProblem::AfterBracket => pair(
-            "has more after the bracketed address than ':' and a port",
-            BRACKETS,
-        ),
-        EntryProblem::UnbracketedIpv6 => pair("is an IPv6 address without brackets", BRACKETS),
-        EntryProblem::ManyColons => pair("has more than one ':'", HOST_FIX),
-        EntryProblem::NoHost => pair("has no host", HOST_FIX),
-        EntryProblem::BracketsNotIpv6 => pair(
-            "has brackets around something other than an IPv6 address",
-            "write an IPv6 address in brackets (without a zone such as %eth0), e.g. [::1]:5000, or a host name or IPv4 address without them",
-        ),
-        EntryProblem::ShortIpv4(ip) => (
-            format!("writes the IPv4 address {ip} in a short or non-decimal form"),
-            format!("write {ip}, in this entry and in the image reference alike"),
-        ),
-        EntryProblem::NumberNotIpv4(e) => (
-            format!("ends in a number, so it reads as an IPv4 address, but is not one ({e})"),
-            "write an IPv4 address as four decimal numbers 0 to 255 (127.0.0.1), or a host name whose last label is not a number".to_string(),
-        ),
-        EntryProblem::HostName(what) => (host_name_why(*what), HOST_FIX.to_string()),
-        EntryProblem::Port { host, problem } => (
-            match problem {
-                PortProblem::Missing => "has no port after ':'",
-                PortProblem::NotDecimal => "has a port that is not a decimal number",
-                PortProblem::Zero => "has port 0",
-                PortProblem::LeadingZero => "has a port with a leading zero",
-                PortProblem::TooHigh => "has a port above 65535",
-            }
-            .to_string(),
-            format!(
-                "give {host}:PORT with the port the registry listens on, 1 to 65535 without leading zeros, or {host} alone"
-            ),
-        ),
-    }
-}
-
-/// Why a host is not a host name.
-fn host_name_why(what: HostNameProblem) -> String {
-    match what {
-        HostNameProblem::Character(c) => format!(
-            "has {}, which a host name cannot hold",
-            escaped(&c.to_string(), "'")
-        ),
-        HostNameProblem::FinalDot => "ends with a dot".to_string(),
-        HostNameProblem::TooLong { chars, max } => {
-            format!("has a host of {chars} characters, over {max}")
-        }
-        HostNameProblem::EmptyLabel => {
-            "has an empty label (a dot at the start, or two dots together)".to_string()
-        }
-        HostNameProblem::LongLabel { chars, max } => {
-            format!("has a label of {chars} characters, over {max}")
-        }
-        HostNameProblem::HyphenAtEdge => "has a label starting or ending with '-'".to_string(),
-    }
-}
-
-/// A broken rule between inputs: the message and the help.
+/// A broken rule between inputs: the first line and the help.
 fn rule_words(rule: Rule) -> (&'static str, &'static str) {
     match rule {
         Rule::PrintContextNeedsDryRun => (
@@ -557,7 +510,7 @@ fn rule_words(rule: Rule) -> (&'static str, &'static str) {
         ),
         Rule::NoCommit => ("no commit", "set --sha (GITHUB_SHA outside Actions)"),
         Rule::KubernetesNeedsImage => (
-            "Kubernetes is on (kubeconfig or kubernetes: on) but image is not set",
+            "Kubernetes is on (kubeconfig or kubernetes: true) but image is not set",
             "the pods' imageIDs are compared with the digest of image (--image)",
         ),
         Rule::NoRelease => (
@@ -573,8 +526,8 @@ fn rule_words(rule: Rule) -> (&'static str, &'static str) {
             "its digest finds the tracking issue",
         ),
         Rule::KubernetesOffWithKubeconfig => (
-            "kubernetes is off but kubeconfig is given",
-            "drop kubeconfig, or set kubernetes to on",
+            "kubernetes is false but kubeconfig is given",
+            "drop kubeconfig, or set kubernetes to true",
         ),
     }
 }
@@ -588,30 +541,38 @@ pub(crate) fn unknown_command(
     suggested: &[String],
     action: &[&str],
     others: &[String],
-) -> String {
+) -> Words {
     let suggestion = match suggested {
         [] => String::new(),
         names => format!(" (did you mean {}?)", names.join(" or ")),
     };
-    format!(
-        "{input} {given:?} is not a command of codeq-rollout{suggestion}: set the {input} input to {} (the command line also takes {})",
-        action.join(" or "),
-        others.join(" or ")
+    say(
+        format!("{input} {given:?} is not a command of codeq-rollout{suggestion}"),
+        format!(
+            "set the {input} input to {} (the command line also takes {})",
+            action.join(" or "),
+            others.join(" or ")
+        ),
     )
 }
 
 /// The error of a workspace `dir` (from `GITHUB_WORKSPACE` or the working directory, `from`)
-/// that cannot be resolved.
-pub(crate) fn workspace_unresolved(dir: &std::path::Path, from: &str) -> String {
-    format!(
-        "the workspace templates are read from, {} ({from}), cannot be resolved: check out the repository first (actions/checkout), or set GITHUB_WORKSPACE to its directory",
-        dir.display()
+/// that cannot be resolved, for `cause`.
+pub(crate) fn workspace_unresolved(
+    dir: &std::path::Path,
+    from: &str,
+    cause: &dyn std::fmt::Display,
+) -> String {
+    say(
+        format!("the workspace {} ({from}) cannot be resolved: {cause}", dir.display()),
+        "templates are read from it: check out the repository first (actions/checkout), or set GITHUB_WORKSPACE to its directory",
     )
+    .to_string()
 }
 
-/// The warning (title, message) when values files were given but none sets `cull` under
+/// The warning (title, words) when values files were given but none sets `cull` under
 /// `keys` (`None`: at the top level or under `jupyterhub`).
-pub(crate) fn no_cull_in_values(keys: Option<&[String]>) -> (&'static str, String) {
+pub(crate) fn no_cull_in_values(keys: Option<&[String]>) -> (&'static str, Words) {
     let place = match keys {
         None => "`cull` or `jupyterhub.cull`".to_string(),
         Some([]) => "`cull`".to_string(),
@@ -619,8 +580,9 @@ pub(crate) fn no_cull_in_values(keys: Option<&[String]>) -> (&'static str, Strin
     };
     (
         "Culler settings",
-        format!(
-            "no values file sets {place}: using z2jh's defaults; check jupyterhub-values and values-path"
+        say(
+            format!("no values file sets {place}: using z2jh's defaults"),
+            "check jupyterhub-values and values-path",
         ),
     )
 }
@@ -636,40 +598,26 @@ pub(crate) fn image_not_resolved(image: &str) -> String {
 mod tests {
     use super::*;
 
-    /// The message and the help are apart, and the text joins them as the variant says.
     #[test]
-    fn a_refusal_keeps_its_message_and_its_help_apart() {
-        let boolean = words("dry-run", Some("maybe"), &Problem::NotBoolean);
+    fn a_refusal_gives_its_first_line_and_its_help_apart() {
+        let boolean = words(&UsageError::of("dry-run", "maybe", Problem::NotBoolean));
+        super::super::words::assert_shape(&boolean);
         assert_eq!(
-            boolean.message,
+            boolean.what,
             r#"dry-run (--dry-run) "maybe" is not a boolean"#
         );
-        assert_eq!(boolean.help, format!("write {BOOLEAN_WORDS}"));
+        assert_eq!(boolean.help, Some(format!("write {BOOLEAN_WORDS}")));
+        let bare = words(&UsageError::new("print-context", Problem::NotUtf8));
         assert_eq!(
-            boolean.to_string(),
-            format!("{}: {}", boolean.message, boolean.help)
+            bare.to_string(),
+            "print-context (--print-context) is not UTF-8 text"
         );
-        let bare = words("print-context", None, &Problem::NotUtf8);
-        assert!(bare.help.is_empty());
-        assert_eq!(bare.to_string(), bare.message);
-        let bounds = crate::render::usage::DurationBounds {
-            min: std::time::Duration::ZERO,
-            limit: DurationLimit::Job,
-            example: "30",
-        };
-        let minus = words(
-            "t",
-            Some("-5"),
-            &Problem::Duration(DurationProblem::Negative, bounds),
-        );
-        assert_eq!(
-            minus.help,
-            "write seconds (30) or a duration such as 90s, 10m, 1h 30m"
-        );
-        assert_eq!(
-            minus.to_string(),
-            format!("{}; {}", minus.message, minus.help)
-        );
+        let long = words(&UsageError::of(
+            "hub-size",
+            "9".repeat(500),
+            Problem::HubSize(9),
+        ));
+        super::super::words::assert_shape(&long);
     }
 
     #[test]
