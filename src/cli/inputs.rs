@@ -10,11 +10,11 @@ use crate::digest::host::Refused;
 pub(crate) use crate::digest::host::Registries;
 use crate::render::messages::RunWarning;
 use crate::status::hub;
-use crate::support::github::{Repository, RepositoryProblem};
+use crate::support::github::Repository;
 pub(crate) use crate::support::kube_name::KubeName;
 use crate::support::kube_name::NameKind;
 use crate::support::log::Log;
-use crate::support::secrets::{self, TokenProblem};
+use crate::support::secrets;
 use crate::support::url;
 use std::path::{Path, PathBuf};
 
@@ -65,13 +65,8 @@ pub(crate) fn warn_if_plain_http(log: &Log, input: &str, url: &str, token: &str)
 
 /// `--repository` ([`Repository::input`]).
 pub(crate) fn repository(value: &str) -> Result<Repository, UsageError> {
-    Repository::input(value).map_err(|e| {
-        let problem = match e.why {
-            RepositoryProblem::Rule(rule) => Problem::Repository(rule),
-            RepositoryProblem::GitSuffix { without } => Problem::GitSuffix { without },
-        };
-        UsageError::of("repository", e.shown, problem)
-    })
+    Repository::input(value)
+        .map_err(|e| UsageError::of("repository", e.shown, Problem::Repository(e.why)))
 }
 
 /// `--sha` ([`CommitSha::parse`]).
@@ -98,18 +93,9 @@ pub(crate) fn secret_arg(text: &str) -> Result<secrets::SecretString, UsageError
 }
 
 /// A token input, `hub-token` or `github-token` ([`secrets::token`]: printable ASCII, at
-/// least [`secrets::MIN_CHARS`]), trimmed; never quoted.
+/// least [`secrets::MIN_CHARS`] characters), trimmed; never quoted.
 pub(crate) fn token<'a>(input: &str, value: &'a str) -> Result<&'a str, UsageError> {
-    secrets::token(value).map_err(|e| {
-        let problem = match e {
-            TokenProblem::Characters { control } => Problem::TokenCharacters { control },
-            TokenProblem::Short { chars } => Problem::TokenShort {
-                chars,
-                min: secrets::MIN_CHARS,
-            },
-        };
-        UsageError::new(input, problem)
-    })
+    secrets::token(value).map_err(|e| UsageError::new(input, Problem::Token(e)))
 }
 
 /// One `--insecure-registry` value ([`Registries::parse`]).
@@ -119,14 +105,7 @@ pub(super) fn insecure_value(text: &str) -> Result<Registries, UsageError> {
 
 /// An `insecure-registry` refusal as the [`UsageError`] naming the input.
 fn insecure_refused(refused: Refused) -> UsageError {
-    match refused {
-        Refused::Credentials { entry } => {
-            UsageError::new("insecure-registry", Problem::InsecureCredentials { entry })
-        }
-        Refused::Entry { shown, why } => {
-            UsageError::of("insecure-registry", shown, Problem::InsecureEntry(why))
-        }
-    }
+    UsageError::new("insecure-registry", Problem::Insecure(refused))
 }
 
 #[cfg(test)]

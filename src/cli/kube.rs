@@ -29,12 +29,9 @@ pub struct KubeArgs {
     /// The kubeconfig's context to read, as kubectl's --context [default: its current-context]
     #[arg(long, env, value_name = "NAME")]
     pub context: Option<String>,
-    /// Kubernetes namespace of the hub (its single-user pods), as for announce's runbook [default: the context's namespace, else jhub]
-    #[arg(long, env, value_parser = Checked(inputs::namespace))]
-    pub namespace: Option<inputs::KubeName>,
-    /// Helm release name of the hub (the pods' release label), as for announce's runbook
-    #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::helm_release))]
-    pub helm_release: inputs::KubeName,
+    /// The hub's namespace and Helm release (the runbook's).
+    #[command(flatten)]
+    pub names: super::HubNames,
     /// Timeout of each Kubernetes request, e.g. 30s, at most 6h
     #[arg(long, env, default_value = "30s", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30"))]
     pub kube_timeout: InputDuration,
@@ -90,8 +87,10 @@ impl KubeArgs {
             let problem = Problem::AlarmWithoutKubernetes(word.unwrap_or_default());
             return Err(UsageError::new("fail-on", problem));
         }
+        // Content: the Action input's value, or one of several lines (before the trim).
+        let lines = (self.kubeconfig.as_ref()).is_some_and(|k| k.expose_secret().contains('\n'));
         let input = env.get("INPUT_KUBECONFIG").map(|v| v.trim());
-        let content = |k: &str| k.contains('\n') || input == Some(k);
+        let content = |k: &str| lines || input == Some(k);
         let inputs = KubeInputs {
             kubeconfig: kubeconfig.map(|k| (k, content(k))),
             context: self
@@ -99,8 +98,8 @@ impl KubeArgs {
                 .as_deref()
                 .map(str::trim)
                 .filter(|c| !c.is_empty()),
-            namespace: self.namespace.as_ref().map(|n| n.0.as_str()),
-            release: &self.helm_release.0,
+            namespace: self.names.namespace.as_ref().map(|n| n.0.as_str()),
+            release: &self.names.helm_release.0,
             timeout: self.kube_timeout.get(),
         };
         let request = resolve(inputs, env).map_err(|e| {

@@ -395,26 +395,35 @@ impl GitHubArgs {
 /// Where the runbook in `CODEQ_DEPLOYMENT.md` points (the same options as `announce`).
 #[derive(Debug, Clone, Args)]
 pub struct RunbookArgs {
-    /// Kubernetes namespace of the hub, for the runbook [default: jhub]
-    #[arg(long, env, value_parser = Checked(inputs::namespace))]
-    pub namespace: Option<inputs::KubeName>,
-    /// Helm release name of the hub, for the runbook
-    #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::helm_release))]
-    pub helm_release: inputs::KubeName,
+    /// The hub's namespace and Helm release.
+    #[command(flatten)]
+    pub names: HubNames,
     /// The hub's URL, for the runbook
     #[arg(long, env, default_value = "https://hub.example.org", value_name = "URL", value_parser = Checked(inputs::hub_url))]
     pub hub_url: HttpUrl,
 }
 
+/// The hub's Kubernetes names, where the runbook's commands (`announce`, `docs`) and
+/// `status`'s pod listing look: one declaration for the three commands.
+#[derive(Debug, Clone, Args)]
+pub struct HubNames {
+    /// Kubernetes namespace of the hub: for the runbook, and where status lists its single-user pods [default: jhub; status with Kubernetes: the kubeconfig context's namespace, else jhub]
+    #[arg(long, env, value_parser = Checked(inputs::namespace))]
+    pub namespace: Option<inputs::KubeName>,
+    /// Helm release name of the hub: for the runbook, and status's pod selector (release=NAME)
+    #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::helm_release))]
+    pub helm_release: inputs::KubeName,
+}
+
 impl RunbookArgs {
     /// The runbook settings these options give (each checked by its value parser).
     pub fn settings(&self) -> crate::render::RunbookSettings {
-        let namespace = self.namespace.as_ref().map(|n| n.0.as_str());
+        let namespace = self.names.namespace.as_ref().map(|n| n.0.as_str());
         crate::render::RunbookSettings {
             namespace: namespace
                 .unwrap_or(crate::status::kube::DEFAULT_NAMESPACE)
                 .to_string(),
-            helm_release: self.helm_release.0.clone(),
+            helm_release: self.names.helm_release.0.clone(),
             hub_url: self.hub_url.as_str().to_string(),
             ..Default::default()
         }
@@ -768,5 +777,127 @@ mod tests {
                 .environment
                 .is_none()
         );
+    }
+
+    /// The help of the option `long` of `command`, its words on one line.
+    fn help_of(command: &str, long: &str) -> String {
+        use clap::CommandFactory;
+        let mut cli = Cli::command();
+        let help = cli.find_subcommand_mut(command).unwrap().render_long_help();
+        let help = help.to_string();
+        let after = help.split(&format!("--{long} ")).nth(1).expect("listed");
+        let text = after.split("\n      --").next().unwrap();
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    /// Outside Actions the tokens come from the variables gh and JupyterHub use, after the
+    /// Action's input, the first set and not blank winning; `--help` lists them.
+    #[test]
+    fn tokens_are_read_from_the_conventional_variables_after_the_action_input() {
+        use clap::CommandFactory;
+        let read = |set: &[&str], command: &str, long: &str| {
+            let set = |name: &str| set.contains(&name);
+            let cmd = with_variables_set(Cli::command(), &set);
+            let sub = cmd.find_subcommand(command).unwrap();
+            let arg = sub.get_arguments().find(|a| a.get_long() == Some(long));
+            arg.and_then(|a| a.get_env())
+                .map(|e| e.to_string_lossy().into_owned())
+        };
+        let github = ["INPUT_GITHUB-TOKEN", "GH_TOKEN", "GITHUB_TOKEN"];
+        assert_eq!(
+            read(&github, "announce", "github-token").unwrap(),
+            "INPUT_GITHUB-TOKEN"
+        );
+        assert_eq!(
+            read(&github[1..], "status", "github-token").unwrap(),
+            "GH_TOKEN"
+        );
+        assert_eq!(
+            read(&github[2..], "announce", "github-token").unwrap(),
+            "GITHUB_TOKEN"
+        );
+        assert_eq!(read(&[], "announce", "github-token"), None);
+        let hub = ["JUPYTERHUB_API_TOKEN"];
+        assert_eq!(
+            read(&hub, "status", "hub-token").unwrap(),
+            "JUPYTERHUB_API_TOKEN"
+        );
+        assert_eq!(
+            read(&hub, "status", "hub-url"),
+            None,
+            "only the tokens have others"
+        );
+        assert!(
+            help_of("status", "github-token")
+                .ends_with("[env: INPUT_GITHUB-TOKEN, else GH_TOKEN, else GITHUB_TOKEN]")
+        );
+        assert!(
+            help_of("status", "hub-token")
+                .ends_with("[env: INPUT_HUB-TOKEN, else JUPYTERHUB_API_TOKEN]")
+        );
+    }
+
+    /// `announce --help` says when the GitHub token is needed: a dry run with `--tier auto`
+    /// reads the pull requests' labels with it.
+    #[test]
+    fn the_help_says_a_dry_run_with_tier_auto_needs_the_github_token() {
+        let help = help_of("announce", "github-token");
+        assert!(help.starts_with("<GITHUB_TOKEN> GitHub token (never printed): publishes the release and issue, and reads the pull requests' labels for --tier auto, in a dry run too; a dry run with --tier routine or security needs none"), "{help}");
+    }
+
+    /// Every secret is registered once, before parsing, from the variables and the command
+    /// line, in each form a server may echo; a short registry password only as a whole word
+    /// of echoed text (never in the tool's own text), a kubeconfig path not at all.
+    #[test]
+    fn secrets_are_registered_once_before_parsing_in_each_form() {
+        use base64::Engine as _;
+        let env = [
+            ("GH_TOKEN", "ghs_from_gh_token_0123"),
+            ("JUPYTERHUB_API_TOKEN", "hub-token-from-env-0123"),
+            (
+                "INPUT_KUBECONFIG",
+                "users: [{name: r, user: {token: kube-token-0123456789}}]",
+            ),
+            ("INPUT_REGISTRY-USERNAME", "ci"),
+        ];
+        let var = |name: &str| env.iter().find(|(n, _)| *n == name).map(|(_, v)| v.into());
+        let args = [
+            "x",
+            "status",
+            "--registry-password=db",
+            "--kubeconfig",
+            "/home/me/.kube/config",
+        ];
+        let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+        let log = Log::new(false, false);
+        mask_given(&log, &args, &var);
+        let basic =
+            |credentials: &str| base64::engine::general_purpose::STANDARD.encode(credentials);
+        let text = format!(
+            "{} {} {} {} {} db /home/me/.kube/config",
+            env[0].1,
+            basic("x-access-token:ghs_from_gh_token_0123"),
+            env[1].1,
+            "kube-token-0123456789",
+            basic("ci:db"),
+        );
+        assert_eq!(
+            log.redact(&text),
+            "*** *** *** *** *** db /home/me/.kube/config"
+        );
+    }
+
+    /// `docs --file` is read under a values file's rules, so its refusal is bad input
+    /// (exit code 2) naming `file`, as a values file's names `jupyterhub-values`.
+    #[test]
+    fn a_docs_file_that_cannot_be_read_is_bad_input_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path().to_str().unwrap();
+        for file in [dir, "/nonexistent/CODEQ_DEPLOYMENT.md"] {
+            let cli = Cli::try_parse_from(["x", "docs", "--check", "--file", file]).unwrap();
+            let e = cli.request(&Log::new(false, false)).err().expect("refused");
+            let usage = e.downcast_ref::<UsageError>().expect("bad input");
+            assert_eq!(usage.input, "file", "{e:#}");
+        }
     }
 }

@@ -7,7 +7,7 @@
 use super::messages::RunWarning;
 use super::words::Words;
 use crate::status::kube::{
-    Credentials, KubeError, KubeRequest, KubeWarning, MAX_PAGES, NamespaceFrom, Origin,
+    Credentials, KubeError, KubeRequest, KubeWarning, MAX_PAGES, NamespaceFrom, Origin, ReadFault,
     SERVICE_ACCOUNT_TOKEN,
 };
 use crate::support::text::Titled;
@@ -28,39 +28,26 @@ fn origin(origin: &Origin) -> String {
     }
 }
 
-/// `fix`, after the API server's own `message`.
-fn said(message: &str, fix: impl fmt::Display) -> String {
-    format!("the API server said: {message}\n{fix}")
-}
-
-/// The words of `e`: one arm per variant, the first line and the help.
+/// The words of `e`: one arm per variant (a read's in [`read_words`]), the first line and the
+/// help.
 pub(crate) fn words(e: &KubeError) -> Words {
-    let kubectl_check = |namespace: &str, flags: &str| {
-        format!(
-            "`kubectl get pods -n {namespace}{flags}` with the same kubeconfig shows what it answers"
-        )
-    };
+    let unusable = |o: &Origin| format!("the kubeconfig ({}) is not usable", origin(o));
     match e {
-        KubeError::Unreadable { origin: o, detail } => Words::new(format!(
-            "the kubeconfig ({}) is not usable",
-            origin(o)
-        ))
-        .help(format!("{detail}\n{}", match o {
-            Origin::Input => "give the kubeconfig file's whole content (YAML with clusters, users, contexts and current-context: docs/status-kubernetes.md#the-kubeconfig); on the command line, --kubeconfig takes the file's path".to_string(),
-            _ => "give a readable kubeconfig file (KUBECONFIG lists files, not directories); `kubectl config view` shows what kubectl reads of it".to_string(),
-        })),
+        KubeError::Unreadable { origin: o, detail } => Words::new(unusable(o)).help(format!(
+            "{detail}\n{}",
+            match o {
+                Origin::Input => "give the kubeconfig file's whole content (YAML with clusters, users, contexts and current-context: docs/status-kubernetes.md#the-kubeconfig); on the command line, --kubeconfig takes the file's path",
+                _ => "give a readable kubeconfig file (KUBECONFIG lists files, not directories); `kubectl config view` shows what kubectl reads of it",
+            }
+        )),
         KubeError::Missing(o) => Words::new(format!("the kubeconfig {} does not exist", origin(o))).help(match o {
             Origin::Variable(_) => "KUBECONFIG lists files that exist (kubectl refuses the rest too): correct or unset it",
             _ => "give the path of a kubeconfig file, as for kubectl --kubeconfig (e.g. ~/.kube/config); the Action's kubeconfig input takes the file's content",
         }),
-        KubeError::NoContext { origin: o, context, contexts } => Words::new(format!(
-            "the kubeconfig ({}) is not usable: {}",
-            origin(o),
-            match context {
-                Some(name) => format!("failed to load current context: {name}"),
-                None => "failed to determine current context".to_string(),
-            }
-        ))
+        KubeError::NoContext { origin: o, context, contexts } => Words::new(match context {
+            Some(name) => format!("{}: failed to load current context: {name}", unusable(o)),
+            None => format!("{}: failed to determine current context", unusable(o)),
+        })
         .help(match contexts.as_slice() {
             [] => "it has no context: give a kubeconfig with one (docs/status-kubernetes.md#the-kubeconfig)".to_string(),
             names => format!("name one of its contexts with context (--context): {}", names.join(", ")),
@@ -70,20 +57,23 @@ pub(crate) fn words(e: &KubeError) -> Words {
             origin(o)
         ))
         .help("set namespace (--namespace) to the hub's namespace, or correct the context's"),
-        KubeError::User { user, plugin: Some(plugin), namespace, .. } => {
-            Words::new(format!("the kubeconfig's user {user:?} needs the credential plugin {plugin:?}")).help(make_kubeconfig(
-                "the image has no credential plugins (gke-gcloud-auth-plugin, aws eks get-token, kubelogin): give a kubeconfig whose user holds a ServiceAccount token",
-                namespace,
-            ))
+        KubeError::User { user, plugin, basic, namespace } => {
+            let (what, fix) = match (plugin, basic) {
+                (Some(plugin), _) => (
+                    format!("needs the credential plugin {plugin:?}"),
+                    "the image has no credential plugins (gke-gcloud-auth-plugin, aws eks get-token, kubelogin): give a kubeconfig whose user holds a ServiceAccount token",
+                ),
+                (None, true) => (
+                    "has a user name and password, which Kubernetes no longer takes".to_string(),
+                    "Kubernetes 1.19 removed basic authentication: give a kubeconfig whose user holds a ServiceAccount token",
+                ),
+                (None, false) => (
+                    "holds no token and no client certificate".to_string(),
+                    "give a kubeconfig whose user holds a ServiceAccount token or a client certificate",
+                ),
+            };
+            Words::new(format!("the kubeconfig's user {user:?} {what}")).help(make_kubeconfig(fix, namespace))
         }
-        KubeError::User { user, basic: true, namespace, .. } => Words::new(format!(
-            "the kubeconfig's user {user:?} has a user name and password, which Kubernetes no longer takes"
-        ))
-        .help(make_kubeconfig("Kubernetes 1.19 removed basic authentication: give a kubeconfig whose user holds a ServiceAccount token", namespace)),
-        KubeError::User { user, namespace, .. } => Words::new(format!(
-            "the kubeconfig's user {user:?} holds no token and no client certificate"
-        ))
-        .help(make_kubeconfig("give a kubeconfig whose user holds a ServiceAccount token or a client certificate", namespace)),
         KubeError::NoCredentials { namespace } => Words::new(
             "no Kubernetes credentials: no kubeconfig given, no KUBECONFIG, no ~/.kube/config, not in a cluster",
         )
@@ -97,47 +87,49 @@ pub(crate) fn words(e: &KubeError) -> Words {
         .help(format!(
             "{detail}\nmount the service account's token at {SERVICE_ACCOUNT_TOKEN} (automountServiceAccountToken: true on the runner's pod or its ServiceAccount), or give a kubeconfig (the kubeconfig input, or --kubeconfig PATH)"
         )),
-        KubeError::Unauthorized { server, server_message } => Words::new(format!(
-            "the Kubernetes API server {server} answered 401 Unauthorized"
-        ))
-        .help(said(server_message, "the token is expired, revoked or not the cluster's: create a new ServiceAccount token Secret (docs/status-kubernetes.md) and update the kubeconfig secret")),
-        KubeError::Forbidden { server, namespace, server_message } => Words::new(format!(
-            "the Kubernetes API server {server} answered 403 Forbidden"
-        ))
-        .help(said(server_message, format!(
-            "grant the verb list on the resource pods in the namespace {namespace}: create this Role and RoleBinding (docs/status-kubernetes.md):\n\n{}",
-            role_snippet(namespace)
-        ))),
-        KubeError::Expired { server_message } => Words::new("the pod listing expired twice (410 Gone)")
-            .help(said(server_message, "the pods changed too fast to list; run status again")),
-        KubeError::Status { server, code, reason, server_message } => Words::new(format!(
-            "the Kubernetes API server {server} answered {code} {reason}"
-        ))
-        .help(said(server_message, "check the API server's message; run status again")),
-        KubeError::TimedOut { server, timeout } => Words::new(format!(
-            "the Kubernetes API server {server} did not answer within kube-timeout ({})",
-            humantime::format_duration(*timeout)
-        ))
-        .help("check that this runner can reach the API server (the kubeconfig's server address), or raise kube-timeout for a slow one"),
-        KubeError::NotAPodList { server, namespace, detail } => Words::new(format!(
-            "the Kubernetes API server {server} answered with something that is not a pod list: {detail}"
-        ))
-        .help(format!(
-            "check that the kubeconfig's server is the cluster's API server itself, not a proxy, dashboard or load balancer page; {}",
-            kubectl_check(namespace, " -o json")
-        )),
-        KubeError::EndlessList { server, namespace, pages } => Words::new(format!(
-            "the Kubernetes API server {server} kept paging the pods: {pages} pages without an end"
-        ))
-        .help(format!(
-            "a continue token came back, or there were over {MAX_PAGES} pages: the API server, or a proxy in front of it, pages wrongly; {}",
-            kubectl_check(namespace, " --chunk-size 500")
-        )),
-        KubeError::Unreachable { server, cause } => Words::new(format!(
-            "cannot read pods from the Kubernetes API server {server}"
-        ))
-        .help(format!("{cause}\ncheck the kubeconfig's server address and CA, and that this runner can reach the API server")),
+        KubeError::Read { server, namespace, fault } => read_words(server, namespace, fault),
     }
+}
+
+/// The words of a failed listing of the pods of `namespace` from the API server `server`.
+fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
+    let api = format!("the Kubernetes API server {server}");
+    let kubectl = |flags: &str| {
+        format!(
+            "`kubectl get pods -n {namespace}{flags}` with the same kubeconfig shows what it answers"
+        )
+    };
+    let (what, help) = match fault {
+        ReadFault::Answered(code, reason, message) => {
+            let (answer, fix) = match code {
+                401 => ("401 Unauthorized".to_string(), "the token is expired, revoked or not the cluster's: create a new ServiceAccount token Secret (docs/status-kubernetes.md) and update the kubeconfig secret".to_string()),
+                403 => ("403 Forbidden".to_string(), format!(
+                    "grant the verb list on the resource pods in the namespace {namespace}: create this Role and RoleBinding (docs/status-kubernetes.md):\n\n{}",
+                    role_snippet(namespace)
+                )),
+                410 => ("410 Gone twice".to_string(), "the pods changed too fast to list; run status again".to_string()),
+                code => (format!("{code} {reason}"), "check the API server's message; run status again".to_string()),
+            };
+            (format!("{api} answered {answer}"), format!("the API server said: {message}\n{fix}"))
+        }
+        ReadFault::TimedOut(timeout) => (
+            format!("{api} did not answer within kube-timeout ({})", humantime::format_duration(*timeout)),
+            "check that this runner can reach the API server (the kubeconfig's server address), or raise kube-timeout for a slow one".to_string(),
+        ),
+        ReadFault::NotAPodList(detail) => (
+            format!("{api} answered with something that is not a pod list: {detail}"),
+            format!("check that the kubeconfig's server is the cluster's API server itself, not a proxy, dashboard or load balancer page; {}", kubectl(" -o json")),
+        ),
+        ReadFault::EndlessList(pages) => (
+            format!("{api} kept paging the pods: {pages} pages without an end"),
+            format!("a continue token came back, or there were over {MAX_PAGES} pages: the API server, or a proxy in front of it, pages wrongly; {}", kubectl(" --chunk-size 500")),
+        ),
+        ReadFault::Unreachable(cause) => (
+            format!("cannot read pods from {api}"),
+            format!("{cause}\ncheck the kubeconfig's server address and CA, and that this runner can reach the API server"),
+        ),
+    };
+    Words::new(what).help(help)
 }
 
 /// `fix`, which is to make a kubeconfig, then the ServiceAccount-token kubeconfig for

@@ -3,10 +3,11 @@
 //! each as a [`UsageError`] carrying it with the input and the value as given; the words (and
 //! `Display`) are [`super::usage_words`]'.
 
-pub(crate) use crate::digest::host::EntryProblem;
+pub(crate) use crate::digest::host::{EntryProblem, Refused};
 pub(crate) use crate::status::kube::KubeError;
 pub(crate) use crate::support::duration::DurationProblem;
 pub(crate) use crate::support::kube_name::NameKind;
+pub(crate) use crate::support::secrets::TokenProblem;
 pub(crate) use crate::support::url::UrlProblem;
 pub(crate) use crate::window::{CalendarFix, PastTheCalendar};
 use std::path::PathBuf;
@@ -72,34 +73,13 @@ pub(crate) enum Problem {
         /// The address to give instead.
         base: String,
     },
-    /// Not `OWNER/REPO` by GitHub's rules (the rule broken).
-    Repository(crate::support::github::RepositoryError),
-    /// `OWNER/REPO.git`; `without` is the value without `.git` when that is a repository.
-    GitSuffix {
-        /// The repository without its `.git` ending, when it is one.
-        without: Option<String>,
-    },
-    /// A token holding other than printable ASCII; `control` when a space, line break or
-    /// control character.
-    TokenCharacters {
-        /// A space, line break or control character (else a non-ASCII character).
-        control: bool,
-    },
-    /// A token (`github-token`, `hub-token`) of `chars` characters, fewer than `min`
-    /// ([`crate::support::secrets::MIN_CHARS`]).
-    TokenShort {
-        /// The token's length.
-        chars: usize,
-        /// The fewest taken.
-        min: usize,
-    },
-    /// An `insecure-registry` entry holding `@`, at the 1-based `entry` when known.
-    InsecureCredentials {
-        /// The entry's position.
-        entry: Option<usize>,
-    },
-    /// An `insecure-registry` entry that is not HOST or HOST:PORT.
-    InsecureEntry(EntryProblem),
+    /// Not a repository's `OWNER/REPO` by GitHub's rules, or ending in `.git`.
+    Repository(crate::support::github::RepositoryProblem),
+    /// A token (`github-token`, `hub-token`) refused ([`TokenProblem`]).
+    Token(TokenProblem),
+    /// An `insecure-registry` value refused ([`Refused`]: the entry holding `@`, unquoted,
+    /// or the entry quoted and why).
+    Insecure(Refused),
     /// `hub-size` not a whole number from 1 to this most.
     HubSize(u64),
     /// A values file path holding a comma that does not exist (a list given on one line).

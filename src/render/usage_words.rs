@@ -5,13 +5,14 @@
 
 use super::usage::{
     CalendarFix, DurationLimit, DurationProblem, EntryProblem, GitHubUse, NameKind, Problem,
-    Required, Rule, Said, TemplateProblem, UrlKind, UrlProblem, UsageError,
+    Refused, Required, Rule, Said, TemplateProblem, TokenProblem, UrlKind, UrlProblem, UsageError,
 };
 use super::window_words::{human, human_at_most, servers_words};
 use super::words::{WHAT_MAX_CHARS, Words};
 use crate::support::duration::JOB_MAX_WORDS;
-use crate::support::github::RepositoryError;
+use crate::support::github::{RepositoryError, RepositoryProblem};
 use crate::support::sanitize::{cap, is_invisible};
+use crate::support::secrets::MIN_CHARS;
 use crate::support::time::{TimeError, rfc3339_seconds as rfc3339};
 
 impl std::fmt::Display for UsageError {
@@ -57,14 +58,18 @@ fn say(what: String, help: impl Into<String>) -> Words {
     Words::new(what).help(help)
 }
 
+/// `value` quoted, escaped ([`escaped`]) and capped at [`SHOWN_MAX_CHARS`].
+fn quoted(value: &str) -> String {
+    escaped(&cap(value, SHOWN_MAX_CHARS), "\"")
+}
+
 /// The words of a usage error: its input (its action.yml name, also the `--option`) as
 /// `NAME (--NAME)`, its value as given (already safe to show: credentials and queries
-/// `***`) quoted, escaped and capped at [`SHOWN_MAX_CHARS`], and the problem's first line and
-/// help from one arm.
+/// `***`) [`quoted`], and the problem's first line and help from one arm (or a function of
+/// the arm's data).
 pub(crate) fn words(e: &UsageError) -> Words {
     let input = e.input.as_str();
     let name = format!("{input} (--{input})");
-    let quoted = |v: &str| escaped(&cap(v, SHOWN_MAX_CHARS), "\"");
     let named = match &e.given {
         Some(v) => format!("{name} {}", quoted(v)),
         None => name.clone(),
@@ -84,23 +89,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             format!("{named} is not a boolean"),
             format!("write {BOOLEAN_WORDS}"),
         ),
-        Problem::NotAName(kind) => {
-            let max = kind.max_chars();
-            match kind {
-                NameKind::Namespace => say(
-                    format!("{named} is not a Kubernetes namespace name"),
-                    format!(
-                        "write the hub's namespace, at most {max} lower-case letters, digits and '-', starting and ending with a letter or digit (a DNS-1123 label), e.g. jhub"
-                    ),
-                ),
-                NameKind::HelmRelease => say(
-                    format!("{named} is not a Helm release name"),
-                    format!(
-                        "write the hub's release (`helm list -n NAMESPACE` shows it), at most {max} lower-case letters, digits, '-' and '.', each part starting and ending with a letter or digit, e.g. jhub"
-                    ),
-                ),
-            }
-        }
+        Problem::NotAName(kind) => name_words(&named, *kind),
         Problem::BadUrl(kind, what) => url_words(&named, *kind, what),
         Problem::InHubApi { base } => say(
             format!("{named} is in the hub's API (/hub/api…), not the hub's address"),
@@ -108,85 +97,9 @@ pub(crate) fn words(e: &UsageError) -> Words {
                 "give the address without /hub/api and what follows, here {base} (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)"
             ),
         ),
-        Problem::Repository(why) => {
-            let (what, rule) = match why {
-                RepositoryError::Form => ("is not of the form OWNER/REPO", ""),
-                RepositoryError::Owner => (
-                    "has an owner GitHub does not allow",
-                    "an owner is at most 39 letters, digits and single hyphens, not at the start or end (Enterprise Managed Users: then `_` and the enterprise's short code); ",
-                ),
-                RepositoryError::Name => (
-                    "has a repository name GitHub does not allow",
-                    "a name is at most 100 letters, digits, '-', '_' and '.', and not '.' or '..'; ",
-                ),
-            };
-            say(
-                format!("{named} {what}"),
-                format!("{rule}write OWNER/REPO as in the repository's address, e.g. octo-org/lab"),
-            )
-        }
-        Problem::GitSuffix { without } => say(
-            format!("{named} ends in .git, which no GitHub repository's name does"),
-            format!(
-                "GitHub removes it when a repository is created (a clone URL adds it): write OWNER/REPO as in the repository's address, without .git, {}",
-                without
-                    .as_ref()
-                    .map_or("e.g. octo-org/lab".into(), |n| format!("here {n}"))
-            ),
-        ),
-        Problem::TokenCharacters { control } => say(
-            match control {
-                true => {
-                    format!("{name} holds a space, line break or other control character inside it")
-                }
-                false => format!("{name} holds a character that is not printable ASCII"),
-            },
-            "a token is printable ASCII only, and a zero-width or no-break space left by a copy-paste is not: paste the token again, as one line with nothing around it (it is never shown)",
-        ),
-        Problem::TokenShort { chars, min } => {
-            let (what, help) = match input {
-                "hub-token" => (
-                    "hub API token",
-                    "JupyterHub refuses shorter ones, and the ones it makes have 32: give the whole token, e.g. from `jupyterhub token` or the hub's token page",
-                ),
-                _ => (
-                    "GitHub token",
-                    "GitHub's tokens have 40 characters or more: give the whole token (it is never printed)",
-                ),
-            };
-            say(
-                format!("{name} is too short for a {what} ({chars} of at least {min} characters)"),
-                help,
-            )
-        }
-        Problem::InsecureCredentials { entry } => say(
-            format!(
-                "{name} {} holds '@', as a user name or password does",
-                entry.map_or_else(|| "an entry".to_string(), |n| format!("entry {n}"))
-            ),
-            format!(
-                "no part of the value is shown (entries are counted at commas and line breaks): list each registry without credentials, and give the registry's user name and password in registry-username and registry-password; {INSECURE_RULE}"
-            ),
-        ),
-        Problem::InsecureEntry(what) => {
-            let entry = format!("{name} entry {}", quoted(e.given.as_deref().unwrap_or("")));
-            match what {
-                EntryProblem::Around { authority } => say(
-                    format!("{entry} has a scheme, path, query or fragment"),
-                    format!(
-                        "give {} alone (insecure-registry already means plain HTTP; the repository goes in the image reference); {INSECURE_RULE}",
-                        authority.as_deref().map_or(
-                            "the registry's HOST or HOST:PORT".into(),
-                            |a| cap(a, SHOWN_MAX_CHARS)
-                        )
-                    ),
-                ),
-                EntryProblem::NotARegistry => say(
-                    format!("{entry} is not a registry as image references name one"),
-                    format!("separate entries with commas or line breaks; {INSECURE_RULE}"),
-                ),
-            }
-        }
+        Problem::Repository(why) => repository_words(&named, why),
+        Problem::Token(why) => token_words(input, &name, *why),
+        Problem::Insecure(refused) => insecure_words(&name, refused),
         Problem::HubSize(max) => say(
             format!("{named} is not a whole number from 1 to {max}"),
             "give the most single-user servers the hub runs at once, e.g. 100",
@@ -198,14 +111,8 @@ pub(crate) fn words(e: &UsageError) -> Words {
             ),
         ),
         Problem::PastTheCalendar(past) => calendar_words(past),
-        Problem::LayoutNotADirectory(dir) => say(
-            format!("{named}: {} is not a directory", dir.display()),
-            "write the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG), or a registry reference",
-        ),
-        Problem::LayoutMissing(dir) => say(
-            format!("{named}: no OCI image layout directory {}", dir.display()),
-            "write the directory the layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working directory, or a registry reference",
-        ),
+        Problem::LayoutNotADirectory(dir) => layout_words(&named, dir, false),
+        Problem::LayoutMissing(dir) => layout_words(&named, dir, true),
         Problem::Template(what) => template_words(&named, what),
         Problem::LaterThanClock { at, now } => say(
             format!(
@@ -215,17 +122,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             ),
             "give the time the release went live, which has passed, e.g. the time announce recorded in the release note",
         ),
-        Problem::Time(why) => say(
-            match why {
-                TimeError::Syntax(s) => format!("{named} is not an RFC 3339 time ({s})"),
-                TimeError::LongYear => format!("{named} has a year of more than four digits"),
-                TimeError::AfterLast => format!("{named} falls after 9999-12-31T23:59:59Z in UTC"),
-                TimeError::BeforeFirst => {
-                    format!("{named} falls before 0000-01-01T00:00:00Z in UTC")
-                }
-            },
-            "RFC 3339 writes the years 0000 to 9999: write e.g. 2026-11-30T12:00:00Z",
-        ),
+        Problem::Time(why) => time_words(&named, why),
         Problem::Rule(rule) => {
             let (what, help) = rule_words(*rule);
             say(what.to_string(), help)
@@ -256,6 +153,139 @@ pub(crate) fn words(e: &UsageError) -> Words {
         Problem::Refused(e, Said::Named) => Words::new(format!("{named} {e:#}")),
         Problem::Refused(e, Said::Colon) => Words::new(format!("{named}: {e:#}")),
     }
+}
+
+/// A Kubernetes name refused ([`NameKind`]): the rule, what to write.
+fn name_words(named: &str, kind: NameKind) -> Words {
+    let max = kind.max_chars();
+    match kind {
+        NameKind::Namespace => say(
+            format!("{named} is not a Kubernetes namespace name"),
+            format!(
+                "write the hub's namespace, at most {max} lower-case letters, digits and '-', starting and ending with a letter or digit (a DNS-1123 label), e.g. jhub"
+            ),
+        ),
+        NameKind::HelmRelease => say(
+            format!("{named} is not a Helm release name"),
+            format!(
+                "write the hub's release (`helm list -n NAMESPACE` shows it), at most {max} lower-case letters, digits, '-' and '.', each part starting and ending with a letter or digit, e.g. jhub"
+            ),
+        ),
+    }
+}
+
+/// An `oci:` layout directory `dir` that is `missing`, or else not a directory.
+fn layout_words(named: &str, dir: &std::path::Path, missing: bool) -> Words {
+    let dir = dir.display();
+    match missing {
+        true => say(
+            format!("{named}: no OCI image layout directory {dir}"),
+            "write the directory the layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working directory, or a registry reference",
+        ),
+        false => say(
+            format!("{named}: {dir} is not a directory"),
+            "write the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG), or a registry reference",
+        ),
+    }
+}
+
+/// A `repository` refused ([`RepositoryProblem`]): the rule broken, what to write.
+fn repository_words(named: &str, why: &RepositoryProblem) -> Words {
+    let write = "write OWNER/REPO as in the repository's address";
+    let (what, help) = match why {
+        RepositoryProblem::Rule(RepositoryError::Form) => (
+            "is not of the form OWNER/REPO",
+            format!("{write}, e.g. octo-org/lab"),
+        ),
+        RepositoryProblem::Rule(RepositoryError::Owner) => (
+            "has an owner GitHub does not allow",
+            format!(
+                "an owner is at most 39 letters, digits and single hyphens, not at the start or end (Enterprise Managed Users: then `_` and the enterprise's short code); {write}, e.g. octo-org/lab"
+            ),
+        ),
+        RepositoryProblem::Rule(RepositoryError::Name) => (
+            "has a repository name GitHub does not allow",
+            format!(
+                "a name is at most 100 letters, digits, '-', '_' and '.', and not '.' or '..'; {write}, e.g. octo-org/lab"
+            ),
+        ),
+        RepositoryProblem::GitSuffix { without } => (
+            "ends in .git, which no GitHub repository's name does",
+            format!(
+                "GitHub removes it when a repository is created (a clone URL adds it): {write}, without .git, {}",
+                without
+                    .as_ref()
+                    .map_or("e.g. octo-org/lab".into(), |n| format!("here {n}"))
+            ),
+        ),
+    };
+    say(format!("{named} {what}"), help)
+}
+
+/// A token refused ([`TokenProblem`]), by `input` (`name` as messages name it); the token is
+/// never shown.
+fn token_words(input: &str, name: &str, why: TokenProblem) -> Words {
+    let (what, help) = match (why, input) {
+        (TokenProblem::Characters { control: true }, _) => (
+            "holds a space, line break or other control character inside it".to_string(),
+            "a token is printable ASCII only: paste the token again, as one line with nothing around it (it is never shown)",
+        ),
+        (TokenProblem::Characters { control: false }, _) => (
+            "holds a character that is not printable ASCII".to_string(),
+            "such as a zero-width or no-break space left by a copy-paste: paste the token again, as one line with nothing around it (it is never shown)",
+        ),
+        (TokenProblem::Short { chars }, "hub-token") => (
+            format!(
+                "is too short for a hub API token ({chars} of at least {MIN_CHARS} characters)"
+            ),
+            "JupyterHub refuses shorter ones, and the ones it makes have 32: give the whole token, e.g. from `jupyterhub token` or the hub's token page",
+        ),
+        (TokenProblem::Short { chars }, _) => (
+            format!("is too short for a GitHub token ({chars} of at least {MIN_CHARS} characters)"),
+            "GitHub's tokens have 40 characters or more: give the whole token (it is never printed)",
+        ),
+    };
+    say(format!("{name} {what}"), help)
+}
+
+/// An `insecure-registry` value refused ([`Refused`]): the entry holding `@` by its place
+/// only, another quoted with what to write instead.
+fn insecure_words(name: &str, refused: &Refused) -> Words {
+    let (what, fix) = match refused {
+        Refused::Credentials { entry } => (
+            format!(
+                "{} holds '@', as a user name or password does",
+                entry.map_or_else(|| "an entry".to_string(), |n| format!("entry {n}"))
+            ),
+            "no part of the value is shown (entries are counted at commas and line breaks): list each registry without credentials, and give the registry's user name and password in registry-username and registry-password".to_string(),
+        ),
+        Refused::Entry { shown, why: EntryProblem::Around { authority } } => (
+            format!("entry {} has a scheme, path, query or fragment", quoted(shown)),
+            format!(
+                "give {} alone (insecure-registry already means plain HTTP; the repository goes in the image reference)",
+                authority.as_deref().map_or("the registry's HOST or HOST:PORT".into(), |a| cap(a, SHOWN_MAX_CHARS))
+            ),
+        ),
+        Refused::Entry { shown, why: EntryProblem::NotARegistry } => (
+            format!("entry {} is not a registry as image references name one", quoted(shown)),
+            "separate entries with commas or line breaks".to_string(),
+        ),
+    };
+    say(format!("{name} {what}"), format!("{fix}; {INSECURE_RULE}"))
+}
+
+/// A time refused ([`TimeError`]).
+fn time_words(named: &str, why: &TimeError) -> Words {
+    let what = match why {
+        TimeError::Syntax(s) => format!("is not an RFC 3339 time ({s})"),
+        TimeError::LongYear => "has a year of more than four digits".to_string(),
+        TimeError::AfterLast => "falls after 9999-12-31T23:59:59Z in UTC".to_string(),
+        TimeError::BeforeFirst => "falls before 0000-01-01T00:00:00Z in UTC".to_string(),
+    };
+    say(
+        format!("{named} {what}"),
+        "RFC 3339 writes the years 0000 to 9999: write e.g. 2026-11-30T12:00:00Z",
+    )
 }
 
 /// `a, b or c`.

@@ -243,71 +243,36 @@ pub(crate) enum KubeError {
         /// What is wrong.
         detail: String,
     },
-    /// 401: the API server does not accept the credentials.
-    Unauthorized {
+    /// The pods could not be listed: the API server at `server` (as [`shown_server`] shows
+    /// it), listing the pods of `namespace`, and what went wrong.
+    Read {
         /// The API server's URL.
         server: String,
-        /// The API server's message (a `Status` object's).
-        server_message: String,
-    },
-    /// 403: RBAC denies `list` on `pods` in the namespace.
-    Forbidden {
-        /// The API server's URL.
-        server: String,
-        /// The namespace asked.
+        /// The namespace listed.
         namespace: String,
-        /// The API server's message (`pods is forbidden: User "…" cannot list resource …`).
-        server_message: String,
+        /// What went wrong.
+        fault: ReadFault,
     },
-    /// A second `410 Gone` after the restart.
-    Expired {
-        /// The API server's message.
-        server_message: String,
-    },
-    /// Any other error answer.
-    Status {
-        /// The API server's URL.
-        server: String,
-        /// HTTP status code.
-        code: u16,
-        /// The `Status` object's `reason`.
-        reason: String,
-        /// The `Status` object's `message`.
-        server_message: String,
-    },
+}
+
+/// What went wrong listing the pods ([`KubeError::Read`]).
+#[derive(Debug)]
+pub(crate) enum ReadFault {
+    /// An error answer: 401 (the credentials are not accepted), 403 (RBAC denies `list` on
+    /// `pods`), a second 410 after the restart, any other; the `Status` object's `reason`
+    /// and `message` (`pods is forbidden: User "…" cannot list resource …`), one line each.
+    Answered(u16, String, String),
     /// No answer within `kube-timeout` (connecting, or reading the answer).
-    TimedOut {
-        /// The API server's URL.
-        server: String,
-        /// The timeout (`kube-timeout`).
-        timeout: Duration,
-    },
+    TimedOut(Duration),
     /// An answer that is not a `v1` `PodList` (another `kind`, no `items`, a field of the
-    /// wrong type, a start time that is not RFC 3339): a proxy or another server answering.
-    NotAPodList {
-        /// The API server's URL.
-        server: String,
-        /// The namespace listed.
-        namespace: String,
-        /// What is wrong with it, one line (the decoder's words or the field).
-        detail: String,
-    },
-    /// Pages without an end: a `continue` token repeated, or more than [`MAX_PAGES`] pages.
-    EndlessList {
-        /// The API server's URL.
-        server: String,
-        /// The namespace listed.
-        namespace: String,
-        /// Pages read before giving up.
-        pages: u32,
-    },
-    /// No answer (DNS, refused, TLS).
-    Unreachable {
-        /// The API server's URL.
-        server: String,
-        /// The transport's or decoder's words, one line.
-        cause: String,
-    },
+    /// wrong type, a start time that is not RFC 3339): a proxy or another server answering;
+    /// what is wrong with it, one line (the decoder's words or the field).
+    NotAPodList(String),
+    /// Pages without an end: a `continue` token repeated, or more than [`MAX_PAGES`] pages;
+    /// the pages read before giving up.
+    EndlessList(u32),
+    /// No answer (DNS, refused, TLS): the transport's words, one line.
+    Unreachable(String),
 }
 
 impl std::error::Error for KubeError {}
@@ -625,24 +590,24 @@ impl KubeClient {
         config.read_timeout = Some(request.timeout);
         config.connect_timeout = Some(request.timeout);
         let server = shown_server(&config.cluster_url.to_string());
-        let client = Client::try_from(config).map_err(|e| KubeError::Unreachable {
+        let (query, timeout) = (request.query.clone(), request.timeout);
+        let client = Client::try_from(config).map_err(|e| KubeError::Read {
             server: server.clone(),
-            cause: one_line(&e.to_string()),
+            namespace: query.namespace.clone(),
+            fault: ReadFault::Unreachable(one_line(&e.to_string())),
         })?;
         Ok(Self {
             client,
             server,
-            query: request.query.clone(),
-            timeout: request.timeout,
+            query,
+            timeout,
         })
     }
 
     /// Lists the single-user pods of the request's query (see the module documentation).
     ///
     /// # Errors
-    /// [`KubeError::Unauthorized`] (401), [`KubeError::Forbidden`] (403),
-    /// [`KubeError::Expired`] (a second 410), [`KubeError::Status`] (other answers),
-    /// [`KubeError::Unreachable`].
+    /// [`KubeError::Read`], with each [`ReadFault`].
     pub(crate) async fn list_pods(&self) -> Result<PodListing, KubeError> {
         let query = &self.query;
         let pods = kube::core::Request::new(format!(
@@ -671,10 +636,7 @@ impl KubeClient {
             let answer =
                 tokio::time::timeout(self.timeout, self.client.request::<PodList>(request))
                     .await
-                    .map_err(|_| KubeError::TimedOut {
-                        server: self.server.clone(),
-                        timeout: self.timeout,
-                    })?;
+                    .map_err(|_| self.fail(ReadFault::TimedOut(self.timeout)))?;
             let page = match answer {
                 Ok(page) => page,
                 Err(kube::Error::Api(status)) if status.code == 410 && !listing.restarted => {
@@ -711,64 +673,42 @@ impl KubeClient {
             match &token {
                 None => return Ok(listing),
                 Some(t) if !tokens.insert(t.clone()) || listing.requests >= MAX_PAGES => {
-                    return Err(KubeError::EndlessList {
-                        server: self.server.clone(),
-                        namespace: query.namespace.clone(),
-                        pages: listing.requests,
-                    });
+                    return Err(self.fail(ReadFault::EndlessList(listing.requests)));
                 }
                 Some(_) => {}
             }
         }
     }
 
-    fn not_a_pod_list(&self, detail: String) -> KubeError {
-        KubeError::NotAPodList {
-            server: self.server.clone(),
-            namespace: self.query.namespace.clone(),
-            detail: one_line(&detail),
+    /// The [`KubeError::Read`] of `fault`.
+    fn fail(&self, fault: ReadFault) -> KubeError {
+        let (server, namespace) = (self.server.clone(), self.query.namespace.clone());
+        KubeError::Read {
+            server,
+            namespace,
+            fault,
         }
     }
 
+    fn not_a_pod_list(&self, detail: String) -> KubeError {
+        self.fail(ReadFault::NotAPodList(one_line(&detail)))
+    }
+
     fn error(&self, e: kube::Error) -> KubeError {
-        let server = self.server.clone();
         match e {
             kube::Error::SerdeError(e) => self.not_a_pod_list(e.to_string()),
-            kube::Error::Api(status) => {
-                let server_message = one_line(&status.message);
-                match status.code {
-                    401 => KubeError::Unauthorized {
-                        server,
-                        server_message,
-                    },
-                    403 => KubeError::Forbidden {
-                        server,
-                        namespace: self.query.namespace.clone(),
-                        server_message,
-                    },
-                    410 => KubeError::Expired { server_message },
-                    code => KubeError::Status {
-                        server,
-                        code,
-                        reason: one_line(&status.reason),
-                        server_message,
-                    },
-                }
+            kube::Error::Api(s) => {
+                let (reason, message) = (one_line(&s.reason), one_line(&s.message));
+                self.fail(ReadFault::Answered(s.code, reason, message))
             }
-            other if timed_out(&other) => KubeError::TimedOut {
-                server,
-                timeout: self.timeout,
-            },
+            other if timed_out(&other) => self.fail(ReadFault::TimedOut(self.timeout)),
             other => {
                 // The innermost cause says what happened (refused, certificate).
                 let mut cause: &dyn std::error::Error = &other;
                 while let Some(next) = cause.source() {
                     cause = next;
                 }
-                KubeError::Unreachable {
-                    server,
-                    cause: one_line(&cause.to_string()),
-                }
+                self.fail(ReadFault::Unreachable(one_line(&cause.to_string())))
             }
         }
     }
@@ -839,7 +779,7 @@ struct ListedPod {
 }
 
 /// A pod's `metadata` (`meta/v1` `ObjectMeta`): its name and annotations.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct PodMeta {
     name: Option<String>,
     annotations: Option<BTreeMap<String, String>>,
@@ -847,7 +787,7 @@ struct PodMeta {
 
 /// A pod's `status` (`core/v1` `PodStatus`): its phase, when it started (RFC 3339) and its
 /// containers.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct PodStatus {
     phase: Option<String>,
     #[serde(rename = "startTime")]
@@ -875,16 +815,9 @@ const TERMINATED_PHASES: [&str; 2] = ["Succeeded", "Failed"];
 /// # Errors
 /// What is wrong when `startTime` is not RFC 3339 (the API server writes it so).
 fn pod(p: ListedPod) -> Result<Option<Pod>, String> {
-    let meta = p.metadata.unwrap_or(PodMeta {
-        name: None,
-        annotations: None,
-    });
+    let meta = p.metadata.unwrap_or_default();
     let name = meta.name.unwrap_or_default();
-    let status = p.status.unwrap_or(PodStatus {
-        phase: None,
-        start_time: None,
-        container_statuses: None,
-    });
+    let status = p.status.unwrap_or_default();
     if status
         .phase
         .as_deref()

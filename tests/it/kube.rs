@@ -302,7 +302,7 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
         &["failed to load current context: prod"],
     );
     refused(
-        "clusters: [ nope",
+        "clusters: [ nope\n", // content spans lines; one line is a path
         &["the kubeconfig (the kubeconfig input) is not usable"],
     );
     assert_eq!(
@@ -320,7 +320,7 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
         &[
             "403 Forbidden",
             "cannot list resource \"pods\"",
-            "Grant the verb list on the resource pods in the namespace jhub",
+            "grant the verb list on the resource pods in the namespace jhub",
             "kind: Role",
         ],
     );

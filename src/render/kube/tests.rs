@@ -1,6 +1,6 @@
 use super::*;
 use crate::render::words::assert_shape;
-use crate::status::kube::{KubeInputs, PodQuery, resolve};
+use crate::status::kube::{KubeInputs, PodQuery, ReadFault, resolve};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -8,8 +8,12 @@ use std::time::Duration;
 /// kubeconfig template only where making one is the fix, the Role only for a 403.
 #[test]
 fn every_kubernetes_error_says_what_failed_then_what_to_do() {
-    let server = || "https://10.0.0.1:6443/".to_string();
     let namespace = || "jhub".to_string();
+    let read = |fault| KubeError::Read {
+        server: "https://10.0.0.1:6443/".into(),
+        namespace: namespace(),
+        fault,
+    };
     let file = || PathBuf::from("/home/me/.kube/config");
     let errors = [
         KubeError::Unreadable { origin: Origin::Input, detail: "the structure of the parsed kubeconfig is invalid: invalid type: string, expected struct AuthInfo".into() },
@@ -24,14 +28,14 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
         KubeError::User { user: "reader".into(), plugin: None, basic: false, namespace: namespace() },
         KubeError::NoCredentials { namespace: namespace() },
         KubeError::InCluster { detail: "/var/run/secrets/kubernetes.io/serviceaccount/token is not mounted".into() },
-        KubeError::Unauthorized { server: server(), server_message: "Unauthorized".into() },
-        KubeError::Forbidden { server: server(), namespace: namespace(), server_message: "pods is forbidden: User \"system:serviceaccount:jhub:x\" cannot list resource \"pods\" in API group \"\" in the namespace \"jhub\"".into() },
-        KubeError::Expired { server_message: "The provided continue parameter is too old".into() },
-        KubeError::Status { server: server(), code: 500, reason: "InternalError".into(), server_message: "etcdserver: request timed out".into() },
-        KubeError::TimedOut { server: server(), timeout: Duration::from_secs(30) },
-        KubeError::NotAPodList { server: server(), namespace: namespace(), detail: "its kind is \"Status\"".into() },
-        KubeError::EndlessList { server: server(), namespace: namespace(), pages: 2 },
-        KubeError::Unreachable { server: server(), cause: "Connection refused (os error 111)".into() },
+        read(ReadFault::Answered(401, "Unauthorized".into(), "Unauthorized".into())),
+        read(ReadFault::Answered(403, "Forbidden".into(), "pods is forbidden: User \"system:serviceaccount:jhub:x\" cannot list resource \"pods\" in API group \"\" in the namespace \"jhub\"".into())),
+        read(ReadFault::Answered(410, "Expired".into(), "The provided continue parameter is too old".into())),
+        read(ReadFault::Answered(500, "InternalError".into(), "etcdserver: request timed out".into())),
+        read(ReadFault::TimedOut(Duration::from_secs(30))),
+        read(ReadFault::NotAPodList("its kind is \"Status\"".into())),
+        read(ReadFault::EndlessList(2)),
+        read(ReadFault::Unreachable("Connection refused (os error 111)".into())),
     ];
     let mut shown = Vec::new();
     for e in &errors {
@@ -40,12 +44,16 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
         let help = words.help.as_deref().unwrap_or_default();
         let makes = matches!(e, KubeError::User { .. } | KubeError::NoCredentials { .. });
         assert_eq!(help.contains("token: TOKEN"), makes, "{words}");
-        assert_eq!(
-            help.contains("kind: Role"),
-            matches!(e, KubeError::Forbidden { .. })
+        let forbidden = matches!(
+            e,
+            KubeError::Read {
+                fault: ReadFault::Answered(403, ..),
+                ..
+            }
         );
+        assert_eq!(help.contains("kind: Role"), forbidden);
         // The one template is shown in full once; the rest is one line each.
-        if !makes && !matches!(e, KubeError::Forbidden { .. }) {
+        if !makes && !forbidden {
             assert!(help.lines().count() <= 2, "{words}");
         }
         shown.push(e.to_string());
