@@ -54,10 +54,8 @@ impl Cli {
     /// clap's usage errors (exit code 2).
     pub fn try_parse_inputs() -> Result<Self, clap::Error> {
         use clap::{CommandFactory, FromArgMatches};
-        let set = |name: &str| {
-            std::env::var_os(name).is_some_and(|v| !v.to_string_lossy().trim().is_empty())
-        };
-        let matches = with_variables_set(Self::command(), &set).try_get_matches()?;
+        let var = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
+        let matches = with_variables_set(Self::command(), &var).try_get_matches()?;
         Self::from_arg_matches(&matches)
     }
 
@@ -156,14 +154,16 @@ fn with_input_variables(cmd: clap::Command) -> clap::Command {
     })
 }
 
-/// `cmd` with each option declared `env` reading the first of its [`variables`] that is
-/// `set` (in the environment, and not blank; none: its default applies), recursively through
-/// subcommands.
-fn with_variables_set(cmd: clap::Command, set: &dyn Fn(&str) -> bool) -> clap::Command {
+/// `cmd` with each option declared `env` reading the first of its [`variables`] that `var`
+/// (the environment) has, and not blank; none when its Action input is set but blank (its
+/// default applies), recursively through subcommands.
+fn with_variables_set(cmd: clap::Command, var: &dyn Fn(&str) -> Option<String>) -> clap::Command {
+    let given = |name: &String| var(name).is_some_and(|v| !v.trim().is_empty());
     let cmd = cmd.mut_args(|arg| match (arg.get_env(), arg.get_long().map(variables)) {
-        (Some(_), Some(names)) => match names.into_iter().find(|name| set(name)) {
+        (Some(_), Some(names)) => match names.iter().find(|name| given(name)) {
             Some(name) => arg.env(name),
-            None => arg.env(None),
+            None if var(&names[0]).is_some() => arg.env(None),
+            None => arg,
         },
         _ => arg,
     });
@@ -172,7 +172,7 @@ fn with_variables_set(cmd: clap::Command, set: &dyn Fn(&str) -> bool) -> clap::C
         .map(|s| s.get_name().to_string())
         .collect();
     names.into_iter().fold(cmd, |cmd, name| {
-        cmd.mut_subcommand(name, |sub| with_variables_set(sub, set))
+        cmd.mut_subcommand(name, |sub| with_variables_set(sub, var))
     })
 }
 
@@ -795,36 +795,41 @@ mod tests {
     #[test]
     fn tokens_are_read_from_the_conventional_variables_after_the_action_input() {
         use clap::CommandFactory;
-        let read = |set: &[&str], command: &str, long: &str| {
-            let set = |name: &str| set.contains(&name);
-            let cmd = with_variables_set(Cli::command(), &set);
+        let read = |set: &[(&str, &str)], command: &str, long: &str| {
+            let var = |name: &str| {
+                set.iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| v.to_string())
+            };
+            let cmd = with_variables_set(Cli::command(), &var);
             let sub = cmd.find_subcommand(command).unwrap();
             let arg = sub.get_arguments().find(|a| a.get_long() == Some(long));
             arg.and_then(|a| a.get_env())
                 .map(|e| e.to_string_lossy().into_owned())
         };
-        let github = ["INPUT_GITHUB-TOKEN", "GH_TOKEN", "GITHUB_TOKEN"];
+        let github = [
+            ("INPUT_GITHUB-TOKEN", "a"),
+            ("GH_TOKEN", "b"),
+            ("GITHUB_TOKEN", "c"),
+        ];
+        let announce = |set| read(set, "announce", "github-token");
+        assert_eq!(announce(&github).as_deref(), Some("INPUT_GITHUB-TOKEN"));
         assert_eq!(
-            read(&github, "announce", "github-token").unwrap(),
-            "INPUT_GITHUB-TOKEN"
+            read(&github[1..], "status", "github-token").as_deref(),
+            Some("GH_TOKEN")
         );
+        assert_eq!(announce(&github[2..]).as_deref(), Some("GITHUB_TOKEN"));
+        let blank = [("INPUT_GITHUB-TOKEN", " "), ("GH_TOKEN", "")];
+        assert_eq!(announce(&blank), None, "a blank input counts as unset");
+        // Nothing set: the Action input is still the one `--help` names.
+        assert_eq!(announce(&[]).as_deref(), Some("INPUT_GITHUB-TOKEN"));
+        let hub = [("JUPYTERHUB_API_TOKEN", "d")];
+        let hub_token = read(&hub, "status", "hub-token");
+        assert_eq!(hub_token.as_deref(), Some("JUPYTERHUB_API_TOKEN"));
+        let hub_url = read(&hub, "status", "hub-url");
         assert_eq!(
-            read(&github[1..], "status", "github-token").unwrap(),
-            "GH_TOKEN"
-        );
-        assert_eq!(
-            read(&github[2..], "announce", "github-token").unwrap(),
-            "GITHUB_TOKEN"
-        );
-        assert_eq!(read(&[], "announce", "github-token"), None);
-        let hub = ["JUPYTERHUB_API_TOKEN"];
-        assert_eq!(
-            read(&hub, "status", "hub-token").unwrap(),
-            "JUPYTERHUB_API_TOKEN"
-        );
-        assert_eq!(
-            read(&hub, "status", "hub-url"),
-            None,
+            hub_url.as_deref(),
+            Some("INPUT_HUB-URL"),
             "only the tokens have others"
         );
         assert!(
