@@ -85,7 +85,7 @@ pub(super) fn given_path(path: Option<&PathBuf>) -> Option<&Path> {
         .filter(|p| !p.as_os_str().is_empty())
 }
 
-/// A secret input as a clap value parser ([`super::Checked`]): a [`secrets::SecretString`]
+/// A secret input as a clap value parser ([`super::checked`]): a [`secrets::SecretString`]
 /// from the start, so no `Debug` of the options shows it. Only text that is not UTF-8 is
 /// refused, naming the input (by the value parser, before this runs).
 pub(crate) fn secret_arg(text: &str) -> Result<secrets::SecretString, UsageError> {

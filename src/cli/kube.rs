@@ -5,7 +5,7 @@
 use super::inputs;
 use super::usage::{Problem, Rule};
 use super::value::{EnumList, bool_parser, enum_list_parser};
-use super::{Checked, DurationParser, InputDuration, UsageError};
+use super::{DurationParser, InputDuration, UsageError, checked};
 use crate::status::classify::Alarm;
 use crate::status::kube::{Credentials, KubeError, KubeInputs, KubeRequest, Origin, resolve};
 use crate::support::log::Log;
@@ -24,7 +24,7 @@ pub struct KubeArgs {
     /// The kubeconfig file to read, as kubectl's --kubeconfig [default: the files KUBECONFIG lists, else ~/.kube/config, else the in-cluster service account]. The Action input takes the file's whole content (a secret), and so does a value of several lines. Its user needs a token or client certificate: the image has no credential plugins
     // allow_hyphen_values: content may begin with YAML's `---`; without it clap takes the
     // content for an unknown option and echoes it whole.
-    #[arg(long, env, hide_env_values = true, allow_hyphen_values = true, value_parser = Checked(inputs::secret_arg), value_name = "PATH")]
+    #[arg(long, env, hide_env_values = true, allow_hyphen_values = true, value_parser = checked(inputs::secret_arg), value_name = "PATH")]
     pub kubeconfig: Option<SecretString>,
     /// The kubeconfig's context to read, as kubectl's --context [default: its current-context]
     #[arg(long, env, value_name = "NAME")]

@@ -454,12 +454,9 @@ mod tests {
     #[test]
     fn with_released_at_and_no_comment_the_image_is_not_resolved() {
         let at = ["--released-at", "2026-11-30T12:00:00Z"];
-        let image = [
-            "--image",
-            "ghcr.io/org/lab:latest",
-            "--github-token",
-            "ghs_t0k3n",
-        ];
+        let image: Vec<&str> = "--image ghcr.io/org/lab:latest --github-token ghs_t0k3n"
+            .split(' ')
+            .collect();
         let r = request(&[&HUB[..], &at, &image].concat()).unwrap();
         // Nothing needs the digest: no registry, no GitHub.
         assert!(r.image.is_none() && r.github.is_none(), "image kept");
@@ -619,12 +616,9 @@ mod tests {
             "--registry-timeout",
             "2m",
         ];
-        let creds = [
-            "--registry-username",
-            "ci",
-            "--registry-password",
-            "pw-1-long",
-        ];
+        let creds: Vec<&str> = "--registry-username ci --registry-password pw-1-long"
+            .split(' ')
+            .collect();
         let r = request(&[&HUB[..], &by_image, &creds].concat()).unwrap();
         let Some((ImageSource::Registry(_), Some(registry))) = r.image else {
             panic!("no registry options");

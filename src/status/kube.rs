@@ -908,12 +908,11 @@ current-context: hub
     #[test]
     fn credentials_are_found_as_kubectl_finds_them_and_refused_before_anything_is_sent() {
         let dir = tempfile::tempdir().unwrap();
-        let file = |name: &str, content: &str| {
-            let path = dir.path().join(name);
-            std::fs::write(&path, content).unwrap();
-            path.display().to_string()
-        };
-        let (good, second) = (file("good", KUBECONFIG), file("second", "apiVersion: v1\n"));
+        for (name, content) in [("good", KUBECONFIG), ("second", "apiVersion: v1\n")] {
+            std::fs::write(dir.path().join(name), content).unwrap();
+        }
+        let path = |name: &str| dir.path().join(name).display().to_string();
+        let (good, second) = (path("good"), path("second"));
         let home = dir.path().join("home");
         std::fs::create_dir_all(home.join(".kube")).unwrap();
         std::fs::write(home.join(".kube/config"), kubeconfig("hub-ns", "home-ns")).unwrap();

@@ -110,7 +110,9 @@ fn credentials_that_cannot_work_are_refused_before_the_hub_is_read() {
     );
     let hub = format!("http://127.0.0.1:{}", free_port());
     let at = "2026-11-30T12:00:00Z";
-    let cases: [(&[&str], &[(&str, &str)], i32); 6] = [
+    // The options, the variables, the exit code.
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], i32);
+    let cases: [Case; 6] = [
         (&["--kubeconfig", &basic], &[], 2),
         (&["--kubeconfig", &none], &[], 2),
         (&["--kubeconfig", "/nowhere/config"], &[], 2),
