@@ -385,14 +385,15 @@ fn url_words(named: &str, kind: UrlKind, what: &UrlProblem) -> Words {
         ),
     };
     let (has, why) = match what {
-        UrlProblem::QueryOrFragment { query: true } => (
-            "has a query ('?')".into(),
+        UrlProblem::QueryOrFragment { query } => (
             format!(
-                "{address} takes no query or fragment (a token goes in {token}, never in the URL): "
+                "has a {}",
+                if *query {
+                    "query ('?')"
+                } else {
+                    "fragment ('#')"
+                }
             ),
-        ),
-        UrlProblem::QueryOrFragment { query: false } => (
-            "has a fragment ('#')".into(),
             format!(
                 "{address} takes no query or fragment (a token goes in {token}, never in the URL): "
             ),

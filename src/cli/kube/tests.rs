@@ -57,7 +57,8 @@ fn kubernetes_is_off_unless_asked_for_and_each_refusal_names_its_input() {
     .map(|(args, env)| {
         let (input, words) = request(args, env, &log).expect_err("refused");
         let words = words.lines().next().unwrap_or_default().to_string();
-        format!("{:?}\n  {input}: {words}", args.join(" "))
+        let args = args.join(" ").replace(KUBECONFIG, "KUBECONFIG");
+        format!("{args}\n  {input}: {words}")
     })
     .collect();
     insta::assert_snapshot!(table.join("\n"));
