@@ -5,13 +5,19 @@
 //! references (an entry is a registry when `ENTRY/x` names the registry `ENTRY`); the rules
 //! added here are ours: no credentials (a value holding `@` is refused and never echoed), a
 //! scheme, path, query or fragment named as such with the HOST:PORT to give instead, and a
-//! port of 1 to 65535 (the grammar takes any digits; a URL takes no more).
+//! port of 1 to 65535 without leading zeros (the grammar takes any digits; a URL takes no
+//! more, and the entry is compared as text), a host of at most 253 characters (DNS's limit,
+//! which the grammar does not set).
 //!
 //! Pure: text in, the entries or the problem as data ([`Refused`], [`EntryProblem`]) out,
 //! the entry as messages may quote it; the words are `crate::render::usage_words`'.
 
 use crate::support::sanitize::cap;
 use crate::support::url::hidden_query;
+
+/// The longest host name, in characters: 253 (RFC 1035 §2.3.4's 255 octets on the wire, as
+/// text without the final dot; RFC 1123 §2.1), which the reference grammar does not bound.
+const HOST_MAX_CHARS: usize = 253;
 
 /// The most characters of an `insecure-registry` entry a message quotes: a longer entry is
 /// cut there, ending with `…`, so a pasted file cannot flood the log.
@@ -123,10 +129,16 @@ pub(crate) fn registry(entry: &str) -> Result<(), EntryProblem> {
 /// Whether `text` is a registry as an image reference names it: the registry of the
 /// reference `TEXT/x` is `TEXT` (distribution's grammar and its `splitDockerDomain`: labels
 /// of ASCII letters, digits and `-` joined by dots, holding a dot or a port or being
-/// `localhost`, else the text reads as a Docker Hub path), with a port, if any, of 1 to 65535.
+/// `localhost`, else the text reads as a Docker Hub path), a host of at most
+/// [`HOST_MAX_CHARS`], with a port, if any, of 1 to 65535 written without leading zeros (the
+/// entry is compared as text: `05000` never equals a reference's `5000`).
 fn is_registry(text: &str) -> bool {
-    let port = text.rsplit_once(':').map(|(_, port)| port.parse::<u16>());
-    port.is_none_or(|port| port.is_ok_and(|p| p > 0))
+    let (host, port) = text
+        .rsplit_once(':')
+        .map_or((text, None), |(h, p)| (h, Some(p)));
+    let port = port.map(|text| (text, text.parse::<u16>()));
+    host.len() <= HOST_MAX_CHARS
+        && port.is_none_or(|(text, port)| port.is_ok_and(|p| p > 0 && p.to_string() == text))
         && super::reference::parse(&format!("{text}/x")).is_ok_and(|r| r.registry() == text)
 }
 

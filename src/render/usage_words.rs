@@ -10,7 +10,8 @@ use super::usage::{
 use super::window_words::{human, human_at_most, servers_words};
 use super::words::{WHAT_MAX_CHARS, Words};
 use crate::support::duration::JOB_MAX_WORDS;
-use crate::support::github::{RepositoryError, RepositoryProblem};
+use crate::support::github::RepositoryError;
+use crate::support::github::RepositoryProblem;
 use crate::support::sanitize::{cap, is_invisible};
 use crate::support::secrets::MIN_CHARS;
 use crate::support::time::{TimeError, rfc3339_seconds as rfc3339};
@@ -29,7 +30,7 @@ const BOOLEAN_WORDS: &str = "true or false (yes/no, on/off and 1/0 are taken too
 /// What the templates' help says.
 const TEMPLATE_EXAMPLE: &str = "e.g. .github/release-note.md.j2";
 /// What every `insecure-registry` help ends with.
-const INSECURE_RULE: &str = "each entry is HOST or HOST:PORT as the image reference names the registry (letters, digits, '-' and '.', with a dot or a port unless it is localhost; port 1 to 65535), e.g. localhost:5000";
+const INSECURE_RULE: &str = "each entry is HOST or HOST:PORT as the image reference names the registry (letters, digits, '-' and '.', at most 253, with a dot or a port unless it is localhost; port 1 to 65535, no leading zeros), e.g. localhost:5000";
 
 /// `text` between `quote`s with Rust's string escapes (so control characters and most
 /// invisible ones read `\u{..}`), and any invisible character those leave

@@ -384,7 +384,7 @@ pub(crate) fn resolve(
     };
     let found = match inputs.kubeconfig {
         Some((content, true)) => Some((parse(content, Origin::Input)?, Origin::Input)),
-        Some((path, false)) => Some(read(&[Origin::Flag(path.into())])?),
+        Some((path, false)) => Some(read(&[Origin::Flag(home_path(path, env))])?),
         None => kubeconfig_files(env)
             .map(|files| read(&files))
             .transpose()?,
@@ -504,6 +504,15 @@ fn kubeconfig_files(env: &HashMap<String, String>) -> Option<Vec<Origin>> {
     match home.filter(|h| listed.is_empty() && h.exists()) {
         Some(home) => Some(vec![Origin::Home(home)]),
         None => (!listed.is_empty()).then_some(listed),
+    }
+}
+
+/// `path` with a leading `~/` read as the home directory (`HOME` in `env`), as the shell
+/// reads it: `--kubeconfig=~/.kube/config` is not expanded by bash.
+fn home_path(path: &str, env: &HashMap<String, String>) -> PathBuf {
+    match (path.strip_prefix("~/"), env.get("HOME")) {
+        (Some(rest), Some(home)) => Path::new(home).join(rest),
+        _ => PathBuf::from(path),
     }
 }
 
@@ -1068,6 +1077,15 @@ current-context: hub
             "blank KUBECONFIG, ~/.kube/config",
             none,
             &[("KUBECONFIG", " ".into()), ("HOME", home.clone())],
+        );
+        let tilde = KubeInputs {
+            kubeconfig: Some(("~/.kube/config", false)),
+            ..none
+        };
+        case(
+            "--kubeconfig ~/.kube/config, not expanded by the shell",
+            tilde,
+            &[("HOME", home.clone())],
         );
         case("nothing", none, &[("HOME", "/nowhere".into())]);
         let token = Path::new(SERVICE_ACCOUNT_TOKEN).is_file();

@@ -95,6 +95,8 @@ const IO_MODULES: &[&str] = &[
 /// render layer; `status::report` for the status edges, which come after render).
 const DATA_MODULES: &[&str] = &[
     "support::github::error",
+    "support::github::RepositoryError",
+    "support::github::RepositoryProblem",
     "digest::registry::errors",
     "event::EventError",
     "event::MAX_LABELS",
