@@ -485,10 +485,8 @@ fn template_words(named: &str, what: &TemplateProblem) -> Words {
             "give the template file itself",
         ),
         TemplateProblem::TooLarge { size, limit } => say(
-            format!(
-                "{named}: the template is {size} bytes, over the limit of {limit} bytes (64 KiB)"
-            ),
-            "is it the right file?",
+            format!("{named}: {size} bytes, over the template limit (64 KiB)"),
+            format!("the limit is {limit} bytes: is it the right file?"),
         ),
     }
 }
@@ -650,6 +648,335 @@ mod tests {
             Problem::HubSize(9),
         ));
         super::super::words::assert_shape(&long);
+    }
+
+    /// Every problem's words, with typical values: one first line of at most 120
+    /// characters, then the help.
+    #[test]
+    fn every_problem_says_what_failed_then_what_to_write() {
+        use super::super::usage::{DurationBounds, Required as R, Rule};
+        use crate::support::duration::DurationProblem as D;
+        use std::sync::Arc;
+        let job = DurationBounds {
+            min: std::time::Duration::from_secs(1),
+            limit: DurationLimit::Job,
+            example: "30",
+        };
+        let culler = DurationBounds {
+            limit: DurationLimit::Culler,
+            ..job
+        };
+        let time = |t| time::OffsetDateTime::from_unix_timestamp(t).unwrap();
+        let past = crate::window::PastTheCalendar {
+            now: time(253_402_300_000),
+            now_given: true,
+            longest_secs: 4200,
+            configured: Default::default(),
+            scale: None,
+            fix: CalendarFix::Clock,
+        };
+        let refused = || Arc::new(anyhow::anyhow!("is not a valid image reference"));
+        let url = |p| Problem::BadUrl(UrlKind::Hub, p);
+        let repo = |r| Problem::Repository(RepositoryProblem::Rule(r));
+        let entry = |why| Refused::Entry {
+            shown: "localhost:5000/x".into(),
+            why,
+        };
+        let rules = [
+            Rule::PrintContextNeedsDryRun,
+            Rule::NoSecurityLabel,
+            Rule::UsernameWithoutPassword,
+            Rule::PasswordWithoutUsername,
+            Rule::NoRepository,
+            Rule::NoCommit,
+            Rule::KubernetesNeedsImage,
+            Rule::NoRelease,
+            Rule::EnvironmentNeedsImage,
+            Rule::CommentNeedsImage,
+            Rule::KubernetesOffWithKubeconfig,
+        ];
+        let mut cases: Vec<(&str, Option<&str>, Problem)> = vec![
+            ("image", None, Problem::Required(R::Image)),
+            ("hub-url", None, Problem::Required(R::HubUrl)),
+            ("hub-token", None, Problem::Required(R::HubToken)),
+            ("dry-run", None, Problem::NotUtf8),
+            ("hub-timeout", Some(""), Problem::Duration(D::Empty, job)),
+            (
+                "hub-timeout",
+                Some("-5"),
+                Problem::Duration(D::Negative, job),
+            ),
+            (
+                "cull-timeout",
+                Some("99999999999"),
+                Problem::Duration(D::TooLong, culler),
+            ),
+            (
+                "hub-timeout",
+                Some("1.5"),
+                Problem::Duration(D::BareDecimal, job),
+            ),
+            (
+                "cull-max-age",
+                Some("11years"),
+                Problem::Duration(
+                    D::Calendar {
+                        unit: "years".into(),
+                        months: false,
+                    },
+                    culler,
+                ),
+            ),
+            (
+                "hub-timeout",
+                Some("1h30"),
+                Problem::Duration(D::NoUnit, job),
+            ),
+            (
+                "hub-timeout",
+                Some("8 fortnights"),
+                Problem::Duration(D::UnknownUnit("fortnights".into()), job),
+            ),
+            (
+                "cull-every",
+                Some("1.5s"),
+                Problem::Duration(D::NotWholeSeconds, culler),
+            ),
+            ("hub-timeout", Some("0"), Problem::Duration(D::Zero, job)),
+            (
+                "hub-timeout",
+                Some("500ms"),
+                Problem::Duration(D::TooShort, job),
+            ),
+            (
+                "tier",
+                Some("urgent"),
+                Problem::NotOneOf(vec!["auto".into(), "routine".into(), "security".into()]),
+            ),
+            ("dry-run", Some("maybe"), Problem::NotBoolean),
+            (
+                "namespace",
+                Some("Lab"),
+                Problem::NotAName(NameKind::Namespace),
+            ),
+            (
+                "helm-release",
+                Some("hub;x"),
+                Problem::NotAName(NameKind::HelmRelease),
+            ),
+            (
+                "hub-url",
+                Some("https://hub.org/?***"),
+                url(UrlProblem::QueryOrFragment { query: true }),
+            ),
+            (
+                "hub-url",
+                Some("https://hub.org/$(id)"),
+                url(UrlProblem::Unpasteable('$')),
+            ),
+            (
+                "hub-url",
+                Some("https://hub.org/ x"),
+                url(UrlProblem::Whitespace),
+            ),
+            (
+                "hub-url",
+                Some("hub.org"),
+                url(UrlProblem::NotAUrl(
+                    ::url::ParseError::RelativeUrlWithoutBase,
+                )),
+            ),
+            ("hub-url", Some("ftp://hub.org"), url(UrlProblem::NotHttp)),
+            ("hub-url", Some("http:///path"), url(UrlProblem::NoHost)),
+            (
+                "hub-url",
+                Some("https://***@hub.org"),
+                url(UrlProblem::UserName),
+            ),
+            (
+                "hub-url",
+                Some("https://hub.org/hub/api"),
+                Problem::InHubApi {
+                    base: "https://hub.org".into(),
+                },
+            ),
+            ("repository", Some("noslash"), repo(RepositoryError::Form)),
+            ("repository", Some("-o/r"), repo(RepositoryError::Owner)),
+            ("repository", Some("o/.."), repo(RepositoryError::Name)),
+            (
+                "repository",
+                Some("o/r.git"),
+                Problem::Repository(RepositoryProblem::GitSuffix {
+                    without: Some("o/r".into()),
+                }),
+            ),
+            (
+                "hub-token",
+                None,
+                Problem::Token(TokenProblem::Characters { control: true }),
+            ),
+            (
+                "github-token",
+                None,
+                Problem::Token(TokenProblem::Characters { control: false }),
+            ),
+            (
+                "hub-token",
+                None,
+                Problem::Token(TokenProblem::Short { chars: 3 }),
+            ),
+            (
+                "github-token",
+                None,
+                Problem::Token(TokenProblem::Short { chars: 3 }),
+            ),
+            (
+                "insecure-registry",
+                None,
+                Problem::Insecure(Refused::Credentials { entry: Some(2) }),
+            ),
+            (
+                "insecure-registry",
+                None,
+                Problem::Insecure(entry(EntryProblem::Around {
+                    authority: Some("localhost:5000".into()),
+                })),
+            ),
+            (
+                "insecure-registry",
+                None,
+                Problem::Insecure(entry(EntryProblem::NotARegistry)),
+            ),
+            ("hub-size", Some("0"), Problem::HubSize(1_000_000)),
+            (
+                "jupyterhub-values",
+                None,
+                Problem::ValuesListedWithComma("a.yaml,b.yaml".into()),
+            ),
+            ("now", None, Problem::PastTheCalendar(Box::new(past))),
+            (
+                "image",
+                Some("oci:README.md"),
+                Problem::LayoutNotADirectory("README.md".into()),
+            ),
+            (
+                "image",
+                Some("oci:lab"),
+                Problem::LayoutMissing("lab".into()),
+            ),
+            (
+                "release-note-template",
+                Some("x.md.j2"),
+                Problem::Template(TemplateProblem::Unreadable(Arc::new(std::io::Error::from(
+                    std::io::ErrorKind::NotFound,
+                )))),
+            ),
+            (
+                "release-note-template",
+                Some("/etc/passwd"),
+                Problem::Template(TemplateProblem::OutsideWorkspace {
+                    workspace: "/w".into(),
+                    real: "/etc/passwd".into(),
+                }),
+            ),
+            (
+                "release-note-template",
+                Some("dir"),
+                Problem::Template(TemplateProblem::NotRegular),
+            ),
+            (
+                "release-note-template",
+                Some("big.md.j2"),
+                Problem::Template(TemplateProblem::TooLarge {
+                    size: 70_000,
+                    limit: 65_536,
+                }),
+            ),
+            (
+                "released-at",
+                None,
+                Problem::LaterThanClock {
+                    at: time(1_800_000_001),
+                    now: time(1_800_000_000),
+                },
+            ),
+            (
+                "now",
+                Some("yesterday"),
+                Problem::Time(TimeError::Syntax(
+                    "the 'year' component could not be parsed".into(),
+                )),
+            ),
+            (
+                "now",
+                Some("10000-01-01T00:00:00Z"),
+                Problem::Time(TimeError::LongYear),
+            ),
+            (
+                "now",
+                Some("9999-12-31T23:59:59-01:00"),
+                Problem::Time(TimeError::AfterLast),
+            ),
+            (
+                "now",
+                Some("0000-01-01T00:00:00+01:00"),
+                Problem::Time(TimeError::BeforeFirst),
+            ),
+            ("github-token", None, Problem::NoToken(None)),
+            (
+                "github-token",
+                None,
+                Problem::NoToken(Some(GitHubUse::Environment)),
+            ),
+            (
+                "github-token",
+                None,
+                Problem::NoToken(Some(GitHubUse::Comment)),
+            ),
+            (
+                "github-token",
+                None,
+                Problem::NoToken(Some(GitHubUse::ReleaseTime)),
+            ),
+            (
+                "fail-on",
+                None,
+                Problem::AlarmWithoutKubernetes("mismatch".into()),
+            ),
+            (
+                "hub-url",
+                Some("https://hub.example.org"),
+                Problem::Placeholder,
+            ),
+            (
+                "image",
+                Some("ghcr.io/Org/Lab"),
+                Problem::Refused(refused(), Said::Whole),
+            ),
+            (
+                "image",
+                Some("ghcr.io/Org/Lab"),
+                Problem::Refused(refused(), Said::Named),
+            ),
+            (
+                "image",
+                Some("ghcr.io/Org/Lab"),
+                Problem::Refused(refused(), Said::Colon),
+            ),
+        ];
+        cases.extend(rules.map(|r| ("image", None, Problem::Rule(r))));
+        let shown: Vec<String> = cases
+            .into_iter()
+            .map(|(input, given, problem)| {
+                let e = match given {
+                    Some(given) => UsageError::of(input, given, problem),
+                    None => UsageError::new(input, problem),
+                };
+                super::super::words::assert_shape(&words(&e));
+                e.to_string()
+            })
+            .collect();
+        insta::assert_snapshot!(shown.join("\n"));
     }
 
     #[test]

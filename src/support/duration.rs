@@ -1,6 +1,9 @@
 //! The one duration parser of the inputs: bare digits are seconds (`60`), anything else is
 //! a [`humantime`] duration (`90s`, `2m`, `1h 30m`, `250ms`) without humantime's months
-//! and years (see [`parse`]).
+//! and years (see [`parse`]). humantime carries the grammar; the rules added here are ours:
+//! bare digits as seconds (the z2jh values' unit), no months or years (averages, not
+//! lengths), no sign, and each option's bounds ([`bounded`]: a job's 6 hours, the culler's
+//! whole seconds).
 
 use std::time::Duration;
 
