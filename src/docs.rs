@@ -5,7 +5,6 @@
 use crate::render::RunbookSettings;
 use crate::render::docs::{DocsNote, apply, diff, sections, window_json, window_text};
 use crate::render::messages::RunWarning;
-use crate::support::files;
 use crate::support::log::Log;
 use crate::window::{Configured, Window};
 use anyhow::{Context, Result, anyhow, bail};
@@ -14,7 +13,7 @@ pub use crate::render::docs::DOC_DIGEST;
 
 /// The largest deployment doc read, in bytes (1 MiB): the committed one is under 20 KiB; a
 /// larger file is not the doc, and `/dev/zero` or a FIFO is never read at all
-/// ([`files::read_text`]).
+/// (`crate::support::files::read_text`, by the command line).
 pub(crate) const DOC_MAX_BYTES: u64 = 1024 * 1024;
 
 /// The `docs` request, validated by the command line.
@@ -26,6 +25,8 @@ pub struct DocsRequest {
     pub runbook: RunbookSettings,
     /// The deployment doc to check or write.
     pub file: std::path::PathBuf,
+    /// Its text, read by the command line (a refusal is bad input).
+    pub doc: String,
     /// Rewrite the generated sections (`--write`) rather than check them (`--check`).
     pub write: bool,
 }
@@ -43,22 +44,19 @@ pub struct WindowRequest {
 /// (values files, `--cull-*`) and the runbook's coordinates.
 ///
 /// # Errors
-/// `--check` with stale sections (after printing the diff to stdout); a doc that is not a
-/// readable regular UTF-8 file of at most [`DOC_MAX_BYTES`]; bad markers; with `--write`, a
+/// `--check` with stale sections (after printing the diff to stdout); bad markers; with `--write`, a
 /// read-only doc (refused before anything is written, as `scripts/pin-image` refuses one) or
 /// a failed write. Each error's fix follows its cause ([`DocsNote`]).
 pub(crate) fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
     warn_if_disabled(&req.culler.window(), log);
-    let path = &req.file.display().to_string();
-    let doc = files::read_text(&req.file, DOC_MAX_BYTES)
-        .map_err(|e| anyhow!("{}", DocsNote::Unreadable(path, &e)))?;
+    let (path, doc) = (&req.file.display().to_string(), &req.doc);
     if req.write && read_only(&req.file) {
         bail!("{}", DocsNote::ReadOnly(path));
     }
-    let fresh = apply(&doc, &sections(&req.culler, &req.runbook)?)
+    let fresh = apply(doc, &sections(&req.culler, &req.runbook)?)
         .with_context(|| DocsNote::NotPlaced(path).to_string())?;
     if req.write {
-        if fresh == doc {
+        if fresh == *doc {
             log.info(&DocsNote::UpToDate(path).to_string());
         } else {
             std::fs::write(&req.file, &fresh)
@@ -67,7 +65,7 @@ pub(crate) fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
         }
         return Ok(());
     }
-    let d = diff(path, &doc, &fresh);
+    let d = diff(path, doc, &fresh);
     if d.is_empty() {
         log.info(&DocsNote::Current(path).to_string());
         return Ok(());

@@ -49,8 +49,8 @@ use support::{github, sanitize, tls};
 // The binary (`main.rs`): parse the command line, log, run, report a refused command line.
 // `run` and `usage_error` are below. The tests read the option table (`Cli::command`) and
 // the one duration parser every duration option shares.
-pub use cli::Cli;
 pub use cli::value::{DurationParser, InputDuration};
+pub use cli::{Cli, mask_secret_inputs};
 pub use support::log::Log;
 
 // The run's inputs the tests build: the repository, the digest and image, the pull
@@ -148,47 +148,6 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
                 ExitCode::FAILURE
             }
         }
-    }
-}
-
-/// Registers the secret inputs with `log` before anything is printed, so no usage error can
-/// show them: the options declared with `hide_env_values` (`github-token`,
-/// `registry-password`, `hub-token`), read from their `INPUT_<NAME>` variables and from
-/// `args` (the command line, `--name VALUE` or `--name=VALUE`; clap may have refused them);
-/// the GitHub token also in its Basic form. Inside Actions this prints their
-/// `::add-mask::` lines first.
-pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
-    use clap::CommandFactory;
-    let cmd = cli::Cli::command();
-    let mut secrets: Vec<(String, Option<&std::ffi::OsStr>)> = Vec::new();
-    for arg in cmd.get_subcommands().flat_map(clap::Command::get_arguments) {
-        let long = arg.get_long().filter(|_| arg.is_hide_env_values_set());
-        let secret = long.map(|long| (format!("--{long}"), arg.get_env()));
-        if let Some(secret) = secret.filter(|s| !secrets.contains(s)) {
-            secrets.push(secret);
-        }
-    }
-    let mut github_tokens = Vec::new();
-    for (long, value) in crate::support::log::secret_values(&secrets, args) {
-        match long {
-            "--kubeconfig" => crate::status::kube::mask_kubeconfig(log, &value),
-            // A hub token too short to be one is refused before it is sent; masked, its
-            // letters would garble every message, the refusal first.
-            "--hub-token" if !crate::status::hub::masks_token(&value) => {}
-            // So is a GitHub token or registry password too short to be one.
-            "--github-token" | "--registry-password" if !support::secrets::masks(&value) => {
-                continue;
-            }
-            _ => log.mask(&value),
-        }
-        if long == "--github-token" {
-            github_tokens.push(value.trim().to_string());
-        }
-    }
-    // The GitHub token also as the Basic credentials git and registries are sent
-    // (`x-access-token:TOKEN`), after every secret as the requests register it.
-    for token in github_tokens.iter().filter(|t| !t.is_empty()) {
-        log.mask_basic("x-access-token", token);
     }
 }
 
@@ -297,13 +256,14 @@ fn unknown_command(err: &clap::Error, log: &Log) -> String {
         .map(|sub| sub.get_name().to_string())
         .filter(|name| name != "help" && !ACTION_COMMANDS.contains(&name.as_str()))
         .collect();
-    render::usage_words::unknown_command(
+    let words = render::usage_words::unknown_command(
         COMMAND_INPUT,
         &given,
         &suggested,
         &ACTION_COMMANDS,
         &others,
-    )
+    );
+    words.to_string()
 }
 
 /// The annotation title for a failure: what kind of thing went wrong, so the run's summary
@@ -397,51 +357,5 @@ fn report_refused(command: Option<&str>, input: Option<&str>, message: &str, log
     let unwritten = files.write_failure(Some(&outputs), Some(&summary));
     if let Some(warning) = unwritten.warning() {
         log.warn(&warning);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::Parser;
-
-    #[test]
-    fn a_github_token_or_registry_password_too_short_to_be_one_is_not_masked() {
-        let args = ["announce", "--github-token", "ab", "--registry-password=db"];
-        let log = Log::new(false, false);
-        mask_secret_inputs(&log, &args.map(Into::into));
-        assert_eq!(log.redact("ab db abc"), "ab db abc");
-        let args = ["announce", "--github-token", "ghs_0123456789"];
-        mask_secret_inputs(&log, &args.map(Into::into));
-        assert_eq!(log.redact("ghs_0123456789"), "***");
-    }
-
-    #[test]
-    fn a_hub_token_too_short_to_be_one_is_not_masked_a_long_one_is() {
-        let at = ["--released-at", "2026-11-30T12:00:00Z"];
-        let url = ["--hub-url", "https://hub.example.edu"];
-        // Not garbled by its own token: a value refused as too short is not masked, as the
-        // binary registers secrets (before parsing, then in the request); a long one is.
-        for (token, masked) in [("t", false), ("12345678", true)] {
-            let argv = ["codeq-rollout", "status", url[0], url[1], at[0], at[1]]
-                .into_iter()
-                .chain(["--hub-token", token]);
-            let log = Log::new(false, false);
-            mask_secret_inputs(&log, &argv.clone().map(Into::into).collect::<Vec<_>>());
-            let cli::Command::Status(args) = Cli::try_parse_from(argv).unwrap().command else {
-                unreachable!()
-            };
-            let outcome = cli::status_request(&args, &log, &std::collections::HashMap::new());
-            assert_eq!(outcome.is_ok(), masked, "{token}");
-            assert_eq!(
-                log.redact(&format!("a {token} b")) == "a *** b",
-                masked,
-                "{token}"
-            );
-            if let Err(e) = outcome {
-                let message = format!("{e:#}");
-                assert_eq!(log.redact(&message), message);
-            }
-        }
     }
 }

@@ -4,7 +4,7 @@
 use super::inputs::{self, given_path};
 use super::usage::{Problem, Required, Rule, Said, refused};
 use super::value::InputDuration;
-use super::{AnnounceArgs, GitHubArgs, RegistryArgs, UsageError, required, usage};
+use super::{AnnounceArgs, UsageError, required, usage};
 use crate::announce::{
     AnnounceRequest, DeploymentRequest, ImageRequest, Templates, TierPolicy, TrackingOptions,
 };
@@ -27,8 +27,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use time::OffsetDateTime;
 
-/// The `announce` request: the secrets registered with `log` first, then every input
-/// validated and the run context resolved from `env` (the `GITHUB_*` variables and the
+/// The `announce` request: every input validated (the secrets were registered with `log`
+/// before parsing: [`super::mask_secret_inputs`]) and the run context resolved from `env` (the `GITHUB_*` variables and the
 /// event payload they name).
 ///
 /// # Errors
@@ -56,7 +56,6 @@ fn request(
     env: &HashMap<String, String>,
     held: &Log,
 ) -> Result<AnnounceRequest> {
-    mask_secrets(&args.github, &args.registry, log);
     if args.print_context && !args.dry_run {
         let problem = Problem::Rule(Rule::PrintContextNeedsDryRun);
         return Err(UsageError::new("print-context", problem).into());
@@ -215,23 +214,6 @@ fn template(
         .map_err(|e| usage(e.input)(e.into()))
 }
 
-/// Registers the GitHub token and the registry password with `log` (both commands), in each
-/// form a server may echo them: ghcr.io gets the token as Basic user `x-access-token` when no
-/// registry credentials are given (`registry::auth::credentials_for`).
-pub(super) fn mask_secrets(github: &GitHubArgs, registry: &RegistryArgs, log: &Log) {
-    registry.mask(log);
-    // One too short to be a token is refused before it is sent (`inputs::long_enough`);
-    // masked, its letters would garble that refusal.
-    let token = github
-        .github_token
-        .as_ref()
-        .map(ExposeSecret::expose_secret);
-    if let Some(token) = token.filter(|t| crate::support::secrets::masks(t)) {
-        log.mask(token);
-        log.mask_basic("x-access-token", token.trim());
-    }
-}
-
 /// What publishing needs beyond a dry run: a token, a repository, a commit.
 fn check_publishable(ctx: &RunContext, token: Option<&SecretString>) -> Result<(), UsageError> {
     let (input, problem) = if token.is_none() {
@@ -289,7 +271,10 @@ mod tests {
         let with_template = [&plain[..], &["--release-note-template", "x.md.j2"]].concat();
         let (input, message) = request(&with_template, &env).err().unwrap();
         assert_eq!(input, "(not usage)");
-        insta::assert_snapshot!(message, @"the workspace templates are read from, /nonexistent/workspace (GITHUB_WORKSPACE), cannot be resolved: check out the repository first (actions/checkout), or set GITHUB_WORKSPACE to its directory: No such file or directory (os error 2)");
+        insta::assert_snapshot!(message, @r#"
+            the workspace /nonexistent/workspace (GITHUB_WORKSPACE) cannot be resolved: No such file or directory (os error 2)
+            help: templates are read from it: check out the repository first (actions/checkout), or set GITHUB_WORKSPACE to its directory
+        "#);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The culler options into culler settings: z2jh's defaults, the values files, the options.
 
-use super::usage::{CalendarFix, HubSizeProblem, Problem};
+use super::usage::{CalendarFix, Problem};
 use super::{CullerArgs, InputDuration, UsageError, usage};
 use crate::support::log::Log;
 use crate::values::{self, SettingsError, ValuesPath};
@@ -50,8 +50,8 @@ impl CullerArgs {
         let path = self.values_path.clone().unwrap_or_default();
         let files = values::read(&self.jupyterhub_values, &path).map_err(refused)?;
         if values::none_sets_cull(&files) {
-            let (title, message) = crate::render::usage_words::no_cull_in_values(path.under());
-            log.warning(title, &message);
+            let (title, words) = crate::render::usage_words::no_cull_in_values(path.under());
+            log.warning(title, &words.to_string());
         }
         let options = Overrides {
             timeout_secs: self.cull.cull_timeout.map(InputDuration::secs),
@@ -86,23 +86,21 @@ pub(super) fn values_path(text: &str) -> Result<ValuesPath, UsageError> {
     ValuesPath::parse(Some(text)).map_err(usage("values-path"))
 }
 
-/// `--hub-size`: the most single-user servers the hub runs at once, 1 to [`MAX_HUB_SERVERS`].
+/// `--hub-size`: the most single-user servers the hub runs at once, a whole number from 1 to
+/// [`MAX_HUB_SERVERS`] (trimmed).
 ///
 /// # Errors
-/// [`UsageError`] naming `hub-size` for empty text, 0, a negative number, a fraction or
-/// anything else that is not a whole number, or more than [`MAX_HUB_SERVERS`].
+/// [`UsageError`] naming `hub-size` and quoting the value, for anything else.
 pub(super) fn hub_size(text: &str) -> Result<u64, UsageError> {
     let t = text.trim();
-    let problem = match t.parse::<u64>() {
-        _ if t.starts_with('-') => HubSizeProblem::Negative,
-        Ok(0) => HubSizeProblem::Zero,
-        Ok(n) if n > MAX_HUB_SERVERS => HubSizeProblem::TooMany(n),
-        Ok(n) => return Ok(n),
-        Err(_) if t.is_empty() => HubSizeProblem::Empty,
-        Err(_) => HubSizeProblem::NotWhole,
-    };
-    let problem = Problem::HubSize(problem, MAX_HUB_SERVERS);
-    Err(UsageError::of("hub-size", t, problem))
+    match t.parse::<u64>() {
+        Ok(n) if (1..=MAX_HUB_SERVERS).contains(&n) => Ok(n),
+        _ => Err(UsageError::of(
+            "hub-size",
+            t,
+            Problem::HubSize(MAX_HUB_SERVERS),
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ pub(crate) use announce::announce_request;
 pub(crate) use status::status_request;
 use usage::required;
 pub(crate) use usage::{UsageError, usage};
-pub(crate) use value::{Checked, DurationParser, InputDuration, List};
+pub(crate) use value::{DurationParser, InputDuration, List, checked};
 use value::{bool_parser, enum_parser, list_parser};
 
 use crate::digest::registry::{Credentials, MissingInput, RegistryOptions, RetryPolicy};
@@ -42,10 +42,11 @@ pub struct Cli {
 }
 
 impl Cli {
-    /// Parses the command line and the Action inputs (`INPUT_<NAME>` variables).
+    /// Parses the command line and the Action inputs (`INPUT_<NAME>` variables, then the
+    /// conventional ones: [`variables`]).
     ///
-    /// An input variable that is set but blank counts as unset, so the option's default
-    /// applies: the runner passes every declared input that has no default, and every
+    /// A variable that is set but blank counts as unset, so the next one or the option's
+    /// default applies: the runner passes every declared input that has no default, and every
     /// `with:` entry that evaluates to `''` (say `tier: ${{ inputs.tier }}` on a push), as an
     /// empty variable.
     ///
@@ -53,7 +54,8 @@ impl Cli {
     /// clap's usage errors (exit code 2).
     pub fn try_parse_inputs() -> Result<Self, clap::Error> {
         use clap::{CommandFactory, FromArgMatches};
-        let matches = without_blank_env(Self::command()).try_get_matches()?;
+        let var = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
+        let matches = with_variables_set(Self::command(), &var).try_get_matches()?;
         Self::from_arg_matches(&matches)
     }
 
@@ -98,6 +100,7 @@ impl Cli {
             Command::Docs(args) => Request::Docs(crate::docs::DocsRequest {
                 culler: args.culler.settings(log)?,
                 runbook: args.runbook.settings(),
+                doc: docs_file(&args.file)?,
                 file: args.file.clone(),
                 write: args.write,
             }),
@@ -106,35 +109,182 @@ impl Cli {
     }
 }
 
-/// `cmd` (a subcommand) with every option declared `env` reading the Action input of its
-/// name: `--cull-timeout` reads `INPUT_CULL-TIMEOUT`, the long name upper-cased with its
-/// hyphens kept, as the runner names the variables of a Docker container action's inputs.
+/// The conventional variables an option reads after its Action input, outside Actions: gh's
+/// for the GitHub token (`GH_TOKEN` first, then `GITHUB_TOKEN`, as gh reads them: "gh help
+/// environment"), JupyterHub's own for the hub token (what its single-user servers and
+/// services are given).
+const CONVENTIONAL: [(&str, &[&str]); 2] = [
+    ("github-token", &["GH_TOKEN", "GITHUB_TOKEN"]),
+    ("hub-token", &["JUPYTERHUB_API_TOKEN"]),
+];
+
+/// The variables option `--long` reads, the first set and not blank winning: its Action input
+/// `INPUT_<LONG>` (upper-cased, hyphens kept, as the runner names a Docker container action's
+/// inputs), then its [`CONVENTIONAL`] ones.
+fn variables(long: &str) -> Vec<String> {
+    let conventional = CONVENTIONAL.iter().filter(|(option, _)| *option == long);
+    let conventional = conventional.flat_map(|(_, names)| names.iter().map(ToString::to_string));
+    std::iter::once(format!("INPUT_{}", long.to_ascii_uppercase()))
+        .chain(conventional)
+        .collect()
+}
+
+/// `docs --file`, read as a values file is ([`crate::support::files::read_text`]: a regular
+/// UTF-8 file of at most [`crate::docs::DOC_MAX_BYTES`]), so a refusal is bad input naming
+/// `file` (exit code 2), as a values file's names `jupyterhub-values`.
+fn docs_file(path: &std::path::Path) -> Result<String, UsageError> {
+    let shown = path.display().to_string();
+    crate::support::files::read_text(path, crate::docs::DOC_MAX_BYTES).map_err(|e| {
+        let words = crate::render::docs::DocsNote::Unreadable(&shown, &e);
+        usage("file")(anyhow::anyhow!("{words}"))
+    })
+}
+
+/// `cmd` (a subcommand) with every option declared `env` reading its Action input
+/// ([`variables`]); an option with conventional variables too lists them all in its help.
 fn with_input_variables(cmd: clap::Command) -> clap::Command {
-    cmd.mut_args(|arg| match (arg.get_env(), arg.get_long()) {
-        (Some(_), Some(long)) => {
-            let variable = format!("INPUT_{}", long.to_ascii_uppercase());
-            arg.env(variable)
+    cmd.mut_args(|arg| match (arg.get_env(), arg.get_long().map(variables)) {
+        (Some(_), Some(names)) if names.len() > 1 => {
+            let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+            let help = format!("{help} [env: {}]", names.join(", else "));
+            arg.env(&names[0]).hide_env(true).help(help)
         }
+        (Some(_), Some(names)) => arg.env(&names[0]),
         _ => arg,
     })
 }
 
-/// `cmd` with the environment variable of every argument whose variable is blank dropped,
-/// recursively through subcommands.
-fn without_blank_env(cmd: clap::Command) -> clap::Command {
-    let cmd = cmd.mut_args(|arg| {
-        let blank = arg.get_env().is_some_and(|name| {
-            std::env::var_os(name).is_some_and(|v| v.to_string_lossy().trim().is_empty())
-        });
-        if blank { arg.env(None) } else { arg }
+/// `cmd` with each option declared `env` reading the first of its [`variables`] that `var`
+/// (the environment) has, and not blank; none when its Action input is set but blank (its
+/// default applies), recursively through subcommands.
+fn with_variables_set(cmd: clap::Command, var: &dyn Fn(&str) -> Option<String>) -> clap::Command {
+    let given = |name: &String| var(name).is_some_and(|v| !v.trim().is_empty());
+    let cmd = cmd.mut_args(|arg| match (arg.get_env(), arg.get_long().map(variables)) {
+        (Some(_), Some(names)) => match names.iter().find(|name| given(name)) {
+            Some(name) => arg.env(name),
+            None if var(&names[0]).is_some() => arg.env(None),
+            None => arg,
+        },
+        _ => arg,
     });
     let names: Vec<String> = cmd
         .get_subcommands()
         .map(|s| s.get_name().to_string())
         .collect();
-    names
-        .into_iter()
-        .fold(cmd, |cmd, name| cmd.mut_subcommand(name, without_blank_env))
+    names.into_iter().fold(cmd, |cmd, name| {
+        cmd.mut_subcommand(name, |sub| with_variables_set(sub, var))
+    })
+}
+
+/// A secret the run registers with its log ([`register`]).
+pub(crate) enum Secret<'a> {
+    /// The GitHub token.
+    GitHubToken(&'a str),
+    /// The registry password, with the user name when one is given.
+    RegistryPassword(&'a str, Option<&'a str>),
+    /// The hub token.
+    HubToken(&'a str),
+    /// A kubeconfig's content.
+    KubeconfigContent(&'a str),
+    /// A kubeconfig read from a file.
+    Kubeconfig(&'a ::kube::config::Kubeconfig),
+}
+
+/// Registers `secret` with `log` in each form a server may echo it ([`Log::mask`]; the one
+/// rule for short secrets is [`crate::support::secrets::Secrets::add`]'s): the GitHub token
+/// also as the Basic credentials git and registries are sent (`x-access-token:TOKEN`, as
+/// `registry::auth::credentials_for` sends it to ghcr.io), the registry password also as the
+/// Basic credentials with its user name, a kubeconfig as its users' tokens, passwords and
+/// client keys (the whole content when it does not parse).
+pub(crate) fn register(log: &Log, secret: Secret) {
+    let each = |secrets: Vec<String>| secrets.iter().for_each(|s| log.mask(s));
+    match secret {
+        Secret::GitHubToken(token) => {
+            log.mask(token);
+            log.mask_basic("x-access-token", token.trim());
+        }
+        Secret::RegistryPassword(password, Some(user)) => log.mask_basic(user.trim(), password),
+        Secret::RegistryPassword(secret, None) | Secret::HubToken(secret) => log.mask(secret),
+        Secret::KubeconfigContent(content) => each(crate::status::kube::content_secrets(content)),
+        Secret::Kubeconfig(config) => each(crate::status::kube::kubeconfig_secrets(config)),
+    }
+}
+
+/// Registers the secret inputs with `log` before anything is printed, so no usage error can
+/// show them: the values of the options declared with `hide_env_values` (`github-token`,
+/// `registry-password`, `hub-token`, `kubeconfig`), read from their [`variables`] and from
+/// `args` (the command line, `--name VALUE` or `--name=VALUE`; clap may refuse it), each as
+/// [`register`] registers it. A kubeconfig is content from its variable, and on the command
+/// line when it spans lines; a one-line value there is a path, no secret. Inside Actions this
+/// prints their `::add-mask::` lines first.
+pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
+    mask_given(log, args, &|name| std::env::var_os(name));
+}
+
+/// [`mask_secret_inputs`], with the environment's variables from `var`.
+fn mask_given(
+    log: &Log,
+    args: &[std::ffi::OsString],
+    var: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) {
+    use clap::CommandFactory;
+    let cmd = Cli::command();
+    let mut longs = vec!["registry-username".to_string()];
+    for arg in cmd.get_subcommands().flat_map(clap::Command::get_arguments) {
+        let long = arg.get_long().filter(|_| arg.is_hide_env_values_set());
+        longs.extend(long.map(str::to_string).filter(|l| !longs.contains(l)));
+    }
+    let values = given_values(&longs, args, var);
+    let user = values
+        .iter()
+        .rev()
+        .find(|(long, ..)| long == "registry-username");
+    let user = user.map(|(_, user, _)| user.as_str());
+    for (long, value, from_variable) in &values {
+        register(
+            log,
+            match long.as_str() {
+                "github-token" => Secret::GitHubToken(value),
+                "registry-password" => Secret::RegistryPassword(value, user),
+                "hub-token" => Secret::HubToken(value),
+                "kubeconfig" if *from_variable || value.contains('\n') => {
+                    Secret::KubeconfigContent(value)
+                }
+                _ => continue,
+            },
+        );
+    }
+}
+
+/// The values the options `longs` were given, before parsing: from each option's
+/// [`variables`] (read with `var`), then from `args` (`--name VALUE` or `--name=VALUE`) in
+/// order, each with whether it came from a variable. Text that is not UTF-8 is read lossily.
+fn given_values(
+    longs: &[String],
+    args: &[std::ffi::OsString],
+    var: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Vec<(String, String, bool)> {
+    let text = |value: &std::ffi::OsStr| value.to_string_lossy().into_owned();
+    let mut values = Vec::new();
+    for long in longs {
+        let set = variables(long).into_iter().filter_map(|name| var(&name));
+        values.extend(set.map(|value| (long.clone(), text(&value), true)));
+    }
+    let args: Vec<String> = args.iter().map(|a| text(a)).collect();
+    for (i, arg) in args.iter().enumerate() {
+        for long in longs {
+            let value = match arg
+                .strip_prefix("--")
+                .and_then(|a| a.strip_prefix(long.as_str()))
+            {
+                Some("") => args.get(i + 1).cloned(),
+                Some(rest) => rest.strip_prefix('=').map(str::to_string),
+                None => None,
+            };
+            values.extend(value.map(|value| (long.clone(), value, false)));
+        }
+    }
+    values
 }
 
 /// The commands.
@@ -159,16 +309,16 @@ pub enum Command {
 #[derive(Debug, Clone, Args, Default)]
 pub struct CullerArgs {
     /// Zero to JupyterHub values file to read cull.* from; repeatable, later files override earlier ones (as helm -f a -f b). The input takes one path per line
-    #[arg(long, env, value_name = "FILE", value_delimiter = '\n', value_parser = Checked(inputs::path))]
+    #[arg(long, env, value_name = "FILE", value_delimiter = '\n', value_parser = checked(inputs::path))]
     pub jupyterhub_values: Vec<std::path::PathBuf>,
     /// Parent key of `cull` in the values files, dotted (e.g. jupyterhub), or . for the top level [default: the top level or jupyterhub, whichever holds cull]
-    #[arg(long, env, value_name = "KEY", value_parser = Checked(culler::values_path))]
+    #[arg(long, env, value_name = "KEY", value_parser = checked(culler::values_path))]
     pub values_path: Option<crate::values::ValuesPath>,
     /// The `--cull-*` options, over the values files.
     #[command(flatten)]
     pub cull: CullOptions,
     /// The most single-user servers the hub runs at once: the window then also states the worst case, all of them due in the same cull pass [default: none, only the usual bound; status: the servers running now]
-    #[arg(long, env, value_name = "N", allow_hyphen_values = true, value_parser = Checked(culler::hub_size))]
+    #[arg(long, env, value_name = "N", allow_hyphen_values = true, value_parser = checked(culler::hub_size))]
     pub hub_size: Option<u64>,
     /// The hub's slow-stop timeout (JupyterHub tornado_settings.slow_stop_timeout), for the worst case; overrides the values files [default: 10]
     #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::SLOW_STOP)]
@@ -198,13 +348,13 @@ pub struct CullOptions {
 #[derive(Debug, Clone, Args)]
 pub struct GitHubArgs {
     /// Repository for the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]
-    #[arg(long, env, value_parser = Checked(inputs::repository))]
+    #[arg(long, env, value_parser = checked(inputs::repository))]
     pub repository: Option<crate::github::Repository>,
-    /// GitHub token (never printed); not needed with --dry-run
-    #[arg(long, env, hide_env_values = true, value_parser = Checked(inputs::secret_arg))]
+    /// GitHub token (never printed): publishes the release and issue, and reads the pull requests' labels for --tier auto, in a dry run too; a dry run with --tier routine or security needs none
+    #[arg(long, env, hide_env_values = true, value_parser = checked(inputs::secret_arg))]
     pub github_token: Option<SecretString>,
     /// GitHub REST API base URL [default: $GITHUB_API_URL, else https://api.github.com]
-    #[arg(long, env, value_name = "URL", value_parser = Checked(inputs::api_url))]
+    #[arg(long, env, value_name = "URL", value_parser = checked(inputs::api_url))]
     pub api_url: Option<HttpUrl>,
 }
 
@@ -212,16 +362,15 @@ impl GitHubArgs {
     /// The `github-token` input, trimmed of ASCII whitespace; `None` when unset or blank.
     ///
     /// # Errors
-    /// [`UsageError`] naming `github-token` for anything but printable ASCII in it
-    /// ([`inputs::token`]); the token is not shown.
+    /// [`UsageError`] naming `github-token` for anything but printable ASCII in it, or
+    /// fewer than 8 characters ([`inputs::token`]); the token is not shown.
     pub fn token(&self) -> Result<Option<&str>, UsageError> {
-        self.github_token
+        let token = self
+            .github_token
             .as_ref()
-            .map(|t| t.expose_secret().trim_ascii())
-            .filter(|t| !t.is_empty())
-            .map(|t| inputs::token("github-token", t))
-            .map(|t| t.and_then(|t| inputs::long_enough("github-token", t)))
-            .transpose()
+            .map(|t| t.expose_secret().trim_ascii());
+        let token = token.filter(|t| !t.is_empty());
+        token.map(|t| inputs::token("github-token", t)).transpose()
     }
 
     /// The run context: these options (and `--sha`, which only `announce` takes; each
@@ -246,23 +395,35 @@ impl GitHubArgs {
 /// Where the runbook in `CODEQ_DEPLOYMENT.md` points (the same options as `announce`).
 #[derive(Debug, Clone, Args)]
 pub struct RunbookArgs {
-    /// Kubernetes namespace of the hub, for the runbook
-    #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::namespace))]
-    pub namespace: inputs::KubeName,
-    /// Helm release name of the hub, for the runbook
-    #[arg(long, env, default_value = "jhub", value_parser = Checked(inputs::helm_release))]
-    pub helm_release: inputs::KubeName,
+    /// The hub's namespace and Helm release.
+    #[command(flatten)]
+    pub names: HubNames,
     /// The hub's URL, for the runbook
-    #[arg(long, env, default_value = "https://hub.example.org", value_name = "URL", value_parser = Checked(inputs::hub_url))]
+    #[arg(long, env, default_value = "https://hub.example.org", value_name = "URL", value_parser = checked(inputs::hub_url))]
     pub hub_url: HttpUrl,
+}
+
+/// The hub's Kubernetes names, where the runbook's commands (`announce`, `docs`) and
+/// `status`'s pod listing look: one declaration for the three commands.
+#[derive(Debug, Clone, Args)]
+pub struct HubNames {
+    /// Kubernetes namespace of the hub: for the runbook, and where status lists its single-user pods [default: jhub; status with Kubernetes: the kubeconfig context's namespace, else jhub]
+    #[arg(long, env, value_parser = checked(inputs::namespace))]
+    pub namespace: Option<inputs::KubeName>,
+    /// Helm release name of the hub: for the runbook, and status's pod selector (release=NAME)
+    #[arg(long, env, default_value = "jhub", value_parser = checked(inputs::helm_release))]
+    pub helm_release: inputs::KubeName,
 }
 
 impl RunbookArgs {
     /// The runbook settings these options give (each checked by its value parser).
     pub fn settings(&self) -> crate::render::RunbookSettings {
+        let namespace = self.names.namespace.as_ref().map(|n| n.0.as_str());
         crate::render::RunbookSettings {
-            namespace: self.namespace.0.clone(),
-            helm_release: self.helm_release.0.clone(),
+            namespace: namespace
+                .unwrap_or(crate::status::kube::DEFAULT_NAMESPACE)
+                .to_string(),
+            helm_release: self.names.helm_release.0.clone(),
             hub_url: self.hub_url.as_str().to_string(),
             ..Default::default()
         }
@@ -275,21 +436,16 @@ impl RunbookArgs {
 #[derive(Debug, Clone, Args)]
 pub struct DeploymentArgs {
     /// GitHub environment to record the rollout in as a deployment of the release's commit, e.g. jupyterhub-prod (needs `deployments: write`); one per hub [default: none, no deployment]
-    #[arg(long, env, value_name = "NAME", value_parser = Checked(environment_arg))]
+    #[arg(long, env, value_name = "NAME", value_parser = checked(environment_arg))]
     pub environment: Option<crate::publish::deployment::Environment>,
 }
 
-/// The most characters of a refused environment name echoed (as the other refusals cap theirs).
-const SHOWN_MAX_CHARS: usize = 100;
-
 /// `environment` by GitHub's rules ([`crate::publish::deployment::Environment::parse`]); a
 /// blank Action input never reaches it (blank inputs count as unset). The refusal says the
-/// rule broken and quotes the name (escaped, at most [`SHOWN_MAX_CHARS`] characters).
+/// rule broken and quotes the name.
 fn environment_arg(text: &str) -> Result<crate::publish::deployment::Environment, UsageError> {
-    crate::publish::deployment::Environment::parse(text).map_err(|e| {
-        let shown = crate::support::sanitize::cap(text.trim(), SHOWN_MAX_CHARS);
-        usage::refused("environment", Some(&shown), usage::Said::Named, e)
-    })
+    crate::publish::deployment::Environment::parse(text)
+        .map_err(|e| usage::refused("environment", Some(text.trim()), usage::Said::Named, e))
 }
 
 /// How the image's registry is read, by `announce` and by `status` (with `--image`): the
@@ -303,10 +459,10 @@ pub struct RegistryArgs {
     #[arg(long, env)]
     pub registry_username: Option<String>,
     /// Registry password or token (never printed)
-    #[arg(long, env, hide_env_values = true, value_parser = Checked(inputs::secret_arg))]
+    #[arg(long, env, hide_env_values = true, value_parser = checked(inputs::secret_arg))]
     pub registry_password: Option<SecretString>,
     /// HOST or HOST:PORT (no scheme) to reach over plain HTTP (local registries); repeatable, comma- or line-separated
-    #[arg(long, env, value_parser = Checked(inputs::insecure_value))]
+    #[arg(long, env, value_parser = checked(inputs::insecure_value))]
     pub insecure_registry: Vec<inputs::Registries>,
     /// Deadline for the registry look-up, retries included: seconds (60) or a duration (90s, 2m), at most 6h
     #[arg(long, env, default_value = "60", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_millis(1), "60"))]
@@ -332,9 +488,6 @@ impl RegistryArgs {
             };
             UsageError::new(input, Problem::Rule(rule))
         })?;
-        if let Some(credentials) = &credentials {
-            inputs::long_enough("registry-password", credentials.password.expose_secret())?;
-        }
         Ok(RegistryOptions {
             credentials,
             github_token: github_token.map(SecretString::from),
@@ -351,21 +504,6 @@ impl RegistryArgs {
             timer: None,
         })
     }
-
-    /// Registers the registry password with `log`, alone and as the Basic credentials a
-    /// server may echo.
-    pub fn mask(&self, log: &Log) {
-        let password = self
-            .registry_password
-            .as_ref()
-            .map(ExposeSecret::expose_secret);
-        let password = password.filter(|p| crate::support::secrets::masks(p));
-        match (&self.registry_username, password) {
-            (Some(user), Some(password)) => log.mask_basic(user.trim(), password),
-            (None, Some(password)) => log.mask(password),
-            (_, None) => {}
-        }
-    }
 }
 
 /// Options of `announce`. The GitHub token and the registry password are
@@ -373,13 +511,13 @@ impl RegistryArgs {
 #[derive(Debug, Clone, Args)]
 pub struct AnnounceArgs {
     /// Image reference, e.g. ghcr.io/org/lab:latest, or oci:DIR[:TAG] for an OCI layout on disk
-    #[arg(long, env, value_name = "REF", value_parser = Checked(announce::image_input))]
+    #[arg(long, env, value_name = "REF", value_parser = checked(announce::image_input))]
     pub image: Option<crate::digest::ImageSource>,
     /// The registry's credentials, plain-HTTP hosts, timeout.
     #[command(flatten)]
     pub registry: RegistryArgs,
     /// The digest the build step reported (sha256:...); fail if the tag now points elsewhere
-    #[arg(long, env, value_name = "DIGEST", value_parser = Checked(announce::expected_digest))]
+    #[arg(long, env, value_name = "DIGEST", value_parser = checked(announce::expected_digest))]
     pub expected_digest: Option<crate::digest::Digest>,
 
     /// Tier: auto (from pull request labels), routine, or security
@@ -403,7 +541,7 @@ pub struct AnnounceArgs {
     #[command(flatten)]
     pub github: GitHubArgs,
     /// Commit the release targets [default: $GITHUB_SHA]
-    #[arg(long, env, value_parser = Checked(inputs::commit_sha))]
+    #[arg(long, env, value_parser = checked(inputs::commit_sha))]
     pub sha: Option<inputs::CommitSha>,
 
     /// Labels of the tracking issue, also used to find it (comma- or newline-separated)
@@ -426,14 +564,14 @@ pub struct AnnounceArgs {
     #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub print_context: bool,
     /// Minijinja template for the release note, relative to the workspace [default: the built-in template]
-    #[arg(long, env, value_name = "FILE", value_parser = Checked(inputs::path))]
+    #[arg(long, env, value_name = "FILE", value_parser = checked(inputs::path))]
     pub release_note_template: Option<std::path::PathBuf>,
     /// Minijinja template for the tracking issue, relative to the workspace [default: the built-in template]
-    #[arg(long, env, value_name = "FILE", value_parser = Checked(inputs::path))]
+    #[arg(long, env, value_name = "FILE", value_parser = checked(inputs::path))]
     pub tracking_issue_template: Option<std::path::PathBuf>,
 
     /// The run's clock, RFC 3339 (tests; default: now)
-    #[arg(long, hide = true, value_parser = Checked(|t| status::time_input("now", t)))]
+    #[arg(long, hide = true, value_parser = checked(|t| status::time_input("now", t)))]
     pub now: Option<time::OffsetDateTime>,
     /// Waits in milliseconds between tries of the commit → pull requests look-up, which lags
     /// a fresh merge, and between looks for the tracking issue of a run that created the
@@ -460,16 +598,16 @@ pub struct AnnounceArgs {
 )]
 pub struct StatusArgs {
     /// The hub's address, without /hub/api (the API is then under /hub/api/ below it), e.g. `https://hub.example.org`
-    #[arg(long, env, value_name = "URL", value_parser = Checked(inputs::hub_url))]
+    #[arg(long, env, value_name = "URL", value_parser = checked(inputs::hub_url))]
     pub hub_url: Option<HttpUrl>,
     /// Hub API token with scopes list:users and read:servers (never printed; see README for the role)
-    #[arg(long, env, hide_env_values = true, value_parser = Checked(inputs::secret_arg))]
+    #[arg(long, env, hide_env_values = true, value_parser = checked(inputs::secret_arg))]
     pub hub_token: Option<SecretString>,
     /// When the release went live, RFC 3339 (e.g. 2026-11-30T12:00:00Z): servers started later are updated [default: the time announce recorded in the release note of --image's digest]
-    #[arg(long, env, value_name = "TIME", value_parser = Checked(|t| status::time_input("released-at", t)))]
+    #[arg(long, env, value_name = "TIME", value_parser = checked(|t| status::time_input("released-at", t)))]
     pub released_at: Option<time::OffsetDateTime>,
     /// The image announced (its digest finds the release note and the tracking issue), e.g. ghcr.io/org/lab:latest or oci:DIR[:TAG]
-    #[arg(long, env, value_name = "REF", value_parser = Checked(announce::image_input))]
+    #[arg(long, env, value_name = "REF", value_parser = checked(announce::image_input))]
     pub image: Option<crate::digest::ImageSource>,
     /// The registry's credentials, plain-HTTP hosts, timeout (for `--image`).
     #[command(flatten)]
@@ -502,7 +640,7 @@ pub struct StatusArgs {
     #[arg(long)]
     pub json: bool,
     /// The run's clock, RFC 3339 (tests; default: now)
-    #[arg(long, hide = true, value_parser = Checked(|t| status::time_input("now", t)))]
+    #[arg(long, hide = true, value_parser = checked(|t| status::time_input("now", t)))]
     pub now: Option<time::OffsetDateTime>,
     /// The Kubernetes options: digest evidence, credentials, where the pods are, alarms.
     #[command(flatten)]
@@ -617,7 +755,7 @@ mod tests {
             .err()
             .unwrap()
             .to_string();
-        let shown = format!("\"{}…\"", "e".repeat(SHOWN_MAX_CHARS - 1));
+        let shown = format!("\"{}…\"", "e".repeat(59));
         assert_eq!(
             err.lines().next().unwrap(),
             format!(
@@ -639,5 +777,128 @@ mod tests {
                 .environment
                 .is_none()
         );
+    }
+
+    /// The help of the option `long` of `command`, its words on one line.
+    fn help_of(command: &str, long: &str) -> String {
+        use clap::CommandFactory;
+        let mut cli = Cli::command();
+        let help = cli.find_subcommand_mut(command).unwrap().render_long_help();
+        let help = help.to_string();
+        let after = help.split(&format!("--{long} ")).nth(1).expect("listed");
+        let text = after.split("\n      --").next().unwrap();
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    /// Outside Actions the tokens come from the variables gh and JupyterHub use, after the
+    /// Action's input, the first set and not blank winning; `--help` lists them, and says
+    /// when `announce` needs the GitHub token.
+    #[test]
+    fn tokens_are_read_from_the_conventional_variables_after_the_action_input() {
+        use clap::CommandFactory;
+        let read = |set: &[(&str, &str)], command: &str, long: &str| {
+            let var = |name: &str| {
+                set.iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| v.to_string())
+            };
+            let cmd = with_variables_set(Cli::command(), &var);
+            let sub = cmd.find_subcommand(command).unwrap();
+            let arg = sub.get_arguments().find(|a| a.get_long() == Some(long));
+            arg.and_then(|a| a.get_env())
+                .map(|e| e.to_string_lossy().into_owned())
+        };
+        let github = [
+            ("INPUT_GITHUB-TOKEN", "a"),
+            ("GH_TOKEN", "b"),
+            ("GITHUB_TOKEN", "c"),
+        ];
+        let announce = |set| read(set, "announce", "github-token");
+        assert_eq!(announce(&github).as_deref(), Some("INPUT_GITHUB-TOKEN"));
+        assert_eq!(
+            read(&github[1..], "status", "github-token").as_deref(),
+            Some("GH_TOKEN")
+        );
+        assert_eq!(announce(&github[2..]).as_deref(), Some("GITHUB_TOKEN"));
+        let blank = [("INPUT_GITHUB-TOKEN", " "), ("GH_TOKEN", "")];
+        assert_eq!(announce(&blank), None, "a blank input counts as unset");
+        // Nothing set: the Action input is still the one `--help` names.
+        assert_eq!(announce(&[]).as_deref(), Some("INPUT_GITHUB-TOKEN"));
+        let hub = [("JUPYTERHUB_API_TOKEN", "d")];
+        let hub_token = read(&hub, "status", "hub-token");
+        assert_eq!(hub_token.as_deref(), Some("JUPYTERHUB_API_TOKEN"));
+        let hub_url = read(&hub, "status", "hub-url");
+        assert_eq!(
+            hub_url.as_deref(),
+            Some("INPUT_HUB-URL"),
+            "only the tokens have others"
+        );
+        assert!(
+            help_of("status", "github-token")
+                .ends_with("[env: INPUT_GITHUB-TOKEN, else GH_TOKEN, else GITHUB_TOKEN]")
+        );
+        assert!(
+            help_of("status", "hub-token")
+                .ends_with("[env: INPUT_HUB-TOKEN, else JUPYTERHUB_API_TOKEN]")
+        );
+        // When the token is needed: a dry run with `--tier auto` reads the labels with it.
+        let announce = help_of("announce", "github-token");
+        assert!(announce.contains("reads the pull requests' labels for --tier auto, in a dry run too; a dry run with --tier routine or security needs none"), "{announce}");
+    }
+
+    /// Every secret is registered once, before parsing, from the variables and the command
+    /// line, in each form a server may echo; a short registry password only as a whole word
+    /// of echoed text (never in the tool's own text), a kubeconfig path not at all.
+    #[test]
+    fn secrets_are_registered_once_before_parsing_in_each_form() {
+        use base64::Engine as _;
+        let env = [
+            ("GH_TOKEN", "ghs_from_gh_token_0123"),
+            ("JUPYTERHUB_API_TOKEN", "hub-token-from-env-0123"),
+            (
+                "INPUT_KUBECONFIG",
+                "users: [{name: r, user: {token: kube-token-0123456789}}]",
+            ),
+            ("INPUT_REGISTRY-USERNAME", "ci"),
+        ];
+        let var = |name: &str| env.iter().find(|(n, _)| *n == name).map(|(_, v)| v.into());
+        let args = [
+            "x",
+            "status",
+            "--registry-password=db",
+            "--kubeconfig",
+            "/home/me/.kube/config",
+        ];
+        let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+        let log = Log::new(false, false);
+        mask_given(&log, &args, &var);
+        let basic =
+            |credentials: &str| base64::engine::general_purpose::STANDARD.encode(credentials);
+        let text = format!(
+            "{} {} {} {} {} db /home/me/.kube/config",
+            env[0].1,
+            basic("x-access-token:ghs_from_gh_token_0123"),
+            env[1].1,
+            "kube-token-0123456789",
+            basic("ci:db"),
+        );
+        assert_eq!(
+            log.redact(&text),
+            "*** *** *** *** *** db /home/me/.kube/config"
+        );
+    }
+
+    /// `docs --file` is read under a values file's rules, so its refusal is bad input
+    /// (exit code 2) naming `file`, as a values file's names `jupyterhub-values`.
+    #[test]
+    fn a_docs_file_that_cannot_be_read_is_bad_input_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path().to_str().unwrap();
+        for file in [dir, "/nonexistent/CODEQ_DEPLOYMENT.md"] {
+            let cli = Cli::try_parse_from(["x", "docs", "--check", "--file", file]).unwrap();
+            let e = cli.request(&Log::new(false, false)).err().expect("refused");
+            let usage = e.downcast_ref::<UsageError>().expect("bad input");
+            assert_eq!(usage.input, "file", "{e:#}");
+        }
     }
 }

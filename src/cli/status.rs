@@ -16,8 +16,8 @@ use secrecy::{ExposeSecret, SecretString};
 use std::collections::HashMap;
 use time::OffsetDateTime;
 
-/// The `status` request: the hub token registered with `log` first, then every input
-/// validated.
+/// The `status` request: every input validated (the secrets were registered with `log`
+/// before parsing: [`super::mask_secret_inputs`]).
 ///
 /// # Errors
 /// Bad input, as [`UsageError`] naming the input (exit code 2); an unreadable or malformed
@@ -27,10 +27,6 @@ pub(crate) fn status_request(
     log: &Log,
     env: &HashMap<String, String>,
 ) -> Result<StatusRequest> {
-    if let Some(token) = hub_token(args).filter(|t| crate::status::hub::masks_token(t)) {
-        log.mask(token);
-    }
-    super::announce::mask_secrets(&args.github, &args.registry, log);
     // Checked first, whether used or not: a token with a stray character is a mistake to
     // fix before it is sent anywhere.
     let github_token = args.github.token()?;
@@ -84,10 +80,11 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
         let placeholder = crate::support::url::PLACEHOLDER_HUB_URL;
         return Err(UsageError::of("hub-url", placeholder, problem).into());
     }
-    let given = hub_token(args).filter(|t| !t.trim().is_empty());
+    let given = args.hub_token.as_ref().map(ExposeSecret::expose_secret);
+    let given = given.filter(|t| !t.trim().is_empty());
     let given = given.ok_or_else(|| required("hub-token", Required::HubToken))?;
     // As given: only ASCII whitespace is trimmed, a no-break space around it is refused.
-    let token = inputs::hub_token(given)?;
+    let token = inputs::token("hub-token", given)?;
     let token = SecretString::from(token.to_string());
     let hub = HubClient::new(&hub_url, &token, args.hub_timeout.get()).map_err(|e| {
         let input = match e {
@@ -97,11 +94,6 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
         usage(input)(e.into())
     })?;
     Ok((hub, hub_url))
-}
-
-/// The `hub-token` input as given.
-fn hub_token(args: &StatusArgs) -> Option<&str> {
-    args.hub_token.as_ref().map(ExposeSecret::expose_secret)
 }
 
 /// An image to resolve, with its registry options (`None` for an OCI layout).
@@ -385,7 +377,10 @@ mod tests {
                 .err()
                 .expect("refused");
         assert_eq!(input, "released-at");
-        insta::assert_snapshot!(message, @"released-at (--released-at) 2026-11-30T12:00:01Z is later than this run's clock (2026-11-30T12:00:00Z): give the time the release went live, which has passed, e.g. the time announce recorded in the release note");
+        insta::assert_snapshot!(message, @r#"
+            released-at (--released-at) 2026-11-30T12:00:01Z is later than this run's clock (2026-11-30T12:00:00Z)
+            help: give the time the release went live, which has passed, e.g. the time announce recorded in the release note
+        "#);
         // The clock itself is fine.
         let r = request(&[&HUB[..], &now, &["--released-at", "2026-11-30T12:00:00Z"]].concat());
         assert!(r.is_ok());
@@ -410,19 +405,25 @@ mod tests {
             })
             .collect();
         insta::assert_snapshot!(table.join("\n"), @r#"
---released-at 9999-12-31T23:59:59-23:59
-  released-at: released-at (--released-at) "9999-12-31T23:59:59-23:59" falls after 9999-12-31T23:59:59Z in UTC, the last time that can be written (RFC 3339 writes the years 0000 to 9999): write e.g. 2026-11-30T12:00:00Z
---released-at 0000-01-01T00:00:00+23:59
-  released-at: released-at (--released-at) "0000-01-01T00:00:00+23:59" falls before 0000-01-01T00:00:00Z in UTC, the first time that can be written (RFC 3339 writes the years 0000 to 9999): write e.g. 2026-11-30T12:00:00Z
---released-at 2026-11-30T12:00:00Z --now 9999-12-31T23:59:59-23:59
-  now: now (--now) "9999-12-31T23:59:59-23:59" falls after 9999-12-31T23:59:59Z in UTC, the last time that can be written (RFC 3339 writes the years 0000 to 9999): write e.g. 2026-11-30T12:00:00Z
---released-at 2026-11-30T12:00:00Z --now 0000-01-01T00:00:00+00:01
-  now: now (--now) "0000-01-01T00:00:00+00:01" falls before 0000-01-01T00:00:00Z in UTC, the first time that can be written (RFC 3339 writes the years 0000 to 9999): write e.g. 2026-11-30T12:00:00Z
---released-at 2026-11-30T12:00:00Z --now 10000-01-01T00:00:00Z
-  now: now (--now) "10000-01-01T00:00:00Z" has a year of more than four digits (RFC 3339 writes the years 0000 to 9999): write e.g. 2026-11-30T12:00:00Z
---released-at 2026-11-30T12:00:00Z --now 2026-11-30T25:00:00Z
-  now: now (--now) "2026-11-30T25:00:00Z" is not an RFC 3339 time (hour must be in the range 0..=23): write e.g. 2026-11-30T12:00:00Z
-"#);
+            --released-at 9999-12-31T23:59:59-23:59
+              released-at: released-at (--released-at) "9999-12-31T23:59:59-23:59" falls after 9999-12-31T23:59:59Z in UTC
+            help: RFC 3339 writes the years 0000 to 9999: write e.g. 2026-11-30T12:00:00Z
+            --released-at 0000-01-01T00:00:00+23:59
+              released-at: released-at (--released-at) "0000-01-01T00:00:00+23:59" falls before 0000-01-01T00:00:00Z in UTC
+            help: RFC 3339 writes the years 0000 to 9999: write e.g. 2026-11-30T12:00:00Z
+            --released-at 2026-11-30T12:00:00Z --now 9999-12-31T23:59:59-23:59
+              now: now (--now) "9999-12-31T23:59:59-23:59" falls after 9999-12-31T23:59:59Z in UTC
+            help: RFC 3339 writes the years 0000 to 9999: write e.g. 2026-11-30T12:00:00Z
+            --released-at 2026-11-30T12:00:00Z --now 0000-01-01T00:00:00+00:01
+              now: now (--now) "0000-01-01T00:00:00+00:01" falls before 0000-01-01T00:00:00Z in UTC
+            help: RFC 3339 writes the years 0000 to 9999: write e.g. 2026-11-30T12:00:00Z
+            --released-at 2026-11-30T12:00:00Z --now 10000-01-01T00:00:00Z
+              now: now (--now) "10000-01-01T00:00:00Z" has a year of more than four digits
+            help: RFC 3339 writes the years 0000 to 9999: write e.g. 2026-11-30T12:00:00Z
+            --released-at 2026-11-30T12:00:00Z --now 2026-11-30T25:00:00Z
+              now: now (--now) "2026-11-30T25:00:00Z" is not an RFC 3339 time (hour must be in the range 0..=23)
+            help: RFC 3339 writes the years 0000 to 9999: write e.g. 2026-11-30T12:00:00Z
+        "#);
         // Taken in UTC: the offset is gone, the instant kept.
         let r = request(
             &[
@@ -453,12 +454,9 @@ mod tests {
     #[test]
     fn with_released_at_and_no_comment_the_image_is_not_resolved() {
         let at = ["--released-at", "2026-11-30T12:00:00Z"];
-        let image = [
-            "--image",
-            "ghcr.io/org/lab:latest",
-            "--github-token",
-            "ghs_t0k3n",
-        ];
+        let image: Vec<&str> = "--image ghcr.io/org/lab:latest --github-token ghs_t0k3n"
+            .split(' ')
+            .collect();
         let r = request(&[&HUB[..], &at, &image].concat()).unwrap();
         // Nothing needs the digest: no registry, no GitHub.
         assert!(r.image.is_none() && r.github.is_none(), "image kept");
@@ -493,17 +491,27 @@ mod tests {
         })
         .collect();
         insta::assert_snapshot!(table.join("\n"), @r#"
-hub-timeout (--hub-timeout) "1.5" is not a duration: a number without a unit is whole seconds, so write 1.5s for 1.5 seconds (write seconds (30) or a duration such as 90s, 10m, 1h 30m)
-hub-timeout (--hub-timeout) "1,5" is not a duration (invalid character at 1): write seconds (30) or a duration such as 90s, 10m, 1h 30m
-hub-timeout (--hub-timeout) "soon" is not a duration (expected number at 0): write seconds (30) or a duration such as 90s, 10m, 1h 30m
-hub-timeout (--hub-timeout) "-5" is negative: durations take no minus sign; write seconds (30) or a duration such as 90s, 10m, 1h 30m
-hub-timeout (--hub-timeout) is empty: write seconds (30) or a duration such as 90s, 10m, 1h 30m
-hub-timeout (--hub-timeout) "500ms" is shorter than 1s: give 1s or more, e.g. 30
-hub-timeout (--hub-timeout) is 0: give 1s or more, e.g. 30
-hub-timeout (--hub-timeout) "999ms" is shorter than 1s: give 1s or more, e.g. 30
-hub-timeout (--hub-timeout) "6h 1ms" is longer than 6h, the longest a job on a GitHub-hosted runner runs: give at most 6h
-hub-timeout (--hub-timeout) "1h30" is not a duration (a number has no unit: write a unit after each number, such as s, m or h, e.g. 1h30m): write seconds (30) or a duration such as 90s, 10m, 1h 30m
-"#);
+            hub-timeout (--hub-timeout) "1.5" is not a duration
+            help: a number without a unit is whole seconds, so write 1.5s for 1.5 seconds (write seconds (30) or a duration such as 90s, 10m, 1h 30m)
+            hub-timeout (--hub-timeout) "1,5" is not a duration (invalid character at 1)
+            help: write seconds (30) or a duration such as 90s, 10m, 1h 30m
+            hub-timeout (--hub-timeout) "soon" is not a duration (expected number at 0)
+            help: write seconds (30) or a duration such as 90s, 10m, 1h 30m
+            hub-timeout (--hub-timeout) "-5" has a minus sign
+            help: durations take none: write seconds (30) or a duration such as 90s, 10m, 1h 30m
+            hub-timeout (--hub-timeout) is empty
+            help: write seconds (30) or a duration such as 90s, 10m, 1h 30m
+            hub-timeout (--hub-timeout) "500ms" is shorter than 1s
+            help: give 1s or more, e.g. 30
+            hub-timeout (--hub-timeout) is 0
+            help: give 1s or more, e.g. 30
+            hub-timeout (--hub-timeout) "999ms" is shorter than 1s
+            help: give 1s or more, e.g. 30
+            hub-timeout (--hub-timeout) "6h 1ms" is longer than 6h
+            help: give at most 6h, the longest a job on a GitHub-hosted runner runs
+            hub-timeout (--hub-timeout) "1h30" is not a duration: a number has no unit
+            help: write a unit after each number: s, m, h, d or w (sec, min, hours, days, weeks and ms work too), e.g. 1h30m; or write seconds (30) or a duration such as 90s, 10m, 1h 30m
+        "#);
         for fine in ["1s", "1", "1.5s", "1500ms", "30 s", "2m", "6h", "21600"] {
             assert!(
                 request(&[&HUB[..], &at, &["--hub-timeout", fine]].concat()).is_ok(),
@@ -536,11 +544,15 @@ hub-timeout (--hub-timeout) "1h30" is not a duration (a number has no unit: writ
         })
         .collect();
         insta::assert_snapshot!(table.join("\n"), @r#"
-hub-url (--hub-url) "https://hub.example.edu/hub/api" is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
-hub-url (--hub-url) "https://hub.example.edu/hub/api" is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
-hub-url (--hub-url) "https://hub.example.edu/hub/api/users" is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
-hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is in the hub's API (/hub/api…), not the hub's address: give the address without /hub/api and what follows, here https://example.edu/jupyter (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
-"#);
+            hub-url (--hub-url) "https://hub.example.edu/hub/api" is in the hub's API (/hub/api…), not the hub's address
+            help: give the address without /hub/api and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
+            hub-url (--hub-url) "https://hub.example.edu/hub/api" is in the hub's API (/hub/api…), not the hub's address
+            help: give the address without /hub/api and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
+            hub-url (--hub-url) "https://hub.example.edu/hub/api/users" is in the hub's API (/hub/api…), not the hub's address
+            help: give the address without /hub/api and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
+            hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is in the hub's API (/hub/api…), not the hub's address
+            help: give the address without /hub/api and what follows, here https://example.edu/jupyter (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
+        "#);
         // A base ending in /hub may be a prefix: asked, and suggested only if it fails.
         for fine in [
             "https://hub.example.edu/hub",
@@ -604,12 +616,9 @@ hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is in the hub's 
             "--registry-timeout",
             "2m",
         ];
-        let creds = [
-            "--registry-username",
-            "ci",
-            "--registry-password",
-            "pw-1-long",
-        ];
+        let creds: Vec<&str> = "--registry-username ci --registry-password pw-1-long"
+            .split(' ')
+            .collect();
         let r = request(&[&HUB[..], &by_image, &creds].concat()).unwrap();
         let Some((ImageSource::Registry(_), Some(registry))) = r.image else {
             panic!("no registry options");
@@ -621,18 +630,14 @@ hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is in the hub's 
             registry.retry.deadline,
             Some(std::time::Duration::from_secs(120))
         );
-        // Masked as `announce` masks it: alone and as the Basic header's base64.
-        let cli = Cli::try_parse_from(
-            ["codeq-rollout", "status"]
-                .iter()
-                .chain(&[&HUB[..], &by_image, &creds].concat()),
-        )
-        .unwrap();
-        let Command::Status(args) = cli.command else {
-            unreachable!()
-        };
+        // Registered before parsing (`mask_secret_inputs`): alone and as the Basic
+        // header's base64.
+        let argv: Vec<std::ffi::OsString> = (["codeq-rollout", "status"].iter())
+            .chain(&[&HUB[..], &by_image, &creds].concat())
+            .map(Into::into)
+            .collect();
         let log = Log::new(false, false);
-        status_request(&args, &log, &HashMap::new()).unwrap();
+        crate::cli::mask_secret_inputs(&log, &argv);
         use base64::Engine as _;
         let basic = base64::engine::general_purpose::STANDARD.encode("ci:pw-1-long");
         assert_eq!(log.redact(&format!("pw-1-long {basic}")), "*** ***");
@@ -641,21 +646,28 @@ hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is in the hub's 
             .err()
             .expect("refused");
         assert_eq!(input, "registry-password");
-        insta::assert_snapshot!(message, @"registry-username is set but registry-password is empty: set both, or neither for anonymous access");
-        // Too short to be a password or a GitHub token: refused, never quoted, and not masked
-        // (its letters would garble that refusal and the bodies published).
+        insta::assert_snapshot!(message, @r#"
+            registry-username is set but registry-password is empty
+            help: set both, or neither for anonymous access
+        "#);
+        // A password of any length is taken (htpasswd registries take any; issue 32): one
+        // this short is hidden only where a server echoes it as a whole word, its Basic
+        // form everywhere (`Secrets::add`).
         let short = ["--registry-username", "ci", "--registry-password", "db"];
-        let (input, message) = request(&[&HUB[..], &by_image, &short].concat())
-            .err()
-            .expect("refused");
-        assert_eq!(input, "registry-password");
-        insta::assert_snapshot!(message, @"registry-password (--registry-password) is too short (2 of at least 8 characters): no registry password or token is that short, and masked in the log it would hide those letters in every message and in the release note and issue published: give the whole secret, as the registry or GitHub issued it (it is never printed)");
+        let r = request(&[&HUB[..], &by_image, &short].concat()).unwrap();
+        let Some((_, Some(registry))) = r.image else {
+            panic!("no registry options");
+        };
+        assert_eq!(registry.credentials.unwrap().password.expose_secret(), "db");
         let token = ["--github-token", " a "];
         let (input, message) = request(&[&HUB[..], &by_image[..2], &token].concat())
             .err()
             .expect("refused");
         assert_eq!(input, "github-token");
-        insta::assert_snapshot!(message, @"github-token (--github-token) is too short (1 of at least 8 characters): no GitHub token is that short, and masked in the log it would hide those letters in every message and in the release note and issue published: give the whole secret, as the registry or GitHub issued it (it is never printed)");
+        insta::assert_snapshot!(message, @r#"
+            github-token (--github-token) is too short for a GitHub token (1 of at least 8 characters)
+            help: GitHub's tokens have 40 characters or more: give the whole token (it is never printed)
+        "#);
     }
 
     #[test]
@@ -746,11 +758,11 @@ hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is in the hub's 
                 .err()
                 .expect("refused");
             assert_eq!(input, "hub-token", "{short:?}");
+            let chars = short.trim().len();
             assert_eq!(
                 message,
                 format!(
-                    "hub-token (--hub-token) is too short for a hub API token ({} of at least 8 characters: JupyterHub refuses shorter ones, and the ones it makes have 32): give the whole token, e.g. from `jupyterhub token` or the hub's token page",
-                    short.trim().len()
+                    "hub-token (--hub-token) is too short for a hub API token ({chars} of at least 8 characters)\nhelp: JupyterHub refuses shorter ones, and the ones it makes have 32: give the whole token, e.g. from `jupyterhub token` or the hub's token page"
                 )
             );
         }

@@ -6,7 +6,7 @@
 //! One [`TypedValueParser`] ([`Parse`]) runs every check: durations ([`DurationParser`]), the
 //! Action's boolean words ([`bool_parser`], with `num_args = 0..=1, default_missing_value =
 //! "true"` for a flag), lists ([`list_parser`]), enums ([`enum_parser`],
-//! [`enum_list_parser`]) and any other `fn(&str) -> Result<T, UsageError>` ([`Checked`]):
+//! [`enum_list_parser`]) and any other `fn(&str) -> Result<T, UsageError>` ([`checked`]):
 //! URLs among them ([`super::inputs::hub_url`], [`super::inputs::api_url`]).
 
 use super::UsageError;
@@ -64,12 +64,10 @@ fn parser<T: Clone + Send + Sync + 'static>(
 /// One of the project's checks as a clap value parser: `fn(text) -> value or UsageError`,
 /// whose message becomes clap's (the check names the input and quotes the value as it is
 /// safe to show).
-pub(crate) struct Checked<T>(pub(crate) fn(&str) -> Result<T, UsageError>);
-
-impl<T: Clone + Send + Sync + 'static> From<Checked<T>> for ValueParser {
-    fn from(Checked(check): Checked<T>) -> Self {
-        parser(move |_, text| check(text))
-    }
+pub(crate) fn checked<T: Clone + Send + Sync + 'static>(
+    check: fn(&str) -> Result<T, UsageError>,
+) -> ValueParser {
+    parser(move |_, text| check(text))
 }
 
 /// A duration an option gave, within that option's bounds ([`DurationParser`]).

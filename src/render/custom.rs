@@ -91,7 +91,9 @@ pub(crate) fn workspace_error(e: WorkspaceError) -> anyhow::Error {
             } else {
                 "the working directory"
             };
-            anyhow::Error::new(source).context(super::usage_words::workspace_unresolved(&dir, from))
+            anyhow::anyhow!(super::usage_words::workspace_unresolved(
+                &dir, from, &source
+            ))
         }
     }
 }

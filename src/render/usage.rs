@@ -1,11 +1,13 @@
 //! Bad usage as data: what an input's value breaks, with the facts its words need (limits,
 //! the character refused, the host without its scheme). Only the command line raises these,
-//! each as a [`UsageError`] carrying it with the input and the value as given; the words are
-//! [`super::usage_words`]'.
+//! each as a [`UsageError`] carrying it with the input and the value as given; the words (and
+//! `Display`) are [`super::usage_words`]'.
 
-pub(crate) use crate::digest::host::{EntryProblem, HostNameProblem, PortProblem};
+pub(crate) use crate::digest::host::{EntryProblem, Refused};
+pub(crate) use crate::status::kube::KubeError;
 pub(crate) use crate::support::duration::DurationProblem;
 pub(crate) use crate::support::kube_name::NameKind;
+pub(crate) use crate::support::secrets::TokenProblem;
 pub(crate) use crate::support::url::UrlProblem;
 pub(crate) use crate::window::{CalendarFix, PastTheCalendar};
 use std::path::PathBuf;
@@ -15,8 +17,7 @@ use std::sync::Arc;
 /// exits with code 2, as for clap's own usage errors, and inside Actions the annotation's
 /// title is `Invalid input: INPUT`. Data only: its words are
 /// [`crate::render::usage_words::words`]', chosen by the problem.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{}", self.words())]
+#[derive(Debug, Clone)]
 pub struct UsageError {
     /// The input at fault: its action.yml name, also the `--option` (e.g. `cull-timeout`).
     pub(crate) input: String,
@@ -25,6 +26,8 @@ pub struct UsageError {
     /// What is wrong, with the facts the words need (boxed: errors stay small).
     pub(crate) problem: Box<Problem>,
 }
+
+impl std::error::Error for UsageError {}
 
 impl UsageError {
     /// `problem` with `input`, no value quoted.
@@ -42,11 +45,6 @@ impl UsageError {
             given: Some(given.into()),
             ..Self::new(input, problem)
         }
-    }
-
-    /// The message and, apart, the help.
-    pub(crate) fn words(&self) -> crate::render::usage_words::Words {
-        crate::render::usage_words::words(&self.input, self.given.as_deref(), &self.problem)
     }
 }
 use std::time::Duration;
@@ -66,13 +64,8 @@ pub(crate) enum Problem {
     NotOneOf(Vec<String>),
     /// Not one of the Action's boolean words.
     NotBoolean,
-    /// Not a name Kubernetes or Helm takes, at most `max_chars` characters.
-    NotAName {
-        /// Which kind of name.
-        kind: NameKind,
-        /// The longest name the rule allows.
-        max_chars: usize,
-    },
+    /// Not a name of this kind ([`NameKind::takes`]).
+    NotAName(NameKind),
     /// A URL refused ([`UrlProblem`]); the value shown with credentials and query as `***`.
     BadUrl(UrlKind, UrlProblem),
     /// A hub URL in the hub's API; `base` is the address before `/hub/api`.
@@ -80,43 +73,15 @@ pub(crate) enum Problem {
         /// The address to give instead.
         base: String,
     },
-    /// Not `OWNER/REPO` by GitHub's rules (the rule broken, in its own words).
-    Repository(Arc<dyn std::error::Error + Send + Sync>),
-    /// `OWNER/REPO.git`; `without` is the value without `.git` when that is a repository.
-    GitSuffix {
-        /// The repository without its `.git` ending, when it is one.
-        without: Option<String>,
-    },
-    /// A token holding other than printable ASCII; `control` when a space, line break or
-    /// control character.
-    TokenCharacters {
-        /// A space, line break or control character (else a non-ASCII character).
-        control: bool,
-    },
-    /// A GitHub token or registry password of `chars` characters, fewer than `min`
-    /// ([`crate::support::secrets::SECRET_MIN_CHARS`]).
-    SecretShort {
-        /// The secret's length.
-        chars: usize,
-        /// The fewest taken.
-        min: usize,
-    },
-    /// A hub token of `chars` characters, fewer than `min`.
-    HubTokenShort {
-        /// The token's length.
-        chars: usize,
-        /// The fewest JupyterHub takes.
-        min: usize,
-    },
-    /// An `insecure-registry` entry holding `@`, at the 1-based `entry` when known.
-    InsecureCredentials {
-        /// The entry's position.
-        entry: Option<usize>,
-    },
-    /// An `insecure-registry` entry that is not HOST or HOST:PORT.
-    InsecureEntry(EntryProblem),
-    /// `hub-size` refused.
-    HubSize(HubSizeProblem, u64),
+    /// Not a repository's `OWNER/REPO` by GitHub's rules, or ending in `.git`.
+    Repository(crate::support::github::RepositoryProblem),
+    /// A token (`github-token`, `hub-token`) refused ([`TokenProblem`]).
+    Token(TokenProblem),
+    /// An `insecure-registry` value refused ([`Refused`]: the entry holding `@`, unquoted,
+    /// or the entry quoted and why).
+    Insecure(Refused),
+    /// `hub-size` not a whole number from 1 to this most.
+    HubSize(u64),
     /// A values file path holding a comma that does not exist (a list given on one line).
     ValuesListedWithComma(PathBuf),
     /// Deadlines past the calendar's last date ([`crate::window::LAST_DATE`]).
@@ -143,6 +108,8 @@ pub(crate) enum Problem {
     NoToken(Option<GitHubUse>),
     /// `fail-on` names an alarm (its word) that needs the pods while Kubernetes is off.
     AlarmWithoutKubernetes(String),
+    /// Kubernetes credentials that cannot work, found before anything is read.
+    Kube(Arc<KubeError>),
     /// The value is the placeholder `hub-url` default.
     Placeholder,
     /// Another stage's refusal, in its own words, which name the input: `Whole` as they
@@ -201,21 +168,6 @@ pub(crate) enum UrlKind {
     Api,
 }
 
-/// What `hub-size` breaks (the value as given, quoted where the words show it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum HubSizeProblem {
-    /// Below 0.
-    Negative,
-    /// 0.
-    Zero,
-    /// Over the most; the number.
-    TooMany(u64),
-    /// Blank.
-    Empty,
-    /// Not a whole number.
-    NotWhole,
-}
-
 /// What a team's template file breaks.
 #[derive(Debug, Clone)]
 pub(crate) enum TemplateProblem {
@@ -262,7 +214,7 @@ pub(crate) enum Rule {
     EnvironmentNeedsImage,
     /// `comment` without `image`.
     CommentNeedsImage,
-    /// `kubernetes: off` with a kubeconfig.
+    /// `kubernetes: false` with a kubeconfig.
     KubernetesOffWithKubeconfig,
 }
 

@@ -1,52 +1,36 @@
-//! The words of bad usage ([`super::usage::Problem`]): what failed, naming the input as
-//! `NAME (--NAME)` and quoting the value as given where there is one, and, apart, the help
-//! (what to write instead), chosen by variant.
+//! The words of bad usage ([`UsageError`], the `Display` of which they are): a first line
+//! saying what failed, naming the input as `NAME (--NAME)` and quoting the value as given
+//! where there is one, then the help (what to write instead), both from one `match` arm per
+//! problem ([`words`]).
 
 use super::usage::{
-    CalendarFix, DurationLimit, DurationProblem, EntryProblem, GitHubUse, HostNameProblem,
-    HubSizeProblem, NameKind, PortProblem, Problem, Required, Rule, Said, TemplateProblem, UrlKind,
-    UrlProblem,
+    CalendarFix, DurationLimit, DurationProblem, EntryProblem, GitHubUse, NameKind, Problem,
+    Refused, Required, Rule, Said, TemplateProblem, TokenProblem, UrlKind, UrlProblem, UsageError,
 };
 use super::window_words::{human, human_at_most, servers_words};
+use super::words::{WHAT_MAX_CHARS, Words};
 use crate::support::duration::JOB_MAX_WORDS;
-use crate::support::sanitize::is_invisible;
-use crate::support::time::rfc3339_seconds as rfc3339;
+use crate::support::github::RepositoryError;
+use crate::support::github::RepositoryProblem;
+use crate::support::sanitize::{cap, is_invisible};
+use crate::support::secrets::MIN_CHARS;
+use crate::support::time::{TimeError, rfc3339_seconds as rfc3339};
 
-/// A usage error in words: `message` (what failed, with what input), `help` (what to do;
-/// empty when the message says it all), and the `joint` between them (`: ` or `; `).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Words {
-    /// What failed, naming the input.
-    pub(crate) message: String,
-    /// What to write instead.
-    pub(crate) help: String,
-    joint: &'static str,
-}
-
-impl std::fmt::Display for Words {
+impl std::fmt::Display for UsageError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.help.is_empty() {
-            true => f.write_str(&self.message),
-            false => write!(f, "{}{}{}", self.message, self.joint, self.help),
-        }
+        words(self).fmt(f)
     }
 }
 
-/// The words every `insecure-registry` refusal ends with.
-const INSECURE_RULE: &str = "each entry is HOST or HOST:PORT (port 1 to 65535) as the image reference names the registry, e.g. localhost:5000";
-/// What to write instead of a host that is not one.
-const HOST_FIX: &str = "write a host name (labels of 1 to 63 letters, digits and '-', not starting or ending with '-', joined by single dots, at most 253 characters, no final dot), an IPv4 address (127.0.0.1) or a bracketed IPv6 address ([::1])";
-/// What to write instead of a bad bracketed address.
-const BRACKETS: &str =
-    "write an IPv6 address in brackets, with any port after them, e.g. [::1] or [::1]:5000";
+/// The most characters of a value a first line quotes ([`cap`]): half of a first line
+/// ([`WHAT_MAX_CHARS`]), so the line stays about one, and a pasted file cannot flood the log.
+const SHOWN_MAX_CHARS: usize = WHAT_MAX_CHARS / 2;
 /// The words a boolean input takes.
-pub(crate) const BOOLEAN_WORDS: &str = "true or false (also yes/no, on/off, 1/0)";
-/// The least a duration help says it takes.
-const DURATION_FORMS: &str = "or a duration such as 90s, 10m, 1h 30m";
+const BOOLEAN_WORDS: &str = "true or false (yes/no, on/off and 1/0 are taken too)";
 /// What the templates' help says.
 const TEMPLATE_EXAMPLE: &str = "e.g. .github/release-note.md.j2";
-/// The two ways out of credentials in a registry list.
-const REGISTRY_CREDENTIALS: &str = "list each registry without credentials, and give the registry's user name and password in registry-username and registry-password (--registry-username, --registry-password)";
+/// What every `insecure-registry` help ends with.
+const INSECURE_RULE: &str = "each entry is HOST or HOST:PORT as the image reference names the registry (letters, digits, '-' and '.', at most 253, with a dot or a port unless it is localhost; port 1 to 65535, no leading zeros), e.g. localhost:5000";
 
 /// `text` between `quote`s with Rust's string escapes (so control characters and most
 /// invisible ones read `\u{..}`), and any invisible character those leave
@@ -70,318 +54,440 @@ pub(crate) fn escaped(text: &str, quote: &str) -> String {
     format!("{quote}{inner}{quote}")
 }
 
-/// The words of `problem` about `input` (its action.yml name, also the `--option`), whose
-/// value as given (safe to show: credentials and queries already `***`) is `given`.
-pub(crate) fn words(input: &str, given: Option<&str>, problem: &Problem) -> Words {
-    let named = match given {
-        Some(v) => format!("{input} (--{input}) {}", escaped(v, "\"")),
-        None => format!("{input} (--{input})"),
+/// `what`, then `help`.
+fn say(what: String, help: impl Into<String>) -> Words {
+    Words::new(what).help(help)
+}
+
+/// `value` quoted, escaped ([`escaped`]) and capped at [`SHOWN_MAX_CHARS`].
+fn quoted(value: &str) -> String {
+    escaped(&cap(value, SHOWN_MAX_CHARS), "\"")
+}
+
+/// The words of a usage error: its input (its action.yml name, also the `--option`) as
+/// `NAME (--NAME)`, its value as given (already safe to show: credentials and queries
+/// `***`) [`quoted`], and the problem's first line and help from one arm (or a function of
+/// the arm's data).
+pub(crate) fn words(e: &UsageError) -> Words {
+    let input = e.input.as_str();
+    let name = format!("{input} (--{input})");
+    let named = match &e.given {
+        Some(v) => format!("{name} {}", quoted(v)),
+        None => name.clone(),
     };
-    let v = given.unwrap_or_default();
-    let said = |message: String, help: String| Words {
-        message,
-        help,
-        joint: ": ",
-    };
-    match problem {
-        Problem::Required(what) => said(
+    match &*e.problem {
+        Problem::Required(what) => say(
             format!("the input `{input}` is required"),
             format!(
                 "set `{input}:` under `with:` (or --{input}): {}",
                 required_what(*what)
             ),
         ),
-        Problem::NotUtf8 => said(format!("{input} (--{input}) is not UTF-8 text"), String::new()),
-        Problem::Duration(what, bounds) => {
-            let forms = format!("write seconds ({}) {DURATION_FORMS}", bounds.example);
-            let (max, why) = match bounds.limit {
-                DurationLimit::Culler => (
-                    "3650 days (315360000 s)",
-                    "the longest duration codeq-rollout takes",
-                ),
-                DurationLimit::Job => (
-                    JOB_MAX_WORDS,
-                    "the longest a job on a GitHub-hosted runner runs",
-                ),
-            };
-            let min = humantime::format_duration(bounds.min);
-            let at_least = format!("give {min} or more, e.g. {}", bounds.example);
-            let (message, help, joint) = match what {
-                DurationProblem::Empty => (format!("{input} (--{input}) is empty"), forms, ": "),
-                DurationProblem::MinusSign => (
-                    format!("{named} has a minus sign: durations take none"),
-                    forms,
-                    "; ",
-                ),
-                DurationProblem::Negative => (
-                    format!("{named} is negative: durations take no minus sign"),
-                    forms,
-                    "; ",
-                ),
-                DurationProblem::TooLong => (
-                    format!("{named} is longer than {max}, {why}"),
-                    format!("give at most {max}"),
-                    ": ",
-                ),
-                DurationProblem::BareDecimal => (
-                    format!("{named} is not a duration"),
-                    format!(
-                        "a number without a unit is whole seconds, so write {v}s for {v} seconds ({forms})"
-                    ),
-                    ": ",
-                ),
-                DurationProblem::NotADuration(e) => {
-                    (format!("{named} is not a duration ({e})"), forms, ": ")
-                }
-                DurationProblem::NotWholeSeconds => (
-                    format!("{named} is not a whole number of seconds"),
-                    forms,
-                    ": ",
-                ),
-                DurationProblem::Zero => (format!("{input} (--{input}) is 0"), at_least, ": "),
-                DurationProblem::TooShort => {
-                    (format!("{named} is shorter than {min}"), at_least, ": ")
-                }
-            };
-            Words {
-                message,
-                help,
-                joint,
-            }
-        }
-        Problem::NotOneOf(names) => {
-            let listed = match names.split_last() {
-                Some((last, [])) => last.clone(),
-                Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-                None => String::new(),
-            };
-            said(format!("{named} is not {listed}"), String::new())
-        }
-        Problem::NotBoolean => said(
+        Problem::NotUtf8 => Words::new(format!("{name} is not UTF-8 text")),
+        Problem::Duration(what, bounds) => duration_words(e, &named, what, bounds),
+        Problem::NotOneOf(names) => Words::new(format!("{named} is not {}", or_list(names))),
+        Problem::NotBoolean => say(
             format!("{named} is not a boolean"),
             format!("write {BOOLEAN_WORDS}"),
         ),
-        Problem::NotAName { kind, max_chars } => match kind {
-            NameKind::Namespace => said(
-                format!("{named} is not a Kubernetes namespace name"),
-                format!(
-                    "write the hub's namespace, at most {max_chars} lower-case letters, digits and '-', starting and ending with a letter or digit (a DNS-1123 label), e.g. jhub"
-                ),
-            ),
-            NameKind::HelmRelease => said(
-                format!("{named} is not a Helm release name"),
-                format!(
-                    "write the hub's release (`helm list -n NAMESPACE` shows it), at most {max_chars} lower-case letters, digits, '-' and '.', each part starting and ending with a letter or digit, e.g. jhub"
-                ),
-            ),
-        },
-        Problem::BadUrl(kind, what) => said(
-            format!("{named} {}", url_why(*kind, what)),
-            match kind {
-                UrlKind::Hub => "write the address users open, e.g. https://hub.example.org",
-                UrlKind::Api => {
-                    "give GitHub's REST API base URL, e.g. https://api.github.com or https://github.example.com/api/v3"
-                }
-            }
-            .to_string(),
-        ),
-        Problem::InHubApi { base } => said(
+        Problem::NotAName(kind) => name_words(&named, *kind),
+        Problem::BadUrl(kind, what) => url_words(&named, *kind, what),
+        Problem::InHubApi { base } => say(
             format!("{named} is in the hub's API (/hub/api…), not the hub's address"),
             format!(
                 "give the address without /hub/api and what follows, here {base} (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)"
             ),
         ),
-        Problem::Repository(why) => said(
-            format!("{named} {why}"),
-            "write OWNER/REPO as in the repository's address, e.g. octo-org/lab".to_string(),
+        Problem::Repository(why) => repository_words(&named, why),
+        Problem::Token(why) => token_words(input, &name, *why),
+        Problem::Insecure(refused) => insecure_words(&name, refused),
+        Problem::HubSize(max) => say(
+            format!("{named} is not a whole number from 1 to {max}"),
+            "give the most single-user servers the hub runs at once, e.g. 100",
         ),
-        Problem::GitSuffix { without } => said(
-            format!(
-                "{named} ends in .git, which no GitHub repository's name does (GitHub removes it when a repository is created; a clone URL adds it)"
-            ),
-            format!(
-                "write OWNER/REPO as in the repository's address, without .git, {}",
-                without
-                    .as_ref()
-                    .map_or("e.g. octo-org/lab".to_string(), |name| format!("here {name}"))
-            ),
-        ),
-        Problem::TokenCharacters { control } => said(
-            format!(
-                "{named} {}; a token is printable ASCII only (not shown here)",
-                match control {
-                    true => "holds a space, line break or other control character inside it",
-                    false => {
-                        "holds a character that is not printable ASCII, such as a zero-width space or no-break space left by a copy-paste"
-                    }
-                }
-            ),
-            "paste the token again, as one line with nothing around it".to_string(),
-        ),
-        Problem::SecretShort { chars, min } => said(
-            format!(
-                "{named} is too short ({chars} of at least {min} characters): no {what} is that short, and masked in the log it would hide those letters in every message and in the release note and issue published",
-                what = match input {
-                    "registry-password" => "registry password or token",
-                    _ => "GitHub token",
-                }
-            ),
-            "give the whole secret, as the registry or GitHub issued it (it is never printed)"
-                .to_string(),
-        ),
-        Problem::HubTokenShort { chars, min } => said(
-            format!(
-                "{named} is too short for a hub API token ({chars} of at least {min} characters: JupyterHub refuses shorter ones, and the ones it makes have 32)"
-            ),
-            "give the whole token, e.g. from `jupyterhub token` or the hub's token page"
-                .to_string(),
-        ),
-        Problem::InsecureCredentials { entry } => said(
-            format!(
-                "{input} (--{input}) {} holds '@', as a user name or password does (no part of the value is shown; entries are counted at commas and line breaks)",
-                entry.map_or_else(|| "an entry".to_string(), |n| format!("entry {n}"))
-            ),
-            format!("{REGISTRY_CREDENTIALS}; {INSECURE_RULE}"),
-        ),
-        Problem::InsecureEntry(what) => {
-            let (why, fix) = entry_words(what);
-            said(
-                format!("{input} (--{input}) entry {} {why}", escaped(v, "\"")),
-                format!("{fix}; {INSECURE_RULE}"),
-            )
-        }
-        Problem::HubSize(what, max) => {
-            let quoted = escaped(v, "\"");
-            let what = match what {
-                HubSizeProblem::Negative => format!("negative ({quoted})"),
-                HubSizeProblem::Zero => "0".to_string(),
-                HubSizeProblem::TooMany(n) => format!("{n}, more than {max}"),
-                HubSizeProblem::Empty => "empty".to_string(),
-                HubSizeProblem::NotWhole => format!("{quoted}, not a whole number"),
-            };
-            said(
-                format!("{input} (--{input}) is {what}"),
-                format!(
-                    "give the most single-user servers the hub runs at once, a whole number from 1 to {max}, e.g. 100"
-                ),
-            )
-        }
-        Problem::ValuesListedWithComma(file) => said(
-            format!("{input} (--{input}): there is no file {}", file.display()),
+        Problem::ValuesListedWithComma(file) => say(
+            format!("{name}: there is no file {}", file.display()),
             format!(
                 "the input takes one path per line, not a comma-separated list; write `{input}: |` with each file on its own line below it (on the command line, repeat --{input})"
             ),
         ),
-        Problem::PastTheCalendar(past) => {
-            let clock = match past.now_given {
-                true => "now (--now)",
-                false => "this run's clock",
-            };
-            let fix = match past.fix {
-                CalendarFix::HubScale => {
-                    "give the most servers the hub runs at once (hub-size) and its slow-stop timeout (slow-stop-timeout) as they are"
-                }
-                CalendarFix::Clock => {
-                    "leave now out for the system clock (or give the run's real time), or give the idle culler settings the hub really uses"
-                }
-                CalendarFix::Settings => "give the idle culler settings the hub really uses",
-            };
-            let scale = past.scale.map_or(String::new(), |s| {
-                format!(
-                    "; hub size {}, slow-stop timeout {}",
-                    servers_words(s.servers),
-                    human(s.slow_stop_timeout_secs)
-                )
-            });
-            said(
-                format!(
-                    "{clock} {} plus the convergence window of these settings, up to {}, ends after {}, the last date a deadline can be written for",
-                    rfc3339(past.now),
-                    human_at_most(past.longest_secs),
-                    crate::window::LAST_DATE,
-                ),
-                format!("{fix} ({}{scale})", past.configured.origins_line()),
-            )
-        }
-        Problem::LayoutNotADirectory(dir) => said(
-            format!("{named}: {} is not a directory", dir.display()),
-            "write the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG), or a registry reference".to_string(),
-        ),
-        Problem::LayoutMissing(dir) => said(
+        Problem::PastTheCalendar(past) => calendar_words(past),
+        Problem::LayoutNotADirectory(dir) => layout_words(&named, dir, false),
+        Problem::LayoutMissing(dir) => layout_words(&named, dir, true),
+        Problem::Template(what) => template_words(&named, what),
+        Problem::LaterThanClock { at, now } => say(
             format!(
-                "{named}: the OCI image layout directory {} does not exist",
-                dir.display()
-            ),
-            "write the directory the layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working directory, or a registry reference".to_string(),
-        ),
-        Problem::Template(what) => {
-            let (message, help) = match what {
-                TemplateProblem::Unreadable(e) => (
-                    format!("{named}: cannot read it ({e})"),
-                    format!(
-                        "give a file path relative to the workspace (the repository checkout), {TEMPLATE_EXAMPLE}"
-                    ),
-                ),
-                TemplateProblem::OutsideWorkspace { workspace, real } => (
-                    format!(
-                        "{named}: the file is outside the workspace {} (its real path is {})",
-                        workspace.display(),
-                        real.display()
-                    ),
-                    format!("the template must be a file of the repository, {TEMPLATE_EXAMPLE}"),
-                ),
-                TemplateProblem::NotRegular => (
-                    format!("{named}: not a regular file (a directory, FIFO, socket or device)"),
-                    "give the template file itself".to_string(),
-                ),
-                TemplateProblem::TooLarge { size, limit } => (
-                    format!(
-                        "{named}: the template is {size} bytes, over the limit of {limit} bytes (64 KiB)"
-                    ),
-                    "is it the right file?".to_string(),
-                ),
-            };
-            said(message, help)
-        }
-        Problem::LaterThanClock { at, now } => said(
-            format!(
-                "{input} (--{input}) {} is later than this run's clock ({})",
+                "{name} {} is later than this run's clock ({})",
                 rfc3339(*at),
                 rfc3339(*now)
             ),
-            "give the time the release went live, which has passed, e.g. the time announce recorded in the release note".to_string(),
+            "give the time the release went live, which has passed, e.g. the time announce recorded in the release note",
         ),
-        Problem::Time(e) => said(
-            format!("{named} {e}"),
-            "write e.g. 2026-11-30T12:00:00Z".to_string(),
-        ),
+        Problem::Time(why) => time_words(&named, why),
         Problem::Rule(rule) => {
-            let (message, help) = rule_words(*rule);
-            said(message.to_string(), help.to_string())
+            let (what, help) = rule_words(*rule);
+            say(what.to_string(), help)
         }
         Problem::NoToken(why) => {
-            let set = "set github-token (default ${{ github.token }}) or --github-token";
+            let set = "set github-token (default ${{ github.token }}), or outside Actions --github-token, GH_TOKEN or GITHUB_TOKEN";
             match why {
-                None => said("no GitHub token".into(), format!("{set}, or use --dry-run")),
-                Some(why) => said(
-                    format!("no GitHub token: {}", github_use(*why)),
-                    set.to_string(),
+                None => say(
+                    "no GitHub token".into(),
+                    format!("{set}; or use --dry-run with --tier routine or security"),
                 ),
+                Some(why) => say(format!("no GitHub token: {}", github_use(*why)), set),
             }
         }
-        Problem::AlarmWithoutKubernetes(alarm) => said(
-            format!(
-                "{input} lists {alarm} but Kubernetes is off (no kubeconfig, or an empty one: a misnamed secret, or a pull request from a fork, gets none), so that alarm could never fire"
-            ),
-            "set kubeconfig (a secret holding the file's content) or kubernetes: on, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)".to_string(),
+        Problem::AlarmWithoutKubernetes(alarm) => say(
+            format!("{input} lists {alarm} but Kubernetes is off, so that alarm could never fire"),
+            "Kubernetes is off without a kubeconfig, or with an empty one (a misnamed secret, or a pull request from a fork, gets none): set kubeconfig (a secret holding the file's content) or kubernetes: true, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)",
         ),
-        Problem::Placeholder => said(
-            format!("{input} is {v}, the placeholder"),
+        Problem::Placeholder => say(
+            format!(
+                "{input} is {}, the placeholder",
+                e.given.as_deref().unwrap_or_default()
+            ),
             format!("set {input} (--{input}) to your hub's address"),
         ),
-        Problem::Refused(e, Said::Whole) => said(format!("{e:#}"), String::new()),
-        Problem::Refused(e, Said::Named) => said(format!("{named} {e:#}"), String::new()),
-        Problem::Refused(e, Said::Colon) => said(format!("{named}: {e:#}"), String::new()),
+        Problem::Kube(e) => super::kube::words(e),
+        Problem::Refused(e, Said::Whole) => Words::new(format!("{e:#}")),
+        Problem::Refused(e, Said::Named) => Words::new(format!("{named} {e:#}")),
+        Problem::Refused(e, Said::Colon) => Words::new(format!("{named}: {e:#}")),
+    }
+}
+
+/// A Kubernetes name refused ([`NameKind`]): the rule, what to write.
+fn name_words(named: &str, kind: NameKind) -> Words {
+    let max = kind.max_chars();
+    match kind {
+        NameKind::Namespace => say(
+            format!("{named} is not a Kubernetes namespace name"),
+            format!(
+                "write the hub's namespace, at most {max} lower-case letters, digits and '-', starting and ending with a letter or digit (a DNS-1123 label), e.g. jhub"
+            ),
+        ),
+        NameKind::HelmRelease => say(
+            format!("{named} is not a Helm release name"),
+            format!(
+                "write the hub's release (`helm list -n NAMESPACE` shows it), at most {max} lower-case letters, digits, '-' and '.', each part starting and ending with a letter or digit, e.g. jhub"
+            ),
+        ),
+    }
+}
+
+/// An `oci:` layout directory `dir` that is `missing`, or else not a directory.
+fn layout_words(named: &str, dir: &std::path::Path, missing: bool) -> Words {
+    let dir = dir.display();
+    match missing {
+        true => say(
+            format!("{named}: no OCI image layout directory {dir}"),
+            "write the directory the layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working directory, or a registry reference",
+        ),
+        false => say(
+            format!("{named}: {dir} is not a directory"),
+            "write the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG), or a registry reference",
+        ),
+    }
+}
+
+/// A `repository` refused ([`RepositoryProblem`]): the rule broken, what to write.
+fn repository_words(named: &str, why: &RepositoryProblem) -> Words {
+    let write = "write OWNER/REPO as in the repository's address";
+    let (what, help) = match why {
+        RepositoryProblem::Rule(RepositoryError::Form) => (
+            "is not of the form OWNER/REPO",
+            format!("{write}, e.g. octo-org/lab"),
+        ),
+        RepositoryProblem::Rule(RepositoryError::Owner) => (
+            "has an owner GitHub does not allow",
+            format!(
+                "an owner is at most 39 letters, digits and single hyphens, not at the start or end (Enterprise Managed Users: then `_` and the enterprise's short code); {write}, e.g. octo-org/lab"
+            ),
+        ),
+        RepositoryProblem::Rule(RepositoryError::Name) => (
+            "has a repository name GitHub does not allow",
+            format!(
+                "a name is at most 100 letters, digits, '-', '_' and '.', and not '.' or '..'; {write}, e.g. octo-org/lab"
+            ),
+        ),
+        RepositoryProblem::GitSuffix { without } => (
+            "ends in .git, which no GitHub repository's name does",
+            format!(
+                "GitHub removes it when a repository is created (a clone URL adds it): {write}, without .git, {}",
+                without
+                    .as_ref()
+                    .map_or("e.g. octo-org/lab".into(), |n| format!("here {n}"))
+            ),
+        ),
+    };
+    say(format!("{named} {what}"), help)
+}
+
+/// A token refused ([`TokenProblem`]), by `input` (`name` as messages name it); the token is
+/// never shown.
+fn token_words(input: &str, name: &str, why: TokenProblem) -> Words {
+    let (what, help) = match (why, input) {
+        (TokenProblem::Characters { control: true }, _) => (
+            "holds a space, line break or other control character inside it".to_string(),
+            "a token is printable ASCII only: paste the token again, as one line with nothing around it (it is never shown)",
+        ),
+        (TokenProblem::Characters { control: false }, _) => (
+            "holds a character that is not printable ASCII".to_string(),
+            "such as a zero-width or no-break space left by a copy-paste: paste the token again, as one line with nothing around it (it is never shown)",
+        ),
+        (TokenProblem::Short { chars }, "hub-token") => (
+            format!(
+                "is too short for a hub API token ({chars} of at least {MIN_CHARS} characters)"
+            ),
+            "JupyterHub refuses shorter ones, and the ones it makes have 32: give the whole token, e.g. from `jupyterhub token` or the hub's token page",
+        ),
+        (TokenProblem::Short { chars }, _) => (
+            format!("is too short for a GitHub token ({chars} of at least {MIN_CHARS} characters)"),
+            "GitHub's tokens have 40 characters or more: give the whole token (it is never printed)",
+        ),
+    };
+    say(format!("{name} {what}"), help)
+}
+
+/// An `insecure-registry` value refused ([`Refused`]): the entry holding `@` by its place
+/// only, another quoted with what to write instead.
+fn insecure_words(name: &str, refused: &Refused) -> Words {
+    let (what, fix) = match refused {
+        Refused::Credentials { entry } => (
+            format!(
+                "{} holds '@', as a user name or password does",
+                entry.map_or_else(|| "an entry".to_string(), |n| format!("entry {n}"))
+            ),
+            "no part of the value is shown (entries are counted at commas and line breaks): list each registry without credentials, and give the registry's user name and password in registry-username and registry-password".to_string(),
+        ),
+        Refused::Entry { shown, why: EntryProblem::Around { authority } } => (
+            format!("entry {} has a scheme, path, query or fragment", quoted(shown)),
+            format!(
+                "give {} alone (insecure-registry already means plain HTTP; the repository goes in the image reference)",
+                authority.as_deref().map_or("the registry's HOST or HOST:PORT".into(), |a| cap(a, SHOWN_MAX_CHARS))
+            ),
+        ),
+        Refused::Entry { shown, why: EntryProblem::NotARegistry } => (
+            format!("entry {} is not a registry as image references name one", quoted(shown)),
+            "separate entries with commas or line breaks".to_string(),
+        ),
+    };
+    say(format!("{name} {what}"), format!("{fix}; {INSECURE_RULE}"))
+}
+
+/// A time refused ([`TimeError`]).
+fn time_words(named: &str, why: &TimeError) -> Words {
+    let what = match why {
+        TimeError::Syntax(s) => format!("is not an RFC 3339 time ({s})"),
+        TimeError::LongYear => "has a year of more than four digits".to_string(),
+        TimeError::AfterLast => "falls after 9999-12-31T23:59:59Z in UTC".to_string(),
+        TimeError::BeforeFirst => "falls before 0000-01-01T00:00:00Z in UTC".to_string(),
+    };
+    say(
+        format!("{named} {what}"),
+        "RFC 3339 writes the years 0000 to 9999: write e.g. 2026-11-30T12:00:00Z",
+    )
+}
+
+/// `a, b or c`.
+fn or_list(names: &[String]) -> String {
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// A duration refused ([`DurationProblem`]) by `e`'s parser with `bounds`.
+fn duration_words(
+    e: &UsageError,
+    named: &str,
+    what: &DurationProblem,
+    bounds: &super::usage::DurationBounds,
+) -> Words {
+    let name = format!("{0} (--{0})", e.input);
+    let forms = format!(
+        "write seconds ({}) or a duration such as 90s, 10m, 1h 30m",
+        bounds.example
+    );
+    let (max, why) = match bounds.limit {
+        DurationLimit::Culler => (
+            "3650 days (315360000 s)",
+            "the longest duration codeq-rollout takes",
+        ),
+        DurationLimit::Job => (
+            JOB_MAX_WORDS,
+            "the longest a job on a GitHub-hosted runner runs",
+        ),
+    };
+    let min = humantime::format_duration(bounds.min);
+    let at_least = format!("give {min} or more, e.g. {}", bounds.example);
+    let units = "write a unit after each number: s, m, h, d or w (sec, min, hours, days, weeks and ms work too)";
+    match what {
+        DurationProblem::Empty => say(format!("{name} is empty"), forms),
+        DurationProblem::Negative => say(
+            format!("{named} has a minus sign"),
+            format!("durations take none: {forms}"),
+        ),
+        DurationProblem::TooLong => say(
+            format!("{named} is longer than {max}"),
+            format!("give at most {max}, {why}"),
+        ),
+        DurationProblem::BareDecimal => {
+            let v = e.given.as_deref().unwrap_or_default();
+            say(
+                format!("{named} is not a duration"),
+                format!(
+                    "a number without a unit is whole seconds, so write {v}s for {v} seconds ({forms})"
+                ),
+            )
+        }
+        DurationProblem::Calendar { unit, months } => {
+            let (what, days) = match months {
+                true => ("months", "30d"),
+                false => ("years", "365d"),
+            };
+            say(
+                format!(
+                    "{named} is not a duration: unit {unit:?} means {what}, which have no fixed length"
+                ),
+                format!("write days, e.g. {days}, or minutes with m, e.g. 10m"),
+            )
+        }
+        DurationProblem::NoUnit => say(
+            format!("{named} is not a duration: a number has no unit"),
+            format!("{units}, e.g. 1h30m; or {forms}"),
+        ),
+        DurationProblem::UnknownUnit(unit) => say(
+            format!("{named} is not a duration: unknown unit {unit:?}"),
+            format!("{units}; or {forms}"),
+        ),
+        DurationProblem::NotADuration(e) => say(format!("{named} is not a duration ({e})"), forms),
+        DurationProblem::NotWholeSeconds => {
+            say(format!("{named} is not a whole number of seconds"), forms)
+        }
+        DurationProblem::Zero => say(format!("{name} is 0"), at_least),
+        DurationProblem::TooShort => say(format!("{named} is shorter than {min}"), at_least),
+    }
+}
+
+/// A URL refused ([`UrlProblem`]): what it has, then why that is refused and what to write.
+fn url_words(named: &str, kind: UrlKind, what: &UrlProblem) -> Words {
+    let (address, token, write) = match kind {
+        UrlKind::Hub => (
+            "the hub's address",
+            "hub-token",
+            "write the address users open, e.g. https://hub.example.org",
+        ),
+        UrlKind::Api => (
+            "the API's base URL",
+            "github-token",
+            "give GitHub's REST API base URL, e.g. https://api.github.com or https://github.example.com/api/v3",
+        ),
+    };
+    let (has, why) = match what {
+        UrlProblem::QueryOrFragment { query } => (
+            format!(
+                "has a {}",
+                if *query {
+                    "query ('?')"
+                } else {
+                    "fragment ('#')"
+                }
+            ),
+            format!(
+                "{address} takes no query or fragment (a token goes in {token}, never in the URL): "
+            ),
+        ),
+        UrlProblem::Unpasteable(c) => {
+            let c = match c {
+                c if c.is_whitespace() => "whitespace".to_string(),
+                '@' => "a user name ('@')".to_string(),
+                c => format!("{c:?}"),
+            };
+            (
+                format!("has {c}"),
+                "the runbook's shell commands and Markdown cannot carry it: ".into(),
+            )
+        }
+        UrlProblem::Whitespace => (
+            "has whitespace, a control character or an invisible one inside it".into(),
+            "a URL is one word: ".into(),
+        ),
+        UrlProblem::NotAUrl(e) => (format!("is not a URL ({e})"), String::new()),
+        UrlProblem::NotHttp => ("is not an http:// or https:// URL".into(), String::new()),
+        UrlProblem::NoHost => (
+            "has no host between :// and the next /".into(),
+            "the host comes right after ://: ".into(),
+        ),
+        UrlProblem::UserName => (
+            "has a user name ('@')".into(),
+            format!("a token goes in {token}, never in the URL: "),
+        ),
+    };
+    say(format!("{named} {has}"), format!("{why}{write}"))
+}
+
+/// Deadlines past the calendar's last date ([`crate::window::LAST_DATE`]).
+fn calendar_words(past: &crate::window::PastTheCalendar) -> Words {
+    let clock = match past.now_given {
+        true => "now (--now)",
+        false => "this run's clock",
+    };
+    let fix = match past.fix {
+        CalendarFix::HubScale => {
+            "give the most servers the hub runs at once (hub-size) and its slow-stop timeout (slow-stop-timeout) as they are"
+        }
+        CalendarFix::Clock => {
+            "leave now out for the system clock (or give the run's real time), or give the idle culler settings the hub really uses"
+        }
+        CalendarFix::Settings => "give the idle culler settings the hub really uses",
+    };
+    let scale = past.scale.map_or(String::new(), |s| {
+        let (servers, slow) = (servers_words(s.servers), human(s.slow_stop_timeout_secs));
+        format!("; hub size {servers}, slow-stop timeout {slow}")
+    });
+    say(
+        format!(
+            "{clock} {} plus the convergence window ({}) ends after {}",
+            rfc3339(past.now),
+            human_at_most(past.longest_secs),
+            crate::window::LAST_DATE,
+        ),
+        format!(
+            "that is the last date a deadline can be written for: {fix} ({}{scale})",
+            past.configured.origins_line()
+        ),
+    )
+}
+
+/// A team's template refused ([`TemplateProblem`]).
+fn template_words(named: &str, what: &TemplateProblem) -> Words {
+    match what {
+        TemplateProblem::Unreadable(e) => say(
+            format!("{named}: cannot read it ({e})"),
+            format!(
+                "give a file path relative to the workspace (the repository checkout), {TEMPLATE_EXAMPLE}"
+            ),
+        ),
+        TemplateProblem::OutsideWorkspace { workspace, real } => say(
+            format!(
+                "{named}: the file is outside the workspace {}",
+                workspace.display()
+            ),
+            format!(
+                "its real path is {}; the template must be a file of the repository, {TEMPLATE_EXAMPLE}",
+                real.display()
+            ),
+        ),
+        TemplateProblem::NotRegular => say(
+            format!("{named}: not a regular file (a directory, FIFO, socket or device)"),
+            "give the template file itself",
+        ),
+        TemplateProblem::TooLarge { size, limit } => say(
+            format!("{named}: {size} bytes, over the template limit (64 KiB)"),
+            format!("the limit is {limit} bytes: is it the right file?"),
+        ),
     }
 }
 
@@ -391,7 +497,7 @@ fn required_what(what: Required) -> &'static str {
         Required::Image => "the image reference to announce, e.g. ghcr.io/org/lab:latest",
         Required::HubUrl => "the hub's address, e.g. https://hub.example.org",
         Required::HubToken => {
-            "a hub API token with scopes list:users and read:servers (see README: the role to create)"
+            "a hub API token with scopes list:users and read:servers (see README: the role to create), or JUPYTERHUB_API_TOKEN outside Actions"
         }
     }
 }
@@ -409,130 +515,7 @@ fn github_use(why: GitHubUse) -> &'static str {
     }
 }
 
-/// A URL's problem, after the URL.
-fn url_why(kind: UrlKind, what: &UrlProblem) -> String {
-    let (address, token) = match kind {
-        UrlKind::Hub => ("the hub's address", "hub-token"),
-        UrlKind::Api => ("the API's base URL", "github-token"),
-    };
-    match what {
-        UrlProblem::QueryOrFragment { query } => format!(
-            "has {}: {address} takes no query or fragment (a token goes in {token}, never in the URL)",
-            match query {
-                true => "a query ('?')",
-                false => "a fragment ('#')",
-            }
-        ),
-        UrlProblem::Unpasteable(c) => {
-            let what = match c {
-                c if c.is_whitespace() => "whitespace".to_string(),
-                '@' => "a user name ('@')".to_string(),
-                c => format!("{c:?}"),
-            };
-            format!("has {what}, which the runbook's shell commands and Markdown cannot carry")
-        }
-        UrlProblem::Whitespace => {
-            "has whitespace, a control character or an invisible one inside it (a URL is one word)"
-                .to_string()
-        }
-        UrlProblem::NotAUrl(e) => format!("is not a URL ({e})"),
-        UrlProblem::NotHttp => "is not an http:// or https:// URL".to_string(),
-        UrlProblem::NoHost => {
-            "has no host between :// and the next / (the host comes right after ://)".to_string()
-        }
-        UrlProblem::UserName => {
-            format!("has a user name ('@'): a token goes in {token}, never in the URL")
-        }
-    }
-}
-
-/// An `insecure-registry` entry's problem and what to write instead.
-fn entry_words(what: &EntryProblem) -> (String, String) {
-    let give = |authority: &Option<String>, without: &str| match authority {
-        Some(authority) => format!("give {authority}, without {without}"),
-        None => format!("give the registry's HOST or HOST:PORT alone, without {without}"),
-    };
-    let pair = |why: &str, fix: &str| (why.to_string(), fix.to_string());
-    match what {
-        EntryProblem::Whitespace => pair(
-            "has whitespace inside it",
-            "separate entries with commas or line breaks",
-        ),
-        EntryProblem::Scheme { scheme, authority } => (
-            scheme.as_ref().map_or("has a scheme ('://')".to_string(), |s| {
-                format!("has a scheme ({s}://)")
-            }),
-            give(
-                authority,
-                "the scheme (insecure-registry already means plain HTTP)",
-            ),
-        ),
-        EntryProblem::MoreThanHostAndPort { authority } => (
-            "has more than a host and port (a path, query or fragment)".to_string(),
-            give(
-                authority,
-                "the rest (the image's repository goes in the image reference)",
-            ),
-        ),
-        EntryProblem::OpenBracket => pair("has '[' without ']'", BRACKETS),
-        EntryProblem::AfterBracket => pair(
-            "has more after the bracketed address than ':' and a port",
-            BRACKETS,
-        ),
-        EntryProblem::UnbracketedIpv6 => pair("is an IPv6 address without brackets", BRACKETS),
-        EntryProblem::ManyColons => pair("has more than one ':'", HOST_FIX),
-        EntryProblem::NoHost => pair("has no host", HOST_FIX),
-        EntryProblem::BracketsNotIpv6 => pair(
-            "has brackets around something other than an IPv6 address",
-            "write an IPv6 address in brackets (without a zone such as %eth0), e.g. [::1]:5000, or a host name or IPv4 address without them",
-        ),
-        EntryProblem::ShortIpv4(ip) => (
-            format!("writes the IPv4 address {ip} in a short or non-decimal form"),
-            format!("write {ip}, in this entry and in the image reference alike"),
-        ),
-        EntryProblem::NumberNotIpv4(e) => (
-            format!("ends in a number, so it reads as an IPv4 address, but is not one ({e})"),
-            "write an IPv4 address as four decimal numbers 0 to 255 (127.0.0.1), or a host name whose last label is not a number".to_string(),
-        ),
-        EntryProblem::HostName(what) => (host_name_why(*what), HOST_FIX.to_string()),
-        EntryProblem::Port { host, problem } => (
-            match problem {
-                PortProblem::Missing => "has no port after ':'",
-                PortProblem::NotDecimal => "has a port that is not a decimal number",
-                PortProblem::Zero => "has port 0",
-                PortProblem::LeadingZero => "has a port with a leading zero",
-                PortProblem::TooHigh => "has a port above 65535",
-            }
-            .to_string(),
-            format!(
-                "give {host}:PORT with the port the registry listens on, 1 to 65535 without leading zeros, or {host} alone"
-            ),
-        ),
-    }
-}
-
-/// Why a host is not a host name.
-fn host_name_why(what: HostNameProblem) -> String {
-    match what {
-        HostNameProblem::Character(c) => format!(
-            "has {}, which a host name cannot hold",
-            escaped(&c.to_string(), "'")
-        ),
-        HostNameProblem::FinalDot => "ends with a dot".to_string(),
-        HostNameProblem::TooLong { chars, max } => {
-            format!("has a host of {chars} characters, over {max}")
-        }
-        HostNameProblem::EmptyLabel => {
-            "has an empty label (a dot at the start, or two dots together)".to_string()
-        }
-        HostNameProblem::LongLabel { chars, max } => {
-            format!("has a label of {chars} characters, over {max}")
-        }
-        HostNameProblem::HyphenAtEdge => "has a label starting or ending with '-'".to_string(),
-    }
-}
-
-/// A broken rule between inputs: the message and the help.
+/// A broken rule between inputs: the first line and the help.
 fn rule_words(rule: Rule) -> (&'static str, &'static str) {
     match rule {
         Rule::PrintContextNeedsDryRun => (
@@ -557,7 +540,7 @@ fn rule_words(rule: Rule) -> (&'static str, &'static str) {
         ),
         Rule::NoCommit => ("no commit", "set --sha (GITHUB_SHA outside Actions)"),
         Rule::KubernetesNeedsImage => (
-            "Kubernetes is on (kubeconfig or kubernetes: on) but image is not set",
+            "Kubernetes is on (kubeconfig or kubernetes: true) but image is not set",
             "the pods' imageIDs are compared with the digest of image (--image)",
         ),
         Rule::NoRelease => (
@@ -573,8 +556,8 @@ fn rule_words(rule: Rule) -> (&'static str, &'static str) {
             "its digest finds the tracking issue",
         ),
         Rule::KubernetesOffWithKubeconfig => (
-            "kubernetes is off but kubeconfig is given",
-            "drop kubeconfig, or set kubernetes to on",
+            "kubernetes is false but kubeconfig is given",
+            "drop kubeconfig, or set kubernetes to true",
         ),
     }
 }
@@ -588,30 +571,38 @@ pub(crate) fn unknown_command(
     suggested: &[String],
     action: &[&str],
     others: &[String],
-) -> String {
+) -> Words {
     let suggestion = match suggested {
         [] => String::new(),
         names => format!(" (did you mean {}?)", names.join(" or ")),
     };
-    format!(
-        "{input} {given:?} is not a command of codeq-rollout{suggestion}: set the {input} input to {} (the command line also takes {})",
-        action.join(" or "),
-        others.join(" or ")
+    say(
+        format!("{input} {given:?} is not a command of codeq-rollout{suggestion}"),
+        format!(
+            "set the {input} input to {} (the command line also takes {})",
+            action.join(" or "),
+            others.join(" or ")
+        ),
     )
 }
 
 /// The error of a workspace `dir` (from `GITHUB_WORKSPACE` or the working directory, `from`)
-/// that cannot be resolved.
-pub(crate) fn workspace_unresolved(dir: &std::path::Path, from: &str) -> String {
-    format!(
-        "the workspace templates are read from, {} ({from}), cannot be resolved: check out the repository first (actions/checkout), or set GITHUB_WORKSPACE to its directory",
-        dir.display()
+/// that cannot be resolved, for `cause`.
+pub(crate) fn workspace_unresolved(
+    dir: &std::path::Path,
+    from: &str,
+    cause: &dyn std::fmt::Display,
+) -> String {
+    say(
+        format!("the workspace {} ({from}) cannot be resolved: {cause}", dir.display()),
+        "templates are read from it: check out the repository first (actions/checkout), or set GITHUB_WORKSPACE to its directory",
     )
+    .to_string()
 }
 
-/// The warning (title, message) when values files were given but none sets `cull` under
+/// The warning (title, words) when values files were given but none sets `cull` under
 /// `keys` (`None`: at the top level or under `jupyterhub`).
-pub(crate) fn no_cull_in_values(keys: Option<&[String]>) -> (&'static str, String) {
+pub(crate) fn no_cull_in_values(keys: Option<&[String]>) -> (&'static str, Words) {
     let place = match keys {
         None => "`cull` or `jupyterhub.cull`".to_string(),
         Some([]) => "`cull`".to_string(),
@@ -619,8 +610,9 @@ pub(crate) fn no_cull_in_values(keys: Option<&[String]>) -> (&'static str, Strin
     };
     (
         "Culler settings",
-        format!(
-            "no values file sets {place}: using z2jh's defaults; check jupyterhub-values and values-path"
+        say(
+            format!("no values file sets {place}: using z2jh's defaults"),
+            "check jupyterhub-values and values-path",
         ),
     )
 }
@@ -636,40 +628,149 @@ pub(crate) fn image_not_resolved(image: &str) -> String {
 mod tests {
     use super::*;
 
-    /// The message and the help are apart, and the text joins them as the variant says.
     #[test]
-    fn a_refusal_keeps_its_message_and_its_help_apart() {
-        let boolean = words("dry-run", Some("maybe"), &Problem::NotBoolean);
+    fn a_refusal_gives_its_first_line_and_its_help_apart() {
+        let boolean = words(&UsageError::of("dry-run", "maybe", Problem::NotBoolean));
+        super::super::words::assert_shape(&boolean);
         assert_eq!(
-            boolean.message,
+            boolean.what,
             r#"dry-run (--dry-run) "maybe" is not a boolean"#
         );
-        assert_eq!(boolean.help, format!("write {BOOLEAN_WORDS}"));
+        assert_eq!(boolean.help, Some(format!("write {BOOLEAN_WORDS}")));
+        let bare = words(&UsageError::new("print-context", Problem::NotUtf8));
         assert_eq!(
-            boolean.to_string(),
-            format!("{}: {}", boolean.message, boolean.help)
+            bare.to_string(),
+            "print-context (--print-context) is not UTF-8 text"
         );
-        let bare = words("print-context", None, &Problem::NotUtf8);
-        assert!(bare.help.is_empty());
-        assert_eq!(bare.to_string(), bare.message);
-        let bounds = crate::render::usage::DurationBounds {
-            min: std::time::Duration::ZERO,
+        let long = words(&UsageError::of(
+            "hub-size",
+            "9".repeat(500),
+            Problem::HubSize(9),
+        ));
+        super::super::words::assert_shape(&long);
+    }
+
+    /// Every problem's words, with typical values: one first line of at most 120
+    /// characters, then the help.
+    #[test]
+    fn every_problem_says_what_failed_then_what_to_write() {
+        use super::super::usage::{DurationBounds, Required as R, Rule};
+        use crate::support::duration::DurationProblem as D;
+        use std::sync::Arc;
+        let job = DurationBounds {
+            min: std::time::Duration::from_secs(1),
             limit: DurationLimit::Job,
             example: "30",
         };
-        let minus = words(
-            "t",
-            Some("-5"),
-            &Problem::Duration(DurationProblem::Negative, bounds),
-        );
-        assert_eq!(
-            minus.help,
-            "write seconds (30) or a duration such as 90s, 10m, 1h 30m"
-        );
-        assert_eq!(
-            minus.to_string(),
-            format!("{}; {}", minus.message, minus.help)
-        );
+        let culler = DurationBounds {
+            limit: DurationLimit::Culler,
+            ..job
+        };
+        let time = |t| time::OffsetDateTime::from_unix_timestamp(t).unwrap();
+        let past = crate::window::PastTheCalendar {
+            now: time(253_402_300_000),
+            now_given: true,
+            longest_secs: 4200,
+            configured: Default::default(),
+            scale: None,
+            fix: CalendarFix::Clock,
+        };
+        let refused = || Arc::new(anyhow::anyhow!("is not a valid image reference"));
+        let url = |p| Problem::BadUrl(UrlKind::Hub, p);
+        let repo = |r| Problem::Repository(RepositoryProblem::Rule(r));
+        let entry = |why| Refused::Entry {
+            shown: "localhost:5000/x".into(),
+            why,
+        };
+        let rules = [
+            Rule::PrintContextNeedsDryRun,
+            Rule::NoSecurityLabel,
+            Rule::UsernameWithoutPassword,
+            Rule::PasswordWithoutUsername,
+            Rule::NoRepository,
+            Rule::NoCommit,
+            Rule::KubernetesNeedsImage,
+            Rule::NoRelease,
+            Rule::EnvironmentNeedsImage,
+            Rule::CommentNeedsImage,
+            Rule::KubernetesOffWithKubeconfig,
+        ];
+        #[rustfmt::skip]
+        let mut cases: Vec<(&str, Option<&str>, Problem)> = vec![
+            ("image", None, Problem::Required(R::Image)),
+            ("hub-url", None, Problem::Required(R::HubUrl)),
+            ("hub-token", None, Problem::Required(R::HubToken)),
+            ("dry-run", None, Problem::NotUtf8),
+            ("hub-timeout", Some(""), Problem::Duration(D::Empty, job)),
+            ("hub-timeout", Some("-5"), Problem::Duration(D::Negative, job)),
+            ("cull-timeout", Some("99999999999"), Problem::Duration(D::TooLong, culler)),
+            ("hub-timeout", Some("1.5"), Problem::Duration(D::BareDecimal, job)),
+            ("cull-max-age", Some("11years"), Problem::Duration(D::Calendar { unit: "years".into(), months: false, }, culler)),
+            ("hub-timeout", Some("1h30"), Problem::Duration(D::NoUnit, job)),
+            ("hub-timeout", Some("8 fortnights"), Problem::Duration(D::UnknownUnit("fortnights".into()), job)),
+            ("cull-every", Some("1.5s"), Problem::Duration(D::NotWholeSeconds, culler)),
+            ("hub-timeout", Some("0"), Problem::Duration(D::Zero, job)),
+            ("hub-timeout", Some("500ms"), Problem::Duration(D::TooShort, job)),
+            ("tier", Some("urgent"), Problem::NotOneOf(vec!["auto".into(), "routine".into(), "security".into()])),
+            ("dry-run", Some("maybe"), Problem::NotBoolean),
+            ("namespace", Some("Lab"), Problem::NotAName(NameKind::Namespace)),
+            ("helm-release", Some("hub;x"), Problem::NotAName(NameKind::HelmRelease)),
+            ("hub-url", Some("https://hub.org/?***"), url(UrlProblem::QueryOrFragment { query: true })),
+            ("hub-url", Some("https://hub.org/$(id)"), url(UrlProblem::Unpasteable('$'))),
+            ("hub-url", Some("https://hub.org/ x"), url(UrlProblem::Whitespace)),
+            ("hub-url", Some("hub.org"), url(UrlProblem::NotAUrl(::url::ParseError::RelativeUrlWithoutBase))),
+            ("hub-url", Some("ftp://hub.org"), url(UrlProblem::NotHttp)),
+            ("hub-url", Some("http:///path"), url(UrlProblem::NoHost)),
+            ("hub-url", Some("https://***@hub.org"), url(UrlProblem::UserName)),
+            ("hub-url", Some("https://hub.org/hub/api"), Problem::InHubApi { base: "https://hub.org".into() }),
+            ("repository", Some("noslash"), repo(RepositoryError::Form)),
+            ("repository", Some("-o/r"), repo(RepositoryError::Owner)),
+            ("repository", Some("o/.."), repo(RepositoryError::Name)),
+            ("repository", Some("o/r.git"), Problem::Repository(RepositoryProblem::GitSuffix { without: Some("o/r".into()) })),
+            ("hub-token", None, Problem::Token(TokenProblem::Characters { control: true })),
+            ("github-token", None, Problem::Token(TokenProblem::Characters { control: false })),
+            ("hub-token", None, Problem::Token(TokenProblem::Short { chars: 3 })),
+            ("github-token", None, Problem::Token(TokenProblem::Short { chars: 3 })),
+            ("insecure-registry", None, Problem::Insecure(Refused::Credentials { entry: Some(2) })),
+            ("insecure-registry", None, Problem::Insecure(entry(EntryProblem::Around { authority: Some("localhost:5000".into()) }))),
+            ("insecure-registry", None, Problem::Insecure(entry(EntryProblem::NotARegistry))),
+            ("hub-size", Some("0"), Problem::HubSize(1_000_000)),
+            ("jupyterhub-values", None, Problem::ValuesListedWithComma("a.yaml,b.yaml".into())),
+            ("now", None, Problem::PastTheCalendar(Box::new(past))),
+            ("image", Some("oci:README.md"), Problem::LayoutNotADirectory("README.md".into())),
+            ("image", Some("oci:lab"), Problem::LayoutMissing("lab".into())),
+            ("release-note-template", Some("x.md.j2"), Problem::Template(TemplateProblem::Unreadable(Arc::new(std::io::Error::from(std::io::ErrorKind::NotFound))))),
+            ("release-note-template", Some("/etc/passwd"), Problem::Template(TemplateProblem::OutsideWorkspace { workspace: "/w".into(), real: "/etc/passwd".into() })),
+            ("release-note-template", Some("dir"), Problem::Template(TemplateProblem::NotRegular)),
+            ("release-note-template", Some("big.md.j2"), Problem::Template(TemplateProblem::TooLarge { size: 70_000, limit: 65_536 })),
+            ("released-at", None, Problem::LaterThanClock { at: time(1_800_000_001), now: time(1_800_000_000) }),
+            ("now", Some("yesterday"), Problem::Time(TimeError::Syntax("the 'year' component could not be parsed".into()))),
+            ("now", Some("10000-01-01T00:00:00Z"), Problem::Time(TimeError::LongYear)),
+            ("now", Some("9999-12-31T23:59:59-01:00"), Problem::Time(TimeError::AfterLast)),
+            ("now", Some("0000-01-01T00:00:00+01:00"), Problem::Time(TimeError::BeforeFirst)),
+            ("github-token", None, Problem::NoToken(None)),
+            ("github-token", None, Problem::NoToken(Some(GitHubUse::Environment))),
+            ("github-token", None, Problem::NoToken(Some(GitHubUse::Comment))),
+            ("github-token", None, Problem::NoToken(Some(GitHubUse::ReleaseTime))),
+            ("fail-on", None, Problem::AlarmWithoutKubernetes("mismatch".into())),
+            ("hub-url", Some("https://hub.example.org"), Problem::Placeholder),
+            ("image", Some("ghcr.io/Org/Lab"), Problem::Refused(refused(), Said::Whole)),
+            ("image", Some("ghcr.io/Org/Lab"), Problem::Refused(refused(), Said::Named)),
+            ("image", Some("ghcr.io/Org/Lab"), Problem::Refused(refused(), Said::Colon)),
+        ];
+        cases.extend(rules.map(|r| ("image", None, Problem::Rule(r))));
+        let shown: Vec<String> = cases
+            .into_iter()
+            .map(|(input, given, problem)| {
+                let e = match given {
+                    Some(given) => UsageError::of(input, given, problem),
+                    None => UsageError::new(input, problem),
+                };
+                super::super::words::assert_shape(&words(&e));
+                e.to_string()
+            })
+            .collect();
+        insta::assert_snapshot!(shown.join("\n"));
     }
 
     #[test]

@@ -103,45 +103,6 @@ pub const ROLE_SNIPPET: &str = r#"hub:
         - codeq-rollout-status
 "#;
 
-/// The fewest characters a hub API token can have: JupyterHub 6.1.1 refuses a shorter one
-/// (`jupyterhub/orm.py`, `Hashed.min_length = 8`, checked by `Hashed.check_token`), and the
-/// tokens it makes are 32 hex characters (`jupyterhub/utils.py`, `new_token` returns
-/// `uuid.uuid4().hex`). A shorter value is a mistake, and registering it for redaction would
-/// mask its letters in every message (`t` would turn each `t` into `***`).
-pub(crate) const TOKEN_MIN_CHARS: usize = 8;
-
-/// A hub token (checked by [`crate::support::secrets::token`]) of at least
-/// [`TOKEN_MIN_CHARS`] characters.
-///
-/// # Errors
-/// [`TokenShort`]: its length and the minimum (the token is never part of it).
-pub(crate) fn long_enough(token: &str) -> Result<&str, TokenShort> {
-    match token.chars().count() {
-        chars if chars < TOKEN_MIN_CHARS => Err(TokenShort {
-            chars,
-            min: TOKEN_MIN_CHARS,
-        }),
-        _ => Ok(token),
-    }
-}
-
-/// A hub token of `chars` characters, fewer than `min` ([`long_enough`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct TokenShort {
-    /// The token's length.
-    pub(crate) chars: usize,
-    /// The fewest JupyterHub takes ([`TOKEN_MIN_CHARS`]).
-    pub(crate) min: usize,
-}
-
-/// Whether a `hub-token` value (as given) is registered for redaction: not when it is
-/// shorter than [`TOKEN_MIN_CHARS`], as the command line refuses it ([`long_enough`]) before
-/// anything is sent (nothing can echo it), and masking `t` would turn every `t` of that very
-/// refusal into `***`.
-pub(crate) fn masks_token(value: &str) -> bool {
-    value.trim_ascii().chars().count() >= TOKEN_MIN_CHARS
-}
-
 /// What went wrong talking to the hub, as data. Every variant names the URL asked (never the
 /// token) and carries what the user needs to fix it; its words, and the fix chosen by
 /// variant, are `status::report`'s (`Display`).

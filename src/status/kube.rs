@@ -14,30 +14,27 @@
 //! `kubespawner/spawner.py`, `_build_common_annotations`), the `notebook` container's
 //! `imageID` (z2jh's container name) and the pod's start time.
 //!
-//! Credentials, as Kubernetes users have them ([`Credentials`]): the content of a kubeconfig
-//! (the Action's `kubeconfig` input: a path another step exports in `KUBECONFIG` is not
-//! visible inside a Docker action's container), the kubeconfig of `KUBECONFIG` or
-//! `~/.kube/config`, or the in-cluster service account (`KUBERNETES_SERVICE_HOST`, the token
-//! and CA under `/var/run/secrets/kubernetes.io/serviceaccount/`). The image ships no
-//! credential plugin: a kubeconfig user with an `exec` plugin (gke-gcloud-auth-plugin,
-//! `aws eks get-token`, kubelogin) or an `auth-provider` is refused before any request
-//! ([`KubeError::ExecPlugin`]).
+//! Credentials, as kubectl finds them ([`resolve`], before anything is read): a kubeconfig
+//! given (the Action's `kubeconfig` input as content, `--kubeconfig PATH` as a file), else
+//! the files `KUBECONFIG` lists (merged, as client-go merges them), else `~/.kube/config`,
+//! else the in-cluster service account (`KUBERNETES_SERVICE_HOST` and its mounted token); the
+//! context `--context` names, else the current one, whose namespace applies unless
+//! `--namespace` is given. The image ships no credential plugin, and Kubernetes 1.19 removed
+//! basic authentication: a user with an `exec` plugin (gke-gcloud-auth-plugin, `aws eks
+//! get-token`, kubelogin) or an `auth-provider`, with a user name and password, or with no
+//! credentials at all is refused before any request.
 //!
 //! TLS is rustls with ring (kube's `rustls-tls` and `ring` features; the process default
 //! provider is ring, [`crate::support::tls::install_provider`]).
 
 use super::Pod;
-use super::classify::Alarm;
-use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
+use kube::config::{AuthInfo, Cluster, KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
-use secrecy::{ExposeSecret, SecretString};
+use secrecy::ExposeSecret;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// How a kubeconfig given as content (the `kubeconfig` input) is named in errors; a file's
-/// errors name its path instead.
-pub(crate) const KUBECONFIG_INPUT: &str = "the kubeconfig input";
 
 /// The page size of a pod listing (`limit`).
 pub(crate) const PAGE_LIMIT: u32 = 500;
@@ -53,13 +50,41 @@ pub(crate) const SERVERNAME_ANNOTATION: &str = "hub.jupyter.org/servername";
 /// The single-user container's name in z2jh's pods.
 pub(crate) const NOTEBOOK_CONTAINER: &str = "notebook";
 
-/// Where the Kubernetes credentials come from.
+/// The namespace read when neither `--namespace` nor the context names one: z2jh's docs' own.
+pub(crate) const DEFAULT_NAMESPACE: &str = "jhub";
+
+/// The service-account token a pod has mounted unless `automountServiceAccountToken: false`
+/// (Kubernetes "Configure Service Accounts for Pods"; kube's `incluster_config.rs`).
+pub(crate) const SERVICE_ACCOUNT_TOKEN: &str =
+    "/var/run/secrets/kubernetes.io/serviceaccount/token";
+
+/// Where a kubeconfig came from, as messages name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The `kubeconfig` input's content.
+    Input,
+    /// `--kubeconfig PATH`.
+    Flag(PathBuf),
+    /// A path `KUBECONFIG` lists.
+    Variable(PathBuf),
+    /// `~/.kube/config`.
+    Home(PathBuf),
+}
+
+/// Where the Kubernetes credentials come from, resolved and checked ([`resolve`]).
 #[derive(Debug, Clone)]
 pub enum Credentials {
-    /// A kubeconfig's content (the `kubeconfig` input, a secret).
-    Kubeconfig(SecretString),
-    /// `KUBECONFIG` or `~/.kube/config` when present, else the in-cluster service account.
-    Infer,
+    /// A kubeconfig, the context read, and where it came from.
+    Kubeconfig {
+        /// The kubeconfig (its secrets hide in `Debug`).
+        config: Box<Kubeconfig>,
+        /// The context chosen: `--context`, else `current-context`.
+        context: String,
+        /// Where it came from.
+        origin: Origin,
+    },
+    /// The in-cluster service account.
+    InCluster,
 }
 
 /// What to list: the hub's namespace and its Helm release (the runbook's `namespace` and
@@ -79,102 +104,175 @@ impl PodQuery {
     }
 }
 
-/// A checked Kubernetes request ([`crate::cli::status_request`] builds it): where to read
-/// pods and with what.
+/// Where the namespace read came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NamespaceFrom {
+    /// `--namespace` (the `namespace` input).
+    Input,
+    /// The kubeconfig context's `namespace`.
+    Context,
+    /// Neither: [`DEFAULT_NAMESPACE`].
+    Default,
+}
+
+/// A checked Kubernetes request ([`resolve`]): where to read pods and with what.
 #[derive(Debug, Clone)]
 pub struct KubeRequest {
     /// The credentials.
     pub credentials: Credentials,
     /// The namespace and Helm release.
     pub query: PodQuery,
+    /// Where the namespace came from.
+    pub namespace_from: NamespaceFrom,
     /// Each request's timeout.
     pub timeout: Duration,
 }
 
-/// A failed Kubernetes read, as data: the words (`Display`) and what to do are the report's
-/// ([`crate::status::report::kube_error`]).
+impl KubeRequest {
+    /// The cluster of the context read (`None` in the cluster).
+    fn cluster(&self) -> Option<&Cluster> {
+        let Credentials::Kubeconfig {
+            config, context, ..
+        } = &self.credentials
+        else {
+            return None;
+        };
+        let context = named(&config.contexts, context, |c| &c.name)?
+            .context
+            .as_ref()?;
+        named(&config.clusters, &context.cluster, |c| &c.name)?
+            .cluster
+            .as_ref()
+    }
+
+    /// What to warn about the cluster before its user's token is sent to it.
+    pub(crate) fn warnings(&self) -> Vec<KubeWarning> {
+        let Some(cluster) = self.cluster() else {
+            return Vec::new();
+        };
+        let server = shown_server(cluster.server.as_deref().unwrap_or_default());
+        let mut warnings = Vec::new();
+        if crate::support::url::sends_token_in_the_clear(&server) {
+            warnings.push(KubeWarning::PlainHttp(server.clone()));
+        }
+        if cluster.insecure_skip_tls_verify == Some(true) {
+            warnings.push(KubeWarning::SkipsTlsVerify(server));
+        }
+        warnings
+    }
+}
+
+/// A warning about the cluster a kubeconfig names, before its user's token is sent to it
+/// (the server as [`shown_server`] shows it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum KubeWarning {
+    /// Its server is plain `http://` outside loopback, private networks and the cluster
+    /// ([`crate::support::url::sends_token_in_the_clear`]), as for `hub-url` and `api-url`.
+    PlainHttp(String),
+    /// `insecure-skip-tls-verify: true`: its certificate is not checked, so the token goes to
+    /// whoever answers at that address.
+    SkipsTlsVerify(String),
+}
+
+/// What the command line gives for Kubernetes ([`resolve`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KubeInputs<'a> {
+    /// The kubeconfig given: its content (`true`) or a path (`false`).
+    pub kubeconfig: Option<(&'a str, bool)>,
+    /// `--context`.
+    pub context: Option<&'a str>,
+    /// `--namespace`.
+    pub namespace: Option<&'a str>,
+    /// `--helm-release`.
+    pub release: &'a str,
+    /// `--kube-timeout`.
+    pub timeout: Duration,
+}
+
+/// A failed Kubernetes read, or credentials refused before it, as data: the words
+/// (`Display`) are the render layer's (`crate::render::kube`).
 #[derive(Debug)]
 pub(crate) enum KubeError {
-    /// The kubeconfig cannot be read or parsed (its loader's words; never its content).
-    Kubeconfig {
-        /// Where it came from: `the kubeconfig input`, a path.
-        source_name: String,
+    /// A kubeconfig that cannot be read or parsed, or names no usable cluster (its loader's
+    /// words; never its values).
+    Unreadable {
+        /// Where it came from.
+        origin: Origin,
         /// What is wrong, in kube's words.
         detail: String,
     },
-    /// The kubeconfig's user needs a credential plugin, which the image does not have.
-    ExecPlugin {
-        /// The kubeconfig user's name.
+    /// A kubeconfig path that does not exist.
+    Missing(Origin),
+    /// No context of that name (`None`: `current-context` unset); the names it has.
+    NoContext {
+        /// Where the kubeconfig came from.
+        origin: Origin,
+        /// The context asked for.
+        context: Option<String>,
+        /// The contexts the kubeconfig has.
+        contexts: Vec<String>,
+    },
+    /// The context's namespace is not a namespace name.
+    ContextNamespace {
+        /// Where the kubeconfig came from.
+        origin: Origin,
+        /// The context.
+        context: String,
+    },
+    /// The context's user cannot be sent: it needs a credential plugin (`plugin`: the `exec`
+    /// command or `auth-provider` name), holds a user name and password (basic
+    /// authentication, `plugin` `None`, `basic` true), or has no credentials.
+    User {
+        /// The user's name.
         user: String,
-        /// The `exec` command (or `auth-provider` name).
-        command: String,
+        /// The plugin it needs.
+        plugin: Option<String>,
+        /// It holds a user name and password.
+        basic: bool,
+        /// The namespace, for the kubeconfig to make instead.
+        namespace: String,
     },
     /// No kubeconfig and not in a cluster.
     NoCredentials {
-        /// The kubeconfig path looked for.
-        kubeconfig: String,
-    },
-    /// 401: the API server does not accept the credentials.
-    Unauthorized {
-        /// The API server's URL.
-        server: String,
-        /// The API server's message (a `Status` object's).
-        server_message: String,
-    },
-    /// 403: RBAC denies `list` on `pods` in the namespace.
-    Forbidden {
-        /// The API server's URL.
-        server: String,
-        /// The namespace asked.
+        /// The namespace, for the kubeconfig to make.
         namespace: String,
-        /// The API server's message (`pods is forbidden: User "…" cannot list resource …`).
-        server_message: String,
     },
-    /// A second `410 Gone` after the restart.
-    Expired {
-        /// The API server's message.
-        server_message: String,
-    },
-    /// Any other error answer.
-    Status {
-        /// The API server's URL.
-        server: String,
-        /// HTTP status code.
-        code: u16,
-        /// The `Status` object's `reason`.
-        reason: String,
-        /// The `Status` object's `message`.
-        server_message: String,
-    },
-    /// No answer within `kube-timeout` (connecting, or reading the answer).
-    TimedOut {
-        /// The API server's URL.
-        server: String,
-        /// The timeout (`kube-timeout`).
-        timeout: Duration,
-    },
-    /// An answer that is not a `v1` `PodList` (another `kind`, no `items`, a field of the
-    /// wrong type, a start time that is not RFC 3339): a proxy or another server answering.
-    NotAPodList {
-        /// The API server's URL.
-        server: String,
-        /// What is wrong with it, one line (the decoder's words or the field).
+    /// `KUBERNETES_SERVICE_HOST` set but no service-account token mounted, or the in-cluster
+    /// configuration unreadable (kube's words).
+    InCluster {
+        /// What is wrong.
         detail: String,
     },
-    /// Pages without an end: a `continue` token repeated, or more than [`MAX_PAGES`] pages.
-    EndlessList {
+    /// The pods could not be listed: the API server at `server` (as [`shown_server`] shows
+    /// it), listing the pods of `namespace`, and what went wrong.
+    Read {
         /// The API server's URL.
         server: String,
-        /// Pages read before giving up.
-        pages: u32,
+        /// The namespace listed.
+        namespace: String,
+        /// What went wrong.
+        fault: ReadFault,
     },
-    /// No answer (DNS, refused, TLS).
-    Unreachable {
-        /// The API server's URL.
-        server: String,
-        /// The transport's or decoder's words, one line.
-        cause: String,
-    },
+}
+
+/// What went wrong listing the pods ([`KubeError::Read`]).
+#[derive(Debug)]
+pub(crate) enum ReadFault {
+    /// An error answer: 401 (the credentials are not accepted), 403 (RBAC denies `list` on
+    /// `pods`), a second 410 after the restart, any other; the `Status` object's `reason`
+    /// and `message` (`pods is forbidden: User "…" cannot list resource …`), one line each.
+    Answered(u16, String, String),
+    /// No answer within `kube-timeout` (connecting, or reading the answer).
+    TimedOut(Duration),
+    /// An answer that is not a `v1` `PodList` (another `kind`, no `items`, a field of the
+    /// wrong type, a start time that is not RFC 3339): a proxy or another server answering;
+    /// what is wrong with it, one line (the decoder's words or the field).
+    NotAPodList(String),
+    /// Pages without an end: a `continue` token repeated, or more than [`MAX_PAGES`] pages;
+    /// the pages read before giving up.
+    EndlessList(u32),
+    /// No answer (DNS, refused, TLS): the transport's words, one line.
+    Unreachable(String),
 }
 
 impl std::error::Error for KubeError {}
@@ -183,6 +281,7 @@ impl std::error::Error for KubeError {}
 pub(crate) struct KubeClient {
     client: Client,
     server: String,
+    query: PodQuery,
     timeout: Duration,
 }
 
@@ -205,331 +304,321 @@ impl std::fmt::Debug for KubeClient {
     }
 }
 
-/// Registers a kubeconfig's secrets with `log` ([`kubeconfig_secrets`]: each user's token,
-/// password and client key; the whole content when it does not parse).
-pub(crate) fn mask_kubeconfig(log: &crate::support::log::Log, content: &str) {
-    for secret in kubeconfig_secrets(content) {
-        log.mask(&secret);
-    }
-}
-
 /// The secrets of a kubeconfig's users (tokens, passwords, client keys), which the caller
 /// masks in the Actions log before anything else runs; not the whole file (its lines, such
-/// as `apiVersion: v1`, would hide the same words everywhere in the log). The whole content
-/// when it does not parse: it may hold a token where none is expected.
-pub(crate) fn kubeconfig_secrets(content: &str) -> Vec<String> {
-    let Ok(config) = Kubeconfig::from_yaml(content) else {
-        return vec![content.to_string()];
-    };
-    let mut out = Vec::new();
-    for auth in config
+/// as `apiVersion: v1`, would hide the same words everywhere in the log).
+pub(crate) fn kubeconfig_secrets(config: &Kubeconfig) -> Vec<String> {
+    let users = config
         .auth_infos
         .iter()
-        .filter_map(|a| a.auth_info.as_ref())
-    {
-        for secret in [&auth.token, &auth.password, &auth.client_key_data]
-            .into_iter()
-            .flatten()
-        {
-            out.push(secret.expose_secret().to_string());
-        }
-    }
-    out
+        .filter_map(|a| a.auth_info.as_ref());
+    (users.flat_map(|a| [&a.token, &a.password, &a.client_key_data]))
+        .flatten()
+        .map(|secret| secret.expose_secret().to_string())
+        .collect()
 }
 
-fn kubeconfig_error(source_name: &str, e: impl std::fmt::Display) -> KubeError {
-    KubeError::Kubeconfig {
-        source_name: source_name.to_string(),
-        detail: one_line(&without_values(&e.to_string())),
-    }
+/// [`kubeconfig_secrets`] of a kubeconfig's `content`; the whole content when it does not
+/// parse: it may hold a token where none is expected.
+pub(crate) fn content_secrets(content: &str) -> Vec<String> {
+    Kubeconfig::from_yaml(content)
+        .map_or_else(|_| vec![content.to_string()], |c| kubeconfig_secrets(&c))
 }
 
 /// A kubeconfig loader's message without the values it quotes: a parse error may quote the
 /// very token (`invalid type: string "…", expected struct AuthInfo` for `user: <token>`).
-/// Keeps the path, line, column and the kind of value (serde's `invalid type: string`);
-/// drops every quoted (`"…"`, `` `…` ``) span (serde's quotes of values; the YAML scanner's
-/// `','` of syntax stay) and the value after `invalid type:` or
-/// `invalid value:` up to `, expected`.
+/// Keeps the line, column and the kind of value (serde's `invalid type: string`); drops
+/// every quoted (`"…"`, `` `…` ``) span (serde's quotes of values; the YAML scanner's `','`
+/// of syntax stay) and the value after `invalid type:` or `invalid value:` up to
+/// `, expected`.
 fn without_values(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
     let mut rest = message;
     while let Some(i) = rest.find(['"', '`']) {
         out.push_str(&rest[..i]);
-        let quote = rest[i..].chars().next().unwrap_or('"');
-        let after = &rest[i + quote.len_utf8()..];
-        match after.find(quote) {
-            Some(end) => {
-                out.push_str("(value left out)");
-                rest = &after[end + quote.len_utf8()..];
-            }
-            None => {
-                out.push_str("(value left out)");
-                rest = "";
-            }
-        }
+        out.push_str("(value left out)");
+        let quote = &rest[i..=i];
+        rest = rest[i + 1..]
+            .split_once(quote)
+            .map_or("", |(_, after)| after);
     }
     out.push_str(rest);
     for marker in ["invalid type: ", "invalid value: "] {
         if let Some(start) = out.find(marker) {
             let from = start + marker.len();
-            let end = out[from..]
-                .find(", expected")
-                .map_or(out.len(), |e| from + e);
+            let end = (out[from..].find(", expected")).map_or(out.len(), |e| from + e);
             // The kind of value (`string`, `integer`, `map`) is its first word.
-            let kind = out[from..end]
-                .split_whitespace()
-                .next()
+            let kind = (out[from..end].split_whitespace().next())
                 .filter(|w| w.chars().all(|c| c.is_ascii_alphabetic()))
                 .unwrap_or("value")
                 .to_string();
             out.replace_range(from..end, &kind);
         }
     }
-    out
+    one_line(&out)
 }
 
-/// Parses a kubeconfig's content, resolves its current context ([`current_context`]) and
-/// refuses a user with a credential plugin, as [`KubeClient::new`] does, before anything is
-/// sent: `source_name` names it in the error.
+/// The item of `items` whose name (`name_of`) is `name`.
+fn named<'a, T>(items: &'a [T], name: &str, name_of: impl Fn(&T) -> &String) -> Option<&'a T> {
+    items.iter().find(|item| name_of(item) == name)
+}
+
+/// The Kubernetes request `inputs` give, with credentials as kubectl finds them (module
+/// documentation), each checked before anything is sent: `env` is the process environment
+/// (`KUBECONFIG`, `HOME`, `KUBERNETES_SERVICE_HOST`).
 ///
 /// # Errors
-/// [`KubeError::Kubeconfig`] (the loader's words without the values it quotes),
-/// [`KubeError::ExecPlugin`].
-pub(crate) fn check_kubeconfig(content: &str, source_name: &str) -> Result<Kubeconfig, KubeError> {
-    let config = Kubeconfig::from_yaml(content).map_err(|e| kubeconfig_error(source_name, e))?;
-    current_context(&config).map_err(|e| kubeconfig_error(source_name, e))?;
-    refuse_plugins(&config)?;
-    Ok(config)
-}
-
-/// The kubeconfig's current context resolved as kube 3.1's loader resolves it when the
-/// client is made (`kube-client` `config/file_loader.rs`, `ConfigLoader::load_from_kubeconfig`,
-/// private there): `current-context` set, naming a context, whose cluster is listed. A
-/// missing user is no error there (client-go's rule, kube-rs issue 1594), nor here.
-///
-/// # Errors
-/// The loader's own [`KubeconfigError`]s, so the words match a failure at connect time.
-fn current_context(config: &Kubeconfig) -> Result<(), KubeconfigError> {
-    let name = (config.current_context.as_ref()).ok_or(KubeconfigError::CurrentContextNotSet)?;
-    let context = (config.contexts.iter())
-        .find(|c| &c.name == name)
-        .and_then(|c| c.context.as_ref())
-        .ok_or_else(|| KubeconfigError::LoadContext(name.clone()))?;
-    (config.clusters.iter())
-        .find(|c| c.name == context.cluster)
-        .and_then(|c| c.cluster.as_ref())
-        .map(|_| ())
-        .ok_or_else(|| KubeconfigError::LoadClusterOfContext(context.cluster.clone()))
-}
-
-/// Where credentials are looked for without a kubeconfig's content, as errors name them.
-const LOOKED_FOR: &str = "KUBECONFIG, ~/.kube/config";
-
-/// `kubernetes`: whether `status` reads the pods' image digests from Kubernetes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum KubernetesMode {
-    /// Read the pods: credentials from `kubeconfig`, else `KUBECONFIG` or `~/.kube/config`,
-    /// else the in-cluster service account.
-    On,
-    /// Judge by start time only (inferred).
-    Off,
-}
-
-/// Kubernetes options refused before anything is read ([`credentials`]), as data.
-#[derive(Debug)]
-pub(crate) enum Refusal {
-    /// `kubernetes: off` with a kubeconfig's content.
-    OffWithKubeconfig,
-    /// With Kubernetes off, an alarm that needs the pods (`mismatch`, `orphan`): the first
-    /// given.
-    AlarmNeedsPods(Alarm),
-    /// Credentials that cannot work ([`credentials_usable`]).
-    Unusable(KubeError),
-}
-
-/// The credentials `status` reads the pods with, `None` when it does not read them: with
-/// `mode` (the `kubernetes` input) when given, else when a `kubeconfig`'s content is given
-/// (a blank one counts as none: an Action's unset secret).
-///
-/// Kubernetes is opt-in: without `kubeconfig` and without `kubernetes: on`, `status` reads
-/// only the hub and says that convergence is inferred from start times. Not inferred from
-/// the environment: a runner inside a cluster always has `KUBERNETES_SERVICE_HOST` and a
-/// laptop often has a `~/.kube/config` for another cluster, and neither means "read this
-/// hub's pods"; a workflow that ran yesterday must not fail today on RBAC it never needed.
-///
-/// # Errors
-/// [`Refusal::OffWithKubeconfig`] first; then, reading the pods, [`Refusal::Unusable`]
-/// ([`credentials_usable`] with `env`); not reading them, [`Refusal::AlarmNeedsPods`] for
-/// `alarms` (the `fail-on` input) naming `mismatch` or `orphan`.
-pub(crate) fn credentials(
-    mode: Option<KubernetesMode>,
-    kubeconfig: Option<&SecretString>,
-    alarms: &[Alarm],
+/// [`KubeError::Missing`], [`KubeError::Unreadable`] (a kubeconfig that does not parse, or
+/// whose context names a cluster it lacks), [`KubeError::NoContext`],
+/// [`KubeError::ContextNamespace`], [`KubeError::User`], [`KubeError::InCluster`] (no token
+/// mounted), [`KubeError::NoCredentials`].
+pub(crate) fn resolve(
+    inputs: KubeInputs,
     env: &HashMap<String, String>,
-) -> Result<Option<Credentials>, Refusal> {
-    let kubeconfig = kubeconfig.filter(|c| !c.expose_secret().trim().is_empty());
-    let on = match (mode, kubeconfig) {
-        (Some(KubernetesMode::Off), Some(_)) => return Err(Refusal::OffWithKubeconfig),
-        (Some(KubernetesMode::Off), None) | (None, None) => false,
-        (Some(KubernetesMode::On), _) | (None, Some(_)) => true,
+) -> Result<KubeRequest, KubeError> {
+    let fallback = inputs.namespace.unwrap_or(DEFAULT_NAMESPACE).to_string();
+    let given = |from| match (inputs.namespace, from) {
+        (Some(ns), _) => (ns.to_string(), NamespaceFrom::Input),
+        (None, Some(ns)) => (ns, NamespaceFrom::Context),
+        (None, None) => (DEFAULT_NAMESPACE.to_string(), NamespaceFrom::Default),
     };
-    if !on {
-        return match alarms
-            .iter()
-            .find(|a| matches!(a, Alarm::Mismatch | Alarm::Orphan))
-        {
-            Some(&alarm) => Err(Refusal::AlarmNeedsPods(alarm)),
-            None => Ok(None),
-        };
+    let found = match inputs.kubeconfig {
+        Some((content, true)) => Some((parse(content, Origin::Input)?, Origin::Input)),
+        Some((path, false)) => Some(read(&[Origin::Flag(home_path(path, env))])?),
+        None => kubeconfig_files(env)
+            .map(|files| read(&files))
+            .transpose()?,
+    };
+    let Some((config, origin)) = found else {
+        let set = |name: &str| env.get(name).is_some_and(|v| !v.trim().is_empty());
+        if !set("KUBERNETES_SERVICE_HOST") {
+            return Err(KubeError::NoCredentials {
+                namespace: fallback,
+            });
+        }
+        if !Path::new(SERVICE_ACCOUNT_TOKEN).is_file() {
+            let detail = format!("{SERVICE_ACCOUNT_TOKEN} is not mounted");
+            return Err(KubeError::InCluster { detail });
+        }
+        let (namespace, namespace_from) = given(None);
+        return Ok(request(
+            inputs,
+            Credentials::InCluster,
+            namespace,
+            namespace_from,
+        ));
+    };
+    let context = match inputs.context.or(config.current_context.as_deref()) {
+        Some(name) if named(&config.contexts, name, |c| &c.name).is_some() => name.to_string(),
+        asked => {
+            let contexts = config.contexts.iter().map(|c| c.name.clone()).collect();
+            let context = asked.map(String::from);
+            return Err(KubeError::NoContext {
+                origin,
+                context,
+                contexts,
+            });
+        }
+    };
+    let chosen = named(&config.contexts, &context, |c| &c.name).and_then(|c| c.context.clone());
+    let chosen = chosen.unwrap_or_default();
+    if named(&config.clusters, &chosen.cluster, |c| &c.name)
+        .and_then(|c| c.cluster.as_ref())
+        .is_none()
+    {
+        let detail = format!(
+            "failed to load the cluster of context: {}",
+            one_line(&chosen.cluster)
+        );
+        return Err(KubeError::Unreadable { origin, detail });
     }
-    credentials_usable(kubeconfig.map(ExposeSecret::expose_secret), env)
-        .map_err(Refusal::Unusable)?;
-    Ok(Some(kubeconfig.map_or(Credentials::Infer, |c| {
-        Credentials::Kubeconfig(c.clone())
-    })))
+    let (namespace, namespace_from) = given(chosen.namespace.clone());
+    if !crate::support::kube_name::NameKind::Namespace.takes(&namespace) {
+        return Err(KubeError::ContextNamespace { origin, context });
+    }
+    let user = chosen.user.clone().unwrap_or_default();
+    let auth = named(&config.auth_infos, &user, |a| &a.name).and_then(|a| a.auth_info.as_ref());
+    usable_user(auth, &user, &namespace)?;
+    let credentials = Credentials::Kubeconfig {
+        config: Box::new(config),
+        context,
+        origin,
+    };
+    Ok(request(inputs, credentials, namespace, namespace_from))
 }
 
-/// Refuses, before anything is read, credentials that cannot work: the content of a
-/// `kubeconfig` that does not parse or needs a plugin ([`check_kubeconfig`]); without one,
-/// none to find at all in `env` (the process environment): no `KUBECONFIG` (blank counts as
-/// unset), no `.kube/config` under `HOME` and no `KUBERNETES_SERVICE_HOST`. A `KUBECONFIG`
-/// file or an in-cluster service account is only read by [`KubeClient::new`].
-///
-/// # Errors
-/// [`KubeError::Kubeconfig`], [`KubeError::ExecPlugin`], [`KubeError::NoCredentials`].
-fn credentials_usable(
-    kubeconfig: Option<&str>,
-    env: &HashMap<String, String>,
-) -> Result<(), KubeError> {
-    if let Some(content) = kubeconfig {
-        return check_kubeconfig(content, KUBECONFIG_INPUT).map(|_| ());
+/// The request of `inputs` with these credentials and namespace.
+fn request(
+    inputs: KubeInputs,
+    credentials: Credentials,
+    namespace: String,
+    namespace_from: NamespaceFrom,
+) -> KubeRequest {
+    let release = inputs.release.to_string();
+    KubeRequest {
+        credentials,
+        query: PodQuery { namespace, release },
+        namespace_from,
+        timeout: inputs.timeout,
     }
-    let set = |name: &str| env.get(name).is_some_and(|v| !v.trim().is_empty());
-    let home_config = env
-        .get("HOME")
-        .filter(|h| !h.is_empty())
-        .is_some_and(|h| std::path::Path::new(h).join(".kube/config").exists());
-    if set("KUBECONFIG") || home_config || set("KUBERNETES_SERVICE_HOST") {
+}
+
+/// Refuses a kubeconfig user (`auth`, named `user`) that cannot be sent: one needing a
+/// credential plugin (the image has none), holding a user name and password (basic
+/// authentication, removed in Kubernetes 1.19), or holding neither a token (`token`,
+/// `tokenFile`) nor a client certificate.
+fn usable_user(auth: Option<&AuthInfo>, user: &str, namespace: &str) -> Result<(), KubeError> {
+    let a = auth.cloned().unwrap_or_default();
+    let plugin = (a
+        .exec
+        .as_ref()
+        .map(|e| e.command.clone().unwrap_or_default()))
+    .or_else(|| a.auth_provider.as_ref().map(|p| p.name.clone()));
+    let basic = a.username.is_some() || a.password.is_some();
+    let token = a.token.is_some() || a.token_file.is_some();
+    let certificate = a.client_certificate.is_some() || a.client_certificate_data.is_some();
+    if plugin.is_none() && !basic && (token || certificate) {
         return Ok(());
     }
-    Err(KubeError::NoCredentials {
-        kubeconfig: LOOKED_FOR.into(),
+    Err(KubeError::User {
+        user: one_line(user),
+        plugin: plugin.map(|p| one_line(&p)),
+        basic,
+        namespace: namespace.to_string(),
     })
+}
+
+/// The kubeconfig files to read without one given: those `KUBECONFIG` lists (blank counts as
+/// unset, as for kubectl), else `~/.kube/config` when it exists; `None` for neither.
+fn kubeconfig_files(env: &HashMap<String, String>) -> Option<Vec<Origin>> {
+    let listed = env.get("KUBECONFIG").filter(|v| !v.trim().is_empty());
+    let listed = listed.map(std::env::split_paths).into_iter().flatten();
+    let listed: Vec<Origin> = listed
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(Origin::Variable)
+        .collect();
+    let home = env
+        .get("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| Path::new(h).join(".kube/config"));
+    match home.filter(|h| listed.is_empty() && h.exists()) {
+        Some(home) => Some(vec![Origin::Home(home)]),
+        None => (!listed.is_empty()).then_some(listed),
+    }
+}
+
+/// `path` with a leading `~/` read as the home directory (`HOME` in `env`), as the shell
+/// reads it: `--kubeconfig=~/.kube/config` is not expanded by bash.
+fn home_path(path: &str, env: &HashMap<String, String>) -> PathBuf {
+    match (path.strip_prefix("~/"), env.get("HOME")) {
+        (Some(rest), Some(home)) => Path::new(home).join(rest),
+        _ => PathBuf::from(path),
+    }
+}
+
+/// A kubeconfig's `content` from `origin`, parsed.
+fn parse(content: &str, origin: Origin) -> Result<Kubeconfig, KubeError> {
+    Kubeconfig::from_yaml(content).map_err(|e| KubeError::Unreadable {
+        origin,
+        detail: without_values(&e.to_string()),
+    })
+}
+
+/// The kubeconfig `files` hold, merged in order (client-go's rules, kube's
+/// [`Kubeconfig::merge`]), and where it came from (the files `KUBECONFIG` lists, as one).
+fn read(files: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
+    let mut merged = Kubeconfig::default();
+    for origin in files {
+        let (Origin::Flag(path) | Origin::Variable(path) | Origin::Home(path)) = origin else {
+            continue;
+        };
+        if !path.exists() {
+            return Err(KubeError::Missing(origin.clone()));
+        }
+        let unreadable = |detail| KubeError::Unreadable {
+            origin: origin.clone(),
+            detail,
+        };
+        let config = match path.is_file() {
+            true => Kubeconfig::read_from(path)
+                .map_err(|e| unreadable(without_values(&e.to_string())))?,
+            false => return Err(unreadable("not a regular file".into())),
+        };
+        merged = merged
+            .merge(config)
+            .map_err(|e| unreadable(e.to_string()))?;
+    }
+    let origin = match files {
+        [one] => one.clone(),
+        _ => {
+            let paths = files.iter().filter_map(|f| match f {
+                Origin::Variable(path) => Some(path),
+                _ => None,
+            });
+            Origin::Variable(std::env::join_paths(paths).unwrap_or_default().into())
+        }
+    };
+    Ok((merged, origin))
 }
 
 fn one_line(text: &str) -> String {
     crate::support::sanitize::log_line(text, 300)
 }
 
-/// The kubeconfig's user the current context names, refused when it needs a plugin.
-fn refuse_plugins(config: &Kubeconfig) -> Result<(), KubeError> {
-    let context = config
-        .current_context
-        .as_deref()
-        .and_then(|name| config.contexts.iter().find(|c| c.name == name))
-        .and_then(|c| c.context.as_ref());
-    let Some(user) = context.and_then(|c| c.user.as_deref()) else {
-        return Ok(());
-    };
-    let auth = config
-        .auth_infos
-        .iter()
-        .find(|a| a.name == user)
-        .and_then(|a| a.auth_info.as_ref());
-    let plugin = auth.and_then(|a| {
-        a.exec
-            .as_ref()
-            .map(|e| e.command.clone().unwrap_or_default())
-            .or_else(|| a.auth_provider.as_ref().map(|p| p.name.clone()))
-    });
-    match plugin {
-        Some(command) => Err(KubeError::ExecPlugin {
-            user: one_line(user),
-            command: one_line(&command),
-        }),
-        None => Ok(()),
-    }
-}
-
 impl KubeClient {
-    /// A client for `credentials`, each request bounded by `timeout`. Sends nothing.
+    /// A client for `request`'s credentials (checked by [`resolve`]), each request bounded
+    /// by its timeout. Sends nothing.
     ///
     /// # Errors
-    /// [`KubeError::Kubeconfig`] for a kubeconfig that does not parse or names no usable
-    /// cluster, [`KubeError::ExecPlugin`] for a user with a credential plugin,
-    /// [`KubeError::NoCredentials`] without kubeconfig outside a cluster.
-    pub(crate) async fn new(
-        credentials: &Credentials,
-        timeout: Duration,
-    ) -> Result<Self, KubeError> {
+    /// [`KubeError::Unreadable`] for a kubeconfig kube cannot make a client of (a CA file
+    /// that cannot be read, a server URL that does not parse), [`KubeError::InCluster`].
+    pub(crate) async fn new(request: &KubeRequest) -> Result<Self, KubeError> {
         crate::support::tls::install_provider();
-        let options = KubeConfigOptions::default();
-        let kubeconfig = match credentials {
-            Credentials::Kubeconfig(content) => {
-                let name = KUBECONFIG_INPUT;
-                Some((
-                    check_kubeconfig(content.expose_secret(), name)?,
-                    name.to_string(),
-                ))
-            }
-            Credentials::Infer => {
-                // An empty KUBECONFIG is unset, as for kubectl (a runner in the cluster with
-                // `KUBECONFIG: ""` uses its service account).
-                let from_env = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty());
-                let given = from_env.is_some();
-                let path = from_env.map(std::path::PathBuf::from).or_else(|| {
-                    std::env::var_os("HOME")
-                        .map(|h| std::path::PathBuf::from(h).join(".kube/config"))
-                });
-                match path {
-                    Some(path) if path.exists() || given => {
-                        let name = path.display().to_string();
-                        Some((
-                            Kubeconfig::read().map_err(|e| kubeconfig_error(&name, e))?,
-                            name,
-                        ))
-                    }
-                    _ => None,
-                }
-            }
-        };
-        let mut config = match kubeconfig {
-            Some((kubeconfig, name)) => {
-                refuse_plugins(&kubeconfig)?;
-                Config::from_custom_kubeconfig(kubeconfig, &options)
+        let mut config = match &request.credentials {
+            Credentials::Kubeconfig {
+                config,
+                context,
+                origin,
+            } => {
+                let context = Some(context.clone());
+                let options = KubeConfigOptions {
+                    context,
+                    ..KubeConfigOptions::default()
+                };
+                Config::from_custom_kubeconfig(config.as_ref().clone(), &options)
                     .await
-                    .map_err(|e| kubeconfig_error(&name, e))?
+                    .map_err(|e| KubeError::Unreadable {
+                        origin: origin.clone(),
+                        detail: one_line(&e.to_string()),
+                    })?
             }
-            None => Config::incluster().map_err(|_| KubeError::NoCredentials {
-                kubeconfig: LOOKED_FOR.into(),
+            Credentials::InCluster => Config::incluster().map_err(|e| KubeError::InCluster {
+                detail: one_line(&e.to_string()),
             })?,
         };
-        config.read_timeout = Some(timeout);
-        config.connect_timeout = Some(timeout);
+        config.read_timeout = Some(request.timeout);
+        config.connect_timeout = Some(request.timeout);
         let server = shown_server(&config.cluster_url.to_string());
-        let client = Client::try_from(config).map_err(|e| KubeError::Unreachable {
+        let (query, timeout) = (request.query.clone(), request.timeout);
+        let client = Client::try_from(config).map_err(|e| KubeError::Read {
             server: server.clone(),
-            cause: one_line(&e.to_string()),
+            namespace: query.namespace.clone(),
+            fault: ReadFault::Unreachable(one_line(&e.to_string())),
         })?;
         Ok(Self {
             client,
             server,
+            query,
             timeout,
         })
     }
 
-    /// The API server's URL as reports show it (no user name, password, query or fragment).
-    pub(crate) fn server(&self) -> &str {
-        &self.server
-    }
-
-    /// Lists the single-user pods of `query` (see the module documentation).
+    /// Lists the single-user pods of the request's query (see the module documentation).
     ///
     /// # Errors
-    /// [`KubeError::Unauthorized`] (401), [`KubeError::Forbidden`] (403),
-    /// [`KubeError::Expired`] (a second 410), [`KubeError::Status`] (other answers),
-    /// [`KubeError::Unreachable`].
-    pub(crate) async fn list_pods(&self, query: &PodQuery) -> Result<PodListing, KubeError> {
+    /// [`KubeError::Read`], with each [`ReadFault`].
+    pub(crate) async fn list_pods(&self) -> Result<PodListing, KubeError> {
+        let query = &self.query;
         let pods = kube::core::Request::new(format!(
             "/api/v1/namespaces/{}/pods",
             percent_encoding::utf8_percent_encode(&query.namespace, PATH_SEGMENT)
@@ -552,14 +641,11 @@ impl KubeClient {
             listing.requests += 1;
             let request = pods
                 .list(&params)
-                .map_err(|e| self.error(kube::Error::BuildRequest(e), query))?;
+                .map_err(|e| self.error(kube::Error::BuildRequest(e)))?;
             let answer =
                 tokio::time::timeout(self.timeout, self.client.request::<PodList>(request))
                     .await
-                    .map_err(|_| KubeError::TimedOut {
-                        server: self.server.clone(),
-                        timeout: self.timeout,
-                    })?;
+                    .map_err(|_| self.fail(ReadFault::TimedOut(self.timeout)))?;
             let page = match answer {
                 Ok(page) => page,
                 Err(kube::Error::Api(status)) if status.code == 410 && !listing.restarted => {
@@ -569,7 +655,7 @@ impl KubeClient {
                     token = None;
                     continue;
                 }
-                Err(e) => return Err(self.error(e, query)),
+                Err(e) => return Err(self.error(e)),
             };
             let items = match (page.kind.as_deref(), page.items) {
                 (Some("PodList"), Some(items)) => items,
@@ -596,62 +682,42 @@ impl KubeClient {
             match &token {
                 None => return Ok(listing),
                 Some(t) if !tokens.insert(t.clone()) || listing.requests >= MAX_PAGES => {
-                    return Err(KubeError::EndlessList {
-                        server: self.server.clone(),
-                        pages: listing.requests,
-                    });
+                    return Err(self.fail(ReadFault::EndlessList(listing.requests)));
                 }
                 Some(_) => {}
             }
         }
     }
 
-    fn not_a_pod_list(&self, detail: String) -> KubeError {
-        KubeError::NotAPodList {
-            server: self.server.clone(),
-            detail: one_line(&detail),
+    /// The [`KubeError::Read`] of `fault`.
+    fn fail(&self, fault: ReadFault) -> KubeError {
+        let (server, namespace) = (self.server.clone(), self.query.namespace.clone());
+        KubeError::Read {
+            server,
+            namespace,
+            fault,
         }
     }
 
-    fn error(&self, e: kube::Error, query: &PodQuery) -> KubeError {
-        let server = self.server.clone();
+    fn not_a_pod_list(&self, detail: String) -> KubeError {
+        self.fail(ReadFault::NotAPodList(one_line(&detail)))
+    }
+
+    fn error(&self, e: kube::Error) -> KubeError {
         match e {
             kube::Error::SerdeError(e) => self.not_a_pod_list(e.to_string()),
-            kube::Error::Api(status) => {
-                let server_message = one_line(&status.message);
-                match status.code {
-                    401 => KubeError::Unauthorized {
-                        server,
-                        server_message,
-                    },
-                    403 => KubeError::Forbidden {
-                        server,
-                        namespace: query.namespace.clone(),
-                        server_message,
-                    },
-                    410 => KubeError::Expired { server_message },
-                    code => KubeError::Status {
-                        server,
-                        code,
-                        reason: one_line(&status.reason),
-                        server_message,
-                    },
-                }
+            kube::Error::Api(s) => {
+                let (reason, message) = (one_line(&s.reason), one_line(&s.message));
+                self.fail(ReadFault::Answered(s.code, reason, message))
             }
-            other if timed_out(&other) => KubeError::TimedOut {
-                server,
-                timeout: self.timeout,
-            },
+            other if timed_out(&other) => self.fail(ReadFault::TimedOut(self.timeout)),
             other => {
                 // The innermost cause says what happened (refused, certificate).
                 let mut cause: &dyn std::error::Error = &other;
                 while let Some(next) = cause.source() {
                     cause = next;
                 }
-                KubeError::Unreachable {
-                    server,
-                    cause: one_line(&cause.to_string()),
-                }
+                self.fail(ReadFault::Unreachable(one_line(&cause.to_string())))
             }
         }
     }
@@ -722,7 +788,7 @@ struct ListedPod {
 }
 
 /// A pod's `metadata` (`meta/v1` `ObjectMeta`): its name and annotations.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct PodMeta {
     name: Option<String>,
     annotations: Option<BTreeMap<String, String>>,
@@ -730,7 +796,7 @@ struct PodMeta {
 
 /// A pod's `status` (`core/v1` `PodStatus`): its phase, when it started (RFC 3339) and its
 /// containers.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct PodStatus {
     phase: Option<String>,
     #[serde(rename = "startTime")]
@@ -758,16 +824,9 @@ const TERMINATED_PHASES: [&str; 2] = ["Succeeded", "Failed"];
 /// # Errors
 /// What is wrong when `startTime` is not RFC 3339 (the API server writes it so).
 fn pod(p: ListedPod) -> Result<Option<Pod>, String> {
-    let meta = p.metadata.unwrap_or(PodMeta {
-        name: None,
-        annotations: None,
-    });
+    let meta = p.metadata.unwrap_or_default();
     let name = meta.name.unwrap_or_default();
-    let status = p.status.unwrap_or(PodStatus {
-        phase: None,
-        start_time: None,
-        container_statuses: None,
-    });
+    let status = p.status.unwrap_or_default();
     if status
         .phase
         .as_deref()
@@ -806,8 +865,278 @@ fn pod(p: ListedPod) -> Result<Option<Pod>, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A ServiceAccount-token kubeconfig, as docs/status-kubernetes.md shows it, with a
+    /// second context: the cases below change a line of it.
+    pub(crate) const KUBECONFIG: &str = "apiVersion: v1
+kind: Config
+clusters:
+  - name: hub
+    cluster: {server: https://127.0.0.1:6443}
+users:
+  - name: reader
+    user: {token: sa-token-0123456789}
+contexts:
+  - name: hub
+    context: {cluster: hub, user: reader, namespace: hub-ns}
+  - name: other
+    context: {cluster: hub, user: reader}
+current-context: hub
+";
+
+    /// `KUBECONFIG` with `from` replaced by `to`.
+    pub(crate) fn kubeconfig(from: &str, to: &str) -> String {
+        assert!(KUBECONFIG.contains(from), "{from}");
+        KUBECONFIG.replace(from, to)
+    }
+
+    /// The request `inputs` over `env` resolve to, in short: the namespace and where it came
+    /// from, and the credentials; or the refusal (`Debug`), `dir` written `DIR`.
+    fn outcome(inputs: KubeInputs, env: &[(&str, String)], dir: &Path) -> String {
+        let env = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        let shown = match resolve(inputs, &env) {
+            Ok(r) => match r.credentials {
+                Credentials::Kubeconfig {
+                    context, origin, ..
+                } => format!(
+                    "{} ({:?}), context {context} of {origin:?}",
+                    r.query.namespace, r.namespace_from
+                ),
+                Credentials::InCluster => format!("{} in the cluster", r.query.namespace),
+            },
+            Err(e) => format!("{e:?}"),
+        };
+        shown.replace(&dir.display().to_string(), "DIR")
+    }
+
+    #[test]
+    fn credentials_are_found_as_kubectl_finds_them_and_refused_before_anything_is_sent() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, content) in [("good", KUBECONFIG), ("second", "apiVersion: v1\n")] {
+            std::fs::write(dir.path().join(name), content).unwrap();
+        }
+        let path = |name: &str| dir.path().join(name).display().to_string();
+        let (good, second) = (path("good"), path("second"));
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(home.join(".kube")).unwrap();
+        std::fs::write(home.join(".kube/config"), kubeconfig("hub-ns", "home-ns")).unwrap();
+        let home = home.display().to_string();
+        let none = KubeInputs {
+            kubeconfig: None,
+            context: None,
+            namespace: None,
+            release: "jhub",
+            timeout: Duration::from_secs(1),
+        };
+        let content = |text: &'static str| KubeInputs {
+            kubeconfig: Some((text, true)),
+            ..none
+        };
+        let leak = |from: &str, to: &str| -> &'static str { kubeconfig(from, to).leak() };
+        let mut table = Vec::new();
+        let mut case = |what: &str, inputs: KubeInputs, env: &[(&str, String)]| {
+            table.push(format!("{what}:\n  {}", outcome(inputs, env, dir.path())));
+        };
+        case("content", content(KUBECONFIG), &[]);
+        case(
+            "content, namespace given",
+            KubeInputs {
+                namespace: Some("given"),
+                ..content(KUBECONFIG)
+            },
+            &[],
+        );
+        case(
+            "content, another context",
+            KubeInputs {
+                context: Some("other"),
+                ..content(KUBECONFIG)
+            },
+            &[],
+        );
+        case(
+            "content, a context it lacks",
+            KubeInputs {
+                context: Some("prod"),
+                ..content(KUBECONFIG)
+            },
+            &[],
+        );
+        case(
+            "no current-context",
+            content(leak("current-context: hub\n", "")),
+            &[],
+        );
+        case(
+            "a cluster it lacks",
+            content(leak(
+                "cluster: hub, user: reader, namespace",
+                "cluster: gone, user: reader, namespace",
+            )),
+            &[],
+        );
+        case(
+            "a context namespace that is no name",
+            content(leak("hub-ns", "Hub_NS")),
+            &[],
+        );
+        case(
+            "a credential plugin",
+            content(leak(
+                "{token: sa-token-0123456789}",
+                "{exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: aws}}",
+            )),
+            &[],
+        );
+        case(
+            "basic authentication",
+            content(leak(
+                "{token: sa-token-0123456789}",
+                "{username: admin, password: SECRET-pw}",
+            )),
+            &[],
+        );
+        case(
+            "no credentials",
+            content(leak("{token: sa-token-0123456789}", "{}")),
+            &[],
+        );
+        case(
+            "no user",
+            content(leak(
+                "cluster: hub, user: reader, namespace",
+                "cluster: hub, namespace",
+            )),
+            &[],
+        );
+        case(
+            "a client certificate",
+            content(leak(
+                "{token: sa-token-0123456789}",
+                "{client-certificate-data: Q0VSVA==, client-key-data: S0VZ}",
+            )),
+            &[],
+        );
+        case(
+            "a token file",
+            content(leak(
+                "{token: sa-token-0123456789}",
+                "{tokenFile: /var/token}",
+            )),
+            &[],
+        );
+        case(
+            "content that is not a kubeconfig",
+            content("users: [{name: x, user: SECRET-token}]"),
+            &[],
+        );
+        case(
+            "--kubeconfig PATH",
+            KubeInputs {
+                kubeconfig: Some((&good, false)),
+                ..none
+            },
+            &[],
+        );
+        case(
+            "--kubeconfig PATH that does not exist",
+            KubeInputs {
+                kubeconfig: Some(("/nowhere/config", false)),
+                ..none
+            },
+            &[],
+        );
+        let directory = dir.path().display().to_string();
+        case(
+            "--kubeconfig a directory",
+            KubeInputs {
+                kubeconfig: Some((&directory, false)),
+                ..none
+            },
+            &[],
+        );
+        case(
+            "KUBECONFIG, merged",
+            none,
+            &[
+                ("KUBECONFIG", format!("{second}:{good}")),
+                ("HOME", home.clone()),
+            ],
+        );
+        case(
+            "KUBECONFIG naming a file that does not exist",
+            none,
+            &[("KUBECONFIG", "/nowhere/kubeconfig".into())],
+        );
+        case(
+            "blank KUBECONFIG, ~/.kube/config",
+            none,
+            &[("KUBECONFIG", " ".into()), ("HOME", home.clone())],
+        );
+        let tilde = KubeInputs {
+            kubeconfig: Some(("~/.kube/config", false)),
+            ..none
+        };
+        case(
+            "--kubeconfig ~/.kube/config, not expanded by the shell",
+            tilde,
+            &[("HOME", home.clone())],
+        );
+        case("nothing", none, &[("HOME", "/nowhere".into())]);
+        let token = Path::new(SERVICE_ACCOUNT_TOKEN).is_file();
+        assert!(!token, "these cases run outside a pod");
+        case(
+            "in a cluster without a token mounted",
+            none,
+            &[("KUBERNETES_SERVICE_HOST", "10.0.0.1".into())],
+        );
+        insta::assert_snapshot!(table.join("\n"));
+    }
+
+    #[test]
+    fn a_kubeconfig_parse_error_never_echoes_its_values() {
+        for content in [
+            kubeconfig("{token: sa-token-0123456789}", "SECRET-sa-token-0123456789"),
+            "users: [{name: 'x', user: {token: [`SECRET`]}}]".to_string(),
+            "users: [{name: \"SECRET\", user: {token: \"SECRET\", bad: [}}]".to_string(),
+        ] {
+            let Err(e) = parse(&content, Origin::Input) else {
+                panic!("parsed: {content}");
+            };
+            assert!(!format!("{e:?}").contains("SECRET"), "{e:?}");
+        }
+    }
+
+    #[test]
+    fn a_cluster_over_plain_http_or_without_verified_tls_is_warned_about() {
+        let warnings = |content: String| {
+            let inputs = KubeInputs {
+                kubeconfig: Some((&content, true)),
+                context: None,
+                namespace: None,
+                release: "jhub",
+                timeout: Duration::from_secs(1),
+            };
+            resolve(inputs, &HashMap::new()).unwrap().warnings()
+        };
+        assert!(warnings(KUBECONFIG.to_string()).is_empty());
+        let server = "{server: https://127.0.0.1:6443}";
+        let insecure =
+            "{server: 'https://u:pw@10.0.0.1:6443/?t=x', insecure-skip-tls-verify: true}";
+        assert_eq!(
+            warnings(kubeconfig(server, insecure)),
+            [KubeWarning::SkipsTlsVerify("https://10.0.0.1:6443/".into())]
+        );
+        assert_eq!(
+            warnings(kubeconfig(server, "{server: http://203.0.113.9:8080}")),
+            [KubeWarning::PlainHttp("http://203.0.113.9:8080/".into())]
+        );
+    }
 
     #[test]
     fn a_timeout_is_found_among_the_causes() {
@@ -821,110 +1150,5 @@ mod tests {
         assert!(timed_out(&timeout));
         let refused = Outer(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
         assert!(!timed_out(&refused));
-    }
-
-    #[test]
-    fn a_kubeconfig_without_a_usable_current_context_is_refused_before_anything_is_sent() {
-        let config = |current: &str, cluster: &str| {
-            format!(
-                "apiVersion: v1
-kind: Config
-clusters:
-  - name: hub
-    cluster: {{server: https://127.0.0.1:6443}}
-users:
-  - name: reader
-    user: {{token: sa-token-0123456789}}
-contexts:
-  - name: hub
-    context: {{cluster: {cluster}, user: reader}}
-{current}"
-            )
-        };
-        let detail = |content: &str| match check_kubeconfig(content, KUBECONFIG_INPUT) {
-            Err(KubeError::Kubeconfig { detail, .. }) => detail,
-            other => panic!("{other:?}"),
-        };
-        assert!(check_kubeconfig(&config("current-context: hub\n", "hub"), "x").is_ok());
-        assert_eq!(
-            [
-                detail(&config("", "hub")),
-                detail(&config("current-context: prod\n", "hub")),
-                detail(&config("current-context: hub\n", "gone")),
-            ],
-            [
-                "failed to determine current context",
-                "failed to load current context: prod",
-                "failed to load the cluster of context: gone",
-            ]
-        );
-    }
-
-    #[test]
-    fn a_kubeconfig_parse_error_never_echoes_its_values() {
-        let content = "apiVersion: v1
-kind: Config
-clusters:
-  - name: hub
-    cluster: {server: https://127.0.0.1:6443}
-users:
-  - name: reader
-    user: SECRET-sa-token-0123456789
-contexts:
-  - name: hub
-    context: {cluster: hub, user: reader}
-current-context: hub
-";
-        let e = check_kubeconfig(content, KUBECONFIG_INPUT).unwrap_err();
-        let words = e.to_string();
-        assert!(!words.contains("SECRET"), "{words}");
-        insta::assert_snapshot!(words);
-        let e = check_kubeconfig("users: [{name: 'x', user: {token: [`SECRET`]}}]", "k")
-            .unwrap_err()
-            .to_string();
-        assert!(!e.contains("SECRET"), "{e}");
-    }
-
-    #[test]
-    fn kubernetes_is_opt_in_and_the_first_refusal_wins() {
-        use KubernetesMode::{Off, On};
-        let cluster: HashMap<String, String> =
-            [("KUBERNETES_SERVICE_HOST".into(), "10.0.0.1".into())].into();
-        let nowhere = HashMap::new();
-        let config = SecretString::from("clusters: [ nope");
-        let blank = SecretString::from(" \n");
-        let pods = [Alarm::Overdue, Alarm::Orphan, Alarm::Mismatch];
-        // Off, without a kubeconfig (a blank one is none): no credentials, and no alarm
-        // that needs the pods; off with one is refused before the alarms are looked at.
-        assert!(matches!(
-            credentials(None, None, &[Alarm::Overdue], &nowhere),
-            Ok(None)
-        ));
-        assert!(matches!(
-            credentials(Some(Off), Some(&blank), &[], &nowhere),
-            Ok(None)
-        ));
-        assert!(matches!(
-            credentials(None, Some(&blank), &pods, &nowhere),
-            Err(Refusal::AlarmNeedsPods(Alarm::Orphan))
-        ));
-        assert!(matches!(
-            credentials(Some(Off), Some(&config), &pods, &nowhere),
-            Err(Refusal::OffWithKubeconfig)
-        ));
-        // On: a kubeconfig given is checked before anything is read; without one, the
-        // environment must offer some.
-        assert!(matches!(
-            credentials(None, Some(&config), &pods, &cluster),
-            Err(Refusal::Unusable(KubeError::Kubeconfig { .. }))
-        ));
-        assert!(matches!(
-            credentials(Some(On), None, &pods, &nowhere),
-            Err(Refusal::Unusable(KubeError::NoCredentials { .. }))
-        ));
-        assert!(matches!(
-            credentials(Some(On), Some(&blank), &pods, &cluster),
-            Ok(Some(Credentials::Infer))
-        ));
     }
 }

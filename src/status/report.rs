@@ -17,7 +17,6 @@ use super::classify::{
     Alarm, Classification, Classified, Evidence, State, Totals, UnknownWhy, rfc3339,
 };
 use super::history::{self, History, HistoryError, Point};
-use super::kube::KubeError;
 use crate::digest::Digest;
 use crate::render::{ISSUE_BODY_LIMIT, MarkerKind, truncate_body, utc_minute};
 use crate::support::sanitize;
@@ -1053,7 +1052,6 @@ pub(crate) fn comment_needs_edit(existing: &str, new: &str) -> bool {
 
 pub(crate) mod deployment;
 mod hub_words;
-mod kube_words;
 
 #[cfg(test)]
 mod tests;
@@ -1145,117 +1143,5 @@ pub(crate) fn alarm_annotation(alarms: &[Alarm], t: &Totals) -> (String, String)
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-    )
-}
-
-/// The debug line after the pods were read.
-pub(crate) fn kube_read(pods: usize, requests: u32, restarted: bool) -> String {
-    format!(
-        "Kubernetes: {pods} single-user pod(s) in {requests} request(s){}",
-        if restarted {
-            " (the listing restarted once after 410 Gone)"
-        } else {
-            ""
-        }
-    )
-}
-
-/// The warning of a kubeconfig whose API server is plain `http://` outside loopback, private
-/// networks and the cluster ([`crate::support::url::sends_token_in_the_clear`]): the user's
-/// token or password crosses the network unencrypted, as for `hub-url` and `api-url`.
-pub(crate) fn kube_plain_http(server: &str) -> crate::render::messages::RunWarning<'_> {
-    crate::render::messages::RunWarning::PlainHttp {
-        input: "kubeconfig",
-        url: server,
-        token: "its user's token or password",
-    }
-}
-
-/// A failed Kubernetes read in words: what failed, then what to do.
-pub(crate) fn kube_error(e: &KubeError, namespace: &str) -> String {
-    let help = match e {
-        KubeError::ExecPlugin { .. } => format!(
-            "the image has no credential plugins (gke-gcloud-auth-plugin, aws eks get-token, kubelogin). Give a kubeconfig whose user holds a ServiceAccount token instead:\n\n{}",
-            service_account_kubeconfig(namespace)
-        ),
-        KubeError::Kubeconfig { source_name, .. }
-            if source_name != crate::status::kube::KUBECONFIG_INPUT =>
-        {
-            format!(
-                "check that {source_name} is a readable kubeconfig file (KUBECONFIG names a file, not a directory), or pass the file's content in the kubeconfig input"
-            )
-        }
-        KubeError::Kubeconfig { .. } => format!(
-            "give the kubeconfig file's whole content (YAML with clusters, users, contexts and current-context), e.g.:\n\n{}",
-            service_account_kubeconfig(namespace)
-        ),
-        KubeError::NoCredentials { .. } => "set kubeconfig (the Action input, a secret holding the file's content), KUBECONFIG, or run in the cluster with a service account; or leave kubernetes off to judge by start time".to_string(),
-        KubeError::Unauthorized { .. } => "the token is expired, revoked or not the cluster's: create a new ServiceAccount token Secret (docs/status-kubernetes.md) and update the kubeconfig secret".to_string(),
-        KubeError::Forbidden { namespace, .. } => format!(
-            "grant the verb list on the resource pods in the namespace {namespace}: create this Role and RoleBinding (docs/status-kubernetes.md):\n\n{}",
-            role_snippet(namespace)
-        ),
-        KubeError::Expired { .. } => "the pods changed too fast to list; run status again".to_string(),
-        KubeError::Status { .. } => "check the API server's message; run status again".to_string(),
-        KubeError::TimedOut { .. } => "check that this runner can reach the API server (the kubeconfig's server address), or raise kube-timeout for a slow one".to_string(),
-        KubeError::Unreachable { .. } => "check the kubeconfig's server address and CA, and that this runner can reach the API server".to_string(),
-        KubeError::NotAPodList { .. } => format!("check that the kubeconfig's server is the cluster's API server itself, not a proxy, dashboard or load balancer page; `kubectl get pods -n {namespace} -o json` with the same kubeconfig shows what it answers"),
-        KubeError::EndlessList { .. } => format!("the API server, or a proxy in front of it, pages wrongly; `kubectl get pods -n {namespace} --chunk-size 500` with the same kubeconfig shows whether the listing ends"),
-    };
-    // Its own sentence: capitalised after the error's full stop.
-    let mut chars = help.chars();
-    let help = chars.next().map_or_else(String::new, |first| {
-        first.to_uppercase().chain(chars).collect()
-    });
-    format!("{e}. {help}")
-}
-
-/// The smallest RBAC `status` needs: list pods in `namespace`.
-pub(crate) fn role_snippet(namespace: &str) -> String {
-    format!(
-        "apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata:
-  name: codeq-rollout-status
-  namespace: {namespace}
-rules:
-  - apiGroups: [\"\"]
-    resources: [pods]
-    verbs: [list]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata:
-  name: codeq-rollout-status
-  namespace: {namespace}
-subjects:
-  - kind: ServiceAccount
-    name: codeq-rollout-status
-    namespace: {namespace}
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: Role
-  name: codeq-rollout-status"
-    )
-}
-
-/// The ServiceAccount-token kubeconfig to use instead of a plugin.
-pub(crate) fn service_account_kubeconfig(namespace: &str) -> String {
-    format!(
-        "apiVersion: v1
-kind: Config
-clusters:
-  - name: hub
-    cluster:
-      server: https://API-SERVER:6443
-      certificate-authority-data: BASE64-CA
-users:
-  - name: codeq-rollout-status
-    user:
-      token: TOKEN   # kubectl -n {namespace} get secret codeq-rollout-status -o jsonpath='{{.data.token}}' | base64 -d
-contexts:
-  - name: hub
-    context: {{cluster: hub, user: codeq-rollout-status, namespace: {namespace}}}
-current-context: hub"
     )
 }

@@ -9,7 +9,7 @@ use super::classify::{
 };
 use super::history;
 use super::hub::{HubClient, HubError};
-use super::kube::{KubeClient, KubeError, KubeRequest};
+use super::kube::{KubeClient, KubeRequest};
 use super::report::{self, CommentChange, CommentOutcome, StatusFacts};
 use crate::digest::registry::RegistryOptions;
 use crate::digest::{self, Digest, ImageSource};
@@ -355,16 +355,9 @@ async fn pods(
     let digest = release.digest.clone().ok_or_else(|| {
         anyhow!("no digest to judge pods by (a bug: the command line needs image)")
     })?;
-    let fail = |e: KubeError| anyhow!(report::kube_error(&e, &kube.query.namespace));
-    let client = KubeClient::new(&kube.credentials, kube.timeout)
-        .await
-        .map_err(fail)?;
-    if crate::support::url::sends_token_in_the_clear(client.server()) {
-        warn(log, report::kube_plain_http(client.server()));
-    }
-    let listing = client.list_pods(&kube.query).await.map_err(fail)?;
+    let listing = KubeClient::new(kube).await?.list_pods().await?;
     let pods_read_at = OffsetDateTime::now_utc();
-    log.debug(&report::kube_read(
+    log.debug(&crate::render::kube::read(
         listing.pods.len(),
         listing.requests,
         listing.restarted,

@@ -1,6 +1,9 @@
 //! The one duration parser of the inputs: bare digits are seconds (`60`), anything else is
 //! a [`humantime`] duration (`90s`, `2m`, `1h 30m`, `250ms`) without humantime's months
-//! and years (see [`parse`]).
+//! and years (see [`parse`]). humantime carries the grammar; the rules added here are ours:
+//! bare digits as seconds (the z2jh values' unit), no months or years (averages, not
+//! lengths), no sign, and each option's bounds ([`bounded`]: a job's 6 hours, the culler's
+//! whole seconds).
 
 use std::time::Duration;
 
@@ -27,93 +30,39 @@ pub(crate) fn max_duration_words(secs: u64) -> String {
 const MONTHS: [&str; 3] = ["months", "month", "M"];
 const YEARS: [&str; 5] = ["years", "year", "yr", "yrs", "y"];
 
-/// Why a text is not a duration: humantime's error ([`Self::humantime`]), shown in its words
-/// except for units: for a number without one humantime suggests `30sec or 30ms`, and for an
-/// unknown one it lists `ns, us/µs, ms` first, units that inputs of whole seconds (the
-/// culler's) then refuse; these say to write s, m, h (or d). A month or year unit is refused
-/// with its own words.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct DurationError(Kind);
-
-#[derive(Debug, Clone, PartialEq)]
-enum Kind {
-    /// humantime refused the text.
-    Humantime(humantime::DurationError),
-    /// A month (`months`) or year unit, as written.
-    Calendar { unit: String, months: bool },
-}
-
-impl DurationError {
-    /// humantime's error, for callers that tell its kinds apart (e.g. a number overflow);
-    /// `None` for a month or year unit.
-    pub(crate) fn humantime(&self) -> Option<&humantime::DurationError> {
-        match &self.0 {
-            Kind::Humantime(e) => Some(e),
-            Kind::Calendar { .. } => None,
-        }
-    }
-}
-
-impl std::fmt::Display for DurationError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.0 {
-            Kind::Calendar { unit, months } => {
-                let (what, days) = match months {
-                    true => ("months", "30d"),
-                    false => ("years", "365d"),
-                };
-                write!(
-                    f,
-                    "unit {unit:?} means {what}, which have no fixed length: write days, e.g. {days}, or minutes with m, e.g. 10m"
-                )
-            }
-            Kind::Humantime(humantime::DurationError::UnknownUnit { unit, .. })
-                if unit.is_empty() =>
-            {
-                f.write_str(
-                    "a number has no unit: write a unit after each number, such as s, m or h, e.g. 1h30m",
-                )
-            }
-            Kind::Humantime(humantime::DurationError::UnknownUnit { unit, .. }) => write!(
-                f,
-                "unknown unit {unit:?}: write s, m, h or d; sec, min, hours, days, weeks and ms work too"
-            ),
-            Kind::Humantime(other) => other.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for DurationError {}
-
 /// Parses `text` (trimmed) as seconds when it is ASCII digits alone, else as a humantime
 /// duration (also digits too many for a `u64`, so the error says the number overflows).
 /// humantime's months and years are refused: they are averages (30.44 and 365.25 days), not
 /// lengths a timeout or the culler has, and `10M` (months) is an easy slip for `10m`.
 ///
 /// # Errors
-/// [`DurationError`] for text that is neither, or that holds a month or year unit (its
-/// `Display` says what was expected).
-pub(crate) fn parse(text: &str) -> Result<Duration, DurationError> {
+/// [`DurationProblem::Calendar`] for a month or year unit; humantime's refusals as
+/// [`DurationProblem::NoUnit`] (a number without a unit: humantime suggests `30sec or 30ms`,
+/// units that the culler's whole seconds refuse), [`DurationProblem::UnknownUnit`] (humantime
+/// lists `ns, us/µs, ms` first, and months and years) or [`DurationProblem::NotADuration`].
+pub(crate) fn parse(text: &str) -> Result<Duration, DurationProblem> {
     let t = text.trim();
     let digits = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
-    match t.parse::<u64>() {
-        Ok(secs) if digits => return Ok(Duration::from_secs(secs)),
-        _ => {}
+    if let (true, Ok(secs)) = (digits, t.parse::<u64>()) {
+        return Ok(Duration::from_secs(secs));
     }
     // humantime's units are the runs of letters (and µ) after each number.
-    let calendar = t
-        .split(|c: char| !(c.is_ascii_alphabetic() || c == 'µ'))
-        .find_map(|unit| {
-            let months = MONTHS.contains(&unit);
-            (months || YEARS.contains(&unit)).then(|| Kind::Calendar {
-                unit: unit.to_string(),
-                months,
-            })
+    let mut units = t.split(|c: char| !(c.is_ascii_alphabetic() || c == 'µ'));
+    if let Some(unit) = units.find(|u| MONTHS.contains(u) || YEARS.contains(u)) {
+        let months = MONTHS.contains(&unit);
+        return Err(DurationProblem::Calendar {
+            unit: unit.to_string(),
+            months,
         });
-    if let Some(kind) = calendar {
-        return Err(DurationError(kind));
     }
-    humantime::parse_duration(t).map_err(|e| DurationError(Kind::Humantime(e)))
+    humantime::parse_duration(t).map_err(|e| match e {
+        humantime::DurationError::UnknownUnit { unit, .. } if unit.is_empty() => {
+            DurationProblem::NoUnit
+        }
+        humantime::DurationError::UnknownUnit { unit, .. } => DurationProblem::UnknownUnit(unit),
+        humantime::DurationError::NumberOverflow => DurationProblem::TooLong,
+        other => DurationProblem::NotADuration(other),
+    })
 }
 
 /// `text` (trimmed) as [`parse`] reads it, from `min` to `max`, in whole seconds when
@@ -130,65 +79,54 @@ pub(crate) fn bounded(
     whole_seconds: bool,
 ) -> Result<Duration, DurationProblem> {
     let t = text.trim();
-    if t.is_empty() {
-        return Err(DurationProblem::Empty);
-    }
-    if let Some(magnitude) = t.strip_prefix('-') {
-        return match parse(magnitude) {
-            Ok(d) if d.is_zero() => Err(DurationProblem::MinusSign),
-            _ => Err(DurationProblem::Negative),
-        };
-    }
-    let digits = t.bytes().all(|b| b.is_ascii_digit());
-    let d = match parse(t) {
-        Ok(d) => d,
-        Err(_) if digits => return Err(DurationProblem::TooLong),
-        Err(e) if e.humantime() == Some(&humantime::DurationError::NumberOverflow) => {
-            return Err(DurationProblem::TooLong);
-        }
-        Err(e) => {
-            // `1.5` reads as a number without a unit: a bare number is whole seconds.
-            let decimal = t.split_once('.').is_some_and(|(whole, part)| {
-                [whole, part]
-                    .iter()
-                    .all(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-            });
-            return match decimal && !whole_seconds {
-                true => Err(DurationProblem::BareDecimal),
-                false => Err(DurationProblem::NotADuration(e)),
-            };
-        }
+    let decimal = || {
+        let parts = t.split_once('.').map(|(whole, part)| [whole, part]);
+        parts.is_some_and(|p| {
+            p.iter()
+                .all(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        })
     };
-    if whole_seconds && d.subsec_nanos() != 0 {
-        return Err(DurationProblem::NotWholeSeconds);
+    let d = match parse(t) {
+        _ if t.is_empty() => return Err(DurationProblem::Empty),
+        _ if t.starts_with('-') => return Err(DurationProblem::Negative),
+        Ok(d) => d,
+        // `1.5` reads as a number without a unit: a bare number is whole seconds.
+        Err(_) if decimal() && !whole_seconds => return Err(DurationProblem::BareDecimal),
+        Err(e) => return Err(e),
+    };
+    match d {
+        d if whole_seconds && d.subsec_nanos() != 0 => Err(DurationProblem::NotWholeSeconds),
+        d if d > max => Err(DurationProblem::TooLong),
+        d if d.is_zero() && !min.is_zero() => Err(DurationProblem::Zero),
+        d if d < min => Err(DurationProblem::TooShort),
+        d => Ok(d),
     }
-    if d > max {
-        return Err(DurationProblem::TooLong);
-    }
-    if d < min {
-        return Err(match d.is_zero() {
-            true => DurationProblem::Zero,
-            false => DurationProblem::TooShort,
-        });
-    }
-    Ok(d)
 }
 
-/// What a duration breaks ([`bounded`]).
+/// What a duration breaks ([`parse`], [`bounded`]).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum DurationProblem {
     /// Blank.
     Empty,
-    /// `-0`.
-    MinusSign,
-    /// Below zero.
+    /// A minus sign.
     Negative,
-    /// Over the limit.
+    /// Over the limit, or a number too large to hold.
     TooLong,
     /// `1.5`: a number with a fraction and no unit, where fractions are taken.
     BareDecimal,
-    /// Neither seconds nor a duration.
-    NotADuration(DurationError),
+    /// A month (`months`) or year unit, as written.
+    Calendar {
+        /// The unit as written.
+        unit: String,
+        /// A month unit, else a year unit.
+        months: bool,
+    },
+    /// A number without a unit after it, where another came before (`1h30`).
+    NoUnit,
+    /// A unit humantime does not know, as written.
+    UnknownUnit(String),
+    /// humantime's other refusals, in its words (`expected number at 0`).
+    NotADuration(humantime::DurationError),
     /// A fraction of a second where only whole seconds are taken.
     NotWholeSeconds,
     /// 0 where the least is more.
@@ -208,41 +146,42 @@ mod tests {
         assert_eq!(parse("1h30m").unwrap(), Duration::from_secs(5400));
         assert_eq!(parse("250ms").unwrap(), Duration::from_millis(250));
         assert!(parse("+5").is_err() && parse("-5").is_err() && parse("").is_err());
-        assert_eq!(
-            parse("soon").unwrap_err().to_string(),
-            "expected number at 0"
-        );
+        assert_eq!(parse("99999999999999999999"), Err(DurationProblem::TooLong));
     }
 
+    /// A missing or unknown unit, a month or a year: each its own problem, the units next to
+    /// them still parse.
     #[test]
-    fn a_missing_or_unknown_unit_is_told_to_take_s_m_or_h() {
-        let told: Vec<String> = ["1h30", "1.5", "2m 10", "8 fortnights"]
-            .iter()
-            .map(|t| format!("{t:?}: {}", parse(t).unwrap_err()))
-            .collect();
-        insta::assert_snapshot!(told.join("\n"), @r#"
-        "1h30": a number has no unit: write a unit after each number, such as s, m or h, e.g. 1h30m
-        "1.5": a number has no unit: write a unit after each number, such as s, m or h, e.g. 1h30m
-        "2m 10": a number has no unit: write a unit after each number, such as s, m or h, e.g. 1h30m
-        "8 fortnights": unknown unit "fortnights": write s, m, h or d; sec, min, hours, days, weeks and ms work too
-        "#);
-    }
-
-    /// humantime's month and year units, each refused saying to write days or minutes; the
-    /// units next to them still parse.
-    #[test]
-    fn months_and_years_are_refused_for_days_or_minutes() {
-        let told: Vec<String> = [
-            "10M", "1 month", "2months", "1y", "1 year", "2years", "1yr", "3yrs", "1d 2M",
-        ]
-        .iter()
-        .map(|t| format!("{t:?}: {}", parse(t).unwrap_err()))
-        .collect();
-        insta::assert_snapshot!(told.join("\n"));
-        assert_eq!(parse("10m").unwrap(), Duration::from_secs(600));
-        assert_eq!(parse("30d").unwrap(), Duration::from_secs(30 * 86400));
-        assert_eq!(parse("2w").unwrap(), Duration::from_secs(14 * 86400));
-        assert_eq!(parse("1min").unwrap(), Duration::from_secs(60));
-        assert_eq!(parse("2h").unwrap(), Duration::from_secs(7200));
+    fn units_humantime_refuses_and_months_and_years_are_told_apart() {
+        let calendar = |unit: &str, months| {
+            let unit = unit.to_string();
+            Err(DurationProblem::Calendar { unit, months })
+        };
+        for (text, problem) in [
+            ("1h30", Err(DurationProblem::NoUnit)),
+            ("1.5", Err(DurationProblem::NoUnit)),
+            ("2m 10", Err(DurationProblem::NoUnit)),
+            (
+                "8 fortnights",
+                Err(DurationProblem::UnknownUnit("fortnights".into())),
+            ),
+            ("10M", calendar("M", true)),
+            ("1 month", calendar("month", true)),
+            ("2months", calendar("months", true)),
+            ("1y", calendar("y", false)),
+            ("1 year", calendar("year", false)),
+            ("3yrs", calendar("yrs", false)),
+            ("1d 2M", calendar("M", true)),
+            ("10m", Ok(Duration::from_secs(600))),
+            ("30d", Ok(Duration::from_secs(30 * 86400))),
+            ("2w", Ok(Duration::from_secs(14 * 86400))),
+            ("1min", Ok(Duration::from_secs(60))),
+        ] {
+            assert_eq!(parse(text), problem, "{text:?}");
+        }
+        assert!(matches!(
+            parse("soon"),
+            Err(DurationProblem::NotADuration(_))
+        ));
     }
 }

@@ -1,5 +1,8 @@
 //! The names of Kubernetes objects the inputs give: a namespace (a DNS-1123 label) and a
-//! Helm release (DNS-1123 labels joined by dots, Helm's own length limit).
+//! Helm release (DNS-1123 labels joined by dots, Helm's own length limit). The rules are
+//! Kubernetes' and Helm's (no crate of ours carries them: kube and k8s-openapi send names
+//! unchecked); checked here because the runbook pastes both into shell commands, where
+//! anything else could run, and the API server would refuse them later anyway.
 //!
 //! Pure: a name in, the checked [`KubeName`] or the value refused out; the words are the
 //! render layer's.

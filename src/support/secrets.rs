@@ -18,51 +18,63 @@
 //! split the echo), and so is any run of at least [`MIN_PREFIX_CHARS`] characters that starts
 //! a secret (a server that cut the echo). The text the tool writes itself (release notes,
 //! summaries, log lines) hides only whole forms: a human password's first eight letters
-//! ("security…") must not vanish from a release note.
+//! ("security…") must not vanish from a release note. A secret shorter than [`MIN_CHARS`]
+//! is hidden only in echoed text, as a whole word.
 
 pub(crate) use secrecy::{ExposeSecret, SecretString};
 
 /// A token (`hub-token`, `github-token`) trimmed of ASCII whitespace (spaces, tabs, line
-/// breaks), when it holds only printable ASCII (`'!'..='~'`): what both JupyterHub's and
-/// GitHub's tokens are made of, and what an HTTP header carries unchanged. A zero-width space
-/// or no-break space left by a copy-paste, or any other non-ASCII character, would be sent as
-/// obs-text bytes that a server echoes in another encoding, past the redaction of the token
-/// as given. The one check of both token inputs.
+/// breaks), when it holds only printable ASCII (`'!'..='~'`) and has at least [`MIN_CHARS`]:
+/// printable ASCII is what both JupyterHub's and GitHub's tokens are made of, and what an
+/// HTTP header carries unchanged. A zero-width space or no-break space left by a copy-paste,
+/// or any other non-ASCII character, would be sent as obs-text bytes that a server echoes in
+/// another encoding, past the redaction of the token as given. The one check of both token
+/// inputs.
 ///
 /// # Errors
-/// [`TokenCharacters`]: whether the first character refused is a space, line break or
-/// control character (else it is not ASCII); the token is never part of it.
-pub(crate) fn token(value: &str) -> Result<&str, TokenCharacters> {
+/// [`TokenProblem`], never holding the token: the characters (whether the first refused is a
+/// space, line break or control character, else not ASCII), then the length.
+pub(crate) fn token(value: &str) -> Result<&str, TokenProblem> {
     let token = value.trim_ascii();
-    if token.chars().all(|c| c.is_ascii_graphic()) {
-        return Ok(token);
+    if !token.chars().all(|c| c.is_ascii_graphic()) {
+        let control = token
+            .chars()
+            .any(|c| c.is_ascii_whitespace() || c.is_control());
+        return Err(TokenProblem::Characters { control });
     }
-    let control = token
-        .chars()
-        .any(|c| c.is_ascii_whitespace() || c.is_control());
-    Err(TokenCharacters { control })
+    match token.chars().count() {
+        chars if chars < MIN_CHARS => Err(TokenProblem::Short { chars }),
+        _ => Ok(token),
+    }
 }
 
-/// The fewest characters a GitHub token or a registry password is taken with. GitHub's
-/// tokens have 40 or more (a `ghp_`, `gho_`, `ghu_`, `ghs_` or `ghr_` prefix and 36
-/// characters; fine-grained `github_pat_` ones more: GitHub blog, "Behind GitHub's new
-/// authentication token formats", 2021-04-05), so a shorter value is a mistake; and a secret
-/// that short, registered for redaction, would hide its letters in every message and in
-/// the bodies published (the release note's markers among them).
-pub(crate) const SECRET_MIN_CHARS: usize = 8;
+/// The fewest characters of a secret masked on its own, and of a token taken (`github-token`,
+/// `hub-token`, [`token`]). GitHub's tokens have 40 or more (a `ghp_`, `gho_`, `ghu_`, `ghs_`
+/// or `ghr_` prefix and 36 characters; fine-grained `github_pat_` ones more: GitHub blog,
+/// "Behind GitHub's new authentication token formats", 2021-04-05) and JupyterHub 6.1.1
+/// refuses shorter ones (`jupyterhub/orm.py`, `Hashed.min_length = 8`, checked by
+/// `Hashed.check_token`; the tokens it makes are 32 hex characters), so a shorter token is a
+/// mistake. A shorter secret that is not a token (a registry password:
+/// an htpasswd registry takes any length) is taken, but masked in the log it would hide its
+/// letters in every message and in the bodies published (`db` in every `db`): it is hidden
+/// only in text a server echoes, where it stands as a whole word ([`Secrets::add`]), and the
+/// tool never prints it itself.
+pub(crate) const MIN_CHARS: usize = 8;
 
-/// Whether a secret input's `value` is registered for redaction: at least
-/// [`SECRET_MIN_CHARS`] characters (trimmed). A shorter one is refused before it is sent, so
-/// nothing can echo it, and masking it would garble that very refusal.
-pub(crate) fn masks(value: &str) -> bool {
-    value.trim_ascii().chars().count() >= SECRET_MIN_CHARS
-}
-
-/// A token holding other than printable ASCII ([`token`]).
+/// What a token breaks ([`token`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct TokenCharacters {
-    /// A space, line break or control character (else a non-ASCII character).
-    pub(crate) control: bool,
+pub(crate) enum TokenProblem {
+    /// Other than printable ASCII: a space, line break or control character (`control`),
+    /// else a non-ASCII character.
+    Characters {
+        /// A space, line break or control character.
+        control: bool,
+    },
+    /// Fewer than [`MIN_CHARS`] characters.
+    Short {
+        /// Its length.
+        chars: usize,
+    },
 }
 
 /// Shortest white-space-separated part of a secret that is hidden on its own in echoed text.
@@ -116,6 +128,9 @@ enum Reach {
     Whole,
     /// A white-space-separated part of a secret: hidden only in echoed text.
     Part,
+    /// A secret shorter than [`MIN_CHARS`]: hidden only in echoed text, where it stands as
+    /// a whole word (no letter or digit right before or after it).
+    Word,
 }
 
 /// The secrets one edge (or the whole run's log) knows, in every form they may be echoed
@@ -146,11 +161,17 @@ impl Secrets {
     /// as given when it has white space around it), each line of at least
     /// [`MIN_MASKED_LINE_CHARS`] of a multi-line one (the runner masks the log line by
     /// line), and each white-space-separated part of at least [`MIN_PART_CHARS`] (hidden
-    /// in echoed text only). Blank values are ignored. Returns the forms and lines not known
+    /// in echoed text only). A secret shorter than [`MIN_CHARS`] is added as a whole word of
+    /// echoed text only. Blank values are ignored. Returns the forms and lines not known
     /// before, in order: what the runner must be told to mask.
     pub(crate) fn add(&mut self, secret: &str) -> Vec<String> {
         let whole = secret.trim();
         if whole.is_empty() {
+            return Vec::new();
+        }
+        if whole.chars().count() < MIN_CHARS {
+            self.pieces.push((whole.to_string(), Reach::Word));
+            self.sort();
             return Vec::new();
         }
         let mut forms = secret_forms(whole);
@@ -237,7 +258,7 @@ impl Secrets {
         }
         let mut hidden = vec![false; text.len()];
         for (piece, reach) in &self.pieces {
-            if !echo && *reach == Reach::Part {
+            if !echo && *reach != Reach::Whole {
                 continue;
             }
             let min = if echo && piece.chars().count() > MIN_PREFIX_CHARS {
@@ -255,8 +276,12 @@ impl Secrets {
                     .rev()
                     .find(|&n| piece.is_char_boundary(n))
                     .unwrap_or(0);
-                if matched >= min {
-                    hidden[start..start + matched].fill(true);
+                let end = start + matched;
+                let word = |t: Option<char>| t.is_some_and(char::is_alphanumeric);
+                let apart =
+                    !word(text[..start].chars().next_back()) && !word(text[end..].chars().next());
+                if matched >= min && (*reach != Reach::Word || (matched == piece.len() && apart)) {
+                    hidden[start..end].fill(true);
                 }
             }
         }
@@ -286,10 +311,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tokens_are_printable_ascii_once_trimmed() {
+    fn tokens_are_printable_ascii_once_trimmed_and_not_short() {
         assert_eq!(token(" \tghp_x1!~\r\n"), Ok("ghp_x1!~"));
-        assert_eq!(token("a b"), Err(TokenCharacters { control: true }));
-        assert_eq!(token("a\u{200b}b"), Err(TokenCharacters { control: false }));
+        assert_eq!(
+            token("a b"),
+            Err(TokenProblem::Characters { control: true })
+        );
+        let zero_width = token("a\u{200b}b");
+        assert_eq!(zero_width, Err(TokenProblem::Characters { control: false }));
+        assert_eq!(token(" 1234567 "), Err(TokenProblem::Short { chars: 7 }));
     }
 
     fn secrets(list: &[&str]) -> Secrets {
@@ -356,12 +386,24 @@ mod tests {
         }
     }
 
+    /// A short secret (a registry password `db`) is hidden from echoed text where it stands
+    /// as a whole word, never from the tool's own text, and never given to the runner.
     #[test]
-    fn short_secrets_are_hidden_only_whole_and_text_without_secrets_is_unchanged() {
-        let s = secrets(&["pw1", "  "]);
-        assert_eq!(s.redact_echo("pw pw1 pw12"), "pw *** ***2");
+    fn short_secrets_are_hidden_only_as_whole_words_of_echoed_text() {
+        let mut s = Secrets::default();
+        assert!(s.add("db").is_empty() && s.add("  ").is_empty());
+        let echoed = "password db rejected for docker.io/dbx, db:1, (db)";
+        assert_eq!(
+            s.redact_echo(echoed),
+            "password *** rejected for docker.io/dbx, ***:1, (***)"
+        );
+        assert_eq!(s.redact(echoed), echoed);
         assert_eq!(Secrets::default().redact_echo("a\tb"), "a\tb");
-        assert_eq!(format!("{s:?}"), "Secrets(2 pieces)", "pw1 and its base64");
+        assert_eq!(format!("{s:?}"), "Secrets(1 pieces)");
+        // Its Basic form is long, and masked everywhere.
+        let added = s.add_basic("ci", "db");
+        assert_eq!(added, ["Y2k6ZGI="]);
+        assert_eq!(s.redact("Basic Y2k6ZGI="), "Basic ***");
     }
 
     #[test]

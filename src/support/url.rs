@@ -3,6 +3,14 @@
 //! is shown without the credentials or query it may carry ([`shown_url`]), and where a token
 //! sent to a URL crosses networks in the clear.
 //!
+//! The URL grammar is the `url` crate's (the WHATWG URL Standard); the rules added here are
+//! ours, each with its reason: no query or fragment and no user name (a token goes in its
+//! own input, never in a URL a message may quote); for `hub-url`, only the characters that
+//! are plain in a bash word and a Markdown code span (the runbook pastes it into both); for
+//! `api-url`, no whitespace, control or invisible character (the parser would drop or encode
+//! it and the requests go elsewhere); and a host right after `://` (the parser reads
+//! `http:///path` as the host `path`).
+//!
 //! Pure: text in, a value or the problem as data ([`UrlProblem`]) out; the words are the
 //! render layer's.
 

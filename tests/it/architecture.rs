@@ -34,17 +34,16 @@ const LAYERS: &[&[&str]] = &[
     &["tier"],
     &["pulls"],
     &["window", "values"],
-    &["render"],
-    &["publish"],
-    &["report"],
     &[
         "status::hub",
         "status::kube",
         "status::classify",
         "status::history",
-        "status::report",
-        "status",
     ],
+    &["render"],
+    &["publish"],
+    &["report"],
+    &["status::report", "status"],
     &["announce", "docs", "status::run"],
     &["cli"],
 ];
@@ -96,6 +95,8 @@ const IO_MODULES: &[&str] = &[
 /// render layer; `status::report` for the status edges, which come after render).
 const DATA_MODULES: &[&str] = &[
     "support::github::error",
+    "support::github::RepositoryError",
+    "support::github::RepositoryProblem",
     "digest::registry::errors",
     "event::EventError",
     "event::MAX_LABELS",

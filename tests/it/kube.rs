@@ -1265,7 +1265,7 @@ async fn status_refuses_what_no_api_server_sends_clearly() {
     );
     exits(
         2,
-        "clusters: [ nope",
+        "clusters: [ nope\n", // content spans lines; one line is a path
         &[],
         &["the kubeconfig (the kubeconfig input) is not usable"],
     );

@@ -15,6 +15,7 @@ mod e2e;
 mod hostile;
 mod hub;
 mod kube;
+mod kube_access;
 mod manual;
 mod openapi;
 mod publish;

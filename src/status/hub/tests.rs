@@ -1208,13 +1208,3 @@ fn error_messages_say_what_to_do() {
     let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
     insta::assert_snapshot!(text.join("\n\n"));
 }
-
-/// JupyterHub's minimum: 7 characters are refused with their count, 8 are taken; only a
-/// token that long is masked.
-#[test]
-fn a_hub_token_needs_jupyterhubs_minimum_and_only_such_a_one_is_masked() {
-    assert_eq!(long_enough("1234567"), Err(TokenShort { chars: 7, min: 8 }));
-    assert_eq!(long_enough("12345678"), Ok("12345678"));
-    assert!(!masks_token(" 1234567\n"));
-    assert!(masks_token("12345678"));
-}

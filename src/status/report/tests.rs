@@ -757,37 +757,6 @@ fn a_mismatch_annotation_names_the_server_as_the_logs_table_does() {
 }
 
 #[test]
-fn a_kube_timeout_names_the_input_and_its_value() {
-    let e = KubeError::TimedOut {
-        server: "https://10.0.0.1:6443/".into(),
-        timeout: std::time::Duration::from_secs(30),
-    };
-    insta::assert_snapshot!(kube_error(&e, "jhub"));
-}
-
-#[test]
-fn a_kubeconfig_file_that_cannot_be_read_gets_path_advice_and_the_input_content_advice() {
-    let of = |source_name: &str| {
-        kube_error(
-            &KubeError::Kubeconfig {
-                source_name: source_name.into(),
-                detail: "Is a directory (os error 21)".into(),
-            },
-            "jhub",
-        )
-    };
-    let file = of("/home/runner/.kube");
-    assert_eq!(
-        file,
-        "the kubeconfig (/home/runner/.kube) is not usable: Is a directory (os error 21). Check that /home/runner/.kube is a readable kubeconfig file (KUBECONFIG names a file, not a directory), or pass the file's content in the kubeconfig input"
-    );
-    assert!(
-        of(crate::status::kube::KUBECONFIG_INPUT)
-            .contains("Give the kubeconfig file's whole content")
-    );
-}
-
-#[test]
 fn the_totals_line_counts_pods_in_the_singular_and_the_plural() {
     let line = |orphans| {
         totals_line(&Totals {

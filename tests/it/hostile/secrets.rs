@@ -143,7 +143,7 @@ fn window_and_docs_leak_no_secret() {
                     "--file",
                     "/nonexistent/CODEQ_DEPLOYMENT.md",
                 ],
-                1,
+                2,
             ),
         ] {
             let out = run_cli(&args, &env);

@@ -1,0 +1,121 @@
+use super::*;
+use crate::status::kube::tests::{KUBECONFIG, kubeconfig};
+use clap::Parser;
+
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    kube: KubeArgs,
+}
+
+/// The request `args` give with `env` (and `log`), or the input refused and the words.
+fn request(
+    args: &[&str],
+    env: &[(&str, &str)],
+    log: &Log,
+) -> Result<Option<KubeRequest>, (String, String)> {
+    let cli = Cli::try_parse_from(std::iter::once("x").chain(args.iter().copied()))
+        .map_err(|e| ("clap".to_string(), e.to_string()))?;
+    let env = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    (cli.kube.request(log, &env)).map_err(|e| (e.input.clone(), e.to_string()))
+}
+
+/// Kubernetes is off unless asked for (`kubernetes` takes the booleans every switch takes),
+/// and each refusal names the input to change.
+#[test]
+fn kubernetes_is_off_unless_asked_for_and_each_refusal_names_its_input() {
+    let log = Log::new(false, false);
+    let off = |args: &[&str]| request(args, &[], &log).unwrap().is_none();
+    assert!(off(&[]) && off(&["--kubernetes", "false"]) && off(&["--kubernetes", "off"]));
+    // An empty kubeconfig (an Action's unset secret) is none; overdue needs no pods.
+    assert!(off(&["--kubeconfig", " ", "--fail-on", "overdue"]));
+    let on = request(
+        &["--kubernetes", "true", "--kubeconfig", KUBECONFIG],
+        &[],
+        &log,
+    );
+    assert_eq!(on.unwrap().unwrap().query.namespace, "hub-ns");
+    let alone = request(&["--kubernetes", "--kubeconfig", KUBECONFIG], &[], &log);
+    assert!(alone.unwrap().is_some(), "--kubernetes alone is true");
+    let cluster = [("KUBERNETES_SERVICE_HOST", "10.0.0.1")];
+    let table: Vec<String> = [
+        (
+            &["--kubernetes", "false", "--kubeconfig", KUBECONFIG][..],
+            &[][..],
+        ),
+        (&["--fail-on", "overdue,orphan,mismatch"], &[]),
+        (&["--fail-on", "mismatch", "--kubeconfig", "\n"], &[]),
+        (&["--kubernetes", "yes"], &cluster),
+        (&["--kubeconfig", KUBECONFIG, "--context", "prod"], &[]),
+        (&["--kubeconfig", "/nowhere/config"], &[]),
+        (&["--kubernetes", "maybe"], &[]),
+    ]
+    .iter()
+    .map(|(args, env)| {
+        let (input, words) = request(args, env, &log).expect_err("refused");
+        let words = words.lines().next().unwrap_or_default().to_string();
+        let args = args.join(" ").replace(KUBECONFIG, "KUBECONFIG");
+        format!("{args}\n  {input}: {words}")
+    })
+    .collect();
+    insta::assert_snapshot!(table.join("\n"));
+}
+
+/// On the command line a one-line value is a path, as for kubectl; the Action input (the
+/// runner's `INPUT_KUBECONFIG`) is the file's content, and so is a value of several lines.
+#[test]
+fn the_command_line_gives_a_path_and_the_action_input_the_content() {
+    let log = Log::new(false, false);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config");
+    std::fs::write(
+        &path,
+        kubeconfig("sa-token-0123456789", "file-token-0123456789"),
+    )
+    .unwrap();
+    let path = path.to_str().unwrap();
+    let read = request(&["--kubeconfig", path], &[], &log)
+        .unwrap()
+        .unwrap();
+    let Credentials::Kubeconfig { origin, .. } = &read.credentials else {
+        panic!("{read:?}");
+    };
+    assert_eq!(*origin, Origin::Flag(path.into()));
+    // The file's secrets are registered once it is read.
+    assert_eq!(log.redact("file-token-0123456789"), "***");
+    let from_input = request(&["--kubeconfig", path], &[("INPUT_KUBECONFIG", path)], &log);
+    let (input, words) = from_input.expect_err("a path is no kubeconfig content");
+    assert_eq!(input, "kubeconfig");
+    assert!(words.starts_with("the kubeconfig (the kubeconfig input) is not usable"));
+    let content = request(&["--kubeconfig", KUBECONFIG], &[], &log)
+        .unwrap()
+        .unwrap();
+    assert!(matches!(
+        content.credentials,
+        Credentials::Kubeconfig {
+            origin: Origin::Input,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn fail_on_lists_alarms_in_order_in_any_case_and_refuses_others() {
+    let alarms =
+        |list: &str| Cli::try_parse_from(["x", "--fail-on", list]).map(|c| c.kube.alarms());
+    assert_eq!(
+        alarms("mismatch,orphan").unwrap(),
+        [Alarm::Mismatch, Alarm::Orphan]
+    );
+    // Newline-separated as other list inputs (an Action input's block scalar).
+    assert_eq!(
+        alarms("mismatch\n Overdue\r\norphan\n").unwrap(),
+        [Alarm::Mismatch, Alarm::Overdue, Alarm::Orphan]
+    );
+    assert!(alarms("mismatch\nlate").is_err() && alarms("late").is_err());
+    let bad = Cli::try_parse_from(["x", "--kubernetes", "true", "--namespace", "Bad_NS"]);
+    assert!(bad.is_err(), "clap refuses a bad namespace");
+}

@@ -1,0 +1,253 @@
+//! The words of Kubernetes access: [`KubeError`] (its `Display`), the warnings about a
+//! cluster before its token is sent ([`KubeWarning`]) and the lines `status` logs about the
+//! pods. A first line says what failed, with the kubeconfig, context or API server at fault;
+//! the help says what to do, after the API server's own words; the kubeconfig to make is
+//! shown once, where making one is the fix, and the Role where granting it is.
+
+use super::messages::RunWarning;
+use super::words::Words;
+use crate::status::kube::{
+    Credentials, KubeError, KubeRequest, KubeWarning, MAX_PAGES, NamespaceFrom, Origin, ReadFault,
+    SERVICE_ACCOUNT_TOKEN,
+};
+use crate::support::text::Titled;
+use std::fmt;
+
+impl fmt::Display for KubeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        words(self).fmt(f)
+    }
+}
+
+/// Where a kubeconfig came from, as the first lines name it.
+fn origin(origin: &Origin) -> String {
+    match origin {
+        Origin::Input => "the kubeconfig input".to_string(),
+        Origin::Flag(path) | Origin::Home(path) => path.display().to_string(),
+        Origin::Variable(path) => format!("{} from KUBECONFIG", path.display()),
+    }
+}
+
+/// The words of `e`: one arm per variant (a read's in [`read_words`]), the first line and the
+/// help.
+pub(crate) fn words(e: &KubeError) -> Words {
+    let unusable = |o: &Origin| format!("the kubeconfig ({}) is not usable", origin(o));
+    match e {
+        KubeError::Unreadable { origin: o, detail } => Words::new(unusable(o)).help(format!(
+            "{detail}\n{}",
+            match o {
+                Origin::Input => "give the kubeconfig file's whole content (YAML with clusters, users, contexts and current-context: docs/status-kubernetes.md#the-kubeconfig); on the command line, --kubeconfig takes the file's path",
+                _ => "give a readable kubeconfig file (KUBECONFIG lists files, not directories); `kubectl config view` shows what kubectl reads of it",
+            }
+        )),
+        KubeError::Missing(o) => Words::new(format!("the kubeconfig {} does not exist", origin(o))).help(match o {
+            Origin::Variable(_) => "KUBECONFIG lists files that exist (kubectl refuses the rest too): correct or unset it",
+            _ => "give the path of a kubeconfig file, as for kubectl --kubeconfig (e.g. ~/.kube/config); the Action's kubeconfig input takes the file's content",
+        }),
+        KubeError::NoContext { origin: o, context, contexts } => Words::new(match context {
+            Some(name) => format!("{}: failed to load current context: {name}", unusable(o)),
+            None => format!("{}: failed to determine current context", unusable(o)),
+        })
+        .help(match contexts.as_slice() {
+            [] => "it has no context: give a kubeconfig with one (docs/status-kubernetes.md#the-kubeconfig)".to_string(),
+            names => format!("name one of its contexts with context (--context): {}", names.join(", ")),
+        }),
+        KubeError::ContextNamespace { origin: o, context } => Words::new(format!(
+            "the namespace of the context {context:?} of the kubeconfig ({}) is not a Kubernetes namespace name",
+            origin(o)
+        ))
+        .help("set namespace (--namespace) to the hub's namespace, or correct the context's"),
+        KubeError::User { user, plugin, basic, namespace } => {
+            let (what, fix) = match (plugin, basic) {
+                (Some(plugin), _) => (
+                    format!("needs the credential plugin {plugin:?}"),
+                    "the image has no credential plugins (gke-gcloud-auth-plugin, aws eks get-token, kubelogin): give a kubeconfig whose user holds a ServiceAccount token",
+                ),
+                (None, true) => (
+                    "has a user name and password, which Kubernetes no longer takes".to_string(),
+                    "Kubernetes 1.19 removed basic authentication: give a kubeconfig whose user holds a ServiceAccount token",
+                ),
+                (None, false) => (
+                    "holds no token and no client certificate".to_string(),
+                    "give a kubeconfig whose user holds a ServiceAccount token or a client certificate",
+                ),
+            };
+            Words::new(format!("the kubeconfig's user {user:?} {what}")).help(make_kubeconfig(fix, namespace))
+        }
+        KubeError::NoCredentials { namespace } => Words::new(
+            "no Kubernetes credentials: no kubeconfig given, no KUBECONFIG, no ~/.kube/config, not in a cluster",
+        )
+        .help(make_kubeconfig(
+            "give a kubeconfig (the kubeconfig input, a secret holding the file's content; on the command line --kubeconfig PATH or KUBECONFIG), run in the cluster with a service account, or set kubernetes to false to judge by start time; a kubeconfig whose user holds a ServiceAccount token",
+            namespace,
+        )),
+        KubeError::InCluster { detail } => Words::new(
+            "in the cluster (KUBERNETES_SERVICE_HOST is set) but the service account cannot be read",
+        )
+        .help(format!(
+            "{detail}\nmount the service account's token at {SERVICE_ACCOUNT_TOKEN} (automountServiceAccountToken: true on the runner's pod or its ServiceAccount), or give a kubeconfig (the kubeconfig input, or --kubeconfig PATH)"
+        )),
+        KubeError::Read { server, namespace, fault } => read_words(server, namespace, fault),
+    }
+}
+
+/// The words of a failed listing of the pods of `namespace` from the API server `server`.
+fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
+    let api = format!("the Kubernetes API server {server}");
+    let kubectl = |flags: &str| {
+        format!(
+            "`kubectl get pods -n {namespace}{flags}` with the same kubeconfig shows what it answers"
+        )
+    };
+    let (what, help) = match fault {
+        ReadFault::Answered(code, reason, message) => {
+            let (answer, fix) = match code {
+                401 => ("401 Unauthorized".to_string(), "the token is expired, revoked or not the cluster's: create a new ServiceAccount token Secret (docs/status-kubernetes.md) and update the kubeconfig secret".to_string()),
+                403 => ("403 Forbidden".to_string(), format!(
+                    "grant the verb list on the resource pods in the namespace {namespace}: create this Role and RoleBinding (docs/status-kubernetes.md):\n\n{}",
+                    role_snippet(namespace)
+                )),
+                410 => ("410 Gone twice".to_string(), "the pods changed too fast to list; run status again".to_string()),
+                code => (format!("{code} {reason}"), "check the API server's message; run status again".to_string()),
+            };
+            (format!("{api} answered {answer}"), format!("the API server said: {message}\n{fix}"))
+        }
+        ReadFault::TimedOut(timeout) => (
+            format!("{api} did not answer within kube-timeout ({})", humantime::format_duration(*timeout)),
+            "check that this runner can reach the API server (the kubeconfig's server address), or raise kube-timeout for a slow one".to_string(),
+        ),
+        ReadFault::NotAPodList(detail) => (
+            format!("{api} answered with something that is not a pod list: {detail}"),
+            format!("check that the kubeconfig's server is the cluster's API server itself, not a proxy, dashboard or load balancer page; {}", kubectl(" -o json")),
+        ),
+        ReadFault::EndlessList(pages) => (
+            format!("{api} kept paging the pods: {pages} pages without an end"),
+            format!("a continue token came back, or there were over {MAX_PAGES} pages: the API server, or a proxy in front of it, pages wrongly; {}", kubectl(" --chunk-size 500")),
+        ),
+        ReadFault::Unreachable(cause) => (
+            format!("cannot read pods from {api}"),
+            format!("{cause}\ncheck the kubeconfig's server address and CA, and that this runner can reach the API server"),
+        ),
+    };
+    Words::new(what).help(help)
+}
+
+/// `fix`, which is to make a kubeconfig, then the ServiceAccount-token kubeconfig for
+/// `namespace`.
+fn make_kubeconfig(fix: &str, namespace: &str) -> String {
+    format!(
+        "{fix} (docs/status-kubernetes.md):\n\n{}",
+        service_account_kubeconfig(namespace)
+    )
+}
+
+/// The smallest RBAC `status` needs: list pods in `namespace`.
+pub(crate) fn role_snippet(namespace: &str) -> String {
+    format!(
+        "apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: codeq-rollout-status
+  namespace: {namespace}
+rules:
+  - apiGroups: [\"\"]
+    resources: [pods]
+    verbs: [list]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: codeq-rollout-status
+  namespace: {namespace}
+subjects:
+  - kind: ServiceAccount
+    name: codeq-rollout-status
+    namespace: {namespace}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: codeq-rollout-status"
+    )
+}
+
+/// The ServiceAccount-token kubeconfig to make, for `namespace`.
+pub(crate) fn service_account_kubeconfig(namespace: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: Config
+clusters:
+  - name: hub
+    cluster:
+      server: https://API-SERVER:6443
+      certificate-authority-data: BASE64-CA
+users:
+  - name: codeq-rollout-status
+    user:
+      token: TOKEN   # kubectl -n {namespace} get secret codeq-rollout-status -o jsonpath='{{.data.token}}' | base64 -d
+contexts:
+  - name: hub
+    context: {{cluster: hub, user: codeq-rollout-status, namespace: {namespace}}}
+current-context: hub"
+    )
+}
+
+/// The info line of a Kubernetes request: the namespace (and where it came from), the
+/// release, and the context and kubeconfig (or the service account) it is read through.
+pub(crate) fn reading(request: &KubeRequest) -> String {
+    let from = match request.namespace_from {
+        NamespaceFrom::Input => "",
+        NamespaceFrom::Context => " (the context's)",
+        NamespaceFrom::Default => " (the default: the context sets none)",
+    };
+    let through = match &request.credentials {
+        Credentials::Kubeconfig {
+            context, origin: o, ..
+        } => {
+            format!("the context {context:?} of {}", origin(o))
+        }
+        Credentials::InCluster => "the in-cluster service account".to_string(),
+    };
+    format!(
+        "Kubernetes: reading the pods of namespace {}{from}, release {}, through {through}",
+        request.query.namespace, request.query.release
+    )
+}
+
+/// The debug line after the pods were read.
+pub(crate) fn read(pods: usize, requests: u32, restarted: bool) -> String {
+    let restarted = match restarted {
+        true => " (the listing restarted once after 410 Gone)",
+        false => "",
+    };
+    format!("Kubernetes: {pods} single-user pod(s) in {requests} request(s){restarted}")
+}
+
+impl Titled for KubeWarning {
+    fn title(&self) -> &str {
+        match self {
+            Self::PlainHttp(_) => "Plain HTTP",
+            Self::SkipsTlsVerify(_) => "Unverified TLS",
+        }
+    }
+}
+
+impl fmt::Display for KubeWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::PlainHttp(server) => RunWarning::PlainHttp {
+                input: "kubeconfig",
+                url: server,
+                token: "its user's token or password",
+            }
+            .fmt(f),
+            Self::SkipsTlsVerify(server) => Words::new(format!(
+                "kubeconfig: the cluster {server} is read with insecure-skip-tls-verify: true"
+            ))
+            .help("its certificate is not checked, so the token goes to whoever answers at that address: give the cluster's CA (certificate-authority-data) instead")
+            .fmt(f),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
