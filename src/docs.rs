@@ -8,7 +8,7 @@ use crate::render::messages::RunWarning;
 use crate::support::files;
 use crate::support::log::Log;
 use crate::window::{Configured, Window};
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 
 pub use crate::render::docs::DOC_DIGEST;
 
@@ -56,7 +56,7 @@ pub(crate) fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
         bail!("{}", DocsNote::ReadOnly(path));
     }
     let fresh = apply(&doc, &sections(&req.culler, &req.runbook)?)
-        .with_context(|| DocsNote::NotPlaced(path).to_string())?;
+        .map_err(|e| anyhow!("{}", DocsNote::NotPlaced(path, &e)))?;
     if req.write {
         if fresh == doc {
             log.info(&DocsNote::UpToDate(path).to_string());
