@@ -115,18 +115,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_template_of_the_folder_is_built_in() {
-        let mut files: Vec<String> = std::fs::read_dir("templates")
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        files.sort();
-        let mut built_in: Vec<&str> = environment().templates().map(|(n, _)| n).collect();
-        built_in.sort_unstable();
-        assert_eq!(files, built_in);
-    }
-
-    #[test]
     fn shell_words_and_table_cells_stay_one_word_and_one_cell() {
         for (text, word) in [("", "''"), ("jhub", "jhub"), ("it's", r"'it'\''s'")] {
             assert_eq!(shell_word(text), word);
