@@ -19,6 +19,7 @@ mod reasons;
 pub(crate) mod templates;
 pub(crate) mod usage;
 pub(crate) mod usage_words;
+pub(crate) mod values_words;
 pub(crate) mod window_words;
 pub(crate) mod words;
 

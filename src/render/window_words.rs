@@ -220,6 +220,34 @@ mod tests {
         }
     }
 
+    /// Every refusal of culler settings in words, naming the origin of the value at fault.
+    #[test]
+    fn every_settings_problem_in_words() {
+        let problems = [
+            (
+                Origin::option("cull-max-age"),
+                SettingsProblem::TooLong {
+                    key: "cull.maxAge",
+                    secs: MAX_DURATION_SECS + 1,
+                },
+            ),
+            (Origin::Default, SettingsProblem::ZeroTimeout),
+            (
+                Origin::file("hub/values.yaml", "jupyterhub.cull.every"),
+                SettingsProblem::ZeroEvery { timeout_secs: 3600 },
+            ),
+        ];
+        let table: Vec<String> = problems
+            .into_iter()
+            .map(|(origin, problem)| {
+                let e = InvalidSettings { origin, problem };
+                crate::render::words::assert_shape(&settings_words(&e));
+                e.to_string()
+            })
+            .collect();
+        insta::assert_snapshot!(table.join("\n\n"));
+    }
+
     #[test]
     fn worst_case_words_round_up_to_the_minute_from_ten_minutes_on() {
         assert_eq!(human(5200), "1h 26m 40s");
