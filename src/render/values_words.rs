@@ -5,7 +5,7 @@
 use super::window_words::{max_duration_words, settings_words};
 use super::words::Words;
 use crate::support::files::ReadError;
-use crate::values::{Found, Holds, SLOW_STOP_KEY, SUBCHART_KEY, Takes, ValuesError, Wrong};
+use crate::values::error::{Found, Holds, Takes, ValuesError, Wrong};
 use crate::window::MAX_DURATION_SECS;
 use std::borrow::Cow;
 use std::fmt;
@@ -21,9 +21,6 @@ const VALUES_PATH: &str = "--values-path (input values-path)";
 
 /// The words of `e`.
 pub(crate) fn words(e: &ValuesError) -> Words {
-    let both_help = format!(
-        "say which one the hub uses with --values-path {SUBCHART_KEY} (input values-path), or --values-path . for the top level"
-    );
     let (what, help) = match e {
         ValuesError::EmptyKey(given) => (
             format!("{VALUES_PATH} {given:?} has an empty key"),
@@ -92,19 +89,24 @@ pub(crate) fn words(e: &ValuesError) -> Words {
             file,
             key,
             cull,
+            known,
             like,
         } => (
             format!("{file}: `{key}` is not a z2jh cull setting"),
             format!(
                 "the keys under `{cull}` are {}{}",
-                crate::values::CULL_KEYS.join(", "),
+                known.join(", "),
                 like.map(|k| format!("; keys are case-sensitive: did you mean `{k}`?"))
                     .unwrap_or_default(),
             ),
         ),
-        ValuesError::BothPlaces(file, here, there) => {
-            (format!("{file} has both `{here}` and `{there}`"), both_help)
-        }
+        ValuesError::BothPlaces(file, here, there) => (
+            format!("{file} has both `{here}` and `{there}`"),
+            format!(
+                "say which one the hub uses with --values-path {} (input values-path), or --values-path . for the top level",
+                there.split('.').next().unwrap_or_default()
+            ),
+        ),
         ValuesError::CullOutOfReach(file, at, expected) => (
             format!("{file} sets `cull` at `{at}`, where codeq-rollout does not read it"),
             format!(
@@ -112,10 +114,11 @@ pub(crate) fn words(e: &ValuesError) -> Words {
                 at.strip_suffix(".cull").unwrap_or(".")
             ),
         ),
-        ValuesError::SlowStopOutOfReach(file, under) => (
+        ValuesError::SlowStopOutOfReach(file, key, reads) => (
             format!("{file} sets the slow-stop timeout at the top level, where it is not read"),
             format!(
-                "codeq-rollout reads z2jh's values under `{under}`, so it reads `{under}.{SLOW_STOP_KEY}`: move `{SLOW_STOP_KEY}` there, where the chart reads the values of every file"
+                "codeq-rollout reads z2jh's values under `{}`, so it reads `{reads}`: move `{key}` there, where the chart reads the values of every file",
+                reads.strip_suffix(key).unwrap_or(reads).trim_end_matches('.')
             ),
         ),
         ValuesError::SlowStopNotJupyterHub(file, key, reads) => (
@@ -232,11 +235,11 @@ mod tests {
     use super::*;
     use crate::window::{InvalidSettings, Origin, SettingsProblem};
 
-    /// The refusals no values file's text gives (`--values-path`, files that cannot be read,
-    /// several files, settings refused), in words; the others are
+    /// Every refusal in words, each variant and each reason; what real files give is
     /// `values::tests::bad_values_files_are_refused_naming_file_and_key_path`.
     #[test]
-    fn every_other_refusal_in_words() {
+    fn every_refusal_in_words() {
+        let file = || "deploy/values.yaml".to_string();
         let reads = [
             ReadError::NotFound,
             ReadError::IsDirectory,
@@ -249,26 +252,77 @@ mod tests {
             ReadError::NotUtf8 { valid_up_to: 12 },
             ReadError::Other(std::io::Error::other("Input/output error (os error 5)")),
         ];
-        let unreadable = reads
-            .into_iter()
-            .map(|why| ValuesError::Unreadable("deploy/values.yaml".into(), why));
+        let not_yaml = serde_saphyr::from_str::<serde_json::Value>("cull: [\n").unwrap_err();
+        let not_mapping = |holds| ValuesError::NotMapping {
+            file: file(),
+            key: "jupyterhub.cull".into(),
+            found: Found::Bool(true),
+            holds,
+        };
+        let value = |wrong, takes| ValuesError::Value {
+            file: file(),
+            key: "jupyterhub.cull.timeout".into(),
+            wrong,
+            takes,
+        };
+        let unknown = |like| ValuesError::UnknownCullKey {
+            file: file(),
+            key: "cull.Timeout".into(),
+            cull: "cull".into(),
+            known: &["enabled", "timeout"],
+            like,
+        };
         let pair = |file: &str, mark: &str| (file.to_string(), mark.to_string());
-        let errors = [
-            ValuesError::EmptyKey("a..b".into()),
-            ValuesError::EndsInCull("jupyterhub.cull".into(), "jupyterhub".into()),
-            ValuesError::Unreadable("/etc/hub/values.yaml".into(), ReadError::NotFound),
-            ValuesError::ValuesPathNotFound(
-                "platform".into(),
-                vec!["a.yaml".into(), "b.yaml".into()],
-            ),
-            ValuesError::Disagree([pair("a.yaml", "jupyterhub.cull"), pair("b.yaml", "cull")]),
-            ValuesError::Invalid(InvalidSettings {
-                origin: Origin::file("v.yaml", "cull.every"),
-                problem: SettingsProblem::ZeroEvery { timeout_secs: 3600 },
-            }),
-        ];
-        let table: Vec<String> = unreadable
-            .chain(errors)
+        let slow_stop = "hub.config.JupyterHub.tornado_settings.slow_stop_timeout";
+        let errors = reads
+            .into_iter()
+            .map(|why| ValuesError::Unreadable(file(), why))
+            .chain([
+                ValuesError::Unreadable("/etc/hub/values.yaml".into(), ReadError::NotFound),
+                ValuesError::EmptyKey("a..b".into()),
+                ValuesError::EndsInCull("jupyterhub.cull".into(), "jupyterhub".into()),
+                ValuesError::NotYaml(file(), Box::new(not_yaml)),
+                ValuesError::TopNotMapping(file(), Found::List),
+                not_mapping(Holds::Cull),
+                not_mapping(Holds::Parent),
+                not_mapping(Holds::Image),
+                not_mapping(Holds::Other),
+                value(Wrong::Kind(Found::Text("1h".into())), Takes::Seconds),
+                value(Wrong::Kind(Found::Null), Takes::Boolean),
+                value(Wrong::Kind(Found::Number("1.2".into())), Takes::ImageTag),
+                value(Wrong::Kind(Found::Mapping), Takes::ImageName),
+                value(Wrong::Kind(Found::Text("always".into())), Takes::PullPolicy),
+                value(Wrong::Negative("-60".into()), Takes::Seconds),
+                value(Wrong::NotPlain(17.0), Takes::Seconds),
+                value(Wrong::NotWhole("1.5".into()), Takes::Seconds),
+                value(Wrong::TooLong("about 1e23".into()), Takes::Seconds),
+                value(Wrong::NotPositive("0".into()), Takes::SlowStop),
+                ValuesError::NullEnabled(file(), "cull.enabled".into()),
+                unknown(None),
+                unknown(Some("timeout")),
+                ValuesError::BothPlaces(file(), "cull", "jupyterhub.cull".into()),
+                ValuesError::CullOutOfReach(file(), "platform.cull".into(), "cull".into()),
+                ValuesError::SlowStopOutOfReach(
+                    file(),
+                    slow_stop,
+                    format!("jupyterhub.{slow_stop}"),
+                ),
+                ValuesError::SlowStopNotJupyterHub(
+                    file(),
+                    "hub.config.JupyterHub.slow_stop_timeout".into(),
+                    slow_stop.into(),
+                ),
+                ValuesError::ValuesPathNotFound(
+                    "platform".into(),
+                    vec!["a.yaml".into(), "b.yaml".into()],
+                ),
+                ValuesError::Disagree([pair("a.yaml", "jupyterhub.cull"), pair("b.yaml", "cull")]),
+                ValuesError::Invalid(InvalidSettings {
+                    origin: Origin::file("v.yaml", "cull.every"),
+                    problem: SettingsProblem::ZeroEvery { timeout_secs: 3600 },
+                }),
+            ]);
+        let table: Vec<String> = errors
             .map(|e| {
                 crate::render::words::assert_shape(&words(&e));
                 e.to_string()

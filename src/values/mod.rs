@@ -28,13 +28,16 @@
 //! is data ([`ValuesError`], naming the file and the key path), worded by the render layer
 //! (`crate::render::values_words`) for users, not for programmers calling the parser.
 
-use crate::support::files::{self, ReadError};
+use crate::support::files;
 use crate::window::{
     Configured, DEFAULT_SLOW_STOP_TIMEOUT_SECS, ImageConfig, ImageTag, InvalidSettings,
     MAX_DURATION_SECS, Origin, Overrides, PullPolicy, set,
 };
 use serde_json::Value;
 use std::path::PathBuf;
+
+pub(crate) mod error;
+pub(crate) use error::{Holds, Takes, ValuesError, Wrong};
 
 /// The parent key that z2jh's values sit under when the chart is used as a subchart.
 pub(crate) const SUBCHART_KEY: &str = "jupyterhub";
@@ -60,156 +63,6 @@ pub(crate) const CULL_KEYS: [&str; 8] = [
     "concurrency",
     "maxAge",
 ];
-
-/// Why values files, or `--values-path`, were refused, as data: each names the file and the
-/// key path at fault. The words are the render layer's (`crate::render::values_words`).
-#[derive(Debug)]
-pub(crate) enum ValuesError {
-    /// `--values-path` with an empty key (`a..b`, `.jupyterhub`), as given.
-    EmptyKey(String),
-    /// `--values-path` ending in `cull` (as given), and the parent key to write instead
-    /// (`.` for the top level).
-    EndsInCull(String, String),
-    /// A file that cannot be read, and why.
-    Unreadable(String, ReadError),
-    /// A file that is not YAML: the parser's error.
-    NotYaml(String, Box<serde_saphyr::Error>),
-    /// A file whose top level is not a mapping, but this.
-    TopNotMapping(String, Found),
-    /// A key that holds a mapping of z2jh (what it holds) that is something else.
-    NotMapping {
-        /// The file.
-        file: String,
-        /// The key's dotted path.
-        key: String,
-        /// What it is.
-        found: Found,
-        /// What the mapping holds.
-        holds: Holds,
-    },
-    /// A value z2jh (or JupyterHub) does not take at a key.
-    Value {
-        /// The file.
-        file: String,
-        /// The key's dotted path.
-        key: String,
-        /// What is wrong with it.
-        wrong: Wrong,
-        /// What the key takes.
-        takes: Takes,
-    },
-    /// `cull.enabled` left null by the last file that sets it: the file and the key path.
-    NullEnabled(String, String),
-    /// A key under `cull` z2jh does not define.
-    UnknownCullKey {
-        /// The file.
-        file: String,
-        /// The key's dotted path.
-        key: String,
-        /// The dotted path of `cull`.
-        cull: String,
-        /// The z2jh key it differs from only in case.
-        like: Option<&'static str>,
-    },
-    /// A file that marks z2jh's values (`cull`, the hub's configuration, or `singleuser`) both
-    /// at the top level (this key) and under [`SUBCHART_KEY`] (this dotted path).
-    BothPlaces(String, &'static str, String),
-    /// A file setting `cull` at this dotted path, where codeq-rollout does not read it; and
-    /// the path it reads.
-    CullOutOfReach(String, String, String),
-    /// A file setting [`SLOW_STOP_KEY`] at the top level while z2jh's values are read under
-    /// these parent keys (dotted).
-    SlowStopOutOfReach(String, String),
-    /// A file setting `hub.config.JupyterHub.slow_stop_timeout` (this dotted path), an option
-    /// JupyterHub does not have; and the path of the one it reads.
-    SlowStopNotJupyterHub(String, String, String),
-    /// `--values-path` (dotted) naming a key none of these files has.
-    ValuesPathNotFound(String, Vec<String>),
-    /// Two files marking different places for z2jh's values: each file with its mark.
-    Disagree([(String, String); 2]),
-    /// Settings read from a file that [`Configured::validate`] refuses.
-    Invalid(InvalidSettings),
-}
-
-impl std::error::Error for ValuesError {}
-
-/// A YAML value as a refusal describes it.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Found {
-    /// Null.
-    Null,
-    /// A boolean.
-    Bool(bool),
-    /// A number, as written.
-    Number(String),
-    /// A string.
-    Text(String),
-    /// A list.
-    List,
-    /// A mapping.
-    Mapping,
-}
-
-impl From<&Value> for Found {
-    fn from(v: &Value) -> Self {
-        match v {
-            Value::Null => Found::Null,
-            Value::Bool(b) => Found::Bool(*b),
-            Value::Number(n) => Found::Number(n.to_string()),
-            Value::String(s) => Found::Text(s.clone()),
-            Value::Array(_) => Found::List,
-            Value::Object(_) => Found::Mapping,
-        }
-    }
-}
-
-/// What a mapping z2jh reads holds, for the refusal of something else there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Holds {
-    /// `cull`: the culler's settings.
-    Cull,
-    /// A parent key of z2jh's values (`--values-path`, or [`SUBCHART_KEY`]).
-    Parent,
-    /// `singleuser.image`: the single-user image.
-    Image,
-    /// The hub's configuration or `singleuser`.
-    Other,
-}
-
-/// What is wrong with a value at a key.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Wrong {
-    /// A value of another kind.
-    Kind(Found),
-    /// A negative number, as written.
-    Negative(String),
-    /// A whole number not written as a plain integer (`017`, `1e3`, `60.0`): its value.
-    NotPlain(f64),
-    /// A number that is not whole, as written.
-    NotWhole(String),
-    /// More seconds than [`MAX_DURATION_SECS`]: the number as written (`about 1e23` when
-    /// beyond integers).
-    TooLong(String),
-    /// 0 or less where more than 0 is taken, as written.
-    NotPositive(String),
-}
-
-/// What a key takes, for the refusal of another value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Takes {
-    /// `true` or `false` (`cull.enabled`).
-    Boolean,
-    /// Whole seconds, 0 or more (`cull.timeout`, `.every`, `.maxAge`).
-    Seconds,
-    /// Seconds, more than 0 ([`SLOW_STOP_KEY`]).
-    SlowStop,
-    /// The image's name as a string.
-    ImageName,
-    /// The image's tag as a string.
-    ImageTag,
-    /// `Always`, `IfNotPresent`, `Never` or null.
-    PullPolicy,
-}
 
 /// Where `cull` sits in a values file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -517,8 +370,12 @@ fn check_slow_stop_in_reach(top: &Node, parents: &[String]) -> Result<(), Values
     if parents.is_empty() || !set {
         return Ok(());
     }
-    let under = parents.join(".");
-    Err(ValuesError::SlowStopOutOfReach(top.file.to_string(), under))
+    let reads = format!("{}.{SLOW_STOP_KEY}", parents.join("."));
+    Err(ValuesError::SlowStopOutOfReach(
+        top.file.to_string(),
+        SLOW_STOP_KEY,
+        reads,
+    ))
 }
 
 /// Reads the `cull` mapping `cull` into `parsed`; refuses a key z2jh does not define
@@ -530,6 +387,7 @@ fn read_cull(cull: &Node, parsed: &mut FileCull) -> Result<(), ValuesError> {
             file: cull.file.to_string(),
             key: cull.key(unknown),
             cull: cull.path.clone(),
+            known: &CULL_KEYS,
             like: CULL_KEYS
                 .into_iter()
                 .find(|k| k.eq_ignore_ascii_case(unknown)),
@@ -1252,7 +1110,6 @@ mod tests {
             .map(|(text, path)| {
                 let path = path.map_or(ValuesPath::Auto, |p| ValuesPath::parse(Some(p)).unwrap());
                 let err = layered(&[("hub.yaml", text)], &path).unwrap_err();
-                crate::render::words::assert_shape(&crate::render::values_words::words(&err));
                 format!("{text:?}\n  {}", err.to_string().replace('\n', "\n  "))
             })
             .collect();
