@@ -9,12 +9,13 @@
 //! [`Configured::validate`], which says what the culler does then).
 //!
 //! It also reads the hub's slow-stop timeout, which the worst case of the window depends on
-//! ([`crate::window::at_scale`]): [`SLOW_STOP_KEY`], seconds, more than 0 (see
-//! [`slow_stop_timeout`]).
+//! ([`crate::window::at_scale`]): [`SLOW_STOP_KEY`], seconds, more than 0.
 //!
 //! For the pull-policy preflight it reads `singleuser.image.name`, `.tag` and `.pullPolicy`
-//! beside `cull` ([`FileImage`], layered by [`apply_image`] into
-//! [`crate::window::ImageConfig`]).
+//! beside `cull` (into [`crate::window::ImageConfig`]).
+//!
+//! Each file is read straight into the settings ([`Configured`]), over those of the files
+//! before it ([`parse`]): the values and their origins have one representation.
 //!
 //! When the chart is a subchart the keys sit under a parent key, commonly `jupyterhub:`.
 //! [`ValuesPath::Auto`] finds `cull` (or, without it, `hub.config.JupyterHub`) at the top
@@ -31,7 +32,7 @@
 use crate::support::files;
 use crate::window::{
     Configured, DEFAULT_SLOW_STOP_TIMEOUT_SECS, ImageConfig, ImageTag, InvalidSettings,
-    MAX_DURATION_SECS, Origin, Overrides, PullPolicy, set,
+    MAX_DURATION_SECS, Origin, Overrides, PullPolicy, ScaleConfig, set,
 };
 use serde_json::Value;
 use std::path::PathBuf;
@@ -110,48 +111,15 @@ impl ValuesPath {
     }
 }
 
-/// One `cull.*` value as a file sets it: `Some(n)`, or `None` for an explicit null.
-type Nullable<T> = Option<T>;
-
-/// The `cull.*` keys one values file sets (absent keys are `None`).
+/// The values files read, layered as Helm layers them over z2jh's defaults ([`parse`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct FileCull {
-    /// The file, as given.
-    pub file: String,
-    /// The dotted path of its `cull` mapping, e.g. `jupyterhub.cull`; `None` when the file
-    /// has no `cull` at the searched place.
-    pub cull_path: Option<String>,
-    /// `cull.enabled`.
-    pub enabled: Option<Nullable<bool>>,
-    /// `cull.timeout`, seconds.
-    pub timeout: Option<Nullable<u64>>,
-    /// `cull.every`, seconds.
-    pub every: Option<Nullable<u64>>,
-    /// `cull.maxAge`, seconds.
-    pub max_age: Option<Nullable<u64>>,
-    /// `hub.config.JupyterHub.tornado_settings.slow_stop_timeout`: the key's full dotted
-    /// path in the file and its value in whole seconds (a fraction rounded up), `None` for
-    /// an explicit null; `None` when the file does not set it.
-    pub slow_stop_timeout: Option<(String, Nullable<u64>)>,
-    /// The `singleuser.image.*` keys it sets, for the pull-policy preflight.
-    pub image: FileImage,
-}
-
-/// The `singleuser.image.*` keys one values file sets, under the same parent key as `cull`
-/// (or, in a file with neither `cull` nor the hub's configuration, at the top level or under
-/// `jupyterhub`, whichever holds `singleuser`). Absent keys are `None`; an explicit null or
-/// `""` is `Some(None)` (Helm deletes a null; z2jh treats `""` as unset).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct FileImage {
-    /// The dotted path of the file's `singleuser.image` mapping, e.g.
-    /// `jupyterhub.singleuser.image`; `None` when the file has none.
-    pub path: Option<String>,
-    /// `singleuser.image.name`.
-    pub name: Option<Nullable<String>>,
-    /// `singleuser.image.tag`.
-    pub tag: Option<Nullable<String>>,
-    /// `singleuser.image.pullPolicy`.
-    pub pull_policy: Option<Nullable<PullPolicy>>,
+pub(crate) struct Read {
+    /// z2jh's defaults with every key the files set over them, each with its origin.
+    pub(crate) config: Configured,
+    /// How many files were read.
+    pub(crate) files: usize,
+    /// Whether any of them sets `cull` at the place searched.
+    pub(crate) sets_cull: bool,
 }
 
 /// A mapping of a values file with its dotted path there (`""` for the top level), so that
@@ -179,6 +147,11 @@ impl<'a> Node<'a> {
             "" => key.to_string(),
             path => format!("{path}.{key}"),
         }
+    }
+
+    /// The origin of a setting read at `key` below this node.
+    fn origin(&self, key: &str) -> Origin {
+        Origin::file(self.file, self.key(key))
     }
 
     /// The value of `key`, if set.
@@ -232,16 +205,24 @@ impl<'a> Node<'a> {
     }
 }
 
-/// Parses one values file's text. `file` names it in errors.
+/// Parses one values file's text into `config`, over what it holds already (z2jh's
+/// defaults, earlier files), as Helm layers `-f` files: each key the file sets replaces the
+/// value and records the file and key path as its origin. `file` names it in errors. Returns
+/// whether it sets `cull` at the place searched.
 ///
 /// # Errors
 /// Text that is not YAML, a top level that is not a mapping, a parent or `cull` that is
 /// not a mapping, `cull` found both at the top level and under `jupyterhub` (with
-/// [`ValuesPath::Auto`]), or a `cull.*` value of the wrong type or negative: a
-/// [`ValuesError`] naming the file and the key path.
-pub(crate) fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCull, ValuesError> {
+/// [`ValuesPath::Auto`]), or a value of the wrong type, negative, or (for `cull.enabled`)
+/// null: a [`ValuesError`] naming the file and the key path.
+pub(crate) fn parse(
+    file: &str,
+    text: &str,
+    path: &ValuesPath,
+    config: &mut Configured,
+) -> Result<bool, ValuesError> {
     let Some(top) = top_mapping(file, text)? else {
-        return Ok(empty(file));
+        return Ok(false);
     };
     let top = Node::top(file, &top);
     let parents = match path {
@@ -251,27 +232,22 @@ pub(crate) fn parse(file: &str, text: &str, path: &ValuesPath) -> Result<FileCul
             .unwrap_or_default(),
     };
     check_slow_stop_in_reach(&top, &parents)?;
-    let image = singleuser_image(&top, &parents, path)?;
-    let expected: Vec<&str> = parents.iter().map(String::as_str).chain(["cull"]).collect();
-    let expected = expected.join(".");
-    let Some(base) = top.descend(&parents)? else {
-        check_cull_in_reach(&top, &expected)?;
-        return Ok(FileCull {
-            image,
-            ..empty(file)
-        });
-    };
-    let mut parsed = FileCull {
-        file: file.to_string(),
-        image,
-        slow_stop_timeout: hub_slow_stop_timeout(&base)?,
-        ..Default::default()
-    };
-    match base.child("cull", Holds::Cull)? {
-        Some(cull) => read_cull(&cull, &mut parsed)?,
-        None => check_cull_in_reach(&top, &expected)?,
+    read_image(&top, &parents, path, &mut config.image)?;
+    let base = top.descend(&parents)?;
+    if let Some(base) = &base {
+        read_slow_stop(base, &mut config.scale)?;
     }
-    Ok(parsed)
+    match base
+        .map(|b| b.child("cull", Holds::Cull))
+        .transpose()?
+        .flatten()
+    {
+        Some(cull) => read_cull(&cull, config).map(|()| true),
+        None => {
+            let expected: Vec<&str> = parents.iter().map(String::as_str).chain(["cull"]).collect();
+            check_cull_in_reach(&top, &expected.join(".")).map(|()| false)
+        }
+    }
 }
 
 /// The file's top-level mapping; `None` for an empty document.
@@ -378,9 +354,9 @@ fn check_slow_stop_in_reach(top: &Node, parents: &[String]) -> Result<(), Values
     ))
 }
 
-/// Reads the `cull` mapping `cull` into `parsed`; refuses a key z2jh does not define
-/// ([`CULL_KEYS`]).
-fn read_cull(cull: &Node, parsed: &mut FileCull) -> Result<(), ValuesError> {
+/// Reads the `cull` mapping `cull` into `config`; refuses a key z2jh does not define
+/// ([`CULL_KEYS`]). A null duration is recorded as 0 (see the module documentation).
+fn read_cull(cull: &Node, config: &mut Configured) -> Result<(), ValuesError> {
     let mut keys = cull.value.as_object().into_iter().flat_map(|m| m.keys());
     if let Some(unknown) = keys.find(|k| !CULL_KEYS.contains(&k.as_str())) {
         return Err(ValuesError::UnknownCullKey {
@@ -394,14 +370,29 @@ fn read_cull(cull: &Node, parsed: &mut FileCull) -> Result<(), ValuesError> {
         });
     }
     let secs = |name: &str| cull.get(name).map(|v| seconds(cull, name, v)).transpose();
-    parsed.enabled = cull
-        .get("enabled")
-        .map(|v| boolean(cull, "enabled", v))
-        .transpose()?;
-    parsed.timeout = secs("timeout")?;
-    parsed.every = secs("every")?;
-    parsed.max_age = secs("maxAge")?;
-    parsed.cull_path = Some(cull.path.clone());
+    let enabled = cull.get("enabled").map(|v| boolean(cull, "enabled", v));
+    let (s, o) = (&mut config.settings, &mut config.origins);
+    let origin = |name: &'static str| move || cull.origin(name);
+    set(
+        (&mut s.enabled, &mut o.enabled),
+        enabled.transpose()?,
+        origin("enabled"),
+    );
+    set(
+        (&mut s.timeout_secs, &mut o.timeout),
+        secs("timeout")?,
+        origin("timeout"),
+    );
+    set(
+        (&mut s.every_secs, &mut o.every),
+        secs("every")?,
+        origin("every"),
+    );
+    set(
+        (&mut s.max_age_secs, &mut o.max_age),
+        secs("maxAge")?,
+        origin("maxAge"),
+    );
     Ok(())
 }
 
@@ -414,13 +405,14 @@ fn dig<'a>(node: Option<&'a Value>, keys: &[&str]) -> Option<&'a serde_json::Map
     node.as_object()
 }
 
-/// Reads `hub.config.JupyterHub.tornado_settings.slow_stop_timeout` below `base` (the parent
-/// of `cull`), with the key's full dotted path.
-fn hub_slow_stop_timeout(base: &Node) -> Result<Option<(String, Nullable<u64>)>, ValuesError> {
+/// Reads the hub's slow-stop timeout ([`SLOW_STOP_KEY`] below `base`, the parent of `cull`)
+/// into `scale`, in whole seconds (a fraction rounded up) with the file and key as its origin;
+/// a null sets JupyterHub's default ([`DEFAULT_SLOW_STOP_TIMEOUT_SECS`]) back.
+fn read_slow_stop(base: &Node, scale: &mut ScaleConfig) -> Result<(), ValuesError> {
     let mut node = base.clone();
     for key in ["hub", "config", "JupyterHub"] {
         let Some(next) = node.child(key, Holds::Other)? else {
-            return Ok(None);
+            return Ok(());
         };
         node = next;
     }
@@ -430,44 +422,29 @@ fn hub_slow_stop_timeout(base: &Node) -> Result<Option<(String, Nullable<u64>)>,
         return Err(ValuesError::SlowStopNotJupyterHub(file, key, reads));
     }
     let Some(settings) = node.child("tornado_settings", Holds::Other)? else {
-        return Ok(None);
+        return Ok(());
     };
     let Some(v) = settings.get("slow_stop_timeout") else {
-        return Ok(None);
+        return Ok(());
     };
     let wrong = |wrong| Err(settings.wrong("slow_stop_timeout", wrong, Takes::SlowStop));
-    let secs = match v {
-        Value::Null => None,
+    let (secs, origin) = match v {
+        Value::Null => (DEFAULT_SLOW_STOP_TIMEOUT_SECS, Origin::Default),
         Value::Number(n) => match n.as_f64() {
             Some(f) if f > MAX_DURATION_SECS as f64 => return wrong(Wrong::TooLong(n.to_string())),
             // A fraction is rounded up: the bound stays "never later than".
-            Some(f) if f > 0.0 => Some(f.ceil() as u64),
+            Some(f) if f > 0.0 => (f.ceil() as u64, settings.origin("slow_stop_timeout")),
             _ => return wrong(Wrong::NotPositive(n.to_string())),
         },
         other => return wrong(Wrong::Kind(other.into())),
     };
-    Ok(Some((settings.key("slow_stop_timeout"), secs)))
+    (scale.slow_stop_timeout_secs, scale.slow_stop_origin) = (secs, origin);
+    Ok(())
 }
 
-/// The hub's slow-stop timeout from `files` layered as Helm does (the last file that sets it
-/// wins), with its origin; JupyterHub's default ([`DEFAULT_SLOW_STOP_TIMEOUT_SECS`]) when
-/// none does or the last one sets null.
-pub(crate) fn slow_stop_timeout(files: &[FileCull]) -> (u64, Origin) {
-    files
-        .iter()
-        .rev()
-        .find_map(|f| {
-            let (key, secs) = f.slow_stop_timeout.as_ref()?;
-            Some(match secs {
-                Some(s) => (*s, Origin::file(&f.file, key)),
-                None => (DEFAULT_SLOW_STOP_TIMEOUT_SECS, Origin::Default),
-            })
-        })
-        .unwrap_or((DEFAULT_SLOW_STOP_TIMEOUT_SECS, Origin::Default))
-}
-
-/// The `singleuser.image` keys of the file whose top level is `top`, below `parents` (the
-/// parent of `cull`); with [`ValuesPath::Auto`] and a file that marks no place (no `cull`, no
+/// Reads the `singleuser.image` keys of the file whose top level is `top` into `config`, each
+/// with the file and key path as its origin (a null or `""` unsets it: Helm deletes a null,
+/// z2jh treats `""` as unset): below `parents` (the parent of `cull`); with [`ValuesPath::Auto`] and a file that marks no place (no `cull`, no
 /// hub configuration), at the top level or under [`SUBCHART_KEY`], whichever holds
 /// `singleuser`.
 ///
@@ -476,11 +453,12 @@ pub(crate) fn slow_stop_timeout(files: &[FileCull]) -> (u64, Origin) {
 /// a file that marks neither; a `name` or `tag` that is not a string, a `pullPolicy` that is
 /// not one of z2jh's schema (`Always`, `IfNotPresent`, `Never`, null, `""`). Each names the
 /// file and the key path.
-fn singleuser_image(
+fn read_image(
     top: &Node,
     parents: &[String],
     path: &ValuesPath,
-) -> Result<FileImage, ValuesError> {
+    config: &mut ImageConfig,
+) -> Result<(), ValuesError> {
     let marked =
         top.get("cull").is_some() || dig(top.get("hub"), &["config", "JupyterHub"]).is_some();
     let under = top
@@ -508,7 +486,7 @@ fn singleuser_image(
         .transpose()?
         .flatten()
     else {
-        return Ok(FileImage::default());
+        return Ok(());
     };
     let text = |name: &str, takes| match image.get(name) {
         None => Ok(None),
@@ -527,48 +505,34 @@ fn singleuser_image(
             return Err(image.wrong("pullPolicy", wrong, Takes::PullPolicy));
         }
     };
-    Ok(FileImage {
-        name: text("name", Takes::ImageName)?,
-        tag: text("tag", Takes::ImageTag)?,
-        pull_policy,
-        path: Some(image.path),
-    })
-}
-
-/// Layers the files' `singleuser.image` keys over `config` in order, as Helm does: the last
-/// file that sets a key wins, and its origin records the file and key path; a null (or `""`)
-/// unsets the key.
-pub(crate) fn apply_image(config: &mut ImageConfig, files: &[FileCull]) {
-    for f in files {
-        let Some(at) = &f.image.path else { continue };
-        let origin = |name: &str| Origin::file(&f.file, format!("{at}.{name}"));
-        if let Some(name) = &f.image.name {
-            config.name = name.clone().map(|n| (n, origin("name")));
-        }
-        if let Some(tag) = &f.image.tag {
-            config.tag = match tag {
-                Some(t) => ImageTag::Given(t.clone(), origin("tag")),
-                None => ImageTag::Empty(origin("tag")),
-            };
-        }
-        if let Some(policy) = f.image.pull_policy {
-            config.pull_policy = policy.map(|p| (p, origin("pullPolicy")));
-        }
+    let origin = |name: &str| image.origin(name);
+    if let Some(name) = text("name", Takes::ImageName)? {
+        config.name = name.map(|n| (n, origin("name")));
     }
+    if let Some(tag) = text("tag", Takes::ImageTag)? {
+        config.tag = match tag {
+            Some(t) => ImageTag::Given(t, origin("tag")),
+            None => ImageTag::Empty(origin("tag")),
+        };
+    }
+    if let Some(policy) = pull_policy {
+        config.pull_policy = policy.map(|p| (p, origin("pullPolicy")));
+    }
+    Ok(())
 }
 
 /// The largest values file read, in bytes (1 MiB): z2jh values files are a few KiB; a larger
 /// file is not one, and `/dev/zero` or a FIFO is never read at all ([`files::read_text`]).
 pub(crate) const VALUES_MAX_BYTES: u64 = 1024 * 1024;
 
-/// Reads and parses `files` in order (each named as given), each a regular UTF-8 file of at
-/// most [`VALUES_MAX_BYTES`].
+/// Reads and parses `files` in order (each named as given, [`parse`]), each a regular UTF-8
+/// file of at most [`VALUES_MAX_BYTES`].
 ///
 /// # Errors
 /// An unreadable file ([`ValuesError::Unreadable`]), any [`parse`] error, with
 /// [`ValuesPath::Auto`] files that disagree about where `cull` sits, and with
 /// [`ValuesPath::Under`] parent keys that no file has.
-pub(crate) fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Vec<FileCull>, ValuesError> {
+pub(crate) fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Read, ValuesError> {
     let mut texts: Vec<(String, String)> = Vec::new();
     for f in files {
         let name = f.display().to_string();
@@ -586,10 +550,14 @@ pub(crate) fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Vec<FileCull>
             path.clone()
         }
     };
-    texts
-        .iter()
-        .map(|(name, text)| parse(name, text, &resolved))
-        .collect()
+    let mut read = Read {
+        files: texts.len(),
+        ..Read::default()
+    };
+    for (name, text) in &texts {
+        read.sets_cull |= parse(name, text, &resolved, &mut read.config)?;
+    }
+    Ok(read)
 }
 
 /// Refuses parent keys `keys` (not the top level) that none of `texts` (name, text) has.
@@ -637,48 +605,6 @@ fn auto_place(texts: &[(String, String)]) -> Result<ValuesPath, ValuesError> {
     }))
 }
 
-/// Layers `files` over `config` in order, as Helm does: the last file that sets a key wins,
-/// and its origin records the file and key path ([`set`]). A null is recorded as 0 (see the
-/// module documentation).
-///
-/// # Errors
-/// `cull.enabled` left null by the last file that sets it (z2jh requires a boolean).
-pub(crate) fn apply(config: &mut Configured, files: &[FileCull]) -> Result<(), ValuesError> {
-    for f in files {
-        let Some(cull) = &f.cull_path else { continue };
-        if f.enabled == Some(None) {
-            return Err(ValuesError::NullEnabled(
-                f.file.clone(),
-                format!("{cull}.enabled"),
-            ));
-        }
-        let origin = |name: &'static str| move || Origin::file(&f.file, format!("{cull}.{name}"));
-        let (s, o) = (&mut config.settings, &mut config.origins);
-        let zero_if_null = |v: Option<Nullable<u64>>| v.map(|v| v.unwrap_or(0));
-        set(
-            (&mut s.enabled, &mut o.enabled),
-            f.enabled.flatten(),
-            origin("enabled"),
-        );
-        set(
-            (&mut s.timeout_secs, &mut o.timeout),
-            zero_if_null(f.timeout),
-            origin("timeout"),
-        );
-        set(
-            (&mut s.every_secs, &mut o.every),
-            zero_if_null(f.every),
-            origin("every"),
-        );
-        set(
-            (&mut s.max_age_secs, &mut o.max_age),
-            zero_if_null(f.max_age),
-            origin("maxAge"),
-        );
-    }
-    Ok(())
-}
-
 /// Why the culler settings were refused ([`read`], [`settings`]), as data: `cli` wraps it in
 /// the usage error naming the input at fault.
 #[derive(Debug)]
@@ -687,7 +613,7 @@ pub(crate) enum SettingsError {
     /// path per line.
     ListedWithComma(PathBuf),
     /// A values file that cannot be read, is not YAML, or sets a malformed, out-of-range or
-    /// null culler value ([`load`], [`apply`]), or a value from a values file that
+    /// null culler value ([`load`]), or a value from a values file that
     /// [`Configured::validate`] refuses; the words name the file and the key path.
     File(ValuesError),
     /// An option's value that [`Configured::validate`] refuses: the option's name (its
@@ -703,7 +629,7 @@ pub(crate) enum SettingsError {
 /// # Errors
 /// [`SettingsError::ListedWithComma`] for a missing file whose name holds a comma, before any
 /// file is read; [`SettingsError::File`] for the errors of [`load`].
-pub(crate) fn read(files: &[PathBuf], path: &ValuesPath) -> Result<Vec<FileCull>, SettingsError> {
+pub(crate) fn read(files: &[PathBuf], path: &ValuesPath) -> Result<Read, SettingsError> {
     let files: Vec<PathBuf> = files
         .iter()
         .filter(|f| !f.as_os_str().is_empty())
@@ -720,26 +646,19 @@ pub(crate) fn read(files: &[PathBuf], path: &ValuesPath) -> Result<Vec<FileCull>
 
 /// Whether values files were read but none sets `cull` at the place searched: the settings
 /// are then z2jh's defaults, which the caller warns about.
-pub(crate) fn none_sets_cull(files: &[FileCull]) -> bool {
-    !files.is_empty() && files.iter().all(|f| f.cull_path.is_none())
+pub(crate) fn none_sets_cull(read: &Read) -> bool {
+    read.files > 0 && !read.sets_cull
 }
 
-/// The culler settings, with where each came from: z2jh's defaults, overridden by `files` in
-/// order ([`apply`], [`apply_image`]), overridden by `options`
-/// ([`Configured::override_with`]); the hub's slow-stop timeout from `options`, else `files`
-/// ([`slow_stop_timeout`]), else JupyterHub's 10 s; then checked ([`Configured::validate`]).
+/// The culler settings, with where each came from: z2jh's defaults, overridden by the files
+/// `read` in order ([`parse`]: the hub's slow-stop timeout too, else JupyterHub's 10 s),
+/// overridden by `options` ([`Configured::override_with`]); then checked
+/// ([`Configured::validate`]).
 ///
 /// # Errors
-/// [`SettingsError::File`] for a `cull.enabled` left null; for settings
-/// [`Configured::validate`] refuses, the variant of the value's origin.
-pub(crate) fn settings(
-    files: &[FileCull],
-    options: &Overrides,
-) -> Result<Configured, SettingsError> {
-    let mut c = Configured::default();
-    apply(&mut c, files).map_err(SettingsError::File)?;
-    apply_image(&mut c.image, files);
-    (c.scale.slow_stop_timeout_secs, c.scale.slow_stop_origin) = slow_stop_timeout(files);
+/// For settings [`Configured::validate`] refuses, the variant of the value's origin.
+pub(crate) fn settings(read: &Read, options: &Overrides) -> Result<Configured, SettingsError> {
+    let mut c = read.config.clone();
     c.override_with(options);
     c.validate().map_err(|e| match &e.origin {
         Origin::Option { name } => SettingsError::Option(name.clone(), e),
@@ -749,33 +668,26 @@ pub(crate) fn settings(
     Ok(c)
 }
 
-fn empty(file: &str) -> FileCull {
-    FileCull {
-        file: file.to_string(),
-        ..Default::default()
-    }
-}
-
-/// `cull.enabled`: a boolean, or null.
-fn boolean(node: &Node, key: &str, v: &Value) -> Result<Nullable<bool>, ValuesError> {
+/// `cull.enabled`: a boolean (z2jh requires one: a null is refused).
+fn boolean(node: &Node, key: &str, v: &Value) -> Result<bool, ValuesError> {
     match v {
-        Value::Null => Ok(None),
-        Value::Bool(b) => Ok(Some(*b)),
+        Value::Bool(b) => Ok(*b),
+        Value::Null => Err(ValuesError::NullEnabled(node.file.into(), node.key(key))),
         other => Err(node.wrong(key, Wrong::Kind(other.into()), Takes::Boolean)),
     }
 }
 
-/// A `cull.*` duration: whole seconds as a plain integer of at most [`MAX_DURATION_SECS`],
-/// or null.
-fn seconds(node: &Node, key: &str, v: &Value) -> Result<Nullable<u64>, ValuesError> {
+/// A `cull.*` duration: whole seconds as a plain integer of at most [`MAX_DURATION_SECS`];
+/// a null is 0 (z2jh then passes no flag, see the module documentation).
+fn seconds(node: &Node, key: &str, v: &Value) -> Result<u64, ValuesError> {
     let wrong = |wrong| Err(node.wrong(key, wrong, Takes::Seconds));
     match v {
-        Value::Null => Ok(None),
+        Value::Null => Ok(0),
         Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
             (Some(secs), _, _) if secs > MAX_DURATION_SECS => {
                 wrong(Wrong::TooLong(secs.to_string()))
             }
-            (Some(secs), _, _) => Ok(Some(secs)),
+            (Some(secs), _, _) => Ok(secs),
             (None, Some(negative), _) => wrong(Wrong::Negative(negative.to_string())),
             (None, None, Some(f)) if f < 0.0 => wrong(Wrong::Negative(n.to_string())),
             (None, None, Some(f)) if f > MAX_DURATION_SECS as f64 => {
@@ -816,8 +728,8 @@ mod tests {
             read(&[file.clone(), listed.clone()], &ValuesPath::Auto),
             Err(SettingsError::ListedWithComma(l)) if l == listed
         ));
-        let files = read(&[blank, file], &ValuesPath::Auto).unwrap();
-        assert_eq!(files.len(), 1);
+        let files = read(&[blank, file.clone()], &ValuesPath::Auto).unwrap();
+        assert_eq!(files.files, 1);
         assert!(!none_sets_cull(&files));
         assert!(matches!(
             settings(&files, &Overrides::default()),
@@ -841,19 +753,13 @@ mod tests {
         assert!(!c.settings.enabled && c.scale.servers == Some(3));
         assert_eq!(
             c.origins.timeout,
-            Origin::file(files[0].file.clone(), "cull.timeout")
+            Origin::file(file.display().to_string(), "cull.timeout")
         );
     }
 
     /// The single-user image's keys, layered as Helm layers them, at the place `cull` sits.
     fn image(files: &[(&str, &str)], path: &ValuesPath) -> Result<ImageConfig> {
-        let parsed = files
-            .iter()
-            .map(|(name, text)| parse(name, text, path))
-            .collect::<Result<Vec<_>>>()?;
-        let mut config = ImageConfig::default();
-        apply_image(&mut config, &parsed);
-        Ok(config)
+        layered(files, path).map(|c| c.image)
     }
 
     #[test]
@@ -937,11 +843,9 @@ mod tests {
 
     fn layered(files: &[(&str, &str)], path: &ValuesPath) -> Result<Configured> {
         let mut c = Configured::default();
-        let parsed = files
-            .iter()
-            .map(|(name, text)| parse(name, text, path))
-            .collect::<Result<Vec<_>>>()?;
-        apply(&mut c, &parsed)?;
+        for (name, text) in files {
+            parse(name, text, path, &mut c)?;
+        }
         Ok(c)
     }
 
@@ -1173,10 +1077,8 @@ mod tests {
         let b = write("b.yaml", "jupyterhub:\n  cull: {timeout: 200}\n");
         let secrets = write("secrets.yaml", "jupyterhub:\n  hub: {cookieSecret: x}\n");
         let plain = write("plain.yaml", "cull: {timeout: 300}\n");
-        let files = load(&[a.clone(), secrets, b.clone()], &ValuesPath::Auto).unwrap();
-        let mut c = Configured::default();
-        apply(&mut c, &files).unwrap();
-        assert_eq!(c.settings.timeout_secs, 200);
+        let read = load(&[a.clone(), secrets, b.clone()], &ValuesPath::Auto).unwrap();
+        assert_eq!(read.config.settings.timeout_secs, 200);
         let err = load(&[a, plain], &ValuesPath::Auto)
             .unwrap_err()
             .to_string();
@@ -1257,17 +1159,12 @@ mod tests {
             &ValuesPath::parse(Some("platform.jupyterhub")).unwrap(),
         )
         .unwrap();
-        let mut c = Configured::default();
-        apply(&mut c, &files).unwrap();
-        assert_eq!(c.settings.timeout_secs, 1800);
+        assert_eq!(files.config.settings.timeout_secs, 1800);
     }
 
     fn slow_stop(files: &[(&str, &str)], path: &ValuesPath) -> Result<(u64, Origin)> {
-        let parsed = files
-            .iter()
-            .map(|(name, text)| parse(name, text, path))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(slow_stop_timeout(&parsed))
+        let scale = layered(files, path)?.scale;
+        Ok((scale.slow_stop_timeout_secs, scale.slow_stop_origin))
     }
 
     #[test]
@@ -1293,9 +1190,9 @@ mod tests {
             )
         );
         let with_cull = format!("{umbrella}  cull: {{timeout: 60}}\n");
-        let parsed = parse("u.yaml", &with_cull, &ValuesPath::Auto).unwrap();
-        assert_eq!(parsed.timeout, Some(Some(60)));
-        assert_eq!(slow_stop_timeout(&[parsed]).0, 30);
+        let c = layered(&[("u.yaml", &with_cull)], &ValuesPath::Auto).unwrap();
+        assert_eq!(c.settings.timeout_secs, 60);
+        assert_eq!(c.scale.slow_stop_timeout_secs, 30);
         // Unset, or null in the last file that sets it: JupyterHub's default, 10 s.
         assert_eq!(
             slow_stop(
