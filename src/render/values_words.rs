@@ -31,17 +31,7 @@ pub(crate) fn words(e: &ValuesError) -> Words {
             format!("it names the key `cull` sits under: write {write}"),
         ),
         ValuesError::Unreadable(file, why) => return unreadable(file, why),
-        ValuesError::NotYaml(file, error) => {
-            let report = error.render_with_formatter(&UserMessages);
-            // The parser's report opens with its own `error: `; ours already says it.
-            let report = report.strip_prefix("error: ").unwrap_or(&report);
-            return match report.split_once(": ") {
-                Some((at, rest)) if !at.contains('\n') => {
-                    Words::new(format!("{file} is not a YAML values file: {at}")).help(rest)
-                }
-                _ => Words::new(format!("{file} is not a YAML values file")).help(report),
-            };
-        }
+        ValuesError::NotYaml(file, error) => return not_yaml(file, error),
         ValuesError::TopNotMapping(file, found) => (
             format!("{file} is not a values file: its top level is {}", described(found)),
             "a values file is a mapping of keys such as `cull:`".to_string(),
@@ -67,20 +57,7 @@ pub(crate) fn words(e: &ValuesError) -> Words {
             key,
             wrong,
             takes,
-        } => (
-            format!("{file}: `{key}` is {}", wrong_words(wrong)),
-            match wrong {
-                Wrong::NotPlain(_) => format!(
-                    "YAML reads a leading zero (017), an exponent (1e3) or a decimal point (60.0) as a floating-point number; write the digits alone: {}",
-                    takes_words(*takes)
-                ),
-                Wrong::TooLong(_) => format!(
-                    "the longest duration codeq-rollout takes is {}; set the value the hub uses",
-                    max_duration_words()
-                ),
-                _ => takes_words(*takes),
-            },
-        ),
+        } => return value_words(file, key, wrong, *takes),
         ValuesError::NullEnabled(file, key) => (
             format!("{file}: `{key}` is null"),
             "z2jh requires true or false there".to_string(),
@@ -141,6 +118,35 @@ pub(crate) fn words(e: &ValuesError) -> Words {
         ValuesError::Invalid(e) => return settings_words(e),
     };
     Words::new(what).help(help)
+}
+
+/// A file that is not YAML: where, then the parser's report (worded by [`UserMessages`]).
+fn not_yaml(file: &str, error: &serde_saphyr::Error) -> Words {
+    let report = error.render_with_formatter(&UserMessages);
+    // The parser's report opens with its own `error: `; ours already says it.
+    let report = report.strip_prefix("error: ").unwrap_or(&report);
+    match report.split_once(": ") {
+        Some((at, rest)) if !at.contains('\n') => {
+            Words::new(format!("{file} is not a YAML values file: {at}")).help(rest)
+        }
+        _ => Words::new(format!("{file} is not a YAML values file")).help(report),
+    }
+}
+
+/// A value at `key` of `file` that is `wrong`, where z2jh `takes` another.
+fn value_words(file: &str, key: &str, wrong: &Wrong, takes: Takes) -> Words {
+    let help = match wrong {
+        Wrong::NotPlain(_) => format!(
+            "YAML reads a leading zero (017), an exponent (1e3) or a decimal point (60.0) as a floating-point number; write the digits alone: {}",
+            takes_words(takes)
+        ),
+        Wrong::TooLong(_) => format!(
+            "the longest duration codeq-rollout takes is {}; set the value the hub uses",
+            max_duration_words()
+        ),
+        _ => takes_words(takes),
+    };
+    Words::new(format!("{file}: `{key}` is {}", wrong_words(wrong))).help(help)
 }
 
 /// Why the values file `file` was not read, and what to do (where a relative path starts

@@ -31,8 +31,8 @@
 
 use crate::support::files;
 use crate::window::{
-    Configured, DEFAULT_SLOW_STOP_TIMEOUT_SECS, ImageConfig, ImageTag, InvalidSettings,
-    MAX_DURATION_SECS, Origin, Overrides, PullPolicy, ScaleConfig, set,
+    Configured, CullDuration, DEFAULT_SLOW_STOP_TIMEOUT_SECS, ImageConfig, ImageTag,
+    InvalidSettings, MAX_DURATION_SECS, Origin, Overrides, PullPolicy, ScaleConfig, set,
 };
 use serde_json::Value;
 use std::path::PathBuf;
@@ -369,30 +369,14 @@ fn read_cull(cull: &Node, config: &mut Configured) -> Result<(), ValuesError> {
                 .find(|k| k.eq_ignore_ascii_case(unknown)),
         });
     }
-    let secs = |name: &str| cull.get(name).map(|v| seconds(cull, name, v)).transpose();
-    let enabled = cull.get("enabled").map(|v| boolean(cull, "enabled", v));
-    let (s, o) = (&mut config.settings, &mut config.origins);
-    let origin = |name: &'static str| move || cull.origin(name);
-    set(
-        (&mut s.enabled, &mut o.enabled),
-        enabled.transpose()?,
-        origin("enabled"),
-    );
-    set(
-        (&mut s.timeout_secs, &mut o.timeout),
-        secs("timeout")?,
-        origin("timeout"),
-    );
-    set(
-        (&mut s.every_secs, &mut o.every),
-        secs("every")?,
-        origin("every"),
-    );
-    set(
-        (&mut s.max_age_secs, &mut o.max_age),
-        secs("maxAge")?,
-        origin("maxAge"),
-    );
+    for d in CullDuration::ALL {
+        let (key, _) = d.names();
+        let secs = cull.get(key).map(|v| seconds(cull, key, v)).transpose()?;
+        set(secs, config.duration(d), cull.origin(key));
+    }
+    if let Some(v) = cull.get("enabled").map(|v| boolean(cull, v)).transpose()? {
+        (config.settings.enabled, config.origins.enabled) = (v, cull.origin("enabled"));
+    }
     Ok(())
 }
 
@@ -668,12 +652,15 @@ pub(crate) fn settings(read: &Read, options: &Overrides) -> Result<Configured, S
     Ok(c)
 }
 
-/// `cull.enabled`: a boolean (z2jh requires one: a null is refused).
-fn boolean(node: &Node, key: &str, v: &Value) -> Result<bool, ValuesError> {
+/// `cull.enabled` (`v`) of `cull`: a boolean (z2jh requires one: a null is refused).
+fn boolean(cull: &Node, v: &Value) -> Result<bool, ValuesError> {
     match v {
         Value::Bool(b) => Ok(*b),
-        Value::Null => Err(ValuesError::NullEnabled(node.file.into(), node.key(key))),
-        other => Err(node.wrong(key, Wrong::Kind(other.into()), Takes::Boolean)),
+        Value::Null => Err(ValuesError::NullEnabled(
+            cull.file.into(),
+            cull.key("enabled"),
+        )),
+        other => Err(cull.wrong("enabled", Wrong::Kind(other.into()), Takes::Boolean)),
     }
 }
 

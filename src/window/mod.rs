@@ -86,15 +86,35 @@ impl Origin {
     }
 }
 
-/// Layers `value`, when there is one, over a setting and its origin (`origin()`).
-pub(crate) fn set<T>(
-    setting: (&mut T, &mut Origin),
-    value: Option<T>,
-    origin: impl FnOnce() -> Origin,
-) {
+/// Layers `value`, when there is one, over a setting, and `origin` over its origin.
+pub(crate) fn set<T>(value: Option<T>, setting: (&mut T, &mut Origin), origin: Origin) {
     if let Some(value) = value {
-        *setting.0 = value;
-        *setting.1 = origin();
+        (*setting.0, *setting.1) = (value, origin);
+    }
+}
+
+/// The idle culler's duration settings: each a z2jh key under `cull`, with an option over it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CullDuration {
+    /// `cull.timeout`, `--cull-timeout`.
+    Timeout,
+    /// `cull.every`, `--cull-every`.
+    Every,
+    /// `cull.maxAge`, `--cull-max-age`.
+    MaxAge,
+}
+
+impl CullDuration {
+    /// The three, in z2jh's order.
+    pub(crate) const ALL: [Self; 3] = [Self::Timeout, Self::Every, Self::MaxAge];
+
+    /// Its key under `cull` and its option (the Action input of the same name).
+    pub(crate) fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Timeout => ("timeout", "cull-timeout"),
+            Self::Every => ("every", "cull-every"),
+            Self::MaxAge => ("maxAge", "cull-max-age"),
+        }
     }
 }
 
@@ -204,6 +224,17 @@ pub(crate) struct Overrides {
     pub(crate) servers: Option<u64>,
 }
 
+impl Overrides {
+    /// The option over the duration setting `d`, when given.
+    fn duration(&self, d: CullDuration) -> Option<u64> {
+        match d {
+            CullDuration::Timeout => self.timeout_secs,
+            CullDuration::Every => self.every_secs,
+            CullDuration::MaxAge => self.max_age_secs,
+        }
+    }
+}
+
 /// Culler settings that do not make sense, with the origin of the value at fault (so a
 /// caller can tell an option's bad value from a values file's). Its words are the render
 /// layer's (`Display` in [`crate::render::window_words`]).
@@ -281,40 +312,27 @@ impl Configured {
     /// `options` over these settings (a values file's or z2jh's default), each given one with
     /// its option as origin ([`Origin::Option`], e.g. `cull-timeout`).
     pub(crate) fn override_with(&mut self, options: &Overrides) {
+        for d in CullDuration::ALL {
+            let (_, name) = d.names();
+            set(options.duration(d), self.duration(d), Origin::option(name));
+        }
+        if let Some(v) = options.enabled {
+            (self.settings.enabled, self.origins.enabled) = (v, Origin::option("cull-enabled"));
+        }
+        let (scale, slow_stop) = (&mut self.scale, Origin::option("slow-stop-timeout"));
+        if let Some(v) = options.slow_stop_timeout_secs {
+            (scale.slow_stop_timeout_secs, scale.slow_stop_origin) = (v, slow_stop);
+        }
+        scale.servers = options.servers.or(scale.servers);
+    }
+
+    /// The duration setting `d`, seconds, and its origin.
+    pub(crate) fn duration(&mut self, d: CullDuration) -> (&mut u64, &mut Origin) {
         let (s, o) = (&mut self.settings, &mut self.origins);
-        let option = |name: &'static str| move || Origin::option(name);
-        set(
-            (&mut s.timeout_secs, &mut o.timeout),
-            options.timeout_secs,
-            option("cull-timeout"),
-        );
-        set(
-            (&mut s.every_secs, &mut o.every),
-            options.every_secs,
-            option("cull-every"),
-        );
-        set(
-            (&mut s.max_age_secs, &mut o.max_age),
-            options.max_age_secs,
-            option("cull-max-age"),
-        );
-        set(
-            (&mut s.enabled, &mut o.enabled),
-            options.enabled,
-            option("cull-enabled"),
-        );
-        let scale = &mut self.scale;
-        let slow_stop = (
-            &mut scale.slow_stop_timeout_secs,
-            &mut scale.slow_stop_origin,
-        );
-        set(
-            slow_stop,
-            options.slow_stop_timeout_secs,
-            option("slow-stop-timeout"),
-        );
-        if let Some(servers) = options.servers {
-            scale.servers = Some(servers);
+        match d {
+            CullDuration::Timeout => (&mut s.timeout_secs, &mut o.timeout),
+            CullDuration::Every => (&mut s.every_secs, &mut o.every),
+            CullDuration::MaxAge => (&mut s.max_age_secs, &mut o.max_age),
         }
     }
 
