@@ -619,19 +619,14 @@ mod tests {
             TemplateFault::ControlCharacter(12, '\u{1b}', Tier::Security),
             TemplateFault::RendersNothing(Tier::Routine),
         ];
-        let table: Vec<String> = faults
-            .into_iter()
-            .map(|fault| {
-                let e = TemplateError {
-                    input: BodyKind::ReleaseNote.input(),
-                    file: ".github/release-note.md.j2".into(),
-                    fault,
-                };
-                crate::render::words::assert_shape(&words(&e));
-                e.to_string()
-            })
-            .collect();
-        insta::assert_snapshot!(table.join("\n\n"));
+        let file = ".github/release-note.md.j2".to_string();
+        let input = BodyKind::ReleaseNote.input();
+        insta::assert_snapshot!(crate::render::words::shaped(faults.into_iter().map(
+            |fault| {
+                let file = file.clone();
+                words(&TemplateError { input, file, fault })
+            }
+        )));
     }
 
     /// What a team may write: macros, a byte order mark and CRLF line ends (dropped), and

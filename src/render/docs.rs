@@ -630,25 +630,13 @@ mod tests {
     fn read_and_write_errors_say_what_to_do() {
         use std::io::{Error, ErrorKind};
         let path = "docs/CODEQ_DEPLOYMENT.md";
-        let reads = [
-            ReadError::NotFound,
-            ReadError::IsDirectory,
-            ReadError::NotRegular,
-            ReadError::PermissionDenied,
-            ReadError::TooLarge {
-                cap: 1 << 20,
-                size: 5_000_000,
-            },
-            ReadError::NotUtf8 { valid_up_to: 12 },
-            ReadError::Other(Error::other("Input/output error (os error 5)")),
-        ];
         let writes = [
             ErrorKind::PermissionDenied,
             ErrorKind::ReadOnlyFilesystem,
             ErrorKind::StorageFull,
             ErrorKind::Other,
         ];
-        let lines: Vec<String> = reads
+        let lines: Vec<String> = ReadError::every()
             .iter()
             .map(|e| row(docs_words(&DocsNote::Unreadable(path, e))))
             .chain(std::iter::once(row(docs_words(&DocsNote::ReadOnly(path)))))

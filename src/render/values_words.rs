@@ -246,18 +246,6 @@ mod tests {
     #[test]
     fn every_refusal_in_words() {
         let file = || "deploy/values.yaml".to_string();
-        let reads = [
-            ReadError::NotFound,
-            ReadError::IsDirectory,
-            ReadError::NotRegular,
-            ReadError::PermissionDenied,
-            ReadError::TooLarge {
-                cap: 1 << 20,
-                size: 5_000_000,
-            },
-            ReadError::NotUtf8 { valid_up_to: 12 },
-            ReadError::Other(std::io::Error::other("Input/output error (os error 5)")),
-        ];
         let not_yaml = serde_saphyr::from_str::<serde_json::Value>("cull: [\n").unwrap_err();
         let not_mapping = |holds| ValuesError::NotMapping {
             file: file(),
@@ -280,7 +268,7 @@ mod tests {
         };
         let pair = |file: &str, mark: &str| (file.to_string(), mark.to_string());
         let slow_stop = "hub.config.JupyterHub.tornado_settings.slow_stop_timeout";
-        let errors = reads
+        let errors = ReadError::every()
             .into_iter()
             .map(|why| ValuesError::Unreadable(file(), why))
             .chain([
@@ -328,12 +316,6 @@ mod tests {
                     problem: SettingsProblem::ZeroEvery { timeout_secs: 3600 },
                 }),
             ]);
-        let table: Vec<String> = errors
-            .map(|e| {
-                crate::render::words::assert_shape(&words(&e));
-                e.to_string()
-            })
-            .collect();
-        insta::assert_snapshot!(table.join("\n\n"));
+        insta::assert_snapshot!(crate::render::words::shaped(errors.map(|e| words(&e))));
     }
 }

@@ -237,15 +237,9 @@ mod tests {
                 SettingsProblem::ZeroEvery { timeout_secs: 3600 },
             ),
         ];
-        let table: Vec<String> = problems
-            .into_iter()
-            .map(|(origin, problem)| {
-                let e = InvalidSettings { origin, problem };
-                crate::render::words::assert_shape(&settings_words(&e));
-                e.to_string()
-            })
-            .collect();
-        insta::assert_snapshot!(table.join("\n\n"));
+        let all =
+            problems.map(|(origin, problem)| settings_words(&InvalidSettings { origin, problem }));
+        insta::assert_snapshot!(crate::render::words::shaped(all));
     }
 
     #[test]

@@ -78,6 +78,18 @@ pub(crate) fn assert_shape(words: &Words) {
     }
 }
 
+/// Test helper: each of `all` checked for the one shape ([`assert_shape`]), as one text for
+/// a snapshot (the messages apart by a blank line).
+#[cfg(test)]
+pub(crate) fn shaped(all: impl IntoIterator<Item = Words>) -> String {
+    let texts: Vec<String> = all
+        .into_iter()
+        .inspect(assert_shape)
+        .map(|words| words.to_string())
+        .collect();
+    texts.join("\n\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

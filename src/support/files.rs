@@ -53,6 +53,26 @@ pub(crate) enum ReadError {
     Other(#[source] std::io::Error),
 }
 
+impl ReadError {
+    /// Test helper: every reason a file is not read, as its words' tests quote them (a 5 MB
+    /// file over a 1 MiB cap, an I/O error of the system's).
+    #[cfg(test)]
+    pub(crate) fn every() -> [ReadError; 7] {
+        [
+            ReadError::NotFound,
+            ReadError::IsDirectory,
+            ReadError::NotRegular,
+            ReadError::PermissionDenied,
+            ReadError::TooLarge {
+                cap: 1 << 20,
+                size: 5_000_000,
+            },
+            ReadError::NotUtf8 { valid_up_to: 12 },
+            ReadError::Other(std::io::Error::other("Input/output error (os error 5)")),
+        ]
+    }
+}
+
 impl From<std::io::Error> for ReadError {
     fn from(e: std::io::Error) -> Self {
         match e.kind() {

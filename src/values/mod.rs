@@ -749,83 +749,49 @@ mod tests {
         layered(files, path).map(|c| c.image)
     }
 
+    /// How values files set the single-user image: each case's files (and values path) and
+    /// the image's keys with their origins, in one snapshot.
     #[test]
     fn the_singleuser_image_is_read_beside_cull_and_layered() {
-        let auto = &ValuesPath::Auto;
         let plain = "cull: {timeout: 60}\nsingleuser:\n  image:\n    name: ghcr.io/org/lab\n    tag: latest\n    pullPolicy: IfNotPresent\n";
-        let c = image(&[("v.yaml", plain)], auto).unwrap();
-        assert_eq!(
-            c.name,
-            Some((
-                "ghcr.io/org/lab".into(),
-                Origin::file("v.yaml", "singleuser.image.name")
-            ))
-        );
-        assert_eq!(
-            c.tag,
-            ImageTag::Given(
-                "latest".into(),
-                Origin::file("v.yaml", "singleuser.image.tag")
-            )
-        );
-        assert_eq!(
-            c.pull_policy,
-            Some((
-                PullPolicy::IfNotPresent,
-                Origin::file("v.yaml", "singleuser.image.pullPolicy")
-            ))
-        );
-        // Under the subchart key: beside `cull`, or alone in an image-only file.
         let sub = "jupyterhub:\n  cull: {timeout: 60}\n  singleuser: {image: {pullPolicy: Never}}\nsingleuser: {image: {pullPolicy: Always}}\n";
-        let c = image(&[("u.yaml", sub)], auto).unwrap();
-        assert_eq!(
-            c.pull_policy,
-            Some((
-                PullPolicy::Never,
-                Origin::file("u.yaml", "jupyterhub.singleuser.image.pullPolicy")
-            ))
-        );
         let only = "jupyterhub:\n  singleuser:\n    image: {tag: \"2024.11\"}\n";
-        let c = image(&[("i.yaml", only)], auto).unwrap();
-        assert_eq!(
-            c.tag,
-            ImageTag::Given(
-                "2024.11".into(),
-                Origin::file("i.yaml", "jupyterhub.singleuser.image.tag")
-            )
-        );
-        // A later file wins key by key; null and "" unset (Helm deletes a null).
-        let c = image(
-            &[
-                ("a.yaml", plain),
-                (
-                    "b.yaml",
-                    "singleuser: {image: {pullPolicy: null, tag: \"\"}}\n",
-                ),
-            ],
-            auto,
-        )
-        .unwrap();
-        assert_eq!(c.pull_policy, None);
-        assert_eq!(
-            c.tag,
-            ImageTag::Empty(Origin::file("b.yaml", "singleuser.image.tag"))
-        );
-        assert!(c.name.is_some());
-        // An explicit values path.
-        let c = image(
-            &[(
-                "p.yaml",
-                "platform:\n  singleuser: {image: {pullPolicy: IfNotPresent}}\n",
-            )],
-            &ValuesPath::parse(Some("platform")).unwrap(),
-        )
-        .unwrap();
-        assert_eq!(c.pull_policy.map(|p| p.0), Some(PullPolicy::IfNotPresent));
-        assert_eq!(
-            image(&[("e.yaml", "hub: {}\n")], auto).unwrap(),
-            ImageConfig::default()
-        );
+        let unset = "singleuser: {image: {pullPolicy: null, tag: \"\"}}\n";
+        let platform = "platform:\n  singleuser: {image: {pullPolicy: IfNotPresent}}\n";
+        let cases: [(&str, &[(&str, &str)], Option<&str>); 6] = [
+            ("beside cull", &[("v.yaml", plain)], None),
+            (
+                "under the subchart key beside cull",
+                &[("u.yaml", sub)],
+                None,
+            ),
+            (
+                "under the subchart key in an image-only file",
+                &[("i.yaml", only)],
+                None,
+            ),
+            (
+                "a later file wins key by key; null and \"\" unset (Helm deletes a null)",
+                &[("a.yaml", plain), ("b.yaml", unset)],
+                None,
+            ),
+            (
+                "an explicit values path",
+                &[("p.yaml", platform)],
+                Some("platform"),
+            ),
+            ("none set", &[("e.yaml", "hub: {}\n")], None),
+        ];
+        let table: Vec<String> = cases
+            .into_iter()
+            .map(|(name, files, path)| {
+                let path = path.map_or(ValuesPath::Auto, |p| ValuesPath::parse(Some(p)).unwrap());
+                let c = image(files, &path).unwrap();
+                let (n, t, p) = (c.name, c.tag, c.pull_policy);
+                format!("{name}\n  name {n:?}\n  tag {t:?}\n  pullPolicy {p:?}")
+            })
+            .collect();
+        insta::assert_snapshot!(table.join("\n\n"));
     }
 
     fn layered(files: &[(&str, &str)], path: &ValuesPath) -> Result<Configured> {
