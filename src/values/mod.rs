@@ -758,7 +758,8 @@ mod tests {
         let only = "jupyterhub:\n  singleuser:\n    image: {tag: \"2024.11\"}\n";
         let unset = "singleuser: {image: {pullPolicy: null, tag: \"\"}}\n";
         let platform = "platform:\n  singleuser: {image: {pullPolicy: IfNotPresent}}\n";
-        let cases: [(&str, &[(&str, &str)], Option<&str>); 6] = [
+        type Files<'a> = &'a [(&'a str, &'a str)];
+        let cases: [(&str, Files, Option<&str>); 6] = [
             ("beside cull", &[("v.yaml", plain)], None),
             (
                 "under the subchart key beside cull",
