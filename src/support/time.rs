@@ -22,27 +22,22 @@ pub(crate) const FIRST: OffsetDateTime = datetime!(0000-01-01 00:00 UTC);
 /// The last whole second a time can be written for: 9999-12-31T23:59:59Z.
 pub(crate) const LAST: OffsetDateTime = datetime!(9999-12-31 23:59:59 UTC);
 
-/// Why a time is refused. Its `Display` is a predicate for a message that names the input
-/// and quotes the text first (`now (--now) "…" is not an RFC 3339 time (…)`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why a time is refused. Its `Display` (the render layer's, `crate::render::reading_words`)
+/// is a predicate for a message that names the input and quotes the text first (`now (--now)
+/// "…" is not an RFC 3339 time (…)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum TimeError {
     /// Not RFC 3339 (or, from the hub, ISO 8601): the `time` crate's words.
-    #[error("is not an RFC 3339 time ({0})")]
     Syntax(String),
     /// A year of more than four digits, which RFC 3339 does not write.
-    #[error("has a year of more than four digits (RFC 3339 writes the years 0000 to 9999)")]
     LongYear,
     /// In UTC, later than [`LAST`].
-    #[error(
-        "falls after 9999-12-31T23:59:59Z in UTC, the last time that can be written (RFC 3339 writes the years 0000 to 9999)"
-    )]
     AfterLast,
     /// In UTC, earlier than [`FIRST`].
-    #[error(
-        "falls before 0000-01-01T00:00:00Z in UTC, the first time that can be written (RFC 3339 writes the years 0000 to 9999)"
-    )]
     BeforeFirst,
 }
+
+impl std::error::Error for TimeError {}
 
 /// Parses `text` (trimmed) as an RFC 3339 time and returns it in UTC.
 ///
