@@ -39,7 +39,9 @@ pub(crate) use crate::support::time::{utc_minute, utc_minute_up};
 use crate::digest::Digest;
 use crate::support::sanitize;
 use crate::tier::{PullRequest, Tier, TierDecision, TierSource};
-use crate::window::{Configured, CullSettings, Origins, PullPolicy, PullRisk, Window, compute};
+use crate::window::{
+    Configured, CullSettings, Origins, PolicySource, PullPolicy, PullRisk, Window, compute,
+};
 use anyhow::Result;
 use minijinja::context;
 use serde::Serialize;
@@ -311,33 +313,25 @@ pub(crate) fn where_full(facts: &Facts) -> String {
     }
 }
 
-/// The release note's words for `risk` (Markdown, one list item's text, names neutralised):
-/// new servers may start on an older image, why, and what operators set.
+/// The release note's words for `risk` (`templates/pull_warning.md.j2`: Markdown, one list
+/// item's text, names neutralised): new servers may start on an older image, why, and what
+/// operators set.
 pub(crate) fn pull_warning(risk: &PullRisk) -> String {
-    let policy = messages::policy_name(risk.policy);
-    let source = match &risk.source {
-        crate::window::PolicySource::Values(origin) => {
-            format!("set in {}", sanitize::markdown_inline(&origin.to_string(), 300))
-        }
-        crate::window::PolicySource::KubernetesDefault => {
-            "Kubernetes' default for a tag other than `latest`: `singleuser.image.pullPolicy` is not set".into()
-        }
+    let origin = match &risk.source {
+        PolicySource::Values(origin) => Some(sanitize::markdown_inline(&origin.to_string(), 300)),
+        PolicySource::KubernetesDefault => None,
     };
     let image = risk.image.as_ref().map_or_else(
         || "the single-user image".to_string(),
         |i| sanitize::markdown_inline(&messages::pod_image(i), 300),
     );
-    let consequence = match risk.policy {
-        PullPolicy::Never => {
-            "nodes never pull it, so new servers start only from an image their node already has, and restarting does not pick this release up"
-        }
-        _ => {
-            "a node that pulled it before starts new servers from its cached, older copy, so restarting may not pick this release up"
-        }
+    let ctx = context! {
+        policy => messages::policy_name(risk.policy), origin, image,
+        never => risk.policy == PullPolicy::Never,
     };
-    format!(
-        "**New servers may start on an older image**: the hub starts them with `imagePullPolicy: {policy}` ({source}) from {image}, which is not pinned by digest; {consequence} until operators set `singleuser.image.pullPolicy: Always`."
-    )
+    let words =
+        templates::render("pull_warning.md.j2", ctx).expect("the built-in template renders");
+    words.trim_end().to_string()
 }
 
 /// The idle culler settings in words, e.g. `timeout 1h, every 10m, max age none`.

@@ -16,13 +16,14 @@ macro_rules! embedded {
 }
 
 /// Every template of `templates/`, by file name.
-const TEMPLATES: [(&str, &str); 12] = embedded!(
+const TEMPLATES: [(&str, &str); 13] = embedded!(
     "release_note.md.j2",
     "tracking_issue.md.j2",
     "tracking_update.md.j2",
     "window.md.j2",
     "runbook.md.j2",
     "job_summary.md.j2",
+    "pull_warning.md.j2",
     "status_body.md.j2",
     "status_summary.md.j2",
     "status_comment.md.j2",
