@@ -1,12 +1,12 @@
-//! Stage 4 (pure): the words users read, and the release's Markdown bodies (release note,
-//! tracking issue, update comment, job summary, the deployment doc's sections) rendered
-//! from [`Facts`] with the templates of `templates/`.
+//! Stage 4 (pure), the words users read: this file renders the release's Markdown bodies
+//! (release note, tracking issue, update comment, job summary, the deployment doc's sections)
+//! from [`Facts`] with the templates of `templates/`; its modules hold the other words.
 //!
 //! One set of templates feeds the release note, the tracking issue, the job summary and
 //! the generated sections of `CODEQ_DEPLOYMENT.md`, so they cannot drift apart. Rendering
 //! takes plain structs and an injected clock (`now`), and never performs I/O. Untrusted text
 //! (PR titles, labels) is neutralised by [`crate::sanitize`] on the way in. The hidden lines
-//! above each body are [`marker`]'s; the one template environment is [`templates`]'.
+//! above each body are [`mod@marker`]'s; the one template environment is [`templates`]'.
 
 pub(crate) mod context;
 pub(crate) mod custom;
