@@ -275,36 +275,29 @@ impl Configured {
     /// 0: z2jh then passes no flag and the culler uses its own default (timeout 600 s; every
     /// timeout/2), so the window would be stated from a value the hub does not use.
     pub fn validate(&self) -> Result<(), InvalidSettings> {
-        let s = &self.settings;
-        let o = &self.origins;
+        let (s, o) = (&self.settings, &self.origins);
+        let refuse = |origin: &Origin, problem| {
+            let origin = origin.clone();
+            Err(InvalidSettings { origin, problem })
+        };
         for (key, secs, origin) in [
             ("cull.timeout", s.timeout_secs, &o.timeout),
             ("cull.every", s.every_secs, &o.every),
             ("cull.maxAge", s.max_age_secs, &o.max_age),
         ] {
             if secs > MAX_DURATION_SECS {
-                return Err(InvalidSettings {
-                    origin: origin.clone(),
-                    problem: SettingsProblem::TooLong { key, secs },
-                });
+                return refuse(origin, SettingsProblem::TooLong { key, secs });
             }
         }
         if !s.enabled {
             return Ok(());
         }
         if s.timeout_secs == 0 {
-            return Err(InvalidSettings {
-                origin: o.timeout.clone(),
-                problem: SettingsProblem::ZeroTimeout,
-            });
+            return refuse(&o.timeout, SettingsProblem::ZeroTimeout);
         }
         if s.every_secs == 0 {
-            return Err(InvalidSettings {
-                origin: o.every.clone(),
-                problem: SettingsProblem::ZeroEvery {
-                    timeout_secs: s.timeout_secs,
-                },
-            });
+            let timeout_secs = s.timeout_secs;
+            return refuse(&o.every, SettingsProblem::ZeroEvery { timeout_secs });
         }
         Ok(())
     }
@@ -350,8 +343,9 @@ impl Configured {
     }
 }
 
-/// The convergence window: how long until running sessions pick up a new image passively.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// The convergence window: how long until running sessions pick up a new image passively
+/// ([`Window::default`]: culling disabled, no bound).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 pub struct Window {
     /// Whether the idle culler runs; without it nothing converges passively.
     pub culling_enabled: bool,
@@ -373,12 +367,7 @@ pub struct Window {
 /// larger ones saturate instead of overflowing.
 pub fn compute(settings: &CullSettings) -> Window {
     if !settings.enabled {
-        return Window {
-            culling_enabled: false,
-            idle_secs: None,
-            active_secs: None,
-            worst: None,
-        };
+        return Window::default();
     }
     let every = settings.every_secs;
     let max_age = (settings.max_age_secs > 0).then_some(settings.max_age_secs);
@@ -415,10 +404,7 @@ impl Window {
     /// The longest bound, seconds: the latest of the idle and active bounds, the worst case
     /// for the hub's size included; `None` when culling is disabled (no deadline is stated).
     pub(crate) fn longest_secs(&self) -> Option<u64> {
-        [self.latest_idle_secs(), self.latest_active_secs()]
-            .into_iter()
-            .flatten()
-            .max()
+        self.latest_idle_secs().max(self.latest_active_secs())
     }
 }
 
@@ -470,10 +456,7 @@ impl WorstCase {
     /// The later of its two bounds, seconds; `None` when neither is set (culling disabled and
     /// no maximum age).
     pub(crate) fn longest_secs(&self) -> Option<u64> {
-        [self.idle_secs, self.active_secs]
-            .into_iter()
-            .flatten()
-            .max()
+        self.idle_secs.max(self.active_secs)
     }
 }
 
