@@ -7,7 +7,7 @@ use crate::render::docs::{DocsNote, apply, diff, sections, window_json, window_t
 use crate::render::messages::RunWarning;
 use crate::support::log::Log;
 use crate::window::{Configured, Window};
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 
 pub use crate::render::docs::DOC_DIGEST;
 
@@ -54,7 +54,7 @@ pub(crate) fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
         bail!("{}", DocsNote::ReadOnly(path));
     }
     let fresh = apply(doc, &sections(&req.culler, &req.runbook)?)
-        .with_context(|| DocsNote::NotPlaced(path).to_string())?;
+        .map_err(|e| anyhow!("{}", DocsNote::NotPlaced(path, &e)))?;
     if req.write {
         if fresh == *doc {
             log.info(&DocsNote::UpToDate(path).to_string());

@@ -83,8 +83,7 @@ impl FileCommands {
         let Some(path) = &self.summary else {
             return Ok(false);
         };
-        let text =
-            crate::support::text::truncate_body(markdown, SUMMARY_LIMIT_BYTES, "the job log");
+        let text = crate::render::truncate_body(markdown, SUMMARY_LIMIT_BYTES, "the job log");
         append(path, "GITHUB_STEP_SUMMARY", &text).context(RunnerFile::Summary)?;
         Ok(true)
     }

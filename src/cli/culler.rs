@@ -72,7 +72,7 @@ fn refused(e: SettingsError) -> anyhow::Error {
         SettingsError::ListedWithComma(file) => {
             UsageError::new(VALUES, Problem::ValuesListedWithComma(file)).into()
         }
-        SettingsError::File(e) => usage(VALUES)(e).into(),
+        SettingsError::File(e) => usage(VALUES)(e.into()).into(),
         SettingsError::Option(name, e) => usage(&name)(e.into()).into(),
         SettingsError::Default(e) => e.into(),
     }
@@ -83,7 +83,7 @@ fn refused(e: SettingsError) -> anyhow::Error {
 /// # Errors
 /// [`UsageError`] naming `values-path`: an empty key, or a path ending in `cull`.
 pub(super) fn values_path(text: &str) -> Result<ValuesPath, UsageError> {
-    ValuesPath::parse(Some(text)).map_err(usage("values-path"))
+    ValuesPath::parse(Some(text)).map_err(|e| usage("values-path")(e.into()))
 }
 
 /// `--hub-size`: the most single-user servers the hub runs at once, a whole number from 1 to

@@ -9,10 +9,9 @@
 //! it at all: they are added after rendering.
 
 use super::window_words::{human, human_at_most, servers_words};
-use super::{
-    Facts, culler_text, image_repository, rfc3339_seconds, short_digest, utc_minute, utc_minute_up,
-};
+use super::{Facts, culler_text, image_repository, short_digest};
 use crate::support::sanitize;
+use crate::support::time::{rfc3339_seconds, utc_minute, utc_minute_up};
 use crate::tier::{PullRequest, Tier};
 use crate::window::Window;
 use serde::Serialize;
@@ -135,7 +134,7 @@ pub struct PullRequestView {
 
 /// The convergence window as a template sees it. Durations in words (`1h 10m`), deadlines
 /// as `2026-11-30 13:10 UTC`, rounded up to the minute when not whole (never earlier than
-/// the bound, [`crate::render::utc_minute_up`]); a bound that does not exist is `none`.
+/// the bound, [`utc_minute_up`]); a bound that does not exist is `none`.
 #[derive(Debug, Clone, Serialize)]
 pub struct WindowView {
     /// Whether the idle culler runs; without it no session updates passively.

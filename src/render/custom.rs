@@ -7,7 +7,9 @@
 //! rendered text, and a tracking issue's body is only ever written when it is created.
 
 use super::context::TemplateContext;
+use super::templates::{self, TEMPLATE_FUEL};
 use super::usage::TemplateProblem;
+use super::words::Words;
 use crate::support::files::{InsideError, ReadError, WorkspaceError};
 use crate::tier::Tier;
 use crate::window::CullSettings;
@@ -17,12 +19,6 @@ use std::collections::BTreeSet;
 /// The largest template accepted, in bytes (64 KiB): half a release body, far more than a
 /// note needs; a larger file is most likely the wrong file.
 pub(crate) const TEMPLATE_MAX_BYTES: usize = 64 * 1024;
-
-/// The render work allowed to a team's template, in minijinja fuel (about one unit per
-/// instruction; `Environment::set_fuel`): the built-in release note and tracking issue take
-/// a few thousand, so this leaves room for any real note and stops a runaway loop
-/// (`{% for i in range(100000) %}{% for j in range(100000) %}`) in well under a second.
-pub(crate) const TEMPLATE_FUEL: u64 = 2_000_000;
 
 /// The most text a team's template may render, in bytes (1 MiB): far above GitHub's body
 /// limits (the bodies are capped after), low enough that a runaway render fails early.
@@ -98,17 +94,157 @@ pub(crate) fn workspace_error(e: WorkspaceError) -> anyhow::Error {
     }
 }
 
-/// A template that cannot be used: which input, which file, what is wrong and what to do.
-/// The run exits with code 2 (bad usage) and writes nothing.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{input} (--{input}) {file:?}: {problem}")]
+/// A template that cannot be used: which input, which file, and what is wrong (its words are
+/// [`words`]'). The run exits with code 2 (bad usage) and writes nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TemplateError {
     /// The input at fault ([`BodyKind::input`]).
     pub input: &'static str,
     /// The file as given (relative to the workspace).
     pub file: String,
-    /// What is wrong, and what to do.
-    pub problem: String,
+    /// What is wrong.
+    pub fault: TemplateFault,
+}
+
+impl std::error::Error for TemplateError {}
+
+impl std::fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        words(self).fmt(f)
+    }
+}
+
+/// Where in a template a fault is, as far as minijinja knows (lines and columns from 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    /// The line.
+    pub line: Option<usize>,
+    /// The column, in characters.
+    pub column: Option<usize>,
+}
+
+/// What is wrong with a team's template, with the facts its words need.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TemplateFault {
+    /// Over [`TEMPLATE_MAX_BYTES`]: its size in bytes.
+    TooLarge(usize),
+    /// Not UTF-8 from this byte on.
+    NotUtf8(usize),
+    /// A block or `{{ … }}` left open at the end (`line`: the template's last).
+    Unclosed {
+        /// The template's last line.
+        line: usize,
+        /// minijinja's words.
+        detail: String,
+        /// What is left open, when minijinja says: a variable block (`true`) or a block.
+        variable: Option<bool>,
+    },
+    /// Another syntax error.
+    Syntax(Position, String),
+    /// Names the context does not have (`windw`, `window.idel`), and the names it has.
+    UnknownVariables(Vec<String>, Vec<String>),
+    /// The render wrote more than [`RENDER_MAX_BYTES`].
+    TooLong,
+    /// The render took more than [`TEMPLATE_FUEL`].
+    TooMuchWork(Position),
+    /// A name or attribute the context does not have, met while rendering.
+    Undefined(Position),
+    /// The template includes itself, or recurses without end.
+    Recursion(Position),
+    /// Another render error: minijinja's words.
+    Render(Position, String),
+    /// The render is not UTF-8.
+    RendersNonUtf8,
+    /// The render holds a control character other than LF and tab: the line of the body (from
+    /// 1), the character, and the example release's tier.
+    ControlCharacter(usize, char, Tier),
+    /// The render shows nothing (whitespace, invisible characters, HTML comments) for the
+    /// example release of this tier.
+    RendersNothing(Tier),
+}
+
+/// The words of `e`: what is wrong with which input and file, then what to do.
+pub(crate) fn words(e: &TemplateError) -> Words {
+    let named = format!("{} (--{}) {:?}", e.input, e.input, e.file);
+    let names = "`announce --dry-run --print-context` shows the names a template can use";
+    let (what, help) = match &e.fault {
+        TemplateFault::TooLarge(size) => (
+            format!("{named} is {size} bytes, over 64 KiB"),
+            format!("the limit is {TEMPLATE_MAX_BYTES} bytes; is it the right file? A body's template needs far less"),
+        ),
+        TemplateFault::NotUtf8(byte) => (
+            format!("{named} is not valid UTF-8 (byte {byte})"),
+            "save it as UTF-8".to_string(),
+        ),
+        TemplateFault::Unclosed { line, detail, variable } => (
+            format!("{named}: syntax error at its end (line {line})"),
+            match variable {
+                Some(true) => format!("{detail}: a `{{{{ … }}}}` is not closed; close it"),
+                Some(false) => format!(
+                    "{detail}: a `{{% if %}}`, `{{% for %}}` or other block is not closed; close it (`{{% endif %}}`, `{{% endfor %}}`)"
+                ),
+                None => detail.clone(),
+            },
+        ),
+        TemplateFault::Syntax(at, detail) => (
+            format!("{named}: syntax error {at}"),
+            format!("{detail}; fix the template's syntax (docs/templates.md)"),
+        ),
+        TemplateFault::UnknownVariables(unknown, known) => (
+            format!("{named}: unknown variable {}", code_list(unknown)),
+            format!("the template can use {} (see docs/templates.md)", known.join(", ")),
+        ),
+        TemplateFault::TooLong => (
+            format!("{named} renders more than {RENDER_MAX_BYTES} bytes (1 MiB)"),
+            "the body cannot be that long; look for a loop that repeats too often".to_string(),
+        ),
+        TemplateFault::TooMuchWork(at) => (
+            format!("{named} does too much work {at}"),
+            format!("it took over {TEMPLATE_FUEL} steps, minijinja's fuel limit; look for nested or very long loops"),
+        ),
+        TemplateFault::Undefined(at) => (
+            format!("{named}: undefined value {at}"),
+            format!("it names a value or attribute the context does not have; {names}"),
+        ),
+        TemplateFault::Recursion(at) => (
+            format!("{named} includes itself {at}"),
+            "it includes itself or recurses without end (recursion limit exceeded); remove the loop".to_string(),
+        ),
+        TemplateFault::Render(at, detail) => (
+            format!("{named}: cannot render {at}"),
+            format!("{detail}; {names}"),
+        ),
+        TemplateFault::RendersNonUtf8 => (
+            format!("{named} renders text that is not valid UTF-8"),
+            "render only text".to_string(),
+        ),
+        TemplateFault::ControlCharacter(line, c, tier) => (
+            format!("{named}: control character U+{:04X} on line {line}", u32::from(*c)),
+            format!("the body of a {tier} release holds it, and a body may hold only text, line ends and tabs: remove it"),
+        ),
+        TemplateFault::RendersNothing(tier) => (
+            format!("{named} renders to nothing for a {tier} release"),
+            "it renders only whitespace, invisible characters or HTML comments; write the body's text, or drop the input to use the built-in one".to_string(),
+        ),
+    };
+    Words::new(what).help(help)
+}
+
+/// `` `a`, `b` ``.
+fn code_list(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    quoted.join(", ")
+}
+
+impl std::fmt::Display for Position {
+    /// `at line L, column C` (what of it is known), or `in the template`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.line, self.column) {
+            (Some(line), Some(column)) => write!(f, "at line {line}, column {column}"),
+            (Some(line), None) => write!(f, "at line {line}"),
+            _ => f.write_str("in the template"),
+        }
+    }
 }
 
 /// A checked template: valid UTF-8 within [`TEMPLATE_MAX_BYTES`], parses, names only
@@ -139,70 +275,54 @@ impl CustomTemplate {
     ///
     /// A leading byte order mark is dropped and CRLF line ends become LF.
     pub fn parse(kind: BodyKind, file: &str, bytes: Vec<u8>) -> Result<Self, TemplateError> {
-        let error = |problem: String| TemplateError {
+        let error = |fault| TemplateError {
             input: kind.input(),
             file: file.to_string(),
-            problem,
+            fault,
         };
         if bytes.len() > TEMPLATE_MAX_BYTES {
-            return Err(error(format!(
-                "the template is {} bytes, over the limit of {TEMPLATE_MAX_BYTES} bytes (64 KiB): is it the right file?",
-                bytes.len()
-            )));
+            return Err(error(TemplateFault::TooLarge(bytes.len())));
         }
-        let source = String::from_utf8(bytes).map_err(|e| {
-            error(format!(
-                "the template is not valid UTF-8 (byte {}): save it as UTF-8",
-                e.utf8_error().valid_up_to()
-            ))
-        })?;
+        let source = String::from_utf8(bytes)
+            .map_err(|e| error(TemplateFault::NotUtf8(e.utf8_error().valid_up_to())))?;
         // Editors on Windows save a byte order mark and CRLF line ends: neither is text.
         let source = source.strip_prefix('\u{feff}').unwrap_or(&source);
-        let source = source.replace("\r\n", "\n");
         let template = Self {
             kind,
             file: file.to_string(),
-            source,
+            source: source.replace("\r\n", "\n"),
         };
         let env = template.environment().map_err(|e| {
-            let detail = e.detail().unwrap_or("invalid template");
+            let detail = e.detail().unwrap_or("invalid template").to_string();
             // minijinja points at the last token read, which for an unclosed block is
             // the block's own line: name the end of the template instead.
-            if detail.starts_with("unexpected end of input") {
-                let hint = if detail.ends_with("variable block") {
-                    ": a `{{ … }}` is not closed"
-                } else if detail.ends_with("end of block") {
-                    ": a `{% if %}`, `{% for %}` or other block is not closed"
-                } else {
-                    ""
-                };
-                return error(format!(
-                    "syntax error at the end of the template (line {}): {detail}{hint}",
-                    template.source.lines().count().max(1)
+            if !detail.starts_with("unexpected end of input") {
+                return error(TemplateFault::Syntax(
+                    position(&e, &template.source),
+                    detail,
                 ));
             }
-            error(format!(
-                "syntax error {}: {detail}",
-                position(&e, &template.source)
-            ))
+            let variable = (
+                detail.ends_with("variable block"),
+                detail.ends_with("end of block"),
+            );
+            let line = template.source.lines().count().max(1);
+            let variable = match variable {
+                (true, _) => Some(true),
+                (_, true) => Some(false),
+                _ => None,
+            };
+            error(TemplateFault::Unclosed {
+                line,
+                detail,
+                variable,
+            })
         })?;
+        let known: Vec<String> = context_names().keys().cloned().collect();
         let unknown = template.unknown_variables(&env);
         if !unknown.is_empty() {
-            let known = serde_json::to_value(example_context(Tier::Security))
-                .expect("plain data serialises");
-            let names: Vec<&str> = known
-                .as_object()
-                .map(|o| o.keys().map(String::as_str).collect())
-                .unwrap_or_default();
-            return Err(error(format!(
-                "unknown variable {}: the template can use {} (see docs/templates.md)",
-                unknown
-                    .iter()
-                    .map(|n| format!("`{n}`"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                names.join(", ")
-            )));
+            let unknown = unknown.into_iter().collect();
+            return Err(error(TemplateFault::UnknownVariables(unknown, known)));
         }
         for tier in [Tier::Routine, Tier::Security] {
             template.render(&example_context(tier))?;
@@ -223,73 +343,55 @@ impl CustomTemplate {
     /// [`RENDER_MAX_BYTES`], recursion without end, a control character other than LF and
     /// tab, or text that shows nothing (whitespace, invisible characters, HTML comments).
     pub fn render(&self, ctx: &TemplateContext) -> Result<String, TemplateError> {
-        let error = |problem: String| TemplateError {
+        let error = |fault| TemplateError {
             input: self.kind.input(),
             file: self.file.clone(),
-            problem,
+            fault,
         };
-        let env = self.environment().map_err(|e| error(format!("{e:#}")))?;
         let mut out = CappedWriter::default();
-        env.get_template(self.kind.template_name())
-            .and_then(|t| t.render_captured_to(ctx, &mut out).map(drop))
+        self.environment()
+            .and_then(|env| {
+                let template = env.get_template(self.kind.template_name())?;
+                template.render_captured_to(ctx, &mut out).map(drop)
+            })
             .map_err(|e| {
-                let what = match e.kind() {
-                    _ if out.over => {
-                        return error(format!(
-                            "the template renders more than {RENDER_MAX_BYTES} bytes (1 MiB): the body cannot be that long; look for a loop that repeats too often"
-                        ));
+                let at = position(&e, &self.source);
+                let inner = innermost(&e);
+                error(match e.kind() {
+                    _ if out.over => TemplateFault::TooLong,
+                    ErrorKind::OutOfFuel => TemplateFault::TooMuchWork(at),
+                    ErrorKind::UndefinedError => TemplateFault::Undefined(at),
+                    _ if inner.detail() == Some("recursion limit exceeded") => {
+                        TemplateFault::Recursion(at)
                     }
-                    ErrorKind::OutOfFuel => {
-                        return error(format!(
-                            "the template does too much work (over {TEMPLATE_FUEL} steps, minijinja's fuel limit) {}: look for nested or very long loops",
-                            position(&e, &self.source)
-                        ));
-                    }
-                    ErrorKind::UndefinedError => {
-                        "undefined value (a name or attribute the context does not have)"
-                            .to_string()
-                    }
-                    _ if innermost(&e).detail() == Some("recursion limit exceeded") => {
-                        "it includes itself or recurses without end (recursion limit exceeded)"
-                            .to_string()
-                    }
-                    _ => {
-                        let inner = innermost(&e);
+                    _ => TemplateFault::Render(
+                        at,
                         inner
                             .detail()
-                            .map_or_else(|| inner.kind().to_string(), String::from)
-                    }
-                };
-                error(format!(
-                    "cannot render {}: {what}; `announce --dry-run --print-context` shows the names",
-                    position(&e, &self.source)
-                ))
+                            .map_or_else(|| inner.kind().to_string(), String::from),
+                    ),
+                })
             })?;
-        let text = String::from_utf8(out.bytes)
-            .map_err(|_| error("the template renders text that is not valid UTF-8".to_string()))?;
+        let text =
+            String::from_utf8(out.bytes).map_err(|_| error(TemplateFault::RendersNonUtf8))?;
+        let tier = if ctx.tier.security {
+            Tier::Security
+        } else {
+            Tier::Routine
+        };
         if let Some((line, c)) = control_character(&text) {
-            return Err(error(format!(
-                "the template renders the control character U+{:04X} (line {line} of the body) for a {} release: a body may hold only text, line ends and tabs; remove it",
-                u32::from(c),
-                ctx.tier.tier
-            )));
+            return Err(error(TemplateFault::ControlCharacter(line, c, tier)));
         }
         if renders_to_nothing(&text) {
-            return Err(error(format!(
-                "the template renders to nothing (only whitespace, invisible characters or HTML comments) for a {} release: write the body's text, or drop the input to use the built-in one",
-                ctx.tier.tier
-            )));
+            return Err(error(TemplateFault::RendersNothing(tier)));
         }
         Ok(text)
     }
 
     /// The built-in environment (filters, the built-in templates to include) with this
-    /// template added under its file name.
+    /// template added under its name ([`templates::with_team_template`]).
     fn environment(&self) -> Result<Environment<'static>, minijinja::Error> {
-        let mut env = super::environment().clone();
-        env.set_fuel(Some(TEMPLATE_FUEL));
-        env.add_template_owned(self.kind.template_name(), self.source.clone())?;
-        Ok(env)
+        templates::with_team_template(self.kind.template_name(), self.source.clone())
     }
 
     /// The names the template looks up that the context does not have (globals and
@@ -298,8 +400,7 @@ impl CustomTemplate {
         let Ok(template) = env.get_template(self.kind.template_name()) else {
             return BTreeSet::new();
         };
-        let known =
-            serde_json::to_value(example_context(Tier::Security)).expect("plain data serialises");
+        let known = context_names();
         let globals: BTreeSet<&str> = env.globals().map(|(name, _)| name).collect();
         template
             .undeclared_variables(true)
@@ -319,6 +420,15 @@ impl CustomTemplate {
                 }
             })
             .collect()
+    }
+}
+
+/// The names of [`TemplateContext`] with an example's values (of a security release, whose
+/// optional parts are set).
+fn context_names() -> serde_json::Map<String, serde_json::Value> {
+    match serde_json::to_value(example_context(Tier::Security)) {
+        Ok(serde_json::Value::Object(names)) => names,
+        _ => unreachable!("the context serialises to an object"),
     }
 }
 
@@ -381,16 +491,15 @@ fn innermost(e: &minijinja::Error) -> &minijinja::Error {
     inner
 }
 
-/// `at line L, column C` of a minijinja error in `source` (what of it is known).
-fn position(e: &minijinja::Error, source: &str) -> String {
+/// Where `e` is in `source`, as far as minijinja knows.
+fn position(e: &minijinja::Error, source: &str) -> Position {
     let column = e.range().and_then(|r| {
         let before = source.get(..r.start)?;
         Some(before.chars().rev().take_while(|c| *c != '\n').count() + 1)
     });
-    match (e.line(), column) {
-        (Some(line), Some(column)) => format!("at line {line}, column {column}"),
-        (Some(line), None) => format!("at line {line}"),
-        _ => "in the template".to_string(),
+    Position {
+        line: e.line(),
+        column,
     }
 }
 
@@ -407,7 +516,7 @@ fn example_context(tier: Tier) -> TemplateContext {
             ..CullSettings::default()
         },
     };
-    let facts = super::example_facts(tier, culler);
+    let facts = super::Facts::example(tier, culler);
     super::template_context(&facts).expect("the built-in blocks render")
 }
 
@@ -463,10 +572,63 @@ mod tests {
                 let err = CustomTemplate::parse(BodyKind::TrackingIssue, "t.md.j2", bytes)
                     .expect_err(case);
                 assert_eq!(err.input, "tracking-issue-template");
-                format!("{case}:\n  {err}")
+                crate::render::words::assert_shape(&words(&err));
+                format!("{case}:\n  {}", err.to_string().replace('\n', "\n  "))
             })
             .collect();
         insta::assert_snapshot!(table.join("\n"));
+    }
+
+    /// Every fault in words: one line saying what is wrong with which input and file, then
+    /// what to do.
+    #[test]
+    fn every_fault_in_words() {
+        let at = Position {
+            line: Some(3),
+            column: Some(7),
+        };
+        let detail = "unexpected end of input, expected end of block".to_string();
+        let faults = [
+            TemplateFault::TooLarge(70_000),
+            TemplateFault::NotUtf8(3),
+            TemplateFault::Unclosed {
+                line: 9,
+                detail: detail.clone(),
+                variable: Some(false),
+            },
+            TemplateFault::Unclosed {
+                line: 9,
+                detail: detail.replace("block", "variable block"),
+                variable: Some(true),
+            },
+            TemplateFault::Syntax(at, "unexpected `}`".into()),
+            TemplateFault::UnknownVariables(vec!["windw".into()], vec!["window".into()]),
+            TemplateFault::TooLong,
+            TemplateFault::TooMuchWork(Position {
+                line: Some(1),
+                column: None,
+            }),
+            TemplateFault::Undefined(at),
+            TemplateFault::Recursion(at),
+            TemplateFault::Render(
+                Position {
+                    line: None,
+                    column: None,
+                },
+                "filter nope is unknown".into(),
+            ),
+            TemplateFault::RendersNonUtf8,
+            TemplateFault::ControlCharacter(12, '\u{1b}', Tier::Security),
+            TemplateFault::RendersNothing(Tier::Routine),
+        ];
+        let file = ".github/release-note.md.j2".to_string();
+        let input = BodyKind::ReleaseNote.input();
+        insta::assert_snapshot!(crate::render::words::shaped(faults.into_iter().map(
+            |fault| {
+                let file = file.clone();
+                words(&TemplateError { input, file, fault })
+            }
+        )));
     }
 
     /// What a team may write: macros, a byte order mark and CRLF line ends (dropped), and
@@ -504,7 +666,10 @@ mod tests {
         let mut ctx = example_context(Tier::Routine);
         ctx.window.culling_enabled = true;
         let err = template.render(&ctx).expect_err("the branch is taken");
-        insta::assert_snapshot!(err.to_string(), @"release-note-template (--release-note-template) \"f.md.j2\": cannot render at line 1, column 59: filter nope is unknown; `announce --dry-run --print-context` shows the names");
+        insta::assert_snapshot!(err.to_string(), @r#"
+        release-note-template (--release-note-template) "f.md.j2": cannot render at line 1, column 59
+        help: filter nope is unknown; `announce --dry-run --print-context` shows the names a template can use
+        "#);
     }
 
     /// The runbook's steps are its task-list items, with their commands.

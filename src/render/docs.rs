@@ -10,9 +10,10 @@
 //! The words of the `docs` command's log lines and errors are here too ([`DocsNote`]).
 
 use super::RunbookSettings;
+use super::words::Words;
 use crate::support::files::ReadError;
 use crate::window::Configured;
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 /// The digest placeholder the doc's runbook shows.
 pub const DOC_DIGEST: &str = "sha256:PASTE-THE-DIGEST-FROM-THE-TRACKING-ISSUE";
@@ -44,6 +45,51 @@ fn end_marker(name: &str) -> String {
     format!("<!-- END GENERATED: {name} -->")
 }
 
+/// Why the generated sections cannot be placed in a doc ([`apply`]), as data; the words
+/// are [`DocsNote::NotPlaced`]'s. Sections are named as in [`SECTION_NAMES`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Misplaced {
+    /// A BEGIN marker naming a section codeq-rollout does not write.
+    Unknown(String),
+    /// This marker is missing; the section's name.
+    Missing(String, Marker),
+    /// This marker is there more than once, so many times.
+    Repeated(String, Marker, usize),
+    /// The section's END marker comes before its BEGIN marker.
+    Reversed(String),
+    /// Text the section would replace shares a line with its marker: the line (from 1) and
+    /// the text as quoted ([`shown`]).
+    TextBeside(String, Marker, usize, String),
+    /// The second section opens before the first closes: nested when it also closes first.
+    Overlapping {
+        /// The section opened first.
+        outer: String,
+        /// The section opened inside it.
+        inner: String,
+        /// Whether `inner` also closes inside `outer`.
+        nested: bool,
+    },
+}
+
+/// Which marker of a generated section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Marker {
+    /// `<!-- BEGIN GENERATED: NAME -->`.
+    Begin,
+    /// `<!-- END GENERATED: NAME -->`.
+    End,
+}
+
+impl Marker {
+    /// The marker of section `name`.
+    fn of(self, name: &str) -> String {
+        match self {
+            Marker::Begin => begin_marker(name),
+            Marker::End => end_marker(name),
+        }
+    }
+}
+
 /// Replaces each generated section's content in `doc` (everything between its BEGIN and
 /// END lines) and leaves all other text as it is. Markers inside fenced code blocks are
 /// ignored (a doc may quote them); the content takes the doc's line ending (CRLF when its
@@ -51,13 +97,12 @@ fn end_marker(name: &str) -> String {
 /// is replaced, so an error leaves nothing half done.
 ///
 /// # Errors
-/// A section whose BEGIN or END marker is missing, repeated or out of order, or shares its
-/// line with text the section would replace (after a BEGIN marker, before an END marker);
-/// a BEGIN marker naming a section codeq-rollout does not generate; or two sections nested
-/// or overlapping (replacing one would delete the other's markers): each must close before
-/// the next opens. The error names the marker (for text beside it, the line; for nesting
-/// or overlap, both sections).
-pub(crate) fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String> {
+/// [`Misplaced`]: a section whose BEGIN or END marker is missing, repeated or out of order,
+/// or shares its line with text the section would replace (after a BEGIN marker, before an
+/// END marker); a BEGIN marker naming a section codeq-rollout does not generate; or two
+/// sections nested or overlapping (replacing one would delete the other's markers): each
+/// must close before the next opens.
+pub(crate) fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String, Misplaced> {
     const BEGIN: &str = "<!-- BEGIN GENERATED: ";
     for at in marker_positions(doc, BEGIN) {
         let name = doc[at..]
@@ -65,33 +110,26 @@ pub(crate) fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String> {
             .map(|(m, _)| &m[BEGIN.len()..])
             .unwrap_or_default();
         if !sections.iter().any(|(n, _)| *n == name) {
-            bail!(
-                "the doc has a generated section {name:?} that codeq-rollout does not write (it writes {}): remove its markers",
-                SECTION_NAMES.join(", ")
-            );
+            return Err(Misplaced::Unknown(name.to_string()));
         }
     }
     for (name, _) in sections {
-        own_line(doc, &begin_marker(name), &end_marker(name))?;
+        own_line(doc, name)?;
     }
     // Each section as (name, where its content starts, where its END marker starts, content).
     let mut spans = Vec::new();
     for (name, content) in sections {
-        let (begin, end) = (begin_marker(name), end_marker(name));
-        let mut found = Vec::new();
-        for marker in [&begin, &end] {
-            let at = marker_positions(doc, marker);
-            match at.len() {
-                1 => found.push(at[0]),
-                0 => bail!(
-                    "the doc has no {marker} marker: put the section back between {begin} and {end}"
-                ),
-                n => bail!("the doc has {marker} {n} times: keep one"),
-            }
+        let mut found = [0; 2];
+        for (i, marker) in [Marker::Begin, Marker::End].into_iter().enumerate() {
+            found[i] = match marker_positions(doc, &marker.of(name))[..] {
+                [at] => at,
+                [] => return Err(Misplaced::Missing(name.to_string(), marker)),
+                ref all => return Err(Misplaced::Repeated(name.to_string(), marker, all.len())),
+            };
         }
-        let (start, stop) = (found[0] + begin.len(), found[1]);
+        let (start, stop) = (found[0] + begin_marker(name).len(), found[1]);
         if stop < start {
-            bail!("the doc has {end} before {begin}: swap them");
+            return Err(Misplaced::Reversed(name.to_string()));
         }
         spans.push((*name, start, stop, content));
     }
@@ -99,18 +137,11 @@ pub(crate) fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String> {
     for pair in spans.windows(2) {
         let ((outer, _, outer_stop, _), (inner, inner_start, inner_stop, _)) = (pair[0], pair[1]);
         if inner_start < outer_stop {
-            let how = if inner_stop < outer_stop {
-                format!("the doc has the {inner} section inside the {outer} section")
-            } else {
-                format!("the doc has the {outer} and {inner} sections overlapping")
-            };
-            bail!(
-                "{how} ({} comes before {}): each generated section must close before the next opens; move {} above {}",
-                begin_marker(inner),
-                end_marker(outer),
-                end_marker(outer),
-                begin_marker(inner),
-            );
+            return Err(Misplaced::Overlapping {
+                outer: outer.to_string(),
+                inner: inner.to_string(),
+                nested: inner_stop < outer_stop,
+            });
         }
     }
     let eol = match doc.find('\n') {
@@ -126,30 +157,31 @@ pub(crate) fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String> {
     Ok(out)
 }
 
-/// Refuses text on a marker's line that replacing the section would delete: after `begin`
-/// up to the line's end or the next marker, before `end` back to the line's start or the
-/// previous marker (a BEGIN and END marker side by side on one line delete nothing). Text
-/// before a BEGIN marker or after an END marker stays, so it is allowed.
+/// Refuses text on a marker's line of section `name` that replacing the section would
+/// delete: after its BEGIN marker up to the line's end or the next marker, before its END
+/// marker back to the line's start or the previous marker (a BEGIN and END marker side by
+/// side on one line delete nothing). Text before a BEGIN marker or after an END marker
+/// stays, so it is allowed.
 ///
 /// # Errors
-/// The marker, its line number (from 1) and the text, with the fix.
-fn own_line(doc: &str, begin: &str, end: &str) -> Result<()> {
+/// [`Misplaced::TextBeside`]: the marker, its line number (from 1) and the text.
+fn own_line(doc: &str, name: &str) -> Result<(), Misplaced> {
     const MARKS: [&str; 2] = ["<!-- BEGIN GENERATED: ", "<!-- END GENERATED: "];
-    let line_of = |at: usize| doc[..at].matches('\n').count() + 1;
-    for at in marker_positions(doc, begin) {
+    let beside = |marker, at: usize, text: &str| {
+        let line = doc[..at].matches('\n').count() + 1;
+        Misplaced::TextBeside(name.to_string(), marker, line, shown(text))
+    };
+    let begin = begin_marker(name);
+    for at in marker_positions(doc, &begin) {
         let rest = &doc[at + begin.len()..];
         let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
         let next = MARKS.iter().filter_map(|m| line.find(m)).min();
         let text = line[..next.unwrap_or(line.len())].trim();
         if !text.is_empty() {
-            bail!(
-                "the doc has text after {begin} on line {} ({:?}), which the generated section would replace: put the marker on a line of its own",
-                line_of(at),
-                shown(text)
-            );
+            return Err(beside(Marker::Begin, at, text));
         }
     }
-    for at in marker_positions(doc, end) {
+    for at in marker_positions(doc, &end_marker(name)) {
         let line = &doc[doc[..at].rfind('\n').map_or(0, |i| i + 1)..at];
         let previous = MARKS
             .iter()
@@ -160,11 +192,7 @@ fn own_line(doc: &str, begin: &str, end: &str) -> Result<()> {
             .max();
         let text = line[previous.unwrap_or(0)..].trim();
         if !text.is_empty() {
-            bail!(
-                "the doc has text before {end} on line {} ({:?}), which the generated section would replace: put the marker on a line of its own",
-                line_of(at),
-                shown(text)
-            );
+            return Err(beside(Marker::End, at, text));
         }
     }
     Ok(())
@@ -314,13 +342,13 @@ pub(crate) fn window_text(config: &Configured) -> String {
     out.trim_end().to_string()
 }
 
-/// What the `docs` command says about the doc at a path, as data; `Display` words it.
+/// What the `docs` command says about the doc at a path, as data; [`docs_words`] words it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum DocsNote<'a> {
     /// The doc could not be read (error): the fix follows the reason.
     Unreadable(&'a str, &'a ReadError),
     /// The generated sections could not be placed: bad markers (error).
-    NotPlaced(&'a str),
+    NotPlaced(&'a str, &'a Misplaced),
     /// `--write` on a doc no one may write (no write permission bits): refused, as
     /// `scripts/pin-image` refuses, also when run by root (error).
     ReadOnly(&'a str),
@@ -336,82 +364,141 @@ pub(crate) enum DocsNote<'a> {
     Stale(&'a str),
 }
 
+impl std::fmt::Display for DocsNote<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        docs_words(self).fmt(f)
+    }
+}
+
+/// The words of `note`: what happened to the doc at its path and, for an error, what to do.
+pub(crate) fn docs_words(note: &DocsNote<'_>) -> Words {
+    // Opening fails before anything is written; a write that fails later may leave the doc
+    // cut short.
+    let restore = "then run --write again (restore a doc left cut short with git checkout)";
+    let (what, help) = match *note {
+        DocsNote::Unreadable(path, why) => (
+            format!("cannot read {path}: {why}"),
+            match why {
+                ReadError::NotFound => "run from the repository root, or name the doc with --file",
+                ReadError::IsDirectory => "name the doc file with --file, not a directory",
+                ReadError::NotRegular => {
+                    "give the doc file itself with --file (e.g. CODEQ_DEPLOYMENT.md)"
+                }
+                ReadError::PermissionDenied => {
+                    "make it readable (chmod u+r), or run as a user who may read it"
+                }
+                ReadError::TooLarge { cap, .. } => {
+                    return Words::new(format!("cannot read {path}: {why} ({})", size_words(*cap)))
+                        .help("is it the right file?");
+                }
+                ReadError::NotUtf8 { .. } => "save it as UTF-8",
+                ReadError::Other(_) => "check the path given with --file and try again",
+            }
+            .to_string(),
+        ),
+        DocsNote::NotPlaced(path, misplaced) => misplaced_words(path, misplaced),
+        DocsNote::ReadOnly(path) => (
+            format!("{path} is read-only: nothing was written"),
+            "make it writable (chmod u+w), or use --check".to_string(),
+        ),
+        DocsNote::NotWritten(path, why) => match why.kind() {
+            std::io::ErrorKind::PermissionDenied => (
+                format!("cannot write {path}: permission denied"),
+                "make the doc writable for this user, or use --check".to_string(),
+            ),
+            std::io::ErrorKind::ReadOnlyFilesystem => (
+                format!("cannot write {path}: the file system is read-only"),
+                "run --write in a writable checkout, or use --check".to_string(),
+            ),
+            std::io::ErrorKind::StorageFull => (
+                format!("cannot write {path}: no space left on the device"),
+                format!("free space, {restore}"),
+            ),
+            _ => (
+                format!("cannot write {path}: {why}"),
+                format!("fix the cause, {restore}"),
+            ),
+        },
+        DocsNote::Updated(path) => return Words::new(format!("{path}: generated sections updated")),
+        DocsNote::UpToDate(path) => return Words::new(format!("{path}: up to date")),
+        DocsNote::Current(path) => {
+            return Words::new(format!("{path}: generated sections are up to date"));
+        }
+        DocsNote::Stale(path) => (
+            format!("{path} is out of date with the code and culler settings (diff above)"),
+            "run `codeq-rollout docs --write` with the same options and commit the result; edit only the prose outside the GENERATED markers".to_string(),
+        ),
+    };
+    Words::new(what).help(help)
+}
+
+/// What is misplaced in the doc at `path`, and how to put it right.
+fn misplaced_words(path: &str, misplaced: &Misplaced) -> (String, String) {
+    match misplaced {
+        Misplaced::Unknown(name) => (
+            format!("{path} has a generated section {name:?} that codeq-rollout does not write"),
+            format!("it writes {}: remove its markers", SECTION_NAMES.join(", ")),
+        ),
+        Misplaced::Missing(name, marker) => (
+            format!("{path} has no {} marker", marker.of(name)),
+            format!(
+                "put the section back between {} and {}",
+                begin_marker(name),
+                end_marker(name)
+            ),
+        ),
+        Misplaced::Repeated(name, marker, times) => (
+            format!("{path} has {} {times} times", marker.of(name)),
+            "keep one".to_string(),
+        ),
+        Misplaced::Reversed(name) => (
+            format!(
+                "{path} has {} before {}",
+                end_marker(name),
+                begin_marker(name)
+            ),
+            "swap them".to_string(),
+        ),
+        Misplaced::TextBeside(name, marker, line, text) => (
+            format!(
+                "{path} has text {} {} on line {line}",
+                if *marker == Marker::Begin {
+                    "after"
+                } else {
+                    "before"
+                },
+                marker.of(name)
+            ),
+            format!(
+                "the generated section would replace that text ({text:?}): put the marker on a line of its own"
+            ),
+        ),
+        Misplaced::Overlapping {
+            outer,
+            inner,
+            nested,
+        } => (
+            match nested {
+                true => format!("{path} has the {inner} section inside the {outer} section"),
+                false => format!("{path} has the {outer} and {inner} sections overlapping"),
+            },
+            format!(
+                "{} comes before {}: each generated section must close before the next opens; move {} above {}",
+                begin_marker(inner),
+                end_marker(outer),
+                end_marker(outer),
+                begin_marker(inner),
+            ),
+        ),
+    }
+}
+
 /// `bytes` in the largest binary unit that divides it (`1 MiB`, `64 KiB`, `100 bytes`).
 fn size_words(bytes: u64) -> String {
     match bytes {
         b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
         b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
         b => format!("{b} bytes"),
-    }
-}
-
-impl std::fmt::Display for DocsNote<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Unreadable(path, why) => {
-                let fix = match why {
-                    ReadError::NotFound => {
-                        "run from the repository root, or name the doc with --file".to_string()
-                    }
-                    ReadError::IsDirectory => {
-                        "name the doc file with --file, not a directory".to_string()
-                    }
-                    ReadError::NotRegular => {
-                        "give the doc file itself with --file (e.g. CODEQ_DEPLOYMENT.md)"
-                            .to_string()
-                    }
-                    ReadError::PermissionDenied => {
-                        "make it readable (chmod u+r), or run as a user who may read it".to_string()
-                    }
-                    ReadError::TooLarge { cap, .. } => {
-                        // "over the limit of N bytes (1 MiB): is it the right file?"
-                        return write!(
-                            f,
-                            "cannot read {path}: {why} ({}): is it the right file?",
-                            size_words(*cap)
-                        );
-                    }
-                    ReadError::NotUtf8 { .. } => "save it as UTF-8".to_string(),
-                    ReadError::Other(_) => {
-                        "check the path given with --file and try again".to_string()
-                    }
-                };
-                write!(f, "cannot read {path}: {why}: {fix}")
-            }
-            Self::NotPlaced(path) => write!(f, "{path}: cannot place the generated sections"),
-            Self::ReadOnly(path) => write!(
-                f,
-                "{path} is read-only: make it writable (chmod u+w), or use --check; nothing was written"
-            ),
-            Self::NotWritten(path, why) => {
-                // Opening fails before anything is written; a write that fails later may
-                // leave the doc cut short.
-                let restore =
-                    "then run --write again (restore a doc left cut short with git checkout)";
-                match why.kind() {
-                    std::io::ErrorKind::PermissionDenied => write!(
-                        f,
-                        "cannot write {path}: permission denied: make the doc writable for this user, or use --check"
-                    ),
-                    std::io::ErrorKind::ReadOnlyFilesystem => write!(
-                        f,
-                        "cannot write {path}: the file system is read-only: run --write in a writable checkout, or use --check"
-                    ),
-                    std::io::ErrorKind::StorageFull => write!(
-                        f,
-                        "cannot write {path}: no space left on the device: free space, {restore}"
-                    ),
-                    _ => write!(f, "cannot write {path}: {why}: fix the cause, {restore}"),
-                }
-            }
-            Self::Updated(path) => write!(f, "{path}: generated sections updated"),
-            Self::UpToDate(path) => write!(f, "{path}: up to date"),
-            Self::Current(path) => write!(f, "{path}: generated sections are up to date"),
-            Self::Stale(path) => write!(
-                f,
-                "{path} is out of date with the code and culler settings (diff above): run `codeq-rollout docs --write` with the same options and commit the result; edit only the prose outside the GENERATED markers"
-            ),
-        }
     }
 }
 
@@ -427,11 +514,15 @@ mod tests {
         fresh(empty).unwrap()
     }
 
-    fn fresh(doc: &str) -> Result<String> {
-        apply(
-            doc,
-            &sections(&Configured::default(), &RunbookSettings::default())?,
-        )
+    fn fresh(doc: &str) -> Result<String, Misplaced> {
+        let sections = sections(&Configured::default(), &RunbookSettings::default());
+        apply(doc, &sections.unwrap())
+    }
+
+    /// `words` as a table row: checked for the one shape, the help indented below.
+    fn row(words: Words) -> String {
+        crate::render::words::assert_shape(&words);
+        words.to_string().replace('\n', "\n  ")
     }
 
     #[test]
@@ -504,7 +595,11 @@ mod tests {
         ];
         let table: Vec<String> = docs
             .iter()
-            .map(|doc| format!("{doc:?}\n  {:#}", fresh(doc).unwrap_err()))
+            .map(|doc| {
+                let misplaced = fresh(doc).unwrap_err();
+                let note = DocsNote::NotPlaced("CODEQ_DEPLOYMENT.md", &misplaced);
+                format!("{doc:?}\n  {}", row(docs_words(&note)))
+            })
             .collect();
         insta::assert_snapshot!(table.join("\n"));
     }
@@ -535,32 +630,20 @@ mod tests {
     fn read_and_write_errors_say_what_to_do() {
         use std::io::{Error, ErrorKind};
         let path = "docs/CODEQ_DEPLOYMENT.md";
-        let reads = [
-            ReadError::NotFound,
-            ReadError::IsDirectory,
-            ReadError::NotRegular,
-            ReadError::PermissionDenied,
-            ReadError::TooLarge {
-                cap: 1 << 20,
-                size: 5_000_000,
-            },
-            ReadError::NotUtf8 { valid_up_to: 12 },
-            ReadError::Other(Error::other("Input/output error (os error 5)")),
-        ];
         let writes = [
             ErrorKind::PermissionDenied,
             ErrorKind::ReadOnlyFilesystem,
             ErrorKind::StorageFull,
             ErrorKind::Other,
         ];
-        let lines: Vec<String> = reads
+        let lines: Vec<String> = ReadError::every()
             .iter()
-            .map(|e| DocsNote::Unreadable(path, e).to_string())
-            .chain(std::iter::once(DocsNote::ReadOnly(path).to_string()))
+            .map(|e| row(docs_words(&DocsNote::Unreadable(path, e))))
+            .chain(std::iter::once(row(docs_words(&DocsNote::ReadOnly(path)))))
             .chain(
                 writes
                     .iter()
-                    .map(|k| DocsNote::NotWritten(path, &Error::from(*k)).to_string()),
+                    .map(|k| row(docs_words(&DocsNote::NotWritten(path, &Error::from(*k))))),
             )
             .collect();
         insta::assert_snapshot!(lines.join("\n"));
@@ -591,8 +674,8 @@ mod tests {
         assert!(!out.contains("\nold\n"), "{out}");
         // Outside a fence, a second marker still counts.
         let twice = format!("{doc}<!-- BEGIN GENERATED: window -->\n");
-        let err = fresh(&twice).unwrap_err().to_string();
-        assert!(err.contains("2 times"), "{err}");
+        let err = fresh(&twice).unwrap_err();
+        assert!(matches!(err, Misplaced::Repeated(_, _, 2)), "{err:?}");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! words, the settings' rows with their origins, and the refusal of settings that do not make
 //! sense. [`crate::window`] decides, as data; the words are here.
 
+use super::words::Words;
 use crate::window::{
     Configured, InvalidSettings, MAX_DURATION_SECS, Origin, SettingsProblem, Window,
 };
@@ -44,11 +45,7 @@ impl Configured {
             },
             SettingRow {
                 key: "cull.maxAge",
-                value: if s.max_age_secs == 0 {
-                    "none".into()
-                } else {
-                    human(s.max_age_secs)
-                },
+                value: max_age_words(s.max_age_secs),
                 origin: o.max_age.clone(),
             },
         ]
@@ -131,26 +128,33 @@ pub(crate) fn max_duration_words() -> String {
 }
 
 impl fmt::Display for InvalidSettings {
-    /// What is wrong, naming the origin, and what to set.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let origin = &self.origin;
-        match self.problem {
-            SettingsProblem::TooLong { key, secs } => write!(
-                f,
-                "{key} is {secs} s ({origin}), more than {}, the longest duration codeq-rollout takes: set the value the hub uses",
-                max_duration_words()
-            ),
-            SettingsProblem::ZeroTimeout => write!(
-                f,
-                "cull.timeout is 0 (or null) while culling is enabled ({origin}): z2jh then passes no --timeout and the culler falls back to its own 600 s; set cull.timeout (or --cull-timeout) to the idle timeout the hub should use, e.g. 3600"
-            ),
-            SettingsProblem::ZeroEvery { timeout_secs } => write!(
-                f,
-                "cull.every is 0 (or null) while culling is enabled ({origin}): z2jh then passes no --cull-every and the culler checks every timeout/2 ({} s here); set cull.every (or --cull-every) to the interval the hub should use, e.g. 600",
+        settings_words(self).fmt(f)
+    }
+}
+
+/// The words of culler settings refused: what is wrong, naming the origin, then what to set.
+pub(crate) fn settings_words(e: &InvalidSettings) -> Words {
+    let origin = &e.origin;
+    let (what, help) = match e.problem {
+        SettingsProblem::TooLong { key, secs } => (
+            format!("{key} is {secs} s ({origin}), more than {}", max_duration_words()),
+            "that is the longest duration codeq-rollout takes: set the value the hub uses"
+                .to_string(),
+        ),
+        SettingsProblem::ZeroTimeout => (
+            format!("cull.timeout is 0 (or null) while culling is enabled ({origin})"),
+            "z2jh then passes no --timeout and the culler falls back to its own 600 s; set cull.timeout (or --cull-timeout) to the idle timeout the hub should use, e.g. 3600".to_string(),
+        ),
+        SettingsProblem::ZeroEvery { timeout_secs } => (
+            format!("cull.every is 0 (or null) while culling is enabled ({origin})"),
+            format!(
+                "z2jh then passes no --cull-every and the culler checks every timeout/2 ({} s here); set cull.every (or --cull-every) to the interval the hub should use, e.g. 600",
                 timeout_secs / 2
             ),
-        }
-    }
+        ),
+    };
+    Words::new(what).help(help)
 }
 
 /// A duration in words, humantime's style within a day, with days as the largest unit
@@ -176,6 +180,14 @@ pub(crate) fn human_at_most(secs: u64) -> String {
         human(secs.div_ceil(60).saturating_mul(60))
     } else {
         human(secs)
+    }
+}
+
+/// A maximum server age in words: `none` for 0, else [`human`].
+pub(crate) fn max_age_words(secs: u64) -> String {
+    match secs {
+        0 => "none".into(),
+        secs => human(secs),
     }
 }
 
@@ -206,6 +218,28 @@ mod tests {
             let read = crate::support::duration::parse(words).unwrap();
             assert_eq!(read.as_secs(), secs, "{words}");
         }
+    }
+
+    /// Every refusal of culler settings in words, naming the origin of the value at fault.
+    #[test]
+    fn every_settings_problem_in_words() {
+        let problems = [
+            (
+                Origin::option("cull-max-age"),
+                SettingsProblem::TooLong {
+                    key: "cull.maxAge",
+                    secs: MAX_DURATION_SECS + 1,
+                },
+            ),
+            (Origin::Default, SettingsProblem::ZeroTimeout),
+            (
+                Origin::file("hub/values.yaml", "jupyterhub.cull.every"),
+                SettingsProblem::ZeroEvery { timeout_secs: 3600 },
+            ),
+        ];
+        let all =
+            problems.map(|(origin, problem)| settings_words(&InvalidSettings { origin, problem }));
+        insta::assert_snapshot!(crate::render::words::shaped(all));
     }
 
     #[test]

@@ -11,6 +11,10 @@ use std::fmt;
 
 /// The longest first line a message should have, in characters: it must fit a terminal
 /// line and the one-line preview of an Actions annotation. Details go to the help.
+#[cfg_attr(
+    not(test),
+    allow(dead_code, reason = "checked by the words tests (assert_shape)")
+)]
 pub(crate) const WHAT_MAX_CHARS: usize = 120;
 
 /// A message in words: `what` failed (one line, naming the input or address at fault) and,
@@ -72,6 +76,18 @@ pub(crate) fn assert_shape(words: &Words) {
     if let Some(help) = &words.help {
         assert!(!help.trim().is_empty(), "blank help: {words:?}");
     }
+}
+
+/// Test helper: each of `all` checked for the one shape ([`assert_shape`]), as one text for
+/// a snapshot (the messages apart by a blank line).
+#[cfg(test)]
+pub(crate) fn shaped(all: impl IntoIterator<Item = Words>) -> String {
+    let texts: Vec<String> = all
+        .into_iter()
+        .inspect(assert_shape)
+        .map(|words| words.to_string())
+        .collect();
+    texts.join("\n\n")
 }
 
 #[cfg(test)]

@@ -16,26 +16,22 @@ use std::io::{ErrorKind, Read};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-/// Why a file was not read, as data. Its `Display` is a predicate for a message that names
-/// the file first (`cannot read values.yaml: it is a directory`); the fix (what the user
-/// should do) is the caller's, chosen by the variant.
-#[derive(Debug, thiserror::Error)]
+/// Why a file was not read, as data. Its `Display` (the render layer's,
+/// `crate::render::reading_words`) is a predicate for a message that names the file first
+/// (`cannot read values.yaml: it is a directory`); the fix (what the user should do) is the
+/// caller's, chosen by the variant.
+#[derive(Debug)]
 pub(crate) enum ReadError {
     /// Nothing at the path (or a symbolic link to nothing).
-    #[error("no such file")]
     NotFound,
     /// A directory.
-    #[error("it is a directory")]
     IsDirectory,
     /// Neither a regular file nor a directory: a FIFO, socket or device. Never opened for
     /// reading.
-    #[error("it is not a regular file (a FIFO, socket or device)")]
     NotRegular,
     /// The file (or a directory on its path) may not be read by this user.
-    #[error("permission denied")]
     PermissionDenied,
     /// Longer than the cap, in bytes.
-    #[error("it is {size} bytes, over the limit of {cap} bytes")]
     TooLarge {
         /// The most bytes accepted.
         cap: u64,
@@ -43,14 +39,41 @@ pub(crate) enum ReadError {
         size: u64,
     },
     /// Not UTF-8 ([`read_text`] only).
-    #[error("it is not valid UTF-8 (byte {valid_up_to})")]
     NotUtf8 {
         /// The offset of the first byte that is not UTF-8.
         valid_up_to: usize,
     },
     /// Any other I/O error, as the system gave it.
-    #[error("{0}")]
-    Other(#[source] std::io::Error),
+    Other(std::io::Error),
+}
+
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::Other(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl ReadError {
+    /// Test helper: every reason a file is not read, as its words' tests quote them (a 5 MB
+    /// file over a 1 MiB cap, an I/O error of the system's).
+    #[cfg(test)]
+    pub(crate) fn every() -> [ReadError; 7] {
+        [
+            ReadError::NotFound,
+            ReadError::IsDirectory,
+            ReadError::NotRegular,
+            ReadError::PermissionDenied,
+            ReadError::TooLarge {
+                cap: 1 << 20,
+                size: 5_000_000,
+            },
+            ReadError::NotUtf8 { valid_up_to: 12 },
+            ReadError::Other(std::io::Error::other("Input/output error (os error 5)")),
+        ]
+    }
 }
 
 impl From<std::io::Error> for ReadError {

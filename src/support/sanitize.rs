@@ -105,47 +105,36 @@ pub fn markdown_inline(text: &str, max_chars: usize) -> String {
                     .collect::<String>()
                     .eq_ignore_ascii_case(word)
         };
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '!' | '|' | '~' | '{' | '}' | '$' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '-' | '+' | '=' if i == 0 => {
-                out.push('\\');
-                out.push(c);
-            }
-            '.' if ordered_list_dot > 0 && i == ordered_list_dot => {
-                out.push('\\');
-                out.push(c);
-            }
-            '@' | '#' => {
-                out.push(c);
-                out.push(JOINER);
-            }
-            '-' if preceded_by("gh") => {
-                out.push(JOINER);
-                out.push(c);
-            }
-            // `://` starts an autolink; the hidden marker is `<!-- codeq-rollout:KIND …`,
-            // whose `<` is already an entity, and its name is broken too, for anything that
-            // looks for it without the `<!--`.
-            ':' if next == Some('/') || preceded_by(MARKER_NAME) => {
-                if preceded_by(MARKER_NAME) {
-                    out.push(JOINER);
-                }
-                out.push(c);
-                if next == Some('/') {
-                    out.push(JOINER);
-                }
-            }
-            '.' if preceded_by("www") => {
-                out.push(JOINER);
-                out.push(c);
-            }
-            _ => out.push(c),
+        let entity = match c {
+            '&' => "&amp;",
+            '<' => "&lt;",
+            '>' => "&gt;",
+            _ => "",
+        };
+        // Markdown syntax, and a line's start that reads as a block, is escaped.
+        let escaped = "\\`*_[]()!|~{}$".contains(c)
+            || (i == 0 && "-+=".contains(c))
+            || (c == '.' && ordered_list_dot > 0 && i == ordered_list_dot);
+        // `://` starts an autolink; the hidden marker is `<!-- codeq-rollout:KIND …`, whose
+        // `<` is already an entity, and its name is broken too, for anything that looks for
+        // it without the `<!--`.
+        let joiner_before = (c == '-' && preceded_by("gh"))
+            || (c == ':' && preceded_by(MARKER_NAME))
+            || (c == '.' && !escaped && preceded_by("www"));
+        let joiner_after = c == '@' || c == '#' || (c == ':' && next == Some('/'));
+        if !entity.is_empty() {
+            out.push_str(entity);
+            continue;
+        }
+        if escaped {
+            out.push('\\');
+        }
+        if joiner_before {
+            out.push(JOINER);
+        }
+        out.push(c);
+        if joiner_after {
+            out.push(JOINER);
         }
     }
     out

@@ -1,6 +1,6 @@
-//! Text helpers shared by the stages and the edges: cutting a body to a size limit,
-//! percent-encoding (the `percent-encoding` crate with RFC 3986's sets), the entries of a list
-//! input ([`list_entries`]).
+//! Text helpers shared by the stages and the edges: percent-encoding (the `percent-encoding`
+//! crate with RFC 3986's sets), the entries of a list input ([`list_entries`]), an error and
+//! its causes on one line ([`error_chain`]), and what an annotation needs ([`Titled`]).
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
@@ -41,33 +41,6 @@ pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
-}
-
-/// Cuts `body` to at most `limit` characters, ending with a line that says it was cut and
-/// where the full text is (`where_full`, e.g. the workflow run's address).
-pub(crate) fn truncate_body(body: &str, limit: usize, where_full: &str) -> String {
-    truncate_body_reserving(body, limit, 0, where_full)
-}
-
-/// [`truncate_body`] leaving `reserve` characters free for text added after the cut (the
-/// release note's hash, `render::seal_release`); the note still names `limit`.
-pub(crate) fn truncate_body_reserving(
-    body: &str,
-    limit: usize,
-    reserve: usize,
-    where_full: &str,
-) -> String {
-    let limit_left = limit.saturating_sub(reserve);
-    if body.chars().count() <= limit_left {
-        return body.to_string();
-    }
-    let note = format!(
-        "\n\n---\n*This text was cut at {limit} characters, GitHub's limit here. The full text is in {where_full}.*\n"
-    );
-    let keep = limit_left.saturating_sub(note.chars().count());
-    let mut cut: String = body.chars().take(keep).collect();
-    cut.push_str(&note);
-    cut
 }
 
 /// Something worded as an Actions annotation: a title, and its text as `Display` (e.g. the

@@ -1,6 +1,7 @@
-//! The one parser of the times taken from outside (the command line's `--now` and
+//! Times: the one parser of the times taken from outside (the command line's `--now` and
 //! `--released-at`, the hub's `started` and `last_activity`, the time a release note
-//! records) and the one writer of times for machines.
+//! records), the one writer of times for machines ([`rfc3339_seconds`]) and the one writer of
+//! times for people ([`utc_minute`], and [`utc_minute_up`] for deadlines).
 //!
 //! **The invariant.** Every time parsed here is in UTC and within the years 0000 to 9999:
 //! the range RFC 3339 writes (four-digit years, RFC 3339 §5.6 `date-fullyear`) and the
@@ -21,27 +22,22 @@ pub(crate) const FIRST: OffsetDateTime = datetime!(0000-01-01 00:00 UTC);
 /// The last whole second a time can be written for: 9999-12-31T23:59:59Z.
 pub(crate) const LAST: OffsetDateTime = datetime!(9999-12-31 23:59:59 UTC);
 
-/// Why a time is refused. Its `Display` is a predicate for a message that names the input
-/// and quotes the text first (`now (--now) "…" is not an RFC 3339 time (…)`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why a time is refused. Its `Display` (the render layer's, `crate::render::reading_words`)
+/// is a predicate for a message that names the input and quotes the text first (`now (--now)
+/// "…" is not an RFC 3339 time (…)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum TimeError {
     /// Not RFC 3339 (or, from the hub, ISO 8601): the `time` crate's words.
-    #[error("is not an RFC 3339 time ({0})")]
     Syntax(String),
     /// A year of more than four digits, which RFC 3339 does not write.
-    #[error("has a year of more than four digits (RFC 3339 writes the years 0000 to 9999)")]
     LongYear,
     /// In UTC, later than [`LAST`].
-    #[error(
-        "falls after 9999-12-31T23:59:59Z in UTC, the last time that can be written (RFC 3339 writes the years 0000 to 9999)"
-    )]
     AfterLast,
     /// In UTC, earlier than [`FIRST`].
-    #[error(
-        "falls before 0000-01-01T00:00:00Z in UTC, the first time that can be written (RFC 3339 writes the years 0000 to 9999)"
-    )]
     BeforeFirst,
 }
+
+impl std::error::Error for TimeError {}
 
 /// Parses `text` (trimmed) as an RFC 3339 time and returns it in UTC.
 ///
@@ -114,6 +110,63 @@ pub(crate) fn rfc3339_seconds(t: OffsetDateTime) -> String {
         .and_then(|utc| seconds(utc).format(&Rfc3339).ok())
         .or_else(|| seconds(t).format(&Rfc3339).ok())
         .unwrap_or_else(|| t.to_string())
+}
+
+/// `2026-11-30 14:05 UTC`: `t` in UTC, the seconds dropped. Never panics: a time whose UTC
+/// is past the `time` crate's range (which no parse gives) is written in its own offset,
+/// e.g. `9999-12-31 23:59 -23:59`.
+pub(crate) fn utc_minute(t: OffsetDateTime) -> String {
+    let (t, zone) = match t.checked_to_offset(UtcOffset::UTC) {
+        Some(utc) => (utc, "UTC".to_string()),
+        None => {
+            let (h, m, _) = t.offset().as_hms();
+            let sign = if t.offset().is_negative() { '-' } else { '+' };
+            (
+                t,
+                format!("{sign}{:02}:{:02}", h.unsigned_abs(), m.unsigned_abs()),
+            )
+        }
+    };
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02} {zone}",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute()
+    )
+}
+
+/// A "never later than" deadline to the minute, rounded UP, so it never reads earlier than
+/// it is (07:12:48 reads `07:13 UTC`). On the calendar's last minute, whose next one cannot
+/// be written, it is written to the second, rounded up: 9999-12-31T23:59:30.2Z reads
+/// `9999-12-31 23:59:31 UTC` (every deadline stated is at or before [`LAST`],
+/// `crate::window::fits_calendar`; one past it would read as its whole second).
+pub(crate) fn utc_minute_up(t: OffsetDateTime) -> String {
+    let Some(t) = t.checked_to_offset(UtcOffset::UTC) else {
+        return utc_minute(t);
+    };
+    if t.second() == 0 && t.nanosecond() == 0 {
+        return utc_minute(t);
+    }
+    let whole = |t: OffsetDateTime, second: u8| {
+        t.replace_nanosecond(0)
+            .and_then(|t| t.replace_second(second))
+            .unwrap_or(t)
+    };
+    if let Some(up) = whole(t, 0).checked_add(time::Duration::MINUTE) {
+        return utc_minute(up);
+    }
+    let second = whole(t, t.second());
+    let up = match t.nanosecond() {
+        0 => second,
+        _ => second.checked_add(time::Duration::SECOND).unwrap_or(second),
+    };
+    format!(
+        "{}:{:02} UTC",
+        utc_minute(up).trim_end_matches(" UTC"),
+        up.second()
+    )
 }
 
 #[cfg(test)]
@@ -193,5 +246,35 @@ mod tests {
             rfc3339_seconds(datetime!(-0001-12-31 12:00 UTC)),
             "-0001-12-31 12:00:00.0 +00:00:00"
         );
+    }
+
+    #[test]
+    fn deadlines_round_up_to_the_minute_and_on_the_calendars_last_minute_to_the_second() {
+        let rounded: Vec<String> = [
+            datetime!(2026-11-30 07:12:48 UTC),
+            datetime!(2026-11-30 07:12 UTC),
+            datetime!(2026-11-30 09:12:48 +02:00),
+            datetime!(9999-12-31 23:58:30 UTC),
+            datetime!(9999-12-31 23:59 UTC),
+            datetime!(9999-12-31 23:59:30.2 UTC),
+            datetime!(9999-12-31 23:59:59 UTC),
+            // Past the last second: no deadline stated is (`fits_calendar`); no panic.
+            datetime!(9999-12-31 23:59:59.5 UTC),
+            datetime!(9999-12-31 23:59:59 -23:59),
+        ]
+        .iter()
+        .map(|t| format!("{t} -> {}", utc_minute_up(*t)))
+        .collect();
+        insta::assert_snapshot!(rounded.join("\n"), @r#"
+2026-11-30 7:12:48.0 +00:00:00 -> 2026-11-30 07:13 UTC
+2026-11-30 7:12:00.0 +00:00:00 -> 2026-11-30 07:12 UTC
+2026-11-30 9:12:48.0 +02:00:00 -> 2026-11-30 07:13 UTC
+9999-12-31 23:58:30.0 +00:00:00 -> 9999-12-31 23:59 UTC
+9999-12-31 23:59:00.0 +00:00:00 -> 9999-12-31 23:59 UTC
+9999-12-31 23:59:30.2 +00:00:00 -> 9999-12-31 23:59:31 UTC
+9999-12-31 23:59:59.0 +00:00:00 -> 9999-12-31 23:59:59 UTC
+9999-12-31 23:59:59.5 +00:00:00 -> 9999-12-31 23:59:59 UTC
+9999-12-31 23:59:59.0 -23:59:00 -> 9999-12-31 23:59 -23:59
+"#);
     }
 }

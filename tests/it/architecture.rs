@@ -105,6 +105,7 @@ const DATA_MODULES: &[&str] = &[
     "status::hub::WrongAnswer",
     "status::hub::ROLE_NAME",
     "status::hub::SCOPES",
+    "values::error",
 ];
 
 /// The pipelines, one function per command reading as its stages: they hold no wording

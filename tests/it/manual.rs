@@ -389,48 +389,48 @@ async fn the_rendered_examples_are_what_dry_runs_print() {
              [example workflow](../setup.md), at {NOW}."
         )
     };
-    let mut pages = Vec::new();
     let routine = announce_dry_run(&github, "routine").await;
-    let (_, note) = block(&routine.stdout, "release note", "\ndry run: ");
-    pages.push((
-        "release-note-routine.md",
-        example_page(
-            "the release note of a routine release",
-            &made("routine"),
-            None,
-            note,
-        ),
-    ));
     let security = announce_dry_run(&github, "security").await;
-    let (_, note) = block(&security.stdout, "release note", "\ndry run: ");
-    pages.push((
-        "release-note-security.md",
-        example_page(
-            "the release note of a security release",
-            &made("security"),
-            None,
-            note,
-        ),
-    ));
+    let note = |out: &Outcome| {
+        block(&out.stdout, "release note", "\ndry run: ")
+            .1
+            .to_string()
+    };
     let (title, issue) = block(&security.stdout, "tracking issue", "\ndry run: ");
-    pages.push((
-        "tracking-issue.md",
-        example_page(
-            "the tracking issue of a security release",
-            &made("security"),
-            Some(&title),
-            issue,
-        ),
-    ));
-    pages.push((
-        "announce-summary.md",
-        example_page(
-            "the job summary of `announce`",
-            &made("security"),
+    // Each page: its file, what it shows, the tier of the dry run, the title, the body.
+    let mut pages: Vec<(&str, String)> = [
+        (
+            "release-note-routine.md",
+            "the release note of a routine release",
+            "routine",
             None,
-            &security.summary,
+            note(&routine),
         ),
-    ));
+        (
+            "release-note-security.md",
+            "the release note of a security release",
+            "security",
+            None,
+            note(&security),
+        ),
+        (
+            "tracking-issue.md",
+            "the tracking issue of a security release",
+            "security",
+            Some(title.as_str()),
+            issue.to_string(),
+        ),
+        (
+            "announce-summary.md",
+            "the job summary of `announce`",
+            "security",
+            None,
+            security.summary.clone(),
+        ),
+    ]
+    .into_iter()
+    .map(|(file, what, tier, title, body)| (file, example_page(what, &made(tier), title, &body)))
+    .collect();
 
     // status: the release really announced (at the fake GitHub), then measured at 12:45
     // on a hub of three servers, as a dry run with the comment.
@@ -471,24 +471,17 @@ async fn the_rendered_examples_are_what_dry_runs_print() {
                        servers: alice's started after the release, bob's idle since 11:30, \
                        carol's in use.";
     let (_, comment) = block(&stdout, "convergence comment", "\n::");
-    pages.push((
-        "status-comment.md",
-        example_page(
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    for (file, what, body) in [
+        (
+            "status-comment.md",
             "the convergence comment on the tracking issue",
-            status_made,
-            None,
-            &local(comment),
+            comment,
         ),
-    ));
-    pages.push((
-        "status-summary.md",
-        example_page(
-            "the job summary of `status`",
-            status_made,
-            None,
-            &local(&std::fs::read_to_string(&summary).unwrap()),
-        ),
-    ));
+        ("status-summary.md", "the job summary of `status`", &summary),
+    ] {
+        pages.push((file, example_page(what, status_made, None, &local(body))));
+    }
     settle_all(
         pages
             .iter()

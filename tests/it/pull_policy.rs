@@ -94,24 +94,19 @@ async fn status_repeats_the_pull_policy_warning() {
         })))
         .mount(&hub)
         .await;
-    let (code, stdout, stderr) = run_codeq(
-        &[
-            "status",
-            "--hub-url",
-            &hub.uri(),
-            "--hub-token",
-            "status-reader-token-0123456789abcdef",
-            "--released-at",
-            "2026-11-30T12:00:00Z",
-            "--now",
-            "2026-11-30T12:30:00Z",
-            "--image",
-            "ghcr.io/octo-org/lab:latest",
-            "--jupyterhub-values",
-            path.to_str().unwrap(),
-        ],
-        &BTreeMap::new(),
-    );
+    let hub_url = hub.uri();
+    let options = [
+        ("--hub-url", hub_url.as_str()),
+        ("--hub-token", "status-reader-token-0123456789abcdef"),
+        ("--released-at", "2026-11-30T12:00:00Z"),
+        ("--now", "2026-11-30T12:30:00Z"),
+        ("--image", "ghcr.io/octo-org/lab:latest"),
+        ("--jupyterhub-values", path.to_str().unwrap()),
+    ];
+    let args: Vec<&str> = std::iter::once("status")
+        .chain(options.iter().flat_map(|(option, value)| [*option, *value]))
+        .collect();
+    let (code, stdout, stderr) = run_codeq(&args, &BTreeMap::new());
     assert_eq!(code, 0, "{stderr}");
     let warnings = pull_warnings(&stderr);
     assert_eq!(warnings.len(), 1, "{stdout}\n{stderr}");

@@ -411,3 +411,17 @@ async fn a_note_cut_to_githubs_limit_has_its_full_text_where_the_cut_note_says()
         );
     }
 }
+
+/// Every file of `templates/` is one of the built-in templates (`src/render/templates.rs`
+/// embeds each by name), so no template is left out of the one environment.
+#[test]
+fn every_template_file_is_built_in() {
+    let source = std::fs::read_to_string(repo_root().join("src/render/templates.rs")).unwrap();
+    for entry in std::fs::read_dir(repo_root().join("templates")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(
+            source.contains(&format!("    \"{name}\",\n")),
+            "templates/{name} is not embedded"
+        );
+    }
+}

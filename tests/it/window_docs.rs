@@ -266,7 +266,7 @@ fn bad_values_files_are_usage_errors_naming_the_file_and_key_path() {
     );
     assert_eq!(code, 2, "{stdout}{stderr}");
     assert!(
-        stdout.starts_with("::error title=Invalid input%3A jupyterhub-values::cannot read the JupyterHub values file no/such/values.yaml "),
+        stdout.starts_with("::error title=Invalid input%3A jupyterhub-values::cannot read the JupyterHub values file no/such/values.yaml: no such file%0Ahelp: "),
         "{stdout}"
     );
     // every 0 in a file is fine once an option gives the real interval.

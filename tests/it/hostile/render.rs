@@ -2,12 +2,11 @@
 //! through a real run whose `pull_request` event payload carries them.
 
 use super::*;
-use codeq_rollout::Digest;
-use codeq_rollout::{CullSettings, compute};
+use codeq_rollout::CullSettings;
 use codeq_rollout::{
     DEFAULT_MAX_CHARS, Evidence, Facts, Found, ISSUE_BODY_LIMIT, LabelRules, LookupOrigin,
-    PullRequest, RELEASE_BODY_LIMIT, RunbookSettings, TierRequest, UnlabeledPolicy, cap,
-    clean_line, decide, job_summary, log_line, release_note, tracking_issue,
+    PullRequest, RELEASE_BODY_LIMIT, TierRequest, UnlabeledPolicy, cap, clean_line, decide,
+    job_summary, log_line, release_note, tracking_issue,
 };
 
 const DIGEST: &str = "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
@@ -125,22 +124,14 @@ pub fn facts_for(title: &str, labels: &[String], reason_label: Option<&str>) -> 
         Some(UnlabeledPolicy::Security),
     )
     .unwrap();
-    let culler = CullSettings::default();
+    let example = Facts::example(tier.tier, CullSettings::default());
     Facts {
-        image: "ghcr.io/octo-org/lab:latest".into(),
-        digest: Digest::parse(DIGEST).unwrap(),
         tier,
-        culler,
-        culler_origins: Default::default(),
-        window: compute(&culler),
-        sha: SHA.into(),
         run_url: Some("https://github.example/octo-org/lab-image/actions/runs/4242".into()),
         release_url: Some(
             "https://github.example/octo-org/lab-image/releases/tag/lab-9f86d081884c".into(),
         ),
-        runbook: RunbookSettings::default(),
-        now: time::macros::datetime!(2026-11-30 12:00 UTC),
-        pull: None,
+        ..example
     }
 }
 

@@ -1,4 +1,5 @@
-//! Stage 3 (pure): the convergence window, from the idle culler's settings.
+//! Stage 3 (pure): the convergence window, from the idle culler's settings (this file), with
+//! its calendar check ([`calendar`]) and the pull-policy preflight ([`pull`]).
 //!
 //! Source of the rules: jupyterhub-idle-culler (1.4, 2.0) as configured by Zero to
 //! JupyterHub 4.x `cull.*` (`jupyterhub/files/hub/jupyterhub_config.py`). The culler runs at
@@ -22,7 +23,15 @@
 //! from such a value would be wrong, so [`Configured::validate`] refuses it and asks for the
 //! value the hub really uses.
 
-use crate::digest::PodReference;
+mod calendar;
+mod pull;
+
+pub(crate) use calendar::{
+    CalendarFix, LAST_DATE, PastTheCalendar, fits_calendar, past_the_calendar,
+};
+pub(crate) use pull::{
+    ImageConfig, ImageTag, PodImage, PodTag, PolicySource, PullPolicy, PullRisk,
+};
 use serde::Serialize;
 
 /// z2jh's default `cull.enabled`: true.
@@ -67,6 +76,44 @@ impl Origin {
         Origin::File {
             file: file.into(),
             key: key.into(),
+        }
+    }
+
+    /// The origin of a setting given by the option (and Action input) `name`, e.g.
+    /// `cull-timeout`.
+    pub fn option(name: impl Into<String>) -> Self {
+        Origin::Option { name: name.into() }
+    }
+}
+
+/// Layers `value`, when there is one, over a setting, and `origin` over its origin.
+pub(crate) fn set<T>(value: Option<T>, setting: (&mut T, &mut Origin), origin: Origin) {
+    if let Some(value) = value {
+        (*setting.0, *setting.1) = (value, origin);
+    }
+}
+
+/// The idle culler's duration settings: each a z2jh key under `cull`, with an option over it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CullDuration {
+    /// `cull.timeout`, `--cull-timeout`.
+    Timeout,
+    /// `cull.every`, `--cull-every`.
+    Every,
+    /// `cull.maxAge`, `--cull-max-age`.
+    MaxAge,
+}
+
+impl CullDuration {
+    /// The three, in z2jh's order.
+    pub(crate) const ALL: [Self; 3] = [Self::Timeout, Self::Every, Self::MaxAge];
+
+    /// Its key under `cull` and its option (the Action input of the same name).
+    pub(crate) fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Timeout => ("timeout", "cull-timeout"),
+            Self::Every => ("every", "cull-every"),
+            Self::MaxAge => ("maxAge", "cull-max-age"),
         }
     }
 }
@@ -177,6 +224,17 @@ pub(crate) struct Overrides {
     pub(crate) servers: Option<u64>,
 }
 
+impl Overrides {
+    /// The option over the duration setting `d`, when given.
+    fn duration(&self, d: CullDuration) -> Option<u64> {
+        match d {
+            CullDuration::Timeout => self.timeout_secs,
+            CullDuration::Every => self.every_secs,
+            CullDuration::MaxAge => self.max_age_secs,
+        }
+    }
+}
+
 /// Culler settings that do not make sense, with the origin of the value at fault (so a
 /// caller can tell an option's bad value from a values file's). Its words are the render
 /// layer's (`Display` in [`crate::render::window_words`]).
@@ -217,36 +275,29 @@ impl Configured {
     /// 0: z2jh then passes no flag and the culler uses its own default (timeout 600 s; every
     /// timeout/2), so the window would be stated from a value the hub does not use.
     pub fn validate(&self) -> Result<(), InvalidSettings> {
-        let s = &self.settings;
-        let o = &self.origins;
+        let (s, o) = (&self.settings, &self.origins);
+        let refuse = |origin: &Origin, problem| {
+            let origin = origin.clone();
+            Err(InvalidSettings { origin, problem })
+        };
         for (key, secs, origin) in [
             ("cull.timeout", s.timeout_secs, &o.timeout),
             ("cull.every", s.every_secs, &o.every),
             ("cull.maxAge", s.max_age_secs, &o.max_age),
         ] {
             if secs > MAX_DURATION_SECS {
-                return Err(InvalidSettings {
-                    origin: origin.clone(),
-                    problem: SettingsProblem::TooLong { key, secs },
-                });
+                return refuse(origin, SettingsProblem::TooLong { key, secs });
             }
         }
         if !s.enabled {
             return Ok(());
         }
         if s.timeout_secs == 0 {
-            return Err(InvalidSettings {
-                origin: o.timeout.clone(),
-                problem: SettingsProblem::ZeroTimeout,
-            });
+            return refuse(&o.timeout, SettingsProblem::ZeroTimeout);
         }
         if s.every_secs == 0 {
-            return Err(InvalidSettings {
-                origin: o.every.clone(),
-                problem: SettingsProblem::ZeroEvery {
-                    timeout_secs: s.timeout_secs,
-                },
-            });
+            let timeout_secs = s.timeout_secs;
+            return refuse(&o.every, SettingsProblem::ZeroEvery { timeout_secs });
         }
         Ok(())
     }
@@ -254,29 +305,27 @@ impl Configured {
     /// `options` over these settings (a values file's or z2jh's default), each given one with
     /// its option as origin ([`Origin::Option`], e.g. `cull-timeout`).
     pub(crate) fn override_with(&mut self, options: &Overrides) {
-        let option = |name: &str| Origin::Option { name: name.into() };
-        if let Some(v) = options.timeout_secs {
-            self.settings.timeout_secs = v;
-            self.origins.timeout = option("cull-timeout");
-        }
-        if let Some(v) = options.every_secs {
-            self.settings.every_secs = v;
-            self.origins.every = option("cull-every");
-        }
-        if let Some(v) = options.max_age_secs {
-            self.settings.max_age_secs = v;
-            self.origins.max_age = option("cull-max-age");
+        for d in CullDuration::ALL {
+            let (_, name) = d.names();
+            set(options.duration(d), self.duration(d), Origin::option(name));
         }
         if let Some(v) = options.enabled {
-            self.settings.enabled = v;
-            self.origins.enabled = option("cull-enabled");
+            (self.settings.enabled, self.origins.enabled) = (v, Origin::option("cull-enabled"));
         }
+        let (scale, slow_stop) = (&mut self.scale, Origin::option("slow-stop-timeout"));
         if let Some(v) = options.slow_stop_timeout_secs {
-            self.scale.slow_stop_timeout_secs = v;
-            self.scale.slow_stop_origin = option("slow-stop-timeout");
+            (scale.slow_stop_timeout_secs, scale.slow_stop_origin) = (v, slow_stop);
         }
-        if let Some(servers) = options.servers {
-            self.scale.servers = Some(servers);
+        scale.servers = options.servers.or(scale.servers);
+    }
+
+    /// The duration setting `d`, seconds, and its origin.
+    pub(crate) fn duration(&mut self, d: CullDuration) -> (&mut u64, &mut Origin) {
+        let (s, o) = (&mut self.settings, &mut self.origins);
+        match d {
+            CullDuration::Timeout => (&mut s.timeout_secs, &mut o.timeout),
+            CullDuration::Every => (&mut s.every_secs, &mut o.every),
+            CullDuration::MaxAge => (&mut s.max_age_secs, &mut o.max_age),
         }
     }
 
@@ -294,8 +343,9 @@ impl Configured {
     }
 }
 
-/// The convergence window: how long until running sessions pick up a new image passively.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// The convergence window: how long until running sessions pick up a new image passively
+/// ([`Window::default`]: culling disabled, no bound).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 pub struct Window {
     /// Whether the idle culler runs; without it nothing converges passively.
     pub culling_enabled: bool,
@@ -317,12 +367,7 @@ pub struct Window {
 /// larger ones saturate instead of overflowing.
 pub fn compute(settings: &CullSettings) -> Window {
     if !settings.enabled {
-        return Window {
-            culling_enabled: false,
-            idle_secs: None,
-            active_secs: None,
-            worst: None,
-        };
+        return Window::default();
     }
     let every = settings.every_secs;
     let max_age = (settings.max_age_secs > 0).then_some(settings.max_age_secs);
@@ -359,108 +404,8 @@ impl Window {
     /// The longest bound, seconds: the latest of the idle and active bounds, the worst case
     /// for the hub's size included; `None` when culling is disabled (no deadline is stated).
     pub(crate) fn longest_secs(&self) -> Option<u64> {
-        [self.latest_idle_secs(), self.latest_active_secs()]
-            .into_iter()
-            .flatten()
-            .max()
+        self.latest_idle_secs().max(self.latest_active_secs())
     }
-}
-
-/// The last date a deadline can be written for: 9999-12-31, the `time` crate's `Date::MAX`
-/// (without its `large-dates` feature), also the last date RFC 3339 writes with four digits.
-pub(crate) const LAST_DATE: &str = "9999-12-31";
-
-/// Whether a deadline up to `secs` seconds after `from` can be written as a date: `from +
-/// secs` is at or before 9999-12-31T23:59:59Z ([`crate::support::time::LAST`], on
-/// [`LAST_DATE`]). The reports round a "never later than" deadline up to the minute, and on
-/// that last minute to the second instead (`crate::render::utc_minute_up`), so a deadline
-/// that fits is always written. A deadline past it cannot be computed (`checked_add` gives
-/// `None`), and `None` is what a bound that does not exist reads as; so settings that fail
-/// this are refused before anything is stated (`cli`), never reported as unbounded.
-pub(crate) fn fits_calendar(from: time::OffsetDateTime, secs: u64) -> bool {
-    i64::try_from(secs)
-        .ok()
-        .and_then(|secs| from.checked_add(time::Duration::seconds(secs)))
-        .and_then(|at| crate::support::time::to_utc(at).ok())
-        .is_some_and(|at| at <= crate::support::time::LAST)
-}
-
-/// Settings whose deadlines end after the calendar's last date ([`past_the_calendar`]).
-#[derive(Debug, Clone)]
-pub(crate) struct PastTheCalendar {
-    /// The run's clock.
-    pub(crate) now: time::OffsetDateTime,
-    /// The clock came from `--now`.
-    pub(crate) now_given: bool,
-    /// The window's longest bound, in seconds.
-    pub(crate) longest_secs: u64,
-    /// The settings, with their origins.
-    pub(crate) configured: Configured,
-    /// The hub's scale, when the worst case was counted.
-    pub(crate) scale: Option<HubScale>,
-    /// What to give instead.
-    pub(crate) fix: CalendarFix,
-}
-
-/// What to change for deadlines that fit the calendar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum CalendarFix {
-    /// The hub's size and slow-stop timeout (a cull pass too long for any clock).
-    HubScale,
-    /// The clock given with `--now`.
-    Clock,
-    /// The culler settings.
-    Settings,
-}
-
-/// Where `configured`'s deadlines end after the calendar's last date, counted from the run's
-/// clock `now` (`now_given`: from `--now`): the longest bound of its window (the worst case at
-/// the hub's size included) must end on or before [`LAST_DATE`] ([`fits_calendar`]).
-/// Otherwise the release note and `status` could not state the deadline, and a missing
-/// deadline reads as "culling disabled". Every deadline a command states is at most that far
-/// from a time no later than `now` (the release, a server's start or last activity), so this
-/// one check covers them; `status` checks again at the hub's size it reads
-/// ([`crate::status::run`]).
-///
-/// `None` when they fit. Else the fix: the hub's scale when the cull pass at the hub's size
-/// is longer than the usual bound (no clock would fit it), else the clock when it was given
-/// (a clock near year 9999 is the likely mistake), else the settings.
-pub(crate) fn past_the_calendar(
-    configured: &Configured,
-    now: time::OffsetDateTime,
-    now_given: bool,
-) -> Option<PastTheCalendar> {
-    let window = configured.window();
-    let longest = window.longest_secs()?;
-    if fits_calendar(now, longest) {
-        return None;
-    }
-    let usual = [window.idle_secs, window.active_secs]
-        .into_iter()
-        .flatten()
-        .max()
-        .unwrap_or(0);
-    // The usual bound is at most about 20 years (every duration at most
-    // MAX_DURATION_SECS): past the calendar only from a clock near its end. A cull pass of
-    // the hub's size can be longer than any clock allows.
-    let pass_dominates = window
-        .worst
-        .is_some_and(|w| w.pass_secs.saturating_add(w.carry_secs) > usual);
-    let fix = if pass_dominates {
-        CalendarFix::HubScale
-    } else if now_given {
-        CalendarFix::Clock
-    } else {
-        CalendarFix::Settings
-    };
-    Some(PastTheCalendar {
-        now,
-        now_given,
-        longest_secs: longest,
-        configured: configured.clone(),
-        scale: window.worst.map(|w| w.scale),
-        fix,
-    })
 }
 
 /// JupyterHub's default slow-stop timeout, seconds: `BaseHandler.slow_stop_timeout` returns
@@ -511,10 +456,7 @@ impl WorstCase {
     /// The later of its two bounds, seconds; `None` when neither is set (culling disabled and
     /// no maximum age).
     pub(crate) fn longest_secs(&self) -> Option<u64> {
-        [self.idle_secs, self.active_secs]
-            .into_iter()
-            .flatten()
-            .max()
+        self.idle_secs.max(self.active_secs)
     }
 }
 
@@ -580,304 +522,9 @@ pub fn at_scale(settings: &CullSettings, scale: &HubScale) -> WorstCase {
     }
 }
 
-/// A container's image pull policy (`imagePullPolicy`, Kubernetes `core/v1` `PullPolicy`):
-/// when the kubelet asks the registry before starting a container.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum PullPolicy {
-    /// Resolve the tag at the registry at every start: a new pod runs what the tag names now.
-    Always,
-    /// Pull only when the node has no image of that name and tag: a node that pulled the tag
-    /// before starts new pods from its cached, older image.
-    IfNotPresent,
-    /// Never pull: only what the node has.
-    Never,
-}
-
-/// `singleuser.image.tag` as the values files leave it.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
-pub enum ImageTag {
-    /// No file sets it: the chart's own applies (z2jh packages its version there, e.g.
-    /// `4.4.0`, never `latest`).
-    #[default]
-    Unset,
-    /// Set to null or `""`: z2jh then spawns the image by its name alone (`image = name`,
-    /// then `name:tag` only `if tag`, 4.4.0 `files/hub/jupyterhub_config.py`), which
-    /// Kubernetes reads as `:latest`.
-    Empty(Origin),
-    /// Set to this tag (the text after `name:`, a `@sha256:…` pin included).
-    Given(String, Origin),
-}
-
-/// The single-user image the values files configure (z2jh `singleuser.image.*`), layered as
-/// Helm layers them; [`ImageConfig::default`] when no file sets any.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
-pub struct ImageConfig {
-    /// `singleuser.image.name` and where it came from; `None` when no file sets it (or the
-    /// last that does sets null or `""`).
-    pub name: Option<(String, Origin)>,
-    /// `singleuser.image.tag`.
-    pub tag: ImageTag,
-    /// `singleuser.image.pullPolicy` and where it came from; `None` when no file sets it or
-    /// the last that does sets null or `""`: z2jh then passes none to KubeSpawner
-    /// (`set_config_if_not_none`), KubeSpawner 6.2 and later omit it from the pod
-    /// (`image_pull_policy = Unicode(None, allow_none=True)`, kubespawner PR #807; z2jh 4.x
-    /// ships KubeSpawner 7.0.0), and Kubernetes defaults it ([`PolicySource::KubernetesDefault`]).
-    pub pull_policy: Option<(PullPolicy, Origin)>,
-}
-
-/// The tag of the image single-user pods start from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum PodTag {
-    /// This tag.
-    Given(String),
-    /// None: the name alone, which Kubernetes reads as `:latest`.
-    NoTag,
-    /// z2jh's default tag, its chart version (the values set the name but no tag).
-    ChartDefault,
-}
-
-/// The image single-user pods start from: from the values files where they set it, the
-/// image announced otherwise.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PodImage {
-    /// The image's name (registry and repository).
-    pub name: String,
-    /// Its tag.
-    pub tag: PodTag,
-    /// Where the name came from: the values file and key; `None` for the image announced.
-    pub name_origin: Option<Origin>,
-}
-
-/// Where the effective pull policy comes from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum PolicySource {
-    /// `singleuser.image.pullPolicy`, set in this file at this key.
-    Values(Origin),
-    /// Left unset: Kubernetes' default, `Always` only when the tag is `latest` or there is
-    /// none, `IfNotPresent` otherwise (kubernetes.io "Images", *Image pull policy
-    /// defaulting*; `SetDefaults_Container`, `pkg/apis/core/v1/defaults.go`).
-    KubernetesDefault,
-}
-
-/// The preflight's finding: new single-user servers may start on an image older than the
-/// one announced, because the effective pull policy is not `Always` and the image is not
-/// pinned by digest (a node that pulled the tag before keeps its cached copy). The release
-/// note must not then promise that new servers start on the new image at once.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PullRisk {
-    /// The effective pull policy (never `Always`).
-    pub policy: PullPolicy,
-    /// Where it comes from.
-    pub source: PolicySource,
-    /// The image the pods start from; `None` when neither the values files nor the command
-    /// name it (`window`, `docs`): then only a policy set explicitly is judged.
-    pub image: Option<PodImage>,
-}
-
-impl ImageConfig {
-    /// The preflight: whether new single-user servers may start on an old image, judged from
-    /// these values and `announced`, the image reference announced (`None` when the command
-    /// has none, or announces an OCI layout, which no pod starts from).
-    ///
-    /// The pods' image: the values' `name` when set, else the announced image's; the values'
-    /// `tag` when set (null or `""`: none), else the announced image's, or z2jh's default
-    /// (its chart version) when the values set the name. Pinned by digest (`@` in the name or
-    /// the tag): `None`, the digest is exact. The effective policy: the values' `pullPolicy`
-    /// when set, else Kubernetes' default for the tag ([`PolicySource::KubernetesDefault`]);
-    /// `None` when it is `Always`, or when it is left to the default and no image is known.
-    pub(crate) fn pull_risk(&self, announced: Option<&PodReference>) -> Option<PullRisk> {
-        let image = match (&self.name, announced) {
-            (Some((name, origin)), _) => Some((name.clone(), Some(origin.clone()), true)),
-            (None, Some(announced)) => Some((announced.name.clone(), None, false)),
-            (None, None) => None,
-        };
-        let image = image.map(|(name, name_origin, from_values)| {
-            let tag = match (&self.tag, announced) {
-                (ImageTag::Given(tag, _), _) => PodTag::Given(tag.clone()),
-                (ImageTag::Empty(_), _) => PodTag::NoTag,
-                (ImageTag::Unset, _) if from_values => PodTag::ChartDefault,
-                (ImageTag::Unset, Some(PodReference { tag: Some(tag), .. })) => {
-                    PodTag::Given(tag.clone())
-                }
-                (ImageTag::Unset, _) => PodTag::NoTag,
-            };
-            PodImage {
-                name,
-                tag,
-                name_origin,
-            }
-        });
-        let pinned = image.as_ref().is_some_and(|i| {
-            let announced_pin = i.name_origin.is_none()
-                && matches!(self.tag, ImageTag::Unset)
-                && announced.is_some_and(|a| a.pinned);
-            i.name.contains('@')
-                || matches!(&i.tag, PodTag::Given(t) if t.contains('@'))
-                || announced_pin
-        });
-        if pinned {
-            return None;
-        }
-        let (policy, source) = match (&self.pull_policy, &image) {
-            (Some((policy, origin)), _) => (*policy, PolicySource::Values(origin.clone())),
-            (None, Some(i)) => {
-                let latest = match &i.tag {
-                    PodTag::Given(tag) => tag == "latest",
-                    PodTag::NoTag => true,
-                    PodTag::ChartDefault => false,
-                };
-                let policy = match latest {
-                    true => PullPolicy::Always,
-                    false => PullPolicy::IfNotPresent,
-                };
-                (policy, PolicySource::KubernetesDefault)
-            }
-            (None, None) => return None,
-        };
-        (policy != PullPolicy::Always).then_some(PullRisk {
-            policy,
-            source,
-            image,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The pull-policy preflight: each case's values, the image announced, and the finding
-    /// (policy, where it comes from, the pods' image), in one snapshot.
-    #[test]
-    fn pull_risk_table() {
-        let f = |key: &str| Origin::file("values.yaml", format!("singleuser.image.{key}"));
-        let policy = |p: PullPolicy| Some((p, f("pullPolicy")));
-        let name = |n: &str| Some((n.to_string(), f("name")));
-        let tag = |t: &str| ImageTag::Given(t.into(), f("tag"));
-        let cases: Vec<(&str, ImageConfig, Option<&str>)> = vec![
-            (
-                "nothing set, :latest announced",
-                ImageConfig::default(),
-                Some("ghcr.io/org/lab:latest"),
-            ),
-            (
-                "nothing set, no tag announced",
-                ImageConfig::default(),
-                Some("ghcr.io/org/lab"),
-            ),
-            (
-                "nothing set, a version tag announced",
-                ImageConfig::default(),
-                Some("ghcr.io/org/lab:1.4"),
-            ),
-            (
-                "nothing set, announced pinned by digest",
-                ImageConfig::default(),
-                Some(
-                    "ghcr.io/org/lab:1.4@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-                ),
-            ),
-            (
-                "nothing set, registry port, no tag",
-                ImageConfig::default(),
-                Some("localhost:5000/lab"),
-            ),
-            (
-                "IfNotPresent on :latest",
-                ImageConfig {
-                    pull_policy: policy(PullPolicy::IfNotPresent),
-                    ..Default::default()
-                },
-                Some("ghcr.io/org/lab:latest"),
-            ),
-            (
-                "Never on :latest",
-                ImageConfig {
-                    pull_policy: policy(PullPolicy::Never),
-                    ..Default::default()
-                },
-                Some("ghcr.io/org/lab:latest"),
-            ),
-            (
-                "Always on a version tag",
-                ImageConfig {
-                    pull_policy: policy(PullPolicy::Always),
-                    tag: tag("1.4"),
-                    ..Default::default()
-                },
-                Some("ghcr.io/org/lab:latest"),
-            ),
-            (
-                "values name and tag latest, unset policy",
-                ImageConfig {
-                    name: name("ghcr.io/org/lab"),
-                    tag: tag("latest"),
-                    ..Default::default()
-                },
-                Some("ghcr.io/org/other:2"),
-            ),
-            (
-                "values name and a version tag, unset policy",
-                ImageConfig {
-                    name: name("ghcr.io/org/lab"),
-                    tag: tag("2024.11"),
-                    ..Default::default()
-                },
-                Some("ghcr.io/org/lab:latest"),
-            ),
-            (
-                "values name without tag: the chart's default tag",
-                ImageConfig {
-                    name: name("ghcr.io/org/lab"),
-                    ..Default::default()
-                },
-                Some("ghcr.io/org/lab:latest"),
-            ),
-            (
-                "values name, tag null",
-                ImageConfig {
-                    name: name("ghcr.io/org/lab"),
-                    tag: ImageTag::Empty(f("tag")),
-                    ..Default::default()
-                },
-                None,
-            ),
-            (
-                "values tag pinned by digest, IfNotPresent",
-                ImageConfig {
-                    name: name("ghcr.io/org/lab"),
-                    tag: tag(
-                        "latest@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-                    ),
-                    pull_policy: policy(PullPolicy::IfNotPresent),
-                },
-                None,
-            ),
-            (
-                "no image known, IfNotPresent (window, docs)",
-                ImageConfig {
-                    pull_policy: policy(PullPolicy::IfNotPresent),
-                    ..Default::default()
-                },
-                None,
-            ),
-            (
-                "no image known, unset policy (window, docs)",
-                ImageConfig::default(),
-                None,
-            ),
-        ];
-        let table: Vec<String> = cases
-            .into_iter()
-            .map(|(what, config, announced)| {
-                format!(
-                    "{what} ({announced:?})\n  {:?}",
-                    config.pull_risk(announced.map(PodReference::split).as_ref())
-                )
-            })
-            .collect();
-        insta::assert_snapshot!(table.join("\n"));
-    }
 
     fn settings(enabled: bool, timeout: u64, every: u64, max_age: u64) -> CullSettings {
         CullSettings {
@@ -926,31 +573,6 @@ mod tests {
             ));
         }
         insta::assert_snapshot!(table.join("\n\n"));
-    }
-
-    #[test]
-    fn deadlines_fit_the_calendar_up_to_its_last_second() {
-        use time::macros::datetime;
-        let from = datetime!(9999-12-31 23:58 UTC);
-        assert!(fits_calendar(from, 0));
-        assert!(fits_calendar(from, 119));
-        assert!(!fits_calendar(from, 120));
-        // A fraction past the last second does not fit either.
-        assert!(!fits_calendar(datetime!(9999-12-31 23:58:00.5 UTC), 119));
-        // `announce --now 9999-12-31T22:49:00Z` at z2jh's defaults: due by 23:59:00.
-        assert!(fits_calendar(datetime!(9999-12-31 22:49 UTC), 4200));
-        assert!(!fits_calendar(datetime!(2026-12-01 00:00 UTC), u64::MAX));
-        // Ten years of every setting fit any clock of this millennium.
-        let longest = compute(&settings(
-            true,
-            MAX_DURATION_SECS,
-            MAX_DURATION_SECS,
-            MAX_DURATION_SECS,
-        ))
-        .longest_secs()
-        .unwrap();
-        assert!(fits_calendar(datetime!(2999-12-31 23:59 UTC), longest));
-        assert_eq!(compute(&settings(false, 1, 1, 1)).longest_secs(), None);
     }
 
     fn configured(settings: CullSettings) -> Configured {

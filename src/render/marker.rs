@@ -1,0 +1,391 @@
+//! The marker protocol: the hidden lines that open every body codeq-rollout writes, by which a
+//! later run finds its release note, tracking issue and comments again and tells what changed.
+//!
+//! The first line is the marker, `<!-- codeq-rollout:KIND digest=sha256:<64 hex> -->` (a
+//! tracking issue's also names the image repository); the second records the release note's
+//! announce time and the hash of its text as sent (`announced-at`), or the fingerprint of
+//! the facts a tracking issue or the bot's update comment states (`evidence`). Both lines are
+//! added after rendering ([`hidden_header`]), so no template can drop or forge them, and they
+//! are trusted only in that place: a marker copied into a body's text (say, from a pull
+//! request's title) is ignored.
+
+use super::Facts;
+use crate::digest::Digest;
+use crate::support::time::{parse_rfc3339, rfc3339_seconds};
+use crate::window::{CullSettings, HubScale};
+use serde::Serialize;
+use time::OffsetDateTime;
+
+/// Marker kinds: the first line of every body codeq-rollout writes is
+/// `<!-- codeq-rollout:KIND digest=sha256:<64 hex> -->`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkerKind {
+    /// A release note.
+    Release,
+    /// A tracking issue.
+    TrackingIssue,
+    /// The bot's own comment on a tracking issue (updates for the responders).
+    UpdateComment,
+    /// The comment saying a newer digest supersedes a tracking issue.
+    SupersededComment,
+    /// `status`'s "Convergence status" comment on a tracking issue.
+    ConvergenceComment,
+}
+
+impl MarkerKind {
+    fn name(self) -> &'static str {
+        match self {
+            MarkerKind::Release => "release",
+            MarkerKind::TrackingIssue => "tracking-issue",
+            MarkerKind::UpdateComment => "update",
+            MarkerKind::SupersededComment => "superseded",
+            MarkerKind::ConvergenceComment => "convergence",
+        }
+    }
+}
+
+/// The hidden second line of a release note: `<!-- codeq-rollout:announced-at RFC3339 -->`,
+/// the time its convergence deadlines count from. A re-run renders with the same time, so an
+/// unchanged release renders byte for byte the same and nothing is written. As sent, it also
+/// records a hash of the body (`… body=<16 hex> -->`, see [`seal_release`]).
+const ANNOUNCED_AT: &str = "announced-at";
+/// The field of the release note's second line recording the hash of the body as sent.
+const BODY_HASH: &str = " body=";
+/// The hidden second line of a tracking issue and of the bot's update comment:
+/// `<!-- codeq-rollout:evidence <16 hex> -->`, a fingerprint of the facts the body states
+/// (see [`evidence_fingerprint`]).
+const EVIDENCE: &str = "evidence";
+/// The characters a tracking marker's image repository has percent-encoded, `%` first: those
+/// that would end the field (a space) or the comment (`>`).
+const IMAGE_ESCAPES: [(&str, &str); 3] = [("%", "%25"), (" ", "%20"), (">", "%3E")];
+
+/// `<!-- codeq-rollout:NAME VALUE -->`.
+fn hidden_line(name: &str, value: &str) -> String {
+    format!("<!-- codeq-rollout:{name} {value} -->")
+}
+
+/// The value of `line` when it is the hidden line `name` ([`hidden_line`]).
+fn hidden_value<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    line.trim_end()
+        .strip_prefix("<!-- codeq-rollout:")?
+        .strip_prefix(name)?
+        .strip_prefix(' ')?
+        .strip_suffix(" -->")
+}
+
+/// The hidden marker line for `kind` and `digest`.
+pub fn marker(kind: MarkerKind, digest: &Digest) -> String {
+    hidden_line(kind.name(), &format!("digest={digest}"))
+}
+
+/// The tracking issue's marker line: [`marker`] plus `image=<repository>`, the image
+/// repository announced ([`image_repository`]; spaces, `>` and `%` percent-encoded), so that
+/// a new release supersedes only tracking issues of the same image.
+pub(crate) fn tracking_marker(digest: &Digest, image: &str) -> String {
+    let image = IMAGE_ESCAPES
+        .iter()
+        .fold(image.to_string(), |text, (raw, coded)| {
+            text.replace(raw, coded)
+        });
+    format!(
+        "{} image={image} -->",
+        marker(MarkerKind::TrackingIssue, digest).trim_end_matches(" -->")
+    )
+}
+
+/// The image repository of an image reference as the tool displays it: the reference without
+/// its `@digest` and its `:tag` (a `:` after the last `/`), e.g. `ghcr.io/org/lab` for
+/// `ghcr.io/org/lab:latest` and `oci:build/lab` for `oci:build/lab:latest`.
+pub fn image_repository(image: &str) -> &str {
+    let image = image.split_once('@').map_or(image, |(name, _)| name);
+    let last_slash = image.rfind('/').map_or(0, |i| i + 1);
+    match image[last_slash..].rfind(':') {
+        Some(colon) => &image[..last_slash + colon],
+        None => image,
+    }
+}
+
+/// The digest named by `body`'s marker of `kind`, and for a tracking issue the image field
+/// as written, if the body's **first line** is exactly such a marker.
+fn first_line(kind: MarkerKind, body: &str) -> Option<(Digest, Option<&str>)> {
+    let value = hidden_value(body.lines().next()?, kind.name())?.strip_prefix("digest=")?;
+    let (digest, image) = match (kind, value.split_once(" image=")) {
+        (MarkerKind::TrackingIssue, Some((digest, image))) => (digest, Some(image)),
+        _ => (value, None),
+    };
+    Some((Digest::parse(digest).ok()?, image))
+}
+
+/// The digest named by `body`'s marker of `kind`, if the body's **first line** is exactly
+/// such a marker. Markers elsewhere in a body (say, copied from a PR title) are ignored:
+/// only the place the tool writes them is trusted.
+pub(crate) fn marker_digest(kind: MarkerKind, body: &str) -> Option<Digest> {
+    first_line(kind, body).map(|(digest, _)| digest)
+}
+
+/// The image repository a tracking issue's marker names (see [`tracking_marker`]), if its
+/// first line is our marker and it names one (markers written before 0.x name none).
+pub(crate) fn marker_image(body: &str) -> Option<String> {
+    let (_, image) = first_line(MarkerKind::TrackingIssue, body)?;
+    Some(
+        IMAGE_ESCAPES
+            .iter()
+            .rev()
+            .fold(image?.to_string(), |text, (raw, coded)| {
+                text.replace(coded, raw)
+            }),
+    )
+}
+
+/// The value of the hidden second line `name` of `body`, trusted only when the first line
+/// is a marker of `kind`.
+fn second_line<'a>(kind: MarkerKind, body: &'a str, name: &str) -> Option<&'a str> {
+    first_line(kind, body)?;
+    hidden_value(body.lines().nth(1)?, name)
+}
+
+/// A release note's announce time as written and the body hash it records, if any.
+fn announced(body: &str) -> Option<(&str, Option<&str>)> {
+    let value = second_line(MarkerKind::Release, body, ANNOUNCED_AT)?;
+    Some(match value.split_once(BODY_HASH) {
+        Some((at, hash)) => (at, Some(hash)),
+        None => (value, None),
+    })
+}
+
+/// The first 16 hex digits of the SHA-256 of `bytes`: the hashes the hidden lines record.
+fn hash16(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    hex::encode(sha2::Sha256::digest(bytes))[..16].to_string()
+}
+
+/// The hash of a release note as [`seal_release`] records it: [`hash16`] of its lines but
+/// the second (the hidden header holding the hash), joined by `\n` (so line endings and a
+/// final newline do not count).
+fn body_hash(body: &str) -> String {
+    let lines: Vec<&str> = body
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| *i != 1)
+        .map(|(_, l)| l)
+        .collect();
+    hash16(lines.join("\n").as_bytes())
+}
+
+/// `body` (a release note) with the hash of its text recorded on its hidden second line,
+/// replacing any hash recorded there already; unchanged when the second line is not the
+/// announced-at line. Sent as the release body, so a later run can tell whether a human
+/// edited the note since ([`release_edited`]).
+pub fn seal_release(body: &str) -> String {
+    let Some((at, _)) = announced(body) else {
+        return body.to_string();
+    };
+    let second = hidden_line(ANNOUNCED_AT, &format!("{at}{BODY_HASH}{}", body_hash(body)));
+    let mut lines: Vec<&str> = body.lines().collect();
+    lines[1] = &second;
+    let mut sealed = lines.join("\n");
+    if body.ends_with('\n') {
+        sealed.push('\n');
+    }
+    sealed
+}
+
+/// Whether two release notes say the same: equal but for their hidden second line (the
+/// announce time and the recorded hash), so a note written before hashes were recorded is
+/// not sent again only to record one.
+pub(crate) fn same_release_text(a: &str, b: &str) -> bool {
+    body_hash(a) == body_hash(b)
+}
+
+/// Whether a release note was edited since codeq-rollout sent it: `Some(false)` when its text
+/// still hashes to the value its second line records, `Some(true)` when not, `None` when it
+/// records no hash (not ours, or written before hashes were recorded).
+pub(crate) fn release_edited(body: &str) -> Option<bool> {
+    let (_, recorded) = announced(body)?;
+    Some(recorded? != body_hash(body))
+}
+
+/// The announce time recorded in a release note written by codeq-rollout, if any, in UTC
+/// ([`parse_rfc3339`]: a time outside the years 0000 to 9999 in UTC, as an edited note may
+/// hold, counts as none).
+pub(crate) fn announced_at(body: &str) -> Option<OffsetDateTime> {
+    parse_rfc3339(announced(body)?.0).ok()
+}
+
+/// The evidence fingerprint recorded in a body of `kind` (a tracking issue or the bot's
+/// update comment), if any.
+pub(crate) fn recorded_evidence(kind: MarkerKind, body: &str) -> Option<&str> {
+    second_line(kind, body, EVIDENCE)
+}
+
+/// The facts a tracking issue states that a later run may find different: image, tier and
+/// how it was decided, pull requests, commit, culler settings. Not the clock, not the
+/// workflow run (a re-run has a new attempt number).
+#[derive(Serialize)]
+struct Evidence<'a> {
+    image: &'a str,
+    tier: String,
+    source: String,
+    reason: String,
+    pull_requests: &'a [crate::tier::PullRequest],
+    sha: &'a str,
+    culler: &'a CullSettings,
+    /// Left out without a hub size, so fingerprints recorded before it existed still match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scale: Option<HubScale>,
+}
+
+/// A fingerprint of the facts `facts` gives a tracking issue: [`hash16`] of their JSON.
+/// Equal fingerprints mean a re-run has nothing new to say.
+pub(crate) fn evidence_fingerprint(facts: &Facts) -> String {
+    let evidence = Evidence {
+        image: &facts.image,
+        tier: facts.tier.tier.to_string(),
+        source: facts.tier.source.to_string(),
+        reason: facts.tier.reason.to_string(),
+        pull_requests: &facts.tier.pull_requests,
+        sha: &facts.sha,
+        culler: &facts.culler,
+        scale: facts.window.worst.map(|w| w.scale),
+    };
+    hash16(&serde_json::to_vec(&evidence).expect("plain data serialises"))
+}
+
+/// The hidden lines that open a body of `kind`: its marker, then the announce time
+/// (release note) or the evidence fingerprint (tracking issue, update comment). Added by
+/// the tool after rendering, so no template can drop or forge them.
+pub(super) fn hidden_header(kind: MarkerKind, facts: &Facts) -> String {
+    let first = match kind {
+        MarkerKind::TrackingIssue => tracking_marker(&facts.digest, image_repository(&facts.image)),
+        _ => marker(kind, &facts.digest),
+    };
+    let second = match kind {
+        MarkerKind::Release => hidden_line(ANNOUNCED_AT, &rfc3339_seconds(facts.now)),
+        _ => hidden_line(EVIDENCE, &evidence_fingerprint(facts)),
+    };
+    format!("{first}\n{second}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::{release_note, tracking_issue, tracking_update};
+    use crate::tier::Tier;
+
+    fn facts(tier: Tier) -> Facts {
+        Facts::example(tier, CullSettings::default())
+    }
+
+    #[test]
+    fn markers_are_trusted_only_on_the_first_line() {
+        let f = facts(Tier::Security);
+        let body = release_note(&f, None).unwrap();
+        assert_eq!(
+            marker_digest(MarkerKind::Release, &body),
+            Some(f.digest.clone())
+        );
+        assert_eq!(marker_digest(MarkerKind::TrackingIssue, &body), None);
+        let forged = format!("Human text\n{}", marker(MarkerKind::Release, &f.digest));
+        assert_eq!(marker_digest(MarkerKind::Release, &forged), None);
+    }
+
+    #[test]
+    fn the_announce_time_and_the_evidence_are_recorded_on_the_second_line() {
+        let f = facts(Tier::Security);
+        let note = release_note(&f, None).unwrap();
+        assert_eq!(announced_at(&note), Some(f.now));
+        // An edited note: a time with an offset is taken in UTC; one that cannot be written
+        // in UTC counts as none (the publication time is used), never met later.
+        let recorded = rfc3339_seconds(f.now);
+        let edited = |at: &str| note.replacen(&recorded, at, 1);
+        assert_eq!(
+            announced_at(&edited("2026-11-30T14:00:00+02:00")),
+            Some(time::macros::datetime!(2026-11-30 12:00 UTC))
+        );
+        assert_eq!(announced_at(&edited("0000-01-01T00:00:00+23:59")), None);
+        assert_eq!(announced_at(&edited("9999-12-31T23:59:59-23:59")), None);
+        let issue = tracking_issue(&f, None).unwrap();
+        let fingerprint = evidence_fingerprint(&f);
+        assert_eq!(fingerprint.len(), 16);
+        assert_eq!(
+            recorded_evidence(MarkerKind::TrackingIssue, &issue),
+            Some(fingerprint.as_str())
+        );
+        let update = tracking_update(&f).unwrap();
+        assert_eq!(
+            marker_digest(MarkerKind::UpdateComment, &update),
+            Some(f.digest.clone())
+        );
+        assert_eq!(
+            recorded_evidence(MarkerKind::UpdateComment, &update),
+            Some(fingerprint.as_str())
+        );
+        // Not trusted without the marker above it.
+        let bare: String = issue.lines().skip(1).collect::<Vec<_>>().join("\n");
+        assert_eq!(recorded_evidence(MarkerKind::TrackingIssue, &bare), None);
+    }
+
+    #[test]
+    fn evidence_ignores_the_clock_and_the_run_but_not_the_labels() {
+        let f = facts(Tier::Security);
+        let mut later = f.clone();
+        later.now += time::Duration::hours(5);
+        later.run_url =
+            Some("https://github.com/octo-org/lab-image/actions/runs/4242/attempts/2".into());
+        assert_eq!(evidence_fingerprint(&f), evidence_fingerprint(&later));
+        let mut relabelled = f.clone();
+        relabelled.tier.pull_requests[0].labels.push("cve".into());
+        assert_ne!(evidence_fingerprint(&f), evidence_fingerprint(&relabelled));
+    }
+
+    #[test]
+    fn the_tracking_marker_names_the_image_repository_and_old_markers_still_parse() {
+        for (image, repository) in [
+            ("ghcr.io/org/lab:latest", "ghcr.io/org/lab"),
+            ("localhost:5000/lab@sha256:ab", "localhost:5000/lab"),
+            ("localhost:5000/lab", "localhost:5000/lab"),
+            ("oci:build/lab:latest", "oci:build/lab"),
+        ] {
+            assert_eq!(image_repository(image), repository);
+        }
+        let d = facts(Tier::Security).digest;
+        let new = tracking_marker(&d, "oci:/tmp/a%20b >/lab");
+        assert_eq!(
+            new,
+            format!(
+                "<!-- codeq-rollout:tracking-issue digest={d} image=oci:/tmp/a%2520b%20%3E/lab -->"
+            )
+        );
+        assert_eq!(
+            marker_digest(MarkerKind::TrackingIssue, &new),
+            Some(d.clone())
+        );
+        assert_eq!(marker_image(&new).as_deref(), Some("oci:/tmp/a%20b >/lab"));
+        let old = marker(MarkerKind::TrackingIssue, &d);
+        assert_eq!(marker_digest(MarkerKind::TrackingIssue, &old), Some(d));
+        assert_eq!(marker_image(&old), None);
+    }
+
+    #[test]
+    fn a_sealed_release_note_tells_a_human_edit_from_its_own_text() {
+        let f = facts(Tier::Routine);
+        let note = release_note(&f, None).unwrap();
+        assert_eq!(release_edited(&note), None, "not sealed yet");
+        let sealed = seal_release(&note);
+        assert_eq!(
+            sealed.chars().count() - note.chars().count(),
+            BODY_HASH.len() + 16
+        );
+        assert_eq!(release_edited(&sealed), Some(false));
+        assert_eq!(announced_at(&sealed), Some(f.now));
+        assert_eq!(
+            seal_release(&sealed),
+            sealed,
+            "sealing twice changes nothing"
+        );
+        assert!(same_release_text(&note, &sealed));
+        let edited = format!("{sealed}\n### Known issue\nText.\n");
+        assert_eq!(release_edited(&edited), Some(true));
+        assert_eq!(release_edited(&seal_release(&edited)), Some(false));
+    }
+}

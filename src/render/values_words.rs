@@ -1,0 +1,321 @@
+//! The values files' refusals in words ([`ValuesError`]): what is wrong in which file at which
+//! key (or with `--values-path`), then what to write instead; and the YAML parser's messages
+//! worded for Helm users ([`UserMessages`]).
+
+use super::window_words::{max_duration_words, settings_words};
+use super::words::Words;
+use crate::support::files::ReadError;
+use crate::values::error::{Found, Holds, Takes, ValuesError, Wrong};
+use crate::window::MAX_DURATION_SECS;
+use std::borrow::Cow;
+use std::fmt;
+
+impl fmt::Display for ValuesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        words(self).fmt(f)
+    }
+}
+
+/// How to name the values-path input in a message.
+const VALUES_PATH: &str = "--values-path (input values-path)";
+
+/// The words of `e`.
+pub(crate) fn words(e: &ValuesError) -> Words {
+    let (what, help) = match e {
+        ValuesError::EmptyKey(given) => (
+            format!("{VALUES_PATH} {given:?} has an empty key"),
+            "write the parent key of `cull`, e.g. jupyterhub or platform.jupyterhub, or . for the top level".to_string(),
+        ),
+        ValuesError::EndsInCull(given, write) => (
+            format!("{VALUES_PATH} {given:?} ends in `cull`"),
+            format!("it names the key `cull` sits under: write {write}"),
+        ),
+        ValuesError::Unreadable(file, why) => return unreadable(file, why),
+        ValuesError::NotYaml(file, error) => return not_yaml(file, error),
+        ValuesError::TopNotMapping(file, found) => (
+            format!("{file} is not a values file: its top level is {}", described(found)),
+            "a values file is a mapping of keys such as `cull:`".to_string(),
+        ),
+        ValuesError::NotMapping {
+            file,
+            key,
+            found,
+            holds,
+        } => {
+            let what = format!("{file}: `{key}` is {}, not a mapping", described(found));
+            return match holds {
+                Holds::Cull => Words::new(what)
+                    .help("write `cull:` with keys such as `timeout: 3600` beneath it"),
+                Holds::Parent => Words::new(what).help(format!("check {VALUES_PATH}")),
+                Holds::Image => Words::new(what)
+                    .help("write `image:` with keys such as `name:` and `tag:` beneath it"),
+                Holds::Other => Words::new(what),
+            };
+        }
+        ValuesError::Value {
+            file,
+            key,
+            wrong,
+            takes,
+        } => return value_words(file, key, wrong, *takes),
+        ValuesError::NullEnabled(file, key) => (
+            format!("{file}: `{key}` is null"),
+            "z2jh requires true or false there".to_string(),
+        ),
+        ValuesError::UnknownCullKey {
+            file,
+            key,
+            cull,
+            known,
+            like,
+        } => (
+            format!("{file}: `{key}` is not a z2jh cull setting"),
+            format!(
+                "the keys under `{cull}` are {}{}",
+                known.join(", "),
+                like.map(|k| format!("; keys are case-sensitive: did you mean `{k}`?"))
+                    .unwrap_or_default(),
+            ),
+        ),
+        ValuesError::BothPlaces(file, here, there) => (
+            format!("{file} has both `{here}` and `{there}`"),
+            format!(
+                "say which one the hub uses with --values-path {} (input values-path), or --values-path . for the top level",
+                there.split('.').next().unwrap_or_default()
+            ),
+        ),
+        ValuesError::CullOutOfReach(file, at, expected) => (
+            format!("{file} sets `cull` at `{at}`, where codeq-rollout does not read it"),
+            format!(
+                "it reads `{expected}`: name its parent key with --values-path {} (input values-path)",
+                at.strip_suffix(".cull").unwrap_or(".")
+            ),
+        ),
+        ValuesError::SlowStopOutOfReach(file, key, reads) => (
+            format!("{file} sets the slow-stop timeout at the top level, where it is not read"),
+            format!(
+                "codeq-rollout reads z2jh's values under `{}`, so it reads `{reads}`: move `{key}` there, where the chart reads the values of every file",
+                reads.strip_suffix(key).unwrap_or(reads).trim_end_matches('.')
+            ),
+        ),
+        ValuesError::SlowStopNotJupyterHub(file, key, reads) => (
+            format!("{file}: `{key}` is not a JupyterHub setting"),
+            format!(
+                "JupyterHub (6.1.1) has no such option and ignores it, it reads the slow-stop timeout from its tornado settings; move the value to `{reads}`"
+            ),
+        ),
+        ValuesError::ValuesPathNotFound(path, files) => (
+            format!("{VALUES_PATH} {path:?} names a key that none of the values files has"),
+            format!(
+                "the files are {}: write the key `cull` sits under in them, or . for the top level",
+                files.join(", ")
+            ),
+        ),
+        ValuesError::Disagree([(first, its), (second, theirs)]) => (
+            format!("the values files disagree about where `cull` sits: {first} has `{its}`, {second} has `{theirs}`"),
+            "the chart reads z2jh's values at only one of those places, the same for every file; move the keys of one file to where the other has them (no --values-path reads both)".to_string(),
+        ),
+        ValuesError::Invalid(e) => return settings_words(e),
+    };
+    Words::new(what).help(help)
+}
+
+/// A file that is not YAML: where, then the parser's report (worded by [`UserMessages`]).
+fn not_yaml(file: &str, error: &serde_saphyr::Error) -> Words {
+    let report = error.render_with_formatter(&UserMessages);
+    // The parser's report opens with its own `error: `; ours already says it.
+    let report = report.strip_prefix("error: ").unwrap_or(&report);
+    match report.split_once(": ") {
+        Some((at, rest)) if !at.contains('\n') => {
+            Words::new(format!("{file} is not a YAML values file: {at}")).help(rest)
+        }
+        _ => Words::new(format!("{file} is not a YAML values file")).help(report),
+    }
+}
+
+/// A value at `key` of `file` that is `wrong`, where z2jh `takes` another.
+fn value_words(file: &str, key: &str, wrong: &Wrong, takes: Takes) -> Words {
+    let help = match wrong {
+        Wrong::NotPlain(_) => format!(
+            "YAML reads a leading zero (017), an exponent (1e3) or a decimal point (60.0) as a floating-point number; write the digits alone: {}",
+            takes_words(takes)
+        ),
+        Wrong::TooLong(_) => format!(
+            "the longest duration codeq-rollout takes is {}; set the value the hub uses",
+            max_duration_words()
+        ),
+        _ => takes_words(takes),
+    };
+    Words::new(format!("{file}: `{key}` is {}", wrong_words(wrong))).help(help)
+}
+
+/// Why the values file `file` was not read, and what to do (where a relative path starts
+/// only for a relative one).
+fn unreadable(file: &str, why: &ReadError) -> Words {
+    let what = format!("cannot read the JupyterHub values file {file}: {why}");
+    let help = match why {
+        ReadError::NotFound if std::path::Path::new(file).is_relative() => {
+            "relative paths start at the working directory, the workspace in GitHub Actions"
+        }
+        ReadError::NotFound => "check the path",
+        ReadError::IsDirectory => "name the values file, not a directory",
+        ReadError::NotRegular => "give the values file itself, e.g. deploy/values.yaml",
+        ReadError::PermissionDenied => "make it readable for this user",
+        ReadError::TooLarge { .. } => {
+            return Words::new(format!("{what} (1 MiB)")).help(
+                "values files are a few KiB, so check that it is the right file (--jupyterhub-values, input jupyterhub-values)",
+            );
+        }
+        ReadError::NotUtf8 { .. } => "save it as UTF-8",
+        ReadError::Other(_) => "check the path and try again",
+    };
+    Words::new(what).help(format!(
+        "{help}; the files are given with --jupyterhub-values (input jupyterhub-values)"
+    ))
+}
+
+/// What is wrong with a value, after `is`: `negative (-60)`, `the string "1h"`, ...
+fn wrong_words(wrong: &Wrong) -> String {
+    match wrong {
+        Wrong::Kind(found) => described(found),
+        Wrong::Negative(n) => format!("negative ({n})"),
+        Wrong::NotPlain(value) => {
+            format!("the number {value}, but not written as a plain integer")
+        }
+        Wrong::NotWhole(n) => format!("{n}, not a whole number of seconds"),
+        Wrong::TooLong(n) => format!("{n} seconds, more than {} days", MAX_DURATION_SECS / 86_400),
+        Wrong::NotPositive(n) => n.clone(),
+    }
+}
+
+/// What a key takes.
+fn takes_words(takes: Takes) -> String {
+    let text = |what: &str, example: &str| {
+        format!("z2jh takes {what} there as a string, e.g. {example} (quote a number: \"1.2\")")
+    };
+    match takes {
+        Takes::Boolean => "z2jh takes true or false there".to_string(),
+        Takes::Seconds => {
+            "z2jh takes whole seconds there, as an integer such as 3600 (0 or more)".to_string()
+        }
+        Takes::SlowStop => "JupyterHub takes the seconds it holds a stop request there, a number more than 0 such as 10".to_string(),
+        Takes::ImageName => text("the image's name", "ghcr.io/org/lab"),
+        Takes::ImageTag => text("the image's tag", "latest"),
+        Takes::PullPolicy => "z2jh takes Always, IfNotPresent or Never there (as Kubernetes writes them), or null to leave it to Kubernetes".to_string(),
+    }
+}
+
+/// A YAML value in words: `the string "1h"`, `a list`, ...
+fn described(found: &Found) -> String {
+    match found {
+        Found::Null => "null".into(),
+        Found::Bool(b) => format!("the boolean {b}"),
+        Found::Number(n) => format!("the number {n}"),
+        Found::Text(s) => format!("the string {s:?}"),
+        Found::List => "a list".into(),
+        Found::Mapping => "a mapping".into(),
+    }
+}
+
+/// serde-saphyr's messages for users (its default ones advise programmers on its API),
+/// with the two a values file most often meets worded for Helm users.
+pub(crate) struct UserMessages;
+
+impl serde_saphyr::MessageFormatter for UserMessages {
+    fn format_message<'a>(&self, err: &'a serde_saphyr::Error) -> Cow<'a, str> {
+        use serde_saphyr::Error;
+        match err {
+            Error::MultipleDocuments { .. } => Cow::Borrowed(
+                "it holds more than one YAML document (separated by `---`); give each document as its own file",
+            ),
+            Error::DuplicateMappingKey { key: Some(k), .. } => Cow::Owned(format!(
+                "the key `{k}` appears twice in the same mapping; keep one"
+            )),
+            _ => serde_saphyr::UserMessageFormatter.format_message(err),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::window::{InvalidSettings, Origin, SettingsProblem};
+
+    /// Every refusal in words, each variant and each reason; what real files give is
+    /// `values::tests::bad_values_files_are_refused_naming_file_and_key_path`.
+    #[test]
+    fn every_refusal_in_words() {
+        let file = || "deploy/values.yaml".to_string();
+        let not_yaml = serde_saphyr::from_str::<serde_json::Value>("cull: [\n").unwrap_err();
+        let not_mapping = |holds| ValuesError::NotMapping {
+            file: file(),
+            key: "jupyterhub.cull".into(),
+            found: Found::Bool(true),
+            holds,
+        };
+        let value = |wrong, takes| ValuesError::Value {
+            file: file(),
+            key: "jupyterhub.cull.timeout".into(),
+            wrong,
+            takes,
+        };
+        let unknown = |like| ValuesError::UnknownCullKey {
+            file: file(),
+            key: "cull.Timeout".into(),
+            cull: "cull".into(),
+            known: &["enabled", "timeout"],
+            like,
+        };
+        let pair = |file: &str, mark: &str| (file.to_string(), mark.to_string());
+        let slow_stop = "hub.config.JupyterHub.tornado_settings.slow_stop_timeout";
+        let errors = ReadError::every()
+            .into_iter()
+            .map(|why| ValuesError::Unreadable(file(), why))
+            .chain([
+                ValuesError::Unreadable("/etc/hub/values.yaml".into(), ReadError::NotFound),
+                ValuesError::EmptyKey("a..b".into()),
+                ValuesError::EndsInCull("jupyterhub.cull".into(), "jupyterhub".into()),
+                ValuesError::NotYaml(file(), Box::new(not_yaml)),
+                ValuesError::TopNotMapping(file(), Found::List),
+                not_mapping(Holds::Cull),
+                not_mapping(Holds::Parent),
+                not_mapping(Holds::Image),
+                not_mapping(Holds::Other),
+                value(Wrong::Kind(Found::Text("1h".into())), Takes::Seconds),
+                value(Wrong::Kind(Found::Null), Takes::Boolean),
+                value(Wrong::Kind(Found::Number("1.2".into())), Takes::ImageTag),
+                value(Wrong::Kind(Found::Mapping), Takes::ImageName),
+                value(Wrong::Kind(Found::Text("always".into())), Takes::PullPolicy),
+                value(Wrong::Negative("-60".into()), Takes::Seconds),
+                value(Wrong::NotPlain(17.0), Takes::Seconds),
+                value(Wrong::NotWhole("1.5".into()), Takes::Seconds),
+                value(Wrong::TooLong("about 1e23".into()), Takes::Seconds),
+                value(Wrong::NotPositive("0".into()), Takes::SlowStop),
+                ValuesError::NullEnabled(file(), "cull.enabled".into()),
+                unknown(None),
+                unknown(Some("timeout")),
+                ValuesError::BothPlaces(file(), "cull", "jupyterhub.cull".into()),
+                ValuesError::CullOutOfReach(file(), "platform.cull".into(), "cull".into()),
+                ValuesError::SlowStopOutOfReach(
+                    file(),
+                    slow_stop,
+                    format!("jupyterhub.{slow_stop}"),
+                ),
+                ValuesError::SlowStopNotJupyterHub(
+                    file(),
+                    "hub.config.JupyterHub.slow_stop_timeout".into(),
+                    slow_stop.into(),
+                ),
+                ValuesError::ValuesPathNotFound(
+                    "platform".into(),
+                    vec!["a.yaml".into(), "b.yaml".into()],
+                ),
+                ValuesError::Disagree([pair("a.yaml", "jupyterhub.cull"), pair("b.yaml", "cull")]),
+                ValuesError::Invalid(InvalidSettings {
+                    origin: Origin::file("v.yaml", "cull.every"),
+                    problem: SettingsProblem::ZeroEvery { timeout_secs: 3600 },
+                }),
+            ]);
+        insta::assert_snapshot!(crate::render::words::shaped(errors.map(|e| words(&e))));
+    }
+}
