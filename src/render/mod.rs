@@ -12,16 +12,10 @@ pub(crate) mod docs;
 mod help;
 pub(crate) mod messages;
 mod reasons;
+pub(crate) mod status;
 pub(crate) mod usage;
 pub(crate) mod usage_words;
 pub(crate) mod window_words;
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "the shape the words modules take (issue 33); remove once one uses it"
-    )
-)]
 pub(crate) mod words;
 
 pub(crate) use context::TemplateContext;

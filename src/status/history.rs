@@ -16,6 +16,7 @@
 //! (the first and the last are kept), so old stretches thin out while the curve's start and
 //! its latest shape stay.
 
+use super::classify::Totals;
 use crate::window::MAX_HUB_SERVERS;
 use time::OffsetDateTime;
 
@@ -104,6 +105,20 @@ impl History {
             self.points.remove(drop);
         }
     }
+}
+
+/// The history to draw and keep after a run at `now` that counted `totals`: `earlier` (what
+/// the convergence comment held; `None` for none, or refused) with the run's point added
+/// ([`History::push`]: only when its numbers changed).
+pub fn with_this_run(earlier: Option<History>, totals: &Totals, now: OffsetDateTime) -> History {
+    let mut h = earlier.unwrap_or_default();
+    h.push(Point {
+        at: now,
+        stale: totals.stale,
+        running: totals.running,
+        due: totals.converged_by,
+    });
+    h
 }
 
 fn whole_seconds(t: OffsetDateTime) -> OffsetDateTime {

@@ -374,10 +374,7 @@ pub(crate) fn credentials(
         (Some(KubernetesMode::On), _) | (None, Some(_)) => true,
     };
     if !on {
-        return match alarms
-            .iter()
-            .find(|a| matches!(a, Alarm::Mismatch | Alarm::Orphan))
-        {
+        return match alarms.iter().find(|a| a.rule().needs_pods) {
             Some(&alarm) => Err(Refusal::AlarmNeedsPods(alarm)),
             None => Ok(None),
         };
