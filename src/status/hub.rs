@@ -420,29 +420,24 @@ impl HubClient {
     /// another connection error (tried again).
     fn transport_failure(&self, e: &reqwest::Error, shown: &str) -> Failed {
         let url = shown.to_string();
-        if e.is_timeout() {
-            Failed {
-                verdict: Verdict::Retry { asked: None },
-                error: HubError::Timeout {
-                    url,
-                    after: self.timeout,
-                },
-            }
+        let retry = Verdict::Retry { asked: None };
+        let (error, verdict) = if e.is_timeout() {
+            let after = self.timeout;
+            (HubError::Timeout { url, after }, retry)
         } else if plain_http_on_tls(e) {
-            Failed {
-                verdict: Verdict::Final,
-                error: HubError::PlainHttpOnTls { url },
-            }
+            (HubError::PlainHttpOnTls { url }, Verdict::Final)
         } else {
-            Failed {
-                verdict: Verdict::Retry { asked: None },
-                error: HubError::Unreachable {
+            let cause = self.echoed(&root_cause(e));
+            (
+                HubError::Unreachable {
                     url,
-                    cause: self.echoed(&root_cause(e)),
+                    cause,
                     tries: 1,
                 },
-            }
-        }
+                retry,
+            )
+        };
+        Failed { error, verdict }
     }
 
     /// What an answer that is neither a success nor a redirect means: its status, its
@@ -456,8 +451,14 @@ impl HubClient {
         challenge: Option<String>,
         url: String,
     ) -> HubError {
+        let doc = serde_json::from_slice::<ErrorDoc>(body).ok();
+        // The hub API's own error document: both keys.
+        let hubs = doc
+            .as_ref()
+            .filter(|d| d.status.as_ref().is_some_and(serde_json::Value::is_u64));
+        let hubs = hubs.and_then(|d| d.message.clone());
         match status {
-            StatusCode::UNAUTHORIZED => match hub_error_message(body) {
+            StatusCode::UNAUTHORIZED => match hubs {
                 Some(_) => HubError::Unauthorized { url },
                 None => HubError::UnauthorizedNotByHub {
                     url,
@@ -465,7 +466,7 @@ impl HubClient {
                     challenge,
                 },
             },
-            StatusCode::FORBIDDEN => match hub_error_message(body) {
+            StatusCode::FORBIDDEN => match hubs {
                 None => HubError::ForbiddenNotByHub {
                     url,
                     answer: Body::of(body, html),
@@ -482,7 +483,7 @@ impl HubClient {
             s => HubError::Status {
                 url,
                 status: s.as_u16(),
-                hub_message: hub_message(body).map(|m| self.echoed(&m)),
+                hub_message: doc.and_then(|d| d.message).map(|m| self.echoed(&m)),
                 tries: 1,
             },
         }
@@ -703,30 +704,13 @@ impl ServerDoc {
 /// `scopes.py` `needs_scope`: "Missing or invalid credentials.").
 const INVALID_CREDENTIALS: &str = "Missing or invalid credentials";
 
-/// The hub's error `message` (`{"status": N, "message": "..."}`), if the body is that.
-fn hub_message(body: &[u8]) -> Option<String> {
-    #[derive(Deserialize)]
-    struct ErrorDoc {
-        #[serde(rename = "message")]
-        hub_message: Option<String>,
-    }
-    serde_json::from_slice::<ErrorDoc>(body).ok()?.hub_message
-}
-
-/// The `message` of JupyterHub's own error document, `{"status": N, "message": "..."}`
-/// (JupyterHub 6.1.1 `handlers/base.py` `write_error` writes both keys for every API error);
-/// `None` for any other body (HTML, text, other JSON), which the hub's API did not write.
-fn hub_error_message(body: &[u8]) -> Option<String> {
-    #[derive(Deserialize)]
-    struct ErrorDoc {
-        #[allow(dead_code, reason = "required: the shape of the hub's error")]
-        status: u16,
-        #[serde(rename = "message")]
-        hub_message: String,
-    }
-    serde_json::from_slice::<ErrorDoc>(body)
-        .ok()
-        .map(|d| d.hub_message)
+/// JupyterHub's error document, `{"status": N, "message": "..."}` (JupyterHub 6.1.1
+/// `handlers/base.py` `write_error` writes both keys for every API error); a proxy's JSON
+/// may carry a `message` alone.
+#[derive(Deserialize)]
+struct ErrorDoc {
+    status: Option<serde_json::Value>,
+    message: Option<String>,
 }
 
 /// The innermost error of `err`'s source chain, in its words (`Connection refused (os error

@@ -81,21 +81,7 @@ pub(crate) fn hub_error(err: &HubError) -> Words {
             url,
             answer,
             suggested_base,
-        } => {
-            let (answered, location) = match answer {
-                WrongAnswer::NotFound => ("it answered 404", None),
-                WrongAnswer::HtmlPage => ("it answered an HTML page", None),
-                WrongAnswer::Redirect { location } => ("it redirected", location.as_ref()),
-            };
-            Words::new(format!("{url} is not the hub's API ({answered})")).help(format!(
-                "{}give hub-url as the hub's address without /hub/api, so that <hub-url>/hub/api/ is the API{}",
-                location.map(|l| format!("it redirected to {l}: ")).unwrap_or_default(),
-                suggested_base
-                    .as_ref()
-                    .map(|b| format!(", here probably {b}"))
-                    .unwrap_or_else(|| UNDER_A_BASE_URL.to_string())
-            ))
-        }
+        } => wrong_base(url, answer, suggested_base.as_deref()),
         HubError::TooOld { url } => Words::new(format!("the hub at {url} answered without pagination")).help(
             "it is older than JupyterHub 2.0, which status needs (paginated user lists, roles and scopes): upgrade the hub (Zero to JupyterHub 2.0 or later)",
         ),
@@ -127,6 +113,21 @@ pub(crate) fn hub_error(err: &HubError) -> Words {
                 .unwrap_or_default()
         )),
     }
+}
+
+/// [`HubError::WrongBase`] in words: `url` answered `answer`; the base to give instead,
+/// `suggested` or how to find it.
+fn wrong_base(url: &str, answer: &WrongAnswer, suggested: Option<&str>) -> Words {
+    let (answered, location) = match answer {
+        WrongAnswer::NotFound => ("it answered 404", None),
+        WrongAnswer::HtmlPage => ("it answered an HTML page", None),
+        WrongAnswer::Redirect { location } => ("it redirected", location.as_ref()),
+    };
+    Words::new(format!("{url} is not the hub's API ({answered})")).help(format!(
+        "{}give hub-url as the hub's address without /hub/api, so that <hub-url>/hub/api/ is the API{}",
+        location.map(|l| format!("it redirected to {l}: ")).unwrap_or_default(),
+        suggested.map_or_else(|| UNDER_A_BASE_URL.to_string(), |b| format!(", here probably {b}"))
+    ))
 }
 
 /// What a [`HubError::WrongBase`] adds when no other base is suggested: a hub served under a

@@ -37,6 +37,13 @@ use time::OffsetDateTime;
 
 use super::{ISSUE_BODY_LIMIT, MarkerKind, truncate_body, utc_minute, utc_minute_up};
 
+/// `(name, source)` of each template named, read from `templates/` at build time.
+macro_rules! templates {
+    ($($name:literal),* $(,)?) => {
+        [$(($name, include_str!(concat!("../../../templates/", $name)))),*]
+    };
+}
+
 /// The longest user or server name printed, in characters.
 pub(crate) const NAME_MAX_CHARS: usize = 64;
 
@@ -198,42 +205,34 @@ pub(crate) fn table(facts: &StatusFacts<'_>) -> Result<String> {
         "STARTED",
         "LAST ACTIVITY",
         "STOPPED BY",
-    ]
-    .map(String::from);
-    let time_or_dash = |t: Option<OffsetDateTime>| t.map_or_else(|| "-".to_string(), utc_minute);
-    let rows: Vec<[String; 6]> = facts
-        .classification
-        .servers
-        .iter()
-        .map(|c| {
-            [
-                terminal_name(&c.server.user),
-                terminal_name(&c.server.name),
-                state_words(c.state).to_string(),
-                time_or_dash(c.server.started),
-                time_or_dash(c.server.last_activity),
-                deadline_words(c),
-            ]
-        })
+    ];
+    let time = |t: Option<OffsetDateTime>| t.map_or_else(|| "-".to_string(), utc_minute);
+    let servers = &facts.classification.servers;
+    let mut rows = vec![header.map(String::from)];
+    rows.extend(servers.iter().map(|c| {
+        [
+            terminal_name(&c.server.user),
+            terminal_name(&c.server.name),
+            state_words(c.state).to_string(),
+            time(c.server.started),
+            time(c.server.last_activity),
+            deadline_words(c),
+        ]
+    }));
+    let width = |cell: &String| unicode_width::UnicodeWidthStr::width(cell.as_str());
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| rows.iter().map(|row| width(&row[i])).max().unwrap_or(0))
         .collect();
-    let width = unicode_width::UnicodeWidthStr::width;
-    let mut widths = [0; 6];
-    for row in rows.iter().chain([&header]) {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(width(cell.as_str()));
-        }
-    }
     let mut out = String::new();
-    if !rows.is_empty() {
-        for row in [&header].into_iter().chain(&rows) {
-            let mut line = String::new();
-            for (cell, w) in row.iter().zip(widths) {
-                line.push_str(cell);
-                line.push_str(&" ".repeat(w - width(cell.as_str()) + 2));
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
+    for row in rows.iter().filter(|_| !servers.is_empty()) {
+        let cells = row.iter().zip(&widths);
+        let line: String = cells
+            .map(|(cell, w)| format!("{cell}{}", " ".repeat(w - width(cell) + 2)))
+            .collect();
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    if !servers.is_empty() {
         out.push('\n');
     }
     out.push_str(&totals_line(&facts.classification.totals));
@@ -266,32 +265,14 @@ fn totals_line(t: &Totals) -> String {
     line
 }
 
-/// `status`'s templates, `(name, source)`.
-const TEMPLATES: [(&str, &str); 6] = [
-    (
-        "status_body.md.j2",
-        include_str!("../../../templates/status_body.md.j2"),
-    ),
-    (
-        "status_summary.md.j2",
-        include_str!("../../../templates/status_summary.md.j2"),
-    ),
-    (
-        "status_comment.md.j2",
-        include_str!("../../../templates/status_comment.md.j2"),
-    ),
-    (
-        "status_convergence.j2",
-        include_str!("../../../templates/status_convergence.j2"),
-    ),
-    (
-        "status_chart.md.j2",
-        include_str!("../../../templates/status_chart.md.j2"),
-    ),
-    (
-        "status_comment_note.md.j2",
-        include_str!("../../../templates/status_comment_note.md.j2"),
-    ),
+/// `status`'s templates, `(name, source)`, from `templates/`.
+const TEMPLATES: [(&str, &str); 6] = templates![
+    "status_body.md.j2",
+    "status_summary.md.j2",
+    "status_comment.md.j2",
+    "status_convergence.j2",
+    "status_chart.md.j2",
+    "status_comment_note.md.j2",
 ];
 
 /// The render layer's template environment ([`super::build_environment`]: its settings)
@@ -403,20 +384,8 @@ fn render(
         hub => facts.hub_url,
         released_at => utc_minute(facts.released_at),
         now => utc_minute(now),
-        t => context! {
-            running => t.running,
-            updated => t.updated,
-            stale_idle => t.stale_idle,
-            stale_active => t.stale_active,
-            pending => t.pending,
-            pending_stale => t.pending_stale,
-            overdue => t.overdue,
-            converged => t.converged,
-            mismatch => t.mismatch,
-            orphans => t.orphans,
-            unknown => t.unknown,
-            by_digest => t.evidence == Evidence::Digest,
-        },
+        t => t,
+        by_digest => t.evidence == Evidence::Digest,
         unknown => UnknownCounts::of(c),
         converged_by => t.converged_by.map(utc_minute_up),
         all_stale_by => t.all_stale_by.map(utc_minute_up),
