@@ -26,6 +26,7 @@
 //! release note.
 
 use super::{Pending, Server};
+use crate::digest::reference::split_domain;
 use crate::window::{CullSettings, HubScale, at_scale};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -307,33 +308,11 @@ pub enum UnknownWhy {
     Unreadable,
 }
 
-/// A repository with its registry, in one spelling for comparison (the rules of
-/// distribution's `reference.ParseNormalizedNamed`): no registry (`lab`, `org/lab`) means
-/// `docker.io`, `index.docker.io` is `docker.io`, and a one-part Docker Hub name is under
-/// `library/`. Case kept (repositories are lower case; registries compare as given).
-pub(crate) fn normalize_repository(repository: &str) -> String {
-    let (first, rest) = repository.split_once('/').unwrap_or(("", repository));
-    let is_host = first.contains(['.', ':']) || first == "localhost";
-    let (host, path) = if is_host {
-        (first, rest)
-    } else {
-        ("docker.io", repository)
-    };
-    let host = if host == "index.docker.io" {
-        "docker.io"
-    } else {
-        host
-    };
-    if host == "docker.io" && !path.contains('/') {
-        format!("docker.io/library/{path}")
-    } else {
-        format!("{host}/{path}")
-    }
-}
-
 /// Judges a pod's `imageID` against `target`: [`Verdict::New`] when it is
 /// `[scheme://]<repository>@<digest>` with one of the target's digests and (when the target
-/// names one) its repository; [`Verdict::Old`] for another digest in that repository;
+/// names one) its repository, compared as distribution normalises names ([`split_domain`]:
+/// `lab`, `docker.io/lab` and `index.docker.io/library/lab` are one); [`Verdict::Old`] for
+/// another digest in that repository;
 /// [`Verdict::Unknown`] when it is empty or absent (container being created), a bare
 /// `sha256:` ID with no repository (containerd's and CRI-O's image config IDs; DESIGN.md,
 /// Kubernetes facts), another repository, or unreadable. Never [`Verdict::New`] without a
@@ -359,7 +338,7 @@ pub(crate) fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
         return Verdict::Unknown(UnknownWhy::BareId);
     }
     if let Some(wanted) = &target.repository
-        && normalize_repository(wanted) != normalize_repository(repository)
+        && split_domain(wanted) != split_domain(repository)
     {
         return Verdict::Unknown(UnknownWhy::OtherRepository);
     }

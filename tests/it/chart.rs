@@ -196,6 +196,26 @@ fn server(user: &str, started: OffsetDateTime, last: OffsetDateTime) -> Server {
     }
 }
 
+/// What a run at `now` found for a release at `release`: `classification` and the chart's
+/// `history`, by start time on https://hub.example.org, without names.
+fn facts<'a>(
+    release: OffsetDateTime,
+    now: OffsetDateTime,
+    classification: &'a codeq_rollout::Classification,
+    history: &'a History,
+) -> StatusFacts<'a> {
+    StatusFacts {
+        hub_url: "https://hub.example.org",
+        digest: None,
+        released_at: release,
+        now,
+        classification,
+        shifted: false,
+        include_names: false,
+        history: Some(history),
+    }
+}
+
 /// The chart of a job summary, drawn: six runs of a hub of 57 servers coming down toward
 /// the deadline, then this run's point; the bars and the line stand as the history says.
 #[test]
@@ -226,16 +246,7 @@ fn mermaid_draws_the_summarys_chart_as_the_history_says() {
     let classification = classify(servers, release, now, &SettingsModel(Default::default()));
     let history = with_this_run(Some(history), &classification.totals, now);
     assert_eq!(history.points().len(), 7);
-    let facts = StatusFacts {
-        hub_url: "https://hub.example.org",
-        digest: None,
-        released_at: release,
-        now,
-        classification: &classification,
-        shifted: false,
-        include_names: false,
-        history: Some(&history),
-    };
+    let facts = facts(release, now, &classification, &history);
     let summary = status_job_summary(&facts).unwrap();
     let block = mermaid_block(&summary);
     assert!(block.starts_with("xychart-beta\n"), "{block}");
@@ -370,7 +381,7 @@ async fn a_forged_history_is_refused_then_each_change_adds_a_point_to_the_drawn_
     let writes = github.writes().await.len();
     let (stdout, summary) = run("2026-11-30T12:30:00Z").await;
     assert!(
-        stdout.contains("::warning title=Progress chart::the progress chart's history in the convergence comment was ignored (it is 3445 bytes long"),
+        stdout.contains("::warning title=Progress chart::the progress chart's history in the convergence comment was ignored: it is 3445 bytes long%0Ahelp: at most 1900 bytes are read"),
         "{stdout}"
     );
     let first = body();
@@ -522,16 +533,7 @@ fn the_docs_show_the_chart_of_the_history_they_show() {
         .unwrap()
         .unwrap();
     let classification = classify(Vec::new(), release, now, &SettingsModel(Default::default()));
-    let facts = StatusFacts {
-        hub_url: "https://hub.example.org",
-        digest: None,
-        released_at: release,
-        now,
-        classification: &classification,
-        shifted: false,
-        include_names: false,
-        history: Some(&history),
-    };
+    let facts = facts(release, now, &classification, &history);
     let summary = status_job_summary(&facts).unwrap();
     assert_eq!(mermaid_block(&doc), mermaid_block(&summary));
 }
