@@ -675,3 +675,100 @@ fn the_totals_line_counts_pods_in_the_singular_and_the_plural() {
     };
     insta::assert_snapshot!(format!("{}\n{}", line(1), line(2)));
 }
+
+/// The release's image as pods report it: `ghcr.io/org/lab` at `digest`.
+fn lab(digest: &str) -> Option<String> {
+    Some(format!("ghcr.io/org/lab@{digest}"))
+}
+
+/// Judged by digest, one server of each kind: updated, on the old digest although started
+/// after the release, stale, a pod the hub does not list, and an image unknown for each
+/// reason (no pod, no imageID yet, a bare config ID, another repository, an unreadable ID).
+pub(crate) fn digest_scenario() -> Classification {
+    use crate::status::classify::{ImageTarget, PodEvidence, classify_by_digest};
+    let old = "sha256:".to_string() + &"e".repeat(64);
+    let pod = |user: &str, image_id: Option<String>| crate::status::Pod {
+        name: format!("jupyter-{user}"),
+        user: Some(user.into()),
+        server: Some(String::new()),
+        image_id,
+        started: at(9, 0),
+    };
+    let after = |user: &str| server(user, "", at(12, 30), at(12, 59));
+    let servers = vec![
+        after("new"),
+        after("mismatched"),
+        server("stale", "", at(9, 0), at(11, 0)),
+        after("no-pod"),
+        after("creating"),
+        after("bare"),
+        after("mirrored"),
+        after("garbled"),
+    ];
+    let pods = vec![
+        pod("new", lab(digest().as_str())),
+        pod("mismatched", lab(&old)),
+        pod("stale", lab(&old)),
+        pod("creating", None),
+        pod("bare", Some(old.clone())),
+        pod("mirrored", Some(format!("mirror.example/org/lab@{}", digest()))),
+        pod("garbled", Some("ghcr.io/org/lab:latest".into())),
+        pod("orphan", lab(&old)),
+    ];
+    let evidence = PodEvidence {
+        pods,
+        target: ImageTarget {
+            digests: vec![digest()],
+            repository: Some("ghcr.io/org/lab".into()),
+        },
+        hub_read_at: NOW,
+        pods_read_at: NOW,
+    };
+    let model = SettingsModel(CullSettings::default());
+    classify_by_digest(servers, evidence, RELEASE, NOW, &model)
+}
+
+/// Issue 32 item 15: an image unknown is said with what to do for its reason. Running status
+/// again helps only a container still being created; a bare config ID, another repository
+/// or an unreadable imageID is judged by hand (docs/status-kubernetes.md); a missing pod
+/// points at the inputs that select the pods.
+#[test]
+fn each_reason_an_image_is_unknown_is_said_with_what_to_do() {
+    let c = digest_scenario();
+    assert_eq!(c.totals.unknown, 5, "{:?}", c.totals);
+    let facts = facts(&c, Some(&digest_owned()), true);
+    let summary = job_summary(&facts).unwrap();
+    let table = table(&facts).unwrap();
+    for text in [&summary, &table] {
+        assert_eq!(text.matches("run status again").count(), 1, "{text}");
+        assert_eq!(text.matches("by hand").count(), 3, "{text}");
+        assert!(text.contains("check the namespace and helm-release inputs"), "{text}");
+    }
+    insta::assert_snapshot!(format!("{summary}\n---\n{table}"));
+}
+
+/// [`digest`], for facts that outlive a temporary.
+fn digest_owned() -> &'static Digest {
+    static DIGEST: std::sync::OnceLock<Digest> = std::sync::OnceLock::new();
+    DIGEST.get_or_init(digest)
+}
+
+/// The words of every reason an image is unknown, as the table's "stopped by" column
+/// shows them, are the ones docs/status-kubernetes.md explains.
+#[test]
+fn the_kubernetes_doc_explains_every_reason_an_image_is_unknown() {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/status-kubernetes.md"),
+    )
+    .unwrap();
+    for why in [
+        UnknownWhy::NoPod,
+        UnknownWhy::NoImageId,
+        UnknownWhy::BareId,
+        UnknownWhy::OtherRepository,
+        UnknownWhy::Unreadable,
+    ] {
+        let words = unknown_words(why);
+        assert!(doc.contains(&format!("`{words}`")), "{words} not in the doc");
+    }
+}
