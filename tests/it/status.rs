@@ -112,6 +112,7 @@ fn check_against_the_hub(
         settings: settings.cull(),
         scale: settings.scale(3),
     };
+    crate::common::hub::assert_status_json_shape(report);
     let mut deadlines = BTreeMap::new();
     let servers = report["servers"].as_array().unwrap();
     assert_eq!(servers.len(), truth.len(), "{report:#}");
@@ -630,6 +631,7 @@ async fn stale_active_servers_whose_activity_stops_are_culled_by_the_deadline_st
     let (code, stdout, stderr) = status(&CULLER, &base, READER_TOKEN, &released_at, &["--json"]);
     assert_eq!(code, 0, "{stderr}\nlog:\n{}", hub.log());
     let report: Value = serde_json::from_str(&stdout).unwrap();
+    crate::common::hub::assert_status_json_shape(&report);
     let measured_at = time(&report["measured_at"]);
     let model = AtScaleModel {
         settings: CULLER.cull(),

@@ -305,3 +305,49 @@ async fn inside_actions_names_reach_the_log_only_with_include_names() {
     assert!(json[1].contains("alice"), "{}", json[1]);
     insta::assert_snapshot!(hidden);
 }
+
+/// Issue 32 item 16: `status --json` as the binary prints it, outside Actions (names shown)
+/// and inside without include-names, has the shape of `docs/status.schema.json`, and
+/// docs/status.md describes every field that schema states, and its version.
+#[tokio::test]
+async fn status_json_has_the_schemas_shape_and_the_docs_describe_every_field() {
+    let dir = tempfile::tempdir().unwrap();
+    for actions in ["", "true"] {
+        let hub = one_server_hub().await;
+        let out = status_command(&hub.uri(), &dir.path().join("o"), &dir.path().join("s"))
+            .arg("--json")
+            .env("GITHUB_ACTIONS", actions)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        crate::common::hub::assert_status_json_shape(&doc);
+    }
+    let schema = crate::common::hub::status_schema();
+    let doc = std::fs::read_to_string(repo_root().join("docs/status.md")).unwrap();
+    let version = &schema["properties"]["version"]["const"];
+    assert!(
+        doc.contains(&format!("`\"version\": {version}`")),
+        "docs/status.md: version"
+    );
+    let mut fields = Vec::new();
+    property_names(&schema, &mut fields);
+    let missing: Vec<&String> = fields
+        .iter()
+        .filter(|f| !doc.contains(&format!("`{f}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/status.md does not describe {missing:?}"
+    );
+}
+
+/// Every property name `schema` states, at any depth.
+fn property_names(schema: &serde_json::Value, names: &mut Vec<String>) {
+    if let Some(properties) = schema.get("properties").and_then(|p| p.as_object()) {
+        names.extend(properties.keys().cloned());
+    }
+    for child in schema.as_object().into_iter().flat_map(|o| o.values()) {
+        property_names(child, names);
+    }
+}

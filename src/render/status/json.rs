@@ -30,7 +30,8 @@ struct JsonReport<'a> {
     shifted: bool,
     /// The counts (times as RFC 3339, UTC, or `null`).
     totals: &'a Totals,
-    /// Every running server, sorted by deadline, then the pods the hub does not list.
+    /// Every running server and every pod the hub does not list, sorted for reading
+    /// ([`crate::status::classify::Classification::servers`]).
     servers: Vec<JsonServer<'a>>,
 }
 

@@ -711,7 +711,10 @@ pub(crate) fn digest_scenario() -> Classification {
         pod("stale", lab(&old)),
         pod("creating", None),
         pod("bare", Some(old.clone())),
-        pod("mirrored", Some(format!("mirror.example/org/lab@{}", digest()))),
+        pod(
+            "mirrored",
+            Some(format!("mirror.example/org/lab@{}", digest())),
+        ),
         pod("garbled", Some("ghcr.io/org/lab:latest".into())),
         pod("orphan", lab(&old)),
     ];
@@ -742,7 +745,10 @@ fn each_reason_an_image_is_unknown_is_said_with_what_to_do() {
     for text in [&summary, &table] {
         assert_eq!(text.matches("run status again").count(), 1, "{text}");
         assert_eq!(text.matches("by hand").count(), 3, "{text}");
-        assert!(text.contains("check the namespace and helm-release inputs"), "{text}");
+        assert!(
+            text.contains("check the namespace and helm-release inputs"),
+            "{text}"
+        );
     }
     insta::assert_snapshot!(format!("{summary}\n---\n{table}"));
 }
@@ -769,7 +775,10 @@ fn the_kubernetes_doc_explains_every_reason_an_image_is_unknown() {
         UnknownWhy::Unreadable,
     ] {
         let words = unknown_words(why);
-        assert!(doc.contains(&format!("`{words}`")), "{words} not in the doc");
+        assert!(
+            doc.contains(&format!("`{words}`")),
+            "{words} not in the doc"
+        );
     }
 }
 
@@ -800,7 +809,11 @@ fn chart_labels_take_the_forms_the_progress_chart_doc_documents() {
         (
             "only the latest run's deadline, and it is none",
             vec![
-                at(datetime!(2026-11-30 12:10 UTC), 5, Some(datetime!(2026-11-30 14:00 UTC))),
+                at(
+                    datetime!(2026-11-30 12:10 UTC),
+                    5,
+                    Some(datetime!(2026-11-30 14:00 UTC)),
+                ),
                 at(datetime!(2026-11-30 12:40 UTC), 2, None),
             ],
             &["12:10", "12:40"],
@@ -820,7 +833,11 @@ fn chart_labels_take_the_forms_the_progress_chart_doc_documents() {
             vec![
                 at(datetime!(2026-11-30 12:30:10 UTC), 5, None),
                 at(datetime!(2026-11-30 12:30:50 UTC), 4, None),
-                at(datetime!(2026-11-30 13:00 UTC), 3, Some(datetime!(2026-11-30 13:20:01 UTC))),
+                at(
+                    datetime!(2026-11-30 13:00 UTC),
+                    3,
+                    Some(datetime!(2026-11-30 13:20:01 UTC)),
+                ),
             ],
             &["12:30:10", "12:30:50", "13:00:00", "due 13:21"],
             true,
@@ -839,7 +856,11 @@ fn chart_labels_take_the_forms_the_progress_chart_doc_documents() {
             "a deadline on the next date",
             vec![
                 at(datetime!(2026-11-30 23:00 UTC), 5, None),
-                at(datetime!(2026-11-30 23:30 UTC), 3, Some(datetime!(2026-12-01 00:30 UTC))),
+                at(
+                    datetime!(2026-11-30 23:30 UTC),
+                    3,
+                    Some(datetime!(2026-12-01 00:30 UTC)),
+                ),
             ],
             &["11-30 23:00", "11-30 23:30", "due 12-01 00:30"],
             true,
@@ -871,7 +892,10 @@ fn chart_labels_take_the_forms_the_progress_chart_doc_documents() {
         assert_eq!(drawn.y_max, bars.iter().copied().max().unwrap(), "{case}");
         for label in labels {
             let form = label_form(label);
-            assert!(doc.contains(&format!("`{form}`")), "{case}: `{form}` not in the doc");
+            assert!(
+                doc.contains(&format!("`{form}`")),
+                "{case}: `{form}` not in the doc"
+            );
         }
     }
 }
@@ -885,4 +909,27 @@ fn label_form(label: &str) -> String {
         _ => "HH:MM",
     };
     label.split(' ').map(form).collect::<Vec<_>>().join(" ")
+}
+
+/// Issue 32 item 16: the `--json` document, by start time (hostile names) and by digest (a
+/// pod of each kind), has the shape `docs/status.schema.json` states, version and all.
+#[test]
+fn the_json_document_has_the_shape_of_its_schema() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/status.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(schema["properties"]["version"]["const"], json::JSON_VERSION);
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let (by_time, by_digest) = (scenario(), digest_scenario());
+    for (c, d) in [(&by_time, None), (&by_digest, Some(&digest_owned()))] {
+        let text = json(&facts(c, d.copied(), false));
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:#?}\n{text}");
+    }
+    // A field the schema does not state is refused: the schema cannot fall behind.
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&json(&facts(&by_digest, None, false))).unwrap();
+    doc["servers"][0]["pod"]["image"] = "ghcr.io/org/lab".into();
+    assert!(!validator.is_valid(&doc));
 }

@@ -598,3 +598,20 @@ c.JupyterHub.load_roles.append({{"name": "{role}", "services": ["status-reader"]
         scopes = scopes.join(", ")
     )
 }
+
+/// `docs/status.schema.json`, the shape of `status --json`.
+pub fn status_schema() -> serde_json::Value {
+    let path = crate::common::registry::repo_root().join("docs/status.schema.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Asserts that `doc`, a `status --json` document, has the shape of [`status_schema`].
+pub fn assert_status_json_shape(doc: &serde_json::Value) {
+    let schema = status_schema();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let errors: Vec<String> = validator.iter_errors(doc).map(|e| e.to_string()).collect();
+    assert!(
+        errors.is_empty(),
+        "not the schema's shape: {errors:#?}\n{doc:#}"
+    );
+}
