@@ -739,7 +739,7 @@ pub(crate) fn digest_scenario() -> Classification {
 fn each_reason_an_image_is_unknown_is_said_with_what_to_do() {
     let c = digest_scenario();
     assert_eq!(c.totals.unknown, 5, "{:?}", c.totals);
-    let facts = facts(&c, Some(&digest_owned()), true);
+    let facts = facts(&c, Some(digest_owned()), true);
     let summary = job_summary(&facts).unwrap();
     let table = table(&facts).unwrap();
     for text in [&summary, &table] {
@@ -921,8 +921,8 @@ fn the_json_document_has_the_shape_of_its_schema() {
     assert_eq!(schema["properties"]["version"]["const"], json::JSON_VERSION);
     let validator = jsonschema::validator_for(&schema).unwrap();
     let (by_time, by_digest) = (scenario(), digest_scenario());
-    for (c, d) in [(&by_time, None), (&by_digest, Some(&digest_owned()))] {
-        let text = json(&facts(c, d.copied(), false));
+    for (c, d) in [(&by_time, None), (&by_digest, Some(digest_owned()))] {
+        let text = json(&facts(c, d, false));
         let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
         let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
         assert!(errors.is_empty(), "{errors:#?}\n{text}");
