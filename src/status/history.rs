@@ -180,14 +180,8 @@ pub fn parse(
     let mut points: Vec<Point> = Vec::new();
     for (i, token) in inner.split(' ').skip(1).enumerate() {
         let index = i + 1;
-        let mut fields = token.split('/');
-        let (Some(at), Some(stale), Some(running), Some(due), None) = (
-            fields.next(),
-            fields.next(),
-            fields.next(),
-            fields.next(),
-            fields.next(),
-        ) else {
+        let fields: Vec<&str> = token.split('/').collect();
+        let [at, stale, running, due] = fields[..] else {
             return Err(HistoryError::Malformed(index));
         };
         let time = |s: &str| {

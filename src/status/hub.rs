@@ -718,11 +718,8 @@ struct ErrorDoc {
 /// the wrappers above it (reqwest's "error sending request for url (…)", which repeats the
 /// URL the message already names, hyper's "client error (Connect)").
 fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut root = err;
-    while let Some(source) = root.source() {
-        root = source;
-    }
-    root.to_string()
+    let chain = std::iter::successors(Some(err), |e| e.source());
+    chain.last().map_or_else(String::new, ToString::to_string)
 }
 
 /// Whether `err` is a TLS handshake that met plain HTTP: somewhere in its source chain (or
@@ -732,29 +729,21 @@ fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
 /// as the `H` of an `HTTP/1.1 400` answer is not (rustls 0.23.46
 /// `msgs/message/outbound.rs` `read_opaque_message_header`, mapped in `msgs/deframer`).
 fn plain_http_on_tls(err: &(dyn std::error::Error + 'static)) -> bool {
-    let is_plain_http = |e: &(dyn std::error::Error + 'static)| {
-        matches!(
-            e.downcast_ref::<rustls::Error>(),
-            Some(rustls::Error::InvalidMessage(
-                rustls::InvalidMessage::InvalidContentType
-            ))
-        )
-    };
-    let mut next = Some(err);
-    while let Some(e) = next {
-        let mut inner = Some(e);
-        while let Some(i) = inner {
-            if is_plain_http(i) {
-                return true;
-            }
-            inner = i
-                .downcast_ref::<std::io::Error>()
-                .and_then(|io| io.get_ref())
-                .map(|i| i as &(dyn std::error::Error + 'static));
-        }
-        next = e.source();
+    type Error = dyn std::error::Error + 'static;
+    fn inside_io<'a>(e: &&'a Error) -> Option<&'a Error> {
+        let io = e.downcast_ref::<std::io::Error>()?;
+        io.get_ref().map(|i| i as &Error)
     }
-    false
+    std::iter::successors(Some(err), |e| e.source())
+        .flat_map(|e| std::iter::successors(Some(e), inside_io))
+        .any(|e| {
+            matches!(
+                e.downcast_ref::<rustls::Error>(),
+                Some(rustls::Error::InvalidMessage(
+                    rustls::InvalidMessage::InvalidContentType
+                ))
+            )
+        })
 }
 
 /// The authentication scheme a `WWW-Authenticate` value starts with (`Basic`, `Bearer`,

@@ -62,59 +62,45 @@ pub struct ChartView {
 /// than the progress line).
 pub fn chart(facts: &StatusFacts<'_>) -> Option<ChartView> {
     let points = facts.history?.points();
-    let (first, last) = (points.first()?, points.last()?);
-    if points.len() < 2 {
+    let [first, .., last] = points else {
         return None;
-    }
+    };
     // The latest run's deadline only: an earlier point's is what was due then.
     let due = last.due.filter(|d| *d > last.at);
-    let one_date = due
-        .iter()
-        .copied()
-        .chain(points.iter().map(|p| p.at))
-        .all(|t| t.date() == first.at.date());
-    let label = |t: OffsetDateTime, seconds: bool| {
-        let (h, m) = (t.hour(), t.minute());
-        let time = match seconds {
-            true => format!("{h:02}:{m:02}:{:02}", t.second()),
-            false => format!("{h:02}:{m:02}"),
-        };
-        match one_date {
-            true => time,
-            false => format!("{:02}-{:02} {time}", u8::from(t.month()), t.day()),
-        }
-    };
+    let times = || points.iter().map(|p| p.at).chain(due);
+    let one_date = times().all(|t| t.date() == first.at.date());
     // Mermaid merges categories of the same name: two runs within a minute are told apart by
     // their seconds (the points are whole seconds apart at least).
-    let mut labels: Vec<String> = points.iter().map(|p| label(p.at, false)).collect();
-    if labels.windows(2).any(|w| w[0] == w[1]) {
-        labels = points.iter().map(|p| label(p.at, true)).collect();
-    }
+    let minute = |t: OffsetDateTime| (t.date(), t.hour(), t.minute());
+    let seconds = points
+        .windows(2)
+        .any(|w| minute(w[0].at) == minute(w[1].at));
+    let label = |t: OffsetDateTime, seconds: bool| {
+        let date = match one_date {
+            true => String::new(),
+            false => format!("{:02}-{:02} ", u8::from(t.month()), t.day()),
+        };
+        let second = seconds.then(|| format!(":{:02}", t.second()));
+        let (h, m) = (t.hour(), t.minute());
+        format!("{date}{h:02}:{m:02}{}", second.unwrap_or_default())
+    };
+    let mut labels: Vec<String> = points.iter().map(|p| label(p.at, seconds)).collect();
     let mut bars: Vec<u64> = points.iter().map(|p| p.stale).collect();
     let mut line = Vec::new();
-    let mut top = bars.iter().copied().max().unwrap_or(0);
     if let Some(due) = due {
         // Rounded up, as every deadline is said.
-        let due_up = due + time::Duration::seconds(59);
+        let up = due + time::Duration::seconds(59);
         labels.push(format!(
             "due {}",
-            label(due_up.replace_second(0).unwrap_or(due_up), false)
+            label(up.replace_second(0).unwrap_or(up), false)
         ));
         bars.push(0);
         let span = (due - first.at).as_seconds_f64().max(1.0);
         // Counts are at most a million and times within the calendar: exact in an f64.
         #[allow(clippy::cast_precision_loss)]
         let start = first.stale as f64;
-        line = points
-            .iter()
-            .map(|p| p.at)
-            .chain([due])
-            .map(|t| {
-                let left = ((due - t).as_seconds_f64() / span).clamp(0.0, 1.0);
-                format!("{:.1}", start * left)
-            })
-            .collect();
-        top = top.max(first.stale);
+        let left = |t: OffsetDateTime| ((due - t).as_seconds_f64() / span).clamp(0.0, 1.0);
+        line = times().map(|t| format!("{:.1}", start * left(t))).collect();
     }
     let title = match due {
         Some(d) => format!(
@@ -126,8 +112,8 @@ pub fn chart(facts: &StatusFacts<'_>) -> Option<ChartView> {
     Some(ChartView {
         title,
         labels,
+        y_max: bars.iter().copied().max().unwrap_or(0).max(1),
         bars,
         line,
-        y_max: top.max(1),
     })
 }
