@@ -235,44 +235,20 @@ pub(crate) fn table(facts: &StatusFacts<'_>) -> Result<String> {
     if !servers.is_empty() {
         out.push('\n');
     }
-    out.push_str(&totals_line(&facts.classification.totals));
-    out.push('\n');
-    out.push_str(&render(
-        "status_convergence.j2",
-        facts,
-        None,
-        Form::Terminal,
-    )?);
-    out.push('\n');
+    // The template ends with the newline of its last line.
+    out.push_str(&render("status_terminal.j2", facts, None, Form::Terminal)?);
     Ok(out)
 }
 
-fn totals_line(t: &Totals) -> String {
-    let mut line = format!(
-        "{} running: {} updated, {} stale idle, {} stale active, {} pending",
-        t.running, t.updated, t.stale_idle, t.stale_active, t.pending
-    );
-    if t.evidence == Evidence::Digest {
-        line.push_str(&format!(
-            ", {} on the old digest although started after the release, {} image unknown; {} {} the hub does not list",
-            t.mismatch,
-            t.unknown,
-            t.orphans,
-            if t.orphans == 1 { "pod" } else { "pods" }
-        ));
-    }
-    line.push('.');
-    line
-}
-
 /// `status`'s templates, `(name, source)`, from `templates/`.
-const TEMPLATES: [(&str, &str); 6] = templates![
+const TEMPLATES: [(&str, &str); 7] = templates![
     "status_body.md.j2",
     "status_summary.md.j2",
     "status_comment.md.j2",
     "status_convergence.j2",
     "status_chart.md.j2",
     "status_comment_note.md.j2",
+    "status_terminal.j2",
 ];
 
 /// The render layer's template environment ([`super::build_environment`]: its settings)
@@ -379,7 +355,7 @@ fn render(
     let ctx = context! {
         marker => marker,
         b => if form == Form::Markdown { "**" } else { "" },
-        numbers => numbers_line(facts),
+        rows_hash => facts.include_names.then(|| rows_hash(c)),
         digest => facts.digest.map(Digest::as_str),
         hub => facts.hub_url,
         released_at => utc_minute(facts.released_at),
@@ -424,50 +400,25 @@ pub fn job_summary(facts: &StatusFacts<'_>) -> Result<String> {
     render("status_summary.md.j2", facts, None, Form::Markdown)
 }
 
-/// The hidden second line of the comment: every number the comment shows, e.g.
-/// `<!-- codeq-rollout:convergence-numbers running=5 updated=1 stale-idle=2 stale-active=1
-/// pending=1 pending-stale=0 overdue=0 converged=false converged-by=2026-11-30T13:00:00Z
-/// all-stale-by=- -->`, plus `servers=<12 hex>` (a hash of the listed rows) when names are
-/// shown. `crate::status::report::comment_needs_edit` compares it.
-fn numbers_line(facts: &StatusFacts<'_>) -> String {
-    use crate::status::classify::rfc3339;
-    let t = &facts.classification.totals;
-    let time = |x: Option<OffsetDateTime>| x.map_or_else(|| "-".to_string(), rfc3339);
-    let mut line = format!(
-        "<!-- codeq-rollout:convergence-numbers running={} updated={} stale-idle={} stale-active={} pending={} pending-stale={} overdue={} converged={} converged-by={} all-stale-by={} evidence={} mismatch={} orphans={} unknown={}",
-        t.running,
-        t.updated,
-        t.stale_idle,
-        t.stale_active,
-        t.pending,
-        t.pending_stale,
-        t.overdue,
-        t.converged,
-        time(t.converged_by),
-        time(t.all_stale_by),
-        t.evidence.name(),
-        t.mismatch,
-        t.orphans,
-        t.unknown,
-    );
-    if facts.include_names {
-        use sha2::Digest as _;
-        let mut hash = sha2::Sha256::new();
-        for c in named_rows(facts.classification) {
-            for field in [
-                c.server.user.as_str(),
-                c.server.name.as_str(),
-                state_words(c.state),
-                &deadline_words(c),
-            ] {
-                hash.update(field.as_bytes());
-                hash.update([0]);
-            }
+/// A hash of the rows the comment lists by name ([`named_rows`]: user, server, state,
+/// deadline), 12 hex digits, for the comment's numbers line (`templates/status_comment.md.j2`,
+/// which `crate::status::report::comment_needs_edit` compares): a changed row is an edit.
+fn rows_hash(c: &Classification) -> String {
+    use sha2::Digest as _;
+    let mut hash = sha2::Sha256::new();
+    for c in named_rows(c) {
+        let fields = [
+            &c.server.user,
+            &c.server.name,
+            state_words(c.state),
+            &deadline_words(c),
+        ];
+        for field in fields {
+            hash.update(field.as_bytes());
+            hash.update([0]);
         }
-        line.push_str(&format!(" servers={}", &hex::encode(hash.finalize())[..12]));
     }
-    line.push_str(" -->");
-    line
+    hex::encode(hash.finalize())[..12].to_string()
 }
 
 /// The hidden first line of the "Convergence status" comment for `digest`:

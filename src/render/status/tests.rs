@@ -664,14 +664,20 @@ fn the_progress_bar_is_never_fuller_than_the_share() {
 #[test]
 fn the_totals_line_counts_pods_in_the_singular_and_the_plural() {
     let line = |orphans| {
-        totals_line(&Totals {
+        let totals = Totals {
             running: 2,
             updated: 1,
             mismatch: 1,
             orphans,
             evidence: Evidence::Digest,
             ..Totals::default()
-        })
+        };
+        let c = Classification {
+            servers: Vec::new(),
+            totals,
+        };
+        let text = table(&facts(&c, None, false)).unwrap();
+        text.lines().next().unwrap().to_string()
     };
     insta::assert_snapshot!(format!("{}\n{}", line(1), line(2)));
 }
