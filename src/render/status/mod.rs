@@ -26,7 +26,7 @@ pub(crate) use warnings::{
 
 use crate::digest::Digest;
 use crate::status::Pending;
-use crate::status::classify::{Classification, Classified, Evidence, State, Totals, UnknownWhy};
+use crate::status::classify::{Classification, Classified, Evidence, State, UnknownWhy};
 use crate::status::history::{self, History};
 use crate::support::sanitize;
 use anyhow::{Context, Result};
