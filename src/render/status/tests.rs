@@ -4,7 +4,7 @@
 use super::*;
 use crate::render::words::{Words, assert_shape};
 use crate::status::Server;
-use crate::status::classify::{Alarm, SettingsModel, classify};
+use crate::status::classify::{Alarm, SettingsModel, Totals, classify};
 use crate::status::history::{History, HistoryError, Point, with_this_run};
 use crate::window::CullSettings;
 use time::macros::datetime;
