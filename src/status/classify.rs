@@ -487,15 +487,12 @@ pub struct Totals {
     pub all_stale_by: Option<OffsetDateTime>,
 }
 
-/// `2026-11-30T14:05:09Z`: a time in UTC, to the second, as RFC 3339 (the shape of every
-/// time `status` writes for machines: `--json`, the Actions outputs, the comment's numbers).
-/// Never panics ([`crate::support::time::rfc3339_seconds`]): every time `status` holds was
-/// parsed in UTC within the years 0000 to 9999 (`--now`, `released-at`, the hub's times,
-/// [`crate::support::time::parse_rfc3339`]) or is a deadline checked against the calendar's
-/// end ([`crate::window::fits_calendar`]).
-pub(crate) fn rfc3339(t: OffsetDateTime) -> String {
-    crate::support::time::rfc3339_seconds(t)
-}
+/// `2026-11-30T14:05:09Z`, the shape of every time `status` writes for machines (`--json`,
+/// the Actions outputs, the comment's numbers): the one writer,
+/// [`crate::support::time::rfc3339_seconds`]. Every time `status` holds was parsed in UTC
+/// within the years 0000 to 9999 or is a deadline checked against the calendar's end
+/// ([`crate::window::fits_calendar`]).
+pub(crate) use crate::support::time::rfc3339_seconds as rfc3339;
 
 /// serde: an optional time as [`rfc3339`], or `null`.
 pub(crate) fn rfc3339_seconds<S: serde::Serializer>(
