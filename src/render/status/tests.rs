@@ -769,10 +769,7 @@ fn digest_owned() -> &'static Digest {
 /// shows them, are the ones docs/status-kubernetes.md explains.
 #[test]
 fn the_kubernetes_doc_explains_every_reason_an_image_is_unknown() {
-    let doc = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/status-kubernetes.md"),
-    )
-    .unwrap();
+    let doc = include_str!("../../../docs/status-kubernetes.md");
     for why in [
         UnknownWhy::NoPod,
         UnknownWhy::NoImageId,
@@ -873,10 +870,7 @@ fn chart_labels_take_the_forms_the_progress_chart_doc_documents() {
         ),
     ];
     let c = scenario();
-    let doc = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/progress-chart.md"),
-    )
-    .unwrap();
+    let doc = include_str!("../../../docs/progress-chart.md");
     for (case, points, labels, line) in cases {
         let mut h = History::default();
         for p in &points {
@@ -921,9 +915,8 @@ fn label_form(label: &str) -> String {
 /// pod of each kind), has the shape `docs/status.schema.json` states, version and all.
 #[test]
 fn the_json_document_has_the_shape_of_its_schema() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/status.schema.json");
     let schema: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        serde_json::from_str(include_str!("../../../docs/status.schema.json")).unwrap();
     assert_eq!(schema["properties"]["version"]["const"], json::JSON_VERSION);
     let validator = jsonschema::validator_for(&schema).unwrap();
     let (by_time, by_digest) = (scenario(), digest_scenario());
