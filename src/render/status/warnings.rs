@@ -99,7 +99,7 @@ pub(crate) fn mismatch_annotation(
     (
         "Server on the old image".to_string(),
         Words::new(format!(
-            "{who} started after the release but runs the old digest {}",
+            "{who} started after the release but runs {}",
             super::short_digest(digest)
         ))
         .help(format!(
