@@ -364,10 +364,8 @@ fn render(
         by_digest => t.evidence == Evidence::Digest,
         unknown => UnknownCounts::of(c),
         converged_by => t.converged_by.map(utc_minute_up),
-        all_stale_by => t.all_stale_by.map(utc_minute_up),
         // Passed already (as [`Classified::overdue`]): said as overdue, not as to come.
         converged_by_overdue => t.converged_by.is_some_and(|at| at < now),
-        all_stale_by_overdue => t.all_stale_by.is_some_and(|at| at < now),
         active_if_idle_by => active_if_idle_by.map(utc_minute_up),
         active_in_use_by => active_in_use_by.map(utc_minute_up),
         active_in_use_overdue => active_in_use_by.is_some_and(|at| at < now),
