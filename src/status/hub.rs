@@ -746,15 +746,13 @@ fn plain_http_on_tls(err: &(dyn std::error::Error + 'static)) -> bool {
         })
 }
 
-/// The authentication scheme a `WWW-Authenticate` value starts with (`Basic`, `Bearer`,
-/// `Negotiate`: RFC 9110 §11.1, a token), `None` when it does not start with one of at most
-/// 32 token characters.
+/// The authentication scheme of a `WWW-Authenticate` value's first challenge (`Basic`,
+/// `Bearer`, `Negotiate`: RFC 9110 §11.1, a token; parsed by `http-auth`, as the registry's
+/// challenges are), at most 32 characters; `None` when the value holds none.
 fn auth_scheme(value: &[u8]) -> Option<String> {
-    let text = std::str::from_utf8(value).ok()?.trim_start();
-    let scheme = text.split([' ', ',']).next()?;
-    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
-    (!scheme.is_empty() && scheme.len() <= 32 && scheme.bytes().all(token))
-        .then(|| scheme.to_string())
+    let text = std::str::from_utf8(value).ok()?;
+    let first = http_auth::ChallengeParser::new(text).next()?.ok()?;
+    (first.scheme.len() <= 32).then(|| first.scheme.to_string())
 }
 
 /// The scopes in a 403's "… requires any of [a, b]" (JupyterHub `scopes.py`
