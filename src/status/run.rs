@@ -324,10 +324,10 @@ const MISMATCH_ANNOTATIONS_MAX: usize = 10;
 
 /// The run failed on `fail-on`: the measurement succeeded, the alarms fired. `main` prints
 /// it as an error annotation titled `title` and exits 1; its message (`Display`) is
-/// [`report::alarm_annotation`]'s.
+/// [`render::status::alarm_annotation`]'s.
 #[derive(Debug)]
 pub(crate) struct AlarmsFired {
-    /// The annotation's title ([`report::alarm_annotation`]'s).
+    /// The annotation's title ([`render::status::alarm_annotation`]'s).
     pub title: String,
     /// The alarms that fired, as `fail-on` lists them.
     pub fired: Vec<Alarm>,

@@ -1,12 +1,12 @@
 //! What went wrong talking to the hub, as data: its words are the render layer's
-//! ([`crate::render::status::hub_error`]).
+//! ([`crate::render::status`], `hub_words.rs`).
 
 use crate::support::time::TimeError;
 use std::time::Duration;
 
 /// What went wrong talking to the hub, as data. Every variant names the URL asked (never the
 /// token) and carries what the user needs to fix it; its words, and the fix chosen by
-/// variant, are the render layer's ([`crate::render::status::hub_error`], `Display`).
+/// variant, are the render layer's ([`crate::render::status`], `Display`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum HubError {
     /// The base URL given cannot be a hub's address.
