@@ -95,13 +95,14 @@ pub use publish::{Change, IssuePlan, Plan, Target, look_up, publish, release_tag
 
 // `status`: the hub's token scopes and role, the classification of servers, the history
 // line, the report's outputs, job summary and chart.
+pub use render::status::{StatusFacts, chart, job_summary as status_job_summary};
 pub use status::Server;
-pub use status::classify::{AtScaleModel, CullerModel, ServerTimes, SettingsModel, classify};
-pub use status::history::{History, Point, parse as parse_history};
-pub use status::hub::{ROLE_NAME, ROLE_SNIPPET, SCOPES};
-pub use status::report::{
-    StatusFacts, chart, job_summary as status_job_summary, outputs as status_outputs, with_this_run,
+pub use status::classify::{
+    AtScaleModel, Classification, CullerModel, ServerTimes, SettingsModel, classify,
 };
+pub use status::history::{History, Point, parse as parse_history, with_this_run};
+pub use status::hub::{ROLE_NAME, ROLE_SNIPPET, SCOPES};
+pub use status::report::outputs as status_outputs;
 
 use std::process::ExitCode;
 

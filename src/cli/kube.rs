@@ -79,7 +79,7 @@ impl KubeArgs {
             (on, given) => on.unwrap_or(given.is_some()),
         };
         if !on {
-            let needs_pods = |a: &Alarm| matches!(a, Alarm::Mismatch | Alarm::Orphan);
+            let needs_pods = |a: &Alarm| a.rule().needs_pods;
             let Some(alarm) = self.alarms().into_iter().find(needs_pods) else {
                 return Ok(None);
             };

@@ -8,7 +8,7 @@
 pub(crate) mod host;
 pub(crate) mod layout;
 pub(crate) mod manifest;
-mod reference;
+pub(crate) mod reference;
 pub(crate) mod registry;
 mod source;
 

@@ -79,7 +79,7 @@ pub(super) fn parse(text: &str) -> Result<Reference, ParseError> {
 /// distribution's `splitDockerDomain`: the first path component is a registry when it has a
 /// `.` or a `:` or is `localhost`; otherwise the name is on Docker Hub, where a name of one
 /// component is an official image (`library/NAME`).
-fn split_domain(name: &str) -> (String, String) {
+pub(crate) fn split_domain(name: &str) -> (String, String) {
     let (mut domain, mut rest) = match name.split_once('/') {
         Some((first, rest)) if first.contains(['.', ':']) || first == "localhost" => {
             (first.to_string(), rest.to_string())

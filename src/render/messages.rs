@@ -40,7 +40,7 @@ pub(crate) enum RunWarning<'a> {
     },
     /// The progress chart's history in the convergence comment was refused (untrusted: anyone
     /// who can edit the comment can write it): the words of
-    /// [`crate::status::report::history_refused`].
+    /// [`crate::render::status::history_refused`].
     HistoryRefused(&'a str),
     /// New servers may start on an older image than the one announced: the effective pull
     /// policy is not `Always` and the image is not pinned by digest ([`PullRisk`]).

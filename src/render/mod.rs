@@ -18,6 +18,7 @@ mod marker;
 pub(crate) mod messages;
 mod reading_words;
 mod reasons;
+pub(crate) mod status;
 pub(crate) mod templates;
 pub(crate) mod usage;
 pub(crate) mod usage_words;
@@ -33,9 +34,6 @@ pub(crate) use marker::{
     release_edited, same_release_text,
 };
 pub(crate) use templates::table_cell;
-// Merge note (issue 33): the time formatters live in `crate::support::time`; these paths
-// serve other slices' call sites (`status::report`) until the merge points them there.
-pub(crate) use crate::support::time::{utc_minute, utc_minute_up};
 
 use crate::digest::Digest;
 use crate::support::sanitize;

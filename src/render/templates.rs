@@ -16,7 +16,7 @@ macro_rules! embedded {
 }
 
 /// Every template of `templates/`, by file name.
-const TEMPLATES: [(&str, &str); 13] = embedded!(
+const TEMPLATES: [(&str, &str); 14] = embedded!(
     "release_note.md.j2",
     "tracking_issue.md.j2",
     "tracking_update.md.j2",
@@ -30,6 +30,7 @@ const TEMPLATES: [(&str, &str); 13] = embedded!(
     "status_convergence.j2",
     "status_chart.md.j2",
     "status_comment_note.md.j2",
+    "status_terminal.j2",
 );
 
 /// The render work allowed to a team's template, in minijinja fuel (about one unit per

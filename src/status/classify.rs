@@ -26,8 +26,10 @@
 //! release note.
 
 use super::{Pending, Server};
+use crate::digest::reference::split_domain;
 use crate::window::{CullSettings, HubScale, at_scale};
 use serde::Serialize;
+use std::collections::HashMap;
 use time::{Duration, OffsetDateTime};
 
 /// A server's times, as the culler reads them.
@@ -205,9 +207,24 @@ pub enum Evidence {
     StartTime,
 }
 
-/// An alarm a scheduled run can fail on (`fail-on`; serde and clap kebab-case).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
+impl Evidence {
+    /// Its name in `--json`, the outputs and the comment's numbers: serde's, the one
+    /// spelling (`digest`, `start-time`).
+    pub(crate) fn name(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .expect("a unit variant serialises as its name")
+    }
+}
+
+/// An alarm a scheduled run can fail on (`fail-on`). Its name, `mismatch`, `overdue` or
+/// `orphan`, is clap's (kebab-case of the variant): the one spelling the command line reads
+/// and the words print ([`crate::render::status::alarm_annotation`]).
+///
+/// A new alarm is this variant, its [`Alarm::rule`] and its words
+/// ([`crate::render::status::alarm_words`]): the compiler points to the last two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
 #[value(rename_all = "kebab-case")]
 pub enum Alarm {
     /// A server started after the release runs the old digest ([`State::Mismatch`]).
@@ -216,6 +233,41 @@ pub enum Alarm {
     Overdue,
     /// A single-user pod the hub does not list ([`State::Orphan`]).
     Orphan,
+}
+
+/// What fires an [`Alarm`]: the count of [`Totals`] it watches, and whether only digest
+/// evidence (each pod's `imageID`, from Kubernetes) can raise that count.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AlarmRule {
+    /// The servers (or pods) that fire it.
+    pub(crate) count: fn(&Totals) -> u64,
+    /// Whether `fail-on` naming it needs Kubernetes (refused without, exit 2).
+    pub(crate) needs_pods: bool,
+}
+
+impl Alarm {
+    /// The alarm's rule: one arm per alarm.
+    pub(crate) fn rule(self) -> AlarmRule {
+        let (count, needs_pods): (fn(&Totals) -> u64, bool) = match self {
+            Alarm::Mismatch => (|t| t.mismatch, true),
+            Alarm::Overdue => (|t| t.overdue, false),
+            Alarm::Orphan => (|t| t.orphans, true),
+        };
+        AlarmRule { count, needs_pods }
+    }
+
+    /// How many servers (or pods) of `totals` fire it.
+    pub(crate) fn count(self, totals: &Totals) -> u64 {
+        (self.rule().count)(totals)
+    }
+
+    /// Its name as `fail-on` takes it (clap's, kebab-case).
+    pub(crate) fn name(self) -> String {
+        clap::ValueEnum::to_possible_value(&self)
+            .expect("no alarm is skipped by clap")
+            .get_name()
+            .to_string()
+    }
 }
 
 /// The images that count as the release, for [`judge`]: the announced digest (the image
@@ -256,33 +308,11 @@ pub enum UnknownWhy {
     Unreadable,
 }
 
-/// A repository with its registry, in one spelling for comparison (the rules of
-/// distribution's `reference.ParseNormalizedNamed`): no registry (`lab`, `org/lab`) means
-/// `docker.io`, `index.docker.io` is `docker.io`, and a one-part Docker Hub name is under
-/// `library/`. Case kept (repositories are lower case; registries compare as given).
-pub(crate) fn normalize_repository(repository: &str) -> String {
-    let (first, rest) = repository.split_once('/').unwrap_or(("", repository));
-    let is_host = first.contains(['.', ':']) || first == "localhost";
-    let (host, path) = if is_host {
-        (first, rest)
-    } else {
-        ("docker.io", repository)
-    };
-    let host = if host == "index.docker.io" {
-        "docker.io"
-    } else {
-        host
-    };
-    if host == "docker.io" && !path.contains('/') {
-        format!("docker.io/library/{path}")
-    } else {
-        format!("{host}/{path}")
-    }
-}
-
 /// Judges a pod's `imageID` against `target`: [`Verdict::New`] when it is
 /// `[scheme://]<repository>@<digest>` with one of the target's digests and (when the target
-/// names one) its repository; [`Verdict::Old`] for another digest in that repository;
+/// names one) its repository, compared as distribution normalises names ([`split_domain`]:
+/// `lab`, `docker.io/lab` and `index.docker.io/library/lab` are one); [`Verdict::Old`] for
+/// another digest in that repository;
 /// [`Verdict::Unknown`] when it is empty or absent (container being created), a bare
 /// `sha256:` ID with no repository (containerd's and CRI-O's image config IDs; DESIGN.md,
 /// Kubernetes facts), another repository, or unreadable. Never [`Verdict::New`] without a
@@ -308,7 +338,7 @@ pub(crate) fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
         return Verdict::Unknown(UnknownWhy::BareId);
     }
     if let Some(wanted) = &target.repository
-        && normalize_repository(wanted) != normalize_repository(repository)
+        && split_domain(wanted) != split_domain(repository)
     {
         return Verdict::Unknown(UnknownWhy::OtherRepository);
     }
@@ -352,6 +382,36 @@ pub struct PodFacts {
     pub digest: Option<String>,
     /// Why the image is unknown; `None` when it is known.
     pub unknown: Option<UnknownWhy>,
+}
+
+impl PodFacts {
+    /// `pod` (`None`: no pod found for the server) judged against `target` ([`judge`]).
+    fn judged(pod: Option<super::Pod>, target: &ImageTarget) -> Self {
+        let verdict = pod
+            .as_ref()
+            .map_or(Verdict::Unknown(UnknownWhy::NoPod), |p| {
+                judge(p.image_id.as_deref(), target)
+            });
+        let (digest, unknown) = match verdict {
+            Verdict::New => (None, None),
+            Verdict::Old(digest) => (Some(digest), None),
+            Verdict::Unknown(why) => (None, Some(why)),
+        };
+        Self {
+            pod,
+            digest,
+            unknown,
+        }
+    }
+
+    /// The [`Verdict`] these facts record.
+    fn verdict(&self) -> Verdict {
+        match (&self.digest, self.unknown) {
+            (Some(digest), _) => Verdict::Old(digest.clone()),
+            (None, Some(why)) => Verdict::Unknown(why),
+            (None, None) => Verdict::New,
+        }
+    }
 }
 
 /// One server with its state and forecast. Serialises as a `--json` server without its
@@ -427,15 +487,12 @@ pub struct Totals {
     pub all_stale_by: Option<OffsetDateTime>,
 }
 
-/// `2026-11-30T14:05:09Z`: a time in UTC, to the second, as RFC 3339 (the shape of every
-/// time `status` writes for machines: `--json`, the Actions outputs, the comment's numbers).
-/// Never panics ([`crate::support::time::rfc3339_seconds`]): every time `status` holds was
-/// parsed in UTC within the years 0000 to 9999 (`--now`, `released-at`, the hub's times,
-/// [`crate::support::time::parse_rfc3339`]) or is a deadline checked against the calendar's
-/// end ([`crate::window::fits_calendar`]).
-pub(crate) fn rfc3339(t: OffsetDateTime) -> String {
-    crate::support::time::rfc3339_seconds(t)
-}
+/// `2026-11-30T14:05:09Z`, the shape of every time `status` writes for machines (`--json`,
+/// the Actions outputs, the comment's numbers): the one writer,
+/// [`crate::support::time::rfc3339_seconds`]. Every time `status` holds was parsed in UTC
+/// within the years 0000 to 9999 or is a deadline checked against the calendar's end
+/// ([`crate::window::fits_calendar`]).
+pub(crate) use crate::support::time::rfc3339_seconds as rfc3339;
 
 /// serde: an optional time as [`rfc3339`], or `null`.
 pub(crate) fn rfc3339_seconds<S: serde::Serializer>(
@@ -460,21 +517,39 @@ pub struct Classification {
 }
 
 impl Classification {
-    /// The alarms that fired, sorted, whatever `fail-on` asks: [`Alarm::Mismatch`] with a
-    /// mismatched server, [`Alarm::Overdue`] with an overdue stale server, [`Alarm::Orphan`]
-    /// with a pod the hub does not list (the first and last only with digest evidence).
+    /// The alarms that fired, sorted, whatever `fail-on` asks: each whose count
+    /// ([`Alarm::rule`]) is not zero.
     pub fn alarms(&self) -> Vec<Alarm> {
-        let t = &self.totals;
-        [
-            (Alarm::Mismatch, t.mismatch),
-            (Alarm::Overdue, t.overdue),
-            (Alarm::Orphan, t.orphans),
-        ]
-        .into_iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(a, _)| a)
-        .collect()
+        <Alarm as clap::ValueEnum>::value_variants()
+            .iter()
+            .copied()
+            .filter(|a| a.count(&self.totals) > 0)
+            .collect()
     }
+
+    /// The latest `time` of the servers in `states`; `None` when one of them has none (or
+    /// there is none): when they will all be gone, if that can be said.
+    pub(crate) fn latest(
+        &self,
+        states: &[State],
+        time: impl Fn(&Classified) -> Option<OffsetDateTime>,
+    ) -> Option<OffsetDateTime> {
+        latest(&self.servers, states, time)
+    }
+}
+
+/// [`Classification::latest`] of `servers`.
+fn latest(
+    servers: &[Classified],
+    states: &[State],
+    time: impl Fn(&Classified) -> Option<OffsetDateTime>,
+) -> Option<OffsetDateTime> {
+    servers
+        .iter()
+        .filter(|c| states.contains(&c.state))
+        .try_fold(None, |acc: Option<OffsetDateTime>, c| {
+            time(c).map(|t| Some(acc.map_or(t, |a| a.max(t))))
+        })?
 }
 
 /// Classifies `servers` by start time ([`Evidence::StartTime`]) against the release that
@@ -514,200 +589,204 @@ fn classify_inner(
     now: OffsetDateTime,
     model: &impl CullerModel,
 ) -> Classification {
-    use std::collections::HashMap;
     let by_digest = evidence.is_some();
-    let (pods, target, read) = match evidence {
-        Some(e) => (e.pods, e.target, Some((e.hub_read_at, e.pods_read_at))),
-        None => (Vec::new(), ImageTarget::default(), None),
-    };
-    // (user, server) → pods, in listing order.
-    let mut joined: HashMap<(String, String), Vec<super::Pod>> = HashMap::new();
-    let mut orphans: Vec<super::Pod> = Vec::new();
-    for pod in pods {
-        match &pod.user {
-            Some(user) => joined
-                .entry((user.clone(), pod.server.clone().unwrap_or_default()))
-                .or_default()
-                .push(pod),
-            None => orphans.push(pod),
-        }
-    }
-    // Two pods of one server (a pod still terminating beside its successor): the server
-    // takes the newest by start time (then name), whatever the listing order; the others
-    // count as pods the hub does not list.
-    for candidates in joined.values_mut() {
-        candidates.sort_by(|a, b| a.started.cmp(&b.started).then(a.name.cmp(&b.name)));
-    }
-    let mut totals = Totals::default();
-    let mut idle_by: Option<Option<OffsetDateTime>> = None;
-    let mut all_by: Option<Option<OffsetDateTime>> = None;
-    let later = |acc: &mut Option<Option<OffsetDateTime>>, d: Option<OffsetDateTime>| {
-        *acc = Some(match (*acc, d) {
-            (None, d) => d,
-            (Some(Some(a)), Some(d)) => Some(a.max(d)),
-            (Some(_), _) => None,
-        });
-    };
-    let mut out: Vec<Classified> = servers
+    let mut pods = evidence.map(Pods::join);
+    let mut servers: Vec<Classified> = servers
         .into_iter()
         .map(|server| {
-            let times = ServerTimes {
-                started: server.started,
-                last_activity: server.last_activity,
-            };
-            let after_release = server.started.is_some_and(|s| s > released_at);
-            let pending = server.pending.is_some() || !server.ready;
-            let pod_facts = by_digest.then(|| {
-                let pod = joined
-                    .get_mut(&(server.user.clone(), server.name.clone()))
-                    .and_then(std::vec::Vec::pop);
-                let verdict = pod
-                    .as_ref()
-                    .map_or(Verdict::Unknown(UnknownWhy::NoPod), |p| {
-                        judge(p.image_id.as_deref(), &target)
-                    });
-                (pod, verdict)
-            });
-            let verdict = pod_facts.as_ref().map(|(_, v)| v.clone());
-            let stale_state = || {
-                if model.is_active(&times, now) {
-                    State::StaleActive
-                } else {
-                    State::StaleIdle
-                }
-            };
-            let state = match (&verdict, pending) {
-                (_, true) => State::Pending,
-                (None, false) if after_release => State::Updated,
-                (None, false) => stale_state(),
-                (Some(Verdict::New), false) => State::Updated,
-                (Some(Verdict::Old(_)), false) if after_release => State::Mismatch,
-                (Some(Verdict::Old(_)), false) => stale_state(),
-                (Some(Verdict::Unknown(_)), false) => State::Unknown,
-            };
-            let pod = pod_facts.map(|(pod, verdict)| PodFacts {
-                pod,
-                digest: match &verdict {
-                    Verdict::Old(d) => Some(d.clone()),
-                    _ => None,
-                },
-                unknown: match verdict {
-                    Verdict::Unknown(why) => Some(why),
-                    _ => None,
-                },
-            });
-            let deadline = matches!(state, State::StaleIdle | State::StaleActive)
-                .then(|| model.deadline(&times, now))
-                .flatten();
-            let in_use_deadline = (state == State::StaleActive)
-                .then(|| model.in_use_deadline(&times))
-                .flatten();
-            let overdue = deadline.is_some_and(|d| d < now);
-            totals.running += 1;
-            totals.overdue += u64::from(overdue);
-            match state {
-                State::StaleIdle => {
-                    totals.stale_idle += 1;
-                    later(&mut idle_by, deadline);
-                    later(&mut all_by, deadline);
-                }
-                State::StaleActive => {
-                    totals.stale_active += 1;
-                    later(&mut all_by, deadline);
-                }
-                State::Pending => {
-                    totals.pending += 1;
-                    // A stopping server, or one started before the release, may run the old
-                    // image; a spawn begun after the release pulls the new one. By digest: a
-                    // pod already on the new image is not stale, whatever else.
-                    let old = match &verdict {
-                        Some(Verdict::New) => false,
-                        Some(Verdict::Old(_)) => true,
-                        _ => !after_release || server.pending == Some(Pending::Stop),
-                    };
-                    totals.pending_stale += u64::from(old);
-                }
-                State::Updated => totals.updated += 1,
-                State::Mismatch => totals.mismatch += 1,
-                State::Unknown => totals.unknown += 1,
-                State::Orphan => {}
-            }
-            Classified {
-                server,
-                state,
-                deadline,
-                in_use_deadline,
-                overdue,
-                pod,
-            }
+            let pod = pods.as_mut().map(|p| p.of(&server));
+            classify_server(server, pod, released_at, now, model)
         })
         .collect();
-    // Pods no server joined: the extra ones of a joined key and those without a user.
-    orphans.extend(joined.into_values().flatten());
-    orphans.retain(|p| {
-        p.started
-            .zip(read)
-            .is_some_and(|(s, (hub, pods))| s < hub || s > pods + CLOCK_SKEW)
-    });
-    for pod in orphans {
-        let verdict = judge(pod.image_id.as_deref(), &target);
-        totals.orphans += 1;
-        out.push(Classified {
-            server: Server {
-                user: pod.user.clone().unwrap_or_default(),
-                name: pod.server.clone().unwrap_or_default(),
-                started: pod.started,
-                last_activity: None,
-                ready: true,
-                pending: None,
-            },
-            state: State::Orphan,
-            deadline: None,
-            in_use_deadline: None,
-            overdue: false,
-            pod: Some(PodFacts {
-                digest: match &verdict {
-                    Verdict::Old(d) => Some(d.clone()),
-                    _ => None,
-                },
-                unknown: match verdict {
-                    Verdict::Unknown(why) => Some(why),
-                    _ => None,
-                },
-                pod: Some(pod),
-            }),
-        });
-    }
-    totals.stale = totals.stale_idle + totals.stale_active;
-    totals.evidence = if by_digest {
+    servers.extend(pods.into_iter().flat_map(Pods::orphans));
+    let evidence = if by_digest {
         Evidence::Digest
     } else {
         Evidence::StartTime
     };
-    totals.converged = totals.stale == 0
-        && totals.pending_stale == 0
-        && (!by_digest || totals.mismatch + totals.orphans + totals.unknown == 0);
-    totals.converged_by = idle_by.flatten();
-    totals.all_stale_by = all_by.flatten();
-    out.sort_by(|a, b| {
-        let rank = |c: &Classified| match c.state {
-            State::Mismatch | State::Orphan => (0, true),
-            State::StaleIdle | State::StaleActive => (1, c.deadline.is_none()),
-            State::Unknown => (2, true),
-            State::Pending => (3, true),
-            State::Updated => (4, true),
-        };
-        rank(a)
-            .cmp(&rank(b))
-            .then(a.deadline.cmp(&b.deadline))
-            .then(a.state.cmp(&b.state))
-            .then_with(|| a.server.user.cmp(&b.server.user))
-            .then_with(|| a.server.name.cmp(&b.server.name))
-    });
-    Classification {
-        servers: out,
-        totals,
+    let totals = Totals::of(&servers, evidence, released_at);
+    servers.sort_by(reading_order);
+    Classification { servers, totals }
+}
+
+/// One server where it stands (see [`classify_by_digest`] for `pod`, `None` by start time).
+fn classify_server(
+    server: Server,
+    pod: Option<PodFacts>,
+    released_at: OffsetDateTime,
+    now: OffsetDateTime,
+    model: &impl CullerModel,
+) -> Classified {
+    let times = ServerTimes {
+        started: server.started,
+        last_activity: server.last_activity,
+    };
+    let after_release = server.started.is_some_and(|s| s > released_at);
+    let pending = server.pending.is_some() || !server.ready;
+    let state = match pod.as_ref().map(PodFacts::verdict) {
+        _ if pending => State::Pending,
+        Some(Verdict::Unknown(_)) => State::Unknown,
+        Some(Verdict::New) => State::Updated,
+        None if after_release => State::Updated,
+        Some(Verdict::Old(_)) if after_release => State::Mismatch,
+        _ if model.is_active(&times, now) => State::StaleActive,
+        _ => State::StaleIdle,
+    };
+    let deadline = matches!(state, State::StaleIdle | State::StaleActive)
+        .then(|| model.deadline(&times, now))
+        .flatten();
+    let in_use_deadline = (state == State::StaleActive)
+        .then(|| model.in_use_deadline(&times))
+        .flatten();
+    Classified {
+        server,
+        state,
+        deadline,
+        in_use_deadline,
+        overdue: deadline.is_some_and(|d| d < now),
+        pod,
     }
+}
+
+/// The pods of a classification by digest, joined to the servers by (user, server name).
+struct Pods {
+    /// (user, server) → its pods, oldest first (a pod still terminating beside its
+    /// successor): the server takes the newest, whatever the listing order; the others
+    /// are pods the hub does not list.
+    joined: HashMap<(String, String), Vec<super::Pod>>,
+    /// Pods without a user annotation.
+    unjoined: Vec<super::Pod>,
+    target: ImageTarget,
+    /// When the hub's listing began and the pods' listing ended.
+    read: (OffsetDateTime, OffsetDateTime),
+}
+
+impl Pods {
+    fn join(evidence: PodEvidence) -> Self {
+        let mut joined: HashMap<(String, String), Vec<super::Pod>> = HashMap::new();
+        let mut unjoined = Vec::new();
+        for pod in evidence.pods {
+            match &pod.user {
+                Some(user) => joined
+                    .entry((user.clone(), pod.server.clone().unwrap_or_default()))
+                    .or_default()
+                    .push(pod),
+                None => unjoined.push(pod),
+            }
+        }
+        for candidates in joined.values_mut() {
+            candidates.sort_by(|a, b| a.started.cmp(&b.started).then(a.name.cmp(&b.name)));
+        }
+        Self {
+            joined,
+            unjoined,
+            target: evidence.target,
+            read: (evidence.hub_read_at, evidence.pods_read_at),
+        }
+    }
+
+    /// The pod of `server`, judged (taken: a pod serves one server).
+    fn of(&mut self, server: &Server) -> PodFacts {
+        let pod = self
+            .joined
+            .get_mut(&(server.user.clone(), server.name.clone()))
+            .and_then(Vec::pop);
+        PodFacts::judged(pod, &self.target)
+    }
+
+    /// The pods no server took, as orphans: the extra ones of a server and those without a
+    /// user, but not a server the hub started since its listing (see
+    /// [`PodEvidence::hub_read_at`]).
+    fn orphans(self) -> impl Iterator<Item = Classified> {
+        let (hub, pods) = self.read;
+        let target = self.target;
+        self.unjoined
+            .into_iter()
+            .chain(self.joined.into_values().flatten())
+            .filter(move |p| p.started.is_some_and(|s| s < hub || s > pods + CLOCK_SKEW))
+            .map(move |pod| Classified {
+                server: Server {
+                    user: pod.user.clone().unwrap_or_default(),
+                    name: pod.server.clone().unwrap_or_default(),
+                    started: pod.started,
+                    last_activity: None,
+                    ready: true,
+                    pending: None,
+                },
+                state: State::Orphan,
+                deadline: None,
+                in_use_deadline: None,
+                overdue: false,
+                pod: Some(PodFacts::judged(Some(pod), &target)),
+            })
+    }
+}
+
+impl Totals {
+    /// The counts of `servers` (classified against the release at `released_at`).
+    fn of(servers: &[Classified], evidence: Evidence, released_at: OffsetDateTime) -> Self {
+        let mut t = Totals {
+            evidence,
+            ..Totals::default()
+        };
+        for c in servers {
+            t.overdue += u64::from(c.overdue);
+            let count = match c.state {
+                State::StaleIdle => &mut t.stale_idle,
+                State::StaleActive => &mut t.stale_active,
+                State::Pending => {
+                    t.pending_stale += u64::from(c.may_run_the_old_image(released_at));
+                    &mut t.pending
+                }
+                State::Updated => &mut t.updated,
+                State::Mismatch => &mut t.mismatch,
+                State::Orphan => &mut t.orphans,
+                State::Unknown => &mut t.unknown,
+            };
+            *count += 1;
+        }
+        t.running = servers.len() as u64 - t.orphans;
+        t.stale = t.stale_idle + t.stale_active;
+        // By start time there is no mismatch, orphan or unknown image.
+        t.converged = t.stale + t.pending_stale + t.mismatch + t.orphans + t.unknown == 0;
+        let deadline = |c: &Classified| c.deadline;
+        t.converged_by = latest(servers, &[State::StaleIdle], deadline);
+        t.all_stale_by = latest(servers, &[State::StaleIdle, State::StaleActive], deadline);
+        t
+    }
+}
+
+impl Classified {
+    /// For a pending server: whether it may run the old image. A stopping server, or one
+    /// started before the release, may; a spawn begun after the release pulls the new one.
+    /// By digest, a pod already on the new image is not stale, whatever else.
+    fn may_run_the_old_image(&self, released_at: OffsetDateTime) -> bool {
+        match self.pod.as_ref().map(PodFacts::verdict) {
+            Some(Verdict::New) => false,
+            Some(Verdict::Old(_)) => true,
+            _ => {
+                self.server.started.is_none_or(|s| s <= released_at)
+                    || self.server.pending == Some(Pending::Stop)
+            }
+        }
+    }
+}
+
+/// The order servers are read in (see [`Classification::servers`]).
+fn reading_order(a: &Classified, b: &Classified) -> std::cmp::Ordering {
+    let rank = |c: &Classified| match c.state {
+        State::Mismatch | State::Orphan => (0, true),
+        State::StaleIdle | State::StaleActive => (1, c.deadline.is_none()),
+        State::Unknown => (2, true),
+        State::Pending => (3, true),
+        State::Updated => (4, true),
+    };
+    rank(a)
+        .cmp(&rank(b))
+        .then(a.deadline.cmp(&b.deadline))
+        .then(a.state.cmp(&b.state))
+        .then_with(|| a.server.user.cmp(&b.server.user))
+        .then_with(|| a.server.name.cmp(&b.server.name))
 }
 
 #[cfg(test)]

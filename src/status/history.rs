@@ -16,6 +16,7 @@
 //! (the first and the last are kept), so old stretches thin out while the curve's start and
 //! its latest shape stay.
 
+use super::classify::Totals;
 use crate::window::MAX_HUB_SERVERS;
 use time::OffsetDateTime;
 
@@ -106,6 +107,20 @@ impl History {
     }
 }
 
+/// The history to draw and keep after a run at `now` that counted `totals`: `earlier` (what
+/// the convergence comment held; `None` for none, or refused) with the run's point added
+/// ([`History::push`]: only when its numbers changed).
+pub fn with_this_run(earlier: Option<History>, totals: &Totals, now: OffsetDateTime) -> History {
+    let mut h = earlier.unwrap_or_default();
+    h.push(Point {
+        at: now,
+        stale: totals.stale,
+        running: totals.running,
+        due: totals.converged_by,
+    });
+    h
+}
+
 fn whole_seconds(t: OffsetDateTime) -> OffsetDateTime {
     t.replace_nanosecond(0).unwrap_or(t)
 }
@@ -165,14 +180,8 @@ pub fn parse(
     let mut points: Vec<Point> = Vec::new();
     for (i, token) in inner.split(' ').skip(1).enumerate() {
         let index = i + 1;
-        let mut fields = token.split('/');
-        let (Some(at), Some(stale), Some(running), Some(due), None) = (
-            fields.next(),
-            fields.next(),
-            fields.next(),
-            fields.next(),
-            fields.next(),
-        ) else {
+        let fields: Vec<&str> = token.split('/').collect();
+        let [at, stale, running, due] = fields[..] else {
             return Err(HistoryError::Malformed(index));
         };
         let time = |s: &str| {

@@ -35,6 +35,10 @@
 //! with [`HubError::TooOld`] naming the minimum version, since such a hub may have cut the
 //! list at `limit` without saying so.
 
+mod error;
+
+pub(crate) use error::{Body, Fault, HubError, WrongAnswer};
+
 use super::{Pending, Server};
 use crate::support::retry::{RetryPolicy, TokioTimer, Verdict, retry_after_header};
 use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
@@ -45,7 +49,6 @@ use reqwest::{StatusCode, Url};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
-use time::OffsetDateTime;
 
 /// The media type that asks the hub for the paginated answer (JupyterHub ≥ 2.0,
 /// `jupyterhub/apihandlers/base.py` `PAGINATION_MEDIA_TYPE`).
@@ -103,147 +106,6 @@ pub const ROLE_SNIPPET: &str = r#"hub:
         - codeq-rollout-status
 "#;
 
-/// What went wrong talking to the hub, as data. Every variant names the URL asked (never the
-/// token) and carries what the user needs to fix it; its words, and the fix chosen by
-/// variant, are `status::report`'s (`Display`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HubError {
-    /// The base URL given cannot be a hub's address.
-    InvalidBase {
-        /// The text given, as given.
-        given: String,
-    },
-    /// The token cannot be sent in an HTTP header: a control character. (`HeaderValue`
-    /// takes other non-ASCII bytes as obs-text; the command line refuses anything but
-    /// printable ASCII before a client is made, `crate::support::secrets::token`.)
-    InvalidToken,
-    /// No answer: DNS, connection refused, TLS, or the connection broke.
-    Unreachable {
-        /// The URL asked.
-        url: String,
-        /// The transport's root cause, in its words: the innermost error of its source
-        /// chain (reqwest's outer "error sending request for url (…)" would repeat the URL),
-        /// cleaned to one line; never contains the token.
-        cause: String,
-        /// Tries made (each a connection error; see the module documentation).
-        tries: u32,
-    },
-    /// An `https://` hub URL whose port answered plain HTTP to the TLS handshake: rustls'
-    /// [`rustls::Error::InvalidMessage`] with [`rustls::InvalidMessage::InvalidContentType`]
-    /// ("received corrupt message of type InvalidContentType": the answer's first byte,
-    /// `H` of `HTTP/1.1`, is no TLS record type).
-    /// Not tried again: a TLS failure ([`Verdict::Final`]).
-    PlainHttpOnTls {
-        /// The URL asked.
-        url: String,
-    },
-    /// No complete answer within the timeout.
-    Timeout {
-        /// The URL asked.
-        url: String,
-        /// The timeout applied.
-        after: Duration,
-    },
-    /// The hub does not know the token: JupyterHub 6.1.1 answers 403 "Missing or invalid
-    /// credentials." (`scopes.py` `needs_scope`); a 401 in the hub's own error document
-    /// (`{"status": 401, "message": …}`) counts too. A 401 in any other shape is
-    /// [`HubError::UnauthorizedNotByHub`].
-    Unauthorized {
-        /// The URL asked.
-        url: String,
-    },
-    /// The token lacks a scope: a 403 "requires any of [...]", or (for `read:servers`) a 200
-    /// whose users come without their `servers`.
-    MissingScope {
-        /// The scopes the hub said it requires (any one of them); empty when its 403 did not
-        /// say.
-        scopes: Vec<String>,
-        /// The URL asked.
-        url: String,
-    },
-    /// A 403 that is not the hub API's error (JupyterHub's `{"status": 403, "message": …}`,
-    /// `handlers/base.py` `write_error`): an HTML page or other text from something in front
-    /// of the hub (a proxy, an ingress, a firewall or an IP allow-list), not a missing scope.
-    ForbiddenNotByHub {
-        /// The URL asked.
-        url: String,
-        /// What came back instead, in words (e.g. "an HTML page").
-        answer: String,
-    },
-    /// A 401 that is not the hub API's error (JupyterHub's `{"status": 401, "message": …}`,
-    /// `handlers/base.py` `write_error`): an HTML page, text or nothing from something in front
-    /// of the hub that asks for its own authentication (an ingress's basic auth, an OAuth2
-    /// proxy), so the request never reached the hub and the hub token is not what failed.
-    UnauthorizedNotByHub {
-        /// The URL asked.
-        url: String,
-        /// What came back instead, in words (e.g. "an HTML page").
-        answer: String,
-        /// The authentication scheme of the answer's `WWW-Authenticate` (RFC 9110 §11.6.1),
-        /// e.g. `Basic`, when it names one.
-        challenge: Option<String>,
-    },
-    /// The answer was not the hub's API: a 404, an HTML page (a login page, an ingress's
-    /// page) or a redirect.
-    WrongBase {
-        /// The URL asked.
-        url: String,
-        /// What came back.
-        answer: WrongAnswer,
-        /// The base URL that probably was meant, when the given one ends in `/hub` or
-        /// `/hub/login`, or holds `/hub/api` ([`base_before_api`]).
-        suggested_base: Option<String>,
-    },
-    /// A bare JSON array: a hub older than JupyterHub 2.0.
-    TooOld {
-        /// The URL asked.
-        url: String,
-    },
-    /// A 2xx answer whose body is not JSON at all (nor an HTML page, [`HubError::WrongBase`]):
-    /// not what the hub's API writes.
-    NotJson {
-        /// The URL asked.
-        url: String,
-        /// serde_json's words: what was expected, at which line and column.
-        detail: String,
-    },
-    /// JSON that is not the hub's user list.
-    Malformed {
-        /// The URL asked.
-        url: String,
-        /// Where and what (serde's path and message, or the size limit).
-        detail: String,
-    },
-    /// Any other HTTP status (what to do depends on it: a 5xx, a 429, or another).
-    Status {
-        /// The URL asked.
-        url: String,
-        /// The HTTP status code (of the last try).
-        status: u16,
-        /// The hub's own `message`, cleaned to one line and capped, when it gave one.
-        hub_message: Option<String>,
-        /// Tries made (429 and 5xx are tried again; see the module documentation).
-        tries: u32,
-    },
-}
-
-impl std::error::Error for HubError {}
-
-impl HubError {
-    /// This error as the last of `tries` tries: the count is kept by the variants a try can
-    /// end in and be tried again ([`HubError::Unreachable`], [`HubError::Status`]); the
-    /// others are returned as they are.
-    fn after(mut self, tries: u32) -> Self {
-        match &mut self {
-            HubError::Unreachable { tries: t, .. } | HubError::Status { tries: t, .. } => {
-                *t = tries;
-            }
-            _ => {}
-        }
-        self
-    }
-}
-
 /// The hub's base URL in `hub_url` when `hub_url` is its API or a URL under it: the URL
 /// without the `/hub/api…` part (`https://hub.example.org/jupyter/hub/api/users` gives
 /// `https://hub.example.org/jupyter`); `None` when the path has no `/hub/api` segment pair
@@ -265,20 +127,6 @@ pub(crate) fn base_before_api(hub_url: &str) -> Option<String> {
     url.set_query(None);
     url.set_fragment(None);
     Some(url.as_str().trim_end_matches('/').to_string())
-}
-
-/// What a [`HubError::WrongBase`] got back.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WrongAnswer {
-    /// HTTP 404.
-    NotFound,
-    /// An HTML page (status 2xx).
-    HtmlPage,
-    /// A redirect (3xx) to `location` (cleaned to one line and capped).
-    Redirect {
-        /// The `Location` header, if any.
-        location: Option<String>,
-    },
 }
 
 /// A read-only client of one hub's REST API.
@@ -309,7 +157,11 @@ impl HubClient {
     /// # Errors
     /// [`HubError::InvalidBase`] for anything but an `http(s)://` URL without query or
     /// fragment; [`HubError::InvalidToken`] for a token that cannot go in a header.
-    pub fn new(base: &str, token: &SecretString, timeout: Duration) -> Result<Self, HubError> {
+    pub(crate) fn new(
+        base: &str,
+        token: &SecretString,
+        timeout: Duration,
+    ) -> Result<Self, HubError> {
         let invalid = || HubError::InvalidBase {
             given: base.to_string(),
         };
@@ -441,6 +293,30 @@ impl HubClient {
             })
     }
 
+    /// One page: its GET ([`HubClient::get_page`]) and its JSON, parsed straight into the
+    /// fields `status` keeps (see the module documentation).
+    async fn read_page(&self, url: &Url, requests: &mut u32) -> Result<PageDoc, HubError> {
+        let body = self.get_page(url, requests).await?;
+        if first_byte(&body) == Some(b'[') {
+            return Err(HubError::TooOld {
+                url: url.to_string(),
+            });
+        }
+        let mut de = serde_json::Deserializer::from_slice(&body);
+        // A syntax error or a cut-off body is no JSON at all; a data error is JSON of
+        // another shape (serde_json `Category`).
+        serde_path_to_error::deserialize(&mut de).map_err(|e| match e.inner().classify() {
+            serde_json::error::Category::Data => HubError::Malformed {
+                url: url.to_string(),
+                fault: Box::new(Fault::Shape(self.echoed(&e.to_string()))),
+            },
+            _ => HubError::NotJson {
+                url: url.to_string(),
+                detail: self.echoed(&e.inner().to_string()),
+            },
+        })
+    }
+
     /// One GET; the body of a 2xx answer that is JSON, or the error it means and whether it
     /// is worth another try.
     async fn try_page(&self, url: &Url) -> Result<Vec<u8>, Failed> {
@@ -479,7 +355,9 @@ impl HubClient {
             if body.len() + chunk.len() > MAX_PAGE_BYTES {
                 return Err(HubError::Malformed {
                     url: shown,
-                    detail: format!("the answer is larger than {MAX_PAGE_BYTES} bytes"),
+                    fault: Box::new(Fault::TooLarge {
+                        limit: MAX_PAGE_BYTES,
+                    }),
                 }
                 .into());
             }
@@ -503,29 +381,24 @@ impl HubClient {
     /// another connection error (tried again).
     fn transport_failure(&self, e: &reqwest::Error, shown: &str) -> Failed {
         let url = shown.to_string();
-        if e.is_timeout() {
-            Failed {
-                verdict: Verdict::Retry { asked: None },
-                error: HubError::Timeout {
-                    url,
-                    after: self.timeout,
-                },
-            }
+        let retry = Verdict::Retry { asked: None };
+        let (error, verdict) = if e.is_timeout() {
+            let after = self.timeout;
+            (HubError::Timeout { url, after }, retry)
         } else if plain_http_on_tls(e) {
-            Failed {
-                verdict: Verdict::Final,
-                error: HubError::PlainHttpOnTls { url },
-            }
+            (HubError::PlainHttpOnTls { url }, Verdict::Final)
         } else {
-            Failed {
-                verdict: Verdict::Retry { asked: None },
-                error: HubError::Unreachable {
+            let cause = self.echoed(&root_cause(e));
+            (
+                HubError::Unreachable {
                     url,
-                    cause: self.echoed(&root_cause(e)),
+                    cause,
                     tries: 1,
                 },
-            }
-        }
+                retry,
+            )
+        };
+        Failed { error, verdict }
     }
 
     /// What an answer that is neither a success nor a redirect means: its status, its
@@ -539,19 +412,25 @@ impl HubClient {
         challenge: Option<String>,
         url: String,
     ) -> HubError {
+        let doc = serde_json::from_slice::<ErrorDoc>(body).ok();
+        // The hub API's own error document: both keys.
+        let hubs = doc
+            .as_ref()
+            .filter(|d| d.status.as_ref().is_some_and(serde_json::Value::is_u64));
+        let hubs = hubs.and_then(|d| d.message.clone());
         match status {
-            StatusCode::UNAUTHORIZED => match hub_error_message(body) {
+            StatusCode::UNAUTHORIZED => match hubs {
                 Some(_) => HubError::Unauthorized { url },
                 None => HubError::UnauthorizedNotByHub {
                     url,
-                    answer: not_hub_words(body, html).to_string(),
+                    answer: Body::of(body, html),
                     challenge,
                 },
             },
-            StatusCode::FORBIDDEN => match hub_error_message(body) {
+            StatusCode::FORBIDDEN => match hubs {
                 None => HubError::ForbiddenNotByHub {
                     url,
-                    answer: not_hub_words(body, html).to_string(),
+                    answer: Body::of(body, html),
                 },
                 Some(message) if message.starts_with(INVALID_CREDENTIALS) => {
                     HubError::Unauthorized { url }
@@ -565,7 +444,7 @@ impl HubClient {
             s => HubError::Status {
                 url,
                 status: s.as_u16(),
-                hub_message: hub_message(body).map(|m| self.echoed(&m)),
+                hub_message: doc.and_then(|d| d.message).map(|m| self.echoed(&m)),
                 tries: 1,
             },
         }
@@ -645,49 +524,28 @@ impl ServerPages<'_> {
             return Ok(None);
         };
         let url = self.client.page_url(offset, self.limit);
-        if self.requests >= MAX_PAGES {
-            return Err(HubError::Malformed {
-                url: url.to_string(),
-                detail: format!("its next links go on past {MAX_PAGES} pages"),
-            });
-        }
-        let body = self.client.get_page(&url, &mut self.requests).await?;
-        let malformed = |detail: String| HubError::Malformed {
+        let malformed = |fault| HubError::Malformed {
             url: url.to_string(),
-            detail,
+            fault: Box::new(fault),
         };
-        if first_byte(&body) == Some(b'[') {
-            return Err(HubError::TooOld {
-                url: url.to_string(),
-            });
+        if self.requests >= MAX_PAGES {
+            return Err(malformed(Fault::EndlessPages { pages: MAX_PAGES }));
         }
-        let page: PageDoc = {
-            let mut de = serde_json::Deserializer::from_slice(&body);
-            // A syntax error or a cut-off body is no JSON at all; a data error is JSON of
-            // another shape (serde_json `Category`).
-            serde_path_to_error::deserialize(&mut de).map_err(|e| match e.inner().classify() {
-                serde_json::error::Category::Data => malformed(self.client.echoed(&e.to_string())),
-                _ => HubError::NotJson {
-                    url: url.to_string(),
-                    detail: self.client.echoed(&e.inner().to_string()),
-                },
-            })?
-        };
-        drop(body);
+        let page = self.client.read_page(&url, &mut self.requests).await?;
         self.first_total.get_or_insert(page.pagination.total);
         self.last_total = Some(page.pagination.total);
         if let Some(next) = &page.pagination.next {
             if next.offset <= offset || next.limit == 0 {
-                return Err(malformed(format!(
-                    "_pagination.next goes from offset {offset} to offset {} (limit {})",
-                    next.offset, next.limit
-                )));
+                return Err(malformed(Fault::NextGoesBack {
+                    offset,
+                    next_offset: next.offset,
+                    next_limit: next.limit,
+                }));
             }
             self.next_offset = Some(next.offset);
             self.limit = next.limit.min(PAGE_LIMIT);
         }
-        let without_servers = page.items.iter().filter(|u| u.servers.is_none()).count();
-        if without_servers > 0 {
+        if page.items.iter().any(|u| u.servers.is_none()) {
             self.next_offset = None;
             return Err(HubError::MissingScope {
                 scopes: vec!["read:servers".to_string()],
@@ -704,23 +562,8 @@ impl ServerPages<'_> {
                 continue;
             }
             self.users += 1;
-            for (server, doc) in user.servers.unwrap_or_default() {
-                let place = (index, user.name.as_str(), server.as_str());
-                let started = server_time(doc.started, place, "started").map_err(&malformed)?;
-                let last_activity =
-                    server_time(doc.last_activity, place, "last_activity").map_err(&malformed)?;
-                servers.push(Server {
-                    user: user.name.clone(),
-                    name: server,
-                    started,
-                    last_activity,
-                    ready: doc.ready,
-                    pending: doc.pending.map(|p| match p.as_str() {
-                        "spawn" => Pending::Spawn,
-                        "stop" => Pending::Stop,
-                        _ => Pending::Other,
-                    }),
-                });
+            for (name, doc) in user.servers.unwrap_or_default() {
+                servers.push(doc.server(index, &user.name, name).map_err(malformed)?);
             }
         }
         Ok(Some(servers))
@@ -767,87 +610,68 @@ struct UserDoc {
     servers: Option<BTreeMap<String, ServerDoc>>,
 }
 
+/// A server's model; its times as the hub wrote them, read by [`ServerDoc::server`].
 #[derive(Deserialize)]
 struct ServerDoc {
-    #[serde(default, deserialize_with = "hub_time")]
-    started: Option<OffsetDateTime>,
-    #[serde(default, deserialize_with = "hub_time")]
-    last_activity: Option<OffsetDateTime>,
+    #[serde(default)]
+    started: Option<String>,
+    #[serde(default)]
+    last_activity: Option<String>,
     #[serde(default)]
     ready: bool,
     #[serde(default)]
     pending: Option<String>,
 }
 
-/// A hub timestamp: ISO 8601 in UTC with `Z` (`2026-11-30T14:05:09.123456Z`, JupyterHub
-/// `utils.isoformat`), or `null`; as written, offset and all: [`server_time`] takes it in
-/// UTC, naming the user and server when it cannot be.
-fn hub_time<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<OffsetDateTime>, D::Error> {
-    use time::format_description::well_known::{Iso8601, Rfc3339};
-    let Some(text) = Option::<std::borrow::Cow<'de, str>>::deserialize(de)? else {
-        return Ok(None);
-    };
-    OffsetDateTime::parse(&text, &Rfc3339)
-        .or_else(|_| OffsetDateTime::parse(&text, &Iso8601::DEFAULT))
-        .map(Some)
-        .map_err(|_| {
-            serde::de::Error::custom(format!("{:?} is not an ISO 8601 time", hub_text(&text)))
+impl ServerDoc {
+    /// The server `name` of the `index`th user of a page, `user`, with its times in UTC
+    /// within the years 0000 to 9999 ([`crate::support::time::parse_iso8601`]: JupyterHub
+    /// writes `2026-11-30T14:05:09.123456Z`, `utils.isoformat`).
+    ///
+    /// # Errors
+    /// [`Fault::Time`] naming the user, server and field.
+    fn server(self, index: usize, user: &str, name: String) -> Result<Server, Fault> {
+        let time = |text: Option<String>, field| {
+            text.map(|text| {
+                crate::support::time::parse_iso8601(&text).map_err(|error| Fault::Time {
+                    index,
+                    user: hub_text(user),
+                    server: hub_text(&name),
+                    field,
+                    text: hub_text(&text),
+                    error,
+                })
+            })
+            .transpose()
+        };
+        let started = time(self.started, "started")?;
+        let last_activity = time(self.last_activity, "last_activity")?;
+        Ok(Server {
+            user: user.to_string(),
+            name,
+            started,
+            last_activity,
+            ready: self.ready,
+            pending: self.pending.map(|p| match p.as_str() {
+                "spawn" => Pending::Spawn,
+                "stop" => Pending::Stop,
+                _ => Pending::Other,
+            }),
         })
-}
-
-/// A server's `field` (`started` or `last_activity`, as the hub wrote it) in UTC, within
-/// the years 0000 to 9999 ([`crate::support::time::to_utc`]): the invariant every later
-/// stage relies on to compute and write times without panicking.
-///
-/// # Errors
-/// The detail of a [`HubError::Malformed`]: where (`items[N].servers`), the user and server
-/// (as the hub gave them, cleaned), the field and why (`9999-12-31T23:59:59-23:59` falls
-/// after 9999-12-31T23:59:59Z in UTC).
-fn server_time(
-    at: Option<OffsetDateTime>,
-    place: (usize, &str, &str),
-    field: &str,
-) -> Result<Option<OffsetDateTime>, String> {
-    let Some(at) = at else { return Ok(None) };
-    crate::support::time::to_utc(at).map(Some).map_err(|e| {
-        let (index, user, server) = place;
-        format!(
-            "items[{index}].servers: {field} of user {:?}, server {:?}: {} {e}",
-            hub_text(user),
-            hub_text(server),
-            crate::support::time::rfc3339_seconds(at)
-        )
-    })
+    }
 }
 
 /// The start of the 403 message for a missing or unknown token (JupyterHub 6.1.1
 /// `scopes.py` `needs_scope`: "Missing or invalid credentials.").
 const INVALID_CREDENTIALS: &str = "Missing or invalid credentials";
 
-/// The hub's error `message` (`{"status": N, "message": "..."}`), if the body is that.
-fn hub_message(body: &[u8]) -> Option<String> {
-    #[derive(Deserialize)]
-    struct ErrorDoc {
-        #[serde(rename = "message")]
-        hub_message: Option<String>,
-    }
-    serde_json::from_slice::<ErrorDoc>(body).ok()?.hub_message
-}
-
-/// The `message` of JupyterHub's own error document, `{"status": N, "message": "..."}`
-/// (JupyterHub 6.1.1 `handlers/base.py` `write_error` writes both keys for every API error);
-/// `None` for any other body (HTML, text, other JSON), which the hub's API did not write.
-fn hub_error_message(body: &[u8]) -> Option<String> {
-    #[derive(Deserialize)]
-    struct ErrorDoc {
-        #[allow(dead_code, reason = "required: the shape of the hub's error")]
-        status: u16,
-        #[serde(rename = "message")]
-        hub_message: String,
-    }
-    serde_json::from_slice::<ErrorDoc>(body)
-        .ok()
-        .map(|d| d.hub_message)
+/// JupyterHub's error document, `{"status": N, "message": "..."}` (JupyterHub 6.1.1
+/// `handlers/base.py` `write_error` writes both keys for every API error); a proxy's JSON
+/// may carry a `message` alone.
+#[derive(Deserialize)]
+struct ErrorDoc {
+    status: Option<serde_json::Value>,
+    message: Option<String>,
 }
 
 /// The innermost error of `err`'s source chain, in its words (`Connection refused (os error
@@ -855,11 +679,8 @@ fn hub_error_message(body: &[u8]) -> Option<String> {
 /// the wrappers above it (reqwest's "error sending request for url (…)", which repeats the
 /// URL the message already names, hyper's "client error (Connect)").
 fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut root = err;
-    while let Some(source) = root.source() {
-        root = source;
-    }
-    root.to_string()
+    let chain = std::iter::successors(Some(err), |e| e.source());
+    chain.last().map_or_else(String::new, ToString::to_string)
 }
 
 /// Whether `err` is a TLS handshake that met plain HTTP: somewhere in its source chain (or
@@ -869,54 +690,30 @@ fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
 /// as the `H` of an `HTTP/1.1 400` answer is not (rustls 0.23.46
 /// `msgs/message/outbound.rs` `read_opaque_message_header`, mapped in `msgs/deframer`).
 fn plain_http_on_tls(err: &(dyn std::error::Error + 'static)) -> bool {
-    let is_plain_http = |e: &(dyn std::error::Error + 'static)| {
-        matches!(
-            e.downcast_ref::<rustls::Error>(),
-            Some(rustls::Error::InvalidMessage(
-                rustls::InvalidMessage::InvalidContentType
-            ))
-        )
-    };
-    let mut next = Some(err);
-    while let Some(e) = next {
-        let mut inner = Some(e);
-        while let Some(i) = inner {
-            if is_plain_http(i) {
-                return true;
-            }
-            inner = i
-                .downcast_ref::<std::io::Error>()
-                .and_then(|io| io.get_ref())
-                .map(|i| i as &(dyn std::error::Error + 'static));
-        }
-        next = e.source();
+    type Error = dyn std::error::Error + 'static;
+    fn inside_io<'a>(e: &&'a Error) -> Option<&'a Error> {
+        let io = e.downcast_ref::<std::io::Error>()?;
+        io.get_ref().map(|i| i as &Error)
     }
-    false
+    std::iter::successors(Some(err), |e| e.source())
+        .flat_map(|e| std::iter::successors(Some(e), inside_io))
+        .any(|e| {
+            matches!(
+                e.downcast_ref::<rustls::Error>(),
+                Some(rustls::Error::InvalidMessage(
+                    rustls::InvalidMessage::InvalidContentType
+                ))
+            )
+        })
 }
 
-/// The authentication scheme a `WWW-Authenticate` value starts with (`Basic`, `Bearer`,
-/// `Negotiate`: RFC 9110 §11.1, a token), `None` when it does not start with one of at most
-/// 32 token characters.
+/// The authentication scheme of a `WWW-Authenticate` value's first challenge (`Basic`,
+/// `Bearer`, `Negotiate`: RFC 9110 §11.1, a token; parsed by `http-auth`, as the registry's
+/// challenges are), at most 32 characters; `None` when the value holds none.
 fn auth_scheme(value: &[u8]) -> Option<String> {
-    let text = std::str::from_utf8(value).ok()?.trim_start();
-    let scheme = text.split([' ', ',']).next()?;
-    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
-    (!scheme.is_empty() && scheme.len() <= 32 && scheme.bytes().all(token))
-        .then(|| scheme.to_string())
-}
-
-/// What a body that is not the hub's error is, in words, for [`HubError::ForbiddenNotByHub`]
-/// and [`HubError::UnauthorizedNotByHub`].
-fn not_hub_words(body: &[u8], html: bool) -> &'static str {
-    if html {
-        "an HTML page"
-    } else if first_byte(body).is_none() {
-        "an empty body"
-    } else if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok() {
-        "other JSON"
-    } else {
-        "a body that is not JSON"
-    }
+    let text = std::str::from_utf8(value).ok()?;
+    let first = http_auth::ChallengeParser::new(text).next()?.ok()?;
+    (first.scheme.len() <= 32).then(|| first.scheme.to_string())
 }
 
 /// The scopes in a 403's "… requires any of [a, b]" (JupyterHub `scopes.py`

@@ -20,9 +20,9 @@
 //!
 //! One run reads: [`hub::HubClient::new`] → [`hub::HubClient::list_active_servers`] (or
 //! [`hub::HubClient::active_servers`] page by page) → [`classify::classify`] with the
-//! release time and a [`classify::CullerModel`] → [`report::table`] or [`report::json`] on
-//! stdout, [`report::outputs`] and [`report::job_summary`] in Actions, and, for the tracking
-//! issue, [`report::comment`], found again by [`crate::publish::our_comment`] (marker and
+//! release time and a [`classify::CullerModel`] → [`crate::render::status::table`] or [`crate::render::status::json`] on
+//! stdout, [`report::outputs`] and [`crate::render::status::job_summary`] in Actions, and, for the tracking
+//! issue, [`crate::render::status::comment`], found again by [`crate::publish::our_comment`] (marker and
 //! author, as `announce` finds its comments) and edited only when
 //! [`report::comment_needs_edit`] says so. The token's scopes and the z2jh role to
 //! grant are [`hub::SCOPES`] and [`hub::ROLE_SNIPPET`].
@@ -48,7 +48,7 @@ use time::OffsetDateTime;
 /// of servers take a few hundred kilobytes whatever else the hub's models carry.
 ///
 /// Serialises as the hub's part of a server in the `--json` document
-/// ([`report::JsonServer`]): `user`, `server` (the name), `started` and `last_activity` (RFC
+/// ([`crate::render::status::json`]): `user`, `server` (the name), `started` and `last_activity` (RFC
 /// 3339, UTC, to the second, or `null`), `ready`, `pending`; names exactly as the hub gave
 /// them.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

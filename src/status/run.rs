@@ -10,12 +10,13 @@ use super::classify::{
 use super::history;
 use super::hub::{HubClient, HubError};
 use super::kube::{KubeClient, KubeRequest};
-use super::report::{self, CommentChange, CommentOutcome, StatusFacts};
+use super::report::{self, CommentChange, CommentOutcome};
 use crate::digest::registry::RegistryOptions;
 use crate::digest::{self, Digest, ImageSource};
 use crate::publish::deployment::{self, DeploymentPlan, Environment};
 use crate::publish::{self, Target, once};
 use crate::render::messages::{self, RunWarning};
+use crate::render::status::StatusFacts;
 use crate::render::{self, HubFault, MarkerKind, Stage};
 use crate::report::{FileCommands, RunnerFile, failed_write};
 use crate::support::github::GitHub;
@@ -121,7 +122,7 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     let listing = req.hub.list_active_servers().await.inspect_err(|e| {
         *stage = Stage::StatusHub(hub_fault(e));
     })?;
-    log.debug(&report::hub_read(
+    log.debug(&render::status::hub_read(
         listing.servers.len(),
         listing.users,
         listing.requests,
@@ -144,7 +145,7 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
         && !fits_calendar(now, longest)
     {
         *stage = Stage::StatusHub(HubFault::Answer);
-        return Err(anyhow!(report::beyond_calendar(
+        return Err(anyhow!(render::status::beyond_calendar(
             now,
             req.now.is_some(),
             &model.scale,
@@ -189,7 +190,7 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     let shown = if req.include_names || !log.in_actions() {
         &classification
     } else {
-        hidden = report::without_names(&classification);
+        hidden = render::status::without_names(&classification);
         &hidden
     };
     let printed = StatusFacts {
@@ -198,9 +199,9 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
     };
     // A closed or full stdout does not stop the outputs, summary and comment below.
     crate::support::stdout::print(&if req.json {
-        report::json(&printed)
+        render::status::json(&printed)
     } else {
-        report::table(&printed)?
+        render::status::table(&printed)?
     });
     *stage = Stage::StatusReport;
     let files = FileCommands::from_env();
@@ -224,18 +225,18 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
         let earlier = history::parse(body, release.released_at, now).unwrap_or_else(|e| {
             warn(
                 log,
-                RunWarning::HistoryRefused(&report::history_refused(&e)),
+                RunWarning::HistoryRefused(&render::status::history_refused(&e).to_string()),
             );
             None
         });
-        report::with_this_run(earlier, &classification.totals, now)
+        history::with_this_run(earlier, &classification.totals, now)
     });
     let facts = StatusFacts {
         history: history.as_ref(),
         ..facts
     };
     *stage = Stage::StatusReport;
-    files.write_summary(&report::job_summary(&facts)?)?;
+    files.write_summary(&render::status::job_summary(&facts)?)?;
 
     // Named as the log's table names them (`user N` without include-names inside Actions).
     let names = req.include_names || !log.in_actions();
@@ -246,8 +247,8 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
         .take(MISMATCH_ANNOTATIONS_MAX)
     {
         let query = req.kube.as_ref().map(|k| &k.query);
-        let (title, message) = report::mismatch_annotation(c, names, query);
-        log.error(&title, &message);
+        let (title, message) = render::status::mismatch_annotation(c, names, query);
+        log.error(&title, &message.to_string());
     }
 
     // 5. The tracking issue's comment (opt-in), and a line of the job summary saying what
@@ -308,7 +309,7 @@ async fn stages(req: &StatusRequest, log: &Log, stage: &mut Stage) -> Result<()>
         .filter(|a| req.fail_on.contains(a))
         .collect();
     if !fired.is_empty() {
-        let (title, _) = report::alarm_annotation(&fired, &classification.totals);
+        let (title, _) = render::status::alarm_annotation(&fired, &classification.totals);
         return Err(anyhow!(AlarmsFired {
             title,
             fired,
@@ -323,10 +324,10 @@ const MISMATCH_ANNOTATIONS_MAX: usize = 10;
 
 /// The run failed on `fail-on`: the measurement succeeded, the alarms fired. `main` prints
 /// it as an error annotation titled `title` and exits 1; its message (`Display`) is
-/// [`report::alarm_annotation`]'s.
+/// [`render::status::alarm_annotation`]'s.
 #[derive(Debug)]
 pub(crate) struct AlarmsFired {
-    /// The annotation's title ([`report::alarm_annotation`]'s).
+    /// The annotation's title ([`render::status::alarm_annotation`]'s).
     pub title: String,
     /// The alarms that fired, as `fail-on` lists them.
     pub fired: Vec<Alarm>,
@@ -336,7 +337,9 @@ pub(crate) struct AlarmsFired {
 
 impl std::fmt::Display for AlarmsFired {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&report::alarm_annotation(&self.fired, &self.totals).1)
+        render::status::alarm_annotation(&self.fired, &self.totals)
+            .1
+            .fmt(f)
     }
 }
 
@@ -589,7 +592,7 @@ async fn comment(
         log.info(&report::no_open_issue(digest));
         return Ok(CommentOutcome::NoOpenIssue);
     };
-    let body = report::comment(facts, digest)?;
+    let body = render::status::comment(facts, digest)?;
     let find = async || our_status_comment(github, issue, digest).await;
     let change = match &existing {
         None => CommentChange::Create,
@@ -783,7 +786,7 @@ mod tests {
     /// The comment [`post_comment`] posts: [`empty_hub`]'s, for [`digest`].
     fn our_body() -> String {
         let (c, d) = (empty_hub(), digest());
-        report::comment(&facts(&c, &d), &d).unwrap()
+        render::status::comment(&facts(&c, &d), &d).unwrap()
     }
 
     /// Runs [`comment`] for [`empty_hub`] against `github`.
@@ -928,7 +931,7 @@ mod tests {
         answer(&github, "POST", COMMENTS, ResponseTemplate::new(500), None).await;
         answer(&github, "GET", COMMENTS, listing(json!([])), Some(1)).await;
         // The re-read after the 500 lists the comment the POST made.
-        let marker = report::comment_marker(&digest());
+        let marker = render::status::comment_marker(&digest());
         let made = json!([comment_json(1, &format!("{marker}\nmade"))]);
         answer(&github, "GET", COMMENTS, listing(made), None).await;
 
@@ -978,7 +981,7 @@ mod tests {
     #[tokio::test]
     async fn a_dry_run_reads_the_comments_and_writes_nothing_whatever_it_would_do() {
         let body = our_body();
-        let marker = report::comment_marker(&digest());
+        let marker = render::status::comment_marker(&digest());
         // Nothing yet (would post on the issue), other numbers (would edit), the same (would
         // leave it).
         let issue = "https://github.com/octo-org/lab/issues/7";

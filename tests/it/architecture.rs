@@ -3,8 +3,9 @@
 //! earlier layer, never form a circle, and never lead a pure stage to I/O.
 //!
 //! Layers, first to last: support → context/event → digest → tier → pulls (the look-up)
-//! → window/values → render → publish → report → status's stages (the hub edge, the pure
-//! classification and reports) → the pipelines (announce, docs, status::run) → cli.
+//! → window/values → status's data and edges (the hub and Kubernetes edges, the pure
+//! classification and history) → render (every word, status's too) → publish → report →
+//! status::report → the pipelines (announce, docs, status::run) → cli.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -39,11 +40,12 @@ const LAYERS: &[&[&str]] = &[
         "status::kube",
         "status::classify",
         "status::history",
+        "status",
     ],
     &["render"],
     &["publish"],
     &["report"],
-    &["status::report", "status"],
+    &["status::report"],
     &["announce", "docs", "status::run"],
     &["cli"],
 ];
@@ -103,6 +105,8 @@ const DATA_MODULES: &[&str] = &[
     "event::MAX_COMMITS",
     "status::hub::HubError",
     "status::hub::WrongAnswer",
+    "status::hub::Body",
+    "status::hub::Fault",
     "status::hub::ROLE_NAME",
     "status::hub::SCOPES",
     "values::error",

@@ -196,6 +196,26 @@ fn server(user: &str, started: OffsetDateTime, last: OffsetDateTime) -> Server {
     }
 }
 
+/// What a run at `now` found for a release at `release`: `classification` and the chart's
+/// `history`, by start time on https://hub.example.org, without names.
+fn facts<'a>(
+    release: OffsetDateTime,
+    now: OffsetDateTime,
+    classification: &'a codeq_rollout::Classification,
+    history: &'a History,
+) -> StatusFacts<'a> {
+    StatusFacts {
+        hub_url: "https://hub.example.org",
+        digest: None,
+        released_at: release,
+        now,
+        classification,
+        shifted: false,
+        include_names: false,
+        history: Some(history),
+    }
+}
+
 /// The chart of a job summary, drawn: six runs of a hub of 57 servers coming down toward
 /// the deadline, then this run's point; the bars and the line stand as the history says.
 #[test]
@@ -226,16 +246,7 @@ fn mermaid_draws_the_summarys_chart_as_the_history_says() {
     let classification = classify(servers, release, now, &SettingsModel(Default::default()));
     let history = with_this_run(Some(history), &classification.totals, now);
     assert_eq!(history.points().len(), 7);
-    let facts = StatusFacts {
-        hub_url: "https://hub.example.org",
-        digest: None,
-        released_at: release,
-        now,
-        classification: &classification,
-        shifted: false,
-        include_names: false,
-        history: Some(&history),
-    };
+    let facts = facts(release, now, &classification, &history);
     let summary = status_job_summary(&facts).unwrap();
     let block = mermaid_block(&summary);
     assert!(block.starts_with("xychart-beta\n"), "{block}");
@@ -370,7 +381,7 @@ async fn a_forged_history_is_refused_then_each_change_adds_a_point_to_the_drawn_
     let writes = github.writes().await.len();
     let (stdout, summary) = run("2026-11-30T12:30:00Z").await;
     assert!(
-        stdout.contains("::warning title=Progress chart::the progress chart's history in the convergence comment was ignored (it is 3445 bytes long"),
+        stdout.contains("::warning title=Progress chart::the progress chart's history in the convergence comment was ignored: it is 3445 bytes long%0Ahelp: at most 1900 bytes are read"),
         "{stdout}"
     );
     let first = body();
@@ -522,16 +533,134 @@ fn the_docs_show_the_chart_of_the_history_they_show() {
         .unwrap()
         .unwrap();
     let classification = classify(Vec::new(), release, now, &SettingsModel(Default::default()));
-    let facts = StatusFacts {
-        hub_url: "https://hub.example.org",
-        digest: None,
-        released_at: release,
-        now,
-        classification: &classification,
-        shifted: false,
-        include_names: false,
-        history: Some(&history),
-    };
+    let facts = facts(release, now, &classification, &history);
     let summary = status_job_summary(&facts).unwrap();
     assert_eq!(mermaid_block(&doc), mermaid_block(&summary));
+}
+
+/// The chart's categories, as docs/progress-chart.md documents them (issue 32 item 18):
+/// `HH:MM`; `HH:MM:SS` when two runs fall within one minute (Mermaid merges categories of
+/// the same name); `MM-DD ` before each when the runs span more than one date; then
+/// `due HH:MM` (rounded up) for the latest run's deadline only, never an earlier point's;
+/// bars the stale servers (0 for the deadline); a line only with a deadline.
+#[test]
+fn chart_labels_take_the_forms_the_progress_chart_doc_documents() {
+    let at = |t: OffsetDateTime, stale: u64, due: Option<OffsetDateTime>| Point {
+        at: t,
+        stale,
+        running: 9,
+        due,
+    };
+    // (case, points, the labels drawn, whether the straight line to the deadline is drawn)
+    let cases = [
+        (
+            "one date",
+            vec![
+                at(datetime!(2026-11-30 12:10 UTC), 5, None),
+                at(datetime!(2026-11-30 12:40 UTC), 2, None),
+            ],
+            &["12:10", "12:40"][..],
+            false,
+        ),
+        (
+            "only the latest run's deadline, and it is none",
+            vec![
+                at(
+                    datetime!(2026-11-30 12:10 UTC),
+                    5,
+                    Some(datetime!(2026-11-30 14:00 UTC)),
+                ),
+                at(datetime!(2026-11-30 12:40 UTC), 2, None),
+            ],
+            &["12:10", "12:40"],
+            false,
+        ),
+        (
+            "two dates",
+            vec![
+                at(datetime!(2026-11-30 23:40 UTC), 5, None),
+                at(datetime!(2026-12-01 00:10 UTC), 2, None),
+            ],
+            &["11-30 23:40", "12-01 00:10"],
+            false,
+        ),
+        (
+            "two runs within one minute, and the deadline",
+            vec![
+                at(datetime!(2026-11-30 12:30:10 UTC), 5, None),
+                at(datetime!(2026-11-30 12:30:50 UTC), 4, None),
+                at(
+                    datetime!(2026-11-30 13:00 UTC),
+                    3,
+                    Some(datetime!(2026-11-30 13:20:01 UTC)),
+                ),
+            ],
+            &["12:30:10", "12:30:50", "13:00:00", "due 13:21"],
+            true,
+        ),
+        (
+            "two dates, two runs within one minute",
+            vec![
+                at(datetime!(2026-11-30 23:59:10 UTC), 5, None),
+                at(datetime!(2026-11-30 23:59:50 UTC), 4, None),
+                at(datetime!(2026-12-01 00:05 UTC), 3, None),
+            ],
+            &["11-30 23:59:10", "11-30 23:59:50", "12-01 00:05:00"],
+            false,
+        ),
+        (
+            "a deadline on the next date",
+            vec![
+                at(datetime!(2026-11-30 23:00 UTC), 5, None),
+                at(
+                    datetime!(2026-11-30 23:30 UTC),
+                    3,
+                    Some(datetime!(2026-12-01 00:30 UTC)),
+                ),
+            ],
+            &["11-30 23:00", "11-30 23:30", "due 12-01 00:30"],
+            true,
+        ),
+    ];
+    let release = datetime!(2026-11-30 12:00 UTC);
+    let c = classify(
+        Vec::new(),
+        release,
+        release,
+        &SettingsModel(Default::default()),
+    );
+    let doc = std::fs::read_to_string(repo_root().join("docs/progress-chart.md")).unwrap();
+    for (case, points, labels, line) in cases {
+        let mut h = History::default();
+        for p in &points {
+            h.push(*p);
+        }
+        let now = points.last().unwrap().at;
+        let drawn = chart(&facts(release, now, &c, &h)).unwrap();
+        assert_eq!(drawn.labels, labels, "{case}");
+        let mut bars: Vec<u64> = points.iter().map(|p| p.stale).collect();
+        bars.extend(line.then_some(0));
+        assert_eq!(drawn.bars, bars, "{case}");
+        assert_eq!(!drawn.line.is_empty(), line, "{case}");
+        assert_eq!(drawn.title == "Stale servers per run", !line, "{case}");
+        assert_eq!(drawn.y_max, bars.iter().copied().max().unwrap(), "{case}");
+        for label in labels {
+            let form = label_form(label);
+            assert!(
+                doc.contains(&format!("`{form}`")),
+                "{case}: `{form}` not in the doc"
+            );
+        }
+    }
+}
+
+/// The form of a chart label: `12-01 00:10` is `MM-DD HH:MM`, `due 13:21` is `due HH:MM`.
+fn label_form(label: &str) -> String {
+    let form = |word: &str| match word.split(':').count() {
+        _ if word == "due" => "due",
+        _ if word.contains('-') => "MM-DD",
+        3 => "HH:MM:SS",
+        _ => "HH:MM",
+    };
+    label.split(' ').map(form).collect::<Vec<_>>().join(" ")
 }

@@ -8,7 +8,7 @@
 //! what to do, and sends nothing but GETs.
 
 use crate::common::github::FakeGitHub;
-use crate::common::hub::{Hub, HubSettings, ServerView, iso, parse_iso, unix_now};
+use crate::common::hub::{Hub, HubSettings, ServerView, iso, parse_iso, reader_config, unix_now};
 use crate::common::{run_codeq, scrub};
 use codeq_rollout::{AtScaleModel, CullerModel, ServerTimes};
 use serde_json::Value;
@@ -41,44 +41,29 @@ const SLOW_CULLER: HubSettings = HubSettings {
 const NO_SCOPE_TOKEN: &str = "status-no-scope-token-0123456789abcdef";
 
 fn extra_config() -> String {
-    let scopes = codeq_rollout::SCOPES
-        .iter()
-        .map(|s| format!("{s:?}"))
-        .collect::<Vec<_>>()
-        .join(", ");
     format!(
-        r#"c.JupyterHub.services.append({{"name": "status-reader", "api_token": "{READER_TOKEN}"}})
-c.JupyterHub.services.append({{"name": "no-scope", "api_token": "{NO_SCOPE_TOKEN}"}})
+        r#"{}c.JupyterHub.services.append({{"name": "no-scope", "api_token": "{NO_SCOPE_TOKEN}"}})
 c.JupyterHub.api_page_max_limit = {PAGE}
-c.JupyterHub.load_roles.append({{"name": "{role}", "services": ["status-reader"], "scopes": [{scopes}]}})
 "#,
-        role = codeq_rollout::ROLE_NAME
+        reader_config(READER_TOKEN)
     )
 }
 
-/// Runs `status` with `args` after the common ones; (exit code, stdout, stderr).
-fn status(base: &str, token: &str, released_at: &str, args: &[&str]) -> (i32, String, String) {
-    let mut all = vec![
-        "status",
-        "--hub-url",
-        base,
-        "--hub-token",
-        token,
-        "--released-at",
-        released_at,
-        "--hub-timeout",
-        "10s",
-        // The rig's culler and hub settings, RIG's.
-        "--cull-timeout",
-        "6",
-        "--cull-every",
-        "2",
-        "--cull-max-age",
-        "20",
-        "--slow-stop-timeout",
-        "1",
-    ];
-    all.extend_from_slice(args);
+/// Runs `status` against `base` with `token`, the release at `released_at` and the culler
+/// and hub `settings`, then `args`; (exit code, stdout, stderr).
+fn status(
+    settings: &HubSettings,
+    base: &str,
+    token: &str,
+    released_at: &str,
+    args: &[&str],
+) -> (i32, String, String) {
+    let common = ["status", "--hub-url", base, "--hub-token", token];
+    let mut all: Vec<String> = common.iter().map(ToString::to_string).collect();
+    all.extend(["--released-at", released_at, "--hub-timeout", "10s"].map(String::from));
+    all.extend(settings.options());
+    all.extend(args.iter().map(ToString::to_string));
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
     run_codeq(&all, &BTreeMap::new())
 }
 
@@ -127,6 +112,7 @@ fn check_against_the_hub(
         settings: settings.cull(),
         scale: settings.scale(3),
     };
+    crate::common::hub::assert_status_json_shape(report);
     let mut deadlines = BTreeMap::new();
     let servers = report["servers"].as_array().unwrap();
     assert_eq!(servers.len(), truth.len(), "{report:#}");
@@ -202,10 +188,10 @@ fn status_as_the_action_runs_it(base: &str, released_at: &str) {
         ("INPUT_HUB-URL", base.to_string()),
         ("INPUT_HUB-TOKEN", READER_TOKEN.into()),
         ("INPUT_RELEASED-AT", released_at.to_string()),
-        ("INPUT_CULL-TIMEOUT", "6".into()),
-        ("INPUT_CULL-EVERY", "2".into()),
-        ("INPUT_CULL-MAX-AGE", "20".into()),
-        ("INPUT_SLOW-STOP-TIMEOUT", "1".into()),
+        ("INPUT_CULL-TIMEOUT", RIG.timeout.to_string()),
+        ("INPUT_CULL-EVERY", RIG.every.to_string()),
+        ("INPUT_CULL-MAX-AGE", RIG.max_age.to_string()),
+        ("INPUT_SLOW-STOP-TIMEOUT", RIG.slow_stop_timeout.to_string()),
         ("INPUT_HUB-SIZE", String::new()),
         ("INPUT_INCLUDE-NAMES", "false".into()),
         ("INPUT_IMAGE", String::new()),
@@ -295,7 +281,7 @@ fn bad_input(base: &str, released_at: &str) -> Vec<String> {
             READER_TOKEN,
         ),
     ] {
-        let (code, stdout, stderr) = status(&url, token, released_at, &[]);
+        let (code, stdout, stderr) = status(&RIG, &url, token, released_at, &[]);
         table.push(format!(
             "{what}: exit {code}, stdout {:?}\n{}",
             stdout,
@@ -316,7 +302,7 @@ async fn status_reports_the_hubs_truth_and_the_culler_keeps_its_deadlines() {
     hub.start_servers(&["fresh"]).await;
     hub.post_activity("old-busy", unix_now()).await;
 
-    let (code, stdout, stderr) = status(&base, READER_TOKEN, &released_at, &["--json"]);
+    let (code, stdout, stderr) = status(&RIG, &base, READER_TOKEN, &released_at, &["--json"]);
     assert_eq!(code, 0, "status failed: {stderr}\nlog:\n{}", hub.log());
     let report: Value = serde_json::from_str(&stdout).expect("stdout is the JSON alone");
     let truth = hub.servers().await;
@@ -600,21 +586,9 @@ async fn at_the_default_page_size_status_sends_one_get_per_200_running_servers()
             })
             .mount(&hub)
             .await;
-        let (code, stdout, stderr) = run_codeq(
-            &[
-                "status",
-                "--hub-url",
-                &hub.uri(),
-                "--hub-token",
-                READER_TOKEN,
-                "--released-at",
-                "2026-11-30T12:00:00Z",
-                "--now",
-                "2026-11-30T12:30:00Z",
-                "--json",
-            ],
-            &BTreeMap::new(),
-        );
+        let now = ["--now", "2026-11-30T12:30:00Z", "--json"];
+        let released_at = "2026-11-30T12:00:00Z";
+        let (code, stdout, stderr) = status(&RIG, &hub.uri(), READER_TOKEN, released_at, &now);
         assert_eq!(code, 0, "{stderr}");
         let report: Value = serde_json::from_str(&stdout).unwrap();
         assert_eq!(report["totals"]["running"], running);
@@ -654,29 +628,10 @@ async fn stale_active_servers_whose_activity_stops_are_culled_by_the_deadline_st
     for u in &users {
         hub.post_activity(u, unix_now()).await;
     }
-    let (code, stdout, stderr) = run_codeq(
-        &[
-            "status",
-            "--hub-url",
-            &base,
-            "--hub-token",
-            READER_TOKEN,
-            "--released-at",
-            &released_at,
-            "--cull-timeout",
-            "12",
-            "--cull-every",
-            "3",
-            "--cull-max-age",
-            "0",
-            "--slow-stop-timeout",
-            "1",
-            "--json",
-        ],
-        &BTreeMap::new(),
-    );
+    let (code, stdout, stderr) = status(&CULLER, &base, READER_TOKEN, &released_at, &["--json"]);
     assert_eq!(code, 0, "{stderr}\nlog:\n{}", hub.log());
     let report: Value = serde_json::from_str(&stdout).unwrap();
+    crate::common::hub::assert_status_json_shape(&report);
     let measured_at = time(&report["measured_at"]);
     let model = AtScaleModel {
         settings: CULLER.cull(),
@@ -705,24 +660,7 @@ async fn stale_active_servers_whose_activity_stops_are_culled_by_the_deadline_st
         deadlines.insert(user, given.unix_timestamp() as f64 + 1.0);
     }
     assert_eq!(deadlines.len(), users.len(), "{report:#}");
-    let (_, table, _) = run_codeq(
-        &[
-            "status",
-            "--hub-url",
-            &base,
-            "--hub-token",
-            READER_TOKEN,
-            "--released-at",
-            &released_at,
-            "--cull-timeout",
-            "12",
-            "--cull-every",
-            "3",
-            "--slow-stop-timeout",
-            "1",
-        ],
-        &BTreeMap::new(),
-    );
+    let (_, table, _) = status(&CULLER, &base, READER_TOKEN, &released_at, &[]);
     assert!(
         table.contains("if it goes idle, never passively while in use"),
         "{table}"

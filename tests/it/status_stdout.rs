@@ -305,3 +305,90 @@ async fn inside_actions_names_reach_the_log_only_with_include_names() {
     assert!(json[1].contains("alice"), "{}", json[1]);
     insta::assert_snapshot!(hidden);
 }
+
+/// Issue 32 item 16: `status --json` as the binary prints it, outside Actions (names shown)
+/// and inside without include-names, has the shape of `docs/status.schema.json`, and
+/// docs/status.md describes every field that schema states, and its version.
+#[tokio::test]
+async fn status_json_has_the_schemas_shape_and_the_docs_describe_every_field() {
+    let dir = tempfile::tempdir().unwrap();
+    for actions in ["", "true"] {
+        let hub = one_server_hub().await;
+        let out = status_command(&hub.uri(), &dir.path().join("o"), &dir.path().join("s"))
+            .arg("--json")
+            .env("GITHUB_ACTIONS", actions)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        crate::common::hub::assert_status_json_shape(&doc);
+    }
+    let schema = crate::common::hub::status_schema();
+    let doc = std::fs::read_to_string(repo_root().join("docs/status.md")).unwrap();
+    let version = &schema["properties"]["version"]["const"];
+    assert!(
+        doc.contains(&format!("`\"version\": {version}`")),
+        "docs/status.md: version"
+    );
+    let undocumented = undocumented(&schema, &doc);
+    assert!(undocumented.is_empty(), "docs/status.md: {undocumented:?}");
+}
+
+/// The property names `schema` states, at any depth, that `doc` does not name in backticks.
+fn undocumented(schema: &serde_json::Value, doc: &str) -> Vec<String> {
+    let here = schema.get("properties").and_then(|p| p.as_object());
+    let names = here.into_iter().flat_map(|p| p.keys());
+    let mut missing: Vec<String> = names
+        .filter(|name| !doc.contains(&format!("`{name}`")))
+        .cloned()
+        .collect();
+    for child in schema.as_object().into_iter().flat_map(|o| o.values()) {
+        missing.extend(undocumented(child, doc));
+    }
+    missing
+}
+
+/// The body of the reviewed snapshot `name` of `src/render/status/tests.rs` (after its
+/// header).
+fn render_snapshot(name: &str) -> String {
+    let file =
+        format!("src/render/status/snapshots/codeq_rollout__render__status__tests__{name}.snap");
+    let text = std::fs::read_to_string(repo_root().join(file)).unwrap();
+    let mut parts = text.splitn(3, "---\n");
+    parts
+        .nth(2)
+        .unwrap_or_else(|| panic!("no snapshot body in {name}"))
+        .to_string()
+}
+
+/// Issue 32 item 16: the `--json` documents the render layer's tests pin, by start time
+/// (hostile names) and by digest (a pod of each kind: no pod, no imageID, a bare ID, another
+/// repository, unreadable, an orphan), have the shape of `docs/status.schema.json`.
+#[test]
+fn the_pinned_json_documents_have_the_schemas_shape() {
+    for name in ["json_document", "json_document_by_digest"] {
+        let doc: serde_json::Value = serde_json::from_str(&render_snapshot(name)).unwrap();
+        crate::common::hub::assert_status_json_shape(&doc);
+    }
+}
+
+/// Issue 32 item 15: every reason an image is unknown, as the table's "stopped by" column
+/// shows it (the render layer's pinned summary of each reason), is one
+/// docs/status-kubernetes.md explains, with what to do.
+#[test]
+fn the_kubernetes_doc_explains_every_reason_an_image_is_unknown() {
+    let summary = render_snapshot("each_reason_an_image_is_unknown_is_said_with_what_to_do");
+    let doc = std::fs::read_to_string(repo_root().join("docs/status-kubernetes.md")).unwrap();
+    let reasons: Vec<&str> = summary
+        .lines()
+        .filter(|l| l.contains("| image unknown |"))
+        .filter_map(|l| l.trim_end_matches(" |").rsplit(" | ").next())
+        .collect();
+    assert_eq!(reasons.len(), 5, "{summary}");
+    for reason in reasons {
+        assert!(
+            doc.contains(&format!("| `{reason}` |")),
+            "{reason} not in the doc"
+        );
+    }
+}

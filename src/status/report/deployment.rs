@@ -116,11 +116,7 @@ pub(crate) fn description(rollout: &Rollout, now: OffsetDateTime) -> String {
         }
         Rollout::Alarmed { alarms } => alarms
             .iter()
-            .map(|alarm| match alarm {
-                Alarm::Overdue => "a server runs past the promised deadline",
-                Alarm::Mismatch => "a server started after the release runs the old digest",
-                Alarm::Orphan => "a single-user pod the hub does not list",
-            })
+            .map(|alarm| crate::render::status::alarm_words(*alarm)[0])
             .collect::<Vec<_>>()
             .join("; "),
         Rollout::Rolling {

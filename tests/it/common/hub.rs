@@ -52,6 +52,27 @@ impl HubSettings {
         }
     }
 
+    /// These settings as `status` takes them: `--cull-timeout`, `--cull-every`,
+    /// `--cull-max-age` and `--slow-stop-timeout`, each with its value.
+    pub fn options(&self) -> Vec<String> {
+        let values = [
+            self.timeout,
+            self.every,
+            self.max_age,
+            self.slow_stop_timeout,
+        ];
+        [
+            "cull-timeout",
+            "cull-every",
+            "cull-max-age",
+            "slow-stop-timeout",
+        ]
+        .iter()
+        .zip(values)
+        .flat_map(|(name, value)| [format!("--{name}"), value.to_string()])
+        .collect()
+    }
+
     /// The hub's scale for `servers` servers at once.
     pub fn scale(&self, servers: u64) -> codeq_rollout::HubScale {
         codeq_rollout::HubScale {
@@ -581,4 +602,37 @@ impl Drop for Hub {
             }
         }
     }
+}
+
+/// Hub configuration lines for a service `status-reader` holding `token` and a role with
+/// exactly the scopes `status` needs (`codeq_rollout::SCOPES`, the role README documents).
+pub fn reader_config(token: &str) -> String {
+    let scopes: Vec<String> = codeq_rollout::SCOPES
+        .iter()
+        .map(|s| format!("{s:?}"))
+        .collect();
+    format!(
+        r#"c.JupyterHub.services.append({{"name": "status-reader", "api_token": "{token}"}})
+c.JupyterHub.load_roles.append({{"name": "{role}", "services": ["status-reader"], "scopes": [{scopes}]}})
+"#,
+        role = codeq_rollout::ROLE_NAME,
+        scopes = scopes.join(", ")
+    )
+}
+
+/// `docs/status.schema.json`, the shape of `status --json`.
+pub fn status_schema() -> serde_json::Value {
+    let path = crate::common::registry::repo_root().join("docs/status.schema.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Asserts that `doc`, a `status --json` document, has the shape of [`status_schema`].
+pub fn assert_status_json_shape(doc: &serde_json::Value) {
+    let schema = status_schema();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let errors: Vec<String> = validator.iter_errors(doc).map(|e| e.to_string()).collect();
+    assert!(
+        errors.is_empty(),
+        "not the schema's shape: {errors:#?}\n{doc:#}"
+    );
 }

@@ -1,0 +1,192 @@
+//! The words of a `status` run beside its reports: its alarms (`fail-on`), the annotation of
+//! a server on the old image, a refused chart history, a deadline past the calendar, and the
+//! log line once the hub is read. Each problem is one function whose one `match` gives both
+//! halves ([`Words`]).
+
+use super::terminal_name;
+use crate::render::window_words::{human, human_at_most, servers_words};
+use crate::render::words::Words;
+use crate::status::classify::{Alarm, Classified, Totals, rfc3339};
+use crate::status::history::{HistoryError, LINE_MAX_BYTES, MAX_POINTS};
+use crate::support::sanitize;
+use time::OffsetDateTime;
+
+/// An alarm in words, one arm each: what the deployment's description says when it fired
+/// (no count: a new status is posted only when the set of alarms changes), and what follows
+/// its count in the run's error annotation ([`alarm_annotation`]).
+pub(crate) fn alarm_words(alarm: Alarm) -> [&'static str; 2] {
+    match alarm {
+        Alarm::Mismatch => [
+            "a server started after the release runs the old digest",
+            "server(s) started after the release run the old digest",
+        ],
+        Alarm::Overdue => [
+            "a server runs past the promised deadline",
+            "stale server(s) are past the deadline the release note promised",
+        ],
+        Alarm::Orphan => [
+            "a single-user pod the hub does not list",
+            "single-user pod(s) run that the hub does not list",
+        ],
+    }
+}
+
+/// The error annotation of a run that fails on `alarms` (`fail-on`): its title and words,
+/// each alarm counted in `t` and named as `fail-on` names it.
+pub(crate) fn alarm_annotation(alarms: &[Alarm], t: &Totals) -> (String, Words) {
+    let names: Vec<String> = alarms.iter().map(|a| a.name()).collect();
+    let counted: Vec<String> = alarms
+        .iter()
+        .zip(&names)
+        .map(|(a, name)| format!("{} {} ({name})", a.count(t), alarm_words(*a)[1]))
+        .collect();
+    (
+        "Convergence alarm".to_string(),
+        Words::new(format!(
+            "the run fails because fail-on lists {}",
+            names.join(", ")
+        ))
+        .help(format!("{}: see the table above", counted.join("; "))),
+    )
+}
+
+/// The error annotation for one server that started after the release but runs the old
+/// digest: title and words naming the server, the digest it runs and what to check.
+///
+/// `c` is the server as the log's table shows it: with `names` (include-names, or outside
+/// Actions) the hub's names and the pod's; without, [`super::without_names`]' `user N`
+/// alias and no pod name (KubeSpawner's `jupyter-<user>` embeds the user's name), with where
+/// to look the pod up: `kubectl get pods` in `query`'s namespace with its selector, or
+/// include-names.
+pub(crate) fn mismatch_annotation(
+    c: &Classified,
+    names: bool,
+    query: Option<&crate::status::kube::PodQuery>,
+) -> (String, Words) {
+    let digest = c
+        .pod
+        .as_ref()
+        .and_then(|p| p.digest.as_deref())
+        .unwrap_or_default();
+    let who = if names {
+        let pod = c
+            .pod
+            .as_ref()
+            .and_then(|p| p.pod.as_ref())
+            .map_or_else(|| "?".to_string(), |p| sanitize::log_line(&p.name, 253));
+        format!(
+            "pod {pod} (user {}, server {})",
+            terminal_name(&c.server.user),
+            terminal_name(&c.server.name),
+        )
+    } else {
+        let server = if c.server.name.is_empty() {
+            "default server".to_string()
+        } else {
+            terminal_name(&c.server.name)
+        };
+        format!("{} ({server})", terminal_name(&c.server.user))
+    };
+    let look_up = match (names, query) {
+        (true, _) => String::new(),
+        (false, Some(q)) => format!(
+            "; names are left out of the log: run status with include-names: true, or kubectl get pods -n {} -l {} in a terminal, to see which user and pod",
+            q.namespace,
+            q.selector()
+        ),
+        (false, None) => "; names are left out of the log: run status with include-names: true to see which user and pod".to_string(),
+    };
+    (
+        "Server on the old image".to_string(),
+        Words::new(format!(
+            "{who} started after the release but runs {}",
+            super::short_digest(digest)
+        ))
+        .help(format!(
+            "the node did not pull the new image (the pod runs {digest}): check singleuser.image.pullPolicy (Always for a tag such as :latest), the KubeSpawner version (before 6.2 it set IfNotPresent), and any registry mirror between the nodes and the registry; then stop the server so it starts again on the new image{look_up}",
+        )),
+    )
+}
+
+/// The warning when the convergence comment's history line is refused: which rule it
+/// broke; the chart starts again from this run, the table is unaffected.
+pub(crate) fn history_refused(e: &HistoryError) -> Words {
+    let (why, rule) = match e {
+        HistoryError::Repeated => (
+            "it appears more than once".to_string(),
+            "status writes one history line".to_string(),
+        ),
+        HistoryError::TooLong(n) => (
+            format!("it is {n} bytes long"),
+            format!("at most {LINE_MAX_BYTES} bytes are read"),
+        ),
+        HistoryError::TooManyPoints => (
+            format!("it holds more than {MAX_POINTS} points"),
+            format!("at most {MAX_POINTS} points are kept"),
+        ),
+        HistoryError::Malformed(0) => (
+            "it is not in the shape status writes".to_string(),
+            "status writes the points after the prefix, each separated by a space".to_string(),
+        ),
+        HistoryError::Malformed(i) => (
+            format!("point {i} is malformed"),
+            "each point is time/stale/running/due in digits (due may be -)".to_string(),
+        ),
+        HistoryError::OutOfOrder(i) => (
+            format!("point {i} is out of order"),
+            "each point is after the release, before this run and after the point before it"
+                .to_string(),
+        ),
+        HistoryError::FarDeadline(i) => (
+            format!("point {i} states a far deadline"),
+            "a point's deadline is at most twenty years after it".to_string(),
+        ),
+        HistoryError::BadCount(i) => (
+            format!("point {i} counts too many servers"),
+            format!(
+                "a point counts at most as many stale servers as running, and at most {} servers",
+                crate::window::MAX_HUB_SERVERS
+            ),
+        ),
+    };
+    Words::new(format!(
+        "the progress chart's history in the convergence comment was ignored: {why}"
+    ))
+    .help(format!(
+        "{rule}, so it may have been edited by hand; the chart starts again from this run, the counts are unaffected"
+    ))
+}
+
+/// The error when the worst case at the hub's size read at run time (`scale`: the servers
+/// running, or `hub-size` when larger) puts a deadline, `longest` seconds after `now`, past
+/// [`crate::window::LAST_DATE`]: no deadline could be stated
+/// ([`crate::window::fits_calendar`]). `now_given`: the clock came from `--now` (a hidden
+/// option), which is then named among what to check.
+pub(crate) fn beyond_calendar(
+    now: OffsetDateTime,
+    now_given: bool,
+    scale: &crate::window::HubScale,
+    longest: u64,
+) -> Words {
+    let (clock, check_now) = match now_given {
+        true => ("now (--now)", "now (--now), "),
+        false => ("this run's clock", ""),
+    };
+    Words::new(format!(
+        "the convergence deadline falls past {}, the last date a deadline can be written for",
+        crate::window::LAST_DATE,
+    ))
+    .help(format!(
+        "the worst case of a cull pass on a hub of {} (those running now, or hub-size when larger; slow-stop timeout {}) puts it up to {} after {clock} {}: check {check_now}hub-size, slow-stop-timeout and the idle culler settings",
+        servers_words(scale.servers),
+        human(scale.slow_stop_timeout_secs),
+        human_at_most(longest),
+        rfc3339(now),
+    ))
+}
+
+/// The debug line once the hub is read: how many servers of how many users, in how many
+/// requests.
+pub(crate) fn hub_read(servers: usize, users: u64, requests: u32) -> String {
+    format!("status: {servers} servers of {users} users in {requests} requests")
+}
