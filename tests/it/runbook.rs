@@ -448,20 +448,24 @@ async fn allowed(plane: &ControlPlane, namespace: &str, account: &str, verb: &st
 }
 
 /// The ServiceAccount `account` in the rig's namespace, bound (when `role` is given) to `role`
-/// by the doc's RoleBinding (its subject replaced by the account); waits (bounded, 30 s) until
-/// the authorizer allows exactly the role's verbs among `list` and `delete` (RBAC reads its
-/// objects through informers, a moment late). A kubeconfig file with a TokenRequest token.
+/// by the doc's RoleBinding, its subject replaced by the account (the doc's Role and
+/// RoleBinding keep their names; another Role and its binding take the account's); waits
+/// (bounded, 30 s) until the authorizer allows exactly the role's verbs among `list` and
+/// `delete` (RBAC reads its objects through informers, a moment late). A kubeconfig file with
+/// a TokenRequest token.
 async fn operator(rig: &Z2jh, account: &str, role: Option<&Value>) -> PathBuf {
     let ns = rig.namespace.clone();
     let mut objects = vec![json!({"apiVersion": "v1", "kind": "ServiceAccount",
                                   "metadata": {"name": account, "namespace": ns}})];
     let granted = role.map(verbs).unwrap_or_default();
     if let Some(role) = role {
-        let (_, mut binding) = documented_operator_rbac(&ns);
+        let (documented, mut binding) = documented_operator_rbac(&ns);
         let mut role = role.clone();
-        role["metadata"]["name"] = json!(account);
-        binding["metadata"]["name"] = json!(account);
-        binding["roleRef"]["name"] = json!(account);
+        if role != documented {
+            role["metadata"]["name"] = json!(account);
+            binding["metadata"]["name"] = json!(account);
+            binding["roleRef"]["name"] = json!(account);
+        }
         binding["subjects"] = json!([{"kind": "ServiceAccount", "name": account, "namespace": ns}]);
         objects.extend([role, binding]);
     }
