@@ -21,6 +21,7 @@ mod openapi;
 mod publish;
 mod pull_policy;
 mod registry;
+mod runbook;
 mod status;
 mod status_stdout;
 mod templates;
