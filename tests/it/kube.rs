@@ -621,6 +621,12 @@ fn stable(rig: &Z2jh, text: &str, digests: &[(&str, &str)]) -> String {
         (rig.namespace.as_str(), "[namespace]"),
     ];
     parts.extend_from_slice(digests);
+    // Each digest also as the table and messages shorten it (`sha256:` and 12 hex digits).
+    let short: Vec<(String, &str)> = digests
+        .iter()
+        .map(|(digest, name)| (digest.chars().take(19).collect(), *name))
+        .collect();
+    parts.extend(short.iter().map(|(digest, name)| (digest.as_str(), *name)));
     let text = scrub(text, &parts);
     let times = regex::Regex::new(
         r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z|\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?( UTC)?",
