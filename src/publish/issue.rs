@@ -2,7 +2,7 @@
 //! checklist: an edit would untick it). New facts go into one bot comment, edited in place.
 
 use super::once::{self, Made};
-use super::{Change, Done, Found, IssuePlan, find};
+use super::{Change, Done, Found, IssuePlan, comment};
 use crate::render::{self, MarkerKind};
 use crate::support::github::GitHub;
 use crate::support::github::models::{Issue, NewIssue};
@@ -46,7 +46,7 @@ pub(super) async fn ensure(
         Some(ours) => IssueOutcome {
             url: ours.html_url.clone(),
             change: Change::Unchanged,
-            comment: update_comment(gh, found, ours, plan).await?,
+            comment: update_comment(gh, found, ours, plan, notes).await?,
         },
         None => match open(gh, found, plan, notes, done).await? {
             (mine, true) => give_way(gh, found, mine, true, notes, done).await?,
@@ -187,14 +187,9 @@ fn opened(issue: Issue) -> IssueOutcome {
     }
 }
 
-/// Our tracking issue for `found`'s digest as GitHub lists it now (open or closed; the
-/// lowest number if several).
+/// Our tracking issue for `found`'s digest as GitHub lists it now ([`super::tracking_issue`]).
 async fn read_ours(gh: &GitHub, found: &Found) -> Result<Option<Issue>> {
-    let target = &found.target;
-    let issues = gh.list_issues(&target.tracking_labels, "all").await?;
-    Ok(find::our_issues(&issues, &target.digest)
-        .first()
-        .map(|i| (*i).clone()))
+    super::tracking_issue(gh, &found.target).await
 }
 
 /// Opens the tracking issue once (see [`once`]) and records it in `done`; no listing
@@ -236,46 +231,35 @@ async fn open(
 }
 
 /// Keeps the bot's one update comment in step with the facts: nothing when `issue`
-/// records the same fingerprint (no read at all), else the comment found by its marker is
-/// edited, or created when there is none.
+/// records the same fingerprint (no read at all), else the comment found by its marker and
+/// author is edited when it records other facts, or posted when there is none (read only
+/// when the issue has comments), as every marked comment is ([`comment::upsert`]).
 async fn update_comment(
     gh: &GitHub,
     found: &Found,
     issue: &Issue,
     plan: &IssuePlan,
+    notes: &mut Vec<String>,
 ) -> Result<Option<Change>> {
-    let digest = &found.target.digest;
-    let recorded = render::recorded_evidence(
-        MarkerKind::TrackingIssue,
-        issue.body.as_deref().unwrap_or(""),
-    );
-    if recorded == Some(plan.evidence.as_str()) {
+    let (digest, evidence) = (&found.target.digest, Some(plan.evidence.as_str()));
+    let issue_body = issue.body.as_deref().unwrap_or("");
+    if render::recorded_evidence(MarkerKind::TrackingIssue, issue_body) == evidence {
         return Ok(None);
     }
-    let comments = if issue.comments == 0 {
-        Vec::new()
-    } else {
-        gh.list_comments(issue.number).await?
+    let kind = MarkerKind::UpdateComment;
+    let existing = match issue.comments {
+        0 => None,
+        _ => comment::ours(gh, issue, kind, digest).await?,
     };
-    if let Some(ours) = find::our_comment(issue, &comments, MarkerKind::UpdateComment, digest) {
-        let theirs = render::recorded_evidence(
-            MarkerKind::UpdateComment,
-            ours.body.as_deref().unwrap_or(""),
-        );
-        if theirs == Some(plan.evidence.as_str()) {
-            return Ok(Some(Change::Unchanged));
-        }
-        gh.update_comment(ours.id, &plan.update_comment).await?;
-        return Ok(Some(Change::Updated));
-    }
-    once::create(
-        "the update comment",
-        async || gh.create_comment(issue.number, &plan.update_comment).await,
-        async || {
-            let comments = gh.list_comments(issue.number).await?;
-            Ok(find::our_comment(issue, &comments, MarkerKind::UpdateComment, digest).cloned())
-        },
-    )
-    .await?;
-    Ok(Some(Change::Created))
+    let body = &plan.update_comment;
+    let marked = comment::Marked {
+        issue,
+        kind,
+        digest,
+        body,
+    };
+    let stale = |theirs: &str| render::recorded_evidence(kind, theirs) != evidence;
+    let done = comment::upsert(gh, marked, existing, stale, false).await?;
+    notes.extend(done.notes);
+    Ok(Some(done.change))
 }

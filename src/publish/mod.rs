@@ -44,6 +44,7 @@
 //! release and issue opens an issue too): whichever run finds them keeps the lowest id
 //! (issues: number), deletes the other releases and closes the other issues with a link.
 
+pub(crate) mod comment;
 pub(crate) mod deployment;
 mod duplicates;
 mod find;
@@ -51,8 +52,6 @@ mod issue;
 pub(crate) mod once;
 mod release;
 mod supersede;
-
-pub(crate) use find::{by_issue_author, our_comment};
 
 use crate::digest::Digest;
 use crate::render::{self, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT};
@@ -162,6 +161,18 @@ pub async fn look_up(gh: &GitHub, target: &Target) -> Result<Found> {
         issues,
         kept_issue: None,
     })
+}
+
+/// Our tracking issue for `target`'s digest as GitHub lists it now (open or closed; the
+/// lowest number if several): one listing of the tracking issues.
+///
+/// # Errors
+/// A failed call.
+pub(crate) async fn tracking_issue(gh: &GitHub, target: &Target) -> Result<Option<Issue>> {
+    let issues = gh.list_issues(&target.tracking_labels, "all").await?;
+    Ok(find::our_issues(&issues, &target.digest)
+        .first()
+        .map(|i| (*i).clone()))
 }
 
 /// Reads the releases only (every page, drafts included), for a run that needs no tracking

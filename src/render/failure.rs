@@ -2,6 +2,7 @@
 //! and what the run had established by then (issue 16: a failed run used to leave the
 //! summary empty; issue 14: so did a failed `status`).
 
+use super::words::Words;
 use super::{Change, table_cell};
 use crate::digest::Digest;
 use crate::support::sanitize;
@@ -236,6 +237,23 @@ pub(crate) fn failure_summary(f: &Failure) -> String {
         out.push_str(&format!("| {name} | {value} |\n"));
     }
     out
+}
+
+/// An error and its causes in the one shape ([`Words`]): the first line of each, outermost
+/// first, joined by `: ` as anyhow's `{:#}` joins them, then the help each gives, on lines
+/// of their own (a cause worded as [`Words`] puts its help after `\nhelp: `).
+pub(crate) fn error_words(err: &anyhow::Error) -> Words {
+    let (mut what, mut help) = (Vec::new(), Vec::new());
+    for cause in err.chain().map(ToString::to_string) {
+        match cause.split_once("\nhelp: ") {
+            Some((first, fix)) => (what.push(first.to_string()), help.push(fix.to_string())),
+            None => (what.push(cause), ()),
+        };
+    }
+    Words {
+        what: what.join(": "),
+        help: (!help.is_empty()).then(|| help.join("\n")),
+    }
 }
 
 /// `text` (one line) as a Markdown code span: GitHub finds no Markdown, HTML, mention,

@@ -11,17 +11,11 @@ pub(crate) mod deployment;
 pub(crate) mod docs;
 mod help;
 pub(crate) mod messages;
+pub(crate) mod publish;
 mod reasons;
 pub(crate) mod usage;
 pub(crate) mod usage_words;
 pub(crate) mod window_words;
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "the shape the words modules take (issue 33); remove once one uses it"
-    )
-)]
 pub(crate) mod words;
 
 pub(crate) use context::TemplateContext;
@@ -429,8 +423,8 @@ pub fn runbook_section(runbook: &RunbookSettings, digest: &str) -> Result<String
 
 pub(crate) use crate::support::text::{truncate_body, truncate_body_reserving};
 
-mod failure;
-pub(crate) use failure::{Failure, HubFault, Stage, failure_summary};
+pub(crate) mod failure;
+pub(crate) use failure::{Failure, HubFault, Stage, error_words, failure_summary};
 
 /// Where the full text of a cut body is: the workflow run's log (or, outside Actions, the
 /// tool's output), for the note [`truncate_body`] appends; `announce` prints the full text

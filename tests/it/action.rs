@@ -355,26 +355,22 @@ async fn every_declared_output_is_written_and_no_other() {
         .observe()
         .await
         .ok();
-    // `status` writes its own outputs (from the code, `status::report::outputs`).
-    let of_status: BTreeSet<String> = codeq_rollout::status_outputs(&Default::default())
-        .into_iter()
-        .map(|(n, _)| n.to_string())
-        .collect();
+    // Each command declares its outputs once (`report::RunReport::outputs`); the deployment's
+    // are written only with `environment` (tests/it/deployments.rs).
+    use codeq_rollout::Pipeline;
+    let names = |p: Pipeline, environment| -> BTreeSet<String> {
+        p.outputs(environment)
+            .into_iter()
+            .map(String::from)
+            .collect()
+    };
     let all: BTreeSet<String> = action_yml().outputs.into_iter().map(|(n, _)| n).collect();
-    assert!(
-        of_status.is_subset(&all),
-        "status outputs not declared: {of_status:?}"
-    );
-    // The deployment outputs are written only with `environment` (tests/it/deployments.rs).
-    let of_deployment: BTreeSet<String> = codeq_rollout::DEPLOYMENT_OUTPUTS
-        .iter()
-        .map(std::string::ToString::to_string)
+    let declared = names(Pipeline::Announce, false);
+    let every: BTreeSet<String> = [Pipeline::Announce, Pipeline::Status]
+        .into_iter()
+        .flat_map(|p| names(p, true))
         .collect();
-    let declared: BTreeSet<String> = all
-        .difference(&of_status)
-        .filter(|n| !of_deployment.contains(*n))
-        .cloned()
-        .collect();
+    assert_eq!(every, all, "the outputs of both commands are action.yml's");
     let written: BTreeSet<String> = out.outputs.keys().cloned().collect();
     assert_eq!(written, declared, "{}", out.outputs_raw);
     for name in [

@@ -1,4 +1,4 @@
-//! Stage 7, the Actions runtime's files: `$GITHUB_OUTPUT` (step outputs) and
+//! The Actions runtime's files: `$GITHUB_OUTPUT` (step outputs) and
 //! `$GITHUB_STEP_SUMMARY` (the job summary). Outputs use the multi-line heredoc form
 //! `name<<DELIM\nvalue\nDELIM` (GitHub's "Workflow commands for GitHub Actions").
 
