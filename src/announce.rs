@@ -136,6 +136,7 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
     run.release_held(log);
     let (decision, target_sha) = tiered?;
     run.known.tier = Some(decision.clone());
+    runbook(req, &decision, log)?;
 
     // 3. Window, and whether new servers start on the new image (the pull policy).
     let pull = window(req, log);
@@ -264,7 +265,7 @@ async fn look_up(
         tracking_labels: req.tracking.labels.clone(),
         tracking_issue: tier == Tier::Security,
     };
-    Ok(Some(publish::look_up(github, &target).await?))
+    Ok(Some(publish::look_up(github, &target, true).await?))
 }
 
 /// Stage 5's input: everything the bodies show.
@@ -338,11 +339,14 @@ fn decide_tier(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Result<Tier
         req.tier.unlabeled,
     )?;
     decision.map_text(|text| log.redact(text));
-    // Before the decision's own warnings: the run's first annotation.
-    if decision.tier == Tier::Security && req.runbook.hub_url_is_placeholder() {
+    // A security release's runbook with a placeholder hub-url: a dry run shows it, with a
+    // warning, the run's first annotation; a run that publishes is refused ([`runbook`]).
+    let (security, runbook) = (decision.tier == Tier::Security, &req.runbook);
+    if security && runbook.hub_url_is_placeholder() && req.dry_run {
+        let in_actions = log.in_actions();
         log.warn(&RunWarning::RunbookPlaceholder {
-            runbook: &req.runbook,
-            in_actions: log.in_actions(),
+            runbook,
+            in_actions,
         });
     }
     for warning in &decision.warnings {
@@ -355,7 +359,27 @@ fn decide_tier(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Result<Tier
     for pr in &decision.pull_requests {
         log.info(&messages::pull_request(pr));
     }
+    // The namespace and Helm release the runbook names, when at their defaults (`jhub`).
+    if security && runbook.cluster_at_defaults() {
+        log.info(&messages::runbook_cluster(runbook));
+    }
     Ok(decision)
+}
+
+/// Stage 2's check of a security release's runbook (issue 32): with a placeholder hub-url
+/// it would point responders at no hub, and the tracking issue is never edited again, so a
+/// run that publishes is refused before anything is published (bad input, exit 2).
+fn runbook(req: &AnnounceRequest, decision: &TierDecision, log: &Log) -> Result<()> {
+    let runbook = &req.runbook;
+    if decision.tier == Tier::Security && runbook.hub_url_is_placeholder() && !req.dry_run {
+        let (runbook, in_actions) = (runbook.clone(), log.in_actions());
+        return Err(messages::PlaceholderRunbook {
+            runbook,
+            in_actions,
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// The commit the release targets: the event's commit (a merged PR's merge commit, a

@@ -124,7 +124,8 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
             use std::io::Write as _;
             let _ = writeln!(
                 std::io::stderr().lock(),
-                "error: cannot start the async runtime: {err}"
+                "{}",
+                render::messages::no_runtime(&err)
             );
             return ExitCode::FAILURE;
         }

@@ -99,7 +99,7 @@ pub(crate) async fn upsert(
 async fn create(gh: &GitHub, marked: Marked<'_>, notes: &mut Vec<String>) -> Result<Comment> {
     let Marked { issue, kind, .. } = marked;
     let made = once::create(
-        words::comment_name(kind),
+        words::Object::Comment(kind),
         async || gh.create_comment(issue.number, marked.body).await,
         async || ours(gh, issue, kind, marked.digest).await,
     )
@@ -273,6 +273,9 @@ mod tests {
         .await;
     }
 
+    /// A mocked answer: method, route, (status, JSON body), for how many requests.
+    type Answer<'a> = (&'a str, &'a str, (u16, Value), Option<u64>);
+
     const DUPLICATE: &str = "/repos/octo-org/lab/issues/comments/2";
     const POSTED_AS_ANOTHER: &str = "/repos/octo-org/lab/issues/comments/5";
 
@@ -293,11 +296,7 @@ mod tests {
             ),
             ("GET", COMMENTS, listing(json!([])), Some(2)),
         ];
-        let cases: Vec<(
-            &str,
-            Vec<(&str, &str, (u16, Value), Option<u64>)>,
-            Vec<&str>,
-        )> = vec![
+        let cases: Vec<(&str, Vec<Answer>, Vec<&str>)> = vec![
             (
                 // The first POST took effect behind a lagging listing: 2 is the duplicate.
                 "second post behind a lagging listing",

@@ -490,7 +490,7 @@ async fn list(
 /// second POST after one whose outcome was unknown).
 async fn create(gh: &GitHub, plan: &DeploymentPlan) -> Result<(Deployment, bool)> {
     let made = once::create(
-        "the deployment",
+        crate::render::publish::Object::Deployment,
         async || gh.create_deployment(&plan.new).await,
         async || {
             let listed = gh.list_deployments(plan.environment.as_str()).await?;

@@ -7,6 +7,7 @@
 //! (issues: number) is the one that counts.
 
 use crate::digest::Digest;
+use crate::render::publish as words;
 use crate::render::{self, MarkerKind};
 use crate::support::github::models::{Account, Comment, Issue, Release};
 use anyhow::{Result, bail};
@@ -116,16 +117,11 @@ pub(super) fn check_tag(releases: &[Release], digest: &Digest, tag: &str) -> Res
         return Ok(());
     }
     if let Some(other) = releases.iter().find(|r| r.tag_name == tag) {
-        bail!(
-            "the release tag {tag} is already used by a release that codeq-rollout did not create \
-             for {digest} ({}); codeq-rollout never edits such a release: rename or delete it, \
-             then re-run",
-            if other.html_url.is_empty() {
-                format!("release id {}", other.id)
-            } else {
-                other.html_url.clone()
-            }
-        );
+        let other = match other.html_url.is_empty() {
+            true => format!("release id {}", other.id),
+            false => other.html_url.clone(),
+        };
+        bail!(words::tag_taken(tag, digest, &other));
     }
     Ok(())
 }

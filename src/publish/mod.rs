@@ -54,11 +54,12 @@ mod release;
 mod supersede;
 
 use crate::digest::Digest;
+use crate::render::publish::{self as words, Step};
 use crate::render::{self, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT};
 use crate::support::github::models::{Issue, NewIssue, NewRelease, Release};
 use crate::support::github::{GitHub, GitHubError, Kind};
 use crate::support::sanitize;
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use time::OffsetDateTime;
 
 pub use crate::render::Change;
@@ -134,32 +135,31 @@ impl Found {
     }
 }
 
-/// Reads what exists for `target`: every page of releases (drafts included), then the
-/// tracking issues in one listing that serves find-or-create, the supersede check and the
-/// clean-up of duplicates (all states for a security run, open ones for a routine run). Two
-/// requests on a repository with under 100 of each; a page is followed only while the
-/// previous one was full.
+/// Reads what exists for `target`: every page of releases (drafts included), then, with
+/// `issues`, the tracking issues in one listing that serves find-or-create, the supersede
+/// check and the clean-up of duplicates (all states for a security run, open ones for a
+/// routine run). Two requests on a repository with under 100 of each (one without `issues`,
+/// for `status` without `comment`); a page is followed only while the previous one was full.
 ///
 /// # Errors
 /// A failed call, or the release tag held by a release that codeq-rollout did not create
 /// (nothing is written then).
-pub async fn look_up(gh: &GitHub, target: &Target) -> Result<Found> {
-    check_tracking_labels(&target.tracking_labels)?;
-    let releases = gh
-        .list_releases()
-        .await
-        .context("looking for the release note of this digest")?;
+pub async fn look_up(gh: &GitHub, target: &Target, issues: bool) -> Result<Found> {
+    let releases = gh.list_releases().await.context(Step::LookingUpReleases)?;
     find::check_tag(&releases, &target.digest, &target.tag)?;
     let state = if target.tracking_issue { "all" } else { "open" };
-    let issues = gh
-        .list_issues(&target.tracking_labels, state)
-        .await
-        .context("looking for tracking issues")?;
+    let issues = match issues {
+        true => {
+            (gh.list_issues(&target.tracking_labels, state).await).context(Step::LookingUpIssues)?
+        }
+        false => Vec::new(),
+    };
+    let (target, kept_issue) = (target.clone(), None);
     Ok(Found {
-        target: target.clone(),
+        target,
         releases,
         issues,
-        kept_issue: None,
+        kept_issue,
     })
 }
 
@@ -173,26 +173,6 @@ pub(crate) async fn tracking_issue(gh: &GitHub, target: &Target) -> Result<Optio
     Ok(find::our_issues(&issues, &target.digest)
         .first()
         .map(|i| (*i).clone()))
-}
-
-/// Reads the releases only (every page, drafts included), for a run that needs no tracking
-/// issue (`status` without `comment`): one request on a repository with under 100 releases.
-/// The [`Found`] lists no issues.
-///
-/// # Errors
-/// A failed call, or the release tag held by a release that codeq-rollout did not create.
-pub(crate) async fn look_up_releases(gh: &GitHub, target: &Target) -> Result<Found> {
-    let releases = gh
-        .list_releases()
-        .await
-        .context("looking for the release note of this digest")?;
-    find::check_tag(&releases, &target.digest, &target.tag)?;
-    Ok(Found {
-        target: target.clone(),
-        releases,
-        issues: Vec::new(),
-        kept_issue: None,
-    })
 }
 
 /// The desired state of one run, rendered with [`Found::announced_at`] when there is one.
@@ -260,14 +240,20 @@ pub struct Unfinished {
     pub error: anyhow::Error,
 }
 
-/// What publishing had established before an error: see [`Unfinished`].
+/// What publishing did so far, recorded by each step as it goes: what exists (so that a
+/// failed run's outputs and job summary still name it, [`Unfinished`]) and the rest of
+/// [`Published`].
 #[derive(Debug, Default)]
-struct Done {
-    release: Option<(String, Change)>,
-    issue: Option<(String, Change)>,
+pub(super) struct Done {
+    pub release: Option<(String, Change)>,
+    pub issue: Option<(String, Change)>,
     /// Whether anything was written: set right after each successful write, before the
     /// steps that may still fail.
-    wrote: bool,
+    pub wrote: bool,
+    pub update_comment: Option<Change>,
+    pub superseded: Vec<u64>,
+    pub notes: Vec<String>,
+    pub warnings: Vec<String>,
 }
 
 impl Published {
@@ -295,90 +281,93 @@ pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Publishe
     let mut done = Done::default();
     let outcome = match found.release() {
         None => first_run(gh, found, plan, &mut done).await,
-        Some(release) => {
-            done.release = Some((release.html_url.clone(), Change::Unchanged));
-            done.issue = found
-                .issue()
-                .map(|i| (i.html_url.clone(), Change::Unchanged));
-            rerun(gh, found, plan, release, &mut done).await
-        }
+        Some(release) => rerun(gh, found, plan, release, &mut done).await,
     };
-    match outcome {
-        Ok(published) => Ok(Published {
-            wrote: published.wrote || done.wrote,
-            ..published
+    let Done {
+        release,
+        issue,
+        wrote,
+        ..
+    } = done;
+    match (outcome, release) {
+        (Ok(()), Some((release_url, release_change))) => Ok(Published {
+            release_url,
+            release_change,
+            issue,
+            update_comment: done.update_comment,
+            superseded: done.superseded,
+            notes: done.notes,
+            warnings: done.warnings,
+            wrote,
         }),
-        Err(error) => Err(Unfinished {
-            release: done.release,
-            issue: done.issue,
-            wrote: done.wrote,
-            error,
-        }),
+        (outcome, release) => {
+            let error = outcome
+                .err()
+                .unwrap_or_else(|| anyhow!("no release note (a bug)"));
+            Err(Unfinished {
+                release,
+                issue,
+                wrote,
+                error,
+            })
+        }
     }
 }
 
-/// Our release exists: a re-run, or a run completing a failed one.
+/// Our release exists: a re-run, or a run completing a failed one. Writes only what is
+/// missing or differs, the release body last.
 async fn rerun(
     gh: &GitHub,
     found: &Found,
     plan: &Plan,
     release: &Release,
     done: &mut Done,
-) -> Result<Published> {
-    if !release
-        .target_commitish
-        .eq_ignore_ascii_case(&plan.release.target_commitish)
-    {
-        return rebuilt(gh, found, release, fitted_issue(plan), done).await;
+) -> Result<()> {
+    done.release = Some((release.html_url.clone(), Change::Unchanged));
+    let unchanged = |found: &Found| {
+        found
+            .issue()
+            .map(|i| (i.html_url.clone(), Change::Unchanged))
+    };
+    done.issue = unchanged(found);
+    if !same_commit(release, plan) {
+        return rebuilt(gh, found, release, plan, done).await;
     }
-    let mut notes = Vec::new();
-    let mut warnings = Vec::new();
-
-    // The release exists: a re-run, or a run completing a failed one. Writes only what is
-    // missing or differs, the release body last.
-    let kept = duplicates::settle(gh, found, &mut notes, &mut warnings)
-        .await
-        .context("removing duplicates left by concurrent runs")?;
+    let (notes, warnings) = (&mut done.notes, &mut done.warnings);
+    let kept =
+        (duplicates::settle(gh, found, notes, warnings).await).context(Step::RemovingDuplicates)?;
     let found = &found.keeping(kept);
     if kept.is_some() {
-        done.issue = found
-            .issue()
-            .map(|i| (i.html_url.clone(), Change::Unchanged));
+        done.issue = unchanged(found);
     }
-    let (issue, update_comment) = match fitted_issue(plan) {
-        Some(issue_plan) => {
-            let outcome = issue::ensure(gh, found, &issue_plan, &mut notes, done)
-                .await
-                .context("publishing the tracking issue")?;
-            (Some((outcome.url, outcome.change)), outcome.comment)
-        }
-        None => (None, None),
-    };
-    let superseded = supersede::complete(gh, found, link_or(&release.html_url, plan))
-        .await
-        .context("commenting on superseded tracking issues")?;
-    let body = release_body(plan);
-    let (release_url, release_change) = release::update(
-        gh,
-        found,
-        release,
-        &body,
-        &plan.release.name,
-        &mut notes,
-        &mut warnings,
-    )
-    .await
-    .context("publishing the release note")?;
-    Ok(Published {
-        release_url,
-        release_change,
-        issue,
-        update_comment,
-        superseded,
-        notes,
-        warnings,
-        wrote: false,
-    })
+    if let Some(issue_plan) = fitted_issue(plan) {
+        (issue::ensure(gh, found, &issue_plan, done).await).context(Step::PublishingIssue)?;
+    }
+    done.superseded = (supersede::complete(gh, found, link_or(&release.html_url, plan)).await)
+        .context(Step::Superseding)?;
+    update_release(gh, found, plan, release, done).await
+}
+
+/// Our release `release`, found, compared with the note rendered now ([`release::update`]):
+/// an older note of ours is updated, a human's edit is left with a warning.
+async fn update_release(
+    gh: &GitHub,
+    found: &Found,
+    plan: &Plan,
+    release: &Release,
+    done: &mut Done,
+) -> Result<()> {
+    let (body, name) = (release_body(plan), &plan.release.name);
+    let (notes, warnings) = (&mut done.notes, &mut done.warnings);
+    let updated = release::update(gh, found, release, &body, name, notes, warnings).await;
+    done.release = Some(updated.context(Step::PublishingRelease)?);
+    Ok(())
+}
+
+/// Whether `release` targets the commit `plan` was made for (not the same image rebuilt
+/// from another commit).
+fn same_commit(release: &Release, plan: &Plan) -> bool {
+    (release.target_commitish).eq_ignore_ascii_case(&plan.release.target_commitish)
 }
 
 /// The digest is already announced from another commit: the same image rebuilt. Nothing is
@@ -388,47 +377,17 @@ async fn rebuilt(
     gh: &GitHub,
     found: &Found,
     release: &Release,
-    issue_plan: Option<IssuePlan>,
+    plan: &Plan,
     done: &mut Done,
-) -> Result<Published> {
-    let mut notes = vec![format!(
-        "{} is already announced by {} (from commit {}): the same image rebuilt from another \
-         commit announces nothing new",
-        found.target.digest,
-        shown(&release.html_url),
-        release.target_commitish
-    )];
-    let issue = match (issue_plan, found.issue()) {
-        (Some(issue_plan), None) => {
-            notes.push(format!(
-                "the release note of {} has no tracking issue yet (the run that created it \
-                 failed before opening it): opening it",
-                found.target.digest
-            ));
-            let outcome = issue::ensure(gh, found, &issue_plan, &mut notes, done)
-                .await
-                .context("publishing the tracking issue")?;
-            Some((outcome.url, outcome.change))
-        }
-        (_, ours) => ours.map(|i| (i.html_url.clone(), Change::Unchanged)),
-    };
-    Ok(Published {
-        release_url: release.html_url.clone(),
-        release_change: Change::Unchanged,
-        issue,
-        update_comment: None,
-        superseded: Vec::new(),
-        notes,
-        warnings: Vec::new(),
-        wrote: false,
-    })
-}
-
-/// An address GitHub answered, as error texts, log lines and comment bodies may quote it:
-/// itself when it is a plain `http(s)://` URL ([`sanitize::link_url`]), else a placeholder
-/// (the step outputs and the job summary leave such an address out, with a warning).
-pub(super) fn shown(url: &str) -> &str {
-    sanitize::link_url(url).unwrap_or(render::messages::ADDRESS_LEFT_OUT)
+) -> Result<()> {
+    let opening = fitted_issue(plan).filter(|_| found.issue().is_none());
+    let (digest, sha) = (&found.target.digest, &release.target_commitish);
+    let notes = words::rebuilt(digest, &release.html_url, sha, opening.is_some());
+    done.notes.extend(notes);
+    if let Some(issue_plan) = opening {
+        (issue::ensure(gh, found, &issue_plan, done).await).context(Step::PublishingIssue)?;
+    }
+    Ok(())
 }
 
 /// The release note's address for a comment body posted to GitHub: the one GitHub answered
@@ -440,61 +399,28 @@ fn link_or<'a>(url: &'a str, plan: &'a Plan) -> &'a str {
 
 /// No release of ours at look-up: create it (the lock), then, when this run made it, the
 /// tracking issue and the superseded comments.
-async fn first_run(gh: &GitHub, found: &Found, plan: &Plan, done: &mut Done) -> Result<Published> {
-    let mut notes = Vec::new();
+async fn first_run(gh: &GitHub, found: &Found, plan: &Plan, done: &mut Done) -> Result<()> {
     let body = release_body(plan);
-    let made = match release::create(gh, found, plan, &body, &mut notes).await {
+    let made = match release::create(gh, found, plan, &body, &mut done.notes).await {
         Ok(made) => made,
-        Err(err) => return Err(release_failed(gh, found, plan, err, &mut notes, done).await),
+        Err(err) => return Err(release_failed(gh, found, plan, err, done).await),
     };
     let mine = match made {
         release::Made::Mine(mine) => mine,
-        release::Made::Theirs(winner) => {
-            return lost_race(gh, found, plan, winner, notes, done).await;
-        }
+        release::Made::Theirs(winner) => return lost_race(gh, found, plan, winner, done).await,
     };
     done.release = Some((mine.html_url.clone(), Change::Created));
-    let (issue, update_comment) = match fitted_issue(plan) {
-        Some(issue_plan) => {
-            let ensured = issue::ensure(gh, found, &issue_plan, &mut notes, done).await;
-            let outcome = ensured.map_err(|err| {
-                let rerun = if once::StillAbsent::within(&err) {
-                    ""
-                } else {
-                    "; re-run the job: it opens the issue and creates nothing twice"
-                };
-                let context = match &done.issue {
-                    None => format!(
-                        "the release note {} was created, but the tracking issue was not \
-                         opened{rerun}",
-                        shown(&mine.html_url)
-                    ),
-                    Some((url, _)) => format!(
-                        "the release note {} and the tracking issue {} exist, but a later step \
-                         failed",
-                        shown(&mine.html_url),
-                        shown(url)
-                    ),
-                };
-                err.context(context)
-            })?;
-            (Some((outcome.url, outcome.change)), outcome.comment)
-        }
-        None => (None, None),
-    };
-    let superseded = supersede::announce(gh, found, link_or(&mine.html_url, plan))
-        .await
-        .context("commenting on superseded tracking issues")?;
-    Ok(Published {
-        release_url: mine.html_url,
-        release_change: Change::Created,
-        issue,
-        update_comment,
-        superseded,
-        notes,
-        warnings: Vec::new(),
-        wrote: false,
-    })
+    if let Some(issue_plan) = fitted_issue(plan) {
+        let ensured = issue::ensure(gh, found, &issue_plan, done).await;
+        ensured.map_err(|err| {
+            let (said, issue) = (once::StillAbsent::within(&err), done.issue.as_ref());
+            let issue = issue.map(|(url, _)| url.as_str());
+            err.context(words::issue_step_failed(&mine.html_url, issue, said))
+        })?;
+    }
+    done.superseded = (supersede::announce(gh, found, link_or(&mine.html_url, plan)).await)
+        .context(Step::Superseding)?;
+    Ok(())
 }
 
 /// The release step failed (not as a lost race): a security run opens the tracking issue
@@ -505,55 +431,32 @@ async fn release_failed(
     found: &Found,
     plan: &Plan,
     err: anyhow::Error,
-    notes: &mut Vec<String>,
     done: &mut Done,
 ) -> anyhow::Error {
     // Refused as existing although no listing shows the release: another run may be
     // creating it right now and open its issue next, so wait for that issue as a run that
     // lost the race does.
     let refused_as_existing = err.chain().any(|cause| {
-        cause
-            .downcast_ref::<GitHubError>()
-            .is_some_and(|e| e.kind == Kind::AlreadyExists)
+        (cause.downcast_ref::<GitHubError>()).is_some_and(|e| e.kind == Kind::AlreadyExists)
     });
-    let err = err.context("publishing the release note");
+    let err = err.context(Step::PublishingRelease);
     let Some(issue_plan) = fitted_issue(plan) else {
         return err;
     };
-    let rerun = if once::StillAbsent::within(&err) {
-        ""
-    } else {
-        "; re-run the job to create the release note"
+    let said = once::StillAbsent::within(&err);
+    let outcome = match refused_as_existing && found.issue().is_none() {
+        true => issue::after_lost_race(gh, found, &issue_plan, &plan.issue_waits, done).await,
+        false => issue::ensure(gh, found, &issue_plan, done).await,
     };
-    let outcome = if refused_as_existing && found.issue().is_none() {
-        issue::after_lost_race(gh, found, &issue_plan, &plan.issue_waits, notes, done).await
-    } else {
-        issue::ensure(gh, found, &issue_plan, notes, done).await
-    };
-    match (outcome, &done.issue) {
-        (Ok(outcome), _) => {
-            let url = shown(&outcome.url).to_string();
-            done.issue = Some((outcome.url, outcome.change));
-            err.context(format!(
-                "the release step failed; the tracking issue {url} is {} so that responders \
-                 have it{rerun}",
-                if outcome.change == Change::Created {
-                    "opened"
-                } else {
-                    "there"
-                }
-            ))
-        }
-        (Err(issue_err), Some((url, _))) => err.context(format!(
-            "the release step failed; the tracking issue {} is open, but a step after opening \
-             it failed too ({issue_err:#}); re-run the job",
-            shown(url)
-        )),
-        (Err(issue_err), None) => err.context(format!(
-            "the release step failed, and opening the tracking issue failed too ({issue_err:#}); \
-             re-run the job"
-        )),
-    }
+    let issue = done
+        .issue
+        .as_ref()
+        .map(|(url, c)| (url.as_str(), *c == Change::Created));
+    err.context(words::release_step_failed(
+        issue,
+        outcome.err().as_ref(),
+        said,
+    ))
 }
 
 /// The release POST was refused as existing, and a fresh listing found our release: another
@@ -562,77 +465,39 @@ async fn release_failed(
 /// nothing more. A security run must end with its tracking issue: it takes the one the
 /// release's creator opens, or opens it itself when none appears
 /// ([`issue::after_lost_race`]), and then also posts the superseded comments the creator
-/// would have posted.
+/// would have posted. Found only now, the release is compared with the note rendered now as
+/// a listed one is ([`update_release`]); one from another commit (the same image rebuilt) is
+/// left alone.
 async fn lost_race(
     gh: &GitHub,
     found: &Found,
     plan: &Plan,
     winner: Release,
-    mut notes: Vec<String>,
     done: &mut Done,
-) -> Result<Published> {
-    notes.push(format!(
-        "release {} exists already (created meanwhile by another run, or not yet listed when \
-         this run looked); using it",
-        winner.tag_name
-    ));
+) -> Result<()> {
+    done.notes.push(words::lost_race(&winner.tag_name));
     done.release = Some((winner.html_url.clone(), Change::Unchanged));
-    let (issue, superseded) = match fitted_issue(plan) {
-        Some(issue_plan) => {
-            let waits = &plan.issue_waits;
-            let outcome = issue::after_lost_race(gh, found, &issue_plan, waits, &mut notes, done)
-                .await
-                .map_err(|e| match &done.issue {
-                    None => e.context(format!(
-                        "the release note {} exists, but its tracking issue was neither found \
-                         nor opened; re-run the job: it opens the issue",
-                        shown(&winner.html_url)
-                    )),
-                    Some((url, _)) => e.context(format!(
-                        "the release note {} and the tracking issue {} exist, but a step after \
-                         opening the issue failed",
-                        shown(&winner.html_url),
-                        shown(url)
-                    )),
-                })?;
-            done.issue = Some((outcome.url.clone(), outcome.change));
-            let superseded = if outcome.change == Change::Created {
-                supersede::complete(gh, found, link_or(&winner.html_url, plan))
-                    .await
-                    .context("commenting on superseded tracking issues")?
-            } else {
-                Vec::new()
-            };
-            (Some((outcome.url, outcome.change)), superseded)
+    if let Some(issue_plan) = fitted_issue(plan) {
+        let waits = &plan.issue_waits;
+        let ensured = issue::after_lost_race(gh, found, &issue_plan, waits, done).await;
+        ensured.map_err(|e| {
+            let issue = done.issue.as_ref().map(|(url, _)| url.as_str());
+            e.context(words::lost_race_failed(&winner.html_url, issue))
+        })?;
+        if done
+            .issue
+            .as_ref()
+            .is_some_and(|(_, c)| *c == Change::Created)
+        {
+            let link = link_or(&winner.html_url, plan);
+            done.superseded =
+                (supersede::complete(gh, found, link).await).context(Step::Superseding)?;
         }
-        None => (None, Vec::new()),
-    };
-    // Found only now, the release is compared with the note rendered now as a listed one
-    // is ([`release::update`]): an older note of ours is updated, a human's edit is left
-    // with a warning. One from another commit (the same image rebuilt) is left alone.
-    let mut warnings = Vec::new();
-    let same_commit = winner
-        .target_commitish
-        .eq_ignore_ascii_case(&plan.release.target_commitish);
-    let (release_url, release_change) = if same_commit {
-        let body = release_body(plan);
-        let name = &plan.release.name;
-        release::update(gh, found, &winner, &body, name, &mut notes, &mut warnings)
-            .await
-            .context("publishing the release note")?
-    } else {
-        (winner.html_url.clone(), Change::Unchanged)
-    };
-    Ok(Published {
-        release_url,
-        release_change,
-        issue,
-        update_comment: None,
-        superseded,
-        notes,
-        warnings,
-        wrote: false,
-    })
+    }
+    if same_commit(&winner, plan) {
+        update_release(gh, found, plan, &winner, done).await?;
+    }
+    Ok(())
 }
 
 /// The tracking issue part of `plan`, bodies cut to GitHub's limit.
@@ -712,20 +577,15 @@ const LOGIN_MAX_CHARS: usize = 39;
 /// the release was created.
 ///
 /// # Errors
-/// An empty list, or the first label GitHub would refuse, naming the input.
+/// An empty list, or the first label GitHub would refuse ([`words::label_refused`]).
 pub(crate) fn check_tracking_labels(labels: &[String]) -> Result<()> {
     if labels.is_empty() {
-        bail!(
-            "tracking-labels is empty: tracking issues are found by their labels, so give at least one (default security,break-glass)"
-        );
+        bail!(words::label_refused(None, LABEL_MAX_CHARS));
     }
     for label in labels {
         let chars = label.chars().count();
         if chars > LABEL_MAX_CHARS || label.chars().any(char::is_control) {
-            bail!(
-                "tracking-labels has {:?}, which GitHub does not take as a label name ({chars} characters; at most {LABEL_MAX_CHARS}, no control characters): shorten or fix it",
-                crate::sanitize::cap(label, 60)
-            );
+            bail!(words::label_refused(Some(label), LABEL_MAX_CHARS));
         }
     }
     Ok(())
@@ -737,7 +597,7 @@ pub(crate) fn check_tracking_labels(labels: &[String]) -> Result<()> {
 /// (422) only after the release was created, and every re-run again.
 ///
 /// # Errors
-/// The first entry that is not a login, naming the input.
+/// The first entry that is not a login ([`words::login_refused`]).
 pub(crate) fn check_tracking_assignees(assignees: &[String]) -> Result<()> {
     for login in assignees {
         let bare = login.strip_prefix('@');
@@ -746,15 +606,8 @@ pub(crate) fn check_tracking_assignees(assignees: &[String]) -> Result<()> {
             && name.chars().count() <= LOGIN_MAX_CHARS
             && !name.starts_with('-')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
-        match (is_login, bare) {
-            (true, None) => {}
-            (true, Some(name)) => {
-                bail!("tracking-assignees has \"@{name}\": give the login without @ ({name})")
-            }
-            (false, _) => bail!(
-                "tracking-assignees has {:?}, which is not a GitHub login (letters, digits and single hyphens, at most {LOGIN_MAX_CHARS} characters, not beginning with a hyphen): give each assignee's login, comma- or newline-separated",
-                crate::sanitize::cap(login, 60)
-            ),
+        if !is_login || bare.is_some() {
+            bail!(words::login_refused(login, is_login, LOGIN_MAX_CHARS));
         }
     }
     Ok(())
@@ -768,42 +621,34 @@ mod tests {
         names.iter().map(|n| (*n).to_string()).collect()
     }
 
+    /// Labels and logins GitHub would refuse (422, after the release is published) are
+    /// refused first, each with what to do; those it takes pass.
     #[test]
     fn tracking_labels_and_assignees_github_would_refuse_are_refused_first() {
         assert!(check_tracking_labels(&owned(&["security", "break-glass"])).is_ok());
         assert!(check_tracking_labels(&owned(&[&"x".repeat(50)])).is_ok());
-        let refused = |labels: &[&str]| check_tracking_labels(&owned(labels)).unwrap_err();
-        assert_eq!(
-            refused(&[&"x".repeat(51)]).to_string(),
-            format!(
-                "tracking-labels has \"{}\", which GitHub does not take as a label name (51 characters; at most 50, no control characters): shorten or fix it",
-                "x".repeat(51)
-            )
-        );
-        assert!(
-            refused(&["ok", "a\u{1}b"])
-                .to_string()
-                .contains("\"a\\u{1}b\"")
-        );
-
         assert!(check_tracking_assignees(&owned(&["octocat", "ana-bo", "x1"])).is_ok());
-        let refused = |logins: &[&str]| check_tracking_assignees(&owned(logins)).unwrap_err();
-        assert_eq!(
-            refused(&["@octocat"]).to_string(),
-            "tracking-assignees has \"@octocat\": give the login without @ (octocat)"
-        );
-        for bad in [
+        let labels = [
+            vec![],
+            vec!["x".repeat(51)],
+            vec!["ok".into(), "a\u{1}b".into()],
+        ];
+        let logins = [
+            "@octocat",
             "bad user!",
             "-lead",
             &"a".repeat(40),
             "@",
             "dependabot[bot]",
-        ] {
-            let message = refused(&[bad]).to_string();
-            assert!(
-                message.contains("which is not a GitHub login"),
-                "{bad}: {message}"
-            );
-        }
+        ];
+        let refused: Vec<String> = (labels.iter().map(|l| check_tracking_labels(l)))
+            .chain(
+                logins
+                    .iter()
+                    .map(|l| check_tracking_assignees(&owned(&[l]))),
+            )
+            .map(|outcome| outcome.unwrap_err().to_string())
+            .collect();
+        insta::assert_snapshot!(refused.join("\n"));
     }
 }

@@ -191,10 +191,17 @@ pub(crate) struct Failure {
 /// table of what the run had established (rows for what it had not are left out).
 pub(crate) fn failure_summary(f: &Failure) -> String {
     let (doing, todo) = f.stage.words();
+    // The error as the annotation says it: what failed, then its help, a line each.
+    let (what, help) = f.error.split_once("\nhelp: ").unwrap_or((&f.error, ""));
+    let quote = |line: &str| code_span(&sanitize::clean_line(line, 2000));
     let mut out = format!(
         "### codeq-rollout failed\n\nThe run failed while {doing}. {todo}\n\n> {}\n",
-        code_span(&sanitize::clean_line(&f.error, 2000))
+        quote(what)
     );
+    for (i, line) in help.lines().filter(|l| !l.trim().is_empty()).enumerate() {
+        let lead = if i == 0 { ">\n> help: " } else { "> " };
+        out.push_str(&format!("{lead}{}\n", quote(line)));
+    }
     let mut rows = Vec::new();
     if let Some(input) = &f.input {
         // Clap names an unknown option as it was typed: any text.

@@ -142,7 +142,7 @@ impl RunReport {
 
     /// The step outputs, declared here once per command in action.yml's order, each with
     /// what the run established (empty where it did not: never `converged=false` for a hub
-    /// not measured).
+    /// not measured); a run refused on its input ([`Stage::Inputs`]) writes every one empty.
     pub(crate) fn outputs(&self) -> Vec<(&'static str, String)> {
         let k = &self.known;
         let text = |v: Option<String>| v.unwrap_or_default();
@@ -214,6 +214,9 @@ impl RunReport {
                     ),
                 ),
             ]);
+        }
+        if self.stage == Stage::Inputs {
+            outputs.iter_mut().for_each(|(_, value)| value.clear());
         }
         outputs
     }
@@ -407,6 +410,10 @@ pub(crate) fn bad_input(err: &anyhow::Error) -> Option<&str> {
         e.downcast_ref::<render::usage::UsageError>()
             .map(|u| u.input.as_str())
             .or_else(|| e.downcast_ref::<render::TemplateError>().map(|t| t.input))
+            .or_else(|| {
+                let refused = e.downcast_ref::<render::messages::PlaceholderRunbook>();
+                refused.map(|_| render::messages::PlaceholderRunbook::INPUT)
+            })
     })
 }
 

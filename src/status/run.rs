@@ -575,10 +575,7 @@ async fn release(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<
                 tracking_issue: true,
             };
             // Without `comment` the tracking issue is not needed: the releases alone.
-            let found = match req.comment {
-                Some(_) => publish::look_up(github, &target).await?,
-                None => publish::look_up_releases(github, &target).await?,
-            };
+            let found = publish::look_up(github, &target, req.comment.is_some()).await?;
             release.target = Some(target);
             Some(found)
         }

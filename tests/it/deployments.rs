@@ -317,7 +317,10 @@ async fn success_is_posted_before_earlier_releases_are_retired_and_a_failed_one_
     let converged =
         "\"Converged (inferred from start times): every server started after the release\"";
     let success = format!("POST /deployments/{ours}/statuses \"success\" {converged}");
-    assert_eq!(statuses_since(&github, from).await, [success.clone()]);
+    assert_eq!(
+        statuses_since(&github, from).await,
+        std::slice::from_ref(&success)
+    );
     assert_eq!(
         states(&github, a),
         ["success: Converged: no server runs the old image"]

@@ -345,44 +345,39 @@ async fn a_rerun_with_another_tier_renames_the_release_with_its_body() {
     assert_eq!(patches[0]["body"], release["body"]);
 }
 
-/// Issue 27 item 1: a security runbook whose hub-url is still the placeholder (a reserved
-/// example domain) is published with a warning, the run's first annotation (of the whole
-/// output, before the culler settings' warning about a values file without `cull`),
-/// naming the inputs to set; with hub-url set there is none.
+/// Issue 32 item 6: a security release whose hub-url is still the placeholder (a reserved
+/// example domain) is refused before anything is published (exit 2, naming hub-url, the job
+/// summary and every output saying so); a dry run shows the bodies with a warning, the run's
+/// first annotation (before the culler settings' warning about a values file without
+/// `cull`); a routine release needs no runbook. The namespace and Helm release at their
+/// defaults (`jhub`) are not refused: the run says it used them.
 #[tokio::test]
-async fn a_security_runbook_with_a_placeholder_hub_url_is_the_first_warning() {
-    let desk = Desk::new("placeholder").await;
+async fn a_security_release_with_the_placeholder_hub_url_is_refused_before_anything_is_published() {
     let dir = TempDir::new().unwrap();
     let values = dir.path().join("values.yaml");
     std::fs::write(&values, "hub:\n  db:\n    type: sqlite-pvc\n").unwrap();
-    let run = desk
-        .run(&["security"])
-        .input("jupyterhub-values", values.to_str().unwrap());
-    let out = desk.step(run).await.ok();
-    let whole = format!("{}\n{}", out.out.stdout, out.out.stderr);
-    let annotations: Vec<&str> = whole
-        .lines()
-        .filter(|l| l.starts_with("::warning") || l.starts_with("::error"))
-        .collect();
-    // The culler settings' warning is there too, after it.
-    assert!(
-        annotations.iter().any(|l| l.contains("Culler settings")),
-        "{whole}"
-    );
-    let first = annotations.first().copied().unwrap_or_default();
-    insta::assert_snapshot!(first);
-    assert!(first.contains("hub-url"), "{first}");
-
-    let desk = Desk::new("placeholder-set").await;
-    let run = desk
-        .run(&["security"])
-        .input("hub-url", "https://jupyter.lab.uni.edu");
-    let out = desk.step(run).await.ok();
-    assert!(
-        !out.out.stdout.contains("hub-url"),
-        "no warning once hub-url is set: {}",
-        out.out.stdout
-    );
+    let mut seen = Vec::new();
+    for (case, labels, dry_run, code) in [
+        ("security", "security", "false", 2),
+        ("security, dry run", "security", "true", 0),
+        ("routine", "routine", "false", 0),
+    ] {
+        let desk = Desk::example().await;
+        let run = ActionRun::merged_pr(&desk.image.reference, &desk.github.api_url(), &[labels]);
+        let mut run = run.input("dry-run", dry_run);
+        run = run.input("jupyterhub-values", values.to_str().unwrap());
+        run.env.remove("INPUT_HUB-URL");
+        let out = desk.step(run).await;
+        assert_eq!(out.out.code, code, "{case}: {}", out.out.stdout);
+        assert!(
+            out.write_calls().is_empty() || labels == "routine",
+            "{case}"
+        );
+        let whole = transcript(&out.out, &desk.github).await;
+        let whole = whole.replace(values.to_str().unwrap(), "[values]");
+        seen.push(format!("##### {case}\n{whole}"));
+    }
+    insta::assert_snapshot!(seen.join("\n"));
 }
 
 #[tokio::test]
@@ -1219,7 +1214,7 @@ async fn oversize_bodies_are_truncated_with_a_note_before_sending() {
         tracking_issue: true,
         image: "ghcr.io/org/lab".into(),
     };
-    let found = look_up(&gh, &target).await.unwrap();
+    let found = look_up(&gh, &target, true).await.unwrap();
     let long = |kind, n| format!("{}\n{}", marker(kind, &digest), "x".repeat(n));
     let run_url = format!("{SERVER_URL}/{OWNER}/{REPO}/actions/runs/4242");
     let plan = Plan {

@@ -775,8 +775,8 @@ mod tests {
         assert_eq!(err.kind, Kind::Unauthorized);
         assert_eq!(
             err.to_string(),
-            "cannot list releases: GitHub answered 401: Bad credentials: Bearer *** (starts ***); \
-             the token is missing, expired or revoked: pass github-token (default ${{ github.token }})"
+            "cannot list releases: GitHub answered 401: Bad credentials: Bearer *** (starts ***)\n\
+             help: the token is missing, expired or revoked: pass github-token (default ${{ github.token }})"
         );
     }
 
