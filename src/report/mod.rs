@@ -427,8 +427,7 @@ mod tests {
     /// deployment's too.
     #[test]
     fn every_output_is_declared_once_and_empty_until_established() {
-        let mut measured = RunReport::refused(Pipeline::Status);
-        measured.known.totals = Some(Totals {
+        let totals = Some(Totals {
             running: 7,
             updated: 1,
             stale: 5,
@@ -437,6 +436,11 @@ mod tests {
             converged_by: Some(datetime!(2026-11-30 13:08 UTC)),
             ..Totals::default()
         });
+        let known = Known {
+            totals,
+            ..Known::default()
+        };
+        let measured = RunReport::new(Pipeline::Status, known, None);
         let mut deployed = RunReport::refused(Pipeline::Announce);
         deployed.deployments = true;
         let table: Vec<String> = [measured, RunReport::refused(Pipeline::Status), deployed]
