@@ -163,12 +163,8 @@ pub(crate) fn ours_for<'a>(
     environment: &Environment,
     digest: &Digest,
 ) -> Vec<&'a Deployment> {
-    let mut ours: Vec<&Deployment> = listed
-        .iter()
-        .filter(|d| environment.matches(&d.environment) && is_ours(d, Some(digest)))
-        .collect();
-    ours.sort_by_key(|d| d.id);
-    ours
+    let ours = |d: &Deployment| environment.matches(&d.environment) && is_ours(d, Some(digest));
+    super::find::lowest_first(listed, ours, |d| d.id)
 }
 
 /// The earlier releases' deployments: every one of ours to `environment` for another digest,
@@ -178,13 +174,14 @@ pub(crate) fn superseded<'a>(
     environment: &Environment,
     current: &Deployment,
 ) -> Vec<&'a Deployment> {
-    let mut older: Vec<&Deployment> = listed
-        .iter()
-        .filter(|d| d.id < current.id && environment.matches(&d.environment))
-        .filter(|d| is_ours(d, None) && d.payload.get("digest") != current.payload.get("digest"))
-        .collect();
-    older.sort_by_key(|d| d.id);
-    older
+    let digest = |d: &Deployment| d.payload.get("digest").cloned();
+    let older = |d: &Deployment| {
+        d.id < current.id
+            && environment.matches(&d.environment)
+            && is_ours(d, None)
+            && digest(d) != digest(current)
+    };
+    super::find::lowest_first(listed, older, |d| d.id)
 }
 
 /// What to create when no deployment of ours exists.

@@ -16,6 +16,18 @@ fn marks(kind: MarkerKind, body: Option<&str>, digest: &Digest) -> bool {
     render::marker_digest(kind, body.unwrap_or("")).as_ref() == Some(digest)
 }
 
+/// The items of `items` that `keep` keeps, lowest `id` first: when duplicates exist (two
+/// runs raced), the first is the one that counts.
+pub(crate) fn lowest_first<'a, T>(
+    items: &'a [T],
+    keep: impl Fn(&T) -> bool,
+    id: impl Fn(&T) -> u64,
+) -> Vec<&'a T> {
+    let mut kept: Vec<&T> = items.iter().filter(|i| keep(i)).collect();
+    kept.sort_by_key(|i| id(i));
+    kept
+}
+
 /// Our releases for `digest`, lowest id first: a release is ours only when both the first
 /// line of its body is our marker for `digest` and its tag is `tag`, the tag derived from
 /// `digest` ([`super::release_tag`]); a human's release with a copied marker is not.
@@ -24,22 +36,15 @@ pub(super) fn our_releases<'a>(
     digest: &Digest,
     tag: &str,
 ) -> Vec<&'a Release> {
-    let mut ours: Vec<&Release> = releases
-        .iter()
-        .filter(|r| r.tag_name == tag && marks(MarkerKind::Release, r.body.as_deref(), digest))
-        .collect();
-    ours.sort_by_key(|r| r.id);
-    ours
+    let ours =
+        |r: &Release| r.tag_name == tag && marks(MarkerKind::Release, r.body.as_deref(), digest);
+    lowest_first(releases, ours, |r| r.id)
 }
 
 /// Our tracking issues for `digest` (open or closed), lowest number first.
 pub(super) fn our_issues<'a>(issues: &'a [Issue], digest: &Digest) -> Vec<&'a Issue> {
-    let mut ours: Vec<&Issue> = issues
-        .iter()
-        .filter(|i| marks(MarkerKind::TrackingIssue, i.body.as_deref(), digest))
-        .collect();
-    ours.sort_by_key(|i| i.number);
-    ours
+    let ours = |i: &Issue| marks(MarkerKind::TrackingIssue, i.body.as_deref(), digest);
+    lowest_first(issues, ours, |i| i.number)
 }
 
 /// Our comment of `kind` for `digest` among `comments` on `issue` (our tracking issue),

@@ -279,9 +279,10 @@ impl Published {
 /// duplicate that could not be removed; with what exists by then ([`Unfinished`]).
 pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Published, Unfinished> {
     let mut done = Done::default();
+    let run = Run { gh, found, plan };
     let outcome = match found.release() {
-        None => first_run(gh, found, plan, &mut done).await,
-        Some(release) => rerun(gh, found, plan, release, &mut done).await,
+        None => run.first_run(&mut done).await,
+        Some(release) => run.rerun(release, &mut done).await,
     };
     let Done {
         release,
@@ -289,15 +290,17 @@ pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Publishe
         wrote,
         ..
     } = done;
+    let (update_comment, superseded) = (done.update_comment, done.superseded);
+    let (notes, warnings) = (done.notes, done.warnings);
     match (outcome, release) {
         (Ok(()), Some((release_url, release_change))) => Ok(Published {
             release_url,
             release_change,
             issue,
-            update_comment: done.update_comment,
-            superseded: done.superseded,
-            notes: done.notes,
-            warnings: done.warnings,
+            update_comment,
+            superseded,
+            notes,
+            warnings,
             wrote,
         }),
         (outcome, release) => {
@@ -314,54 +317,161 @@ pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Publishe
     }
 }
 
-/// Our release exists: a re-run, or a run completing a failed one. Writes only what is
-/// missing or differs, the release body last.
-async fn rerun(
-    gh: &GitHub,
-    found: &Found,
-    plan: &Plan,
-    release: &Release,
-    done: &mut Done,
-) -> Result<()> {
-    done.release = Some((release.html_url.clone(), Change::Unchanged));
-    let unchanged = |found: &Found| {
-        found
-            .issue()
-            .map(|i| (i.html_url.clone(), Change::Unchanged))
-    };
-    done.issue = unchanged(found);
-    if !same_commit(release, plan) {
-        return rebuilt(gh, found, release, plan, done).await;
-    }
-    let (notes, warnings) = (&mut done.notes, &mut done.warnings);
-    let kept =
-        (duplicates::settle(gh, found, notes, warnings).await).context(Step::RemovingDuplicates)?;
-    let found = &found.keeping(kept);
-    if kept.is_some() {
-        done.issue = unchanged(found);
-    }
-    if let Some(issue_plan) = fitted_issue(plan) {
-        (issue::ensure(gh, found, &issue_plan, done).await).context(Step::PublishingIssue)?;
-    }
-    done.superseded = (supersede::complete(gh, found, link_or(&release.html_url, plan)).await)
-        .context(Step::Superseding)?;
-    update_release(gh, found, plan, release, done).await
+/// One publish: the client, what exists and what is wanted; each step records what it did
+/// in a [`Done`].
+#[derive(Clone, Copy)]
+struct Run<'a> {
+    gh: &'a GitHub,
+    found: &'a Found,
+    plan: &'a Plan,
 }
 
-/// Our release `release`, found, compared with the note rendered now ([`release::update`]):
-/// an older note of ours is updated, a human's edit is left with a warning.
-async fn update_release(
-    gh: &GitHub,
-    found: &Found,
-    plan: &Plan,
-    release: &Release,
-    done: &mut Done,
-) -> Result<()> {
-    let (body, name) = (release_body(plan), &plan.release.name);
-    let (notes, warnings) = (&mut done.notes, &mut done.warnings);
-    let updated = release::update(gh, found, release, &body, name, notes, warnings).await;
-    done.release = Some(updated.context(Step::PublishingRelease)?);
-    Ok(())
+impl Run<'_> {
+    /// Our release exists: a re-run, or a run completing a failed one. Writes only what is
+    /// missing or differs, the release body last.
+    async fn rerun(self, release: &Release, done: &mut Done) -> Result<()> {
+        let Run { gh, found, plan } = self;
+        done.release = Some((release.html_url.clone(), Change::Unchanged));
+        let unchanged = |found: &Found| {
+            found
+                .issue()
+                .map(|i| (i.html_url.clone(), Change::Unchanged))
+        };
+        done.issue = unchanged(found);
+        if !same_commit(release, plan) {
+            return self.rebuilt(release, done).await;
+        }
+        let (notes, warnings) = (&mut done.notes, &mut done.warnings);
+        let kept = (duplicates::settle(gh, found, notes, warnings).await)
+            .context(Step::RemovingDuplicates)?;
+        let found = &found.keeping(kept);
+        if kept.is_some() {
+            done.issue = unchanged(found);
+        }
+        if let Some(issue_plan) = fitted_issue(plan) {
+            (issue::ensure(gh, found, &issue_plan, done).await).context(Step::PublishingIssue)?;
+        }
+        let link = link_or(&release.html_url, plan);
+        done.superseded =
+            (supersede::complete(gh, found, link).await).context(Step::Superseding)?;
+        Run { found, ..self }.update_release(release, done).await
+    }
+
+    /// Our release `release`, found, compared with the note rendered now
+    /// ([`release::update`]): an older note of ours is updated, a human's edit is left with a
+    /// warning.
+    async fn update_release(self, release: &Release, done: &mut Done) -> Result<()> {
+        let (body, name) = (release_body(self.plan), &self.plan.release.name);
+        let (notes, warnings) = (&mut done.notes, &mut done.warnings);
+        let updated = release::update(self.gh, self.found, release, &body, name, notes, warnings);
+        done.release = Some(updated.await.context(Step::PublishingRelease)?);
+        Ok(())
+    }
+
+    /// The digest is already announced from another commit: the same image rebuilt. Nothing
+    /// is written, except that a security release without its tracking issue (the run that
+    /// created the release failed before opening it) gets it now: a security run never ends
+    /// without it.
+    async fn rebuilt(self, release: &Release, done: &mut Done) -> Result<()> {
+        let opening = fitted_issue(self.plan).filter(|_| self.found.issue().is_none());
+        let (digest, sha) = (&self.found.target.digest, &release.target_commitish);
+        done.notes.extend(words::rebuilt(
+            digest,
+            &release.html_url,
+            sha,
+            opening.is_some(),
+        ));
+        if let Some(issue_plan) = opening {
+            let ensured = issue::ensure(self.gh, self.found, &issue_plan, done).await;
+            ensured.context(Step::PublishingIssue)?;
+        }
+        Ok(())
+    }
+
+    /// No release of ours at look-up: create it (the lock), then, when this run made it, the
+    /// tracking issue and the superseded comments.
+    async fn first_run(self, done: &mut Done) -> Result<()> {
+        let Run { gh, found, plan } = self;
+        let body = release_body(plan);
+        let mine = match release::create(gh, found, plan, &body, &mut done.notes).await {
+            Ok(release::Made::Mine(mine)) => mine,
+            Ok(release::Made::Theirs(winner)) => return self.lost_race(winner, done).await,
+            Err(err) => return Err(self.release_failed(err, done).await),
+        };
+        done.release = Some((mine.html_url.clone(), Change::Created));
+        if let Some(issue_plan) = fitted_issue(plan) {
+            let ensured = issue::ensure(gh, found, &issue_plan, done).await;
+            ensured.map_err(|err| {
+                let (said, issue) = (once::StillAbsent::within(&err), done.issue.as_ref());
+                let issue = issue.map(|(url, _)| url.as_str());
+                err.context(words::issue_step_failed(&mine.html_url, issue, said))
+            })?;
+        }
+        let link = link_or(&mine.html_url, plan);
+        done.superseded =
+            (supersede::announce(gh, found, link).await).context(Step::Superseding)?;
+        Ok(())
+    }
+
+    /// The release step failed (not as a lost race): a security run opens the tracking issue
+    /// anyway, so that it exists even though the release does not, then the run fails with
+    /// the release's error.
+    async fn release_failed(self, err: anyhow::Error, done: &mut Done) -> anyhow::Error {
+        let Run { gh, found, plan } = self;
+        // Refused as existing although no listing shows the release: another run may be
+        // creating it right now and open its issue next, so wait for that issue as a run that
+        // lost the race does.
+        let refused_as_existing = err.chain().any(|cause| {
+            (cause.downcast_ref::<GitHubError>()).is_some_and(|e| e.kind == Kind::AlreadyExists)
+        });
+        let err = err.context(Step::PublishingRelease);
+        let Some(issue_plan) = fitted_issue(plan) else {
+            return err;
+        };
+        let said = once::StillAbsent::within(&err);
+        let outcome = match refused_as_existing && found.issue().is_none() {
+            true => issue::after_lost_race(gh, found, &issue_plan, &plan.issue_waits, done).await,
+            false => issue::ensure(gh, found, &issue_plan, done).await,
+        };
+        let issue = (done.issue.as_ref()).map(|(url, c)| (url.as_str(), *c == Change::Created));
+        err.context(words::release_step_failed(
+            issue,
+            outcome.err().as_ref(),
+            said,
+        ))
+    }
+
+    /// The release POST was refused as existing, and a fresh listing found our release:
+    /// another run created it just now, or it was there already but not listed (GitHub's
+    /// listing lagging behind a release that an earlier run created before it failed). A
+    /// routine run writes nothing more. A security run must end with its tracking issue: it
+    /// takes the one the release's creator opens, or opens it itself when none appears
+    /// ([`issue::after_lost_race`]), and then also posts the superseded comments the creator
+    /// would have posted. Found only now, the release is compared with the note rendered now
+    /// as a listed one is ([`Run::update_release`]); one from another commit (the same image
+    /// rebuilt) is left alone.
+    async fn lost_race(self, winner: Release, done: &mut Done) -> Result<()> {
+        let Run { gh, found, plan } = self;
+        done.notes.push(words::lost_race(&winner.tag_name));
+        done.release = Some((winner.html_url.clone(), Change::Unchanged));
+        if let Some(issue_plan) = fitted_issue(plan) {
+            let waits = &plan.issue_waits;
+            let ensured = issue::after_lost_race(gh, found, &issue_plan, waits, done).await;
+            ensured.map_err(|e| {
+                let issue = done.issue.as_ref().map(|(url, _)| url.as_str());
+                e.context(words::lost_race_failed(&winner.html_url, issue))
+            })?;
+            if matches!(done.issue, Some((_, Change::Created))) {
+                let link = link_or(&winner.html_url, plan);
+                let commented = supersede::complete(gh, found, link).await;
+                done.superseded = commented.context(Step::Superseding)?;
+            }
+        }
+        if same_commit(&winner, plan) {
+            self.update_release(&winner, done).await?;
+        }
+        Ok(())
+    }
 }
 
 /// Whether `release` targets the commit `plan` was made for (not the same image rebuilt
@@ -370,134 +480,11 @@ fn same_commit(release: &Release, plan: &Plan) -> bool {
     (release.target_commitish).eq_ignore_ascii_case(&plan.release.target_commitish)
 }
 
-/// The digest is already announced from another commit: the same image rebuilt. Nothing is
-/// written, except that a security release without its tracking issue (the run that created
-/// the release failed before opening it) gets it now: a security run never ends without it.
-async fn rebuilt(
-    gh: &GitHub,
-    found: &Found,
-    release: &Release,
-    plan: &Plan,
-    done: &mut Done,
-) -> Result<()> {
-    let opening = fitted_issue(plan).filter(|_| found.issue().is_none());
-    let (digest, sha) = (&found.target.digest, &release.target_commitish);
-    let notes = words::rebuilt(digest, &release.html_url, sha, opening.is_some());
-    done.notes.extend(notes);
-    if let Some(issue_plan) = opening {
-        (issue::ensure(gh, found, &issue_plan, done).await).context(Step::PublishingIssue)?;
-    }
-    Ok(())
-}
-
 /// The release note's address for a comment body posted to GitHub: the one GitHub answered
 /// when it is a plain URL, else the address predicted from the server URL and the tag
 /// ([`Plan::release_url`]).
 fn link_or<'a>(url: &'a str, plan: &'a Plan) -> &'a str {
     sanitize::link_url(url).unwrap_or(&plan.release_url)
-}
-
-/// No release of ours at look-up: create it (the lock), then, when this run made it, the
-/// tracking issue and the superseded comments.
-async fn first_run(gh: &GitHub, found: &Found, plan: &Plan, done: &mut Done) -> Result<()> {
-    let body = release_body(plan);
-    let made = match release::create(gh, found, plan, &body, &mut done.notes).await {
-        Ok(made) => made,
-        Err(err) => return Err(release_failed(gh, found, plan, err, done).await),
-    };
-    let mine = match made {
-        release::Made::Mine(mine) => mine,
-        release::Made::Theirs(winner) => return lost_race(gh, found, plan, winner, done).await,
-    };
-    done.release = Some((mine.html_url.clone(), Change::Created));
-    if let Some(issue_plan) = fitted_issue(plan) {
-        let ensured = issue::ensure(gh, found, &issue_plan, done).await;
-        ensured.map_err(|err| {
-            let (said, issue) = (once::StillAbsent::within(&err), done.issue.as_ref());
-            let issue = issue.map(|(url, _)| url.as_str());
-            err.context(words::issue_step_failed(&mine.html_url, issue, said))
-        })?;
-    }
-    done.superseded = (supersede::announce(gh, found, link_or(&mine.html_url, plan)).await)
-        .context(Step::Superseding)?;
-    Ok(())
-}
-
-/// The release step failed (not as a lost race): a security run opens the tracking issue
-/// anyway, so that it exists even though the release does not, then the run fails with the
-/// release's error.
-async fn release_failed(
-    gh: &GitHub,
-    found: &Found,
-    plan: &Plan,
-    err: anyhow::Error,
-    done: &mut Done,
-) -> anyhow::Error {
-    // Refused as existing although no listing shows the release: another run may be
-    // creating it right now and open its issue next, so wait for that issue as a run that
-    // lost the race does.
-    let refused_as_existing = err.chain().any(|cause| {
-        (cause.downcast_ref::<GitHubError>()).is_some_and(|e| e.kind == Kind::AlreadyExists)
-    });
-    let err = err.context(Step::PublishingRelease);
-    let Some(issue_plan) = fitted_issue(plan) else {
-        return err;
-    };
-    let said = once::StillAbsent::within(&err);
-    let outcome = match refused_as_existing && found.issue().is_none() {
-        true => issue::after_lost_race(gh, found, &issue_plan, &plan.issue_waits, done).await,
-        false => issue::ensure(gh, found, &issue_plan, done).await,
-    };
-    let issue = done
-        .issue
-        .as_ref()
-        .map(|(url, c)| (url.as_str(), *c == Change::Created));
-    err.context(words::release_step_failed(
-        issue,
-        outcome.err().as_ref(),
-        said,
-    ))
-}
-
-/// The release POST was refused as existing, and a fresh listing found our release: another
-/// run created it just now, or it was there already but not listed (GitHub's listing lagging
-/// behind a release that an earlier run created before it failed). A routine run writes
-/// nothing more. A security run must end with its tracking issue: it takes the one the
-/// release's creator opens, or opens it itself when none appears
-/// ([`issue::after_lost_race`]), and then also posts the superseded comments the creator
-/// would have posted. Found only now, the release is compared with the note rendered now as
-/// a listed one is ([`update_release`]); one from another commit (the same image rebuilt) is
-/// left alone.
-async fn lost_race(
-    gh: &GitHub,
-    found: &Found,
-    plan: &Plan,
-    winner: Release,
-    done: &mut Done,
-) -> Result<()> {
-    done.notes.push(words::lost_race(&winner.tag_name));
-    done.release = Some((winner.html_url.clone(), Change::Unchanged));
-    if let Some(issue_plan) = fitted_issue(plan) {
-        let waits = &plan.issue_waits;
-        let ensured = issue::after_lost_race(gh, found, &issue_plan, waits, done).await;
-        ensured.map_err(|e| {
-            let issue = done.issue.as_ref().map(|(url, _)| url.as_str());
-            e.context(words::lost_race_failed(&winner.html_url, issue))
-        })?;
-        if done
-            .issue
-            .as_ref()
-            .is_some_and(|(_, c)| *c == Change::Created)
-        {
-            let link = link_or(&winner.html_url, plan);
-            done.superseded =
-                (supersede::complete(gh, found, link).await).context(Step::Superseding)?;
-        }
-    }
-    if same_commit(&winner, plan) {
-        update_release(gh, found, plan, &winner, done).await?;
-    }
-    Ok(())
 }
 
 /// The tracking issue part of `plan`, bodies cut to GitHub's limit.

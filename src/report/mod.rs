@@ -145,30 +145,24 @@ impl RunReport {
     /// not measured); a run refused on its input ([`Stage::Inputs`]) writes every one empty.
     pub(crate) fn outputs(&self) -> Vec<(&'static str, String)> {
         let k = &self.known;
-        let text = |v: Option<String>| v.unwrap_or_default();
+        let url = |object: &Option<(String, Change)>| text(object.as_ref().map(|(url, _)| url));
         let mut outputs = match self.pipeline {
             Pipeline::Announce => {
-                let secs = |f: fn(&Window) -> Option<u64>| {
-                    text(k.window.as_ref().and_then(f).map(|s| s.to_string()))
-                };
+                let tier = k.tier.as_ref();
+                let secs = |f: fn(&Window) -> Option<u64>| text(k.window.as_ref().and_then(f));
                 // The tag names a release that exists, or the one a dry run would publish.
-                let tag = (k.release.is_some() || self.stage == Stage::Report)
-                    .then(|| k.tag.clone())
-                    .flatten();
+                let tag = k
+                    .tag
+                    .as_ref()
+                    .filter(|_| k.release.is_some() || self.stage == Stage::Report);
                 vec![
-                    ("digest", text(k.digest.as_ref().map(ToString::to_string))),
-                    ("tier", text(k.tier.as_ref().map(|t| t.tier.to_string()))),
-                    (
-                        "tier-source",
-                        text(k.tier.as_ref().map(|t| t.source.to_string())),
-                    ),
+                    ("digest", text(k.digest.as_ref())),
+                    ("tier", text(tier.map(|t| t.tier))),
+                    ("tier-source", text(tier.map(|t| &t.source))),
                     ("release-tag", text(tag)),
-                    ("release-url", text(k.release.clone().map(|(url, _)| url))),
-                    ("issue-url", text(k.issue.clone().map(|(url, _)| url))),
-                    (
-                        "changed",
-                        text(self.started.then(|| self.changed().to_string())),
-                    ),
+                    ("release-url", url(&k.release)),
+                    ("issue-url", url(&k.issue)),
+                    ("changed", text(self.started.then(|| self.changed()))),
                     ("convergence-window", text(k.window.map(|w| w.summary()))),
                     ("idle-window-seconds", secs(Window::latest_idle_secs)),
                     ("active-window-seconds", secs(Window::latest_active_secs)),
@@ -178,41 +172,33 @@ impl RunReport {
             }
             Pipeline::Status => {
                 let t = k.totals.as_ref();
-                let count = |f: fn(&Totals) -> u64| text(t.map(|t| f(t).to_string()));
+                let count = |f: fn(&Totals) -> u64| text(t.map(f));
                 let evidence = t.and_then(|t| serde_json::to_value(t.evidence).ok());
+                let by = t
+                    .and_then(|t| t.converged_by)
+                    .map(crate::support::time::rfc3339_seconds);
                 vec![
                     ("running", count(|t| t.running)),
                     ("updated", count(|t| t.updated)),
                     ("stale", count(|t| t.stale)),
                     ("stale-active", count(|t| t.stale_active)),
-                    ("converged", text(t.map(|t| t.converged.to_string()))),
+                    ("converged", text(t.map(|t| t.converged))),
                     (
                         "evidence",
-                        text(evidence.and_then(|e| Some(e.as_str()?.into()))),
+                        text(evidence.as_ref().and_then(serde_json::Value::as_str)),
                     ),
                     ("mismatch", count(|t| t.mismatch)),
                     ("orphans", count(|t| t.orphans)),
-                    (
-                        "converged-by",
-                        text(
-                            t.and_then(|t| t.converged_by)
-                                .map(crate::support::time::rfc3339_seconds),
-                        ),
-                    ),
+                    ("converged-by", text(by)),
                 ]
             }
         };
         if self.deployments {
             let d = k.deployment.as_ref();
+            let link = d.and_then(|d| sanitize::link_url(&d.url));
             outputs.extend([
-                (DEPLOYMENT_OUTPUTS[0], text(d.map(|d| d.id.to_string()))),
-                (
-                    DEPLOYMENT_OUTPUTS[1],
-                    text(
-                        d.and_then(|d| sanitize::link_url(&d.url))
-                            .map(str::to_string),
-                    ),
-                ),
+                (DEPLOYMENT_OUTPUTS[0], text(d.map(|d| d.id))),
+                (DEPLOYMENT_OUTPUTS[1], text(link)),
             ]);
         }
         if self.stage == Stage::Inputs {
@@ -400,6 +386,11 @@ impl RunReport {
             log.warn(&warning);
         }
     }
+}
+
+/// An output's value: what the run established, empty when it did not.
+fn text(value: Option<impl ToString>) -> String {
+    value.map(|v| v.to_string()).unwrap_or_default()
 }
 
 /// The input at fault when `err` is bad usage (exit 2): a usage error of the command line
