@@ -13,7 +13,7 @@ use crate::render::messages::{self, RunState, RunWarning};
 use crate::render::{self, Facts, RunbookSettings, Stage};
 use crate::report::{Known, Pipeline, RunReport};
 use crate::support::github::GitHub;
-use crate::support::github::models::{DeploymentState, NewDeploymentStatus, NewIssue, NewRelease};
+use crate::support::github::models::{DeploymentState, DeploymentStatus, NewIssue, NewRelease};
 use crate::support::log::Log;
 use crate::tier::{self, LabelRules, Tier, TierDecision, TierRequest, UnlabeledPolicy};
 use crate::window::{Configured, PullRisk};
@@ -213,11 +213,11 @@ async fn deploy(
     let plan = DeploymentPlan::new(env, digest, sha, payload, description)
         .ok_or_else(|| anyhow!(render::deployment::no_commit(env.as_str(), digest, false)))?;
     let issue = published.issue.as_ref().map(|(url, _)| url.as_str());
-    let first = NewDeploymentStatus {
-        state: DeploymentState::InProgress,
-        description: render::deployment::announced(&facts.window, facts.now),
+    let description = render::deployment::announced(&facts.window, facts.now);
+    let first = DeploymentStatus {
         environment_url: request.hub_url.clone(),
         log_url: deployment::link(issue, &published.release_url),
+        ..DeploymentStatus::new(DeploymentState::InProgress, description)
     };
     deployment::announce(github, &plan, &first, lock).await
 }

@@ -296,54 +296,45 @@ mod tests {
             ),
             ("GET", COMMENTS, listing(json!([])), Some(2)),
         ];
+        // The comments read again after the second POST: comment 1 by `first`, the bot's 2.
+        let reread = |first: &str| {
+            let both = json!([comment_by(1, &ours, first), comment_by(2, &ours, "octocat")]);
+            let mut answers = post_fails_then_makes_2.to_vec();
+            answers.push(("GET", COMMENTS, listing(both), None));
+            answers.push(("DELETE", DUPLICATE, (204, Value::Null), None));
+            answers
+        };
+        let made = listing(json!([comment_by(1, &body("made"), "octocat")]));
+        let forged = listing(json!([comment_by(1, &ours, "mallory")]));
         let cases: Vec<(&str, Vec<Answer>, Vec<&str>)> = vec![
+            // The first POST took effect behind a lagging listing: 2 is the duplicate.
             (
-                // The first POST took effect behind a lagging listing: 2 is the duplicate.
                 "second post behind a lagging listing",
-                [
-                    post_fails_then_makes_2.to_vec(),
-                    vec![
-                        (
-                            "GET",
-                            COMMENTS,
-                            listing(json!([
-                                comment_by(1, &ours, "octocat"),
-                                comment_by(2, &ours, "octocat")
-                            ])),
-                            None,
-                        ),
-                        ("DELETE", DUPLICATE, (204, Value::Null), None),
-                    ],
-                ]
-                .concat(),
+                reread("octocat"),
                 vec!["GET", "POST", "GET", "POST", "GET", "DELETE"],
             ),
+            // mallory's forged comment 1 is earlier than the bot's 2: 2 stays.
             (
-                // The re-read after the 500 lists the comment the POST made: exactly one POST.
+                "forged earlier marker",
+                reread("mallory"),
+                vec!["GET", "POST", "GET", "POST", "GET"],
+            ),
+            // The re-read after the 500 lists the comment the POST made: exactly one POST.
+            (
                 "failed post that took effect",
                 vec![
                     ("POST", COMMENTS, (500, Value::Null), None),
                     ("GET", COMMENTS, listing(json!([])), Some(1)),
-                    (
-                        "GET",
-                        COMMENTS,
-                        listing(json!([comment_by(1, &body("made"), "octocat")])),
-                        None,
-                    ),
+                    ("GET", COMMENTS, made, None),
                 ],
                 vec!["GET", "POST", "GET"],
             ),
+            // mallory copied the whole comment: neither edited, nor taken as unchanged, nor
+            // deleted; the bot posts its own, once.
             (
-                // mallory copied the whole comment: neither edited, nor taken as unchanged,
-                // nor deleted; the bot posts its own, once.
                 "forged marker by another user",
                 vec![
-                    (
-                        "GET",
-                        COMMENTS,
-                        listing(json!([comment_by(1, &ours, "mallory")])),
-                        None,
-                    ),
+                    ("GET", COMMENTS, forged, None),
                     (
                         "POST",
                         COMMENTS,
@@ -352,27 +343,6 @@ mod tests {
                     ),
                 ],
                 vec!["GET", "POST"],
-            ),
-            (
-                // mallory's forged comment 1 is earlier than the bot's 2: 2 stays.
-                "forged earlier marker",
-                [
-                    post_fails_then_makes_2.to_vec(),
-                    vec![
-                        (
-                            "GET",
-                            COMMENTS,
-                            listing(json!([
-                                comment_by(1, &ours, "mallory"),
-                                comment_by(2, &ours, "octocat")
-                            ])),
-                            None,
-                        ),
-                        ("DELETE", DUPLICATE, (204, Value::Null), None),
-                    ],
-                ]
-                .concat(),
-                vec!["GET", "POST", "GET", "POST", "GET"],
             ),
         ];
         for (case, answers, sent) in cases {

@@ -32,7 +32,7 @@ use crate::digest::Digest;
 use crate::render::Change;
 use crate::render::deployment::{Failed, Note};
 use crate::support::github::models::{
-    Deployment, DeploymentState, DeploymentStatus, NewDeployment, NewDeploymentStatus,
+    Deployment, DeploymentState, DeploymentStatus, NewDeployment,
 };
 use crate::support::github::{GitHub, GitHubError, Kind};
 use crate::support::sanitize;
@@ -276,42 +276,48 @@ impl DeploymentOutcome {
 pub(crate) async fn announce(
     gh: &GitHub,
     plan: &DeploymentPlan,
-    first: &NewDeploymentStatus,
+    first: &DeploymentStatus,
     lock: Lock,
 ) -> Result<DeploymentOutcome> {
-    let env = plan.environment.as_str();
-    let steps = async {
-        let mut outcome = DeploymentOutcome::none();
-        let notes = &mut outcome.notes;
-        if lock != Lock::Created {
-            let (_, ours) = list(gh, plan, notes, false).await?;
-            outcome.deployment = ours;
-            if lock == Lock::Lost && outcome.deployment.is_none() {
-                notes.push(Note::LeftToCreator(plan.environment.as_str()).to_string());
-            }
-            if lock == Lock::Lost || outcome.deployment.is_some() {
-                return Ok::<_, anyhow::Error>(outcome);
-            }
+    let mut outcome = DeploymentOutcome::none();
+    let kept = create_once(gh, plan, first, lock, &mut outcome).await;
+    kept.context(Failed::Announcing(plan.environment.as_str()).to_string())?;
+    Ok(outcome)
+}
+
+/// [`announce`]'s steps, recording into `outcome`.
+async fn create_once(
+    gh: &GitHub,
+    plan: &DeploymentPlan,
+    first: &DeploymentStatus,
+    lock: Lock,
+    outcome: &mut DeploymentOutcome,
+) -> Result<()> {
+    let notes = &mut outcome.notes;
+    if lock != Lock::Created {
+        let (_, ours) = list(gh, plan, notes, false).await?;
+        if lock == Lock::Lost && ours.is_none() {
+            notes.push(Note::LeftToCreator(plan.environment.as_str()).to_string());
         }
-        let (mine, recheck) = create(gh, plan).await?;
-        // A concurrent run that listed both may have removed this one as the duplicate (its
-        // id is the higher) before its first status: then the other one is ours.
-        let posted = match post_status(gh, &mine, first).await {
-            Err(err) if not_found(&err) => false,
-            other => other.map(|_| true)?,
-        };
-        let (_, ours) = match recheck || lock != Lock::Created || !posted {
-            true => list(gh, plan, notes, false).await?,
-            false => (Vec::new(), None),
-        };
-        Ok(DeploymentOutcome {
-            deployment: Some(ours.unwrap_or(mine)),
-            change: Change::Created,
-            wrote: true,
-            ..outcome
-        })
+        if lock == Lock::Lost || ours.is_some() {
+            outcome.deployment = ours;
+            return Ok(());
+        }
+    }
+    let (mine, recheck) = create(gh, plan).await?;
+    // A concurrent run that listed both may have removed this one as the duplicate (its id
+    // is the higher) before its first status: then the other one is ours.
+    let posted = match post_status(gh, &mine, first).await {
+        Err(err) if not_found(&err) => false,
+        other => other.map(|_| true)?,
     };
-    steps.await.context(Failed::Announcing(env).to_string())
+    let (_, ours) = match recheck || lock != Lock::Created || !posted {
+        true => list(gh, plan, notes, false).await?,
+        false => (Vec::new(), None),
+    };
+    (outcome.change, outcome.wrote) = (Change::Created, true);
+    outcome.deployment = Some(ours.unwrap_or(mine));
+    Ok(())
 }
 
 /// Whether `err` holds GitHub's 404.
@@ -339,71 +345,79 @@ fn not_found(err: &anyhow::Error) -> bool {
 pub(crate) async fn ensure_status(
     gh: &GitHub,
     plan: &DeploymentPlan,
-    desired: &NewDeploymentStatus,
+    desired: &DeploymentStatus,
     link: impl AsyncFn() -> Result<Option<String>>,
     dry_run: bool,
 ) -> Result<DeploymentOutcome> {
-    let env = plan.environment.as_str();
-    let steps = async {
-        let mut outcome = DeploymentOutcome::none();
-        let notes = &mut outcome.notes;
-        let (listed, found) = list(gh, plan, notes, dry_run).await?;
-        let (ours, latest) = match found {
-            Some(ours) => {
-                let latest = gh.latest_deployment_status(ours.id).await?;
-                (ours, latest)
-            }
-            None if dry_run => {
-                let state = desired.state;
-                notes.push(
-                    Note::WouldCreate(&plan.digest, plan.environment.as_str(), state).to_string(),
-                );
-                return Ok::<_, anyhow::Error>(outcome);
-            }
-            None => {
-                let (mine, _) = create(gh, plan).await?;
-                let (_, ours) = list(gh, plan, notes, false).await?;
-                (outcome.change, outcome.wrote) = (Change::Created, true);
-                (ours.unwrap_or(mine), None)
-            }
-        };
-        let latest_url = |url: fn(&DeploymentStatus) -> &Option<String>| {
-            latest.as_ref().and_then(|l| url(l).clone())
-        };
-        let log_url = match latest_url(|l| &l.log_url) {
-            Some(url) => Some(url),
-            None => link().await?,
-        };
-        let desired = NewDeploymentStatus {
-            environment_url: desired
-                .environment_url
-                .clone()
-                .or(latest_url(|l| &l.environment_url)),
-            log_url,
-            ..desired.clone()
-        };
-        let same = latest.as_ref().is_some_and(|l| {
-            l.state == desired.state
-                && l.description.as_deref().unwrap_or("") == desired.description
-        });
-        if dry_run && !same {
-            let (id, state) = (ours.id, desired.state);
-            notes.push(Note::WouldSet(id, state, &desired.description).to_string());
+    let mut outcome = DeploymentOutcome::none();
+    let kept = keep_status(gh, plan, desired, link, dry_run, &mut outcome).await;
+    kept.context(Failed::Keeping(plan.environment.as_str()).to_string())?;
+    Ok(outcome)
+}
+
+/// [`ensure_status`]'s steps, recording into `outcome`.
+async fn keep_status(
+    gh: &GitHub,
+    plan: &DeploymentPlan,
+    desired: &DeploymentStatus,
+    link: impl AsyncFn() -> Result<Option<String>>,
+    dry_run: bool,
+    outcome: &mut DeploymentOutcome,
+) -> Result<()> {
+    let notes = &mut outcome.notes;
+    let (listed, found) = list(gh, plan, notes, dry_run).await?;
+    let (ours, latest) = match found {
+        Some(ours) => {
+            let latest = gh.latest_deployment_status(ours.id).await?;
+            (ours, latest)
         }
-        if !same && !dry_run {
-            post_status(gh, &ours, &desired).await?;
-            if outcome.change == Change::Unchanged {
-                outcome.change = Change::Updated;
-            }
-            outcome.wrote = true;
+        None if dry_run => {
+            let (digest, environment) = (&plan.digest, plan.environment.as_str());
+            notes.push(Note::WouldCreate(digest, environment, desired.state).to_string());
+            return Ok(());
         }
-        if desired.state == DeploymentState::Success && !dry_run {
-            outcome.wrote |= retire(gh, &listed, plan, &ours, same, notes).await?;
+        None => {
+            let (mine, _) = create(gh, plan).await?;
+            let (_, ours) = list(gh, plan, notes, false).await?;
+            (outcome.change, outcome.wrote) = (Change::Created, true);
+            (ours.unwrap_or(mine), None)
         }
-        outcome.deployment = Some(ours);
-        Ok(outcome)
     };
-    steps.await.context(Failed::Keeping(env).to_string())
+    // The links: the hub given, what the latest status linked, else what `link` finds.
+    let latest_url = |url: fn(&DeploymentStatus) -> &Option<String>| {
+        latest.as_ref().and_then(|l| url(l).clone())
+    };
+    let log_url = match latest_url(|l| &l.log_url) {
+        Some(url) => Some(url),
+        None => link().await?,
+    };
+    let environment_url = desired
+        .environment_url
+        .clone()
+        .or(latest_url(|l| &l.environment_url));
+    let desired = DeploymentStatus {
+        environment_url,
+        log_url,
+        ..desired.clone()
+    };
+    let same = latest
+        .is_some_and(|l| (l.state, l.description) == (desired.state, desired.description.clone()));
+    if !same && dry_run {
+        let description = desired.description.as_deref().unwrap_or_default();
+        notes.push(Note::WouldSet(ours.id, desired.state, description).to_string());
+    }
+    if !same && !dry_run {
+        post_status(gh, &ours, &desired).await?;
+        if outcome.change == Change::Unchanged {
+            outcome.change = Change::Updated;
+        }
+        outcome.wrote = true;
+    }
+    if desired.state == DeploymentState::Success && !dry_run {
+        outcome.wrote |= retire(gh, &listed, plan, &ours, same, notes).await?;
+    }
+    outcome.deployment = Some(ours);
+    Ok(())
 }
 
 /// Reaching `success`: every earlier release's deployment of ours ([`superseded`]) made
@@ -444,13 +458,8 @@ async fn retire(
 }
 
 /// An `inactive` status saying why.
-fn inactive_status(why: Note<'_>) -> NewDeploymentStatus {
-    NewDeploymentStatus {
-        state: DeploymentState::Inactive,
-        description: why.to_string(),
-        environment_url: None,
-        log_url: None,
-    }
+fn inactive_status(why: Note<'_>) -> DeploymentStatus {
+    DeploymentStatus::new(DeploymentState::Inactive, why.to_string())
 }
 
 /// The environment's newest deployments, and ours for the plan's digest among them, settled:
@@ -511,7 +520,7 @@ async fn create(gh: &GitHub, plan: &DeploymentPlan) -> Result<(Deployment, bool)
 async fn post_status(
     gh: &GitHub,
     deployment: &Deployment,
-    status: &NewDeploymentStatus,
+    status: &DeploymentStatus,
 ) -> Result<DeploymentStatus> {
     let failed = Failed::Setting(deployment.id, status.state);
     gh.create_deployment_status(deployment.id, status)
@@ -533,7 +542,7 @@ const REMOVE_ROUNDS: usize = 3;
 async fn remove_duplicate(
     gh: &GitHub,
     id: u64,
-    inactive: &NewDeploymentStatus,
+    inactive: &DeploymentStatus,
 ) -> Result<(), GitHubError> {
     let gone = |e: &GitHubError| e.kind == Kind::NotFound;
     let mut round = 1;

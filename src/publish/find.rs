@@ -18,11 +18,11 @@ fn marks(kind: MarkerKind, body: Option<&str>, digest: &Digest) -> bool {
 
 /// The items of `items` that `keep` keeps, lowest `id` first: when duplicates exist (two
 /// runs raced), the first is the one that counts.
-pub(crate) fn lowest_first<'a, T>(
-    items: &'a [T],
+pub(crate) fn lowest_first<T>(
+    items: &[T],
     keep: impl Fn(&T) -> bool,
     id: impl Fn(&T) -> u64,
-) -> Vec<&'a T> {
+) -> Vec<&T> {
     let mut kept: Vec<&T> = items.iter().filter(|i| keep(i)).collect();
     kept.sort_by_key(|i| id(i));
     kept

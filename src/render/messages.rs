@@ -525,25 +525,28 @@ mod tests {
     fn every_warning_in_words() {
         let outputs = anyhow::anyhow!("cannot write step outputs to $GITHUB_OUTPUT");
         let summary = anyhow::anyhow!("cannot write the job summary to $GITHUB_STEP_SUMMARY");
-        let from_values = PullRisk {
-            policy: PullPolicy::IfNotPresent,
-            source: PolicySource::Values(Origin::file(
-                "values.yaml",
-                "singleuser.image.pullPolicy",
-            )),
-            image: Some(PodImage {
-                name: "ghcr.io/org/lab".into(),
-                tag: PodTag::Given("latest".into()),
-                name_origin: None,
-            }),
+        let image = |tag, name_origin| {
+            let name = "ghcr.io/org/lab".into();
+            Some(PodImage {
+                name,
+                tag,
+                name_origin,
+            })
         };
+        let values = |key| PolicySource::Values(Origin::file("values.yaml", key));
+        let (policy, source) = (
+            PullPolicy::IfNotPresent,
+            values("singleuser.image.pullPolicy"),
+        );
+        let from_values = PullRisk {
+            policy,
+            source,
+            image: image(PodTag::Given("latest".into()), None),
+        };
+        let origin = Origin::file("values.yaml", "singleuser.image.name");
         let by_default = PullRisk {
             source: PolicySource::KubernetesDefault,
-            image: Some(PodImage {
-                name: "ghcr.io/org/lab".into(),
-                tag: PodTag::ChartDefault,
-                name_origin: Some(Origin::file("values.yaml", "singleuser.image.name")),
-            }),
+            image: image(PodTag::ChartDefault, Some(origin)),
             ..from_values.clone()
         };
         let never = PullRisk {

@@ -22,7 +22,7 @@ use crate::render::publish as words;
 use crate::render::{self, HubFault, MarkerKind, Stage};
 use crate::report::{Known, Pipeline, RunReport};
 use crate::support::github::GitHub;
-use crate::support::github::models::{Comment, Issue, NewDeploymentStatus, Release as ReleaseNote};
+use crate::support::github::models::{Comment, DeploymentStatus, Issue, Release as ReleaseNote};
 use crate::support::log::Log;
 use crate::window::{CullSettings, HubScale, ScaleConfig, at_scale, fits_calendar};
 use anyhow::{Result, anyhow};
@@ -436,11 +436,9 @@ async fn deploy(
         ))
     })?;
     let rollout = render::deployment::rollout(classification, &req.fail_on);
-    let desired = NewDeploymentStatus {
-        state: rollout.state(),
-        description: rollout.description(now),
+    let desired = DeploymentStatus {
         environment_url: Some(req.hub_url.clone()),
-        log_url: None,
+        ..DeploymentStatus::new(rollout.state(), rollout.description(now))
     };
     // The tracking issue, looked up now unless `comment` did.
     let link = async || -> Result<Option<String>> {

@@ -348,13 +348,15 @@ fn annotations<'a>(stdout: &'a str, kind: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// A security release of PR #2 with input `name` set to `value`, which succeeds.
+async fn security_run(name: &str, value: &str) -> Seen {
+    let scenario = Scenario::merged_pr(&["security"]).input(name, value);
+    scenario.observe().await.ok()
+}
+
 #[tokio::test]
 async fn every_declared_output_is_written_and_no_other() {
-    let Seen { out, github, .. } = Scenario::merged_pr(&["security"])
-        .input("cull-max-age", "8h")
-        .observe()
-        .await
-        .ok();
+    let Seen { out, github, .. } = security_run("cull-max-age", "8h").await;
     // Each command declares its outputs once (`report::RunReport::outputs`); the deployment's
     // are written only with `environment` (tests/it/deployments.rs).
     use codeq_rollout::Pipeline;
@@ -838,11 +840,7 @@ async fn dry_run_takes_boolean_words_trimmed_and_names_them_when_refused() {
 
 #[tokio::test]
 async fn a_security_dry_run_summary_says_no_tracking_issue_was_opened() {
-    let Seen { out, github, .. } = Scenario::merged_pr(&["security"])
-        .input("dry-run", "true")
-        .observe()
-        .await
-        .ok();
+    let Seen { out, github, .. } = security_run("dry-run", "true").await;
     insta::assert_snapshot!(out.summary);
     assert!(github.writes().await.is_empty());
 }

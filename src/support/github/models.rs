@@ -224,19 +224,37 @@ impl std::fmt::Display for DeploymentState {
     }
 }
 
-/// A deployment status (`GET /repos/{o}/{r}/deployments/{id}/statuses`, newest first).
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+/// A deployment status, as GitHub lists it (`GET /repos/{o}/{r}/deployments/{id}/statuses`,
+/// newest first) and as it is sent (`POST …/deployments/{id}/statuses`, without its `id`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DeploymentStatus {
-    /// The status id.
+    /// The status id (GitHub's answer; 0 and not sent for a new one).
+    #[serde(default, skip_serializing)]
     pub id: u64,
     /// Its state.
     pub state: DeploymentState,
-    /// Its description (at most 140 characters).
+    /// Its description (at most 140 characters; always sent).
     pub description: Option<String>,
-    /// The environment's address it gave.
+    /// The environment's address (the hub's), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub environment_url: Option<String>,
-    /// The log address it gave.
+    /// The log address (the release note's or tracking issue's), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub log_url: Option<String>,
+}
+
+impl DeploymentStatus {
+    /// A new status of `state` with `description`, linking nothing.
+    pub(crate) fn new(state: DeploymentState, description: String) -> Self {
+        let (id, description, environment_url, log_url) = (0, Some(description), None, None);
+        Self {
+            id,
+            state,
+            description,
+            environment_url,
+            log_url,
+        }
+    }
 }
 
 /// The body of `POST /repos/{o}/{r}/deployments`.
@@ -261,19 +279,4 @@ pub struct NewDeployment {
     pub transient_environment: bool,
     /// Always `true`: users work on the hub.
     pub production_environment: bool,
-}
-
-/// The body of `POST /repos/{o}/{r}/deployments/{id}/statuses`.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct NewDeploymentStatus {
-    /// The state.
-    pub state: DeploymentState,
-    /// At most 140 characters.
-    pub description: String,
-    /// The hub's address, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub environment_url: Option<String>,
-    /// The release note's (or tracking issue's) address, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub log_url: Option<String>,
 }
