@@ -141,6 +141,13 @@ impl Desk {
         (release["id"].as_u64().unwrap(), body)
     }
 
+    /// Makes release `id`'s note, `current`, read as an older template wrote it, sealed with
+    /// the hash of its text as the older version sent it.
+    fn older_note(&self, id: u64, current: &str) {
+        let older = codeq_rollout::seal_release(&current.replace("is live.", "is now available."));
+        self.github.edit_release(id, |r| r["body"] = json!(older));
+    }
+
     /// The open tracking issues of the image.
     fn open_issues(&self) -> Vec<Value> {
         open_issues(&self.github, &self.image)
@@ -325,11 +332,8 @@ async fn a_template_change_patches_only_the_release_body() {
     let desk = Desk::new("template").await;
     let (id, current) = desk.first_release(&["security"]).await;
     // As an older template wrote it; a human has since made it a pre-release, not latest.
+    desk.older_note(id, &current);
     desk.github.edit_release(id, |r| {
-        // Sealed with the hash of its text, as the older version sent it.
-        r["body"] = json!(codeq_rollout::seal_release(
-            &current.replace("is live.", "is now available.")
-        ));
         r["prerelease"] = json!(true);
         r["make_latest"] = json!("false");
     });
@@ -758,11 +762,7 @@ async fn a_security_run_refused_on_a_release_it_did_not_list_still_ends_with_its
 async fn a_release_found_after_already_exists_is_compared_with_the_rendered_note() {
     let desk = Desk::new("refused-then-compared").await;
     let (id, current) = desk.first_release(&["routine"]).await;
-    desk.github.edit_release(id, |r| {
-        r["body"] = json!(codeq_rollout::seal_release(
-            &current.replace("is live.", "is now available.")
-        ));
-    });
+    desk.older_note(id, &current);
     desk.github.lag_release_listing(1);
     let rerun = desk.announce(&["routine"]).await.ok();
     assert_eq!(
