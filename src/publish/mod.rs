@@ -404,7 +404,7 @@ impl Run<'_> {
             ensured.map_err(|err| {
                 let (said, issue) = (once::StillAbsent::within(&err), done.issue.as_ref());
                 let issue = issue.map(|(url, _)| url.as_str());
-                err.context(words::issue_step_failed(&mine.html_url, issue, said))
+                err.context(words::issue_step_failed(&mine.html_url, true, issue, said))
             })?;
         }
         let link = link_or(&mine.html_url, plan);
@@ -458,8 +458,14 @@ impl Run<'_> {
             let waits = &plan.issue_waits;
             let ensured = issue::after_lost_race(gh, found, &issue_plan, waits, done).await;
             ensured.map_err(|e| {
-                let issue = done.issue.as_ref().map(|(url, _)| url.as_str());
-                e.context(words::lost_race_failed(&winner.html_url, issue))
+                let (said, issue) = (once::StillAbsent::within(&e), done.issue.as_ref());
+                let issue = issue.map(|(url, _)| url.as_str());
+                e.context(words::issue_step_failed(
+                    &winner.html_url,
+                    false,
+                    issue,
+                    said,
+                ))
             })?;
             if matches!(done.issue, Some((_, Change::Created))) {
                 let link = link_or(&winner.html_url, plan);

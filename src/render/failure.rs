@@ -202,40 +202,34 @@ pub(crate) fn failure_summary(f: &Failure) -> String {
         let lead = if i == 0 { ">\n> help: " } else { "> " };
         out.push_str(&format!("{lead}{}\n", quote(line)));
     }
-    let mut rows = Vec::new();
-    if let Some(input) = &f.input {
+    let code = |text: &str| format!("`{}`", table_cell(text));
+    let change = |url: &str, change: &Change| format!("{} ({change})", table_cell(url));
+    let rows: Vec<(String, String)> = [
         // Clap names an unknown option as it was typed: any text.
-        let input = table_cell(&sanitize::clean_line(input, 100));
-        rows.push(("Input".to_string(), code_span(&input)));
-    }
-    if let Some(hub) = &f.hub {
-        rows.push(("Hub".to_string(), format!("`{}`", table_cell(hub))));
-    }
-    if !f.image.is_empty() {
-        rows.push(("Image".to_string(), format!("`{}`", table_cell(&f.image))));
-    }
-    if let Some(digest) = &f.digest {
-        rows.push(("Digest".into(), format!("`{digest}`")));
-    }
-    if let Some(tier) = &f.tier {
-        let reason = sanitize::markdown_inline(&tier.reason.to_string(), 300);
-        rows.push(("Tier".into(), format!("**{}** ({reason})", tier.tier)));
-    }
-    if let Some(window) = &f.window {
-        rows.push(("Convergence window".into(), table_cell(&window.summary())));
-    }
-    if let Some((tag, url, change)) = &f.release {
-        rows.push((
-            format!("Release `{tag}`"),
-            format!("{} ({change})", table_cell(url)),
-        ));
-    }
-    if let Some((url, change)) = &f.issue {
-        rows.push((
-            "Tracking issue".into(),
-            format!("{} ({change})", table_cell(url)),
-        ));
-    }
+        (f.input.as_ref()).map(|i| {
+            (
+                "Input".into(),
+                code_span(&table_cell(&sanitize::clean_line(i, 100))),
+            )
+        }),
+        f.hub.as_ref().map(|hub| ("Hub".into(), code(hub))),
+        (!f.image.is_empty()).then(|| ("Image".into(), code(&f.image))),
+        f.digest
+            .as_ref()
+            .map(|d| ("Digest".into(), format!("`{d}`"))),
+        f.tier.as_ref().map(|t| {
+            let reason = sanitize::markdown_inline(&t.reason.to_string(), 300);
+            ("Tier".into(), format!("**{}** ({reason})", t.tier))
+        }),
+        (f.window.as_ref()).map(|w| ("Convergence window".into(), table_cell(&w.summary()))),
+        (f.release.as_ref()).map(|(tag, url, c)| (format!("Release `{tag}`"), change(url, c))),
+        f.issue
+            .as_ref()
+            .map(|(url, c)| ("Tracking issue".into(), change(url, c))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     if rows.is_empty() {
         return out;
     }

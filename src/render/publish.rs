@@ -200,34 +200,38 @@ impl std::fmt::Display for Step {
     }
 }
 
-/// What re-running does for a publish that stopped: `None` when the error's own help says
-/// it already (a write that failed twice, [`still_absent`]).
-fn rerun(advice: &str, said: bool) -> Option<String> {
-    (!said).then(|| format!("re-run the job: {advice}"))
+/// `words`, with what re-running does for a publish that stopped, unless the error's own
+/// help says it already (`said`: a write that failed twice, [`still_absent`]).
+fn rerun(words: Words, advice: &str, said: bool) -> Words {
+    match said {
+        true => words,
+        false => words.help(format!("re-run the job: {advice}")),
+    }
 }
 
-/// The error of a first run whose release note (`release`) exists while the tracking issue
-/// (`issue`, when it was opened) does not, or a step after opening it failed; `said`: the
-/// cause already says to re-run.
-pub(crate) fn issue_step_failed(release: &str, issue: Option<&str>, said: bool) -> Words {
-    let words = match issue {
-        None => Words::new(format!(
-            "the release note {} was created, but the tracking issue was not opened",
-            address(release)
-        )),
-        Some(issue) => Words::new(format!(
-            "the release note {} and the tracking issue {} exist, but a later step failed",
-            address(release),
-            address(issue)
-        )),
+/// The error of a run whose release note (`release`, which this run `created`, or found
+/// after losing the race for it) exists while the tracking issue does not (`issue` is
+/// `None`), or a step after opening it (`issue`) failed; `said`: the cause already says to
+/// re-run.
+pub(crate) fn issue_step_failed(
+    release: &str,
+    created: bool,
+    issue: Option<&str>,
+    said: bool,
+) -> Words {
+    let release = address(release);
+    let Some(issue) = issue else {
+        let what = match created {
+            true => "was created, but the tracking issue was not opened",
+            false => "exists, but its tracking issue was neither found nor opened",
+        };
+        let words = Words::new(format!("the release note {release} {what}"));
+        return rerun(words, "it opens the issue and creates nothing twice", said);
     };
-    match rerun(
-        "it opens the issue and creates nothing twice",
-        said || issue.is_some(),
-    ) {
-        Some(help) => words.help(help),
-        None => words,
-    }
+    Words::new(format!(
+        "the release note {release} and the tracking issue {} exist, but a later step failed",
+        address(issue)
+    ))
 }
 
 /// The error of a release step that failed (not as a lost race) in a security run, which
@@ -256,13 +260,11 @@ pub(crate) fn release_step_failed(
             e.map(|e| super::error_words(e).what).unwrap_or_default()
         )),
     };
-    match rerun(
+    rerun(
+        words,
         "it creates the release note",
         said && issue_failed.is_none(),
-    ) {
-        Some(help) => words.help(help),
-        None => words,
-    }
+    )
 }
 
 /// The note when the release POST was refused as existing and a fresh listing found the
@@ -272,24 +274,6 @@ pub(crate) fn lost_race(tag: &str) -> String {
         "release {tag} exists already (created meanwhile by another run, or not yet listed when \
          this run looked); using it"
     )
-}
-
-/// The error when, after a lost release race, the release note (`release`) exists but the
-/// tracking issue was neither found nor opened, or (`issue`) a step after opening it failed.
-pub(crate) fn lost_race_failed(release: &str, issue: Option<&str>) -> Words {
-    match issue {
-        None => Words::new(format!(
-            "the release note {} exists, but its tracking issue was neither found nor opened",
-            address(release)
-        ))
-        .help("re-run the job: it opens the issue"),
-        Some(issue) => Words::new(format!(
-            "the release note {} and the tracking issue {} exist, but a step after opening the \
-             issue failed",
-            address(release),
-            address(issue)
-        )),
-    }
 }
 
 /// The notes of a digest already announced by `release` from another commit `sha` (the same
