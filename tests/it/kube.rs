@@ -230,7 +230,7 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
     );
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stderr.contains("the hub lists 6 running servers but no pod in the namespace jhub matches the selector component=singleuser-server,release=nohub"),
+        stderr.contains("no single-user pod in the namespace jhub matches the hub's 6 running servers\nhelp: no pod matches the selector component=singleuser-server,release=nohub"),
         "{stderr}"
     );
     assert!(
@@ -384,7 +384,7 @@ async fn status_judges_by_digest_and_refuses_kubernetes_faults_clearly() {
     );
     assert_eq!(code, 1, "{stderr}");
     assert!(
-        stderr.contains("kubeconfig http://192.0.2.1:8080/ is plain http:// to a host outside loopback, private networks and the cluster: its user's token or password is sent unencrypted to it; use https://"),
+        stderr.contains("kubeconfig http://192.0.2.1:8080/ is plain http:// to a host outside loopback, private networks and the cluster\nhelp: its user's token or password is sent unencrypted to it: use https://"),
         "{stderr}"
     );
     // A 200 that is not a pod list is refused, never read as "no pods".
