@@ -332,3 +332,140 @@ impl std::fmt::Display for Failed<'_> {
         words.fmt(f)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::status::Server;
+    use time::macros::datetime;
+
+    #[test]
+    fn descriptions_fit_githubs_limit() {
+        let long = "x".repeat(200);
+        assert_eq!(fit(&long).chars().count(), DESCRIPTION_MAX_CHARS);
+        assert!(fit(&long).ends_with('…'));
+        assert_eq!(fit("short"), "short");
+    }
+
+    /// Issue 32 item 2: a deadline reads rounded up, as the release note's does, and names
+    /// its date only on another day.
+    #[test]
+    fn deadlines_round_up_and_name_the_date_only_on_another_day() {
+        let now = datetime!(2026-12-01 12:00 UTC);
+        let said = [
+            datetime!(2026-12-01 14:30:00 UTC),
+            datetime!(2026-12-01 14:30:01 UTC),
+            datetime!(2026-12-01 23:59:30 UTC),
+            datetime!(2026-12-02 01:05 UTC),
+        ]
+        .map(|t| clock(now, t));
+        assert_eq!(
+            said,
+            [
+                "14:30 UTC",
+                "14:31 UTC",
+                "2026-12-02 00:00 UTC",
+                "2026-12-02 01:05 UTC"
+            ]
+        );
+    }
+
+    /// The state and description of each rollout: `failure` exactly for an alarm `fail-on`
+    /// lists (issue 32 item 5), an alarm it does not list leading the `in_progress`
+    /// description; then convergence; else progress, with each kind of stale server's
+    /// deadline.
+    #[test]
+    fn a_failing_alarm_comes_first_then_convergence_then_progress() {
+        let now = datetime!(2026-12-01 12:00 UTC);
+        let rolling = Totals {
+            running: 57,
+            updated: 41,
+            stale: 16,
+            stale_idle: 15,
+            stale_active: 1,
+            converged_by: Some(datetime!(2026-12-01 14:30:10 UTC)),
+            ..Totals::default()
+        };
+        let active = |deadline, in_use_deadline| Classified {
+            server: Server {
+                user: "alice".into(),
+                name: String::new(),
+                started: Some(datetime!(2026-12-01 09:00 UTC)),
+                last_activity: Some(datetime!(2026-12-01 11:59 UTC)),
+                ready: true,
+                pending: None,
+            },
+            state: State::StaleActive,
+            deadline,
+            in_use_deadline,
+            overdue: false,
+            pod: None,
+        };
+        let of = |servers, totals| Classification { servers, totals };
+        let idle_only = Totals {
+            stale_idle: 16,
+            stale_active: 0,
+            ..rolling
+        };
+        let overdue = Totals {
+            overdue: 2,
+            ..idle_only
+        };
+        let converged = Totals {
+            running: 57,
+            updated: 57,
+            converged: true,
+            ..Totals::default()
+        };
+        let by_digest = Totals {
+            evidence: Evidence::Digest,
+            ..converged
+        };
+        let at = |h: i64, m: i64| {
+            Some(datetime!(2026-12-01 00:00 UTC) + time::Duration::minutes(h * 60 + m))
+        };
+        let cases = [
+            (of(vec![], idle_only), &[][..]),
+            (of(vec![], overdue), &[][..]),
+            (of(vec![], overdue), &[Alarm::Overdue][..]),
+            (of(vec![], overdue), &[Alarm::Mismatch][..]),
+            (of(vec![active(at(15, 30), None)], rolling), &[][..]),
+            (
+                of(
+                    vec![active(at(15, 30), Some(datetime!(2026-12-02 09:00 UTC)))],
+                    rolling,
+                ),
+                &[][..],
+            ),
+            (
+                of(
+                    vec![active(None, None)],
+                    Totals {
+                        converged_by: None,
+                        ..rolling
+                    },
+                ),
+                &[][..],
+            ),
+            (of(vec![], converged), &[][..]),
+            (of(vec![], by_digest), &[][..]),
+        ];
+        let said: Vec<String> = (cases.iter())
+            .map(|(c, fail_on)| {
+                let r = rollout(c, fail_on);
+                format!("{:?} {}: {}", fail_on, r.state(), r.description(now))
+            })
+            .collect();
+        insta::assert_snapshot!(said.join("\n"), @r"
+        [] in_progress: 41/57 on the new image; idle ones by 14:31 UTC
+        [] in_progress: a server runs past the promised deadline; 41/57 on the new image; idle ones by 14:31 UTC
+        [Overdue] failure: a server runs past the promised deadline
+        [Mismatch] in_progress: a server runs past the promised deadline; 41/57 on the new image; idle ones by 14:31 UTC
+        [] in_progress: 41/57 on the new image; idle ones by 14:31 UTC; active ones by 15:30 UTC if idle
+        [] in_progress: 41/57 on the new image; idle ones by 14:31 UTC; active ones by 15:30 UTC if idle, 2026-12-02 09:00 UTC at the latest
+        [] in_progress: 41/57 on the new image; idle ones on restart; active ones on restart
+        [] success: Converged (inferred from start times): every server started after the release
+        [] success: Converged: no server runs the old image
+        ");
+    }
+}

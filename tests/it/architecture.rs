@@ -34,11 +34,11 @@ const LAYERS: &[&[&str]] = &[
     &["tier"],
     &["pulls"],
     &["window", "values"],
-    &["status::classify", "status::history"],
+    &["status::classify", "status::history", "status"],
     &["render"],
     &["publish"],
     &["report"],
-    &["status::hub", "status::kube", "status::report", "status"],
+    &["status::hub", "status::kube", "status::report"],
     &["announce", "docs", "status::run"],
     &["cli"],
 ];
