@@ -118,9 +118,11 @@ pub(crate) fn duplicate_comment(kind: MarkerKind, mine: &str, first: &str, delet
         ));
     }
     Words::new(format!(
-        "{name} {mine} duplicates {first}, and deleting it failed"
+        "{name} this run posted duplicates an earlier one; deleting it failed"
     ))
-    .help("delete it by hand: the first POST took effect after all")
+    .help(format!(
+        "delete {mine} by hand: the first POST took effect after all, {first} stays"
+    ))
 }
 
 /// The error when the repository holds no release note for `digest` (of `image`, as the
@@ -200,13 +202,14 @@ impl std::fmt::Display for Step {
     }
 }
 
-/// `words`, with what re-running does for a publish that stopped, unless the error's own
-/// help says it already (`said`: a write that failed twice, [`still_absent`]).
-fn rerun(words: Words, advice: &str, said: bool) -> Words {
-    match said {
-        true => words,
-        false => words.help(format!("re-run the job: {advice}")),
+/// `what` failed, with `lines` of help (what exists, where), then what re-running does for
+/// a publish that stopped (`advice`), unless the error's own help says it already (`said`:
+/// a write that failed twice, [`still_absent`]).
+fn rerun(what: &str, mut lines: Vec<String>, advice: &str, said: bool) -> Words {
+    if !said {
+        lines.push(format!("re-run the job: {advice}"));
     }
+    Words::new(what).help(lines.join("\n"))
 }
 
 /// The error of a run whose release note (`release`, which this run `created`, or found
@@ -219,19 +222,17 @@ pub(crate) fn issue_step_failed(
     issue: Option<&str>,
     said: bool,
 ) -> Words {
-    let release = address(release);
-    let Some(issue) = issue else {
-        let what = match created {
-            true => "was created, but the tracking issue was not opened",
-            false => "exists, but its tracking issue was neither found nor opened",
-        };
-        let words = Words::new(format!("the release note {release} {what}"));
-        return rerun(words, "it opens the issue and creates nothing twice", said);
+    let mut lines = vec![format!("the release note: {}", address(release))];
+    let what = match (issue, created) {
+        (None, true) => "the release note was created, but the tracking issue was not opened",
+        (None, false) => {
+            "the release note exists, but its tracking issue was neither found nor opened"
+        }
+        (Some(_), _) => "the release note and the tracking issue exist, but a later step failed",
     };
-    Words::new(format!(
-        "the release note {release} and the tracking issue {} exist, but a later step failed",
-        address(issue)
-    ))
+    lines.extend(issue.map(|issue| format!("the tracking issue: {}", address(issue))));
+    let advice = "it opens the issue and creates nothing twice";
+    rerun(what, lines, advice, said || issue.is_some())
 }
 
 /// The error of a release step that failed (not as a lost race) in a security run, which
@@ -243,25 +244,26 @@ pub(crate) fn release_step_failed(
     issue_failed: Option<&anyhow::Error>,
     said: bool,
 ) -> Words {
-    let words = match (issue, issue_failed) {
-        (Some((url, opened)), None) => Words::new(format!(
-            "the release step failed; the tracking issue {} is {} so that responders have it",
-            address(url),
-            if opened { "opened" } else { "there" }
-        )),
-        (Some((url, _)), Some(e)) => Words::new(format!(
-            "the release step failed; the tracking issue {} is open, but a step after opening \
-             it failed too ({})",
-            address(url),
-            super::error_words(e).what
-        )),
-        (None, e) => Words::new(format!(
-            "the release step failed, and opening the tracking issue failed too ({})",
-            e.map(|e| super::error_words(e).what).unwrap_or_default()
-        )),
+    let what = match (issue, issue_failed) {
+        (Some((_, true)), None) => {
+            "the release step failed; the tracking issue is opened so that responders have it"
+        }
+        (Some((_, false)), None) => {
+            "the release step failed; the tracking issue is there so that responders have it"
+        }
+        (Some(_), Some(_)) => {
+            "the release step failed; the tracking issue is open, but a later step failed too"
+        }
+        (None, _) => "the release step failed, and opening the tracking issue failed too",
     };
+    let mut lines: Vec<String> = issue_failed
+        .map(|e| super::error_words(e).what)
+        .into_iter()
+        .collect();
+    lines.extend(issue.map(|(url, _)| format!("the tracking issue: {}", address(url))));
     rerun(
-        words,
+        what,
+        lines,
         "it creates the release note",
         said && issue_failed.is_none(),
     )
@@ -408,16 +410,16 @@ pub(crate) fn duplicate_left(
     removed: bool,
 ) -> Words {
     let (what, id, done, doing, todo) = match issue {
-        true => ("tracking issue", "#", "closed", "closing", "close"),
-        false => ("release", "release id ", "deleted", "deleting", "delete"),
+        true => ("tracking issue ", "#", "closed", "closing", "close"),
+        false => ("", "release id ", "deleted", "deleting", "delete"),
     };
     if removed {
         return Words::new(format!(
-            "{done} {what} {id}{loser}, a duplicate of {id}{winner} left by concurrent runs"
+            "{done} {what}{id}{loser}, a duplicate of {id}{winner} left by concurrent runs"
         ));
     }
     Words::new(format!(
-        "{what} {id}{loser} duplicates {id}{winner} for sha256:{}, and {doing} it failed",
+        "{what}{id}{loser} duplicates {id}{winner} for sha256:{}, and {doing} it failed",
         digest.short()
     ))
     .help(format!("{todo} it by hand"))
@@ -550,5 +552,80 @@ pub(crate) fn login_refused(login: &str, is_login: bool, max: usize) -> Words {
             "give each assignee's login, comma- or newline-separated: letters, digits and single \
              hyphens, at most {max} characters, not beginning with a hyphen"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every error and log line of publishing in the one shape (what failed on one short
+    /// line, then help), an address or account GitHub answered shown on one line, one that is
+    /// not a plain URL left out of errors; a dry run's comment says what it would do, then
+    /// shows the body.
+    #[test]
+    fn every_publish_word_in_shape() {
+        let d = Digest::parse(
+            "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        )
+        .unwrap();
+        let (issue, comment) = (
+            "https://github.com/o/r/issues/7",
+            "https://github.com/o/r/issues/7#issuecomment-2",
+        );
+        let (release, first) = (
+            "https://github.com/o/r/releases/tag/lab-9f86d081884c",
+            "https://github.com/o/r/issues/7#issuecomment-1",
+        );
+        let kind = MarkerKind::ConvergenceComment;
+        let cause = anyhow::anyhow!("cannot open the tracking issue: GitHub answered 403");
+        let errors = [
+            comment_by_other_account(kind, Some("app[bot]"), Some("bot"), (comment, issue), true),
+            comment_by_other_account(kind, None, Some("bot"), (comment, issue), false),
+            comments_not_reread(kind, comment),
+            duplicate_comment(kind, comment, first, false),
+            no_release_note(&d, "ghcr.io/org/lab:latest"),
+            issue_step_failed(release, true, None, false),
+            issue_step_failed("javascript:alert(1)", false, None, true),
+            issue_step_failed(release, true, Some(issue), false),
+            release_step_failed(Some((issue, true)), None, false),
+            release_step_failed(Some((issue, false)), Some(&cause), false),
+            release_step_failed(None, Some(&cause), true),
+            issues_not_reread(7),
+            duplicate_issue(8, 7, false, false),
+            release_not_updated("lab-9f86d081884c", &"GitHub answered 502", true),
+            release_not_updated("lab-9f86d081884c", &"GitHub answered 502", false),
+            tag_taken("lab-9f86d081884c", &d, "release id 5"),
+            duplicate_left(true, (8, 7), &d, false),
+            duplicate_left(false, (12, 11), &d, false),
+            refused_not_listed(Object::ReleaseNote),
+            still_absent("the tracking issue", Some(&"GitHub answered 502")),
+            label_refused(None, 50),
+            login_refused("@octocat", true, 39),
+        ];
+        let mut said: Vec<String> = (errors.iter())
+            .map(|w| {
+                crate::render::words::assert_shape(w);
+                w.to_string()
+            })
+            .collect();
+        said.extend([
+            duplicate_comment(kind, comment, first, true).to_string(),
+            duplicate_issue(8, 7, true, true).to_string(),
+            duplicate_left(false, (12, 11), &d, true).to_string(),
+            no_open_issue(&d),
+            comment_done(Change::Created, issue, None),
+            comment_done(Change::Unchanged, "https://x.test/\n::error::forged", None),
+            comment_done(Change::Updated, comment, Some("BODY")),
+            lost_race("lab-9f86d081884c"),
+            no_issue_appeared(&d, std::time::Duration::from_secs(26)),
+            found_after_unknown_outcome(Object::Issue(7)),
+            release_edited("lab-9f86d081884c", release, false),
+            release_updated("lab-9f86d081884c", true, true),
+            duplicates_worked_in(&[7, 8], 7, &d),
+            not_looked_up_again(Object::Release("lab-9f86d081884c"), &"GitHub answered 502"),
+        ]);
+        said.extend(rebuilt(&d, release, "c4295bd", true));
+        insta::assert_snapshot!(said.join("\n---\n"));
     }
 }
