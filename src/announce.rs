@@ -11,13 +11,12 @@ use crate::publish::{self, Change, Found, IssuePlan, Plan, Published, Target};
 use crate::pulls::{self, Behind, LookupOptions};
 use crate::render::messages::{self, RunState, RunWarning};
 use crate::render::{self, Facts, RunbookSettings, Stage};
-use crate::report::{FileCommands, RunnerFile, failed_write};
+use crate::report::{Known, Pipeline, RunReport};
 use crate::support::github::GitHub;
-use crate::support::github::models::{DeploymentState, NewDeploymentStatus, NewIssue, NewRelease};
+use crate::support::github::models::{DeploymentState, DeploymentStatus, NewIssue, NewRelease};
 use crate::support::log::Log;
-use crate::support::sanitize;
 use crate::tier::{self, LabelRules, Tier, TierDecision, TierRequest, UnlabeledPolicy};
-use crate::window::{Configured, Window};
+use crate::window::{Configured, PullRisk};
 use anyhow::{Result, anyhow};
 use std::time::Duration;
 use time::OffsetDateTime;
@@ -104,183 +103,94 @@ pub struct Templates {
     pub tracking_issue: Option<render::CustomTemplate>,
 }
 
-/// Runs `announce`: the stages in order. When one fails, the step outputs and the job
-/// summary still say what the run had established and which stage failed
-/// (`report_failure`); the error is returned as it was.
+/// Runs `announce`: the stages in order, each recording into the run's report what it
+/// established. When one fails, the step outputs and the job summary still say what the run
+/// had established and which stage failed ([`RunReport::finish`]); the error is returned as
+/// it was.
 ///
 /// # Errors
 /// A failed registry or GitHub call, saying what to do; an undecidable tier.
 pub(crate) async fn run(req: &AnnounceRequest, log: &Log) -> Result<()> {
-    let mut known = Known::default();
-    let outcome = stages(req, log, &mut known).await;
-    if let Err(err) = &outcome {
-        if !known.culler_warned {
-            log.replay(&req.culler_warnings);
-        }
-        report_failure(req, known, err, log);
-    }
-    outcome
+    let known = Known {
+        image: req.image.source.display(),
+        // The window follows from the culler settings alone: known whatever fails.
+        window: Some(req.culler.window()),
+        ..Known::default()
+    };
+    let environment = req.deployment.as_ref().map(|d| &d.environment);
+    let mut run = RunReport::new(Pipeline::Announce, known, environment);
+    run.hold(&req.culler_warnings);
+    let outcome = stages(req, log, &mut run).await;
+    run.finish(outcome, log)
 }
 
-/// What a run has established so far, for the report of a run that fails.
-#[derive(Default)]
-struct Known {
-    stage: Stage,
-    digest: Option<Digest>,
-    tier: Option<TierDecision>,
-    tag: Option<String>,
-    /// The release note and the tracking issue that exist after publishing, or after a
-    /// publish that failed.
-    release: Option<(String, Change)>,
-    issue: Option<(String, Change)>,
-    /// Whether a failed publish had written anything (the `changed` output).
-    wrote: bool,
-    /// Whether the held culler warnings ([`AnnounceRequest::culler_warnings`]) were printed.
-    culler_warned: bool,
-}
-
-/// The deployment outputs (`deployment-id`, `deployment-url`), written only with
-/// `environment`; empty when there is no deployment (yet).
-fn deployment_outputs(outcome: Option<&DeploymentOutcome>) -> Vec<(&'static str, String)> {
-    let deployment = outcome.and_then(|o| o.deployment.as_ref());
-    vec![
-        (
-            deployment::OUTPUTS[0],
-            deployment.map(|d| d.id.to_string()).unwrap_or_default(),
-        ),
-        (
-            deployment::OUTPUTS[1],
-            deployment
-                .and_then(|d| sanitize::link_url(&d.url))
-                .unwrap_or_default()
-                .to_string(),
-        ),
-    ]
-}
-
-/// The stages, each recording into `known` what it established.
-async fn stages(req: &AnnounceRequest, log: &Log, known: &mut Known) -> Result<()> {
+/// The stages, each recording into `run` what it established.
+async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result<()> {
     // 1. Digest.
-    // The digest the registry answered is kept even when it is not the expected one: a
-    // failed run's outputs keep what it knew.
-    let digest = resolve_digest(req, log).await?;
-    log.info(&messages::resolved(&req.image.source.display(), &digest));
-    known.digest = Some(digest.clone());
-    digest::check_expected(
-        &req.image.source.display(),
-        &digest,
-        req.image.expected_digest.as_ref(),
-    )?;
+    let digest = resolve_digest(req, log, run).await?;
 
     // 2. Tier, from the pull requests behind the release.
-    known.stage = Stage::Tier;
+    run.stage = Stage::Tier;
     let tiered = tier(req, log).await;
     // After the runbook placeholder warning (decided with the tier): the run's first.
-    log.replay(&req.culler_warnings);
-    known.culler_warned = true;
+    run.release_held(log);
     let (decision, target_sha) = tiered?;
-    known.tier = Some(decision.clone());
+    run.known.tier = Some(decision.clone());
+    runbook(req, &decision, log)?;
 
     // 3. Window, and whether new servers start on the new image (the pull policy).
-    let window = req.culler.window();
-    warn_if_culling_disabled(&window, log);
-    let pull = req
-        .culler
-        .image
-        .pull_risk(req.image.source.pod_reference().as_ref());
-    if let Some(risk) = &pull {
-        log.warn(&RunWarning::PullPolicy(risk));
-    }
+    let pull = window(req, log);
 
     // 4. Look up what exists (not in a dry run).
-    known.stage = Stage::LookUp;
+    run.stage = Stage::LookUp;
     let tag = publish::release_tag(&req.image.source.short_name(), &digest);
-    known.tag = Some(tag.clone());
+    run.known.tag = Some(tag.clone());
     let found = look_up(req, &digest, &tag, decision.tier).await?;
 
     // 5. Render: a re-run renders with the original announce time, so an unchanged
     // release renders the same and nothing is sent.
-    known.stage = Stage::Render;
+    run.stage = Stage::Render;
     let announced = found.as_ref().and_then(Found::announced_at);
-    let mut facts = facts(req, digest, decision, window, target_sha, &tag, announced);
-    facts.pull = pull;
+    let facts = facts(req, digest, decision, target_sha, &tag, announced, pull);
     let (note, issue_body) = bodies(req, &facts, log)?;
 
     // 6. Publish.
-    known.stage = Stage::Publish;
-    let published = match (&req.github, &found, req.dry_run) {
-        (_, _, true) => {
-            print_dry_run(req, &facts, &tag, &note, issue_body.as_deref(), log)?;
-            None
-        }
-        (Some(github), Some(found), false) => {
-            let full_issue = issue_body.clone();
-            let plan = plan(req, &facts, &tag, &note, issue_body)?;
-            log_full_texts(&plan, &note, full_issue.as_deref(), log);
-            let published = publish::publish(github, found, &plan)
-                .await
-                .map_err(|unfinished| {
-                    (known.release, known.issue) = (unfinished.release, unfinished.issue);
-                    known.wrote = unfinished.wrote;
-                    unfinished.error
-                })?;
+    run.stage = Stage::Publish;
+    let published = match (&req.github, &found) {
+        (Some(github), Some(found)) => {
+            let plan = plan(req, &facts, &tag, &note, issue_body.clone())?;
+            log_full_texts(&plan, &note, issue_body.as_deref(), log);
+            let published = run.published(publish::publish(github, found, &plan).await)?;
             log_published(&published, log);
-            known.release = Some((published.release_url.clone(), published.release_change));
-            known.issue = published.issue.clone();
             Some(published)
         }
         _ => {
-            return Err(anyhow!(
-                "no GitHub client (a bug: the command line builds one)"
-            ));
+            print_dry_run(req, &facts, &tag, &note, issue_body.as_deref(), log)?;
+            None
         }
     };
 
     // 7. The deployment (`environment`), after the release note and the tracking issue:
     // the release note is the lock a deployment's creation relies on, and a token without
     // `deployments: write` must not keep the note and the issue from being published.
-    let deployed = match (&req.deployment, &req.github, &found, &published) {
-        (Some(request), Some(github), Some(found), Some(published)) => {
-            let outcome = deploy(request, github, found, published, &facts).await?;
-            for note in &outcome.notes {
-                log.info(&messages::published_note(note));
+    if let Some(request) = &req.deployment {
+        let outcome = match (&req.github, &found, &published) {
+            (Some(github), Some(found), Some(published)) => {
+                Some(deploy(request, github, found, published, &facts).await?)
             }
-            if let Some(d) = &outcome.deployment {
-                log.info(&render::deployment::logged(
-                    outcome.change,
-                    d.id,
-                    request.environment.as_str(),
-                ));
-            }
-            Some(outcome)
-        }
-        (Some(request), _, _, None) => {
-            log.info(&render::deployment::dry_run(request.environment.as_str()));
-            None
-        }
-        _ => None,
-    };
+            _ => None,
+        };
+        run.deployed(&request.environment, outcome, log)?;
+    }
 
     // 8. Report.
-    known.stage = Stage::Report;
-    let extra = match &req.deployment {
-        Some(_) => deployment_outputs(deployed.as_ref()),
-        None => Vec::new(),
-    };
-    let deployment_wrote = deployed.as_ref().is_some_and(|d| d.wrote);
-    report(
-        &facts,
-        &tag,
-        published.as_ref(),
-        &note,
-        (&extra, deployment_wrote),
-        log,
-    )
+    run.stage = Stage::Report;
+    report(&facts, &tag, published.as_ref(), &note, log, run)
 }
 
 /// Stage 7: the deployment of the release's commit to the environment, created once with
-/// an `in_progress` status whose `environment_url` is the hub and whose `log_url` is the
-/// release note (the tracking issue for a security release).
+/// an `in_progress` status whose `environment_url` is the hub and whose `log_url` is what
+/// every deployment links ([`deployment::link`]).
 async fn deploy(
     request: &DeploymentRequest,
     github: &GitHub,
@@ -296,29 +206,18 @@ async fn deploy(
     // The release's commit: the one the existing note targets, else the one it was made for.
     let sha = found
         .release()
-        .map_or(facts.sha.as_str(), |r| r.target_commitish.as_str());
-    let window = facts.window.summary();
-    let plan = DeploymentPlan::new(
-        request.environment.clone(),
-        facts.digest.clone(),
-        sha,
-        deployment::payload(
-            &facts.digest,
-            Some(&facts.tier.tier.to_string()),
-            Some(&window),
-        ),
-        render::deployment::description(&facts.digest, facts.tier.tier),
-        render::deployment::NO_COMMIT_ANNOUNCE,
-    )?;
-    let log_url = match &published.issue {
-        Some((issue, _)) if facts.tier.tier == Tier::Security => issue.as_str(),
-        _ => published.release_url.as_str(),
-    };
-    let first = NewDeploymentStatus {
-        state: DeploymentState::InProgress,
-        description: render::deployment::announced(&facts.window, facts.now),
+        .map_or(facts.sha.as_str(), |r| &r.target_commitish);
+    let (env, digest, tier) = (&request.environment, &facts.digest, facts.tier.tier);
+    let payload = deployment::payload(digest, Some(tier), Some(&facts.window.summary()));
+    let description = render::deployment::description(digest, Some(tier));
+    let plan = DeploymentPlan::new(env, digest, sha, payload, description)
+        .ok_or_else(|| anyhow!(render::deployment::no_commit(env.as_str(), digest, false)))?;
+    let issue = published.issue.as_ref().map(|(url, _)| url.as_str());
+    let description = render::deployment::announced(&facts.window, facts.now);
+    let first = DeploymentStatus {
         environment_url: request.hub_url.clone(),
-        log_url: sanitize::link_url(log_url).map(str::to_string),
+        log_url: deployment::link(issue, &published.release_url),
+        ..DeploymentStatus::new(DeploymentState::InProgress, description)
     };
     deployment::announce(github, &plan, &first, lock).await
 }
@@ -366,7 +265,7 @@ async fn look_up(
         tracking_labels: req.tracking.labels.clone(),
         tracking_issue: tier == Tier::Security,
     };
-    Ok(Some(publish::look_up(github, &target).await?))
+    Ok(Some(publish::look_up(github, &target, true).await?))
 }
 
 /// Stage 5's input: everything the bodies show.
@@ -374,10 +273,10 @@ fn facts(
     req: &AnnounceRequest,
     digest: Digest,
     tier: TierDecision,
-    window: Window,
     target_sha: Option<String>,
     tag: &str,
     announced: Option<OffsetDateTime>,
+    pull: Option<PullRisk>,
 ) -> Facts {
     let ctx = &req.context;
     Facts {
@@ -386,7 +285,7 @@ fn facts(
         tier,
         culler: req.culler.settings,
         culler_origins: req.culler.origins.clone(),
-        window,
+        window: req.culler.window(),
         sha: target_sha.unwrap_or_default(),
         run_url: ctx.run_url.clone(),
         release_url: ctx
@@ -395,14 +294,15 @@ fn facts(
             .map(|repo| format!("{}/{repo}/releases/tag/{tag}", ctx.server_url)),
         runbook: req.runbook.clone(),
         now: announced.unwrap_or(req.now),
-        pull: None,
+        pull,
     }
 }
 
-/// Stage 1: the digest (checked against `--expected-digest` by the caller, once it is
-/// recorded).
-async fn resolve_digest(req: &AnnounceRequest, log: &Log) -> Result<Digest> {
-    let digest = match (&req.image.source, &req.image.registry) {
+/// Stage 1: the digest, recorded even when it is not the expected one (a failed run's
+/// outputs keep what it knew), then checked against `--expected-digest`.
+async fn resolve_digest(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result<Digest> {
+    let source = &req.image.source;
+    let digest = match (source, &req.image.registry) {
         (ImageSource::Layout { dir, tag }, _) => digest::layout::resolve(dir, tag.as_deref())?,
         (ImageSource::Registry(reference), Some(options)) => {
             let resolved = digest::registry::resolve(reference, options).await?;
@@ -420,6 +320,10 @@ async fn resolve_digest(req: &AnnounceRequest, log: &Log) -> Result<Digest> {
             ));
         }
     };
+    log.info(&messages::resolved(&source.display(), &digest));
+    run.known.digest = Some(digest.clone());
+    let expected = req.image.expected_digest.as_ref();
+    digest::check_expected(&source.display(), &digest, expected)?;
     Ok(digest)
 }
 
@@ -435,11 +339,14 @@ fn decide_tier(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Result<Tier
         req.tier.unlabeled,
     )?;
     decision.map_text(|text| log.redact(text));
-    // Before the decision's own warnings: the run's first annotation.
-    if decision.tier == Tier::Security && req.runbook.hub_url_is_placeholder() {
+    // A security release's runbook with a placeholder hub-url: a dry run shows it, with a
+    // warning, the run's first annotation; a run that publishes is refused ([`runbook`]).
+    let (security, runbook) = (decision.tier == Tier::Security, &req.runbook);
+    if security && runbook.hub_url_is_placeholder() && req.dry_run {
+        let in_actions = log.in_actions();
         log.warn(&RunWarning::RunbookPlaceholder {
-            runbook: &req.runbook,
-            in_actions: log.in_actions(),
+            runbook,
+            in_actions,
         });
     }
     for warning in &decision.warnings {
@@ -452,7 +359,27 @@ fn decide_tier(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Result<Tier
     for pr in &decision.pull_requests {
         log.info(&messages::pull_request(pr));
     }
+    // The namespace and Helm release the runbook names, when at their defaults (`jhub`).
+    if security && runbook.cluster_at_defaults() {
+        log.info(&messages::runbook_cluster(runbook));
+    }
     Ok(decision)
+}
+
+/// Stage 2's check of a security release's runbook (issue 32): with a placeholder hub-url
+/// it would point responders at no hub, and the tracking issue is never edited again, so a
+/// run that publishes is refused before anything is published (bad input, exit 2).
+fn runbook(req: &AnnounceRequest, decision: &TierDecision, log: &Log) -> Result<()> {
+    let runbook = &req.runbook;
+    if decision.tier == Tier::Security && runbook.hub_url_is_placeholder() && !req.dry_run {
+        let (runbook, in_actions) = (runbook.clone(), log.in_actions());
+        return Err(messages::PlaceholderRunbook {
+            runbook,
+            in_actions,
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// The commit the release targets: the event's commit (a merged PR's merge commit, a
@@ -473,11 +400,21 @@ fn target_commit(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Option<St
     target
 }
 
-/// Stage 3's warning: with the culler off, sessions update only on restart.
-fn warn_if_culling_disabled(window: &Window, log: &Log) {
-    if !window.culling_enabled {
+/// Stage 3: the window's and the pull policy's warnings (with the culler off, sessions
+/// update only on restart; new servers may start on an older image); the pull policy's
+/// finding, for the bodies.
+fn window(req: &AnnounceRequest, log: &Log) -> Option<PullRisk> {
+    if !req.culler.window().culling_enabled {
         log.warn(&RunWarning::CullingDisabled);
     }
+    let pull = req
+        .culler
+        .image
+        .pull_risk(req.image.source.pod_reference().as_ref());
+    if let Some(risk) = &pull {
+        log.warn(&RunWarning::PullPolicy(risk));
+    }
+    pull
 }
 
 /// Stage 6 in a dry run: the bodies, printed; with `--print-context`, the template context
@@ -574,204 +511,33 @@ fn log_published(published: &Published, log: &Log) {
     }
 }
 
-/// Stage 8: step outputs and the job summary. The addresses GitHub answered are checked
-/// first ([`checked_url`]). `extra` are the deployment outputs (with `environment`), and
-/// whether the deployment step wrote anything (then `changed` is true).
+/// Stage 8: the step outputs, then the job summary (the addresses GitHub answered checked
+/// first, [`RunReport::write_outputs`]); outside Actions, or without a job summary, a last
+/// line saying what the run did.
 fn report(
     facts: &Facts,
     tag: &str,
     published: Option<&Published>,
     note: &str,
-    (extra, deployment_wrote): (&[(&'static str, String)], bool),
     log: &Log,
+    run: &mut RunReport,
 ) -> Result<()> {
-    let files = FileCommands::from_env();
-    if log.in_actions() && files.output.is_none() {
-        log.warn(&RunWarning::OutputsNotWritten(&NAMED_OUTPUTS));
-    }
-    let links = published.map(|p| render::SummaryLinks {
-        release: (checked_url(&p.release_url, log), p.release_change),
-        issue: p
-            .issue
-            .as_ref()
-            .map(|(url, change)| (checked_url(url, log), *change)),
-        superseded: p.superseded.clone(),
-    });
-    let outputs = outputs(
-        Some(&facts.digest),
-        Some(&facts.tier),
-        Some(&facts.window),
-        Some(tag),
-        links.as_ref().map(|l| l.release.0.as_str()),
-        links
-            .as_ref()
-            .and_then(|l| l.issue.as_ref())
-            .map(|(url, _)| url.as_str()),
-        published.is_some_and(Published::changed) || deployment_wrote,
-    );
-    let outputs: Vec<(&'static str, String)> =
-        outputs.into_iter().chain(extra.iter().cloned()).collect();
-    files.write_outputs(&redacted(&outputs, log))?;
-    let summary = render::job_summary(facts, tag, links.as_ref(), note)?;
-    let wrote_summary = files.write_summary(&log.redact(&summary))?;
-    if !log.in_actions() || !wrote_summary {
+    run.write_outputs(log)?;
+    let summary = render::job_summary(facts, tag, run.links(published).as_ref(), note)?;
+    if !run.write_summary(&summary, log)? || !log.in_actions() {
         let state = match published {
-            Some(p) if p.changed() => RunState::Published,
+            Some(_) if run.changed() => RunState::Published,
             Some(_) => RunState::Unchanged,
             None => RunState::DryRun,
         };
+        let (image, tier, window) = (&facts.image, facts.tier.tier, facts.window.summary());
         log.info(&messages::run_state(
             state,
-            &facts.image,
+            image,
             &facts.digest,
-            facts.tier.tier,
-            &facts.window.summary(),
+            tier,
+            &window,
         ));
     }
     Ok(())
-}
-
-/// The report of a run that failed: the outputs it had established (what does not exist,
-/// such as the address of a release never created, stays empty) and a job summary saying
-/// which stage failed and what to do. Best effort: the run fails with `err` anyway, so a
-/// file that cannot be written is only warned about.
-fn report_failure(req: &AnnounceRequest, known: Known, err: &anyhow::Error, log: &Log) {
-    let stage = known.stage;
-    // An address refused below stays out of the error text too.
-    let mut error = log.redact(&format!("{err:#}"));
-    for (url, _) in [&known.release, &known.issue].into_iter().flatten() {
-        if !url.is_empty() && sanitize::link_url(url).is_none() {
-            error = error.replace(url.as_str(), messages::ADDRESS_LEFT_OUT);
-        }
-    }
-    let release = known
-        .release
-        .map(|(url, change)| (checked_url(&url, log), change));
-    let issue = known
-        .issue
-        .map(|(url, change)| (checked_url(&url, log), change));
-    // The window follows from the culler settings alone: known whatever failed.
-    let window = req.culler.window();
-    let changed = known.wrote
-        || [&release, &issue]
-            .into_iter()
-            .flatten()
-            .any(|(_, c)| *c != Change::Unchanged);
-    let outputs = outputs(
-        known.digest.as_ref(),
-        known.tier.as_ref(),
-        Some(&window),
-        release.as_ref().and(known.tag.as_deref()),
-        release.as_ref().map(|(url, _)| url.as_str()),
-        issue.as_ref().map(|(url, _)| url.as_str()),
-        changed,
-    );
-    let extra = match &req.deployment {
-        Some(_) => deployment_outputs(None),
-        None => Vec::new(),
-    };
-    let outputs: Vec<(&'static str, String)> = outputs.into_iter().chain(extra).collect();
-    let summary = render::failure_summary(&render::Failure {
-        stage,
-        error,
-        input: None,
-        image: req.image.source.display(),
-        hub: None,
-        digest: known.digest,
-        tier: known.tier,
-        window: Some(window),
-        release: release.and_then(|(url, change)| Some((known.tag?, url, change))),
-        issue,
-    });
-    // The report stage wrote the outputs, or failed writing them; a summary whose write
-    // failed is not tried again (the error says it could not be written).
-    let outputs = (stage != Stage::Report).then(|| redacted(&outputs, log));
-    let summary = (failed_write(err) != Some(RunnerFile::Summary)).then(|| log.redact(&summary));
-    let unwritten = FileCommands::from_env().write_failure(outputs.as_deref(), summary.as_deref());
-    if let Some(warning) = unwritten.warning() {
-        log.warn(&warning);
-    }
-}
-
-/// The outputs the warning about an unset `$GITHUB_OUTPUT` names as examples.
-pub(crate) const NAMED_OUTPUTS: [&str; 3] = ["digest", "tier", "release-url"];
-
-#[test]
-fn the_outputs_a_warning_names_are_announce_outputs() {
-    let names: Vec<&str> = refused_outputs().iter().map(|(n, _)| *n).collect();
-    assert!(NAMED_OUTPUTS.iter().all(|n| names.contains(n)), "{names:?}");
-}
-
-/// The outputs of a run refused before it started (bad input): every one of `outputs`'
-/// names, each empty (nothing was established, not even `changed=false`).
-pub(crate) fn refused_outputs() -> Vec<(&'static str, String)> {
-    outputs(None, None, None, None, None, None, false)
-        .into_iter()
-        .map(|(name, _)| (name, String::new()))
-        .collect()
-}
-
-/// The step outputs, in action.yml's order; what is not known is written empty.
-fn outputs(
-    digest: Option<&Digest>,
-    tier: Option<&TierDecision>,
-    window: Option<&Window>,
-    tag: Option<&str>,
-    release_url: Option<&str>,
-    issue_url: Option<&str>,
-    changed: bool,
-) -> [(&'static str, String); 12] {
-    let text = |v: Option<String>| v.unwrap_or_default();
-    [
-        ("digest", text(digest.map(ToString::to_string))),
-        ("tier", text(tier.map(|t| t.tier.to_string()))),
-        ("tier-source", text(tier.map(|t| t.source.to_string()))),
-        ("release-tag", text(tag.map(str::to_string))),
-        ("release-url", text(release_url.map(str::to_string))),
-        ("issue-url", text(issue_url.map(str::to_string))),
-        ("changed", changed.to_string()),
-        ("convergence-window", text(window.map(Window::summary))),
-        (
-            "idle-window-seconds",
-            text(
-                window
-                    .and_then(Window::latest_idle_secs)
-                    .map(|s| s.to_string()),
-            ),
-        ),
-        (
-            "active-window-seconds",
-            text(
-                window
-                    .and_then(Window::latest_active_secs)
-                    .map(|s| s.to_string()),
-            ),
-        ),
-        (
-            "idle-window-usual-seconds",
-            text(window.and_then(|w| w.idle_secs).map(|s| s.to_string())),
-        ),
-        (
-            "active-window-usual-seconds",
-            text(window.and_then(|w| w.active_secs).map(|s| s.to_string())),
-        ),
-    ]
-}
-
-fn redacted(outputs: &[(&'static str, String)], log: &Log) -> Vec<(&'static str, String)> {
-    outputs.iter().map(|(k, v)| (*k, log.redact(v))).collect()
-}
-
-/// An address GitHub's API answered, as the outputs and the job summary may show it: a
-/// plain `http(s)://` URL without whitespace, control characters or characters that end a
-/// link ([`sanitize::link_url`]; `http` for GitHub Enterprise Server), else empty, with a
-/// warning.
-fn checked_url(url: &str, log: &Log) -> String {
-    match sanitize::link_url(url) {
-        Some(url) => url.to_string(),
-        None => {
-            log.warn(&RunWarning::UrlRefused(url));
-            String::new()
-        }
-    }
 }

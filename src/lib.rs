@@ -25,9 +25,8 @@
 //! they drive against real and fake registries, a fake GitHub and a real hub, in groups
 //! below (inputs, the registry edge, the words, the GitHub edge, `status`). Where two
 //! modules' items share a name, the root renames them: [`parse_event`] and
-//! [`parse_history`], [`job_summary`] (announce's) and [`status_job_summary`],
-//! [`status_outputs`] and [`DEPLOYMENT_OUTPUTS`] (the deployment step's). A test that needs
-//! another item adds it to its group here.
+//! [`parse_history`], [`job_summary`] (announce's) and [`status_job_summary`]. A test that
+//! needs another item adds it to its group here.
 mod announce;
 mod cli;
 mod context;
@@ -90,7 +89,7 @@ pub use tls::install_provider;
 // the look-up and the writes of `announce`, the deployment markers and outputs.
 pub use github::GitHub;
 pub use github::models::{Deployment, DeploymentState, DeploymentStatus, NewIssue, NewRelease};
-pub use publish::deployment::{MARKER_KEY, MARKER_VALUE, OUTPUTS as DEPLOYMENT_OUTPUTS, is_ours};
+pub use publish::deployment::{MARKER_KEY, MARKER_VALUE, is_ours};
 pub use publish::{Change, IssuePlan, Plan, Target, look_up, publish, release_tag};
 
 // `status`: the hub's token scopes and role, the classification of servers, the history
@@ -102,7 +101,8 @@ pub use status::classify::{
 };
 pub use status::history::{History, Point, parse as parse_history, with_this_run};
 pub use status::hub::{ROLE_NAME, ROLE_SNIPPET, SCOPES};
-pub use status::report::outputs as status_outputs;
+// The step outputs each command declares (`tests/it/action.rs` checks them against action.yml).
+pub use report::Pipeline;
 
 use std::process::ExitCode;
 
@@ -127,7 +127,8 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
             use std::io::Write as _;
             let _ = writeln!(
                 std::io::stderr().lock(),
-                "error: cannot start the async runtime: {err}"
+                "{}",
+                render::messages::no_runtime(&err)
             );
             return ExitCode::FAILURE;
         }
@@ -142,8 +143,8 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            log.error(&failure_title(&err), &format!("{err:#}"));
-            if bad_input(&err).is_some() {
+            log.error(&failure_title(&err), &render::error_words(&err).to_string());
+            if report::bad_input(&err).is_some() {
                 ExitCode::from(EXIT_USAGE)
             } else {
                 ExitCode::FAILURE
@@ -217,17 +218,6 @@ fn refused_input(err: &clap::Error, log: &Log) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The input at fault when `err` is bad usage: a [`cli::UsageError`] anywhere in its chain,
-/// or a [`render::TemplateError`] (a team's template failing on a run's real facts, found at
-/// render time, before anything is published).
-fn bad_input(err: &anyhow::Error) -> Option<&str> {
-    err.chain().find_map(|e| {
-        e.downcast_ref::<cli::UsageError>()
-            .map(|u| u.input.as_str())
-            .or_else(|| e.downcast_ref::<render::TemplateError>().map(|t| t.input))
-    })
-}
-
 /// The Action's input that becomes the subcommand (action.yml's `runs.args`): clap's refusal
 /// of an unknown subcommand is titled `Invalid input: command`.
 const COMMAND_INPUT: &str = "command";
@@ -272,7 +262,7 @@ fn unknown_command(err: &clap::Error, log: &Log) -> String {
 /// `Invalid input: NAME`.
 fn failure_title(err: &anyhow::Error) -> String {
     use github::{GitHubError, Kind};
-    if let Some(input) = bad_input(err) {
+    if let Some(input) = report::bad_input(err) {
         return format!("Invalid input: {input}");
     }
     if let Some(alarm) = err.downcast_ref::<status::run::AlarmsFired>() {
@@ -306,8 +296,8 @@ fn failure_title(err: &anyhow::Error) -> String {
 /// Bad input as [`cli::UsageError`]; the pipeline's errors.
 async fn dispatch(cli: &cli::Cli, log: &Log) -> anyhow::Result<()> {
     let request = cli.request(log).inspect_err(|err| {
-        let message = format!("{err:#}");
-        report_refused(Some(cli.name()), bad_input(err), &message, log);
+        let input = report::bad_input(err);
+        report_refused(Some(cli.name()), input, &format!("{err:#}"), log);
     })?;
     match request {
         cli::Request::Announce(request) => announce::run(&request, log).await,
@@ -321,42 +311,15 @@ async fn dispatch(cli: &cli::Cli, log: &Log) -> anyhow::Result<()> {
 /// input missing or malformed, clap's or [`cli::UsageError`]) or a run context that cannot
 /// be read. The `::error` annotation alone is easy to miss on the run's page; the job summary
 /// is where people look, and later steps should see every output empty rather than a
-/// leftover. Only the commands that report to Actions (`announce`, `status`) write these.
-///
-/// Inside Actions, for `command` (`announce` or `status`, as typed on the command line;
-/// anything else writes nothing): a job summary saying the run failed checking the inputs
-/// ([`render::Stage::Inputs`]), the `input` at fault when known, and `message` as the `::error`
-/// annotation says it (secrets hidden again here); and every output of the command, empty.
-/// Best effort: a file that cannot be written is warned about, naming which, and so is a
-/// `$GITHUB_OUTPUT` that is not set ([`render::messages::RunWarning::OutputsNotWritten`], as a run that
-/// started warns).
+/// leftover. Only the commands that report to Actions ([`report::Pipeline`], `command` as
+/// typed on the command line) write these, through the failure report every run has
+/// ([`report::RunReport::fail`]): the stage "checking the inputs", the `input` at fault when
+/// known, `message` as the annotation says it, and every output empty.
 fn report_refused(command: Option<&str>, input: Option<&str>, message: &str, log: &Log) {
-    let (outputs, named) = match command {
-        Some("announce") => (announce::refused_outputs(), &announce::NAMED_OUTPUTS[..]),
-        Some("status") => (
-            status::report::unmeasured_outputs(),
-            &status::run::NAMED_OUTPUTS[..],
-        ),
-        _ => return,
-    };
-    if !log.in_actions() {
-        return;
-    }
-    let files = report::FileCommands::from_env();
-    if files.output.is_none() {
-        let warning = render::messages::RunWarning::OutputsNotWritten(named);
-        log.warn(&warning);
-    }
-    let summary = render::failure_summary(&render::Failure {
-        stage: render::Stage::Inputs,
-        error: log.redact(message),
-        // The input's name, as typed when clap refused an unknown one: hidden as the
-        // message is, should it hold a secret.
-        input: input.map(|input| log.redact(input)),
-        ..render::Failure::default()
-    });
-    let unwritten = files.write_failure(Some(&outputs), Some(&summary));
-    if let Some(warning) = unwritten.warning() {
-        log.warn(&warning);
+    if let Some(pipeline) = command.and_then(report::Pipeline::named)
+        && log.in_actions()
+    {
+        let refused = report::RunReport::refused(pipeline);
+        refused.fail(input.map(str::to_string), message, None, log);
     }
 }

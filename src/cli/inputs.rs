@@ -313,7 +313,10 @@ mod tests {
             url: "http://hub.example.org",
             token: "hub-token",
         };
-        insta::assert_snapshot!(format!("{}: {warning}", warning.title()), @"Plain HTTP: hub-url http://hub.example.org is plain http:// to a host outside loopback, private networks and the cluster: hub-token is sent unencrypted to it; use https://, or an address inside the cluster or a private network");
+        insta::assert_snapshot!(format!("{}: {warning}", warning.title()), @"
+        Plain HTTP: hub-url http://hub.example.org is plain http:// to a host outside loopback, private networks and the cluster
+        help: hub-token is sent unencrypted to it: use https://, or an address inside the cluster or a private network
+        ");
     }
 
     #[test]

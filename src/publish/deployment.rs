@@ -30,10 +30,13 @@
 use super::once::{self, Made};
 use crate::digest::Digest;
 use crate::render::Change;
+use crate::render::deployment::{Failed, Note};
 use crate::support::github::models::{
-    Deployment, DeploymentState, DeploymentStatus, NewDeployment, NewDeploymentStatus,
+    Deployment, DeploymentState, DeploymentStatus, NewDeployment,
 };
-use crate::support::github::{GitHub, Kind};
+use crate::support::github::{GitHub, GitHubError, Kind};
+use crate::support::sanitize;
+use crate::tier::Tier;
 use anyhow::{Context, Result};
 
 /// The payload key that marks a deployment as codeq-rollout's; its value is
@@ -46,7 +49,7 @@ pub const MARKER_VALUE: &str = "codeq-rollout";
 pub(crate) const ENVIRONMENT_MAX_CHARS: usize = 255;
 
 /// The outputs of a run with `environment`: the deployment's id and API address.
-pub const OUTPUTS: [&str; 2] = ["deployment-id", "deployment-url"];
+pub(crate) const OUTPUTS: [&str; 2] = ["deployment-id", "deployment-url"];
 
 /// A GitHub environment's name, checked by GitHub's rules ([`Environment::parse`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,16 +127,24 @@ impl std::fmt::Display for Environment {
 /// convergence window when known (`status` creating a deployment knows neither).
 pub(crate) fn payload(
     digest: &Digest,
-    tier: Option<&str>,
+    tier: Option<Tier>,
     window: Option<&str>,
 ) -> serde_json::Value {
     let mut payload = serde_json::json!({ MARKER_KEY: MARKER_VALUE, "digest": digest.to_string() });
-    for (key, value) in [("tier", tier), ("window", window)] {
-        if let Some(value) = value {
-            payload[key] = serde_json::json!(value);
-        }
+    if let Some(tier) = tier {
+        payload["tier"] = serde_json::json!(tier.to_string());
+    }
+    if let Some(window) = window {
+        payload["window"] = serde_json::json!(window);
     }
     payload
+}
+
+/// What a deployment links (its statuses' `log_url`), whoever creates it: the tracking
+/// issue of a security release (the only kind that has one), else the release note; `None`
+/// when GitHub's address is not a plain URL ([`sanitize::link_url`]).
+pub(crate) fn link(issue: Option<&str>, release_note: &str) -> Option<String> {
+    sanitize::link_url(issue.unwrap_or(release_note)).map(str::to_string)
 }
 
 /// Whether `deployment` is codeq-rollout's (its payload's [`MARKER_KEY`]); with `digest`,
@@ -152,12 +163,8 @@ pub(crate) fn ours_for<'a>(
     environment: &Environment,
     digest: &Digest,
 ) -> Vec<&'a Deployment> {
-    let mut ours: Vec<&Deployment> = listed
-        .iter()
-        .filter(|d| environment.matches(&d.environment) && is_ours(d, Some(digest)))
-        .collect();
-    ours.sort_by_key(|d| d.id);
-    ours
+    let ours = |d: &Deployment| environment.matches(&d.environment) && is_ours(d, Some(digest));
+    super::find::lowest_first(listed, ours, |d| d.id)
 }
 
 /// The earlier releases' deployments: every one of ours to `environment` for another digest,
@@ -167,48 +174,40 @@ pub(crate) fn superseded<'a>(
     environment: &Environment,
     current: &Deployment,
 ) -> Vec<&'a Deployment> {
-    let mut older: Vec<&Deployment> = listed
-        .iter()
-        .filter(|d| d.id < current.id && environment.matches(&d.environment))
-        .filter(|d| is_ours(d, None) && d.payload.get("digest") != current.payload.get("digest"))
-        .collect();
-    older.sort_by_key(|d| d.id);
-    older
+    let digest = |d: &Deployment| d.payload.get("digest").cloned();
+    let older = |d: &Deployment| {
+        d.id < current.id
+            && environment.matches(&d.environment)
+            && is_ours(d, None)
+            && digest(d) != digest(current)
+    };
+    super::find::lowest_first(listed, older, |d| d.id)
 }
 
-/// What to create when no deployment of ours exists, and with which first status.
+/// What to create when no deployment of ours exists.
 #[derive(Debug, Clone)]
 pub(crate) struct DeploymentPlan {
     /// The environment.
     pub environment: Environment,
     /// The digest released.
     pub digest: Digest,
-    /// The body of the POST ([`NewDeployment`], its description cut to
-    /// GitHub's 140 characters by the render layer, [`crate::render::deployment::fit`]).
+    /// The body of the POST ([`NewDeployment`], its description cut to GitHub's 140
+    /// characters by the render layer, [`crate::render::deployment::fit`]).
     pub new: NewDeployment,
 }
 
 impl DeploymentPlan {
     /// The plan for the deployment of `digest`'s release commit `sha` to `environment`:
-    /// `required_contexts: []`, `auto_merge: false`, `production_environment: true`.
-    ///
-    /// # Errors
-    /// An empty `sha`: no commit to deploy; the message ends with `fix`, what the caller's
-    /// user can do (`announce`: set `sha`; `status`: it takes the release note's commit).
+    /// `required_contexts: []`, `auto_merge: false`, `production_environment: true`; `None`
+    /// for an empty `sha` (no commit to deploy: the caller says what its user can do,
+    /// [`crate::render::deployment::no_commit`]).
     pub(crate) fn new(
-        environment: Environment,
-        digest: Digest,
+        environment: &Environment,
+        digest: &Digest,
         sha: &str,
         payload: serde_json::Value,
         description: String,
-        fix: &str,
-    ) -> Result<Self> {
-        if sha.is_empty() {
-            anyhow::bail!(
-                "no commit to deploy to {environment}: the release note of {digest} names none; \
-                 {fix}"
-            );
-        }
+    ) -> Option<Self> {
         let new = NewDeployment {
             reference: sha.to_string(),
             task: "deploy".into(),
@@ -220,7 +219,8 @@ impl DeploymentPlan {
             transient_environment: false,
             production_environment: true,
         };
-        Ok(Self {
+        let (environment, digest) = (environment.clone(), digest.clone());
+        (!sha.is_empty()).then_some(Self {
             environment,
             digest,
             new,
@@ -255,11 +255,12 @@ pub(crate) struct DeploymentOutcome {
 }
 
 impl DeploymentOutcome {
-    fn none(notes: Vec<String>) -> Self {
+    /// Nothing found, nothing done (yet).
+    fn none() -> Self {
         Self {
             deployment: None,
             change: Change::Unchanged,
-            notes,
+            notes: Vec::new(),
             wrote: false,
         }
     }
@@ -275,202 +276,239 @@ impl DeploymentOutcome {
 pub(crate) async fn announce(
     gh: &GitHub,
     plan: &DeploymentPlan,
-    first: &NewDeploymentStatus,
+    first: &DeploymentStatus,
     lock: Lock,
 ) -> Result<DeploymentOutcome> {
-    announce_steps(gh, plan, first, lock)
-        .await
-        .with_context(|| format!("publishing the deployment to {}", plan.environment))
+    let mut outcome = DeploymentOutcome::none();
+    let kept = create_once(gh, plan, first, lock, &mut outcome).await;
+    kept.context(Failed::Announcing(plan.environment.as_str()).to_string())?;
+    Ok(outcome)
 }
 
-async fn announce_steps(
+/// [`announce`]'s steps, recording into `outcome`.
+async fn create_once(
     gh: &GitHub,
     plan: &DeploymentPlan,
-    first: &NewDeploymentStatus,
+    first: &DeploymentStatus,
     lock: Lock,
-) -> Result<DeploymentOutcome> {
-    let mut notes = Vec::new();
+    outcome: &mut DeploymentOutcome,
+) -> Result<()> {
+    let notes = &mut outcome.notes;
     if lock != Lock::Created {
-        let listed = list(gh, &plan.environment).await?;
-        if let Some(ours) = settle(gh, &listed, plan, &mut notes).await? {
-            return Ok(DeploymentOutcome {
-                deployment: Some(ours),
-                ..DeploymentOutcome::none(notes)
-            });
+        let (_, ours) = list(gh, plan, notes, false).await?;
+        if lock == Lock::Lost && ours.is_none() {
+            notes.push(Note::LeftToCreator(plan.environment.as_str()).to_string());
         }
-        if lock == Lock::Lost {
-            notes.push(format!(
-                "the run that created the release note creates the deployment to {}",
-                plan.environment
-            ));
-            return Ok(DeploymentOutcome::none(notes));
+        if lock == Lock::Lost || ours.is_some() {
+            outcome.deployment = ours;
+            return Ok(());
         }
     }
     let (mine, recheck) = create(gh, plan).await?;
-    // A concurrent run that listed both may have removed this one as the duplicate (its
-    // id is the higher) before its first status: then the other one is ours.
+    // A concurrent run that listed both may have removed this one as the duplicate (its id
+    // is the higher) before its first status: then the other one is ours.
     let posted = match post_status(gh, &mine, first).await {
-        Ok(_) => true,
         Err(err) if not_found(&err) => false,
-        Err(err) => return Err(err),
+        other => other.map(|_| true)?,
     };
-    let mut deployment = mine;
-    if recheck || lock != Lock::Created || !posted {
-        let listed = list(gh, &plan.environment).await?;
-        deployment = settle(gh, &listed, plan, &mut notes)
-            .await?
-            .unwrap_or(deployment);
-    }
-    Ok(DeploymentOutcome {
-        deployment: Some(deployment),
-        change: Change::Created,
-        notes,
-        wrote: true,
-    })
+    let (_, ours) = match recheck || lock != Lock::Created || !posted {
+        true => list(gh, plan, notes, false).await?,
+        false => (Vec::new(), None),
+    };
+    (outcome.change, outcome.wrote) = (Change::Created, true);
+    outcome.deployment = Some(ours.unwrap_or(mine));
+    Ok(())
 }
 
 /// Whether `err` holds GitHub's 404.
 fn not_found(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
-        e.downcast_ref::<crate::support::github::GitHubError>()
+        e.downcast_ref::<GitHubError>()
             .is_some_and(|e| e.kind == Kind::NotFound)
     })
 }
 
 /// `status`: our deployment of the release to `plan.environment` (created when `announce`
-/// did not), with `desired` as its status. A status is posted only when the latest one has
-/// another state or description; `environment_url` and `log_url` left `None` in `desired`
-/// are carried over from the latest status (so the tracking issue `announce` linked stays
-/// the `log_url` of a security release), and without one `log_url` is `log_fallback`. Reaching `success`, every earlier release's
-/// deployment of ours ([`superseded`]) is made `inactive` first, unless it is already. With `dry_run`, reads only.
-/// When nothing changed: two reads.
+/// did not), with `desired`'s state and description. A status is posted only when the
+/// latest one has another state or description; `environment_url` is `desired`'s, else the
+/// latest status's, and `log_url` always the latest status's: what the deployment links
+/// was set by whoever created it, and `link` gives it for one created now (or one without
+/// a link), as `announce` sets it ([`crate::render::deployment`]'s rule: the tracking issue
+/// of a security release, else the release note). Reaching `success`, it is posted first;
+/// then every earlier release's deployment of ours ([`superseded`]) is made `inactive`,
+/// unless it is already (the newest of them last, so that a re-run finding it inactive
+/// knows the others are). With `dry_run`, reads only. When nothing changed: two reads (and
+/// one for the newest earlier release's deployment at `success`).
 ///
 /// # Errors
 /// A failed GitHub call, with the permission or the fix GitHub's answer calls for.
 pub(crate) async fn ensure_status(
     gh: &GitHub,
     plan: &DeploymentPlan,
-    desired: &NewDeploymentStatus,
-    log_fallback: Option<&str>,
+    desired: &DeploymentStatus,
+    link: impl AsyncFn() -> Result<Option<String>>,
     dry_run: bool,
 ) -> Result<DeploymentOutcome> {
-    ensure_steps(gh, plan, desired, log_fallback, dry_run)
-        .await
-        .with_context(|| format!("keeping the deployment to {}", plan.environment))
+    let mut outcome = DeploymentOutcome::none();
+    let kept = keep_status(gh, plan, desired, link, dry_run, &mut outcome).await;
+    kept.context(Failed::Keeping(plan.environment.as_str()).to_string())?;
+    Ok(outcome)
 }
 
-async fn ensure_steps(
+/// [`ensure_status`]'s steps, recording into `outcome`.
+async fn keep_status(
     gh: &GitHub,
     plan: &DeploymentPlan,
-    desired: &NewDeploymentStatus,
-    log_fallback: Option<&str>,
+    desired: &DeploymentStatus,
+    link: impl AsyncFn() -> Result<Option<String>>,
     dry_run: bool,
-) -> Result<DeploymentOutcome> {
-    let mut notes = Vec::new();
-    let listed = list(gh, &plan.environment).await?;
-    let found = settle_unless(gh, &listed, plan, &mut notes, dry_run).await?;
-    let (ours, latest, created) = match found {
+    outcome: &mut DeploymentOutcome,
+) -> Result<()> {
+    let notes = &mut outcome.notes;
+    let (listed, found) = list(gh, plan, notes, dry_run).await?;
+    let (ours, latest) = match found {
         Some(ours) => {
-            let latest = gh
-                .latest_deployment_status(ours.id)
-                .await
-                .context("reading the latest status of the deployment")?;
-            (ours, latest, false)
+            let latest = gh.latest_deployment_status(ours.id).await?;
+            (ours, latest)
         }
         None if dry_run => {
-            notes.push(format!(
-                "dry run: would create the deployment of {} to {} and set it {}",
-                plan.digest, plan.environment, desired.state
-            ));
-            return Ok(DeploymentOutcome::none(notes));
+            let (digest, environment) = (&plan.digest, plan.environment.as_str());
+            notes.push(Note::WouldCreate(digest, environment, desired.state).to_string());
+            return Ok(());
         }
         None => {
             let (mine, _) = create(gh, plan).await?;
-            let relisted = list(gh, &plan.environment).await?;
-            let ours = settle(gh, &relisted, plan, &mut notes)
-                .await?
-                .unwrap_or(mine);
-            (ours, None, true)
+            let (_, ours) = list(gh, plan, notes, false).await?;
+            (outcome.change, outcome.wrote) = (Change::Created, true);
+            (ours.unwrap_or(mine), None)
         }
     };
-    let desired = NewDeploymentStatus {
-        environment_url: desired
-            .environment_url
-            .clone()
-            .or_else(|| latest.as_ref().and_then(|l| l.environment_url.clone())),
-        log_url: desired
-            .log_url
-            .clone()
-            .or_else(|| latest.as_ref().and_then(|l| l.log_url.clone()))
-            .or_else(|| log_fallback.map(str::to_string)),
+    // The links: the hub given, what the latest status linked, else what `link` finds.
+    let latest_url = |url: fn(&DeploymentStatus) -> &Option<String>| {
+        latest.as_ref().and_then(|l| url(l).clone())
+    };
+    let log_url = match latest_url(|l| &l.log_url) {
+        Some(url) => Some(url),
+        None => link().await?,
+    };
+    let environment_url = desired
+        .environment_url
+        .clone()
+        .or(latest_url(|l| &l.environment_url));
+    let desired = DeploymentStatus {
+        environment_url,
+        log_url,
         ..desired.clone()
     };
-    if latest.as_ref().is_some_and(|l| same_status(l, &desired)) {
-        return Ok(DeploymentOutcome {
-            deployment: Some(ours),
-            ..DeploymentOutcome::none(notes)
-        });
+    let same = latest
+        .is_some_and(|l| (l.state, l.description) == (desired.state, desired.description.clone()));
+    if !same && dry_run {
+        let description = desired.description.as_deref().unwrap_or_default();
+        notes.push(Note::WouldSet(ours.id, desired.state, description).to_string());
     }
-    if dry_run {
-        notes.push(format!(
-            "dry run: would set deployment {} to {}: {}",
-            ours.id, desired.state, desired.description
-        ));
-        return Ok(DeploymentOutcome {
-            deployment: Some(ours),
-            ..DeploymentOutcome::none(notes)
-        });
-    }
-    if desired.state == DeploymentState::Success {
-        for older in superseded(&listed, &plan.environment, &ours) {
-            make_inactive(gh, older, &ours, &mut notes).await?;
+    if !same && !dry_run {
+        post_status(gh, &ours, &desired).await?;
+        if outcome.change == Change::Unchanged {
+            outcome.change = Change::Updated;
         }
+        outcome.wrote = true;
     }
-    post_status(gh, &ours, &desired).await?;
-    Ok(DeploymentOutcome {
-        deployment: Some(ours),
-        change: if created {
-            Change::Created
-        } else {
-            Change::Updated
-        },
-        notes,
-        wrote: true,
-    })
+    if desired.state == DeploymentState::Success && !dry_run {
+        outcome.wrote |= retire(gh, &listed, plan, &ours, same, notes).await?;
+    }
+    outcome.deployment = Some(ours);
+    Ok(())
 }
 
-/// Whether `latest` already says what `desired` would.
-fn same_status(latest: &DeploymentStatus, desired: &NewDeploymentStatus) -> bool {
-    latest.state == desired.state
-        && latest.description.as_deref().unwrap_or("") == desired.description
+/// Reaching `success`: every earlier release's deployment of ours ([`superseded`]) made
+/// `inactive`, oldest first, each unless its latest status is that already. When `success`
+/// was there before this run (`already`), only the newest of them is read first: inactive,
+/// the older ones are too (they went first). Returns whether anything was written.
+async fn retire(
+    gh: &GitHub,
+    listed: &[Deployment],
+    plan: &DeploymentPlan,
+    current: &Deployment,
+    already: bool,
+    notes: &mut Vec<String>,
+) -> Result<bool> {
+    let older = superseded(listed, &plan.environment, current);
+    let inactive = async |d: &Deployment| -> Result<bool> {
+        let latest = gh.latest_deployment_status(d.id).await?;
+        Ok(latest.is_some_and(|l| l.state == DeploymentState::Inactive))
+    };
+    match older.last() {
+        None => return Ok(false),
+        Some(newest) if already && inactive(newest).await? => return Ok(false),
+        Some(_) => {}
+    }
+    let mut wrote = false;
+    for d in older {
+        if inactive(d).await? {
+            continue;
+        }
+        let status = inactive_status(Note::SupersededBy(current.id));
+        gh.create_deployment_status(d.id, &status)
+            .await
+            .context(Failed::Retiring(d.id).to_string())?;
+        notes.push(Note::Retired(d.id).to_string());
+        wrote = true;
+    }
+    Ok(wrote)
 }
 
-async fn list(gh: &GitHub, environment: &Environment) -> Result<Vec<Deployment>> {
-    gh.list_deployments(environment.as_str())
-        .await
-        .with_context(|| format!("looking for the deployment to {environment}"))
+/// An `inactive` status saying why.
+fn inactive_status(why: Note<'_>) -> DeploymentStatus {
+    DeploymentStatus::new(DeploymentState::Inactive, why.to_string())
+}
+
+/// The environment's newest deployments, and ours for the plan's digest among them, settled:
+/// the lowest id kept, the others removed (an `inactive` status, then `DELETE`), each noted;
+/// with `dry_run`, only noted.
+async fn list(
+    gh: &GitHub,
+    plan: &DeploymentPlan,
+    notes: &mut Vec<String>,
+    dry_run: bool,
+) -> Result<(Vec<Deployment>, Option<Deployment>)> {
+    let listed = gh.list_deployments(plan.environment.as_str()).await?;
+    let ours: Vec<Deployment> = (ours_for(&listed, &plan.environment, &plan.digest).into_iter())
+        .cloned()
+        .collect();
+    let Some((winner, losers)) = ours.split_first() else {
+        return Ok((listed, None));
+    };
+    if dry_run && !losers.is_empty() {
+        notes.push(Note::WouldRemove(losers.len(), &plan.digest).to_string());
+    }
+    for loser in losers.iter().filter(|_| !dry_run) {
+        let env = plan.environment.as_str();
+        remove_duplicate(gh, loser.id, &inactive_status(Note::DuplicateOf(winner.id)))
+            .await
+            .context(Failed::Removing(loser.id, winner.id, &plan.digest, env).to_string())?;
+        notes.push(Note::Deleted(loser.id, winner.id).to_string());
+    }
+    let winner = winner.clone();
+    Ok((listed, Some(winner)))
 }
 
 /// Creates the deployment once ([`once::create`]); `true` when a duplicate may exist (a
 /// second POST after one whose outcome was unknown).
 async fn create(gh: &GitHub, plan: &DeploymentPlan) -> Result<(Deployment, bool)> {
     let made = once::create(
-        "the deployment",
+        crate::render::publish::Object::Deployment,
         async || gh.create_deployment(&plan.new).await,
         async || {
-            let listed = list(gh, &plan.environment).await?;
+            let listed = gh.list_deployments(plan.environment.as_str()).await?;
             Ok(ours_for(&listed, &plan.environment, &plan.digest)
                 .first()
                 .map(|d| (*d).clone()))
         },
     )
-    .await
-    .with_context(|| {
-        format!(
-            "creating the deployment of {} (commit {}) to {}",
-            plan.digest, plan.new.reference, plan.environment
-        )
-    })?;
+    .await;
+    let env = plan.environment.as_str();
+    let made =
+        made.context(Failed::Creating(&plan.digest, &plan.new.reference, env).to_string())?;
     Ok(match made {
         Made::Posted(d) | Made::FoundAfterUnknownOutcome(d) | Made::FoundAfterConflict(d) => {
             (d, false)
@@ -482,76 +520,12 @@ async fn create(gh: &GitHub, plan: &DeploymentPlan) -> Result<(Deployment, bool)
 async fn post_status(
     gh: &GitHub,
     deployment: &Deployment,
-    status: &NewDeploymentStatus,
+    status: &DeploymentStatus,
 ) -> Result<DeploymentStatus> {
+    let failed = Failed::Setting(deployment.id, status.state);
     gh.create_deployment_status(deployment.id, status)
         .await
-        .with_context(|| {
-            format!(
-                "setting deployment {} to {}; re-run the job: it reads the latest status \
-                 first and posts only what is missing",
-                deployment.id, status.state
-            )
-        })
-}
-
-/// `settle`, or with `dry_run` only the winner, with a note about the duplicates.
-async fn settle_unless(
-    gh: &GitHub,
-    listed: &[Deployment],
-    plan: &DeploymentPlan,
-    notes: &mut Vec<String>,
-    dry_run: bool,
-) -> Result<Option<Deployment>> {
-    if !dry_run {
-        return settle(gh, listed, plan, notes).await;
-    }
-    let ours = ours_for(listed, &plan.environment, &plan.digest);
-    if ours.len() > 1 {
-        notes.push(format!(
-            "dry run: would remove {} duplicate deployments of {}",
-            ours.len() - 1,
-            plan.digest
-        ));
-    }
-    Ok(ours.first().map(|d| (*d).clone()))
-}
-
-/// Keeps the lowest id of our deployments for the digest and removes the others (an
-/// `inactive` status, then `DELETE`); returns the one kept. Writes nothing when there is
-/// one, or none.
-async fn settle(
-    gh: &GitHub,
-    listed: &[Deployment],
-    plan: &DeploymentPlan,
-    notes: &mut Vec<String>,
-) -> Result<Option<Deployment>> {
-    let ours = ours_for(listed, &plan.environment, &plan.digest);
-    let Some((winner, losers)) = ours.split_first() else {
-        return Ok(None);
-    };
-    for loser in losers {
-        let inactive = NewDeploymentStatus {
-            state: DeploymentState::Inactive,
-            description: format!("Duplicate of deployment {}", winner.id),
-            environment_url: None,
-            log_url: None,
-        };
-        remove_duplicate(gh, loser.id, &inactive)
-            .await
-            .with_context(|| {
-                format!(
-                    "deployment {} duplicates deployment {} of {} to {}; removing it failed: \
-                 delete it by hand (Settings → Environments, or the REST API)",
-                    loser.id, winner.id, plan.digest, plan.environment
-                )
-            })?;
-        notes.push(format!(
-            "deleted deployment {}, a duplicate of deployment {} left by concurrent runs",
-            loser.id, winner.id
-        ));
-    }
-    Ok(Some((*winner).clone()))
+        .context(failed.to_string())
 }
 
 /// How many times [`remove_duplicate`] marks a duplicate inactive and deletes it before
@@ -568,9 +542,9 @@ const REMOVE_ROUNDS: usize = 3;
 async fn remove_duplicate(
     gh: &GitHub,
     id: u64,
-    inactive: &NewDeploymentStatus,
-) -> Result<(), crate::support::github::GitHubError> {
-    let gone = |e: &crate::support::github::GitHubError| e.kind == Kind::NotFound;
+    inactive: &DeploymentStatus,
+) -> Result<(), GitHubError> {
+    let gone = |e: &GitHubError| e.kind == Kind::NotFound;
     let mut round = 1;
     loop {
         match gh.create_deployment_status(id, inactive).await {
@@ -589,46 +563,6 @@ async fn remove_duplicate(
             Err(e) => return Err(e),
         }
     }
-}
-
-/// Gives `older` an `inactive` status unless its latest status is one already.
-async fn make_inactive(
-    gh: &GitHub,
-    older: &Deployment,
-    current: &Deployment,
-    notes: &mut Vec<String>,
-) -> Result<()> {
-    let latest = gh
-        .latest_deployment_status(older.id)
-        .await
-        .with_context(|| {
-            format!(
-                "reading the status of deployment {}, an earlier release's",
-                older.id
-            )
-        })?;
-    if latest.is_some_and(|l| l.state == DeploymentState::Inactive) {
-        return Ok(());
-    }
-    let inactive = NewDeploymentStatus {
-        state: DeploymentState::Inactive,
-        description: format!("Superseded by deployment {}", current.id),
-        environment_url: None,
-        log_url: None,
-    };
-    gh.create_deployment_status(older.id, &inactive)
-        .await
-        .with_context(|| {
-            format!(
-                "marking deployment {}, an earlier release's, inactive",
-                older.id
-            )
-        })?;
-    notes.push(format!(
-        "marked deployment {} (an earlier release) inactive",
-        older.id
-    ));
-    Ok(())
 }
 
 #[cfg(test)]
@@ -685,7 +619,7 @@ mod tests {
         let (d, other) = (digest('a'), digest('b'));
         let env = Environment::parse("hub").unwrap();
         let listed = vec![
-            deployment(9, "hub", payload(&d, Some("routine"), None)),
+            deployment(9, "hub", payload(&d, Some(Tier::Routine), None)),
             deployment(3, "HUB", payload(&d, None, None)),
             deployment(2, "hub", serde_json::json!({"digest": d.to_string()})),
             deployment(1, "hub", serde_json::json!("a human's")),

@@ -5,9 +5,9 @@
 
 use super::{Found, find};
 use crate::digest::Digest;
+use crate::render::publish::{self as words, Kept};
 use crate::support::github::GitHub;
 use crate::support::github::models::Issue;
-use crate::support::sanitize;
 use anyhow::{Context, Result};
 
 /// Deletes our releases for `found`'s digest other than the lowest id, and closes our open
@@ -33,18 +33,12 @@ pub(super) async fn settle(
         find::our_releases(&found.releases, digest, &found.target.tag).as_slice()
     {
         for loser in losers {
-            gh.delete_release(loser.id).await.with_context(|| {
-                format!(
-                    "release id {} duplicates release id {} for {digest}; deleting it failed: \
-                     delete it by hand",
-                    loser.id, winner.id
-                )
-            })?;
-            notes.push(format!(
-                "deleted release id {}, a duplicate of release id {} for {digest} left by \
-                 concurrent runs",
-                loser.id, winner.id
-            ));
+            let words =
+                |removed| words::duplicate_left(false, (loser.id, winner.id), digest, removed);
+            gh.delete_release(loser.id)
+                .await
+                .with_context(|| words(false))?;
+            notes.push(words(true).to_string());
         }
     }
     let ours = find::our_issues(&found.issues, digest);
@@ -53,29 +47,16 @@ pub(super) async fn settle(
     };
     let mut active: Vec<&Issue> = Vec::new();
     for issue in ours.iter().filter(|i| i.state == "open") {
-        let busy = has_activity(gh, issue).await.with_context(|| {
-            format!(
-                "reading the comments of tracking issue #{}, a duplicate left by concurrent \
-                 runs",
-                issue.number
-            )
-        })?;
+        let busy = (has_activity(gh, issue).await)
+            .with_context(|| words::duplicate_not_read(issue.number))?;
         if busy {
             active.push(issue);
         }
     }
     let winner = active.first().copied().unwrap_or(lowest);
-    if let [first, rest @ ..] = active.as_slice() {
-        if !rest.is_empty() {
-            let numbers: Vec<String> = active.iter().map(|i| format!("#{}", i.number)).collect();
-            warnings.push(format!(
-                "tracking issues {} all track {digest} (concurrent runs opened them) and \
-                 responders have worked in each (ticked boxes or comments): codeq-rollout closes \
-                 none of them; #{} is reported, merge the others into it and close them by hand",
-                numbers.join(", "),
-                first.number
-            ));
-        }
+    if let [first, _, ..] = active.as_slice() {
+        let numbers: Vec<u64> = active.iter().map(|i| i.number).collect();
+        warnings.push(words::duplicates_worked_in(&numbers, first.number, digest));
     }
     for loser in ours
         .iter()
@@ -87,19 +68,10 @@ pub(super) async fn settle(
         } else {
             Kept::Worked
         };
-        close_duplicate(gh, loser, winner, digest, why)
-            .await
-            .with_context(|| {
-                format!(
-                    "tracking issue #{} duplicates #{} for {digest}; closing it failed: \
-                     close it by hand",
-                    loser.number, winner.number
-                )
-            })?;
-        notes.push(format!(
-            "closed tracking issue #{}, a duplicate of #{} left by concurrent runs",
-            loser.number, winner.number
-        ));
+        let numbers = (loser.number, winner.number);
+        let words = |removed| words::duplicate_left(true, numbers, digest, removed);
+        (close_duplicate(gh, loser, winner, digest, why).await).with_context(|| words(false))?;
+        notes.push(words(true).to_string());
     }
     Ok((winner.number != lowest.number).then_some(winner.number))
 }
@@ -126,16 +98,6 @@ async fn has_activity(gh: &GitHub, issue: &Issue) -> Result<bool> {
     Ok(comments.iter().any(|c| !find::by_issue_author(issue, c)))
 }
 
-/// Why the tracking issue kept among duplicates is the one kept, as its closing comment on
-/// the others says ([`duplicate_comment`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kept {
-    /// It has the lowest number and nobody works in any of them.
-    OpenedFirst,
-    /// Responders work in it (a ticked box, a comment, [`has_activity`]), whatever its number.
-    Worked,
-}
-
 /// Closes `loser` with a comment linking `winner`, kept for `why` ([`duplicate_comment`]).
 pub(super) async fn close_duplicate(
     gh: &GitHub,
@@ -144,29 +106,8 @@ pub(super) async fn close_duplicate(
     digest: &Digest,
     why: Kept,
 ) -> Result<()> {
-    gh.create_comment(loser.number, &duplicate_comment(winner, digest, why))
-        .await?;
+    let body = words::duplicate_issue_comment(winner.number, &winner.html_url, digest, why);
+    gh.create_comment(loser.number, &body).await?;
     gh.close_issue(loser.number).await?;
     Ok(())
-}
-
-/// The comment on a duplicate tracking issue before it is closed. GitHub reads a comment
-/// starting "Duplicate of #N" as marking the issue a duplicate of #N. The winner's address
-/// is written only when it is a plain URL ([`sanitize::link_url`]); `#N` links it anyway.
-fn duplicate_comment(winner: &Issue, digest: &Digest, why: Kept) -> String {
-    let url = sanitize::link_url(&winner.html_url)
-        .map(|url| format!(": {url}"))
-        .unwrap_or_default();
-    let n = winner.number;
-    let kept = match why {
-        Kept::OpenedFirst => format!("#{n} was opened first"),
-        Kept::Worked => {
-            format!("Responders work in #{n} (ticked boxes or comments), so it is kept")
-        }
-    };
-    format!(
-        "Duplicate of #{n}\n\nTwo codeq-rollout runs announced `{digest}` at the same time and \
-         each opened a tracking issue. {kept} and is the one to use{url}\n\n\
-         codeq-rollout closes this one.\n",
-    )
 }

@@ -7,12 +7,25 @@
 //! (issues: number) is the one that counts.
 
 use crate::digest::Digest;
+use crate::render::publish as words;
 use crate::render::{self, MarkerKind};
 use crate::support::github::models::{Account, Comment, Issue, Release};
 use anyhow::{Result, bail};
 
 fn marks(kind: MarkerKind, body: Option<&str>, digest: &Digest) -> bool {
     render::marker_digest(kind, body.unwrap_or("")).as_ref() == Some(digest)
+}
+
+/// The items of `items` that `keep` keeps, lowest `id` first: when duplicates exist (two
+/// runs raced), the first is the one that counts.
+pub(crate) fn lowest_first<T>(
+    items: &[T],
+    keep: impl Fn(&T) -> bool,
+    id: impl Fn(&T) -> u64,
+) -> Vec<&T> {
+    let mut kept: Vec<&T> = items.iter().filter(|i| keep(i)).collect();
+    kept.sort_by_key(|i| id(i));
+    kept
 }
 
 /// Our releases for `digest`, lowest id first: a release is ours only when both the first
@@ -23,22 +36,15 @@ pub(super) fn our_releases<'a>(
     digest: &Digest,
     tag: &str,
 ) -> Vec<&'a Release> {
-    let mut ours: Vec<&Release> = releases
-        .iter()
-        .filter(|r| r.tag_name == tag && marks(MarkerKind::Release, r.body.as_deref(), digest))
-        .collect();
-    ours.sort_by_key(|r| r.id);
-    ours
+    let ours =
+        |r: &Release| r.tag_name == tag && marks(MarkerKind::Release, r.body.as_deref(), digest);
+    lowest_first(releases, ours, |r| r.id)
 }
 
 /// Our tracking issues for `digest` (open or closed), lowest number first.
 pub(super) fn our_issues<'a>(issues: &'a [Issue], digest: &Digest) -> Vec<&'a Issue> {
-    let mut ours: Vec<&Issue> = issues
-        .iter()
-        .filter(|i| marks(MarkerKind::TrackingIssue, i.body.as_deref(), digest))
-        .collect();
-    ours.sort_by_key(|i| i.number);
-    ours
+    let ours = |i: &Issue| marks(MarkerKind::TrackingIssue, i.body.as_deref(), digest);
+    lowest_first(issues, ours, |i| i.number)
 }
 
 /// Our comment of `kind` for `digest` among `comments` on `issue` (our tracking issue),
@@ -116,16 +122,11 @@ pub(super) fn check_tag(releases: &[Release], digest: &Digest, tag: &str) -> Res
         return Ok(());
     }
     if let Some(other) = releases.iter().find(|r| r.tag_name == tag) {
-        bail!(
-            "the release tag {tag} is already used by a release that codeq-rollout did not create \
-             for {digest} ({}); codeq-rollout never edits such a release: rename or delete it, \
-             then re-run",
-            if other.html_url.is_empty() {
-                format!("release id {}", other.id)
-            } else {
-                other.html_url.clone()
-            }
-        );
+        let other = match other.html_url.is_empty() {
+            true => format!("release id {}", other.id),
+            false => other.html_url.clone(),
+        };
+        bail!(words::tag_taken(tag, digest, &other));
     }
     Ok(())
 }

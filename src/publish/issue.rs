@@ -2,28 +2,18 @@
 //! checklist: an edit would untick it). New facts go into one bot comment, edited in place.
 
 use super::once::{self, Made};
-use super::{Change, Done, Found, IssuePlan, find};
+use super::{Change, Done, Found, IssuePlan, comment};
+use crate::render::publish as words;
 use crate::render::{self, MarkerKind};
 use crate::support::github::GitHub;
 use crate::support::github::models::{Issue, NewIssue};
 use anyhow::{Context, Result};
 use std::time::Duration;
 
-/// What happened to the tracking issue.
-#[derive(Debug, Clone)]
-pub(super) struct IssueOutcome {
-    /// The issue's web address.
-    pub url: String,
-    /// Whether this run opened it.
-    pub change: Change,
-    /// What happened to the bot's update comment, when one was needed.
-    pub comment: Option<Change>,
-}
-
 /// Finds or opens the tracking issue for `found`'s digest. `plan.new.body` is sent as
 /// given (already within GitHub's limit). Records in `done` what it opened as soon as it
 /// exists, so that a step failing after it still reports it, and the issue it settled on
-/// when it returns.
+/// (and what became of its update comment).
 ///
 /// - Ours exists (open or closed): its body is left alone. When the facts' fingerprint
 ///   differs from the one it records, the bot's update comment is created or edited.
@@ -39,22 +29,17 @@ pub(super) async fn ensure(
     gh: &GitHub,
     found: &Found,
     plan: &IssuePlan,
-    notes: &mut Vec<String>,
     done: &mut Done,
-) -> Result<IssueOutcome> {
-    let outcome = match found.issue() {
-        Some(ours) => IssueOutcome {
-            url: ours.html_url.clone(),
-            change: Change::Unchanged,
-            comment: update_comment(gh, found, ours, plan).await?,
-        },
-        None => match open(gh, found, plan, notes, done).await? {
-            (mine, true) => give_way(gh, found, mine, true, notes, done).await?,
-            (mine, false) => opened(mine),
-        },
-    };
-    done.issue = Some((outcome.url.clone(), outcome.change));
-    Ok(outcome)
+) -> Result<()> {
+    if let Some(ours) = found.issue() {
+        done.issue = Some((ours.html_url.clone(), Change::Unchanged));
+        done.update_comment = update_comment(gh, found, ours, plan, &mut done.notes).await?;
+        return Ok(());
+    }
+    match open(gh, found, plan, done).await? {
+        (mine, true) => give_way(gh, found, mine, true, done).await,
+        (_, false) => Ok(()),
+    }
 }
 
 /// After the release POST was refused as existing ([`super::lost_race`], or a refusal whose
@@ -73,31 +58,29 @@ pub(super) async fn after_lost_race(
     found: &Found,
     plan: &IssuePlan,
     waits: &[Duration],
-    notes: &mut Vec<String>,
     done: &mut Done,
-) -> Result<IssueOutcome> {
+) -> Result<()> {
     for wait in std::iter::once(&Duration::ZERO).chain(waits) {
         tokio::time::sleep(*wait).await;
         let theirs = read_ours(gh, found)
             .await
-            .context("looking up the tracking issue of the run that created the release")?;
+            .context(words::Step::LookingUpWinnersIssue)?;
         if let Some(theirs) = theirs {
-            return Ok(unchanged(theirs));
+            done.issue = Some((theirs.html_url, Change::Unchanged));
+            return Ok(());
         }
     }
-    notes.push(format!(
-        "no tracking issue for {} appeared within {}: no other run is opening it, so this run \
-         opens it",
-        found.target.digest,
-        humantime::format_duration(waits.iter().sum())
-    ));
-    let (mine, posted_twice) = open(gh, found, plan, notes, done).await?;
-    give_way(gh, found, mine, posted_twice, notes, done).await
+    let waited = waits.iter().sum();
+    done.notes
+        .push(words::no_issue_appeared(&found.target.digest, waited));
+    let (mine, posted_twice) = open(gh, found, plan, done).await?;
+    give_way(gh, found, mine, posted_twice, done).await
 }
 
-/// After this run opened `mine` where another run may have opened one too: reads the
-/// issues again and, when a lower-numbered one of ours is there, closes `mine` as its
-/// duplicate and reports that one (recorded in `done` before the close is tried).
+/// After this run opened `mine` (recorded in `done`) where another run may have opened one
+/// too: reads the issues again and, when a lower-numbered one of ours is there, closes
+/// `mine` as its duplicate and reports that one (recorded in `done` before the close is
+/// tried).
 ///
 /// `posted_twice`: `mine` came from a second POST after one whose outcome was unknown.
 /// Then the lower-numbered issue is taken for this run's own first POST, which took effect
@@ -111,90 +94,29 @@ async fn give_way(
     found: &Found,
     mine: Issue,
     posted_twice: bool,
-    notes: &mut Vec<String>,
     done: &mut Done,
-) -> Result<IssueOutcome> {
-    let lowest = read_ours(gh, found).await.with_context(|| {
-        format!(
-            "this run opened tracking issue #{}, then reading the tracking issues again to \
-             check that no other run opened one meanwhile failed; re-run the job: it keeps \
-             the lowest number and closes any duplicate",
-            mine.number
-        )
-    })?;
-    match lowest {
-        Some(first) if first.number < mine.number => {
-            let change = if posted_twice {
-                Change::Created
-            } else {
-                Change::Unchanged
-            };
-            done.issue = Some((first.html_url.clone(), change));
-            super::duplicates::close_duplicate(
-                gh,
-                &mine,
-                &first,
-                &found.target.digest,
-                super::duplicates::Kept::OpenedFirst,
-            )
-            .await
-            .with_context(|| {
-                format!(
-                    "tracking issue #{} duplicates #{}, opened meanwhile by another run; \
-                         closing it failed: close it by hand",
-                    mine.number, first.number
-                )
-            })?;
-            notes.push(if posted_twice {
-                format!(
-                    "closed tracking issue #{}, a duplicate of #{}: this run's first request \
-                     opened #{} although its answer was lost, so the request sent again opened \
-                     #{} too",
-                    mine.number, first.number, first.number, mine.number
-                )
-            } else {
-                format!(
-                    "closed tracking issue #{}, a duplicate of #{} opened meanwhile by another \
-                     run",
-                    mine.number, first.number
-                )
-            });
-            Ok(if posted_twice {
-                opened(first)
-            } else {
-                unchanged(first)
-            })
-        }
-        _ => Ok(opened(mine)),
-    }
+) -> Result<()> {
+    let lowest =
+        (read_ours(gh, found).await).with_context(|| words::issues_not_reread(mine.number))?;
+    let Some(first) = lowest.filter(|first| first.number < mine.number) else {
+        return Ok(());
+    };
+    let change = match posted_twice {
+        true => Change::Created,
+        false => Change::Unchanged,
+    };
+    done.issue = Some((first.html_url.clone(), change));
+    let (digest, why) = (&found.target.digest, words::Kept::OpenedFirst);
+    let said = |closed| words::duplicate_issue(mine.number, first.number, posted_twice, closed);
+    (super::duplicates::close_duplicate(gh, &mine, &first, digest, why).await)
+        .with_context(|| said(false))?;
+    done.notes.push(said(true).to_string());
+    Ok(())
 }
 
-/// The outcome of finding `issue`, opened by another run or an earlier one.
-fn unchanged(issue: Issue) -> IssueOutcome {
-    IssueOutcome {
-        url: issue.html_url,
-        change: Change::Unchanged,
-        comment: None,
-    }
-}
-
-/// The outcome of this run opening `issue`.
-fn opened(issue: Issue) -> IssueOutcome {
-    IssueOutcome {
-        url: issue.html_url,
-        change: Change::Created,
-        comment: None,
-    }
-}
-
-/// Our tracking issue for `found`'s digest as GitHub lists it now (open or closed; the
-/// lowest number if several).
+/// Our tracking issue for `found`'s digest as GitHub lists it now ([`super::tracking_issue`]).
 async fn read_ours(gh: &GitHub, found: &Found) -> Result<Option<Issue>> {
-    let target = &found.target;
-    let issues = gh.list_issues(&target.tracking_labels, "all").await?;
-    Ok(find::our_issues(&issues, &target.digest)
-        .first()
-        .map(|i| (*i).clone()))
+    super::tracking_issue(gh, &found.target).await
 }
 
 /// Opens the tracking issue once (see [`once`]) and records it in `done`; no listing
@@ -204,7 +126,6 @@ async fn open(
     gh: &GitHub,
     found: &Found,
     plan: &IssuePlan,
-    notes: &mut Vec<String>,
     done: &mut Done,
 ) -> Result<(Issue, bool)> {
     let new = NewIssue {
@@ -213,7 +134,7 @@ async fn open(
         ..plan.new.clone()
     };
     let made = once::create(
-        "the tracking issue",
+        words::Object::TrackingIssue,
         async || gh.create_issue(&new).await,
         async || read_ours(gh, found).await,
     )
@@ -222,11 +143,8 @@ async fn open(
         Made::Posted(mine) => (mine, false),
         Made::PostedAfterUnknownOutcome(mine) => (mine, true),
         Made::FoundAfterUnknownOutcome(issue) | Made::FoundAfterConflict(issue) => {
-            notes.push(format!(
-                "opening the tracking issue failed with an unknown outcome; a fresh look-up \
-                 found #{}, so it was not opened twice",
-                issue.number
-            ));
+            let what = words::Object::Issue(issue.number);
+            done.notes.push(words::found_after_unknown_outcome(what));
             (issue, false)
         }
     };
@@ -236,46 +154,35 @@ async fn open(
 }
 
 /// Keeps the bot's one update comment in step with the facts: nothing when `issue`
-/// records the same fingerprint (no read at all), else the comment found by its marker is
-/// edited, or created when there is none.
+/// records the same fingerprint (no read at all), else the comment found by its marker and
+/// author is edited when it records other facts, or posted when there is none (read only
+/// when the issue has comments), as every marked comment is ([`comment::upsert`]).
 async fn update_comment(
     gh: &GitHub,
     found: &Found,
     issue: &Issue,
     plan: &IssuePlan,
+    notes: &mut Vec<String>,
 ) -> Result<Option<Change>> {
-    let digest = &found.target.digest;
-    let recorded = render::recorded_evidence(
-        MarkerKind::TrackingIssue,
-        issue.body.as_deref().unwrap_or(""),
-    );
-    if recorded == Some(plan.evidence.as_str()) {
+    let (digest, evidence) = (&found.target.digest, Some(plan.evidence.as_str()));
+    let issue_body = issue.body.as_deref().unwrap_or("");
+    if render::recorded_evidence(MarkerKind::TrackingIssue, issue_body) == evidence {
         return Ok(None);
     }
-    let comments = if issue.comments == 0 {
-        Vec::new()
-    } else {
-        gh.list_comments(issue.number).await?
+    let kind = MarkerKind::UpdateComment;
+    let existing = match issue.comments {
+        0 => None,
+        _ => comment::ours(gh, issue, kind, digest).await?,
     };
-    if let Some(ours) = find::our_comment(issue, &comments, MarkerKind::UpdateComment, digest) {
-        let theirs = render::recorded_evidence(
-            MarkerKind::UpdateComment,
-            ours.body.as_deref().unwrap_or(""),
-        );
-        if theirs == Some(plan.evidence.as_str()) {
-            return Ok(Some(Change::Unchanged));
-        }
-        gh.update_comment(ours.id, &plan.update_comment).await?;
-        return Ok(Some(Change::Updated));
-    }
-    once::create(
-        "the update comment",
-        async || gh.create_comment(issue.number, &plan.update_comment).await,
-        async || {
-            let comments = gh.list_comments(issue.number).await?;
-            Ok(find::our_comment(issue, &comments, MarkerKind::UpdateComment, digest).cloned())
-        },
-    )
-    .await?;
-    Ok(Some(Change::Created))
+    let body = &plan.update_comment;
+    let marked = comment::Marked {
+        issue,
+        kind,
+        digest,
+        body,
+    };
+    let stale = |theirs: &str| render::recorded_evidence(kind, theirs) != evidence;
+    let upserted = comment::upsert(gh, marked, existing, stale, false).await?;
+    notes.extend(upserted.notes);
+    Ok(Some(upserted.change))
 }

@@ -44,6 +44,7 @@
 //! release and issue opens an issue too): whichever run finds them keeps the lowest id
 //! (issues: number), deletes the other releases and closes the other issues with a link.
 
+pub(crate) mod comment;
 pub(crate) mod deployment;
 mod duplicates;
 mod find;
@@ -52,14 +53,13 @@ pub(crate) mod once;
 mod release;
 mod supersede;
 
-pub(crate) use find::{by_issue_author, our_comment};
-
 use crate::digest::Digest;
+use crate::render::publish::{self as words, Step};
 use crate::render::{self, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT};
 use crate::support::github::models::{Issue, NewIssue, NewRelease, Release};
 use crate::support::github::{GitHub, GitHubError, Kind};
 use crate::support::sanitize;
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use time::OffsetDateTime;
 
 pub use crate::render::Change;
@@ -135,53 +135,44 @@ impl Found {
     }
 }
 
-/// Reads what exists for `target`: every page of releases (drafts included), then the
-/// tracking issues in one listing that serves find-or-create, the supersede check and the
-/// clean-up of duplicates (all states for a security run, open ones for a routine run). Two
-/// requests on a repository with under 100 of each; a page is followed only while the
-/// previous one was full.
+/// Reads what exists for `target`: every page of releases (drafts included), then, with
+/// `issues`, the tracking issues in one listing that serves find-or-create, the supersede
+/// check and the clean-up of duplicates (all states for a security run, open ones for a
+/// routine run). Two requests on a repository with under 100 of each (one without `issues`,
+/// for `status` without `comment`); a page is followed only while the previous one was full.
 ///
 /// # Errors
 /// A failed call, or the release tag held by a release that codeq-rollout did not create
 /// (nothing is written then).
-pub async fn look_up(gh: &GitHub, target: &Target) -> Result<Found> {
-    check_tracking_labels(&target.tracking_labels)?;
-    let releases = gh
-        .list_releases()
-        .await
-        .context("looking for the release note of this digest")?;
+pub async fn look_up(gh: &GitHub, target: &Target, issues: bool) -> Result<Found> {
+    let releases = gh.list_releases().await.context(Step::LookingUpReleases)?;
     find::check_tag(&releases, &target.digest, &target.tag)?;
     let state = if target.tracking_issue { "all" } else { "open" };
-    let issues = gh
-        .list_issues(&target.tracking_labels, state)
-        .await
-        .context("looking for tracking issues")?;
+    let issues = match issues {
+        true => {
+            (gh.list_issues(&target.tracking_labels, state).await).context(Step::LookingUpIssues)?
+        }
+        false => Vec::new(),
+    };
+    let (target, kept_issue) = (target.clone(), None);
     Ok(Found {
-        target: target.clone(),
+        target,
         releases,
         issues,
-        kept_issue: None,
+        kept_issue,
     })
 }
 
-/// Reads the releases only (every page, drafts included), for a run that needs no tracking
-/// issue (`status` without `comment`): one request on a repository with under 100 releases.
-/// The [`Found`] lists no issues.
+/// Our tracking issue for `target`'s digest as GitHub lists it now (open or closed; the
+/// lowest number if several): one listing of the tracking issues.
 ///
 /// # Errors
-/// A failed call, or the release tag held by a release that codeq-rollout did not create.
-pub(crate) async fn look_up_releases(gh: &GitHub, target: &Target) -> Result<Found> {
-    let releases = gh
-        .list_releases()
-        .await
-        .context("looking for the release note of this digest")?;
-    find::check_tag(&releases, &target.digest, &target.tag)?;
-    Ok(Found {
-        target: target.clone(),
-        releases,
-        issues: Vec::new(),
-        kept_issue: None,
-    })
+/// A failed call.
+pub(crate) async fn tracking_issue(gh: &GitHub, target: &Target) -> Result<Option<Issue>> {
+    let issues = gh.list_issues(&target.tracking_labels, "all").await?;
+    Ok(find::our_issues(&issues, &target.digest)
+        .first()
+        .map(|i| (*i).clone()))
 }
 
 /// The desired state of one run, rendered with [`Found::announced_at`] when there is one.
@@ -249,14 +240,20 @@ pub struct Unfinished {
     pub error: anyhow::Error,
 }
 
-/// What publishing had established before an error: see [`Unfinished`].
+/// What publishing did so far, recorded by each step as it goes: what exists (so that a
+/// failed run's outputs and job summary still name it, [`Unfinished`]) and the rest of
+/// [`Published`].
 #[derive(Debug, Default)]
-struct Done {
-    release: Option<(String, Change)>,
-    issue: Option<(String, Change)>,
+pub(super) struct Done {
+    pub release: Option<(String, Change)>,
+    pub issue: Option<(String, Change)>,
     /// Whether anything was written: set right after each successful write, before the
     /// steps that may still fail.
-    wrote: bool,
+    pub wrote: bool,
+    pub update_comment: Option<Change>,
+    pub superseded: Vec<u64>,
+    pub notes: Vec<String>,
+    pub warnings: Vec<String>,
 }
 
 impl Published {
@@ -282,142 +279,211 @@ impl Published {
 /// duplicate that could not be removed; with what exists by then ([`Unfinished`]).
 pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Published, Unfinished> {
     let mut done = Done::default();
+    let run = Run { gh, found, plan };
     let outcome = match found.release() {
-        None => first_run(gh, found, plan, &mut done).await,
-        Some(release) => {
-            done.release = Some((release.html_url.clone(), Change::Unchanged));
-            done.issue = found
-                .issue()
-                .map(|i| (i.html_url.clone(), Change::Unchanged));
-            rerun(gh, found, plan, release, &mut done).await
-        }
+        None => run.first_run(&mut done).await,
+        Some(release) => run.rerun(release, &mut done).await,
     };
-    match outcome {
-        Ok(published) => Ok(Published {
-            wrote: published.wrote || done.wrote,
-            ..published
-        }),
-        Err(error) => Err(Unfinished {
-            release: done.release,
-            issue: done.issue,
-            wrote: done.wrote,
-            error,
-        }),
-    }
-}
-
-/// Our release exists: a re-run, or a run completing a failed one.
-async fn rerun(
-    gh: &GitHub,
-    found: &Found,
-    plan: &Plan,
-    release: &Release,
-    done: &mut Done,
-) -> Result<Published> {
-    if !release
-        .target_commitish
-        .eq_ignore_ascii_case(&plan.release.target_commitish)
-    {
-        return rebuilt(gh, found, release, fitted_issue(plan), done).await;
-    }
-    let mut notes = Vec::new();
-    let mut warnings = Vec::new();
-
-    // The release exists: a re-run, or a run completing a failed one. Writes only what is
-    // missing or differs, the release body last.
-    let kept = duplicates::settle(gh, found, &mut notes, &mut warnings)
-        .await
-        .context("removing duplicates left by concurrent runs")?;
-    let found = &found.keeping(kept);
-    if kept.is_some() {
-        done.issue = found
-            .issue()
-            .map(|i| (i.html_url.clone(), Change::Unchanged));
-    }
-    let (issue, update_comment) = match fitted_issue(plan) {
-        Some(issue_plan) => {
-            let outcome = issue::ensure(gh, found, &issue_plan, &mut notes, done)
-                .await
-                .context("publishing the tracking issue")?;
-            (Some((outcome.url, outcome.change)), outcome.comment)
-        }
-        None => (None, None),
-    };
-    let superseded = supersede::complete(gh, found, link_or(&release.html_url, plan))
-        .await
-        .context("commenting on superseded tracking issues")?;
-    let body = release_body(plan);
-    let (release_url, release_change) = release::update(
-        gh,
-        found,
+    let Done {
         release,
-        &body,
-        &plan.release.name,
-        &mut notes,
-        &mut warnings,
-    )
-    .await
-    .context("publishing the release note")?;
-    Ok(Published {
-        release_url,
-        release_change,
         issue,
-        update_comment,
-        superseded,
-        notes,
-        warnings,
-        wrote: false,
-    })
-}
-
-/// The digest is already announced from another commit: the same image rebuilt. Nothing is
-/// written, except that a security release without its tracking issue (the run that created
-/// the release failed before opening it) gets it now: a security run never ends without it.
-async fn rebuilt(
-    gh: &GitHub,
-    found: &Found,
-    release: &Release,
-    issue_plan: Option<IssuePlan>,
-    done: &mut Done,
-) -> Result<Published> {
-    let mut notes = vec![format!(
-        "{} is already announced by {} (from commit {}): the same image rebuilt from another \
-         commit announces nothing new",
-        found.target.digest,
-        shown(&release.html_url),
-        release.target_commitish
-    )];
-    let issue = match (issue_plan, found.issue()) {
-        (Some(issue_plan), None) => {
-            notes.push(format!(
-                "the release note of {} has no tracking issue yet (the run that created it \
-                 failed before opening it): opening it",
-                found.target.digest
-            ));
-            let outcome = issue::ensure(gh, found, &issue_plan, &mut notes, done)
-                .await
-                .context("publishing the tracking issue")?;
-            Some((outcome.url, outcome.change))
+        wrote,
+        ..
+    } = done;
+    let (update_comment, superseded) = (done.update_comment, done.superseded);
+    let (notes, warnings) = (done.notes, done.warnings);
+    match (outcome, release) {
+        (Ok(()), Some((release_url, release_change))) => Ok(Published {
+            release_url,
+            release_change,
+            issue,
+            update_comment,
+            superseded,
+            notes,
+            warnings,
+            wrote,
+        }),
+        (outcome, release) => {
+            let error = outcome
+                .err()
+                .unwrap_or_else(|| anyhow!("no release note (a bug)"));
+            Err(Unfinished {
+                release,
+                issue,
+                wrote,
+                error,
+            })
         }
-        (_, ours) => ours.map(|i| (i.html_url.clone(), Change::Unchanged)),
-    };
-    Ok(Published {
-        release_url: release.html_url.clone(),
-        release_change: Change::Unchanged,
-        issue,
-        update_comment: None,
-        superseded: Vec::new(),
-        notes,
-        warnings: Vec::new(),
-        wrote: false,
-    })
+    }
 }
 
-/// An address GitHub answered, as error texts, log lines and comment bodies may quote it:
-/// itself when it is a plain `http(s)://` URL ([`sanitize::link_url`]), else a placeholder
-/// (the step outputs and the job summary leave such an address out, with a warning).
-pub(super) fn shown(url: &str) -> &str {
-    sanitize::link_url(url).unwrap_or(render::messages::ADDRESS_LEFT_OUT)
+/// One publish: the client, what exists and what is wanted; each step records what it did
+/// in a [`Done`].
+#[derive(Clone, Copy)]
+struct Run<'a> {
+    gh: &'a GitHub,
+    found: &'a Found,
+    plan: &'a Plan,
+}
+
+impl Run<'_> {
+    /// Our release exists: a re-run, or a run completing a failed one. Writes only what is
+    /// missing or differs, the release body last.
+    async fn rerun(self, release: &Release, done: &mut Done) -> Result<()> {
+        let Run { gh, found, plan } = self;
+        done.release = Some((release.html_url.clone(), Change::Unchanged));
+        let unchanged = |found: &Found| {
+            found
+                .issue()
+                .map(|i| (i.html_url.clone(), Change::Unchanged))
+        };
+        done.issue = unchanged(found);
+        if !same_commit(release, plan) {
+            return self.rebuilt(release, done).await;
+        }
+        let (notes, warnings) = (&mut done.notes, &mut done.warnings);
+        let kept = (duplicates::settle(gh, found, notes, warnings).await)
+            .context(Step::RemovingDuplicates)?;
+        let found = &found.keeping(kept);
+        if kept.is_some() {
+            done.issue = unchanged(found);
+        }
+        if let Some(issue_plan) = fitted_issue(plan) {
+            (issue::ensure(gh, found, &issue_plan, done).await).context(Step::PublishingIssue)?;
+        }
+        let link = link_or(&release.html_url, plan);
+        done.superseded =
+            (supersede::complete(gh, found, link).await).context(Step::Superseding)?;
+        Run { found, ..self }.update_release(release, done).await
+    }
+
+    /// Our release `release`, found, compared with the note rendered now
+    /// ([`release::update`]): an older note of ours is updated, a human's edit is left with a
+    /// warning.
+    async fn update_release(self, release: &Release, done: &mut Done) -> Result<()> {
+        let (body, name) = (release_body(self.plan), &self.plan.release.name);
+        let (notes, warnings) = (&mut done.notes, &mut done.warnings);
+        let updated = release::update(self.gh, self.found, release, &body, name, notes, warnings);
+        done.release = Some(updated.await.context(Step::PublishingRelease)?);
+        Ok(())
+    }
+
+    /// The digest is already announced from another commit: the same image rebuilt. Nothing
+    /// is written, except that a security release without its tracking issue (the run that
+    /// created the release failed before opening it) gets it now: a security run never ends
+    /// without it.
+    async fn rebuilt(self, release: &Release, done: &mut Done) -> Result<()> {
+        let opening = fitted_issue(self.plan).filter(|_| self.found.issue().is_none());
+        let (digest, sha) = (&self.found.target.digest, &release.target_commitish);
+        done.notes.extend(words::rebuilt(
+            digest,
+            &release.html_url,
+            sha,
+            opening.is_some(),
+        ));
+        if let Some(issue_plan) = opening {
+            let ensured = issue::ensure(self.gh, self.found, &issue_plan, done).await;
+            ensured.context(Step::PublishingIssue)?;
+        }
+        Ok(())
+    }
+
+    /// No release of ours at look-up: create it (the lock), then, when this run made it, the
+    /// tracking issue and the superseded comments.
+    async fn first_run(self, done: &mut Done) -> Result<()> {
+        let Run { gh, found, plan } = self;
+        let body = release_body(plan);
+        let mine = match release::create(gh, found, plan, &body, &mut done.notes).await {
+            Ok(release::Made::Mine(mine)) => mine,
+            Ok(release::Made::Theirs(winner)) => return self.lost_race(winner, done).await,
+            Err(err) => return Err(self.release_failed(err, done).await),
+        };
+        done.release = Some((mine.html_url.clone(), Change::Created));
+        if let Some(issue_plan) = fitted_issue(plan) {
+            let ensured = issue::ensure(gh, found, &issue_plan, done).await;
+            ensured.map_err(|err| {
+                let (said, issue) = (once::StillAbsent::within(&err), done.issue.as_ref());
+                let issue = issue.map(|(url, _)| url.as_str());
+                err.context(words::issue_step_failed(&mine.html_url, true, issue, said))
+            })?;
+        }
+        let link = link_or(&mine.html_url, plan);
+        done.superseded =
+            (supersede::announce(gh, found, link).await).context(Step::Superseding)?;
+        Ok(())
+    }
+
+    /// The release step failed (not as a lost race): a security run opens the tracking issue
+    /// anyway, so that it exists even though the release does not, then the run fails with
+    /// the release's error.
+    async fn release_failed(self, err: anyhow::Error, done: &mut Done) -> anyhow::Error {
+        let Run { gh, found, plan } = self;
+        // Refused as existing although no listing shows the release: another run may be
+        // creating it right now and open its issue next, so wait for that issue as a run that
+        // lost the race does.
+        let refused_as_existing = err.chain().any(|cause| {
+            (cause.downcast_ref::<GitHubError>()).is_some_and(|e| e.kind == Kind::AlreadyExists)
+        });
+        let err = err.context(Step::PublishingRelease);
+        let Some(issue_plan) = fitted_issue(plan) else {
+            return err;
+        };
+        let said = once::StillAbsent::within(&err);
+        let outcome = match refused_as_existing && found.issue().is_none() {
+            true => issue::after_lost_race(gh, found, &issue_plan, &plan.issue_waits, done).await,
+            false => issue::ensure(gh, found, &issue_plan, done).await,
+        };
+        let issue = (done.issue.as_ref()).map(|(url, c)| (url.as_str(), *c == Change::Created));
+        err.context(words::release_step_failed(
+            issue,
+            outcome.err().as_ref(),
+            said,
+        ))
+    }
+
+    /// The release POST was refused as existing, and a fresh listing found our release:
+    /// another run created it just now, or it was there already but not listed (GitHub's
+    /// listing lagging behind a release that an earlier run created before it failed). A
+    /// routine run writes nothing more. A security run must end with its tracking issue: it
+    /// takes the one the release's creator opens, or opens it itself when none appears
+    /// ([`issue::after_lost_race`]), and then also posts the superseded comments the creator
+    /// would have posted. Found only now, the release is compared with the note rendered now
+    /// as a listed one is ([`Run::update_release`]); one from another commit (the same image
+    /// rebuilt) is left alone.
+    async fn lost_race(self, winner: Release, done: &mut Done) -> Result<()> {
+        let Run { gh, found, plan } = self;
+        done.notes.push(words::lost_race(&winner.tag_name));
+        done.release = Some((winner.html_url.clone(), Change::Unchanged));
+        if let Some(issue_plan) = fitted_issue(plan) {
+            let waits = &plan.issue_waits;
+            let ensured = issue::after_lost_race(gh, found, &issue_plan, waits, done).await;
+            ensured.map_err(|e| {
+                let (said, issue) = (once::StillAbsent::within(&e), done.issue.as_ref());
+                let issue = issue.map(|(url, _)| url.as_str());
+                e.context(words::issue_step_failed(
+                    &winner.html_url,
+                    false,
+                    issue,
+                    said,
+                ))
+            })?;
+            if matches!(done.issue, Some((_, Change::Created))) {
+                let link = link_or(&winner.html_url, plan);
+                let commented = supersede::complete(gh, found, link).await;
+                done.superseded = commented.context(Step::Superseding)?;
+            }
+        }
+        if same_commit(&winner, plan) {
+            self.update_release(&winner, done).await?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether `release` targets the commit `plan` was made for (not the same image rebuilt
+/// from another commit).
+fn same_commit(release: &Release, plan: &Plan) -> bool {
+    (release.target_commitish).eq_ignore_ascii_case(&plan.release.target_commitish)
 }
 
 /// The release note's address for a comment body posted to GitHub: the one GitHub answered
@@ -425,203 +491,6 @@ pub(super) fn shown(url: &str) -> &str {
 /// ([`Plan::release_url`]).
 fn link_or<'a>(url: &'a str, plan: &'a Plan) -> &'a str {
     sanitize::link_url(url).unwrap_or(&plan.release_url)
-}
-
-/// No release of ours at look-up: create it (the lock), then, when this run made it, the
-/// tracking issue and the superseded comments.
-async fn first_run(gh: &GitHub, found: &Found, plan: &Plan, done: &mut Done) -> Result<Published> {
-    let mut notes = Vec::new();
-    let body = release_body(plan);
-    let made = match release::create(gh, found, plan, &body, &mut notes).await {
-        Ok(made) => made,
-        Err(err) => return Err(release_failed(gh, found, plan, err, &mut notes, done).await),
-    };
-    let mine = match made {
-        release::Made::Mine(mine) => mine,
-        release::Made::Theirs(winner) => {
-            return lost_race(gh, found, plan, winner, notes, done).await;
-        }
-    };
-    done.release = Some((mine.html_url.clone(), Change::Created));
-    let (issue, update_comment) = match fitted_issue(plan) {
-        Some(issue_plan) => {
-            let ensured = issue::ensure(gh, found, &issue_plan, &mut notes, done).await;
-            let outcome = ensured.map_err(|err| {
-                let rerun = if once::StillAbsent::within(&err) {
-                    ""
-                } else {
-                    "; re-run the job: it opens the issue and creates nothing twice"
-                };
-                let context = match &done.issue {
-                    None => format!(
-                        "the release note {} was created, but the tracking issue was not \
-                         opened{rerun}",
-                        shown(&mine.html_url)
-                    ),
-                    Some((url, _)) => format!(
-                        "the release note {} and the tracking issue {} exist, but a later step \
-                         failed",
-                        shown(&mine.html_url),
-                        shown(url)
-                    ),
-                };
-                err.context(context)
-            })?;
-            (Some((outcome.url, outcome.change)), outcome.comment)
-        }
-        None => (None, None),
-    };
-    let superseded = supersede::announce(gh, found, link_or(&mine.html_url, plan))
-        .await
-        .context("commenting on superseded tracking issues")?;
-    Ok(Published {
-        release_url: mine.html_url,
-        release_change: Change::Created,
-        issue,
-        update_comment,
-        superseded,
-        notes,
-        warnings: Vec::new(),
-        wrote: false,
-    })
-}
-
-/// The release step failed (not as a lost race): a security run opens the tracking issue
-/// anyway, so that it exists even though the release does not, then the run fails with the
-/// release's error.
-async fn release_failed(
-    gh: &GitHub,
-    found: &Found,
-    plan: &Plan,
-    err: anyhow::Error,
-    notes: &mut Vec<String>,
-    done: &mut Done,
-) -> anyhow::Error {
-    // Refused as existing although no listing shows the release: another run may be
-    // creating it right now and open its issue next, so wait for that issue as a run that
-    // lost the race does.
-    let refused_as_existing = err.chain().any(|cause| {
-        cause
-            .downcast_ref::<GitHubError>()
-            .is_some_and(|e| e.kind == Kind::AlreadyExists)
-    });
-    let err = err.context("publishing the release note");
-    let Some(issue_plan) = fitted_issue(plan) else {
-        return err;
-    };
-    let rerun = if once::StillAbsent::within(&err) {
-        ""
-    } else {
-        "; re-run the job to create the release note"
-    };
-    let outcome = if refused_as_existing && found.issue().is_none() {
-        issue::after_lost_race(gh, found, &issue_plan, &plan.issue_waits, notes, done).await
-    } else {
-        issue::ensure(gh, found, &issue_plan, notes, done).await
-    };
-    match (outcome, &done.issue) {
-        (Ok(outcome), _) => {
-            let url = shown(&outcome.url).to_string();
-            done.issue = Some((outcome.url, outcome.change));
-            err.context(format!(
-                "the release step failed; the tracking issue {url} is {} so that responders \
-                 have it{rerun}",
-                if outcome.change == Change::Created {
-                    "opened"
-                } else {
-                    "there"
-                }
-            ))
-        }
-        (Err(issue_err), Some((url, _))) => err.context(format!(
-            "the release step failed; the tracking issue {} is open, but a step after opening \
-             it failed too ({issue_err:#}); re-run the job",
-            shown(url)
-        )),
-        (Err(issue_err), None) => err.context(format!(
-            "the release step failed, and opening the tracking issue failed too ({issue_err:#}); \
-             re-run the job"
-        )),
-    }
-}
-
-/// The release POST was refused as existing, and a fresh listing found our release: another
-/// run created it just now, or it was there already but not listed (GitHub's listing lagging
-/// behind a release that an earlier run created before it failed). A routine run writes
-/// nothing more. A security run must end with its tracking issue: it takes the one the
-/// release's creator opens, or opens it itself when none appears
-/// ([`issue::after_lost_race`]), and then also posts the superseded comments the creator
-/// would have posted.
-async fn lost_race(
-    gh: &GitHub,
-    found: &Found,
-    plan: &Plan,
-    winner: Release,
-    mut notes: Vec<String>,
-    done: &mut Done,
-) -> Result<Published> {
-    notes.push(format!(
-        "release {} exists already (created meanwhile by another run, or not yet listed when \
-         this run looked); using it",
-        winner.tag_name
-    ));
-    done.release = Some((winner.html_url.clone(), Change::Unchanged));
-    let (issue, superseded) = match fitted_issue(plan) {
-        Some(issue_plan) => {
-            let waits = &plan.issue_waits;
-            let outcome = issue::after_lost_race(gh, found, &issue_plan, waits, &mut notes, done)
-                .await
-                .map_err(|e| match &done.issue {
-                    None => e.context(format!(
-                        "the release note {} exists, but its tracking issue was neither found \
-                         nor opened; re-run the job: it opens the issue",
-                        shown(&winner.html_url)
-                    )),
-                    Some((url, _)) => e.context(format!(
-                        "the release note {} and the tracking issue {} exist, but a step after \
-                         opening the issue failed",
-                        shown(&winner.html_url),
-                        shown(url)
-                    )),
-                })?;
-            done.issue = Some((outcome.url.clone(), outcome.change));
-            let superseded = if outcome.change == Change::Created {
-                supersede::complete(gh, found, link_or(&winner.html_url, plan))
-                    .await
-                    .context("commenting on superseded tracking issues")?
-            } else {
-                Vec::new()
-            };
-            (Some((outcome.url, outcome.change)), superseded)
-        }
-        None => (None, Vec::new()),
-    };
-    // Found only now, the release is compared with the note rendered now as a listed one
-    // is ([`release::update`]): an older note of ours is updated, a human's edit is left
-    // with a warning. One from another commit (the same image rebuilt) is left alone.
-    let mut warnings = Vec::new();
-    let same_commit = winner
-        .target_commitish
-        .eq_ignore_ascii_case(&plan.release.target_commitish);
-    let (release_url, release_change) = if same_commit {
-        let body = release_body(plan);
-        let name = &plan.release.name;
-        release::update(gh, found, &winner, &body, name, &mut notes, &mut warnings)
-            .await
-            .context("publishing the release note")?
-    } else {
-        (winner.html_url.clone(), Change::Unchanged)
-    };
-    Ok(Published {
-        release_url,
-        release_change,
-        issue,
-        update_comment: None,
-        superseded,
-        notes,
-        warnings,
-        wrote: false,
-    })
 }
 
 /// The tracking issue part of `plan`, bodies cut to GitHub's limit.
@@ -701,20 +570,15 @@ const LOGIN_MAX_CHARS: usize = 39;
 /// the release was created.
 ///
 /// # Errors
-/// An empty list, or the first label GitHub would refuse, naming the input.
+/// An empty list, or the first label GitHub would refuse ([`words::label_refused`]).
 pub(crate) fn check_tracking_labels(labels: &[String]) -> Result<()> {
     if labels.is_empty() {
-        bail!(
-            "tracking-labels is empty: tracking issues are found by their labels, so give at least one (default security,break-glass)"
-        );
+        bail!(words::label_refused(None, LABEL_MAX_CHARS));
     }
     for label in labels {
         let chars = label.chars().count();
         if chars > LABEL_MAX_CHARS || label.chars().any(char::is_control) {
-            bail!(
-                "tracking-labels has {:?}, which GitHub does not take as a label name ({chars} characters; at most {LABEL_MAX_CHARS}, no control characters): shorten or fix it",
-                crate::sanitize::cap(label, 60)
-            );
+            bail!(words::label_refused(Some(label), LABEL_MAX_CHARS));
         }
     }
     Ok(())
@@ -726,7 +590,7 @@ pub(crate) fn check_tracking_labels(labels: &[String]) -> Result<()> {
 /// (422) only after the release was created, and every re-run again.
 ///
 /// # Errors
-/// The first entry that is not a login, naming the input.
+/// The first entry that is not a login ([`words::login_refused`]).
 pub(crate) fn check_tracking_assignees(assignees: &[String]) -> Result<()> {
     for login in assignees {
         let bare = login.strip_prefix('@');
@@ -735,15 +599,8 @@ pub(crate) fn check_tracking_assignees(assignees: &[String]) -> Result<()> {
             && name.chars().count() <= LOGIN_MAX_CHARS
             && !name.starts_with('-')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
-        match (is_login, bare) {
-            (true, None) => {}
-            (true, Some(name)) => {
-                bail!("tracking-assignees has \"@{name}\": give the login without @ ({name})")
-            }
-            (false, _) => bail!(
-                "tracking-assignees has {:?}, which is not a GitHub login (letters, digits and single hyphens, at most {LOGIN_MAX_CHARS} characters, not beginning with a hyphen): give each assignee's login, comma- or newline-separated",
-                crate::sanitize::cap(login, 60)
-            ),
+        if !is_login || bare.is_some() {
+            bail!(words::login_refused(login, is_login, LOGIN_MAX_CHARS));
         }
     }
     Ok(())
@@ -757,42 +614,34 @@ mod tests {
         names.iter().map(|n| (*n).to_string()).collect()
     }
 
+    /// Labels and logins GitHub would refuse (422, after the release is published) are
+    /// refused first, each with what to do; those it takes pass.
     #[test]
     fn tracking_labels_and_assignees_github_would_refuse_are_refused_first() {
         assert!(check_tracking_labels(&owned(&["security", "break-glass"])).is_ok());
         assert!(check_tracking_labels(&owned(&[&"x".repeat(50)])).is_ok());
-        let refused = |labels: &[&str]| check_tracking_labels(&owned(labels)).unwrap_err();
-        assert_eq!(
-            refused(&[&"x".repeat(51)]).to_string(),
-            format!(
-                "tracking-labels has \"{}\", which GitHub does not take as a label name (51 characters; at most 50, no control characters): shorten or fix it",
-                "x".repeat(51)
-            )
-        );
-        assert!(
-            refused(&["ok", "a\u{1}b"])
-                .to_string()
-                .contains("\"a\\u{1}b\"")
-        );
-
         assert!(check_tracking_assignees(&owned(&["octocat", "ana-bo", "x1"])).is_ok());
-        let refused = |logins: &[&str]| check_tracking_assignees(&owned(logins)).unwrap_err();
-        assert_eq!(
-            refused(&["@octocat"]).to_string(),
-            "tracking-assignees has \"@octocat\": give the login without @ (octocat)"
-        );
-        for bad in [
+        let labels = [
+            vec![],
+            vec!["x".repeat(51)],
+            vec!["ok".into(), "a\u{1}b".into()],
+        ];
+        let logins = [
+            "@octocat",
             "bad user!",
             "-lead",
             &"a".repeat(40),
             "@",
             "dependabot[bot]",
-        ] {
-            let message = refused(&[bad]).to_string();
-            assert!(
-                message.contains("which is not a GitHub login"),
-                "{bad}: {message}"
-            );
-        }
+        ];
+        let refused: Vec<String> = (labels.iter().map(|l| check_tracking_labels(l)))
+            .chain(
+                logins
+                    .iter()
+                    .map(|l| check_tracking_assignees(&owned(&[l]))),
+            )
+            .map(|outcome| outcome.unwrap_err().to_string())
+            .collect();
+        insta::assert_snapshot!(refused.join("\n"));
     }
 }

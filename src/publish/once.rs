@@ -6,6 +6,7 @@
 //! POST refused because the object exists already (a release whose tag a concurrent run has
 //! just taken) is followed by the same look-up.
 
+use crate::render::publish as words;
 use crate::support::github::{GitHubError, Kind};
 use anyhow::{Context, Result};
 
@@ -35,7 +36,7 @@ pub(crate) enum Made<T> {
 /// A POST refused for any other reason (with GitHub's message and the fix), a failed
 /// look-up, or a second POST that failed too.
 pub(crate) async fn create<T>(
-    what: &str,
+    what: words::Object<'_>,
     post: impl AsyncFn() -> Result<T, GitHubError>,
     find: impl AsyncFn() -> Result<Option<T>>,
 ) -> Result<Made<T>> {
@@ -44,20 +45,16 @@ pub(crate) async fn create<T>(
         Err(err) if err.outcome_unknown() || err.kind == Kind::AlreadyExists => err,
         Err(err) => return Err(err.into()),
     };
-    let found = find().await.with_context(|| {
-        format!("looking {what} up again after a failed write ({first}) to avoid a duplicate")
-    })?;
+    let found = find()
+        .await
+        .with_context(|| words::not_looked_up_again(what, &first))?;
     match found {
         Some(made) if first.kind == Kind::AlreadyExists => Ok(Made::FoundAfterConflict(made)),
         Some(made) => Ok(Made::FoundAfterUnknownOutcome(made)),
         // GitHub says it exists, but the listing does not show it yet: a second POST would
         // be refused the same way.
         None if first.kind == Kind::AlreadyExists => {
-            Err(anyhow::Error::new(first).context(format!(
-                "GitHub refused {what} as existing already, but a fresh look-up does not list \
-                 it yet (GitHub's listing lags); re-run the job in a minute: it finds it then \
-                 and creates only what is missing"
-            )))
+            Err(anyhow::Error::new(first).context(words::refused_not_listed(what)))
         }
         None => post()
             .await
@@ -75,13 +72,10 @@ pub(crate) async fn create<T>(
 
 /// A POST failed, a look-up found nothing, and the second POST failed too. The way out is a
 /// re-run (which finds what exists and creates only what is missing); callers that give
-/// their own re-run advice leave it out when their error holds this one.
+/// their own re-run advice leave it out when their error holds this one. Worded by
+/// [`words::still_absent`].
 #[derive(Debug, thiserror::Error)]
-#[error(
-    "{what} was still absent after a failed write{}, and creating it once more failed too; \
-     re-run the job: it finds what exists and creates only what is missing",
-    first.as_ref().map(|f| format!(" ({f})")).unwrap_or_default()
-)]
+#[error("{}", words::still_absent(what, first.as_ref().map(|f| f as &dyn std::fmt::Display)))]
 pub(crate) struct StillAbsent {
     /// The object, e.g. "the release note".
     pub what: String,

@@ -3,7 +3,7 @@
 
 use super::once::{self, Made as Once};
 use super::{Change, Found, Plan, find};
-use crate::render;
+use crate::render::{self, publish as words};
 use crate::support::github::GitHub;
 use crate::support::github::models::{NewRelease, Release, ReleasePatch};
 use crate::tier::Tier;
@@ -41,7 +41,7 @@ pub(super) async fn create(
         ..plan.release.clone()
     };
     let made = once::create(
-        "the release note",
+        words::Object::ReleaseNote,
         async || gh.create_release(&new).await,
         async || {
             let releases = gh.list_releases().await?;
@@ -56,11 +56,8 @@ pub(super) async fn create(
         // A release's tag is unique: a second POST after a first that took effect is refused.
         Once::Posted(mine) | Once::PostedAfterUnknownOutcome(mine) => Made::Mine(mine),
         Once::FoundAfterUnknownOutcome(r) => {
-            notes.push(format!(
-                "creating release {} failed with an unknown outcome; a fresh look-up found it, \
-                 so it was not created twice",
-                r.tag_name
-            ));
+            let what = words::Object::Release(&r.tag_name);
+            notes.push(words::found_after_unknown_outcome(what));
             Made::Mine(r)
         }
         Once::FoundAfterConflict(r) => Made::Theirs(r),
@@ -104,17 +101,11 @@ pub(super) async fn update(
     }
     let edited = !body_same && render::release_edited(current) != Some(false);
     if edited {
-        warnings.push(format!(
-            "release note {} ({}) differs from the note rendered now, but it {}: codeq-rollout \
-             never overwrites what a human wrote, so it is left as it is; edit it by hand if \
-             the new text is wanted",
-            ours.tag_name,
-            super::shown(&ours.html_url),
-            if render::release_edited(current).is_some() {
-                "was edited since codeq-rollout wrote it"
-            } else {
-                "records no hash of its text, so an edit cannot be ruled out"
-            }
+        let hashed = render::release_edited(current).is_some();
+        warnings.push(words::release_edited(
+            &ours.tag_name,
+            &ours.html_url,
+            hashed,
         ));
         if !rename {
             return Ok((ours.html_url.clone(), Change::Unchanged));
@@ -125,15 +116,8 @@ pub(super) async fn update(
         name: rename.then_some(name),
     };
     let updated = update_release(gh, found, ours, &patch).await?;
-    notes.push(format!(
-        "release note {} updated: its {} differed from the one rendered now",
-        ours.tag_name,
-        match (patch.body, patch.name) {
-            (Some(_), Some(_)) => "body and title",
-            (None, Some(_)) => "title",
-            _ => "body",
-        }
-    ));
+    let (body, title) = (patch.body.is_some(), patch.name.is_some());
+    notes.push(words::release_updated(&ours.tag_name, body, title));
     Ok((updated, Change::Updated))
 }
 
@@ -148,12 +132,9 @@ async fn update_release(
         Err(err) if err.outcome_unknown() => err,
         Err(err) => return Err(err.into()),
     };
-    let again = gh.list_releases().await.with_context(|| {
-        format!(
-            "reading release {} again after a failed update ({err})",
-            ours.tag_name
-        )
-    })?;
+    let tag = &ours.tag_name;
+    let again =
+        (gh.list_releases().await).with_context(|| words::release_not_updated(tag, &err, true))?;
     let current = find::our_releases(&again, &found.target.digest, &found.target.tag)
         .first()
         .map(|r| (*r).clone());
@@ -163,15 +144,8 @@ async fn update_release(
     };
     match current {
         Some(r) if applied(&r) => Ok(r.html_url),
-        _ => Ok(gh
-            .update_release(ours.id, patch)
-            .await
-            .with_context(|| {
-                format!(
-                    "updating release {} failed twice ({err}); re-run the job",
-                    ours.tag_name
-                )
-            })?
+        _ => Ok((gh.update_release(ours.id, patch).await)
+            .with_context(|| words::release_not_updated(tag, &err, false))?
             .html_url),
     }
 }

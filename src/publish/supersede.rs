@@ -3,7 +3,6 @@
 
 use super::once;
 use super::{Found, find};
-use crate::digest::Digest;
 use crate::render::{self, MarkerKind};
 use crate::support::github::GitHub;
 use anyhow::Result;
@@ -49,11 +48,11 @@ async fn comment(
         if check_first && old.comments > 0 && has_ours().await?.is_some() {
             continue;
         }
-        let body = superseded_comment(digest, &old_digest, release_url);
+        let body = render::publish::superseded_comment(digest, &old_digest, release_url);
         if let once::Made::Posted(_)
         | once::Made::FoundAfterUnknownOutcome(_)
         | once::Made::PostedAfterUnknownOutcome(_) = once::create(
-            "the superseded comment",
+            render::publish::Object::Comment(MarkerKind::SupersededComment),
             async || gh.create_comment(old.number, &body).await.map(|_| ()),
             has_ours,
         )
@@ -63,16 +62,4 @@ async fn comment(
         }
     }
     Ok(commented)
-}
-
-/// The comment left on an older tracking issue when a newer digest is announced.
-pub(crate) fn superseded_comment(new: &Digest, old: &Digest, release_url: &str) -> String {
-    format!(
-        "{}\nA newer image supersedes this one: `{new}` ([release note]({release_url})).\n\n\
-         The break-glass target is now the new digest: servers still on `{}` or on any other \
-         older image are stale. If you run the runbook here, use `DIGEST={new}`. \
-         codeq-rollout leaves closing this issue to you.\n",
-        render::marker(MarkerKind::SupersededComment, new),
-        render::short_digest(old),
-    )
 }

@@ -1,8 +1,12 @@
-//! The words of a deployment (the `environment` input): the deployment's description and
-//! the description of `announce`'s first status, each at most GitHub's 140 characters
-//! ([`fit`]). `status`'s descriptions are [`crate::status::report`]'s.
+//! The deployment of a release (the `environment` input): the status a `status` run asks for
+//! ([`rollout`], the decision as data), and the words of every deployment: its description,
+//! each status's description (at most GitHub's 140 characters, [`fit`]), the log lines of the
+//! deployment stage and the errors of its writes.
 
+use super::words::Words;
 use crate::digest::Digest;
+use crate::status::classify::{Alarm, Classification, Classified, Evidence, State, Totals};
+use crate::support::github::models::DeploymentState;
 use crate::tier::Tier;
 use crate::window::Window;
 use time::OffsetDateTime;
@@ -21,28 +25,12 @@ pub(crate) fn fit(text: &str) -> String {
     cut
 }
 
-/// What an `announce` user can do when the release note names no commit to deploy
-/// ([`crate::publish::deployment::DeploymentPlan::new`]).
-pub(crate) const NO_COMMIT_ANNOUNCE: &str = "set sha (--sha) or leave environment unset";
-
-/// What a `status` user can do when the release note names no commit to deploy: `status`
-/// takes no `sha`, it deploys the commit the note targets.
-pub(crate) const NO_COMMIT_STATUS: &str = "status deploys the commit the release note targets \
-     (target_commitish): edit the release on GitHub to target the release's commit, or leave \
-     environment unset";
-
-/// The deployment's description, e.g. `codeq-rollout: routine release of sha256:9f86d081884c`.
-pub(crate) fn description(digest: &Digest, tier: Tier) -> String {
+/// The deployment's description, e.g. `codeq-rollout: routine release of sha256:9f86d081884c`
+/// (`tier`: `None` for a deployment `status` creates, which knows no tier).
+pub(crate) fn description(digest: &Digest, tier: Option<Tier>) -> String {
+    let tier = tier.map(|t| format!("{t} ")).unwrap_or_default();
     fit(&format!(
-        "codeq-rollout: {tier} release of sha256:{}",
-        digest.short()
-    ))
-}
-
-/// The description of a deployment `status` creates (it knows no tier).
-pub(crate) fn description_untiered(digest: &Digest) -> String {
-    fit(&format!(
-        "codeq-rollout: release of sha256:{}",
+        "codeq-rollout: {tier}release of sha256:{}",
         digest.short()
     ))
 }
@@ -53,30 +41,172 @@ pub(crate) fn description_untiered(digest: &Digest) -> String {
 /// restarted`.
 pub(crate) fn announced(window: &Window, now: OffsetDateTime) -> String {
     let by = |secs: u64| clock(now, now + time::Duration::seconds(secs as i64));
-    let text = match (
-        window.culling_enabled,
-        window.latest_idle_secs(),
-        window.latest_active_secs(),
-    ) {
-        (false, _, _) | (true, None, None) => {
+    let idle = window.latest_idle_secs().filter(|_| window.culling_enabled);
+    let active = window
+        .latest_active_secs()
+        .filter(|_| window.culling_enabled);
+    fit(&match (idle, active) {
+        (None, None) => {
             "Live; servers move to the new image only when their users restart them".to_string()
         }
-        (true, Some(idle), None) => {
-            format!(
-                "Live; idle servers on the new image by {}, active ones when restarted",
-                by(idle)
-            )
-        }
-        (true, Some(idle), Some(active)) => format!(
+        (Some(idle), None) => format!(
+            "Live; idle servers on the new image by {}, active ones when restarted",
+            by(idle)
+        ),
+        (Some(idle), Some(active)) => format!(
             "Live; idle servers on the new image by {}, every server by {}",
             by(idle),
             by(active)
         ),
-        (true, None, Some(active)) => {
-            format!("Live; every server on the new image by {}", by(active))
-        }
+        (None, Some(active)) => format!("Live; every server on the new image by {}", by(active)),
+    })
+}
+
+/// A deadline `t` as a reader of a status at `now` wants it: rounded up to the minute as the
+/// release note rounds it ([`crate::support::time::utc_minute_up`]: never earlier than the bound),
+/// `14:31 UTC` on the same day (UTC), `2026-12-02 14:31 UTC` on another.
+pub(crate) fn clock(now: OffsetDateTime, t: OffsetDateTime) -> String {
+    let at = crate::support::time::utc_minute_up(t);
+    let today = crate::support::time::utc_minute(now);
+    match (at.split_once(' '), today.split_once(' ')) {
+        (Some((day, time)), Some((today, _))) if day == today => time.to_string(),
+        _ => at,
+    }
+}
+
+/// Where the rollout stands, for the deployment's status ([`rollout`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Rollout {
+    /// No server may still run the old image: `success`, on the evidence it was judged by.
+    Converged(Evidence),
+    /// Alarms that `fail-on` lists fired, so the run fails (exit 1): `failure`.
+    Failed(Vec<Alarm>),
+    /// Servers may still run the old image: `in_progress`, with the counts and deadlines,
+    /// and the alarms that fired although `fail-on` does not list them.
+    Rolling {
+        /// The alarms that fired, not failing the run.
+        alarms: Vec<Alarm>,
+        /// The counts and [`Totals::converged_by`].
+        totals: Totals,
+        /// When every stale active server will be gone if it goes idle now, and even if it
+        /// stays in use (the maximum age); `None` when one of them has no such time.
+        active_by: (Option<OffsetDateTime>, Option<OffsetDateTime>),
+    },
+}
+
+/// The rollout of `classification`: `failure` exactly when an alarm `fail_on` lists fired
+/// (the run then exits 1, so a `deployment_status` event of `failure` always comes with a
+/// failed run), then convergence (`success`), else in progress. An alarm always means
+/// servers that may run the old image, so it never comes with convergence.
+pub(crate) fn rollout(classification: &Classification, fail_on: &[Alarm]) -> Rollout {
+    let (alarms, totals) = (classification.alarms(), classification.totals);
+    let failed: Vec<Alarm> = alarms
+        .iter()
+        .filter(|a| fail_on.contains(a))
+        .copied()
+        .collect();
+    if !failed.is_empty() {
+        return Rollout::Failed(failed);
+    }
+    if totals.converged {
+        return Rollout::Converged(totals.evidence);
+    }
+    let latest = |time: fn(&Classified) -> Option<OffsetDateTime>| {
+        (classification.servers.iter())
+            .filter(|c| c.state == State::StaleActive)
+            .try_fold(None, |acc: Option<OffsetDateTime>, c| {
+                time(c).map(|t| Some(acc.map_or(t, |a| a.max(t))))
+            })?
     };
-    fit(&text)
+    let active_by = (latest(|c| c.deadline), latest(|c| c.in_use_deadline));
+    Rollout::Rolling {
+        alarms,
+        totals,
+        active_by,
+    }
+}
+
+impl Rollout {
+    /// The deployment state it asks for.
+    pub(crate) fn state(&self) -> DeploymentState {
+        match self {
+            Rollout::Converged(_) => DeploymentState::Success,
+            Rollout::Failed(_) => DeploymentState::Failure,
+            Rollout::Rolling { .. } => DeploymentState::InProgress,
+        }
+    }
+
+    /// The status description at `now`, e.g. `41/57 on the new image; idle ones by 14:30
+    /// UTC`. In progress, it changes only when a count, a deadline or an alarm does, so an
+    /// unchanged hub posts no new status; converged or failed, it holds no count, so more
+    /// servers (or more overdue ones) post none either: each status is a `deployment_status`
+    /// event.
+    pub(crate) fn description(&self, now: OffsetDateTime) -> String {
+        let alarms = |alarms: &[Alarm]| {
+            alarms
+                .iter()
+                .map(|a| super::status::alarm_words(*a)[0].to_string())
+                .collect::<Vec<_>>()
+        };
+        let (alarms, t, (if_idle, in_use)) = match self {
+            Rollout::Converged(Evidence::Digest) => {
+                return "Converged: no server runs the old image".to_string();
+            }
+            Rollout::Converged(Evidence::StartTime) => {
+                return "Converged (inferred from start times): every server started after \
+                        the release"
+                    .to_string();
+            }
+            Rollout::Failed(failed) => return fit(&alarms(failed).join("; ")),
+            Rollout::Rolling {
+                alarms: a,
+                totals,
+                active_by,
+            } => (alarms(a), totals, active_by),
+        };
+        let mut parts = alarms;
+        parts.push(format!("{}/{} on the new image", t.updated, t.running));
+        if t.stale_idle > 0 {
+            parts.push(match t.converged_by {
+                Some(at) => format!("idle ones by {}", clock(now, at)),
+                None => "idle ones on restart".to_string(),
+            });
+        }
+        // As the progress line of the job summary: the deadline if they go idle, the
+        // maximum age while in use, never passively otherwise.
+        if t.stale_active > 0 {
+            parts.push(match (if_idle, in_use) {
+                (Some(idle), Some(in_use)) => format!(
+                    "active ones by {} if idle, {} at the latest",
+                    clock(now, *idle),
+                    clock(now, *in_use)
+                ),
+                (Some(idle), None) => format!("active ones by {} if idle", clock(now, *idle)),
+                (None, Some(in_use)) => format!("active ones by {}", clock(now, *in_use)),
+                (None, None) => "active ones on restart".to_string(),
+            });
+        }
+        if t.stale_idle + t.stale_active == 0 {
+            parts.push("some starting or stopping".to_string());
+        }
+        fit(&parts.join("; "))
+    }
+}
+
+/// The error when the release note of `digest` names no commit to deploy to `environment`;
+/// `by_status`: the run is `status`'s, which takes no `sha` and deploys the commit the note
+/// targets.
+pub(crate) fn no_commit(environment: &str, digest: &Digest, by_status: bool) -> Words {
+    Words::new(format!(
+        "no commit to deploy to {environment}: the release note of sha256:{} names none",
+        digest.short()
+    ))
+    .help(if by_status {
+        "status deploys the commit the release note targets (target_commitish): edit the \
+         release on GitHub to target the release's commit, or leave environment unset"
+    } else {
+        "set sha (--sha), or leave environment unset"
+    })
 }
 
 /// The log line for the deployment: what this run did to it, e.g. `deployment 41 to
@@ -93,26 +223,112 @@ pub(crate) fn dry_run(environment: &str) -> String {
     )
 }
 
-/// `t` as a reader of a status at `now` wants it: `14:30 UTC` on the same day (UTC),
-/// `2026-12-02 14:30 UTC` on another.
-pub(crate) fn clock(now: OffsetDateTime, t: OffsetDateTime) -> String {
-    let t = t.to_offset(time::UtcOffset::UTC);
-    let hm = format!("{:02}:{:02} UTC", t.hour(), t.minute());
-    if t.date() == now.to_offset(time::UtcOffset::UTC).date() {
-        hm
-    } else {
-        format!(
-            "{:04}-{:02}-{:02} {hm}",
-            t.year(),
-            u8::from(t.month()),
-            t.day()
-        )
+/// What the deployment step logs or says in a status it posts: what it found, removed,
+/// retired, or (a dry run) would do.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Note<'a> {
+    /// Another run created the release note just now: it creates the deployment.
+    LeftToCreator(&'a str),
+    /// A dry run found no deployment: what it would create, and set to which state.
+    WouldCreate(&'a Digest, &'a str, DeploymentState),
+    /// A dry run would give deployment `id` the state and description.
+    WouldSet(u64, DeploymentState, &'a str),
+    /// A dry run found this many duplicates of ours for the digest.
+    WouldRemove(usize, &'a Digest),
+    /// The description of the `inactive` status of a duplicate (of the deployment given).
+    DuplicateOf(u64),
+    /// A duplicate (the first) of the deployment kept (the second) was deleted.
+    Deleted(u64, u64),
+    /// The description of the `inactive` status of an earlier release's deployment.
+    SupersededBy(u64),
+    /// An earlier release's deployment was marked `inactive`.
+    Retired(u64),
+}
+
+impl std::fmt::Display for Note<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Note::LeftToCreator(environment) => write!(
+                f,
+                "the run that created the release note creates the deployment to {environment}"
+            ),
+            Note::WouldCreate(digest, environment, state) => write!(
+                f,
+                "dry run: would create the deployment of {digest} to {environment} and set it \
+                 {state}"
+            ),
+            Note::WouldSet(id, state, description) => {
+                write!(
+                    f,
+                    "dry run: would set deployment {id} to {state}: {description}"
+                )
+            }
+            Note::WouldRemove(n, digest) => {
+                write!(
+                    f,
+                    "dry run: would remove {n} duplicate deployments of {digest}"
+                )
+            }
+            Note::DuplicateOf(id) => write!(f, "Duplicate of deployment {id}"),
+            Note::Deleted(loser, winner) => write!(
+                f,
+                "deleted deployment {loser}, a duplicate of deployment {winner} left by \
+                 concurrent runs"
+            ),
+            Note::SupersededBy(id) => write!(f, "Superseded by deployment {id}"),
+            Note::Retired(id) => write!(f, "marked deployment {id} (an earlier release) inactive"),
+        }
+    }
+}
+
+/// The errors of the deployment step's writes: what failed, then what to do.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Failed<'a> {
+    /// `announce` publishing the deployment to the environment.
+    Announcing(&'a str),
+    /// `status` keeping the deployment's status in the environment.
+    Keeping(&'a str),
+    /// Creating the deployment of the digest (commit) to the environment.
+    Creating(&'a Digest, &'a str, &'a str),
+    /// Posting a status of this state to deployment `id`.
+    Setting(u64, DeploymentState),
+    /// Removing duplicate `id` of the kept deployment (the second), for digest, environment.
+    Removing(u64, u64, &'a Digest, &'a str),
+    /// Marking deployment `id`, an earlier release's, inactive.
+    Retiring(u64),
+}
+
+impl std::fmt::Display for Failed<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let words = match *self {
+            Failed::Announcing(env) => Words::new(format!("publishing the deployment to {env}")),
+            Failed::Keeping(env) => Words::new(format!("keeping the deployment to {env}")),
+            Failed::Creating(digest, sha, env) => Words::new(format!(
+                "creating the deployment of sha256:{} (commit {sha}) to {env}",
+                digest.short()
+            )),
+            Failed::Setting(id, state) => Words::new(format!("setting deployment {id} to {state}"))
+                .help("re-run the job: it reads the latest status first and posts only what is missing"),
+            Failed::Removing(loser, winner, digest, env) => Words::new(format!(
+                "deployment {loser} duplicates deployment {winner} of sha256:{} to {env}, and \
+                 removing it failed",
+                digest.short()
+            ))
+            .help("delete it by hand (Settings → Environments, or the REST API)"),
+            Failed::Retiring(id) => Words::new(format!(
+                "marking deployment {id}, an earlier release's, inactive"
+            ))
+            .help("re-run the job: it marks the earlier releases' deployments inactive once the latest status is success"),
+        };
+        words.fmt(f)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::status::Server;
+    use time::macros::datetime;
 
     #[test]
     fn descriptions_fit_githubs_limit() {
@@ -122,16 +338,125 @@ mod tests {
         assert_eq!(fit("short"), "short");
     }
 
+    /// Issue 32 item 2: a deadline reads rounded up, as the release note's does, and names
+    /// its date only on another day.
     #[test]
-    fn times_name_the_date_only_on_another_day() {
-        let now = time::macros::datetime!(2026-12-01 12:00 UTC);
+    fn deadlines_round_up_and_name_the_date_only_on_another_day() {
+        let now = datetime!(2026-12-01 12:00 UTC);
+        let said = [
+            datetime!(2026-12-01 14:30:00 UTC),
+            datetime!(2026-12-01 14:30:01 UTC),
+            datetime!(2026-12-01 23:59:30 UTC),
+            datetime!(2026-12-02 01:05 UTC),
+        ]
+        .map(|t| clock(now, t));
         assert_eq!(
-            clock(now, time::macros::datetime!(2026-12-01 14:30:59 UTC)),
-            "14:30 UTC"
+            said,
+            [
+                "14:30 UTC",
+                "14:31 UTC",
+                "2026-12-02 00:00 UTC",
+                "2026-12-02 01:05 UTC"
+            ]
         );
-        assert_eq!(
-            clock(now, time::macros::datetime!(2026-12-02 01:05 UTC)),
-            "2026-12-02 01:05 UTC"
-        );
+    }
+
+    /// The state and description of each rollout: `failure` exactly for an alarm `fail-on`
+    /// lists (issue 32 item 5), an alarm it does not list leading the `in_progress`
+    /// description; then convergence; else progress, with each kind of stale server's
+    /// deadline.
+    #[test]
+    fn a_failing_alarm_comes_first_then_convergence_then_progress() {
+        let now = datetime!(2026-12-01 12:00 UTC);
+        let rolling = Totals {
+            running: 57,
+            updated: 41,
+            stale: 16,
+            stale_idle: 15,
+            stale_active: 1,
+            converged_by: Some(datetime!(2026-12-01 14:30:10 UTC)),
+            ..Totals::default()
+        };
+        let active = |deadline, in_use_deadline| Classified {
+            server: Server {
+                user: "alice".into(),
+                name: String::new(),
+                started: Some(datetime!(2026-12-01 09:00 UTC)),
+                last_activity: Some(datetime!(2026-12-01 11:59 UTC)),
+                ready: true,
+                pending: None,
+            },
+            state: State::StaleActive,
+            deadline,
+            in_use_deadline,
+            overdue: false,
+            pod: None,
+        };
+        let of = |servers, totals| Classification { servers, totals };
+        let idle_only = Totals {
+            stale_idle: 16,
+            stale_active: 0,
+            ..rolling
+        };
+        let overdue = Totals {
+            overdue: 2,
+            ..idle_only
+        };
+        let converged = Totals {
+            running: 57,
+            updated: 57,
+            converged: true,
+            ..Totals::default()
+        };
+        let by_digest = Totals {
+            evidence: Evidence::Digest,
+            ..converged
+        };
+        let at = |h: i64, m: i64| {
+            Some(datetime!(2026-12-01 00:00 UTC) + time::Duration::minutes(h * 60 + m))
+        };
+        let cases = [
+            (of(vec![], idle_only), &[][..]),
+            (of(vec![], overdue), &[][..]),
+            (of(vec![], overdue), &[Alarm::Overdue][..]),
+            (of(vec![], overdue), &[Alarm::Mismatch][..]),
+            (of(vec![active(at(15, 30), None)], rolling), &[][..]),
+            (
+                of(
+                    vec![active(at(15, 30), Some(datetime!(2026-12-02 09:00 UTC)))],
+                    rolling,
+                ),
+                &[][..],
+            ),
+            (
+                of(
+                    vec![active(None, None)],
+                    Totals {
+                        converged_by: None,
+                        ..rolling
+                    },
+                ),
+                &[][..],
+            ),
+            (of(vec![], converged), &[][..]),
+            (of(vec![], by_digest), &[][..]),
+        ];
+        let said: Vec<String> = (cases.iter())
+            .map(|(c, fail_on)| {
+                let r = rollout(c, fail_on);
+                format!("{:?} {}: {}", fail_on, r.state(), r.description(now))
+            })
+            .collect();
+        insta::assert_snapshot!(said.join("\n"), @r"
+        [] in_progress: 41/57 on the new image; idle ones by 14:31 UTC
+        [] in_progress: a server runs past the promised deadline; 41/57 on the new image; idle ones by 14:31 UTC
+        [Overdue] failure: a server runs past the promised deadline
+        [Mismatch] in_progress: a server runs past the promised deadline; 41/57 on the new image; idle ones by 14:31 UTC
+        [] in_progress: 41/57 on the new image; idle ones by 14:31 UTC; active ones by 15:30 UTC if idle
+        [] in_progress: 41/57 on the new image; idle ones by 14:31 UTC; active ones by 15:30 UTC if idle, 2026-12-02 09:00 UTC at the latest
+        [] in_progress: 41/57 on the new image; idle ones on restart; active ones on restart
+        [] success: Converged (inferred from start times): every server started after the release
+        [] success: Converged: no server runs the old image
+        ");
     }
 }

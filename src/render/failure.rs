@@ -2,6 +2,7 @@
 //! and what the run had established by then (issue 16: a failed run used to leave the
 //! summary empty; issue 14: so did a failed `status`).
 
+use super::words::Words;
 use super::{Change, table_cell};
 use crate::digest::Digest;
 use crate::support::sanitize;
@@ -190,44 +191,45 @@ pub(crate) struct Failure {
 /// table of what the run had established (rows for what it had not are left out).
 pub(crate) fn failure_summary(f: &Failure) -> String {
     let (doing, todo) = f.stage.words();
+    // The error as the annotation says it: what failed, then its help, a line each.
+    let (what, help) = f.error.split_once("\nhelp: ").unwrap_or((&f.error, ""));
+    let quote = |line: &str| code_span(&sanitize::clean_line(line, 2000));
     let mut out = format!(
         "### codeq-rollout failed\n\nThe run failed while {doing}. {todo}\n\n> {}\n",
-        code_span(&sanitize::clean_line(&f.error, 2000))
+        quote(what)
     );
-    let mut rows = Vec::new();
-    if let Some(input) = &f.input {
+    for (i, line) in help.lines().filter(|l| !l.trim().is_empty()).enumerate() {
+        let lead = if i == 0 { ">\n> help: " } else { "> " };
+        out.push_str(&format!("{lead}{}\n", quote(line)));
+    }
+    let code = |text: &str| format!("`{}`", table_cell(text));
+    let change = |url: &str, change: &Change| format!("{} ({change})", table_cell(url));
+    let rows: Vec<(String, String)> = [
         // Clap names an unknown option as it was typed: any text.
-        let input = table_cell(&sanitize::clean_line(input, 100));
-        rows.push(("Input".to_string(), code_span(&input)));
-    }
-    if let Some(hub) = &f.hub {
-        rows.push(("Hub".to_string(), format!("`{}`", table_cell(hub))));
-    }
-    if !f.image.is_empty() {
-        rows.push(("Image".to_string(), format!("`{}`", table_cell(&f.image))));
-    }
-    if let Some(digest) = &f.digest {
-        rows.push(("Digest".into(), format!("`{digest}`")));
-    }
-    if let Some(tier) = &f.tier {
-        let reason = sanitize::markdown_inline(&tier.reason.to_string(), 300);
-        rows.push(("Tier".into(), format!("**{}** ({reason})", tier.tier)));
-    }
-    if let Some(window) = &f.window {
-        rows.push(("Convergence window".into(), table_cell(&window.summary())));
-    }
-    if let Some((tag, url, change)) = &f.release {
-        rows.push((
-            format!("Release `{tag}`"),
-            format!("{} ({change})", table_cell(url)),
-        ));
-    }
-    if let Some((url, change)) = &f.issue {
-        rows.push((
-            "Tracking issue".into(),
-            format!("{} ({change})", table_cell(url)),
-        ));
-    }
+        (f.input.as_ref()).map(|i| {
+            (
+                "Input".into(),
+                code_span(&table_cell(&sanitize::clean_line(i, 100))),
+            )
+        }),
+        f.hub.as_ref().map(|hub| ("Hub".into(), code(hub))),
+        (!f.image.is_empty()).then(|| ("Image".into(), code(&f.image))),
+        f.digest
+            .as_ref()
+            .map(|d| ("Digest".into(), format!("`{d}`"))),
+        f.tier.as_ref().map(|t| {
+            let reason = sanitize::markdown_inline(&t.reason.to_string(), 300);
+            ("Tier".into(), format!("**{}** ({reason})", t.tier))
+        }),
+        (f.window.as_ref()).map(|w| ("Convergence window".into(), table_cell(&w.summary()))),
+        (f.release.as_ref()).map(|(tag, url, c)| (format!("Release `{tag}`"), change(url, c))),
+        f.issue
+            .as_ref()
+            .map(|(url, c)| ("Tracking issue".into(), change(url, c))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     if rows.is_empty() {
         return out;
     }
@@ -236,6 +238,23 @@ pub(crate) fn failure_summary(f: &Failure) -> String {
         out.push_str(&format!("| {name} | {value} |\n"));
     }
     out
+}
+
+/// An error and its causes in the one shape ([`Words`]): the first line of each, outermost
+/// first, joined by `: ` as anyhow's `{:#}` joins them, then the help each gives, on lines
+/// of their own (a cause worded as [`Words`] puts its help after `\nhelp: `).
+pub(crate) fn error_words(err: &anyhow::Error) -> Words {
+    let (mut what, mut help) = (Vec::new(), Vec::new());
+    for cause in err.chain().map(ToString::to_string) {
+        match cause.split_once("\nhelp: ") {
+            Some((first, fix)) => (what.push(first.to_string()), help.push(fix.to_string())),
+            None => (what.push(cause), ()),
+        };
+    }
+    Words {
+        what: what.join(": "),
+        help: (!help.is_empty()).then(|| help.join("\n")),
+    }
 }
 
 /// `text` (one line) as a Markdown code span: GitHub finds no Markdown, HTML, mention,

@@ -1,8 +1,9 @@
-//! The words of the errors the support and edge layers return as data: what failed (the
-//! message) and, apart, the fix, chosen by variant (`help`), so rewording never changes which
-//! advice is given. `Display` of each error is `message` then its help, as the `::error`
-//! annotation and the job summary show it.
+//! The words of the errors the support and edge layers return as data, in the one shape
+//! ([`Words`]): what failed, then the fix, chosen by variant, so rewording never changes which
+//! advice is given. `Display` of each error is its words, as the `::error` annotation and the
+//! job summary show them.
 
+use super::words::{WHAT_MAX_CHARS, Words};
 use crate::support::github::error::{Action, GitHubError, Kind, Object, Problem};
 use std::fmt;
 
@@ -36,57 +37,66 @@ impl std::fmt::Display for Action {
 
 impl fmt::Display for GitHubError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&github_message(&self.problem))?;
-        match (&self.problem, github_help(self)) {
-            (_, None) => Ok(()),
-            (Problem::TokenNotAHeader, Some(help)) => write!(f, ": {help}"),
-            (_, Some(help)) => write!(f, "; {help}"),
-        }
+        github_words(self).fmt(f)
     }
 }
 
-/// What failed in a GitHub call, without the fix: `cannot ACTION: GitHub answered STATUS:
-/// MESSAGE (DETAILS)`, a request that got no answer (and, for a write, that its outcome is
-/// unknown), or a client that cannot be made.
-fn github_message(problem: &Problem) -> String {
+/// A failed GitHub call in words: `cannot ACTION: GitHub answered STATUS: MESSAGE`, a request
+/// that got no answer (a write's outcome then unknown), or a client that cannot be made;
+/// then the fix, chosen by the kind of failure and the action (and, for a 403 or a 422, by
+/// GitHub's own message where GitHub words the cause only there).
+fn github_words(err: &GitHubError) -> Words {
     let request = |action: &Action, url: &Option<String>| match url {
         Some(url) => format!("{} {url}", action.method()),
         None => action.method().to_string(),
     };
-    let outcome = |action: &Action| match action.method() {
-        "GET" => "",
-        _ => "; the outcome is unknown",
+    // A write that got no answer may have taken effect.
+    let unknown = |action: &Action| {
+        (action.method() != "GET").then_some(
+            "the outcome is unknown: re-run the job, which looks up what exists before it \
+             writes again"
+                .to_string(),
+        )
     };
-    match problem {
+    match &err.problem {
         Problem::Answered {
             action,
             status,
             server_message,
             server_details,
         } => {
-            let details = if server_details.is_empty() {
-                String::new()
-            } else {
-                format!(" ({server_details})")
+            let details = match server_details.is_empty() {
+                true => server_message.clone(),
+                false => format!("{server_message} ({server_details})"),
             };
-            format!("cannot {action}: GitHub answered {status}: {server_message}{details}")
+            let help = answered_help(err.kind, *action, server_message);
+            detailed(
+                format!("cannot {action}: GitHub answered {status}"),
+                &details,
+                help,
+            )
         }
-        Problem::NotJson { action, cause } => {
-            format!("cannot {action}: GitHub's answer is not the JSON expected: {cause}")
-        }
-        Problem::NoAnswer { action, cause } => format!(
-            "cannot {action}: no answer from GitHub: {cause}{}",
-            outcome(action)
+        Problem::NotJson { action, cause } => detailed(
+            format!("cannot {action}: GitHub's answer is not the JSON expected"),
+            cause,
+            None,
+        ),
+        Problem::NoAnswer { action, cause } => detailed(
+            format!("cannot {action}: no answer from GitHub"),
+            cause,
+            unknown(action),
         ),
         Problem::TimedOut {
             action,
             url,
             timeout,
-        } => format!(
-            "cannot {action}: GitHub did not answer {} within {}{}",
-            request(action, url),
-            humantime::format_duration(*timeout),
-            outcome(action)
+        } => detailed(
+            format!(
+                "cannot {action}: GitHub did not answer within {}",
+                humantime::format_duration(*timeout)
+            ),
+            &request(action, url),
+            unknown(action),
         ),
         Problem::Connection {
             action,
@@ -94,51 +104,54 @@ fn github_message(problem: &Problem) -> String {
             broke,
             cause,
         } => {
-            let how = if *broke {
-                "the connection to GitHub broke during"
-            } else {
-                "cannot connect to GitHub for"
+            let how = match broke {
+                true => "the connection to GitHub broke",
+                false => "cannot connect to GitHub",
             };
-            format!(
-                "cannot {action}: {how} {}: {cause}{}",
-                request(action, url),
-                outcome(action)
-            )
+            let detail = format!("{}: {cause}", request(action, url));
+            detailed(format!("cannot {action}: {how}"), &detail, unknown(action))
         }
-        Problem::NoTimeLeft { action } => format!("cannot {action}: no time left"),
+        Problem::NoTimeLeft { action } => Words::new(format!("cannot {action}: no time left")),
         Problem::DeleteRefused {
             action,
             status,
             reason,
-        } => format!(
-            "{action}: HTTP {status} {}",
+        } => Words::new(format!(
+            "cannot {action}: GitHub answered {status} {}",
             reason.unwrap_or("<unknown status code>")
-        ),
-        Problem::TokenNotAHeader => "the GitHub token holds a line break or another control \
-                                     character, so it cannot be sent in an HTTP header"
-            .to_string(),
+        )),
+        Problem::TokenNotAHeader => Words::new(
+            "the GitHub token holds a line break or another control character, so it cannot \
+             be sent in an HTTP header",
+        )
+        .help("check the github-token input (one token, on one line)"),
         Problem::UnusableApiUrl { given, cause } => {
-            format!("API URL {given:?} is not usable: {cause}")
+            detailed(format!("API URL {given:?} is not usable"), cause, None)
         }
-        Problem::UnusableClient { cause } => format!("cannot build the GitHub client: {cause}"),
+        Problem::UnusableClient { cause } => {
+            detailed("cannot build the GitHub client".to_string(), cause, None)
+        }
     }
 }
 
-/// The fix for a failed GitHub call, chosen by its kind and action (and, for a 403 or a 422,
-/// by GitHub's own message where GitHub words the cause only there); `None` when there is
-/// nothing to advise beyond the message.
-pub(crate) fn github_help(err: &GitHubError) -> Option<String> {
-    match &err.problem {
-        Problem::Answered {
-            action,
-            server_message,
-            ..
-        } => answered_help(err.kind, *action, server_message),
-        Problem::TokenNotAHeader => {
-            Some("check the github-token input (one token, on one line)".into())
-        }
-        _ => None,
-    }
+/// `what`, with `detail` (what GitHub or the connection said) after `: ` when the line stays
+/// within [`WHAT_MAX_CHARS`], else first in the help; then `help`.
+pub(super) fn detailed(what: String, detail: &str, help: Option<String>) -> Words {
+    let line = format!("{what}: {detail}");
+    let (what, help) = match line.chars().count() <= WHAT_MAX_CHARS {
+        true => (line, help),
+        false => (
+            what,
+            Some(
+                [Some(detail.to_string()), help]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+        ),
+    };
+    Words { what, help }
 }
 
 /// The fix for an error answer of `kind` to `what`, GitHub's message being `message`.
@@ -248,7 +261,11 @@ mod tests {
 
     #[test]
     fn every_problem_in_words() {
-        let error = |kind, problem| GitHubError::new(kind, problem).to_string();
+        let error = |kind, problem| {
+            let words = github_words(&GitHubError::new(kind, problem));
+            crate::render::words::assert_shape(&words);
+            words.to_string()
+        };
         let action = Action::CreateRelease;
         let url = Some("https://api.github.example/repos/o/r/releases".to_string());
         let lines = [
@@ -334,19 +351,6 @@ mod tests {
                 },
             ),
         ];
-        insta::assert_snapshot!(lines.join("\n"), @r#"
-        cannot create the release: GitHub answered 403: Resource not accessible by integration; the workflow token lacks a permission: add `permissions: contents: write` to the job. If the job already has it, GitHub refused because the release's target commit changes files under .github/workflows/, which the workflow's GITHUB_TOKEN may never do: pass a token with the Workflows permission (a GitHub App token or a fine-grained personal access token) as github-token, or announce from a commit that does not change .github/workflows/
-        cannot list releases: GitHub answered 422: Validation Failed (tag_name is invalid; body is too long)
-        cannot create the release: GitHub's answer is not the JSON expected: expected value at line 1 column 1
-        cannot create the release: no answer from GitHub: Service Error; the outcome is unknown
-        cannot list releases: GitHub did not answer GET https://api.github.example/repos/o/r/releases within 30s
-        cannot create the release: cannot connect to GitHub for POST https://api.github.example/repos/o/r/releases: Connection refused (os error 111); the outcome is unknown
-        cannot create the release: the connection to GitHub broke during POST: connection reset; the outcome is unknown
-        cannot create the release: no time left
-        delete a duplicate release: HTTP 409 Conflict
-        the GitHub token holds a line break or another control character, so it cannot be sent in an HTTP header: check the github-token input (one token, on one line)
-        API URL "ftp:/x" is not usable: invalid format
-        cannot build the GitHub client: no TLS
-        "#);
+        insta::assert_snapshot!(lines.join("\n---\n"));
     }
 }

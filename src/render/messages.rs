@@ -1,7 +1,8 @@
 //! The log lines and annotations of an `announce` run: every sentence the pipeline prints
 //! is here, so the pipeline holds no wording.
 
-use super::Change;
+use super::words::Words;
+use super::{Change, RunbookSettings};
 use crate::digest::Digest;
 use crate::support::sanitize::log_line;
 use crate::tier::{LookupOrigin, PullRequest, Reason, Warning};
@@ -45,13 +46,14 @@ pub(crate) enum RunWarning<'a> {
     /// New servers may start on an older image than the one announced: the effective pull
     /// policy is not `Always` and the image is not pinned by digest ([`PullRisk`]).
     PullPolicy(&'a PullRisk),
-    /// A security release's runbook carries a placeholder: `hub-url` is a name reserved for
-    /// examples ([`super::RunbookSettings::hub_url_is_placeholder`]). The run's first
-    /// annotation. `in_actions`: the inputs to set are named as the workflow's (`hub-url`),
-    /// else as the command line's options (`--hub-url`).
+    /// A dry run of a security release whose runbook carries a placeholder: `hub-url` is a
+    /// name reserved for examples ([`RunbookSettings::hub_url_is_placeholder`]); a run that
+    /// publishes is refused ([`PlaceholderRunbook`]). The run's first annotation.
+    /// `in_actions`: the inputs to set are named as the workflow's (`hub-url`), else as the
+    /// command line's options (`--hub-url`).
     RunbookPlaceholder {
         /// The runbook's settings.
-        runbook: &'a super::RunbookSettings,
+        runbook: &'a RunbookSettings,
         /// Whether the run is inside GitHub Actions ([`crate::support::log::Log::in_actions`]).
         in_actions: bool,
     },
@@ -92,112 +94,177 @@ impl crate::support::text::Titled for RunWarning<'_> {
     }
 }
 
-/// The annotation's text, on one line (an address cut to 200 characters).
+/// The annotation's text: its [`RunWarning::words`].
 impl std::fmt::Display for RunWarning<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::CullingDisabled => f.write_str(
+        self.words().fmt(f)
+    }
+}
+
+impl RunWarning<'_> {
+    /// The warning in the one shape: what is wrong, then what to do (text from outside,
+    /// an address or a name, shown on one line and cut).
+    pub(crate) fn words(&self) -> Words {
+        match *self {
+            Self::CullingDisabled => Words::new(
                 "culling is disabled: running sessions update only when their users restart them",
             ),
-            Self::OutputsNotWritten(names) => write!(
-                f,
-                "GITHUB_OUTPUT is not set, so the step outputs ({}, ...) were not written and \
-                 later steps will see them empty; the Actions runner sets it for every step",
+            Self::OutputsNotWritten(names) => Words::new(
+                "GITHUB_OUTPUT is not set, so the step outputs were not written",
+            )
+            .help(format!(
+                "the Actions runner sets it for every step; until then later steps see the step \
+                 outputs ({}, ...) empty",
                 names.join(", ")
-            ),
-            Self::FailureNotReported { outputs, summary } => {
-                let what = match (outputs, summary) {
-                    (Some(_), Some(_)) => "its step outputs and its job summary",
-                    (Some(_), None) => "its step outputs",
-                    _ => "its job summary",
-                };
-                write!(f, "the run failed, and writing {what} failed too")?;
-                for (why, sep) in [outputs, summary].into_iter().flatten().zip([": ", "; "]) {
-                    write!(f, "{sep}{why:#}")?;
-                }
-                Ok(())
-            }
-            Self::PlainHttp { input, url, token } => write!(
-                f,
-                "{input} {} is plain http:// to a host outside loopback, private networks and the cluster: {token} is sent unencrypted to it; use https://, or an address inside the cluster or a private network",
-                log_line(url, 200)
-            ),
-            Self::HistoryRefused(words) => f.write_str(words),
+            )),
+            Self::FailureNotReported { outputs, summary } => failure_not_reported(outputs, summary),
+            Self::UrlRefused(url) => Words::new(format!(
+                "left out an address GitHub answered that is not a plain http(s) URL: {}",
+                log_line(url, 40)
+            )),
+            Self::PlainHttp { input, url, token } => Words::new(format!(
+                "{input} {} is plain http:// to a host outside loopback, private networks and \
+                 the cluster",
+                log_line(url, 40)
+            ))
+            .help(format!(
+                "{token} is sent unencrypted to it: use https://, or an address inside the \
+                 cluster or a private network"
+            )),
+            // Worded by `status::report::history_refused`, in the shape it has there.
+            Self::HistoryRefused(why) => Words::new(why),
+            Self::PullPolicy(risk) => pull_policy(risk),
+            Self::RunbookPlaceholder {
+                runbook,
+                in_actions,
+            } => placeholder(runbook, in_actions, false),
             Self::NoPods {
                 namespace,
                 selector,
                 servers,
-            } => write!(
-                f,
-                "the hub lists {servers} running {} but no pod in the namespace {namespace} matches the selector {selector}, so no server can be judged by digest (a server started after the release reads as image unknown): check the namespace and helm-release inputs (the hub's namespace and its Helm release name, as in kubectl get pods -n {namespace} -l {selector}), and that the hub runs on this cluster",
-                if *servers == 1 { "server" } else { "servers" }
-            ),
-            Self::PullPolicy(risk) => {
-                let image = risk.image.as_ref().map_or_else(
-                    || "the single-user image (no values file names it)".to_string(),
-                    |i| {
-                        format!(
-                            "{} ({}), which is not pinned by digest",
-                            pod_image(i),
-                            image_origin(i)
-                        )
-                    },
-                );
-                write!(
-                    f,
-                    "new servers may start on an older image than this release: imagePullPolicy is {} ({}) for {}, {}; set singleuser.image.pullPolicy: Always in the values files (or pin the image by digest): until then a server started after the release may still run the old image",
-                    policy_name(risk.policy),
-                    policy_source(&risk.source),
-                    log_line(&image, 300),
-                    match risk.policy {
-                        PullPolicy::Never =>
-                            "so a node never pulls it and starts new servers only from an image it already has",
-                        _ =>
-                            "so a node that pulled that tag before starts new servers from its cached copy",
-                    }
-                )
-            }
-            Self::RunbookPlaceholder {
-                runbook,
-                in_actions,
-            } => {
-                // Inside Actions the workflow's inputs, else the command line's options.
-                let (dashes, place) = if *in_actions {
-                    ("", "in the workflow")
-                } else {
-                    ("--", "on the command line")
-                };
-                write!(
-                    f,
-                    "this security release's runbook points responders at a placeholder: hub-url \
-                     is {}, a name reserved for examples, so its commands and links reach no hub",
-                    log_line(&runbook.hub_url, 200)
-                )?;
-                if runbook.cluster_at_defaults() {
-                    f.write_str(", and namespace and helm-release are at their defaults (jhub)")?;
-                }
-                write!(f, ". Set {dashes}hub-url (the address users open)")?;
-                if runbook.cluster_at_defaults() {
-                    write!(
-                        f,
-                        ", and {dashes}namespace and {dashes}helm-release if the hub runs \
-                         elsewhere,"
-                    )?;
-                }
-                write!(f, " {place}.")?;
-                f.write_str(
-                    " The tracking issue is opened anyway (responders need it), \
-                     but its body is never edited again: correct the runbook there by hand",
-                )
-            }
-            Self::UrlRefused(url) => write!(
-                f,
-                "GitHub answered an address that is not a plain http(s) URL, so the step \
-                 outputs and the job summary leave it out: {}",
-                log_line(url, 200)
-            ),
+            } => Words::new(format!(
+                "no single-user pod in the namespace {} matches the hub's {servers} running \
+                 server{}",
+                log_line(namespace, 63),
+                if servers == 1 { "" } else { "s" }
+            ))
+            .help(format!(
+                "no pod matches the selector {selector}, so no server can be judged by digest (a \
+                 server started after the release reads as image unknown): check the namespace \
+                 and helm-release inputs (the hub's namespace and its Helm release name, as in \
+                 kubectl get pods -n {namespace} -l {selector}), and that the hub runs on this \
+                 cluster"
+            )),
         }
     }
+}
+
+/// [`RunWarning::FailureNotReported`]: what could not be written, then each write's error.
+fn failure_not_reported(outputs: Option<&anyhow::Error>, summary: Option<&anyhow::Error>) -> Words {
+    let what = match (outputs, summary) {
+        (Some(_), Some(_)) => "its step outputs and its job summary",
+        (Some(_), None) => "its step outputs",
+        _ => "its job summary",
+    };
+    let why = [outputs, summary].into_iter().flatten();
+    let why: Vec<String> = why
+        .map(|e| super::error_words(e).to_string().replace("\nhelp: ", ": "))
+        .collect();
+    Words::new(format!("the run failed, and writing {what} failed too")).help(why.join("\n"))
+}
+
+/// [`RunWarning::PullPolicy`]: the policy, where it comes from, the image, and the fix.
+fn pull_policy(risk: &PullRisk) -> Words {
+    let image = risk.image.as_ref().map_or_else(
+        || "the single-user image (no values file names it)".to_string(),
+        |i| {
+            format!(
+                "{} ({}), which is not pinned by digest",
+                pod_image(i),
+                image_origin(i)
+            )
+        },
+    );
+    let so = match risk.policy {
+        PullPolicy::Never => {
+            "so a node never pulls it and starts new servers only from an image it already has"
+        }
+        _ => "so a node that pulled that tag before starts new servers from its cached copy",
+    };
+    let policy = policy_name(risk.policy);
+    Words::new(format!(
+        "new servers may start on an older image than this release: imagePullPolicy is {policy}"
+    ))
+    .help(format!(
+        "{policy} ({}) for {}, {so}; set singleuser.image.pullPolicy: Always in the values \
+         files (or pin the image by digest): until then a server started after the release \
+         may still run the old image",
+        policy_source(&risk.source),
+        log_line(&image, 300),
+    ))
+}
+
+/// A security release's runbook whose `hub-url` is a placeholder: the dry run's warning, or
+/// (`refused`) the refusal of a run that would publish it. `in_actions`: the inputs to set
+/// are named as the workflow's (`hub-url`), else as the command line's (`--hub-url`).
+fn placeholder(runbook: &RunbookSettings, in_actions: bool, refused: bool) -> Words {
+    let (dashes, place) = match in_actions {
+        true => ("", "in the workflow"),
+        false => ("--", "on the command line"),
+    };
+    let cluster = match runbook.cluster_at_defaults() {
+        true => format!(
+            ", and {dashes}namespace and {dashes}helm-release if the hub does not run in jhub \
+             (their defaults)"
+        ),
+        false => String::new(),
+    };
+    let outcome = match refused {
+        true => "Nothing was published; a dry run shows the bodies as they would be",
+        false => "A run that publishes refuses it",
+    };
+    Words::new(format!(
+        "hub-url is {}, a placeholder: this security release's runbook would reach no hub",
+        log_line(&runbook.hub_url, 40)
+    ))
+    .help(format!(
+        "set {dashes}hub-url (the address users open){cluster} {place}. {outcome}."
+    ))
+}
+
+/// A security release refused before anything is published: its runbook's `hub-url` is a
+/// placeholder (a name reserved for examples,
+/// [`super::RunbookSettings::hub_url_is_placeholder`]), so the tracking issue, never edited
+/// again, would point responders at no hub. Bad input (exit 2), naming `hub-url`.
+#[derive(Debug, Clone)]
+pub(crate) struct PlaceholderRunbook {
+    /// The runbook's settings.
+    pub runbook: RunbookSettings,
+    /// Whether the run is inside GitHub Actions (the inputs named as the workflow's).
+    pub in_actions: bool,
+}
+
+impl PlaceholderRunbook {
+    /// The input at fault.
+    pub(crate) const INPUT: &'static str = "hub-url";
+}
+
+impl std::fmt::Display for PlaceholderRunbook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        placeholder(&self.runbook, self.in_actions, true).fmt(f)
+    }
+}
+
+impl std::error::Error for PlaceholderRunbook {}
+
+/// The log line of a security release whose runbook names the default namespace and Helm
+/// release (`jhub`, which many hubs use: not refused), saying so.
+pub(crate) fn runbook_cluster(runbook: &RunbookSettings) -> String {
+    format!(
+        "the runbook names namespace {} and helm-release {} (their defaults): set namespace and \
+         helm-release if the hub runs elsewhere",
+        runbook.namespace, runbook.helm_release
+    )
 }
 
 /// A pull policy as Kubernetes writes it.
@@ -375,114 +442,185 @@ pub(crate) enum RunState {
     DryRun,
 }
 
+/// The error when a runner file cannot be written: `$GITHUB_OUTPUT` (`outputs`) or
+/// `$GITHUB_STEP_SUMMARY`; the outermost context of the error, which names the cause.
+pub(crate) fn runner_file_failed(outputs: bool) -> &'static str {
+    match outputs {
+        true => "cannot write step outputs to $GITHUB_OUTPUT",
+        false => "cannot write the job summary to $GITHUB_STEP_SUMMARY",
+    }
+}
+
+/// The refusal of the step output `name`: not a plain identifier, or (`delimiter`) its value
+/// holds the heredoc delimiter (so no extra output can be forged).
+pub(crate) fn output_refused(name: &str, delimiter: bool) -> Words {
+    match delimiter {
+        true => Words::new(format!(
+            "refusing to write output {name}: its value contains the heredoc delimiter"
+        )),
+        false => Words::new(format!(
+            "refusing to write output {name:?}: names are letters, digits, '-' and '_'"
+        )),
+    }
+}
+
+/// What a runner file's path names instead of a regular file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NotAFile {
+    /// A directory.
+    Directory,
+    /// A FIFO (named pipe).
+    Fifo,
+    /// A socket.
+    Socket,
+    /// A block device.
+    BlockDevice,
+    /// Anything else.
+    Other,
+}
+
+/// The error when `path`, which `variable` names, cannot be opened or written (`doing`),
+/// or (`kind`) is not a regular file: what to do.
+pub(crate) fn runner_file_unusable(
+    doing: &str,
+    path: &std::path::Path,
+    variable: &str,
+    kind: Option<NotAFile>,
+) -> Words {
+    let path = path.display();
+    let Some(kind) = kind else {
+        return Words::new(format!("cannot {doing} {path} ({variable})")).help(format!(
+            "point {variable} at a file this user can write, on a disk with space left, or \
+             leave it unset"
+        ));
+    };
+    let what = match kind {
+        NotAFile::Directory => "a directory",
+        NotAFile::Fifo => "a FIFO (named pipe), which would block the run until something reads it",
+        NotAFile::Socket => "a socket",
+        NotAFile::BlockDevice => "a block device",
+        NotAFile::Other => "not a regular file",
+    };
+    Words::new(format!("{variable} names {path}, {what}")).help(format!(
+        "set {variable} to a regular file, or leave it unset (the Actions runner sets it to a \
+         file for every step)"
+    ))
+}
+
+/// The error when the async runtime cannot start.
+pub(crate) fn no_runtime(err: &std::io::Error) -> String {
+    format!("error: cannot start the async runtime: {err}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::support::text::Titled as _;
+    use crate::window::{Origin, PodImage, PodTag, PolicySource, PullPolicy, PullRisk};
 
-    /// The warning of a failed run's report names what could not be written, in its title
-    /// and its text, and gives each write's error.
+    /// Every warning, titled, in the one shape: a failed run's report naming the file that
+    /// failed with each write's error; the pull policy with where it comes from, the image
+    /// and the fix (`Never`: nodes never pull); no matching pods naming the namespace and
+    /// the selector; the runbook placeholder naming the workflow's inputs inside Actions,
+    /// the command line's options outside (issue 27), and its refusal.
     #[test]
-    fn a_failure_not_reported_names_the_file_that_failed() {
+    fn every_warning_in_words() {
         let outputs = anyhow::anyhow!("cannot write step outputs to $GITHUB_OUTPUT");
         let summary = anyhow::anyhow!("cannot write the job summary to $GITHUB_STEP_SUMMARY");
-        let lines: Vec<String> = [
-            (Some(&outputs), None),
-            (None, Some(&summary)),
-            (Some(&outputs), Some(&summary)),
-        ]
-        .into_iter()
-        .map(|(outputs, summary)| {
-            let warning = RunWarning::FailureNotReported { outputs, summary };
-            format!("{}: {warning}", warning.title())
-        })
-        .collect();
-        insta::assert_snapshot!(lines.join("\n"), @r"
-        Step outputs: the run failed, and writing its step outputs failed too: cannot write step outputs to $GITHUB_OUTPUT
-        Job summary: the run failed, and writing its job summary failed too: cannot write the job summary to $GITHUB_STEP_SUMMARY
-        Step outputs and job summary: the run failed, and writing its step outputs and its job summary failed too: cannot write step outputs to $GITHUB_OUTPUT; cannot write the job summary to $GITHUB_STEP_SUMMARY
-        ");
-    }
-
-    /// The pull-policy warning names the policy, where it comes from, the image and the fix;
-    /// `Never` says that nodes never pull.
-    #[test]
-    fn the_pull_policy_warning_names_policy_origin_image_and_fix() {
-        use crate::window::{Origin, PodImage, PodTag, PolicySource, PullPolicy, PullRisk};
-        let from_values = PullRisk {
-            policy: PullPolicy::IfNotPresent,
-            source: PolicySource::Values(Origin::file(
-                "values.yaml",
-                "singleuser.image.pullPolicy",
-            )),
-            image: Some(PodImage {
-                name: "ghcr.io/org/lab".into(),
-                tag: PodTag::Given("latest".into()),
-                name_origin: None,
-            }),
+        let image = |tag, name_origin| {
+            let name = "ghcr.io/org/lab".into();
+            Some(PodImage {
+                name,
+                tag,
+                name_origin,
+            })
         };
+        let values = |key| PolicySource::Values(Origin::file("values.yaml", key));
+        let (policy, source) = (
+            PullPolicy::IfNotPresent,
+            values("singleuser.image.pullPolicy"),
+        );
+        let from_values = PullRisk {
+            policy,
+            source,
+            image: image(PodTag::Given("latest".into()), None),
+        };
+        let origin = Origin::file("values.yaml", "singleuser.image.name");
         let by_default = PullRisk {
-            policy: PullPolicy::IfNotPresent,
             source: PolicySource::KubernetesDefault,
-            image: Some(PodImage {
-                name: "ghcr.io/org/lab".into(),
-                tag: PodTag::ChartDefault,
-                name_origin: Some(Origin::file("values.yaml", "singleuser.image.name")),
-            }),
+            image: image(PodTag::ChartDefault, Some(origin)),
+            ..from_values.clone()
         };
         let never = PullRisk {
             policy: PullPolicy::Never,
             image: None,
             ..from_values.clone()
         };
-        let lines: Vec<String> = [from_values, by_default, never]
-            .iter()
-            .map(|risk| {
-                let warning = RunWarning::PullPolicy(risk);
-                format!("{}: {warning}", warning.title())
+        let runbook = RunbookSettings::default();
+        let set = RunbookSettings {
+            namespace: "hub".into(),
+            ..RunbookSettings::default()
+        };
+        let selector = "component=singleuser-server,release=jhub";
+        let warnings = [
+            RunWarning::CullingDisabled,
+            RunWarning::OutputsNotWritten(&["converged", "stale", "running"]),
+            RunWarning::FailureNotReported {
+                outputs: Some(&outputs),
+                summary: None,
+            },
+            RunWarning::FailureNotReported {
+                outputs: None,
+                summary: Some(&summary),
+            },
+            RunWarning::FailureNotReported {
+                outputs: Some(&outputs),
+                summary: Some(&summary),
+            },
+            RunWarning::UrlRefused("https://github.example/r\n::error::forged"),
+            RunWarning::PlainHttp {
+                input: "hub-url",
+                url: "http://hub.uni.edu",
+                token: "hub-token",
+            },
+            RunWarning::HistoryRefused("it appears more than once"),
+            RunWarning::PullPolicy(&from_values),
+            RunWarning::PullPolicy(&by_default),
+            RunWarning::PullPolicy(&never),
+            RunWarning::RunbookPlaceholder {
+                runbook: &runbook,
+                in_actions: true,
+            },
+            RunWarning::RunbookPlaceholder {
+                runbook: &set,
+                in_actions: false,
+            },
+            RunWarning::NoPods {
+                namespace: "jhub",
+                selector,
+                servers: 1,
+            },
+            RunWarning::NoPods {
+                namespace: "jhub",
+                selector,
+                servers: 3,
+            },
+        ];
+        let mut said: Vec<String> = (warnings.iter())
+            .map(|w| {
+                crate::render::words::assert_shape(&w.words());
+                format!("{}: {w}", w.title())
             })
             .collect();
-        insta::assert_snapshot!(lines.join("\n"));
-    }
-
-    /// A wrong namespace or helm-release: the namespace, the selector and what to check.
-    #[test]
-    fn no_matching_pods_name_the_namespace_and_the_selector() {
-        let lines: Vec<String> = [1, 3]
-            .into_iter()
-            .map(|servers| {
-                let warning = RunWarning::NoPods {
-                    namespace: "jhub",
-                    selector: "component=singleuser-server,release=jhub",
-                    servers,
-                };
-                format!("{}: {warning}", warning.title())
-            })
-            .collect();
-        insta::assert_snapshot!(lines.join("\n"));
-    }
-
-    #[test]
-    fn an_unset_github_output_names_the_commands_outputs() {
-        let warning = RunWarning::OutputsNotWritten(&["converged", "stale", "running"]);
-        insta::assert_snapshot!(format!("{}: {warning}", warning.title()), @"Step outputs: GITHUB_OUTPUT is not set, so the step outputs (converged, stale, running, ...) were not written and later steps will see them empty; the Actions runner sets it for every step");
-    }
-
-    /// Issue 27: the runbook placeholder warning names the workflow's inputs inside
-    /// Actions and the command line's options outside it.
-    #[test]
-    fn the_runbook_placeholder_warning_names_inputs_or_options() {
-        let runbook = crate::render::RunbookSettings::default();
-        let lines: Vec<String> = [true, false]
-            .into_iter()
-            .map(|in_actions| {
-                let warning = RunWarning::RunbookPlaceholder {
-                    runbook: &runbook,
-                    in_actions,
-                };
-                format!("{in_actions}: {}: {warning}", warning.title())
-            })
-            .collect();
-        insta::assert_snapshot!(lines.join("\n"));
+        let refused = PlaceholderRunbook {
+            runbook,
+            in_actions: false,
+        };
+        said.push(format!(
+            "refused ({}): {refused}",
+            PlaceholderRunbook::INPUT
+        ));
+        said.push(runbook_cluster(&RunbookSettings::default()));
+        insta::assert_snapshot!(said.join("\n---\n"));
     }
 }

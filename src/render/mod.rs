@@ -16,6 +16,7 @@ mod help;
 pub(crate) mod kube;
 mod marker;
 pub(crate) mod messages;
+pub(crate) mod publish;
 mod reading_words;
 mod reasons;
 pub(crate) mod status;
@@ -298,8 +299,8 @@ pub(crate) fn truncate_body_reserving(
     cut
 }
 
-mod failure;
-pub(crate) use failure::{Failure, HubFault, Stage, failure_summary};
+pub(crate) mod failure;
+pub(crate) use failure::{Failure, HubFault, Stage, error_words, failure_summary};
 
 /// Where the full text of a cut body is: the workflow run's log (or, outside Actions, the
 /// tool's output), for the note [`truncate_body`] appends; `announce` prints the full text

@@ -1,29 +1,34 @@
 //! `status` (read-only): how far the hub's running servers have converged on a release.
 //!
-//! Three parts, in pipeline order:
+//! Its parts, in pipeline order:
 //! - [`hub`] (I/O, the JupyterHub REST edge): lists the running servers page by page with
 //!   `GET /hub/api/users?state=active`, keeping per server only the [`Server`] fields below.
 //!   Never writes to the hub.
+//! - [`kube`] (I/O, opt-in, the Kubernetes edge): lists the single-user pods ([`Pod`]), to
+//!   judge each server by its pod's digest.
 //! - [`classify`] (pure): given the servers, the time the release went live and an injected
 //!   clock, tells each server apart as updated, stale idle, stale active or pending, with the
 //!   time by which the idle culler will have stopped it, from a [`classify::CullerModel`]
 //!   (the same model as the release note's convergence window).
 //! - [`history`] (pure): the progress chart's history of earlier runs, kept bounded in the
 //!   convergence comment's hidden state and parsed strictly (untrusted text).
-//! - [`report`] (pure): the terminal table, the `--json` document, the Actions outputs, the
-//!   job summary and the "Convergence status" comment on a tracking issue.
+//! - [`report`] (pure): the convergence comment's bookkeeping (whether to edit it, what
+//!   became of it); the words of the table, the `--json` document, the job summary and the
+//!   comment are [`crate::render::status`]'s.
 //! - [`run`] (the pipeline, with the other commands' pipelines): [`run::run`] takes the
 //!   [`run::StatusRequest`] the command line built and runs the parts above, after finding
-//!   the release (by `--released-at`, or by image: digest → release note → its time) and
-//!   before the opt-in comment; the culler model is [`classify::AtScaleModel`], the release
-//!   note's worst case at the hub's size.
+//!   the release (by `--released-at`, or by image: digest → release note → its time), then
+//!   the opt-in comment and deployment, recording into the run report
+//!   ([`crate::report::RunReport`], which declares the outputs); the culler model is
+//!   [`classify::AtScaleModel`], the release note's worst case at the hub's size.
 //!
 //! One run reads: [`hub::HubClient::new`] → [`hub::HubClient::list_active_servers`] (or
 //! [`hub::HubClient::active_servers`] page by page) → [`classify::classify`] with the
-//! release time and a [`classify::CullerModel`] → [`crate::render::status::table`] or [`crate::render::status::json`] on
-//! stdout, [`report::outputs`] and [`crate::render::status::job_summary`] in Actions, and, for the tracking
-//! issue, [`crate::render::status::comment`], found again by [`crate::publish::our_comment`] (marker and
-//! author, as `announce` finds its comments) and edited only when
+//! release time and a [`classify::CullerModel`] → [`crate::render::status::table`] or
+//! [`crate::render::status::json`] on stdout, the outputs and
+//! [`crate::render::status::job_summary`] in Actions, and, for the tracking issue,
+//! [`crate::render::status::comment`], kept by [`crate::publish::comment::upsert`] (found by
+//! marker and author, as `announce`'s update comment is) and edited only when
 //! [`report::comment_needs_edit`] says so. The token's scopes and the z2jh role to
 //! grant are [`hub::SCOPES`] and [`hub::ROLE_SNIPPET`].
 //!

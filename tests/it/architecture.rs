@@ -105,6 +105,7 @@ const DATA_MODULES: &[&str] = &[
     "support::github::error",
     "support::github::RepositoryError",
     "support::github::RepositoryProblem",
+    "support::github::models",
     "digest::registry::errors",
     "event::EventError",
     "event::MAX_LABELS",

@@ -1015,6 +1015,8 @@ fn announce_step(registry: &Registry, api_url: &str, with: &[(&str, &str)]) -> S
         ("insecure-registry", registry.addr.clone()),
         ("jupyterhub-values", VALUES.0.to_string()),
         ("tracking-assignees", "alice".to_string()),
+        // A security release needs a hub-url that is not the placeholder (issue 32).
+        ("hub-url", crate::common::HUB_URL.to_string()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))

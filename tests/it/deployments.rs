@@ -11,18 +11,29 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 const ENV: &str = "jupyterhub-prod";
 const HUB_TOKEN: &str = "deployments-hub-token-0123456789abcdef";
 const IMAGE: &str = "oci:examples/lab";
+const HUB_URL: &str = "https://jupyter.lab.uni.edu/lab";
 
-/// `announce` of the example layout with `environment`, after PR #2 merged as routine.
-pub fn announce(github: &FakeGitHub) -> ActionRun {
-    ActionRun::merged_pr(IMAGE, &github.api_url(), &["routine"])
+/// `announce` of the example layout with `environment`, after PR #2 merged with `labels`.
+pub fn announce_as(github: &FakeGitHub, labels: &[&str]) -> ActionRun {
+    ActionRun::merged_pr(IMAGE, &github.api_url(), labels)
         .input("environment", ENV)
-        .input("hub-url", "https://hub.example.org/lab")
+        .input("hub-url", HUB_URL)
+}
+
+/// [`announce_as`] a routine release.
+pub fn announce(github: &FakeGitHub) -> ActionRun {
+    announce_as(github, &["routine"])
 }
 
 /// A hub listing one server of alice, started at `started` and last active at `active`.
 pub async fn hub(started: &str, active: &str) -> MockServer {
     hub_of(&[(started, active)]).await
 }
+
+/// The servers of [`hub`]: stale and idle since 11:50 (due by 13:00 and some seconds);
+/// updated (started at 12:20, after the release).
+const STALE: (&str, &str) = ("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z");
+const UPDATED: (&str, &str) = ("2026-11-30T12:20:00Z", "2026-11-30T12:25:00Z");
 
 /// A hub listing one server per `(started, last active)`, of users user0, user1, ….
 pub async fn hub_of(servers: &[(&str, &str)]) -> MockServer {
@@ -97,6 +108,12 @@ pub fn status_with(
     (code, format!("{stdout}{stderr}"), outputs)
 }
 
+/// [`status_with`] `extra`, asserting its exit code is `code`.
+fn status_exits(github: &FakeGitHub, hub: &MockServer, now: &str, extra: &[&str], code: i32) {
+    let (exit, log, _) = status_with(github, hub, now, extra);
+    assert_eq!(exit, code, "{log}");
+}
+
 /// The writes after request `from`, as `METHOD /route` with the body.
 async fn writes_since(github: &FakeGitHub, from: usize) -> Vec<(String, Value)> {
     let calls = github.calls_since(from).await;
@@ -109,18 +126,49 @@ async fn writes_since(github: &FakeGitHub, from: usize) -> Vec<(String, Value)> 
         .collect()
 }
 
+/// The writes after request `from`, as `METHOD /route "state" "description"`.
+async fn statuses_since(github: &FakeGitHub, from: usize) -> Vec<String> {
+    let writes = writes_since(github, from).await;
+    let line = |(c, b): (String, Value)| format!("{c} {} {}", b["state"], b["description"]);
+    writes.into_iter().map(line).collect()
+}
+
+/// Deployment `id`'s statuses, as `state: description`.
 fn states(github: &FakeGitHub, id: u64) -> Vec<String> {
-    github
-        .deployment_statuses(id)
-        .iter()
-        .map(|s| {
-            format!(
-                "{}: {}",
-                s["state"].as_str().unwrap(),
-                s["description"].as_str().unwrap()
-            )
-        })
-        .collect()
+    let status = |s: &Value| {
+        format!(
+            "{}: {}",
+            s["state"].as_str().unwrap(),
+            s["description"].as_str().unwrap()
+        )
+    };
+    github.deployment_statuses(id).iter().map(status).collect()
+}
+
+/// The id of the `n`th deployment the fake holds (`-1`: the last).
+fn deployment(github: &FakeGitHub, n: isize) -> u64 {
+    let all = github.deployments();
+    let at = if n < 0 { all.len() - 1 } else { n as usize };
+    all[at]["id"].as_u64().unwrap()
+}
+
+/// Our deployment of an earlier release (a digest of `c`s), with a latest status.
+fn earlier_release(github: &FakeGitHub, c: char, state: &str) -> u64 {
+    let digest = format!("sha256:{}", c.to_string().repeat(64));
+    let payload = json!({"created-by": "codeq-rollout", "digest": digest});
+    let id = github.add_deployment(&c.to_string().repeat(40), ENV, payload);
+    github.add_deployment_status(id, state, "Converged: no server runs the old image");
+    id
+}
+
+/// Asserts that no write went to deployment `id` (someone else's).
+async fn untouched(github: &FakeGitHub, id: u64) {
+    let writes = github.writes().await;
+    let to = format!("/deployments/{id}");
+    assert!(
+        !writes.iter().any(|(_, p, _)| p.contains(&to)),
+        "{writes:#?}"
+    );
 }
 
 #[tokio::test]
@@ -129,7 +177,7 @@ async fn announce_creates_one_deployment_and_one_status_and_a_rerun_writes_nothi
     let out = announce(&github).run().await;
     out.assert_success();
     let calls = github.calls_since(0).await;
-    let id = github.deployments()[0]["id"].as_u64().unwrap();
+    let id = deployment(&github, 0);
     assert_eq!(
         calls,
         [
@@ -154,10 +202,7 @@ async fn announce_creates_one_deployment_and_one_status_and_a_rerun_writes_nothi
     assert!(deployment["description"].as_str().unwrap().chars().count() <= 140);
     let status = &writes[2].1;
     assert_eq!(status["state"], json!("in_progress"));
-    assert_eq!(
-        status["environment_url"],
-        json!("https://hub.example.org/lab")
-    );
+    assert_eq!(status["environment_url"], json!(HUB_URL));
     assert_eq!(status["log_url"], json!(out.output("release-url")));
     assert_eq!(out.output("deployment-id"), id.to_string());
     assert!(
@@ -181,44 +226,17 @@ async fn announce_creates_one_deployment_and_one_status_and_a_rerun_writes_nothi
 const SHA_MERGE: &str = SHA;
 
 #[tokio::test]
-async fn a_humans_deployment_of_the_same_commit_is_never_touched() {
-    let github = FakeGitHub::start().await;
-    let human = github.add_deployment(SHA_MERGE, ENV, json!({}));
-    github.add_deployment_status(human, "success", "Deployed by hand");
-    announce(&github).run().await.assert_success();
-    let ids: Vec<u64> = github
-        .deployments()
-        .iter()
-        .map(|d| d["id"].as_u64().unwrap())
-        .collect();
-    assert_eq!(ids.len(), 2);
-    assert_eq!(states(&github, human), ["success: Deployed by hand"]);
-    assert!(
-        !github
-            .writes()
-            .await
-            .iter()
-            .any(|(_, p, _)| p.contains(&format!("/deployments/{human}"))),
-        "{:#?}",
-        github.writes().await
-    );
-}
-
-#[tokio::test]
 async fn status_posts_one_status_per_change_success_at_convergence_and_the_previous_inactive_once()
 {
     let github = FakeGitHub::start().await;
-    let previous = github.add_deployment(
-        "0000000000000000000000000000000000000000",
-        ENV,
-        json!({"created-by": "codeq-rollout", "digest": format!("sha256:{}", "0".repeat(64))}),
-    );
-    github.add_deployment_status(previous, "success", "Converged: 3/3 on the new image");
+    let previous = earlier_release(&github, '0', "success");
+    let human = github.add_deployment(SHA_MERGE, ENV, json!({}));
+    github.add_deployment_status(human, "success", "Deployed by hand");
     announce(&github).run().await.assert_success();
-    let ours = github.deployments()[1]["id"].as_u64().unwrap();
+    let ours = deployment(&github, -1);
 
     // Stale and idle since 11:50: in progress, the deadline named.
-    let stale = hub("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z").await;
+    let stale = hub(STALE.0, STALE.1).await;
     let from = github.requests().await.len();
     let (code, log, outputs) = status(&github, &stale, "2026-11-30T12:30:00Z");
     assert_eq!(code, 0, "{log}");
@@ -226,13 +244,11 @@ async fn status_posts_one_status_per_change_success_at_convergence_and_the_previ
     let writes = writes_since(&github, from).await;
     assert_eq!(writes.len(), 1, "{writes:#?}");
     assert_eq!(writes[0].0, format!("POST /deployments/{ours}/statuses"));
-    assert_eq!(writes[0].1["state"], json!("in_progress"));
     assert_eq!(writes[0].1["environment_url"], json!(stale.uri()));
 
     // The same hub again: three reads, no write.
     let from = github.requests().await.len();
-    let (code, log, _) = status(&github, &stale, "2026-11-30T12:31:00Z");
-    assert_eq!(code, 0, "{log}");
+    status_exits(&github, &stale, "2026-11-30T12:31:00Z", &[], 0);
     assert_eq!(
         github.calls_since(from).await,
         [
@@ -245,127 +261,172 @@ async fn status_posts_one_status_per_change_success_at_convergence_and_the_previ
     // Used since: active, its deadline if it goes idle named (no maximum age: never
     // passively while in use).
     let active = hub("2026-11-30T09:00:00Z", "2026-11-30T12:34:00Z").await;
-    let (code, log, _) = status(&github, &active, "2026-11-30T12:35:00Z");
-    assert_eq!(code, 0, "{log}");
+    status_exits(&github, &active, "2026-11-30T12:35:00Z", &[], 0);
 
-    // Converged: the previous release's deployment inactive, then success.
-    let updated = hub("2026-11-30T12:20:00Z", "2026-11-30T12:25:00Z").await;
+    // Converged: success, then the previous release's deployment inactive; a human's
+    // deployment untouched.
+    let updated = hub(UPDATED.0, UPDATED.1).await;
     let from = github.requests().await.len();
-    let (code, log, _) = status(&github, &updated, "2026-11-30T12:40:00Z");
-    assert_eq!(code, 0, "{log}");
-    let posted: Vec<String> = writes_since(&github, from)
-        .await
-        .into_iter()
-        .map(|(c, b)| format!("{c} {}", b["state"]))
-        .collect();
+    status_exits(&github, &updated, "2026-11-30T12:40:00Z", &[], 0);
+    let converged =
+        "\"Converged (inferred from start times): every server started after the release\"";
     assert_eq!(
-        posted,
+        statuses_since(&github, from).await,
         [
-            format!("POST /deployments/{previous}/statuses \"inactive\""),
-            format!("POST /deployments/{ours}/statuses \"success\""),
+            format!("POST /deployments/{ours}/statuses \"success\" {converged}"),
+            format!(
+                "POST /deployments/{previous}/statuses \"inactive\" \"Superseded by deployment {ours}\""
+            ),
         ]
     );
-    let (code, log, _) = status(&github, &updated, "2026-11-30T12:50:00Z");
-    assert_eq!(code, 0, "{log}");
+    // Converged still: nothing written, to anyone; the previous release read once to
+    // check that it is inactive.
+    let from = github.requests().await.len();
+    status_exits(&github, &updated, "2026-11-30T12:50:00Z", &[], 0);
+    assert!(writes_since(&github, from).await.is_empty());
     assert_eq!(
         states(&github, ours)[1..],
         [
-            "in_progress: 0/1 on the new image; idle ones by 13:00 UTC".to_string(),
-            "in_progress: 0/1 on the new image; active ones by 13:44 UTC if idle".into(),
+            "in_progress: 0/1 on the new image; idle ones by 13:01 UTC".to_string(),
+            "in_progress: 0/1 on the new image; active ones by 13:45 UTC if idle".into(),
             "success: Converged (inferred from start times): every server started after the release".into(),
         ]
     );
     assert_eq!(states(&github, previous).len(), 2, "inactive once");
-}
-
-#[tokio::test]
-async fn reaching_success_makes_every_earlier_release_of_ours_inactive_and_a_humans_untouched() {
-    let github = FakeGitHub::start().await;
-    let release = |c: char| json!({"created-by": "codeq-rollout", "digest": format!("sha256:{}", c.to_string().repeat(64))});
-    let (a, b, c) = (
-        github.add_deployment(&"0".repeat(40), ENV, release('0')),
-        github.add_deployment(&"1".repeat(40), ENV, release('1')),
-        github.add_deployment(&"2".repeat(40), ENV, release('2')),
-    );
-    github.add_deployment_status(a, "success", "Converged: no server runs the old image");
-    github.add_deployment_status(b, "inactive", "Superseded by deployment 2");
-    github.add_deployment_status(c, "in_progress", "0/1 on the new image");
-    let human = github.add_deployment(SHA_MERGE, ENV, json!({}));
-    github.add_deployment_status(human, "success", "Deployed by hand");
-    announce(&github).run().await.assert_success();
-    let ours = github.deployments().last().unwrap()["id"].as_u64().unwrap();
-
-    let updated = hub("2026-11-30T12:20:00Z", "2026-11-30T12:25:00Z").await;
-    let from = github.requests().await.len();
-    let (code, log, _) = status(&github, &updated, "2026-11-30T12:40:00Z");
-    assert_eq!(code, 0, "{log}");
-    let posted: Vec<String> = writes_since(&github, from)
-        .await
-        .into_iter()
-        .map(|(c, b)| format!("{c} {} {}", b["state"], b["description"]))
-        .collect();
-    assert_eq!(
-        posted,
-        [
-            format!(
-                "POST /deployments/{a}/statuses \"inactive\" \"Superseded by deployment {ours}\""
-            ),
-            format!(
-                "POST /deployments/{c}/statuses \"inactive\" \"Superseded by deployment {ours}\""
-            ),
-            format!(
-                "POST /deployments/{ours}/statuses \"success\" \"Converged (inferred from start times): every server started after the release\""
-            ),
-        ]
-    );
     assert_eq!(states(&github, human), ["success: Deployed by hand"]);
-    assert_eq!(states(&github, b).len(), 1);
-
-    // Converged still: nothing written, to anyone.
-    let from = github.requests().await.len();
-    let (code, log, _) = status(&github, &updated, "2026-11-30T12:50:00Z");
-    assert_eq!(code, 0, "{log}");
-    assert!(writes_since(&github, from).await.is_empty());
-    assert!(
-        !github
-            .writes()
-            .await
-            .iter()
-            .any(|(_, p, _)| p.contains(&format!("/deployments/{human}"))),
-        "{:#?}",
-        github.writes().await
-    );
+    untouched(&github, human).await;
 }
 
+/// Issue 32 item 3: `success` first, then the earlier releases retired (oldest first, the
+/// inactive one left alone); a failed `success` post retires none, and the re-run completes
+/// both. Issue 32 item 2: a deadline reads rounded up, as the release note rounds it.
 #[tokio::test]
-async fn a_security_releases_log_url_stays_its_tracking_issue() {
+async fn success_is_posted_before_earlier_releases_are_retired_and_a_failed_one_retires_none() {
     let github = FakeGitHub::start().await;
-    let out = ActionRun::merged_pr(IMAGE, &github.api_url(), &["security"])
-        .input("environment", ENV)
-        .run()
-        .await;
-    out.assert_success();
-    let issue = github.issues()[0]["html_url"].as_str().unwrap().to_string();
-    let ours = github.deployments()[0]["id"].as_u64().unwrap();
-    let log_urls = |github: &FakeGitHub| -> Vec<Value> {
-        github
-            .deployment_statuses(ours)
+    let a = earlier_release(&github, '0', "success");
+    let b = earlier_release(&github, '1', "inactive");
+    let c = earlier_release(&github, '2', "in_progress");
+    announce(&github).run().await.assert_success();
+    let ours = deployment(&github, -1);
+    let post: &'static str = Box::leak(format!("/deployments/{ours}/statuses").into_boxed_str());
+    github.fault(Fault::on("POST", post, 502, 1));
+
+    let updated = hub(UPDATED.0, UPDATED.1).await;
+    let from = github.requests().await.len();
+    status_exits(&github, &updated, "2026-11-30T12:40:00Z", &[], 1);
+    let converged =
+        "\"Converged (inferred from start times): every server started after the release\"";
+    let success = format!("POST /deployments/{ours}/statuses \"success\" {converged}");
+    assert_eq!(
+        statuses_since(&github, from).await,
+        std::slice::from_ref(&success)
+    );
+    assert_eq!(
+        states(&github, a),
+        ["success: Converged: no server runs the old image"]
+    );
+
+    let from = github.requests().await.len();
+    status_exits(&github, &updated, "2026-11-30T12:41:00Z", &[], 0);
+    let retired = |id| {
+        format!("POST /deployments/{id}/statuses \"inactive\" \"Superseded by deployment {ours}\"")
+    };
+    assert_eq!(
+        statuses_since(&github, from).await,
+        [success, retired(a), retired(c)]
+    );
+    assert_eq!(states(&github, b).len(), 1);
+}
+
+/// Issue 32 item 4: a deployment links the same whoever creates it: a security release's
+/// tracking issue, a routine release's note; `status` keeps the link.
+#[tokio::test]
+async fn a_deployment_links_the_same_thing_whoever_creates_it() {
+    let stale = hub(STALE.0, STALE.1).await;
+    for (tier, by_announce, comment) in [
+        ("security", true, false),
+        ("security", false, false),
+        ("security", false, true),
+        ("routine", true, false),
+        ("routine", false, false),
+    ] {
+        let github = FakeGitHub::start().await;
+        let run = match by_announce {
+            true => announce_as(&github, &[tier]),
+            false => {
+                ActionRun::merged_pr(IMAGE, &github.api_url(), &[tier]).input("hub-url", HUB_URL)
+            }
+        };
+        let out = run.run().await;
+        out.assert_success();
+        let extra: &[&str] = if comment { &["--comment"] } else { &[] };
+        status_exits(&github, &stale, "2026-11-30T12:30:00Z", extra, 0);
+        status_exits(
+            &github,
+            &hub(UPDATED.0, UPDATED.1).await,
+            "2026-11-30T12:40:00Z",
+            extra,
+            0,
+        );
+        let links: Vec<Value> = github
+            .deployment_statuses(deployment(&github, 0))
             .iter()
             .map(|s| s["log_url"].clone())
-            .collect()
-    };
-    assert_eq!(log_urls(&github), [json!(issue)]);
-    // Without comment (the tracking issue not looked up), then with it.
-    let stale = hub("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z").await;
-    let (code, log, _) = status(&github, &stale, "2026-11-30T12:30:00Z");
-    assert_eq!(code, 0, "{log}");
-    let updated = hub("2026-11-30T12:20:00Z", "2026-11-30T12:25:00Z").await;
-    let (code, log, _) = status_with(&github, &updated, "2026-11-30T12:40:00Z", &["--comment"]);
-    assert_eq!(code, 0, "{log}");
-    assert_eq!(
-        log_urls(&github),
-        [json!(issue), json!(issue), json!(issue)]
-    );
+            .collect();
+        let link = match tier {
+            "security" => out.output("issue-url"),
+            _ => out.output("release-url"),
+        };
+        let case = format!("{tier}, created by announce: {by_announce}, comment: {comment}");
+        assert_eq!(links, vec![json!(link); links.len()], "{case}");
+        assert!(links.len() >= 2, "{case}: {links:?}");
+    }
+}
+
+/// Issue 32 item 5: a `failure` status exactly when the run fails (an alarm `fail-on`
+/// lists, exit 1); an alarm it does not list shows in the `in_progress` description. Each
+/// status is a `deployment_status` event: more servers, converged or overdue, post none.
+#[tokio::test]
+async fn a_deployment_fails_exactly_when_the_run_does_and_once_whatever_the_counts() {
+    let overdue = "2026-11-30T20:00:00Z";
+    let later = ("2026-11-30T09:10:00Z", "2026-11-30T11:40:00Z");
+    for (servers, now, fail_on, code, says) in [
+        (
+            [UPDATED, ("2026-11-30T12:21:00Z", "2026-11-30T12:26:00Z")],
+            "2026-11-30T12:40:00Z",
+            &[][..],
+            0,
+            "success: Converged (inferred from start times): every server started after the release",
+        ),
+        (
+            [STALE, later],
+            overdue,
+            &["--fail-on", "overdue"][..],
+            1,
+            "failure: a server runs past the promised deadline",
+        ),
+        (
+            [STALE, later],
+            overdue,
+            &[][..],
+            0,
+            "in_progress: a server runs past the promised deadline; 0/1 on the new image; idle ones by 13:01 UTC",
+        ),
+    ] {
+        let github = FakeGitHub::start().await;
+        announce(&github).run().await.assert_success();
+        status_exits(&github, &hub_of(&servers[..1]).await, now, fail_on, code);
+        assert_eq!(
+            states(&github, deployment(&github, 0))[1..],
+            [says.to_string()]
+        );
+        let from = github.requests().await.len();
+        let (exit, log, _) = status_with(&github, &hub_of(&servers).await, now, fail_on);
+        assert_eq!(exit, code, "{log}");
+        if !says.starts_with("in_progress") {
+            assert!(writes_since(&github, from).await.is_empty(), "{log}");
+        }
+    }
 }
 
 /// A kubeconfig whose API server is `server`, with a ServiceAccount-style token user.
@@ -392,14 +453,13 @@ async fn a_kubernetes_fault_writes_nothing_to_github() {
     // A security release with a deployment and a tracking issue; then `status` asked to
     // comment and to update the deployment, by digest, while the API server is unreachable.
     let github = FakeGitHub::start().await;
-    ActionRun::merged_pr(IMAGE, &github.api_url(), &["security"])
-        .input("environment", ENV)
+    announce_as(&github, &["security"])
         .run()
         .await
         .assert_success();
-    let ours = github.deployments()[0]["id"].as_u64().unwrap();
+    let ours = deployment(&github, 0);
     let before = states(&github, ours);
-    let updated = hub("2026-11-30T12:20:00Z", "2026-11-30T12:25:00Z").await;
+    let updated = hub(UPDATED.0, UPDATED.1).await;
     let from = github.requests().await.len();
     let server = format!("https://127.0.0.1:{}", crate::common::registry::free_port());
     let (code, log, outputs) = status_with(
@@ -422,63 +482,22 @@ async fn a_kubernetes_fault_writes_nothing_to_github() {
 }
 
 #[tokio::test]
-async fn an_overdue_server_sets_failure() {
-    let github = FakeGitHub::start().await;
-    announce(&github).run().await.assert_success();
-    let ours = github.deployments()[0]["id"].as_u64().unwrap();
-    let stale = hub("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z").await;
-    let (code, log, _) = status(&github, &stale, "2026-11-30T20:00:00Z");
-    assert_eq!(code, 0, "{log}");
-    assert_eq!(
-        states(&github, ours).last().unwrap(),
-        "failure: a server runs past the promised deadline"
-    );
-}
-
-#[tokio::test]
-async fn success_and_failure_are_posted_once_whatever_the_counts() {
-    // Each status is a `deployment_status` event: more servers, converged or overdue, post
-    // no new one.
-    for (one, two, now, says) in [
-        (
-            ("2026-11-30T12:20:00Z", "2026-11-30T12:25:00Z"),
-            ("2026-11-30T12:21:00Z", "2026-11-30T12:26:00Z"),
-            "2026-11-30T12:40:00Z",
-            "success: Converged (inferred from start times): every server started after the release",
-        ),
-        (
-            ("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z"),
-            ("2026-11-30T09:10:00Z", "2026-11-30T11:40:00Z"),
-            "2026-11-30T20:00:00Z",
-            "failure: a server runs past the promised deadline",
-        ),
-    ] {
-        let github = FakeGitHub::start().await;
-        announce(&github).run().await.assert_success();
-        let ours = github.deployments()[0]["id"].as_u64().unwrap();
-        let (code, log, _) = status(&github, &hub_of(&[one]).await, now);
-        assert_eq!(code, 0, "{log}");
-        let from = github.requests().await.len();
-        let (code, log, _) = status(&github, &hub_of(&[one, two]).await, now);
-        assert_eq!(code, 0, "{log}");
-        assert!(writes_since(&github, from).await.is_empty(), "{log}");
-        assert_eq!(states(&github, ours)[1..], [says.to_string()]);
-    }
-}
-
-#[tokio::test]
 async fn status_creates_the_deployment_announce_did_not() {
     let github = FakeGitHub::start().await;
-    ActionRun::merged_pr(IMAGE, &github.api_url(), &["routine"])
+    let out = ActionRun::merged_pr(IMAGE, &github.api_url(), &["routine"])
         .run()
-        .await
-        .assert_success();
+        .await;
+    out.assert_success();
     assert!(github.deployments().is_empty());
-    let stale = hub("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z").await;
     let from = github.requests().await.len();
-    let (code, log, _) = status(&github, &stale, "2026-11-30T12:30:00Z");
-    assert_eq!(code, 0, "{log}");
-    let ours = github.deployments()[0]["id"].as_u64().unwrap();
+    status_exits(
+        &github,
+        &hub(STALE.0, STALE.1).await,
+        "2026-11-30T12:30:00Z",
+        &[],
+        0,
+    );
+    let ours = deployment(&github, 0);
     assert_eq!(
         github.calls_since(from).await,
         [
@@ -486,6 +505,8 @@ async fn status_creates_the_deployment_announce_did_not() {
             "GET /deployments".into(),
             "POST /deployments".into(),
             "GET /deployments".into(),
+            // What it links: the tracking issue, when the release has one.
+            "GET /issues".into(),
             format!("POST /deployments/{ours}/statuses"),
         ]
     );
@@ -501,53 +522,62 @@ async fn status_without_a_commit_in_the_release_note_says_what_status_users_can_
         .assert_success();
     let note = github.releases()[0]["id"].as_u64().unwrap();
     github.edit_release(note, |r| r["target_commitish"] = json!(""));
-    let stale = hub("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z").await;
+    let stale = hub(STALE.0, STALE.1).await;
     let from = github.requests().await.len();
     let (code, log, _) = status(&github, &stale, "2026-11-30T12:30:00Z");
     assert_eq!(code, 1, "{log}");
     assert!(
-        log.contains("names none; status deploys the commit the release note targets (target_commitish): edit the release on GitHub to target the release's commit, or leave environment unset"),
+        log.contains("names none%0Ahelp: status deploys the commit the release note targets (target_commitish): edit the release on GitHub to target the release's commit, or leave environment unset"),
         "{log}"
     );
     assert!(!log.contains("--sha"), "{log}");
     assert!(writes_since(&github, from).await.is_empty());
 }
 
+/// Two runs that list before either creates, each creating one: whichever finds both keeps
+/// the lower id. Re-runs of an announced release race on the deployment alone; first
+/// announces race on the release note, whose winner alone creates the deployment.
 #[tokio::test]
 async fn two_runs_creating_at_once_leave_one_deployment() {
-    let github = FakeGitHub::start().await;
-    ActionRun::merged_pr(IMAGE, &github.api_url(), &["routine"])
-        .run()
-        .await
-        .assert_success();
-    // Two re-runs with environment that both list before either creates.
-    github.race_first_lists();
-    let run_a = announce(&github).var("INPUT_GITHUB-TOKEN", "ghs_RunA0123456789abcdef");
-    let run_b = announce(&github).var("INPUT_GITHUB-TOKEN", "ghs_RunB0123456789abcdef");
-    let (a, b) = tokio::join!(run_a.run(), run_b.run());
-    a.assert_success();
-    b.assert_success();
-    let left = github.deployments();
-    assert_eq!(left.len(), 1, "{left:#?}");
-    let writes = github.writes().await;
-    // Both runs may find both and remove the same one (a DELETE of a deleted deployment is
-    // done already): one distinct deployment removed.
-    let removed: std::collections::BTreeSet<&String> = writes
-        .iter()
-        .filter(|(m, p, _)| m == "DELETE" && p.contains("/deployments/"))
-        .map(|(_, p, _)| p)
-        .collect();
-    assert_eq!(
-        removed.len(),
-        1,
-        "each run created one, one was removed: {writes:#?}"
-    );
-    assert_eq!([a.output("changed"), b.output("changed")], ["true", "true"]);
-    let id = left[0]["id"].as_u64().unwrap().to_string();
-    assert_eq!(
-        [a.output("deployment-id"), b.output("deployment-id")],
-        [id.as_str(), id.as_str()]
-    );
+    for (announced_first, deletes) in [(true, 1), (false, 0)] {
+        let github = FakeGitHub::start().await;
+        if announced_first {
+            let run = ActionRun::merged_pr(IMAGE, &github.api_url(), &["routine"]);
+            run.run().await.assert_success();
+        }
+        github.race_first_lists();
+        let run_a = announce(&github).var("INPUT_GITHUB-TOKEN", "ghs_RunA0123456789abcdef");
+        let run_b = announce(&github).var("INPUT_GITHUB-TOKEN", "ghs_RunB0123456789abcdef");
+        let (a, b) = tokio::join!(run_a.run(), run_b.run());
+        a.assert_success();
+        b.assert_success();
+        assert_eq!(github.releases().len(), 1);
+        let left = github.deployments();
+        assert_eq!(left.len(), 1, "{left:#?}");
+        let writes = github.writes().await;
+        let count = |m: &str, end: &str| {
+            let of = |(w, p, _): &&(String, String, Value)| {
+                w == m && p.contains("/deployments") && p.ends_with(end)
+            };
+            writes
+                .iter()
+                .filter(of)
+                .map(|(_, p, _)| p)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        };
+        // Both runs may find both and remove the same one (a DELETE of a deleted
+        // deployment is done already): one distinct deployment removed.
+        assert_eq!(count("DELETE", ""), deletes, "{writes:#?}");
+        assert_eq!(
+            count("POST", "/deployments"),
+            1,
+            "one POST each path: {writes:#?}"
+        );
+        let id = left[0]["id"].as_u64().unwrap().to_string();
+        let ids = [a.output("deployment-id"), b.output("deployment-id")];
+        assert_eq!(ids, [id.as_str(), id.as_str()]);
+    }
 }
 
 #[tokio::test]
@@ -586,38 +616,58 @@ async fn a_duplicate_given_a_status_between_our_inactive_and_delete_is_removed_a
     assert_eq!(out.output("deployment-id"), kept.to_string());
 }
 
+/// GitHub refusing the deployment (no `deployments: write`, a 409, a 422) fails the run
+/// naming what to do, after the release note is published and without touching it; given
+/// the permission, the re-run creates only the deployment and its status.
 #[tokio::test]
-async fn without_deployments_write_the_run_fails_naming_it_and_the_release_note_is_untouched() {
-    let github = FakeGitHub::start().await;
-    ActionRun::merged_pr(IMAGE, &github.api_url(), &["routine"])
-        .run()
-        .await
-        .assert_success();
-    let note = github.releases();
-    github.forbid("GET", "/deployments");
-    github.forbid("POST", "/deployments");
-    let from = github.requests().await.len();
-    let out = announce(&github).run().await;
-    assert_eq!(out.code, 1, "{}", out.stdout);
-    assert!(out.stdout.contains("deployments: write"), "{}", out.stdout);
-    assert!(writes_since(&github, from).await.is_empty());
-    assert_eq!(github.releases(), note);
-    assert!(!out.output("release-url").is_empty());
-}
-
-#[tokio::test]
-async fn a_409_or_422_from_github_is_reported_with_what_to_do() {
-    for (status, says) in [
-        (409, "deployment protection rules"),
-        (422, "deployment branches and tags"),
+async fn a_refused_deployment_fails_naming_what_to_do_and_the_release_note_is_untouched() {
+    for (announced_first, refusal, says) in [
+        (true, 403, "deployments: write"),
+        (false, 403, "deployments: write"),
+        (false, 409, "deployment protection rules"),
+        (false, 422, "deployment branches and tags"),
     ] {
         let github = FakeGitHub::start().await;
-        github.fault(Fault::on("POST", "/deployments", status, 1));
+        if announced_first {
+            let run = ActionRun::merged_pr(IMAGE, &github.api_url(), &["routine"]);
+            run.run().await.assert_success();
+            github.forbid("GET", "/deployments");
+        }
+        let note = github.releases();
+        match refusal {
+            403 => github.forbid("POST", "/deployments"),
+            status => github.fault(Fault::on("POST", "/deployments", status, 1)),
+        }
         let out = announce(&github).run().await;
-        assert_eq!(out.code, 1, "{}", out.stdout);
-        assert!(out.stdout.contains(says), "{status}: {}", out.stdout);
-        assert_eq!(github.releases().len(), 1);
+        let case = format!("{refusal}, announced first: {announced_first}");
+        assert_eq!(out.code, 1, "{case}: {}", out.stdout);
+        for text in [&out.stdout, &out.summary] {
+            assert!(text.contains(says), "{case}: {text}");
+        }
+        assert!(github.deployments().is_empty());
+        assert_eq!(github.releases().len(), 1, "{case}");
+        assert!(!announced_first || github.releases() == note, "{case}");
+        assert!(!out.output("release-url").is_empty());
+        assert_eq!(out.output("deployment-id"), "");
     }
+    // The permission given, the re-run creates only the deployment and its status.
+    let github = FakeGitHub::start().await;
+    github.forbid("POST", "/deployments");
+    assert_eq!(announce(&github).run().await.code, 1);
+    github.state.lock().unwrap().forbidden.clear();
+    let from = github.requests().await.len();
+    announce(&github).run().await.assert_success();
+    let writes: Vec<String> = writes_since(&github, from)
+        .await
+        .into_iter()
+        .map(|(c, _)| c)
+        .collect();
+    let id = deployment(&github, 0);
+    let expected = [
+        "POST /deployments".to_string(),
+        format!("POST /deployments/{id}/statuses"),
+    ];
+    assert_eq!(writes, expected);
 }
 
 #[test]
@@ -636,36 +686,13 @@ fn githubs_listing_examples_decode_into_what_the_client_reads() {
 }
 
 #[tokio::test]
-async fn two_first_announces_at_once_leave_one_deployment_made_by_the_release_lock() {
-    let github = FakeGitHub::start().await;
-    github.race_first_lists();
-    let run_a = announce(&github).var("INPUT_GITHUB-TOKEN", "ghs_RunA0123456789abcdef");
-    let run_b = announce(&github).var("INPUT_GITHUB-TOKEN", "ghs_RunB0123456789abcdef");
-    let (a, b) = tokio::join!(run_a.run(), run_b.run());
-    a.assert_success();
-    b.assert_success();
-    assert_eq!(github.releases().len(), 1);
-    assert_eq!(github.deployments().len(), 1, "{:#?}", github.deployments());
-    let posts = github
-        .writes()
-        .await
-        .into_iter()
-        .filter(|(m, p, _)| m == "POST" && p.ends_with("/deployments"))
-        .count();
-    assert_eq!(
-        posts, 1,
-        "only the run that created the release note creates the deployment"
-    );
-}
-
-#[tokio::test]
 async fn a_deployment_post_with_an_unknown_outcome_is_looked_up_never_sent_twice() {
     let github = FakeGitHub::start().await;
     github.fault(Fault::on("POST", "/deployments", 502, 1).applied());
     let out = announce(&github).run().await;
     out.assert_success();
     let calls = github.calls_since(0).await;
-    let id = github.deployments()[0]["id"].as_u64().unwrap();
+    let id = deployment(&github, 0);
     assert_eq!(
         calls[3..],
         [
@@ -682,42 +709,10 @@ async fn a_deployment_post_with_an_unknown_outcome_is_looked_up_never_sent_twice
 async fn status_in_a_dry_run_reads_and_writes_nothing() {
     let github = FakeGitHub::start().await;
     announce(&github).run().await.assert_success();
-    let stale = hub("2026-11-30T09:00:00Z", "2026-11-30T11:50:00Z").await;
+    let stale = hub(STALE.0, STALE.1).await;
     let from = github.requests().await.len();
     let (code, log, _) = status_with(&github, &stale, "2026-11-30T12:30:00Z", &["--dry-run"]);
     assert_eq!(code, 0, "{log}");
     assert!(writes_since(&github, from).await.is_empty());
     assert!(log.contains("dry run: would set deployment"), "{log}");
-}
-
-#[tokio::test]
-async fn a_first_run_without_deployments_write_publishes_the_release_note_then_fails_naming_it() {
-    let github = FakeGitHub::start().await;
-    github.forbid("POST", "/deployments");
-    let out = announce(&github).run().await;
-    assert_eq!(out.code, 1, "{}", out.stdout);
-    assert_eq!(github.releases().len(), 1);
-    assert!(github.deployments().is_empty());
-    assert!(!out.output("release-url").is_empty());
-    assert_eq!(out.output("deployment-id"), "");
-    for text in [&out.stdout, &out.summary] {
-        assert!(text.contains("deployments: write"), "{text}");
-    }
-    // Given the permission, the re-run creates only the deployment and its status.
-    github.state.lock().unwrap().forbidden.clear();
-    let from = github.requests().await.len();
-    announce(&github).run().await.assert_success();
-    let writes: Vec<String> = writes_since(&github, from)
-        .await
-        .into_iter()
-        .map(|(c, _)| c)
-        .collect();
-    let id = github.deployments()[0]["id"].as_u64().unwrap();
-    assert_eq!(
-        writes,
-        [
-            "POST /deployments".to_string(),
-            format!("POST /deployments/{id}/statuses")
-        ]
-    );
 }

@@ -1323,7 +1323,7 @@ async fn status_refuses_what_no_api_server_sends_clearly() {
         &fake.kubeconfig_at("http://192.0.2.1:8080", TOKEN),
         &["--kube-timeout", "1s"],
         &[
-            "kubeconfig http://192.0.2.1:8080/ is plain http:// to a host outside loopback, private networks and the cluster: its user's token or password is sent unencrypted to it; use https://",
+            "kubeconfig http://192.0.2.1:8080/ is plain http:// to a host outside loopback, private networks and the cluster\nhelp: its user's token or password is sent unencrypted to it: use https://",
         ],
     );
     // A 200 that is not a pod list is refused, never read as "no pods".

@@ -438,6 +438,8 @@ async fn the_rendered_examples_are_what_dry_runs_print() {
     for (name, value) in EXAMPLE_INPUTS {
         announce = announce.input(name, value);
     }
+    // Published for real, a security release needs a hub-url that is not a placeholder.
+    announce = announce.input("hub-url", crate::common::HUB_URL);
     announce.run().await.assert_success();
     let hub = example_hub().await;
     let mut env = announce.env.clone();

@@ -141,6 +141,13 @@ impl Desk {
         (release["id"].as_u64().unwrap(), body)
     }
 
+    /// Makes release `id`'s note, `current`, read as an older template wrote it, sealed with
+    /// the hash of its text as the older version sent it.
+    fn older_note(&self, id: u64, current: &str) {
+        let older = codeq_rollout::seal_release(&current.replace("is live.", "is now available."));
+        self.github.edit_release(id, |r| r["body"] = json!(older));
+    }
+
     /// The open tracking issues of the image.
     fn open_issues(&self) -> Vec<Value> {
         open_issues(&self.github, &self.image)
@@ -159,16 +166,61 @@ impl Desk {
         scrub(&text, &[(&self.github.server.uri(), "[github]")])
     }
 
+    /// The ids of the image's objects of marker `kind` (`release`: release ids;
+    /// `tracking-issue`: issue numbers), lowest first.
+    fn ids(&self, kind: &str) -> Vec<u64> {
+        let (items, id) = match kind {
+            "release" => (self.github.releases(), "id"),
+            _ => (self.github.issues(), "number"),
+        };
+        let mut ids: Vec<u64> = ours(&items, &self.image.marker(kind))
+            .iter()
+            .map(|i| i[id].as_u64().unwrap())
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// The states of the tracking issues `numbers`, in order.
+    fn states(&self, numbers: &[u64]) -> Vec<String> {
+        let all = self.github.issues();
+        let state = |n: &u64| all.iter().find(|i| number(i) == *n).unwrap()["state"].clone();
+        numbers
+            .iter()
+            .map(|n| state(n).as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// The one comment closing duplicate issue `closed`, the kept one's number (`kept`) named
+    /// `[label]` (which racing run opened its issue first varies).
+    fn closing_comment(&self, closed: u64, kept: u64, label: &str) -> String {
+        let note = self.github.comments(closed);
+        assert_eq!(note.len(), 1);
+        let (number, link) = (format!("#{kept}"), format!("issues/{kept}"));
+        let named = [
+            (number.as_str(), format!("#[{label}]")),
+            (link.as_str(), format!("issues/[{label}]")),
+        ];
+        let named: Vec<(&str, &str)> = named.iter().map(|(a, b)| (*a, b.as_str())).collect();
+        scrub(note[0]["body"].as_str().unwrap(), &named)
+    }
+
+    /// Tracking issue `n`'s address.
+    fn issue_url(&self, n: u64) -> String {
+        format!("{SERVER_URL}/{OWNER}/{REPO}/issues/{n}")
+    }
+
     /// How many releases of the image exist.
     fn our_releases(&self) -> usize {
         ours(&self.github.releases(), &self.image.marker("release")).len()
     }
 }
 
-/// Short timeouts and backoffs, through the hidden options (not Action inputs).
+/// Short timeouts and backoffs, through the hidden options (not Action inputs): a second, as
+/// much as a loaded machine may take to answer a read of the fake.
 fn fast(mut run: ActionRun) -> ActionRun {
     run.args
-        .extend(["--github-timeout", "300ms", "--github-retry-wait", "10ms"].map(String::from));
+        .extend(["--github-timeout", "1s", "--github-retry-wait", "10ms"].map(String::from));
     run
 }
 
@@ -280,11 +332,8 @@ async fn a_template_change_patches_only_the_release_body() {
     let desk = Desk::new("template").await;
     let (id, current) = desk.first_release(&["security"]).await;
     // As an older template wrote it; a human has since made it a pre-release, not latest.
+    desk.older_note(id, &current);
     desk.github.edit_release(id, |r| {
-        // Sealed with the hash of its text, as the older version sent it.
-        r["body"] = json!(codeq_rollout::seal_release(
-            &current.replace("is live.", "is now available.")
-        ));
         r["prerelease"] = json!(true);
         r["make_latest"] = json!("false");
     });
@@ -345,44 +394,39 @@ async fn a_rerun_with_another_tier_renames_the_release_with_its_body() {
     assert_eq!(patches[0]["body"], release["body"]);
 }
 
-/// Issue 27 item 1: a security runbook whose hub-url is still the placeholder (a reserved
-/// example domain) is published with a warning, the run's first annotation (of the whole
-/// output, before the culler settings' warning about a values file without `cull`),
-/// naming the inputs to set; with hub-url set there is none.
+/// Issue 32 item 6: a security release whose hub-url is still the placeholder (a reserved
+/// example domain) is refused before anything is published (exit 2, naming hub-url, the job
+/// summary and every output saying so); a dry run shows the bodies with a warning, the run's
+/// first annotation (before the culler settings' warning about a values file without
+/// `cull`); a routine release needs no runbook. The namespace and Helm release at their
+/// defaults (`jhub`) are not refused: the run says it used them.
 #[tokio::test]
-async fn a_security_runbook_with_a_placeholder_hub_url_is_the_first_warning() {
-    let desk = Desk::new("placeholder").await;
+async fn a_security_release_with_the_placeholder_hub_url_is_refused_before_anything_is_published() {
     let dir = TempDir::new().unwrap();
     let values = dir.path().join("values.yaml");
     std::fs::write(&values, "hub:\n  db:\n    type: sqlite-pvc\n").unwrap();
-    let run = desk
-        .run(&["security"])
-        .input("jupyterhub-values", values.to_str().unwrap());
-    let out = desk.step(run).await.ok();
-    let whole = format!("{}\n{}", out.out.stdout, out.out.stderr);
-    let annotations: Vec<&str> = whole
-        .lines()
-        .filter(|l| l.starts_with("::warning") || l.starts_with("::error"))
-        .collect();
-    // The culler settings' warning is there too, after it.
-    assert!(
-        annotations.iter().any(|l| l.contains("Culler settings")),
-        "{whole}"
-    );
-    let first = annotations.first().copied().unwrap_or_default();
-    insta::assert_snapshot!(first);
-    assert!(first.contains("hub-url"), "{first}");
-
-    let desk = Desk::new("placeholder-set").await;
-    let run = desk
-        .run(&["security"])
-        .input("hub-url", "https://jupyter.lab.uni.edu");
-    let out = desk.step(run).await.ok();
-    assert!(
-        !out.out.stdout.contains("hub-url"),
-        "no warning once hub-url is set: {}",
-        out.out.stdout
-    );
+    let mut seen = Vec::new();
+    for (case, labels, dry_run, code) in [
+        ("security", "security", "false", 2),
+        ("security, dry run", "security", "true", 0),
+        ("routine", "routine", "false", 0),
+    ] {
+        let desk = Desk::example().await;
+        let run = ActionRun::merged_pr(&desk.image.reference, &desk.github.api_url(), &[labels]);
+        let mut run = run.input("dry-run", dry_run);
+        run = run.input("jupyterhub-values", values.to_str().unwrap());
+        run.env.remove("INPUT_HUB-URL");
+        let out = desk.step(run).await;
+        assert_eq!(out.out.code, code, "{case}: {}", out.out.stdout);
+        assert!(
+            out.write_calls().is_empty() || labels == "routine",
+            "{case}"
+        );
+        let whole = transcript(&out.out, &desk.github).await;
+        let whole = whole.replace(values.to_str().unwrap(), "[values]");
+        seen.push(format!("##### {case}\n{whole}"));
+    }
+    insta::assert_snapshot!(seen.join("\n"));
 }
 
 #[tokio::test]
@@ -718,11 +762,7 @@ async fn a_security_run_refused_on_a_release_it_did_not_list_still_ends_with_its
 async fn a_release_found_after_already_exists_is_compared_with_the_rendered_note() {
     let desk = Desk::new("refused-then-compared").await;
     let (id, current) = desk.first_release(&["routine"]).await;
-    desk.github.edit_release(id, |r| {
-        r["body"] = json!(codeq_rollout::seal_release(
-            &current.replace("is live.", "is now available.")
-        ));
-    });
+    desk.older_note(id, &current);
     desk.github.lag_release_listing(1);
     let rerun = desk.announce(&["routine"]).await.ok();
     assert_eq!(
@@ -983,24 +1023,9 @@ async fn a_run_that_loses_the_release_race_writes_nothing_more_and_reports_the_w
 #[tokio::test]
 async fn duplicates_that_got_through_are_settled_by_the_next_run_keeping_the_lowest_id() {
     let desk = Desk::new("race-duplicates").await;
-    desk.github.race_first_lists();
-    desk.github.allow_duplicate_tags();
-    desk.two_runs_together().await;
-    let releases = desk.github.releases();
-    let mut ids: Vec<u64> = ours(&releases, &desk.image.marker("release"))
-        .iter()
-        .map(|r| r["id"].as_u64().unwrap())
-        .collect();
-    ids.sort_unstable();
+    let (winner, loser) = duplicate_issues(&desk).await;
+    let ids = desk.ids("release");
     assert_eq!(ids.len(), 2, "both creates got through");
-    let issues = desk.github.issues();
-    let mut numbers: Vec<u64> = ours(&issues, &desk.image.marker("tracking-issue"))
-        .iter()
-        .map(|i| number(i))
-        .collect();
-    numbers.sort_unstable();
-    assert_eq!(numbers.len(), 2);
-    let (winner, loser) = (numbers[0], numbers[1]);
 
     let next = desk.announce(&["security"]).await.ok();
     assert_eq!(
@@ -1011,32 +1036,13 @@ async fn duplicates_that_got_through_are_settled_by_the_next_run_keeping_the_low
             format!("PATCH /issues/{loser}"),
         ]
     );
-    let releases = desk.github.releases();
-    let left = ours(&releases, &desk.image.marker("release"));
-    assert_eq!(left.len(), 1);
-    assert_eq!(left[0]["id"].as_u64(), Some(ids[0]), "the lowest id wins");
-    let all = desk.github.issues();
-    let state = |n: u64| all.iter().find(|i| number(i) == n).unwrap()["state"].clone();
-    assert_eq!(state(winner), json!("open"));
-    assert_eq!(state(loser), json!("closed"));
-    let note = desk.github.comments(loser);
-    assert_eq!(note.len(), 1);
+    assert_eq!(desk.ids("release"), [ids[0]], "the lowest id wins");
+    assert_eq!(desk.states(&[winner, loser]), ["open", "closed"]);
     // Which racing run opened its issue first varies: the winner's number is named.
-    insta::assert_snapshot!(
-        "duplicate_issue_closing_comment",
-        scrub(
-            note[0]["body"].as_str().unwrap(),
-            &[
-                (&format!("#{winner}"), "#[winner]"),
-                (&format!("issues/{winner}"), "issues/[winner]")
-            ]
-        )
-    );
+    let comment = desk.closing_comment(loser, winner, "winner");
+    insta::assert_snapshot!("duplicate_issue_closing_comment", comment);
     assert!(desk.github.comments(winner).is_empty());
-    assert_eq!(
-        next.output("issue-url"),
-        format!("{SERVER_URL}/{OWNER}/{REPO}/issues/{winner}")
-    );
+    assert_eq!(next.output("issue-url"), desk.issue_url(winner));
 
     assert!(desk.announce(&["security"]).await.ok().writes.is_empty());
 }
@@ -1046,12 +1052,7 @@ async fn duplicate_issues(desk: &Desk) -> (u64, u64) {
     desk.github.race_first_lists();
     desk.github.allow_duplicate_tags();
     desk.two_runs_together().await;
-    let issues = desk.github.issues();
-    let mut numbers: Vec<u64> = ours(&issues, &desk.image.marker("tracking-issue"))
-        .iter()
-        .map(|i| number(i))
-        .collect();
-    numbers.sort_unstable();
+    let numbers = desk.ids("tracking-issue");
     assert_eq!(numbers.len(), 2);
     (numbers[0], numbers[1])
 }
@@ -1074,56 +1075,32 @@ async fn a_duplicate_tracking_issue_with_responders_activity_is_never_closed() {
     let (lower, higher) = duplicate_issues(&desk).await;
     tick(&desk, higher);
     let next = desk.announce(&["security"]).await.ok();
-    let all = desk.github.issues();
-    let state = |n: u64| all.iter().find(|i| number(i) == n).unwrap()["state"].clone();
+    let states = desk.states(&[lower, higher]);
     assert_eq!(
-        state(higher),
-        json!("open"),
+        states,
+        ["closed", "open"],
         "the issue with a ticked box stays"
     );
-    assert_eq!(state(lower), json!("closed"), "the empty one is closed");
-    assert_eq!(
-        next.output("issue-url"),
-        format!("{SERVER_URL}/{OWNER}/{REPO}/issues/{higher}")
-    );
+    assert_eq!(next.output("issue-url"), desk.issue_url(higher));
     // Its closing comment says why the higher number was kept (not "opened first").
-    let note = desk.github.comments(lower);
-    assert_eq!(note.len(), 1);
     insta::assert_snapshot!(
         "duplicate_issue_closing_comment_when_responders_work_in_the_other",
-        scrub(
-            note[0]["body"].as_str().unwrap(),
-            &[
-                (&format!("#{higher}"), "#[kept]"),
-                (&format!("issues/{higher}"), "issues/[kept]")
-            ]
-        )
+        desk.closing_comment(lower, higher, "kept")
     );
 
     let desk = Desk::new("dup-both-active").await;
     let (lower, higher) = duplicate_issues(&desk).await;
     tick(&desk, lower);
-    desk.github
-        .add_comment_by(higher, "Stopped the servers of group A.", Some("responder"));
+    let said = "Stopped the servers of group A.";
+    desk.github.add_comment_by(higher, said, Some("responder"));
     let next = desk.announce(&["security"]).await.ok();
-    let all = desk.github.issues();
-    let state = |n: u64| all.iter().find(|i| number(i) == n).unwrap()["state"].clone();
-    assert_eq!(
-        (state(lower), state(higher)),
-        (json!("open"), json!("open"))
-    );
-    assert!(
-        !next
-            .write_calls()
-            .iter()
-            .any(|c| c.starts_with("PATCH /issues/")),
-        "{:?}",
-        next.write_calls()
-    );
-    let warning = next
-        .out
-        .stdout
-        .lines()
+    assert_eq!(desk.states(&[lower, higher]), ["open", "open"]);
+    let closes = next
+        .write_calls()
+        .into_iter()
+        .filter(|c| c.starts_with("PATCH /issues/"));
+    assert_eq!(closes.count(), 0, "{:?}", next.write_calls());
+    let warning = (next.out.stdout.lines())
         .find(|l| l.starts_with("::warning") && l.contains(&format!("#{lower}")))
         .unwrap_or_default();
     assert!(
@@ -1219,7 +1196,7 @@ async fn oversize_bodies_are_truncated_with_a_note_before_sending() {
         tracking_issue: true,
         image: "ghcr.io/org/lab".into(),
     };
-    let found = look_up(&gh, &target).await.unwrap();
+    let found = look_up(&gh, &target, true).await.unwrap();
     let long = |kind, n| format!("{}\n{}", marker(kind, &digest), "x".repeat(n));
     let run_url = format!("{SERVER_URL}/{OWNER}/{REPO}/actions/runs/4242");
     let plan = Plan {

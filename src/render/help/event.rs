@@ -4,41 +4,37 @@
 use crate::event::EventError;
 use crate::event::MAX_COMMITS;
 use crate::event::MAX_LABELS;
+use crate::render::words::Words;
 use std::fmt;
 
 impl fmt::Display for EventError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const WHAT: &str = "the event payload is not a valid GitHub event";
-        match self {
-            EventError::NotAnObject => write!(f, "{WHAT}: it is not a JSON object"),
-            EventError::Invalid { field: None, cause } => write!(f, "{WHAT}: {cause}"),
-            EventError::Invalid {
-                field: Some(field),
-                cause,
-            } => write!(f, "{WHAT}: field {field}: {cause}"),
-            EventError::TooManyLabels { count } => write!(
-                f,
-                "{WHAT}: pull_request.labels has {count} entries, and GitHub allows at most {MAX_LABELS}"
-            ),
-            EventError::TooManyCommits { count } => write!(
-                f,
-                "{WHAT}: commits has {count} entries, and GitHub sends at most {MAX_COMMITS}"
-            ),
-            EventError::NoPullRequest { event_name } => write!(
-                f,
-                "the {event_name} event payload has no pull_request object: it is not a payload GitHub sends for this event ({})",
-                help(self).unwrap_or_default()
-            ),
-        }
+        words(self).fmt(f)
     }
 }
 
-/// What to do, chosen by variant: only a payload that lacks what its event always carries
-/// points somewhere (the file the runner named); `None` when the message is all there is.
-fn help(e: &EventError) -> Option<&'static str> {
+/// What is wrong with the event payload, and where; for a payload without the object its
+/// event always carries, where it came from (the file the runner named).
+fn words(e: &EventError) -> Words {
+    let what = "the event payload is not a valid GitHub event";
+    let invalid = |why: String| super::detailed(what.to_string(), &why, None);
     match e {
-        EventError::NoPullRequest { .. } => Some("check GITHUB_EVENT_PATH"),
-        _ => None,
+        EventError::NotAnObject => invalid("it is not a JSON object".into()),
+        EventError::Invalid { field: None, cause } => invalid(cause.clone()),
+        EventError::Invalid {
+            field: Some(field),
+            cause,
+        } => invalid(format!("field {field}: {cause}")),
+        EventError::TooManyLabels { count } => invalid(format!(
+            "pull_request.labels has {count} entries, and GitHub allows at most {MAX_LABELS}"
+        )),
+        EventError::TooManyCommits { count } => invalid(format!(
+            "commits has {count} entries, and GitHub sends at most {MAX_COMMITS}"
+        )),
+        EventError::NoPullRequest { event_name } => Words::new(format!(
+            "the {event_name} event payload has no pull_request object"
+        ))
+        .help("it is not a payload GitHub sends for this event: check GITHUB_EVENT_PATH"),
     }
 }
 
@@ -65,15 +61,20 @@ mod tests {
             },
         ]
         .iter()
-        .map(ToString::to_string)
+        .map(|e| {
+            crate::render::words::assert_shape(&words(e));
+            e.to_string()
+        })
         .collect();
         insta::assert_snapshot!(lines.join("\n"), @r#"
         the event payload is not a valid GitHub event: it is not a JSON object
-        the event payload is not a valid GitHub event: field pull_request.number: invalid type: string "7", expected u64 at line 1 column 30
+        the event payload is not a valid GitHub event
+        help: field pull_request.number: invalid type: string "7", expected u64 at line 1 column 30
         the event payload is not a valid GitHub event: EOF while parsing an object at line 1 column 11
         the event payload is not a valid GitHub event: pull_request.labels has 101 entries, and GitHub allows at most 100
         the event payload is not a valid GitHub event: commits has 2049 entries, and GitHub sends at most 2048
-        the pull_request_target event payload has no pull_request object: it is not a payload GitHub sends for this event (check GITHUB_EVENT_PATH)
+        the pull_request_target event payload has no pull_request object
+        help: it is not a payload GitHub sends for this event: check GITHUB_EVENT_PATH
         "#);
     }
 }

@@ -100,6 +100,7 @@ fn a_cluster_read_without_checking_its_certificate_is_a_warning_saying_so() {
     insta::assert_snapshot!(format!("{warning}\n{plain}"), @r"
     kubeconfig: the cluster https://10.0.0.1:6443/ is read with insecure-skip-tls-verify: true
     help: its certificate is not checked, so the token goes to whoever answers at that address: give the cluster's CA (certificate-authority-data) instead
-    kubeconfig http://203.0.113.9:8080/ is plain http:// to a host outside loopback, private networks and the cluster: its user's token or password is sent unencrypted to it; use https://, or an address inside the cluster or a private network
+    kubeconfig http://203.0.113.9:8080/ is plain http:// to a host outside loopback, private networks and the cluster
+    help: its user's token or password is sent unencrypted to it: use https://, or an address inside the cluster or a private network
     ");
 }

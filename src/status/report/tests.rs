@@ -2,6 +2,7 @@
 //! the scenarios of [`crate::render::status::tests`].
 
 use super::*;
+use crate::digest::Digest;
 use crate::render::status::tests::{
     NOW, at, at_defaults, digest, facts, history_of, scenario, server,
 };
@@ -9,25 +10,6 @@ use crate::render::status::{StatusFacts, comment};
 use crate::status::Server;
 use crate::status::history::{History, with_this_run};
 use time::macros::datetime;
-
-#[test]
-fn outputs_are_counts_and_times() {
-    let c = scenario();
-    assert_eq!(
-        outputs(&c.totals),
-        vec![
-            ("running", "7".to_string()),
-            ("updated", "1".to_string()),
-            ("stale", "5".to_string()),
-            ("stale-active", "1".to_string()),
-            ("converged", "false".to_string()),
-            ("evidence", "start-time".to_string()),
-            ("mismatch", "0".to_string()),
-            ("orphans", "0".to_string()),
-            ("converged-by", "2026-11-30T13:08:00Z".to_string()),
-        ]
-    );
-}
 
 #[test]
 fn a_comment_is_edited_only_when_the_numbers_change() {
@@ -108,19 +90,16 @@ fn the_summary_says_what_became_of_the_comment_linking_it() {
         dry_run,
     };
     let cases = [
-        ("posted", decided(CommentChange::Create, ours, false)),
-        ("edited", decided(CommentChange::Edit, ours, false)),
-        ("unchanged", decided(CommentChange::Unchanged, ours, false)),
-        ("dry run, post", decided(CommentChange::Create, issue, true)),
-        ("dry run, edit", decided(CommentChange::Edit, ours, true)),
-        (
-            "dry run, unchanged",
-            decided(CommentChange::Unchanged, ours, true),
-        ),
+        ("posted", decided(Change::Created, ours, false)),
+        ("edited", decided(Change::Updated, ours, false)),
+        ("unchanged", decided(Change::Unchanged, ours, false)),
+        ("dry run, post", decided(Change::Created, issue, true)),
+        ("dry run, edit", decided(Change::Updated, ours, true)),
+        ("dry run, unchanged", decided(Change::Unchanged, ours, true)),
         ("no open tracking issue", CommentOutcome::NoOpenIssue),
         (
             "an address that is not a plain URL: no link",
-            decided(CommentChange::Create, "javascript:alert(1)", false),
+            decided(Change::Created, "javascript:alert(1)", false),
         ),
     ];
     let table: Vec<String> = cases
@@ -128,30 +107,6 @@ fn the_summary_says_what_became_of_the_comment_linking_it() {
         .map(|(case, outcome)| format!("{case}:{}", comment_note(outcome).unwrap()))
         .collect();
     insta::assert_snapshot!(table.join("\n---\n"));
-}
-
-/// Every log line and error a status run words outside its reports, in one snapshot; an
-/// address from GitHub with a line break stays on one line.
-#[test]
-fn the_runs_log_lines_and_errors_in_words() {
-    let (c, issue) = (
-        "https://github.com/o/r/issues/7#issuecomment-2",
-        "https://github.com/o/r/issues/7",
-    );
-    let first = "https://github.com/o/r/issues/7#issuecomment-1";
-    let lines = [
-        crate::render::status::hub_read(3, 2, 1),
-        no_release_note(&digest(), "ghcr.io/org/lab:latest"),
-        no_open_issue(&digest()),
-        comment_done(CommentChange::Create, c),
-        comment_done(CommentChange::Edit, c),
-        comment_done(CommentChange::Unchanged, "https://x.test/\n::error::forged"),
-        comments_not_reread(c),
-        duplicate_comment(c, first, true),
-        duplicate_comment(c, first, false),
-        comment_by_other_account(Some("bot"), Some("app[bot]"), c, issue, true),
-    ];
-    insta::assert_snapshot!(lines.join("\n"));
 }
 
 #[test]

@@ -105,53 +105,33 @@ pub enum Object {
 }
 
 impl Action {
-    /// What the action works on.
-    pub fn object(self) -> Object {
+    /// The HTTP method the action sends, and what it works on: one row per action.
+    fn facts(self) -> (&'static str, Object) {
+        use Object::{Deployment, Issue, PullRequest, Release};
         match self {
-            Action::ListReleases
-            | Action::CreateRelease
-            | Action::UpdateReleaseNote
-            | Action::DeleteDuplicateRelease => Object::Release,
-            Action::ListTrackingIssues
-            | Action::OpenTrackingIssue
-            | Action::CloseDuplicateIssue
-            | Action::ListIssueComments
-            | Action::CommentOnTrackingIssue
-            | Action::UpdateTrackingComment
-            | Action::DeleteDuplicateComment => Object::Issue,
-            Action::LookUpCommitPullRequests | Action::LookUpPullRequest => Object::PullRequest,
-            Action::ListDeployments
-            | Action::CreateDeployment
-            | Action::ReadDeploymentStatus
-            | Action::SetDeploymentStatus
-            | Action::DeleteDuplicateDeployment => Object::Deployment,
+            Action::ListReleases => ("GET", Release),
+            Action::CreateRelease => ("POST", Release),
+            Action::UpdateReleaseNote => ("PATCH", Release),
+            Action::DeleteDuplicateRelease => ("DELETE", Release),
+            Action::ListTrackingIssues | Action::ListIssueComments => ("GET", Issue),
+            Action::OpenTrackingIssue | Action::CommentOnTrackingIssue => ("POST", Issue),
+            Action::CloseDuplicateIssue | Action::UpdateTrackingComment => ("PATCH", Issue),
+            Action::DeleteDuplicateComment => ("DELETE", Issue),
+            Action::LookUpCommitPullRequests | Action::LookUpPullRequest => ("GET", PullRequest),
+            Action::ListDeployments | Action::ReadDeploymentStatus => ("GET", Deployment),
+            Action::CreateDeployment | Action::SetDeploymentStatus => ("POST", Deployment),
+            Action::DeleteDuplicateDeployment => ("DELETE", Deployment),
         }
     }
-}
 
-impl Action {
+    /// What the action works on.
+    pub fn object(self) -> Object {
+        self.facts().1
+    }
+
     /// The HTTP method the action sends.
     pub fn method(self) -> &'static str {
-        match self {
-            Action::ListReleases
-            | Action::ListTrackingIssues
-            | Action::ListIssueComments
-            | Action::LookUpCommitPullRequests
-            | Action::LookUpPullRequest
-            | Action::ListDeployments
-            | Action::ReadDeploymentStatus => "GET",
-            Action::CreateRelease
-            | Action::OpenTrackingIssue
-            | Action::CommentOnTrackingIssue
-            | Action::CreateDeployment
-            | Action::SetDeploymentStatus => "POST",
-            Action::UpdateReleaseNote
-            | Action::CloseDuplicateIssue
-            | Action::UpdateTrackingComment => "PATCH",
-            Action::DeleteDuplicateRelease
-            | Action::DeleteDuplicateComment
-            | Action::DeleteDuplicateDeployment => "DELETE",
-        }
+        self.facts().0
     }
 }
 

@@ -59,20 +59,12 @@ impl GitHubError {
                     },
                 )
             }
-            octocrab::Error::Json { source, .. } => Self::new(
-                Kind::Other,
-                Problem::NotJson {
-                    action,
-                    cause: clean_line(&source.to_string(), ECHO_MAX_CHARS),
-                },
-            ),
-            octocrab::Error::Serde { source, .. } => Self::new(
-                Kind::Other,
-                Problem::NotJson {
-                    action,
-                    cause: clean_line(&source.to_string(), ECHO_MAX_CHARS),
-                },
-            ),
+            octocrab::Error::Json { .. } | octocrab::Error::Serde { .. } => {
+                // The decoder's own words, below octocrab's wrapper.
+                let cause = std::error::Error::source(&err).map(ToString::to_string);
+                let cause = clean_line(&cause.unwrap_or_default(), ECHO_MAX_CHARS);
+                Self::new(Kind::Other, Problem::NotJson { action, cause })
+            }
             other => Self::new(Kind::Unavailable, transport(&other, action, timeout)),
         }
     }

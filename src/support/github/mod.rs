@@ -623,27 +623,15 @@ impl GitHub {
 
     /// Comments on an issue (`POST /repos/{o}/{r}/issues/{n}/comments`). Not retried.
     pub async fn create_comment(&self, number: u64, body: &str) -> Result<Comment, GitHubError> {
-        let path = format!("/issues/{number}/comments");
-        self.write(
-            Write::Post,
-            &path,
-            &BodyOnly { body },
-            Action::CommentOnTrackingIssue,
-        )
-        .await
+        let (path, body) = (format!("/issues/{number}/comments"), BodyOnly { body });
+        (self.write(Write::Post, &path, &body, Action::CommentOnTrackingIssue)).await
     }
 
     /// Replaces the body of one of the bot's comments
     /// (`PATCH /repos/{o}/{r}/issues/comments/{id}`).
     pub async fn update_comment(&self, id: u64, body: &str) -> Result<Comment, GitHubError> {
-        let path = format!("/issues/comments/{id}");
-        self.write(
-            Write::Patch,
-            &path,
-            &BodyOnly { body },
-            Action::UpdateTrackingComment,
-        )
-        .await
+        let (path, body) = (format!("/issues/comments/{id}"), BodyOnly { body });
+        (self.write(Write::Patch, &path, &body, Action::UpdateTrackingComment)).await
     }
 
     /// Pull requests associated with a commit (`GET /repos/{o}/{r}/commits/{sha}/pulls`,
@@ -705,7 +693,7 @@ impl GitHub {
     pub async fn create_deployment_status(
         &self,
         id: u64,
-        new: &models::NewDeploymentStatus,
+        new: &models::DeploymentStatus,
     ) -> Result<DeploymentStatus, GitHubError> {
         self.write(
             Write::Post,
@@ -775,8 +763,8 @@ mod tests {
         assert_eq!(err.kind, Kind::Unauthorized);
         assert_eq!(
             err.to_string(),
-            "cannot list releases: GitHub answered 401: Bad credentials: Bearer *** (starts ***); \
-             the token is missing, expired or revoked: pass github-token (default ${{ github.token }})"
+            "cannot list releases: GitHub answered 401: Bad credentials: Bearer *** (starts ***)\n\
+             help: the token is missing, expired or revoked: pass github-token (default ${{ github.token }})"
         );
     }
 

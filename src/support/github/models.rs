@@ -14,7 +14,6 @@ pub struct Release {
     #[serde(default)]
     pub html_url: String,
     /// The body (Markdown); `None` when empty.
-    #[serde(default)]
     pub body: Option<String>,
     /// Whether it is a draft.
     #[serde(default)]
@@ -26,10 +25,8 @@ pub struct Release {
     #[serde(default)]
     pub target_commitish: String,
     /// When it was published (RFC 3339); `None` for drafts.
-    #[serde(default)]
     pub published_at: Option<String>,
     /// The title; `None` when GitHub shows the tag instead.
-    #[serde(default)]
     pub name: Option<String>,
 }
 
@@ -75,7 +72,6 @@ pub struct Issue {
     #[serde(default)]
     pub html_url: String,
     /// The body; `None` when empty.
-    #[serde(default)]
     pub body: Option<String>,
     /// `open` or `closed`.
     #[serde(default)]
@@ -84,10 +80,8 @@ pub struct Issue {
     #[serde(default)]
     pub comments: u64,
     /// Present when this "issue" is a pull request.
-    #[serde(default)]
     pub pull_request: Option<serde_json::Value>,
     /// Who opened it.
-    #[serde(default)]
     pub user: Option<Account>,
 }
 
@@ -132,13 +126,11 @@ pub struct Comment {
     /// The comment id.
     pub id: u64,
     /// The body.
-    #[serde(default)]
     pub body: Option<String>,
     /// The web address.
     #[serde(default)]
     pub html_url: String,
     /// Who wrote it.
-    #[serde(default)]
     pub user: Option<Account>,
 }
 
@@ -158,19 +150,15 @@ pub struct PullRequest {
     #[serde(default)]
     pub state: String,
     /// Whether it was merged (in `GET …/pulls/{n}` and event payloads; absent from lists).
-    #[serde(default)]
     pub merged: Option<bool>,
     /// When it was merged; `None` when not merged.
-    #[serde(default)]
     pub merged_at: Option<String>,
     /// The merge, squash or rebase commit.
-    #[serde(default)]
     pub merge_commit_sha: Option<String>,
     /// Labels (names untrusted).
     #[serde(default)]
     pub labels: Vec<Label>,
     /// The base branch.
-    #[serde(default)]
     pub base: Option<BaseRef>,
 }
 
@@ -225,36 +213,48 @@ pub enum DeploymentState {
 }
 
 impl std::fmt::Display for DeploymentState {
-    /// GitHub's name of the state, e.g. `in_progress`.
+    /// GitHub's name of the state, e.g. `in_progress`: its serde name, the one definition.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            DeploymentState::Error => "error",
-            DeploymentState::Failure => "failure",
-            DeploymentState::Inactive => "inactive",
-            DeploymentState::InProgress => "in_progress",
-            DeploymentState::Queued => "queued",
-            DeploymentState::Pending => "pending",
-            DeploymentState::Success => "success",
-        })
+        let name = serde_json::to_value(self).ok();
+        f.write_str(
+            name.as_ref()
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default(),
+        )
     }
 }
 
-/// A deployment status (`GET /repos/{o}/{r}/deployments/{id}/statuses`, newest first).
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+/// A deployment status, as GitHub lists it (`GET /repos/{o}/{r}/deployments/{id}/statuses`,
+/// newest first) and as it is sent (`POST …/deployments/{id}/statuses`, without its `id`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DeploymentStatus {
-    /// The status id.
+    /// The status id (GitHub's answer; 0 and not sent for a new one).
+    #[serde(default, skip_serializing)]
     pub id: u64,
     /// Its state.
     pub state: DeploymentState,
-    /// Its description (at most 140 characters).
-    #[serde(default)]
+    /// Its description (at most 140 characters; always sent).
     pub description: Option<String>,
-    /// The environment's address it gave.
-    #[serde(default)]
+    /// The environment's address (the hub's), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub environment_url: Option<String>,
-    /// The log address it gave.
-    #[serde(default)]
+    /// The log address (the release note's or tracking issue's), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub log_url: Option<String>,
+}
+
+impl DeploymentStatus {
+    /// A new status of `state` with `description`, linking nothing.
+    pub(crate) fn new(state: DeploymentState, description: String) -> Self {
+        let (id, description, environment_url, log_url) = (0, Some(description), None, None);
+        Self {
+            id,
+            state,
+            description,
+            environment_url,
+            log_url,
+        }
+    }
 }
 
 /// The body of `POST /repos/{o}/{r}/deployments`.
@@ -279,19 +279,4 @@ pub struct NewDeployment {
     pub transient_environment: bool,
     /// Always `true`: users work on the hub.
     pub production_environment: bool,
-}
-
-/// The body of `POST /repos/{o}/{r}/deployments/{id}/statuses`.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct NewDeploymentStatus {
-    /// The state.
-    pub state: DeploymentState,
-    /// At most 140 characters.
-    pub description: String,
-    /// The hub's address, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub environment_url: Option<String>,
-    /// The release note's (or tracking issue's) address, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub log_url: Option<String>,
 }

@@ -417,14 +417,7 @@ impl FakeGitHub {
 
     /// Statuses of deployment `id`, oldest first.
     pub fn deployment_statuses(&self, id: u64) -> Vec<Value> {
-        self.state
-            .lock()
-            .unwrap()
-            .deployment_statuses
-            .iter()
-            .filter(|(d, _)| *d == id)
-            .map(|(_, st)| st.clone())
-            .collect()
+        of(&self.state.lock().unwrap().deployment_statuses, id)
     }
 
     /// Releases in the fake now.
@@ -446,15 +439,14 @@ impl FakeGitHub {
 
     /// Comments on issue `number`.
     pub fn comments(&self, number: u64) -> Vec<Value> {
-        self.state
-            .lock()
-            .unwrap()
-            .comments
-            .iter()
-            .filter(|(n, _)| *n == number)
-            .map(|(_, c)| c.clone())
-            .collect()
+        of(&self.state.lock().unwrap().comments, number)
     }
+}
+
+/// The objects of `owner` (a deployment's statuses, an issue's comments) among `all`.
+fn of(all: &[(u64, Value)], owner: u64) -> Vec<Value> {
+    let mine = all.iter().filter(|(o, _)| *o == owner);
+    mine.map(|(_, v)| v.clone()).collect()
 }
 
 impl Drop for FakeGitHub {

@@ -47,6 +47,10 @@ pub fn pull_request_merged(labels: &[&str]) -> Value {
     e
 }
 
+/// The hub's address every run passes (`hub-url`): a security release with the placeholder
+/// (`hub.example.org`) is refused; tests of the placeholder remove it.
+pub const HUB_URL: &str = "https://jupyter.lab.uni.edu";
+
 /// One run of the binary as the Actions runner starts a Docker action: `INPUT_*` and
 /// `GITHUB_*` variables, output and summary files in a temp dir, and nothing inherited
 /// from the test process's environment.
@@ -104,6 +108,8 @@ impl ActionRun {
             ("INPUT_IMAGE", image),
             ("INPUT_GITHUB-TOKEN", TOKEN),
             ("INPUT_TIER", "auto"),
+            // A hub's address, not a placeholder: a security release refuses that.
+            ("INPUT_HUB-URL", HUB_URL),
         ] {
             env.insert(k.to_string(), v.to_string());
         }

@@ -1,8 +1,8 @@
-//! Stage 7, the Actions runtime's files: `$GITHUB_OUTPUT` (step outputs) and
+//! The Actions runtime's files: `$GITHUB_OUTPUT` (step outputs) and
 //! `$GITHUB_STEP_SUMMARY` (the job summary). Outputs use the multi-line heredoc form
 //! `name<<DELIM\nvalue\nDELIM` (GitHub's "Workflow commands for GitHub Actions").
 
-use crate::render::messages::RunWarning;
+use crate::render::messages::{self, NotAFile, RunWarning};
 use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,15 +14,12 @@ use std::path::{Path, PathBuf};
 pub(crate) fn format_outputs(outputs: &[(&str, String)], delimiter: &str) -> Result<String> {
     let mut text = String::new();
     for (name, value) in outputs {
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
-            bail!("refusing to write output {name:?}: names are letters, digits, '-' and '_'");
+        let plain = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+        if name.is_empty() || !name.chars().all(plain) {
+            bail!(messages::output_refused(name, false));
         }
         if value.contains(delimiter) {
-            bail!("refusing to write output {name}: its value contains the heredoc delimiter");
+            bail!(messages::output_refused(name, true));
         }
         text.push_str(&format!("{name}<<{delimiter}\n{value}\n{delimiter}\n"));
     }
@@ -117,10 +114,7 @@ pub(crate) enum RunnerFile {
 
 impl std::fmt::Display for RunnerFile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::Outputs => "cannot write step outputs to $GITHUB_OUTPUT",
-            Self::Summary => "cannot write the job summary to $GITHUB_STEP_SUMMARY",
-        })
+        f.write_str(messages::runner_file_failed(*self == Self::Outputs))
     }
 }
 
@@ -167,6 +161,7 @@ pub(crate) const SUMMARY_LIMIT_BYTES: usize = 1024 * 1024;
 /// reader, the opened file is looked at again and refused.
 fn append(path: &Path, variable: &str, text: &str) -> Result<()> {
     use std::os::unix::fs::OpenOptionsExt as _;
+    let unusable = |doing| messages::runner_file_unusable(doing, path, variable, None);
     if let Ok(meta) = std::fs::metadata(path) {
         writable(path, variable, meta.file_type())?;
     }
@@ -175,22 +170,11 @@ fn append(path: &Path, variable: &str, text: &str) -> Result<()> {
         .append(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
-        .with_context(|| unusable("open", path, variable))?;
-    let meta = file
-        .metadata()
-        .with_context(|| unusable("open", path, variable))?;
+        .with_context(|| unusable("open"))?;
+    let meta = file.metadata().with_context(|| unusable("open"))?;
     writable(path, variable, meta.file_type())?;
     file.write_all(text.as_bytes())
-        .with_context(|| unusable("write", path, variable))
-}
-
-/// The context of a failed open or write of `path`, the file `variable` names: what failed,
-/// and what to do.
-fn unusable(what: &str, path: &Path, variable: &str) -> String {
-    format!(
-        "cannot {what} {} ({variable}): point {variable} at a file this user can write, on a disk with space left, or leave it unset",
-        path.display()
-    )
+        .with_context(|| unusable("write"))
 }
 
 /// `Ok` for a regular file or a character device; else the refusal of `path`, named by
@@ -200,21 +184,19 @@ fn writable(path: &Path, variable: &str, kind: std::fs::FileType) -> Result<()> 
     if kind.is_file() || kind.is_char_device() {
         return Ok(());
     }
-    let what = if kind.is_dir() {
-        "a directory"
-    } else if kind.is_fifo() {
-        "a FIFO (named pipe), which would block the run until something reads it"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else {
-        "not a regular file"
+    let not = match kind {
+        k if k.is_dir() => NotAFile::Directory,
+        k if k.is_fifo() => NotAFile::Fifo,
+        k if k.is_socket() => NotAFile::Socket,
+        k if k.is_block_device() => NotAFile::BlockDevice,
+        _ => NotAFile::Other,
     };
-    bail!(
-        "{variable} names {}, {what}: set {variable} to a regular file, or leave it unset (the Actions runner sets it to a file for every step)",
-        path.display()
-    )
+    bail!(messages::runner_file_unusable(
+        "write",
+        path,
+        variable,
+        Some(not)
+    ))
 }
 
 #[cfg(test)]
@@ -227,7 +209,10 @@ mod tests {
     fn an_unwritable_runner_file_names_its_variable_and_what_to_do() {
         let dir = tempfile::tempdir().unwrap();
         let said = [Path::new("/dev/full"), dir.path()]
-            .map(|path| format!("{:#}", append(path, "GITHUB_OUTPUT", "x").unwrap_err()))
+            .map(|path| {
+                crate::render::error_words(&append(path, "GITHUB_OUTPUT", "x").unwrap_err())
+                    .to_string()
+            })
             .join("\n")
             .replace(&dir.path().display().to_string(), "[dir]");
         insta::assert_snapshot!(said);

@@ -1,0 +1,448 @@
+//! The run report of `announce` and `status`: what a run has established, filled in by its
+//! stages ([`RunReport`]), and what the Actions runner's files get from it: the step
+//! outputs, declared once per command ([`RunReport::outputs`]), and the job summary. One path
+//! reports a run that failed, or was refused before it started ([`RunReport::finish`],
+//! [`RunReport::refused`]): a job summary saying which stage failed and what to do, and
+//! every output not written yet, with what the run had established (empty otherwise).
+
+mod files;
+
+pub(crate) use files::{FileCommands, RunnerFile, failed_write};
+
+use crate::digest::Digest;
+use crate::publish::deployment::{DeploymentOutcome, Environment, OUTPUTS as DEPLOYMENT_OUTPUTS};
+use crate::publish::{Change, Published, Unfinished};
+use crate::render::messages::{ADDRESS_LEFT_OUT, RunWarning};
+use crate::render::{self, Failure, Stage, SummaryLinks};
+use crate::status::classify::Totals;
+use crate::support::github::models::Deployment;
+use crate::support::log::{HeldAnnotation, Log};
+use crate::support::sanitize;
+use crate::tier::TierDecision;
+use crate::window::Window;
+use anyhow::Result;
+
+/// A command that reports to the Actions runner (`announce`, `status`), named as on the
+/// command line (clap's kebab-case of the variant).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Pipeline {
+    /// `announce`.
+    Announce,
+    /// `status`.
+    Status,
+}
+
+impl Pipeline {
+    /// The command named `name`, when it is one that reports; `None` for the others.
+    pub(crate) fn named(name: &str) -> Option<Self> {
+        <Self as clap::ValueEnum>::from_str(name, false).ok()
+    }
+
+    /// The names of its outputs, in action.yml's order; with `environment`, the
+    /// deployment's too.
+    pub fn outputs(self, environment: bool) -> Vec<&'static str> {
+        let mut report = RunReport::refused(self);
+        report.deployments = environment;
+        report.outputs().into_iter().map(|(name, _)| name).collect()
+    }
+}
+
+/// What a run has established: each stage records its part as it goes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Known {
+    /// The image reference, as given (`""`: none).
+    pub image: String,
+    /// `status`: the hub read (`hub-url`).
+    pub hub: Option<String>,
+    /// The digest, once resolved.
+    pub digest: Option<Digest>,
+    /// The tier decision, once made.
+    pub tier: Option<TierDecision>,
+    /// The convergence window, once computed.
+    pub window: Option<Window>,
+    /// The release tag, once derived.
+    pub tag: Option<String>,
+    /// The release note's address (as GitHub answered it, checked by [`RunReport::check`])
+    /// and what this run did to it, when it exists.
+    pub release: Option<(String, Change)>,
+    /// The tracking issue's address and change, likewise.
+    pub issue: Option<(String, Change)>,
+    /// Whether this run wrote anything to GitHub.
+    pub wrote: bool,
+    /// `status`: the hub's counts, once measured.
+    pub totals: Option<Totals>,
+    /// The deployment (`environment`), once kept.
+    pub deployment: Option<Deployment>,
+}
+
+/// The report of one run, filled in by its stages (see the module docs).
+pub(crate) struct RunReport {
+    pipeline: Pipeline,
+    /// The stage the run reached.
+    pub stage: Stage,
+    /// What the run established.
+    pub known: Known,
+    /// Whether the deployment's outputs are declared (`environment`).
+    deployments: bool,
+    /// Whether the run started (a refused one establishes nothing, not even `changed`).
+    started: bool,
+    /// Whether everything was reported: a later error (`fail-on`) needs no failure report.
+    pub completed: bool,
+    files: FileCommands,
+    /// Outputs written, or whose write was tried: never written twice.
+    written: Vec<&'static str>,
+    /// Whether the warning about an unset `$GITHUB_OUTPUT` was printed.
+    warned: bool,
+    /// Addresses GitHub answered that are not plain URLs ([`RunReport::check`]).
+    left_out: Vec<String>,
+    /// Annotations held back ([`RunReport::hold`]) until [`RunReport::release_held`].
+    held: Vec<HeldAnnotation>,
+}
+
+impl RunReport {
+    /// The report of a run of `pipeline` that starts knowing `known`; `environment`: the
+    /// deployment outputs are declared.
+    pub(crate) fn new(pipeline: Pipeline, known: Known, environment: Option<&Environment>) -> Self {
+        Self {
+            pipeline,
+            stage: match pipeline {
+                Pipeline::Announce => Stage::Digest,
+                Pipeline::Status => Stage::StatusRelease,
+            },
+            known,
+            deployments: environment.is_some(),
+            started: true,
+            completed: false,
+            files: FileCommands::from_env(),
+            written: Vec::new(),
+            warned: false,
+            left_out: Vec::new(),
+            held: Vec::new(),
+        }
+    }
+
+    /// The report of a run of `pipeline` refused before it started: nothing established.
+    pub(crate) fn refused(pipeline: Pipeline) -> Self {
+        Self {
+            stage: Stage::Inputs,
+            started: false,
+            ..Self::new(pipeline, Known::default(), None)
+        }
+    }
+
+    /// Holds `held` back until [`RunReport::release_held`] (or the failure report) prints it.
+    pub(crate) fn hold(&mut self, held: &[HeldAnnotation]) {
+        self.held = held.to_vec();
+    }
+
+    /// Prints the annotations held back, once.
+    pub(crate) fn release_held(&mut self, log: &Log) {
+        log.replay(&std::mem::take(&mut self.held));
+    }
+
+    /// The step outputs, declared here once per command in action.yml's order, each with
+    /// what the run established (empty where it did not: never `converged=false` for a hub
+    /// not measured); a run refused on its input ([`Stage::Inputs`]) writes every one empty.
+    pub(crate) fn outputs(&self) -> Vec<(&'static str, String)> {
+        let k = &self.known;
+        let url = |object: &Option<(String, Change)>| text(object.as_ref().map(|(url, _)| url));
+        let mut outputs = match self.pipeline {
+            Pipeline::Announce => {
+                let tier = k.tier.as_ref();
+                let secs = |f: fn(&Window) -> Option<u64>| text(k.window.as_ref().and_then(f));
+                // The tag names a release that exists, or the one a dry run would publish.
+                let tag = k
+                    .tag
+                    .as_ref()
+                    .filter(|_| k.release.is_some() || self.stage == Stage::Report);
+                vec![
+                    ("digest", text(k.digest.as_ref())),
+                    ("tier", text(tier.map(|t| t.tier))),
+                    ("tier-source", text(tier.map(|t| &t.source))),
+                    ("release-tag", text(tag)),
+                    ("release-url", url(&k.release)),
+                    ("issue-url", url(&k.issue)),
+                    ("changed", text(self.started.then(|| self.changed()))),
+                    ("convergence-window", text(k.window.map(|w| w.summary()))),
+                    ("idle-window-seconds", secs(Window::latest_idle_secs)),
+                    ("active-window-seconds", secs(Window::latest_active_secs)),
+                    ("idle-window-usual-seconds", secs(|w| w.idle_secs)),
+                    ("active-window-usual-seconds", secs(|w| w.active_secs)),
+                ]
+            }
+            Pipeline::Status => {
+                let t = k.totals.as_ref();
+                let count = |f: fn(&Totals) -> u64| text(t.map(f));
+                let by = t
+                    .and_then(|t| t.converged_by)
+                    .map(crate::support::time::rfc3339_seconds);
+                vec![
+                    ("running", count(|t| t.running)),
+                    ("updated", count(|t| t.updated)),
+                    ("stale", count(|t| t.stale)),
+                    ("stale-active", count(|t| t.stale_active)),
+                    ("converged", text(t.map(|t| t.converged))),
+                    ("evidence", text(t.map(|t| t.evidence.name()))),
+                    ("mismatch", count(|t| t.mismatch)),
+                    ("orphans", count(|t| t.orphans)),
+                    ("converged-by", text(by)),
+                ]
+            }
+        };
+        if self.deployments {
+            let d = k.deployment.as_ref();
+            let link = d.and_then(|d| sanitize::link_url(&d.url));
+            outputs.extend([
+                (DEPLOYMENT_OUTPUTS[0], text(d.map(|d| d.id))),
+                (DEPLOYMENT_OUTPUTS[1], text(link)),
+            ]);
+        }
+        if self.stage == Stage::Inputs {
+            outputs.iter_mut().for_each(|(_, value)| value.clear());
+        }
+        outputs
+    }
+
+    /// Whether this run changed what is announced (`changed`).
+    pub(crate) fn changed(&self) -> bool {
+        let k = &self.known;
+        k.wrote
+            || [&k.release, &k.issue]
+                .into_iter()
+                .flatten()
+                .any(|(_, change)| *change != Change::Unchanged)
+    }
+
+    /// Records what publishing did, or had done when it stopped (then returns its error).
+    pub(crate) fn published(
+        &mut self,
+        outcome: Result<Published, Unfinished>,
+    ) -> Result<Published> {
+        let k = &mut self.known;
+        match outcome {
+            Ok(p) => {
+                k.release = Some((p.release_url.clone(), p.release_change));
+                k.issue.clone_from(&p.issue);
+                k.wrote |= p.changed();
+                Ok(p)
+            }
+            Err(unfinished) => {
+                (k.release, k.issue) = (unfinished.release, unfinished.issue);
+                k.wrote |= unfinished.wrote;
+                Err(unfinished.error)
+            }
+        }
+    }
+
+    /// The deployment stage of either command: what it did logged (`None`: a dry run that
+    /// sent nothing), recorded, and its outputs written.
+    ///
+    /// # Errors
+    /// The outputs' file cannot be written.
+    pub(crate) fn deployed(
+        &mut self,
+        environment: &Environment,
+        outcome: Option<DeploymentOutcome>,
+        log: &Log,
+    ) -> Result<()> {
+        let environment = environment.as_str();
+        let Some(outcome) = outcome else {
+            log.info(&render::deployment::dry_run(environment));
+            return self.write(log, |name| DEPLOYMENT_OUTPUTS.contains(&name));
+        };
+        for note in &outcome.notes {
+            log.info(&render::messages::published_note(note));
+        }
+        if let Some(d) = &outcome.deployment {
+            log.info(&render::deployment::logged(
+                outcome.change,
+                d.id,
+                environment,
+            ));
+        }
+        self.known.wrote |= outcome.wrote;
+        self.known.deployment = outcome.deployment;
+        self.write(log, |name| DEPLOYMENT_OUTPUTS.contains(&name))
+    }
+
+    /// Writes the outputs not written yet, but the deployment's ([`RunReport::deployed`]).
+    ///
+    /// # Errors
+    /// The outputs' file cannot be written ([`RunnerFile::Outputs`]).
+    pub(crate) fn write_outputs(&mut self, log: &Log) -> Result<()> {
+        self.write(log, |name| !DEPLOYMENT_OUTPUTS.contains(&name))
+    }
+
+    /// Appends `markdown` to the job summary (secrets hidden); `false` when there is none.
+    ///
+    /// # Errors
+    /// The summary's file cannot be written ([`RunnerFile::Summary`]).
+    pub(crate) fn write_summary(&self, markdown: &str, log: &Log) -> Result<bool> {
+        self.files.write_summary(&log.redact(markdown))
+    }
+
+    /// The job summary's links of a run that published (`None` in a dry run).
+    pub(crate) fn links(&self, published: Option<&Published>) -> Option<SummaryLinks> {
+        Some(SummaryLinks {
+            release: self.known.release.clone()?,
+            issue: self.known.issue.clone(),
+            superseded: published?.superseded.clone(),
+        })
+    }
+
+    fn write(&mut self, log: &Log, which: impl Fn(&str) -> bool) -> Result<()> {
+        self.check(log);
+        let outputs: Vec<(&str, String)> = (self.outputs().into_iter())
+            .filter(|(name, _)| which(name) && !self.written.contains(name))
+            .map(|(name, value)| (name, log.redact(&value)))
+            .collect();
+        self.written.extend(outputs.iter().map(|(name, _)| *name));
+        self.files.write_outputs(&outputs)?;
+        Ok(())
+    }
+
+    /// Warns once about an unset `$GITHUB_OUTPUT` inside Actions, and checks once each
+    /// address GitHub answered, as the outputs and the job summary may show it: a plain
+    /// `http(s)://` URL ([`sanitize::link_url`]), else left out with a warning.
+    fn check(&mut self, log: &Log) {
+        if !self.warned && log.in_actions() && self.files.output.is_none() {
+            let names = self.outputs().into_iter().map(|(name, _)| name).take(3);
+            log.warn(&RunWarning::OutputsNotWritten(&names.collect::<Vec<_>>()));
+        }
+        self.warned = true;
+        let k = &mut self.known;
+        for (url, _) in [&mut k.release, &mut k.issue].into_iter().flatten() {
+            if !url.is_empty() && sanitize::link_url(url).is_none() {
+                log.warn(&RunWarning::UrlRefused(url));
+                self.left_out.push(std::mem::take(url));
+            }
+        }
+    }
+
+    /// Reports the run's `outcome`: when it failed (and was not reported whole,
+    /// [`RunReport::completed`]), the held annotations, then the job summary saying which
+    /// stage failed and what to do, and the outputs not written yet. Returns `outcome`.
+    pub(crate) fn finish(mut self, outcome: Result<()>, log: &Log) -> Result<()> {
+        if let Err(err) = &outcome
+            && !self.completed
+        {
+            self.release_held(log);
+            let input = bad_input(err).map(str::to_string);
+            let error = render::error_words(err).to_string();
+            self.fail(input, &error, failed_write(err), log);
+        }
+        outcome
+    }
+
+    /// The failure report: see [`RunReport::finish`]. `input`: the input at fault (the run
+    /// was refused on it); `error`: as the `::error` annotation says it; `unwritten`: the
+    /// runner file whose write failed, not tried again. Best effort: a file that cannot be
+    /// written is warned about.
+    pub(crate) fn fail(
+        mut self,
+        input: Option<String>,
+        error: &str,
+        unwritten: Option<RunnerFile>,
+        log: &Log,
+    ) {
+        if input.is_some() {
+            self.stage = Stage::Inputs;
+        }
+        self.check(log);
+        let mut error = log.redact(error);
+        for url in &self.left_out {
+            error = error.replace(url, ADDRESS_LEFT_OUT);
+        }
+        let outputs: Vec<(&str, String)> = (self.outputs().into_iter())
+            .filter(|(name, _)| {
+                unwritten != Some(RunnerFile::Outputs) && !self.written.contains(name)
+            })
+            .map(|(name, value)| (name, log.redact(&value)))
+            .collect();
+        let k = self.known;
+        let failure = Failure {
+            stage: self.stage,
+            error,
+            input: input.map(|input| log.redact(&input)),
+            image: k.image,
+            hub: k.hub,
+            release: k
+                .release
+                .and_then(|(url, change)| Some((k.tag?, url, change))),
+            issue: k.issue,
+            digest: k.digest,
+            tier: k.tier,
+            window: k.window,
+        };
+        let summary = (unwritten != Some(RunnerFile::Summary))
+            .then(|| log.redact(&render::failure_summary(&failure)));
+        let outputs = (!outputs.is_empty()).then_some(outputs.as_slice());
+        let failed = self.files.write_failure(outputs, summary.as_deref());
+        if let Some(warning) = failed.warning() {
+            log.warn(&warning);
+        }
+    }
+}
+
+/// An output's value: what the run established, empty when it did not.
+fn text(value: Option<impl ToString>) -> String {
+    value.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// The input at fault when `err` is bad usage (exit 2): a usage error of the command line
+/// anywhere in its chain, a team's template failing on a run's real facts (found at render
+/// time, before anything is published), or a runbook refused for a security release.
+pub(crate) fn bad_input(err: &anyhow::Error) -> Option<&str> {
+    err.chain().find_map(|e| {
+        e.downcast_ref::<render::usage::UsageError>()
+            .map(|u| u.input.as_str())
+            .or_else(|| e.downcast_ref::<render::TemplateError>().map(|t| t.input))
+            .or_else(|| {
+                let refused = e.downcast_ref::<render::messages::PlaceholderRunbook>();
+                refused.map(|_| render::messages::PlaceholderRunbook::INPUT)
+            })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    /// Each command's outputs, by name, as a measured `status` writes them and as every
+    /// refused run does (all empty, even `changed` and `converged`); with `environment`, the
+    /// deployment's too.
+    #[test]
+    fn every_output_is_declared_once_and_empty_until_established() {
+        let totals = Some(Totals {
+            running: 7,
+            updated: 1,
+            stale: 5,
+            stale_idle: 4,
+            stale_active: 1,
+            converged_by: Some(datetime!(2026-11-30 13:08 UTC)),
+            ..Totals::default()
+        });
+        let known = Known {
+            totals,
+            ..Known::default()
+        };
+        let measured = RunReport::new(Pipeline::Status, known, None);
+        let mut deployed = RunReport::refused(Pipeline::Announce);
+        deployed.deployments = true;
+        let table: Vec<String> = [measured, RunReport::refused(Pipeline::Status), deployed]
+            .iter()
+            .map(|r| {
+                let outputs = r.outputs().into_iter().map(|(n, v)| format!("{n}={v}"));
+                outputs.collect::<Vec<_>>().join(" ")
+            })
+            .collect();
+        insta::assert_snapshot!(table.join("\n"), @r"
+        running=7 updated=1 stale=5 stale-active=1 converged=false evidence=start-time mismatch=0 orphans=0 converged-by=2026-11-30T13:08:00Z
+        running= updated= stale= stale-active= converged= evidence= mismatch= orphans= converged-by=
+        digest= tier= tier-source= release-tag= release-url= issue-url= changed= convergence-window= idle-window-seconds= active-window-seconds= idle-window-usual-seconds= active-window-usual-seconds= deployment-id= deployment-url=
+        ");
+        assert_eq!(Pipeline::named("status"), Some(Pipeline::Status));
+        assert_eq!(Pipeline::named("window"), None);
+    }
+}
