@@ -678,7 +678,7 @@ struct ErrorDoc {
 /// 111)`, `failed to lookup address information: …`): the cause a user can act on, without
 /// the wrappers above it (reqwest's "error sending request for url (…)", which repeats the
 /// URL the message already names, hyper's "client error (Connect)").
-fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
     let chain = std::iter::successors(Some(err), |e| e.source());
     chain.last().map_or_else(String::new, ToString::to_string)
 }
