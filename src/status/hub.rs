@@ -155,8 +155,9 @@ impl HubClient {
     /// means a login page (reported as [`HubError::WrongBase`]).
     ///
     /// # Errors
-    /// [`HubError::InvalidBase`] for anything but an `http(s)://` URL without query or
-    /// fragment; [`HubError::InvalidToken`] for a token that cannot go in a header.
+    /// [`HubError::InvalidBase`] for what `hub-url` refuses ([`crate::support::url::hub_url`]:
+    /// anything but an `http(s)://` URL with a host, without credentials, query or fragment);
+    /// [`HubError::InvalidToken`] for a token that cannot go in a header.
     pub(crate) fn new(
         base: &str,
         token: &SecretString,
@@ -165,21 +166,9 @@ impl HubClient {
         let invalid = || HubError::InvalidBase {
             given: base.to_string(),
         };
-        let mut url = Url::parse(base.trim()).map_err(|_| invalid())?;
-        if !matches!(url.scheme(), "http" | "https")
-            || url.host().is_none()
-            || url.query().is_some()
-            || url.fragment().is_some()
-            || !url.username().is_empty()
-            || url.password().is_some()
-        {
-            return Err(invalid());
-        }
-        if !url.path().ends_with('/') {
-            let path = format!("{}/", url.path());
-            url.set_path(&path);
-        }
-        let users_url = url.join("hub/api/users").map_err(|_| invalid())?;
+        let base = crate::support::url::hub_url(base).map_err(|_| invalid())?;
+        let url = Url::parse(&format!("{}/", base.as_str()));
+        let users_url = (url.and_then(|u| u.join("hub/api/users"))).map_err(|_| invalid())?;
         let mut authorization =
             HeaderValue::from_str(&format!("token {}", token.expose_secret().trim()))
                 .map_err(|_| HubError::InvalidToken)?;
@@ -197,7 +186,7 @@ impl HubClient {
             })?;
         Ok(Self {
             users_url,
-            base: base.trim().trim_end_matches('/').to_string(),
+            base: base.as_str().to_string(),
             authorization,
             secrets: Secrets::of([token]),
             http,
@@ -213,38 +202,65 @@ impl HubClient {
         self
     }
 
-    /// The running servers, page by page (see [`ServerPages`]).
-    pub(crate) fn active_servers(&self) -> ServerPages<'_> {
-        ServerPages {
-            client: self,
-            next_offset: Some(0),
-            limit: PAGE_LIMIT,
-            requests: 0,
-            users: 0,
-            first_total: None,
-            last_total: None,
-            seen: HashSet::new(),
-            repeated: false,
-        }
-    }
-
-    /// Every running server, collected from [`HubClient::active_servers`]: at most
-    /// `ceil(users with running servers / 200)` requests (1 when none), all GET.
+    /// Every running server, page by page: at most `ceil(users with running servers / 200)`
+    /// requests (1 when none), all GET. Each page is dropped once its servers are kept.
     ///
     /// # Errors
     /// The first [`HubError`] of any page.
     pub(crate) async fn list_active_servers(&self) -> Result<Listing, HubError> {
-        let mut pages = self.active_servers();
-        let mut servers = Vec::new();
-        while let Some(page) = pages.next_page().await? {
-            servers.extend(page);
+        let mut listing = Listing {
+            servers: Vec::new(),
+            users: 0,
+            requests: 0,
+            shifted: false,
+        };
+        let (mut next_offset, mut limit) = (Some(0), PAGE_LIMIT);
+        let (mut first_total, mut seen) = (None, HashSet::new());
+        while let Some(offset) = next_offset.take() {
+            let url = self.page_url(offset, limit);
+            let malformed = |fault| HubError::Malformed {
+                url: url.to_string(),
+                fault: Box::new(fault),
+            };
+            if listing.requests >= MAX_PAGES {
+                return Err(malformed(Fault::EndlessPages { pages: MAX_PAGES }));
+            }
+            let page = self.read_page(&url, &mut listing.requests).await?;
+            let total = page.pagination.total;
+            listing.shifted |= *first_total.get_or_insert(total) != total;
+            if let Some(next) = &page.pagination.next {
+                if next.offset <= offset || next.limit == 0 {
+                    return Err(malformed(Fault::NextGoesBack {
+                        offset,
+                        next_offset: next.offset,
+                        next_limit: next.limit,
+                    }));
+                }
+                next_offset = Some(next.offset);
+                limit = next.limit.min(PAGE_LIMIT);
+            }
+            if page.items.iter().any(|u| u.servers.is_none()) {
+                return Err(HubError::MissingScope {
+                    scopes: vec!["read:servers".to_string()],
+                    url: url.to_string(),
+                });
+            }
+            for (index, user) in page.items.into_iter().enumerate() {
+                // JupyterHub pages users by id with offsets: when a user before the offset
+                // goes (its last server stopped), the next page starts one user early and
+                // lists a user again. Counted once; the listing is then a shifted one.
+                if !seen.insert(user.name.clone()) {
+                    listing.shifted = true;
+                    continue;
+                }
+                listing.users += 1;
+                for (name, doc) in user.servers.unwrap_or_default() {
+                    let server = doc.server(index, &user.name, name).map_err(malformed)?;
+                    listing.servers.push(server);
+                }
+            }
         }
-        Ok(Listing {
-            servers,
-            users: pages.users,
-            requests: pages.requests,
-            shifted: pages.shifted(),
-        })
+        Ok(listing)
     }
 
     /// The URL of the page at `offset`.
@@ -480,7 +496,7 @@ impl From<HubError> for Failed {
     }
 }
 
-/// The running servers, collected (see [`HubClient::list_active_servers`]).
+/// The running servers, listed ([`HubClient::list_active_servers`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Listing {
     /// The servers, in the hub's order (users by id, each user's servers by name).
@@ -494,92 +510,6 @@ pub(crate) struct Listing {
     /// the last page, or a user came again on a later page (counted once): with offset
     /// paging a user may then have been skipped, so the numbers are a snapshot to take again.
     pub shifted: bool,
-}
-
-/// A listing in progress: call [`ServerPages::next_page`] until it gives `None`. Holds no
-/// page once it has been returned.
-#[derive(Debug)]
-pub(crate) struct ServerPages<'a> {
-    client: &'a HubClient,
-    next_offset: Option<u64>,
-    limit: u64,
-    requests: u32,
-    users: u64,
-    first_total: Option<u64>,
-    last_total: Option<u64>,
-    /// The users listed so far: offset paging repeats a user when the list shifts under it.
-    seen: HashSet<String>,
-    /// Whether a user came again on a later page (skipped: counted once).
-    repeated: bool,
-}
-
-impl ServerPages<'_> {
-    /// The next page's servers (possibly empty), or `None` when the listing is complete.
-    /// One GET per call that returns `Some`.
-    ///
-    /// # Errors
-    /// [`HubError`]; after an error the listing is over (later calls give `None`).
-    pub(crate) async fn next_page(&mut self) -> Result<Option<Vec<Server>>, HubError> {
-        let Some(offset) = self.next_offset.take() else {
-            return Ok(None);
-        };
-        let url = self.client.page_url(offset, self.limit);
-        let malformed = |fault| HubError::Malformed {
-            url: url.to_string(),
-            fault: Box::new(fault),
-        };
-        if self.requests >= MAX_PAGES {
-            return Err(malformed(Fault::EndlessPages { pages: MAX_PAGES }));
-        }
-        let page = self.client.read_page(&url, &mut self.requests).await?;
-        self.first_total.get_or_insert(page.pagination.total);
-        self.last_total = Some(page.pagination.total);
-        if let Some(next) = &page.pagination.next {
-            if next.offset <= offset || next.limit == 0 {
-                return Err(malformed(Fault::NextGoesBack {
-                    offset,
-                    next_offset: next.offset,
-                    next_limit: next.limit,
-                }));
-            }
-            self.next_offset = Some(next.offset);
-            self.limit = next.limit.min(PAGE_LIMIT);
-        }
-        if page.items.iter().any(|u| u.servers.is_none()) {
-            self.next_offset = None;
-            return Err(HubError::MissingScope {
-                scopes: vec!["read:servers".to_string()],
-                url: url.to_string(),
-            });
-        }
-        let mut servers = Vec::new();
-        for (index, user) in page.items.into_iter().enumerate() {
-            // JupyterHub pages users by id with offsets: when a user before the offset goes
-            // (its last server stopped), the next page starts one user early and lists a user
-            // again. Counted once; the listing is then a shifted one.
-            if !self.seen.insert(user.name.clone()) {
-                self.repeated = true;
-                continue;
-            }
-            self.users += 1;
-            for (name, doc) in user.servers.unwrap_or_default() {
-                servers.push(doc.server(index, &user.name, name).map_err(malformed)?);
-            }
-        }
-        Ok(Some(servers))
-    }
-
-    /// Requests sent so far.
-    #[cfg(test)]
-    pub(crate) fn requests(&self) -> u32 {
-        self.requests
-    }
-
-    /// Whether the hub's total changed between the first and the latest page, or a user
-    /// came again on a later page (see [`Listing::shifted`]).
-    pub(crate) fn shifted(&self) -> bool {
-        self.first_total != self.last_total || self.repeated
-    }
 }
 
 /// The paginated answer; fields not named here are skipped without being kept.
