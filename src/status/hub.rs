@@ -89,22 +89,9 @@ pub const ROLE_NAME: &str = "codeq-rollout-status";
 /// Zero to JupyterHub values (chart 2.0 or later, JupyterHub ≥ 2.0) that create a hub
 /// service holding a token with exactly [`SCOPES`], for README and CODEQ_DEPLOYMENT.md.
 /// The service's `apiToken` is the value to store as a repository secret (the example
-/// workflow's `HUB_API_TOKEN`), passed to the action as the `hub-token` input.
-pub const ROLE_SNIPPET: &str = r#"hub:
-  services:
-    codeq-rollout-status:
-      # A long random value (openssl rand -hex 32); store the same value as a
-      # repository secret (e.g. HUB_API_TOKEN), which the workflow passes as hub-token.
-      apiToken: "<secret>"
-  loadRoles:
-    codeq-rollout-status:
-      description: Read-only - list users and their running servers (codeq-rollout status)
-      scopes:
-        - list:users
-        - read:servers
-      services:
-        - codeq-rollout-status
-"#;
+/// workflow's `HUB_API_TOKEN`), passed to the action as the `hub-token` input. Kept in
+/// `hub/role.yaml`.
+pub const ROLE_SNIPPET: &str = include_str!("hub/role.yaml");
 
 /// The hub's base URL in `hub_url` when `hub_url` is its API or a URL under it: the URL
 /// without the `/hub/api…` part (`https://hub.example.org/jupyter/hub/api/users` gives
