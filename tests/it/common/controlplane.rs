@@ -313,6 +313,83 @@ impl ControlPlane {
     }
 }
 
+/// The objects of the first YAML block in the section `heading` (`## heading`) of the
+/// repository's `doc`, as written, with the namespace `jhub` replaced by `namespace` wherever
+/// an object names one (as a reader replaces it with the hub's).
+pub fn documented_objects(doc: &str, heading: &str, namespace: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(super::registry::repo_root().join(doc)).unwrap();
+    let section = (text.split(&format!("## {heading}")).nth(1))
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap_or_else(|| panic!("{doc} has {heading:?}"));
+    let yaml = (section.split("```yaml\n").nth(1))
+        .and_then(|b| b.split("\n```").next())
+        .unwrap_or_else(|| panic!("a yaml block under {heading:?} in {doc}"));
+    yaml.split("\n---\n")
+        .map(|text| {
+            let mut object: Value = serde_saphyr::from_str(text)
+                .unwrap_or_else(|e| panic!("the YAML of {doc}: {e}\n{text}"));
+            retarget(&mut object, "jhub", namespace);
+            object
+        })
+        .collect()
+}
+
+/// Replaces the namespace `from` by `to` wherever an object names one.
+fn retarget(object: &mut Value, from: &str, to: &str) {
+    match object {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                if key == "namespace" && value == from {
+                    *value = json!(to);
+                } else {
+                    retarget(value, from, to);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| retarget(v, from, to)),
+        _ => {}
+    }
+}
+
+/// The kinds of `objects`, in order.
+pub fn kinds(objects: &[Value]) -> Vec<&str> {
+    objects
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect()
+}
+
+impl ControlPlane {
+    /// Whether the API server allows `verb` on pods in `namespace` to the ServiceAccount
+    /// `account` of `account_namespace` (a SubjectAccessReview: the authorizer's own answer;
+    /// RBAC reads its objects through informers, so a new binding takes effect a moment
+    /// later).
+    pub async fn allows(
+        &self,
+        account_namespace: &str,
+        account: &str,
+        namespace: &str,
+        verb: &str,
+    ) -> bool {
+        let (code, body) = self
+            .admin(
+                "POST",
+                "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                Some(json!({
+                    "apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                    "spec": {
+                        "user": format!("system:serviceaccount:{account_namespace}:{account}"),
+                        "groups": ["system:serviceaccounts", format!("system:serviceaccounts:{account_namespace}"), "system:authenticated"],
+                        "resourceAttributes": {"namespace": namespace, "verb": verb, "resource": "pods"},
+                    },
+                })),
+            )
+            .await;
+        assert_eq!(code, 201, "{body}");
+        body["status"]["allowed"] == true
+    }
+}
+
 /// The collection an object is created in: `/api/v1[/namespaces/NS]/KINDs` for core objects,
 /// `/apis/GROUP/VERSION[/namespaces/NS]/KINDs` for the others.
 pub fn collection_path(object: &Value) -> String {

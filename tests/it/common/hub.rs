@@ -430,7 +430,7 @@ c.JupyterHub.load_roles = [
     }
 
     /// [`Hub::request_as`] with the driver's token.
-    async fn send(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    pub async fn send(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
         self.request_as(&self.token, method, path, body).await
     }
 

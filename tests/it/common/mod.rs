@@ -335,6 +335,37 @@ pub fn fifo(dir: &Path, name: &str) -> PathBuf {
     p
 }
 
+/// Waits (bounded, `within`) until `read` finds in `dir` what the started `child` (`what`)
+/// writes there once it listens (its port): panics, with the `log` it writes in `dir`, when
+/// it exits first or the time runs out. The caller holds `child` where its drop stops it.
+pub fn until_started<T>(
+    what: &str,
+    child: &mut std::process::Child,
+    dir: &Path,
+    within: std::time::Duration,
+    read: impl Fn(&Path) -> Option<T>,
+) -> T {
+    let deadline = std::time::Instant::now() + within;
+    let log = || std::fs::read_to_string(dir.join("log")).unwrap_or_default();
+    loop {
+        if let Some(found) = read(dir) {
+            return found;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("{what} exited ({status}): {}", log());
+        }
+        let late = std::time::Instant::now() >= deadline;
+        assert!(!late, "{what} did not start within {within:?}: {}", log());
+        std::thread::park_timeout(std::time::Duration::from_millis(50));
+    }
+}
+
+/// The number in the file `name` of `dir`, once it holds one.
+pub fn number_in<T: std::str::FromStr>(dir: &Path, name: &str) -> Option<T> {
+    let text = std::fs::read_to_string(dir.join(name)).ok()?;
+    text.trim().parse().ok()
+}
+
 /// Kills the process with this id on drop unless disarmed: a child that did not exit in
 /// time is stopped also when the test fails.
 struct KillOnDrop(Option<u32>);

@@ -21,6 +21,7 @@
 use super::controlplane::{ADMIN_TOKEN, Answer, ControlPlane};
 use super::hub::{Hub, HubSettings};
 use super::registry::{Registry, make_layout, repo_root};
+use super::{number_in, until_started};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -312,25 +313,12 @@ impl Kubelet {
             port: 0,
             client: reqwest::Client::builder().no_proxy().build().unwrap(),
         };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(port) = std::fs::read_to_string(kubelet.dir.path().join("port"))
-                .ok()
-                .and_then(|p| p.trim().parse().ok())
-            {
-                kubelet.port = port;
-                return kubelet;
-            }
-            if let Ok(Some(status)) = kubelet.child.try_wait() {
-                panic!("the kubelet stand-in exited ({status}): {}", kubelet.log());
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the kubelet stand-in did not start within 60 s: {}",
-                kubelet.log()
-            );
-            std::thread::park_timeout(Duration::from_millis(50));
-        }
+        let (child, dir) = (&mut kubelet.child, kubelet.dir.path());
+        let within = Duration::from_secs(60);
+        kubelet.port = until_started("the kubelet stand-in", child, dir, within, |d| {
+            number_in(d, "port")
+        });
+        kubelet
     }
 
     /// Sets what the stand-in does (see its header): `{"nodes": {USER: NODE}, "hold": [USER],
