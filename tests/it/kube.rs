@@ -15,7 +15,7 @@ use crate::common::hub::{HubSettings, iso, unix_now};
 use crate::common::kube::{FakeKube, TOKEN};
 use crate::common::registry::{free_port, repo_root};
 use crate::common::z2jh::{RELEASE, Z2jh, Z2jhSettings};
-use crate::common::{number_in, run_codeq, scrub, until_started};
+use crate::common::{number_in, run_codeq, scrub, start_script, until_started};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -840,19 +840,7 @@ async fn status_pages_1200_pods_with_the_selector_and_survives_a_compaction() {
         .wait_for(
             "1,202 pods run",
             Duration::from_secs(300),
-            move || async move {
-                let (_, body) = r
-                    .admin(
-                        "GET",
-                        &format!(
-                            "/api/v1/namespaces/{}/pods?fieldSelector=status.phase%3DRunning",
-                            r.namespace
-                        ),
-                        None,
-                    )
-                    .await;
-                body["items"].as_array().map_or(0, Vec::len) == 1202
-            },
+            move || async move { running_pods(r).await == 1202 },
         )
         .await;
     assert!(running, "{}", rig.kubelet.log());
@@ -907,6 +895,15 @@ async fn status_pages_1200_pods_with_the_selector_and_survives_a_compaction() {
     );
 }
 
+/// How many pods of the rig's namespace run (the API server's field selector).
+async fn running_pods(rig: &Z2jh) -> usize {
+    let namespace = &rig.namespace;
+    let running = "fieldSelector=status.phase%3DRunning";
+    let path = format!("/api/v1/namespaces/{namespace}/pods?{running}");
+    let (_, body) = rig.admin("GET", &path, None).await;
+    body["items"].as_array().map_or(0, Vec::len)
+}
+
 /// The requests as lines `VERB URI CODE`, the namespace and continue tokens named.
 fn requests_shown(rig: &Z2jh, sent: &[(String, String, u16)]) -> String {
     let token = regex::Regex::new(r"continue=[^&]+").unwrap();
@@ -959,31 +956,26 @@ impl ApiProxy {
         let token = dir.path().join("admin-token");
         std::fs::write(&token, crate::common::controlplane::ADMIN_TOKEN).unwrap();
         let p = &rig.plane.dir;
-        let child = std::process::Command::new(repo_root().join(".venv/bin/python"))
-            .arg(repo_root().join("tests/kube/api_proxy.py"))
-            .args([
-                "--upstream",
-                &rig.plane.server,
-                "--etcd",
-                &rig.plane.etcd,
-                "--namespace",
-                &rig.namespace,
-            ])
-            .arg("--ca")
-            .arg(p.join("ca.crt"))
-            .arg("--cert")
-            .arg(p.join("server.crt"))
-            .arg("--key")
-            .arg(p.join("server.key"))
-            .arg("--admin-token-file")
-            .arg(&token)
-            .arg("--dir")
-            .arg(dir.path())
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::fs::File::create(dir.path().join("log")).unwrap())
-            .spawn()
-            .expect("start the API proxy");
+        let (ca, cert, key) = (p.join("ca.crt"), p.join("server.crt"), p.join("server.key"));
+        let args: Vec<&std::ffi::OsStr> = vec![
+            "--upstream".as_ref(),
+            rig.plane.server.as_ref(),
+            "--etcd".as_ref(),
+            rig.plane.etcd.as_ref(),
+            "--namespace".as_ref(),
+            rig.namespace.as_ref(),
+            "--ca".as_ref(),
+            ca.as_ref(),
+            "--cert".as_ref(),
+            cert.as_ref(),
+            "--key".as_ref(),
+            key.as_ref(),
+            "--admin-token-file".as_ref(),
+            token.as_ref(),
+            "--dir".as_ref(),
+            dir.path().as_ref(),
+        ];
+        let child = start_script("api_proxy.py", &args, dir.path());
         let mut proxy = ApiProxy {
             child,
             dir,

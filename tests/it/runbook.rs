@@ -24,12 +24,12 @@
 use crate::common::controlplane::{documented_objects, kinds};
 use crate::common::hub::HubSettings;
 use crate::common::z2jh::{RELEASE, Z2jh, Z2jhSettings};
-use crate::common::{ActionRun, FakeGitHub, repo_root, scrub};
+use crate::common::{ActionRun, FakeGitHub, repo_root, scrub, spawn_piped};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
@@ -200,10 +200,9 @@ struct Shell {
 
 impl Shell {
     fn start(kubeconfig: &Path) -> Shell {
-        use std::os::unix::process::CommandExt;
         let dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new("bash")
-            .args(["--noprofile", "--norc"])
+        let mut bash = Command::new("bash");
+        bash.args(["--noprofile", "--norc"])
             .current_dir(dir.path())
             .env_clear()
             .env(
@@ -212,13 +211,8 @@ impl Shell {
             )
             .env("HOME", dir.path())
             .env("LANG", "C.UTF-8")
-            .env("KUBECONFIG", kubeconfig)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .expect("start bash");
+            .env("KUBECONFIG", kubeconfig);
+        let mut child = spawn_piped(&mut bash, "start bash");
         let (tx, lines) = channel();
         let stdout = child.stdout.take().unwrap();
         let stderr = child.stderr.take().unwrap();

@@ -24,7 +24,7 @@
 //!   thread would end with its test). Their temp dir (`codeq-kube-<pid>` in the temp
 //!   directory) is then removed by the next start, once its PID is gone.
 
-use super::registry::free_port;
+use super::registry::{free_port, openssl};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -156,22 +156,11 @@ impl ControlPlane {
         body: Option<Value>,
         content_type: &str,
     ) -> Answer {
-        let mut req = self
+        let req = self
             .client
             .request(method.parse().unwrap(), format!("{}{path}", self.server))
             .bearer_auth(token);
-        if let Some(b) = body {
-            req = req
-                .header("Content-Type", content_type)
-                .body(serde_json::to_vec(&b).unwrap());
-        }
-        let resp = req
-            .send()
-            .await
-            .unwrap_or_else(|e| panic!("{method} {path}: {e:?}"));
-        let code = resp.status().as_u16();
-        let bytes = resp.bytes().await.unwrap();
-        (code, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+        super::send_json(req, (method, path), body, content_type).await
     }
 
     /// Creates `objects` (a `kind` each: Namespace-scoped core, RBAC or any `apiVersion`
@@ -436,83 +425,12 @@ current-context: hub
     )
 }
 
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run openssl");
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// A CA, a serving certificate for 127.0.0.1 signed by it, and the ServiceAccount key pair.
 fn certificates(dir: &Path) {
-    openssl(
+    super::registry::certificates(
         dir,
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=codeq-test-kube-ca",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.crt",
-            "-addext",
-            "basicConstraints=critical,CA:TRUE",
-            "-addext",
-            "keyUsage=critical,keyCertSign,cRLSign",
-        ],
-    );
-    openssl(
-        dir,
-        &[
-            "req",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-subj",
-            "/CN=kube-apiserver",
-            "-keyout",
-            "server.key",
-            "-out",
-            "server.csr",
-        ],
-    );
-    std::fs::write(
-        dir.join("server.ext"),
         "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc\n\
          basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
-    )
-    .unwrap();
-    openssl(
-        dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.crt",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-days",
-            "2",
-            "-out",
-            "server.crt",
-            "-extfile",
-            "server.ext",
-        ],
     );
     openssl(dir, &["genrsa", "-out", "sa.key", "2048"]);
     openssl(dir, &["rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub"]);

@@ -4,7 +4,7 @@
 //! shows, pointing at it.
 
 use super::registry::repo_root;
-use super::until_started;
+use super::{start_script, until_started};
 use serde_json::{Value, json};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -34,15 +34,13 @@ impl FakeKube {
     /// Starts the fake and waits (bounded, 60 s) until it listens.
     pub fn start() -> FakeKube {
         let dir = tempfile::tempdir().unwrap();
-        let python = repo_root().join(".venv/bin/python");
-        let child = Command::new(&python)
-            .arg(repo_root().join("tests/kube/fake_apiserver.py"))
-            .args(["--dir", &dir.path().display().to_string(), "--token", TOKEN])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(dir.path().join("log")).unwrap())
-            .spawn()
-            .expect("start the fake API server (.venv: scripts/test.sh installs it)");
+        let args = [
+            "--dir".as_ref(),
+            dir.path().as_os_str(),
+            "--token".as_ref(),
+            TOKEN.as_ref(),
+        ];
+        let child = start_script("fake_apiserver.py", &args, dir.path());
         let mut fake = FakeKube {
             child,
             dir,

@@ -193,15 +193,10 @@ c.KubeSpawner.k8s_api_request_retry_timeout = 30
 
     /// The pod KubeSpawner made for `user`'s default server (`jupyter-USER`).
     pub async fn pod(&self, user: &str) -> Option<Value> {
-        let (code, body) = self
-            .plane
-            .admin(
-                "GET",
-                &format!("/api/v1/namespaces/{}/pods/jupyter-{user}", self.namespace),
-                None,
-            )
-            .await;
-        (code == 200).then_some(body)
+        let name = format!("jupyter-{user}");
+        let pods = self.pods().await;
+        pods.into_iter()
+            .find(|p| p["metadata"]["name"] == name.as_str())
     }
 
     /// An admin request (see [`ControlPlane::admin`]).
