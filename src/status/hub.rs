@@ -272,34 +272,28 @@ impl HubClient {
         })
     }
 
-    /// One page's GET, tried again per the client's retry policy (see the module
-    /// documentation); each try is counted in `requests`.
-    async fn get_page(&self, url: &Url, requests: &mut u32) -> Result<Vec<u8>, HubError> {
-        self.retry
-            .run(
-                &TokioTimer::start(),
-                |_| {
-                    *requests += 1;
-                    self.try_page(url)
-                },
-                |failed| failed.verdict,
-                |_| {},
-            )
-            .await
-            .map_err(|gave_up| match gave_up.last {
-                Some(failed) => failed.error.after(gave_up.attempts),
-                // Only a deadline stops before a try; hub reads have none.
-                None => HubError::Timeout {
-                    url: url.to_string(),
-                    after: self.timeout,
-                },
-            })
-    }
-
-    /// One page: its GET ([`HubClient::get_page`]) and its JSON, parsed straight into the
-    /// fields `status` keeps (see the module documentation).
+    /// One page: its GET, tried again per the client's retry policy (see the module
+    /// documentation; each try is counted in `requests`), and its JSON, parsed straight into
+    /// the fields `status` keeps.
     async fn read_page(&self, url: &Url, requests: &mut u32) -> Result<PageDoc, HubError> {
-        let body = self.get_page(url, requests).await?;
+        let timer = TokioTimer::start();
+        let tries = self.retry.run(
+            &timer,
+            |_| {
+                *requests += 1;
+                self.try_page(url)
+            },
+            |failed| failed.verdict,
+            |_| {},
+        );
+        let body = tries.await.map_err(|gave_up| match gave_up.last {
+            Some(failed) => failed.error.after(gave_up.attempts),
+            // Only a deadline stops before a try; hub reads have none.
+            None => HubError::Timeout {
+                url: url.to_string(),
+                after: self.timeout,
+            },
+        })?;
         if first_byte(&body) == Some(b'[') {
             return Err(HubError::TooOld {
                 url: url.to_string(),
@@ -527,16 +521,14 @@ struct UserDoc {
     servers: Option<BTreeMap<String, ServerDoc>>,
 }
 
-/// A server's model; its times as the hub wrote them, read by [`ServerDoc::server`].
+/// A server's model; its times as the hub wrote them, read by [`ServerDoc::server`] (an
+/// absent `Option` reads as `None`, serde's rule for `Option` fields).
 #[derive(Deserialize)]
 struct ServerDoc {
-    #[serde(default)]
     started: Option<String>,
-    #[serde(default)]
     last_activity: Option<String>,
     #[serde(default)]
     ready: bool,
-    #[serde(default)]
     pending: Option<String>,
 }
 

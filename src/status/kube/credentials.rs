@@ -240,18 +240,17 @@ fn read(files: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
         let (Origin::Flag(path) | Origin::Variable(path) | Origin::Home(path)) = origin else {
             continue;
         };
-        if !path.exists() {
-            return Err(KubeError::Missing(origin.clone()));
-        }
         let unreadable = |detail| KubeError::Unreadable {
             origin: origin.clone(),
             detail,
         };
-        let config = match path.is_file() {
-            true => Kubeconfig::read_from(path)
-                .map_err(|e| unreadable(without_values(&e.to_string())))?,
-            false => return Err(unreadable("not a regular file".into())),
-        };
+        if !path.exists() {
+            return Err(KubeError::Missing(origin.clone()));
+        } else if !path.is_file() {
+            return Err(unreadable("not a regular file".into()));
+        }
+        let config = Kubeconfig::read_from(path);
+        let config = config.map_err(|e| unreadable(without_values(&e.to_string())))?;
         merged = merged
             .merge(config)
             .map_err(|e| unreadable(e.to_string()))?;

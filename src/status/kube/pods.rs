@@ -3,7 +3,6 @@
 
 use super::{Credentials, KubeError, KubeRequest, MAX_PAGES, PodQuery, ReadFault, one_line};
 use crate::status::Pod;
-use kube::config::KubeConfigOptions;
 use kube::{Client, Config};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};
@@ -54,17 +53,13 @@ impl KubeClient {
                 origin,
                 ..
             } => {
-                let context = Some(context.clone());
-                let options = KubeConfigOptions {
-                    context,
-                    ..KubeConfigOptions::default()
-                };
-                Config::from_custom_kubeconfig(config.as_ref().clone(), &options)
-                    .await
-                    .map_err(|e| KubeError::Unreadable {
-                        origin: origin.clone(),
-                        detail: one_line(&e.to_string()),
-                    })?
+                // kube loads the current context: the one chosen.
+                let mut config = config.as_ref().clone();
+                config.current_context = Some(context.clone());
+                Config::try_from(config).map_err(|e| KubeError::Unreadable {
+                    origin: origin.clone(),
+                    detail: one_line(&e.to_string()),
+                })?
             }
             Credentials::InCluster => Config::incluster().map_err(|e| KubeError::InCluster {
                 detail: one_line(&e.to_string()),
