@@ -9,7 +9,7 @@
 //! is an error. Only the verb `list` on `pods` is needed (the smallest Role:
 //! docs/status-kubernetes.md).
 //!
-//! Of each pod only [`Pod`]'s fields are kept: its name, the annotations
+//! Of each pod only [`crate::status::Pod`]'s fields are kept: its name, the annotations
 //! `hub.jupyter.org/username` and `hub.jupyter.org/servername` (KubeSpawner 7.0
 //! `kubespawner/spawner.py`, `_build_common_annotations`), the `notebook` container's
 //! `imageID` (z2jh's container name) and the pod's start time.

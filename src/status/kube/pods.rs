@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 
 /// The page size of a pod listing (`limit`).
-const PAGE_LIMIT: u32 = 500;
+pub(super) const PAGE_LIMIT: u32 = 500;
 
 /// The annotation holding the hub's user name (KubeSpawner).
 const USERNAME_ANNOTATION: &str = "hub.jupyter.org/username";
