@@ -141,54 +141,20 @@ fn make_kubeconfig(fix: &str, namespace: &str) -> String {
     )
 }
 
-/// The smallest RBAC `status` needs: list pods in `namespace`.
+/// The smallest RBAC `status` needs: list pods in `namespace` (the Role and RoleBinding of
+/// docs/status-kubernetes.md, from `kube/role.yaml`).
 pub(crate) fn role_snippet(namespace: &str) -> String {
-    format!(
-        "apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata:
-  name: codeq-rollout-status
-  namespace: {namespace}
-rules:
-  - apiGroups: [\"\"]
-    resources: [pods]
-    verbs: [list]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata:
-  name: codeq-rollout-status
-  namespace: {namespace}
-subjects:
-  - kind: ServiceAccount
-    name: codeq-rollout-status
-    namespace: {namespace}
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: Role
-  name: codeq-rollout-status"
-    )
+    in_namespace(include_str!("kube/role.yaml"), namespace)
 }
 
-/// The ServiceAccount-token kubeconfig to make, for `namespace`.
+/// The ServiceAccount-token kubeconfig to make, for `namespace` (`kube/kubeconfig.yaml`).
 pub(crate) fn service_account_kubeconfig(namespace: &str) -> String {
-    format!(
-        "apiVersion: v1
-kind: Config
-clusters:
-  - name: hub
-    cluster:
-      server: https://API-SERVER:6443
-      certificate-authority-data: BASE64-CA
-users:
-  - name: codeq-rollout-status
-    user:
-      token: TOKEN   # kubectl -n {namespace} get secret codeq-rollout-status -o jsonpath='{{.data.token}}' | base64 -d
-contexts:
-  - name: hub
-    context: {{cluster: hub, user: codeq-rollout-status, namespace: {namespace}}}
-current-context: hub"
-    )
+    in_namespace(include_str!("kube/kubeconfig.yaml"), namespace)
+}
+
+/// `yaml` with its `{namespace}` written `namespace`, without its final newline.
+fn in_namespace(yaml: &str, namespace: &str) -> String {
+    yaml.trim_end().replace("{namespace}", namespace)
 }
 
 /// The info line of a Kubernetes request: the namespace (and where it came from), the

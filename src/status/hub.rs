@@ -89,22 +89,9 @@ pub const ROLE_NAME: &str = "codeq-rollout-status";
 /// Zero to JupyterHub values (chart 2.0 or later, JupyterHub ≥ 2.0) that create a hub
 /// service holding a token with exactly [`SCOPES`], for README and CODEQ_DEPLOYMENT.md.
 /// The service's `apiToken` is the value to store as a repository secret (the example
-/// workflow's `HUB_API_TOKEN`), passed to the action as the `hub-token` input.
-pub const ROLE_SNIPPET: &str = r#"hub:
-  services:
-    codeq-rollout-status:
-      # A long random value (openssl rand -hex 32); store the same value as a
-      # repository secret (e.g. HUB_API_TOKEN), which the workflow passes as hub-token.
-      apiToken: "<secret>"
-  loadRoles:
-    codeq-rollout-status:
-      description: Read-only - list users and their running servers (codeq-rollout status)
-      scopes:
-        - list:users
-        - read:servers
-      services:
-        - codeq-rollout-status
-"#;
+/// workflow's `HUB_API_TOKEN`), passed to the action as the `hub-token` input. Kept in
+/// `hub/role.yaml`.
+pub const ROLE_SNIPPET: &str = include_str!("hub/role.yaml");
 
 /// The hub's base URL in `hub_url` when `hub_url` is its API or a URL under it: the URL
 /// without the `/hub/api…` part (`https://hub.example.org/jupyter/hub/api/users` gives
@@ -155,8 +142,9 @@ impl HubClient {
     /// means a login page (reported as [`HubError::WrongBase`]).
     ///
     /// # Errors
-    /// [`HubError::InvalidBase`] for anything but an `http(s)://` URL without query or
-    /// fragment; [`HubError::InvalidToken`] for a token that cannot go in a header.
+    /// [`HubError::InvalidBase`] for what `hub-url` refuses ([`crate::support::url::hub_url`]:
+    /// anything but an `http(s)://` URL with a host, without credentials, query or fragment);
+    /// [`HubError::InvalidToken`] for a token that cannot go in a header.
     pub(crate) fn new(
         base: &str,
         token: &SecretString,
@@ -165,21 +153,9 @@ impl HubClient {
         let invalid = || HubError::InvalidBase {
             given: base.to_string(),
         };
-        let mut url = Url::parse(base.trim()).map_err(|_| invalid())?;
-        if !matches!(url.scheme(), "http" | "https")
-            || url.host().is_none()
-            || url.query().is_some()
-            || url.fragment().is_some()
-            || !url.username().is_empty()
-            || url.password().is_some()
-        {
-            return Err(invalid());
-        }
-        if !url.path().ends_with('/') {
-            let path = format!("{}/", url.path());
-            url.set_path(&path);
-        }
-        let users_url = url.join("hub/api/users").map_err(|_| invalid())?;
+        let base = crate::support::url::hub_url(base).map_err(|_| invalid())?;
+        let url = Url::parse(&format!("{}/", base.as_str()));
+        let users_url = (url.and_then(|u| u.join("hub/api/users"))).map_err(|_| invalid())?;
         let mut authorization =
             HeaderValue::from_str(&format!("token {}", token.expose_secret().trim()))
                 .map_err(|_| HubError::InvalidToken)?;
@@ -197,7 +173,7 @@ impl HubClient {
             })?;
         Ok(Self {
             users_url,
-            base: base.trim().trim_end_matches('/').to_string(),
+            base: base.as_str().to_string(),
             authorization,
             secrets: Secrets::of([token]),
             http,
@@ -213,38 +189,65 @@ impl HubClient {
         self
     }
 
-    /// The running servers, page by page (see [`ServerPages`]).
-    pub(crate) fn active_servers(&self) -> ServerPages<'_> {
-        ServerPages {
-            client: self,
-            next_offset: Some(0),
-            limit: PAGE_LIMIT,
-            requests: 0,
-            users: 0,
-            first_total: None,
-            last_total: None,
-            seen: HashSet::new(),
-            repeated: false,
-        }
-    }
-
-    /// Every running server, collected from [`HubClient::active_servers`]: at most
-    /// `ceil(users with running servers / 200)` requests (1 when none), all GET.
+    /// Every running server, page by page: at most `ceil(users with running servers / 200)`
+    /// requests (1 when none), all GET. Each page is dropped once its servers are kept.
     ///
     /// # Errors
     /// The first [`HubError`] of any page.
     pub(crate) async fn list_active_servers(&self) -> Result<Listing, HubError> {
-        let mut pages = self.active_servers();
-        let mut servers = Vec::new();
-        while let Some(page) = pages.next_page().await? {
-            servers.extend(page);
+        let mut listing = Listing {
+            servers: Vec::new(),
+            users: 0,
+            requests: 0,
+            shifted: false,
+        };
+        let (mut next_offset, mut limit) = (Some(0), PAGE_LIMIT);
+        let (mut first_total, mut seen) = (None, HashSet::new());
+        while let Some(offset) = next_offset.take() {
+            let url = self.page_url(offset, limit);
+            let malformed = |fault| HubError::Malformed {
+                url: url.to_string(),
+                fault: Box::new(fault),
+            };
+            if listing.requests >= MAX_PAGES {
+                return Err(malformed(Fault::EndlessPages { pages: MAX_PAGES }));
+            }
+            let page = self.read_page(&url, &mut listing.requests).await?;
+            let total = page.pagination.total;
+            listing.shifted |= *first_total.get_or_insert(total) != total;
+            if let Some(next) = &page.pagination.next {
+                if next.offset <= offset || next.limit == 0 {
+                    return Err(malformed(Fault::NextGoesBack {
+                        offset,
+                        next_offset: next.offset,
+                        next_limit: next.limit,
+                    }));
+                }
+                next_offset = Some(next.offset);
+                limit = next.limit.min(PAGE_LIMIT);
+            }
+            if page.items.iter().any(|u| u.servers.is_none()) {
+                return Err(HubError::MissingScope {
+                    scopes: vec!["read:servers".to_string()],
+                    url: url.to_string(),
+                });
+            }
+            for (index, user) in page.items.into_iter().enumerate() {
+                // JupyterHub pages users by id with offsets: when a user before the offset
+                // goes (its last server stopped), the next page starts one user early and
+                // lists a user again. Counted once; the listing is then a shifted one.
+                if !seen.insert(user.name.clone()) {
+                    listing.shifted = true;
+                    continue;
+                }
+                listing.users += 1;
+                for (name, doc) in user.servers.unwrap_or_default() {
+                    let server = doc.server(index, &user.name, name).map_err(malformed)?;
+                    listing.servers.push(server);
+                }
+            }
         }
-        Ok(Listing {
-            servers,
-            users: pages.users,
-            requests: pages.requests,
-            shifted: pages.shifted(),
-        })
+        Ok(listing)
     }
 
     /// The URL of the page at `offset`.
@@ -269,34 +272,28 @@ impl HubClient {
         })
     }
 
-    /// One page's GET, tried again per the client's retry policy (see the module
-    /// documentation); each try is counted in `requests`.
-    async fn get_page(&self, url: &Url, requests: &mut u32) -> Result<Vec<u8>, HubError> {
-        self.retry
-            .run(
-                &TokioTimer::start(),
-                |_| {
-                    *requests += 1;
-                    self.try_page(url)
-                },
-                |failed| failed.verdict,
-                |_| {},
-            )
-            .await
-            .map_err(|gave_up| match gave_up.last {
-                Some(failed) => failed.error.after(gave_up.attempts),
-                // Only a deadline stops before a try; hub reads have none.
-                None => HubError::Timeout {
-                    url: url.to_string(),
-                    after: self.timeout,
-                },
-            })
-    }
-
-    /// One page: its GET ([`HubClient::get_page`]) and its JSON, parsed straight into the
-    /// fields `status` keeps (see the module documentation).
+    /// One page: its GET, tried again per the client's retry policy (see the module
+    /// documentation; each try is counted in `requests`), and its JSON, parsed straight into
+    /// the fields `status` keeps.
     async fn read_page(&self, url: &Url, requests: &mut u32) -> Result<PageDoc, HubError> {
-        let body = self.get_page(url, requests).await?;
+        let timer = TokioTimer::start();
+        let tries = self.retry.run(
+            &timer,
+            |_| {
+                *requests += 1;
+                self.try_page(url)
+            },
+            |failed| failed.verdict,
+            |_| {},
+        );
+        let body = tries.await.map_err(|gave_up| match gave_up.last {
+            Some(failed) => failed.error.after(gave_up.attempts),
+            // Only a deadline stops before a try; hub reads have none.
+            None => HubError::Timeout {
+                url: url.to_string(),
+                after: self.timeout,
+            },
+        })?;
         if first_byte(&body) == Some(b'[') {
             return Err(HubError::TooOld {
                 url: url.to_string(),
@@ -480,7 +477,7 @@ impl From<HubError> for Failed {
     }
 }
 
-/// The running servers, collected (see [`HubClient::list_active_servers`]).
+/// The running servers, listed ([`HubClient::list_active_servers`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Listing {
     /// The servers, in the hub's order (users by id, each user's servers by name).
@@ -494,92 +491,6 @@ pub(crate) struct Listing {
     /// the last page, or a user came again on a later page (counted once): with offset
     /// paging a user may then have been skipped, so the numbers are a snapshot to take again.
     pub shifted: bool,
-}
-
-/// A listing in progress: call [`ServerPages::next_page`] until it gives `None`. Holds no
-/// page once it has been returned.
-#[derive(Debug)]
-pub(crate) struct ServerPages<'a> {
-    client: &'a HubClient,
-    next_offset: Option<u64>,
-    limit: u64,
-    requests: u32,
-    users: u64,
-    first_total: Option<u64>,
-    last_total: Option<u64>,
-    /// The users listed so far: offset paging repeats a user when the list shifts under it.
-    seen: HashSet<String>,
-    /// Whether a user came again on a later page (skipped: counted once).
-    repeated: bool,
-}
-
-impl ServerPages<'_> {
-    /// The next page's servers (possibly empty), or `None` when the listing is complete.
-    /// One GET per call that returns `Some`.
-    ///
-    /// # Errors
-    /// [`HubError`]; after an error the listing is over (later calls give `None`).
-    pub(crate) async fn next_page(&mut self) -> Result<Option<Vec<Server>>, HubError> {
-        let Some(offset) = self.next_offset.take() else {
-            return Ok(None);
-        };
-        let url = self.client.page_url(offset, self.limit);
-        let malformed = |fault| HubError::Malformed {
-            url: url.to_string(),
-            fault: Box::new(fault),
-        };
-        if self.requests >= MAX_PAGES {
-            return Err(malformed(Fault::EndlessPages { pages: MAX_PAGES }));
-        }
-        let page = self.client.read_page(&url, &mut self.requests).await?;
-        self.first_total.get_or_insert(page.pagination.total);
-        self.last_total = Some(page.pagination.total);
-        if let Some(next) = &page.pagination.next {
-            if next.offset <= offset || next.limit == 0 {
-                return Err(malformed(Fault::NextGoesBack {
-                    offset,
-                    next_offset: next.offset,
-                    next_limit: next.limit,
-                }));
-            }
-            self.next_offset = Some(next.offset);
-            self.limit = next.limit.min(PAGE_LIMIT);
-        }
-        if page.items.iter().any(|u| u.servers.is_none()) {
-            self.next_offset = None;
-            return Err(HubError::MissingScope {
-                scopes: vec!["read:servers".to_string()],
-                url: url.to_string(),
-            });
-        }
-        let mut servers = Vec::new();
-        for (index, user) in page.items.into_iter().enumerate() {
-            // JupyterHub pages users by id with offsets: when a user before the offset goes
-            // (its last server stopped), the next page starts one user early and lists a user
-            // again. Counted once; the listing is then a shifted one.
-            if !self.seen.insert(user.name.clone()) {
-                self.repeated = true;
-                continue;
-            }
-            self.users += 1;
-            for (name, doc) in user.servers.unwrap_or_default() {
-                servers.push(doc.server(index, &user.name, name).map_err(malformed)?);
-            }
-        }
-        Ok(Some(servers))
-    }
-
-    /// Requests sent so far.
-    #[cfg(test)]
-    pub(crate) fn requests(&self) -> u32 {
-        self.requests
-    }
-
-    /// Whether the hub's total changed between the first and the latest page, or a user
-    /// came again on a later page (see [`Listing::shifted`]).
-    pub(crate) fn shifted(&self) -> bool {
-        self.first_total != self.last_total || self.repeated
-    }
 }
 
 /// The paginated answer; fields not named here are skipped without being kept.
@@ -610,16 +521,14 @@ struct UserDoc {
     servers: Option<BTreeMap<String, ServerDoc>>,
 }
 
-/// A server's model; its times as the hub wrote them, read by [`ServerDoc::server`].
+/// A server's model; its times as the hub wrote them, read by [`ServerDoc::server`] (an
+/// absent `Option` reads as `None`, serde's rule for `Option` fields).
 #[derive(Deserialize)]
 struct ServerDoc {
-    #[serde(default)]
     started: Option<String>,
-    #[serde(default)]
     last_activity: Option<String>,
     #[serde(default)]
     ready: bool,
-    #[serde(default)]
     pending: Option<String>,
 }
 
@@ -678,7 +587,7 @@ struct ErrorDoc {
 /// 111)`, `failed to lookup address information: …`): the cause a user can act on, without
 /// the wrappers above it (reqwest's "error sending request for url (…)", which repeats the
 /// URL the message already names, hyper's "client error (Connect)").
-fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
     let chain = std::iter::successors(Some(err), |e| e.source());
     chain.last().map_or_else(String::new, ToString::to_string)
 }

@@ -10,12 +10,12 @@
 //! that comes back, an answer dripped a byte at a time) stays on the hand-written fake
 //! (tests/kube/fake_apiserver.py) at the end of this file.
 
-use crate::common::controlplane::{ControlPlane, collection_path};
+use crate::common::controlplane::{ControlPlane, collection_path, documented_objects, kinds};
 use crate::common::hub::{HubSettings, iso, unix_now};
 use crate::common::kube::{FakeKube, TOKEN};
 use crate::common::registry::{free_port, repo_root};
 use crate::common::z2jh::{RELEASE, Z2jh, Z2jhSettings};
-use crate::common::{run_codeq, scrub};
+use crate::common::{number_in, run_codeq, scrub, start_script, until_started};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -38,53 +38,10 @@ c.JupyterHub.load_roles.append({{"name": "status-reader", "services": ["status-r
     )
 }
 
-/// The objects of docs/status-kubernetes.md's "The smallest RBAC" YAML block, as written, with
-/// the namespace `jhub` replaced by `namespace` (where they are applied, as a reader replaces
-/// it with the hub's).
+/// The objects of docs/status-kubernetes.md's "The smallest RBAC" YAML block, as written, in
+/// `namespace`.
 fn documented_rbac(namespace: &str) -> Vec<Value> {
-    let doc = std::fs::read_to_string(repo_root().join("docs/status-kubernetes.md")).unwrap();
-    let section = doc
-        .split("## The smallest RBAC")
-        .nth(1)
-        .expect("docs/status-kubernetes.md has \"The smallest RBAC\"");
-    let yaml = section
-        .split("```yaml\n")
-        .nth(1)
-        .and_then(|b| b.split("\n```").next())
-        .expect("a yaml block under \"The smallest RBAC\"");
-    yaml.split("\n---\n")
-        .map(|text| {
-            let mut object: Value = serde_saphyr::from_str(text)
-                .unwrap_or_else(|e| panic!("the doc's RBAC YAML: {e}\n{text}"));
-            retarget(&mut object, "jhub", namespace);
-            object
-        })
-        .collect()
-}
-
-/// Replaces the namespace `from` by `to` wherever an object names one.
-fn retarget(object: &mut Value, from: &str, to: &str) {
-    match object {
-        Value::Object(map) => {
-            for (key, value) in map.iter_mut() {
-                if key == "namespace" && value == from {
-                    *value = json!(to);
-                } else {
-                    retarget(value, from, to);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|v| retarget(v, from, to)),
-        _ => {}
-    }
-}
-
-/// The kinds of `objects`, in order.
-fn kinds(objects: &[Value]) -> Vec<&str> {
-    objects
-        .iter()
-        .map(|o| o["kind"].as_str().unwrap())
-        .collect()
+    documented_objects("docs/status-kubernetes.md", "The smallest RBAC", namespace)
 }
 
 /// Applies the doc's objects (less those of the kinds in `without`) in the rig's namespace;
@@ -104,26 +61,18 @@ async fn documented_status_account(rig: &Z2jh, without: &[&str]) -> String {
     rig.kubeconfig_for_account(STATUS_ACCOUNT).await.1
 }
 
-/// Whether the API server allows `verb` on pods in `namespace` to the doc's ServiceAccount of
-/// `account_namespace` (a SubjectAccessReview, the authorizer's own answer): RBAC reads its
-/// objects through informers, so a new binding takes effect a moment later.
+/// `users`' servers started on the rig, then a release an hour ago (its time) and the doc's
+/// ServiceAccount ([`documented_status_account`], its kubeconfig).
+async fn released_an_hour_ago(rig: &Z2jh, users: &[&str]) -> (String, String) {
+    rig.start_servers(users).await;
+    let released_at = iso(unix_now() - 3600.0);
+    (released_at, documented_status_account(rig, &[]).await)
+}
+
+/// Whether the API server allows `list` on pods in `namespace` to the doc's ServiceAccount of
+/// `account_namespace`.
 async fn allowed(plane: &ControlPlane, account_namespace: &str, namespace: &str) -> bool {
-    let (code, body) = plane
-        .admin(
-            "POST",
-            "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-            Some(json!({
-                "apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
-                "spec": {
-                    "user": format!("system:serviceaccount:{account_namespace}:{STATUS_ACCOUNT}"),
-                    "groups": ["system:serviceaccounts", format!("system:serviceaccounts:{account_namespace}"), "system:authenticated"],
-                    "resourceAttributes": {"namespace": namespace, "verb": "list", "resource": "pods"},
-                },
-            })),
-        )
-        .await;
-    assert_eq!(code, 201, "{body}");
-    body["status"]["allowed"] == true
+    (plane.allows(account_namespace, STATUS_ACCOUNT, namespace, "list")).await
 }
 
 /// Waits (bounded, 30 s) until the authorizer's answer for the doc's ServiceAccount is `want`.
@@ -135,6 +84,16 @@ async fn until_allowed(rig: &Z2jh, want: bool) {
         })
         .await;
     assert!(ok, "RBAC never answered allowed={want}");
+}
+
+/// The rig with the culler at `hub`, z2jh's default pull policy, and the hub service `status`
+/// reads with ([`reader_config`]).
+async fn reading_rig(hub: HubSettings) -> Z2jh {
+    let settings = Z2jhSettings {
+        hub,
+        pull_policy: None,
+    };
+    Z2jh::start(settings, &reader_config()).await
 }
 
 /// One `status` run against the rig: its exit code, stdout, stderr, and (inside Actions) its
@@ -154,17 +113,41 @@ impl Run {
     }
 }
 
-/// `codeq-rollout status` against the rig's hub and API server with `kubeconfig` (content),
-/// the culler settings of `settings`, released at `released_at`; `actions` runs it as the
-/// Actions runner does (outputs and summary files, annotations on stdout).
-fn status(
-    rig: &Z2jh,
+/// How `status` reads the rig: its hub and API server with `kubeconfig` (content), the culler
+/// settings of `settings`, released at `released_at`.
+#[derive(Clone, Copy)]
+struct Reading<'a> {
+    rig: &'a Z2jh,
     settings: HubSettings,
-    kubeconfig: &str,
-    released_at: &str,
-    args: &[&str],
-    actions: bool,
-) -> Run {
+    kubeconfig: &'a str,
+    released_at: &'a str,
+}
+
+impl<'a> Reading<'a> {
+    fn new(
+        rig: &'a Z2jh,
+        settings: HubSettings,
+        kubeconfig: &'a str,
+        released_at: &'a str,
+    ) -> Self {
+        Reading {
+            rig,
+            settings,
+            kubeconfig,
+            released_at,
+        }
+    }
+}
+
+/// `codeq-rollout status` as `reading` says, with `args`; `actions` runs it as the Actions
+/// runner does (outputs and summary files, annotations on stdout).
+fn status(reading: Reading, args: &[&str], actions: bool) -> Run {
+    let Reading {
+        rig,
+        settings,
+        kubeconfig,
+        released_at,
+    } = reading;
     let base = rig.hub.api.trim_end_matches("/hub/api").to_string();
     let dir = tempfile::tempdir().unwrap();
     let mut env = BTreeMap::new();
@@ -243,10 +226,10 @@ fn states(report: &Value) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The totals of `status --json` that count servers and pods.
-fn counts(report: &Value) -> BTreeMap<String, Value> {
+/// The totals of `status --json` that count servers and pods, as `key value` in one line.
+fn counts(report: &Value) -> String {
     let t = &report["totals"];
-    [
+    let keys = [
         "running",
         "updated",
         "stale_idle",
@@ -258,18 +241,13 @@ fn counts(report: &Value) -> BTreeMap<String, Value> {
         "unknown",
         "converged",
         "evidence",
-    ]
-    .into_iter()
-    .map(|k| (k.to_string(), t[k].clone()))
-    .collect()
+    ];
+    keys.map(|k| format!("{k} {}", t[k])).join(", ")
 }
 
 /// What the hub holds: its users with an active (ready or pending) server.
 async fn hub_active(rig: &Z2jh) -> Vec<String> {
-    let (code, body) = rig
-        .hub
-        .request_as(&rig.hub.token, "GET", "/users?state=active", None)
-        .await;
+    let (code, body) = rig.hub.send("GET", "/users?state=active", None).await;
     assert_eq!(code, 200, "{body}");
     let mut users: Vec<String> = body
         .as_array()
@@ -375,15 +353,13 @@ c.KubeSpawner.start_timeout = 30
     let t_old = unix_now();
     // Stop `gone` now: KubeSpawner waits its start_timeout (30 s) for the pod to go, meanwhile
     // the rest happens.
-    let (code, body) = rig
-        .hub
-        .request_as(&rig.hub.token, "DELETE", "/users/gone/server", None)
-        .await;
+    let (code, body) = rig.hub.send("DELETE", "/users/gone/server", None).await;
     assert_eq!(code, 202, "the stop waits on KubeSpawner: {body}");
 
     let new_digest = rig.push("second");
     assert_ne!(new_digest, rig.first_digest);
     let released_at = iso(unix_now());
+    let reading = Reading::new(&rig, STILL_CULLER, &kubeconfig, &released_at);
     rig.start_servers(&["fresh", "warm", "other"]).await;
     let gone_forgotten = rig
         .wait_for(
@@ -467,14 +443,7 @@ c.KubeSpawner.start_timeout = 30
         .plane
         .pod_requests(&status_user(&rig), &rig.namespace)
         .len();
-    let run = status(
-        &rig,
-        STILL_CULLER,
-        &kubeconfig,
-        &released_at,
-        &["--json", "--now", &now],
-        false,
-    );
+    let run = status(reading, &["--json", "--now", &now], false);
     let report = run.json();
     assert_eq!(
         states(&report),
@@ -496,26 +465,10 @@ c.KubeSpawner.start_timeout = 30
     // Counts: 6 servers the hub lists, 7 pods the API server holds (one the hub does not).
     assert_eq!(
         counts(&report),
-        json!({
-            "running": 6, "updated": 1, "stale_idle": 1, "stale_active": 1, "pending": 1,
-            "pending_stale": 0, "mismatch": 1, "orphans": 1, "unknown": 1, "converged": false,
-            "evidence": "digest",
-        })
-        .as_object()
-        .unwrap()
-        .clone()
-        .into_iter()
-        .collect::<BTreeMap<_, _>>()
+        "running 6, updated 1, stale_idle 1, stale_active 1, pending 1, pending_stale 0, mismatch 1, orphans 1, unknown 1, converged false, evidence \"digest\""
     );
     // The table, whole: only the times (the hub's real clock) and the rig's addresses vary.
-    let table = status(
-        &rig,
-        STILL_CULLER,
-        &kubeconfig,
-        &released_at,
-        &["--now", &now, "--include-names"],
-        false,
-    );
+    let table = status(reading, &["--now", &now, "--include-names"], false);
     assert_eq!(table.code, 0, "{}", table.stderr);
     insta::assert_snapshot!(
         "every_bucket_table",
@@ -551,12 +504,7 @@ c.KubeSpawner.start_timeout = 30
     for user in ["idle", "active", "warm", "other"] {
         let (code, body) = rig
             .hub
-            .request_as(
-                &rig.hub.token,
-                "DELETE",
-                &format!("/users/{user}/server"),
-                None,
-            )
+            .send("DELETE", &format!("/users/{user}/server"), None)
             .await;
         assert!(code == 204 || code == 202, "stop {user}: {code} {body}");
     }
@@ -583,15 +531,7 @@ c.KubeSpawner.start_timeout = 30
         single_user_pods(&rig).await,
         rig.logs()
     );
-    let last = status(
-        &rig,
-        STILL_CULLER,
-        &kubeconfig,
-        &released_at,
-        &["--json"],
-        false,
-    )
-    .json();
+    let last = status(reading, &["--json"], false).json();
     assert_eq!(
         (states(&last), &last["totals"]["converged"]),
         (
@@ -648,11 +588,7 @@ const FAST_CULLER: HubSettings = HubSettings {
 /// server started then pulls the new digest and is updated.
 #[tokio::test]
 async fn the_culler_stops_the_stale_pods_until_converged() {
-    let settings = Z2jhSettings {
-        hub: FAST_CULLER,
-        pull_policy: None,
-    };
-    let rig = Z2jh::start(settings, &reader_config()).await;
+    let rig = reading_rig(FAST_CULLER).await;
     let kubeconfig = documented_status_account(&rig, &[]).await;
     rig.start_servers(&["s1", "s2"]).await;
     let pod = rig.pod("s1").await.unwrap();
@@ -681,17 +617,8 @@ async fn the_culler_stops_the_stale_pods_until_converged() {
     );
     let new_digest = rig.push("second");
     let released_at = iso(unix_now());
-    let run = || {
-        status(
-            &rig,
-            FAST_CULLER,
-            &kubeconfig,
-            &released_at,
-            &["--json"],
-            false,
-        )
-        .json()
-    };
+    let reading = Reading::new(&rig, FAST_CULLER, &kubeconfig, &released_at);
+    let run = || status(reading, &["--json"], false).json();
     let first = run();
     assert_eq!(
         (&first["totals"]["stale"], &first["totals"]["converged"]),
@@ -732,23 +659,11 @@ async fn the_culler_stops_the_stale_pods_until_converged() {
 /// that answer: no report, every output empty, a summary saying what failed.
 #[tokio::test]
 async fn the_documented_rbac_is_enough_and_its_absence_is_the_api_servers_403() {
-    let settings = Z2jhSettings {
-        hub: STILL_CULLER,
-        pull_policy: None,
-    };
-    let rig = Z2jh::start(settings, &reader_config()).await;
-    rig.start_servers(&["alice"]).await;
-    let released_at = iso(unix_now() - 3600.0);
-    let kubeconfig = documented_status_account(&rig, &[]).await;
+    let rig = reading_rig(STILL_CULLER).await;
+    let (released_at, kubeconfig) = released_an_hour_ago(&rig, &["alice"]).await;
+    let reading = Reading::new(&rig, STILL_CULLER, &kubeconfig, &released_at);
     until_allowed(&rig, true).await;
-    let ok = status(
-        &rig,
-        STILL_CULLER,
-        &kubeconfig,
-        &released_at,
-        &["--json", "--include-names"],
-        true,
-    );
+    let ok = status(reading, &["--json", "--include-names"], true);
     let report = ok.json();
     assert_eq!(
         (states(&report), &report["totals"]["evidence"]),
@@ -771,7 +686,7 @@ async fn the_documented_rbac_is_enough_and_its_absence_is_the_api_servers_403() 
         .await;
     assert_eq!(code, 200, "{body}");
     until_allowed(&rig, false).await;
-    let unbound = status(&rig, STILL_CULLER, &kubeconfig, &released_at, &[], true);
+    let unbound = status(reading, &[], true);
     // The Role and RoleBinding applied in another namespace (`kubectl apply -n other`), the
     // ServiceAccount in the hub's.
     let other = rig.plane.namespace("other").await;
@@ -793,7 +708,7 @@ async fn the_documented_rbac_is_enough_and_its_absence_is_the_api_servers_403() 
         .await;
     assert!(bound_there);
     assert!(!allowed(rig.plane, &ns, &ns).await);
-    let misplaced = status(&rig, STILL_CULLER, &kubeconfig, &released_at, &[], true);
+    let misplaced = status(reading, &[], true);
 
     // The ServiceAccount token (a JWT of this run) and the forms `status` masks it in.
     use base64::Engine as _;
@@ -867,14 +782,9 @@ async fn the_documented_rbac_is_enough_and_its_absence_is_the_api_servers_403() 
 /// `410 Gone`, and the listing restarted once, as documented.
 #[tokio::test]
 async fn status_pages_1200_pods_with_the_selector_and_survives_a_compaction() {
-    let settings = Z2jhSettings {
-        hub: STILL_CULLER,
-        pull_policy: None,
-    };
-    let rig = Z2jh::start(settings, &reader_config()).await;
-    rig.start_servers(&["u1", "u2"]).await;
-    let released_at = iso(unix_now() - 3600.0);
-    let kubeconfig = documented_status_account(&rig, &[]).await;
+    let rig = reading_rig(STILL_CULLER).await;
+    let (released_at, kubeconfig) = released_an_hour_ago(&rig, &["u1", "u2"]).await;
+    let reading = Reading::new(&rig, STILL_CULLER, &kubeconfig, &released_at);
     let template = rig.pod("u1").await.unwrap();
     let r = &rig;
 
@@ -930,19 +840,7 @@ async fn status_pages_1200_pods_with_the_selector_and_survives_a_compaction() {
         .wait_for(
             "1,202 pods run",
             Duration::from_secs(300),
-            move || async move {
-                let (_, body) = r
-                    .admin(
-                        "GET",
-                        &format!(
-                            "/api/v1/namespaces/{}/pods?fieldSelector=status.phase%3DRunning",
-                            r.namespace
-                        ),
-                        None,
-                    )
-                    .await;
-                body["items"].as_array().map_or(0, Vec::len) == 1202
-            },
+            move || async move { running_pods(r).await == 1202 },
         )
         .await;
     assert!(running, "{}", rig.kubelet.log());
@@ -955,27 +853,10 @@ async fn status_pages_1200_pods_with_the_selector_and_survives_a_compaction() {
         .plane
         .pod_requests(&status_user(&rig), &rig.namespace)
         .len();
-    let report = status(
-        &rig,
-        STILL_CULLER,
-        &kubeconfig,
-        &released_at,
-        &["--json"],
-        false,
-    )
-    .json();
+    let report = status(reading, &["--json"], false).json();
     assert_eq!(
         counts(&report),
-        json!({
-            "running": 2, "updated": 2, "stale_idle": 0, "stale_active": 0, "pending": 0,
-            "pending_stale": 0, "mismatch": 0, "orphans": 700, "unknown": 0, "converged": false,
-            "evidence": "digest",
-        })
-        .as_object()
-        .unwrap()
-        .clone()
-        .into_iter()
-        .collect::<BTreeMap<_, _>>()
+        "running 2, updated 2, stale_idle 0, stale_active 0, pending 0, pending_stale 0, mismatch 0, orphans 700, unknown 0, converged false, evidence \"digest\""
     );
     rig.plane.audit_settled(&rig.namespace).await;
     let sent = rig.plane.pod_requests(&status_user(&rig), &rig.namespace);
@@ -990,10 +871,10 @@ async fn status_pages_1200_pods_with_the_selector_and_survives_a_compaction() {
         .pod_requests(&status_user(&rig), &rig.namespace)
         .len();
     let report = status(
-        &rig,
-        STILL_CULLER,
-        &through,
-        &released_at,
+        Reading {
+            kubeconfig: &through,
+            ..reading
+        },
         &["--json"],
         false,
     )
@@ -1012,6 +893,15 @@ async fn status_pages_1200_pods_with_the_selector_and_survives_a_compaction() {
         "paging_after_compaction",
         requests_shown(&rig, &sent[before..])
     );
+}
+
+/// How many pods of the rig's namespace run (the API server's field selector).
+async fn running_pods(rig: &Z2jh) -> usize {
+    let namespace = &rig.namespace;
+    let running = "fieldSelector=status.phase%3DRunning";
+    let path = format!("/api/v1/namespaces/{namespace}/pods?{running}");
+    let (_, body) = rig.admin("GET", &path, None).await;
+    body["items"].as_array().map_or(0, Vec::len)
 }
 
 /// The requests as lines `VERB URI CODE`, the namespace and continue tokens named.
@@ -1066,57 +956,37 @@ impl ApiProxy {
         let token = dir.path().join("admin-token");
         std::fs::write(&token, crate::common::controlplane::ADMIN_TOKEN).unwrap();
         let p = &rig.plane.dir;
-        let child = std::process::Command::new(repo_root().join(".venv/bin/python"))
-            .arg(repo_root().join("tests/kube/api_proxy.py"))
-            .args([
-                "--upstream",
-                &rig.plane.server,
-                "--etcd",
-                &rig.plane.etcd,
-                "--namespace",
-                &rig.namespace,
-            ])
-            .arg("--ca")
-            .arg(p.join("ca.crt"))
-            .arg("--cert")
-            .arg(p.join("server.crt"))
-            .arg("--key")
-            .arg(p.join("server.key"))
-            .arg("--admin-token-file")
-            .arg(&token)
-            .arg("--dir")
-            .arg(dir.path())
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::fs::File::create(dir.path().join("log")).unwrap())
-            .spawn()
-            .expect("start the API proxy");
+        let (ca, cert, key) = (p.join("ca.crt"), p.join("server.crt"), p.join("server.key"));
+        let args: Vec<&std::ffi::OsStr> = vec![
+            "--upstream".as_ref(),
+            rig.plane.server.as_ref(),
+            "--etcd".as_ref(),
+            rig.plane.etcd.as_ref(),
+            "--namespace".as_ref(),
+            rig.namespace.as_ref(),
+            "--ca".as_ref(),
+            ca.as_ref(),
+            "--cert".as_ref(),
+            cert.as_ref(),
+            "--key".as_ref(),
+            key.as_ref(),
+            "--admin-token-file".as_ref(),
+            token.as_ref(),
+            "--dir".as_ref(),
+            dir.path().as_ref(),
+        ];
+        let child = start_script("api_proxy.py", &args, dir.path());
         let mut proxy = ApiProxy {
             child,
             dir,
             port: 0,
         };
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(port) = std::fs::read_to_string(proxy.dir.path().join("port"))
-                .ok()
-                .and_then(|p| p.trim().parse().ok())
-            {
-                proxy.port = port;
-                return proxy;
-            }
-            if let Ok(Some(status)) = proxy.child.try_wait() {
-                panic!(
-                    "the API proxy exited ({status}): {}",
-                    std::fs::read_to_string(proxy.dir.path().join("log")).unwrap_or_default()
-                );
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the API proxy did not start"
-            );
-            std::thread::park_timeout(Duration::from_millis(50));
-        }
+        let (child, dir) = (&mut proxy.child, proxy.dir.path());
+        let within = Duration::from_secs(30);
+        proxy.port = until_started("the API proxy", child, dir, within, |d| {
+            number_in(d, "port")
+        });
+        proxy
     }
 
     fn url(&self) -> String {

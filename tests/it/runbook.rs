@@ -21,15 +21,15 @@
 //! itself, its rendering, and which rows a click reaches (that "Stop All" takes the current
 //! page's users is read from the script, not clicked).
 
-use crate::common::controlplane::ControlPlane;
+use crate::common::controlplane::{documented_objects, kinds};
 use crate::common::hub::HubSettings;
 use crate::common::z2jh::{RELEASE, Z2jh, Z2jhSettings};
-use crate::common::{ActionRun, FakeGitHub, repo_root, scrub};
+use crate::common::{ActionRun, FakeGitHub, repo_root, scrub, spawn_piped};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
@@ -200,10 +200,9 @@ struct Shell {
 
 impl Shell {
     fn start(kubeconfig: &Path) -> Shell {
-        use std::os::unix::process::CommandExt;
         let dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new("bash")
-            .args(["--noprofile", "--norc"])
+        let mut bash = Command::new("bash");
+        bash.args(["--noprofile", "--norc"])
             .current_dir(dir.path())
             .env_clear()
             .env(
@@ -212,13 +211,8 @@ impl Shell {
             )
             .env("HOME", dir.path())
             .env("LANG", "C.UTF-8")
-            .env("KUBECONFIG", kubeconfig)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .expect("start bash");
+            .env("KUBECONFIG", kubeconfig);
+        let mut child = spawn_piped(&mut bash, "start bash");
         let (tx, lines) = channel();
         let stdout = child.stdout.take().unwrap();
         let stderr = child.stderr.take().unwrap();
@@ -355,54 +349,15 @@ fn stable(rig: &Z2jh, new: &str, text: &str) -> String {
 /// The Role and RoleBinding of CODEQ_DEPLOYMENT.md's "Who may pull the break-glass lever", as
 /// written, with the namespace `jhub` replaced by `namespace`.
 fn documented_operator_rbac(namespace: &str) -> (Value, Value) {
-    let doc = std::fs::read_to_string(repo_root().join("CODEQ_DEPLOYMENT.md")).unwrap();
-    let section = doc
-        .split("## Who may pull the break-glass lever")
-        .nth(1)
-        .and_then(|s| s.split("\n## ").next())
-        .expect("CODEQ_DEPLOYMENT.md has \"Who may pull the break-glass lever\"");
-    let yaml = section
-        .split("```yaml\n")
-        .nth(1)
-        .and_then(|b| b.split("\n```").next())
-        .expect("a yaml block under \"Who may pull the break-glass lever\"");
-    let mut objects: Vec<Value> = yaml
-        .split("\n---\n")
-        .map(|text| {
-            let mut object: Value = serde_saphyr::from_str(text)
-                .unwrap_or_else(|e| panic!("the doc's RBAC YAML: {e}\n{text}"));
-            retarget(&mut object, "jhub", namespace);
-            object
-        })
-        .collect();
-    let kinds: Vec<&str> = objects
-        .iter()
-        .map(|o| o["kind"].as_str().unwrap())
-        .collect();
+    let heading = "Who may pull the break-glass lever";
+    let mut objects = documented_objects("CODEQ_DEPLOYMENT.md", heading, namespace);
     assert_eq!(
-        kinds,
+        kinds(&objects),
         ["Role", "RoleBinding"],
         "the doc's RBAC block changed: check what these tests apply"
     );
     let binding = objects.pop().unwrap();
     (objects.pop().unwrap(), binding)
-}
-
-/// Replaces the namespace `from` by `to` wherever an object names one.
-fn retarget(object: &mut Value, from: &str, to: &str) {
-    match object {
-        Value::Object(map) => {
-            for (key, value) in map.iter_mut() {
-                if key == "namespace" && value == from {
-                    *value = json!(to);
-                } else {
-                    retarget(value, from, to);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|v| retarget(v, from, to)),
-        _ => {}
-    }
 }
 
 /// The verbs of a Role's one rule.
@@ -424,27 +379,6 @@ fn verbs(role: &Value) -> Vec<String> {
 /// The audit log's user name of the ServiceAccount `account` in `namespace`.
 fn account_user(namespace: &str, account: &str) -> String {
     format!("system:serviceaccount:{namespace}:{account}")
-}
-
-/// Whether the API server allows `verb` on pods in `namespace` to the ServiceAccount
-/// `account` there (a SubjectAccessReview: the authorizer's own answer).
-async fn allowed(plane: &ControlPlane, namespace: &str, account: &str, verb: &str) -> bool {
-    let (code, body) = plane
-        .admin(
-            "POST",
-            "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-            Some(json!({
-                "apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
-                "spec": {
-                    "user": account_user(namespace, account),
-                    "groups": ["system:serviceaccounts", format!("system:serviceaccounts:{namespace}"), "system:authenticated"],
-                    "resourceAttributes": {"namespace": namespace, "verb": verb, "resource": "pods"},
-                },
-            })),
-        )
-        .await;
-    assert_eq!(code, 201, "{body}");
-    body["status"]["allowed"] == true
 }
 
 /// The ServiceAccount `account` in the rig's namespace, bound (when `role` is given) to `role`
@@ -476,7 +410,7 @@ async fn operator(rig: &Z2jh, account: &str, role: Option<&Value>) -> PathBuf {
             async move {
                 for verb in ["list", "delete"] {
                     let want = granted.iter().any(|g| g == verb);
-                    if allowed(plane, &ns, account, verb).await != want {
+                    if plane.allows(&ns, account, &ns, verb).await != want {
                         return false;
                     }
                 }
@@ -493,10 +427,7 @@ async fn operator(rig: &Z2jh, account: &str, role: Option<&Value>) -> PathBuf {
 
 /// The servers the hub reports ready, as `user` or `user/server`.
 async fn ready(rig: &Z2jh) -> BTreeSet<String> {
-    let (code, body) = rig
-        .hub
-        .request_as(&rig.hub.token, "GET", "/users?state=active", None)
-        .await;
+    let (code, body) = rig.hub.send("GET", "/users?state=active", None).await;
     assert_eq!(code, 200, "{body}");
     let mut out = BTreeSet::new();
     for user in body.as_array().unwrap() {
@@ -534,12 +465,7 @@ async fn until_ready(rig: &Z2jh, want: &[&str], within: Duration) {
 async fn start_named(rig: &Z2jh, user: &str, server: &str) {
     let (code, body) = rig
         .hub
-        .request_as(
-            &rig.hub.token,
-            "POST",
-            &format!("/users/{user}/servers/{server}"),
-            None,
-        )
+        .send("POST", &format!("/users/{user}/servers/{server}"), None)
         .await;
     assert!(
         code == 201 || code == 202,
@@ -631,22 +557,12 @@ async fn restart(rig: &Z2jh, user: &str) -> String {
     let old = pods(rig).await[&format!("jupyter-{user}")].uid.clone();
     let (code, body) = rig
         .hub
-        .request_as(
-            &rig.hub.token,
-            "DELETE",
-            &format!("/users/{user}/server"),
-            None,
-        )
+        .send("DELETE", &format!("/users/{user}/server"), None)
         .await;
     assert_eq!(code, 204, "stop {user}: {body}");
     let (code, body) = rig
         .hub
-        .request_as(
-            &rig.hub.token,
-            "POST",
-            &format!("/users/{user}/server"),
-            None,
-        )
+        .send("POST", &format!("/users/{user}/server"), None)
         .await;
     assert!(code == 201 || code == 202, "start {user}: {code} {body}");
     let name = format!("jupyter-{user}");
@@ -704,6 +620,25 @@ async fn deletions(rig: &Z2jh) -> Vec<(String, String, u16)> {
 // ---------------------------------------------------------------------------------------------
 // The tests.
 
+/// The rig with a server for each of `users` and a second one, `gpu`, for `named` among them,
+/// all ready; then the new image pushed (its digest) and `later`'s servers started on it; the
+/// runbook of the security `announce`; and the operator's shell, as a ServiceAccount bound to
+/// the documented Role.
+async fn released(users: &[&str], named: &str, later: &[&str]) -> (Z2jh, String, Runbook, Shell) {
+    let rig = rig(users).await;
+    start_named(&rig, named, "gpu").await;
+    let gpu = format!("{named}/gpu");
+    let ready: Vec<&str> = users.iter().copied().chain([gpu.as_str()]).collect();
+    until_ready(&rig, &ready, Duration::from_secs(60)).await;
+    let new = rig.push("second");
+    rig.start_servers(later).await;
+    let runbook = announce(&rig, &new).await;
+    let (role, _) = documented_operator_rbac(&rig.namespace);
+    let kubeconfig = operator(&rig, "break-glass-operator", Some(&role)).await;
+    let shell = Shell::start(&kubeconfig);
+    (rig, new, runbook, shell)
+}
+
 /// The runbook of a real security `announce`, pasted step by step: `stale` lists exactly the
 /// pods KubeSpawner made that run the old digest (by digest: the API server's pods compared
 /// independently), among them a user whose name needs percent-encoding and a named server,
@@ -715,21 +650,8 @@ async fn deletions(rig: &Z2jh) -> Vec<(String, String, u16)> {
 #[tokio::test]
 async fn the_published_runbook_stops_the_stale_servers_through_the_hub_api() {
     let began = Instant::now();
-    let rig = rig(&["alice", "bob@x.org", "carol"]).await;
-    start_named(&rig, "bob@x.org", "gpu").await;
-    until_ready(
-        &rig,
-        &["alice", "bob@x.org", "bob@x.org/gpu", "carol"],
-        Duration::from_secs(60),
-    )
-    .await;
-    let new = rig.push("second");
-    rig.start_servers(&["dave"]).await;
-    let runbook = announce(&rig, &new).await;
-
-    let (role, _) = documented_operator_rbac(&rig.namespace);
-    let kubeconfig = operator(&rig, "break-glass-operator", Some(&role)).await;
-    let mut shell = Shell::start(&kubeconfig);
+    let (rig, new, runbook, mut shell) =
+        released(&["alice", "bob@x.org", "carol"], "bob@x.org", &["dave"]).await;
     let mut seen = Transcript::default();
 
     let set_up = shell.run(runbook.step("Set up"), &[OPERATOR_TOKEN]);
@@ -1022,20 +944,8 @@ fn between(page: &str, start: &str, end: &str) -> String {
 #[tokio::test]
 async fn the_fallbacks_stop_only_stale_servers_from_the_admin_panel_and_by_deleting_pods() {
     let began = Instant::now();
-    let rig = rig(&["alice", "bob", "carol"]).await;
-    start_named(&rig, "alice", "gpu").await;
-    until_ready(
-        &rig,
-        &["alice", "alice/gpu", "bob", "carol"],
-        Duration::from_secs(60),
-    )
-    .await;
-    let new = rig.push("second");
-    rig.start_servers(&["dave", ADMIN]).await;
-    let runbook = announce(&rig, &new).await;
-    let (role, _) = documented_operator_rbac(&rig.namespace);
-    let kubeconfig = operator(&rig, "break-glass-operator", Some(&role)).await;
-    let mut shell = Shell::start(&kubeconfig);
+    let (rig, new, runbook, mut shell) =
+        released(&["alice", "bob", "carol"], "alice", &["dave", ADMIN]).await;
     let mut seen = Transcript::default();
     seen.step(
         "Set up",
@@ -1110,10 +1020,7 @@ async fn the_fallbacks_stop_only_stale_servers_from_the_admin_panel_and_by_delet
         "RUNBOOKTIME the hub noticed the deleted pod after {:.1} s",
         deleted.elapsed().as_secs_f64()
     );
-    let (code, bob) = rig
-        .hub
-        .request_as(&rig.hub.token, "GET", "/users/bob", None)
-        .await;
+    let (code, bob) = rig.hub.send("GET", "/users/bob", None).await;
     assert_eq!((code, &bob["servers"]), (200, &json!({})), "{bob}");
 
     // "Stop All" on the first page: every server on it, those on the new image too.

@@ -141,7 +141,9 @@ def matches(pod, selector):
     return True
 
 
-class Api(BaseHTTPRequestHandler):
+class JsonHandler(BaseHTTPRequestHandler):
+    """HTTP/1.1, quiet, answering JSON."""
+
     protocol_version = "HTTP/1.1"
 
     def log_message(self, *args):
@@ -154,6 +156,9 @@ class Api(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+class Api(JsonHandler):
 
     def do_GET(self):
         url = urlsplit(self.path)
@@ -233,19 +238,9 @@ class Api(BaseHTTPRequestHandler):
         )
 
 
-class Admin(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
+class Admin(JsonHandler):
     def reply(self, code, body=None):
-        data = json.dumps(body if body is not None else {}).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self.send_json(code, body if body is not None else {})
 
     def body(self):
         length = int(self.headers.get("Content-Length", "0"))

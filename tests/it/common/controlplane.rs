@@ -24,7 +24,7 @@
 //!   thread would end with its test). Their temp dir (`codeq-kube-<pid>` in the temp
 //!   directory) is then removed by the next start, once its PID is gone.
 
-use super::registry::free_port;
+use super::registry::{free_port, openssl};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -156,22 +156,11 @@ impl ControlPlane {
         body: Option<Value>,
         content_type: &str,
     ) -> Answer {
-        let mut req = self
+        let req = self
             .client
             .request(method.parse().unwrap(), format!("{}{path}", self.server))
             .bearer_auth(token);
-        if let Some(b) = body {
-            req = req
-                .header("Content-Type", content_type)
-                .body(serde_json::to_vec(&b).unwrap());
-        }
-        let resp = req
-            .send()
-            .await
-            .unwrap_or_else(|e| panic!("{method} {path}: {e:?}"));
-        let code = resp.status().as_u16();
-        let bytes = resp.bytes().await.unwrap();
-        (code, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+        super::send_json(req, (method, path), body, content_type).await
     }
 
     /// Creates `objects` (a `kind` each: Namespace-scoped core, RBAC or any `apiVersion`
@@ -313,6 +302,83 @@ impl ControlPlane {
     }
 }
 
+/// The objects of the first YAML block in the section `heading` (`## heading`) of the
+/// repository's `doc`, as written, with the namespace `jhub` replaced by `namespace` wherever
+/// an object names one (as a reader replaces it with the hub's).
+pub fn documented_objects(doc: &str, heading: &str, namespace: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(super::registry::repo_root().join(doc)).unwrap();
+    let section = (text.split(&format!("## {heading}")).nth(1))
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap_or_else(|| panic!("{doc} has {heading:?}"));
+    let yaml = (section.split("```yaml\n").nth(1))
+        .and_then(|b| b.split("\n```").next())
+        .unwrap_or_else(|| panic!("a yaml block under {heading:?} in {doc}"));
+    yaml.split("\n---\n")
+        .map(|text| {
+            let mut object: Value = serde_saphyr::from_str(text)
+                .unwrap_or_else(|e| panic!("the YAML of {doc}: {e}\n{text}"));
+            retarget(&mut object, "jhub", namespace);
+            object
+        })
+        .collect()
+}
+
+/// Replaces the namespace `from` by `to` wherever an object names one.
+fn retarget(object: &mut Value, from: &str, to: &str) {
+    match object {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                if key == "namespace" && value == from {
+                    *value = json!(to);
+                } else {
+                    retarget(value, from, to);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| retarget(v, from, to)),
+        _ => {}
+    }
+}
+
+/// The kinds of `objects`, in order.
+pub fn kinds(objects: &[Value]) -> Vec<&str> {
+    objects
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect()
+}
+
+impl ControlPlane {
+    /// Whether the API server allows `verb` on pods in `namespace` to the ServiceAccount
+    /// `account` of `account_namespace` (a SubjectAccessReview: the authorizer's own answer;
+    /// RBAC reads its objects through informers, so a new binding takes effect a moment
+    /// later).
+    pub async fn allows(
+        &self,
+        account_namespace: &str,
+        account: &str,
+        namespace: &str,
+        verb: &str,
+    ) -> bool {
+        let (code, body) = self
+            .admin(
+                "POST",
+                "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                Some(json!({
+                    "apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                    "spec": {
+                        "user": format!("system:serviceaccount:{account_namespace}:{account}"),
+                        "groups": ["system:serviceaccounts", format!("system:serviceaccounts:{account_namespace}"), "system:authenticated"],
+                        "resourceAttributes": {"namespace": namespace, "verb": verb, "resource": "pods"},
+                    },
+                })),
+            )
+            .await;
+        assert_eq!(code, 201, "{body}");
+        body["status"]["allowed"] == true
+    }
+}
+
 /// The collection an object is created in: `/api/v1[/namespaces/NS]/KINDs` for core objects,
 /// `/apis/GROUP/VERSION[/namespaces/NS]/KINDs` for the others.
 pub fn collection_path(object: &Value) -> String {
@@ -359,83 +425,12 @@ current-context: hub
     )
 }
 
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run openssl");
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// A CA, a serving certificate for 127.0.0.1 signed by it, and the ServiceAccount key pair.
 fn certificates(dir: &Path) {
-    openssl(
+    super::registry::certificates(
         dir,
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=codeq-test-kube-ca",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.crt",
-            "-addext",
-            "basicConstraints=critical,CA:TRUE",
-            "-addext",
-            "keyUsage=critical,keyCertSign,cRLSign",
-        ],
-    );
-    openssl(
-        dir,
-        &[
-            "req",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-subj",
-            "/CN=kube-apiserver",
-            "-keyout",
-            "server.key",
-            "-out",
-            "server.csr",
-        ],
-    );
-    std::fs::write(
-        dir.join("server.ext"),
         "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc\n\
          basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
-    )
-    .unwrap();
-    openssl(
-        dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.crt",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-days",
-            "2",
-            "-out",
-            "server.crt",
-            "-extfile",
-            "server.ext",
-        ],
     );
     openssl(dir, &["genrsa", "-out", "sa.key", "2048"]);
     openssl(dir, &["rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub"]);

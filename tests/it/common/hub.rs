@@ -411,26 +411,15 @@ c.JupyterHub.load_roles = [
         path: &str,
         body: Option<Value>,
     ) -> (u16, Value) {
-        let mut req = self
+        let req = self
             .client
             .request(method.parse().unwrap(), format!("{}{path}", self.api))
             .header("Authorization", format!("token {token}"));
-        if let Some(b) = body {
-            req = req
-                .header("Content-Type", "application/json")
-                .body(serde_json::to_vec(&b).unwrap());
-        }
-        let resp = req
-            .send()
-            .await
-            .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
-        let code = resp.status().as_u16();
-        let body = resp.bytes().await.unwrap();
-        (code, serde_json::from_slice(&body).unwrap_or(Value::Null))
+        super::send_json(req, (method, path), body, "application/json").await
     }
 
     /// [`Hub::request_as`] with the driver's token.
-    async fn send(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    pub async fn send(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
         self.request_as(&self.token, method, path, body).await
     }
 

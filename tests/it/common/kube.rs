@@ -4,6 +4,7 @@
 //! shows, pointing at it.
 
 use super::registry::repo_root;
+use super::{start_script, until_started};
 use serde_json::{Value, json};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -33,42 +34,28 @@ impl FakeKube {
     /// Starts the fake and waits (bounded, 60 s) until it listens.
     pub fn start() -> FakeKube {
         let dir = tempfile::tempdir().unwrap();
-        let python = repo_root().join(".venv/bin/python");
-        let child = Command::new(&python)
-            .arg(repo_root().join("tests/kube/fake_apiserver.py"))
-            .args(["--dir", &dir.path().display().to_string(), "--token", TOKEN])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(dir.path().join("log")).unwrap())
-            .spawn()
-            .expect("start the fake API server (.venv: scripts/test.sh installs it)");
+        let args = [
+            "--dir".as_ref(),
+            dir.path().as_os_str(),
+            "--token".as_ref(),
+            TOKEN.as_ref(),
+        ];
+        let child = start_script("fake_apiserver.py", &args, dir.path());
         let mut fake = FakeKube {
             child,
             dir,
             api: 0,
             admin: 0,
         };
-        let ports = fake.dir.path().join("ports.json");
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Ok(text) = std::fs::read_to_string(&ports) {
-                let v: Value = serde_json::from_str(&text).unwrap();
-                fake.api = u16::try_from(v["api"].as_u64().unwrap()).unwrap();
-                fake.admin = u16::try_from(v["admin"].as_u64().unwrap()).unwrap();
-                return fake;
-            }
-            if let Ok(Some(status)) = fake.child.try_wait() {
-                panic!(
-                    "the fake API server exited ({status}): {}",
-                    std::fs::read_to_string(fake.dir.path().join("log")).unwrap_or_default()
-                );
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the fake API server did not start"
-            );
-            std::thread::park_timeout(Duration::from_millis(100));
-        }
+        let within = Duration::from_secs(60);
+        let (child, dir) = (&mut fake.child, fake.dir.path());
+        let ports: Value = until_started("the fake API server", child, dir, within, |d| {
+            let text = std::fs::read_to_string(d.join("ports.json")).ok()?;
+            serde_json::from_str(&text).ok()
+        });
+        let port = |name: &str| u16::try_from(ports[name].as_u64().unwrap()).unwrap();
+        (fake.api, fake.admin) = (port("api"), port("admin"));
+        fake
     }
 
     /// The admin base URL.
@@ -126,27 +113,8 @@ impl FakeKube {
     /// A ServiceAccount-token kubeconfig for the fake (server, CA data, token), or with
     /// `server` another address (unreachable tests).
     pub fn kubeconfig_at(&self, server: &str, token: &str) -> String {
-        use base64::Engine as _;
-        let ca =
-            base64::engine::general_purpose::STANDARD.encode(std::fs::read(self.ca()).unwrap());
-        format!(
-            "apiVersion: v1
-kind: Config
-clusters:
-  - name: hub
-    cluster:
-      server: {server}
-      certificate-authority-data: {ca}
-users:
-  - name: codeq-rollout-status
-    user:
-      token: {token}
-contexts:
-  - name: hub
-    context: {{cluster: hub, user: codeq-rollout-status, namespace: jhub}}
-current-context: hub
-"
-        )
+        let ca = std::fs::read(self.ca()).unwrap();
+        super::controlplane::kubeconfig_for(server, &ca, "codeq-rollout-status", token, "jhub")
     }
 
     /// The kubeconfig for the fake with its token.

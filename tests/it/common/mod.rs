@@ -335,6 +335,82 @@ pub fn fifo(dir: &Path, name: &str) -> PathBuf {
     p
 }
 
+/// `req` (of `method` to `path`) sent with `body` as JSON of `content_type`: the answer's
+/// code and JSON (`null` when it is none).
+pub async fn send_json(
+    mut req: reqwest::RequestBuilder,
+    (method, path): (&str, &str),
+    body: Option<Value>,
+    content_type: &str,
+) -> (u16, Value) {
+    if let Some(b) = body {
+        req = req
+            .header("Content-Type", content_type)
+            .body(serde_json::to_vec(&b).unwrap());
+    }
+    let resp = (req.send().await).unwrap_or_else(|e| panic!("{method} {path}: {e:?}"));
+    let code = resp.status().as_u16();
+    let bytes = resp.bytes().await.unwrap();
+    (code, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+}
+
+/// `cmd` started in a process group of its own with its standard streams piped (`what` it
+/// is, when it cannot start).
+pub fn spawn_piped(cmd: &mut std::process::Command, what: &str) -> std::process::Child {
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd.process_group(0)
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what}: {e}"))
+}
+
+/// `tests/kube/SCRIPT` started with the repository's Python (`.venv`, scripts/test.sh
+/// installs it) and `args`, its stderr in `dir`'s `log` (see [`until_started`]).
+pub fn start_script(script: &str, args: &[&std::ffi::OsStr], dir: &Path) -> std::process::Child {
+    std::process::Command::new(repo_root().join(".venv/bin/python"))
+        .arg(repo_root().join("tests/kube").join(script))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(dir.join("log")).unwrap())
+        .spawn()
+        .unwrap_or_else(|e| panic!("start tests/kube/{script} (.venv: scripts/test.sh): {e}"))
+}
+
+/// Waits (bounded, `within`) until `read` finds in `dir` what the started `child` (`what`)
+/// writes there once it listens (its port): panics, with the `log` it writes in `dir`, when
+/// it exits first or the time runs out. The caller holds `child` where its drop stops it.
+pub fn until_started<T>(
+    what: &str,
+    child: &mut std::process::Child,
+    dir: &Path,
+    within: std::time::Duration,
+    read: impl Fn(&Path) -> Option<T>,
+) -> T {
+    let deadline = std::time::Instant::now() + within;
+    let log = || std::fs::read_to_string(dir.join("log")).unwrap_or_default();
+    loop {
+        if let Some(found) = read(dir) {
+            return found;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("{what} exited ({status}): {}", log());
+        }
+        let late = std::time::Instant::now() >= deadline;
+        assert!(!late, "{what} did not start within {within:?}: {}", log());
+        std::thread::park_timeout(std::time::Duration::from_millis(50));
+    }
+}
+
+/// The number in the file `name` of `dir`, once it holds one.
+pub fn number_in<T: std::str::FromStr>(dir: &Path, name: &str) -> Option<T> {
+    let text = std::fs::read_to_string(dir.join(name)).ok()?;
+    text.trim().parse().ok()
+}
+
 /// Kills the process with this id on drop unless disarmed: a child that did not exit in
 /// time is stopped also when the test fails.
 struct KillOnDrop(Option<u32>);

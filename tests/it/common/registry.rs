@@ -785,72 +785,34 @@ impl TlsFiles {
     /// Generates the CA and the server certificate.
     pub fn generate() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let at = |name: &str| dir.path().join(name);
-        let openssl = |args: &[&str], what: &str| {
-            let mut cmd = Command::new("openssl");
-            cmd.args(args).current_dir(dir.path());
-            run(cmd, what);
-        };
-        openssl(
-            &[
-                "req",
-                "-x509",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-days",
-                "2",
-                "-subj",
-                "/CN=codeq-test-private-ca",
-                "-keyout",
-                "ca.key",
-                "-out",
-                "ca.pem",
-            ],
-            "openssl req (CA)",
-        );
-        openssl(
-            &[
-                "req",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-subj",
-                "/CN=127.0.0.1",
-                "-keyout",
-                "server.key",
-                "-out",
-                "server.csr",
-            ],
-            "openssl req (server)",
-        );
-        std::fs::write(at("san.ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
-        openssl(
-            &[
-                "x509",
-                "-req",
-                "-in",
-                "server.csr",
-                "-CA",
-                "ca.pem",
-                "-CAkey",
-                "ca.key",
-                "-CAcreateserial",
-                "-days",
-                "2",
-                "-extfile",
-                "san.ext",
-                "-out",
-                "server.pem",
-            ],
-            "openssl x509 -req (sign)",
-        );
+        certificates(dir.path(), "subjectAltName=IP:127.0.0.1\n");
         Self {
-            ca: at("ca.pem"),
-            cert: at("server.pem"),
-            key: at("server.key"),
+            ca: dir.path().join("ca.crt"),
+            cert: dir.path().join("server.crt"),
+            key: dir.path().join("server.key"),
             _dir: dir,
         }
+    }
+}
+
+/// `openssl ARGS` in `dir`.
+pub fn openssl(dir: &Path, args: &[&str]) {
+    let mut cmd = Command::new("openssl");
+    cmd.args(args).current_dir(dir);
+    run(cmd, &format!("openssl {args:?}"));
+}
+
+/// In `dir`, made with the `openssl` CLI: a private CA (`ca.crt`, `ca.key`) and a server
+/// key (`server.key`) and certificate it signed (`server.crt`) with the extensions
+/// `server_ext` (an `openssl x509 -extfile`).
+pub fn certificates(dir: &Path, server_ext: &str) {
+    std::fs::write(dir.join("server.ext"), server_ext).unwrap();
+    for command in [
+        "req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=codeq-test-private-ca -keyout ca.key -out ca.crt -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign",
+        "req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout server.key -out server.csr",
+        "x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -extfile server.ext -out server.crt",
+    ] {
+        openssl(dir, &command.split(' ').collect::<Vec<_>>());
     }
 }
 

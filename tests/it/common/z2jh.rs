@@ -21,6 +21,7 @@
 use super::controlplane::{ADMIN_TOKEN, Answer, ControlPlane};
 use super::hub::{Hub, HubSettings};
 use super::registry::{Registry, make_layout, repo_root};
+use super::{number_in, until_started};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -192,15 +193,10 @@ c.KubeSpawner.k8s_api_request_retry_timeout = 30
 
     /// The pod KubeSpawner made for `user`'s default server (`jupyter-USER`).
     pub async fn pod(&self, user: &str) -> Option<Value> {
-        let (code, body) = self
-            .plane
-            .admin(
-                "GET",
-                &format!("/api/v1/namespaces/{}/pods/jupyter-{user}", self.namespace),
-                None,
-            )
-            .await;
-        (code == 200).then_some(body)
+        let name = format!("jupyter-{user}");
+        let pods = self.pods().await;
+        pods.into_iter()
+            .find(|p| p["metadata"]["name"] == name.as_str())
     }
 
     /// An admin request (see [`ControlPlane::admin`]).
@@ -312,25 +308,12 @@ impl Kubelet {
             port: 0,
             client: reqwest::Client::builder().no_proxy().build().unwrap(),
         };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(port) = std::fs::read_to_string(kubelet.dir.path().join("port"))
-                .ok()
-                .and_then(|p| p.trim().parse().ok())
-            {
-                kubelet.port = port;
-                return kubelet;
-            }
-            if let Ok(Some(status)) = kubelet.child.try_wait() {
-                panic!("the kubelet stand-in exited ({status}): {}", kubelet.log());
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the kubelet stand-in did not start within 60 s: {}",
-                kubelet.log()
-            );
-            std::thread::park_timeout(Duration::from_millis(50));
-        }
+        let (child, dir) = (&mut kubelet.child, kubelet.dir.path());
+        let within = Duration::from_secs(60);
+        kubelet.port = until_started("the kubelet stand-in", child, dir, within, |d| {
+            number_in(d, "port")
+        });
+        kubelet
     }
 
     /// Sets what the stand-in does (see its header): `{"nodes": {USER: NODE}, "hold": [USER],

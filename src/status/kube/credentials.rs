@@ -1,0 +1,523 @@
+//! The credentials of the Kubernetes edge, as kubectl finds them ([`resolve`], module
+//! documentation of [`super`]), checked before anything is sent; the kubeconfig's secrets
+//! to mask.
+
+use super::{
+    Credentials, DEFAULT_NAMESPACE, KubeError, KubeInputs, KubeRequest, NamespaceFrom, Origin,
+    PodQuery, SERVICE_ACCOUNT_TOKEN, one_line,
+};
+use kube::config::{AuthInfo, Kubeconfig};
+use secrecy::ExposeSecret;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The secrets of a kubeconfig's users (tokens, passwords, client keys), which the caller
+/// masks in the Actions log before anything else runs; not the whole file (its lines, such
+/// as `apiVersion: v1`, would hide the same words everywhere in the log).
+pub(crate) fn kubeconfig_secrets(config: &Kubeconfig) -> Vec<String> {
+    let users = config
+        .auth_infos
+        .iter()
+        .filter_map(|a| a.auth_info.as_ref());
+    (users.flat_map(|a| [&a.token, &a.password, &a.client_key_data]))
+        .flatten()
+        .map(|secret| secret.expose_secret().to_string())
+        .collect()
+}
+
+/// [`kubeconfig_secrets`] of a kubeconfig's `content`; the whole content when it does not
+/// parse: it may hold a token where none is expected.
+pub(crate) fn content_secrets(content: &str) -> Vec<String> {
+    Kubeconfig::from_yaml(content)
+        .map_or_else(|_| vec![content.to_string()], |c| kubeconfig_secrets(&c))
+}
+
+/// A kubeconfig loader's message without the values it quotes: a parse error may quote the
+/// very token (`invalid type: string "…", expected struct AuthInfo` for `user: <token>`).
+/// Keeps the line, column and the kind of value (serde's `invalid type: string`); drops
+/// every quoted (`"…"`, `` `…` ``) span (serde's quotes of values; the YAML scanner's `','`
+/// of syntax stay) and the value after `invalid type:` or `invalid value:` up to
+/// `, expected`.
+fn without_values(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(i) = rest.find(['"', '`']) {
+        out.push_str(&rest[..i]);
+        out.push_str("(value left out)");
+        let quote = &rest[i..=i];
+        rest = rest[i + 1..]
+            .split_once(quote)
+            .map_or("", |(_, after)| after);
+    }
+    out.push_str(rest);
+    for marker in ["invalid type: ", "invalid value: "] {
+        if let Some(start) = out.find(marker) {
+            let from = start + marker.len();
+            let end = (out[from..].find(", expected")).map_or(out.len(), |e| from + e);
+            // The kind of value (`string`, `integer`, `map`) is its first word.
+            let kind = (out[from..end].split_whitespace().next())
+                .filter(|w| w.chars().all(|c| c.is_ascii_alphabetic()))
+                .unwrap_or("value")
+                .to_string();
+            out.replace_range(from..end, &kind);
+        }
+    }
+    one_line(&out)
+}
+
+/// The Kubernetes request `inputs` give, with credentials as kubectl finds them (module
+/// documentation of [`super`]), each checked before anything is sent: `env` is the process
+/// environment (`KUBECONFIG`, `HOME`, `KUBERNETES_SERVICE_HOST`).
+///
+/// # Errors
+/// [`KubeError::Missing`], [`KubeError::Unreadable`] (a kubeconfig that does not parse, or
+/// whose context names a cluster it lacks), [`KubeError::NoContext`],
+/// [`KubeError::ContextNamespace`], [`KubeError::User`], [`KubeError::InCluster`] (no token
+/// mounted), [`KubeError::NoCredentials`].
+pub(crate) fn resolve(
+    inputs: KubeInputs,
+    env: &HashMap<String, String>,
+) -> Result<KubeRequest, KubeError> {
+    let found = match inputs.kubeconfig {
+        Some((content, true)) => Some((parse(content, Origin::Input)?, Origin::Input)),
+        Some((path, false)) => Some(read(&[Origin::Flag(home_path(path, env))])?),
+        None => kubeconfig_files(env)
+            .map(|files| read(&files))
+            .transpose()?,
+    };
+    let (credentials, (namespace, namespace_from)) = match found {
+        Some((config, origin)) => from_kubeconfig(inputs, config, origin)?,
+        None => (in_cluster(inputs, env)?, namespace(inputs, None)),
+    };
+    Ok(KubeRequest {
+        credentials,
+        query: PodQuery {
+            namespace,
+            release: inputs.release.to_string(),
+        },
+        namespace_from,
+        timeout: inputs.timeout,
+    })
+}
+
+/// The namespace read: `--namespace`, else the context's (`context`), else
+/// [`DEFAULT_NAMESPACE`]; and where it came from.
+fn namespace(inputs: KubeInputs, context: Option<String>) -> (String, NamespaceFrom) {
+    match (inputs.namespace, context) {
+        (Some(ns), _) => (ns.to_string(), NamespaceFrom::Input),
+        (None, Some(ns)) => (ns, NamespaceFrom::Context),
+        (None, None) => (DEFAULT_NAMESPACE.to_string(), NamespaceFrom::Default),
+    }
+}
+
+/// The in-cluster service account, when `env` says this runs in a cluster and its token is
+/// mounted.
+fn in_cluster(inputs: KubeInputs, env: &HashMap<String, String>) -> Result<Credentials, KubeError> {
+    let host = env.get("KUBERNETES_SERVICE_HOST");
+    if host.is_none_or(|v| v.trim().is_empty()) {
+        let namespace = inputs.namespace.unwrap_or(DEFAULT_NAMESPACE).to_string();
+        return Err(KubeError::NoCredentials { namespace });
+    }
+    if !Path::new(SERVICE_ACCOUNT_TOKEN).is_file() {
+        let detail = format!("{SERVICE_ACCOUNT_TOKEN} is not mounted");
+        return Err(KubeError::InCluster { detail });
+    }
+    Ok(Credentials::InCluster)
+}
+
+/// The credentials of `config` (from `origin`): the context `--context` names, else the
+/// current one, with its cluster (in kube's words when it has none) and a user that can be
+/// sent ([`usable_user`]); and the namespace read ([`namespace`]), checked to be a name.
+fn from_kubeconfig(
+    inputs: KubeInputs,
+    config: Kubeconfig,
+    origin: Origin,
+) -> Result<(Credentials, (String, NamespaceFrom)), KubeError> {
+    let asked = inputs.context.or(config.current_context.as_deref());
+    let Some(found) = asked.and_then(|name| config.contexts.iter().find(|c| c.name == name)) else {
+        let contexts = config.contexts.iter().map(|c| c.name.clone()).collect();
+        let context = asked.map(String::from);
+        return Err(KubeError::NoContext {
+            origin,
+            context,
+            contexts,
+        });
+    };
+    let (context, chosen) = (
+        found.name.clone(),
+        found.context.clone().unwrap_or_default(),
+    );
+    let cluster = config.clusters.iter().find(|c| c.name == chosen.cluster);
+    let Some(cluster) = cluster.and_then(|c| c.cluster.clone()) else {
+        let detail = format!(
+            "failed to load the cluster of context: {}",
+            one_line(&chosen.cluster)
+        );
+        return Err(KubeError::Unreadable { origin, detail });
+    };
+    let (namespace, from) = namespace(inputs, chosen.namespace);
+    if !crate::support::kube_name::NameKind::Namespace.takes(&namespace) {
+        return Err(KubeError::ContextNamespace { origin, context });
+    }
+    let user = chosen.user.unwrap_or_default();
+    let auth = config.auth_infos.iter().find(|a| a.name == user);
+    usable_user(auth.and_then(|a| a.auth_info.as_ref()), &user, &namespace)?;
+    let credentials = Credentials::Kubeconfig {
+        config: Box::new(config),
+        context,
+        cluster: Box::new(cluster),
+        origin,
+    };
+    Ok((credentials, (namespace, from)))
+}
+
+/// Refuses a kubeconfig user (`auth`, named `user`) that cannot be sent: one needing a
+/// credential plugin (the image has none), holding a user name and password (basic
+/// authentication, removed in Kubernetes 1.19), or holding neither a token (`token`,
+/// `tokenFile`) nor a client certificate.
+fn usable_user(auth: Option<&AuthInfo>, user: &str, namespace: &str) -> Result<(), KubeError> {
+    let a = auth.cloned().unwrap_or_default();
+    let plugin = (a
+        .exec
+        .as_ref()
+        .map(|e| e.command.clone().unwrap_or_default()))
+    .or_else(|| a.auth_provider.as_ref().map(|p| p.name.clone()));
+    let basic = a.username.is_some() || a.password.is_some();
+    let token = a.token.is_some() || a.token_file.is_some();
+    let certificate = a.client_certificate.is_some() || a.client_certificate_data.is_some();
+    if plugin.is_none() && !basic && (token || certificate) {
+        return Ok(());
+    }
+    Err(KubeError::User {
+        user: one_line(user),
+        plugin: plugin.map(|p| one_line(&p)),
+        basic,
+        namespace: namespace.to_string(),
+    })
+}
+
+/// The kubeconfig files to read without one given: those `KUBECONFIG` lists (blank counts as
+/// unset, as for kubectl), else `~/.kube/config` when it exists; `None` for neither.
+fn kubeconfig_files(env: &HashMap<String, String>) -> Option<Vec<Origin>> {
+    let listed = env.get("KUBECONFIG").filter(|v| !v.trim().is_empty());
+    let listed = listed.map(std::env::split_paths).into_iter().flatten();
+    let listed: Vec<Origin> = listed
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(Origin::Variable)
+        .collect();
+    let home = env
+        .get("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| Path::new(h).join(".kube/config"));
+    match home.filter(|h| listed.is_empty() && h.exists()) {
+        Some(home) => Some(vec![Origin::Home(home)]),
+        None => (!listed.is_empty()).then_some(listed),
+    }
+}
+
+/// `path` with a leading `~/` read as the home directory (`HOME` in `env`), as the shell
+/// reads it: `--kubeconfig=~/.kube/config` is not expanded by bash.
+fn home_path(path: &str, env: &HashMap<String, String>) -> PathBuf {
+    match (path.strip_prefix("~/"), env.get("HOME")) {
+        (Some(rest), Some(home)) => Path::new(home).join(rest),
+        _ => PathBuf::from(path),
+    }
+}
+
+/// A kubeconfig's `content` from `origin`, parsed.
+fn parse(content: &str, origin: Origin) -> Result<Kubeconfig, KubeError> {
+    Kubeconfig::from_yaml(content).map_err(|e| KubeError::Unreadable {
+        origin,
+        detail: without_values(&e.to_string()),
+    })
+}
+
+/// The kubeconfig `files` hold, merged in order (client-go's rules, kube's
+/// [`Kubeconfig::merge`]), and where it came from (the files `KUBECONFIG` lists, as one).
+fn read(files: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
+    let mut merged = Kubeconfig::default();
+    for origin in files {
+        let (Origin::Flag(path) | Origin::Variable(path) | Origin::Home(path)) = origin else {
+            continue;
+        };
+        let unreadable = |detail| KubeError::Unreadable {
+            origin: origin.clone(),
+            detail,
+        };
+        if !path.exists() {
+            return Err(KubeError::Missing(origin.clone()));
+        } else if !path.is_file() {
+            return Err(unreadable("not a regular file".into()));
+        }
+        let config = Kubeconfig::read_from(path);
+        let config = config.map_err(|e| unreadable(without_values(&e.to_string())))?;
+        merged = merged
+            .merge(config)
+            .map_err(|e| unreadable(e.to_string()))?;
+    }
+    let origin = match files {
+        [one] => one.clone(),
+        _ => {
+            let paths = files.iter().filter_map(|f| match f {
+                Origin::Variable(path) => Some(path),
+                _ => None,
+            });
+            Origin::Variable(std::env::join_paths(paths).unwrap_or_default().into())
+        }
+    };
+    Ok((merged, origin))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{KUBECONFIG, kubeconfig};
+    use super::super::{KubeWarning, SERVICE_ACCOUNT_TOKEN};
+    use super::*;
+    use std::time::Duration;
+
+    /// The request `inputs` over `env` resolve to, in short: the namespace and where it came
+    /// from, and the credentials; or the refusal (`Debug`), `dir` written `DIR`.
+    fn outcome(inputs: KubeInputs, env: &[(&str, String)], dir: &Path) -> String {
+        let env = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        let shown = match resolve(inputs, &env) {
+            Ok(r) => match r.credentials {
+                Credentials::Kubeconfig {
+                    context, origin, ..
+                } => format!(
+                    "{} ({:?}), context {context} of {origin:?}",
+                    r.query.namespace, r.namespace_from
+                ),
+                Credentials::InCluster => format!("{} in the cluster", r.query.namespace),
+            },
+            Err(e) => format!("{e:?}"),
+        };
+        shown.replace(&dir.display().to_string(), "DIR")
+    }
+
+    #[test]
+    fn credentials_are_found_as_kubectl_finds_them_and_refused_before_anything_is_sent() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, content) in [("good", KUBECONFIG), ("second", "apiVersion: v1\n")] {
+            std::fs::write(dir.path().join(name), content).unwrap();
+        }
+        let path = |name: &str| dir.path().join(name).display().to_string();
+        let (good, second) = (path("good"), path("second"));
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(home.join(".kube")).unwrap();
+        std::fs::write(home.join(".kube/config"), kubeconfig("hub-ns", "home-ns")).unwrap();
+        let home = home.display().to_string();
+        let none = KubeInputs {
+            kubeconfig: None,
+            context: None,
+            namespace: None,
+            release: "jhub",
+            timeout: Duration::from_secs(1),
+        };
+        let content = |text: &'static str| KubeInputs {
+            kubeconfig: Some((text, true)),
+            ..none
+        };
+        let leak = |from: &str, to: &str| -> &'static str { kubeconfig(from, to).leak() };
+        let mut table = Vec::new();
+        let mut case = |what: &str, inputs: KubeInputs, env: &[(&str, String)]| {
+            table.push(format!("{what}:\n  {}", outcome(inputs, env, dir.path())));
+        };
+        case("content", content(KUBECONFIG), &[]);
+        case(
+            "content, namespace given",
+            KubeInputs {
+                namespace: Some("given"),
+                ..content(KUBECONFIG)
+            },
+            &[],
+        );
+        case(
+            "content, another context",
+            KubeInputs {
+                context: Some("other"),
+                ..content(KUBECONFIG)
+            },
+            &[],
+        );
+        case(
+            "content, a context it lacks",
+            KubeInputs {
+                context: Some("prod"),
+                ..content(KUBECONFIG)
+            },
+            &[],
+        );
+        case(
+            "no current-context",
+            content(leak("current-context: hub\n", "")),
+            &[],
+        );
+        case(
+            "a cluster it lacks",
+            content(leak(
+                "cluster: hub, user: reader, namespace",
+                "cluster: gone, user: reader, namespace",
+            )),
+            &[],
+        );
+        case(
+            "a context namespace that is no name",
+            content(leak("hub-ns", "Hub_NS")),
+            &[],
+        );
+        case(
+            "a credential plugin",
+            content(leak(
+                "{token: sa-token-0123456789}",
+                "{exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: aws}}",
+            )),
+            &[],
+        );
+        case(
+            "basic authentication",
+            content(leak(
+                "{token: sa-token-0123456789}",
+                "{username: admin, password: SECRET-pw}",
+            )),
+            &[],
+        );
+        case(
+            "no credentials",
+            content(leak("{token: sa-token-0123456789}", "{}")),
+            &[],
+        );
+        case(
+            "no user",
+            content(leak(
+                "cluster: hub, user: reader, namespace",
+                "cluster: hub, namespace",
+            )),
+            &[],
+        );
+        case(
+            "a client certificate",
+            content(leak(
+                "{token: sa-token-0123456789}",
+                "{client-certificate-data: Q0VSVA==, client-key-data: S0VZ}",
+            )),
+            &[],
+        );
+        case(
+            "a token file",
+            content(leak(
+                "{token: sa-token-0123456789}",
+                "{tokenFile: /var/token}",
+            )),
+            &[],
+        );
+        case(
+            "content that is not a kubeconfig",
+            content("users: [{name: x, user: SECRET-token}]"),
+            &[],
+        );
+        case(
+            "--kubeconfig PATH",
+            KubeInputs {
+                kubeconfig: Some((&good, false)),
+                ..none
+            },
+            &[],
+        );
+        case(
+            "--kubeconfig PATH that does not exist",
+            KubeInputs {
+                kubeconfig: Some(("/nowhere/config", false)),
+                ..none
+            },
+            &[],
+        );
+        let directory = dir.path().display().to_string();
+        case(
+            "--kubeconfig a directory",
+            KubeInputs {
+                kubeconfig: Some((&directory, false)),
+                ..none
+            },
+            &[],
+        );
+        case(
+            "KUBECONFIG, merged",
+            none,
+            &[
+                ("KUBECONFIG", format!("{second}:{good}")),
+                ("HOME", home.clone()),
+            ],
+        );
+        case(
+            "KUBECONFIG naming a file that does not exist",
+            none,
+            &[("KUBECONFIG", "/nowhere/kubeconfig".into())],
+        );
+        case(
+            "blank KUBECONFIG, ~/.kube/config",
+            none,
+            &[("KUBECONFIG", " ".into()), ("HOME", home.clone())],
+        );
+        let tilde = KubeInputs {
+            kubeconfig: Some(("~/.kube/config", false)),
+            ..none
+        };
+        case(
+            "--kubeconfig ~/.kube/config, not expanded by the shell",
+            tilde,
+            &[("HOME", home.clone())],
+        );
+        case("nothing", none, &[("HOME", "/nowhere".into())]);
+        let token = Path::new(SERVICE_ACCOUNT_TOKEN).is_file();
+        assert!(!token, "these cases run outside a pod");
+        case(
+            "in a cluster without a token mounted",
+            none,
+            &[("KUBERNETES_SERVICE_HOST", "10.0.0.1".into())],
+        );
+        insta::assert_snapshot!(table.join("\n"));
+    }
+
+    #[test]
+    fn a_kubeconfig_parse_error_never_echoes_its_values() {
+        for content in [
+            kubeconfig("{token: sa-token-0123456789}", "SECRET-sa-token-0123456789"),
+            "users: [{name: 'x', user: {token: [`SECRET`]}}]".to_string(),
+            "users: [{name: \"SECRET\", user: {token: \"SECRET\", bad: [}}]".to_string(),
+        ] {
+            let Err(e) = parse(&content, Origin::Input) else {
+                panic!("parsed: {content}");
+            };
+            assert!(!format!("{e:?}").contains("SECRET"), "{e:?}");
+        }
+    }
+
+    #[test]
+    fn a_cluster_over_plain_http_or_without_verified_tls_is_warned_about() {
+        let warnings = |content: String| {
+            let inputs = KubeInputs {
+                kubeconfig: Some((&content, true)),
+                context: None,
+                namespace: None,
+                release: "jhub",
+                timeout: Duration::from_secs(1),
+            };
+            resolve(inputs, &HashMap::new()).unwrap().warnings()
+        };
+        assert!(warnings(KUBECONFIG.to_string()).is_empty());
+        let server = "{server: https://127.0.0.1:6443}";
+        let insecure =
+            "{server: 'https://u:pw@10.0.0.1:6443/?t=x', insecure-skip-tls-verify: true}";
+        assert_eq!(
+            warnings(kubeconfig(server, insecure)),
+            [KubeWarning::SkipsTlsVerify("https://10.0.0.1:6443/".into())]
+        );
+        assert_eq!(
+            warnings(kubeconfig(server, "{server: http://203.0.113.9:8080}")),
+            [KubeWarning::PlainHttp("http://203.0.113.9:8080/".into())]
+        );
+    }
+}
