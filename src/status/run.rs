@@ -6,7 +6,7 @@
 
 use super::classify::{
     Alarm, AtScaleModel, Classification, ImageTarget, PodEvidence, State, Totals, Verdict,
-    classify, classify_by_digest, judge,
+    classify, classify_by_digest, deadline_basis, judge,
 };
 use super::history;
 use super::hub::{HubClient, HubError, Listing};
@@ -19,13 +19,13 @@ use crate::publish::deployment::{self, DeploymentOutcome, DeploymentPlan, Enviro
 use crate::publish::{self, Target};
 use crate::render::messages::{self, RunWarning};
 use crate::render::publish as words;
-use crate::render::status::StatusFacts;
+use crate::render::status::{BasisWords, StatusFacts};
 use crate::render::{self, HubFault, MarkerKind, Stage};
 use crate::report::{Known, Pipeline, RunReport};
 use crate::support::github::GitHub;
 use crate::support::github::models::{Comment, DeploymentStatus, Issue, Release as ReleaseNote};
 use crate::support::log::Log;
-use crate::window::{CullSettings, HubScale, ScaleConfig, at_scale, fits_calendar};
+use crate::window::{CullSettings, HubScale, PromiseRecord, ScaleConfig, at_scale, fits_calendar};
 use anyhow::{Result, anyhow};
 use time::OffsetDateTime;
 
@@ -227,8 +227,9 @@ fn alarms(req: &StatusRequest, classification: &Classification) -> Result<()> {
 
 /// Stage 3: the servers classified with the release note's worst case at the hub's scale
 /// (never fewer servers than run now: a smaller hub-size would make the deadlines early),
-/// by the pods' digests with Kubernetes ([`pods`]), else by start time. `at`: when the hub
-/// was read, and the run's clock.
+/// from the settings the note promised when it records them, else `status`'s own
+/// ([`deadline_basis`], said in the log), by the pods' digests with Kubernetes ([`pods`]),
+/// else by start time. `at`: when the hub was read, and the run's clock.
 async fn classified(
     req: &StatusRequest,
     release: &Release,
@@ -237,13 +238,19 @@ async fn classified(
     log: &Log,
     run: &mut RunReport,
 ) -> Result<Classification> {
+    let used = deadline_basis(release.promise, req.culler, &req.scale);
+    match render::status::deadline_basis(&used) {
+        Some(BasisWords::Note(words)) => log.info(&words.to_string()),
+        Some(BasisWords::Warning(warning)) => log.warn(&warning),
+        None => {}
+    }
     let running = u64::try_from(listing.servers.len()).unwrap_or(u64::MAX);
     let scale = HubScale {
-        servers: req.scale.servers.unwrap_or(running).max(running).max(1),
-        slow_stop_timeout_secs: req.scale.slow_stop_timeout_secs,
+        servers: used.scale.servers.unwrap_or(running).max(running).max(1),
+        slow_stop_timeout_secs: used.scale.slow_stop_timeout_secs,
     };
     let model = AtScaleModel {
-        settings: req.culler,
+        settings: used.culler,
         scale,
     };
     // The command line checked the deadlines fit a date at `hub-size`; more servers running
@@ -537,6 +544,9 @@ struct Release {
     issue: Option<Issue>,
     /// Its release note, when looked up.
     note: Option<ReleaseNote>,
+    /// What its release note records of the settings its window was computed from; `None`
+    /// without a note.
+    promise: Option<PromiseRecord>,
 }
 
 /// Stage 1: the digest of `--image` (as `announce` resolves it), then, with GitHub, the
@@ -550,6 +560,7 @@ async fn release(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<
         target: None,
         issue: None,
         note: None,
+        promise: None,
     };
     let Some((source, registry)) = &req.image else {
         release.released_at = req
@@ -589,6 +600,10 @@ async fn release(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<
     };
     release.issue = found.as_ref().and_then(|f| f.issue().cloned());
     release.note = found.as_ref().and_then(|f| f.release().cloned());
+    release.promise = (release.note.as_ref()).map(|note| {
+        render::recorded_promise(note.body.as_deref().unwrap_or(""))
+            .unwrap_or(PromiseRecord::Absent)
+    });
     Ok(release)
 }
 
