@@ -5,7 +5,7 @@
 //! none with `dry-run`.
 
 use super::classify::{
-    Alarm, AtScaleModel, Classification, ImageTarget, PodEvidence, State, Totals, Verdict,
+    Alarm, AtScaleModel, Basis, Classification, ImageTarget, PodEvidence, State, Totals, Verdict,
     classify, classify_by_digest, deadline_basis, judge,
 };
 use super::history;
@@ -132,7 +132,8 @@ async fn stages(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<(
     // 3. Classify, with the release note's worst case at the hub's scale; by digest, the
     // pods read from Kubernetes (opt-in, after the hub: a pod started since is no orphan).
     let shifted = listing.shifted;
-    let classification = classified(req, &release, listing, (hub_read_at, now), log, run).await?;
+    let (classification, promised) =
+        classified(req, &release, listing, (hub_read_at, now), log, run).await?;
 
     // 4. Report: the table or the JSON on stdout, the outputs, the job summary with the
     // progress chart drawn from the convergence comment's history (read first).
@@ -179,7 +180,7 @@ async fn stages(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<(
 
     // 7. Alarms (`fail-on`): exit 1 with an annotation, everything above reported.
     run.completed = true;
-    alarms(req, &classification)
+    alarms(req, &classification, promised)
 }
 
 /// The most mismatch annotations one run prints (GitHub shows ten error annotations per step).
@@ -196,11 +197,13 @@ pub(crate) struct AlarmsFired {
     pub fired: Vec<Alarm>,
     /// The totals they fired on.
     pub totals: Totals,
+    /// Whether the deadlines were the release note's promise (else `status`'s own settings).
+    pub promised: bool,
 }
 
 impl std::fmt::Display for AlarmsFired {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        render::status::alarm_annotation(&self.fired, &self.totals)
+        render::status::alarm_annotation(&self.fired, &self.totals, self.promised)
             .1
             .fmt(f)
     }
@@ -208,8 +211,9 @@ impl std::fmt::Display for AlarmsFired {
 
 impl std::error::Error for AlarmsFired {}
 
-/// Stage 7: [`AlarmsFired`] when an alarm `fail-on` lists fired.
-fn alarms(req: &StatusRequest, classification: &Classification) -> Result<()> {
+/// Stage 7: [`AlarmsFired`] when an alarm `fail-on` lists fired; `promised`: the deadlines
+/// were the release note's promise.
+fn alarms(req: &StatusRequest, classification: &Classification, promised: bool) -> Result<()> {
     let fired: Vec<Alarm> = (classification.alarms().into_iter())
         .filter(|a| req.fail_on.contains(a))
         .collect();
@@ -217,11 +221,12 @@ fn alarms(req: &StatusRequest, classification: &Classification) -> Result<()> {
         return Ok(());
     }
     let totals = classification.totals;
-    let (title, _) = render::status::alarm_annotation(&fired, &totals);
+    let (title, _) = render::status::alarm_annotation(&fired, &totals, promised);
     Err(anyhow!(AlarmsFired {
         title,
         fired,
-        totals
+        totals,
+        promised
     }))
 }
 
@@ -229,7 +234,8 @@ fn alarms(req: &StatusRequest, classification: &Classification) -> Result<()> {
 /// (never fewer servers than run now: a smaller hub-size would make the deadlines early),
 /// from the settings the note promised when it records them, else `status`'s own
 /// ([`deadline_basis`], said in the log), by the pods' digests with Kubernetes ([`pods`]),
-/// else by start time. `at`: when the hub was read, and the run's clock.
+/// else by start time. `at`: when the hub was read, and the run's clock. With whether the
+/// deadlines are the note's promise.
 async fn classified(
     req: &StatusRequest,
     release: &Release,
@@ -237,7 +243,7 @@ async fn classified(
     (hub_read_at, now): (OffsetDateTime, OffsetDateTime),
     log: &Log,
     run: &mut RunReport,
-) -> Result<Classification> {
+) -> Result<(Classification, bool)> {
     let used = deadline_basis(release.promise, req.culler, &req.scale);
     match render::status::deadline_basis(&used) {
         Some(BasisWords::Note(words)) => log.info(&words.to_string()),
@@ -267,8 +273,10 @@ async fn classified(
             longest
         )));
     }
+    let promised = matches!(used.basis, Basis::Promised { .. });
     let Some(kube) = &req.kube else {
-        return Ok(classify(listing.servers, release.released_at, now, &model));
+        let classification = classify(listing.servers, release.released_at, now, &model);
+        return Ok((classification, promised));
     };
     run.stage = Stage::StatusKubernetes;
     let evidence = pods(req, kube, release, hub_read_at, log).await?;
@@ -282,7 +290,8 @@ async fn classified(
         });
     }
     let (servers, at) = (listing.servers, release.released_at);
-    Ok(classify_by_digest(servers, evidence, at, now, &model))
+    let classification = classify_by_digest(servers, evidence, at, now, &model);
+    Ok((classification, promised))
 }
 
 /// Stage 4's print: the table or the JSON on stdout (a closed or full stdout does not stop

@@ -361,9 +361,12 @@ fn every_warning_and_annotation_has_the_one_shape() {
     };
     let all = <Alarm as clap::ValueEnum>::value_variants();
     for alarms in all.iter().map(std::slice::from_ref).chain([all]) {
-        let (title, words) = alarm_annotation(alarms, &t);
+        let (title, words) = alarm_annotation(alarms, &t, true);
         said.push((format!("{title}: {alarms:?}"), words));
     }
+    // Deadlines from status's own settings (the note records none): overdue says so.
+    let (title, words) = alarm_annotation(&[Alarm::Overdue], &t, false);
+    said.push((format!("{title}: [Overdue], not promised"), words));
     // A server on the old image, as the log's table names it: hidden without include-names
     // (with or without the pod query to look it up), named with it.
     let mismatched = |user: &str, name: &str| Classified {

@@ -36,13 +36,20 @@ pub(crate) fn alarm_words(alarm: Alarm) -> [&'static str; 2] {
 }
 
 /// The error annotation of a run that fails on `alarms` (`fail-on`): its title and words,
-/// each alarm counted in `t` and named as `fail-on` names it.
-pub(crate) fn alarm_annotation(alarms: &[Alarm], t: &Totals) -> (String, Words) {
+/// each alarm counted in `t` and named as `fail-on` names it. `promised`: the deadlines were
+/// the release note's promise; else `overdue` says they were `status`'s own settings.
+pub(crate) fn alarm_annotation(alarms: &[Alarm], t: &Totals, promised: bool) -> (String, Words) {
     let names: Vec<String> = alarms.iter().map(|a| a.name()).collect();
+    let words = |a: Alarm| match (a, promised) {
+        (Alarm::Overdue, false) => {
+            "stale server(s) are past the deadline of status's own culler settings (no promise read from a release note)"
+        }
+        _ => alarm_words(a)[1],
+    };
     let counted: Vec<String> = alarms
         .iter()
         .zip(&names)
-        .map(|(a, name)| format!("{} {} ({name})", a.count(t), alarm_words(*a)[1]))
+        .map(|(a, name)| format!("{} {} ({name})", a.count(t), words(*a)))
         .collect();
     (
         "Convergence alarm".to_string(),
