@@ -541,6 +541,39 @@ mod tests {
     }
 
     #[test]
+    fn a_rerun_keeps_the_note_byte_for_byte_and_other_settings_restate_the_promise() {
+        let f = facts(Tier::Routine);
+        let sealed = seal_release(&release_note(&f, None).unwrap());
+        // The same release again, at another clock but the recorded announce time.
+        let mut again = f.clone();
+        again.run_url =
+            Some("https://github.com/octo-org/lab-image/actions/runs/9/attempts/2".into());
+        assert_eq!(seal_release(&release_note(&again, None).unwrap()), sealed);
+        // A note written before the record says the same: not sent again only to add it.
+        let older = sealed.replacen(
+            " promise=v1:enabled=on,timeout=3600,every=600,max-age=0",
+            "",
+            1,
+        );
+        assert!(same_release_text(&older, &sealed));
+        // Other settings change the window's text, so the note is sent again, with the new
+        // promise recorded.
+        let fast = CullSettings {
+            timeout_secs: 60,
+            every_secs: 60,
+            ..f.culler
+        };
+        let mut other = Facts::example(Tier::Routine, fast);
+        other.now = f.now;
+        let restated = seal_release(&release_note(&other, None).unwrap());
+        assert!(!same_release_text(&restated, &sealed));
+        assert_matches::assert_matches!(
+            recorded_promise(&restated),
+            Some(PromiseRecord::Recorded(Promise { culler, .. })) if culler == fast
+        );
+    }
+
+    #[test]
     fn a_note_written_before_the_record_or_with_a_record_edited_out_of_shape_has_none() {
         let f = facts(Tier::Routine);
         let sealed = seal_release(&release_note(&f, None).unwrap());
