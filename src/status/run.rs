@@ -50,10 +50,11 @@ pub struct StatusRequest {
     /// with `dry-run` only say what would be done; `None` without `comment` (then nothing is
     /// written to GitHub, and `dry-run` changes nothing).
     pub comment: Option<CommentMode>,
-    /// The idle culler's settings (z2jh `cull.*`).
+    /// The idle culler's settings (z2jh `cull.*`): the deadlines follow them only when the
+    /// release note records no promise ([`deadline_basis`]); else they are compared with it.
     pub culler: CullSettings,
     /// `hub-size` (`None` for the servers running when the hub is read, at least 1) and
-    /// `slow-stop-timeout`, for the worst case.
+    /// `slow-stop-timeout`, for the worst case (the promise's, when it records a hub size).
     pub scale: ScaleConfig,
     /// `--json`: the JSON document on stdout instead of the table.
     pub json: bool,
