@@ -32,7 +32,7 @@ pub(crate) use custom::{BodyKind, CustomTemplate, TemplateError};
 pub use marker::{MarkerKind, image_repository, marker, seal_release};
 pub(crate) use marker::{
     announced_at, evidence_fingerprint, marker_digest, marker_image, recorded_evidence,
-    release_edited, same_release_text,
+    recorded_promise, release_edited, same_release_text,
 };
 pub(crate) use templates::table_cell;
 

@@ -27,7 +27,7 @@
 
 use super::{Pending, Server};
 use crate::digest::reference::split_domain;
-use crate::window::{CullSettings, HubScale, at_scale};
+use crate::window::{CullSettings, HubScale, Promise, PromiseRecord, ScaleConfig, at_scale};
 use serde::Serialize;
 use std::collections::HashMap;
 use time::{Duration, OffsetDateTime};
@@ -166,6 +166,86 @@ impl AtScaleModel {
     fn plus_pass(&self, deadline: Option<OffsetDateTime>) -> Option<OffsetDateTime> {
         let worst = at_scale(&self.settings, &self.scale);
         deadline.and_then(|d| d.checked_add(secs(worst.pass_secs.saturating_add(worst.carry_secs))))
+    }
+}
+
+/// Why `status` judges by its own settings: the release note's promise was not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unpromised {
+    /// No release note was read (`--released-at` without one, or no GitHub).
+    NoNote,
+    /// The note records no settings (written before `announce` recorded them).
+    NotRecorded,
+    /// The note's record was refused ([`PromiseRecord::Refused`]).
+    Refused,
+}
+
+/// Which settings the deadlines follow ([`deadline_basis`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Basis {
+    /// The release note's promise; `own` holds `status`'s own settings when they differ.
+    Promised {
+        /// What the note records.
+        promise: Promise,
+        /// `status`'s own settings (culler options and values files, hub size when given),
+        /// when they differ from the promise.
+        own: Option<Promise>,
+    },
+    /// `status`'s own settings: the note's promise was not read.
+    Own(Unpromised),
+}
+
+/// The settings the deadlines follow, and why ([`deadline_basis`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DeadlineSettings {
+    /// The culler settings.
+    pub(crate) culler: CullSettings,
+    /// The hub's size (when known) and slow-stop timeout.
+    pub(crate) scale: ScaleConfig,
+    /// Where they came from.
+    pub(crate) basis: Basis,
+}
+
+/// The settings the deadlines follow: the release note's promise when it records one
+/// (`record`; `None` when no note was read), so that `overdue` means past the deadline the
+/// note promised; else `status`'s own (`culler`, `scale`). The promise's hub size, when it
+/// has one, replaces `status`'s `hub-size` (a hub running more servers still counts them:
+/// [`AtScaleModel`] takes the larger); without one, `status`'s scale stays, which only makes
+/// the deadlines later than the note's usual bound. `status`'s settings differ from the
+/// promise when its culler settings do, or, for a promise with a hub size, its `hub-size`
+/// (when given) or slow-stop timeout does.
+pub(crate) fn deadline_basis(
+    record: Option<PromiseRecord>,
+    culler: CullSettings,
+    scale: &ScaleConfig,
+) -> DeadlineSettings {
+    let own = |why| DeadlineSettings {
+        culler,
+        scale: scale.clone(),
+        basis: Basis::Own(why),
+    };
+    let promise = match record {
+        None => return own(Unpromised::NoNote),
+        Some(PromiseRecord::Absent) => return own(Unpromised::NotRecorded),
+        Some(PromiseRecord::Refused) => return own(Unpromised::Refused),
+        Some(PromiseRecord::Recorded(promise)) => promise,
+    };
+    let mut used = scale.clone();
+    let mut differs = culler != promise.culler;
+    if let Some(promised) = promise.scale {
+        differs |= scale.servers.is_some_and(|n| n != promised.servers)
+            || scale.slow_stop_timeout_secs != promised.slow_stop_timeout_secs;
+        used.servers = Some(promised.servers);
+        used.slow_stop_timeout_secs = promised.slow_stop_timeout_secs;
+    }
+    let own = differs.then(|| Promise {
+        culler,
+        scale: scale.hub_scale(),
+    });
+    DeadlineSettings {
+        culler: promise.culler,
+        scale: used,
+        basis: Basis::Promised { promise, own },
     }
 }
 
@@ -792,6 +872,125 @@ fn reading_order(a: &Classified, b: &Classified) -> std::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The deadlines follow the release note's promise when it records one, whatever
+    /// `status` was given; its own settings otherwise. Its hub size stays when the promise
+    /// has none; the promise's replaces it when it has one.
+    #[test]
+    fn the_deadlines_follow_the_promise_when_the_note_records_one() {
+        use crate::window::{Promise, PromiseRecord, ScaleConfig};
+        let promised = CullSettings::default();
+        let given = CullSettings {
+            timeout_secs: 60,
+            every_secs: 60,
+            ..promised
+        };
+        let size = |n| ScaleConfig {
+            servers: n,
+            ..ScaleConfig::default()
+        };
+        let scale = |servers| HubScale {
+            servers,
+            slow_stop_timeout_secs: 10,
+        };
+        let record = |scale| {
+            Some(PromiseRecord::Recorded(Promise {
+                culler: promised,
+                scale,
+            }))
+        };
+        let promise = |scale| Promise {
+            culler: promised,
+            scale,
+        };
+        // (record, status's culler, status's hub-size) → (culler used, hub size used, basis)
+        let cases = [
+            (
+                record(None),
+                given,
+                None,
+                promised,
+                None,
+                Basis::Promised {
+                    promise: promise(None),
+                    own: Some(Promise {
+                        culler: given,
+                        scale: None,
+                    }),
+                },
+            ),
+            (
+                record(None),
+                promised,
+                Some(300),
+                promised,
+                Some(300),
+                Basis::Promised {
+                    promise: promise(None),
+                    own: None,
+                },
+            ),
+            (
+                record(Some(scale(40))),
+                promised,
+                None,
+                promised,
+                Some(40),
+                Basis::Promised {
+                    promise: promise(Some(scale(40))),
+                    own: None,
+                },
+            ),
+            (
+                record(Some(scale(40))),
+                promised,
+                Some(300),
+                promised,
+                Some(40),
+                Basis::Promised {
+                    promise: promise(Some(scale(40))),
+                    own: Some(Promise {
+                        culler: promised,
+                        scale: Some(scale(300)),
+                    }),
+                },
+            ),
+            (
+                Some(PromiseRecord::Absent),
+                given,
+                Some(300),
+                given,
+                Some(300),
+                Basis::Own(Unpromised::NotRecorded),
+            ),
+            (
+                Some(PromiseRecord::Refused),
+                given,
+                None,
+                given,
+                None,
+                Basis::Own(Unpromised::Refused),
+            ),
+            (
+                None,
+                given,
+                None,
+                given,
+                None,
+                Basis::Own(Unpromised::NoNote),
+            ),
+        ];
+        for (i, (record, culler, servers, used_culler, used_servers, basis)) in
+            cases.into_iter().enumerate()
+        {
+            let used = deadline_basis(record, culler, &size(servers));
+            assert_eq!(
+                (used.culler, used.scale.servers, used.basis),
+                (used_culler, used_servers, basis),
+                "case {i}"
+            );
+        }
+    }
     use time::macros::datetime;
 
     const RELEASE: OffsetDateTime = datetime!(2026-11-30 12:00 UTC);

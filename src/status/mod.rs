@@ -20,7 +20,9 @@
 //!   the release (by `--released-at`, or by image: digest → release note → its time), then
 //!   the opt-in comment and deployment, recording into the run report
 //!   ([`crate::report::RunReport`], which declares the outputs); the culler model is
-//!   [`classify::AtScaleModel`], the release note's worst case at the hub's size.
+//!   [`classify::AtScaleModel`], the release note's worst case at the hub's size, from the
+//!   settings the note promised ([`classify::deadline_basis`]: recorded by `announce` on its
+//!   hidden second line), or `status`'s own when it records none.
 //!
 //! One run reads: [`hub::HubClient::new`] → [`hub::HubClient::list_active_servers`] (or
 //! [`hub::HubClient::active_servers`] page by page) → [`classify::classify`] with the

@@ -5,8 +5,8 @@
 //! none with `dry-run`.
 
 use super::classify::{
-    Alarm, AtScaleModel, Classification, ImageTarget, PodEvidence, State, Totals, Verdict,
-    classify, classify_by_digest, judge,
+    Alarm, AtScaleModel, Basis, Classification, ImageTarget, PodEvidence, State, Totals, Verdict,
+    classify, classify_by_digest, deadline_basis, judge,
 };
 use super::history;
 use super::hub::{HubClient, HubError, Listing};
@@ -19,13 +19,13 @@ use crate::publish::deployment::{self, DeploymentOutcome, DeploymentPlan, Enviro
 use crate::publish::{self, Target};
 use crate::render::messages::{self, RunWarning};
 use crate::render::publish as words;
-use crate::render::status::StatusFacts;
+use crate::render::status::{BasisWords, StatusFacts};
 use crate::render::{self, HubFault, MarkerKind, Stage};
 use crate::report::{Known, Pipeline, RunReport};
 use crate::support::github::GitHub;
 use crate::support::github::models::{Comment, DeploymentStatus, Issue, Release as ReleaseNote};
 use crate::support::log::Log;
-use crate::window::{CullSettings, HubScale, ScaleConfig, at_scale, fits_calendar};
+use crate::window::{CullSettings, HubScale, PromiseRecord, ScaleConfig, at_scale, fits_calendar};
 use anyhow::{Result, anyhow};
 use time::OffsetDateTime;
 
@@ -50,10 +50,11 @@ pub struct StatusRequest {
     /// with `dry-run` only say what would be done; `None` without `comment` (then nothing is
     /// written to GitHub, and `dry-run` changes nothing).
     pub comment: Option<CommentMode>,
-    /// The idle culler's settings (z2jh `cull.*`).
+    /// The idle culler's settings (z2jh `cull.*`): the deadlines follow them only when the
+    /// release note records no promise ([`deadline_basis`]); else they are compared with it.
     pub culler: CullSettings,
     /// `hub-size` (`None` for the servers running when the hub is read, at least 1) and
-    /// `slow-stop-timeout`, for the worst case.
+    /// `slow-stop-timeout`, for the worst case (the promise's, when it records a hub size).
     pub scale: ScaleConfig,
     /// `--json`: the JSON document on stdout instead of the table.
     pub json: bool,
@@ -132,7 +133,8 @@ async fn stages(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<(
     // 3. Classify, with the release note's worst case at the hub's scale; by digest, the
     // pods read from Kubernetes (opt-in, after the hub: a pod started since is no orphan).
     let shifted = listing.shifted;
-    let classification = classified(req, &release, listing, (hub_read_at, now), log, run).await?;
+    let (classification, promised) =
+        classified(req, &release, listing, (hub_read_at, now), log, run).await?;
 
     // 4. Report: the table or the JSON on stdout, the outputs, the job summary with the
     // progress chart drawn from the convergence comment's history (read first).
@@ -179,7 +181,7 @@ async fn stages(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<(
 
     // 7. Alarms (`fail-on`): exit 1 with an annotation, everything above reported.
     run.completed = true;
-    alarms(req, &classification)
+    alarms(req, &classification, promised)
 }
 
 /// The most mismatch annotations one run prints (GitHub shows ten error annotations per step).
@@ -196,11 +198,13 @@ pub(crate) struct AlarmsFired {
     pub fired: Vec<Alarm>,
     /// The totals they fired on.
     pub totals: Totals,
+    /// Whether the deadlines were the release note's promise (else `status`'s own settings).
+    pub promised: bool,
 }
 
 impl std::fmt::Display for AlarmsFired {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        render::status::alarm_annotation(&self.fired, &self.totals)
+        render::status::alarm_annotation(&self.fired, &self.totals, self.promised)
             .1
             .fmt(f)
     }
@@ -208,8 +212,9 @@ impl std::fmt::Display for AlarmsFired {
 
 impl std::error::Error for AlarmsFired {}
 
-/// Stage 7: [`AlarmsFired`] when an alarm `fail-on` lists fired.
-fn alarms(req: &StatusRequest, classification: &Classification) -> Result<()> {
+/// Stage 7: [`AlarmsFired`] when an alarm `fail-on` lists fired; `promised`: the deadlines
+/// were the release note's promise.
+fn alarms(req: &StatusRequest, classification: &Classification, promised: bool) -> Result<()> {
     let fired: Vec<Alarm> = (classification.alarms().into_iter())
         .filter(|a| req.fail_on.contains(a))
         .collect();
@@ -217,18 +222,21 @@ fn alarms(req: &StatusRequest, classification: &Classification) -> Result<()> {
         return Ok(());
     }
     let totals = classification.totals;
-    let (title, _) = render::status::alarm_annotation(&fired, &totals);
+    let (title, _) = render::status::alarm_annotation(&fired, &totals, promised);
     Err(anyhow!(AlarmsFired {
         title,
         fired,
-        totals
+        totals,
+        promised
     }))
 }
 
 /// Stage 3: the servers classified with the release note's worst case at the hub's scale
 /// (never fewer servers than run now: a smaller hub-size would make the deadlines early),
-/// by the pods' digests with Kubernetes ([`pods`]), else by start time. `at`: when the hub
-/// was read, and the run's clock.
+/// from the settings the note promised when it records them, else `status`'s own
+/// ([`deadline_basis`], said in the log), by the pods' digests with Kubernetes ([`pods`]),
+/// else by start time. `at`: when the hub was read, and the run's clock. With whether the
+/// deadlines are the note's promise.
 async fn classified(
     req: &StatusRequest,
     release: &Release,
@@ -236,14 +244,20 @@ async fn classified(
     (hub_read_at, now): (OffsetDateTime, OffsetDateTime),
     log: &Log,
     run: &mut RunReport,
-) -> Result<Classification> {
+) -> Result<(Classification, bool)> {
+    let used = deadline_basis(release.promise, req.culler, &req.scale);
+    match render::status::deadline_basis(&used) {
+        Some(BasisWords::Note(words)) => log.info(&words.to_string()),
+        Some(BasisWords::Warning(warning)) => log.warn(&warning),
+        None => {}
+    }
     let running = u64::try_from(listing.servers.len()).unwrap_or(u64::MAX);
     let scale = HubScale {
-        servers: req.scale.servers.unwrap_or(running).max(running).max(1),
-        slow_stop_timeout_secs: req.scale.slow_stop_timeout_secs,
+        servers: used.scale.servers.unwrap_or(running).max(running).max(1),
+        slow_stop_timeout_secs: used.scale.slow_stop_timeout_secs,
     };
     let model = AtScaleModel {
-        settings: req.culler,
+        settings: used.culler,
         scale,
     };
     // The command line checked the deadlines fit a date at `hub-size`; more servers running
@@ -260,8 +274,10 @@ async fn classified(
             longest
         )));
     }
+    let promised = matches!(used.basis, Basis::Promised { .. });
     let Some(kube) = &req.kube else {
-        return Ok(classify(listing.servers, release.released_at, now, &model));
+        let classification = classify(listing.servers, release.released_at, now, &model);
+        return Ok((classification, promised));
     };
     run.stage = Stage::StatusKubernetes;
     let evidence = pods(req, kube, release, hub_read_at, log).await?;
@@ -275,7 +291,8 @@ async fn classified(
         });
     }
     let (servers, at) = (listing.servers, release.released_at);
-    Ok(classify_by_digest(servers, evidence, at, now, &model))
+    let classification = classify_by_digest(servers, evidence, at, now, &model);
+    Ok((classification, promised))
 }
 
 /// Stage 4's print: the table or the JSON on stdout (a closed or full stdout does not stop
@@ -537,6 +554,9 @@ struct Release {
     issue: Option<Issue>,
     /// Its release note, when looked up.
     note: Option<ReleaseNote>,
+    /// What its release note records of the settings its window was computed from; `None`
+    /// without a note.
+    promise: Option<PromiseRecord>,
 }
 
 /// Stage 1: the digest of `--image` (as `announce` resolves it), then, with GitHub, the
@@ -550,6 +570,7 @@ async fn release(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<
         target: None,
         issue: None,
         note: None,
+        promise: None,
     };
     let Some((source, registry)) = &req.image else {
         release.released_at = req
@@ -589,6 +610,10 @@ async fn release(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<
     };
     release.issue = found.as_ref().and_then(|f| f.issue().cloned());
     release.note = found.as_ref().and_then(|f| f.release().cloned());
+    release.promise = (release.note.as_ref()).map(|note| {
+        render::recorded_promise(note.body.as_deref().unwrap_or(""))
+            .unwrap_or(PromiseRecord::Absent)
+    });
     Ok(release)
 }
 

@@ -142,6 +142,31 @@ impl Default for CullSettings {
     }
 }
 
+/// What a release note promised its convergence window from: the culler settings and, when
+/// `announce` stated the worst case for the hub's size ([`at_scale`]), that scale. `announce`
+/// records it on the note's hidden second line ([`crate::render::marker`]), so that `status`
+/// judges the deadlines by what was promised, not by its own settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Promise {
+    /// The culler settings the window was computed from.
+    pub(crate) culler: CullSettings,
+    /// The hub's scale of the worst case stated; `None` when only the usual bound was.
+    pub(crate) scale: Option<HubScale>,
+}
+
+/// What a release note records of its [`Promise`] (untrusted text: anyone who can edit the
+/// note can edit it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PromiseRecord {
+    /// No record: a note written before `announce` recorded its settings.
+    Absent,
+    /// A record that does not parse, or states settings `announce` would refuse: taken as
+    /// none.
+    Refused,
+    /// The settings the note's window was computed from.
+    Recorded(Promise),
+}
+
 /// Where each culler setting came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct Origins {

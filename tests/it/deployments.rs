@@ -429,6 +429,73 @@ async fn a_deployment_fails_exactly_when_the_run_does_and_once_whatever_the_coun
     }
 }
 
+/// Issue 32 finding 1: `overdue` is judged against the deadline the release note promised,
+/// from the settings `announce` recorded in it, not `status`'s own. Announced with z2jh's
+/// defaults (idle since 11:50: due by 13:01), `status` given a 1-minute timeout and interval
+/// at 12:30 is not overdue, says its settings differ, and exits 0. A note without the record
+/// (an earlier version's) or with a record edited out of shape falls back to `status`'s own
+/// settings, and says so: then the row is overdue, as those settings make it.
+#[tokio::test]
+async fn overdue_is_judged_by_the_settings_the_release_note_promised() {
+    let own = [
+        "--cull-timeout",
+        "60",
+        "--cull-every",
+        "60",
+        "--fail-on",
+        "overdue",
+    ];
+    let recorded = "promise=v1:enabled=on,timeout=3600,every=600,max-age=0";
+    let cases = [
+        (
+            "as announced",
+            None,
+            0,
+            "in_progress: 0/1 on the new image; idle ones by 13:01 UTC",
+        ),
+        (
+            "written before the record",
+            Some(""),
+            1,
+            "failure: a server runs past the promised deadline",
+        ),
+        (
+            "the record edited out of shape",
+            Some("promise=v1:enabled=on,timeout=99999999999,every=600,max-age=0"),
+            1,
+            "failure: a server runs past the promised deadline",
+        ),
+    ];
+    let mut seen = String::new();
+    for (case, edit, code, says) in cases {
+        let github = FakeGitHub::start().await;
+        announce(&github).run().await.assert_success();
+        let note = &github.releases()[0];
+        let body = note["body"].as_str().unwrap().to_string();
+        assert_eq!(body.matches(recorded).count(), 1, "{body}");
+        if let Some(edit) = edit {
+            let id = note["id"].as_u64().unwrap();
+            let edited = match edit {
+                "" => body.replacen(&format!(" {recorded}"), "", 1),
+                edit => body.replacen(recorded, edit, 1),
+            };
+            github.edit_release(id, |r| r["body"] = json!(edited));
+        }
+        let stale = hub(STALE.0, STALE.1).await;
+        let (exit, log, outputs) = status_with(&github, &stale, "2026-11-30T12:30:00Z", &own);
+        assert_eq!(exit, code, "{case}: {log}");
+        assert_eq!(
+            states(&github, deployment(&github, 0))[1..],
+            [says.to_string()],
+            "{case}"
+        );
+        let by = &outputs["converged-by"];
+        let log = log.replace(&stale.uri(), "[hub]");
+        seen.push_str(&format!("## {case} (converged-by {by})\n{log}\n"));
+    }
+    insta::assert_snapshot!(seen);
+}
+
 /// A kubeconfig whose API server is `server`, with a ServiceAccount-style token user.
 fn kubeconfig_at(server: &str) -> String {
     format!(

@@ -21,7 +21,8 @@ mod warnings;
 pub use chart::chart;
 pub(crate) use json::json;
 pub(crate) use warnings::{
-    alarm_annotation, alarm_words, beyond_calendar, history_refused, hub_read, mismatch_annotation,
+    BasisWords, alarm_annotation, alarm_words, beyond_calendar, deadline_basis, history_refused,
+    hub_read, mismatch_annotation,
 };
 
 use crate::digest::Digest;

@@ -361,9 +361,12 @@ fn every_warning_and_annotation_has_the_one_shape() {
     };
     let all = <Alarm as clap::ValueEnum>::value_variants();
     for alarms in all.iter().map(std::slice::from_ref).chain([all]) {
-        let (title, words) = alarm_annotation(alarms, &t);
+        let (title, words) = alarm_annotation(alarms, &t, true);
         said.push((format!("{title}: {alarms:?}"), words));
     }
+    // Deadlines from status's own settings (the note records none): overdue says so.
+    let (title, words) = alarm_annotation(&[Alarm::Overdue], &t, false);
+    said.push((format!("{title}: [Overdue], not promised"), words));
     // A server on the old image, as the log's table names it: hidden without include-names
     // (with or without the pod query to look it up), named with it.
     let mismatched = |user: &str, name: &str| Classified {
@@ -772,4 +775,81 @@ fn digest_owned() -> &'static Digest {
 fn json_document_by_digest() {
     let c = digest_scenario();
     insta::assert_snapshot!(json(&facts(&c, Some(digest_owned()), false)));
+}
+
+/// What a run says of the settings its deadlines follow, one case of each basis: nothing when
+/// the promise and `status`'s settings agree, a warning naming both when they differ or the
+/// record was refused, a note when `status`'s own settings are used.
+#[test]
+fn the_settings_the_deadlines_follow_are_said_once_in_the_one_shape() {
+    use crate::status::classify::deadline_basis as basis;
+    use crate::window::{HubScale, Promise, PromiseRecord, ScaleConfig};
+    let promise = Promise {
+        culler: CullSettings::default(),
+        scale: Some(HubScale {
+            servers: 300,
+            slow_stop_timeout_secs: 10,
+        }),
+    };
+    let fast = CullSettings {
+        timeout_secs: 60,
+        every_secs: 60,
+        ..CullSettings::default()
+    };
+    let sized = ScaleConfig {
+        servers: Some(40),
+        ..ScaleConfig::default()
+    };
+    let unsized_ = ScaleConfig::default();
+    let off = CullSettings {
+        enabled: false,
+        ..CullSettings::default()
+    };
+    let cases = [
+        (
+            "promised, agreeing",
+            Some(PromiseRecord::Recorded(promise)),
+            CullSettings::default(),
+            &unsized_,
+        ),
+        (
+            "promised, differing",
+            Some(PromiseRecord::Recorded(promise)),
+            fast,
+            &sized,
+        ),
+        (
+            "promised, culling off here",
+            Some(PromiseRecord::Recorded(promise)),
+            off,
+            &unsized_,
+        ),
+        ("record refused", Some(PromiseRecord::Refused), fast, &sized),
+        (
+            "note without a record",
+            Some(PromiseRecord::Absent),
+            fast,
+            &unsized_,
+        ),
+        ("no note", None, CullSettings::default(), &sized),
+    ];
+    let mut text = String::new();
+    for (case, record, culler, scale) in cases {
+        let said = match deadline_basis(&basis(record, culler, scale)) {
+            None => "(nothing)".to_string(),
+            Some(BasisWords::Note(words)) => {
+                assert_shape(&words);
+                words.to_string()
+            }
+            Some(BasisWords::Warning(warning)) => {
+                assert_shape(&warning.0);
+                format!(
+                    "warning ({}): {warning}",
+                    crate::support::text::Titled::title(&warning)
+                )
+            }
+        };
+        text.push_str(&format!("## {case}\n{said}\n\n"));
+    }
+    insta::assert_snapshot!(text);
 }

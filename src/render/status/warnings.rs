@@ -4,11 +4,15 @@
 //! halves ([`Words`]).
 
 use super::terminal_name;
-use crate::render::window_words::{human, human_at_most, servers_words};
+use crate::render::window_words::{human, human_at_most, max_age_words, servers_words};
 use crate::render::words::Words;
-use crate::status::classify::{Alarm, Classified, Totals, rfc3339};
+use crate::status::classify::{
+    Alarm, Basis, Classified, DeadlineSettings, Totals, Unpromised, rfc3339,
+};
 use crate::status::history::{HistoryError, LINE_MAX_BYTES, MAX_POINTS};
 use crate::support::sanitize;
+use crate::support::text::Titled;
+use crate::window::{CullSettings, HubScale};
 use time::OffsetDateTime;
 
 /// An alarm in words, one arm each: what the deployment's description says when it fired
@@ -32,13 +36,20 @@ pub(crate) fn alarm_words(alarm: Alarm) -> [&'static str; 2] {
 }
 
 /// The error annotation of a run that fails on `alarms` (`fail-on`): its title and words,
-/// each alarm counted in `t` and named as `fail-on` names it.
-pub(crate) fn alarm_annotation(alarms: &[Alarm], t: &Totals) -> (String, Words) {
+/// each alarm counted in `t` and named as `fail-on` names it. `promised`: the deadlines were
+/// the release note's promise; else `overdue` says they were `status`'s own settings.
+pub(crate) fn alarm_annotation(alarms: &[Alarm], t: &Totals, promised: bool) -> (String, Words) {
     let names: Vec<String> = alarms.iter().map(|a| a.name()).collect();
+    let words = |a: Alarm| match (a, promised) {
+        (Alarm::Overdue, false) => {
+            "stale server(s) are past the deadline of status's own culler settings (no promise read from a release note)"
+        }
+        _ => alarm_words(a)[1],
+    };
     let counted: Vec<String> = alarms
         .iter()
         .zip(&names)
-        .map(|(a, name)| format!("{} {} ({name})", a.count(t), alarm_words(*a)[1]))
+        .map(|(a, name)| format!("{} {} ({name})", a.count(t), words(*a)))
         .collect();
     (
         "Convergence alarm".to_string(),
@@ -106,6 +117,95 @@ pub(crate) fn mismatch_annotation(
             "the node did not pull the new image (the pod runs {digest}): check singleuser.image.pullPolicy (Always for a tag such as :latest), the KubeSpawner version (before 6.2 it set IfNotPresent), and any registry mirror between the nodes and the registry; then stop the server so it starts again on the new image{look_up}",
         )),
     )
+}
+
+/// What a `status` run says of the settings its deadlines follow ([`deadline_basis`]): a
+/// note in the log, or a warning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum BasisWords {
+    /// A plain line: the deadlines follow `status`'s own settings, the note recording none.
+    Note(Words),
+    /// A warning annotation: `status`'s own settings differ from the promise, or the note's
+    /// record was refused.
+    Warning(DeadlinesWarning),
+}
+
+/// A warning about the settings the deadlines follow, titled `Convergence deadlines`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DeadlinesWarning(pub(crate) Words);
+
+impl std::fmt::Display for DeadlinesWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl Titled for DeadlinesWarning {
+    fn title(&self) -> &str {
+        "Convergence deadlines"
+    }
+}
+
+/// Culler settings in words, with the hub's scale when given: `timeout 1h, every 10m, max
+/// age none[, hub size 300 servers, slow-stop timeout 10s]`, or `culling off`.
+fn settings_words(culler: &CullSettings, scale: Option<HubScale>) -> String {
+    if !culler.enabled {
+        return "culling off".to_string();
+    }
+    let mut words = format!(
+        "timeout {}, every {}, max age {}",
+        human(culler.timeout_secs),
+        human(culler.every_secs),
+        max_age_words(culler.max_age_secs)
+    );
+    if let Some(scale) = scale {
+        words.push_str(&format!(
+            ", hub size {}, slow-stop timeout {}",
+            servers_words(scale.servers),
+            human(scale.slow_stop_timeout_secs)
+        ));
+    }
+    words
+}
+
+/// What a run says of the settings its deadlines follow (`used`, from
+/// [`crate::status::classify::deadline_basis`]): nothing when they are the release note's
+/// and `status`'s own agree; a warning naming both when they differ, or when the note's
+/// record was refused; a note when the deadlines follow `status`'s own settings because no
+/// note was read or it records none.
+pub(crate) fn deadline_basis(used: &DeadlineSettings) -> Option<BasisWords> {
+    let own = settings_words(&used.culler, used.scale.hub_scale());
+    let warning = |words| Some(BasisWords::Warning(DeadlinesWarning(words)));
+    match used.basis {
+        Basis::Promised { own: None, .. } => None,
+        Basis::Promised {
+            promise,
+            own: Some(given),
+        } => warning(
+            Words::new("the deadlines follow the release note's promise; status's own culler settings differ")
+                .help(format!(
+                    "the release note promised its deadlines from {}; status was given {}. overdue and the deadlines are judged by the promise; if the hub's settings changed since, run announce again with them to restate the promise",
+                    settings_words(&promise.culler, promise.scale),
+                    settings_words(&given.culler, given.scale),
+                )),
+        ),
+        Basis::Own(Unpromised::Refused) => warning(
+            Words::new("the release note's recorded culler settings (promise=) are malformed: refused")
+                .help(format!(
+                    "its hidden second line was edited; the deadlines follow status's own settings ({own}), so give status the hub's settings, or restore the line as announce wrote it"
+                )),
+        ),
+        Basis::Own(Unpromised::NotRecorded) => Some(BasisWords::Note(
+            Words::new("note: the deadlines follow status's own culler settings: the release note records none")
+                .help(format!(
+                    "it was written by an earlier version of announce; status's settings are {own}: give status the hub's"
+                )),
+        )),
+        Basis::Own(Unpromised::NoNote) => Some(BasisWords::Note(
+            Words::new("note: the deadlines follow status's own culler settings: no release note was read")
+                .help(format!("status's settings are {own}")),
+        )),
+    }
 }
 
 /// The warning when the convergence comment's history line is refused: which rule it
