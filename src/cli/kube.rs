@@ -7,12 +7,23 @@ use super::usage::{Problem, Rule};
 use super::value::{EnumList, bool_parser, enum_list_parser};
 use super::{DurationParser, InputDuration, UsageError, checked};
 use crate::status::classify::Alarm;
-use crate::status::kube::{Credentials, KubeError, KubeInputs, KubeRequest, Origin, resolve};
+use crate::status::kube::{Credentials, KubeError, KubeInputs, KubeRequest, resolve};
 use crate::support::log::Log;
 use clap::{Args, ValueEnum};
 use secrecy::{ExposeSecret, SecretString};
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// Whether a `--kubeconfig` value is a kubeconfig's content rather than a path: it spans
+/// lines, or it names no file and reads as YAML or JSON (a `{`, or a `key: value`), as
+/// `kubectl config view --raw -o json | jq -c` prints it. Such a value is a secret: never
+/// echoed as a path that does not exist.
+pub(crate) fn is_content(value: &str) -> bool {
+    let one_line = value.trim();
+    value.contains('\n')
+        || (!std::path::Path::new(one_line).exists()
+            && (one_line.starts_with('{') || one_line.contains(": ")))
+}
 
 /// The Kubernetes options of `status`. The kubeconfig is a [`SecretString`]: `Debug` never
 /// shows it.
@@ -87,10 +98,10 @@ impl KubeArgs {
             let problem = Problem::AlarmWithoutKubernetes(word.unwrap_or_default());
             return Err(UsageError::new("fail-on", problem));
         }
-        // Content: the Action input's value, or one of several lines (before the trim).
-        let lines = (self.kubeconfig.as_ref()).is_some_and(|k| k.expose_secret().contains('\n'));
+        // Content: the Action input's value, or what reads as content ([`is_content`]).
+        let given = (self.kubeconfig.as_ref()).is_some_and(|k| is_content(k.expose_secret()));
         let input = env.get("INPUT_KUBECONFIG").map(|v| v.trim());
-        let content = |k: &str| lines || input == Some(k);
+        let content = |k: &str| given || input == Some(k);
         let inputs = KubeInputs {
             kubeconfig: kubeconfig.map(|k| (k, content(k))),
             context: self
@@ -110,11 +121,10 @@ impl KubeArgs {
             };
             UsageError::new(input, Problem::Kube(Arc::new(e)))
         })?;
-        match &request.credentials {
-            Credentials::Kubeconfig { config, origin, .. } if *origin != Origin::Input => {
-                super::register(log, super::Secret::Kubeconfig(config));
-            }
-            _ => {}
+        // Also for the input's content (registered whole before): a `tokenFile`'s token was
+        // read into the config only now.
+        if let Credentials::Kubeconfig { config, .. } = &request.credentials {
+            super::register(log, super::Secret::Kubeconfig(config));
         }
         log.info(&crate::render::kube::reading(&request));
         for warning in request.warnings() {

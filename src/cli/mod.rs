@@ -247,7 +247,7 @@ fn mask_given(
                 "github-token" => Secret::GitHubToken(value),
                 "registry-password" => Secret::RegistryPassword(value, user),
                 "hub-token" => Secret::HubToken(value),
-                "kubeconfig" if *from_variable || value.contains('\n') => {
+                "kubeconfig" if *from_variable || kube::is_content(value) => {
                     Secret::KubeconfigContent(value)
                 }
                 _ => continue,

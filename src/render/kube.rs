@@ -7,8 +7,8 @@
 use super::messages::RunWarning;
 use super::words::Words;
 use crate::status::kube::{
-    Credentials, KubeError, KubeRequest, KubeWarning, MAX_PAGES, NamespaceFrom, Origin, ReadFault,
-    SERVICE_ACCOUNT_TOKEN,
+    CredentialFault, Credentials, KubeError, KubeRequest, KubeWarning, MAX_PAGES, NamespaceFrom,
+    Origin, ReadFault, SERVICE_ACCOUNT_TOKEN,
 };
 use crate::support::text::Titled;
 use std::fmt;
@@ -28,10 +28,14 @@ fn origin(origin: &Origin) -> String {
     }
 }
 
+/// The first line's start for a kubeconfig from `o` that cannot be used.
+fn unusable(o: &Origin) -> String {
+    format!("the kubeconfig ({}) is not usable", origin(o))
+}
+
 /// The words of `e`: one arm per variant (a read's in [`read_words`]), the first line and the
 /// help.
 pub(crate) fn words(e: &KubeError) -> Words {
-    let unusable = |o: &Origin| format!("the kubeconfig ({}) is not usable", origin(o));
     match e {
         KubeError::Unreadable { origin: o, detail } => Words::new(unusable(o)).help(format!(
             "{detail}\n{}",
@@ -81,6 +85,7 @@ pub(crate) fn words(e: &KubeError) -> Words {
             "give a kubeconfig (the kubeconfig input, a secret holding the file's content; on the command line --kubeconfig PATH or KUBECONFIG), run in the cluster with a service account, or set kubernetes to false to judge by start time; a kubeconfig whose user holds a ServiceAccount token",
             namespace,
         )),
+        KubeError::Credential { origin: o, fault } => credential_words(o, fault),
         KubeError::InCluster { detail } => Words::new(
             "in the cluster (KUBERNETES_SERVICE_HOST is set) but the service account cannot be read",
         )
@@ -212,6 +217,29 @@ impl fmt::Display for KubeWarning {
             .help("its certificate is not checked, so the token goes to whoever answers at that address: give the cluster's CA (certificate-authority-data) instead")
             .fmt(f),
         }
+    }
+}
+
+/// The words of a credential of the chosen kubeconfig user or cluster that cannot be sent
+/// ([`CredentialFault`]), found before anything was sent.
+fn credential_words(o: &Origin, fault: &CredentialFault) -> Words {
+    match fault {
+        CredentialFault::File { key, path, error } => {
+            Words::new(format!("{}: its {key} cannot be read", unusable(o))).help(format!(
+                "{}: {error}\nthe file {key} names must exist and be readable here, as kubectl reads it (a relative path counts from the kubeconfig's folder); in the Action, give certificates and keys inline (client-certificate-data, client-key-data, certificate-authority-data) and the token as token",
+                crate::support::sanitize::log_line(path, 300)
+            ))
+        }
+        CredentialFault::TokenNotAscii { key } => Words::new(format!(
+            "{}: its user's {key} holds a character that is not printable ASCII",
+            unusable(o)
+        ))
+        .help("a copy-paste left a zero-width or no-break space or a line break in it: paste the ServiceAccount token again (kubectl create token prints it); the token itself is never shown"),
+        CredentialFault::Server => Words::new(format!(
+            "{}: its cluster's server is not an http:// or https:// address",
+            unusable(o)
+        ))
+        .help("set the cluster's server to the API server's address, e.g. https://10.0.0.1:6443 (kubectl config view shows it)"),
     }
 }
 

@@ -166,6 +166,31 @@ pub(crate) struct KubeInputs<'a> {
     pub timeout: Duration,
 }
 
+/// A credential of the chosen kubeconfig user or cluster that cannot be sent, as data
+/// ([`KubeError::Credential`]).
+#[derive(Debug)]
+pub(crate) enum CredentialFault {
+    /// A file the user or cluster names under `key` (`tokenFile`, `client-certificate`,
+    /// `client-key`, `certificate-authority`), at `path`, that cannot be read (`error`).
+    File {
+        /// The kubeconfig key naming it.
+        key: &'static str,
+        /// The path, as the kubeconfig names it (made absolute against its file).
+        path: String,
+        /// Why it cannot be read.
+        error: crate::support::files::ReadError,
+    },
+    /// The token (`key`: `token`, or `tokenFile`'s content) holds a character that is not
+    /// printable ASCII once trimmed: an HTTP header cannot carry it (a copy-paste's
+    /// zero-width or no-break space, a line break inside it).
+    TokenNotAscii {
+        /// Where the token is: `token` or `tokenFile`.
+        key: &'static str,
+    },
+    /// The cluster's `server` is not an `http://` or `https://` URL.
+    Server,
+}
+
 /// A failed Kubernetes read, or credentials refused before it, as data: the words
 /// (`Display`) are the render layer's (`crate::render::kube`).
 #[derive(Debug)]
@@ -208,6 +233,14 @@ pub(crate) enum KubeError {
         basic: bool,
         /// The namespace, for the kubeconfig to make instead.
         namespace: String,
+    },
+    /// What the chosen user or cluster names cannot be used as kubectl would, found before
+    /// anything is sent ([`CredentialFault`]).
+    Credential {
+        /// Where the kubeconfig came from.
+        origin: Origin,
+        /// What is wrong.
+        fault: CredentialFault,
     },
     /// No kubeconfig and not in a cluster.
     NoCredentials {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::status::kube::Origin;
 use crate::status::kube::tests::{KUBECONFIG, kubeconfig};
 use clap::Parser;
 
@@ -118,4 +119,25 @@ fn fail_on_lists_alarms_in_order_in_any_case_and_refuses_others() {
     assert!(alarms("mismatch\nlate").is_err() && alarms("late").is_err());
     let bad = Cli::try_parse_from(["x", "--kubernetes", "true", "--namespace", "Bad_NS"]);
     assert!(bad.is_err(), "clap refuses a bad namespace");
+}
+
+/// A `--kubeconfig` value is content when it spans lines, or names no file and reads as YAML
+/// or JSON (`kubectl config view --raw -o json | jq -c`): never echoed as a missing path.
+#[test]
+fn a_kubeconfig_value_is_content_when_it_reads_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("a: b");
+    std::fs::write(&odd, KUBECONFIG).unwrap();
+    let cases = [
+        ("~/.kube/config", false),
+        ("/etc/kube/ci.yaml", false),
+        (odd.to_str().unwrap(), false),
+        ("{\"apiVersion\":\"v1\",\"users\":[]}", true),
+        ("  {apiVersion: v1}  ", true),
+        ("apiVersion: v1", true),
+        (KUBECONFIG, true),
+    ];
+    for (value, content) in cases {
+        assert_eq!(is_content(value), content, "{value:?}");
+    }
 }

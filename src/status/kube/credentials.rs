@@ -3,8 +3,8 @@
 //! to mask.
 
 use super::{
-    Credentials, DEFAULT_NAMESPACE, KubeError, KubeInputs, KubeRequest, NamespaceFrom, Origin,
-    PodQuery, SERVICE_ACCOUNT_TOKEN, one_line,
+    CredentialFault, Credentials, DEFAULT_NAMESPACE, KubeError, KubeInputs, KubeRequest,
+    NamespaceFrom, Origin, PodQuery, SERVICE_ACCOUNT_TOKEN, one_line,
 };
 use kube::config::{AuthInfo, Kubeconfig};
 use secrecy::ExposeSecret;
@@ -130,7 +130,7 @@ fn in_cluster(inputs: KubeInputs, env: &HashMap<String, String>) -> Result<Crede
 /// sent ([`usable_user`]); and the namespace read ([`namespace`]), checked to be a name.
 fn from_kubeconfig(
     inputs: KubeInputs,
-    config: Kubeconfig,
+    mut config: Kubeconfig,
     origin: Origin,
 ) -> Result<(Credentials, (String, NamespaceFrom)), KubeError> {
     let asked = inputs.context.or(config.current_context.as_deref());
@@ -160,8 +160,13 @@ fn from_kubeconfig(
         return Err(KubeError::ContextNamespace { origin, context });
     }
     let user = chosen.user.unwrap_or_default();
-    let auth = config.auth_infos.iter().find(|a| a.name == user);
-    usable_user(auth.and_then(|a| a.auth_info.as_ref()), &user, &namespace)?;
+    let auth = config.auth_infos.iter_mut().find(|a| a.name == user);
+    let auth = auth.and_then(|a| a.auth_info.as_mut());
+    usable_user(auth.as_deref(), &user, &namespace)?;
+    checked_credentials(auth, &cluster).map_err(|fault| KubeError::Credential {
+        origin: origin.clone(),
+        fault,
+    })?;
     let credentials = Credentials::Kubeconfig {
         config: Box::new(config),
         context,
@@ -194,6 +199,72 @@ fn usable_user(auth: Option<&AuthInfo>, user: &str, namespace: &str) -> Result<(
         basic,
         namespace: namespace.to_string(),
     })
+}
+
+/// The most bytes a kubeconfig file or a `tokenFile` may hold (1 MiB, as values files): a
+/// kubeconfig of a few clusters is a few kilobytes.
+pub(crate) const KUBECONFIG_MAX_BYTES: u64 = 1 << 20;
+
+/// What kubectl would refuse or trim of the chosen user (`auth`) and `cluster`, checked
+/// before anything is sent: the token trimmed of the spaces and line breaks around it (a
+/// YAML block scalar ends in one) and refused unless printable ASCII (all an HTTP header
+/// carries; kube would panic building it); a `tokenFile` read now into the token (trimmed
+/// and checked alike, as client-go 1.37's `cachingFileTokenSource` trims it), so the token
+/// is registered as a secret as an inline one is; the files the user and the cluster name
+/// present (kubectl refuses a missing client certificate rather than sending no
+/// credentials); the `server` an `http://` or `https://` URL.
+///
+/// # Errors
+/// The first [`CredentialFault`].
+fn checked_credentials(
+    auth: Option<&mut AuthInfo>,
+    cluster: &kube::config::Cluster,
+) -> Result<(), CredentialFault> {
+    use crate::support::files::{read_bytes, read_text};
+    let file = |key: &'static str, path: &String| {
+        read_bytes(Path::new(path), KUBECONFIG_MAX_BYTES)
+            .map(drop)
+            .map_err(|error| CredentialFault::File {
+                key,
+                path: path.clone(),
+                error,
+            })
+    };
+    let server = cluster
+        .server
+        .as_deref()
+        .and_then(|s| url::Url::parse(s).ok());
+    if !server.is_some_and(|u| matches!(u.scheme(), "http" | "https")) {
+        return Err(CredentialFault::Server);
+    }
+    if let Some(path) = &cluster.certificate_authority {
+        file("certificate-authority", path)?;
+    }
+    let Some(auth) = auth else { return Ok(()) };
+    for (key, path) in [
+        ("client-certificate", &auth.client_certificate),
+        ("client-key", &auth.client_key),
+    ] {
+        path.as_ref().map(|p| file(key, p)).transpose()?;
+    }
+    let (token, key) = match (&auth.token, auth.token_file.take()) {
+        (Some(token), _) => (token.expose_secret().to_string(), "token"),
+        (None, Some(path)) => {
+            let read = read_text(Path::new(&path), KUBECONFIG_MAX_BYTES);
+            let key = "tokenFile";
+            (
+                read.map_err(|error| CredentialFault::File { key, path, error })?,
+                key,
+            )
+        }
+        (None, None) => return Ok(()),
+    };
+    let token = token.trim();
+    if !token.chars().all(|c| c.is_ascii_graphic() || c == ' ') {
+        return Err(CredentialFault::TokenNotAscii { key });
+    }
+    auth.token = Some(token.to_string().into());
+    Ok(())
 }
 
 /// The kubeconfig files to read without one given: those `KUBECONFIG` lists (blank counts as
@@ -248,6 +319,15 @@ fn read(files: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
             return Err(KubeError::Missing(origin.clone()));
         } else if !path.is_file() {
             return Err(unreadable("not a regular file".into()));
+        } else if path
+            .metadata()
+            .is_ok_and(|m| m.len() > KUBECONFIG_MAX_BYTES)
+        {
+            let error = crate::support::files::ReadError::TooLarge {
+                cap: KUBECONFIG_MAX_BYTES,
+                size: path.metadata().map_or(0, |m| m.len()),
+            };
+            return Err(unreadable(error.to_string()));
         }
         let config = Kubeconfig::read_from(path);
         let config = config.map_err(|e| unreadable(without_values(&e.to_string())))?;
@@ -295,6 +375,53 @@ mod tests {
             Err(e) => format!("{e:?}"),
         };
         shown.replace(&dir.display().to_string(), "DIR")
+    }
+
+    /// A token that ends in a line break (a YAML block scalar) or comes from a `tokenFile` is
+    /// sent trimmed, as kubectl's client trims a token file: never a header kube cannot
+    /// build (it panics on one).
+    #[test]
+    fn tokens_are_trimmed_and_a_token_file_is_read_into_the_token() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("token");
+        std::fs::write(&file, "  file-token-0123456789\n").unwrap();
+        let block = kubeconfig(
+            "user: {token: sa-token-0123456789}",
+            "user:\n      token: |\n        sa-token-0123456789\n",
+        );
+        let from_file = kubeconfig(
+            "{token: sa-token-0123456789}",
+            &format!("{{tokenFile: '{}'}}", file.display()),
+        );
+        let sent = |content: &str| {
+            let inputs = KubeInputs {
+                kubeconfig: Some((content, true)),
+                context: None,
+                namespace: None,
+                release: "jhub",
+                timeout: Duration::from_secs(1),
+            };
+            let Credentials::Kubeconfig { config, .. } =
+                resolve(inputs, &HashMap::new()).unwrap().credentials
+            else {
+                panic!("a kubeconfig")
+            };
+            let user = config.auth_infos[0].auth_info.clone().unwrap();
+            (
+                user.token.map(|t| t.expose_secret().to_string()),
+                user.token_file,
+            )
+        };
+        assert_eq!(sent(&block), (Some("sa-token-0123456789".into()), None));
+        assert_eq!(
+            sent(&from_file),
+            (Some("file-token-0123456789".into()), None)
+        );
+        let config = Kubeconfig::from_yaml(&from_file).unwrap();
+        assert!(
+            kubeconfig_secrets(&config).is_empty(),
+            "read only when resolved"
+        );
     }
 
     #[test]
@@ -413,6 +540,48 @@ mod tests {
             )),
             &[],
         );
+        let token_file = path("token");
+        std::fs::write(&token_file, "file-token-0123456789\n").unwrap();
+        let with_file = |key: &str, file: &str| -> &'static str {
+            leak(
+                "{token: sa-token-0123456789}",
+                &format!("{{{key}: '{file}'}}"),
+            )
+        };
+        case(
+            "a token file that exists (read now, trimmed)",
+            content(with_file("tokenFile", &token_file)),
+            &[],
+        );
+        case(
+            "a client certificate file that does not exist",
+            content(leak(
+                "{token: sa-token-0123456789}",
+                "{client-certificate: /nowhere/client.crt, client-key: /nowhere/client.key}",
+            )),
+            &[],
+        );
+        case(
+            "a CA file that does not exist",
+            content(leak(
+                "{server: https://127.0.0.1:6443}",
+                "{server: https://127.0.0.1:6443, certificate-authority: /nowhere/ca.crt}",
+            )),
+            &[],
+        );
+        case(
+            "a token with a zero-width space",
+            content(leak("sa-token-0123456789", "sa-token-\u{200b}0123456789")),
+            &[],
+        );
+        for server in ["not a url", "ftp://127.0.0.1:6443"] {
+            let to = format!("{{server: '{server}'}}");
+            case(
+                &format!("a server {server:?}"),
+                content(leak("{server: https://127.0.0.1:6443}", &to)),
+                &[],
+            );
+        }
         case(
             "content that is not a kubeconfig",
             content("users: [{name: x, user: SECRET-token}]"),
