@@ -7,29 +7,19 @@ use crate::render::{self, MarkerKind};
 use crate::support::github::GitHub;
 use anyhow::Result;
 
-/// In the run that created the release: comments on every open tracking issue of another
-/// digest that `found` listed, without reading their comments first (none of ours can exist
-/// before the release does: only a run that has the release writes them). One POST per
-/// superseded issue. Returns the numbers commented on. `release_url` is the new release
-/// note's address.
+/// Comments on every open tracking issue of another digest that `found` listed
+/// ([`find::superseded`]); returns the numbers commented on. `release_url` is the new
+/// release note's address. One POST per superseded issue.
+///
+/// Without `check_first`, in the run that created the release, no comments are read first
+/// (none of ours can exist before the release does: only a run that has the release writes
+/// them). With it, in a run that found the release (a re-run, or one completing a failed
+/// run), only issues that lack ours are commented on: an issue with no comments at once,
+/// one with comments after listing them (one GET each).
 ///
 /// # Errors
 /// A failed call.
-pub(super) async fn announce(gh: &GitHub, found: &Found, release_url: &str) -> Result<Vec<u64>> {
-    comment(gh, found, release_url, false).await
-}
-
-/// In a run that found the release (a re-run, or one completing a failed run): comments on
-/// the open tracking issues of other digests that lack ours. An issue with no comments is
-/// commented on at once; one with comments has them listed first (one GET each).
-///
-/// # Errors
-/// A failed call.
-pub(super) async fn complete(gh: &GitHub, found: &Found, release_url: &str) -> Result<Vec<u64>> {
-    comment(gh, found, release_url, true).await
-}
-
-async fn comment(
+pub(super) async fn comment(
     gh: &GitHub,
     found: &Found,
     release_url: &str,

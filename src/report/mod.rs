@@ -219,19 +219,13 @@ impl RunReport {
         outcome: Result<Published, Unfinished>,
     ) -> Result<Published> {
         let k = &mut self.known;
-        match outcome {
-            Ok(p) => {
-                k.release = Some((p.release_url.clone(), p.release_change));
-                k.issue.clone_from(&p.issue);
-                k.wrote |= p.changed();
-                Ok(p)
-            }
-            Err(unfinished) => {
-                (k.release, k.issue) = (unfinished.release, unfinished.issue);
-                k.wrote |= unfinished.wrote;
-                Err(unfinished.error)
-            }
-        }
+        let (p, wrote) = match &outcome {
+            Ok(p) => (p, p.changed()),
+            Err(unfinished) => (&unfinished.published, unfinished.published.wrote),
+        };
+        (k.release, k.issue) = (p.release.clone(), p.issue.clone());
+        k.wrote |= wrote;
+        outcome.map_err(|unfinished| unfinished.error)
     }
 
     /// The deployment stage of either command: what it did logged (`None`: a dry run that
