@@ -96,9 +96,6 @@ pub(super) async fn update(
                 .iter()
                 .any(|tier| render::release_title(&found.target.digest, *tier) == current)
     });
-    if body_same && !rename {
-        return Ok((ours.html_url.clone(), Change::Unchanged));
-    }
     let edited = !body_same && render::release_edited(current) != Some(false);
     if edited {
         let hashed = render::release_edited(current).is_some();
@@ -107,14 +104,14 @@ pub(super) async fn update(
             &ours.html_url,
             hashed,
         ));
-        if !rename {
-            return Ok((ours.html_url.clone(), Change::Unchanged));
-        }
     }
     let patch = ReleasePatch {
         body: (!body_same && !edited).then_some(body),
         name: rename.then_some(name),
     };
+    if patch.body.is_none() && patch.name.is_none() {
+        return Ok((ours.html_url.clone(), Change::Unchanged));
+    }
     let updated = update_release(gh, found, ours, &patch).await?;
     let (body, title) = (patch.body.is_some(), patch.name.is_some());
     notes.push(words::release_updated(&ours.tag_name, body, title));
@@ -135,15 +132,12 @@ async fn update_release(
     let tag = &ours.tag_name;
     let again =
         (gh.list_releases().await).with_context(|| words::release_not_updated(tag, &err, true))?;
-    let current = find::our_releases(&again, &found.target.digest, &found.target.tag)
-        .first()
-        .map(|r| (*r).clone());
     let applied = |r: &Release| {
         patch.body.is_none_or(|b| r.body.as_deref() == Some(b))
             && patch.name.is_none_or(|n| r.name.as_deref() == Some(n))
     };
-    match current {
-        Some(r) if applied(&r) => Ok(r.html_url),
+    match find::our_releases(&again, &found.target.digest, &found.target.tag).first() {
+        Some(r) if applied(r) => Ok(r.html_url.clone()),
         _ => Ok((gh.update_release(ours.id, patch).await)
             .with_context(|| words::release_not_updated(tag, &err, false))?
             .html_url),

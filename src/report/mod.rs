@@ -240,22 +240,20 @@ impl RunReport {
         log: &Log,
     ) -> Result<()> {
         let environment = environment.as_str();
-        let Some(outcome) = outcome else {
-            log.info(&render::deployment::dry_run(environment));
-            return self.write(log, |name| DEPLOYMENT_OUTPUTS.contains(&name));
-        };
-        for note in &outcome.notes {
-            log.info(&render::messages::published_note(note));
+        match outcome {
+            None => log.info(&render::deployment::dry_run(environment)),
+            Some(outcome) => {
+                for note in &outcome.notes {
+                    log.info(&render::messages::published_note(note));
+                }
+                if let Some(d) = &outcome.deployment {
+                    let change = outcome.change;
+                    log.info(&render::deployment::logged(change, d.id, environment));
+                }
+                self.known.wrote |= outcome.wrote;
+                self.known.deployment = outcome.deployment;
+            }
         }
-        if let Some(d) = &outcome.deployment {
-            log.info(&render::deployment::logged(
-                outcome.change,
-                d.id,
-                environment,
-            ));
-        }
-        self.known.wrote |= outcome.wrote;
-        self.known.deployment = outcome.deployment;
         self.write(log, |name| DEPLOYMENT_OUTPUTS.contains(&name))
     }
 
@@ -368,12 +366,17 @@ impl RunReport {
             tier: k.tier,
             window: k.window,
         };
-        let summary = (unwritten != Some(RunnerFile::Summary))
-            .then(|| log.redact(&render::failure_summary(&failure)));
-        let outputs = (!outputs.is_empty()).then_some(outputs.as_slice());
-        let failed = self.files.write_failure(outputs, summary.as_deref());
-        if let Some(warning) = failed.warning() {
-            log.warn(&warning);
+        // Best effort, each file tried even when the other failed: the run fails with its own
+        // error anyway, so what could not be written is only warned about.
+        let outputs = (!outputs.is_empty()).then(|| self.files.write_outputs(&outputs).err());
+        let summary = (unwritten != Some(RunnerFile::Summary)).then(|| {
+            let summary = log.redact(&render::failure_summary(&failure));
+            self.files.write_summary(&summary).err()
+        });
+        let (outputs, summary) = (outputs.flatten(), summary.flatten());
+        if outputs.is_some() || summary.is_some() {
+            let (outputs, summary) = (outputs.as_ref(), summary.as_ref());
+            log.warn(&RunWarning::FailureNotReported { outputs, summary });
         }
     }
 }
