@@ -296,9 +296,7 @@ impl Run<'_> {
         let kept = (duplicates::settle(gh, found, notes, warnings).await)
             .context(step::REMOVING_DUPLICATES)?;
         let found = &found.keeping(kept);
-        if kept.is_some() {
-            done.issue = unchanged(found);
-        }
+        done.issue = unchanged(found);
         if let Some(issue_plan) = fitted_issue(plan) {
             (issue::ensure(gh, found, &issue_plan, done).await).context(step::PUBLISHING_ISSUE)?;
         }

@@ -289,7 +289,9 @@ impl RunReport {
             .map(|(name, value)| (name, log.redact(&value)))
             .collect();
         self.written.extend(outputs.iter().map(|(name, _)| *name));
-        self.files.write_outputs(&outputs)?;
+        if !outputs.is_empty() {
+            self.files.write_outputs(&outputs)?;
+        }
         Ok(())
     }
 
@@ -345,12 +347,11 @@ impl RunReport {
         for url in &self.left_out {
             error = error.replace(url, ADDRESS_LEFT_OUT);
         }
-        let outputs: Vec<(&str, String)> = (self.outputs().into_iter())
-            .filter(|(name, _)| {
-                unwritten != Some(RunnerFile::Outputs) && !self.written.contains(name)
-            })
-            .map(|(name, value)| (name, log.redact(&value)))
-            .collect();
+        // Best effort, each file tried even when the other failed: the run fails with its own
+        // error anyway, so what could not be written is only warned about.
+        let outputs = self
+            .write(log, |_| unwritten != Some(RunnerFile::Outputs))
+            .err();
         let k = self.known;
         let failure = Failure {
             stage: self.stage,
@@ -366,14 +367,11 @@ impl RunReport {
             tier: k.tier,
             window: k.window,
         };
-        // Best effort, each file tried even when the other failed: the run fails with its own
-        // error anyway, so what could not be written is only warned about.
-        let outputs = (!outputs.is_empty()).then(|| self.files.write_outputs(&outputs).err());
         let summary = (unwritten != Some(RunnerFile::Summary)).then(|| {
             let summary = log.redact(&render::failure_summary(&failure));
             self.files.write_summary(&summary).err()
         });
-        let (outputs, summary) = (outputs.flatten(), summary.flatten());
+        let summary = summary.flatten();
         if outputs.is_some() || summary.is_some() {
             let (outputs, summary) = (outputs.as_ref(), summary.as_ref());
             log.warn(&RunWarning::FailureNotReported { outputs, summary });
