@@ -42,7 +42,7 @@ pub(super) async fn ensure(
     }
 }
 
-/// After the release POST was refused as existing ([`super::lost_race`], or a refusal whose
+/// After the release POST was refused as existing ([`super::Run::lost_race`], or a refusal whose
 /// release the listing never showed): the tracking issue of the run that created the
 /// release, which opens it one request after the release. It is looked for now and again
 /// after each of `waits`. When it never shows, nobody is opening it (that run failed, or

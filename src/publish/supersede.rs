@@ -1,9 +1,9 @@
 //! Telling older tracking issues that a newer digest supersedes them: one comment each,
 //! found again by its marker so it is never repeated. Closing them is left to the humans.
 
-use super::once;
-use super::{Found, find};
-use crate::render::{self, MarkerKind};
+use super::{Found, comment, find, once};
+use crate::render::MarkerKind;
+use crate::render::publish as words;
 use crate::support::github::GitHub;
 use anyhow::Result;
 
@@ -25,29 +25,22 @@ pub(super) async fn comment(
     release_url: &str,
     check_first: bool,
 ) -> Result<Vec<u64>> {
-    let digest = &found.target.digest;
+    let (kind, digest) = (MarkerKind::SupersededComment, &found.target.digest);
     let mut commented = Vec::new();
     for (old, old_digest) in find::superseded(&found.issues, digest, &found.target.image) {
-        let has_ours = async || -> Result<Option<()>> {
-            let comments = gh.list_comments(old.number).await?;
-            Ok(
-                find::our_comment(old, &comments, MarkerKind::SupersededComment, digest)
-                    .map(|_| ()),
-            )
-        };
-        if check_first && old.comments > 0 && has_ours().await?.is_some() {
+        // Ours by marker and author, as every marked comment ([`comment::ours`]).
+        let ours = async || comment::ours(gh, old, kind, digest).await;
+        if check_first && old.comments > 0 && ours().await?.is_some() {
             continue;
         }
-        let body = render::publish::superseded_comment(digest, &old_digest, release_url);
-        if let once::Made::Posted(_)
-        | once::Made::FoundAfterUnknownOutcome(_)
-        | once::Made::PostedAfterUnknownOutcome(_) = once::create(
-            render::publish::Object::Comment(MarkerKind::SupersededComment),
-            async || gh.create_comment(old.number, &body).await.map(|_| ()),
-            has_ours,
+        let body = words::superseded_comment(digest, &old_digest, release_url);
+        let made = once::create(
+            words::Object::Comment(kind),
+            async || gh.create_comment(old.number, &body).await,
+            ours,
         )
-        .await?
-        {
+        .await?;
+        if !matches!(made, once::Made::FoundAfterConflict(_)) {
             commented.push(old.number);
         }
     }
