@@ -60,6 +60,7 @@ use crate::support::github::models::{Issue, NewIssue, NewRelease, Release};
 use crate::support::github::{GitHub, GitHubError, Kind};
 use crate::support::sanitize;
 use anyhow::{Context, Result, anyhow, bail};
+use once::Made;
 use time::OffsetDateTime;
 
 pub use crate::render::Change;
@@ -342,9 +343,14 @@ impl Run<'_> {
     async fn first_run(self, done: &mut Published) -> Result<()> {
         let Run { gh, found, plan } = self;
         let body = release_body(plan);
-        let mine = match release::create(gh, found, plan, &body, &mut done.notes).await {
-            Ok(release::Made::Mine(mine)) => mine,
-            Ok(release::Made::Theirs(winner)) => return self.lost_race(winner, done).await,
+        let mine = match release::create(gh, found, plan, &body).await {
+            Ok(Made::Posted(mine) | Made::PostedAfterUnknownOutcome(mine)) => mine,
+            Ok(Made::FoundAfterUnknownOutcome(mine)) => {
+                let what = words::Object::Release(&mine.tag_name);
+                done.notes.push(words::found_after_unknown_outcome(what));
+                mine
+            }
+            Ok(Made::FoundAfterConflict(winner)) => return self.lost_race(winner, done).await,
             Err(err) => return Err(self.release_failed(err, done).await),
         };
         done.release = Some((mine.html_url.clone(), Change::Created));

@@ -1,7 +1,7 @@
 //! The release note: created once (the POST is the lock, see [`super`]), or its body
 //! updated, and nothing else.
 
-use super::once::{self, Made as Once};
+use super::once::{self, Made};
 use super::{Change, Found, Plan, find};
 use crate::render::{self, publish as words};
 use crate::support::github::GitHub;
@@ -9,21 +9,13 @@ use crate::support::github::models::{NewRelease, Release, ReleasePatch};
 use crate::tier::Tier;
 use anyhow::{Context, Result};
 
-/// Who made the release a create call ended with.
-#[derive(Debug)]
-pub(super) enum Made {
-    /// This run: its POST answered with it, or a POST whose outcome was unknown was followed
-    /// by a look-up that found it.
-    Mine(Release),
-    /// Not this run: GitHub refused this run's POST with `already_exists`, and a fresh
-    /// look-up found ours for the digest (the lowest id if several). Another run made it just
-    /// now, or an earlier run did and the first listing lagged behind it.
-    Theirs(Release),
-}
-
 /// Creates the release for `found`'s digest with `body` (already within GitHub's limit).
 /// No listing follows a successful POST. After a refusal as `already_exists`, or a failure
-/// whose outcome is unknown, the releases are listed again ([`once`]).
+/// whose outcome is unknown, the releases are listed again ([`once`]): found after a
+/// refusal ([`Made::FoundAfterConflict`]), the release is not this run's but another run's,
+/// made just now, or an earlier run's that the first listing lagged behind (ours for the
+/// digest, the lowest id if several). A release's tag is unique: a second POST after a first
+/// that took effect is refused, so [`Made::PostedAfterUnknownOutcome`] needs no re-read.
 ///
 /// # Errors
 /// A refused or failed POST (with the permission or input to fix), a failed look-up, or the
@@ -33,14 +25,13 @@ pub(super) async fn create(
     found: &Found,
     plan: &Plan,
     body: &str,
-    notes: &mut Vec<String>,
-) -> Result<Made> {
+) -> Result<Made<Release>> {
     let target = &found.target;
     let new = NewRelease {
         body: body.to_string(),
         ..plan.release.clone()
     };
-    let made = once::create(
+    once::create(
         words::Object::ReleaseNote,
         async || gh.create_release(&new).await,
         async || {
@@ -51,17 +42,7 @@ pub(super) async fn create(
                 .map(|r| (*r).clone()))
         },
     )
-    .await?;
-    Ok(match made {
-        // A release's tag is unique: a second POST after a first that took effect is refused.
-        Once::Posted(mine) | Once::PostedAfterUnknownOutcome(mine) => Made::Mine(mine),
-        Once::FoundAfterUnknownOutcome(r) => {
-            let what = words::Object::Release(&r.tag_name);
-            notes.push(words::found_after_unknown_outcome(what));
-            Made::Mine(r)
-        }
-        Once::FoundAfterConflict(r) => Made::Theirs(r),
-    })
+    .await
 }
 
 /// Makes the existing release `ours` carry `body` (already within GitHub's limit and sealed
