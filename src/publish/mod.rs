@@ -141,10 +141,7 @@ impl Found {
 /// A failed call, or the release tag held by a release that codeq-rollout did not create
 /// (nothing is written then).
 pub async fn look_up(gh: &GitHub, target: &Target, issues: bool) -> Result<Found> {
-    let releases = gh
-        .list_releases()
-        .await
-        .context(step::LOOKING_UP_RELEASES)?;
+    let releases = (gh.list_releases().await).context(step::LOOKING_UP_RELEASES)?;
     find::check_tag(&releases, &target.digest, &target.tag)?;
     let state = if target.tracking_issue { "all" } else { "open" };
     let issues = match issues {
