@@ -3,7 +3,7 @@
 
 use super::once::{self, Made};
 use super::{Change, Found, IssuePlan, Published, comment, tracking_issue};
-use crate::render::publish::{self as words, step};
+use crate::render::publish::{self as words, Step};
 use crate::render::{self, MarkerKind};
 use crate::support::github::GitHub;
 use crate::support::github::models::{Issue, NewIssue};
@@ -64,7 +64,7 @@ pub(super) async fn after_lost_race(
         tokio::time::sleep(*wait).await;
         let theirs = tracking_issue(gh, &found.target)
             .await
-            .context(step::LOOKING_UP_WINNERS_ISSUE)?;
+            .context(Step::LookingUpWinnersIssue)?;
         if let Some(theirs) = theirs {
             done.issue = Some((theirs.html_url, Change::Unchanged));
             return Ok(());

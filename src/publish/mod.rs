@@ -54,7 +54,7 @@ mod release;
 mod supersede;
 
 use crate::digest::Digest;
-use crate::render::publish::{self as words, step};
+use crate::render::publish::{self as words, Step};
 use crate::render::{self, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT};
 use crate::support::github::models::{Issue, NewIssue, NewRelease, Release};
 use crate::support::github::{GitHub, GitHubError, Kind};
@@ -141,12 +141,13 @@ impl Found {
 /// A failed call, or the release tag held by a release that codeq-rollout did not create
 /// (nothing is written then).
 pub async fn look_up(gh: &GitHub, target: &Target, issues: bool) -> Result<Found> {
-    let releases = (gh.list_releases().await).context(step::LOOKING_UP_RELEASES)?;
+    let releases = (gh.list_releases().await).context(Step::LookingUpReleases)?;
     find::check_tag(&releases, &target.digest, &target.tag)?;
     let state = if target.tracking_issue { "all" } else { "open" };
     let issues = match issues {
-        true => (gh.list_issues(&target.tracking_labels, state).await)
-            .context(step::LOOKING_UP_ISSUES)?,
+        true => {
+            (gh.list_issues(&target.tracking_labels, state).await).context(Step::LookingUpIssues)?
+        }
         false => Vec::new(),
     };
     let (target, kept_issue) = (target.clone(), None);
@@ -292,15 +293,15 @@ impl Run<'_> {
         }
         let (notes, warnings) = (&mut done.notes, &mut done.warnings);
         let kept = (duplicates::settle(gh, found, notes, warnings).await)
-            .context(step::REMOVING_DUPLICATES)?;
+            .context(Step::RemovingDuplicates)?;
         let found = &found.keeping(kept);
         done.issue = unchanged(found);
         if let Some(issue_plan) = fitted_issue(plan) {
-            (issue::ensure(gh, found, &issue_plan, done).await).context(step::PUBLISHING_ISSUE)?;
+            (issue::ensure(gh, found, &issue_plan, done).await).context(Step::PublishingIssue)?;
         }
         let link = link_or(&release.html_url, plan);
         done.superseded =
-            (supersede::comment(gh, found, link, true).await).context(step::SUPERSEDING)?;
+            (supersede::comment(gh, found, link, true).await).context(Step::Superseding)?;
         Run { found, ..self }.update_release(release, done).await
     }
 
@@ -311,7 +312,7 @@ impl Run<'_> {
         let (body, name) = (release_body(self.plan), &self.plan.release.name);
         let (notes, warnings) = (&mut done.notes, &mut done.warnings);
         let updated = release::update(self.gh, self.found, release, &body, name, notes, warnings);
-        done.release = Some(updated.await.context(step::PUBLISHING_RELEASE)?);
+        done.release = Some(updated.await.context(Step::PublishingRelease)?);
         Ok(())
     }
 
@@ -330,7 +331,7 @@ impl Run<'_> {
         ));
         if let Some(issue_plan) = opening {
             let ensured = issue::ensure(self.gh, self.found, &issue_plan, done).await;
-            ensured.context(step::PUBLISHING_ISSUE)?;
+            ensured.context(Step::PublishingIssue)?;
         }
         Ok(())
     }
@@ -357,7 +358,7 @@ impl Run<'_> {
         }
         let link = link_or(&mine.html_url, plan);
         done.superseded =
-            (supersede::comment(gh, found, link, false).await).context(step::SUPERSEDING)?;
+            (supersede::comment(gh, found, link, false).await).context(Step::Superseding)?;
         Ok(())
     }
 
@@ -372,7 +373,7 @@ impl Run<'_> {
         let refused_as_existing = err.chain().any(|cause| {
             (cause.downcast_ref::<GitHubError>()).is_some_and(|e| e.kind == Kind::AlreadyExists)
         });
-        let err = err.context(step::PUBLISHING_RELEASE);
+        let err = err.context(Step::PublishingRelease);
         let Some(issue_plan) = fitted_issue(plan) else {
             return err;
         };
@@ -409,7 +410,7 @@ impl Run<'_> {
             if matches!(done.issue, Some((_, Change::Created))) {
                 let link = link_or(&winner.html_url, plan);
                 let commented = supersede::comment(gh, found, link, true).await;
-                done.superseded = commented.context(step::SUPERSEDING)?;
+                done.superseded = commented.context(Step::Superseding)?;
             }
         }
         if same_commit(&winner, plan) {
