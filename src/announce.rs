@@ -198,9 +198,9 @@ async fn deploy(
     published: &Published,
     facts: &Facts,
 ) -> Result<DeploymentOutcome> {
-    let lock = match (found.release(), published.release_change) {
+    let lock = match (found.release(), &published.release) {
         (Some(_), _) => Lock::Found,
-        (None, Change::Created) => Lock::Created,
+        (None, Some((_, Change::Created))) => Lock::Created,
         (None, _) => Lock::Lost,
     };
     // The release's commit: the one the existing note targets, else the one it was made for.
@@ -213,10 +213,14 @@ async fn deploy(
     let plan = DeploymentPlan::new(env, digest, sha, payload, description)
         .ok_or_else(|| anyhow!(render::deployment::no_commit(env.as_str(), digest, false)))?;
     let issue = published.issue.as_ref().map(|(url, _)| url.as_str());
+    let release = published
+        .release
+        .as_ref()
+        .map_or("", |(url, _)| url.as_str());
     let description = render::deployment::announced(&facts.window, facts.now);
     let first = DeploymentStatus {
         environment_url: request.hub_url.clone(),
-        log_url: deployment::link(issue, &published.release_url),
+        log_url: deployment::link(issue, release),
         ..DeploymentStatus::new(DeploymentState::InProgress, description)
     };
     deployment::announce(github, &plan, &first, lock).await
@@ -499,10 +503,9 @@ fn log_published(published: &Published, log: &Log) {
             &messages::published_note(warning),
         );
     }
-    log.info(&messages::release_note(
-        published.release_change,
-        &published.release_url,
-    ));
+    if let Some((url, change)) = &published.release {
+        log.info(&messages::release_note(*change, url));
+    }
     if let Some((url, change)) = &published.issue {
         log.info(&messages::tracking_issue(*change, url));
     }

@@ -127,18 +127,8 @@ async fn by_issue_author(gh: &GitHub, marked: Marked<'_>, mine: Comment) -> Resu
     if find::by_issue_author(marked.issue, &mine) {
         return Ok(mine);
     }
-    let login =
-        |a: &Option<crate::support::github::models::Account>| a.as_ref().map(|a| a.login.clone());
-    let (posted_as, opened_by) = (login(&mine.user), login(&marked.issue.user));
-    let words = |deleted| {
-        words::comment_by_other_account(
-            marked.kind,
-            posted_as.as_deref(),
-            opened_by.as_deref(),
-            (&mine.html_url, &marked.issue.html_url),
-            deleted,
-        )
-    };
+    let words =
+        |deleted| words::comment_by_other_account(marked.kind, &mine, marked.issue, deleted);
     match gh.delete_comment(mine.id).await {
         Ok(()) => Err(anyhow!(words(true))),
         Err(e) => Err(anyhow::Error::new(e).context(words(false))),

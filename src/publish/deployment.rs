@@ -242,7 +242,7 @@ pub(crate) enum Lock {
 }
 
 /// What became of the deployment.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct DeploymentOutcome {
     /// The deployment (ours, lowest id), when there is one.
     pub deployment: Option<Deployment>,
@@ -252,18 +252,6 @@ pub(crate) struct DeploymentOutcome {
     pub notes: Vec<String>,
     /// Whether this run wrote anything.
     pub wrote: bool,
-}
-
-impl DeploymentOutcome {
-    /// Nothing found, nothing done (yet).
-    fn none() -> Self {
-        Self {
-            deployment: None,
-            change: Change::Unchanged,
-            notes: Vec::new(),
-            wrote: false,
-        }
-    }
 }
 
 /// `announce`: the deployment of the release to `plan.environment`, created with `first`
@@ -279,53 +267,38 @@ pub(crate) async fn announce(
     first: &DeploymentStatus,
     lock: Lock,
 ) -> Result<DeploymentOutcome> {
-    let mut outcome = DeploymentOutcome::none();
-    let kept = create_once(gh, plan, first, lock, &mut outcome).await;
-    kept.context(Failed::Announcing(plan.environment.as_str()).to_string())?;
+    let mut outcome = DeploymentOutcome::default();
+    let steps = async {
+        let notes = &mut outcome.notes;
+        if lock != Lock::Created {
+            let (_, ours) = list(gh, plan, notes, false).await?;
+            if lock == Lock::Lost && ours.is_none() {
+                notes.push(Note::LeftToCreator(plan.environment.as_str()).to_string());
+            }
+            if lock == Lock::Lost || ours.is_some() {
+                outcome.deployment = ours;
+                return Ok(());
+            }
+        }
+        let (mine, recheck) = create(gh, plan).await?;
+        // A concurrent run that listed both may have removed this one as the duplicate (its
+        // id is the higher) before its first status: then the other one is ours.
+        let posted = match gh.create_deployment_status(mine.id, first).await {
+            Err(err) if err.kind == Kind::NotFound => false,
+            other => other
+                .map(|_| true)
+                .context(Failed::Setting(mine.id, first.state).to_string())?,
+        };
+        let (_, ours) = match recheck || lock != Lock::Created || !posted {
+            true => list(gh, plan, notes, false).await?,
+            false => (Vec::new(), None),
+        };
+        (outcome.change, outcome.wrote) = (Change::Created, true);
+        outcome.deployment = Some(ours.unwrap_or(mine));
+        anyhow::Ok(())
+    };
+    (steps.await).context(Failed::Announcing(plan.environment.as_str()).to_string())?;
     Ok(outcome)
-}
-
-/// [`announce`]'s steps, recording into `outcome`.
-async fn create_once(
-    gh: &GitHub,
-    plan: &DeploymentPlan,
-    first: &DeploymentStatus,
-    lock: Lock,
-    outcome: &mut DeploymentOutcome,
-) -> Result<()> {
-    let notes = &mut outcome.notes;
-    if lock != Lock::Created {
-        let (_, ours) = list(gh, plan, notes, false).await?;
-        if lock == Lock::Lost && ours.is_none() {
-            notes.push(Note::LeftToCreator(plan.environment.as_str()).to_string());
-        }
-        if lock == Lock::Lost || ours.is_some() {
-            outcome.deployment = ours;
-            return Ok(());
-        }
-    }
-    let (mine, recheck) = create(gh, plan).await?;
-    // A concurrent run that listed both may have removed this one as the duplicate (its id
-    // is the higher) before its first status: then the other one is ours.
-    let posted = match post_status(gh, &mine, first).await {
-        Err(err) if not_found(&err) => false,
-        other => other.map(|_| true)?,
-    };
-    let (_, ours) = match recheck || lock != Lock::Created || !posted {
-        true => list(gh, plan, notes, false).await?,
-        false => (Vec::new(), None),
-    };
-    (outcome.change, outcome.wrote) = (Change::Created, true);
-    outcome.deployment = Some(ours.unwrap_or(mine));
-    Ok(())
-}
-
-/// Whether `err` holds GitHub's 404.
-fn not_found(err: &anyhow::Error) -> bool {
-    err.chain().any(|e| {
-        e.downcast_ref::<GitHubError>()
-            .is_some_and(|e| e.kind == Kind::NotFound)
-    })
 }
 
 /// `status`: our deployment of the release to `plan.environment` (created when `announce`
@@ -349,75 +322,67 @@ pub(crate) async fn ensure_status(
     link: impl AsyncFn() -> Result<Option<String>>,
     dry_run: bool,
 ) -> Result<DeploymentOutcome> {
-    let mut outcome = DeploymentOutcome::none();
-    let kept = keep_status(gh, plan, desired, link, dry_run, &mut outcome).await;
-    kept.context(Failed::Keeping(plan.environment.as_str()).to_string())?;
+    let mut outcome = DeploymentOutcome::default();
+    let steps = async {
+        let notes = &mut outcome.notes;
+        let (listed, found) = list(gh, plan, notes, dry_run).await?;
+        let (ours, latest) = match found {
+            Some(ours) => {
+                let latest = gh.latest_deployment_status(ours.id).await?;
+                (ours, latest)
+            }
+            None if dry_run => {
+                let (digest, environment) = (&plan.digest, plan.environment.as_str());
+                notes.push(Note::WouldCreate(digest, environment, desired.state).to_string());
+                return Ok(());
+            }
+            None => {
+                let (mine, _) = create(gh, plan).await?;
+                let (_, ours) = list(gh, plan, notes, false).await?;
+                (outcome.change, outcome.wrote) = (Change::Created, true);
+                (ours.unwrap_or(mine), None)
+            }
+        };
+        // The links: the hub given, what the latest status linked, else what `link` finds.
+        let latest_url = |url: fn(&DeploymentStatus) -> &Option<String>| {
+            latest.as_ref().and_then(|l| url(l).clone())
+        };
+        let log_url = match latest_url(|l| &l.log_url) {
+            Some(url) => Some(url),
+            None => link().await?,
+        };
+        let environment_url = desired
+            .environment_url
+            .clone()
+            .or(latest_url(|l| &l.environment_url));
+        let desired = DeploymentStatus {
+            environment_url,
+            log_url,
+            ..desired.clone()
+        };
+        let same = latest.is_some_and(|l| {
+            (l.state, l.description) == (desired.state, desired.description.clone())
+        });
+        if !same && dry_run {
+            let description = desired.description.as_deref().unwrap_or_default();
+            notes.push(Note::WouldSet(ours.id, desired.state, description).to_string());
+        }
+        if !same && !dry_run {
+            let failed = Failed::Setting(ours.id, desired.state).to_string();
+            (gh.create_deployment_status(ours.id, &desired).await).context(failed)?;
+            if outcome.change == Change::Unchanged {
+                outcome.change = Change::Updated;
+            }
+            outcome.wrote = true;
+        }
+        if desired.state == DeploymentState::Success && !dry_run {
+            outcome.wrote |= retire(gh, &listed, plan, &ours, same, notes).await?;
+        }
+        outcome.deployment = Some(ours);
+        anyhow::Ok(())
+    };
+    (steps.await).context(Failed::Keeping(plan.environment.as_str()).to_string())?;
     Ok(outcome)
-}
-
-/// [`ensure_status`]'s steps, recording into `outcome`.
-async fn keep_status(
-    gh: &GitHub,
-    plan: &DeploymentPlan,
-    desired: &DeploymentStatus,
-    link: impl AsyncFn() -> Result<Option<String>>,
-    dry_run: bool,
-    outcome: &mut DeploymentOutcome,
-) -> Result<()> {
-    let notes = &mut outcome.notes;
-    let (listed, found) = list(gh, plan, notes, dry_run).await?;
-    let (ours, latest) = match found {
-        Some(ours) => {
-            let latest = gh.latest_deployment_status(ours.id).await?;
-            (ours, latest)
-        }
-        None if dry_run => {
-            let (digest, environment) = (&plan.digest, plan.environment.as_str());
-            notes.push(Note::WouldCreate(digest, environment, desired.state).to_string());
-            return Ok(());
-        }
-        None => {
-            let (mine, _) = create(gh, plan).await?;
-            let (_, ours) = list(gh, plan, notes, false).await?;
-            (outcome.change, outcome.wrote) = (Change::Created, true);
-            (ours.unwrap_or(mine), None)
-        }
-    };
-    // The links: the hub given, what the latest status linked, else what `link` finds.
-    let latest_url = |url: fn(&DeploymentStatus) -> &Option<String>| {
-        latest.as_ref().and_then(|l| url(l).clone())
-    };
-    let log_url = match latest_url(|l| &l.log_url) {
-        Some(url) => Some(url),
-        None => link().await?,
-    };
-    let environment_url = desired
-        .environment_url
-        .clone()
-        .or(latest_url(|l| &l.environment_url));
-    let desired = DeploymentStatus {
-        environment_url,
-        log_url,
-        ..desired.clone()
-    };
-    let same = latest
-        .is_some_and(|l| (l.state, l.description) == (desired.state, desired.description.clone()));
-    if !same && dry_run {
-        let description = desired.description.as_deref().unwrap_or_default();
-        notes.push(Note::WouldSet(ours.id, desired.state, description).to_string());
-    }
-    if !same && !dry_run {
-        post_status(gh, &ours, &desired).await?;
-        if outcome.change == Change::Unchanged {
-            outcome.change = Change::Updated;
-        }
-        outcome.wrote = true;
-    }
-    if desired.state == DeploymentState::Success && !dry_run {
-        outcome.wrote |= retire(gh, &listed, plan, &ours, same, notes).await?;
-    }
-    outcome.deployment = Some(ours);
-    Ok(())
 }
 
 /// Reaching `success`: every earlier release's deployment of ours ([`superseded`]) made
@@ -447,7 +412,8 @@ async fn retire(
         if inactive(d).await? {
             continue;
         }
-        let status = inactive_status(Note::SupersededBy(current.id));
+        let why = Note::SupersededBy(current.id).to_string();
+        let status = DeploymentStatus::new(DeploymentState::Inactive, why);
         gh.create_deployment_status(d.id, &status)
             .await
             .context(Failed::Retiring(d.id).to_string())?;
@@ -455,11 +421,6 @@ async fn retire(
         wrote = true;
     }
     Ok(wrote)
-}
-
-/// An `inactive` status saying why.
-fn inactive_status(why: Note<'_>) -> DeploymentStatus {
-    DeploymentStatus::new(DeploymentState::Inactive, why.to_string())
 }
 
 /// The environment's newest deployments, and ours for the plan's digest among them, settled:
@@ -472,9 +433,7 @@ async fn list(
     dry_run: bool,
 ) -> Result<(Vec<Deployment>, Option<Deployment>)> {
     let listed = gh.list_deployments(plan.environment.as_str()).await?;
-    let ours: Vec<Deployment> = (ours_for(&listed, &plan.environment, &plan.digest).into_iter())
-        .cloned()
-        .collect();
+    let ours = ours_for(&listed, &plan.environment, &plan.digest);
     let Some((winner, losers)) = ours.split_first() else {
         return Ok((listed, None));
     };
@@ -482,13 +441,13 @@ async fn list(
         notes.push(Note::WouldRemove(losers.len(), &plan.digest).to_string());
     }
     for loser in losers.iter().filter(|_| !dry_run) {
-        let env = plan.environment.as_str();
-        remove_duplicate(gh, loser.id, &inactive_status(Note::DuplicateOf(winner.id)))
-            .await
+        let (env, why) = (plan.environment.as_str(), Note::DuplicateOf(winner.id));
+        let inactive = DeploymentStatus::new(DeploymentState::Inactive, why.to_string());
+        (remove_duplicate(gh, loser.id, &inactive).await)
             .context(Failed::Removing(loser.id, winner.id, &plan.digest, env).to_string())?;
         notes.push(Note::Deleted(loser.id, winner.id).to_string());
     }
-    let winner = winner.clone();
+    let winner = (*winner).clone();
     Ok((listed, Some(winner)))
 }
 
@@ -515,17 +474,6 @@ async fn create(gh: &GitHub, plan: &DeploymentPlan) -> Result<(Deployment, bool)
         }
         Made::PostedAfterUnknownOutcome(d) => (d, true),
     })
-}
-
-async fn post_status(
-    gh: &GitHub,
-    deployment: &Deployment,
-    status: &DeploymentStatus,
-) -> Result<DeploymentStatus> {
-    let failed = Failed::Setting(deployment.id, status.state);
-    gh.create_deployment_status(deployment.id, status)
-        .await
-        .context(failed.to_string())
 }
 
 /// How many times [`remove_duplicate`] marks a duplicate inactive and deletes it before

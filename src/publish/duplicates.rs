@@ -47,13 +47,16 @@ pub(super) async fn settle(
     };
     let mut active: Vec<&Issue> = Vec::new();
     for issue in ours.iter().filter(|i| i.state == "open") {
-        let busy = (has_activity(gh, issue).await)
-            .with_context(|| words::duplicate_not_read(issue.number))?;
-        if busy {
+        let busy = has_activity(gh, issue).await;
+        if busy.with_context(|| words::duplicate_not_read(issue.number))? {
             active.push(issue);
         }
     }
     let winner = active.first().copied().unwrap_or(lowest);
+    let why = match active.is_empty() {
+        true => Kept::OpenedFirst,
+        false => Kept::Worked,
+    };
     if let [first, _, ..] = active.as_slice() {
         let numbers: Vec<u64> = active.iter().map(|i| i.number).collect();
         warnings.push(words::duplicates_worked_in(&numbers, first.number, digest));
@@ -63,11 +66,6 @@ pub(super) async fn settle(
         .filter(|i| i.state == "open" && i.number != winner.number)
         .filter(|i| !active.iter().any(|a| a.number == i.number))
     {
-        let why = if active.is_empty() {
-            Kept::OpenedFirst
-        } else {
-            Kept::Worked
-        };
         let numbers = (loser.number, winner.number);
         let words = |removed| words::duplicate_left(true, numbers, digest, removed);
         (close_duplicate(gh, loser, winner, digest, why).await).with_context(|| words(false))?;

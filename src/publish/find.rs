@@ -9,7 +9,7 @@
 use crate::digest::Digest;
 use crate::render::publish as words;
 use crate::render::{self, MarkerKind};
-use crate::support::github::models::{Account, Comment, Issue, Release};
+use crate::support::github::models::{Comment, Issue, Release};
 use anyhow::{Result, bail};
 
 fn marks(kind: MarkerKind, body: Option<&str>, digest: &Digest) -> bool {
@@ -58,22 +58,16 @@ pub(crate) fn our_comment<'a>(
 ) -> Option<&'a Comment> {
     comments
         .iter()
-        .filter(|c| same_account(c.user.as_ref(), issue.user.as_ref()))
-        .filter(|c| marks(kind, c.body.as_deref(), digest))
+        .filter(|c| by_issue_author(issue, c) && marks(kind, c.body.as_deref(), digest))
         .min_by_key(|c| c.id)
 }
 
-/// Whether the account that opened `issue` wrote `comment`: the author rule of
-/// [`our_comment`], for a comment this run just posted (a token of another account posts
-/// comments that later runs never count as theirs).
+/// Whether the account that opened `issue` wrote `comment`, both known (logins compare
+/// without case, as GitHub's do): the author rule of [`our_comment`], also for a comment
+/// this run just posted (a token of another account posts comments that later runs never
+/// count as theirs).
 pub(crate) fn by_issue_author(issue: &Issue, comment: &Comment) -> bool {
-    same_account(comment.user.as_ref(), issue.user.as_ref())
-}
-
-/// Whether two objects were written by the same known account (logins compare without
-/// case, as GitHub's do).
-fn same_account(a: Option<&Account>, b: Option<&Account>) -> bool {
-    matches!((a, b), (Some(a), Some(b)) if a.login.eq_ignore_ascii_case(&b.login))
+    matches!((&comment.user, &issue.user), (Some(a), Some(b)) if a.login.eq_ignore_ascii_case(&b.login))
 }
 
 /// Open tracking issues of the image repository `image` ([`render::image_repository`]) for
@@ -134,6 +128,7 @@ pub(super) fn check_tag(releases: &[Release], digest: &Digest, tag: &str) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::support::github::models::Account;
 
     fn digest(c: char) -> Digest {
         Digest::parse(&format!("sha256:{}", c.to_string().repeat(64))).unwrap()

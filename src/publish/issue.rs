@@ -2,8 +2,8 @@
 //! checklist: an edit would untick it). New facts go into one bot comment, edited in place.
 
 use super::once::{self, Made};
-use super::{Change, Done, Found, IssuePlan, comment};
-use crate::render::publish as words;
+use super::{Change, Found, IssuePlan, Published, comment, tracking_issue};
+use crate::render::publish::{self as words, Step};
 use crate::render::{self, MarkerKind};
 use crate::support::github::GitHub;
 use crate::support::github::models::{Issue, NewIssue};
@@ -29,7 +29,7 @@ pub(super) async fn ensure(
     gh: &GitHub,
     found: &Found,
     plan: &IssuePlan,
-    done: &mut Done,
+    done: &mut Published,
 ) -> Result<()> {
     if let Some(ours) = found.issue() {
         done.issue = Some((ours.html_url.clone(), Change::Unchanged));
@@ -42,7 +42,7 @@ pub(super) async fn ensure(
     }
 }
 
-/// After the release POST was refused as existing ([`super::lost_race`], or a refusal whose
+/// After the release POST was refused as existing ([`super::Run::lost_race`], or a refusal whose
 /// release the listing never showed): the tracking issue of the run that created the
 /// release, which opens it one request after the release. It is looked for now and again
 /// after each of `waits`. When it never shows, nobody is opening it (that run failed, or
@@ -58,13 +58,13 @@ pub(super) async fn after_lost_race(
     found: &Found,
     plan: &IssuePlan,
     waits: &[Duration],
-    done: &mut Done,
+    done: &mut Published,
 ) -> Result<()> {
     for wait in std::iter::once(&Duration::ZERO).chain(waits) {
         tokio::time::sleep(*wait).await;
-        let theirs = read_ours(gh, found)
+        let theirs = tracking_issue(gh, &found.target)
             .await
-            .context(words::Step::LookingUpWinnersIssue)?;
+            .context(Step::LookingUpWinnersIssue)?;
         if let Some(theirs) = theirs {
             done.issue = Some((theirs.html_url, Change::Unchanged));
             return Ok(());
@@ -94,10 +94,10 @@ async fn give_way(
     found: &Found,
     mine: Issue,
     posted_twice: bool,
-    done: &mut Done,
+    done: &mut Published,
 ) -> Result<()> {
-    let lowest =
-        (read_ours(gh, found).await).with_context(|| words::issues_not_reread(mine.number))?;
+    let lowest = (tracking_issue(gh, &found.target).await)
+        .with_context(|| words::issues_not_reread(mine.number))?;
     let Some(first) = lowest.filter(|first| first.number < mine.number) else {
         return Ok(());
     };
@@ -114,11 +114,6 @@ async fn give_way(
     Ok(())
 }
 
-/// Our tracking issue for `found`'s digest as GitHub lists it now ([`super::tracking_issue`]).
-async fn read_ours(gh: &GitHub, found: &Found) -> Result<Option<Issue>> {
-    super::tracking_issue(gh, &found.target).await
-}
-
 /// Opens the tracking issue once (see [`once`]) and records it in `done`; no listing
 /// follows a successful POST. Returns the issue and whether it came from a second POST after
 /// one whose outcome was unknown (then the caller checks for a duplicate).
@@ -126,7 +121,7 @@ async fn open(
     gh: &GitHub,
     found: &Found,
     plan: &IssuePlan,
-    done: &mut Done,
+    done: &mut Published,
 ) -> Result<(Issue, bool)> {
     let new = NewIssue {
         labels: super::dedupe_names(&plan.new.labels),
@@ -136,7 +131,7 @@ async fn open(
     let made = once::create(
         words::Object::TrackingIssue,
         async || gh.create_issue(&new).await,
-        async || read_ours(gh, found).await,
+        async || tracking_issue(gh, &found.target).await,
     )
     .await?;
     let (issue, posted_twice) = match made {

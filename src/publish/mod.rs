@@ -60,6 +60,7 @@ use crate::support::github::models::{Issue, NewIssue, NewRelease, Release};
 use crate::support::github::{GitHub, GitHubError, Kind};
 use crate::support::sanitize;
 use anyhow::{Context, Result, anyhow, bail};
+use once::Made;
 use time::OffsetDateTime;
 
 pub use crate::render::Change;
@@ -94,11 +95,6 @@ pub struct Found {
 }
 
 impl Found {
-    /// The target looked up.
-    pub fn target(&self) -> &Target {
-        &self.target
-    }
-
     /// Our release for the digest (the lowest id if a race left several).
     pub fn release(&self) -> Option<&Release> {
         find::our_releases(&self.releases, &self.target.digest, &self.target.tag)
@@ -145,7 +141,7 @@ impl Found {
 /// A failed call, or the release tag held by a release that codeq-rollout did not create
 /// (nothing is written then).
 pub async fn look_up(gh: &GitHub, target: &Target, issues: bool) -> Result<Found> {
-    let releases = gh.list_releases().await.context(Step::LookingUpReleases)?;
+    let releases = (gh.list_releases().await).context(Step::LookingUpReleases)?;
     find::check_tag(&releases, &target.digest, &target.tag)?;
     let state = if target.tracking_issue { "all" } else { "open" };
     let issues = match issues {
@@ -203,13 +199,13 @@ pub struct IssuePlan {
     pub update_comment: String,
 }
 
-/// What publishing did.
-#[derive(Debug, Clone)]
+/// What publishing did, recorded by each step as it goes: what exists (so that a failed
+/// run's outputs and job summary still name it, [`Unfinished`]) and what was written.
+#[derive(Debug, Clone, Default)]
 pub struct Published {
-    /// The release's web address.
-    pub release_url: String,
-    /// What happened to the release.
-    pub release_change: Change,
+    /// The release note's web address and what happened to it; `Some` once it exists
+    /// (always when publishing succeeded).
+    pub release: Option<(String, Change)>,
     /// The tracking issue's web address and what happened to it (security only).
     pub issue: Option<(String, Change)>,
     /// What happened to the bot's update comment on the tracking issue, when one was due.
@@ -222,7 +218,8 @@ pub struct Published {
     /// note a human edited, so a changed note was not sent).
     pub warnings: Vec<String>,
     /// Whether this run wrote anything, also what a report of objects leaves out (a
-    /// duplicate tracking issue it opened, commented on and closed).
+    /// duplicate tracking issue it opened, commented on and closed): set right after each
+    /// successful write, before the steps that may still fail.
     pub wrote: bool,
 }
 
@@ -230,41 +227,18 @@ pub struct Published {
 /// failed run's outputs and job summary still name it) and the error.
 #[derive(Debug)]
 pub struct Unfinished {
-    /// The release note, when it exists: its address and what this run did to it.
-    pub release: Option<(String, Change)>,
-    /// The tracking issue, when it exists: its address and what this run did to it.
-    pub issue: Option<(String, Change)>,
-    /// Whether this run wrote anything before it stopped.
-    pub wrote: bool,
+    /// What publishing did before it stopped.
+    pub published: Published,
     /// Why publishing stopped.
     pub error: anyhow::Error,
-}
-
-/// What publishing did so far, recorded by each step as it goes: what exists (so that a
-/// failed run's outputs and job summary still name it, [`Unfinished`]) and the rest of
-/// [`Published`].
-#[derive(Debug, Default)]
-pub(super) struct Done {
-    pub release: Option<(String, Change)>,
-    pub issue: Option<(String, Change)>,
-    /// Whether anything was written: set right after each successful write, before the
-    /// steps that may still fail.
-    pub wrote: bool,
-    pub update_comment: Option<Change>,
-    pub superseded: Vec<u64>,
-    pub notes: Vec<String>,
-    pub warnings: Vec<String>,
 }
 
 impl Published {
     /// Whether this run changed what is announced (the `changed` output).
     pub fn changed(&self) -> bool {
-        let changed = |c: Change| c != Change::Unchanged;
-        self.wrote
-            || changed(self.release_change)
-            || self.issue.as_ref().is_some_and(|(_, c)| changed(*c))
-            || self.update_comment.is_some_and(changed)
-            || !self.superseded.is_empty()
+        let objects = [&self.release, &self.issue].into_iter().flatten();
+        let mut changes = objects.map(|(_, c)| *c).chain(self.update_comment);
+        self.wrote || !self.superseded.is_empty() || changes.any(|c| c != Change::Unchanged)
     }
 }
 
@@ -278,47 +252,23 @@ impl Published {
 /// A failed GitHub call (with the permission to add where that is the cause), or a
 /// duplicate that could not be removed; with what exists by then ([`Unfinished`]).
 pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Published, Unfinished> {
-    let mut done = Done::default();
+    let mut done = Published::default();
     let run = Run { gh, found, plan };
     let outcome = match found.release() {
         None => run.first_run(&mut done).await,
         Some(release) => run.rerun(release, &mut done).await,
     };
-    let Done {
-        release,
-        issue,
-        wrote,
-        ..
-    } = done;
-    let (update_comment, superseded) = (done.update_comment, done.superseded);
-    let (notes, warnings) = (done.notes, done.warnings);
-    match (outcome, release) {
-        (Ok(()), Some((release_url, release_change))) => Ok(Published {
-            release_url,
-            release_change,
-            issue,
-            update_comment,
-            superseded,
-            notes,
-            warnings,
-            wrote,
+    match outcome {
+        Ok(()) if done.release.is_some() => Ok(done),
+        outcome => Err(Unfinished {
+            error: (outcome.err()).unwrap_or_else(|| anyhow!("no release note (a bug)")),
+            published: done,
         }),
-        (outcome, release) => {
-            let error = outcome
-                .err()
-                .unwrap_or_else(|| anyhow!("no release note (a bug)"));
-            Err(Unfinished {
-                release,
-                issue,
-                wrote,
-                error,
-            })
-        }
     }
 }
 
 /// One publish: the client, what exists and what is wanted; each step records what it did
-/// in a [`Done`].
+/// in a [`Published`].
 #[derive(Clone, Copy)]
 struct Run<'a> {
     gh: &'a GitHub,
@@ -329,7 +279,7 @@ struct Run<'a> {
 impl Run<'_> {
     /// Our release exists: a re-run, or a run completing a failed one. Writes only what is
     /// missing or differs, the release body last.
-    async fn rerun(self, release: &Release, done: &mut Done) -> Result<()> {
+    async fn rerun(self, release: &Release, done: &mut Published) -> Result<()> {
         let Run { gh, found, plan } = self;
         done.release = Some((release.html_url.clone(), Change::Unchanged));
         let unchanged = |found: &Found| {
@@ -345,22 +295,20 @@ impl Run<'_> {
         let kept = (duplicates::settle(gh, found, notes, warnings).await)
             .context(Step::RemovingDuplicates)?;
         let found = &found.keeping(kept);
-        if kept.is_some() {
-            done.issue = unchanged(found);
-        }
+        done.issue = unchanged(found);
         if let Some(issue_plan) = fitted_issue(plan) {
             (issue::ensure(gh, found, &issue_plan, done).await).context(Step::PublishingIssue)?;
         }
         let link = link_or(&release.html_url, plan);
         done.superseded =
-            (supersede::complete(gh, found, link).await).context(Step::Superseding)?;
+            (supersede::comment(gh, found, link, true).await).context(Step::Superseding)?;
         Run { found, ..self }.update_release(release, done).await
     }
 
     /// Our release `release`, found, compared with the note rendered now
     /// ([`release::update`]): an older note of ours is updated, a human's edit is left with a
     /// warning.
-    async fn update_release(self, release: &Release, done: &mut Done) -> Result<()> {
+    async fn update_release(self, release: &Release, done: &mut Published) -> Result<()> {
         let (body, name) = (release_body(self.plan), &self.plan.release.name);
         let (notes, warnings) = (&mut done.notes, &mut done.warnings);
         let updated = release::update(self.gh, self.found, release, &body, name, notes, warnings);
@@ -372,7 +320,7 @@ impl Run<'_> {
     /// is written, except that a security release without its tracking issue (the run that
     /// created the release failed before opening it) gets it now: a security run never ends
     /// without it.
-    async fn rebuilt(self, release: &Release, done: &mut Done) -> Result<()> {
+    async fn rebuilt(self, release: &Release, done: &mut Published) -> Result<()> {
         let opening = fitted_issue(self.plan).filter(|_| self.found.issue().is_none());
         let (digest, sha) = (&self.found.target.digest, &release.target_commitish);
         done.notes.extend(words::rebuilt(
@@ -390,33 +338,34 @@ impl Run<'_> {
 
     /// No release of ours at look-up: create it (the lock), then, when this run made it, the
     /// tracking issue and the superseded comments.
-    async fn first_run(self, done: &mut Done) -> Result<()> {
+    async fn first_run(self, done: &mut Published) -> Result<()> {
         let Run { gh, found, plan } = self;
         let body = release_body(plan);
-        let mine = match release::create(gh, found, plan, &body, &mut done.notes).await {
-            Ok(release::Made::Mine(mine)) => mine,
-            Ok(release::Made::Theirs(winner)) => return self.lost_race(winner, done).await,
+        let mine = match release::create(gh, found, plan, &body).await {
+            Ok(Made::Posted(mine) | Made::PostedAfterUnknownOutcome(mine)) => mine,
+            Ok(Made::FoundAfterUnknownOutcome(mine)) => {
+                let what = words::Object::Release(&mine.tag_name);
+                done.notes.push(words::found_after_unknown_outcome(what));
+                mine
+            }
+            Ok(Made::FoundAfterConflict(winner)) => return self.lost_race(winner, done).await,
             Err(err) => return Err(self.release_failed(err, done).await),
         };
         done.release = Some((mine.html_url.clone(), Change::Created));
         if let Some(issue_plan) = fitted_issue(plan) {
             let ensured = issue::ensure(gh, found, &issue_plan, done).await;
-            ensured.map_err(|err| {
-                let (said, issue) = (once::StillAbsent::within(&err), done.issue.as_ref());
-                let issue = issue.map(|(url, _)| url.as_str());
-                err.context(words::issue_step_failed(&mine.html_url, true, issue, said))
-            })?;
+            ensured.map_err(|err| issue_step_failed(err, &mine.html_url, true, done))?;
         }
         let link = link_or(&mine.html_url, plan);
         done.superseded =
-            (supersede::announce(gh, found, link).await).context(Step::Superseding)?;
+            (supersede::comment(gh, found, link, false).await).context(Step::Superseding)?;
         Ok(())
     }
 
     /// The release step failed (not as a lost race): a security run opens the tracking issue
     /// anyway, so that it exists even though the release does not, then the run fails with
     /// the release's error.
-    async fn release_failed(self, err: anyhow::Error, done: &mut Done) -> anyhow::Error {
+    async fn release_failed(self, err: anyhow::Error, done: &mut Published) -> anyhow::Error {
         let Run { gh, found, plan } = self;
         // Refused as existing although no listing shows the release: another run may be
         // creating it right now and open its issue next, so wait for that issue as a run that
@@ -450,26 +399,17 @@ impl Run<'_> {
     /// would have posted. Found only now, the release is compared with the note rendered now
     /// as a listed one is ([`Run::update_release`]); one from another commit (the same image
     /// rebuilt) is left alone.
-    async fn lost_race(self, winner: Release, done: &mut Done) -> Result<()> {
+    async fn lost_race(self, winner: Release, done: &mut Published) -> Result<()> {
         let Run { gh, found, plan } = self;
         done.notes.push(words::lost_race(&winner.tag_name));
         done.release = Some((winner.html_url.clone(), Change::Unchanged));
         if let Some(issue_plan) = fitted_issue(plan) {
             let waits = &plan.issue_waits;
             let ensured = issue::after_lost_race(gh, found, &issue_plan, waits, done).await;
-            ensured.map_err(|e| {
-                let (said, issue) = (once::StillAbsent::within(&e), done.issue.as_ref());
-                let issue = issue.map(|(url, _)| url.as_str());
-                e.context(words::issue_step_failed(
-                    &winner.html_url,
-                    false,
-                    issue,
-                    said,
-                ))
-            })?;
+            ensured.map_err(|err| issue_step_failed(err, &winner.html_url, false, done))?;
             if matches!(done.issue, Some((_, Change::Created))) {
                 let link = link_or(&winner.html_url, plan);
-                let commented = supersede::complete(gh, found, link).await;
+                let commented = supersede::comment(gh, found, link, true).await;
                 done.superseded = commented.context(Step::Superseding)?;
             }
         }
@@ -478,6 +418,20 @@ impl Run<'_> {
         }
         Ok(())
     }
+}
+
+/// `err`, the tracking issue step's, in a run where the release note `release` exists (this
+/// run `created` it, or found it after losing the race for it): said with what exists
+/// ([`words::issue_step_failed`]).
+fn issue_step_failed(
+    err: anyhow::Error,
+    release: &str,
+    created: bool,
+    done: &Published,
+) -> anyhow::Error {
+    let (said, issue) = (once::StillAbsent::within(&err), done.issue.as_ref());
+    let issue = issue.map(|(url, _)| url.as_str());
+    err.context(words::issue_step_failed(release, created, issue, said))
 }
 
 /// Whether `release` targets the commit `plan` was made for (not the same image rebuilt
@@ -496,8 +450,9 @@ fn link_or<'a>(url: &'a str, plan: &'a Plan) -> &'a str {
 /// The tracking issue part of `plan`, bodies cut to GitHub's limit.
 fn fitted_issue(plan: &Plan) -> Option<IssuePlan> {
     let mut fitted = plan.issue.clone()?;
-    fitted.new.body = fit(&fitted.new.body, ISSUE_BODY_LIMIT, plan);
-    fitted.update_comment = fit(&fitted.update_comment, ISSUE_BODY_LIMIT, plan);
+    let fit = |body: &str| render::truncate_body(body, ISSUE_BODY_LIMIT, &plan.full_text_at);
+    fitted.new.body = fit(&fitted.new.body);
+    fitted.update_comment = fit(&fitted.update_comment);
     Some(fitted)
 }
 
@@ -541,11 +496,6 @@ pub(crate) fn dedupe_names(names: &[String]) -> Vec<String> {
         }
     }
     kept
-}
-
-/// `body` cut to `limit` characters with a note naming where the full text is.
-fn fit(body: &str, limit: usize, plan: &Plan) -> String {
-    render::truncate_body(body, limit, &plan.full_text_at)
 }
 
 /// The release tag for `digest`: `<name>-<12 hex>`, e.g. `lab-9f86d081884c`; no `/`, so it

@@ -1,7 +1,7 @@
 //! The release note: created once (the POST is the lock, see [`super`]), or its body
 //! updated, and nothing else.
 
-use super::once::{self, Made as Once};
+use super::once::{self, Made};
 use super::{Change, Found, Plan, find};
 use crate::render::{self, publish as words};
 use crate::support::github::GitHub;
@@ -9,21 +9,13 @@ use crate::support::github::models::{NewRelease, Release, ReleasePatch};
 use crate::tier::Tier;
 use anyhow::{Context, Result};
 
-/// Who made the release a create call ended with.
-#[derive(Debug)]
-pub(super) enum Made {
-    /// This run: its POST answered with it, or a POST whose outcome was unknown was followed
-    /// by a look-up that found it.
-    Mine(Release),
-    /// Not this run: GitHub refused this run's POST with `already_exists`, and a fresh
-    /// look-up found ours for the digest (the lowest id if several). Another run made it just
-    /// now, or an earlier run did and the first listing lagged behind it.
-    Theirs(Release),
-}
-
 /// Creates the release for `found`'s digest with `body` (already within GitHub's limit).
 /// No listing follows a successful POST. After a refusal as `already_exists`, or a failure
-/// whose outcome is unknown, the releases are listed again ([`once`]).
+/// whose outcome is unknown, the releases are listed again ([`once`]): found after a
+/// refusal ([`Made::FoundAfterConflict`]), the release is not this run's but another run's,
+/// made just now, or an earlier run's that the first listing lagged behind (ours for the
+/// digest, the lowest id if several). A release's tag is unique: a second POST after a first
+/// that took effect is refused, so [`Made::PostedAfterUnknownOutcome`] needs no re-read.
 ///
 /// # Errors
 /// A refused or failed POST (with the permission or input to fix), a failed look-up, or the
@@ -33,14 +25,13 @@ pub(super) async fn create(
     found: &Found,
     plan: &Plan,
     body: &str,
-    notes: &mut Vec<String>,
-) -> Result<Made> {
+) -> Result<Made<Release>> {
     let target = &found.target;
     let new = NewRelease {
         body: body.to_string(),
         ..plan.release.clone()
     };
-    let made = once::create(
+    once::create(
         words::Object::ReleaseNote,
         async || gh.create_release(&new).await,
         async || {
@@ -51,17 +42,7 @@ pub(super) async fn create(
                 .map(|r| (*r).clone()))
         },
     )
-    .await?;
-    Ok(match made {
-        // A release's tag is unique: a second POST after a first that took effect is refused.
-        Once::Posted(mine) | Once::PostedAfterUnknownOutcome(mine) => Made::Mine(mine),
-        Once::FoundAfterUnknownOutcome(r) => {
-            let what = words::Object::Release(&r.tag_name);
-            notes.push(words::found_after_unknown_outcome(what));
-            Made::Mine(r)
-        }
-        Once::FoundAfterConflict(r) => Made::Theirs(r),
-    })
+    .await
 }
 
 /// Makes the existing release `ours` carry `body` (already within GitHub's limit and sealed
@@ -96,9 +77,6 @@ pub(super) async fn update(
                 .iter()
                 .any(|tier| render::release_title(&found.target.digest, *tier) == current)
     });
-    if body_same && !rename {
-        return Ok((ours.html_url.clone(), Change::Unchanged));
-    }
     let edited = !body_same && render::release_edited(current) != Some(false);
     if edited {
         let hashed = render::release_edited(current).is_some();
@@ -107,14 +85,14 @@ pub(super) async fn update(
             &ours.html_url,
             hashed,
         ));
-        if !rename {
-            return Ok((ours.html_url.clone(), Change::Unchanged));
-        }
     }
     let patch = ReleasePatch {
         body: (!body_same && !edited).then_some(body),
         name: rename.then_some(name),
     };
+    if patch.body.is_none() && patch.name.is_none() {
+        return Ok((ours.html_url.clone(), Change::Unchanged));
+    }
     let updated = update_release(gh, found, ours, &patch).await?;
     let (body, title) = (patch.body.is_some(), patch.name.is_some());
     notes.push(words::release_updated(&ours.tag_name, body, title));
@@ -135,15 +113,12 @@ async fn update_release(
     let tag = &ours.tag_name;
     let again =
         (gh.list_releases().await).with_context(|| words::release_not_updated(tag, &err, true))?;
-    let current = find::our_releases(&again, &found.target.digest, &found.target.tag)
-        .first()
-        .map(|r| (*r).clone());
     let applied = |r: &Release| {
         patch.body.is_none_or(|b| r.body.as_deref() == Some(b))
             && patch.name.is_none_or(|n| r.name.as_deref() == Some(n))
     };
-    match current {
-        Some(r) if applied(&r) => Ok(r.html_url),
+    match find::our_releases(&again, &found.target.digest, &found.target.tag).first() {
+        Some(r) if applied(r) => Ok(r.html_url.clone()),
         _ => Ok((gh.update_release(ours.id, patch).await)
             .with_context(|| words::release_not_updated(tag, &err, false))?
             .html_url),

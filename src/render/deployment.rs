@@ -17,12 +17,7 @@ pub(crate) const DESCRIPTION_MAX_CHARS: usize = 140;
 
 /// `text` cut to [`DESCRIPTION_MAX_CHARS`] characters, ending in `…` when cut.
 pub(crate) fn fit(text: &str) -> String {
-    if text.chars().count() <= DESCRIPTION_MAX_CHARS {
-        return text.to_string();
-    }
-    let mut cut: String = text.chars().take(DESCRIPTION_MAX_CHARS - 1).collect();
-    cut.push('…');
-    cut
+    crate::support::sanitize::cap(text, DESCRIPTION_MAX_CHARS)
 }
 
 /// The deployment's description, e.g. `codeq-rollout: routine release of sha256:9f86d081884c`

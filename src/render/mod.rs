@@ -382,7 +382,7 @@ fn render(
 
 /// What happened to one object on GitHub (publish stage); its words are the summary's
 /// and the log's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Change {
     /// This run created it.
@@ -390,6 +390,7 @@ pub enum Change {
     /// This run updated it (a release body, or the bot's update comment).
     Updated,
     /// It existed and matched: no write.
+    #[default]
     Unchanged,
 }
 

@@ -5,6 +5,7 @@
 use super::words::Words;
 use super::{Change, MarkerKind};
 use crate::digest::Digest;
+use crate::support::github::models::{Account, Comment, Issue};
 use crate::support::sanitize::{link_url, log_line};
 
 /// An object publishing creates, as its errors and log lines name it.
@@ -58,29 +59,31 @@ fn address(url: &str) -> &str {
     link_url(url).unwrap_or(super::messages::ADDRESS_LEFT_OUT)
 }
 
-/// The error when the comment of `kind` this run posted (`urls.0`) was written by
-/// `posted_as` (the token's account, as GitHub answered the POST) but the tracking issue
-/// (`urls.1`) was opened by `opened_by`: later runs count only comments by the issue's
-/// author, so every run would post one more. `deleted`: whether the comment was deleted
-/// again. `None` for an account GitHub did not name.
+/// The error when the comment of `kind` this run posted, `comment`, was written by another
+/// account (the token's, as GitHub answered the POST) than the one that opened the tracking
+/// issue `issue`: later runs count only comments by the issue's author, so every run would
+/// post one more. `deleted`: whether the comment was deleted again. An account GitHub did
+/// not name is said so.
 pub(crate) fn comment_by_other_account(
     kind: MarkerKind,
-    posted_as: Option<&str>,
-    opened_by: Option<&str>,
-    (comment, issue): (&str, &str),
+    comment: &Comment,
+    issue: &Issue,
     deleted: bool,
 ) -> Words {
-    let account = |a: Option<&str>| {
-        a.map_or_else(
+    let account = |a: &Option<Account>| {
+        a.as_ref().map_or_else(
             || "an account GitHub did not name".to_string(),
-            |a| log_line(a, 100),
+            |a| log_line(&a.login, 100),
         )
     };
-    let (posted_as, opened_by) = (account(posted_as), account(opened_by));
+    let (posted_as, opened_by) = (account(&comment.user), account(&issue.user));
     let fate = if deleted {
         "it was deleted again".to_string()
     } else {
-        format!("deleting it failed too: delete {} by hand", shown(comment))
+        format!(
+            "deleting it failed too: delete {} by hand",
+            shown(&comment.html_url)
+        )
     };
     Words::new(format!(
         "{} was posted as {posted_as}, but {opened_by} opened the tracking issue",
@@ -90,7 +93,7 @@ pub(crate) fn comment_by_other_account(
         "codeq-rollout edits only comments by the issue's author (anyone else's could be \
          forged), so every run would post one more: {fate}. Run with the GitHub token that \
          opened the tracking issue {} (github-token), or another token of {opened_by}",
-        shown(issue)
+        shown(&issue.html_url)
     ))
 }
 
@@ -578,10 +581,31 @@ mod tests {
             "https://github.com/o/r/issues/7#issuecomment-1",
         );
         let kind = MarkerKind::ConvergenceComment;
+        let account = |login: Option<&str>| {
+            login.map(|login| Account {
+                login: login.into(),
+            })
+        };
+        let posted = |login| Comment {
+            id: 2,
+            body: None,
+            html_url: comment.into(),
+            user: account(login),
+        };
+        let opened = Issue {
+            id: 70,
+            number: 7,
+            html_url: issue.into(),
+            body: None,
+            state: "open".into(),
+            comments: 1,
+            pull_request: None,
+            user: account(Some("bot")),
+        };
         let cause = anyhow::anyhow!("cannot open the tracking issue: GitHub answered 403");
         let errors = [
-            comment_by_other_account(kind, Some("app[bot]"), Some("bot"), (comment, issue), true),
-            comment_by_other_account(kind, None, Some("bot"), (comment, issue), false),
+            comment_by_other_account(kind, &posted(Some("app[bot]")), &opened, true),
+            comment_by_other_account(kind, &posted(None), &opened, false),
             comments_not_reread(kind, comment),
             duplicate_comment(kind, comment, first, false),
             no_release_note(&d, "ghcr.io/org/lab:latest"),

@@ -2,7 +2,7 @@
 //! `$GITHUB_STEP_SUMMARY` (the job summary). Outputs use the multi-line heredoc form
 //! `name<<DELIM\nvalue\nDELIM` (GitHub's "Workflow commands for GitHub Actions").
 
-use crate::render::messages::{self, NotAFile, RunWarning};
+use crate::render::messages::{self, NotAFile};
 use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -84,21 +84,6 @@ impl FileCommands {
         append(path, "GITHUB_STEP_SUMMARY", &text).context(RunnerFile::Summary)?;
         Ok(true)
     }
-
-    /// The report of a failed run, best effort: `outputs` and `summary` each appended when
-    /// given, the summary tried even when the outputs failed. Returns what could not be
-    /// written; the caller warns about it ([`Unwritten::warning`]), since the run fails
-    /// with its own error anyway.
-    pub(crate) fn write_failure(
-        &self,
-        outputs: Option<&[(&str, String)]>,
-        summary: Option<&str>,
-    ) -> Unwritten {
-        Unwritten {
-            outputs: outputs.and_then(|o| self.write_outputs(o).err()),
-            summary: summary.and_then(|s| self.write_summary(s).err()),
-        }
-    }
 }
 
 /// One of the runner's files, as the context of the error of a write to it
@@ -124,28 +109,6 @@ impl std::fmt::Display for RunnerFile {
 /// source).
 pub(crate) fn failed_write(err: &anyhow::Error) -> Option<RunnerFile> {
     err.downcast_ref::<RunnerFile>().copied()
-}
-
-/// What a failed run's report ([`FileCommands::write_failure`]) could not write: each
-/// file's error.
-#[derive(Debug, Default)]
-pub(crate) struct Unwritten {
-    /// Writing the step outputs failed.
-    pub outputs: Option<anyhow::Error>,
-    /// Writing the job summary failed.
-    pub summary: Option<anyhow::Error>,
-}
-
-impl Unwritten {
-    /// The warning naming what could not be written, or `None` when everything was.
-    pub(crate) fn warning(&self) -> Option<RunWarning<'_>> {
-        (self.outputs.is_some() || self.summary.is_some()).then_some(
-            RunWarning::FailureNotReported {
-                outputs: self.outputs.as_ref(),
-                summary: self.summary.as_ref(),
-            },
-        )
-    }
 }
 
 /// GitHub's limit on one step's summary: 1 MiB.
@@ -231,7 +194,7 @@ mod tests {
     }
 
     /// A failed write names its file as the outermost context, so a failed run's report
-    /// knows not to try that file again; the other file is still tried.
+    /// knows not to try that file again; the other file is still written.
     #[test]
     fn a_failed_write_names_its_file_and_the_other_is_still_written() {
         let dir = tempfile::tempdir().unwrap();
@@ -249,8 +212,7 @@ mod tests {
             failed_write(&err.context("more context")),
             Some(RunnerFile::Outputs)
         );
-        let unwritten = files.write_failure(Some(&[("tier", String::new())]), Some("### failed\n"));
-        assert!(unwritten.outputs.is_some() && unwritten.summary.is_none());
+        assert!(files.write_summary("### failed\n").unwrap());
         assert_eq!(std::fs::read_to_string(&summary).unwrap(), "### failed\n");
         assert_eq!(failed_write(&anyhow::anyhow!("no write")), None);
 
@@ -260,7 +222,6 @@ mod tests {
         };
         let err = files.write_summary("x").unwrap_err();
         assert_eq!(failed_write(&err), Some(RunnerFile::Summary));
-        assert!(files.write_failure(None, None).warning().is_none());
     }
 
     #[test]

@@ -219,19 +219,13 @@ impl RunReport {
         outcome: Result<Published, Unfinished>,
     ) -> Result<Published> {
         let k = &mut self.known;
-        match outcome {
-            Ok(p) => {
-                k.release = Some((p.release_url.clone(), p.release_change));
-                k.issue.clone_from(&p.issue);
-                k.wrote |= p.changed();
-                Ok(p)
-            }
-            Err(unfinished) => {
-                (k.release, k.issue) = (unfinished.release, unfinished.issue);
-                k.wrote |= unfinished.wrote;
-                Err(unfinished.error)
-            }
-        }
+        let (p, wrote) = match &outcome {
+            Ok(p) => (p, p.changed()),
+            Err(unfinished) => (&unfinished.published, unfinished.published.wrote),
+        };
+        (k.release, k.issue) = (p.release.clone(), p.issue.clone());
+        k.wrote |= wrote;
+        outcome.map_err(|unfinished| unfinished.error)
     }
 
     /// The deployment stage of either command: what it did logged (`None`: a dry run that
@@ -246,22 +240,20 @@ impl RunReport {
         log: &Log,
     ) -> Result<()> {
         let environment = environment.as_str();
-        let Some(outcome) = outcome else {
-            log.info(&render::deployment::dry_run(environment));
-            return self.write(log, |name| DEPLOYMENT_OUTPUTS.contains(&name));
-        };
-        for note in &outcome.notes {
-            log.info(&render::messages::published_note(note));
+        match outcome {
+            None => log.info(&render::deployment::dry_run(environment)),
+            Some(outcome) => {
+                for note in &outcome.notes {
+                    log.info(&render::messages::published_note(note));
+                }
+                if let Some(d) = &outcome.deployment {
+                    let change = outcome.change;
+                    log.info(&render::deployment::logged(change, d.id, environment));
+                }
+                self.known.wrote |= outcome.wrote;
+                self.known.deployment = outcome.deployment;
+            }
         }
-        if let Some(d) = &outcome.deployment {
-            log.info(&render::deployment::logged(
-                outcome.change,
-                d.id,
-                environment,
-            ));
-        }
-        self.known.wrote |= outcome.wrote;
-        self.known.deployment = outcome.deployment;
         self.write(log, |name| DEPLOYMENT_OUTPUTS.contains(&name))
     }
 
@@ -297,7 +289,9 @@ impl RunReport {
             .map(|(name, value)| (name, log.redact(&value)))
             .collect();
         self.written.extend(outputs.iter().map(|(name, _)| *name));
-        self.files.write_outputs(&outputs)?;
+        if !outputs.is_empty() {
+            self.files.write_outputs(&outputs)?;
+        }
         Ok(())
     }
 
@@ -353,12 +347,11 @@ impl RunReport {
         for url in &self.left_out {
             error = error.replace(url, ADDRESS_LEFT_OUT);
         }
-        let outputs: Vec<(&str, String)> = (self.outputs().into_iter())
-            .filter(|(name, _)| {
-                unwritten != Some(RunnerFile::Outputs) && !self.written.contains(name)
-            })
-            .map(|(name, value)| (name, log.redact(&value)))
-            .collect();
+        // Best effort, each file tried even when the other failed: the run fails with its own
+        // error anyway, so what could not be written is only warned about.
+        let outputs = self
+            .write(log, |_| unwritten != Some(RunnerFile::Outputs))
+            .err();
         let k = self.known;
         let failure = Failure {
             stage: self.stage,
@@ -374,12 +367,14 @@ impl RunReport {
             tier: k.tier,
             window: k.window,
         };
-        let summary = (unwritten != Some(RunnerFile::Summary))
-            .then(|| log.redact(&render::failure_summary(&failure)));
-        let outputs = (!outputs.is_empty()).then_some(outputs.as_slice());
-        let failed = self.files.write_failure(outputs, summary.as_deref());
-        if let Some(warning) = failed.warning() {
-            log.warn(&warning);
+        let summary = (unwritten != Some(RunnerFile::Summary)).then(|| {
+            let summary = log.redact(&render::failure_summary(&failure));
+            self.files.write_summary(&summary).err()
+        });
+        let summary = summary.flatten();
+        if outputs.is_some() || summary.is_some() {
+            let (outputs, summary) = (outputs.as_ref(), summary.as_ref());
+            log.warn(&RunWarning::FailureNotReported { outputs, summary });
         }
     }
 }
