@@ -113,9 +113,18 @@ fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
                     role_snippet(namespace)
                 )),
                 410 => ("410 Gone twice".to_string(), "the pods changed too fast to list; run status again".to_string()),
+                // 0: kube's code for an error answer that is no Kubernetes `Status`.
+                0 | 404 => (
+                    match code { 0 => "an error that is no Kubernetes Status".to_string(), _ => "404 Not Found".to_string() },
+                    "the kubeconfig's server is not a Kubernetes API server's address: check it (kubectl config view --minify shows it); no path follows the host unless a proxy serves the API there".to_string(),
+                ),
                 code => (format!("{code} {reason}"), "check the API server's message; run status again".to_string()),
             };
-            (format!("{api} answered {answer}"), format!("the API server said: {message}\n{fix}"))
+            let said = match message.trim() {
+                "" => String::new(),
+                message => format!("the API server said: {message}\n"),
+            };
+            (format!("{api} answered {answer}"), format!("{said}{fix}"))
         }
         ReadFault::TimedOut(timeout) => (
             format!("{api} did not answer within kube-timeout ({})", humantime::format_duration(*timeout)),

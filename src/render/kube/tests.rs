@@ -35,6 +35,8 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
         read(ReadFault::Answered(403, "Forbidden".into(), "pods is forbidden: User \"system:serviceaccount:jhub:x\" cannot list resource \"pods\" in API group \"\" in the namespace \"jhub\"".into())),
         read(ReadFault::Answered(410, "Expired".into(), "The provided continue parameter is too old".into())),
         read(ReadFault::Answered(500, "InternalError".into(), "etcdserver: request timed out".into())),
+        read(ReadFault::Answered(404, "Failed to parse error data".into(), "".into())),
+        read(ReadFault::Answered(0, "".into(), "not found".into())),
         read(ReadFault::TimedOut(Duration::from_secs(30))),
         read(ReadFault::NotAPodList("its kind is \"Status\"".into())),
         read(ReadFault::EndlessList(2)),
