@@ -137,6 +137,7 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
     let (decision, target_sha) = tiered?;
     run.known.tier = Some(decision.clone());
     runbook(req, &decision, log)?;
+    let platforms = platforms(req, &digest, &decision).await?;
 
     // 3. Window, and whether new servers start on the new image (the pull policy).
     let pull = window(req, log);
@@ -151,7 +152,10 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
     // release renders the same and nothing is sent.
     run.stage = Stage::Render;
     let announced = found.as_ref().and_then(Found::announced_at);
-    let facts = facts(req, digest, decision, target_sha, &tag, announced, pull);
+    let facts = Facts {
+        platforms,
+        ..facts(req, digest, decision, target_sha, &tag, announced, pull)
+    };
     let (note, issue_body) = bodies(req, &facts, log)?;
 
     // 6. Publish.
@@ -297,6 +301,7 @@ fn facts(
             .as_ref()
             .map(|repo| format!("{}/{repo}/releases/tag/{tag}", ctx.server_url)),
         runbook: req.runbook.clone(),
+        platforms: vec![],
         now: announced.unwrap_or(req.now),
         pull,
     }
@@ -368,6 +373,27 @@ fn decide_tier(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Result<Tier
         log.info(&messages::runbook_cluster(runbook));
     }
     Ok(decision)
+}
+
+/// Stage 2, for a security release: the digests of the image index's platform manifests,
+/// which its runbook's `stale` selector counts as the new image as `status` does (a node's
+/// runtime may report a platform manifest's digest as the pod's imageID). One more read of
+/// the index (a GET, or the layout's blob); none for a routine release.
+///
+/// # Errors
+/// The registry's or the layout's error: a runbook that would stop servers already on the
+/// new image is not published.
+async fn platforms(
+    req: &AnnounceRequest,
+    digest: &Digest,
+    decision: &TierDecision,
+) -> Result<Vec<Digest>> {
+    match decision.tier {
+        Tier::Security => {
+            digest::children(&req.image.source, req.image.registry.as_ref(), digest).await
+        }
+        Tier::Routine => Ok(Vec::new()),
+    }
 }
 
 /// Stage 2's check of a security release's runbook (issue 32): with a placeholder hub-url

@@ -108,6 +108,9 @@ pub struct RunbookView {
     pub helm_release: String,
     /// How long users are warned before break-glass, e.g. `15 minutes`.
     pub warning_period: String,
+    /// The digests of the image index's platform manifests, `sha256:<64 hex>` each (empty for
+    /// a single-platform image): a pod whose imageID names one runs the new image too.
+    pub platforms: Vec<String>,
     /// The break-glass runbook as the built-in tracking issue has it: an introduction, then
     /// the steps as a Markdown task list (`templates/runbook.md.j2`).
     pub runbook: String,
@@ -229,6 +232,7 @@ impl TemplateContext {
                 namespace: facts.runbook.namespace.clone(),
                 helm_release: facts.runbook.helm_release.clone(),
                 warning_period: facts.runbook.warning_period.clone(),
+                platforms: facts.platforms.iter().map(ToString::to_string).collect(),
                 runbook_steps: runbook_steps(&runbook),
                 runbook,
             },

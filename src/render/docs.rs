@@ -33,7 +33,7 @@ pub(crate) fn sections(
     let window = config.window();
     Ok(vec![
         ("window", super::window_section(&config.settings, &window)?),
-        ("runbook", super::runbook_section(runbook, DOC_DIGEST)?),
+        ("runbook", super::runbook_section(runbook, DOC_DIGEST, &[])?),
     ])
 }
 

@@ -125,6 +125,9 @@ pub struct Facts {
     pub release_url: Option<String>,
     /// Cluster and Hub coordinates for the runbook.
     pub runbook: RunbookSettings,
+    /// The digests of the platform manifests of the image index `digest` (empty for a
+    /// single-platform image; read only for a security release, whose runbook names them).
+    pub platforms: Vec<Digest>,
     /// The run's clock: the release time that the window's deadlines count from.
     pub now: OffsetDateTime,
     /// The pull-policy preflight's finding, when new servers may start on an older image
@@ -178,6 +181,7 @@ impl Facts {
                 "https://github.com/octo-org/lab-image/releases/tag/lab-9f86d081884c".into(),
             ),
             runbook: RunbookSettings::default(),
+            platforms: vec![],
             now: time::macros::datetime!(2026-11-30 12:00 UTC),
             pull: None,
         }
@@ -260,14 +264,18 @@ pub fn window_section(culler: &CullSettings, window: &Window) -> Result<String> 
 }
 
 /// The break-glass runbook alone (for `CODEQ_DEPLOYMENT.md`), with `digest` as written
-/// (a real digest in the tracking issue, a placeholder in the doc).
+/// (a real digest in the tracking issue, a placeholder in the doc) and `platforms`, the
+/// digests of the image index's platform manifests (empty for a single-platform image):
+/// its `stale` selector counts a pod whose imageID names any of them as on the new image,
+/// as `status` does (a node's runtime may report the platform manifest's digest).
 ///
 /// # Errors
 /// Only on a template error.
-pub fn runbook_section(r: &RunbookSettings, digest: &str) -> Result<String> {
+pub fn runbook_section(r: &RunbookSettings, digest: &str, platforms: &[Digest]) -> Result<String> {
+    let platforms: Vec<&str> = platforms.iter().map(Digest::as_str).collect();
     let ctx = context! {
         namespace => r.namespace, helm_release => r.helm_release, hub_url => r.hub_url,
-        warning_period => r.warning_period, digest => digest,
+        warning_period => r.warning_period, digest => digest, platforms => platforms,
     };
     templates::render("runbook.md.j2", ctx)
 }
@@ -360,7 +368,7 @@ pub(crate) const LABEL_MAX_CHARS: usize = 50;
 pub(crate) fn template_context(facts: &Facts) -> Result<TemplateContext> {
     let pull = facts.pull.as_ref();
     let window_text = window_block(&facts.culler, &facts.window, Some(facts.now), pull)?;
-    let runbook = runbook_section(&facts.runbook, facts.digest.as_str())?;
+    let runbook = runbook_section(&facts.runbook, facts.digest.as_str(), &facts.platforms)?;
     Ok(TemplateContext::new(facts, window_text, runbook))
 }
 
@@ -690,14 +698,17 @@ mod tests {
             hub_url: "https://hub.example.org".into(),
             ..Default::default()
         };
-        let runbook = runbook_section(&settings, "sha256:x").unwrap();
+        let runbook = runbook_section(&settings, "sha256:x", &[]).unwrap();
         assert!(
             runbook.contains(
                 "  NS='a b; rm -rf /' RELEASE='it'\\''s' HUB_URL=https://hub.example.org\n"
             ),
             "{runbook}"
         );
-        assert!(runbook.contains("  DIGEST=sha256:x\n"), "{runbook}");
+        assert!(
+            runbook.contains("  DIGEST=sha256:x PLATFORMS=''\n"),
+            "{runbook}"
+        );
     }
 
     #[test]

@@ -164,10 +164,12 @@ async fn announce(rig: &Z2jh, digest: &str) -> Runbook {
         ],
         "the runbook's steps changed: check what these tests run"
     );
+    // The index's platform manifests, as the registry serves the index (read independently).
+    let platforms = platforms(rig).join(" ");
     assert!(
         runbook
             .step("Set up")
-            .starts_with(&format!("DIGEST={digest}\n")),
+            .starts_with(&format!("DIGEST={digest} PLATFORMS='{platforms}'\n")),
         "{}",
         runbook.step("Set up")
     );
@@ -529,13 +531,18 @@ const URI: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
     .remove(b'~');
 
 /// The stale pods by digest, from the API server: every single-user pod whose notebook
-/// container runs an image ID not ending in `@DIGEST`, as the runbook's `stale.tsv` lines
-/// (pod, Hub API path, user, server name, image ID), in name order.
+/// container runs an image ID ending neither in `@DIGEST` nor in `@` and one of the index's
+/// platform manifests ([`platforms`]), as the runbook's `stale.tsv` lines (pod, Hub API path,
+/// user, server name, image ID), in name order.
 async fn stale_by_digest(rig: &Z2jh, digest: &str) -> Vec<String> {
+    let new: Vec<String> = std::iter::once(digest.to_string())
+        .chain(platforms(rig))
+        .map(|d| format!("@{d}"))
+        .collect();
     pods(rig)
         .await
         .into_values()
-        .filter(|p| !p.image_id.is_empty() && !p.image_id.ends_with(&format!("@{digest}")))
+        .filter(|p| !p.image_id.is_empty() && !new.iter().any(|d| p.image_id.ends_with(d)))
         .map(|p| {
             let enc = |s: &str| percent_encoding::utf8_percent_encode(s, URI).to_string();
             let path = match p.server.as_str() {
@@ -547,6 +554,23 @@ async fn stale_by_digest(rig: &Z2jh, digest: &str) -> Vec<String> {
                 p.name, p.user, p.server, p.image_id
             )
         })
+        .collect()
+}
+
+/// The digests of the platform manifests of the index `:latest` names in the rig's registry,
+/// read independently of codeq-rollout (`skopeo inspect --raw`).
+fn platforms(rig: &Z2jh) -> Vec<String> {
+    let raw = Command::new("skopeo")
+        .args(["inspect", "--raw", "--tls-verify=false"])
+        .arg(format!("docker://{}", rig.image))
+        .output()
+        .expect("skopeo runs");
+    assert!(raw.status.success(), "{raw:?}");
+    let index: Value = serde_json::from_slice(&raw.stdout).unwrap();
+    let manifests = index["manifests"].as_array().expect("an image index");
+    manifests
+        .iter()
+        .map(|m| m["digest"].as_str().unwrap().to_string())
         .collect()
 }
 
@@ -631,6 +655,12 @@ async fn released(users: &[&str], named: &str, later: &[&str]) -> (Z2jh, String,
     let ready: Vec<&str> = users.iter().copied().chain([gpu.as_str()]).collect();
     until_ready(&rig, &ready, Duration::from_secs(60)).await;
     let new = rig.push("second");
+    // A user named frank runs on a node whose runtime reports the platform manifest it
+    // chose (CRI-O has), not the index's digest.
+    let platform = platforms(&rig)[0].clone();
+    (rig.kubelet)
+        .control(json!({"platform": {"frank": platform}}))
+        .await;
     rig.start_servers(later).await;
     let runbook = announce(&rig, &new).await;
     let (role, _) = documented_operator_rbac(&rig.namespace);
@@ -650,8 +680,19 @@ async fn released(users: &[&str], named: &str, later: &[&str]) -> (Z2jh, String,
 #[tokio::test]
 async fn the_published_runbook_stops_the_stale_servers_through_the_hub_api() {
     let began = Instant::now();
-    let (rig, new, runbook, mut shell) =
-        released(&["alice", "bob@x.org", "carol"], "bob@x.org", &["dave"]).await;
+    let (rig, new, runbook, mut shell) = released(
+        &["alice", "bob@x.org", "carol"],
+        "bob@x.org",
+        &["dave", "frank"],
+    )
+    .await;
+    // frank's runtime reports the new index's platform manifest as his pod's imageID (as
+    // CRI-O does, [`released`]): he runs the new image, and stale leaves him out as status does.
+    let platform = platforms(&rig)[0].clone();
+    assert_eq!(
+        pods(&rig).await["jupyter-frank"].image_id,
+        rig.image_id(&platform)
+    );
     let mut seen = Transcript::default();
 
     let set_up = shell.run(runbook.step("Set up"), &[OPERATOR_TOKEN]);
@@ -714,14 +755,25 @@ async fn the_published_runbook_stops_the_stale_servers_through_the_hub_api() {
         seen.0
     );
     // carol's new server and dave's stay; every pod left runs the new digest.
-    until_ready(&rig, &["carol", "dave", "erin"], Duration::from_secs(60)).await;
+    until_ready(
+        &rig,
+        &["carol", "dave", "erin", "frank"],
+        Duration::from_secs(60),
+    )
+    .await;
     let left = pods(&rig).await;
     assert_eq!(
         left.keys().collect::<Vec<_>>(),
-        ["jupyter-carol", "jupyter-dave", "jupyter-erin"]
+        [
+            "jupyter-carol",
+            "jupyter-dave",
+            "jupyter-erin",
+            "jupyter-frank"
+        ]
     );
     assert_eq!(left["jupyter-carol"].uid, carol, "carol was not stopped");
-    assert!(left.values().all(|p| p.image_id == rig.image_id(&new)));
+    let on_new = [rig.image_id(&new), rig.image_id(&platform)];
+    assert!(left.values().all(|p| on_new.contains(&p.image_id)));
     // KubeSpawner (the hub's ServiceAccount) deleted the three stale pods, and no other; the
     // kubelet stand-in removed them (the admin, grace period 0). carol's old pod went when she
     // restarted.

@@ -607,7 +607,9 @@ fn bash_in(d: &Path, script: &str) -> std::process::Output {
 fn stale_judges_the_notebook_container_among_others_and_dockers_image_ids() {
     let new = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
     let old = "1111111111111111111111111111111111111111111111111111111111111111";
+    let platform = "2222222222222222222222222222222222222222222222222222222222222222";
     let digest = format!("sha256:{new}");
+    let platforms = [codeq_rollout::Digest::parse(&format!("sha256:{platform}")).unwrap()];
     let runbook = codeq_rollout::runbook_section(
         &codeq_rollout::RunbookSettings {
             namespace: "lab".into(),
@@ -616,6 +618,7 @@ fn stale_judges_the_notebook_container_among_others_and_dockers_image_ids() {
             ..Default::default()
         },
         &digest,
+        &platforms,
     )
     .unwrap();
     let setup = runbook
@@ -633,6 +636,8 @@ fn stale_judges_the_notebook_container_among_others_and_dockers_image_ids() {
         pod("jupyter-bob", "bob", Some("gpu"),
             Some(&format!("docker-pullable://ghcr.io/org/lab@sha256:{new}")), old),
         pod("jupyter-carol", "carol", None, Some(&format!("ghcr.io/org/lab@sha256:{new}")), old),
+        // dan's node reports the index's platform manifest: the new image too.
+        pod("jupyter-dan", "dan", None, Some(&format!("ghcr.io/org/lab@sha256:{platform}")), old),
     ]});
     write(d, "pods.json", &pods.to_string());
     write(
@@ -654,7 +659,7 @@ fn stale_judges_the_notebook_container_among_others_and_dockers_image_ids() {
         ),
         "{stderr}"
     );
-    assert_eq!(stderr, "3 single-user pods in lab with release=hub\n");
+    assert_eq!(stderr, "4 single-user pods in lab with release=hub\n");
     assert_eq!(
         std::fs::read_to_string(d.join("kubectl.log")).unwrap(),
         "get pods -n lab -l component=singleuser-server,release=hub -o json\n"
@@ -668,7 +673,10 @@ fn stale_judges_the_notebook_container_among_others_and_dockers_image_ids() {
             String::from_utf8_lossy(&out.stdout).as_ref(),
             String::from_utf8_lossy(&out.stderr).as_ref()
         ),
-        ("\nrc=1\n", "DIGEST is not a sha256 digest: set it first\n")
+        (
+            "\nrc=1\n",
+            "DIGEST and PLATFORMS hold sha256 digests: set them first\n"
+        )
     );
     assert_eq!(
         std::fs::read_to_string(d.join("kubectl.log"))

@@ -35,7 +35,7 @@ What it does not simulate: containers, images' content (nothing is unpacked or r
 "server" is the endpoint above, not JupyterLab; it posts no activity to the hub), Node
 objects, node status and leases, probes, restarts, resource limits, volumes, ServiceAccount
 token mounts, events, the platform-manifest choice of a multi-arch index (the index digest
-is reported, as containerd does), graceful termination (deletion is immediate), pod IPs from
+is reported, as containerd does, unless the control names one), graceful termination (deletion is immediate), pod IPs from
 a CNI.
 
     python kubelet.py --api URL --ca FILE --token-file FILE --namespace NS --dir DIR
@@ -43,7 +43,9 @@ a CNI.
 
 Writes DIR/port (its control port, plain HTTP on 127.0.0.1) once its first listing is done
 and the watch runs. Control: `POST /control` with any of `{"nodes": {USER: NODE}, "hold":
-[USER], "stuck": [USER], "cache": {NODE: {IMAGE: "sha256:..."}}}` (each key given replaces
+[USER], "stuck": [USER], "platform": {USER: "sha256:..."}, "cache": {NODE: {IMAGE:
+"sha256:..."}}}` (`platform`: the digest a user's pods report in their imageID, as a runtime
+reporting the platform manifest it chose, CRI-O, does; each key given replaces
 that setting; `cache` entries are merged into the nodes' caches; releasing a hold starts the
 held pods); `GET /state` answers `{"cache": ..., "pods": {NAME: {"node", "ip", "image_id"}},
 "pulls": [{"node", "image", "policy", "digest", "pulled"}]}`. Every act is also appended to
@@ -103,7 +105,7 @@ class Kubelet:
             token = f.read().strip()
         self.headers = {"Authorization": f"Bearer {token}"}
         self.tls = ssl.create_default_context(cafile=args.ca)
-        self.control = {"nodes": {}, "hold": [], "stuck": []}
+        self.control = {"nodes": {}, "hold": [], "stuck": [], "platform": {}}
         self.cache = {}  # node -> {image reference -> digest}
         self.pulls = []
         self.pods = {}  # uid -> {"name", "node", "ip", "image_id", "runner"}
@@ -265,6 +267,9 @@ class Kubelet:
         ip, runner = await self.serve(ports)
         started = (pod.get("status") or {}).get("startTime") or now_iso()
         statuses = []
+        # A runtime reporting the platform manifest it chose (CRI-O has), for this user.
+        platform = self.control["platform"].get(self.user(pod))
+        digests = [platform or d for d in digests]
         for c, digest in zip(spec["containers"], digests):
             host, repo, _ = split_reference(c["image"])
             statuses.append({
@@ -325,7 +330,7 @@ class Kubelet:
     # Control.
     async def control_post(self, request):
         body = await request.json()
-        for key in ("nodes", "hold", "stuck"):
+        for key in ("nodes", "hold", "stuck", "platform"):
             if key in body:
                 self.control[key] = body[key]
         for node, images in (body.get("cache") or {}).items():

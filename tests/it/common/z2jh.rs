@@ -317,8 +317,8 @@ impl Kubelet {
     }
 
     /// Sets what the stand-in does (see its header): `{"nodes": {USER: NODE}, "hold": [USER],
-    /// "stuck": [USER], "cache": {NODE: {IMAGE: DIGEST}}}`, each key given replacing that
-    /// setting (`cache` merged).
+    /// "stuck": [USER], "platform": {USER: DIGEST}, "cache": {NODE: {IMAGE: DIGEST}}}`, each
+    /// key given replacing that setting (`cache` merged).
     pub async fn control(&self, settings: Value) {
         let resp = self
             .client
