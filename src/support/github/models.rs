@@ -246,13 +246,12 @@ pub struct DeploymentStatus {
 impl DeploymentStatus {
     /// A new status of `state` with `description`, linking nothing.
     pub(crate) fn new(state: DeploymentState, description: String) -> Self {
-        let (id, description, environment_url, log_url) = (0, Some(description), None, None);
         Self {
-            id,
+            id: 0,
             state,
-            description,
-            environment_url,
-            log_url,
+            description: Some(description),
+            environment_url: None,
+            log_url: None,
         }
     }
 }
