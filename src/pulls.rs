@@ -565,11 +565,7 @@ fn merged_into(pr: &ApiPullRequest, shas: &[&str], branch: Option<&str>) -> bool
         .merge_commit_sha
         .as_deref()
         .is_some_and(|m| shas.iter().any(|s| s.eq_ignore_ascii_case(m)));
-    let base = match (branch, &pr.base) {
-        (None, _) => true,
-        (Some(b), Some(base)) => base.name == b,
-        (Some(_), None) => false,
-    };
+    let base = branch.is_none_or(|b| pr.base.as_ref().is_some_and(|base| base.name == b));
     merged && commit && base
 }
 

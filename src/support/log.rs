@@ -4,7 +4,7 @@
 //! registered secret masked ([`crate::support::secrets`]).
 
 use crate::support::secrets::Secrets;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// `eprintln!` that ignores a closed stderr.
 macro_rules! err {
@@ -82,13 +82,7 @@ impl Log {
     /// The warnings and errors this [`Log::holding`] log held, in order, taken out of it;
     /// empty for a log that holds nothing.
     pub(crate) fn take_held(&self) -> Vec<HeldAnnotation> {
-        self.held.as_ref().map_or_else(Vec::new, |held| {
-            std::mem::take(
-                &mut *held
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner),
-            )
-        })
+        (self.held.as_ref()).map_or_else(Vec::new, |held| std::mem::take(&mut *locked(held)))
     }
 
     /// Prints `held` ([`Log::take_held`]) as this log prints warnings and errors.
@@ -144,10 +138,8 @@ impl Log {
         self.announce_masks(added);
     }
 
-    fn secrets(&self) -> std::sync::MutexGuard<'_, Secrets> {
-        self.secrets
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn secrets(&self) -> MutexGuard<'_, Secrets> {
+        locked(&self.secrets)
     }
 
     /// Tells the runner to mask each of `forms` (new to this log), inside Actions.
@@ -202,13 +194,11 @@ impl Log {
 
     fn annotation(&self, kind: &'static str, title: &str, message: &str) {
         if let Some(held) = &self.held {
-            held.lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .push(HeldAnnotation {
-                    kind,
-                    title: title.to_string(),
-                    message: message.to_string(),
-                });
+            locked(held).push(HeldAnnotation {
+                kind,
+                title: title.to_string(),
+                message: message.to_string(),
+            });
             return;
         }
         let (title, message) = (self.redact(title), self.redact(message));
@@ -222,6 +212,13 @@ impl Log {
             err!("{kind}: {}", defuse_commands(&message));
         }
     }
+}
+
+/// The value behind `mutex`, also after a panic elsewhere poisoned it (the log goes on).
+fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Escapes workflow-command data: `%` → `%25`, CR → `%0D`, LF → `%0A`.

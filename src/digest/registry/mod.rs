@@ -356,16 +356,14 @@ impl<'a> Session<'a> {
             query.push(("service", service));
         }
         let (client, credentials) = (self.client.clone(), self.credentials.clone());
-        let sent = self
-            .sender
-            .send(|| {
-                let request = client.get(realm_url.clone()).query(&query);
-                match &credentials {
-                    Some(c) => request.basic_auth(&c.username, Some(c.password())),
-                    None => request,
-                }
-            })
-            .await;
+        let build = || {
+            let request = client.get(realm_url.clone()).query(&query);
+            match &credentials {
+                Some(c) => request.basic_auth(&c.username, Some(c.password())),
+                None => request,
+            }
+        };
+        let sent = self.sender.send(build, None).await;
         // Shown without user info, query or fragment.
         let shown = format!(
             "{}://{}",
@@ -417,8 +415,7 @@ impl<'a> Session<'a> {
                 Authorization::Bearer(token) => request.bearer_auth(token.expose_secret()),
             }
         };
-        let tries = tries.unwrap_or(self.sender.policy.max_attempts);
-        self.sender.send_tries(build, tries).await
+        self.sender.send(build, tries).await
     }
 
     /// The error for a manifest request that got no usable answer.

@@ -78,23 +78,15 @@ pub(crate) struct Sender<'a> {
 impl Sender<'_> {
     /// Sends the request `build` makes, again after a connection error, 429 or 5xx, until
     /// an answer comes, the policy's tries run out or the next wait would pass the deadline.
-    /// Each try's timeout is the time left before the deadline.
+    /// Each try's timeout is the time left before the deadline. At most `tries` tries when
+    /// given (1: no retry).
     pub(super) async fn send(
         &mut self,
         build: impl Fn() -> reqwest::RequestBuilder,
-    ) -> Result<Answer, Failure> {
-        let tries = self.policy.max_attempts;
-        self.send_tries(build, tries).await
-    }
-
-    /// As [`Sender::send`], with at most `tries` tries (1: no retry).
-    pub(super) async fn send_tries(
-        &mut self,
-        build: impl Fn() -> reqwest::RequestBuilder,
-        tries: u32,
+        tries: Option<u32>,
     ) -> Result<Answer, Failure> {
         let policy = RetryPolicy {
-            max_attempts: tries,
+            max_attempts: tries.unwrap_or(self.policy.max_attempts),
             ..self.policy.clone()
         };
         let requests = &mut self.requests;

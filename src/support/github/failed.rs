@@ -20,22 +20,13 @@ impl GitHubError {
                 // GitHub's (or a proxy's) message is echoed, as one line of at most
                 // ECHO_MAX_CHARS: an HTML error page must not flood the log.
                 let server_message = clean_line(&source.message, ECHO_MAX_CHARS);
-                let server_details = source
-                    .errors
-                    .as_ref()
-                    .map(|e| {
-                        e.iter()
-                            .map(|v| {
-                                v.get("message")
-                                    .and_then(|m| m.as_str())
-                                    .map(String::from)
-                                    .unwrap_or_else(|| v.to_string())
-                            })
-                            .collect::<Vec<_>>()
-                            .join("; ")
+                let details: Vec<String> = (source.errors.iter().flatten())
+                    .map(|v| match v.get("message").and_then(|m| m.as_str()) {
+                        Some(message) => message.to_string(),
+                        None => v.to_string(),
                     })
-                    .map(|s| clean_line(&s, ECHO_MAX_CHARS))
-                    .unwrap_or_default();
+                    .collect();
+                let server_details = clean_line(&details.join("; "), ECHO_MAX_CHARS);
                 if kind == Kind::Forbidden
                     && server_message.to_ascii_lowercase().contains("rate limit")
                 {
