@@ -117,10 +117,7 @@ pub(crate) async fn resolve(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
         "merge_group" | "workflow_run" => head_event(ctx, opts).await,
         "pull_request" | "pull_request_target" => pull_request_event(ctx, opts).await,
         "" => Behind::plain(LookupOrigin::OutsideActions, Found::NoPullRequest, None),
-        name => Behind {
-            evidence: Evidence::no_pull_request(name),
-            commit: None,
-        },
+        name => Behind::plain(event_origin(name), Found::NoPullRequest, None),
     }
 }
 

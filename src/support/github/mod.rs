@@ -197,10 +197,7 @@ pub(crate) struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Self {
-            timeout: Duration::from_secs(30),
-            read_retry: RetryPolicy::reads(),
-        }
+        Self::given(None, None)
     }
 }
 
@@ -208,12 +205,12 @@ impl Options {
     /// The defaults, with the `timeout` and the wait before the first read retry
     /// (`retry_wait`, [`RetryPolicy::base_delay`]) where given.
     pub(crate) fn given(timeout: Option<Duration>, retry_wait: Option<Duration>) -> Self {
-        let default = Self::default();
+        let reads = RetryPolicy::reads();
         Self {
-            timeout: timeout.unwrap_or(default.timeout),
+            timeout: timeout.unwrap_or(Duration::from_secs(30)),
             read_retry: RetryPolicy {
-                base_delay: retry_wait.unwrap_or(default.read_retry.base_delay),
-                ..default.read_retry
+                base_delay: retry_wait.unwrap_or(reads.base_delay),
+                ..reads
             },
         }
     }
