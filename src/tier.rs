@@ -433,12 +433,9 @@ fn tier_labels(
         let on_both = rules.security.iter().any(|s| s.eq_ignore_ascii_case(label));
         if on_both && !overlap.iter().any(|o| o.eq_ignore_ascii_case(label)) {
             overlap.push(label);
+            let label = label.clone();
+            warnings.push(Warning::ListsOverlap { label });
         }
-    }
-    for label in &overlap {
-        warnings.push(Warning::ListsOverlap {
-            label: (*label).clone(),
-        });
     }
     let routine_only: Vec<String> = rules
         .routine
