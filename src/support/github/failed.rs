@@ -4,6 +4,7 @@
 use super::error::{Action, GitHubError, Kind, Problem};
 use crate::support::retry::{Verdict, retry_after_header};
 use crate::support::sanitize::clean_line;
+use crate::support::secrets::Secrets;
 use std::time::{Duration, SystemTime};
 
 /// The most characters of a server's message an error echoes.
@@ -11,22 +12,31 @@ const ECHO_MAX_CHARS: usize = 1000;
 
 impl GitHubError {
     /// Maps an octocrab error met while doing `action`, whose requests time out after
-    /// `timeout` (named when one did).
-    pub(crate) fn from_octocrab(err: octocrab::Error, action: Action, timeout: Duration) -> Self {
+    /// `timeout` (named when one did). Text a server sent or echoed back (GitHub's message, a
+    /// transport error's, a URL) is cleaned to one line of at most [`ECHO_MAX_CHARS`], then
+    /// `secrets` are hidden in it in every form, part and long start
+    /// ([`Secrets::redact_echo`]): it may quote the request's credentials.
+    pub(crate) fn from_octocrab(
+        err: octocrab::Error,
+        action: Action,
+        timeout: Duration,
+        secrets: &Secrets,
+    ) -> Self {
+        let clean = |text: &str| echoed(text, secrets);
         match err {
             octocrab::Error::GitHub { source, .. } => {
                 let status = source.status_code.as_u16();
                 let mut kind = Kind::from_status(status);
                 // GitHub's (or a proxy's) message is echoed, as one line of at most
                 // ECHO_MAX_CHARS: an HTML error page must not flood the log.
-                let server_message = clean_line(&source.message, ECHO_MAX_CHARS);
+                let server_message = clean(&source.message);
                 let details: Vec<String> = (source.errors.iter().flatten())
                     .map(|v| match v.get("message").and_then(|m| m.as_str()) {
                         Some(message) => message.to_string(),
                         None => v.to_string(),
                     })
                     .collect();
-                let server_details = clean_line(&details.join("; "), ECHO_MAX_CHARS);
+                let server_details = clean(&details.join("; "));
                 if kind == Kind::Forbidden
                     && server_message.to_ascii_lowercase().contains("rate limit")
                 {
@@ -53,10 +63,13 @@ impl GitHubError {
             octocrab::Error::Json { .. } | octocrab::Error::Serde { .. } => {
                 // The decoder's own words, below octocrab's wrapper.
                 let cause = std::error::Error::source(&err).map(ToString::to_string);
-                let cause = clean_line(&cause.unwrap_or_default(), ECHO_MAX_CHARS);
+                let cause = clean(&cause.unwrap_or_default());
                 Self::new(Kind::Other, Problem::NotJson { action, cause })
             }
-            other => Self::new(Kind::Unavailable, transport(&other, action, timeout)),
+            other => Self::new(
+                Kind::Unavailable,
+                transport(&other, action, timeout, secrets),
+            ),
         }
     }
 }
@@ -99,8 +112,14 @@ pub(crate) fn read_verdict(err: &octocrab::Error, now: SystemTime) -> Verdict {
 }
 
 /// A request that got no answer: which request, and a timeout, a connection refused or
-/// broken, with the cause below the library's wrappers (`Service Error: Reqwest Error: ...`).
-fn transport(err: &octocrab::Error, action: Action, timeout: Duration) -> Problem {
+/// broken, with the cause below the library's wrappers (`Service Error: Reqwest Error: ...`),
+/// `secrets` hidden in each text.
+fn transport(
+    err: &octocrab::Error,
+    action: Action,
+    timeout: Duration,
+    secrets: &Secrets,
+) -> Problem {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
     let reqwest = std::iter::from_fn(|| {
         let current = source?;
@@ -111,10 +130,10 @@ fn transport(err: &octocrab::Error, action: Action, timeout: Duration) -> Proble
     let Some(e) = reqwest else {
         return Problem::NoAnswer {
             action,
-            cause: clean_line(&crate::support::text::error_chain(err), ECHO_MAX_CHARS),
+            cause: echoed(&crate::support::text::error_chain(err), secrets),
         };
     };
-    let url = e.url().map(|u| u.as_str().to_string());
+    let url = e.url().map(|u| secrets.redact_echo(u.as_str()));
     if e.is_timeout() {
         return Problem::TimedOut {
             action,
@@ -130,6 +149,12 @@ fn transport(err: &octocrab::Error, action: Action, timeout: Duration) -> Proble
         action,
         url,
         broke: !e.is_connect(),
-        cause: clean_line(&cause, ECHO_MAX_CHARS),
+        cause: echoed(&cause, secrets),
     }
+}
+
+/// Text a server sent or echoed, as an error keeps it: one line of at most
+/// [`ECHO_MAX_CHARS`] characters, with `secrets` hidden.
+fn echoed(text: &str, secrets: &Secrets) -> String {
+    secrets.redact_echo(&clean_line(text, ECHO_MAX_CHARS))
 }

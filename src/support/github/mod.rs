@@ -231,7 +231,7 @@ pub struct GitHub {
     api_url: String,
     /// Exposed only to octocrab, which sends it as the `Authorization` header.
     token: SecretString,
-    /// The token in every form, hidden in errors that echo it back ([`GitHubError::redacted`]).
+    /// The token in every form, hidden in errors that echo it back (`GitHubError::from_octocrab`).
     secrets: Secrets,
     client: OnceLock<Octocrab>,
     repo: Repository,
@@ -376,7 +376,7 @@ impl GitHub {
 
     /// `err`, met while doing `what`, as a [`GitHubError`] with the token scrubbed.
     fn failed(&self, err: octocrab::Error, what: Action) -> GitHubError {
-        GitHubError::from_octocrab(err, what, self.options.timeout).redacted(&self.secrets)
+        GitHubError::from_octocrab(err, what, self.options.timeout, &self.secrets)
     }
 
     /// The API route of `path`, a path below the repository (`/issues/7`), e.g.
