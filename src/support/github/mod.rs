@@ -229,8 +229,8 @@ pub(crate) const USER_AGENT: &str = concat!("codeq-rollout/", env!("CARGO_PKG_VE
 #[derive(Clone)]
 pub struct GitHub {
     api_url: String,
-    /// Exposed only to octocrab, which sends it as the `Authorization` header.
-    token: SecretString,
+    /// The `Authorization` header, `Bearer TOKEN`, marked sensitive.
+    auth: HeaderValue,
     /// The token in every form, hidden in errors that echo it back (`GitHubError::from_octocrab`).
     secrets: Secrets,
     client: OnceLock<Octocrab>,
@@ -278,11 +278,10 @@ impl GitHub {
         repo: Repository,
         options: Options,
     ) -> Result<Self, GitHubError> {
-        // octocrab builds the `Authorization` header with `unwrap`, so such a token would
-        // panic there: refuse it first, without showing it.
-        if HeaderValue::from_str(&format!("Bearer {}", token.expose_secret())).is_err() {
-            return Err(GitHubError::new(Kind::Other, Problem::TokenNotAHeader));
-        }
+        // Refused without showing it.
+        let mut auth = HeaderValue::from_str(&format!("Bearer {}", token.expose_secret()))
+            .map_err(|_| GitHubError::new(Kind::Other, Problem::TokenNotAHeader))?;
+        auth.set_sensitive(true);
         Octocrab::builder().base_uri(api_url).map_err(|e| {
             GitHubError::new(
                 Kind::Other,
@@ -294,7 +293,7 @@ impl GitHub {
         })?;
         Ok(Self {
             api_url: api_url.to_string(),
-            token: token.clone(),
+            auth,
             secrets: Secrets::of([token]),
             client: OnceLock::new(),
             repo,
@@ -333,9 +332,6 @@ impl GitHub {
             reqwest_connector::ReqwestConnector,
         };
         let base: http::Uri = self.api_url.parse().map_err(|e| unusable(&e))?;
-        let mut auth = HeaderValue::from_str(&format!("Bearer {}", self.token.expose_secret()))
-            .map_err(|e| unusable(&e))?;
-        auth.set_sensitive(true);
         let client = octocrab::OctocrabBuilder::new_empty()
             .with_service(ReqwestConnector::new(http))
             .with_layer(&ExtraHeadersLayer::new(Arc::new(vec![
@@ -346,7 +342,11 @@ impl GitHub {
                 ),
             ])))
             .with_layer(&BaseUriLayer::new(base.clone()))
-            .with_layer(&AuthHeaderLayer::new(Some(auth), base.clone(), base))
+            .with_layer(&AuthHeaderLayer::new(
+                Some(self.auth.clone()),
+                base.clone(),
+                base,
+            ))
             .with_auth(octocrab::AuthState::None)
             .build()
             .map_err(|e| unusable(&e))?;
@@ -872,6 +872,16 @@ mod tests {
                 requests: 3,
                 waited: Duration::from_millis(30)
             }
+        );
+    }
+
+    #[test]
+    fn a_token_that_cannot_be_a_header_is_refused_before_any_request() {
+        let repo = Repository::parse("octo/lab").unwrap();
+        let made = GitHub::new("https://api.github.com", &"ghs_a\nb".into(), repo);
+        assert_eq!(
+            made.err().map(|e| e.problem),
+            Some(Problem::TokenNotAHeader)
         );
     }
 
