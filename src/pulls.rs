@@ -450,43 +450,39 @@ impl Asked<'_> {
         let mut unresolved = Vec::new();
         let mut fallback_notes = Vec::new();
         for (sha, message) in pending {
-            let Some(number) = pull_number_in_subject(message) else {
-                unresolved.push(short(sha));
-                fallback_notes.push(SubjectMiss::NoNumber { commit: short(sha) });
-                continue;
-            };
-            if found.contains_key(&number) {
-                continue;
-            }
-            match self.gh.pull_request(number).await {
-                Ok(pr) if merged_into(&pr, self.shas, self.branch) => {
-                    found.insert(pr.number, PullRequest::from(&pr));
-                }
-                Ok(_) => {
-                    unresolved.push(short(sha));
-                    fallback_notes.push(SubjectMiss::NotMergedInto {
+            let commit = short(sha);
+            let miss = match pull_number_in_subject(message) {
+                None => SubjectMiss::NoNumber { commit },
+                Some(number) if found.contains_key(&number) => continue,
+                Some(number) => match self.gh.pull_request(number).await {
+                    Ok(pr) if merged_into(&pr, self.shas, self.branch) => {
+                        found.insert(pr.number, PullRequest::from(&pr));
+                        continue;
+                    }
+                    Ok(_) => SubjectMiss::NotMergedInto {
                         number,
-                        commit: short(sha),
+                        commit,
                         branch: self.branch.map(str::to_string),
-                    });
-                }
-                Err(e) if e.kind == crate::support::github::Kind::NotFound => {
-                    unresolved.push(short(sha));
-                    fallback_notes.push(SubjectMiss::NotAPullRequest {
-                        number,
-                        commit: short(sha),
-                        repository: self.gh.repository().to_string(),
-                    });
-                }
-                Err(e) => {
-                    let lookup = Lookup::NamedPull {
-                        origin: self.origin.clone(),
-                        number,
-                        commit: short(sha),
-                    };
-                    return Err(Found::LookupFailed(github_failed(self.ctx, lookup, &e)));
-                }
-            }
+                    },
+                    Err(e) if e.kind == crate::support::github::Kind::NotFound => {
+                        SubjectMiss::NotAPullRequest {
+                            number,
+                            commit,
+                            repository: self.gh.repository().to_string(),
+                        }
+                    }
+                    Err(e) => {
+                        let lookup = Lookup::NamedPull {
+                            origin: self.origin.clone(),
+                            number,
+                            commit,
+                        };
+                        return Err(Found::LookupFailed(github_failed(self.ctx, lookup, &e)));
+                    }
+                },
+            };
+            unresolved.push(short(sha));
+            fallback_notes.push(miss);
         }
         Ok((unresolved, fallback_notes))
     }
