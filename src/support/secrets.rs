@@ -186,14 +186,10 @@ impl Secrets {
                 .map(String::from),
         );
         let added = self.add_whole(forms);
-        let parts: Vec<String> = whole
-            .split_whitespace()
-            .filter(|p| p.chars().count() >= MIN_PART_CHARS && *p != whole)
-            .map(String::from)
-            .collect();
-        for part in parts {
-            if !self.pieces.iter().any(|(p, _)| *p == part) {
-                self.pieces.push((part, Reach::Part));
+        for part in whole.split_whitespace() {
+            let long = part.chars().count() >= MIN_PART_CHARS && part != whole;
+            if long && !self.pieces.iter().any(|(p, _)| p == part) {
+                self.pieces.push((part.to_string(), Reach::Part));
             }
         }
         self.sort();
