@@ -105,13 +105,9 @@ impl Log {
     /// not stop the run, and the line goes to stderr instead), or to stderr when stdout is
     /// kept for machine output.
     fn line(&self, text: &str) {
-        if self.stdout_kept {
+        // Stdout closed or full: the line (an error, say) still reaches the reader.
+        if self.stdout_kept || !crate::support::stdout::println(text) {
             err!("{text}");
-        } else {
-            // Stdout closed or full: the line (an error, say) still reaches the reader.
-            if !crate::support::stdout::println(text) {
-                err!("{text}");
-            }
         }
     }
 
