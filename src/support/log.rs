@@ -3,6 +3,7 @@
 //! `::add-mask::`; data escapes `%`, CR and LF, properties also `:` and `,`), with every
 //! registered secret masked ([`crate::support::secrets`]).
 
+use crate::support::locked;
 use crate::support::secrets::Secrets;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -208,13 +209,6 @@ impl Log {
             err!("{kind}: {}", defuse_commands(&message));
         }
     }
-}
-
-/// The value behind `mutex`, also after a panic elsewhere poisoned it (the log goes on).
-fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Escapes workflow-command data: `%` → `%25`, CR → `%0D`, LF → `%0A`.
