@@ -281,17 +281,13 @@ impl Secrets {
                 }
             }
         }
+        // A run of hidden characters becomes one `***` (a char's bytes are hidden together).
         let mut out = String::with_capacity(text.len());
-        let mut in_run = false;
         for (i, c) in text.char_indices() {
-            if hidden[i] {
-                if !in_run {
-                    out.push_str("***");
-                }
-                in_run = true;
-            } else {
-                in_run = false;
+            if !hidden[i] {
                 out.push(c);
+            } else if i == 0 || !hidden[i - 1] {
+                out.push_str("***");
             }
         }
         out
