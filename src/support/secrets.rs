@@ -257,14 +257,9 @@ impl Secrets {
             if !echo && *reach != Reach::Whole {
                 continue;
             }
-            let min = if echo && piece.chars().count() > MIN_PREFIX_CHARS {
-                piece
-                    .char_indices()
-                    .nth(MIN_PREFIX_CHARS)
-                    .map_or(piece.len(), |(i, _)| i)
-            } else {
-                piece.len()
-            };
+            // Echoed, a longer piece's start of MIN_PREFIX_CHARS characters is hidden too.
+            let prefix = piece.char_indices().nth(MIN_PREFIX_CHARS).filter(|_| echo);
+            let min = prefix.map_or(piece.len(), |(i, _)| i);
             for (start, _) in text.char_indices() {
                 let matched = common_prefix(&text.as_bytes()[start..], piece.as_bytes());
                 // Back to a character boundary of the piece, hence of the text.
