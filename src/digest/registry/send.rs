@@ -228,18 +228,12 @@ fn classify(err: &reqwest::Error) -> Try {
 /// wraps the rustls error in an `io::Error`, hyper-util in another), so those are opened with
 /// `get_ref`.
 fn find_tls<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
-    if let Some(tls) = err.downcast_ref::<rustls::Error>() {
-        return Some(tls);
-    }
-    if let Some(inner) = err
+    let wrapped = err
         .downcast_ref::<std::io::Error>()
-        .and_then(|io| io.get_ref())
-    {
-        if let Some(tls) = find_tls(inner) {
-            return Some(tls);
-        }
-    }
-    err.source().and_then(find_tls)
+        .and_then(|io| io.get_ref());
+    (err.downcast_ref::<rustls::Error>())
+        .or_else(|| wrapped.and_then(|inner| find_tls(inner)))
+        .or_else(|| err.source().and_then(find_tls))
 }
 
 /// The error's causes on one line ([`crate::support::text::error_chain`]), without reqwest's
