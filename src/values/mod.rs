@@ -269,6 +269,17 @@ fn top_mapping(file: &str, text: &str) -> Result<Option<Value>, ValuesError> {
     }
 }
 
+/// What marks `node` as the place of z2jh's values: `cull`, or the hub's
+/// [`HUB_CONFIG_KEY`]; `None` for neither.
+fn mark(node: Option<&Value>) -> Option<&'static str> {
+    let node = node?.as_object()?;
+    if node.contains_key("cull") {
+        Some("cull")
+    } else {
+        dig(node.get("hub"), &["config", "JupyterHub"]).map(|_| HUB_CONFIG_KEY)
+    }
+}
+
 /// Where `top` marks z2jh's values ([`ValuesPath::Auto`]): the parent keys and the marking
 /// key's dotted path (`cull`, `jupyterhub.hub.config.JupyterHub`); `None` when it marks
 /// neither place.
@@ -276,18 +287,7 @@ fn top_mapping(file: &str, text: &str) -> Result<Option<Value>, ValuesError> {
 /// # Errors
 /// Both places marked.
 fn marked_place(top: &Node) -> Result<Option<(Vec<String>, String)>, ValuesError> {
-    // What marks the place of z2jh's values: `cull`, or the hub's `hub.config.JupyterHub`.
-    let marks = |node: Option<&Value>| -> Option<&'static str> {
-        let node = node?.as_object()?;
-        if node.contains_key("cull") {
-            Some("cull")
-        } else if dig(node.get("hub"), &["config", "JupyterHub"]).is_some() {
-            Some(HUB_CONFIG_KEY)
-        } else {
-            None
-        }
-    };
-    match (marks(Some(top.value)), marks(top.get(SUBCHART_KEY))) {
+    match (mark(Some(top.value)), mark(top.get(SUBCHART_KEY))) {
         (Some(here), Some(there)) => Err(ValuesError::BothPlaces(
             top.file.to_string(),
             here,
@@ -444,8 +444,7 @@ fn read_image(
     path: &ValuesPath,
     config: &mut ImageConfig,
 ) -> Result<(), ValuesError> {
-    let marked =
-        top.get("cull").is_some() || dig(top.get("hub"), &["config", "JupyterHub"]).is_some();
+    let marked = mark(Some(top.value)).is_some();
     let under = top
         .get(SUBCHART_KEY)
         .and_then(|n| n.get("singleuser"))
