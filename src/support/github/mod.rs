@@ -125,17 +125,15 @@ impl Repository {
             why,
         };
         let repository = Self::parse(v).map_err(|rule| refused(RepositoryProblem::Rule(rule)))?;
-        let without_suffix = |s: &str| {
-            s.len()
-                .checked_sub(GIT_SUFFIX.len())
-                .filter(|&at| s.is_char_boundary(at) && s[at..].eq_ignore_ascii_case(GIT_SUFFIX))
-                .map(|at| s[..at].to_string())
-        };
-        if let Some(mut name) = without_suffix(v) {
-            while let Some(shorter) = without_suffix(&name) {
-                name = shorter;
-            }
-            let without = Self::parse(&name).is_ok().then_some(name);
+        let mut name = v;
+        while let Some(at) = (name.len().checked_sub(GIT_SUFFIX.len())).filter(|&at| {
+            name.get(at..)
+                .is_some_and(|end| end.eq_ignore_ascii_case(GIT_SUFFIX))
+        }) {
+            name = &name[..at];
+        }
+        if name.len() < v.len() {
+            let without = Self::parse(name).is_ok().then(|| name.to_string());
             return Err(refused(RepositoryProblem::GitSuffix { without }));
         }
         Ok(repository)
