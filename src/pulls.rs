@@ -415,16 +415,12 @@ impl Asked<'_> {
                         return Err(Found::LookupFailed(github_failed(self.ctx, lookup, &e)));
                     }
                 };
-                let accepted: Vec<_> = answer
-                    .iter()
-                    .filter(|pr| merged_into(pr, self.shas, self.branch))
-                    .collect();
-                if accepted.is_empty() {
+                let merged = |pr: &&ApiPullRequest| merged_into(pr, self.shas, self.branch);
+                let mut accepted = answer.iter().filter(merged).peekable();
+                if accepted.peek().is_none() {
                     still.push(commit);
                 }
-                for pr in accepted {
-                    found.insert(pr.number, PullRequest::from(pr));
-                }
+                found.extend(accepted.map(|pr| (pr.number, PullRequest::from(pr))));
             }
             pending = still;
             if pending.is_empty() {
