@@ -147,7 +147,7 @@ pub struct GitHubError {
 
 /// What failed in a GitHub call, with the facts a message and a fix are made of. Text a
 /// server sent (GitHub's message, a transport error's) is kept cleaned to one line of at
-/// most `ECHO_MAX_CHARS` (1,000) characters, with the token hidden (`GitHubError::from_octocrab`).
+/// most `ECHO_MAX_CHARS` (1,000) characters, with the token hidden (`GitHub::failed`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Problem {
     /// GitHub (or a proxy) answered `status` to `action`.

@@ -1,28 +1,24 @@
 //! From octocrab's errors to [`GitHubError`] (data: the kind, the status, GitHub's own
 //! message, the request), and whether a failed read is worth another try.
 
+use super::GitHub;
 use super::error::{Action, GitHubError, Kind, Problem};
 use crate::support::retry::{Verdict, retry_after_header};
 use crate::support::sanitize::clean_line;
-use crate::support::secrets::Secrets;
 use std::time::{Duration, SystemTime};
 
 /// The most characters of a server's message an error echoes.
 const ECHO_MAX_CHARS: usize = 1000;
 
-impl GitHubError {
-    /// Maps an octocrab error met while doing `action`, whose requests time out after
-    /// `timeout` (named when one did). Text a server sent or echoed back (GitHub's message, a
+impl GitHub {
+    /// Maps an octocrab error met while doing `action` (a timeout is named with the client's,
+    /// [`super::Options::timeout`]). Text a server sent or echoed back (GitHub's message, a
     /// transport error's, a URL) is cleaned to one line of at most [`ECHO_MAX_CHARS`], then
-    /// `secrets` are hidden in it in every form, part and long start
-    /// ([`Secrets::redact_echo`]): it may quote the request's credentials.
-    pub(crate) fn from_octocrab(
-        err: octocrab::Error,
-        action: Action,
-        timeout: Duration,
-        secrets: &Secrets,
-    ) -> Self {
-        let clean = |text: &str| echoed(text, secrets);
+    /// the token is hidden in it in every form, part and long start
+    /// ([`crate::support::secrets::Secrets::redact_echo`]): it may quote the request's
+    /// credentials.
+    pub(super) fn failed(&self, err: octocrab::Error, action: Action) -> GitHubError {
+        let clean = |text: &str| self.echoed(text);
         match err {
             octocrab::Error::GitHub { source, .. } => {
                 let status = source.status_code.as_u16();
@@ -50,7 +46,7 @@ impl GitHubError {
                 if kind == Kind::Unprocessable && already_exists {
                     kind = Kind::AlreadyExists;
                 }
-                Self::new(
+                GitHubError::new(
                     kind,
                     Problem::Answered {
                         action,
@@ -64,13 +60,53 @@ impl GitHubError {
                 // The decoder's own words, below octocrab's wrapper.
                 let cause = std::error::Error::source(&err).map(ToString::to_string);
                 let cause = clean(&cause.unwrap_or_default());
-                Self::new(Kind::Other, Problem::NotJson { action, cause })
+                GitHubError::new(Kind::Other, Problem::NotJson { action, cause })
             }
-            other => Self::new(
-                Kind::Unavailable,
-                transport(&other, action, timeout, secrets),
-            ),
+            other => GitHubError::new(Kind::Unavailable, self.transport(&other, action)),
         }
+    }
+
+    /// A request that got no answer: which request, and a timeout, a connection refused or
+    /// broken, with the cause below the library's wrappers (`Service Error: Reqwest Error:
+    /// ...`), the token hidden in each text.
+    fn transport(&self, err: &octocrab::Error, action: Action) -> Problem {
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+        let reqwest = std::iter::from_fn(|| {
+            let current = source?;
+            source = current.source();
+            Some(current)
+        })
+        .find_map(|e| e.downcast_ref::<reqwest::Error>());
+        let Some(e) = reqwest else {
+            return Problem::NoAnswer {
+                action,
+                cause: self.echoed(&crate::support::text::error_chain(err)),
+            };
+        };
+        let url = e.url().map(|u| self.secrets.redact_echo(u.as_str()));
+        if e.is_timeout() {
+            return Problem::TimedOut {
+                action,
+                url,
+                timeout: self.options.timeout,
+            };
+        }
+        // The cause below reqwest's own "error sending request for url (...)" line.
+        let cause = std::error::Error::source(e)
+            .map(crate::support::text::error_chain)
+            .unwrap_or_else(|| e.to_string());
+        Problem::Connection {
+            action,
+            url,
+            broke: !e.is_connect(),
+            cause: self.echoed(&cause),
+        }
+    }
+
+    /// Text a server sent or echoed, as an error keeps it: one line of at most
+    /// [`ECHO_MAX_CHARS`] characters, with the token hidden.
+    fn echoed(&self, text: &str) -> String {
+        self.secrets.redact_echo(&clean_line(text, ECHO_MAX_CHARS))
     }
 }
 
@@ -109,52 +145,4 @@ pub(crate) fn read_verdict(err: &octocrab::Error, now: SystemTime) -> Verdict {
         },
         _ => Verdict::Final,
     }
-}
-
-/// A request that got no answer: which request, and a timeout, a connection refused or
-/// broken, with the cause below the library's wrappers (`Service Error: Reqwest Error: ...`),
-/// `secrets` hidden in each text.
-fn transport(
-    err: &octocrab::Error,
-    action: Action,
-    timeout: Duration,
-    secrets: &Secrets,
-) -> Problem {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
-    let reqwest = std::iter::from_fn(|| {
-        let current = source?;
-        source = current.source();
-        Some(current)
-    })
-    .find_map(|e| e.downcast_ref::<reqwest::Error>());
-    let Some(e) = reqwest else {
-        return Problem::NoAnswer {
-            action,
-            cause: echoed(&crate::support::text::error_chain(err), secrets),
-        };
-    };
-    let url = e.url().map(|u| secrets.redact_echo(u.as_str()));
-    if e.is_timeout() {
-        return Problem::TimedOut {
-            action,
-            url,
-            timeout,
-        };
-    }
-    // The cause below reqwest's own "error sending request for url (...)" line.
-    let cause = std::error::Error::source(e)
-        .map(crate::support::text::error_chain)
-        .unwrap_or_else(|| e.to_string());
-    Problem::Connection {
-        action,
-        url,
-        broke: !e.is_connect(),
-        cause: echoed(&cause, secrets),
-    }
-}
-
-/// Text a server sent or echoed, as an error keeps it: one line of at most
-/// [`ECHO_MAX_CHARS`] characters, with `secrets` hidden.
-fn echoed(text: &str, secrets: &Secrets) -> String {
-    secrets.redact_echo(&clean_line(text, ECHO_MAX_CHARS))
 }

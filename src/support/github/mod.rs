@@ -229,7 +229,7 @@ pub struct GitHub {
     api_url: String,
     /// The `Authorization` header, `Bearer TOKEN`, marked sensitive.
     auth: HeaderValue,
-    /// The token in every form, hidden in errors that echo it back (`GitHubError::from_octocrab`).
+    /// The token in every form, hidden in errors that echo it back (`GitHub::failed`).
     secrets: Secrets,
     client: OnceLock<Octocrab>,
     repo: Repository,
@@ -370,11 +370,6 @@ impl GitHub {
             repo,
             ..self.clone()
         }
-    }
-
-    /// `err`, met while doing `what`, as a [`GitHubError`] with the token scrubbed.
-    fn failed(&self, err: octocrab::Error, what: Action) -> GitHubError {
-        GitHubError::from_octocrab(err, what, self.options.timeout, &self.secrets)
     }
 
     /// The API route of `path`, a path below the repository (`/issues/7`), e.g.
