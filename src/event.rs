@@ -140,19 +140,12 @@ pub fn parse(bytes: &[u8]) -> Result<EventPayload, EventError> {
         field: None,
         cause: err.to_string(),
     })?;
-    if let Some(pr) = &payload.pull_request {
-        if pr.labels.len() > MAX_LABELS {
-            return Err(EventError::TooManyLabels {
-                count: pr.labels.len(),
-            });
-        }
+    let labels = (payload.pull_request.as_ref()).map_or(0, |pr| pr.labels.len());
+    match payload.commits.len() {
+        _ if labels > MAX_LABELS => Err(EventError::TooManyLabels { count: labels }),
+        count if count > MAX_COMMITS => Err(EventError::TooManyCommits { count }),
+        _ => Ok(payload),
     }
-    if payload.commits.len() > MAX_COMMITS {
-        return Err(EventError::TooManyCommits {
-            count: payload.commits.len(),
-        });
-    }
-    Ok(payload)
 }
 
 impl EventPayload {

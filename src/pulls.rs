@@ -117,10 +117,7 @@ pub(crate) async fn resolve(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
         "merge_group" | "workflow_run" => head_event(ctx, opts).await,
         "pull_request" | "pull_request_target" => pull_request_event(ctx, opts).await,
         "" => Behind::plain(LookupOrigin::OutsideActions, Found::NoPullRequest, None),
-        name => Behind {
-            evidence: Evidence::no_pull_request(name),
-            commit: None,
-        },
+        name => Behind::plain(event_origin(name), Found::NoPullRequest, None),
     }
 }
 
@@ -418,16 +415,12 @@ impl Asked<'_> {
                         return Err(Found::LookupFailed(github_failed(self.ctx, lookup, &e)));
                     }
                 };
-                let accepted: Vec<_> = answer
-                    .iter()
-                    .filter(|pr| merged_into(pr, self.shas, self.branch))
-                    .collect();
-                if accepted.is_empty() {
+                let merged = |pr: &&ApiPullRequest| merged_into(pr, self.shas, self.branch);
+                let mut accepted = answer.iter().filter(merged).peekable();
+                if accepted.peek().is_none() {
                     still.push(commit);
                 }
-                for pr in accepted {
-                    found.insert(pr.number, PullRequest::from(pr));
-                }
+                found.extend(accepted.map(|pr| (pr.number, PullRequest::from(pr))));
             }
             pending = still;
             if pending.is_empty() {
@@ -453,43 +446,39 @@ impl Asked<'_> {
         let mut unresolved = Vec::new();
         let mut fallback_notes = Vec::new();
         for (sha, message) in pending {
-            let Some(number) = pull_number_in_subject(message) else {
-                unresolved.push(short(sha));
-                fallback_notes.push(SubjectMiss::NoNumber { commit: short(sha) });
-                continue;
-            };
-            if found.contains_key(&number) {
-                continue;
-            }
-            match self.gh.pull_request(number).await {
-                Ok(pr) if merged_into(&pr, self.shas, self.branch) => {
-                    found.insert(pr.number, PullRequest::from(&pr));
-                }
-                Ok(_) => {
-                    unresolved.push(short(sha));
-                    fallback_notes.push(SubjectMiss::NotMergedInto {
+            let commit = short(sha);
+            let miss = match pull_number_in_subject(message) {
+                None => SubjectMiss::NoNumber { commit },
+                Some(number) if found.contains_key(&number) => continue,
+                Some(number) => match self.gh.pull_request(number).await {
+                    Ok(pr) if merged_into(&pr, self.shas, self.branch) => {
+                        found.insert(pr.number, PullRequest::from(&pr));
+                        continue;
+                    }
+                    Ok(_) => SubjectMiss::NotMergedInto {
                         number,
-                        commit: short(sha),
+                        commit,
                         branch: self.branch.map(str::to_string),
-                    });
-                }
-                Err(e) if e.kind == crate::support::github::Kind::NotFound => {
-                    unresolved.push(short(sha));
-                    fallback_notes.push(SubjectMiss::NotAPullRequest {
-                        number,
-                        commit: short(sha),
-                        repository: self.gh.repository().to_string(),
-                    });
-                }
-                Err(e) => {
-                    let lookup = Lookup::NamedPull {
-                        origin: self.origin.clone(),
-                        number,
-                        commit: short(sha),
-                    };
-                    return Err(Found::LookupFailed(github_failed(self.ctx, lookup, &e)));
-                }
-            }
+                    },
+                    Err(e) if e.kind == crate::support::github::Kind::NotFound => {
+                        SubjectMiss::NotAPullRequest {
+                            number,
+                            commit,
+                            repository: self.gh.repository().to_string(),
+                        }
+                    }
+                    Err(e) => {
+                        let lookup = Lookup::NamedPull {
+                            origin: self.origin.clone(),
+                            number,
+                            commit,
+                        };
+                        return Err(Found::LookupFailed(github_failed(self.ctx, lookup, &e)));
+                    }
+                },
+            };
+            unresolved.push(short(sha));
+            fallback_notes.push(miss);
         }
         Ok((unresolved, fallback_notes))
     }
@@ -565,11 +554,7 @@ fn merged_into(pr: &ApiPullRequest, shas: &[&str], branch: Option<&str>) -> bool
         .merge_commit_sha
         .as_deref()
         .is_some_and(|m| shas.iter().any(|s| s.eq_ignore_ascii_case(m)));
-    let base = match (branch, &pr.base) {
-        (None, _) => true,
-        (Some(b), Some(base)) => base.name == b,
-        (Some(_), None) => false,
-    };
+    let base = branch.is_none_or(|b| pr.base.as_ref().is_some_and(|base| base.name == b));
     merged && commit && base
 }
 

@@ -9,6 +9,7 @@
 //! is the I/O side's job ([`crate::pulls`]); this module only reads what it found.
 
 use crate::support::sanitize;
+use crate::support::text::serde_name;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -31,11 +32,9 @@ pub enum Tier {
 }
 
 impl fmt::Display for Tier {
+    /// Its serde name: `routine` or `security`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Tier::Routine => "routine",
-            Tier::Security => "security",
-        })
+        serde_name(self, f)
     }
 }
 
@@ -74,12 +73,9 @@ pub enum TierSource {
 }
 
 impl fmt::Display for TierSource {
+    /// Its serde name: `labels`, `input` or `default`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            TierSource::Labels => "labels",
-            TierSource::Input => "input",
-            TierSource::Default => "default",
-        })
+        serde_name(self, f)
     }
 }
 
@@ -433,12 +429,9 @@ fn tier_labels(
         let on_both = rules.security.iter().any(|s| s.eq_ignore_ascii_case(label));
         if on_both && !overlap.iter().any(|o| o.eq_ignore_ascii_case(label)) {
             overlap.push(label);
+            let label = label.clone();
+            warnings.push(Warning::ListsOverlap { label });
         }
-    }
-    for label in &overlap {
-        warnings.push(Warning::ListsOverlap {
-            label: (*label).clone(),
-        });
     }
     let routine_only: Vec<String> = rules
         .routine

@@ -55,7 +55,11 @@ impl Descriptor {
 pub(crate) fn resolve(dir: &Path, tag: Option<&str>) -> Result<Digest> {
     let index_path = dir.join("index.json");
     let index = read_index(dir)?;
-    let descriptor = select(&index, tag, dir).map_err(|u| anyhow!(u.why))?;
+    let descriptor = select(&index, tag, dir).map_err(|unusable| match unusable {
+        Unusable::NoSuchTag(why) | Unusable::NotALayout(why) => anyhow!(why),
+        // Not among what `select` refuses with.
+        Unusable::Missing | Unusable::NotADirectory => anyhow!("{unusable:?}"),
+    })?;
     let digest = Digest::parse(&descriptor.digest)
         .with_context(|| format!("in {}", index_path.display()))?;
     let blob = read_blob(dir, &digest)?;
@@ -122,19 +126,9 @@ fn read_blob(dir: &Path, digest: &Digest) -> Result<Vec<u8>> {
     Ok(blob)
 }
 
-/// Why no one image of a layout was selected ([`select`]): in words, and whether no image
-/// has the tag (rather than several).
-struct Unselected {
-    why: String,
-    no_such_tag: bool,
-}
-
-/// The descriptor for `tag`, or for no tag as [`resolve`] describes.
-fn select<'a>(
-    index: &'a Index,
-    tag: Option<&str>,
-    dir: &Path,
-) -> Result<&'a Descriptor, Unselected> {
+/// The descriptor for `tag`, or for no tag as [`resolve`] describes; else why not, in words:
+/// [`Unusable::NoSuchTag`], or [`Unusable::NotALayout`] for several images with the tag.
+fn select<'a>(index: &'a Index, tag: Option<&str>, dir: &Path) -> Result<&'a Descriptor, Unusable> {
     let wanted = tag.unwrap_or("latest");
     let tagged: Vec<&Descriptor> = (index.manifests.iter())
         .filter(|d| d.tag() == Some(wanted))
@@ -142,17 +136,11 @@ fn select<'a>(
     match (tagged.as_slice(), index.manifests.as_slice()) {
         ([one], _) => Ok(one),
         ([], [only]) if tag.is_none() => Ok(only),
-        ([], _) => Err(Unselected {
-            why: no_such_tag(index, tag, dir),
-            no_such_tag: true,
-        }),
-        _ => Err(Unselected {
-            why: format!(
-                "the OCI layout {} tags several images {wanted:?}",
-                dir.display()
-            ),
-            no_such_tag: false,
-        }),
+        ([], _) => Err(Unusable::NoSuchTag(no_such_tag(index, tag, dir))),
+        _ => Err(Unusable::NotALayout(format!(
+            "the OCI layout {} tags several images {wanted:?}",
+            dir.display()
+        ))),
     }
 }
 
@@ -185,12 +173,8 @@ pub(crate) fn usable(dir: &Path, tag: Option<&str>) -> Result<(), Unusable> {
     }
     let not_a_layout = |e: anyhow::Error| Unusable::NotALayout(format!("{e:#}"));
     let index = read_index(dir).map_err(not_a_layout)?;
-    if let Err(Unselected {
-        why,
-        no_such_tag: true,
-    }) = select(&index, tag, dir)
-    {
-        return Err(Unusable::NoSuchTag(why));
+    if let Err(no_such_tag @ Unusable::NoSuchTag(_)) = select(&index, tag, dir) {
+        return Err(no_such_tag);
     }
     // A directory that is no layout (a missing or corrupt blob) is refused here too, in
     // resolve's words: bad input, before anything is sent.

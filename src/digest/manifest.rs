@@ -14,6 +14,7 @@ use oci_client::manifest::{
     IMAGE_MANIFEST_LIST_MEDIA_TYPE, IMAGE_MANIFEST_MEDIA_TYPE, OCI_IMAGE_INDEX_MEDIA_TYPE,
     OCI_IMAGE_MEDIA_TYPE,
 };
+use serde_json::Value;
 
 /// The largest manifest read, in bytes: 4 MiB, distribution's own limit on a manifest body
 /// (`maxManifestBodySize = 4 << 20` in `registry/handlers/manifests.go`; containers/image uses
@@ -27,16 +28,6 @@ pub(crate) const MANIFEST_MEDIA_TYPES: [&str; 4] = [
     OCI_IMAGE_MEDIA_TYPE,
     IMAGE_MANIFEST_MEDIA_TYPE,
 ];
-
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Shape {
-    schema_version: Option<serde_json::Value>,
-    media_type: Option<serde_json::Value>,
-    manifests: Option<serde_json::Value>,
-    config: Option<serde_json::Value>,
-    layers: Option<serde_json::Value>,
-}
 
 /// The manifest media type of `body`, one of [`MANIFEST_MEDIA_TYPES`].
 ///
@@ -66,21 +57,16 @@ pub(crate) fn media_type(body: &[u8], content_type: Option<&str>) -> Result<&'st
     if trimmed.is_empty() {
         return Err(format!("an empty body{shown}"));
     }
-    let shape: Shape = match serde_json::from_slice::<serde_json::Value>(body) {
-        Ok(serde_json::Value::Object(map)) => {
-            serde_json::from_value(serde_json::Value::Object(map))
-                .map_err(|e| format!("JSON that is not a manifest ({e}){shown}"))?
-        }
+    let map = match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(map)) => map,
         Ok(_) => return Err(format!("JSON that is not an object{shown}")),
         Err(_) if trimmed.starts_with('<') => return Err(format!("an HTML or XML page{shown}")),
         Err(e) if e.is_eof() => return Err(format!("JSON cut short ({e}){shown}")),
         Err(_) => return Err(format!("text that is not JSON{shown}")),
     };
-    match shape
-        .schema_version
-        .as_ref()
-        .and_then(serde_json::Value::as_u64)
-    {
+    // A null field counts as absent.
+    let field = |name: &str| map.get(name).filter(|v| !v.is_null());
+    match field("schemaVersion").and_then(Value::as_u64) {
         Some(2) => {}
         Some(1) => {
             return Err(
@@ -92,7 +78,7 @@ pub(crate) fn media_type(body: &[u8], content_type: Option<&str>) -> Result<&'st
         }
     }
     let known = |t: &str| MANIFEST_MEDIA_TYPES.iter().copied().find(|k| *k == t);
-    if let Some(value) = &shape.media_type {
+    if let Some(value) = field("mediaType") {
         let Some(t) = value.as_str() else {
             return Err("JSON whose mediaType is not a string".into());
         };
@@ -106,20 +92,10 @@ pub(crate) fn media_type(body: &[u8], content_type: Option<&str>) -> Result<&'st
     if let Some(t) = declared.and_then(known) {
         return Ok(t);
     }
-    if shape
-        .manifests
-        .as_ref()
-        .is_some_and(serde_json::Value::is_array)
-    {
+    if field("manifests").is_some_and(Value::is_array) {
         Ok(OCI_IMAGE_INDEX_MEDIA_TYPE)
-    } else if shape
-        .config
-        .as_ref()
-        .is_some_and(serde_json::Value::is_object)
-        && shape
-            .layers
-            .as_ref()
-            .is_some_and(serde_json::Value::is_array)
+    } else if field("config").is_some_and(Value::is_object)
+        && field("layers").is_some_and(Value::is_array)
     {
         Ok(OCI_IMAGE_MEDIA_TYPE)
     } else {

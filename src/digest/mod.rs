@@ -33,14 +33,11 @@ impl Digest {
     /// # Errors
     /// [`InvalidDigest`] for any other algorithm, length, or upper-case hex.
     pub fn parse(text: &str) -> Result<Self, InvalidDigest> {
-        let hex = text
-            .strip_prefix("sha256:")
-            .ok_or_else(|| InvalidDigest(text.into()))?;
-        if hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-            Ok(Self(text.to_string()))
-        } else {
-            Err(InvalidDigest(text.into()))
-        }
+        let hex = text.strip_prefix("sha256:").unwrap_or_default();
+        let valid = hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        valid
+            .then(|| Self(text.to_string()))
+            .ok_or_else(|| InvalidDigest(text.into()))
     }
 
     /// The sha256 digest of `bytes`, e.g. of a raw manifest.

@@ -49,12 +49,10 @@ impl ImageSource {
             if dir.is_empty() {
                 bail!("{text:?} names no directory: write oci:DIR or oci:DIR:TAG");
             }
-            if let Some(tag) = tag {
-                if !is_layout_ref_name(tag) {
-                    bail!(
-                        "{text:?}: {tag:?} is not an OCI reference name (letters, digits and . _ - : @ + between them, components separated by /); write oci:DIR:TAG (the directory cannot hold a colon)"
-                    );
-                }
+            if let Some(tag) = tag.filter(|t| !is_layout_ref_name(t)) {
+                bail!(
+                    "{text:?}: {tag:?} is not an OCI reference name (letters, digits and . _ - : @ + between them, components separated by /); write oci:DIR:TAG (the directory cannot hold a colon)"
+                );
             }
             return Ok(Self::Layout {
                 dir: PathBuf::from(dir),

@@ -79,12 +79,10 @@ pub(crate) fn bounded(
     whole_seconds: bool,
 ) -> Result<Duration, DurationProblem> {
     let t = text.trim();
+    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
     let decimal = || {
-        let parts = t.split_once('.').map(|(whole, part)| [whole, part]);
-        parts.is_some_and(|p| {
-            p.iter()
-                .all(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-        })
+        t.split_once('.')
+            .is_some_and(|(w, p)| digits(w) && digits(p))
     };
     let d = match parse(t) {
         _ if t.is_empty() => return Err(DurationProblem::Empty),

@@ -106,11 +106,9 @@ fn regular(kind: std::fs::FileType) -> Result<(), ReadError> {
 pub(crate) fn read_bytes(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     let metadata = std::fs::metadata(path)?;
     regular(metadata.file_type())?;
-    if metadata.len() > cap {
-        return Err(ReadError::TooLarge {
-            cap,
-            size: metadata.len(),
-        });
+    let size = metadata.len();
+    if size > cap {
+        return Err(ReadError::TooLarge { cap, size });
     }
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -120,11 +118,9 @@ pub(crate) fn read_bytes(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     regular(file.metadata()?.file_type())?;
     let mut bytes = Vec::new();
     file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > cap {
-        return Err(ReadError::TooLarge {
-            cap,
-            size: bytes.len() as u64,
-        });
+    let size = bytes.len() as u64;
+    if size > cap {
+        return Err(ReadError::TooLarge { cap, size });
     }
     Ok(bytes)
 }

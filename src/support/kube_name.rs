@@ -43,11 +43,8 @@ impl NameKind {
     /// The value trimmed, when this kind's rule ([`NameKind::takes`]) refuses it.
     pub(crate) fn name(self, value: &str) -> Result<KubeName, String> {
         let v = value.trim();
-        if self.takes(v) {
-            Ok(KubeName(v.to_string()))
-        } else {
-            Err(v.to_string())
-        }
+        let name = self.takes(v).then(|| KubeName(v.to_string()));
+        name.ok_or_else(|| v.to_string())
     }
 
     /// Whether `name` (as given, not trimmed) follows this kind's rule.

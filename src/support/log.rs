@@ -3,8 +3,9 @@
 //! `::add-mask::`; data escapes `%`, CR and LF, properties also `:` and `,`), with every
 //! registered secret masked ([`crate::support::secrets`]).
 
+use crate::support::locked;
 use crate::support::secrets::Secrets;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// `eprintln!` that ignores a closed stderr.
 macro_rules! err {
@@ -82,13 +83,7 @@ impl Log {
     /// The warnings and errors this [`Log::holding`] log held, in order, taken out of it;
     /// empty for a log that holds nothing.
     pub(crate) fn take_held(&self) -> Vec<HeldAnnotation> {
-        self.held.as_ref().map_or_else(Vec::new, |held| {
-            std::mem::take(
-                &mut *held
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner),
-            )
-        })
+        (self.held.as_ref()).map_or_else(Vec::new, |held| std::mem::take(&mut *locked(held)))
     }
 
     /// Prints `held` ([`Log::take_held`]) as this log prints warnings and errors.
@@ -111,13 +106,9 @@ impl Log {
     /// not stop the run, and the line goes to stderr instead), or to stderr when stdout is
     /// kept for machine output.
     fn line(&self, text: &str) {
-        if self.stdout_kept {
+        // Stdout closed or full: the line (an error, say) still reaches the reader.
+        if self.stdout_kept || !crate::support::stdout::println(text) {
             err!("{text}");
-        } else {
-            // Stdout closed or full: the line (an error, say) still reaches the reader.
-            if !crate::support::stdout::println(text) {
-                err!("{text}");
-            }
         }
     }
 
@@ -144,10 +135,8 @@ impl Log {
         self.announce_masks(added);
     }
 
-    fn secrets(&self) -> std::sync::MutexGuard<'_, Secrets> {
-        self.secrets
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn secrets(&self) -> MutexGuard<'_, Secrets> {
+        locked(&self.secrets)
     }
 
     /// Tells the runner to mask each of `forms` (new to this log), inside Actions.
@@ -202,13 +191,11 @@ impl Log {
 
     fn annotation(&self, kind: &'static str, title: &str, message: &str) {
         if let Some(held) = &self.held {
-            held.lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .push(HeldAnnotation {
-                    kind,
-                    title: title.to_string(),
-                    message: message.to_string(),
-                });
+            locked(held).push(HeldAnnotation {
+                kind,
+                title: title.to_string(),
+                message: message.to_string(),
+            });
             return;
         }
         let (title, message) = (self.redact(title), self.redact(message));

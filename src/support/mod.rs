@@ -22,3 +22,11 @@ pub(crate) mod text;
 pub(crate) mod time;
 pub(crate) mod tls;
 pub(crate) mod url;
+
+/// The value behind `mutex`, also after a panic elsewhere poisoned it: the log and stdout go
+/// on.
+pub(crate) fn locked<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

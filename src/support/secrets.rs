@@ -186,14 +186,10 @@ impl Secrets {
                 .map(String::from),
         );
         let added = self.add_whole(forms);
-        let parts: Vec<String> = whole
-            .split_whitespace()
-            .filter(|p| p.chars().count() >= MIN_PART_CHARS && *p != whole)
-            .map(String::from)
-            .collect();
-        for part in parts {
-            if !self.pieces.iter().any(|(p, _)| *p == part) {
-                self.pieces.push((part, Reach::Part));
+        for part in whole.split_whitespace() {
+            let long = part.chars().count() >= MIN_PART_CHARS && part != whole;
+            if long && !self.pieces.iter().any(|(p, _)| p == part) {
+                self.pieces.push((part.to_string(), Reach::Part));
             }
         }
         self.sort();
@@ -261,14 +257,9 @@ impl Secrets {
             if !echo && *reach != Reach::Whole {
                 continue;
             }
-            let min = if echo && piece.chars().count() > MIN_PREFIX_CHARS {
-                piece
-                    .char_indices()
-                    .nth(MIN_PREFIX_CHARS)
-                    .map_or(piece.len(), |(i, _)| i)
-            } else {
-                piece.len()
-            };
+            // Echoed, a longer piece's start of MIN_PREFIX_CHARS characters is hidden too.
+            let prefix = piece.char_indices().nth(MIN_PREFIX_CHARS).filter(|_| echo);
+            let min = prefix.map_or(piece.len(), |(i, _)| i);
             for (start, _) in text.char_indices() {
                 let matched = common_prefix(&text.as_bytes()[start..], piece.as_bytes());
                 // Back to a character boundary of the piece, hence of the text.
@@ -285,17 +276,13 @@ impl Secrets {
                 }
             }
         }
+        // A run of hidden characters becomes one `***` (a char's bytes are hidden together).
         let mut out = String::with_capacity(text.len());
-        let mut in_run = false;
         for (i, c) in text.char_indices() {
-            if hidden[i] {
-                if !in_run {
-                    out.push_str("***");
-                }
-                in_run = true;
-            } else {
-                in_run = false;
+            if !hidden[i] {
                 out.push(c);
+            } else if i == 0 || !hidden[i - 1] {
+                out.push_str("***");
             }
         }
         out

@@ -29,9 +29,7 @@ static STATE: Mutex<State> = Mutex::new(State::Open);
 /// the process exits). After a failure, does nothing: see the module's doc. Returns whether
 /// `text` was written.
 pub(crate) fn print(text: &str) -> bool {
-    let mut state = STATE
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut state = crate::support::locked(&STATE);
     if !matches!(*state, State::Open) {
         return false;
     }
@@ -57,9 +55,7 @@ pub(crate) fn println(text: &str) -> bool {
 /// The error of a stdout write that failed other than by a closed pipe, once: the run's
 /// last step (after its outputs, summary and comment) reports it and exits 1.
 pub(crate) fn failure() -> Option<anyhow::Error> {
-    let mut state = STATE
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut state = crate::support::locked(&STATE);
     match std::mem::replace(&mut *state, State::Closed) {
         State::Failed(e) => Some(anyhow::Error::new(e).context(
             "cannot write the output to stdout (is the disk or the file it goes to full?): free space, or send stdout elsewhere; the rest of the run went on as usual",

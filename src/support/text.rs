@@ -3,6 +3,7 @@
 //! its causes on one line ([`error_chain`]), and what an annotation needs ([`Titled`]).
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use std::fmt;
 
 /// Everything but RFC 3986's unreserved characters (letters, digits, `-._~`): the set for a
 /// path segment or a query value, where any other byte would be read as syntax.
@@ -43,9 +44,18 @@ pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
     text
 }
 
+/// Writes `value`'s serde name (a unit variant's, e.g. `in_progress`) to `f`: the `Display`
+/// of an enum whose names its serde attributes define, so each name is written once.
+pub(crate) fn serde_name(value: &impl serde::Serialize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => f.write_str(&name),
+        _ => Ok(()),
+    }
+}
+
 /// Something worded as an Actions annotation: a title, and its text as `Display` (e.g. the
 /// render layer's run warnings), for [`crate::support::log::Log::warn`].
-pub trait Titled: std::fmt::Display {
+pub trait Titled: fmt::Display {
     /// The annotation's title.
     fn title(&self) -> &str;
 }

@@ -59,10 +59,6 @@ pub(crate) fn parse_rfc3339(text: &str) -> Result<OffsetDateTime, TimeError> {
 ///
 /// # Errors
 /// As [`parse_rfc3339`]; `Syntax` carries the RFC 3339 parser's words.
-#[allow(
-    dead_code,
-    reason = "no caller since the hub's times are read as RFC 3339; kept with its tests for the Kubernetes edge (pod start times)"
-)]
 pub(crate) fn parse_iso8601(text: &str) -> Result<OffsetDateTime, TimeError> {
     parse_rfc3339(text).or_else(|e| match e {
         TimeError::Syntax(_) => OffsetDateTime::parse(text.trim(), &Iso8601::DEFAULT)

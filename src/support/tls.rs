@@ -58,7 +58,10 @@ pub(crate) fn client_config() -> rustls::ClientConfig {
         .with_safe_default_protocol_versions()
         .expect("ring supports the default protocol versions")
         .dangerous()
-        .with_custom_certificate_verifier(Arc::new(SystemRootsVerifier::new(provider)))
+        .with_custom_certificate_verifier(Arc::new(SystemRootsVerifier {
+            provider,
+            webpki: OnceLock::new(),
+        }))
         .with_no_client_auth()
 }
 
@@ -70,13 +73,6 @@ struct SystemRootsVerifier {
 }
 
 impl SystemRootsVerifier {
-    fn new(provider: Arc<CryptoProvider>) -> Self {
-        Self {
-            provider,
-            webpki: OnceLock::new(),
-        }
-    }
-
     fn webpki(&self) -> Result<&Arc<WebPkiServerVerifier>, rustls::Error> {
         self.webpki
             .get_or_init(|| {
@@ -150,7 +146,10 @@ mod tests {
     #[test]
     fn the_lazy_verifier_checks_chains_against_the_system_store() {
         let provider = Arc::new(ring::default_provider());
-        let verifier = SystemRootsVerifier::new(provider);
+        let verifier = SystemRootsVerifier {
+            provider,
+            webpki: OnceLock::new(),
+        };
         assert!(
             verifier.webpki.get().is_none(),
             "nothing is read before a handshake"

@@ -92,12 +92,17 @@ impl HttpUrl {
 /// `hub-url`'s default in action.yml and for `announce`'s runbook: never a hub to read.
 pub(crate) const PLACEHOLDER_HUB_URL: &str = "https://hub.example.org";
 
-/// `value` trimmed and without a trailing `/`, when `rule` takes it; else the value as
-/// given (trimmed) as messages show it, and why.
+/// `value` trimmed and without a trailing `/`, when it has no query or fragment (refused
+/// before anything else: it may hold a token) and `rule` takes it; else the value as given
+/// (trimmed) as messages show it, and why.
 fn base(value: &str, rule: fn(&str) -> Result<url::Url, UrlProblem>) -> Result<HttpUrl, Refused> {
     let given = value.trim();
     let v = given.trim_end_matches('/');
-    match rule(v) {
+    let query = v.find(['?', '#']).map(|i| v[i..].starts_with('?'));
+    match query.map_or_else(
+        || rule(v),
+        |query| Err(UrlProblem::QueryOrFragment { query }),
+    ) {
         Ok(url) => Ok(HttpUrl {
             url,
             text: v.to_string(),
@@ -131,15 +136,6 @@ fn shown_url(url: &str) -> String {
     }
 }
 
-/// Whether `url` has a query (`?`: `true`) or fragment (`#`: `false`), the first of them.
-fn query_or_fragment(url: &str) -> Option<bool> {
-    url.chars().find_map(|c| match c {
-        '?' => Some(true),
-        '#' => Some(false),
-        _ => None,
-    })
-}
-
 /// `text` parsed, when it is an `http://` or `https://` URL with a host right after its
 /// `://`; else why not.
 ///
@@ -162,17 +158,13 @@ fn http_url(text: &str) -> Result<url::Url, UrlProblem> {
     Ok(url)
 }
 
-/// `v` as a hub's address that the runbook can paste as it is: an [`http_url`] without a
-/// query or fragment, of only the characters that are plain in both a bash word and a
+/// `v` (without a query or fragment: [`base`]) as a hub's address that the runbook can paste
+/// as it is: an [`http_url`] of only the characters that are plain in both a bash word and a
 /// Markdown code span (letters, digits and `-._~:/%[]+,=`; so no user name or password).
 ///
 /// # Errors
-/// The first [`UrlProblem`]: a query or fragment (checked before anything else: it may hold
-/// a token), the first character refused, then [`http_url`]'s.
+/// The first [`UrlProblem`]: the first character refused, then [`http_url`]'s.
 fn hub_address(v: &str) -> Result<url::Url, UrlProblem> {
-    if let Some(query) = query_or_fragment(v) {
-        return Err(UrlProblem::QueryOrFragment { query });
-    }
     if let Some(c) = v.chars().find(|c| {
         !(c.is_ascii_alphanumeric()
             || matches!(
@@ -185,18 +177,14 @@ fn hub_address(v: &str) -> Result<url::Url, UrlProblem> {
     http_url(v)
 }
 
-/// `v` as GitHub's REST API base: an [`http_url`] without user name, password, query or
-/// fragment, holding no whitespace, control or invisible character (the URL parser would
+/// `v` (without a query or fragment: [`base`]) as GitHub's REST API base: an [`http_url`]
+/// without user name or password, holding no whitespace, control or invisible character (the URL parser would
 /// drop a tab or line break and percent-encode a space, so the requests would go to another
 /// address than the one given).
 ///
 /// # Errors
-/// The first [`UrlProblem`]: a query or fragment, whitespace, then [`http_url`]'s, then a
-/// user name or password.
+/// The first [`UrlProblem`]: whitespace, then [`http_url`]'s, then a user name or password.
 fn api_base(v: &str) -> Result<url::Url, UrlProblem> {
-    if let Some(query) = query_or_fragment(v) {
-        return Err(UrlProblem::QueryOrFragment { query });
-    }
     if v.chars()
         .any(|c| c.is_whitespace() || c.is_control() || crate::support::sanitize::is_invisible(c))
     {

@@ -447,8 +447,10 @@ pub enum LookupNote {
     },
 }
 
+#[cfg(test)]
 impl Evidence {
-    /// Evidence for an event that carries no pull request, e.g. `schedule`.
+    /// Evidence for an event that carries no pull request, e.g. `schedule` (the tests' own:
+    /// `crate::pulls` builds it as every other look-up's).
     pub(crate) fn no_pull_request(event: &str) -> Self {
         Self {
             origin: LookupOrigin::Event {

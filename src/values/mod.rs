@@ -92,11 +92,12 @@ impl ValuesPath {
         let keys: Vec<String> = t.split('.').map(|k| k.trim().to_string()).collect();
         match keys.split_last() {
             _ if keys.iter().any(String::is_empty) => Err(ValuesError::EmptyKey(t.into())),
-            Some((last, [])) if last == "cull" => {
-                Err(ValuesError::EndsInCull(t.into(), ".".into()))
-            }
             Some((last, parent)) if last == "cull" => {
-                Err(ValuesError::EndsInCull(t.into(), parent.join(".")))
+                let parent = Some(parent.join(".")).filter(|p| !p.is_empty());
+                Err(ValuesError::EndsInCull(
+                    t.into(),
+                    parent.unwrap_or(".".into()),
+                ))
             }
             _ => Ok(ValuesPath::Under(keys)),
         }
@@ -181,12 +182,16 @@ impl<'a> Node<'a> {
         }
     }
 
-    /// The mapping at the keys `parents` below this node, walked one by one ([`Node::child`]);
-    /// `None` when one is absent or null.
-    fn descend(&self, parents: &[String]) -> Result<Option<Node<'a>>, ValuesError> {
+    /// The mapping at the keys `parents` below this node, walked one by one ([`Node::child`],
+    /// each holding `holds`); `None` when one is absent or null.
+    fn descend(
+        &self,
+        parents: &[impl AsRef<str>],
+        holds: Holds,
+    ) -> Result<Option<Node<'a>>, ValuesError> {
         let mut node = self.clone();
         for key in parents {
-            let Some(next) = node.child(key, Holds::Parent)? else {
+            let Some(next) = node.child(key.as_ref(), holds)? else {
                 return Ok(None);
             };
             node = next;
@@ -233,7 +238,7 @@ pub(crate) fn parse(
     };
     check_slow_stop_in_reach(&top, &parents)?;
     read_image(&top, &parents, path, &mut config.image)?;
-    let base = top.descend(&parents)?;
+    let base = top.descend(&parents, Holds::Parent)?;
     if let Some(base) = &base {
         read_slow_stop(base, &mut config.scale)?;
     }
@@ -264,6 +269,17 @@ fn top_mapping(file: &str, text: &str) -> Result<Option<Value>, ValuesError> {
     }
 }
 
+/// What marks `node` as the place of z2jh's values: `cull`, or the hub's
+/// [`HUB_CONFIG_KEY`]; `None` for neither.
+fn mark(node: Option<&Value>) -> Option<&'static str> {
+    let node = node?.as_object()?;
+    if node.contains_key("cull") {
+        Some("cull")
+    } else {
+        dig(node.get("hub"), &["config", "JupyterHub"]).map(|_| HUB_CONFIG_KEY)
+    }
+}
+
 /// Where `top` marks z2jh's values ([`ValuesPath::Auto`]): the parent keys and the marking
 /// key's dotted path (`cull`, `jupyterhub.hub.config.JupyterHub`); `None` when it marks
 /// neither place.
@@ -271,18 +287,7 @@ fn top_mapping(file: &str, text: &str) -> Result<Option<Value>, ValuesError> {
 /// # Errors
 /// Both places marked.
 fn marked_place(top: &Node) -> Result<Option<(Vec<String>, String)>, ValuesError> {
-    // What marks the place of z2jh's values: `cull`, or the hub's `hub.config.JupyterHub`.
-    let marks = |node: Option<&Value>| -> Option<&'static str> {
-        let node = node?.as_object()?;
-        if node.contains_key("cull") {
-            Some("cull")
-        } else if dig(node.get("hub"), &["config", "JupyterHub"]).is_some() {
-            Some(HUB_CONFIG_KEY)
-        } else {
-            None
-        }
-    };
-    match (marks(Some(top.value)), marks(top.get(SUBCHART_KEY))) {
+    match (mark(Some(top.value)), mark(top.get(SUBCHART_KEY))) {
         (Some(here), Some(there)) => Err(ValuesError::BothPlaces(
             top.file.to_string(),
             here,
@@ -393,13 +398,9 @@ fn dig<'a>(node: Option<&'a Value>, keys: &[&str]) -> Option<&'a serde_json::Map
 /// into `scale`, in whole seconds (a fraction rounded up) with the file and key as its origin;
 /// a null sets JupyterHub's default ([`DEFAULT_SLOW_STOP_TIMEOUT_SECS`]) back.
 fn read_slow_stop(base: &Node, scale: &mut ScaleConfig) -> Result<(), ValuesError> {
-    let mut node = base.clone();
-    for key in ["hub", "config", "JupyterHub"] {
-        let Some(next) = node.child(key, Holds::Other)? else {
-            return Ok(());
-        };
-        node = next;
-    }
+    let Some(node) = base.descend(&["hub", "config", "JupyterHub"], Holds::Other)? else {
+        return Ok(());
+    };
     if node.get("slow_stop_timeout").is_some() {
         let file = node.file.to_string();
         let (key, reads) = (node.key("slow_stop_timeout"), base.key(SLOW_STOP_KEY));
@@ -443,8 +444,7 @@ fn read_image(
     path: &ValuesPath,
     config: &mut ImageConfig,
 ) -> Result<(), ValuesError> {
-    let marked =
-        top.get("cull").is_some() || dig(top.get("hub"), &["config", "JupyterHub"]).is_some();
+    let marked = mark(Some(top.value)).is_some();
     let under = top
         .get(SUBCHART_KEY)
         .and_then(|n| n.get("singleuser"))
@@ -461,7 +461,7 @@ fn read_image(
         (ValuesPath::Auto, true) if under => vec![SUBCHART_KEY.to_string()],
         _ => parents.to_vec(),
     };
-    let singleuser = match top.descend(&parents)? {
+    let singleuser = match top.descend(&parents, Holds::Parent)? {
         Some(base) => base.child("singleuser", Holds::Other)?,
         None => None,
     };
@@ -551,7 +551,10 @@ fn named_place_found(texts: &[(String, String)], keys: &[String]) -> Result<(), 
     }
     for (name, text) in texts {
         if let Some(top) = top_mapping(name, text)? {
-            if Node::top(name, &top).descend(keys)?.is_some() {
+            if Node::top(name, &top)
+                .descend(keys, Holds::Parent)?
+                .is_some()
+            {
                 return Ok(());
             }
         }

@@ -254,26 +254,23 @@ impl<'a> Session<'a> {
             Err(Failure::Status(refused)) => return self.after_unavailable(refused).await,
             Err(failure) => return Err(self.manifest_transport(failure)),
         };
-        if head.status.is_success() {
-            return match self.header_digest(&head)? {
-                Some(digest) => {
-                    self.check_pin(&digest, DigestSource::Header)?;
-                    Ok(Resolved {
-                        digest,
-                        media_type: header(&head, "content-type").unwrap_or_default(),
-                        requests: self.sender.requests,
-                    })
-                }
-                None => match self.manifest(Method::GET, None).await {
-                    Ok(get) => self.digest_of_get(get),
-                    Err(failure) => Err(self.manifest_transport(failure)),
-                },
-            };
+        let found = head.status.is_success();
+        // The digest header counts on a 2xx answer only.
+        let said = found.then(|| self.header_digest(&head)).transpose()?;
+        if let Some(Some(digest)) = said {
+            self.check_pin(&digest, DigestSource::Header)?;
+            return Ok(Resolved {
+                digest,
+                media_type: header(&head, "content-type").unwrap_or_default(),
+                requests: self.sender.requests,
+            });
         }
-        // 401 after the credentials, 403, 404, 405 (HEAD not allowed), 400...: a HEAD answer
-        // has no body, so one GET for the registry's own message (or the manifest itself).
+        // A 2xx without the digest header: a GET for the bytes. 401 after the credentials,
+        // 403, 404, 405 (HEAD not allowed), 400...: a HEAD answer has no body, so one GET for
+        // the registry's own message (or the manifest itself).
         match self.manifest(Method::GET, None).await {
             Ok(get) => self.digest_of_get(get),
+            Err(failure) if found => Err(self.manifest_transport(failure)),
             Err(_) => Err(self.refusal(head.status, &[])),
         }
     }
@@ -356,16 +353,14 @@ impl<'a> Session<'a> {
             query.push(("service", service));
         }
         let (client, credentials) = (self.client.clone(), self.credentials.clone());
-        let sent = self
-            .sender
-            .send(|| {
-                let request = client.get(realm_url.clone()).query(&query);
-                match &credentials {
-                    Some(c) => request.basic_auth(&c.username, Some(c.password())),
-                    None => request,
-                }
-            })
-            .await;
+        let build = || {
+            let request = client.get(realm_url.clone()).query(&query);
+            match &credentials {
+                Some(c) => request.basic_auth(&c.username, Some(c.password())),
+                None => request,
+            }
+        };
+        let sent = self.sender.send(build, None).await;
         // Shown without user info, query or fragment.
         let shown = format!(
             "{}://{}",
@@ -417,8 +412,7 @@ impl<'a> Session<'a> {
                 Authorization::Bearer(token) => request.bearer_auth(token.expose_secret()),
             }
         };
-        let tries = tries.unwrap_or(self.sender.policy.max_attempts);
-        self.sender.send_tries(build, tries).await
+        self.sender.send(build, tries).await
     }
 
     /// The error for a manifest request that got no usable answer.

@@ -78,23 +78,15 @@ pub(crate) struct Sender<'a> {
 impl Sender<'_> {
     /// Sends the request `build` makes, again after a connection error, 429 or 5xx, until
     /// an answer comes, the policy's tries run out or the next wait would pass the deadline.
-    /// Each try's timeout is the time left before the deadline.
+    /// Each try's timeout is the time left before the deadline. At most `tries` tries when
+    /// given (1: no retry).
     pub(super) async fn send(
         &mut self,
         build: impl Fn() -> reqwest::RequestBuilder,
-    ) -> Result<Answer, Failure> {
-        let tries = self.policy.max_attempts;
-        self.send_tries(build, tries).await
-    }
-
-    /// As [`Sender::send`], with at most `tries` tries (1: no retry).
-    pub(super) async fn send_tries(
-        &mut self,
-        build: impl Fn() -> reqwest::RequestBuilder,
-        tries: u32,
+        tries: Option<u32>,
     ) -> Result<Answer, Failure> {
         let policy = RetryPolicy {
-            max_attempts: tries,
+            max_attempts: tries.unwrap_or(self.policy.max_attempts),
             ..self.policy.clone()
         };
         let requests = &mut self.requests;
@@ -236,18 +228,12 @@ fn classify(err: &reqwest::Error) -> Try {
 /// wraps the rustls error in an `io::Error`, hyper-util in another), so those are opened with
 /// `get_ref`.
 fn find_tls<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
-    if let Some(tls) = err.downcast_ref::<rustls::Error>() {
-        return Some(tls);
-    }
-    if let Some(inner) = err
+    let wrapped = err
         .downcast_ref::<std::io::Error>()
-        .and_then(|io| io.get_ref())
-    {
-        if let Some(tls) = find_tls(inner) {
-            return Some(tls);
-        }
-    }
-    err.source().and_then(find_tls)
+        .and_then(|io| io.get_ref());
+    (err.downcast_ref::<rustls::Error>())
+        .or_else(|| wrapped.and_then(|inner| find_tls(inner)))
+        .or_else(|| err.source().and_then(find_tls))
 }
 
 /// The error's causes on one line ([`crate::support::text::error_chain`]), without reqwest's

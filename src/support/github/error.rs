@@ -3,7 +3,6 @@
 //! chosen by kind and action, are the render layer's (`crate::render::help`); the mapping
 //! from octocrab's errors is in the sibling module `failed`.
 
-use crate::support::secrets::Secrets;
 use std::time::Duration;
 
 /// What kind of failure a GitHub call met; callers branch on it (a 404 on a look-up is
@@ -148,7 +147,7 @@ pub struct GitHubError {
 
 /// What failed in a GitHub call, with the facts a message and a fix are made of. Text a
 /// server sent (GitHub's message, a transport error's) is kept cleaned to one line of at
-/// most `ECHO_MAX_CHARS` (1,000) characters, with the token hidden ([`GitHubError::redacted`]).
+/// most `ECHO_MAX_CHARS` (1,000) characters, with the token hidden (`GitHub::failed`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Problem {
     /// GitHub (or a proxy) answered `status` to `action`.
@@ -239,68 +238,6 @@ impl GitHubError {
     pub(crate) fn outcome_unknown(&self) -> bool {
         self.kind == Kind::Unavailable
     }
-
-    /// The same error with `secrets` hidden in every form, part and long start
-    /// ([`Secrets::redact_echo`]) in every text it holds: for text a server echoed back,
-    /// which may quote the request's credentials.
-    pub(crate) fn redacted(mut self, secrets: &Secrets) -> Self {
-        let hide = |text: &mut String| *text = secrets.redact_echo(text);
-        match &mut self.problem {
-            Problem::Answered {
-                server_message,
-                server_details,
-                ..
-            } => {
-                hide(server_message);
-                hide(server_details);
-            }
-            Problem::NotJson { cause, .. }
-            | Problem::NoAnswer { cause, .. }
-            | Problem::UnusableClient { cause } => hide(cause),
-            Problem::TimedOut { url, .. } => url.iter_mut().for_each(hide),
-            Problem::Connection { url, cause, .. } => {
-                url.iter_mut().for_each(hide);
-                hide(cause);
-            }
-            Problem::UnusableApiUrl { given, cause } => {
-                hide(given);
-                hide(cause);
-            }
-            Problem::NoTimeLeft { .. }
-            | Problem::DeleteRefused { .. }
-            | Problem::TokenNotAHeader => {}
-        }
-        self
-    }
 }
 
 impl std::error::Error for GitHubError {}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_echoed_token_is_scrubbed() {
-        let secrets = Secrets::of([&"ghs_abc123".into()]);
-        let err = GitHubError::new(
-            Kind::Unauthorized,
-            Problem::Answered {
-                action: Action::ListReleases,
-                status: 401,
-                server_message: "Bad credentials: Bearer ghs_abc123".into(),
-                server_details: String::new(),
-            },
-        )
-        .redacted(&secrets);
-        assert_eq!(
-            err.problem,
-            Problem::Answered {
-                action: Action::ListReleases,
-                status: 401,
-                server_message: "Bad credentials: Bearer ***".into(),
-                server_details: String::new(),
-            }
-        );
-    }
-}

@@ -1,6 +1,7 @@
 //! From octocrab's errors to [`GitHubError`] (data: the kind, the status, GitHub's own
 //! message, the request), and whether a failed read is worth another try.
 
+use super::GitHub;
 use super::error::{Action, GitHubError, Kind, Problem};
 use crate::support::retry::{Verdict, retry_after_header};
 use crate::support::sanitize::clean_line;
@@ -9,33 +10,29 @@ use std::time::{Duration, SystemTime};
 /// The most characters of a server's message an error echoes.
 const ECHO_MAX_CHARS: usize = 1000;
 
-impl GitHubError {
-    /// Maps an octocrab error met while doing `action`, whose requests time out after
-    /// `timeout` (named when one did).
-    pub(crate) fn from_octocrab(err: octocrab::Error, action: Action, timeout: Duration) -> Self {
+impl GitHub {
+    /// Maps an octocrab error met while doing `action` (a timeout is named with the client's,
+    /// [`super::Options::timeout`]). Text a server sent or echoed back (GitHub's message, a
+    /// transport error's, a URL) is cleaned to one line of at most [`ECHO_MAX_CHARS`], then
+    /// the token is hidden in it in every form, part and long start
+    /// ([`crate::support::secrets::Secrets::redact_echo`]): it may quote the request's
+    /// credentials.
+    pub(super) fn failed(&self, err: octocrab::Error, action: Action) -> GitHubError {
+        let clean = |text: &str| self.echoed(text);
         match err {
             octocrab::Error::GitHub { source, .. } => {
                 let status = source.status_code.as_u16();
                 let mut kind = Kind::from_status(status);
                 // GitHub's (or a proxy's) message is echoed, as one line of at most
                 // ECHO_MAX_CHARS: an HTML error page must not flood the log.
-                let server_message = clean_line(&source.message, ECHO_MAX_CHARS);
-                let server_details = source
-                    .errors
-                    .as_ref()
-                    .map(|e| {
-                        e.iter()
-                            .map(|v| {
-                                v.get("message")
-                                    .and_then(|m| m.as_str())
-                                    .map(String::from)
-                                    .unwrap_or_else(|| v.to_string())
-                            })
-                            .collect::<Vec<_>>()
-                            .join("; ")
+                let server_message = clean(&source.message);
+                let details: Vec<String> = (source.errors.iter().flatten())
+                    .map(|v| match v.get("message").and_then(|m| m.as_str()) {
+                        Some(message) => message.to_string(),
+                        None => v.to_string(),
                     })
-                    .map(|s| clean_line(&s, ECHO_MAX_CHARS))
-                    .unwrap_or_default();
+                    .collect();
+                let server_details = clean(&details.join("; "));
                 if kind == Kind::Forbidden
                     && server_message.to_ascii_lowercase().contains("rate limit")
                 {
@@ -49,7 +46,7 @@ impl GitHubError {
                 if kind == Kind::Unprocessable && already_exists {
                     kind = Kind::AlreadyExists;
                 }
-                Self::new(
+                GitHubError::new(
                     kind,
                     Problem::Answered {
                         action,
@@ -62,11 +59,54 @@ impl GitHubError {
             octocrab::Error::Json { .. } | octocrab::Error::Serde { .. } => {
                 // The decoder's own words, below octocrab's wrapper.
                 let cause = std::error::Error::source(&err).map(ToString::to_string);
-                let cause = clean_line(&cause.unwrap_or_default(), ECHO_MAX_CHARS);
-                Self::new(Kind::Other, Problem::NotJson { action, cause })
+                let cause = clean(&cause.unwrap_or_default());
+                GitHubError::new(Kind::Other, Problem::NotJson { action, cause })
             }
-            other => Self::new(Kind::Unavailable, transport(&other, action, timeout)),
+            other => GitHubError::new(Kind::Unavailable, self.transport(&other, action)),
         }
+    }
+
+    /// A request that got no answer: which request, and a timeout, a connection refused or
+    /// broken, with the cause below the library's wrappers (`Service Error: Reqwest Error:
+    /// ...`), the token hidden in each text.
+    fn transport(&self, err: &octocrab::Error, action: Action) -> Problem {
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+        let reqwest = std::iter::from_fn(|| {
+            let current = source?;
+            source = current.source();
+            Some(current)
+        })
+        .find_map(|e| e.downcast_ref::<reqwest::Error>());
+        let Some(e) = reqwest else {
+            return Problem::NoAnswer {
+                action,
+                cause: self.echoed(&crate::support::text::error_chain(err)),
+            };
+        };
+        let url = e.url().map(|u| self.secrets.redact_echo(u.as_str()));
+        if e.is_timeout() {
+            return Problem::TimedOut {
+                action,
+                url,
+                timeout: self.options.timeout,
+            };
+        }
+        // The cause below reqwest's own "error sending request for url (...)" line.
+        let cause = std::error::Error::source(e)
+            .map(crate::support::text::error_chain)
+            .unwrap_or_else(|| e.to_string());
+        Problem::Connection {
+            action,
+            url,
+            broke: !e.is_connect(),
+            cause: self.echoed(&cause),
+        }
+    }
+
+    /// Text a server sent or echoed, as an error keeps it: one line of at most
+    /// [`ECHO_MAX_CHARS`] characters, with the token hidden.
+    fn echoed(&self, text: &str) -> String {
+        self.secrets.redact_echo(&clean_line(text, ECHO_MAX_CHARS))
     }
 }
 
@@ -104,41 +144,5 @@ pub(crate) fn read_verdict(err: &octocrab::Error, now: SystemTime) -> Verdict {
             asked: after.or(reset),
         },
         _ => Verdict::Final,
-    }
-}
-
-/// A request that got no answer: which request, and a timeout, a connection refused or
-/// broken, with the cause below the library's wrappers (`Service Error: Reqwest Error: ...`).
-fn transport(err: &octocrab::Error, action: Action, timeout: Duration) -> Problem {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
-    let reqwest = std::iter::from_fn(|| {
-        let current = source?;
-        source = current.source();
-        Some(current)
-    })
-    .find_map(|e| e.downcast_ref::<reqwest::Error>());
-    let Some(e) = reqwest else {
-        return Problem::NoAnswer {
-            action,
-            cause: clean_line(&crate::support::text::error_chain(err), ECHO_MAX_CHARS),
-        };
-    };
-    let url = e.url().map(|u| u.as_str().to_string());
-    if e.is_timeout() {
-        return Problem::TimedOut {
-            action,
-            url,
-            timeout,
-        };
-    }
-    // The cause below reqwest's own "error sending request for url (...)" line.
-    let cause = std::error::Error::source(e)
-        .map(crate::support::text::error_chain)
-        .unwrap_or_else(|| e.to_string());
-    Problem::Connection {
-        action,
-        url,
-        broke: !e.is_connect(),
-        cause: clean_line(&cause, ECHO_MAX_CHARS),
     }
 }

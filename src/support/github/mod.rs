@@ -25,6 +25,7 @@ pub(crate) use failed::read_verdict;
 
 use crate::support::retry::{RetryPolicy, TokioTimer};
 use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
+use http::{HeaderValue, Method};
 use models::{
     BodyOnly, Comment, Deployment, DeploymentStatus, Issue, PullRequest, Release, ReleasePatch,
 };
@@ -124,17 +125,15 @@ impl Repository {
             why,
         };
         let repository = Self::parse(v).map_err(|rule| refused(RepositoryProblem::Rule(rule)))?;
-        let without_suffix = |s: &str| {
-            s.len()
-                .checked_sub(GIT_SUFFIX.len())
-                .filter(|&at| s.is_char_boundary(at) && s[at..].eq_ignore_ascii_case(GIT_SUFFIX))
-                .map(|at| s[..at].to_string())
-        };
-        if let Some(mut name) = without_suffix(v) {
-            while let Some(shorter) = without_suffix(&name) {
-                name = shorter;
-            }
-            let without = Self::parse(&name).is_ok().then_some(name);
+        let mut name = v;
+        while let Some(at) = (name.len().checked_sub(GIT_SUFFIX.len())).filter(|&at| {
+            name.get(at..)
+                .is_some_and(|end| end.eq_ignore_ascii_case(GIT_SUFFIX))
+        }) {
+            name = &name[..at];
+        }
+        if name.len() < v.len() {
+            let without = Self::parse(name).is_ok().then(|| name.to_string());
             return Err(refused(RepositoryProblem::GitSuffix { without }));
         }
         Ok(repository)
@@ -196,10 +195,7 @@ pub(crate) struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Self {
-            timeout: Duration::from_secs(30),
-            read_retry: RetryPolicy::reads(),
-        }
+        Self::given(None, None)
     }
 }
 
@@ -207,12 +203,12 @@ impl Options {
     /// The defaults, with the `timeout` and the wait before the first read retry
     /// (`retry_wait`, [`RetryPolicy::base_delay`]) where given.
     pub(crate) fn given(timeout: Option<Duration>, retry_wait: Option<Duration>) -> Self {
-        let default = Self::default();
+        let reads = RetryPolicy::reads();
         Self {
-            timeout: timeout.unwrap_or(default.timeout),
+            timeout: timeout.unwrap_or(Duration::from_secs(30)),
             read_retry: RetryPolicy {
-                base_delay: retry_wait.unwrap_or(default.read_retry.base_delay),
-                ..default.read_retry
+                base_delay: retry_wait.unwrap_or(reads.base_delay),
+                ..reads
             },
         }
     }
@@ -226,23 +222,14 @@ pub(crate) const ACCEPT: &str = "application/vnd.github+json";
 /// ("Getting started with the REST API", User agent): e.g. `codeq-rollout/0.1.0`.
 pub(crate) const USER_AGENT: &str = concat!("codeq-rollout/", env!("CARGO_PKG_VERSION"));
 
-/// The headers sent with every GitHub request: [`ACCEPT`] and [`USER_AGENT`], once each.
-fn headers() -> Vec<(http::HeaderName, http::HeaderValue)> {
-    vec![
-        (http::header::ACCEPT, http::HeaderValue::from_static(ACCEPT)),
-        (
-            http::header::USER_AGENT,
-            http::HeaderValue::from_static(USER_AGENT),
-        ),
-    ]
-}
-
-/// A GitHub REST client bound to one repository.
+/// A GitHub REST client bound to one repository. A clone shares the octocrab client once
+/// built and the counters ([`GitHub::traffic`]).
+#[derive(Clone)]
 pub struct GitHub {
     api_url: String,
-    /// Exposed only to octocrab, which sends it as the `Authorization` header.
-    token: SecretString,
-    /// The token in every form, hidden in errors that echo it back ([`GitHubError::redacted`]).
+    /// The `Authorization` header, `Bearer TOKEN`, marked sensitive.
+    auth: HeaderValue,
+    /// The token in every form, hidden in errors that echo it back (`GitHub::failed`).
     secrets: Secrets,
     client: OnceLock<Octocrab>,
     repo: Repository,
@@ -268,13 +255,6 @@ pub(crate) struct Traffic {
     pub waited: Duration,
 }
 
-/// The two writes the client sends: `POST` creates, `PATCH` edits.
-#[derive(Debug, Clone, Copy)]
-enum Write {
-    Post,
-    Patch,
-}
-
 impl GitHub {
     /// A client for `repo` at `api_url` (e.g. `https://api.github.com`), authenticated with
     /// `token`, with the default [`Options`]. Makes no request, reads no file.
@@ -296,11 +276,10 @@ impl GitHub {
         repo: Repository,
         options: Options,
     ) -> Result<Self, GitHubError> {
-        // octocrab builds the `Authorization` header with `unwrap`, so such a token would
-        // panic there: refuse it first, without showing it.
-        if http::HeaderValue::from_str(&format!("Bearer {}", token.expose_secret())).is_err() {
-            return Err(GitHubError::new(Kind::Other, Problem::TokenNotAHeader));
-        }
+        // Refused without showing it.
+        let mut auth = HeaderValue::from_str(&format!("Bearer {}", token.expose_secret()))
+            .map_err(|_| GitHubError::new(Kind::Other, Problem::TokenNotAHeader))?;
+        auth.set_sensitive(true);
         Octocrab::builder().base_uri(api_url).map_err(|e| {
             GitHubError::new(
                 Kind::Other,
@@ -312,7 +291,7 @@ impl GitHub {
         })?;
         Ok(Self {
             api_url: api_url.to_string(),
-            token: token.clone(),
+            auth,
             secrets: Secrets::of([token]),
             client: OnceLock::new(),
             repo,
@@ -351,15 +330,21 @@ impl GitHub {
             reqwest_connector::ReqwestConnector,
         };
         let base: http::Uri = self.api_url.parse().map_err(|e| unusable(&e))?;
-        let mut auth =
-            http::HeaderValue::from_str(&format!("Bearer {}", self.token.expose_secret()))
-                .map_err(|e| unusable(&e))?;
-        auth.set_sensitive(true);
         let client = octocrab::OctocrabBuilder::new_empty()
             .with_service(ReqwestConnector::new(http))
-            .with_layer(&ExtraHeadersLayer::new(Arc::new(headers())))
+            .with_layer(&ExtraHeadersLayer::new(Arc::new(vec![
+                (http::header::ACCEPT, HeaderValue::from_static(ACCEPT)),
+                (
+                    http::header::USER_AGENT,
+                    HeaderValue::from_static(USER_AGENT),
+                ),
+            ])))
             .with_layer(&BaseUriLayer::new(base.clone()))
-            .with_layer(&AuthHeaderLayer::new(Some(auth), base.clone(), base))
+            .with_layer(&AuthHeaderLayer::new(
+                Some(self.auth.clone()),
+                base.clone(),
+                base,
+            ))
             .with_auth(octocrab::AuthState::None)
             .build()
             .map_err(|e| unusable(&e))?;
@@ -382,20 +367,9 @@ impl GitHub {
     /// another (the `repository` input). Makes no request.
     pub(crate) fn for_repository(&self, repo: Repository) -> Self {
         Self {
-            api_url: self.api_url.clone(),
-            token: self.token.clone(),
-            secrets: self.secrets.clone(),
-            client: self.client.clone(),
             repo,
-            options: self.options.clone(),
-            debug: self.debug.clone(),
-            sent: Arc::clone(&self.sent),
+            ..self.clone()
         }
-    }
-
-    /// `err`, met while doing `what`, as a [`GitHubError`] with the token scrubbed.
-    fn failed(&self, err: octocrab::Error, what: Action) -> GitHubError {
-        GitHubError::from_octocrab(err, what, self.options.timeout).redacted(&self.secrets)
     }
 
     /// The API route of `path`, a path below the repository (`/issues/7`), e.g.
@@ -452,26 +426,21 @@ impl GitHub {
             })
     }
 
-    /// A write of `body` to `path` below the repository; never retried (a write that may
+    /// A write (`POST` creates, `PATCH` edits) of `body` to `path` below the repository; never retried (a write that may
     /// have taken effect is followed by a fresh look-up, never sent again: [`crate::publish`]).
     async fn write<B: Serialize, R: serde::de::DeserializeOwned>(
         &self,
-        method: Write,
+        method: Method,
         path: &str,
         body: &B,
         what: Action,
     ) -> Result<R, GitHubError> {
         let route = self.route(path);
         let client = self.client()?;
+        self.note(method.as_str(), &route);
         let sent = match method {
-            Write::Post => {
-                self.note("POST", &route);
-                client.post(route, Some(body)).await
-            }
-            Write::Patch => {
-                self.note("PATCH", &route);
-                client.patch(route, Some(body)).await
-            }
+            Method::PATCH => client.patch(route, Some(body)).await,
+            _ => client.post(route, Some(body)).await,
         };
         sent.map_err(|e| self.failed(e, what))
     }
@@ -516,7 +485,7 @@ impl GitHub {
 
     /// Creates a published release (`POST /repos/{o}/{r}/releases`). Not retried.
     pub async fn create_release(&self, new: &models::NewRelease) -> Result<Release, GitHubError> {
-        self.write(Write::Post, "/releases", new, Action::CreateRelease)
+        self.write(Method::POST, "/releases", new, Action::CreateRelease)
             .await
     }
 
@@ -528,7 +497,7 @@ impl GitHub {
         patch: &ReleasePatch<'_>,
     ) -> Result<Release, GitHubError> {
         let path = format!("/releases/{id}");
-        self.write(Write::Patch, &path, patch, Action::UpdateReleaseNote)
+        self.write(Method::PATCH, &path, patch, Action::UpdateReleaseNote)
             .await
     }
 
@@ -597,14 +566,14 @@ impl GitHub {
 
     /// Opens an issue (`POST /repos/{o}/{r}/issues`). Not retried.
     pub async fn create_issue(&self, new: &models::NewIssue) -> Result<Issue, GitHubError> {
-        self.write(Write::Post, "/issues", new, Action::OpenTrackingIssue)
+        self.write(Method::POST, "/issues", new, Action::OpenTrackingIssue)
             .await
     }
 
     /// Closes an issue with `state_reason: not_planned` (used for a lost race's duplicate).
     pub(crate) async fn close_issue(&self, number: u64) -> Result<Issue, GitHubError> {
         self.write(
-            Write::Patch,
+            Method::PATCH,
             &format!("/issues/{number}"),
             &serde_json::json!({ "state": "closed", "state_reason": "not_planned" }),
             Action::CloseDuplicateIssue,
@@ -624,14 +593,14 @@ impl GitHub {
     /// Comments on an issue (`POST /repos/{o}/{r}/issues/{n}/comments`). Not retried.
     pub async fn create_comment(&self, number: u64, body: &str) -> Result<Comment, GitHubError> {
         let (path, body) = (format!("/issues/{number}/comments"), BodyOnly { body });
-        (self.write(Write::Post, &path, &body, Action::CommentOnTrackingIssue)).await
+        (self.write(Method::POST, &path, &body, Action::CommentOnTrackingIssue)).await
     }
 
     /// Replaces the body of one of the bot's comments
     /// (`PATCH /repos/{o}/{r}/issues/comments/{id}`).
     pub async fn update_comment(&self, id: u64, body: &str) -> Result<Comment, GitHubError> {
         let (path, body) = (format!("/issues/comments/{id}"), BodyOnly { body });
-        (self.write(Write::Patch, &path, &body, Action::UpdateTrackingComment)).await
+        (self.write(Method::PATCH, &path, &body, Action::UpdateTrackingComment)).await
     }
 
     /// Pull requests associated with a commit (`GET /repos/{o}/{r}/commits/{sha}/pulls`,
@@ -669,7 +638,7 @@ impl GitHub {
         &self,
         new: &models::NewDeployment,
     ) -> Result<Deployment, GitHubError> {
-        self.write(Write::Post, "/deployments", new, Action::CreateDeployment)
+        self.write(Method::POST, "/deployments", new, Action::CreateDeployment)
             .await
     }
 
@@ -696,7 +665,7 @@ impl GitHub {
         new: &models::DeploymentStatus,
     ) -> Result<DeploymentStatus, GitHubError> {
         self.write(
-            Write::Post,
+            Method::POST,
             &format!("/deployments/{id}/statuses"),
             new,
             Action::SetDeploymentStatus,
@@ -896,6 +865,16 @@ mod tests {
                 requests: 3,
                 waited: Duration::from_millis(30)
             }
+        );
+    }
+
+    #[test]
+    fn a_token_that_cannot_be_a_header_is_refused_before_any_request() {
+        let repo = Repository::parse("octo/lab").unwrap();
+        let made = GitHub::new("https://api.github.com", &"ghs_a\nb".into(), repo);
+        assert_eq!(
+            made.err().map(|e| e.problem),
+            Some(Problem::TokenNotAHeader)
         );
     }
 

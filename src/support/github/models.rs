@@ -215,12 +215,7 @@ pub enum DeploymentState {
 impl std::fmt::Display for DeploymentState {
     /// GitHub's name of the state, e.g. `in_progress`: its serde name, the one definition.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let name = serde_json::to_value(self).ok();
-        f.write_str(
-            name.as_ref()
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or_default(),
-        )
+        crate::support::text::serde_name(self, f)
     }
 }
 
@@ -246,13 +241,12 @@ pub struct DeploymentStatus {
 impl DeploymentStatus {
     /// A new status of `state` with `description`, linking nothing.
     pub(crate) fn new(state: DeploymentState, description: String) -> Self {
-        let (id, description, environment_url, log_url) = (0, Some(description), None, None);
         Self {
-            id,
+            id: 0,
             state,
-            description,
-            environment_url,
-            log_url,
+            description: Some(description),
+            environment_url: None,
+            log_url: None,
         }
     }
 }
