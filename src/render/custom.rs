@@ -108,11 +108,7 @@ pub struct TemplateError {
 
 impl std::error::Error for TemplateError {}
 
-impl std::fmt::Display for TemplateError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        words(self).fmt(f)
-    }
-}
+super::words::words_display!(TemplateError => words);
 
 /// Where in a template a fault is, as far as minijinja knows (lines and columns from 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -364,11 +364,7 @@ pub(crate) enum DocsNote<'a> {
     Stale(&'a str),
 }
 
-impl std::fmt::Display for DocsNote<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        docs_words(self).fmt(f)
-    }
-}
+super::words::words_display!(DocsNote<'_> => docs_words);
 
 /// The words of `note`: what happened to the doc at its path and, for an error, what to do.
 pub(crate) fn docs_words(note: &DocsNote<'_>) -> Words {

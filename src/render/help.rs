@@ -5,7 +5,6 @@
 
 use super::words::{WHAT_MAX_CHARS, Words};
 use crate::support::github::error::{Action, GitHubError, Kind, Object, Problem};
-use std::fmt;
 
 mod event;
 mod registry;
@@ -35,11 +34,7 @@ impl std::fmt::Display for Action {
     }
 }
 
-impl fmt::Display for GitHubError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        github_words(self).fmt(f)
-    }
-}
+super::words::words_display!(GitHubError => github_words);
 
 /// A failed GitHub call in words: `cannot ACTION: GitHub answered STATUS: MESSAGE`, a request
 /// that got no answer (a write's outcome then unknown), or a client that cannot be made;

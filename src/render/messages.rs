@@ -94,12 +94,8 @@ impl crate::support::text::Titled for RunWarning<'_> {
     }
 }
 
-/// The annotation's text: its [`RunWarning::words`].
-impl std::fmt::Display for RunWarning<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.words().fmt(f)
-    }
-}
+// The annotation's text: its `RunWarning::words`.
+super::words::words_display!(RunWarning<'_> => RunWarning::words);
 
 impl RunWarning<'_> {
     /// The warning in the one shape: what is wrong, then what to do (text from outside,
@@ -249,11 +245,7 @@ impl PlaceholderRunbook {
     pub(crate) const INPUT: &'static str = "hub-url";
 }
 
-impl std::fmt::Display for PlaceholderRunbook {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        placeholder(&self.runbook, self.in_actions, true).fmt(f)
-    }
-}
+super::words::words_display!(PlaceholderRunbook => |p: &PlaceholderRunbook| placeholder(&p.runbook, p.in_actions, true));
 
 impl std::error::Error for PlaceholderRunbook {}
 

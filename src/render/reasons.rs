@@ -133,11 +133,7 @@ impl fmt::Display for LookupOrigin {
     }
 }
 
-impl fmt::Display for Warning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        warning_words(self).fmt(f)
-    }
-}
+super::words::words_display!(Warning => warning_words, Undecided => undecided_words);
 
 /// A tier warning in words: what a human should know about the decision, then the details
 /// and what to do.
@@ -218,12 +214,6 @@ fn note_words(note: &LookupNote) -> Words {
                 .map(|sha| format!(" ({sha})"))
                 .unwrap_or_default()
         )),
-    }
-}
-
-impl fmt::Display for Undecided {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        undecided_words(self).fmt(f)
     }
 }
 

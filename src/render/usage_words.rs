@@ -16,11 +16,7 @@ use crate::support::sanitize::{cap, is_invisible};
 use crate::support::secrets::MIN_CHARS;
 use crate::support::time::{TimeError, rfc3339_seconds as rfc3339};
 
-impl std::fmt::Display for UsageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        words(self).fmt(f)
-    }
-}
+super::words::words_display!(UsageError => words);
 
 /// The most characters of a value a first line quotes ([`cap`]): half of a first line
 /// ([`WHAT_MAX_CHARS`]), so the line stays about one, and a pasted file cannot flood the log.

@@ -8,13 +8,8 @@ use crate::support::files::ReadError;
 use crate::values::error::{Found, Holds, Takes, ValuesError, Wrong};
 use crate::window::MAX_DURATION_SECS;
 use std::borrow::Cow;
-use std::fmt;
 
-impl fmt::Display for ValuesError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        words(self).fmt(f)
-    }
-}
+super::words::words_display!(ValuesError => words);
 
 /// How to name the values-path input in a message.
 const VALUES_PATH: &str = "--values-path (input values-path)";

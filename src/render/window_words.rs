@@ -127,11 +127,7 @@ pub(crate) fn max_duration_words() -> String {
     crate::support::duration::max_duration_words(MAX_DURATION_SECS)
 }
 
-impl fmt::Display for InvalidSettings {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        settings_words(self).fmt(f)
-    }
-}
+super::words::words_display!(InvalidSettings => settings_words);
 
 /// The words of culler settings refused: what is wrong, naming the origin, then what to set.
 pub(crate) fn settings_words(e: &InvalidSettings) -> Words {

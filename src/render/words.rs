@@ -58,6 +58,20 @@ impl fmt::Display for Words {
     }
 }
 
+/// `Display` for types worded by a function of the render layer: `words_display!(Type =>
+/// function)` (a lifetime after the type as `Type<'_>`) shows `function(self)`, the one
+/// [`Words`] shape, so the annotation, the log and `{err:#}` say the same.
+macro_rules! words_display {
+    ($($ty:ty => $words:expr),+ $(,)?) => {$(
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Display::fmt(&$words(self), f)
+            }
+        }
+    )+};
+}
+pub(crate) use words_display;
+
 /// Test helper: asserts `words` has the one shape (a first line of one line, at most
 /// [`WHAT_MAX_CHARS`] characters, not blank; a help, when present, not blank).
 #[cfg(test)]

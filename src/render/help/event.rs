@@ -5,13 +5,8 @@ use crate::event::EventError;
 use crate::event::MAX_COMMITS;
 use crate::event::MAX_LABELS;
 use crate::render::words::Words;
-use std::fmt;
 
-impl fmt::Display for EventError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        words(self).fmt(f)
-    }
-}
+crate::render::words::words_display!(EventError => words);
 
 /// What is wrong with the event payload, and where; for a payload without the object its
 /// event always carries, where it came from (the file the runner named).

@@ -8,14 +8,9 @@ use crate::digest::registry::errors::{
     RegistryError, RegistryErrorKind, TlsProblem,
 };
 use crate::render::words::Words;
-use std::fmt;
 use std::time::Duration;
 
-impl fmt::Display for RegistryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        words(self).fmt(f)
-    }
-}
+crate::render::words::words_display!(RegistryError => words, DigestMoved => moved_words);
 
 /// A registry error in words: what failed, with the registry and the image; then the
 /// registry's own message and what to do, chosen by the kind of problem.
@@ -238,12 +233,6 @@ fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String
             format!("registry {registry} gave an unexpected answer for {image}"),
             detail.clone(),
         ),
-    }
-}
-
-impl fmt::Display for DigestMoved {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        moved_words(self).fmt(f)
     }
 }
 
