@@ -11,7 +11,7 @@ use crate::window::Window;
 
 /// The stages of `announce`, in order ([`crate::announce::run`]), then those of `status`
 /// ([`crate::status::run`]), then the command line's, before either starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub(crate) enum Stage {
     /// Resolving the digest (registry or OCI layout).
     #[default]
@@ -44,81 +44,9 @@ pub(crate) enum Stage {
     Inputs,
 }
 
-impl Stage {
-    /// What the stage does, and what to do when it failed.
-    fn words(self) -> (&'static str, &'static str) {
-        match self {
-            Stage::Digest => (
-                "resolving the image digest",
-                "Nothing was announced. Check `image`, the registry credentials and \
-                 `expected-digest` against the error, then re-run the job.",
-            ),
-            Stage::Tier => (
-                "deciding the tier",
-                "Nothing was published. Do what the error says (label the pull request, or \
-                 set `tier` or `unlabeled-tier`), then re-run the job; a branch deletion or a \
-                 pull request closed without merging has nothing to announce.",
-            ),
-            Stage::LookUp => (
-                "looking up the release note and tracking issues on GitHub",
-                "Nothing was written. Fix what the error names (often a permission under \
-                 `permissions:`), then re-run the job.",
-            ),
-            Stage::Render => (
-                "rendering the release note",
-                "Nothing was written. Report this as a bug of codeq-rollout with the error.",
-            ),
-            Stage::Publish => (
-                "publishing to GitHub",
-                "Fix what the error names, then re-run the job: it finds what exists and \
-                 creates only what is missing, never a second release or tracking issue.",
-            ),
-            Stage::Report => (
-                "writing the step outputs",
-                "What exists is listed below; later steps see the outputs empty. Re-run the \
-                 job: it writes nothing twice.",
-            ),
-            Stage::StatusRelease => (
-                "finding the release to measure",
-                "Nothing was measured or written; the outputs are empty. Check `image`, the \
-                 registry credentials and that `announce` ran for this image, or give \
-                 `released-at`, then re-run the job.",
-            ),
-            Stage::StatusHub(fault) => ("reading the hub's running servers", fault.todo()),
-            Stage::StatusKubernetes => (
-                "reading the single-user pods from Kubernetes",
-                "Nothing was measured or written; the outputs are empty. Fix what the error \
-                 names (the kubeconfig, the Role with list on pods, the API server's address), \
-                 then re-run the job; or leave kubernetes off to judge by start time.",
-            ),
-            Stage::StatusReport => (
-                "writing the step outputs",
-                "The hub was read; later steps may see the outputs empty. Re-run the job.",
-            ),
-            Stage::StatusComment => (
-                "writing the convergence comment",
-                "The measurement above and the outputs stand. Fix what the error names \
-                 (often `issues: write` under `permissions:`), then re-run the job: it edits \
-                 its comment in place, never posts a second.",
-            ),
-            Stage::StatusDeployment => (
-                "keeping the deployment's status",
-                "The measurement above, the outputs and the comment stand. Fix what the error \
-                 names (often `deployments: write` under `permissions:`), then re-run the job: \
-                 it reads the deployment's latest status and posts only a change.",
-            ),
-            Stage::Inputs => (
-                "checking the inputs",
-                "Nothing was done, and every output is empty. Fix what the error names, then \
-                 re-run the job.",
-            ),
-        }
-    }
-}
-
 /// What kind of failure `status` met reading the hub ([`Stage::StatusHub`]): it decides what
 /// the job summary tells to do, since a hub that is down is not fixed by changing `hub-url`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub(crate) enum HubFault {
     /// The hub was not reached, or refused the request or its token: the address, the
     /// token's role, or what is between the runner and the hub.
@@ -132,33 +60,6 @@ pub(crate) enum HubFault {
     /// The answer could not be measured as it is (too old a hub, a malformed list, deadlines
     /// past the calendar): what the error names.
     Answer,
-}
-
-impl HubFault {
-    /// What to do after a failed read of the hub of this kind.
-    fn todo(self) -> &'static str {
-        match self {
-            HubFault::Access => {
-                "Nothing was measured or written; the outputs are empty. Fix what the error \
-                 names (`hub-url`, or the role of `hub-token`), then re-run the job."
-            }
-            HubFault::Down => {
-                "Nothing was measured or written; the outputs are empty. The hub, or a proxy \
-                 or ingress in front of it, failed or did not answer in time: `hub-url` and \
-                 `hub-token` are not the cause. Check that the hub is up and look at its log \
-                 and the proxy's, then re-run the job later."
-            }
-            HubFault::RateLimited => {
-                "Nothing was measured or written; the outputs are empty. The hub, or a proxy \
-                 in front of it, limits how often it is asked: run `status` less often (a \
-                 less frequent schedule), or re-run the job later."
-            }
-            HubFault::Answer => {
-                "Nothing was measured or written; the outputs are empty. Fix what the error \
-                 names, then re-run the job."
-            }
-        }
-    }
 }
 
 /// What a failed run had established: everything but the stage and the error is optional.
@@ -187,21 +88,18 @@ pub(crate) struct Failure {
     pub issue: Option<(String, Change)>,
 }
 
-/// The job summary of a failed run: the stage that failed and what to do, the error, then a
-/// table of what the run had established (rows for what it had not are left out).
+/// The job summary of a failed run: the stage that failed and what to do (the words of each
+/// stage are `templates/failure_summary.md.j2`'s), the error, then a table of what the run
+/// had established (rows for what it had not are left out).
 pub(crate) fn failure_summary(f: &Failure) -> String {
-    let (doing, todo) = f.stage.words();
     // The error as the annotation says it: what failed, then its help, a line each.
     let (what, help) = f.error.split_once("\nhelp: ").unwrap_or((&f.error, ""));
     let quote = |line: &str| code_span(&sanitize::clean_line(line, 2000));
-    let mut out = format!(
-        "### codeq-rollout failed\n\nThe run failed while {doing}. {todo}\n\n> {}\n",
-        quote(what)
-    );
-    for (i, line) in help.lines().filter(|l| !l.trim().is_empty()).enumerate() {
-        let lead = if i == 0 { ">\n> help: " } else { "> " };
-        out.push_str(&format!("{lead}{}\n", quote(line)));
-    }
+    let help: Vec<String> = help
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(quote)
+        .collect();
     let code = |text: &str| format!("`{}`", table_cell(text));
     let change = |url: &str, change: &Change| format!("{} ({change})", table_cell(url));
     let rows: Vec<(String, String)> = [
@@ -230,14 +128,9 @@ pub(crate) fn failure_summary(f: &Failure) -> String {
     .into_iter()
     .flatten()
     .collect();
-    if rows.is_empty() {
-        return out;
-    }
-    out.push_str("\n| | |\n|---|---|\n");
-    for (name, value) in rows {
-        out.push_str(&format!("| {name} | {value} |\n"));
-    }
-    out
+    let ctx = minijinja::context! { stage => f.stage, what => quote(what), help, rows };
+    super::templates::render("failure_summary.md.j2", ctx)
+        .expect("the failure summary renders for every stage (tested)")
 }
 
 /// An error and its causes in the one shape ([`Words`]): the first line of each, outermost
@@ -295,6 +188,37 @@ mod tests {
         );
     }
 
+    /// Every stage renders its words (the summary's template holds them).
+    #[test]
+    fn every_stage_says_what_it_was_doing_and_what_to_do() {
+        let stages = [
+            Stage::Digest,
+            Stage::Tier,
+            Stage::LookUp,
+            Stage::Render,
+            Stage::Publish,
+            Stage::Report,
+            Stage::StatusRelease,
+            Stage::StatusHub(HubFault::Access),
+            Stage::StatusKubernetes,
+            Stage::StatusReport,
+            Stage::StatusComment,
+            Stage::StatusDeployment,
+            Stage::Inputs,
+        ];
+        let lines: Vec<String> = stages
+            .into_iter()
+            .map(|stage| {
+                let summary = failure_summary(&Failure {
+                    stage,
+                    ..Failure::default()
+                });
+                summary.lines().nth(2).unwrap_or_default().to_string()
+            })
+            .collect();
+        insta::assert_snapshot!(lines.join("\n"));
+    }
+
     #[test]
     fn a_failed_read_of_the_hub_says_what_to_do_for_its_kind_of_failure() {
         let words: Vec<String> = [
@@ -305,8 +229,15 @@ mod tests {
         ]
         .into_iter()
         .map(|fault| {
-            let (doing, todo) = Stage::StatusHub(fault).words();
-            format!("{fault:?}: {doing}. {todo}")
+            let summary = failure_summary(&Failure {
+                stage: Stage::StatusHub(fault),
+                ..Failure::default()
+            });
+            let line = summary.lines().nth(2).unwrap_or_default();
+            format!(
+                "{fault:?}: {}",
+                line.trim_start_matches("The run failed while ")
+            )
         })
         .collect();
         insta::assert_snapshot!(words.join("\n"), @r#"

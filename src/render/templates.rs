@@ -16,7 +16,8 @@ macro_rules! embedded {
 }
 
 /// Every template of `templates/`, by file name.
-const TEMPLATES: [(&str, &str); 14] = embedded!(
+const TEMPLATES: [(&str, &str); 15] = embedded!(
+    "failure_summary.md.j2",
     "release_note.md.j2",
     "tracking_issue.md.j2",
     "tracking_update.md.j2",
