@@ -25,30 +25,19 @@ impl Configured {
     /// The four settings in z2jh's order with their values in words and origins, for the
     /// job summary and `codeq-rollout window`.
     pub fn rows(&self) -> Vec<SettingRow> {
-        let s = &self.settings;
-        let o = &self.origins;
-        vec![
-            SettingRow {
-                key: "cull.enabled",
-                value: s.enabled.to_string(),
-                origin: o.enabled.clone(),
-            },
-            SettingRow {
-                key: "cull.timeout",
-                value: human(s.timeout_secs),
-                origin: o.timeout.clone(),
-            },
-            SettingRow {
-                key: "cull.every",
-                value: human(s.every_secs),
-                origin: o.every.clone(),
-            },
-            SettingRow {
-                key: "cull.maxAge",
-                value: max_age_words(s.max_age_secs),
-                origin: o.max_age.clone(),
-            },
-        ]
+        let (s, o) = (&self.settings, &self.origins);
+        let rows = [
+            ("cull.enabled", s.enabled.to_string(), &o.enabled),
+            ("cull.timeout", human(s.timeout_secs), &o.timeout),
+            ("cull.every", human(s.every_secs), &o.every),
+            ("cull.maxAge", max_age_words(s.max_age_secs), &o.max_age),
+        ];
+        let row = |(key, value, origin): (_, _, &Origin)| SettingRow {
+            key,
+            value,
+            origin: origin.clone(),
+        };
+        rows.map(row).into()
     }
 
     /// The rows on one line: `cull.enabled true (default); cull.timeout 1h (values.yaml:
