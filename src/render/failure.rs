@@ -95,11 +95,27 @@ pub(crate) fn failure_summary(f: &Failure) -> String {
     // The error as the annotation says it: what failed, then its help, a line each.
     let (what, help) = f.error.split_once("\nhelp: ").unwrap_or((&f.error, ""));
     let quote = |line: &str| code_span(&sanitize::clean_line(line, 2000));
-    let help: Vec<String> = help
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(quote)
-        .collect();
+    // A help with indented lines (a YAML template to paste) keeps its indentation in a fenced
+    // block; other help lines are code spans, one a line.
+    let indented = help.lines().any(|l| l.starts_with(' '));
+    let lines = help.lines().filter(|l| !l.trim().is_empty());
+    let (help, block): (Vec<String>, Vec<String>) = match indented {
+        false => (lines.map(quote).collect(), Vec::new()),
+        true => {
+            let keep = |l: &str| {
+                let indent = l.len() - l.trim_start_matches(' ').len();
+                format!("{}{}", &l[..indent], sanitize::clean_line(l, 2000))
+            };
+            (Vec::new(), lines.map(keep).collect())
+        }
+    };
+    // The fence: longer than any run of backticks inside, at least three.
+    let longest = block
+        .iter()
+        .flat_map(|l| l.split(|c| c != '`'))
+        .map(str::len)
+        .max();
+    let fence = "`".repeat(longest.unwrap_or(0).max(2) + 1);
     let code = |text: &str| format!("`{}`", table_cell(text));
     let change = |url: &str, change: &Change| format!("{} ({change})", table_cell(url));
     let rows: Vec<(String, String)> = [
@@ -128,7 +144,8 @@ pub(crate) fn failure_summary(f: &Failure) -> String {
     .into_iter()
     .flatten()
     .collect();
-    let ctx = minijinja::context! { stage => f.stage, what => quote(what), help, rows };
+    let ctx =
+        minijinja::context! { stage => f.stage, what => quote(what), help, block, fence, rows };
     super::templates::render("failure_summary.md.j2", ctx)
         .expect("the failure summary renders for every stage (tested)")
 }
@@ -287,5 +304,18 @@ Answer: reading the hub's running servers. Nothing was measured or written; the 
         |---|---|
         | Image | `ghcr.io/o/lab:latest` |
         ");
+    }
+
+    /// A help holding a template to paste (a kubeconfig, a Role) keeps its indentation: a
+    /// fenced block in the quote, never a code span a line (QA: the YAML copied from the
+    /// summary was wrong).
+    #[test]
+    fn an_indented_help_is_a_fenced_block_that_keeps_its_indentation() {
+        let summary = failure_summary(&Failure {
+            error: "the kubeconfig is not usable\nhelp: use this instead:\nusers:\n  - name: hub\n    user: {token: ```}".into(),
+            stage: Stage::Inputs,
+            ..Failure::default()
+        });
+        insta::assert_snapshot!(summary);
     }
 }
