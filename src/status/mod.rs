@@ -43,6 +43,7 @@
 //! `jupyterhub_idle_culler/__init__.py` (`handle_server`).
 
 pub(crate) mod classify;
+mod culler;
 pub(crate) mod history;
 pub(crate) mod hub;
 pub(crate) mod kube;

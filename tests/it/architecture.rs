@@ -43,6 +43,7 @@ const LAYERS: &[&[&str]] = &[
     &[
         "status::hub",
         "status::kube",
+        "status::culler",
         "status::classify",
         "status::history",
         "status",
@@ -59,6 +60,7 @@ const LAYERS: &[&[&str]] = &[
 /// files.
 const PURE: &[&str] = &[
     "tier",
+    "status::culler",
     "status::classify",
     "status::history",
     "status::report",
