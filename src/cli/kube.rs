@@ -90,6 +90,13 @@ impl KubeArgs {
             (on, given) => on.unwrap_or(given.is_some()),
         };
         if !on {
+            if self
+                .context
+                .as_deref()
+                .is_some_and(|c| !c.trim().is_empty())
+            {
+                log.warn(&crate::render::messages::RunWarning::ContextIgnored);
+            }
             let needs_pods = |a: &Alarm| a.rule().needs_pods;
             let Some(alarm) = self.alarms().into_iter().find(needs_pods) else {
                 return Ok(None);

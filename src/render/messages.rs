@@ -39,6 +39,9 @@ pub(crate) enum RunWarning<'a> {
         /// The input holding the token sent to it.
         token: &'a str,
     },
+    /// `status --context` (the input `context`) was given while Kubernetes is off, so it
+    /// selects nothing: the pods are not read and servers are judged by start time.
+    ContextIgnored,
     /// The progress chart's history in the convergence comment was refused (untrusted: anyone
     /// who can edit the comment can write it): the words of
     /// [`crate::render::status::history_refused`].
@@ -86,6 +89,7 @@ impl crate::support::text::Titled for RunWarning<'_> {
             Self::FailureNotReported { .. } => "Step outputs",
             Self::UrlRefused(_) => "Address from GitHub",
             Self::PlainHttp { .. } => "Plain HTTP",
+            Self::ContextIgnored => "Kubernetes off",
             Self::HistoryRefused(_) => "Progress chart",
             Self::PullPolicy(_) => "Pull policy",
             Self::RunbookPlaceholder { .. } => "Runbook placeholder",
@@ -127,6 +131,14 @@ impl RunWarning<'_> {
                 "{token} is sent unencrypted to it: use https://, or an address inside the \
                  cluster or a private network"
             )),
+            Self::ContextIgnored => Words::new(
+                "context is set but Kubernetes is off: no kubeconfig is read and servers are \
+                 judged by start time",
+            )
+            .help(
+                "to judge by each pod's digest, give a kubeconfig or kubernetes: true \
+                 (--kubernetes); else remove context",
+            ),
             // Worded by `status::report::history_refused`, in the shape it has there.
             Self::HistoryRefused(why) => Words::new(why),
             Self::PullPolicy(risk) => pull_policy(risk),
@@ -575,6 +587,7 @@ mod tests {
                 url: "http://hub.uni.edu",
                 token: "hub-token",
             },
+            RunWarning::ContextIgnored,
             RunWarning::HistoryRefused("it appears more than once"),
             RunWarning::PullPolicy(&from_values),
             RunWarning::PullPolicy(&by_default),

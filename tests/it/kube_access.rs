@@ -155,3 +155,30 @@ fn credentials_that_cannot_work_are_refused_before_the_hub_is_read() {
         .replace_all(&table, "127.0.0.1:PORT");
     insta::assert_snapshot!(table);
 }
+
+/// `--context` while Kubernetes is off selects nothing: a warning says so before the hub is
+/// read (its address answers nothing here: exit 1 there), and no kubeconfig is read
+/// (`KUBECONFIG` names none that exists, which a read would refuse with exit 2).
+#[test]
+fn a_context_with_kubernetes_off_is_warned_about() {
+    let hub = format!("http://127.0.0.1:{}", free_port());
+    let args = [
+        "status",
+        "--hub-url",
+        &hub,
+        "--released-at",
+        "2026-11-30T12:00:00Z",
+    ];
+    let args: Vec<&str> = args.into_iter().chain(["--context", "prod"]).collect();
+    let env = BTreeMap::from([
+        ("JUPYTERHUB_API_TOKEN".to_string(), READER_TOKEN.to_string()),
+        ("KUBECONFIG".to_string(), "/nowhere/config".to_string()),
+    ]);
+    let (code, _, stderr) = run_codeq(&args, &env);
+    assert_eq!(code, 1, "{stderr}");
+    let first = stderr.split("\nerror: ").next().unwrap();
+    assert_eq!(
+        first,
+        "warning: context is set but Kubernetes is off: no kubeconfig is read and servers are judged by start time\nhelp: to judge by each pod's digest, give a kubeconfig or kubernetes: true (--kubernetes); else remove context"
+    );
+}
