@@ -45,7 +45,7 @@ pub(crate) fn words(e: &KubeError) -> Words {
             }
         )),
         KubeError::Missing(o) => Words::new(format!("the kubeconfig {} does not exist", origin(o))).help(match o {
-            Origin::Variable(_) => "KUBECONFIG lists files that exist (kubectl refuses the rest too): correct or unset it",
+            Origin::Variable(_) => "none of the files KUBECONFIG lists exists (kubectl skips the missing ones, as status does): correct or unset it",
             _ => "give the path of a kubeconfig file, as for kubectl --kubeconfig (e.g. ~/.kube/config); the Action's kubeconfig input takes the file's content",
         }),
         KubeError::NoContext { origin: o, context, contexts } => Words::new(match context {
@@ -239,11 +239,16 @@ fn credential_words(o: &Origin, fault: &CredentialFault) -> Words {
                 crate::support::sanitize::log_line(path, 300)
             ))
         }
-        CredentialFault::TokenNotAscii { key } => Words::new(format!(
-            "{}: its user's {key} holds a character that is not printable ASCII",
+        CredentialFault::TokenEmpty { key } => Words::new(format!(
+            "{}: its user's {key} is empty",
             unusable(o)
         ))
-        .help("a copy-paste left a zero-width or no-break space or a line break in it: paste the ServiceAccount token again (kubectl create token prints it); the token itself is never shown"),
+        .help("it would be sent as no credentials: put the ServiceAccount token there (kubectl create token prints it)"),
+        CredentialFault::TokenNotAscii { key } => Words::new(format!(
+            "{}: its user's {key} holds a space or a non-ASCII character",
+            unusable(o)
+        ))
+        .help("a copy-paste left a space, a zero-width or no-break space or a line break in it: paste the ServiceAccount token again (kubectl create token prints it); the token itself is never shown"),
         CredentialFault::Server => Words::new(format!(
             "{}: its cluster's server is not an http:// or https:// address",
             unusable(o)

@@ -25,6 +25,7 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
         KubeError::ContextNamespace { origin: Origin::Input, context: "hub".into() },
         KubeError::Credential { origin: Origin::Flag(file()), fault: CredentialFault::File { key: "client-certificate", path: "/home/ops/.minikube/client.crt".into(), error: crate::support::files::ReadError::NotFound } },
         KubeError::Credential { origin: Origin::Input, fault: CredentialFault::TokenNotAscii { key: "tokenFile" } },
+        KubeError::Credential { origin: Origin::Input, fault: CredentialFault::TokenEmpty { key: "token" } },
         KubeError::Credential { origin: Origin::Input, fault: CredentialFault::Server },
         KubeError::User { user: "gke_user".into(), plugin: Some("gke-gcloud-auth-plugin".into()), basic: false, namespace: namespace() },
         KubeError::User { user: "admin".into(), plugin: None, basic: true, namespace: namespace() },

@@ -208,7 +208,9 @@ pub(crate) const KUBECONFIG_MAX_BYTES: u64 = 1 << 20;
 /// What kubectl would refuse or trim of the chosen user (`auth`) and `cluster`, checked
 /// before anything is sent: the token trimmed of the spaces and line breaks around it (a
 /// YAML block scalar ends in one) and refused unless printable ASCII (all an HTTP header
-/// carries; kube would panic building it); a `tokenFile` read now into the token (trimmed
+/// carries, no space inside: RFC 6750's `b64token`; kube would panic building it) and not
+/// empty (an empty one is sent as no credentials, answered as `system:anonymous`); a
+/// `tokenFile` read now into the token (trimmed
 /// and checked alike, as client-go 1.37's `cachingFileTokenSource` trims it), so the token
 /// is registered as a secret as an inline one is; the files the user and the cluster name
 /// present (kubectl refuses a missing client certificate rather than sending no
@@ -260,7 +262,9 @@ fn checked_credentials(
         (None, None) => return Ok(()),
     };
     let token = token.trim();
-    if !token.chars().all(|c| c.is_ascii_graphic() || c == ' ') {
+    if token.is_empty() {
+        return Err(CredentialFault::TokenEmpty { key });
+    } else if !token.chars().all(|c| c.is_ascii_graphic()) {
         return Err(CredentialFault::TokenNotAscii { key });
     }
     auth.token = Some(token.to_string().into());
@@ -305,9 +309,16 @@ fn parse(content: &str, origin: Origin) -> Result<Kubeconfig, KubeError> {
 
 /// The kubeconfig `files` hold, merged in order (client-go's rules, kube's
 /// [`Kubeconfig::merge`]), and where it came from (the files `KUBECONFIG` lists, as one).
-fn read(files: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
+fn read(all: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
+    // As client-go 1.37's loader: a file `KUBECONFIG` lists that does not exist is skipped,
+    // unless none does.
+    let listed = |o: &&Origin| !matches!(o, Origin::Variable(path) if !path.exists());
+    let files: Vec<Origin> = all.iter().filter(listed).cloned().collect();
+    if files.is_empty() {
+        return Err(KubeError::Missing(files_origin(all)));
+    }
     let mut merged = Kubeconfig::default();
-    for origin in files {
+    for origin in &files {
         let (Origin::Flag(path) | Origin::Variable(path) | Origin::Home(path)) = origin else {
             continue;
         };
@@ -335,7 +346,13 @@ fn read(files: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
             .merge(config)
             .map_err(|e| unreadable(e.to_string()))?;
     }
-    let origin = match files {
+    Ok((merged, files_origin(&files)))
+}
+
+/// Where the kubeconfig of `files` came from: the one file, or the files `KUBECONFIG` lists,
+/// as one.
+fn files_origin(files: &[Origin]) -> Origin {
+    match files {
         [one] => one.clone(),
         _ => {
             let paths = files.iter().filter_map(|f| match f {
@@ -344,8 +361,7 @@ fn read(files: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
             });
             Origin::Variable(std::env::join_paths(paths).unwrap_or_default().into())
         }
-    };
-    Ok((merged, origin))
+    }
 }
 
 #[cfg(test)]
@@ -570,6 +586,16 @@ mod tests {
             &[],
         );
         case(
+            "an empty token",
+            content(leak("{token: sa-token-0123456789}", "{token: '  '}")),
+            &[],
+        );
+        case(
+            "a token with a space inside",
+            content(leak("sa-token-0123456789", "'sa-token 0123456789'")),
+            &[],
+        );
+        case(
             "a token with a zero-width space",
             content(leak("sa-token-0123456789", "sa-token-\u{200b}0123456789")),
             &[],
@@ -619,6 +645,11 @@ mod tests {
                 ("KUBECONFIG", format!("{second}:{good}")),
                 ("HOME", home.clone()),
             ],
+        );
+        case(
+            "KUBECONFIG naming a file that does not exist and one that does (skipped)",
+            none,
+            &[("KUBECONFIG", format!("/nowhere/kubeconfig:{good}"))],
         );
         case(
             "KUBECONFIG naming a file that does not exist",
