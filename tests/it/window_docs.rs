@@ -665,19 +665,23 @@ fn stale_judges_the_notebook_container_among_others_and_dockers_image_ids() {
         "get pods -n lab -l component=singleuser-server,release=hub -o json\n"
     );
 
-    // A digest left as the doc's placeholder stops before listing anything.
+    // A digest left as the doc's placeholder, or PLATFORMS unset (a single-platform image
+    // sets it empty), stops before listing anything.
     let placeholder = setup.replace(&digest, codeq_rollout::DOC_DIGEST);
-    let out = bash_in(d, &format!("{placeholder}\nstale > /dev/null; echo rc=$?"));
-    assert_eq!(
-        (
-            String::from_utf8_lossy(&out.stdout).as_ref(),
-            String::from_utf8_lossy(&out.stderr).as_ref()
-        ),
-        (
-            "\nrc=1\n",
-            "DIGEST and PLATFORMS hold sha256 digests: set them first\n"
-        )
-    );
+    let unset = format!("{setup}\nunset PLATFORMS");
+    for setup in [placeholder, unset] {
+        let out = bash_in(d, &format!("{setup}\nstale > /dev/null; echo rc=$?"));
+        assert_eq!(
+            (
+                String::from_utf8_lossy(&out.stdout).as_ref(),
+                String::from_utf8_lossy(&out.stderr).as_ref()
+            ),
+            (
+                "\nrc=1\n",
+                "DIGEST and PLATFORMS hold sha256 digests: set them first\n"
+            )
+        );
+    }
     assert_eq!(
         std::fs::read_to_string(d.join("kubectl.log"))
             .unwrap()
