@@ -433,9 +433,15 @@ c.KubeSpawner.start_timeout = 30
         ["active", "fresh", "idle", "other", "slow", "warm"]
     );
 
-    // `active` reports activity now; `idle` has had none for over 5 s at `--now`.
-    let wait = (t_old + 6.0 - unix_now()).max(0.0);
-    tokio::time::sleep(Duration::from_secs_f64(wait)).await;
+    // `active` reports activity now; `idle` has had none for over 5 s at `--now`: the clock
+    // is waited for, 6 s past the old activity.
+    let idle_long_enough = crate::common::until(
+        "6 s past the old activity",
+        Duration::from_secs(10),
+        Duration::from_millis(100),
+        || std::future::ready(unix_now() >= t_old + 6.0),
+    );
+    assert!(idle_long_enough.await);
     let t_post = unix_now();
     rig.hub.post_activity("active", t_post).await;
     let now = iso(t_post + 1.0);

@@ -607,15 +607,22 @@ async fn restart(rig: &Z2jh, user: &str) -> String {
 
 /// Reruns the Verify block until it prints 0, as the runbook says (bounded, 2 minutes); its
 /// last run.
-fn verify_until_zero(shell: &mut Shell, runbook: &Runbook) -> Ran {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let ran = shell.run(runbook.step("Verify"), &[]);
-        if ran.stdout.trim() == "0" || Instant::now() > deadline {
-            return ran;
-        }
-        std::thread::sleep(Duration::from_millis(500));
-    }
+async fn verify_until_zero(shell: &mut Shell, runbook: &Runbook) -> Ran {
+    let mut last = None;
+    let within = Duration::from_secs(120);
+    let zero = crate::common::until(
+        "Verify prints 0",
+        within,
+        Duration::from_millis(500),
+        || {
+            let ran = shell.run(runbook.step("Verify"), &[]);
+            let zero = ran.stdout.trim() == "0";
+            last = Some(ran);
+            std::future::ready(zero)
+        },
+    );
+    zero.await;
+    last.expect("Verify ran at least once")
 }
 
 /// Who deleted which pods (the audit log): `(user, pod name, code)` of every `delete`.
@@ -744,7 +751,7 @@ async fn the_published_runbook_stops_the_stale_servers_through_the_hub_api() {
             .collect::<Vec<_>>(),
         "the second listing leaves carol out"
     );
-    let verify = verify_until_zero(&mut shell, &runbook);
+    let verify = verify_until_zero(&mut shell, &runbook).await;
     seen.step("Verify", &verify);
     insta::assert_snapshot!(stable(&rig, &new, &seen.0));
 
@@ -1059,7 +1066,7 @@ async fn the_fallbacks_stop_only_stale_servers_from_the_admin_panel_and_by_delet
     seen.step("Only if the API fails: delete the pods", &last);
     assert_eq!(last.code, 0, "{}", seen.0);
     let deleted = Instant::now();
-    let verify = verify_until_zero(&mut shell, &runbook);
+    let verify = verify_until_zero(&mut shell, &runbook).await;
     seen.step("Verify", &verify);
     assert_eq!(
         pods(&rig).await["jupyter-carol"].uid,

@@ -225,18 +225,21 @@ impl ControlPlane {
             let path = format!("/api/v1/namespaces/{namespace}/pods?labelSelector={marker}");
             let (code, body) = self.admin("GET", &path, None).await;
             assert_eq!(code, 200, "{body}");
-            let deadline = Instant::now() + Duration::from_secs(30);
-            while !self.audit().iter().any(|e| {
+            let marked = |e: &Value| {
                 e["requestURI"]
                     .as_str()
                     .is_some_and(|u| u.contains(&marker))
-            }) {
-                assert!(
-                    Instant::now() < deadline,
-                    "the audit log did not show {marker} within 30 s"
-                );
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
+            };
+            let shown = super::until(
+                "the audit log's marker",
+                Duration::from_secs(30),
+                Duration::from_millis(50),
+                || std::future::ready(self.audit().iter().any(marked)),
+            );
+            assert!(
+                shown.await,
+                "the audit log did not show {marker} within 30 s"
+            );
         }
     }
 
@@ -641,7 +644,9 @@ impl ControlPlane {
         within: Duration,
     ) -> Result<(), String> {
         let deadline = Instant::now() + within;
+        let mut tick = tokio::time::interval(Duration::from_millis(100));
         loop {
+            tick.tick().await;
             let answer = self
                 .client
                 .get(url)
@@ -664,7 +669,6 @@ impl ControlPlane {
                 "{what} did not answer 200 at {url} within {within:?}; its log:\n{}",
                 std::fs::read_to_string(self.dir.join(log)).unwrap_or_default()
             );
-            tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
 

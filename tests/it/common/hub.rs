@@ -463,18 +463,7 @@ c.JupyterHub.load_roles = [
         F: FnMut(&Hub) -> Fut,
         Fut: std::future::Future<Output = bool>,
     {
-        let deadline = Instant::now() + within;
-        let mut tick = tokio::time::interval(Duration::from_millis(200));
-        loop {
-            tick.tick().await;
-            if cond(self).await {
-                return true;
-            }
-            if Instant::now() >= deadline {
-                eprintln!("gave up waiting: {what}");
-                return false;
-            }
-        }
+        super::until(what, within, Duration::from_millis(200), || cond(self)).await
     }
 }
 

@@ -454,3 +454,31 @@ pub fn run_bounded(args: &[&str], env: &BTreeMap<String, String>) -> (i32, Strin
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// The one bounded wait of the tests: checks `cond` at once, then every `every`, until it
+/// holds or `within` has passed; whether it held (`what` is said on stderr when it did not).
+/// The checks are ticks of one interval, so a slow check does not stretch the bound.
+pub async fn until<F, Fut>(
+    what: &str,
+    within: std::time::Duration,
+    every: std::time::Duration,
+    mut cond: F,
+) -> bool
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = tokio::time::Instant::now() + within;
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if cond().await {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            eprintln!("gave up waiting: {what}");
+            return false;
+        }
+    }
+}

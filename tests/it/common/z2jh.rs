@@ -229,22 +229,12 @@ c.KubeSpawner.k8s_api_request_retry_timeout = 30
 
     /// Polls `cond` every 200 ms until it holds or `within` passed; whether it held. (`cond`
     /// captures what it reads: `let rig = &rig; move || async move { ... }`.)
-    pub async fn wait_for<F, Fut>(&self, what: &str, within: Duration, mut cond: F) -> bool
+    pub async fn wait_for<F, Fut>(&self, what: &str, within: Duration, cond: F) -> bool
     where
         F: FnMut() -> Fut,
         Fut: std::future::Future<Output = bool>,
     {
-        let deadline = Instant::now() + within;
-        loop {
-            if cond().await {
-                return true;
-            }
-            if Instant::now() >= deadline {
-                eprintln!("gave up waiting: {what}");
-                return false;
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
+        super::until(what, within, Duration::from_millis(200), cond).await
     }
 
     /// The hub's, the kubelet stand-in's and the API server's logs, for a failure message.
