@@ -16,7 +16,7 @@ use std::fmt;
 mod evidence;
 
 pub(crate) use evidence::{
-    Commits, Elsewhere, Gap, Lookup, LookupFailure, LookupNote, LookupTraffic, Missing, NoClient,
+    Commits, Elsewhere, Lookup, LookupFailure, LookupNote, LookupTraffic, Missing, NoClient,
     NotKnown, PayloadList, PayloadProblem, Refetch, SubjectMiss, Unexamined,
 };
 pub use evidence::{Evidence, Found, LookupOrigin, PullRequest};
@@ -138,7 +138,7 @@ pub enum Reason {
         /// Where the pull requests were looked for.
         origin: LookupOrigin,
         /// What is not known.
-        gap: Gap,
+        gap: NotKnown,
     },
     /// Rule 4: nothing carries a tier label; the unlabeled policy set the tier.
     Unlabeled {
@@ -506,7 +506,7 @@ fn not_from_labels(
         Some(UnlabeledPolicy::Security) => Tier::Security,
         None | Some(UnlabeledPolicy::Fail) => return Err(Undecided::LookUp { failure }),
     };
-    let gap = failure.gap();
+    let gap = failure.clone();
     warnings.push(Warning::NotFromLabels { tier, failure });
     Ok(TierDecision {
         tier,
@@ -968,7 +968,7 @@ mod tests {
             Reason::NotFromLabels {
                 tier: Tier::Security,
                 origin: push_origin(),
-                gap: Gap::LookupFailed
+                gap: NotKnown::Failed(Box::new(refused()))
             }
         );
     }
@@ -1032,7 +1032,7 @@ mod tests {
         assert_matches!(
             d.reason,
             Reason::NotFromLabels {
-                gap: Gap::Incomplete,
+                gap: NotKnown::Incomplete(_),
                 ..
             },
             "{:?}",

@@ -4,9 +4,9 @@
 
 use super::words::Words;
 use crate::tier::{
-    Commits, Elsewhere, Gap, Lookup, LookupFailure, LookupNote, LookupOrigin, LookupTraffic,
-    Missing, NoClient, NoLabel, NotKnown, PayloadList, PayloadProblem, Reason, Refetch,
-    SubjectMiss, Undecided, Unexamined, Warning,
+    Commits, Elsewhere, Lookup, LookupFailure, LookupNote, LookupOrigin, LookupTraffic, Missing,
+    NoClient, NoLabel, NotKnown, PayloadList, PayloadProblem, Reason, Refetch, SubjectMiss,
+    Undecided, Unexamined, Warning,
 };
 use std::fmt;
 
@@ -73,8 +73,8 @@ impl fmt::Display for Reason {
             ),
             Reason::NotFromLabels { tier, origin, gap } => {
                 let how = match gap {
-                    Gap::LookupFailed => "could not be looked up",
-                    Gap::Incomplete => "are not all known",
+                    NotKnown::Failed(_) => "could not be looked up",
+                    NotKnown::Incomplete(_) => "are not all known",
                 };
                 write!(
                     f,

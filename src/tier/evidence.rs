@@ -20,15 +20,6 @@ pub struct PullRequest {
     pub labels: Vec<String>,
 }
 
-/// Why the pull requests behind a release are not all known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Gap {
-    /// The look-up failed ([`Found::LookupFailed`]).
-    LookupFailed,
-    /// The look-up is incomplete ([`Found::Incomplete`]).
-    Incomplete,
-}
-
 /// What the look-up of the pull requests behind a release found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Found {
@@ -345,16 +336,6 @@ pub enum NotKnown {
     Failed(Box<LookupFailure>),
     /// The look-up is incomplete.
     Incomplete(Box<Missing>),
-}
-
-impl NotKnown {
-    /// The gap in one word ([`Gap`]).
-    pub(crate) fn gap(&self) -> Gap {
-        match self {
-            NotKnown::Failed(_) => Gap::LookupFailed,
-            NotKnown::Incomplete(_) => Gap::Incomplete,
-        }
-    }
 }
 
 /// Where the pull requests behind a release were looked for: the event, and the commit and
