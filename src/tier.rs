@@ -282,6 +282,26 @@ impl TierDecision {
     }
 }
 
+impl Reason {
+    /// The decision this reason makes: its tier, and the source its rule gives.
+    fn decision(self, pull_requests: Vec<PullRequest>, warnings: Vec<Warning>) -> TierDecision {
+        let (tier, source) = match &self {
+            Reason::Input { tier } => (*tier, TierSource::Input),
+            Reason::Label { tier, .. } => (*tier, TierSource::Labels),
+            Reason::NotFromLabels { tier, .. } | Reason::Unlabeled { tier, .. } => {
+                (*tier, TierSource::Default)
+            }
+        };
+        TierDecision {
+            tier,
+            source,
+            pull_requests,
+            reason: self,
+            warnings,
+        }
+    }
+}
+
 /// `value` with `f` applied to every string in it (not to object keys).
 fn map_strings(value: &mut serde_json::Value, f: &dyn Fn(&str) -> String) {
     match value {
@@ -379,42 +399,30 @@ pub fn decide(
     if let Some(failure) = failure {
         return not_from_labels(failure, &evidence.origin, prs, unlabeled, warnings);
     }
-    let labelled = |tier: Tier, first: &DecidingLabel, mut warnings: Vec<Warning>| {
-        let unlabeled_prs: Vec<u64> = prs
-            .iter()
-            .filter(|pr| !rules.has_tier_label(pr))
-            .map(|pr| pr.number)
-            .collect();
-        if !unlabeled_prs.is_empty() {
-            warnings.push(Warning::WithoutTierLabel {
-                pull_requests: numbers(unlabeled_prs),
-            });
-        }
-        TierDecision {
-            tier,
-            source: TierSource::Labels,
-            pull_requests: prs.clone(),
-            reason: Reason::Label {
-                tier,
-                deciding: first.clone(),
-                origin: evidence.origin.clone(),
-            },
-            warnings,
-        }
-    };
-    if let Some(first) = security.first() {
-        if !routine.is_empty() {
+    let (tier, deciding) = match (security.first(), routine.first()) {
+        (Some(first), Some(_)) => {
             warnings.push(Warning::Conflict {
                 security: numbers(security.iter().map(|d| d.pull_request)),
                 routine: numbers(routine.iter().map(|d| d.pull_request)),
             });
+            (Tier::Security, first.clone())
         }
-        return Ok(labelled(Tier::Security, first, warnings));
+        (Some(first), None) => (Tier::Security, first.clone()),
+        (None, Some(first)) => (Tier::Routine, first.clone()),
+        (None, None) => return unlabeled_decision(evidence, rules, prs, unlabeled, warnings),
+    };
+    let without = prs.iter().filter(|pr| !rules.has_tier_label(pr));
+    let pull_requests = numbers(without.map(|pr| pr.number));
+    if !pull_requests.is_empty() {
+        warnings.push(Warning::WithoutTierLabel { pull_requests });
     }
-    if let Some(first) = routine.first() {
-        return Ok(labelled(Tier::Routine, first, warnings));
-    }
-    unlabeled_decision(evidence, rules, prs, unlabeled, warnings)
+    let origin = evidence.origin.clone();
+    let reason = Reason::Label {
+        tier,
+        deciding,
+        origin,
+    };
+    Ok(reason.decision(prs, warnings))
 }
 
 /// The security and the routine labels on `prs`, in order. A label on both lists is a
@@ -479,13 +487,7 @@ fn by_input(
     if let Some(gap) = evidence.found.not_known() {
         warnings.push(Warning::InputDespiteGap { tier, gap });
     }
-    TierDecision {
-        tier,
-        source: TierSource::Input,
-        pull_requests: prs,
-        reason: Reason::Input { tier },
-        warnings,
-    }
+    Reason::Input { tier }.decision(prs, warnings)
 }
 
 /// Rule 2: a failed (or incomplete, undecided) look-up is not "unlabeled": only an explicit
@@ -508,17 +510,8 @@ fn not_from_labels(
     };
     let gap = failure.clone();
     warnings.push(Warning::NotFromLabels { tier, failure });
-    Ok(TierDecision {
-        tier,
-        source: TierSource::Default,
-        pull_requests: prs,
-        reason: Reason::NotFromLabels {
-            tier,
-            origin: origin.clone(),
-            gap,
-        },
-        warnings,
-    })
+    let origin = origin.clone();
+    Ok(Reason::NotFromLabels { tier, origin, gap }.decision(prs, warnings))
 }
 
 /// Rule 4: no tier label (or no pull request): the unlabeled policy decides, routine by
@@ -554,17 +547,12 @@ fn unlabeled_decision(
         tier,
         why: why.clone(),
     });
-    Ok(TierDecision {
+    let reason = Reason::Unlabeled {
         tier,
-        source: TierSource::Default,
-        pull_requests: prs,
-        reason: Reason::Unlabeled {
-            tier,
-            why,
-            by_default,
-        },
-        warnings,
-    })
+        why,
+        by_default,
+    };
+    Ok(reason.decision(prs, warnings))
 }
 
 /// PR numbers ascending, without repeats.
