@@ -2,8 +2,9 @@
 //! key (or with `--values-path`), then what to write instead; and the YAML parser's messages
 //! worded for Helm users ([`UserMessages`]).
 
-use super::window_words::{max_duration_words, settings_words};
+use super::window_words::settings_words;
 use super::words::Words;
+use crate::support::duration::max_duration_words;
 use crate::support::files::ReadError;
 use crate::values::error::{Found, Holds, Takes, ValuesError, Wrong};
 use crate::window::MAX_DURATION_SECS;
@@ -137,7 +138,7 @@ fn value_words(file: &str, key: &str, wrong: &Wrong, takes: Takes) -> Words {
         ),
         Wrong::TooLong(_) => format!(
             "the longest duration codeq-rollout takes is {}; set the value the hub uses",
-            max_duration_words()
+            max_duration_words(MAX_DURATION_SECS)
         ),
         _ => takes_words(takes),
     };

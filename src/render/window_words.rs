@@ -3,6 +3,7 @@
 //! sense. [`crate::window`] decides, as data; the words are here.
 
 use super::words::Words;
+use crate::support::duration::max_duration_words;
 use crate::window::{
     Configured, InvalidSettings, MAX_DURATION_SECS, Origin, SettingsProblem, Window,
 };
@@ -60,40 +61,36 @@ impl Window {
         if !self.culling_enabled {
             return "no passive bound: culling is disabled, a running session updates only when its user restarts it".into();
         }
-        let up_to = |worst: Option<u64>, what: &str| match (self.worst, worst) {
-            (Some(w), Some(secs)) => format!(
-                " (up to {} with {} {what} in the same cull pass)",
-                human_at_most(secs),
-                servers_words(w.scale.servers)
-            ),
-            _ => String::new(),
+        // The worst case `secs` for a hub's servers doing `what` in one cull pass.
+        let up_to = |secs: Option<u64>, what: &str| {
+            let (w, secs) = self.worst.zip(secs)?;
+            let servers = servers_words(w.scale.servers);
+            Some(format!(
+                "up to {} with {servers} {what} in the same cull pass",
+                human_at_most(secs)
+            ))
         };
+        let bracketed =
+            |words: Option<String>| words.map(|w| format!(" ({w})")).unwrap_or_default();
         let worst_active = self.worst.and_then(|w| w.active_secs);
-        let worst_idle = self.worst.and_then(|w| w.idle_secs);
         if let (true, Some(active)) = (self.max_age_first(), self.active_secs) {
-            let worst = match (self.worst, worst_active) {
-                (Some(w), Some(secs)) => format!(
-                    "; up to {} with {} reaching it in the same cull pass",
-                    human_at_most(secs),
-                    servers_words(w.scale.servers)
-                ),
-                _ => String::new(),
-            };
+            let worst = up_to(worst_active, "reaching it").map(|w| format!("; {w}"));
             return format!(
-                "every session, idle or active, within {} of the release (the maximum server age comes before the idle timeout{worst})",
+                "every session, idle or active, within {} of the release (the maximum server age comes before the idle timeout{})",
                 human(active),
+                worst.unwrap_or_default()
             );
         }
         let idle = format!(
             "idle sessions within {} of last activity{}",
             human(self.idle_secs.unwrap_or(0)),
-            up_to(worst_idle, "going idle")
+            bracketed(up_to(self.worst.and_then(|w| w.idle_secs), "going idle"))
         );
         match self.active_secs {
             Some(active) => format!(
                 "{idle}; active sessions within {} of the release{}",
                 human(active),
-                up_to(worst_active, "reaching the maximum server age")
+                bracketed(up_to(worst_active, "reaching the maximum server age"))
             ),
             None => format!("{idle}; active sessions only when their user restarts them"),
         }
@@ -111,11 +108,6 @@ impl fmt::Display for Origin {
     }
 }
 
-/// [`MAX_DURATION_SECS`] in words, for messages: `3650 days (315360000 s)`.
-pub(crate) fn max_duration_words() -> String {
-    crate::support::duration::max_duration_words(MAX_DURATION_SECS)
-}
-
 super::words::words_display!(InvalidSettings => settings_words);
 
 /// The words of culler settings refused: what is wrong, naming the origin, then what to set.
@@ -123,7 +115,7 @@ pub(crate) fn settings_words(e: &InvalidSettings) -> Words {
     let origin = &e.origin;
     let (what, help) = match e.problem {
         SettingsProblem::TooLong { key, secs } => (
-            format!("{key} is {secs} s ({origin}), more than {}", max_duration_words()),
+            format!("{key} is {secs} s ({origin}), more than {}", max_duration_words(MAX_DURATION_SECS)),
             "that is the longest duration codeq-rollout takes: set the value the hub uses"
                 .to_string(),
         ),

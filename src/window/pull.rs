@@ -147,14 +147,10 @@ impl ImageConfig {
         let (policy, source) = match (&self.pull_policy, &image) {
             (Some((policy, origin)), _) => (*policy, PolicySource::Values(origin.clone())),
             (None, Some(i)) => {
-                let latest = match &i.tag {
-                    PodTag::Given(tag) => tag == "latest",
-                    PodTag::NoTag => true,
-                    PodTag::ChartDefault => false,
-                };
-                let policy = match latest {
-                    true => PullPolicy::Always,
-                    false => PullPolicy::IfNotPresent,
+                let policy = match &i.tag {
+                    PodTag::Given(tag) if tag == "latest" => PullPolicy::Always,
+                    PodTag::NoTag => PullPolicy::Always,
+                    PodTag::Given(_) | PodTag::ChartDefault => PullPolicy::IfNotPresent,
                 };
                 (policy, PolicySource::KubernetesDefault)
             }
