@@ -305,14 +305,9 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
             github_sha: ctx.sha.clone(),
         });
     }
-    Behind {
-        evidence: Evidence {
-            origin,
-            found,
-            notes,
-        },
-        commit,
-    }
+    let mut behind = Behind::plain(origin, found, commit);
+    behind.evidence.notes = notes;
+    behind
 }
 
 /// A fresh copy of pull request `number` from GitHub, fetched again because of `why`.
@@ -562,21 +557,14 @@ fn merged_into(pr: &ApiPullRequest, shas: &[&str], branch: Option<&str>) -> bool
 /// merge, the last `(#N)` ending the subject) or `Merge pull request #123 from owner/branch`
 /// (merge commit). `None` for anything else.
 pub(crate) fn pull_number_in_subject(message: &str) -> Option<u64> {
-    let subject = message.lines().next()?.trim();
-    if let Some(rest) = subject.strip_prefix("Merge pull request #") {
-        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-        return digits
-            .parse()
-            .ok()
-            .filter(|_| rest[digits.len()..].starts_with(" from "));
-    }
-    let inner = subject.strip_suffix(')')?;
-    let digits = &inner[inner.rfind("(#")? + 2..];
-    // Digits only: `parse` alone would take `(#+12)`.
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
+    static SUBJECT: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    // A merge subject's number, or none at all (the first alternative wins at its start).
+    let subject = SUBJECT.get_or_init(|| {
+        regex::Regex::new(r"^Merge pull request #(?:([0-9]+) from )?|\(#([0-9]+)\)$")
+            .expect("the subject pattern compiles")
+    });
+    let found = subject.captures(message.lines().next()?.trim())?;
+    found.get(1).or(found.get(2))?.as_str().parse().ok()
 }
 
 fn client<'a>(
@@ -674,6 +662,10 @@ mod tests {
         assert_eq!(
             pull_number_in_subject("Merge pull request #9 from org/fix-cve"),
             Some(9)
+        );
+        assert_eq!(
+            pull_number_in_subject("Merge pull request #9x from o/b (#5)"),
+            None
         );
         assert_eq!(pull_number_in_subject("Initial commit"), None);
         assert_eq!(pull_number_in_subject("Fix (#12) typo"), None);
