@@ -6,8 +6,9 @@ use super::window_words::settings_words;
 use super::words::Words;
 use crate::support::duration::max_duration_words;
 use crate::support::files::ReadError;
-use crate::values::error::{Found, Holds, Takes, ValuesError, Wrong};
+use crate::values::error::{Holds, Takes, ValuesError, Wrong};
 use crate::window::MAX_DURATION_SECS;
+use serde_json::Value;
 use std::borrow::Cow;
 
 super::words::words_display!(ValuesError => words);
@@ -202,14 +203,14 @@ fn takes_words(takes: Takes) -> String {
 }
 
 /// A YAML value in words: `the string "1h"`, `a list`, ...
-fn described(found: &Found) -> String {
+fn described(found: &Value) -> String {
     match found {
-        Found::Null => "null".into(),
-        Found::Bool(b) => format!("the boolean {b}"),
-        Found::Number(n) => format!("the number {n}"),
-        Found::Text(s) => format!("the string {s:?}"),
-        Found::List => "a list".into(),
-        Found::Mapping => "a mapping".into(),
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => format!("the string {s:?}"),
+        Value::Array(_) => "a list".into(),
+        Value::Object(_) => "a mapping".into(),
     }
 }
 
@@ -246,7 +247,7 @@ mod tests {
         let not_mapping = |holds| ValuesError::NotMapping {
             file: file(),
             key: "jupyterhub.cull".into(),
-            found: Found::Bool(true),
+            found: Value::Bool(true),
             holds,
         };
         let value = |wrong, takes| ValuesError::Value {
@@ -272,16 +273,22 @@ mod tests {
                 ValuesError::EmptyKey("a..b".into()),
                 ValuesError::EndsInCull("jupyterhub.cull".into(), "jupyterhub".into()),
                 ValuesError::NotYaml(file(), Box::new(not_yaml)),
-                ValuesError::TopNotMapping(file(), Found::List),
+                ValuesError::TopNotMapping(file(), Value::Array(Vec::new())),
                 not_mapping(Holds::Cull),
                 not_mapping(Holds::Parent),
                 not_mapping(Holds::Image),
                 not_mapping(Holds::Other),
-                value(Wrong::Kind(Found::Text("1h".into())), Takes::Seconds),
-                value(Wrong::Kind(Found::Null), Takes::Boolean),
-                value(Wrong::Kind(Found::Number("1.2".into())), Takes::ImageTag),
-                value(Wrong::Kind(Found::Mapping), Takes::ImageName),
-                value(Wrong::Kind(Found::Text("always".into())), Takes::PullPolicy),
+                value(Wrong::Kind(Value::String("1h".into())), Takes::Seconds),
+                value(Wrong::Kind(Value::Null), Takes::Boolean),
+                value(Wrong::Kind(serde_json::json!(1.2)), Takes::ImageTag),
+                value(
+                    Wrong::Kind(Value::Object(serde_json::Map::new())),
+                    Takes::ImageName,
+                ),
+                value(
+                    Wrong::Kind(Value::String("always".into())),
+                    Takes::PullPolicy,
+                ),
                 value(Wrong::Negative("-60".into()), Takes::Seconds),
                 value(Wrong::NotPlain(17.0), Takes::Seconds),
                 value(Wrong::NotWhole("1.5".into()), Takes::Seconds),

@@ -19,7 +19,7 @@ pub(crate) enum ValuesError {
     /// A file that is not YAML: the parser's error.
     NotYaml(String, Box<serde_saphyr::Error>),
     /// A file whose top level is not a mapping, but this.
-    TopNotMapping(String, Found),
+    TopNotMapping(String, Value),
     /// A key that holds a mapping of z2jh (what it holds) that is something else.
     NotMapping {
         /// The file.
@@ -27,7 +27,7 @@ pub(crate) enum ValuesError {
         /// The key's dotted path.
         key: String,
         /// What it is.
-        found: Found,
+        found: Value,
         /// What the mapping holds.
         holds: Holds,
     },
@@ -79,36 +79,6 @@ pub(crate) enum ValuesError {
 
 impl std::error::Error for ValuesError {}
 
-/// A YAML value as a refusal describes it.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Found {
-    /// Null.
-    Null,
-    /// A boolean.
-    Bool(bool),
-    /// A number, as written.
-    Number(String),
-    /// A string.
-    Text(String),
-    /// A list.
-    List,
-    /// A mapping.
-    Mapping,
-}
-
-impl From<&Value> for Found {
-    fn from(v: &Value) -> Self {
-        match v {
-            Value::Null => Found::Null,
-            Value::Bool(b) => Found::Bool(*b),
-            Value::Number(n) => Found::Number(n.to_string()),
-            Value::String(s) => Found::Text(s.clone()),
-            Value::Array(_) => Found::List,
-            Value::Object(_) => Found::Mapping,
-        }
-    }
-}
-
 /// What a mapping z2jh reads holds, for the refusal of something else there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Holds {
@@ -126,7 +96,7 @@ pub(crate) enum Holds {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Wrong {
     /// A value of another kind.
-    Kind(Found),
+    Kind(Value),
     /// A negative number, as written.
     Negative(String),
     /// A whole number not written as a plain integer (`017`, `1e3`, `60.0`): its value.

@@ -34,6 +34,7 @@ use crate::window::{
     Configured, CullDuration, DEFAULT_SLOW_STOP_TIMEOUT_SECS, ImageConfig, ImageTag,
     InvalidSettings, MAX_DURATION_SECS, Origin, Overrides, PullPolicy, ScaleConfig, set,
 };
+use serde::Deserialize;
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -176,7 +177,7 @@ impl<'a> Node<'a> {
             Some(other) => Err(ValuesError::NotMapping {
                 file: self.file.to_string(),
                 key: self.key(key),
-                found: other.into(),
+                found: other.clone(),
                 holds,
             }),
         }
@@ -262,10 +263,7 @@ fn top_mapping(file: &str, text: &str) -> Result<Option<Value>, ValuesError> {
     match doc {
         Value::Null => Ok(None),
         Value::Object(_) => Ok(Some(doc)),
-        other => Err(ValuesError::TopNotMapping(
-            file.to_string(),
-            (&other).into(),
-        )),
+        other => Err(ValuesError::TopNotMapping(file.to_string(), other)),
     }
 }
 
@@ -421,7 +419,7 @@ fn read_slow_stop(base: &Node, scale: &mut ScaleConfig) -> Result<(), ValuesErro
             Some(f) if f > 0.0 => (f.ceil() as u64, settings.origin("slow_stop_timeout")),
             _ => return wrong(Wrong::NotPositive(n.to_string())),
         },
-        other => return wrong(Wrong::Kind(other.into())),
+        other => return wrong(Wrong::Kind(other.clone())),
     };
     (scale.slow_stop_timeout_secs, scale.slow_stop_origin) = (secs, origin);
     Ok(())
@@ -477,17 +475,21 @@ fn read_image(
         Some(Value::Null) => Ok(Some(None)),
         Some(Value::String(t)) if t.trim().is_empty() => Ok(Some(None)),
         Some(Value::String(t)) => Ok(Some(Some(t.trim().to_string()))),
-        Some(other) => Err(image.wrong(name, Wrong::Kind(other.into()), takes)),
+        Some(other) => Err(image.wrong(name, Wrong::Kind(other.clone()), takes)),
     };
     let pull_policy = match image.get("pullPolicy") {
         None => None,
         Some(Value::Null) => Some(None),
         Some(Value::String(t)) if t.is_empty() => Some(None),
-        Some(Value::String(t)) if pull_policy(t).is_some() => Some(pull_policy(t)),
-        Some(other) => {
-            let wrong = Wrong::Kind(other.into());
-            return Err(image.wrong("pullPolicy", wrong, Takes::PullPolicy));
-        }
+        // Named exactly as Kubernetes (and z2jh's schema, `singleuser.image.pullPolicy`
+        // `enum: [null, "", IfNotPresent, Always, Never]`, 4.x `values.schema.yaml`) writes it.
+        Some(v) => match PullPolicy::deserialize(v) {
+            Ok(policy) if v.is_string() => Some(Some(policy)),
+            _ => {
+                let wrong = Wrong::Kind(v.clone());
+                return Err(image.wrong("pullPolicy", wrong, Takes::PullPolicy));
+            }
+        },
     };
     let origin = |name: &str| image.origin(name);
     if let Some(name) = text("name", Takes::ImageName)? {
@@ -663,7 +665,7 @@ fn boolean(cull: &Node, v: &Value) -> Result<bool, ValuesError> {
             cull.file.into(),
             cull.key("enabled"),
         )),
-        other => Err(cull.wrong("enabled", Wrong::Kind(other.into()), Takes::Boolean)),
+        other => Err(cull.wrong("enabled", Wrong::Kind(other.clone()), Takes::Boolean)),
     }
 }
 
@@ -686,18 +688,7 @@ fn seconds(node: &Node, key: &str, v: &Value) -> Result<u64, ValuesError> {
             (None, None, Some(f)) if f.fract() == 0.0 => wrong(Wrong::NotPlain(f)),
             _ => wrong(Wrong::NotWhole(n.to_string())),
         },
-        other => wrong(Wrong::Kind(other.into())),
-    }
-}
-
-/// The policy named exactly as Kubernetes (and z2jh's schema, `singleuser.image.pullPolicy`
-/// `enum: [null, "", IfNotPresent, Always, Never]`, 4.x `values.schema.yaml`) writes it.
-fn pull_policy(text: &str) -> Option<PullPolicy> {
-    match text {
-        "Always" => Some(PullPolicy::Always),
-        "IfNotPresent" => Some(PullPolicy::IfNotPresent),
-        "Never" => Some(PullPolicy::Never),
-        _ => None,
+        other => wrong(Wrong::Kind(other.clone())),
     }
 }
 

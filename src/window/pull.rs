@@ -4,11 +4,11 @@
 
 use super::Origin;
 use crate::digest::PodReference;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A container's image pull policy (`imagePullPolicy`, Kubernetes `core/v1` `PullPolicy`):
 /// when the kubelet asks the registry before starting a container.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PullPolicy {
     /// Resolve the tag at the registry at every start: a new pod runs what the tag names now.
     Always,
