@@ -31,8 +31,8 @@
 
 use crate::support::files;
 use crate::window::{
-    Configured, CullDuration, DEFAULT_SLOW_STOP_TIMEOUT_SECS, ImageConfig, ImageTag,
-    InvalidSettings, MAX_DURATION_SECS, Origin, Overrides, PullPolicy, ScaleConfig, set,
+    Configured, DEFAULT_SLOW_STOP_TIMEOUT_SECS, ImageConfig, ImageTag, InvalidSettings,
+    MAX_DURATION_SECS, Origin, Overrides, PullPolicy, ScaleConfig, set,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -372,10 +372,9 @@ fn read_cull(cull: &Node, config: &mut Configured) -> Result<(), ValuesError> {
                 .find(|k| k.eq_ignore_ascii_case(unknown)),
         });
     }
-    for d in CullDuration::ALL {
-        let (key, _) = d.names();
+    for (key, _, setting) in config.durations() {
         let secs = cull.get(key).map(|v| seconds(cull, key, v)).transpose()?;
-        set(secs, config.duration(d), cull.origin(key));
+        set(secs, setting, cull.origin(key));
     }
     if let Some(v) = cull.get("enabled").map(|v| boolean(cull, v)).transpose()? {
         (config.settings.enabled, config.origins.enabled) = (v, cull.origin("enabled"));

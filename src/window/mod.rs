@@ -93,31 +93,6 @@ pub(crate) fn set<T>(value: Option<T>, setting: (&mut T, &mut Origin), origin: O
     }
 }
 
-/// The idle culler's duration settings: each a z2jh key under `cull`, with an option over it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum CullDuration {
-    /// `cull.timeout`, `--cull-timeout`.
-    Timeout,
-    /// `cull.every`, `--cull-every`.
-    Every,
-    /// `cull.maxAge`, `--cull-max-age`.
-    MaxAge,
-}
-
-impl CullDuration {
-    /// The three, in z2jh's order.
-    pub(crate) const ALL: [Self; 3] = [Self::Timeout, Self::Every, Self::MaxAge];
-
-    /// Its key under `cull` and its option (the Action input of the same name).
-    pub(crate) fn names(self) -> (&'static str, &'static str) {
-        match self {
-            Self::Timeout => ("timeout", "cull-timeout"),
-            Self::Every => ("every", "cull-every"),
-            Self::MaxAge => ("maxAge", "cull-max-age"),
-        }
-    }
-}
-
 /// The idle culler's settings (z2jh `cull.*`), all in whole seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct CullSettings {
@@ -249,17 +224,6 @@ pub(crate) struct Overrides {
     pub(crate) servers: Option<u64>,
 }
 
-impl Overrides {
-    /// The option over the duration setting `d`, when given.
-    fn duration(&self, d: CullDuration) -> Option<u64> {
-        match d {
-            CullDuration::Timeout => self.timeout_secs,
-            CullDuration::Every => self.every_secs,
-            CullDuration::MaxAge => self.max_age_secs,
-        }
-    }
-}
-
 /// Culler settings that do not make sense, with the origin of the value at fault (so a
 /// caller can tell an option's bad value from a values file's). Its words are the render
 /// layer's (`Display` in [`crate::render::window_words`]).
@@ -330,9 +294,13 @@ impl Configured {
     /// `options` over these settings (a values file's or z2jh's default), each given one with
     /// its option as origin ([`Origin::Option`], e.g. `cull-timeout`).
     pub(crate) fn override_with(&mut self, options: &Overrides) {
-        for d in CullDuration::ALL {
-            let (_, name) = d.names();
-            set(options.duration(d), self.duration(d), Origin::option(name));
+        let given = [
+            options.timeout_secs,
+            options.every_secs,
+            options.max_age_secs,
+        ];
+        for ((_, name, setting), value) in self.durations().into_iter().zip(given) {
+            set(value, setting, Origin::option(name));
         }
         if let Some(v) = options.enabled {
             (self.settings.enabled, self.origins.enabled) = (v, Origin::option("cull-enabled"));
@@ -344,14 +312,25 @@ impl Configured {
         scale.servers = options.servers.or(scale.servers);
     }
 
-    /// The duration setting `d`, seconds, and its origin.
-    pub(crate) fn duration(&mut self, d: CullDuration) -> (&mut u64, &mut Origin) {
+    /// The duration settings in z2jh's order, each with its key under `cull`, its option (the
+    /// Action input of the same name), and its seconds and origin.
+    pub(crate) fn durations(
+        &mut self,
+    ) -> [(&'static str, &'static str, (&mut u64, &mut Origin)); 3] {
         let (s, o) = (&mut self.settings, &mut self.origins);
-        match d {
-            CullDuration::Timeout => (&mut s.timeout_secs, &mut o.timeout),
-            CullDuration::Every => (&mut s.every_secs, &mut o.every),
-            CullDuration::MaxAge => (&mut s.max_age_secs, &mut o.max_age),
-        }
+        [
+            (
+                "timeout",
+                "cull-timeout",
+                (&mut s.timeout_secs, &mut o.timeout),
+            ),
+            ("every", "cull-every", (&mut s.every_secs, &mut o.every)),
+            (
+                "maxAge",
+                "cull-max-age",
+                (&mut s.max_age_secs, &mut o.max_age),
+            ),
+        ]
     }
 
     /// The window these settings give: [`compute`]'s usual bound, with [`at_scale`]'s worst
