@@ -274,7 +274,8 @@ fn mark(node: Option<&Value>) -> Option<&'static str> {
     if node.contains_key("cull") {
         Some("cull")
     } else {
-        dig(node.get("hub"), &["config", "JupyterHub"]).map(|_| HUB_CONFIG_KEY)
+        let hub_config = node.get("hub")?.pointer("/config/JupyterHub")?;
+        hub_config.is_object().then_some(HUB_CONFIG_KEY)
     }
 }
 
@@ -341,12 +342,10 @@ fn check_cull_in_reach(top: &Node, expected: &str) -> Result<(), ValuesError> {
 /// is refused by [`check_cull_in_reach`]). The advice is to move it, not another
 /// `--values-path`: the chart reads every values file at one place.
 fn check_slow_stop_in_reach(top: &Node, parents: &[String]) -> Result<(), ValuesError> {
-    let set = dig(
-        Some(top.value),
-        &["hub", "config", "JupyterHub", "tornado_settings"],
-    )
-    .is_some_and(|settings| settings.contains_key("slow_stop_timeout"));
-    if parents.is_empty() || !set {
+    let set = top
+        .value
+        .pointer("/hub/config/JupyterHub/tornado_settings/slow_stop_timeout");
+    if parents.is_empty() || set.is_none() {
         return Ok(());
     }
     let reads = format!("{}.{SLOW_STOP_KEY}", parents.join("."));
@@ -380,15 +379,6 @@ fn read_cull(cull: &Node, config: &mut Configured) -> Result<(), ValuesError> {
         (config.settings.enabled, config.origins.enabled) = (v, cull.origin("enabled"));
     }
     Ok(())
-}
-
-/// The mapping at `keys` below `node`, if every step is a mapping.
-fn dig<'a>(node: Option<&'a Value>, keys: &[&str]) -> Option<&'a serde_json::Map<String, Value>> {
-    let mut node = node?;
-    for k in keys {
-        node = node.as_object()?.get(*k)?;
-    }
-    node.as_object()
 }
 
 /// Reads the hub's slow-stop timeout ([`SLOW_STOP_KEY`] below `base`, the parent of `cull`)
