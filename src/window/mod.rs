@@ -34,14 +34,6 @@ pub(crate) use pull::{
 };
 use serde::Serialize;
 
-/// z2jh's default `cull.enabled`: true.
-pub(crate) const DEFAULT_ENABLED: bool = true;
-/// z2jh's default `cull.timeout`: 3600 seconds.
-pub(crate) const DEFAULT_TIMEOUT_SECS: u64 = 3600;
-/// z2jh's default `cull.every`: 600 seconds.
-pub(crate) const DEFAULT_EVERY_SECS: u64 = 600;
-/// z2jh's default `cull.maxAge`: 0 seconds (no maximum age).
-pub(crate) const DEFAULT_MAX_AGE_SECS: u64 = 0;
 /// The longest culler duration taken: 3650 days (315,360,000 s), ten years of 365 days.
 /// Longer values are refused rather than stated as a window nobody will see. Said in days:
 /// years have no fixed length, and the duration parser refuses them
@@ -107,12 +99,14 @@ pub struct CullSettings {
 }
 
 impl Default for CullSettings {
+    /// z2jh's defaults (4.x `values.yaml`): enabled, `timeout` 3600 s, `every` 600 s, no
+    /// `maxAge` (0).
     fn default() -> Self {
         Self {
-            enabled: DEFAULT_ENABLED,
-            timeout_secs: DEFAULT_TIMEOUT_SECS,
-            every_secs: DEFAULT_EVERY_SECS,
-            max_age_secs: DEFAULT_MAX_AGE_SECS,
+            enabled: true,
+            timeout_secs: 3600,
+            every_secs: 600,
+            max_age_secs: 0,
         }
     }
 }
