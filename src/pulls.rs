@@ -39,7 +39,6 @@
 //! [`crate::tier::decide`] turns it into an error or an explicit fallback.
 
 use crate::context::RunContext;
-use crate::event::PayloadHead;
 use crate::support::github::GitHub;
 use crate::support::github::models::PullRequest as ApiPullRequest;
 use crate::tier::{
@@ -186,26 +185,6 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     Behind::plain(origin, found, Some(head))
 }
 
-/// The part of the payload an event is about (`merge_group`, `workflow_run`) and the head
-/// commit it names in `EVENT.head_sha`, or what the payload lacks.
-fn event_head<'a>(
-    event: &str,
-    payload: Option<&'a PayloadHead>,
-) -> Result<(&'a PayloadHead, String), PayloadProblem> {
-    let Some(part) = payload else {
-        let part = event.to_string();
-        return Err(PayloadProblem::NoPart { part });
-    };
-    let text = &part.head_sha;
-    match commit_sha(text) {
-        Some(head) => Ok((part, head)),
-        None => Err(PayloadProblem::BadHeadSha {
-            event: event.to_string(),
-            text: text.clone(),
-        }),
-    }
-}
-
 /// `merge_group` (the group's temporary commit, into its base branch) and `workflow_run` (the
 /// commit the triggering run built, on its branch; no pull request for a `schedule` or
 /// `workflow_dispatch` run): the pull requests behind that one commit, looked up as a push of
@@ -216,9 +195,16 @@ async fn head_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
         "merge_group" => ctx.event.merge_group.as_ref(),
         _ => ctx.event.workflow_run.as_ref(),
     };
-    let (part, head) = match event_head(event, payload) {
-        Ok(found) => found,
-        Err(problem) => return failed(event_origin(event), problem),
+    let Some(part) = payload else {
+        let part = event.to_string();
+        return failed(event_origin(event), PayloadProblem::NoPart { part });
+    };
+    let Some(head) = commit_sha(&part.head_sha) else {
+        let (event, text) = (event.to_string(), part.head_sha.clone());
+        return failed(
+            event_origin(&event),
+            PayloadProblem::BadHeadSha { event, text },
+        );
     };
     let triggered_by = part.event.as_deref().unwrap_or("unknown").to_string();
     let (branch, origin) = if event == "merge_group" {
