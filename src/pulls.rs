@@ -330,7 +330,6 @@ async fn merged_pull_requests(
         Err(failure) => return Found::LookupFailed(failure),
     };
     let shas: Vec<&str> = commits.iter().map(|(sha, _)| sha.as_str()).collect();
-    let mut found: BTreeMap<u64, PullRequest> = BTreeMap::new();
     let asked = Asked {
         ctx,
         gh,
@@ -343,15 +342,14 @@ async fn merged_pull_requests(
     } else {
         1
     };
-    let (pending, traffic) = match asked.per_commit(commits, tries, opts, &mut found).await {
-        Ok(asked) => asked,
-        Err(failure) => return failure,
+    // Each step answers with the failure that ends the look-up, or what the next one needs.
+    let answer = async {
+        let mut found = BTreeMap::new();
+        let (pending, traffic) = asked.per_commit(commits, tries, opts, &mut found).await?;
+        let (unresolved, fallback_notes) = asked.by_subject(pending, &mut found).await?;
+        Ok(asked.answer(found, traffic, unresolved, fallback_notes, unexamined))
     };
-    let (unresolved, fallback_notes) = match asked.by_subject(pending, &mut found).await {
-        Ok(left) => left,
-        Err(failure) => return failure,
-    };
-    asked.answer(found, traffic, unresolved, fallback_notes, unexamined)
+    answer.await.unwrap_or_else(|failure: Found| failure)
 }
 
 /// One look-up of the merged pull requests behind some commits.
