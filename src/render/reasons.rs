@@ -39,9 +39,10 @@ impl fmt::Display for NoLabel {
     }
 }
 
-/// What carries no tier label, short (`no tier label on #4`), and the facts behind it (the
-/// tier labels, where the pull requests were found), for a message's first line and its help.
-fn no_label_words(why: &NoLabel) -> (String, Option<String>) {
+/// What carries no tier label, short (`no tier label on #4`), for a message's first line; and
+/// the start of its help: for pull requests without one, the facts behind it (the tier labels,
+/// where the pull requests were found) and `advice` (`…; ADVICE`), else nothing.
+fn no_label_words(why: &NoLabel, advice: &str) -> (String, String) {
     match why {
         NoLabel::NoTierLabel {
             labels,
@@ -49,12 +50,12 @@ fn no_label_words(why: &NoLabel) -> (String, Option<String>) {
             origin,
         } => (
             format!("no tier label on {}", pr_list(pull_requests)),
-            Some(format!(
-                "the tier labels are {}; the pull requests were found from {origin}",
+            format!(
+                "the tier labels are {}; the pull requests were found from {origin}; {advice}",
                 labels.join(", ")
-            )),
+            ),
         ),
-        NoLabel::NoPullRequest { .. } => (why.to_string(), None),
+        NoLabel::NoPullRequest { .. } => (why.to_string(), String::new()),
     }
 }
 
@@ -180,14 +181,9 @@ pub(crate) fn warning_words(warning: &Warning) -> Words {
             ))
         }
         Warning::TreatedAs { tier, why } => {
-            let (what, detail) = no_label_words(why);
-            let label = match why {
-                NoLabel::NoTierLabel { .. } => "label the pull request, ",
-                NoLabel::NoPullRequest { .. } => "",
-            };
+            let (what, facts) = no_label_words(why, "label the pull request, ");
             Words::new(format!("{what}: treating the release as {tier}")).help(format!(
-                "{}{label}set the tier input, or set unlabeled-tier to fail to make this an error",
-                detail.map(|d| d + "; ").unwrap_or_default()
+                "{facts}set the tier input, or set unlabeled-tier to fail to make this an error"
             ))
         }
     }
@@ -266,20 +262,14 @@ pub(crate) fn undecided_words(undecided: &Undecided) -> Words {
             inline(&not_known_words(failure))
         )),
         Undecided::Unlabeled { why } => {
-            let (what, detail) = no_label_words(why);
-            let label = match why {
-                NoLabel::NoPullRequest { .. } => "",
-                NoLabel::NoTierLabel { .. } => {
-                    "add a tier label to the pull request and re-run, or "
-                }
-            };
+            let advice = "add a tier label to the pull request and re-run, or ";
+            let (what, facts) = no_label_words(why, advice);
             Words::new(format!(
                 "cannot decide the tier: {what}, and unlabeled-tier is fail"
             ))
             .help(format!(
-                "{}{label}set the tier input (routine or security), or set unlabeled-tier to \
-                 routine or security",
-                detail.map(|d| d + "; ").unwrap_or_default()
+                "{facts}set the tier input (routine or security), or set unlabeled-tier to \
+                 routine or security"
             ))
         }
     }
