@@ -68,7 +68,7 @@ impl KubeArgs {
     /// content when it came from the Action input (`INPUT_KUBECONFIG` in `env`, the process
     /// environment) or spans lines, else a path. Logs which namespace and context are read,
     /// and warns about a cluster reached over plain HTTP or without checking its
-    /// certificate; registers a kubeconfig file's secrets with `log` ([`super::register`]).
+    /// certificate; registers a kubeconfig file's secrets with `log` (as [`super::mask_secret_inputs`] does).
     ///
     /// # Errors
     /// [`UsageError`], before anything is read: `kubernetes: false` with a kubeconfig; with
@@ -131,7 +131,8 @@ impl KubeArgs {
         // Also for the input's content (registered whole before): a `tokenFile`'s token was
         // read into the config only now.
         if let Credentials::Kubeconfig { config, .. } = &request.credentials {
-            super::register(log, super::Secret::Kubeconfig(config));
+            let secrets = crate::status::kube::kubeconfig_secrets(config);
+            secrets.iter().for_each(|s| log.mask(s));
         }
         log.info(&crate::render::kube::reading(&request));
         for warning in request.warnings() {
