@@ -2,7 +2,7 @@
 //! run has always checked them, before the first network call, so bad input changes nothing.
 
 use super::inputs::{self, given_path};
-use super::usage::{Problem, Required, Rule, Said, refused};
+use super::usage::{Problem, Required, Rule, Said};
 use super::value::InputDuration;
 use super::{AnnounceArgs, UsageError, required, usage};
 use crate::announce::{
@@ -180,10 +180,10 @@ pub(super) fn image_input(text: &str) -> Result<ImageSource, UsageError> {
     if let ImageSource::Layout { dir, tag } = &source {
         let refuse = |problem| UsageError::of("image", image, problem);
         layout::usable(dir, tag.as_deref()).map_err(|e| match e {
-            Unusable::Missing => refuse(Problem::LayoutMissing(dir.clone())),
-            Unusable::NotADirectory => refuse(Problem::LayoutNotADirectory(dir.clone())),
+            Unusable::Missing => refuse(Problem::Layout(dir.clone(), true)),
+            Unusable::NotADirectory => refuse(Problem::Layout(dir.clone(), false)),
             Unusable::NoSuchTag(why) | Unusable::NotALayout(why) => {
-                refused("image", Some(image), Said::Colon, anyhow!(why))
+                refuse(Problem::Refused(Arc::new(anyhow!(why)), Said::Colon))
             }
         })?;
     }
@@ -233,7 +233,9 @@ fn check_publishable(ctx: &RunContext, token: Option<&SecretString>) -> Result<(
 /// # Errors
 /// [`UsageError`] naming `expected-digest`.
 pub(super) fn expected_digest(text: &str) -> Result<Digest, UsageError> {
-    Digest::parse(text.trim()).map_err(|e| refused("expected-digest", None, Said::Colon, e))
+    let refused =
+        |e: crate::digest::InvalidDigest| Problem::Refused(Arc::new(e.into()), Said::Colon);
+    Digest::parse(text.trim()).map_err(|e| UsageError::new("expected-digest", refused(e)))
 }
 
 #[cfg(test)]

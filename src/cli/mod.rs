@@ -416,8 +416,10 @@ pub struct DeploymentArgs {
 /// blank Action input never reaches it (blank inputs count as unset). The refusal says the
 /// rule broken and quotes the name.
 fn environment_arg(text: &str) -> Result<crate::publish::deployment::Environment, UsageError> {
-    crate::publish::deployment::Environment::parse(text)
-        .map_err(|e| usage::refused("environment", Some(text.trim()), usage::Said::Named, e))
+    crate::publish::deployment::Environment::parse(text).map_err(|e| {
+        let problem = Problem::Refused(std::sync::Arc::new(e.into()), usage::Said::Named);
+        UsageError::of("environment", text.trim(), problem)
+    })
 }
 
 /// How the image's registry is read, by `announce` and by `status` (with `--image`): the

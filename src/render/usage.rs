@@ -86,10 +86,8 @@ pub(crate) enum Problem {
     ValuesListedWithComma(PathBuf),
     /// Deadlines past the calendar's last date ([`crate::window::LAST_DATE`]).
     PastTheCalendar(Box<PastTheCalendar>),
-    /// An `oci:` layout directory that is something else.
-    LayoutNotADirectory(PathBuf),
-    /// An `oci:` layout directory that does not exist.
-    LayoutMissing(PathBuf),
+    /// An `oci:` layout directory that does not exist (`true`) or is something else.
+    Layout(PathBuf, bool),
     /// A team template refused ([`TemplateProblem`]).
     Template(TemplateProblem),
     /// A time after the run's clock.

@@ -108,8 +108,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             ),
         ),
         Problem::PastTheCalendar(past) => calendar_words(past),
-        Problem::LayoutNotADirectory(dir) => layout_words(&named, dir, false),
-        Problem::LayoutMissing(dir) => layout_words(&named, dir, true),
+        Problem::Layout(dir, missing) => layout_words(&named, dir, *missing),
         Problem::Template(what) => template_words(&named, what),
         Problem::LaterThanClock { at, now } => say(
             format!(
@@ -733,8 +732,8 @@ mod tests {
             ("hub-size", Some("0"), Problem::HubSize(1_000_000)),
             ("jupyterhub-values", None, Problem::ValuesListedWithComma("a.yaml,b.yaml".into())),
             ("now", None, Problem::PastTheCalendar(Box::new(past))),
-            ("image", Some("oci:README.md"), Problem::LayoutNotADirectory("README.md".into())),
-            ("image", Some("oci:lab"), Problem::LayoutMissing("lab".into())),
+            ("image", Some("oci:README.md"), Problem::Layout("README.md".into(), false)),
+            ("image", Some("oci:lab"), Problem::Layout("lab".into(), true)),
             ("release-note-template", Some("x.md.j2"), Problem::Template(TemplateProblem::Unreadable(Arc::new(std::io::Error::from(std::io::ErrorKind::NotFound))))),
             ("release-note-template", Some("/etc/passwd"), Problem::Template(TemplateProblem::OutsideWorkspace { workspace: "/w".into(), real: "/etc/passwd".into() })),
             ("release-note-template", Some("dir"), Problem::Template(TemplateProblem::NotRegular)),

@@ -165,13 +165,8 @@ fn http_url(text: &str) -> Result<url::Url, UrlProblem> {
 /// # Errors
 /// The first [`UrlProblem`]: the first character refused, then [`http_url`]'s.
 fn hub_address(v: &str) -> Result<url::Url, UrlProblem> {
-    if let Some(c) = v.chars().find(|c| {
-        !(c.is_ascii_alphanumeric()
-            || matches!(
-                c,
-                '-' | '.' | '_' | '~' | ':' | '/' | '%' | '[' | ']' | '+' | ',' | '='
-            ))
-    }) {
+    const PLAIN: &str = "-._~:/%[]+,=";
+    if let Some(c) = (v.chars()).find(|c| !(c.is_ascii_alphanumeric() || PLAIN.contains(*c))) {
         return Err(UrlProblem::Unpasteable(c));
     }
     http_url(v)
