@@ -71,7 +71,7 @@ pub(crate) fn repository(value: &str) -> Result<Repository, UsageError> {
 
 /// `--sha` ([`CommitSha::parse`]).
 pub(super) fn commit_sha(text: &str) -> Result<CommitSha, UsageError> {
-    CommitSha::parse(text).map_err(super::usage("sha"))
+    CommitSha::parse(text).map_err(|_| UsageError::of("sha", text.trim(), Problem::NotACommit))
 }
 
 /// A file path an input gave, trimmed (a blank one is unset: [`given_path`]); never refused.

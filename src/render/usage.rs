@@ -62,6 +62,8 @@ pub(crate) enum Problem {
     Duration(DurationProblem, DurationBounds),
     /// Not one of an enum's values, listed in order.
     NotOneOf(Vec<String>),
+    /// `sha` not 40 hex digits ([`crate::context::CommitSha::parse`]).
+    NotACommit,
     /// Not one of the Action's boolean words.
     NotBoolean,
     /// Not a name of this kind ([`NameKind::takes`]).

@@ -81,7 +81,17 @@ pub(crate) fn words(e: &UsageError) -> Words {
         ),
         Problem::NotUtf8 => Words::new(format!("{name} is not UTF-8 text")),
         Problem::Duration(what, bounds) => duration_words(e, &named, what, bounds),
-        Problem::NotOneOf(names) => Words::new(format!("{named} is not {}", or_list(names))),
+        Problem::NotOneOf(names) => say(
+            format!("{named} is not {}", or_list(names)),
+            format!(
+                "write one of {} (in any case); --help says what each means",
+                names.join(", ")
+            ),
+        ),
+        Problem::NotACommit => say(
+            format!("{named} is not a commit SHA (40 hex digits)"),
+            "write the commit's whole SHA, as `git rev-parse HEAD` prints it, or leave sha unset for $GITHUB_SHA",
+        ),
         Problem::NotBoolean => say(
             format!("{named} is not a boolean"),
             format!("write {BOOLEAN_WORDS}"),
@@ -707,6 +717,7 @@ mod tests {
             ("hub-timeout", Some("0"), Problem::Duration(D::Zero, job)),
             ("hub-timeout", Some("500ms"), Problem::Duration(D::TooShort, job)),
             ("tier", Some("urgent"), Problem::NotOneOf(vec!["auto".into(), "routine".into(), "security".into()])),
+            ("sha", Some("abc"), Problem::NotACommit),
             ("dry-run", Some("maybe"), Problem::NotBoolean),
             ("namespace", Some("Lab"), Problem::NotAName(NameKind::Namespace)),
             ("helm-release", Some("hub;x"), Problem::NotAName(NameKind::HelmRelease)),
