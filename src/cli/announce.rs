@@ -65,9 +65,9 @@ fn request(
     let culler = args.culler.settings(held)?;
     super::culler::deadlines_fit(&culler, now, args.now.is_some())?;
     let tier = tier_policy(args)?;
-    let tracking_labels = args.tracking_labels.entries().to_vec();
+    let tracking_labels = args.tracking_labels.0.clone();
     publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
-    let assignees = args.tracking_assignees.entries();
+    let assignees = &args.tracking_assignees.0;
     publish::check_tracking_assignees(assignees).map_err(usage("tracking-assignees"))?;
     let runbook = args.runbook.settings();
     let context = args.github.run_context(args.sha.as_ref(), env)?;
@@ -106,7 +106,7 @@ fn request(
         tier,
         tracking: TrackingOptions {
             labels: tracking_labels,
-            assignees: args.tracking_assignees.entries().to_vec(),
+            assignees: args.tracking_assignees.0.clone(),
         },
         deployment: args
             .deployment
@@ -135,8 +135,8 @@ fn request(
 /// `unlabeled-tier` policy.
 fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
     let rules = LabelRules {
-        security: args.security_labels.entries().to_vec(),
-        routine: args.routine_labels.entries().to_vec(),
+        security: args.security_labels.0.clone(),
+        routine: args.routine_labels.0.clone(),
     };
     if rules.security.is_empty() {
         let problem = Problem::Rule(Rule::NoSecurityLabel);

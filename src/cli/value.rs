@@ -205,11 +205,6 @@ impl List {
                 .collect(),
         )
     }
-
-    /// The entries, in order.
-    pub(crate) fn entries(&self) -> &[String] {
-        &self.0
-    }
 }
 
 /// The one list parser ([`List::split`]); it takes every text.
