@@ -6,7 +6,6 @@
 use super::UsageError;
 use super::usage::{Problem, UrlKind};
 pub(crate) use crate::context::CommitSha;
-use crate::digest::host::Refused;
 pub(crate) use crate::digest::host::Registries;
 use crate::render::messages::RunWarning;
 use crate::status::hub;
@@ -100,18 +99,12 @@ pub(crate) fn token<'a>(input: &str, value: &'a str) -> Result<&'a str, UsageErr
 
 /// One `--insecure-registry` value ([`Registries::parse`]).
 pub(super) fn insecure_value(text: &str) -> Result<Registries, UsageError> {
-    Registries::parse(text).map_err(insecure_refused)
-}
-
-/// An `insecure-registry` refusal as the [`UsageError`] naming the input.
-fn insecure_refused(refused: Refused) -> UsageError {
-    UsageError::new("insecure-registry", Problem::Insecure(refused))
+    Registries::parse(text).map_err(|e| UsageError::new("insecure-registry", Problem::Insecure(e)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::digest::host;
     use crate::support::sanitize::{cap, is_invisible};
     use crate::support::text::Titled as _;
     use crate::support::url::sends_token_in_the_clear;
@@ -386,11 +379,9 @@ mod tests {
         }
     }
 
-    /// The entries of `values` ([`host::registries`]), refused as [`insecure_value`] refuses
-    /// one value.
+    /// The entries of `values`, one per line, refused as [`insecure_value`] refuses one value.
     fn insecure_registries(values: &[String]) -> Result<Vec<String>, UsageError> {
-        let values: Vec<&str> = values.iter().map(String::as_str).collect();
-        host::registries(&values).map_err(insecure_refused)
+        insecure_value(&values.join("\n")).map(|r| r.0)
     }
 
     /// The forms that work, as image references name a registry: names in any case, IPv4,

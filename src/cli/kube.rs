@@ -89,12 +89,9 @@ impl KubeArgs {
             }
             (on, given) => on.unwrap_or(given.is_some()),
         };
+        let context = (self.context.as_deref().map(str::trim)).filter(|c| !c.is_empty());
         if !on {
-            if self
-                .context
-                .as_deref()
-                .is_some_and(|c| !c.trim().is_empty())
-            {
+            if context.is_some() {
                 log.warn(&crate::render::messages::RunWarning::ContextIgnored);
             }
             let needs_pods = |a: &Alarm| a.rule().needs_pods;
@@ -111,11 +108,7 @@ impl KubeArgs {
         let content = |k: &str| given || input == Some(k);
         let inputs = KubeInputs {
             kubeconfig: kubeconfig.map(|k| (k, content(k))),
-            context: self
-                .context
-                .as_deref()
-                .map(str::trim)
-                .filter(|c| !c.is_empty()),
+            context,
             namespace: self.names.namespace.as_ref().map(|n| n.0.as_str()),
             release: &self.names.helm_release.0,
             timeout: self.kube_timeout.get(),
