@@ -233,9 +233,8 @@ fn check_publishable(ctx: &RunContext, token: Option<&SecretString>) -> Result<(
 /// # Errors
 /// [`UsageError`] naming `expected-digest`.
 pub(super) fn expected_digest(text: &str) -> Result<Digest, UsageError> {
-    let refused =
-        |e: crate::digest::InvalidDigest| Problem::Refused(Arc::new(e.into()), Said::Colon);
-    Digest::parse(text.trim()).map_err(|e| UsageError::new("expected-digest", refused(e)))
+    let t = text.trim();
+    Digest::parse(t).map_err(|_| UsageError::of("expected-digest", t, Problem::NotADigest))
 }
 
 #[cfg(test)]

@@ -64,6 +64,9 @@ pub(crate) enum Problem {
     NotOneOf(Vec<String>),
     /// `sha` not 40 hex digits ([`crate::context::CommitSha::parse`]).
     NotACommit,
+    /// `expected-digest` not `sha256:` and 64 lower-case hex digits
+    /// ([`crate::digest::Digest::parse`]).
+    NotADigest,
     /// Not one of the Action's boolean words.
     NotBoolean,
     /// Not a name of this kind ([`NameKind::takes`]).

@@ -92,6 +92,10 @@ pub(crate) fn words(e: &UsageError) -> Words {
             format!("{named} is not a commit SHA (40 hex digits)"),
             "write the commit's whole SHA, as `git rev-parse HEAD` prints it, or leave sha unset for $GITHUB_SHA",
         ),
+        Problem::NotADigest => say(
+            format!("{named} is not an image digest"),
+            "write sha256: followed by 64 lower-case hex digits, the digest the build step reported",
+        ),
         Problem::NotBoolean => say(
             format!("{named} is not a boolean"),
             format!("write {BOOLEAN_WORDS}"),
@@ -718,6 +722,7 @@ mod tests {
             ("hub-timeout", Some("500ms"), Problem::Duration(D::TooShort, job)),
             ("tier", Some("urgent"), Problem::NotOneOf(vec!["auto".into(), "routine".into(), "security".into()])),
             ("sha", Some("abc"), Problem::NotACommit),
+            ("expected-digest", Some("sha256:12"), Problem::NotADigest),
             ("dry-run", Some("maybe"), Problem::NotBoolean),
             ("namespace", Some("Lab"), Problem::NotAName(NameKind::Namespace)),
             ("helm-release", Some("hub;x"), Problem::NotAName(NameKind::HelmRelease)),
