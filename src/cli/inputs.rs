@@ -11,24 +11,16 @@ use crate::render::messages::RunWarning;
 use crate::status::hub;
 use crate::support::github::Repository;
 pub(crate) use crate::support::kube_name::KubeName;
-use crate::support::kube_name::NameKind;
+pub(crate) use crate::support::kube_name::NameKind;
 use crate::support::log::Log;
 use crate::support::secrets;
 use crate::support::url;
 use std::path::{Path, PathBuf};
 
-/// `--namespace`, trimmed ([`NameKind::Namespace`]).
-pub(crate) fn namespace(value: &str) -> Result<KubeName, UsageError> {
-    kube_name("namespace", NameKind::Namespace, value)
-}
-
-/// `--helm-release`, trimmed ([`NameKind::HelmRelease`]).
-pub(crate) fn helm_release(value: &str) -> Result<KubeName, UsageError> {
-    kube_name("helm-release", NameKind::HelmRelease, value)
-}
-
-/// `value` as a `kind` name ([`NameKind::name`]), else the [`UsageError`] naming `input`.
-fn kube_name(input: &str, kind: NameKind, value: &str) -> Result<KubeName, UsageError> {
+/// `value` as a `kind` name ([`NameKind::name`]: trimmed, `--namespace` a
+/// [`NameKind::Namespace`], `--helm-release` a [`NameKind::HelmRelease`]), else the
+/// [`UsageError`] naming `input`.
+pub(super) fn kube_name(input: &str, kind: NameKind, value: &str) -> Result<KubeName, UsageError> {
     kind.name(value)
         .map_err(|v| UsageError::of(input, v, Problem::NotAName(kind)))
 }
@@ -130,6 +122,8 @@ mod tests {
 
     #[test]
     fn kubernetes_names_follow_dns_1123_and_helms_length() {
+        let namespace = |v: &str| kube_name("namespace", NameKind::Namespace, v);
+        let helm_release = |v: &str| kube_name("helm-release", NameKind::HelmRelease, v);
         for ok in ["jhub", "lab-prod", "a", "x1", &"a".repeat(63)] {
             assert_eq!(namespace(ok).unwrap().0, ok);
         }

@@ -17,7 +17,7 @@ pub(crate) use status::status_request;
 use usage::required;
 pub(crate) use usage::{UsageError, usage};
 pub(crate) use value::{DurationParser, InputDuration, List, checked};
-use value::{bool_parser, enum_parser, list_parser};
+use value::{bool_parser, enum_parser, list_parser, parser};
 
 use crate::digest::registry::{Credentials, MissingInput, RegistryOptions, RetryPolicy};
 use crate::support::log::Log;
@@ -380,10 +380,10 @@ pub struct RunbookArgs {
 #[derive(Debug, Clone, Args)]
 pub struct HubNames {
     /// Kubernetes namespace of the hub: for the runbook, and where status lists its single-user pods [default: jhub; status with Kubernetes: the kubeconfig context's namespace, else jhub]
-    #[arg(long, env, value_parser = checked(inputs::namespace))]
+    #[arg(long, env, value_parser = parser(|input, t| inputs::kube_name(input, inputs::NameKind::Namespace, t)))]
     pub namespace: Option<inputs::KubeName>,
     /// Helm release name of the hub: for the runbook, and status's pod selector (release=NAME)
-    #[arg(long, env, default_value = "jhub", value_parser = checked(inputs::helm_release))]
+    #[arg(long, env, default_value = "jhub", value_parser = parser(|input, t| inputs::kube_name(input, inputs::NameKind::HelmRelease, t)))]
     pub helm_release: inputs::KubeName,
 }
 

@@ -55,8 +55,8 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Parse<T> {
     }
 }
 
-/// `check(input, text)` as a clap value parser ([`Parse`]).
-fn parser<T: Clone + Send + Sync + 'static>(
+/// `check(input, text)` as a clap value parser ([`Parse`]), `input` the option's long name.
+pub(crate) fn parser<T: Clone + Send + Sync + 'static>(
     check: impl Fn(&str, &str) -> Result<T, UsageError> + Send + Sync + 'static,
 ) -> ValueParser {
     ValueParser::new(Parse(Arc::new(check)))

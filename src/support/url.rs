@@ -98,20 +98,18 @@ pub(crate) const PLACEHOLDER_HUB_URL: &str = "https://hub.example.org";
 fn base(value: &str, rule: fn(&str) -> Result<url::Url, UrlProblem>) -> Result<HttpUrl, Refused> {
     let given = value.trim();
     let v = given.trim_end_matches('/');
-    let query = v.find(['?', '#']).map(|i| v[i..].starts_with('?'));
-    match query.map_or_else(
-        || rule(v),
-        |query| Err(UrlProblem::QueryOrFragment { query }),
-    ) {
-        Ok(url) => Ok(HttpUrl {
-            url,
-            text: v.to_string(),
+    let checked = match v.find(['?', '#']) {
+        Some(i) => Err(UrlProblem::QueryOrFragment {
+            query: v[i..].starts_with('?'),
         }),
-        Err(why) => Err(Refused {
-            shown: shown_url(given),
-            why,
-        }),
-    }
+        None => rule(v),
+    };
+    let url = checked.map_err(|why| Refused {
+        shown: shown_url(given),
+        why,
+    })?;
+    let text = v.to_string();
+    Ok(HttpUrl { url, text })
 }
 
 /// `text` up to any query (`?`) or fragment (`#`), and what messages show in its place:
