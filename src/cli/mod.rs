@@ -167,13 +167,7 @@ fn with_variables_set(cmd: clap::Command, var: &dyn Fn(&str) -> Option<String>) 
         },
         _ => arg,
     });
-    let names: Vec<String> = cmd
-        .get_subcommands()
-        .map(|s| s.get_name().to_string())
-        .collect();
-    names.into_iter().fold(cmd, |cmd, name| {
-        cmd.mut_subcommand(name, |sub| with_variables_set(sub, var))
-    })
+    cmd.mut_subcommands(|sub| with_variables_set(sub, var))
 }
 
 /// Registers the secret inputs with `log` before anything is printed, so no usage error can
