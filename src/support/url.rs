@@ -233,10 +233,9 @@ pub(crate) fn is_loopback_or_private(host: &str) -> bool {
     }
     match host.parse::<IpAddr>() {
         Ok(IpAddr::V4(ip)) => ip.is_loopback() || ip.is_private() || ip.is_link_local(),
+        // Unique local fc00::/7, link local fe80::/10.
         Ok(IpAddr::V6(ip)) => {
-            ip.is_loopback()
-                || (ip.segments()[0] & 0xfe00) == 0xfc00 // unique local fc00::/7
-                || (ip.segments()[0] & 0xffc0) == 0xfe80 // link local fe80::/10
+            ip.is_loopback() || ip.is_unique_local() || ip.is_unicast_link_local()
         }
         Err(_) => false,
     }
