@@ -2,7 +2,7 @@
 //! run has always checked them, before the first network call, so bad input changes nothing.
 
 use super::inputs::{self, given_path};
-use super::usage::{Problem, Required, Rule, Said, refused};
+use super::usage::{Problem, Required, Rule, Said};
 use super::value::InputDuration;
 use super::{AnnounceArgs, UsageError, required, usage};
 use crate::announce::{
@@ -65,9 +65,9 @@ fn request(
     let culler = args.culler.settings(held)?;
     super::culler::deadlines_fit(&culler, now, args.now.is_some())?;
     let tier = tier_policy(args)?;
-    let tracking_labels = args.tracking_labels.entries().to_vec();
+    let tracking_labels = args.tracking_labels.0.clone();
     publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
-    let assignees = args.tracking_assignees.entries();
+    let assignees = &args.tracking_assignees.0;
     publish::check_tracking_assignees(assignees).map_err(usage("tracking-assignees"))?;
     let runbook = args.runbook.settings();
     let context = args.github.run_context(args.sha.as_ref(), env)?;
@@ -106,7 +106,7 @@ fn request(
         tier,
         tracking: TrackingOptions {
             labels: tracking_labels,
-            assignees: args.tracking_assignees.entries().to_vec(),
+            assignees: args.tracking_assignees.0.clone(),
         },
         deployment: args
             .deployment
@@ -135,8 +135,8 @@ fn request(
 /// `unlabeled-tier` policy.
 fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
     let rules = LabelRules {
-        security: args.security_labels.entries().to_vec(),
-        routine: args.routine_labels.entries().to_vec(),
+        security: args.security_labels.0.clone(),
+        routine: args.routine_labels.0.clone(),
     };
     if rules.security.is_empty() {
         let problem = Problem::Rule(Rule::NoSecurityLabel);
@@ -180,10 +180,10 @@ pub(super) fn image_input(text: &str) -> Result<ImageSource, UsageError> {
     if let ImageSource::Layout { dir, tag } = &source {
         let refuse = |problem| UsageError::of("image", image, problem);
         layout::usable(dir, tag.as_deref()).map_err(|e| match e {
-            Unusable::Missing => refuse(Problem::LayoutMissing(dir.clone())),
-            Unusable::NotADirectory => refuse(Problem::LayoutNotADirectory(dir.clone())),
+            Unusable::Missing => refuse(Problem::Layout(dir.clone(), true)),
+            Unusable::NotADirectory => refuse(Problem::Layout(dir.clone(), false)),
             Unusable::NoSuchTag(why) | Unusable::NotALayout(why) => {
-                refused("image", Some(image), Said::Colon, anyhow!(why))
+                refuse(Problem::Refused(Arc::new(anyhow!(why)), Said::Colon))
             }
         })?;
     }
@@ -233,7 +233,8 @@ fn check_publishable(ctx: &RunContext, token: Option<&SecretString>) -> Result<(
 /// # Errors
 /// [`UsageError`] naming `expected-digest`.
 pub(super) fn expected_digest(text: &str) -> Result<Digest, UsageError> {
-    Digest::parse(text.trim()).map_err(|e| refused("expected-digest", None, Said::Colon, e))
+    let t = text.trim();
+    Digest::parse(t).map_err(|_| UsageError::of("expected-digest", t, Problem::NotADigest))
 }
 
 #[cfg(test)]

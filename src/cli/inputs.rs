@@ -6,30 +6,21 @@
 use super::UsageError;
 use super::usage::{Problem, UrlKind};
 pub(crate) use crate::context::CommitSha;
-use crate::digest::host::Refused;
 pub(crate) use crate::digest::host::Registries;
 use crate::render::messages::RunWarning;
 use crate::status::hub;
 use crate::support::github::Repository;
 pub(crate) use crate::support::kube_name::KubeName;
-use crate::support::kube_name::NameKind;
+pub(crate) use crate::support::kube_name::NameKind;
 use crate::support::log::Log;
 use crate::support::secrets;
 use crate::support::url;
 use std::path::{Path, PathBuf};
 
-/// `--namespace`, trimmed ([`NameKind::Namespace`]).
-pub(crate) fn namespace(value: &str) -> Result<KubeName, UsageError> {
-    kube_name("namespace", NameKind::Namespace, value)
-}
-
-/// `--helm-release`, trimmed ([`NameKind::HelmRelease`]).
-pub(crate) fn helm_release(value: &str) -> Result<KubeName, UsageError> {
-    kube_name("helm-release", NameKind::HelmRelease, value)
-}
-
-/// `value` as a `kind` name ([`NameKind::name`]), else the [`UsageError`] naming `input`.
-fn kube_name(input: &str, kind: NameKind, value: &str) -> Result<KubeName, UsageError> {
+/// `value` as a `kind` name ([`NameKind::name`]: trimmed, `--namespace` a
+/// [`NameKind::Namespace`], `--helm-release` a [`NameKind::HelmRelease`]), else the
+/// [`UsageError`] naming `input`.
+pub(super) fn kube_name(input: &str, kind: NameKind, value: &str) -> Result<KubeName, UsageError> {
     kind.name(value)
         .map_err(|v| UsageError::of(input, v, Problem::NotAName(kind)))
 }
@@ -71,7 +62,7 @@ pub(crate) fn repository(value: &str) -> Result<Repository, UsageError> {
 
 /// `--sha` ([`CommitSha::parse`]).
 pub(super) fn commit_sha(text: &str) -> Result<CommitSha, UsageError> {
-    CommitSha::parse(text).map_err(super::usage("sha"))
+    CommitSha::parse(text).map_err(|_| UsageError::of("sha", text.trim(), Problem::NotACommit))
 }
 
 /// A file path an input gave, trimmed (a blank one is unset: [`given_path`]); never refused.
@@ -100,18 +91,12 @@ pub(crate) fn token<'a>(input: &str, value: &'a str) -> Result<&'a str, UsageErr
 
 /// One `--insecure-registry` value ([`Registries::parse`]).
 pub(super) fn insecure_value(text: &str) -> Result<Registries, UsageError> {
-    Registries::parse(text).map_err(insecure_refused)
-}
-
-/// An `insecure-registry` refusal as the [`UsageError`] naming the input.
-fn insecure_refused(refused: Refused) -> UsageError {
-    UsageError::new("insecure-registry", Problem::Insecure(refused))
+    Registries::parse(text).map_err(|e| UsageError::new("insecure-registry", Problem::Insecure(e)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::digest::host;
     use crate::support::sanitize::{cap, is_invisible};
     use crate::support::text::Titled as _;
     use crate::support::url::sends_token_in_the_clear;
@@ -137,6 +122,8 @@ mod tests {
 
     #[test]
     fn kubernetes_names_follow_dns_1123_and_helms_length() {
+        let namespace = |v: &str| kube_name("namespace", NameKind::Namespace, v);
+        let helm_release = |v: &str| kube_name("helm-release", NameKind::HelmRelease, v);
         for ok in ["jhub", "lab-prod", "a", "x1", &"a".repeat(63)] {
             assert_eq!(namespace(ok).unwrap().0, ok);
         }
@@ -386,11 +373,9 @@ mod tests {
         }
     }
 
-    /// The entries of `values` ([`host::registries`]), refused as [`insecure_value`] refuses
-    /// one value.
+    /// The entries of `values`, one per line, refused as [`insecure_value`] refuses one value.
     fn insecure_registries(values: &[String]) -> Result<Vec<String>, UsageError> {
-        let values: Vec<&str> = values.iter().map(String::as_str).collect();
-        host::registries(&values).map_err(insecure_refused)
+        insecure_value(&values.join("\n")).map(|r| r.0)
     }
 
     /// The forms that work, as image references name a registry: names in any case, IPv4,

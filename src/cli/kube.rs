@@ -68,7 +68,7 @@ impl KubeArgs {
     /// content when it came from the Action input (`INPUT_KUBECONFIG` in `env`, the process
     /// environment) or spans lines, else a path. Logs which namespace and context are read,
     /// and warns about a cluster reached over plain HTTP or without checking its
-    /// certificate; registers a kubeconfig file's secrets with `log` ([`super::register`]).
+    /// certificate; registers a kubeconfig file's secrets with `log` (as [`super::mask_secret_inputs`] does).
     ///
     /// # Errors
     /// [`UsageError`], before anything is read: `kubernetes: false` with a kubeconfig; with
@@ -89,12 +89,9 @@ impl KubeArgs {
             }
             (on, given) => on.unwrap_or(given.is_some()),
         };
+        let context = (self.context.as_deref().map(str::trim)).filter(|c| !c.is_empty());
         if !on {
-            if self
-                .context
-                .as_deref()
-                .is_some_and(|c| !c.trim().is_empty())
-            {
+            if context.is_some() {
                 log.warn(&crate::render::messages::RunWarning::ContextIgnored);
             }
             let needs_pods = |a: &Alarm| a.rule().needs_pods;
@@ -111,11 +108,7 @@ impl KubeArgs {
         let content = |k: &str| given || input == Some(k);
         let inputs = KubeInputs {
             kubeconfig: kubeconfig.map(|k| (k, content(k))),
-            context: self
-                .context
-                .as_deref()
-                .map(str::trim)
-                .filter(|c| !c.is_empty()),
+            context,
             namespace: self.names.namespace.as_ref().map(|n| n.0.as_str()),
             release: &self.names.helm_release.0,
             timeout: self.kube_timeout.get(),
@@ -131,7 +124,8 @@ impl KubeArgs {
         // Also for the input's content (registered whole before): a `tokenFile`'s token was
         // read into the config only now.
         if let Credentials::Kubeconfig { config, .. } = &request.credentials {
-            super::register(log, super::Secret::Kubeconfig(config));
+            let secrets = crate::status::kube::kubeconfig_secrets(config);
+            secrets.iter().for_each(|s| log.mask(s));
         }
         log.info(&crate::render::kube::reading(&request));
         for warning in request.warnings() {

@@ -17,7 +17,7 @@ pub(crate) use status::status_request;
 use usage::required;
 pub(crate) use usage::{UsageError, usage};
 pub(crate) use value::{DurationParser, InputDuration, List, checked};
-use value::{bool_parser, enum_parser, list_parser};
+use value::{bool_parser, enum_parser, list_parser, parser};
 
 use crate::digest::registry::{Credentials, MissingInput, RegistryOptions, RetryPolicy};
 use crate::support::log::Log;
@@ -167,56 +167,21 @@ fn with_variables_set(cmd: clap::Command, var: &dyn Fn(&str) -> Option<String>) 
         },
         _ => arg,
     });
-    let names: Vec<String> = cmd
-        .get_subcommands()
-        .map(|s| s.get_name().to_string())
-        .collect();
-    names.into_iter().fold(cmd, |cmd, name| {
-        cmd.mut_subcommand(name, |sub| with_variables_set(sub, var))
-    })
-}
-
-/// A secret the run registers with its log ([`register`]).
-pub(crate) enum Secret<'a> {
-    /// The GitHub token.
-    GitHubToken(&'a str),
-    /// The registry password, with the user name when one is given.
-    RegistryPassword(&'a str, Option<&'a str>),
-    /// The hub token.
-    HubToken(&'a str),
-    /// A kubeconfig's content.
-    KubeconfigContent(&'a str),
-    /// A kubeconfig read from a file.
-    Kubeconfig(&'a ::kube::config::Kubeconfig),
-}
-
-/// Registers `secret` with `log` in each form a server may echo it ([`Log::mask`]; the one
-/// rule for short secrets is [`crate::support::secrets::Secrets::add`]'s): the GitHub token
-/// also as the Basic credentials git and registries are sent (`x-access-token:TOKEN`, as
-/// `registry::auth::credentials_for` sends it to ghcr.io), the registry password also as the
-/// Basic credentials with its user name, a kubeconfig as its users' tokens, passwords and
-/// client keys (the whole content when it does not parse).
-pub(crate) fn register(log: &Log, secret: Secret) {
-    let each = |secrets: Vec<String>| secrets.iter().for_each(|s| log.mask(s));
-    match secret {
-        Secret::GitHubToken(token) => {
-            log.mask(token);
-            log.mask_basic("x-access-token", token.trim());
-        }
-        Secret::RegistryPassword(password, Some(user)) => log.mask_basic(user.trim(), password),
-        Secret::RegistryPassword(secret, None) | Secret::HubToken(secret) => log.mask(secret),
-        Secret::KubeconfigContent(content) => each(crate::status::kube::content_secrets(content)),
-        Secret::Kubeconfig(config) => each(crate::status::kube::kubeconfig_secrets(config)),
-    }
+    cmd.mut_subcommands(|sub| with_variables_set(sub, var))
 }
 
 /// Registers the secret inputs with `log` before anything is printed, so no usage error can
 /// show them: the values of the options declared with `hide_env_values` (`github-token`,
 /// `registry-password`, `hub-token`, `kubeconfig`), read from their [`variables`] and from
-/// `args` (the command line, `--name VALUE` or `--name=VALUE`; clap may refuse it), each as
-/// [`register`] registers it. A kubeconfig is content from its variable, and on the command
-/// line when it spans lines; a one-line value there is a path, no secret. Inside Actions this
-/// prints their `::add-mask::` lines first.
+/// `args` (the command line, `--name VALUE` or `--name=VALUE`; clap may refuse it), each in
+/// every form a server may echo it ([`Log::mask`]; the one rule for short secrets is
+/// [`crate::support::secrets::Secrets::add`]'s): the GitHub token also as the Basic
+/// credentials git and registries are sent (`x-access-token:TOKEN`, as
+/// `registry::auth::credentials_for` sends it to ghcr.io), the registry password also as the
+/// Basic credentials with its user name, a kubeconfig as its users' tokens, passwords and
+/// client keys (the whole content when it does not parse). A kubeconfig is content from its
+/// variable, and on the command line when it spans lines; a one-line value there is a path,
+/// no secret. Inside Actions this prints their `::add-mask::` lines first.
 pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
     mask_given(log, args, &|name| std::env::var_os(name));
 }
@@ -241,18 +206,19 @@ fn mask_given(
         .find(|(long, ..)| long == "registry-username");
     let user = user.map(|(_, user, _)| user.as_str());
     for (long, value, from_variable) in &values {
-        register(
-            log,
-            match long.as_str() {
-                "github-token" => Secret::GitHubToken(value),
-                "registry-password" => Secret::RegistryPassword(value, user),
-                "hub-token" => Secret::HubToken(value),
-                "kubeconfig" if *from_variable || kube::is_content(value) => {
-                    Secret::KubeconfigContent(value)
-                }
-                _ => continue,
-            },
-        );
+        match (long.as_str(), user) {
+            ("github-token", _) => {
+                log.mask(value);
+                log.mask_basic("x-access-token", value.trim());
+            }
+            ("registry-password", Some(user)) => log.mask_basic(user.trim(), value),
+            ("registry-password", None) | ("hub-token", _) => log.mask(value),
+            ("kubeconfig", _) if *from_variable || kube::is_content(value) => {
+                let secrets = crate::status::kube::content_secrets(value);
+                secrets.iter().for_each(|s| log.mask(s));
+            }
+            _ => {}
+        }
     }
 }
 
@@ -408,10 +374,10 @@ pub struct RunbookArgs {
 #[derive(Debug, Clone, Args)]
 pub struct HubNames {
     /// Kubernetes namespace of the hub: for the runbook, and where status lists its single-user pods [default: jhub; status with Kubernetes: the kubeconfig context's namespace, else jhub]
-    #[arg(long, env, value_parser = checked(inputs::namespace))]
+    #[arg(long, env, value_parser = parser(|input, t| inputs::kube_name(input, inputs::NameKind::Namespace, t)))]
     pub namespace: Option<inputs::KubeName>,
     /// Helm release name of the hub: for the runbook, and status's pod selector (release=NAME)
-    #[arg(long, env, default_value = "jhub", value_parser = checked(inputs::helm_release))]
+    #[arg(long, env, default_value = "jhub", value_parser = parser(|input, t| inputs::kube_name(input, inputs::NameKind::HelmRelease, t)))]
     pub helm_release: inputs::KubeName,
 }
 
@@ -444,8 +410,10 @@ pub struct DeploymentArgs {
 /// blank Action input never reaches it (blank inputs count as unset). The refusal says the
 /// rule broken and quotes the name.
 fn environment_arg(text: &str) -> Result<crate::publish::deployment::Environment, UsageError> {
-    crate::publish::deployment::Environment::parse(text)
-        .map_err(|e| usage::refused("environment", Some(text.trim()), usage::Said::Named, e))
+    crate::publish::deployment::Environment::parse(text).map_err(|e| {
+        let problem = Problem::Refused(std::sync::Arc::new(e.into()), usage::Said::Named);
+        UsageError::of("environment", text.trim(), problem)
+    })
 }
 
 /// How the image's registry is read, by `announce` and by `status` (with `--image`): the

@@ -51,7 +51,7 @@ pub(crate) fn status_request(
         released_at: args.released_at,
         image,
         github,
-        tracking_labels: args.tracking_labels.entries().to_vec(),
+        tracking_labels: args.tracking_labels.0.clone(),
         comment: args.comment.then_some(match args.dry_run {
             true => CommentMode::DryRun,
             false => CommentMode::Write,
@@ -146,7 +146,7 @@ fn release(
     // Checked only when used: with the image kept, the tracking issue is looked up (and
     // with the comment, written to).
     if image.is_some() && github_needed {
-        let labels = args.tracking_labels.entries();
+        let labels = &args.tracking_labels.0;
         publish::check_tracking_labels(labels).map_err(usage("tracking-labels"))?;
     }
     let github = match image {

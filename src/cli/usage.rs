@@ -9,21 +9,6 @@ pub(crate) fn usage(input: &str) -> impl Fn(anyhow::Error) -> UsageError + '_ {
     move |e| UsageError::new(input, Problem::Refused(Arc::new(e), Said::Whole))
 }
 
-/// [`usage`] for an error whose words follow `NAME (--NAME)` and the value `given`, if any,
-/// joined by `said`.
-pub(crate) fn refused(
-    input: &str,
-    given: Option<&str>,
-    said: Said,
-    e: impl Into<anyhow::Error>,
-) -> UsageError {
-    let given = given.map(str::to_string);
-    UsageError {
-        given,
-        ..UsageError::new(input, Problem::Refused(Arc::new(e.into()), said))
-    }
-}
-
 /// The refusal of a `required: true` input left empty: the Actions runner does not enforce
 /// `required` (it passes an empty `INPUT_<NAME>` or none), so the binary does.
 pub(crate) fn required(input: &str, what: Required) -> UsageError {

@@ -20,9 +20,9 @@ use std::time::Duration;
 
 /// The check of one option's text, given the input's name (its long option without `--`,
 /// `hub-timeout`); a value that is not UTF-8 is refused before it. A refusal's message
-/// (which names the input and says what to write) goes under clap's `error: `, with clap's
-/// usage lines after it and the option (`--hub-timeout <DURATION>`) as its
-/// [`ContextKind::InvalidArg`].
+/// (which names the input and says what to write) goes under clap's `error: `, without
+/// clap's usage lines (it reads as a request's [`UsageError`] does), and the option
+/// (`--hub-timeout <DURATION>`) is its [`ContextKind::InvalidArg`].
 #[derive(Clone)]
 struct Parse<T>(Arc<Check<T>>);
 
@@ -43,8 +43,9 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Parse<T> {
             .ok_or_else(|| UsageError::new(input, Problem::NotUtf8))
             .and_then(|text| (self.0)(input, text));
         checked.map_err(|refused| {
-            let mut cmd = cmd.clone();
-            let mut err = clap::Error::raw(ErrorKind::ValueValidation, refused).format(&mut cmd);
+            // Our words alone, as a request's usage error prints them: no usage lines after.
+            let refused = format!("{refused}\n");
+            let mut err = clap::Error::raw(ErrorKind::ValueValidation, refused).with_cmd(cmd);
             if let Some(arg) = arg {
                 let arg = ContextValue::String(arg.to_string());
                 err.insert(ContextKind::InvalidArg, arg);
@@ -54,8 +55,8 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Parse<T> {
     }
 }
 
-/// `check(input, text)` as a clap value parser ([`Parse`]).
-fn parser<T: Clone + Send + Sync + 'static>(
+/// `check(input, text)` as a clap value parser ([`Parse`]), `input` the option's long name.
+pub(crate) fn parser<T: Clone + Send + Sync + 'static>(
     check: impl Fn(&str, &str) -> Result<T, UsageError> + Send + Sync + 'static,
 ) -> ValueParser {
     ValueParser::new(Parse(Arc::new(check)))
@@ -203,11 +204,6 @@ impl List {
                 .map(String::from)
                 .collect(),
         )
-    }
-
-    /// The entries, in order.
-    pub(crate) fn entries(&self) -> &[String] {
-        &self.0
     }
 }
 

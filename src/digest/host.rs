@@ -23,22 +23,11 @@ const HOST_MAX_CHARS: usize = 253;
 /// cut there, ending with `…`, so a pasted file cannot flood the log.
 pub(crate) const ENTRY_SHOWN_MAX_CHARS: usize = 60;
 
-/// The registries one `insecure-registry` value lists ([`registries`]).
+/// The registries one `insecure-registry` value lists ([`Registries::parse`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Registries(pub(crate) Vec<String>);
 
-impl Registries {
-    /// One `insecure-registry` value's entries ([`registries`]), checked whole, so no
-    /// credential is split at a comma.
-    ///
-    /// # Errors
-    /// Those of [`registries`].
-    pub(crate) fn parse(value: &str) -> Result<Self, Refused> {
-        registries(&[value]).map(Self)
-    }
-}
-
-/// Why an `insecure-registry` value is refused ([`registries`]).
+/// Why an `insecure-registry` value is refused ([`Registries::parse`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Refused {
     /// A value holds `@`, at the 1-based entry `entry` when known: no text of it is shown.
@@ -55,35 +44,34 @@ pub(crate) enum Refused {
     },
 }
 
-/// The `insecure-registry` entries: each given value split at commas and line breaks
-/// ([`crate::support::text::list_entries`]: the Action input is one string), trimmed, blanks
-/// left out, each checked by [`registry`]. Kept as written: they are compared with the image
-/// reference's registry without regard to case (`digest::registry::is_insecure`).
-///
-/// # Errors
-/// - [`Refused::Credentials`] when any value holds `@`, before any entry is looked at: a user
-///   name or password, whose `:`, `/`, `?`, `#`, comma or line break would otherwise split it
-///   over entries. It names the entry's position only, never any text of the value.
-/// - [`Refused::Entry`] for the first entry that is not HOST or HOST:PORT.
-pub(crate) fn registries(values: &[&str]) -> Result<Vec<String>, Refused> {
-    let entries: Vec<&str> = (values.iter())
-        .flat_map(|value| crate::support::text::list_entries(value))
-        .collect();
-    if values.iter().any(|value| value.contains('@')) {
-        let entry = entries.iter().position(|entry| entry.contains('@'));
-        let entry = entry.map(|i| i + 1);
-        return Err(Refused::Credentials { entry });
-    }
-    entries
-        .into_iter()
-        .map(|entry| match registry(entry) {
+impl Registries {
+    /// One `insecure-registry` value's entries, checked whole, so no credential is split at
+    /// a comma: split at commas and line breaks ([`crate::support::text::list_entries`]: the
+    /// Action input is one string), trimmed, blanks left out, each checked by [`registry`].
+    /// Kept as written: they are compared with the image reference's registry without regard
+    /// to case (`digest::registry::is_insecure`).
+    ///
+    /// # Errors
+    /// - [`Refused::Credentials`] when the value holds `@`, before any entry is looked at: a
+    ///   user name or password, whose `:`, `/`, `?`, `#`, comma or line break would otherwise
+    ///   split it over entries. It names the entry's position only, never any text of the value.
+    /// - [`Refused::Entry`] for the first entry that is not HOST or HOST:PORT.
+    pub(crate) fn parse(value: &str) -> Result<Self, Refused> {
+        let entries: Vec<&str> = crate::support::text::list_entries(value).collect();
+        if value.contains('@') {
+            let entry = entries.iter().position(|entry| entry.contains('@'));
+            let entry = entry.map(|i| i + 1);
+            return Err(Refused::Credentials { entry });
+        }
+        let checked = entries.into_iter().map(|entry| match registry(entry) {
             Ok(()) => Ok(entry.to_string()),
             Err(why) => Err(Refused::Entry {
                 shown: shown_entry(entry),
                 why,
             }),
-        })
-        .collect()
+        });
+        checked.collect::<Result<_, _>>().map(Self)
+    }
 }
 
 /// An `insecure-registry` entry as messages quote it: any query or fragment as `?***` or
@@ -151,15 +139,15 @@ mod tests {
     #[test]
     fn registries_refuse_credentials_by_position_and_show_a_bad_entry_capped() {
         assert_eq!(
-            registries(&["a:1, b.c\r\n", "localhost"]).unwrap(),
+            Registries::parse("a:1, b.c\r\nlocalhost").unwrap().0,
             ["a:1", "b.c", "localhost"]
         );
         assert_eq!(
-            registries(&["http://x", "a,u:p@b"]),
+            Registries::parse("http://x\na,u:p@b"),
             Err(Refused::Credentials { entry: Some(3) })
         );
         let long = format!("{}?t", "a".repeat(200));
-        let Err(Refused::Entry { shown, .. }) = registries(&[long.as_str()]) else {
+        let Err(Refused::Entry { shown, .. }) = Registries::parse(&long) else {
             panic!("not an entry refusal");
         };
         assert_eq!(shown, format!("{}…?***", "a".repeat(59)));

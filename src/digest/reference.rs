@@ -11,7 +11,7 @@
 
 use oci_client::{ParseError, Reference};
 use regex::{Regex, RegexBuilder};
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
 /// distribution's reference grammar, as oci-spec 0.10 writes it: capture 1 the name, 2 the
 /// tag, 3 the digest.
@@ -20,15 +20,11 @@ const REFERENCE: &str = r"^((?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9
 /// The longest repository name distribution accepts, in characters.
 const NAME_TOTAL_LENGTH_MAX: usize = 255;
 
-fn pattern() -> &'static Regex {
-    static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| {
-        RegexBuilder::new(REFERENCE)
-            .unicode(false)
-            .build()
-            .expect("the reference grammar compiles")
-    })
-}
+/// [`REFERENCE`] compiled with Unicode off (ASCII classes), once.
+static PATTERN: LazyLock<Regex> = LazyLock::new(|| {
+    let pattern = RegexBuilder::new(REFERENCE).unicode(false).build();
+    pattern.expect("the reference grammar compiles")
+});
 
 /// Parses `text` as `[REGISTRY/]REPOSITORY[:TAG][@DIGEST]`: no tag and no digest means
 /// `:latest`; a name without a registry is on Docker Hub (`docker.io`, official images under
@@ -41,7 +37,7 @@ pub(super) fn parse(text: &str) -> Result<Reference, ParseError> {
     if text.is_empty() {
         return Err(ParseError::NameEmpty);
     }
-    let captures = pattern()
+    let captures = PATTERN
         .captures(text)
         .ok_or(ParseError::ReferenceInvalidFormat)?;
     let name = &captures[1];

@@ -62,6 +62,11 @@ pub(crate) enum Problem {
     Duration(DurationProblem, DurationBounds),
     /// Not one of an enum's values, listed in order.
     NotOneOf(Vec<String>),
+    /// `sha` not 40 hex digits ([`crate::context::CommitSha::parse`]).
+    NotACommit,
+    /// `expected-digest` not `sha256:` and 64 lower-case hex digits
+    /// ([`crate::digest::Digest::parse`]).
+    NotADigest,
     /// Not one of the Action's boolean words.
     NotBoolean,
     /// Not a name of this kind ([`NameKind::takes`]).
@@ -86,10 +91,8 @@ pub(crate) enum Problem {
     ValuesListedWithComma(PathBuf),
     /// Deadlines past the calendar's last date ([`crate::window::LAST_DATE`]).
     PastTheCalendar(Box<PastTheCalendar>),
-    /// An `oci:` layout directory that is something else.
-    LayoutNotADirectory(PathBuf),
-    /// An `oci:` layout directory that does not exist.
-    LayoutMissing(PathBuf),
+    /// An `oci:` layout directory that does not exist (`true`) or is something else.
+    Layout(PathBuf, bool),
     /// A team template refused ([`TemplateProblem`]).
     Template(TemplateProblem),
     /// A time after the run's clock.

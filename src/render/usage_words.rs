@@ -81,7 +81,21 @@ pub(crate) fn words(e: &UsageError) -> Words {
         ),
         Problem::NotUtf8 => Words::new(format!("{name} is not UTF-8 text")),
         Problem::Duration(what, bounds) => duration_words(e, &named, what, bounds),
-        Problem::NotOneOf(names) => Words::new(format!("{named} is not {}", or_list(names))),
+        Problem::NotOneOf(names) => say(
+            format!("{named} is not {}", or_list(names)),
+            format!(
+                "write one of {} (in any case); --help says what each means",
+                names.join(", ")
+            ),
+        ),
+        Problem::NotACommit => say(
+            format!("{named} is not a commit SHA (40 hex digits)"),
+            "write the commit's whole SHA, as `git rev-parse HEAD` prints it, or leave sha unset for $GITHUB_SHA",
+        ),
+        Problem::NotADigest => say(
+            format!("{named} is not an image digest"),
+            "write sha256: followed by 64 lower-case hex digits, the digest the build step reported",
+        ),
         Problem::NotBoolean => say(
             format!("{named} is not a boolean"),
             format!("write {BOOLEAN_WORDS}"),
@@ -108,8 +122,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             ),
         ),
         Problem::PastTheCalendar(past) => calendar_words(past),
-        Problem::LayoutNotADirectory(dir) => layout_words(&named, dir, false),
-        Problem::LayoutMissing(dir) => layout_words(&named, dir, true),
+        Problem::Layout(dir, missing) => layout_words(&named, dir, *missing),
         Problem::Template(what) => template_words(&named, what),
         Problem::LaterThanClock { at, now } => say(
             format!(
@@ -708,6 +721,8 @@ mod tests {
             ("hub-timeout", Some("0"), Problem::Duration(D::Zero, job)),
             ("hub-timeout", Some("500ms"), Problem::Duration(D::TooShort, job)),
             ("tier", Some("urgent"), Problem::NotOneOf(vec!["auto".into(), "routine".into(), "security".into()])),
+            ("sha", Some("abc"), Problem::NotACommit),
+            ("expected-digest", Some("sha256:12"), Problem::NotADigest),
             ("dry-run", Some("maybe"), Problem::NotBoolean),
             ("namespace", Some("Lab"), Problem::NotAName(NameKind::Namespace)),
             ("helm-release", Some("hub;x"), Problem::NotAName(NameKind::HelmRelease)),
@@ -733,8 +748,8 @@ mod tests {
             ("hub-size", Some("0"), Problem::HubSize(1_000_000)),
             ("jupyterhub-values", None, Problem::ValuesListedWithComma("a.yaml,b.yaml".into())),
             ("now", None, Problem::PastTheCalendar(Box::new(past))),
-            ("image", Some("oci:README.md"), Problem::LayoutNotADirectory("README.md".into())),
-            ("image", Some("oci:lab"), Problem::LayoutMissing("lab".into())),
+            ("image", Some("oci:README.md"), Problem::Layout("README.md".into(), false)),
+            ("image", Some("oci:lab"), Problem::Layout("lab".into(), true)),
             ("release-note-template", Some("x.md.j2"), Problem::Template(TemplateProblem::Unreadable(Arc::new(std::io::Error::from(std::io::ErrorKind::NotFound))))),
             ("release-note-template", Some("/etc/passwd"), Problem::Template(TemplateProblem::OutsideWorkspace { workspace: "/w".into(), real: "/etc/passwd".into() })),
             ("release-note-template", Some("dir"), Problem::Template(TemplateProblem::NotRegular)),

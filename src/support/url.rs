@@ -98,20 +98,18 @@ pub(crate) const PLACEHOLDER_HUB_URL: &str = "https://hub.example.org";
 fn base(value: &str, rule: fn(&str) -> Result<url::Url, UrlProblem>) -> Result<HttpUrl, Refused> {
     let given = value.trim();
     let v = given.trim_end_matches('/');
-    let query = v.find(['?', '#']).map(|i| v[i..].starts_with('?'));
-    match query.map_or_else(
-        || rule(v),
-        |query| Err(UrlProblem::QueryOrFragment { query }),
-    ) {
-        Ok(url) => Ok(HttpUrl {
-            url,
-            text: v.to_string(),
+    let checked = match v.find(['?', '#']) {
+        Some(i) => Err(UrlProblem::QueryOrFragment {
+            query: v[i..].starts_with('?'),
         }),
-        Err(why) => Err(Refused {
-            shown: shown_url(given),
-            why,
-        }),
-    }
+        None => rule(v),
+    };
+    let url = checked.map_err(|why| Refused {
+        shown: shown_url(given),
+        why,
+    })?;
+    let text = v.to_string();
+    Ok(HttpUrl { url, text })
 }
 
 /// `text` up to any query (`?`) or fragment (`#`), and what messages show in its place:
@@ -165,13 +163,8 @@ fn http_url(text: &str) -> Result<url::Url, UrlProblem> {
 /// # Errors
 /// The first [`UrlProblem`]: the first character refused, then [`http_url`]'s.
 fn hub_address(v: &str) -> Result<url::Url, UrlProblem> {
-    if let Some(c) = v.chars().find(|c| {
-        !(c.is_ascii_alphanumeric()
-            || matches!(
-                c,
-                '-' | '.' | '_' | '~' | ':' | '/' | '%' | '[' | ']' | '+' | ',' | '='
-            ))
-    }) {
+    const PLAIN: &str = "-._~:/%[]+,=";
+    if let Some(c) = (v.chars()).find(|c| !(c.is_ascii_alphanumeric() || PLAIN.contains(*c))) {
         return Err(UrlProblem::Unpasteable(c));
     }
     http_url(v)
@@ -240,10 +233,9 @@ pub(crate) fn is_loopback_or_private(host: &str) -> bool {
     }
     match host.parse::<IpAddr>() {
         Ok(IpAddr::V4(ip)) => ip.is_loopback() || ip.is_private() || ip.is_link_local(),
+        // Unique local fc00::/7, link local fe80::/10.
         Ok(IpAddr::V6(ip)) => {
-            ip.is_loopback()
-                || (ip.segments()[0] & 0xfe00) == 0xfc00 // unique local fc00::/7
-                || (ip.segments()[0] & 0xffc0) == 0xfe80 // link local fe80::/10
+            ip.is_loopback() || ip.is_unique_local() || ip.is_unicast_link_local()
         }
         Err(_) => false,
     }
