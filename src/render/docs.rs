@@ -37,14 +37,6 @@ pub(crate) fn sections(
     ])
 }
 
-fn begin_marker(name: &str) -> String {
-    format!("<!-- BEGIN GENERATED: {name} -->")
-}
-
-fn end_marker(name: &str) -> String {
-    format!("<!-- END GENERATED: {name} -->")
-}
-
 /// Why the generated sections cannot be placed in a doc ([`apply`]), as data; the words
 /// are [`DocsNote::NotPlaced`]'s. Sections are named as in [`SECTION_NAMES`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,9 +75,14 @@ pub(crate) enum Marker {
 impl Marker {
     /// The marker of section `name`.
     fn of(self, name: &str) -> String {
+        format!("{}{name} -->", self.opening())
+    }
+
+    /// The marker's text before the section's name.
+    fn opening(self) -> &'static str {
         match self {
-            Marker::Begin => begin_marker(name),
-            Marker::End => end_marker(name),
+            Marker::Begin => "<!-- BEGIN GENERATED: ",
+            Marker::End => "<!-- END GENERATED: ",
         }
     }
 }
@@ -103,11 +100,11 @@ impl Marker {
 /// sections nested or overlapping (replacing one would delete the other's markers): each
 /// must close before the next opens.
 pub(crate) fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String, Misplaced> {
-    const BEGIN: &str = "<!-- BEGIN GENERATED: ";
-    for at in marker_positions(doc, BEGIN) {
+    let begin = Marker::Begin.opening();
+    for at in marker_positions(doc, begin) {
         let name = doc[at..]
             .split_once(" -->")
-            .map(|(m, _)| &m[BEGIN.len()..])
+            .map(|(m, _)| &m[begin.len()..])
             .unwrap_or_default();
         if !sections.iter().any(|(n, _)| *n == name) {
             return Err(Misplaced::Unknown(name.to_string()));
@@ -127,7 +124,7 @@ pub(crate) fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String, Mi
                 ref all => return Err(Misplaced::Repeated(name.to_string(), marker, all.len())),
             };
         }
-        let (start, stop) = (found[0] + begin_marker(name).len(), found[1]);
+        let (start, stop) = (found[0] + Marker::Begin.of(name).len(), found[1]);
         if stop < start {
             return Err(Misplaced::Reversed(name.to_string()));
         }
@@ -166,24 +163,24 @@ pub(crate) fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String, Mi
 /// # Errors
 /// [`Misplaced::TextBeside`]: the marker, its line number (from 1) and the text.
 fn own_line(doc: &str, name: &str) -> Result<(), Misplaced> {
-    const MARKS: [&str; 2] = ["<!-- BEGIN GENERATED: ", "<!-- END GENERATED: "];
+    let marks = [Marker::Begin, Marker::End].map(Marker::opening);
     let beside = |marker, at: usize, text: &str| {
         let line = doc[..at].matches('\n').count() + 1;
         Misplaced::TextBeside(name.to_string(), marker, line, shown(text))
     };
-    let begin = begin_marker(name);
+    let begin = Marker::Begin.of(name);
     for at in marker_positions(doc, &begin) {
         let rest = &doc[at + begin.len()..];
         let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
-        let next = MARKS.iter().filter_map(|m| line.find(m)).min();
+        let next = marks.iter().filter_map(|m| line.find(m)).min();
         let text = line[..next.unwrap_or(line.len())].trim();
         if !text.is_empty() {
             return Err(beside(Marker::Begin, at, text));
         }
     }
-    for at in marker_positions(doc, &end_marker(name)) {
+    for at in marker_positions(doc, &Marker::End.of(name)) {
         let line = &doc[doc[..at].rfind('\n').map_or(0, |i| i + 1)..at];
-        let previous = MARKS
+        let previous = marks
             .iter()
             .filter_map(|m| {
                 let i = line.rfind(m)?;
@@ -439,8 +436,8 @@ fn misplaced_words(path: &str, misplaced: &Misplaced) -> (String, String) {
             format!("{path} has no {} marker", marker.of(name)),
             format!(
                 "put the section back between {} and {}",
-                begin_marker(name),
-                end_marker(name)
+                Marker::Begin.of(name),
+                Marker::End.of(name)
             ),
         ),
         Misplaced::Repeated(name, marker, times) => (
@@ -450,8 +447,8 @@ fn misplaced_words(path: &str, misplaced: &Misplaced) -> (String, String) {
         Misplaced::Reversed(name) => (
             format!(
                 "{path} has {} before {}",
-                end_marker(name),
-                begin_marker(name)
+                Marker::End.of(name),
+                Marker::Begin.of(name)
             ),
             "swap them".to_string(),
         ),
@@ -480,10 +477,10 @@ fn misplaced_words(path: &str, misplaced: &Misplaced) -> (String, String) {
             },
             format!(
                 "{} comes before {}: each generated section must close before the next opens; move {} above {}",
-                begin_marker(inner),
-                end_marker(outer),
-                end_marker(outer),
-                begin_marker(inner),
+                Marker::Begin.of(inner),
+                Marker::End.of(outer),
+                Marker::End.of(outer),
+                Marker::Begin.of(inner),
             ),
         ),
     }
