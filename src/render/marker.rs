@@ -219,7 +219,6 @@ fn parse_promise(field: &str) -> Option<Promise> {
     if field.len() > PROMISE_MAX_BYTES {
         return None;
     }
-    let values: Vec<&str> = field.strip_prefix(PROMISE_VERSION)?.split(',').collect();
     let keys = [
         "enabled",
         "timeout",
@@ -228,15 +227,14 @@ fn parse_promise(field: &str) -> Option<Promise> {
         "hub-size",
         "slow-stop",
     ];
-    if values.len() != 4 && values.len() != 6 {
+    let items: Vec<&str> = field.strip_prefix(PROMISE_VERSION)?.split(',').collect();
+    if items.len() != 4 && items.len() != 6 {
         return None;
     }
-    let mut named = values.iter().zip(keys).map(|(item, key)| {
-        let (k, v) = item.split_once('=')?;
-        (k == key).then_some(v)
-    });
-    let mut next = || named.next().flatten();
-    let enabled = match next()? {
+    let values = (items.iter().zip(keys))
+        .map(|(item, key)| item.strip_prefix(key)?.strip_prefix('='))
+        .collect::<Option<Vec<&str>>>()?;
+    let enabled = match values[0] {
         "on" => true,
         "off" => false,
         _ => return None,
@@ -244,14 +242,14 @@ fn parse_promise(field: &str) -> Option<Promise> {
     let duration = |value| promise_number(value).filter(|s| *s <= MAX_DURATION_SECS);
     let culler = CullSettings {
         enabled,
-        timeout_secs: duration(next()?)?,
-        every_secs: duration(next()?)?,
-        max_age_secs: duration(next()?)?,
+        timeout_secs: duration(values[1])?,
+        every_secs: duration(values[2])?,
+        max_age_secs: duration(values[3])?,
     };
-    let scale = match values.len() {
-        6 => Some(HubScale {
-            servers: promise_number(next()?).filter(|n| (1..=MAX_HUB_SERVERS).contains(n))?,
-            slow_stop_timeout_secs: duration(next()?).filter(|s| *s > 0)?,
+    let scale = match values[..] {
+        [_, _, _, _, servers, slow_stop] => Some(HubScale {
+            servers: promise_number(servers).filter(|n| (1..=MAX_HUB_SERVERS).contains(n))?,
+            slow_stop_timeout_secs: duration(slow_stop).filter(|s| *s > 0)?,
         }),
         _ => None,
     };
