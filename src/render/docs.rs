@@ -10,6 +10,7 @@
 //! The words of the `docs` command's log lines and errors are here too ([`DocsNote`]).
 
 use super::RunbookSettings;
+use super::window_words::{human, servers_words};
 use super::words::Words;
 use crate::support::files::ReadError;
 use crate::window::Configured;
@@ -263,6 +264,10 @@ pub(crate) fn window_json(config: &Configured) -> serde_json::Value {
     let window = config.window();
     let mut origins = serde_json::json!(config.origins);
     origins["slow_stop_timeout"] = serde_json::json!(config.scale.slow_stop_origin);
+    // The culler's settings as serialised (seconds), then the hub's scale.
+    let mut settings = serde_json::json!(config.settings);
+    settings["hub_size"] = serde_json::json!(config.scale.servers);
+    settings["slow_stop_timeout_secs"] = serde_json::json!(config.scale.slow_stop_timeout_secs);
     serde_json::json!({
         "summary": window.summary(),
         "culling_enabled": window.culling_enabled,
@@ -278,14 +283,7 @@ pub(crate) fn window_json(config: &Configured) -> serde_json::Value {
             "idle_seconds": w.idle_secs,
             "active_seconds": w.active_secs,
         })),
-        "settings": {
-            "enabled": config.settings.enabled,
-            "timeout_secs": config.settings.timeout_secs,
-            "every_secs": config.settings.every_secs,
-            "max_age_secs": config.settings.max_age_secs,
-            "hub_size": config.scale.servers,
-            "slow_stop_timeout_secs": config.scale.slow_stop_timeout_secs,
-        },
+        "settings": settings,
         "origins": origins,
     })
 }
@@ -300,40 +298,33 @@ pub(crate) fn window_text(config: &Configured) -> String {
         .into_iter()
         .map(|r| (r.key.to_string(), r.value, r.origin.to_string()))
         .collect();
-    rows.push((
-        "hub size".into(),
-        config
-            .scale
-            .servers
-            .map_or("not given".into(), super::window_words::servers_words),
-        match config.scale.servers {
-            Some(_) => "option --hub-size".into(),
-            None => "set --hub-size for the worst case".into(),
-        },
-    ));
+    let (size, origin) = match config.scale.servers {
+        Some(servers) => (servers_words(servers), "option --hub-size"),
+        None => ("not given".into(), "set --hub-size for the worst case"),
+    };
+    rows.push(("hub size".into(), size, origin.into()));
+    let scale = &config.scale;
+    let slow_stop = human(scale.slow_stop_timeout_secs);
     rows.push((
         "slow-stop".into(),
-        super::window_words::human(config.scale.slow_stop_timeout_secs),
-        config.scale.slow_stop_origin.to_string(),
+        slow_stop,
+        scale.slow_stop_origin.to_string(),
     ));
     let width = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
     for (key, value, origin) in rows {
         out.push_str(&format!("  {key:<12}  {value:<width$}  ({origin})\n"));
     }
     if let Some(w) = window.worst {
+        let carry = match w.carry_secs {
+            0 => String::new(),
+            secs => format!(", plus {} for servers restarted during a pass", human(secs)),
+        };
+        let (servers, slow_stop) = (w.scale.servers, w.scale.slow_stop_timeout_secs);
         out.push_str(&format!(
-            "  One cull pass on this hub: up to {} ({} × {}){}\n",
-            super::window_words::human(w.pass_secs),
-            super::window_words::servers_words(w.scale.servers),
-            super::window_words::human(w.scale.slow_stop_timeout_secs),
-            if w.carry_secs > 0 {
-                format!(
-                    ", plus {} for servers restarted during a pass",
-                    super::window_words::human(w.carry_secs)
-                )
-            } else {
-                String::new()
-            }
+            "  One cull pass on this hub: up to {} ({} × {}){carry}\n",
+            human(w.pass_secs),
+            servers_words(servers),
+            human(slow_stop),
         ));
     }
     out.trim_end().to_string()
