@@ -1,9 +1,10 @@
 //! The run report of `announce` and `status`: what a run has established, filled in by its
 //! stages ([`RunReport`]), and what the Actions runner's files get from it: the step
 //! outputs, declared once per command ([`RunReport::outputs`]), and the job summary. One path
-//! reports a run that failed, or was refused before it started ([`RunReport::finish`],
-//! [`RunReport::refused`]): a job summary saying which stage failed and what to do, and
-//! every output not written yet, with what the run had established (empty otherwise).
+//! reports a run that failed, was refused before it started, or panicked (a bug)
+//! ([`RunReport::finish`], [`RunReport::refused`], its `Drop`): a job summary saying which
+//! stage failed and what to do, and every output not written yet, with what the run had
+//! established (empty otherwise).
 
 mod files;
 
@@ -97,8 +98,8 @@ pub(crate) struct RunReport {
     left_out: Vec<String>,
     /// Annotations held back ([`RunReport::hold`]) until [`RunReport::release_held`].
     held: Vec<HeldAnnotation>,
-    /// The run's log, for the failure report of a run that panics ([`RunReport::drop`]);
-    /// `None` for a refused run, reported at once.
+    /// The run's log, for the failure report of a run that panics (its `Drop`); `None` for
+    /// a refused run, reported at once.
     log: Option<Log>,
 }
 
@@ -388,9 +389,9 @@ impl RunReport {
 }
 
 impl Drop for RunReport {
-    /// The safety net of a run that panicked (a bug): the `::error` annotation, the job
-    /// summary and the outputs a failed run gets ([`RunReport::fail`]), with what the run
-    /// had established, once. The panic's message is on stderr (Rust's panic hook), and the
+    /// The safety net of a run that panicked (a bug): the held annotations, the job summary,
+    /// the outputs and the `::error` annotation a failed run gets ([`RunReport::finish`]),
+    /// with what the run had established, once. The panic's message is on stderr (Rust's panic hook), and the
     /// process still exits 101.
     fn drop(&mut self) {
         if let Some(log) = self.log.take()
@@ -398,8 +399,9 @@ impl Drop for RunReport {
             && !self.completed
         {
             let error = render::panicked().to_string();
-            log.error(render::PANICKED_TITLE, &error);
+            self.release_held(&log);
             self.fail(None, &error, None, &log);
+            log.error(render::PANICKED_TITLE, &error);
         }
     }
 }
