@@ -118,7 +118,7 @@ pub(crate) async fn run(req: &AnnounceRequest, log: &Log) -> Result<()> {
         ..Known::default()
     };
     let environment = req.deployment.as_ref().map(|d| &d.environment);
-    let mut run = RunReport::new(Pipeline::Announce, known, environment);
+    let mut run = RunReport::new(Pipeline::Announce, known, environment, Some(log));
     run.hold(&req.culler_warnings);
     let outcome = stages(req, log, &mut run).await;
     run.finish(outcome, log)

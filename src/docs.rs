@@ -105,7 +105,6 @@ fn read_only(path: &std::path::Path) -> bool {
 
 fn warn_if_disabled(window: &Window, log: &Log) {
     if !window.culling_enabled {
-        let warning = RunWarning::CullingDisabled;
-        log.warn(&warning);
+        log.warn(&RunWarning::CullingDisabled);
     }
 }

@@ -319,7 +319,7 @@ fn report_refused(command: Option<&str>, input: Option<&str>, message: &str, log
     if let Some(pipeline) = command.and_then(report::Pipeline::named)
         && log.in_actions()
     {
-        let refused = report::RunReport::refused(pipeline);
+        let mut refused = report::RunReport::refused(pipeline);
         refused.fail(input.map(str::to_string), message, None, log);
     }
 }

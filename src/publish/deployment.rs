@@ -344,17 +344,12 @@ pub(crate) async fn ensure_status(
             }
         };
         // The links: the hub given, what the latest status linked, else what `link` finds.
-        let latest_url = |url: fn(&DeploymentStatus) -> &Option<String>| {
-            latest.as_ref().and_then(|l| url(l).clone())
-        };
-        let log_url = match latest_url(|l| &l.log_url) {
+        let log_url = match latest.as_ref().and_then(|l| l.log_url.clone()) {
             Some(url) => Some(url),
             None => link().await?,
         };
-        let environment_url = desired
-            .environment_url
-            .clone()
-            .or(latest_url(|l| &l.environment_url));
+        let environment_url =
+            (desired.environment_url.clone()).or_else(|| latest.as_ref()?.environment_url.clone());
         let desired = DeploymentStatus {
             environment_url,
             log_url,

@@ -96,7 +96,8 @@ async fn has_activity(gh: &GitHub, issue: &Issue) -> Result<bool> {
     Ok(comments.iter().any(|c| !find::by_issue_author(issue, c)))
 }
 
-/// Closes `loser` with a comment linking `winner`, kept for `why` ([`duplicate_comment`]).
+/// Closes `loser` with a comment linking `winner`, kept for `why`
+/// ([`words::duplicate_issue_comment`]).
 pub(super) async fn close_duplicate(
     gh: &GitHub,
     loser: &Issue,

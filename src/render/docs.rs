@@ -10,6 +10,7 @@
 //! The words of the `docs` command's log lines and errors are here too ([`DocsNote`]).
 
 use super::RunbookSettings;
+use super::window_words::{human, servers_words};
 use super::words::Words;
 use crate::support::files::ReadError;
 use crate::window::Configured;
@@ -35,14 +36,6 @@ pub(crate) fn sections(
         ("window", super::window_section(&config.settings, &window)?),
         ("runbook", super::runbook_section(runbook, DOC_DIGEST, &[])?),
     ])
-}
-
-fn begin_marker(name: &str) -> String {
-    format!("<!-- BEGIN GENERATED: {name} -->")
-}
-
-fn end_marker(name: &str) -> String {
-    format!("<!-- END GENERATED: {name} -->")
 }
 
 /// Why the generated sections cannot be placed in a doc ([`apply`]), as data; the words
@@ -83,9 +76,14 @@ pub(crate) enum Marker {
 impl Marker {
     /// The marker of section `name`.
     fn of(self, name: &str) -> String {
+        format!("{}{name} -->", self.opening())
+    }
+
+    /// The marker's text before the section's name.
+    fn opening(self) -> &'static str {
         match self {
-            Marker::Begin => begin_marker(name),
-            Marker::End => end_marker(name),
+            Marker::Begin => "<!-- BEGIN GENERATED: ",
+            Marker::End => "<!-- END GENERATED: ",
         }
     }
 }
@@ -103,11 +101,11 @@ impl Marker {
 /// sections nested or overlapping (replacing one would delete the other's markers): each
 /// must close before the next opens.
 pub(crate) fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String, Misplaced> {
-    const BEGIN: &str = "<!-- BEGIN GENERATED: ";
-    for at in marker_positions(doc, BEGIN) {
+    let begin = Marker::Begin.opening();
+    for at in marker_positions(doc, begin) {
         let name = doc[at..]
             .split_once(" -->")
-            .map(|(m, _)| &m[BEGIN.len()..])
+            .map(|(m, _)| &m[begin.len()..])
             .unwrap_or_default();
         if !sections.iter().any(|(n, _)| *n == name) {
             return Err(Misplaced::Unknown(name.to_string()));
@@ -127,7 +125,7 @@ pub(crate) fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String, Mi
                 ref all => return Err(Misplaced::Repeated(name.to_string(), marker, all.len())),
             };
         }
-        let (start, stop) = (found[0] + begin_marker(name).len(), found[1]);
+        let (start, stop) = (found[0] + Marker::Begin.of(name).len(), found[1]);
         if stop < start {
             return Err(Misplaced::Reversed(name.to_string()));
         }
@@ -166,24 +164,24 @@ pub(crate) fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String, Mi
 /// # Errors
 /// [`Misplaced::TextBeside`]: the marker, its line number (from 1) and the text.
 fn own_line(doc: &str, name: &str) -> Result<(), Misplaced> {
-    const MARKS: [&str; 2] = ["<!-- BEGIN GENERATED: ", "<!-- END GENERATED: "];
+    let marks = [Marker::Begin, Marker::End].map(Marker::opening);
     let beside = |marker, at: usize, text: &str| {
         let line = doc[..at].matches('\n').count() + 1;
         Misplaced::TextBeside(name.to_string(), marker, line, shown(text))
     };
-    let begin = begin_marker(name);
+    let begin = Marker::Begin.of(name);
     for at in marker_positions(doc, &begin) {
         let rest = &doc[at + begin.len()..];
         let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
-        let next = MARKS.iter().filter_map(|m| line.find(m)).min();
+        let next = marks.iter().filter_map(|m| line.find(m)).min();
         let text = line[..next.unwrap_or(line.len())].trim();
         if !text.is_empty() {
             return Err(beside(Marker::Begin, at, text));
         }
     }
-    for at in marker_positions(doc, &end_marker(name)) {
+    for at in marker_positions(doc, &Marker::End.of(name)) {
         let line = &doc[doc[..at].rfind('\n').map_or(0, |i| i + 1)..at];
-        let previous = MARKS
+        let previous = marks
             .iter()
             .filter_map(|m| {
                 let i = line.rfind(m)?;
@@ -266,6 +264,10 @@ pub(crate) fn window_json(config: &Configured) -> serde_json::Value {
     let window = config.window();
     let mut origins = serde_json::json!(config.origins);
     origins["slow_stop_timeout"] = serde_json::json!(config.scale.slow_stop_origin);
+    // The culler's settings as serialised (seconds), then the hub's scale.
+    let mut settings = serde_json::json!(config.settings);
+    settings["hub_size"] = serde_json::json!(config.scale.servers);
+    settings["slow_stop_timeout_secs"] = serde_json::json!(config.scale.slow_stop_timeout_secs);
     serde_json::json!({
         "summary": window.summary(),
         "culling_enabled": window.culling_enabled,
@@ -281,14 +283,7 @@ pub(crate) fn window_json(config: &Configured) -> serde_json::Value {
             "idle_seconds": w.idle_secs,
             "active_seconds": w.active_secs,
         })),
-        "settings": {
-            "enabled": config.settings.enabled,
-            "timeout_secs": config.settings.timeout_secs,
-            "every_secs": config.settings.every_secs,
-            "max_age_secs": config.settings.max_age_secs,
-            "hub_size": config.scale.servers,
-            "slow_stop_timeout_secs": config.scale.slow_stop_timeout_secs,
-        },
+        "settings": settings,
         "origins": origins,
     })
 }
@@ -303,40 +298,33 @@ pub(crate) fn window_text(config: &Configured) -> String {
         .into_iter()
         .map(|r| (r.key.to_string(), r.value, r.origin.to_string()))
         .collect();
-    rows.push((
-        "hub size".into(),
-        config
-            .scale
-            .servers
-            .map_or("not given".into(), super::window_words::servers_words),
-        match config.scale.servers {
-            Some(_) => "option --hub-size".into(),
-            None => "set --hub-size for the worst case".into(),
-        },
-    ));
+    let (size, origin) = match config.scale.servers {
+        Some(servers) => (servers_words(servers), "option --hub-size"),
+        None => ("not given".into(), "set --hub-size for the worst case"),
+    };
+    rows.push(("hub size".into(), size, origin.into()));
+    let scale = &config.scale;
+    let slow_stop = human(scale.slow_stop_timeout_secs);
     rows.push((
         "slow-stop".into(),
-        super::window_words::human(config.scale.slow_stop_timeout_secs),
-        config.scale.slow_stop_origin.to_string(),
+        slow_stop,
+        scale.slow_stop_origin.to_string(),
     ));
     let width = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
     for (key, value, origin) in rows {
         out.push_str(&format!("  {key:<12}  {value:<width$}  ({origin})\n"));
     }
     if let Some(w) = window.worst {
+        let carry = match w.carry_secs {
+            0 => String::new(),
+            secs => format!(", plus {} for servers restarted during a pass", human(secs)),
+        };
+        let (servers, slow_stop) = (w.scale.servers, w.scale.slow_stop_timeout_secs);
         out.push_str(&format!(
-            "  One cull pass on this hub: up to {} ({} × {}){}\n",
-            super::window_words::human(w.pass_secs),
-            super::window_words::servers_words(w.scale.servers),
-            super::window_words::human(w.scale.slow_stop_timeout_secs),
-            if w.carry_secs > 0 {
-                format!(
-                    ", plus {} for servers restarted during a pass",
-                    super::window_words::human(w.carry_secs)
-                )
-            } else {
-                String::new()
-            }
+            "  One cull pass on this hub: up to {} ({} × {}){carry}\n",
+            human(w.pass_secs),
+            servers_words(servers),
+            human(slow_stop),
         ));
     }
     out.trim_end().to_string()
@@ -439,8 +427,8 @@ fn misplaced_words(path: &str, misplaced: &Misplaced) -> (String, String) {
             format!("{path} has no {} marker", marker.of(name)),
             format!(
                 "put the section back between {} and {}",
-                begin_marker(name),
-                end_marker(name)
+                Marker::Begin.of(name),
+                Marker::End.of(name)
             ),
         ),
         Misplaced::Repeated(name, marker, times) => (
@@ -450,8 +438,8 @@ fn misplaced_words(path: &str, misplaced: &Misplaced) -> (String, String) {
         Misplaced::Reversed(name) => (
             format!(
                 "{path} has {} before {}",
-                end_marker(name),
-                begin_marker(name)
+                Marker::End.of(name),
+                Marker::Begin.of(name)
             ),
             "swap them".to_string(),
         ),
@@ -480,10 +468,10 @@ fn misplaced_words(path: &str, misplaced: &Misplaced) -> (String, String) {
             },
             format!(
                 "{} comes before {}: each generated section must close before the next opens; move {} above {}",
-                begin_marker(inner),
-                end_marker(outer),
-                end_marker(outer),
-                begin_marker(inner),
+                Marker::Begin.of(inner),
+                Marker::End.of(outer),
+                Marker::End.of(outer),
+                Marker::Begin.of(inner),
             ),
         ),
     }

@@ -16,6 +16,7 @@ use crate::support::time::{parse_rfc3339, rfc3339_seconds};
 use crate::window::{
     CullSettings, HubScale, MAX_DURATION_SECS, MAX_HUB_SERVERS, Promise, PromiseRecord,
 };
+use percent_encoding::{AsciiSet, CONTROLS, percent_decode_str, utf8_percent_encode};
 use serde::Serialize;
 use time::OffsetDateTime;
 
@@ -69,9 +70,10 @@ const BODY_HASH: &str = " body=";
 /// `<!-- codeq-rollout:evidence <16 hex> -->`, a fingerprint of the facts the body states
 /// (see [`evidence_fingerprint`]).
 const EVIDENCE: &str = "evidence";
-/// The characters a tracking marker's image repository has percent-encoded, `%` first: those
-/// that would end the field (a space) or the comment (`>`).
-const IMAGE_ESCAPES: [(&str, &str); 3] = [("%", "%25"), (" ", "%20"), (">", "%3E")];
+/// The characters a tracking marker's image repository has percent-encoded: `%` itself,
+/// those that would end the field (a space) or the comment (`>`), and (as `percent-encoding`
+/// always does) control characters and non-ASCII ones.
+const IMAGE_ESCAPES: &AsciiSet = &CONTROLS.add(b'%').add(b' ').add(b'>');
 
 /// `<!-- codeq-rollout:NAME VALUE -->`.
 fn hidden_line(name: &str, value: &str) -> String {
@@ -96,11 +98,7 @@ pub fn marker(kind: MarkerKind, digest: &Digest) -> String {
 /// repository announced ([`image_repository`]; spaces, `>` and `%` percent-encoded), so that
 /// a new release supersedes only tracking issues of the same image.
 pub(crate) fn tracking_marker(digest: &Digest, image: &str) -> String {
-    let image = IMAGE_ESCAPES
-        .iter()
-        .fold(image.to_string(), |text, (raw, coded)| {
-            text.replace(raw, coded)
-        });
+    let image = utf8_percent_encode(image, IMAGE_ESCAPES);
     format!(
         "{} image={image} -->",
         marker(MarkerKind::TrackingIssue, digest).trim_end_matches(" -->")
@@ -141,14 +139,7 @@ pub(crate) fn marker_digest(kind: MarkerKind, body: &str) -> Option<Digest> {
 /// first line is our marker and it names one (markers written before 0.x name none).
 pub(crate) fn marker_image(body: &str) -> Option<String> {
     let (_, image) = first_line(MarkerKind::TrackingIssue, body)?;
-    Some(
-        IMAGE_ESCAPES
-            .iter()
-            .rev()
-            .fold(image?.to_string(), |text, (raw, coded)| {
-                text.replace(coded, raw)
-            }),
-    )
+    Some(percent_decode_str(image?).decode_utf8_lossy().into_owned())
 }
 
 /// The value of the hidden second line `name` of `body`, trusted only when the first line
@@ -219,7 +210,6 @@ fn parse_promise(field: &str) -> Option<Promise> {
     if field.len() > PROMISE_MAX_BYTES {
         return None;
     }
-    let values: Vec<&str> = field.strip_prefix(PROMISE_VERSION)?.split(',').collect();
     let keys = [
         "enabled",
         "timeout",
@@ -228,15 +218,14 @@ fn parse_promise(field: &str) -> Option<Promise> {
         "hub-size",
         "slow-stop",
     ];
-    if values.len() != 4 && values.len() != 6 {
+    let items: Vec<&str> = field.strip_prefix(PROMISE_VERSION)?.split(',').collect();
+    if items.len() != 4 && items.len() != 6 {
         return None;
     }
-    let mut named = values.iter().zip(keys).map(|(item, key)| {
-        let (k, v) = item.split_once('=')?;
-        (k == key).then_some(v)
-    });
-    let mut next = || named.next().flatten();
-    let enabled = match next()? {
+    let values = (items.iter().zip(keys))
+        .map(|(item, key)| item.strip_prefix(key)?.strip_prefix('='))
+        .collect::<Option<Vec<&str>>>()?;
+    let enabled = match values[0] {
         "on" => true,
         "off" => false,
         _ => return None,
@@ -244,14 +233,14 @@ fn parse_promise(field: &str) -> Option<Promise> {
     let duration = |value| promise_number(value).filter(|s| *s <= MAX_DURATION_SECS);
     let culler = CullSettings {
         enabled,
-        timeout_secs: duration(next()?)?,
-        every_secs: duration(next()?)?,
-        max_age_secs: duration(next()?)?,
+        timeout_secs: duration(values[1])?,
+        every_secs: duration(values[2])?,
+        max_age_secs: duration(values[3])?,
     };
-    let scale = match values.len() {
-        6 => Some(HubScale {
-            servers: promise_number(next()?).filter(|n| (1..=MAX_HUB_SERVERS).contains(n))?,
-            slow_stop_timeout_secs: duration(next()?).filter(|s| *s > 0)?,
+    let scale = match values[..] {
+        [_, _, _, _, servers, slow_stop] => Some(HubScale {
+            servers: promise_number(servers).filter(|n| (1..=MAX_HUB_SERVERS).contains(n))?,
+            slow_stop_timeout_secs: duration(slow_stop).filter(|s| *s > 0)?,
         }),
         _ => None,
     };

@@ -310,6 +310,17 @@ pub(crate) fn truncate_body_reserving(
 pub(crate) mod failure;
 pub(crate) use failure::{Failure, HubFault, Stage, error_words, failure_summary};
 
+/// The `::error` annotation's title of a run that panicked ([`panicked`]).
+pub(crate) const PANICKED_TITLE: &str = "codeq-rollout failed";
+
+/// The error of a run that panicked: a bug, whose message the log shows before the report.
+pub(crate) fn panicked() -> words::Words {
+    words::Words::new(
+        "codeq-rollout stopped on an internal error (a bug; its message is in the job log)",
+    )
+    .help("re-run the job; if it happens again, report it with the job log")
+}
+
 /// Where the full text of a cut body is: the workflow run's log (or, outside Actions, the
 /// tool's output), for the note [`truncate_body`] appends; `announce` prints the full text
 /// of each body it cuts there.

@@ -150,24 +150,21 @@ pub(crate) fn no_open_issue(digest: &Digest) -> String {
 /// done, then `dry_run`'s body.
 pub(crate) fn comment_done(change: Change, url: &str, dry_run: Option<&str>) -> String {
     let url = shown(url);
-    let Some(body) = dry_run else {
-        let done = match change {
-            Change::Created => "posted",
-            Change::Updated => "updated",
-            Change::Unchanged => "unchanged",
-        };
-        return format!("convergence comment {done}: {url}");
+    let (done, would) = match change {
+        Change::Created => ("posted", format!("post the convergence comment on {url}")),
+        Change::Updated => (
+            "updated",
+            format!("edit the convergence comment {url} (its numbers changed)"),
+        ),
+        Change::Unchanged => (
+            "unchanged",
+            format!("leave the convergence comment {url} unchanged (same numbers)"),
+        ),
     };
-    let what = match change {
-        Change::Created => format!("would post the convergence comment on {url}"),
-        Change::Updated => {
-            format!("would edit the convergence comment {url} (its numbers changed)")
-        }
-        Change::Unchanged => {
-            format!("would leave the convergence comment {url} unchanged (same numbers)")
-        }
-    };
-    format!("dry run: {what}\n\n----- convergence comment -----\n{body}")
+    match dry_run {
+        None => format!("convergence comment {done}: {url}"),
+        Some(body) => format!("dry run: would {would}\n\n----- convergence comment -----\n{body}"),
+    }
 }
 
 /// The step of publishing that failed, as the context of its error.

@@ -1,9 +1,10 @@
 //! The run report of `announce` and `status`: what a run has established, filled in by its
 //! stages ([`RunReport`]), and what the Actions runner's files get from it: the step
 //! outputs, declared once per command ([`RunReport::outputs`]), and the job summary. One path
-//! reports a run that failed, or was refused before it started ([`RunReport::finish`],
-//! [`RunReport::refused`]): a job summary saying which stage failed and what to do, and
-//! every output not written yet, with what the run had established (empty otherwise).
+//! reports a run that failed, was refused before it started, or panicked (a bug)
+//! ([`RunReport::finish`], [`RunReport::refused`], its `Drop`): a job summary saying which
+//! stage failed and what to do, and every output not written yet, with what the run had
+//! established (empty otherwise).
 
 mod files;
 
@@ -97,12 +98,20 @@ pub(crate) struct RunReport {
     left_out: Vec<String>,
     /// Annotations held back ([`RunReport::hold`]) until [`RunReport::release_held`].
     held: Vec<HeldAnnotation>,
+    /// The run's log, for the failure report of a run that panics (its `Drop`); `None` for
+    /// a refused run, reported at once.
+    log: Option<Log>,
 }
 
 impl RunReport {
     /// The report of a run of `pipeline` that starts knowing `known`; `environment`: the
-    /// deployment outputs are declared.
-    pub(crate) fn new(pipeline: Pipeline, known: Known, environment: Option<&Environment>) -> Self {
+    /// deployment outputs are declared; `log`: the run's, which reports a panic too.
+    pub(crate) fn new(
+        pipeline: Pipeline,
+        known: Known,
+        environment: Option<&Environment>,
+        log: Option<&Log>,
+    ) -> Self {
         Self {
             pipeline,
             stage: match pipeline {
@@ -118,16 +127,15 @@ impl RunReport {
             warned: false,
             left_out: Vec::new(),
             held: Vec::new(),
+            log: log.cloned(),
         }
     }
 
     /// The report of a run of `pipeline` refused before it started: nothing established.
     pub(crate) fn refused(pipeline: Pipeline) -> Self {
-        Self {
-            stage: Stage::Inputs,
-            started: false,
-            ..Self::new(pipeline, Known::default(), None)
-        }
+        let mut report = Self::new(pipeline, Known::default(), None, None);
+        (report.stage, report.started) = (Stage::Inputs, false);
+        report
     }
 
     /// Holds `held` back until [`RunReport::release_held`] (or the failure report) prints it.
@@ -333,7 +341,7 @@ impl RunReport {
     /// runner file whose write failed, not tried again. Best effort: a file that cannot be
     /// written is warned about.
     pub(crate) fn fail(
-        mut self,
+        &mut self,
         input: Option<String>,
         error: &str,
         unwritten: Option<RunnerFile>,
@@ -342,6 +350,7 @@ impl RunReport {
         if input.is_some() {
             self.stage = Stage::Inputs;
         }
+        self.completed = true;
         self.check(log);
         let mut error = log.redact(error);
         for url in &self.left_out {
@@ -352,7 +361,7 @@ impl RunReport {
         let outputs = self
             .write(log, |_| unwritten != Some(RunnerFile::Outputs))
             .err();
-        let k = self.known;
+        let k = std::mem::take(&mut self.known);
         let failure = Failure {
             stage: self.stage,
             error,
@@ -375,6 +384,24 @@ impl RunReport {
         if outputs.is_some() || summary.is_some() {
             let (outputs, summary) = (outputs.as_ref(), summary.as_ref());
             log.warn(&RunWarning::FailureNotReported { outputs, summary });
+        }
+    }
+}
+
+impl Drop for RunReport {
+    /// The safety net of a run that panicked (a bug): the held annotations, the job summary,
+    /// the outputs and the `::error` annotation a failed run gets ([`RunReport::finish`]),
+    /// with what the run had established, once. The panic's message is on stderr (Rust's panic hook), and the
+    /// process still exits 101.
+    fn drop(&mut self) {
+        if let Some(log) = self.log.take()
+            && std::thread::panicking()
+            && !self.completed
+        {
+            let error = render::panicked().to_string();
+            self.release_held(&log);
+            self.fail(None, &error, None, &log);
+            log.error(render::PANICKED_TITLE, &error);
         }
     }
 }
@@ -422,7 +449,7 @@ mod tests {
             totals,
             ..Known::default()
         };
-        let measured = RunReport::new(Pipeline::Status, known, None);
+        let measured = RunReport::new(Pipeline::Status, known, None, None);
         let mut deployed = RunReport::refused(Pipeline::Announce);
         deployed.deployments = true;
         let table: Vec<String> = [measured, RunReport::refused(Pipeline::Status), deployed]
@@ -439,5 +466,34 @@ mod tests {
         ");
         assert_eq!(Pipeline::named("status"), Some(Pipeline::Status));
         assert_eq!(Pipeline::named("window"), None);
+    }
+
+    /// A run that panics (a bug) still reports as a failed run does: the job summary naming
+    /// the stage it reached and what it had established, and every output.
+    #[test]
+    fn a_run_that_panics_still_reports_its_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let (output, summary) = (dir.path().join("output"), dir.path().join("summary"));
+        let files = FileCommands {
+            output: Some(output.clone()),
+            summary: Some(summary.clone()),
+        };
+        let panicked = std::panic::catch_unwind(|| {
+            let known = Known {
+                image: "ghcr.io/o/lab:latest".into(),
+                ..Known::default()
+            };
+            let log = Log::new(false, false);
+            let mut run = RunReport::new(Pipeline::Announce, known, None, Some(&log));
+            (run.files, run.stage) = (files, Stage::Tier);
+            panic!("a bug");
+        });
+        assert!(panicked.is_err());
+        let outputs = std::fs::read_to_string(&output).unwrap();
+        let names: Vec<&str> = (outputs.lines())
+            .filter_map(|line| Some(line.split_once("<<ghadelimiter_")?.0))
+            .collect();
+        assert_eq!(names, Pipeline::Announce.outputs(false));
+        insta::assert_snapshot!(std::fs::read_to_string(&summary).unwrap());
     }
 }

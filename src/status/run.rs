@@ -105,7 +105,7 @@ pub(crate) async fn run(req: &StatusRequest, log: &Log) -> Result<()> {
         hub: Some(req.hub_url.clone()),
         ..Known::default()
     };
-    let mut run = RunReport::new(Pipeline::Status, known, req.environment.as_ref());
+    let mut run = RunReport::new(Pipeline::Status, known, req.environment.as_ref(), Some(log));
     let outcome = stages(req, log, &mut run).await;
     run.finish(outcome, log)
 }
