@@ -38,6 +38,7 @@ pub(crate) mod auth;
 pub(crate) mod errors;
 mod send;
 
+use crate::support::retry::{GaveUp, Stop};
 pub(crate) use crate::support::retry::{RetryPolicy, Timer, TokioTimer};
 pub(crate) use auth::MissingInput;
 pub use auth::{CredentialSource, Credentials};
@@ -52,8 +53,9 @@ use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
 use auth::Challenge;
 use oci_client::Reference;
 use reqwest::{Method, StatusCode};
-use send::{Answer, Failure, Refused, Sender};
+use send::{Answer, Failure, Sender, Try};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The `Accept` header of every manifest request: all four manifest types, index types
 /// first (literal so it reads as sent; a test checks it against oci-client's constants).
@@ -251,7 +253,14 @@ impl<'a> Session<'a> {
     async fn run(&mut self) -> Result<Resolved, RegistryError> {
         let head = match self.authorized(Method::HEAD).await? {
             Ok(head) => head,
-            Err(Failure::Status(refused)) => return self.after_unavailable(refused).await,
+            Err(
+                refused @ GaveUp {
+                    last: Some(Try::Refused(_)),
+                    ..
+                },
+            ) => {
+                return self.after_unavailable(refused).await;
+            }
             Err(failure) => return Err(self.manifest_transport(failure)),
         };
         let found = head.status.is_success();
@@ -307,16 +316,17 @@ impl<'a> Session<'a> {
     /// notice). It is sent even when `Retry-After` asked for a longer wait: the run fails
     /// anyway, and the registry's message is what the user needs. Should the GET succeed, the
     /// digest comes from its bytes.
-    async fn after_unavailable(&mut self, head: Refused) -> Result<Resolved, RegistryError> {
+    async fn after_unavailable(&mut self, head: Failure) -> Result<Resolved, RegistryError> {
         match self.manifest(Method::GET, Some(1)).await {
             Ok(get) => self.digest_of_get(get),
-            Err(Failure::Status(get)) => Err(self.unavailable(Refused {
-                attempts: head.attempts + 1,
-                elapsed: self.sender.timer.elapsed(),
-                retry_after: head.retry_after,
-                ..get
-            })),
-            Err(_) => Err(self.unavailable(head)),
+            Err(GaveUp {
+                last: Some(Try::Refused(get)),
+                ..
+            }) => {
+                let elapsed = self.sender.timer.elapsed();
+                Err(self.unavailable(&get, head.attempts + 1, elapsed, head.why))
+            }
+            Err(_) => Err(self.manifest_transport(head)),
         }
     }
 
@@ -369,7 +379,11 @@ impl<'a> Session<'a> {
         );
         let answer = match sent {
             Ok(answer) if answer.status.is_success() => answer,
-            Ok(answer) | Err(Failure::Status(Refused { answer, .. })) => {
+            Ok(answer)
+            | Err(GaveUp {
+                last: Some(Try::Refused(answer)),
+                ..
+            }) => {
                 let message = self.message(&answer.body);
                 return Err(self.authentication(&shown, answer.status, message));
             }
@@ -548,14 +562,25 @@ impl<'a> Session<'a> {
         self.error(kind)
     }
 
-    /// The error for 429 or 5xx on a manifest request's last try.
-    fn unavailable(&self, refused: Refused) -> RegistryError {
+    /// The error for 429 or 5xx (`answer`) on a manifest request's last try, after `attempts`
+    /// tries over `elapsed`; the registry's `Retry-After` is named when it (not the backoff)
+    /// ended the tries.
+    fn unavailable(
+        &self,
+        answer: &Answer,
+        attempts: u32,
+        elapsed: Duration,
+        why: Stop,
+    ) -> RegistryError {
         self.error(ConnectionProblem::Unavailable {
-            status: refused.answer.status.as_u16(),
-            registry_message: self.message(&refused.answer.body),
-            attempts: refused.attempts,
-            elapsed: refused.elapsed,
-            retry_after: refused.retry_after,
+            status: answer.status.as_u16(),
+            registry_message: self.message(&answer.body),
+            attempts,
+            elapsed,
+            retry_after: match why {
+                Stop::AskedTooLong(asked) => Some(asked),
+                _ => None,
+            },
         })
     }
 
@@ -585,32 +610,34 @@ impl<'a> Session<'a> {
         port: u16,
     ) -> RegistryError {
         let token_endpoint = token_endpoint.map(str::to_string);
-        match failure {
-            Failure::Connect {
-                attempts,
-                elapsed,
-                cause,
-            } => self.error(ConnectionProblem::Unreachable {
+        let GaveUp {
+            last,
+            attempts,
+            elapsed,
+            why,
+        } = failure;
+        match last {
+            Some(Try::Connection(cause)) => self.error(ConnectionProblem::Unreachable {
                 token_endpoint,
                 address: format!("{host}:{port}"),
                 attempts,
                 elapsed,
                 cause,
             }),
-            Failure::Tls { cause, problem } => self.error(ConnectionProblem::Tls {
+            Some(Try::Tls(cause, problem)) => self.error(ConnectionProblem::Tls {
                 private: crate::support::url::is_loopback_or_private(&host),
                 host,
                 port,
                 cause,
                 problem,
             }),
-            Failure::Status(refused) => self.unavailable(refused),
-            Failure::TimedOut => self.error(ConnectionProblem::TimedOut {
+            Some(Try::Refused(answer)) => self.unavailable(&answer, attempts, elapsed, why),
+            None | Some(Try::Timeout) => self.error(ConnectionProblem::TimedOut {
                 token_endpoint,
                 timeout: self.sender.policy.deadline.unwrap_or_default(),
                 requests: self.sender.requests,
             }),
-            Failure::Other { cause } => self.protocol(cause),
+            Some(Try::Other(cause)) => self.protocol(cause),
         }
     }
 
