@@ -387,11 +387,7 @@ impl<'a> Session<'a> {
                 let message = self.message(&answer.body);
                 return Err(self.authentication(&shown, answer.status, message));
             }
-            Err(failure) => {
-                let host = realm_url.host_str().unwrap_or_default().to_string();
-                let port = realm_url.port_or_known_default().unwrap_or_default();
-                return Err(self.transport(failure, Some(&shown), host, port));
-            }
+            Err(failure) => return Err(self.transport(failure, Some(&shown), realm_url.as_str())),
         };
         let refused = |why: &str| self.authentication(&shown, answer.status, Some(why.into()));
         match auth::token_from(&answer.body) {
@@ -431,8 +427,7 @@ impl<'a> Session<'a> {
 
     /// The error for a manifest request that got no usable answer.
     fn manifest_transport(&self, failure: Failure) -> RegistryError {
-        let (host, port) = self.host_port();
-        self.transport(failure, None, host, port)
+        self.transport(failure, None, &self.url)
     }
 
     /// The `Docker-Content-Digest` of an answer: `None` when absent; an error when its values
@@ -545,7 +540,7 @@ impl<'a> Session<'a> {
             .into(),
             StatusCode::BAD_REQUEST if speaks_tls => ConnectionProblem::InsecureButTls {
                 registry_message,
-                private: crate::support::url::is_loopback_or_private(&self.host_port().0),
+                private: crate::support::url::is_loopback_or_private(&host_port(&self.url).0),
             }
             .into(),
             status => AnswerProblem::Protocol {
@@ -600,15 +595,15 @@ impl<'a> Session<'a> {
         })
     }
 
-    /// The error for a request (to the registry, or to the token endpoint when
-    /// `token_endpoint` names it) that got no usable answer from `host`:`port`.
+    /// The error for a request to `url` (the registry's, or the token endpoint's when
+    /// `token_endpoint` names it) that got no usable answer.
     fn transport(
         &self,
         failure: Failure,
         token_endpoint: Option<&str>,
-        host: String,
-        port: u16,
+        url: &str,
     ) -> RegistryError {
+        let (host, port) = host_port(url);
         let token_endpoint = token_endpoint.map(str::to_string);
         let GaveUp {
             last,
@@ -665,18 +660,18 @@ impl<'a> Session<'a> {
                 max_chars,
             ))
     }
+}
 
-    /// Host and port of the registry, for "unreachable" and TLS errors.
-    fn host_port(&self) -> (String, u16) {
-        let default = if self.scheme == "http" { 80 } else { 443 };
-        match reqwest::Url::parse(&format!("{}://{}", self.scheme, self.registry)) {
-            Ok(url) => (
-                url.host_str().unwrap_or(&self.registry).to_string(),
-                url.port().unwrap_or(default),
-            ),
-            Err(_) => (self.registry.clone(), default),
-        }
-    }
+/// The host and port `url` names (its scheme's port when it names none), for
+/// "unreachable" and TLS errors.
+fn host_port(url: &str) -> (String, u16) {
+    let url = reqwest::Url::parse(url).ok();
+    let host = url
+        .as_ref()
+        .and_then(reqwest::Url::host_str)
+        .unwrap_or_default();
+    let port = url.as_ref().and_then(reqwest::Url::port_or_known_default);
+    (host.to_string(), port.unwrap_or_default())
 }
 
 /// The secrets of one resolution, to hide in whatever the registry or its token endpoint
