@@ -73,23 +73,10 @@ pub struct RegistryOptions {
     pub github_token: Option<SecretString>,
     /// `HOST:PORT` entries spoken to over plain HTTP (local registries, tests).
     pub insecure: Vec<String>,
-    /// Retries and the deadline ([`RetryPolicy::registry`] by default).
+    /// Retries and the deadline ([`RetryPolicy::registry`], the deadline `--registry-timeout`).
     pub retry: RetryPolicy,
     /// The clock; `None` for the real one ([`TokioTimer`]).
     pub timer: Option<Arc<dyn Timer>>,
-}
-
-impl Default for RegistryOptions {
-    /// Anonymous, over HTTPS, with [`RetryPolicy::registry`] on the real clock.
-    fn default() -> Self {
-        Self {
-            credentials: None,
-            github_token: None,
-            insecure: Vec::new(),
-            retry: RetryPolicy::registry(),
-            timer: None,
-        }
-    }
 }
 
 /// A resolved digest and how it was obtained.
@@ -743,6 +730,17 @@ mod tests {
         assert!(!is_insecure(&[String::new()], ""));
     }
 
+    /// Anonymous, over HTTPS, with [`RetryPolicy::registry`] on the real clock.
+    fn anonymous() -> RegistryOptions {
+        RegistryOptions {
+            credentials: None,
+            github_token: None,
+            insecure: Vec::new(),
+            retry: RetryPolicy::registry(),
+            timer: None,
+        }
+    }
+
     #[test]
     fn options_debug_hides_secrets() {
         let options = RegistryOptions {
@@ -752,7 +750,7 @@ mod tests {
                 source: CredentialSource::RegistryInputs,
             }),
             github_token: Some("ghs_secret".into()),
-            ..Default::default()
+            ..anonymous()
         };
         let shown = format!("{options:?}");
         assert!(
@@ -771,7 +769,7 @@ mod tests {
         let options = RegistryOptions {
             credentials: Some(credentials.clone()),
             github_token: Some("ghs_TokenEchoedByARegistry42".into()),
-            ..Default::default()
+            ..anonymous()
         };
         let secrets = secrets_of(&options, Some(&credentials));
         // base64("robot:s3cret/pw") = cm9ib3Q6czNjcmV0L3B3
