@@ -221,8 +221,8 @@ fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String
         ),
         AnswerProblem::ManifestTooLarge { limit } => (
             format!(
-                "registry {registry} sent more than {} for the manifest of {image}",
-                mib(*limit)
+                "registry {registry} sent more than {} MiB for the manifest of {image}",
+                limit >> 20
             ),
             "that is more than a registry accepts for a manifest (distribution's limit), so it is \
              not a manifest and nothing is announced: check the image input and any proxy in \
@@ -417,11 +417,6 @@ fn secs(d: Duration) -> String {
     } else {
         format!("{} s", d.as_secs())
     }
-}
-
-/// A size in whole MiB.
-fn mib(bytes: usize) -> String {
-    format!("{} MiB", bytes >> 20)
 }
 
 /// The registry's `Retry-After`, when waiting for it would have ended past the deadline.
