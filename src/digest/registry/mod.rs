@@ -240,12 +240,7 @@ impl<'a> Session<'a> {
     async fn run(&mut self) -> Result<Resolved, RegistryError> {
         let head = match self.authorized(Method::HEAD).await? {
             Ok(head) => head,
-            Err(
-                refused @ GaveUp {
-                    last: Some(Try::Refused(_)),
-                    ..
-                },
-            ) => {
+            Err(refused) if matches!(refused.last, Some(Try::Refused(_))) => {
                 return self.after_unavailable(refused).await;
             }
             Err(failure) => return Err(self.manifest_transport(failure)),
@@ -345,10 +340,8 @@ impl<'a> Session<'a> {
             ))
         })?;
         let scope = format!("repository:{}:pull", self.repository);
-        let mut query = vec![("scope", scope.as_str())];
-        if let Some(service) = service {
-            query.push(("service", service));
-        }
+        // A `None` service is left out of the query (serde_urlencoded skips it).
+        let query = [("scope", Some(scope.as_str())), ("service", service)];
         let (client, credentials) = (self.client.clone(), self.credentials.clone());
         let build = || {
             let request = client.get(realm_url.clone()).query(&query);
@@ -707,6 +700,31 @@ mod tests {
                 OCI_IMAGE_MEDIA_TYPE,
                 IMAGE_MANIFEST_MEDIA_TYPE
             ]
+        );
+    }
+
+    /// The token request's query, as `Session::token` builds it: a missing service is left out.
+    #[test]
+    fn a_token_query_leaves_out_a_missing_service() {
+        let client = reqwest::Client::builder()
+            .tls_backend_preconfigured(crate::support::tls::client_config())
+            .build()
+            .unwrap();
+        let query = |service: Option<&str>| {
+            let query = [
+                ("scope", Some("repository:org/lab:pull")),
+                ("service", service),
+            ];
+            let request = client.get("http://r/token").query(&query).build().unwrap();
+            request.url().query().map(str::to_string)
+        };
+        assert_eq!(
+            query(None).as_deref(),
+            Some("scope=repository%3Aorg%2Flab%3Apull")
+        );
+        assert_eq!(
+            query(Some("r")).as_deref(),
+            Some("scope=repository%3Aorg%2Flab%3Apull&service=r")
         );
     }
 
