@@ -500,41 +500,36 @@ impl<'a> Session<'a> {
             && String::from_utf8_lossy(body)
                 .to_ascii_lowercase()
                 .contains("https");
-        let kind: RegistryErrorKind = match status {
+        match status {
             StatusCode::NOT_FOUND
                 if errors::error_code(body).as_deref() == Some("NAME_UNKNOWN") =>
             {
-                AccessProblem::RepositoryNotFound {
+                self.error(AccessProblem::RepositoryNotFound {
                     repository,
                     registry_message,
-                }
-                .into()
+                })
             }
-            StatusCode::NOT_FOUND => AccessProblem::TagNotFound { registry_message }.into(),
-            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => AccessProblem::Denied {
+            StatusCode::NOT_FOUND => self.error(AccessProblem::TagNotFound { registry_message }),
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => self.error(AccessProblem::Denied {
                 status: status.as_u16(),
                 registry_message,
                 repository,
                 presented: auth::presented(self.credentials.as_ref()),
+            }),
+            StatusCode::BAD_REQUEST if speaks_tls => {
+                self.error(ConnectionProblem::InsecureButTls {
+                    registry_message,
+                    private: crate::support::url::is_loopback_or_private(&host_port(&self.url).0),
+                })
             }
-            .into(),
-            StatusCode::BAD_REQUEST if speaks_tls => ConnectionProblem::InsecureButTls {
-                registry_message,
-                private: crate::support::url::is_loopback_or_private(&host_port(&self.url).0),
-            }
-            .into(),
-            status => AnswerProblem::Protocol {
-                detail: format!(
-                    "HTTP {status} from {}{}",
-                    self.url,
-                    registry_message
-                        .map(|m| format!(": {m}"))
-                        .unwrap_or_default()
-                ),
-            }
-            .into(),
-        };
-        self.error(kind)
+            status => self.protocol(format!(
+                "HTTP {status} from {}{}",
+                self.url,
+                registry_message
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default()
+            )),
+        }
     }
 
     /// The error for 429 or 5xx (`answer`) on a manifest request's last try, after `attempts`
@@ -659,13 +654,8 @@ fn host_port(url: &str) -> (String, u16) {
 /// ([`Secrets::add`]), and the `Authorization: Basic` value of the credentials presented
 /// ([`Secrets::add_basic`]). The bearer token received is added when it comes.
 fn secrets_of(options: &RegistryOptions, presented: Option<&Credentials>) -> Secrets {
-    let mut secrets = Secrets::default();
-    if let Some(c) = &options.credentials {
-        secrets.add(c.password());
-    }
-    if let Some(token) = &options.github_token {
-        secrets.add(token.expose_secret());
-    }
+    let password = options.credentials.iter().map(|c| &c.password);
+    let mut secrets = Secrets::of(password.chain(&options.github_token));
     if let Some(c) = presented {
         secrets.add_basic(&c.username, c.password());
     }
