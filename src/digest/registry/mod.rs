@@ -49,6 +49,7 @@ pub use errors::{
 
 use super::Digest;
 use super::manifest;
+use crate::support::sanitize::log_line;
 use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
 use auth::Challenge;
 use oci_client::Reference;
@@ -630,10 +631,7 @@ impl<'a> Session<'a> {
     /// Registry text made safe for one log line, with the secrets hidden first.
     fn clean(&self, text: &str, max_chars: usize) -> String {
         self.secrets
-            .redact_echo(&crate::support::sanitize::log_line(
-                &self.secrets.redact_echo(text),
-                max_chars,
-            ))
+            .redact_echo(&log_line(&self.secrets.redact_echo(text), max_chars))
     }
 }
 
