@@ -129,14 +129,8 @@ impl ImageSource {
             .chars()
             .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
             .collect();
-        let name = name
-            .trim_matches(|c| matches!(c, '.' | '_' | '-'))
-            .to_string();
-        if name.is_empty() {
-            "image".into()
-        } else {
-            name
-        }
+        let name = name.trim_matches(|c| matches!(c, '.' | '_' | '-'));
+        (if name.is_empty() { "image" } else { name }).to_string()
     }
 }
 

@@ -190,11 +190,8 @@ impl<'a> Session<'a> {
     fn new(reference: &Reference, options: &'a RegistryOptions) -> Result<Self, RegistryError> {
         check_reference(reference)?;
         let registry = reference.resolve_registry().to_string();
-        let scheme = if is_insecure(&options.insecure, &registry) {
-            "http"
-        } else {
-            "https"
-        };
+        let insecure = is_insecure(&options.insecure, &registry);
+        let scheme = if insecure { "http" } else { "https" };
         let target = reference.digest().or(reference.tag()).unwrap_or("latest");
         let url = format!(
             "{scheme}://{registry}/v2/{}/manifests/{target}",
