@@ -373,15 +373,12 @@ const TRUST: &str = "add the CA certificate to the runner's trust store, or set 
 
 /// What to do when a registry listed in insecure-registry speaks TLS.
 fn insecure_but_tls(registry: &str, registry_message: &Option<String>, private: bool) -> String {
-    let ca = if private {
-        format!(". If its certificate comes from a private CA, {TRUST}")
-    } else {
-        String::new()
-    };
+    let ca = private.then(|| format!(". If its certificate comes from a private CA, {TRUST}"));
     format!(
         "it answered HTTP 400; {}remove {registry} from insecure-registry \
-         (--insecure-registry){ca}",
-        said(registry_message)
+         (--insecure-registry){}",
+        said(registry_message),
+        ca.unwrap_or_default()
     )
 }
 
