@@ -186,19 +186,13 @@ fn no_such_tag(index: &Index, tag: Option<&str>, dir: &Path) -> String {
     let wanted = tag.unwrap_or("latest");
     let tags: Vec<&str> = index.manifests.iter().filter_map(Descriptor::tag).collect();
     let untagged = index.manifests.len() - tags.len();
+    let untagged = (untagged > 0).then(|| format!("; {untagged} untagged image(s)"));
+    let present = tags.join(", ");
     format!(
         "the OCI layout {} has no image tagged {wanted:?} (tags present: {}{}){}",
         dir.display(),
-        if tags.is_empty() {
-            "none".to_string()
-        } else {
-            tags.join(", ")
-        },
-        if untagged > 0 {
-            format!("; {untagged} untagged image(s)")
-        } else {
-            String::new()
-        },
+        if present.is_empty() { "none" } else { &present },
+        untagged.unwrap_or_default(),
         hint(
             &tags,
             tag.is_none() && index.manifests.len() > 1,

@@ -10,6 +10,7 @@
 //! `Content-Type` the registry sent; without either, the OCI type the body's fields give
 //! (`manifests` → image index, `config` and `layers` → image manifest).
 
+use crate::support::sanitize::log_line;
 use oci_client::manifest::{
     IMAGE_MANIFEST_LIST_MEDIA_TYPE, IMAGE_MANIFEST_MEDIA_TYPE, OCI_IMAGE_INDEX_MEDIA_TYPE,
     OCI_IMAGE_MEDIA_TYPE,
@@ -45,12 +46,7 @@ pub(crate) fn media_type(body: &[u8], content_type: Option<&str>) -> Result<&'st
         .map(str::trim)
         .filter(|c| !c.is_empty());
     let shown = declared
-        .map(|c| {
-            format!(
-                " (Content-Type {})",
-                crate::support::sanitize::log_line(c, 80)
-            )
-        })
+        .map(|c| format!(" (Content-Type {})", log_line(c, 80)))
         .unwrap_or_default();
     let text = String::from_utf8_lossy(body);
     let trimmed = text.trim_start();
@@ -82,12 +78,8 @@ pub(crate) fn media_type(body: &[u8], content_type: Option<&str>) -> Result<&'st
         let Some(t) = value.as_str() else {
             return Err("JSON whose mediaType is not a string".into());
         };
-        return known(t).ok_or_else(|| {
-            format!(
-                "a JSON document of media type {:?}",
-                crate::support::sanitize::log_line(t, 100)
-            )
-        });
+        return known(t)
+            .ok_or_else(|| format!("a JSON document of media type {:?}", log_line(t, 100)));
     }
     if let Some(t) = declared.and_then(known) {
         return Ok(t);

@@ -129,14 +129,8 @@ impl ImageSource {
             .chars()
             .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
             .collect();
-        let name = name
-            .trim_matches(|c| matches!(c, '.' | '_' | '-'))
-            .to_string();
-        if name.is_empty() {
-            "image".into()
-        } else {
-            name
-        }
+        let name = name.trim_matches(|c| matches!(c, '.' | '_' | '-'));
+        (if name.is_empty() { "image" } else { name }).to_string()
     }
 }
 
@@ -181,20 +175,12 @@ fn lower_case_repository(text: &str) -> Option<String> {
 /// "Digests"), so more than one `@`, or one not followed by a digest's shape, is not a
 /// reference and may hide a credential.
 fn holds_userinfo(text: &str) -> bool {
-    let Some((_, after)) = text.split_once('@') else {
-        return false;
-    };
-    let digest_shaped = after.split_once(':').is_some_and(|(algorithm, encoded)| {
-        !algorithm.is_empty()
-            && !encoded.is_empty()
-            && algorithm
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"+._-".contains(&b))
-            && encoded
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"=_-".contains(&b))
+    static DIGEST: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let digest = DIGEST.get_or_init(|| {
+        regex::Regex::new("^[a-z0-9+._-]+:[A-Za-z0-9=_-]+$").expect("the digest pattern compiles")
     });
-    !digest_shaped
+    text.split_once('@')
+        .is_some_and(|(_, after)| !digest.is_match(after))
 }
 
 /// An image reference as a pod's spec names it, split: the name (registry and repository),
@@ -215,13 +201,10 @@ impl PodReference {
     pub(crate) fn split(reference: &str) -> Self {
         let pinned = reference.contains('@');
         let base = reference.split_once('@').map_or(reference, |(b, _)| b);
-        let last_slash = base.rfind('/').map_or(0, |i| i + 1);
-        let (name, tag) = match base[last_slash..].rfind(':') {
-            Some(colon) => (
-                &base[..last_slash + colon],
-                Some(base[last_slash + colon + 1..].to_string()),
-            ),
-            None => (base, None),
+        // A `:` before the last `/` is a registry's port, not a tag.
+        let (name, tag) = match base.rsplit_once(':') {
+            Some((name, tag)) if !tag.contains('/') => (name, Some(tag.to_string())),
+            _ => (base, None),
         };
         Self {
             name: name.to_string(),

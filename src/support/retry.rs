@@ -82,16 +82,24 @@ impl RetryPolicy {
     }
 
     /// What to do after the `attempts`-th try failed with `verdict`, `elapsed` after the
-    /// timer's start.
-    pub fn next(&self, attempts: u32, elapsed: Duration, verdict: Verdict) -> Next {
+    /// timer's start: wait this long, then try again.
+    ///
+    /// # Errors
+    /// Try no more, and why ([`Stop`]).
+    pub fn next(
+        &self,
+        attempts: u32,
+        elapsed: Duration,
+        verdict: Verdict,
+    ) -> Result<Duration, Stop> {
         let Verdict::Retry { asked } = verdict else {
-            return Next::Stop(Stop::Final);
+            return Err(Stop::Final);
         };
         if attempts >= self.max_attempts {
-            return Next::Stop(Stop::Spent);
+            return Err(Stop::Spent);
         }
         if let Some(asked) = asked.filter(|a| *a > self.max_asked_wait) {
-            return Next::Stop(Stop::AskedTooLong(asked));
+            return Err(Stop::AskedTooLong(asked));
         }
         let backoff = self.backoff(attempts);
         let wait = backoff.max(asked.unwrap_or_default());
@@ -100,13 +108,13 @@ impl RetryPolicy {
             let past = |wait: Duration| elapsed.saturating_add(wait) >= deadline;
             if past(wait) {
                 // Blame the server's wait only when it, not the backoff, passed the deadline.
-                return Next::Stop(match asked {
+                return Err(match asked {
                     Some(asked) if past(asked) && !past(backoff) => Stop::AskedTooLong(asked),
                     _ => Stop::Deadline,
                 });
             }
         }
-        Next::Wait(wait)
+        Ok(wait)
     }
 
     /// Tries `attempt` until it succeeds or [`RetryPolicy::next`] says stop. `attempt` gets
@@ -144,11 +152,11 @@ impl RetryPolicy {
                 Err(failure) => failure,
             };
             match self.next(attempts, timer.elapsed(), verdict(&failure)) {
-                Next::Wait(wait) => {
+                Ok(wait) => {
                     waited(wait);
                     timer.wait(wait).await;
                 }
-                Next::Stop(why) => {
+                Err(why) => {
                     return Err(GaveUp {
                         last: Some(failure),
                         attempts,
@@ -172,15 +180,6 @@ pub enum Verdict {
     },
     /// Retrying cannot help (any other answer, a TLS failure, a malformed request).
     Final,
-}
-
-/// What [`RetryPolicy::next`] decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Next {
-    /// Wait this long, then try again.
-    Wait(Duration),
-    /// Try no more.
-    Stop(Stop),
 }
 
 /// Why the tries ended.
@@ -269,8 +268,8 @@ mod tests {
         }
     }
 
-    fn wait(secs: u64) -> Next {
-        Next::Wait(Duration::from_secs(secs))
+    fn wait(secs: u64) -> Result<Duration, Stop> {
+        Ok(Duration::from_secs(secs))
     }
 
     #[test]
@@ -284,12 +283,10 @@ mod tests {
     #[test]
     fn reads_back_off_exponentially_then_give_up_after_four_tries() {
         let p = RetryPolicy::reads();
-        let next: Vec<Next> = (1..=4).map(|a| p.next(a, Duration::ZERO, RETRY)).collect();
-        assert_eq!(next, [wait(1), wait(2), wait(4), Next::Stop(Stop::Spent)]);
-        assert_eq!(
-            p.next(1, Duration::ZERO, Verdict::Final),
-            Next::Stop(Stop::Final)
-        );
+        let next: Vec<Result<Duration, Stop>> =
+            (1..=4).map(|a| p.next(a, Duration::ZERO, RETRY)).collect();
+        assert_eq!(next, [wait(1), wait(2), wait(4), Err(Stop::Spent)]);
+        assert_eq!(p.next(1, Duration::ZERO, Verdict::Final), Err(Stop::Final));
     }
 
     #[test]
@@ -309,7 +306,7 @@ mod tests {
         assert_eq!(reads.next(1, zero, asked(60)), wait(60));
         assert_eq!(
             reads.next(1, zero, asked(3600)),
-            Next::Stop(Stop::AskedTooLong(Duration::from_secs(3600))),
+            Err(Stop::AskedTooLong(Duration::from_secs(3600))),
             "an hour is not worth a runner"
         );
         // The registry honours any wait that fits in its deadline.
@@ -326,18 +323,18 @@ mod tests {
         let at = Duration::from_secs;
         assert_eq!(
             p.next(1, at(1), asked(120)),
-            Next::Stop(Stop::AskedTooLong(at(120)))
+            Err(Stop::AskedTooLong(at(120)))
         );
         assert_eq!(
             p.next(2, at(1), asked(u64::MAX)),
-            Next::Stop(Stop::AskedTooLong(Duration::from_secs(u64::MAX)))
+            Err(Stop::AskedTooLong(Duration::from_secs(u64::MAX)))
         );
         // Retry-After: 0 did not pass the deadline; the 4 s backoff did.
         let short = RetryPolicy {
             deadline: Some(at(5)),
             ..RetryPolicy::registry()
         };
-        assert_eq!(short.next(3, at(3), asked(0)), Next::Stop(Stop::Deadline));
+        assert_eq!(short.next(3, at(3), asked(0)), Err(Stop::Deadline));
         assert_eq!(short.next(2, at(1), asked(0)), wait(2));
     }
 

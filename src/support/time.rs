@@ -11,7 +11,7 @@
 //! later stage converts or writes a time it cannot ([`rfc3339_seconds`] still cannot panic).
 
 use time::format_description::well_known::{Iso8601, Rfc3339};
-use time::macros::datetime;
+use time::macros::{datetime, format_description};
 use time::{OffsetDateTime, UtcOffset};
 
 /// The first instant a time can be written for: 0000-01-01T00:00:00Z.
@@ -112,25 +112,15 @@ pub(crate) fn rfc3339_seconds(t: OffsetDateTime) -> String {
 /// is past the `time` crate's range (which no parse gives) is written in its own offset,
 /// e.g. `9999-12-31 23:59 -23:59`.
 pub(crate) fn utc_minute(t: OffsetDateTime) -> String {
-    let (t, zone) = match t.checked_to_offset(UtcOffset::UTC) {
-        Some(utc) => (utc, "UTC".to_string()),
-        None => {
-            let (h, m, _) = t.offset().as_hms();
-            let sign = if t.offset().is_negative() { '-' } else { '+' };
-            (
-                t,
-                format!("{sign}{:02}:{:02}", h.unsigned_abs(), m.unsigned_abs()),
-            )
-        }
+    let written = match t.checked_to_offset(UtcOffset::UTC) {
+        Some(utc) => utc.format(format_description!(
+            "[year]-[month]-[day] [hour]:[minute] UTC"
+        )),
+        None => t.format(format_description!(
+            "[year]-[month]-[day] [hour]:[minute] [offset_hour sign:mandatory]:[offset_minute]"
+        )),
     };
-    format!(
-        "{:04}-{:02}-{:02} {:02}:{:02} {zone}",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute()
-    )
+    written.unwrap_or_else(|_| t.to_string())
 }
 
 /// A "never later than" deadline to the minute, rounded UP, so it never reads earlier than

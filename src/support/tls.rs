@@ -15,7 +15,7 @@
 use anyhow::{Result, bail};
 use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms, ring};
+use rustls::crypto::{CryptoProvider, ring};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
 use std::sync::{Arc, Once, OnceLock};
@@ -89,11 +89,6 @@ impl SystemRootsVerifier {
             .as_ref()
             .map_err(Clone::clone)
     }
-
-    /// The provider's signature algorithms, which check handshake signatures (no roots needed).
-    fn algorithms(&self) -> &WebPkiSupportedAlgorithms {
-        &self.provider.signature_verification_algorithms
-    }
 }
 
 impl ServerCertVerifier for SystemRootsVerifier {
@@ -114,14 +109,15 @@ impl ServerCertVerifier for SystemRootsVerifier {
         )
     }
 
-    // Handshake signatures are checked with the provider's algorithms; no roots are needed.
+    // Handshake signatures are checked by the same WebPKI verifier, built by then (the
+    // certificate is verified first).
     fn verify_tls12_signature(
         &self,
         message: &[u8],
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, self.algorithms())
+        self.webpki()?.verify_tls12_signature(message, cert, dss)
     }
 
     fn verify_tls13_signature(
@@ -130,11 +126,12 @@ impl ServerCertVerifier for SystemRootsVerifier {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, self.algorithms())
+        self.webpki()?.verify_tls13_signature(message, cert, dss)
     }
 
+    // Asked before any certificate is seen: the provider's own list, so no roots are read.
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.algorithms().supported_schemes()
+        (self.provider.signature_verification_algorithms).supported_schemes()
     }
 }
 

@@ -356,12 +356,14 @@ async fn resolve_fake(
 /// that building the HTTP client, trust roots and all, fits on a loaded runner).
 async fn resolve_fake_within_2s(fake: &RunningFake) -> RegistryError {
     let options = RegistryOptions {
+        credentials: None,
+        github_token: None,
         insecure: vec![fake.addr.clone()],
         retry: RetryPolicy {
             deadline: Some(Duration::from_secs(2)),
             ..RetryPolicy::registry()
         },
-        ..Default::default()
+        timer: None,
     };
     resolve(&fake.image(), &options).await.unwrap_err()
 }

@@ -38,6 +38,7 @@ pub(crate) mod auth;
 pub(crate) mod errors;
 mod send;
 
+use crate::support::retry::{GaveUp, Stop};
 pub(crate) use crate::support::retry::{RetryPolicy, Timer, TokioTimer};
 pub(crate) use auth::MissingInput;
 pub use auth::{CredentialSource, Credentials};
@@ -48,12 +49,14 @@ pub use errors::{
 
 use super::Digest;
 use super::manifest;
+use crate::support::sanitize::log_line;
 use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
 use auth::Challenge;
 use oci_client::Reference;
 use reqwest::{Method, StatusCode};
-use send::{Answer, Failure, Refused, Sender};
+use send::{Answer, Failure, Sender, Try};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The `Accept` header of every manifest request: all four manifest types, index types
 /// first (literal so it reads as sent; a test checks it against oci-client's constants).
@@ -71,23 +74,10 @@ pub struct RegistryOptions {
     pub github_token: Option<SecretString>,
     /// `HOST:PORT` entries spoken to over plain HTTP (local registries, tests).
     pub insecure: Vec<String>,
-    /// Retries and the deadline ([`RetryPolicy::registry`] by default).
+    /// Retries and the deadline ([`RetryPolicy::registry`], the deadline `--registry-timeout`).
     pub retry: RetryPolicy,
     /// The clock; `None` for the real one ([`TokioTimer`]).
     pub timer: Option<Arc<dyn Timer>>,
-}
-
-impl Default for RegistryOptions {
-    /// Anonymous, over HTTPS, with [`RetryPolicy::registry`] on the real clock.
-    fn default() -> Self {
-        Self {
-            credentials: None,
-            github_token: None,
-            insecure: Vec::new(),
-            retry: RetryPolicy::registry(),
-            timer: None,
-        }
-    }
 }
 
 /// A resolved digest and how it was obtained.
@@ -200,11 +190,8 @@ impl<'a> Session<'a> {
     fn new(reference: &Reference, options: &'a RegistryOptions) -> Result<Self, RegistryError> {
         check_reference(reference)?;
         let registry = reference.resolve_registry().to_string();
-        let scheme = if is_insecure(&options.insecure, &registry) {
-            "http"
-        } else {
-            "https"
-        };
+        let insecure = is_insecure(&options.insecure, &registry);
+        let scheme = if insecure { "http" } else { "https" };
         let target = reference.digest().or(reference.tag()).unwrap_or("latest");
         let url = format!(
             "{scheme}://{registry}/v2/{}/manifests/{target}",
@@ -251,7 +238,9 @@ impl<'a> Session<'a> {
     async fn run(&mut self) -> Result<Resolved, RegistryError> {
         let head = match self.authorized(Method::HEAD).await? {
             Ok(head) => head,
-            Err(Failure::Status(refused)) => return self.after_unavailable(refused).await,
+            Err(refused) if matches!(refused.last, Some(Try::Refused(_))) => {
+                return self.after_unavailable(refused).await;
+            }
             Err(failure) => return Err(self.manifest_transport(failure)),
         };
         let found = head.status.is_success();
@@ -307,16 +296,17 @@ impl<'a> Session<'a> {
     /// notice). It is sent even when `Retry-After` asked for a longer wait: the run fails
     /// anyway, and the registry's message is what the user needs. Should the GET succeed, the
     /// digest comes from its bytes.
-    async fn after_unavailable(&mut self, head: Refused) -> Result<Resolved, RegistryError> {
+    async fn after_unavailable(&mut self, head: Failure) -> Result<Resolved, RegistryError> {
         match self.manifest(Method::GET, Some(1)).await {
             Ok(get) => self.digest_of_get(get),
-            Err(Failure::Status(get)) => Err(self.unavailable(Refused {
-                attempts: head.attempts + 1,
-                elapsed: self.sender.timer.elapsed(),
-                retry_after: head.retry_after,
-                ..get
-            })),
-            Err(_) => Err(self.unavailable(head)),
+            Err(GaveUp {
+                last: Some(Try::Refused(get)),
+                ..
+            }) => {
+                let elapsed = self.sender.timer.elapsed();
+                Err(self.unavailable(&get, head.attempts + 1, elapsed, head.why))
+            }
+            Err(_) => Err(self.manifest_transport(head)),
         }
     }
 
@@ -348,10 +338,8 @@ impl<'a> Session<'a> {
             ))
         })?;
         let scope = format!("repository:{}:pull", self.repository);
-        let mut query = vec![("scope", scope.as_str())];
-        if let Some(service) = service {
-            query.push(("service", service));
-        }
+        // A `None` service is left out of the query (serde_urlencoded skips it).
+        let query = [("scope", Some(scope.as_str())), ("service", service)];
         let (client, credentials) = (self.client.clone(), self.credentials.clone());
         let build = || {
             let request = client.get(realm_url.clone()).query(&query);
@@ -369,15 +357,15 @@ impl<'a> Session<'a> {
         );
         let answer = match sent {
             Ok(answer) if answer.status.is_success() => answer,
-            Ok(answer) | Err(Failure::Status(Refused { answer, .. })) => {
+            Ok(answer)
+            | Err(GaveUp {
+                last: Some(Try::Refused(answer)),
+                ..
+            }) => {
                 let message = self.message(&answer.body);
                 return Err(self.authentication(&shown, answer.status, message));
             }
-            Err(failure) => {
-                let host = realm_url.host_str().unwrap_or_default().to_string();
-                let port = realm_url.port_or_known_default().unwrap_or_default();
-                return Err(self.transport(failure, Some(&shown), host, port));
-            }
+            Err(failure) => return Err(self.transport(failure, Some(&shown), realm_url.as_str())),
         };
         let refused = |why: &str| self.authentication(&shown, answer.status, Some(why.into()));
         match auth::token_from(&answer.body) {
@@ -417,8 +405,7 @@ impl<'a> Session<'a> {
 
     /// The error for a manifest request that got no usable answer.
     fn manifest_transport(&self, failure: Failure) -> RegistryError {
-        let (host, port) = self.host_port();
-        self.transport(failure, None, host, port)
+        self.transport(failure, None, &self.url)
     }
 
     /// The `Docker-Content-Digest` of an answer: `None` when absent; an error when its values
@@ -511,51 +498,57 @@ impl<'a> Session<'a> {
             && String::from_utf8_lossy(body)
                 .to_ascii_lowercase()
                 .contains("https");
-        let kind: RegistryErrorKind = match status {
+        match status {
             StatusCode::NOT_FOUND
                 if errors::error_code(body).as_deref() == Some("NAME_UNKNOWN") =>
             {
-                AccessProblem::RepositoryNotFound {
+                self.error(AccessProblem::RepositoryNotFound {
                     repository,
                     registry_message,
-                }
-                .into()
+                })
             }
-            StatusCode::NOT_FOUND => AccessProblem::TagNotFound { registry_message }.into(),
-            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => AccessProblem::Denied {
+            StatusCode::NOT_FOUND => self.error(AccessProblem::TagNotFound { registry_message }),
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => self.error(AccessProblem::Denied {
                 status: status.as_u16(),
                 registry_message,
                 repository,
                 presented: auth::presented(self.credentials.as_ref()),
+            }),
+            StatusCode::BAD_REQUEST if speaks_tls => {
+                self.error(ConnectionProblem::InsecureButTls {
+                    registry_message,
+                    private: crate::support::url::is_loopback_or_private(&host_port(&self.url).0),
+                })
             }
-            .into(),
-            StatusCode::BAD_REQUEST if speaks_tls => ConnectionProblem::InsecureButTls {
-                registry_message,
-                private: crate::support::url::is_loopback_or_private(&self.host_port().0),
-            }
-            .into(),
-            status => AnswerProblem::Protocol {
-                detail: format!(
-                    "HTTP {status} from {}{}",
-                    self.url,
-                    registry_message
-                        .map(|m| format!(": {m}"))
-                        .unwrap_or_default()
-                ),
-            }
-            .into(),
-        };
-        self.error(kind)
+            status => self.protocol(format!(
+                "HTTP {status} from {}{}",
+                self.url,
+                registry_message
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default()
+            )),
+        }
     }
 
-    /// The error for 429 or 5xx on a manifest request's last try.
-    fn unavailable(&self, refused: Refused) -> RegistryError {
+    /// The error for 429 or 5xx (`answer`) on a manifest request's last try, after `attempts`
+    /// tries over `elapsed`; the registry's `Retry-After` is named when it (not the backoff)
+    /// ended the tries.
+    fn unavailable(
+        &self,
+        answer: &Answer,
+        attempts: u32,
+        elapsed: Duration,
+        why: Stop,
+    ) -> RegistryError {
         self.error(ConnectionProblem::Unavailable {
-            status: refused.answer.status.as_u16(),
-            registry_message: self.message(&refused.answer.body),
-            attempts: refused.attempts,
-            elapsed: refused.elapsed,
-            retry_after: refused.retry_after,
+            status: answer.status.as_u16(),
+            registry_message: self.message(&answer.body),
+            attempts,
+            elapsed,
+            retry_after: match why {
+                Stop::AskedTooLong(asked) => Some(asked),
+                _ => None,
+            },
         })
     }
 
@@ -575,42 +568,44 @@ impl<'a> Session<'a> {
         })
     }
 
-    /// The error for a request (to the registry, or to the token endpoint when
-    /// `token_endpoint` names it) that got no usable answer from `host`:`port`.
+    /// The error for a request to `url` (the registry's, or the token endpoint's when
+    /// `token_endpoint` names it) that got no usable answer.
     fn transport(
         &self,
         failure: Failure,
         token_endpoint: Option<&str>,
-        host: String,
-        port: u16,
+        url: &str,
     ) -> RegistryError {
+        let (host, port) = host_port(url);
         let token_endpoint = token_endpoint.map(str::to_string);
-        match failure {
-            Failure::Connect {
-                attempts,
-                elapsed,
-                cause,
-            } => self.error(ConnectionProblem::Unreachable {
+        let GaveUp {
+            last,
+            attempts,
+            elapsed,
+            why,
+        } = failure;
+        match last {
+            Some(Try::Connection(cause)) => self.error(ConnectionProblem::Unreachable {
                 token_endpoint,
                 address: format!("{host}:{port}"),
                 attempts,
                 elapsed,
                 cause,
             }),
-            Failure::Tls { cause, problem } => self.error(ConnectionProblem::Tls {
+            Some(Try::Tls(cause, problem)) => self.error(ConnectionProblem::Tls {
                 private: crate::support::url::is_loopback_or_private(&host),
                 host,
                 port,
                 cause,
                 problem,
             }),
-            Failure::Status(refused) => self.unavailable(refused),
-            Failure::TimedOut => self.error(ConnectionProblem::TimedOut {
+            Some(Try::Refused(answer)) => self.unavailable(&answer, attempts, elapsed, why),
+            None | Some(Try::Timeout) => self.error(ConnectionProblem::TimedOut {
                 token_endpoint,
                 timeout: self.sender.policy.deadline.unwrap_or_default(),
                 requests: self.sender.requests,
             }),
-            Failure::Other { cause } => self.protocol(cause),
+            Some(Try::Other(cause)) => self.protocol(cause),
         }
     }
 
@@ -633,23 +628,20 @@ impl<'a> Session<'a> {
     /// Registry text made safe for one log line, with the secrets hidden first.
     fn clean(&self, text: &str, max_chars: usize) -> String {
         self.secrets
-            .redact_echo(&crate::support::sanitize::log_line(
-                &self.secrets.redact_echo(text),
-                max_chars,
-            ))
+            .redact_echo(&log_line(&self.secrets.redact_echo(text), max_chars))
     }
+}
 
-    /// Host and port of the registry, for "unreachable" and TLS errors.
-    fn host_port(&self) -> (String, u16) {
-        let default = if self.scheme == "http" { 80 } else { 443 };
-        match reqwest::Url::parse(&format!("{}://{}", self.scheme, self.registry)) {
-            Ok(url) => (
-                url.host_str().unwrap_or(&self.registry).to_string(),
-                url.port().unwrap_or(default),
-            ),
-            Err(_) => (self.registry.clone(), default),
-        }
-    }
+/// The host and port `url` names (its scheme's port when it names none), for
+/// "unreachable" and TLS errors.
+fn host_port(url: &str) -> (String, u16) {
+    let url = reqwest::Url::parse(url).ok();
+    let host = url
+        .as_ref()
+        .and_then(reqwest::Url::host_str)
+        .unwrap_or_default();
+    let port = url.as_ref().and_then(reqwest::Url::port_or_known_default);
+    (host.to_string(), port.unwrap_or_default())
 }
 
 /// The secrets of one resolution, to hide in whatever the registry or its token endpoint
@@ -657,13 +649,8 @@ impl<'a> Session<'a> {
 /// ([`Secrets::add`]), and the `Authorization: Basic` value of the credentials presented
 /// ([`Secrets::add_basic`]). The bearer token received is added when it comes.
 fn secrets_of(options: &RegistryOptions, presented: Option<&Credentials>) -> Secrets {
-    let mut secrets = Secrets::default();
-    if let Some(c) = &options.credentials {
-        secrets.add(c.password());
-    }
-    if let Some(token) = &options.github_token {
-        secrets.add(token.expose_secret());
-    }
+    let password = options.credentials.iter().map(|c| &c.password);
+    let mut secrets = Secrets::of(password.chain(&options.github_token));
     if let Some(c) = presented {
         secrets.add_basic(&c.username, c.password());
     }
@@ -701,6 +688,31 @@ mod tests {
         );
     }
 
+    /// The token request's query, as `Session::token` builds it: a missing service is left out.
+    #[test]
+    fn a_token_query_leaves_out_a_missing_service() {
+        let client = reqwest::Client::builder()
+            .tls_backend_preconfigured(crate::support::tls::client_config())
+            .build()
+            .unwrap();
+        let query = |service: Option<&str>| {
+            let query = [
+                ("scope", Some("repository:org/lab:pull")),
+                ("service", service),
+            ];
+            let request = client.get("http://r/token").query(&query).build().unwrap();
+            request.url().query().map(str::to_string)
+        };
+        assert_eq!(
+            query(None).as_deref(),
+            Some("scope=repository%3Aorg%2Flab%3Apull")
+        );
+        assert_eq!(
+            query(Some("r")).as_deref(),
+            Some("scope=repository%3Aorg%2Flab%3Apull&service=r")
+        );
+    }
+
     #[test]
     fn insecure_registry_lists_take_commas_new_lines_and_any_case() {
         let list = vec![
@@ -721,6 +733,17 @@ mod tests {
         assert!(!is_insecure(&[String::new()], ""));
     }
 
+    /// Anonymous, over HTTPS, with [`RetryPolicy::registry`] on the real clock.
+    fn anonymous() -> RegistryOptions {
+        RegistryOptions {
+            credentials: None,
+            github_token: None,
+            insecure: Vec::new(),
+            retry: RetryPolicy::registry(),
+            timer: None,
+        }
+    }
+
     #[test]
     fn options_debug_hides_secrets() {
         let options = RegistryOptions {
@@ -730,7 +753,7 @@ mod tests {
                 source: CredentialSource::RegistryInputs,
             }),
             github_token: Some("ghs_secret".into()),
-            ..Default::default()
+            ..anonymous()
         };
         let shown = format!("{options:?}");
         assert!(
@@ -749,7 +772,7 @@ mod tests {
         let options = RegistryOptions {
             credentials: Some(credentials.clone()),
             github_token: Some("ghs_TokenEchoedByARegistry42".into()),
-            ..Default::default()
+            ..anonymous()
         };
         let secrets = secrets_of(&options, Some(&credentials));
         // base64("robot:s3cret/pw") = cm9ib3Q6czNjcmV0L3B3

@@ -14,10 +14,10 @@
 //! each request with the `reqwest` crate oci-client itself uses (already in the build) keeps
 //! the headers in hand and the request count at the physical minimum.
 
-use crate::support::retry::{GaveUp, RetryPolicy, Stop, Timer, Verdict, retry_after_header};
+use crate::support::retry::{GaveUp, RetryPolicy, Timer, Verdict, retry_after_header};
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 /// An answer: status, headers and the body, read up to
 /// [`MAX_MANIFEST_BYTES`](crate::digest::manifest::MAX_MANIFEST_BYTES) (a HEAD answer has none).
@@ -31,41 +31,10 @@ pub(crate) struct Answer {
     pub complete: bool,
 }
 
-/// Why a request gave no usable answer, before the caller adds which registry and image.
-#[derive(Debug)]
-pub(crate) enum Failure {
-    /// No connection on any try.
-    Connect {
-        attempts: u32,
-        elapsed: Duration,
-        cause: String,
-    },
-    /// TLS handshake failed (not retried).
-    Tls {
-        cause: String,
-        problem: super::errors::TlsProblem,
-    },
-    /// 429 or 5xx on the last try.
-    Status(Refused),
-    /// The deadline passed (before a try, or during one).
-    TimedOut,
-    /// Anything else reqwest reported (redirect loop, bad URL...).
-    Other { cause: String },
-}
-
-/// 429 or 5xx on a request's last try.
-#[derive(Debug)]
-pub(crate) struct Refused {
-    /// The last answer.
-    pub answer: Answer,
-    /// Tries made.
-    pub attempts: u32,
-    /// Time spent.
-    pub elapsed: Duration,
-    /// The registry's `Retry-After`, when it (not the backoff) is what would have ended the
-    /// next wait past the deadline.
-    pub retry_after: Option<Duration>,
-}
+/// Why a request gave no usable answer, before the caller adds which registry and image:
+/// the last try's failure ([`Try`]; `None` when the deadline passed before a try), the tries
+/// made, the time spent and why they stopped.
+pub(crate) type Failure = GaveUp<Try>;
 
 /// Sends requests for one resolution and counts them.
 pub(crate) struct Sender<'a> {
@@ -90,7 +59,7 @@ impl Sender<'_> {
             ..self.policy.clone()
         };
         let requests = &mut self.requests;
-        let sent = policy
+        policy
             .run(
                 self.timer.as_ref(),
                 |left| {
@@ -116,14 +85,14 @@ impl Sender<'_> {
                 Try::verdict,
                 |_| {},
             )
-            .await;
-        sent.map_err(failure)
+            .await
     }
 }
 
 /// How one try failed.
-enum Try {
-    /// 429 or 5xx.
+#[derive(Debug)]
+pub(crate) enum Try {
+    /// 429 or 5xx: the answer.
     Refused(Answer),
     /// A connection error (refused, reset, DNS, a body cut short).
     Connection(String),
@@ -144,37 +113,6 @@ impl Try {
             Try::Connection(_) => Verdict::Retry { asked: None },
             Try::Tls(..) | Try::Timeout | Try::Other(_) => Verdict::Final,
         }
-    }
-}
-
-/// The [`Failure`] of tries that ended without an answer.
-fn failure(gave_up: GaveUp<Try>) -> Failure {
-    let GaveUp {
-        last,
-        attempts,
-        elapsed,
-        why,
-    } = gave_up;
-    match last {
-        None => Failure::TimedOut,
-        Some(Try::Refused(answer)) => Failure::Status(Refused {
-            answer,
-            attempts,
-            elapsed,
-            // Named only when the registry's wait, not the backoff, ended the tries.
-            retry_after: match why {
-                Stop::AskedTooLong(asked) => Some(asked),
-                _ => None,
-            },
-        }),
-        Some(Try::Connection(cause)) => Failure::Connect {
-            attempts,
-            elapsed,
-            cause,
-        },
-        Some(Try::Tls(cause, problem)) => Failure::Tls { cause, problem },
-        Some(Try::Timeout) => Failure::TimedOut,
-        Some(Try::Other(cause)) => Failure::Other { cause },
     }
 }
 

@@ -221,8 +221,8 @@ fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String
         ),
         AnswerProblem::ManifestTooLarge { limit } => (
             format!(
-                "registry {registry} sent more than {} for the manifest of {image}",
-                mib(*limit)
+                "registry {registry} sent more than {} MiB for the manifest of {image}",
+                limit >> 20
             ),
             "that is more than a registry accepts for a manifest (distribution's limit), so it is \
              not a manifest and nothing is announced: check the image input and any proxy in \
@@ -373,15 +373,12 @@ const TRUST: &str = "add the CA certificate to the runner's trust store, or set 
 
 /// What to do when a registry listed in insecure-registry speaks TLS.
 fn insecure_but_tls(registry: &str, registry_message: &Option<String>, private: bool) -> String {
-    let ca = if private {
-        format!(". If its certificate comes from a private CA, {TRUST}")
-    } else {
-        String::new()
-    };
+    let ca = private.then(|| format!(". If its certificate comes from a private CA, {TRUST}"));
     format!(
         "it answered HTTP 400; {}remove {registry} from insecure-registry \
-         (--insecure-registry){ca}",
-        said(registry_message)
+         (--insecure-registry){}",
+        said(registry_message),
+        ca.unwrap_or_default()
     )
 }
 
@@ -417,11 +414,6 @@ fn secs(d: Duration) -> String {
     } else {
         format!("{} s", d.as_secs())
     }
-}
-
-/// A size in whole MiB.
-fn mib(bytes: usize) -> String {
-    format!("{} MiB", bytes >> 20)
 }
 
 /// The registry's `Retry-After`, when waiting for it would have ended past the deadline.
