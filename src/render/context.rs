@@ -298,34 +298,18 @@ fn pr_view(pr: &PullRequest) -> PullRequestView {
     }
 }
 
-/// The steps of a rendered runbook: each top-level `- [ ] ` item with the lines indented
-/// under it (blank lines inside kept, trailing ones dropped).
+/// The steps of a rendered runbook: its `- [ ] ` items, each with the lines under it
+/// (`templates/runbook.md.j2` ends with its task list; trailing blank lines dropped).
 fn runbook_steps(runbook: &str) -> Vec<RunbookStep> {
-    let mut steps: Vec<RunbookStep> = Vec::new();
-    let mut open = false;
-    for line in runbook.lines() {
-        if let Some(item) = line.strip_prefix("- [ ] ") {
-            let title = item
-                .strip_prefix("**")
-                .and_then(|rest| rest.split_once("**"))
-                .map_or("", |(lead, _)| lead)
-                .trim_end_matches(['.', ':'])
-                .to_string();
-            steps.push(RunbookStep {
-                title,
-                text: item.to_string(),
-            });
-            open = true;
-        } else if open && (line.starts_with("  ") || line.trim().is_empty()) {
-            let step = steps.last_mut().expect("open implies a step");
-            step.text.push('\n');
-            step.text.push_str(line);
-        } else {
-            open = false;
+    let step = |item: &str| {
+        let lead = item
+            .strip_prefix("**")
+            .and_then(|rest| rest.split_once("**"));
+        let title = lead.map_or("", |(lead, _)| lead);
+        RunbookStep {
+            title: title.trim_end_matches(['.', ':']).to_string(),
+            text: item.trim_end().to_string(),
         }
-    }
-    for step in &mut steps {
-        step.text.truncate(step.text.trim_end().len());
-    }
-    steps
+    };
+    runbook.split("\n- [ ] ").skip(1).map(step).collect()
 }
