@@ -356,7 +356,7 @@ impl CustomTemplate {
             })?;
         let text =
             String::from_utf8(out.bytes).map_err(|_| error(TemplateFault::RendersNonUtf8))?;
-        let tier = if ctx.tier.security {
+        let tier = if ctx.security {
             Tier::Security
         } else {
             Tier::Routine
@@ -650,12 +650,7 @@ mod tests {
     #[test]
     fn the_runbook_steps_are_its_items() {
         let ctx = example_context(Tier::Security);
-        let titles: Vec<&str> = ctx
-            .runbook
-            .runbook_steps
-            .iter()
-            .map(|s| s.title.as_str())
-            .collect();
+        let titles: Vec<&str> = ctx.runbook_steps.iter().map(|s| s.title.as_str()).collect();
         assert_eq!(
             titles,
             [
@@ -671,11 +666,10 @@ mod tests {
             ]
         );
         let all: String = ctx
-            .runbook
             .runbook_steps
             .iter()
             .map(|s| format!("- [ ] {}\n", s.text))
             .collect();
-        assert!(ctx.runbook.runbook.ends_with(&all), "{all}");
+        assert!(ctx.runbook.ends_with(&all), "{all}");
     }
 }
