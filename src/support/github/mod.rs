@@ -125,13 +125,8 @@ impl Repository {
             why,
         };
         let repository = Self::parse(v).map_err(|rule| refused(RepositoryProblem::Rule(rule)))?;
-        let mut name = v;
-        while let Some(at) = (name.len().checked_sub(GIT_SUFFIX.len())).filter(|&at| {
-            name.get(at..)
-                .is_some_and(|end| end.eq_ignore_ascii_case(GIT_SUFFIX))
-        }) {
-            name = &name[..at];
-        }
+        // ASCII lowercasing keeps every byte offset, so the length kept is `v`'s too.
+        let name = &v[..v.to_ascii_lowercase().trim_end_matches(GIT_SUFFIX).len()];
         if name.len() < v.len() {
             let without = Self::parse(name).is_ok().then(|| name.to_string());
             return Err(refused(RepositoryProblem::GitSuffix { without }));
