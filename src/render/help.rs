@@ -160,20 +160,11 @@ fn github_words(err: &GitHubError) -> Words {
 /// within [`WHAT_MAX_CHARS`], else first in the help; then `help`.
 pub(super) fn detailed(what: String, detail: &str, help: Option<String>) -> Words {
     let line = format!("{what}: {detail}");
-    let (what, help) = match line.chars().count() <= WHAT_MAX_CHARS {
-        true => (line, help),
-        false => (
-            what,
-            Some(
-                [Some(detail.to_string()), help]
-                    .into_iter()
-                    .flatten()
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-            ),
-        ),
-    };
-    Words { what, help }
+    if line.chars().count() <= WHAT_MAX_CHARS {
+        return Words { what: line, help };
+    }
+    let help = help.map_or_else(|| detail.to_string(), |help| format!("{detail}\n{help}"));
+    Words::new(what).help(help)
 }
 
 /// The fix for an error answer of `kind` to `what`, GitHub's message being `message`.
