@@ -82,13 +82,11 @@ impl Repository {
         if name.contains('/') {
             return Err(RepositoryError::Form);
         }
+        let alphanumeric = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric());
         let (login, shortcode) = owner.split_once('_').unwrap_or((owner, "a"));
         let owner_ok = (1..=OWNER_MAX_CHARS).contains(&login.len())
-            && login
-                .split('-')
-                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric()))
-            && !shortcode.is_empty()
-            && shortcode.chars().all(|c| c.is_ascii_alphanumeric());
+            && login.split('-').all(alphanumeric)
+            && alphanumeric(shortcode);
         if !owner_ok {
             return Err(RepositoryError::Owner);
         }
@@ -96,8 +94,7 @@ impl Repository {
             && name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-            && name != "."
-            && name != "..";
+            && !matches!(name, "." | "..");
         if !name_ok {
             return Err(RepositoryError::Name);
         }
