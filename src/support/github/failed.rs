@@ -67,13 +67,9 @@ impl GitHub {
     /// broken, with the cause below the library's wrappers (`Service Error: Reqwest Error:
     /// ...`), the token hidden in each text.
     fn transport(&self, err: &octocrab::Error, action: Action) -> Problem {
-        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
-        let reqwest = std::iter::from_fn(|| {
-            let current = source?;
-            source = current.source();
-            Some(current)
-        })
-        .find_map(|e| e.downcast_ref::<reqwest::Error>());
+        let first: &(dyn std::error::Error + 'static) = err;
+        let reqwest = std::iter::successors(Some(first), |e| e.source())
+            .find_map(|e| e.downcast_ref::<reqwest::Error>());
         let Some(e) = reqwest else {
             return Problem::NoAnswer {
                 action,
