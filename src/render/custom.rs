@@ -390,11 +390,8 @@ impl CustomTemplate {
             .filter(|name| {
                 let mut parts = name.split('.');
                 let top = parts.next().unwrap_or_default();
-                if globals.contains(top) {
-                    return false;
-                }
                 match (known.get(top), parts.next()) {
-                    (None, _) => true,
+                    (None, _) => !globals.contains(top),
                     (Some(serde_json::Value::Object(fields)), Some(attr)) => {
                         !fields.contains_key(attr)
                     }
