@@ -17,8 +17,9 @@ use crate::window::Window;
 use serde::Serialize;
 use time::OffsetDateTime;
 
-/// What a template renders from: one flat set of names, the field names being the
-/// template's variable names.
+/// What a template renders from. Field names are the template's variable names; the parts
+/// marked flattened put their fields at the top level (`tier`, not `tier.tier`), so a
+/// template sees one flat set of names.
 #[derive(Debug, Clone, Serialize)]
 pub struct TemplateContext {
     /// The image reference as given, e.g. `ghcr.io/org/lab:latest` or `oci:build/lab`.
@@ -33,18 +34,9 @@ pub struct TemplateContext {
     pub sha: String,
     /// Its first 12 hex digits; empty when unknown.
     pub sha_short: String,
-    /// The tier: `routine` or `security`.
-    pub tier: String,
-    /// Whether the tier is `security`.
-    pub security: bool,
-    /// How the tier was decided: `labels` (pull-request labels), `input` (the `tier` input)
-    /// or `default` (the `unlabeled-tier` policy).
-    pub tier_source: String,
-    /// One sentence saying how the tier was decided (neutralised Markdown, at most 300
-    /// characters), e.g. `security: label "security" on #42`.
-    pub tier_reason: String,
-    /// The pull requests behind the release, oldest first (may be empty).
-    pub pull_requests: Vec<PullRequestView>,
+    /// The tier and how it was decided (flattened).
+    #[serde(flatten)]
+    pub tier: TierView,
     /// The convergence window, in words and dated.
     pub window: WindowView,
     /// The window in one line, e.g. `idle sessions within 1h 10m; active sessions: until restart`.
@@ -58,15 +50,9 @@ pub struct TemplateContext {
     /// the image not pinned by digest), the built-in note's sentence saying so (Markdown);
     /// `none` when new servers start on the new image at once.
     pub pull_warning: Option<String>,
-    /// The release time the window's deadlines count from, RFC 3339 UTC
-    /// (`2026-11-30T12:00:00Z`); a re-run keeps the first run's time.
-    pub released_at: String,
-    /// The same time as `2026-11-30 12:00 UTC`.
-    pub released_at_text: String,
-    /// The release note's web address; `none` outside a repository.
-    pub release_url: Option<String>,
-    /// The workflow run's web address; `none` outside GitHub Actions.
-    pub run_url: Option<String>,
+    /// When the release went live, and where to read about it (flattened).
+    #[serde(flatten)]
+    pub release: ReleaseView,
     /// The hub's base URL (`hub-url`), e.g. `https://hub.example.org`.
     pub hub_url: String,
     /// The hub's Kubernetes namespace (`namespace`).
@@ -83,6 +69,37 @@ pub struct TemplateContext {
     pub runbook: String,
     /// The same runbook's steps, in order.
     pub runbook_steps: Vec<RunbookStep>,
+}
+
+/// The tier decision as a template sees it: untrusted text already neutralised.
+#[derive(Debug, Clone, Serialize)]
+pub struct TierView {
+    /// The tier: `routine` or `security`.
+    pub tier: String,
+    /// Whether the tier is `security`.
+    pub security: bool,
+    /// How the tier was decided: `labels` (pull-request labels), `input` (the `tier` input)
+    /// or `default` (the `unlabeled-tier` policy).
+    pub tier_source: String,
+    /// One sentence saying how the tier was decided (neutralised Markdown, at most 300
+    /// characters), e.g. `security: label "security" on #42`.
+    pub tier_reason: String,
+    /// The pull requests behind the release, oldest first (may be empty).
+    pub pull_requests: Vec<PullRequestView>,
+}
+
+/// When the release went live, and the addresses of its note and of the run.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReleaseView {
+    /// The release time the window's deadlines count from, RFC 3339 UTC
+    /// (`2026-11-30T12:00:00Z`); a re-run keeps the first run's time.
+    pub released_at: String,
+    /// The same time as `2026-11-30 12:00 UTC`.
+    pub released_at_text: String,
+    /// The release note's web address; `none` outside a repository.
+    pub release_url: Option<String>,
+    /// The workflow run's web address; `none` outside GitHub Actions.
+    pub run_url: Option<String>,
 }
 
 /// A pull request as a template sees it: every field from GitHub neutralised.
@@ -166,6 +183,7 @@ pub struct RunbookStep {
 impl TemplateContext {
     /// The context for `facts`, with the rendered window and runbook blocks.
     pub(super) fn new(facts: &Facts, window_text: String, runbook: String) -> Self {
+        let pull_requests = facts.tier.pull_requests.iter().map(pr_view).collect();
         Self {
             image: facts.image.clone(),
             image_repository: image_repository(&facts.image).to_string(),
@@ -173,20 +191,24 @@ impl TemplateContext {
             digest_short: short_digest(&facts.digest),
             sha: facts.sha.clone(),
             sha_short: facts.sha.chars().take(12).collect(),
-            tier: facts.tier.tier.to_string(),
-            security: facts.tier.tier == Tier::Security,
-            tier_source: facts.tier.source.to_string(),
-            tier_reason: sanitize::markdown_inline(&facts.tier.reason.to_string(), 300),
-            pull_requests: facts.tier.pull_requests.iter().map(pr_view).collect(),
+            tier: TierView {
+                tier: facts.tier.tier.to_string(),
+                security: facts.tier.tier == Tier::Security,
+                tier_source: facts.tier.source.to_string(),
+                tier_reason: sanitize::markdown_inline(&facts.tier.reason.to_string(), 300),
+                pull_requests,
+            },
             window: window_view(&facts.window, Some(facts.now)),
             window_summary: facts.window.summary(),
             window_text,
             culler: culler_text(&facts.culler),
             pull_warning: facts.pull.as_ref().map(super::pull_warning),
-            released_at: rfc3339_seconds(facts.now),
-            released_at_text: utc_minute(facts.now),
-            release_url: facts.release_url.clone(),
-            run_url: facts.run_url.clone(),
+            release: ReleaseView {
+                released_at: rfc3339_seconds(facts.now),
+                released_at_text: utc_minute(facts.now),
+                release_url: facts.release_url.clone(),
+                run_url: facts.run_url.clone(),
+            },
             hub_url: facts.runbook.hub_url.clone(),
             namespace: facts.runbook.namespace.clone(),
             helm_release: facts.runbook.helm_release.clone(),

@@ -356,7 +356,7 @@ impl CustomTemplate {
             })?;
         let text =
             String::from_utf8(out.bytes).map_err(|_| error(TemplateFault::RendersNonUtf8))?;
-        let tier = if ctx.security {
+        let tier = if ctx.tier.security {
             Tier::Security
         } else {
             Tier::Routine
