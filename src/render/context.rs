@@ -18,13 +18,18 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 /// What a template renders from. Field names are the template's variable names; the parts
-/// marked flattened put their fields at the top level (`image`, not `image.image`), so a
+/// marked flattened put their fields at the top level (`tier`, not `tier.tier`), so a
 /// template sees one flat set of names.
 #[derive(Debug, Clone, Serialize)]
 pub struct TemplateContext {
-    /// What is released: the image and its digest (flattened).
-    #[serde(flatten)]
-    pub image: ImageView,
+    /// The image reference as given, e.g. `ghcr.io/org/lab:latest` or `oci:build/lab`.
+    pub image: String,
+    /// The image repository: the reference without tag or digest, e.g. `ghcr.io/org/lab`.
+    pub image_repository: String,
+    /// The digest announced, `sha256:` and 64 hex digits.
+    pub digest: String,
+    /// `sha256:` and the first 12 hex digits of the digest.
+    pub digest_short: String,
     /// The commit the release targets, 40 hex digits; empty when unknown.
     pub sha: String,
     /// Its first 12 hex digits; empty when unknown.
@@ -48,22 +53,22 @@ pub struct TemplateContext {
     /// When the release went live, and where to read about it (flattened).
     #[serde(flatten)]
     pub release: ReleaseView,
-    /// The hub and the break-glass runbook (flattened).
-    #[serde(flatten)]
-    pub runbook: RunbookView,
-}
-
-/// The image released, as a template sees it.
-#[derive(Debug, Clone, Serialize)]
-pub struct ImageView {
-    /// The image reference as given, e.g. `ghcr.io/org/lab:latest` or `oci:build/lab`.
-    pub image: String,
-    /// The image repository: the reference without tag or digest, e.g. `ghcr.io/org/lab`.
-    pub image_repository: String,
-    /// The digest announced, `sha256:` and 64 hex digits.
-    pub digest: String,
-    /// `sha256:` and the first 12 hex digits of the digest.
-    pub digest_short: String,
+    /// The hub's base URL (`hub-url`), e.g. `https://hub.example.org`.
+    pub hub_url: String,
+    /// The hub's Kubernetes namespace (`namespace`).
+    pub namespace: String,
+    /// The hub's Helm release (`helm-release`).
+    pub helm_release: String,
+    /// How long users are warned before break-glass, e.g. `15 minutes`.
+    pub warning_period: String,
+    /// The digests of the image index's platform manifests, `sha256:<64 hex>` each (empty for
+    /// a single-platform image): a pod whose imageID names one runs the new image too.
+    pub platforms: Vec<String>,
+    /// The break-glass runbook as the built-in tracking issue has it: an introduction, then
+    /// the steps as a Markdown task list (`templates/runbook.md.j2`).
+    pub runbook: String,
+    /// The same runbook's steps, in order.
+    pub runbook_steps: Vec<RunbookStep>,
 }
 
 /// The tier decision as a template sees it: untrusted text already neutralised.
@@ -95,27 +100,6 @@ pub struct ReleaseView {
     pub release_url: Option<String>,
     /// The workflow run's web address; `none` outside GitHub Actions.
     pub run_url: Option<String>,
-}
-
-/// The hub the runbook acts on, and the break-glass runbook itself.
-#[derive(Debug, Clone, Serialize)]
-pub struct RunbookView {
-    /// The hub's base URL (`hub-url`), e.g. `https://hub.example.org`.
-    pub hub_url: String,
-    /// The hub's Kubernetes namespace (`namespace`).
-    pub namespace: String,
-    /// The hub's Helm release (`helm-release`).
-    pub helm_release: String,
-    /// How long users are warned before break-glass, e.g. `15 minutes`.
-    pub warning_period: String,
-    /// The digests of the image index's platform manifests, `sha256:<64 hex>` each (empty for
-    /// a single-platform image): a pod whose imageID names one runs the new image too.
-    pub platforms: Vec<String>,
-    /// The break-glass runbook as the built-in tracking issue has it: an introduction, then
-    /// the steps as a Markdown task list (`templates/runbook.md.j2`).
-    pub runbook: String,
-    /// The same runbook's steps, in order.
-    pub runbook_steps: Vec<RunbookStep>,
 }
 
 /// A pull request as a template sees it: every field from GitHub neutralised.
@@ -201,12 +185,10 @@ impl TemplateContext {
     pub(super) fn new(facts: &Facts, window_text: String, runbook: String) -> Self {
         let pull_requests = facts.tier.pull_requests.iter().map(pr_view).collect();
         Self {
-            image: ImageView {
-                image: facts.image.clone(),
-                image_repository: image_repository(&facts.image).to_string(),
-                digest: facts.digest.to_string(),
-                digest_short: short_digest(&facts.digest),
-            },
+            image: facts.image.clone(),
+            image_repository: image_repository(&facts.image).to_string(),
+            digest: facts.digest.to_string(),
+            digest_short: short_digest(&facts.digest),
             sha: facts.sha.clone(),
             sha_short: facts.sha.chars().take(12).collect(),
             tier: TierView {
@@ -227,15 +209,13 @@ impl TemplateContext {
                 release_url: facts.release_url.clone(),
                 run_url: facts.run_url.clone(),
             },
-            runbook: RunbookView {
-                hub_url: facts.runbook.hub_url.clone(),
-                namespace: facts.runbook.namespace.clone(),
-                helm_release: facts.runbook.helm_release.clone(),
-                warning_period: facts.runbook.warning_period.clone(),
-                platforms: facts.platforms.iter().map(ToString::to_string).collect(),
-                runbook_steps: runbook_steps(&runbook),
-                runbook,
-            },
+            hub_url: facts.runbook.hub_url.clone(),
+            namespace: facts.runbook.namespace.clone(),
+            helm_release: facts.runbook.helm_release.clone(),
+            warning_period: facts.runbook.warning_period.clone(),
+            platforms: facts.platforms.iter().map(ToString::to_string).collect(),
+            runbook_steps: runbook_steps(&runbook),
+            runbook,
         }
     }
 }
@@ -298,34 +278,18 @@ fn pr_view(pr: &PullRequest) -> PullRequestView {
     }
 }
 
-/// The steps of a rendered runbook: each top-level `- [ ] ` item with the lines indented
-/// under it (blank lines inside kept, trailing ones dropped).
+/// The steps of a rendered runbook: its `- [ ] ` items, each with the lines under it
+/// (`templates/runbook.md.j2` ends with its task list; trailing blank lines dropped).
 fn runbook_steps(runbook: &str) -> Vec<RunbookStep> {
-    let mut steps: Vec<RunbookStep> = Vec::new();
-    let mut open = false;
-    for line in runbook.lines() {
-        if let Some(item) = line.strip_prefix("- [ ] ") {
-            let title = item
-                .strip_prefix("**")
-                .and_then(|rest| rest.split_once("**"))
-                .map_or("", |(lead, _)| lead)
-                .trim_end_matches(['.', ':'])
-                .to_string();
-            steps.push(RunbookStep {
-                title,
-                text: item.to_string(),
-            });
-            open = true;
-        } else if open && (line.starts_with("  ") || line.trim().is_empty()) {
-            let step = steps.last_mut().expect("open implies a step");
-            step.text.push('\n');
-            step.text.push_str(line);
-        } else {
-            open = false;
+    let step = |item: &str| {
+        let lead = item
+            .strip_prefix("**")
+            .and_then(|rest| rest.split_once("**"));
+        let title = lead.map_or("", |(lead, _)| lead);
+        RunbookStep {
+            title: title.trim_end_matches(['.', ':']).to_string(),
+            text: item.trim_end().to_string(),
         }
-    }
-    for step in &mut steps {
-        step.text.truncate(step.text.trim_end().len());
-    }
-    steps
+    };
+    runbook.split("\n- [ ] ").skip(1).map(step).collect()
 }

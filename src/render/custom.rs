@@ -108,6 +108,17 @@ pub struct TemplateError {
 
 impl std::error::Error for TemplateError {}
 
+impl TemplateError {
+    /// The error of the template `file` given for `kind`.
+    fn new(kind: BodyKind, file: &str, fault: TemplateFault) -> Self {
+        Self {
+            input: kind.input(),
+            file: file.to_string(),
+            fault,
+        }
+    }
+}
+
 super::words::words_display!(TemplateError => words);
 
 /// Where in a template a fault is, as far as minijinja knows (lines and columns from 1).
@@ -126,15 +137,9 @@ pub enum TemplateFault {
     TooLarge(usize),
     /// Not UTF-8 from this byte on.
     NotUtf8(usize),
-    /// A block or `{{ … }}` left open at the end (`line`: the template's last).
-    Unclosed {
-        /// The template's last line.
-        line: usize,
-        /// minijinja's words.
-        detail: String,
-        /// What is left open, when minijinja says: a variable block (`true`) or a block.
-        variable: Option<bool>,
-    },
+    /// A block or `{{ … }}` left open at the end: the template's last line, and minijinja's
+    /// words (which say what is left open: a variable block or a block).
+    Unclosed(usize, String),
     /// Another syntax error.
     Syntax(Position, String),
     /// Names the context does not have (`windw`, `window.idel`), and the names it has.
@@ -172,14 +177,16 @@ pub(crate) fn words(e: &TemplateError) -> Words {
             format!("{named} is not valid UTF-8 (byte {byte})"),
             "save it as UTF-8".to_string(),
         ),
-        TemplateFault::Unclosed { line, detail, variable } => (
+        TemplateFault::Unclosed(line, detail) => (
             format!("{named}: syntax error at its end (line {line})"),
-            match variable {
-                Some(true) => format!("{detail}: a `{{{{ … }}}}` is not closed; close it"),
-                Some(false) => format!(
+            if detail.ends_with("variable block") {
+                format!("{detail}: a `{{{{ … }}}}` is not closed; close it")
+            } else if detail.ends_with("end of block") {
+                format!(
                     "{detail}: a `{{% if %}}`, `{{% for %}}` or other block is not closed; close it (`{{% endif %}}`, `{{% endfor %}}`)"
-                ),
-                None => detail.clone(),
+                )
+            } else {
+                detail.clone()
             },
         ),
         TemplateFault::Syntax(at, detail) => (
@@ -271,11 +278,7 @@ impl CustomTemplate {
     ///
     /// A leading byte order mark is dropped and CRLF line ends become LF.
     pub fn parse(kind: BodyKind, file: &str, bytes: Vec<u8>) -> Result<Self, TemplateError> {
-        let error = |fault| TemplateError {
-            input: kind.input(),
-            file: file.to_string(),
-            fault,
-        };
+        let error = |fault| TemplateError::new(kind, file, fault);
         if bytes.len() > TEMPLATE_MAX_BYTES {
             return Err(error(TemplateFault::TooLarge(bytes.len())));
         }
@@ -298,21 +301,8 @@ impl CustomTemplate {
                     detail,
                 ));
             }
-            let variable = (
-                detail.ends_with("variable block"),
-                detail.ends_with("end of block"),
-            );
             let line = template.source.lines().count().max(1);
-            let variable = match variable {
-                (true, _) => Some(true),
-                (_, true) => Some(false),
-                _ => None,
-            };
-            error(TemplateFault::Unclosed {
-                line,
-                detail,
-                variable,
-            })
+            error(TemplateFault::Unclosed(line, detail))
         })?;
         let known: Vec<String> = context_names().keys().cloned().collect();
         let unknown = template.unknown_variables(&env);
@@ -339,11 +329,7 @@ impl CustomTemplate {
     /// [`RENDER_MAX_BYTES`], recursion without end, a control character other than LF and
     /// tab, or text that shows nothing (whitespace, invisible characters, HTML comments).
     pub fn render(&self, ctx: &TemplateContext) -> Result<String, TemplateError> {
-        let error = |fault| TemplateError {
-            input: self.kind.input(),
-            file: self.file.clone(),
-            fault,
-        };
+        let error = |fault| TemplateError::new(self.kind, &self.file, fault);
         let mut out = CappedWriter::default();
         self.environment()
             .and_then(|env| {
@@ -404,11 +390,8 @@ impl CustomTemplate {
             .filter(|name| {
                 let mut parts = name.split('.');
                 let top = parts.next().unwrap_or_default();
-                if globals.contains(top) {
-                    return false;
-                }
                 match (known.get(top), parts.next()) {
-                    (None, _) => true,
+                    (None, _) => !globals.contains(top),
                     (Some(serde_json::Value::Object(fields)), Some(attr)) => {
                         !fields.contains_key(attr)
                     }
@@ -587,16 +570,8 @@ mod tests {
         let faults = [
             TemplateFault::TooLarge(70_000),
             TemplateFault::NotUtf8(3),
-            TemplateFault::Unclosed {
-                line: 9,
-                detail: detail.clone(),
-                variable: Some(false),
-            },
-            TemplateFault::Unclosed {
-                line: 9,
-                detail: detail.replace("block", "variable block"),
-                variable: Some(true),
-            },
+            TemplateFault::Unclosed(9, detail.clone()),
+            TemplateFault::Unclosed(9, detail.replace("block", "variable block")),
             TemplateFault::Syntax(at, "unexpected `}`".into()),
             TemplateFault::UnknownVariables(vec!["windw".into()], vec!["window".into()]),
             TemplateFault::TooLong,
@@ -672,12 +647,7 @@ mod tests {
     #[test]
     fn the_runbook_steps_are_its_items() {
         let ctx = example_context(Tier::Security);
-        let titles: Vec<&str> = ctx
-            .runbook
-            .runbook_steps
-            .iter()
-            .map(|s| s.title.as_str())
-            .collect();
+        let titles: Vec<&str> = ctx.runbook_steps.iter().map(|s| s.title.as_str()).collect();
         assert_eq!(
             titles,
             [
@@ -693,11 +663,10 @@ mod tests {
             ]
         );
         let all: String = ctx
-            .runbook
             .runbook_steps
             .iter()
             .map(|s| format!("- [ ] {}\n", s.text))
             .collect();
-        assert!(ctx.runbook.runbook.ends_with(&all), "{all}");
+        assert!(ctx.runbook.ends_with(&all), "{all}");
     }
 }

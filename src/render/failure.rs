@@ -102,9 +102,14 @@ pub(crate) fn failure_summary(f: &Failure) -> String {
     let (help, block): (Vec<String>, Vec<String>) = match indented {
         false => (lines.map(quote).collect(), Vec::new()),
         true => {
+            // Its runs of spaces kept (the indentation, aligned columns); the text between
+            // them cleaned as one line each.
             let keep = |l: &str| {
-                let indent = l.len() - l.trim_start_matches(' ').len();
-                format!("{}{}", &l[..indent], sanitize::clean_line(l, 2000))
+                let parts: Vec<String> = l
+                    .split(' ')
+                    .map(|p| sanitize::clean_line(p, 2000))
+                    .collect();
+                sanitize::cap(&parts.join(" "), 2000)
             };
             (Vec::new(), lines.map(keep).collect())
         }
@@ -306,13 +311,13 @@ Answer: reading the hub's running servers. Nothing was measured or written; the 
         ");
     }
 
-    /// A help holding a template to paste (a kubeconfig, a Role) keeps its indentation: a
-    /// fenced block in the quote, never a code span a line (QA: the YAML copied from the
-    /// summary was wrong).
+    /// A help holding a template to paste (a kubeconfig, a Role) keeps its indentation and
+    /// its runs of spaces: a fenced block in the quote, never a code span a line (QA: the YAML
+    /// copied from the summary was wrong).
     #[test]
     fn an_indented_help_is_a_fenced_block_that_keeps_its_indentation() {
         let summary = failure_summary(&Failure {
-            error: "the kubeconfig is not usable\nhelp: use this instead:\nusers:\n  - name: hub\n    user: {token: ```}".into(),
+            error: "the kubeconfig is not usable\nhelp: use this instead:\nusers:\n  - name: hub\n    user: {token: ```}   # the  token\u{200b}".into(),
             stage: Stage::Inputs,
             ..Failure::default()
         });

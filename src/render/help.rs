@@ -4,33 +4,60 @@
 //! job summary show them.
 
 use super::words::{WHAT_MAX_CHARS, Words};
-use crate::support::github::error::{Action, GitHubError, Kind, Object, Problem};
+use crate::support::github::error::{Action, GitHubError, Kind, Problem};
 
 mod event;
 mod registry;
 
+/// What a call works on: it decides the permission a 403 asks for and whether a 404
+/// points at the repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Object {
+    /// A release (`contents: write`).
+    Release,
+    /// An issue or its comments (`issues: write`).
+    Issue,
+    /// A pull request (`pull-requests: read`).
+    PullRequest,
+    /// A deployment or its statuses (`deployments: write`).
+    Deployment,
+}
+
+/// An action's row: the HTTP method it sends, what it works on, and its words (`cannot
+/// WORDS: …`).
+fn row(action: Action) -> (&'static str, Object, &'static str) {
+    use Object::{Deployment, Issue, PullRequest, Release};
+    match action {
+        Action::ListReleases => ("GET", Release, "list releases"),
+        Action::CreateRelease => ("POST", Release, "create the release"),
+        Action::UpdateReleaseNote => ("PATCH", Release, "update the release note"),
+        Action::DeleteDuplicateRelease => ("DELETE", Release, "delete a duplicate release"),
+        Action::ListTrackingIssues => ("GET", Issue, "list tracking issues"),
+        Action::OpenTrackingIssue => ("POST", Issue, "open the tracking issue"),
+        Action::CloseDuplicateIssue => ("PATCH", Issue, "close a duplicate tracking issue"),
+        Action::ListIssueComments => ("GET", Issue, "list issue comments"),
+        Action::CommentOnTrackingIssue => ("POST", Issue, "comment on the tracking issue"),
+        Action::UpdateTrackingComment => ("PATCH", Issue, "update the tracking issue comment"),
+        Action::DeleteDuplicateComment => ("DELETE", Issue, "delete a duplicate comment"),
+        Action::LookUpCommitPullRequests => (
+            "GET",
+            PullRequest,
+            "look up the pull requests of the pushed commit",
+        ),
+        Action::LookUpPullRequest => ("GET", PullRequest, "look up the pull request"),
+        Action::ListDeployments => ("GET", Deployment, "list the environment's deployments"),
+        Action::CreateDeployment => ("POST", Deployment, "create the deployment"),
+        Action::ReadDeploymentStatus => ("GET", Deployment, "read the deployment's status"),
+        Action::SetDeploymentStatus => ("POST", Deployment, "set the deployment's status"),
+        Action::DeleteDuplicateDeployment => {
+            ("DELETE", Deployment, "delete a duplicate deployment")
+        }
+    }
+}
+
 impl std::fmt::Display for Action {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Action::ListReleases => "list releases",
-            Action::CreateRelease => "create the release",
-            Action::UpdateReleaseNote => "update the release note",
-            Action::DeleteDuplicateRelease => "delete a duplicate release",
-            Action::ListTrackingIssues => "list tracking issues",
-            Action::OpenTrackingIssue => "open the tracking issue",
-            Action::CloseDuplicateIssue => "close a duplicate tracking issue",
-            Action::ListIssueComments => "list issue comments",
-            Action::CommentOnTrackingIssue => "comment on the tracking issue",
-            Action::UpdateTrackingComment => "update the tracking issue comment",
-            Action::DeleteDuplicateComment => "delete a duplicate comment",
-            Action::LookUpCommitPullRequests => "look up the pull requests of the pushed commit",
-            Action::LookUpPullRequest => "look up the pull request",
-            Action::ListDeployments => "list the environment's deployments",
-            Action::CreateDeployment => "create the deployment",
-            Action::ReadDeploymentStatus => "read the deployment's status",
-            Action::SetDeploymentStatus => "set the deployment's status",
-            Action::DeleteDuplicateDeployment => "delete a duplicate deployment",
-        })
+        f.write_str(row(*self).2)
     }
 }
 
@@ -42,12 +69,12 @@ super::words::words_display!(GitHubError => github_words);
 /// GitHub's own message where GitHub words the cause only there).
 fn github_words(err: &GitHubError) -> Words {
     let request = |action: &Action, url: &Option<String>| match url {
-        Some(url) => format!("{} {url}", action.method()),
-        None => action.method().to_string(),
+        Some(url) => format!("{} {url}", row(*action).0),
+        None => row(*action).0.to_string(),
     };
     // A write that got no answer may have taken effect.
     let unknown = |action: &Action| {
-        (action.method() != "GET").then_some(
+        (row(*action).0 != "GET").then_some(
             "the outcome is unknown: re-run the job, which looks up what exists before it \
              writes again"
                 .to_string(),
@@ -133,25 +160,16 @@ fn github_words(err: &GitHubError) -> Words {
 /// within [`WHAT_MAX_CHARS`], else first in the help; then `help`.
 pub(super) fn detailed(what: String, detail: &str, help: Option<String>) -> Words {
     let line = format!("{what}: {detail}");
-    let (what, help) = match line.chars().count() <= WHAT_MAX_CHARS {
-        true => (line, help),
-        false => (
-            what,
-            Some(
-                [Some(detail.to_string()), help]
-                    .into_iter()
-                    .flatten()
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-            ),
-        ),
-    };
-    Words { what, help }
+    if line.chars().count() <= WHAT_MAX_CHARS {
+        return Words { what: line, help };
+    }
+    let help = help.map_or_else(|| detail.to_string(), |help| format!("{detail}\n{help}"));
+    Words::new(what).help(help)
 }
 
 /// The fix for an error answer of `kind` to `what`, GitHub's message being `message`.
 fn answered_help(kind: Kind, what: Action, message: &str) -> Option<String> {
-    let object = what.object();
+    let object = row(what).1;
     let permission = match object {
         Object::PullRequest => "pull-requests: read",
         Object::Issue => "issues: write",

@@ -11,10 +11,6 @@ use std::fmt;
 
 /// The longest first line a message should have, in characters: it must fit a terminal
 /// line and the one-line preview of an Actions annotation. Details go to the help.
-#[cfg_attr(
-    not(test),
-    allow(dead_code, reason = "checked by the words tests (assert_shape)")
-)]
 pub(crate) const WHAT_MAX_CHARS: usize = 120;
 
 /// A message in words: `what` failed (one line, naming the input or address at fault) and,

@@ -89,51 +89,6 @@ pub enum Action {
     DeleteDuplicateDeployment,
 }
 
-/// What a call works on: it decides the permission a 403 asks for and whether a 404
-/// points at the repository.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Object {
-    /// A release (`contents: write`).
-    Release,
-    /// An issue or its comments (`issues: write`).
-    Issue,
-    /// A pull request (`pull-requests: read`).
-    PullRequest,
-    /// A deployment or its statuses (`deployments: write`).
-    Deployment,
-}
-
-impl Action {
-    /// The HTTP method the action sends, and what it works on: one row per action.
-    fn facts(self) -> (&'static str, Object) {
-        use Object::{Deployment, Issue, PullRequest, Release};
-        match self {
-            Action::ListReleases => ("GET", Release),
-            Action::CreateRelease => ("POST", Release),
-            Action::UpdateReleaseNote => ("PATCH", Release),
-            Action::DeleteDuplicateRelease => ("DELETE", Release),
-            Action::ListTrackingIssues | Action::ListIssueComments => ("GET", Issue),
-            Action::OpenTrackingIssue | Action::CommentOnTrackingIssue => ("POST", Issue),
-            Action::CloseDuplicateIssue | Action::UpdateTrackingComment => ("PATCH", Issue),
-            Action::DeleteDuplicateComment => ("DELETE", Issue),
-            Action::LookUpCommitPullRequests | Action::LookUpPullRequest => ("GET", PullRequest),
-            Action::ListDeployments | Action::ReadDeploymentStatus => ("GET", Deployment),
-            Action::CreateDeployment | Action::SetDeploymentStatus => ("POST", Deployment),
-            Action::DeleteDuplicateDeployment => ("DELETE", Deployment),
-        }
-    }
-
-    /// What the action works on.
-    pub fn object(self) -> Object {
-        self.facts().1
-    }
-
-    /// The HTTP method the action sends.
-    pub fn method(self) -> &'static str {
-        self.facts().0
-    }
-}
-
 /// A failed GitHub call: its kind (what callers branch on) and what failed, as data. Its
 /// `Display` (the render layer's, `crate::render::help`) says what was attempted, GitHub's
 /// message, and the fix chosen by kind and action.

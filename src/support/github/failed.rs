@@ -22,30 +22,27 @@ impl GitHub {
         match err {
             octocrab::Error::GitHub { source, .. } => {
                 let status = source.status_code.as_u16();
-                let mut kind = Kind::from_status(status);
+                let errors = source.errors.as_deref().unwrap_or_default();
                 // GitHub's (or a proxy's) message is echoed, as one line of at most
                 // ECHO_MAX_CHARS: an HTML error page must not flood the log.
                 let server_message = clean(&source.message);
-                let details: Vec<String> = (source.errors.iter().flatten())
-                    .map(|v| match v.get("message").and_then(|m| m.as_str()) {
-                        Some(message) => message.to_string(),
-                        None => v.to_string(),
+                let details: Vec<String> = (errors.iter())
+                    .map(|e| {
+                        e["message"]
+                            .as_str()
+                            .map_or_else(|| e.to_string(), String::from)
                     })
                     .collect();
                 let server_details = clean(&details.join("; "));
-                if kind == Kind::Forbidden
-                    && server_message.to_ascii_lowercase().contains("rate limit")
-                {
-                    kind = Kind::RateLimited;
-                }
-                let already_exists = source
-                    .errors
-                    .iter()
-                    .flatten()
-                    .any(|e| e.get("code").and_then(|c| c.as_str()) == Some("already_exists"));
-                if kind == Kind::Unprocessable && already_exists {
-                    kind = Kind::AlreadyExists;
-                }
+                let kind = match status {
+                    403 if server_message.to_ascii_lowercase().contains("rate limit") => {
+                        Kind::RateLimited
+                    }
+                    422 if errors.iter().any(|e| e["code"] == "already_exists") => {
+                        Kind::AlreadyExists
+                    }
+                    _ => Kind::from_status(status),
+                };
                 GitHubError::new(
                     kind,
                     Problem::Answered {
@@ -70,13 +67,9 @@ impl GitHub {
     /// broken, with the cause below the library's wrappers (`Service Error: Reqwest Error:
     /// ...`), the token hidden in each text.
     fn transport(&self, err: &octocrab::Error, action: Action) -> Problem {
-        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
-        let reqwest = std::iter::from_fn(|| {
-            let current = source?;
-            source = current.source();
-            Some(current)
-        })
-        .find_map(|e| e.downcast_ref::<reqwest::Error>());
+        let first: &(dyn std::error::Error + 'static) = err;
+        let reqwest = std::iter::successors(Some(first), |e| e.source())
+            .find_map(|e| e.downcast_ref::<reqwest::Error>());
         let Some(e) = reqwest else {
             return Problem::NoAnswer {
                 action,

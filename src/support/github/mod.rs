@@ -31,8 +31,7 @@ use models::{
 };
 use octocrab::Octocrab;
 use serde::Serialize;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 /// An `owner/repo` pair.
@@ -82,13 +81,11 @@ impl Repository {
         if name.contains('/') {
             return Err(RepositoryError::Form);
         }
+        let alphanumeric = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric());
         let (login, shortcode) = owner.split_once('_').unwrap_or((owner, "a"));
         let owner_ok = (1..=OWNER_MAX_CHARS).contains(&login.len())
-            && login
-                .split('-')
-                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric()))
-            && !shortcode.is_empty()
-            && shortcode.chars().all(|c| c.is_ascii_alphanumeric());
+            && login.split('-').all(alphanumeric)
+            && alphanumeric(shortcode);
         if !owner_ok {
             return Err(RepositoryError::Owner);
         }
@@ -96,8 +93,7 @@ impl Repository {
             && name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-            && name != "."
-            && name != "..";
+            && !matches!(name, "." | "..");
         if !name_ok {
             return Err(RepositoryError::Name);
         }
@@ -125,13 +121,8 @@ impl Repository {
             why,
         };
         let repository = Self::parse(v).map_err(|rule| refused(RepositoryProblem::Rule(rule)))?;
-        let mut name = v;
-        while let Some(at) = (name.len().checked_sub(GIT_SUFFIX.len())).filter(|&at| {
-            name.get(at..)
-                .is_some_and(|end| end.eq_ignore_ascii_case(GIT_SUFFIX))
-        }) {
-            name = &name[..at];
-        }
+        // ASCII lowercasing keeps every byte offset, so the length kept is `v`'s too.
+        let name = &v[..v.to_ascii_lowercase().trim_end_matches(GIT_SUFFIX).len()];
         if name.len() < v.len() {
             let without = Self::parse(name).is_ok().then(|| name.to_string());
             return Err(refused(RepositoryProblem::GitSuffix { without }));
@@ -236,14 +227,11 @@ pub struct GitHub {
     options: Options,
     debug: Option<DebugSink>,
     /// What this client (and the clients [`GitHub::for_repository`] made from it) sent.
-    sent: Arc<Counters>,
+    sent: Arc<Mutex<Traffic>>,
 }
 
-#[derive(Debug, Default)]
-struct Counters {
-    requests: AtomicU64,
-    waited_micros: AtomicU64,
-}
+/// The counters' lock is held only to add a number, which cannot panic.
+const UNPOISONED: &str = "the traffic counters are never left mid-update";
 
 /// What a client sent so far: requests (each read retry counts) and the time it waited
 /// between read retries (backoff and `Retry-After`). Compare two readings to count one step.
@@ -380,15 +368,12 @@ impl GitHub {
 
     /// What this client has sent so far ([`Traffic`]).
     pub(crate) fn traffic(&self) -> Traffic {
-        Traffic {
-            requests: self.sent.requests.load(Ordering::Relaxed),
-            waited: Duration::from_micros(self.sent.waited_micros.load(Ordering::Relaxed)),
-        }
+        *self.sent.lock().expect(UNPOISONED)
     }
 
     /// Counts a request about to be sent, and logs it in debug mode.
     fn note(&self, method: &str, route: &str) {
-        self.sent.requests.fetch_add(1, Ordering::Relaxed);
+        self.sent.lock().expect(UNPOISONED).requests += 1;
         if let Some(sink) = &self.debug {
             sink(&format!("GitHub {method} {route}"));
         }
@@ -413,10 +398,7 @@ impl GitHub {
                     client.get::<R, _, ()>(route, None)
                 },
                 |err| read_verdict(err, std::time::SystemTime::now()),
-                |wait| {
-                    let micros = u64::try_from(wait.as_micros()).unwrap_or(u64::MAX);
-                    self.sent.waited_micros.fetch_add(micros, Ordering::Relaxed);
-                },
+                |wait| self.sent.lock().expect(UNPOISONED).waited += wait,
             )
             .await
             .map_err(|gave_up| match gave_up.last {
