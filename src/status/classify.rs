@@ -137,7 +137,7 @@ impl Alarm {
 /// The images that count as the release, for [`judge`]: the announced digest (the image
 /// index for a multi-arch image) and the index's child manifests, in `repository`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct ImageTarget {
+pub struct ImageTarget {
     /// The announced digest first, then the index's children.
     pub digests: Vec<crate::digest::Digest>,
     /// The image's repository with its registry (`ghcr.io/org/lab`, `docker.io/library/lab`);
@@ -213,9 +213,9 @@ pub(crate) fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
     }
 }
 
-/// The pods Kubernetes listed and the release's images, for [`classify_by_digest`].
+/// The pods Kubernetes listed and the release's images, for [`classify`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PodEvidence {
+pub struct PodEvidence {
     /// The single-user pods of the hub's release.
     pub pods: Vec<super::Pod>,
     /// The digests and repository that count as the release.
@@ -416,44 +416,28 @@ fn latest(
         })?
 }
 
-/// Classifies `servers` by start time ([`Evidence::StartTime`]) against the release that
-/// went live at `released_at`, at `now`, with the culler `model` (see the module
-/// documentation).
+/// Classifies `servers` against the release that went live at `released_at`, at `now`,
+/// with the culler `model` (see the module documentation): by start time
+/// ([`Evidence::StartTime`]) when `evidence` is `None`, else by digest ([`Evidence::Digest`]).
+///
+/// By digest, each server is joined to its pod by (user, server name), the annotations
+/// `hub.jupyter.org/username` and `hub.jupyter.org/servername`; the pod's `imageID` is
+/// [`judge`]d against the release. New → updated; old → stale idle or stale active
+/// (deadlines as by start time), or mismatch when the server started after the release;
+/// unknown (no pod, no `imageID`, a bare ID, another repository) → unknown. A pending server
+/// stays pending, counted in `pending_stale` unless its pod is on the new image. Pods no
+/// listed server joins are orphans (the first of two pods for one server too). `converged`
+/// needs all of them gone.
 pub fn classify(
-    servers: impl IntoIterator<Item = Server>,
-    released_at: OffsetDateTime,
-    now: OffsetDateTime,
-    model: &impl CullerModel,
-) -> Classification {
-    classify_inner(servers, None, released_at, now, model)
-}
-
-/// Classifies `servers` by digest ([`Evidence::Digest`]): each server is joined to its pod by
-/// (user, server name), the annotations `hub.jupyter.org/username` and
-/// `hub.jupyter.org/servername`; the pod's `imageID` is [`judge`]d against the release.
-/// New → updated; old → stale idle or stale active (deadlines as by start time), or
-/// mismatch when the server started after the release; unknown (no pod, no `imageID`, a bare
-/// ID, another repository) → unknown. A pending server stays pending, counted in
-/// `pending_stale` unless its pod is on the new image. Pods no listed server joins are
-/// orphans (the first of two pods for one server too). `converged` needs all of them gone.
-pub(crate) fn classify_by_digest(
-    servers: impl IntoIterator<Item = Server>,
-    evidence: PodEvidence,
-    released_at: OffsetDateTime,
-    now: OffsetDateTime,
-    model: &impl CullerModel,
-) -> Classification {
-    classify_inner(servers, Some(evidence), released_at, now, model)
-}
-
-fn classify_inner(
     servers: impl IntoIterator<Item = Server>,
     evidence: Option<PodEvidence>,
     released_at: OffsetDateTime,
     now: OffsetDateTime,
     model: &impl CullerModel,
 ) -> Classification {
-    let by_digest = evidence.is_some();
+    let by = evidence
+        .as_ref()
+        .map_or(Evidence::StartTime, |_| Evidence::Digest);
     let mut pods = evidence.map(Pods::join);
     let mut servers: Vec<Classified> = servers
         .into_iter()
@@ -463,17 +447,12 @@ fn classify_inner(
         })
         .collect();
     servers.extend(pods.into_iter().flat_map(Pods::orphans));
-    let evidence = if by_digest {
-        Evidence::Digest
-    } else {
-        Evidence::StartTime
-    };
-    let totals = Totals::of(&servers, evidence, released_at);
+    let totals = Totals::of(&servers, by, released_at);
     servers.sort_by(reading_order);
     Classification { servers, totals }
 }
 
-/// One server where it stands (see [`classify_by_digest`] for `pod`, `None` by start time).
+/// One server where it stands (see [`classify`] for `pod`, `None` by start time).
 fn classify_server(
     server: Server,
     pod: Option<PodFacts>,
@@ -965,7 +944,7 @@ mod tests {
         ];
         for (s, state, deadline) in cases {
             let user = s.user.clone();
-            let c = classify([s], RELEASE, NOW, &defaults());
+            let c = classify([s], None, RELEASE, NOW, &defaults());
             assert_eq!(
                 (c.servers[0].state, c.servers[0].deadline),
                 (state, deadline),
@@ -1020,7 +999,7 @@ mod tests {
             server("d", t(9, 0), t(12, 58)),
             spawn_after.clone(),
         ];
-        let c = classify(servers, RELEASE, NOW, &defaults());
+        let c = classify(servers, None, RELEASE, NOW, &defaults());
         assert_eq!(
             c.totals,
             Totals {
@@ -1048,6 +1027,7 @@ mod tests {
 
         let done = classify(
             vec![server("a", t(12, 30), t(12, 59)), spawn_after],
+            None,
             RELEASE,
             NOW,
             &defaults(),
@@ -1055,7 +1035,7 @@ mod tests {
         assert!(done.totals.converged);
         assert_eq!(done.totals.converged_by, None);
 
-        let empty = classify(Vec::new(), RELEASE, NOW, &defaults());
+        let empty = classify(Vec::new(), None, RELEASE, NOW, &defaults());
         assert!(empty.totals.converged);
         assert_eq!(empty.totals.running, 0);
     }
@@ -1067,7 +1047,7 @@ mod tests {
         let mut old_spawn = server("o", Some(datetime!(2026-11-30 11:30 UTC)), None);
         old_spawn.pending = Some(Pending::Spawn);
         for s in [stopping, old_spawn] {
-            let c = classify([s], RELEASE, NOW, &defaults());
+            let c = classify([s], None, RELEASE, NOW, &defaults());
             assert_eq!((c.totals.pending_stale, c.totals.converged), (1, false));
         }
     }
@@ -1089,7 +1069,7 @@ mod tests {
                 Some(datetime!(2026-11-30 12:59 UTC)),
             ),
         ];
-        let c = classify(servers, RELEASE, NOW, &model);
+        let c = classify(servers, None, RELEASE, NOW, &model);
         assert_eq!(c.totals.overdue, 1);
         assert!(c.servers[0].overdue);
         assert_eq!(c.totals.converged_by, Some(datetime!(2026-11-30 11:10 UTC)));
@@ -1220,7 +1200,7 @@ mod tests {
             hub_read_at: NOW,
             pods_read_at: NOW,
         };
-        let c = classify_by_digest(servers, evidence, RELEASE, NOW, &defaults());
+        let c = classify(servers, Some(evidence), RELEASE, NOW, &defaults());
         let states: Vec<(&str, State)> = c
             .servers
             .iter()
@@ -1279,7 +1259,7 @@ mod tests {
             hub_read_at: NOW,
             pods_read_at: NOW,
         };
-        let c = classify_by_digest(Vec::new(), evidence, RELEASE, NOW, &defaults());
+        let c = classify(Vec::new(), Some(evidence), RELEASE, NOW, &defaults());
         let users: Vec<&str> = c.servers.iter().map(|s| s.server.user.as_str()).collect();
         assert_eq!(users, ["future"]);
         assert_eq!(c.totals.orphans, 1);
@@ -1308,9 +1288,9 @@ mod tests {
                 hub_read_at: NOW,
                 pods_read_at: NOW,
             };
-            let c = classify_by_digest(
+            let c = classify(
                 vec![server("a", t(12, 30), t(12, 59))],
-                evidence,
+                Some(evidence),
                 RELEASE,
                 NOW,
                 &defaults(),
@@ -1342,9 +1322,9 @@ mod tests {
             hub_read_at: NOW,
             pods_read_at: NOW,
         };
-        let c = classify_by_digest(
+        let c = classify(
             vec![server("a", t(9, 0), t(12, 59))],
-            evidence,
+            Some(evidence),
             RELEASE,
             NOW,
             &defaults(),
@@ -1354,6 +1334,7 @@ mod tests {
         // By start time the same server is stale: only the digest says otherwise.
         let s = classify(
             vec![server("a", t(9, 0), t(12, 59))],
+            None,
             RELEASE,
             NOW,
             &defaults(),
@@ -1415,7 +1396,7 @@ mod tests {
                     _ => None,
                 },
             });
-            let c = classify(servers, RELEASE, NOW, &settings(true, timeout, 600, max_age));
+            let c = classify(servers, None, RELEASE, NOW, &settings(true, timeout, 600, max_age));
             let t = c.totals;
             proptest::prop_assert_eq!(t.running as usize, rows.len());
             proptest::prop_assert_eq!(t.running, t.updated + t.stale_idle + t.stale_active + t.pending);

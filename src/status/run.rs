@@ -6,7 +6,7 @@
 
 use super::classify::{
     Alarm, AtScaleModel, Basis, Classification, ImageTarget, PodEvidence, State, Totals, Verdict,
-    classify, classify_by_digest, deadline_basis, judge,
+    classify, deadline_basis, judge,
 };
 use super::history;
 use super::hub::{HubClient, HubError, Listing};
@@ -275,23 +275,15 @@ async fn classified(
         )));
     }
     let promised = matches!(used.basis, Basis::Promised { .. });
-    let Some(kube) = &req.kube else {
-        let classification = classify(listing.servers, release.released_at, now, &model);
-        return Ok((classification, promised));
+    let evidence = match &req.kube {
+        Some(kube) => {
+            run.stage = Stage::StatusKubernetes;
+            Some(pods(req, kube, release, (hub_read_at, &listing), log).await?)
+        }
+        None => None,
     };
-    run.stage = Stage::StatusKubernetes;
-    let evidence = pods(req, kube, release, hub_read_at, log).await?;
-    if evidence.pods.is_empty() && !listing.servers.is_empty() {
-        let (namespace, selector) = (&kube.query.namespace, &kube.query.selector());
-        let servers = listing.servers.len();
-        log.warn(&RunWarning::NoPods {
-            namespace,
-            selector,
-            servers,
-        });
-    }
     let (servers, at) = (listing.servers, release.released_at);
-    let classification = classify_by_digest(servers, evidence, at, now, &model);
+    let classification = classify(servers, evidence, at, now, &model);
     Ok((classification, promised))
 }
 
@@ -477,14 +469,15 @@ async fn deploy(
     Ok(Some(outcome))
 }
 
-/// Stage 2b: the single-user pods, and the digests that count as the release: the announced
-/// digest and, only when a pod reports another digest (so the common case costs no registry
-/// request), the index's child manifests ([`digest::children`]).
+/// Stage 2b: the single-user pods (a warning when none is found for the servers the `hub`
+/// listed), and the digests that count as the release: the announced digest and, only when
+/// a pod reports another digest (so the common case costs no registry request), the index's
+/// child manifests ([`digest::children`]).
 async fn pods(
     req: &StatusRequest,
     kube: &KubeRequest,
     release: &Release,
-    hub_read_at: OffsetDateTime,
+    (hub_read_at, hub): (OffsetDateTime, &Listing),
     log: &Log,
 ) -> Result<PodEvidence> {
     let digest = release.digest.clone().ok_or_else(|| {
@@ -497,6 +490,15 @@ async fn pods(
         listing.requests,
         listing.restarted,
     ));
+    if listing.pods.is_empty() && !hub.servers.is_empty() {
+        let (namespace, selector) = (&kube.query.namespace, &kube.query.selector());
+        let servers = hub.servers.len();
+        log.warn(&RunWarning::NoPods {
+            namespace,
+            selector,
+            servers,
+        });
+    }
     let (source, registry) = req
         .image
         .as_ref()

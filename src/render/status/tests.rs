@@ -42,6 +42,7 @@ pub(crate) fn server(
 pub(crate) fn at_defaults(servers: Vec<Server>) -> Classification {
     classify(
         servers,
+        None,
         RELEASE,
         NOW,
         &SettingsModel(CullSettings::default()),
@@ -173,6 +174,7 @@ fn culling_disabled_and_max_age_are_said() {
     };
     let disabled = classify(
         servers(),
+        None,
         RELEASE,
         NOW,
         &SettingsModel(CullSettings {
@@ -182,6 +184,7 @@ fn culling_disabled_and_max_age_are_said() {
     );
     let max_age = classify(
         servers(),
+        None,
         RELEASE,
         NOW,
         &SettingsModel(CullSettings {
@@ -694,7 +697,7 @@ fn lab(digest: &str) -> Option<String> {
 /// after the release, stale, a pod the hub does not list, and an image unknown for each
 /// reason (no pod, no imageID yet, a bare config ID, another repository, an unreadable ID).
 pub(crate) fn digest_scenario() -> Classification {
-    use crate::status::classify::{ImageTarget, PodEvidence, classify_by_digest};
+    use crate::status::classify::{ImageTarget, PodEvidence};
     let old = "sha256:".to_string() + &"e".repeat(64);
     let pod = |user: &str, image_id: Option<String>| crate::status::Pod {
         name: format!("jupyter-{user}"),
@@ -737,7 +740,7 @@ pub(crate) fn digest_scenario() -> Classification {
         pods_read_at: NOW,
     };
     let model = SettingsModel(CullSettings::default());
-    classify_by_digest(servers, evidence, RELEASE, NOW, &model)
+    classify(servers, Some(evidence), RELEASE, NOW, &model)
 }
 
 /// Issue 32 item 15: an image unknown is said with what to do for its reason. Running status
