@@ -47,9 +47,9 @@ pub struct StatusRequest {
     /// Labels that find the tracking issue.
     pub tracking_labels: Vec<String>,
     /// `comment`: post or edit the "Convergence status" comment on the tracking issue, or
-    /// with `dry-run` only say what would be done; `None` without `comment` (then nothing is
-    /// written to GitHub, and `dry-run` changes nothing).
-    pub comment: Option<CommentMode>,
+    /// with `dry-run` only say what would be done; without it nothing is written to GitHub
+    /// for the comment.
+    pub comment: bool,
     /// The idle culler's settings (z2jh `cull.*`): the deadlines follow them only when the
     /// release note records no promise ([`deadline_basis`]); else they are compared with it.
     pub culler: CullSettings,
@@ -75,18 +75,9 @@ pub struct StatusRequest {
     /// `environment`: the GitHub environment whose deployment of the release gets the
     /// rollout's status (needs `--image` and GitHub); `None` for no deployment.
     pub environment: Option<Environment>,
-    /// `dry-run`: with `environment`, read the deployment, write nothing.
+    /// `dry-run`: with `comment` and `environment`, read the comments and the deployment as
+    /// usual, write nothing; log what would be done with the comment, and its body.
     pub dry_run: bool,
-}
-
-/// What a `status` run with `comment` does with the "Convergence status" comment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CommentMode {
-    /// Post it, or edit it in place when its numbers changed.
-    Write,
-    /// `dry-run`: read the hub and GitHub as usual, write nothing to GitHub; log what would
-    /// be done with the comment, and its body.
-    DryRun,
 }
 
 /// Runs `status`: the stages in order, each recording into the run's report what it
@@ -333,7 +324,7 @@ async fn existing_comment(
     req: &StatusRequest,
     release: &Release,
 ) -> Result<Option<Option<Comment>>> {
-    let (Some(_), Some(github), Some(digest), Some(issue)) = (
+    let (true, Some(github), Some(digest), Some(issue)) = (
         req.comment,
         &req.github,
         &release.digest,
@@ -375,8 +366,7 @@ async fn convergence_comment(
     facts: &StatusFacts<'_>,
     log: &Log,
 ) -> Result<Option<CommentOutcome>> {
-    let (Some(mode), Some(github), Some(digest)) = (req.comment, &req.github, &release.digest)
-    else {
+    let (true, Some(github), Some(digest)) = (req.comment, &req.github, &release.digest) else {
         return Ok(None);
     };
     let (Some(issue), Some(existing)) = (open_issue(release), existing) else {
@@ -384,7 +374,7 @@ async fn convergence_comment(
         return Ok(Some(CommentOutcome::NoOpenIssue));
     };
     let body = render::status::comment(facts, digest)?;
-    let (kind, dry_run) = (MarkerKind::ConvergenceComment, mode == CommentMode::DryRun);
+    let (kind, dry_run) = (MarkerKind::ConvergenceComment, req.dry_run);
     let marked = Marked {
         issue,
         kind,
@@ -457,7 +447,7 @@ async fn deploy(
     // The tracking issue, looked up now unless `comment` did.
     let link = async || -> Result<Option<String>> {
         let issue = match (&release.issue, req.comment) {
-            (None, None) => publish::tracking_issue(github, target).await?,
+            (None, false) => publish::tracking_issue(github, target).await?,
             (issue, _) => issue.clone(),
         };
         Ok(deployment::link(
@@ -594,7 +584,7 @@ async fn release(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<
                 tracking_issue: true,
             };
             // Without `comment` the tracking issue is not needed: the releases alone.
-            let found = publish::look_up(github, &target, req.comment.is_some()).await?;
+            let found = publish::look_up(github, &target, req.comment).await?;
             release.target = Some(target);
             Some(found)
         }
