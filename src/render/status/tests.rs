@@ -449,13 +449,15 @@ fn every_hub_error_has_the_one_shape() {
             after: Duration::from_millis(1500),
         },
         HubError::Unauthorized { url: url.clone() },
-        HubError::UnauthorizedNotByHub {
+        HubError::NotByHub {
             url: url.clone(),
+            status: 401,
             answer: Body::Html,
             challenge: Some("Basic".into()),
         },
-        HubError::UnauthorizedNotByHub {
+        HubError::NotByHub {
             url: url.clone(),
+            status: 401,
             answer: Body::Empty,
             challenge: None,
         },
@@ -471,13 +473,17 @@ fn every_hub_error_has_the_one_shape() {
             scopes: vec!["list:users".into(), "admin:users".into()],
             url: url.clone(),
         },
-        HubError::ForbiddenNotByHub {
+        HubError::NotByHub {
             url: url.clone(),
+            status: 403,
             answer: Body::NotJson,
+            challenge: None,
         },
-        HubError::ForbiddenNotByHub {
+        HubError::NotByHub {
             url: url.clone(),
+            status: 403,
             answer: Body::OtherJson,
+            challenge: None,
         },
         HubError::WrongBase {
             url: url.clone(),

@@ -463,7 +463,12 @@ async fn a_403_not_from_the_hubs_api_says_so_and_not_a_missing_scope() {
     for response in cases {
         let (hub, err) = error_answering(response, "").await;
         assert_eq!(hub.received_requests().await.unwrap().len(), 1);
-        let HubError::ForbiddenNotByHub { answer, .. } = &err else {
+        let HubError::NotByHub {
+            status: 403,
+            answer,
+            ..
+        } = &err
+        else {
             panic!("{err:?}")
         };
         seen.push((*answer, err.to_string().replace(&hub.uri(), "http://hub")));
@@ -661,8 +666,11 @@ async fn a_401_not_from_the_hubs_api_blames_what_is_in_front_not_the_token() {
     for response in cases {
         let (hub, err) = error_answering(response, "").await;
         assert_eq!(hub.received_requests().await.unwrap().len(), 1);
-        let HubError::UnauthorizedNotByHub {
-            answer, challenge, ..
+        let HubError::NotByHub {
+            status: 401,
+            answer,
+            challenge,
+            ..
         } = &err
         else {
             panic!("{err:?}")
