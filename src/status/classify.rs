@@ -398,22 +398,13 @@ impl Classification {
         states: &[State],
         time: impl Fn(&Classified) -> Option<OffsetDateTime>,
     ) -> Option<OffsetDateTime> {
-        latest(&self.servers, states, time)
+        self.servers
+            .iter()
+            .filter(|c| states.contains(&c.state))
+            .try_fold(None, |acc: Option<OffsetDateTime>, c| {
+                time(c).map(|t| Some(acc.map_or(t, |a| a.max(t))))
+            })?
     }
-}
-
-/// [`Classification::latest`] of `servers`.
-fn latest(
-    servers: &[Classified],
-    states: &[State],
-    time: impl Fn(&Classified) -> Option<OffsetDateTime>,
-) -> Option<OffsetDateTime> {
-    servers
-        .iter()
-        .filter(|c| states.contains(&c.state))
-        .try_fold(None, |acc: Option<OffsetDateTime>, c| {
-            time(c).map(|t| Some(acc.map_or(t, |a| a.max(t))))
-        })?
 }
 
 /// Classifies `servers` against the release that went live at `released_at`, at `now`,
@@ -447,9 +438,13 @@ pub fn classify(
         })
         .collect();
     servers.extend(pods.into_iter().flat_map(Pods::orphans));
-    let totals = Totals::of(&servers, by, released_at);
     servers.sort_by(reading_order);
-    Classification { servers, totals }
+    let mut classification = Classification {
+        servers,
+        totals: Totals::default(),
+    };
+    classification.totals = Totals::of(&classification, by, released_at);
+    classification
 }
 
 /// One server where it stands (see [`classify`] for `pod`, `None` by start time).
@@ -566,12 +561,18 @@ impl Pods {
 }
 
 impl Totals {
-    /// The counts of `servers` (classified against the release at `released_at`).
-    fn of(servers: &[Classified], evidence: Evidence, released_at: OffsetDateTime) -> Self {
+    /// The counts of `classification`'s servers (classified against the release at
+    /// `released_at`).
+    fn of(
+        classification: &Classification,
+        evidence: Evidence,
+        released_at: OffsetDateTime,
+    ) -> Self {
         let mut t = Totals {
             evidence,
             ..Totals::default()
         };
+        let servers = &classification.servers;
         for c in servers {
             t.overdue += u64::from(c.overdue);
             let count = match c.state {
@@ -593,8 +594,9 @@ impl Totals {
         // By start time there is no mismatch, orphan or unknown image.
         t.converged = t.stale + t.pending_stale + t.mismatch + t.orphans + t.unknown == 0;
         let deadline = |c: &Classified| c.deadline;
-        t.converged_by = latest(servers, &[State::StaleIdle], deadline);
-        t.all_stale_by = latest(servers, &[State::StaleIdle, State::StaleActive], deadline);
+        t.converged_by = classification.latest(&[State::StaleIdle], deadline);
+        let stale = [State::StaleIdle, State::StaleActive];
+        t.all_stale_by = classification.latest(&stale, deadline);
         t
     }
 }
