@@ -522,7 +522,7 @@ struct ServerDoc {
     last_activity: Option<String>,
     #[serde(default)]
     ready: bool,
-    pending: Option<String>,
+    pending: Option<Pending>,
 }
 
 impl ServerDoc {
@@ -554,11 +554,7 @@ impl ServerDoc {
             started,
             last_activity,
             ready: self.ready,
-            pending: self.pending.map(|p| match p.as_str() {
-                "spawn" => Pending::Spawn,
-                "stop" => Pending::Stop,
-                _ => Pending::Other,
-            }),
+            pending: self.pending,
         })
     }
 }
