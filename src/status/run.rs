@@ -5,8 +5,8 @@
 //! none with `dry-run`.
 
 use super::classify::{
-    Alarm, AtScaleModel, Basis, Classification, ImageTarget, PodEvidence, State, Totals, Verdict,
-    classify, deadline_basis, judge,
+    Alarm, AtScaleModel, Basis, Classification, ImageTarget, PodEvidence, State, Verdict, classify,
+    deadline_basis, judge,
 };
 use super::history;
 use super::hub::{HubClient, HubError, Listing};
@@ -179,29 +179,16 @@ async fn stages(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<(
 const MISMATCH_ANNOTATIONS_MAX: usize = 10;
 
 /// The run failed on `fail-on`: the measurement succeeded, the alarms fired. `main` prints
-/// it as an error annotation titled `title` and exits 1; its message (`Display`) is
+/// it as an error annotation titled `title` and exits 1; both halves are
 /// [`render::status::alarm_annotation`]'s.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{words}")]
 pub(crate) struct AlarmsFired {
-    /// The annotation's title ([`render::status::alarm_annotation`]'s).
+    /// The annotation's title.
     pub title: String,
-    /// The alarms that fired, as `fail-on` lists them.
-    pub fired: Vec<Alarm>,
-    /// The totals they fired on.
-    pub totals: Totals,
-    /// Whether the deadlines were the release note's promise (else `status`'s own settings).
-    pub promised: bool,
+    /// What fired, counted, and what to do.
+    words: render::words::Words,
 }
-
-impl std::fmt::Display for AlarmsFired {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        render::status::alarm_annotation(&self.fired, &self.totals, self.promised)
-            .1
-            .fmt(f)
-    }
-}
-
-impl std::error::Error for AlarmsFired {}
 
 /// Stage 7: [`AlarmsFired`] when an alarm `fail-on` lists fired; `promised`: the deadlines
 /// were the release note's promise.
@@ -212,14 +199,9 @@ fn alarms(req: &StatusRequest, classification: &Classification, promised: bool) 
     if fired.is_empty() {
         return Ok(());
     }
-    let totals = classification.totals;
-    let (title, _) = render::status::alarm_annotation(&fired, &totals, promised);
-    Err(anyhow!(AlarmsFired {
-        title,
-        fired,
-        totals,
-        promised
-    }))
+    let totals = &classification.totals;
+    let (title, words) = render::status::alarm_annotation(&fired, totals, promised);
+    Err(anyhow!(AlarmsFired { title, words }))
 }
 
 /// Stage 3: the servers classified with the release note's worst case at the hub's scale
