@@ -26,7 +26,7 @@
 //! release note.
 
 pub use super::culler::{AtScaleModel, CullerModel, ServerTimes, SettingsModel};
-pub(crate) use super::culler::{Basis, DeadlineSettings, Unpromised, deadline_basis};
+pub(crate) use super::culler::{Basis, DeadlineSettings, deadline_basis};
 use super::{Pending, Server};
 use crate::digest::reference::split_domain;
 use serde::Serialize;
@@ -681,10 +681,7 @@ mod tests {
                 None,
                 Basis::Promised {
                     promise: promise(None),
-                    own: Some(Promise {
-                        culler: given,
-                        scale: None,
-                    }),
+                    own: Some((given, size(None))),
                 },
             ),
             (
@@ -717,10 +714,7 @@ mod tests {
                 Some(40),
                 Basis::Promised {
                     promise: promise(Some(scale(40))),
-                    own: Some(Promise {
-                        culler: promised,
-                        scale: Some(scale(300)),
-                    }),
+                    own: Some((promised, size(Some(300)))),
                 },
             ),
             (
@@ -729,7 +723,7 @@ mod tests {
                 Some(300),
                 given,
                 Some(300),
-                Basis::Own(Unpromised::NotRecorded),
+                Basis::NotRecorded,
             ),
             (
                 Some(PromiseRecord::Refused),
@@ -737,16 +731,9 @@ mod tests {
                 None,
                 given,
                 None,
-                Basis::Own(Unpromised::Refused),
+                Basis::Refused,
             ),
-            (
-                None,
-                given,
-                None,
-                given,
-                None,
-                Basis::Own(Unpromised::NoNote),
-            ),
+            (None, given, None, given, None, Basis::NoNote),
         ];
         for (i, (record, culler, servers, used_culler, used_servers, basis)) in
             cases.into_iter().enumerate()

@@ -810,6 +810,10 @@ fn the_settings_the_deadlines_follow_are_said_once_in_the_one_shape() {
         ..ScaleConfig::default()
     };
     let unsized_ = ScaleConfig::default();
+    let slow = ScaleConfig {
+        slow_stop_timeout_secs: 30,
+        ..ScaleConfig::default()
+    };
     let off = CullSettings {
         enabled: false,
         ..CullSettings::default()
@@ -832,6 +836,12 @@ fn the_settings_the_deadlines_follow_are_said_once_in_the_one_shape() {
             Some(PromiseRecord::Recorded(promise)),
             off,
             &unsized_,
+        ),
+        (
+            "promised, only the slow-stop timeout differing, no hub size given",
+            Some(PromiseRecord::Recorded(promise)),
+            CullSettings::default(),
+            &slow,
         ),
         ("record refused", Some(PromiseRecord::Refused), fast, &sized),
         (
