@@ -263,10 +263,9 @@ fn checked_credentials(
         (None, None) => return Ok(()),
     };
     let token = token.trim();
-    if token.is_empty() {
-        return Err(CredentialFault::TokenEmpty { key });
-    } else if !token.chars().all(|c| c.is_ascii_graphic()) {
-        return Err(CredentialFault::TokenNotAscii { key });
+    let empty = token.is_empty();
+    if empty || !token.chars().all(|c| c.is_ascii_graphic()) {
+        return Err(CredentialFault::Token { key, empty });
     }
     auth.token = Some(token.to_string().into());
     Ok(())
