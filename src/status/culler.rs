@@ -144,6 +144,17 @@ impl AtScaleModel {
     }
 }
 
+/// The settings the deadlines follow, and why ([`deadline_basis`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DeadlineSettings {
+    /// The culler settings.
+    pub(crate) culler: CullSettings,
+    /// The hub's size (when known) and slow-stop timeout.
+    pub(crate) scale: ScaleConfig,
+    /// Where they came from.
+    pub(crate) basis: Basis,
+}
+
 /// Which settings the deadlines follow ([`deadline_basis`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Basis {
@@ -155,25 +166,14 @@ pub(crate) enum Basis {
         /// and slow-stop timeout), when they differ from the promise.
         own: Option<(CullSettings, ScaleConfig)>,
     },
-    /// `status`'s own settings: no release note was read (`--released-at` without one, or
-    /// no GitHub).
-    NoNote,
+    /// `status`'s own settings: the note's record was refused ([`PromiseRecord::Refused`]).
+    Refused,
     /// `status`'s own settings: the note records none (written before `announce` recorded
     /// them).
     NotRecorded,
-    /// `status`'s own settings: the note's record was refused ([`PromiseRecord::Refused`]).
-    Refused,
-}
-
-/// The settings the deadlines follow, and why ([`deadline_basis`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct DeadlineSettings {
-    /// The culler settings.
-    pub(crate) culler: CullSettings,
-    /// The hub's size (when known) and slow-stop timeout.
-    pub(crate) scale: ScaleConfig,
-    /// Where they came from.
-    pub(crate) basis: Basis,
+    /// `status`'s own settings: no release note was read (`--released-at` without one, or
+    /// no GitHub).
+    NoNote,
 }
 
 /// The settings the deadlines follow: the release note's promise when it records one
