@@ -8,7 +8,7 @@ use crate::digest::ImageSource;
 use crate::digest::registry::RegistryOptions;
 use crate::publish;
 use crate::status::hub::HubClient;
-use crate::status::run::{CommentMode, StatusRequest};
+use crate::status::run::StatusRequest;
 use crate::support::github::GitHub;
 use crate::support::log::Log;
 use anyhow::Result;
@@ -52,10 +52,7 @@ pub(crate) fn status_request(
         image,
         github,
         tracking_labels: args.tracking_labels.0.clone(),
-        comment: args.comment.then_some(match args.dry_run {
-            true => CommentMode::DryRun,
-            false => CommentMode::Write,
-        }),
+        comment: args.comment,
         culler: configured.settings,
         scale: configured.scale,
         json: args.json,
@@ -232,7 +229,7 @@ mod tests {
             r.released_at,
             Some(time::macros::datetime!(2026-11-30 12:00 UTC))
         );
-        assert!(r.image.is_none() && r.github.is_none() && r.comment.is_none() && !r.json);
+        assert!(r.image.is_none() && r.github.is_none() && !r.comment && !r.json);
         assert_eq!(
             (r.scale.servers, r.scale.slow_stop_timeout_secs),
             (None, 10)
@@ -262,12 +259,7 @@ mod tests {
             .concat(),
         )
         .unwrap();
-        assert!(
-            r.released_at.is_none()
-                && r.github.is_some()
-                && r.comment == Some(CommentMode::Write)
-                && r.json
-        );
+        assert!(r.released_at.is_none() && r.github.is_some() && r.comment && !r.dry_run && r.json);
         assert_matches!(r.image, Some((ImageSource::Layout { .. }, None)));
         assert_eq!(
             (r.scale.servers, r.scale.slow_stop_timeout_secs),

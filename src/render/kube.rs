@@ -114,10 +114,8 @@ fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
                 )),
                 410 => ("410 Gone twice".to_string(), "the pods changed too fast to list; run status again".to_string()),
                 // 0: kube's code for an error answer that is no Kubernetes `Status`.
-                0 | 404 => (
-                    match code { 0 => "an error that is no Kubernetes Status".to_string(), _ => "404 Not Found".to_string() },
-                    "the kubeconfig's server is not a Kubernetes API server's address: check it (kubectl config view --minify shows it); no path follows the host unless a proxy serves the API there".to_string(),
-                ),
+                0 => ("an error that is no Kubernetes Status".to_string(), NOT_THE_API.to_string()),
+                404 => ("404 Not Found".to_string(), NOT_THE_API.to_string()),
                 code => (format!("{code} {reason}"), "check the API server's message; run status again".to_string()),
             };
             let said = match message.trim() {
@@ -145,6 +143,9 @@ fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
     };
     Words::new(what).help(help)
 }
+
+/// What to do when the kubeconfig's server answered as no Kubernetes API server does.
+const NOT_THE_API: &str = "the kubeconfig's server is not a Kubernetes API server's address: check it (kubectl config view --minify shows it); no path follows the host unless a proxy serves the API there";
 
 /// `fix`, which is to make a kubeconfig, then the ServiceAccount-token kubeconfig for
 /// `namespace`.
@@ -239,12 +240,12 @@ fn credential_words(o: &Origin, fault: &CredentialFault) -> Words {
                 crate::support::sanitize::log_line(path, 300)
             ))
         }
-        CredentialFault::TokenEmpty { key } => Words::new(format!(
+        CredentialFault::Token { key, empty: true } => Words::new(format!(
             "{}: its user's {key} is empty",
             unusable(o)
         ))
         .help("it would be sent as no credentials: put the ServiceAccount token there (kubectl create token prints it)"),
-        CredentialFault::TokenNotAscii { key } => Words::new(format!(
+        CredentialFault::Token { key, empty: false } => Words::new(format!(
             "{}: its user's {key} holds a space or a non-ASCII character",
             unusable(o)
         ))

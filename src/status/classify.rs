@@ -26,7 +26,7 @@
 //! release note.
 
 pub use super::culler::{AtScaleModel, CullerModel, ServerTimes, SettingsModel};
-pub(crate) use super::culler::{Basis, DeadlineSettings, Unpromised, deadline_basis};
+pub(crate) use super::culler::{Basis, DeadlineSettings, deadline_basis};
 use super::{Pending, Server};
 use crate::digest::reference::split_domain;
 use serde::Serialize;
@@ -137,7 +137,7 @@ impl Alarm {
 /// The images that count as the release, for [`judge`]: the announced digest (the image
 /// index for a multi-arch image) and the index's child manifests, in `repository`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct ImageTarget {
+pub struct ImageTarget {
     /// The announced digest first, then the index's children.
     pub digests: Vec<crate::digest::Digest>,
     /// The image's repository with its registry (`ghcr.io/org/lab`, `docker.io/library/lab`);
@@ -213,9 +213,9 @@ pub(crate) fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
     }
 }
 
-/// The pods Kubernetes listed and the release's images, for [`classify_by_digest`].
+/// The pods Kubernetes listed and the release's images, for [`classify`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PodEvidence {
+pub struct PodEvidence {
     /// The single-user pods of the hub's release.
     pub pods: Vec<super::Pod>,
     /// The digests and repository that count as the release.
@@ -398,62 +398,37 @@ impl Classification {
         states: &[State],
         time: impl Fn(&Classified) -> Option<OffsetDateTime>,
     ) -> Option<OffsetDateTime> {
-        latest(&self.servers, states, time)
+        self.servers
+            .iter()
+            .filter(|c| states.contains(&c.state))
+            .try_fold(None, |acc: Option<OffsetDateTime>, c| {
+                time(c).map(|t| Some(acc.map_or(t, |a| a.max(t))))
+            })?
     }
 }
 
-/// [`Classification::latest`] of `servers`.
-fn latest(
-    servers: &[Classified],
-    states: &[State],
-    time: impl Fn(&Classified) -> Option<OffsetDateTime>,
-) -> Option<OffsetDateTime> {
-    servers
-        .iter()
-        .filter(|c| states.contains(&c.state))
-        .try_fold(None, |acc: Option<OffsetDateTime>, c| {
-            time(c).map(|t| Some(acc.map_or(t, |a| a.max(t))))
-        })?
-}
-
-/// Classifies `servers` by start time ([`Evidence::StartTime`]) against the release that
-/// went live at `released_at`, at `now`, with the culler `model` (see the module
-/// documentation).
+/// Classifies `servers` against the release that went live at `released_at`, at `now`,
+/// with the culler `model` (see the module documentation): by start time
+/// ([`Evidence::StartTime`]) when `evidence` is `None`, else by digest ([`Evidence::Digest`]).
+///
+/// By digest, each server is joined to its pod by (user, server name), the annotations
+/// `hub.jupyter.org/username` and `hub.jupyter.org/servername`; the pod's `imageID` is
+/// [`judge`]d against the release. New → updated; old → stale idle or stale active
+/// (deadlines as by start time), or mismatch when the server started after the release;
+/// unknown (no pod, no `imageID`, a bare ID, another repository) → unknown. A pending server
+/// stays pending, counted in `pending_stale` unless its pod is on the new image. Pods no
+/// listed server joins are orphans (the first of two pods for one server too). `converged`
+/// needs all of them gone.
 pub fn classify(
-    servers: impl IntoIterator<Item = Server>,
-    released_at: OffsetDateTime,
-    now: OffsetDateTime,
-    model: &impl CullerModel,
-) -> Classification {
-    classify_inner(servers, None, released_at, now, model)
-}
-
-/// Classifies `servers` by digest ([`Evidence::Digest`]): each server is joined to its pod by
-/// (user, server name), the annotations `hub.jupyter.org/username` and
-/// `hub.jupyter.org/servername`; the pod's `imageID` is [`judge`]d against the release.
-/// New → updated; old → stale idle or stale active (deadlines as by start time), or
-/// mismatch when the server started after the release; unknown (no pod, no `imageID`, a bare
-/// ID, another repository) → unknown. A pending server stays pending, counted in
-/// `pending_stale` unless its pod is on the new image. Pods no listed server joins are
-/// orphans (the first of two pods for one server too). `converged` needs all of them gone.
-pub(crate) fn classify_by_digest(
-    servers: impl IntoIterator<Item = Server>,
-    evidence: PodEvidence,
-    released_at: OffsetDateTime,
-    now: OffsetDateTime,
-    model: &impl CullerModel,
-) -> Classification {
-    classify_inner(servers, Some(evidence), released_at, now, model)
-}
-
-fn classify_inner(
     servers: impl IntoIterator<Item = Server>,
     evidence: Option<PodEvidence>,
     released_at: OffsetDateTime,
     now: OffsetDateTime,
     model: &impl CullerModel,
 ) -> Classification {
-    let by_digest = evidence.is_some();
+    let by = evidence
+        .as_ref()
+        .map_or(Evidence::StartTime, |_| Evidence::Digest);
     let mut pods = evidence.map(Pods::join);
     let mut servers: Vec<Classified> = servers
         .into_iter()
@@ -463,17 +438,16 @@ fn classify_inner(
         })
         .collect();
     servers.extend(pods.into_iter().flat_map(Pods::orphans));
-    let evidence = if by_digest {
-        Evidence::Digest
-    } else {
-        Evidence::StartTime
-    };
-    let totals = Totals::of(&servers, evidence, released_at);
     servers.sort_by(reading_order);
-    Classification { servers, totals }
+    let mut classification = Classification {
+        servers,
+        totals: Totals::default(),
+    };
+    classification.totals = Totals::of(&classification, by, released_at);
+    classification
 }
 
-/// One server where it stands (see [`classify_by_digest`] for `pod`, `None` by start time).
+/// One server where it stands (see [`classify`] for `pod`, `None` by start time).
 fn classify_server(
     server: Server,
     pod: Option<PodFacts>,
@@ -587,12 +561,18 @@ impl Pods {
 }
 
 impl Totals {
-    /// The counts of `servers` (classified against the release at `released_at`).
-    fn of(servers: &[Classified], evidence: Evidence, released_at: OffsetDateTime) -> Self {
+    /// The counts of `classification`'s servers (classified against the release at
+    /// `released_at`).
+    fn of(
+        classification: &Classification,
+        evidence: Evidence,
+        released_at: OffsetDateTime,
+    ) -> Self {
         let mut t = Totals {
             evidence,
             ..Totals::default()
         };
+        let servers = &classification.servers;
         for c in servers {
             t.overdue += u64::from(c.overdue);
             let count = match c.state {
@@ -614,8 +594,9 @@ impl Totals {
         // By start time there is no mismatch, orphan or unknown image.
         t.converged = t.stale + t.pending_stale + t.mismatch + t.orphans + t.unknown == 0;
         let deadline = |c: &Classified| c.deadline;
-        t.converged_by = latest(servers, &[State::StaleIdle], deadline);
-        t.all_stale_by = latest(servers, &[State::StaleIdle, State::StaleActive], deadline);
+        t.converged_by = classification.latest(&[State::StaleIdle], deadline);
+        let stale = [State::StaleIdle, State::StaleActive];
+        t.all_stale_by = classification.latest(&stale, deadline);
         t
     }
 }
@@ -700,10 +681,7 @@ mod tests {
                 None,
                 Basis::Promised {
                     promise: promise(None),
-                    own: Some(Promise {
-                        culler: given,
-                        scale: None,
-                    }),
+                    own: Some((given, size(None))),
                 },
             ),
             (
@@ -736,10 +714,7 @@ mod tests {
                 Some(40),
                 Basis::Promised {
                     promise: promise(Some(scale(40))),
-                    own: Some(Promise {
-                        culler: promised,
-                        scale: Some(scale(300)),
-                    }),
+                    own: Some((promised, size(Some(300)))),
                 },
             ),
             (
@@ -748,7 +723,7 @@ mod tests {
                 Some(300),
                 given,
                 Some(300),
-                Basis::Own(Unpromised::NotRecorded),
+                Basis::NotRecorded,
             ),
             (
                 Some(PromiseRecord::Refused),
@@ -756,16 +731,9 @@ mod tests {
                 None,
                 given,
                 None,
-                Basis::Own(Unpromised::Refused),
+                Basis::Refused,
             ),
-            (
-                None,
-                given,
-                None,
-                given,
-                None,
-                Basis::Own(Unpromised::NoNote),
-            ),
+            (None, given, None, given, None, Basis::NoNote),
         ];
         for (i, (record, culler, servers, used_culler, used_servers, basis)) in
             cases.into_iter().enumerate()
@@ -965,7 +933,7 @@ mod tests {
         ];
         for (s, state, deadline) in cases {
             let user = s.user.clone();
-            let c = classify([s], RELEASE, NOW, &defaults());
+            let c = classify([s], None, RELEASE, NOW, &defaults());
             assert_eq!(
                 (c.servers[0].state, c.servers[0].deadline),
                 (state, deadline),
@@ -1020,7 +988,7 @@ mod tests {
             server("d", t(9, 0), t(12, 58)),
             spawn_after.clone(),
         ];
-        let c = classify(servers, RELEASE, NOW, &defaults());
+        let c = classify(servers, None, RELEASE, NOW, &defaults());
         assert_eq!(
             c.totals,
             Totals {
@@ -1048,6 +1016,7 @@ mod tests {
 
         let done = classify(
             vec![server("a", t(12, 30), t(12, 59)), spawn_after],
+            None,
             RELEASE,
             NOW,
             &defaults(),
@@ -1055,7 +1024,7 @@ mod tests {
         assert!(done.totals.converged);
         assert_eq!(done.totals.converged_by, None);
 
-        let empty = classify(Vec::new(), RELEASE, NOW, &defaults());
+        let empty = classify(Vec::new(), None, RELEASE, NOW, &defaults());
         assert!(empty.totals.converged);
         assert_eq!(empty.totals.running, 0);
     }
@@ -1067,7 +1036,7 @@ mod tests {
         let mut old_spawn = server("o", Some(datetime!(2026-11-30 11:30 UTC)), None);
         old_spawn.pending = Some(Pending::Spawn);
         for s in [stopping, old_spawn] {
-            let c = classify([s], RELEASE, NOW, &defaults());
+            let c = classify([s], None, RELEASE, NOW, &defaults());
             assert_eq!((c.totals.pending_stale, c.totals.converged), (1, false));
         }
     }
@@ -1089,7 +1058,7 @@ mod tests {
                 Some(datetime!(2026-11-30 12:59 UTC)),
             ),
         ];
-        let c = classify(servers, RELEASE, NOW, &model);
+        let c = classify(servers, None, RELEASE, NOW, &model);
         assert_eq!(c.totals.overdue, 1);
         assert!(c.servers[0].overdue);
         assert_eq!(c.totals.converged_by, Some(datetime!(2026-11-30 11:10 UTC)));
@@ -1220,7 +1189,7 @@ mod tests {
             hub_read_at: NOW,
             pods_read_at: NOW,
         };
-        let c = classify_by_digest(servers, evidence, RELEASE, NOW, &defaults());
+        let c = classify(servers, Some(evidence), RELEASE, NOW, &defaults());
         let states: Vec<(&str, State)> = c
             .servers
             .iter()
@@ -1279,7 +1248,7 @@ mod tests {
             hub_read_at: NOW,
             pods_read_at: NOW,
         };
-        let c = classify_by_digest(Vec::new(), evidence, RELEASE, NOW, &defaults());
+        let c = classify(Vec::new(), Some(evidence), RELEASE, NOW, &defaults());
         let users: Vec<&str> = c.servers.iter().map(|s| s.server.user.as_str()).collect();
         assert_eq!(users, ["future"]);
         assert_eq!(c.totals.orphans, 1);
@@ -1308,9 +1277,9 @@ mod tests {
                 hub_read_at: NOW,
                 pods_read_at: NOW,
             };
-            let c = classify_by_digest(
+            let c = classify(
                 vec![server("a", t(12, 30), t(12, 59))],
-                evidence,
+                Some(evidence),
                 RELEASE,
                 NOW,
                 &defaults(),
@@ -1342,9 +1311,9 @@ mod tests {
             hub_read_at: NOW,
             pods_read_at: NOW,
         };
-        let c = classify_by_digest(
+        let c = classify(
             vec![server("a", t(9, 0), t(12, 59))],
-            evidence,
+            Some(evidence),
             RELEASE,
             NOW,
             &defaults(),
@@ -1354,6 +1323,7 @@ mod tests {
         // By start time the same server is stale: only the digest says otherwise.
         let s = classify(
             vec![server("a", t(9, 0), t(12, 59))],
+            None,
             RELEASE,
             NOW,
             &defaults(),
@@ -1415,7 +1385,7 @@ mod tests {
                     _ => None,
                 },
             });
-            let c = classify(servers, RELEASE, NOW, &settings(true, timeout, 600, max_age));
+            let c = classify(servers, None, RELEASE, NOW, &settings(true, timeout, 600, max_age));
             let t = c.totals;
             proptest::prop_assert_eq!(t.running as usize, rows.len());
             proptest::prop_assert_eq!(t.running, t.updated + t.stale_idle + t.stale_active + t.pending);

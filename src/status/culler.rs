@@ -144,32 +144,6 @@ impl AtScaleModel {
     }
 }
 
-/// Why `status` judges by its own settings: the release note's promise was not read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Unpromised {
-    /// No release note was read (`--released-at` without one, or no GitHub).
-    NoNote,
-    /// The note records no settings (written before `announce` recorded them).
-    NotRecorded,
-    /// The note's record was refused ([`PromiseRecord::Refused`]).
-    Refused,
-}
-
-/// Which settings the deadlines follow ([`deadline_basis`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Basis {
-    /// The release note's promise; `own` holds `status`'s own settings when they differ.
-    Promised {
-        /// What the note records.
-        promise: Promise,
-        /// `status`'s own settings (culler options and values files, hub size when given),
-        /// when they differ from the promise.
-        own: Option<Promise>,
-    },
-    /// `status`'s own settings: the note's promise was not read.
-    Own(Unpromised),
-}
-
 /// The settings the deadlines follow, and why ([`deadline_basis`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct DeadlineSettings {
@@ -179,6 +153,27 @@ pub(crate) struct DeadlineSettings {
     pub(crate) scale: ScaleConfig,
     /// Where they came from.
     pub(crate) basis: Basis,
+}
+
+/// Which settings the deadlines follow ([`deadline_basis`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Basis {
+    /// The release note's promise; `own` holds `status`'s own settings when they differ.
+    Promised {
+        /// What the note records.
+        promise: Promise,
+        /// `status`'s own settings (culler options and values files; hub size when given,
+        /// and slow-stop timeout), when they differ from the promise.
+        own: Option<(CullSettings, ScaleConfig)>,
+    },
+    /// `status`'s own settings: the note's record was refused ([`PromiseRecord::Refused`]).
+    Refused,
+    /// `status`'s own settings: the note records none (written before `announce` recorded
+    /// them).
+    NotRecorded,
+    /// `status`'s own settings: no release note was read (`--released-at` without one, or
+    /// no GitHub).
+    NoNote,
 }
 
 /// The settings the deadlines follow: the release note's promise when it records one
@@ -197,12 +192,12 @@ pub(crate) fn deadline_basis(
     let own = |why| DeadlineSettings {
         culler,
         scale: scale.clone(),
-        basis: Basis::Own(why),
+        basis: why,
     };
     let promise = match record {
-        None => return own(Unpromised::NoNote),
-        Some(PromiseRecord::Absent) => return own(Unpromised::NotRecorded),
-        Some(PromiseRecord::Refused) => return own(Unpromised::Refused),
+        None => return own(Basis::NoNote),
+        Some(PromiseRecord::Absent) => return own(Basis::NotRecorded),
+        Some(PromiseRecord::Refused) => return own(Basis::Refused),
         Some(PromiseRecord::Recorded(promise)) => promise,
     };
     let mut used = scale.clone();
@@ -213,10 +208,7 @@ pub(crate) fn deadline_basis(
         used.servers = Some(promised.servers);
         used.slow_stop_timeout_secs = promised.slow_stop_timeout_secs;
     }
-    let own = differs.then(|| Promise {
-        culler,
-        scale: scale.hub_scale(),
-    });
+    let own = differs.then(|| (culler, scale.clone()));
     DeadlineSettings {
         culler: promise.culler,
         scale: used,

@@ -415,30 +415,23 @@ impl HubClient {
             .as_ref()
             .filter(|d| d.status.as_ref().is_some_and(serde_json::Value::is_u64));
         let hubs = hubs.and_then(|d| d.message.clone());
-        match status {
-            StatusCode::UNAUTHORIZED => match hubs {
-                Some(_) => HubError::Unauthorized { url },
-                None => HubError::UnauthorizedNotByHub {
-                    url,
-                    answer: Body::of(body, html),
-                    challenge,
-                },
+        match (status, hubs) {
+            (StatusCode::UNAUTHORIZED, Some(_)) => HubError::Unauthorized { url },
+            (StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN, None) => HubError::NotByHub {
+                url,
+                status: status.as_u16(),
+                answer: Body::of(body, html),
+                challenge,
             },
-            StatusCode::FORBIDDEN => match hubs {
-                None => HubError::ForbiddenNotByHub {
-                    url,
-                    answer: Body::of(body, html),
-                },
-                Some(message) if message.starts_with(INVALID_CREDENTIALS) => {
-                    HubError::Unauthorized { url }
-                }
-                Some(message) => HubError::MissingScope {
-                    scopes: required_scopes(&message),
-                    url,
-                },
+            (StatusCode::FORBIDDEN, Some(message)) if message.starts_with(INVALID_CREDENTIALS) => {
+                HubError::Unauthorized { url }
+            }
+            (StatusCode::FORBIDDEN, Some(message)) => HubError::MissingScope {
+                scopes: required_scopes(&message),
+                url,
             },
-            StatusCode::NOT_FOUND => self.wrong_base(url, WrongAnswer::NotFound),
-            s => HubError::Status {
+            (StatusCode::NOT_FOUND, _) => self.wrong_base(url, WrongAnswer::NotFound),
+            (s, _) => HubError::Status {
                 url,
                 status: s.as_u16(),
                 hub_message: doc.and_then(|d| d.message).map(|m| self.echoed(&m)),
@@ -529,7 +522,7 @@ struct ServerDoc {
     last_activity: Option<String>,
     #[serde(default)]
     ready: bool,
-    pending: Option<String>,
+    pending: Option<Pending>,
 }
 
 impl ServerDoc {
@@ -561,11 +554,7 @@ impl ServerDoc {
             started,
             last_activity,
             ready: self.ready,
-            pending: self.pending.map(|p| match p.as_str() {
-                "spawn" => Pending::Spawn,
-                "stop" => Pending::Stop,
-                _ => Pending::Other,
-            }),
+            pending: self.pending,
         })
     }
 }

@@ -180,18 +180,15 @@ pub(crate) enum CredentialFault {
         /// Why it cannot be read.
         error: crate::support::files::ReadError,
     },
-    /// The token (`key`: `token`, or `tokenFile`'s content) is empty once trimmed: it would
-    /// be sent as no credentials.
-    TokenEmpty {
+    /// The token (`key`: `token`, or `tokenFile`'s content), once trimmed, is empty
+    /// (`empty`: it would be sent as no credentials) or holds a character that is not
+    /// printable ASCII, or a space: a bearer token has none (RFC 6750; a copy-paste's
+    /// zero-width or no-break space, a line break inside it).
+    Token {
         /// Where the token is: `token` or `tokenFile`.
         key: &'static str,
-    },
-    /// The token (`key`: `token`, or `tokenFile`'s content) holds a character that is not
-    /// printable ASCII, or a space, once trimmed: a bearer token has none (RFC 6750; a
-    /// copy-paste's zero-width or no-break space, a line break inside it).
-    TokenNotAscii {
-        /// Where the token is: `token` or `tokenFile`.
-        key: &'static str,
+        /// Empty, rather than holding a character a token has not.
+        empty: bool,
     },
     /// The cluster's `server` is not an `http://` or `https://` URL.
     Server,

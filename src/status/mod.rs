@@ -82,7 +82,7 @@ pub struct Server {
 /// A server's pending action (`pending` in the hub's server model: `spawn`, `stop`, or
 /// another action name). Kept as data, not as the hub's text, so nothing the hub sends is
 /// printed from here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Pending {
     /// Starting (`spawn`).
@@ -90,6 +90,7 @@ pub enum Pending {
     /// Stopping (`stop`).
     Stop,
     /// Any other pending action the hub names.
+    #[serde(other)]
     Other,
 }
 

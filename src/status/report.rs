@@ -59,10 +59,7 @@ pub(crate) fn comment_note(outcome: &CommentOutcome) -> Result<String> {
             (what, sanitize::link_url(url), *dry_run)
         }
     };
-    crate::render::status::render_template(
-        "status_comment_note.md.j2",
-        context! { what, url, dry_run },
-    )
+    crate::render::templates::render("status_comment_note.md.j2", context! { what, url, dry_run })
 }
 
 /// Whether the existing comment `existing` must be edited to become `new` (both bodies of

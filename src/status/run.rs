@@ -5,8 +5,8 @@
 //! none with `dry-run`.
 
 use super::classify::{
-    Alarm, AtScaleModel, Basis, Classification, ImageTarget, PodEvidence, State, Totals, Verdict,
-    classify, classify_by_digest, deadline_basis, judge,
+    Alarm, AtScaleModel, Basis, Classification, ImageTarget, PodEvidence, State, Verdict, classify,
+    deadline_basis, judge,
 };
 use super::history;
 use super::hub::{HubClient, HubError, Listing};
@@ -47,9 +47,9 @@ pub struct StatusRequest {
     /// Labels that find the tracking issue.
     pub tracking_labels: Vec<String>,
     /// `comment`: post or edit the "Convergence status" comment on the tracking issue, or
-    /// with `dry-run` only say what would be done; `None` without `comment` (then nothing is
-    /// written to GitHub, and `dry-run` changes nothing).
-    pub comment: Option<CommentMode>,
+    /// with `dry-run` only say what would be done; without it nothing is written to GitHub
+    /// for the comment.
+    pub comment: bool,
     /// The idle culler's settings (z2jh `cull.*`): the deadlines follow them only when the
     /// release note records no promise ([`deadline_basis`]); else they are compared with it.
     pub culler: CullSettings,
@@ -75,18 +75,9 @@ pub struct StatusRequest {
     /// `environment`: the GitHub environment whose deployment of the release gets the
     /// rollout's status (needs `--image` and GitHub); `None` for no deployment.
     pub environment: Option<Environment>,
-    /// `dry-run`: with `environment`, read the deployment, write nothing.
+    /// `dry-run`: with `comment` and `environment`, read the comments and the deployment as
+    /// usual, write nothing; log what would be done with the comment, and its body.
     pub dry_run: bool,
-}
-
-/// What a `status` run with `comment` does with the "Convergence status" comment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CommentMode {
-    /// Post it, or edit it in place when its numbers changed.
-    Write,
-    /// `dry-run`: read the hub and GitHub as usual, write nothing to GitHub; log what would
-    /// be done with the comment, and its body.
-    DryRun,
 }
 
 /// Runs `status`: the stages in order, each recording into the run's report what it
@@ -188,29 +179,16 @@ async fn stages(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<(
 const MISMATCH_ANNOTATIONS_MAX: usize = 10;
 
 /// The run failed on `fail-on`: the measurement succeeded, the alarms fired. `main` prints
-/// it as an error annotation titled `title` and exits 1; its message (`Display`) is
+/// it as an error annotation titled `title` and exits 1; both halves are
 /// [`render::status::alarm_annotation`]'s.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{words}")]
 pub(crate) struct AlarmsFired {
-    /// The annotation's title ([`render::status::alarm_annotation`]'s).
+    /// The annotation's title.
     pub title: String,
-    /// The alarms that fired, as `fail-on` lists them.
-    pub fired: Vec<Alarm>,
-    /// The totals they fired on.
-    pub totals: Totals,
-    /// Whether the deadlines were the release note's promise (else `status`'s own settings).
-    pub promised: bool,
+    /// What fired, counted, and what to do.
+    words: render::words::Words,
 }
-
-impl std::fmt::Display for AlarmsFired {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        render::status::alarm_annotation(&self.fired, &self.totals, self.promised)
-            .1
-            .fmt(f)
-    }
-}
-
-impl std::error::Error for AlarmsFired {}
 
 /// Stage 7: [`AlarmsFired`] when an alarm `fail-on` lists fired; `promised`: the deadlines
 /// were the release note's promise.
@@ -221,14 +199,9 @@ fn alarms(req: &StatusRequest, classification: &Classification, promised: bool) 
     if fired.is_empty() {
         return Ok(());
     }
-    let totals = classification.totals;
-    let (title, _) = render::status::alarm_annotation(&fired, &totals, promised);
-    Err(anyhow!(AlarmsFired {
-        title,
-        fired,
-        totals,
-        promised
-    }))
+    let totals = &classification.totals;
+    let (title, words) = render::status::alarm_annotation(&fired, totals, promised);
+    Err(anyhow!(AlarmsFired { title, words }))
 }
 
 /// Stage 3: the servers classified with the release note's worst case at the hub's scale
@@ -275,23 +248,15 @@ async fn classified(
         )));
     }
     let promised = matches!(used.basis, Basis::Promised { .. });
-    let Some(kube) = &req.kube else {
-        let classification = classify(listing.servers, release.released_at, now, &model);
-        return Ok((classification, promised));
+    let evidence = match &req.kube {
+        Some(kube) => {
+            run.stage = Stage::StatusKubernetes;
+            Some(pods(req, kube, release, (hub_read_at, &listing), log).await?)
+        }
+        None => None,
     };
-    run.stage = Stage::StatusKubernetes;
-    let evidence = pods(req, kube, release, hub_read_at, log).await?;
-    if evidence.pods.is_empty() && !listing.servers.is_empty() {
-        let (namespace, selector) = (&kube.query.namespace, &kube.query.selector());
-        let servers = listing.servers.len();
-        log.warn(&RunWarning::NoPods {
-            namespace,
-            selector,
-            servers,
-        });
-    }
     let (servers, at) = (listing.servers, release.released_at);
-    let classification = classify_by_digest(servers, evidence, at, now, &model);
+    let classification = classify(servers, evidence, at, now, &model);
     Ok((classification, promised))
 }
 
@@ -341,7 +306,7 @@ async fn existing_comment(
     req: &StatusRequest,
     release: &Release,
 ) -> Result<Option<Option<Comment>>> {
-    let (Some(_), Some(github), Some(digest), Some(issue)) = (
+    let (true, Some(github), Some(digest), Some(issue)) = (
         req.comment,
         &req.github,
         &release.digest,
@@ -383,8 +348,7 @@ async fn convergence_comment(
     facts: &StatusFacts<'_>,
     log: &Log,
 ) -> Result<Option<CommentOutcome>> {
-    let (Some(mode), Some(github), Some(digest)) = (req.comment, &req.github, &release.digest)
-    else {
+    let (true, Some(github), Some(digest)) = (req.comment, &req.github, &release.digest) else {
         return Ok(None);
     };
     let (Some(issue), Some(existing)) = (open_issue(release), existing) else {
@@ -392,7 +356,7 @@ async fn convergence_comment(
         return Ok(Some(CommentOutcome::NoOpenIssue));
     };
     let body = render::status::comment(facts, digest)?;
-    let (kind, dry_run) = (MarkerKind::ConvergenceComment, mode == CommentMode::DryRun);
+    let (kind, dry_run) = (MarkerKind::ConvergenceComment, req.dry_run);
     let marked = Marked {
         issue,
         kind,
@@ -465,7 +429,7 @@ async fn deploy(
     // The tracking issue, looked up now unless `comment` did.
     let link = async || -> Result<Option<String>> {
         let issue = match (&release.issue, req.comment) {
-            (None, None) => publish::tracking_issue(github, target).await?,
+            (None, false) => publish::tracking_issue(github, target).await?,
             (issue, _) => issue.clone(),
         };
         Ok(deployment::link(
@@ -477,14 +441,15 @@ async fn deploy(
     Ok(Some(outcome))
 }
 
-/// Stage 2b: the single-user pods, and the digests that count as the release: the announced
-/// digest and, only when a pod reports another digest (so the common case costs no registry
-/// request), the index's child manifests ([`digest::children`]).
+/// Stage 2b: the single-user pods (a warning when none is found for the servers the `hub`
+/// listed), and the digests that count as the release: the announced digest and, only when
+/// a pod reports another digest (so the common case costs no registry request), the index's
+/// child manifests ([`digest::children`]).
 async fn pods(
     req: &StatusRequest,
     kube: &KubeRequest,
     release: &Release,
-    hub_read_at: OffsetDateTime,
+    (hub_read_at, hub): (OffsetDateTime, &Listing),
     log: &Log,
 ) -> Result<PodEvidence> {
     let digest = release.digest.clone().ok_or_else(|| {
@@ -497,6 +462,15 @@ async fn pods(
         listing.requests,
         listing.restarted,
     ));
+    if listing.pods.is_empty() && !hub.servers.is_empty() {
+        let (namespace, selector) = (&kube.query.namespace, &kube.query.selector());
+        let servers = hub.servers.len();
+        log.warn(&RunWarning::NoPods {
+            namespace,
+            selector,
+            servers,
+        });
+    }
     let (source, registry) = req
         .image
         .as_ref()
@@ -592,7 +566,7 @@ async fn release(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<
                 tracking_issue: true,
             };
             // Without `comment` the tracking issue is not needed: the releases alone.
-            let found = publish::look_up(github, &target, req.comment.is_some()).await?;
+            let found = publish::look_up(github, &target, req.comment).await?;
             release.target = Some(target);
             Some(found)
         }

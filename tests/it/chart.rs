@@ -243,7 +243,8 @@ fn mermaid_draws_the_summarys_chart_as_the_history_says() {
         })
         .collect();
     servers.extend((0..2).map(|i| server(&format!("u{i}"), now - time::Duration::MINUTE, now)));
-    let classification = classify(servers, release, now, &SettingsModel(Default::default()));
+    let model = SettingsModel(Default::default());
+    let classification = classify(servers, None, release, now, &model);
     let history = with_this_run(Some(history), &classification.totals, now);
     assert_eq!(history.points().len(), 7);
     let facts = facts(release, now, &classification, &history);
@@ -532,7 +533,8 @@ fn the_docs_show_the_chart_of_the_history_they_show() {
     let history = codeq_rollout::parse_history(line, release, next)
         .unwrap()
         .unwrap();
-    let classification = classify(Vec::new(), release, now, &SettingsModel(Default::default()));
+    let model = SettingsModel(Default::default());
+    let classification = classify(Vec::new(), None, release, now, &model);
     let facts = facts(release, now, &classification, &history);
     let summary = status_job_summary(&facts).unwrap();
     assert_eq!(mermaid_block(&doc), mermaid_block(&summary));
@@ -623,12 +625,8 @@ fn chart_labels_take_the_forms_the_progress_chart_doc_documents() {
         ),
     ];
     let release = datetime!(2026-11-30 12:00 UTC);
-    let c = classify(
-        Vec::new(),
-        release,
-        release,
-        &SettingsModel(Default::default()),
-    );
+    let model = SettingsModel(Default::default());
+    let c = classify(Vec::new(), None, release, release, &model);
     let doc = std::fs::read_to_string(repo_root().join("docs/progress-chart.md")).unwrap();
     for (case, points, labels, line) in cases {
         let mut h = History::default();

@@ -492,11 +492,10 @@ c.KubeSpawner.start_timeout = 30
     rig.plane.audit_settled(&rig.namespace).await;
     let sent = rig.plane.pod_requests(&status_user(&rig), &rig.namespace);
     let selector = format!("labelSelector=component%3Dsingleuser-server%2Crelease%3D{RELEASE}");
-    // (kube-core's query builder starts the query with `?&`; the API server reads it alike.)
     let list = (
         "list".to_string(),
         format!(
-            "/api/v1/namespaces/{}/pods?&{selector}&limit=500",
+            "/api/v1/namespaces/{}/pods?{selector}&limit=500",
             rig.namespace
         ),
         200,

@@ -57,26 +57,27 @@ pub(crate) fn hub_error(err: &HubError) -> Words {
             scope_words(scopes),
             SCOPES.join(", ")
         )),
-        HubError::ForbiddenNotByHub { url, answer } => {
-            Words::new(format!("{url} answered 403 Forbidden with {}", body_words(*answer))).help(format!(
-                "that is not the hub API's error (JSON with status and message): the refusal came from something in front of the hub's API, not from the hub; check the proxies, the ingress and any IP allow-list or firewall between this runner and the hub, and that hub-url is the hub's address {THE_API}"
-            ))
-        }
-        HubError::UnauthorizedNotByHub {
+        HubError::NotByHub {
             url,
+            status,
             answer,
             challenge,
-        } => Words::new(format!(
-            "{url} answered 401 Unauthorized with {}",
-            body_words(*answer)
-        ))
-        .help(format!(
-            "that is not the hub API's error (JSON with status and message){}: the login that failed is that of something in front of the hub's API (an ingress's or proxy's own authentication, e.g. basic auth or an OAuth2 proxy), not the hub's, so the hub token is not the cause; let this runner reach <hub-url>/hub/api/ without that login (the hub checks its own tokens there), and check that hub-url is the hub's address",
-            challenge
-                .as_ref()
-                .map(|c| format!(", and it asked for {c} authentication (WWW-Authenticate: {c})"))
-                .unwrap_or_default()
-        )),
+        } => {
+            let not_the_hubs = "that is not the hub API's error (JSON with status and message)";
+            let (answered, help) = match status {
+                401 => ("401 Unauthorized", format!(
+                    "{not_the_hubs}{}: the login that failed is that of something in front of the hub's API (an ingress's or proxy's own authentication, e.g. basic auth or an OAuth2 proxy), not the hub's, so the hub token is not the cause; let this runner reach <hub-url>/hub/api/ without that login (the hub checks its own tokens there), and check that hub-url is the hub's address",
+                    challenge
+                        .as_ref()
+                        .map(|c| format!(", and it asked for {c} authentication (WWW-Authenticate: {c})"))
+                        .unwrap_or_default()
+                )),
+                _ => ("403 Forbidden", format!(
+                    "{not_the_hubs}: the refusal came from something in front of the hub's API, not from the hub; check the proxies, the ingress and any IP allow-list or firewall between this runner and the hub, and that hub-url is the hub's address {THE_API}"
+                )),
+            };
+            Words::new(format!("{url} answered {answered} with {}", body_words(*answer))).help(help)
+        }
         HubError::WrongBase {
             url,
             answer,

@@ -234,14 +234,6 @@ pub(crate) fn table(facts: &StatusFacts<'_>) -> Result<String> {
     Ok(out)
 }
 
-/// `template` rendered with `ctx`, for the words of `status` outside [`render`]'s context.
-///
-/// # Errors
-/// A template that fails to render (a bug, caught by the snapshot tests).
-pub(crate) fn render_template(template: &str, ctx: minijinja::Value) -> Result<String> {
-    super::templates::render(template, ctx)
-}
-
 #[derive(Serialize)]
 struct RowView {
     user: String,
@@ -339,7 +331,7 @@ fn render(
         rows => rows,
         more => if facts.include_names { more } else { 0 },
     };
-    render_template(template, ctx)
+    super::templates::render(template, ctx)
 }
 
 /// The servers the job summary and the comment list by name (with

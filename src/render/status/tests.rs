@@ -42,6 +42,7 @@ pub(crate) fn server(
 pub(crate) fn at_defaults(servers: Vec<Server>) -> Classification {
     classify(
         servers,
+        None,
         RELEASE,
         NOW,
         &SettingsModel(CullSettings::default()),
@@ -173,6 +174,7 @@ fn culling_disabled_and_max_age_are_said() {
     };
     let disabled = classify(
         servers(),
+        None,
         RELEASE,
         NOW,
         &SettingsModel(CullSettings {
@@ -182,6 +184,7 @@ fn culling_disabled_and_max_age_are_said() {
     );
     let max_age = classify(
         servers(),
+        None,
         RELEASE,
         NOW,
         &SettingsModel(CullSettings {
@@ -446,13 +449,15 @@ fn every_hub_error_has_the_one_shape() {
             after: Duration::from_millis(1500),
         },
         HubError::Unauthorized { url: url.clone() },
-        HubError::UnauthorizedNotByHub {
+        HubError::NotByHub {
             url: url.clone(),
+            status: 401,
             answer: Body::Html,
             challenge: Some("Basic".into()),
         },
-        HubError::UnauthorizedNotByHub {
+        HubError::NotByHub {
             url: url.clone(),
+            status: 401,
             answer: Body::Empty,
             challenge: None,
         },
@@ -468,13 +473,17 @@ fn every_hub_error_has_the_one_shape() {
             scopes: vec!["list:users".into(), "admin:users".into()],
             url: url.clone(),
         },
-        HubError::ForbiddenNotByHub {
+        HubError::NotByHub {
             url: url.clone(),
+            status: 403,
             answer: Body::NotJson,
+            challenge: None,
         },
-        HubError::ForbiddenNotByHub {
+        HubError::NotByHub {
             url: url.clone(),
+            status: 403,
             answer: Body::OtherJson,
+            challenge: None,
         },
         HubError::WrongBase {
             url: url.clone(),
@@ -694,7 +703,7 @@ fn lab(digest: &str) -> Option<String> {
 /// after the release, stale, a pod the hub does not list, and an image unknown for each
 /// reason (no pod, no imageID yet, a bare config ID, another repository, an unreadable ID).
 pub(crate) fn digest_scenario() -> Classification {
-    use crate::status::classify::{ImageTarget, PodEvidence, classify_by_digest};
+    use crate::status::classify::{ImageTarget, PodEvidence};
     let old = "sha256:".to_string() + &"e".repeat(64);
     let pod = |user: &str, image_id: Option<String>| crate::status::Pod {
         name: format!("jupyter-{user}"),
@@ -737,7 +746,7 @@ pub(crate) fn digest_scenario() -> Classification {
         pods_read_at: NOW,
     };
     let model = SettingsModel(CullSettings::default());
-    classify_by_digest(servers, evidence, RELEASE, NOW, &model)
+    classify(servers, Some(evidence), RELEASE, NOW, &model)
 }
 
 /// Issue 32 item 15: an image unknown is said with what to do for its reason. Running status
@@ -801,6 +810,10 @@ fn the_settings_the_deadlines_follow_are_said_once_in_the_one_shape() {
         ..ScaleConfig::default()
     };
     let unsized_ = ScaleConfig::default();
+    let slow = ScaleConfig {
+        slow_stop_timeout_secs: 30,
+        ..ScaleConfig::default()
+    };
     let off = CullSettings {
         enabled: false,
         ..CullSettings::default()
@@ -823,6 +836,12 @@ fn the_settings_the_deadlines_follow_are_said_once_in_the_one_shape() {
             Some(PromiseRecord::Recorded(promise)),
             off,
             &unsized_,
+        ),
+        (
+            "promised, only the slow-stop timeout differing, no hub size given",
+            Some(PromiseRecord::Recorded(promise)),
+            CullSettings::default(),
+            &slow,
         ),
         ("record refused", Some(PromiseRecord::Refused), fast, &sized),
         (

@@ -6,13 +6,11 @@
 use super::terminal_name;
 use crate::render::window_words::{human, human_at_most, max_age_words, servers_words};
 use crate::render::words::Words;
-use crate::status::classify::{
-    Alarm, Basis, Classified, DeadlineSettings, Totals, Unpromised, rfc3339,
-};
+use crate::status::classify::{Alarm, Basis, Classified, DeadlineSettings, Totals, rfc3339};
 use crate::status::history::{HistoryError, LINE_MAX_BYTES, MAX_POINTS};
 use crate::support::sanitize;
 use crate::support::text::Titled;
-use crate::window::{CullSettings, HubScale};
+use crate::window::CullSettings;
 use time::OffsetDateTime;
 
 /// An alarm in words, one arm each: what the deployment's description says when it fired
@@ -146,9 +144,10 @@ impl Titled for DeadlinesWarning {
     }
 }
 
-/// Culler settings in words, with the hub's scale when given: `timeout 1h, every 10m, max
-/// age none[, hub size 300 servers, slow-stop timeout 10s]`, or `culling off`.
-fn settings_words(culler: &CullSettings, scale: Option<HubScale>) -> String {
+/// Culler settings in words, with the hub's size and slow-stop timeout when given: `timeout
+/// 1h, every 10m, max age none[, hub size 300 servers][, slow-stop timeout 10s]`, or
+/// `culling off`.
+fn settings_words(culler: &CullSettings, servers: Option<u64>, slow_stop: Option<u64>) -> String {
     if !culler.enabled {
         return "culling off".to_string();
     }
@@ -158,12 +157,11 @@ fn settings_words(culler: &CullSettings, scale: Option<HubScale>) -> String {
         human(culler.every_secs),
         max_age_words(culler.max_age_secs)
     );
-    if let Some(scale) = scale {
-        words.push_str(&format!(
-            ", hub size {}, slow-stop timeout {}",
-            servers_words(scale.servers),
-            human(scale.slow_stop_timeout_secs)
-        ));
+    if let Some(servers) = servers {
+        words.push_str(&format!(", hub size {}", servers_words(servers)));
+    }
+    if let Some(secs) = slow_stop {
+        words.push_str(&format!(", slow-stop timeout {}", human(secs)));
     }
     words
 }
@@ -174,34 +172,42 @@ fn settings_words(culler: &CullSettings, scale: Option<HubScale>) -> String {
 /// record was refused; a note when the deadlines follow `status`'s own settings because no
 /// note was read or it records none.
 pub(crate) fn deadline_basis(used: &DeadlineSettings) -> Option<BasisWords> {
-    let own = settings_words(&used.culler, used.scale.hub_scale());
+    let scale = &used.scale;
+    let slow_stop = scale.servers.map(|_| scale.slow_stop_timeout_secs);
+    let own = settings_words(&used.culler, scale.servers, slow_stop);
     let warning = |words| Some(BasisWords::Warning(DeadlinesWarning(words)));
-    match used.basis {
+    match &used.basis {
         Basis::Promised { own: None, .. } => None,
         Basis::Promised {
             promise,
-            own: Some(given),
-        } => warning(
+            own: Some((culler, given)),
+        } => {
+            let promised_slow_stop = promise.scale.map(|s| s.slow_stop_timeout_secs);
+            // The slow-stop timeout counts against a promise with a hub size, given or not.
+            let slow_stop = (promised_slow_stop.is_some() || given.servers.is_some())
+                .then_some(given.slow_stop_timeout_secs);
+            warning(
             Words::new("the deadlines follow the release note's promise; status's own culler settings differ")
                 .help(format!(
                     "the release note promised its deadlines from {}; status was given {}. overdue and the deadlines are judged by the promise; if the hub's settings changed since, run announce again with them to restate the promise",
-                    settings_words(&promise.culler, promise.scale),
-                    settings_words(&given.culler, given.scale),
+                    settings_words(&promise.culler, promise.scale.map(|s| s.servers), promised_slow_stop),
+                    settings_words(culler, given.servers, slow_stop),
                 )),
-        ),
-        Basis::Own(Unpromised::Refused) => warning(
+            )
+        }
+        Basis::Refused => warning(
             Words::new("the release note's recorded culler settings (promise=) are malformed: refused")
                 .help(format!(
                     "its hidden second line was edited; the deadlines follow status's own settings ({own}), so give status the hub's settings, or restore the line as announce wrote it"
                 )),
         ),
-        Basis::Own(Unpromised::NotRecorded) => Some(BasisWords::Note(
+        Basis::NotRecorded => Some(BasisWords::Note(
             Words::new("note: the deadlines follow status's own culler settings: the release note records none")
                 .help(format!(
                     "it was written by an earlier version of announce; status's settings are {own}: give status the hub's"
                 )),
         )),
-        Basis::Own(Unpromised::NoNote) => Some(BasisWords::Note(
+        Basis::NoNote => Some(BasisWords::Note(
             Words::new("note: the deadlines follow status's own culler settings: no release note was read")
                 .help(format!("status's settings are {own}")),
         )),

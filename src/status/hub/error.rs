@@ -48,7 +48,7 @@ pub(crate) enum HubError {
     /// The hub does not know the token: JupyterHub 6.1.1 answers 403 "Missing or invalid
     /// credentials." (`scopes.py` `needs_scope`); a 401 in the hub's own error document
     /// (`{"status": 401, "message": …}`) counts too. A 401 in any other shape is
-    /// [`HubError::UnauthorizedNotByHub`].
+    /// [`HubError::NotByHub`].
     Unauthorized {
         /// The URL asked.
         url: String,
@@ -62,22 +62,17 @@ pub(crate) enum HubError {
         /// The URL asked.
         url: String,
     },
-    /// A 403 that is not the hub API's error (JupyterHub's `{"status": 403, "message": …}`,
-    /// `handlers/base.py` `write_error`): an HTML page or other text from something in front
-    /// of the hub (a proxy, an ingress, a firewall or an IP allow-list), not a missing scope.
-    ForbiddenNotByHub {
+    /// A 401 or 403 that is not the hub API's error (JupyterHub's `{"status": N, "message":
+    /// …}`, `handlers/base.py` `write_error`): an HTML page, text or nothing from something in
+    /// front of the hub. A 403 comes from a proxy, an ingress, a firewall or an IP
+    /// allow-list, not from a missing scope; a 401 from its own authentication (an ingress's
+    /// basic auth, an OAuth2 proxy), so the request never reached the hub and the hub token
+    /// is not what failed.
+    NotByHub {
         /// The URL asked.
         url: String,
-        /// What came back instead.
-        answer: Body,
-    },
-    /// A 401 that is not the hub API's error (JupyterHub's `{"status": 401, "message": …}`,
-    /// `handlers/base.py` `write_error`): an HTML page, text or nothing from something in front
-    /// of the hub that asks for its own authentication (an ingress's basic auth, an OAuth2
-    /// proxy), so the request never reached the hub and the hub token is not what failed.
-    UnauthorizedNotByHub {
-        /// The URL asked.
-        url: String,
+        /// 401 or 403.
+        status: u16,
         /// What came back instead.
         answer: Body,
         /// The authentication scheme of the answer's `WWW-Authenticate` (RFC 9110 §11.6.1),
@@ -160,7 +155,7 @@ pub(crate) enum WrongAnswer {
 }
 
 /// What came back instead of the hub API's error document, for
-/// [`HubError::ForbiddenNotByHub`] and [`HubError::UnauthorizedNotByHub`].
+/// [`HubError::ForbiddenNotByHub`] and [`HubError::NotByHub`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Body {
     /// An HTML page (by `Content-Type`, or a body starting with `<`).

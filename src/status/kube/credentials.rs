@@ -6,6 +6,7 @@ use super::{
     CredentialFault, Credentials, DEFAULT_NAMESPACE, KubeError, KubeInputs, KubeRequest,
     NamespaceFrom, Origin, PodQuery, SERVICE_ACCOUNT_TOKEN, one_line,
 };
+use crate::support::files::ReadError;
 use kube::config::{AuthInfo, Kubeconfig};
 use secrecy::ExposeSecret;
 use std::collections::HashMap;
@@ -262,10 +263,9 @@ fn checked_credentials(
         (None, None) => return Ok(()),
     };
     let token = token.trim();
-    if token.is_empty() {
-        return Err(CredentialFault::TokenEmpty { key });
-    } else if !token.chars().all(|c| c.is_ascii_graphic()) {
-        return Err(CredentialFault::TokenNotAscii { key });
+    let empty = token.is_empty();
+    if empty || !token.chars().all(|c| c.is_ascii_graphic()) {
+        return Err(CredentialFault::Token { key, empty });
     }
     auth.token = Some(token.to_string().into());
     Ok(())
@@ -326,19 +326,12 @@ fn read(all: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
             origin: origin.clone(),
             detail,
         };
-        if !path.exists() {
-            return Err(KubeError::Missing(origin.clone()));
-        } else if !path.is_file() {
-            return Err(unreadable("not a regular file".into()));
-        } else if path
-            .metadata()
-            .is_ok_and(|m| m.len() > KUBECONFIG_MAX_BYTES)
-        {
-            let error = crate::support::files::ReadError::TooLarge {
-                cap: KUBECONFIG_MAX_BYTES,
-                size: path.metadata().map_or(0, |m| m.len()),
-            };
-            return Err(unreadable(error.to_string()));
+        // A regular file within the cap, read as every file here is, before kube reads it
+        // (which makes the paths in it absolute against its folder).
+        match crate::support::files::read_bytes(path, KUBECONFIG_MAX_BYTES) {
+            Err(ReadError::NotFound) => return Err(KubeError::Missing(origin.clone())),
+            Err(error) => return Err(unreadable(error.to_string())),
+            Ok(_) => {}
         }
         let config = Kubeconfig::read_from(path);
         let config = config.map_err(|e| unreadable(without_values(&e.to_string())))?;

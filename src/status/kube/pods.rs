@@ -89,9 +89,8 @@ impl KubeClient {
     /// # Errors
     /// [`KubeError::Read`], with each [`ReadFault`].
     pub(crate) async fn list_pods(&self) -> Result<PodListing, KubeError> {
-        let query = &self.query;
-        let pods = kube::core::Request::new(format!("/api/v1/namespaces/{}/pods", query.namespace));
-        let selector = query.selector();
+        let pods = format!("/api/v1/namespaces/{}/pods", self.query.namespace);
+        let selector = self.query.selector();
         let mut listing = PodListing {
             pods: Vec::new(),
             requests: 0,
@@ -100,16 +99,17 @@ impl KubeClient {
         let mut token: Option<String> = None;
         let mut tokens = HashSet::new();
         loop {
-            let mut params = kube::api::ListParams::default()
-                .labels(&selector)
-                .limit(PAGE_LIMIT);
+            // Built here: kube-core 3.1's `Request::list` writes `?&` before the first pair.
+            let mut query = url::form_urlencoded::Serializer::new(String::new());
+            query.append_pair("labelSelector", &selector);
+            query.append_pair("limit", &PAGE_LIMIT.to_string());
             if let Some(t) = &token {
-                params = params.continue_token(t);
+                query.append_pair("continue", t);
             }
             listing.requests += 1;
-            let request = pods
-                .list(&params)
-                .map_err(|e| self.error(kube::Error::BuildRequest(e)))?;
+            let request = http::Request::get(format!("{pods}?{}", query.finish()))
+                .body(Vec::new())
+                .map_err(|e| self.fail(ReadFault::Unreachable(one_line(&e.to_string()))))?;
             let answer =
                 tokio::time::timeout(self.timeout, self.client.request::<PodList>(request))
                     .await
