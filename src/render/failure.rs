@@ -5,6 +5,8 @@
 use super::words::Words;
 use super::{Change, table_cell};
 use crate::digest::Digest;
+use crate::status::classify::Totals;
+use crate::support::github::models::Deployment;
 use crate::support::sanitize;
 use crate::tier::TierDecision;
 use crate::window::Window;
@@ -62,7 +64,36 @@ pub(crate) enum HubFault {
     Answer,
 }
 
-/// What a failed run had established: everything but the stage and the error is optional.
+/// What a run has established: each stage of `announce` and `status` records its part as
+/// it goes (the run's report holds it), and a failed run's job summary shows it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Known {
+    /// The image reference, as given (`""`: none, no row).
+    pub image: String,
+    /// `status`: the hub read (`hub-url`).
+    pub hub: Option<String>,
+    /// The digest, once resolved.
+    pub digest: Option<Digest>,
+    /// The tier decision, once made.
+    pub tier: Option<TierDecision>,
+    /// The convergence window, once computed.
+    pub window: Option<Window>,
+    /// The release tag, once derived.
+    pub tag: Option<String>,
+    /// The release note's address (as GitHub answered it, checked by the report before it
+    /// is shown) and what this run did to it, when it exists.
+    pub release: Option<(String, Change)>,
+    /// The tracking issue's address and change, likewise.
+    pub issue: Option<(String, Change)>,
+    /// Whether this run wrote anything to GitHub.
+    pub wrote: bool,
+    /// `status`: the hub's counts, once measured.
+    pub totals: Option<Totals>,
+    /// The deployment (`environment`), once kept.
+    pub deployment: Option<Deployment>,
+}
+
+/// A failed run: the stage that failed, the error, and what it had established.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Failure {
     /// The stage that failed.
@@ -72,26 +103,15 @@ pub(crate) struct Failure {
     /// The input at fault, for a run refused before it started ([`Stage::Inputs`]), as
     /// action.yml names it (`tier`).
     pub input: Option<String>,
-    /// The image reference announced or measured (`""` for none: no row).
-    pub image: String,
-    /// `status`: the hub read (`hub-url`), when given.
-    pub hub: Option<String>,
-    /// The digest, once resolved.
-    pub digest: Option<Digest>,
-    /// The tier decision, once made.
-    pub tier: Option<TierDecision>,
-    /// The convergence window, once computed.
-    pub window: Option<Window>,
-    /// The release tag, and the release note's address (checked) and change when it exists.
-    pub release: Option<(String, String, Change)>,
-    /// The tracking issue's address (checked) and change, when it exists.
-    pub issue: Option<(String, Change)>,
+    /// What the run had established.
+    pub known: Known,
 }
 
 /// The job summary of a failed run: the stage that failed and what to do (the words of each
 /// stage are `templates/failure_summary.md.j2`'s), the error, then a table of what the run
 /// had established (rows for what it had not are left out).
 pub(crate) fn failure_summary(f: &Failure) -> String {
+    let k = &f.known;
     // The error as the annotation says it: what failed, then its help, a line each.
     let (what, help) = f.error.split_once("\nhelp: ").unwrap_or((&f.error, ""));
     let quote = |line: &str| code_span(&sanitize::clean_line(line, 2000));
@@ -131,18 +151,19 @@ pub(crate) fn failure_summary(f: &Failure) -> String {
                 code_span(&table_cell(&sanitize::clean_line(i, 100))),
             )
         }),
-        f.hub.as_ref().map(|hub| ("Hub".into(), code(hub))),
-        (!f.image.is_empty()).then(|| ("Image".into(), code(&f.image))),
-        f.digest
+        k.hub.as_ref().map(|hub| ("Hub".into(), code(hub))),
+        (!k.image.is_empty()).then(|| ("Image".into(), code(&k.image))),
+        k.digest
             .as_ref()
             .map(|d| ("Digest".into(), format!("`{d}`"))),
-        f.tier.as_ref().map(|t| {
+        k.tier.as_ref().map(|t| {
             let reason = sanitize::markdown_inline(&t.reason.to_string(), 300);
             ("Tier".into(), format!("**{}** ({reason})", t.tier))
         }),
-        (f.window.as_ref()).map(|w| ("Convergence window".into(), table_cell(&w.summary()))),
-        (f.release.as_ref()).map(|(tag, url, c)| (format!("Release `{tag}`"), change(url, c))),
-        f.issue
+        (k.window.as_ref()).map(|w| ("Convergence window".into(), table_cell(&w.summary()))),
+        (k.release.as_ref().zip(k.tag.as_ref()))
+            .map(|((url, c), tag)| (format!("Release `{tag}`"), change(url, c))),
+        k.issue
             .as_ref()
             .map(|(url, c)| ("Tracking issue".into(), change(url, c))),
     ]
@@ -295,7 +316,10 @@ Answer: reading the hub's running servers. Nothing was measured or written; the 
     fn a_failure_before_the_digest_shows_the_image_only() {
         let summary = failure_summary(&Failure {
             error: "tag not found".into(),
-            image: "ghcr.io/o/lab:latest".into(),
+            known: Known {
+                image: "ghcr.io/o/lab:latest".into(),
+                ..Known::default()
+            },
             ..Failure::default()
         });
         insta::assert_snapshot!(summary, @r"

@@ -308,7 +308,7 @@ pub(crate) fn truncate_body_reserving(
 }
 
 pub(crate) mod failure;
-pub(crate) use failure::{Failure, HubFault, Stage, error_words, failure_summary};
+pub(crate) use failure::{Failure, HubFault, Known, Stage, error_words, failure_summary};
 
 /// The `::error` annotation's title of a run that panicked ([`panicked`]).
 pub(crate) const PANICKED_TITLE: &str = "codeq-rollout failed";

@@ -10,16 +10,14 @@ mod files;
 
 pub(crate) use files::{FileCommands, RunnerFile, failed_write};
 
-use crate::digest::Digest;
 use crate::publish::deployment::{DeploymentOutcome, Environment, OUTPUTS as DEPLOYMENT_OUTPUTS};
 use crate::publish::{Change, Published, Unfinished};
+pub(crate) use crate::render::Known;
 use crate::render::messages::{ADDRESS_LEFT_OUT, RunWarning};
 use crate::render::{self, Failure, Stage, SummaryLinks};
 use crate::status::classify::Totals;
-use crate::support::github::models::Deployment;
 use crate::support::log::{HeldAnnotation, Log};
 use crate::support::sanitize;
-use crate::tier::TierDecision;
 use crate::window::Window;
 use anyhow::Result;
 
@@ -46,34 +44,6 @@ impl Pipeline {
         report.deployments = environment;
         report.outputs().into_iter().map(|(name, _)| name).collect()
     }
-}
-
-/// What a run has established: each stage records its part as it goes.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Known {
-    /// The image reference, as given (`""`: none).
-    pub image: String,
-    /// `status`: the hub read (`hub-url`).
-    pub hub: Option<String>,
-    /// The digest, once resolved.
-    pub digest: Option<Digest>,
-    /// The tier decision, once made.
-    pub tier: Option<TierDecision>,
-    /// The convergence window, once computed.
-    pub window: Option<Window>,
-    /// The release tag, once derived.
-    pub tag: Option<String>,
-    /// The release note's address (as GitHub answered it, checked by [`RunReport::check`])
-    /// and what this run did to it, when it exists.
-    pub release: Option<(String, Change)>,
-    /// The tracking issue's address and change, likewise.
-    pub issue: Option<(String, Change)>,
-    /// Whether this run wrote anything to GitHub.
-    pub wrote: bool,
-    /// `status`: the hub's counts, once measured.
-    pub totals: Option<Totals>,
-    /// The deployment (`environment`), once kept.
-    pub deployment: Option<Deployment>,
 }
 
 /// The report of one run, filled in by its stages (see the module docs).
@@ -361,20 +331,11 @@ impl RunReport {
         let outputs = self
             .write(log, |_| unwritten != Some(RunnerFile::Outputs))
             .err();
-        let k = std::mem::take(&mut self.known);
         let failure = Failure {
             stage: self.stage,
             error,
             input: input.map(|input| log.redact(&input)),
-            image: k.image,
-            hub: k.hub,
-            release: k
-                .release
-                .and_then(|(url, change)| Some((k.tag?, url, change))),
-            issue: k.issue,
-            digest: k.digest,
-            tier: k.tier,
-            window: k.window,
+            known: std::mem::take(&mut self.known),
         };
         let summary = (unwritten != Some(RunnerFile::Summary)).then(|| {
             let summary = log.redact(&render::failure_summary(&failure));
