@@ -552,7 +552,8 @@ fn report(
     run: &mut RunReport,
 ) -> Result<()> {
     run.write_outputs(log)?;
-    let summary = render::job_summary(facts, tag, run.links(published).as_ref(), note)?;
+    let superseded = published.map_or(&[][..], |p| &p.superseded);
+    let summary = render::job_summary(facts, tag, &run.known, superseded, note)?;
     if !run.write_summary(&summary, log)? || !log.in_actions() {
         let state = match published {
             Some(_) if run.changed() => RunState::Published,

@@ -67,7 +67,7 @@ pub(crate) enum HubFault {
 /// What a run has established: each stage of `announce` and `status` records its part as
 /// it goes (the run's report holds it), and a failed run's job summary shows it.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Known {
+pub struct Known {
     /// The image reference, as given (`""`: none, no row).
     pub image: String,
     /// `status`: the hub read (`hub-url`).

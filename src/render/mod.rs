@@ -423,29 +423,19 @@ impl std::fmt::Display for Change {
     }
 }
 
-/// The links the job summary shows, with what happened to each object. The addresses come
-/// from GitHub's API: the caller passes only checked ones ([`sanitize::link_url`]), empty
-/// otherwise.
-#[derive(Debug, Clone)]
-pub struct SummaryLinks {
-    /// The release note's address and change.
-    pub release: (String, Change),
-    /// The tracking issue's address and change (security only).
-    pub issue: Option<(String, Change)>,
-    /// Older tracking issues that got a "superseded" comment.
-    pub superseded: Vec<u64>,
-}
-
 /// The job summary (`templates/job_summary.md.j2`): a table (image, digest, tier and how it
 /// was decided, window, culler settings with their origins, links), then the release note.
-/// `links` is `None` in a dry run.
+/// The links are `known`'s release note and tracking issue, with what happened to each
+/// (none in a dry run, which publishes nothing; the addresses checked by the report, empty
+/// when refused), and `superseded`: older tracking issues that got a "superseded" comment.
 ///
 /// # Errors
 /// Only on a template error.
 pub fn job_summary(
     facts: &Facts,
     tag: &str,
-    links: Option<&SummaryLinks>,
+    known: &Known,
+    superseded: &[u64],
     note: &str,
 ) -> Result<String> {
     let configured = Configured {
@@ -459,11 +449,11 @@ pub fn job_summary(
         .map(|r| context! { key => r.key, value => r.value, origin => r.origin.to_string() })
         .collect();
     let link = |(url, change): &(String, Change)| context! { url, change };
-    let links = links.map(|l| {
+    let links = known.release.as_ref().map(|release| {
         context! {
-            release => link(&l.release),
-            issue => l.issue.as_ref().map(link),
-            superseded => l.superseded,
+            release => link(release),
+            issue => known.issue.as_ref().map(link),
+            superseded,
         }
     });
     let ctx = context! {
@@ -743,13 +733,13 @@ mod tests {
     #[test]
     fn a_security_dry_run_summary_says_no_tracking_issue_was_opened() {
         let f = facts(Tier::Security, CullSettings::default());
-        let summary = job_summary(&f, "lab-9f86d081884c", None, "note").unwrap();
+        let summary = job_summary(&f, "lab-9f86d081884c", &Known::default(), &[], "note").unwrap();
         assert!(
             summary.contains("| Release `lab-9f86d081884c` | dry run: nothing published |\n| Tracking issue | dry run: nothing opened |\n"),
             "{summary}"
         );
         let f = facts(Tier::Routine, CullSettings::default());
-        let summary = job_summary(&f, "lab-9f86d081884c", None, "note").unwrap();
+        let summary = job_summary(&f, "lab-9f86d081884c", &Known::default(), &[], "note").unwrap();
         assert!(!summary.contains("Tracking issue"), "{summary}");
     }
 

@@ -14,7 +14,7 @@ use crate::publish::deployment::{DeploymentOutcome, Environment, OUTPUTS as DEPL
 use crate::publish::{Change, Published, Unfinished};
 pub(crate) use crate::render::Known;
 use crate::render::messages::{ADDRESS_LEFT_OUT, RunWarning};
-use crate::render::{self, Failure, Stage, SummaryLinks};
+use crate::render::{self, Failure, Stage};
 use crate::status::classify::Totals;
 use crate::support::log::{HeldAnnotation, Log};
 use crate::support::sanitize;
@@ -249,15 +249,6 @@ impl RunReport {
     /// The summary's file cannot be written ([`RunnerFile::Summary`]).
     pub(crate) fn write_summary(&self, markdown: &str, log: &Log) -> Result<bool> {
         self.files.write_summary(&log.redact(markdown))
-    }
-
-    /// The job summary's links of a run that published (`None` in a dry run).
-    pub(crate) fn links(&self, published: Option<&Published>) -> Option<SummaryLinks> {
-        Some(SummaryLinks {
-            release: self.known.release.clone()?,
-            issue: self.known.issue.clone(),
-            superseded: published?.superseded.clone(),
-        })
     }
 
     fn write(&mut self, log: &Log, which: impl Fn(&str) -> bool) -> Result<()> {

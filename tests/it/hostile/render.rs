@@ -164,7 +164,7 @@ pub fn render_and_check(title: &str, labels: &[String]) -> (String, String, Stri
     let bodies = |f: &Facts| {
         let note = release_note(f, None).unwrap();
         let issue = tracking_issue(f, None).unwrap();
-        let summary = job_summary(f, tag, None, &note).unwrap();
+        let summary = job_summary(f, tag, &Default::default(), &[], &note).unwrap();
         (note, issue, summary)
     };
     // The example templates a team would write (issue 17) get the same neutralised text.
