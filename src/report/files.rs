@@ -80,7 +80,15 @@ impl FileCommands {
         let Some(path) = &self.summary else {
             return Ok(false);
         };
-        let text = crate::render::truncate_body(markdown, SUMMARY_LIMIT_BYTES, "the job log");
+        // GitHub's limit counts bytes, the cut counts characters: reserving each character's
+        // bytes beyond its first keeps the cut text within the limit in bytes.
+        let multibyte = markdown.len() - markdown.chars().count();
+        let text = crate::render::truncate_body_reserving(
+            markdown,
+            SUMMARY_LIMIT_BYTES,
+            multibyte,
+            "the job log",
+        );
         append(path, "GITHUB_STEP_SUMMARY", &text).context(RunnerFile::Summary)?;
         Ok(true)
     }
@@ -222,6 +230,32 @@ mod tests {
         };
         let err = files.write_summary("x").unwrap_err();
         assert_eq!(failed_write(&err), Some(RunnerFile::Summary));
+    }
+
+    /// GitHub's 1 MiB limit on a step's summary is in bytes: a summary of two-byte
+    /// characters over it is cut to fit in bytes, one within it is written whole.
+    #[test]
+    fn a_summary_is_cut_to_the_limit_in_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let summary = dir.path().join("summary");
+        let files = FileCommands {
+            output: None,
+            summary: Some(summary.clone()),
+        };
+        let fits = "é".repeat(SUMMARY_LIMIT_BYTES / 2);
+        let over = "é".repeat(SUMMARY_LIMIT_BYTES / 2 + 1);
+        for (markdown, whole) in [(&fits, true), (&over, false)] {
+            std::fs::write(&summary, "").unwrap();
+            files.write_summary(markdown).unwrap();
+            let written = std::fs::read_to_string(&summary).unwrap();
+            assert!(
+                written.len() <= SUMMARY_LIMIT_BYTES,
+                "{} bytes",
+                written.len()
+            );
+            assert_eq!(written == *markdown, whole);
+            assert_eq!(written.contains("This text was cut"), !whole);
+        }
     }
 
     #[test]
