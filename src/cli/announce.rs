@@ -2,7 +2,7 @@
 //! run has always checked them, before the first network call, so bad input changes nothing.
 
 use super::inputs::{self, given_path};
-use super::usage::{Problem, Required, Rule, Said};
+use super::usage::{ImageProblem, Problem, Required, Rule, Said};
 use super::value::InputDuration;
 use super::{AnnounceArgs, UsageError, required, usage};
 use crate::announce::{
@@ -176,7 +176,10 @@ fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templ
 /// without an image of that tag (the words list the tags it has).
 pub(super) fn image_input(text: &str) -> Result<ImageSource, UsageError> {
     let image = text.trim();
-    let source = ImageSource::parse(image).map_err(usage("image"))?;
+    let source = ImageSource::parse(image).map_err(|why| match why {
+        ImageProblem::Credentials => UsageError::new("image", Problem::Image(why)),
+        why => UsageError::of("image", image, Problem::Image(why)),
+    })?;
     if let ImageSource::Layout { dir, tag } = &source {
         let refuse = |problem| UsageError::of("image", image, problem);
         layout::usable(dir, tag.as_deref()).map_err(|e| match e {

@@ -4,8 +4,9 @@
 //! problem ([`words`]).
 
 use super::usage::{
-    CalendarFix, DurationLimit, DurationProblem, EntryProblem, GitHubUse, NameKind, Problem,
-    Refused, Required, Rule, Said, TemplateProblem, TokenProblem, UrlKind, UrlProblem, UsageError,
+    CalendarFix, DurationLimit, DurationProblem, EntryProblem, EnvironmentError, GitHubUse,
+    ImageProblem, NameKind, Problem, Refused, Required, Rule, Said, TemplateProblem, TokenProblem,
+    UrlKind, UrlProblem, UsageError,
 };
 use super::window_words::{human, human_at_most, servers_words};
 use super::words::{WHAT_MAX_CHARS, Words};
@@ -122,6 +123,8 @@ pub(crate) fn words(e: &UsageError) -> Words {
             ),
         ),
         Problem::PastTheCalendar(past) => calendar_words(past),
+        Problem::Image(why) => image_words(&name, &named, e.given.as_deref(), why),
+        Problem::Environment(why) => environment_words(&named, *why),
         Problem::Layout(dir, missing) => layout_words(&named, dir, *missing),
         Problem::Template(what) => template_words(&named, what),
         Problem::LaterThanClock { at, now } => say(
@@ -160,7 +163,6 @@ pub(crate) fn words(e: &UsageError) -> Words {
         ),
         Problem::Kube(e) => super::kube::words(e),
         Problem::Refused(e, Said::Whole) => Words::new(format!("{e:#}")),
-        Problem::Refused(e, Said::Named) => Words::new(format!("{named} {e:#}")),
         Problem::Refused(e, Said::Colon) => Words::new(format!("{named}: {e:#}")),
     }
 }
@@ -182,6 +184,74 @@ fn name_words(named: &str, kind: NameKind) -> Words {
             ),
         ),
     }
+}
+
+/// An `image` refused ([`ImageProblem`]): `named` quotes the value `given`, `name` does not
+/// (credentials are never shown).
+fn image_words(name: &str, named: &str, given: Option<&str>, why: &ImageProblem) -> Words {
+    let write = "write REGISTRY/REPOSITORY:TAG, e.g. ghcr.io/org/lab:latest";
+    match why {
+        ImageProblem::NoDirectory => say(
+            format!("{named} names no directory"),
+            "write oci:DIR or oci:DIR:TAG, DIR being the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG)",
+        ),
+        ImageProblem::LayoutRef(tag) => say(
+            format!("{named}: the tag is not an OCI reference name"),
+            format!(
+                "write oci:DIR:TAG, TAG being letters, digits and . _ - : @ + between them, components separated by / (not {}), e.g. oci:out:v1.0; the directory cannot hold a colon",
+                quoted(tag)
+            ),
+        ),
+        ImageProblem::Credentials => say(
+            format!(
+                "{name} has '@' with no digest after it, as credentials before the registry (USER:PASSWORD@HOST) have"
+            ),
+            "the reference is not shown, it may hold a password: an image reference carries no credentials; give them as registry-username and registry-password (--registry-username, --registry-password) and write the image as REGISTRY/REPOSITORY:TAG, e.g. ghcr.io/org/lab:latest",
+        ),
+        ImageProblem::UpperCase(lower) => say(
+            format!("{named} has upper case in its repository"),
+            format!(
+                "repository names must be lower case (the OCI distribution spec's rule; registries such as ghcr.io store them so): write {lower}"
+            ),
+        ),
+        ImageProblem::NotAReference(why) => say(
+            format!("{named} is not a valid image reference"),
+            format!("{why}: {write}"),
+        ),
+        ImageProblem::UpperCaseHost => say(
+            format!("{named} is not a valid image reference"),
+            format!(
+                "repository names are lower case, and an upper-case first part is not a registry host without a `.` or `:`: {write}"
+            ),
+        ),
+        ImageProblem::Reference(problem) => {
+            let (what, help) = super::help::reference_words(given.unwrap_or_default(), problem);
+            say(what, help)
+        }
+    }
+}
+
+/// An `environment` refused ([`EnvironmentError`]): the rule broken, what to write.
+fn environment_words(named: &str, why: EnvironmentError) -> Words {
+    let (what, help) = match why {
+        EnvironmentError::Empty => (
+            "is empty",
+            "name an environment, e.g. jupyterhub-prod, or leave the input unset",
+        ),
+        EnvironmentError::TooLong => (
+            "is longer than 255 characters",
+            "GitHub's environment names are at most 255 characters: give the environment's name as its settings page shows it, e.g. jupyterhub-prod",
+        ),
+        EnvironmentError::Control => (
+            "holds a line break or another control character",
+            "GitHub's environment names cannot: give one name on one line, e.g. jupyterhub-prod",
+        ),
+        EnvironmentError::Invisible => (
+            "holds an invisible character (a bidirectional control or a zero-width one)",
+            "it makes a name read as another: type the name",
+        ),
+    };
+    say(format!("{named} {what}"), help)
 }
 
 /// An `oci:` layout directory `dir` that is `missing`, or else not a directory.
@@ -664,6 +734,7 @@ mod tests {
     #[test]
     fn every_problem_says_what_failed_then_what_to_write() {
         use super::super::usage::{DurationBounds, Required as R, Rule};
+        use crate::digest::registry::errors::ReferenceProblem;
         use crate::support::duration::DurationProblem as D;
         use std::sync::Arc;
         let job = DurationBounds {
@@ -691,6 +762,7 @@ mod tests {
             shown: "localhost:5000/x".into(),
             why,
         };
+        let long_environment = "e".repeat(256);
         let rules = [
             Rule::PrintContextNeedsDryRun,
             Rule::NoSecurityLabel,
@@ -766,7 +838,17 @@ mod tests {
             ("fail-on", None, Problem::AlarmWithoutKubernetes("mismatch".into())),
             ("hub-url", Some("https://hub.example.org"), Problem::Placeholder),
             ("image", Some("ghcr.io/Org/Lab"), Problem::Refused(refused(), Said::Whole)),
-            ("image", Some("ghcr.io/Org/Lab"), Problem::Refused(refused(), Said::Named)),
+            ("image", Some("oci:"), Problem::Image(ImageProblem::NoDirectory)),
+            ("image", Some("oci:dir:bad tag"), Problem::Image(ImageProblem::LayoutRef("bad tag".into()))),
+            ("image", None, Problem::Image(ImageProblem::Credentials)),
+            ("image", Some("ghcr.io/Org/Lab"), Problem::Image(ImageProblem::UpperCase("ghcr.io/org/lab".into()))),
+            ("image", Some("a b"), Problem::Image(ImageProblem::NotAReference("invalid reference format".into()))),
+            ("image", Some("A/a"), Problem::Image(ImageProblem::UpperCaseHost)),
+            ("image", Some("r:99999/lab"), Problem::Image(ImageProblem::Reference(ReferenceProblem::Port { port: "99999".into() }))),
+            ("environment", Some(""), Problem::Environment(EnvironmentError::Empty)),
+            ("environment", Some(&long_environment), Problem::Environment(EnvironmentError::TooLong)),
+            ("environment", Some("prod\nstaging"), Problem::Environment(EnvironmentError::Control)),
+            ("environment", Some("prod\u{202e}"), Problem::Environment(EnvironmentError::Invisible)),
             ("image", Some("ghcr.io/Org/Lab"), Problem::Refused(refused(), Said::Colon)),
         ];
         cases.extend(rules.map(|r| ("image", None, Problem::Rule(r))));

@@ -105,6 +105,7 @@ const IO_MODULES: &[&str] = &[
 /// render layer; `status::report` for the status edges, which come after render).
 const DATA_MODULES: &[&str] = &[
     "support::github::error",
+    "support::github::EnvironmentError",
     "support::github::RepositoryError",
     "support::github::RepositoryProblem",
     "support::github::models",
