@@ -522,15 +522,19 @@ fn calendar_words(past: &crate::window::PastTheCalendar) -> Words {
         }
         CalendarFix::Settings => "give the idle culler settings the hub really uses",
     };
-    let scale = past.scale.map_or(String::new(), |s| {
-        let (servers, slow) = (servers_words(s.servers), human(s.slow_stop_timeout_secs));
+    let window = past.configured.window();
+    let scale = window.worst.map_or(String::new(), |w| {
+        let (servers, slow) = (
+            servers_words(w.scale.servers),
+            human(w.scale.slow_stop_timeout_secs),
+        );
         format!("; hub size {servers}, slow-stop timeout {slow}")
     });
     say(
         format!(
             "{clock} {} plus the convergence window ({}) ends after {}",
             rfc3339(past.now),
-            human_at_most(past.longest_secs),
+            human_at_most(window.longest_secs().unwrap_or_default()),
             crate::window::LAST_DATE,
         ),
         format!(
@@ -750,9 +754,7 @@ mod tests {
         let past = crate::window::PastTheCalendar {
             now: time(253_402_300_000),
             now_given: true,
-            longest_secs: 4200,
             configured: Default::default(),
-            scale: None,
             fix: CalendarFix::Clock,
         };
         let refused = || Arc::new(anyhow::anyhow!("is not a valid image reference"));
