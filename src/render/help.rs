@@ -135,14 +135,6 @@ fn github_words(err: &GitHubError) -> Words {
             detailed(format!("cannot {action}: {how}"), &detail, unknown(action))
         }
         Problem::NoTimeLeft { action } => Words::new(format!("cannot {action}: no time left")),
-        Problem::DeleteRefused {
-            action,
-            status,
-            reason,
-        } => Words::new(format!(
-            "cannot {action}: GitHub answered {status} {}",
-            reason.unwrap_or("<unknown status code>")
-        )),
         Problem::TokenNotAHeader => Words::new(
             "the GitHub token holds a line break or another control character, so it cannot \
              be sent in an HTTP header",
@@ -342,14 +334,6 @@ mod tests {
                 },
             ),
             error(Kind::Unavailable, Problem::NoTimeLeft { action }),
-            error(
-                Kind::Conflict,
-                Problem::DeleteRefused {
-                    action: Action::DeleteDuplicateRelease,
-                    status: 409,
-                    reason: Some("Conflict"),
-                },
-            ),
             error(Kind::Other, Problem::TokenNotAHeader),
             error(
                 Kind::Other,

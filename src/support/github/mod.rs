@@ -569,27 +569,21 @@ impl GitHub {
         .await
     }
 
-    /// One DELETE of `path` below the repository; a 404 (already gone) counts as done.
+    /// One DELETE of `path` below the repository; a 404 (already gone) counts as done, any
+    /// other failure is GitHub's answer ([`octocrab::map_github_error`], then
+    /// [`Self::failed`]).
     async fn delete(&self, path: &str, action: Action) -> Result<(), GitHubError> {
         let route = self.route(path);
         self.note("DELETE", &route);
-        let response = self
-            .client()?
-            ._delete(route.as_str(), None::<&()>)
-            .await
+        let client = self.client()?;
+        let response = (client._delete(route.as_str(), None::<&()>).await)
             .map_err(|e| self.failed(e, action))?;
-        let status = response.status();
-        if status.is_success() || status == http::StatusCode::NOT_FOUND {
-            Ok(())
-        } else {
-            Err(GitHubError::new(
-                Kind::from_status(status.as_u16()),
-                Problem::DeleteRefused {
-                    action,
-                    status: status.as_u16(),
-                    reason: status.canonical_reason(),
-                },
-            ))
+        if response.status() == http::StatusCode::NOT_FOUND {
+            return Ok(());
+        }
+        match octocrab::map_github_error(response).await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.failed(e, action)),
         }
     }
 
@@ -746,8 +740,6 @@ mod tests {
     use wiremock::matchers::method;
     use wiremock::{Mock, MockServer, ResponseTemplate};
 
-    /// A `.git` ending (any number, any case) is refused, naming the repository without it
-    /// when that is one; a refused value is shown trimmed, at most 200 characters.
     #[test]
     fn environment_names_follow_githubs_rules() {
         assert_eq!(
@@ -779,6 +771,8 @@ mod tests {
         }
     }
 
+    /// A `.git` ending (any number, any case) is refused, naming the repository without it
+    /// when that is one; a refused value is shown trimmed, at most 200 characters.
     #[test]
     fn a_repository_input_ending_in_git_names_the_repository_without_it() {
         let why = |v: &str| Repository::input(v).unwrap_err().why;
