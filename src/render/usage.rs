@@ -5,6 +5,7 @@
 
 pub(crate) use crate::digest::ImageProblem;
 pub(crate) use crate::digest::host::{EntryProblem, Refused};
+pub(crate) use crate::digest::layout::Unusable;
 pub(crate) use crate::status::kube::KubeError;
 pub(crate) use crate::support::duration::DurationProblem;
 pub(crate) use crate::support::github::EnvironmentError;
@@ -97,8 +98,8 @@ pub(crate) enum Problem {
     Image(ImageProblem),
     /// An `environment` name GitHub does not take ([`EnvironmentError`]).
     Environment(EnvironmentError),
-    /// An `oci:` layout directory that does not exist (`true`) or is something else.
-    Layout(PathBuf, bool),
+    /// An `oci:` layout directory that cannot be used ([`Unusable`]).
+    Layout(PathBuf, Unusable),
     /// A team template refused ([`TemplateProblem`]).
     Template(TemplateProblem),
     /// A time after the run's clock.
@@ -121,18 +122,8 @@ pub(crate) enum Problem {
     Kube(Arc<KubeError>),
     /// The value is the placeholder `hub-url` default.
     Placeholder,
-    /// Another stage's refusal, in its own words, which name the input: `Whole` as they
-    /// are, `Colon` after `NAME (--NAME)` (and the value, when quoted) and a colon.
-    Refused(Arc<anyhow::Error>, Said),
-}
-
-/// How another stage's words ([`Problem::Refused`]) are placed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Said {
-    /// As they are: they name the input themselves.
-    Whole,
-    /// After `NAME (--NAME)` and the value shown, if any, and a colon.
-    Colon,
+    /// Another stage's refusal, in its own words, which name the input.
+    Refused(Arc<anyhow::Error>),
 }
 
 /// The required inputs, each with what it is.

@@ -5,8 +5,8 @@
 
 use super::usage::{
     CalendarFix, DurationLimit, DurationProblem, EntryProblem, EnvironmentError, GitHubUse,
-    ImageProblem, NameKind, Problem, Refused, Required, Rule, Said, TemplateProblem, TokenProblem,
-    UrlKind, UrlProblem, UsageError,
+    ImageProblem, NameKind, Problem, Refused, Required, Rule, TemplateProblem, TokenProblem,
+    Unusable, UrlKind, UrlProblem, UsageError,
 };
 use super::window_words::{human, human_at_most, servers_words};
 use super::words::{WHAT_MAX_CHARS, Words};
@@ -125,7 +125,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
         Problem::PastTheCalendar(past) => calendar_words(past),
         Problem::Image(why) => image_words(&name, &named, e.given.as_deref(), why),
         Problem::Environment(why) => environment_words(&named, *why),
-        Problem::Layout(dir, missing) => layout_words(&named, dir, *missing),
+        Problem::Layout(dir, why) => layout_words(&named, dir, why),
         Problem::Template(what) => template_words(&named, what),
         Problem::LaterThanClock { at, now } => say(
             format!(
@@ -162,8 +162,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             format!("set {input} (--{input}) to your hub's address"),
         ),
         Problem::Kube(e) => super::kube::words(e),
-        Problem::Refused(e, Said::Whole) => Words::new(format!("{e:#}")),
-        Problem::Refused(e, Said::Colon) => Words::new(format!("{named}: {e:#}")),
+        Problem::Refused(e) => Words::new(format!("{e:#}")),
     }
 }
 
@@ -254,17 +253,25 @@ fn environment_words(named: &str, why: EnvironmentError) -> Words {
     say(format!("{named} {what}"), help)
 }
 
-/// An `oci:` layout directory `dir` that is `missing`, or else not a directory.
-fn layout_words(named: &str, dir: &std::path::Path, missing: bool) -> Words {
+/// An `oci:` layout directory `dir` that cannot be used: missing, not a directory, or
+/// without the image asked for (the digest's words, listing the tags it has).
+fn layout_words(named: &str, dir: &std::path::Path, why: &Unusable) -> Words {
     let dir = dir.display();
-    match missing {
-        true => say(
+    match why {
+        Unusable::Missing => say(
             format!("{named}: no OCI image layout directory {dir}"),
             "write the directory the layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working directory, or a registry reference",
         ),
-        false => say(
+        Unusable::NotADirectory => say(
             format!("{named}: {dir} is not a directory"),
             "write the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG), or a registry reference",
+        ),
+        Unusable::NoSuchTag(why) => {
+            say(format!("{named}: the layout has no image of that tag"), why)
+        }
+        Unusable::NotALayout(why) => say(
+            format!("{named}: {dir} is not a usable OCI image layout"),
+            why,
         ),
     }
 }
@@ -822,8 +829,8 @@ mod tests {
             ("hub-size", Some("0"), Problem::HubSize(1_000_000)),
             ("jupyterhub-values", None, Problem::ValuesListedWithComma("a.yaml,b.yaml".into())),
             ("now", None, Problem::PastTheCalendar(Box::new(past))),
-            ("image", Some("oci:README.md"), Problem::Layout("README.md".into(), false)),
-            ("image", Some("oci:lab"), Problem::Layout("lab".into(), true)),
+            ("image", Some("oci:README.md"), Problem::Layout("README.md".into(), Unusable::NotADirectory)),
+            ("image", Some("oci:lab"), Problem::Layout("lab".into(), Unusable::Missing)),
             ("release-note-template", Some("x.md.j2"), Problem::Template(TemplateProblem::Unreadable(Arc::new(std::io::Error::from(std::io::ErrorKind::NotFound))))),
             ("release-note-template", Some("/etc/passwd"), Problem::Template(TemplateProblem::OutsideWorkspace { workspace: "/w".into(), real: "/etc/passwd".into() })),
             ("release-note-template", Some("dir"), Problem::Template(TemplateProblem::NotRegular)),
@@ -839,7 +846,7 @@ mod tests {
             ("github-token", None, Problem::NoToken(Some(GitHubUse::ReleaseTime))),
             ("fail-on", None, Problem::AlarmWithoutKubernetes("mismatch".into())),
             ("hub-url", Some("https://hub.example.org"), Problem::Placeholder),
-            ("image", Some("ghcr.io/Org/Lab"), Problem::Refused(refused(), Said::Whole)),
+            ("image", Some("ghcr.io/Org/Lab"), Problem::Refused(refused())),
             ("image", Some("oci:"), Problem::Image(ImageProblem::NoDirectory)),
             ("image", Some("oci:dir:bad tag"), Problem::Image(ImageProblem::LayoutRef("bad tag".into()))),
             ("image", None, Problem::Image(ImageProblem::Credentials)),
@@ -851,7 +858,8 @@ mod tests {
             ("environment", Some(&long_environment), Problem::Environment(EnvironmentError::TooLong)),
             ("environment", Some("prod\nstaging"), Problem::Environment(EnvironmentError::Control)),
             ("environment", Some("prod\u{202e}"), Problem::Environment(EnvironmentError::Invisible)),
-            ("image", Some("ghcr.io/Org/Lab"), Problem::Refused(refused(), Said::Colon)),
+            ("image", Some("oci:empty"), Problem::Layout("empty".into(), Unusable::NotALayout("cannot read empty/index.json: No such file or directory (os error 2)".into()))),
+            ("image", Some("oci:lab:v9"), Problem::Layout("lab".into(), Unusable::NoSuchTag("the OCI layout lab has no image tagged \"v9\" (tags present: latest); name one of its tags: oci:lab:latest".into()))),
         ];
         cases.extend(rules.map(|r| ("image", None, Problem::Rule(r))));
         let shown: Vec<String> = cases
