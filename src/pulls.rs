@@ -178,7 +178,6 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
         } else {
             PayloadList::All
         },
-        looked_up: MAX_PUSH_COMMITS,
     });
     commits.drain(..commits.len() - examined);
     let found = merged_pull_requests(ctx, opts, &commits, branch, &origin, unexamined).await;

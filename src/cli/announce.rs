@@ -2,14 +2,14 @@
 //! run has always checked them, before the first network call, so bad input changes nothing.
 
 use super::inputs::{self, given_path};
-use super::usage::{Problem, Required, Rule, Said};
+use super::usage::{ImageProblem, Problem, Required, Rule};
 use super::value::InputDuration;
 use super::{AnnounceArgs, UsageError, required, usage};
 use crate::announce::{
     AnnounceRequest, DeploymentRequest, ImageRequest, Templates, TierPolicy, TrackingOptions,
 };
 use crate::context::RunContext;
-use crate::digest::layout::{self, Unusable};
+use crate::digest::layout;
 use crate::digest::{Digest, ImageSource};
 use crate::publish;
 use crate::render::custom::{self, TEMPLATE_MAX_BYTES};
@@ -19,7 +19,7 @@ use crate::support::github::{self, GitHub};
 use crate::support::log::Log;
 use crate::support::secrets::SecretString;
 use crate::tier::LabelRules;
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use secrecy::ExposeSecret;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -176,16 +176,13 @@ fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templ
 /// without an image of that tag (the words list the tags it has).
 pub(super) fn image_input(text: &str) -> Result<ImageSource, UsageError> {
     let image = text.trim();
-    let source = ImageSource::parse(image).map_err(usage("image"))?;
+    let source = ImageSource::parse(image).map_err(|why| match why {
+        ImageProblem::Credentials => UsageError::new("image", Problem::Image(why)),
+        why => UsageError::of("image", image, Problem::Image(why)),
+    })?;
     if let ImageSource::Layout { dir, tag } = &source {
-        let refuse = |problem| UsageError::of("image", image, problem);
-        layout::usable(dir, tag.as_deref()).map_err(|e| match e {
-            Unusable::Missing => refuse(Problem::Layout(dir.clone(), true)),
-            Unusable::NotADirectory => refuse(Problem::Layout(dir.clone(), false)),
-            Unusable::NoSuchTag(why) | Unusable::NotALayout(why) => {
-                refuse(Problem::Refused(Arc::new(anyhow!(why)), Said::Colon))
-            }
-        })?;
+        layout::usable(dir, tag.as_deref())
+            .map_err(|why| UsageError::of("image", image, Problem::Layout(dir.clone(), why)))?;
     }
     Ok(source)
 }

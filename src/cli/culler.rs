@@ -74,7 +74,6 @@ fn refused(e: SettingsError) -> anyhow::Error {
         }
         SettingsError::File(e) => usage(VALUES)(e.into()).into(),
         SettingsError::Option(name, e) => usage(&name)(e.into()).into(),
-        SettingsError::Default(e) => e.into(),
     }
 }
 

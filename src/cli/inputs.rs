@@ -40,9 +40,9 @@ pub(crate) fn hub_url(value: &str) -> Result<url::HttpUrl, UsageError> {
     }
 }
 
-/// `--api-url` ([`url::api_url`]).
+/// `--api-url` ([`url::api_base`]).
 pub(crate) fn api_url(value: &str) -> Result<url::HttpUrl, UsageError> {
-    url::api_url(value)
+    url::base(value, url::api_base)
         .map_err(|e| UsageError::of("api-url", e.shown, Problem::BadUrl(UrlKind::Api, e.why)))
 }
 

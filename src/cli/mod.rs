@@ -11,6 +11,7 @@ mod status;
 mod usage;
 pub(crate) mod value;
 
+use crate::support::github::Environment;
 use crate::support::url::HttpUrl;
 pub(crate) use announce::announce_request;
 pub(crate) use status::status_request;
@@ -403,17 +404,15 @@ impl RunbookArgs {
 pub struct DeploymentArgs {
     /// GitHub environment to record the rollout in as a deployment of the release's commit, e.g. jupyterhub-prod (needs `deployments: write`); one per hub [default: none, no deployment]
     #[arg(long, env, value_name = "NAME", value_parser = checked(environment_arg))]
-    pub environment: Option<crate::publish::deployment::Environment>,
+    pub environment: Option<Environment>,
 }
 
-/// `environment` by GitHub's rules ([`crate::publish::deployment::Environment::parse`]); a
-/// blank Action input never reaches it (blank inputs count as unset). The refusal says the
-/// rule broken and quotes the name.
-fn environment_arg(text: &str) -> Result<crate::publish::deployment::Environment, UsageError> {
-    crate::publish::deployment::Environment::parse(text).map_err(|e| {
-        let problem = Problem::Refused(std::sync::Arc::new(e.into()), usage::Said::Named);
-        UsageError::of("environment", text.trim(), problem)
-    })
+/// `environment` by GitHub's rules ([`Environment::parse`]); a blank Action input never
+/// reaches it (blank inputs count as unset). The refusal says the rule broken and quotes the
+/// name.
+fn environment_arg(text: &str) -> Result<Environment, UsageError> {
+    Environment::parse(text)
+        .map_err(|why| UsageError::of("environment", text.trim(), Problem::Environment(why)))
 }
 
 /// How the image's registry is read, by `announce` and by `status` (with `--image`): the
@@ -726,9 +725,7 @@ mod tests {
         let shown = format!("\"{}…\"", "e".repeat(59));
         assert_eq!(
             err.lines().next().unwrap(),
-            format!(
-                "error: environment (--environment) {shown} is longer than GitHub's limit of 255 characters for an environment name"
-            )
+            format!("error: environment (--environment) {shown} is longer than 255 characters")
         );
         let err = EnvCli::try_parse_from(["x", "--environment", "prod\u{202e}ue"])
             .err()
@@ -736,7 +733,7 @@ mod tests {
             .to_string();
         assert_eq!(
             err.lines().next().unwrap(),
-            "error: environment (--environment) \"prod\\u{202e}ue\" holds an invisible character (a bidirectional control or a zero-width one), which makes a name read as another: type the name"
+            "error: environment (--environment) \"prod\\u{202e}ue\" holds an invisible character (a bidirectional control or a zero-width one)"
         );
         assert!(
             EnvCli::try_parse_from(["x"])

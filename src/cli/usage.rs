@@ -6,7 +6,7 @@ use std::sync::Arc;
 /// Turns another stage's error about the value of `input` into a [`UsageError`] naming it,
 /// in that error's words (which name the input).
 pub(crate) fn usage(input: &str) -> impl Fn(anyhow::Error) -> UsageError + '_ {
-    move |e| UsageError::new(input, Problem::Refused(Arc::new(e), Said::Whole))
+    move |e| UsageError::new(input, Problem::Refused(Arc::new(e)))
 }
 
 /// The refusal of a `required: true` input left empty: the Actions runner does not enforce

@@ -12,6 +12,7 @@ pub(crate) mod reference;
 pub(crate) mod registry;
 mod source;
 
+pub(crate) use source::ImageProblem;
 pub use source::ImageSource;
 pub(crate) use source::PodReference;
 

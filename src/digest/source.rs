@@ -1,7 +1,7 @@
 //! Where the image is read from (the `--image` input parsed: a registry reference, or an OCI
 //! image layout on disk), and an image reference as a pod's spec names it.
 
-use anyhow::{Result, bail};
+use super::registry::errors::ReferenceProblem;
 use oci_client::Reference;
 use std::path::PathBuf;
 
@@ -26,33 +26,50 @@ pub enum ImageSource {
     },
 }
 
+/// Why a text is not an `--image` ([`ImageSource::parse`]); the words are the render
+/// layer's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImageProblem {
+    /// `oci:` without a directory.
+    NoDirectory,
+    /// `oci:DIR:REF` whose REF (here) is not an OCI reference name.
+    LayoutRef(String),
+    /// `@` with no digest after it, as credentials before the registry have: the value is
+    /// never shown (what stands before `@` may be a password).
+    Credentials,
+    /// A repository with upper case, which the distribution spec does not allow; the
+    /// reference with its repository lower-cased.
+    UpperCase(String),
+    /// Not a reference, with the parser's reason ([`super::reference::parse`]).
+    NotAReference(String),
+    /// Parsed, but does not print back as a reference: an upper-case first part that is not
+    /// a registry host (`A/a`).
+    UpperCaseHost,
+    /// A port or a digest pin that cannot be asked for ([`super::registry::check_reference`]).
+    Reference(ReferenceProblem),
+}
+
 impl ImageSource {
-    /// Parses `--image`.
+    /// Parses `--image` (trimmed).
     ///
     /// # Errors
-    /// A reference that is not a valid image reference (the error quotes it and gives the
-    /// expected shape, and says so when the repository has upper case), a registry port that is
-    /// not a port number, a digest pin that is not `sha256:<64 lower-case hex>`, or an `oci:`
-    /// form with an empty directory or a REF that is not an OCI reference name.
-    pub fn parse(text: &str) -> Result<Self> {
+    /// [`ImageProblem`]: a reference that is not a valid image reference (with the
+    /// repository lower-cased when that is all it lacks), credentials before the registry, a
+    /// registry port that is not a port number, a digest pin that is not
+    /// `sha256:<64 lower-case hex>`, or an `oci:` form with an empty directory or a REF that
+    /// is not an OCI reference name.
+    pub fn parse(text: &str) -> Result<Self, ImageProblem> {
         let text = text.trim();
-        if text.is_empty() {
-            bail!(
-                "the image reference is empty: set --image (input `image`), e.g. ghcr.io/org/lab:latest"
-            );
-        }
         if let Some(rest) = text.strip_prefix("oci:") {
             let (dir, tag) = match rest.split_once(':') {
                 Some((dir, tag)) => (dir, Some(tag).filter(|t| !t.is_empty())),
                 None => (rest, None),
             };
             if dir.is_empty() {
-                bail!("{text:?} names no directory: write oci:DIR or oci:DIR:TAG");
+                return Err(ImageProblem::NoDirectory);
             }
             if let Some(tag) = tag.filter(|t| !is_layout_ref_name(t)) {
-                bail!(
-                    "{text:?}: {tag:?} is not an OCI reference name (letters, digits and . _ - : @ + between them, components separated by /); write oci:DIR:TAG (the directory cannot hold a colon)"
-                );
+                return Err(ImageProblem::LayoutRef(tag.to_string()));
             }
             return Ok(Self::Layout {
                 dir: PathBuf::from(dir),
@@ -60,33 +77,19 @@ impl ImageSource {
             });
         }
         if holds_userinfo(text) {
-            // Not quoted: what stands before `@` may be a password.
-            bail!(
-                "the image reference has '@' with no digest after it, as in user:password@registry/repository (the reference is not shown, it may hold a password): an image reference carries no credentials; give them as registry-username and registry-password (--registry-username, --registry-password) and write the image as REGISTRY/REPOSITORY:TAG, e.g. ghcr.io/org/lab:latest"
-            );
+            return Err(ImageProblem::Credentials);
         }
         let reference: Reference = super::reference::parse(text).map_err(|err| {
-            if let Some(lower) = lower_case_repository(text) {
-                return anyhow::anyhow!(
-                    "{text:?} is not a valid image reference: repository names must be lower case \
-                     (the OCI distribution spec's rule; registries such as ghcr.io store them so); \
-                     write {lower}"
-                );
-            }
-            anyhow::anyhow!(
-                "{text:?} is not a valid image reference ({err}): write REGISTRY/REPOSITORY:TAG, \
-                 e.g. ghcr.io/org/lab:latest"
+            lower_case_repository(text).map_or_else(
+                || ImageProblem::NotAReference(err.to_string()),
+                ImageProblem::UpperCase,
             )
         })?;
-        super::registry::check_reference(&reference)?;
+        super::registry::check_reference(&reference).map_err(ImageProblem::Reference)?;
         // Refuse what does not print back as a valid reference, such as `A/a` (an upper-case
         // Docker Hub repository, which Docker would read as a registry host `A`).
         if super::reference::parse(&reference.whole()).is_err() {
-            bail!(
-                "{text:?} is not a valid image reference (repository names are lower case, and \
-                 an upper-case first part is not a registry host without a `.` or `:`): write \
-                 REGISTRY/REPOSITORY:TAG, e.g. ghcr.io/org/lab:latest"
-            );
+            return Err(ImageProblem::UpperCaseHost);
         }
         Ok(Self::Registry(reference))
     }
@@ -241,26 +244,23 @@ mod tests {
 
     #[test]
     fn credentials_before_the_registry_are_refused_without_echoing_them() {
-        let err = refusal("user:SECRETPW@ghcr.io/org/lab");
-        insta::assert_snapshot!(err, @"the image reference has '@' with no digest after it, as in user:password@registry/repository (the reference is not shown, it may hold a password): an image reference carries no credentials; give them as registry-username and registry-password (--registry-username, --registry-password) and write the image as REGISTRY/REPOSITORY:TAG, e.g. ghcr.io/org/lab:latest");
         for bad in [
+            "user:SECRETPW@ghcr.io/org/lab",
             "user:SECRETPW@ghcr.io/org/lab:latest",
             "user:SECRETPW@ghcr.io",
             "user:p@SECRETPW@ghcr.io/org/lab",
             "SECRETPW@ghcr.io/org/lab@sha256:0000000000000000000000000000000000000000000000000000000000000000",
         ] {
-            let err = refusal(bad);
-            assert!(!err.contains("SECRETPW"), "{bad:?}: {err}");
-            assert!(err.contains("registry-password"), "{bad:?}: {err}");
+            assert_eq!(refusal(bad), ImageProblem::Credentials, "{bad:?}");
         }
         // A digest pin is still a reference.
         let pinned = "ghcr.io/org/lab@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
         assert!(ImageSource::parse(pinned).is_ok());
     }
 
-    /// The message `reference` is refused with.
-    fn refusal(reference: &str) -> String {
-        ImageSource::parse(reference).unwrap_err().to_string()
+    /// The problem `reference` is refused with.
+    fn refusal(reference: &str) -> ImageProblem {
+        ImageSource::parse(reference).unwrap_err()
     }
 
     #[test]
@@ -280,29 +280,29 @@ mod tests {
 
     #[test]
     fn upper_case_repositories_are_refused_with_the_lower_case_form() {
-        let err = refusal("ghcr.io/Octo/Lab:latest");
-        assert!(
-            err.contains("repository names must be lower case")
-                && err.contains("write ghcr.io/octo/lab:latest"),
-            "{err}"
+        let upper = |lower: &str| ImageProblem::UpperCase(lower.into());
+        assert_eq!(
+            refusal("ghcr.io/Octo/Lab:latest"),
+            upper("ghcr.io/octo/lab:latest")
         );
-        let err = refusal("localhost:5000/Lab:V1");
-        assert!(err.contains("write localhost:5000/lab:V1"), "{err}");
-        // Other mistakes keep the general message.
-        let err = refusal("not a ref");
-        assert!(err.contains("write REGISTRY/REPOSITORY:TAG"), "{err}");
+        assert_eq!(
+            refusal("localhost:5000/Lab:V1"),
+            upper("localhost:5000/lab:V1")
+        );
+        // Other mistakes keep the general refusal.
+        assert_matches::assert_matches!(refusal("not a ref"), ImageProblem::NotAReference(_));
+        assert_eq!(refusal("A/a"), ImageProblem::UpperCaseHost);
     }
 
     #[test]
     fn an_invalid_registry_port_is_named_before_any_request() {
-        let err = refusal("127.0.0.1:99999/org/lab:latest");
-        assert!(
-            err.contains(
-                "the registry port \"99999\" of image 127.0.0.1:99999/org/lab:latest is not a port number"
-            ),
-            "{err}"
+        let port = ReferenceProblem::Port {
+            port: "99999".into(),
+        };
+        assert_eq!(
+            refusal("127.0.0.1:99999/org/lab:latest"),
+            ImageProblem::Reference(port)
         );
-        assert!(err.contains("fix the image input"), "{err}");
         assert!(ImageSource::parse("127.0.0.1:0/org/lab:latest").is_err());
         assert!(ImageSource::parse("127.0.0.1:65535/org/lab:latest").is_ok());
     }
@@ -311,9 +311,11 @@ mod tests {
     fn digest_pins_must_be_lower_case_sha256() {
         let hex = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
         assert!(ImageSource::parse(&format!("ghcr.io/org/lab@sha256:{hex}")).is_ok());
-        let err = refusal(&format!("ghcr.io/org/lab@sha256:{}", hex.to_uppercase()));
-        assert!(err.contains("the digest pin sha256:9F86D0"), "{err}");
-        assert!(err.contains("64 lower-case hex digits"), "{err}");
+        let pin = format!("sha256:{}", hex.to_uppercase());
+        assert_eq!(
+            refusal(&format!("ghcr.io/org/lab@{pin}")),
+            ImageProblem::Reference(ReferenceProblem::Pin { pin })
+        );
         let sha512 = format!("ghcr.io/org/lab@sha512:{}", "a".repeat(128));
         assert!(ImageSource::parse(&sha512).is_err());
     }
@@ -357,8 +359,10 @@ mod tests {
         for bad in ["-x", "x-", "a//b", "/a", "a/", "a b", "a---b", "x..y", "é"] {
             assert!(!is_layout_ref_name(bad), "{bad}");
         }
-        let err = refusal("oci:dir:bad tag");
-        assert!(err.contains("not an OCI reference name"), "{err}");
+        assert_eq!(
+            refusal("oci:dir:bad tag"),
+            ImageProblem::LayoutRef("bad tag".into())
+        );
     }
 
     #[test]
@@ -374,8 +378,7 @@ mod tests {
             "A/a",
             "Org/lab:latest",
         ] {
-            let err = refusal(bad);
-            assert!(!err.is_empty(), "{bad:?}");
+            assert!(ImageSource::parse(bad).is_err(), "{bad:?}");
         }
     }
 }

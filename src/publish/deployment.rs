@@ -31,6 +31,7 @@ use super::once::{self, Made};
 use crate::digest::Digest;
 use crate::render::Change;
 use crate::render::deployment::{Failed, Note};
+pub(crate) use crate::support::github::Environment;
 use crate::support::github::models::{
     Deployment, DeploymentState, DeploymentStatus, NewDeployment,
 };
@@ -44,84 +45,8 @@ use anyhow::{Context, Result};
 pub const MARKER_KEY: &str = "created-by";
 /// The value of [`MARKER_KEY`] in our payloads.
 pub const MARKER_VALUE: &str = "codeq-rollout";
-/// GitHub's longest environment name (Docs, "Managing environments for deployment":
-/// "An environment name may not exceed 255 characters").
-pub(crate) const ENVIRONMENT_MAX_CHARS: usize = 255;
-
 /// The outputs of a run with `environment`: the deployment's id and API address.
 pub(crate) const OUTPUTS: [&str; 2] = ["deployment-id", "deployment-url"];
-
-/// A GitHub environment's name, checked by GitHub's rules ([`Environment::parse`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Environment(String);
-
-/// Why a text is not an environment name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum EnvironmentError {
-    /// Empty (or only whitespace).
-    #[error("is empty: name an environment, e.g. jupyterhub-prod, or leave the input unset")]
-    Empty,
-    /// Longer than [`ENVIRONMENT_MAX_CHARS`].
-    #[error("is longer than GitHub's limit of 255 characters for an environment name")]
-    TooLong,
-    /// Holds a line break or another control character.
-    #[error(
-        "holds a line break or another control character, which GitHub's environment names cannot"
-    )]
-    Control,
-    /// Holds an invisible character: a bidirectional control (U+202A–U+202E,
-    /// U+2066–U+2069), a zero-width one (U+200B–U+200D, U+2060, U+FEFF) or another
-    /// default-ignorable or format character ([`crate::support::sanitize::is_invisible`]).
-    #[error(
-        "holds an invisible character (a bidirectional control or a zero-width one), which makes a name read as another: type the name"
-    )]
-    Invisible,
-}
-
-impl Environment {
-    /// Parses an environment name (trimmed) by GitHub's rules: not empty, at most
-    /// [`ENVIRONMENT_MAX_CHARS`] characters (GitHub Docs, "Managing environments for
-    /// deployment"); no control characters (the name is a line of the Environments page) and
-    /// no invisible ones (a bidirectional control or a zero-width character would make it
-    /// read as another name).
-    /// Names compare without case on GitHub ([`Environment::matches`]).
-    ///
-    /// # Errors
-    /// [`EnvironmentError`] saying which rule the name breaks.
-    pub fn parse(text: &str) -> Result<Self, EnvironmentError> {
-        let name = text.trim();
-        if name.is_empty() {
-            return Err(EnvironmentError::Empty);
-        }
-        if name.chars().count() > ENVIRONMENT_MAX_CHARS {
-            return Err(EnvironmentError::TooLong);
-        }
-        if name.chars().any(char::is_control) {
-            return Err(EnvironmentError::Control);
-        }
-        if name.chars().any(crate::support::sanitize::is_invisible) {
-            return Err(EnvironmentError::Invisible);
-        }
-        Ok(Self(name.to_string()))
-    }
-
-    /// The name as given (trimmed).
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// Whether `name` (a deployment's `environment`) is this environment: GitHub's names
-    /// are not case sensitive.
-    pub fn matches(&self, name: &str) -> bool {
-        self.0.to_lowercase() == name.to_lowercase()
-    }
-}
-
-impl std::fmt::Display for Environment {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 /// The payload of our deployments: the [`MARKER_KEY`], the digest, and the tier and
 /// convergence window when known (`status` creating a deployment knows neither).
@@ -523,37 +448,6 @@ mod tests {
             environment: environment.into(),
             payload,
             url: String::new(),
-        }
-    }
-
-    #[test]
-    fn environment_names_follow_githubs_rules() {
-        assert_eq!(
-            Environment::parse(" jupyterhub-prod ").unwrap().as_str(),
-            "jupyterhub-prod"
-        );
-        assert_eq!(Environment::parse("  "), Err(EnvironmentError::Empty));
-        assert_eq!(
-            Environment::parse(&"e".repeat(256)),
-            Err(EnvironmentError::TooLong)
-        );
-        assert!(Environment::parse(&"é".repeat(255)).is_ok());
-        assert_eq!(
-            Environment::parse("prod\nstaging"),
-            Err(EnvironmentError::Control)
-        );
-        assert!(Environment::parse("Prod").unwrap().matches("prod"));
-        for sneaky in [
-            "prod\u{202e}",
-            "pr\u{2066}od",
-            "pr\u{200b}od",
-            "\u{feff}prod",
-        ] {
-            assert_eq!(
-                Environment::parse(sneaky),
-                Err(EnvironmentError::Invisible),
-                "{sneaky:?}"
-            );
         }
     }
 

@@ -8,6 +8,7 @@ use crate::support::github::error::{Action, GitHubError, Kind, Problem};
 
 mod event;
 mod registry;
+pub(super) use registry::reference_words;
 
 /// What a call works on: it decides the permission a 403 asks for and whether a 404
 /// points at the repository.
@@ -134,14 +135,6 @@ fn github_words(err: &GitHubError) -> Words {
             detailed(format!("cannot {action}: {how}"), &detail, unknown(action))
         }
         Problem::NoTimeLeft { action } => Words::new(format!("cannot {action}: no time left")),
-        Problem::DeleteRefused {
-            action,
-            status,
-            reason,
-        } => Words::new(format!(
-            "cannot {action}: GitHub answered {status} {}",
-            reason.unwrap_or("<unknown status code>")
-        )),
         Problem::TokenNotAHeader => Words::new(
             "the GitHub token holds a line break or another control character, so it cannot \
              be sent in an HTTP header",
@@ -341,14 +334,6 @@ mod tests {
                 },
             ),
             error(Kind::Unavailable, Problem::NoTimeLeft { action }),
-            error(
-                Kind::Conflict,
-                Problem::DeleteRefused {
-                    action: Action::DeleteDuplicateRelease,
-                    status: 409,
-                    reason: Some("Conflict"),
-                },
-            ),
             error(Kind::Other, Problem::TokenNotAHeader),
             error(
                 Kind::Other,

@@ -3,6 +3,7 @@
 //! error, with the failed or incomplete look-ups they carry. [`crate::tier`] returns data only.
 
 use super::words::Words;
+use crate::pulls::MAX_PUSH_COMMITS;
 use crate::tier::{
     Commits, Elsewhere, Lookup, LookupFailure, LookupNote, LookupOrigin, LookupTraffic, Missing,
     NoClient, NoLabel, NotKnown, PayloadList, PayloadProblem, Reason, Refetch, SubjectMiss,
@@ -479,7 +480,6 @@ fn unexamined_words(unexamined: &Unexamined) -> (String, String) {
         carried,
         listed,
         payload,
-        looked_up,
     } = unexamined;
     let (s, were) = if *count == 1 {
         ("", "was")
@@ -496,7 +496,7 @@ fn unexamined_words(unexamined: &Unexamined) -> (String, String) {
     (
         format!("{count} older commit{s} of {origin} {were} not looked up"),
         format!(
-            "the push carries {carried} commits{payload}, and only the newest {looked_up} are \
+            "the push carries {carried} commits{payload}, and only the newest {MAX_PUSH_COMMITS} are \
              looked up (a request each per try)"
         ),
     )
@@ -643,7 +643,6 @@ mod tests {
             carried: 103,
             listed: 103,
             payload: PayloadList::All,
-            looked_up: 100,
         }
     }
 

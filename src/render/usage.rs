@@ -3,9 +3,12 @@
 //! each as a [`UsageError`] carrying it with the input and the value as given; the words (and
 //! `Display`) are [`super::usage_words`]'.
 
+pub(crate) use crate::digest::ImageProblem;
 pub(crate) use crate::digest::host::{EntryProblem, Refused};
+pub(crate) use crate::digest::layout::Unusable;
 pub(crate) use crate::status::kube::KubeError;
 pub(crate) use crate::support::duration::DurationProblem;
+pub(crate) use crate::support::github::EnvironmentError;
 pub(crate) use crate::support::kube_name::NameKind;
 pub(crate) use crate::support::secrets::TokenProblem;
 pub(crate) use crate::support::url::UrlProblem;
@@ -91,8 +94,12 @@ pub(crate) enum Problem {
     ValuesListedWithComma(PathBuf),
     /// Deadlines past the calendar's last date ([`crate::window::LAST_DATE`]).
     PastTheCalendar(Box<PastTheCalendar>),
-    /// An `oci:` layout directory that does not exist (`true`) or is something else.
-    Layout(PathBuf, bool),
+    /// An `image` that is not an image reference ([`ImageProblem`]).
+    Image(ImageProblem),
+    /// An `environment` name GitHub does not take ([`EnvironmentError`]).
+    Environment(EnvironmentError),
+    /// An `oci:` layout directory that cannot be used ([`Unusable`]).
+    Layout(PathBuf, Unusable),
     /// A team template refused ([`TemplateProblem`]).
     Template(TemplateProblem),
     /// A time after the run's clock.
@@ -115,20 +122,8 @@ pub(crate) enum Problem {
     Kube(Arc<KubeError>),
     /// The value is the placeholder `hub-url` default.
     Placeholder,
-    /// Another stage's refusal, in its own words, which name the input: `Whole` as they
-    /// are, `Named` after `NAME (--NAME)` (and the value, when quoted).
-    Refused(Arc<anyhow::Error>, Said),
-}
-
-/// How another stage's words ([`Problem::Refused`]) are placed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Said {
-    /// As they are: they name the input themselves.
-    Whole,
-    /// After `NAME (--NAME)` and the value shown, and a space.
-    Named,
-    /// After `NAME (--NAME)` and the value shown, if any, and a colon.
-    Colon,
+    /// Another stage's refusal, in its own words, which name the input.
+    Refused(Arc<anyhow::Error>),
 }
 
 /// The required inputs, each with what it is.

@@ -4,8 +4,9 @@
 //! problem ([`words`]).
 
 use super::usage::{
-    CalendarFix, DurationLimit, DurationProblem, EntryProblem, GitHubUse, NameKind, Problem,
-    Refused, Required, Rule, Said, TemplateProblem, TokenProblem, UrlKind, UrlProblem, UsageError,
+    CalendarFix, DurationLimit, DurationProblem, EntryProblem, EnvironmentError, GitHubUse,
+    ImageProblem, NameKind, Problem, Refused, Required, Rule, TemplateProblem, TokenProblem,
+    Unusable, UrlKind, UrlProblem, UsageError,
 };
 use super::window_words::{human, human_at_most, servers_words};
 use super::words::{WHAT_MAX_CHARS, Words};
@@ -122,7 +123,9 @@ pub(crate) fn words(e: &UsageError) -> Words {
             ),
         ),
         Problem::PastTheCalendar(past) => calendar_words(past),
-        Problem::Layout(dir, missing) => layout_words(&named, dir, *missing),
+        Problem::Image(why) => image_words(&name, &named, e.given.as_deref(), why),
+        Problem::Environment(why) => environment_words(&named, *why),
+        Problem::Layout(dir, why) => layout_words(&named, dir, why),
         Problem::Template(what) => template_words(&named, what),
         Problem::LaterThanClock { at, now } => say(
             format!(
@@ -159,9 +162,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             format!("set {input} (--{input}) to your hub's address"),
         ),
         Problem::Kube(e) => super::kube::words(e),
-        Problem::Refused(e, Said::Whole) => Words::new(format!("{e:#}")),
-        Problem::Refused(e, Said::Named) => Words::new(format!("{named} {e:#}")),
-        Problem::Refused(e, Said::Colon) => Words::new(format!("{named}: {e:#}")),
+        Problem::Refused(e) => Words::new(format!("{e:#}")),
     }
 }
 
@@ -184,17 +185,93 @@ fn name_words(named: &str, kind: NameKind) -> Words {
     }
 }
 
-/// An `oci:` layout directory `dir` that is `missing`, or else not a directory.
-fn layout_words(named: &str, dir: &std::path::Path, missing: bool) -> Words {
+/// An `image` refused ([`ImageProblem`]): `named` quotes the value `given`, `name` does not
+/// (credentials are never shown).
+fn image_words(name: &str, named: &str, given: Option<&str>, why: &ImageProblem) -> Words {
+    let write = "write REGISTRY/REPOSITORY:TAG, e.g. ghcr.io/org/lab:latest";
+    match why {
+        ImageProblem::NoDirectory => say(
+            format!("{named} names no directory"),
+            "write oci:DIR or oci:DIR:TAG, DIR being the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG)",
+        ),
+        ImageProblem::LayoutRef(tag) => say(
+            format!("{named}: the tag is not an OCI reference name"),
+            format!(
+                "write oci:DIR:TAG, TAG being letters, digits and . _ - : @ + between them, components separated by / (not {}), e.g. oci:out:v1.0; the directory cannot hold a colon",
+                quoted(tag)
+            ),
+        ),
+        ImageProblem::Credentials => say(
+            format!(
+                "{name} has '@' with no digest after it, as credentials before the registry (USER:PASSWORD@HOST) have"
+            ),
+            "the reference is not shown, it may hold a password: an image reference carries no credentials; give them as registry-username and registry-password (--registry-username, --registry-password) and write the image as REGISTRY/REPOSITORY:TAG, e.g. ghcr.io/org/lab:latest",
+        ),
+        ImageProblem::UpperCase(lower) => say(
+            format!("{named} has upper case in its repository"),
+            format!(
+                "repository names must be lower case (the OCI distribution spec's rule; registries such as ghcr.io store them so): write {lower}"
+            ),
+        ),
+        ImageProblem::NotAReference(why) => say(
+            format!("{named} is not a valid image reference"),
+            format!("{why}: {write}"),
+        ),
+        ImageProblem::UpperCaseHost => say(
+            format!("{named} is not a valid image reference"),
+            format!(
+                "repository names are lower case, and an upper-case first part is not a registry host without a `.` or `:`: {write}"
+            ),
+        ),
+        ImageProblem::Reference(problem) => {
+            let (what, help) = super::help::reference_words(given.unwrap_or_default(), problem);
+            say(what, help)
+        }
+    }
+}
+
+/// An `environment` refused ([`EnvironmentError`]): the rule broken, what to write.
+fn environment_words(named: &str, why: EnvironmentError) -> Words {
+    let (what, help) = match why {
+        EnvironmentError::Empty => (
+            "is empty",
+            "name an environment, e.g. jupyterhub-prod, or leave the input unset",
+        ),
+        EnvironmentError::TooLong => (
+            "is longer than 255 characters",
+            "GitHub's environment names are at most 255 characters: give the environment's name as its settings page shows it, e.g. jupyterhub-prod",
+        ),
+        EnvironmentError::Control => (
+            "holds a line break or another control character",
+            "GitHub's environment names cannot: give one name on one line, e.g. jupyterhub-prod",
+        ),
+        EnvironmentError::Invisible => (
+            "holds an invisible character (a bidirectional control or a zero-width one)",
+            "it makes a name read as another: type the name",
+        ),
+    };
+    say(format!("{named} {what}"), help)
+}
+
+/// An `oci:` layout directory `dir` that cannot be used: missing, not a directory, or
+/// without the image asked for (the digest's words, listing the tags it has).
+fn layout_words(named: &str, dir: &std::path::Path, why: &Unusable) -> Words {
     let dir = dir.display();
-    match missing {
-        true => say(
+    match why {
+        Unusable::Missing => say(
             format!("{named}: no OCI image layout directory {dir}"),
             "write the directory the layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working directory, or a registry reference",
         ),
-        false => say(
+        Unusable::NotADirectory => say(
             format!("{named}: {dir} is not a directory"),
             "write the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG), or a registry reference",
+        ),
+        Unusable::NoSuchTag(why) => {
+            say(format!("{named}: the layout has no image of that tag"), why)
+        }
+        Unusable::NotALayout(why) => say(
+            format!("{named}: {dir} is not a usable OCI image layout"),
+            why,
         ),
     }
 }
@@ -452,15 +529,19 @@ fn calendar_words(past: &crate::window::PastTheCalendar) -> Words {
         }
         CalendarFix::Settings => "give the idle culler settings the hub really uses",
     };
-    let scale = past.scale.map_or(String::new(), |s| {
-        let (servers, slow) = (servers_words(s.servers), human(s.slow_stop_timeout_secs));
+    let window = past.configured.window();
+    let scale = window.worst.map_or(String::new(), |w| {
+        let (servers, slow) = (
+            servers_words(w.scale.servers),
+            human(w.scale.slow_stop_timeout_secs),
+        );
         format!("; hub size {servers}, slow-stop timeout {slow}")
     });
     say(
         format!(
             "{clock} {} plus the convergence window ({}) ends after {}",
             rfc3339(past.now),
-            human_at_most(past.longest_secs),
+            human_at_most(window.longest_secs().unwrap_or_default()),
             crate::window::LAST_DATE,
         ),
         format!(
@@ -664,6 +745,7 @@ mod tests {
     #[test]
     fn every_problem_says_what_failed_then_what_to_write() {
         use super::super::usage::{DurationBounds, Required as R, Rule};
+        use crate::digest::registry::errors::ReferenceProblem;
         use crate::support::duration::DurationProblem as D;
         use std::sync::Arc;
         let job = DurationBounds {
@@ -679,9 +761,7 @@ mod tests {
         let past = crate::window::PastTheCalendar {
             now: time(253_402_300_000),
             now_given: true,
-            longest_secs: 4200,
             configured: Default::default(),
-            scale: None,
             fix: CalendarFix::Clock,
         };
         let refused = || Arc::new(anyhow::anyhow!("is not a valid image reference"));
@@ -691,6 +771,7 @@ mod tests {
             shown: "localhost:5000/x".into(),
             why,
         };
+        let long_environment = "e".repeat(256);
         let rules = [
             Rule::PrintContextNeedsDryRun,
             Rule::NoSecurityLabel,
@@ -748,8 +829,8 @@ mod tests {
             ("hub-size", Some("0"), Problem::HubSize(1_000_000)),
             ("jupyterhub-values", None, Problem::ValuesListedWithComma("a.yaml,b.yaml".into())),
             ("now", None, Problem::PastTheCalendar(Box::new(past))),
-            ("image", Some("oci:README.md"), Problem::Layout("README.md".into(), false)),
-            ("image", Some("oci:lab"), Problem::Layout("lab".into(), true)),
+            ("image", Some("oci:README.md"), Problem::Layout("README.md".into(), Unusable::NotADirectory)),
+            ("image", Some("oci:lab"), Problem::Layout("lab".into(), Unusable::Missing)),
             ("release-note-template", Some("x.md.j2"), Problem::Template(TemplateProblem::Unreadable(Arc::new(std::io::Error::from(std::io::ErrorKind::NotFound))))),
             ("release-note-template", Some("/etc/passwd"), Problem::Template(TemplateProblem::OutsideWorkspace { workspace: "/w".into(), real: "/etc/passwd".into() })),
             ("release-note-template", Some("dir"), Problem::Template(TemplateProblem::NotRegular)),
@@ -765,9 +846,20 @@ mod tests {
             ("github-token", None, Problem::NoToken(Some(GitHubUse::ReleaseTime))),
             ("fail-on", None, Problem::AlarmWithoutKubernetes("mismatch".into())),
             ("hub-url", Some("https://hub.example.org"), Problem::Placeholder),
-            ("image", Some("ghcr.io/Org/Lab"), Problem::Refused(refused(), Said::Whole)),
-            ("image", Some("ghcr.io/Org/Lab"), Problem::Refused(refused(), Said::Named)),
-            ("image", Some("ghcr.io/Org/Lab"), Problem::Refused(refused(), Said::Colon)),
+            ("image", Some("ghcr.io/Org/Lab"), Problem::Refused(refused())),
+            ("image", Some("oci:"), Problem::Image(ImageProblem::NoDirectory)),
+            ("image", Some("oci:dir:bad tag"), Problem::Image(ImageProblem::LayoutRef("bad tag".into()))),
+            ("image", None, Problem::Image(ImageProblem::Credentials)),
+            ("image", Some("ghcr.io/Org/Lab"), Problem::Image(ImageProblem::UpperCase("ghcr.io/org/lab".into()))),
+            ("image", Some("a b"), Problem::Image(ImageProblem::NotAReference("invalid reference format".into()))),
+            ("image", Some("A/a"), Problem::Image(ImageProblem::UpperCaseHost)),
+            ("image", Some("r:99999/lab"), Problem::Image(ImageProblem::Reference(ReferenceProblem::Port { port: "99999".into() }))),
+            ("environment", Some(""), Problem::Environment(EnvironmentError::Empty)),
+            ("environment", Some(&long_environment), Problem::Environment(EnvironmentError::TooLong)),
+            ("environment", Some("prod\nstaging"), Problem::Environment(EnvironmentError::Control)),
+            ("environment", Some("prod\u{202e}"), Problem::Environment(EnvironmentError::Invisible)),
+            ("image", Some("oci:empty"), Problem::Layout("empty".into(), Unusable::NotALayout("cannot read empty/index.json: No such file or directory (os error 2)".into()))),
+            ("image", Some("oci:lab:v9"), Problem::Layout("lab".into(), Unusable::NoSuchTag("the OCI layout lab has no image tagged \"v9\" (tags present: latest); name one of its tags: oci:lab:latest".into()))),
         ];
         cases.extend(rules.map(|r| ("image", None, Problem::Rule(r))));
         let shown: Vec<String> = cases

@@ -1,5 +1,5 @@
 //! URL rules: what an `http://` or `https://` address with a host is ([`http_url`]), the
-//! hub's address ([`hub_url`]) and GitHub's API base ([`api_url`]) the inputs give, how a URL
+//! hub's address ([`hub_url`]) and GitHub's API base ([`api_base`]) the inputs give, how a URL
 //! is shown without the credentials or query it may carry ([`shown_url`]), and where a token
 //! sent to a URL crosses networks in the clear.
 //!
@@ -56,18 +56,7 @@ pub(crate) fn hub_url(value: &str) -> Result<HttpUrl, Refused> {
     base(value, hub_address)
 }
 
-/// GitHub's REST API base URL (`api-url`), trimmed and without a trailing `/`, when
-/// [`api_base`] takes it.
-///
-/// # Errors
-/// [`Refused`]: anything but an `http://` or `https://` URL with a host and without user
-/// name, password, query or fragment, or holding whitespace, a control or an invisible
-/// character after the trim.
-pub(crate) fn api_url(value: &str) -> Result<HttpUrl, Refused> {
-    base(value, api_base)
-}
-
-/// An `http://` or `https://` URL an input gave ([`hub_url`], [`api_url`]): the URL, and the
+/// An `http://` or `https://` URL an input gave ([`hub_url`], [`base`]): the URL, and the
 /// text as given (trimmed, without a trailing `/`), which messages and requests use as
 /// written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,9 +82,16 @@ impl HttpUrl {
 pub(crate) const PLACEHOLDER_HUB_URL: &str = "https://hub.example.org";
 
 /// `value` trimmed and without a trailing `/`, when it has no query or fragment (refused
-/// before anything else: it may hold a token) and `rule` takes it; else the value as given
-/// (trimmed) as messages show it, and why.
-fn base(value: &str, rule: fn(&str) -> Result<url::Url, UrlProblem>) -> Result<HttpUrl, Refused> {
+/// before anything else: it may hold a token) and `rule` takes it: the hub's address
+/// (`hub-url`, [`hub_url`]) or GitHub's REST API base (`api-url`, [`api_base`]).
+///
+/// # Errors
+/// [`Refused`]: the value as given (trimmed) as messages show it, and why: a query or
+/// fragment, or what `rule` refuses.
+pub(crate) fn base(
+    value: &str,
+    rule: fn(&str) -> Result<url::Url, UrlProblem>,
+) -> Result<HttpUrl, Refused> {
     let given = value.trim();
     let v = given.trim_end_matches('/');
     let checked = match v.find(['?', '#']) {
@@ -177,7 +173,7 @@ fn hub_address(v: &str) -> Result<url::Url, UrlProblem> {
 ///
 /// # Errors
 /// The first [`UrlProblem`]: whitespace, then [`http_url`]'s, then a user name or password.
-fn api_base(v: &str) -> Result<url::Url, UrlProblem> {
+pub(crate) fn api_base(v: &str) -> Result<url::Url, UrlProblem> {
     if v.chars()
         .any(|c| c.is_whitespace() || c.is_control() || crate::support::sanitize::is_invisible(c))
     {
@@ -274,10 +270,10 @@ mod tests {
             "https://hub.org/x"
         );
         assert_eq!(
-            api_url("http://127.0.0.1:8080/").unwrap().as_str(),
+            base("http://127.0.0.1:8080/", api_base).unwrap().as_str(),
             "http://127.0.0.1:8080"
         );
-        let refused = api_url(" https://u:pw@api.github.com/x?t=1 ").unwrap_err();
+        let refused = base(" https://u:pw@api.github.com/x?t=1 ", api_base).unwrap_err();
         assert_eq!(refused.shown, "https://***@api.github.com/x?***");
         assert_eq!(refused.why, UrlProblem::QueryOrFragment { query: true });
         let refused = hub_url("https://hub.org/#SECRET").unwrap_err();

@@ -314,8 +314,6 @@ pub struct Unexamined {
     pub listed: usize,
     /// How the payload's list compares with the push.
     pub payload: PayloadList,
-    /// The most commits looked up.
-    pub looked_up: usize,
 }
 
 /// How a push payload's commit list compares with the push.

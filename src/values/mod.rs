@@ -591,14 +591,13 @@ pub(crate) enum SettingsError {
     /// path per line.
     ListedWithComma(PathBuf),
     /// A values file that cannot be read, is not YAML, or sets a malformed, out-of-range or
-    /// null culler value ([`load`]), or a value from a values file that
-    /// [`Configured::validate`] refuses; the words name the file and the key path.
+    /// null culler value ([`load`]), or a value from a values file (or z2jh's defaults, which
+    /// always pass) that [`Configured::validate`] refuses; the words name the file and the
+    /// key path.
     File(ValuesError),
     /// An option's value that [`Configured::validate`] refuses: the option's name (its
     /// [`Origin::Option`]) and why.
     Option(String, InvalidSettings),
-    /// z2jh's defaults refused by [`Configured::validate`] (never: they pass).
-    Default(InvalidSettings),
 }
 
 /// Reads the values files `files` in order, blank paths left out, with `cull` under `path`
@@ -640,8 +639,7 @@ pub(crate) fn settings(read: &Read, options: &Overrides) -> Result<Configured, S
     c.override_with(options);
     c.validate().map_err(|e| match &e.origin {
         Origin::Option { name } => SettingsError::Option(name.clone(), e),
-        Origin::File { .. } => SettingsError::File(ValuesError::Invalid(e)),
-        Origin::Default => SettingsError::Default(e),
+        Origin::File { .. } | Origin::Default => SettingsError::File(ValuesError::Invalid(e)),
     })?;
     Ok(c)
 }

@@ -3,7 +3,7 @@
 //! run's clock, are refused before anything is stated ([`past_the_calendar`]), never
 //! reported as unbounded.
 
-use super::{Configured, HubScale, compute};
+use super::{Configured, compute};
 
 /// The last date a deadline can be written for: 9999-12-31, the `time` crate's `Date::MAX`
 /// (without its `large-dates` feature), also the last date RFC 3339 writes with four digits.
@@ -31,12 +31,9 @@ pub(crate) struct PastTheCalendar {
     pub(crate) now: time::OffsetDateTime,
     /// The clock came from `--now`.
     pub(crate) now_given: bool,
-    /// The window's longest bound, in seconds.
-    pub(crate) longest_secs: u64,
-    /// The settings, with their origins.
+    /// The settings, with their origins (and the hub's scale when the worst case was
+    /// counted): their window ([`Configured::window`]) is what ends too late.
     pub(crate) configured: Configured,
-    /// The hub's scale, when the worst case was counted.
-    pub(crate) scale: Option<HubScale>,
     /// What to give instead.
     pub(crate) fix: CalendarFix,
 }
@@ -91,9 +88,7 @@ pub(crate) fn past_the_calendar(
     Some(PastTheCalendar {
         now,
         now_given,
-        longest_secs: longest,
         configured: configured.clone(),
-        scale: window.worst.map(|w| w.scale),
         fix,
     })
 }

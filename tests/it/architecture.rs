@@ -105,13 +105,16 @@ const IO_MODULES: &[&str] = &[
 /// render layer; `status::report` for the status edges, which come after render).
 const DATA_MODULES: &[&str] = &[
     "support::github::error",
+    "support::github::EnvironmentError",
     "support::github::RepositoryError",
     "support::github::RepositoryProblem",
     "support::github::models",
     "digest::registry::errors",
+    "digest::layout::Unusable",
     "event::EventError",
     "event::MAX_LABELS",
     "event::MAX_COMMITS",
+    "pulls::MAX_PUSH_COMMITS",
     "status::hub::HubError",
     "status::hub::WrongAnswer",
     "status::hub::Body",

@@ -135,18 +135,21 @@ pub(crate) async fn children(
 /// compare digests as strings, and only sha256 digests are announced).
 ///
 /// # Errors
-/// [`RegistryErrorKind::Reference`] saying which part is wrong.
-pub(crate) fn check_reference(reference: &Reference) -> Result<(), RegistryError> {
-    let registry = reference.resolve_registry();
-    let port = registry.rsplit_once(':').map(|(_, p)| p);
-    let problem = match (port, reference.digest()) {
+/// [`ReferenceProblem`] saying which part is wrong.
+pub(crate) fn check_reference(reference: &Reference) -> Result<(), ReferenceProblem> {
+    let port = reference
+        .resolve_registry()
+        .rsplit_once(':')
+        .map(|(_, p)| p);
+    match (port, reference.digest()) {
         (Some(port), _) if !port.contains(']') && !port.parse::<u16>().is_ok_and(|p| p > 0) => {
-            ReferenceProblem::Port { port: port.into() }
+            Err(ReferenceProblem::Port { port: port.into() })
         }
-        (_, Some(pin)) if Digest::parse(pin).is_err() => ReferenceProblem::Pin { pin: pin.into() },
-        _ => return Ok(()),
-    };
-    Err(RegistryError::new(registry, reference.whole(), problem))
+        (_, Some(pin)) if Digest::parse(pin).is_err() => {
+            Err(ReferenceProblem::Pin { pin: pin.into() })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Whether `registry` (`HOST[:PORT]`) is in the `insecure-registry` list. Entries may hold
@@ -188,8 +191,9 @@ impl<'a> Session<'a> {
     /// A session for `reference`, on `options`' clock (the real one by default), once the
     /// reference is checked ([`check_reference`]).
     fn new(reference: &Reference, options: &'a RegistryOptions) -> Result<Self, RegistryError> {
-        check_reference(reference)?;
         let registry = reference.resolve_registry().to_string();
+        check_reference(reference)
+            .map_err(|p| RegistryError::new(&registry, reference.whole(), p))?;
         let insecure = is_insecure(&options.insecure, &registry);
         let scheme = if insecure { "http" } else { "https" };
         let target = reference.digest().or(reference.tag()).unwrap_or("latest");

@@ -26,7 +26,7 @@ pub(crate) fn words(e: &RegistryError) -> Words {
 }
 
 /// An unusable reference: what is wrong with it, and how to write it.
-fn reference_words(image: &str, problem: &ReferenceProblem) -> (String, String) {
+pub(crate) fn reference_words(image: &str, problem: &ReferenceProblem) -> (String, String) {
     match problem {
         ReferenceProblem::Port { port } => (
             format!(

@@ -156,15 +156,6 @@ pub enum Problem {
         /// What was attempted.
         action: Action,
     },
-    /// A `DELETE` that GitHub answered with neither a success nor a 404.
-    DeleteRefused {
-        /// What was attempted.
-        action: Action,
-        /// The HTTP status.
-        status: u16,
-        /// The status's canonical reason phrase (`Conflict`), when it has one.
-        reason: Option<&'static str>,
-    },
     /// The token holds a line break or another control character: it cannot be sent in an
     /// HTTP header.
     TokenNotAHeader,

@@ -168,6 +168,74 @@ impl std::fmt::Display for Repository {
     }
 }
 
+/// GitHub's longest environment name (Docs, "Managing environments for deployment":
+/// "An environment name may not exceed 255 characters").
+pub(crate) const ENVIRONMENT_MAX_CHARS: usize = 255;
+
+/// A GitHub environment's name, checked by GitHub's rules ([`Environment::parse`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Environment(String);
+
+/// Why a text is not an environment name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnvironmentError {
+    /// Empty (or only whitespace).
+    Empty,
+    /// Longer than [`ENVIRONMENT_MAX_CHARS`].
+    TooLong,
+    /// Holds a line break or another control character.
+    Control,
+    /// Holds an invisible character: a bidirectional control (U+202A–U+202E,
+    /// U+2066–U+2069), a zero-width one (U+200B–U+200D, U+2060, U+FEFF) or another
+    /// default-ignorable or format character ([`crate::support::sanitize::is_invisible`]).
+    Invisible,
+}
+
+impl Environment {
+    /// Parses an environment name (trimmed) by GitHub's rules: not empty, at most
+    /// [`ENVIRONMENT_MAX_CHARS`] characters (GitHub Docs, "Managing environments for
+    /// deployment"); no control characters (the name is a line of the Environments page) and
+    /// no invisible ones (a bidirectional control or a zero-width character would make it
+    /// read as another name).
+    /// Names compare without case on GitHub ([`Environment::matches`]).
+    ///
+    /// # Errors
+    /// [`EnvironmentError`] saying which rule the name breaks.
+    pub fn parse(text: &str) -> Result<Self, EnvironmentError> {
+        let name = text.trim();
+        if name.is_empty() {
+            return Err(EnvironmentError::Empty);
+        }
+        if name.chars().count() > ENVIRONMENT_MAX_CHARS {
+            return Err(EnvironmentError::TooLong);
+        }
+        if name.chars().any(char::is_control) {
+            return Err(EnvironmentError::Control);
+        }
+        if name.chars().any(crate::support::sanitize::is_invisible) {
+            return Err(EnvironmentError::Invisible);
+        }
+        Ok(Self(name.to_string()))
+    }
+
+    /// The name as given (trimmed).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether `name` (a deployment's `environment`) is this environment: GitHub's names
+    /// are not case sensitive.
+    pub fn matches(&self, name: &str) -> bool {
+        self.0.to_lowercase() == name.to_lowercase()
+    }
+}
+
+impl std::fmt::Display for Environment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// Page size for list calls: GitHub's maximum, 100.
 pub(crate) const PER_PAGE: usize = 100;
 
@@ -501,27 +569,21 @@ impl GitHub {
         .await
     }
 
-    /// One DELETE of `path` below the repository; a 404 (already gone) counts as done.
+    /// One DELETE of `path` below the repository; a 404 (already gone) counts as done, any
+    /// other failure is GitHub's answer ([`octocrab::map_github_error`], then
+    /// [`Self::failed`]).
     async fn delete(&self, path: &str, action: Action) -> Result<(), GitHubError> {
         let route = self.route(path);
         self.note("DELETE", &route);
-        let response = self
-            .client()?
-            ._delete(route.as_str(), None::<&()>)
-            .await
+        let client = self.client()?;
+        let response = (client._delete(route.as_str(), None::<&()>).await)
             .map_err(|e| self.failed(e, action))?;
-        let status = response.status();
-        if status.is_success() || status == http::StatusCode::NOT_FOUND {
-            Ok(())
-        } else {
-            Err(GitHubError::new(
-                Kind::from_status(status.as_u16()),
-                Problem::DeleteRefused {
-                    action,
-                    status: status.as_u16(),
-                    reason: status.canonical_reason(),
-                },
-            ))
+        if response.status() == http::StatusCode::NOT_FOUND {
+            return Ok(());
+        }
+        match octocrab::map_github_error(response).await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.failed(e, action)),
         }
     }
 
@@ -677,6 +739,37 @@ mod tests {
     use super::*;
     use wiremock::matchers::method;
     use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    #[test]
+    fn environment_names_follow_githubs_rules() {
+        assert_eq!(
+            Environment::parse(" jupyterhub-prod ").unwrap().as_str(),
+            "jupyterhub-prod"
+        );
+        assert_eq!(Environment::parse("  "), Err(EnvironmentError::Empty));
+        assert_eq!(
+            Environment::parse(&"e".repeat(256)),
+            Err(EnvironmentError::TooLong)
+        );
+        assert!(Environment::parse(&"é".repeat(255)).is_ok());
+        assert_eq!(
+            Environment::parse("prod\nstaging"),
+            Err(EnvironmentError::Control)
+        );
+        assert!(Environment::parse("Prod").unwrap().matches("prod"));
+        for sneaky in [
+            "prod\u{202e}",
+            "pr\u{2066}od",
+            "pr\u{200b}od",
+            "\u{feff}prod",
+        ] {
+            assert_eq!(
+                Environment::parse(sneaky),
+                Err(EnvironmentError::Invisible),
+                "{sneaky:?}"
+            );
+        }
+    }
 
     /// A `.git` ending (any number, any case) is refused, naming the repository without it
     /// when that is one; a refused value is shown trimmed, at most 200 characters.
