@@ -210,6 +210,7 @@ fn facts<'a>(
         released_at: release,
         now,
         classification,
+        promised: true,
         shifted: false,
         include_names: false,
         history: Some(history),

@@ -59,6 +59,9 @@ pub struct StatusFacts<'a> {
     pub now: OffsetDateTime,
     /// The servers classified.
     pub classification: &'a Classification,
+    /// Whether the deadlines are the release note's promise; else `status`'s own culler
+    /// settings (no promise read: [`crate::status::classify::deadline_basis`]).
+    pub promised: bool,
     /// Whether the hub's list changed while it was read
     /// ([`crate::status::hub::Listing::shifted`]).
     pub shifted: bool,
@@ -325,6 +328,7 @@ fn render(
         active_in_use_by => active_in_use_by.map(utc_minute_up),
         active_in_use_overdue => active_in_use_by.is_some_and(|at| at < now),
         shifted => facts.shifted,
+        promised => facts.promised,
         progress => chart::progress(t),
         chart => chart(facts),
         history => facts.history.map(history::line),

@@ -88,6 +88,7 @@ pub(crate) fn facts<'a>(
         released_at: RELEASE,
         now: NOW,
         classification: c,
+        promised: true,
         shifted: false,
         include_names,
         history: None,
@@ -316,6 +317,20 @@ fn a_deadline_already_passed_is_said_as_overdue_not_as_to_come() {
     let c = at_defaults(vec![server("a", "", at(9, 0), at(11, 0))]);
     assert_eq!(c.totals.overdue, 1);
     let facts = facts(&c, None, false);
+    insta::assert_snapshot!(format!(
+        "{}\n---\n{}",
+        job_summary(&facts).unwrap(),
+        table(&facts).unwrap()
+    ));
+}
+
+#[test]
+fn without_a_promise_the_overdue_paragraph_names_the_settings_status_was_given() {
+    let c = at_defaults(vec![server("a", "", at(9, 0), at(11, 0))]);
+    let facts = StatusFacts {
+        promised: false,
+        ..facts(&c, None, false)
+    };
     insta::assert_snapshot!(format!(
         "{}\n---\n{}",
         job_summary(&facts).unwrap(),
