@@ -319,7 +319,7 @@ impl std::fmt::Display for Failed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::status::Server;
+    use crate::status::{Server, ServerTimes};
     use time::macros::datetime;
 
     #[test]
@@ -373,8 +373,10 @@ mod tests {
             server: Server {
                 user: "alice".into(),
                 name: String::new(),
-                started: Some(datetime!(2026-12-01 09:00 UTC)),
-                last_activity: Some(datetime!(2026-12-01 11:59 UTC)),
+                times: ServerTimes {
+                    started: Some(datetime!(2026-12-01 09:00 UTC)),
+                    last_activity: Some(datetime!(2026-12-01 11:59 UTC)),
+                },
                 ready: true,
                 pending: None,
             },

@@ -39,7 +39,7 @@ mod error;
 
 pub(crate) use error::{Body, Fault, HubError, WrongAnswer};
 
-use super::{Pending, Server};
+use super::{Pending, Server, ServerTimes};
 use crate::support::retry::{RetryPolicy, TokioTimer, Verdict, retry_after_header};
 use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
 use reqwest::header::{
@@ -546,13 +546,14 @@ impl ServerDoc {
             })
             .transpose()
         };
-        let started = time(self.started, "started")?;
-        let last_activity = time(self.last_activity, "last_activity")?;
+        let times = ServerTimes {
+            started: time(self.started, "started")?,
+            last_activity: time(self.last_activity, "last_activity")?,
+        };
         Ok(Server {
             user: user.to_string(),
             name,
-            started,
-            last_activity,
+            times,
             ready: self.ready,
             pending: self.pending,
         })

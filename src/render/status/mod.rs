@@ -211,8 +211,8 @@ pub(crate) fn table(facts: &StatusFacts<'_>) -> Result<String> {
             terminal_name(&c.server.user),
             terminal_name(&c.server.name),
             state_words(c.state).to_string(),
-            time(c.server.started),
-            time(c.server.last_activity),
+            time(c.server.times.started),
+            time(c.server.times.last_activity),
             deadline_words(c),
         ]
     }));
