@@ -5,7 +5,7 @@
 
 use super::words::Words;
 use crate::digest::Digest;
-use crate::status::classify::{Alarm, Classification, Classified, Evidence, State, Totals};
+use crate::status::classify::{Alarm, Classification, Evidence, Totals};
 use crate::support::github::models::DeploymentState;
 use crate::tier::Tier;
 use crate::window::Window;
@@ -106,14 +106,10 @@ pub(crate) fn rollout(classification: &Classification, fail_on: &[Alarm]) -> Rol
     if totals.converged {
         return Rollout::Converged(totals.evidence);
     }
-    let latest = |time: fn(&Classified) -> Option<OffsetDateTime>| {
-        classification.latest(&[State::StaleActive], time)
-    };
-    let active_by = (latest(|c| c.deadline), latest(|c| c.in_use_deadline));
     Rollout::Rolling {
         alarms,
         totals,
-        active_by,
+        active_by: classification.active_by(),
     }
 }
 
@@ -319,6 +315,7 @@ impl std::fmt::Display for Failed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::status::classify::{Classified, State};
     use crate::status::{Server, ServerTimes};
     use time::macros::datetime;
 

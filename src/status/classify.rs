@@ -406,6 +406,15 @@ impl Classification {
                 time(c).map(|t| Some(acc.map_or(t, |a| a.max(t))))
             })?
     }
+
+    /// When every stale active server will be gone if it goes idle now (the latest
+    /// [`Classified::deadline`]), and even if it stays in use (the latest
+    /// [`Classified::in_use_deadline`]); each `None` as [`Classification::latest`] says.
+    pub(crate) fn active_by(&self) -> (Option<OffsetDateTime>, Option<OffsetDateTime>) {
+        let active = &[State::StaleActive];
+        let in_use = self.latest(active, |c| c.in_use_deadline);
+        (self.latest(active, |c| c.deadline), in_use)
+    }
 }
 
 /// Classifies `servers` against the release that went live at `released_at`, at `now`,

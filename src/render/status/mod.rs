@@ -308,8 +308,7 @@ fn render(
     });
     let more = (t.running - t.updated).saturating_sub(NAMED_ROWS_MAX as u64);
     // When the stale active servers will be gone: if they go idle now, and while in use.
-    let active_if_idle_by = c.latest(&[State::StaleActive], |c| c.deadline);
-    let active_in_use_by = c.latest(&[State::StaleActive], |c| c.in_use_deadline);
+    let (active_if_idle_by, active_in_use_by) = c.active_by();
     let ctx = context! {
         marker => marker,
         b => if form == Form::Markdown { "**" } else { "" },
