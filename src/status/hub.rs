@@ -195,12 +195,7 @@ impl HubClient {
     /// # Errors
     /// The first [`HubError`] of any page.
     pub(crate) async fn list_active_servers(&self) -> Result<Listing, HubError> {
-        let mut listing = Listing {
-            servers: Vec::new(),
-            users: 0,
-            requests: 0,
-            shifted: false,
-        };
+        let mut listing = Listing::default();
         let (mut next_offset, mut limit) = (Some(0), PAGE_LIMIT);
         let (mut first_total, mut seen) = (None, HashSet::new());
         while let Some(offset) = next_offset.take() {
@@ -471,7 +466,7 @@ impl From<HubError> for Failed {
 }
 
 /// The running servers, listed ([`HubClient::list_active_servers`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Listing {
     /// The servers, in the hub's order (users by id, each user's servers by name).
     pub servers: Vec<Server>,
