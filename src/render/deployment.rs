@@ -5,7 +5,7 @@
 
 use super::words::Words;
 use crate::digest::Digest;
-use crate::status::classify::{Alarm, Classification, Classified, Evidence, State, Totals};
+use crate::status::classify::{Alarm, Classification, Evidence, Totals};
 use crate::support::github::models::DeploymentState;
 use crate::tier::Tier;
 use crate::window::Window;
@@ -106,18 +106,10 @@ pub(crate) fn rollout(classification: &Classification, fail_on: &[Alarm]) -> Rol
     if totals.converged {
         return Rollout::Converged(totals.evidence);
     }
-    let latest = |time: fn(&Classified) -> Option<OffsetDateTime>| {
-        (classification.servers.iter())
-            .filter(|c| c.state == State::StaleActive)
-            .try_fold(None, |acc: Option<OffsetDateTime>, c| {
-                time(c).map(|t| Some(acc.map_or(t, |a| a.max(t))))
-            })?
-    };
-    let active_by = (latest(|c| c.deadline), latest(|c| c.in_use_deadline));
     Rollout::Rolling {
         alarms,
         totals,
-        active_by,
+        active_by: classification.active_by(),
     }
 }
 
@@ -135,12 +127,13 @@ impl Rollout {
     /// UTC`. In progress, it changes only when a count, a deadline or an alarm does, so an
     /// unchanged hub posts no new status; converged or failed, it holds no count, so more
     /// servers (or more overdue ones) post none either: each status is a `deployment_status`
-    /// event.
-    pub(crate) fn description(&self, now: OffsetDateTime) -> String {
+    /// event. `promised`: the deadlines were the release note's promise, else `status`'s own
+    /// culler settings ([`super::status::alarm_words`]).
+    pub(crate) fn description(&self, now: OffsetDateTime, promised: bool) -> String {
         let alarms = |alarms: &[Alarm]| {
             alarms
                 .iter()
-                .map(|a| super::status::alarm_words(*a)[0].to_string())
+                .map(|a| super::status::alarm_words(*a, promised)[0].to_string())
                 .collect::<Vec<_>>()
         };
         let (alarms, t, (if_idle, in_use)) = match self {
@@ -322,7 +315,8 @@ impl std::fmt::Display for Failed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::status::Server;
+    use crate::status::classify::{Classified, State};
+    use crate::status::{Server, ServerTimes};
     use time::macros::datetime;
 
     #[test]
@@ -376,8 +370,10 @@ mod tests {
             server: Server {
                 user: "alice".into(),
                 name: String::new(),
-                started: Some(datetime!(2026-12-01 09:00 UTC)),
-                last_activity: Some(datetime!(2026-12-01 11:59 UTC)),
+                times: ServerTimes {
+                    started: Some(datetime!(2026-12-01 09:00 UTC)),
+                    last_activity: Some(datetime!(2026-12-01 11:59 UTC)),
+                },
                 ready: true,
                 pending: None,
             },
@@ -436,12 +432,18 @@ mod tests {
             (of(vec![], converged), &[][..]),
             (of(vec![], by_digest), &[][..]),
         ];
-        let said: Vec<String> = (cases.iter())
+        let mut said: Vec<String> = (cases.iter())
             .map(|(c, fail_on)| {
                 let r = rollout(c, fail_on);
-                format!("{:?} {}: {}", fail_on, r.state(), r.description(now))
+                format!("{:?} {}: {}", fail_on, r.state(), r.description(now, true))
             })
             .collect();
+        // No promise read: the deadlines were status's own settings, and the words say so.
+        for fail_on in [&[][..], &[Alarm::Overdue][..]] {
+            let r = rollout(&of(vec![], overdue), fail_on);
+            let words = r.description(now, false);
+            said.push(format!("{fail_on:?} {}, not promised: {words}", r.state()));
+        }
         insta::assert_snapshot!(said.join("\n"), @r"
         [] in_progress: 41/57 on the new image; idle ones by 14:31 UTC
         [] in_progress: a server runs past the promised deadline; 41/57 on the new image; idle ones by 14:31 UTC
@@ -452,6 +454,8 @@ mod tests {
         [] in_progress: 41/57 on the new image; idle ones on restart; active ones on restart
         [] success: Converged (inferred from start times): every server started after the release
         [] success: Converged: no server runs the old image
+        [] in_progress, not promised: a server runs past the deadline of status's own culler settings; 41/57 on the new image; idle ones by 14:31 UTC
+        [Overdue] failure, not promised: a server runs past the deadline of status's own culler settings
         ");
     }
 }

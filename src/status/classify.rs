@@ -25,7 +25,8 @@
 //! Deadlines come from a [`CullerModel`], so `status` forecasts with the same model as the
 //! release note.
 
-pub use super::culler::{AtScaleModel, CullerModel, ServerTimes, SettingsModel};
+pub use super::ServerTimes;
+pub use super::culler::{AtScaleModel, CullerModel, SettingsModel};
 pub(crate) use super::culler::{Basis, DeadlineSettings, deadline_basis};
 use super::{Pending, Server};
 use crate::digest::reference::split_domain;
@@ -405,6 +406,15 @@ impl Classification {
                 time(c).map(|t| Some(acc.map_or(t, |a| a.max(t))))
             })?
     }
+
+    /// When every stale active server will be gone if it goes idle now (the latest
+    /// [`Classified::deadline`]), and even if it stays in use (the latest
+    /// [`Classified::in_use_deadline`]); each `None` as [`Classification::latest`] says.
+    pub(crate) fn active_by(&self) -> (Option<OffsetDateTime>, Option<OffsetDateTime>) {
+        let active = &[State::StaleActive];
+        let in_use = self.latest(active, |c| c.in_use_deadline);
+        (self.latest(active, |c| c.deadline), in_use)
+    }
 }
 
 /// Classifies `servers` against the release that went live at `released_at`, at `now`,
@@ -455,11 +465,8 @@ fn classify_server(
     now: OffsetDateTime,
     model: &impl CullerModel,
 ) -> Classified {
-    let times = ServerTimes {
-        started: server.started,
-        last_activity: server.last_activity,
-    };
-    let after_release = server.started.is_some_and(|s| s > released_at);
+    let times = server.times;
+    let after_release = times.started.is_some_and(|s| s > released_at);
     let pending = server.pending.is_some() || !server.ready;
     let state = match pod.as_ref().map(PodFacts::verdict) {
         _ if pending => State::Pending,
@@ -546,8 +553,10 @@ impl Pods {
                 server: Server {
                     user: pod.user.clone().unwrap_or_default(),
                     name: pod.server.clone().unwrap_or_default(),
-                    started: pod.started,
-                    last_activity: None,
+                    times: ServerTimes {
+                        started: pod.started,
+                        last_activity: None,
+                    },
                     ready: true,
                     pending: None,
                 },
@@ -610,7 +619,7 @@ impl Classified {
             Some(Verdict::New) => false,
             Some(Verdict::Old(_)) => true,
             _ => {
-                self.server.started.is_none_or(|s| s <= released_at)
+                self.server.times.started.is_none_or(|s| s <= released_at)
                     || self.server.pending == Some(Pending::Stop)
             }
         }
@@ -768,8 +777,10 @@ mod tests {
         Server {
             user: user.into(),
             name: String::new(),
-            started,
-            last_activity,
+            times: ServerTimes {
+                started,
+                last_activity,
+            },
             ready: true,
             pending: None,
         }
@@ -1376,8 +1387,7 @@ mod tests {
             let servers = rows.iter().enumerate().map(|(i, (started, last, ready, pending))| Server {
                 user: format!("u{i}"),
                 name: String::new(),
-                started: started.map(minute),
-                last_activity: last.map(minute),
+                times: ServerTimes { started: started.map(minute), last_activity: last.map(minute), },
                 ready: *ready,
                 pending: match pending {
                     1 => Some(Pending::Spawn),
@@ -1392,7 +1402,7 @@ mod tests {
             proptest::prop_assert_eq!(t.converged, t.stale == 0 && t.pending_stale == 0);
             for s in &c.servers {
                 if s.state == State::Updated {
-                    proptest::prop_assert!(s.server.started.is_some_and(|x| x > RELEASE));
+                    proptest::prop_assert!(s.server.times.started.is_some_and(|x| x > RELEASE));
                 }
                 if s.state == State::StaleIdle {
                     proptest::prop_assert!(s.deadline.is_some());
@@ -1400,7 +1410,7 @@ mod tests {
                 // Culling runs: every stale server with a time has a deadline, active too,
                 // and in use it is not stopped before it would be idle.
                 if matches!(s.state, State::StaleIdle | State::StaleActive)
-                    && (s.server.started.is_some() || s.server.last_activity.is_some())
+                    && (s.server.times.started.is_some() || s.server.times.last_activity.is_some())
                 {
                     proptest::prop_assert!(s.deadline.is_some());
                 }

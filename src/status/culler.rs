@@ -3,25 +3,9 @@
 //! follow: those the release note promised when it records them, else `status`'s own
 //! ([`deadline_basis`], issue 32).
 
+use super::ServerTimes;
 use crate::window::{CullSettings, HubScale, Promise, PromiseRecord, ScaleConfig, at_scale};
 use time::{Duration, OffsetDateTime};
-
-/// A server's times, as the culler reads them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ServerTimes {
-    /// When the server started; `None` when the hub gave no start time.
-    pub started: Option<OffsetDateTime>,
-    /// Its last activity; `None` when it never reported any.
-    pub last_activity: Option<OffsetDateTime>,
-}
-
-impl ServerTimes {
-    /// Since when the culler counts the server inactive: its last activity, or its start
-    /// when it never reported activity (culler 2.0.0 `handle_server`); `None` without either.
-    pub(crate) fn inactive_since(&self) -> Option<OffsetDateTime> {
-        self.last_activity.or(self.started)
-    }
-}
 
 /// The longest a single-user server in use goes without the hub recording new activity, in
 /// seconds: 330. JupyterHub's single-user servers post their last activity to the hub every

@@ -39,7 +39,7 @@ mod error;
 
 pub(crate) use error::{Body, Fault, HubError, WrongAnswer};
 
-use super::{Pending, Server};
+use super::{Pending, Server, ServerTimes};
 use crate::support::retry::{RetryPolicy, TokioTimer, Verdict, retry_after_header};
 use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
 use reqwest::header::{
@@ -195,12 +195,7 @@ impl HubClient {
     /// # Errors
     /// The first [`HubError`] of any page.
     pub(crate) async fn list_active_servers(&self) -> Result<Listing, HubError> {
-        let mut listing = Listing {
-            servers: Vec::new(),
-            users: 0,
-            requests: 0,
-            shifted: false,
-        };
+        let mut listing = Listing::default();
         let (mut next_offset, mut limit) = (Some(0), PAGE_LIMIT);
         let (mut first_total, mut seen) = (None, HashSet::new());
         while let Some(offset) = next_offset.take() {
@@ -471,7 +466,7 @@ impl From<HubError> for Failed {
 }
 
 /// The running servers, listed ([`HubClient::list_active_servers`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Listing {
     /// The servers, in the hub's order (users by id, each user's servers by name).
     pub servers: Vec<Server>,
@@ -546,13 +541,14 @@ impl ServerDoc {
             })
             .transpose()
         };
-        let started = time(self.started, "started")?;
-        let last_activity = time(self.last_activity, "last_activity")?;
+        let times = ServerTimes {
+            started: time(self.started, "started")?,
+            last_activity: time(self.last_activity, "last_activity")?,
+        };
         Ok(Server {
             user: user.to_string(),
             name,
-            started,
-            last_activity,
+            times,
             ready: self.ready,
             pending: self.pending,
         })

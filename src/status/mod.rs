@@ -56,9 +56,8 @@ use time::OffsetDateTime;
 /// of servers take a few hundred kilobytes whatever else the hub's models carry.
 ///
 /// Serialises as the hub's part of a server in the `--json` document
-/// ([`crate::render::status::json`]): `user`, `server` (the name), `started` and `last_activity` (RFC
-/// 3339, UTC, to the second, or `null`), `ready`, `pending`; names exactly as the hub gave
-/// them.
+/// ([`crate::render::status::json`]): `user`, `server` (the name), its [`ServerTimes`],
+/// `ready`, `pending`; names exactly as the hub gave them.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Server {
     /// The user's name, as the hub gives it (untrusted text: neutralise before printing).
@@ -66,6 +65,19 @@ pub struct Server {
     /// The server's name; empty for the user's default server (untrusted text).
     #[serde(rename = "server")]
     pub name: String,
+    /// When it started and its last activity.
+    #[serde(flatten)]
+    pub times: ServerTimes,
+    /// Whether the server is ready (`ready`).
+    pub ready: bool,
+    /// The action in progress (`pending`), if any.
+    pub pending: Option<Pending>,
+}
+
+/// A server's times as the hub lists them and the idle culler reads them. Serialises as
+/// `started` and `last_activity` (RFC 3339, UTC, to the second, or `null`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct ServerTimes {
     /// When the hub started the server (`started`, UTC); `None` when the hub gives none.
     #[serde(serialize_with = "classify::rfc3339_seconds")]
     pub started: Option<OffsetDateTime>,
@@ -73,10 +85,14 @@ pub struct Server {
     /// it never reported activity (the culler then counts from `started`).
     #[serde(serialize_with = "classify::rfc3339_seconds")]
     pub last_activity: Option<OffsetDateTime>,
-    /// Whether the server is ready (`ready`).
-    pub ready: bool,
-    /// The action in progress (`pending`), if any.
-    pub pending: Option<Pending>,
+}
+
+impl ServerTimes {
+    /// Since when the culler counts the server inactive: its last activity, or its start
+    /// when it never reported activity (culler 2.0.0 `handle_server`); `None` without either.
+    pub(crate) fn inactive_since(&self) -> Option<OffsetDateTime> {
+        self.last_activity.or(self.started)
+    }
 }
 
 /// A server's pending action (`pending` in the hub's server model: `spawn`, `stop`, or

@@ -137,6 +137,7 @@ async fn stages(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<(
         released_at: release.released_at,
         now,
         classification: &classification,
+        promised,
         shifted,
         include_names: req.include_names,
         history: None,
@@ -166,13 +167,13 @@ async fn stages(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<(
     // 6. The deployment's status (`environment`), after everything else is reported.
     if let Some(environment) = &req.environment {
         run.stage = Stage::StatusDeployment;
-        let outcome = deploy(req, environment, &release, &classification, now).await?;
+        let outcome = deploy(req, environment, &release, &facts).await?;
         run.deployed(environment, outcome, log)?;
     }
 
     // 7. Alarms (`fail-on`): exit 1 with an annotation, everything above reported.
     run.completed = true;
-    alarms(req, &classification, promised)
+    alarms(req, &facts)
 }
 
 /// The most mismatch annotations one run prints (GitHub shows ten error annotations per step).
@@ -190,9 +191,9 @@ pub(crate) struct AlarmsFired {
     words: render::words::Words,
 }
 
-/// Stage 7: [`AlarmsFired`] when an alarm `fail-on` lists fired; `promised`: the deadlines
-/// were the release note's promise.
-fn alarms(req: &StatusRequest, classification: &Classification, promised: bool) -> Result<()> {
+/// Stage 7: [`AlarmsFired`] when an alarm `fail-on` lists fired.
+fn alarms(req: &StatusRequest, facts: &StatusFacts<'_>) -> Result<()> {
+    let classification = facts.classification;
     let fired: Vec<Alarm> = (classification.alarms().into_iter())
         .filter(|a| req.fail_on.contains(a))
         .collect();
@@ -200,7 +201,7 @@ fn alarms(req: &StatusRequest, classification: &Classification, promised: bool) 
         return Ok(());
     }
     let totals = &classification.totals;
-    let (title, words) = render::status::alarm_annotation(&fired, totals, promised);
+    let (title, words) = render::status::alarm_annotation(&fired, totals, facts.promised);
     Err(anyhow!(AlarmsFired { title, words }))
 }
 
@@ -390,8 +391,7 @@ async fn deploy(
     req: &StatusRequest,
     environment: &Environment,
     release: &Release,
-    classification: &Classification,
-    now: OffsetDateTime,
+    facts: &StatusFacts<'_>,
 ) -> Result<Option<DeploymentOutcome>> {
     let (Some(github), Some(digest), Some(target)) =
         (&req.github, &release.digest, &release.target)
@@ -421,10 +421,11 @@ async fn deploy(
             true
         ))
     })?;
-    let rollout = render::deployment::rollout(classification, &req.fail_on);
+    let rollout = render::deployment::rollout(facts.classification, &req.fail_on);
+    let description = rollout.description(facts.now, facts.promised);
     let desired = DeploymentStatus {
         environment_url: Some(req.hub_url.clone()),
-        ..DeploymentStatus::new(rollout.state(), rollout.description(now))
+        ..DeploymentStatus::new(rollout.state(), description)
     };
     // The tracking issue, looked up now unless `comment` did.
     let link = async || -> Result<Option<String>> {

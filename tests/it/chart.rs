@@ -9,8 +9,8 @@
 
 use crate::common::registry::repo_root;
 use crate::common::{TOKEN, run_codeq};
-use codeq_rollout::Server;
 use codeq_rollout::{History, Point};
+use codeq_rollout::{Server, ServerTimes};
 use codeq_rollout::{SettingsModel, classify};
 use codeq_rollout::{StatusFacts, chart, status_job_summary, with_this_run};
 use serde_json::{Value, json};
@@ -189,8 +189,10 @@ fn server(user: &str, started: OffsetDateTime, last: OffsetDateTime) -> Server {
     Server {
         user: user.into(),
         name: String::new(),
-        started: Some(started),
-        last_activity: Some(last),
+        times: ServerTimes {
+            started: Some(started),
+            last_activity: Some(last),
+        },
         ready: true,
         pending: None,
     }
@@ -210,6 +212,7 @@ fn facts<'a>(
         released_at: release,
         now,
         classification,
+        promised: true,
         shifted: false,
         include_names: false,
         history: Some(history),

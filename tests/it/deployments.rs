@@ -457,13 +457,13 @@ async fn overdue_is_judged_by_the_settings_the_release_note_promised() {
             "written before the record",
             Some(""),
             1,
-            "failure: a server runs past the promised deadline",
+            "failure: a server runs past the deadline of status's own culler settings",
         ),
         (
             "the record edited out of shape",
             Some("promise=v1:enabled=on,timeout=99999999999,every=600,max-age=0"),
             1,
-            "failure: a server runs past the promised deadline",
+            "failure: a server runs past the deadline of status's own culler settings",
         ),
     ];
     let mut seen = String::new();

@@ -59,6 +59,9 @@ pub struct StatusFacts<'a> {
     pub now: OffsetDateTime,
     /// The servers classified.
     pub classification: &'a Classification,
+    /// Whether the deadlines are the release note's promise; else `status`'s own culler
+    /// settings (no promise read: [`crate::status::classify::deadline_basis`]).
+    pub promised: bool,
     /// Whether the hub's list changed while it was read
     /// ([`crate::status::hub::Listing::shifted`]).
     pub shifted: bool,
@@ -208,8 +211,8 @@ pub(crate) fn table(facts: &StatusFacts<'_>) -> Result<String> {
             terminal_name(&c.server.user),
             terminal_name(&c.server.name),
             state_words(c.state).to_string(),
-            time(c.server.started),
-            time(c.server.last_activity),
+            time(c.server.times.started),
+            time(c.server.times.last_activity),
             deadline_words(c),
         ]
     }));
@@ -305,8 +308,7 @@ fn render(
     });
     let more = (t.running - t.updated).saturating_sub(NAMED_ROWS_MAX as u64);
     // When the stale active servers will be gone: if they go idle now, and while in use.
-    let active_if_idle_by = c.latest(&[State::StaleActive], |c| c.deadline);
-    let active_in_use_by = c.latest(&[State::StaleActive], |c| c.in_use_deadline);
+    let (active_if_idle_by, active_in_use_by) = c.active_by();
     let ctx = context! {
         marker => marker,
         b => if form == Form::Markdown { "**" } else { "" },
@@ -325,6 +327,7 @@ fn render(
         active_in_use_by => active_in_use_by.map(utc_minute_up),
         active_in_use_overdue => active_in_use_by.is_some_and(|at| at < now),
         shifted => facts.shifted,
+        promised => facts.promised,
         progress => chart::progress(t),
         chart => chart(facts),
         history => facts.history.map(history::line),

@@ -3,9 +3,9 @@
 
 use super::*;
 use crate::render::words::{Words, assert_shape};
-use crate::status::Server;
 use crate::status::classify::{Alarm, SettingsModel, Totals, classify};
 use crate::status::history::{History, HistoryError, Point, with_this_run};
+use crate::status::{Server, ServerTimes};
 use crate::window::CullSettings;
 use time::macros::datetime;
 
@@ -30,8 +30,10 @@ pub(crate) fn server(
     Server {
         user: user.into(),
         name: name.into(),
-        started,
-        last_activity: last,
+        times: ServerTimes {
+            started,
+            last_activity: last,
+        },
         ready: true,
         pending: None,
     }
@@ -88,6 +90,7 @@ pub(crate) fn facts<'a>(
         released_at: RELEASE,
         now: NOW,
         classification: c,
+        promised: true,
         shifted: false,
         include_names,
         history: None,
@@ -310,17 +313,34 @@ fn the_terminal_says_overdue_servers_and_the_deadlines_in_the_summarys_words() {
     assert!(table.ends_with(convergence), "{table}\n---\n{convergence}");
 }
 
+/// An overdue server is said as overdue, not as to come; the overdue paragraph names the
+/// settings the deadline came from: the release note's promise, or, none read, status's own.
 #[test]
 fn a_deadline_already_passed_is_said_as_overdue_not_as_to_come() {
     // Idle since 11:00, started before the release: due about 12:10, overdue at 13:00.
     let c = at_defaults(vec![server("a", "", at(9, 0), at(11, 0))]);
     assert_eq!(c.totals.overdue, 1);
-    let facts = facts(&c, None, false);
-    insta::assert_snapshot!(format!(
-        "{}\n---\n{}",
-        job_summary(&facts).unwrap(),
-        table(&facts).unwrap()
-    ));
+    for (promised, name) in [
+        (
+            true,
+            "a_deadline_already_passed_is_said_as_overdue_not_as_to_come",
+        ),
+        (
+            false,
+            "without_a_promise_the_overdue_paragraph_names_the_settings_status_was_given",
+        ),
+    ] {
+        let facts = StatusFacts {
+            promised,
+            ..facts(&c, None, false)
+        };
+        let said = format!(
+            "{}\n---\n{}",
+            job_summary(&facts).unwrap(),
+            table(&facts).unwrap()
+        );
+        insta::assert_snapshot!(name, said);
+    }
 }
 
 /// Every warning, annotation and refusal a status run words, one of each variant (each

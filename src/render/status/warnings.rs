@@ -15,16 +15,21 @@ use time::OffsetDateTime;
 
 /// An alarm in words, one arm each: what the deployment's description says when it fired
 /// (no count: a new status is posted only when the set of alarms changes), and what follows
-/// its count in the run's error annotation ([`alarm_annotation`]).
-pub(crate) fn alarm_words(alarm: Alarm) -> [&'static str; 2] {
+/// its count in the run's error annotation ([`alarm_annotation`]). `promised`: the deadlines
+/// were the release note's promise; else they were `status`'s own culler settings.
+pub(crate) fn alarm_words(alarm: Alarm, promised: bool) -> [&'static str; 2] {
     match alarm {
         Alarm::Mismatch => [
             "a server started after the release runs the old digest",
             "server(s) started after the release run the old digest",
         ],
-        Alarm::Overdue => [
+        Alarm::Overdue if promised => [
             "a server runs past the promised deadline",
             "stale server(s) are past the deadline the release note promised",
+        ],
+        Alarm::Overdue => [
+            "a server runs past the deadline of status's own culler settings",
+            "stale server(s) are past the deadline of status's own culler settings (no promise read from a release note)",
         ],
         Alarm::Orphan => [
             "a single-user pod the hub does not list",
@@ -34,20 +39,17 @@ pub(crate) fn alarm_words(alarm: Alarm) -> [&'static str; 2] {
 }
 
 /// The error annotation of a run that fails on `alarms` (`fail-on`): its title and words,
-/// each alarm counted in `t` and named as `fail-on` names it. `promised`: the deadlines were
-/// the release note's promise; else `overdue` says they were `status`'s own settings.
+/// each alarm counted in `t` and named as `fail-on` names it ([`alarm_words`]; `promised`
+/// as there).
 pub(crate) fn alarm_annotation(alarms: &[Alarm], t: &Totals, promised: bool) -> (String, Words) {
     let names: Vec<String> = alarms.iter().map(|a| a.name()).collect();
-    let words = |a: Alarm| match (a, promised) {
-        (Alarm::Overdue, false) => {
-            "stale server(s) are past the deadline of status's own culler settings (no promise read from a release note)"
-        }
-        _ => alarm_words(a)[1],
-    };
     let counted: Vec<String> = alarms
         .iter()
         .zip(&names)
-        .map(|(a, name)| format!("{} {} ({name})", a.count(t), words(*a)))
+        .map(|(a, name)| {
+            let words = alarm_words(*a, promised)[1];
+            format!("{} {words} ({name})", a.count(t))
+        })
         .collect();
     (
         "Convergence alarm".to_string(),

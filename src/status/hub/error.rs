@@ -154,8 +154,7 @@ pub(crate) enum WrongAnswer {
     },
 }
 
-/// What came back instead of the hub API's error document, for
-/// [`HubError::ForbiddenNotByHub`] and [`HubError::NotByHub`].
+/// What came back instead of the hub API's error document, for [`HubError::NotByHub`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Body {
     /// An HTML page (by `Content-Type`, or a body starting with `<`).

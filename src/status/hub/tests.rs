@@ -173,8 +173,10 @@ fn three_pages_servers() -> Vec<Server> {
     let server = |user: &str, name: &str, last_activity, ready, pending| Server {
         user: user.into(),
         name: name.into(),
-        started,
-        last_activity,
+        times: ServerTimes {
+            started,
+            last_activity,
+        },
         ready,
         pending,
     };
@@ -785,9 +787,9 @@ help: items[1].servers: started of user "bob", server "gpu": 0000-01-01T00:00:00
     .await;
     let listing = client(&hub.uri()).list_active_servers().await.unwrap();
     let server = &listing.servers[0];
-    assert_eq!(server.started, Some(datetime!(0000-01-01 00:00 UTC)));
+    assert_eq!(server.times.started, Some(datetime!(0000-01-01 00:00 UTC)));
     assert_eq!(
-        server.last_activity,
+        server.times.last_activity,
         Some(datetime!(9999-12-31 23:58:59 UTC))
     );
 }

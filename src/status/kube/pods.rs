@@ -27,7 +27,7 @@ pub(crate) struct KubeClient {
 }
 
 /// One listing of the single-user pods.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct PodListing {
     /// The pods, as listed.
     pub pods: Vec<Pod>,
@@ -91,11 +91,7 @@ impl KubeClient {
     pub(crate) async fn list_pods(&self) -> Result<PodListing, KubeError> {
         let pods = format!("/api/v1/namespaces/{}/pods", self.query.namespace);
         let selector = self.query.selector();
-        let mut listing = PodListing {
-            pods: Vec::new(),
-            requests: 0,
-            restarted: false,
-        };
+        let mut listing = PodListing::default();
         let mut token: Option<String> = None;
         let mut tokens = HashSet::new();
         loop {
