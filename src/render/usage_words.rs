@@ -428,6 +428,13 @@ fn duration_words(
                 ),
             )
         }
+        DurationProblem::Fraction => say(
+            format!("{named} has a fraction codeq-rollout cannot read"),
+            format!(
+                "write it with whole numbers of smaller units, e.g. 1h 4s, or in seconds ({})",
+                bounds.example
+            ),
+        ),
         DurationProblem::Calendar { unit, months } => {
             let (what, days) = match months {
                 true => ("months", "30d"),

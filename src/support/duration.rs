@@ -60,6 +60,9 @@ pub(crate) fn parse(text: &str) -> Result<Duration, DurationProblem> {
             DurationProblem::NoUnit
         }
         humantime::DurationError::UnknownUnit { unit, .. } => DurationProblem::UnknownUnit(unit),
+        // humantime 2.4 answers NumberOverflow for a fraction it cannot hold exactly too
+        // (`1.001h`, `0.0001w`), values far below the limit: only a number without one is.
+        humantime::DurationError::NumberOverflow if t.contains('.') => DurationProblem::Fraction,
         humantime::DurationError::NumberOverflow => DurationProblem::TooLong,
         other => DurationProblem::NotADuration(other),
     })
@@ -112,6 +115,8 @@ pub(crate) enum DurationProblem {
     TooLong,
     /// `1.5`: a number with a fraction and no unit, where fractions are taken.
     BareDecimal,
+    /// A fraction humantime cannot read (`1.001h`: see [`parse`]).
+    Fraction,
     /// A month (`months`) or year unit, as written.
     Calendar {
         /// The unit as written.
@@ -158,6 +163,9 @@ mod tests {
         for (text, problem) in [
             ("1h30", Err(DurationProblem::NoUnit)),
             ("1.5", Err(DurationProblem::NoUnit)),
+            ("1.001h", Err(DurationProblem::Fraction)),
+            ("0.0001w", Err(DurationProblem::Fraction)),
+            ("1.01h", Ok(Duration::from_secs(3636))),
             ("2m 10", Err(DurationProblem::NoUnit)),
             (
                 "8 fortnights",

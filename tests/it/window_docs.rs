@@ -312,8 +312,9 @@ fn window_json_inside_actions_keeps_stdout_for_the_json() {
 
 #[test]
 fn bad_culler_options_are_usage_errors_with_clear_messages() {
-    let cases: [&[&str]; 6] = [
+    let cases: [&[&str]; 7] = [
         &["--cull-timeout", "-5m"],
+        &["--cull-timeout", "1.001h"],
         &["--cull-every=-1"],
         &["--cull-max-age", "99999999999"],
         &["--cull-enabled", "maybe"],
