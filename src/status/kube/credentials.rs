@@ -688,6 +688,32 @@ mod tests {
         }
     }
 
+    /// A client certificate and key that are not PEM pass the resolution (kube reads them
+    /// only to build its client) and are then said to be the kubeconfig's fault, not an
+    /// unreachable server's.
+    #[tokio::test]
+    async fn a_client_key_that_is_not_pem_is_the_kubeconfig_s_fault() {
+        let content = kubeconfig(
+            "{token: sa-token-0123456789}",
+            "{client-certificate-data: Q0VSVA==, client-key-data: S0VZ}",
+        );
+        let inputs = KubeInputs {
+            kubeconfig: Some((&content, true)),
+            context: None,
+            namespace: None,
+            release: "jhub",
+            timeout: Duration::from_secs(1),
+        };
+        let request = resolve(inputs, &HashMap::new()).unwrap();
+        let Err(err) = super::super::KubeClient::new(&request).await else {
+            panic!("a client of a key that is not PEM")
+        };
+        assert!(
+            matches!(&err, KubeError::Unreadable { origin: Origin::Input, detail } if detail.contains("PEM")),
+            "{err:?}"
+        );
+    }
+
     #[test]
     fn a_cluster_over_plain_http_or_without_verified_tls_is_warned_about() {
         let warnings = |content: String| {

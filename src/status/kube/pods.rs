@@ -43,9 +43,22 @@ impl KubeClient {
     ///
     /// # Errors
     /// [`KubeError::Unreadable`] for a kubeconfig kube cannot make a client of (a CA file
-    /// that cannot be read, a server URL that does not parse), [`KubeError::InCluster`].
+    /// that cannot be read, a server URL that does not parse, a client certificate, key or
+    /// CA that is not PEM), [`KubeError::InCluster`].
     pub(crate) async fn new(request: &KubeRequest) -> Result<Self, KubeError> {
         crate::support::tls::install_provider();
+        // A client cannot be made only of what the kubeconfig (or the pod) holds: a client
+        // certificate, key or CA that is not PEM. Said as such, not as an unreachable server.
+        let unusable = |e: kube::Error| {
+            let detail = one_line(&e.to_string());
+            match &request.credentials {
+                Credentials::Kubeconfig { origin, .. } => KubeError::Unreadable {
+                    origin: origin.clone(),
+                    detail,
+                },
+                Credentials::InCluster => KubeError::InCluster { detail },
+            }
+        };
         let mut config = match &request.credentials {
             Credentials::Kubeconfig {
                 config,
@@ -69,11 +82,7 @@ impl KubeClient {
         (config.connect_timeout, config.read_timeout) = (None, None);
         let server = super::shown_server(&config.cluster_url.to_string());
         let (query, timeout) = (request.query.clone(), request.timeout);
-        let client = Client::try_from(config).map_err(|e| KubeError::Read {
-            server: server.clone(),
-            namespace: query.namespace.clone(),
-            fault: ReadFault::Unreachable(one_line(&e.to_string())),
-        })?;
+        let client = Client::try_from(config).map_err(unusable)?;
         Ok(Self {
             client,
             server,
