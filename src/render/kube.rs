@@ -49,7 +49,7 @@ pub(crate) fn words(e: &KubeError) -> Words {
             _ => "give the path of a kubeconfig file, as for kubectl --kubeconfig (e.g. ~/.kube/config); the Action's kubeconfig input takes the file's content",
         }),
         KubeError::NoContext { origin: o, context, contexts } => Words::new(match context {
-            Some(name) => format!("{}: failed to load current context: {name}", unusable(o)),
+            Some(name) => format!("{}: it has no context {name:?}", unusable(o)),
             None => format!("{}: failed to determine current context", unusable(o)),
         })
         .help(match contexts.as_slice() {

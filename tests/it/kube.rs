@@ -1142,7 +1142,7 @@ async fn status_refuses_what_no_api_server_sends_clearly() {
         2,
         &kubeconfig.replace("current-context: hub\n", "current-context: prod\n"),
         &[],
-        &["failed to load current context: prod"],
+        &["it has no context \"prod\""],
     );
     exits(
         2,
