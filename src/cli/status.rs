@@ -414,7 +414,7 @@ mod tests {
             help: RFC 3339 writes the years 0000 to 9999: write e.g. 2026-11-30T12:00:00Z
             --released-at 2026-11-30T12:00:00Z --now 2026-11-30T25:00:00Z
               now: now (--now) "2026-11-30T25:00:00Z" is not an RFC 3339 time (hour must be in the range 0..=23)
-            help: RFC 3339 writes the years 0000 to 9999: write e.g. 2026-11-30T12:00:00Z
+            help: it is a date, T, a time, then Z or an offset such as +01:00: write e.g. 2026-11-30T12:00:00Z
         "#);
         // Taken in UTC: the offset is gone, the instant kept.
         let r = request(

@@ -363,15 +363,22 @@ fn insecure_words(name: &str, refused: &Refused) -> Words {
 
 /// A time refused ([`TimeError`]).
 fn time_words(named: &str, why: &TimeError) -> Words {
-    let what = match why {
-        TimeError::Syntax(s) => format!("is not an RFC 3339 time ({s})"),
-        TimeError::LongYear => "has a year of more than four digits".to_string(),
-        TimeError::AfterLast => "falls after 9999-12-31T23:59:59Z in UTC".to_string(),
-        TimeError::BeforeFirst => "falls before 0000-01-01T00:00:00Z in UTC".to_string(),
+    let range = "RFC 3339 writes the years 0000 to 9999";
+    let (what, help) = match why {
+        TimeError::Syntax(s) => (
+            format!("is not an RFC 3339 time ({s})"),
+            "it is a date, T, a time, then Z or an offset such as +01:00",
+        ),
+        TimeError::LongYear => ("has a year of more than four digits".to_string(), range),
+        TimeError::AfterLast => ("falls after 9999-12-31T23:59:59Z in UTC".to_string(), range),
+        TimeError::BeforeFirst => (
+            "falls before 0000-01-01T00:00:00Z in UTC".to_string(),
+            range,
+        ),
     };
     say(
         format!("{named} {what}"),
-        "RFC 3339 writes the years 0000 to 9999: write e.g. 2026-11-30T12:00:00Z",
+        format!("{help}: write e.g. 2026-11-30T12:00:00Z"),
     )
 }
 
