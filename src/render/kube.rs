@@ -246,7 +246,7 @@ fn credential_words(o: &Origin, fault: &CredentialFault) -> Words {
         ))
         .help("it would be sent as no credentials: put the ServiceAccount token there (kubectl create token prints it)"),
         CredentialFault::Token { key, empty: false } => Words::new(format!(
-            "{}: its user's {key} holds a space or a non-ASCII character",
+            "{}: its user's {key} holds a space, control or non-ASCII character",
             unusable(o)
         ))
         .help("a copy-paste left a space, a zero-width or no-break space or a line break in it: paste the ServiceAccount token again (kubectl create token prints it); the token itself is never shown"),
