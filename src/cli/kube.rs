@@ -46,7 +46,7 @@ pub struct KubeArgs {
     /// Timeout of each Kubernetes request, e.g. 30s, at most 6h
     #[arg(long, env, default_value = "30s", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30"))]
     pub kube_timeout: InputDuration,
-    /// Fail the run (exit 1, with an error annotation) when these alarms fire: mismatch (a server started after the release runs the old digest), overdue (a stale server past its deadline), orphan (a single-user pod the hub does not list); comma- or newline-separated
+    /// Fail the run (exit 1, with an error annotation and the job summary saying why) when these alarms fire: mismatch (a server started after the release runs the old digest), overdue (a stale server past its deadline), orphan (a single-user pod the hub does not list); comma- or newline-separated
     #[arg(long, env, value_parser = enum_list_parser::<Alarm>(), value_name = "ALARMS")]
     pub(crate) fail_on: Option<EnumList<Alarm>>,
 }

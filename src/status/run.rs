@@ -171,9 +171,16 @@ async fn stages(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<(
         run.deployed(environment, outcome, log)?;
     }
 
-    // 7. Alarms (`fail-on`): exit 1 with an annotation, everything above reported.
+    // 7. Alarms (`fail-on`): exit 1 with an annotation and the job summary's last lines
+    // saying why, everything above reported.
     run.completed = true;
-    alarms(req, &facts)
+    match alarms(req, &facts) {
+        Some(fired) => {
+            run.write_summary(&render::status::alarm_summary(&fired.words), log)?;
+            Err(anyhow!(fired))
+        }
+        None => Ok(()),
+    }
 }
 
 /// The most mismatch annotations one run prints (GitHub shows ten error annotations per step).
@@ -192,17 +199,17 @@ pub(crate) struct AlarmsFired {
 }
 
 /// Stage 7: [`AlarmsFired`] when an alarm `fail-on` lists fired.
-fn alarms(req: &StatusRequest, facts: &StatusFacts<'_>) -> Result<()> {
+fn alarms(req: &StatusRequest, facts: &StatusFacts<'_>) -> Option<AlarmsFired> {
     let classification = facts.classification;
     let fired: Vec<Alarm> = (classification.alarms().into_iter())
         .filter(|a| req.fail_on.contains(a))
         .collect();
     if fired.is_empty() {
-        return Ok(());
+        return None;
     }
     let totals = &classification.totals;
     let (title, words) = render::status::alarm_annotation(&fired, totals, facts.promised);
-    Err(anyhow!(AlarmsFired { title, words }))
+    Some(AlarmsFired { title, words })
 }
 
 /// Stage 3: the servers classified with the release note's worst case at the hub's scale

@@ -392,3 +392,25 @@ fn the_kubernetes_doc_explains_every_reason_an_image_is_unknown() {
         );
     }
 }
+
+/// A run that fails on `fail-on` (exit 1) ends its job summary saying why, in the
+/// annotation's words, after the whole report: the summary is where people look first.
+/// One minute's culler settings and no release note read: alice is overdue at 12:30.
+#[tokio::test]
+async fn a_run_failing_on_fail_on_says_why_at_the_end_of_its_job_summary() {
+    let hub = one_server_hub().await;
+    let env = [
+        ("INPUT_FAIL-ON", "overdue"),
+        ("INPUT_CULL-TIMEOUT", "60"),
+        ("INPUT_CULL-EVERY", "60"),
+    ];
+    let (code, stderr, outputs, summary) = run_status(&hub, Stdio::null(), &env);
+    assert_eq!(code, 1, "{stderr}");
+    assert_outputs_of_one_stale_server(&outputs);
+    assert!(summary.starts_with("## "), "no job summary: {summary:?}");
+    let last = summary.trim_end().lines().last().unwrap_or_default();
+    insta::assert_snapshot!(last, @"**Failed:** the run fails because fail-on lists overdue. 1 stale server(s) are past the deadline of status's own culler settings (no promise read from a release note) (overdue): see the table above.");
+    let (code, _, _, summary) = run_status(&one_server_hub().await, Stdio::null(), &env[1..]);
+    assert_eq!(code, 0);
+    assert!(!summary.contains("**Failed:**"), "{summary}");
+}

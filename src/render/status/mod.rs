@@ -21,8 +21,8 @@ mod warnings;
 pub use chart::chart;
 pub(crate) use json::json;
 pub(crate) use warnings::{
-    BasisWords, alarm_annotation, alarm_words, beyond_calendar, deadline_basis, history_refused,
-    hub_read, mismatch_annotation,
+    BasisWords, alarm_annotation, alarm_summary, alarm_words, beyond_calendar, deadline_basis,
+    history_refused, hub_read, mismatch_annotation,
 };
 
 use crate::digest::Digest;

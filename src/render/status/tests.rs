@@ -892,3 +892,15 @@ fn the_settings_the_deadlines_follow_are_said_once_in_the_one_shape() {
     }
     insta::assert_snapshot!(text);
 }
+
+/// A run that fails on `fail-on` says why at the end of its job summary, in the
+/// annotation's words: the job summary is where people look first.
+#[test]
+fn a_run_failing_on_fail_on_says_why_in_its_job_summary() {
+    let t = Totals {
+        overdue: 2,
+        ..Totals::default()
+    };
+    let (_, words) = alarm_annotation(&[Alarm::Overdue], &t, true);
+    insta::assert_snapshot!(super::alarm_summary(&words));
+}

@@ -61,6 +61,13 @@ pub(crate) fn alarm_annotation(alarms: &[Alarm], t: &Totals, promised: bool) -> 
     )
 }
 
+/// The job summary's last lines of a run that fails on `fail-on`: the annotation's `words`
+/// ([`alarm_annotation`]), so the summary says why the job failed.
+pub(crate) fn alarm_summary(words: &Words) -> String {
+    let help = (words.help.as_deref()).map_or_else(String::new, |h| format!(" {h}."));
+    format!("\n**Failed:** {}.{help}\n", words.what)
+}
+
 /// The error annotation for one server that started after the release but runs the old
 /// digest: title and words naming the server, the digest it runs and what to check.
 ///
