@@ -386,6 +386,19 @@ mod tests {
         shown.replace(&dir.display().to_string(), "DIR")
     }
 
+    /// The request the kubeconfig `content`, given as the input, resolves to (release jhub,
+    /// nothing else set).
+    fn of_content(content: &str) -> KubeRequest {
+        let inputs = KubeInputs {
+            kubeconfig: Some((content, true)),
+            context: None,
+            namespace: None,
+            release: "jhub",
+            timeout: Duration::from_secs(1),
+        };
+        resolve(inputs, &HashMap::new()).unwrap()
+    }
+
     /// A token that ends in a line break (a YAML block scalar) or comes from a `tokenFile` is
     /// sent trimmed, as kubectl's client trims a token file: never a header kube cannot
     /// build (it panics on one).
@@ -403,16 +416,7 @@ mod tests {
             &format!("{{tokenFile: '{}'}}", file.display()),
         );
         let sent = |content: &str| {
-            let inputs = KubeInputs {
-                kubeconfig: Some((content, true)),
-                context: None,
-                namespace: None,
-                release: "jhub",
-                timeout: Duration::from_secs(1),
-            };
-            let Credentials::Kubeconfig { config, .. } =
-                resolve(inputs, &HashMap::new()).unwrap().credentials
-            else {
+            let Credentials::Kubeconfig { config, .. } = of_content(content).credentials else {
                 panic!("a kubeconfig")
             };
             let user = config.auth_infos[0].auth_info.clone().unwrap();
@@ -697,14 +701,7 @@ mod tests {
             "{token: sa-token-0123456789}",
             "{client-certificate-data: Q0VSVA==, client-key-data: S0VZ}",
         );
-        let inputs = KubeInputs {
-            kubeconfig: Some((&content, true)),
-            context: None,
-            namespace: None,
-            release: "jhub",
-            timeout: Duration::from_secs(1),
-        };
-        let request = resolve(inputs, &HashMap::new()).unwrap();
+        let request = of_content(&content);
         let Err(err) = super::super::KubeClient::new(&request).await else {
             panic!("a client of a key that is not PEM")
         };
@@ -716,16 +713,7 @@ mod tests {
 
     #[test]
     fn a_cluster_over_plain_http_or_without_verified_tls_is_warned_about() {
-        let warnings = |content: String| {
-            let inputs = KubeInputs {
-                kubeconfig: Some((&content, true)),
-                context: None,
-                namespace: None,
-                release: "jhub",
-                timeout: Duration::from_secs(1),
-            };
-            resolve(inputs, &HashMap::new()).unwrap().warnings()
-        };
+        let warnings = |content: String| of_content(&content).warnings();
         assert!(warnings(KUBECONFIG.to_string()).is_empty());
         let server = "{server: https://127.0.0.1:6443}";
         let insecure =
