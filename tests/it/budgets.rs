@@ -166,14 +166,22 @@ async fn a_security_push_costs_five_github_requests_plus_one_comment_per_superse
 #[tokio::test]
 async fn a_rerun_with_nothing_changed_reads_three_times_and_writes_nothing() {
     let (registry, _) = registry_with_image("budget-rerun");
+    // Counted, not measured between the runs: the registry logs a request after answering
+    // it, so the first run's last line may come after a look at the log (common::registry).
+    let mut served = registry.served().len();
     for labels in [["security"], ["routine"]] {
         let github = FakeGitHub::start().await;
-        push_run(&github, &registry, &labels)
-            .run()
-            .await
-            .assert_success();
+        let first = push_run(&github, &registry, &labels).run().await;
+        first.assert_success();
         let from = github.requests().await.len();
-        let served = registry.served().len();
+        // A security release also reads its image index once (one GET by digest): its
+        // runbook names the platform manifests a node may report.
+        let mut reads = vec![MANIFEST_HEAD.to_string()];
+        if labels == ["security"] {
+            let index = format!("GET /v2/org/lab/manifests/{}", first.output("digest"));
+            reads.push(index);
+        }
+        served += reads.len();
         let again = push_run(&github, &registry, &labels).run().await;
         again.assert_success();
         assert_eq!(again.output("changed"), "false");
@@ -186,14 +194,24 @@ async fn a_rerun_with_nothing_changed_reads_three_times_and_writes_nothing() {
             ],
             "{labels:?}"
         );
-        // A security release also reads its image index once (one GET by digest): its
-        // runbook names the platform manifests a node may report.
-        let mut reads = vec![MANIFEST_HEAD.to_string()];
-        if labels == ["security"] {
-            let index = format!("GET /v2/org/lab/manifests/{}", again.output("digest"));
-            reads.push(index);
-        }
-        assert_eq!(registry.served()[served..], reads, "{labels:?}");
+        let logged = || async { registry.served().len() >= served + reads.len() };
+        let within = std::time::Duration::from_secs(10);
+        let every = std::time::Duration::from_millis(50);
+        until(
+            "the rerun's registry reads in its log",
+            within,
+            every,
+            logged,
+        )
+        .await;
+        let log = registry.served();
+        assert_eq!(
+            log[served - reads.len()..served],
+            reads,
+            "{labels:?}: the first run"
+        );
+        assert_eq!(log[served..], reads, "{labels:?}: the rerun");
+        served += reads.len();
     }
 }
 
