@@ -13,11 +13,14 @@ whole announce run to take its real path. Routes under /repos/OWNER/REPO:
 Control: POST /_reset?label=routine|security empties the state and sets the PR's label;
 GET /_count returns {"requests": N} since the last reset.
 """
-import json
-import socket
+import os
+import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "kube"))
+from fakehttp import FakeHandler  # noqa: E402
 
 OWNER, REPO = "octo-org", "lab-image"
 WEB = "https://github.example"
@@ -48,29 +51,8 @@ def page(items, query):
     return items[(number - 1) * per_page:number * per_page]
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def setup(self):
-        super().setup()
-        # Answers go out at once: without this, Nagle's algorithm holds a body written
-        # after its headers until the client's delayed ACK, 40 ms per request.
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def answer(self, status, body):
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def body(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        return json.loads(self.rfile.read(length) or b"null") if length else None
+class Handler(FakeHandler):
+    content_type = "application/json; charset=utf-8"
 
     def do_GET(self):
         self.route("GET")
@@ -81,33 +63,33 @@ class Handler(BaseHTTPRequestHandler):
     def route(self, method):
         url = urlparse(self.path)
         query = parse_qs(url.query)
-        body = self.body() if method == "POST" else None
+        body = self.json_body() if method == "POST" else None
         s = STATE
         with s.lock:
             if url.path == "/_reset":
                 s.reset(query.get("label", ["routine"])[0])
-                return self.answer(200, {})
+                return self.send_json(200, {})
             if url.path == "/_count":
-                return self.answer(200, {"requests": s.requests})
+                return self.send_json(200, {"requests": s.requests})
             s.requests += 1
             prefix = f"/repos/{OWNER}/{REPO}/"
             if not url.path.startswith(prefix):
-                return self.answer(404, {"message": "Not Found"})
+                return self.send_json(404, {"message": "Not Found"})
             parts = url.path[len(prefix):].split("/")
             if method == "GET" and len(parts) == 3 and parts[0] == "commits" and parts[2] == "pulls":
                 sha = parts[1]
-                return self.answer(200, [{
+                return self.send_json(200, [{
                     "number": 12, "title": "Bump codeq to 1.4.2", "state": "closed",
                     "html_url": f"{WEB}/{OWNER}/{REPO}/pull/12",
                     "merged_at": "2026-11-30T11:55:00Z", "merge_commit_sha": sha,
                     "labels": [{"name": s.label}], "base": {"ref": "master"},
                 }])
             if parts == ["releases"] and method == "GET":
-                return self.answer(200, page(list(reversed(s.releases)), query))
+                return self.send_json(200, page(list(reversed(s.releases)), query))
             if parts == ["releases"] and method == "POST":
                 tag = body["tag_name"]
                 if any(r["tag_name"] == tag for r in s.releases):
-                    return self.answer(422, {"message": "Validation Failed", "errors": [
+                    return self.send_json(422, {"message": "Validation Failed", "errors": [
                         {"resource": "Release", "code": "already_exists", "field": "tag_name"}]})
                 release = {
                     "id": s.new_id(), "tag_name": tag, "body": body["body"], "draft": False,
@@ -116,14 +98,14 @@ class Handler(BaseHTTPRequestHandler):
                     "published_at": "2026-11-30T12:00:00Z",
                 }
                 s.releases.append(release)
-                return self.answer(201, release)
+                return self.send_json(201, release)
             if parts == ["issues"] and method == "GET":
                 labels = [l for l in query.get("labels", [""])[0].split(",") if l]
                 state = query.get("state", ["open"])[0]
                 found = [i for i in reversed(s.issues)
                          if (state == "all" or i["state"] == state)
                          and all(l in i["labels_names"] for l in labels)]
-                return self.answer(200, page(found, query))
+                return self.send_json(200, page(found, query))
             if parts == ["issues"] and method == "POST":
                 n = s.new_id()
                 issue = {
@@ -133,18 +115,18 @@ class Handler(BaseHTTPRequestHandler):
                     "labels_names": body.get("labels", []),
                 }
                 s.issues.append(issue)
-                return self.answer(201, issue)
+                return self.send_json(201, issue)
             if len(parts) == 3 and parts[0] == "issues" and parts[2] == "comments":
                 n = int(parts[1])
                 if method == "GET":
-                    return self.answer(200, page([c for (i, c) in s.comments if i == n], query))
+                    return self.send_json(200, page([c for (i, c) in s.comments if i == n], query))
                 comment = {"id": s.new_id(), "body": body["body"], "html_url": ""}
                 s.comments.append((n, comment))
                 for i in s.issues:
                     if i["number"] == n:
                         i["comments"] += 1
-                return self.answer(201, comment)
-            return self.answer(404, {"message": "Not Found"})
+                return self.send_json(201, comment)
+            return self.send_json(404, {"message": "Not Found"})
 
 
 def serve():

@@ -32,8 +32,10 @@ import ssl
 import threading
 import time
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from urllib.parse import urlsplit
+
+from fakehttp import FakeHandler
 
 ARGS = None
 LOCK = threading.Lock()
@@ -102,15 +104,9 @@ def upstream_tls():
     return ssl.create_default_context(cafile=ARGS.ca)
 
 
-class Proxy(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
+class Proxy(FakeHandler):
     def forward(self):
-        length = int(self.headers.get("Content-Length", "0") or 0)
-        body = self.rfile.read(length) if length else None
+        body = self.request_body()
         if "continue=" in urlsplit(self.path).query:
             with LOCK:
                 if mode() == "compact-before-continue":

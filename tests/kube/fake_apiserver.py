@@ -35,8 +35,10 @@ import os
 import ssl
 import subprocess
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
+
+from fakehttp import FakeHandler
 
 NAMESPACE = "jhub"
 IMAGE = "ghcr.io/org/lab:latest"
@@ -141,24 +143,7 @@ def matches(pod, selector):
     return True
 
 
-class JsonHandler(BaseHTTPRequestHandler):
-    """HTTP/1.1, quiet, answering JSON."""
-
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def send_json(self, code, body):
-        data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
-class Api(JsonHandler):
+class Api(FakeHandler):
 
     def do_GET(self):
         url = urlsplit(self.path)
@@ -238,17 +223,13 @@ class Api(JsonHandler):
         )
 
 
-class Admin(JsonHandler):
+class Admin(FakeHandler):
     def reply(self, code, body=None):
         self.send_json(code, body if body is not None else {})
 
-    def body(self):
-        length = int(self.headers.get("Content-Length", "0"))
-        return json.loads(self.rfile.read(length) or b"null")
-
     def do_POST(self):
         if self.path == "/pods":
-            specs = self.body()
+            specs = self.json_body()
             with LOCK:
                 for spec in specs:
                     PODS[spec["name"]] = make_pod(spec)
@@ -256,7 +237,7 @@ class Admin(JsonHandler):
             return self.reply(200, {"pods": len(PODS)})
         if self.path == "/fault":
             with LOCK:
-                STATE["fault"] = self.body().get("mode")
+                STATE["fault"] = self.json_body().get("mode")
             return self.reply(200)
         self.reply(404)
 
