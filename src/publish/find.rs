@@ -140,8 +140,6 @@ mod tests {
             tag_name: tag.into(),
             html_url: format!("https://github.example/o/r/releases/tag/{tag}"),
             body: Some(body.into()),
-            draft: false,
-            prerelease: false,
             target_commitish: String::new(),
             published_at: None,
             name: None,

@@ -15,12 +15,6 @@ pub struct Release {
     pub html_url: String,
     /// The body (Markdown); `None` when empty.
     pub body: Option<String>,
-    /// Whether it is a draft.
-    #[serde(default)]
-    pub draft: bool,
-    /// Whether it is a pre-release.
-    #[serde(default)]
-    pub prerelease: bool,
     /// The commit (or branch) the tag was created from.
     #[serde(default)]
     pub target_commitish: String,
