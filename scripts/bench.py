@@ -136,6 +136,8 @@ def main():
             "GITHUB_STEP_SUMMARY": os.path.join(work, "summary"),
             "INPUT_IMAGE": f"{addr}/org/lab:latest", "INPUT_INSECURE-REGISTRY": addr,
             "INPUT_GITHUB-TOKEN": TOKEN,
+            # The security release's runbook stops servers through the hub's address.
+            "INPUT_HUB-URL": "https://hub.example.org",
         }
         commands = {
             "announce-routine": ([binary, "announce"], "routine"),
