@@ -223,6 +223,16 @@ fn mask_given(
     }
 }
 
+/// Whether the command line names a GitHub environment (`environment`, from its Action
+/// input or `args`, not blank), read before parsing: a run refused on any input still writes
+/// the deployment's outputs (empty) then.
+pub(crate) fn names_environment(args: &[std::ffi::OsString]) -> bool {
+    let given = given_values(&["environment".into()], args, &|name| {
+        std::env::var_os(name)
+    });
+    given.iter().any(|(_, value, _)| !value.trim().is_empty())
+}
+
 /// The values the options `longs` were given, before parsing: from each option's
 /// [`variables`] (read with `var`), then from `args` (`--name VALUE` or `--name=VALUE`) in
 /// order, each with whether it came from a variable. Text that is not UTF-8 is read lossily.
