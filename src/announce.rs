@@ -307,8 +307,8 @@ fn facts(
     }
 }
 
-/// Stage 1: the digest, recorded even when it is not the expected one (a failed run's
-/// outputs keep what it knew), then checked against `--expected-digest`.
+/// Stage 1: the digest, checked against `--expected-digest`, then recorded: one it refuses
+/// is no output (a later step could deploy it) and only the error names it.
 async fn resolve_digest(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result<Digest> {
     let source = &req.image.source;
     let digest = match (source, &req.image.registry) {
@@ -330,9 +330,9 @@ async fn resolve_digest(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -
         }
     };
     log.info(&messages::resolved(&source.display(), &digest));
-    run.known.digest = Some(digest.clone());
     let expected = req.image.expected_digest.as_ref();
     digest::check_expected(&source.display(), &digest, expected)?;
+    run.known.digest = Some(digest.clone());
     Ok(digest)
 }
 
