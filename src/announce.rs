@@ -160,15 +160,22 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
 
     // 6. Publish.
     run.stage = Stage::Publish;
-    let published = match (&req.github, &found) {
-        (Some(github), Some(found)) => {
-            let plan = plan(req, &facts, &tag, &note, issue_body.clone())?;
-            log_full_texts(&plan, &note, issue_body.as_deref(), log);
+    let plan = plan(req, &facts, &tag, &note, issue_body.clone())?;
+    let publishing = req.github.as_ref().zip(found.as_ref());
+    log_cut_bodies(
+        &plan,
+        &note,
+        issue_body.as_deref(),
+        publishing.is_some(),
+        log,
+    );
+    let published = match publishing {
+        Some((github, found)) => {
             let published = run.published(publish::publish(github, found, &plan).await)?;
             log_published(&published, log);
             Some(published)
         }
-        _ => {
+        None => {
             print_dry_run(req, &facts, &tag, &note, issue_body.as_deref(), log)?;
             None
         }
@@ -506,15 +513,29 @@ fn plan(
     })
 }
 
-/// Stage 6's log: the full text of each body GitHub's limits cut, where the cut note says
-/// it is ([`render::where_full`]).
-fn log_full_texts(plan: &Plan, note: &str, issue_body: Option<&str>, log: &Log) {
+/// Stage 6's log: a warning for each body GitHub's limits cut ([`publish::cut_bodies`]), in
+/// a dry run too (publishing would cut it); when `publishing`, its full text, where the cut
+/// note says it is ([`render::where_full`]); a dry run prints it whole anyway.
+fn log_cut_bodies(plan: &Plan, note: &str, issue: Option<&str>, publishing: bool, log: &Log) {
     let (release_cut, issue_cut) = publish::cut_bodies(plan);
-    if release_cut {
-        log.info(&messages::full_text(messages::CutBody::ReleaseNote, note));
-    }
-    if let (true, Some(body)) = (issue_cut, issue_body) {
-        log.info(&messages::full_text(messages::CutBody::TrackingIssue, body));
+    let cut = [
+        (
+            messages::CutBody::ReleaseNote,
+            Some(note).filter(|_| release_cut),
+        ),
+        (
+            messages::CutBody::TrackingIssue,
+            issue.filter(|_| issue_cut),
+        ),
+    ];
+    for (kind, body) in cut
+        .into_iter()
+        .filter_map(|(kind, body)| Some((kind, body?)))
+    {
+        log.warn(&RunWarning::Cut(kind));
+        if publishing {
+            log.info(&messages::full_text(kind, body));
+        }
     }
 }
 
