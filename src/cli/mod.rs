@@ -25,7 +25,7 @@ use crate::support::log::Log;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use secrecy::{ExposeSecret, SecretString};
-use usage::{Problem, Rule};
+use usage::{CONVENTIONAL, Problem, Rule};
 
 /// Announce a new JupyterLab image: release note, convergence window, break-glass issue.
 #[derive(Debug, Parser)]
@@ -88,6 +88,16 @@ impl Cli {
     /// # Errors
     /// Bad input as [`UsageError`]; an unreadable values file or event payload.
     pub fn request(&self, log: &Log) -> Result<Request> {
+        // A usage error's help names what to set where the run is (`with:` or the option).
+        self.requested(log).map_err(|mut err| {
+            if let Some(usage) = err.downcast_mut::<UsageError>() {
+                usage.in_actions = log.in_actions();
+            }
+            err
+        })
+    }
+
+    fn requested(&self, log: &Log) -> Result<Request> {
         let env = || std::env::vars().collect();
         Ok(match &self.command {
             Command::Announce(args) => {
@@ -109,15 +119,6 @@ impl Cli {
         })
     }
 }
-
-/// The conventional variables an option reads after its Action input, outside Actions: gh's
-/// for the GitHub token (`GH_TOKEN` first, then `GITHUB_TOKEN`, as gh reads them: "gh help
-/// environment"), JupyterHub's own for the hub token (what its single-user servers and
-/// services are given).
-const CONVENTIONAL: [(&str, &[&str]); 2] = [
-    ("github-token", &["GH_TOKEN", "GITHUB_TOKEN"]),
-    ("hub-token", &["JUPYTERHUB_API_TOKEN"]),
-];
 
 /// The variables option `--long` reads, the first set and not blank winning: its Action input
 /// `INPUT_<LONG>` (upper-cased, hyphens kept, as the runner names a Docker container action's

@@ -450,6 +450,24 @@ async fn required_inputs_are_checked_by_the_binary_with_exit_code_2() {
     assert!(github.requests().await.is_empty());
 }
 
+/// The same refusals on the command line (outside Actions) name what to pass there: the
+/// option, and the variables a token is read from (gh's for the GitHub token), never
+/// `with:` or `${{ github.token }}`.
+#[test]
+fn a_command_line_refusal_names_the_option_and_the_variables() {
+    let mut told = Vec::new();
+    for args in [
+        &["announce", "--dry-run"][..],
+        &["announce", "--image", "oci:examples/lab"],
+        &["status", "--hub-url", "https://hub.example.edu"],
+    ] {
+        let (code, stdout, stderr) = run_codeq(args, &BTreeMap::new());
+        assert_eq!((code, stdout.as_str()), (2, ""), "{args:?}: {stderr}");
+        told.push(format!("$ codeq-rollout {}\n{stderr}", args.join(" ")));
+    }
+    insta::assert_snapshot!(told.join(""));
+}
+
 #[tokio::test]
 async fn a_bad_value_is_a_usage_error_annotation_naming_the_input() {
     let Seen { out, github, .. } = Scenario::merged_pr(&["security"])
