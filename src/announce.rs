@@ -9,7 +9,7 @@ use crate::digest::{self, Digest, ImageSource};
 use crate::publish::deployment::{self, DeploymentOutcome, DeploymentPlan, Environment, Lock};
 use crate::publish::{self, Change, Found, IssuePlan, Plan, Published, Target};
 use crate::pulls::{self, Behind, LookupOptions};
-use crate::render::messages::{self, RunState, RunWarning};
+use crate::render::messages::{self, CutBody, RunState, RunWarning};
 use crate::render::{self, Facts, RunbookSettings, Stage};
 use crate::report::{Known, Pipeline, RunReport};
 use crate::support::github::GitHub;
@@ -518,20 +518,10 @@ fn plan(
 /// note says it is ([`render::where_full`]); a dry run prints it whole anyway.
 fn log_cut_bodies(plan: &Plan, note: &str, issue: Option<&str>, publishing: bool, log: &Log) {
     let (release_cut, issue_cut) = publish::cut_bodies(plan);
-    let cut = [
-        (
-            messages::CutBody::ReleaseNote,
-            Some(note).filter(|_| release_cut),
-        ),
-        (
-            messages::CutBody::TrackingIssue,
-            issue.filter(|_| issue_cut),
-        ),
-    ];
-    for (kind, body) in cut
-        .into_iter()
-        .filter_map(|(kind, body)| Some((kind, body?)))
-    {
+    let release = (CutBody::ReleaseNote, Some(note).filter(|_| release_cut));
+    let issue = (CutBody::TrackingIssue, issue.filter(|_| issue_cut));
+    for (kind, body) in [release, issue] {
+        let Some(body) = body else { continue };
         log.warn(&RunWarning::Cut(kind));
         if publishing {
             log.info(&messages::full_text(kind, body));

@@ -75,11 +75,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
     match &*e.problem {
         Problem::Required(what) => say(
             format!("the input `{input}` is required"),
-            format!(
-                "{} ({})",
-                set_input(input, e.in_actions),
-                required_what(*what)
-            ),
+            required_help(e, *what),
         ),
         Problem::NotUtf8 => Words::new(format!("{name} is not UTF-8 text")),
         Problem::Duration(what, bounds) => duration_words(e, &named, what, bounds),
@@ -612,15 +608,17 @@ fn template_words(named: &str, what: &TemplateProblem) -> Words {
     }
 }
 
-/// What a required input is, for its error.
-fn required_what(what: Required) -> &'static str {
-    match what {
+/// The help of a required input `e` names left unset: where to set it ([`set_input`]) and
+/// what it is.
+fn required_help(e: &UsageError, what: Required) -> String {
+    let what = match what {
         Required::Image => "the image reference to announce, e.g. ghcr.io/org/lab:latest",
         Required::HubUrl => "the hub's address, e.g. https://hub.example.org",
         Required::HubToken => {
             "a hub API token with scopes list:users and read:servers: see README, the role to create"
         }
-    }
+    };
+    format!("{} ({what})", set_input(&e.input, e.in_actions))
 }
 
 /// Why `status` reads GitHub.
