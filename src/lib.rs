@@ -293,16 +293,22 @@ fn failure_title(err: &anyhow::Error) -> String {
 /// Runs the parsed command: its request first (every input checked, [`cli::Cli::request`]),
 /// then its pipeline; `log` is [`cli::Cli::log`]'s. A request of `announce` or `status` that
 /// cannot be built is reported inside Actions before the error is returned
-/// ([`report_refused`]: a job summary, every output empty).
+/// ([`report_refused`]: a job summary, every output empty); a usage error's help names what
+/// to set where the run is ([`cli::UsageError::in_actions`]).
 ///
 /// # Errors
 /// Bad input as [`cli::UsageError`]; the pipeline's errors.
 async fn dispatch(cli: &cli::Cli, log: &Log) -> anyhow::Result<()> {
-    let request = cli.request(log).inspect_err(|err| {
+    let request = cli.request(log).map_err(|mut err| {
+        // Its help names what to set where the run is (`with:`, or the option).
+        if let Some(usage) = err.downcast_mut::<cli::UsageError>() {
+            usage.in_actions = log.in_actions();
+        }
         if let Some(pipeline) = report::Pipeline::named(cli.name()) {
-            let input = report::bad_input(err);
+            let input = report::bad_input(&err);
             report_refused(Some(pipeline), input, &format!("{err:#}"), log);
         }
+        err
     })?;
     match request {
         cli::Request::Announce(request) => announce::run(&request, log).await,

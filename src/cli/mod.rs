@@ -88,16 +88,6 @@ impl Cli {
     /// # Errors
     /// Bad input as [`UsageError`]; an unreadable values file or event payload.
     pub fn request(&self, log: &Log) -> Result<Request> {
-        // A usage error's help names what to set where the run is (`with:` or the option).
-        self.requested(log).map_err(|mut err| {
-            if let Some(usage) = err.downcast_mut::<UsageError>() {
-                usage.in_actions = log.in_actions();
-            }
-            err
-        })
-    }
-
-    fn requested(&self, log: &Log) -> Result<Request> {
         let env = || std::env::vars().collect();
         Ok(match &self.command {
             Command::Announce(args) => {

@@ -38,8 +38,8 @@ pub struct UsageError {
     /// What is wrong, with the facts the words need (boxed: errors stay small).
     pub(crate) problem: Box<Problem>,
     /// Whether the run is inside GitHub Actions: the help names the `with:` input there, the
-    /// option (and its [`CONVENTIONAL`] variables) on the command line. Set by
-    /// `crate::cli::Cli::request`; `false` until then.
+    /// option (and its [`CONVENTIONAL`] variables) on the command line. Set when the request
+    /// is refused (`crate::dispatch`); `false` until then.
     pub(crate) in_actions: bool,
 }
 
