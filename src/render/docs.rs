@@ -97,11 +97,11 @@ impl Marker {
 /// is replaced, so an error leaves nothing half done.
 ///
 /// # Errors
-/// [`Misplaced`]: no marker at all; a section whose BEGIN or END marker is missing, repeated or out of order,
-/// or shares its line with text the section would replace (after a BEGIN marker, before an
-/// END marker); a BEGIN marker naming a section codeq-rollout does not generate; or two
-/// sections nested or overlapping (replacing one would delete the other's markers): each
-/// must close before the next opens.
+/// [`Misplaced`]: no marker at all; a section whose BEGIN or END marker is missing, repeated
+/// or out of order, or shares its line with text the section would replace (after a BEGIN
+/// marker, before an END marker); a BEGIN marker naming a section codeq-rollout does not
+/// generate; or two sections nested or overlapping (replacing one would delete the other's
+/// markers): each must close before the next opens.
 pub(crate) fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String, Misplaced> {
     let begin = Marker::Begin.opening();
     let openings = [begin, Marker::End.opening()];

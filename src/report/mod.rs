@@ -40,11 +40,8 @@ impl Pipeline {
     /// The names of its outputs, in action.yml's order; with `environment`, the
     /// deployment's too.
     pub fn outputs(self, environment: bool) -> Vec<&'static str> {
-        RunReport::refused(Some(self), environment)
-            .outputs()
-            .into_iter()
-            .map(|(name, _)| name)
-            .collect()
+        let outputs = RunReport::refused(Some(self), environment).outputs();
+        outputs.into_iter().map(|(name, _)| name).collect()
     }
 }
 
@@ -275,11 +272,8 @@ impl RunReport {
     /// address GitHub answered, as the outputs and the job summary may show it: a plain
     /// `http(s)://` URL ([`sanitize::link_url`]), else left out with a warning.
     fn check(&mut self, log: &Log) {
-        if !self.warned
-            && log.in_actions()
-            && self.files.output.is_none()
-            && self.pipeline.is_some()
-        {
+        let unset = log.in_actions() && self.files.output.is_none() && self.pipeline.is_some();
+        if !self.warned && unset {
             let names = self.outputs().into_iter().map(|(name, _)| name).take(3);
             log.warn(&RunWarning::OutputsNotWritten(&names.collect::<Vec<_>>()));
         }
