@@ -176,7 +176,7 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
             Some(published)
         }
         None => {
-            print_dry_run(req, &facts, &tag, &note, issue_body.as_deref(), log)?;
+            print_dry_run(req, &facts, &plan, log)?;
             None
         }
     };
@@ -454,20 +454,13 @@ fn window(req: &AnnounceRequest, log: &Log) -> Option<PullRisk> {
     pull
 }
 
-/// Stage 6 in a dry run: the bodies, printed; with `--print-context`, the template context
+/// Stage 6 in a dry run: the bodies as planned (whole), printed; with `--print-context`, the template context
 /// as JSON on stdout (the log keeps stdout for it, see [`crate::dispatch`]).
-fn print_dry_run(
-    req: &AnnounceRequest,
-    facts: &Facts,
-    tag: &str,
-    note: &str,
-    issue_body: Option<&str>,
-    log: &Log,
-) -> Result<()> {
-    log.info(&messages::dry_run_release(tag, note));
-    if let Some(body) = issue_body {
-        let title = render::tracking_issue_title(&facts.digest);
-        log.info(&messages::dry_run_issue(&title, body));
+fn print_dry_run(req: &AnnounceRequest, facts: &Facts, plan: &Plan, log: &Log) -> Result<()> {
+    let release = &plan.release;
+    log.info(&messages::dry_run_release(&release.tag_name, &release.body));
+    if let Some(issue) = &plan.issue {
+        log.info(&messages::dry_run_issue(&issue.new.title, &issue.new.body));
     }
     if req.print_context {
         let context = serde_json::to_string_pretty(&render::template_context(facts)?)?;
