@@ -187,9 +187,7 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> 
             None => "Invalid input".to_string(),
         };
         log.error(&title, &first);
-        let pipeline = args
-            .get(1)
-            .and_then(|a| report::Pipeline::named(a.to_str()?));
+        let pipeline = args.get(1).and_then(|a| Pipeline::named(a.to_str()?));
         if unknown || pipeline.is_some() {
             report_refused(pipeline, input.as_deref(), &first, log);
         }
@@ -304,7 +302,7 @@ async fn dispatch(cli: &cli::Cli, log: &Log) -> anyhow::Result<()> {
         if let Some(usage) = err.downcast_mut::<cli::UsageError>() {
             usage.in_actions = log.in_actions();
         }
-        if let Some(pipeline) = report::Pipeline::named(cli.name()) {
+        if let Some(pipeline) = Pipeline::named(cli.name()) {
             let input = report::bad_input(&err);
             report_refused(Some(pipeline), input, &format!("{err:#}"), log);
         }
@@ -327,12 +325,7 @@ async fn dispatch(cli: &cli::Cli, log: &Log) -> anyhow::Result<()> {
 /// every run has ([`report::RunReport::fail`]): the stage "checking the inputs", the `input`
 /// at fault when known, `message` as the annotation says it, and every output empty, the
 /// deployment's too when the run names an environment ([`cli::names_environment`]).
-fn report_refused(
-    pipeline: Option<report::Pipeline>,
-    input: Option<&str>,
-    message: &str,
-    log: &Log,
-) {
+fn report_refused(pipeline: Option<Pipeline>, input: Option<&str>, message: &str, log: &Log) {
     if log.in_actions() {
         let environment = cli::names_environment(&std::env::args_os().collect::<Vec<_>>());
         let mut refused = report::RunReport::refused(pipeline, environment);

@@ -218,9 +218,8 @@ fn mask_given(
 /// input or `args`, not blank), read before parsing: a run refused on any input still writes
 /// the deployment's outputs (empty) then.
 pub(crate) fn names_environment(args: &[std::ffi::OsString]) -> bool {
-    let given = given_values(&["environment".into()], args, &|name| {
-        std::env::var_os(name)
-    });
+    let var = |name: &str| std::env::var_os(name);
+    let given = given_values(&["environment".into()], args, &var);
     given.iter().any(|(_, value, _)| !value.trim().is_empty())
 }
 
