@@ -9,7 +9,7 @@ use crate::digest::{self, Digest, ImageSource};
 use crate::publish::deployment::{self, DeploymentOutcome, DeploymentPlan, Environment, Lock};
 use crate::publish::{self, Change, Found, IssuePlan, Plan, Published, Target};
 use crate::pulls::{self, Behind, LookupOptions};
-use crate::render::messages::{self, RunState, RunWarning};
+use crate::render::messages::{self, CutBody, RunState, RunWarning};
 use crate::render::{self, Facts, RunbookSettings, Stage};
 use crate::report::{Known, Pipeline, RunReport};
 use crate::support::github::GitHub;
@@ -160,16 +160,23 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
 
     // 6. Publish.
     run.stage = Stage::Publish;
-    let published = match (&req.github, &found) {
-        (Some(github), Some(found)) => {
-            let plan = plan(req, &facts, &tag, &note, issue_body.clone())?;
-            log_full_texts(&plan, &note, issue_body.as_deref(), log);
+    let plan = plan(req, &facts, &tag, &note, issue_body.clone())?;
+    let publishing = req.github.as_ref().zip(found.as_ref());
+    log_cut_bodies(
+        &plan,
+        &note,
+        issue_body.as_deref(),
+        publishing.is_some(),
+        log,
+    );
+    let published = match publishing {
+        Some((github, found)) => {
             let published = run.published(publish::publish(github, found, &plan).await)?;
             log_published(&published, log);
             Some(published)
         }
-        _ => {
-            print_dry_run(req, &facts, &tag, &note, issue_body.as_deref(), log)?;
+        None => {
+            print_dry_run(req, &facts, &plan, log)?;
             None
         }
     };
@@ -307,8 +314,8 @@ fn facts(
     }
 }
 
-/// Stage 1: the digest, recorded even when it is not the expected one (a failed run's
-/// outputs keep what it knew), then checked against `--expected-digest`.
+/// Stage 1: the digest, checked against `--expected-digest`, then recorded: one it refuses
+/// is no output (a later step could deploy it) and only the error names it.
 async fn resolve_digest(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result<Digest> {
     let source = &req.image.source;
     let digest = match (source, &req.image.registry) {
@@ -330,9 +337,9 @@ async fn resolve_digest(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -
         }
     };
     log.info(&messages::resolved(&source.display(), &digest));
-    run.known.digest = Some(digest.clone());
     let expected = req.image.expected_digest.as_ref();
     digest::check_expected(&source.display(), &digest, expected)?;
+    run.known.digest = Some(digest.clone());
     Ok(digest)
 }
 
@@ -447,20 +454,13 @@ fn window(req: &AnnounceRequest, log: &Log) -> Option<PullRisk> {
     pull
 }
 
-/// Stage 6 in a dry run: the bodies, printed; with `--print-context`, the template context
+/// Stage 6 in a dry run: the bodies as planned (whole), printed; with `--print-context`, the template context
 /// as JSON on stdout (the log keeps stdout for it, see [`crate::dispatch`]).
-fn print_dry_run(
-    req: &AnnounceRequest,
-    facts: &Facts,
-    tag: &str,
-    note: &str,
-    issue_body: Option<&str>,
-    log: &Log,
-) -> Result<()> {
-    log.info(&messages::dry_run_release(tag, note));
-    if let Some(body) = issue_body {
-        let title = render::tracking_issue_title(&facts.digest);
-        log.info(&messages::dry_run_issue(&title, body));
+fn print_dry_run(req: &AnnounceRequest, facts: &Facts, plan: &Plan, log: &Log) -> Result<()> {
+    let release = &plan.release;
+    log.info(&messages::dry_run_release(&release.tag_name, &release.body));
+    if let Some(issue) = &plan.issue {
+        log.info(&messages::dry_run_issue(&issue.new.title, &issue.new.body));
     }
     if req.print_context {
         let context = serde_json::to_string_pretty(&render::template_context(facts)?)?;
@@ -506,15 +506,19 @@ fn plan(
     })
 }
 
-/// Stage 6's log: the full text of each body GitHub's limits cut, where the cut note says
-/// it is ([`render::where_full`]).
-fn log_full_texts(plan: &Plan, note: &str, issue_body: Option<&str>, log: &Log) {
+/// Stage 6's log: a warning for each body GitHub's limits cut ([`publish::cut_bodies`]), in
+/// a dry run too (publishing would cut it); when `publishing`, its full text, where the cut
+/// note says it is ([`render::where_full`]); a dry run prints it whole anyway.
+fn log_cut_bodies(plan: &Plan, note: &str, issue: Option<&str>, publishing: bool, log: &Log) {
     let (release_cut, issue_cut) = publish::cut_bodies(plan);
-    if release_cut {
-        log.info(&messages::full_text(messages::CutBody::ReleaseNote, note));
-    }
-    if let (true, Some(body)) = (issue_cut, issue_body) {
-        log.info(&messages::full_text(messages::CutBody::TrackingIssue, body));
+    let release = (CutBody::ReleaseNote, Some(note).filter(|_| release_cut));
+    let issue = (CutBody::TrackingIssue, issue.filter(|_| issue_cut));
+    for (kind, body) in [release, issue] {
+        let Some(body) = body else { continue };
+        log.warn(&RunWarning::Cut(kind));
+        if publishing {
+            log.info(&messages::full_text(kind, body));
+        }
     }
 }
 

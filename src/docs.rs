@@ -5,9 +5,11 @@
 use crate::render::RunbookSettings;
 use crate::render::docs::{DocsNote, apply, diff, sections, window_json, window_text};
 use crate::render::messages::RunWarning;
+use crate::render::usage::{Problem, UsageError};
 use crate::support::log::Log;
 use crate::window::{Configured, Window};
 use anyhow::{Result, anyhow, bail};
+use std::sync::Arc;
 
 pub use crate::render::docs::DOC_DIGEST;
 
@@ -44,7 +46,8 @@ pub struct WindowRequest {
 /// (values files, `--cull-*`) and the runbook's coordinates.
 ///
 /// # Errors
-/// `--check` with stale sections (after printing the diff to stdout); bad markers; with `--write`, a
+/// `--check` with stale sections (after printing the diff to stdout); bad markers (a
+/// [`UsageError`] naming `file`); with `--write`, a
 /// read-only doc (refused before anything is written, as `scripts/pin-image` refuses one) or
 /// a failed write. Each error's fix follows its cause ([`DocsNote`]).
 pub(crate) fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
@@ -53,8 +56,11 @@ pub(crate) fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
     if req.write && read_only(&req.file) {
         bail!("{}", DocsNote::ReadOnly(path));
     }
-    let fresh = apply(doc, &sections(&req.culler, &req.runbook)?)
-        .map_err(|e| anyhow!("{}", DocsNote::NotPlaced(path, &e)))?;
+    // The doc's markers are bad input naming `file` (exit code 2), as an unreadable doc is.
+    let fresh = apply(doc, &sections(&req.culler, &req.runbook)?).map_err(|e| {
+        let refused = Problem::Refused(Arc::new(anyhow!("{}", DocsNote::NotPlaced(path, &e))));
+        UsageError::new("file", refused)
+    })?;
     if req.write {
         if fresh == *doc {
             log.info(&DocsNote::UpToDate(path).to_string());

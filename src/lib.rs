@@ -163,8 +163,8 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
 /// the same words as the annotation, and every output of the command empty
 /// ([`report_refused`]); `args` (the process's, the command first) names the command.
 /// The input is named only when it holds no secret `log` knows (`refused_input`); an
-/// unknown command is the Action's `command` input ([`unknown_command`]), with no job
-/// summary or outputs (no command's are known).
+/// unknown command is the Action's `command` input ([`unknown_command`]), with a job
+/// summary and no outputs (no command's are known).
 pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> ExitCode {
     if !err.use_stderr() {
         let _ = err.print();
@@ -176,20 +176,21 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> 
         // annotation is an error already, so without clap's `error: `.
         let first = message.split("\n\n").next().unwrap_or_default().trim();
         let first = first.strip_prefix("error: ").unwrap_or(first);
-        let (input, first) = match err.kind() {
+        let unknown = err.kind() == clap::error::ErrorKind::InvalidSubcommand;
+        let (input, first) = match unknown {
             // The Action's `command` input (its `runs.args`) is the subcommand.
-            clap::error::ErrorKind::InvalidSubcommand => {
-                (Some(COMMAND_INPUT.to_string()), unknown_command(&err, log))
-            }
-            _ => (refused_input(&err, log), first.to_string()),
+            true => (Some(COMMAND_INPUT.to_string()), unknown_command(&err, log)),
+            false => (refused_input(&err, log), first.to_string()),
         };
         let title = match &input {
             Some(input) => format!("Invalid input: {input}"),
             None => "Invalid input".to_string(),
         };
         log.error(&title, &first);
-        let command = args.get(1).and_then(|a| a.to_str());
-        report_refused(command, input.as_deref(), &first, log);
+        let pipeline = args.get(1).and_then(|a| Pipeline::named(a.to_str()?));
+        if unknown || pipeline.is_some() {
+            report_refused(pipeline, input.as_deref(), &first, log);
+        }
     }
     {
         use std::io::Write as _;
@@ -290,14 +291,22 @@ fn failure_title(err: &anyhow::Error) -> String {
 /// Runs the parsed command: its request first (every input checked, [`cli::Cli::request`]),
 /// then its pipeline; `log` is [`cli::Cli::log`]'s. A request of `announce` or `status` that
 /// cannot be built is reported inside Actions before the error is returned
-/// ([`report_refused`]: a job summary, every output empty).
+/// ([`report_refused`]: a job summary, every output empty); a usage error's help names what
+/// to set where the run is ([`cli::UsageError::in_actions`]).
 ///
 /// # Errors
 /// Bad input as [`cli::UsageError`]; the pipeline's errors.
 async fn dispatch(cli: &cli::Cli, log: &Log) -> anyhow::Result<()> {
-    let request = cli.request(log).inspect_err(|err| {
-        let input = report::bad_input(err);
-        report_refused(Some(cli.name()), input, &format!("{err:#}"), log);
+    let request = cli.request(log).map_err(|mut err| {
+        // Its help names what to set where the run is (`with:`, or the option).
+        if let Some(usage) = err.downcast_mut::<cli::UsageError>() {
+            usage.in_actions = log.in_actions();
+        }
+        if let Some(pipeline) = Pipeline::named(cli.name()) {
+            let input = report::bad_input(&err);
+            report_refused(Some(pipeline), input, &format!("{err:#}"), log);
+        }
+        err
     })?;
     match request {
         cli::Request::Announce(request) => announce::run(&request, log).await,
@@ -311,15 +320,15 @@ async fn dispatch(cli: &cli::Cli, log: &Log) -> anyhow::Result<()> {
 /// input missing or malformed, clap's or [`cli::UsageError`]) or a run context that cannot
 /// be read. The `::error` annotation alone is easy to miss on the run's page; the job summary
 /// is where people look, and later steps should see every output empty rather than a
-/// leftover. Only the commands that report to Actions ([`report::Pipeline`], `command` as
-/// typed on the command line) write these, through the failure report every run has
-/// ([`report::RunReport::fail`]): the stage "checking the inputs", the `input` at fault when
-/// known, `message` as the annotation says it, and every output empty.
-fn report_refused(command: Option<&str>, input: Option<&str>, message: &str, log: &Log) {
-    if let Some(pipeline) = command.and_then(report::Pipeline::named)
-        && log.in_actions()
-    {
-        let mut refused = report::RunReport::refused(pipeline);
+/// leftover. The commands that report to Actions ([`report::Pipeline`]) write these, and an
+/// unknown command (`pipeline` `None`) its job summary alone, through the failure report
+/// every run has ([`report::RunReport::fail`]): the stage "checking the inputs", the `input`
+/// at fault when known, `message` as the annotation says it, and every output empty, the
+/// deployment's too when the run names an environment ([`cli::names_environment`]).
+fn report_refused(pipeline: Option<Pipeline>, input: Option<&str>, message: &str, log: &Log) {
+    if log.in_actions() {
+        let environment = cli::names_environment(&std::env::args_os().collect::<Vec<_>>());
+        let mut refused = report::RunReport::refused(pipeline, environment);
         refused.fail(input.map(str::to_string), message, None, log);
     }
 }

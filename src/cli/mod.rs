@@ -25,7 +25,7 @@ use crate::support::log::Log;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use secrecy::{ExposeSecret, SecretString};
-use usage::{Problem, Rule};
+use usage::{CONVENTIONAL, Problem, Rule};
 
 /// Announce a new JupyterLab image: release note, convergence window, break-glass issue.
 #[derive(Debug, Parser)]
@@ -109,15 +109,6 @@ impl Cli {
         })
     }
 }
-
-/// The conventional variables an option reads after its Action input, outside Actions: gh's
-/// for the GitHub token (`GH_TOKEN` first, then `GITHUB_TOKEN`, as gh reads them: "gh help
-/// environment"), JupyterHub's own for the hub token (what its single-user servers and
-/// services are given).
-const CONVENTIONAL: [(&str, &[&str]); 2] = [
-    ("github-token", &["GH_TOKEN", "GITHUB_TOKEN"]),
-    ("hub-token", &["JUPYTERHUB_API_TOKEN"]),
-];
 
 /// The variables option `--long` reads, the first set and not blank winning: its Action input
 /// `INPUT_<LONG>` (upper-cased, hyphens kept, as the runner names a Docker container action's
@@ -221,6 +212,15 @@ fn mask_given(
             _ => {}
         }
     }
+}
+
+/// Whether the command line names a GitHub environment (`environment`, from its Action
+/// input or `args`, not blank), read before parsing: a run refused on any input still writes
+/// the deployment's outputs (empty) then.
+pub(crate) fn names_environment(args: &[std::ffi::OsString]) -> bool {
+    let var = |name: &str| std::env::var_os(name);
+    let given = given_values(&["environment".into()], args, &var);
+    given.iter().any(|(_, value, _)| !value.trim().is_empty())
 }
 
 /// The values the options `longs` were given, before parsing: from each option's

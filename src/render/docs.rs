@@ -42,6 +42,8 @@ pub(crate) fn sections(
 /// are [`DocsNote::NotPlaced`]'s. Sections are named as in [`SECTION_NAMES`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Misplaced {
+    /// No marker of any section: a doc the sections were never added to.
+    NoMarkers,
     /// A BEGIN marker naming a section codeq-rollout does not write.
     Unknown(String),
     /// This marker is missing; the section's name.
@@ -95,13 +97,17 @@ impl Marker {
 /// is replaced, so an error leaves nothing half done.
 ///
 /// # Errors
-/// [`Misplaced`]: a section whose BEGIN or END marker is missing, repeated or out of order,
-/// or shares its line with text the section would replace (after a BEGIN marker, before an
-/// END marker); a BEGIN marker naming a section codeq-rollout does not generate; or two
-/// sections nested or overlapping (replacing one would delete the other's markers): each
-/// must close before the next opens.
+/// [`Misplaced`]: no marker at all; a section whose BEGIN or END marker is missing, repeated
+/// or out of order, or shares its line with text the section would replace (after a BEGIN
+/// marker, before an END marker); a BEGIN marker naming a section codeq-rollout does not
+/// generate; or two sections nested or overlapping (replacing one would delete the other's
+/// markers): each must close before the next opens.
 pub(crate) fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String, Misplaced> {
     let begin = Marker::Begin.opening();
+    let openings = [begin, Marker::End.opening()];
+    if openings.iter().all(|m| marker_positions(doc, m).is_empty()) {
+        return Err(Misplaced::NoMarkers);
+    }
     for at in marker_positions(doc, begin) {
         let name = doc[at..]
             .split_once(" -->")
@@ -419,6 +425,18 @@ pub(crate) fn docs_words(note: &DocsNote<'_>) -> Words {
 /// What is misplaced in the doc at `path`, and how to put it right.
 fn misplaced_words(path: &str, misplaced: &Misplaced) -> (String, String) {
     match misplaced {
+        Misplaced::NoMarkers => (
+            format!(
+                "{path} has no generated sections (no {} marker)",
+                Marker::Begin.of("...")
+            ),
+            format!(
+                "add each section's two markers, each on a line of its own, where it goes ({}), then run --write to fill them",
+                SECTION_NAMES
+                    .map(|n| format!("{} and {}", Marker::Begin.of(n), Marker::End.of(n)))
+                    .join("; ")
+            ),
+        ),
         Misplaced::Unknown(name) => (
             format!("{path} has a generated section {name:?} that codeq-rollout does not write"),
             format!("it writes {}: remove its markers", SECTION_NAMES.join(", ")),
@@ -565,6 +583,7 @@ mod tests {
     fn bad_markers_are_refused_naming_the_marker() {
         let docs = [
             "no markers\n",
+            "<!-- BEGIN GENERATED: runbook -->\n<!-- END GENERATED: runbook -->\n",
             "<!-- BEGIN GENERATED: window -->\n<!-- BEGIN GENERATED: runbook --><!-- END GENERATED: runbook -->",
             "<!-- END GENERATED: window --><!-- BEGIN GENERATED: window --><!-- BEGIN GENERATED: runbook --><!-- END GENERATED: runbook -->",
             "<!-- BEGIN GENERATED: window --><!-- END GENERATED: window --><!-- BEGIN GENERATED: window --><!-- END GENERATED: window -->",

@@ -2,7 +2,7 @@
 //! is here, so the pipeline holds no wording.
 
 use super::words::Words;
-use super::{Change, RunbookSettings};
+use super::{Change, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT, RunbookSettings};
 use crate::digest::Digest;
 use crate::support::sanitize::log_line;
 use crate::tier::{LookupOrigin, PullRequest, Reason, Warning};
@@ -46,6 +46,9 @@ pub(crate) enum RunWarning<'a> {
     /// who can edit the comment can write it): the words of
     /// [`crate::render::status::history_refused`].
     HistoryRefused(&'a str),
+    /// A body over GitHub's limit, which publishing cuts ([`crate::publish::cut_bodies`]):
+    /// the same warning in a dry run.
+    Cut(CutBody),
     /// New servers may start on an older image than the one announced: the effective pull
     /// policy is not `Always` and the image is not pinned by digest ([`PullRisk`]).
     PullPolicy(&'a PullRisk),
@@ -92,6 +95,7 @@ impl crate::support::text::Titled for RunWarning<'_> {
             Self::ContextIgnored => "Kubernetes off",
             Self::HistoryRefused(_) => "Progress chart",
             Self::PullPolicy(_) => "Pull policy",
+            Self::Cut(_) => "Cut to GitHub's limit",
             Self::RunbookPlaceholder { .. } => "Runbook placeholder",
             Self::NoPods { .. } => "No single-user pods",
         }
@@ -142,6 +146,22 @@ impl RunWarning<'_> {
             // Worded by `status::report::history_refused`, in the shape it has there.
             Self::HistoryRefused(why) => Words::new(why),
             Self::PullPolicy(risk) => pull_policy(risk),
+            Self::Cut(kind) => {
+                let (what, limit, template) = match kind {
+                    CutBody::ReleaseNote => ("release note", RELEASE_BODY_LIMIT, "release-note"),
+                    CutBody::TrackingIssue => {
+                        ("tracking issue", ISSUE_BODY_LIMIT, "tracking-issue")
+                    }
+                };
+                Words::new(format!(
+                    "the {what} is over GitHub's limit of {limit} characters, so it is published \
+                     cut there"
+                ))
+                .help(format!(
+                    "it then ends with a line saying its full text is in this run's log; to \
+                     publish it whole, make it shorter (a team's template: {template}-template)"
+                ))
+            }
             Self::RunbookPlaceholder {
                 runbook,
                 in_actions,
@@ -380,16 +400,14 @@ pub(crate) enum CutBody {
     TrackingIssue,
 }
 
-/// The full text of a body GitHub's limit cut, for the log (where the cut note points).
+/// The full text of a body GitHub's limit cut, for the log (where the cut note points),
+/// after its warning ([`RunWarning::Cut`]).
 pub(crate) fn full_text(kind: CutBody, body: &str) -> String {
     let what = match kind {
         CutBody::ReleaseNote => "release note",
         CutBody::TrackingIssue => "tracking issue",
     };
-    format!(
-        "the {what} is over GitHub's limit, so it was cut there; its full text:\n----- {what} \
-         (full text) -----\n{body}\n----- end of the {what} -----"
-    )
+    format!("----- {what} (full text) -----\n{body}\n----- end of the {what} -----")
 }
 
 /// A dry run's tracking issue.
@@ -610,6 +628,8 @@ mod tests {
                 selector,
                 servers: 3,
             },
+            RunWarning::Cut(CutBody::ReleaseNote),
+            RunWarning::Cut(CutBody::TrackingIssue),
         ];
         let mut said: Vec<String> = (warnings.iter())
             .map(|w| {

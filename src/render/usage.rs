@@ -16,6 +16,15 @@ pub(crate) use crate::window::{CalendarFix, PastTheCalendar};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// The conventional variables an option reads after its Action input, outside Actions: gh's
+/// for the GitHub token (`GH_TOKEN` first, then `GITHUB_TOKEN`, as gh reads them: "gh help
+/// environment"), JupyterHub's own for the hub token (what its single-user servers and
+/// services are given).
+pub(crate) const CONVENTIONAL: [(&str, &[&str]); 2] = [
+    ("github-token", &["GH_TOKEN", "GITHUB_TOKEN"]),
+    ("hub-token", &["JUPYTERHUB_API_TOKEN"]),
+];
+
 /// Bad usage: a required input left empty, or a value an input does not take. The process
 /// exits with code 2, as for clap's own usage errors, and inside Actions the annotation's
 /// title is `Invalid input: INPUT`. Data only: its words are
@@ -28,6 +37,10 @@ pub struct UsageError {
     pub(crate) given: Option<String>,
     /// What is wrong, with the facts the words need (boxed: errors stay small).
     pub(crate) problem: Box<Problem>,
+    /// Whether the run is inside GitHub Actions: the help names the `with:` input there, the
+    /// option (and its [`CONVENTIONAL`] variables) on the command line. Set when the request
+    /// is refused (`crate::dispatch`); `false` until then.
+    pub(crate) in_actions: bool,
 }
 
 impl std::error::Error for UsageError {}
@@ -39,6 +52,7 @@ impl UsageError {
             input: input.into(),
             given: None,
             problem: Box::new(problem),
+            in_actions: false,
         }
     }
 

@@ -4,9 +4,9 @@
 //! problem ([`words`]).
 
 use super::usage::{
-    CalendarFix, DurationLimit, DurationProblem, EntryProblem, EnvironmentError, GitHubUse,
-    ImageProblem, NameKind, Problem, Refused, Required, Rule, TemplateProblem, TokenProblem,
-    Unusable, UrlKind, UrlProblem, UsageError,
+    CONVENTIONAL, CalendarFix, DurationLimit, DurationProblem, EntryProblem, EnvironmentError,
+    GitHubUse, ImageProblem, NameKind, Problem, Refused, Required, Rule, TemplateProblem,
+    TokenProblem, Unusable, UrlKind, UrlProblem, UsageError,
 };
 use super::window_words::{human, human_at_most, servers_words};
 use super::words::{WHAT_MAX_CHARS, Words};
@@ -75,10 +75,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
     match &*e.problem {
         Problem::Required(what) => say(
             format!("the input `{input}` is required"),
-            format!(
-                "set `{input}:` under `with:` (or --{input}): {}",
-                required_what(*what)
-            ),
+            required_help(e, *what),
         ),
         Problem::NotUtf8 => Words::new(format!("{name} is not UTF-8 text")),
         Problem::Duration(what, bounds) => duration_words(e, &named, what, bounds),
@@ -141,7 +138,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             say(what.to_string(), help)
         }
         Problem::NoToken(why) => {
-            let set = "set github-token (default ${{ github.token }}), or outside Actions --github-token, GH_TOKEN or GITHUB_TOKEN";
+            let set = set_input(input, e.in_actions);
             match why {
                 None => say(
                     "no GitHub token".into(),
@@ -163,6 +160,22 @@ pub(crate) fn words(e: &UsageError) -> Words {
         ),
         Problem::Kube(e) => super::kube::words(e),
         Problem::Refused(e) => Words::new(format!("{e:#}")),
+    }
+}
+
+/// How to set `input` where the run is: in a workflow, its `with:` entry (the GitHub token's
+/// default named); on the command line, its option, or a [`CONVENTIONAL`] variable it reads
+/// (gh's `GH_TOKEN` and `GITHUB_TOKEN` for the GitHub token).
+fn set_input(input: &str, in_actions: bool) -> String {
+    let variables = CONVENTIONAL.iter().find(|(option, _)| *option == input);
+    let variables = variables.map(|(_, names)| names.join(" or "));
+    match (in_actions, variables) {
+        (true, _) if input == "github-token" => {
+            "set `github-token:` under `with:` (default ${{ github.token }})".to_string()
+        }
+        (true, _) => format!("set `{input}:` under `with:`"),
+        (false, None) => format!("pass --{input}"),
+        (false, Some(variables)) => format!("pass --{input}, or set {variables}"),
     }
 }
 
@@ -595,15 +608,17 @@ fn template_words(named: &str, what: &TemplateProblem) -> Words {
     }
 }
 
-/// What a required input is, for its error.
-fn required_what(what: Required) -> &'static str {
-    match what {
+/// The help of a required input `e` names left unset: where to set it ([`set_input`]) and
+/// what it is.
+fn required_help(e: &UsageError, what: Required) -> String {
+    let what = match what {
         Required::Image => "the image reference to announce, e.g. ghcr.io/org/lab:latest",
         Required::HubUrl => "the hub's address, e.g. https://hub.example.org",
         Required::HubToken => {
-            "a hub API token with scopes list:users and read:servers (see README: the role to create), or JUPYTERHUB_API_TOKEN outside Actions"
+            "a hub API token with scopes list:users and read:servers: see README, the role to create"
         }
-    }
+    };
+    format!("{} ({what})", set_input(&e.input, e.in_actions))
 }
 
 /// Why `status` reads GitHub.
@@ -879,12 +894,20 @@ mod tests {
         let shown: Vec<String> = cases
             .into_iter()
             .map(|(input, given, problem)| {
-                let e = match given {
+                let mut e = match given {
                     Some(given) => UsageError::of(input, given, problem),
                     None => UsageError::new(input, problem),
                 };
                 super::super::words::assert_shape(&words(&e));
-                e.to_string()
+                let command_line = e.to_string();
+                // Words that name where to set the input: also as inside Actions.
+                e.in_actions = true;
+                match e.to_string() {
+                    actions if actions != command_line => {
+                        format!("{command_line}\n(in Actions) {actions}")
+                    }
+                    _ => command_line,
+                }
             })
             .collect();
         insta::assert_snapshot!(shown.join("\n"));

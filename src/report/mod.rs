@@ -40,15 +40,15 @@ impl Pipeline {
     /// The names of its outputs, in action.yml's order; with `environment`, the
     /// deployment's too.
     pub fn outputs(self, environment: bool) -> Vec<&'static str> {
-        let mut report = RunReport::refused(self);
-        report.deployments = environment;
-        report.outputs().into_iter().map(|(name, _)| name).collect()
+        let outputs = RunReport::refused(Some(self), environment).outputs();
+        outputs.into_iter().map(|(name, _)| name).collect()
     }
 }
 
 /// The report of one run, filled in by its stages (see the module docs).
 pub(crate) struct RunReport {
-    pipeline: Pipeline,
+    /// The command; `None` for a command line naming none there is (no outputs known).
+    pipeline: Option<Pipeline>,
     /// The stage the run reached.
     pub stage: Stage,
     /// What the run established.
@@ -83,7 +83,7 @@ impl RunReport {
         log: Option<&Log>,
     ) -> Self {
         Self {
-            pipeline,
+            pipeline: Some(pipeline),
             stage: match pipeline {
                 Pipeline::Announce => Stage::Digest,
                 Pipeline::Status => Stage::StatusRelease,
@@ -101,9 +101,12 @@ impl RunReport {
         }
     }
 
-    /// The report of a run of `pipeline` refused before it started: nothing established.
-    pub(crate) fn refused(pipeline: Pipeline) -> Self {
-        let mut report = Self::new(pipeline, Known::default(), None, None);
+    /// The report of a run of `pipeline` refused before it started: nothing established;
+    /// `None`, an unknown command, has no outputs. `environment`: one was named (valid or
+    /// not), so the deployment's outputs are declared too.
+    pub(crate) fn refused(pipeline: Option<Pipeline>, environment: bool) -> Self {
+        let mut report = Self::new(Pipeline::Announce, Known::default(), None, None);
+        (report.pipeline, report.deployments) = (pipeline, environment);
         (report.stage, report.started) = (Stage::Inputs, false);
         report
     }
@@ -125,7 +128,8 @@ impl RunReport {
         let k = &self.known;
         let url = |object: &Option<(String, Change)>| text(object.as_ref().map(|(url, _)| url));
         let mut outputs = match self.pipeline {
-            Pipeline::Announce => {
+            None => return Vec::new(),
+            Some(Pipeline::Announce) => {
                 let tier = k.tier.as_ref();
                 let secs = |f: fn(&Window) -> Option<u64>| text(k.window.as_ref().and_then(f));
                 // The tag names a release that exists, or the one a dry run would publish.
@@ -148,7 +152,7 @@ impl RunReport {
                     ("active-window-usual-seconds", secs(|w| w.active_secs)),
                 ]
             }
-            Pipeline::Status => {
+            Some(Pipeline::Status) => {
                 let t = k.totals.as_ref();
                 let count = |f: fn(&Totals) -> u64| text(t.map(f));
                 let by = t
@@ -268,7 +272,8 @@ impl RunReport {
     /// address GitHub answered, as the outputs and the job summary may show it: a plain
     /// `http(s)://` URL ([`sanitize::link_url`]), else left out with a warning.
     fn check(&mut self, log: &Log) {
-        if !self.warned && log.in_actions() && self.files.output.is_none() {
+        let unset = log.in_actions() && self.files.output.is_none() && self.pipeline.is_some();
+        if !self.warned && unset {
             let names = self.outputs().into_iter().map(|(name, _)| name).take(3);
             log.warn(&RunWarning::OutputsNotWritten(&names.collect::<Vec<_>>()));
         }
@@ -402,9 +407,9 @@ mod tests {
             ..Known::default()
         };
         let measured = RunReport::new(Pipeline::Status, known, None, None);
-        let mut deployed = RunReport::refused(Pipeline::Announce);
-        deployed.deployments = true;
-        let table: Vec<String> = [measured, RunReport::refused(Pipeline::Status), deployed]
+        let deployed = RunReport::refused(Some(Pipeline::Announce), true);
+        let refused = RunReport::refused(Some(Pipeline::Status), false);
+        let table: Vec<String> = [measured, refused, deployed]
             .iter()
             .map(|r| {
                 let outputs = r.outputs().into_iter().map(|(n, v)| format!("{n}={v}"));
@@ -418,6 +423,8 @@ mod tests {
         ");
         assert_eq!(Pipeline::named("status"), Some(Pipeline::Status));
         assert_eq!(Pipeline::named("window"), None);
+        // An unknown command: no command's outputs are known.
+        assert!(RunReport::refused(None, true).outputs().is_empty());
     }
 
     /// A run that panics (a bug) still reports as a failed run does: the job summary naming

@@ -450,6 +450,24 @@ async fn required_inputs_are_checked_by_the_binary_with_exit_code_2() {
     assert!(github.requests().await.is_empty());
 }
 
+/// The same refusals on the command line (outside Actions) name what to pass there: the
+/// option, and the variables a token is read from (gh's for the GitHub token), never
+/// `with:` or `${{ github.token }}`.
+#[test]
+fn a_command_line_refusal_names_the_option_and_the_variables() {
+    let mut told = Vec::new();
+    for args in [
+        &["announce", "--dry-run"][..],
+        &["announce", "--image", "oci:examples/lab"],
+        &["status", "--hub-url", "https://hub.example.edu"],
+    ] {
+        let (code, stdout, stderr) = run_codeq(args, &BTreeMap::new());
+        assert_eq!((code, stdout.as_str()), (2, ""), "{args:?}: {stderr}");
+        told.push(format!("$ codeq-rollout {}\n{stderr}", args.join(" ")));
+    }
+    insta::assert_snapshot!(told.join(""));
+}
+
 #[tokio::test]
 async fn a_bad_value_is_a_usage_error_annotation_naming_the_input() {
     let Seen { out, github, .. } = Scenario::merged_pr(&["security"])
@@ -848,18 +866,25 @@ async fn a_security_dry_run_summary_says_no_tracking_issue_was_opened() {
 /// A run refused on its inputs (exit code 2), by clap (a value `tier` does not take) or by
 /// the command line's checks (a duration `cull-timeout` does not take), writes a job summary
 /// saying so with the annotation's words and the input, and every output empty; nothing is
-/// sent to GitHub. A secret quoted in the refusal stays masked in both files.
+/// sent to GitHub. A secret quoted in the refusal stays masked in both files. A run that
+/// names an environment (valid or not) writes the deployment's outputs too, empty.
 #[tokio::test]
 async fn a_run_refused_on_its_inputs_writes_a_failure_summary_and_every_output_empty() {
-    for (name, input, value) in [
-        ("clap", "tier", "urgent"),
-        ("checked", "cull-timeout", "soon"),
-        ("secret", "cull-timeout", TOKEN),
+    const PROD: (&str, &str) = ("environment", "jupyterhub-prod");
+    for (name, inputs, count) in [
+        ("clap", &[("tier", "urgent")][..], 12),
+        ("checked", &[("cull-timeout", "soon")], 12),
+        ("secret", &[("cull-timeout", TOKEN)], 12),
+        (
+            "checked_with_environment",
+            &[("cull-timeout", "soon"), PROD],
+            14,
+        ),
+        ("clap_environment", &[("environment", "prod\u{202e}ue")], 14),
     ] {
-        let seen = Scenario::merged_pr(&["routine"])
-            .input(input, value)
-            .observe()
-            .await;
+        let scenario = Scenario::merged_pr(&["routine"]);
+        let scenario = (inputs.iter()).fold(scenario, |s, (input, value)| s.input(input, value));
+        let seen = scenario.observe().await;
         assert_eq!(seen.out.code, 2, "{}", seen.out.stdout);
         assert!(seen.github.requests().await.is_empty());
         // The whole outputs file: each of announce's outputs once, empty.
@@ -869,7 +894,7 @@ async fn a_run_refused_on_its_inputs_writes_a_failure_summary_and_every_output_e
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
-        assert_eq!(outputs.len(), 12, "{}", seen.out.outputs_raw);
+        assert_eq!(outputs.len(), count, "{name}: {}", seen.out.outputs_raw);
         assert!(outputs.iter().all(|(_, v)| v.is_empty()), "{outputs:?}");
         insta::assert_snapshot!(format!("refused_on_its_inputs_{name}"), seen.transcript);
         if name == "secret" {
@@ -1245,8 +1270,8 @@ fn a_secret_clap_refuses_as_the_input_is_shown_nowhere() {
 }
 
 /// The Action's `command` input names the subcommand: an unknown one (a typo, a capital, an
-/// empty string) is `Invalid input: command` with the commands there are. No job summary
-/// or outputs are written: which command's would they be?
+/// empty string) is `Invalid input: command` with the commands there are, in the job summary
+/// too, as for any refused run. No outputs are written: which command's would they be?
 #[test]
 fn an_unknown_command_is_an_invalid_command_input_naming_the_commands() {
     let mut told = Vec::new();
@@ -1254,12 +1279,33 @@ fn an_unknown_command_is_an_invalid_command_input_naming_the_commands() {
         let dir = tempfile::tempdir().unwrap();
         let out = run_codeq(&[command], &runner_env(dir.path()));
         assert_eq!(out.0, 2, "{command:?}: {}", out.2);
-        assert!(!dir.path().join("summary").exists(), "{command:?}");
         assert!(!dir.path().join("output").exists(), "{command:?}");
         told.push(format!(
             "$ codeq-rollout {command:?}\n{}",
             refused_transcript(dir.path(), &out)
         ));
+    }
+    insta::assert_snapshot!(told.join("\n---\n"));
+}
+
+/// `status` refused on its inputs (`hub-url` left unset) writes every output it declares,
+/// empty: with an environment named, on the command line or as the input, the deployment's
+/// too, so a later step's `steps.x.outputs.deployment-id` reads a defined value.
+#[test]
+fn a_refused_status_naming_an_environment_writes_the_deployments_outputs_empty() {
+    let mut told = Vec::new();
+    for (args, input) in [
+        (&["status", "--environment", "jupyterhub-prod"][..], None),
+        (&["status"], Some("jupyterhub-prod")),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut env = runner_env(dir.path());
+        env.extend(input.map(|v| ("INPUT_ENVIRONMENT".to_string(), v.to_string())));
+        let out = run_codeq(args, &env);
+        assert_eq!(out.0, 2, "{args:?}: {}", out.2);
+        let var = input.map_or(String::new(), |v| format!("INPUT_ENVIRONMENT={v} "));
+        let shown = format!("$ {var}codeq-rollout {}", args.join(" "));
+        told.push(format!("{shown}\n{}", refused_transcript(dir.path(), &out)));
     }
     insta::assert_snapshot!(told.join("\n---\n"));
 }

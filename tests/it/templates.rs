@@ -370,7 +370,8 @@ async fn the_templates_page_lists_every_context_name() {
 }
 
 /// Issue 27 item 5: a body cut to GitHub's limit says where its full text is, and the full
-/// text is there: the run's log (and, for the release note, the job summary) holds it.
+/// text is there: the run's log (and, for the release note, the job summary) holds it. The
+/// run warns that it was cut, and a dry run warns the same (publishing would cut it).
 #[tokio::test]
 async fn a_note_cut_to_githubs_limit_has_its_full_text_where_the_cut_note_says() {
     // Templates must be files of the workspace (the repository).
@@ -381,11 +382,20 @@ async fn a_note_cut_to_githubs_limit_has_its_full_text_where_the_cut_note_says()
         "{% for i in range(7000) %}line {{ i }} of a long release note\n{% endfor %}",
     )
     .unwrap();
-    let seen = Scenario::merged_pr(&["routine"])
-        .input("release-note-template", &template.display().to_string())
-        .observe()
-        .await
-        .ok();
+    let run = |dry_run: &str| {
+        Scenario::merged_pr(&["routine"])
+            .input("release-note-template", &template.display().to_string())
+            .input("dry-run", dry_run)
+            .observe()
+    };
+    let seen = run("false").await.ok();
+    let warnings = |stdout: &str| {
+        let warnings = stdout.lines().filter(|l| l.starts_with("::warning"));
+        warnings.collect::<Vec<_>>().join("\n")
+    };
+    let dry = run("true").await.ok();
+    assert_eq!(warnings(&dry.out.stdout), warnings(&seen.out.stdout));
+    insta::assert_snapshot!(warnings(&seen.out.stdout));
     let writes = seen.github.writes().await;
     let (_, _, posted) = writes
         .iter()

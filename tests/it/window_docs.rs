@@ -503,20 +503,22 @@ fn docs_write_refuses_a_read_only_doc_and_leaves_it_alone() {
 
 /// Docs whose sections cannot be placed without losing text: a marker sharing its line
 /// with text the section would replace, a section nested inside another (replacing the
-/// outer one would delete the inner one's markers). `--write` refuses each naming the
-/// markers, exits 1 and leaves the doc byte for byte; one snapshot of what it said.
+/// outer one would delete the inner one's markers), or no markers at all (what to add).
+/// `--write` refuses each as bad input naming the markers (exit code 2) and leaves the doc
+/// byte for byte; one snapshot of what it said.
 #[test]
 fn docs_write_refuses_docs_it_cannot_place_sections_in_and_writes_nothing() {
     let docs_refused = [
         "# Deployment\nSee <!-- BEGIN GENERATED: window --> here\n<!-- END GENERATED: window -->\n<!-- BEGIN GENERATED: runbook -->\n<!-- END GENERATED: runbook -->\n",
         "# Deployment\n<!-- BEGIN GENERATED: runbook -->\nold runbook\n<!-- BEGIN GENERATED: window -->\nold window\n<!-- END GENERATED: window -->\n<!-- END GENERATED: runbook -->\n",
+        "# Deployment\nNo generated sections yet.\n",
     ];
     let mut said = Vec::new();
     for doc in docs_refused {
         let dir = tempfile::tempdir().unwrap();
         let path = write(dir.path(), "CODEQ_DEPLOYMENT.md", doc);
         let (code, stdout, stderr) = docs("--write", &path, &[]);
-        assert_eq!((code, stdout.as_str()), (1, ""), "{doc:?}: {stderr}");
+        assert_eq!((code, stdout.as_str()), (2, ""), "{doc:?}: {stderr}");
         assert_eq!(std::fs::read(&path).unwrap(), doc.as_bytes());
         said.push(scrub(&stderr, &[(&path.display().to_string(), "[doc]")]));
     }
