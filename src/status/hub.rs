@@ -118,7 +118,7 @@ pub(crate) fn base_before_api(hub_url: &str) -> Option<String> {
 
 /// A read-only client of one hub's REST API.
 #[derive(Debug, Clone)]
-pub struct HubClient {
+pub(crate) struct HubClient {
     /// `{base}/hub/api/users`, without query.
     users_url: Url,
     /// The base URL as given, for messages.
@@ -469,16 +469,16 @@ impl From<HubError> for Failed {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Listing {
     /// The servers, in the hub's order (users by id, each user's servers by name).
-    pub servers: Vec<Server>,
+    pub(crate) servers: Vec<Server>,
     /// Users listed (each has one or more servers, or none left by the time the hub built
     /// its answer).
-    pub users: u64,
+    pub(crate) users: u64,
     /// Requests sent (all GET).
-    pub requests: u32,
+    pub(crate) requests: u32,
     /// Whether the hub's count of users with running servers changed between the first and
     /// the last page, or a user came again on a later page (counted once): with offset
     /// paging a user may then have been skipped, so the numbers are a snapshot to take again.
-    pub shifted: bool,
+    pub(crate) shifted: bool,
 }
 
 /// The paginated answer; fields not named here are skipped without being kept.
