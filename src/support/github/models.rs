@@ -58,8 +58,6 @@ pub(crate) struct Account {
 /// An issue (`GET /repos/{o}/{r}/issues`); pull requests carry `pull_request`.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 pub(crate) struct Issue {
-    /// The issue id.
-    pub(crate) id: u64,
     /// The issue number.
     pub(crate) number: u64,
     /// The web address.
