@@ -100,7 +100,7 @@ pub use status::classify::{
     AtScaleModel, Classification, CullerModel, ServerTimes, SettingsModel, classify,
 };
 pub use status::history::{History, Point, parse as parse_history, with_this_run};
-pub use status::hub::{ROLE_NAME, ROLE_SNIPPET, SCOPES};
+pub use status::hub::{ROLE_NAME, SCOPES};
 // The step outputs each command declares (`tests/it/action.rs` checks them against action.yml).
 pub use report::Pipeline;
 

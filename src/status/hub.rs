@@ -83,7 +83,7 @@ pub(crate) const MAX_PAGES: u32 = 10_000;
 /// `admin:server_state` (the spawner's state), and any write scope.
 pub const SCOPES: [&str; 2] = ["list:users", "read:servers"];
 
-/// The name of the role [`ROLE_SNIPPET`] creates.
+/// The name of the role `hub/role.yaml` creates.
 pub const ROLE_NAME: &str = "codeq-rollout-status";
 
 /// Zero to JupyterHub values (chart 2.0 or later, JupyterHub ≥ 2.0) that create a hub
@@ -91,7 +91,8 @@ pub const ROLE_NAME: &str = "codeq-rollout-status";
 /// The service's `apiToken` is the value to store as a repository secret (the example
 /// workflow's `HUB_API_TOKEN`), passed to the action as the `hub-token` input. Kept in
 /// `hub/role.yaml`.
-pub const ROLE_SNIPPET: &str = include_str!("hub/role.yaml");
+#[cfg(test)]
+pub(crate) const ROLE_SNIPPET: &str = include_str!("hub/role.yaml");
 
 /// The hub's base URL in `hub_url` when `hub_url` is its API or a URL under it: the URL
 /// without the `/hub/api…` part (`https://hub.example.org/jupyter/hub/api/users` gives

@@ -32,7 +32,7 @@
 //! [`crate::render::status::comment`], kept by [`crate::publish::comment::upsert`] (found by
 //! marker and author, as `announce`'s update comment is) and edited only when
 //! [`report::comment_needs_edit`] says so. The token's scopes and the z2jh role to
-//! grant are [`hub::SCOPES`] and [`hub::ROLE_SNIPPET`].
+//! grant are [`hub::SCOPES`] and `hub/role.yaml`.
 //!
 //! Measured (debug build, loopback fake hub paging 10,000 users with one server each,
 //! 179 KB per page of 200): 50 requests, peak RSS 11.7 MiB.
