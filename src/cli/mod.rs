@@ -446,10 +446,7 @@ impl RegistryArgs {
     ///
     /// # Errors
     /// [`UsageError`] naming the input missing; the password is never quoted.
-    pub(crate) fn options(
-        &self,
-        github_token: Option<&str>,
-    ) -> Result<RegistryOptions, UsageError> {
+    fn options(&self, github_token: Option<&str>) -> Result<RegistryOptions, UsageError> {
         let (username, password) = (self.registry_username.as_deref(), &self.registry_password);
         let credentials = Credentials::from_inputs(username, password.as_ref()).map_err(|m| {
             let (input, rule) = match m {

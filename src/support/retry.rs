@@ -86,12 +86,7 @@ impl RetryPolicy {
     ///
     /// # Errors
     /// Try no more, and why ([`Stop`]).
-    pub(crate) fn next(
-        &self,
-        attempts: u32,
-        elapsed: Duration,
-        verdict: Verdict,
-    ) -> Result<Duration, Stop> {
+    fn next(&self, attempts: u32, elapsed: Duration, verdict: Verdict) -> Result<Duration, Stop> {
         let Verdict::Retry { asked } = verdict else {
             return Err(Stop::Final);
         };
