@@ -714,7 +714,10 @@ mod tests {
     fn an_environment_is_checked_by_githubs_rules() {
         let parsed = EnvCli::try_parse_from(["x", "--environment", "jupyterhub-prod"]).unwrap();
         assert_eq!(
-            parsed.deployment.environment.map(|e| e.to_string()),
+            parsed
+                .deployment
+                .environment
+                .map(|e| e.as_str().to_string()),
             Some("jupyterhub-prod".to_string())
         );
         let long = "e".repeat(256);

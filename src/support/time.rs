@@ -37,8 +37,6 @@ pub(crate) enum TimeError {
     BeforeFirst,
 }
 
-impl std::error::Error for TimeError {}
-
 /// Parses `text` (trimmed) as an RFC 3339 time and returns it in UTC.
 ///
 /// # Errors

@@ -230,12 +230,6 @@ impl Environment {
     }
 }
 
-impl std::fmt::Display for Environment {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 /// Page size for list calls: GitHub's maximum, 100.
 pub(crate) const PER_PAGE: usize = 100;
 
