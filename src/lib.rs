@@ -53,7 +53,7 @@ pub use cli::{Cli, mask_secret_inputs};
 pub use support::log::Log;
 
 // The run's inputs the tests build: the repository, the digest and image, the pull
-// request's labels, the event file (and its limits), the idle culler's settings.
+// request's labels, the event file, the idle culler's settings.
 pub use context::Repository;
 pub use digest::{Digest, ImageSource};
 pub use event::parse as parse_event;
