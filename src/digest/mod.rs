@@ -26,7 +26,7 @@ pub struct Digest(String);
 /// A string that is not a `sha256:<64 lower-case hex>` digest.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("{0:?} is not an image digest: expected sha256: followed by 64 lower-case hex digits")]
-pub struct InvalidDigest(pub String);
+pub struct InvalidDigest(pub(crate) String);
 
 impl Digest {
     /// Validates `text` as `sha256:<64 lower-case hex>`.
