@@ -22,85 +22,85 @@ use std::time::Duration;
 use time::OffsetDateTime;
 
 /// One `announce` run, every input checked ([`crate::cli::announce_request`] builds it).
-pub struct AnnounceRequest {
+pub(crate) struct AnnounceRequest {
     /// The image and how to resolve its digest (stage 1).
-    pub image: ImageRequest,
+    pub(crate) image: ImageRequest,
     /// The run's clock (`--now`, else now); a re-run uses the original announce time.
-    pub now: OffsetDateTime,
+    pub(crate) now: OffsetDateTime,
     /// The culler settings and where each came from.
-    pub culler: Configured,
+    pub(crate) culler: Configured,
     /// The warnings reading the culler settings gave, held back so that the runbook
     /// placeholder warning, decided with the tier, is the run's first annotation; printed
     /// after the tier decision, or before the failure report of a run that fails earlier.
     pub(crate) culler_warnings: Vec<crate::support::log::HeldAnnotation>,
     /// How the tier is decided (stage 2).
-    pub tier: TierPolicy,
+    pub(crate) tier: TierPolicy,
     /// The tracking issue's labels and assignees (security releases).
-    pub tracking: TrackingOptions,
+    pub(crate) tracking: TrackingOptions,
     /// Where the runbook points.
-    pub runbook: RunbookSettings,
+    pub(crate) runbook: RunbookSettings,
     /// The deployment to keep (`environment`), when asked for.
-    pub deployment: Option<DeploymentRequest>,
+    pub(crate) deployment: Option<DeploymentRequest>,
     /// The run context (`GITHUB_*` variables, the event payload, the overrides).
-    pub context: RunContext,
+    pub(crate) context: RunContext,
     /// Whether `--sha` was given: then the release targets it, not the event's commit.
-    pub sha_given: bool,
+    pub(crate) sha_given: bool,
     /// The GitHub client, when there is a repository and a token.
-    pub github: Option<GitHub>,
+    pub(crate) github: Option<GitHub>,
     /// `--dry-run`: write nothing to GitHub, print the bodies.
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
     /// `--print-context` (dry run only): print the template context as JSON on stdout.
-    pub print_context: bool,
+    pub(crate) print_context: bool,
     /// The team's own templates, checked; the built-in ones where `None`.
-    pub templates: Templates,
+    pub(crate) templates: Templates,
     /// Waits between tries of the commit → pull requests look-up; also between the looks for
     /// the tracking issue of a run that created the release first ([`Plan::issue_waits`]).
-    pub lookup_backoff: Vec<Duration>,
+    pub(crate) lookup_backoff: Vec<Duration>,
 }
 
 /// The deployment of the release to a GitHub environment (`environment`).
-pub struct DeploymentRequest {
+pub(crate) struct DeploymentRequest {
     /// The environment.
-    pub environment: Environment,
+    pub(crate) environment: Environment,
     /// The hub's address (`hub-url`), its `environment_url`; `None` for the placeholder.
-    pub hub_url: Option<String>,
+    pub(crate) hub_url: Option<String>,
 }
 
 /// The image to announce, and how to resolve its digest.
-pub struct ImageRequest {
+pub(crate) struct ImageRequest {
     /// A registry reference or an OCI layout on disk.
-    pub source: ImageSource,
+    pub(crate) source: ImageSource,
     /// `--expected-digest`: the digest the build step reported.
-    pub expected_digest: Option<Digest>,
+    pub(crate) expected_digest: Option<Digest>,
     /// How to reach the registry; `Some` exactly for a registry reference.
-    pub registry: Option<RegistryOptions>,
+    pub(crate) registry: Option<RegistryOptions>,
 }
 
 /// How the tier is decided: `--tier`, the tier labels, `--unlabeled-tier`.
-pub struct TierPolicy {
+pub(crate) struct TierPolicy {
     /// `--tier`.
-    pub request: TierRequest,
+    pub(crate) request: TierRequest,
     /// The tier labels.
-    pub rules: LabelRules,
+    pub(crate) rules: LabelRules,
     /// `--unlabeled-tier`, when set.
-    pub unlabeled: Option<UnlabeledPolicy>,
+    pub(crate) unlabeled: Option<UnlabeledPolicy>,
 }
 
 /// The tracking issue of a security release: its labels (also used to find it) and the
 /// logins it is assigned to.
-pub struct TrackingOptions {
+pub(crate) struct TrackingOptions {
     /// `--tracking-labels`.
-    pub labels: Vec<String>,
+    pub(crate) labels: Vec<String>,
     /// `--tracking-assignees`.
-    pub assignees: Vec<String>,
+    pub(crate) assignees: Vec<String>,
 }
 
 /// The team's templates (`release-note-template`, `tracking-issue-template`), checked.
-pub struct Templates {
+pub(crate) struct Templates {
     /// For the release note.
-    pub release_note: Option<render::CustomTemplate>,
+    pub(crate) release_note: Option<render::CustomTemplate>,
     /// For the tracking issue.
-    pub tracking_issue: Option<render::CustomTemplate>,
+    pub(crate) tracking_issue: Option<render::CustomTemplate>,
 }
 
 /// Runs `announce`: the stages in order, each recording into the run's report what it

@@ -18,7 +18,7 @@ pub use crate::support::github::Repository;
 
 /// A commit SHA an input gave: 40 hex digits, lower-case ([`commit_sha`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommitSha(pub(crate) String);
+pub(crate) struct CommitSha(pub(crate) String);
 
 impl CommitSha {
     /// `text` as a commit SHA ([`commit_sha`]).
@@ -57,37 +57,37 @@ fn unreadable_event(path: &str, why: &ReadError) -> anyhow::Error {
 
 /// The run's context, resolved from options and environment.
 #[derive(Debug, Clone)]
-pub struct RunContext {
+pub(crate) struct RunContext {
     /// The repository releases and issues go to; `None` only in a dry run outside Actions.
-    pub repository: Option<Repository>,
+    pub(crate) repository: Option<Repository>,
     /// The repository the event came from, where its pull requests and commits are looked
     /// up: `GITHUB_REPOSITORY`, else the payload's `repository.full_name`, else
     /// [`RunContext::repository`]. It differs from `repository` when the `repository` input
     /// sends releases elsewhere.
-    pub event_repository: Option<Repository>,
+    pub(crate) event_repository: Option<Repository>,
     /// The commit the release targets (40 hex); `None` only in a dry run outside Actions.
-    pub sha: Option<String>,
+    pub(crate) sha: Option<String>,
     /// `GITHUB_EVENT_NAME`, e.g. `push`; empty outside Actions.
-    pub event_name: String,
+    pub(crate) event_name: String,
     /// The parsed payload of `GITHUB_EVENT_PATH` (default when unset).
-    pub event: EventPayload,
+    pub(crate) event: EventPayload,
     /// The REST API base, e.g. `https://api.github.com` or `https://ghe.example/api/v3`.
-    pub api_url: String,
+    pub(crate) api_url: String,
     /// The web base, e.g. `https://github.com`: links are built from it (GHES works).
-    pub server_url: String,
+    pub(crate) server_url: String,
     /// The workflow run's address, when `GITHUB_RUN_ID` is set.
-    pub run_url: Option<String>,
+    pub(crate) run_url: Option<String>,
 }
 
 /// Options that override the environment, each checked by its value parser.
 #[derive(Debug, Clone, Default)]
-pub struct Overrides {
+pub(crate) struct Overrides {
     /// `--repository`.
-    pub repository: Option<Repository>,
+    pub(crate) repository: Option<Repository>,
     /// `--sha`.
-    pub sha: Option<CommitSha>,
+    pub(crate) sha: Option<CommitSha>,
     /// `--api-url`, as given (trimmed, without a trailing `/`).
-    pub api_url: Option<crate::support::url::HttpUrl>,
+    pub(crate) api_url: Option<crate::support::url::HttpUrl>,
 }
 
 impl RunContext {
@@ -97,7 +97,7 @@ impl RunContext {
     /// # Errors
     /// A malformed repository or SHA, or an unreadable or malformed event file (the error
     /// names the path).
-    pub fn resolve(overrides: &Overrides, env: &HashMap<String, String>) -> Result<Self> {
+    pub(crate) fn resolve(overrides: &Overrides, env: &HashMap<String, String>) -> Result<Self> {
         let var = |k: &str| {
             env.get(k)
                 .map(|v| v.trim().to_string())

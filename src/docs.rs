@@ -20,26 +20,26 @@ pub(crate) const DOC_MAX_BYTES: u64 = 1024 * 1024;
 
 /// The `docs` request, validated by the command line.
 #[derive(Debug, Clone)]
-pub struct DocsRequest {
+pub(crate) struct DocsRequest {
     /// The culler settings the window section shows.
-    pub culler: Configured,
+    pub(crate) culler: Configured,
     /// Where the runbook points.
-    pub runbook: RunbookSettings,
+    pub(crate) runbook: RunbookSettings,
     /// The deployment doc to check or write.
-    pub file: std::path::PathBuf,
+    pub(crate) file: std::path::PathBuf,
     /// Its text, read by the command line (a refusal is bad input).
-    pub doc: String,
+    pub(crate) doc: String,
     /// Rewrite the generated sections (`--write`) rather than check them (`--check`).
-    pub write: bool,
+    pub(crate) write: bool,
 }
 
 /// The `window` request, validated by the command line.
 #[derive(Debug, Clone)]
-pub struct WindowRequest {
+pub(crate) struct WindowRequest {
     /// The culler settings.
-    pub culler: Configured,
+    pub(crate) culler: Configured,
     /// Print JSON instead of text.
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// `codeq-rollout docs --check | --write`, with the same culler options as `announce`

@@ -15,74 +15,74 @@ use crate::support::github::models::PullRequest;
 #[serde(default)]
 pub struct EventPayload {
     /// `pull_request` events: what happened, e.g. `closed`, `opened`.
-    pub action: Option<String>,
+    pub(crate) action: Option<String>,
     /// `pull_request` events: the pull request, the same object the REST API returns.
     pub pull_request: Option<PullRequest>,
     /// `push` events: the full ref pushed, e.g. `refs/heads/main` or `refs/tags/v1`.
     #[serde(rename = "ref")]
-    pub git_ref: Option<String>,
+    pub(crate) git_ref: Option<String>,
     /// `push` events: the pushed commit's SHA (all zeros when the push deleted the ref).
-    pub after: Option<String>,
+    pub(crate) after: Option<String>,
     /// `push` events: whether the push deleted the ref.
-    pub deleted: bool,
+    pub(crate) deleted: bool,
     /// `push` events: the commits pushed, oldest first (GitHub lists at most 2048; the Events
     /// API's copy of a push lists at most 20).
-    pub commits: Vec<PayloadCommit>,
+    pub(crate) commits: Vec<PayloadCommit>,
     /// `push` events as the Events API gives them: how many commits the push carried, when
     /// `commits` may list fewer (absent from webhook payloads).
-    pub size: Option<u64>,
+    pub(crate) size: Option<u64>,
     /// `push` events: the newest commit.
-    pub head_commit: Option<PayloadCommit>,
+    pub(crate) head_commit: Option<PayloadCommit>,
     /// `workflow_run` events: the run that triggered this one.
-    pub workflow_run: Option<PayloadHead>,
+    pub(crate) workflow_run: Option<PayloadHead>,
     /// `merge_group` events (merge queue): the group, and its temporary commit.
-    pub merge_group: Option<PayloadHead>,
+    pub(crate) merge_group: Option<PayloadHead>,
     /// Every repository event: the repository the event came from.
-    pub repository: Option<PayloadRepository>,
+    pub(crate) repository: Option<PayloadRepository>,
 }
 
 /// A commit in a push payload.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(default)]
-pub struct PayloadCommit {
+pub(crate) struct PayloadCommit {
     /// The commit SHA (40 hex).
-    pub id: String,
+    pub(crate) id: String,
     /// The commit message (untrusted).
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// What a `workflow_run` or a `merge_group` payload is about: a workflow run, or a merge
 /// queue's group, and the commit it built.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(default)]
-pub struct PayloadHead {
+pub(crate) struct PayloadHead {
     /// The commit built (40 hex): the run's, or the group's temporary commit.
-    pub head_sha: String,
+    pub(crate) head_sha: String,
     /// That commit, with its message.
-    pub head_commit: Option<PayloadCommit>,
+    pub(crate) head_commit: Option<PayloadCommit>,
     /// `workflow_run`: the branch the run built, e.g. `main`.
-    pub head_branch: Option<String>,
+    pub(crate) head_branch: Option<String>,
     /// `workflow_run`: the event that triggered the run, e.g. `push` or `schedule`.
-    pub event: Option<String>,
+    pub(crate) event: Option<String>,
     /// `merge_group`: the branch the group merges into, e.g. `refs/heads/main`.
-    pub base_ref: Option<String>,
+    pub(crate) base_ref: Option<String>,
 }
 
 /// The repository an event came from.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(default)]
-pub struct PayloadRepository {
+pub(crate) struct PayloadRepository {
     /// `owner/repo`.
-    pub full_name: String,
+    pub(crate) full_name: String,
 }
 
 /// GitHub's cap on a webhook payload: 25 MB ("Webhook events and payloads", Payload cap).
 /// A larger event file did not come from GitHub.
 pub(crate) const MAX_PAYLOAD_BYTES: u64 = 25 * 1024 * 1024;
 /// The most labels GitHub lets an issue or pull request carry: 100.
-pub const MAX_LABELS: usize = 100;
+pub(crate) const MAX_LABELS: usize = 100;
 /// The most commits a `push` payload lists: 2048 ("Webhook events and payloads", push).
-pub const MAX_COMMITS: usize = 2048;
+pub(crate) const MAX_COMMITS: usize = 2048;
 
 /// An event payload that is not one GitHub sends, as data: what is wrong, and where. Its
 /// words are the render layer's (`Display`, `crate::render::help`).

@@ -53,10 +53,10 @@ pub use cli::{Cli, mask_secret_inputs};
 pub use support::log::Log;
 
 // The run's inputs the tests build: the repository, the digest and image, the pull
-// request's labels, the event file (and its limits), the idle culler's settings.
+// request's labels, the event file, the idle culler's settings.
 pub use context::Repository;
 pub use digest::{Digest, ImageSource};
-pub use event::{EventError, MAX_COMMITS, MAX_LABELS, parse as parse_event};
+pub use event::parse as parse_event;
 pub use tier::{
     Evidence, Found, LabelRules, LookupOrigin, PullRequest, TierRequest, UnlabeledPolicy, decide,
 };
@@ -65,8 +65,8 @@ pub use window::{CullSettings, HubScale, WorstCase, at_scale, compute};
 // The registry edge, run against a fake and a real registry (`tests/it/registry.rs`).
 pub use digest::registry::{
     ACCEPT_MANIFESTS, AccessProblem, AnswerProblem, ConnectionProblem, CredentialSource,
-    Credentials, DigestSource, ReferenceProblem, RegistryError, RegistryErrorKind, RegistryOptions,
-    Resolved, TlsProblem, resolve,
+    Credentials, DigestSource, RegistryError, RegistryErrorKind, RegistryOptions, Resolved,
+    TlsProblem, resolve,
 };
 pub use support::retry::{RetryPolicy, Timer};
 
@@ -90,7 +90,7 @@ pub use tls::install_provider;
 pub use github::GitHub;
 pub use github::models::{Deployment, DeploymentState, DeploymentStatus, NewIssue, NewRelease};
 pub use publish::deployment::{MARKER_KEY, MARKER_VALUE, is_ours};
-pub use publish::{Change, IssuePlan, Plan, Target, look_up, publish, release_tag};
+pub use publish::{IssuePlan, Plan, Target, look_up, publish, release_tag};
 
 // `status`: the hub's token scopes and role, the classification of servers, the history
 // line, the report's outputs, job summary and chart.
@@ -100,7 +100,7 @@ pub use status::classify::{
     AtScaleModel, Classification, CullerModel, ServerTimes, SettingsModel, classify,
 };
 pub use status::history::{History, Point, parse as parse_history, with_this_run};
-pub use status::hub::{ROLE_NAME, ROLE_SNIPPET, SCOPES};
+pub use status::hub::{ROLE_NAME, SCOPES};
 // The step outputs each command declares (`tests/it/action.rs` checks them against action.yml).
 pub use report::Pipeline;
 

@@ -63,26 +63,26 @@ pub(crate) const MAX_PUSH_COMMITS: usize = 100;
 /// How to look up.
 pub(crate) struct LookupOptions<'a> {
     /// The client; `None` in a dry run without a token (look-ups that need it then fail).
-    pub github: Option<&'a GitHub>,
+    pub(crate) github: Option<&'a GitHub>,
     /// The tier label lists (a `pull_request` payload without a tier label is re-fetched).
-    pub rules: &'a LabelRules,
+    pub(crate) rules: &'a LabelRules,
     /// Waits between tries of the commit look-up; tries = waits + 1.
-    pub backoff: &'a [Duration],
+    pub(crate) backoff: &'a [Duration],
     /// Whether the labels decide the tier (the tier input is `auto`). When the tier input
     /// decides, the pull requests are only listed in the release note: a `pull_request`
     /// payload's labels are not re-fetched and the commit look-up is tried once.
-    pub labels_decide: bool,
+    pub(crate) labels_decide: bool,
 }
 
 /// The pull requests behind the release, and the commit the release is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Behind {
     /// What tier resolution needs.
-    pub evidence: Evidence,
+    pub(crate) evidence: Evidence,
     /// The commit the event says the release is for (40 lower-case hex): the pushed commit,
     /// a merged PR's `merge_commit_sha`, a `workflow_run`'s `head_sha`; `None` when the event
     /// names none (then `GITHUB_SHA`).
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
 }
 
 impl Behind {

@@ -63,7 +63,7 @@ pub enum UnlabeledPolicy {
 /// How the tier was decided: the `tier-source` output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum TierSource {
+pub(crate) enum TierSource {
     /// From a tier label on a contributing pull request.
     Labels,
     /// From the explicit `tier` input.
@@ -94,23 +94,23 @@ pub struct TierDecision {
     /// The tier.
     pub tier: Tier,
     /// How it was decided.
-    pub source: TierSource,
+    pub(crate) source: TierSource,
     /// The pull requests that went into the release (may be empty).
-    pub pull_requests: Vec<PullRequest>,
+    pub(crate) pull_requests: Vec<PullRequest>,
     /// Which rule decided, with its data; the render layer says it in one sentence.
     pub reason: Reason,
     /// What a human should see (unlabeled PRs, conflicting labels); the render layer words
     /// them.
-    pub warnings: Vec<Warning>,
+    pub(crate) warnings: Vec<Warning>,
 }
 
 /// The label that decided the tier, and which PR carried it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecidingLabel {
     /// The PR number.
-    pub pull_request: u64,
+    pub(crate) pull_request: u64,
     /// The label as it reads on the PR ([`label_as_shown`]).
-    pub label: String,
+    pub(crate) label: String,
 }
 
 /// Which rule of [`decide`] set the tier, with what it read. `origin` is
@@ -173,7 +173,7 @@ pub enum NoLabel {
 /// Something about the decision a human should see. PR number lists are ascending, without
 /// repeats.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Warning {
+pub(crate) enum Warning {
     /// A note of the look-up ([`Evidence::notes`]).
     Note(LookupNote),
     /// The look-up is incomplete, but a security label among what was found decides.

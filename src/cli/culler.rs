@@ -46,7 +46,7 @@ impl CullerArgs {
     /// values-file error (each naming the file and key path), the option for an option's
     /// `timeout` or `every` of 0 while culling is enabled. (The options' parsers refuse
     /// malformed values.)
-    pub fn settings(&self, log: &Log) -> Result<Configured> {
+    pub(crate) fn settings(&self, log: &Log) -> Result<Configured> {
         let path = self.values_path.clone().unwrap_or_default();
         let files = values::read(&self.jupyterhub_values, &path).map_err(refused)?;
         if values::none_sets_cull(&files) {

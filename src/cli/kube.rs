@@ -28,24 +28,24 @@ pub(crate) fn is_content(value: &str) -> bool {
 /// The Kubernetes options of `status`. The kubeconfig is a [`SecretString`]: `Debug` never
 /// shows it.
 #[derive(Debug, Clone, Args)]
-pub struct KubeArgs {
+pub(crate) struct KubeArgs {
     /// Judge convergence by each pod's image digest, read from Kubernetes (true), or infer it from start times (false) [default: true when a kubeconfig is given, else false]
     #[arg(long, env, value_parser = bool_parser(), num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-    pub kubernetes: Option<bool>,
+    pub(crate) kubernetes: Option<bool>,
     /// The kubeconfig file to read, as kubectl's --kubeconfig [default: the files KUBECONFIG lists, else ~/.kube/config, else the in-cluster service account]. The Action input takes the file's whole content (a secret), and so does a value of several lines. Its user needs a token or client certificate: the image has no credential plugins
     // allow_hyphen_values: content may begin with YAML's `---`; without it clap takes the
     // content for an unknown option and echoes it whole.
     #[arg(long, env, hide_env_values = true, allow_hyphen_values = true, value_parser = checked(inputs::secret_arg), value_name = "PATH")]
-    pub kubeconfig: Option<SecretString>,
+    pub(crate) kubeconfig: Option<SecretString>,
     /// The kubeconfig's context to read, as kubectl's --context [default: its current-context]
     #[arg(long, env, value_name = "NAME")]
-    pub context: Option<String>,
+    pub(crate) context: Option<String>,
     /// The hub's namespace and Helm release (the runbook's).
     #[command(flatten)]
-    pub names: super::HubNames,
+    pub(crate) names: super::HubNames,
     /// Timeout of each Kubernetes request, e.g. 30s, at most 6h
     #[arg(long, env, default_value = "30s", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30"))]
-    pub kube_timeout: InputDuration,
+    pub(crate) kube_timeout: InputDuration,
     /// Fail the run (exit 1, with an error annotation and the job summary saying why) when these alarms fire: mismatch (a server started after the release runs the old digest), overdue (a stale server past its deadline), orphan (a single-user pod the hub does not list); comma- or newline-separated
     #[arg(long, env, value_parser = enum_list_parser::<Alarm>(), value_name = "ALARMS")]
     pub(crate) fail_on: Option<EnumList<Alarm>>,
@@ -75,7 +75,7 @@ impl KubeArgs {
     /// Kubernetes off, `fail-on` naming an alarm that needs the pods; credentials that
     /// cannot work ([`resolve`]), naming `context` for a context it lacks, `namespace` for
     /// a context's namespace that is no name, else `kubeconfig`.
-    pub fn request(
+    pub(crate) fn request(
         &self,
         log: &Log,
         env: &HashMap<String, String>,

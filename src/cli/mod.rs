@@ -39,7 +39,7 @@ use usage::{CONVENTIONAL, Problem, Rule};
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 impl Cli {
@@ -74,7 +74,7 @@ impl Cli {
     }
 
     /// The command as typed on the command line (`announce`, `window`, `docs`, `status`).
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self.command {
             Command::Announce(_) => "announce",
             Command::Window(_) => "window",
@@ -87,7 +87,7 @@ impl Cli {
     ///
     /// # Errors
     /// Bad input as [`UsageError`]; an unreadable values file or event payload.
-    pub fn request(&self, log: &Log) -> Result<Request> {
+    pub(crate) fn request(&self, log: &Log) -> Result<Request> {
         let env = || std::env::vars().collect();
         Ok(match &self.command {
             Command::Announce(args) => {
@@ -256,7 +256,7 @@ fn given_values(
 
 /// The commands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Resolve the image digest, decide the tier, and publish the release note (and, for
     /// security releases, the tracking issue).
     Announce(Box<AnnounceArgs>),
@@ -274,55 +274,55 @@ pub enum Command {
 /// `1h 30m`. With them the hub's scale (`--hub-size`, `--slow-stop-timeout`), for the worst
 /// case of a cull pass; every command that states a window flattens this group.
 #[derive(Debug, Clone, Args, Default)]
-pub struct CullerArgs {
+pub(crate) struct CullerArgs {
     /// Zero to JupyterHub values file to read cull.* from; repeatable, later files override earlier ones (as helm -f a -f b). The input takes one path per line
     #[arg(long, env, value_name = "FILE", value_delimiter = '\n', value_parser = checked(inputs::path))]
-    pub jupyterhub_values: Vec<std::path::PathBuf>,
+    pub(crate) jupyterhub_values: Vec<std::path::PathBuf>,
     /// Parent key of `cull` in the values files, dotted (e.g. jupyterhub), or . for the top level [default: the top level or jupyterhub, whichever holds cull]
     #[arg(long, env, value_name = "KEY", value_parser = checked(culler::values_path))]
-    pub values_path: Option<crate::values::ValuesPath>,
+    pub(crate) values_path: Option<crate::values::ValuesPath>,
     /// The `--cull-*` options, over the values files.
     #[command(flatten)]
-    pub cull: CullOptions,
+    pub(crate) cull: CullOptions,
     /// The most single-user servers the hub runs at once: the window then also states the worst case, all of them due in the same cull pass [default: none, only the usual bound; status: the servers running now]
     #[arg(long, env, value_name = "N", allow_hyphen_values = true, value_parser = checked(culler::hub_size))]
-    pub hub_size: Option<u64>,
+    pub(crate) hub_size: Option<u64>,
     /// The hub's slow-stop timeout (JupyterHub tornado_settings.slow_stop_timeout), for the worst case; overrides the values files [default: 10]
     #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::SLOW_STOP)]
-    pub slow_stop_timeout: Option<InputDuration>,
+    pub(crate) slow_stop_timeout: Option<InputDuration>,
 }
 
 /// The `--cull-*` options: each overrides its z2jh `cull.*` key of the values files. A
 /// leading `-` is taken as a value, so a negative duration is refused in its own words.
 #[derive(Debug, Clone, Args, Default)]
-pub struct CullOptions {
+pub(crate) struct CullOptions {
     /// Idle time after which the culler stops a server (z2jh cull.timeout); overrides the values files [default: 3600]
     #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::CULLER)]
-    pub cull_timeout: Option<InputDuration>,
+    pub(crate) cull_timeout: Option<InputDuration>,
     /// Interval between culler passes (z2jh cull.every); overrides the values files [default: 600]
     #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::CULLER)]
-    pub cull_every: Option<InputDuration>,
+    pub(crate) cull_every: Option<InputDuration>,
     /// Maximum server age, active or not; 0 for none (z2jh cull.maxAge); overrides the values files [default: 0]
     #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::CULLER)]
-    pub cull_max_age: Option<InputDuration>,
+    pub(crate) cull_max_age: Option<InputDuration>,
     /// Whether the idle culler runs (z2jh cull.enabled); overrides the values files [default: true]
     #[arg(long, env, value_name = "BOOL", allow_hyphen_values = true, value_parser = bool_parser())]
-    pub cull_enabled: Option<bool>,
+    pub(crate) cull_enabled: Option<bool>,
 }
 
 /// The GitHub repository and API a command reads or writes (`announce`, `status`). The
 /// token is a [`SecretString`]: `Debug` never shows it.
 #[derive(Debug, Clone, Args)]
-pub struct GitHubArgs {
+pub(crate) struct GitHubArgs {
     /// Repository for the release and issue, OWNER/REPO [default: $GITHUB_REPOSITORY]
     #[arg(long, env, value_parser = checked(inputs::repository))]
-    pub repository: Option<crate::github::Repository>,
+    pub(crate) repository: Option<crate::github::Repository>,
     /// GitHub token (never printed): publishes the release and issue, and reads the pull requests' labels for --tier auto, in a dry run too; a dry run with --tier routine or security needs none
     #[arg(long, env, hide_env_values = true, value_parser = checked(inputs::secret_arg))]
-    pub github_token: Option<SecretString>,
+    pub(crate) github_token: Option<SecretString>,
     /// GitHub REST API base URL [default: $GITHUB_API_URL, else https://api.github.com]
     #[arg(long, env, value_name = "URL", value_parser = checked(inputs::api_url))]
-    pub api_url: Option<HttpUrl>,
+    pub(crate) api_url: Option<HttpUrl>,
 }
 
 impl GitHubArgs {
@@ -331,7 +331,7 @@ impl GitHubArgs {
     /// # Errors
     /// [`UsageError`] naming `github-token` for anything but printable ASCII in it, or
     /// fewer than 8 characters ([`inputs::token`]); the token is not shown.
-    pub fn token(&self) -> Result<Option<&str>, UsageError> {
+    pub(crate) fn token(&self) -> Result<Option<&str>, UsageError> {
         let token = self
             .github_token
             .as_ref()
@@ -361,30 +361,30 @@ impl GitHubArgs {
 
 /// Where the runbook in `CODEQ_DEPLOYMENT.md` points (the same options as `announce`).
 #[derive(Debug, Clone, Args)]
-pub struct RunbookArgs {
+pub(crate) struct RunbookArgs {
     /// The hub's namespace and Helm release.
     #[command(flatten)]
-    pub names: HubNames,
+    pub(crate) names: HubNames,
     /// The hub's URL, for the runbook
     #[arg(long, env, default_value = "https://hub.example.org", value_name = "URL", value_parser = checked(inputs::hub_url))]
-    pub hub_url: HttpUrl,
+    pub(crate) hub_url: HttpUrl,
 }
 
 /// The hub's Kubernetes names, where the runbook's commands (`announce`, `docs`) and
 /// `status`'s pod listing look: one declaration for the three commands.
 #[derive(Debug, Clone, Args)]
-pub struct HubNames {
+pub(crate) struct HubNames {
     /// Kubernetes namespace of the hub: for the runbook, and where status lists its single-user pods [default: jhub; status with Kubernetes: the kubeconfig context's namespace, else jhub]
     #[arg(long, env, value_parser = parser(|input, t| inputs::kube_name(input, inputs::NameKind::Namespace, t)))]
-    pub namespace: Option<inputs::KubeName>,
+    pub(crate) namespace: Option<inputs::KubeName>,
     /// Helm release name of the hub: for the runbook, and status's pod selector (release=NAME)
     #[arg(long, env, default_value = "jhub", value_parser = parser(|input, t| inputs::kube_name(input, inputs::NameKind::HelmRelease, t)))]
-    pub helm_release: inputs::KubeName,
+    pub(crate) helm_release: inputs::KubeName,
 }
 
 impl RunbookArgs {
     /// The runbook settings these options give (each checked by its value parser).
-    pub fn settings(&self) -> crate::render::RunbookSettings {
+    pub(crate) fn settings(&self) -> crate::render::RunbookSettings {
         let namespace = self.names.namespace.as_ref().map(|n| n.0.as_str());
         crate::render::RunbookSettings {
             namespace: namespace
@@ -401,10 +401,10 @@ impl RunbookArgs {
 /// environment whose deployment of the release codeq-rollout keeps
 /// ([`crate::publish::deployment`]).
 #[derive(Debug, Clone, Args)]
-pub struct DeploymentArgs {
+pub(crate) struct DeploymentArgs {
     /// GitHub environment to record the rollout in as a deployment of the release's commit, e.g. jupyterhub-prod (needs `deployments: write`); one per hub [default: none, no deployment]
     #[arg(long, env, value_name = "NAME", value_parser = checked(environment_arg))]
-    pub environment: Option<Environment>,
+    pub(crate) environment: Option<Environment>,
 }
 
 /// `environment` by GitHub's rules ([`Environment::parse`]); a blank Action input never
@@ -420,23 +420,23 @@ fn environment_arg(text: &str) -> Result<Environment, UsageError> {
 /// reached over plain HTTP, the deadline. The password is a [`SecretString`]: `Debug` never
 /// shows it.
 #[derive(Debug, Clone, Args)]
-pub struct RegistryArgs {
+pub(crate) struct RegistryArgs {
     /// Registry user name (Basic credentials, exchanged for a bearer token where asked)
     // String: a user name is any text; checked with the password (both or neither) in RegistryArgs::options.
     #[arg(long, env)]
-    pub registry_username: Option<String>,
+    pub(crate) registry_username: Option<String>,
     /// Registry password or token (never printed)
     #[arg(long, env, hide_env_values = true, value_parser = checked(inputs::secret_arg))]
-    pub registry_password: Option<SecretString>,
+    pub(crate) registry_password: Option<SecretString>,
     /// HOST or HOST:PORT (no scheme) to reach over plain HTTP (local registries); repeatable, comma- or line-separated
     #[arg(long, env, value_parser = checked(inputs::insecure_value))]
-    pub insecure_registry: Vec<inputs::Registries>,
+    pub(crate) insecure_registry: Vec<inputs::Registries>,
     /// Deadline for the registry look-up, retries included: seconds (60) or a duration (90s, 2m), at most 6h
     #[arg(long, env, default_value = "60", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_millis(1), "60"))]
-    pub registry_timeout: InputDuration,
+    pub(crate) registry_timeout: InputDuration,
     /// Wait before the first retry of a registry request, doubled per retry (tests)
     #[arg(long, hide = true, default_value = "1s", value_name = "DURATION", value_parser = DurationParser::timeout(std::time::Duration::ZERO, "1"))]
-    pub registry_retry_delay: InputDuration,
+    pub(crate) registry_retry_delay: InputDuration,
 }
 
 impl RegistryArgs {
@@ -446,7 +446,7 @@ impl RegistryArgs {
     ///
     /// # Errors
     /// [`UsageError`] naming the input missing; the password is never quoted.
-    pub fn options(&self, github_token: Option<&str>) -> Result<RegistryOptions, UsageError> {
+    fn options(&self, github_token: Option<&str>) -> Result<RegistryOptions, UsageError> {
         let (username, password) = (self.registry_username.as_deref(), &self.registry_password);
         let credentials = Credentials::from_inputs(username, password.as_ref()).map_err(|m| {
             let (input, rule) = match m {
@@ -476,81 +476,81 @@ impl RegistryArgs {
 /// Options of `announce`. The GitHub token and the registry password are
 /// [`SecretString`]s: `Debug` never shows them.
 #[derive(Debug, Clone, Args)]
-pub struct AnnounceArgs {
+pub(crate) struct AnnounceArgs {
     /// Image reference, e.g. ghcr.io/org/lab:latest, or oci:DIR[:TAG] for an OCI layout on disk
     #[arg(long, env, value_name = "REF", value_parser = checked(announce::image_input))]
-    pub image: Option<crate::digest::ImageSource>,
+    pub(crate) image: Option<crate::digest::ImageSource>,
     /// The registry's credentials, plain-HTTP hosts, timeout.
     #[command(flatten)]
-    pub registry: RegistryArgs,
+    pub(crate) registry: RegistryArgs,
     /// The digest the build step reported (sha256:...); fail if the tag now points elsewhere
     #[arg(long, env, value_name = "DIGEST", value_parser = checked(announce::expected_digest))]
-    pub expected_digest: Option<crate::digest::Digest>,
+    pub(crate) expected_digest: Option<crate::digest::Digest>,
 
     /// Tier: auto (from pull request labels), routine, or security
     #[arg(long, env, value_name = "auto|routine|security", default_value = "auto", value_parser = enum_parser::<crate::tier::TierRequest>())]
-    pub tier: crate::tier::TierRequest,
+    pub(crate) tier: crate::tier::TierRequest,
     /// Tier when no pull request carries a tier label: routine, security, or fail [default: routine]. Set explicitly, it also applies, with a warning, when no merged pull request is found; when the labels cannot be read (no pull-requests: read, no token) only security applies and routine fails the run (docs/tier-fail-closed.md); unset, a failed look-up fails the run
     #[arg(long, env, value_name = "routine|security|fail", value_parser = enum_parser::<crate::tier::UnlabeledPolicy>())]
-    pub unlabeled_tier: Option<crate::tier::UnlabeledPolicy>,
+    pub(crate) unlabeled_tier: Option<crate::tier::UnlabeledPolicy>,
     /// Labels that make a release security (comma- or newline-separated)
     #[arg(long, env, default_value = "security", value_parser = list_parser())]
-    pub security_labels: List,
+    pub(crate) security_labels: List,
     /// Labels that make a release routine (comma- or newline-separated)
     #[arg(long, env, default_value = "routine", value_parser = list_parser())]
-    pub routine_labels: List,
+    pub(crate) routine_labels: List,
 
     /// The culler settings.
     #[command(flatten)]
-    pub culler: CullerArgs,
+    pub(crate) culler: CullerArgs,
 
     /// The repository, the token, the API.
     #[command(flatten)]
-    pub github: GitHubArgs,
+    pub(crate) github: GitHubArgs,
     /// Commit the release targets [default: $GITHUB_SHA]
     #[arg(long, env, value_parser = checked(inputs::commit_sha))]
-    pub sha: Option<inputs::CommitSha>,
+    pub(crate) sha: Option<inputs::CommitSha>,
 
     /// Labels of the tracking issue, also used to find it (comma- or newline-separated)
     #[arg(long, env, default_value = "security,break-glass", value_parser = list_parser())]
-    pub tracking_labels: List,
+    pub(crate) tracking_labels: List,
     /// Logins to assign the tracking issue to (comma- or newline-separated)
     #[arg(long, env, default_value = "", value_parser = list_parser())]
-    pub tracking_assignees: List,
+    pub(crate) tracking_assignees: List,
     /// Where the runbook points.
     #[command(flatten)]
-    pub runbook: RunbookArgs,
+    pub(crate) runbook: RunbookArgs,
     /// The GitHub environment of the deployment (`environment`).
     #[command(flatten)]
-    pub deployment: DeploymentArgs,
+    pub(crate) deployment: DeploymentArgs,
 
     /// Do everything but write to GitHub; print the bodies. Needs no token when --tier is routine or security; with tier auto the pull requests' labels are read, which needs github-token
     #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
     /// With dry-run: also print the context the templates get (names and values), as JSON on stdout
     #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-    pub print_context: bool,
+    pub(crate) print_context: bool,
     /// Minijinja template for the release note, relative to the workspace [default: the built-in template]
     #[arg(long, env, value_name = "FILE", value_parser = checked(inputs::path))]
-    pub release_note_template: Option<std::path::PathBuf>,
+    pub(crate) release_note_template: Option<std::path::PathBuf>,
     /// Minijinja template for the tracking issue, relative to the workspace [default: the built-in template]
     #[arg(long, env, value_name = "FILE", value_parser = checked(inputs::path))]
-    pub tracking_issue_template: Option<std::path::PathBuf>,
+    pub(crate) tracking_issue_template: Option<std::path::PathBuf>,
 
     /// The run's clock, RFC 3339 (tests; default: now)
     #[arg(long, hide = true, value_parser = checked(|t| status::time_input("now", t)))]
-    pub now: Option<time::OffsetDateTime>,
+    pub(crate) now: Option<time::OffsetDateTime>,
     /// Waits in milliseconds between tries of the commit → pull requests look-up, which lags
     /// a fresh merge, and between looks for the tracking issue of a run that created the
     /// release first (tests; tries = waits + 1)
     #[arg(long, hide = true, value_delimiter = ',', default_values_t = crate::pulls::DEFAULT_BACKOFF_MS)]
-    pub lookup_backoff_ms: Vec<u64>,
+    pub(crate) lookup_backoff_ms: Vec<u64>,
     /// Timeout of each GitHub request, e.g. 300ms (tests; default 30s)
     #[arg(long, hide = true, value_parser = DurationParser::timeout(std::time::Duration::ZERO, "30"))]
-    pub github_timeout: Option<InputDuration>,
+    pub(crate) github_timeout: Option<InputDuration>,
     /// First wait before retrying a failed GitHub read; doubles per retry (tests; default 1s)
     #[arg(long, hide = true, value_parser = DurationParser::timeout(std::time::Duration::ZERO, "1"))]
-    pub github_retry_wait: Option<InputDuration>,
+    pub(crate) github_retry_wait: Option<InputDuration>,
 }
 
 /// Options of `status` (Action inputs with `command: status`). The hub token, the GitHub
@@ -563,91 +563,91 @@ pub struct AnnounceArgs {
     // `--hub-size` as `status` reads it (the shared `CullerArgs` text is `announce`'s).
     mut_arg("hub_size", |a| a.help("The most single-user servers the hub runs at once, for the deadlines' worst case (a cull pass over all of them); never taken below the servers running now [default: the servers running now]"))
 )]
-pub struct StatusArgs {
+pub(crate) struct StatusArgs {
     /// The hub's address, without /hub/api (the API is then under /hub/api/ below it), e.g. `https://hub.example.org`
     #[arg(long, env, value_name = "URL", value_parser = checked(inputs::hub_url))]
-    pub hub_url: Option<HttpUrl>,
+    pub(crate) hub_url: Option<HttpUrl>,
     /// Hub API token with scopes list:users and read:servers (never printed; see README for the role)
     #[arg(long, env, hide_env_values = true, value_parser = checked(inputs::secret_arg))]
-    pub hub_token: Option<SecretString>,
+    pub(crate) hub_token: Option<SecretString>,
     /// When the release went live, RFC 3339 (e.g. 2026-11-30T12:00:00Z): servers started later are updated [default: the time announce recorded in the release note of --image's digest]
     #[arg(long, env, value_name = "TIME", value_parser = checked(|t| status::time_input("released-at", t)))]
-    pub released_at: Option<time::OffsetDateTime>,
+    pub(crate) released_at: Option<time::OffsetDateTime>,
     /// The image announced (its digest finds the release note and the tracking issue), e.g. ghcr.io/org/lab:latest or oci:DIR[:TAG]
     #[arg(long, env, value_name = "REF", value_parser = checked(announce::image_input))]
-    pub image: Option<crate::digest::ImageSource>,
+    pub(crate) image: Option<crate::digest::ImageSource>,
     /// The registry's credentials, plain-HTTP hosts, timeout (for `--image`).
     #[command(flatten)]
-    pub registry: RegistryArgs,
+    pub(crate) registry: RegistryArgs,
     /// The repository, the token (with what `status` does with it), the API.
     #[command(flatten)]
-    pub github: GitHubArgs,
+    pub(crate) github: GitHubArgs,
     /// Labels of the tracking issue, used to find it (comma- or newline-separated)
     #[arg(long, env, default_value = "security,break-glass", value_parser = list_parser())]
-    pub tracking_labels: List,
+    pub(crate) tracking_labels: List,
     /// Post (then edit in place) one "Convergence status" comment on the release's tracking issue (security releases; needs --image)
     #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-    pub comment: bool,
+    pub(crate) comment: bool,
     /// Read the hub and GitHub, write nothing to GitHub: print what would be done with the comment, and its body
     #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
     /// The GitHub environment of the deployment (`environment`; needs --image).
     #[command(flatten)]
-    pub deployment: DeploymentArgs,
+    pub(crate) deployment: DeploymentArgs,
     /// The culler settings.
     #[command(flatten)]
-    pub culler: CullerArgs,
+    pub(crate) culler: CullerArgs,
     /// Timeout of each hub request: seconds (30) or a duration (30s, 1m), from 1s to 6h
     #[arg(long, env, default_value = "30", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_secs(1), "30"))]
-    pub hub_timeout: InputDuration,
+    pub(crate) hub_timeout: InputDuration,
     /// Name users and servers in the job summary, the comment and, inside GitHub Actions, the job log (the table and JSON); off, the log shows user 1, user 2, ... (a terminal outside Actions always shows names)
     #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-    pub include_names: bool,
+    pub(crate) include_names: bool,
     /// Print JSON instead of the table
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// The run's clock, RFC 3339 (tests; default: now)
     #[arg(long, hide = true, value_parser = checked(|t| status::time_input("now", t)))]
-    pub now: Option<time::OffsetDateTime>,
+    pub(crate) now: Option<time::OffsetDateTime>,
     /// The Kubernetes options: digest evidence, credentials, where the pods are, alarms.
     #[command(flatten)]
-    pub kube: kube::KubeArgs,
+    pub(crate) kube: kube::KubeArgs,
 }
 
 /// Options of `window`.
 #[derive(Debug, Clone, Args)]
-pub struct WindowArgs {
+pub(crate) struct WindowArgs {
     /// The culler settings.
     #[command(flatten)]
-    pub culler: CullerArgs,
+    pub(crate) culler: CullerArgs,
     /// Print JSON instead of text
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// Options of `docs`: exactly one of `--check` and `--write`.
 #[derive(Debug, Clone, Args)]
 #[command(group = clap::ArgGroup::new("mode").args(["check", "write"]).required(true))]
-pub struct DocsArgs {
+pub(crate) struct DocsArgs {
     /// The culler settings.
     #[command(flatten)]
-    pub culler: CullerArgs,
+    pub(crate) culler: CullerArgs,
     /// Where the runbook points.
     #[command(flatten)]
-    pub runbook: RunbookArgs,
+    pub(crate) runbook: RunbookArgs,
     /// The deployment doc to check or write
     #[arg(long, default_value = "CODEQ_DEPLOYMENT.md")]
-    pub file: std::path::PathBuf,
+    pub(crate) file: std::path::PathBuf,
     /// Exit non-zero with a diff when the generated sections are out of date
     #[arg(long, conflicts_with = "write")]
-    pub check: bool,
+    pub(crate) check: bool,
     /// Rewrite the generated sections in place
     #[arg(long)]
-    pub write: bool,
+    pub(crate) write: bool,
 }
 
 /// A command's request, every input checked: what its pipeline runs on.
-pub enum Request {
+pub(crate) enum Request {
     /// `announce`'s.
     Announce(Box<crate::announce::AnnounceRequest>),
     /// `window`'s.
@@ -714,7 +714,10 @@ mod tests {
     fn an_environment_is_checked_by_githubs_rules() {
         let parsed = EnvCli::try_parse_from(["x", "--environment", "jupyterhub-prod"]).unwrap();
         assert_eq!(
-            parsed.deployment.environment.map(|e| e.to_string()),
+            parsed
+                .deployment
+                .environment
+                .map(|e| e.as_str().to_string()),
             Some("jupyterhub-prod".to_string())
         );
         let long = "e".repeat(256);

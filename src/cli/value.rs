@@ -194,7 +194,7 @@ pub(crate) fn enum_list_parser<E: clap::ValueEnum + Clone + Send + Sync + 'stati
 /// A list an input gave: comma- or newline-separated entries (an Action input is one
 /// string; LF, CR or CRLF line ends), trimmed, blanks left out ([`list_parser`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct List(pub(crate) Vec<String>);
+pub(crate) struct List(pub(crate) Vec<String>);
 
 impl List {
     /// `text` split into its entries.

@@ -25,7 +25,7 @@ pub(crate) const ENTRY_SHOWN_MAX_CHARS: usize = 60;
 
 /// The registries one `insecure-registry` value lists ([`Registries::parse`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Registries(pub(crate) Vec<String>);
+pub(crate) struct Registries(pub(crate) Vec<String>);
 
 /// Why an `insecure-registry` value is refused ([`Registries::parse`]).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -26,7 +26,7 @@ pub struct Digest(String);
 /// A string that is not a `sha256:<64 lower-case hex>` digest.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("{0:?} is not an image digest: expected sha256: followed by 64 lower-case hex digits")]
-pub struct InvalidDigest(pub String);
+pub struct InvalidDigest(pub(crate) String);
 
 impl Digest {
     /// Validates `text` as `sha256:<64 lower-case hex>`.
@@ -56,7 +56,7 @@ impl Digest {
     }
 
     /// The 64 hex digits without the `sha256:` prefix.
-    pub fn hex(&self) -> &str {
+    pub(crate) fn hex(&self) -> &str {
         &self.0["sha256:".len()..]
     }
 
@@ -78,11 +78,11 @@ impl fmt::Display for Digest {
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct DigestMoved {
     /// The image reference as given.
-    pub image: String,
+    pub(crate) image: String,
     /// What the tag points to now (for a pinned image, the pin the registry confirmed).
-    pub resolved: Digest,
+    pub(crate) resolved: Digest,
     /// What the build step reported.
-    pub expected: Digest,
+    pub(crate) expected: Digest,
 }
 
 impl std::error::Error for DigestMoved {}

@@ -29,24 +29,24 @@ use anyhow::{Context, Result, anyhow};
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Marked<'a> {
     /// The tracking issue.
-    pub issue: &'a Issue,
+    pub(crate) issue: &'a Issue,
     /// Which comment: its marker's kind.
-    pub kind: MarkerKind,
+    pub(crate) kind: MarkerKind,
     /// The digest its marker names.
-    pub digest: &'a Digest,
+    pub(crate) digest: &'a Digest,
     /// The body wanted (within GitHub's limit), its first line the marker.
-    pub body: &'a str,
+    pub(crate) body: &'a str,
 }
 
 /// What became of a marked comment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Upserted {
     /// Posted, edited or left unchanged (a dry run: what would be done).
-    pub change: Change,
+    pub(crate) change: Change,
     /// The comment's address; the tracking issue's for a dry run's post.
-    pub url: String,
+    pub(crate) url: String,
     /// Lines for the log: a duplicate removed.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// Our comment of `kind` for `digest` on `issue`, as GitHub lists it now (reads every page

@@ -113,12 +113,12 @@ pub(crate) fn superseded<'a>(
 #[derive(Debug, Clone)]
 pub(crate) struct DeploymentPlan {
     /// The environment.
-    pub environment: Environment,
+    pub(crate) environment: Environment,
     /// The digest released.
-    pub digest: Digest,
+    pub(crate) digest: Digest,
     /// The body of the POST ([`NewDeployment`], its description cut to GitHub's 140
     /// characters by the render layer, [`crate::render::deployment::fit`]).
-    pub new: NewDeployment,
+    pub(crate) new: NewDeployment,
 }
 
 impl DeploymentPlan {
@@ -170,13 +170,13 @@ pub(crate) enum Lock {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct DeploymentOutcome {
     /// The deployment (ours, lowest id), when there is one.
-    pub deployment: Option<Deployment>,
+    pub(crate) deployment: Option<Deployment>,
     /// What this run did to it: created it, gave it a new status, or neither.
-    pub change: Change,
+    pub(crate) change: Change,
     /// Lines for the log: what was found, removed or left alone.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// Whether this run wrote anything.
-    pub wrote: bool,
+    pub(crate) wrote: bool,
 }
 
 /// `announce`: the deployment of the release to `plan.environment`, created with `first`

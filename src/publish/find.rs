@@ -180,7 +180,6 @@ mod tests {
             })
         };
         let issue = Issue {
-            id: 10,
             number: 1,
             html_url: String::new(),
             body: Some(render::marker(MarkerKind::TrackingIssue, &d)),
@@ -217,7 +216,6 @@ mod tests {
     fn only_open_issues_of_other_digests_are_superseded() {
         let (new, old) = (digest('a'), digest('b'));
         let issue = |number, d: &Digest, state: &str| Issue {
-            id: number * 10,
             number,
             html_url: String::new(),
             body: Some(render::marker(MarkerKind::TrackingIssue, d)),

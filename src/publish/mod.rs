@@ -63,7 +63,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use once::Made;
 use time::OffsetDateTime;
 
-pub use crate::render::Change;
+pub(crate) use crate::render::Change;
 
 /// What identifies this run's objects on GitHub; known before anything is rendered.
 #[derive(Debug, Clone)]
@@ -96,7 +96,7 @@ pub struct Found {
 
 impl Found {
     /// Our release for the digest (the lowest id if a race left several).
-    pub fn release(&self) -> Option<&Release> {
+    pub(crate) fn release(&self) -> Option<&Release> {
         find::our_releases(&self.releases, &self.target.digest, &self.target.tag)
             .first()
             .copied()
@@ -104,7 +104,7 @@ impl Found {
 
     /// Our tracking issue for the digest, open or closed: the lowest number if several,
     /// unless the clean-up of duplicates kept another one because responders work in it.
-    pub fn issue(&self) -> Option<&Issue> {
+    pub(crate) fn issue(&self) -> Option<&Issue> {
         let ours = find::our_issues(&self.issues, &self.target.digest);
         self.kept_issue
             .and_then(|kept| ours.iter().find(|i| i.number == kept).copied())
@@ -205,22 +205,22 @@ pub struct IssuePlan {
 pub struct Published {
     /// The release note's web address and what happened to it; `Some` once it exists
     /// (always when publishing succeeded).
-    pub release: Option<(String, Change)>,
+    pub(crate) release: Option<(String, Change)>,
     /// The tracking issue's web address and what happened to it (security only).
-    pub issue: Option<(String, Change)>,
+    pub(crate) issue: Option<(String, Change)>,
     /// What happened to the bot's update comment on the tracking issue, when one was due.
-    pub update_comment: Option<Change>,
+    pub(crate) update_comment: Option<Change>,
     /// Numbers of older tracking issues that got a "superseded" comment this run.
-    pub superseded: Vec<u64>,
+    pub(crate) superseded: Vec<u64>,
     /// Lines for the log: what was found and why nothing, or something unusual, was done.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// Lines to show as warnings: what was left alone that a human should look at (a release
     /// note a human edited, so a changed note was not sent).
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// Whether this run wrote anything, also what a report of objects leaves out (a
     /// duplicate tracking issue it opened, commented on and closed): set right after each
     /// successful write, before the steps that may still fail.
-    pub wrote: bool,
+    pub(crate) wrote: bool,
 }
 
 /// A publish that stopped at an error: what it had written, or found, by then (so that the
@@ -228,14 +228,14 @@ pub struct Published {
 #[derive(Debug)]
 pub struct Unfinished {
     /// What publishing did before it stopped.
-    pub published: Published,
+    pub(crate) published: Published,
     /// Why publishing stopped.
     pub error: anyhow::Error,
 }
 
 impl Published {
     /// Whether this run changed what is announced (the `changed` output).
-    pub fn changed(&self) -> bool {
+    pub(crate) fn changed(&self) -> bool {
         let objects = [&self.release, &self.issue].into_iter().flatten();
         let mut changes = objects.map(|(_, c)| *c).chain(self.update_comment);
         self.wrote || !self.superseded.is_empty() || changes.any(|c| c != Change::Unchanged)

@@ -78,12 +78,12 @@ pub(crate) async fn create<T>(
 #[error("{}", words::still_absent(what, first.as_ref().map(|f| f as &dyn std::fmt::Display)))]
 pub(crate) struct StillAbsent {
     /// The object, e.g. "the release note".
-    pub what: String,
+    pub(crate) what: String,
     /// The first POST's failure, when it differs from the second's.
-    pub first: Option<GitHubError>,
+    pub(crate) first: Option<GitHubError>,
     /// The second POST's failure.
     #[source]
-    pub second: GitHubError,
+    pub(crate) second: GitHubError,
 }
 
 impl StillAbsent {

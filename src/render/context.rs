@@ -21,163 +21,163 @@ use time::OffsetDateTime;
 /// marked flattened put their fields at the top level (`tier`, not `tier.tier`), so a
 /// template sees one flat set of names.
 #[derive(Debug, Clone, Serialize)]
-pub struct TemplateContext {
+pub(crate) struct TemplateContext {
     /// The image reference as given, e.g. `ghcr.io/org/lab:latest` or `oci:build/lab`.
-    pub image: String,
+    pub(crate) image: String,
     /// The image repository: the reference without tag or digest, e.g. `ghcr.io/org/lab`.
-    pub image_repository: String,
+    pub(crate) image_repository: String,
     /// The digest announced, `sha256:` and 64 hex digits.
-    pub digest: String,
+    pub(crate) digest: String,
     /// `sha256:` and the first 12 hex digits of the digest.
-    pub digest_short: String,
+    pub(crate) digest_short: String,
     /// The commit the release targets, 40 hex digits; empty when unknown.
-    pub sha: String,
+    pub(crate) sha: String,
     /// Its first 12 hex digits; empty when unknown.
-    pub sha_short: String,
+    pub(crate) sha_short: String,
     /// The tier and how it was decided (flattened).
     #[serde(flatten)]
-    pub tier: TierView,
+    pub(crate) tier: TierView,
     /// The convergence window, in words and dated.
-    pub window: WindowView,
+    pub(crate) window: WindowView,
     /// The window in one line, e.g. `idle sessions within 1h 10m; active sessions: until restart`.
-    pub window_summary: String,
+    pub(crate) window_summary: String,
     /// The window as the built-in templates state it: a Markdown list and the culler
     /// settings (`templates/window.md.j2`).
-    pub window_text: String,
+    pub(crate) window_text: String,
     /// The idle culler settings in words, e.g. `timeout 1h, every 10m, max age none`.
-    pub culler: String,
+    pub(crate) culler: String,
     /// When new servers may start on an older image (the pull policy is not `Always` and
     /// the image not pinned by digest), the built-in note's sentence saying so (Markdown);
     /// `none` when new servers start on the new image at once.
-    pub pull_warning: Option<String>,
+    pub(crate) pull_warning: Option<String>,
     /// When the release went live, and where to read about it (flattened).
     #[serde(flatten)]
-    pub release: ReleaseView,
+    pub(crate) release: ReleaseView,
     /// The hub's base URL (`hub-url`), e.g. `https://hub.example.org`.
-    pub hub_url: String,
+    pub(crate) hub_url: String,
     /// The hub's Kubernetes namespace (`namespace`).
-    pub namespace: String,
+    pub(crate) namespace: String,
     /// The hub's Helm release (`helm-release`).
-    pub helm_release: String,
+    pub(crate) helm_release: String,
     /// How long users are warned before break-glass, e.g. `15 minutes`.
-    pub warning_period: String,
+    pub(crate) warning_period: String,
     /// The digests of the image index's platform manifests, `sha256:<64 hex>` each (empty for
     /// a single-platform image): a pod whose imageID names one runs the new image too.
-    pub platforms: Vec<String>,
+    pub(crate) platforms: Vec<String>,
     /// The break-glass runbook as the built-in tracking issue has it: an introduction, then
     /// the steps as a Markdown task list (`templates/runbook.md.j2`).
-    pub runbook: String,
+    pub(crate) runbook: String,
     /// The same runbook's steps, in order.
-    pub runbook_steps: Vec<RunbookStep>,
+    pub(crate) runbook_steps: Vec<RunbookStep>,
 }
 
 /// The tier decision as a template sees it: untrusted text already neutralised.
 #[derive(Debug, Clone, Serialize)]
-pub struct TierView {
+pub(crate) struct TierView {
     /// The tier: `routine` or `security`.
-    pub tier: String,
+    pub(crate) tier: String,
     /// Whether the tier is `security`.
-    pub security: bool,
+    pub(crate) security: bool,
     /// How the tier was decided: `labels` (pull-request labels), `input` (the `tier` input)
     /// or `default` (the `unlabeled-tier` policy).
-    pub tier_source: String,
+    pub(crate) tier_source: String,
     /// One sentence saying how the tier was decided (neutralised Markdown, at most 300
     /// characters), e.g. `security: label "security" on #42`.
-    pub tier_reason: String,
+    pub(crate) tier_reason: String,
     /// The pull requests behind the release, oldest first (may be empty).
-    pub pull_requests: Vec<PullRequestView>,
+    pub(crate) pull_requests: Vec<PullRequestView>,
 }
 
 /// When the release went live, and the addresses of its note and of the run.
 #[derive(Debug, Clone, Serialize)]
-pub struct ReleaseView {
+pub(crate) struct ReleaseView {
     /// The release time the window's deadlines count from, RFC 3339 UTC
     /// (`2026-11-30T12:00:00Z`); a re-run keeps the first run's time.
-    pub released_at: String,
+    pub(crate) released_at: String,
     /// The same time as `2026-11-30 12:00 UTC`.
-    pub released_at_text: String,
+    pub(crate) released_at_text: String,
     /// The release note's web address; `none` outside a repository.
-    pub release_url: Option<String>,
+    pub(crate) release_url: Option<String>,
     /// The workflow run's web address; `none` outside GitHub Actions.
-    pub run_url: Option<String>,
+    pub(crate) run_url: Option<String>,
 }
 
 /// A pull request as a template sees it: every field from GitHub neutralised.
 #[derive(Debug, Clone, Serialize)]
-pub struct PullRequestView {
+pub(crate) struct PullRequestView {
     /// The pull request's number.
-    pub number: u64,
+    pub(crate) number: u64,
     /// Its title, neutralised Markdown (mentions, references, links and HTML defused), at
     /// most [`sanitize::DEFAULT_MAX_CHARS`] characters.
-    pub title: String,
+    pub(crate) title: String,
     /// Its web address; empty when it is not a plain http(s) URL.
-    pub url: String,
+    pub(crate) url: String,
     /// Its labels, neutralised, joined by `, ` (at most [`super::MAX_LABELS_SHOWN`], then
     /// `and N more`).
-    pub labels: String,
+    pub(crate) labels: String,
     /// The same labels as a list.
-    pub label_list: Vec<String>,
+    pub(crate) label_list: Vec<String>,
 }
 
 /// The convergence window as a template sees it. Durations in words (`1h 10m`), deadlines
 /// as `2026-11-30 13:10 UTC`, rounded up to the minute when not whole (never earlier than
 /// the bound, [`utc_minute_up`]); a bound that does not exist is `none`.
 #[derive(Debug, Clone, Serialize)]
-pub struct WindowView {
+pub(crate) struct WindowView {
     /// Whether the idle culler runs; without it no session updates passively.
-    pub culling_enabled: bool,
+    pub(crate) culling_enabled: bool,
     /// Whether the maximum server age stops every session no later than the idle timeout.
-    pub max_age_first: bool,
+    pub(crate) max_age_first: bool,
     /// The usual bounds: `idle`, `active`, `idle_seconds`, `active_seconds`, `idle_by`,
     /// `active_by` (names of the window itself).
     #[serde(flatten)]
-    pub bounds: BoundsView,
+    pub(crate) bounds: BoundsView,
     /// The worst case for the hub's size (`hub-size`), when given.
-    pub worst: Option<WorstView>,
+    pub(crate) worst: Option<WorstView>,
 }
 
 /// The worst case as the templates state it: durations rounded up to the minute
 /// ([`human_at_most`]), deadlines rounded up to the minute, so neither reads earlier than
 /// it is.
 #[derive(Debug, Clone, Serialize)]
-pub struct WorstView {
+pub(crate) struct WorstView {
     /// The hub's size in words, e.g. `100 servers`.
-    pub servers: String,
+    pub(crate) servers: String,
     /// The slow-stop timeout in words, e.g. `10s`.
-    pub slow_stop: String,
+    pub(crate) slow_stop: String,
     /// The bounds at worst: the same names as the window's usual ones.
     #[serde(flatten)]
-    pub bounds: BoundsView,
+    pub(crate) bounds: BoundsView,
 }
 
 /// One set of bounds of the window (the usual one, or the worst case): how long after
 /// the release, and by when, sessions have been stopped. Its names sit directly in
 /// `window` and in `window.worst`.
 #[derive(Debug, Clone, Serialize)]
-pub struct BoundsView {
+pub(crate) struct BoundsView {
     /// Within how long of their last activity idle sessions have been stopped.
-    pub idle: Option<String>,
+    pub(crate) idle: Option<String>,
     /// Within how long of the release even active sessions have been stopped (needs a
     /// maximum server age).
-    pub active: Option<String>,
+    pub(crate) active: Option<String>,
     /// The idle bound in seconds.
-    pub idle_seconds: Option<u64>,
+    pub(crate) idle_seconds: Option<u64>,
     /// The active bound in seconds.
-    pub active_seconds: Option<u64>,
+    pub(crate) active_seconds: Option<u64>,
     /// By when sessions idle since the release have been stopped.
-    pub idle_by: Option<String>,
+    pub(crate) idle_by: Option<String>,
     /// By when every session running at the release has been stopped.
-    pub active_by: Option<String>,
+    pub(crate) active_by: Option<String>,
 }
 
 /// One step of the break-glass runbook.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct RunbookStep {
+pub(crate) struct RunbookStep {
     /// Its bold lead, e.g. `Decide` or `List stale servers`.
-    pub title: String,
+    pub(crate) title: String,
     /// The whole step as Markdown without its `- [ ] ` box: the lead, the text, the
     /// indented commands.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 impl TemplateContext {

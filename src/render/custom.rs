@@ -35,7 +35,7 @@ pub enum BodyKind {
 
 impl BodyKind {
     /// The input naming the template, as in action.yml (also the `--option`).
-    pub fn input(self) -> &'static str {
+    pub(crate) fn input(self) -> &'static str {
         match self {
             BodyKind::ReleaseNote => "release-note-template",
             BodyKind::TrackingIssue => "tracking-issue-template",
@@ -99,11 +99,11 @@ pub(crate) fn workspace_error(e: WorkspaceError) -> anyhow::Error {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TemplateError {
     /// The input at fault ([`BodyKind::input`]).
-    pub input: &'static str,
+    pub(crate) input: &'static str,
     /// The file as given (relative to the workspace).
-    pub file: String,
+    pub(crate) file: String,
     /// What is wrong.
-    pub fault: TemplateFault,
+    pub(crate) fault: TemplateFault,
 }
 
 impl std::error::Error for TemplateError {}
@@ -123,16 +123,16 @@ super::words::words_display!(TemplateError => words);
 
 /// Where in a template a fault is, as far as minijinja knows (lines and columns from 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Position {
+pub(crate) struct Position {
     /// The line.
-    pub line: Option<usize>,
+    pub(crate) line: Option<usize>,
     /// The column, in characters.
-    pub column: Option<usize>,
+    pub(crate) column: Option<usize>,
 }
 
 /// What is wrong with a team's template, with the facts its words need.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TemplateFault {
+pub(crate) enum TemplateFault {
     /// Over [`TEMPLATE_MAX_BYTES`]: its size in bytes.
     TooLarge(usize),
     /// Not UTF-8 from this byte on.
@@ -316,11 +316,6 @@ impl CustomTemplate {
         Ok(template)
     }
 
-    /// The body this template replaces.
-    pub fn kind(&self) -> BodyKind {
-        self.kind
-    }
-
     /// Renders the template with `ctx`, the hidden marker lines not included.
     ///
     /// # Errors
@@ -328,7 +323,7 @@ impl CustomTemplate {
     /// with its line), more work than [`TEMPLATE_FUEL`], more text than
     /// [`RENDER_MAX_BYTES`], recursion without end, a control character other than LF and
     /// tab, or text that shows nothing (whitespace, invisible characters, HTML comments).
-    pub fn render(&self, ctx: &TemplateContext) -> Result<String, TemplateError> {
+    pub(crate) fn render(&self, ctx: &TemplateContext) -> Result<String, TemplateError> {
         let error = |fault| TemplateError::new(self.kind, &self.file, fault);
         let mut out = CappedWriter::default();
         self.environment()

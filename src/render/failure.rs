@@ -69,42 +69,42 @@ pub(crate) enum HubFault {
 #[derive(Debug, Clone, Default)]
 pub struct Known {
     /// The image reference, as given (`""`: none, no row).
-    pub image: String,
+    pub(crate) image: String,
     /// `status`: the hub read (`hub-url`).
-    pub hub: Option<String>,
+    pub(crate) hub: Option<String>,
     /// The digest, once resolved.
-    pub digest: Option<Digest>,
+    pub(crate) digest: Option<Digest>,
     /// The tier decision, once made.
-    pub tier: Option<TierDecision>,
+    pub(crate) tier: Option<TierDecision>,
     /// The convergence window, once computed.
-    pub window: Option<Window>,
+    pub(crate) window: Option<Window>,
     /// The release tag, once derived.
-    pub tag: Option<String>,
+    pub(crate) tag: Option<String>,
     /// The release note's address (as GitHub answered it, checked by the report before it
     /// is shown) and what this run did to it, when it exists.
-    pub release: Option<(String, Change)>,
+    pub(crate) release: Option<(String, Change)>,
     /// The tracking issue's address and change, likewise.
-    pub issue: Option<(String, Change)>,
+    pub(crate) issue: Option<(String, Change)>,
     /// Whether this run wrote anything to GitHub.
-    pub wrote: bool,
+    pub(crate) wrote: bool,
     /// `status`: the hub's counts, once measured.
-    pub totals: Option<Totals>,
+    pub(crate) totals: Option<Totals>,
     /// The deployment (`environment`), once kept.
-    pub deployment: Option<Deployment>,
+    pub(crate) deployment: Option<Deployment>,
 }
 
 /// A failed run: the stage that failed, the error, and what it had established.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Failure {
     /// The stage that failed.
-    pub stage: Stage,
+    pub(crate) stage: Stage,
     /// The error, as the `::error` annotation says it (secrets already hidden).
-    pub error: String,
+    pub(crate) error: String,
     /// The input at fault, for a run refused before it started ([`Stage::Inputs`]), as
     /// action.yml names it (`tier`).
-    pub input: Option<String>,
+    pub(crate) input: Option<String>,
     /// What the run had established.
-    pub known: Known,
+    pub(crate) known: Known,
 }
 
 /// The job summary of a failed run: the stage that failed and what to do (the words of each

@@ -267,9 +267,9 @@ fn placeholder(runbook: &RunbookSettings, in_actions: bool, refused: bool) -> Wo
 #[derive(Debug, Clone)]
 pub(crate) struct PlaceholderRunbook {
     /// The runbook's settings.
-    pub runbook: RunbookSettings,
+    pub(crate) runbook: RunbookSettings,
     /// Whether the run is inside GitHub Actions (the inputs named as the workflow's).
-    pub in_actions: bool,
+    pub(crate) in_actions: bool,
 }
 
 impl PlaceholderRunbook {

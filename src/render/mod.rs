@@ -403,7 +403,7 @@ fn render(
 /// and the log's.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Change {
+pub(crate) enum Change {
     /// This run created it.
     Created,
     /// This run updated it (a release body, or the bot's update comment).

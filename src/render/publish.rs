@@ -590,7 +590,6 @@ mod tests {
             user: account(login),
         };
         let opened = Issue {
-            id: 70,
             number: 7,
             html_url: issue.into(),
             body: None,

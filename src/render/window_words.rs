@@ -13,19 +13,19 @@ use std::time::Duration;
 
 /// One row of [`Configured::rows`]: a z2jh key, its value in words, and its origin.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SettingRow {
+pub(crate) struct SettingRow {
     /// The z2jh key, e.g. `cull.timeout`.
-    pub key: &'static str,
+    pub(crate) key: &'static str,
     /// The value in words, e.g. `1h`, `none`, `true`.
-    pub value: String,
+    pub(crate) value: String,
     /// Where it came from.
-    pub origin: Origin,
+    pub(crate) origin: Origin,
 }
 
 impl Configured {
     /// The four settings in z2jh's order with their values in words and origins, for the
     /// job summary and `codeq-rollout window`.
-    pub fn rows(&self) -> Vec<SettingRow> {
+    pub(crate) fn rows(&self) -> Vec<SettingRow> {
         let (s, o) = (&self.settings, &self.origins);
         let rows = [
             ("cull.enabled", s.enabled.to_string(), &o.enabled),

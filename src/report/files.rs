@@ -36,9 +36,9 @@ pub(crate) fn random_delimiter() -> String {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FileCommands {
     /// `$GITHUB_OUTPUT`: where step outputs are appended.
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// `$GITHUB_STEP_SUMMARY`: where the job summary Markdown is appended (1 MiB per step).
-    pub summary: Option<PathBuf>,
+    pub(crate) summary: Option<PathBuf>,
 }
 
 impl FileCommands {

@@ -50,15 +50,15 @@ pub(crate) struct RunReport {
     /// The command; `None` for a command line naming none there is (no outputs known).
     pipeline: Option<Pipeline>,
     /// The stage the run reached.
-    pub stage: Stage,
+    pub(crate) stage: Stage,
     /// What the run established.
-    pub known: Known,
+    pub(crate) known: Known,
     /// Whether the deployment's outputs are declared (`environment`).
     deployments: bool,
     /// Whether the run started (a refused one establishes nothing, not even `changed`).
     started: bool,
     /// Whether everything was reported: a later error (`fail-on`) needs no failure report.
-    pub completed: bool,
+    pub(crate) completed: bool,
     files: FileCommands,
     /// Outputs written, or whose write was tried: never written twice.
     written: Vec<&'static str>,

@@ -38,7 +38,7 @@ use time::OffsetDateTime;
 /// `unknown`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum State {
+pub(crate) enum State {
     /// Running the old image and idle: the culler will stop it.
     StaleIdle,
     /// Running the old image and active (activity recent enough to expect more): stopped
@@ -63,7 +63,7 @@ pub enum State {
 /// What `converged` rests on. Serialises as `"digest"` / `"start-time"` (`totals.evidence`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Evidence {
+pub(crate) enum Evidence {
     /// Each pod's `imageID` from Kubernetes, compared with the release's digests.
     Digest,
     /// Inferred: a server started after the release is taken as on the new image (no
@@ -91,7 +91,7 @@ impl Evidence {
 /// ([`crate::render::status::alarm_words`]): the compiler points to the last two.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
 #[value(rename_all = "kebab-case")]
-pub enum Alarm {
+pub(crate) enum Alarm {
     /// A server started after the release runs the old digest ([`State::Mismatch`]).
     Mismatch,
     /// A stale server is past its deadline ([`Totals::overdue`]).
@@ -138,12 +138,12 @@ impl Alarm {
 /// The images that count as the release, for [`judge`]: the announced digest (the image
 /// index for a multi-arch image) and the index's child manifests, in `repository`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ImageTarget {
+pub(crate) struct ImageTarget {
     /// The announced digest first, then the index's children.
-    pub digests: Vec<crate::digest::Digest>,
+    pub(crate) digests: Vec<crate::digest::Digest>,
     /// The image's repository with its registry (`ghcr.io/org/lab`, `docker.io/library/lab`);
     /// `None` for an OCI layout, which names none (the repository is then not checked).
-    pub repository: Option<String>,
+    pub(crate) repository: Option<String>,
 }
 
 /// What a pod's `imageID` says about its image, against an [`ImageTarget`].
@@ -160,7 +160,7 @@ pub(crate) enum Verdict {
 /// Why a pod's image is [`Verdict::Unknown`]. Serialises kebab-case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum UnknownWhy {
+pub(crate) enum UnknownWhy {
     /// No pod with the server's user and server name.
     NoPod,
     /// `imageID` empty or absent: the container is being created.
@@ -218,18 +218,18 @@ pub(crate) fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PodEvidence {
     /// The single-user pods of the hub's release.
-    pub pods: Vec<super::Pod>,
+    pub(crate) pods: Vec<super::Pod>,
     /// The digests and repository that count as the release.
-    pub target: ImageTarget,
+    pub(crate) target: ImageTarget,
     /// When the hub's listing began (the real clock): a pod without a listed server that
     /// started later (up to [`PodEvidence::pods_read_at`] and [`CLOCK_SKEW`]), or has no
     /// start time yet (unscheduled: it runs nothing), is a server the hub started since, not
     /// an orphan; it is left out.
-    pub hub_read_at: OffsetDateTime,
+    pub(crate) hub_read_at: OffsetDateTime,
     /// When the pod listing ended (the real clock). A pod "started" later than this plus
     /// [`CLOCK_SKEW`] cannot be a server started since the hub was read: its start time is
     /// wrong, and it counts as an orphan.
-    pub pods_read_at: OffsetDateTime,
+    pub(crate) pods_read_at: OffsetDateTime,
 }
 
 /// How far a node's clock (which stamps a pod's `startTime`) may run ahead of this
@@ -239,14 +239,14 @@ pub(crate) const CLOCK_SKEW: time::Duration = time::Duration::minutes(5);
 /// A server's pod, as judged: serialises as the `pod` object of a `--json` server (`name`,
 /// `image_id`, `digest` it runs or `null`, `unknown` reason or `null`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PodFacts {
+pub(crate) struct PodFacts {
     /// The pod's name and `imageID`; `None` when no pod was found for the server.
     #[serde(flatten)]
-    pub pod: Option<super::Pod>,
+    pub(crate) pod: Option<super::Pod>,
     /// The digest an old pod runs ([`Verdict::Old`]); `None` otherwise.
-    pub digest: Option<String>,
+    pub(crate) digest: Option<String>,
     /// Why the image is unknown; `None` when it is known.
-    pub unknown: Option<UnknownWhy>,
+    pub(crate) unknown: Option<UnknownWhy>,
 }
 
 impl PodFacts {
@@ -283,28 +283,28 @@ impl PodFacts {
 /// display names: the [`Server`]'s fields, then `state`, `deadline` and `in_use_deadline`
 /// (RFC 3339, UTC, to the second, or `null`) and `overdue`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Classified {
+pub(crate) struct Classified {
     /// The server as the hub listed it.
     #[serde(flatten)]
-    pub server: Server,
+    pub(crate) server: Server,
     /// Where it stands.
-    pub state: State,
+    pub(crate) state: State,
     /// For a stale server, the time by which the culler will have stopped it if it
     /// receives no more activity ([`CullerModel::deadline`]); `None` for a stale server
     /// nothing stops passively (culling disabled, no times at all), and for pending and
     /// updated servers.
     #[serde(serialize_with = "rfc3339_seconds")]
-    pub deadline: Option<OffsetDateTime>,
+    pub(crate) deadline: Option<OffsetDateTime>,
     /// For a stale active server, the time by which the culler will have stopped it even if
     /// it stays in use ([`CullerModel::in_use_deadline`], the maximum age); `None` without a
     /// maximum age (in use, it is never stopped passively), and for every other state.
     #[serde(serialize_with = "rfc3339_seconds")]
-    pub in_use_deadline: Option<OffsetDateTime>,
+    pub(crate) in_use_deadline: Option<OffsetDateTime>,
     /// Whether the deadline has passed at `now` and the server still runs.
-    pub overdue: bool,
+    pub(crate) overdue: bool,
     /// With digest evidence, the server's pod and what its `imageID` says; `None` (JSON
     /// `null`) when judged by start time.
-    pub pod: Option<PodFacts>,
+    pub(crate) pod: Option<PodFacts>,
 }
 
 /// The counts, and when convergence is due. Serialises as the `totals` object of the
@@ -313,43 +313,43 @@ pub struct Classified {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Totals {
     /// Servers the hub lists: `updated + stale + pending + mismatch + unknown`.
-    pub running: u64,
+    pub(crate) running: u64,
     /// Started after the release went live.
-    pub updated: u64,
+    pub(crate) updated: u64,
     /// Stale servers, idle and active (pending ones apart): `stale_idle + stale_active`.
-    pub stale: u64,
+    pub(crate) stale: u64,
     /// Stale and idle.
-    pub stale_idle: u64,
+    pub(crate) stale_idle: u64,
     /// Stale and active.
-    pub stale_active: u64,
+    pub(crate) stale_active: u64,
     /// Pending or not ready (any start time).
-    pub pending: u64,
+    pub(crate) pending: u64,
     /// Pending servers that started before the release (or without a start time), and
     /// stopping ones whenever they started: they may still run the old image.
-    pub pending_stale: u64,
+    pub(crate) pending_stale: u64,
     /// Stale servers past their deadline.
-    pub overdue: u64,
+    pub(crate) overdue: u64,
     /// Started after the release but on the old digest ([`State::Mismatch`]).
-    pub mismatch: u64,
+    pub(crate) mismatch: u64,
     /// Single-user pods the hub does not list ([`State::Orphan`]; not in `running`).
-    pub orphans: u64,
+    pub(crate) orphans: u64,
     /// Servers whose image is not known ([`State::Unknown`]).
-    pub unknown: u64,
+    pub(crate) unknown: u64,
     /// What `converged` rests on.
-    pub evidence: Evidence,
+    pub(crate) evidence: Evidence,
     /// No server may still run the old image: no stale server and no stale pending one;
     /// with [`Evidence::Digest`] also no mismatch, no orphan and no unknown image.
-    pub converged: bool,
+    pub(crate) converged: bool,
     /// When every stale idle server will be gone if it stays idle (the latest of their
     /// deadlines); `None` when there is none, or when one of them has no deadline (culling
     /// disabled).
     #[serde(serialize_with = "rfc3339_seconds")]
-    pub converged_by: Option<OffsetDateTime>,
+    pub(crate) converged_by: Option<OffsetDateTime>,
     /// When every stale server, idle or active, will be gone if none of them receives more
     /// activity (the latest of their deadlines); `None` when any has no deadline (or there
     /// is none).
     #[serde(serialize_with = "rfc3339_seconds")]
-    pub all_stale_by: Option<OffsetDateTime>,
+    pub(crate) all_stale_by: Option<OffsetDateTime>,
 }
 
 /// `2026-11-30T14:05:09Z`, the shape of every time `status` writes for machines (`--json`,
@@ -376,7 +376,7 @@ pub struct Classification {
     /// Mismatched servers and orphan pods first, then stale servers by deadline (earliest
     /// first; those without one after them), then unknown, pending, updated; ties by state,
     /// user and server name.
-    pub servers: Vec<Classified>,
+    pub(crate) servers: Vec<Classified>,
     /// The counts.
     pub totals: Totals,
 }
@@ -384,7 +384,7 @@ pub struct Classification {
 impl Classification {
     /// The alarms that fired, sorted, whatever `fail-on` asks: each whose count
     /// ([`Alarm::rule`]) is not zero.
-    pub fn alarms(&self) -> Vec<Alarm> {
+    pub(crate) fn alarms(&self) -> Vec<Alarm> {
         <Alarm as clap::ValueEnum>::value_variants()
             .iter()
             .copied()

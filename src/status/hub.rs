@@ -83,7 +83,7 @@ pub(crate) const MAX_PAGES: u32 = 10_000;
 /// `admin:server_state` (the spawner's state), and any write scope.
 pub const SCOPES: [&str; 2] = ["list:users", "read:servers"];
 
-/// The name of the role [`ROLE_SNIPPET`] creates.
+/// The name of the role `hub/role.yaml` creates.
 pub const ROLE_NAME: &str = "codeq-rollout-status";
 
 /// Zero to JupyterHub values (chart 2.0 or later, JupyterHub ≥ 2.0) that create a hub
@@ -91,7 +91,8 @@ pub const ROLE_NAME: &str = "codeq-rollout-status";
 /// The service's `apiToken` is the value to store as a repository secret (the example
 /// workflow's `HUB_API_TOKEN`), passed to the action as the `hub-token` input. Kept in
 /// `hub/role.yaml`.
-pub const ROLE_SNIPPET: &str = include_str!("hub/role.yaml");
+#[cfg(test)]
+pub(crate) const ROLE_SNIPPET: &str = include_str!("hub/role.yaml");
 
 /// The hub's base URL in `hub_url` when `hub_url` is its API or a URL under it: the URL
 /// without the `/hub/api…` part (`https://hub.example.org/jupyter/hub/api/users` gives
@@ -118,7 +119,7 @@ pub(crate) fn base_before_api(hub_url: &str) -> Option<String> {
 
 /// A read-only client of one hub's REST API.
 #[derive(Debug, Clone)]
-pub struct HubClient {
+pub(crate) struct HubClient {
     /// `{base}/hub/api/users`, without query.
     users_url: Url,
     /// The base URL as given, for messages.
@@ -469,16 +470,16 @@ impl From<HubError> for Failed {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Listing {
     /// The servers, in the hub's order (users by id, each user's servers by name).
-    pub servers: Vec<Server>,
+    pub(crate) servers: Vec<Server>,
     /// Users listed (each has one or more servers, or none left by the time the hub built
     /// its answer).
-    pub users: u64,
+    pub(crate) users: u64,
     /// Requests sent (all GET).
-    pub requests: u32,
+    pub(crate) requests: u32,
     /// Whether the hub's count of users with running servers changed between the first and
     /// the last page, or a user came again on a later page (counted once): with offset
     /// paging a user may then have been skipped, so the numbers are a snapshot to take again.
-    pub shifted: bool,
+    pub(crate) shifted: bool,
 }
 
 /// The paginated answer; fields not named here are skipped without being kept.

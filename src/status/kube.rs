@@ -51,7 +51,7 @@ pub(crate) const SERVICE_ACCOUNT_TOKEN: &str =
 
 /// Where a kubeconfig came from, as messages name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     /// The `kubeconfig` input's content.
     Input,
     /// `--kubeconfig PATH`.
@@ -64,7 +64,7 @@ pub enum Origin {
 
 /// Where the Kubernetes credentials come from, resolved and checked ([`resolve`]).
 #[derive(Debug, Clone)]
-pub enum Credentials {
+pub(crate) enum Credentials {
     /// A kubeconfig, the context read, and where it came from.
     Kubeconfig {
         /// The kubeconfig (its secrets hide in `Debug`).
@@ -83,23 +83,23 @@ pub enum Credentials {
 /// What to list: the hub's namespace and its Helm release (the runbook's `namespace` and
 /// `helm-release` inputs).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PodQuery {
+pub(crate) struct PodQuery {
     /// The hub's namespace.
-    pub namespace: String,
+    pub(crate) namespace: String,
     /// The hub's Helm release name (the pods' `release` label).
-    pub release: String,
+    pub(crate) release: String,
 }
 
 impl PodQuery {
     /// The label selector sent to the API server: `component=singleuser-server,release=<release>`.
-    pub fn selector(&self) -> String {
+    pub(crate) fn selector(&self) -> String {
         format!("component=singleuser-server,release={}", self.release)
     }
 }
 
 /// Where the namespace read came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NamespaceFrom {
+pub(crate) enum NamespaceFrom {
     /// `--namespace` (the `namespace` input).
     Input,
     /// The kubeconfig context's `namespace`.
@@ -110,15 +110,15 @@ pub enum NamespaceFrom {
 
 /// A checked Kubernetes request ([`resolve`]): where to read pods and with what.
 #[derive(Debug, Clone)]
-pub struct KubeRequest {
+pub(crate) struct KubeRequest {
     /// The credentials.
-    pub credentials: Credentials,
+    pub(crate) credentials: Credentials,
     /// The namespace and Helm release.
-    pub query: PodQuery,
+    pub(crate) query: PodQuery,
     /// Where the namespace came from.
-    pub namespace_from: NamespaceFrom,
+    pub(crate) namespace_from: NamespaceFrom,
     /// Each request's timeout.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
 }
 
 impl KubeRequest {
@@ -155,15 +155,15 @@ pub(crate) enum KubeWarning {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct KubeInputs<'a> {
     /// The kubeconfig given: its content (`true`) or a path (`false`).
-    pub kubeconfig: Option<(&'a str, bool)>,
+    pub(crate) kubeconfig: Option<(&'a str, bool)>,
     /// `--context`.
-    pub context: Option<&'a str>,
+    pub(crate) context: Option<&'a str>,
     /// `--namespace`.
-    pub namespace: Option<&'a str>,
+    pub(crate) namespace: Option<&'a str>,
     /// `--helm-release`.
-    pub release: &'a str,
+    pub(crate) release: &'a str,
     /// `--kube-timeout`.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
 }
 
 /// A credential of the chosen kubeconfig user or cluster that cannot be sent, as data

@@ -32,7 +32,7 @@
 //! [`crate::render::status::comment`], kept by [`crate::publish::comment::upsert`] (found by
 //! marker and author, as `announce`'s update comment is) and edited only when
 //! [`report::comment_needs_edit`] says so. The token's scopes and the z2jh role to
-//! grant are [`hub::SCOPES`] and [`hub::ROLE_SNIPPET`].
+//! grant are [`hub::SCOPES`] and `hub/role.yaml`.
 //!
 //! Measured (debug build, loopback fake hub paging 10,000 users with one server each,
 //! 179 KB per page of 200): 50 requests, peak RSS 11.7 MiB.
@@ -116,23 +116,23 @@ pub enum Pending {
 ///
 /// Serialises as the `pod` of a `--json` server: `name`, `image_id` (or `null`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Pod {
+pub(crate) struct Pod {
     /// The pod's name (`metadata.name`; KubeSpawner's escaped `jupyter-<user>[--<server>]`).
-    pub name: String,
+    pub(crate) name: String,
     /// The annotation `hub.jupyter.org/username`: the hub's user name, raw (untrusted text);
     /// `None` when the pod has none.
     #[serde(skip)]
-    pub user: Option<String>,
+    pub(crate) user: Option<String>,
     /// The annotation `hub.jupyter.org/servername`: the server's name, raw, empty for the
     /// default server (untrusted text); `None` when absent (KubeSpawner sets it for every
     /// server; a missing one reads as the default server).
     #[serde(skip)]
-    pub server: Option<String>,
+    pub(crate) server: Option<String>,
     /// `status.containerStatuses[name=notebook].imageID` as the kubelet reported it, e.g.
     /// `ghcr.io/org/lab@sha256:…` or `docker-pullable://…`; `None` while the container is
     /// being created (empty or absent).
-    pub image_id: Option<String>,
+    pub(crate) image_id: Option<String>,
     /// When the pod started (`status.startTime`, UTC), for a pod the hub does not list.
     #[serde(skip)]
-    pub started: Option<OffsetDateTime>,
+    pub(crate) started: Option<OffsetDateTime>,
 }

@@ -30,54 +30,54 @@ use anyhow::{Result, anyhow};
 use time::OffsetDateTime;
 
 /// One `status` run, every input checked ([`crate::cli::status_request`] builds it).
-pub struct StatusRequest {
+pub(crate) struct StatusRequest {
     /// The hub's REST client (base URL and token checked; the token held as a secret).
-    pub hub: HubClient,
+    pub(crate) hub: HubClient,
     /// `hub-url` as given, trimmed, for the reports.
-    pub hub_url: String,
+    pub(crate) hub_url: String,
     /// When the release went live (`--released-at`); `None` for the time recorded in the
     /// release note of the image's digest.
-    pub released_at: Option<OffsetDateTime>,
+    pub(crate) released_at: Option<OffsetDateTime>,
     /// `--image`, with the registry options for a registry reference: its digest finds the
     /// release note and the tracking issue. `None` when nothing needs the digest
     /// (`--released-at` given and no comment): the registry is then not asked.
-    pub image: Option<(ImageSource, Option<RegistryOptions>)>,
+    pub(crate) image: Option<(ImageSource, Option<RegistryOptions>)>,
     /// The GitHub client, when the release note is read or the comment written.
-    pub github: Option<GitHub>,
+    pub(crate) github: Option<GitHub>,
     /// Labels that find the tracking issue.
-    pub tracking_labels: Vec<String>,
+    pub(crate) tracking_labels: Vec<String>,
     /// `comment`: post or edit the "Convergence status" comment on the tracking issue, or
     /// with `dry-run` only say what would be done; without it nothing is written to GitHub
     /// for the comment.
-    pub comment: bool,
+    pub(crate) comment: bool,
     /// The idle culler's settings (z2jh `cull.*`): the deadlines follow them only when the
     /// release note records no promise ([`deadline_basis`]); else they are compared with it.
-    pub culler: CullSettings,
+    pub(crate) culler: CullSettings,
     /// `hub-size` (`None` for the servers running when the hub is read, at least 1) and
     /// `slow-stop-timeout`, for the worst case (the promise's, when it records a hub size).
-    pub scale: ScaleConfig,
+    pub(crate) scale: ScaleConfig,
     /// `--json`: the JSON document on stdout instead of the table.
-    pub json: bool,
+    pub(crate) json: bool,
     /// `include-names`: the job summary, the comment and, inside GitHub Actions, the job log
     /// (the table and the JSON) name users and servers; off, the log shows `user 1`, … (a
     /// terminal outside Actions always shows names).
-    pub include_names: bool,
+    pub(crate) include_names: bool,
     /// The run's clock (`--now`, tests); `None` for the time the hub is read.
-    pub now: Option<OffsetDateTime>,
+    pub(crate) now: Option<OffsetDateTime>,
     /// Kubernetes (opt-in): judge by each pod's digest; `None` to infer from start times.
-    pub kube: Option<super::kube::KubeRequest>,
+    pub(crate) kube: Option<super::kube::KubeRequest>,
     /// `fail-on`: the alarms that make the run fail (exit 1).
-    pub fail_on: Vec<super::classify::Alarm>,
+    pub(crate) fail_on: Vec<super::classify::Alarm>,
     /// The pull-policy preflight's finding from the values files and `--image`, repeated as
     /// a warning: new servers may start on an older image, so a server started after the
     /// release is not surely updated.
-    pub pull: Option<crate::window::PullRisk>,
+    pub(crate) pull: Option<crate::window::PullRisk>,
     /// `environment`: the GitHub environment whose deployment of the release gets the
     /// rollout's status (needs `--image` and GitHub); `None` for no deployment.
-    pub environment: Option<Environment>,
+    pub(crate) environment: Option<Environment>,
     /// `dry-run`: with `comment` and `environment`, read the comments and the deployment as
     /// usual, write nothing; log what would be done with the comment, and its body.
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
 }
 
 /// Runs `status`: the stages in order, each recording into the run's report what it
@@ -193,7 +193,7 @@ const MISMATCH_ANNOTATIONS_MAX: usize = 10;
 #[error("{words}")]
 pub(crate) struct AlarmsFired {
     /// The annotation's title.
-    pub title: String,
+    pub(crate) title: String,
     /// What fired, counted, and what to do.
     words: render::words::Words,
 }

@@ -15,7 +15,7 @@ pub(crate) const HELM_RELEASE_MAX_CHARS: usize = 53;
 
 /// A Kubernetes name an input gave, trimmed and checked by its kind's rule ([`NameKind::name`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KubeName(pub(crate) String);
+pub(crate) struct KubeName(pub(crate) String);
 
 /// The two Kubernetes names an input takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -60,7 +60,7 @@ impl Log {
     }
 
     /// A log with explicit settings (tests).
-    pub fn new(actions: bool, debug: bool) -> Self {
+    pub(crate) fn new(actions: bool, debug: bool) -> Self {
         Self {
             actions,
             debug,
@@ -122,7 +122,7 @@ impl Log {
     /// log too, once per form. The forms in which a server might echo it back, and the lines
     /// of a multi-line secret (a key file, say), are registered with it ([`Secrets::add`]).
     /// Empty values are ignored. The one place a secret is registered for the run.
-    pub fn mask(&self, secret: &str) {
+    pub(crate) fn mask(&self, secret: &str) {
         let added = self.secrets().add(secret.trim());
         self.announce_masks(added);
     }
@@ -157,27 +157,27 @@ impl Log {
     /// A plain line on stdout. Workflow commands in it are defused
     /// ([`crate::support::sanitize::defuse_commands`]), so text from pull requests or servers cannot
     /// issue commands.
-    pub fn info(&self, message: &str) {
+    pub(crate) fn info(&self, message: &str) {
         self.line(&defuse_commands(&self.redact(message)));
     }
 
     /// A warning: `::warning title=…::` inside Actions, `warning: …` on stderr otherwise.
-    pub fn warning(&self, title: &str, message: &str) {
+    pub(crate) fn warning(&self, title: &str, message: &str) {
         self.annotation("warning", title, message);
     }
 
     /// [`Log::warning`] of a warning worded elsewhere: its title and its text.
-    pub fn warn(&self, warning: &impl crate::support::text::Titled) {
+    pub(crate) fn warn(&self, warning: &impl crate::support::text::Titled) {
         self.warning(warning.title(), &warning.to_string());
     }
 
     /// An error: `::error title=…::` inside Actions, `error: …` on stderr otherwise.
-    pub fn error(&self, title: &str, message: &str) {
+    pub(crate) fn error(&self, title: &str, message: &str) {
         self.annotation("error", title, message);
     }
 
     /// A debug line, printed only when step debug logging is on. Never pass headers.
-    pub fn debug(&self, message: &str) {
+    pub(crate) fn debug(&self, message: &str) {
         if !self.debug {
             return;
         }

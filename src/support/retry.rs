@@ -49,7 +49,7 @@ pub struct RetryPolicy {
 impl RetryPolicy {
     /// Reads from GitHub and the hub: 4 tries (waits of 1 s, 2 s, 4 s), a server's wait
     /// honoured up to 60 s, no deadline beyond each request's timeout.
-    pub fn reads() -> Self {
+    pub(crate) fn reads() -> Self {
         Self {
             max_attempts: 4,
             base_delay: Duration::from_secs(1),
@@ -73,7 +73,7 @@ impl RetryPolicy {
 
     /// The backoff before retry number `retry` (1 for the first retry):
     /// `base_delay * 2^(retry-1)`, capped at `max_delay`.
-    pub fn backoff(&self, retry: u32) -> Duration {
+    pub(crate) fn backoff(&self, retry: u32) -> Duration {
         let factor = 2u32.saturating_pow(retry.saturating_sub(1));
         self.base_delay
             .checked_mul(factor)
@@ -86,12 +86,7 @@ impl RetryPolicy {
     ///
     /// # Errors
     /// Try no more, and why ([`Stop`]).
-    pub fn next(
-        &self,
-        attempts: u32,
-        elapsed: Duration,
-        verdict: Verdict,
-    ) -> Result<Duration, Stop> {
+    fn next(&self, attempts: u32, elapsed: Duration, verdict: Verdict) -> Result<Duration, Stop> {
         let Verdict::Retry { asked } = verdict else {
             return Err(Stop::Final);
         };
@@ -124,7 +119,7 @@ impl RetryPolicy {
     ///
     /// # Errors
     /// [`GaveUp`] with the last failure, the tries made and why they stopped.
-    pub async fn run<T, E, F, Fut>(
+    pub(crate) async fn run<T, E, F, Fut>(
         &self,
         timer: &dyn Timer,
         mut attempt: F,
@@ -171,7 +166,7 @@ impl RetryPolicy {
 
 /// What a failed try means for retrying; each edge decides it from its answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Worth another try (a broken connection, a 429, a 5xx); `asked` is the wait the
     /// server asked for, if it did.
     Retry {
@@ -184,7 +179,7 @@ pub enum Verdict {
 
 /// Why the tries ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
+pub(crate) enum Stop {
     /// The failure is final.
     Final,
     /// [`RetryPolicy::max_attempts`] tries were made.
@@ -198,15 +193,15 @@ pub enum Stop {
 
 /// How a request's tries ended without an answer worth having.
 #[derive(Debug)]
-pub struct GaveUp<E> {
+pub(crate) struct GaveUp<E> {
     /// The last try's failure; `None` when the deadline had passed before a try could start.
-    pub last: Option<E>,
+    pub(crate) last: Option<E>,
     /// Tries made.
-    pub attempts: u32,
+    pub(crate) attempts: u32,
     /// Time since the timer's start, when the tries ended.
-    pub elapsed: Duration,
+    pub(crate) elapsed: Duration,
     /// Why they ended.
-    pub why: Stop,
+    pub(crate) why: Stop,
 }
 
 /// Parses a `Retry-After` value: delay-seconds (`120`) or an HTTP-date

@@ -55,7 +55,7 @@ pub(crate) fn serde_name(value: &impl serde::Serialize, f: &mut fmt::Formatter<'
 
 /// Something worded as an Actions annotation: a title, and its text as `Display` (e.g. the
 /// render layer's run warnings), for [`crate::support::log::Log::warn`].
-pub trait Titled: fmt::Display {
+pub(crate) trait Titled: fmt::Display {
     /// The annotation's title.
     fn title(&self) -> &str;
 }

@@ -15,8 +15,8 @@ use time::macros::{datetime, format_description};
 use time::{OffsetDateTime, UtcOffset};
 
 /// The first instant a time can be written for: 0000-01-01T00:00:00Z.
-// Named by the errors' docs and the tests; no code compares with it (the parser's range is `time`'s).
-#[cfg_attr(not(test), allow(dead_code))]
+// Only the tests compare with it (the parser's range is `time`'s).
+#[cfg(test)]
 pub(crate) const FIRST: OffsetDateTime = datetime!(0000-01-01 00:00 UTC);
 
 /// The last whole second a time can be written for: 9999-12-31T23:59:59Z.
@@ -33,17 +33,15 @@ pub(crate) enum TimeError {
     LongYear,
     /// In UTC, later than [`LAST`].
     AfterLast,
-    /// In UTC, earlier than [`FIRST`].
+    /// In UTC, earlier than 0000-01-01T00:00:00Z.
     BeforeFirst,
 }
-
-impl std::error::Error for TimeError {}
 
 /// Parses `text` (trimmed) as an RFC 3339 time and returns it in UTC.
 ///
 /// # Errors
-/// [`TimeError`]: not RFC 3339, or in UTC outside [`FIRST`]..=[`LAST`] (the fraction of a
-/// second past [`LAST`] is taken).
+/// [`TimeError`]: not RFC 3339, or in UTC outside 0000-01-01T00:00:00Z..=[`LAST`] (the
+/// fraction of a second past [`LAST`] is taken).
 pub(crate) fn parse_rfc3339(text: &str) -> Result<OffsetDateTime, TimeError> {
     let text = text.trim();
     match OffsetDateTime::parse(text, &Rfc3339) {
@@ -68,7 +66,8 @@ pub(crate) fn parse_iso8601(text: &str) -> Result<OffsetDateTime, TimeError> {
     })
 }
 
-/// `t` in UTC, when that is within [`FIRST`]..=[`LAST`] (up to the end of its last second).
+/// `t` in UTC, when that is within 0000-01-01T00:00:00Z..=[`LAST`] (up to the end of its last
+/// second).
 ///
 /// # Errors
 /// [`TimeError::AfterLast`] or [`TimeError::BeforeFirst`].

@@ -60,7 +60,7 @@ pub(crate) fn hub_url(value: &str) -> Result<HttpUrl, Refused> {
 /// text as given (trimmed, without a trailing `/`), which messages and requests use as
 /// written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HttpUrl {
+pub(crate) struct HttpUrl {
     url: url::Url,
     text: String,
 }

@@ -232,40 +232,40 @@ pub enum NoClient {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Elsewhere {
     /// Where the event came from (`OWNER/REPO`).
-    pub event: String,
+    pub(crate) event: String,
     /// Where releases go.
-    pub release: String,
+    pub(crate) release: String,
 }
 
 /// Commits of a look-up left without a merged pull request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Commits {
     /// Where the pull requests were looked for.
-    pub origin: LookupOrigin,
+    pub(crate) origin: LookupOrigin,
     /// The branch they must be merged into, when known.
-    pub branch: Option<String>,
+    pub(crate) branch: Option<String>,
     /// The commits (short SHAs).
-    pub shas: Vec<String>,
+    pub(crate) shas: Vec<String>,
     /// What the commit look-up cost.
-    pub traffic: LookupTraffic,
+    pub(crate) traffic: LookupTraffic,
     /// Why the `(#N)` of each commit's subject named no merged pull request.
-    pub fallback: Vec<SubjectMiss>,
+    pub(crate) fallback: Vec<SubjectMiss>,
 }
 
 /// What the commit look-up sent and waited (`GET /repos/{repository}/commits/{sha}/pulls`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LookupTraffic {
+pub(crate) struct LookupTraffic {
     /// `OWNER/REPO` asked.
-    pub repository: String,
+    pub(crate) repository: String,
     /// Requests sent, read retries included.
-    pub requests: usize,
+    pub(crate) requests: usize,
     /// Time waited between tries and before read retries.
-    pub waited: std::time::Duration,
+    pub(crate) waited: std::time::Duration,
 }
 
 /// Why a commit's subject gave no merged pull request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum SubjectMiss {
+pub(crate) enum SubjectMiss {
     /// The subject has no `(#N)`.
     NoNumber {
         /// The commit (short SHA).
@@ -296,29 +296,29 @@ pub enum SubjectMiss {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Missing {
     /// Commits left without a merged pull request.
-    pub unresolved: Option<Commits>,
+    pub(crate) unresolved: Option<Commits>,
     /// Commits of the push not looked up at all.
-    pub unexamined: Option<Unexamined>,
+    pub(crate) unexamined: Option<Unexamined>,
 }
 
 /// Commits of a push not looked up: more than are looked up, or more than its payload lists.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Unexamined {
     /// The push.
-    pub origin: LookupOrigin,
+    pub(crate) origin: LookupOrigin,
     /// Commits not looked up.
-    pub count: usize,
+    pub(crate) count: usize,
     /// Commits the push carries (`size`, or those listed).
-    pub carried: usize,
+    pub(crate) carried: usize,
     /// Commits the payload lists.
-    pub listed: usize,
+    pub(crate) listed: usize,
     /// How the payload's list compares with the push.
-    pub payload: PayloadList,
+    pub(crate) payload: PayloadList,
 }
 
 /// How a push payload's commit list compares with the push.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum PayloadList {
+pub(crate) enum PayloadList {
     /// It lists as many as GitHub's limit, so it may carry more.
     AtLimit,
     /// It lists fewer than the push carries.

@@ -68,7 +68,7 @@ pub(crate) const CULL_KEYS: [&str; 8] = [
 
 /// Where `cull` sits in a values file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum ValuesPath {
+pub(crate) enum ValuesPath {
     /// At the top level, or under `jupyterhub:` (the file must not have both).
     #[default]
     Auto,

@@ -43,7 +43,7 @@ pub(crate) const MAX_DURATION_SECS: u64 = 10 * 365 * 86_400;
 /// Where a culler setting came from, for the job summary and `codeq-rollout window`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 #[serde(tag = "source", rename_all = "lowercase")]
-pub enum Origin {
+pub(crate) enum Origin {
     /// z2jh's chart default.
     #[default]
     Default,
@@ -64,7 +64,7 @@ pub enum Origin {
 
 impl Origin {
     /// The origin of a setting read from `file` at the dotted key path `key`.
-    pub fn file(file: impl Into<String>, key: impl Into<String>) -> Self {
+    pub(crate) fn file(file: impl Into<String>, key: impl Into<String>) -> Self {
         Origin::File {
             file: file.into(),
             key: key.into(),
@@ -73,7 +73,7 @@ impl Origin {
 
     /// The origin of a setting given by the option (and Action input) `name`, e.g.
     /// `cull-timeout`.
-    pub fn option(name: impl Into<String>) -> Self {
+    pub(crate) fn option(name: impl Into<String>) -> Self {
         Origin::Option { name: name.into() }
     }
 }
@@ -140,41 +140,41 @@ pub(crate) enum PromiseRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct Origins {
     /// Origin of `cull.enabled`.
-    pub enabled: Origin,
+    pub(crate) enabled: Origin,
     /// Origin of `cull.timeout`.
-    pub timeout: Origin,
+    pub(crate) timeout: Origin,
     /// Origin of `cull.every`.
-    pub every: Origin,
+    pub(crate) every: Origin,
     /// Origin of `cull.maxAge`.
-    pub max_age: Origin,
+    pub(crate) max_age: Origin,
 }
 
 /// Culler settings with the origin of each value. Start from [`Configured::default`]
 /// (z2jh's defaults), then layer values files and options over it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
-pub struct Configured {
+pub(crate) struct Configured {
     /// The settings.
-    pub settings: CullSettings,
+    pub(crate) settings: CullSettings,
     /// Where each came from.
-    pub origins: Origins,
+    pub(crate) origins: Origins,
     /// The hub's size and slow-stop timeout, for the worst case ([`at_scale`]).
-    pub scale: ScaleConfig,
+    pub(crate) scale: ScaleConfig,
     /// The single-user image the values files configure, for the pull-policy preflight
     /// ([`ImageConfig::pull_risk`]).
-    pub image: ImageConfig,
+    pub(crate) image: ImageConfig,
 }
 
 /// The hub's scale as configured: the size when given, and the slow-stop timeout with where
 /// it came from (`hub-size`, `slow-stop-timeout`, the values files).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ScaleConfig {
+pub(crate) struct ScaleConfig {
     /// The most single-user servers the hub runs at once; `None` when not given, and then
     /// only the usual bound is stated.
-    pub servers: Option<u64>,
+    pub(crate) servers: Option<u64>,
     /// The hub's slow-stop timeout, whole seconds (1 or more).
-    pub slow_stop_timeout_secs: u64,
+    pub(crate) slow_stop_timeout_secs: u64,
     /// Where the slow-stop timeout came from.
-    pub slow_stop_origin: Origin,
+    pub(crate) slow_stop_origin: Origin,
 }
 
 impl Default for ScaleConfig {
@@ -222,18 +222,18 @@ pub(crate) struct Overrides {
 /// caller can tell an option's bad value from a values file's). Its words are the render
 /// layer's (`Display` in [`crate::render::window_words`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InvalidSettings {
+pub(crate) struct InvalidSettings {
     /// Where the value at fault came from.
-    pub origin: Origin,
+    pub(crate) origin: Origin,
     /// What is wrong.
-    pub problem: SettingsProblem,
+    pub(crate) problem: SettingsProblem,
 }
 
 impl std::error::Error for InvalidSettings {}
 
 /// What is wrong with culler settings ([`Configured::validate`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SettingsProblem {
+pub(crate) enum SettingsProblem {
     /// A duration over [`MAX_DURATION_SECS`]: the z2jh key and its seconds.
     TooLong {
         /// The z2jh key, e.g. `cull.maxAge`.
@@ -257,7 +257,7 @@ impl Configured {
     /// Any duration over [`MAX_DURATION_SECS`]; with culling enabled, `timeout` or `every` of
     /// 0: z2jh then passes no flag and the culler uses its own default (timeout 600 s; every
     /// timeout/2), so the window would be stated from a value the hub does not use.
-    pub fn validate(&self) -> Result<(), InvalidSettings> {
+    pub(crate) fn validate(&self) -> Result<(), InvalidSettings> {
         let (s, o) = (&self.settings, &self.origins);
         let refuse = |origin: &Origin, problem| {
             let origin = origin.clone();
@@ -329,7 +329,7 @@ impl Configured {
 
     /// The window these settings give: [`compute`]'s usual bound, with [`at_scale`]'s worst
     /// case when the hub's size is given and culling runs.
-    pub fn window(&self) -> Window {
+    pub(crate) fn window(&self) -> Window {
         let mut window = compute(&self.settings);
         if window.culling_enabled {
             window.worst = self
@@ -346,17 +346,17 @@ impl Configured {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 pub struct Window {
     /// Whether the idle culler runs; without it nothing converges passively.
-    pub culling_enabled: bool,
+    pub(crate) culling_enabled: bool,
     /// Seconds after a session's last activity by which it has been stopped:
     /// `min(timeout, maxAge) + every` (`timeout + every` without a max age); `None` when
     /// culling is disabled.
     pub idle_secs: Option<u64>,
     /// Seconds after the release by which even an active session has been stopped
     /// (`maxAge + every`); `None` when unbounded (`maxAge` 0, or culling disabled).
-    pub active_secs: Option<u64>,
+    pub(crate) active_secs: Option<u64>,
     /// The worst case for the hub's size ([`at_scale`]), when it is given and culling runs;
     /// [`compute`] leaves it `None`, [`Configured::window`] fills it in.
-    pub worst: Option<WorstCase>,
+    pub(crate) worst: Option<WorstCase>,
 }
 
 /// Computes the window from the culler settings (see the module documentation): idle
@@ -432,7 +432,7 @@ pub struct HubScale {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct WorstCase {
     /// The scale this bound is for.
-    pub scale: HubScale,
+    pub(crate) scale: HubScale,
     /// Seconds one cull pass can take on this hub: `servers × slow_stop_timeout`, the culler
     /// stopping every server one after another, each `DELETE` held up to the slow-stop
     /// timeout.

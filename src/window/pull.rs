@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// A container's image pull policy (`imagePullPolicy`, Kubernetes `core/v1` `PullPolicy`):
 /// when the kubelet asks the registry before starting a container.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum PullPolicy {
+pub(crate) enum PullPolicy {
     /// Resolve the tag at the registry at every start: a new pod runs what the tag names now.
     Always,
     /// Pull only when the node has no image of that name and tag: a node that pulled the tag
@@ -21,7 +21,7 @@ pub enum PullPolicy {
 
 /// `singleuser.image.tag` as the values files leave it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
-pub enum ImageTag {
+pub(crate) enum ImageTag {
     /// No file sets it: the chart's own applies (z2jh packages its version there, e.g.
     /// `4.4.0`, never `latest`).
     #[default]
@@ -37,23 +37,23 @@ pub enum ImageTag {
 /// The single-user image the values files configure (z2jh `singleuser.image.*`), layered as
 /// Helm layers them; [`ImageConfig::default`] when no file sets any.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
-pub struct ImageConfig {
+pub(crate) struct ImageConfig {
     /// `singleuser.image.name` and where it came from; `None` when no file sets it (or the
     /// last that does sets null or `""`).
-    pub name: Option<(String, Origin)>,
+    pub(crate) name: Option<(String, Origin)>,
     /// `singleuser.image.tag`.
-    pub tag: ImageTag,
+    pub(crate) tag: ImageTag,
     /// `singleuser.image.pullPolicy` and where it came from; `None` when no file sets it or
     /// the last that does sets null or `""`: z2jh then passes none to KubeSpawner
     /// (`set_config_if_not_none`), KubeSpawner 6.2 and later omit it from the pod
     /// (`image_pull_policy = Unicode(None, allow_none=True)`, kubespawner PR #807; z2jh 4.x
     /// ships KubeSpawner 7.0.0), and Kubernetes defaults it ([`PolicySource::KubernetesDefault`]).
-    pub pull_policy: Option<(PullPolicy, Origin)>,
+    pub(crate) pull_policy: Option<(PullPolicy, Origin)>,
 }
 
 /// The tag of the image single-user pods start from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum PodTag {
+pub(crate) enum PodTag {
     /// This tag.
     Given(String),
     /// None: the name alone, which Kubernetes reads as `:latest`.
@@ -65,18 +65,18 @@ pub enum PodTag {
 /// The image single-user pods start from: from the values files where they set it, the
 /// image announced otherwise.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PodImage {
+pub(crate) struct PodImage {
     /// The image's name (registry and repository).
-    pub name: String,
+    pub(crate) name: String,
     /// Its tag.
-    pub tag: PodTag,
+    pub(crate) tag: PodTag,
     /// Where the name came from: the values file and key; `None` for the image announced.
-    pub name_origin: Option<Origin>,
+    pub(crate) name_origin: Option<Origin>,
 }
 
 /// Where the effective pull policy comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum PolicySource {
+pub(crate) enum PolicySource {
     /// `singleuser.image.pullPolicy`, set in this file at this key.
     Values(Origin),
     /// Left unset: Kubernetes' default, `Always` only when the tag is `latest` or there is
@@ -92,12 +92,12 @@ pub enum PolicySource {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PullRisk {
     /// The effective pull policy (never `Always`).
-    pub policy: PullPolicy,
+    pub(crate) policy: PullPolicy,
     /// Where it comes from.
-    pub source: PolicySource,
+    pub(crate) source: PolicySource,
     /// The image the pods start from; `None` when neither the values files nor the command
     /// name it (`window`, `docs`): then only a policy set explicitly is judged.
-    pub image: Option<PodImage>,
+    pub(crate) image: Option<PodImage>,
 }
 
 impl ImageConfig {

@@ -17,7 +17,7 @@ use std::path::Path;
 use std::time::Duration;
 use time::OffsetDateTime;
 
-/// The token of the hub service holding the role of `status::hub::ROLE_SNIPPET`.
+/// The token of the hub service holding the role of `src/status/hub/role.yaml`.
 const READER_TOKEN: &str = "status-reader-token-0123456789abcdef";
 /// The hub's largest page here (JupyterHub's `api_page_max_limit`, 200 by default): small, so
 /// that three servers take two pages and `status` must follow the hub's `next`.
@@ -531,11 +531,11 @@ fn the_convergence_example_runs_status_with_declared_inputs() {
 }
 
 /// The role README and CODEQ_DEPLOYMENT.md show is the one the code documents
-/// (`status::hub::ROLE_SNIPPET`, scopes `status::hub::SCOPES`), word for word.
+/// (`src/status/hub/role.yaml`, scopes `status::hub::SCOPES`), word for word.
 #[test]
 fn the_docs_show_the_tokens_role_as_the_code_defines_it() {
     let root = crate::common::registry::repo_root();
-    let snippet = codeq_rollout::ROLE_SNIPPET;
+    let snippet = include_str!("../../src/status/hub/role.yaml");
     for scope in codeq_rollout::SCOPES {
         assert!(snippet.contains(&format!("- {scope}\n")), "{scope}");
     }
@@ -543,7 +543,7 @@ fn the_docs_show_the_tokens_role_as_the_code_defines_it() {
         let text = std::fs::read_to_string(root.join(doc)).unwrap();
         assert!(
             text.contains(&format!("```yaml\n{snippet}```\n")),
-            "{doc} does not show status::hub::ROLE_SNIPPET as it is"
+            "{doc} does not show src/status/hub/role.yaml as it is"
         );
     }
 }

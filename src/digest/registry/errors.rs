@@ -15,9 +15,9 @@ use std::time::Duration;
 #[derive(Debug)]
 pub struct RegistryError {
     /// `HOST[:PORT]` of the registry.
-    pub registry: String,
+    pub(crate) registry: String,
     /// The image reference as given.
-    pub image: String,
+    pub(crate) image: String,
     /// What went wrong. Callers match on it (e.g. to tell a missing tag from a refusal).
     pub kind: Box<RegistryErrorKind>,
 }

@@ -42,8 +42,9 @@ use crate::support::retry::{GaveUp, Stop};
 pub(crate) use crate::support::retry::{RetryPolicy, Timer, TokioTimer};
 pub(crate) use auth::MissingInput;
 pub use auth::{CredentialSource, Credentials};
+pub(crate) use errors::ReferenceProblem;
 pub use errors::{
-    AccessProblem, AnswerProblem, ConnectionProblem, DigestSource, ReferenceProblem, RegistryError,
+    AccessProblem, AnswerProblem, ConnectionProblem, DigestSource, RegistryError,
     RegistryErrorKind, TlsProblem,
 };
 

@@ -23,12 +23,12 @@ use std::time::SystemTime;
 /// [`MAX_MANIFEST_BYTES`](crate::digest::manifest::MAX_MANIFEST_BYTES) (a HEAD answer has none).
 #[derive(Debug)]
 pub(crate) struct Answer {
-    pub status: StatusCode,
-    pub headers: HeaderMap,
-    pub body: bytes::Bytes,
+    pub(crate) status: StatusCode,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: bytes::Bytes,
     /// `false` when the body was longer than the limit: `body` is then its start (or empty
     /// when `Content-Length` already said so) and the rest was never read.
-    pub complete: bool,
+    pub(crate) complete: bool,
 }
 
 /// Why a request gave no usable answer, before the caller adds which registry and image:
@@ -38,10 +38,10 @@ pub(crate) type Failure = GaveUp<Try>;
 
 /// Sends requests for one resolution and counts them.
 pub(crate) struct Sender<'a> {
-    pub policy: &'a RetryPolicy,
-    pub timer: std::sync::Arc<dyn Timer>,
+    pub(crate) policy: &'a RetryPolicy,
+    pub(crate) timer: std::sync::Arc<dyn Timer>,
     /// Requests sent so far, every try counted.
-    pub requests: u32,
+    pub(crate) requests: u32,
 }
 
 impl Sender<'_> {

@@ -30,11 +30,11 @@ pub(crate) struct KubeClient {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct PodListing {
     /// The pods, as listed.
-    pub pods: Vec<Pod>,
+    pub(crate) pods: Vec<Pod>,
     /// Requests sent (each page one; a restart after 410 counted).
-    pub requests: u32,
+    pub(crate) requests: u32,
     /// Whether the listing restarted after a `410 Gone`.
-    pub restarted: bool,
+    pub(crate) restarted: bool,
 }
 
 impl KubeClient {

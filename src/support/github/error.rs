@@ -8,7 +8,7 @@ use std::time::Duration;
 /// What kind of failure a GitHub call met; callers branch on it (a 404 on a look-up is
 /// "absent", a 403 needs a permission, a 5xx on a write has an unknown outcome).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// 401: the token is missing, expired or revoked.
     Unauthorized,
     /// 403: the token lacks a permission (or a rate limit without a reset header).
@@ -50,7 +50,7 @@ impl Kind {
 /// What a GitHub call was doing: the error names it ("cannot create the release: …") and
 /// the fix is chosen by it (which permission, whether a 404 means a wrong repository).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     /// `GET /releases`.
     ListReleases,
     /// `POST /releases`.
@@ -95,16 +95,16 @@ pub enum Action {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GitHubError {
     /// The kind of failure.
-    pub kind: Kind,
+    pub(crate) kind: Kind,
     /// What failed, with what input.
-    pub problem: Problem,
+    pub(crate) problem: Problem,
 }
 
 /// What failed in a GitHub call, with the facts a message and a fix are made of. Text a
 /// server sent (GitHub's message, a transport error's) is kept cleaned to one line of at
 /// most `ECHO_MAX_CHARS` (1,000) characters, with the token hidden (`GitHub::failed`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Problem {
+pub(crate) enum Problem {
     /// GitHub (or a proxy) answered `status` to `action`.
     Answered {
         /// What was attempted.
@@ -175,7 +175,7 @@ pub enum Problem {
 
 impl GitHubError {
     /// An error of `kind` for `problem`.
-    pub fn new(kind: Kind, problem: Problem) -> Self {
+    pub(crate) fn new(kind: Kind, problem: Problem) -> Self {
         Self { kind, problem }
     }
 

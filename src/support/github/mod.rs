@@ -38,9 +38,9 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Repository {
     /// The owner (user or organisation).
-    pub owner: String,
+    pub(crate) owner: String,
     /// The repository name.
-    pub name: String,
+    pub(crate) name: String,
 }
 
 /// Why a text is not a repository's `OWNER/REPO` ([`Repository::parse`]).
@@ -174,11 +174,11 @@ pub(crate) const ENVIRONMENT_MAX_CHARS: usize = 255;
 
 /// A GitHub environment's name, checked by GitHub's rules ([`Environment::parse`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Environment(String);
+pub(crate) struct Environment(String);
 
 /// Why a text is not an environment name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EnvironmentError {
+pub(crate) enum EnvironmentError {
     /// Empty (or only whitespace).
     Empty,
     /// Longer than [`ENVIRONMENT_MAX_CHARS`].
@@ -201,7 +201,7 @@ impl Environment {
     ///
     /// # Errors
     /// [`EnvironmentError`] saying which rule the name breaks.
-    pub fn parse(text: &str) -> Result<Self, EnvironmentError> {
+    pub(crate) fn parse(text: &str) -> Result<Self, EnvironmentError> {
         let name = text.trim();
         if name.is_empty() {
             return Err(EnvironmentError::Empty);
@@ -219,20 +219,14 @@ impl Environment {
     }
 
     /// The name as given (trimmed).
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 
     /// Whether `name` (a deployment's `environment`) is this environment: GitHub's names
     /// are not case sensitive.
-    pub fn matches(&self, name: &str) -> bool {
+    pub(crate) fn matches(&self, name: &str) -> bool {
         self.0.to_lowercase() == name.to_lowercase()
-    }
-}
-
-impl std::fmt::Display for Environment {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
     }
 }
 
@@ -247,9 +241,9 @@ pub(crate) type DebugSink = Arc<dyn Fn(&str) + Send + Sync>;
 pub(crate) struct Options {
     /// How long to wait for a connection, and then for each read of an answer (default
     /// 30 s). A write that times out has an unknown outcome and is followed by a look-up.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// How reads are retried ([`RetryPolicy::reads`] by default).
-    pub read_retry: RetryPolicy,
+    pub(crate) read_retry: RetryPolicy,
 }
 
 impl Default for Options {
@@ -306,9 +300,9 @@ const UNPOISONED: &str = "the traffic counters are never left mid-update";
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Traffic {
     /// HTTP requests sent.
-    pub requests: u64,
+    pub(crate) requests: u64,
     /// Time slept before read retries.
-    pub waited: Duration,
+    pub(crate) waited: Duration,
 }
 
 impl GitHub {
@@ -414,7 +408,7 @@ impl GitHub {
     }
 
     /// The repository this client writes to.
-    pub fn repository(&self) -> &Repository {
+    pub(crate) fn repository(&self) -> &Repository {
         &self.repo
     }
 
@@ -519,7 +513,7 @@ impl GitHub {
 
     /// All releases, drafts included (`GET /repos/{o}/{r}/releases`, every page).
     /// Needs `contents: read`; drafts are listed only with `contents: write`.
-    pub async fn list_releases(&self) -> Result<Vec<Release>, GitHubError> {
+    pub(crate) async fn list_releases(&self) -> Result<Vec<Release>, GitHubError> {
         self.list_all("/releases", Action::ListReleases).await
     }
 
@@ -534,7 +528,10 @@ impl GitHub {
     }
 
     /// Creates a published release (`POST /repos/{o}/{r}/releases`). Not retried.
-    pub async fn create_release(&self, new: &models::NewRelease) -> Result<Release, GitHubError> {
+    pub(crate) async fn create_release(
+        &self,
+        new: &models::NewRelease,
+    ) -> Result<Release, GitHubError> {
         self.write(Method::POST, "/releases", new, Action::CreateRelease)
             .await
     }
@@ -590,7 +587,7 @@ impl GitHub {
     /// Issues carrying all of `labels` in `state` (`open`, `closed` or `all`), pull requests
     /// skipped (`GET /repos/{o}/{r}/issues?labels=…&state=…`, every page). Listing, not the
     /// search API, whose index lags new issues.
-    pub async fn list_issues(
+    pub(crate) async fn list_issues(
         &self,
         labels: &[String],
         state: &str,
@@ -609,7 +606,7 @@ impl GitHub {
     }
 
     /// Opens an issue (`POST /repos/{o}/{r}/issues`). Not retried.
-    pub async fn create_issue(&self, new: &models::NewIssue) -> Result<Issue, GitHubError> {
+    pub(crate) async fn create_issue(&self, new: &models::NewIssue) -> Result<Issue, GitHubError> {
         self.write(Method::POST, "/issues", new, Action::OpenTrackingIssue)
             .await
     }
@@ -635,14 +632,18 @@ impl GitHub {
     }
 
     /// Comments on an issue (`POST /repos/{o}/{r}/issues/{n}/comments`). Not retried.
-    pub async fn create_comment(&self, number: u64, body: &str) -> Result<Comment, GitHubError> {
+    pub(crate) async fn create_comment(
+        &self,
+        number: u64,
+        body: &str,
+    ) -> Result<Comment, GitHubError> {
         let (path, body) = (format!("/issues/{number}/comments"), BodyOnly { body });
         (self.write(Method::POST, &path, &body, Action::CommentOnTrackingIssue)).await
     }
 
     /// Replaces the body of one of the bot's comments
     /// (`PATCH /repos/{o}/{r}/issues/comments/{id}`).
-    pub async fn update_comment(&self, id: u64, body: &str) -> Result<Comment, GitHubError> {
+    pub(crate) async fn update_comment(&self, id: u64, body: &str) -> Result<Comment, GitHubError> {
         let (path, body) = (format!("/issues/comments/{id}"), BodyOnly { body });
         (self.write(Method::PATCH, &path, &body, Action::UpdateTrackingComment)).await
     }
@@ -664,7 +665,7 @@ impl GitHub {
     /// The newest deployments to `environment` (`GET /repos/{o}/{r}/deployments?environment=…`,
     /// GitHub's order: newest first), the first page of [`PER_PAGE`] only: this release's
     /// and the previous one are among them. Needs `deployments: read`.
-    pub async fn list_deployments(
+    pub(crate) async fn list_deployments(
         &self,
         environment: &str,
     ) -> Result<Vec<Deployment>, GitHubError> {
@@ -678,7 +679,7 @@ impl GitHub {
 
     /// Creates a deployment (`POST /repos/{o}/{r}/deployments`). Not retried. Needs
     /// `deployments: write`.
-    pub async fn create_deployment(
+    pub(crate) async fn create_deployment(
         &self,
         new: &models::NewDeployment,
     ) -> Result<Deployment, GitHubError> {
@@ -703,7 +704,7 @@ impl GitHub {
 
     /// Adds a status to deployment `id` (`POST /repos/{o}/{r}/deployments/{id}/statuses`).
     /// Not retried. Needs `deployments: write`.
-    pub async fn create_deployment_status(
+    pub(crate) async fn create_deployment_status(
         &self,
         id: u64,
         new: &models::DeploymentStatus,
@@ -719,7 +720,7 @@ impl GitHub {
 
     /// Deletes deployment `id` (`DELETE /repos/{o}/{r}/deployments/{id}`; GitHub deletes only
     /// an inactive one while others exist): only a duplicate concurrent runs left.
-    pub async fn delete_deployment(&self, id: u64) -> Result<(), GitHubError> {
+    pub(crate) async fn delete_deployment(&self, id: u64) -> Result<(), GitHubError> {
         self.delete(
             &format!("/deployments/{id}"),
             Action::DeleteDuplicateDeployment,
@@ -728,7 +729,7 @@ impl GitHub {
     }
 
     /// One pull request (`GET /repos/{o}/{r}/pulls/{n}`).
-    pub async fn pull_request(&self, number: u64) -> Result<PullRequest, GitHubError> {
+    pub(crate) async fn pull_request(&self, number: u64) -> Result<PullRequest, GitHubError> {
         self.get(&format!("/pulls/{number}"), Action::LookUpPullRequest)
             .await
     }

@@ -5,23 +5,23 @@ use serde::{Deserialize, Serialize};
 
 /// A release (`GET /repos/{o}/{r}/releases`).
 #[derive(Debug, Clone, Deserialize, PartialEq)]
-pub struct Release {
+pub(crate) struct Release {
     /// The release id.
-    pub id: u64,
+    pub(crate) id: u64,
     /// The tag name, e.g. `lab-9f86d081884c`.
-    pub tag_name: String,
+    pub(crate) tag_name: String,
     /// The web address.
     #[serde(default)]
-    pub html_url: String,
+    pub(crate) html_url: String,
     /// The body (Markdown); `None` when empty.
-    pub body: Option<String>,
+    pub(crate) body: Option<String>,
     /// The commit (or branch) the tag was created from.
     #[serde(default)]
-    pub target_commitish: String,
+    pub(crate) target_commitish: String,
     /// When it was published (RFC 3339); `None` for drafts.
-    pub published_at: Option<String>,
+    pub(crate) published_at: Option<String>,
     /// The title; `None` when GitHub shows the tag instead.
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
 }
 
 /// The body of `POST /repos/{o}/{r}/releases`.
@@ -43,40 +43,38 @@ pub struct NewRelease {
 
 /// A label on an issue or pull request.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-pub struct Label {
+pub(crate) struct Label {
     /// The label's name.
-    pub name: String,
+    pub(crate) name: String,
 }
 
 /// A GitHub account as responses embed it (an issue's or comment's `user`).
 #[derive(Debug, Clone, Deserialize, PartialEq)]
-pub struct Account {
+pub(crate) struct Account {
     /// The login, e.g. `github-actions[bot]`.
-    pub login: String,
+    pub(crate) login: String,
 }
 
 /// An issue (`GET /repos/{o}/{r}/issues`); pull requests carry `pull_request`.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
-pub struct Issue {
-    /// The issue id.
-    pub id: u64,
+pub(crate) struct Issue {
     /// The issue number.
-    pub number: u64,
+    pub(crate) number: u64,
     /// The web address.
     #[serde(default)]
-    pub html_url: String,
+    pub(crate) html_url: String,
     /// The body; `None` when empty.
-    pub body: Option<String>,
+    pub(crate) body: Option<String>,
     /// `open` or `closed`.
     #[serde(default)]
-    pub state: String,
+    pub(crate) state: String,
     /// How many comments it has: 0 means there is no comment to look for.
     #[serde(default)]
-    pub comments: u64,
+    pub(crate) comments: u64,
     /// Present when this "issue" is a pull request.
-    pub pull_request: Option<serde_json::Value>,
+    pub(crate) pull_request: Option<serde_json::Value>,
     /// Who opened it.
-    pub user: Option<Account>,
+    pub(crate) user: Option<Account>,
 }
 
 /// The body of `POST /repos/{o}/{r}/issues`.
@@ -98,7 +96,7 @@ pub struct NewIssue {
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
 pub(crate) struct BodyOnly<'a> {
     /// The body (Markdown).
-    pub body: &'a str,
+    pub(crate) body: &'a str,
 }
 
 /// The body of a release update (`PATCH /repos/{o}/{r}/releases/{id}`): the note, and the
@@ -108,24 +106,24 @@ pub(crate) struct BodyOnly<'a> {
 pub(crate) struct ReleasePatch<'a> {
     /// The release note (Markdown), when it is to change.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub body: Option<&'a str>,
+    pub(crate) body: Option<&'a str>,
     /// The title, when it is to change.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<&'a str>,
+    pub(crate) name: Option<&'a str>,
 }
 
 /// An issue comment.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
-pub struct Comment {
+pub(crate) struct Comment {
     /// The comment id.
-    pub id: u64,
+    pub(crate) id: u64,
     /// The body.
-    pub body: Option<String>,
+    pub(crate) body: Option<String>,
     /// The web address.
     #[serde(default)]
-    pub html_url: String,
+    pub(crate) html_url: String,
     /// Who wrote it.
-    pub user: Option<Account>,
+    pub(crate) user: Option<Account>,
 }
 
 /// A pull request (`GET /repos/{o}/{r}/pulls/{n}`, `…/commits/{sha}/pulls`, and the
@@ -133,35 +131,35 @@ pub struct Comment {
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 pub struct PullRequest {
     /// The number.
-    pub number: u64,
+    pub(crate) number: u64,
     /// The title (untrusted).
     #[serde(default)]
-    pub title: String,
+    pub(crate) title: String,
     /// The web address.
     #[serde(default)]
-    pub html_url: String,
+    pub(crate) html_url: String,
     /// `open` or `closed`.
     #[serde(default)]
-    pub state: String,
+    pub(crate) state: String,
     /// Whether it was merged (in `GET …/pulls/{n}` and event payloads; absent from lists).
-    pub merged: Option<bool>,
+    pub(crate) merged: Option<bool>,
     /// When it was merged; `None` when not merged.
-    pub merged_at: Option<String>,
+    pub(crate) merged_at: Option<String>,
     /// The merge, squash or rebase commit.
-    pub merge_commit_sha: Option<String>,
+    pub(crate) merge_commit_sha: Option<String>,
     /// Labels (names untrusted).
     #[serde(default)]
-    pub labels: Vec<Label>,
+    pub(crate) labels: Vec<Label>,
     /// The base branch.
-    pub base: Option<BaseRef>,
+    pub(crate) base: Option<BaseRef>,
 }
 
 /// A pull request's base.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-pub struct BaseRef {
+pub(crate) struct BaseRef {
     /// The branch name, e.g. `main`.
     #[serde(rename = "ref", default)]
-    pub name: String,
+    pub(crate) name: String,
 }
 
 /// A deployment (`GET`/`POST /repos/{o}/{r}/deployments`): the fields codeq-rollout reads.
@@ -171,7 +169,7 @@ pub struct Deployment {
     pub id: u64,
     /// The commit deployed (40 hex digits).
     #[serde(default)]
-    pub sha: String,
+    pub(crate) sha: String,
     /// The environment, as the deployment was created with (GitHub compares names without
     /// case).
     #[serde(default)]
@@ -179,10 +177,10 @@ pub struct Deployment {
     /// The payload it was created with: an object for codeq-rollout's, anything (often
     /// `{}` or a string) for others'.
     #[serde(default)]
-    pub payload: serde_json::Value,
+    pub(crate) payload: serde_json::Value,
     /// Its API address, e.g. `https://api.github.com/repos/o/r/deployments/1`.
     #[serde(default)]
-    pub url: String,
+    pub(crate) url: String,
 }
 
 /// The states of a deployment status, as GitHub spells them (`POST …/statuses`'s `state`
@@ -219,17 +217,17 @@ impl std::fmt::Display for DeploymentState {
 pub struct DeploymentStatus {
     /// The status id (GitHub's answer; 0 and not sent for a new one).
     #[serde(default, skip_serializing)]
-    pub id: u64,
+    pub(crate) id: u64,
     /// Its state.
     pub state: DeploymentState,
     /// Its description (at most 140 characters; always sent).
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// The environment's address (the hub's), when known.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub environment_url: Option<String>,
+    pub(crate) environment_url: Option<String>,
     /// The log address (the release note's or tracking issue's), when known.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub log_url: Option<String>,
+    pub(crate) log_url: Option<String>,
 }
 
 impl DeploymentStatus {
@@ -247,24 +245,24 @@ impl DeploymentStatus {
 
 /// The body of `POST /repos/{o}/{r}/deployments`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct NewDeployment {
+pub(crate) struct NewDeployment {
     /// The commit to deploy (a SHA: no branch is resolved).
     #[serde(rename = "ref")]
-    pub reference: String,
+    pub(crate) reference: String,
     /// Always `deploy`.
-    pub task: String,
+    pub(crate) task: String,
     /// Always `false`: nothing is merged into the commit.
-    pub auto_merge: bool,
+    pub(crate) auto_merge: bool,
     /// Always empty: commit statuses cannot block the deployment.
-    pub required_contexts: Vec<String>,
+    pub(crate) required_contexts: Vec<String>,
     /// What the deployment is, for codeq-rollout and for other tools.
-    pub payload: serde_json::Value,
+    pub(crate) payload: serde_json::Value,
     /// The environment's name.
-    pub environment: String,
+    pub(crate) environment: String,
     /// At most 140 characters.
-    pub description: String,
+    pub(crate) description: String,
     /// Always `false`.
-    pub transient_environment: bool,
+    pub(crate) transient_environment: bool,
     /// Always `true`: users work on the hub.
-    pub production_environment: bool,
+    pub(crate) production_environment: bool,
 }
