@@ -69,6 +69,8 @@ pub enum Credentials {
     Kubeconfig {
         /// The kubeconfig (its secrets hide in `Debug`).
         config: Box<Kubeconfig>,
+        /// kube's configuration of the client of `context`, its TLS configuration built.
+        client: Box<kube::Config>,
         /// The context chosen: `--context`, else `current-context`.
         context: String,
         /// That context's cluster.

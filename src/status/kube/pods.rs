@@ -42,13 +42,13 @@ impl KubeClient {
     /// bounded by its timeout, connecting and reading the answer included. Sends nothing.
     ///
     /// # Errors
-    /// [`KubeError::Unreadable`] for a kubeconfig kube cannot make a client of (a CA file
-    /// that cannot be read, a server URL that does not parse, a client certificate, key or
-    /// CA that is not PEM), [`KubeError::InCluster`].
+    /// [`KubeError::InCluster`] for a service account kube cannot make a client of (a CA
+    /// that is not PEM); [`KubeError::Unreadable`] for a kubeconfig kube cannot make a
+    /// client of, which [`super::resolve`] already refused.
     pub(crate) async fn new(request: &KubeRequest) -> Result<Self, KubeError> {
         crate::support::tls::install_provider();
-        // A client cannot be made only of what the kubeconfig (or the pod) holds: a client
-        // certificate, key or CA that is not PEM. Said as such, not as an unreachable server.
+        // A client cannot be made only of what the pod (or the kubeconfig) holds: a CA that
+        // is not PEM. Said as such, not as an unreachable server.
         let unusable = |e: kube::Error| {
             let detail = one_line(&e.to_string());
             match &request.credentials {
@@ -60,20 +60,7 @@ impl KubeClient {
             }
         };
         let mut config = match &request.credentials {
-            Credentials::Kubeconfig {
-                config,
-                context,
-                origin,
-                ..
-            } => {
-                // kube loads the current context: the one chosen.
-                let mut config = config.as_ref().clone();
-                config.current_context = Some(context.clone());
-                Config::try_from(config).map_err(|e| KubeError::Unreadable {
-                    origin: origin.clone(),
-                    detail: one_line(&e.to_string()),
-                })?
-            }
+            Credentials::Kubeconfig { client, .. } => client.as_ref().clone(),
             Credentials::InCluster => Config::incluster().map_err(|e| KubeError::InCluster {
                 detail: one_line(&e.to_string()),
             })?,
