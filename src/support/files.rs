@@ -135,17 +135,11 @@ fn read(path: &Path, cap: u64, piped: bool) -> Result<Vec<u8>, ReadError> {
     // Checked again on what was opened: the path may have changed in between.
     regular(file.metadata()?.file_type(), piped)?;
     if piped {
-        use std::os::fd::AsRawFd;
-        let fd = file.as_raw_fd();
-        // SAFETY: F_GETFL and F_SETFL on a descriptor this function owns, clearing only
-        // O_NONBLOCK (a pipe's writer may not have written yet).
-        unsafe {
-            libc::fcntl(
-                fd,
-                libc::F_SETFL,
-                libc::fcntl(fd, libc::F_GETFL) & !libc::O_NONBLOCK,
-            )
-        };
+        // SAFETY: F_GETFL and F_SETFL on the descriptor of `file` (open until it drops),
+        // clearing only O_NONBLOCK: a pipe's writer may not have written yet.
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) };
     }
     let mut bytes = Vec::new();
     file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;

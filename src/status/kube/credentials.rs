@@ -7,7 +7,6 @@ use super::{
     NamespaceFrom, Origin, PodQuery, SERVICE_ACCOUNT_TOKEN, one_line,
 };
 use crate::support::files::ReadError;
-use kube::client::ConfigExt;
 use kube::config::{AuthInfo, Kubeconfig};
 use secrecy::ExposeSecret;
 use std::collections::HashMap;
@@ -178,16 +177,16 @@ fn from_kubeconfig(
         config: Box::new(config),
         client: Box::new(client),
         context,
-        cluster: Box::new(cluster),
         origin,
     };
     Ok((credentials, (namespace, from)))
 }
 
-/// kube's configuration of the client of `context` in `config`, with its TLS configuration
-/// built now, as the client builds it: a client certificate, key or CA that is not PEM fails
-/// only there. kube reads CA data holding no certificate as no CA at all; client-go 1.37
-/// refuses it (transport's `createErrorParsingCAData`, whose words the error's are).
+/// kube's configuration of the client of `context` in `config`, and the client's stack built
+/// from it now (kube's `ClientBuilder`: TLS, credentials, proxy; nothing sent, nothing
+/// spawned), as the pods stage builds it: a client certificate, key or CA that is not PEM
+/// fails only there. kube reads CA data holding no certificate as no CA at all; client-go
+/// 1.37 refuses it (transport's `createErrorParsingCAData`, whose words the error's are).
 ///
 /// # Errors
 /// kube's words, or client-go's.
@@ -199,7 +198,7 @@ fn client_config(config: &Kubeconfig, context: &str) -> Result<kube::Config, Str
     if client.root_cert.as_ref().is_some_and(Vec::is_empty) {
         return Err("no valid certificate authority data seen".to_string());
     }
-    client.rustls_client_config().map_err(|e| e.to_string())?;
+    kube::client::ClientBuilder::try_from(client.clone()).map_err(|e| e.to_string())?;
     Ok(client)
 }
 

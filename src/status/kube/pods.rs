@@ -43,33 +43,23 @@ impl KubeClient {
     ///
     /// # Errors
     /// [`KubeError::InCluster`] for a service account kube cannot make a client of (a CA
-    /// that is not PEM); [`KubeError::Unreadable`] for a kubeconfig kube cannot make a
-    /// client of, which [`super::resolve`] already refused.
+    /// that is not PEM). A kubeconfig's client stack was built from the same configuration
+    /// by [`super::resolve`], so it fails only there.
     pub(crate) async fn new(request: &KubeRequest) -> Result<Self, KubeError> {
         crate::support::tls::install_provider();
-        // A client cannot be made only of what the pod (or the kubeconfig) holds: a CA that
-        // is not PEM. Said as such, not as an unreachable server.
-        let unusable = |e: kube::Error| {
-            let detail = one_line(&e.to_string());
-            match &request.credentials {
-                Credentials::Kubeconfig { origin, .. } => KubeError::Unreadable {
-                    origin: origin.clone(),
-                    detail,
-                },
-                Credentials::InCluster => KubeError::InCluster { detail },
-            }
+        // Said as what the pod holds, not as an unreachable server.
+        let in_cluster = |e: &dyn std::fmt::Display| KubeError::InCluster {
+            detail: one_line(&e.to_string()),
         };
         let mut config = match &request.credentials {
             Credentials::Kubeconfig { client, .. } => client.as_ref().clone(),
-            Credentials::InCluster => Config::incluster().map_err(|e| KubeError::InCluster {
-                detail: one_line(&e.to_string()),
-            })?,
+            Credentials::InCluster => Config::incluster().map_err(|e| in_cluster(&e))?,
         };
         // Each request's own deadline ([`KubeClient::list_pods`]) bounds it whole.
         (config.connect_timeout, config.read_timeout) = (None, None);
         let server = super::shown_server(&config.cluster_url.to_string());
         let (query, timeout) = (request.query.clone(), request.timeout);
-        let client = Client::try_from(config).map_err(unusable)?;
+        let client = Client::try_from(config).map_err(|e| in_cluster(&e))?;
         Ok(Self {
             client,
             server,
