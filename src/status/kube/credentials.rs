@@ -149,14 +149,9 @@ fn from_kubeconfig(
         found.name.clone(),
         found.context.clone().unwrap_or_default(),
     );
+    // A cluster it lacks is kube's to say, building the client ([`client_config`]).
     let cluster = config.clusters.iter().find(|c| c.name == chosen.cluster);
-    let Some(cluster) = cluster.and_then(|c| c.cluster.clone()) else {
-        let detail = format!(
-            "failed to load the cluster of context: {}",
-            one_line(&chosen.cluster)
-        );
-        return Err(KubeError::Unreadable { origin, detail });
-    };
+    let cluster = cluster.and_then(|c| c.cluster.clone());
     let (namespace, from) = namespace(inputs, chosen.namespace);
     if !crate::support::kube_name::NameKind::Namespace.takes(&namespace) {
         return Err(KubeError::ContextNamespace { origin, context });
@@ -165,10 +160,12 @@ fn from_kubeconfig(
     let auth = config.auth_infos.iter_mut().find(|a| a.name == user);
     let auth = auth.and_then(|a| a.auth_info.as_mut());
     usable_user(auth.as_deref(), &user, &namespace)?;
-    checked_credentials(auth, &cluster).map_err(|fault| KubeError::Credential {
-        origin: origin.clone(),
-        fault,
-    })?;
+    if let Some(cluster) = &cluster {
+        checked_credentials(auth, cluster).map_err(|fault| KubeError::Credential {
+            origin: origin.clone(),
+            fault,
+        })?;
+    }
     let client = client_config(&config, &context).map_err(|detail| KubeError::Unreadable {
         origin: origin.clone(),
         detail: one_line(&detail),
