@@ -33,7 +33,7 @@ mod pods;
 pub(crate) use credentials::{content_secrets, kubeconfig_secrets, resolve};
 pub(crate) use pods::KubeClient;
 
-use kube::config::{Cluster, Kubeconfig};
+use kube::config::Kubeconfig;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -69,10 +69,11 @@ pub(crate) enum Credentials {
     Kubeconfig {
         /// The kubeconfig (its secrets hide in `Debug`).
         config: Box<Kubeconfig>,
+        /// kube's configuration of the client of `context` (its cluster's server, CA and
+        /// TLS checks, its user's credentials), its client's stack built once.
+        client: Box<kube::Config>,
         /// The context chosen: `--context`, else `current-context`.
         context: String,
-        /// That context's cluster.
-        cluster: Box<Cluster>,
         /// Where it came from.
         origin: Origin,
     },
@@ -124,15 +125,15 @@ pub(crate) struct KubeRequest {
 impl KubeRequest {
     /// What to warn about the cluster before its user's token is sent to it.
     pub(crate) fn warnings(&self) -> Vec<KubeWarning> {
-        let Credentials::Kubeconfig { cluster, .. } = &self.credentials else {
+        let Credentials::Kubeconfig { client, .. } = &self.credentials else {
             return Vec::new();
         };
-        let server = shown_server(cluster.server.as_deref().unwrap_or_default());
+        let server = shown_server(&client.cluster_url.to_string());
         let mut warnings = Vec::new();
         if crate::support::url::sends_token_in_the_clear(&server) {
             warnings.push(KubeWarning::PlainHttp(server.clone()));
         }
-        if cluster.insecure_skip_tls_verify == Some(true) {
+        if client.accept_invalid_certs {
             warnings.push(KubeWarning::SkipsTlsVerify(server));
         }
         warnings

@@ -10,7 +10,8 @@
 //! ([`std::io::Read::take`]), so memory stays bounded whatever the file does meanwhile.
 //!
 //! A file whose text is published (the team's templates) is read only from inside the
-//! workspace: [`resolve_workspace`], then [`read_inside`].
+//! workspace: [`resolve_workspace`], then [`read_inside`]. The kubeconfig alone may also be
+//! a pipe ([`read_piped`]), as kubectl reads `--kubeconfig <(…)`.
 
 use std::io::{ErrorKind, Read};
 use std::os::unix::fs::OpenOptionsExt;
@@ -87,9 +88,10 @@ impl From<std::io::Error> for ReadError {
     }
 }
 
-/// Refuses anything but a regular file.
-fn regular(kind: std::fs::FileType) -> Result<(), ReadError> {
-    if kind.is_file() {
+/// Refuses anything but a regular file, or (`piped`) a FIFO or character device too.
+fn regular(kind: std::fs::FileType, piped: bool) -> Result<(), ReadError> {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_file() || piped && (kind.is_fifo() || kind.is_char_device()) {
         Ok(())
     } else if kind.is_dir() {
         Err(ReadError::IsDirectory)
@@ -104,8 +106,24 @@ fn regular(kind: std::fs::FileType) -> Result<(), ReadError> {
 /// [`ReadError`]: nothing there, a directory, a FIFO, socket or device (never opened for
 /// reading), no permission, longer than `cap` bytes, or another I/O error.
 pub(crate) fn read_bytes(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    read(path, cap, false)
+}
+
+/// [`read_bytes`], a FIFO or character device too (`/dev/fd/63`, the pipe of bash's process
+/// substitution `<(…)`; kubectl reads a kubeconfig there): read until its writer closes it,
+/// at most `cap` bytes. Opened without blocking, so a FIFO no writer has open reads as empty
+/// at once rather than waiting for one; then read as kubectl reads it, waiting for the data.
+///
+/// # Errors
+/// Those of [`read_bytes`], a socket or directory refused.
+pub(crate) fn read_piped(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    read(path, cap, true)
+}
+
+/// [`read_bytes`] (`piped` false) or [`read_piped`].
+fn read(path: &Path, cap: u64, piped: bool) -> Result<Vec<u8>, ReadError> {
     let metadata = std::fs::metadata(path)?;
-    regular(metadata.file_type())?;
+    regular(metadata.file_type(), piped)?;
     let size = metadata.len();
     if size > cap {
         return Err(ReadError::TooLarge { cap, size });
@@ -115,7 +133,14 @@ pub(crate) fn read_bytes(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)?;
     // Checked again on what was opened: the path may have changed in between.
-    regular(file.metadata()?.file_type())?;
+    regular(file.metadata()?.file_type(), piped)?;
+    if piped {
+        // SAFETY: F_GETFL and F_SETFL on the descriptor of `file` (open until it drops),
+        // clearing only O_NONBLOCK: a pipe's writer may not have written yet.
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) };
+    }
     let mut bytes = Vec::new();
     file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
     let size = bytes.len() as u64;
@@ -279,6 +304,37 @@ mod tests {
         ];
         for (path, expected) in refused {
             let err = read_bounded(path.clone(), 16).unwrap_err();
+            assert_eq!(format!("{err:?}"), expected, "{}", path.display());
+        }
+    }
+
+    /// A pipe (the kubeconfig's `<(…)`) is read until its writer closes it, waiting for what
+    /// it has not written yet, and bounded; a FIFO no writer has open reads as empty at once.
+    #[test]
+    fn a_pipe_is_read_until_its_writer_closes_it_within_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        make_fifo(&fifo);
+        assert_eq!(read_piped(&fifo, 16).unwrap(), b"", "no writer");
+        // A reader of the test's own keeps the pipe while the writer opens it.
+        let _held = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&fifo)
+            .unwrap();
+        let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+        std::io::Write::write_all(&mut writer, b"kind: ").unwrap();
+        let target = fifo.clone();
+        let reader = std::thread::spawn(move || read_piped(&target, 16));
+        std::io::Write::write_all(&mut writer, b"Config\n").unwrap();
+        drop(writer);
+        assert_eq!(reader.join().unwrap().unwrap(), b"kind: Config\n");
+        let refused = [
+            ("/dev/zero".into(), "TooLarge { cap: 16, size: 17 }"),
+            (dir.path().to_path_buf(), "IsDirectory"),
+        ];
+        for (path, expected) in refused {
+            let err = read_piped(&path, 16).unwrap_err();
             assert_eq!(format!("{err:?}"), expected, "{}", path.display());
         }
     }

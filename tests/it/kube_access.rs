@@ -108,13 +108,20 @@ fn credentials_that_cannot_work_are_refused_before_the_hub_is_read() {
         "token: SECRET-token-0123",
         "insecure-skip-tls-verify: true",
     );
+    // kube builds the TLS configuration only when it makes the client: refused before that.
+    let not_pem = kubeconfig(
+        "not-pem",
+        "client-certificate-data: Q0VSVA==, client-key-data: S0VZ",
+        "",
+    );
     let hub = format!("http://127.0.0.1:{}", free_port());
     let at = "2026-11-30T12:00:00Z";
     // The options, the variables, the exit code.
     type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], i32);
-    let cases: [Case; 6] = [
+    let cases: [Case; 7] = [
         (&["--kubeconfig", &basic], &[], 2),
         (&["--kubeconfig", &none], &[], 2),
+        (&["--kubeconfig", &not_pem], &[], 2),
         (&["--kubeconfig", "/nowhere/config"], &[], 2),
         (
             &["--kubernetes", "true"],
@@ -181,4 +188,49 @@ fn a_context_with_kubernetes_off_is_warned_about() {
         first,
         "warning: context is set but Kubernetes is off: no kubeconfig is read and servers are judged by start time\nhelp: to judge by each pod's digest, give a kubeconfig or kubernetes: true (--kubernetes); else remove context"
     );
+}
+
+/// `--kubeconfig <(…)` (bash's process substitution: a pipe at `/dev/fd/63`) is read, as
+/// kubectl reads it: the run says which context of it it reads, then fails only at the hub
+/// (its address answers nothing here: exit 1).
+#[test]
+fn a_kubeconfig_given_by_process_substitution_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config");
+    let fake = FakeKube::start();
+    std::fs::write(&path, fake.kubeconfig()).unwrap();
+    let hub = format!("http://127.0.0.1:{}", free_port());
+    let out = std::process::Command::new("bash")
+        .args([
+            "-c",
+            r#"f=$1; shift; exec "$0" "$@" --kubeconfig <(cat "$f")"#,
+        ])
+        .arg(crate::common::binary())
+        .arg(&path)
+        .args([
+            "status",
+            "--hub-url",
+            &hub,
+            "--released-at",
+            "2026-11-30T12:00:00Z",
+        ])
+        .args(["--image", "oci:examples/lab"])
+        .current_dir(crate::common::repo_root())
+        .env_clear()
+        .env("JUPYTERHUB_API_TOKEN", READER_TOKEN)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    let both = format!("{}{}", text(&out.stdout), text(&out.stderr)).replace(&hub, "HUB");
+    let both = regex::Regex::new(r"/dev/fd/\d+")
+        .unwrap()
+        .replace_all(&both, "/dev/fd/N");
+    insta::assert_snapshot!(both, @r#"
+    Kubernetes: reading the pods of namespace jhub (the context's), release jhub, through the context "hub" of /dev/fd/N
+    oci:examples/lab:latest resolves to sha256:dd0db304db5f630383105edfe8b83acde57e620eec75ba323990f58dacb38c9a
+    error: cannot reach the hub at HUB/hub/api/users?state=active&offset=0&limit=200 after 4 tries
+    help: check hub-url and that this runner can reach the hub (Connection refused (os error 111))
+    "#);
+    assert!(fake.requests().is_empty(), "no pod was read before the hub");
 }

@@ -530,8 +530,9 @@ const URI: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
     .remove(b'_')
     .remove(b'~');
 
-/// The stale pods by digest, from the API server: every single-user pod whose notebook
-/// container runs an image ID ending neither in `@DIGEST` nor in `@` and one of the index's
+/// The stale pods by digest, from the API server: every single-user pod of a hub user (its
+/// `hub.jupyter.org/username` annotation) whose notebook container runs an image ID
+/// `REPOSITORY@sha256:DIGEST` ending neither in `@DIGEST` nor in `@` and one of the index's
 /// platform manifests ([`platforms`]), as the runbook's `stale.tsv` lines (pod, Hub API path,
 /// user, server name, image ID), in name order.
 async fn stale_by_digest(rig: &Z2jh, digest: &str) -> Vec<String> {
@@ -539,10 +540,12 @@ async fn stale_by_digest(rig: &Z2jh, digest: &str) -> Vec<String> {
         .chain(platforms(rig))
         .map(|d| format!("@{d}"))
         .collect();
+    let judged = regex::Regex::new(".@sha256:[0-9a-f]{64}$").unwrap();
     pods(rig)
         .await
         .into_values()
-        .filter(|p| !p.image_id.is_empty() && !new.iter().any(|d| p.image_id.ends_with(d)))
+        .filter(|p| !p.user.is_empty() && judged.is_match(&p.image_id))
+        .filter(|p| !new.iter().any(|d| p.image_id.ends_with(d)))
         .map(|p| {
             let enc = |s: &str| percent_encoding::utf8_percent_encode(s, URI).to_string();
             let path = match p.server.as_str() {
@@ -572,6 +575,37 @@ fn platforms(rig: &Z2jh) -> Vec<String> {
         .iter()
         .map(|m| m["digest"].as_str().unwrap().to_string())
         .collect()
+}
+
+/// Creates the pod `name` as a person would by hand, copying the single-user labels and spec of
+/// alice's pod (KubeSpawner's) but no user (neither the `hub.jupyter.org/username` annotation
+/// nor the label), on a node whose cache holds the first image (`IfNotPresent`: it runs the
+/// old digest); waits (bounded) until it runs.
+async fn hand_made_pod(rig: &Z2jh, name: &str) {
+    let template = &rig.pod("alice").await.expect("alice's pod");
+    let node = json!({"bench": {rig.image.clone(): rig.first_digest.clone()}});
+    rig.kubelet.control(json!({ "cache": node })).await;
+    let mut pod = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": rig.namespace, "labels": template["metadata"]["labels"]},
+        "spec": template["spec"],
+    });
+    let labels = pod["metadata"]["labels"].as_object_mut().unwrap();
+    labels.remove("hub.jupyter.org/username");
+    pod["spec"]["nodeName"] = json!("bench");
+    pod["spec"]["containers"][0]["imagePullPolicy"] = json!("IfNotPresent");
+    rig.plane.create(&[pod]).await;
+    let runs = rig.wait_for(
+        "the hand-made pod runs",
+        Duration::from_secs(30),
+        || async move {
+            pods(rig)
+                .await
+                .get(name)
+                .is_some_and(|p| !p.image_id.is_empty())
+        },
+    );
+    assert!(runs.await, "{}", rig.logs());
 }
 
 /// A user restarting their server as the runbook's warning tells them (Stop My Server, Start
@@ -663,10 +697,11 @@ async fn released(users: &[&str], named: &str, later: &[&str]) -> (Z2jh, String,
     until_ready(&rig, &ready, Duration::from_secs(60)).await;
     let new = rig.push("second");
     // A user named frank runs on a node whose runtime reports the platform manifest it
-    // chose (CRI-O has), not the index's digest.
+    // chose (CRI-O has), not the index's digest; gina on one whose runtime reports a bare
+    // image ID, naming no repository.
     let platform = platforms(&rig)[0].clone();
     (rig.kubelet)
-        .control(json!({"platform": {"frank": platform}}))
+        .control(json!({"platform": {"frank": platform}, "bare": ["gina"]}))
         .await;
     rig.start_servers(later).await;
     let runbook = announce(&rig, &new).await;
@@ -679,7 +714,9 @@ async fn released(users: &[&str], named: &str, later: &[&str]) -> (Z2jh, String,
 /// The runbook of a real security `announce`, pasted step by step: `stale` lists exactly the
 /// pods KubeSpawner made that run the old digest (by digest: the API server's pods compared
 /// independently), among them a user whose name needs percent-encoding and a named server,
-/// and not a pod still pulling its image (no imageID yet); a user who restarts between "List" and "Stop" (on the new image) drops out of the second
+/// and not a pod still pulling its image (no imageID yet); a pod made by hand with the
+/// single-user labels but no user (on the old digest) and gina's, whose imageID is a bare
+/// `sha256:` ID, are left out and named on stderr, as `status` cannot judge them either; a user who restarts between "List" and "Stop" (on the new image) drops out of the second
 /// listing and keeps their new server; every stop through the Hub API answers 204 and
 /// KubeSpawner deletes the pod (the API server's audit log: the hub's ServiceAccount); Verify
 /// prints 0. The operator's `kubectl` runs as a ServiceAccount bound to the documented Role
@@ -690,9 +727,15 @@ async fn the_published_runbook_stops_the_stale_servers_through_the_hub_api() {
     let (rig, new, runbook, mut shell) = released(
         &["alice", "bob@x.org", "carol"],
         "bob@x.org",
-        &["dave", "frank"],
+        &["dave", "frank", "gina"],
     )
     .await;
+    assert!(
+        pods(&rig).await["jupyter-gina"]
+            .image_id
+            .starts_with("sha256:")
+    );
+    hand_made_pod(&rig, "handmade").await;
     // frank's runtime reports the new index's platform manifest as his pod's imageID (as
     // CRI-O does, [`released`]): he runs the new image, and stale leaves him out as status does.
     let platform = platforms(&rig)[0].clone();
@@ -764,21 +807,32 @@ async fn the_published_runbook_stops_the_stale_servers_through_the_hub_api() {
     // carol's new server and dave's stay; every pod left runs the new digest.
     until_ready(
         &rig,
-        &["carol", "dave", "erin", "frank"],
+        &["carol", "dave", "erin", "frank", "gina"],
         Duration::from_secs(60),
     )
     .await;
-    let left = pods(&rig).await;
+    let mut left = pods(&rig).await;
     assert_eq!(
         left.keys().collect::<Vec<_>>(),
         [
+            "handmade",
             "jupyter-carol",
             "jupyter-dave",
             "jupyter-erin",
-            "jupyter-frank"
+            "jupyter-frank",
+            "jupyter-gina"
         ]
     );
     assert_eq!(left["jupyter-carol"].uid, carol, "carol was not stopped");
+    // The two left out stay as they were: the old digest, a bare ID.
+    let handmade = left.remove("handmade").unwrap().image_id;
+    assert_eq!(handmade, rig.image_id(&rig.first_digest));
+    assert!(
+        left.remove("jupyter-gina")
+            .unwrap()
+            .image_id
+            .starts_with("sha256:")
+    );
     let on_new = [rig.image_id(&new), rig.image_id(&platform)];
     assert!(left.values().all(|p| on_new.contains(&p.image_id)));
     // KubeSpawner (the hub's ServiceAccount) deleted the three stale pods, and no other; the

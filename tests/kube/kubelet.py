@@ -35,7 +35,8 @@ What it does not simulate: containers, images' content (nothing is unpacked or r
 "server" is the endpoint above, not JupyterLab; it posts no activity to the hub), Node
 objects, node status and leases, probes, restarts, resource limits, volumes, ServiceAccount
 token mounts, events, the platform-manifest choice of a multi-arch index (the index digest
-is reported, as containerd does, unless the control names one), graceful termination (deletion is immediate), pod IPs from
+is reported, as containerd does, unless the control names one; or the bare image ID a runtime
+reports for an image without a repository digest, for the users the control names), graceful termination (deletion is immediate), pod IPs from
 a CNI.
 
     python kubelet.py --api URL --ca FILE --token-file FILE --namespace NS --dir DIR
@@ -43,9 +44,10 @@ a CNI.
 
 Writes DIR/port (its control port, plain HTTP on 127.0.0.1) once its first listing is done
 and the watch runs. Control: `POST /control` with any of `{"nodes": {USER: NODE}, "hold":
-[USER], "stuck": [USER], "platform": {USER: "sha256:..."}, "cache": {NODE: {IMAGE:
-"sha256:..."}}}` (`platform`: the digest a user's pods report in their imageID, as a runtime
-reporting the platform manifest it chose, CRI-O, does; each key given replaces
+[USER], "stuck": [USER], "platform": {USER: "sha256:..."}, "bare": [USER], "cache": {NODE:
+{IMAGE: "sha256:..."}}}` (`platform`: the digest a user's pods report in their imageID, as a
+runtime reporting the platform manifest it chose, CRI-O, does; `bare`: users whose pods report
+that digest alone, `sha256:...`, naming no repository; each key given replaces
 that setting; `cache` entries are merged into the nodes' caches; releasing a hold starts the
 held pods); `GET /state` answers `{"cache": ..., "pods": {NAME: {"node", "ip", "image_id"}},
 "pulls": [{"node", "image", "policy", "digest", "pulled"}]}`. Every act is also appended to
@@ -105,7 +107,7 @@ class Kubelet:
             token = f.read().strip()
         self.headers = {"Authorization": f"Bearer {token}"}
         self.tls = ssl.create_default_context(cafile=args.ca)
-        self.control = {"nodes": {}, "hold": [], "stuck": [], "platform": {}}
+        self.control = {"nodes": {}, "hold": [], "stuck": [], "platform": {}, "bare": []}
         self.cache = {}  # node -> {image reference -> digest}
         self.pulls = []
         self.pods = {}  # uid -> {"name", "node", "ip", "image_id", "runner"}
@@ -272,8 +274,9 @@ class Kubelet:
         digests = [platform or d for d in digests]
         for c, digest in zip(spec["containers"], digests):
             host, repo, _ = split_reference(c["image"])
+            bare = self.user(pod) in self.control["bare"]
             statuses.append({
-                "name": c["name"], "image": c["image"], "imageID": f"{host}/{repo}@{digest}",
+                "name": c["name"], "image": c["image"], "imageID": digest if bare else f"{host}/{repo}@{digest}",
                 "containerID": "containerd://" + "%064x" % random.getrandbits(256),
                 "ready": True, "started": True, "restartCount": 0,
                 "state": {"running": {"startedAt": now_iso()}},
@@ -330,7 +333,7 @@ class Kubelet:
     # Control.
     async def control_post(self, request):
         body = await request.json()
-        for key in ("nodes", "hold", "stuck", "platform"):
+        for key in ("nodes", "hold", "stuck", "platform", "bare"):
             if key in body:
                 self.control[key] = body[key]
         for node, images in (body.get("cache") or {}).items():

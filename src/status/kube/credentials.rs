@@ -71,8 +71,9 @@ fn without_values(message: &str) -> String {
 /// environment (`KUBECONFIG`, `HOME`, `KUBERNETES_SERVICE_HOST`).
 ///
 /// # Errors
-/// [`KubeError::Missing`], [`KubeError::Unreadable`] (a kubeconfig that does not parse, or
-/// whose context names a cluster it lacks), [`KubeError::NoContext`],
+/// [`KubeError::Missing`], [`KubeError::Unreadable`] (a kubeconfig that does not parse,
+/// whose context names a cluster it lacks, or that kube makes no client of: a client
+/// certificate, key or CA that is not PEM), [`KubeError::NoContext`],
 /// [`KubeError::ContextNamespace`], [`KubeError::User`], [`KubeError::InCluster`] (no token
 /// mounted), [`KubeError::NoCredentials`].
 pub(crate) fn resolve(
@@ -148,14 +149,9 @@ fn from_kubeconfig(
         found.name.clone(),
         found.context.clone().unwrap_or_default(),
     );
+    // A cluster it lacks is kube's to say, building the client ([`client_config`]).
     let cluster = config.clusters.iter().find(|c| c.name == chosen.cluster);
-    let Some(cluster) = cluster.and_then(|c| c.cluster.clone()) else {
-        let detail = format!(
-            "failed to load the cluster of context: {}",
-            one_line(&chosen.cluster)
-        );
-        return Err(KubeError::Unreadable { origin, detail });
-    };
+    let cluster = cluster.and_then(|c| c.cluster.clone());
     let (namespace, from) = namespace(inputs, chosen.namespace);
     if !crate::support::kube_name::NameKind::Namespace.takes(&namespace) {
         return Err(KubeError::ContextNamespace { origin, context });
@@ -164,17 +160,43 @@ fn from_kubeconfig(
     let auth = config.auth_infos.iter_mut().find(|a| a.name == user);
     let auth = auth.and_then(|a| a.auth_info.as_mut());
     usable_user(auth.as_deref(), &user, &namespace)?;
-    checked_credentials(auth, &cluster).map_err(|fault| KubeError::Credential {
+    if let Some(cluster) = &cluster {
+        checked_credentials(auth, cluster).map_err(|fault| KubeError::Credential {
+            origin: origin.clone(),
+            fault,
+        })?;
+    }
+    let client = client_config(&config, &context).map_err(|detail| KubeError::Unreadable {
         origin: origin.clone(),
-        fault,
+        detail: one_line(&detail),
     })?;
     let credentials = Credentials::Kubeconfig {
         config: Box::new(config),
+        client: Box::new(client),
         context,
-        cluster: Box::new(cluster),
         origin,
     };
     Ok((credentials, (namespace, from)))
+}
+
+/// kube's configuration of the client of `context` in `config`, and the client's stack built
+/// from it now (kube's `ClientBuilder`: TLS, credentials, proxy; nothing sent, nothing
+/// spawned), as the pods stage builds it: a client certificate, key or CA that is not PEM
+/// fails only there. kube reads CA data holding no certificate as no CA at all; client-go
+/// 1.37 refuses it (transport's `createErrorParsingCAData`, whose words the error's are).
+///
+/// # Errors
+/// kube's words, or client-go's.
+fn client_config(config: &Kubeconfig, context: &str) -> Result<kube::Config, String> {
+    let mut chosen = config.clone();
+    chosen.current_context = Some(context.to_string());
+    crate::support::tls::install_provider();
+    let client = kube::Config::try_from(chosen).map_err(|e| e.to_string())?;
+    if client.root_cert.as_ref().is_some_and(Vec::is_empty) {
+        return Err("no valid certificate authority data seen".to_string());
+    }
+    kube::client::ClientBuilder::try_from(client.clone()).map_err(|e| e.to_string())?;
+    Ok(client)
 }
 
 /// Refuses a kubeconfig user (`auth`, named `user`) that cannot be sent: one needing a
@@ -309,6 +331,7 @@ fn parse(content: &str, origin: Origin) -> Result<Kubeconfig, KubeError> {
 
 /// The kubeconfig `files` hold, merged in order (client-go's rules, kube's
 /// [`Kubeconfig::merge`]), and where it came from (the files `KUBECONFIG` lists, as one).
+/// A file may be a pipe, as kubectl reads `--kubeconfig <(…)` ([`crate::support::files::read_piped`]).
 fn read(all: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
     // As client-go 1.37's loader: a file `KUBECONFIG` lists that does not exist is skipped,
     // unless none does.
@@ -326,14 +349,18 @@ fn read(all: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
             origin: origin.clone(),
             detail,
         };
-        // A regular file within the cap, read as every file here is, before kube reads it
-        // (which makes the paths in it absolute against its folder).
-        match crate::support::files::read_bytes(path, KUBECONFIG_MAX_BYTES) {
+        // Read within the cap, as every file here is. A regular file is then read by kube
+        // (which makes the paths in it absolute against its folder); a pipe (`<(…)`, as
+        // kubectl takes it) only once, so parsed as read.
+        let bytes = match crate::support::files::read_piped(path, KUBECONFIG_MAX_BYTES) {
             Err(ReadError::NotFound) => return Err(KubeError::Missing(origin.clone())),
             Err(error) => return Err(unreadable(error.to_string())),
-            Ok(_) => {}
-        }
-        let config = Kubeconfig::read_from(path);
+            Ok(bytes) => bytes,
+        };
+        let config = match path.is_file() {
+            true => Kubeconfig::read_from(path),
+            false => Kubeconfig::from_yaml(&String::from_utf8_lossy(&bytes)),
+        };
         let config = config.map_err(|e| unreadable(without_values(&e.to_string())))?;
         merged = merged
             .merge(config)
@@ -538,10 +565,43 @@ mod tests {
             &[],
         );
         case(
-            "a client certificate",
+            "a client certificate and key that are not PEM",
             content(leak(
                 "{token: sa-token-0123456789}",
                 "{client-certificate-data: Q0VSVA==, client-key-data: S0VZ}",
+            )),
+            &[],
+        );
+        case(
+            "a CA that is not PEM",
+            content(leak(
+                "{server: https://127.0.0.1:6443}",
+                "{server: https://127.0.0.1:6443, certificate-authority-data: Q0VSVA==}",
+            )),
+            &[],
+        );
+        let openssl = std::process::Command::new("openssl")
+            .args(["req", "-x509", "-newkey", "ec", "-pkeyopt"])
+            .args([
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+                "-subj",
+                "/CN=reader",
+            ])
+            .args(["-keyout", "client.key", "-out", "client.crt"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(openssl.status.success(), "{openssl:?}");
+        case(
+            "a client certificate and key (PEM)",
+            content(leak(
+                "{token: sa-token-0123456789}",
+                &format!(
+                    "{{client-certificate: '{}', client-key: '{}'}}",
+                    path("client.crt"),
+                    path("client.key")
+                ),
             )),
             &[],
         );
@@ -690,25 +750,6 @@ mod tests {
             };
             assert!(!format!("{e:?}").contains("SECRET"), "{e:?}");
         }
-    }
-
-    /// A client certificate and key that are not PEM pass the resolution (kube reads them
-    /// only to build its client) and are then said to be the kubeconfig's fault, not an
-    /// unreachable server's.
-    #[tokio::test]
-    async fn a_client_key_that_is_not_pem_is_the_kubeconfig_s_fault() {
-        let content = kubeconfig(
-            "{token: sa-token-0123456789}",
-            "{client-certificate-data: Q0VSVA==, client-key-data: S0VZ}",
-        );
-        let request = of_content(&content);
-        let Err(err) = super::super::KubeClient::new(&request).await else {
-            panic!("a client of a key that is not PEM")
-        };
-        assert!(
-            matches!(&err, KubeError::Unreadable { origin: Origin::Input, detail } if detail.contains("PEM")),
-            "{err:?}"
-        );
     }
 
     #[test]

@@ -42,47 +42,24 @@ impl KubeClient {
     /// bounded by its timeout, connecting and reading the answer included. Sends nothing.
     ///
     /// # Errors
-    /// [`KubeError::Unreadable`] for a kubeconfig kube cannot make a client of (a CA file
-    /// that cannot be read, a server URL that does not parse, a client certificate, key or
-    /// CA that is not PEM), [`KubeError::InCluster`].
+    /// [`KubeError::InCluster`] for a service account kube cannot make a client of (a CA
+    /// that is not PEM). A kubeconfig's client stack was built from the same configuration
+    /// by [`super::resolve`], so it fails only there.
     pub(crate) async fn new(request: &KubeRequest) -> Result<Self, KubeError> {
         crate::support::tls::install_provider();
-        // A client cannot be made only of what the kubeconfig (or the pod) holds: a client
-        // certificate, key or CA that is not PEM. Said as such, not as an unreachable server.
-        let unusable = |e: kube::Error| {
-            let detail = one_line(&e.to_string());
-            match &request.credentials {
-                Credentials::Kubeconfig { origin, .. } => KubeError::Unreadable {
-                    origin: origin.clone(),
-                    detail,
-                },
-                Credentials::InCluster => KubeError::InCluster { detail },
-            }
+        // Said as what the pod holds, not as an unreachable server.
+        let in_cluster = |e: &dyn std::fmt::Display| KubeError::InCluster {
+            detail: one_line(&e.to_string()),
         };
         let mut config = match &request.credentials {
-            Credentials::Kubeconfig {
-                config,
-                context,
-                origin,
-                ..
-            } => {
-                // kube loads the current context: the one chosen.
-                let mut config = config.as_ref().clone();
-                config.current_context = Some(context.clone());
-                Config::try_from(config).map_err(|e| KubeError::Unreadable {
-                    origin: origin.clone(),
-                    detail: one_line(&e.to_string()),
-                })?
-            }
-            Credentials::InCluster => Config::incluster().map_err(|e| KubeError::InCluster {
-                detail: one_line(&e.to_string()),
-            })?,
+            Credentials::Kubeconfig { client, .. } => client.as_ref().clone(),
+            Credentials::InCluster => Config::incluster().map_err(|e| in_cluster(&e))?,
         };
         // Each request's own deadline ([`KubeClient::list_pods`]) bounds it whole.
         (config.connect_timeout, config.read_timeout) = (None, None);
         let server = super::shown_server(&config.cluster_url.to_string());
         let (query, timeout) = (request.query.clone(), request.timeout);
-        let client = Client::try_from(config).map_err(unusable)?;
+        let client = Client::try_from(config).map_err(|e| in_cluster(&e))?;
         Ok(Self {
             client,
             server,
