@@ -135,11 +135,10 @@ fn read(path: &Path, cap: u64, piped: bool) -> Result<Vec<u8>, ReadError> {
     // Checked again on what was opened: the path may have changed in between.
     regular(file.metadata()?.file_type(), piped)?;
     if piped {
-        // SAFETY: F_GETFL and F_SETFL on the descriptor of `file` (open until it drops),
-        // clearing only O_NONBLOCK: a pipe's writer may not have written yet.
-        let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
-        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-        unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) };
+        // Blocking again: a pipe's writer may not have written yet.
+        let flags = rustix::fs::fcntl_getfl(&file).map_err(std::io::Error::from)?;
+        rustix::fs::fcntl_setfl(&file, flags - rustix::fs::OFlags::NONBLOCK)
+            .map_err(std::io::Error::from)?;
     }
     let mut bytes = Vec::new();
     file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
