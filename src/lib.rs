@@ -143,7 +143,8 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            log.error(&failure_title(&err), &render::error_words(&err).to_string());
+            let words = render::error_words(&err, log.in_actions());
+            log.error(&failure_title(&err), &words.to_string());
             if report::bad_input(&err).is_some() {
                 ExitCode::from(EXIT_USAGE)
             } else {

@@ -409,7 +409,7 @@ mod tests {
             answer(&github, "POST", COMMENTS, (201, made), None).await;
             answer(&github, "DELETE", POSTED_AS_ANOTHER, deleted, None).await;
             for _ in 0..runs {
-                said.push(error_words(&post(&github, false).await.unwrap_err()).to_string());
+                said.push(error_words(&post(&github, false).await.unwrap_err(), true).to_string());
             }
             let one_run = [
                 format!("GET {COMMENTS}"),

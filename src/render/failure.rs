@@ -6,6 +6,7 @@ use super::words::Words;
 use super::{Change, table_cell};
 use crate::digest::Digest;
 use crate::status::classify::Totals;
+use crate::support::github::error::GitHubError;
 use crate::support::github::models::Deployment;
 use crate::support::sanitize;
 use crate::tier::TierDecision;
@@ -178,10 +179,15 @@ pub(crate) fn failure_summary(f: &Failure) -> String {
 
 /// An error and its causes in the one shape ([`Words`]): the first line of each, outermost
 /// first, joined by `: ` as anyhow's `{:#}` joins them, then the help each gives, on lines
-/// of their own (a cause worded as [`Words`] puts its help after `\nhelp: `).
-pub(crate) fn error_words(err: &anyhow::Error) -> Words {
+/// of their own (a cause worded as [`Words`] puts its help after `\nhelp: `). `in_actions`:
+/// a GitHub error's help names the token to set where the run is (`with:`, or the option).
+pub(crate) fn error_words(err: &anyhow::Error, in_actions: bool) -> Words {
     let (mut what, mut help) = (Vec::new(), Vec::new());
-    for cause in err.chain().map(ToString::to_string) {
+    for cause in err.chain() {
+        let cause = match cause.downcast_ref::<GitHubError>() {
+            Some(github) => super::help::github_words(github, in_actions).to_string(),
+            None => cause.to_string(),
+        };
         match cause.split_once("\nhelp: ") {
             Some((first, fix)) => (what.push(first.to_string()), help.push(fix.to_string())),
             None => (what.push(cause), ()),

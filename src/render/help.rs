@@ -3,6 +3,7 @@
 //! advice is given. `Display` of each error is its words, as the `::error` annotation and the
 //! job summary show them.
 
+use super::usage::CONVENTIONAL;
 use super::words::{WHAT_MAX_CHARS, Words};
 use crate::support::github::error::{Action, GitHubError, Kind, Problem};
 
@@ -62,13 +63,16 @@ impl std::fmt::Display for Action {
     }
 }
 
-super::words::words_display!(GitHubError => github_words);
+// Unplaced (a cause inside another error's words), as inside Actions; [`super::error_words`]
+// words it where the run is.
+super::words::words_display!(GitHubError => |e| github_words(e, true));
 
 /// A failed GitHub call in words: `cannot ACTION: GitHub answered STATUS: MESSAGE`, a request
 /// that got no answer (a write's outcome then unknown), or a client that cannot be made;
 /// then the fix, chosen by the kind of failure and the action (and, for a 403 or a 422, by
-/// GitHub's own message where GitHub words the cause only there).
-fn github_words(err: &GitHubError) -> Words {
+/// GitHub's own message where GitHub words the cause only there). `in_actions`: the token to
+/// set is named where the run is ([`set_input`]).
+pub(super) fn github_words(err: &GitHubError, in_actions: bool) -> Words {
     let request = |action: &Action, url: &Option<String>| match url {
         Some(url) => format!("{} {url}", row(*action).0),
         None => row(*action).0.to_string(),
@@ -92,7 +96,7 @@ fn github_words(err: &GitHubError) -> Words {
                 true => server_message.clone(),
                 false => format!("{server_message} ({server_details})"),
             };
-            let help = answered_help(err.kind, *action, server_message);
+            let help = answered_help(err.kind, *action, server_message, in_actions);
             detailed(
                 format!("cannot {action}: GitHub answered {status}"),
                 &details,
@@ -149,6 +153,24 @@ fn github_words(err: &GitHubError) -> Words {
     }
 }
 
+/// How to set `input` where the run is: in a workflow, its `with:` entry (the GitHub token's
+/// default named); on the command line, its option, or a [`CONVENTIONAL`] variable it reads
+/// (gh's `GH_TOKEN` and `GITHUB_TOKEN` for the GitHub token). The one wording of where an
+/// input is set: a required input's and a missing token's help ([`super::usage_words`]),
+/// and a 401's.
+pub(super) fn set_input(input: &str, in_actions: bool) -> String {
+    let variables = CONVENTIONAL.iter().find(|(option, _)| *option == input);
+    let variables = variables.map(|(_, names)| names.join(" or "));
+    match (in_actions, variables) {
+        (true, _) if input == "github-token" => {
+            "set `github-token:` under `with:` (default ${{ github.token }})".to_string()
+        }
+        (true, _) => format!("set `{input}:` under `with:`"),
+        (false, None) => format!("pass --{input}"),
+        (false, Some(variables)) => format!("pass --{input}, or set {variables}"),
+    }
+}
+
 /// `what`, with `detail` (what GitHub or the connection said) after `: ` when the line stays
 /// within [`WHAT_MAX_CHARS`], else first in the help; then `help`.
 pub(super) fn detailed(what: String, detail: &str, help: Option<String>) -> Words {
@@ -160,8 +182,9 @@ pub(super) fn detailed(what: String, detail: &str, help: Option<String>) -> Word
     Words::new(what).help(help)
 }
 
-/// The fix for an error answer of `kind` to `what`, GitHub's message being `message`.
-fn answered_help(kind: Kind, what: Action, message: &str) -> Option<String> {
+/// The fix for an error answer of `kind` to `what`, GitHub's message being `message`;
+/// `in_actions` as for [`github_words`].
+fn answered_help(kind: Kind, what: Action, message: &str, in_actions: bool) -> Option<String> {
     let object = row(what).1;
     let permission = match object {
         Object::PullRequest => "pull-requests: read",
@@ -170,7 +193,10 @@ fn answered_help(kind: Kind, what: Action, message: &str) -> Option<String> {
         Object::Deployment => "deployments: write",
     };
     let help = match kind {
-        Kind::Unauthorized => "the token is missing, expired or revoked: pass github-token (default ${{ github.token }})".into(),
+        Kind::Unauthorized => format!(
+            "the token is missing, expired or revoked: {}",
+            set_input("github-token", in_actions)
+        ),
         Kind::Forbidden
             if what == Action::CreateRelease
                 && message.contains("Resource not accessible by integration") =>
@@ -247,7 +273,7 @@ mod tests {
     #[test]
     fn the_fix_is_chosen_by_the_action_not_by_its_words() {
         let hint = |kind, action, message| {
-            answered_help(kind, action, message)
+            answered_help(kind, action, message, true)
                 .map(|h| format!("; {h}"))
                 .unwrap_or_default()
         };
@@ -267,14 +293,31 @@ mod tests {
 
     #[test]
     fn every_problem_in_words() {
+        // On the command line, then (where the words differ) as inside Actions.
         let error = |kind, problem| {
-            let words = github_words(&GitHubError::new(kind, problem));
-            crate::render::words::assert_shape(&words);
-            words.to_string()
+            let error = GitHubError::new(kind, problem);
+            let [command_line, actions] = [false, true].map(|in_actions| {
+                let words = github_words(&error, in_actions);
+                crate::render::words::assert_shape(&words);
+                words.to_string()
+            });
+            match actions != command_line {
+                true => format!("{command_line}\n(in Actions) {actions}"),
+                false => command_line,
+            }
         };
         let action = Action::CreateRelease;
         let url = Some("https://api.github.example/repos/o/r/releases".to_string());
         let lines = [
+            error(
+                Kind::Unauthorized,
+                Problem::Answered {
+                    action: Action::ListReleases,
+                    status: 401,
+                    server_message: "Bad credentials".into(),
+                    server_details: String::new(),
+                },
+            ),
             error(
                 Kind::Forbidden,
                 Problem::Answered {

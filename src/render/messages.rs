@@ -195,10 +195,12 @@ fn failure_not_reported(outputs: Option<&anyhow::Error>, summary: Option<&anyhow
         _ => "its job summary",
     };
     let why = [outputs, summary].into_iter().flatten();
+    // The runner's files: a run that writes them is inside Actions.
     let why: Vec<String> = why
-        .map(|e| super::error_words(e).to_string().replace("\nhelp: ", ": "))
+        .map(|e| super::error_words(e, true).to_string())
         .collect();
-    Words::new(format!("the run failed, and writing {what} failed too")).help(why.join("\n"))
+    let why = why.join("\n").replace("\nhelp: ", ": ");
+    Words::new(format!("the run failed, and writing {what} failed too")).help(why)
 }
 
 /// [`RunWarning::PullPolicy`]: the policy, where it comes from, the image, and the fix.

@@ -256,8 +256,9 @@ pub(crate) fn release_step_failed(
         }
         (None, _) => "the release step failed, and opening the tracking issue failed too",
     };
+    // The first lines alone, which name no place to set an input.
     let mut lines: Vec<String> = issue_failed
-        .map(|e| super::error_words(e).what)
+        .map(|e| super::error_words(e, true).what)
         .into_iter()
         .collect();
     lines.extend(issue.map(|(url, _)| format!("the tracking issue: {}", address(url))));

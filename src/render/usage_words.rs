@@ -3,10 +3,11 @@
 //! where there is one, then the help (what to write instead), both from one `match` arm per
 //! problem ([`words`]).
 
+use super::help::set_input;
 use super::usage::{
-    CONVENTIONAL, CalendarFix, DurationLimit, DurationProblem, EntryProblem, EnvironmentError,
-    GitHubUse, ImageProblem, NameKind, Problem, Refused, Required, Rule, TemplateProblem,
-    TokenProblem, Unusable, UrlKind, UrlProblem, UsageError,
+    CalendarFix, DurationLimit, DurationProblem, EntryProblem, EnvironmentError, GitHubUse,
+    ImageProblem, NameKind, Problem, Refused, Required, Rule, TemplateProblem, TokenProblem,
+    Unusable, UrlKind, UrlProblem, UsageError,
 };
 use super::window_words::{human, human_at_most, servers_words};
 use super::words::{WHAT_MAX_CHARS, Words};
@@ -73,10 +74,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
         None => name.clone(),
     };
     match &*e.problem {
-        Problem::Required(what) => say(
-            format!("the input `{input}` is required"),
-            required_help(e, *what),
-        ),
+        Problem::Required(what) => required_words(e, &name, *what),
         Problem::NotUtf8 => Words::new(format!("{name} is not UTF-8 text")),
         Problem::Duration(what, bounds) => duration_words(e, &named, what, bounds),
         Problem::NotOneOf(names) => say(
@@ -139,11 +137,12 @@ pub(crate) fn words(e: &UsageError) -> Words {
         }
         Problem::NoToken(why) => {
             let set = set_input(input, e.in_actions);
+            let dry_run = match e.in_actions {
+                true => "`dry-run: true` with `tier: routine` (or security) under `with:`",
+                false => "--dry-run with --tier routine or security",
+            };
             match why {
-                None => say(
-                    "no GitHub token".into(),
-                    format!("{set}; or use --dry-run with --tier routine or security"),
-                ),
+                None => say("no GitHub token".into(), format!("{set}; or use {dry_run}")),
                 Some(why) => say(format!("no GitHub token: {}", github_use(*why)), set),
             }
         }
@@ -160,22 +159,6 @@ pub(crate) fn words(e: &UsageError) -> Words {
         ),
         Problem::Kube(e) => super::kube::words(e),
         Problem::Refused(e) => Words::new(format!("{e:#}")),
-    }
-}
-
-/// How to set `input` where the run is: in a workflow, its `with:` entry (the GitHub token's
-/// default named); on the command line, its option, or a [`CONVENTIONAL`] variable it reads
-/// (gh's `GH_TOKEN` and `GITHUB_TOKEN` for the GitHub token).
-fn set_input(input: &str, in_actions: bool) -> String {
-    let variables = CONVENTIONAL.iter().find(|(option, _)| *option == input);
-    let variables = variables.map(|(_, names)| names.join(" or "));
-    match (in_actions, variables) {
-        (true, _) if input == "github-token" => {
-            "set `github-token:` under `with:` (default ${{ github.token }})".to_string()
-        }
-        (true, _) => format!("set `{input}:` under `with:`"),
-        (false, None) => format!("pass --{input}"),
-        (false, Some(variables)) => format!("pass --{input}, or set {variables}"),
     }
 }
 
@@ -608,9 +591,9 @@ fn template_words(named: &str, what: &TemplateProblem) -> Words {
     }
 }
 
-/// The help of a required input `e` names left unset: where to set it ([`set_input`]) and
-/// what it is.
-fn required_help(e: &UsageError, what: Required) -> String {
+/// A required input `e` names (as `name` on the command line) left unset: that it is
+/// required, then where to set it ([`set_input`]) and what it is.
+fn required_words(e: &UsageError, name: &str, what: Required) -> Words {
     let what = match what {
         Required::Image => "the image reference to announce, e.g. ghcr.io/org/lab:latest",
         Required::HubUrl => "the hub's address, e.g. https://hub.example.org",
@@ -618,7 +601,14 @@ fn required_help(e: &UsageError, what: Required) -> String {
             "a hub API token with scopes list:users and read:servers: see README, the role to create"
         }
     };
-    format!("{} ({what})", set_input(&e.input, e.in_actions))
+    let first = match e.in_actions {
+        true => format!("the input `{}` is required", e.input),
+        false => format!("{name} is required"),
+    };
+    say(
+        first,
+        format!("{} ({what})", set_input(&e.input, e.in_actions)),
+    )
 }
 
 /// Why `status` reads GitHub.

@@ -181,7 +181,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let said = [Path::new("/dev/full"), dir.path()]
             .map(|path| {
-                crate::render::error_words(&append(path, "GITHUB_OUTPUT", "x").unwrap_err())
+                crate::render::error_words(&append(path, "GITHUB_OUTPUT", "x").unwrap_err(), true)
                     .to_string()
             })
             .join("\n")

@@ -296,7 +296,7 @@ impl RunReport {
         {
             self.release_held(log);
             let input = bad_input(err).map(str::to_string);
-            let error = render::error_words(err).to_string();
+            let error = render::error_words(err, log.in_actions()).to_string();
             self.fail(input, &error, failed_write(err), log);
         }
         outcome

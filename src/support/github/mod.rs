@@ -809,7 +809,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "cannot list releases: GitHub answered 401: Bad credentials: Bearer *** (starts ***)\n\
-             help: the token is missing, expired or revoked: pass github-token (default ${{ github.token }})"
+             help: the token is missing, expired or revoked: set `github-token:` under `with:` (default ${{ github.token }})"
         );
     }
 
