@@ -137,7 +137,7 @@ pub(crate) async fn children(
     digest: &Digest,
 ) -> anyhow::Result<Vec<Digest>> {
     match (source, registry) {
-        (ImageSource::Layout { dir, .. }, _) => layout::children(dir, digest),
+        (ImageSource::Layout { dir, .. }, _) => Ok(layout::children(dir, digest)?),
         (ImageSource::Registry(reference), Some(options)) => {
             Ok(registry::children(reference, digest, options).await?)
         }

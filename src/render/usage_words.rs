@@ -254,7 +254,8 @@ fn environment_words(named: &str, why: EnvironmentError) -> Words {
 }
 
 /// An `oci:` layout directory `dir` that cannot be used: missing, not a directory, or
-/// without the image asked for (the digest's words, listing the tags it has).
+/// [`super::help::layout_words`] (no layout, a corrupt one, or no image of that
+/// tag: the tags it has).
 fn layout_words(named: &str, dir: &std::path::Path, why: &Unusable) -> Words {
     let dir = dir.display();
     match why {
@@ -266,13 +267,13 @@ fn layout_words(named: &str, dir: &std::path::Path, why: &Unusable) -> Words {
             format!("{named}: {dir} is not a directory"),
             "write the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG), or a registry reference",
         ),
-        Unusable::NoSuchTag(why) => {
-            say(format!("{named}: the layout has no image of that tag"), why)
+        Unusable::Layout(why) => {
+            let words = super::help::layout_words(why);
+            Words {
+                what: format!("{named}: {}", words.what),
+                ..words
+            }
         }
-        Unusable::NotALayout(why) => say(
-            format!("{named}: {dir} is not a usable OCI image layout"),
-            why,
-        ),
     }
 }
 
@@ -786,6 +787,8 @@ mod tests {
             why,
         };
         let long_environment = "e".repeat(256);
+        use crate::digest::layout::LayoutError;
+        let layout = |e| Unusable::Layout(Arc::new(e));
         let rules = [
             Rule::PrintContextNeedsDryRun,
             Rule::NoSecurityLabel,
@@ -872,8 +875,8 @@ mod tests {
             ("environment", Some(&long_environment), Problem::Environment(EnvironmentError::TooLong)),
             ("environment", Some("prod\nstaging"), Problem::Environment(EnvironmentError::Control)),
             ("environment", Some("prod\u{202e}"), Problem::Environment(EnvironmentError::Invisible)),
-            ("image", Some("oci:empty"), Problem::Layout("empty".into(), Unusable::NotALayout("cannot read empty/index.json: No such file or directory (os error 2)".into()))),
-            ("image", Some("oci:lab:v9"), Problem::Layout("lab".into(), Unusable::NoSuchTag("the OCI layout lab has no image tagged \"v9\" (tags present: latest); name one of its tags: oci:lab:latest".into()))),
+            ("image", Some("oci:empty"), Problem::Layout("empty".into(), layout(LayoutError::Index("empty".into(), crate::support::files::ReadError::NotFound)))),
+            ("image", Some("oci:lab:v9"), Problem::Layout("lab".into(), layout(LayoutError::NoSuchTag { dir: "lab".into(), tag: Some("v9".into()), tags: vec!["latest".into()], images: 1 }))),
         ];
         cases.extend(rules.map(|r| ("image", None, Problem::Rule(r))));
         let shown: Vec<String> = cases

@@ -111,6 +111,7 @@ const DATA_MODULES: &[&str] = &[
     "support::github::models",
     "digest::registry::errors",
     "digest::layout::Unusable",
+    "digest::layout::LayoutError",
     "event::EventError",
     "event::MAX_LABELS",
     "event::MAX_COMMITS",

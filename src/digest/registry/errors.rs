@@ -211,8 +211,8 @@ pub enum AnswerProblem {
     /// manifest list or manifest (a login page, an empty body, broken JSON): its sha256 would
     /// be a well-formed digest of nothing Kubernetes can run.
     NotAManifest {
-        /// What came instead, e.g. `an HTML or XML page (Content-Type text/html)`.
-        what: String,
+        /// What came instead, e.g. an HTML page (`Content-Type text/html`).
+        what: crate::digest::manifest::NotManifest,
     },
     /// The manifest body was larger than [`crate::digest::manifest::MAX_MANIFEST_BYTES`];
     /// reading stopped there.

@@ -3,14 +3,21 @@
 //! what to do, chosen by the kind of problem) and [`DigestMoved`].
 
 use crate::digest::DigestMoved;
+use crate::digest::layout::LayoutError;
+use crate::digest::manifest::{Body, NotManifest};
 use crate::digest::registry::errors::{
     AccessProblem, AnswerProblem, ConnectionProblem, DigestSource, Presented, ReferenceProblem,
     RegistryError, RegistryErrorKind, TlsProblem,
 };
 use crate::render::words::Words;
+use crate::support::files::ReadError;
 use std::time::Duration;
 
-crate::render::words::words_display!(RegistryError => words, DigestMoved => moved_words);
+crate::render::words::words_display!(
+    RegistryError => words,
+    DigestMoved => moved_words,
+    LayoutError => layout_words,
+);
 
 /// A registry error in words: what failed, with the registry and the image; then the
 /// registry's own message and what to do, chosen by the kind of problem.
@@ -214,9 +221,10 @@ fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String
                 "registry {registry} answered the manifest request for {image} with no manifest"
             ),
             format!(
-                "it sent {what}, not an image index or manifest, so nothing is announced for it; \
+                "it sent {}, not an image index or manifest, so nothing is announced for it; \
                  a login page or a proxy in front of the registry answers like this: check the \
-                 registry name in the image input"
+                 registry name in the image input",
+                not_manifest(what)
             ),
         ),
         AnswerProblem::ManifestTooLarge { limit } => (
@@ -233,6 +241,128 @@ fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String
             format!("registry {registry} gave an unexpected answer for {image}"),
             detail.clone(),
         ),
+    }
+}
+
+/// Why no digest was read from an OCI image layout: what failed, with the file; then why,
+/// and what to write instead (a tag it has) or that the layout is corrupt.
+pub(crate) fn layout_words(e: &LayoutError) -> Words {
+    const COPY: &str = "skopeo copy ... oci:DIR:TAG";
+    let corrupt =
+        |why: String| format!("{why}the layout is corrupt: copy the image to it again ({COPY})");
+    let index = |dir: &std::path::Path| dir.join("index.json").display().to_string();
+    let (what, help) = match e {
+        LayoutError::Index(dir, ReadError::TooLarge { cap, .. }) => (
+            format!("{} is larger than {} MiB", index(dir), cap >> 20),
+            "it is not an OCI image layout index".to_string(),
+        ),
+        LayoutError::Index(dir, cause) => (
+            format!("cannot read {} ({cause})", index(dir)),
+            format!("is {} an OCI image layout ({COPY})?", dir.display()),
+        ),
+        LayoutError::IndexInvalid(dir, cause) => (
+            format!("{} is not an OCI image index", index(dir)),
+            corrupt(format!("{cause}; ")),
+        ),
+        LayoutError::InvalidDigest(dir, digest) => (
+            format!(
+                "{} names {digest:?}, which is not an image digest",
+                index(dir)
+            ),
+            corrupt("a digest is sha256: followed by 64 lower-case hex digits; ".into()),
+        ),
+        LayoutError::Blob(path, ReadError::TooLarge { cap, .. }) => (
+            format!(
+                "the manifest blob {} is larger than {} MiB",
+                path.display(),
+                cap >> 20
+            ),
+            corrupt("that is the most a registry accepts for a manifest; ".into()),
+        ),
+        LayoutError::Blob(path, cause) => (
+            format!("cannot read the manifest blob {}: {cause}", path.display()),
+            corrupt(String::new()),
+        ),
+        LayoutError::BlobMismatch(path, actual, expected) => (
+            format!("the blob {} does not hash to its name", path.display()),
+            corrupt(format!("it hashes to {actual}, not {expected}; ")),
+        ),
+        LayoutError::NotAManifest(path, what) => (
+            format!(
+                "the blob {} that index.json names is not an image index or manifest",
+                path.display()
+            ),
+            corrupt(format!("it is {}; ", not_manifest(what))),
+        ),
+        LayoutError::SeveralTagged(dir, tag) => (
+            format!(
+                "the OCI layout {} tags several images {tag:?}",
+                dir.display()
+            ),
+            format!("give each image its own tag ({COPY})"),
+        ),
+        LayoutError::NoSuchTag {
+            dir,
+            tag,
+            tags,
+            images,
+        } => {
+            return no_such_tag(&dir.display().to_string(), tag.as_deref(), tags, *images);
+        }
+    };
+    Words::new(what).help(help)
+}
+
+/// The layout at `dir` has no image tagged `tag` (or `latest`, for none): which it has
+/// (`tags`, of `images` images), and what to write instead: one of its tags, or no tag for
+/// its only (untagged) image.
+fn no_such_tag(dir: &str, tag: Option<&str>, tags: &[String], images: usize) -> Words {
+    let wanted = tag.unwrap_or("latest");
+    let untagged = images - tags.len();
+    let untagged = (untagged > 0).then(|| format!("; {untagged} untagged image(s)"));
+    let present = Some(tags.join(", ")).filter(|t| !t.is_empty());
+    let words = Words::new(format!(
+        "the OCI layout {dir} has no image tagged {wanted:?} (tags present: {}{})",
+        present.as_deref().unwrap_or("none"),
+        untagged.unwrap_or_default()
+    ));
+    let several = tag.is_none() && images > 1;
+    let several_words = several.then_some("it holds several images, so ");
+    match tags.first() {
+        Some(first) => words.help(format!(
+            "{}name one of its tags: oci:{dir}:{first}",
+            several_words.unwrap_or_default()
+        )),
+        None if several => words.help("it holds several images, so name one: oci:DIR:TAG"),
+        None if images == 1 => words.help(format!(
+            "leave the tag out to take its only image: oci:{dir}"
+        )),
+        None => words,
+    }
+}
+
+/// What a registry or an OCI layout served instead of a manifest, as a phrase: `an HTML or XML
+/// page (Content-Type text/html)`, `a JSON document of media type "..."`.
+pub(crate) fn not_manifest(not: &NotManifest) -> String {
+    let shown = (not.content_type.as_ref())
+        .map(|c| format!(" (Content-Type {c})"))
+        .unwrap_or_default();
+    match &not.body {
+        Body::Empty => format!("an empty body{shown}"),
+        Body::NotAnObject => format!("JSON that is not an object{shown}"),
+        Body::Markup => format!("an HTML or XML page{shown}"),
+        Body::CutShort(why) => format!("JSON cut short ({why}){shown}"),
+        Body::NotJson => format!("text that is not JSON{shown}"),
+        Body::SchemaOne => "a Docker schema 1 manifest (schemaVersion 1), which Kubernetes \
+                            runtimes and registries no longer serve; push the image again with \
+                            a current builder"
+            .into(),
+        Body::NoSchemaTwo => format!("JSON without schemaVersion 2{shown}"),
+        Body::MediaTypeNotAString => "JSON whose mediaType is not a string".into(),
+        Body::MediaType(t) => format!("a JSON document of media type {t:?}"),
+        Body::NoManifestFields => {
+            format!("JSON with neither a manifest media type nor the fields of one{shown}")
+        }
     }
 }
 
@@ -557,7 +687,10 @@ mod tests {
                 crate::digest::Digest::parse("sha256:ABC").unwrap_err(),
             )),
             error(AnswerProblem::NotAManifest {
-                what: "an HTML or XML page (Content-Type text/html)".into(),
+                what: NotManifest {
+                    body: Body::Markup,
+                    content_type: Some("text/html".into()),
+                },
             }),
             error(AnswerProblem::ManifestTooLarge { limit: 4 << 20 }),
             error(AnswerProblem::Protocol {
@@ -575,6 +708,72 @@ mod tests {
             })
             .collect();
         insta::assert_snapshot!(shown.join("\n\n"));
+    }
+
+    /// Every reason an OCI layout gives no digest (and every hint for a missing tag), and
+    /// every body that is not a manifest, in the words users read.
+    #[test]
+    fn every_layout_error_in_words() {
+        let digest = |c: char| {
+            crate::digest::Digest::parse(&format!("sha256:{}", c.to_string().repeat(64))).unwrap()
+        };
+        let blob = || std::path::PathBuf::from("lab/blobs/sha256/aaaa");
+        let no_such_tag = |tag: Option<&str>, tags: &[&str], images| LayoutError::NoSuchTag {
+            dir: "lab".into(),
+            tag: tag.map(str::to_string),
+            tags: tags.iter().map(ToString::to_string).collect(),
+            images,
+        };
+        let not = |body, content_type: Option<&str>| {
+            let content_type = content_type.map(str::to_string);
+            LayoutError::NotAManifest(blob(), NotManifest { body, content_type })
+        };
+        let errors = [
+            LayoutError::Index(
+                "lab".into(),
+                ReadError::TooLarge {
+                    cap: 16 << 20,
+                    size: 17 << 20,
+                },
+            ),
+            LayoutError::Index("lab".into(), ReadError::NotFound),
+            LayoutError::IndexInvalid(
+                "lab".into(),
+                serde_json::from_str::<serde_json::Value>("{").unwrap_err(),
+            ),
+            LayoutError::InvalidDigest("lab".into(), "md5:x".into()),
+            LayoutError::Blob(
+                blob(),
+                ReadError::TooLarge {
+                    cap: 4 << 20,
+                    size: 5 << 20,
+                },
+            ),
+            LayoutError::Blob(blob(), ReadError::NotRegular),
+            LayoutError::BlobMismatch(blob(), digest('b'), digest('a')),
+            LayoutError::SeveralTagged("lab".into(), "latest".into()),
+            no_such_tag(Some("v9"), &["latest", "v1"], 2),
+            no_such_tag(None, &["v1"], 2),
+            no_such_tag(Some("v1"), &[], 1),
+            no_such_tag(None, &[], 2),
+            no_such_tag(Some("v1"), &[], 0),
+            not(Body::Empty, Some("text/html")),
+            not(Body::NotAnObject, None),
+            not(Body::Markup, Some("text/html")),
+            not(Body::CutShort("EOF while parsing".into()), None),
+            not(Body::NotJson, None),
+            not(Body::SchemaOne, None),
+            not(Body::NoSchemaTwo, Some("application/json")),
+            not(Body::MediaTypeNotAString, None),
+            not(
+                Body::MediaType("application/vnd.oci.image.config.v1+json".into()),
+                None,
+            ),
+            not(Body::NoManifestFields, None),
+        ];
+        insta::assert_snapshot!(crate::render::words::shaped(
+            errors.iter().map(layout_words)
+        ));
     }
 
     #[test]
