@@ -596,11 +596,10 @@ impl<'a> Session<'a> {
                 elapsed,
                 cause,
             }),
-            Some(Try::Tls(cause, problem)) => self.error(ConnectionProblem::Tls {
+            Some(Try::Tls(problem)) => self.error(ConnectionProblem::Tls {
                 private: crate::support::url::is_loopback_or_private(&host),
                 host,
                 port,
-                cause,
                 problem,
             }),
             Some(Try::Refused(answer)) => self.unavailable(&answer, attempts, elapsed, why),

@@ -123,12 +123,14 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
         ConnectionProblem::Tls {
             host,
             port,
-            cause,
             problem,
             private,
         } => (
-            format!("TLS failure talking to {host}:{port} (registry {registry}): {cause}"),
-            tls_help(*problem, *private, registry, host),
+            format!(
+                "TLS failure talking to {host}:{port} (registry {registry}): {}",
+                tls_cause(problem)
+            ),
+            tls_help(problem, *private, registry, host),
         ),
         ConnectionProblem::InsecureButTls {
             registry_message,
@@ -467,7 +469,7 @@ fn refused(
 /// What to do after a failed TLS handshake: `--insecure-registry` only when the server
 /// answered like a plain-HTTP server and the host is loopback or private; trust-store advice
 /// for an unknown CA (plain HTTP would not reach a TLS registry at all).
-fn tls_help(problem: TlsProblem, private: bool, registry: &str, host: &str) -> String {
+fn tls_help(problem: &TlsProblem, private: bool, registry: &str, host: &str) -> String {
     match problem {
         TlsProblem::NotTls if private => format!(
             "the server answered like a plain-HTTP server: if {registry} is a local registry \
@@ -482,17 +484,36 @@ fn tls_help(problem: TlsProblem, private: bool, registry: &str, host: &str) -> S
              private CA or a self-signed certificate): {TRUST}. insecure-registry would not help: \
              it speaks plain HTTP, which a TLS registry refuses"
         ),
-        TlsProblem::WrongName => format!(
+        TlsProblem::WrongName(_) => format!(
             "the certificate does not name {host}: write the registry name the certificate was \
              issued for in the image input, or have the certificate reissued with {host} as a \
              subject alternative name"
         ),
-        TlsProblem::Expired => {
+        TlsProblem::Expired | TlsProblem::NotValidYet => {
             "check the certificate's validity dates and the runner's clock".to_string()
         }
-        TlsProblem::Other => {
+        _ => {
             "check the registry's certificate (and the runner's clock and trust store)".to_string()
         }
+    }
+}
+
+/// Why a TLS handshake failed, in words.
+fn tls_cause(problem: &TlsProblem) -> String {
+    match problem {
+        TlsProblem::NotTls => "the answer to the TLS hello is not TLS".into(),
+        TlsProblem::UnknownIssuer => "the certificate's issuer is unknown".into(),
+        TlsProblem::WrongName(Some(names)) if !names.is_empty() => {
+            format!("the certificate is valid only for {}", names.join(", "))
+        }
+        TlsProblem::WrongName(Some(_)) => "the certificate names no host".into(),
+        TlsProblem::WrongName(None) => "the certificate is not valid for this host".into(),
+        TlsProblem::Expired => "the certificate has expired".into(),
+        TlsProblem::NotValidYet => "the certificate is not valid yet".into(),
+        TlsProblem::Revoked => "the certificate is revoked".into(),
+        TlsProblem::BadSignature => "the certificate's signature is invalid".into(),
+        TlsProblem::Certificate(other) => format!("the certificate was refused ({other})"),
+        TlsProblem::Other(other) => other.clone(),
     }
 }
 
@@ -571,7 +592,6 @@ mod tests {
         error(ConnectionProblem::Tls {
             host: "r".into(),
             port: 5000,
-            cause: "the certificate's issuer is unknown".into(),
             problem,
             private,
         })
@@ -653,9 +673,12 @@ mod tests {
             tls(TlsProblem::NotTls, true),
             tls(TlsProblem::NotTls, false),
             tls(TlsProblem::UnknownIssuer, true),
-            tls(TlsProblem::WrongName, true),
+            tls(TlsProblem::WrongName(None), true),
             tls(TlsProblem::Expired, false),
-            tls(TlsProblem::Other, false),
+            tls(
+                TlsProblem::Other("no shared protocol version".into()),
+                false,
+            ),
             error(ConnectionProblem::InsecureButTls {
                 registry_message: Some("Client sent an HTTP request to an HTTPS server.".into()),
                 private: true,
@@ -805,16 +828,58 @@ mod tests {
         assert!(text(TlsProblem::NotTls, true).contains("--insecure-registry r:5000"));
         for (problem, private) in [
             (TlsProblem::NotTls, false),
-            (TlsProblem::WrongName, true),
+            (TlsProblem::WrongName(None), true),
             (TlsProblem::Expired, true),
-            (TlsProblem::Other, true),
+            (TlsProblem::Other("x".into()), true),
         ] {
-            let text = text(problem, private);
+            let text = text(problem.clone(), private);
             assert!(!text.contains("insecure"), "{problem:?}: {text}");
         }
         let text = text(TlsProblem::UnknownIssuer, true);
         assert!(text.contains("SSL_CERT_FILE"), "{text}");
         assert!(!text.contains("--insecure-registry"), "{text}");
+    }
+
+    /// Each rustls error sorted by what to do about it, and in words.
+    #[test]
+    fn tls_failures_are_sorted_and_said_in_words() {
+        use rustls::{CertificateError as C, Error as E, InvalidMessage as M};
+        let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
+        let table: Vec<String> = [
+            E::InvalidMessage(M::InvalidContentType),
+            E::InvalidCertificate(C::UnknownIssuer),
+            E::InvalidCertificate(C::NotValidForNameContext {
+                expected: name.clone(),
+                presented: vec![
+                    "IpAddress(127.0.0.1)".into(),
+                    "DnsName(\"lab.example\")".into(),
+                ],
+            }),
+            E::InvalidCertificate(C::NotValidForNameContext {
+                expected: name,
+                presented: vec![],
+            }),
+            E::InvalidCertificate(C::NotValidForName),
+            E::InvalidCertificate(C::Expired),
+            E::InvalidCertificate(C::Revoked),
+            E::InvalidCertificate(C::BadSignature),
+        ]
+        .iter()
+        .map(|err| {
+            let problem = TlsProblem::of(err);
+            format!("{problem:?}: {}", tls_cause(&problem))
+        })
+        .collect();
+        insta::assert_snapshot!(table.join("\n"), @r#"
+        NotTls: the answer to the TLS hello is not TLS
+        UnknownIssuer: the certificate's issuer is unknown
+        WrongName(Some(["127.0.0.1", "lab.example"])): the certificate is valid only for 127.0.0.1, lab.example
+        WrongName(Some([])): the certificate names no host
+        WrongName(None): the certificate is not valid for this host
+        Expired: the certificate has expired
+        Revoked: the certificate is revoked
+        BadSignature: the certificate's signature is invalid
+        "#);
     }
 
     #[test]
