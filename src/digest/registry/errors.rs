@@ -218,6 +218,23 @@ pub enum AnswerProblem {
         /// The limit, in bytes.
         limit: usize,
     },
+    /// The registry's `WWW-Authenticate` realm (its token endpoint) is not a URL.
+    Realm {
+        /// The realm as sent.
+        realm: String,
+        /// Why it is not a URL.
+        cause: url::ParseError,
+    },
+    /// The token endpoint answered 2xx without a usable token.
+    Token {
+        /// The token endpoint (realm URL, without query).
+        realm: String,
+        /// It sent a token, but one that cannot be an HTTP header value (a line break or
+        /// another control character); `false`: it sent none.
+        sent: bool,
+    },
+    /// The HTTP client could not be set up: reqwest's error.
+    Client(String),
     /// Any other answer (e.g. 400, 405, a 3xx loop, a body that cannot be read).
     Protocol {
         /// What happened, with the status and message.

@@ -208,12 +208,8 @@ impl<'a> Session<'a> {
             .tls_backend_preconfigured(crate::support::tls::client_config())
             .build()
             .map_err(|e| {
-                let detail = format!("cannot set up the HTTP client: {e}");
-                RegistryError::new(
-                    &registry,
-                    reference.whole(),
-                    AnswerProblem::Protocol { detail },
-                )
+                let kind = AnswerProblem::Client(e.to_string());
+                RegistryError::new(&registry, reference.whole(), kind)
             })?;
         let credentials = auth::credentials_for(
             &registry,
@@ -336,10 +332,9 @@ impl<'a> Session<'a> {
     /// One token request at `realm` for `repository:<repo>:pull`, with the credentials if
     /// there are any.
     async fn token(&mut self, realm: &str, service: Option<&str>) -> Result<String, RegistryError> {
-        let realm_url = reqwest::Url::parse(realm).map_err(|e| {
-            self.protocol(format!(
-                "its WWW-Authenticate realm {realm:?} is not a URL ({e})"
-            ))
+        let realm_url = reqwest::Url::parse(realm).map_err(|cause| {
+            let realm = realm.to_string();
+            self.error(AnswerProblem::Realm { realm, cause })
         })?;
         let scope = format!("repository:{}:pull", self.repository);
         // A `None` service is left out of the query (serde_urlencoded skips it).
@@ -371,21 +366,13 @@ impl<'a> Session<'a> {
             }
             Err(failure) => return Err(self.transport(failure, Some(&shown), realm_url.as_str())),
         };
-        let refused = |why: &str| self.authentication(&shown, answer.status, Some(why.into()));
-        match auth::token_from(&answer.body) {
-            // reqwest would refuse to build the next request with it (a builder error,
-            // "failed to parse header value"): say what is wrong instead.
-            Some(token)
-                if reqwest::header::HeaderValue::try_from(format!("Bearer {token}")).is_err() =>
-            {
-                Err(refused(
-                    "the token it sent is not a valid HTTP header value (it holds a line break or \
-                     another control character); check the registry's token service",
-                ))
-            }
-            Some(token) => Ok(token),
-            None => Err(refused("the answer holds no token")),
-        }
+        let token = auth::token_from(&answer.body);
+        let sent = token.is_some();
+        // reqwest would refuse to build the next request with one that is no header value
+        // (a builder error, "failed to parse header value"): say what is wrong instead.
+        let valid =
+            |t: &String| reqwest::header::HeaderValue::try_from(format!("Bearer {t}")).is_ok();
+        (token.filter(valid)).ok_or_else(|| self.error(AnswerProblem::Token { realm: shown, sent }))
     }
 
     /// One manifest request under the current authorization, with the policy's tries or at

@@ -192,6 +192,7 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
 fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String, String) {
     const CONTRADICTS: &str = "nothing is announced for a digest the registry contradicts: \
                                check the registry or any proxy in front of it";
+    let unexpected = || format!("registry {registry} gave an unexpected answer for {image}");
     match problem {
         AnswerProblem::DigestMismatch { header, computed } => (
             format!("registry {registry} contradicts itself on the digest of {image}"),
@@ -239,9 +240,27 @@ fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String
              front of the registry"
                 .into(),
         ),
-        AnswerProblem::Protocol { detail } => (
-            format!("registry {registry} gave an unexpected answer for {image}"),
-            detail.clone(),
+        AnswerProblem::Protocol { detail } => (unexpected(), detail.clone()),
+        AnswerProblem::Realm { realm, cause } => (
+            unexpected(),
+            format!("its WWW-Authenticate realm {realm:?} is not a URL ({cause})"),
+        ),
+        AnswerProblem::Token { realm, sent } => (
+            format!(
+                "authentication to registry {registry} failed: its token endpoint {realm} sent no usable token"
+            ),
+            format!(
+                "{}; check the registry's token service",
+                if *sent {
+                    "the token it sent is not a valid HTTP header value (it holds a line break or another control character)"
+                } else {
+                    "its answer holds no token"
+                }
+            ),
+        ),
+        AnswerProblem::Client(cause) => (
+            format!("cannot set up the HTTP client for registry {registry}"),
+            cause.clone(),
         ),
     }
 }
@@ -716,6 +735,19 @@ mod tests {
                 },
             }),
             error(AnswerProblem::ManifestTooLarge { limit: 4 << 20 }),
+            error(AnswerProblem::Realm {
+                realm: "/token".into(),
+                cause: url::Url::parse("/token").unwrap_err(),
+            }),
+            error(AnswerProblem::Token {
+                realm: "https://r:5000/token".into(),
+                sent: true,
+            }),
+            error(AnswerProblem::Token {
+                realm: "https://r:5000/token".into(),
+                sent: false,
+            }),
+            error(AnswerProblem::Client("builder error".into())),
             error(AnswerProblem::Protocol {
                 detail:
                     "HTTP 405 Method Not Allowed from http://r:5000/v2/org/lab/manifests/latest"
