@@ -278,7 +278,7 @@ fn layout_words(named: &str, dir: &std::path::Path, why: &Unusable) -> Words {
 }
 
 /// A `repository` refused ([`RepositoryProblem`]): the rule broken, what to write.
-fn repository_words(named: &str, why: &RepositoryProblem) -> Words {
+pub(crate) fn repository_words(named: &str, why: &RepositoryProblem) -> Words {
     let write = "write OWNER/REPO as in the repository's address";
     let (what, help) = match why {
         RepositoryProblem::Rule(RepositoryError::Form) => (

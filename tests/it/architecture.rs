@@ -113,6 +113,7 @@ const DATA_MODULES: &[&str] = &[
     "digest::layout::Unusable",
     "digest::layout::LayoutError",
     "event::EventError",
+    "context::ContextError",
     "event::MAX_LABELS",
     "event::MAX_COMMITS",
     "pulls::MAX_PUSH_COMMITS",
