@@ -8,7 +8,7 @@ use super::messages::RunWarning;
 use super::words::Words;
 use crate::status::kube::{
     CredentialFault, Credentials, KubeError, KubeRequest, KubeWarning, MAX_PAGES, NamespaceFrom,
-    Origin, ReadFault, SERVICE_ACCOUNT_TOKEN,
+    NotAPodList, Origin, ReadFault, SERVICE_ACCOUNT_TOKEN,
 };
 use crate::support::text::Titled;
 use std::fmt;
@@ -128,9 +128,15 @@ fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
             format!("{api} did not answer within kube-timeout ({})", humantime::format_duration(*timeout)),
             "check that this runner can reach the API server (the kubeconfig's server address), or raise kube-timeout for a slow one".to_string(),
         ),
-        ReadFault::NotAPodList(detail) => (
-            format!("{api} answered with something that is not a pod list: {detail}"),
-            format!("check that the kubeconfig's server is the cluster's API server itself, not a proxy, dashboard or load balancer page; {}", kubectl(" -o json")),
+        ReadFault::NotAPodList(why) => (
+            format!("{api} answered with something that is not a pod list"),
+            format!("{}; check that the kubeconfig's server is the cluster's API server itself, not a proxy, dashboard or load balancer page; {}", match why {
+                NotAPodList::Kind(Some(kind)) => format!("its kind is {kind:?}"),
+                NotAPodList::Kind(None) => "it has no kind".to_string(),
+                NotAPodList::NoItems => "it has no items".to_string(),
+                NotAPodList::Decoder(words) => words.clone(),
+                NotAPodList::StartTime(pod, t) => format!("pod {pod:?} has the startTime {t:?}, not an RFC 3339 time"),
+            }, kubectl(" -o json")),
         ),
         ReadFault::EndlessList(pages) => (
             format!("{api} kept paging the pods: {pages} pages without an end"),

@@ -268,6 +268,20 @@ pub(crate) enum KubeError {
     },
 }
 
+/// What makes an answer no `v1` `PodList` ([`ReadFault::NotAPodList`]); each value one line.
+#[derive(Debug)]
+pub(crate) enum NotAPodList {
+    /// Another `kind` (at most 60 characters of it), or none.
+    Kind(Option<String>),
+    /// A `PodList` without `items`.
+    NoItems,
+    /// A field of the wrong type: the decoder's words.
+    Decoder(String),
+    /// A pod (at most 100 characters of its name) whose `startTime` (at most 40) is not
+    /// RFC 3339.
+    StartTime(String, String),
+}
+
 /// What went wrong listing the pods ([`KubeError::Read`]).
 #[derive(Debug)]
 pub(crate) enum ReadFault {
@@ -277,10 +291,8 @@ pub(crate) enum ReadFault {
     Answered(u16, String, String),
     /// No answer within `kube-timeout` (connecting, or reading the answer).
     TimedOut(Duration),
-    /// An answer that is not a `v1` `PodList` (another `kind`, no `items`, a field of the
-    /// wrong type, a start time that is not RFC 3339): a proxy or another server answering;
-    /// what is wrong with it, one line (the decoder's words or the field).
-    NotAPodList(String),
+    /// An answer that is not a `v1` `PodList`: a proxy or another server answering.
+    NotAPodList(NotAPodList),
     /// Pages without an end: a `continue` token repeated, or more than [`MAX_PAGES`] pages;
     /// the pages read before giving up.
     EndlessList(u32),

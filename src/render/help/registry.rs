@@ -2,13 +2,13 @@
 //! the image, on the first line; then the registry's own message, the credentials tried and
 //! what to do, chosen by the kind of problem) and [`DigestMoved`].
 
-use crate::digest::DigestMoved;
 use crate::digest::layout::LayoutError;
 use crate::digest::manifest::{Body, NotManifest};
 use crate::digest::registry::errors::{
     AccessProblem, AnswerProblem, ConnectionProblem, DigestSource, Presented, ReferenceProblem,
     RegistryError, RegistryErrorKind, TlsProblem,
 };
+use crate::digest::{DigestMoved, InvalidDigest};
 use crate::render::words::Words;
 use crate::support::files::ReadError;
 use std::time::Duration;
@@ -215,9 +215,11 @@ fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String
             format!("registry {registry} answered {image} with another digest than its pin"),
             pin_mismatch(pinned, answered, *how),
         ),
-        AnswerProblem::InvalidDigest(invalid) => (
+        AnswerProblem::InvalidDigest(InvalidDigest(digest)) => (
             format!("registry {registry} answered with an unusable digest for {image}"),
-            invalid.to_string(),
+            format!(
+                "{digest:?} is not an image digest: expected sha256: followed by 64 lower-case hex digits"
+            ),
         ),
         AnswerProblem::NotAManifest { what } => (
             format!(

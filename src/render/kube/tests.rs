@@ -39,7 +39,8 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
         read(ReadFault::Answered(404, "Failed to parse error data".into(), "".into())),
         read(ReadFault::Answered(0, "".into(), "not found".into())),
         read(ReadFault::TimedOut(Duration::from_secs(30))),
-        read(ReadFault::NotAPodList("its kind is \"Status\"".into())),
+        read(ReadFault::NotAPodList(NotAPodList::Kind(Some("Status".into())))),
+        read(ReadFault::NotAPodList(NotAPodList::StartTime("jupyter-ada".into(), "yesterday".into()))),
         read(ReadFault::EndlessList(2)),
         read(ReadFault::Unreachable("Connection refused (os error 111)".into())),
     ];

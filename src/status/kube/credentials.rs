@@ -150,10 +150,9 @@ fn from_kubeconfig(
     );
     let cluster = config.clusters.iter().find(|c| c.name == chosen.cluster);
     let Some(cluster) = cluster.and_then(|c| c.cluster.clone()) else {
-        let detail = format!(
-            "failed to load the cluster of context: {}",
-            one_line(&chosen.cluster)
-        );
+        // kube's own words for it, as its loader would have said.
+        let missing = kube::config::KubeconfigError::LoadClusterOfContext(chosen.cluster);
+        let detail = one_line(&missing.to_string());
         return Err(KubeError::Unreadable { origin, detail });
     };
     let (namespace, from) = namespace(inputs, chosen.namespace);
