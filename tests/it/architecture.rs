@@ -114,6 +114,7 @@ const DATA_MODULES: &[&str] = &[
     "digest::layout::LayoutError",
     "event::EventError",
     "context::ContextError",
+    "support::stdout::StdoutFailed",
     "event::MAX_LABELS",
     "event::MAX_COMMITS",
     "pulls::MAX_PUSH_COMMITS",
