@@ -115,6 +115,7 @@ const DATA_MODULES: &[&str] = &[
     "event::EventError",
     "context::ContextError",
     "support::stdout::StdoutFailed",
+    "support::tls::NoTrustRoots",
     "event::MAX_LABELS",
     "event::MAX_COMMITS",
     "pulls::MAX_PUSH_COMMITS",

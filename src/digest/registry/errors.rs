@@ -8,6 +8,7 @@
 //! (chosen by variant), are the render layer's (`crate::render::help`).
 
 use crate::support::secrets::Secrets;
+use crate::support::tls::NoTrustRoots;
 use std::time::Duration;
 
 /// A registry look-up that failed: the registry and image it was about, and what went wrong.
@@ -293,6 +294,8 @@ pub enum TlsProblem {
     Revoked,
     /// The certificate's signature is invalid.
     BadSignature,
+    /// The runner has no trust roots to verify with ([`NoTrustRoots`]).
+    NoTrustRoots,
     /// Another certificate error, as rustls says it.
     Certificate(String),
     /// Anything else (no shared protocol version...), as rustls says it.
@@ -307,6 +310,7 @@ impl TlsProblem {
         let certificate = match err {
             rustls::Error::InvalidMessage(_) => return Self::NotTls,
             rustls::Error::InvalidCertificate(c) => c,
+            rustls::Error::Other(e) if e.0.is::<NoTrustRoots>() => return Self::NoTrustRoots,
             other => return Self::Other(other.to_string()),
         };
         match certificate {

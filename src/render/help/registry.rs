@@ -11,6 +11,7 @@ use crate::digest::registry::errors::{
 use crate::digest::{DigestMoved, InvalidDigest};
 use crate::render::words::Words;
 use crate::support::files::ReadError;
+use crate::support::tls::NoTrustRoots;
 use std::time::Duration;
 
 crate::render::words::words_display!(
@@ -510,6 +511,10 @@ fn tls_help(problem: &TlsProblem, private: bool, registry: &str, host: &str) -> 
              issued for in the image input, or have the certificate reissued with {host} as a \
              subject alternative name"
         ),
+        TlsProblem::NoTrustRoots => format!(
+            "SSL_CERT_FILE, SSL_CERT_DIR and the platform's certificate locations hold none: \
+             {INSTALL_ROOTS}"
+        ),
         TlsProblem::Expired | TlsProblem::NotValidYet => {
             "check the certificate's validity dates and the runner's clock".to_string()
         }
@@ -533,8 +538,21 @@ fn tls_cause(problem: &TlsProblem) -> String {
         TlsProblem::NotValidYet => "the certificate is not valid yet".into(),
         TlsProblem::Revoked => "the certificate is revoked".into(),
         TlsProblem::BadSignature => "the certificate's signature is invalid".into(),
+        TlsProblem::NoTrustRoots => "no trust roots found in the system store".into(),
         TlsProblem::Certificate(other) => format!("the certificate was refused ({other})"),
         TlsProblem::Other(other) => other.clone(),
+    }
+}
+
+/// The runner has no trust roots ([`NoTrustRoots`]), and what to install.
+const NO_TRUST_ROOTS: &str = "no trust roots found in the system store (SSL_CERT_FILE, \
+                              SSL_CERT_DIR, or the platform's certificate locations)";
+const INSTALL_ROOTS: &str = "install ca-certificates, or point SSL_CERT_FILE at a PEM bundle";
+
+/// As the cause of a handshake that failed elsewhere (GitHub's client, the hub's).
+impl std::fmt::Display for NoTrustRoots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{NO_TRUST_ROOTS}: {INSTALL_ROOTS}")
     }
 }
 
@@ -694,6 +712,7 @@ mod tests {
             tls(TlsProblem::NotTls, true),
             tls(TlsProblem::NotTls, false),
             tls(TlsProblem::UnknownIssuer, true),
+            tls(TlsProblem::NoTrustRoots, false),
             tls(TlsProblem::WrongName(None), true),
             tls(TlsProblem::Expired, false),
             tls(
