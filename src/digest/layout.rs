@@ -40,6 +40,10 @@ impl Descriptor {
 /// render layer's (`crate::render::help::registry`).
 #[derive(Debug)]
 pub(crate) enum LayoutError {
+    /// Nothing at this path.
+    Missing(PathBuf),
+    /// Something other than a directory (a file) at this path.
+    NotADirectory(PathBuf),
     /// The `index.json` of the layout (this directory) cannot be read, or is over 16 MiB.
     Index(PathBuf, ReadError),
     /// The `index.json` of the layout (this directory) is no OCI image index.
@@ -78,10 +82,15 @@ impl std::error::Error for LayoutError {}
 /// or a device in the layout is refused, not waited on: [`files::read_bytes`]).
 ///
 /// # Errors
-/// [`LayoutError`]: a missing or malformed `index.json`, no descriptor with that tag (listing
+/// [`LayoutError`]: no directory at `dir`, a missing or malformed `index.json`, no descriptor with that tag (listing
 /// the tags present), several, a missing blob, a blob that is not a regular file or not a
 /// manifest, or a blob whose sha256 differs from its name.
 pub(crate) fn resolve(dir: &Path, tag: Option<&str>) -> Result<Digest, LayoutError> {
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => return Err(LayoutError::NotADirectory(dir.into())),
+        Err(_) => return Err(LayoutError::Missing(dir.into())),
+    }
     let index = read_index(dir)?;
     let descriptor = select(&index, tag, dir)?;
     let digest = Digest::parse(&descriptor.digest)
@@ -157,36 +166,6 @@ fn select<'a>(
     }
 }
 
-/// Why an `oci:` layout cannot be used, found before anything is looked up in it
-/// ([`usable`]).
-#[derive(Debug, Clone)]
-pub(crate) enum Unusable {
-    /// Nothing at the path.
-    Missing,
-    /// Something other than a directory (a file).
-    NotADirectory,
-    /// No OCI layout there, a corrupt one, or none with the image asked for: [`resolve`]'s
-    /// error (shared: usage errors are cloned).
-    Layout(std::sync::Arc<LayoutError>),
-}
-
-/// Whether the layout at `dir` can be used for `tag`: a directory holding that image, as
-/// [`resolve`] finds it.
-///
-/// # Errors
-/// [`Unusable`]: no directory there, something else there, or [`resolve`]'s error (no or a
-/// corrupt layout, no image of that tag).
-pub(crate) fn usable(dir: &Path, tag: Option<&str>) -> Result<(), Unusable> {
-    match std::fs::metadata(dir) {
-        Ok(meta) if meta.is_dir() => {}
-        Ok(_) => return Err(Unusable::NotADirectory),
-        Err(_) => return Err(Unusable::Missing),
-    }
-    resolve(dir, tag)
-        .map(|_| ())
-        .map_err(|e| Unusable::Layout(e.into()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,23 +235,17 @@ mod tests {
     }
 
     #[test]
-    fn a_layout_is_usable_when_a_directory_holds_the_image_asked_for() {
-        let (dir, _) = layout(&[Some("latest")]);
-        assert_matches::assert_matches!(usable(dir.path(), None), Ok(()));
-        assert_matches::assert_matches!(usable(dir.path(), Some("latest")), Ok(()));
+    fn a_layout_is_a_directory_holding_the_image_asked_for() {
+        let (dir, digest) = layout(&[Some("latest")]);
+        assert_eq!(resolve(dir.path(), Some("latest")).unwrap(), digest);
         let nowhere = dir.path().join("nowhere");
-        assert_matches::assert_matches!(usable(&nowhere, None), Err(Unusable::Missing));
+        assert_matches::assert_matches!(resolve(&nowhere, None), Err(LayoutError::Missing(_)));
         let file = dir.path().join("index.json");
-        assert_matches::assert_matches!(usable(&file, None), Err(Unusable::NotADirectory));
-        // A directory that is no layout: refused in resolve's words.
+        assert_matches::assert_matches!(resolve(&file, None), Err(LayoutError::NotADirectory(_)));
         let empty = tempfile::tempdir().unwrap();
         assert_matches::assert_matches!(
-            usable(empty.path(), None),
-            Err(Unusable::Layout(why)) if matches!(*why, LayoutError::Index(..))
-        );
-        assert_matches::assert_matches!(
-            usable(dir.path(), Some("v9")),
-            Err(Unusable::Layout(why)) if matches!(*why, LayoutError::NoSuchTag { .. })
+            resolve(empty.path(), None),
+            Err(LayoutError::Index(_, ReadError::NotFound))
         );
     }
 

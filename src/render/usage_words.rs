@@ -6,7 +6,7 @@
 use super::usage::{
     CalendarFix, DurationLimit, DurationProblem, EntryProblem, EnvironmentError, GitHubUse,
     ImageProblem, NameKind, Problem, Refused, Required, Rule, TemplateProblem, TokenProblem,
-    Unusable, UrlKind, UrlProblem, UsageError,
+    UrlKind, UrlProblem, UsageError,
 };
 use super::window_words::{human, human_at_most, servers_words};
 use super::words::{WHAT_MAX_CHARS, Words};
@@ -125,7 +125,13 @@ pub(crate) fn words(e: &UsageError) -> Words {
         Problem::PastTheCalendar(past) => calendar_words(past),
         Problem::Image(why) => image_words(&name, &named, e.given.as_deref(), why),
         Problem::Environment(why) => environment_words(&named, *why),
-        Problem::Layout(dir, why) => layout_words(&named, dir, why),
+        Problem::Layout(why) => {
+            let words = super::help::layout_words(why);
+            Words {
+                what: format!("{named}: {}", words.what),
+                ..words
+            }
+        }
         Problem::Template(what) => template_words(&named, what),
         Problem::LaterThanClock { at, now } => say(
             format!(
@@ -251,30 +257,6 @@ fn environment_words(named: &str, why: EnvironmentError) -> Words {
         ),
     };
     say(format!("{named} {what}"), help)
-}
-
-/// An `oci:` layout directory `dir` that cannot be used: missing, not a directory, or
-/// [`super::help::layout_words`] (no layout, a corrupt one, or no image of that
-/// tag: the tags it has).
-fn layout_words(named: &str, dir: &std::path::Path, why: &Unusable) -> Words {
-    let dir = dir.display();
-    match why {
-        Unusable::Missing => say(
-            format!("{named}: no OCI image layout directory {dir}"),
-            "write the directory the layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working directory, or a registry reference",
-        ),
-        Unusable::NotADirectory => say(
-            format!("{named}: {dir} is not a directory"),
-            "write the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG), or a registry reference",
-        ),
-        Unusable::Layout(why) => {
-            let words = super::help::layout_words(why);
-            Words {
-                what: format!("{named}: {}", words.what),
-                ..words
-            }
-        }
-    }
 }
 
 /// A `repository` refused ([`RepositoryProblem`]): the rule broken, what to write.
@@ -788,7 +770,7 @@ mod tests {
         };
         let long_environment = "e".repeat(256);
         use crate::digest::layout::LayoutError;
-        let layout = |e| Unusable::Layout(Arc::new(e));
+        let layout = |e| Problem::Layout(Arc::new(e));
         let rules = [
             Rule::PrintContextNeedsDryRun,
             Rule::NoSecurityLabel,
@@ -846,8 +828,8 @@ mod tests {
             ("hub-size", Some("0"), Problem::HubSize(1_000_000)),
             ("jupyterhub-values", None, Problem::ValuesListedWithComma("a.yaml,b.yaml".into())),
             ("now", None, Problem::PastTheCalendar(Box::new(past))),
-            ("image", Some("oci:README.md"), Problem::Layout("README.md".into(), Unusable::NotADirectory)),
-            ("image", Some("oci:lab"), Problem::Layout("lab".into(), Unusable::Missing)),
+            ("image", Some("oci:README.md"), layout(LayoutError::NotADirectory("README.md".into()))),
+            ("image", Some("oci:lab"), layout(LayoutError::Missing("lab".into()))),
             ("release-note-template", Some("x.md.j2"), Problem::Template(TemplateProblem::Unreadable(Arc::new(std::io::Error::from(std::io::ErrorKind::NotFound))))),
             ("release-note-template", Some("/etc/passwd"), Problem::Template(TemplateProblem::OutsideWorkspace { workspace: "/w".into(), real: "/etc/passwd".into() })),
             ("release-note-template", Some("dir"), Problem::Template(TemplateProblem::NotRegular)),
@@ -875,8 +857,8 @@ mod tests {
             ("environment", Some(&long_environment), Problem::Environment(EnvironmentError::TooLong)),
             ("environment", Some("prod\nstaging"), Problem::Environment(EnvironmentError::Control)),
             ("environment", Some("prod\u{202e}"), Problem::Environment(EnvironmentError::Invisible)),
-            ("image", Some("oci:empty"), Problem::Layout("empty".into(), layout(LayoutError::Index("empty".into(), crate::support::files::ReadError::NotFound)))),
-            ("image", Some("oci:lab:v9"), Problem::Layout("lab".into(), layout(LayoutError::NoSuchTag { dir: "lab".into(), tag: Some("v9".into()), tags: vec!["latest".into()], images: 1 }))),
+            ("image", Some("oci:empty"), layout(LayoutError::Index("empty".into(), crate::support::files::ReadError::NotFound))),
+            ("image", Some("oci:lab:v9"), layout(LayoutError::NoSuchTag { dir: "lab".into(), tag: Some("v9".into()), tags: vec!["latest".into()], images: 1 })),
         ];
         cases.extend(rules.map(|r| ("image", None, Problem::Rule(r))));
         let shown: Vec<String> = cases

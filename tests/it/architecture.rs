@@ -110,7 +110,6 @@ const DATA_MODULES: &[&str] = &[
     "support::github::RepositoryProblem",
     "support::github::models",
     "digest::registry::errors",
-    "digest::layout::Unusable",
     "digest::layout::LayoutError",
     "event::EventError",
     "context::ContextError",

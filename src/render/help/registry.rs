@@ -276,6 +276,18 @@ pub(crate) fn layout_words(e: &LayoutError) -> Words {
         |why: String| format!("{why}the layout is corrupt: copy the image to it again ({COPY})");
     let index = |dir: &std::path::Path| dir.join("index.json").display().to_string();
     let (what, help) = match e {
+        LayoutError::Missing(dir) => (
+            format!("no OCI image layout directory {}", dir.display()),
+            format!(
+                "write the directory the layout was copied to ({COPY}), relative to the working directory, or a registry reference"
+            ),
+        ),
+        LayoutError::NotADirectory(dir) => (
+            format!("{} is not a directory", dir.display()),
+            format!(
+                "write the directory the OCI image layout was copied to ({COPY}), or a registry reference"
+            ),
+        ),
         LayoutError::Index(dir, ReadError::TooLarge { cap, .. }) => (
             format!("{} is larger than {} MiB", index(dir), cap >> 20),
             "it is not an OCI image layout index".to_string(),
@@ -805,6 +817,8 @@ mod tests {
             LayoutError::NotAManifest(blob(), NotManifest { body, content_type })
         };
         let errors = [
+            LayoutError::Missing("lab".into()),
+            LayoutError::NotADirectory("README.md".into()),
             LayoutError::Index(
                 "lab".into(),
                 ReadError::TooLarge {
