@@ -1,6 +1,7 @@
 //! The words of the digest's errors: [`RegistryError`] (what failed, with the registry and
 //! the image, on the first line; then the registry's own message, the credentials tried and
-//! what to do, chosen by the kind of problem) and [`DigestMoved`].
+//! what to do, chosen by the kind of problem), [`LayoutError`] (an OCI layout's), what a
+//! body is instead of a manifest ([`NotManifest`]), [`NoTrustRoots`] and [`DigestMoved`].
 
 use crate::digest::layout::LayoutError;
 use crate::digest::manifest::{Body, NotManifest};
