@@ -361,8 +361,13 @@ impl<'a> Session<'a> {
                 last: Some(Try::Refused(answer)),
                 ..
             }) => {
-                let message = self.message(&answer.body);
-                return Err(self.authentication(&shown, answer.status, message));
+                return Err(self.error(AccessProblem::Authentication {
+                    realm: shown,
+                    status: answer.status.as_u16(),
+                    registry_message: self.message(&answer.body),
+                    repository: self.repository.clone(),
+                    presented: auth::presented(self.credentials.as_ref()),
+                }));
             }
             Err(failure) => return Err(self.transport(failure, Some(&shown), realm_url.as_str())),
         };
@@ -540,22 +545,6 @@ impl<'a> Session<'a> {
                 Stop::AskedTooLong(asked) => Some(asked),
                 _ => None,
             },
-        })
-    }
-
-    /// The error for a token request the token endpoint at `realm` refused (`status`).
-    fn authentication(
-        &self,
-        realm: &str,
-        status: StatusCode,
-        registry_message: Option<String>,
-    ) -> RegistryError {
-        self.error(AccessProblem::Authentication {
-            realm: realm.to_string(),
-            status: status.as_u16(),
-            registry_message,
-            repository: self.repository.clone(),
-            presented: auth::presented(self.credentials.as_ref()),
         })
     }
 
