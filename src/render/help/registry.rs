@@ -279,15 +279,11 @@ pub(crate) fn layout_words(e: &LayoutError) -> Words {
     let (what, help) = match e {
         LayoutError::Missing(dir) => (
             format!("no OCI image layout directory {}", dir.display()),
-            format!(
-                "write the directory the layout was copied to ({COPY}), relative to the working directory, or a registry reference"
-            ),
+            "write the directory the layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working directory, or a registry reference".to_string(),
         ),
         LayoutError::NotADirectory(dir) => (
             format!("{} is not a directory", dir.display()),
-            format!(
-                "write the directory the OCI image layout was copied to ({COPY}), or a registry reference"
-            ),
+            "write the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG), or a registry reference".to_string(),
         ),
         LayoutError::Index(dir, ReadError::TooLarge { cap, .. }) => (
             format!("{} is larger than {} MiB", index(dir), cap >> 20),
