@@ -125,13 +125,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
         Problem::PastTheCalendar(past) => calendar_words(past),
         Problem::Image(why) => image_words(&name, &named, e.given.as_deref(), why),
         Problem::Environment(why) => environment_words(&named, *why),
-        Problem::Layout(why) => {
-            let words = super::help::layout_words(why);
-            Words {
-                what: format!("{named}: {}", words.what),
-                ..words
-            }
-        }
+        Problem::Layout(why) => layout_words(&named, why),
         Problem::Template(what) => template_words(&named, what),
         Problem::LaterThanClock { at, now } => say(
             format!(
@@ -257,6 +251,16 @@ fn environment_words(named: &str, why: EnvironmentError) -> Words {
         ),
     };
     say(format!("{named} {what}"), help)
+}
+
+/// An `oci:` layout that cannot be used: its words ([`super::help::layout_words`]) after the
+/// input's name.
+fn layout_words(named: &str, why: &super::usage::LayoutError) -> Words {
+    let words = super::help::layout_words(why);
+    Words {
+        what: format!("{named}: {}", words.what),
+        ..words
+    }
 }
 
 /// A `repository` refused ([`RepositoryProblem`]): the rule broken, what to write.
