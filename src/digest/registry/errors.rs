@@ -236,9 +236,18 @@ pub enum AnswerProblem {
     },
     /// The HTTP client could not be set up: reqwest's error.
     Client(String),
-    /// Any other answer (e.g. 400, 405, a 3xx loop, a body that cannot be read).
+    /// Any other status (e.g. 400, 405, a 3xx loop).
+    Status {
+        /// The status with its reason, e.g. `405 Method Not Allowed`.
+        status: String,
+        /// The URL asked.
+        url: String,
+        /// The registry's message.
+        registry_message: Option<String>,
+    },
+    /// Any other failure (e.g. a body that cannot be read): reqwest's words.
     Protocol {
-        /// What happened, with the status and message.
+        /// What happened.
         detail: String,
     },
 }

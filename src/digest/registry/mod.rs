@@ -516,13 +516,11 @@ impl<'a> Session<'a> {
                     private: crate::support::url::is_loopback_or_private(&host_port(&self.url).0),
                 })
             }
-            status => self.protocol(format!(
-                "HTTP {status} from {}{}",
-                self.url,
-                registry_message
-                    .map(|m| format!(": {m}"))
-                    .unwrap_or_default()
-            )),
+            status => self.error(AnswerProblem::Status {
+                status: status.to_string(),
+                url: self.url.clone(),
+                registry_message,
+            }),
         }
     }
 
@@ -584,7 +582,7 @@ impl<'a> Session<'a> {
                 timeout: self.sender.policy.deadline.unwrap_or_default(),
                 requests: self.sender.requests,
             }),
-            Some(Try::Other(cause)) => self.protocol(cause),
+            Some(Try::Other(detail)) => self.error(AnswerProblem::Protocol { detail }),
         }
     }
 
@@ -597,11 +595,6 @@ impl<'a> Session<'a> {
     /// An error of this registry and image.
     fn error(&self, kind: impl Into<RegistryErrorKind>) -> RegistryError {
         RegistryError::new(&self.registry, &self.image, kind)
-    }
-
-    /// An unexpected answer ([`AnswerProblem::Protocol`]).
-    fn protocol(&self, detail: String) -> RegistryError {
-        self.error(AnswerProblem::Protocol { detail })
     }
 
     /// Registry text made safe for one log line, with the secrets hidden first.

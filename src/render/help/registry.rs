@@ -244,6 +244,17 @@ fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String
              front of the registry"
                 .into(),
         ),
+        AnswerProblem::Status {
+            status,
+            url,
+            registry_message,
+        } => {
+            let said = registry_message.as_ref().map(|m| format!(": {m}"));
+            (
+                unexpected(),
+                format!("HTTP {status} from {url}{}", said.unwrap_or_default()),
+            )
+        }
         AnswerProblem::Protocol { detail } => (unexpected(), detail.clone()),
         AnswerProblem::Realm { realm, cause } => (
             unexpected(),
@@ -778,10 +789,13 @@ mod tests {
                 sent: false,
             }),
             error(AnswerProblem::Client("builder error".into())),
+            error(AnswerProblem::Status {
+                status: "405 Method Not Allowed".into(),
+                url: "http://r:5000/v2/org/lab/manifests/latest".into(),
+                registry_message: None,
+            }),
             error(AnswerProblem::Protocol {
-                detail:
-                    "HTTP 405 Method Not Allowed from http://r:5000/v2/org/lab/manifests/latest"
-                        .into(),
+                detail: "error decoding response body".into(),
             }),
         ];
         let shown: Vec<String> = errors
