@@ -90,7 +90,8 @@ pub(crate) fn words(e: &KubeError) -> Words {
             "in the cluster (KUBERNETES_SERVICE_HOST is set) but the service account cannot be read",
         )
         .help(format!(
-            "{detail}\nmount the service account's token at {SERVICE_ACCOUNT_TOKEN} (automountServiceAccountToken: true on the runner's pod or its ServiceAccount), or give a kubeconfig (the kubeconfig input, or --kubeconfig PATH)"
+            "{}\nmount the service account's token at {SERVICE_ACCOUNT_TOKEN} (automountServiceAccountToken: true on the runner's pod or its ServiceAccount), or give a kubeconfig (the kubeconfig input, or --kubeconfig PATH)",
+            detail.clone().unwrap_or_else(|| format!("{SERVICE_ACCOUNT_TOKEN} is not mounted"))
         )),
         KubeError::Read { server, namespace, fault } => read_words(server, namespace, fault),
     }

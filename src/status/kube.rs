@@ -253,8 +253,9 @@ pub(crate) enum KubeError {
     /// `KUBERNETES_SERVICE_HOST` set but no service-account token mounted, or the in-cluster
     /// configuration unreadable (kube's words).
     InCluster {
-        /// What is wrong.
-        detail: String,
+        /// What is wrong, in kube's words; `None`: no token is mounted at
+        /// [`SERVICE_ACCOUNT_TOKEN`].
+        detail: Option<String>,
     },
     /// The pods could not be listed: the API server at `server` (as [`shown_server`] shows
     /// it), listing the pods of `namespace`, and what went wrong.

@@ -58,7 +58,9 @@ impl KubeClient {
                     origin: origin.clone(),
                     detail,
                 },
-                Credentials::InCluster => KubeError::InCluster { detail },
+                Credentials::InCluster => KubeError::InCluster {
+                    detail: Some(detail),
+                },
             }
         };
         let mut config = match &request.credentials {
@@ -77,7 +79,7 @@ impl KubeClient {
                 })?
             }
             Credentials::InCluster => Config::incluster().map_err(|e| KubeError::InCluster {
-                detail: one_line(&e.to_string()),
+                detail: Some(one_line(&e.to_string())),
             })?,
         };
         // Each request's own deadline ([`KubeClient::list_pods`]) bounds it whole.
