@@ -6,7 +6,8 @@
 
 use crate::event::{self, EventPayload};
 use crate::support::files::{self, ReadError};
-use anyhow::{Context as _, Result, bail};
+use crate::support::github::RepositoryError;
+use anyhow::{Context as _, Result};
 use std::collections::HashMap;
 
 /// The default API base when `GITHUB_API_URL` is unset.
@@ -25,34 +26,36 @@ impl CommitSha {
     ///
     /// # Errors
     /// Those of [`commit_sha`].
-    pub(crate) fn parse(text: &str) -> Result<Self> {
+    pub(crate) fn parse(text: &str) -> Result<Self, ContextError> {
         commit_sha(text).map(Self)
     }
 }
 
+/// Why the run's context was not read from the environment, as data. Its words are the
+/// render layer's (`crate::render::help::event`).
+#[derive(Debug)]
+pub(crate) enum ContextError {
+    /// `GITHUB_REPOSITORY` (this value) breaks one of GitHub's naming rules.
+    Repository(String, RepositoryError),
+    /// `GITHUB_SHA` (this value, trimmed and lower-cased) is not 40 hex digits.
+    Sha(String),
+    /// The event payload at `GITHUB_EVENT_PATH` (this path) was not read: not a regular
+    /// file, or over GitHub's cap ([`event::MAX_PAYLOAD_BYTES`]).
+    Event(String, ReadError),
+}
+
+impl std::error::Error for ContextError {}
+
 /// A commit SHA, trimmed and lower-cased.
 ///
 /// # Errors
-/// Anything but 40 hex digits.
-pub(crate) fn commit_sha(text: &str) -> Result<String> {
+/// [`ContextError::Sha`]: anything but 40 hex digits.
+pub(crate) fn commit_sha(text: &str) -> Result<String, ContextError> {
     let sha = text.trim().to_ascii_lowercase();
     if sha.len() != 40 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
-        bail!("commit SHA {sha:?} is not 40 hex digits (set --sha or input sha)");
+        return Err(ContextError::Sha(sha));
     }
     Ok(sha)
-}
-
-/// Why the event payload at `path` (`GITHUB_EVENT_PATH`) was not read, and what that means.
-fn unreadable_event(path: &str, why: &ReadError) -> anyhow::Error {
-    match why {
-        ReadError::TooLarge { cap, size } => anyhow::anyhow!(
-            "the event payload at {path} is {size} bytes, more than GitHub's 25 MB cap on payloads ({cap} bytes): it is not a GitHub event"
-        ),
-        ReadError::IsDirectory | ReadError::NotRegular => anyhow::anyhow!(
-            "cannot read the event payload at {path}: {why}: GITHUB_EVENT_PATH must name the event file the runner wrote"
-        ),
-        _ => anyhow::anyhow!("cannot read the event payload at {path}: {why}"),
-    }
 }
 
 /// The run's context, resolved from options and environment.
@@ -105,10 +108,7 @@ impl RunContext {
         };
         // Where the event came from; releases go there too unless `--repository` says else.
         let github_repository = var("GITHUB_REPOSITORY")
-            .map(|r| {
-                Repository::parse(&r)
-                    .with_context(|| format!("repository (GITHUB_REPOSITORY) {r:?}"))
-            })
+            .map(|r| Repository::parse(&r).map_err(|why| ContextError::Repository(r, why)))
             .transpose()?;
         let repository = (overrides.repository.clone()).or_else(|| github_repository.clone());
         let sha = match &overrides.sha {
@@ -119,7 +119,7 @@ impl RunContext {
             Some(path) => {
                 let bytes =
                     files::read_bytes(std::path::Path::new(&path), event::MAX_PAYLOAD_BYTES)
-                        .map_err(|e| unreadable_event(&path, &e))?;
+                        .map_err(|e| ContextError::Event(path.clone(), e))?;
                 event::parse(&bytes).with_context(|| format!("in {path}"))?
             }
             None => EventPayload::default(),
@@ -256,6 +256,6 @@ mod tests {
         assert!(Repository::parse("a/b/c").is_err());
         let err =
             RunContext::resolve(&Overrides::default(), &env(&[("GITHUB_SHA", "xyz")])).unwrap_err();
-        assert!(err.to_string().contains("40 hex"));
+        assert_matches::assert_matches!(err.downcast_ref(), Some(ContextError::Sha(sha)) if sha == "xyz");
     }
 }

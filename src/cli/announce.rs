@@ -169,7 +169,7 @@ fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templ
 
 /// `announce --image`: an image reference ([`ImageSource::parse`]); an `oci:` layout must be
 /// a directory holding the image asked for before anything is looked up in it
-/// ([`layout::usable`]).
+/// ([`layout::resolve`]).
 ///
 /// # Errors
 /// [`UsageError`] naming `image`: not a reference, or a layout missing, not a directory, or
@@ -181,8 +181,8 @@ pub(super) fn image_input(text: &str) -> Result<ImageSource, UsageError> {
         why => UsageError::of("image", image, Problem::Image(why)),
     })?;
     if let ImageSource::Layout { dir, tag } = &source {
-        layout::usable(dir, tag.as_deref())
-            .map_err(|why| UsageError::of("image", image, Problem::Layout(dir.clone(), why)))?;
+        layout::resolve(dir, tag.as_deref())
+            .map_err(|why| UsageError::of("image", image, Problem::Layout(why.into())))?;
     }
     Ok(source)
 }

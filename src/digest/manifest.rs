@@ -30,56 +30,87 @@ pub(crate) const MANIFEST_MEDIA_TYPES: [&str; 4] = [
     IMAGE_MANIFEST_MEDIA_TYPE,
 ];
 
+/// What a body is instead of a manifest ([`media_type`]'s error). Its words are the render
+/// layer's (`crate::render::help::registry`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotManifest {
+    /// What the body is.
+    pub body: Body,
+    /// The `Content-Type` sent without its parameters (or the descriptor's `mediaType` for a
+    /// layout blob), made safe for one log line; `None` when there was none.
+    pub content_type: Option<String>,
+}
+
+/// What a body that is not a manifest is ([`NotManifest`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Body {
+    /// Nothing, or only white space.
+    Empty,
+    /// JSON, but not an object.
+    NotAnObject,
+    /// Not JSON, starting with `<`: an HTML or XML page.
+    Markup,
+    /// JSON cut short; serde_json's error.
+    CutShort(String),
+    /// Text that is not JSON.
+    NotJson,
+    /// A Docker schema 1 manifest (`schemaVersion` 1), which registries no longer serve.
+    SchemaOne,
+    /// A JSON object without `schemaVersion` 2.
+    NoSchemaTwo,
+    /// A `mediaType` that is not a string.
+    MediaTypeNotAString,
+    /// A `mediaType` that is none of [`MANIFEST_MEDIA_TYPES`], made safe for one log line.
+    MediaType(String),
+    /// Neither a manifest media type nor the fields of one.
+    NoManifestFields,
+}
+
 /// The manifest media type of `body`, one of [`MANIFEST_MEDIA_TYPES`].
 ///
 /// `content_type` is the `Content-Type` header as sent (parameters such as `; charset=utf-8`
 /// are ignored), or the descriptor's `mediaType` for a layout blob.
 ///
 /// # Errors
-/// What the body is instead, as a phrase for an error message: `an empty body`,
-/// `an HTML page (Content-Type text/html)`, `text that is not JSON`, `JSON with schemaVersion
-/// 1 (a Docker schema 1 manifest, which registries no longer serve)`, `a JSON document of media
-/// type "application/vnd.oci.image.config.v1+json"`...
-pub(crate) fn media_type(body: &[u8], content_type: Option<&str>) -> Result<&'static str, String> {
+/// [`NotManifest`]: what the body is instead (an empty body, an HTML page, text that is not
+/// JSON, a Docker schema 1 manifest, a JSON document of another media type...).
+pub(crate) fn media_type(
+    body: &[u8],
+    content_type: Option<&str>,
+) -> Result<&'static str, NotManifest> {
     let declared = content_type
         .and_then(|c| c.split(';').next())
         .map(str::trim)
         .filter(|c| !c.is_empty());
-    let shown = declared
-        .map(|c| format!(" (Content-Type {})", log_line(c, 80)))
-        .unwrap_or_default();
+    let not = |body| NotManifest {
+        body,
+        content_type: declared.map(|c| log_line(c, 80)),
+    };
     let text = String::from_utf8_lossy(body);
     let trimmed = text.trim_start();
     if trimmed.is_empty() {
-        return Err(format!("an empty body{shown}"));
+        return Err(not(Body::Empty));
     }
     let map = match serde_json::from_slice::<Value>(body) {
         Ok(Value::Object(map)) => map,
-        Ok(_) => return Err(format!("JSON that is not an object{shown}")),
-        Err(_) if trimmed.starts_with('<') => return Err(format!("an HTML or XML page{shown}")),
-        Err(e) if e.is_eof() => return Err(format!("JSON cut short ({e}){shown}")),
-        Err(_) => return Err(format!("text that is not JSON{shown}")),
+        Ok(_) => return Err(not(Body::NotAnObject)),
+        Err(_) if trimmed.starts_with('<') => return Err(not(Body::Markup)),
+        Err(e) if e.is_eof() => return Err(not(Body::CutShort(e.to_string()))),
+        Err(_) => return Err(not(Body::NotJson)),
     };
     // A null field counts as absent.
     let field = |name: &str| map.get(name).filter(|v| !v.is_null());
     match field("schemaVersion").and_then(Value::as_u64) {
         Some(2) => {}
-        Some(1) => {
-            return Err(
-                "a Docker schema 1 manifest (schemaVersion 1), which Kubernetes runtimes and registries no longer serve; push the image again with a current builder".into(),
-            );
-        }
-        _ => {
-            return Err(format!("JSON without schemaVersion 2{shown}"));
-        }
+        Some(1) => return Err(not(Body::SchemaOne)),
+        _ => return Err(not(Body::NoSchemaTwo)),
     }
     let known = |t: &str| MANIFEST_MEDIA_TYPES.iter().copied().find(|k| *k == t);
     if let Some(value) = field("mediaType") {
         let Some(t) = value.as_str() else {
-            return Err("JSON whose mediaType is not a string".into());
+            return Err(not(Body::MediaTypeNotAString));
         };
-        return known(t)
-            .ok_or_else(|| format!("a JSON document of media type {:?}", log_line(t, 100)));
+        return known(t).ok_or_else(|| not(Body::MediaType(log_line(t, 100))));
     }
     if let Some(t) = declared.and_then(known) {
         return Ok(t);
@@ -91,9 +122,7 @@ pub(crate) fn media_type(body: &[u8], content_type: Option<&str>) -> Result<&'st
     {
         Ok(OCI_IMAGE_MEDIA_TYPE)
     } else {
-        Err(format!(
-            "JSON with neither a manifest media type nor the fields of one{shown}"
-        ))
+        Err(not(Body::NoManifestFields))
     }
 }
 
@@ -159,42 +188,51 @@ mod tests {
 
     #[test]
     fn what_is_not_a_manifest_is_named() {
-        let cases: [(&[u8], Option<&str>, &str); 9] = [
-            (
-                b"",
-                Some("text/html"),
-                "an empty body (Content-Type text/html)",
-            ),
-            (b"  \n", None, "an empty body"),
+        let html = Some("text/html".to_string());
+        let cases: [(&[u8], _, _, _); 9] = [
+            (b"", Some("text/html"), Body::Empty, html.clone()),
+            (b"  \n", None, Body::Empty, None),
             (
                 b"<!DOCTYPE html><title>Sign in</title>",
                 Some("text/html; charset=utf-8"),
-                "an HTML or XML page (Content-Type text/html)",
+                Body::Markup,
+                html,
             ),
             (
                 br#"{"schemaVersion":2,"mediaType":"applic"#,
                 None,
-                "JSON cut short",
+                Body::CutShort("EOF while parsing a string at line 1 column 38".into()),
+                None,
             ),
-            (b"not json", None, "text that is not JSON"),
-            (b"[1,2]", None, "JSON that is not an object"),
-            (br#"{"schemaVersion":1,"name":"x"}"#, None, "schema 1"),
+            (b"not json", None, Body::NotJson, None),
+            (b"[1,2]", None, Body::NotAnObject, None),
+            (
+                br#"{"schemaVersion":1,"name":"x"}"#,
+                None,
+                Body::SchemaOne,
+                None,
+            ),
             (
                 br#"{"errors":[]}"#,
                 Some("application/json"),
-                "without schemaVersion 2",
+                Body::NoSchemaTwo,
+                Some("application/json".into()),
             ),
             (
                 br#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.config.v1+json"}"#,
                 None,
-                "application/vnd.oci.image.config.v1+json",
+                Body::MediaType("application/vnd.oci.image.config.v1+json".into()),
+                None,
             ),
         ];
-        for (body, content_type, expected) in cases {
-            let err = media_type(body, content_type).unwrap_err();
-            assert!(
-                err.contains(expected),
-                "{err:?} for {:?}",
+        for (body, content_type, expected, shown) in cases {
+            assert_eq!(
+                media_type(body, content_type),
+                Err(NotManifest {
+                    body: expected,
+                    content_type: shown
+                }),
+                "for {:?}",
                 String::from_utf8_lossy(body)
             );
         }

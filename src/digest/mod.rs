@@ -23,9 +23,9 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Digest(String);
 
-/// A string that is not a `sha256:<64 lower-case hex>` digest.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("{0:?} is not an image digest: expected sha256: followed by 64 lower-case hex digits")]
+/// A string that is not a `sha256:<64 lower-case hex>` digest. Its words are the render
+/// layer's (`crate::render::help::registry`).
+#[derive(Debug, PartialEq, Eq)]
 pub struct InvalidDigest(pub(crate) String);
 
 impl Digest {
@@ -137,7 +137,7 @@ pub(crate) async fn children(
     digest: &Digest,
 ) -> anyhow::Result<Vec<Digest>> {
     match (source, registry) {
-        (ImageSource::Layout { dir, .. }, _) => layout::children(dir, digest),
+        (ImageSource::Layout { dir, .. }, _) => Ok(layout::children(dir, digest)?),
         (ImageSource::Registry(reference), Some(options)) => {
             Ok(registry::children(reference, digest, options).await?)
         }

@@ -8,7 +8,7 @@ use super::messages::RunWarning;
 use super::words::Words;
 use crate::status::kube::{
     CredentialFault, Credentials, KubeError, KubeRequest, KubeWarning, MAX_PAGES, NamespaceFrom,
-    Origin, ReadFault, SERVICE_ACCOUNT_TOKEN,
+    NotAPodList, Origin, ReadFault, SERVICE_ACCOUNT_TOKEN,
 };
 use crate::support::text::Titled;
 use std::fmt;
@@ -90,7 +90,8 @@ pub(crate) fn words(e: &KubeError) -> Words {
             "in the cluster (KUBERNETES_SERVICE_HOST is set) but the service account cannot be read",
         )
         .help(format!(
-            "{detail}\nmount the service account's token at {SERVICE_ACCOUNT_TOKEN} (automountServiceAccountToken: true on the runner's pod or its ServiceAccount), or give a kubeconfig (the kubeconfig input, or --kubeconfig PATH)"
+            "{}\nmount the service account's token at {SERVICE_ACCOUNT_TOKEN} (automountServiceAccountToken: true on the runner's pod or its ServiceAccount), or give a kubeconfig (the kubeconfig input, or --kubeconfig PATH)",
+            detail.clone().unwrap_or_else(|| format!("{SERVICE_ACCOUNT_TOKEN} is not mounted"))
         )),
         KubeError::Read { server, namespace, fault } => read_words(server, namespace, fault),
     }
@@ -128,9 +129,15 @@ fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
             format!("{api} did not answer within kube-timeout ({})", humantime::format_duration(*timeout)),
             "check that this runner can reach the API server (the kubeconfig's server address), or raise kube-timeout for a slow one".to_string(),
         ),
-        ReadFault::NotAPodList(detail) => (
-            format!("{api} answered with something that is not a pod list: {detail}"),
-            format!("check that the kubeconfig's server is the cluster's API server itself, not a proxy, dashboard or load balancer page; {}", kubectl(" -o json")),
+        ReadFault::NotAPodList(why) => (
+            format!("{api} answered with something that is not a pod list"),
+            format!("{}; check that the kubeconfig's server is the cluster's API server itself, not a proxy, dashboard or load balancer page; {}", match why {
+                NotAPodList::Kind(Some(kind)) => format!("its kind is {kind:?}"),
+                NotAPodList::Kind(None) => "it has no kind".to_string(),
+                NotAPodList::NoItems => "it has no items".to_string(),
+                NotAPodList::Decoder(words) => words.clone(),
+                NotAPodList::StartTime(pod, t) => format!("pod {pod:?} has the startTime {t:?}, not an RFC 3339 time"),
+            }, kubectl(" -o json")),
         ),
         ReadFault::EndlessList(pages) => (
             format!("{api} kept paging the pods: {pages} pages without an end"),

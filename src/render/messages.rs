@@ -5,6 +5,7 @@ use super::words::Words;
 use super::{Change, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT, RunbookSettings};
 use crate::digest::Digest;
 use crate::support::sanitize::log_line;
+use crate::support::stdout::StdoutFailed;
 use crate::tier::{LookupOrigin, PullRequest, Reason, Warning};
 use crate::window::{PodImage, PodTag, PolicySource, PullPolicy, PullRisk};
 
@@ -530,6 +531,11 @@ pub(crate) fn runner_file_unusable(
          file for every step)"
     ))
 }
+
+super::words::words_display!(StdoutFailed => |_: &StdoutFailed| Words::new(
+    "cannot write the output to stdout (is the disk or the file it goes to full?)"
+)
+.help("free space, or send stdout elsewhere; the rest of the run went on as usual"));
 
 /// The error when the async runtime cannot start.
 pub(crate) fn no_runtime(err: &std::io::Error) -> String {

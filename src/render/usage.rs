@@ -5,7 +5,7 @@
 
 pub(crate) use crate::digest::ImageProblem;
 pub(crate) use crate::digest::host::{EntryProblem, Refused};
-pub(crate) use crate::digest::layout::Unusable;
+pub(crate) use crate::digest::layout::LayoutError;
 pub(crate) use crate::status::kube::KubeError;
 pub(crate) use crate::support::duration::DurationProblem;
 pub(crate) use crate::support::github::EnvironmentError;
@@ -112,8 +112,8 @@ pub(crate) enum Problem {
     Image(ImageProblem),
     /// An `environment` name GitHub does not take ([`EnvironmentError`]).
     Environment(EnvironmentError),
-    /// An `oci:` layout directory that cannot be used ([`Unusable`]).
-    Layout(PathBuf, Unusable),
+    /// An `oci:` layout that cannot be used ([`LayoutError`]; shared: errors are cloned).
+    Layout(Arc<LayoutError>),
     /// A team template refused ([`TemplateProblem`]).
     Template(TemplateProblem),
     /// A time after the run's clock.

@@ -7,7 +7,7 @@ use super::help::set_input;
 use super::usage::{
     CalendarFix, DurationLimit, DurationProblem, EntryProblem, EnvironmentError, GitHubUse,
     ImageProblem, NameKind, Problem, Refused, Required, Rule, TemplateProblem, TokenProblem,
-    Unusable, UrlKind, UrlProblem, UsageError,
+    UrlKind, UrlProblem, UsageError,
 };
 use super::window_words::{human, human_at_most, servers_words};
 use super::words::{WHAT_MAX_CHARS, Words};
@@ -120,7 +120,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
         Problem::PastTheCalendar(past) => calendar_words(past),
         Problem::Image(why) => image_words(&name, &named, e.given.as_deref(), why),
         Problem::Environment(why) => environment_words(&named, *why),
-        Problem::Layout(dir, why) => layout_words(&named, dir, why),
+        Problem::Layout(why) => layout_words(&named, why),
         Problem::Template(what) => template_words(&named, what),
         Problem::LaterThanClock { at, now } => say(
             format!(
@@ -249,31 +249,18 @@ fn environment_words(named: &str, why: EnvironmentError) -> Words {
     say(format!("{named} {what}"), help)
 }
 
-/// An `oci:` layout directory `dir` that cannot be used: missing, not a directory, or
-/// without the image asked for (the digest's words, listing the tags it has).
-fn layout_words(named: &str, dir: &std::path::Path, why: &Unusable) -> Words {
-    let dir = dir.display();
-    match why {
-        Unusable::Missing => say(
-            format!("{named}: no OCI image layout directory {dir}"),
-            "write the directory the layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working directory, or a registry reference",
-        ),
-        Unusable::NotADirectory => say(
-            format!("{named}: {dir} is not a directory"),
-            "write the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG), or a registry reference",
-        ),
-        Unusable::NoSuchTag(why) => {
-            say(format!("{named}: the layout has no image of that tag"), why)
-        }
-        Unusable::NotALayout(why) => say(
-            format!("{named}: {dir} is not a usable OCI image layout"),
-            why,
-        ),
+/// An `oci:` layout that cannot be used: its words ([`super::help::layout_words`]) after the
+/// input's name.
+fn layout_words(named: &str, why: &super::usage::LayoutError) -> Words {
+    let words = super::help::layout_words(why);
+    Words {
+        what: format!("{named}: {}", words.what),
+        ..words
     }
 }
 
 /// A `repository` refused ([`RepositoryProblem`]): the rule broken, what to write.
-fn repository_words(named: &str, why: &RepositoryProblem) -> Words {
+pub(crate) fn repository_words(named: &str, why: &RepositoryProblem) -> Words {
     let write = "write OWNER/REPO as in the repository's address";
     let (what, help) = match why {
         RepositoryProblem::Rule(RepositoryError::Form) => (
@@ -791,6 +778,8 @@ mod tests {
             why,
         };
         let long_environment = "e".repeat(256);
+        use crate::digest::layout::LayoutError;
+        let layout = |e| Problem::Layout(Arc::new(e));
         let rules = [
             Rule::PrintContextNeedsDryRun,
             Rule::NoSecurityLabel,
@@ -848,8 +837,8 @@ mod tests {
             ("hub-size", Some("0"), Problem::HubSize(1_000_000)),
             ("jupyterhub-values", None, Problem::ValuesListedWithComma("a.yaml,b.yaml".into())),
             ("now", None, Problem::PastTheCalendar(Box::new(past))),
-            ("image", Some("oci:README.md"), Problem::Layout("README.md".into(), Unusable::NotADirectory)),
-            ("image", Some("oci:lab"), Problem::Layout("lab".into(), Unusable::Missing)),
+            ("image", Some("oci:README.md"), layout(LayoutError::NotADirectory("README.md".into()))),
+            ("image", Some("oci:lab"), layout(LayoutError::Missing("lab".into()))),
             ("release-note-template", Some("x.md.j2"), Problem::Template(TemplateProblem::Unreadable(Arc::new(std::io::Error::from(std::io::ErrorKind::NotFound))))),
             ("release-note-template", Some("/etc/passwd"), Problem::Template(TemplateProblem::OutsideWorkspace { workspace: "/w".into(), real: "/etc/passwd".into() })),
             ("release-note-template", Some("dir"), Problem::Template(TemplateProblem::NotRegular)),
@@ -877,8 +866,8 @@ mod tests {
             ("environment", Some(&long_environment), Problem::Environment(EnvironmentError::TooLong)),
             ("environment", Some("prod\nstaging"), Problem::Environment(EnvironmentError::Control)),
             ("environment", Some("prod\u{202e}"), Problem::Environment(EnvironmentError::Invisible)),
-            ("image", Some("oci:empty"), Problem::Layout("empty".into(), Unusable::NotALayout("cannot read empty/index.json: No such file or directory (os error 2)".into()))),
-            ("image", Some("oci:lab:v9"), Problem::Layout("lab".into(), Unusable::NoSuchTag("the OCI layout lab has no image tagged \"v9\" (tags present: latest); name one of its tags: oci:lab:latest".into()))),
+            ("image", Some("oci:empty"), layout(LayoutError::Index("empty".into(), crate::support::files::ReadError::NotFound))),
+            ("image", Some("oci:lab:v9"), layout(LayoutError::NoSuchTag { dir: "lab".into(), tag: Some("v9".into()), tags: vec!["latest".into()], images: 1 })),
         ];
         cases.extend(rules.map(|r| ("image", None, Problem::Rule(r))));
         let shown: Vec<String> = cases

@@ -167,10 +167,9 @@ impl HubClient {
             .connect_timeout(timeout)
             .timeout(timeout)
             .build()
-            .map_err(|e| HubError::Unreachable {
+            .map_err(|e| HubError::Client {
                 url: users_url.to_string(),
-                cause: format!("cannot build the HTTP client: {}", root_cause(&e)),
-                tries: 0,
+                cause: root_cause(&e),
             })?;
         Ok(Self {
             users_url,

@@ -254,8 +254,9 @@ pub(crate) enum KubeError {
     /// `KUBERNETES_SERVICE_HOST` set but no service-account token mounted, or the in-cluster
     /// configuration unreadable (kube's words).
     InCluster {
-        /// What is wrong.
-        detail: String,
+        /// What is wrong, in kube's words; `None`: no token is mounted at
+        /// [`SERVICE_ACCOUNT_TOKEN`].
+        detail: Option<String>,
     },
     /// The pods could not be listed: the API server at `server` (as [`shown_server`] shows
     /// it), listing the pods of `namespace`, and what went wrong.
@@ -269,6 +270,20 @@ pub(crate) enum KubeError {
     },
 }
 
+/// What makes an answer no `v1` `PodList` ([`ReadFault::NotAPodList`]); each value one line.
+#[derive(Debug)]
+pub(crate) enum NotAPodList {
+    /// Another `kind` (at most 60 characters of it), or none.
+    Kind(Option<String>),
+    /// A `PodList` without `items`.
+    NoItems,
+    /// A field of the wrong type: the decoder's words.
+    Decoder(String),
+    /// A pod (at most 100 characters of its name) whose `startTime` (at most 40) is not
+    /// RFC 3339.
+    StartTime(String, String),
+}
+
 /// What went wrong listing the pods ([`KubeError::Read`]).
 #[derive(Debug)]
 pub(crate) enum ReadFault {
@@ -278,10 +293,8 @@ pub(crate) enum ReadFault {
     Answered(u16, String, String),
     /// No answer within `kube-timeout` (connecting, or reading the answer).
     TimedOut(Duration),
-    /// An answer that is not a `v1` `PodList` (another `kind`, no `items`, a field of the
-    /// wrong type, a start time that is not RFC 3339): a proxy or another server answering;
-    /// what is wrong with it, one line (the decoder's words or the field).
-    NotAPodList(String),
+    /// An answer that is not a `v1` `PodList`: a proxy or another server answering.
+    NotAPodList(NotAPodList),
     /// Pages without an end: a `continue` token repeated, or more than [`MAX_PAGES`] pages;
     /// the pages read before giving up.
     EndlessList(u32),

@@ -52,14 +52,23 @@ pub(crate) fn println(text: &str) -> bool {
     print(&format!("{text}\n"))
 }
 
+/// A stdout write failed other than by a closed pipe: the system's error. Its words are the
+/// render layer's (`crate::render::messages`).
+#[derive(Debug)]
+pub(crate) struct StdoutFailed(pub(crate) std::io::Error);
+
+impl std::error::Error for StdoutFailed {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
 /// The error of a stdout write that failed other than by a closed pipe, once: the run's
 /// last step (after its outputs, summary and comment) reports it and exits 1.
 pub(crate) fn failure() -> Option<anyhow::Error> {
     let mut state = crate::support::locked(&STATE);
     match std::mem::replace(&mut *state, State::Closed) {
-        State::Failed(e) => Some(anyhow::Error::new(e).context(
-            "cannot write the output to stdout (is the disk or the file it goes to full?): free space, or send stdout elsewhere; the rest of the run went on as usual",
-        )),
+        State::Failed(e) => Some(StdoutFailed(e).into()),
         other => {
             *state = other;
             None

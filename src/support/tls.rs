@@ -12,7 +12,6 @@
 //!   [`client_config`], whose verifier reads the store at its first handshake, and so does
 //!   the registry's client; [`system_roots`] reads them once for both.
 
-use anyhow::{Result, bail};
 use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{CryptoProvider, ring};
@@ -31,19 +30,23 @@ pub fn install_provider() {
     });
 }
 
+/// No trust roots in the system store (`SSL_CERT_FILE`, `SSL_CERT_DIR`, or the platform's
+/// certificate locations). Its words are the render layer's (`crate::render::help::registry`);
+/// a handshake fails with it as [`rustls::Error::Other`].
+#[derive(Debug)]
+pub(crate) struct NoTrustRoots;
+
+impl std::error::Error for NoTrustRoots {}
+
 /// The system's trust roots (DER), read at the first call and kept for the process.
 ///
 /// # Errors
-/// No usable certificate found: names where they were looked for and what to install.
-pub(crate) fn system_roots() -> Result<&'static [CertificateDer<'static>]> {
+/// [`NoTrustRoots`]: no usable certificate found.
+pub(crate) fn system_roots() -> Result<&'static [CertificateDer<'static>], NoTrustRoots> {
     static ROOTS: OnceLock<Vec<CertificateDer<'static>>> = OnceLock::new();
     let roots = ROOTS.get_or_init(|| rustls_native_certs::load_native_certs().certs);
     if roots.is_empty() {
-        bail!(
-            "no trust roots found in the system store (SSL_CERT_FILE, SSL_CERT_DIR, or the \
-             platform's certificate locations): install ca-certificates, or point \
-             SSL_CERT_FILE at a PEM bundle"
-        );
+        return Err(NoTrustRoots);
     }
     Ok(roots)
 }
@@ -76,7 +79,8 @@ impl SystemRootsVerifier {
     fn webpki(&self) -> Result<&Arc<WebPkiServerVerifier>, rustls::Error> {
         self.webpki
             .get_or_init(|| {
-                let roots = system_roots().map_err(|e| rustls::Error::General(format!("{e:#}")))?;
+                let roots = system_roots()
+                    .map_err(|e| rustls::Error::Other(rustls::OtherError(Arc::new(e))))?;
                 let mut store = RootCertStore::empty();
                 store.add_parsable_certificates(roots.iter().cloned());
                 WebPkiServerVerifier::builder_with_provider(

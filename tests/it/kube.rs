@@ -1208,7 +1208,7 @@ async fn status_refuses_what_no_api_server_sends_clearly() {
         &kubeconfig,
         &[],
         &[
-            "answered with something that is not a pod list: its kind is \"Status\"",
+            "answered with something that is not a pod list\nhelp: its kind is \"Status\"; check",
             "not a proxy, dashboard or load balancer page",
         ],
     );

@@ -8,6 +8,7 @@
 //! (chosen by variant), are the render layer's (`crate::render::help`).
 
 use crate::support::secrets::Secrets;
+use crate::support::tls::NoTrustRoots;
 use std::time::Duration;
 
 /// A registry look-up that failed: the registry and image it was about, and what went wrong.
@@ -134,8 +135,6 @@ pub enum ConnectionProblem {
         host: String,
         /// TCP port.
         port: u16,
-        /// The TLS error.
-        cause: String,
         /// Why the handshake failed.
         problem: TlsProblem,
         /// The host is loopback or private ([`crate::support::url::is_loopback_or_private`]).
@@ -211,8 +210,8 @@ pub enum AnswerProblem {
     /// manifest list or manifest (a login page, an empty body, broken JSON): its sha256 would
     /// be a well-formed digest of nothing Kubernetes can run.
     NotAManifest {
-        /// What came instead, e.g. `an HTML or XML page (Content-Type text/html)`.
-        what: String,
+        /// What came instead, e.g. an HTML page (`Content-Type text/html`).
+        what: crate::digest::manifest::NotManifest,
     },
     /// The manifest body was larger than [`crate::digest::manifest::MAX_MANIFEST_BYTES`];
     /// reading stopped there.
@@ -220,9 +219,35 @@ pub enum AnswerProblem {
         /// The limit, in bytes.
         limit: usize,
     },
-    /// Any other answer (e.g. 400, 405, a 3xx loop, a body that cannot be read).
+    /// The registry's `WWW-Authenticate` realm (its token endpoint) is not a URL.
+    Realm {
+        /// The realm as sent.
+        realm: String,
+        /// Why it is not a URL.
+        cause: url::ParseError,
+    },
+    /// The token endpoint answered 2xx without a usable token.
+    Token {
+        /// The token endpoint (realm URL, without query).
+        realm: String,
+        /// It sent a token, but one that cannot be an HTTP header value (a line break or
+        /// another control character); `false`: it sent none.
+        sent: bool,
+    },
+    /// The HTTP client could not be set up: reqwest's error.
+    Client(String),
+    /// Any other status (e.g. 400, 405, a 3xx loop).
+    Status {
+        /// The status with its reason, e.g. `405 Method Not Allowed`.
+        status: String,
+        /// The URL asked.
+        url: String,
+        /// The registry's message.
+        registry_message: Option<String>,
+    },
+    /// Any other failure (e.g. a body that cannot be read): reqwest's words.
     Protocol {
-        /// What happened, with the status and message.
+        /// What happened.
         detail: String,
     },
 }
@@ -258,8 +283,8 @@ pub enum DigestSource {
     IndexBytes,
 }
 
-/// Why a TLS handshake failed, from the `rustls::Error` in the chain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why a TLS handshake failed, from the `rustls::Error` in the chain ([`TlsProblem::of`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TlsProblem {
     /// The server answered the TLS hello with bytes that are not TLS: a plain-HTTP server on
     /// that port (rustls `InvalidMessage`, e.g. `InvalidContentType` for `HTTP/1.1 400`).
@@ -267,56 +292,51 @@ pub enum TlsProblem {
     /// The certificate chains to no CA the runner trusts: a private CA or a self-signed
     /// certificate (`CertificateError::UnknownIssuer`).
     UnknownIssuer,
-    /// The certificate does not name the host (`CertificateError::NotValidForName`).
-    WrongName,
-    /// The certificate is expired or not yet valid (or the runner's clock is wrong).
+    /// The certificate does not name the host (`CertificateError::NotValidForName`): the
+    /// names it holds, as written in it (empty: it names none), when rustls says.
+    WrongName(Option<Vec<String>>),
+    /// The certificate is expired (or the runner's clock is wrong).
     Expired,
-    /// Anything else (revoked, bad signature, no shared protocol version...).
-    Other,
+    /// The certificate is not valid yet (or the runner's clock is wrong).
+    NotValidYet,
+    /// The certificate is revoked.
+    Revoked,
+    /// The certificate's signature is invalid.
+    BadSignature,
+    /// The runner has no trust roots to verify with ([`NoTrustRoots`]).
+    NoTrustRoots,
+    /// Another certificate error, as rustls says it.
+    Certificate(String),
+    /// Anything else (no shared protocol version...), as rustls says it.
+    Other(String),
 }
 
 impl TlsProblem {
-    /// Sorts a rustls error, and says it in words for [`ConnectionProblem::Tls`]'s `cause`
-    /// (rustls's own text shows debug forms: `UnknownIssuer`, `IpAddress(127.0.0.1)`).
-    pub(crate) fn of(err: &rustls::Error) -> (Self, String) {
+    /// Sorts a rustls error (whose own text shows debug forms: `UnknownIssuer`,
+    /// `IpAddress(127.0.0.1)`).
+    pub(crate) fn of(err: &rustls::Error) -> Self {
         use rustls::CertificateError as C;
         let certificate = match err {
-            rustls::Error::InvalidMessage(_) => {
-                return (
-                    Self::NotTls,
-                    "the answer to the TLS hello is not TLS".into(),
-                );
-            }
+            rustls::Error::InvalidMessage(_) => return Self::NotTls,
             rustls::Error::InvalidCertificate(c) => c,
-            other => return (Self::Other, other.to_string()),
+            rustls::Error::Other(e) if e.0.is::<NoTrustRoots>() => return Self::NoTrustRoots,
+            other => return Self::Other(other.to_string()),
         };
-        let (problem, words) = match certificate {
-            C::UnknownIssuer => (Self::UnknownIssuer, "the certificate's issuer is unknown"),
-            C::NotValidForNameContext { presented, .. } if !presented.is_empty() => {
-                let names: Vec<&str> = presented.iter().map(|n| presented_name(n)).collect();
-                let words = format!("the certificate is valid only for {}", names.join(", "));
-                return (Self::WrongName, words);
-            }
-            C::NotValidForNameContext { .. } => (Self::WrongName, "the certificate names no host"),
-            C::NotValidForName => (
-                Self::WrongName,
-                "the certificate is not valid for this host",
-            ),
-            C::Expired | C::ExpiredContext { .. } => (Self::Expired, "the certificate has expired"),
-            C::NotValidYet | C::NotValidYetContext { .. } => {
-                (Self::Expired, "the certificate is not valid yet")
-            }
-            C::Revoked => (Self::Other, "the certificate is revoked"),
+        match certificate {
+            C::UnknownIssuer => Self::UnknownIssuer,
+            C::NotValidForNameContext { presented, .. } => Self::WrongName(Some(
+                (presented.iter())
+                    .map(|n| presented_name(n).to_string())
+                    .collect(),
+            )),
+            C::NotValidForName => Self::WrongName(None),
+            C::Expired | C::ExpiredContext { .. } => Self::Expired,
+            C::NotValidYet | C::NotValidYetContext { .. } => Self::NotValidYet,
+            C::Revoked => Self::Revoked,
             #[allow(deprecated)]
-            C::BadSignature => (Self::Other, "the certificate's signature is invalid"),
-            other => {
-                return (
-                    Self::Other,
-                    format!("the certificate was refused ({other})"),
-                );
-            }
-        };
-        (problem, words.to_string())
+            C::BadSignature => Self::BadSignature,
+            other => Self::Certificate(other.to_string()),
+        }
     }
 }
 
@@ -451,48 +471,6 @@ pub(crate) fn error_code(body: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Each rustls error sorted by what to do about it, and in words.
-    #[test]
-    fn tls_failures_are_sorted_and_said_in_words() {
-        use rustls::{CertificateError as C, Error as E, InvalidMessage as M};
-        let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
-        let table: Vec<String> = [
-            E::InvalidMessage(M::InvalidContentType),
-            E::InvalidCertificate(C::UnknownIssuer),
-            E::InvalidCertificate(C::NotValidForNameContext {
-                expected: name.clone(),
-                presented: vec![
-                    "IpAddress(127.0.0.1)".into(),
-                    "DnsName(\"lab.example\")".into(),
-                ],
-            }),
-            E::InvalidCertificate(C::NotValidForNameContext {
-                expected: name,
-                presented: vec![],
-            }),
-            E::InvalidCertificate(C::NotValidForName),
-            E::InvalidCertificate(C::Expired),
-            E::InvalidCertificate(C::Revoked),
-            E::InvalidCertificate(C::BadSignature),
-        ]
-        .iter()
-        .map(|err| {
-            let (problem, words) = TlsProblem::of(err);
-            format!("{problem:?}: {words}")
-        })
-        .collect();
-        insta::assert_snapshot!(table.join("\n"), @r"
-        NotTls: the answer to the TLS hello is not TLS
-        UnknownIssuer: the certificate's issuer is unknown
-        WrongName: the certificate is valid only for 127.0.0.1, lab.example
-        WrongName: the certificate names no host
-        WrongName: the certificate is not valid for this host
-        Expired: the certificate has expired
-        Other: the certificate is revoked
-        Other: the certificate's signature is invalid
-        ");
-    }
 
     #[test]
     fn an_unusable_digest_is_described_once() {

@@ -209,12 +209,8 @@ impl<'a> Session<'a> {
             .tls_backend_preconfigured(crate::support::tls::client_config())
             .build()
             .map_err(|e| {
-                let detail = format!("cannot set up the HTTP client: {e}");
-                RegistryError::new(
-                    &registry,
-                    reference.whole(),
-                    AnswerProblem::Protocol { detail },
-                )
+                let kind = AnswerProblem::Client(e.to_string());
+                RegistryError::new(&registry, reference.whole(), kind)
             })?;
         let credentials = auth::credentials_for(
             &registry,
@@ -337,10 +333,9 @@ impl<'a> Session<'a> {
     /// One token request at `realm` for `repository:<repo>:pull`, with the credentials if
     /// there are any.
     async fn token(&mut self, realm: &str, service: Option<&str>) -> Result<String, RegistryError> {
-        let realm_url = reqwest::Url::parse(realm).map_err(|e| {
-            self.protocol(format!(
-                "its WWW-Authenticate realm {realm:?} is not a URL ({e})"
-            ))
+        let realm_url = reqwest::Url::parse(realm).map_err(|cause| {
+            let realm = realm.to_string();
+            self.error(AnswerProblem::Realm { realm, cause })
         })?;
         let scope = format!("repository:{}:pull", self.repository);
         // A `None` service is left out of the query (serde_urlencoded skips it).
@@ -367,26 +362,23 @@ impl<'a> Session<'a> {
                 last: Some(Try::Refused(answer)),
                 ..
             }) => {
-                let message = self.message(&answer.body);
-                return Err(self.authentication(&shown, answer.status, message));
+                return Err(self.error(AccessProblem::Authentication {
+                    realm: shown,
+                    status: answer.status.as_u16(),
+                    registry_message: self.message(&answer.body),
+                    repository: self.repository.clone(),
+                    presented: auth::presented(self.credentials.as_ref()),
+                }));
             }
             Err(failure) => return Err(self.transport(failure, Some(&shown), realm_url.as_str())),
         };
-        let refused = |why: &str| self.authentication(&shown, answer.status, Some(why.into()));
-        match auth::token_from(&answer.body) {
-            // reqwest would refuse to build the next request with it (a builder error,
-            // "failed to parse header value"): say what is wrong instead.
-            Some(token)
-                if reqwest::header::HeaderValue::try_from(format!("Bearer {token}")).is_err() =>
-            {
-                Err(refused(
-                    "the token it sent is not a valid HTTP header value (it holds a line break or \
-                     another control character); check the registry's token service",
-                ))
-            }
-            Some(token) => Ok(token),
-            None => Err(refused("the answer holds no token")),
-        }
+        let token = auth::token_from(&answer.body);
+        let sent = token.is_some();
+        // reqwest would refuse to build the next request with one that is no header value
+        // (a builder error, "failed to parse header value"): say what is wrong instead.
+        let valid =
+            |t: &String| reqwest::header::HeaderValue::try_from(format!("Bearer {t}")).is_ok();
+        (token.filter(valid)).ok_or_else(|| self.error(AnswerProblem::Token { realm: shown, sent }))
     }
 
     /// One manifest request under the current authorization, with the policy's tries or at
@@ -525,13 +517,11 @@ impl<'a> Session<'a> {
                     private: crate::support::url::is_loopback_or_private(&host_port(&self.url).0),
                 })
             }
-            status => self.protocol(format!(
-                "HTTP {status} from {}{}",
-                self.url,
-                registry_message
-                    .map(|m| format!(": {m}"))
-                    .unwrap_or_default()
-            )),
+            status => self.error(AnswerProblem::Status {
+                status: status.to_string(),
+                url: self.url.clone(),
+                registry_message,
+            }),
         }
     }
 
@@ -554,22 +544,6 @@ impl<'a> Session<'a> {
                 Stop::AskedTooLong(asked) => Some(asked),
                 _ => None,
             },
-        })
-    }
-
-    /// The error for a token request the token endpoint at `realm` refused (`status`).
-    fn authentication(
-        &self,
-        realm: &str,
-        status: StatusCode,
-        registry_message: Option<String>,
-    ) -> RegistryError {
-        self.error(AccessProblem::Authentication {
-            realm: realm.to_string(),
-            status: status.as_u16(),
-            registry_message,
-            repository: self.repository.clone(),
-            presented: auth::presented(self.credentials.as_ref()),
         })
     }
 
@@ -597,11 +571,10 @@ impl<'a> Session<'a> {
                 elapsed,
                 cause,
             }),
-            Some(Try::Tls(cause, problem)) => self.error(ConnectionProblem::Tls {
+            Some(Try::Tls(problem)) => self.error(ConnectionProblem::Tls {
                 private: crate::support::url::is_loopback_or_private(&host),
                 host,
                 port,
-                cause,
                 problem,
             }),
             Some(Try::Refused(answer)) => self.unavailable(&answer, attempts, elapsed, why),
@@ -610,7 +583,7 @@ impl<'a> Session<'a> {
                 timeout: self.sender.policy.deadline.unwrap_or_default(),
                 requests: self.sender.requests,
             }),
-            Some(Try::Other(cause)) => self.protocol(cause),
+            Some(Try::Other(detail)) => self.error(AnswerProblem::Protocol { detail }),
         }
     }
 
@@ -623,11 +596,6 @@ impl<'a> Session<'a> {
     /// An error of this registry and image.
     fn error(&self, kind: impl Into<RegistryErrorKind>) -> RegistryError {
         RegistryError::new(&self.registry, &self.image, kind)
-    }
-
-    /// An unexpected answer ([`AnswerProblem::Protocol`]).
-    fn protocol(&self, detail: String) -> RegistryError {
-        self.error(AnswerProblem::Protocol { detail })
     }
 
     /// Registry text made safe for one log line, with the secrets hidden first.

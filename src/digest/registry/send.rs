@@ -97,7 +97,7 @@ pub(crate) enum Try {
     /// A connection error (refused, reset, DNS, a body cut short).
     Connection(String),
     /// The TLS handshake failed.
-    Tls(String, super::errors::TlsProblem),
+    Tls(super::errors::TlsProblem),
     /// The per-try timeout (the deadline).
     Timeout,
     /// Anything else reqwest reported.
@@ -151,8 +151,7 @@ async fn fetch(request: reqwest::RequestBuilder) -> Result<Answer, reqwest::Erro
 /// (refused, reset, DNS, a body cut short), or anything else.
 fn classify(err: &reqwest::Error) -> Try {
     if let Some(tls) = find_tls(err) {
-        let (problem, words) = super::errors::TlsProblem::of(tls);
-        Try::Tls(words, problem)
+        Try::Tls(super::errors::TlsProblem::of(tls))
     } else if err.is_timeout() {
         Try::Timeout
     } else if err.is_connect() || err.is_request() || err.is_body() {

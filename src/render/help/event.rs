@@ -1,12 +1,38 @@
 //! The words of [`EventError`]: what is wrong with the event payload, and where; for a
 //! payload without the object its event always carries, where it came from.
 
+use crate::context::ContextError;
 use crate::event::EventError;
 use crate::event::MAX_COMMITS;
 use crate::event::MAX_LABELS;
 use crate::render::words::Words;
+use crate::support::files::ReadError;
+use crate::support::github::RepositoryProblem;
 
-crate::render::words::words_display!(EventError => words);
+crate::render::words::words_display!(EventError => words, ContextError => context_words);
+
+/// What in the environment GitHub Actions sets up is not usable: the variable and its value;
+/// then what to set.
+fn context_words(e: &ContextError) -> Words {
+    const EVENT_FILE: &str = "GITHUB_EVENT_PATH must name the event file the runner wrote";
+    match e {
+        ContextError::Repository(value, why) => crate::render::usage_words::repository_words(
+            &format!("repository (GITHUB_REPOSITORY) {value:?}"),
+            &RepositoryProblem::Rule(*why),
+        ),
+        ContextError::Sha(sha) => Words::new(format!(
+            "GITHUB_SHA {sha:?} is not a commit SHA (40 hex digits)"
+        ))
+        .help("set --sha or input sha to the commit's whole SHA, as `git rev-parse HEAD` prints it"),
+        ContextError::Event(path, ReadError::TooLarge { cap, size }) => Words::new(format!(
+            "the event payload at {path} is {size} bytes, more than GitHub's 25 MB cap on payloads ({cap} bytes)"
+        ))
+        .help(format!("it is not a GitHub event: {EVENT_FILE}")),
+        ContextError::Event(path, why) => {
+            Words::new(format!("cannot read the event payload at {path}: {why}")).help(EVENT_FILE)
+        }
+    }
+}
 
 /// What is wrong with the event payload, and where; for a payload without the object its
 /// event always carries, where it came from (the file the runner named).
@@ -36,6 +62,40 @@ fn words(e: &EventError) -> Words {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every problem with the variables GitHub Actions sets (the event payload's file is
+    /// also covered by `context`'s own test).
+    #[test]
+    fn every_context_error_in_words() {
+        let errors = [
+            ContextError::Repository(
+                "-o/r".into(),
+                crate::support::github::RepositoryError::Owner,
+            ),
+            ContextError::Sha("xyz".into()),
+            ContextError::Event("/dev/zero".into(), ReadError::NotRegular),
+            ContextError::Event(
+                "big.json".into(),
+                ReadError::TooLarge {
+                    cap: 26_214_400,
+                    size: 26_214_401,
+                },
+            ),
+        ];
+        insta::assert_snapshot!(crate::render::words::shaped(errors.iter().map(context_words)), @r#"
+        repository (GITHUB_REPOSITORY) "-o/r" has an owner GitHub does not allow
+        help: an owner is at most 39 letters, digits and single hyphens, not at the start or end (Enterprise Managed Users: then `_` and the enterprise's short code); write OWNER/REPO as in the repository's address, e.g. octo-org/lab
+
+        GITHUB_SHA "xyz" is not a commit SHA (40 hex digits)
+        help: set --sha or input sha to the commit's whole SHA, as `git rev-parse HEAD` prints it
+
+        cannot read the event payload at /dev/zero: it is not a regular file (a FIFO, socket or device)
+        help: GITHUB_EVENT_PATH must name the event file the runner wrote
+
+        the event payload at big.json is 26214401 bytes, more than GitHub's 25 MB cap on payloads (26214400 bytes)
+        help: it is not a GitHub event: GITHUB_EVENT_PATH must name the event file the runner wrote
+        "#);
+    }
 
     #[test]
     fn every_event_error_in_words() {

@@ -1,16 +1,25 @@
 //! The words of the digest's errors: [`RegistryError`] (what failed, with the registry and
 //! the image, on the first line; then the registry's own message, the credentials tried and
-//! what to do, chosen by the kind of problem) and [`DigestMoved`].
+//! what to do, chosen by the kind of problem), [`LayoutError`] (an OCI layout's), what a
+//! body is instead of a manifest ([`NotManifest`]), [`NoTrustRoots`] and [`DigestMoved`].
 
-use crate::digest::DigestMoved;
+use crate::digest::layout::LayoutError;
+use crate::digest::manifest::{Body, NotManifest};
 use crate::digest::registry::errors::{
     AccessProblem, AnswerProblem, ConnectionProblem, DigestSource, Presented, ReferenceProblem,
     RegistryError, RegistryErrorKind, TlsProblem,
 };
+use crate::digest::{DigestMoved, InvalidDigest};
 use crate::render::words::Words;
+use crate::support::files::ReadError;
+use crate::support::tls::NoTrustRoots;
 use std::time::Duration;
 
-crate::render::words::words_display!(RegistryError => words, DigestMoved => moved_words);
+crate::render::words::words_display!(
+    RegistryError => words,
+    DigestMoved => moved_words,
+    LayoutError => layout_words,
+);
 
 /// A registry error in words: what failed, with the registry and the image; then the
 /// registry's own message and what to do, chosen by the kind of problem.
@@ -116,12 +125,14 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
         ConnectionProblem::Tls {
             host,
             port,
-            cause,
             problem,
             private,
         } => (
-            format!("TLS failure talking to {host}:{port} (registry {registry}): {cause}"),
-            tls_help(*problem, *private, registry, host),
+            format!(
+                "TLS failure talking to {host}:{port} (registry {registry}): {}",
+                tls_cause(problem)
+            ),
+            tls_help(problem, *private, registry, host),
         ),
         ConnectionProblem::InsecureButTls {
             registry_message,
@@ -183,6 +194,7 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
 fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String, String) {
     const CONTRADICTS: &str = "nothing is announced for a digest the registry contradicts: \
                                check the registry or any proxy in front of it";
+    let unexpected = || format!("registry {registry} gave an unexpected answer for {image}");
     match problem {
         AnswerProblem::DigestMismatch { header, computed } => (
             format!("registry {registry} contradicts itself on the digest of {image}"),
@@ -205,18 +217,21 @@ fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String
             format!("registry {registry} answered {image} with another digest than its pin"),
             pin_mismatch(pinned, answered, *how),
         ),
-        AnswerProblem::InvalidDigest(invalid) => (
+        AnswerProblem::InvalidDigest(InvalidDigest(digest)) => (
             format!("registry {registry} answered with an unusable digest for {image}"),
-            invalid.to_string(),
+            format!(
+                "{digest:?} is not an image digest: expected sha256: followed by 64 lower-case hex digits"
+            ),
         ),
         AnswerProblem::NotAManifest { what } => (
             format!(
                 "registry {registry} answered the manifest request for {image} with no manifest"
             ),
             format!(
-                "it sent {what}, not an image index or manifest, so nothing is announced for it; \
+                "it sent {}, not an image index or manifest, so nothing is announced for it; \
                  a login page or a proxy in front of the registry answers like this: check the \
-                 registry name in the image input"
+                 registry name in the image input",
+                not_manifest(what)
             ),
         ),
         AnswerProblem::ManifestTooLarge { limit } => (
@@ -229,10 +244,169 @@ fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String
              front of the registry"
                 .into(),
         ),
-        AnswerProblem::Protocol { detail } => (
-            format!("registry {registry} gave an unexpected answer for {image}"),
-            detail.clone(),
+        AnswerProblem::Status {
+            status,
+            url,
+            registry_message,
+        } => {
+            let said = registry_message.as_ref().map(|m| format!(": {m}"));
+            (
+                unexpected(),
+                format!("HTTP {status} from {url}{}", said.unwrap_or_default()),
+            )
+        }
+        AnswerProblem::Protocol { detail } => (unexpected(), detail.clone()),
+        AnswerProblem::Realm { realm, cause } => (
+            unexpected(),
+            format!("its WWW-Authenticate realm {realm:?} is not a URL ({cause})"),
         ),
+        AnswerProblem::Token { realm, sent } => (
+            format!(
+                "authentication to registry {registry} failed: its token endpoint {realm} sent no usable token"
+            ),
+            format!(
+                "{}; check the registry's token service",
+                if *sent {
+                    "the token it sent is not a valid HTTP header value (it holds a line break or another control character)"
+                } else {
+                    "its answer holds no token"
+                }
+            ),
+        ),
+        AnswerProblem::Client(cause) => (
+            format!("cannot set up the HTTP client for registry {registry}"),
+            cause.clone(),
+        ),
+    }
+}
+
+/// Why no digest was read from an OCI image layout: what failed, with the file; then why,
+/// and what to write instead (a tag it has) or that the layout is corrupt.
+pub(crate) fn layout_words(e: &LayoutError) -> Words {
+    const COPY: &str = "skopeo copy ... oci:DIR:TAG";
+    let corrupt =
+        |why: String| format!("{why}the layout is corrupt: copy the image to it again ({COPY})");
+    let index = |dir: &std::path::Path| dir.join("index.json").display().to_string();
+    let (what, help) = match e {
+        LayoutError::Missing(dir) => (
+            format!("no OCI image layout directory {}", dir.display()),
+            "write the directory the layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working directory, or a registry reference".to_string(),
+        ),
+        LayoutError::NotADirectory(dir) => (
+            format!("{} is not a directory", dir.display()),
+            "write the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG), or a registry reference".to_string(),
+        ),
+        LayoutError::Index(dir, ReadError::TooLarge { cap, .. }) => (
+            format!("{} is larger than {} MiB", index(dir), cap >> 20),
+            "it is not an OCI image layout index".to_string(),
+        ),
+        LayoutError::Index(dir, cause) => (
+            format!("cannot read {} ({cause})", index(dir)),
+            format!("is {} an OCI image layout ({COPY})?", dir.display()),
+        ),
+        LayoutError::IndexInvalid(dir, cause) => (
+            format!("{} is not an OCI image index", index(dir)),
+            corrupt(format!("{cause}; ")),
+        ),
+        LayoutError::InvalidDigest(dir, digest) => (
+            format!(
+                "{} names {digest:?}, which is not an image digest",
+                index(dir)
+            ),
+            corrupt("a digest is sha256: followed by 64 lower-case hex digits; ".into()),
+        ),
+        LayoutError::Blob(path, ReadError::TooLarge { cap, .. }) => (
+            format!(
+                "the manifest blob {} is larger than {} MiB",
+                path.display(),
+                cap >> 20
+            ),
+            corrupt("that is the most a registry accepts for a manifest; ".into()),
+        ),
+        LayoutError::Blob(path, cause) => (
+            format!("cannot read the manifest blob {}: {cause}", path.display()),
+            corrupt(String::new()),
+        ),
+        LayoutError::BlobMismatch(path, actual, expected) => (
+            format!("the blob {} does not hash to its name", path.display()),
+            corrupt(format!("it hashes to {actual}, not {expected}; ")),
+        ),
+        LayoutError::NotAManifest(path, what) => (
+            format!(
+                "the blob {} that index.json names is not an image index or manifest",
+                path.display()
+            ),
+            corrupt(format!("it is {}; ", not_manifest(what))),
+        ),
+        LayoutError::SeveralTagged(dir, tag) => (
+            format!(
+                "the OCI layout {} tags several images {tag:?}",
+                dir.display()
+            ),
+            format!("give each image its own tag ({COPY})"),
+        ),
+        LayoutError::NoSuchTag {
+            dir,
+            tag,
+            tags,
+            images,
+        } => {
+            return no_such_tag(&dir.display().to_string(), tag.as_deref(), tags, *images);
+        }
+    };
+    Words::new(what).help(help)
+}
+
+/// The layout at `dir` has no image tagged `tag` (or `latest`, for none): which it has
+/// (`tags`, of `images` images), and what to write instead: one of its tags, or no tag for
+/// its only (untagged) image.
+fn no_such_tag(dir: &str, tag: Option<&str>, tags: &[String], images: usize) -> Words {
+    let wanted = tag.unwrap_or("latest");
+    let untagged = images - tags.len();
+    let untagged = (untagged > 0).then(|| format!("; {untagged} untagged image(s)"));
+    let present = Some(tags.join(", ")).filter(|t| !t.is_empty());
+    let words = Words::new(format!(
+        "the OCI layout {dir} has no image tagged {wanted:?} (tags present: {}{})",
+        present.as_deref().unwrap_or("none"),
+        untagged.unwrap_or_default()
+    ));
+    let several = tag.is_none() && images > 1;
+    let several_words = several.then_some("it holds several images, so ");
+    match tags.first() {
+        Some(first) => words.help(format!(
+            "{}name one of its tags: oci:{dir}:{first}",
+            several_words.unwrap_or_default()
+        )),
+        None if several => words.help("it holds several images, so name one: oci:DIR:TAG"),
+        None if images == 1 => words.help(format!(
+            "leave the tag out to take its only image: oci:{dir}"
+        )),
+        None => words,
+    }
+}
+
+/// What a registry or an OCI layout served instead of a manifest, as a phrase: `an HTML or XML
+/// page (Content-Type text/html)`, `a JSON document of media type "..."`.
+pub(crate) fn not_manifest(not: &NotManifest) -> String {
+    let shown = (not.content_type.as_ref())
+        .map(|c| format!(" (Content-Type {c})"))
+        .unwrap_or_default();
+    match &not.body {
+        Body::Empty => format!("an empty body{shown}"),
+        Body::NotAnObject => format!("JSON that is not an object{shown}"),
+        Body::Markup => format!("an HTML or XML page{shown}"),
+        Body::CutShort(why) => format!("JSON cut short ({why}){shown}"),
+        Body::NotJson => format!("text that is not JSON{shown}"),
+        Body::SchemaOne => "a Docker schema 1 manifest (schemaVersion 1), which Kubernetes \
+                            runtimes and registries no longer serve; push the image again with \
+                            a current builder"
+            .into(),
+        Body::NoSchemaTwo => format!("JSON without schemaVersion 2{shown}"),
+        Body::MediaTypeNotAString => "JSON whose mediaType is not a string".into(),
+        Body::MediaType(t) => format!("a JSON document of media type {t:?}"),
+        Body::NoManifestFields => {
+            format!("JSON with neither a manifest media type nor the fields of one{shown}")
+        }
     }
 }
 
@@ -337,7 +511,7 @@ fn refused(
 /// What to do after a failed TLS handshake: `--insecure-registry` only when the server
 /// answered like a plain-HTTP server and the host is loopback or private; trust-store advice
 /// for an unknown CA (plain HTTP would not reach a TLS registry at all).
-fn tls_help(problem: TlsProblem, private: bool, registry: &str, host: &str) -> String {
+fn tls_help(problem: &TlsProblem, private: bool, registry: &str, host: &str) -> String {
     match problem {
         TlsProblem::NotTls if private => format!(
             "the server answered like a plain-HTTP server: if {registry} is a local registry \
@@ -352,17 +526,53 @@ fn tls_help(problem: TlsProblem, private: bool, registry: &str, host: &str) -> S
              private CA or a self-signed certificate): {TRUST}. insecure-registry would not help: \
              it speaks plain HTTP, which a TLS registry refuses"
         ),
-        TlsProblem::WrongName => format!(
+        TlsProblem::WrongName(_) => format!(
             "the certificate does not name {host}: write the registry name the certificate was \
              issued for in the image input, or have the certificate reissued with {host} as a \
              subject alternative name"
         ),
-        TlsProblem::Expired => {
+        TlsProblem::NoTrustRoots => format!(
+            "SSL_CERT_FILE, SSL_CERT_DIR and the platform's certificate locations hold none: \
+             {INSTALL_ROOTS}"
+        ),
+        TlsProblem::Expired | TlsProblem::NotValidYet => {
             "check the certificate's validity dates and the runner's clock".to_string()
         }
-        TlsProblem::Other => {
+        _ => {
             "check the registry's certificate (and the runner's clock and trust store)".to_string()
         }
+    }
+}
+
+/// Why a TLS handshake failed, in words.
+fn tls_cause(problem: &TlsProblem) -> String {
+    match problem {
+        TlsProblem::NotTls => "the answer to the TLS hello is not TLS".into(),
+        TlsProblem::UnknownIssuer => "the certificate's issuer is unknown".into(),
+        TlsProblem::WrongName(Some(names)) if !names.is_empty() => {
+            format!("the certificate is valid only for {}", names.join(", "))
+        }
+        TlsProblem::WrongName(Some(_)) => "the certificate names no host".into(),
+        TlsProblem::WrongName(None) => "the certificate is not valid for this host".into(),
+        TlsProblem::Expired => "the certificate has expired".into(),
+        TlsProblem::NotValidYet => "the certificate is not valid yet".into(),
+        TlsProblem::Revoked => "the certificate is revoked".into(),
+        TlsProblem::BadSignature => "the certificate's signature is invalid".into(),
+        TlsProblem::NoTrustRoots => "no trust roots found in the system store".into(),
+        TlsProblem::Certificate(other) => format!("the certificate was refused ({other})"),
+        TlsProblem::Other(other) => other.clone(),
+    }
+}
+
+/// The runner has no trust roots ([`NoTrustRoots`]), and what to install.
+const NO_TRUST_ROOTS: &str = "no trust roots found in the system store (SSL_CERT_FILE, \
+                              SSL_CERT_DIR, or the platform's certificate locations)";
+const INSTALL_ROOTS: &str = "install ca-certificates, or point SSL_CERT_FILE at a PEM bundle";
+
+/// As the cause of a handshake that failed elsewhere (GitHub's client, the hub's).
+impl std::fmt::Display for NoTrustRoots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{NO_TRUST_ROOTS}: {INSTALL_ROOTS}")
     }
 }
 
@@ -441,7 +651,6 @@ mod tests {
         error(ConnectionProblem::Tls {
             host: "r".into(),
             port: 5000,
-            cause: "the certificate's issuer is unknown".into(),
             problem,
             private,
         })
@@ -523,9 +732,13 @@ mod tests {
             tls(TlsProblem::NotTls, true),
             tls(TlsProblem::NotTls, false),
             tls(TlsProblem::UnknownIssuer, true),
-            tls(TlsProblem::WrongName, true),
+            tls(TlsProblem::NoTrustRoots, false),
+            tls(TlsProblem::WrongName(None), true),
             tls(TlsProblem::Expired, false),
-            tls(TlsProblem::Other, false),
+            tls(
+                TlsProblem::Other("no shared protocol version".into()),
+                false,
+            ),
             error(ConnectionProblem::InsecureButTls {
                 registry_message: Some("Client sent an HTTP request to an HTTPS server.".into()),
                 private: true,
@@ -557,13 +770,32 @@ mod tests {
                 crate::digest::Digest::parse("sha256:ABC").unwrap_err(),
             )),
             error(AnswerProblem::NotAManifest {
-                what: "an HTML or XML page (Content-Type text/html)".into(),
+                what: NotManifest {
+                    body: Body::Markup,
+                    content_type: Some("text/html".into()),
+                },
             }),
             error(AnswerProblem::ManifestTooLarge { limit: 4 << 20 }),
+            error(AnswerProblem::Realm {
+                realm: "/token".into(),
+                cause: url::Url::parse("/token").unwrap_err(),
+            }),
+            error(AnswerProblem::Token {
+                realm: "https://r:5000/token".into(),
+                sent: true,
+            }),
+            error(AnswerProblem::Token {
+                realm: "https://r:5000/token".into(),
+                sent: false,
+            }),
+            error(AnswerProblem::Client("builder error".into())),
+            error(AnswerProblem::Status {
+                status: "405 Method Not Allowed".into(),
+                url: "http://r:5000/v2/org/lab/manifests/latest".into(),
+                registry_message: None,
+            }),
             error(AnswerProblem::Protocol {
-                detail:
-                    "HTTP 405 Method Not Allowed from http://r:5000/v2/org/lab/manifests/latest"
-                        .into(),
+                detail: "error decoding response body".into(),
             }),
         ];
         let shown: Vec<String> = errors
@@ -575,6 +807,74 @@ mod tests {
             })
             .collect();
         insta::assert_snapshot!(shown.join("\n\n"));
+    }
+
+    /// Every reason an OCI layout gives no digest (and every hint for a missing tag), and
+    /// every body that is not a manifest, in the words users read.
+    #[test]
+    fn every_layout_error_in_words() {
+        let digest = |c: char| {
+            crate::digest::Digest::parse(&format!("sha256:{}", c.to_string().repeat(64))).unwrap()
+        };
+        let blob = || std::path::PathBuf::from("lab/blobs/sha256/aaaa");
+        let no_such_tag = |tag: Option<&str>, tags: &[&str], images| LayoutError::NoSuchTag {
+            dir: "lab".into(),
+            tag: tag.map(str::to_string),
+            tags: tags.iter().map(ToString::to_string).collect(),
+            images,
+        };
+        let not = |body, content_type: Option<&str>| {
+            let content_type = content_type.map(str::to_string);
+            LayoutError::NotAManifest(blob(), NotManifest { body, content_type })
+        };
+        let errors = [
+            LayoutError::Missing("lab".into()),
+            LayoutError::NotADirectory("README.md".into()),
+            LayoutError::Index(
+                "lab".into(),
+                ReadError::TooLarge {
+                    cap: 16 << 20,
+                    size: 17 << 20,
+                },
+            ),
+            LayoutError::Index("lab".into(), ReadError::NotFound),
+            LayoutError::IndexInvalid(
+                "lab".into(),
+                serde_json::from_str::<serde_json::Value>("{").unwrap_err(),
+            ),
+            LayoutError::InvalidDigest("lab".into(), "md5:x".into()),
+            LayoutError::Blob(
+                blob(),
+                ReadError::TooLarge {
+                    cap: 4 << 20,
+                    size: 5 << 20,
+                },
+            ),
+            LayoutError::Blob(blob(), ReadError::NotRegular),
+            LayoutError::BlobMismatch(blob(), digest('b'), digest('a')),
+            LayoutError::SeveralTagged("lab".into(), "latest".into()),
+            no_such_tag(Some("v9"), &["latest", "v1"], 2),
+            no_such_tag(None, &["v1"], 2),
+            no_such_tag(Some("v1"), &[], 1),
+            no_such_tag(None, &[], 2),
+            no_such_tag(Some("v1"), &[], 0),
+            not(Body::Empty, Some("text/html")),
+            not(Body::NotAnObject, None),
+            not(Body::Markup, Some("text/html")),
+            not(Body::CutShort("EOF while parsing".into()), None),
+            not(Body::NotJson, None),
+            not(Body::SchemaOne, None),
+            not(Body::NoSchemaTwo, Some("application/json")),
+            not(Body::MediaTypeNotAString, None),
+            not(
+                Body::MediaType("application/vnd.oci.image.config.v1+json".into()),
+                None,
+            ),
+            not(Body::NoManifestFields, None),
+        ];
+        insta::assert_snapshot!(crate::render::words::shaped(
+            errors.iter().map(layout_words)
+        ));
     }
 
     #[test]
@@ -606,16 +906,58 @@ mod tests {
         assert!(text(TlsProblem::NotTls, true).contains("--insecure-registry r:5000"));
         for (problem, private) in [
             (TlsProblem::NotTls, false),
-            (TlsProblem::WrongName, true),
+            (TlsProblem::WrongName(None), true),
             (TlsProblem::Expired, true),
-            (TlsProblem::Other, true),
+            (TlsProblem::Other("x".into()), true),
         ] {
-            let text = text(problem, private);
+            let text = text(problem.clone(), private);
             assert!(!text.contains("insecure"), "{problem:?}: {text}");
         }
         let text = text(TlsProblem::UnknownIssuer, true);
         assert!(text.contains("SSL_CERT_FILE"), "{text}");
         assert!(!text.contains("--insecure-registry"), "{text}");
+    }
+
+    /// Each rustls error sorted by what to do about it, and in words.
+    #[test]
+    fn tls_failures_are_sorted_and_said_in_words() {
+        use rustls::{CertificateError as C, Error as E, InvalidMessage as M};
+        let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
+        let table: Vec<String> = [
+            E::InvalidMessage(M::InvalidContentType),
+            E::InvalidCertificate(C::UnknownIssuer),
+            E::InvalidCertificate(C::NotValidForNameContext {
+                expected: name.clone(),
+                presented: vec![
+                    "IpAddress(127.0.0.1)".into(),
+                    "DnsName(\"lab.example\")".into(),
+                ],
+            }),
+            E::InvalidCertificate(C::NotValidForNameContext {
+                expected: name,
+                presented: vec![],
+            }),
+            E::InvalidCertificate(C::NotValidForName),
+            E::InvalidCertificate(C::Expired),
+            E::InvalidCertificate(C::Revoked),
+            E::InvalidCertificate(C::BadSignature),
+        ]
+        .iter()
+        .map(|err| {
+            let problem = TlsProblem::of(err);
+            format!("{problem:?}: {}", tls_cause(&problem))
+        })
+        .collect();
+        insta::assert_snapshot!(table.join("\n"), @r#"
+        NotTls: the answer to the TLS hello is not TLS
+        UnknownIssuer: the certificate's issuer is unknown
+        WrongName(Some(["127.0.0.1", "lab.example"])): the certificate is valid only for 127.0.0.1, lab.example
+        WrongName(Some([])): the certificate names no host
+        WrongName(None): the certificate is not valid for this host
+        Expired: the certificate has expired
+        Revoked: the certificate is revoked
+        BadSignature: the certificate's signature is invalid
+        "#);
     }
 
     #[test]

@@ -31,7 +31,7 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
         KubeError::User { user: "admin".into(), plugin: None, basic: true, namespace: namespace() },
         KubeError::User { user: "reader".into(), plugin: None, basic: false, namespace: namespace() },
         KubeError::NoCredentials { namespace: namespace() },
-        KubeError::InCluster { detail: "/var/run/secrets/kubernetes.io/serviceaccount/token is not mounted".into() },
+        KubeError::InCluster { detail: None },
         read(ReadFault::Answered(401, "Unauthorized".into(), "Unauthorized".into())),
         read(ReadFault::Answered(403, "Forbidden".into(), "pods is forbidden: User \"system:serviceaccount:jhub:x\" cannot list resource \"pods\" in API group \"\" in the namespace \"jhub\"".into())),
         read(ReadFault::Answered(410, "Expired".into(), "The provided continue parameter is too old".into())),
@@ -39,7 +39,8 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
         read(ReadFault::Answered(404, "Failed to parse error data".into(), "".into())),
         read(ReadFault::Answered(0, "".into(), "not found".into())),
         read(ReadFault::TimedOut(Duration::from_secs(30))),
-        read(ReadFault::NotAPodList("its kind is \"Status\"".into())),
+        read(ReadFault::NotAPodList(NotAPodList::Kind(Some("Status".into())))),
+        read(ReadFault::NotAPodList(NotAPodList::StartTime("jupyter-ada".into(), "yesterday".into()))),
         read(ReadFault::EndlessList(2)),
         read(ReadFault::Unreachable("Connection refused (os error 111)".into())),
     ];

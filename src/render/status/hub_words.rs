@@ -34,6 +34,9 @@ pub(crate) fn hub_error(err: &HubError) -> Words {
                 format!("check hub-url and that this runner can reach the hub ({cause})"),
             )
         }
+        HubError::Client { url, cause } => {
+            Words::new(format!("cannot set up the HTTP client for the hub at {url}")).help(cause)
+        }
         HubError::PlainHttpOnTls { url } => {
             Words::new(format!("{url} answered plain HTTP on a TLS connection")).help(
                 "hub-url says https:// but that port serves plain HTTP: give hub-url with http:// if the hub is served without TLS there, or check the port (the one that serves HTTPS, usually 443)",

@@ -459,6 +459,10 @@ fn every_hub_error_has_the_one_shape() {
             cause: "Connection refused (os error 111)".into(),
             tries: 4,
         },
+        HubError::Client {
+            url: url.clone(),
+            cause: "builder error".into(),
+        },
         HubError::PlainHttpOnTls { url: url.clone() },
         HubError::Timeout {
             url: url.clone(),

@@ -18,6 +18,13 @@ pub(crate) enum HubError {
     /// takes other non-ASCII bytes as obs-text; the command line refuses anything but
     /// printable ASCII before a client is made, `crate::support::secrets::token`.)
     InvalidToken,
+    /// The HTTP client could not be set up for the hub at `url`: no request was sent.
+    Client {
+        /// The hub's users URL.
+        url: String,
+        /// The builder's root cause, one line.
+        cause: String,
+    },
     /// No answer: DNS, connection refused, TLS, or the connection broke.
     Unreachable {
         /// The URL asked.

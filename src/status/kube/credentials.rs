@@ -121,8 +121,7 @@ fn in_cluster(inputs: KubeInputs, env: &HashMap<String, String>) -> Result<Crede
         return Err(KubeError::NoCredentials { namespace });
     }
     if !Path::new(SERVICE_ACCOUNT_TOKEN).is_file() {
-        let detail = format!("{SERVICE_ACCOUNT_TOKEN} is not mounted");
-        return Err(KubeError::InCluster { detail });
+        return Err(KubeError::InCluster { detail: None });
     }
     Ok(Credentials::InCluster)
 }

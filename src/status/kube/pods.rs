@@ -1,7 +1,9 @@
 //! The pod listing of the Kubernetes edge (module documentation of [`super`]): a client of
 //! the checked request, the pages read, and the few fields of each pod kept.
 
-use super::{Credentials, KubeError, KubeRequest, MAX_PAGES, PodQuery, ReadFault, one_line};
+use super::{
+    Credentials, KubeError, KubeRequest, MAX_PAGES, NotAPodList, PodQuery, ReadFault, one_line,
+};
 use crate::status::Pod;
 use kube::{Client, Config};
 use serde::Deserialize;
@@ -49,7 +51,7 @@ impl KubeClient {
         crate::support::tls::install_provider();
         // Said as what the pod holds, not as an unreachable server.
         let in_cluster = |e: &dyn std::fmt::Display| KubeError::InCluster {
-            detail: one_line(&e.to_string()),
+            detail: Some(one_line(&e.to_string())),
         };
         let mut config = match &request.credentials {
             Credentials::Kubeconfig { client, .. } => client.as_ref().clone(),
@@ -107,21 +109,17 @@ impl KubeClient {
                 }
                 Err(e) => return Err(self.error(e)),
             };
+            let not_a_pod_list = |why| self.fail(ReadFault::NotAPodList(why));
             let items = match (page.kind.as_deref(), page.items) {
                 (Some("PodList"), Some(items)) => items,
-                (Some("PodList"), None) => {
-                    return Err(self.not_a_pod_list("it has no items".into()));
+                (Some("PodList"), None) => return Err(not_a_pod_list(NotAPodList::NoItems)),
+                (kind, _) => {
+                    let kind = kind.map(|k| one_line(&crate::support::sanitize::cap(k, 60)));
+                    return Err(not_a_pod_list(NotAPodList::Kind(kind)));
                 }
-                (Some(kind), _) => {
-                    return Err(self.not_a_pod_list(format!(
-                        "its kind is {:?}",
-                        crate::support::sanitize::cap(kind, 60)
-                    )));
-                }
-                (None, _) => return Err(self.not_a_pod_list("it has no kind".into())),
             };
             for listed in items {
-                if let Some(p) = pod(listed).map_err(|detail| self.not_a_pod_list(detail))? {
+                if let Some(p) = pod(listed).map_err(not_a_pod_list)? {
                     listing.pods.push(p);
                 }
             }
@@ -149,13 +147,11 @@ impl KubeClient {
         }
     }
 
-    fn not_a_pod_list(&self, detail: String) -> KubeError {
-        self.fail(ReadFault::NotAPodList(one_line(&detail)))
-    }
-
     fn error(&self, e: kube::Error) -> KubeError {
         match e {
-            kube::Error::SerdeError(e) => self.not_a_pod_list(e.to_string()),
+            kube::Error::SerdeError(e) => self.fail(ReadFault::NotAPodList(NotAPodList::Decoder(
+                one_line(&e.to_string()),
+            ))),
             kube::Error::Api(s) => {
                 let (reason, message) = (one_line(&s.reason), one_line(&s.message));
                 self.fail(ReadFault::Answered(s.code, reason, message))
@@ -230,7 +226,7 @@ const TERMINATED_PHASES: [&str; 2] = ["Succeeded", "Failed"];
 ///
 /// # Errors
 /// What is wrong when `startTime` is not RFC 3339 (the API server writes it so).
-fn pod(p: ListedPod) -> Result<Option<Pod>, String> {
+fn pod(p: ListedPod) -> Result<Option<Pod>, NotAPodList> {
     let meta = p.metadata.unwrap_or_default();
     let name = meta.name.unwrap_or_default();
     let status = p.status.unwrap_or_default();
@@ -252,11 +248,8 @@ fn pod(p: ListedPod) -> Result<Option<Pod>, String> {
     let rfc3339 = &time::format_description::well_known::Rfc3339;
     let started = (status.start_time.map(|t| {
         time::OffsetDateTime::parse(&t, rfc3339).map_err(|_| {
-            format!(
-                "pod {:?} has the startTime {:?}, not an RFC 3339 time",
-                crate::support::sanitize::cap(&name, 100),
-                crate::support::sanitize::cap(&t, 40)
-            )
+            let cut = |text, max| one_line(&crate::support::sanitize::cap(text, max));
+            NotAPodList::StartTime(cut(&name, 100), cut(&t, 40))
         })
     }))
     .transpose()?;

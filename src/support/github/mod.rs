@@ -43,21 +43,15 @@ pub struct Repository {
     pub(crate) name: String,
 }
 
-/// Why a text is not a repository's `OWNER/REPO` ([`Repository::parse`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+/// Why a text is not a repository's `OWNER/REPO` ([`Repository::parse`]). Its words are the
+/// render layer's (`crate::render::usage_words`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RepositoryError {
     /// No `/`, or more than one.
-    #[error("is not of the form OWNER/REPO")]
     Form,
     /// The owner breaks GitHub's rule.
-    #[error(
-        "has an owner GitHub does not allow: at most 39 letters, digits and single hyphens, not at the start or end (Enterprise Managed Users: then `_` and the enterprise's short code)"
-    )]
     Owner,
     /// The repository name breaks GitHub's rule.
-    #[error(
-        "has a repository name GitHub does not allow: at most 100 letters, digits, '-', '_' and '.', and not '.' or '..'"
-    )]
     Name,
 }
 
