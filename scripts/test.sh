@@ -123,6 +123,7 @@ fi
 # 4. Rust checks and tests.
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets --quiet -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --document-private-items --quiet
 # The release binary, once per run: the container test (tests/it/container.rs) packages it
 # into the runtime image as release.yml does. Incremental when target/ is kept (CI caches it).
 cargo build --release --locked

@@ -116,8 +116,8 @@ pub enum EventError {
 
 impl std::error::Error for EventError {}
 
-/// Parses a payload and checks it against GitHub's own limits ([`MAX_LABELS`],
-/// [`MAX_COMMITS`]).
+/// Parses a payload and checks it against GitHub's own limits (`MAX_LABELS`,
+/// `MAX_COMMITS`).
 ///
 /// # Errors
 /// Malformed JSON, a field of the wrong type or a missing required field (the error names

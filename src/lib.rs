@@ -1,21 +1,21 @@
 //! codeq-rollout: announce a new JupyterLab image digest to its users.
 //!
 //! Layers, each importing only the ones before it (`tests/it/architecture.rs` checks it):
-//! - [`support`]: the GitHub client, the Actions log, secrets (one secret type, one engine
+//! - `support`: the GitHub client, the Actions log, secrets (one secret type, one engine
 //!   that masks and redacts), the one retry policy of every edge's reads, text helpers, the
 //!   duration parser, the time parser (RFC 3339 in UTC, years 0000 to 9999), the bounded
-//!   reader of files users name ([`support::files`]), TLS;
-//! - the stages: [`context`] (+ [`event`]) → [`digest`] → [`tier`] (the pure decision, as
+//!   reader of files users name (`support::files`), TLS;
+//! - the stages: `context` (+ `event`) → `digest` → `tier` (the pure decision, as
 //!   data: the render layer words it) →
-//!   [`pulls`] (the pull-request look-up) → [`window`] (+ [`values`]) → [`render`] →
-//!   [`publish`] → [`report`] → [`status`]'s stages ([`status::hub`], the hub's REST edge,
-//!   read-only; [`status::classify`] and [`status::report`]); [`tier`], [`window`],
-//!   [`render`], [`sanitize`], [`status::classify`] and [`status::report`] are pure;
-//! - the pipelines, one function per command: [`announce::run`], [`docs::window`],
-//!   [`docs::docs`], [`status::run::run`]; they hold no wording (the words are
-//!   [`render`]'s, [`render::docs`]' and [`status::report`]'s);
-//! - [`cli`]: the options, turned into validated requests ([`announce::AnnounceRequest`],
-//!   [`docs::WindowRequest`], [`docs::DocsRequest`], [`status::run::StatusRequest`]); every
+//!   `pulls` (the pull-request look-up) → `window` (+ `values`) → `render` →
+//!   `publish` → `report` → `status`'s stages (`status::hub`, the hub's REST edge,
+//!   read-only; `status::classify` and `status::report`); `tier`, `window`,
+//!   `render`, `sanitize`, `status::classify` and `status::report` are pure;
+//! - the pipelines, one function per command: `announce::run`, `docs::window`,
+//!   `docs::docs`, `status::run::run`; they hold no wording (the words are
+//!   `render`'s, `render::docs`' and `status::report`'s);
+//! - `cli`: the options, turned into validated requests (`announce::AnnounceRequest`,
+//!   `docs::WindowRequest`, `docs::DocsRequest`, `status::run::StatusRequest`); every
 //!   usage error is raised there.
 //!
 //! The crate's face is this root alone: every module is private (its items `pub(crate)`,
@@ -162,9 +162,9 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
 ///
 /// Inside Actions, a refused `announce` or `status` also writes a job summary saying so, with
 /// the same words as the annotation, and every output of the command empty
-/// ([`report_refused`]); `args` (the process's, the command first) names the command.
+/// (`report_refused`); `args` (the process's, the command first) names the command.
 /// The input is named only when it holds no secret `log` knows (`refused_input`); an
-/// unknown command is the Action's `command` input ([`unknown_command`]), with a job
+/// unknown command is the Action's `command` input (`unknown_command`), with a job
 /// summary and no outputs (no command's are known).
 pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> ExitCode {
     if !err.use_stderr() {

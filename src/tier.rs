@@ -355,7 +355,7 @@ fn same_label(name: &str, shown: &str) -> bool {
 ///    default, routine. A warning names the pull requests without a tier label.
 ///
 /// # Errors
-/// [`Undecided`] when the look-up failed without an explicit `unlabeled` routine or security,
+/// `Undecided` when the look-up failed without an explicit `unlabeled` routine or security,
 /// or when nothing decides and `unlabeled` is [`UnlabeledPolicy::Fail`].
 pub fn decide(
     request: TierRequest,

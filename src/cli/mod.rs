@@ -44,7 +44,7 @@ pub struct Cli {
 
 impl Cli {
     /// Parses the command line and the Action inputs (`INPUT_<NAME>` variables, then the
-    /// conventional ones: [`variables`]).
+    /// conventional ones: `variables`).
     ///
     /// A variable that is set but blank counts as unset, so the next one or the option's
     /// default applies: the runner passes every declared input that has no default, and every
@@ -62,7 +62,7 @@ impl Cli {
 
     /// `log` as this command uses it: with stdout kept for its JSON (`window --json`,
     /// `status --json`, `announce --dry-run --print-context`), log lines and workflow
-    /// commands go to stderr ([`Log::keeping_stdout`]).
+    /// commands go to stderr (`Log::keeping_stdout`).
     pub fn log(&self, log: Log) -> Log {
         let keep = match &self.command {
             Command::Announce(args) => args.print_context && args.dry_run,
@@ -164,10 +164,10 @@ fn with_variables_set(cmd: clap::Command, var: &dyn Fn(&str) -> Option<String>) 
 
 /// Registers the secret inputs with `log` before anything is printed, so no usage error can
 /// show them: the values of the options declared with `hide_env_values` (`github-token`,
-/// `registry-password`, `hub-token`, `kubeconfig`), read from their [`variables`] and from
+/// `registry-password`, `hub-token`, `kubeconfig`), read from their `variables` and from
 /// `args` (the command line, `--name VALUE` or `--name=VALUE`; clap may refuse it), each in
-/// every form a server may echo it ([`Log::mask`]; the one rule for short secrets is
-/// [`crate::support::secrets::Secrets::add`]'s): the GitHub token also as the Basic
+/// every form a server may echo it (`Log::mask`; the one rule for short secrets is
+/// `crate::support::secrets::Secrets::add`'s): the GitHub token also as the Basic
 /// credentials git and registries are sent (`x-access-token:TOKEN`, as
 /// `registry::auth::credentials_for` sends it to ghcr.io), the registry password also as the
 /// Basic credentials with its user name, a kubeconfig as its users' tokens, passwords and
@@ -321,6 +321,7 @@ pub(crate) struct GitHubArgs {
     #[arg(long, env, hide_env_values = true, value_parser = checked(inputs::secret_arg))]
     pub(crate) github_token: Option<SecretString>,
     /// GitHub REST API base URL [default: $GITHUB_API_URL, else https://api.github.com]
+    #[allow(rustdoc::bare_urls)] // clap's help text: plain text, no Markdown
     #[arg(long, env, value_name = "URL", value_parser = checked(inputs::api_url))]
     pub(crate) api_url: Option<HttpUrl>,
 }
@@ -478,6 +479,7 @@ impl RegistryArgs {
 #[derive(Debug, Clone, Args)]
 pub(crate) struct AnnounceArgs {
     /// Image reference, e.g. ghcr.io/org/lab:latest, or oci:DIR[:TAG] for an OCI layout on disk
+    #[allow(rustdoc::broken_intra_doc_links)] // clap's help text: `[:TAG]` is no link
     #[arg(long, env, value_name = "REF", value_parser = checked(announce::image_input))]
     pub(crate) image: Option<crate::digest::ImageSource>,
     /// The registry's credentials, plain-HTTP hosts, timeout.
@@ -574,6 +576,7 @@ pub(crate) struct StatusArgs {
     #[arg(long, env, value_name = "TIME", value_parser = checked(|t| status::time_input("released-at", t)))]
     pub(crate) released_at: Option<time::OffsetDateTime>,
     /// The image announced (its digest finds the release note and the tracking issue), e.g. ghcr.io/org/lab:latest or oci:DIR[:TAG]
+    #[allow(rustdoc::broken_intra_doc_links)] // clap's help text: `[:TAG]` is no link
     #[arg(long, env, value_name = "REF", value_parser = checked(announce::image_input))]
     pub(crate) image: Option<crate::digest::ImageSource>,
     /// The registry's credentials, plain-HTTP hosts, timeout (for `--image`).

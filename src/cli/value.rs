@@ -88,7 +88,7 @@ impl InputDuration {
 }
 
 /// The one duration parser of every duration option: seconds when bare (`60`), else a
-/// [`humantime`] duration (`90s`, `2m`, `1h 30m`; [`crate::support::duration::parse`],
+/// [`humantime`] duration (`90s`, `2m`, `1h 30m`; `crate::support::duration::parse`,
 /// months and years refused), trimmed, from `min` to the limit (a job's 6 h for timeouts,
 /// 3650 days for the culler's settings, which are whole seconds).
 #[derive(Debug, Clone, Copy)]
@@ -96,7 +96,7 @@ pub struct DurationParser(DurationBounds);
 
 impl DurationParser {
     /// The culler's settings (`cull-timeout`, `cull-every`, `cull-max-age`): whole seconds
-    /// from 0 to 3650 days ([`crate::window::MAX_DURATION_SECS`]).
+    /// from 0 to 3650 days (`crate::window::MAX_DURATION_SECS`).
     pub const CULLER: Self = Self::new(Duration::ZERO, DurationLimit::Culler, "3600");
     /// The hub's slow-stop timeout: whole seconds from 1 s to 3650 days.
     pub(crate) const SLOW_STOP: Self =
@@ -120,7 +120,7 @@ impl DurationParser {
     /// `text` checked.
     ///
     /// # Errors
-    /// [`UsageError`] naming `input` and quoting the text (trimmed).
+    /// `UsageError` naming `input` and quoting the text (trimmed).
     pub fn check(&self, input: &str, text: &str) -> Result<InputDuration, UsageError> {
         let (t, bounds) = (text.trim(), self.0);
         let (max, whole_seconds) = match bounds.limit {

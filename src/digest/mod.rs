@@ -32,7 +32,7 @@ impl Digest {
     /// Validates `text` as `sha256:<64 lower-case hex>`.
     ///
     /// # Errors
-    /// [`InvalidDigest`] for any other algorithm, length, or upper-case hex.
+    /// `InvalidDigest` for any other algorithm, length, or upper-case hex.
     pub fn parse(text: &str) -> Result<Self, InvalidDigest> {
         let hex = text.strip_prefix("sha256:").unwrap_or_default();
         let valid = hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));

@@ -17,7 +17,7 @@ pub enum ImageSource {
     /// (containers/image `oci/internal`) splits it: DIR is everything up to the first `:`, REF
     /// everything after it, so REF may hold `/` and `:` (`oci:out:release/1.0`) and DIR may not
     /// hold `:`. REF is matched against `org.opencontainers.image.ref.name` in `index.json`;
-    /// `None` when not given (see [`super::layout::resolve`]).
+    /// `None` when not given (see `super::layout::resolve`).
     Layout {
         /// The layout's directory.
         dir: PathBuf,
@@ -53,7 +53,7 @@ impl ImageSource {
     /// Parses `--image` (trimmed).
     ///
     /// # Errors
-    /// [`ImageProblem`]: a reference that is not a valid image reference (with the
+    /// `ImageProblem`: a reference that is not a valid image reference (with the
     /// repository lower-cased when that is all it lacks), credentials before the registry, a
     /// registry port that is not a port number, a digest pin that is not
     /// `sha256:<64 lower-case hex>`, or an `oci:` form with an empty directory or a REF that

@@ -171,7 +171,7 @@ pub(crate) async fn tracking_issue(gh: &GitHub, target: &Target) -> Result<Optio
         .map(|i| (*i).clone()))
 }
 
-/// The desired state of one run, rendered with [`Found::announced_at`] when there is one.
+/// The desired state of one run, rendered with `Found::announced_at` when there is one.
 #[derive(Debug, Clone)]
 pub struct Plan {
     /// The release to create; only its body is ever sent again.
@@ -192,10 +192,10 @@ pub struct Plan {
 pub struct IssuePlan {
     /// The issue to open. Its body links the release note's predicted address.
     pub new: NewIssue,
-    /// The fingerprint of the facts it states ([`render::evidence_fingerprint`]).
+    /// The fingerprint of the facts it states (`render::evidence_fingerprint`).
     pub evidence: String,
     /// The bot's update comment, sent when an existing issue records other facts
-    /// ([`render::tracking_update`]).
+    /// (`render::tracking_update`).
     pub update_comment: String,
 }
 
@@ -250,7 +250,7 @@ impl Published {
 ///
 /// # Errors
 /// A failed GitHub call (with the permission to add where that is the cause), or a
-/// duplicate that could not be removed; with what exists by then ([`Unfinished`]).
+/// duplicate that could not be removed; with what exists by then (`Unfinished`).
 pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Published, Unfinished> {
     let mut done = Published::default();
     let run = Run { gh, found, plan };

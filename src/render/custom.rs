@@ -250,8 +250,8 @@ impl std::fmt::Display for Position {
     }
 }
 
-/// A checked template: valid UTF-8 within [`TEMPLATE_MAX_BYTES`], parses, names only
-/// variables of [`TemplateContext`], and renders to text for a routine and a security
+/// A checked template: valid UTF-8 within `TEMPLATE_MAX_BYTES`, parses, names only
+/// variables of `TemplateContext`, and renders to text for a routine and a security
 /// example release.
 #[derive(Debug, Clone)]
 pub struct CustomTemplate {
@@ -265,14 +265,14 @@ impl CustomTemplate {
     ///
     /// Unknown variables are caught in every branch for names at the top level and their
     /// attributes (`{{ windw }}`, `{{ window.idel }}`, by minijinja's static analysis against
-    /// [`TemplateContext`]'s fields); deeper mistakes (`{{ pr.titel }}` in a loop) are caught
+    /// `TemplateContext`'s fields); deeper mistakes (`{{ pr.titel }}` in a loop) are caught
     /// by the example renders if their branch is taken there, and otherwise when the real
     /// render meets them, still before anything is written (strict undefined).
     ///
     /// # Errors
-    /// [`TemplateError`]: too large, not UTF-8, a syntax error (line and column, or the end
+    /// `TemplateError`: too large, not UTF-8, a syntax error (line and column, or the end
     /// of the template for a block left open), an unknown variable, or a render error of
-    /// [`CustomTemplate::render`]. Filters and tests are looked up only when rendered
+    /// `CustomTemplate::render`. Filters and tests are looked up only when rendered
     /// (minijinja has no static check for them), so an unknown one in a branch the examples
     /// do not take is caught by the real render, still before anything is written.
     ///

@@ -270,7 +270,7 @@ fn body_hash(body: &str) -> String {
 /// `body` (a release note) with the hash of its text recorded on its hidden second line,
 /// replacing any hash recorded there already; unchanged when the second line is not the
 /// announced-at line. Sent as the release body, so a later run can tell whether a human
-/// edited the note since ([`release_edited`]).
+/// edited the note since (`release_edited`).
 pub fn seal_release(body: &str) -> String {
     let Some(Announced { at, promise, .. }) = announced(body) else {
         return body.to_string();

@@ -9,8 +9,8 @@ use crate::support::stdout::StdoutFailed;
 use crate::tier::{LookupOrigin, PullRequest, Reason, Warning};
 use crate::window::{PodImage, PodTag, PolicySource, PullPolicy, PullRisk};
 
-/// A warning a run prints beside its work, as data: [`RunWarning::title`] and `Display`
-/// word it.
+/// A warning a run prints beside its work, as data: `title`
+/// ([`crate::support::text::Titled`]) and `Display` word it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum RunWarning<'a> {
     /// The idle culler is off (`cull.enabled: false`).

@@ -131,7 +131,7 @@ pub struct Facts {
     /// The run's clock: the release time that the window's deadlines count from.
     pub now: OffsetDateTime,
     /// The pull-policy preflight's finding, when new servers may start on an older image
-    /// ([`crate::window::ImageConfig::pull_risk`]); `None` when they start on the new one.
+    /// (`crate::window::ImageConfig::pull_risk`); `None` when they start on the new one.
     pub pull: Option<PullRisk>,
 }
 
@@ -190,10 +190,10 @@ impl Facts {
 
 /// Renders the release note (body of the GitHub Release) from `custom` or the built-in
 /// template, whole: publishing cuts it to [`RELEASE_BODY_LIMIT`] with a note pointing at
-/// the run's log ([`where_full`]), which then holds this full text.
+/// the run's log (`where_full`), which then holds this full text.
 ///
 /// # Errors
-/// A [`TemplateError`] of `custom` (exit code 2); else only on a built-in template error
+/// A `TemplateError` of `custom` (exit code 2); else only on a built-in template error
 /// (a bug: the built-in templates are tested).
 pub fn release_note(facts: &Facts, custom: Option<&CustomTemplate>) -> Result<String> {
     render("release_note.md.j2", facts, MarkerKind::Release, custom)
@@ -203,7 +203,7 @@ pub fn release_note(facts: &Facts, custom: Option<&CustomTemplate>) -> Result<St
 /// publishing cuts it to [`ISSUE_BODY_LIMIT`], as [`release_note`].
 ///
 /// # Errors
-/// A [`TemplateError`] of `custom`; else only on a built-in template error.
+/// A `TemplateError` of `custom`; else only on a built-in template error.
 pub fn tracking_issue(facts: &Facts, custom: Option<&CustomTemplate>) -> Result<String> {
     let kind = MarkerKind::TrackingIssue;
     render("tracking_issue.md.j2", facts, kind, custom)

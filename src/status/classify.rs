@@ -15,7 +15,7 @@
 //! nobody used were all stopped by it. A stale server is **active** when its activity is
 //! recent enough to expect more ([`CullerModel::is_active`]): its inactivity (`now -
 //! last_activity`, or `now - started` when it never reported activity, as `handle_server`
-//! counts) is below both the culler's idle timeout and [`ACTIVE_WITHIN_SECS`], the longest a
+//! counts) is below both the culler's idle timeout and [`super::culler::ACTIVE_WITHIN_SECS`], the longest a
 //! server in use goes without the hub recording activity; otherwise it is **stale idle**. An
 //! active server is stopped by its deadline if it goes idle now, and, while in use, only by
 //! the maximum age ([`CullerModel::in_use_deadline`]), never passively without one. Judging
@@ -419,11 +419,11 @@ impl Classification {
 
 /// Classifies `servers` against the release that went live at `released_at`, at `now`,
 /// with the culler `model` (see the module documentation): by start time
-/// ([`Evidence::StartTime`]) when `evidence` is `None`, else by digest ([`Evidence::Digest`]).
+/// (`Evidence::StartTime`) when `evidence` is `None`, else by digest (`Evidence::Digest`).
 ///
 /// By digest, each server is joined to its pod by (user, server name), the annotations
 /// `hub.jupyter.org/username` and `hub.jupyter.org/servername`; the pod's `imageID` is
-/// [`judge`]d against the release. New → updated; old → stale idle or stale active
+/// `judge`d against the release. New → updated; old → stale idle or stale active
 /// (deadlines as by start time), or mismatch when the server started after the release;
 /// unknown (no pod, no `imageID`, a bare ID, another repository) → unknown. A pending server
 /// stays pending, counted in `pending_stale` unless its pod is on the new image. Pods no

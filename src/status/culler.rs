@@ -20,7 +20,7 @@ pub(crate) const ACTIVE_WITHIN_SECS: u64 = 330;
 /// convergence window stated in the release note.
 pub trait CullerModel {
     /// Whether the server is active at `now`: its activity is recent enough to expect more
-    /// (inactive for less than [`ACTIVE_WITHIN_SECS`]) and the culler would not stop it for
+    /// (inactive for less than `ACTIVE_WITHIN_SECS`) and the culler would not stop it for
     /// inactivity in a pass at `now` (inactive for less than the idle timeout). A server
     /// with no times at all counts as active (nothing says it will be culled).
     fn is_active(&self, times: &ServerTimes, now: OffsetDateTime) -> bool;

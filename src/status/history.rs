@@ -1,6 +1,6 @@
 //! Pure: the history of earlier `status` runs that the progress chart is drawn from, kept in
 //! the hidden state of the tracking issue's "Convergence status" comment (its third line,
-//! [`line`]), so that nothing but the comment `status` already writes holds it.
+//! [`fn@line`]), so that nothing but the comment `status` already writes holds it.
 //!
 //! The line is untrusted input: anyone who can edit the comment can write it. [`parse`]
 //! reads it strictly and bounded (at most [`LINE_MAX_BYTES`] bytes, at most [`MAX_POINTS`]
@@ -41,15 +41,15 @@ pub(crate) const LINE_MAX_BYTES: usize = 1_900;
 pub struct Point {
     /// When the hub was read (UTC, whole seconds).
     pub at: OffsetDateTime,
-    /// Stale servers, idle and active ([`super::classify::Totals::stale`]).
+    /// Stale servers, idle and active (`super::classify::Totals::stale`).
     pub stale: u64,
-    /// Servers running ([`super::classify::Totals::running`]).
+    /// Servers running (`super::classify::Totals::running`).
     pub running: u64,
-    /// The run's converged-by ([`super::classify::Totals::converged_by`], whole seconds).
+    /// The run's converged-by (`super::classify::Totals::converged_by`, whole seconds).
     pub due: Option<OffsetDateTime>,
 }
 
-/// The points, oldest first, strictly increasing in time, at most [`MAX_POINTS`].
+/// The points, oldest first, strictly increasing in time, at most `MAX_POINTS`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct History {
     points: Vec<Point>,
@@ -83,7 +83,7 @@ impl History {
 
     /// Adds `point` (the current run's) unless its numbers equal the last point's (then
     /// the history, and so the comment, stay as they are) or it is not later than the last
-    /// point; then thins to [`MAX_POINTS`] (see the module documentation).
+    /// point; then thins to `MAX_POINTS` (see the module documentation).
     pub fn push(&mut self, point: Point) {
         let point = Point {
             at: whole_seconds(point.at),
@@ -148,7 +148,7 @@ pub(crate) fn line(history: &History) -> String {
 /// comment from an earlier version, or none yet); the points when its one history line is
 /// well-formed, every point from `released_at` to before `now` (whole seconds: this run's
 /// point is always the latest) and after the one before it, every deadline at most
-/// [`DUE_MAX_SECS`] after its point; otherwise the [`HistoryError`].
+/// `DUE_MAX_SECS` after its point; otherwise the `HistoryError`.
 pub fn parse(
     body: &str,
     released_at: OffsetDateTime,

@@ -76,7 +76,7 @@ pub(crate) const MAX_PAGES: u32 = 10_000;
 ///   with it; each server's model (`server_model`) then carries `started`,
 ///   `last_activity`, `ready` and `pending`. Without it the hub still answers 200, with
 ///   users but no `servers`: the client reports that as the missing scope
-///   ([`HubError::MissingScope`]).
+///   (`HubError::MissingScope`).
 ///
 /// Not needed: `read:users` or `read:users:activity` (they give the *user's*
 /// `last_activity`; the culler and `status` use the *server's*), `admin:users`,

@@ -24,8 +24,8 @@
 //!   settings the note promised ([`classify::deadline_basis`]: recorded by `announce` on its
 //!   hidden second line), or `status`'s own when it records none.
 //!
-//! One run reads: [`hub::HubClient::new`] → [`hub::HubClient::list_active_servers`] (or
-//! [`hub::HubClient::active_servers`] page by page) → [`classify::classify`] with the
+//! One run reads: [`hub::HubClient::new`] → [`hub::HubClient::list_active_servers`] (page
+//! by page) → [`classify::classify`] with the
 //! release time and a [`classify::CullerModel`] → [`crate::render::status::table`] or
 //! [`crate::render::status::json`] on stdout, the outputs and
 //! [`crate::render::status::job_summary`] in Actions, and, for the tracking issue,
@@ -56,7 +56,7 @@ use time::OffsetDateTime;
 /// of servers take a few hundred kilobytes whatever else the hub's models carry.
 ///
 /// Serialises as the hub's part of a server in the `--json` document
-/// ([`crate::render::status::json`]): `user`, `server` (the name), its [`ServerTimes`],
+/// (`crate::render::status::json`): `user`, `server` (the name), its [`ServerTimes`],
 /// `ready`, `pending`; names exactly as the hub gave them.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Server {

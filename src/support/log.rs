@@ -17,14 +17,14 @@ macro_rules! err {
 
 /// Where log lines go and how they are dressed.
 ///
-/// Every line passes through [`Log::redact`] first, so a secret registered with
-/// [`Log::mask`] never reaches stdout or stderr, whatever text carried it (an error
+/// Every line passes through `Log::redact` first, so a secret registered with
+/// `Log::mask` never reaches stdout or stderr, whatever text carried it (an error
 /// echoed by the registry, a debug line). Clones share the registered secrets, so a clone
 /// handed to the GitHub client's debug sink masks what the run masked, without a second
 /// `::add-mask::` line.
 ///
 /// Stdout carries log lines and workflow commands, unless it is kept for machine output
-/// ([`Log::keeping_stdout`], e.g. `window --json`): then everything goes to stderr, where the
+/// (`Log::keeping_stdout`, e.g. `window --json`): then everything goes to stderr, where the
 /// runner reads workflow commands too.
 #[derive(Clone)]
 pub struct Log {

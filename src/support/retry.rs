@@ -28,7 +28,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::{Duration, SystemTime};
 
-/// How a read is tried again. One type for every edge; [`RetryPolicy::reads`] (GitHub, hub)
+/// How a read is tried again. One type for every edge; `RetryPolicy::reads` (GitHub, hub)
 /// and [`RetryPolicy::registry`] are the two settings in use.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RetryPolicy {

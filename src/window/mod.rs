@@ -361,7 +361,7 @@ pub struct Window {
 
 /// Computes the window from the culler settings (see the module documentation): idle
 /// `min(timeout, maxAge if > 0) + every`, active `maxAge + every` when `maxAge > 0`.
-/// Durations within [`MAX_DURATION_SECS`] (see [`Configured::validate`]) add exactly;
+/// Durations within `MAX_DURATION_SECS` (see `Configured::validate`) add exactly;
 /// larger ones saturate instead of overflowing.
 pub fn compute(settings: &CullSettings) -> Window {
     if !settings.enabled {
@@ -428,7 +428,7 @@ pub struct HubScale {
 }
 
 /// The worst case for a hub of a given size: the latest a server can stop, in whole seconds,
-/// "never later than" as [`Window`]'s fields.
+/// "never later than" as `Window`'s fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct WorstCase {
     /// The scale this bound is for.
@@ -443,10 +443,10 @@ pub struct WorstCase {
     /// min(timeout, maxAge))`, 0 when no restarted server can be due that soon.
     pub carry_secs: u64,
     /// Seconds after a session's last activity by which it has been stopped:
-    /// [`Window::idle_secs`] + `pass_secs` + `carry_secs`; `None` when culling is disabled.
+    /// `Window::idle_secs` + `pass_secs` + `carry_secs`; `None` when culling is disabled.
     pub idle_secs: Option<u64>,
     /// Seconds after a session's start by which even an active session has been stopped:
-    /// [`Window::active_secs`] + `pass_secs` + `carry_secs`; `None` when unbounded.
+    /// `Window::active_secs` + `pass_secs` + `carry_secs`; `None` when unbounded.
     pub active_secs: Option<u64>,
 }
 
@@ -495,7 +495,7 @@ impl WorstCase {
 /// run at once. With fast stops and one server this is [`compute`]'s usual bound plus the
 /// slow-stop timeout; the usual bound stays what most sessions see.
 ///
-/// Durations add saturating (see [`MAX_DURATION_SECS`], [`MAX_HUB_SERVERS`]). A hub size of 0
+/// Durations add saturating (see `MAX_DURATION_SECS`, `MAX_HUB_SERVERS`). A hub size of 0
 /// counts as 1; the options' parsers (`cli`) refuse 0 before this runs.
 pub fn at_scale(settings: &CullSettings, scale: &HubScale) -> WorstCase {
     let usual = compute(settings);

@@ -137,7 +137,7 @@ pub enum ConnectionProblem {
         port: u16,
         /// Why the handshake failed.
         problem: TlsProblem,
-        /// The host is loopback or private ([`crate::support::url::is_loopback_or_private`]).
+        /// The host is loopback or private (`crate::support::url::is_loopback_or_private`).
         private: bool,
     },
     /// The registry is listed in `--insecure-registry`, so it was spoken to over plain HTTP,
@@ -213,7 +213,7 @@ pub enum AnswerProblem {
         /// What came instead, e.g. an HTML page (`Content-Type text/html`).
         what: crate::digest::manifest::NotManifest,
     },
-    /// The manifest body was larger than [`crate::digest::manifest::MAX_MANIFEST_BYTES`];
+    /// The manifest body was larger than `crate::digest::manifest::MAX_MANIFEST_BYTES`;
     /// reading stopped there.
     ManifestTooLarge {
         /// The limit, in bytes.

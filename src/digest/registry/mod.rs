@@ -77,7 +77,7 @@ pub struct RegistryOptions {
     pub insecure: Vec<String>,
     /// Retries and the deadline ([`RetryPolicy::registry`], the deadline `--registry-timeout`).
     pub retry: RetryPolicy,
-    /// The clock; `None` for the real one ([`TokioTimer`]).
+    /// The clock; `None` for the real one (`TokioTimer`).
     pub timer: Option<Arc<dyn Timer>>,
 }
 

@@ -1,6 +1,6 @@
 //! Pure: every word `status` says — the terminal table, the job summary and the
 //! "Convergence status" comment (from `templates/status_*`), the `--json` document
-//! ([`json`]), the progress chart ([`chart`]; docs/progress-chart.md), the hub's errors
+//! ([`mod@json`]), the progress chart ([`mod@chart`]; docs/progress-chart.md), the hub's errors
 //! ([`hub_words`]) and the run's warnings, annotations and refusals ([`warnings`]). The data
 //! they word comes from `status`'s stages, which hold no words: [`crate::status::hub`],
 //! [`crate::status::classify`] and [`crate::status::history`].
@@ -60,10 +60,10 @@ pub struct StatusFacts<'a> {
     /// The servers classified.
     pub classification: &'a Classification,
     /// Whether the deadlines are the release note's promise; else `status`'s own culler
-    /// settings (no promise read: [`crate::status::classify::deadline_basis`]).
+    /// settings (no promise read: `crate::status::classify::deadline_basis`).
     pub promised: bool,
     /// Whether the hub's list changed while it was read
-    /// ([`crate::status::hub::Listing::shifted`]).
+    /// (`crate::status::hub::Listing::shifted`).
     pub shifted: bool,
     /// Whether the job summary and the comment list servers by user and server name.
     pub include_names: bool,
@@ -348,7 +348,7 @@ fn named_rows(c: &Classification) -> impl Iterator<Item = &Classified> {
 
 /// The job summary (Markdown): the counts and when convergence is due; with
 /// [`StatusFacts::include_names`], also the servers not yet updated by user and server name
-/// (at most [`NAMED_ROWS_MAX`], the rest counted).
+/// (at most `NAMED_ROWS_MAX`, the rest counted).
 ///
 /// # Errors
 /// A template that fails to render (a bug, caught by the snapshot tests).
@@ -379,8 +379,8 @@ fn rows_hash(c: &Classification) -> String {
 
 /// The hidden first line of the "Convergence status" comment for `digest`:
 /// `<!-- codeq-rollout:convergence digest=sha256:<64 hex> -->` (the shape of
-/// [`super::marker`] for [`MarkerKind::ConvergenceComment`]), by which later runs find it:
-/// only in a comment by the tracking issue's author ([`crate::publish::our_comment`]).
+/// [`fn@super::marker`] for [`MarkerKind::ConvergenceComment`]), by which later runs find it:
+/// only in a comment by the tracking issue's author (`crate::publish::find::our_comment`).
 pub(crate) fn comment_marker(digest: &Digest) -> String {
     super::marker(MarkerKind::ConvergenceComment, digest)
 }

@@ -63,13 +63,13 @@ pub(crate) const NAME_MAX_CHARS: usize = 100;
 
 impl Repository {
     /// Parses `owner/repo` (trimmed) by GitHub's naming rules: the owner of at most
-    /// [`OWNER_MAX_CHARS`] letters, digits and single hyphens, not at either end (GitHub's
+    /// `OWNER_MAX_CHARS` letters, digits and single hyphens, not at either end (GitHub's
     /// sign-up form for users and organisations), followed for an Enterprise Managed User
-    /// by `_` and the enterprise's short code; the name of at most [`NAME_MAX_CHARS`]
+    /// by `_` and the enterprise's short code; the name of at most `NAME_MAX_CHARS`
     /// letters, digits, `-`, `_` and `.`, not `.` or `..` (GitHub's new-repository form).
     ///
     /// # Errors
-    /// [`RepositoryError`] saying which part breaks the rule.
+    /// `RepositoryError` saying which part breaks the rule.
     pub fn parse(text: &str) -> Result<Self, RepositoryError> {
         let (owner, name) = text.trim().split_once('/').ok_or(RepositoryError::Form)?;
         if name.contains('/') {
@@ -270,7 +270,7 @@ pub(crate) const ACCEPT: &str = "application/vnd.github+json";
 pub(crate) const USER_AGENT: &str = concat!("codeq-rollout/", env!("CARGO_PKG_VERSION"));
 
 /// A GitHub REST client bound to one repository. A clone shares the octocrab client once
-/// built and the counters ([`GitHub::traffic`]).
+/// built and the counters (`GitHub::traffic`).
 #[derive(Clone)]
 pub struct GitHub {
     api_url: String,
@@ -301,7 +301,7 @@ pub(crate) struct Traffic {
 
 impl GitHub {
     /// A client for `repo` at `api_url` (e.g. `https://api.github.com`), authenticated with
-    /// `token`, with the default [`Options`]. Makes no request, reads no file.
+    /// `token`, with the default `Options`. Makes no request, reads no file.
     ///
     /// # Errors
     /// An `api_url` that is not a URL.
@@ -465,7 +465,7 @@ impl GitHub {
     }
 
     /// A write (`POST` creates, `PATCH` edits) of `body` to `path` below the repository; never retried (a write that may
-    /// have taken effect is followed by a fresh look-up, never sent again: [`crate::publish`]).
+    /// have taken effect is followed by a fresh look-up, never sent again: [`mod@crate::publish`]).
     async fn write<B: Serialize, R: serde::de::DeserializeOwned>(
         &self,
         method: Method,
