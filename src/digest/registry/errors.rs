@@ -283,7 +283,7 @@ pub enum DigestSource {
     IndexBytes,
 }
 
-/// Why a TLS handshake failed, from the `rustls::Error` in the chain ([`TlsProblem::of`]).
+/// Why a TLS handshake failed, from the `rustls::Error` in the chain (`TlsProblem::of`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TlsProblem {
     /// The server answered the TLS hello with bytes that are not TLS: a plain-HTTP server on
@@ -303,7 +303,7 @@ pub enum TlsProblem {
     Revoked,
     /// The certificate's signature is invalid.
     BadSignature,
-    /// The runner has no trust roots to verify with ([`NoTrustRoots`]).
+    /// The runner has no trust roots to verify with (`NoTrustRoots`).
     NoTrustRoots,
     /// Another certificate error, as rustls says it.
     Certificate(String),
