@@ -306,15 +306,14 @@ pub(crate) fn truncate_body_reserving(
     let mut keep = room;
     loop {
         let mut cut: String = body.chars().take(keep).collect();
-        let close = closers(&cut);
-        let over = (keep + close.chars().count()).saturating_sub(room);
-        if over == 0 {
+        let close = closers(&cut); // ASCII: its length in bytes is in characters
+        if keep + close.len() <= room {
             cut.push_str(&close);
             cut.push_str(&note);
             return cut;
         }
         // Earlier by the closers' length: `keep` shrinks on each pass, so the loop ends.
-        keep = room.saturating_sub(close.chars().count());
+        keep = room.saturating_sub(close.len());
     }
 }
 
