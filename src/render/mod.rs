@@ -281,7 +281,8 @@ pub fn runbook_section(r: &RunbookSettings, digest: &str, platforms: &[Digest]) 
 }
 
 /// Cuts `body` to at most `limit` characters, ending with a line that says it was cut and
-/// where the full text is (`where_full`, e.g. the workflow run's address).
+/// where the full text is (`where_full`, e.g. the workflow run's address). What the cut
+/// leaves open is closed before that line ([`closers`]), so the line is shown as text.
 pub(crate) fn truncate_body(body: &str, limit: usize, where_full: &str) -> String {
     truncate_body_reserving(body, limit, 0, where_full)
 }
@@ -301,10 +302,68 @@ pub(crate) fn truncate_body_reserving(
     let note = format!(
         "\n\n---\n*This text was cut at {limit} characters, GitHub's limit here. The full text is in {where_full}.*\n"
     );
-    let keep = limit_left.saturating_sub(note.chars().count());
-    let mut cut: String = body.chars().take(keep).collect();
-    cut.push_str(&note);
-    cut
+    let room = limit_left.saturating_sub(note.chars().count());
+    let mut keep = room;
+    loop {
+        let mut cut: String = body.chars().take(keep).collect();
+        let close = closers(&cut); // ASCII: its length in bytes is in characters
+        if keep + close.len() <= room {
+            cut.push_str(&close);
+            cut.push_str(&note);
+            return cut;
+        }
+        // Earlier by the closers' length: `keep` shrinks on each pass, so the loop ends.
+        keep = room.saturating_sub(close.len());
+    }
+}
+
+/// What closes the Markdown `text` leaves open at its end, for text appended after a cut to
+/// be shown: ` -->` for an HTML comment (`<!--` without a later `-->`; `<!-->` and `<!--->`
+/// are whole comments), or a closing fence on its own line for a fenced code block. Empty
+/// when nothing is open. Inside a fenced code block `<!--` is text; inside a comment a fence
+/// is. Rules: CommonMark 0.31.2, 4.5 (a fence is 3 or more `` ` `` or `~` indented by at most
+/// 3 spaces, a backtick fence's info string has no backtick; it closes with at least as many
+/// of its character and nothing after them) and 6.6 (comments); a `<!--` in a code span is
+/// taken as a comment.
+fn closers(text: &str) -> String {
+    let mut fence: Option<&str> = None;
+    let mut comment = false;
+    for line in text.split('\n') {
+        if let Some(open) = fence {
+            let closes = fence_run(line)
+                .is_some_and(|(run, rest)| run.starts_with(open) && rest.trim().is_empty());
+            if closes {
+                fence = None;
+            }
+            continue;
+        }
+        let opens = |(run, info): &(&str, &str)| !(run.starts_with('`') && info.contains('`'));
+        if let Some((run, _)) = fence_run(line).filter(opens).filter(|_| !comment) {
+            fence = Some(run);
+            continue;
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find(if comment { "-->" } else { "<!--" }) {
+            rest = &rest[at + if comment { 3 } else { 2 }..];
+            comment = !comment;
+        }
+    }
+    match fence {
+        Some(open) if text.ends_with('\n') => open.to_string(),
+        Some(open) => format!("\n{open}"),
+        None if comment => " -->".to_string(),
+        None => String::new(),
+    }
+}
+
+/// A line's opening run of 3 or more `` ` `` or `~` after at most 3 spaces, and the rest of
+/// the line; `None` when the line is no fence (CommonMark 0.31.2, 4.5).
+fn fence_run(line: &str) -> Option<(&str, &str)> {
+    let body = line.trim_start_matches(' ');
+    let mark = body.chars().next().filter(|c| matches!(c, '`' | '~'))?;
+    let rest = body.trim_start_matches(mark);
+    let run = &body[..body.len() - rest.len()];
+    (line.len() - body.len() <= 3 && run.len() >= 3).then_some((run, rest))
 }
 
 pub(crate) mod failure;
@@ -761,5 +820,46 @@ mod tests {
         let cut = truncate_body(&body, RELEASE_BODY_LIMIT, "the run");
         assert_eq!(cut.chars().count(), RELEASE_BODY_LIMIT);
         assert!(cut.ends_with("The full text is in the run.*\n"));
+    }
+
+    /// A cut inside an HTML comment or a fenced code block closes it before the note, within
+    /// the limit; the hidden first line is kept. Each row: text before a long tail that the
+    /// cut lands in, and what closes it.
+    #[test]
+    fn a_cut_closes_what_it_leaves_open_before_its_note() {
+        let first = marker(
+            MarkerKind::Release,
+            &facts(Tier::Routine, max_age_before_timeout()).digest,
+        );
+        let limit = 400;
+        let note = truncate_body(&"x".repeat(limit + 1), limit, "the run");
+        let note = note.trim_start_matches('x');
+        for (opening, closer) in [
+            ("", ""),
+            ("<!-- hidden\n", " -->"),
+            ("a <!-- b --> c <!-- d\n", " -->"),
+            ("<!-- a\n-->\n", ""),
+            ("<!-->\n<!--->\n", ""),
+            ("```rust\n", "\n```"),
+            ("   ~~~~\n```\n~~~\n", "\n~~~~"),
+            ("```\n````\n", ""),
+            ("```\n``` no\n", "\n```"),
+            ("    ```\n", ""),
+            ("``` a`b\n", ""),
+            ("```\n<!--\n", "\n```"),
+            ("<!--\n```\n", " -->"),
+        ] {
+            let body = format!("{first}\n{opening}{}", "line é of text\n".repeat(40));
+            let cut = truncate_body(&body, limit, "the run");
+            let kept = cut.chars().count();
+            assert!(
+                kept <= limit && kept + 4 >= limit,
+                "{opening:?}: {kept}: {cut}"
+            );
+            assert!(cut.starts_with(&format!("{first}\n{opening}")), "{cut}");
+            let text = cut.strip_suffix(note).unwrap();
+            assert!(text.ends_with(closer), "{opening:?}: {text:?}");
+            assert_eq!(closers(text), "", "{opening:?}: {text:?}");
+        }
     }
 }

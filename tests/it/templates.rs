@@ -371,55 +371,68 @@ async fn the_templates_page_lists_every_context_name() {
 
 /// Issue 27 item 5: a body cut to GitHub's limit says where its full text is, and the full
 /// text is there: the run's log (and, for the release note, the job summary) holds it. The
-/// run warns that it was cut, and a dry run warns the same (publishing would cut it).
+/// run warns that it was cut, and a dry run warns the same (publishing would cut it). A cut
+/// inside an HTML comment or a fenced code block closes it first, so that line is shown
+/// (the ends of the published notes, by snapshot).
 #[tokio::test]
 async fn a_note_cut_to_githubs_limit_has_its_full_text_where_the_cut_note_says() {
     // Templates must be files of the workspace (the repository).
     let dir = tempfile::tempdir_in(repo_root().join("target")).unwrap();
-    let template = dir.path().join("long.md.j2");
-    std::fs::write(
-        &template,
-        "{% for i in range(7000) %}line {{ i }} of a long release note\n{% endfor %}",
-    )
-    .unwrap();
-    let run = |dry_run: &str| {
-        Scenario::merged_pr(&["routine"])
-            .input("release-note-template", &template.display().to_string())
-            .input("dry-run", dry_run)
-            .observe()
-    };
-    let seen = run("false").await.ok();
-    let warnings = |stdout: &str| {
-        let warnings = stdout.lines().filter(|l| l.starts_with("::warning"));
-        warnings.collect::<Vec<_>>().join("\n")
-    };
-    let dry = run("true").await.ok();
-    assert_eq!(warnings(&dry.out.stdout), warnings(&seen.out.stdout));
-    insta::assert_snapshot!(warnings(&seen.out.stdout));
-    let writes = seen.github.writes().await;
-    let (_, _, posted) = writes
-        .iter()
-        .find(|(m, p, _)| m == "POST" && p.ends_with("/releases"))
-        .unwrap();
-    let body = posted["body"].as_str().unwrap();
-    assert!(!body.contains("line 6999 of"), "the posted note is cut");
-    let cut = body
-        .lines()
-        .rev()
-        .find(|l| l.contains("This text was cut"))
-        .unwrap_or_else(|| panic!("{}", &body[body.len() - 300..]));
-    assert!(cut.contains("log"), "{cut}");
-    assert!(
-        seen.out.stdout.contains("line 6999 of a long release note"),
-        "the log holds the full text, as the cut note says: {cut}"
-    );
-    if cut.contains("summary") {
+    let lines = "{% for i in range(7000) %}line {{ i }} of a long release note\n{% endfor %}";
+    let (mut warned, mut ends) = (Vec::new(), String::new());
+    for (name, open, close) in [
+        ("none", "", ""),
+        ("comment", "<!-- data\n", "-->"),
+        ("backtick fence", "```text\n", "```"),
+        ("tilde fence", "~~~~\n", "~~~~"),
+    ] {
+        let template = dir.path().join("long.md.j2");
+        std::fs::write(&template, format!("Visible intro\n{open}{lines}{close}\n")).unwrap();
+        let run = |dry_run: &str| {
+            Scenario::merged_pr(&["routine"])
+                .input("release-note-template", &template.display().to_string())
+                .input("dry-run", dry_run)
+                .observe()
+        };
+        let seen = run("false").await.ok();
+        let warnings = |stdout: &str| {
+            let warnings = stdout.lines().filter(|l| l.starts_with("::warning"));
+            warnings.collect::<Vec<_>>().join("\n")
+        };
+        let dry = run("true").await.ok();
+        assert_eq!(warnings(&dry.out.stdout), warnings(&seen.out.stdout));
+        warned.push(warnings(&seen.out.stdout));
+        let writes = seen.github.writes().await;
+        let (_, _, posted) = writes
+            .iter()
+            .find(|(m, p, _)| m == "POST" && p.ends_with("/releases"))
+            .unwrap();
+        let body = posted["body"].as_str().unwrap();
+        assert!(!body.contains("line 6999 of"), "the posted note is cut");
+        let cut = body
+            .lines()
+            .rev()
+            .find(|l| l.contains("This text was cut"))
+            .unwrap_or_else(|| panic!("{}", &body[body.len() - 300..]));
+        assert!(cut.contains("log"), "{cut}");
         assert!(
-            seen.out
-                .summary
-                .contains("line 6999 of a long release note")
+            seen.out.stdout.contains("line 6999 of a long release note"),
+            "the log holds the full text, as the cut note says: {cut}"
         );
+        if cut.contains("summary") {
+            assert!(
+                seen.out
+                    .summary
+                    .contains("line 6999 of a long release note")
+            );
+        }
+        let end: Vec<&str> = body.lines().rev().take(6).collect();
+        let end: Vec<&str> = end.into_iter().rev().collect();
+        ends.push_str(&format!("== {name}\n{}\n", end.join("\n")));
     }
+    assert!(warned.iter().all(|w| w == &warned[0]), "{warned:#?}");
+    insta::assert_snapshot!(warned[0]);
+    insta::assert_snapshot!("ends_of_the_cut_notes", ends);
 }
 
 /// Every file of `templates/` is one of the built-in templates (`src/render/templates.rs`
