@@ -111,8 +111,8 @@ pub(crate) fn read_bytes(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
 
 /// [`read_bytes`], a FIFO or character device too (`/dev/fd/63`, the pipe of bash's process
 /// substitution `<(…)`; kubectl reads a kubeconfig there): read until its writer closes it,
-/// at most `cap` bytes. Opened without blocking, so a FIFO no writer has open reads as empty
-/// at once rather than waiting for one; then read as kubectl reads it, waiting for the data.
+/// at most `cap` bytes. Opened and read as kubectl does: a FIFO waits for its writer
+/// (`mkfifo p; sops -d cfg > p &` is not a race), and for its data until the writer closes it.
 ///
 /// # Errors
 /// Those of [`read_bytes`], a socket or directory refused.
@@ -128,18 +128,15 @@ fn read(path: &Path, cap: u64, piped: bool) -> Result<Vec<u8>, ReadError> {
     if size > cap {
         return Err(ReadError::TooLarge { cap, size });
     }
+    // Anything but a pipe is opened without blocking: a path swapped for a FIFO meanwhile
+    // cannot hang the run (and is refused just below).
+    let blocking = if piped { 0 } else { libc::O_NONBLOCK };
     let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .custom_flags(blocking | libc::O_NOCTTY)
         .open(path)?;
     // Checked again on what was opened: the path may have changed in between.
     regular(file.metadata()?.file_type(), piped)?;
-    if piped {
-        // Blocking again: a pipe's writer may not have written yet.
-        let flags = rustix::fs::fcntl_getfl(&file).map_err(std::io::Error::from)?;
-        rustix::fs::fcntl_setfl(&file, flags - rustix::fs::OFlags::NONBLOCK)
-            .map_err(std::io::Error::from)?;
-    }
     let mut bytes = Vec::new();
     file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
     let size = bytes.len() as u64;
@@ -307,24 +304,19 @@ mod tests {
         }
     }
 
-    /// A pipe (the kubeconfig's `<(…)`) is read until its writer closes it, waiting for what
-    /// it has not written yet, and bounded; a FIFO no writer has open reads as empty at once.
+    /// A pipe (the kubeconfig's `<(…)`, a FIFO) waits for its writer, is read until the writer
+    /// closes it, and is bounded.
     #[test]
     fn a_pipe_is_read_until_its_writer_closes_it_within_the_cap() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo");
         make_fifo(&fifo);
-        assert_eq!(read_piped(&fifo, 16).unwrap(), b"", "no writer");
-        // A reader of the test's own keeps the pipe while the writer opens it.
-        let _held = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(&fifo)
-            .unwrap();
-        let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
-        std::io::Write::write_all(&mut writer, b"kind: ").unwrap();
+        // The reader starts first and waits for a writer (opening a FIFO for writing waits
+        // for its reader in turn), then for the data until the writer closes it.
         let target = fifo.clone();
         let reader = std::thread::spawn(move || read_piped(&target, 16));
+        let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+        std::io::Write::write_all(&mut writer, b"kind: ").unwrap();
         std::io::Write::write_all(&mut writer, b"Config\n").unwrap();
         drop(writer);
         assert_eq!(reader.join().unwrap().unwrap(), b"kind: Config\n");
