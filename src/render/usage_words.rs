@@ -133,6 +133,19 @@ pub(crate) fn words(e: &UsageError) -> Words {
         Problem::Time(why) => time_words(&named, why),
         Problem::Rule(rule) => {
             let (what, help) = rule_words(*rule);
+            let image = set_input("image", e.in_actions);
+            let help = match rule {
+                Rule::NoRelease => format!(
+                    "{image}, or {}: {help}",
+                    set_input("released-at", e.in_actions)
+                ),
+                Rule::KubernetesNeedsImage
+                | Rule::EnvironmentNeedsImage
+                | Rule::CommentNeedsImage => {
+                    format!("{image}: {help}")
+                }
+                _ => help.to_string(),
+            };
             say(what.to_string(), help)
         }
         Problem::NoToken(why) => {
@@ -661,18 +674,18 @@ fn rule_words(rule: Rule) -> (&'static str, &'static str) {
         Rule::NoCommit => ("no commit", "set --sha (GITHUB_SHA outside Actions)"),
         Rule::KubernetesNeedsImage => (
             "Kubernetes is on (kubeconfig or kubernetes: true) but image is not set",
-            "the pods' imageIDs are compared with the digest of image (--image)",
+            "the pods' imageIDs are compared with its digest",
         ),
         Rule::NoRelease => (
-            "say which release to measure",
-            "set image (--image; the release note announce wrote for its digest gives the time) or released-at (--released-at, RFC 3339)",
+            "neither image nor released-at is set: say which release to measure",
+            "the release note announce wrote for the image's digest gives the time; released-at is an RFC 3339 time",
         ),
         Rule::EnvironmentNeedsImage => (
-            "environment needs image (--image)",
+            "environment is set but image is not",
             "its digest finds the release note and the deployment",
         ),
         Rule::CommentNeedsImage => (
-            "comment needs image (--image)",
+            "comment is set but image is not",
             "its digest finds the tracking issue",
         ),
         Rule::KubernetesOffWithKubeconfig => (
