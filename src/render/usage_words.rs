@@ -131,23 +131,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             "give the time the release went live, which has passed, e.g. the time announce recorded in the release note",
         ),
         Problem::Time(why) => time_words(&named, why),
-        Problem::Rule(rule) => {
-            let (what, help) = rule_words(*rule);
-            let image = set_input("image", e.in_actions);
-            let help = match rule {
-                Rule::NoRelease => format!(
-                    "{image}, or {}: {help}",
-                    set_input("released-at", e.in_actions)
-                ),
-                Rule::KubernetesNeedsImage
-                | Rule::EnvironmentNeedsImage
-                | Rule::CommentNeedsImage => {
-                    format!("{image}: {help}")
-                }
-                _ => help.to_string(),
-            };
-            say(what.to_string(), help)
-        }
+        Problem::Rule(rule) => rule_said(*rule, e.in_actions),
         Problem::NoToken(why) => {
             let set = set_input(input, e.in_actions);
             let dry_run = match e.in_actions {
@@ -646,6 +630,24 @@ fn github_use(why: GitHubUse) -> &'static str {
             "with image and without released-at, status reads the release time from the release note"
         }
     }
+}
+
+/// A broken rule between inputs ([`rule_words`]), an input it needs named where to set it
+/// ([`set_input`]).
+fn rule_said(rule: Rule, in_actions: bool) -> Words {
+    let (what, help) = rule_words(rule);
+    let image = set_input("image", in_actions);
+    let help = match rule {
+        Rule::NoRelease => format!(
+            "{image}, or {}: {help}",
+            set_input("released-at", in_actions)
+        ),
+        Rule::KubernetesNeedsImage | Rule::EnvironmentNeedsImage | Rule::CommentNeedsImage => {
+            format!("{image}: {help}")
+        }
+        _ => help.to_string(),
+    };
+    say(what.to_string(), help)
 }
 
 /// A broken rule between inputs: the first line and the help.

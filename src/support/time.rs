@@ -43,8 +43,8 @@ pub(crate) enum TimeError {
 /// Parses `text` (trimmed) as an RFC 3339 time and returns it in UTC.
 ///
 /// # Errors
-/// [`TimeError`]: not RFC 3339 (Unix seconds named apart), or in UTC outside 0000-01-01T00:00:00Z..=[`LAST`] (the
-/// fraction of a second past [`LAST`] is taken).
+/// [`TimeError`]: not RFC 3339 (Unix seconds named apart), or in UTC outside
+/// 0000-01-01T00:00:00Z..=[`LAST`] (the fraction of a second past [`LAST`] is taken).
 pub(crate) fn parse_rfc3339(text: &str) -> Result<OffsetDateTime, TimeError> {
     let text = text.trim();
     match OffsetDateTime::parse(text, &Rfc3339) {
