@@ -401,6 +401,11 @@ mod tests {
             vec!["--image", "oci:/nonexistent/layout", "--dry-run"],
             vec!["--image", "oci:README.md", "--dry-run"],
             vec!["--image", "oci:examples/lab:v9", "--dry-run"],
+            vec![
+                "--image",
+                "oci:examples/lab@sha256:0123456789abcdef",
+                "--dry-run",
+            ],
             with(&["--github-token", "ab\u{1}c", "--repository", "o/r"]),
             publishing.to_vec(),
             [&publishing[..], &["--github-token", "ghs_t0k3n"]].concat(),

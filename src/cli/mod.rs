@@ -302,8 +302,8 @@ pub(crate) struct CullOptions {
     /// Interval between culler passes (z2jh cull.every); overrides the values files [default: 600]
     #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::CULLER)]
     pub(crate) cull_every: Option<InputDuration>,
-    /// Maximum server age, active or not; 0 for none (z2jh cull.maxAge); overrides the values files [default: 0]
-    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::CULLER)]
+    /// Maximum server age, active or not; 0 or none means no max age (z2jh cull.maxAge); overrides the values files [default: 0]
+    #[arg(long, env, value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::MAX_AGE)]
     pub(crate) cull_max_age: Option<InputDuration>,
     /// Whether the idle culler runs (z2jh cull.enabled); overrides the values files [default: true]
     #[arg(long, env, value_name = "BOOL", allow_hyphen_values = true, value_parser = bool_parser())]

@@ -381,8 +381,9 @@ mod tests {
     #[test]
     fn times_outside_the_years_0000_to_9999_in_utc_are_refused_naming_the_input() {
         let at = ["--released-at", "2026-11-30T12:00:00Z"];
-        let cases: [&[&str]; 6] = [
+        let cases: [&[&str]; 7] = [
             &["--released-at", "9999-12-31T23:59:59-23:59"],
+            &["--released-at", "1764504000"],
             &["--released-at", "0000-01-01T00:00:00+23:59"],
             &[&at[..], &["--now", "9999-12-31T23:59:59-23:59"]].concat(),
             &[&at[..], &["--now", "0000-01-01T00:00:00+00:01"]].concat(),
@@ -400,6 +401,9 @@ mod tests {
             --released-at 9999-12-31T23:59:59-23:59
               released-at: released-at (--released-at) "9999-12-31T23:59:59-23:59" falls after 9999-12-31T23:59:59Z in UTC
             help: RFC 3339 writes the years 0000 to 9999: write e.g. 2026-11-30T12:00:00Z
+            --released-at 1764504000
+              released-at: released-at (--released-at) "1764504000" looks like Unix seconds, not an RFC 3339 time
+            help: write that instant as RFC 3339 (date -u -d @1764504000 +%FT%TZ): 2025-11-30T12:00:00Z
             --released-at 0000-01-01T00:00:00+23:59
               released-at: released-at (--released-at) "0000-01-01T00:00:00+23:59" falls before 0000-01-01T00:00:00Z in UTC
             help: RFC 3339 writes the years 0000 to 9999: write e.g. 2026-11-30T12:00:00Z

@@ -95,9 +95,11 @@ impl InputDuration {
 pub struct DurationParser(DurationBounds);
 
 impl DurationParser {
-    /// The culler's settings (`cull-timeout`, `cull-every`, `cull-max-age`): whole seconds
-    /// from 0 to 3650 days (`crate::window::MAX_DURATION_SECS`).
+    /// The culler's settings (`cull-timeout`, `cull-every`): whole seconds from 0 to 3650
+    /// days (`crate::window::MAX_DURATION_SECS`).
     pub const CULLER: Self = Self::new(Duration::ZERO, DurationLimit::Culler, "3600");
+    /// `cull-max-age`: as [`Self::CULLER`], and `none` (any case) is 0, no max age.
+    pub(crate) const MAX_AGE: Self = Self::new(Duration::ZERO, DurationLimit::MaxAge, "3600");
     /// The hub's slow-stop timeout: whole seconds from 1 s to 3650 days.
     pub(crate) const SLOW_STOP: Self =
         Self::new(Duration::from_secs(1), DurationLimit::Culler, "10");
@@ -124,9 +126,14 @@ impl DurationParser {
     pub fn check(&self, input: &str, text: &str) -> Result<InputDuration, UsageError> {
         let (t, bounds) = (text.trim(), self.0);
         let (max, whole_seconds) = match bounds.limit {
-            DurationLimit::Culler => (Duration::from_secs(crate::window::MAX_DURATION_SECS), true),
+            DurationLimit::Culler | DurationLimit::MaxAge => {
+                (Duration::from_secs(crate::window::MAX_DURATION_SECS), true)
+            }
             DurationLimit::Job => (JOB_MAX, false),
         };
+        if bounds.limit == DurationLimit::MaxAge && t.eq_ignore_ascii_case("none") {
+            return Ok(InputDuration(Duration::ZERO));
+        }
         crate::support::duration::bounded(t, bounds.min, max, whole_seconds)
             .map(InputDuration)
             .map_err(|what| UsageError::of(input, t, Problem::Duration(what, bounds)))

@@ -34,6 +34,9 @@ pub enum ImageProblem {
     NoDirectory,
     /// `oci:DIR:REF` whose REF (here) is not an OCI reference name.
     LayoutRef(String),
+    /// `oci:DIR@sha256:…`: a layout pinned by digest, which skopeo's `oci:DIR:TAG` form
+    /// does not take; DIR (here) is the text before the `@`.
+    LayoutDigest(String),
     /// `@` with no digest after it, as credentials before the registry have: the value is
     /// never shown (what stands before `@` may be a password).
     Credentials,
@@ -56,8 +59,8 @@ impl ImageSource {
     /// `ImageProblem`: a reference that is not a valid image reference (with the
     /// repository lower-cased when that is all it lacks), credentials before the registry, a
     /// registry port that is not a port number, a digest pin that is not
-    /// `sha256:<64 lower-case hex>`, or an `oci:` form with an empty directory or a REF that
-    /// is not an OCI reference name.
+    /// `sha256:<64 lower-case hex>`, or an `oci:` form with an empty directory, a digest pin
+    /// or a REF that is not an OCI reference name.
     pub fn parse(text: &str) -> Result<Self, ImageProblem> {
         let text = text.trim();
         if let Some(rest) = text.strip_prefix("oci:") {
@@ -67,6 +70,9 @@ impl ImageSource {
             };
             if dir.is_empty() {
                 return Err(ImageProblem::NoDirectory);
+            }
+            if let Some(dir) = dir.strip_suffix("@sha256") {
+                return Err(ImageProblem::LayoutDigest(dir.to_string()));
             }
             if let Some(tag) = tag.filter(|t| !is_layout_ref_name(t)) {
                 return Err(ImageProblem::LayoutRef(tag.to_string()));
@@ -362,6 +368,13 @@ mod tests {
         assert_eq!(
             refusal("oci:dir:bad tag"),
             ImageProblem::LayoutRef("bad tag".into())
+        );
+        assert_eq!(
+            refusal(&format!(
+                "oci:out/lab@{}",
+                "sha256:".to_string() + &"a".repeat(64)
+            )),
+            ImageProblem::LayoutDigest("out/lab".into())
         );
     }
 

@@ -46,8 +46,8 @@ pub(crate) enum Misplaced {
     NoMarkers,
     /// A BEGIN marker naming a section codeq-rollout does not write.
     Unknown(String),
-    /// This marker is missing; the section's name.
-    Missing(String, Marker),
+    /// This marker is missing; the section's name, and what the doc holds like it.
+    Missing(String, Marker, Lookalike),
     /// This marker is there more than once, so many times.
     Repeated(String, Marker, usize),
     /// The section's END marker comes before its BEGIN marker.
@@ -64,6 +64,17 @@ pub(crate) enum Misplaced {
         /// Whether `inner` also closes inside `outer`.
         nested: bool,
     },
+}
+
+/// What a doc holds in place of a missing marker ([`Misplaced::Missing`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lookalike {
+    /// Nothing like it.
+    Nothing,
+    /// The marker, but only inside a fenced code block, where it is text.
+    Fenced,
+    /// The marker with other spacing (`<!--BEGIN GENERATED: window-->`), which is no marker.
+    Spacing,
 }
 
 /// Which marker of a generated section.
@@ -127,7 +138,17 @@ pub(crate) fn apply(doc: &str, sections: &[(&str, String)]) -> Result<String, Mi
         for (i, marker) in [Marker::Begin, Marker::End].into_iter().enumerate() {
             found[i] = match marker_positions(doc, &marker.of(name))[..] {
                 [at] => at,
-                [] => return Err(Misplaced::Missing(name.to_string(), marker)),
+                [] => {
+                    let squeezed = |t: &str| t.replace(' ', "");
+                    let like = match doc.contains(&marker.of(name)) {
+                        true => Lookalike::Fenced,
+                        false if squeezed(doc).contains(&squeezed(&marker.of(name))) => {
+                            Lookalike::Spacing
+                        }
+                        false => Lookalike::Nothing,
+                    };
+                    return Err(Misplaced::Missing(name.to_string(), marker, like));
+                }
                 ref all => return Err(Misplaced::Repeated(name.to_string(), marker, all.len())),
             };
         }
@@ -441,14 +462,31 @@ fn misplaced_words(path: &str, misplaced: &Misplaced) -> (String, String) {
             format!("{path} has a generated section {name:?} that codeq-rollout does not write"),
             format!("it writes {}: remove its markers", SECTION_NAMES.join(", ")),
         ),
-        Misplaced::Missing(name, marker) => (
-            format!("{path} has no {} marker", marker.of(name)),
-            format!(
-                "put the section back between {} and {}",
+        Misplaced::Missing(name, marker, like) => {
+            let (m, begin, end) = (
+                marker.of(name),
                 Marker::Begin.of(name),
-                Marker::End.of(name)
-            ),
-        ),
+                Marker::End.of(name),
+            );
+            match like {
+                Lookalike::Nothing => (
+                    format!("{path} has no {m} marker"),
+                    format!("put the section back between {begin} and {end}"),
+                ),
+                Lookalike::Fenced => (
+                    format!(
+                        "{path} has {m} only inside a code block, where it is text, not a marker"
+                    ),
+                    format!(
+                        "move {begin} and {end} out of the code block, each on a line of its own"
+                    ),
+                ),
+                Lookalike::Spacing => (
+                    format!("{path} has {m} only spaced otherwise, which is not a marker"),
+                    format!("write the markers exactly so, with the spaces: {begin} and {end}"),
+                ),
+            }
+        }
         Misplaced::Repeated(name, marker, times) => (
             format!("{path} has {} {times} times", marker.of(name)),
             "keep one".to_string(),
@@ -584,6 +622,8 @@ mod tests {
         let docs = [
             "no markers\n",
             "<!-- BEGIN GENERATED: runbook -->\n<!-- END GENERATED: runbook -->\n",
+            "```\n<!-- BEGIN GENERATED: window -->\n<!-- END GENERATED: window -->\n```\n<!-- BEGIN GENERATED: runbook --><!-- END GENERATED: runbook -->",
+            "<!--BEGIN GENERATED: window-->\n<!--END GENERATED: window-->\n<!-- BEGIN GENERATED: runbook --><!-- END GENERATED: runbook -->",
             "<!-- BEGIN GENERATED: window -->\n<!-- BEGIN GENERATED: runbook --><!-- END GENERATED: runbook -->",
             "<!-- END GENERATED: window --><!-- BEGIN GENERATED: window --><!-- BEGIN GENERATED: runbook --><!-- END GENERATED: runbook -->",
             "<!-- BEGIN GENERATED: window --><!-- END GENERATED: window --><!-- BEGIN GENERATED: window --><!-- END GENERATED: window -->",

@@ -34,6 +34,11 @@ impl fmt::Display for TimeError {
         match self {
             TimeError::Syntax(words) => write!(f, "is not an RFC 3339 time ({words})"),
             TimeError::LongYear => write!(f, "has a year of more than four digits ({range})"),
+            TimeError::UnixSeconds(t) => write!(
+                f,
+                "looks like Unix seconds, not an RFC 3339 time (as one: {})",
+                crate::support::time::rfc3339_seconds(*t)
+            ),
             TimeError::AfterLast => write!(
                 f,
                 "falls after 9999-12-31T23:59:59Z in UTC, the last time that can be written ({range})"

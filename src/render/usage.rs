@@ -167,6 +167,9 @@ pub(crate) struct DurationBounds {
 pub(crate) enum DurationLimit {
     /// The culler's settings: 3650 days ([`crate::window::MAX_DURATION_SECS`]).
     Culler,
+    /// The culler's max age: as [`Self::Culler`], and `none` is 0, no max age (what
+    /// `window` prints for 0; jupyterhub-idle-culler 2.0 `--max-age` 0: no limit).
+    MaxAge,
     /// A timeout: the longest a job runs ([`crate::support::duration::JOB_MAX`]).
     Job,
 }

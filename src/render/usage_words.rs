@@ -131,10 +131,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             "give the time the release went live, which has passed, e.g. the time announce recorded in the release note",
         ),
         Problem::Time(why) => time_words(&named, why),
-        Problem::Rule(rule) => {
-            let (what, help) = rule_words(*rule);
-            say(what.to_string(), help)
-        }
+        Problem::Rule(rule) => rule_said(*rule, e.in_actions),
         Problem::NoToken(why) => {
             let set = set_input(input, e.in_actions);
             let dry_run = match e.in_actions {
@@ -195,6 +192,13 @@ fn image_words(name: &str, named: &str, given: Option<&str>, why: &ImageProblem)
             format!(
                 "write oci:DIR:TAG, TAG being letters, digits and . _ - : @ + between them, components separated by / (not {}), e.g. oci:out:v1.0; the directory cannot hold a colon",
                 quoted(tag)
+            ),
+        ),
+        ImageProblem::LayoutDigest(dir) => say(
+            format!("{named}: an oci: layout is read by tag, not pinned by @digest"),
+            format!(
+                "write oci:{}:TAG (skopeo's oci:DIR:TAG form), or oci:{0} when the layout holds one image; announce resolves the digest",
+                cap(dir, SHOWN_MAX_CHARS)
             ),
         ),
         ImageProblem::Credentials => say(
@@ -353,6 +357,13 @@ fn time_words(named: &str, why: &TimeError) -> Words {
             "it is a date, T, a time, then Z or an offset such as +01:00",
         ),
         TimeError::LongYear => ("has a year of more than four digits".to_string(), range),
+        TimeError::UnixSeconds(t) => {
+            let (secs, at) = (t.unix_timestamp(), rfc3339(*t));
+            return say(
+                format!("{named} looks like Unix seconds, not an RFC 3339 time"),
+                format!("write that instant as RFC 3339 (date -u -d @{secs} +%FT%TZ): {at}"),
+            );
+        }
         TimeError::AfterLast => ("falls after 9999-12-31T23:59:59Z in UTC".to_string(), range),
         TimeError::BeforeFirst => (
             "falls before 0000-01-01T00:00:00Z in UTC".to_string(),
@@ -382,12 +393,16 @@ fn duration_words(
     bounds: &super::usage::DurationBounds,
 ) -> Words {
     let name = format!("{0} (--{0})", e.input);
+    let none = match bounds.limit {
+        DurationLimit::MaxAge => "; 0 or none means no max age",
+        DurationLimit::Culler | DurationLimit::Job => "",
+    };
     let forms = format!(
-        "write seconds ({}) or a duration such as 90s, 10m, 1h 30m",
+        "write seconds ({}) or a duration such as 90s, 10m, 1h 30m{none}",
         bounds.example
     );
     let (max, why) = match bounds.limit {
-        DurationLimit::Culler => (
+        DurationLimit::Culler | DurationLimit::MaxAge => (
             "3650 days (315360000 s)",
             "the longest duration codeq-rollout takes",
         ),
@@ -401,8 +416,14 @@ fn duration_words(
     let units = "write a unit after each number: s, m, h, d or w (sec, min, hours, days, weeks and ms work too)";
     match what {
         DurationProblem::Empty => say(format!("{name} is empty"), forms),
-        DurationProblem::Negative => say(
-            format!("{named} has a minus sign"),
+        DurationProblem::Sign => say(
+            format!(
+                "{named} has a {} sign",
+                match e.given.as_deref() {
+                    Some(t) if t.starts_with('+') => "plus",
+                    _ => "minus",
+                }
+            ),
             format!("durations take none: {forms}"),
         ),
         DurationProblem::TooLong => say(
@@ -611,6 +632,24 @@ fn github_use(why: GitHubUse) -> &'static str {
     }
 }
 
+/// A broken rule between inputs ([`rule_words`]), an input it needs named where to set it
+/// ([`set_input`]).
+fn rule_said(rule: Rule, in_actions: bool) -> Words {
+    let (what, help) = rule_words(rule);
+    let image = set_input("image", in_actions);
+    let help = match rule {
+        Rule::NoRelease => format!(
+            "{image}, or {}: {help}",
+            set_input("released-at", in_actions)
+        ),
+        Rule::KubernetesNeedsImage | Rule::EnvironmentNeedsImage | Rule::CommentNeedsImage => {
+            format!("{image}: {help}")
+        }
+        _ => help.to_string(),
+    };
+    say(what.to_string(), help)
+}
+
 /// A broken rule between inputs: the first line and the help.
 fn rule_words(rule: Rule) -> (&'static str, &'static str) {
     match rule {
@@ -637,18 +676,18 @@ fn rule_words(rule: Rule) -> (&'static str, &'static str) {
         Rule::NoCommit => ("no commit", "set --sha (GITHUB_SHA outside Actions)"),
         Rule::KubernetesNeedsImage => (
             "Kubernetes is on (kubeconfig or kubernetes: true) but image is not set",
-            "the pods' imageIDs are compared with the digest of image (--image)",
+            "the pods' imageIDs are compared with its digest",
         ),
         Rule::NoRelease => (
-            "say which release to measure",
-            "set image (--image; the release note announce wrote for its digest gives the time) or released-at (--released-at, RFC 3339)",
+            "neither image nor released-at is set: say which release to measure",
+            "the release note announce wrote for the image's digest gives the time; released-at is an RFC 3339 time",
         ),
         Rule::EnvironmentNeedsImage => (
-            "environment needs image (--image)",
+            "environment is set but image is not",
             "its digest finds the release note and the deployment",
         ),
         Rule::CommentNeedsImage => (
-            "comment needs image (--image)",
+            "comment is set but image is not",
             "its digest finds the tracking issue",
         ),
         Rule::KubernetesOffWithKubeconfig => (
@@ -763,6 +802,10 @@ mod tests {
             limit: DurationLimit::Culler,
             ..job
         };
+        let max_age = DurationBounds {
+            limit: DurationLimit::MaxAge,
+            ..job
+        };
         let time = |t| time::OffsetDateTime::from_unix_timestamp(t).unwrap();
         let past = crate::window::PastTheCalendar {
             now: time(253_402_300_000),
@@ -800,7 +843,9 @@ mod tests {
             ("hub-token", None, Problem::Required(R::HubToken)),
             ("dry-run", None, Problem::NotUtf8),
             ("hub-timeout", Some(""), Problem::Duration(D::Empty, job)),
-            ("hub-timeout", Some("-5"), Problem::Duration(D::Negative, job)),
+            ("hub-timeout", Some("-5"), Problem::Duration(D::Sign, job)),
+            ("cull-timeout", Some("+3600"), Problem::Duration(D::Sign, culler)),
+            ("cull-max-age", Some("never"), Problem::Duration(D::NotADuration(humantime::parse_duration("never").unwrap_err()), max_age)),
             ("cull-timeout", Some("99999999999"), Problem::Duration(D::TooLong, culler)),
             ("hub-timeout", Some("1.5"), Problem::Duration(D::BareDecimal, job)),
             ("cull-max-age", Some("11years"), Problem::Duration(D::Calendar { unit: "years".into(), months: false, }, culler)),
@@ -846,6 +891,7 @@ mod tests {
             ("released-at", None, Problem::LaterThanClock { at: time(1_800_000_001), now: time(1_800_000_000) }),
             ("now", Some("yesterday"), Problem::Time(TimeError::Syntax("the 'year' component could not be parsed".into()))),
             ("now", Some("10000-01-01T00:00:00Z"), Problem::Time(TimeError::LongYear)),
+            ("released-at", Some("1764504000"), Problem::Time(TimeError::UnixSeconds(time(1_764_504_000)))),
             ("now", Some("9999-12-31T23:59:59-01:00"), Problem::Time(TimeError::AfterLast)),
             ("now", Some("0000-01-01T00:00:00+01:00"), Problem::Time(TimeError::BeforeFirst)),
             ("github-token", None, Problem::NoToken(None)),
@@ -857,6 +903,7 @@ mod tests {
             ("image", Some("ghcr.io/Org/Lab"), Problem::Refused(refused())),
             ("image", Some("oci:"), Problem::Image(ImageProblem::NoDirectory)),
             ("image", Some("oci:dir:bad tag"), Problem::Image(ImageProblem::LayoutRef("bad tag".into()))),
+            ("image", Some("oci:lab@sha256:ab"), Problem::Image(ImageProblem::LayoutDigest("lab".into()))),
             ("image", None, Problem::Image(ImageProblem::Credentials)),
             ("image", Some("ghcr.io/Org/Lab"), Problem::Image(ImageProblem::UpperCase("ghcr.io/org/lab".into()))),
             ("image", Some("a b"), Problem::Image(ImageProblem::NotAReference("invalid reference format".into()))),

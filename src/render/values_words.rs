@@ -117,17 +117,27 @@ pub(crate) fn words(e: &ValuesError) -> Words {
     Words::new(what).help(help)
 }
 
-/// A file that is not YAML: where, then the parser's report (worded by [`UserMessages`]).
+/// A file that is not YAML: where and the parser's words (worded by [`UserMessages`]), then
+/// what to do and the parser's snippet.
 fn not_yaml(file: &str, error: &serde_saphyr::Error) -> Words {
+    use serde_saphyr::Error;
     let report = error.render_with_formatter(&UserMessages);
     // The parser's report opens with its own `error: `; ours already says it.
     let report = report.strip_prefix("error: ").unwrap_or(&report);
-    match report.split_once(": ") {
-        Some((at, rest)) if !at.contains('\n') => {
-            Words::new(format!("{file} is not a YAML values file: {at}")).help(rest)
-        }
-        _ => Words::new(format!("{file} is not a YAML values file")).help(report),
+    let (at, snippet) = report.split_once('\n').unwrap_or((report, ""));
+    let mut inner = error;
+    while let Error::WithSnippet { error, .. } | Error::AliasError { error, .. } = inner {
+        inner = error;
     }
+    let fix = match inner {
+        Error::MultipleDocuments { .. } => "give each document as its own file",
+        Error::DuplicateMappingKey { .. } => "keep one of them",
+        _ => {
+            "fix the YAML there: a values file is plain YAML, not a template with {{ }} (give the rendered values, e.g. helm get values RELEASE -n NAMESPACE -a)"
+        }
+    };
+    Words::new(format!("{file} is not a YAML values file: {at}"))
+        .help(format!("{fix}\n{snippet}").trim_end().to_string())
 }
 
 /// A value at `key` of `file` that is `wrong`, where z2jh `takes` another.
@@ -222,12 +232,12 @@ impl serde_saphyr::MessageFormatter for UserMessages {
     fn format_message<'a>(&self, err: &'a serde_saphyr::Error) -> Cow<'a, str> {
         use serde_saphyr::Error;
         match err {
-            Error::MultipleDocuments { .. } => Cow::Borrowed(
-                "it holds more than one YAML document (separated by `---`); give each document as its own file",
-            ),
-            Error::DuplicateMappingKey { key: Some(k), .. } => Cow::Owned(format!(
-                "the key `{k}` appears twice in the same mapping; keep one"
-            )),
+            Error::MultipleDocuments { .. } => {
+                Cow::Borrowed("it holds more than one YAML document (separated by `---`)")
+            }
+            Error::DuplicateMappingKey { key: Some(k), .. } => {
+                Cow::Owned(format!("the key `{k}` appears twice in the same mapping"))
+            }
             _ => serde_saphyr::UserMessageFormatter.format_message(err),
         }
     }

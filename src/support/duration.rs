@@ -89,7 +89,7 @@ pub(crate) fn bounded(
     };
     let d = match parse(t) {
         _ if t.is_empty() => return Err(DurationProblem::Empty),
-        _ if t.starts_with('-') => return Err(DurationProblem::Negative),
+        _ if t.starts_with(['-', '+']) => return Err(DurationProblem::Sign),
         Ok(d) => d,
         // `1.5` reads as a number without a unit: a bare number is whole seconds.
         Err(_) if decimal() && !whole_seconds => return Err(DurationProblem::BareDecimal),
@@ -109,8 +109,8 @@ pub(crate) fn bounded(
 pub(crate) enum DurationProblem {
     /// Blank.
     Empty,
-    /// A minus sign.
-    Negative,
+    /// A sign, `-` or `+` (humantime 2 answers `+` with "expected number at 0").
+    Sign,
     /// Over the limit, or a number too large to hold.
     TooLong,
     /// `1.5`: a number with a fraction and no unit, where fractions are taken.

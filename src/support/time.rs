@@ -31,6 +31,9 @@ pub(crate) enum TimeError {
     Syntax(String),
     /// A year of more than four digits, which RFC 3339 does not write.
     LongYear,
+    /// Digits alone that are, as Unix seconds, this time (`1764504000`): a year of more
+    /// than four digits to RFC 3339, most likely `date +%s` given for a time.
+    UnixSeconds(OffsetDateTime),
     /// In UTC, later than [`LAST`].
     AfterLast,
     /// In UTC, earlier than 0000-01-01T00:00:00Z.
@@ -40,13 +43,17 @@ pub(crate) enum TimeError {
 /// Parses `text` (trimmed) as an RFC 3339 time and returns it in UTC.
 ///
 /// # Errors
-/// [`TimeError`]: not RFC 3339, or in UTC outside 0000-01-01T00:00:00Z..=[`LAST`] (the
-/// fraction of a second past [`LAST`] is taken).
+/// [`TimeError`]: not RFC 3339 (Unix seconds named apart), or in UTC outside
+/// 0000-01-01T00:00:00Z..=[`LAST`] (the fraction of a second past [`LAST`] is taken).
 pub(crate) fn parse_rfc3339(text: &str) -> Result<OffsetDateTime, TimeError> {
     let text = text.trim();
     match OffsetDateTime::parse(text, &Rfc3339) {
         Ok(t) => to_utc(t),
-        Err(_) if long_year(text) => Err(TimeError::LongYear),
+        Err(_) if long_year(text) => Err(text
+            .parse()
+            .ok()
+            .and_then(|secs| OffsetDateTime::from_unix_timestamp(secs).ok())
+            .map_or(TimeError::LongYear, TimeError::UnixSeconds)),
         // `{e}`, not `{e:#}`: the parse error's source is the same error again.
         Err(e) => Err(TimeError::Syntax(e.to_string())),
     }
@@ -176,6 +183,7 @@ mod tests {
             "0000-01-01T00:00:00+23:59",
             "0000-01-01T00:00:00+00:01",
             "10000-01-01T00:00:00Z",
+            "1764504000",
             "yesterday",
             "",
         ]
@@ -186,6 +194,7 @@ mod tests {
         "0000-01-01T00:00:00+23:59" falls before 0000-01-01T00:00:00Z in UTC, the first time that can be written (RFC 3339 writes the years 0000 to 9999)
         "0000-01-01T00:00:00+00:01" falls before 0000-01-01T00:00:00Z in UTC, the first time that can be written (RFC 3339 writes the years 0000 to 9999)
         "10000-01-01T00:00:00Z" has a year of more than four digits (RFC 3339 writes the years 0000 to 9999)
+        "1764504000" looks like Unix seconds, not an RFC 3339 time (as one: 2025-11-30T12:00:00Z)
         "yesterday" is not an RFC 3339 time (the 'year' component could not be parsed)
         "" is not an RFC 3339 time (the 'year' component could not be parsed)
         "#);

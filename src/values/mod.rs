@@ -908,6 +908,8 @@ mod tests {
             "cull: [\n",
             "cull:\n  timeout: 1\n  timeout: 2\n",
             "a: 1\n---\nb: 2\n",
+            "a: &x\n  b: *x\n",
+            "cull:\n  timeout: {{ .Values.x }}\n",
             "jupyterhub:\n  cull:\n    timeout: 1h\n",
             "cull:\n  every: -60\n",
             "cull:\n  maxAge: 1.5\n",
@@ -985,7 +987,7 @@ mod tests {
         for (text, says) in [
             (
                 "cull:\n  timeout: 1\n  timeout: 2\n",
-                "the key `timeout` appears twice in the same mapping; keep one",
+                "the key `timeout` appears twice in the same mapping",
             ),
             (
                 "a: 1\n---\nb: 2\n",

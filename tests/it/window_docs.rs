@@ -312,8 +312,10 @@ fn window_json_inside_actions_keeps_stdout_for_the_json() {
 
 #[test]
 fn bad_culler_options_are_usage_errors_with_clear_messages() {
-    let cases: [&[&str]; 7] = [
+    let cases: [&[&str]; 9] = [
         &["--cull-timeout", "-5m"],
+        &["--cull-timeout", "+3600"],
+        &["--cull-max-age", "never"],
         &["--cull-timeout", "1.001h"],
         &["--cull-every=-1"],
         &["--cull-max-age", "99999999999"],
@@ -345,6 +347,9 @@ fn bad_culler_options_are_usage_errors_with_clear_messages() {
     let json: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(json["idle_window_seconds"], 1800 + 600);
     assert_eq!(json["active_window_seconds"], 1800 + 600);
+    // `none`, what `window` prints for a max age of 0, reads back as 0.
+    let max_age = |v| run(&["window", "--json", "--cull-max-age", v], &[]).1;
+    assert_eq!(max_age(" None "), max_age("0"));
 }
 
 #[test]
