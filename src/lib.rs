@@ -224,17 +224,15 @@ fn refused_input(err: &clap::Error, log: &Log) -> Option<String> {
 /// of an unknown subcommand is titled `Invalid input: command`.
 const COMMAND_INPUT: &str = "command";
 
-/// The commands the Action runs, as action.yml documents its `command` input.
-const ACTION_COMMANDS: [&str; 2] = ["announce", "status"];
-
 /// The words of clap's refusal of an unknown subcommand (`err`, of kind
 /// [`clap::error::ErrorKind::InvalidSubcommand`]) for the annotation: the value as given
 /// (secrets `log` knows hidden, at most 100 characters), clap's suggestion when it has one,
-/// and the commands there are: the Action's ([`ACTION_COMMANDS`]) and the command line's
+/// and the commands there are: the Action's ([`cli::ACTION_COMMANDS`]) and the command line's
 /// others (from clap's model, so a new command is listed).
 fn unknown_command(err: &clap::Error, log: &Log) -> String {
     use clap::CommandFactory;
     use clap::error::{ContextKind, ContextValue};
+    use cli::ACTION_COMMANDS;
     let given: String = match err.get(ContextKind::InvalidSubcommand) {
         Some(ContextValue::String(given)) => log.redact(given).chars().take(100).collect(),
         _ => String::new(),
