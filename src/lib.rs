@@ -171,7 +171,12 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> 
         let _ = err.print();
         return ExitCode::SUCCESS;
     }
-    let message = log.redact(&err.render().to_string());
+    let rendered = err.render().to_string();
+    // A value clap quotes may be a token no input declared (a stray argument): masked too.
+    support::secrets::token_shaped(&rendered)
+        .into_iter()
+        .for_each(|token| log.mask(token));
+    let message = log.redact(&rendered);
     if log.in_actions() {
         // The first paragraph: the problem and the valid values, not the usage text; the
         // annotation is an error already, so without clap's `error: `.

@@ -1204,7 +1204,13 @@ fn refused_transcript(dir: &Path, (code, stdout, stderr): &(i32, String, String)
 fn a_secret_clap_refuses_as_the_input_is_shown_nowhere() {
     const PASSWORD: &str = "registry-password-never-shown-4711";
     const HUB_TOKEN: &str = "hub-token-never-shown-0123456789abcdef";
-    let cases: [(&str, Vec<String>); 6] = [
+    // No input holds it: masked for its shape (a GitHub token's prefix).
+    const STRAY: &str = "ghp_POSITIONAL12345";
+    let cases: [(&str, Vec<String>); 7] = [
+        (
+            "stray_token_shaped_value",
+            vec!["announce", "--image", "oci:examples/lab", STRAY],
+        ),
         (
             "stray_value",
             vec!["announce", TOKEN, "--github-token", TOKEN],
@@ -1251,7 +1257,7 @@ fn a_secret_clap_refuses_as_the_input_is_shown_nowhere() {
         let out = run_codeq(&args, &runner_env(dir.path()));
         assert_eq!(out.0, 2, "{name}: {}", out.2);
         let transcript = refused_transcript(dir.path(), &out);
-        for secret in [TOKEN, PASSWORD, HUB_TOKEN] {
+        for secret in [TOKEN, PASSWORD, HUB_TOKEN, STRAY] {
             assert!(
                 !transcript.contains(secret),
                 "{name} shows a secret:\n{transcript}"
@@ -1261,7 +1267,8 @@ fn a_secret_clap_refuses_as_the_input_is_shown_nowhere() {
             .join(" ")
             .replace(TOKEN, "[token]")
             .replace(PASSWORD, "[password]")
-            .replace(HUB_TOKEN, "[hub-token]");
+            .replace(HUB_TOKEN, "[hub-token]")
+            .replace(STRAY, "[token-shaped]");
         insta::assert_snapshot!(
             format!("secret_refused_as_the_input_{name}"),
             format!("$ codeq-rollout {shown}\n{transcript}")
