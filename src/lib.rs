@@ -157,8 +157,8 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
 /// Reports a command line clap refused and returns its exit code (2; 0 for `--help` and
 /// `--version`). Clap's message goes to stderr as usual, with every secret `log` knows
 /// masked (clap quotes the value it refused, which may be a token given to the wrong
-/// input); inside GitHub Actions it is also an `::error` annotation naming the input, so it
-/// shows on the run's summary page.
+/// input); inside GitHub Actions it is instead an `::error` annotation naming the input, so
+/// it shows on the run's summary page, printed once as every other error is.
 ///
 /// Inside Actions, a refused `announce` or `status` also writes a job summary saying so, with
 /// the same words as the annotation, and every output of the command empty
@@ -197,8 +197,7 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> 
         if unknown || pipeline.is_some() {
             report_refused(pipeline, input.as_deref(), &first, log);
         }
-    }
-    {
+    } else {
         use std::io::Write as _;
         let _ = write!(std::io::stderr().lock(), "{message}");
     }
