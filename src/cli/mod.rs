@@ -138,13 +138,9 @@ fn action_command(var: &dyn Fn(&str) -> Option<String>) -> Result<(), clap::Erro
     if ACTION_COMMANDS.contains(&given.as_str()) {
         return Ok(());
     }
-    let mut cmd = <Cli as clap::CommandFactory>::command();
-    let mut err = clap::Error::new(ErrorKind::InvalidSubcommand).with_cmd(&cmd);
+    // Inside Actions only its annotation is printed, in its own words (crate::usage_error).
+    let mut err = clap::Error::new(ErrorKind::InvalidSubcommand);
     err.insert(ContextKind::InvalidSubcommand, ContextValue::String(given));
-    err.insert(
-        ContextKind::Usage,
-        ContextValue::StyledStr(cmd.render_usage()),
-    );
     Err(err)
 }
 

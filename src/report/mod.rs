@@ -374,7 +374,8 @@ fn text(value: Option<impl ToString>) -> String {
 /// tier the labels decide in a dry run without a token (`github-token`: the look-up needs
 /// one; the event decides whether there is a look-up, so the command line cannot tell).
 pub(crate) fn bad_input(err: &anyhow::Error) -> Option<&str> {
-    use crate::tier::{LookupFailure, NoClient, NotKnown, Undecided};
+    // `NoClient` the failure, `Token` what its client lacks.
+    use crate::tier::{LookupFailure::NoClient, NoClient::Token, NotKnown, Undecided};
     err.chain().find_map(|e| {
         e.downcast_ref::<render::usage::UsageError>()
             .map(|u| u.input.as_str())
@@ -385,14 +386,12 @@ pub(crate) fn bad_input(err: &anyhow::Error) -> Option<&str> {
             })
             .or_else(|| match e.downcast_ref::<Undecided>()? {
                 Undecided::LookUp { failure } | Undecided::Unreadable { failure } => {
-                    let NotKnown::Failed(failure) = failure else {
-                        return None;
-                    };
-                    let lacking = match **failure {
-                        LookupFailure::NoClient { lacking, .. } => Some(lacking),
+                    match failure {
+                        NotKnown::Failed(f) if matches!(**f, NoClient { lacking: Token, .. }) => {
+                            Some("github-token")
+                        }
                         _ => None,
-                    };
-                    (lacking? == NoClient::Token).then_some("github-token")
+                    }
                 }
                 Undecided::Unlabeled { .. } => None,
             })
