@@ -56,8 +56,13 @@ pub(crate) fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
     if req.write && read_only(&req.file) {
         bail!("{}", DocsNote::ReadOnly(path));
     }
+    // Secrets the runbook's coordinates hold are masked, as in announce's bodies.
+    let mut generated = sections(&req.culler, &req.runbook)?;
+    generated
+        .iter_mut()
+        .for_each(|(_, text)| *text = log.redact(text));
     // The doc's markers are bad input naming `file` (exit code 2), as an unreadable doc is.
-    let fresh = apply(doc, &sections(&req.culler, &req.runbook)?).map_err(|e| {
+    let fresh = apply(doc, &generated).map_err(|e| {
         let refused = Problem::Refused(Arc::new(anyhow!("{}", DocsNote::NotPlaced(path, &e))));
         UsageError::new("file", refused)
     })?;
@@ -95,7 +100,8 @@ pub(crate) fn window(req: &WindowRequest, log: &Log) -> Result<()> {
         log.warn(&RunWarning::PullPolicy(&risk));
     }
     if req.json {
-        crate::support::stdout::println(&serde_json::to_string_pretty(&window_json(&req.culler))?);
+        let json = serde_json::to_string_pretty(&window_json(&req.culler))?;
+        crate::support::stdout::println(&log.redact(&json));
     } else {
         log.info(&window_text(&req.culler));
     }

@@ -157,8 +157,8 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
 /// Reports a command line clap refused and returns its exit code (2; 0 for `--help` and
 /// `--version`). Clap's message goes to stderr as usual, with every secret `log` knows
 /// masked (clap quotes the value it refused, which may be a token given to the wrong
-/// input); inside GitHub Actions it is also an `::error` annotation naming the input, so it
-/// shows on the run's summary page.
+/// input); inside GitHub Actions it is instead an `::error` annotation naming the input, so
+/// it shows on the run's summary page, printed once as every other error is.
 ///
 /// Inside Actions, a refused `announce` or `status` also writes a job summary saying so, with
 /// the same words as the annotation, and every output of the command empty
@@ -171,7 +171,12 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> 
         let _ = err.print();
         return ExitCode::SUCCESS;
     }
-    let message = log.redact(&err.render().to_string());
+    let rendered = err.render().to_string();
+    // A value clap quotes may be a token no input declared (a stray argument): masked too.
+    support::secrets::token_shaped(&rendered)
+        .into_iter()
+        .for_each(|token| log.mask(token));
+    let message = log.redact(&rendered);
     if log.in_actions() {
         // The first paragraph: the problem and the valid values, not the usage text; the
         // annotation is an error already, so without clap's `error: `.
@@ -192,8 +197,7 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> 
         if unknown || pipeline.is_some() {
             report_refused(pipeline, input.as_deref(), &first, log);
         }
-    }
-    {
+    } else {
         use std::io::Write as _;
         let _ = write!(std::io::stderr().lock(), "{message}");
     }
@@ -224,17 +228,15 @@ fn refused_input(err: &clap::Error, log: &Log) -> Option<String> {
 /// of an unknown subcommand is titled `Invalid input: command`.
 const COMMAND_INPUT: &str = "command";
 
-/// The commands the Action runs, as action.yml documents its `command` input.
-const ACTION_COMMANDS: [&str; 2] = ["announce", "status"];
-
 /// The words of clap's refusal of an unknown subcommand (`err`, of kind
 /// [`clap::error::ErrorKind::InvalidSubcommand`]) for the annotation: the value as given
 /// (secrets `log` knows hidden, at most 100 characters), clap's suggestion when it has one,
-/// and the commands there are: the Action's ([`ACTION_COMMANDS`]) and the command line's
+/// and the commands there are: the Action's ([`cli::ACTION_COMMANDS`]) and the command line's
 /// others (from clap's model, so a new command is listed).
 fn unknown_command(err: &clap::Error, log: &Log) -> String {
     use clap::CommandFactory;
     use clap::error::{ContextKind, ContextValue};
+    use cli::ACTION_COMMANDS;
     let given: String = match err.get(ContextKind::InvalidSubcommand) {
         Some(ContextValue::String(given)) => log.redact(given).chars().take(100).collect(),
         _ => String::new(),

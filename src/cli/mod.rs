@@ -56,8 +56,13 @@ impl Cli {
     pub fn try_parse_inputs() -> Result<Self, clap::Error> {
         use clap::{CommandFactory, FromArgMatches};
         let var = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
-        let matches = with_variables_set(Self::command(), &var).try_get_matches()?;
-        Self::from_arg_matches(&matches)
+        let matches = with_variables_set(Self::command(), &var).try_get_matches();
+        let unknown = |e: &clap::Error| e.kind() == clap::error::ErrorKind::InvalidSubcommand;
+        // clap's own refusal of an unknown command comes first: it suggests one.
+        match action_command(&var) {
+            Err(refused) if !matches.as_ref().is_err_and(unknown) => Err(refused),
+            _ => Self::from_arg_matches(&matches?),
+        }
     }
 
     /// `log` as this command uses it: with stdout kept for its JSON (`window --json`,
@@ -108,6 +113,35 @@ impl Cli {
             Command::Status(args) => Request::Status(Box::new(status_request(args, log, &env())?)),
         })
     }
+}
+
+/// The commands the Action runs, as action.yml documents its `command` input.
+pub(crate) const ACTION_COMMANDS: [&str; 2] = ["announce", "status"];
+
+/// Inside the Action (in GitHub Actions, the one argument its `command` input, as
+/// action.yml's `runs.args` passes `INPUT_COMMAND`, read with `var`), a command other than
+/// [`ACTION_COMMANDS`] (`docs`, `help`, `--version`, an option) is refused as clap refuses an
+/// unknown command, rather than run or answered with help (exit 0, no job summary).
+///
+/// # Errors
+/// clap's [`clap::error::ErrorKind::InvalidSubcommand`], quoting the input.
+fn action_command(var: &dyn Fn(&str) -> Option<String>) -> Result<(), clap::Error> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into())
+        .collect();
+    let given = match (&args[..], var("INPUT_COMMAND")) {
+        ([arg], Some(input)) if *arg == input && Log::from_env().in_actions() => input,
+        _ => return Ok(()),
+    };
+    if ACTION_COMMANDS.contains(&given.as_str()) {
+        return Ok(());
+    }
+    // Inside Actions only its annotation is printed, in its own words (crate::usage_error).
+    let mut err = clap::Error::new(ErrorKind::InvalidSubcommand);
+    err.insert(ContextKind::InvalidSubcommand, ContextValue::String(given));
+    Err(err)
 }
 
 /// The variables option `--long` reads, the first set and not blank winning: its Action input

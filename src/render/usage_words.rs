@@ -712,7 +712,7 @@ pub(crate) fn unknown_command(
         names => format!(" (did you mean {}?)", names.join(" or ")),
     };
     say(
-        format!("{input} {given:?} is not a command of codeq-rollout{suggestion}"),
+        format!("{input} {given:?} is not a command the Action runs{suggestion}"),
         format!(
             "set the {input} input to {} (the command line also takes {})",
             action.join(" or "),

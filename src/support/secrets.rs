@@ -61,6 +61,19 @@ pub(crate) fn token(value: &str) -> Result<&str, TokenProblem> {
 /// tool never prints it itself.
 pub(crate) const MIN_CHARS: usize = 8;
 
+/// The words of `text` shaped like GitHub tokens: a prefix GitHub gives its tokens (`ghp_`,
+/// `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`; GitHub Docs, "About authentication to
+/// GitHub", GitHub's token formats) and the letters, digits and `_` that follow it. For text
+/// that may quote a token no input declared (a stray argument clap refuses).
+pub(crate) fn token_shaped(text: &str) -> Vec<&str> {
+    const PREFIXES: [&str; 6] = ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"];
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let words = text.split(|c: char| !word(c));
+    words
+        .filter(|w| PREFIXES.iter().any(|p| w.starts_with(p)))
+        .collect()
+}
+
 /// What a token breaks ([`token`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TokenProblem {
@@ -307,6 +320,12 @@ mod tests {
         let zero_width = token("a\u{200b}b");
         assert_eq!(zero_width, Err(TokenProblem::Characters { control: false }));
         assert_eq!(token(" 1234567 "), Err(TokenProblem::Short { chars: 7 }));
+    }
+
+    #[test]
+    fn token_shaped_words_are_those_with_a_github_token_prefix() {
+        let text = "unexpected 'ghp_A1b' and 'github_pat_11A_x9', not xghp_a1 or ghx_a1";
+        assert_eq!(token_shaped(text), ["ghp_A1b", "github_pat_11A_x9"]);
     }
 
     fn secrets(list: &[&str]) -> Secrets {

@@ -476,7 +476,8 @@ async fn a_bad_value_is_a_usage_error_annotation_naming_the_input() {
         .await;
     // The title's `:` is escaped as workflow-command properties require.
     insta::assert_snapshot!("bad_tier_annotation", the_error(&out, 2));
-    insta::assert_snapshot!("bad_tier_stderr", out.stderr);
+    // Printed once, as the annotation: clap's own `error:` is not repeated on stderr.
+    assert_eq!(out.stderr, "");
     assert!(github.requests().await.is_empty());
 }
 
@@ -1204,7 +1205,13 @@ fn refused_transcript(dir: &Path, (code, stdout, stderr): &(i32, String, String)
 fn a_secret_clap_refuses_as_the_input_is_shown_nowhere() {
     const PASSWORD: &str = "registry-password-never-shown-4711";
     const HUB_TOKEN: &str = "hub-token-never-shown-0123456789abcdef";
-    let cases: [(&str, Vec<String>); 6] = [
+    // No input holds it: masked for its shape (a GitHub token's prefix).
+    const STRAY: &str = "ghp_POSITIONAL12345";
+    let cases: [(&str, Vec<String>); 7] = [
+        (
+            "stray_token_shaped_value",
+            vec!["announce", "--image", "oci:examples/lab", STRAY],
+        ),
         (
             "stray_value",
             vec!["announce", TOKEN, "--github-token", TOKEN],
@@ -1251,7 +1258,7 @@ fn a_secret_clap_refuses_as_the_input_is_shown_nowhere() {
         let out = run_codeq(&args, &runner_env(dir.path()));
         assert_eq!(out.0, 2, "{name}: {}", out.2);
         let transcript = refused_transcript(dir.path(), &out);
-        for secret in [TOKEN, PASSWORD, HUB_TOKEN] {
+        for secret in [TOKEN, PASSWORD, HUB_TOKEN, STRAY] {
             assert!(
                 !transcript.contains(secret),
                 "{name} shows a secret:\n{transcript}"
@@ -1261,7 +1268,8 @@ fn a_secret_clap_refuses_as_the_input_is_shown_nowhere() {
             .join(" ")
             .replace(TOKEN, "[token]")
             .replace(PASSWORD, "[password]")
-            .replace(HUB_TOKEN, "[hub-token]");
+            .replace(HUB_TOKEN, "[hub-token]")
+            .replace(STRAY, "[token-shaped]");
         insta::assert_snapshot!(
             format!("secret_refused_as_the_input_{name}"),
             format!("$ codeq-rollout {shown}\n{transcript}")
@@ -1270,14 +1278,18 @@ fn a_secret_clap_refuses_as_the_input_is_shown_nowhere() {
 }
 
 /// The Action's `command` input names the subcommand: an unknown one (a typo, a capital, an
-/// empty string) is `Invalid input: command` with the commands there are, in the job summary
+/// empty string), or one the Action does not run (help, an option, the command line's other
+/// commands), is `Invalid input: command` with the commands there are, in the job summary
 /// too, as for any refused run. No outputs are written: which command's would they be?
 #[test]
 fn an_unknown_command_is_an_invalid_command_input_naming_the_commands() {
     let mut told = Vec::new();
-    for command in ["bogus", "Status", ""] {
+    let others = ["help", "--help", "-V", "--dry-run", "docs", "window"];
+    for command in ["bogus", "Status", ""].into_iter().chain(others) {
         let dir = tempfile::tempdir().unwrap();
-        let out = run_codeq(&[command], &runner_env(dir.path()));
+        let mut env = runner_env(dir.path());
+        env.insert("INPUT_COMMAND".to_string(), command.to_string());
+        let out = run_codeq(&[command], &env);
         assert_eq!(out.0, 2, "{command:?}: {}", out.2);
         assert!(!dir.path().join("output").exists(), "{command:?}");
         told.push(format!(

@@ -122,6 +122,7 @@ async fn push_decides_the_tier_from_the_pull_requests_of_its_commits() {
                 .input("tier", "routine"),
         ),
         (
+            // Bad input (exit 2, Invalid input: github-token), as without --dry-run.
             "push_dry_run_without_token_asks_for_a_token_or_the_tier",
             Scenario::push(&[(SHA, "Patch codeq (#12)")])
                 .input("dry-run", "true")
@@ -685,7 +686,7 @@ async fn the_dry_run_help_says_when_a_token_is_needed() {
         .observe()
         .await;
     assert_eq!(
-        auto.out.code, 1,
+        auto.out.code, 2,
         "tier auto without a token: {}",
         auto.out.stdout
     );

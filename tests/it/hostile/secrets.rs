@@ -119,6 +119,12 @@ fn window_and_docs_leak_no_secret() {
     let file = doc.path().join("CODEQ_DEPLOYMENT.md");
     std::fs::copy(repo_root().join("CODEQ_DEPLOYMENT.md"), &file).unwrap();
     let file = file.display().to_string();
+    // The token in a values file's name and in the hub's URL, which the window and the doc
+    // quote.
+    let values = doc.path().join(format!("{TOKEN}.yaml"));
+    std::fs::write(&values, "cull:\n  timeout: 100\n").unwrap();
+    let values = values.display().to_string();
+    let hub = format!("https://hub.corp.test/{TOKEN}");
     let mut env = BTreeMap::new();
     env.insert("INPUT_GITHUB-TOKEN".to_string(), TOKEN.to_string());
     env.insert("GITHUB_TOKEN".to_string(), TOKEN.to_string());
@@ -129,6 +135,8 @@ fn window_and_docs_leak_no_secret() {
         for (args, code) in [
             (vec!["window"], 0),
             (vec!["window", "--json", "--cull-max-age", "8h"], 0),
+            (vec!["window", "--json", "--jupyterhub-values", &values], 0),
+            (vec!["window", "--jupyterhub-values", &values], 0),
             (vec!["window", "--cull-timeout", "soon"], 2),
             (vec!["docs", "--check", "--file", &file], 0),
             (
@@ -136,6 +144,14 @@ fn window_and_docs_leak_no_secret() {
                 0,
             ),
             (vec!["docs", "--check", "--file", &file], 1),
+            (
+                vec!["docs", "--check", "--file", &file, "--hub-url", &hub],
+                1,
+            ),
+            (
+                vec!["docs", "--write", "--file", &file, "--hub-url", &hub],
+                0,
+            ),
             (
                 vec![
                     "docs",
@@ -151,6 +167,8 @@ fn window_and_docs_leak_no_secret() {
             assert_eq!(out.code, code, "{place}: {}{}", out.stdout, out.stderr);
             assert_no_secret(&format!("{place}: stdout"), &unmasked_stdout(&out.stdout));
             assert_no_secret(&format!("{place}: stderr"), &unmasked_stdout(&out.stderr));
+            let written = std::fs::read_to_string(&file).unwrap();
+            assert_no_secret(&format!("{place}: the doc"), &written);
         }
     }
 }
