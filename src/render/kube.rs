@@ -40,10 +40,30 @@ pub(crate) fn words(e: &KubeError) -> Words {
         KubeError::Unreadable { origin: o, detail } => Words::new(unusable(o)).help(format!(
             "{detail}\n{}",
             match o {
-                Origin::Input => "give the kubeconfig file's whole content (YAML with clusters, users, contexts and current-context: docs/status-kubernetes.md#the-kubeconfig); on the command line, --kubeconfig takes the file's path",
+                Origin::Input => INPUT_CONTENT,
                 _ => "give a readable kubeconfig file (KUBECONFIG lists files, not directories); `kubectl config view` shows what kubectl reads of it",
             }
         )),
+        KubeError::Client { origin: o, detail } => Words::new(unusable(o)).help(format!(
+            "{detail}\ncertificates and keys are PEM: in a file, or base64-encoded in the -data keys (base64 -w0 client.crt)"
+        )),
+        KubeError::NotContent { base64 } => Words::new(match base64 {
+            true => "the kubeconfig input looks base64-encoded: store the decoded file",
+            false => "the kubeconfig input holds a path, not the file's content: store the file's content in the secret",
+        })
+        .help(INPUT_CONTENT),
+        KubeError::Lacks { origin: o, context, user, name, names } => {
+            let what = if *user { "user" } else { "cluster" };
+            let names_it = match name.as_str() {
+                "" => format!("names no {what}"),
+                name => format!("names {what} {name:?}, which it lacks"),
+            };
+            Words::new(format!("{}: its context {context:?} {names_it}", unusable(o)))
+            .help(match names.as_slice() {
+                [] => format!("it has no {what}: give a kubeconfig with one (docs/status-kubernetes.md#the-kubeconfig)"),
+                names => format!("name one of its {what}s in the context: {}", names.join(", ")),
+            })
+        }
         KubeError::Missing(o) => Words::new(format!("the kubeconfig {} does not exist", origin(o))).help(match o {
             Origin::Variable(_) => "none of the files KUBECONFIG lists exists (kubectl skips the missing ones, as status does): correct or unset it",
             _ => "give the path of a kubeconfig file, as for kubectl --kubeconfig (e.g. ~/.kube/config); the Action's kubeconfig input takes the file's content",
@@ -151,6 +171,9 @@ fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
     Words::new(what).help(help)
 }
 
+/// What to do when the kubeconfig input holds no kubeconfig.
+const INPUT_CONTENT: &str = "give the kubeconfig file's whole content (YAML with clusters, users, contexts and current-context: docs/status-kubernetes.md#the-kubeconfig); on the command line, --kubeconfig takes the file's path";
+
 /// What to do when the kubeconfig's server answered as no Kubernetes API server does.
 const NOT_THE_API: &str = "the kubeconfig's server is not a Kubernetes API server's address: check it (kubectl config view --minify shows it); no path follows the host unless a proxy serves the API there";
 
@@ -257,6 +280,16 @@ fn credential_words(o: &Origin, fault: &CredentialFault) -> Words {
             unusable(o)
         ))
         .help("a copy-paste left a space, a zero-width or no-break space or a line break in it: paste the ServiceAccount token again (kubectl create token prints it); the token itself is never shown"),
+        CredentialFault::Unpaired { user, missing } => Words::new(format!(
+            "{}: its user {user:?} has no {missing}-data or {missing}",
+            unusable(o)
+        ))
+        .help("a client certificate goes with its key, else kube sends neither (kubectl refuses a certificate without its key: client-key-data or client-key must be specified to use the clientCert authentication method): give both, base64-encoded in client-certificate-data and client-key-data, or a ServiceAccount token"),
+        CredentialFault::NotBase64 { user, key } => Words::new(format!(
+            "{}: its user {user:?}'s {key} is not base64",
+            unusable(o)
+        ))
+        .help(format!("kubectl refuses it too (illegal base64 data): {key} holds the PEM file base64-encoded (base64 -w0 FILE); the value is never shown")),
         CredentialFault::Server => Words::new(format!(
             "{}: its cluster's server is not an http:// or https:// address",
             unusable(o)
