@@ -811,6 +811,14 @@ mod tests {
             },
             &[],
         );
+        case(
+            "--kubeconfig /dev/zero",
+            KubeInputs {
+                kubeconfig: Some(("/dev/zero", false)),
+                ..none
+            },
+            &[],
+        );
         let directory = dir.path().display().to_string();
         case(
             "--kubeconfig a directory",
