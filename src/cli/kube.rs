@@ -91,6 +91,11 @@ impl KubeArgs {
         };
         let context = (self.context.as_deref().map(str::trim)).filter(|c| !c.is_empty());
         if !on {
+            // Said once: on the command line, an empty --kubeconfig turns Kubernetes off.
+            let blank = self.kubeconfig.is_some() && kubeconfig.is_none();
+            if blank && self.kubernetes.is_none() && !env.contains_key("INPUT_KUBECONFIG") {
+                log.info(crate::render::kube::OFF_EMPTY);
+            }
             if context.is_some() {
                 log.warn(&crate::render::messages::RunWarning::ContextIgnored);
             }

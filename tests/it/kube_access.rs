@@ -125,7 +125,7 @@ fn credentials_that_cannot_work_are_refused_before_the_hub_is_read() {
     let at = "2026-11-30T12:00:00Z";
     // The options, the variables, the exit code.
     type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], i32);
-    let cases: [Case; 9] = [
+    let cases: [Case; 10] = [
         (&["--kubeconfig", &basic], &[], 2),
         (&["--kubeconfig", &no_key], &[], 2),
         (&["--kubeconfig", &not_base64], &[], 2),
@@ -143,6 +143,7 @@ fn credentials_that_cannot_work_are_refused_before_the_hub_is_read() {
             2,
         ),
         (&["--kubeconfig", &unverified], &[], 1),
+        (&["--kubeconfig", ""], &[], 1),
     ];
     let mut table = Vec::new();
     for (given, variables, exit) in cases {
@@ -162,7 +163,13 @@ fn credentials_that_cannot_work_are_refused_before_the_hub_is_read() {
         let given = given
             .join(" ")
             .replace(&dir.path().display().to_string(), "DIR");
-        table.push(format!("{}{given}\n{stderr}", variables.concat()));
+        // The run's own lines about Kubernetes (stdout), then stderr.
+        let kube: String = (stdout.lines())
+            .filter(|l| l.starts_with("Kubernetes:"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let kube = kube.replace(&dir.path().display().to_string(), "DIR");
+        table.push(format!("{}{given}\n{kube}{stderr}", variables.concat()));
     }
     let table = table.join("\n");
     // The port of each kubeconfig's server differs from run to run.
