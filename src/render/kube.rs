@@ -53,16 +53,7 @@ pub(crate) fn words(e: &KubeError) -> Words {
         })
         .help(INPUT_CONTENT),
         KubeError::Lacks { origin: o, context, user, name, names } => {
-            let what = if *user { "user" } else { "cluster" };
-            let names_it = match name.as_str() {
-                "" => format!("names no {what}"),
-                name => format!("names {what} {name:?}, which it lacks"),
-            };
-            Words::new(format!("{}: its context {context:?} {names_it}", unusable(o)))
-            .help(match names.as_slice() {
-                [] => format!("it has no {what}: give a kubeconfig with one (docs/status-kubernetes.md#the-kubeconfig)"),
-                names => format!("name one of its {what}s in the context: {}", names.join(", ")),
-            })
+            lacks_words(o, context, *user, name, names)
         }
         KubeError::Missing(o) => Words::new(format!("the kubeconfig {} does not exist", origin(o))).help(match o {
             Origin::Variable(_) => "none of the files KUBECONFIG lists exists (kubectl skips the missing ones, as status does): correct or unset it",
@@ -82,21 +73,7 @@ pub(crate) fn words(e: &KubeError) -> Words {
         ))
         .help("set namespace (--namespace) to the hub's namespace, or correct the context's"),
         KubeError::User { user, plugin, basic, namespace } => {
-            let (what, fix) = match (plugin, basic) {
-                (Some(plugin), _) => (
-                    format!("needs the credential plugin {plugin:?}"),
-                    "the image has no credential plugins (gke-gcloud-auth-plugin, aws eks get-token, kubelogin): give a kubeconfig whose user holds a ServiceAccount token",
-                ),
-                (None, true) => (
-                    "has a user name and password, which Kubernetes no longer takes".to_string(),
-                    "Kubernetes 1.19 removed basic authentication: give a kubeconfig whose user holds a ServiceAccount token",
-                ),
-                (None, false) => (
-                    "holds no token and no client certificate".to_string(),
-                    "give a kubeconfig whose user holds a ServiceAccount token or a client certificate",
-                ),
-            };
-            Words::new(format!("the kubeconfig's user {user:?} {what}")).help(make_kubeconfig(fix, namespace))
+            user_words(user, plugin.as_deref(), *basic, namespace)
         }
         KubeError::NoCredentials { namespace } => Words::new(
             "no Kubernetes credentials: no kubeconfig given, no KUBECONFIG, no ~/.kube/config, not in a cluster",
@@ -115,6 +92,42 @@ pub(crate) fn words(e: &KubeError) -> Words {
         )),
         KubeError::Read { server, namespace, fault } => read_words(server, namespace, fault),
     }
+}
+
+/// The words of a kubeconfig user `user` that cannot be sent: it needs `plugin`, holds a
+/// user name and password (`basic`), or no credentials; the kubeconfig to make for
+/// `namespace`.
+fn user_words(user: &str, plugin: Option<&str>, basic: bool, namespace: &str) -> Words {
+    let (what, fix) = match (plugin, basic) {
+        (Some(plugin), _) => (
+            format!("needs the credential plugin {plugin:?}"),
+            "the image has no credential plugins (gke-gcloud-auth-plugin, aws eks get-token, kubelogin): give a kubeconfig whose user holds a ServiceAccount token",
+        ),
+        (None, true) => (
+            "has a user name and password, which Kubernetes no longer takes".to_string(),
+            "Kubernetes 1.19 removed basic authentication: give a kubeconfig whose user holds a ServiceAccount token",
+        ),
+        (None, false) => (
+            "holds no token and no client certificate".to_string(),
+            "give a kubeconfig whose user holds a ServiceAccount token or a client certificate",
+        ),
+    };
+    Words::new(format!("the kubeconfig's user {user:?} {what}"))
+        .help(make_kubeconfig(fix, namespace))
+}
+
+/// The words of a context (`context`, in the kubeconfig from `o`) naming a cluster (or,
+/// `user`, a user) `name` that the kubeconfig lacks, which has `names`.
+fn lacks_words(o: &Origin, context: &str, user: bool, name: &str, names: &[String]) -> Words {
+    let what = if user { "user" } else { "cluster" };
+    let names_it = match name {
+        "" => format!("names no {what}"),
+        name => format!("names {what} {name:?}, which it lacks"),
+    };
+    Words::new(format!("{}: its context {context:?} {names_it}", unusable(o))).help(match names {
+        [] => format!("it has no {what}: give a kubeconfig with one (docs/status-kubernetes.md#the-kubeconfig)"),
+        names => format!("name one of its {what}s in the context: {}", names.join(", ")),
+    })
 }
 
 /// The words of a failed listing of the pods of `namespace` from the API server `server`.

@@ -156,19 +156,15 @@ fn from_kubeconfig(
         name: one_line(name),
         names,
     };
-    let clusters = config.clusters.iter();
-    let cluster = clusters.clone().find(|c| c.name == chosen.cluster);
-    let Some(cluster) = cluster.and_then(|c| c.cluster.clone()) else {
-        let names = clusters.map(|c| c.name.clone()).collect();
-        return Err(lacks(false, &chosen.cluster, names));
-    };
+    let cluster = cluster_named(&config, &chosen.cluster);
+    let cluster = cluster.map_err(|names| lacks(false, &chosen.cluster, names))?;
     let (namespace, from) = namespace(inputs, chosen.namespace);
     if !crate::support::kube_name::NameKind::Namespace.takes(&namespace) {
         return Err(KubeError::ContextNamespace { origin, context });
     }
     let user = chosen.user.unwrap_or_default();
-    let names = config.auth_infos.iter().map(|a| a.name.clone()).collect();
     let Some(auth) = config.auth_infos.iter_mut().find(|a| a.name == user) else {
+        let names = config.auth_infos.iter().map(|a| a.name.clone()).collect();
         return Err(lacks(true, &user, names));
     };
     let mut auth = auth.auth_info.as_mut();
@@ -190,6 +186,14 @@ fn from_kubeconfig(
         origin,
     };
     Ok((credentials, (namespace, from)))
+}
+
+/// The cluster named `name` in `config`, or the names of those it has.
+fn cluster_named(config: &Kubeconfig, name: &str) -> Result<kube::config::Cluster, Vec<String>> {
+    let clusters = config.clusters.iter();
+    let cluster = clusters.clone().find(|c| c.name == name);
+    (cluster.and_then(|c| c.cluster.clone()))
+        .ok_or_else(|| clusters.map(|c| c.name.clone()).collect())
 }
 
 /// kube's configuration of the client of `context` in `config`, and the client's stack built
