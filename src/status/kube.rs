@@ -21,8 +21,10 @@
 //! context `--context` names, else the current one, whose namespace applies unless
 //! `--namespace` is given. The image ships no credential plugin, and Kubernetes 1.19 removed
 //! basic authentication: a user with an `exec` plugin (gke-gcloud-auth-plugin, `aws eks
-//! get-token`, kubelogin) or an `auth-provider`, with a user name and password, or with no
-//! credentials at all is refused before any request.
+//! get-token`, kubelogin) or an `auth-provider`, with a user name and password, with a
+//! client certificate without its key (or a `-data` value that is not base64: kube would
+//! drop the identity and send the request anonymous), or with no credentials at all is
+//! refused before any request.
 //!
 //! TLS is rustls with ring (kube's `rustls-tls` and `ring` features; the process default
 //! provider is ring, [`crate::support::tls::install_provider`]).
