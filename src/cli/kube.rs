@@ -60,6 +60,16 @@ impl KubeArgs {
             .unwrap_or_default()
     }
 
+    /// Says once that Kubernetes is off for an empty `--kubeconfig` on the command line
+    /// (not the Action's input: `INPUT_KUBECONFIG` in `env`), where kubectl would read
+    /// `~/.kube/config`; `kubernetes` unset.
+    fn say_if_empty(&self, log: &Log, env: &HashMap<String, String>) {
+        let blank = (self.kubeconfig.as_ref()).is_some_and(|k| k.expose_secret().trim().is_empty());
+        if blank && self.kubernetes.is_none() && !env.contains_key("INPUT_KUBECONFIG") {
+            log.info(crate::render::kube::OFF_EMPTY);
+        }
+    }
+
     /// The Kubernetes request, or `None` when Kubernetes is off: on with `kubernetes: true`,
     /// else when a kubeconfig is given (a blank one counts as none: an Action's unset
     /// secret). Not inferred from the environment: a runner inside a cluster always has
@@ -91,6 +101,7 @@ impl KubeArgs {
         };
         let context = (self.context.as_deref().map(str::trim)).filter(|c| !c.is_empty());
         if !on {
+            self.say_if_empty(log, env);
             if context.is_some() {
                 log.warn(&crate::render::messages::RunWarning::ContextIgnored);
             }

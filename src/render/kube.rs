@@ -40,10 +40,21 @@ pub(crate) fn words(e: &KubeError) -> Words {
         KubeError::Unreadable { origin: o, detail } => Words::new(unusable(o)).help(format!(
             "{detail}\n{}",
             match o {
-                Origin::Input => "give the kubeconfig file's whole content (YAML with clusters, users, contexts and current-context: docs/status-kubernetes.md#the-kubeconfig); on the command line, --kubeconfig takes the file's path",
+                Origin::Input => INPUT_CONTENT,
                 _ => "give a readable kubeconfig file (KUBECONFIG lists files, not directories); `kubectl config view` shows what kubectl reads of it",
             }
         )),
+        KubeError::Client { origin: o, detail } => Words::new(unusable(o)).help(format!(
+            "{detail}\ncertificates and keys are PEM: in a file, or base64-encoded in the -data keys (base64 -w0 client.crt)"
+        )),
+        KubeError::NotContent { base64 } => Words::new(match base64 {
+            true => "the kubeconfig input looks base64-encoded: store the decoded file",
+            false => "the kubeconfig input holds a path, not the file's content: store the file's content in the secret",
+        })
+        .help(INPUT_CONTENT),
+        KubeError::Lacks { origin: o, context, user, name, names } => {
+            lacks_words(o, context, *user, name, names)
+        }
         KubeError::Missing(o) => Words::new(format!("the kubeconfig {} does not exist", origin(o))).help(match o {
             Origin::Variable(_) => "none of the files KUBECONFIG lists exists (kubectl skips the missing ones, as status does): correct or unset it",
             _ => "give the path of a kubeconfig file, as for kubectl --kubeconfig (e.g. ~/.kube/config); the Action's kubeconfig input takes the file's content",
@@ -62,21 +73,7 @@ pub(crate) fn words(e: &KubeError) -> Words {
         ))
         .help("set namespace (--namespace) to the hub's namespace, or correct the context's"),
         KubeError::User { user, plugin, basic, namespace } => {
-            let (what, fix) = match (plugin, basic) {
-                (Some(plugin), _) => (
-                    format!("needs the credential plugin {plugin:?}"),
-                    "the image has no credential plugins (gke-gcloud-auth-plugin, aws eks get-token, kubelogin): give a kubeconfig whose user holds a ServiceAccount token",
-                ),
-                (None, true) => (
-                    "has a user name and password, which Kubernetes no longer takes".to_string(),
-                    "Kubernetes 1.19 removed basic authentication: give a kubeconfig whose user holds a ServiceAccount token",
-                ),
-                (None, false) => (
-                    "holds no token and no client certificate".to_string(),
-                    "give a kubeconfig whose user holds a ServiceAccount token or a client certificate",
-                ),
-            };
-            Words::new(format!("the kubeconfig's user {user:?} {what}")).help(make_kubeconfig(fix, namespace))
+            user_words(user, plugin.as_deref(), *basic, namespace)
         }
         KubeError::NoCredentials { namespace } => Words::new(
             "no Kubernetes credentials: no kubeconfig given, no KUBECONFIG, no ~/.kube/config, not in a cluster",
@@ -95,6 +92,42 @@ pub(crate) fn words(e: &KubeError) -> Words {
         )),
         KubeError::Read { server, namespace, fault } => read_words(server, namespace, fault),
     }
+}
+
+/// The words of a kubeconfig user `user` that cannot be sent: it needs `plugin`, holds a
+/// user name and password (`basic`), or no credentials; the kubeconfig to make for
+/// `namespace`.
+fn user_words(user: &str, plugin: Option<&str>, basic: bool, namespace: &str) -> Words {
+    let (what, fix) = match (plugin, basic) {
+        (Some(plugin), _) => (
+            format!("needs the credential plugin {plugin:?}"),
+            "the image has no credential plugins (gke-gcloud-auth-plugin, aws eks get-token, kubelogin): give a kubeconfig whose user holds a ServiceAccount token",
+        ),
+        (None, true) => (
+            "has a user name and password, which Kubernetes no longer takes".to_string(),
+            "Kubernetes 1.19 removed basic authentication: give a kubeconfig whose user holds a ServiceAccount token",
+        ),
+        (None, false) => (
+            "holds no token and no client certificate".to_string(),
+            "give a kubeconfig whose user holds a ServiceAccount token or a client certificate",
+        ),
+    };
+    Words::new(format!("the kubeconfig's user {user:?} {what}"))
+        .help(make_kubeconfig(fix, namespace))
+}
+
+/// The words of a context (`context`, in the kubeconfig from `o`) naming a cluster (or,
+/// `user`, a user) `name` that the kubeconfig lacks, which has `names`.
+fn lacks_words(o: &Origin, context: &str, user: bool, name: &str, names: &[String]) -> Words {
+    let what = if user { "user" } else { "cluster" };
+    let names_it = match name {
+        "" => format!("names no {what}"),
+        name => format!("names {what} {name:?}, which it lacks"),
+    };
+    Words::new(format!("{}: its context {context:?} {names_it}", unusable(o))).help(match names {
+        [] => format!("it has no {what}: give a kubeconfig with one (docs/status-kubernetes.md#the-kubeconfig)"),
+        names => format!("name one of its {what}s in the context: {}", names.join(", ")),
+    })
 }
 
 /// The words of a failed listing of the pods of `namespace` from the API server `server`.
@@ -151,6 +184,9 @@ fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
     Words::new(what).help(help)
 }
 
+/// What to do when the kubeconfig input holds no kubeconfig.
+const INPUT_CONTENT: &str = "give the kubeconfig file's whole content (YAML with clusters, users, contexts and current-context: docs/status-kubernetes.md#the-kubeconfig); on the command line, --kubeconfig takes the file's path";
+
 /// What to do when the kubeconfig's server answered as no Kubernetes API server does.
 const NOT_THE_API: &str = "the kubeconfig's server is not a Kubernetes API server's address: check it (kubectl config view --minify shows it); no path follows the host unless a proxy serves the API there";
 
@@ -200,6 +236,10 @@ pub(crate) fn reading(request: &KubeRequest) -> String {
         request.query.namespace, request.query.release
     )
 }
+
+/// The info line of a run whose kubeconfig is given empty (`--kubeconfig ''`), which turns
+/// Kubernetes off where kubectl would read `~/.kube/config`.
+pub(crate) const OFF_EMPTY: &str = "Kubernetes: off, kubeconfig is empty (to read KUBECONFIG or ~/.kube/config, leave it out and set kubernetes to true)";
 
 /// The debug line after the pods were read.
 pub(crate) fn read(pods: usize, requests: u32, restarted: bool) -> String {
@@ -257,6 +297,16 @@ fn credential_words(o: &Origin, fault: &CredentialFault) -> Words {
             unusable(o)
         ))
         .help("a copy-paste left a space, a zero-width or no-break space or a line break in it: paste the ServiceAccount token again (kubectl create token prints it); the token itself is never shown"),
+        CredentialFault::Unpaired { user, missing } => Words::new(format!(
+            "{}: its user {user:?} has no {missing}-data or {missing}",
+            unusable(o)
+        ))
+        .help("a client certificate goes with its key, else kube sends neither (kubectl refuses a certificate without its key: client-key-data or client-key must be specified to use the clientCert authentication method): give both, base64-encoded in client-certificate-data and client-key-data, or a ServiceAccount token"),
+        CredentialFault::NotBase64 { user, key } => Words::new(format!(
+            "{}: its user {user:?}'s {key} is not base64",
+            unusable(o)
+        ))
+        .help(format!("kubectl refuses it too (illegal base64 data): {key} holds the PEM file base64-encoded (base64 -w0 FILE); the value is never shown")),
         CredentialFault::Server => Words::new(format!(
             "{}: its cluster's server is not an http:// or https:// address",
             unusable(o)

@@ -16,6 +16,10 @@ impl fmt::Display for ReadError {
                 f.write_str("it is not a regular file (a FIFO, socket or device)")
             }
             ReadError::PermissionDenied => f.write_str("permission denied"),
+            // One byte past the cap: a device or pipe read that far, its size unknown.
+            ReadError::TooLarge { cap, size } if *size == cap + 1 => {
+                write!(f, "it holds more than the limit of {cap} bytes")
+            }
             ReadError::TooLarge { cap, size } => {
                 write!(f, "it is {size} bytes, over the limit of {cap} bytes")
             }

@@ -21,8 +21,10 @@
 //! context `--context` names, else the current one, whose namespace applies unless
 //! `--namespace` is given. The image ships no credential plugin, and Kubernetes 1.19 removed
 //! basic authentication: a user with an `exec` plugin (gke-gcloud-auth-plugin, `aws eks
-//! get-token`, kubelogin) or an `auth-provider`, with a user name and password, or with no
-//! credentials at all is refused before any request.
+//! get-token`, kubelogin) or an `auth-provider`, with a user name and password, with a
+//! client certificate without its key (or a `-data` value that is not base64: kube would
+//! drop the identity and send the request anonymous), or with no credentials at all is
+//! refused before any request.
 //!
 //! TLS is rustls with ring (kube's `rustls-tls` and `ring` features; the process default
 //! provider is ring, [`crate::support::tls::install_provider`]).
@@ -193,6 +195,26 @@ pub(crate) enum CredentialFault {
     },
     /// The cluster's `server` is not an `http://` or `https://` URL.
     Server,
+    /// The user holds a client certificate without its key, or a key without its
+    /// certificate (`missing`: `client-key` or `client-certificate`): client-go 1.37's
+    /// `validateAuthInfo` refuses the first ("client-key-data or client-key must be
+    /// specified for … to use the clientCert authentication method"); kube would send
+    /// neither, so the request would go out as `system:anonymous`.
+    Unpaired {
+        /// The user's name.
+        user: String,
+        /// The key it lacks (its `-data` form is meant too).
+        missing: &'static str,
+    },
+    /// The user's `key` (`client-certificate-data`, `client-key-data`) is not base64, as
+    /// kube decodes it (the standard alphabet, padded); client-go refuses it loading the file
+    /// ("illegal base64 data"), kube would send no client certificate.
+    NotBase64 {
+        /// The user's name.
+        user: String,
+        /// The key.
+        key: &'static str,
+    },
 }
 
 /// A failed Kubernetes read, or credentials refused before it, as data: the words
@@ -207,8 +229,36 @@ pub(crate) enum KubeError {
         /// What is wrong, in kube's words.
         detail: String,
     },
+    /// kube makes no client of the chosen context: a client certificate, key or CA that is
+    /// not PEM or not base64 (kube's words, or client-go's).
+    Client {
+        /// Where the kubeconfig came from.
+        origin: Origin,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The Action's kubeconfig input holds no kubeconfig but a path (one line: `/…`, `~/…`,
+    /// `./…`), or (`base64`) a kubeconfig base64-encoded (`base64 -w0 config`).
+    NotContent {
+        /// Base64, rather than a path.
+        base64: bool,
+    },
     /// A kubeconfig path that does not exist.
     Missing(Origin),
+    /// The context names a cluster (or, `user`, a user) the kubeconfig lacks; the names of
+    /// those it has.
+    Lacks {
+        /// Where the kubeconfig came from.
+        origin: Origin,
+        /// The context.
+        context: String,
+        /// A user, rather than a cluster.
+        user: bool,
+        /// The name the context gives.
+        name: String,
+        /// The clusters (or users) it has.
+        names: Vec<String>,
+    },
     /// No context of that name (`None`: `current-context` unset); the names it has.
     NoContext {
         /// Where the kubeconfig came from.

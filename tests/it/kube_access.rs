@@ -114,12 +114,21 @@ fn credentials_that_cannot_work_are_refused_before_the_hub_is_read() {
         "client-certificate-data: Q0VSVA==, client-key-data: S0VZ",
         "",
     );
+    // kube drops a client identity it cannot load and would send no credentials at all.
+    let no_key = kubeconfig("no-key", "client-certificate-data: Q0VSVA==", "");
+    let not_base64 = kubeconfig(
+        "not-base64",
+        "client-certificate-data: Q0VSVA==, client-key-data: SECRETKEY_notb64!!",
+        "",
+    );
     let hub = format!("http://127.0.0.1:{}", free_port());
     let at = "2026-11-30T12:00:00Z";
     // The options, the variables, the exit code.
     type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], i32);
-    let cases: [Case; 7] = [
+    let cases: [Case; 10] = [
         (&["--kubeconfig", &basic], &[], 2),
+        (&["--kubeconfig", &no_key], &[], 2),
+        (&["--kubeconfig", &not_base64], &[], 2),
         (&["--kubeconfig", &none], &[], 2),
         (&["--kubeconfig", &not_pem], &[], 2),
         (&["--kubeconfig", "/nowhere/config"], &[], 2),
@@ -134,6 +143,7 @@ fn credentials_that_cannot_work_are_refused_before_the_hub_is_read() {
             2,
         ),
         (&["--kubeconfig", &unverified], &[], 1),
+        (&["--kubeconfig", ""], &[], 1),
     ];
     let mut table = Vec::new();
     for (given, variables, exit) in cases {
@@ -153,7 +163,13 @@ fn credentials_that_cannot_work_are_refused_before_the_hub_is_read() {
         let given = given
             .join(" ")
             .replace(&dir.path().display().to_string(), "DIR");
-        table.push(format!("{}{given}\n{stderr}", variables.concat()));
+        // The run's own lines about Kubernetes (stdout), then stderr.
+        let kube: String = (stdout.lines())
+            .filter(|l| l.starts_with("Kubernetes:"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let kube = kube.replace(&dir.path().display().to_string(), "DIR");
+        table.push(format!("{}{given}\n{kube}{stderr}", variables.concat()));
     }
     let table = table.join("\n");
     // The port of each kubeconfig's server differs from run to run.

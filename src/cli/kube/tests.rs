@@ -90,7 +90,8 @@ fn the_command_line_gives_a_path_and_the_action_input_the_content() {
     let from_input = request(&["--kubeconfig", path], &[("INPUT_KUBECONFIG", path)], &log);
     let (input, words) = from_input.expect_err("a path is no kubeconfig content");
     assert_eq!(input, "kubeconfig");
-    assert!(words.starts_with("the kubeconfig (the kubeconfig input) is not usable"));
+    let first = "the kubeconfig input holds a path, not the file's content: store the file's content in the secret";
+    assert_eq!(words.lines().next(), Some(first));
     let content = request(&["--kubeconfig", KUBECONFIG], &[], &log)
         .unwrap()
         .unwrap();

@@ -71,11 +71,11 @@ fn without_values(message: &str) -> String {
 /// environment (`KUBECONFIG`, `HOME`, `KUBERNETES_SERVICE_HOST`).
 ///
 /// # Errors
-/// [`KubeError::Missing`], [`KubeError::Unreadable`] (a kubeconfig that does not parse,
-/// whose context names a cluster it lacks, or that kube makes no client of: a client
-/// certificate, key or CA that is not PEM), [`KubeError::NoContext`],
-/// [`KubeError::ContextNamespace`], [`KubeError::User`], [`KubeError::InCluster`] (no token
-/// mounted), [`KubeError::NoCredentials`].
+/// [`KubeError::Missing`], [`KubeError::Unreadable`] (a kubeconfig that does not parse),
+/// [`KubeError::NotContent`], [`KubeError::NoContext`], [`KubeError::Lacks`] (a cluster or
+/// user the context names), [`KubeError::ContextNamespace`], [`KubeError::Credential`],
+/// [`KubeError::User`], [`KubeError::Client`] (a client certificate, key or CA that is not
+/// PEM), [`KubeError::InCluster`] (no token mounted), [`KubeError::NoCredentials`].
 pub(crate) fn resolve(
     inputs: KubeInputs,
     env: &HashMap<String, String>,
@@ -127,8 +127,9 @@ fn in_cluster(inputs: KubeInputs, env: &HashMap<String, String>) -> Result<Crede
 }
 
 /// The credentials of `config` (from `origin`): the context `--context` names, else the
-/// current one, with its cluster (in kube's words when it has none) and a user that can be
-/// sent ([`usable_user`]); and the namespace read ([`namespace`]), checked to be a name.
+/// current one, with the cluster and user it names (refused if the kubeconfig lacks them),
+/// whose credentials can be sent ([`checked_credentials`], [`usable_user`]); and the
+/// namespace read ([`namespace`]), checked to be a name.
 fn from_kubeconfig(
     inputs: KubeInputs,
     mut config: Kubeconfig,
@@ -148,24 +149,33 @@ fn from_kubeconfig(
         found.name.clone(),
         found.context.clone().unwrap_or_default(),
     );
-    // A cluster it lacks is kube's to say, building the client ([`client_config`]).
-    let cluster = config.clusters.iter().find(|c| c.name == chosen.cluster);
-    let cluster = cluster.and_then(|c| c.cluster.clone());
+    let lacks = |user: bool, name: &str, names: Vec<String>| KubeError::Lacks {
+        origin: origin.clone(),
+        context: context.clone(),
+        user,
+        name: one_line(name),
+        names,
+    };
+    let cluster = cluster_named(&config, &chosen.cluster);
+    let cluster = cluster.map_err(|names| lacks(false, &chosen.cluster, names))?;
     let (namespace, from) = namespace(inputs, chosen.namespace);
     if !crate::support::kube_name::NameKind::Namespace.takes(&namespace) {
         return Err(KubeError::ContextNamespace { origin, context });
     }
     let user = chosen.user.unwrap_or_default();
-    let auth = config.auth_infos.iter_mut().find(|a| a.name == user);
-    let auth = auth.and_then(|a| a.auth_info.as_mut());
-    usable_user(auth.as_deref(), &user, &namespace)?;
-    if let Some(cluster) = &cluster {
-        checked_credentials(auth, cluster).map_err(|fault| KubeError::Credential {
+    let Some(auth) = config.auth_infos.iter_mut().find(|a| a.name == user) else {
+        let names = config.auth_infos.iter().map(|a| a.name.clone()).collect();
+        return Err(lacks(true, &user, names));
+    };
+    let mut auth = auth.auth_info.as_mut();
+    checked_credentials(auth.as_deref_mut(), &user, &cluster).map_err(|fault| {
+        KubeError::Credential {
             origin: origin.clone(),
             fault,
-        })?;
-    }
-    let client = client_config(&config, &context).map_err(|detail| KubeError::Unreadable {
+        }
+    })?;
+    usable_user(auth.as_deref(), &user, &namespace)?;
+    let client = client_config(&config, &context).map_err(|detail| KubeError::Client {
         origin: origin.clone(),
         detail: one_line(&detail),
     })?;
@@ -176,6 +186,14 @@ fn from_kubeconfig(
         origin,
     };
     Ok((credentials, (namespace, from)))
+}
+
+/// The cluster named `name` in `config`, or the names of those it has.
+fn cluster_named(config: &Kubeconfig, name: &str) -> Result<kube::config::Cluster, Vec<String>> {
+    let clusters = config.clusters.iter();
+    let cluster = clusters.clone().find(|c| c.name == name);
+    (cluster.and_then(|c| c.cluster.clone()))
+        .ok_or_else(|| clusters.map(|c| c.name.clone()).collect())
 }
 
 /// kube's configuration of the client of `context` in `config`, and the client's stack built
@@ -190,7 +208,17 @@ fn client_config(config: &Kubeconfig, context: &str) -> Result<kube::Config, Str
     let mut chosen = config.clone();
     chosen.current_context = Some(context.to_string());
     crate::support::tls::install_provider();
-    let client = kube::Config::try_from(chosen).map_err(|e| e.to_string())?;
+    // kube's words and the causes they do not end in yet (a CA's base64 error).
+    let chain = |e: kube::config::KubeconfigError| {
+        let causes = std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source());
+        let causes = causes.map(ToString::to_string);
+        let said = |all: String, cause: String| match all.ends_with(&cause) {
+            true => all,
+            false => format!("{all}: {cause}"),
+        };
+        causes.reduce(said).unwrap_or_default()
+    };
+    let client = kube::Config::try_from(chosen).map_err(chain)?;
     if client.root_cert.as_ref().is_some_and(Vec::is_empty) {
         return Err("no valid certificate authority data seen".to_string());
     }
@@ -242,6 +270,7 @@ pub(crate) const KUBECONFIG_MAX_BYTES: u64 = 1 << 20;
 /// The first [`CredentialFault`].
 fn checked_credentials(
     auth: Option<&mut AuthInfo>,
+    user: &str,
     cluster: &kube::config::Cluster,
 ) -> Result<(), CredentialFault> {
     use crate::support::files::{read_bytes, read_text};
@@ -265,6 +294,7 @@ fn checked_credentials(
         file("certificate-authority", path)?;
     }
     let Some(auth) = auth else { return Ok(()) };
+    client_certificate(auth, user)?;
     for (key, path) in [
         ("client-certificate", &auth.client_certificate),
         ("client-key", &auth.client_key),
@@ -289,6 +319,41 @@ fn checked_credentials(
         return Err(CredentialFault::Token { key, empty });
     }
     auth.token = Some(token.to_string().into());
+    Ok(())
+}
+
+/// The client certificate and key of `auth` (the user `user`), both or neither, and the
+/// `-data` ones base64 as kube decodes them: kube drops an identity it cannot load
+/// (kube-client 3.1's `ConfigLoader::identity_pem` is `.ok()`), sending no credentials.
+fn client_certificate(auth: &AuthInfo, user: &str) -> Result<(), CredentialFault> {
+    use base64::Engine;
+    let user = one_line(user);
+    let certificate = auth.client_certificate.is_some() || auth.client_certificate_data.is_some();
+    let key = auth.client_key.is_some() || auth.client_key_data.is_some();
+    if certificate != key {
+        let missing = if key {
+            "client-certificate"
+        } else {
+            "client-key"
+        };
+        return Err(CredentialFault::Unpaired { user, missing });
+    }
+    let key_data = auth
+        .client_key_data
+        .as_ref()
+        .map(ExposeSecret::expose_secret);
+    for (key, data) in [
+        (
+            "client-certificate-data",
+            auth.client_certificate_data.as_deref(),
+        ),
+        ("client-key-data", key_data),
+    ] {
+        let decoded = data.map(|d| base64::engine::general_purpose::STANDARD.decode(d));
+        if decoded.is_some_and(|d| d.is_err()) {
+            return Err(CredentialFault::NotBase64 { user, key });
+        }
+    }
     Ok(())
 }
 
@@ -321,10 +386,24 @@ fn home_path(path: &str, env: &HashMap<String, String>) -> PathBuf {
 }
 
 /// A kubeconfig's `content` from `origin`, parsed.
+/// The input's content that is no kubeconfig but a path (one line starting `/`, `~/` or
+/// `./`) or a kubeconfig base64-encoded (line breaks aside) is refused as such.
 fn parse(content: &str, origin: Origin) -> Result<Kubeconfig, KubeError> {
-    Kubeconfig::from_yaml(content).map_err(|e| KubeError::Unreadable {
-        origin,
-        detail: without_values(&e.to_string()),
+    use base64::Engine;
+    Kubeconfig::from_yaml(content).map_err(|e| {
+        let text = content.trim();
+        let path = !text.contains('\n') && text.starts_with(['/', '~', '.']);
+        let packed: String = text.split_whitespace().collect();
+        let decoded = base64::engine::general_purpose::STANDARD.decode(packed);
+        let decoded = decoded.ok().and_then(|d| String::from_utf8(d).ok());
+        let base64 = decoded.is_some_and(|d| Kubeconfig::from_yaml(&d).is_ok());
+        match (path, base64) {
+            (false, false) => KubeError::Unreadable {
+                origin,
+                detail: without_values(&e.to_string()),
+            },
+            _ => KubeError::NotContent { base64 },
+        }
     })
 }
 
@@ -571,6 +650,46 @@ mod tests {
             )),
             &[],
         );
+        for (what, user) in [
+            (
+                "a client certificate without its key",
+                "{client-certificate-data: Q0VSVA==}",
+            ),
+            (
+                "a client key without its certificate",
+                "{client-key-data: S0VZ}",
+            ),
+            (
+                "a client key that is not base64",
+                "{client-certificate-data: Q0VSVA==, client-key-data: SECRETKEY_notb64!!}",
+            ),
+            (
+                "a client certificate that is not base64",
+                "{client-certificate-data: 'Q0VSVA= =', client-key-data: S0VZ}",
+            ),
+        ] {
+            case(
+                what,
+                content(leak("{token: sa-token-0123456789}", user)),
+                &[],
+            );
+        }
+        case(
+            "a CA that is not base64",
+            content(leak(
+                "{server: https://127.0.0.1:6443}",
+                "{server: https://127.0.0.1:6443, certificate-authority-data: 'not base64!'}",
+            )),
+            &[],
+        );
+        case(
+            "a user it lacks",
+            content(leak(
+                "cluster: hub, user: reader, namespace",
+                "cluster: hub, user: ghost, namespace",
+            )),
+            &[],
+        );
         case(
             "a CA that is not PEM",
             content(leak(
@@ -669,6 +788,17 @@ mod tests {
             content("users: [{name: x, user: SECRET-token}]"),
             &[],
         );
+        let encoded = {
+            use base64::Engine;
+            base64::engine::general_purpose::STANDARD.encode(KUBECONFIG)
+        };
+        for (what, text) in [
+            ("a path as the content", "/home/u/.kube/config\n"),
+            ("~/.kube/config as the content", "~/.kube/config"),
+            ("the content base64-encoded", encoded.leak()),
+        ] {
+            case(what, content(text), &[]);
+        }
         case(
             "--kubeconfig PATH",
             KubeInputs {
@@ -681,6 +811,14 @@ mod tests {
             "--kubeconfig PATH that does not exist",
             KubeInputs {
                 kubeconfig: Some(("/nowhere/config", false)),
+                ..none
+            },
+            &[],
+        );
+        case(
+            "--kubeconfig /dev/zero",
+            KubeInputs {
+                kubeconfig: Some(("/dev/zero", false)),
                 ..none
             },
             &[],
