@@ -297,8 +297,8 @@ fn credential_words(o: &Origin, fault: &CredentialFault) -> Words {
             unusable(o)
         ))
         .help("a copy-paste left a space, a zero-width or no-break space or a line break in it: paste the ServiceAccount token again (kubectl create token prints it); the token itself is never shown"),
-        CredentialFault::Unpaired { user, missing } => Words::new(format!(
-            "{}: its user {user:?} has no {missing}-data or {missing}",
+        CredentialFault::NoKey { user } => Words::new(format!(
+            "{}: its user {user:?} has no client-key-data or client-key",
             unusable(o)
         ))
         .help("a client certificate goes with its key, else kube sends neither (kubectl refuses a certificate without its key: client-key-data or client-key must be specified to use the clientCert authentication method): give both, base64-encoded in client-certificate-data and client-key-data, or a ServiceAccount token"),

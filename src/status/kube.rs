@@ -195,16 +195,14 @@ pub(crate) enum CredentialFault {
     },
     /// The cluster's `server` is not an `http://` or `https://` URL.
     Server,
-    /// The user holds a client certificate without its key, or a key without its
-    /// certificate (`missing`: `client-key` or `client-certificate`): client-go 1.37's
-    /// `validateAuthInfo` refuses the first ("client-key-data or client-key must be
-    /// specified for … to use the clientCert authentication method"); kube would send
-    /// neither, so the request would go out as `system:anonymous`.
-    Unpaired {
+    /// The user holds a client certificate without its key: client-go 1.37's
+    /// `validateAuthInfo` refuses it ("client-key-data or client-key must be specified for
+    /// … to use the clientCert authentication method"); kube would send no certificate, so
+    /// the request would go out as `system:anonymous`. (A key without its certificate is
+    /// ignored, as client-go ignores it: the user's token, if any, is sent.)
+    NoKey {
         /// The user's name.
         user: String,
-        /// The key it lacks (its `-data` form is meant too).
-        missing: &'static str,
     },
     /// The user's `key` (`client-certificate-data`, `client-key-data`) is not base64, as
     /// kube decodes it (the standard alphabet, padded); client-go refuses it loading the file

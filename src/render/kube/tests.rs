@@ -33,7 +33,7 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
         KubeError::Credential { origin: Origin::Input, fault: CredentialFault::Token { key: "tokenFile", empty: false } },
         KubeError::Credential { origin: Origin::Input, fault: CredentialFault::Token { key: "token", empty: true } },
         KubeError::Credential { origin: Origin::Input, fault: CredentialFault::Server },
-        KubeError::Credential { origin: Origin::Input, fault: CredentialFault::Unpaired { user: "reader".into(), missing: "client-key" } },
+        KubeError::Credential { origin: Origin::Input, fault: CredentialFault::NoKey { user: "reader".into() } },
         KubeError::Credential { origin: Origin::Input, fault: CredentialFault::NotBase64 { user: "reader".into(), key: "client-key-data" } },
         KubeError::User { user: "gke_user".into(), plugin: Some("gke-gcloud-auth-plugin".into()), basic: false, namespace: namespace() },
         KubeError::User { user: "admin".into(), plugin: None, basic: true, namespace: namespace() },

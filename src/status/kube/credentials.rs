@@ -322,21 +322,16 @@ fn checked_credentials(
     Ok(())
 }
 
-/// The client certificate and key of `auth` (the user `user`), both or neither, and the
-/// `-data` ones base64 as kube decodes them: kube drops an identity it cannot load
-/// (kube-client 3.1's `ConfigLoader::identity_pem` is `.ok()`), sending no credentials.
+/// The client certificate of `auth` (the user `user`) with its key, and the `-data` ones
+/// base64 as kube decodes them: kube drops an identity it cannot load (kube-client 3.1's
+/// `ConfigLoader::identity_pem` is `.ok()`), sending no credentials.
 fn client_certificate(auth: &AuthInfo, user: &str) -> Result<(), CredentialFault> {
     use base64::Engine;
     let user = one_line(user);
     let certificate = auth.client_certificate.is_some() || auth.client_certificate_data.is_some();
     let key = auth.client_key.is_some() || auth.client_key_data.is_some();
-    if certificate != key {
-        let missing = if key {
-            "client-certificate"
-        } else {
-            "client-key"
-        };
-        return Err(CredentialFault::Unpaired { user, missing });
+    if certificate && !key {
+        return Err(CredentialFault::NoKey { user });
     }
     let key_data = auth
         .client_key_data
@@ -658,6 +653,10 @@ mod tests {
             (
                 "a client key without its certificate",
                 "{client-key-data: S0VZ}",
+            ),
+            (
+                "a client key without its certificate, beside a token (client-go ignores the key)",
+                "{token: sa-token-0123456789, client-key-data: S0VZ}",
             ),
             (
                 "a client key that is not base64",
