@@ -313,6 +313,8 @@ impl RunReport {
         unwritten: Option<RunnerFile>,
         log: &Log,
     ) {
+        // A bad input found late: the summary names the stage it was found at.
+        let reached = self.stage;
         if input.is_some() {
             self.stage = Stage::Inputs;
         }
@@ -328,7 +330,7 @@ impl RunReport {
             .write(log, |_| unwritten != Some(RunnerFile::Outputs))
             .err();
         let failure = Failure {
-            stage: self.stage,
+            stage: reached,
             error,
             input: input.map(|input| log.redact(&input)),
             known: std::mem::take(&mut self.known),
