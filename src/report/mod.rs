@@ -377,12 +377,8 @@ fn text(value: Option<impl ToString>) -> String {
 /// `repository`: the look-up needs both; the event decides whether there is a look-up, so
 /// the command line cannot tell).
 pub(crate) fn bad_input(err: &anyhow::Error) -> Option<&str> {
-    // `NoClient` the failure, `Token` or `Repository` what its client lacks.
-    use crate::tier::{
-        LookupFailure::NoClient,
-        NoClient::{Repository, Token},
-        NotKnown, Undecided,
-    };
+    // `NoClient` the failure, `Lacking` what its client lacks.
+    use crate::tier::{LookupFailure::NoClient, NoClient as Lacking, NotKnown, Undecided};
     err.chain().find_map(|e| {
         e.downcast_ref::<render::usage::UsageError>()
             .map(|u| u.input.as_str())
@@ -400,8 +396,8 @@ pub(crate) fn bad_input(err: &anyhow::Error) -> Option<&str> {
                         return None;
                     };
                     Some(match lacking {
-                        Token => "github-token",
-                        Repository => "repository",
+                        Lacking::Token => "github-token",
+                        Lacking::Repository => "repository",
                     })
                 }
                 Undecided::Unlabeled { .. } => None,
