@@ -555,7 +555,8 @@ fn client<'a>(
     opts: &LookupOptions<'a>,
     lookup: &Lookup,
 ) -> Result<&'a GitHub, Box<LookupFailure>> {
-    let lacking = match (opts.github, &ctx.event_repository) {
+    // The client is bound to the release repository (`ctx.repository`).
+    let lacking = match (opts.github, &ctx.repository) {
         (Some(gh), _) => return Ok(gh),
         (None, None) => NoClient::Repository,
         (None, Some(_)) => NoClient::Token,

@@ -62,8 +62,7 @@ fn request(
     }
     let source = (args.image.clone()).ok_or_else(|| required("image", Required::Image))?;
     let now = args.now.unwrap_or_else(OffsetDateTime::now_utc);
-    let culler = args.culler.settings(held)?;
-    super::culler::deadlines_fit(&culler, now, args.now.is_some())?;
+    let culler = args.culler.settings(held, args.now)?;
     let tier = tier_policy(args)?;
     let tracking_labels = args.tracking_labels.0.clone();
     publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;

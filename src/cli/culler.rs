@@ -12,13 +12,15 @@ use time::OffsetDateTime;
 const VALUES: &str = "jupyterhub-values";
 
 /// Refuses culler settings whose deadlines, counted from the run's clock `now` (`now_given`:
-/// from `--now`), do not fit a date ([`crate::window::past_the_calendar`]).
+/// from `--now`), do not fit a date ([`crate::window::past_the_calendar`]): every command that
+/// states a window (`announce`, `status`, `window`, `docs`) checks here, in
+/// [`CullerArgs::settings`].
 ///
 /// # Errors
 /// [`UsageError`] naming the input to change: `hub-size` when the cull pass at the hub's
 /// size is longer than the usual bound, else `now` when it was given, else `cull-max-age`
 /// or `cull-timeout`; stating the clock, the bound and the settings with their origins.
-pub(super) fn deadlines_fit(
+fn deadlines_fit(
     configured: &Configured,
     now: OffsetDateTime,
     now_given: bool,
@@ -38,15 +40,16 @@ pub(super) fn deadlines_fit(
 
 impl CullerArgs {
     /// The culler settings these options give, with where each came from: z2jh's defaults,
-    /// the values files, the options ([`values::settings`]). Logs a warning when values files
-    /// were given but none sets `cull`.
+    /// the values files, the options ([`values::settings`]), whose deadlines fit a date from
+    /// the run's clock (`now`, from `--now`; the system clock when `None`). Logs a warning
+    /// when values files were given but none sets `cull`.
     ///
     /// # Errors
     /// [`UsageError`] for each [`SettingsError`]: naming `jupyterhub-values` for every
     /// values-file error (each naming the file and key path), the option for an option's
-    /// `timeout` or `every` of 0 while culling is enabled. (The options' parsers refuse
-    /// malformed values.)
-    pub(crate) fn settings(&self, log: &Log) -> Result<Configured> {
+    /// `timeout` or `every` of 0 while culling is enabled; deadlines past the calendar
+    /// ([`deadlines_fit`]). (The options' parsers refuse malformed values.)
+    pub(crate) fn settings(&self, log: &Log, now: Option<OffsetDateTime>) -> Result<Configured> {
         let path = self.values_path.clone().unwrap_or_default();
         let files = values::read(&self.jupyterhub_values, &path).map_err(refused)?;
         if values::none_sets_cull(&files) {
@@ -61,7 +64,10 @@ impl CullerArgs {
             slow_stop_timeout_secs: self.slow_stop_timeout.map(InputDuration::secs),
             servers: self.hub_size,
         };
-        values::settings(&files, &options).map_err(refused)
+        let configured = values::settings(&files, &options).map_err(refused)?;
+        let clock = now.unwrap_or_else(OffsetDateTime::now_utc);
+        deadlines_fit(&configured, clock, now.is_some())?;
+        Ok(configured)
     }
 }
 
@@ -141,7 +147,7 @@ mod tests {
             unreachable!()
         };
         args.culler
-            .settings(&Log::new(false, false))
+            .settings(&Log::new(false, false), None)
             .map_err(crate::cli::usage::input_and_message)
     }
 

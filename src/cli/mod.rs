@@ -99,12 +99,12 @@ impl Cli {
                 Request::Announce(Box::new(announce_request(args, log, &env())?))
             }
             Command::Window(args) => Request::Window(crate::docs::WindowRequest {
-                culler: args.culler.settings(log)?,
+                culler: args.culler.settings(log, None)?,
                 json: args.json,
             }),
             // Check or write: clap's required `mode` group refuses neither.
             Command::Docs(args) => Request::Docs(crate::docs::DocsRequest {
-                culler: args.culler.settings(log)?,
+                culler: args.culler.settings(log, None)?,
                 runbook: args.runbook.settings(),
                 doc: docs_file(&args.file)?,
                 file: args.file.clone(),

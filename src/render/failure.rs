@@ -97,12 +97,13 @@ pub struct Known {
 /// A failed run: the stage that failed, the error, and what it had established.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Failure {
-    /// The stage that failed.
+    /// The stage that failed: for a bad input, the one it was found at ([`Stage::Inputs`]
+    /// before the run started).
     pub(crate) stage: Stage,
     /// The error, as the `::error` annotation says it (secrets already hidden).
     pub(crate) error: String,
-    /// The input at fault, for a run refused before it started ([`Stage::Inputs`]), as
-    /// action.yml names it (`tier`).
+    /// The input at fault, for a run refused on it (before it started, or when a stage
+    /// found it: what to do is then the input's), as action.yml names it (`tier`).
     pub(crate) input: Option<String>,
     /// What the run had established.
     pub(crate) known: Known,
@@ -171,8 +172,8 @@ pub(crate) fn failure_summary(f: &Failure) -> String {
     .into_iter()
     .flatten()
     .collect();
-    let ctx =
-        minijinja::context! { stage => f.stage, what => quote(what), help, block, fence, rows };
+    let refused = f.input.is_some();
+    let ctx = minijinja::context! { stage => f.stage, refused, what => quote(what), help, block, fence, rows };
     super::templates::render("failure_summary.md.j2", ctx)
         .expect("the failure summary renders for every stage (tested)")
 }

@@ -325,11 +325,14 @@ fn failure_words(failure: &LookupFailure) -> Words {
         LookupFailure::NoClient { lookup, lacking } => {
             let (doing, detail) = lookup_words(lookup);
             let fix = match lacking {
-                NoClient::Repository => "no repository is known; set --repository OWNER/REPO",
-                NoClient::Token => {
-                    "this dry run has no GitHub token, so the look-up cannot run; pass \
-                     github-token (--github-token)"
-                }
+                // Only outside Actions: its runner always sets GITHUB_REPOSITORY.
+                NoClient::Repository => format!(
+                    "no repository is known; {} OWNER/REPO",
+                    super::help::set_input("repository", false)
+                ),
+                NoClient::Token => "this dry run has no GitHub token, so the look-up cannot \
+                                    run; pass github-token (--github-token)"
+                    .to_string(),
             };
             Words::new(format!("cannot {doing}")).help(format!("{detail}{fix}"))
         }

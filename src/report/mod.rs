@@ -313,6 +313,8 @@ impl RunReport {
         unwritten: Option<RunnerFile>,
         log: &Log,
     ) {
+        // A bad input found late: the summary names the stage it was found at.
+        let reached = self.stage;
         if input.is_some() {
             self.stage = Stage::Inputs;
         }
@@ -328,7 +330,7 @@ impl RunReport {
             .write(log, |_| unwritten != Some(RunnerFile::Outputs))
             .err();
         let failure = Failure {
-            stage: self.stage,
+            stage: reached,
             error,
             input: input.map(|input| log.redact(&input)),
             known: std::mem::take(&mut self.known),
@@ -371,11 +373,12 @@ fn text(value: Option<impl ToString>) -> String {
 /// The input at fault when `err` is bad usage (exit 2): a usage error of the command line
 /// anywhere in its chain, a team's template failing on a run's real facts (found at render
 /// time, before anything is published), a runbook refused for a security release, or a
-/// tier the labels decide in a dry run without a token (`github-token`: the look-up needs
-/// one; the event decides whether there is a look-up, so the command line cannot tell).
+/// tier the labels decide in a dry run without a token or repository (`github-token`,
+/// `repository`: the look-up needs both; the event decides whether there is a look-up, so
+/// the command line cannot tell).
 pub(crate) fn bad_input(err: &anyhow::Error) -> Option<&str> {
-    // `NoClient` the failure, `Token` what its client lacks.
-    use crate::tier::{LookupFailure::NoClient, NoClient::Token, NotKnown, Undecided};
+    // `NoClient` the failure, `Lacking` what its client lacks.
+    use crate::tier::{LookupFailure::NoClient, NoClient as Lacking, NotKnown, Undecided};
     err.chain().find_map(|e| {
         e.downcast_ref::<render::usage::UsageError>()
             .map(|u| u.input.as_str())
@@ -386,12 +389,16 @@ pub(crate) fn bad_input(err: &anyhow::Error) -> Option<&str> {
             })
             .or_else(|| match e.downcast_ref::<Undecided>()? {
                 Undecided::LookUp { failure } | Undecided::Unreadable { failure } => {
-                    match failure {
-                        NotKnown::Failed(f) if matches!(**f, NoClient { lacking: Token, .. }) => {
-                            Some("github-token")
-                        }
-                        _ => None,
-                    }
+                    let NotKnown::Failed(f) = failure else {
+                        return None;
+                    };
+                    let NoClient { lacking, .. } = **f else {
+                        return None;
+                    };
+                    Some(match lacking {
+                        Lacking::Token => "github-token",
+                        Lacking::Repository => "repository",
+                    })
                 }
                 Undecided::Unlabeled { .. } => None,
             })

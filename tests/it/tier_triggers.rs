@@ -129,6 +129,15 @@ async fn push_decides_the_tier_from_the_pull_requests_of_its_commits() {
                 .without_token(),
         ),
         (
+            // Bad input (exit 2) naming repository, as without --dry-run; outside Actions,
+            // whose runner always sets GITHUB_REPOSITORY.
+            "push_dry_run_without_repository_asks_for_the_repository",
+            Scenario::push(&[(SHA, "Patch codeq (#12)")])
+                .input("dry-run", "true")
+                .var("GITHUB_REPOSITORY", "")
+                .var("GITHUB_ACTIONS", ""),
+        ),
+        (
             // With the tier given, the run goes on and says why the note lists no PRs.
             "push_dry_run_without_token_with_the_tier_lists_no_pull_requests",
             Scenario::push(&[(SHA, "Patch codeq (#12)")])
