@@ -40,7 +40,7 @@ pub(crate) fn words(e: &KubeError) -> Words {
         KubeError::Unreadable { origin: o, detail } => Words::new(unusable(o)).help(format!(
             "{detail}\n{}",
             match o {
-                Origin::Input => INPUT_CONTENT,
+                Origin::Input => CONTENT_HELP,
                 _ => "give a readable kubeconfig file (KUBECONFIG lists files, not directories); `kubectl config view` shows what kubectl reads of it",
             }
         )),
@@ -51,7 +51,7 @@ pub(crate) fn words(e: &KubeError) -> Words {
             true => "the kubeconfig input looks base64-encoded: store the decoded file",
             false => "the kubeconfig input holds a path, not the file's content: store the file's content in the secret",
         })
-        .help(INPUT_CONTENT),
+        .help(CONTENT_HELP),
         KubeError::Lacks { origin: o, context, user, name, names } => {
             lacks_words(o, context, *user, name, names)
         }
@@ -185,7 +185,7 @@ fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
 }
 
 /// What to do when the kubeconfig input holds no kubeconfig.
-const INPUT_CONTENT: &str = "give the kubeconfig file's whole content (YAML with clusters, users, contexts and current-context: docs/status-kubernetes.md#the-kubeconfig); on the command line, --kubeconfig takes the file's path";
+const CONTENT_HELP: &str = "give the kubeconfig file's whole content (YAML with clusters, users, contexts and current-context: docs/status-kubernetes.md#the-kubeconfig); on the command line, --kubeconfig takes the file's path";
 
 /// What to do when the kubeconfig's server answered as no Kubernetes API server does.
 const NOT_THE_API: &str = "the kubeconfig's server is not a Kubernetes API server's address: check it (kubectl config view --minify shows it); no path follows the host unless a proxy serves the API there";
