@@ -270,9 +270,11 @@ impl Secrets {
             if !echo && *reach != Reach::Whole {
                 continue;
             }
-            // Echoed, a longer piece's start of MIN_PREFIX_CHARS characters is hidden too.
-            let prefix = piece.char_indices().nth(MIN_PREFIX_CHARS).filter(|_| echo);
-            let min = prefix.map_or(piece.len(), |(i, _)| i);
+            // Echoed, a longer piece's start of MIN_PREFIX_CHARS characters is hidden too; in
+            // the tool's own text only where a cap (`sanitize::cap`: its `…`) cut it short.
+            let start_min = piece.char_indices().nth(MIN_PREFIX_CHARS).map(|(i, _)| i);
+            let min = start_min.filter(|_| echo).unwrap_or(piece.len());
+            let cut_min = start_min.filter(|_| *reach == Reach::Whole);
             for (start, _) in text.char_indices() {
                 let matched = common_prefix(&text.as_bytes()[start..], piece.as_bytes());
                 // Back to a character boundary of the piece, hence of the text.
@@ -284,7 +286,11 @@ impl Secrets {
                 let word = |t: Option<char>| t.is_some_and(char::is_alphanumeric);
                 let apart =
                     !word(text[..start].chars().next_back()) && !word(text[end..].chars().next());
-                if matched >= min && (*reach != Reach::Word || (matched == piece.len() && apart)) {
+                let cut = cut_min.is_some_and(|m| matched >= m) && text[end..].starts_with('…');
+                if cut
+                    || matched >= min
+                        && (*reach != Reach::Word || (matched == piece.len() && apart))
+                {
                     hidden[start..end].fill(true);
                 }
             }
@@ -341,7 +347,12 @@ mod tests {
     fn echoed_text_loses_every_part_and_long_start_the_tools_own_text_only_whole_forms() {
         let token = format!("ghp_{}", "A1b2C3d4".repeat(50));
         let cut = format!("token {} rejected", &token[..120]);
-        let table: [(&str, &str, &str, &str); 7] = [
+        // The tool's own text quotes a value capped (`sanitize::cap`): a secret cut there.
+        let capped = format!(
+            "released-at \"{}\" is not",
+            crate::support::sanitize::cap(&token, 60)
+        );
+        let table: [(&str, &str, &str, &str); 9] = [
             // As received, white space inside.
             (
                 "s3cret\tpass-2024",
@@ -370,6 +381,15 @@ mod tests {
                 "ghp_A1b rejected",
                 "ghp_A1b rejected",
             ),
+            // A secret cut short by a cap goes from both, as a start of eight characters.
+            (
+                &token,
+                &capped,
+                "released-at \"***…\" is not",
+                "released-at \"***…\" is not",
+            ),
+            // ... even where it reads as a word: the cap may have cut the secret there.
+            ("security-team-2024", "a security…", "a ***…", "a ***…"),
             // A human password's first eight letters stay in the tool's own text.
             (
                 "security-team-2024",

@@ -231,6 +231,43 @@ fn a_secret_in_a_value_the_tool_case_folds_stays_hidden() {
     }
 }
 
+/// A long secret pasted into another input: the first line quotes that value capped (60
+/// characters with its `…`), which cuts the secret short, so the mask of the whole secret
+/// no longer matches it; no start of it shows, inside Actions or not, nor in the summary.
+#[test]
+fn a_long_secret_in_another_input_cut_by_the_quote_cap_stays_hidden() {
+    let hub_token = "9bc45cbc066ca1273b59074a5ea4f631e4c6643adf2a60de20c550953b0e71d9";
+    let start = &hub_token[..12];
+    let cases = [
+        ["--released-at", hub_token, "--namespace", "jhub"],
+        [
+            "--released-at",
+            "2026-11-30T12:00:00Z",
+            "--namespace",
+            hub_token,
+        ],
+    ];
+    for options in cases {
+        for actions in [true, false] {
+            let args: Vec<&str> = ["status", "--hub-url", "http://127.0.0.1:9"]
+                .into_iter()
+                .chain(["--hub-token", hub_token])
+                .chain(options)
+                .collect();
+            let env = BTreeMap::from([("GITHUB_ACTIONS".to_string(), actions.to_string())]);
+            let out = run_cli(&args, &env);
+            let place = format!("{options:?} actions={actions}");
+            assert_eq!(out.code, 2, "{place}: {}{}", out.stdout, out.stderr);
+            let shown = format!("{}\n{}", unmasked_stdout(&out.stdout), out.stderr);
+            assert!(
+                shown.contains("\"***…\""),
+                "{place}: the value is quoted: {shown}"
+            );
+            assert!(!shown.contains(start), "{place}: {shown}");
+        }
+    }
+}
+
 /// Answers with `status` and a body quoting the request's `Authorization` header: as a
 /// careless registry or proxy error page does (the header decoded when Basic, and the
 /// password in JSON), or as GitHub's "Bad credentials" does.
