@@ -154,8 +154,8 @@ pub(super) fn github_words(err: &GitHubError, in_actions: bool) -> Words {
 }
 
 /// How to set `input` where the run is: in a workflow, its `with:` entry (the GitHub token's
-/// default named); on the command line, its option, or a [`CONVENTIONAL`] variable it reads
-/// (gh's `GH_TOKEN` and `GITHUB_TOKEN` for the GitHub token). The one wording of where an
+/// default named); on the command line, its option, or first a [`CONVENTIONAL`] variable it
+/// reads (gh's `GH_TOKEN` and `GITHUB_TOKEN` for the GitHub token). The one wording of where an
 /// input is set: a required input's and a missing token's help ([`super::usage_words`]),
 /// and a 401's.
 pub(super) fn set_input(input: &str, in_actions: bool) -> String {
@@ -167,7 +167,10 @@ pub(super) fn set_input(input: &str, in_actions: bool) -> String {
         }
         (true, _) => format!("set `{input}:` under `with:`"),
         (false, None) => format!("pass --{input}"),
-        (false, Some(variables)) => format!("pass --{input}, or set {variables}"),
+        // A token: its variable first, as README says (secrets stay off the command line).
+        (false, Some(variables)) => {
+            format!("set {variables} (or pass --{input}, though the process list shows it)")
+        }
     }
 }
 

@@ -613,10 +613,8 @@ fn required_words(e: &UsageError, name: &str, what: Required) -> Words {
         true => format!("the input `{}` is required", e.input),
         false => format!("{name} is required"),
     };
-    say(
-        first,
-        format!("{} ({what})", set_input(&e.input, e.in_actions)),
-    )
+    let set = set_input(&e.input, e.in_actions);
+    say(first, format!("{set}\n{} is {what}", e.input))
 }
 
 /// Why `status` reads GitHub.

@@ -424,7 +424,9 @@ async fn github_errors_that_echo_the_token_are_scrubbed() {
             // A 401's help names the token to set where the run is.
             let set = match mode.starts_with("actions") {
                 true => "revoked: set `github-token:` under `with:` (default ${{ github.token }})",
-                false => "revoked: pass --github-token, or set GH_TOKEN or GITHUB_TOKEN\n",
+                false => {
+                    "revoked: set GH_TOKEN or GITHUB_TOKEN (or pass --github-token, though the process list shows it)\n"
+                }
             };
             assert_eq!(text.contains(set), status == 401, "{place}: {text}");
             check_outcome(&place, &out);
