@@ -6,6 +6,7 @@ use super::window_words::settings_words;
 use super::words::Words;
 use crate::support::duration::max_duration_words;
 use crate::support::files::ReadError;
+use crate::support::text::without_values;
 use crate::values::error::{Holds, Takes, ValuesError, Wrong};
 use crate::window::MAX_DURATION_SECS;
 use serde_json::Value;
@@ -118,13 +119,14 @@ pub(crate) fn words(e: &ValuesError) -> Words {
 }
 
 /// A file that is not YAML: where and the parser's words (worded by [`UserMessages`]), then
-/// what to do and the parser's snippet.
+/// what to do. Never the parser's snippet of the lines around the place: a values file holds
+/// secrets (`proxy.secretToken`, `hub.services.*.apiToken`).
 fn not_yaml(file: &str, error: &serde_saphyr::Error) -> Words {
-    use serde_saphyr::Error;
-    let report = error.render_with_formatter(&UserMessages);
-    // The parser's report opens with its own `error: `; ours already says it.
-    let report = report.strip_prefix("error: ").unwrap_or(&report);
-    let (at, snippet) = report.split_once('\n').unwrap_or((report, ""));
+    use serde_saphyr::{Error, SnippetMode};
+    let at = error.render_with_options(serde_saphyr::render_options! {
+        formatter: &UserMessages,
+        snippets: SnippetMode::Off,
+    });
     let mut inner = error;
     while let Error::WithSnippet { error, .. } | Error::AliasError { error, .. } = inner {
         inner = error;
@@ -136,8 +138,7 @@ fn not_yaml(file: &str, error: &serde_saphyr::Error) -> Words {
             "fix the YAML there: a values file is plain YAML, not a template with {{ }} (give the rendered values, e.g. helm get values RELEASE -n NAMESPACE -a)"
         }
     };
-    Words::new(format!("{file} is not a YAML values file: {at}"))
-        .help(format!("{fix}\n{snippet}").trim_end().to_string())
+    Words::new(format!("{file} is not a YAML values file: {at}")).help(fix)
 }
 
 /// A value at `key` of `file` that is `wrong`, where z2jh `takes` another.
@@ -225,7 +226,7 @@ fn described(found: &Value) -> String {
 }
 
 /// serde-saphyr's messages for users (its default ones advise programmers on its API),
-/// with the two a values file most often meets worded for Helm users.
+/// with the two a values file most often meets worded for Helm users, and no value quoted.
 pub(crate) struct UserMessages;
 
 impl serde_saphyr::MessageFormatter for UserMessages {
@@ -238,7 +239,10 @@ impl serde_saphyr::MessageFormatter for UserMessages {
             Error::DuplicateMappingKey { key: Some(k), .. } => {
                 Cow::Owned(format!("the key `{k}` appears twice in the same mapping"))
             }
-            _ => serde_saphyr::UserMessageFormatter.format_message(err),
+            // The parser's own messages may quote a value (`invalid type: string "…"`).
+            _ => Cow::Owned(without_values(
+                &serde_saphyr::UserMessageFormatter.format_message(err),
+            )),
         }
     }
 }
@@ -254,6 +258,13 @@ mod tests {
     fn every_refusal_in_words() {
         let file = || "deploy/values.yaml".to_string();
         let not_yaml = serde_saphyr::from_str::<serde_json::Value>("cull: [\n").unwrap_err();
+        // A parser's message quoting the value (serde's `unknown variant `…``).
+        #[derive(serde::Deserialize, Debug)]
+        enum Tier {
+            Routine,
+        }
+        let quoting =
+            serde_saphyr::from_str::<Tier>("ghp_PROXYSECRET1234567890abcdefghijklmn").unwrap_err();
         let not_mapping = |holds| ValuesError::NotMapping {
             file: file(),
             key: "jupyterhub.cull".into(),
@@ -283,6 +294,7 @@ mod tests {
                 ValuesError::EmptyKey("a..b".into()),
                 ValuesError::EndsInCull("jupyterhub.cull".into(), "jupyterhub".into()),
                 ValuesError::NotYaml(file(), Box::new(not_yaml)),
+                ValuesError::NotYaml("v.yaml".into(), Box::new(quoting)),
                 ValuesError::TopNotMapping(file(), Value::Array(Vec::new())),
                 not_mapping(Holds::Cull),
                 not_mapping(Holds::Parent),

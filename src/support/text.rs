@@ -1,6 +1,7 @@
 //! Text helpers shared by the stages and the edges: percent-encoding (the `percent-encoding`
 //! crate with RFC 3986's sets), the entries of a list input ([`list_entries`]), an error and
-//! its causes on one line ([`error_chain`]), and what an annotation needs ([`Titled`]).
+//! its causes on one line ([`error_chain`]), a parser's message without the values it quotes
+//! ([`without_values`]), and what an annotation needs ([`Titled`]).
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use std::fmt;
@@ -58,6 +59,40 @@ pub(crate) fn serde_name(value: &impl serde::Serialize, f: &mut fmt::Formatter<'
 pub(crate) trait Titled: fmt::Display {
     /// The annotation's title.
     fn title(&self) -> &str;
+}
+
+/// A parser's message (a kubeconfig's, a values file's) without the values it quotes: a parse
+/// error may quote the very token (`invalid type: string "…", expected struct AuthInfo` for
+/// `user: <token>`).
+/// Keeps the line, column and the kind of value (serde's `invalid type: string`); drops
+/// every quoted (`"…"`, `` `…` ``) span (serde's quotes of values; the YAML scanner's `','`
+/// of syntax stay) and the value after `invalid type:` or `invalid value:` up to
+/// `, expected`.
+pub(crate) fn without_values(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(i) = rest.find(['"', '`']) {
+        out.push_str(&rest[..i]);
+        out.push_str("(value left out)");
+        let quote = &rest[i..=i];
+        rest = rest[i + 1..]
+            .split_once(quote)
+            .map_or("", |(_, after)| after);
+    }
+    out.push_str(rest);
+    for marker in ["invalid type: ", "invalid value: "] {
+        if let Some(start) = out.find(marker) {
+            let from = start + marker.len();
+            let end = (out[from..].find(", expected")).map_or(out.len(), |e| from + e);
+            // The kind of value (`string`, `integer`, `map`) is its first word.
+            let kind = (out[from..end].split_whitespace().next())
+                .filter(|w| w.chars().all(|c| c.is_ascii_alphabetic()))
+                .unwrap_or("value")
+                .to_string();
+            out.replace_range(from..end, &kind);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

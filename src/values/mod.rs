@@ -910,6 +910,11 @@ mod tests {
             "a: 1\n---\nb: 2\n",
             "a: &x\n  b: *x\n",
             "cull:\n  timeout: {{ .Values.x }}\n",
+            // No line of the file, nor a value the parser's message quotes, shows: a values
+            // file holds secrets (`helm get values -a` gives them).
+            "proxy:\n  secretToken: \"ghp_PROXYSECRET1234567890abcdefghijklmn\ncull:\n  timeout: 3600\n",
+            "hub:\n  services:\n    x: {apiToken: ghp_APITOKEN1234567890abcdefghijklmn}\n  config: {a: [1, 2}\n",
+            "proxy:\n  secretToken: !!int ghp_PROXYSECRET1234567890abcdefghijklmn\n",
             "jupyterhub:\n  cull:\n    timeout: 1h\n",
             "cull:\n  every: -60\n",
             "cull:\n  maxAge: 1.5\n",

@@ -237,6 +237,11 @@ fn bad_values_files_are_usage_errors_naming_the_file_and_key_path() {
         ("zero.yaml", "cull:\n  every: 0\n"),
         ("typo.yaml", "jupyterhub:\n  cull:\n    timout: 60\n"),
         ("duplicate.yaml", "cull:\n  every: 60\n  every: 120\n"),
+        // No line of the file shows: a values file holds secrets.
+        (
+            "secret.yaml",
+            "proxy:\n  secretToken: \"ghp_PROXYSECRET1234567890abcdefghijklmn\ncull:\n  timeout: 3600\n",
+        ),
         ("no/such/values.yaml", ""),
         ("/nonexistent-codeq-rollout/values.yaml", ""),
         ("large.yaml", large.as_str()),

@@ -7,6 +7,7 @@ use super::{
     NamespaceFrom, Origin, PodQuery, SERVICE_ACCOUNT_TOKEN, one_line,
 };
 use crate::support::files::ReadError;
+use crate::support::text::without_values;
 use kube::config::{AuthInfo, Kubeconfig};
 use secrecy::ExposeSecret;
 use std::collections::HashMap;
@@ -31,39 +32,6 @@ pub(crate) fn kubeconfig_secrets(config: &Kubeconfig) -> Vec<String> {
 pub(crate) fn content_secrets(content: &str) -> Vec<String> {
     Kubeconfig::from_yaml(content)
         .map_or_else(|_| vec![content.to_string()], |c| kubeconfig_secrets(&c))
-}
-
-/// A kubeconfig loader's message without the values it quotes: a parse error may quote the
-/// very token (`invalid type: string "…", expected struct AuthInfo` for `user: <token>`).
-/// Keeps the line, column and the kind of value (serde's `invalid type: string`); drops
-/// every quoted (`"…"`, `` `…` ``) span (serde's quotes of values; the YAML scanner's `','`
-/// of syntax stay) and the value after `invalid type:` or `invalid value:` up to
-/// `, expected`.
-fn without_values(message: &str) -> String {
-    let mut out = String::with_capacity(message.len());
-    let mut rest = message;
-    while let Some(i) = rest.find(['"', '`']) {
-        out.push_str(&rest[..i]);
-        out.push_str("(value left out)");
-        let quote = &rest[i..=i];
-        rest = rest[i + 1..]
-            .split_once(quote)
-            .map_or("", |(_, after)| after);
-    }
-    out.push_str(rest);
-    for marker in ["invalid type: ", "invalid value: "] {
-        if let Some(start) = out.find(marker) {
-            let from = start + marker.len();
-            let end = (out[from..].find(", expected")).map_or(out.len(), |e| from + e);
-            // The kind of value (`string`, `integer`, `map`) is its first word.
-            let kind = (out[from..end].split_whitespace().next())
-                .filter(|w| w.chars().all(|c| c.is_ascii_alphabetic()))
-                .unwrap_or("value")
-                .to_string();
-            out.replace_range(from..end, &kind);
-        }
-    }
-    one_line(&out)
 }
 
 /// The Kubernetes request `inputs` give, with credentials as kubectl finds them (module
@@ -395,7 +363,7 @@ fn parse(content: &str, origin: Origin) -> Result<Kubeconfig, KubeError> {
         match (path, base64) {
             (false, false) => KubeError::Unreadable {
                 origin,
-                detail: without_values(&e.to_string()),
+                detail: one_line(&without_values(&e.to_string())),
             },
             _ => KubeError::NotContent { base64 },
         }
@@ -434,7 +402,7 @@ fn read(all: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
             true => Kubeconfig::read_from(path),
             false => Kubeconfig::from_yaml(&String::from_utf8_lossy(&bytes)),
         };
-        let config = config.map_err(|e| unreadable(without_values(&e.to_string())))?;
+        let config = config.map_err(|e| unreadable(one_line(&without_values(&e.to_string()))))?;
         merged = merged
             .merge(config)
             .map_err(|e| unreadable(e.to_string()))?;
