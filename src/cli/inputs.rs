@@ -25,16 +25,16 @@ pub(super) fn kube_name(input: &str, kind: NameKind, value: &str) -> Result<Kube
         .map_err(|v| UsageError::of(input, v, Problem::NotAName(kind)))
 }
 
-/// `--hub-url` ([`url::hub_url`]), refused too when it is the hub's API or under it
-/// ([`hub::base_before_api`]): `status` and the runbook (of `announce` and `docs`) share this.
+/// `--hub-url` ([`url::hub_url`]), refused too when it is one of the hub's pages, its API
+/// among them ([`hub::base_before_pages`]): `status` and the runbook (of `announce` and `docs`) share this.
 pub(crate) fn hub_url(value: &str) -> Result<url::HttpUrl, UsageError> {
     let v = url::hub_url(value)
         .map_err(|e| UsageError::of("hub-url", e.shown, Problem::BadUrl(UrlKind::Hub, e.why)))?;
-    match hub::base_before_api(v.as_str()) {
+    match hub::base_before_pages(v.as_str()) {
         Some(base) => Err(UsageError::of(
             "hub-url",
             v.as_str(),
-            Problem::InHubApi { base },
+            Problem::HubPage { base },
         )),
         None => Ok(v),
     }
@@ -187,7 +187,7 @@ mod tests {
             ("https:///x", "has no host"),
             ("http:/path", "has no host"),
             ("http:path", "has no host"),
-            ("https://hub.example.org/hub/api", "is in the hub's API"),
+            ("https://hub.example.org/hub/api", "is a page of the hub"),
         ] {
             let err = hub_url(bad).unwrap_err();
             assert_eq!(err.input, "hub-url");
@@ -202,7 +202,8 @@ mod tests {
     }
 
     /// A hub URL whose host is missing right after `://` (which the URL parser would read
-    /// from the path), or that is the hub's API, is refused with what to write instead:
+    /// from the path), or that is one of the hub's pages (its API, `/hub/home` copied from the
+    /// browser, a user's `/user/NAME/lab`), is refused with what to write instead:
     /// `status` and the runbook take the same check, in the same words.
     #[test]
     fn a_hub_url_without_a_host_or_in_the_hubs_api_is_refused_saying_what_to_write() {
@@ -213,11 +214,16 @@ mod tests {
             "https://hub.example.org/hub/api",
             "https://hub.example.org/hub/api/",
             "https://example.org/jupyter/hub/api/users",
+            "https://hub.example.org/hub/home",
+            "https://hub.example.org/hub/admin",
+            "https://hub.example.org/user/alice/lab",
+            "https://example.org/jupyter/user/alice/lab/tree/hub/x.ipynb",
         ];
         insta::assert_snapshot!(refusals("hub-url", &bad, hub_url));
         for fine in [
             "https://hub.example.org/hub",
-            "https://hub.example.org/hub/apis",
+            "https://example.org/jupyter",
+            "https://example.org/hubs/user",
         ] {
             assert_eq!(hub_url(fine).unwrap().as_str(), fine);
         }

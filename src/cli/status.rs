@@ -516,7 +516,7 @@ mod tests {
     }
 
     #[test]
-    fn a_hub_url_that_is_the_hubs_api_is_refused_naming_the_base() {
+    fn a_hub_url_that_is_a_page_of_the_hub_is_refused_naming_the_base() {
         let rest = [
             "--hub-token",
             "hub-token-1",
@@ -528,6 +528,8 @@ mod tests {
             "https://hub.example.edu/hub/api/",
             "https://hub.example.edu/hub/api/users",
             "https://example.edu/jupyter/hub/api/users",
+            "https://hub.example.edu/hub/home",
+            "https://example.edu/jupyter/user/alice/lab",
         ]
         .iter()
         .map(|given| {
@@ -539,20 +541,21 @@ mod tests {
         })
         .collect();
         insta::assert_snapshot!(table.join("\n"), @r#"
-            hub-url (--hub-url) "https://hub.example.edu/hub/api" is in the hub's API (/hub/api…), not the hub's address
-            help: give the address without /hub/api and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
-            hub-url (--hub-url) "https://hub.example.edu/hub/api" is in the hub's API (/hub/api…), not the hub's address
-            help: give the address without /hub/api and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
-            hub-url (--hub-url) "https://hub.example.edu/hub/api/users" is in the hub's API (/hub/api…), not the hub's address
-            help: give the address without /hub/api and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
-            hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is in the hub's API (/hub/api…), not the hub's address
-            help: give the address without /hub/api and what follows, here https://example.edu/jupyter (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
+            hub-url (--hub-url) "https://hub.example.edu/hub/api" is a page of the hub (/hub/… or /user/…), not the hub's address
+            help: give the address without /hub/ or /user/ and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
+            hub-url (--hub-url) "https://hub.example.edu/hub/api" is a page of the hub (/hub/… or /user/…), not the hub's address
+            help: give the address without /hub/ or /user/ and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
+            hub-url (--hub-url) "https://hub.example.edu/hub/api/users" is a page of the hub (/hub/… or /user/…), not the hub's address
+            help: give the address without /hub/ or /user/ and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
+            hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is a page of the hub (/hub/… or /user/…), not the hub's address
+            help: give the address without /hub/ or /user/ and what follows, here https://example.edu/jupyter (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
+            hub-url (--hub-url) "https://hub.example.edu/hub/home" is a page of the hub (/hub/… or /user/…), not the hub's address
+            help: give the address without /hub/ or /user/ and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
+            hub-url (--hub-url) "https://example.edu/jupyter/user/alice/lab" is a page of the hub (/hub/… or /user/…), not the hub's address
+            help: give the address without /hub/ or /user/ and what follows, here https://example.edu/jupyter (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
         "#);
         // A base ending in /hub may be a prefix: asked, and suggested only if it fails.
-        for fine in [
-            "https://hub.example.edu/hub",
-            "https://hub.example.edu/hub/apis",
-        ] {
+        for fine in ["https://hub.example.edu/hub", "https://example.edu/jupyter"] {
             assert!(request(&[&["--hub-url", fine][..], &rest].concat()).is_ok());
         }
     }

@@ -90,8 +90,9 @@ pub(crate) enum Problem {
     NotAName(NameKind),
     /// A URL refused ([`UrlProblem`]); the value shown with credentials and query as `***`.
     BadUrl(UrlKind, UrlProblem),
-    /// A hub URL in the hub's API; `base` is the address before `/hub/api`.
-    InHubApi {
+    /// A hub URL that is one of the hub's pages (`/hub/…`, `/user/NAME/…`, the API among
+    /// them); `base` is the address before `/hub/` or `/user/`.
+    HubPage {
         /// The address to give instead.
         base: String,
     },

@@ -98,10 +98,10 @@ pub(crate) fn words(e: &UsageError) -> Words {
         ),
         Problem::NotAName(kind) => name_words(&named, *kind),
         Problem::BadUrl(kind, what) => url_words(&named, *kind, what),
-        Problem::InHubApi { base } => say(
-            format!("{named} is in the hub's API (/hub/api…), not the hub's address"),
+        Problem::HubPage { base } => say(
+            format!("{named} is a page of the hub (/hub/… or /user/…), not the hub's address"),
             format!(
-                "give the address without /hub/api and what follows, here {base} (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)"
+                "give the address without /hub/ or /user/ and what follows, here {base} (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)"
             ),
         ),
         Problem::Repository(why) => repository_words(&named, why),
@@ -865,7 +865,7 @@ mod tests {
             ("hub-url", Some("ftp://hub.org"), url(UrlProblem::NotHttp)),
             ("hub-url", Some("http:///path"), url(UrlProblem::NoHost)),
             ("hub-url", Some("https://***@hub.org"), url(UrlProblem::UserName)),
-            ("hub-url", Some("https://hub.org/hub/api"), Problem::InHubApi { base: "https://hub.org".into() }),
+            ("hub-url", Some("https://hub.org/hub/api"), Problem::HubPage { base: "https://hub.org".into() }),
             ("repository", Some("noslash"), repo(RepositoryError::Form)),
             ("repository", Some("-o/r"), repo(RepositoryError::Owner)),
             ("repository", Some("o/.."), repo(RepositoryError::Name)),

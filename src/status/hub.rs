@@ -94,24 +94,26 @@ pub const ROLE_NAME: &str = "codeq-rollout-status";
 #[cfg(test)]
 pub(crate) const ROLE_SNIPPET: &str = include_str!("hub/role.yaml");
 
-/// The hub's base URL in `hub_url` when `hub_url` is its API or a URL under it: the URL
-/// without the `/hub/api…` part (`https://hub.example.org/jupyter/hub/api/users` gives
-/// `https://hub.example.org/jupyter`); `None` when the path has no `/hub/api` segment pair
-/// (`/hub/apis` is not one) or `hub_url` is not a URL. Scheme and host come back as
-/// [`Url`] writes them (lower case, the default port left out), without a trailing `/`.
+/// The hub's base URL in `hub_url` when `hub_url` is one of the hub's pages: the URL
+/// before its first `hub` or `user` path segment that another segment follows (JupyterHub
+/// 5.x `app.py` serves everything under its `base_url` as `{base_url}hub/…`, its pages and
+/// API, and `{base_url}user/NAME/…`, the users' servers; so
+/// `https://hub.example.org/jupyter/hub/api/users` and `…/jupyter/user/alice/lab` give
+/// `https://hub.example.org/jupyter`); `None` when there is no such segment pair or
+/// `hub_url` is not a URL. Scheme and host come back as [`Url`] writes them (lower case,
+/// the default port left out), without a trailing `/`.
 ///
-/// The command line refuses such a `hub-url` before anything is sent or rendered, as it is
-/// certain: no hub's address ends in its API's path. (A base ending in `/hub` may be a
-/// prefix: `status` suggests that one only once the hub answered 404, [`HubError::WrongBase`].)
-pub(crate) fn base_before_api(hub_url: &str) -> Option<String> {
-    const API: &str = "/hub/api";
+/// The command line refuses such a `hub-url` before anything is sent or rendered, as no
+/// hub's address is one of its pages. (A base ending in `/hub` may be a prefix: `status`
+/// suggests that one only once the hub answered 404, [`HubError::WrongBase`].)
+pub(crate) fn base_before_pages(hub_url: &str) -> Option<String> {
     let mut url = Url::parse(hub_url.trim()).ok()?;
     let path = url.path().to_string();
-    let (at, _) = path.match_indices(API).find(|(at, _)| {
-        let rest = &path[at + API.len()..];
-        rest.is_empty() || rest.starts_with('/')
-    })?;
-    url.set_path(&path[..at]);
+    let segments: Vec<&str> = path.split('/').collect();
+    let at = segments
+        .windows(2)
+        .position(|pair| matches!(pair[0], "hub" | "user") && !pair[1].is_empty())?;
+    url.set_path(&segments[..at].join("/"));
     url.set_query(None);
     url.set_fragment(None);
     Some(url.as_str().trim_end_matches('/').to_string())
@@ -255,13 +257,12 @@ impl HubClient {
         url
     }
 
-    /// The base URL meant when `base` ends in `/hub` or `/hub/login`, or holds `/hub/api`
-    /// ([`base_before_api`]; the command line refuses that one before a client is made).
+    /// The base URL meant when `base` ends in `/hub`, or is one of the hub's pages
+    /// ([`base_before_pages`]; the command line refuses that one before a client is made).
     fn suggested_base(&self) -> Option<String> {
-        base_before_api(&self.base).or_else(|| {
-            ["/hub/login", "/hub"]
-                .iter()
-                .find_map(|suffix| self.base.strip_suffix(suffix))
+        base_before_pages(&self.base).or_else(|| {
+            self.base
+                .strip_suffix("/hub")
                 .filter(|b| b.contains("://") && !b.ends_with(':') && !b.ends_with('/'))
                 .map(str::to_string)
         })

@@ -518,7 +518,7 @@ async fn a_wrong_base_under_the_hub_is_answered_with_the_base_to_give() {
 }
 
 #[test]
-fn the_base_before_the_api_is_the_url_without_its_hub_api_part() {
+fn the_base_before_the_pages_is_the_url_before_its_hub_or_user_part() {
     for (given, base) in [
         (
             "https://hub.example.org/hub/api",
@@ -540,13 +540,22 @@ fn the_base_before_the_api_is_the_url_without_its_hub_api_part() {
             "http://example.org:8000/jupyter/hub/api/users",
             Some("http://example.org:8000/jupyter"),
         ),
+        (
+            "https://hub.example.org/hub/home",
+            Some("https://hub.example.org"),
+        ),
+        (
+            "https://example.org/jupyter/user/alice/lab",
+            Some("https://example.org/jupyter"),
+        ),
         ("https://hub.example.org", None),
         ("https://hub.example.org/hub", None),
-        ("https://hub.example.org/hub/apis", None),
+        ("https://hub.example.org/hub/", None),
+        ("https://example.org/jupyter", None),
         ("https://hub.example.org/myhub/api", None),
         ("not a url/hub/api", None),
     ] {
-        assert_eq!(base_before_api(given).as_deref(), base, "{given}");
+        assert_eq!(base_before_pages(given).as_deref(), base, "{given}");
     }
 }
 
