@@ -182,16 +182,20 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> 
         // annotation is an error already, so without clap's `error: `.
         let first = message.split("\n\n").next().unwrap_or_default().trim();
         let first = first.strip_prefix("error: ").unwrap_or(first);
+        use clap::error::{ContextKind, ContextValue};
         let unknown = err.kind() == clap::error::ErrorKind::InvalidSubcommand;
-        let (input, first) = match unknown {
+        let (input, first) = match (unknown, err.get(ContextKind::Custom)) {
             // The Action's `command` input (its `runs.args`) is the subcommand.
-            true => (Some(COMMAND_INPUT.to_string()), unknown_command(&err, log)),
-            false => (refused_input(&err, log), first.to_string()),
+            (true, _) => (Some(COMMAND_INPUT.to_string()), unknown_command(&err, log)),
+            // A value parser's refusal, worded as inside Actions (`cli::value`).
+            (_, Some(ContextValue::String(placed))) => {
+                (refused_input(&err, log), log.redact(placed))
+            }
+            _ => (refused_input(&err, log), first.to_string()),
         };
-        let title = match &input {
-            Some(input) => format!("Invalid input: {input}"),
-            None => "Invalid input".to_string(),
-        };
+        let title = input
+            .as_ref()
+            .map_or("Invalid input".into(), |i| format!("Invalid input: {i}"));
         log.error(&title, &first);
         let pipeline = args.get(1).and_then(|a| Pipeline::named(a.to_str()?));
         if unknown || pipeline.is_some() {

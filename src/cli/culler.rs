@@ -3,7 +3,7 @@
 use super::usage::{CalendarFix, Problem};
 use super::{CullerArgs, InputDuration, UsageError, usage};
 use crate::support::log::Log;
-use crate::values::{self, SettingsError, ValuesPath};
+use crate::values::{self, SettingsError, ValuesError, ValuesPath};
 use crate::window::{Configured, MAX_HUB_SERVERS, Overrides};
 use anyhow::Result;
 use time::OffsetDateTime;
@@ -46,9 +46,10 @@ impl CullerArgs {
     ///
     /// # Errors
     /// [`UsageError`] for each [`SettingsError`]: naming `jupyterhub-values` for every
-    /// values-file error (each naming the file and key path), the option for an option's
-    /// `timeout` or `every` of 0 while culling is enabled; deadlines past the calendar
-    /// ([`deadlines_fit`]). (The options' parsers refuse malformed values.)
+    /// values-file error (each naming the file and key path; `values-path` for a key none
+    /// of the files has), the option for an option's `timeout` or `every` of 0 while
+    /// culling is enabled; deadlines past the calendar ([`deadlines_fit`]). (The options'
+    /// parsers refuse malformed values.)
     pub(crate) fn settings(&self, log: &Log, now: Option<OffsetDateTime>) -> Result<Configured> {
         let path = self.values_path.clone().unwrap_or_default();
         let files = values::read(&self.jupyterhub_values, &path).map_err(refused)?;
@@ -72,11 +73,16 @@ impl CullerArgs {
 }
 
 /// The [`UsageError`] for settings refused, naming `jupyterhub-values` for the values files
-/// and the option for an option's value ([`SettingsError`]).
+/// (`values-path` for a key none of them has) and the option for an option's value
+/// ([`SettingsError`]).
 fn refused(e: SettingsError) -> anyhow::Error {
     match e {
         SettingsError::ListedWithComma(file) => {
             UsageError::new(VALUES, Problem::ValuesListedWithComma(file)).into()
+        }
+        // A key no file has: the values-path given is what to change.
+        SettingsError::File(e @ ValuesError::ValuesPathNotFound(..)) => {
+            usage("values-path")(e.into()).into()
         }
         SettingsError::File(e) => usage(VALUES)(e.into()).into(),
         SettingsError::Option(name, e) => usage(&name)(e.into()).into(),

@@ -22,7 +22,8 @@ use std::time::Duration;
 /// `hub-timeout`); a value that is not UTF-8 is refused before it. A refusal's message
 /// (which names the input and says what to write) goes under clap's `error: `, without
 /// clap's usage lines (it reads as a request's [`UsageError`] does), and the option
-/// (`--hub-timeout <DURATION>`) is its [`ContextKind::InvalidArg`].
+/// (`--hub-timeout <DURATION>`) is its [`ContextKind::InvalidArg`]; the words as inside
+/// Actions ([`UsageError::in_actions`]), its [`ContextKind::Custom`].
 #[derive(Clone)]
 struct Parse<T>(Arc<Check<T>>);
 
@@ -42,10 +43,16 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Parse<T> {
         let checked = (value.to_str())
             .ok_or_else(|| UsageError::new(input, Problem::NotUtf8))
             .and_then(|text| (self.0)(input, text));
-        checked.map_err(|refused| {
+        checked.map_err(|mut refused| {
             // Our words alone, as a request's usage error prints them: no usage lines after.
-            let refused = format!("{refused}\n");
-            let mut err = clap::Error::raw(ErrorKind::ValueValidation, refused).with_cmd(cmd);
+            let words = format!("{refused}\n");
+            let mut err = clap::Error::raw(ErrorKind::ValueValidation, words).with_cmd(cmd);
+            // As worded inside Actions, for its annotation (`crate::usage_error`).
+            refused.in_actions = true;
+            err.insert(
+                ContextKind::Custom,
+                ContextValue::String(refused.to_string()),
+            );
             if let Some(arg) = arg {
                 let arg = ContextValue::String(arg.to_string());
                 err.insert(ContextKind::InvalidArg, arg);

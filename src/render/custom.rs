@@ -119,7 +119,8 @@ impl TemplateError {
     }
 }
 
-super::words::words_display!(TemplateError => words);
+// Unplaced, as on the command line; [`super::error_words`] words it where the run is.
+super::words::words_display!(TemplateError => |e| words(e, false));
 
 /// Where in a template a fault is, as far as minijinja knows (lines and columns from 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,10 +165,16 @@ pub(crate) enum TemplateFault {
     RendersNothing(Tier),
 }
 
-/// The words of `e`: what is wrong with which input and file, then what to do.
-pub(crate) fn words(e: &TemplateError) -> Words {
+/// The words of `e`: what is wrong with which input and file, then what to do; `in_actions`:
+/// the dry run that prints the names a template can use is given as the Action's inputs.
+pub(crate) fn words(e: &TemplateError, in_actions: bool) -> Words {
     let named = format!("{} (--{}) {:?}", e.input, e.input, e.file);
-    let names = "`announce --dry-run --print-context` shows the names a template can use";
+    let names = match in_actions {
+        true => {
+            "a run with `dry-run: true` and `print-context: true` under `with:` prints the names a template can use"
+        }
+        false => "`announce --dry-run --print-context` shows the names a template can use",
+    };
     let (what, help) = match &e.fault {
         TemplateFault::TooLarge(size) => (
             format!("{named} is {size} bytes, over 64 KiB"),
@@ -546,7 +553,7 @@ mod tests {
                 let err = CustomTemplate::parse(BodyKind::TrackingIssue, "t.md.j2", bytes)
                     .expect_err(case);
                 assert_eq!(err.input, "tracking-issue-template");
-                crate::render::words::assert_shape(&words(&err));
+                crate::render::words::assert_shape(&words(&err, false));
                 format!("{case}:\n  {}", err.to_string().replace('\n', "\n  "))
             })
             .collect();
@@ -589,10 +596,13 @@ mod tests {
         ];
         let file = ".github/release-note.md.j2".to_string();
         let input = BodyKind::ReleaseNote.input();
-        insta::assert_snapshot!(crate::render::words::shaped(faults.into_iter().map(
-            |fault| {
+        // Last, inside Actions: the dry run that prints the names is given as inputs.
+        let faults = (faults.into_iter().map(|fault| (fault, false)))
+            .chain([(TemplateFault::Undefined(at), true)]);
+        insta::assert_snapshot!(crate::render::words::shaped(faults.map(
+            |(fault, in_actions)| {
                 let file = file.clone();
-                words(&TemplateError { input, file, fault })
+                words(&TemplateError { input, file, fault }, in_actions)
             }
         )));
     }
@@ -632,9 +642,13 @@ mod tests {
         let mut ctx = example_context(Tier::Routine);
         ctx.window.culling_enabled = true;
         let err = template.render(&ctx).expect_err("the branch is taken");
-        insta::assert_snapshot!(err.to_string(), @r#"
+        // Inside Actions, the run's error (`error_words`) gives the dry run as inputs.
+        let placed = crate::render::error_words(&anyhow::Error::new(err.clone()), true);
+        insta::assert_snapshot!(format!("{err}\n(in Actions) {placed}"), @r#"
         release-note-template (--release-note-template) "f.md.j2": cannot render at line 1, column 59
         help: filter nope is unknown; `announce --dry-run --print-context` shows the names a template can use
+        (in Actions) release-note-template (--release-note-template) "f.md.j2": cannot render at line 1, column 59
+        help: filter nope is unknown; a run with `dry-run: true` and `print-context: true` under `with:` prints the names a template can use
         "#);
     }
 

@@ -325,11 +325,10 @@ fn failure_words(failure: &LookupFailure) -> Words {
         LookupFailure::NoClient { lookup, lacking } => {
             let (doing, detail) = lookup_words(lookup);
             let fix = match lacking {
-                // Only outside Actions: its runner always sets GITHUB_REPOSITORY.
-                NoClient::Repository => format!(
-                    "no repository is known; {} OWNER/REPO",
-                    super::help::set_input("repository", false)
-                ),
+                // Worded for both places: only a runner like `act` leaves it unset in Actions.
+                NoClient::Repository => "no repository is known (GITHUB_REPOSITORY is unset); \
+                                         set repository (--repository) to OWNER/REPO"
+                    .to_string(),
                 NoClient::Token => "this dry run has no GitHub token, so the look-up cannot \
                                     run; pass github-token (--github-token)"
                     .to_string(),

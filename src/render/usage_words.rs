@@ -80,8 +80,12 @@ pub(crate) fn words(e: &UsageError) -> Words {
         Problem::NotOneOf(names) => say(
             format!("{named} is not {}", or_list(names)),
             format!(
-                "write one of {} (in any case); --help says what each means",
-                names.join(", ")
+                "write one of {} (in any case); {} says what each means",
+                names.join(", "),
+                match e.in_actions {
+                    true => "the inputs table of docs/inputs-and-outputs.md",
+                    false => "--help",
+                }
             ),
         ),
         Problem::NotACommit => say(
@@ -155,7 +159,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             format!("set {input} (--{input}) to your hub's address"),
         ),
         Problem::Kube(e) => super::kube::words(e),
-        Problem::Refused(e) => Words::new(format!("{e:#}")),
+        Problem::Refused(refused) => super::error_words(refused, e.in_actions),
     }
 }
 

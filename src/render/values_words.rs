@@ -14,8 +14,9 @@ use std::borrow::Cow;
 
 super::words::words_display!(ValuesError => words);
 
-/// How to name the values-path input in a message.
-const VALUES_PATH: &str = "--values-path (input values-path)";
+/// How to name the values-path input in a message: as action.yml names it, then its option
+/// (as [`super::usage_words`] names every input).
+const VALUES_PATH: &str = "values-path (--values-path)";
 
 /// The words of `e`.
 pub(crate) fn words(e: &ValuesError) -> Words {
@@ -78,14 +79,14 @@ pub(crate) fn words(e: &ValuesError) -> Words {
         ValuesError::BothPlaces(file, here, there) => (
             format!("{file} has both `{here}` and `{there}`"),
             format!(
-                "say which one the hub uses with --values-path {} (input values-path), or --values-path . for the top level",
+                "say which one the hub uses: set {VALUES_PATH} to {}, or to . for the top level",
                 there.split('.').next().unwrap_or_default()
             ),
         ),
         ValuesError::CullOutOfReach(file, at, expected) => (
             format!("{file} sets `cull` at `{at}`, where codeq-rollout does not read it"),
             format!(
-                "it reads `{expected}`: name its parent key with --values-path {} (input values-path)",
+                "it reads `{expected}`: set {VALUES_PATH} to its parent key, {}",
                 at.strip_suffix(".cull").unwrap_or(".")
             ),
         ),
@@ -111,7 +112,7 @@ pub(crate) fn words(e: &ValuesError) -> Words {
         ),
         ValuesError::Disagree([(first, its), (second, theirs)]) => (
             format!("the values files disagree about where `cull` sits: {first} has `{its}`, {second} has `{theirs}`"),
-            "the chart reads z2jh's values at only one of those places, the same for every file; move the keys of one file to where the other has them (no --values-path reads both)".to_string(),
+            "the chart reads z2jh's values at only one of those places, the same for every file; move the keys of one file to where the other has them (no values-path reads both)".to_string(),
         ),
         ValuesError::Invalid(e) => return settings_words(e),
     };
@@ -170,15 +171,13 @@ fn unreadable(file: &str, why: &ReadError) -> Words {
         ReadError::NotRegular => "give the values file itself, e.g. deploy/values.yaml",
         ReadError::PermissionDenied => "make it readable for this user",
         ReadError::TooLarge { .. } => {
-            return Words::new(format!("{what} (1 MiB)")).help(
-                "values files are a few KiB, so check that it is the right file (--jupyterhub-values, input jupyterhub-values)",
-            );
+            "values files are a few KiB (the limit is 1 MiB): check that it is the right file"
         }
         ReadError::NotUtf8 { .. } => "save it as UTF-8",
         ReadError::Other(_) => "check the path and try again",
     };
     Words::new(what).help(format!(
-        "{help}; the files are given with --jupyterhub-values (input jupyterhub-values)"
+        "{help}; the files are given with jupyterhub-values (--jupyterhub-values)"
     ))
 }
 

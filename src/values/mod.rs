@@ -1095,7 +1095,10 @@ mod tests {
         );
         let err = format!("{:#}", load(&paths, &ValuesPath::Auto).unwrap_err());
         assert!(err.contains("platform.jupyterhub.cull"), "{err}");
-        assert!(err.contains("--values-path platform.jupyterhub"), "{err}");
+        assert!(
+            err.contains("values-path (--values-path) to its parent key, platform.jupyterhub"),
+            "{err}"
+        );
         let files = load(
             &paths,
             &ValuesPath::parse(Some("platform.jupyterhub")).unwrap(),

@@ -865,9 +865,9 @@ async fn a_security_dry_run_summary_says_no_tracking_issue_was_opened() {
 }
 
 /// A run refused on its inputs (exit code 2), by clap (a value `tier` does not take) or by
-/// the command line's checks (a duration `cull-timeout` does not take), writes a job summary
-/// saying so with the annotation's words and the input, and every output empty; nothing is
-/// sent to GitHub. A secret quoted in the refusal stays masked in both files. A run that
+/// the command line's checks (a duration `cull-timeout` does not take; a `values-path` no
+/// values file has, titled by it), writes a job summary saying so with the annotation's
+/// words and the input, and every output empty; nothing is sent to GitHub. A secret quoted in the refusal stays masked in both files. A run that
 /// names an environment (valid or not) writes the deployment's outputs too, empty.
 #[tokio::test]
 async fn a_run_refused_on_its_inputs_writes_a_failure_summary_and_every_output_empty() {
@@ -882,6 +882,15 @@ async fn a_run_refused_on_its_inputs_writes_a_failure_summary_and_every_output_e
             14,
         ),
         ("clap_environment", &[("environment", "prod\u{202e}ue")], 14),
+        // A key no values file has (any YAML mapping will do): `values-path` is at fault.
+        (
+            "values_path",
+            &[
+                ("jupyterhub-values", "examples/announce.yml"),
+                ("values-path", "jupyterhub"),
+            ],
+            12,
+        ),
     ] {
         let scenario = Scenario::merged_pr(&["routine"]);
         let scenario = (inputs.iter()).fold(scenario, |s, (input, value)| s.input(input, value));
