@@ -136,6 +136,7 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
     run.release_held(log);
     let (decision, target_sha) = tiered?;
     run.known.tier = Some(decision.clone());
+    run.stage = Stage::Runbook;
     runbook(req, &decision, log)?;
     let platforms = platforms(req, &digest, &decision).await?;
 

@@ -21,6 +21,9 @@ pub(crate) enum Stage {
     Digest,
     /// Deciding the tier from the pull requests behind the release.
     Tier,
+    /// A security release's break-glass runbook: its `hub-url` checked, the image index's
+    /// platform manifests it names read.
+    Runbook,
     /// Looking up the release note and tracking issues that exist.
     LookUp,
     /// Rendering the bodies.
@@ -246,6 +249,7 @@ mod tests {
         let stages = [
             Stage::Digest,
             Stage::Tier,
+            Stage::Runbook,
             Stage::LookUp,
             Stage::Render,
             Stage::Publish,
