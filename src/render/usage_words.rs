@@ -671,11 +671,15 @@ fn rule_words(rule: Rule) -> (&'static str, &'static str) {
             "registry-password is set but registry-username is empty",
             "set both, or neither for anonymous access",
         ),
+        // Worded for both places: only a runner like `act` leaves these unset in Actions.
         Rule::NoRepository => (
-            "no repository",
-            "set --repository OWNER/REPO (GITHUB_REPOSITORY outside Actions)",
+            "no repository (GITHUB_REPOSITORY is unset)",
+            "set repository (--repository) to OWNER/REPO",
         ),
-        Rule::NoCommit => ("no commit", "set --sha (GITHUB_SHA outside Actions)"),
+        Rule::NoCommit => (
+            "no commit (GITHUB_SHA is unset)",
+            "set sha (--sha) to the commit's whole SHA",
+        ),
         Rule::KubernetesNeedsImage => (
             "Kubernetes is on (kubeconfig or kubernetes: true) but image is not set",
             "the pods' imageIDs are compared with its digest",
