@@ -49,10 +49,8 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Parse<T> {
             let mut err = clap::Error::raw(ErrorKind::ValueValidation, words).with_cmd(cmd);
             // As worded inside Actions, for its annotation (`crate::usage_error`).
             refused.in_actions = true;
-            err.insert(
-                ContextKind::Custom,
-                ContextValue::String(refused.to_string()),
-            );
+            let placed = ContextValue::String(refused.to_string());
+            err.insert(ContextKind::Custom, placed);
             if let Some(arg) = arg {
                 let arg = ContextValue::String(arg.to_string());
                 err.insert(ContextKind::InvalidArg, arg);
