@@ -97,6 +97,10 @@ pub(crate) fn words(e: &ValuesError) -> Words {
                 "JupyterHub (6.1.1) has no such option and ignores it, it reads the slow-stop timeout from its tornado settings; move the value to `{reads}`"
             ),
         ),
+        ValuesError::ValuesPathNotFound(path, files) if files.is_empty() => (
+            format!("{VALUES_PATH} {path:?} names a key of the values files, but no values file is given"),
+            "give the files with --jupyterhub-values (input jupyterhub-values), or leave values-path unset".to_string(),
+        ),
         ValuesError::ValuesPathNotFound(path, files) => (
             format!("{VALUES_PATH} {path:?} names a key that none of the values files has"),
             format!(
@@ -324,6 +328,7 @@ mod tests {
                     "platform".into(),
                     vec!["a.yaml".into(), "b.yaml".into()],
                 ),
+                ValuesError::ValuesPathNotFound("platform".into(), Vec::new()),
                 ValuesError::Disagree([pair("a.yaml", "jupyterhub.cull"), pair("b.yaml", "cull")]),
                 ValuesError::Invalid(InvalidSettings {
                     origin: Origin::file("v.yaml", "cull.every"),

@@ -506,7 +506,7 @@ pub(crate) const VALUES_MAX_BYTES: u64 = 1024 * 1024;
 /// # Errors
 /// An unreadable file ([`ValuesError::Unreadable`]), any [`parse`] error, with
 /// [`ValuesPath::Auto`] files that disagree about where `cull` sits, and with
-/// [`ValuesPath::Under`] parent keys that no file has.
+/// [`ValuesPath::Under`] parent keys that no file has (as when no file is given).
 pub(crate) fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Read, ValuesError> {
     let mut texts: Vec<(String, String)> = Vec::new();
     for f in files {
@@ -535,9 +535,10 @@ pub(crate) fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Read, ValuesE
     Ok(read)
 }
 
-/// Refuses parent keys `keys` (not the top level) that none of `texts` (name, text) has.
+/// Refuses parent keys `keys` (not the top level) that none of `texts` (name, text) has, as
+/// when there is no file at all.
 fn named_place_found(texts: &[(String, String)], keys: &[String]) -> Result<(), ValuesError> {
-    if keys.is_empty() || texts.is_empty() {
+    if keys.is_empty() {
         return Ok(());
     }
     for (name, text) in texts {
