@@ -474,10 +474,7 @@ fn read_image(
         // `enum: [null, "", IfNotPresent, Always, Never]`, 4.x `values.schema.yaml`) writes it.
         Some(v) => match PullPolicy::deserialize(v) {
             Ok(policy) if v.is_string() => Some(Some(policy)),
-            _ => {
-                let wrong = Wrong::Kind(v.into());
-                return Err(image.wrong("pullPolicy", wrong, Takes::PullPolicy));
-            }
+            _ => return Err(image.wrong("pullPolicy", Wrong::Kind(v.into()), Takes::PullPolicy)),
         },
     };
     let origin = |name: &str| image.origin(name);
