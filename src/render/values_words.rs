@@ -7,9 +7,8 @@ use super::words::Words;
 use crate::support::duration::max_duration_words;
 use crate::support::files::ReadError;
 use crate::support::text::without_values;
-use crate::values::error::{Holds, Takes, ValuesError, Wrong};
+use crate::values::error::{Holds, Kind, Takes, ValuesError, Wrong};
 use crate::window::MAX_DURATION_SECS;
-use serde_json::Value;
 use std::borrow::Cow;
 
 super::words::words_display!(ValuesError => words);
@@ -32,7 +31,7 @@ pub(crate) fn words(e: &ValuesError) -> Words {
         ValuesError::Unreadable(file, why) => return unreadable(file, why),
         ValuesError::NotYaml(file, error) => return not_yaml(file, error),
         ValuesError::TopNotMapping(file, found) => (
-            format!("{file} is not a values file: its top level is {}", described(found)),
+            format!("{file} is not a values file: its top level is {}", described(*found)),
             "a values file is a mapping of keys such as `cull:`".to_string(),
         ),
         ValuesError::NotMapping {
@@ -41,7 +40,7 @@ pub(crate) fn words(e: &ValuesError) -> Words {
             found,
             holds,
         } => {
-            let what = format!("{file}: `{key}` is {}, not a mapping", described(found));
+            let what = format!("{file}: `{key}` is {}, not a mapping", described(*found));
             return match holds {
                 Holds::Cull => Words::new(what)
                     .help("write `cull:` with keys such as `timeout: 3600` beneath it"),
@@ -57,10 +56,6 @@ pub(crate) fn words(e: &ValuesError) -> Words {
             wrong,
             takes,
         } => return value_words(file, key, wrong, *takes),
-        ValuesError::NullEnabled(file, key) => (
-            format!("{file}: `{key}` is null"),
-            "z2jh requires true or false there".to_string(),
-        ),
         ValuesError::UnknownCullKey {
             file,
             key,
@@ -102,6 +97,10 @@ pub(crate) fn words(e: &ValuesError) -> Words {
             format!(
                 "JupyterHub (6.1.1) has no such option and ignores it, it reads the slow-stop timeout from its tornado settings; move the value to `{reads}`"
             ),
+        ),
+        ValuesError::ValuesPathNotFound(path, files) if files.is_empty() => (
+            format!("{VALUES_PATH} {path:?} names a key of the values files, but no values file is given"),
+            "give the files with --jupyterhub-values (input jupyterhub-values), or leave values-path unset".to_string(),
         ),
         ValuesError::ValuesPathNotFound(path, files) => (
             format!("{VALUES_PATH} {path:?} names a key that none of the values files has"),
@@ -181,10 +180,10 @@ fn unreadable(file: &str, why: &ReadError) -> Words {
     ))
 }
 
-/// What is wrong with a value, after `is`: `negative (-60)`, `the string "1h"`, ...
+/// What is wrong with a value, after `is`: `negative (-60)`, `a string`, ...
 fn wrong_words(wrong: &Wrong) -> String {
     match wrong {
-        Wrong::Kind(found) => described(found),
+        Wrong::Kind(found) => described(*found).to_string(),
         Wrong::Negative(n) => format!("negative ({n})"),
         Wrong::NotPlain(value) => {
             format!("the number {value}, but not written as a plain integer")
@@ -212,15 +211,16 @@ fn takes_words(takes: Takes) -> String {
     }
 }
 
-/// A YAML value in words: `the string "1h"`, `a list`, ...
-fn described(found: &Value) -> String {
+/// A YAML value's kind in words, after `is`: `a string`, `a list`, ... Never the value: a
+/// values file holds secrets (`proxy.secretToken`).
+fn described(found: Kind) -> &'static str {
     match found {
-        Value::Null => "null".into(),
-        Value::Bool(b) => format!("the boolean {b}"),
-        Value::Number(n) => format!("the number {n}"),
-        Value::String(s) => format!("the string {s:?}"),
-        Value::Array(_) => "a list".into(),
-        Value::Object(_) => "a mapping".into(),
+        Kind::Null => "null",
+        Kind::Boolean => "a boolean",
+        Kind::Number => "a number",
+        Kind::String => "a string",
+        Kind::List => "a list",
+        Kind::Mapping => "a mapping",
     }
 }
 
@@ -267,7 +267,7 @@ mod tests {
         let not_mapping = |holds| ValuesError::NotMapping {
             file: file(),
             key: "jupyterhub.cull".into(),
-            found: Value::Bool(true),
+            found: Kind::Boolean,
             holds,
         };
         let value = |wrong, takes| ValuesError::Value {
@@ -294,28 +294,21 @@ mod tests {
                 ValuesError::EndsInCull("jupyterhub.cull".into(), "jupyterhub".into()),
                 ValuesError::NotYaml(file(), Box::new(not_yaml)),
                 ValuesError::NotYaml("v.yaml".into(), Box::new(quoting)),
-                ValuesError::TopNotMapping(file(), Value::Array(Vec::new())),
+                ValuesError::TopNotMapping(file(), Kind::List),
                 not_mapping(Holds::Cull),
                 not_mapping(Holds::Parent),
                 not_mapping(Holds::Image),
                 not_mapping(Holds::Other),
-                value(Wrong::Kind(Value::String("1h".into())), Takes::Seconds),
-                value(Wrong::Kind(Value::Null), Takes::Boolean),
-                value(Wrong::Kind(serde_json::json!(1.2)), Takes::ImageTag),
-                value(
-                    Wrong::Kind(Value::Object(serde_json::Map::new())),
-                    Takes::ImageName,
-                ),
-                value(
-                    Wrong::Kind(Value::String("always".into())),
-                    Takes::PullPolicy,
-                ),
+                value(Wrong::Kind(Kind::String), Takes::Seconds),
+                value(Wrong::Kind(Kind::Null), Takes::Boolean),
+                value(Wrong::Kind(Kind::Number), Takes::ImageTag),
+                value(Wrong::Kind(Kind::Mapping), Takes::ImageName),
+                value(Wrong::Kind(Kind::String), Takes::PullPolicy),
                 value(Wrong::Negative("-60".into()), Takes::Seconds),
                 value(Wrong::NotPlain(17.0), Takes::Seconds),
                 value(Wrong::NotWhole("1.5".into()), Takes::Seconds),
                 value(Wrong::TooLong("about 1e23".into()), Takes::Seconds),
                 value(Wrong::NotPositive("0".into()), Takes::SlowStop),
-                ValuesError::NullEnabled(file(), "cull.enabled".into()),
                 unknown(None),
                 unknown(Some("timeout")),
                 ValuesError::BothPlaces(file(), "cull", "jupyterhub.cull".into()),
@@ -334,6 +327,7 @@ mod tests {
                     "platform".into(),
                     vec!["a.yaml".into(), "b.yaml".into()],
                 ),
+                ValuesError::ValuesPathNotFound("platform".into(), Vec::new()),
                 ValuesError::Disagree([pair("a.yaml", "jupyterhub.cull"), pair("b.yaml", "cull")]),
                 ValuesError::Invalid(InvalidSettings {
                     origin: Origin::file("v.yaml", "cull.every"),

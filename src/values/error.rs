@@ -1,5 +1,7 @@
 //! The values files' refusals as data: what is wrong in which file at which key, with the
-//! facts the words need (`crate::render::values_words` words them).
+//! facts the words need (`crate::render::values_words` words them). A value read from a file
+//! is kept as its [`Kind`] alone, never itself: z2jh values files hold secrets
+//! (`proxy.secretToken`, `hub.services.*.apiToken`; `helm get values -a` gives them).
 
 use crate::support::files::ReadError;
 use crate::window::InvalidSettings;
@@ -19,7 +21,7 @@ pub(crate) enum ValuesError {
     /// A file that is not YAML: the parser's error.
     NotYaml(String, Box<serde_saphyr::Error>),
     /// A file whose top level is not a mapping, but this.
-    TopNotMapping(String, Value),
+    TopNotMapping(String, Kind),
     /// A key that holds a mapping of z2jh (what it holds) that is something else.
     NotMapping {
         /// The file.
@@ -27,7 +29,7 @@ pub(crate) enum ValuesError {
         /// The key's dotted path.
         key: String,
         /// What it is.
-        found: Value,
+        found: Kind,
         /// What the mapping holds.
         holds: Holds,
     },
@@ -42,8 +44,6 @@ pub(crate) enum ValuesError {
         /// What the key takes.
         takes: Takes,
     },
-    /// `cull.enabled` left null by the last file that sets it: the file and the key path.
-    NullEnabled(String, String),
     /// A key under `cull` z2jh does not define.
     UnknownCullKey {
         /// The file.
@@ -69,7 +69,7 @@ pub(crate) enum ValuesError {
     /// A file setting `hub.config.JupyterHub.slow_stop_timeout` (this dotted path), an option
     /// JupyterHub does not have; and the path of the one it reads.
     SlowStopNotJupyterHub(String, String, String),
-    /// `--values-path` (dotted) naming a key none of these files has.
+    /// `--values-path` (dotted) naming a key none of these files has (none: no file given).
     ValuesPathNotFound(String, Vec<String>),
     /// Two files marking different places for z2jh's values: each file with its mark.
     Disagree([(String, String); 2]),
@@ -92,11 +92,42 @@ pub(crate) enum Holds {
     Other,
 }
 
+/// What kind of YAML value a key holds: never the value (a file's secrets stay out of
+/// refusals).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// `null`, `~` or nothing.
+    Null,
+    /// `true` or `false`.
+    Boolean,
+    /// A number.
+    Number,
+    /// A string.
+    String,
+    /// A sequence.
+    List,
+    /// A mapping.
+    Mapping,
+}
+
+impl From<&Value> for Kind {
+    fn from(value: &Value) -> Kind {
+        match value {
+            Value::Null => Kind::Null,
+            Value::Bool(_) => Kind::Boolean,
+            Value::Number(_) => Kind::Number,
+            Value::String(_) => Kind::String,
+            Value::Array(_) => Kind::List,
+            Value::Object(_) => Kind::Mapping,
+        }
+    }
+}
+
 /// What is wrong with a value at a key.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Wrong {
     /// A value of another kind.
-    Kind(Value),
+    Kind(Kind),
     /// A negative number, as written.
     Negative(String),
     /// A whole number not written as a plain integer (`017`, `1e3`, `60.0`): its value.

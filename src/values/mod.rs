@@ -177,7 +177,7 @@ impl<'a> Node<'a> {
             Some(other) => Err(ValuesError::NotMapping {
                 file: self.file.to_string(),
                 key: self.key(key),
-                found: other.clone(),
+                found: other.into(),
                 holds,
             }),
         }
@@ -263,7 +263,7 @@ fn top_mapping(file: &str, text: &str) -> Result<Option<Value>, ValuesError> {
     match doc {
         Value::Null => Ok(None),
         Value::Object(_) => Ok(Some(doc)),
-        other => Err(ValuesError::TopNotMapping(file.to_string(), other)),
+        other => Err(ValuesError::TopNotMapping(file.into(), (&other).into())),
     }
 }
 
@@ -408,7 +408,7 @@ fn read_slow_stop(base: &Node, scale: &mut ScaleConfig) -> Result<(), ValuesErro
             Some(f) if f > 0.0 => (f.ceil() as u64, settings.origin("slow_stop_timeout")),
             _ => return wrong(Wrong::NotPositive(n.to_string())),
         },
-        other => return wrong(Wrong::Kind(other.clone())),
+        other => return wrong(Wrong::Kind(other.into())),
     };
     (scale.slow_stop_timeout_secs, scale.slow_stop_origin) = (secs, origin);
     Ok(())
@@ -464,7 +464,7 @@ fn read_image(
         Some(Value::Null) => Ok(Some(None)),
         Some(Value::String(t)) if t.trim().is_empty() => Ok(Some(None)),
         Some(Value::String(t)) => Ok(Some(Some(t.trim().to_string()))),
-        Some(other) => Err(image.wrong(name, Wrong::Kind(other.clone()), takes)),
+        Some(other) => Err(image.wrong(name, Wrong::Kind(other.into()), takes)),
     };
     let pull_policy = match image.get("pullPolicy") {
         None => None,
@@ -474,10 +474,7 @@ fn read_image(
         // `enum: [null, "", IfNotPresent, Always, Never]`, 4.x `values.schema.yaml`) writes it.
         Some(v) => match PullPolicy::deserialize(v) {
             Ok(policy) if v.is_string() => Some(Some(policy)),
-            _ => {
-                let wrong = Wrong::Kind(v.clone());
-                return Err(image.wrong("pullPolicy", wrong, Takes::PullPolicy));
-            }
+            _ => return Err(image.wrong("pullPolicy", Wrong::Kind(v.into()), Takes::PullPolicy)),
         },
     };
     let origin = |name: &str| image.origin(name);
@@ -506,7 +503,7 @@ pub(crate) const VALUES_MAX_BYTES: u64 = 1024 * 1024;
 /// # Errors
 /// An unreadable file ([`ValuesError::Unreadable`]), any [`parse`] error, with
 /// [`ValuesPath::Auto`] files that disagree about where `cull` sits, and with
-/// [`ValuesPath::Under`] parent keys that no file has.
+/// [`ValuesPath::Under`] parent keys that no file has (as when no file is given).
 pub(crate) fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Read, ValuesError> {
     let mut texts: Vec<(String, String)> = Vec::new();
     for f in files {
@@ -535,9 +532,10 @@ pub(crate) fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Read, ValuesE
     Ok(read)
 }
 
-/// Refuses parent keys `keys` (not the top level) that none of `texts` (name, text) has.
+/// Refuses parent keys `keys` (not the top level) that none of `texts` (name, text) has, as
+/// when there is no file at all.
 fn named_place_found(texts: &[(String, String)], keys: &[String]) -> Result<(), ValuesError> {
-    if keys.is_empty() || texts.is_empty() {
+    if keys.is_empty() {
         return Ok(());
     }
     for (name, text) in texts {
@@ -648,11 +646,7 @@ pub(crate) fn settings(read: &Read, options: &Overrides) -> Result<Configured, S
 fn boolean(cull: &Node, v: &Value) -> Result<bool, ValuesError> {
     match v {
         Value::Bool(b) => Ok(*b),
-        Value::Null => Err(ValuesError::NullEnabled(
-            cull.file.into(),
-            cull.key("enabled"),
-        )),
-        other => Err(cull.wrong("enabled", Wrong::Kind(other.clone()), Takes::Boolean)),
+        other => Err(cull.wrong("enabled", Wrong::Kind(other.into()), Takes::Boolean)),
     }
 }
 
@@ -675,7 +669,7 @@ fn seconds(node: &Node, key: &str, v: &Value) -> Result<u64, ValuesError> {
             (None, None, Some(f)) if f.fract() == 0.0 => wrong(Wrong::NotPlain(f)),
             _ => wrong(Wrong::NotWhole(n.to_string())),
         },
-        other => wrong(Wrong::Kind(other.clone())),
+        other => wrong(Wrong::Kind(other.into())),
     }
 }
 
@@ -922,7 +916,10 @@ mod tests {
             "cull:\n  enabled: maybe\n",
             "cull:\n  timeout: [3600]\n",
             "cull: true\n",
+            // A scalar where a mapping belongs is named by its kind, never quoted.
+            "cull: ghp_CULLSECRET1234567890abcdefghijklmn\n",
             "- cull\n",
+            "ghp_TOPSECRET1234567890abcdefghijklmn\n",
             "cull: {enabled: ~}\n",
             "cull:\n  timout: 60\n",
             "jupyterhub:\n  cull:\n    Timeout: 60\n",
@@ -949,7 +946,13 @@ mod tests {
         )
         .chain(["0", "-5", "ten", "[10]", "400000000"].map(slow_stop))
         .map(|text| (text, None))
-        .chain([("jupyterhub: 3\n".to_string(), Some("jupyterhub"))])
+        .chain([
+            ("jupyterhub: 3\n".to_string(), Some("jupyterhub")),
+            (
+                "proxy:\n  secretToken: ghp_PROXYSECRET1234567890abcdefghijklmn\n".to_string(),
+                Some("proxy.secretToken"),
+            ),
+        ])
         .collect();
         let refused: Vec<String> = cases
             .iter()

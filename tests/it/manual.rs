@@ -678,6 +678,27 @@ fn every_relative_link_and_anchor_resolves() {
     assert!(checked > 50, "only {checked} relative links found");
 }
 
+/// The tracking issue's list items, as GitHub renders them, join no line to the one before:
+/// a line under a paragraph continues it (CommonMark 0.31.2, "Paragraph continuation text";
+/// GitHub's renderer follows it), so a step's second paragraph needs a blank line before it
+/// (the Verify step's two paragraphs rendered as one).
+#[test]
+fn the_tracking_issues_steps_join_no_lines() {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let text = read("docs/examples/tracking-issue.md");
+    let mut depth = 0;
+    let mut joined = Vec::new();
+    for (event, at) in Parser::new_ext(&text, Options::ENABLE_TASKLISTS).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Item) => depth += 1,
+            Event::End(TagEnd::Item) => depth -= 1,
+            Event::SoftBreak if depth > 0 => joined.push(text[at.end..].lines().next()),
+            _ => {}
+        }
+    }
+    assert_eq!(joined, [], "lines GitHub joins to the line before");
+}
+
 #[test]
 fn anchors_follow_githubs_rule() {
     let page = parse(

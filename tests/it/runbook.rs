@@ -752,7 +752,8 @@ async fn released(users: &[&str], named: &str, later: &[&str]) -> (Z2jh, String,
 /// and not a pod still pulling its image (no imageID yet); a pod made by hand with the
 /// single-user labels but no user (on the old digest) and gina's, whose imageID is a bare
 /// `sha256:` ID, are left out and named on stderr, as `status` cannot judge them either; an
-/// evicted pod (phase `Failed`) on the old digest is not listed, as `status` does not count it;
+/// evicted pod (phase `Failed`) on the old digest is not listed, as `status` does not count it,
+/// nor counted among the pods on stderr (told apart as terminated);
 /// a user who restarts between "List" and "Stop" (on the new image) drops out of the second
 /// listing and keeps their new server; every stop through the Hub API answers 204 and
 /// KubeSpawner deletes the pod (the API server's audit log: the hub's ServiceAccount); Verify

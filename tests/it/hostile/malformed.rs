@@ -184,6 +184,8 @@ fn malformed_inputs() -> Vec<String> {
         "tracking-labels= , ",
         "tracking-labels=,,,",
         "values-path=jupyterhub.cull",
+        // A parent key without a values file to look in.
+        "values-path=nope",
         "jupyterhub-values=a.yaml,b.yaml",
         "namespace=a b; rm -rf /",
         "helm-release=Hub",
