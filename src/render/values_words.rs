@@ -100,7 +100,7 @@ pub(crate) fn words(e: &ValuesError) -> Words {
         ),
         ValuesError::ValuesPathNotFound(path, files) if files.is_empty() => (
             format!("{VALUES_PATH} {path:?} names a key of the values files, but no values file is given"),
-            "give the files with --jupyterhub-values (input jupyterhub-values), or leave values-path unset".to_string(),
+            "give the files with jupyterhub-values (--jupyterhub-values), or leave values-path unset".to_string(),
         ),
         ValuesError::ValuesPathNotFound(path, files) => (
             format!("{VALUES_PATH} {path:?} names a key that none of the values files has"),
