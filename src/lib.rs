@@ -95,14 +95,13 @@ pub use publish::{IssuePlan, Plan, Target, look_up, publish, release_tag};
 // `status`: the hub's token scopes and role, the classification of servers, the history
 // line, the report's outputs, job summary and chart.
 pub use render::status::{StatusFacts, chart, job_summary as status_job_summary};
+use report::Pipeline;
 pub use status::Server;
 pub use status::classify::{
     AtScaleModel, Classification, CullerModel, ServerTimes, SettingsModel, classify,
 };
 pub use status::history::{History, Point, parse as parse_history, with_this_run};
 pub use status::hub::{ROLE_NAME, SCOPES};
-// The step outputs each command declares (`tests/it/action.rs` checks them against action.yml).
-pub use report::Pipeline;
 
 use std::process::ExitCode;
 
