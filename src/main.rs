@@ -18,7 +18,7 @@ fn main() -> ExitCode {
     // Before anything is printed: a usage error may quote a secret given to the wrong input.
     mask_secret_inputs(&log, &args);
     match parsed {
-        Ok(cli) => codeq_rollout::run(cli, &log),
+        Ok(cli) => codeq_rollout::run(cli, &args, &log),
         Err(err) => codeq_rollout::usage_error(err, &args, &log),
     }
 }

@@ -79,16 +79,6 @@ impl Cli {
         if keep { log.keeping_stdout() } else { log }
     }
 
-    /// The command as typed on the command line (`announce`, `window`, `docs`, `status`).
-    pub(crate) fn name(&self) -> &'static str {
-        match self.command {
-            Command::Announce(_) => "announce",
-            Command::Window(_) => "window",
-            Command::Docs(_) => "docs",
-            Command::Status(_) => "status",
-        }
-    }
-
     /// The parsed command's request (`log` is [`Cli::log`]'s; `env` the process's).
     ///
     /// # Errors
