@@ -219,10 +219,8 @@ async fn deploy(
         .release()
         .map_or(facts.sha.as_str(), |r| &r.target_commitish);
     let (env, digest, tier) = (&request.environment, &facts.digest, facts.tier.tier);
-    let payload = deployment::payload(digest, Some(tier), Some(&facts.window.summary()));
-    let description = render::deployment::description(digest, Some(tier));
-    let plan = DeploymentPlan::new(env, digest, sha, payload, description)
-        .ok_or_else(|| anyhow!(render::deployment::no_commit(env.as_str(), digest, false)))?;
+    let window = facts.window.summary();
+    let plan = DeploymentPlan::new(env, digest, sha, Some((tier, &window)))?;
     let issue = published.issue.as_ref().map(|(url, _)| url.as_str());
     let release = published
         .release

@@ -412,22 +412,7 @@ async fn deploy(
         .unwrap_or_default();
     let note =
         (release.note.as_ref()).ok_or_else(|| anyhow!(words::no_release_note(digest, &image)))?;
-    let payload = deployment::payload(digest, None, None);
-    let description = render::deployment::description(digest, None);
-    let plan = DeploymentPlan::new(
-        environment,
-        digest,
-        &note.target_commitish,
-        payload,
-        description,
-    )
-    .ok_or_else(|| {
-        anyhow!(render::deployment::no_commit(
-            environment.as_str(),
-            digest,
-            true
-        ))
-    })?;
+    let plan = DeploymentPlan::new(environment, digest, &note.target_commitish, None)?;
     let rollout = render::deployment::rollout(facts.classification, &req.fail_on);
     let description = rollout.description(facts.now, facts.promised);
     let desired = DeploymentStatus {
