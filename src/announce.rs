@@ -144,9 +144,11 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
 
     // 4. Look up what exists (not in a dry run).
     run.stage = Stage::LookUp;
-    let tag = publish::release_tag(&req.image.source.short_name(), &digest);
+    let security = decision.tier == Tier::Security;
+    let target = Target::new(&req.image.source, &digest, &req.tracking.labels, security);
+    let tag = &target.tag;
     run.known.tag = Some(tag.clone());
-    let found = look_up(req, &digest, &tag, decision.tier).await?;
+    let found = look_up(req, &target).await?;
 
     // 5. Render: a re-run renders with the original announce time, so an unchanged
     // release renders the same and nothing is sent.
@@ -154,13 +156,13 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
     let announced = found.as_ref().and_then(Found::announced_at);
     let facts = Facts {
         platforms,
-        ..facts(req, digest, decision, target_sha, &tag, announced, pull)
+        ..facts(req, digest, decision, target_sha, tag, announced, pull)
     };
     let (note, issue_body) = bodies(req, &facts, log)?;
 
     // 6. Publish.
     run.stage = Stage::Publish;
-    let plan = plan(req, &facts, &tag, &note, issue_body.clone())?;
+    let plan = plan(req, &facts, tag, &note, issue_body.clone())?;
     let publishing = req.github.as_ref().zip(found.as_ref());
     log_cut_bodies(
         &plan,
@@ -196,7 +198,7 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
 
     // 8. Report.
     run.stage = Stage::Report;
-    report(&facts, &tag, published.as_ref(), &note, log, run)
+    report(&facts, tag, published.as_ref(), &note, log, run)
 }
 
 /// Stage 7: the deployment of the release's commit to the environment, created once with
@@ -261,24 +263,12 @@ fn bodies(req: &AnnounceRequest, facts: &Facts, log: &Log) -> Result<(String, Op
     Ok((log.redact(&note), issue_body.map(|body| log.redact(&body))))
 }
 
-/// Stage 4: what already exists on GitHub for this digest; `None` in a dry run.
-async fn look_up(
-    req: &AnnounceRequest,
-    digest: &Digest,
-    tag: &str,
-    tier: Tier,
-) -> Result<Option<Found>> {
+/// Stage 4: what already exists on GitHub for `target`; `None` in a dry run.
+async fn look_up(req: &AnnounceRequest, target: &Target) -> Result<Option<Found>> {
     let (Some(github), false) = (&req.github, req.dry_run) else {
         return Ok(None);
     };
-    let target = Target {
-        digest: digest.clone(),
-        tag: tag.to_string(),
-        image: render::image_repository(&req.image.source.display()).to_string(),
-        tracking_labels: req.tracking.labels.clone(),
-        tracking_issue: tier == Tier::Security,
-    };
-    Ok(Some(publish::look_up(github, &target, true).await?))
+    Ok(Some(publish::look_up(github, target, true).await?))
 }
 
 /// Stage 5's input: everything the bodies show.

@@ -50,11 +50,7 @@ pub(crate) const OUTPUTS: [&str; 2] = ["deployment-id", "deployment-url"];
 
 /// The payload of our deployments: the [`MARKER_KEY`], the digest, and the tier and
 /// convergence window when known (`status` creating a deployment knows neither).
-fn payload(
-    digest: &Digest,
-    tier: Option<Tier>,
-    window: Option<&str>,
-) -> serde_json::Value {
+fn payload(digest: &Digest, tier: Option<Tier>, window: Option<&str>) -> serde_json::Value {
     let mut payload = serde_json::json!({ MARKER_KEY: MARKER_VALUE, "digest": digest.to_string() });
     if let Some(tier) = tier {
         payload["tier"] = serde_json::json!(tier.to_string());

@@ -53,7 +53,7 @@ pub(crate) mod once;
 mod release;
 mod supersede;
 
-use crate::digest::Digest;
+use crate::digest::{Digest, ImageSource};
 use crate::render::publish::{self as words, Step};
 use crate::render::{self, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT};
 use crate::support::github::models::{Issue, NewIssue, NewRelease, Release};
@@ -79,6 +79,26 @@ pub struct Target {
     pub tracking_labels: Vec<String>,
     /// Whether this run has a tracking issue (security tier).
     pub tracking_issue: bool,
+}
+
+impl Target {
+    /// The target of the image `source` at `digest`: its [`release_tag`] and image
+    /// repository ([`render::image_repository`]); `tracking_labels` and `tracking_issue` as
+    /// the fields say.
+    pub(crate) fn new(
+        source: &ImageSource,
+        digest: &Digest,
+        tracking_labels: &[String],
+        tracking_issue: bool,
+    ) -> Self {
+        Self {
+            digest: digest.clone(),
+            tag: release_tag(&source.short_name(), digest),
+            image: render::image_repository(&source.display()).to_string(),
+            tracking_labels: tracking_labels.to_vec(),
+            tracking_issue,
+        }
+    }
 }
 
 /// What exists on GitHub for a [`Target`], as [`look_up`] read it.

@@ -551,13 +551,7 @@ async fn release(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<
     release.digest = Some(digest.clone());
     let found = match &req.github {
         Some(github) => {
-            let target = Target {
-                digest: digest.clone(),
-                tag: publish::release_tag(&source.short_name(), &digest),
-                image: render::image_repository(&source.display()).to_string(),
-                tracking_labels: req.tracking_labels.clone(),
-                tracking_issue: true,
-            };
+            let target = Target::new(source, &digest, &req.tracking_labels, true);
             // Without `comment` the tracking issue is not needed: the releases alone.
             let found = publish::look_up(github, &target, req.comment).await?;
             release.target = Some(target);
