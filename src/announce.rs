@@ -144,7 +144,7 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
 
     // 4. Look up what exists (not in a dry run).
     run.stage = Stage::LookUp;
-    let security = decision.tier == Tier::Security;
+    let security = decision.tier() == Tier::Security;
     let target = Target::new(&req.image.source, &digest, &req.tracking.labels, security);
     let tag = &target.tag;
     run.known.tag = Some(tag.clone());
@@ -220,7 +220,7 @@ async fn deploy(
     let sha = found
         .release()
         .map_or(facts.sha.as_str(), |r| &r.target_commitish);
-    let (env, digest, tier) = (&request.environment, &facts.digest, facts.tier.tier);
+    let (env, digest, tier) = (&request.environment, &facts.digest, facts.tier.tier());
     let window = facts.window.summary();
     let plan = DeploymentPlan::new(env, digest, sha, Some((tier, &window)))?;
     let issue = published.issue.as_ref().map(|(url, _)| url.as_str());
@@ -257,7 +257,7 @@ async fn tier(req: &AnnounceRequest, log: &Log) -> Result<(TierDecision, Option<
 /// second safeguard behind the template checks.
 fn bodies(req: &AnnounceRequest, facts: &Facts, log: &Log) -> Result<(String, Option<String>)> {
     let note = render::release_note(facts, req.templates.release_note.as_ref())?;
-    let issue_body = (facts.tier.tier == Tier::Security)
+    let issue_body = (facts.tier.tier() == Tier::Security)
         .then(|| render::tracking_issue(facts, req.templates.tracking_issue.as_ref()))
         .transpose()?;
     Ok((log.redact(&note), issue_body.map(|body| log.redact(&body))))
@@ -345,7 +345,7 @@ fn decide_tier(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Result<Tier
     decision.map_text(|text| log.redact(text));
     // A security release's runbook with a placeholder hub-url: a dry run shows it, with a
     // warning, the run's first annotation; a run that publishes is refused ([`runbook`]).
-    let (security, runbook) = (decision.tier == Tier::Security, &req.runbook);
+    let (security, runbook) = (decision.tier() == Tier::Security, &req.runbook);
     if security && runbook.hub_url_is_placeholder() && req.dry_run {
         let in_actions = log.in_actions();
         log.warn(&RunWarning::RunbookPlaceholder {
@@ -383,7 +383,7 @@ async fn platforms(
     digest: &Digest,
     decision: &TierDecision,
 ) -> Result<Vec<Digest>> {
-    match decision.tier {
+    match decision.tier() {
         Tier::Security => {
             digest::children(&req.image.source, req.image.registry.as_ref(), digest).await
         }
@@ -396,7 +396,7 @@ async fn platforms(
 /// run that publishes is refused before anything is published (bad input, exit 2).
 fn runbook(req: &AnnounceRequest, decision: &TierDecision, log: &Log) -> Result<()> {
     let runbook = &req.runbook;
-    if decision.tier == Tier::Security && runbook.hub_url_is_placeholder() && !req.dry_run {
+    if decision.tier() == Tier::Security && runbook.hub_url_is_placeholder() && !req.dry_run {
         let (runbook, in_actions) = (runbook.clone(), log.in_actions());
         return Err(messages::PlaceholderRunbook {
             runbook,
@@ -482,7 +482,7 @@ fn plan(
         release: NewRelease {
             tag_name: tag.to_string(),
             target_commitish: facts.sha.clone(),
-            name: render::release_title(&facts.digest, facts.tier.tier),
+            name: render::release_title(&facts.digest, facts.tier.tier()),
             body: note.to_string(),
             draft: false,
             prerelease: false,
@@ -552,7 +552,7 @@ fn report(
             Some(_) => RunState::Unchanged,
             None => RunState::DryRun,
         };
-        let (image, tier, window) = (&facts.image, facts.tier.tier, facts.window.summary());
+        let (image, tier, window) = (&facts.image, facts.tier.tier(), facts.window.summary());
         log.info(&messages::run_state(
             state,
             image,

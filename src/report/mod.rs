@@ -18,6 +18,7 @@ use crate::render::{self, Failure, Stage};
 use crate::status::classify::Totals;
 use crate::support::log::{HeldAnnotation, Log};
 use crate::support::sanitize;
+use crate::tier::TierDecision;
 use crate::window::Window;
 use anyhow::Result;
 
@@ -132,8 +133,8 @@ impl RunReport {
                     .filter(|_| k.release.is_some() || self.stage == Stage::Report);
                 vec![
                     ("digest", text(k.digest.as_ref())),
-                    ("tier", text(tier.map(|t| t.tier))),
-                    ("tier-source", text(tier.map(|t| &t.source))),
+                    ("tier", text(tier.map(TierDecision::tier))),
+                    ("tier-source", text(tier.map(TierDecision::source))),
                     ("release-tag", text(tag)),
                     ("release-url", url(&k.release)),
                     ("issue-url", url(&k.issue)),
