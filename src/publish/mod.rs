@@ -57,7 +57,7 @@ use crate::digest::{Digest, ImageSource};
 use crate::render::publish::{self as words, Step};
 use crate::render::{self, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT};
 use crate::support::github::models::{Issue, NewIssue, NewRelease, Release};
-use crate::support::github::{GitHub, GitHubError, Kind};
+use crate::support::github::{GitHub, GitHubError, Kind, LOGIN_MAX_CHARS};
 use crate::support::sanitize;
 use anyhow::{Context, Result, anyhow, bail};
 use once::Made;
@@ -528,11 +528,6 @@ pub fn release_tag(short_name: &str, digest: &Digest) -> String {
 /// "name is too long (maximum is 50 characters)" (GitHub's label validation, REST "Create an
 /// issue" with `labels`), after the release is already published.
 const LABEL_MAX_CHARS: usize = 50;
-
-/// The most characters of a GitHub login (GitHub's sign-up rule: "Username may only contain
-/// alphanumeric characters or single hyphens, and cannot begin or end with a hyphen", at most
-/// 39 characters).
-const LOGIN_MAX_CHARS: usize = 39;
 
 /// Checks that `issues` can be found by labels, and that GitHub takes each: at least one
 /// tracking label is needed, each at most [`LABEL_MAX_CHARS`] characters without control
