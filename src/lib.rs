@@ -162,7 +162,7 @@ pub fn run(cli: cli::Cli, args: &[OsString], log: &Log) -> ExitCode {
 ///
 /// Inside Actions, a refused `announce` or `status` also writes a job summary saying so, with
 /// the same words as the annotation, and every output of the command empty
-/// ([`report_refused`]); `args` (the process's, the command first) names the command.
+/// (`report_refused`); `args` (the process's, the command first) names the command.
 /// The input is named only when it holds no secret `log` knows (`refused_input`); an
 /// unknown command is the Action's `command` input (`unknown_command`), with a job
 /// summary and no outputs (no command's are known).

@@ -45,7 +45,7 @@ pub struct Cli {
 impl Cli {
     /// Parses the command line `args` (the process's, the program first) and the Action
     /// inputs (`INPUT_<NAME>` variables, then the conventional ones: `variables`); `log`
-    /// says whether the run is inside GitHub Actions ([`action_command`]).
+    /// says whether the run is inside GitHub Actions (`action_command`).
     ///
     /// A variable that is set but blank counts as unset, so the next one or the option's
     /// default applies: the runner passes every declared input that has no default, and every
