@@ -145,9 +145,11 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
 
     // 4. Look up what exists (not in a dry run).
     run.stage = Stage::LookUp;
-    let tag = publish::release_tag(&req.image.source.short_name(), &digest);
+    let security = decision.tier() == Tier::Security;
+    let target = Target::new(&req.image.source, &digest, &req.tracking.labels, security);
+    let tag = &target.tag;
     run.known.tag = Some(tag.clone());
-    let found = look_up(req, &digest, &tag, decision.tier).await?;
+    let found = look_up(req, &target).await?;
 
     // 5. Render: a re-run renders with the original announce time, so an unchanged
     // release renders the same and nothing is sent.
@@ -155,13 +157,13 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
     let announced = found.as_ref().and_then(Found::announced_at);
     let facts = Facts {
         platforms,
-        ..facts(req, digest, decision, target_sha, &tag, announced, pull)
+        ..facts(req, digest, decision, target_sha, tag, announced, pull)
     };
     let (note, issue_body) = bodies(req, &facts, log)?;
 
     // 6. Publish.
     run.stage = Stage::Publish;
-    let plan = plan(req, &facts, &tag, &note, issue_body.clone())?;
+    let plan = plan(req, &facts, tag, &note, issue_body.clone())?;
     let publishing = req.github.as_ref().zip(found.as_ref());
     log_cut_bodies(
         &plan,
@@ -197,7 +199,7 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
 
     // 8. Report.
     run.stage = Stage::Report;
-    report(&facts, &tag, published.as_ref(), &note, log, run)
+    report(&facts, tag, published.as_ref(), &note, log, run)
 }
 
 /// Stage 7: the deployment of the release's commit to the environment, created once with
@@ -219,11 +221,9 @@ async fn deploy(
     let sha = found
         .release()
         .map_or(facts.sha.as_str(), |r| &r.target_commitish);
-    let (env, digest, tier) = (&request.environment, &facts.digest, facts.tier.tier);
-    let payload = deployment::payload(digest, Some(tier), Some(&facts.window.summary()));
-    let description = render::deployment::description(digest, Some(tier));
-    let plan = DeploymentPlan::new(env, digest, sha, payload, description)
-        .ok_or_else(|| anyhow!(render::deployment::no_commit(env.as_str(), digest, false)))?;
+    let (env, digest, tier) = (&request.environment, &facts.digest, facts.tier.tier());
+    let window = facts.window.summary();
+    let plan = DeploymentPlan::new(env, digest, sha, Some((tier, &window)))?;
     let issue = published.issue.as_ref().map(|(url, _)| url.as_str());
     let release = published
         .release
@@ -258,30 +258,18 @@ async fn tier(req: &AnnounceRequest, log: &Log) -> Result<(TierDecision, Option<
 /// second safeguard behind the template checks.
 fn bodies(req: &AnnounceRequest, facts: &Facts, log: &Log) -> Result<(String, Option<String>)> {
     let note = render::release_note(facts, req.templates.release_note.as_ref())?;
-    let issue_body = (facts.tier.tier == Tier::Security)
+    let issue_body = (facts.tier.tier() == Tier::Security)
         .then(|| render::tracking_issue(facts, req.templates.tracking_issue.as_ref()))
         .transpose()?;
     Ok((log.redact(&note), issue_body.map(|body| log.redact(&body))))
 }
 
-/// Stage 4: what already exists on GitHub for this digest; `None` in a dry run.
-async fn look_up(
-    req: &AnnounceRequest,
-    digest: &Digest,
-    tag: &str,
-    tier: Tier,
-) -> Result<Option<Found>> {
+/// Stage 4: what already exists on GitHub for `target`; `None` in a dry run.
+async fn look_up(req: &AnnounceRequest, target: &Target) -> Result<Option<Found>> {
     let (Some(github), false) = (&req.github, req.dry_run) else {
         return Ok(None);
     };
-    let target = Target {
-        digest: digest.clone(),
-        tag: tag.to_string(),
-        image: render::image_repository(&req.image.source.display()).to_string(),
-        tracking_labels: req.tracking.labels.clone(),
-        tracking_issue: tier == Tier::Security,
-    };
-    Ok(Some(publish::look_up(github, &target, true).await?))
+    Ok(Some(publish::look_up(github, target, true).await?))
 }
 
 /// Stage 5's input: everything the bodies show.
@@ -358,7 +346,7 @@ fn decide_tier(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Result<Tier
     decision.map_text(|text| log.redact(text));
     // A security release's runbook with a placeholder hub-url: a dry run shows it, with a
     // warning, the run's first annotation; a run that publishes is refused ([`runbook`]).
-    let (security, runbook) = (decision.tier == Tier::Security, &req.runbook);
+    let (security, runbook) = (decision.tier() == Tier::Security, &req.runbook);
     if security && runbook.hub_url_is_placeholder() && req.dry_run {
         let in_actions = log.in_actions();
         log.warn(&RunWarning::RunbookPlaceholder {
@@ -396,7 +384,7 @@ async fn platforms(
     digest: &Digest,
     decision: &TierDecision,
 ) -> Result<Vec<Digest>> {
-    match decision.tier {
+    match decision.tier() {
         Tier::Security => {
             digest::children(&req.image.source, req.image.registry.as_ref(), digest).await
         }
@@ -409,7 +397,7 @@ async fn platforms(
 /// run that publishes is refused before anything is published (bad input, exit 2).
 fn runbook(req: &AnnounceRequest, decision: &TierDecision, log: &Log) -> Result<()> {
     let runbook = &req.runbook;
-    if decision.tier == Tier::Security && runbook.hub_url_is_placeholder() && !req.dry_run {
+    if decision.tier() == Tier::Security && runbook.hub_url_is_placeholder() && !req.dry_run {
         let (runbook, in_actions) = (runbook.clone(), log.in_actions());
         return Err(messages::PlaceholderRunbook {
             runbook,
@@ -495,7 +483,7 @@ fn plan(
         release: NewRelease {
             tag_name: tag.to_string(),
             target_commitish: facts.sha.clone(),
-            name: render::release_title(&facts.digest, facts.tier.tier),
+            name: render::release_title(&facts.digest, facts.tier.tier()),
             body: note.to_string(),
             draft: false,
             prerelease: false,
@@ -565,7 +553,7 @@ fn report(
             Some(_) => RunState::Unchanged,
             None => RunState::DryRun,
         };
-        let (image, tier, window) = (&facts.image, facts.tier.tier, facts.window.summary());
+        let (image, tier, window) = (&facts.image, facts.tier.tier(), facts.window.summary());
         log.info(&messages::run_state(
             state,
             image,

@@ -95,15 +95,15 @@ pub use publish::{IssuePlan, Plan, Target, look_up, publish, release_tag};
 // `status`: the hub's token scopes and role, the classification of servers, the history
 // line, the report's outputs, job summary and chart.
 pub use render::status::{StatusFacts, chart, job_summary as status_job_summary};
+use report::Pipeline;
 pub use status::Server;
 pub use status::classify::{
     AtScaleModel, Classification, CullerModel, ServerTimes, SettingsModel, classify,
 };
 pub use status::history::{History, Point, parse as parse_history, with_this_run};
 pub use status::hub::{ROLE_NAME, SCOPES};
-// The step outputs each command declares (`tests/it/action.rs` checks them against action.yml).
-pub use report::Pipeline;
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 /// Exit code of bad usage: an unknown option or value (clap's), a required input left
@@ -112,12 +112,12 @@ use std::process::ExitCode;
 const EXIT_USAGE: u8 = 2;
 
 /// Runs one command and maps its outcome to the process exit code: 0 done (also when
-/// nothing changed), 1 failed, 2 bad usage.
+/// nothing changed), 1 failed, 2 bad usage. `args`: the process's, the command first.
 ///
 /// Errors are printed once through `log`, as a `::error title=…::` workflow command when
 /// running inside GitHub Actions and as plain text otherwise, with every registered secret
 /// masked.
-pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
+pub fn run(cli: cli::Cli, args: &[OsString], log: &Log) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -133,7 +133,7 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let outcome = runtime.block_on(dispatch(&cli, log));
+    let outcome = runtime.block_on(dispatch(&cli, args, log));
     // A stdout that failed other than by a closed pipe fails the run, once its other work
     // (outputs, summary, comment) is done; the run's own error, if any, comes first.
     let outcome = match (outcome, support::stdout::failure()) {
@@ -166,7 +166,7 @@ pub fn run(cli: cli::Cli, log: &Log) -> ExitCode {
 /// The input is named only when it holds no secret `log` knows (`refused_input`); an
 /// unknown command is the Action's `command` input (`unknown_command`), with a job
 /// summary and no outputs (no command's are known).
-pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> ExitCode {
+pub fn usage_error(err: clap::Error, args: &[OsString], log: &Log) -> ExitCode {
     if !err.use_stderr() {
         let _ = err.print();
         return ExitCode::SUCCESS;
@@ -197,10 +197,7 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString], log: &Log) -> 
             .as_ref()
             .map_or("Invalid input".into(), |i| format!("Invalid input: {i}"));
         log.error(&title, &first);
-        let pipeline = args.get(1).and_then(|a| Pipeline::named(a.to_str()?));
-        if unknown || pipeline.is_some() {
-            report_refused(pipeline, input.as_deref(), &first, log);
-        }
+        report_refused(args, unknown, input.as_deref(), &first, log);
     } else {
         use std::io::Write as _;
         let _ = write!(std::io::stderr().lock(), "{message}");
@@ -298,21 +295,19 @@ fn failure_title(err: &anyhow::Error) -> String {
 /// Runs the parsed command: its request first (every input checked, [`cli::Cli::request`]),
 /// then its pipeline; `log` is [`cli::Cli::log`]'s. A request of `announce` or `status` that
 /// cannot be built is reported inside Actions before the error is returned
-/// ([`report_refused`]: a job summary, every output empty); a usage error's help names what
-/// to set where the run is ([`cli::UsageError::in_actions`]).
+/// ([`report_refused`] with `args`: a job summary, every output empty); a usage error's help
+/// names what to set where the run is ([`cli::UsageError::in_actions`]).
 ///
 /// # Errors
 /// Bad input as [`cli::UsageError`]; the pipeline's errors.
-async fn dispatch(cli: &cli::Cli, log: &Log) -> anyhow::Result<()> {
+async fn dispatch(cli: &cli::Cli, args: &[OsString], log: &Log) -> anyhow::Result<()> {
     let request = cli.request(log).map_err(|mut err| {
         // Its help names what to set where the run is (`with:`, or the option).
         if let Some(usage) = err.downcast_mut::<cli::UsageError>() {
             usage.in_actions = log.in_actions();
         }
-        if let Some(pipeline) = Pipeline::named(cli.name()) {
-            let input = report::bad_input(&err);
-            report_refused(Some(pipeline), input, &format!("{err:#}"), log);
-        }
+        let (input, message) = (report::bad_input(&err), format!("{err:#}"));
+        report_refused(args, false, input, &message, log);
         err
     })?;
     match request {
@@ -327,14 +322,16 @@ async fn dispatch(cli: &cli::Cli, log: &Log) -> anyhow::Result<()> {
 /// input missing or malformed, clap's or [`cli::UsageError`]) or a run context that cannot
 /// be read. The `::error` annotation alone is easy to miss on the run's page; the job summary
 /// is where people look, and later steps should see every output empty rather than a
-/// leftover. The commands that report to Actions ([`report::Pipeline`]) write these, and an
-/// unknown command (`pipeline` `None`) its job summary alone, through the failure report
-/// every run has ([`report::RunReport::fail`]): the stage "checking the inputs", the `input`
-/// at fault when known, `message` as the annotation says it, and every output empty, the
-/// deployment's too when the run names an environment ([`cli::names_environment`]).
-fn report_refused(pipeline: Option<Pipeline>, input: Option<&str>, message: &str, log: &Log) {
-    if log.in_actions() {
-        let environment = cli::names_environment(&std::env::args_os().collect::<Vec<_>>());
+/// leftover. The commands that report to Actions ([`report::Pipeline`], named by `args`, the
+/// process's, the command first) write these, and an `unknown` command its job summary
+/// alone, through the failure report every run has ([`report::RunReport::fail`]): the stage
+/// "checking the inputs", the `input` at fault when known, `message` as the annotation says
+/// it, and every output empty, the deployment's too when the run names an environment
+/// ([`cli::names_environment`]).
+fn report_refused(args: &[OsString], unknown: bool, input: Option<&str>, message: &str, log: &Log) {
+    let pipeline = args.get(1).and_then(|a| Pipeline::named(a.to_str()?));
+    if log.in_actions() && (unknown || pipeline.is_some()) {
+        let environment = cli::names_environment(args);
         let mut refused = report::RunReport::refused(pipeline, environment);
         refused.fail(input.map(str::to_string), message, None, log);
     }

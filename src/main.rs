@@ -8,16 +8,17 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let parsed = Cli::try_parse_inputs();
+    let log = Log::from_env();
+    let parsed = Cli::try_parse_inputs(&args, &log);
     // Where log lines go, from the parsed command: stderr when stdout carries its JSON.
     let log = match &parsed {
-        Ok(cli) => cli.log(Log::from_env()),
-        Err(_) => Log::from_env(),
+        Ok(cli) => cli.log(log),
+        Err(_) => log,
     };
     // Before anything is printed: a usage error may quote a secret given to the wrong input.
     mask_secret_inputs(&log, &args);
     match parsed {
-        Ok(cli) => codeq_rollout::run(cli, &log),
+        Ok(cli) => codeq_rollout::run(cli, &args, &log),
         Err(err) => codeq_rollout::usage_error(err, &args, &log),
     }
 }

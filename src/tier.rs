@@ -60,25 +60,6 @@ pub enum UnlabeledPolicy {
     Fail,
 }
 
-/// How the tier was decided: the `tier-source` output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum TierSource {
-    /// From a tier label on a contributing pull request.
-    Labels,
-    /// From the explicit `tier` input.
-    Input,
-    /// From the unlabeled policy (no tier label, or no pull request).
-    Default,
-}
-
-impl fmt::Display for TierSource {
-    /// Its serde name: `labels`, `input` or `default`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        serde_name(self, f)
-    }
-}
-
 /// The label lists that name the tiers. Names compare case-insensitively.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LabelRules {
@@ -88,13 +69,10 @@ pub struct LabelRules {
     pub routine: Vec<String>,
 }
 
-/// The tier with its evidence.
+/// The tier with its evidence: the tier and how it was decided are its reason's
+/// ([`TierDecision::tier`], [`TierDecision::source`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TierDecision {
-    /// The tier.
-    pub tier: Tier,
-    /// How it was decided.
-    pub(crate) source: TierSource,
     /// The pull requests that went into the release (may be empty).
     pub(crate) pull_requests: Vec<PullRequest>,
     /// Which rule decided, with its data; the render layer says it in one sentence.
@@ -256,6 +234,27 @@ pub enum Undecided {
 }
 
 impl TierDecision {
+    /// The tier decided.
+    pub fn tier(&self) -> Tier {
+        match self.reason {
+            Reason::Input { tier }
+            | Reason::Label { tier, .. }
+            | Reason::NotFromLabels { tier, .. }
+            | Reason::Unlabeled { tier, .. } => tier,
+        }
+    }
+
+    /// How the tier was decided, the `tier-source` output: `labels` (a tier label on a
+    /// contributing pull request), `input` (the explicit `tier` input) or `default` (the
+    /// unlabeled policy: no tier label, or no pull request).
+    pub(crate) fn source(&self) -> &'static str {
+        match self.reason {
+            Reason::Label { .. } => "labels",
+            Reason::Input { .. } => "input",
+            Reason::NotFromLabels { .. } | Reason::Unlabeled { .. } => "default",
+        }
+    }
+
     /// Applies `f` to every text the decision holds (titles, labels, origins, failures): to
     /// hide secrets before anything is printed or escaped. It goes through the decision's JSON
     /// form, so every string is reached, those of a field added later too. That form names
@@ -283,18 +282,9 @@ impl TierDecision {
 }
 
 impl Reason {
-    /// The decision this reason makes: its tier, and the source its rule gives.
+    /// The decision this reason makes, with the pull requests behind it and the warnings.
     fn decision(self, pull_requests: Vec<PullRequest>, warnings: Vec<Warning>) -> TierDecision {
-        let (tier, source) = match &self {
-            Reason::Input { tier } => (*tier, TierSource::Input),
-            Reason::Label { tier, .. } => (*tier, TierSource::Labels),
-            Reason::NotFromLabels { tier, .. } | Reason::Unlabeled { tier, .. } => {
-                (*tier, TierSource::Default)
-            }
-        };
         TierDecision {
-            tier,
-            source,
             pull_requests,
             reason: self,
             warnings,
@@ -709,11 +699,11 @@ mod tests {
             Err(Undecided::Unreadable { .. })
         );
         let security = unlabeled(&failed(), UnlabeledPolicy::Security).unwrap();
-        assert_eq!(security.tier, Tier::Security);
+        assert_eq!(security.tier(), Tier::Security);
         let routine = decide(TierRequest::Routine, &failed(), &rules(), None).unwrap();
-        assert_eq!(routine.tier, Tier::Routine);
+        assert_eq!(routine.tier(), Tier::Routine);
         let none_labelled = unlabeled(&found(vec![pr(1, &["docs"])]), UnlabeledPolicy::Routine);
-        assert_eq!(none_labelled.unwrap().tier, Tier::Routine);
+        assert_eq!(none_labelled.unwrap().tier(), Tier::Routine);
     }
 
     /// The whole decision table: every request × what the look-up found (the trigger
@@ -772,8 +762,12 @@ mod tests {
                     table.push_str(&format!("{name} | {request:?} | {policy:?}\n"));
                     match decide(request, evidence, &rules(), policy) {
                         Ok(d) => {
-                            table
-                                .push_str(&format!("  {} by {}: {}\n", d.tier, d.source, d.reason));
+                            table.push_str(&format!(
+                                "  {} by {}: {}\n",
+                                d.tier(),
+                                d.source(),
+                                d.reason
+                            ));
                             for w in &d.warnings {
                                 table.push_str(&format!("  warning: {}\n", indent(w)));
                             }
@@ -789,8 +783,8 @@ mod tests {
     #[test]
     fn a_security_label_makes_the_release_security() {
         let d = auto(vec![pr(7, &["bug", "Security"])]).unwrap();
-        assert_eq!(d.tier, Tier::Security);
-        assert_eq!(d.source, TierSource::Labels);
+        assert_eq!(d.tier(), Tier::Security);
+        assert_eq!(d.source(), "labels");
         assert_eq!(
             d.reason,
             Reason::Label {
@@ -809,7 +803,7 @@ mod tests {
         // U+200B ZERO WIDTH SPACE and U+2066 LEFT-TO-RIGHT ISOLATE: the bodies show
         // "security", so it must count as security, and the reason shows what matched.
         let d = auto(vec![pr(7, &["secu\u{200B}rity\u{2066}"])]).unwrap();
-        assert_eq!(d.tier, Tier::Security);
+        assert_eq!(d.tier(), Tier::Security);
         assert_matches!(d.reason, Reason::Label { deciding, .. } if deciding.label == "security");
         assert!(rules().has_tier_label(&pr(8, &[" rou\u{FEFF}tine\n"])));
     }
@@ -817,7 +811,7 @@ mod tests {
     #[test]
     fn security_wins_over_routine_with_a_warning_naming_the_prs() {
         let d = auto(vec![pr(1, &["routine"]), pr(2, &["cve"])]).unwrap();
-        assert_eq!(d.tier, Tier::Security);
+        assert_eq!(d.tier(), Tier::Security);
         assert_eq!(
             d.warnings,
             [Warning::Conflict {
@@ -830,14 +824,14 @@ mod tests {
     #[test]
     fn a_routine_label_makes_it_routine_without_warning() {
         let d = auto(vec![pr(3, &["ROUTINE"])]).unwrap();
-        assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Labels));
+        assert_eq!((d.tier(), d.source()), (Tier::Routine, "labels"));
         assert!(d.warnings.is_empty());
     }
 
     #[test]
     fn a_labelled_release_still_names_the_prs_without_a_tier_label() {
         let d = auto(vec![pr(3, &["routine"]), pr(8, &["docs"])]).unwrap();
-        assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Labels));
+        assert_eq!((d.tier(), d.source()), (Tier::Routine, "labels"));
         assert_eq!(
             d.warnings,
             [Warning::WithoutTierLabel {
@@ -849,7 +843,7 @@ mod tests {
     #[test]
     fn unlabeled_defaults_to_routine_with_a_warning_naming_the_pr() {
         let d = auto(vec![pr(4, &["docs"])]).unwrap();
-        assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Default));
+        assert_eq!((d.tier(), d.source()), (Tier::Routine, "default"));
         let why = NoLabel::NoTierLabel {
             labels: vec!["security".into(), "cve".into(), "routine".into()],
             pull_requests: vec![4],
@@ -887,7 +881,7 @@ mod tests {
             "told to fail"
         );
         let d = unlabeled(&schedule, UnlabeledPolicy::Security).unwrap();
-        assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Default));
+        assert_eq!((d.tier(), d.source()), (Tier::Security, "default"));
         assert_eq!(
             d.reason,
             Reason::Unlabeled {
@@ -907,7 +901,7 @@ mod tests {
             Some(UnlabeledPolicy::Fail),
         )
         .unwrap();
-        assert_eq!((d.tier, d.source), (Tier::Routine, TierSource::Input));
+        assert_eq!((d.tier(), d.source()), (Tier::Routine, "input"));
         assert_eq!(
             d.reason,
             Reason::Input {
@@ -943,7 +937,7 @@ mod tests {
     #[test]
     fn a_failed_look_up_with_an_explicit_unlabeled_tier_warns_that_labels_were_not_used() {
         let d = unlabeled(&failed(), UnlabeledPolicy::Security).unwrap();
-        assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Default));
+        assert_eq!((d.tier(), d.source()), (Tier::Security, "default"));
         assert_eq!(
             d.warnings,
             [Warning::NotFromLabels {
@@ -989,7 +983,7 @@ mod tests {
     fn an_incomplete_look_up_is_decided_by_a_security_label_it_found() {
         let e = incomplete(vec![pr(5, &["routine"]), pr(6, &["cve"])]);
         let d = decide(TierRequest::Auto, &e, &rules(), None).unwrap();
-        assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Labels));
+        assert_eq!((d.tier(), d.source()), (Tier::Security, "labels"));
         assert!(
             d.warnings.contains(&Warning::SecurityDespiteGap {
                 missing: Box::new(unresolved("9d2f0b1c4a6e")),
@@ -1016,7 +1010,7 @@ mod tests {
             );
         }
         let d = unlabeled(&e, UnlabeledPolicy::Security).unwrap();
-        assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Default));
+        assert_eq!((d.tier(), d.source()), (Tier::Security, "default"));
         assert_matches!(
             d.reason,
             Reason::NotFromLabels {
@@ -1055,7 +1049,7 @@ mod tests {
         ];
         for (name, evidence, request, tier, warning) in cases {
             let d = decide(request, &evidence, &rules(), None).unwrap();
-            assert_eq!((d.tier, d.source), (tier, TierSource::Input), "{name}");
+            assert_eq!((d.tier(), d.source()), (tier, "input"), "{name}");
             assert_eq!(d.reason, Reason::Input { tier }, "{name}");
             assert_eq!(d.warnings, [warning], "{name}");
         }
@@ -1071,7 +1065,7 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Labels));
+        assert_eq!((d.tier(), d.source()), (Tier::Security, "labels"));
         assert_eq!(
             d.warnings,
             [Warning::ListsOverlap {
@@ -1108,7 +1102,7 @@ mod tests {
         assert_eq!(after, before.replace(SECRET, "***"));
 
         d.map_text(|text| text.replace("security", "***"));
-        assert_eq!((d.tier, d.source), (Tier::Security, TierSource::Labels));
+        assert_eq!((d.tier(), d.source()), (Tier::Security, "labels"));
         assert_eq!(d.pull_requests[0].labels[0], "security");
         assert_eq!(d.pull_requests[0].title, "Fix the *** leak of ***");
     }

@@ -43,8 +43,9 @@ pub struct Cli {
 }
 
 impl Cli {
-    /// Parses the command line and the Action inputs (`INPUT_<NAME>` variables, then the
-    /// conventional ones: `variables`).
+    /// Parses the command line `args` (the process's, the program first) and the Action
+    /// inputs (`INPUT_<NAME>` variables, then the conventional ones: `variables`); `log`
+    /// says whether the run is inside GitHub Actions (`action_command`).
     ///
     /// A variable that is set but blank counts as unset, so the next one or the option's
     /// default applies: the runner passes every declared input that has no default, and every
@@ -53,13 +54,13 @@ impl Cli {
     ///
     /// # Errors
     /// clap's usage errors (exit code 2).
-    pub fn try_parse_inputs() -> Result<Self, clap::Error> {
+    pub fn try_parse_inputs(args: &[std::ffi::OsString], log: &Log) -> Result<Self, clap::Error> {
         use clap::{CommandFactory, FromArgMatches};
         let var = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
-        let matches = with_variables_set(Self::command(), &var).try_get_matches();
+        let matches = with_variables_set(Self::command(), &var).try_get_matches_from(args);
         let unknown = |e: &clap::Error| e.kind() == clap::error::ErrorKind::InvalidSubcommand;
         // clap's own refusal of an unknown command comes first: it suggests one.
-        match action_command(&var) {
+        match action_command(args, var("INPUT_COMMAND").filter(|_| log.in_actions())) {
             Err(refused) if !matches.as_ref().is_err_and(unknown) => Err(refused),
             _ => Self::from_arg_matches(&matches?),
         }
@@ -76,16 +77,6 @@ impl Cli {
             Command::Docs(_) => false,
         };
         if keep { log.keeping_stdout() } else { log }
-    }
-
-    /// The command as typed on the command line (`announce`, `window`, `docs`, `status`).
-    pub(crate) fn name(&self) -> &'static str {
-        match self.command {
-            Command::Announce(_) => "announce",
-            Command::Window(_) => "window",
-            Command::Docs(_) => "docs",
-            Command::Status(_) => "status",
-        }
     }
 
     /// The parsed command's request (`log` is [`Cli::log`]'s; `env` the process's).
@@ -118,21 +109,18 @@ impl Cli {
 /// The commands the Action runs, as action.yml documents its `command` input.
 pub(crate) const ACTION_COMMANDS: [&str; 2] = ["announce", "status"];
 
-/// Inside the Action (in GitHub Actions, the one argument its `command` input, as
-/// action.yml's `runs.args` passes `INPUT_COMMAND`, read with `var`), a command other than
-/// [`ACTION_COMMANDS`] (`docs`, `help`, `--version`, an option) is refused as clap refuses an
-/// unknown command, rather than run or answered with help (exit 0, no job summary).
+/// Inside the Action (the one argument after the program in `args` its `command` input,
+/// `input`: `INPUT_COMMAND` as action.yml's `runs.args` passes it, `None` outside GitHub
+/// Actions), a command other than [`ACTION_COMMANDS`] (`docs`, `help`, `--version`, an
+/// option) is refused as clap refuses an unknown command, rather than run or answered with
+/// help (exit 0, no job summary).
 ///
 /// # Errors
 /// clap's [`clap::error::ErrorKind::InvalidSubcommand`], quoting the input.
-fn action_command(var: &dyn Fn(&str) -> Option<String>) -> Result<(), clap::Error> {
+fn action_command(args: &[std::ffi::OsString], input: Option<String>) -> Result<(), clap::Error> {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
-    let args: Vec<String> = std::env::args_os()
-        .skip(1)
-        .map(|a| a.to_string_lossy().into())
-        .collect();
-    let given = match (&args[..], var("INPUT_COMMAND")) {
-        ([arg], Some(input)) if *arg == input && Log::from_env().in_actions() => input,
+    let given = match (args.get(1..), input) {
+        (Some([arg]), Some(input)) if *arg == *input => input,
         _ => return Ok(()),
     };
     if ACTION_COMMANDS.contains(&given.as_str()) {

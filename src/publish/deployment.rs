@@ -29,8 +29,8 @@
 
 use super::once::{self, Made};
 use crate::digest::Digest;
-use crate::render::Change;
 use crate::render::deployment::{Failed, Note};
+use crate::render::{self, Change};
 pub(crate) use crate::support::github::Environment;
 use crate::support::github::models::{
     Deployment, DeploymentState, DeploymentStatus, NewDeployment,
@@ -38,7 +38,7 @@ use crate::support::github::models::{
 use crate::support::github::{GitHub, GitHubError, Kind};
 use crate::support::sanitize;
 use crate::tier::Tier;
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 /// The payload key that marks a deployment as codeq-rollout's; its value is
 /// [`MARKER_VALUE`].
@@ -50,11 +50,7 @@ pub(crate) const OUTPUTS: [&str; 2] = ["deployment-id", "deployment-url"];
 
 /// The payload of our deployments: the [`MARKER_KEY`], the digest, and the tier and
 /// convergence window when known (`status` creating a deployment knows neither).
-pub(crate) fn payload(
-    digest: &Digest,
-    tier: Option<Tier>,
-    window: Option<&str>,
-) -> serde_json::Value {
+fn payload(digest: &Digest, tier: Option<Tier>, window: Option<&str>) -> serde_json::Value {
     let mut payload = serde_json::json!({ MARKER_KEY: MARKER_VALUE, "digest": digest.to_string() });
     if let Some(tier) = tier {
         payload["tier"] = serde_json::json!(tier.to_string());
@@ -123,29 +119,38 @@ pub(crate) struct DeploymentPlan {
 
 impl DeploymentPlan {
     /// The plan for the deployment of `digest`'s release commit `sha` to `environment`:
-    /// `required_contexts: []`, `auto_merge: false`, `production_environment: true`; `None`
-    /// for an empty `sha` (no commit to deploy: the caller says what its user can do,
-    /// [`crate::render::deployment::no_commit`]).
+    /// `required_contexts: []`, `auto_merge: false`, `production_environment: true`, the
+    /// [`payload`] and the description ([`crate::render::deployment::description`]);
+    /// `announced`: the tier and convergence window of an `announce` run, `None` for a
+    /// `status` run, which knows neither.
+    ///
+    /// # Errors
+    /// An empty `sha`: no commit to deploy ([`crate::render::deployment::no_commit`], saying
+    /// what the user of the command that runs can do).
     pub(crate) fn new(
         environment: &Environment,
         digest: &Digest,
         sha: &str,
-        payload: serde_json::Value,
-        description: String,
-    ) -> Option<Self> {
+        announced: Option<(Tier, &str)>,
+    ) -> Result<Self> {
+        let tier = announced.map(|(tier, _)| tier);
+        if sha.is_empty() {
+            let env = environment.as_str();
+            bail!(render::deployment::no_commit(env, digest, tier.is_none()));
+        }
         let new = NewDeployment {
             reference: sha.to_string(),
             task: "deploy".into(),
             auto_merge: false,
             required_contexts: Vec::new(),
-            payload,
+            payload: payload(digest, tier, announced.map(|(_, window)| window)),
             environment: environment.as_str().to_string(),
-            description,
+            description: render::deployment::description(digest, tier),
             transient_environment: false,
             production_environment: true,
         };
         let (environment, digest) = (environment.clone(), digest.clone());
-        (!sha.is_empty()).then_some(Self {
+        Ok(Self {
             environment,
             digest,
             new,

@@ -53,11 +53,11 @@ pub(crate) mod once;
 mod release;
 mod supersede;
 
-use crate::digest::Digest;
+use crate::digest::{Digest, ImageSource};
 use crate::render::publish::{self as words, Step};
 use crate::render::{self, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT};
 use crate::support::github::models::{Issue, NewIssue, NewRelease, Release};
-use crate::support::github::{GitHub, GitHubError, Kind};
+use crate::support::github::{GitHub, GitHubError, Kind, LOGIN_MAX_CHARS};
 use crate::support::sanitize;
 use anyhow::{Context, Result, anyhow, bail};
 use once::Made;
@@ -79,6 +79,26 @@ pub struct Target {
     pub tracking_labels: Vec<String>,
     /// Whether this run has a tracking issue (security tier).
     pub tracking_issue: bool,
+}
+
+impl Target {
+    /// The target of the image `source` at `digest`: its [`release_tag`] and image
+    /// repository ([`render::image_repository`]); `tracking_labels` and `tracking_issue` as
+    /// the fields say.
+    pub(crate) fn new(
+        source: &ImageSource,
+        digest: &Digest,
+        tracking_labels: &[String],
+        tracking_issue: bool,
+    ) -> Self {
+        Self {
+            digest: digest.clone(),
+            tag: release_tag(&source.short_name(), digest),
+            image: render::image_repository(&source.display()).to_string(),
+            tracking_labels: tracking_labels.to_vec(),
+            tracking_issue,
+        }
+    }
 }
 
 /// What exists on GitHub for a [`Target`], as [`look_up`] read it.
@@ -508,11 +528,6 @@ pub fn release_tag(short_name: &str, digest: &Digest) -> String {
 /// "name is too long (maximum is 50 characters)" (GitHub's label validation, REST "Create an
 /// issue" with `labels`), after the release is already published.
 const LABEL_MAX_CHARS: usize = 50;
-
-/// The most characters of a GitHub login (GitHub's sign-up rule: "Username may only contain
-/// alphanumeric characters or single hyphens, and cannot begin or end with a hyphen", at most
-/// 39 characters).
-const LOGIN_MAX_CHARS: usize = 39;
 
 /// Checks that `issues` can be found by labels, and that GitHub takes each: at least one
 /// tracking label is needed, each at most [`LABEL_MAX_CHARS`] characters without control

@@ -192,9 +192,9 @@ impl TemplateContext {
             sha: facts.sha.clone(),
             sha_short: facts.sha.chars().take(12).collect(),
             tier: TierView {
-                tier: facts.tier.tier.to_string(),
-                security: facts.tier.tier == Tier::Security,
-                tier_source: facts.tier.source.to_string(),
+                tier: facts.tier.tier().to_string(),
+                security: facts.tier.tier() == Tier::Security,
+                tier_source: facts.tier.source().to_string(),
                 tier_reason: sanitize::markdown_inline(&facts.tier.reason.to_string(), 300),
                 pull_requests,
             },

@@ -163,7 +163,7 @@ pub(crate) fn failure_summary(f: &Failure) -> String {
             .map(|d| ("Digest".into(), format!("`{d}`"))),
         k.tier.as_ref().map(|t| {
             let reason = sanitize::markdown_inline(&t.reason.to_string(), 300);
-            ("Tier".into(), format!("**{}** ({reason})", t.tier))
+            ("Tier".into(), format!("**{}** ({reason})", t.tier()))
         }),
         (k.window.as_ref()).map(|w| ("Convergence window".into(), table_cell(&w.summary()))),
         (k.release.as_ref().zip(k.tag.as_ref()))

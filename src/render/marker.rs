@@ -346,8 +346,8 @@ struct Evidence<'a> {
 pub(crate) fn evidence_fingerprint(facts: &Facts) -> String {
     let evidence = Evidence {
         image: &facts.image,
-        tier: facts.tier.tier.to_string(),
-        source: facts.tier.source.to_string(),
+        tier: facts.tier.tier().to_string(),
+        source: facts.tier.source().to_string(),
         reason: facts.tier.reason.to_string(),
         pull_requests: &facts.tier.pull_requests,
         sha: &facts.sha,

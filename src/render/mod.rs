@@ -38,7 +38,7 @@ pub(crate) use templates::table_cell;
 
 use crate::digest::Digest;
 use crate::support::sanitize;
-use crate::tier::{PullRequest, Tier, TierDecision, TierSource};
+use crate::tier::{PullRequest, Tier, TierDecision};
 use crate::window::{
     Configured, CullSettings, Origins, PolicySource, PullPolicy, PullRisk, Window, compute,
 };
@@ -155,8 +155,6 @@ impl Facts {
             image: "ghcr.io/octo-org/lab:latest".into(),
             digest: Digest::parse(digest).expect("a valid digest"),
             tier: TierDecision {
-                tier,
-                source: TierSource::Labels,
                 pull_requests: vec![PullRequest {
                     number: 42,
                     title: "Bump codeq to 1.4.2".into(),
@@ -518,9 +516,9 @@ pub fn job_summary(
     let ctx = context! {
         image => facts.image,
         digest => facts.digest.to_string(),
-        tier => facts.tier.tier.to_string(),
+        tier => facts.tier.tier().to_string(),
         tier_reason => sanitize::markdown_inline(&facts.tier.reason.to_string(), 300),
-        security => facts.tier.tier == Tier::Security,
+        security => facts.tier.tier() == Tier::Security,
         window => facts.window.summary(),
         settings, tag, links, note,
     };

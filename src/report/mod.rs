@@ -18,13 +18,14 @@ use crate::render::{self, Failure, Stage};
 use crate::status::classify::Totals;
 use crate::support::log::{HeldAnnotation, Log};
 use crate::support::sanitize;
+use crate::tier::TierDecision;
 use crate::window::Window;
 use anyhow::Result;
 
 /// A command that reports to the Actions runner (`announce`, `status`), named as on the
 /// command line (clap's kebab-case of the variant).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Pipeline {
+pub(crate) enum Pipeline {
     /// `announce`.
     Announce,
     /// `status`.
@@ -35,13 +36,6 @@ impl Pipeline {
     /// The command named `name`, when it is one that reports; `None` for the others.
     pub(crate) fn named(name: &str) -> Option<Self> {
         <Self as clap::ValueEnum>::from_str(name, false).ok()
-    }
-
-    /// The names of its outputs, in action.yml's order; with `environment`, the
-    /// deployment's too.
-    pub fn outputs(self, environment: bool) -> Vec<&'static str> {
-        let outputs = RunReport::refused(Some(self), environment).outputs();
-        outputs.into_iter().map(|(name, _)| name).collect()
     }
 }
 
@@ -139,8 +133,8 @@ impl RunReport {
                     .filter(|_| k.release.is_some() || self.stage == Stage::Report);
                 vec![
                     ("digest", text(k.digest.as_ref())),
-                    ("tier", text(tier.map(|t| t.tier))),
-                    ("tier-source", text(tier.map(|t| &t.source))),
+                    ("tier", text(tier.map(TierDecision::tier))),
+                    ("tier-source", text(tier.map(TierDecision::source))),
                     ("release-tag", text(tag)),
                     ("release-url", url(&k.release)),
                     ("issue-url", url(&k.issue)),
@@ -408,7 +402,15 @@ pub(crate) fn bad_input(err: &anyhow::Error) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::{BTreeMap, BTreeSet};
     use time::macros::datetime;
+
+    /// The names of `pipeline`'s outputs, in action.yml's order; with `environment`, the
+    /// deployment's too.
+    fn names(pipeline: Pipeline, environment: bool) -> Vec<&'static str> {
+        let outputs = RunReport::refused(Some(pipeline), environment).outputs();
+        outputs.into_iter().map(|(name, _)| name).collect()
+    }
 
     /// Each command's outputs, by name, as a measured `status` writes them and as every
     /// refused run does (all empty, even `changed` and `converged`); with `environment`, the
@@ -443,6 +445,22 @@ mod tests {
         running= updated= stale= stale-active= converged= evidence= mismatch= orphans= converged-by=
         digest= tier= tier-source= release-tag= release-url= issue-url= changed= convergence-window= idle-window-seconds= active-window-seconds= idle-window-usual-seconds= active-window-usual-seconds= deployment-id= deployment-url=
         ");
+        // Both commands' outputs, the deployment's with them, are action.yml's.
+        #[derive(serde::Deserialize)]
+        struct ActionYml {
+            outputs: BTreeMap<String, serde::de::IgnoredAny>,
+        }
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/action.yml");
+        let action: ActionYml =
+            serde_saphyr::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let declared: BTreeSet<&str> = [Pipeline::Announce, Pipeline::Status]
+            .into_iter()
+            .flat_map(|p| names(p, true))
+            .collect();
+        assert_eq!(
+            declared,
+            action.outputs.keys().map(String::as_str).collect()
+        );
         assert_eq!(Pipeline::named("status"), Some(Pipeline::Status));
         assert_eq!(Pipeline::named("window"), None);
         // An unknown command: no command's outputs are known.
@@ -471,10 +489,10 @@ mod tests {
         });
         assert!(panicked.is_err());
         let outputs = std::fs::read_to_string(&output).unwrap();
-        let names: Vec<&str> = (outputs.lines())
+        let written: Vec<&str> = (outputs.lines())
             .filter_map(|line| Some(line.split_once("<<ghadelimiter_")?.0))
             .collect();
-        assert_eq!(names, Pipeline::Announce.outputs(false));
+        assert_eq!(written, names(Pipeline::Announce, false));
         insta::assert_snapshot!(std::fs::read_to_string(&summary).unwrap());
     }
 }

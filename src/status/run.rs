@@ -412,22 +412,7 @@ async fn deploy(
         .unwrap_or_default();
     let note =
         (release.note.as_ref()).ok_or_else(|| anyhow!(words::no_release_note(digest, &image)))?;
-    let payload = deployment::payload(digest, None, None);
-    let description = render::deployment::description(digest, None);
-    let plan = DeploymentPlan::new(
-        environment,
-        digest,
-        &note.target_commitish,
-        payload,
-        description,
-    )
-    .ok_or_else(|| {
-        anyhow!(render::deployment::no_commit(
-            environment.as_str(),
-            digest,
-            true
-        ))
-    })?;
+    let plan = DeploymentPlan::new(environment, digest, &note.target_commitish, None)?;
     let rollout = render::deployment::rollout(facts.classification, &req.fail_on);
     let description = rollout.description(facts.now, facts.promised);
     let desired = DeploymentStatus {
@@ -566,13 +551,7 @@ async fn release(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<
     release.digest = Some(digest.clone());
     let found = match &req.github {
         Some(github) => {
-            let target = Target {
-                digest: digest.clone(),
-                tag: publish::release_tag(&source.short_name(), &digest),
-                image: render::image_repository(&source.display()).to_string(),
-                tracking_labels: req.tracking_labels.clone(),
-                tracking_issue: true,
-            };
+            let target = Target::new(source, &digest, &req.tracking_labels, true);
             // Without `comment` the tracking issue is not needed: the releases alone.
             let found = publish::look_up(github, &target, req.comment).await?;
             release.target = Some(target);

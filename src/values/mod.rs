@@ -483,8 +483,8 @@ fn read_image(
     }
     if let Some(tag) = text("tag", Takes::ImageTag)? {
         config.tag = match tag {
-            Some(t) => ImageTag::Given(t, origin("tag")),
-            None => ImageTag::Empty(origin("tag")),
+            Some(t) => ImageTag::Given(t),
+            None => ImageTag::Empty,
         };
     }
     if let Some(policy) = pull_policy {

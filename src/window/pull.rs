@@ -29,9 +29,9 @@ pub(crate) enum ImageTag {
     /// Set to null or `""`: z2jh then spawns the image by its name alone (`image = name`,
     /// then `name:tag` only `if tag`, 4.4.0 `files/hub/jupyterhub_config.py`), which
     /// Kubernetes reads as `:latest`.
-    Empty(Origin),
+    Empty,
     /// Set to this tag (the text after `name:`, a `@sha256:…` pin included).
-    Given(String, Origin),
+    Given(String),
 }
 
 /// The single-user image the values files configure (z2jh `singleuser.image.*`), layered as
@@ -119,8 +119,8 @@ impl ImageConfig {
         };
         let image = image.map(|(name, name_origin, from_values)| {
             let tag = match (&self.tag, announced) {
-                (ImageTag::Given(tag, _), _) => PodTag::Given(tag.clone()),
-                (ImageTag::Empty(_), _) => PodTag::NoTag,
+                (ImageTag::Given(tag), _) => PodTag::Given(tag.clone()),
+                (ImageTag::Empty, _) => PodTag::NoTag,
                 (ImageTag::Unset, _) if from_values => PodTag::ChartDefault,
                 (ImageTag::Unset, Some(PodReference { tag: Some(tag), .. })) => {
                     PodTag::Given(tag.clone())
@@ -175,7 +175,7 @@ mod tests {
         let f = |key: &str| Origin::file("values.yaml", format!("singleuser.image.{key}"));
         let policy = |p: PullPolicy| Some((p, f("pullPolicy")));
         let name = |n: &str| Some((n.to_string(), f("name")));
-        let tag = |t: &str| ImageTag::Given(t.into(), f("tag"));
+        let tag = |t: &str| ImageTag::Given(t.into());
         let cases: Vec<(&str, ImageConfig, Option<&str>)> = vec![
             (
                 "nothing set, :latest announced",
@@ -259,7 +259,7 @@ mod tests {
                 "values name, tag null",
                 ImageConfig {
                     name: name("ghcr.io/org/lab"),
-                    tag: ImageTag::Empty(f("tag")),
+                    tag: ImageTag::Empty,
                     ..Default::default()
                 },
                 None,

@@ -55,15 +55,16 @@ pub enum RepositoryError {
     Name,
 }
 
-/// GitHub's longest user or organisation name (its sign-up form's limit), before an
-/// Enterprise Managed User's `_shortcode`.
-pub(crate) const OWNER_MAX_CHARS: usize = 39;
+/// GitHub's longest login, a user or organisation name (its sign-up form's limit: "Username
+/// may only contain alphanumeric characters or single hyphens, and cannot begin or end with a
+/// hyphen", at most 39 characters), before an Enterprise Managed User's `_shortcode`.
+pub(crate) const LOGIN_MAX_CHARS: usize = 39;
 /// GitHub's longest repository name (its new-repository form's limit).
 pub(crate) const NAME_MAX_CHARS: usize = 100;
 
 impl Repository {
     /// Parses `owner/repo` (trimmed) by GitHub's naming rules: the owner of at most
-    /// `OWNER_MAX_CHARS` letters, digits and single hyphens, not at either end (GitHub's
+    /// `LOGIN_MAX_CHARS` letters, digits and single hyphens, not at either end (GitHub's
     /// sign-up form for users and organisations), followed for an Enterprise Managed User
     /// by `_` and the enterprise's short code; the name of at most `NAME_MAX_CHARS`
     /// letters, digits, `-`, `_` and `.`, not `.` or `..` (GitHub's new-repository form).
@@ -77,7 +78,7 @@ impl Repository {
         }
         let alphanumeric = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric());
         let (login, shortcode) = owner.split_once('_').unwrap_or((owner, "a"));
-        let owner_ok = (1..=OWNER_MAX_CHARS).contains(&login.len())
+        let owner_ok = (1..=LOGIN_MAX_CHARS).contains(&login.len())
             && login.split('-').all(alphanumeric)
             && alphanumeric(shortcode);
         if !owner_ok {

@@ -124,7 +124,7 @@ pub fn facts_for(title: &str, labels: &[String], reason_label: Option<&str>) -> 
         Some(UnlabeledPolicy::Security),
     )
     .unwrap();
-    let example = Facts::example(tier.tier, CullSettings::default());
+    let example = Facts::example(tier.tier(), CullSettings::default());
     Facts {
         tier,
         run_url: Some("https://github.example/octo-org/lab-image/actions/runs/4242".into()),
