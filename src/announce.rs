@@ -9,8 +9,8 @@ use crate::digest::{self, Digest, ImageSource};
 use crate::publish::deployment::{self, DeploymentOutcome, DeploymentPlan, Environment, Lock};
 use crate::publish::{self, Change, Found, IssuePlan, Plan, Published, Target};
 use crate::pulls::{self, Behind, LookupOptions};
-use crate::render::messages::{self, CutBody, RunState, RunWarning};
-use crate::render::{self, Facts, RunbookSettings, Stage};
+use crate::render::messages::{self, RunState, RunWarning};
+use crate::render::{self, BodyKind, Facts, RunbookSettings, Stage};
 use crate::report::{Known, Pipeline, RunReport};
 use crate::support::github::GitHub;
 use crate::support::github::models::{DeploymentState, DeploymentStatus, NewIssue, NewRelease};
@@ -500,8 +500,8 @@ fn plan(
 /// note says it is ([`render::where_full`]); a dry run prints it whole anyway.
 fn log_cut_bodies(plan: &Plan, note: &str, issue: Option<&str>, publishing: bool, log: &Log) {
     let (release_cut, issue_cut) = publish::cut_bodies(plan);
-    let release = (CutBody::ReleaseNote, Some(note).filter(|_| release_cut));
-    let issue = (CutBody::TrackingIssue, issue.filter(|_| issue_cut));
+    let release = (BodyKind::ReleaseNote, Some(note).filter(|_| release_cut));
+    let issue = (BodyKind::TrackingIssue, issue.filter(|_| issue_cut));
     for (kind, body) in [release, issue] {
         let Some(body) = body else { continue };
         log.warn(&RunWarning::Cut(kind));

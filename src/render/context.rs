@@ -9,10 +9,10 @@
 //! it at all: they are added after rendering.
 
 use super::window_words::{human, human_at_most, servers_words};
-use super::{Facts, culler_text, image_repository, short_digest};
+use super::{Facts, RunbookSettings, culler_text, image_repository, short_digest};
 use crate::support::sanitize;
 use crate::support::time::{rfc3339_seconds, utc_minute, utc_minute_up};
-use crate::tier::{PullRequest, Tier};
+use crate::tier::{PullRequest, Tier, TierDecision};
 use crate::window::Window;
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -53,14 +53,11 @@ pub(crate) struct TemplateContext {
     /// When the release went live, and where to read about it (flattened).
     #[serde(flatten)]
     pub(crate) release: ReleaseView,
-    /// The hub's base URL (`hub-url`), e.g. `https://hub.example.org`.
-    pub(crate) hub_url: String,
-    /// The hub's Kubernetes namespace (`namespace`).
-    pub(crate) namespace: String,
-    /// The hub's Helm release (`helm-release`).
-    pub(crate) helm_release: String,
-    /// How long users are warned before break-glass, e.g. `15 minutes`.
-    pub(crate) warning_period: String,
+    /// Where the runbook points (flattened): `hub_url` (`hub-url`, e.g.
+    /// `https://hub.example.org`), `namespace`, `helm_release` (`helm-release`) and
+    /// `warning_period`, how long users are warned before break-glass, e.g. `15 minutes`.
+    #[serde(flatten)]
+    pub(crate) hub: RunbookSettings,
     /// The digests of the image index's platform manifests, `sha256:<64 hex>` each (empty for
     /// a single-platform image): a pod whose imageID names one runs the new image too.
     pub(crate) platforms: Vec<String>,
@@ -183,7 +180,6 @@ pub(crate) struct RunbookStep {
 impl TemplateContext {
     /// The context for `facts`, with the rendered window and runbook blocks.
     pub(super) fn new(facts: &Facts, window_text: String, runbook: String) -> Self {
-        let pull_requests = facts.tier.pull_requests.iter().map(pr_view).collect();
         Self {
             image: facts.image.clone(),
             image_repository: image_repository(&facts.image).to_string(),
@@ -191,13 +187,7 @@ impl TemplateContext {
             digest_short: short_digest(&facts.digest),
             sha: facts.sha.clone(),
             sha_short: facts.sha.chars().take(12).collect(),
-            tier: TierView {
-                tier: facts.tier.tier().to_string(),
-                security: facts.tier.tier() == Tier::Security,
-                tier_source: facts.tier.source().to_string(),
-                tier_reason: sanitize::markdown_inline(&facts.tier.reason.to_string(), 300),
-                pull_requests,
-            },
+            tier: TierView::of(&facts.tier),
             window: window_view(&facts.window, Some(facts.now)),
             window_summary: facts.window.summary(),
             window_text,
@@ -209,13 +199,23 @@ impl TemplateContext {
                 release_url: facts.release_url.clone(),
                 run_url: facts.run_url.clone(),
             },
-            hub_url: facts.runbook.hub_url.clone(),
-            namespace: facts.runbook.namespace.clone(),
-            helm_release: facts.runbook.helm_release.clone(),
-            warning_period: facts.runbook.warning_period.clone(),
+            hub: facts.runbook.clone(),
             platforms: facts.platforms.iter().map(ToString::to_string).collect(),
             runbook_steps: runbook_steps(&runbook),
             runbook,
+        }
+    }
+}
+
+impl TierView {
+    /// The tier decision as templates (and the job summary) see it.
+    pub(super) fn of(decision: &TierDecision) -> Self {
+        Self {
+            tier: decision.tier().to_string(),
+            security: decision.tier() == Tier::Security,
+            tier_source: decision.source().to_string(),
+            tier_reason: sanitize::markdown_inline(&decision.reason.to_string(), 300),
+            pull_requests: decision.pull_requests.iter().map(pr_view).collect(),
         }
     }
 }

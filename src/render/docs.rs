@@ -13,6 +13,7 @@ use super::RunbookSettings;
 use super::window_words::{human, servers_words};
 use super::words::Words;
 use crate::support::files::ReadError;
+use crate::support::sanitize;
 use crate::window::Configured;
 use anyhow::Result;
 
@@ -53,7 +54,7 @@ pub(crate) enum Misplaced {
     /// The section's END marker comes before its BEGIN marker.
     Reversed(String),
     /// Text the section would replace shares a line with its marker: the line (from 1) and
-    /// the text as quoted ([`shown`]).
+    /// the text as quoted (60 characters and `…` when longer).
     TextBeside(String, Marker, usize, String),
     /// The second section opens before the first closes: nested when it also closes first.
     Overlapping {
@@ -194,7 +195,7 @@ fn own_line(doc: &str, name: &str) -> Result<(), Misplaced> {
     let marks = [Marker::Begin, Marker::End].map(Marker::opening);
     let beside = |marker, at: usize, text: &str| {
         let line = doc[..at].matches('\n').count() + 1;
-        Misplaced::TextBeside(name.to_string(), marker, line, shown(text))
+        Misplaced::TextBeside(name.to_string(), marker, line, sanitize::cap(text, 61))
     };
     let begin = Marker::Begin.of(name);
     for at in marker_positions(doc, &begin) {
@@ -221,14 +222,6 @@ fn own_line(doc: &str, name: &str) -> Result<(), Misplaced> {
         }
     }
     Ok(())
-}
-
-/// `text` as an error quotes it: at most 60 characters, an ellipsis when cut.
-fn shown(text: &str) -> String {
-    match text.char_indices().nth(60) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    }
 }
 
 /// Byte offsets of `marker` in `doc`, leaving out those inside fenced code blocks (a line
@@ -399,7 +392,7 @@ pub(crate) fn docs_words(note: &DocsNote<'_>) -> Words {
                     "make it readable (chmod u+r), or run as a user who may read it"
                 }
                 ReadError::TooLarge { cap, .. } => {
-                    return Words::new(format!("cannot read {path}: {why} ({})", size_words(*cap)))
+                    return Words::new(format!("cannot read {path}: {why} ({} MiB)", cap >> 20))
                         .help("is it the right file?");
                 }
                 ReadError::NotUtf8 { .. } => "save it as UTF-8",
@@ -530,15 +523,6 @@ fn misplaced_words(path: &str, misplaced: &Misplaced) -> (String, String) {
                 Marker::Begin.of(inner),
             ),
         ),
-    }
-}
-
-/// `bytes` in the largest binary unit that divides it (`1 MiB`, `64 KiB`, `100 bytes`).
-fn size_words(bytes: u64) -> String {
-    match bytes {
-        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
-        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
-        b => format!("{b} bytes"),
     }
 }
 

@@ -2,7 +2,7 @@
 //! is here, so the pipeline holds no wording.
 
 use super::words::Words;
-use super::{Change, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT, RunbookSettings};
+use super::{BodyKind, Change, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT, RunbookSettings};
 use crate::digest::Digest;
 use crate::support::sanitize::log_line;
 use crate::support::stdout::StdoutFailed;
@@ -49,7 +49,7 @@ pub(crate) enum RunWarning<'a> {
     HistoryRefused(&'a str),
     /// A body over GitHub's limit, which publishing cuts ([`crate::publish::cut_bodies`]):
     /// the same warning in a dry run.
-    Cut(CutBody),
+    Cut(BodyKind),
     /// New servers may start on an older image than the one announced: the effective pull
     /// policy is not `Always` and the image is not pinned by digest ([`PullRisk`]).
     PullPolicy(&'a PullRisk),
@@ -148,19 +148,15 @@ impl RunWarning<'_> {
             Self::HistoryRefused(why) => Words::new(why),
             Self::PullPolicy(risk) => pull_policy(risk),
             Self::Cut(kind) => {
-                let (what, limit, template) = match kind {
-                    CutBody::ReleaseNote => ("release note", RELEASE_BODY_LIMIT, "release-note"),
-                    CutBody::TrackingIssue => {
-                        ("tracking issue", ISSUE_BODY_LIMIT, "tracking-issue")
-                    }
-                };
+                let (what, limit) = cut_body(kind);
                 Words::new(format!(
                     "the {what} is over GitHub's limit of {limit} characters, so it is published \
                      cut there"
                 ))
                 .help(format!(
                     "it then ends with a line saying its full text is in this run's log; to \
-                     publish it whole, make it shorter (a team's template: {template}-template)"
+                     publish it whole, make it shorter (a team's template: {})",
+                    kind.input()
                 ))
             }
             Self::RunbookPlaceholder {
@@ -222,7 +218,8 @@ fn pull_policy(risk: &PullRisk) -> Words {
         }
         _ => "so a node that pulled that tag before starts new servers from its cached copy",
     };
-    let policy = policy_name(risk.policy);
+    // As Kubernetes writes it (`IfNotPresent`): its serde name.
+    let policy = minijinja::Value::from_serialize(risk.policy);
     Words::new(format!(
         "new servers may start on an older image than this release: imagePullPolicy is {policy}"
     ))
@@ -292,15 +289,6 @@ pub(crate) fn runbook_cluster(runbook: &RunbookSettings) -> String {
          helm-release if the hub runs elsewhere",
         runbook.namespace, runbook.helm_release
     )
-}
-
-/// A pull policy as Kubernetes writes it.
-pub(crate) fn policy_name(policy: PullPolicy) -> &'static str {
-    match policy {
-        PullPolicy::Always => "Always",
-        PullPolicy::IfNotPresent => "IfNotPresent",
-        PullPolicy::Never => "Never",
-    }
 }
 
 /// Where a pull policy comes from, in words: `values.yaml: singleuser.image.pullPolicy`, or
@@ -394,22 +382,18 @@ pub(crate) fn dry_run_release(tag: &str, note: &str) -> String {
     format!("dry run: would publish release {tag}\n\n----- release note -----\n{note}")
 }
 
-/// A body GitHub's limit cut ([`full_text`]).
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum CutBody {
-    /// The release note (125,000 characters).
-    ReleaseNote,
-    /// The tracking issue (65,536 characters).
-    TrackingIssue,
+/// What a body of `kind` is called, and GitHub's limit on it in characters.
+fn cut_body(kind: BodyKind) -> (&'static str, usize) {
+    match kind {
+        BodyKind::ReleaseNote => ("release note", RELEASE_BODY_LIMIT),
+        BodyKind::TrackingIssue => ("tracking issue", ISSUE_BODY_LIMIT),
+    }
 }
 
 /// The full text of a body GitHub's limit cut, for the log (where the cut note points),
 /// after its warning ([`RunWarning::Cut`]).
-pub(crate) fn full_text(kind: CutBody, body: &str) -> String {
-    let what = match kind {
-        CutBody::ReleaseNote => "release note",
-        CutBody::TrackingIssue => "tracking issue",
-    };
+pub(crate) fn full_text(kind: BodyKind, body: &str) -> String {
+    let (what, _) = cut_body(kind);
     format!("----- {what} (full text) -----\n{body}\n----- end of the {what} -----")
 }
 
@@ -636,8 +620,8 @@ mod tests {
                 selector,
                 servers: 3,
             },
-            RunWarning::Cut(CutBody::ReleaseNote),
-            RunWarning::Cut(CutBody::TrackingIssue),
+            RunWarning::Cut(BodyKind::ReleaseNote),
+            RunWarning::Cut(BodyKind::TrackingIssue),
         ];
         let mut said: Vec<String> = (warnings.iter())
             .map(|w| {

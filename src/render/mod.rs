@@ -56,12 +56,12 @@ pub const ISSUE_BODY_LIMIT: usize = 65_536;
 /// Where the break-glass runbook points: cluster and Hub.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RunbookSettings {
+    /// The hub's base URL, e.g. `https://hub.example.org` (`--hub-url`).
+    pub hub_url: String,
     /// Kubernetes namespace of the hub (`--namespace`, default `jhub`).
     pub namespace: String,
     /// Helm release name of the hub (`--helm-release`, default `jhub`): the `release` pod label.
     pub helm_release: String,
-    /// The hub's base URL, e.g. `https://hub.example.org` (`--hub-url`).
-    pub hub_url: String,
     /// How long to give users to save their work, e.g. `15 minutes`.
     pub warning_period: String,
 }
@@ -271,10 +271,7 @@ pub fn window_section(culler: &CullSettings, window: &Window) -> Result<String> 
 /// Only on a template error.
 pub fn runbook_section(r: &RunbookSettings, digest: &str, platforms: &[Digest]) -> Result<String> {
     let platforms: Vec<&str> = platforms.iter().map(Digest::as_str).collect();
-    let ctx = context! {
-        namespace => r.namespace, helm_release => r.helm_release, hub_url => r.hub_url,
-        warning_period => r.warning_period, digest => digest, platforms => platforms,
-    };
+    let ctx = context! { digest, platforms, ..minijinja::Value::from_serialize(r) };
     templates::render("runbook.md.j2", ctx)
 }
 
@@ -401,7 +398,7 @@ pub(crate) fn pull_warning(risk: &PullRisk) -> String {
         |i| sanitize::markdown_inline(&messages::pod_image(i), 300),
     );
     let ctx = context! {
-        policy => messages::policy_name(risk.policy), origin, image,
+        policy => risk.policy, origin, image,
         never => risk.policy == PullPolicy::Never,
     };
     let words =
@@ -516,11 +513,9 @@ pub fn job_summary(
     let ctx = context! {
         image => facts.image,
         digest => facts.digest.to_string(),
-        tier => facts.tier.tier().to_string(),
-        tier_reason => sanitize::markdown_inline(&facts.tier.reason.to_string(), 300),
-        security => facts.tier.tier() == Tier::Security,
         window => facts.window.summary(),
         settings, tag, links, note,
+        ..minijinja::Value::from_serialize(context::TierView::of(&facts.tier))
     };
     templates::render("job_summary.md.j2", ctx)
 }

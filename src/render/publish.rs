@@ -245,16 +245,15 @@ pub(crate) fn release_step_failed(
     said: bool,
 ) -> Words {
     let what = match (issue, issue_failed) {
-        (Some((_, true)), None) => {
-            "the release step failed; the tracking issue is opened so that responders have it"
-        }
-        (Some((_, false)), None) => {
-            "the release step failed; the tracking issue is there so that responders have it"
-        }
+        (Some((_, opened)), None) => format!(
+            "the release step failed; the tracking issue is {} so that responders have it",
+            if opened { "opened" } else { "there" }
+        ),
         (Some(_), Some(_)) => {
             "the release step failed; the tracking issue is open, but a later step failed too"
+                .into()
         }
-        (None, _) => "the release step failed, and opening the tracking issue failed too",
+        (None, _) => "the release step failed, and opening the tracking issue failed too".into(),
     };
     // The first lines alone, which name no place to set an input.
     let mut lines: Vec<String> = issue_failed
@@ -263,7 +262,7 @@ pub(crate) fn release_step_failed(
         .collect();
     lines.extend(issue.map(|(url, _)| format!("the tracking issue: {}", address(url))));
     rerun(
-        what,
+        &what,
         lines,
         "it creates the release note",
         said && issue_failed.is_none(),
