@@ -523,10 +523,10 @@ fn log_published(published: &Published, log: &Log) {
         );
     }
     if let Some((url, change)) = &published.release {
-        log.info(&messages::release_note(*change, url));
+        log.info(&messages::published(BodyKind::ReleaseNote, *change, url));
     }
     if let Some((url, change)) = &published.issue {
-        log.info(&messages::tracking_issue(*change, url));
+        log.info(&messages::published(BodyKind::TrackingIssue, *change, url));
     }
     if let Some(change) = published.update_comment {
         log.info(&messages::update_comment(change));

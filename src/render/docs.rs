@@ -225,25 +225,18 @@ fn own_line(doc: &str, name: &str) -> Result<(), Misplaced> {
 }
 
 /// Byte offsets of `marker` in `doc`, leaving out those inside fenced code blocks (a line
-/// opening with at least three backticks or tildes, up to a line closing with at least as
-/// many of the same character, as CommonMark has it; an unclosed fence runs to the end).
+/// opening with at least three backticks or tildes, [`super::fence_run`], up to a line
+/// closing with at least as many of the same character, as CommonMark has it; an unclosed
+/// fence runs to the end).
 fn marker_positions(doc: &str, marker: &str) -> Vec<usize> {
     let mut fenced: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut open: Option<(char, usize, usize)> = None;
+    let mut open: Option<(&str, usize)> = None;
     let mut at = 0;
     for line in doc.split_inclusive('\n') {
-        let body = line.trim_start_matches(' ');
-        let indent = line.len() - body.len();
-        let fence = body
-            .chars()
-            .next()
-            .filter(|c| matches!(c, '`' | '~') && indent < 4)
-            .map(|c| (c, body.chars().take_while(|&x| x == c).count()))
-            .filter(|(_, n)| *n >= 3);
-        match (open, fence) {
-            (None, Some((c, n))) => open = Some((c, n, at)),
-            (Some((c, n, from)), Some((d, m)))
-                if c == d && m >= n && body[m..].trim().is_empty() =>
+        match (open, super::fence_run(line)) {
+            (None, Some((run, _))) => open = Some((run, at)),
+            (Some((run, from)), Some((closing, rest)))
+                if closing.starts_with(run) && rest.trim().is_empty() =>
             {
                 fenced.push(from..at + line.len());
                 open = None;
@@ -252,7 +245,7 @@ fn marker_positions(doc: &str, marker: &str) -> Vec<usize> {
         }
         at += line.len();
     }
-    if let Some((_, _, from)) = open {
+    if let Some((_, from)) = open {
         fenced.push(from..doc.len());
     }
     doc.match_indices(marker)

@@ -148,7 +148,7 @@ impl RunWarning<'_> {
             Self::HistoryRefused(why) => Words::new(why),
             Self::PullPolicy(risk) => pull_policy(risk),
             Self::Cut(kind) => {
-                let (what, limit) = cut_body(kind);
+                let (what, limit) = body_name(kind);
                 Words::new(format!(
                     "the {what} is over GitHub's limit of {limit} characters, so it is published \
                      cut there"
@@ -383,7 +383,7 @@ pub(crate) fn dry_run_release(tag: &str, note: &str) -> String {
 }
 
 /// What a body of `kind` is called, and GitHub's limit on it in characters.
-fn cut_body(kind: BodyKind) -> (&'static str, usize) {
+fn body_name(kind: BodyKind) -> (&'static str, usize) {
     match kind {
         BodyKind::ReleaseNote => ("release note", RELEASE_BODY_LIMIT),
         BodyKind::TrackingIssue => ("tracking issue", ISSUE_BODY_LIMIT),
@@ -393,7 +393,7 @@ fn cut_body(kind: BodyKind) -> (&'static str, usize) {
 /// The full text of a body GitHub's limit cut, for the log (where the cut note points),
 /// after its warning ([`RunWarning::Cut`]).
 pub(crate) fn full_text(kind: BodyKind, body: &str) -> String {
-    let (what, _) = cut_body(kind);
+    let (what, _) = body_name(kind);
     format!("----- {what} (full text) -----\n{body}\n----- end of the {what} -----")
 }
 
@@ -402,15 +402,10 @@ pub(crate) fn dry_run_issue(title: &str, body: &str) -> String {
     format!("----- tracking issue: {title} -----\n{body}")
 }
 
-/// What happened to the release note; the address as GitHub answered it, on one line
-/// without control characters.
-pub(crate) fn release_note(change: Change, url: &str) -> String {
-    format!("release note {change}: {}", log_line(url, 2000))
-}
-
-/// What happened to the tracking issue; the address as for [`release_note`].
-pub(crate) fn tracking_issue(change: Change, url: &str) -> String {
-    format!("tracking issue {change}: {}", log_line(url, 2000))
+/// What happened to the release note or the tracking issue (`kind`); the address as GitHub
+/// answered it, on one line without control characters.
+pub(crate) fn published(kind: BodyKind, change: Change, url: &str) -> String {
+    format!("{} {change}: {}", body_name(kind).0, log_line(url, 2000))
 }
 
 /// A line publishing logged (what it found, or did that is unusual), on one line without

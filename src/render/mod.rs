@@ -467,13 +467,10 @@ pub(crate) enum Change {
     Unchanged,
 }
 
+/// Its serde name, as the summary's: `created`, `updated`, `unchanged`.
 impl std::fmt::Display for Change {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Change::Created => "created",
-            Change::Updated => "updated",
-            Change::Unchanged => "unchanged",
-        })
+        minijinja::Value::from_serialize(self).fmt(f)
     }
 }
 
