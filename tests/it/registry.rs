@@ -240,6 +240,7 @@ async fn anonymous_pull_of_a_private_image_is_denied_with_the_registry_message()
     assert_matches!(
         &*err.kind,
         RegistryErrorKind::Access(AccessProblem::Denied {
+            token_endpoint: None,
             status: 401,
             registry_message: Some(_),
             ..
@@ -271,7 +272,11 @@ async fn wrong_password_at_the_token_endpoint_is_an_authentication_error() {
     assert_eq!((at.requests(), asked.len()), (vec!["HEAD 401".into()], 1));
     assert_matches!(
         &*err.kind,
-        RegistryErrorKind::Access(AccessProblem::Authentication { status: 401, .. })
+        RegistryErrorKind::Access(AccessProblem::Denied {
+            token_endpoint: Some(_),
+            status: 401,
+            ..
+        })
     );
     insta::assert_snapshot!(at.said(&err));
 }
@@ -282,7 +287,11 @@ async fn wrong_password_on_an_htpasswd_registry_is_denied_naming_the_user() {
     let err = with_a_wrong_password(&at).await;
     assert_matches!(
         &*err.kind,
-        RegistryErrorKind::Access(AccessProblem::Denied { status: 401, .. })
+        RegistryErrorKind::Access(AccessProblem::Denied {
+            token_endpoint: None,
+            status: 401,
+            ..
+        })
     );
     assert_eq!(
         at.requests(),
@@ -611,7 +620,11 @@ async fn a_token_endpoint_answering_401_is_an_authentication_error() {
         .unwrap_err();
     assert_matches!(
         &*err.kind,
-        RegistryErrorKind::Access(AccessProblem::Authentication { status: 401, .. })
+        RegistryErrorKind::Access(AccessProblem::Denied {
+            token_endpoint: Some(_),
+            status: 401,
+            ..
+        })
     );
     insta::assert_snapshot!(said(&err, &fake));
     assert!(!err.to_string().contains(PASSWORD), "{err}");

@@ -83,24 +83,15 @@ pub enum AccessProblem {
         /// The registry's message.
         registry_message: Option<String>,
     },
-    /// 401 or 403 on the manifest, after the credentials (if any) were presented.
+    /// 401 or 403 on the manifest, after the credentials (if any) were presented; or the
+    /// token endpoint the registry named (its `WWW-Authenticate` realm) refused or failed.
     Denied {
-        /// 401 or 403.
+        /// The token endpoint (realm URL, without query) when it was what refused; `None`
+        /// for the registry itself.
+        token_endpoint: Option<String>,
+        /// The HTTP status: 401 or 403 from the registry, any failure from a token endpoint.
         status: u16,
-        /// The registry's message.
-        registry_message: Option<String>,
-        /// The repository path, e.g. `org/lab`.
-        repository: String,
-        /// Which credentials were presented.
-        presented: Presented,
-    },
-    /// The token endpoint the registry named (its `WWW-Authenticate` realm) refused or failed.
-    Authentication {
-        /// The token endpoint (realm URL, without query).
-        realm: String,
-        /// The token endpoint's HTTP status.
-        status: u16,
-        /// The token endpoint's message.
+        /// The registry's (or token endpoint's) message.
         registry_message: Option<String>,
         /// The repository path, e.g. `org/lab`.
         repository: String,

@@ -362,8 +362,8 @@ impl<'a> Session<'a> {
                 last: Some(Try::Refused(answer)),
                 ..
             }) => {
-                return Err(self.error(AccessProblem::Authentication {
-                    realm: shown,
+                return Err(self.error(AccessProblem::Denied {
+                    token_endpoint: Some(shown),
                     status: answer.status.as_u16(),
                     registry_message: self.message(&answer.body),
                     repository: self.repository.clone(),
@@ -506,6 +506,7 @@ impl<'a> Session<'a> {
             }
             StatusCode::NOT_FOUND => self.error(AccessProblem::TagNotFound { registry_message }),
             StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => self.error(AccessProblem::Denied {
+                token_endpoint: None,
                 status: status.as_u16(),
                 registry_message,
                 repository,

@@ -77,25 +77,19 @@ fn access_words(registry: &str, image: &str, problem: &AccessProblem) -> (String
             ),
         ),
         AccessProblem::Denied {
+            token_endpoint,
             status,
             registry_message,
             repository,
             presented,
         } => (
-            format!("registry {registry} refused access to {image} (HTTP {status})"),
-            refused(registry, repository, registry_message, presented),
-        ),
-        AccessProblem::Authentication {
-            realm,
-            status,
-            registry_message,
-            repository,
-            presented,
-        } => (
-            format!(
-                "authentication to registry {registry} failed: its token endpoint {realm} \
-                 answered HTTP {status}"
-            ),
+            match token_endpoint {
+                None => format!("registry {registry} refused access to {image} (HTTP {status})"),
+                Some(realm) => format!(
+                    "authentication to registry {registry} failed: its token endpoint {realm} \
+                     answered HTTP {status}"
+                ),
+            },
             refused(registry, repository, registry_message, presented),
         ),
     }
@@ -661,6 +655,7 @@ mod tests {
     fn every_registry_error_in_words() {
         let said = || Some("MANIFEST_UNKNOWN: manifest unknown".to_string());
         let denied = |presented| AccessProblem::Denied {
+            token_endpoint: None,
             status: 401,
             registry_message: Some("UNAUTHORIZED: authentication required".into()),
             repository: "org/lab".into(),
@@ -715,8 +710,8 @@ mod tests {
                 "1.dkr.ecr.eu-west-1.amazonaws.com/lab:latest",
                 denied(Presented::Anonymous),
             ),
-            error(AccessProblem::Authentication {
-                realm: "https://auth.r/token".into(),
+            error(AccessProblem::Denied {
+                token_endpoint: Some("https://auth.r/token".into()),
                 status: 401,
                 registry_message: Some("incorrect username or password".into()),
                 repository: "org/lab".into(),
