@@ -50,9 +50,15 @@ pub(crate) struct TemplateContext {
     /// the image not pinned by digest), the built-in note's sentence saying so (Markdown);
     /// `none` when new servers start on the new image at once.
     pub(crate) pull_warning: Option<String>,
-    /// When the release went live, and where to read about it (flattened).
-    #[serde(flatten)]
-    pub(crate) release: ReleaseView,
+    /// The release time the window's deadlines count from, RFC 3339 UTC
+    /// (`2026-11-30T12:00:00Z`); a re-run keeps the first run's time.
+    pub(crate) released_at: String,
+    /// The same time as `2026-11-30 12:00 UTC`.
+    pub(crate) released_at_text: String,
+    /// The release note's web address; `none` outside a repository.
+    pub(crate) release_url: Option<String>,
+    /// The workflow run's web address; `none` outside GitHub Actions.
+    pub(crate) run_url: Option<String>,
     /// Where the runbook points (flattened): `hub_url` (`hub-url`, e.g.
     /// `https://hub.example.org`), `namespace`, `helm_release` (`helm-release`) and
     /// `warning_period`, how long users are warned before break-glass, e.g. `15 minutes`.
@@ -83,20 +89,6 @@ pub(crate) struct TierView {
     pub(crate) tier_reason: String,
     /// The pull requests behind the release, oldest first (may be empty).
     pub(crate) pull_requests: Vec<PullRequestView>,
-}
-
-/// When the release went live, and the addresses of its note and of the run.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct ReleaseView {
-    /// The release time the window's deadlines count from, RFC 3339 UTC
-    /// (`2026-11-30T12:00:00Z`); a re-run keeps the first run's time.
-    pub(crate) released_at: String,
-    /// The same time as `2026-11-30 12:00 UTC`.
-    pub(crate) released_at_text: String,
-    /// The release note's web address; `none` outside a repository.
-    pub(crate) release_url: Option<String>,
-    /// The workflow run's web address; `none` outside GitHub Actions.
-    pub(crate) run_url: Option<String>,
 }
 
 /// A pull request as a template sees it: every field from GitHub neutralised.
@@ -193,12 +185,10 @@ impl TemplateContext {
             window_text,
             culler: culler_text(&facts.culler),
             pull_warning: facts.pull.as_ref().map(super::pull_warning),
-            release: ReleaseView {
-                released_at: rfc3339_seconds(facts.now),
-                released_at_text: utc_minute(facts.now),
-                release_url: facts.release_url.clone(),
-                run_url: facts.run_url.clone(),
-            },
+            released_at: rfc3339_seconds(facts.now),
+            released_at_text: utc_minute(facts.now),
+            release_url: facts.release_url.clone(),
+            run_url: facts.run_url.clone(),
             hub: facts.runbook.clone(),
             platforms: facts.platforms.iter().map(ToString::to_string).collect(),
             runbook_steps: runbook_steps(&runbook),

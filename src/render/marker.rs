@@ -37,7 +37,8 @@ pub enum MarkerKind {
 }
 
 impl MarkerKind {
-    fn name(self) -> &'static str {
+    /// Its name in the marker line, e.g. `tracking-issue`, `update`.
+    pub(crate) fn name(self) -> &'static str {
         match self {
             MarkerKind::Release => "release",
             MarkerKind::TrackingIssue => "tracking-issue",

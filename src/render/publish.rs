@@ -33,18 +33,15 @@ impl std::fmt::Display for Object<'_> {
             Object::TrackingIssue => f.write_str("the tracking issue"),
             Object::Issue(number) => write!(f, "the tracking issue #{number}"),
             Object::Deployment => f.write_str("the deployment"),
-            Object::Comment(kind) => f.write_str(comment_name(*kind)),
+            Object::Comment(kind) => f.write_str(&comment_name(*kind)),
         }
     }
 }
 
-/// What the errors and log lines call a comment of `kind`.
-fn comment_name(kind: MarkerKind) -> &'static str {
-    match kind {
-        MarkerKind::ConvergenceComment => "the convergence comment",
-        MarkerKind::SupersededComment => "the superseded comment",
-        _ => "the update comment",
-    }
+/// What the errors and log lines call a comment of `kind`, by its marker's name: `the
+/// update comment`, `the superseded comment`, `the convergence comment`.
+fn comment_name(kind: MarkerKind) -> String {
+    format!("the {} comment", kind.name())
 }
 
 /// An address GitHub answered, on one line.
