@@ -3,7 +3,7 @@
 
 use super::once::{self, Made};
 use super::{Change, Found, IssuePlan, Published, comment, tracking_issue};
-use crate::render::publish::{self as words, Step};
+use crate::render::publish as words;
 use crate::render::{self, MarkerKind};
 use crate::support::github::GitHub;
 use crate::support::github::models::{Issue, NewIssue};
@@ -64,7 +64,7 @@ pub(super) async fn after_lost_race(
         tokio::time::sleep(*wait).await;
         let theirs = tracking_issue(gh, &found.target)
             .await
-            .context(Step::LookingUpWinnersIssue)?;
+            .context(words::LOOKING_UP_WINNERS_ISSUE)?;
         if let Some(theirs) = theirs {
             done.issue = Some((theirs.html_url, Change::Unchanged));
             return Ok(());

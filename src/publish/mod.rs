@@ -54,7 +54,7 @@ mod release;
 mod supersede;
 
 use crate::digest::{Digest, ImageSource};
-use crate::render::publish::{self as words, Step};
+use crate::render::publish as words;
 use crate::render::{self, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT};
 use crate::support::github::models::{Issue, NewIssue, NewRelease, Release};
 use crate::support::github::{GitHub, GitHubError, Kind, LOGIN_MAX_CHARS};
@@ -161,13 +161,12 @@ impl Found {
 /// A failed call, or the release tag held by a release that codeq-rollout did not create
 /// (nothing is written then).
 pub async fn look_up(gh: &GitHub, target: &Target, issues: bool) -> Result<Found> {
-    let releases = (gh.list_releases().await).context(Step::LookingUpReleases)?;
+    let releases = (gh.list_releases().await).context(words::LOOKING_UP_RELEASES)?;
     find::check_tag(&releases, &target.digest, &target.tag)?;
     let state = if target.tracking_issue { "all" } else { "open" };
     let issues = match issues {
-        true => {
-            (gh.list_issues(&target.tracking_labels, state).await).context(Step::LookingUpIssues)?
-        }
+        true => (gh.list_issues(&target.tracking_labels, state).await)
+            .context(words::LOOKING_UP_ISSUES)?,
         false => Vec::new(),
     };
     let (target, kept_issue) = (target.clone(), None);
@@ -313,15 +312,15 @@ impl Run<'_> {
         }
         let (notes, warnings) = (&mut done.notes, &mut done.warnings);
         let kept = (duplicates::settle(gh, found, notes, warnings).await)
-            .context(Step::RemovingDuplicates)?;
+            .context(words::REMOVING_DUPLICATES)?;
         let found = &found.keeping(kept);
         done.issue = unchanged(found);
         if let Some(issue_plan) = fitted_issue(plan) {
-            (issue::ensure(gh, found, &issue_plan, done).await).context(Step::PublishingIssue)?;
+            (issue::ensure(gh, found, &issue_plan, done).await).context(words::PUBLISHING_ISSUE)?;
         }
         let link = link_or(&release.html_url, plan);
         done.superseded =
-            (supersede::comment(gh, found, link, true).await).context(Step::Superseding)?;
+            (supersede::comment(gh, found, link, true).await).context(words::SUPERSEDING)?;
         Run { found, ..self }.update_release(release, done).await
     }
 
@@ -332,7 +331,7 @@ impl Run<'_> {
         let (body, name) = (release_body(self.plan), &self.plan.release.name);
         let (notes, warnings) = (&mut done.notes, &mut done.warnings);
         let updated = release::update(self.gh, self.found, release, &body, name, notes, warnings);
-        done.release = Some(updated.await.context(Step::PublishingRelease)?);
+        done.release = Some(updated.await.context(words::PUBLISHING_RELEASE)?);
         Ok(())
     }
 
@@ -351,7 +350,7 @@ impl Run<'_> {
         ));
         if let Some(issue_plan) = opening {
             let ensured = issue::ensure(self.gh, self.found, &issue_plan, done).await;
-            ensured.context(Step::PublishingIssue)?;
+            ensured.context(words::PUBLISHING_ISSUE)?;
         }
         Ok(())
     }
@@ -378,7 +377,7 @@ impl Run<'_> {
         }
         let link = link_or(&mine.html_url, plan);
         done.superseded =
-            (supersede::comment(gh, found, link, false).await).context(Step::Superseding)?;
+            (supersede::comment(gh, found, link, false).await).context(words::SUPERSEDING)?;
         Ok(())
     }
 
@@ -393,7 +392,7 @@ impl Run<'_> {
         let refused_as_existing = err.chain().any(|cause| {
             (cause.downcast_ref::<GitHubError>()).is_some_and(|e| e.kind == Kind::AlreadyExists)
         });
-        let err = err.context(Step::PublishingRelease);
+        let err = err.context(words::PUBLISHING_RELEASE);
         let Some(issue_plan) = fitted_issue(plan) else {
             return err;
         };
@@ -430,7 +429,7 @@ impl Run<'_> {
             if matches!(done.issue, Some((_, Change::Created))) {
                 let link = link_or(&winner.html_url, plan);
                 let commented = supersede::comment(gh, found, link, true).await;
-                done.superseded = commented.context(Step::Superseding)?;
+                done.superseded = commented.context(words::SUPERSEDING)?;
             }
         }
         if same_commit(&winner, plan) {

@@ -164,40 +164,23 @@ pub(crate) fn comment_done(change: Change, url: &str, dry_run: Option<&str>) -> 
     }
 }
 
-/// The step of publishing that failed, as the context of its error.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Step {
-    /// Listing the releases.
-    LookingUpReleases,
-    /// Listing the tracking issues.
-    LookingUpIssues,
-    /// Removing duplicates concurrent runs left.
-    RemovingDuplicates,
-    /// Creating or updating the release note.
-    PublishingRelease,
-    /// Opening the tracking issue, or keeping its update comment.
-    PublishingIssue,
-    /// Commenting on superseded tracking issues.
-    Superseding,
-    /// Looking for the tracking issue of the run that created the release.
-    LookingUpWinnersIssue,
-}
+// The steps of publishing, each the context of its error when it fails.
 
-impl std::fmt::Display for Step {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Step::LookingUpReleases => "looking for the release note of this digest",
-            Step::LookingUpIssues => "looking for tracking issues",
-            Step::RemovingDuplicates => "removing duplicates left by concurrent runs",
-            Step::PublishingRelease => "publishing the release note",
-            Step::PublishingIssue => "publishing the tracking issue",
-            Step::Superseding => "commenting on superseded tracking issues",
-            Step::LookingUpWinnersIssue => {
-                "looking up the tracking issue of the run that created the release"
-            }
-        })
-    }
-}
+/// Listing the releases.
+pub(crate) const LOOKING_UP_RELEASES: &str = "looking for the release note of this digest";
+/// Listing the tracking issues.
+pub(crate) const LOOKING_UP_ISSUES: &str = "looking for tracking issues";
+/// Removing duplicates concurrent runs left.
+pub(crate) const REMOVING_DUPLICATES: &str = "removing duplicates left by concurrent runs";
+/// Creating or updating the release note.
+pub(crate) const PUBLISHING_RELEASE: &str = "publishing the release note";
+/// Opening the tracking issue, or keeping its update comment.
+pub(crate) const PUBLISHING_ISSUE: &str = "publishing the tracking issue";
+/// Commenting on superseded tracking issues.
+pub(crate) const SUPERSEDING: &str = "commenting on superseded tracking issues";
+/// Looking for the tracking issue of the run that created the release.
+pub(crate) const LOOKING_UP_WINNERS_ISSUE: &str =
+    "looking up the tracking issue of the run that created the release";
 
 /// `what` failed, with `lines` of help (what exists, where), then what re-running does for
 /// a publish that stopped (`advice`), unless the error's own help says it already (`said`:
