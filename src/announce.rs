@@ -452,7 +452,7 @@ fn print_dry_run(req: &AnnounceRequest, facts: &Facts, plan: &Plan, log: &Log) -
         log.info(&messages::dry_run_issue(&issue.new.title, &issue.new.body));
     }
     if req.print_context {
-        let context = serde_json::to_string_pretty(&render::template_context(facts)?)?;
+        let context = serde_json::to_string_pretty(&render::TemplateContext::new(facts)?)?;
         crate::support::stdout::println(&log.redact(&context));
     }
     Ok(())

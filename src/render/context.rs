@@ -170,9 +170,17 @@ pub(crate) struct RunbookStep {
 }
 
 impl TemplateContext {
-    /// The context for `facts`, with the rendered window and runbook blocks.
-    pub(super) fn new(facts: &Facts, window_text: String, runbook: String) -> Self {
-        Self {
+    /// The context every release note and tracking issue template renders from: the
+    /// facts, and the window and runbook blocks as the built-in templates state them.
+    ///
+    /// # Errors
+    /// Only on a built-in template error.
+    pub(crate) fn new(facts: &Facts) -> anyhow::Result<Self> {
+        let pull = facts.pull.as_ref();
+        let window_text = super::window_block(&facts.culler, &facts.window, Some(facts.now), pull)?;
+        let runbook =
+            super::runbook_section(&facts.runbook, facts.digest.as_str(), &facts.platforms)?;
+        Ok(Self {
             image: facts.image.clone(),
             image_repository: image_repository(&facts.image).to_string(),
             digest: facts.digest.to_string(),
@@ -193,7 +201,7 @@ impl TemplateContext {
             platforms: facts.platforms.iter().map(ToString::to_string).collect(),
             runbook_steps: runbook_steps(&runbook),
             runbook,
-        }
+        })
     }
 }
 

@@ -498,7 +498,7 @@ fn example_context(tier: Tier) -> TemplateContext {
         },
     };
     let facts = super::Facts::example(tier, culler);
-    super::template_context(&facts).expect("the built-in blocks render")
+    TemplateContext::new(&facts).expect("the built-in blocks render")
 }
 
 #[cfg(test)]

@@ -424,19 +424,6 @@ pub(crate) const MAX_LABELS_SHOWN: usize = 20;
 /// The cap on one untrusted label in a body, in characters.
 pub(crate) const LABEL_MAX_CHARS: usize = 50;
 
-/// The context every release note and tracking issue template renders from (see
-/// [`TemplateContext`]): the facts, and the window and runbook blocks as the built-in
-/// templates state them.
-///
-/// # Errors
-/// Only on a built-in template error.
-pub(crate) fn template_context(facts: &Facts) -> Result<TemplateContext> {
-    let pull = facts.pull.as_ref();
-    let window_text = window_block(&facts.culler, &facts.window, Some(facts.now), pull)?;
-    let runbook = runbook_section(&facts.runbook, facts.digest.as_str(), &facts.platforms)?;
-    Ok(TemplateContext::new(facts, window_text, runbook))
-}
-
 /// Renders `template` (built in) or `custom` with the facts' [`TemplateContext`], under
 /// the hidden header ([`marker::hidden_header`]).
 fn render(
@@ -445,7 +432,7 @@ fn render(
     kind: MarkerKind,
     custom: Option<&CustomTemplate>,
 ) -> Result<String> {
-    let ctx = template_context(facts)?;
+    let ctx = TemplateContext::new(facts)?;
     let body = match custom {
         Some(custom) => custom.render(&ctx)?,
         None => templates::render(template, &ctx)?,
