@@ -94,7 +94,7 @@ impl Target {
         Self {
             digest: digest.clone(),
             tag: release_tag(&source.short_name(), digest),
-            image: render::image_repository(&source.display()).to_string(),
+            image: render::image_repository(&source.display()),
             tracking_labels: tracking_labels.to_vec(),
             tracking_issue,
         }

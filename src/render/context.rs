@@ -182,7 +182,7 @@ impl TemplateContext {
             super::runbook_section(&facts.runbook, facts.digest.as_str(), &facts.platforms)?;
         Ok(Self {
             image: facts.image.clone(),
-            image_repository: image_repository(&facts.image).to_string(),
+            image_repository: image_repository(&facts.image),
             digest: facts.digest.to_string(),
             digest_short: short_digest(&facts.digest),
             sha: facts.sha.clone(),

@@ -11,7 +11,7 @@
 //! request's title) is ignored.
 
 use super::Facts;
-use crate::digest::Digest;
+use crate::digest::{Digest, PodReference};
 use crate::support::time::{parse_rfc3339, rfc3339_seconds};
 use crate::window::{
     CullSettings, HubScale, MAX_DURATION_SECS, MAX_HUB_SERVERS, Promise, PromiseRecord,
@@ -108,14 +108,10 @@ pub(crate) fn tracking_marker(digest: &Digest, image: &str) -> String {
 
 /// The image repository of an image reference as the tool displays it: the reference without
 /// its `@digest` and its `:tag` (a `:` after the last `/`), e.g. `ghcr.io/org/lab` for
-/// `ghcr.io/org/lab:latest` and `oci:build/lab` for `oci:build/lab:latest`.
-pub fn image_repository(image: &str) -> &str {
-    let image = image.split_once('@').map_or(image, |(name, _)| name);
-    let last_slash = image.rfind('/').map_or(0, |i| i + 1);
-    match image[last_slash..].rfind(':') {
-        Some(colon) => &image[..last_slash + colon],
-        None => image,
-    }
+/// `ghcr.io/org/lab:latest` and `oci:build/lab` for `oci:build/lab:latest`: the name of
+/// `PodReference::split`, the one splitter of references.
+pub fn image_repository(image: &str) -> String {
+    PodReference::split(image).name
 }
 
 /// The digest named by `body`'s marker of `kind`, and for a tracking issue the image field
@@ -363,7 +359,9 @@ pub(crate) fn evidence_fingerprint(facts: &Facts) -> String {
 /// the tool after rendering, so no template can drop or forge them.
 pub(super) fn hidden_header(kind: MarkerKind, facts: &Facts) -> String {
     let first = match kind {
-        MarkerKind::TrackingIssue => tracking_marker(&facts.digest, image_repository(&facts.image)),
+        MarkerKind::TrackingIssue => {
+            tracking_marker(&facts.digest, &image_repository(&facts.image))
+        }
         _ => marker(kind, &facts.digest),
     };
     let second = match kind {
