@@ -218,8 +218,7 @@ fn pull_policy(risk: &PullRisk) -> Words {
         }
         _ => "so a node that pulled that tag before starts new servers from its cached copy",
     };
-    // As Kubernetes writes it (`IfNotPresent`): its serde name.
-    let policy = minijinja::Value::from_serialize(risk.policy);
+    let policy = risk.policy;
     Words::new(format!(
         "new servers may start on an older image than this release: imagePullPolicy is {policy}"
     ))
@@ -230,6 +229,13 @@ fn pull_policy(risk: &PullRisk) -> Words {
         policy_source(&risk.source),
         log_line(&image, 300),
     ))
+}
+
+/// A pull policy as Kubernetes writes it (`IfNotPresent`): its serde name.
+impl std::fmt::Display for PullPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        crate::support::text::serde_name(self, f)
+    }
 }
 
 /// A security release's runbook whose `hub-url` is a placeholder: the dry run's warning, or

@@ -457,7 +457,7 @@ pub(crate) enum Change {
 /// Its serde name, as the summary's: `created`, `updated`, `unchanged`.
 impl std::fmt::Display for Change {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        minijinja::Value::from_serialize(self).fmt(f)
+        crate::support::text::serde_name(self, f)
     }
 }
 
