@@ -29,7 +29,7 @@
 
 use super::once::{self, Made};
 use crate::digest::Digest;
-use crate::render::deployment::{Failed, Note};
+use crate::render::deployment::{self as words, Failed};
 use crate::render::{self, Change};
 pub(crate) use crate::support::github::Environment;
 use crate::support::github::models::{
@@ -203,7 +203,7 @@ pub(crate) async fn announce(
         if lock != Lock::Created {
             let (_, ours) = list(gh, plan, notes, false).await?;
             if lock == Lock::Lost && ours.is_none() {
-                notes.push(Note::LeftToCreator(plan.environment.as_str()).to_string());
+                notes.push(words::left_to_creator(plan.environment.as_str()));
             }
             if lock == Lock::Lost || ours.is_some() {
                 outcome.deployment = ours;
@@ -263,7 +263,7 @@ pub(crate) async fn ensure_status(
             }
             None if dry_run => {
                 let (digest, environment) = (&plan.digest, plan.environment.as_str());
-                notes.push(Note::WouldCreate(digest, environment, desired.state).to_string());
+                notes.push(words::would_create(digest, environment, desired.state));
                 return Ok(());
             }
             None => {
@@ -290,7 +290,7 @@ pub(crate) async fn ensure_status(
         });
         if !same && dry_run {
             let description = desired.description.as_deref().unwrap_or_default();
-            notes.push(Note::WouldSet(ours.id, desired.state, description).to_string());
+            notes.push(words::would_set(ours.id, desired.state, description));
         }
         if !same && !dry_run {
             let failed = Failed::Setting(ours.id, desired.state).to_string();
@@ -337,12 +337,12 @@ async fn retire(
         if inactive(d).await? {
             continue;
         }
-        let why = Note::SupersededBy(current.id).to_string();
+        let why = words::superseded_by(current.id);
         let status = DeploymentStatus::new(DeploymentState::Inactive, why);
         gh.create_deployment_status(d.id, &status)
             .await
             .context(Failed::Retiring(d.id).to_string())?;
-        notes.push(Note::Retired(d.id).to_string());
+        notes.push(words::retired(d.id));
         wrote = true;
     }
     Ok(wrote)
@@ -363,14 +363,14 @@ async fn list(
         return Ok((listed, None));
     };
     if dry_run && !losers.is_empty() {
-        notes.push(Note::WouldRemove(losers.len(), &plan.digest).to_string());
+        notes.push(words::would_remove(losers.len(), &plan.digest));
     }
     for loser in losers.iter().filter(|_| !dry_run) {
-        let (env, why) = (plan.environment.as_str(), Note::DuplicateOf(winner.id));
-        let inactive = DeploymentStatus::new(DeploymentState::Inactive, why.to_string());
+        let (env, why) = (plan.environment.as_str(), words::duplicate_of(winner.id));
+        let inactive = DeploymentStatus::new(DeploymentState::Inactive, why);
         (remove_duplicate(gh, loser.id, &inactive).await)
             .context(Failed::Removing(loser.id, winner.id, &plan.digest, env).to_string())?;
-        notes.push(Note::Deleted(loser.id, winner.id).to_string());
+        notes.push(words::deleted(loser.id, winner.id));
     }
     let winner = (*winner).clone();
     Ok((listed, Some(winner)))

@@ -211,62 +211,50 @@ pub(crate) fn dry_run(environment: &str) -> String {
     )
 }
 
-/// What the deployment step logs or says in a status it posts: what it found, removed,
-/// retired, or (a dry run) would do.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Note<'a> {
-    /// Another run created the release note just now: it creates the deployment.
-    LeftToCreator(&'a str),
-    /// A dry run found no deployment: what it would create, and set to which state.
-    WouldCreate(&'a Digest, &'a str, DeploymentState),
-    /// A dry run would give deployment `id` the state and description.
-    WouldSet(u64, DeploymentState, &'a str),
-    /// A dry run found this many duplicates of ours for the digest.
-    WouldRemove(usize, &'a Digest),
-    /// The description of the `inactive` status of a duplicate (of the deployment given).
-    DuplicateOf(u64),
-    /// A duplicate (the first) of the deployment kept (the second) was deleted.
-    Deleted(u64, u64),
-    /// The description of the `inactive` status of an earlier release's deployment.
-    SupersededBy(u64),
-    /// An earlier release's deployment was marked `inactive`.
-    Retired(u64),
+// What the deployment step logs or says in a status it posts: what it found, removed,
+// retired, or (a dry run) would do.
+
+/// Another run created the release note just now: it creates the deployment to
+/// `environment`.
+pub(crate) fn left_to_creator(environment: &str) -> String {
+    format!("the run that created the release note creates the deployment to {environment}")
 }
 
-impl std::fmt::Display for Note<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Note::LeftToCreator(environment) => write!(
-                f,
-                "the run that created the release note creates the deployment to {environment}"
-            ),
-            Note::WouldCreate(digest, environment, state) => write!(
-                f,
-                "dry run: would create the deployment of {digest} to {environment} and set it \
-                 {state}"
-            ),
-            Note::WouldSet(id, state, description) => {
-                write!(
-                    f,
-                    "dry run: would set deployment {id} to {state}: {description}"
-                )
-            }
-            Note::WouldRemove(n, digest) => {
-                write!(
-                    f,
-                    "dry run: would remove {n} duplicate deployments of {digest}"
-                )
-            }
-            Note::DuplicateOf(id) => write!(f, "Duplicate of deployment {id}"),
-            Note::Deleted(loser, winner) => write!(
-                f,
-                "deleted deployment {loser}, a duplicate of deployment {winner} left by \
-                 concurrent runs"
-            ),
-            Note::SupersededBy(id) => write!(f, "Superseded by deployment {id}"),
-            Note::Retired(id) => write!(f, "marked deployment {id} (an earlier release) inactive"),
-        }
-    }
+/// A dry run found no deployment: what it would create, and set to which state.
+pub(crate) fn would_create(digest: &Digest, environment: &str, state: DeploymentState) -> String {
+    format!("dry run: would create the deployment of {digest} to {environment} and set it {state}")
+}
+
+/// A dry run would give deployment `id` the state and description.
+pub(crate) fn would_set(id: u64, state: DeploymentState, description: &str) -> String {
+    format!("dry run: would set deployment {id} to {state}: {description}")
+}
+
+/// A dry run found `n` duplicates of ours for the digest.
+pub(crate) fn would_remove(n: usize, digest: &Digest) -> String {
+    format!("dry run: would remove {n} duplicate deployments of {digest}")
+}
+
+/// The description of the `inactive` status of a duplicate of deployment `id`.
+pub(crate) fn duplicate_of(id: u64) -> String {
+    format!("Duplicate of deployment {id}")
+}
+
+/// A duplicate (`loser`) of the deployment kept (`winner`) was deleted.
+pub(crate) fn deleted(loser: u64, winner: u64) -> String {
+    format!(
+        "deleted deployment {loser}, a duplicate of deployment {winner} left by concurrent runs"
+    )
+}
+
+/// The description of the `inactive` status of an earlier release's deployment.
+pub(crate) fn superseded_by(id: u64) -> String {
+    format!("Superseded by deployment {id}")
+}
+
+/// An earlier release's deployment `id` was marked `inactive`.
+pub(crate) fn retired(id: u64) -> String {
+    format!("marked deployment {id} (an earlier release) inactive")
 }
 
 /// The errors of the deployment step's writes: what failed, then what to do.
