@@ -154,7 +154,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             ),
             format!("set {input} (--{input}) to your hub's address"),
         ),
-        Problem::Kube(e) => super::kube::words(e),
+        Problem::Kube(k) => super::kube::words(k, e.in_actions),
         Problem::Refused(e) => Words::new(format!("{e:#}")),
     }
 }

@@ -1134,7 +1134,7 @@ async fn status_refuses_what_no_api_server_sends_clearly() {
         &kubeconfig.replace("current-context: hub\n", ""),
         &[],
         &[
-            "the kubeconfig (the kubeconfig input) is not usable",
+            "the kubeconfig (--kubeconfig's content) is not usable",
             "failed to determine current context",
         ],
     );
@@ -1148,7 +1148,7 @@ async fn status_refuses_what_no_api_server_sends_clearly() {
         2,
         "clusters: [ nope\n", // content spans lines; one line is a path
         &[],
-        &["the kubeconfig (the kubeconfig input) is not usable"],
+        &["the kubeconfig (--kubeconfig's content) is not usable"],
     );
     assert_eq!(
         fake.requests().len(),
@@ -1160,6 +1160,20 @@ async fn status_refuses_what_no_api_server_sends_clearly() {
         &fake.kubeconfig_at(&format!("https://127.0.0.1:{}", free_port()), TOKEN),
         &[],
         &["cannot read pods from the Kubernetes API server"],
+    );
+    // A certificate no CA the kubeconfig names signed: kubectl's words for it, rustls' not.
+    let other_ca = tempfile::tempdir().unwrap();
+    crate::common::registry::certificates(other_ca.path(), "subjectAltName=IP:127.0.0.1");
+    let ca = std::fs::read(other_ca.path().join("ca.crt")).unwrap();
+    let server = format!("https://127.0.0.1:{}", fake.api);
+    let untrusted = crate::common::controlplane::kubeconfig_for(&server, &ca, "ci", TOKEN, "jhub");
+    let stderr = exits(1, &untrusted, &[], &[]);
+    assert!(!stderr.contains("UnknownIssuer"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "error: TLS failure talking to the Kubernetes API server {server}/: the certificate's issuer is unknown\nhelp: its certificate is signed by no CA trusted here: the kubeconfig's certificate-authority-data (or certificate-authority), else the system's roots; give the cluster's CA there (kubectl config view --raw --minify shows the one kubectl trusts)\n"
+        )),
+        "{stderr}"
     );
     // A server address carrying credentials is shown without them.
     fake.fault(Some("unauthorized"));

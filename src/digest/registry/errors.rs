@@ -312,6 +312,12 @@ pub enum TlsProblem {
 }
 
 impl TlsProblem {
+    /// The problem of the `rustls::Error` in `err`'s chain, if any (a registry's, an API
+    /// server's handshake).
+    pub(crate) fn in_chain(err: &(dyn std::error::Error + 'static)) -> Option<Self> {
+        find_tls(err).map(Self::of)
+    }
+
     /// Sorts a rustls error (whose own text shows debug forms: `UnknownIssuer`,
     /// `IpAddress(127.0.0.1)`).
     pub(crate) fn of(err: &rustls::Error) -> Self {
@@ -338,6 +344,18 @@ impl TlsProblem {
             other => Self::Certificate(other.to_string()),
         }
     }
+}
+
+/// A `rustls::Error` in the chain. `io::Error::source` skips the error it wraps (tokio-rustls
+/// wraps the rustls error in an `io::Error`, hyper-util in another), so those are opened with
+/// `get_ref`.
+fn find_tls<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+    let wrapped = err
+        .downcast_ref::<std::io::Error>()
+        .and_then(|io| io.get_ref());
+    (err.downcast_ref::<rustls::Error>())
+        .or_else(|| wrapped.and_then(|inner| find_tls(inner)))
+        .or_else(|| err.source().and_then(find_tls))
 }
 
 /// A subject alternative name as webpki's debug form gives it (`DnsName("lab.example")`,

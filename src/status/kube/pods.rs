@@ -2,7 +2,8 @@
 //! the checked request, the pages read, and the few fields of each pod kept.
 
 use super::{
-    Credentials, KubeError, KubeRequest, MAX_PAGES, NotAPodList, PodQuery, ReadFault, one_line,
+    Credentials, KubeError, KubeRequest, MAX_PAGES, NotAPodList, PodQuery, ReadFault, TlsProblem,
+    one_line,
 };
 use crate::status::Pod;
 use kube::{Client, Config};
@@ -156,10 +157,11 @@ impl KubeClient {
                 let (reason, message) = (one_line(&s.reason), one_line(&s.message));
                 self.fail(ReadFault::Answered(s.code, reason, message))
             }
-            // The innermost cause says what happened (refused, certificate).
-            other => self.fail(ReadFault::Unreachable(one_line(
-                &crate::status::hub::root_cause(&other),
-            ))),
+            // A handshake's rustls error, sorted; else the innermost cause (refused, DNS).
+            other => self.fail(match TlsProblem::in_chain(&other) {
+                Some(problem) => ReadFault::Tls(problem),
+                None => ReadFault::Unreachable(one_line(&crate::status::hub::root_cause(&other))),
+            }),
         }
     }
 }
