@@ -29,7 +29,6 @@ pub use super::ServerTimes;
 pub use super::culler::{AtScaleModel, CullerModel, SettingsModel};
 pub(crate) use super::culler::{Basis, DeadlineSettings, deadline_basis};
 use super::{Pending, Server};
-use crate::digest::reference::split_domain;
 use serde::Serialize;
 use std::collections::HashMap;
 use time::OffsetDateTime;
@@ -55,8 +54,8 @@ pub(crate) enum State {
     /// A single-user pod the hub does not list (digest evidence only): it runs its image and
     /// no culler stops it.
     Orphan,
-    /// Digest evidence missing: no pod found for the server, no `imageID` yet, a bare
-    /// `sha256:` ID naming no repository, or another repository than the release's image.
+    /// Digest evidence missing: no pod found for the server, no `imageID` yet, or a bare
+    /// `sha256:` ID naming no repository.
     Unknown,
 }
 
@@ -136,22 +135,20 @@ impl Alarm {
 }
 
 /// The images that count as the release, for [`judge`]: the announced digest (the image
-/// index for a multi-arch image) and the index's child manifests, in `repository`.
+/// index for a multi-arch image) and the index's child manifests, in any repository (a
+/// digest names the content itself: a mirror under another name serves the same bytes).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct ImageTarget {
     /// The announced digest first, then the index's children.
     pub(crate) digests: Vec<crate::digest::Digest>,
-    /// The image's repository with its registry (`ghcr.io/org/lab`, `docker.io/library/lab`);
-    /// `None` for an OCI layout, which names none (the repository is then not checked).
-    pub(crate) repository: Option<String>,
 }
 
 /// What a pod's `imageID` says about its image, against an [`ImageTarget`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Verdict {
-    /// The release's index digest or one of its child manifests, in its repository.
+    /// The release's index digest or one of its child manifests.
     New,
-    /// Another digest in the release's repository: the digest it runs (`sha256:…`).
+    /// Another digest, in whatever repository: the digest it runs (`sha256:…`).
     Old(String),
     /// Nothing to judge by.
     Unknown(UnknownWhy),
@@ -167,21 +164,18 @@ pub(crate) enum UnknownWhy {
     NoImageId,
     /// A bare `sha256:` ID (an image config ID some runtimes report): no repository named.
     BareId,
-    /// `imageID` names another repository than the release's image.
-    OtherRepository,
     /// `imageID` is not `[scheme://]repository@sha256:<64 hex>`.
     Unreadable,
 }
 
-/// Judges a pod's `imageID` against `target`: [`Verdict::New`] when it is
-/// `[scheme://]<repository>@<digest>` with one of the target's digests and (when the target
-/// names one) its repository, compared as distribution normalises names ([`split_domain`]:
-/// `lab`, `docker.io/lab` and `index.docker.io/library/lab` are one); [`Verdict::Old`] for
-/// another digest in that repository;
-/// [`Verdict::Unknown`] when it is empty or absent (container being created), a bare
-/// `sha256:` ID with no repository (containerd's and CRI-O's image config IDs; DESIGN.md,
-/// Kubernetes facts), another repository, or unreadable. Never [`Verdict::New`] without a
-/// repository in the ID: a config ID cannot be told from the release's.
+/// Judges a pod's `imageID` against `target` by digest alone, as the break-glass runbook's
+/// `stale` does (a digest is content-addressed: the repository a node names it by does not
+/// change what runs): [`Verdict::New`] when it is `[scheme://]<repository>@<digest>` with one
+/// of the target's digests, [`Verdict::Old`] for another digest; [`Verdict::Unknown`] when it
+/// is empty or absent (container being created), a bare `sha256:` ID with no repository
+/// (containerd's and CRI-O's image config IDs; DESIGN.md, Kubernetes facts), or unreadable.
+/// Never [`Verdict::New`] without a repository in the ID: a config ID cannot be told from
+/// the release's.
 pub(crate) fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
     let id = image_id.map(str::trim).unwrap_or_default();
     if id.is_empty() {
@@ -201,11 +195,6 @@ pub(crate) fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
     };
     if repository.is_empty() {
         return Verdict::Unknown(UnknownWhy::BareId);
-    }
-    if let Some(wanted) = &target.repository
-        && split_domain(wanted) != split_domain(repository)
-    {
-        return Verdict::Unknown(UnknownWhy::OtherRepository);
     }
     if target.digests.contains(&digest) {
         Verdict::New
@@ -425,7 +414,7 @@ impl Classification {
 /// `hub.jupyter.org/username` and `hub.jupyter.org/servername`; the pod's `imageID` is
 /// `judge`d against the release. New → updated; old → stale idle or stale active
 /// (deadlines as by start time), or mismatch when the server started after the release;
-/// unknown (no pod, no `imageID`, a bare ID, another repository) → unknown. A pending server
+/// unknown (no pod, no `imageID`, a bare ID) → unknown. A pending server
 /// stays pending, counted in `pending_stale` unless its pod is on the new image. Pods no
 /// listed server joins are orphans (the first of two pods for one server too). `converged`
 /// needs all of them gone.
@@ -1084,12 +1073,11 @@ mod tests {
         ImageTarget {
             // The index, then its two platform manifests.
             digests: vec![d('a'), d('b'), d('c')],
-            repository: Some("ghcr.io/org/lab".into()),
         }
     }
 
     #[test]
-    fn image_ids_are_judged_by_digest_and_repository() {
+    fn image_ids_are_judged_by_digest_in_any_repository() {
         let a = d('a');
         let b = d('b');
         let old = d('f');
@@ -1111,9 +1099,12 @@ mod tests {
             (format!("@{a}"), Verdict::Unknown(UnknownWhy::BareId)),
             (String::new(), Verdict::Unknown(UnknownWhy::NoImageId)),
             ("  ".into(), Verdict::Unknown(UnknownWhy::NoImageId)),
+            // A digest names the content: the new image under another name (a mirror) is
+            // new, another digest there old, as the runbook's `stale` judges them.
+            (format!("docker.io/other/lab@{a}"), Verdict::New),
             (
-                format!("ghcr.io/other/lab@{a}"),
-                Verdict::Unknown(UnknownWhy::OtherRepository),
+                format!("mirror.example/org/lab@{old}"),
+                Verdict::Old(old.to_string()),
             ),
             (
                 "ghcr.io/org/lab:latest".into(),
@@ -1130,27 +1121,6 @@ mod tests {
         assert_eq!(
             judge(None, &target()),
             Verdict::Unknown(UnknownWhy::NoImageId)
-        );
-        // Docker Hub spellings are one repository.
-        let hub = ImageTarget {
-            digests: vec![a.clone()],
-            repository: Some("docker.io/library/lab".into()),
-        };
-        for id in [
-            format!("lab@{a}"),
-            format!("docker.io/lab@{a}"),
-            format!("index.docker.io/library/lab@{a}"),
-        ] {
-            assert_eq!(judge(Some(&id), &hub), Verdict::New, "{id}");
-        }
-        // An OCI layout names no repository: only the digest is checked.
-        let layout = ImageTarget {
-            digests: vec![a.clone()],
-            repository: None,
-        };
-        assert_eq!(
-            judge(Some(&format!("any/where@{a}")), &layout),
-            Verdict::New
         );
     }
 

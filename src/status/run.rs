@@ -483,13 +483,8 @@ async fn pods(
         .image
         .as_ref()
         .ok_or_else(|| anyhow!("no image (a bug: the command line needs it)"))?;
-    let repository = match source {
-        ImageSource::Registry(r) => Some(format!("{}/{}", r.registry(), r.repository())),
-        ImageSource::Layout { .. } => None,
-    };
     let mut target = ImageTarget {
         digests: vec![digest.clone()],
-        repository,
     };
     let other = listing
         .pods
