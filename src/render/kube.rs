@@ -22,33 +22,23 @@ impl fmt::Display for KubeError {
     }
 }
 
-/// The kubeconfig given as content, named by place, as [`super::help::set_input`] names an
-/// input: the Action's input (`in_actions`), else `--kubeconfig`.
-fn content(in_actions: bool) -> &'static str {
-    match in_actions {
-        true => "the kubeconfig input",
-        false => "--kubeconfig's content",
-    }
-}
-
-/// Where a kubeconfig came from, as the first lines name it (`in_actions` as for [`content`]).
+/// Where a kubeconfig came from, as the first lines name it; its content by place, as
+/// [`super::help::set_input`] names an input: the Action's input (`in_actions`), else
+/// `--kubeconfig`.
 fn origin(origin: &Origin, in_actions: bool) -> String {
     match origin {
-        Origin::Input => content(in_actions).to_string(),
+        Origin::Input if in_actions => "the kubeconfig input".to_string(),
+        Origin::Input => "--kubeconfig's content".to_string(),
         Origin::Flag(path) | Origin::Home(path) => path.display().to_string(),
         Origin::Variable(path) => format!("{} from KUBECONFIG", path.display()),
     }
 }
 
-/// The first line's start for a kubeconfig from `named` (its [`origin`]) that cannot be used.
-fn unusable(named: &str) -> String {
-    format!("the kubeconfig ({named}) is not usable")
-}
-
 /// The words of `e`: one arm per variant (a read's in [`read_words`]), the first line and the
-/// help; a kubeconfig given as content named by place (`in_actions`: [`content`]).
+/// help; a kubeconfig given as content named by place (`in_actions`: [`origin`]).
 pub(crate) fn words(e: &KubeError, in_actions: bool) -> Words {
-    let unusable = |o: &Origin| unusable(&origin(o, in_actions));
+    // The first line's start for a kubeconfig from `o` that cannot be used.
+    let unusable = |o: &Origin| format!("the kubeconfig ({}) is not usable", origin(o, in_actions));
     match e {
         KubeError::Unreadable { origin: o, detail } => Words::new(unusable(o)).help(format!(
             "{detail}\n{}",
@@ -60,7 +50,7 @@ pub(crate) fn words(e: &KubeError, in_actions: bool) -> Words {
         KubeError::Client { origin: o, detail } => Words::new(unusable(o)).help(format!(
             "{detail}\ncertificates and keys are PEM: in a file, or base64-encoded in the -data keys (base64 -w0 client.crt)"
         )),
-        KubeError::NotContent { base64 } => Words::new(format!("{} {}", content(in_actions), match (base64, in_actions) {
+        KubeError::NotContent { base64 } => Words::new(format!("{} {}", origin(&Origin::Input, in_actions), match (base64, in_actions) {
             (true, true) => "looks base64-encoded: store the decoded file",
             (true, false) => "looks base64-encoded: give the decoded file",
             (false, _) => "holds a path, not the file's content: store the file's content in the secret",
@@ -135,7 +125,7 @@ fn user_words(user: &str, plugin: Option<&str>, basic: bool, namespace: &str) ->
         .help(make_kubeconfig(fix, namespace))
 }
 
-/// The words of a context (`context`, in the kubeconfig `unusable` names: [`unusable`]) naming
+/// The words of a context (`context`, in the kubeconfig `unusable` says is not usable) naming
 /// a cluster (or, `user`, a user) `name` that the kubeconfig lacks, which has `names`.
 fn lacks_words(unusable: &str, context: &str, user: bool, name: &str, names: &[String]) -> Words {
     let what = if user { "user" } else { "cluster" };
@@ -243,7 +233,7 @@ fn in_namespace(yaml: &str, namespace: &str) -> String {
 
 /// The info line of a Kubernetes request: the namespace (and where it came from), the
 /// release, and the context and kubeconfig (or the service account) it is read through
-/// (`in_actions` as for [`content`]).
+/// (`in_actions` as for [`origin`]).
 pub(crate) fn reading(request: &KubeRequest, in_actions: bool) -> String {
     let from = match request.namespace_from {
         NamespaceFrom::Input => "",
@@ -305,8 +295,8 @@ impl fmt::Display for KubeWarning {
 }
 
 /// The words of a credential of the chosen kubeconfig user or cluster that cannot be sent
-/// ([`CredentialFault`]), found before anything was sent; `unusable` names the kubeconfig
-/// ([`unusable`]).
+/// ([`CredentialFault`]), found before anything was sent; `unusable` says which kubeconfig is
+/// not usable.
 fn credential_words(unusable: &str, fault: &CredentialFault) -> Words {
     match fault {
         CredentialFault::File { key, path, error } => {

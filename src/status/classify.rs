@@ -134,16 +134,8 @@ impl Alarm {
     }
 }
 
-/// The images that count as the release, for [`judge`]: the announced digest (the image
-/// index for a multi-arch image) and the index's child manifests, in any repository (a
-/// digest names the content itself: a mirror under another name serves the same bytes).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct ImageTarget {
-    /// The announced digest first, then the index's children.
-    pub(crate) digests: Vec<crate::digest::Digest>,
-}
-
-/// What a pod's `imageID` says about its image, against an [`ImageTarget`].
+/// What a pod's `imageID` says about its image, against the release's digests
+/// ([`PodEvidence::target`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Verdict {
     /// The release's index digest or one of its child manifests.
@@ -176,7 +168,7 @@ pub(crate) enum UnknownWhy {
 /// (containerd's and CRI-O's image config IDs; DESIGN.md, Kubernetes facts), or unreadable.
 /// Never [`Verdict::New`] without a repository in the ID: a config ID cannot be told from
 /// the release's.
-pub(crate) fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
+pub(crate) fn judge(image_id: Option<&str>, target: &[crate::digest::Digest]) -> Verdict {
     let id = image_id.map(str::trim).unwrap_or_default();
     if id.is_empty() {
         return Verdict::Unknown(UnknownWhy::NoImageId);
@@ -196,7 +188,7 @@ pub(crate) fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
     if repository.is_empty() {
         return Verdict::Unknown(UnknownWhy::BareId);
     }
-    if target.digests.contains(&digest) {
+    if target.contains(&digest) {
         Verdict::New
     } else {
         Verdict::Old(digest.to_string())
@@ -208,8 +200,11 @@ pub(crate) fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
 pub struct PodEvidence {
     /// The single-user pods of the hub's release.
     pub(crate) pods: Vec<super::Pod>,
-    /// The digests and repository that count as the release.
-    pub(crate) target: ImageTarget,
+    /// The images that count as the release, for [`judge`]: the announced digest (the image
+    /// index for a multi-arch image) first, then the index's child manifests, in any
+    /// repository (a digest names the content itself: a mirror under another name serves
+    /// the same bytes).
+    pub(crate) target: Vec<crate::digest::Digest>,
     /// When the hub's listing began (the real clock): a pod without a listed server that
     /// started later (up to [`PodEvidence::pods_read_at`] and [`CLOCK_SKEW`]), or has no
     /// start time yet (unscheduled: it runs nothing), is a server the hub started since, not
@@ -240,7 +235,7 @@ pub(crate) struct PodFacts {
 
 impl PodFacts {
     /// `pod` (`None`: no pod found for the server) judged against `target` ([`judge`]).
-    fn judged(pod: Option<super::Pod>, target: &ImageTarget) -> Self {
+    fn judged(pod: Option<super::Pod>, target: &[crate::digest::Digest]) -> Self {
         let verdict = pod
             .as_ref()
             .map_or(Verdict::Unknown(UnknownWhy::NoPod), |p| {
@@ -490,7 +485,7 @@ struct Pods {
     joined: HashMap<(String, String), Vec<super::Pod>>,
     /// Pods without a user annotation.
     unjoined: Vec<super::Pod>,
-    target: ImageTarget,
+    target: Vec<crate::digest::Digest>,
     /// When the hub's listing began and the pods' listing ended.
     read: (OffsetDateTime, OffsetDateTime),
 }
@@ -1069,11 +1064,9 @@ mod tests {
         crate::digest::Digest::parse(&format!("sha256:{}", c.to_string().repeat(64))).unwrap()
     }
 
-    fn target() -> ImageTarget {
-        ImageTarget {
-            // The index, then its two platform manifests.
-            digests: vec![d('a'), d('b'), d('c')],
-        }
+    fn target() -> Vec<crate::digest::Digest> {
+        // The index, then its two platform manifests.
+        vec![d('a'), d('b'), d('c')]
     }
 
     #[test]
@@ -1329,7 +1322,7 @@ mod tests {
                 if judge(Some(&cand), &target()) == Verdict::New {
                     let (repo, digest) = cand.rsplit_once('@').unwrap();
                     proptest::prop_assert!(!repo.is_empty());
-                    proptest::prop_assert!(target().digests.iter().any(|x| x.as_str() == digest));
+                    proptest::prop_assert!(target().iter().any(|x| x.as_str() == digest));
                 }
             }
         }

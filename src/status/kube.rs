@@ -35,7 +35,6 @@ mod pods;
 pub(crate) use credentials::{content_secrets, kubeconfig_secrets, resolve};
 pub(crate) use pods::KubeClient;
 
-use crate::digest::registry::errors::TlsProblem;
 use kube::config::Kubeconfig;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -357,8 +356,8 @@ pub(crate) enum ReadFault {
     /// Pages without an end: a `continue` token repeated, or more than [`MAX_PAGES`] pages;
     /// the pages read before giving up.
     EndlessList(u32),
-    /// The TLS handshake with the API server failed ([`TlsProblem`]).
-    Tls(TlsProblem),
+    /// The TLS handshake with the API server failed, and why.
+    Tls(crate::digest::registry::errors::TlsProblem),
     /// No answer (DNS, refused): the transport's words, one line.
     Unreachable(String),
 }

@@ -5,7 +5,7 @@
 //! none with `dry-run`.
 
 use super::classify::{
-    Alarm, AtScaleModel, Basis, Classification, ImageTarget, PodEvidence, State, Verdict, classify,
+    Alarm, AtScaleModel, Basis, Classification, PodEvidence, State, Verdict, classify,
     deadline_basis, judge,
 };
 use super::history;
@@ -483,17 +483,13 @@ async fn pods(
         .image
         .as_ref()
         .ok_or_else(|| anyhow!("no image (a bug: the command line needs it)"))?;
-    let mut target = ImageTarget {
-        digests: vec![digest.clone()],
-    };
+    let mut target = vec![digest.clone()];
     let other = listing
         .pods
         .iter()
         .any(|p| matches!(judge(p.image_id.as_deref(), &target), Verdict::Old(_)));
     if other {
-        target
-            .digests
-            .extend(digest::children(source, registry.as_ref(), &digest).await?);
+        target.extend(digest::children(source, registry.as_ref(), &digest).await?);
     }
     Ok(PodEvidence {
         pods: listing.pods,

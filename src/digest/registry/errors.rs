@@ -312,23 +312,18 @@ pub enum TlsProblem {
 }
 
 impl TlsProblem {
-    /// The problem of the `rustls::Error` in `err`'s chain, if any (a registry's, an API
-    /// server's handshake).
-    pub(crate) fn in_chain(err: &(dyn std::error::Error + 'static)) -> Option<Self> {
-        find_tls(err).map(Self::of)
-    }
-
-    /// Sorts a rustls error (whose own text shows debug forms: `UnknownIssuer`,
-    /// `IpAddress(127.0.0.1)`).
-    pub(crate) fn of(err: &rustls::Error) -> Self {
+    /// Sorts the rustls error in `err`'s chain ([`find_tls`]; its own text shows debug
+    /// forms: `UnknownIssuer`, `IpAddress(127.0.0.1)`); `None` when there is none (a
+    /// registry's handshake, an API server's).
+    pub(crate) fn of(err: &(dyn std::error::Error + 'static)) -> Option<Self> {
         use rustls::CertificateError as C;
-        let certificate = match err {
-            rustls::Error::InvalidMessage(_) => return Self::NotTls,
+        let certificate = match find_tls(err)? {
+            rustls::Error::InvalidMessage(_) => return Some(Self::NotTls),
             rustls::Error::InvalidCertificate(c) => c,
-            rustls::Error::Other(e) if e.0.is::<NoTrustRoots>() => return Self::NoTrustRoots,
-            other => return Self::Other(other.to_string()),
+            rustls::Error::Other(e) if e.0.is::<NoTrustRoots>() => return Some(Self::NoTrustRoots),
+            other => return Some(Self::Other(other.to_string())),
         };
-        match certificate {
+        Some(match certificate {
             C::UnknownIssuer => Self::UnknownIssuer,
             C::NotValidForNameContext { presented, .. } => Self::WrongName(Some(
                 (presented.iter())
@@ -342,7 +337,7 @@ impl TlsProblem {
             #[allow(deprecated)]
             C::BadSignature => Self::BadSignature,
             other => Self::Certificate(other.to_string()),
-        }
+        })
     }
 }
 

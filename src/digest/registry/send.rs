@@ -150,7 +150,7 @@ async fn fetch(request: reqwest::RequestBuilder) -> Result<Answer, reqwest::Erro
 /// inside an `io::Error`), the per-try timeout (the deadline), a connection error
 /// (refused, reset, DNS, a body cut short), or anything else.
 fn classify(err: &reqwest::Error) -> Try {
-    if let Some(tls) = super::errors::TlsProblem::in_chain(err) {
+    if let Some(tls) = super::errors::TlsProblem::of(err) {
         Try::Tls(tls)
     } else if err.is_timeout() {
         Try::Timeout

@@ -944,7 +944,7 @@ mod tests {
         ]
         .iter()
         .map(|err| {
-            let problem = TlsProblem::of(err);
+            let problem = TlsProblem::of(err).expect("a rustls error");
             format!("{problem:?}: {}", tls_cause(&problem))
         })
         .collect();

@@ -728,7 +728,7 @@ fn lab(digest: &str) -> Option<String> {
 /// the hub does not list, and an image unknown for each reason (no pod, no imageID yet, a
 /// bare config ID, an unreadable ID).
 pub(crate) fn digest_scenario() -> Classification {
-    use crate::status::classify::{ImageTarget, PodEvidence};
+    use crate::status::classify::PodEvidence;
     let old = "sha256:".to_string() + &"e".repeat(64);
     let pod = |user: &str, image_id: Option<String>| crate::status::Pod {
         name: format!("jupyter-{user}"),
@@ -763,9 +763,7 @@ pub(crate) fn digest_scenario() -> Classification {
     ];
     let evidence = PodEvidence {
         pods,
-        target: ImageTarget {
-            digests: vec![digest()],
-        },
+        target: vec![digest()],
         hub_read_at: NOW,
         pods_read_at: NOW,
     };

@@ -2,9 +2,9 @@
 //! the checked request, the pages read, and the few fields of each pod kept.
 
 use super::{
-    Credentials, KubeError, KubeRequest, MAX_PAGES, NotAPodList, PodQuery, ReadFault, TlsProblem,
-    one_line,
+    Credentials, KubeError, KubeRequest, MAX_PAGES, NotAPodList, PodQuery, ReadFault, one_line,
 };
+use crate::digest::registry::errors::TlsProblem;
 use crate::status::Pod;
 use kube::{Client, Config};
 use serde::Deserialize;
@@ -158,8 +158,8 @@ impl KubeClient {
                 self.fail(ReadFault::Answered(s.code, reason, message))
             }
             // A handshake's rustls error, sorted; else the innermost cause (refused, DNS).
-            other => self.fail(match TlsProblem::in_chain(&other) {
-                Some(problem) => ReadFault::Tls(problem),
+            other => self.fail(match TlsProblem::of(&other) {
+                Some(tls) => ReadFault::Tls(tls),
                 None => ReadFault::Unreachable(one_line(&crate::status::hub::root_cause(&other))),
             }),
         }
