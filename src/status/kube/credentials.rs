@@ -742,21 +742,19 @@ mod tests {
             content(leak("{token: sa-token-0123456789}", "{token: '  '}")),
             &[],
         );
-        case(
-            "a token with a space inside",
-            content(leak("sa-token-0123456789", "'sa-token 0123456789'")),
-            &[],
-        );
-        case(
-            "a token with the Bearer scheme, as an Authorization header",
-            content(leak("sa-token-0123456789", "'Bearer sa-token-0123456789'")),
-            &[],
-        );
-        case(
-            "a token with a zero-width space",
-            content(leak("sa-token-0123456789", "sa-token-\u{200b}0123456789")),
-            &[],
-        );
+        for (what, token) in [
+            ("a token with a space inside", "'sa-token 0123456789'"),
+            (
+                "a token with the Bearer scheme, as an Authorization header",
+                "'Bearer sa-token-0123456789'",
+            ),
+            (
+                "a token with a zero-width space",
+                "sa-token-\u{200b}0123456789",
+            ),
+        ] {
+            case(what, content(leak("sa-token-0123456789", token)), &[]);
+        }
         for server in ["not a url", "ftp://127.0.0.1:6443"] {
             let to = format!("{{server: '{server}'}}");
             case(
