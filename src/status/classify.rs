@@ -29,6 +29,7 @@ pub use super::ServerTimes;
 pub use super::culler::{AtScaleModel, CullerModel, SettingsModel};
 pub(crate) use super::culler::{Basis, DeadlineSettings, deadline_basis};
 use super::{Pending, Server};
+use crate::digest::reference::split_domain;
 use serde::Serialize;
 use std::collections::HashMap;
 use time::OffsetDateTime;
@@ -54,8 +55,8 @@ pub(crate) enum State {
     /// A single-user pod the hub does not list (digest evidence only): it runs its image and
     /// no culler stops it.
     Orphan,
-    /// Digest evidence missing: no pod found for the server, no `imageID` yet, or a bare
-    /// `sha256:` ID naming no repository.
+    /// Digest evidence missing: no pod found for the server, no `imageID` yet, a bare
+    /// `sha256:` ID naming no repository, or another digest of another repository.
     Unknown,
 }
 
@@ -134,13 +135,24 @@ impl Alarm {
     }
 }
 
-/// What a pod's `imageID` says about its image, against the release's digests
-/// ([`PodEvidence::target`]).
+/// The images that count as the release, for [`judge`]: the announced digest (the image
+/// index for a multi-arch image) and the index's child manifests, in any repository (a
+/// digest names the content itself: a mirror under another name serves the same bytes).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct ImageTarget {
+    /// The announced digest first, then the index's children.
+    pub(crate) digests: Vec<crate::digest::Digest>,
+    /// The image's repository with its registry (`ghcr.io/org/lab`, `docker.io/library/lab`),
+    /// against which another digest is old; `None` for an OCI layout, which names none.
+    pub(crate) repository: Option<String>,
+}
+
+/// What a pod's `imageID` says about its image, against an [`ImageTarget`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Verdict {
-    /// The release's index digest or one of its child manifests.
+    /// The release's index digest or one of its child manifests, in any repository.
     New,
-    /// Another digest, in whatever repository: the digest it runs (`sha256:…`).
+    /// Another digest in the release's repository: the digest it runs (`sha256:…`).
     Old(String),
     /// Nothing to judge by.
     Unknown(UnknownWhy),
@@ -156,19 +168,24 @@ pub(crate) enum UnknownWhy {
     NoImageId,
     /// A bare `sha256:` ID (an image config ID some runtimes report): no repository named.
     BareId,
+    /// `imageID` names another digest in another repository than the release's image (a
+    /// profile's image, KubeSpawner's `profile_list`).
+    OtherRepository,
     /// `imageID` is not `[scheme://]repository@sha256:<64 hex>`.
     Unreadable,
 }
 
-/// Judges a pod's `imageID` against `target` by digest alone, as the break-glass runbook's
-/// `stale` does (a digest is content-addressed: the repository a node names it by does not
-/// change what runs): [`Verdict::New`] when it is `[scheme://]<repository>@<digest>` with one
-/// of the target's digests, [`Verdict::Old`] for another digest; [`Verdict::Unknown`] when it
-/// is empty or absent (container being created), a bare `sha256:` ID with no repository
-/// (containerd's and CRI-O's image config IDs; DESIGN.md, Kubernetes facts), or unreadable.
-/// Never [`Verdict::New`] without a repository in the ID: a config ID cannot be told from
-/// the release's.
-pub(crate) fn judge(image_id: Option<&str>, target: &[crate::digest::Digest]) -> Verdict {
+/// Judges a pod's `imageID` against `target`: [`Verdict::New`] when it is
+/// `[scheme://]<repository>@<digest>` with one of the target's digests, in any repository (a
+/// digest is content-addressed: a mirror's name does not change what runs); [`Verdict::Old`]
+/// for another digest in the target's repository (when it names one), compared as
+/// distribution normalises names ([`split_domain`]: `lab`, `docker.io/lab` and
+/// `index.docker.io/library/lab` are one); [`Verdict::Unknown`] when it is empty or absent
+/// (container being created), a bare `sha256:` ID with no repository (containerd's and
+/// CRI-O's image config IDs; DESIGN.md, Kubernetes facts), another digest of another
+/// repository (a profile's image: not a pull fault), or unreadable. Never [`Verdict::New`]
+/// without a repository in the ID: a config ID cannot be told from the release's.
+pub(crate) fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
     let id = image_id.map(str::trim).unwrap_or_default();
     if id.is_empty() {
         return Verdict::Unknown(UnknownWhy::NoImageId);
@@ -188,8 +205,14 @@ pub(crate) fn judge(image_id: Option<&str>, target: &[crate::digest::Digest]) ->
     if repository.is_empty() {
         return Verdict::Unknown(UnknownWhy::BareId);
     }
-    if target.contains(&digest) {
+    if target.digests.contains(&digest) {
         Verdict::New
+    } else if target
+        .repository
+        .as_ref()
+        .is_some_and(|wanted| split_domain(wanted) != split_domain(repository))
+    {
+        Verdict::Unknown(UnknownWhy::OtherRepository)
     } else {
         Verdict::Old(digest.to_string())
     }
@@ -200,11 +223,8 @@ pub(crate) fn judge(image_id: Option<&str>, target: &[crate::digest::Digest]) ->
 pub struct PodEvidence {
     /// The single-user pods of the hub's release.
     pub(crate) pods: Vec<super::Pod>,
-    /// The images that count as the release, for [`judge`]: the announced digest (the image
-    /// index for a multi-arch image) first, then the index's child manifests, in any
-    /// repository (a digest names the content itself: a mirror under another name serves
-    /// the same bytes).
-    pub(crate) target: Vec<crate::digest::Digest>,
+    /// The digests and repository that count as the release.
+    pub(crate) target: ImageTarget,
     /// When the hub's listing began (the real clock): a pod without a listed server that
     /// started later (up to [`PodEvidence::pods_read_at`] and [`CLOCK_SKEW`]), or has no
     /// start time yet (unscheduled: it runs nothing), is a server the hub started since, not
@@ -235,7 +255,7 @@ pub(crate) struct PodFacts {
 
 impl PodFacts {
     /// `pod` (`None`: no pod found for the server) judged against `target` ([`judge`]).
-    fn judged(pod: Option<super::Pod>, target: &[crate::digest::Digest]) -> Self {
+    fn judged(pod: Option<super::Pod>, target: &ImageTarget) -> Self {
         let verdict = pod
             .as_ref()
             .map_or(Verdict::Unknown(UnknownWhy::NoPod), |p| {
@@ -409,7 +429,7 @@ impl Classification {
 /// `hub.jupyter.org/username` and `hub.jupyter.org/servername`; the pod's `imageID` is
 /// `judge`d against the release. New → updated; old → stale idle or stale active
 /// (deadlines as by start time), or mismatch when the server started after the release;
-/// unknown (no pod, no `imageID`, a bare ID) → unknown. A pending server
+/// unknown (no pod, no `imageID`, a bare ID, another repository) → unknown. A pending server
 /// stays pending, counted in `pending_stale` unless its pod is on the new image. Pods no
 /// listed server joins are orphans (the first of two pods for one server too). `converged`
 /// needs all of them gone.
@@ -485,7 +505,7 @@ struct Pods {
     joined: HashMap<(String, String), Vec<super::Pod>>,
     /// Pods without a user annotation.
     unjoined: Vec<super::Pod>,
-    target: Vec<crate::digest::Digest>,
+    target: ImageTarget,
     /// When the hub's listing began and the pods' listing ended.
     read: (OffsetDateTime, OffsetDateTime),
 }
@@ -1064,13 +1084,16 @@ mod tests {
         crate::digest::Digest::parse(&format!("sha256:{}", c.to_string().repeat(64))).unwrap()
     }
 
-    fn target() -> Vec<crate::digest::Digest> {
-        // The index, then its two platform manifests.
-        vec![d('a'), d('b'), d('c')]
+    fn target() -> ImageTarget {
+        ImageTarget {
+            // The index, then its two platform manifests.
+            digests: vec![d('a'), d('b'), d('c')],
+            repository: Some("ghcr.io/org/lab".into()),
+        }
     }
 
     #[test]
-    fn image_ids_are_judged_by_digest_in_any_repository() {
+    fn image_ids_are_judged_by_digest_then_repository() {
         let a = d('a');
         let b = d('b');
         let old = d('f');
@@ -1093,11 +1116,11 @@ mod tests {
             (String::new(), Verdict::Unknown(UnknownWhy::NoImageId)),
             ("  ".into(), Verdict::Unknown(UnknownWhy::NoImageId)),
             // A digest names the content: the new image under another name (a mirror) is
-            // new, another digest there old, as the runbook's `stale` judges them.
+            // new; another digest there is another image (a profile's), not an old one.
             (format!("docker.io/other/lab@{a}"), Verdict::New),
             (
                 format!("mirror.example/org/lab@{old}"),
-                Verdict::Old(old.to_string()),
+                Verdict::Unknown(UnknownWhy::OtherRepository),
             ),
             (
                 "ghcr.io/org/lab:latest".into(),
@@ -1114,6 +1137,31 @@ mod tests {
         assert_eq!(
             judge(None, &target()),
             Verdict::Unknown(UnknownWhy::NoImageId)
+        );
+        // Docker Hub spellings are one repository.
+        let hub = ImageTarget {
+            digests: vec![a.clone()],
+            repository: Some("docker.io/library/lab".into()),
+        };
+        for id in [
+            format!("lab@{old}"),
+            format!("docker.io/lab@{old}"),
+            format!("index.docker.io/library/lab@{old}"),
+        ] {
+            assert_eq!(
+                judge(Some(&id), &hub),
+                Verdict::Old(old.to_string()),
+                "{id}"
+            );
+        }
+        // An OCI layout names no repository: only the digest is checked.
+        let layout = ImageTarget {
+            digests: vec![a.clone()],
+            repository: None,
+        };
+        assert_eq!(
+            judge(Some(&format!("any/where@{old}")), &layout),
+            Verdict::Old(old.to_string())
         );
     }
 
@@ -1322,7 +1370,7 @@ mod tests {
                 if judge(Some(&cand), &target()) == Verdict::New {
                     let (repo, digest) = cand.rsplit_once('@').unwrap();
                     proptest::prop_assert!(!repo.is_empty());
-                    proptest::prop_assert!(target().iter().any(|x| x.as_str() == digest));
+                    proptest::prop_assert!(target().digests.iter().any(|x| x.as_str() == digest));
                 }
             }
         }

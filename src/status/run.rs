@@ -5,8 +5,8 @@
 //! none with `dry-run`.
 
 use super::classify::{
-    Alarm, AtScaleModel, Basis, Classification, PodEvidence, State, Verdict, classify,
-    deadline_basis, judge,
+    Alarm, AtScaleModel, Basis, Classification, ImageTarget, PodEvidence, State, UnknownWhy,
+    Verdict, classify, deadline_basis, judge,
 };
 use super::history;
 use super::hub::{HubClient, HubError, Listing};
@@ -483,13 +483,25 @@ async fn pods(
         .image
         .as_ref()
         .ok_or_else(|| anyhow!("no image (a bug: the command line needs it)"))?;
-    let mut target = vec![digest.clone()];
-    let other = listing
-        .pods
-        .iter()
-        .any(|p| matches!(judge(p.image_id.as_deref(), &target), Verdict::Old(_)));
+    let repository = match source {
+        ImageSource::Registry(r) => Some(format!("{}/{}", r.registry(), r.repository())),
+        ImageSource::Layout { .. } => None,
+    };
+    let mut target = ImageTarget {
+        digests: vec![digest.clone()],
+        repository,
+    };
+    // Another digest may be a child manifest, also under another repository (a mirror's).
+    let other = listing.pods.iter().any(|p| {
+        matches!(
+            judge(p.image_id.as_deref(), &target),
+            Verdict::Old(_) | Verdict::Unknown(UnknownWhy::OtherRepository)
+        )
+    });
     if other {
-        target.extend(digest::children(source, registry.as_ref(), &digest).await?);
+        target
+            .digests
+            .extend(digest::children(source, registry.as_ref(), &digest).await?);
     }
     Ok(PodEvidence {
         pods: listing.pods,

@@ -315,8 +315,8 @@ const STILL_CULLER: HubSettings = HubSettings {
 ///   registry mirror: a digest names the content, as the runbook's `stale` judges it);
 ///   `warm` on node-1 keeps the digest node-1 holds (IfNotPresent): mismatch; `other`, whose
 ///   server a `pre_spawn_hook` sets to another image (as a profile would), runs another
-///   digest: mismatch too (the runbook stops it); `slow`, whose pull the stand-in holds, is
-///   pending.
+///   digest of another repository: unknown, no mismatch (the runbook's `stale` stops it);
+///   `slow`, whose pull the stand-in holds, is pending.
 ///
 /// Then the counts equal what the hub and the API server hold, `converged` is false; releasing
 /// the pull (on node-2, now warm with the new digest), stopping the stale servers through the
@@ -469,7 +469,7 @@ c.KubeSpawner.start_timeout = 30
             ("fresh", "updated"),
             ("mirror", "updated"),
             ("warm", "mismatch"),
-            ("other", "mismatch"),
+            ("other", "unknown"),
             ("slow", "pending"),
         ]
         .into_iter()
@@ -481,7 +481,7 @@ c.KubeSpawner.start_timeout = 30
     // Counts: 7 servers the hub lists, 8 pods the API server holds (one the hub does not).
     assert_eq!(
         counts(&report),
-        "running 7, updated 2, stale_idle 1, stale_active 1, pending 1, pending_stale 0, mismatch 2, orphans 1, unknown 0, converged false, evidence \"digest\""
+        "running 7, updated 2, stale_idle 1, stale_active 1, pending 1, pending_stale 0, mismatch 1, orphans 1, unknown 1, converged false, evidence \"digest\""
     );
     // The table, whole: only the times (the hub's real clock) and the rig's addresses vary.
     let table = status(reading, &["--now", &now, "--include-names"], false);

@@ -384,7 +384,7 @@ fn the_kubernetes_doc_explains_every_reason_an_image_is_unknown() {
         .filter(|l| l.contains("| image unknown |"))
         .filter_map(|l| l.trim_end_matches(" |").rsplit(" | ").next())
         .collect();
-    assert_eq!(reasons.len(), 4, "{summary}");
+    assert_eq!(reasons.len(), 5, "{summary}");
     for reason in reasons {
         assert!(
             doc.contains(&format!("| `{reason}` |")),

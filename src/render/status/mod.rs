@@ -93,6 +93,7 @@ fn unknown_words(why: UnknownWhy) -> &'static str {
         UnknownWhy::NoPod => "no pod found",
         UnknownWhy::NoImageId => "no imageID yet",
         UnknownWhy::BareId => "imageID names no repository",
+        UnknownWhy::OtherRepository => "another repository",
         UnknownWhy::Unreadable => "imageID unreadable",
     }
 }
@@ -258,6 +259,7 @@ struct UnknownCounts {
     no_pod: u64,
     no_image_id: u64,
     bare_id: u64,
+    other_repository: u64,
     unreadable: u64,
 }
 
@@ -274,6 +276,7 @@ impl UnknownCounts {
                 UnknownWhy::NoPod => &mut counts.no_pod,
                 UnknownWhy::NoImageId => &mut counts.no_image_id,
                 UnknownWhy::BareId => &mut counts.bare_id,
+                UnknownWhy::OtherRepository => &mut counts.other_repository,
                 UnknownWhy::Unreadable => &mut counts.unreadable,
             } += 1;
         }

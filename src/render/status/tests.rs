@@ -726,9 +726,9 @@ fn lab(digest: &str) -> Option<String> {
 /// Judged by digest, one server of each kind: updated (also under a mirror's name: a digest
 /// names the content), on the old digest although started after the release, stale, a pod
 /// the hub does not list, and an image unknown for each reason (no pod, no imageID yet, a
-/// bare config ID, an unreadable ID).
+/// bare config ID, another digest of another repository, an unreadable ID).
 pub(crate) fn digest_scenario() -> Classification {
-    use crate::status::classify::PodEvidence;
+    use crate::status::classify::{ImageTarget, PodEvidence};
     let old = "sha256:".to_string() + &"e".repeat(64);
     let pod = |user: &str, image_id: Option<String>| crate::status::Pod {
         name: format!("jupyter-{user}"),
@@ -746,6 +746,7 @@ pub(crate) fn digest_scenario() -> Classification {
         after("creating"),
         after("bare"),
         after("mirrored"),
+        after("profile"),
         after("garbled"),
     ];
     let pods = vec![
@@ -758,12 +759,16 @@ pub(crate) fn digest_scenario() -> Classification {
             "mirrored",
             Some(format!("mirror.example/org/lab@{}", digest())),
         ),
+        pod("profile", Some(format!("ghcr.io/org/other@{old}"))),
         pod("garbled", Some("ghcr.io/org/lab:latest".into())),
         pod("orphan", lab(&old)),
     ];
     let evidence = PodEvidence {
         pods,
-        target: vec![digest()],
+        target: ImageTarget {
+            digests: vec![digest()],
+            repository: Some("ghcr.io/org/lab".into()),
+        },
         hub_read_at: NOW,
         pods_read_at: NOW,
     };
@@ -772,19 +777,19 @@ pub(crate) fn digest_scenario() -> Classification {
 }
 
 /// Issue 32 item 15: an image unknown is said with what to do for its reason. Running status
-/// again helps only a container still being created; a bare config ID or an unreadable
-/// imageID is judged by hand (docs/status-kubernetes.md); a missing pod
+/// again helps only a container still being created; a bare config ID, another repository
+/// or an unreadable imageID is judged by hand (docs/status-kubernetes.md); a missing pod
 /// points at the inputs that select the pods.
 #[test]
 fn each_reason_an_image_is_unknown_is_said_with_what_to_do() {
     let c = digest_scenario();
-    assert_eq!(c.totals.unknown, 4, "{:?}", c.totals);
+    assert_eq!(c.totals.unknown, 5, "{:?}", c.totals);
     let facts = facts(&c, Some(digest_owned()), true);
     let summary = job_summary(&facts).unwrap();
     let table = table(&facts).unwrap();
     for text in [&summary, &table] {
         assert_eq!(text.matches("run status again").count(), 1, "{text}");
-        assert_eq!(text.matches("by hand").count(), 2, "{text}");
+        assert_eq!(text.matches("by hand").count(), 3, "{text}");
         assert!(
             text.contains("check the namespace and helm-release inputs"),
             "{text}"
