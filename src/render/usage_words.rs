@@ -158,7 +158,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             ),
             format!("set {input} (--{input}) to your hub's address"),
         ),
-        Problem::Kube(e) => super::kube::words(e),
+        Problem::Kube(k) => super::kube::words(k, e.in_actions),
         Problem::Refused(refused) => super::error_words(refused, e.in_actions),
     }
 }
