@@ -6,7 +6,7 @@ use super::words::Words;
 use super::{Change, table_cell};
 use crate::digest::Digest;
 use crate::status::classify::Totals;
-use crate::support::github::error::GitHubError;
+use crate::support::github::error::{GitHubError, Kind};
 use crate::support::github::models::Deployment;
 use crate::support::sanitize;
 use crate::tier::TierDecision;
@@ -202,6 +202,31 @@ pub(crate) fn error_words(err: &anyhow::Error, in_actions: bool) -> Words {
     Words {
         what: what.join(": "),
         help: (!help.is_empty()).then(|| help.join("\n")),
+    }
+}
+
+/// The `::error` annotation's title of bad input: `Invalid input: INPUT`, or `Invalid input`
+/// when the input is not named (clap's refusal of an argument holding a secret).
+pub(crate) fn invalid_input_title(input: Option<&str>) -> String {
+    input.map_or("Invalid input".into(), |i| format!("Invalid input: {i}"))
+}
+
+/// The `::error` annotation's title of a failure that is neither bad input nor an alarm: what
+/// kind of thing went wrong, by GitHub's answer anywhere in `err`'s chain, so the run's
+/// summary page says it at a glance (the message says what to do).
+pub(crate) fn failure_title(err: &anyhow::Error) -> &'static str {
+    let answer = err.chain().find_map(|e| e.downcast_ref::<GitHubError>());
+    match answer.map(|e| e.kind) {
+        Some(Kind::Unauthorized) => "GitHub rejected the token",
+        Some(Kind::Forbidden) => "GitHub permission missing",
+        Some(Kind::NotFound) => "GitHub answered not found",
+        Some(Kind::Unprocessable | Kind::AlreadyExists | Kind::Conflict) => {
+            "GitHub refused the content"
+        }
+        Some(Kind::RateLimited) => "GitHub rate limit",
+        Some(Kind::Unavailable) => "GitHub unavailable",
+        Some(Kind::Other) => "GitHub request failed",
+        None => "codeq-rollout failed",
     }
 }
 
