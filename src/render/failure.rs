@@ -184,14 +184,16 @@ pub(crate) fn failure_summary(f: &Failure) -> String {
 /// An error and its causes in the one shape ([`Words`]): the first line of each, outermost
 /// first, joined by `: ` as anyhow's `{:#}` joins them, then the help each gives, on lines
 /// of their own (a cause worded as [`Words`] puts its help after `\nhelp: `). `in_actions`:
-/// a GitHub error's help names the token to set where the run is (`with:`, or the option), a
-/// team template's the dry run that prints the names it can use.
+/// a GitHub error's and an undecided tier's help names the token to set where the run is
+/// (`with:`, or the option), a team template's the dry run that prints the names it can use.
 pub(crate) fn error_words(err: &anyhow::Error, in_actions: bool) -> Words {
     let (mut what, mut help) = (Vec::new(), Vec::new());
     for cause in err.chain() {
-        let cause = match (cause.downcast_ref::<GitHubError>(), cause.downcast_ref()) {
-            (Some(github), _) => super::help::github_words(github, in_actions).to_string(),
-            (_, Some(template)) => super::custom::words(template, in_actions).to_string(),
+        let (github, template) = (cause.downcast_ref::<GitHubError>(), cause.downcast_ref());
+        let cause = match (github, template, cause.downcast_ref()) {
+            (Some(github), ..) => super::help::github_words(github, in_actions).to_string(),
+            (_, Some(template), _) => super::custom::words(template, in_actions).to_string(),
+            (.., Some(u)) => super::reasons::undecided_words(u, in_actions).to_string(),
             _ => cause.to_string(),
         };
         match cause.split_once("\nhelp: ") {
