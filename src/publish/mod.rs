@@ -55,7 +55,7 @@ mod supersede;
 
 use crate::digest::{Digest, ImageSource};
 use crate::render::publish::{self as words, Step};
-use crate::render::{self, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT};
+use crate::render::{self, ISSUE_BODY_LIMIT, LABEL_MAX_CHARS, RELEASE_BODY_LIMIT};
 use crate::support::github::models::{Issue, NewIssue, NewRelease, Release};
 use crate::support::github::{GitHub, GitHubError, Kind, is_login};
 use crate::support::sanitize;
@@ -524,15 +524,10 @@ pub fn release_tag(short_name: &str, digest: &Digest) -> String {
     format!("{short_name}-{}", digest.short())
 }
 
-/// The most characters of a label name GitHub takes: a longer one is refused with 422
-/// "name is too long (maximum is 50 characters)" (GitHub's label validation, REST "Create an
-/// issue" with `labels`), after the release is already published.
-const LABEL_MAX_CHARS: usize = 50;
-
 /// Checks that `issues` can be found by labels, and that GitHub takes each: at least one
-/// tracking label is needed, each at most [`LABEL_MAX_CHARS`] characters without control
-/// characters. Checked before anything is published: GitHub refuses the issue (422) only after
-/// the release was created.
+/// tracking label is needed, each at most [`LABEL_MAX_CHARS`] characters (GitHub's) without
+/// control characters. Checked before anything is published: GitHub refuses the issue (422)
+/// only after the release was created.
 ///
 /// # Errors
 /// An empty list, or the first label GitHub would refuse ([`words::label_refused`]).
