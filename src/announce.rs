@@ -357,7 +357,7 @@ fn decide_tier(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Result<Tier
     for warning in &decision.warnings {
         log.warning(
             messages::TIER_WARNING_TITLE,
-            &messages::tier_warning(warning),
+            &messages::tier_warning(warning, log.in_actions()),
         );
     }
     log.info(&messages::tier(&decision.reason));

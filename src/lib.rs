@@ -94,6 +94,7 @@ pub use publish::{IssuePlan, Plan, Target, look_up, publish, release_tag};
 
 // `status`: the hub's token scopes and role, the classification of servers, the history
 // line, the report's outputs, job summary and chart.
+use render::failure::{failure_title, invalid_input_title};
 pub use render::status::{StatusFacts, chart, job_summary as status_job_summary};
 use report::Pipeline;
 pub use status::Server;
@@ -144,12 +145,15 @@ pub fn run(cli: cli::Cli, args: &[OsString], log: &Log) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             let words = render::error_words(&err, log.in_actions());
-            log.error(&failure_title(&err), &words.to_string());
-            if report::bad_input(&err).is_some() {
-                ExitCode::from(EXIT_USAGE)
-            } else {
-                ExitCode::FAILURE
-            }
+            let input = report::bad_input(&err);
+            let title = match err.downcast_ref::<status::run::AlarmsFired>() {
+                _ if input.is_some() => invalid_input_title(input),
+                Some(alarm) => alarm.title.clone(),
+                None => failure_title(&err).into(),
+            };
+            log.error(&title, &words.to_string());
+            // Bad input (a usage error) exits 2, any other failure 1.
+            input.map_or(ExitCode::FAILURE, |_| ExitCode::from(EXIT_USAGE))
         }
     }
 }
@@ -193,10 +197,7 @@ pub fn usage_error(err: clap::Error, args: &[OsString], log: &Log) -> ExitCode {
             }
             _ => (refused_input(&err, log), first.to_string()),
         };
-        let title = input
-            .as_ref()
-            .map_or("Invalid input".into(), |i| format!("Invalid input: {i}"));
-        log.error(&title, &first);
+        log.error(&invalid_input_title(input.as_deref()), &first);
         report_refused(args, unknown, input.as_deref(), &first, log);
     } else {
         use std::io::Write as _;
@@ -260,36 +261,6 @@ fn unknown_command(err: &clap::Error, log: &Log) -> String {
         &others,
     );
     words.to_string()
-}
-
-/// The annotation title for a failure: what kind of thing went wrong, so the run's summary
-/// page says it at a glance (the message says what to do). Bad input is
-/// `Invalid input: NAME`.
-fn failure_title(err: &anyhow::Error) -> String {
-    use github::{GitHubError, Kind};
-    if let Some(input) = report::bad_input(err) {
-        return format!("Invalid input: {input}");
-    }
-    if let Some(alarm) = err.downcast_ref::<status::run::AlarmsFired>() {
-        return alarm.title.clone();
-    }
-    match err
-        .chain()
-        .find_map(|e| e.downcast_ref::<GitHubError>())
-        .map(|e| e.kind)
-    {
-        Some(Kind::Unauthorized) => "GitHub rejected the token",
-        Some(Kind::Forbidden) => "GitHub permission missing",
-        Some(Kind::NotFound) => "GitHub answered not found",
-        Some(Kind::Unprocessable | Kind::AlreadyExists | Kind::Conflict) => {
-            "GitHub refused the content"
-        }
-        Some(Kind::RateLimited) => "GitHub rate limit",
-        Some(Kind::Unavailable) => "GitHub unavailable",
-        Some(Kind::Other) => "GitHub request failed",
-        None => "codeq-rollout failed",
-    }
-    .to_string()
 }
 
 /// Runs the parsed command: its request first (every input checked, [`cli::Cli::request`]),

@@ -3,7 +3,7 @@
 use super::usage::{CalendarFix, Problem};
 use super::{CullerArgs, InputDuration, UsageError, usage};
 use crate::support::log::Log;
-use crate::values::{self, SettingsError, ValuesError, ValuesPath};
+use crate::values::{self, Holds, SettingsError, ValuesError, ValuesPath};
 use crate::window::{Configured, MAX_HUB_SERVERS, Overrides};
 use anyhow::Result;
 use time::OffsetDateTime;
@@ -45,14 +45,15 @@ impl CullerArgs {
     /// when values files were given but none sets `cull`.
     ///
     /// # Errors
-    /// [`UsageError`] for each [`SettingsError`]: naming `jupyterhub-values` for every
-    /// values-file error (each naming the file and key path; `values-path` for a key none
-    /// of the files has), the option for an option's `timeout` or `every` of 0 while
-    /// culling is enabled; deadlines past the calendar ([`deadlines_fit`]). (The options'
-    /// parsers refuse malformed values.)
+    /// [`UsageError`] for each [`SettingsError`] ([`refused`]): naming `jupyterhub-values` for
+    /// a values-file error (each naming the file and key path), `values-path` for its own
+    /// keys' (given, one none of the files has or that holds no mapping), the option for an
+    /// option's `timeout` or `every` of 0 while culling is enabled; deadlines past the
+    /// calendar ([`deadlines_fit`]). (The options' parsers refuse malformed values.)
     pub(crate) fn settings(&self, log: &Log, now: Option<OffsetDateTime>) -> Result<Configured> {
         let path = self.values_path.clone().unwrap_or_default();
-        let files = values::read(&self.jupyterhub_values, &path).map_err(refused)?;
+        let refused = refused(self.values_path.is_some());
+        let files = values::read(&self.jupyterhub_values, &path).map_err(&refused)?;
         if values::none_sets_cull(&files) {
             let (title, words) = crate::render::usage_words::no_cull_in_values(path.under());
             log.warning(title, &words.to_string());
@@ -72,18 +73,23 @@ impl CullerArgs {
     }
 }
 
-/// The [`UsageError`] for settings refused, naming `jupyterhub-values` for the values files
-/// (`values-path` for a key none of them has) and the option for an option's value
-/// ([`SettingsError`]).
-fn refused(e: SettingsError) -> anyhow::Error {
-    match e {
+/// The [`UsageError`] for settings refused ([`SettingsError`]), naming the option for an
+/// option's value, and `jupyterhub-values` for the values files, except for a key of the
+/// values-path given (`path_given`) that none of them has or that holds no mapping: the files
+/// are the hub's, deployed and working, so the path naming a key they do not hold as a
+/// parent is what to change (the refusal's help says to check it).
+fn refused(path_given: bool) -> impl Fn(SettingsError) -> anyhow::Error {
+    move |e| match e {
         SettingsError::ListedWithComma(file) => {
             UsageError::new(VALUES, Problem::ValuesListedWithComma(file)).into()
         }
-        // A key no file has: the values-path given is what to change.
-        SettingsError::File(e @ ValuesError::ValuesPathNotFound(..)) => {
-            usage("values-path")(e.into()).into()
-        }
+        SettingsError::File(
+            e @ (ValuesError::ValuesPathNotFound(..)
+            | ValuesError::NotMapping {
+                holds: Holds::Parent,
+                ..
+            }),
+        ) if path_given => usage("values-path")(e.into()).into(),
         SettingsError::File(e) => usage(VALUES)(e.into()).into(),
         SettingsError::Option(name, e) => usage(&name)(e.into()).into(),
     }

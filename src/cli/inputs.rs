@@ -323,6 +323,8 @@ mod tests {
             ("a-b-c/x.y_z-1", "a-b-c/x.y_z-1"),
             ("o/.github", "o/.github"),
             ("o/..x", "o/..x"),
+            // An Enterprise Managed User's own repository: its login ends in `_SHORTCODE`.
+            ("octocat_acme/lab", "octocat_acme/lab"),
             (&owner_39, &owner_39),
             (&name_100, &name_100),
         ] {

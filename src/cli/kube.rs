@@ -138,7 +138,7 @@ impl KubeArgs {
             let secrets = crate::status::kube::kubeconfig_secrets(config);
             secrets.iter().for_each(|s| log.mask(s));
         }
-        log.info(&crate::render::kube::reading(&request));
+        log.info(&crate::render::kube::reading(&request, log.in_actions()));
         for warning in request.warnings() {
             log.warn(&warning);
         }

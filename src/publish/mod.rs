@@ -55,9 +55,9 @@ mod supersede;
 
 use crate::digest::{Digest, ImageSource};
 use crate::render::publish as words;
-use crate::render::{self, ISSUE_BODY_LIMIT, RELEASE_BODY_LIMIT};
+use crate::render::{self, ISSUE_BODY_LIMIT, LABEL_MAX_CHARS, RELEASE_BODY_LIMIT};
 use crate::support::github::models::{Issue, NewIssue, NewRelease, Release};
-use crate::support::github::{GitHub, GitHubError, Kind, LOGIN_MAX_CHARS};
+use crate::support::github::{GitHub, GitHubError, Kind, is_login};
 use crate::support::sanitize;
 use anyhow::{Context, Result, anyhow, bail};
 use once::Made;
@@ -523,15 +523,10 @@ pub fn release_tag(short_name: &str, digest: &Digest) -> String {
     format!("{short_name}-{}", digest.short())
 }
 
-/// The most characters of a label name GitHub takes: a longer one is refused with 422
-/// "name is too long (maximum is 50 characters)" (GitHub's label validation, REST "Create an
-/// issue" with `labels`), after the release is already published.
-const LABEL_MAX_CHARS: usize = 50;
-
 /// Checks that `issues` can be found by labels, and that GitHub takes each: at least one
-/// tracking label is needed, each at most [`LABEL_MAX_CHARS`] characters without control
-/// characters. Checked before anything is published: GitHub refuses the issue (422) only after
-/// the release was created.
+/// tracking label is needed, each at most [`LABEL_MAX_CHARS`] characters (GitHub's) without
+/// control characters. Checked before anything is published: GitHub refuses the issue (422)
+/// only after the release was created.
 ///
 /// # Errors
 /// An empty list, or the first label GitHub would refuse ([`words::label_refused`]).
@@ -549,22 +544,18 @@ pub(crate) fn check_tracking_labels(labels: &[String]) -> Result<()> {
 }
 
 /// Checks that GitHub can assign the tracking issue to each of `assignees`: each a login
-/// ([`LOGIN_MAX_CHARS`] characters at most, letters, digits and hyphens, not beginning with
-/// one), written without `@`. Checked before anything is published: GitHub refuses the issue
-/// (422) only after the release was created, and every re-run again.
+/// ([`is_login`], a repository owner's rule), written without `@`. Checked before anything is
+/// published: GitHub refuses the issue (422) only after the release was created, and every
+/// re-run again.
 ///
 /// # Errors
 /// The first entry that is not a login ([`words::login_refused`]).
 pub(crate) fn check_tracking_assignees(assignees: &[String]) -> Result<()> {
     for login in assignees {
         let bare = login.strip_prefix('@');
-        let name = bare.unwrap_or(login);
-        let is_login = !name.is_empty()
-            && name.chars().count() <= LOGIN_MAX_CHARS
-            && !name.starts_with('-')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
-        if !is_login || bare.is_some() {
-            bail!(words::login_refused(login, is_login, LOGIN_MAX_CHARS));
+        let ok = is_login(bare.unwrap_or(login));
+        if !ok || bare.is_some() {
+            bail!(words::login_refused(login, ok));
         }
     }
     Ok(())
@@ -584,7 +575,9 @@ mod tests {
     fn tracking_labels_and_assignees_github_would_refuse_are_refused_first() {
         assert!(check_tracking_labels(&owned(&["security", "break-glass"])).is_ok());
         assert!(check_tracking_labels(&owned(&[&"x".repeat(50)])).is_ok());
-        assert!(check_tracking_assignees(&owned(&["octocat", "ana-bo", "x1"])).is_ok());
+        // An Enterprise Managed User's login ends in `_` and the enterprise's short code.
+        let logins = ["octocat", "ana-bo", "x1", "octocat_acme"];
+        assert!(check_tracking_assignees(&owned(&logins)).is_ok());
         let labels = [
             vec![],
             vec!["x".repeat(51)],
@@ -594,6 +587,8 @@ mod tests {
             "@octocat",
             "bad user!",
             "-lead",
+            "lead-",
+            "ana--bo",
             &"a".repeat(40),
             "@",
             "dependabot[bot]",

@@ -6,7 +6,7 @@ use super::words::Words;
 use super::{Change, table_cell};
 use crate::digest::Digest;
 use crate::status::classify::Totals;
-use crate::support::github::error::GitHubError;
+use crate::support::github::error::{GitHubError, Kind};
 use crate::support::github::models::Deployment;
 use crate::support::sanitize;
 use crate::tier::TierDecision;
@@ -184,14 +184,16 @@ pub(crate) fn failure_summary(f: &Failure) -> String {
 /// An error and its causes in the one shape ([`Words`]): the first line of each, outermost
 /// first, joined by `: ` as anyhow's `{:#}` joins them, then the help each gives, on lines
 /// of their own (a cause worded as [`Words`] puts its help after `\nhelp: `). `in_actions`:
-/// a GitHub error's help names the token to set where the run is (`with:`, or the option), a
-/// team template's the dry run that prints the names it can use.
+/// a GitHub error's and an undecided tier's help names the token to set where the run is
+/// (`with:`, or the option), a team template's the dry run that prints the names it can use.
 pub(crate) fn error_words(err: &anyhow::Error, in_actions: bool) -> Words {
     let (mut what, mut help) = (Vec::new(), Vec::new());
     for cause in err.chain() {
-        let cause = match (cause.downcast_ref::<GitHubError>(), cause.downcast_ref()) {
-            (Some(github), _) => super::help::github_words(github, in_actions).to_string(),
-            (_, Some(template)) => super::custom::words(template, in_actions).to_string(),
+        let (github, template) = (cause.downcast_ref::<GitHubError>(), cause.downcast_ref());
+        let cause = match (github, template, cause.downcast_ref()) {
+            (Some(github), ..) => super::help::github_words(github, in_actions).to_string(),
+            (_, Some(template), _) => super::custom::words(template, in_actions).to_string(),
+            (.., Some(u)) => super::reasons::undecided_words(u, in_actions).to_string(),
             _ => cause.to_string(),
         };
         match cause.split_once("\nhelp: ") {
@@ -202,6 +204,31 @@ pub(crate) fn error_words(err: &anyhow::Error, in_actions: bool) -> Words {
     Words {
         what: what.join(": "),
         help: (!help.is_empty()).then(|| help.join("\n")),
+    }
+}
+
+/// The `::error` annotation's title of bad input: `Invalid input: INPUT`, or `Invalid input`
+/// when the input is not named (clap's refusal of an argument holding a secret).
+pub(crate) fn invalid_input_title(input: Option<&str>) -> String {
+    input.map_or("Invalid input".into(), |i| format!("Invalid input: {i}"))
+}
+
+/// The `::error` annotation's title of a failure that is neither bad input nor an alarm: what
+/// kind of thing went wrong, by GitHub's answer anywhere in `err`'s chain, so the run's
+/// summary page says it at a glance (the message says what to do).
+pub(crate) fn failure_title(err: &anyhow::Error) -> &'static str {
+    let answer = err.chain().find_map(|e| e.downcast_ref::<GitHubError>());
+    match answer.map(|e| e.kind) {
+        Some(Kind::Unauthorized) => "GitHub rejected the token",
+        Some(Kind::Forbidden) => "GitHub permission missing",
+        Some(Kind::NotFound) => "GitHub answered not found",
+        Some(Kind::Unprocessable | Kind::AlreadyExists | Kind::Conflict) => {
+            "GitHub refused the content"
+        }
+        Some(Kind::RateLimited) => "GitHub rate limit",
+        Some(Kind::Unavailable) => "GitHub unavailable",
+        Some(Kind::Other) => "GitHub request failed",
+        None => "codeq-rollout failed",
     }
 }
 

@@ -9,7 +9,7 @@ use crate::support::github::error::{Action, GitHubError, Kind, Problem};
 
 mod event;
 mod registry;
-pub(super) use registry::{layout_words, reference_words};
+pub(super) use registry::{layout_words, reference_words, tls_cause};
 
 /// What a call works on: it decides the permission a 403 asks for and whether a 404
 /// points at the repository.

@@ -6,6 +6,7 @@
 
 use super::messages::RunWarning;
 use super::words::Words;
+use crate::digest::registry::errors::TlsProblem;
 use crate::status::kube::{
     CredentialFault, Credentials, KubeError, KubeRequest, KubeWarning, MAX_PAGES, NamespaceFrom,
     NotAPodList, Origin, ReadFault, SERVICE_ACCOUNT_TOKEN,
@@ -13,29 +14,31 @@ use crate::status::kube::{
 use crate::support::text::Titled;
 use std::fmt;
 
+/// A failed read's words (those of a refusal, which name where the kubeconfig came from, are
+/// [`words`]' with the place of the run: the command line's here).
 impl fmt::Display for KubeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        words(self).fmt(f)
+        words(self, false).fmt(f)
     }
 }
 
-/// Where a kubeconfig came from, as the first lines name it.
-fn origin(origin: &Origin) -> String {
+/// Where a kubeconfig came from, as the first lines name it; its content by place, as
+/// [`super::help::set_input`] names an input: the Action's input (`in_actions`), else
+/// `--kubeconfig`.
+fn origin(origin: &Origin, in_actions: bool) -> String {
     match origin {
-        Origin::Input => "the kubeconfig input".to_string(),
+        Origin::Input if in_actions => "the kubeconfig input".to_string(),
+        Origin::Input => "--kubeconfig's content".to_string(),
         Origin::Flag(path) | Origin::Home(path) => path.display().to_string(),
         Origin::Variable(path) => format!("{} from KUBECONFIG", path.display()),
     }
 }
 
-/// The first line's start for a kubeconfig from `o` that cannot be used.
-fn unusable(o: &Origin) -> String {
-    format!("the kubeconfig ({}) is not usable", origin(o))
-}
-
 /// The words of `e`: one arm per variant (a read's in [`read_words`]), the first line and the
-/// help.
-pub(crate) fn words(e: &KubeError) -> Words {
+/// help; a kubeconfig given as content named by place (`in_actions`: [`origin`]).
+pub(crate) fn words(e: &KubeError, in_actions: bool) -> Words {
+    // The first line's start for a kubeconfig from `o` that cannot be used.
+    let unusable = |o: &Origin| format!("the kubeconfig ({}) is not usable", origin(o, in_actions));
     match e {
         KubeError::Unreadable { origin: o, detail } => Words::new(unusable(o)).help(format!(
             "{detail}\n{}",
@@ -47,15 +50,21 @@ pub(crate) fn words(e: &KubeError) -> Words {
         KubeError::Client { origin: o, detail } => Words::new(unusable(o)).help(format!(
             "{detail}\ncertificates and keys are PEM: in a file, or base64-encoded in the -data keys (base64 -w0 client.crt)"
         )),
-        KubeError::NotContent { base64 } => Words::new(match base64 {
-            true => "the kubeconfig input looks base64-encoded: store the decoded file",
-            false => "the kubeconfig input holds a path, not the file's content: store the file's content in the secret",
-        })
+        KubeError::NotContent { base64 } => Words::new(format!("{} {}", origin(&Origin::Input, in_actions), match (base64, in_actions) {
+            (true, true) => "looks base64-encoded: store the decoded file",
+            (true, false) => "looks base64-encoded: give the decoded file",
+            (false, _) => "holds a path, not the file's content: store the file's content in the secret",
+        }))
         .help(CONTENT_HELP),
         KubeError::Lacks { origin: o, context, user, name, names } => {
-            lacks_words(o, context, *user, name, names)
+            lacks_words(&unusable(o), context, *user, name, names)
         }
-        KubeError::Missing(o) => Words::new(format!("the kubeconfig {} does not exist", origin(o))).help(match o {
+        KubeError::Listed(path) => Words::new(format!(
+            "the kubeconfig {} does not exist: --kubeconfig takes one file, not a list",
+            path.display()
+        ))
+        .help(format!("KUBECONFIG takes a list of files and merges them, as kubectl does: run with KUBECONFIG={} and --kubernetes, without --kubeconfig", path.display())),
+        KubeError::Missing(o) => Words::new(format!("the kubeconfig {} does not exist", origin(o, in_actions))).help(match o {
             Origin::Variable(_) => "none of the files KUBECONFIG lists exists (kubectl skips the missing ones, as status does): correct or unset it",
             _ => "give the path of a kubeconfig file, as for kubectl --kubeconfig (e.g. ~/.kube/config); the Action's kubeconfig input takes the file's content",
         }),
@@ -69,7 +78,7 @@ pub(crate) fn words(e: &KubeError) -> Words {
         }),
         KubeError::ContextNamespace { origin: o, context } => Words::new(format!(
             "the namespace of the context {context:?} of the kubeconfig ({}) is not a Kubernetes namespace name",
-            origin(o)
+            origin(o, in_actions)
         ))
         .help("set namespace (--namespace) to the hub's namespace, or correct the context's"),
         KubeError::User { user, plugin, basic, namespace } => {
@@ -82,7 +91,7 @@ pub(crate) fn words(e: &KubeError) -> Words {
             "give a kubeconfig (the kubeconfig input, a secret holding the file's content; on the command line --kubeconfig PATH or KUBECONFIG), run in the cluster with a service account, or set kubernetes to false to judge by start time; a kubeconfig whose user holds a ServiceAccount token",
             namespace,
         )),
-        KubeError::Credential { origin: o, fault } => credential_words(o, fault),
+        KubeError::Credential { origin: o, fault } => credential_words(&unusable(o), fault),
         KubeError::InCluster { detail } => Words::new(
             "in the cluster (KUBERNETES_SERVICE_HOST is set) but the service account cannot be read",
         )
@@ -116,15 +125,15 @@ fn user_words(user: &str, plugin: Option<&str>, basic: bool, namespace: &str) ->
         .help(make_kubeconfig(fix, namespace))
 }
 
-/// The words of a context (`context`, in the kubeconfig from `o`) naming a cluster (or,
-/// `user`, a user) `name` that the kubeconfig lacks, which has `names`.
-fn lacks_words(o: &Origin, context: &str, user: bool, name: &str, names: &[String]) -> Words {
+/// The words of a context (`context`, in the kubeconfig `unusable` says is not usable) naming
+/// a cluster (or, `user`, a user) `name` that the kubeconfig lacks, which has `names`.
+fn lacks_words(unusable: &str, context: &str, user: bool, name: &str, names: &[String]) -> Words {
     let what = if user { "user" } else { "cluster" };
     let names_it = match name {
         "" => format!("names no {what}"),
         name => format!("names {what} {name:?}, which it lacks"),
     };
-    Words::new(format!("{}: its context {context:?} {names_it}", unusable(o))).help(match names {
+    Words::new(format!("{unusable}: its context {context:?} {names_it}")).help(match names {
         [] => format!("it has no {what}: give a kubeconfig with one (docs/status-kubernetes.md#the-kubeconfig)"),
         names => format!("name one of its {what}s in the context: {}", names.join(", ")),
     })
@@ -176,6 +185,13 @@ fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
             format!("{api} kept paging the pods: {pages} pages without an end"),
             format!("a continue token came back, or there were over {MAX_PAGES} pages: the API server, or a proxy in front of it, pages wrongly; {}", kubectl(" --chunk-size 500")),
         ),
+        ReadFault::Tls(problem) => (
+            format!("TLS failure talking to {api}: {}", super::help::tls_cause(problem)),
+            match problem {
+                TlsProblem::UnknownIssuer => "its certificate is signed by no CA trusted here: the kubeconfig's certificate-authority-data (or certificate-authority), else the system's roots; give the cluster's CA there (kubectl config view --raw --minify shows the one kubectl trusts)",
+                _ => "check the kubeconfig's server address (the host its certificate names) and CA, and this runner's clock",
+            }.to_string(),
+        ),
         ReadFault::Unreachable(cause) => (
             format!("cannot read pods from {api}"),
             format!("{cause}\ncheck the kubeconfig's server address and CA, and that this runner can reach the API server"),
@@ -216,8 +232,9 @@ fn in_namespace(yaml: &str, namespace: &str) -> String {
 }
 
 /// The info line of a Kubernetes request: the namespace (and where it came from), the
-/// release, and the context and kubeconfig (or the service account) it is read through.
-pub(crate) fn reading(request: &KubeRequest) -> String {
+/// release, and the context and kubeconfig (or the service account) it is read through
+/// (`in_actions` as for [`origin`]).
+pub(crate) fn reading(request: &KubeRequest, in_actions: bool) -> String {
     let from = match request.namespace_from {
         NamespaceFrom::Input => "",
         NamespaceFrom::Context => " (the context's)",
@@ -227,7 +244,7 @@ pub(crate) fn reading(request: &KubeRequest) -> String {
         Credentials::Kubeconfig {
             context, origin: o, ..
         } => {
-            format!("the context {context:?} of {}", origin(o))
+            format!("the context {context:?} of {}", origin(o, in_actions))
         }
         Credentials::InCluster => "the in-cluster service account".to_string(),
     };
@@ -278,38 +295,38 @@ impl fmt::Display for KubeWarning {
 }
 
 /// The words of a credential of the chosen kubeconfig user or cluster that cannot be sent
-/// ([`CredentialFault`]), found before anything was sent.
-fn credential_words(o: &Origin, fault: &CredentialFault) -> Words {
+/// ([`CredentialFault`]), found before anything was sent; `unusable` says which kubeconfig is
+/// not usable.
+fn credential_words(unusable: &str, fault: &CredentialFault) -> Words {
     match fault {
         CredentialFault::File { key, path, error } => {
-            Words::new(format!("{}: its {key} cannot be read", unusable(o))).help(format!(
+            Words::new(format!("{unusable}: its {key} cannot be read")).help(format!(
                 "{}: {error}\nthe file {key} names must exist and be readable here, as kubectl reads it (a relative path counts from the kubeconfig's folder); in the Action, give certificates and keys inline (client-certificate-data, client-key-data, certificate-authority-data) and the token as token",
                 crate::support::sanitize::log_line(path, 300)
             ))
         }
         CredentialFault::Token { key, empty: true } => Words::new(format!(
-            "{}: its user's {key} is empty",
-            unusable(o)
+            "{unusable}: its user's {key} is empty"
         ))
         .help("it would be sent as no credentials: put the ServiceAccount token there (kubectl create token prints it)"),
         CredentialFault::Token { key, empty: false } => Words::new(format!(
-            "{}: its user's {key} holds a space, control or non-ASCII character",
-            unusable(o)
+            "{unusable}: its user's {key} holds a space, control or non-ASCII character"
         ))
         .help("a copy-paste left a space, a zero-width or no-break space or a line break in it: paste the ServiceAccount token again (kubectl create token prints it); the token itself is never shown"),
+        CredentialFault::Scheme { key } => Words::new(format!(
+            "{unusable}: its user's {key} starts with the scheme `Bearer `"
+        ))
+        .help("give the token without the `Bearer ` scheme: the client adds it (as client-go does), so the API server would get `Bearer Bearer …` and answer 401 Unauthorized; the token itself is never shown"),
         CredentialFault::NoKey { user } => Words::new(format!(
-            "{}: its user {user:?} has no client-key-data or client-key",
-            unusable(o)
+            "{unusable}: its user {user:?} has no client-key-data or client-key"
         ))
         .help("a client certificate goes with its key, else kube sends neither (kubectl refuses a certificate without its key: client-key-data or client-key must be specified to use the clientCert authentication method): give both, base64-encoded in client-certificate-data and client-key-data, or a ServiceAccount token"),
         CredentialFault::NotBase64 { user, key } => Words::new(format!(
-            "{}: its user {user:?}'s {key} is not base64",
-            unusable(o)
+            "{unusable}: its user {user:?}'s {key} is not base64"
         ))
         .help(format!("kubectl refuses it too (illegal base64 data): {key} holds the PEM file base64-encoded (base64 -w0 FILE); the value is never shown")),
         CredentialFault::Server => Words::new(format!(
-            "{}: its cluster's server is not an http:// or https:// address",
-            unusable(o)
+            "{unusable}: its cluster's server is not an http:// or https:// address"
         ))
         .help("set the cluster's server to the API server's address, e.g. https://10.0.0.1:6443 (kubectl config view shows it)"),
     }

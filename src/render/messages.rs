@@ -338,9 +338,10 @@ pub(crate) const HUMAN_EDITED_TITLE: &str = "left alone for a human";
 /// Title of the tier decision's warnings.
 pub(crate) const TIER_WARNING_TITLE: &str = "Tier";
 
-/// A tier warning: its first line and its help, each made one safe log line.
-pub(crate) fn tier_warning(warning: &Warning) -> String {
-    let text = warning.to_string();
+/// A tier warning: its first line and its help, each made one safe log line; `in_actions`: a
+/// missing token's help names where to set it.
+pub(crate) fn tier_warning(warning: &Warning, in_actions: bool) -> String {
+    let text = super::reasons::warning_words(warning, in_actions).to_string();
     let lines: Vec<String> = text.lines().map(|line| log_line(line, 2000)).collect();
     lines.join("\n")
 }

@@ -421,7 +421,10 @@ fn culler_text(c: &CullSettings) -> String {
 
 /// The most labels of one pull request a body lists; the rest are counted.
 pub(crate) const MAX_LABELS_SHOWN: usize = 20;
-/// The cap on one untrusted label in a body, in characters.
+/// The most characters of a label name GitHub takes: a longer one is refused with 422
+/// "name is too long (maximum is 50 characters)" (GitHub's label validation, REST "Create an
+/// issue" with `labels`). The cap on one untrusted label in a body, and on a tracking label
+/// (`crate::publish::check_tracking_labels`, before anything is published).
 pub(crate) const LABEL_MAX_CHARS: usize = 50;
 
 /// Renders `template` (built in) or `custom` with the facts' [`TemplateContext`], under

@@ -518,9 +518,13 @@ pub(crate) fn label_refused(label: Option<&str>, max: usize) -> Words {
     ))
 }
 
+/// GitHub's rule of a login, a repository owner's or an assignee's, for a refusal's help
+/// ([`crate::support::github::is_login`]; its 39: `LOGIN_MAX_CHARS`, which a test holds it to).
+pub(crate) const LOGIN_RULE: &str = "at most 39 letters, digits and single hyphens, not at the start or end (Enterprise Managed Users: then `_` and the enterprise's short code)";
+
 /// The refusal of `login` in the `tracking-assignees` input: written with `@` (`is_login`:
-/// a login without it), or not a GitHub login (at most `max` characters).
-pub(crate) fn login_refused(login: &str, is_login: bool, max: usize) -> Words {
+/// a login without it), or not a GitHub login ([`LOGIN_RULE`]).
+pub(crate) fn login_refused(login: &str, is_login: bool) -> Words {
     match (is_login, login.strip_prefix('@')) {
         (true, Some(name)) => Words::new(format!("tracking-assignees has \"@{name}\""))
             .help(format!("give the login without @ ({name})")),
@@ -529,8 +533,7 @@ pub(crate) fn login_refused(login: &str, is_login: bool, max: usize) -> Words {
             crate::support::sanitize::cap(login, 60)
         ))
         .help(format!(
-            "give each assignee's login, comma- or newline-separated: letters, digits and single \
-             hyphens, at most {max} characters, not beginning with a hyphen"
+            "give each assignee's login, comma- or newline-separated: {LOGIN_RULE}"
         )),
     }
 }
@@ -538,6 +541,13 @@ pub(crate) fn login_refused(login: &str, is_login: bool, max: usize) -> Words {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The login rule's words quote GitHub's longest login.
+    #[test]
+    fn the_login_rule_quotes_the_longest_login() {
+        let max = crate::support::github::LOGIN_MAX_CHARS;
+        assert!(LOGIN_RULE.starts_with(&format!("at most {max} letters")));
+    }
 
     /// Every error and log line of publishing in the one shape (what failed on one short
     /// line, then help), an address or account GitHub answered shown on one line, one that is
@@ -601,7 +611,7 @@ mod tests {
             refused_not_listed(Object::ReleaseNote),
             still_absent("the tracking issue", Some(&"GitHub answered 502")),
             label_refused(None, 50),
-            login_refused("@octocat", true, 39),
+            login_refused("@octocat", true),
         ];
         let mut said: Vec<String> = (errors.iter())
             .map(|w| {

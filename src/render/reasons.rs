@@ -135,13 +135,15 @@ impl fmt::Display for LookupOrigin {
     }
 }
 
-super::words::words_display!(Warning => warning_words, Undecided => undecided_words);
+// Unplaced (a cause inside another error's words), as inside Actions; placed, a missing
+// token's help names where to set it ([`messages::tier_warning`], [`super::error_words`]).
+super::words::words_display!(Warning => |w| warning_words(w, true), Undecided => |u| undecided_words(u, true));
 
 /// A tier warning in words: what a human should know about the decision, then the details
-/// and what to do.
-pub(crate) fn warning_words(warning: &Warning) -> Words {
+/// and what to do; `in_actions`: a missing token's help names where to set it.
+pub(crate) fn warning_words(warning: &Warning, in_actions: bool) -> Words {
     match warning {
-        Warning::Note(note) => note_words(note),
+        Warning::Note(note) => note_words(note, in_actions),
         Warning::SecurityDespiteGap { missing, deciding } => Words::new(format!(
             "label {:?} on #{} makes the release security, whatever the commits not examined \
              carry",
@@ -173,9 +175,9 @@ pub(crate) fn warning_words(warning: &Warning) -> Words {
                 NotKnown::Incomplete(_) => "not every pull request behind this release is listed",
             }
         ))
-        .help(inline(&not_known_words(gap))),
+        .help(inline(&not_known_words(gap, in_actions))),
         Warning::NotFromLabels { tier, failure } => {
-            let failure = not_known_words(failure);
+            let failure = not_known_words(failure, in_actions);
             Words::new(format!("tier {tier} by unlabeled-tier: {}", failure.what)).help(format!(
                 "the tier was not derived from labels{}",
                 failure.help.map(|h| format!(": {h}")).unwrap_or_default()
@@ -191,9 +193,9 @@ pub(crate) fn warning_words(warning: &Warning) -> Words {
 }
 
 /// A note of the look-up in words ([`Warning::Note`]).
-fn note_words(note: &LookupNote) -> Words {
+fn note_words(note: &LookupNote, in_actions: bool) -> Words {
     match note {
-        LookupNote::RefetchFailed(failure) => failure_words(failure),
+        LookupNote::RefetchFailed(failure) => failure_words(failure, in_actions),
         LookupNote::NoMergeCommit {
             number,
             event,
@@ -220,7 +222,7 @@ impl std::error::Error for Undecided {}
 /// set. The tier input and `unlabeled-tier` are named only where setting them lets the run go
 /// on (not after a deletion, an unmerged pull request or a refused token); `routine` is not
 /// offered for labels that could not be read (fail closed: docs/tier-fail-closed.md).
-pub(crate) fn undecided_words(undecided: &Undecided) -> Words {
+pub(crate) fn undecided_words(undecided: &Undecided, in_actions: bool) -> Words {
     const TIER_INPUT: &str = "To announce without labels, set the tier input (routine or \
                               security) for this run, or set unlabeled-tier to";
     match undecided {
@@ -241,7 +243,7 @@ pub(crate) fn undecided_words(undecided: &Undecided) -> Words {
                     "{TIER_INPUT} routine or security to accept a tier not derived from labels"
                 )),
             };
-            let failure = not_known_words(failure);
+            let failure = not_known_words(failure, in_actions);
             let help = match (failure.help, tail) {
                 (Some(help), Some(tail)) => Some(format!("{}. {tail}", help.trim_end_matches('.'))),
                 (help, tail) => help.or(tail),
@@ -260,7 +262,7 @@ pub(crate) fn undecided_words(undecided: &Undecided) -> Words {
              (it covers pull requests read and found without a tier label, see \
              docs/tier-fail-closed.md). Let the job read the labels, or set the tier input \
              (routine or security) for this run, or set unlabeled-tier to security",
-            inline(&not_known_words(failure))
+            inline(&not_known_words(failure, in_actions))
         )),
         Undecided::Unlabeled { why } => {
             let advice = "add a tier label to the pull request and re-run, or ";
@@ -285,15 +287,15 @@ fn inline(words: &Words) -> String {
 }
 
 /// What is not known about the pull requests, in words.
-fn not_known_words(not_known: &NotKnown) -> Words {
+fn not_known_words(not_known: &NotKnown, in_actions: bool) -> Words {
     match not_known {
-        NotKnown::Failed(failure) => failure_words(failure),
+        NotKnown::Failed(failure) => failure_words(failure, in_actions),
         NotKnown::Incomplete(missing) => missing_words(missing),
     }
 }
 
 /// A failed look-up in words: what failed, then the details and the fix.
-fn failure_words(failure: &LookupFailure) -> Words {
+fn failure_words(failure: &LookupFailure, in_actions: bool) -> Words {
     match failure {
         LookupFailure::PushDeleted { target } => Words::new(format!(
             "the push deleted {target}, so there is nothing to announce"
@@ -329,9 +331,10 @@ fn failure_words(failure: &LookupFailure) -> Words {
                 NoClient::Repository => "no repository is known (GITHUB_REPOSITORY is unset); \
                                          set repository (--repository) to OWNER/REPO"
                     .to_string(),
-                NoClient::Token => "this dry run has no GitHub token, so the look-up cannot \
-                                    run; pass github-token (--github-token)"
-                    .to_string(),
+                NoClient::Token => format!(
+                    "this dry run has no GitHub token, so the look-up cannot run; {}",
+                    super::help::set_input("github-token", in_actions)
+                ),
             };
             Words::new(format!("cannot {doing}")).help(format!("{detail}{fix}"))
         }
@@ -695,9 +698,12 @@ mod tests {
         let mut lines = Vec::new();
         for (failure, helps) in cases {
             let unreadable = failure.labels_unreadable();
-            let text = shown(&undecided_words(&Undecided::LookUp {
-                failure: NotKnown::Failed(Box::new(failure)),
-            }));
+            let text = shown(&undecided_words(
+                &Undecided::LookUp {
+                    failure: NotKnown::Failed(Box::new(failure)),
+                },
+                true,
+            ));
             assert_eq!(text.contains("set the tier input"), helps, "{text}");
             assert!(!text.contains(".."), "{text}");
             // Issue 27 (N2): routine fails closed when the labels could not be read.
@@ -716,10 +722,13 @@ mod tests {
     #[test]
     fn the_not_from_labels_warning_has_no_stray_period() {
         let failure = none_merged_failure();
-        let text = shown(&warning_words(&Warning::NotFromLabels {
-            tier: Tier::Routine,
-            failure: NotKnown::Failed(Box::new(failure)),
-        }));
+        let text = shown(&warning_words(
+            &Warning::NotFromLabels {
+                tier: Tier::Routine,
+                failure: NotKnown::Failed(Box::new(failure)),
+            },
+            true,
+        ));
         insta::assert_snapshot!(text);
     }
 
@@ -844,9 +853,25 @@ mod tests {
                 }),
             },
         ];
-        let lines: Vec<String> = failures
-            .into_iter()
-            .map(|f| shown(&failure_words(&f)))
+        // On the command line; then, inside Actions, those whose help names where to set an
+        // input (a missing token: under `with:`).
+        let no_token = |f: &&LookupFailure| {
+            matches!(
+                f,
+                LookupFailure::NoClient {
+                    lacking: NoClient::Token,
+                    ..
+                }
+            )
+        };
+        let lines: Vec<String> = (failures.iter())
+            .map(|f| shown(&failure_words(f, false)))
+            .chain(
+                failures
+                    .iter()
+                    .filter(no_token)
+                    .map(|f| shown(&failure_words(f, true))),
+            )
             .chain(missing.into_iter().map(|m| shown(&missing_words(&m))))
             .collect();
         insta::assert_snapshot!(lines.join("\n\n"));
@@ -952,8 +977,8 @@ mod tests {
         ];
         let lines: Vec<String> = warnings
             .iter()
-            .map(|w| shown(&warning_words(w)))
-            .chain(undecided.iter().map(|u| shown(&undecided_words(u))))
+            .map(|w| shown(&warning_words(w, true)))
+            .chain(undecided.iter().map(|u| shown(&undecided_words(u, true))))
             .collect();
         insta::assert_snapshot!(lines.join("\n\n"));
     }

@@ -158,7 +158,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             ),
             format!("set {input} (--{input}) to your hub's address"),
         ),
-        Problem::Kube(e) => super::kube::words(e),
+        Problem::Kube(k) => super::kube::words(k, e.in_actions),
         Problem::Refused(refused) => super::error_words(refused, e.in_actions),
     }
 }
@@ -278,7 +278,8 @@ pub(crate) fn repository_words(named: &str, why: &RepositoryProblem) -> Words {
         RepositoryProblem::Rule(RepositoryError::Owner) => (
             "has an owner GitHub does not allow",
             format!(
-                "an owner is at most 39 letters, digits and single hyphens, not at the start or end (Enterprise Managed Users: then `_` and the enterprise's short code); {write}, e.g. octo-org/lab"
+                "an owner is {}; {write}, e.g. octo-org/lab",
+                super::publish::LOGIN_RULE
             ),
         ),
         RepositoryProblem::Rule(RepositoryError::Name) => (

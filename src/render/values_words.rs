@@ -99,7 +99,7 @@ pub(crate) fn words(e: &ValuesError) -> Words {
             ),
         ),
         ValuesError::ValuesPathNotFound(path, files) if files.is_empty() => (
-            format!("{VALUES_PATH} {path:?} names a key of the values files, but no values file is given"),
+            format!("{VALUES_PATH} {path:?} says where `cull` sits in the values files, but no values file is given"),
             "give the files with jupyterhub-values (--jupyterhub-values), or leave values-path unset".to_string(),
         ),
         ValuesError::ValuesPathNotFound(path, files) => (

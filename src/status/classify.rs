@@ -56,7 +56,7 @@ pub(crate) enum State {
     /// no culler stops it.
     Orphan,
     /// Digest evidence missing: no pod found for the server, no `imageID` yet, a bare
-    /// `sha256:` ID naming no repository, or another repository than the release's image.
+    /// `sha256:` ID naming no repository, or another digest of another repository.
     Unknown,
 }
 
@@ -136,20 +136,21 @@ impl Alarm {
 }
 
 /// The images that count as the release, for [`judge`]: the announced digest (the image
-/// index for a multi-arch image) and the index's child manifests, in `repository`.
+/// index for a multi-arch image) and the index's child manifests, in any repository (a
+/// digest names the content itself: a mirror under another name serves the same bytes).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct ImageTarget {
     /// The announced digest first, then the index's children.
     pub(crate) digests: Vec<crate::digest::Digest>,
-    /// The image's repository with its registry (`ghcr.io/org/lab`, `docker.io/library/lab`);
-    /// `None` for an OCI layout, which names none (the repository is then not checked).
+    /// The image's repository with its registry (`ghcr.io/org/lab`, `docker.io/library/lab`),
+    /// against which another digest is old; `None` for an OCI layout, which names none.
     pub(crate) repository: Option<String>,
 }
 
 /// What a pod's `imageID` says about its image, against an [`ImageTarget`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Verdict {
-    /// The release's index digest or one of its child manifests, in its repository.
+    /// The release's index digest or one of its child manifests, in any repository.
     New,
     /// Another digest in the release's repository: the digest it runs (`sha256:…`).
     Old(String),
@@ -167,21 +168,23 @@ pub(crate) enum UnknownWhy {
     NoImageId,
     /// A bare `sha256:` ID (an image config ID some runtimes report): no repository named.
     BareId,
-    /// `imageID` names another repository than the release's image.
+    /// `imageID` names another digest in another repository than the release's image (a
+    /// profile's image, KubeSpawner's `profile_list`).
     OtherRepository,
     /// `imageID` is not `[scheme://]repository@sha256:<64 hex>`.
     Unreadable,
 }
 
 /// Judges a pod's `imageID` against `target`: [`Verdict::New`] when it is
-/// `[scheme://]<repository>@<digest>` with one of the target's digests and (when the target
-/// names one) its repository, compared as distribution normalises names ([`split_domain`]:
-/// `lab`, `docker.io/lab` and `index.docker.io/library/lab` are one); [`Verdict::Old`] for
-/// another digest in that repository;
-/// [`Verdict::Unknown`] when it is empty or absent (container being created), a bare
-/// `sha256:` ID with no repository (containerd's and CRI-O's image config IDs; DESIGN.md,
-/// Kubernetes facts), another repository, or unreadable. Never [`Verdict::New`] without a
-/// repository in the ID: a config ID cannot be told from the release's.
+/// `[scheme://]<repository>@<digest>` with one of the target's digests, in any repository (a
+/// digest is content-addressed: a mirror's name does not change what runs); [`Verdict::Old`]
+/// for another digest in the target's repository (when it names one), compared as
+/// distribution normalises names ([`split_domain`]: `lab`, `docker.io/lab` and
+/// `index.docker.io/library/lab` are one); [`Verdict::Unknown`] when it is empty or absent
+/// (container being created), a bare `sha256:` ID with no repository (containerd's and
+/// CRI-O's image config IDs; DESIGN.md, Kubernetes facts), another digest of another
+/// repository (a profile's image: not a pull fault), or unreadable. Never [`Verdict::New`]
+/// without a repository in the ID: a config ID cannot be told from the release's.
 pub(crate) fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
     let id = image_id.map(str::trim).unwrap_or_default();
     if id.is_empty() {
@@ -202,13 +205,14 @@ pub(crate) fn judge(image_id: Option<&str>, target: &ImageTarget) -> Verdict {
     if repository.is_empty() {
         return Verdict::Unknown(UnknownWhy::BareId);
     }
-    if let Some(wanted) = &target.repository
-        && split_domain(wanted) != split_domain(repository)
-    {
-        return Verdict::Unknown(UnknownWhy::OtherRepository);
-    }
     if target.digests.contains(&digest) {
         Verdict::New
+    } else if target
+        .repository
+        .as_ref()
+        .is_some_and(|wanted| split_domain(wanted) != split_domain(repository))
+    {
+        Verdict::Unknown(UnknownWhy::OtherRepository)
     } else {
         Verdict::Old(digest.to_string())
     }
@@ -1089,7 +1093,7 @@ mod tests {
     }
 
     #[test]
-    fn image_ids_are_judged_by_digest_and_repository() {
+    fn image_ids_are_judged_by_digest_then_repository() {
         let a = d('a');
         let b = d('b');
         let old = d('f');
@@ -1111,8 +1115,11 @@ mod tests {
             (format!("@{a}"), Verdict::Unknown(UnknownWhy::BareId)),
             (String::new(), Verdict::Unknown(UnknownWhy::NoImageId)),
             ("  ".into(), Verdict::Unknown(UnknownWhy::NoImageId)),
+            // A digest names the content: the new image under another name (a mirror) is
+            // new; another digest there is another image (a profile's), not an old one.
+            (format!("docker.io/other/lab@{a}"), Verdict::New),
             (
-                format!("ghcr.io/other/lab@{a}"),
+                format!("mirror.example/org/lab@{old}"),
                 Verdict::Unknown(UnknownWhy::OtherRepository),
             ),
             (
@@ -1137,11 +1144,15 @@ mod tests {
             repository: Some("docker.io/library/lab".into()),
         };
         for id in [
-            format!("lab@{a}"),
-            format!("docker.io/lab@{a}"),
-            format!("index.docker.io/library/lab@{a}"),
+            format!("lab@{old}"),
+            format!("docker.io/lab@{old}"),
+            format!("index.docker.io/library/lab@{old}"),
         ] {
-            assert_eq!(judge(Some(&id), &hub), Verdict::New, "{id}");
+            assert_eq!(
+                judge(Some(&id), &hub),
+                Verdict::Old(old.to_string()),
+                "{id}"
+            );
         }
         // An OCI layout names no repository: only the digest is checked.
         let layout = ImageTarget {
@@ -1149,8 +1160,8 @@ mod tests {
             repository: None,
         };
         assert_eq!(
-            judge(Some(&format!("any/where@{a}")), &layout),
-            Verdict::New
+            judge(Some(&format!("any/where@{old}")), &layout),
+            Verdict::Old(old.to_string())
         );
     }
 

@@ -193,6 +193,13 @@ pub(crate) enum CredentialFault {
         /// Empty, rather than holding a character a token has not.
         empty: bool,
     },
+    /// The token (`key` as for [`CredentialFault::Token`]) starts with the scheme `Bearer `,
+    /// as an `Authorization` header does: client-go adds the scheme itself (its
+    /// `bearerAuthRoundTripper`), so it would be sent twice and answered 401.
+    Scheme {
+        /// Where the token is: `token` or `tokenFile`.
+        key: &'static str,
+    },
     /// The cluster's `server` is not an `http://` or `https://` URL.
     Server,
     /// The user holds a client certificate without its key: client-go 1.37's
@@ -243,6 +250,9 @@ pub(crate) enum KubeError {
     },
     /// A kubeconfig path that does not exist.
     Missing(Origin),
+    /// A `--kubeconfig` path that does not exist but, split as `KUBECONFIG` is, names files
+    /// that do: kubectl's `--kubeconfig` takes one file, `KUBECONFIG` a list it merges.
+    Listed(PathBuf),
     /// The context names a cluster (or, `user`, a user) the kubeconfig lacks; the names of
     /// those it has.
     Lacks {
@@ -346,7 +356,9 @@ pub(crate) enum ReadFault {
     /// Pages without an end: a `continue` token repeated, or more than [`MAX_PAGES`] pages;
     /// the pages read before giving up.
     EndlessList(u32),
-    /// No answer (DNS, refused, TLS): the transport's words, one line.
+    /// The TLS handshake with the API server failed, and why.
+    Tls(crate::digest::registry::errors::TlsProblem),
+    /// No answer (DNS, refused): the transport's words, one line.
     Unreachable(String),
 }
 

@@ -5,8 +5,8 @@
 //! none with `dry-run`.
 
 use super::classify::{
-    Alarm, AtScaleModel, Basis, Classification, ImageTarget, PodEvidence, State, Verdict, classify,
-    deadline_basis, judge,
+    Alarm, AtScaleModel, Basis, Classification, ImageTarget, PodEvidence, State, UnknownWhy,
+    Verdict, classify, deadline_basis, judge,
 };
 use super::history;
 use super::hub::{HubClient, HubError, Listing};
@@ -476,10 +476,13 @@ async fn pods(
         digests: vec![digest.clone()],
         repository,
     };
-    let other = listing
-        .pods
-        .iter()
-        .any(|p| matches!(judge(p.image_id.as_deref(), &target), Verdict::Old(_)));
+    // Another digest may be a child manifest, also under another repository (a mirror's).
+    let other = listing.pods.iter().any(|p| {
+        matches!(
+            judge(p.image_id.as_deref(), &target),
+            Verdict::Old(_) | Verdict::Unknown(UnknownWhy::OtherRepository)
+        )
+    });
     if other {
         target
             .digests

@@ -69,7 +69,8 @@ pub(crate) enum ValuesError {
     /// A file setting `hub.config.JupyterHub.slow_stop_timeout` (this dotted path), an option
     /// JupyterHub does not have; and the path of the one it reads.
     SlowStopNotJupyterHub(String, String, String),
-    /// `--values-path` (dotted) naming a key none of these files has (none: no file given).
+    /// `--values-path` (dotted, `.` for the top level) naming a key none of these files has
+    /// (none: no file given).
     ValuesPathNotFound(String, Vec<String>),
     /// Two files marking different places for z2jh's values: each file with its mark.
     Disagree([(String, String); 2]),

@@ -94,11 +94,7 @@ impl ValuesPath {
         match keys.split_last() {
             _ if keys.iter().any(String::is_empty) => Err(ValuesError::EmptyKey(t.into())),
             Some((last, parent)) if last == "cull" => {
-                let parent = Some(parent.join(".")).filter(|p| !p.is_empty());
-                Err(ValuesError::EndsInCull(
-                    t.into(),
-                    parent.unwrap_or(".".into()),
-                ))
+                Err(ValuesError::EndsInCull(t.into(), dotted(parent)))
             }
             _ => Ok(ValuesPath::Under(keys)),
         }
@@ -532,24 +528,31 @@ pub(crate) fn load(files: &[PathBuf], path: &ValuesPath) -> Result<Read, ValuesE
     Ok(read)
 }
 
-/// Refuses parent keys `keys` (not the top level) that none of `texts` (name, text) has, as
-/// when there is no file at all.
+/// Refuses parent keys `keys` that none of `texts` (name, text) has, and any (the top level,
+/// empty, too) when there is no file at all: a values path without a values file does
+/// nothing.
 fn named_place_found(texts: &[(String, String)], keys: &[String]) -> Result<(), ValuesError> {
-    if keys.is_empty() {
+    if keys.is_empty() && !texts.is_empty() {
         return Ok(());
     }
     for (name, text) in texts {
-        if let Some(top) = top_mapping(name, text)? {
-            if Node::top(name, &top)
-                .descend(keys, Holds::Parent)?
-                .is_some()
-            {
-                return Ok(());
-            }
+        let Some(top) = top_mapping(name, text)? else {
+            continue;
+        };
+        let parent = Node::top(name, &top).descend(keys, Holds::Parent)?;
+        if parent.is_some() {
+            return Ok(());
         }
     }
     let names = texts.iter().map(|(n, _)| n.clone()).collect();
-    Err(ValuesError::ValuesPathNotFound(keys.join("."), names))
+    Err(ValuesError::ValuesPathNotFound(dotted(keys), names))
+}
+
+/// `keys` as `--values-path` writes them: dotted, `.` for the top level (none).
+fn dotted(keys: &[String]) -> String {
+    Some(keys.join("."))
+        .filter(|p| !p.is_empty())
+        .unwrap_or(".".into())
 }
 
 /// For [`ValuesPath::Auto`]: the one place of z2jh's values in all of `texts` (name, text),

@@ -853,7 +853,7 @@ async fn a_security_dry_run_summary_says_no_tracking_issue_was_opened() {
 
 /// A run refused on its inputs (exit code 2), by clap (a value `tier` does not take) or by
 /// the command line's checks (a duration `cull-timeout` does not take; a `values-path` no
-/// values file has, titled by it), writes a job summary saying so with the annotation's
+/// values file has, or holding no mapping, titled by it), writes a job summary saying so with the annotation's
 /// words and the input, and every output empty; nothing is sent to GitHub. A secret quoted in the refusal stays masked in both files. A run that
 /// names an environment (valid or not) writes the deployment's outputs too, empty.
 #[tokio::test]
@@ -875,6 +875,16 @@ async fn a_run_refused_on_its_inputs_writes_a_failure_summary_and_every_output_e
             &[
                 ("jupyterhub-values", "examples/announce.yml"),
                 ("values-path", "jupyterhub"),
+            ],
+            12,
+        ),
+        // A key of the values-path given that holds no mapping (`name: lab-image`): the
+        // values-path is at fault, as for a key no file has.
+        (
+            "values_path_not_a_mapping",
+            &[
+                ("jupyterhub-values", "examples/announce.yml"),
+                ("values-path", "name"),
             ],
             12,
         ),

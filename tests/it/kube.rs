@@ -310,9 +310,12 @@ const STILL_CULLER: HubSettings = HubSettings {
 ///   was lost: KubeSpawner's delete never completes (the stand-in kubelet never removes the
 ///   pod), KubeSpawner gives up after its `start_timeout`, the hub forgets the server, and its
 ///   pod stays Terminating: an orphan;
-/// - after the new image is pushed: `fresh` on node-2 (cold: pulls the new digest) is updated;
+/// - after the new image is pushed: `fresh` on node-2 (cold: pulls the new digest) is updated,
+///   and so is `mirror`, whose node names the new digest under another repository (a
+///   registry mirror: a digest names the content, as the runbook's `stale` judges it);
 ///   `warm` on node-1 keeps the digest node-1 holds (IfNotPresent): mismatch; `other`, whose
-///   server a `pre_spawn_hook` sets to another image (as a profile would), is unknown;
+///   server a `pre_spawn_hook` sets to another image (as a profile would), runs another
+///   digest of another repository: unknown, no mismatch (the runbook's `stale` stops it);
 ///   `slow`, whose pull the stand-in holds, is pending.
 ///
 /// Then the counts equal what the hub and the API server hold, `converged` is false; releasing
@@ -347,7 +350,11 @@ c.KubeSpawner.start_timeout = 30
         d
     };
     rig.kubelet
-        .control(json!({"nodes": {"fresh": "node-2", "slow": "node-2"}, "stuck": ["gone"]}))
+        .control(json!({
+            "nodes": {"fresh": "node-2", "slow": "node-2", "mirror": "node-2"},
+            "stuck": ["gone"],
+            "mirror": {"mirror": "mirror.example/org/lab"},
+        }))
         .await;
     rig.start_servers(&["idle", "active", "gone"]).await;
     let t_old = unix_now();
@@ -360,7 +367,8 @@ c.KubeSpawner.start_timeout = 30
     assert_ne!(new_digest, rig.first_digest);
     let released_at = iso(unix_now());
     let reading = Reading::new(&rig, STILL_CULLER, &kubeconfig, &released_at);
-    rig.start_servers(&["fresh", "warm", "other"]).await;
+    rig.start_servers(&["fresh", "warm", "other", "mirror"])
+        .await;
     let gone_forgotten = rig
         .wait_for(
             "the hub forgets gone's server",
@@ -422,6 +430,7 @@ c.KubeSpawner.start_timeout = 30
             ("jupyter-fresh", "Running", false),
             ("jupyter-gone", "Running", true),
             ("jupyter-idle", "Running", false),
+            ("jupyter-mirror", "Running", false),
             ("jupyter-other", "Running", false),
             ("jupyter-slow", "Pending", false),
             ("jupyter-warm", "Running", false),
@@ -430,7 +439,7 @@ c.KubeSpawner.start_timeout = 30
     );
     assert_eq!(
         hub_active(&rig).await,
-        ["active", "fresh", "idle", "other", "slow", "warm"]
+        ["active", "fresh", "idle", "mirror", "other", "slow", "warm"]
     );
 
     // `active` reports activity now; `idle` has had none for over 5 s at `--now`: the clock
@@ -458,6 +467,7 @@ c.KubeSpawner.start_timeout = 30
             ("active", "stale-active"),
             ("gone", "orphan"),
             ("fresh", "updated"),
+            ("mirror", "updated"),
             ("warm", "mismatch"),
             ("other", "unknown"),
             ("slow", "pending"),
@@ -468,10 +478,10 @@ c.KubeSpawner.start_timeout = 30
         "{}",
         run.stdout
     );
-    // Counts: 6 servers the hub lists, 7 pods the API server holds (one the hub does not).
+    // Counts: 7 servers the hub lists, 8 pods the API server holds (one the hub does not).
     assert_eq!(
         counts(&report),
-        "running 6, updated 1, stale_idle 1, stale_active 1, pending 1, pending_stale 0, mismatch 1, orphans 1, unknown 1, converged false, evidence \"digest\""
+        "running 7, updated 2, stale_idle 1, stale_active 1, pending 1, pending_stale 0, mismatch 1, orphans 1, unknown 1, converged false, evidence \"digest\""
     );
     // The table, whole: only the times (the hub's real clock) and the rig's addresses vary.
     let table = status(reading, &["--now", &now, "--include-names"], false);
@@ -488,7 +498,7 @@ c.KubeSpawner.start_timeout = 30
             ]
         )
     );
-    // One request per run (7 pods: one page), the selector and page size sent to the server.
+    // One request per run (8 pods: one page), the selector and page size sent to the server.
     rig.plane.audit_settled(&rig.namespace).await;
     let sent = rig.plane.pod_requests(&status_user(&rig), &rig.namespace);
     let selector = format!("labelSelector=component%3Dsingleuser-server%2Crelease%3D{RELEASE}");
@@ -523,10 +533,10 @@ c.KubeSpawner.start_timeout = 30
     assert_eq!(code, 200, "{body}");
     let settled = rig
         .wait_for(
-            "only fresh and slow run, both ready",
+            "only fresh, mirror and slow run, all ready",
             Duration::from_secs(90),
             move || async move {
-                single_user_pods(r).await.len() == 2 && r.hub.servers().await.len() == 2
+                single_user_pods(r).await.len() == 3 && r.hub.servers().await.len() == 3
             },
         )
         .await;
@@ -540,10 +550,14 @@ c.KubeSpawner.start_timeout = 30
     assert_eq!(
         (states(&last), &last["totals"]["converged"]),
         (
-            [("fresh", "updated"), ("slow", "updated")]
-                .into_iter()
-                .map(|(u, s)| (u.to_string(), s.to_string()))
-                .collect(),
+            [
+                ("fresh", "updated"),
+                ("mirror", "updated"),
+                ("slow", "updated")
+            ]
+            .into_iter()
+            .map(|(u, s)| (u.to_string(), s.to_string()))
+            .collect(),
             &json!(true)
         )
     );
@@ -1134,7 +1148,7 @@ async fn status_refuses_what_no_api_server_sends_clearly() {
         &kubeconfig.replace("current-context: hub\n", ""),
         &[],
         &[
-            "the kubeconfig (the kubeconfig input) is not usable",
+            "the kubeconfig (--kubeconfig's content) is not usable",
             "failed to determine current context",
         ],
     );
@@ -1148,7 +1162,7 @@ async fn status_refuses_what_no_api_server_sends_clearly() {
         2,
         "clusters: [ nope\n", // content spans lines; one line is a path
         &[],
-        &["the kubeconfig (the kubeconfig input) is not usable"],
+        &["the kubeconfig (--kubeconfig's content) is not usable"],
     );
     assert_eq!(
         fake.requests().len(),
@@ -1160,6 +1174,20 @@ async fn status_refuses_what_no_api_server_sends_clearly() {
         &fake.kubeconfig_at(&format!("https://127.0.0.1:{}", free_port()), TOKEN),
         &[],
         &["cannot read pods from the Kubernetes API server"],
+    );
+    // A certificate no CA the kubeconfig names signed: kubectl's words for it, rustls' not.
+    let other_ca = tempfile::tempdir().unwrap();
+    crate::common::registry::certificates(other_ca.path(), "subjectAltName=IP:127.0.0.1");
+    let ca = std::fs::read(other_ca.path().join("ca.crt")).unwrap();
+    let server = format!("https://127.0.0.1:{}", fake.api);
+    let untrusted = crate::common::controlplane::kubeconfig_for(&server, &ca, "ci", TOKEN, "jhub");
+    let stderr = exits(1, &untrusted, &[], &[]);
+    assert!(!stderr.contains("UnknownIssuer"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "error: TLS failure talking to the Kubernetes API server {server}/: the certificate's issuer is unknown\nhelp: its certificate is signed by no CA trusted here: the kubeconfig's certificate-authority-data (or certificate-authority), else the system's roots; give the cluster's CA there (kubectl config view --raw --minify shows the one kubectl trusts)\n"
+        )),
+        "{stderr}"
     );
     // A server address carrying credentials is shown without them.
     fake.fault(Some("unauthorized"));

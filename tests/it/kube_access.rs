@@ -121,17 +121,28 @@ fn credentials_that_cannot_work_are_refused_before_the_hub_is_read() {
         "client-certificate-data: Q0VSVA==, client-key-data: SECRETKEY_notb64!!",
         "",
     );
+    // A token pasted with its scheme, as an Authorization header carries it.
+    let bearer = kubeconfig("bearer", "token: 'Bearer SECRET-token-0123'", "");
+    // Two files listed for --kubeconfig, as KUBECONFIG lists them.
+    let listed = format!("{basic}:{none}");
+    // The file's content given on the command line, with a context it lacks.
+    let content = std::fs::read_to_string(&none)
+        .unwrap()
+        .replace("current-context: hub", "current-context: prod");
     let hub = format!("http://127.0.0.1:{}", free_port());
     let at = "2026-11-30T12:00:00Z";
     // The options, the variables, the exit code.
     type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], i32);
-    let cases: [Case; 10] = [
+    let cases: [Case; 13] = [
         (&["--kubeconfig", &basic], &[], 2),
         (&["--kubeconfig", &no_key], &[], 2),
         (&["--kubeconfig", &not_base64], &[], 2),
         (&["--kubeconfig", &none], &[], 2),
         (&["--kubeconfig", &not_pem], &[], 2),
         (&["--kubeconfig", "/nowhere/config"], &[], 2),
+        (&["--kubeconfig", &bearer], &[], 2),
+        (&["--kubeconfig", &listed], &[], 2),
+        (&["--kubeconfig", &content], &[], 2),
         (
             &["--kubernetes", "true"],
             &[("KUBECONFIG", "/nowhere/ci.yaml")],

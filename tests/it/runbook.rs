@@ -720,6 +720,9 @@ async fn deletions(rig: &Z2jh) -> Vec<(String, String, u16)> {
 // ---------------------------------------------------------------------------------------------
 // The tests.
 
+/// The repository hank's node names in his pod's image ID ([`released`]): a mirror's.
+const MIRROR: &str = "mirror.example/org/lab";
+
 /// The rig with a server for each of `users` and a second one, `gpu`, for `named` among them,
 /// all ready; then the new image pushed (its digest) and `later`'s servers started on it; the
 /// runbook of the security `announce`; and the operator's shell, as a ServiceAccount bound to
@@ -733,10 +736,15 @@ async fn released(users: &[&str], named: &str, later: &[&str]) -> (Z2jh, String,
     let new = rig.push("second");
     // A user named frank runs on a node whose runtime reports the platform manifest it
     // chose (CRI-O has), not the index's digest; gina on one whose runtime reports a bare
-    // image ID, naming no repository.
+    // image ID, naming no repository; hank on one pulling through a mirror under another
+    // name, which it names in the image ID.
     let platform = platforms(&rig)[0].clone();
     (rig.kubelet)
-        .control(json!({"platform": {"frank": platform}, "bare": ["gina"]}))
+        .control(json!({
+            "platform": {"frank": platform},
+            "bare": ["gina"],
+            "mirror": {"hank": MIRROR},
+        }))
         .await;
     rig.start_servers(later).await;
     let runbook = announce(&rig, &new).await;
@@ -751,7 +759,9 @@ async fn released(users: &[&str], named: &str, later: &[&str]) -> (Z2jh, String,
 /// independently), among them a user whose name needs percent-encoding and a named server,
 /// and not a pod still pulling its image (no imageID yet); a pod made by hand with the
 /// single-user labels but no user (on the old digest) and gina's, whose imageID is a bare
-/// `sha256:` ID, are left out and named on stderr, as `status` cannot judge them either; an
+/// `sha256:` ID, are left out and named on stderr, as `status` cannot judge them either;
+/// hank's, whose node names the new digest under a mirror's repository, is not listed (a
+/// digest names the content), as `status` counts it updated; an
 /// evicted pod (phase `Failed`) on the old digest is not listed, as `status` does not count it,
 /// nor counted among the pods on stderr (told apart as terminated);
 /// a user who restarts between "List" and "Stop" (on the new image) drops out of the second
@@ -766,7 +776,7 @@ async fn the_published_runbook_stops_the_stale_servers_through_the_hub_api() {
     let (rig, new, runbook, mut shell) = released(
         &["alice", "bob@x.org", "carol"],
         "bob@x.org",
-        &["dave", "frank", "gina"],
+        &["dave", "frank", "gina", "hank"],
     )
     .await;
     assert!(
@@ -784,6 +794,12 @@ async fn the_published_runbook_stops_the_stale_servers_through_the_hub_api() {
     assert_eq!(
         pods(&rig).await["jupyter-frank"].image_id,
         rig.image_id(&platform)
+    );
+    // hank's node names the new digest under a mirror's repository: a digest names the
+    // content, so he runs the new image; stale leaves him out as status counts him updated.
+    assert_eq!(
+        pods(&rig).await["jupyter-hank"].image_id,
+        format!("{MIRROR}@{new}")
     );
     let mut seen = Transcript::default();
 
@@ -862,7 +878,7 @@ async fn the_published_runbook_stops_the_stale_servers_through_the_hub_api() {
     // carol's new server and dave's stay; every pod left runs the new digest.
     until_ready(
         &rig,
-        &["carol", "dave", "erin", "frank", "gina"],
+        &["carol", "dave", "erin", "frank", "gina", "hank"],
         Duration::from_secs(60),
     )
     .await;
@@ -875,7 +891,8 @@ async fn the_published_runbook_stops_the_stale_servers_through_the_hub_api() {
             "jupyter-dave",
             "jupyter-erin",
             "jupyter-frank",
-            "jupyter-gina"
+            "jupyter-gina",
+            "jupyter-hank"
         ]
     );
     assert_eq!(left["jupyter-carol"].uid, carol, "carol was not stopped");
@@ -889,7 +906,11 @@ async fn the_published_runbook_stops_the_stale_servers_through_the_hub_api() {
             .image_id
             .starts_with("sha256:")
     );
-    let on_new = [rig.image_id(&new), rig.image_id(&platform)];
+    let on_new = [
+        rig.image_id(&new),
+        rig.image_id(&platform),
+        format!("{MIRROR}@{new}"),
+    ];
     assert!(left.values().all(|p| on_new.contains(&p.image_id)));
     // KubeSpawner (the hub's ServiceAccount) deleted the three stale pods, and no other; the
     // kubelet stand-in removed them (the admin, grace period 0). carol's old pod went when she

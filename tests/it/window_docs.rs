@@ -319,7 +319,7 @@ fn window_json_inside_actions_keeps_stdout_for_the_json() {
 
 #[test]
 fn bad_culler_options_are_usage_errors_with_clear_messages() {
-    let cases: [&[&str]; 11] = [
+    let cases: [&[&str]; 12] = [
         &["--cull-timeout", "-5m"],
         &["--cull-timeout", "+3600"],
         &["--cull-max-age", "never"],
@@ -330,6 +330,8 @@ fn bad_culler_options_are_usage_errors_with_clear_messages() {
         &["--values-path", "jupyterhub.cull"],
         // A parent key without a values file to look in.
         &["--values-path", "nope"],
+        // The top level too: a values path without a values file does nothing.
+        &["--values-path", "."],
         &["--jupyterhub-values", "a.yaml,b.yaml"],
         &["--slow-stop-timeout", "3650d", "--hub-size", "1000000"],
     ];

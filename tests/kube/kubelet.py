@@ -44,10 +44,13 @@ a CNI.
 
 Writes DIR/port (its control port, plain HTTP on 127.0.0.1) once its first listing is done
 and the watch runs. Control: `POST /control` with any of `{"nodes": {USER: NODE}, "hold":
-[USER], "stuck": [USER], "platform": {USER: "sha256:..."}, "bare": [USER], "cache": {NODE:
+[USER], "stuck": [USER], "platform": {USER: "sha256:..."}, "bare": [USER], "mirror": {USER:
+"HOST/REPOSITORY"}, "cache": {NODE:
 {IMAGE: "sha256:..."}}}` (`platform`: the digest a user's pods report in their imageID, as a
 runtime reporting the platform manifest it chose, CRI-O, does; `bare`: users whose pods report
-that digest alone, `sha256:...`, naming no repository; each key given replaces
+that digest alone, `sha256:...`, naming no repository; `mirror`: the repository a user's
+pods name in their imageID instead of the image's, as a node pulling through a mirror under
+another name reports; each key given replaces
 that setting; `cache` entries are merged into the nodes' caches; releasing a hold starts the
 held pods); `GET /state` answers `{"cache": ..., "pods": {NAME: {"node", "ip", "image_id"}},
 "pulls": [{"node", "image", "policy", "digest", "pulled"}]}`. Every act is also appended to
@@ -107,7 +110,7 @@ class Kubelet:
             token = f.read().strip()
         self.headers = {"Authorization": f"Bearer {token}"}
         self.tls = ssl.create_default_context(cafile=args.ca)
-        self.control = {"nodes": {}, "hold": [], "stuck": [], "platform": {}, "bare": []}
+        self.control = {"nodes": {}, "hold": [], "stuck": [], "platform": {}, "bare": [], "mirror": {}}
         self.cache = {}  # node -> {image reference -> digest}
         self.pulls = []
         self.pods = {}  # uid -> {"name", "node", "ip", "image_id", "runner"}
@@ -275,8 +278,9 @@ class Kubelet:
         for c, digest in zip(spec["containers"], digests):
             host, repo, _ = split_reference(c["image"])
             bare = self.user(pod) in self.control["bare"]
+            named = self.control["mirror"].get(self.user(pod), f"{host}/{repo}")
             statuses.append({
-                "name": c["name"], "image": c["image"], "imageID": digest if bare else f"{host}/{repo}@{digest}",
+                "name": c["name"], "image": c["image"], "imageID": digest if bare else f"{named}@{digest}",
                 "containerID": "containerd://" + "%064x" % random.getrandbits(256),
                 "ready": True, "started": True, "restartCount": 0,
                 "state": {"running": {"startedAt": now_iso()}},
@@ -333,7 +337,7 @@ class Kubelet:
     # Control.
     async def control_post(self, request):
         body = await request.json()
-        for key in ("nodes", "hold", "stuck", "platform", "bare"):
+        for key in ("nodes", "hold", "stuck", "platform", "bare", "mirror"):
             if key in body:
                 self.control[key] = body[key]
         for node, images in (body.get("cache") or {}).items():

@@ -9,7 +9,8 @@ struct Cli {
     kube: KubeArgs,
 }
 
-/// The request `args` give with `env` (and `log`), or the input refused and the words.
+/// The request `args` give with `env` (and `log`), or the input refused and the words, worded
+/// for the Action when `env` sets an input (as `crate::dispatch` marks a refusal there).
 fn request(
     args: &[&str],
     env: &[(&str, &str)],
@@ -17,11 +18,15 @@ fn request(
 ) -> Result<Option<KubeRequest>, (String, String)> {
     let cli = Cli::try_parse_from(std::iter::once("x").chain(args.iter().copied()))
         .map_err(|e| ("clap".to_string(), e.to_string()))?;
+    let in_actions = env.iter().any(|(k, _)| k.starts_with("INPUT_"));
     let env = env
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    (cli.kube.request(log, &env)).map_err(|e| (e.input.clone(), e.to_string()))
+    (cli.kube.request(log, &env)).map_err(|mut e| {
+        e.in_actions = in_actions;
+        (e.input.clone(), e.to_string())
+    })
 }
 
 /// Kubernetes is off unless asked for (`kubernetes` takes the booleans every switch takes),

@@ -303,17 +303,18 @@ pub enum TlsProblem {
 }
 
 impl TlsProblem {
-    /// Sorts a rustls error (whose own text shows debug forms: `UnknownIssuer`,
-    /// `IpAddress(127.0.0.1)`).
-    pub(crate) fn of(err: &rustls::Error) -> Self {
+    /// Sorts the rustls error in `err`'s chain ([`find_tls`]; its own text shows debug
+    /// forms: `UnknownIssuer`, `IpAddress(127.0.0.1)`); `None` when there is none (a
+    /// registry's handshake, an API server's).
+    pub(crate) fn of(err: &(dyn std::error::Error + 'static)) -> Option<Self> {
         use rustls::CertificateError as C;
-        let certificate = match err {
-            rustls::Error::InvalidMessage(_) => return Self::NotTls,
+        let certificate = match find_tls(err)? {
+            rustls::Error::InvalidMessage(_) => return Some(Self::NotTls),
             rustls::Error::InvalidCertificate(c) => c,
-            rustls::Error::Other(e) if e.0.is::<NoTrustRoots>() => return Self::NoTrustRoots,
-            other => return Self::Other(other.to_string()),
+            rustls::Error::Other(e) if e.0.is::<NoTrustRoots>() => return Some(Self::NoTrustRoots),
+            other => return Some(Self::Other(other.to_string())),
         };
-        match certificate {
+        Some(match certificate {
             C::UnknownIssuer => Self::UnknownIssuer,
             C::NotValidForNameContext { presented, .. } => Self::WrongName(Some(
                 (presented.iter())
@@ -327,8 +328,20 @@ impl TlsProblem {
             #[allow(deprecated)]
             C::BadSignature => Self::BadSignature,
             other => Self::Certificate(other.to_string()),
-        }
+        })
     }
+}
+
+/// A `rustls::Error` in the chain. `io::Error::source` skips the error it wraps (tokio-rustls
+/// wraps the rustls error in an `io::Error`, hyper-util in another), so those are opened with
+/// `get_ref`.
+fn find_tls<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+    let wrapped = err
+        .downcast_ref::<std::io::Error>()
+        .and_then(|io| io.get_ref());
+    (err.downcast_ref::<rustls::Error>())
+        .or_else(|| wrapped.and_then(|inner| find_tls(inner)))
+        .or_else(|| err.source().and_then(find_tls))
 }
 
 /// A subject alternative name as webpki's debug form gives it (`DnsName("lab.example")`,

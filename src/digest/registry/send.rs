@@ -150,8 +150,8 @@ async fn fetch(request: reqwest::RequestBuilder) -> Result<Answer, reqwest::Erro
 /// inside an `io::Error`), the per-try timeout (the deadline), a connection error
 /// (refused, reset, DNS, a body cut short), or anything else.
 fn classify(err: &reqwest::Error) -> Try {
-    if let Some(tls) = find_tls(err) {
-        Try::Tls(super::errors::TlsProblem::of(tls))
+    if let Some(tls) = super::errors::TlsProblem::of(err) {
+        Try::Tls(tls)
     } else if err.is_timeout() {
         Try::Timeout
     } else if err.is_connect() || err.is_request() || err.is_body() {
@@ -159,18 +159,6 @@ fn classify(err: &reqwest::Error) -> Try {
     } else {
         Try::Other(cause(err))
     }
-}
-
-/// A `rustls::Error` in the chain. `io::Error::source` skips the error it wraps (tokio-rustls
-/// wraps the rustls error in an `io::Error`, hyper-util in another), so those are opened with
-/// `get_ref`.
-fn find_tls<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
-    let wrapped = err
-        .downcast_ref::<std::io::Error>()
-        .and_then(|io| io.get_ref());
-    (err.downcast_ref::<rustls::Error>())
-        .or_else(|| wrapped.and_then(|inner| find_tls(inner)))
-        .or_else(|| err.source().and_then(find_tls))
 }
 
 /// The error's causes on one line ([`crate::support::text::error_chain`]), without reqwest's

@@ -538,8 +538,8 @@ fn tls_help(problem: &TlsProblem, private: bool, registry: &str, host: &str) -> 
     }
 }
 
-/// Why a TLS handshake failed, in words.
-fn tls_cause(problem: &TlsProblem) -> String {
+/// Why a TLS handshake failed, in words (a registry's, an API server's).
+pub(crate) fn tls_cause(problem: &TlsProblem) -> String {
     match problem {
         TlsProblem::NotTls => "the answer to the TLS hello is not TLS".into(),
         TlsProblem::UnknownIssuer => "the certificate's issuer is unknown".into(),
@@ -939,7 +939,7 @@ mod tests {
         ]
         .iter()
         .map(|err| {
-            let problem = TlsProblem::of(err);
+            let problem = TlsProblem::of(err).expect("a rustls error");
             format!("{problem:?}: {}", tls_cause(&problem))
         })
         .collect();

@@ -26,6 +26,7 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
         KubeError::Lacks { origin: Origin::Input, context: "hub".into(), user: true, name: "".into(), names: Vec::new() },
         KubeError::Missing(Origin::Flag(file())),
         KubeError::Missing(Origin::Variable(PathBuf::from("/etc/kube/ci.yaml"))),
+        KubeError::Listed(PathBuf::from("ci.yaml:dev.yaml")),
         KubeError::NoContext { origin: Origin::Home(file()), context: Some("prod".into()), contexts: vec!["hub".into(), "dev".into()] },
         KubeError::NoContext { origin: Origin::Input, context: None, contexts: Vec::new() },
         KubeError::ContextNamespace { origin: Origin::Input, context: "hub".into() },
@@ -33,6 +34,7 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
         KubeError::Credential { origin: Origin::Input, fault: CredentialFault::Token { key: "tokenFile", empty: false } },
         KubeError::Credential { origin: Origin::Input, fault: CredentialFault::Token { key: "token", empty: true } },
         KubeError::Credential { origin: Origin::Input, fault: CredentialFault::Server },
+        KubeError::Credential { origin: Origin::Flag(file()), fault: CredentialFault::Scheme { key: "token" } },
         KubeError::Credential { origin: Origin::Input, fault: CredentialFault::NoKey { user: "reader".into() } },
         KubeError::Credential { origin: Origin::Input, fault: CredentialFault::NotBase64 { user: "reader".into(), key: "client-key-data" } },
         KubeError::User { user: "gke_user".into(), plugin: Some("gke-gcloud-auth-plugin".into()), basic: false, namespace: namespace() },
@@ -50,11 +52,13 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
         read(ReadFault::NotAPodList(NotAPodList::Kind(Some("Status".into())))),
         read(ReadFault::NotAPodList(NotAPodList::StartTime("jupyter-ada".into(), "yesterday".into()))),
         read(ReadFault::EndlessList(2)),
+        read(ReadFault::Tls(TlsProblem::UnknownIssuer)),
+        read(ReadFault::Tls(TlsProblem::Expired)),
         read(ReadFault::Unreachable("Connection refused (os error 111)".into())),
     ];
     let mut shown = Vec::new();
     for e in &errors {
-        let words = words(e);
+        let words = words(e, true);
         assert_shape(&words);
         let help = words.help.as_deref().unwrap_or_default();
         let makes = matches!(e, KubeError::User { .. } | KubeError::NoCredentials { .. });
@@ -71,7 +75,11 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
         if !makes && !forbidden {
             assert!(help.lines().count() <= 2, "{words}");
         }
-        shown.push(e.to_string());
+        shown.push(words.to_string());
+    }
+    // On the command line, content given to --kubeconfig is named as such, not as the input.
+    for e in [&errors[0], &errors[4], &errors[12]] {
+        shown.push(format!("on the command line: {}", words(e, false)));
     }
     insta::assert_snapshot!(shown.join("\n\n"));
 }
@@ -80,7 +88,7 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
 #[test]
 fn the_info_line_names_the_namespace_and_the_context_read() {
     let kubeconfig = crate::status::kube::tests::KUBECONFIG;
-    let with = |namespace, context| {
+    let with = |namespace, context, in_actions| {
         let inputs = KubeInputs {
             kubeconfig: Some((kubeconfig, true)),
             context,
@@ -88,7 +96,7 @@ fn the_info_line_names_the_namespace_and_the_context_read() {
             release: "jhub",
             timeout: Duration::from_secs(1),
         };
-        reading(&resolve(inputs, &Default::default()).unwrap())
+        reading(&resolve(inputs, &Default::default()).unwrap(), in_actions)
     };
     let in_cluster = KubeRequest {
         credentials: Credentials::InCluster,
@@ -99,11 +107,12 @@ fn the_info_line_names_the_namespace_and_the_context_read() {
         namespace_from: NamespaceFrom::Default,
         timeout: Duration::from_secs(1),
     };
-    insta::assert_snapshot!([with(None, None), with(Some("given"), None), with(None, Some("other")), reading(&in_cluster)].join("\n"), @r#"
+    insta::assert_snapshot!([with(None, None, true), with(Some("given"), None, true), with(None, Some("other"), true), reading(&in_cluster, true), with(None, None, false)].join("\n"), @r#"
     Kubernetes: reading the pods of namespace hub-ns (the context's), release jhub, through the context "hub" of the kubeconfig input
     Kubernetes: reading the pods of namespace given, release jhub, through the context "hub" of the kubeconfig input
     Kubernetes: reading the pods of namespace jhub (the default: the context sets none), release jhub, through the context "other" of the kubeconfig input
     Kubernetes: reading the pods of namespace jhub (the default: the context sets none), release hub, through the in-cluster service account
+    Kubernetes: reading the pods of namespace hub-ns (the context's), release jhub, through the context "hub" of --kubeconfig's content
     "#);
 }
 

@@ -723,9 +723,10 @@ fn lab(digest: &str) -> Option<String> {
     Some(format!("ghcr.io/org/lab@{digest}"))
 }
 
-/// Judged by digest, one server of each kind: updated, on the old digest although started
-/// after the release, stale, a pod the hub does not list, and an image unknown for each
-/// reason (no pod, no imageID yet, a bare config ID, another repository, an unreadable ID).
+/// Judged by digest, one server of each kind: updated (also under a mirror's name: a digest
+/// names the content), on the old digest although started after the release, stale, a pod
+/// the hub does not list, and an image unknown for each reason (no pod, no imageID yet, a
+/// bare config ID, another digest of another repository, an unreadable ID).
 pub(crate) fn digest_scenario() -> Classification {
     use crate::status::classify::{ImageTarget, PodEvidence};
     let old = "sha256:".to_string() + &"e".repeat(64);
@@ -745,6 +746,7 @@ pub(crate) fn digest_scenario() -> Classification {
         after("creating"),
         after("bare"),
         after("mirrored"),
+        after("profile"),
         after("garbled"),
     ];
     let pods = vec![
@@ -757,6 +759,7 @@ pub(crate) fn digest_scenario() -> Classification {
             "mirrored",
             Some(format!("mirror.example/org/lab@{}", digest())),
         ),
+        pod("profile", Some(format!("ghcr.io/org/other@{old}"))),
         pod("garbled", Some("ghcr.io/org/lab:latest".into())),
         pod("orphan", lab(&old)),
     ];

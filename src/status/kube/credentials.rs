@@ -39,7 +39,7 @@ pub(crate) fn content_secrets(content: &str) -> Vec<String> {
 /// environment (`KUBECONFIG`, `HOME`, `KUBERNETES_SERVICE_HOST`).
 ///
 /// # Errors
-/// [`KubeError::Missing`], [`KubeError::Unreadable`] (a kubeconfig that does not parse),
+/// [`KubeError::Missing`], [`KubeError::Listed`], [`KubeError::Unreadable`] (a kubeconfig that does not parse),
 /// [`KubeError::NotContent`], [`KubeError::NoContext`], [`KubeError::Lacks`] (a cluster or
 /// user the context names), [`KubeError::ContextNamespace`], [`KubeError::Credential`],
 /// [`KubeError::User`], [`KubeError::Client`] (a client certificate, key or CA that is not
@@ -227,7 +227,8 @@ pub(crate) const KUBECONFIG_MAX_BYTES: u64 = 1 << 20;
 /// before anything is sent: the token trimmed of the spaces and line breaks around it (a
 /// YAML block scalar ends in one) and refused unless printable ASCII (all an HTTP header
 /// carries, no space inside: RFC 6750's `b64token`; kube would panic building it) and not
-/// empty (an empty one is sent as no credentials, answered as `system:anonymous`); a
+/// empty (an empty one is sent as no credentials, answered as `system:anonymous`), nor
+/// starting with the scheme `Bearer ` (client-go adds it: [`CredentialFault::Scheme`]); a
 /// `tokenFile` read now into the token (trimmed
 /// and checked alike, as client-go 1.37's `cachingFileTokenSource` trims it), so the token
 /// is registered as a secret as an inline one is; the files the user and the cluster name
@@ -282,6 +283,10 @@ fn checked_credentials(
         (None, None) => return Ok(()),
     };
     let token = token.trim();
+    let scheme = token.split_once(char::is_whitespace).map(|(s, _)| s);
+    if scheme.is_some_and(|s| s.eq_ignore_ascii_case("bearer")) {
+        return Err(CredentialFault::Scheme { key });
+    }
     let empty = token.is_empty();
     if empty || !token.chars().all(|c| c.is_ascii_graphic()) {
         return Err(CredentialFault::Token { key, empty });
@@ -394,7 +399,12 @@ fn read(all: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
         // (which makes the paths in it absolute against its folder); a pipe (`<(…)`, as
         // kubectl takes it) only once, so parsed as read.
         let bytes = match crate::support::files::read_piped(path, KUBECONFIG_MAX_BYTES) {
-            Err(ReadError::NotFound) => return Err(KubeError::Missing(origin.clone())),
+            Err(ReadError::NotFound) => match origin {
+                Origin::Flag(p) if std::env::split_paths(p).any(|p| p.is_file()) => {
+                    return Err(KubeError::Listed(p.clone()));
+                }
+                _ => return Err(KubeError::Missing(origin.clone())),
+            },
             Err(error) => return Err(unreadable(error.to_string())),
             Ok(bytes) => bytes,
         };
@@ -732,16 +742,19 @@ mod tests {
             content(leak("{token: sa-token-0123456789}", "{token: '  '}")),
             &[],
         );
-        case(
-            "a token with a space inside",
-            content(leak("sa-token-0123456789", "'sa-token 0123456789'")),
-            &[],
-        );
-        case(
-            "a token with a zero-width space",
-            content(leak("sa-token-0123456789", "sa-token-\u{200b}0123456789")),
-            &[],
-        );
+        for (what, token) in [
+            ("a token with a space inside", "'sa-token 0123456789'"),
+            (
+                "a token with the Bearer scheme, as an Authorization header",
+                "'Bearer sa-token-0123456789'",
+            ),
+            (
+                "a token with a zero-width space",
+                "sa-token-\u{200b}0123456789",
+            ),
+        ] {
+            case(what, content(leak("sa-token-0123456789", token)), &[]);
+        }
         for server in ["not a url", "ftp://127.0.0.1:6443"] {
             let to = format!("{{server: '{server}'}}");
             case(
@@ -786,6 +799,15 @@ mod tests {
             "--kubeconfig /dev/zero",
             KubeInputs {
                 kubeconfig: Some(("/dev/zero", false)),
+                ..none
+            },
+            &[],
+        );
+        let list = format!("{good}:{second}");
+        case(
+            "--kubeconfig a list of files, as KUBECONFIG takes",
+            KubeInputs {
+                kubeconfig: Some((&list, false)),
                 ..none
             },
             &[],

@@ -4,6 +4,7 @@
 use super::{
     Credentials, KubeError, KubeRequest, MAX_PAGES, NotAPodList, PodQuery, ReadFault, one_line,
 };
+use crate::digest::registry::errors::TlsProblem;
 use crate::status::Pod;
 use kube::{Client, Config};
 use serde::Deserialize;
@@ -156,10 +157,11 @@ impl KubeClient {
                 let (reason, message) = (one_line(&s.reason), one_line(&s.message));
                 self.fail(ReadFault::Answered(s.code, reason, message))
             }
-            // The innermost cause says what happened (refused, certificate).
-            other => self.fail(ReadFault::Unreachable(one_line(
-                &crate::status::hub::root_cause(&other),
-            ))),
+            // A handshake's rustls error, sorted; else the innermost cause (refused, DNS).
+            other => self.fail(match TlsProblem::of(&other) {
+                Some(tls) => ReadFault::Tls(tls),
+                None => ReadFault::Unreachable(one_line(&crate::status::hub::root_cause(&other))),
+            }),
         }
     }
 }

@@ -55,19 +55,33 @@ pub enum RepositoryError {
     Name,
 }
 
-/// GitHub's longest login, a user or organisation name (its sign-up form's limit: "Username
-/// may only contain alphanumeric characters or single hyphens, and cannot begin or end with a
-/// hyphen", at most 39 characters), before an Enterprise Managed User's `_shortcode`.
+/// GitHub's longest login, a user or organisation name (its sign-up form's limit), before an
+/// Enterprise Managed User's `_shortcode` ([`is_login`]).
 pub(crate) const LOGIN_MAX_CHARS: usize = 39;
 /// GitHub's longest repository name (its new-repository form's limit).
 pub(crate) const NAME_MAX_CHARS: usize = 100;
 
+/// Whether `text` is a GitHub login (a user's or an organisation's), the one rule of a
+/// repository's owner and an assignee: at most [`LOGIN_MAX_CHARS`] letters, digits and single
+/// hyphens, not at either end (GitHub's sign-up form: "Username may only contain alphanumeric
+/// characters or single hyphens, and cannot begin or end with a hyphen"), followed for an
+/// Enterprise Managed User by `_` and the enterprise's short code (GitHub docs, "Username
+/// considerations for external authentication": the normalized name, `_`, the short code, as
+/// `octocat_acme`). Managed users own repositories too ("Abilities and restrictions of managed
+/// user accounts": their own private repositories), under that login.
+pub(crate) fn is_login(text: &str) -> bool {
+    let alphanumeric = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric());
+    let (login, shortcode) = text.split_once('_').unwrap_or((text, "a"));
+    (1..=LOGIN_MAX_CHARS).contains(&login.len())
+        && login.split('-').all(alphanumeric)
+        && alphanumeric(shortcode)
+}
+
 impl Repository {
-    /// Parses `owner/repo` (trimmed) by GitHub's naming rules: the owner of at most
-    /// `LOGIN_MAX_CHARS` letters, digits and single hyphens, not at either end (GitHub's
-    /// sign-up form for users and organisations), followed for an Enterprise Managed User
-    /// by `_` and the enterprise's short code; the name of at most `NAME_MAX_CHARS`
-    /// letters, digits, `-`, `_` and `.`, not `.` or `..` (GitHub's new-repository form).
+    /// Parses `owner/repo` (trimmed) by GitHub's naming rules: the owner a login
+    /// (`is_login`: an organisation, or a user, an Enterprise Managed User's own
+    /// repositories too); the name of at most `NAME_MAX_CHARS` letters, digits, `-`, `_` and
+    /// `.`, not `.` or `..` (GitHub's new-repository form).
     ///
     /// # Errors
     /// `RepositoryError` saying which part breaks the rule.
@@ -76,12 +90,7 @@ impl Repository {
         if name.contains('/') {
             return Err(RepositoryError::Form);
         }
-        let alphanumeric = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric());
-        let (login, shortcode) = owner.split_once('_').unwrap_or((owner, "a"));
-        let owner_ok = (1..=LOGIN_MAX_CHARS).contains(&login.len())
-            && login.split('-').all(alphanumeric)
-            && alphanumeric(shortcode);
-        if !owner_ok {
+        if !is_login(owner) {
             return Err(RepositoryError::Owner);
         }
         let name_ok = (1..=NAME_MAX_CHARS).contains(&name.len())
