@@ -33,15 +33,10 @@ impl std::fmt::Display for Object<'_> {
             Object::TrackingIssue => f.write_str("the tracking issue"),
             Object::Issue(number) => write!(f, "the tracking issue #{number}"),
             Object::Deployment => f.write_str("the deployment"),
-            Object::Comment(kind) => f.write_str(&comment_name(*kind)),
+            // By its marker's name: the update, superseded or convergence comment.
+            Object::Comment(kind) => write!(f, "the {} comment", kind.name()),
         }
     }
-}
-
-/// What the errors and log lines call a comment of `kind`, by its marker's name: `the
-/// update comment`, `the superseded comment`, `the convergence comment`.
-fn comment_name(kind: MarkerKind) -> String {
-    format!("the {} comment", kind.name())
 }
 
 /// An address GitHub answered, on one line.
@@ -84,7 +79,7 @@ pub(crate) fn comment_by_other_account(
     };
     Words::new(format!(
         "{} was posted as {posted_as}, but {opened_by} opened the tracking issue",
-        comment_name(kind)
+        Object::Comment(kind)
     ))
     .help(format!(
         "codeq-rollout edits only comments by the issue's author (anyone else's could be \
@@ -97,7 +92,7 @@ pub(crate) fn comment_by_other_account(
 /// The error when, after a second POST of the comment of `kind` (`posted`: its address),
 /// reading the comments again to check that the first POST did not take effect failed.
 pub(crate) fn comments_not_reread(kind: MarkerKind, posted: &str) -> Words {
-    let name = comment_name(kind);
+    let name = Object::Comment(kind);
     Words::new(format!(
         "cannot read the comments again after posting {name} a second time"
     ))
@@ -111,7 +106,7 @@ pub(crate) fn comments_not_reread(kind: MarkerKind, posted: &str) -> Words {
 /// The log line (`deleted`) or the error (not `deleted`) about this run's comment `mine`
 /// of `kind`, a duplicate of the earlier `first` whose POST took effect after all.
 pub(crate) fn duplicate_comment(kind: MarkerKind, mine: &str, first: &str, deleted: bool) -> Words {
-    let (name, mine, first) = (comment_name(kind), shown(mine), shown(first));
+    let (name, mine, first) = (Object::Comment(kind), shown(mine), shown(first));
     if deleted {
         return Words::new(format!(
             "deleted {name} {mine}, a duplicate of {first} (the first POST took effect after all)"
