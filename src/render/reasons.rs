@@ -308,7 +308,7 @@ fn failure_words(failure: &LookupFailure, in_actions: bool) -> Words {
             PayloadProblem::NoPushedCommit => Words::new(format!(
                 "{origin}'s payload has no pushed commit (`after`), and GITHUB_SHA is unset"
             ))
-            .help("set --sha"),
+            .help(super::help::set_input("sha", in_actions)),
             PayloadProblem::NoPart { part } => {
                 Words::new(format!("{origin}'s payload carries no `{part}`"))
             }
@@ -854,12 +854,15 @@ mod tests {
             },
         ];
         // On the command line; then, inside Actions, those whose help names where to set an
-        // input (a missing token: under `with:`).
+        // input (a missing token, the sha: under `with:`).
         let no_token = |f: &&LookupFailure| {
             matches!(
                 f,
                 LookupFailure::NoClient {
                     lacking: NoClient::Token,
+                    ..
+                } | LookupFailure::Payload {
+                    problem: PayloadProblem::NoPushedCommit,
                     ..
                 }
             )
