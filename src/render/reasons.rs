@@ -185,8 +185,13 @@ pub(crate) fn warning_words(warning: &Warning, in_actions: bool) -> Words {
         }
         Warning::TreatedAs { tier, why } => {
             let (what, facts) = no_label_words(why, "label the pull request, ");
+            let fail = match in_actions {
+                true => "`unlabeled-tier: fail`",
+                false => "--unlabeled-tier fail",
+            };
             Words::new(format!("{what}: treating the release as {tier}")).help(format!(
-                "{facts}set the tier input, or set unlabeled-tier to fail to make this an error"
+                "{facts}{} (routine or security), or {fail} to make this an error",
+                super::help::set_input("tier", in_actions)
             ))
         }
     }
@@ -982,6 +987,12 @@ mod tests {
             .iter()
             .map(|w| shown(&warning_words(w, true)))
             .chain(undecided.iter().map(|u| shown(&undecided_words(u, true))))
+            // On the command line, the warnings whose help names where to set an input.
+            .chain(
+                (warnings.iter())
+                    .filter(|w| matches!(w, Warning::TreatedAs { .. }))
+                    .map(|w| shown(&warning_words(w, false))),
+            )
             .collect();
         insta::assert_snapshot!(lines.join("\n\n"));
     }
