@@ -12,7 +12,7 @@ pub(crate) use crate::support::github::EnvironmentError;
 pub(crate) use crate::support::kube_name::NameKind;
 pub(crate) use crate::support::secrets::TokenProblem;
 pub(crate) use crate::support::url::UrlProblem;
-pub(crate) use crate::window::{CalendarFix, PastTheCalendar};
+pub(crate) use crate::window::{CalendarFix, InvalidSettings, PastTheCalendar};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -137,6 +137,9 @@ pub(crate) enum Problem {
     Kube(Arc<KubeError>),
     /// The value is the placeholder `hub-url` default.
     Placeholder,
+    /// Culler settings refused ([`InvalidSettings`]: an option's value, or a values file's),
+    /// worded where the run is.
+    Settings(InvalidSettings),
     /// Another stage's refusal, in its own words, which name the input.
     Refused(Arc<anyhow::Error>),
 }

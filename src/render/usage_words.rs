@@ -166,6 +166,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             format!("set {input} (--{input}) to your hub's address"),
         ),
         Problem::Kube(k) => super::kube::words(k, e.in_actions),
+        Problem::Settings(s) => super::window_words::settings_words(s, e.in_actions),
         Problem::Refused(refused) => super::error_words(refused, e.in_actions),
     }
 }
