@@ -41,6 +41,9 @@ pub struct UsageError {
     /// option (and its [`CONVENTIONAL`] variables) on the command line. Set when the request
     /// is refused (`crate::dispatch`); `false` until then.
     pub(crate) in_actions: bool,
+    /// On the command line, the variable that gave the value (`GH_TOKEN`) when the option
+    /// was not given: the words name it rather than the option. Set with `in_actions`.
+    pub(crate) variable: Option<String>,
 }
 
 impl std::error::Error for UsageError {}
@@ -53,6 +56,7 @@ impl UsageError {
             given: None,
             problem: Box::new(problem),
             in_actions: false,
+            variable: None,
         }
     }
 

@@ -68,7 +68,10 @@ fn quoted(value: &str) -> String {
 /// the arm's data).
 pub(crate) fn words(e: &UsageError) -> Words {
     let input = e.input.as_str();
-    let name = format!("{input} (--{input})");
+    let name = match &e.variable {
+        Some(variable) => format!("{input} ({variable})"),
+        None => format!("{input} (--{input})"),
+    };
     let named = match &e.given {
         Some(v) => format!("{name} {}", quoted(v)),
         None => name.clone(),
