@@ -228,8 +228,14 @@ impl std::error::Error for Undecided {}
 /// on (not after a deletion, an unmerged pull request or a refused token); `routine` is not
 /// offered for labels that could not be read (fail closed: docs/tier-fail-closed.md).
 pub(crate) fn undecided_words(undecided: &Undecided, in_actions: bool) -> Words {
-    const TIER_INPUT: &str = "To announce without labels, set the tier input (routine or \
-                              security) for this run, or set unlabeled-tier to";
+    // The tier input and `unlabeled-tier` where the run is: as inputs, or as options.
+    let (tier, unlabeled) = match in_actions {
+        true => ("set the tier input", "set unlabeled-tier to"),
+        false => ("pass --tier", "pass --unlabeled-tier"),
+    };
+    let tier_input = format!(
+        "To announce without labels, {tier} (routine or security) for this run, or {unlabeled}"
+    );
     match undecided {
         Undecided::LookUp { failure } => {
             let (helps, unreadable) = match failure {
@@ -241,11 +247,11 @@ pub(crate) fn undecided_words(undecided: &Undecided, in_actions: bool) -> Words 
             let tail = match (helps, unreadable) {
                 (false, _) => None,
                 (true, true) => Some(format!(
-                    "{TIER_INPUT} security (a label not read may say security, so routine does \
+                    "{tier_input} security (a label not read may say security, so routine does \
                      not apply)"
                 )),
                 (true, false) => Some(format!(
-                    "{TIER_INPUT} routine or security to accept a tier not derived from labels"
+                    "{tier_input} routine or security to accept a tier not derived from labels"
                 )),
             };
             let failure = not_known_words(failure, in_actions);
@@ -265,8 +271,8 @@ pub(crate) fn undecided_words(undecided: &Undecided, in_actions: bool) -> Words 
         .help(format!(
             "{}. A label not read may say security, so unlabeled-tier: routine does not apply \
              (it covers pull requests read and found without a tier label, see \
-             docs/tier-fail-closed.md). Let the job read the labels, or set the tier input \
-             (routine or security) for this run, or set unlabeled-tier to security",
+             docs/tier-fail-closed.md). Let the job read the labels, or {tier} (routine or \
+             security) for this run, or {unlabeled} security",
             inline(&not_known_words(failure, in_actions))
         )),
         Undecided::Unlabeled { why } => {
@@ -276,8 +282,7 @@ pub(crate) fn undecided_words(undecided: &Undecided, in_actions: bool) -> Words 
                 "cannot decide the tier: {what}, and unlabeled-tier is fail"
             ))
             .help(format!(
-                "{facts}set the tier input (routine or security), or set unlabeled-tier to \
-                 routine or security"
+                "{facts}{tier} (routine or security), or {unlabeled} routine or security"
             ))
         }
     }
@@ -987,12 +992,13 @@ mod tests {
             .iter()
             .map(|w| shown(&warning_words(w, true)))
             .chain(undecided.iter().map(|u| shown(&undecided_words(u, true))))
-            // On the command line, the warnings whose help names where to set an input.
+            // On the command line, those whose help names where to set an input.
             .chain(
                 (warnings.iter())
                     .filter(|w| matches!(w, Warning::TreatedAs { .. }))
                     .map(|w| shown(&warning_words(w, false))),
             )
+            .chain(undecided.iter().map(|u| shown(&undecided_words(u, false))))
             .collect();
         insta::assert_snapshot!(lines.join("\n\n"));
     }
