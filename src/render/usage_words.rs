@@ -68,10 +68,8 @@ fn quoted(value: &str) -> String {
 /// the arm's data).
 pub(crate) fn words(e: &UsageError) -> Words {
     let input = e.input.as_str();
-    let name = match &e.variable {
-        Some(variable) => format!("{input} ({variable})"),
-        None => format!("{input} (--{input})"),
-    };
+    let option = || format!("--{input}");
+    let name = format!("{input} ({})", e.variable.clone().unwrap_or_else(option));
     let named = match &e.given {
         Some(v) => format!("{name} {}", quoted(v)),
         None => name.clone(),
@@ -152,14 +150,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
         }
         Problem::AlarmWithoutKubernetes(alarm) => say(
             format!("{input} lists {alarm} but Kubernetes is off, so that alarm could never fire"),
-            match e.in_actions {
-                true => {
-                    "Kubernetes is off without a kubeconfig, or with an empty one (a misnamed secret, or a pull request from a fork, gets none): set `kubeconfig:` (a secret holding the file's content) or `kubernetes: true` under `with:`, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)"
-                }
-                false => {
-                    "Kubernetes is off unless --kubeconfig or --kubernetes is given: pass --kubeconfig PATH, or --kubernetes to read KUBECONFIG or ~/.kube/config, or drop mismatch and orphan from --fail-on (overdue works without Kubernetes)"
-                }
-            },
+            kube_off_help(e.in_actions),
         ),
         Problem::Placeholder => say(
             format!(
@@ -171,6 +162,20 @@ pub(crate) fn words(e: &UsageError) -> Words {
         Problem::Kube(k) => super::kube::words(k, e.in_actions),
         Problem::Settings(s) => super::window_words::settings_words(s, e.in_actions),
         Problem::Refused(refused) => super::error_words(refused, e.in_actions),
+    }
+}
+
+/// How to turn Kubernetes on for an alarm that needs the pods
+/// ([`Problem::AlarmWithoutKubernetes`]): `in_actions`, the inputs under `with:`; else the
+/// options.
+fn kube_off_help(in_actions: bool) -> &'static str {
+    match in_actions {
+        true => {
+            "Kubernetes is off without a kubeconfig, or with an empty one (a misnamed secret, or a pull request from a fork, gets none): set `kubeconfig:` (a secret holding the file's content) or `kubernetes: true` under `with:`, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)"
+        }
+        false => {
+            "Kubernetes is off unless --kubeconfig or --kubernetes is given: pass --kubeconfig PATH, or --kubernetes to read KUBECONFIG or ~/.kube/config, or drop mismatch and orphan from --fail-on (overdue works without Kubernetes)"
+        }
     }
 }
 
