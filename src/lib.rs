@@ -276,6 +276,11 @@ async fn dispatch(cli: &cli::Cli, args: &[OsString], log: &Log) -> anyhow::Resul
         // Its help names what to set where the run is (`with:`, or the option).
         if let Some(usage) = err.downcast_mut::<cli::UsageError>() {
             usage.in_actions = log.in_actions();
+            let given = cli
+                .variables
+                .iter()
+                .find(|(input, _)| *input == usage.input);
+            usage.variable = given.map(|(_, variable)| variable.clone());
         }
         let (input, message) = (report::bad_input(&err), format!("{err:#}"));
         report_refused(args, false, input, &message, log);

@@ -90,8 +90,11 @@ fn refused(path_given: bool) -> impl Fn(SettingsError) -> anyhow::Error {
                 ..
             }),
         ) if path_given => usage("values-path")(e.into()).into(),
+        SettingsError::File(ValuesError::Invalid(e)) => {
+            UsageError::new(VALUES, Problem::Settings(e)).into()
+        }
         SettingsError::File(e) => usage(VALUES)(e.into()).into(),
-        SettingsError::Option(name, e) => usage(&name)(e.into()).into(),
+        SettingsError::Option(name, e) => UsageError::new(name, Problem::Settings(e)).into(),
     }
 }
 

@@ -40,6 +40,10 @@ pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
     pub(crate) command: Command,
+    /// On the command line, the inputs a variable gave rather than their option, as
+    /// `(input, variable)`, e.g. `("github-token", "GH_TOKEN")`: a refusal names what was set.
+    #[arg(skip)]
+    pub(crate) variables: Vec<(String, String)>,
 }
 
 impl Cli {
@@ -57,12 +61,20 @@ impl Cli {
     pub fn try_parse_inputs(args: &[std::ffi::OsString], log: &Log) -> Result<Self, clap::Error> {
         use clap::{CommandFactory, FromArgMatches};
         let var = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
-        let matches = with_variables_set(Self::command(), &var).try_get_matches_from(args);
+        let cmd = with_variables_set(Self::command(), &var);
+        let matches = cmd.clone().try_get_matches_from(args);
         let unknown = |e: &clap::Error| e.kind() == clap::error::ErrorKind::InvalidSubcommand;
         // clap's own refusal of an unknown command comes first: it suggests one.
         match action_command(args, var("INPUT_COMMAND").filter(|_| log.in_actions())) {
             Err(refused) if !matches.as_ref().is_err_and(unknown) => Err(refused),
-            _ => Self::from_arg_matches(&matches?),
+            _ => {
+                let matches = matches?;
+                let mut cli = Self::from_arg_matches(&matches)?;
+                if !log.in_actions() {
+                    cli.variables = from_variables(&cmd, &matches);
+                }
+                Ok(cli)
+            }
         }
     }
 
@@ -104,6 +116,24 @@ impl Cli {
             Command::Status(args) => Request::Status(Box::new(status_request(args, log, &env())?)),
         })
     }
+}
+
+/// The options of the command `matches` ran that a variable gave (clap's
+/// [`clap::parser::ValueSource::EnvVariable`]), each as `(input, variable)`: the variable
+/// [`with_variables_set`] chose for it in `cmd`.
+fn from_variables(cmd: &clap::Command, matches: &clap::ArgMatches) -> Vec<(String, String)> {
+    let Some((name, matches)) = matches.subcommand() else {
+        return Vec::new();
+    };
+    let args = cmd
+        .find_subcommand(name)
+        .into_iter()
+        .flat_map(clap::Command::get_arguments);
+    let from_env = |a: &&clap::Arg| {
+        matches.value_source(a.get_id().as_str()) == Some(clap::parser::ValueSource::EnvVariable)
+    };
+    let named = |a: &clap::Arg| Some((a.get_long()?.into(), a.get_env()?.to_str()?.into()));
+    args.filter(from_env).filter_map(named).collect()
 }
 
 /// The commands the Action runs, as action.yml documents its `command` input.

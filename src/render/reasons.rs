@@ -185,8 +185,13 @@ pub(crate) fn warning_words(warning: &Warning, in_actions: bool) -> Words {
         }
         Warning::TreatedAs { tier, why } => {
             let (what, facts) = no_label_words(why, "label the pull request, ");
+            let fail = match in_actions {
+                true => "`unlabeled-tier: fail`",
+                false => "--unlabeled-tier fail",
+            };
             Words::new(format!("{what}: treating the release as {tier}")).help(format!(
-                "{facts}set the tier input, or set unlabeled-tier to fail to make this an error"
+                "{facts}{} (routine or security), or {fail} to make this an error",
+                super::help::set_input("tier", in_actions)
             ))
         }
     }
@@ -223,8 +228,14 @@ impl std::error::Error for Undecided {}
 /// on (not after a deletion, an unmerged pull request or a refused token); `routine` is not
 /// offered for labels that could not be read (fail closed: docs/tier-fail-closed.md).
 pub(crate) fn undecided_words(undecided: &Undecided, in_actions: bool) -> Words {
-    const TIER_INPUT: &str = "To announce without labels, set the tier input (routine or \
-                              security) for this run, or set unlabeled-tier to";
+    // The tier input and `unlabeled-tier` where the run is: as inputs, or as options.
+    let (tier, unlabeled) = match in_actions {
+        true => ("set the tier input", "set unlabeled-tier to"),
+        false => ("pass --tier", "pass --unlabeled-tier"),
+    };
+    let tier_input = format!(
+        "To announce without labels, {tier} (routine or security) for this run, or {unlabeled}"
+    );
     match undecided {
         Undecided::LookUp { failure } => {
             let (helps, unreadable) = match failure {
@@ -236,11 +247,11 @@ pub(crate) fn undecided_words(undecided: &Undecided, in_actions: bool) -> Words 
             let tail = match (helps, unreadable) {
                 (false, _) => None,
                 (true, true) => Some(format!(
-                    "{TIER_INPUT} security (a label not read may say security, so routine does \
+                    "{tier_input} security (a label not read may say security, so routine does \
                      not apply)"
                 )),
                 (true, false) => Some(format!(
-                    "{TIER_INPUT} routine or security to accept a tier not derived from labels"
+                    "{tier_input} routine or security to accept a tier not derived from labels"
                 )),
             };
             let failure = not_known_words(failure, in_actions);
@@ -260,8 +271,8 @@ pub(crate) fn undecided_words(undecided: &Undecided, in_actions: bool) -> Words 
         .help(format!(
             "{}. A label not read may say security, so unlabeled-tier: routine does not apply \
              (it covers pull requests read and found without a tier label, see \
-             docs/tier-fail-closed.md). Let the job read the labels, or set the tier input \
-             (routine or security) for this run, or set unlabeled-tier to security",
+             docs/tier-fail-closed.md). Let the job read the labels, or {tier} (routine or \
+             security) for this run, or {unlabeled} security",
             inline(&not_known_words(failure, in_actions))
         )),
         Undecided::Unlabeled { why } => {
@@ -271,8 +282,7 @@ pub(crate) fn undecided_words(undecided: &Undecided, in_actions: bool) -> Words 
                 "cannot decide the tier: {what}, and unlabeled-tier is fail"
             ))
             .help(format!(
-                "{facts}set the tier input (routine or security), or set unlabeled-tier to \
-                 routine or security"
+                "{facts}{tier} (routine or security), or {unlabeled} routine or security"
             ))
         }
     }
@@ -308,7 +318,7 @@ fn failure_words(failure: &LookupFailure, in_actions: bool) -> Words {
             PayloadProblem::NoPushedCommit => Words::new(format!(
                 "{origin}'s payload has no pushed commit (`after`), and GITHUB_SHA is unset"
             ))
-            .help("set --sha"),
+            .help(super::help::set_input("sha", in_actions)),
             PayloadProblem::NoPart { part } => {
                 Words::new(format!("{origin}'s payload carries no `{part}`"))
             }
@@ -854,12 +864,15 @@ mod tests {
             },
         ];
         // On the command line; then, inside Actions, those whose help names where to set an
-        // input (a missing token: under `with:`).
+        // input (a missing token, the sha: under `with:`).
         let no_token = |f: &&LookupFailure| {
             matches!(
                 f,
                 LookupFailure::NoClient {
                     lacking: NoClient::Token,
+                    ..
+                } | LookupFailure::Payload {
+                    problem: PayloadProblem::NoPushedCommit,
                     ..
                 }
             )
@@ -979,6 +992,13 @@ mod tests {
             .iter()
             .map(|w| shown(&warning_words(w, true)))
             .chain(undecided.iter().map(|u| shown(&undecided_words(u, true))))
+            // On the command line, those whose help names where to set an input.
+            .chain(
+                (warnings.iter())
+                    .filter(|w| matches!(w, Warning::TreatedAs { .. }))
+                    .map(|w| shown(&warning_words(w, false))),
+            )
+            .chain(undecided.iter().map(|u| shown(&undecided_words(u, false))))
             .collect();
         insta::assert_snapshot!(lines.join("\n\n"));
     }

@@ -12,7 +12,7 @@ pub(crate) use crate::support::github::EnvironmentError;
 pub(crate) use crate::support::kube_name::NameKind;
 pub(crate) use crate::support::secrets::TokenProblem;
 pub(crate) use crate::support::url::UrlProblem;
-pub(crate) use crate::window::{CalendarFix, PastTheCalendar};
+pub(crate) use crate::window::{CalendarFix, InvalidSettings, PastTheCalendar};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -41,6 +41,9 @@ pub struct UsageError {
     /// option (and its [`CONVENTIONAL`] variables) on the command line. Set when the request
     /// is refused (`crate::dispatch`); `false` until then.
     pub(crate) in_actions: bool,
+    /// On the command line, the variable that gave the value (`GH_TOKEN`) when the option
+    /// was not given: the words name it rather than the option. Set with `in_actions`.
+    pub(crate) variable: Option<String>,
 }
 
 impl std::error::Error for UsageError {}
@@ -53,6 +56,7 @@ impl UsageError {
             given: None,
             problem: Box::new(problem),
             in_actions: false,
+            variable: None,
         }
     }
 
@@ -137,6 +141,9 @@ pub(crate) enum Problem {
     Kube(Arc<KubeError>),
     /// The value is the placeholder `hub-url` default.
     Placeholder,
+    /// Culler settings refused ([`InvalidSettings`]: an option's value, or a values file's),
+    /// worded where the run is.
+    Settings(InvalidSettings),
     /// Another stage's refusal, in its own words, which name the input.
     Refused(Arc<anyhow::Error>),
 }

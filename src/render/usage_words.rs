@@ -68,7 +68,8 @@ fn quoted(value: &str) -> String {
 /// the arm's data).
 pub(crate) fn words(e: &UsageError) -> Words {
     let input = e.input.as_str();
-    let name = format!("{input} (--{input})");
+    let option = || format!("--{input}");
+    let name = format!("{input} ({})", e.variable.clone().unwrap_or_else(option));
     let named = match &e.given {
         Some(v) => format!("{name} {}", quoted(v)),
         None => name.clone(),
@@ -121,7 +122,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
                 "the input takes one path per line, not a comma-separated list; write `{input}: |` with each file on its own line below it (on the command line, repeat --{input})"
             ),
         ),
-        Problem::PastTheCalendar(past) => calendar_words(past),
+        Problem::PastTheCalendar(past) => calendar_words(past, e.in_actions),
         Problem::Image(why) => image_words(&name, &named, e.given.as_deref(), why),
         Problem::Environment(why) => environment_words(&named, *why),
         Problem::Layout(why) => layout_words(&named, why),
@@ -149,7 +150,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
         }
         Problem::AlarmWithoutKubernetes(alarm) => say(
             format!("{input} lists {alarm} but Kubernetes is off, so that alarm could never fire"),
-            "Kubernetes is off without a kubeconfig, or with an empty one (a misnamed secret, or a pull request from a fork, gets none): set kubeconfig (a secret holding the file's content) or kubernetes: true, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)",
+            kube_off_help(e.in_actions),
         ),
         Problem::Placeholder => say(
             format!(
@@ -159,7 +160,22 @@ pub(crate) fn words(e: &UsageError) -> Words {
             format!("set {input} (--{input}) to your hub's address"),
         ),
         Problem::Kube(k) => super::kube::words(k, e.in_actions),
+        Problem::Settings(s) => super::window_words::settings_words(s, e.in_actions),
         Problem::Refused(refused) => super::error_words(refused, e.in_actions),
+    }
+}
+
+/// How to turn Kubernetes on for an alarm that needs the pods
+/// ([`Problem::AlarmWithoutKubernetes`]): `in_actions`, the inputs under `with:`; else the
+/// options.
+fn kube_off_help(in_actions: bool) -> &'static str {
+    match in_actions {
+        true => {
+            "Kubernetes is off without a kubeconfig, or with an empty one (a misnamed secret, or a pull request from a fork, gets none): set `kubeconfig:` (a secret holding the file's content) or `kubernetes: true` under `with:`, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)"
+        }
+        false => {
+            "Kubernetes is off unless --kubeconfig or --kubernetes is given: pass --kubeconfig PATH, or --kubernetes to read KUBECONFIG or ~/.kube/config, or drop mismatch and orphan from --fail-on (overdue works without Kubernetes)"
+        }
     }
 }
 
@@ -537,15 +553,19 @@ fn url_words(named: &str, kind: UrlKind, what: &UrlProblem) -> Words {
     say(format!("{named} {has}"), format!("{why}{write}"))
 }
 
-/// Deadlines past the calendar's last date ([`crate::window::LAST_DATE`]).
-fn calendar_words(past: &crate::window::PastTheCalendar) -> Words {
+/// Deadlines past the calendar's last date ([`crate::window::LAST_DATE`]); `in_actions`:
+/// the hub's scale is named as its inputs there, as its options on the command line.
+fn calendar_words(past: &crate::window::PastTheCalendar, in_actions: bool) -> Words {
     let clock = match past.now_given {
         true => "now (--now)",
         false => "this run's clock",
     };
     let fix = match past.fix {
+        CalendarFix::HubScale if in_actions => {
+            "give the most servers the hub runs at once (`hub-size:`) and its slow-stop timeout (`slow-stop-timeout:`) as they are"
+        }
         CalendarFix::HubScale => {
-            "give the most servers the hub runs at once (hub-size) and its slow-stop timeout (slow-stop-timeout) as they are"
+            "give the most servers the hub runs at once (--hub-size) and its slow-stop timeout (--slow-stop-timeout) as they are"
         }
         CalendarFix::Clock => {
             "leave now out for the system clock (or give the run's real time), or give the idle culler settings the hub really uses"
@@ -888,7 +908,8 @@ mod tests {
             ("insecure-registry", None, Problem::Insecure(entry(EntryProblem::NotARegistry))),
             ("hub-size", Some("0"), Problem::HubSize(1_000_000)),
             ("jupyterhub-values", None, Problem::ValuesListedWithComma("a.yaml,b.yaml".into())),
-            ("now", None, Problem::PastTheCalendar(Box::new(past))),
+            ("now", None, Problem::PastTheCalendar(Box::new(past.clone()))),
+            ("hub-size", None, Problem::PastTheCalendar(Box::new(crate::window::PastTheCalendar { now_given: false, fix: CalendarFix::HubScale, ..past }))),
             ("image", Some("oci:README.md"), layout(LayoutError::NotADirectory("README.md".into()))),
             ("image", Some("oci:lab"), layout(LayoutError::Missing("lab".into()))),
             ("release-note-template", Some("x.md.j2"), Problem::Template(TemplateProblem::Unreadable(Arc::new(std::io::Error::from(std::io::ErrorKind::NotFound))))),

@@ -113,7 +113,7 @@ pub(crate) fn words(e: &ValuesError) -> Words {
             format!("the values files disagree about where `cull` sits: {first} has `{its}`, {second} has `{theirs}`"),
             "the chart reads z2jh's values at only one of those places, the same for every file; move the keys of one file to where the other has them (no values-path reads both)".to_string(),
         ),
-        ValuesError::Invalid(e) => return settings_words(e),
+        ValuesError::Invalid(e) => return settings_words(e, false),
     };
     Words::new(what).help(help)
 }

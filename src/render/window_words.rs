@@ -108,26 +108,50 @@ impl fmt::Display for Origin {
     }
 }
 
-super::words::words_display!(InvalidSettings => settings_words);
+super::words::words_display!(InvalidSettings => |e| settings_words(e, false));
 
-/// The words of culler settings refused: what is wrong, naming the origin, then what to set.
-pub(crate) fn settings_words(e: &InvalidSettings) -> Words {
-    let origin = &e.origin;
+/// The words of culler settings refused: what is wrong, naming the origin, then what to set;
+/// `in_actions`: an option and `cull-enabled` are named as inputs there (`with:`), as options
+/// on the command line.
+pub(crate) fn settings_words(e: &InvalidSettings, in_actions: bool) -> Words {
+    let origin = match (&e.origin, in_actions) {
+        (Origin::Option { name }, true) => format!("the {name} input"),
+        (origin, _) => origin.to_string(),
+    };
+    // Where to set the key at fault (`cull.every`, option `cull-every`), and how to say the
+    // hub does not cull (a timeout of 0 is often meant so).
+    let set = |key: &str, option: &str| match (&e.origin, in_actions) {
+        (Origin::Option { .. }, true) => format!("set `{option}:` under `with:`"),
+        (Origin::Option { .. }, false) => format!("set --{option}"),
+        (_, true) => format!("set {key} (or `{option}:` under `with:`)"),
+        (_, false) => format!("set {key} (or --{option})"),
+    };
+    let off = match in_actions {
+        true => "`cull-enabled: false`",
+        false => "--cull-enabled false",
+    };
     let (what, help) = match e.problem {
         SettingsProblem::TooLong { key, secs } => (
-            format!("{key} is {secs} s ({origin}), more than {}", max_duration_words(MAX_DURATION_SECS)),
+            format!(
+                "{key} is {secs} s ({origin}), more than {}",
+                max_duration_words(MAX_DURATION_SECS)
+            ),
             "that is the longest duration codeq-rollout takes: set the value the hub uses"
                 .to_string(),
         ),
         SettingsProblem::ZeroTimeout => (
             format!("cull.timeout is 0 (or null) while culling is enabled ({origin})"),
-            "z2jh then passes no --timeout and the culler falls back to its own 600 s; set cull.timeout (or --cull-timeout) to the idle timeout the hub should use, e.g. 3600".to_string(),
+            format!(
+                "z2jh then passes no --timeout and the culler falls back to its own 600 s; {} to the idle timeout the hub should use, e.g. 3600, or say with {off} that the hub does not cull",
+                set("cull.timeout", "cull-timeout")
+            ),
         ),
         SettingsProblem::ZeroEvery { timeout_secs } => (
             format!("cull.every is 0 (or null) while culling is enabled ({origin})"),
             format!(
-                "z2jh then passes no --cull-every and the culler checks every timeout/2 ({} s here); set cull.every (or --cull-every) to the interval the hub should use, e.g. 600",
-                timeout_secs / 2
+                "z2jh then passes no --cull-every and the culler checks every timeout/2 ({} s here); {} to the interval the hub should use, e.g. 600, or say with {off} that the hub does not cull",
+                timeout_secs / 2,
+                set("cull.every", "cull-every")
             ),
         ),
     };
@@ -213,9 +237,18 @@ mod tests {
                 Origin::file("hub/values.yaml", "jupyterhub.cull.every"),
                 SettingsProblem::ZeroEvery { timeout_secs: 3600 },
             ),
+            (Origin::option("cull-timeout"), SettingsProblem::ZeroTimeout),
+            (
+                Origin::option("cull-every"),
+                SettingsProblem::ZeroEvery { timeout_secs: 3600 },
+            ),
         ];
-        let all =
-            problems.map(|(origin, problem)| settings_words(&InvalidSettings { origin, problem }));
+        // On the command line, then inside Actions (the inputs under `with:`).
+        let all = [false, true].into_iter().flat_map(|in_actions| {
+            (problems.iter().cloned())
+                .map(move |(origin, problem)| InvalidSettings { origin, problem })
+                .map(move |e| settings_words(&e, in_actions))
+        });
         insta::assert_snapshot!(crate::render::words::shaped(all));
     }
 

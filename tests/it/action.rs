@@ -443,14 +443,31 @@ async fn required_inputs_are_checked_by_the_binary_with_exit_code_2() {
 #[test]
 fn a_command_line_refusal_names_the_option_and_the_variables() {
     let mut told = Vec::new();
-    for args in [
-        &["announce", "--dry-run"][..],
-        &["announce", "--image", "oci:examples/lab"],
-        &["status", "--hub-url", "https://hub.example.edu"],
+    let hub = [
+        "--hub-url",
+        "https://hub.example.edu",
+        "--released-at",
+        "2026-01-01T00:00:00Z",
+    ];
+    for (variable, args) in [
+        (None, &["announce", "--dry-run"][..]),
+        (None, &["announce", "--image", "oci:examples/lab"]),
+        (None, &["status", "--hub-url", "https://hub.example.edu"]),
+        // A token a variable gave is named by that variable, not the option.
+        (
+            Some(("GH_TOKEN", "ghp_CLI token")),
+            &["announce", "--image", "oci:examples/lab"],
+        ),
+        (
+            Some(("JUPYTERHUB_API_TOKEN", "short")),
+            &[&["status"][..], &hub].concat(),
+        ),
     ] {
-        let (code, stdout, stderr) = run_codeq(args, &BTreeMap::new());
+        let env = BTreeMap::from_iter(variable.map(|(k, v)| (k.to_string(), v.to_string())));
+        let (code, stdout, stderr) = run_codeq(args, &env);
         assert_eq!((code, stdout.as_str()), (2, ""), "{args:?}: {stderr}");
-        told.push(format!("$ codeq-rollout {}\n{stderr}", args.join(" ")));
+        let set = variable.map_or(String::new(), |(k, v)| format!("{k}={v:?} "));
+        told.push(format!("$ {set}codeq-rollout {}\n{stderr}", args.join(" ")));
     }
     insta::assert_snapshot!(told.join(""));
 }
