@@ -31,6 +31,8 @@ pub(crate) fn status_request(
     // fix before it is sent anywhere.
     let github_token = args.github.token()?;
     let (hub, hub_url) = hub(args)?;
+    // Names reach an error about the hub's answer as they reach the log (`status::run`).
+    let hub = hub.naming(args.include_names || !log.in_actions());
     inputs::warn_if_plain_http(log, "hub-url", &hub_url, "hub-token");
     let now = args.now;
     let clock = now.unwrap_or_else(OffsetDateTime::now_utc);

@@ -221,10 +221,9 @@ pub(crate) enum Fault {
     Time {
         /// The user's index in the page's `items`.
         index: usize,
-        /// The user, as the hub gave it (cleaned to one line).
-        user: String,
-        /// The server, as the hub gave it (cleaned to one line).
-        server: String,
+        /// The user and the server, as the hub gave them (cleaned to one line); `None` when
+        /// names are left out ([`super::HubClient::naming`]).
+        whose: Option<(String, String)>,
         /// `started` or `last_activity`.
         field: &'static str,
         /// The time as the hub wrote it (cleaned to one line).
