@@ -52,6 +52,20 @@ pub(crate) fn escaped(text: &str, quote: &str) -> String {
     format!("{quote}{inner}{quote}")
 }
 
+/// Why an input is empty inside Actions, the one wording for every input that must not be:
+/// the runner passes each input the step gives, and an expression whose secret or variable
+/// does not exist, is misnamed, or is not given to this workflow run (GitHub gives a run
+/// from a fork's pull request no secrets: "Using secrets in GitHub Actions") gives `""`.
+pub(super) const EMPTY_SECRET: &str = "an input set from a secret or variable that does not exist, is misnamed, or is not given to this workflow (e.g. a pull request from a fork) is empty: check the name in `with:` and among the repository's or environment's secrets and variables";
+
+/// `help`, then inside Actions [`EMPTY_SECRET`] on a line of its own.
+fn or_empty_secret(help: String, in_actions: bool) -> String {
+    match in_actions {
+        true => format!("{help}\n{EMPTY_SECRET}"),
+        false => help,
+    }
+}
+
 /// `what`, then `help`.
 fn say(what: String, help: impl Into<String>) -> Words {
     Words::new(what).help(help)
@@ -142,14 +156,15 @@ pub(crate) fn words(e: &UsageError) -> Words {
                 true => "`dry-run: true` with `tier: routine` (or security) under `with:`",
                 false => "--dry-run with --tier routine or security",
             };
-            match why {
-                None => say("no GitHub token".into(), format!("{set}; or use {dry_run}")),
-                Some(why) => say(format!("no GitHub token: {}", github_use(*why)), set),
-            }
+            let (what, help) = match why {
+                None => ("no GitHub token".into(), format!("{set}; or use {dry_run}")),
+                Some(why) => (format!("no GitHub token: {}", github_use(*why)), set),
+            };
+            say(what, or_empty_secret(help, e.in_actions))
         }
         Problem::AlarmWithoutKubernetes(alarm) => say(
             format!("{input} lists {alarm} but Kubernetes is off, so that alarm could never fire"),
-            "Kubernetes is off without a kubeconfig, or with an empty one (a misnamed secret, or a pull request from a fork, gets none): set kubeconfig (a secret holding the file's content) or kubernetes: true, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)",
+            or_empty_secret("Kubernetes is off without a kubeconfig, or with an empty one: set kubeconfig (a secret holding the file's content) or kubernetes: true, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)".into(), e.in_actions),
         ),
         Problem::Placeholder => say(
             format!(
@@ -614,10 +629,10 @@ fn required_words(e: &UsageError, name: &str, what: Required) -> Words {
         }
     };
     let first = match e.in_actions {
-        true => format!("the input `{}` is required", e.input),
+        true => format!("the input `{}` is empty", e.input),
         false => format!("{name} is required"),
     };
-    let set = set_input(&e.input, e.in_actions);
+    let set = or_empty_secret(set_input(&e.input, e.in_actions), e.in_actions);
     say(first, format!("{set}\n{} is {what}", e.input))
 }
 
@@ -646,6 +661,9 @@ fn rule_said(rule: Rule, in_actions: bool) -> Words {
         ),
         Rule::KubernetesNeedsImage | Rule::EnvironmentNeedsImage | Rule::CommentNeedsImage => {
             format!("{image}: {help}")
+        }
+        Rule::UsernameWithoutPassword | Rule::PasswordWithoutUsername => {
+            or_empty_secret(help.to_string(), in_actions)
         }
         _ => help.to_string(),
     };
