@@ -319,6 +319,10 @@ pub(crate) fn repository_words(named: &str, why: &RepositoryProblem) -> Words {
 /// never shown.
 fn token_words(input: &str, name: &str, why: TokenProblem) -> Words {
     let (what, help) = match (why, input) {
+        (TokenProblem::Characters { control: true }, "registry-password") => (
+            "holds a line break or other control character inside it".to_string(),
+            "paste the password again, as one line with nothing around it (it is never shown)",
+        ),
         (TokenProblem::Characters { control: true }, _) => (
             "holds a space, line break or other control character inside it".to_string(),
             "a token is printable ASCII only: paste the token again, as one line with nothing around it (it is never shown)",
