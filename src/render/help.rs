@@ -196,8 +196,10 @@ fn answered_help(kind: Kind, what: Action, message: &str, in_actions: bool) -> O
         Object::Release => "contents",
         Object::Deployment => "deployments",
     };
-    let access = if method == "GET" { "read" } else { "write" };
-    let permission = format!("{scope}: {access}");
+    let permission = format!(
+        "{scope}: {}",
+        if method == "GET" { "read" } else { "write" }
+    );
     let help = match kind {
         Kind::Unauthorized => format!(
             "the token is missing, expired or revoked: {}",

@@ -327,22 +327,14 @@ impl HubClient {
     /// invalid type: …`), with a server's name (the key under `servers`) written `(server)`
     /// when names are left out ([`HubClient::naming`]).
     fn shape(&self, e: &serde_path_to_error::Error<serde_json::Error>) -> String {
-        if self.names {
-            return e.to_string();
+        let segments: Vec<String> = e.path().iter().map(ToString::to_string).collect();
+        let server = segments.windows(2).find(|pair| pair[0] == "servers");
+        match server.filter(|_| !self.names) {
+            Some(pair) => e
+                .to_string()
+                .replacen(&pair.join("."), "servers.(server)", 1),
+            None => e.to_string(),
         }
-        let (mut path, mut under_servers) = (String::new(), false);
-        for segment in e.path() {
-            let shown = match segment {
-                serde_path_to_error::Segment::Map { .. } if under_servers => "(server)".into(),
-                other => other.to_string(),
-            };
-            if !path.is_empty() && !matches!(segment, serde_path_to_error::Segment::Seq { .. }) {
-                path.push('.');
-            }
-            path += &shown;
-            under_servers = shown == "servers";
-        }
-        format!("{path}: {}", e.inner())
     }
 
     /// One GET; the body of a 2xx answer that is JSON, or the error it means and whether it
