@@ -185,6 +185,12 @@ pub(super) fn detailed(what: String, detail: &str, help: Option<String>) -> Word
     Words::new(what).help(help)
 }
 
+/// Why an input is empty inside Actions, the one wording for every input that must not be:
+/// the runner passes each input the step gives, and an expression whose secret or variable
+/// does not exist, is misnamed, or is not given to this workflow run (GitHub gives a run
+/// from a fork's pull request no secrets: "Using secrets in GitHub Actions") gives `""`.
+pub(super) const EMPTY_SECRET: &str = "an input set from a secret or variable that does not exist, is misnamed, or is not given to this workflow (e.g. a pull request from a fork) is empty: check the name in `with:` and among the repository's or environment's secrets and variables";
+
 /// The fix for an error answer of `kind` to `what`, GitHub's message being `message`;
 /// `in_actions` as for [`github_words`].
 fn answered_help(kind: Kind, what: Action, message: &str, in_actions: bool) -> Option<String> {

@@ -4,8 +4,8 @@
 //! the help says what to do, after the API server's own words; the kubeconfig to make is
 //! shown once, where making one is the fix, and the Role where granting it is.
 
+use super::help::EMPTY_SECRET;
 use super::messages::RunWarning;
-use super::usage_words::EMPTY_SECRET;
 use super::words::Words;
 use crate::digest::registry::errors::TlsProblem;
 use crate::status::kube::{

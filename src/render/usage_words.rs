@@ -3,7 +3,7 @@
 //! where there is one, then the help (what to write instead), both from one `match` arm per
 //! problem ([`words`]).
 
-use super::help::set_input;
+use super::help::{EMPTY_SECRET, set_input};
 use super::usage::{
     CalendarFix, DurationLimit, DurationProblem, EntryProblem, EnvironmentError, GitHubUse,
     ImageProblem, NameKind, Problem, Refused, Required, Rule, TemplateProblem, TokenProblem,
@@ -51,12 +51,6 @@ pub(crate) fn escaped(text: &str, quote: &str) -> String {
         .collect();
     format!("{quote}{inner}{quote}")
 }
-
-/// Why an input is empty inside Actions, the one wording for every input that must not be:
-/// the runner passes each input the step gives, and an expression whose secret or variable
-/// does not exist, is misnamed, or is not given to this workflow run (GitHub gives a run
-/// from a fork's pull request no secrets: "Using secrets in GitHub Actions") gives `""`.
-pub(super) const EMPTY_SECRET: &str = "an input set from a secret or variable that does not exist, is misnamed, or is not given to this workflow (e.g. a pull request from a fork) is empty: check the name in `with:` and among the repository's or environment's secrets and variables";
 
 /// `help`, then inside Actions [`EMPTY_SECRET`] on a line of its own.
 fn or_empty_secret(help: String, in_actions: bool) -> String {
