@@ -183,7 +183,7 @@ fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
                 NotAPodList::Kind(None) => "it has no kind".to_string(),
                 NotAPodList::NoItems => "it has no items".to_string(),
                 NotAPodList::Decoder(words) => words.clone(),
-                NotAPodList::StartTime(pod, t) => format!("pod {pod:?} has the startTime {t:?}, not an RFC 3339 time"),
+                NotAPodList::StartTime(t) => format!("a pod has the startTime {t:?}, not an RFC 3339 time"),
             }, kubectl(" -o json")),
         ),
         ReadFault::EndlessList(pages) => (

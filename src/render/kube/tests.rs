@@ -50,7 +50,7 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
         read(ReadFault::Answered(0, "".into(), "not found".into())),
         read(ReadFault::TimedOut(Duration::from_secs(30))),
         read(ReadFault::NotAPodList(NotAPodList::Kind(Some("Status".into())))),
-        read(ReadFault::NotAPodList(NotAPodList::StartTime("jupyter-ada".into(), "yesterday".into()))),
+        read(ReadFault::NotAPodList(NotAPodList::StartTime("yesterday".into()))),
         read(ReadFault::EndlessList(2)),
         read(ReadFault::Tls(TlsProblem::UnknownIssuer)),
         read(ReadFault::Tls(TlsProblem::Expired)),
