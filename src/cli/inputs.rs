@@ -83,10 +83,23 @@ pub(crate) fn secret_arg(text: &str) -> Result<secrets::SecretString, UsageError
     Ok(secrets::SecretString::from(text))
 }
 
-/// A token input, `hub-token` or `github-token` ([`secrets::token`]: printable ASCII, at
-/// least [`secrets::MIN_CHARS`] characters), trimmed; never quoted.
+/// A secret input trimmed of the ASCII white space around it (a secret pasted with a line
+/// break), refused when a control character is left inside: it would be sent as given (in a
+/// header, or Basic credentials) and match no one's secret. The one rule of every secret
+/// input: `registry-password`, and the tokens before their own ([`token`]); never quoted.
+pub(crate) fn secret<'a>(input: &str, value: &'a str) -> Result<&'a str, UsageError> {
+    let value = value.trim_ascii();
+    let control = Problem::Token(secrets::TokenProblem::Characters { control: true });
+    match value.chars().any(char::is_control) {
+        true => Err(UsageError::new(input, control)),
+        false => Ok(value),
+    }
+}
+
+/// A token input, `hub-token` or `github-token`: a [`secret`], then [`secrets::token`]
+/// (printable ASCII, at least [`secrets::MIN_CHARS`] characters); never quoted.
 pub(crate) fn token<'a>(input: &str, value: &'a str) -> Result<&'a str, UsageError> {
-    secrets::token(value).map_err(|e| UsageError::new(input, Problem::Token(e)))
+    secrets::token(secret(input, value)?).map_err(|e| UsageError::new(input, Problem::Token(e)))
 }
 
 /// One `--insecure-registry` value ([`Registries::parse`]).

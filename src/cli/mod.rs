@@ -255,7 +255,7 @@ fn mask_given(
                 log.mask(value);
                 log.mask_basic("x-access-token", value.trim());
             }
-            ("registry-password", Some(user)) => log.mask_basic(user.trim(), value),
+            ("registry-password", Some(user)) => log.mask_basic(user.trim(), value.trim_ascii()),
             ("registry-password", None) | ("hub-token", _) => log.mask(value),
             ("kubeconfig", _) if *from_variable || kube::is_content(value) => {
                 let secrets = crate::status::kube::content_secrets(value);
@@ -498,9 +498,14 @@ impl RegistryArgs {
     /// given (`registry::auth::credentials_for`).
     ///
     /// # Errors
-    /// [`UsageError`] naming the input missing; the password is never quoted.
+    /// [`UsageError`] naming the input missing, or a password holding a control character
+    /// inside ([`inputs::secret`]); the password is never quoted.
     fn options(&self, github_token: Option<&str>) -> Result<RegistryOptions, UsageError> {
-        let (username, password) = (self.registry_username.as_deref(), &self.registry_password);
+        let username = self.registry_username.as_deref();
+        let password = (self.registry_password.as_ref())
+            .map(|p| inputs::secret("registry-password", p.expose_secret()))
+            .transpose()?
+            .map(SecretString::from);
         let credentials = Credentials::from_inputs(username, password.as_ref()).map_err(|m| {
             let (input, rule) = match m {
                 MissingInput::Password => ("registry-password", Rule::UsernameWithoutPassword),

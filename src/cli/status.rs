@@ -31,6 +31,8 @@ pub(crate) fn status_request(
     // fix before it is sent anywhere.
     let github_token = args.github.token()?;
     let (hub, hub_url) = hub(args)?;
+    // Names reach an error about the hub's answer as they reach the log (`status::run`).
+    let hub = hub.naming(args.include_names || !log.in_actions());
     inputs::warn_if_plain_http(log, "hub-url", &hub_url, "hub-token");
     let now = args.now;
     let clock = now.unwrap_or_else(OffsetDateTime::now_utc);
@@ -614,9 +616,14 @@ mod tests {
             "--registry-timeout",
             "2m",
         ];
-        let creds: Vec<&str> = "--registry-username ci --registry-password pw-1-long"
-            .split(' ')
-            .collect();
+        // A password pasted with a line break is taken trimmed, as the tokens are
+        // (`inputs::secret`): sent, and masked as Basic credentials, without it.
+        let creds = [
+            "--registry-username",
+            "ci",
+            "--registry-password",
+            "pw-1-long\n",
+        ];
         let r = request(&[&HUB[..], &by_image, &creds].concat()).unwrap();
         let Some((ImageSource::Registry(_), Some(registry))) = r.image else {
             panic!("no registry options");
@@ -657,6 +664,21 @@ mod tests {
             panic!("no registry options");
         };
         assert_eq!(registry.credentials.unwrap().password.expose_secret(), "db");
+        // A control character inside is refused, as in a token.
+        let broken = [
+            "--registry-username",
+            "ci",
+            "--registry-password",
+            "pw\n1-long",
+        ];
+        let (input, message) = request(&[&HUB[..], &by_image, &broken].concat())
+            .err()
+            .expect("refused");
+        assert_eq!(input, "registry-password");
+        insta::assert_snapshot!(message, @r#"
+            registry-password (--registry-password) holds a line break or other control character inside it
+            help: paste the password again, as one line with nothing around it (it is never shown)
+        "#);
         let token = ["--github-token", " a "];
         let (input, message) = request(&[&HUB[..], &by_image[..2], &token].concat())
             .err()

@@ -34,6 +34,9 @@ pub(crate) enum Stage {
     Report,
     /// `status`: resolving the image and finding its release note.
     StatusRelease,
+    /// `status`: GitHub refused or failed to list the releases (or, with `comment`, the
+    /// tracking issues): the token or its permissions, not the image.
+    StatusLookUp,
     /// `status`: reading the hub's running servers, and what kind of failure it met.
     StatusHub(HubFault),
     /// `status` by digest: listing the single-user pods from Kubernetes (or reading the
@@ -282,6 +285,7 @@ mod tests {
             Stage::Publish,
             Stage::Report,
             Stage::StatusRelease,
+            Stage::StatusLookUp,
             Stage::StatusHub(HubFault::Access),
             Stage::StatusKubernetes,
             Stage::StatusReport,

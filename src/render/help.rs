@@ -11,17 +11,17 @@ mod event;
 mod registry;
 pub(super) use registry::{layout_words, reference_words, tls_cause};
 
-/// What a call works on: it decides the permission a 403 asks for and whether a 404
-/// points at the repository.
+/// What a call works on: with its method, it decides the permission a 403 asks for (read
+/// for a GET, write for another), and whether a 404 points at the repository.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Object {
-    /// A release (`contents: write`).
+    /// A release (`contents`).
     Release,
-    /// An issue or its comments (`issues: write`).
+    /// An issue or its comments (`issues`).
     Issue,
-    /// A pull request (`pull-requests: read`).
+    /// A pull request (`pull-requests`).
     PullRequest,
-    /// A deployment or its statuses (`deployments: write`).
+    /// A deployment or its statuses (`deployments`).
     Deployment,
 }
 
@@ -185,16 +185,27 @@ pub(super) fn detailed(what: String, detail: &str, help: Option<String>) -> Word
     Words::new(what).help(help)
 }
 
+/// Why an input is empty inside Actions, the one wording for every input that must not be:
+/// the runner passes each input the step gives, and an expression whose secret or variable
+/// does not exist, is misnamed, or is not given to this workflow run (GitHub gives a run
+/// from a fork's pull request no secrets: "Using secrets in GitHub Actions") gives `""`.
+pub(super) const EMPTY_SECRET: &str = "an input set from a secret or variable that does not exist, is misnamed, or is not given to this workflow (e.g. a pull request from a fork) is empty: check the name in `with:` and among the repository's or environment's secrets and variables";
+
 /// The fix for an error answer of `kind` to `what`, GitHub's message being `message`;
 /// `in_actions` as for [`github_words`].
 fn answered_help(kind: Kind, what: Action, message: &str, in_actions: bool) -> Option<String> {
-    let object = row(what).1;
-    let permission = match object {
-        Object::PullRequest => "pull-requests: read",
-        Object::Issue => "issues: write",
-        Object::Release => "contents: write",
-        Object::Deployment => "deployments: write",
+    let (method, object, _) = row(what);
+    // The permission the failing request needs: read for a GET, write for any other.
+    let scope = match object {
+        Object::PullRequest => "pull-requests",
+        Object::Issue => "issues",
+        Object::Release => "contents",
+        Object::Deployment => "deployments",
     };
+    let permission = format!(
+        "{scope}: {}",
+        if method == "GET" { "read" } else { "write" }
+    );
     let help = match kind {
         Kind::Unauthorized => format!(
             "the token is missing, expired or revoked: {}",

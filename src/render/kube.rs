@@ -4,6 +4,7 @@
 //! the help says what to do, after the API server's own words; the kubeconfig to make is
 //! shown once, where making one is the fix, and the Role where granting it is.
 
+use super::help::EMPTY_SECRET;
 use super::messages::RunWarning;
 use super::words::Words;
 use crate::digest::registry::errors::TlsProblem;
@@ -84,13 +85,17 @@ pub(crate) fn words(e: &KubeError, in_actions: bool) -> Words {
         KubeError::User { user, plugin, basic, namespace } => {
             user_words(user, plugin.as_deref(), *basic, namespace)
         }
-        KubeError::NoCredentials { namespace } => Words::new(
-            "no Kubernetes credentials: no kubeconfig given, no KUBECONFIG, no ~/.kube/config, not in a cluster",
-        )
-        .help(make_kubeconfig(
-            "give a kubeconfig (the kubeconfig input, a secret holding the file's content; on the command line --kubeconfig PATH or KUBECONFIG), run in the cluster with a service account, or set kubernetes to false to judge by start time; a kubeconfig whose user holds a ServiceAccount token",
-            namespace,
-        )),
+        KubeError::NoCredentials { namespace } => {
+            let (given, empty) = match in_actions {
+                true => ("the kubeconfig input is empty", format!("{EMPTY_SECRET}\n")),
+                false => ("no kubeconfig given", String::new()),
+            };
+            Words::new(format!("no Kubernetes credentials: {given}, no KUBECONFIG, no ~/.kube/config, not in a cluster"))
+                .help(empty + &make_kubeconfig(
+                    "give a kubeconfig (the kubeconfig input, a secret holding the file's content; on the command line --kubeconfig PATH or KUBECONFIG), run in the cluster with a service account, or set kubernetes to false to judge by start time; a kubeconfig whose user holds a ServiceAccount token",
+                    namespace,
+                ))
+        }
         KubeError::Credential { origin: o, fault } => credential_words(&unusable(o), fault),
         KubeError::InCluster { detail } => Words::new(
             "in the cluster (KUBERNETES_SERVICE_HOST is set) but the service account cannot be read",
@@ -178,7 +183,7 @@ fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
                 NotAPodList::Kind(None) => "it has no kind".to_string(),
                 NotAPodList::NoItems => "it has no items".to_string(),
                 NotAPodList::Decoder(words) => words.clone(),
-                NotAPodList::StartTime(pod, t) => format!("pod {pod:?} has the startTime {t:?}, not an RFC 3339 time"),
+                NotAPodList::StartTime(t) => format!("a pod has the startTime {t:?}, not an RFC 3339 time"),
             }, kubectl(" -o json")),
         ),
         ReadFault::EndlessList(pages) => (

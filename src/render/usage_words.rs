@@ -3,7 +3,7 @@
 //! where there is one, then the help (what to write instead), both from one `match` arm per
 //! problem ([`words`]).
 
-use super::help::set_input;
+use super::help::{EMPTY_SECRET, set_input};
 use super::usage::{
     CalendarFix, DurationLimit, DurationProblem, EntryProblem, EnvironmentError, GitHubUse,
     ImageProblem, NameKind, Problem, Refused, Required, Rule, TemplateProblem, TokenProblem,
@@ -50,6 +50,14 @@ pub(crate) fn escaped(text: &str, quote: &str) -> String {
         })
         .collect();
     format!("{quote}{inner}{quote}")
+}
+
+/// `help`, then inside Actions [`EMPTY_SECRET`] on a line of its own.
+fn or_empty_secret(help: String, in_actions: bool) -> String {
+    match in_actions {
+        true => format!("{help}\n{EMPTY_SECRET}"),
+        false => help,
+    }
 }
 
 /// `what`, then `help`.
@@ -143,10 +151,11 @@ pub(crate) fn words(e: &UsageError) -> Words {
                 true => "`dry-run: true` with `tier: routine` (or security) under `with:`",
                 false => "--dry-run with --tier routine or security",
             };
-            match why {
-                None => say("no GitHub token".into(), format!("{set}; or use {dry_run}")),
-                Some(why) => say(format!("no GitHub token: {}", github_use(*why)), set),
-            }
+            let (what, help) = match why {
+                None => ("no GitHub token".into(), format!("{set}; or use {dry_run}")),
+                Some(why) => (format!("no GitHub token: {}", github_use(*why)), set),
+            };
+            say(what, or_empty_secret(help, e.in_actions))
         }
         Problem::AlarmWithoutKubernetes(alarm) => say(
             format!("{input} lists {alarm} but Kubernetes is off, so that alarm could never fire"),
@@ -168,15 +177,16 @@ pub(crate) fn words(e: &UsageError) -> Words {
 /// How to turn Kubernetes on for an alarm that needs the pods
 /// ([`Problem::AlarmWithoutKubernetes`]): `in_actions`, the inputs under `with:`; else the
 /// options.
-fn kube_off_help(in_actions: bool) -> &'static str {
-    match in_actions {
+fn kube_off_help(in_actions: bool) -> String {
+    let help = match in_actions {
         true => {
-            "Kubernetes is off without a kubeconfig, or with an empty one (a misnamed secret, or a pull request from a fork, gets none): set `kubeconfig:` (a secret holding the file's content) or `kubernetes: true` under `with:`, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)"
+            "Kubernetes is off without a kubeconfig, or with an empty one: set `kubeconfig:` (a secret holding the file's content) or `kubernetes: true` under `with:`, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)"
         }
         false => {
             "Kubernetes is off unless --kubeconfig or --kubernetes is given: pass --kubeconfig PATH, or --kubernetes to read KUBECONFIG or ~/.kube/config, or drop mismatch and orphan from --fail-on (overdue works without Kubernetes)"
         }
-    }
+    };
+    or_empty_secret(help.to_string(), in_actions)
 }
 
 /// A Kubernetes name refused ([`NameKind`]): the rule, what to write.
@@ -321,6 +331,10 @@ pub(crate) fn repository_words(named: &str, why: &RepositoryProblem) -> Words {
 /// never shown.
 fn token_words(input: &str, name: &str, why: TokenProblem) -> Words {
     let (what, help) = match (why, input) {
+        (TokenProblem::Characters { control: true }, "registry-password") => (
+            "holds a line break or other control character inside it".to_string(),
+            "paste the password again, as one line with nothing around it (it is never shown)",
+        ),
         (TokenProblem::Characters { control: true }, _) => (
             "holds a space, line break or other control character inside it".to_string(),
             "a token is printable ASCII only: paste the token again, as one line with nothing around it (it is never shown)",
@@ -635,10 +649,10 @@ fn required_words(e: &UsageError, name: &str, what: Required) -> Words {
         }
     };
     let first = match e.in_actions {
-        true => format!("the input `{}` is required", e.input),
+        true => format!("the input `{}` is empty", e.input),
         false => format!("{name} is required"),
     };
-    let set = set_input(&e.input, e.in_actions);
+    let set = or_empty_secret(set_input(&e.input, e.in_actions), e.in_actions);
     say(first, format!("{set}\n{} is {what}", e.input))
 }
 
@@ -667,6 +681,9 @@ fn rule_said(rule: Rule, in_actions: bool) -> Words {
         ),
         Rule::KubernetesNeedsImage | Rule::EnvironmentNeedsImage | Rule::CommentNeedsImage => {
             format!("{image}: {help}")
+        }
+        Rule::UsernameWithoutPassword | Rule::PasswordWithoutUsername => {
+            or_empty_secret(help.to_string(), in_actions)
         }
         _ => help.to_string(),
     };

@@ -133,6 +133,9 @@ pub(crate) struct HubClient {
     http: reqwest::Client,
     timeout: Duration,
     retry: RetryPolicy,
+    /// Whether an error about the hub's answer may name users and servers
+    /// ([`HubClient::naming`]).
+    names: bool,
 }
 
 impl HubClient {
@@ -181,7 +184,17 @@ impl HubClient {
             http,
             timeout,
             retry: RetryPolicy::reads(),
+            names: true,
         })
+    }
+
+    /// This client with its errors naming users and servers only when `names` is set
+    /// (`include-names`, or a terminal outside Actions): without, a [`Fault::Time`] carries
+    /// no names and a [`Fault::Shape`]'s path leaves the server's name out, as the job log,
+    /// the job summary and the comment do.
+    pub(crate) fn naming(mut self, names: bool) -> Self {
+        self.names = names;
+        self
     }
 
     /// This client with reads retried by `retry` instead of [`RetryPolicy::reads`].
@@ -239,8 +252,8 @@ impl HubClient {
                 }
                 listing.users += 1;
                 for (name, doc) in user.servers.unwrap_or_default() {
-                    let server = doc.server(index, &user.name, name).map_err(malformed)?;
-                    listing.servers.push(server);
+                    let server = doc.server(index, &user.name, name, self.names);
+                    listing.servers.push(server.map_err(malformed)?);
                 }
             }
         }
@@ -301,13 +314,27 @@ impl HubClient {
         serde_path_to_error::deserialize(&mut de).map_err(|e| match e.inner().classify() {
             serde_json::error::Category::Data => HubError::Malformed {
                 url: url.to_string(),
-                fault: Box::new(Fault::Shape(self.echoed(&e.to_string()))),
+                fault: Box::new(Fault::Shape(self.echoed(&self.shape(&e)))),
             },
             _ => HubError::NotJson {
                 url: url.to_string(),
                 detail: self.echoed(&e.inner().to_string()),
             },
         })
+    }
+
+    /// Where and what `e` says, as serde_path_to_error writes it (`items[4].servers.gpu.ready:
+    /// invalid type: …`), with a server's name (the key under `servers`) written `(server)`
+    /// when names are left out ([`HubClient::naming`]).
+    fn shape(&self, e: &serde_path_to_error::Error<serde_json::Error>) -> String {
+        let segments: Vec<String> = e.path().iter().map(ToString::to_string).collect();
+        let server = segments.windows(2).find(|pair| pair[0] == "servers");
+        match server.filter(|_| !self.names) {
+            Some(pair) => e
+                .to_string()
+                .replacen(&pair.join("."), "servers.(server)", 1),
+            None => e.to_string(),
+        }
     }
 
     /// One GET; the body of a 2xx answer that is JSON, or the error it means and whether it
@@ -527,14 +554,13 @@ impl ServerDoc {
     /// writes `2026-11-30T14:05:09.123456Z`, `utils.isoformat`).
     ///
     /// # Errors
-    /// [`Fault::Time`] naming the user, server and field.
-    fn server(self, index: usize, user: &str, name: String) -> Result<Server, Fault> {
+    /// [`Fault::Time`] naming the field, and the user and server when `names` is set.
+    fn server(self, index: usize, user: &str, name: String, names: bool) -> Result<Server, Fault> {
         let time = |text: Option<String>, field| {
             text.map(|text| {
                 crate::support::time::parse_iso8601(&text).map_err(|error| Fault::Time {
                     index,
-                    user: hub_text(user),
-                    server: hub_text(&name),
+                    whose: names.then(|| (hub_text(user), hub_text(&name))),
                     field,
                     text: hub_text(&text),
                     error,

@@ -337,9 +337,10 @@ pub(crate) enum NotAPodList {
     NoItems,
     /// A field of the wrong type: the decoder's words.
     Decoder(String),
-    /// A pod (at most 100 characters of its name) whose `startTime` (at most 40) is not
-    /// RFC 3339.
-    StartTime(String, String),
+    /// A pod whose `startTime` (at most 40 characters of it) is not RFC 3339. The pod is
+    /// not named: KubeSpawner's `jupyter-<user>` holds its user's name, which an error,
+    /// shown in the job log and summary whatever `include-names` says, must not.
+    StartTime(String),
 }
 
 /// What went wrong listing the pods ([`KubeError::Read`]).

@@ -556,7 +556,8 @@ async fn release(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<
         Some(github) => {
             let target = Target::new(source, &digest, &req.tracking_labels, true);
             // Without `comment` the tracking issue is not needed: the releases alone.
-            let found = publish::look_up(github, &target, req.comment).await?;
+            let found = publish::look_up(github, &target, req.comment).await;
+            let found = found.inspect_err(|_| run.stage = Stage::StatusLookUp)?;
             release.target = Some(target);
             Some(found)
         }

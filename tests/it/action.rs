@@ -655,6 +655,26 @@ async fn a_forbidden_write_names_the_permission_and_is_not_retried() {
     }
 }
 
+/// QA wave 6 item 2: `status` only reads, so GitHub refusing its listing of the releases
+/// (403) names `contents: read`, not write, and the job summary points at the token and its
+/// permissions, not the image; the hub is never asked.
+#[tokio::test]
+async fn a_forbidden_read_by_status_names_the_read_permission() {
+    let github = FakeGitHub::start().await;
+    github.forbid("GET", "/releases");
+    let run = example_run(&github, &[]).input("hub-token", "hub-token-0123456789");
+    let out = tokio::task::spawn_blocking(move || {
+        let (code, stdout, _) = run_codeq(&["status", "--now", NOW], &run.env);
+        let summary = std::fs::read_to_string(run.dir.path().join("summary"));
+        (code, stdout, summary.unwrap())
+    });
+    let (code, stdout, summary) = out.await.unwrap();
+    assert_eq!(code, 1, "{stdout}");
+    assert_eq!(github.requests().await.len(), 1, "one GET, not tried again");
+    let errors = annotations(&stdout, "error").join("\n");
+    insta::assert_snapshot!(format!("{errors}\n\n{summary}"));
+}
+
 /// Issue 16: a run that fails still writes what it had established. Refused on the release
 /// (403), the routine run writes the digest, tier and window with `release-url` empty and
 /// `changed=false`; the security run opens the tracking issue anyway, so `issue-url` names

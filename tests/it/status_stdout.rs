@@ -306,6 +306,31 @@ async fn inside_actions_names_reach_the_log_only_with_include_names() {
     insta::assert_snapshot!(hidden);
 }
 
+/// QA wave 6 item 1: an answer `status` cannot read (a time that is not ISO 8601) fails the
+/// run, and without `include-names` its annotation and job summary name no user or server
+/// (the hub's own answer never has such a time: JupyterHub writes ISO 8601 or null).
+#[tokio::test]
+async fn an_unreadable_answer_names_nobody_without_include_names() {
+    let hub = MockServer::start().await;
+    let server = json!({"name": "lab", "started": "yesterday", "ready": true});
+    Mock::given(method("GET"))
+        .and(path("/hub/api/users"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "items": [{"kind": "user", "name": "badtime", "servers": {"lab": server}}],
+            "_pagination": {"offset": 0, "limit": 200, "total": 1, "next": null},
+        })))
+        .mount(&hub)
+        .await;
+    let hidden = status_in_actions(&hub.uri(), &[]);
+    assert!(
+        !hidden.contains("badtime") && !hidden.contains("lab\""),
+        "{hidden}"
+    );
+    let shown = status_in_actions(&hub.uri(), &[("INPUT_INCLUDE-NAMES", "true")]);
+    assert!(shown.contains(r#"user "badtime", server "lab""#), "{shown}");
+    insta::assert_snapshot!(hidden);
+}
+
 /// Issue 32 item 16: `status --json` as the binary prints it, outside Actions (names shown)
 /// and inside without include-names, has the shape of `docs/status.schema.json`, and
 /// docs/status.md describes every field that schema states, and its version.

@@ -50,7 +50,7 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
         read(ReadFault::Answered(0, "".into(), "not found".into())),
         read(ReadFault::TimedOut(Duration::from_secs(30))),
         read(ReadFault::NotAPodList(NotAPodList::Kind(Some("Status".into())))),
-        read(ReadFault::NotAPodList(NotAPodList::StartTime("jupyter-ada".into(), "yesterday".into()))),
+        read(ReadFault::NotAPodList(NotAPodList::StartTime("yesterday".into()))),
         read(ReadFault::EndlessList(2)),
         read(ReadFault::Tls(TlsProblem::UnknownIssuer)),
         read(ReadFault::Tls(TlsProblem::Expired)),
@@ -77,8 +77,9 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
         }
         shown.push(words.to_string());
     }
-    // On the command line, content given to --kubeconfig is named as such, not as the input.
-    for e in [&errors[0], &errors[4], &errors[12]] {
+    // On the command line, content given to --kubeconfig is named as such, not as the input,
+    // and no credentials at all say no kubeconfig was given (inside Actions: it is empty).
+    for e in [&errors[0], &errors[4], &errors[12], &errors[24]] {
         shown.push(format!("on the command line: {}", words(e, false)));
     }
     insta::assert_snapshot!(shown.join("\n\n"));

@@ -183,13 +183,21 @@ fn fault_words(fault: &Fault) -> String {
         ),
         Fault::Time {
             index,
-            user,
-            server,
+            whose: Some((user, server)),
             field,
             text,
             error,
         } => format!(
             "items[{index}].servers: {field} of user {user:?}, server {server:?}: {text} {error}: check that server's times in the hub (GET /hub/api/users/NAME), or stop it"
+        ),
+        Fault::Time {
+            index,
+            whose: None,
+            field,
+            text,
+            error,
+        } => format!(
+            "items[{index}].servers: {field} of a server: {text} {error}: check that server's times in the hub (the user at items[{index}] of that page: names are left out of the log, run status with include-names: true to see them), or stop it"
         ),
     }
 }

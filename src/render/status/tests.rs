@@ -542,8 +542,14 @@ fn every_hub_error_has_the_one_shape() {
         }),
         malformed(Fault::Time {
             index: 1,
-            user: "bob".into(),
-            server: "gpu".into(),
+            whose: Some(("bob".into(), "gpu".into())),
+            field: "started",
+            text: "10000-01-01T00:00:00Z".into(),
+            error: crate::support::time::TimeError::LongYear,
+        }),
+        malformed(Fault::Time {
+            index: 1,
+            whose: None,
             field: "started",
             text: "10000-01-01T00:00:00Z".into(),
             error: crate::support::time::TimeError::LongYear,

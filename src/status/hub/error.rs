@@ -218,13 +218,14 @@ pub(crate) enum Fault {
     /// A server's time (`field`: `started` or `last_activity`) that is not ISO 8601 or not
     /// within the years 0000 to 9999 in UTC ([`crate::support::time::parse_iso8601`]): the
     /// invariant every later stage relies on to compute and write times without panicking.
+    /// One such server fails the run: JupyterHub writes ISO 8601 or null (`utils.isoformat`),
+    /// so the answer is not the hub's as it is, and no count is made from part of it.
     Time {
         /// The user's index in the page's `items`.
         index: usize,
-        /// The user, as the hub gave it (cleaned to one line).
-        user: String,
-        /// The server, as the hub gave it (cleaned to one line).
-        server: String,
+        /// The user and the server, as the hub gave them (cleaned to one line); `None` when
+        /// names are left out ([`super::HubClient::naming`]).
+        whose: Option<(String, String)>,
         /// `started` or `last_activity`.
         field: &'static str,
         /// The time as the hub wrote it (cleaned to one line).

@@ -712,34 +712,32 @@ fn only_a_token_is_taken_as_the_authentication_scheme() {
     }
 }
 
+/// JSON that is not a user list says where: the path (a server's name in it), or for a
+/// time the user and server; with names left out (`include-names`), neither names one.
 #[tokio::test]
-async fn malformed_json_names_where() {
-    let (_, err) = error_answering(
-        ResponseTemplate::new(200).set_body_json(page(
-            vec![user_model("alice", json!({"": {"started": "yesterday"}}))],
-            0,
-            200,
-            1,
-            None,
-        )),
-        "",
-    )
-    .await;
-    let HubError::Malformed { fault, .. } = &err else {
-        panic!("{err:?}")
-    };
-    let Fault::Time {
-        index: 0,
-        user,
-        field: "started",
-        text,
-        error: crate::support::time::TimeError::Syntax(_),
-        ..
-    } = fault.as_ref()
-    else {
-        panic!("{err:?}")
-    };
-    assert_eq!((user.as_str(), text.as_str()), ("alice", "yesterday"));
+async fn malformed_json_names_where_and_names_nobody_when_names_are_left_out() {
+    let mut seen = Vec::new();
+    for names in [true, false] {
+        for server in [json!({"started": "yesterday"}), json!({"ready": "yes"})] {
+            let hub = MockServer::start().await;
+            let users = vec![user_model("alice", json!({"gpu": server}))];
+            let body = ResponseTemplate::new(200).set_body_json(page(users, 0, 200, 1, None));
+            answer_all(&hub, body).await;
+            let client = client(&hub.uri()).naming(names);
+            let err = client.list_active_servers().await.unwrap_err();
+            assert_matches!(err, HubError::Malformed { .. });
+            let help = err.to_string().lines().nth(1).unwrap().to_string();
+            assert_eq!(names, help.contains("gpu"), "{help}");
+            assert!(names || !help.contains("alice"), "{help}");
+            seen.push(help);
+        }
+    }
+    insta::assert_snapshot!(seen.join("\n"), @r#"
+help: items[0].servers: started of user "alice", server "gpu": yesterday is not an RFC 3339 time (the 'year' component could not be parsed): check that server's times in the hub (GET /hub/api/users/NAME), or stop it
+help: items[0].servers.gpu.ready: invalid type: string "yes", expected a boolean at line 1 column 132: check that hub-url is the hub's address (<hub-url>/hub/api/ is the API) and what is in front of the hub (a proxy or ingress)
+help: items[0].servers: started of a server: yesterday is not an RFC 3339 time (the 'year' component could not be parsed): check that server's times in the hub (the user at items[0] of that page: names are left out of the log, run status with include-names: true to see them), or stop it
+help: items[0].servers.(server).ready: invalid type: string "yes", expected a boolean at line 1 column 132: check that hub-url is the hub's address (<hub-url>/hub/api/ is the API) and what is in front of the hub (a proxy or ingress)
+"#);
 }
 
 #[tokio::test]

@@ -249,10 +249,8 @@ fn pod(p: ListedPod) -> Result<Option<Pod>, NotAPodList> {
         .filter(|id| !id.trim().is_empty());
     let rfc3339 = &time::format_description::well_known::Rfc3339;
     let started = (status.start_time.map(|t| {
-        time::OffsetDateTime::parse(&t, rfc3339).map_err(|_| {
-            let cut = |text, max| one_line(&crate::support::sanitize::cap(text, max));
-            NotAPodList::StartTime(cut(&name, 100), cut(&t, 40))
-        })
+        time::OffsetDateTime::parse(&t, rfc3339)
+            .map_err(|_| NotAPodList::StartTime(one_line(&crate::support::sanitize::cap(&t, 40))))
     }))
     .transpose()?;
     Ok(Some(Pod {
