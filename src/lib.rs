@@ -172,10 +172,6 @@ pub fn usage_error(err: clap::Error, args: &[OsString], log: &Log) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let rendered = err.render().to_string();
-    // A value clap quotes may be a token no input declared (a stray argument): masked too.
-    support::secrets::token_shaped(&rendered)
-        .into_iter()
-        .for_each(|token| log.mask(token));
     let message = log.redact(&rendered);
     if log.in_actions() {
         // The first paragraph: the problem and the valid values, not the usage text; the

@@ -195,7 +195,9 @@ fn with_variables_set(cmd: clap::Command, var: &dyn Fn(&str) -> Option<String>) 
 /// Basic credentials with its user name, a kubeconfig as its users' tokens, passwords and
 /// client keys (the whole content when it does not parse). A kubeconfig is content from its
 /// variable, and on the command line when it spans lines; a one-line value there is a path,
-/// no secret. Inside Actions this prints their `::add-mask::` lines first.
+/// no secret. So is every word shaped like a GitHub token
+/// ([`crate::support::secrets::token_shaped`]) in any input's variable or argument. Inside
+/// Actions this prints their `::add-mask::` lines first.
 pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
     mask_given(log, args, &|name| std::env::var_os(name));
 }
@@ -233,6 +235,18 @@ fn mask_given(
             }
             _ => {}
         }
+    }
+    // Any value shaped like a GitHub token, in any input or argument (a token pasted into
+    // the wrong input, or a stray argument), before anything quotes it.
+    let inputs = cmd.get_subcommands().flat_map(clap::Command::get_arguments);
+    let names = inputs.filter_map(clap::Arg::get_long).flat_map(variables);
+    for text in names
+        .filter_map(|name| var(&name))
+        .chain(args.iter().cloned())
+    {
+        let text = text.to_string_lossy();
+        let tokens = crate::support::secrets::token_shaped(&text);
+        tokens.into_iter().for_each(|token| log.mask(token));
     }
 }
 
