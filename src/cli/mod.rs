@@ -120,7 +120,7 @@ pub(crate) const ACTION_COMMANDS: [&str; 2] = ["announce", "status"];
 fn action_command(args: &[std::ffi::OsString], input: Option<String>) -> Result<(), clap::Error> {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     let given = match (args.get(1..), input) {
-        (Some([arg]), Some(input)) if *arg == *input => input,
+        (Some([arg]), Some(input)) if *arg == *input.trim() => input.trim().to_string(),
         _ => return Ok(()),
     };
     if ACTION_COMMANDS.contains(&given.as_str()) {
@@ -130,6 +130,19 @@ fn action_command(args: &[std::ffi::OsString], input: Option<String>) -> Result<
     let mut err = clap::Error::new(ErrorKind::InvalidSubcommand);
     err.insert(ContextKind::InvalidSubcommand, ContextValue::String(given));
     Err(err)
+}
+
+/// The process's `args` (the program first) with the Action's `command` input trimmed of
+/// surrounding white space, as other inputs' values are: inside GitHub Actions (`log`), the
+/// one argument after the program when it is `INPUT_COMMAND` (action.yml's `runs.args`), so
+/// `" status "` runs `status`.
+pub fn action_args(mut args: Vec<std::ffi::OsString>, log: &Log) -> Vec<std::ffi::OsString> {
+    let input = std::env::var_os("INPUT_COMMAND").filter(|_| log.in_actions());
+    match (args.as_mut_slice(), input) {
+        ([_, arg], Some(input)) if *arg == input => *arg = input.to_string_lossy().trim().into(),
+        _ => {}
+    }
+    args
 }
 
 /// The variables option `--long` reads, the first set and not blank winning: its Action input
