@@ -221,7 +221,7 @@ impl std::error::Error for Undecided {}
 /// on (not after a deletion, an unmerged pull request or a refused token); `routine` is not
 /// offered for labels that could not be read (fail closed: docs/tier-fail-closed.md).
 pub(crate) fn undecided_words(undecided: &Undecided) -> Words {
-    const TIER_INPUT: &str = "To announce without labels, set the tier input (routine or \
+    const TIER_INPUT: &str = "to announce without labels, set the tier input (routine or \
                               security) for this run, or set unlabeled-tier to";
     match undecided {
         Undecided::LookUp { failure } => {
@@ -243,8 +243,8 @@ pub(crate) fn undecided_words(undecided: &Undecided) -> Words {
             };
             let failure = not_known_words(failure);
             let help = match (failure.help, tail) {
-                (Some(help), Some(tail)) => Some(format!("{}. {tail}", help.trim_end_matches('.'))),
-                (help, tail) => help.or(tail.map(|t| format!("t{}", &t[1..]))),
+                (Some(help), Some(tail)) => Some(format!("{help}\n{tail}")),
+                (help, tail) => help.or(tail),
             };
             Words {
                 what: format!("cannot decide the tier: {}", failure.what),
