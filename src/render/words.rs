@@ -64,7 +64,7 @@ impl Words {
         self.causes.push(inner.what);
         self.causes.extend(inner.causes);
         self.help = match (self.help, inner.help) {
-            (Some(own), Some(inner)) => Some(format!("{inner}\n{own}")),
+            (Some(own), Some(inner)) => Some(format!("{own}\n{inner}")),
             (own, inner) => inner.or(own),
         };
         self
@@ -182,6 +182,6 @@ mod tests {
         let helped = Words::new("a")
             .help("do b")
             .because(&Words::new("c").help("do d"));
-        assert_eq!(helped.to_string(), "a\ncaused by: c\nhelp: do d\ndo b");
+        assert_eq!(helped.to_string(), "a\ncaused by: c\nhelp: do b\ndo d");
     }
 }
