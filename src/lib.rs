@@ -20,7 +20,7 @@
 //!
 //! The crate's face is this root alone: every module is private (its items `pub(crate)`,
 //! so the compiler reports what nothing uses), and what is public is what the binary and
-//! the integration tests name: [`Cli`], [`Log`], [`mask_secret_inputs`], [`run`] and
+//! the integration tests name: [`Cli`], [`Log`], [`action_args`], [`mask_secret_inputs`], [`run`] and
 //! [`usage_error`] for `main.rs`; for `tests/it`, the values the tests build and the stages
 //! they drive against real and fake registries, a fake GitHub and a real hub, in groups
 //! below (inputs, the registry edge, the words, the GitHub edge, `status`). Where two
@@ -49,7 +49,7 @@ use support::{github, sanitize, tls};
 // `run` and `usage_error` are below. The tests read the option table (`Cli::command`) and
 // the one duration parser every duration option shares.
 pub use cli::value::{DurationParser, InputDuration};
-pub use cli::{Cli, mask_secret_inputs};
+pub use cli::{Cli, action_args, mask_secret_inputs};
 pub use support::log::Log;
 
 // The run's inputs the tests build: the repository, the digest and image, the pull
@@ -176,10 +176,6 @@ pub fn usage_error(err: clap::Error, args: &[OsString], log: &Log) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let rendered = err.render().to_string();
-    // A value clap quotes may be a token no input declared (a stray argument): masked too.
-    support::secrets::token_shaped(&rendered)
-        .into_iter()
-        .for_each(|token| log.mask(token));
     let message = log.redact(&rendered);
     if log.in_actions() {
         // The first paragraph: the problem and the valid values, not the usage text; the
@@ -243,11 +239,18 @@ fn unknown_command(err: &clap::Error, log: &Log) -> String {
         Some(ContextValue::String(given)) => log.redact(given).chars().take(100).collect(),
         _ => String::new(),
     };
-    let suggested = match err.get(ContextKind::SuggestedSubcommand) {
+    let mut suggested = match err.get(ContextKind::SuggestedSubcommand) {
         Some(ContextValue::Strings(names)) => names.clone(),
         Some(ContextValue::String(name)) => vec![name.clone()],
         _ => Vec::new(),
     };
+    // In any case too: clap's likeness misses `ANNOUNCE`.
+    let folded = ACTION_COMMANDS
+        .iter()
+        .find(|c| c.eq_ignore_ascii_case(given.trim()));
+    let folded = folded.map(ToString::to_string);
+    let folded = folded.filter(|c| !suggested.contains(c));
+    suggested.extend(folded);
     let others: Vec<String> = Cli::command()
         .get_subcommands()
         .map(|sub| sub.get_name().to_string())

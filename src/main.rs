@@ -3,12 +3,12 @@
 //! Exit codes: 0 done (also when nothing changed), 1 failed (also: `status` measured and an
 //! alarm its `fail-on` lists fired), 2 bad usage.
 
-use codeq_rollout::{Cli, Log, mask_secret_inputs};
+use codeq_rollout::{Cli, Log, action_args, mask_secret_inputs};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let log = Log::from_env();
+    let args = action_args(std::env::args_os().collect(), &log);
     let parsed = Cli::try_parse_inputs(&args, &log);
     // Where log lines go, from the parsed command: stderr when stdout carries its JSON.
     let log = match &parsed {

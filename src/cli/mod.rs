@@ -150,7 +150,7 @@ pub(crate) const ACTION_COMMANDS: [&str; 2] = ["announce", "status"];
 fn action_command(args: &[std::ffi::OsString], input: Option<String>) -> Result<(), clap::Error> {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     let given = match (args.get(1..), input) {
-        (Some([arg]), Some(input)) if *arg == *input => input,
+        (Some([arg]), Some(input)) if *arg == *input.trim() => input.trim().to_string(),
         _ => return Ok(()),
     };
     if ACTION_COMMANDS.contains(&given.as_str()) {
@@ -160,6 +160,19 @@ fn action_command(args: &[std::ffi::OsString], input: Option<String>) -> Result<
     let mut err = clap::Error::new(ErrorKind::InvalidSubcommand);
     err.insert(ContextKind::InvalidSubcommand, ContextValue::String(given));
     Err(err)
+}
+
+/// The process's `args` (the program first) with the Action's `command` input trimmed of
+/// surrounding white space, as other inputs' values are: inside GitHub Actions (`log`), the
+/// one argument after the program when it is `INPUT_COMMAND` (action.yml's `runs.args`), so
+/// `" status "` runs `status`.
+pub fn action_args(mut args: Vec<std::ffi::OsString>, log: &Log) -> Vec<std::ffi::OsString> {
+    let input = std::env::var_os("INPUT_COMMAND").filter(|_| log.in_actions());
+    match (args.as_mut_slice(), input) {
+        ([_, arg], Some(input)) if *arg == input => *arg = input.to_string_lossy().trim().into(),
+        _ => {}
+    }
+    args
 }
 
 /// The variables option `--long` reads, the first set and not blank winning: its Action input
@@ -225,7 +238,9 @@ fn with_variables_set(cmd: clap::Command, var: &dyn Fn(&str) -> Option<String>) 
 /// Basic credentials with its user name, a kubeconfig as its users' tokens, passwords and
 /// client keys (the whole content when it does not parse). A kubeconfig is content from its
 /// variable, and on the command line when it spans lines; a one-line value there is a path,
-/// no secret. Inside Actions this prints their `::add-mask::` lines first.
+/// no secret. So is every word shaped like a GitHub token
+/// ([`crate::support::secrets::token_shaped`]) in any input's variable or argument. Inside
+/// Actions this prints their `::add-mask::` lines first.
 pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
     mask_given(log, args, &|name| std::env::var_os(name));
 }
@@ -263,6 +278,18 @@ fn mask_given(
             }
             _ => {}
         }
+    }
+    // Any value shaped like a GitHub token, in any input or argument (a token pasted into
+    // the wrong input, or a stray argument), before anything quotes it.
+    let inputs = cmd.get_subcommands().flat_map(clap::Command::get_arguments);
+    let names = inputs.filter_map(clap::Arg::get_long).flat_map(variables);
+    for text in names
+        .filter_map(|name| var(&name))
+        .chain(args.iter().cloned())
+    {
+        let text = text.to_string_lossy();
+        let tokens = crate::support::secrets::token_shaped(&text);
+        tokens.into_iter().for_each(|token| log.mask(token));
     }
 }
 

@@ -120,9 +120,11 @@ pub(crate) struct Failure {
 /// had established (rows for what it had not are left out).
 pub(crate) fn failure_summary(f: &Failure) -> String {
     let k = &f.known;
-    // The error as the annotation says it: what failed, then its help, a line each.
-    let (what, help) = f.error.split_once("\nhelp: ").unwrap_or((&f.error, ""));
+    // The error as the annotation says it: what failed, its causes, then its help, a line each.
+    let error = Words::parse(&f.error);
+    let (what, help) = (&error.what, error.help.as_deref().unwrap_or(""));
     let quote = |line: &str| code_span(&sanitize::clean_line(line, 2000));
+    let causes: Vec<String> = error.causes.iter().map(|c| quote(c)).collect();
     // A help with indented lines (a YAML template to paste) keeps its indentation in a fenced
     // block; other help lines are code spans, one a line.
     let indented = help.lines().any(|l| l.starts_with(' '));
@@ -179,18 +181,19 @@ pub(crate) fn failure_summary(f: &Failure) -> String {
     .flatten()
     .collect();
     let refused = f.input.is_some();
-    let ctx = minijinja::context! { stage => f.stage, refused, what => quote(what), help, block, fence, rows };
+    let ctx = minijinja::context! { stage => f.stage, refused, what => quote(what), causes, help, block, fence, rows };
     super::templates::render("failure_summary.md.j2", ctx)
         .expect("the failure summary renders for every stage (tested)")
 }
 
 /// An error and its causes in the one shape ([`Words`]): the first line of each, outermost
-/// first, joined by `: ` as anyhow's `{:#}` joins them, then the help each gives, on lines
-/// of their own (a cause worded as [`Words`] puts its help after `\nhelp: `). `in_actions`:
-/// a GitHub error's and an undecided tier's help names the token to set where the run is
-/// (`with:`, or the option), a team template's the dry run that prints the names it can use.
+/// first, joined by `: ` as anyhow's `{:#}` joins them, then the causes each gives, then the
+/// help each gives, on lines of their own (a cause worded as [`Words`], read back by
+/// [`Words::parse`]). `in_actions`: a GitHub error's and an undecided tier's help names the
+/// token to set where the run is (`with:`, or the option), a team template's the dry run that
+/// prints the names it can use.
 pub(crate) fn error_words(err: &anyhow::Error, in_actions: bool) -> Words {
-    let (mut what, mut help) = (Vec::new(), Vec::new());
+    let (mut what, mut causes, mut help) = (Vec::new(), Vec::new(), Vec::new());
     for cause in err.chain() {
         let (github, template) = (cause.downcast_ref::<GitHubError>(), cause.downcast_ref());
         let cause = match (github, template, cause.downcast_ref()) {
@@ -199,13 +202,14 @@ pub(crate) fn error_words(err: &anyhow::Error, in_actions: bool) -> Words {
             (.., Some(u)) => super::reasons::undecided_words(u, in_actions).to_string(),
             _ => cause.to_string(),
         };
-        match cause.split_once("\nhelp: ") {
-            Some((first, fix)) => (what.push(first.to_string()), help.push(fix.to_string())),
-            None => (what.push(cause), ()),
-        };
+        let words = Words::parse(&cause);
+        what.push(words.what);
+        causes.extend(words.causes);
+        help.extend(words.help);
     }
     Words {
         what: what.join(": "),
+        causes,
         help: (!help.is_empty()).then(|| help.join("\n")),
     }
 }

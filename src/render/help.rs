@@ -175,14 +175,14 @@ pub(super) fn set_input(input: &str, in_actions: bool) -> String {
 }
 
 /// `what`, with `detail` (what GitHub or the connection said) after `: ` when the line stays
-/// within [`WHAT_MAX_CHARS`], else first in the help; then `help`.
+/// within [`WHAT_MAX_CHARS`], else its cause; then `help`.
 pub(super) fn detailed(what: String, detail: &str, help: Option<String>) -> Words {
     let line = format!("{what}: {detail}");
-    if line.chars().count() <= WHAT_MAX_CHARS {
-        return Words { what: line, help };
-    }
-    let help = help.map_or_else(|| detail.to_string(), |help| format!("{detail}\n{help}"));
-    Words::new(what).help(help)
+    let words = match line.chars().count() <= WHAT_MAX_CHARS {
+        true => Words::new(line),
+        false => Words::new(what).because(&detail),
+    };
+    Words { help, ..words }
 }
 
 /// Why an input is empty inside Actions, the one wording for every input that must not be:

@@ -41,16 +41,15 @@ pub(crate) fn words(e: &KubeError, in_actions: bool) -> Words {
     // The first line's start for a kubeconfig from `o` that cannot be used.
     let unusable = |o: &Origin| format!("the kubeconfig ({}) is not usable", origin(o, in_actions));
     match e {
-        KubeError::Unreadable { origin: o, detail } => Words::new(unusable(o)).help(format!(
-            "{detail}\n{}",
+        KubeError::Unreadable { origin: o, detail } => Words::new(unusable(o)).because(detail).help(
             match o {
                 Origin::Input => CONTENT_HELP,
                 _ => "give a readable kubeconfig file (KUBECONFIG lists files, not directories); `kubectl config view` shows what kubectl reads of it",
             }
-        )),
-        KubeError::Client { origin: o, detail } => Words::new(unusable(o)).help(format!(
-            "{detail}\ncertificates and keys are PEM: in a file, or base64-encoded in the -data keys (base64 -w0 client.crt)"
-        )),
+        ),
+        KubeError::Client { origin: o, detail } => Words::new(unusable(o)).because(detail).help(
+            "certificates and keys are PEM: in a file, or base64-encoded in the -data keys (base64 -w0 client.crt)"
+        ),
         KubeError::NotContent { base64 } => Words::new(format!("{} {}", origin(&Origin::Input, in_actions), match (base64, in_actions) {
             (true, true) => "looks base64-encoded: store the decoded file",
             (true, false) => "looks base64-encoded: give the decoded file",
@@ -197,9 +196,8 @@ fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
                 _ => "check the kubeconfig's server address (the host its certificate names) and CA, and this runner's clock",
             }.to_string(),
         ),
-        ReadFault::Unreachable(cause) => (
-            format!("cannot read pods from {api}"),
-            format!("{cause}\ncheck the kubeconfig's server address and CA, and that this runner can reach the API server"),
+        ReadFault::Unreachable(cause) => return Words::new(format!("cannot read pods from {api}")).because(cause).help(
+            "check the kubeconfig's server address and CA, and that this runner can reach the API server",
         ),
     };
     Words::new(what).help(help)

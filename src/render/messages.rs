@@ -191,13 +191,12 @@ fn failure_not_reported(outputs: Option<&anyhow::Error>, summary: Option<&anyhow
         (Some(_), None) => "its step outputs",
         _ => "its job summary",
     };
-    let why = [outputs, summary].into_iter().flatten();
+    let words = Words::new(format!("the run failed, and writing {what} failed too"));
     // The runner's files: a run that writes them is inside Actions.
-    let why: Vec<String> = why
-        .map(|e| super::error_words(e, true).to_string())
-        .collect();
-    let why = why.join("\n").replace("\nhelp: ", ": ");
-    Words::new(format!("the run failed, and writing {what} failed too")).help(why)
+    let why = [outputs, summary].into_iter().flatten();
+    why.fold(words, |words, e| {
+        words.because(&super::error_words(e, true))
+    })
 }
 
 /// [`RunWarning::PullPolicy`]: the policy, where it comes from, the image, and the fix.

@@ -149,7 +149,7 @@ pub(crate) fn warning_words(warning: &Warning, in_actions: bool) -> Words {
              carry",
             deciding.label, deciding.pull_request
         ))
-        .help(inline(&missing_words(missing))),
+        .because(&missing_words(missing)),
         Warning::WithoutTierLabel { pull_requests } => Words::new(format!(
             "no tier label on {}: the tier comes from the other pull requests",
             pr_list(pull_requests)
@@ -175,13 +175,13 @@ pub(crate) fn warning_words(warning: &Warning, in_actions: bool) -> Words {
                 NotKnown::Incomplete(_) => "not every pull request behind this release is listed",
             }
         ))
-        .help(inline(&not_known_words(gap, in_actions))),
+        .because(&not_known_words(gap, in_actions)),
         Warning::NotFromLabels { tier, failure } => {
             let failure = not_known_words(failure, in_actions);
-            Words::new(format!("tier {tier} by unlabeled-tier: {}", failure.what)).help(format!(
-                "the tier was not derived from labels{}",
-                failure.help.map(|h| format!(": {h}")).unwrap_or_default()
-            ))
+            Words {
+                what: format!("tier {tier} by unlabeled-tier: {}", failure.what),
+                ..failure
+            }
         }
         Warning::TreatedAs { tier, why } => {
             let (what, facts) = no_label_words(why, "label the pull request, ");
@@ -234,7 +234,7 @@ pub(crate) fn undecided_words(undecided: &Undecided, in_actions: bool) -> Words 
         false => ("pass --tier", "pass --unlabeled-tier"),
     };
     let tier_input = format!(
-        "To announce without labels, {tier} (routine or security) for this run, or {unlabeled}"
+        "to announce without labels, {tier} (routine or security) for this run, or {unlabeled}"
     );
     match undecided {
         Undecided::LookUp { failure } => {
@@ -256,11 +256,12 @@ pub(crate) fn undecided_words(undecided: &Undecided, in_actions: bool) -> Words 
             };
             let failure = not_known_words(failure, in_actions);
             let help = match (failure.help, tail) {
-                (Some(help), Some(tail)) => Some(format!("{}. {tail}", help.trim_end_matches('.'))),
+                (Some(help), Some(tail)) => Some(format!("{help}\n{tail}")),
                 (help, tail) => help.or(tail),
             };
             Words {
                 what: format!("cannot decide the tier: {}", failure.what),
+                causes: failure.causes,
                 help,
             }
         }
@@ -269,12 +270,12 @@ pub(crate) fn undecided_words(undecided: &Undecided, in_actions: bool) -> Words 
              does not apply to them",
         )
         .help(format!(
-            "{}. A label not read may say security, so unlabeled-tier: routine does not apply \
-             (it covers pull requests read and found without a tier label, see \
+            "a label not read may say security, so unlabeled-tier: routine does not apply (it \
+             covers pull requests read and found without a tier label, see \
              docs/tier-fail-closed.md). Let the job read the labels, or {tier} (routine or \
-             security) for this run, or {unlabeled} security",
-            inline(&not_known_words(failure, in_actions))
-        )),
+             security) for this run, or {unlabeled} security"
+        ))
+        .because(&not_known_words(failure, in_actions)),
         Undecided::Unlabeled { why } => {
             let advice = "add a tier label to the pull request and re-run, or ";
             let (what, facts) = no_label_words(why, advice);
@@ -285,14 +286,6 @@ pub(crate) fn undecided_words(undecided: &Undecided, in_actions: bool) -> Words 
                 "{facts}{tier} (routine or security), or {unlabeled} routine or security"
             ))
         }
-    }
-}
-
-/// A message made one phrase, for another message's help: `WHAT: HELP`.
-fn inline(words: &Words) -> String {
-    match &words.help {
-        Some(help) => format!("{}: {help}", words.what),
-        None => words.what.clone(),
     }
 }
 
@@ -357,12 +350,22 @@ fn failure_words(failure: &LookupFailure, in_actions: bool) -> Words {
             let (doing, detail) = lookup_words(lookup);
             let elsewhere = match elsewhere {
                 Some(Elsewhere { event, release }) => format!(
-                    " (pull requests are read in {event}, where the event came from, and \
-                     releases go to {release}: the token must be able to read both)"
+                    "pull requests are read in {event}, where the event came from, and releases \
+                     go to {release}: the token must be able to read both"
                 ),
                 None => String::new(),
             };
-            Words::new(format!("cannot {doing}")).help(format!("{detail}{error}{elsewhere}"))
+            let words = Words::new(format!("cannot {doing}"));
+            let words = match detail.trim_end_matches("; ") {
+                "" => words,
+                detail => words.because(&detail),
+            };
+            let words = words.because(error);
+            match (elsewhere.as_str(), words.help.clone()) {
+                ("", _) => words,
+                (elsewhere, None) => words.help(elsewhere),
+                (elsewhere, Some(help)) => words.help(format!("{help}\n{elsewhere}")),
+            }
         }
         LookupFailure::NoneMerged {
             commits,

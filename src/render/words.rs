@@ -1,7 +1,9 @@
 //! The one shape of every message a user reads about a problem, a warning or a refusal: a
-//! first line that says what failed, with which input, then what to do on its own line, as
-//! cargo and rustc print `error:` then `help:`. The terminal and the Actions annotations
-//! show the same text (`error: WHAT` / `::error title=…::WHAT`, then `help: …`).
+//! first line that says what failed, with which input, then why when the first line cannot
+//! hold it (what a server, the connection or the system said: `caused by: …`, a line each, as
+//! cargo prints `Caused by:`), then what to do on its own line, as cargo and rustc print
+//! `error:` then `help:`. The terminal and the Actions annotations show the same text
+//! (`error: WHAT` / `::error title=…::WHAT`, then `caused by: …`, then `help: …`).
 //!
 //! Each error or warning type is worded by one function of the render layer that returns
 //! [`Words`], one `match` whose arm gives both halves, so a message and its help cannot
@@ -13,13 +15,17 @@ use std::fmt;
 /// line and the one-line preview of an Actions annotation. Details go to the help.
 pub(crate) const WHAT_MAX_CHARS: usize = 120;
 
-/// A message in words: `what` failed (one line, naming the input or address at fault) and,
-/// apart, the `help` (what to do; may span several lines, e.g. a template to copy; `None`
-/// when the first line says it all).
+/// A message in words: `what` failed (one line, naming the input or address at fault), its
+/// `causes`, and apart, the `help` (what to do; may span several lines, e.g. a template to
+/// copy; `None` when the first line says it all).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Words {
     /// What failed, with which input: one line, at most about [`WHAT_MAX_CHARS`].
     pub(crate) what: String,
+    /// Why, when the first line cannot hold it (what a server, the connection or the system
+    /// said; a failure inside this one), outermost first: shown after `caused by: `, a line
+    /// each. Never what to do.
+    pub(crate) causes: Vec<String>,
     /// What to do about it, shown after `help: ` on the lines below.
     pub(crate) help: Option<String>,
 }
@@ -29,8 +35,39 @@ impl Words {
     pub(crate) fn new(what: impl Into<String>) -> Self {
         Self {
             what: what.into(),
+            causes: Vec::new(),
             help: None,
         }
+    }
+
+    /// A message read back from its text ([`Words`]'s `Display`): the first part, each
+    /// `caused by: ` line, and the help after `help: `. Text of another shape (an error of a
+    /// library) is all `what`. For a message that went through an error's text (`anyhow`'s
+    /// chain, a field of an error) before it is worded into another.
+    pub(crate) fn parse(text: &str) -> Self {
+        let (head, help) = match text.split_once("\nhelp: ") {
+            Some((head, help)) => (head, Some(help.to_string())),
+            None => (text, None),
+        };
+        let mut parts = head.split("\ncaused by: ").map(str::to_string);
+        let what = parts.next().unwrap_or_default();
+        let causes = parts.collect();
+        Self { what, causes, help }
+    }
+
+    /// This message caused by `inner` (a failure inside it, as [`Words::parse`] reads it):
+    /// its first line becomes a cause, after this message's causes and before its own; its
+    /// help follows this message's.
+    #[must_use]
+    pub(crate) fn because(mut self, inner: &(impl fmt::Display + ?Sized)) -> Self {
+        let inner = Self::parse(&inner.to_string());
+        self.causes.push(inner.what);
+        self.causes.extend(inner.causes);
+        self.help = match (self.help, inner.help) {
+            (Some(own), Some(inner)) => Some(format!("{own}\n{inner}")),
+            (own, inner) => inner.or(own),
+        };
+        self
     }
 
     /// This message with `help` (what to do).
@@ -44,9 +81,13 @@ impl Words {
 }
 
 impl fmt::Display for Words {
-    /// `WHAT`, then `help: HELP` on the next line when there is help.
+    /// `WHAT`, then `caused by: CAUSE` on a line each, then `help: HELP` on the next line
+    /// when there is help.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.what)?;
+        for cause in &self.causes {
+            write!(f, "\ncaused by: {cause}")?;
+        }
         match &self.help {
             Some(help) => write!(f, "\nhelp: {help}"),
             None => Ok(()),
@@ -86,6 +127,9 @@ pub(crate) fn assert_shape(words: &Words) {
     if let Some(help) = &words.help {
         assert!(!help.trim().is_empty(), "blank help: {words:?}");
     }
+    for cause in &words.causes {
+        assert!(!cause.trim().is_empty(), "blank cause: {words:?}");
+    }
 }
 
 /// Test helper: each of `all` checked for the one shape ([`assert_shape`]), as one text for
@@ -115,5 +159,29 @@ mod tests {
              help: give the hub's address, e.g. https://hub.example.org"
         );
         assert_eq!(Words::new("done").to_string(), "done");
+    }
+
+    /// A failure inside another is its cause, with the one's: the outer message's first line
+    /// stays first, and `help:` holds only what to do; the text reads back as it was.
+    #[test]
+    fn a_cause_follows_what_failed_and_the_help_comes_last() {
+        let inner = Words::new("cannot look up the pull requests: cannot connect to GitHub")
+            .because("GET https://api.github.com/x: Connection refused (os error 111)");
+        let words = Words::new("cannot decide the tier")
+            .help("set the tier input")
+            .because(&inner);
+        assert_shape(&words);
+        assert_eq!(
+            words.to_string(),
+            "cannot decide the tier\n\
+             caused by: cannot look up the pull requests: cannot connect to GitHub\n\
+             caused by: GET https://api.github.com/x: Connection refused (os error 111)\n\
+             help: set the tier input"
+        );
+        assert_eq!(Words::parse(&words.to_string()), words);
+        let helped = Words::new("a")
+            .help("do b")
+            .because(&Words::new("c").help("do d"));
+        assert_eq!(helped.to_string(), "a\ncaused by: c\nhelp: do b\ndo d");
     }
 }

@@ -63,8 +63,9 @@ pub(crate) const MIN_CHARS: usize = 8;
 
 /// The words of `text` shaped like GitHub tokens: a prefix GitHub gives its tokens (`ghp_`,
 /// `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`; GitHub Docs, "About authentication to
-/// GitHub", GitHub's token formats) and the letters, digits and `_` that follow it. For text
-/// that may quote a token no input declared (a stray argument clap refuses).
+/// GitHub", GitHub's token formats) and the letters, digits and `_` that follow it. For the
+/// values of every input and argument, masked before anything quotes them (a token pasted
+/// into the wrong input: `cli::mask_secret_inputs`).
 pub(crate) fn token_shaped(text: &str) -> Vec<&str> {
     const PREFIXES: [&str; 6] = ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"];
     let word = |c: char| c.is_ascii_alphanumeric() || c == '_';

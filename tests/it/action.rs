@@ -1322,19 +1322,23 @@ fn a_secret_clap_refuses_as_the_input_is_shown_nowhere() {
 
 /// The Action's `command` input names the subcommand: an unknown one (a typo, a capital, an
 /// empty string), or one the Action does not run (help, an option, the command line's other
-/// commands), is `Invalid input: command` with the commands there are, in the job summary
-/// too, as for any refused run. No outputs are written: which command's would they be?
+/// commands), is `Invalid input: command` with the commands there are (one differing only
+/// in case suggested), in the job summary too, as for any refused run. No outputs are
+/// written: which command's would they be? Trimmed as other inputs are, `" status "` runs
+/// `status` (refused here on its `hub-url`, with its outputs).
 #[test]
 fn an_unknown_command_is_an_invalid_command_input_naming_the_commands() {
     let mut told = Vec::new();
     let others = ["help", "--help", "-V", "--dry-run", "docs", "window"];
-    for command in ["bogus", "Status", ""].into_iter().chain(others) {
+    let commands = ["bogus", "Status", "ANNOUNCE", " Status ", "", " status "];
+    for command in commands.into_iter().chain(others) {
         let dir = tempfile::tempdir().unwrap();
         let mut env = runner_env(dir.path());
         env.insert("INPUT_COMMAND".to_string(), command.to_string());
         let out = run_codeq(&[command], &env);
         assert_eq!(out.0, 2, "{command:?}: {}", out.2);
-        assert!(!dir.path().join("output").exists(), "{command:?}");
+        let runs = command == " status ";
+        assert_eq!(dir.path().join("output").exists(), runs, "{command:?}");
         told.push(format!(
             "$ codeq-rollout {command:?}\n{}",
             refused_transcript(dir.path(), &out)

@@ -602,9 +602,9 @@ async fn a_push_of_more_commits_than_are_looked_up_is_never_silently_routine() {
         warnings(&out),
         vec![
             "label \"security\" on #12 makes the release security, whatever the commits not \
-             examined carry%0Ahelp: 50 older commits of the push of c4295bd74fb0 to master were \
-             not looked up: the push carries 150 commits, and only the newest 100 are looked up \
-             (a request each per try)"
+             examined carry%0Acaused by: 50 older commits of the push of c4295bd74fb0 to master \
+             were not looked up%0Ahelp: the push carries 150 commits, and only the newest 100 are \
+             looked up (a request each per try)"
         ]
     );
 }

@@ -124,7 +124,7 @@ mod tests {
         insta::assert_snapshot!(lines.join("\n"), @r#"
         the event payload is not a valid GitHub event: it is not a JSON object
         the event payload is not a valid GitHub event
-        help: field pull_request.number: invalid type: string "7", expected u64 at line 1 column 30
+        caused by: field pull_request.number: invalid type: string "7", expected u64 at line 1 column 30
         the event payload is not a valid GitHub event: EOF while parsing an object at line 1 column 11
         the event payload is not a valid GitHub event: pull_request.labels has 101 entries, and GitHub allows at most 100
         the event payload is not a valid GitHub event: commits has 2049 entries, and GitHub sends at most 2048

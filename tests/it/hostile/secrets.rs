@@ -231,6 +231,67 @@ fn a_secret_in_a_value_the_tool_case_folds_stays_hidden() {
     }
 }
 
+/// A GitHub token pasted into an input that holds no secret: every word shaped like one
+/// (GitHub's token prefixes) is masked before anything is printed, whichever input it is in
+/// and whichever place quotes it. Rows: the input, its value (`{T}` the token), where it is
+/// quoted (masked) and the exit code.
+#[tokio::test]
+async fn a_token_pasted_into_any_input_is_masked_wherever_it_is_quoted() {
+    const T: &str = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    let rows: [(&str, &str, &str, i32); 7] = [
+        ("values-path", "/x/{T}", "\"/x/***\" names a key", 2),
+        (
+            "jupyterhub-values",
+            "/x/{T}.yaml",
+            "values file /x/***.yaml",
+            2,
+        ),
+        ("tracking-assignees", "{T}", "has \"***\", which", 2),
+        (
+            "release-note-template",
+            "/x/{T}.md",
+            "\"/x/***.md\": cannot",
+            2,
+        ),
+        (
+            "tracking-issue-template",
+            "/x/{T}.md",
+            "\"/x/***.md\": cannot",
+            2,
+        ),
+        (
+            "environment",
+            "{T}",
+            "deployment of the release to *** (unless",
+            0,
+        ),
+        (
+            "image",
+            "127.0.0.1:9/o/l:{T}",
+            "| Image | `127.0.0.1:9/o/l:***` |",
+            1,
+        ),
+    ];
+    for (input, value, quoted, code) in rows {
+        let run = ActionRun::new("oci:examples/lab", "http://127.0.0.1:9", "push", &json!({}))
+            .input("dry-run", "true")
+            .input("tier", "routine")
+            .input(input, &value.replace("{T}", T));
+        let out = run.run().await;
+        let shown = [
+            unmasked_stdout(&out.stdout),
+            out.stderr.clone(),
+            out.summary.clone(),
+            out.outputs_raw.clone(),
+        ]
+        .join("\n");
+        assert_eq!(out.code, code, "{input}: {shown}");
+        assert!(shown.contains(quoted), "{input}: not quoted: {shown}");
+        let lower = shown.to_ascii_lowercase();
+        assert!(!lower.contains(&T.to_ascii_lowercase()), "{input}: {shown}");
+    }
+}
+
 /// A long secret pasted into another input: the first line quotes that value capped (60
 /// characters with its `…`), which cuts the secret short, so the mask of the whole secret
 /// no longer matches it; no start of it shows, inside Actions or not, nor in the summary.
