@@ -239,14 +239,14 @@ fn a_secret_in_a_value_the_tool_case_folds_stays_hidden() {
 async fn a_token_pasted_into_any_input_is_masked_wherever_it_is_quoted() {
     const T: &str = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     let rows: [(&str, &str, &str, i32); 7] = [
-        ("values-path", "/x/{T}", "\"/x/***\" names a key", 2),
+        ("values-path", "/x/{T}", "\"/x/***\" says where", 2),
         (
             "jupyterhub-values",
             "/x/{T}.yaml",
             "values file /x/***.yaml",
             2,
         ),
-        ("tracking-assignees", "{T}", "has \"***\", which", 2),
+        ("tracking-assignees", "{T}-", "has \"***-\", which", 2),
         (
             "release-note-template",
             "/x/{T}.md",
