@@ -239,7 +239,7 @@ fn with_variables_set(cmd: clap::Command, var: &dyn Fn(&str) -> Option<String>) 
 /// client keys (the whole content when it does not parse). A kubeconfig is content from its
 /// variable, and on the command line when it spans lines; a one-line value there is a path,
 /// no secret. So is every word shaped like a GitHub token
-/// ([`crate::support::secrets::token_shaped`]) in any input's variable or argument. Inside
+/// (`support::secrets::token_shaped`) in any input's variable or argument. Inside
 /// Actions this prints their `::add-mask::` lines first.
 pub fn mask_secret_inputs(log: &Log, args: &[std::ffi::OsString]) {
     mask_given(log, args, &|name| std::env::var_os(name));
