@@ -206,6 +206,12 @@ fn answered_help(kind: Kind, what: Action, message: &str, in_actions: bool) -> O
         "{scope}: {}",
         if method == "GET" { "read" } else { "write" }
     );
+    // A read refused to a run that writes next: the write it needs after it, said now.
+    let also = match (method, object) {
+        ("GET", Object::Release) => "; announce needs `contents: write`, as it publishes",
+        ("GET", Object::Issue) => "; announce, and status with comment, need `issues: write`",
+        _ => "",
+    };
     let help = match kind {
         Kind::Unauthorized => format!(
             "the token is missing, expired or revoked: {}",
@@ -231,9 +237,9 @@ fn answered_help(kind: Kind, what: Action, message: &str, in_actions: bool) -> O
                 .into()
         }
         Kind::Forbidden if message.contains("Resource not accessible by integration") => format!(
-            "the workflow token lacks a permission: add `permissions: {permission}` to the job"
+            "the workflow token lacks a permission: add `permissions: {permission}` to the job{also}"
         ),
-        Kind::Forbidden => format!("check the token's permissions (`permissions: {permission}` in the job)"),
+        Kind::Forbidden => format!("check the token's permissions (`permissions: {permission}` in the job{also})"),
         Kind::NotFound if object != Object::PullRequest => {
             "check the repository name and that the token can see it".into()
         }

@@ -804,6 +804,46 @@ fn each_reason_an_image_is_unknown_is_said_with_what_to_do() {
     insta::assert_snapshot!(format!("{summary}\n---\n{table}"));
 }
 
+/// Not converged with nothing stale or pending (one server on the old digest although
+/// started after the release): the progress line says the others need a look, not that
+/// pending ones (there are none) still settle.
+#[test]
+fn not_converged_without_stale_or_pending_servers_points_at_the_rows() {
+    use crate::status::classify::{ImageTarget, PodEvidence};
+    let old = "sha256:".to_string() + &"e".repeat(64);
+    let pod = |user: &str, image_id: Option<String>| crate::status::Pod {
+        name: format!("jupyter-{user}"),
+        user: Some(user.into()),
+        server: Some(String::new()),
+        image_id,
+        started: at(12, 30),
+    };
+    let servers = ["new", "mismatched"].map(|u| server(u, "", at(12, 30), at(12, 59)));
+    let evidence = PodEvidence {
+        pods: vec![
+            pod("new", lab(digest().as_str())),
+            pod("mismatched", lab(&old)),
+        ],
+        target: ImageTarget {
+            digests: vec![digest()],
+            repository: Some("ghcr.io/org/lab".into()),
+        },
+        hub_read_at: NOW,
+        pods_read_at: NOW,
+    };
+    let model = SettingsModel(CullSettings::default());
+    let c = classify(servers.to_vec(), Some(evidence), RELEASE, NOW, &model);
+    assert_eq!(
+        (c.totals.mismatch, c.totals.pending),
+        (1, 0),
+        "{:?}",
+        c.totals
+    );
+    let summary = job_summary(&facts(&c, Some(digest_owned()), false)).unwrap();
+    assert!(!summary.contains("pending ones"), "{summary}");
+    insta::assert_snapshot!(summary);
+}
+
 /// [`digest`], for facts that outlive a temporary.
 fn digest_owned() -> &'static Digest {
     static DIGEST: std::sync::OnceLock<Digest> = std::sync::OnceLock::new();
