@@ -43,7 +43,7 @@ pub(crate) fn words(e: &KubeError, in_actions: bool) -> Words {
     match e {
         KubeError::Unreadable { origin: o, detail } => Words::new(unusable(o)).because(detail).help(
             match o {
-                Origin::Input => CONTENT_HELP,
+                Origin::Input => content_help(in_actions),
                 _ => "give a readable kubeconfig file (KUBECONFIG lists files, not directories); `kubectl config view` shows what kubectl reads of it",
             }
         ),
@@ -55,7 +55,7 @@ pub(crate) fn words(e: &KubeError, in_actions: bool) -> Words {
             (true, false) => "looks base64-encoded: give the decoded file",
             (false, _) => "holds a path, not the file's content: store the file's content in the secret",
         }))
-        .help(CONTENT_HELP),
+        .help(content_help(in_actions)),
         KubeError::Lacks { origin: o, context, user, name, names } => {
             lacks_words(&unusable(o), context, *user, name, names)
         }
@@ -85,15 +85,12 @@ pub(crate) fn words(e: &KubeError, in_actions: bool) -> Words {
             user_words(user, plugin.as_deref(), *basic, namespace)
         }
         KubeError::NoCredentials { namespace } => {
-            let (given, empty) = match in_actions {
-                true => ("the kubeconfig input is empty", format!("{EMPTY_SECRET}\n")),
-                false => ("no kubeconfig given", String::new()),
+            let (given, empty, fix) = match in_actions {
+                true => ("the kubeconfig input is empty", format!("{EMPTY_SECRET}\n"), "give a kubeconfig (`kubeconfig:` under `with:`, a secret holding the file's content), run in the cluster with a service account, or set `kubernetes: false` to judge by start time; a kubeconfig whose user holds a ServiceAccount token"),
+                false => ("no kubeconfig given", String::new(), "give a kubeconfig (--kubeconfig PATH, or KUBECONFIG), run in the cluster with a service account, or pass --kubernetes false to judge by start time; a kubeconfig whose user holds a ServiceAccount token"),
             };
             Words::new(format!("no Kubernetes credentials: {given}, no KUBECONFIG, no ~/.kube/config, not in a cluster"))
-                .help(empty + &make_kubeconfig(
-                    "give a kubeconfig (the kubeconfig input, a secret holding the file's content; on the command line --kubeconfig PATH or KUBECONFIG), run in the cluster with a service account, or set kubernetes to false to judge by start time; a kubeconfig whose user holds a ServiceAccount token",
-                    namespace,
-                ))
+                .help(empty + &make_kubeconfig(fix, namespace))
         }
         KubeError::Credential { origin: o, fault } => credential_words(&unusable(o), fault),
         KubeError::InCluster { detail } => Words::new(
@@ -203,8 +200,18 @@ fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
     Words::new(what).help(help)
 }
 
-/// What to do when the kubeconfig input holds no kubeconfig.
-const CONTENT_HELP: &str = "give the kubeconfig file's whole content (YAML with clusters, users, contexts and current-context: docs/status-kubernetes.md#the-kubeconfig); on the command line, --kubeconfig takes the file's path";
+/// What to do when the kubeconfig given as content holds no kubeconfig; on the command line
+/// (`in_actions` false) also that --kubeconfig takes a path.
+fn content_help(in_actions: bool) -> &'static str {
+    match in_actions {
+        true => {
+            "give the kubeconfig file's whole content (YAML with clusters, users, contexts and current-context: docs/status-kubernetes.md#the-kubeconfig)"
+        }
+        false => {
+            "give the kubeconfig file's whole content (YAML with clusters, users, contexts and current-context: docs/status-kubernetes.md#the-kubeconfig), or its path: --kubeconfig takes either"
+        }
+    }
+}
 
 /// What to do when the kubeconfig's server answered as no Kubernetes API server does.
 const NOT_THE_API: &str = "the kubeconfig's server is not a Kubernetes API server's address: check it (kubectl config view --minify shows it); no path follows the host unless a proxy serves the API there";

@@ -434,7 +434,7 @@ async fn a_run_failing_on_fail_on_says_why_at_the_end_of_its_job_summary() {
     assert_outputs_of_one_stale_server(&outputs);
     assert!(summary.starts_with("## "), "no job summary: {summary:?}");
     let last = summary.trim_end().lines().last().unwrap_or_default();
-    insta::assert_snapshot!(last, @"**Failed:** the run fails because fail-on lists overdue. 1 stale server(s) are past the deadline of status's own culler settings (no promise read from a release note) (overdue): see the table above.");
+    insta::assert_snapshot!(last, @"**Failed:** the run fails because fail-on lists overdue. 1 stale server(s) are past the deadline of status's own culler settings (no promise read from a release note) (overdue): the status table counts them.");
     let (code, _, _, summary) = run_status(&one_server_hub().await, Stdio::null(), &env[1..]);
     assert_eq!(code, 0);
     assert!(!summary.contains("**Failed:**"), "{summary}");

@@ -57,7 +57,10 @@ pub(crate) fn alarm_annotation(alarms: &[Alarm], t: &Totals, promised: bool) -> 
             "the run fails because fail-on lists {}",
             names.join(", ")
         ))
-        .help(format!("{}: see the table above", counted.join("; "))),
+        .help(format!(
+            "{}: the status table counts them",
+            counted.join("; ")
+        )),
     )
 }
 
