@@ -131,6 +131,9 @@ pub struct State {
     /// just before it is served: the run that created a duplicate posting its first status
     /// between another run's `inactive` and `DELETE`.
     status_before_next_delete: Option<&'static str>,
+    /// A status the next refused deployment `DELETE` finds posted just after it (by the
+    /// run that created the deployment, settling the same duplicates).
+    status_after_next_refused_delete: Option<&'static str>,
     /// What broke GitHub's REST API description so far, in requests or answers
     /// ([`Handler::check`]).
     violations: Vec<String>,
@@ -303,6 +306,12 @@ impl FakeGitHub {
     /// `DELETE` finds a status of `state` posted on its deployment just before.
     pub fn status_before_next_delete(&self, state: &'static str) {
         self.state.lock().unwrap().status_before_next_delete = Some(state);
+    }
+
+    /// Stages the race of [`State::status_after_next_refused_delete`]: a status of `state`
+    /// posted on the deployment just after the next `DELETE` GitHub refuses.
+    pub fn status_after_next_refused_delete(&self, state: &'static str) {
+        self.state.lock().unwrap().status_after_next_refused_delete = Some(state);
     }
 
     /// Makes the next `times` listings of releases miss every release that exists, as a
@@ -695,6 +704,11 @@ impl State {
             .find(|(d, _)| *d == id)
             .map(|(_, s)| s["state"].clone());
         if self.deployments.len() > 1 && latest != Some(json!("inactive")) {
+            if let Some(state) = self.status_after_next_refused_delete.take() {
+                let status_id = self.next();
+                let st = deployment_status_json(status_id, id, &json!({"state": state}));
+                self.deployment_statuses.push((id, st));
+            }
             return error(
                 422,
                 "We cannot delete an active deployment unless it is the only deployment in a given environment.",
