@@ -184,22 +184,21 @@ pub(crate) fn words(e: &TemplateError, in_actions: bool) -> Words {
             format!("{named} is not valid UTF-8 (byte {byte})"),
             "save it as UTF-8".to_string(),
         ),
-        TemplateFault::Unclosed(line, detail) => (
-            format!("{named}: syntax error at its end (line {line})"),
-            if detail.ends_with("variable block") {
-                format!("{detail}: a `{{{{ … }}}}` is not closed; close it")
+        TemplateFault::Unclosed(line, detail) => {
+            let words = Words::new(format!("{named}: syntax error at its end (line {line})")).because(detail);
+            return if detail.ends_with("variable block") {
+                words.help("a `{{ … }}` is not closed; close it")
             } else if detail.ends_with("end of block") {
-                format!(
-                    "{detail}: a `{{% if %}}`, `{{% for %}}` or other block is not closed; close it (`{{% endif %}}`, `{{% endfor %}}`)"
-                )
+                words.help("a `{% if %}`, `{% for %}` or other block is not closed; close it (`{% endif %}`, `{% endfor %}`)")
             } else {
-                detail.clone()
-            },
-        ),
-        TemplateFault::Syntax(at, detail) => (
-            format!("{named}: syntax error {at}"),
-            format!("{detail}; fix the template's syntax (docs/templates.md)"),
-        ),
+                words
+            };
+        }
+        TemplateFault::Syntax(at, detail) => {
+            return Words::new(format!("{named}: syntax error {at}"))
+                .because(detail)
+                .help("fix the template's syntax (docs/templates.md)");
+        }
         TemplateFault::UnknownVariables(unknown, known) => (
             format!("{named}: unknown variable {}", code_list(unknown)),
             format!("the template can use {} (see docs/templates.md)", known.join(", ")),
@@ -220,10 +219,9 @@ pub(crate) fn words(e: &TemplateError, in_actions: bool) -> Words {
             format!("{named} includes itself {at}"),
             "it includes itself or recurses without end (recursion limit exceeded); remove the loop".to_string(),
         ),
-        TemplateFault::Render(at, detail) => (
-            format!("{named}: cannot render {at}"),
-            format!("{detail}; {names}"),
-        ),
+        TemplateFault::Render(at, detail) => {
+            return Words::new(format!("{named}: cannot render {at}")).because(detail).help(names);
+        }
         TemplateFault::RendersNonUtf8 => (
             format!("{named} renders text that is not valid UTF-8"),
             "render only text".to_string(),
@@ -646,9 +644,11 @@ mod tests {
         let placed = crate::render::error_words(&anyhow::Error::new(err.clone()), true);
         insta::assert_snapshot!(format!("{err}\n(in Actions) {placed}"), @r#"
         release-note-template (--release-note-template) "f.md.j2": cannot render at line 1, column 59
-        help: filter nope is unknown; `announce --dry-run --print-context` shows the names a template can use
+        caused by: filter nope is unknown
+        help: `announce --dry-run --print-context` shows the names a template can use
         (in Actions) release-note-template (--release-note-template) "f.md.j2": cannot render at line 1, column 59
-        help: filter nope is unknown; a run with `dry-run: true` and `print-context: true` under `with:` prints the names a template can use
+        caused by: filter nope is unknown
+        help: a run with `dry-run: true` and `print-context: true` under `with:` prints the names a template can use
         "#);
     }
 

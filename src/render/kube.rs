@@ -162,26 +162,29 @@ fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
                 404 => ("404 Not Found".to_string(), NOT_THE_API.to_string()),
                 code => (format!("{code} {reason}"), "check the API server's message; run status again".to_string()),
             };
-            let said = match message.trim() {
-                "" => String::new(),
-                message => format!("the API server said: {message}\n"),
-            };
-            (format!("{api} answered {answer}"), format!("{said}{fix}"))
+            let words = Words::new(format!("{api} answered {answer}"));
+            return match message.trim() {
+                "" => words,
+                message => words.because(&format!("the API server said: {message}")),
+            }
+            .help(fix);
         }
         ReadFault::TimedOut(timeout) => (
             format!("{api} did not answer within kube-timeout ({})", humantime::format_duration(*timeout)),
             "check that this runner can reach the API server (the kubeconfig's server address), or raise kube-timeout for a slow one".to_string(),
         ),
-        ReadFault::NotAPodList(why) => (
-            format!("{api} answered with something that is not a pod list"),
-            format!("{}; check that the kubeconfig's server is the cluster's API server itself, not a proxy, dashboard or load balancer page; {}", match why {
+        ReadFault::NotAPodList(why) => {
+            let why = match why {
                 NotAPodList::Kind(Some(kind)) => format!("its kind is {kind:?}"),
                 NotAPodList::Kind(None) => "it has no kind".to_string(),
                 NotAPodList::NoItems => "it has no items".to_string(),
                 NotAPodList::Decoder(words) => words.clone(),
                 NotAPodList::StartTime(t) => format!("a pod has the startTime {t:?}, not an RFC 3339 time"),
-            }, kubectl(" -o json")),
-        ),
+            };
+            return Words::new(format!("{api} answered with something that is not a pod list")).because(&why).help(
+                format!("check that the kubeconfig's server is the cluster's API server itself, not a proxy, dashboard or load balancer page; {}", kubectl(" -o json")),
+            );
+        }
         ReadFault::EndlessList(pages) => (
             format!("{api} kept paging the pods: {pages} pages without an end"),
             format!("a continue token came back, or there were over {MAX_PAGES} pages: the API server, or a proxy in front of it, pages wrongly; {}", kubectl(" --chunk-size 500")),

@@ -1236,7 +1236,7 @@ async fn status_refuses_what_no_api_server_sends_clearly() {
         &kubeconfig,
         &[],
         &[
-            "answered with something that is not a pod list\nhelp: its kind is \"Status\"; check",
+            "answered with something that is not a pod list\ncaused by: its kind is \"Status\"\nhelp: check",
             "not a proxy, dashboard or load balancer page",
         ],
     );

@@ -257,7 +257,8 @@ fn a_kubeconfig_given_by_process_substitution_is_read() {
     Kubernetes: reading the pods of namespace jhub (the context's), release jhub, through the context "hub" of /dev/fd/N
     oci:examples/lab:latest resolves to sha256:dd0db304db5f630383105edfe8b83acde57e620eec75ba323990f58dacb38c9a
     error: cannot reach the hub at HUB/hub/api/users?state=active&offset=0&limit=200 after 4 tries
-    help: check hub-url and that this runner can reach the hub (Connection refused (os error 111))
+    caused by: Connection refused (os error 111)
+    help: check hub-url and that this runner can reach the hub
     "#);
     assert!(fake.requests().is_empty(), "no pod was read before the hub");
 }

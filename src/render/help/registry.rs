@@ -31,7 +31,48 @@ pub(crate) fn words(e: &RegistryError) -> Words {
         RegistryErrorKind::Connection(problem) => connection_words(registry, image, problem),
         RegistryErrorKind::Answer(problem) => answer_words(registry, image, problem),
     };
-    Words::new(what).help(help)
+    let words = Words::new(what);
+    match cause(&e.kind) {
+        Some(cause) => words.because(&cause),
+        None => words,
+    }
+    .help(help)
+}
+
+/// What the registry or the connection said, shown as the cause: the registry's own message,
+/// or why the last attempt to connect failed; `None` when there is neither.
+fn cause(kind: &RegistryErrorKind) -> Option<String> {
+    let message = match kind {
+        RegistryErrorKind::Access(
+            AccessProblem::TagNotFound { registry_message }
+            | AccessProblem::RepositoryNotFound {
+                registry_message, ..
+            }
+            | AccessProblem::Denied {
+                registry_message, ..
+            },
+        )
+        | RegistryErrorKind::Connection(
+            ConnectionProblem::InsecureButTls {
+                registry_message, ..
+            }
+            | ConnectionProblem::Unavailable {
+                registry_message, ..
+            },
+        ) => registry_message,
+        RegistryErrorKind::Connection(ConnectionProblem::Unreachable {
+            address, cause, ..
+        }) => {
+            return Some(format!(
+                "the last attempt to connect to {address} failed: {cause}"
+            ));
+        }
+        _ => return None,
+    };
+    match message {
+        Some(m) if !m.is_empty() => Some(format!("the registry said \"{m}\"")),
+        _ => None,
+    }
 }
 
 /// An unusable reference: what is wrong with it, and how to write it.
@@ -56,32 +97,23 @@ pub(crate) fn reference_words(image: &str, problem: &ReferenceProblem) -> (Strin
 /// tried and the inputs to change.
 fn access_words(registry: &str, image: &str, problem: &AccessProblem) -> (String, String) {
     match problem {
-        AccessProblem::TagNotFound { registry_message } => (
+        AccessProblem::TagNotFound { .. } => (
             format!("tag not found: registry {registry} has no manifest for {image}"),
-            format!(
-                "{}check that the tag was pushed and that the image input names it",
-                said(registry_message)
-            ),
+            "check that the tag was pushed and that the image input names it".into(),
         ),
-        AccessProblem::RepositoryNotFound {
-            repository,
-            registry_message,
-        } => (
+        AccessProblem::RepositoryNotFound { repository, .. } => (
             format!(
                 "repository not found: registry {registry} does not know repository {repository} \
                  (image {image})"
             ),
-            format!(
-                "{}check the image input, and that the credentials can see the repository",
-                said(registry_message)
-            ),
+            "check the image input, and that the credentials can see the repository".into(),
         ),
         AccessProblem::Denied {
             token_endpoint,
             status,
-            registry_message,
             repository,
             presented,
+            ..
         } => (
             match token_endpoint {
                 None => format!("registry {registry} refused access to {image} (HTTP {status})"),
@@ -90,7 +122,7 @@ fn access_words(registry: &str, image: &str, problem: &AccessProblem) -> (String
                      answered HTTP {status}"
                 ),
             },
-            refused(registry, repository, registry_message, presented),
+            refused(registry, repository, presented),
         ),
     }
 }
@@ -101,20 +133,16 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
     match problem {
         ConnectionProblem::Unreachable {
             token_endpoint,
-            address,
             attempts,
             elapsed,
-            cause,
+            ..
         } => (
             format!(
                 "cannot reach {} after {attempts} attempt(s) over {}",
                 endpoint(registry, token_endpoint),
                 secs(*elapsed)
             ),
-            format!(
-                "the last attempt to connect to {address} failed: {cause}; check the image's \
-                 registry name and the runner's network"
-            ),
+            "check the image's registry name and the runner's network".into(),
         ),
         ConnectionProblem::Tls {
             host,
@@ -128,22 +156,19 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
             ),
             tls_help(problem, *private, registry, host),
         ),
-        ConnectionProblem::InsecureButTls {
-            registry_message,
-            private,
-        } => (
+        ConnectionProblem::InsecureButTls { private, .. } => (
             format!(
                 "registry {registry} is listed in insecure-registry, so it was asked over plain \
                  HTTP, but it speaks TLS (HTTPS)"
             ),
-            insecure_but_tls(registry, registry_message, *private),
+            insecure_but_tls(registry, *private),
         ),
         ConnectionProblem::Unavailable {
             status,
-            registry_message,
             attempts,
             elapsed,
             retry_after,
+            ..
         } => (
             format!(
                 "registry {registry} kept failing for {image}: HTTP {status} after {attempts} \
@@ -151,8 +176,7 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
                 secs(*elapsed)
             ),
             format!(
-                "{}{}try again later, or raise registry-timeout (--registry-timeout)",
-                said(registry_message),
+                "{}try again later, or raise registry-timeout (--registry-timeout)",
                 waited(retry_after)
             ),
         ),
@@ -450,15 +474,10 @@ fn endpoint(registry: &str, token_endpoint: &Option<String>) -> String {
     }
 }
 
-/// After a refusal: the registry's message, the credentials tried, and what to change (the
+/// After a refusal: the credentials tried, and what to change (the
 /// inputs to set, and the registry's own convention for user names where it has one: GHCR,
 /// GCR/Artifact Registry, ECR).
-fn refused(
-    registry: &str,
-    repository: &str,
-    registry_message: &Option<String>,
-    presented: &Presented,
-) -> String {
+fn refused(registry: &str, repository: &str, presented: &Presented) -> String {
     let host = registry.to_ascii_lowercase();
     let convention = if host == "ghcr.io" {
         " For ghcr.io, a workflow's GITHUB_TOKEN needs `permissions: packages: read` and the \
@@ -499,7 +518,7 @@ fn refused(
             ),
         ),
     };
-    format!("{}{tried}. {fix}{convention}", said(registry_message))
+    format!("{tried}. {fix}{convention}")
 }
 
 /// What to do after a failed TLS handshake: `--insecure-registry` only when the server
@@ -576,12 +595,11 @@ const TRUST: &str = "add the CA certificate to the runner's trust store, or set 
                      to a copy of /etc/ssl/certs/ca-certificates.crt)";
 
 /// What to do when a registry listed in insecure-registry speaks TLS.
-fn insecure_but_tls(registry: &str, registry_message: &Option<String>, private: bool) -> String {
+fn insecure_but_tls(registry: &str, private: bool) -> String {
     let ca = private.then(|| format!(". If its certificate comes from a private CA, {TRUST}"));
     format!(
-        "it answered HTTP 400; {}remove {registry} from insecure-registry \
+        "it answered HTTP 400; remove {registry} from insecure-registry \
          (--insecure-registry){}",
-        said(registry_message),
         ca.unwrap_or_default()
     )
 }
@@ -598,14 +616,6 @@ fn pin_mismatch(pinned: &str, answered: &str, how: DigestSource) -> String {
          serve exactly the pinned manifest, so nothing is announced: check the registry or any \
          proxy in front of it"
     )
-}
-
-/// The registry's own message, quoted before what to do; nothing when it sent none.
-fn said(message: &Option<String>) -> String {
-    match message {
-        Some(m) if !m.is_empty() => format!("the registry said \"{m}\"; "),
-        _ => String::new(),
-    }
 }
 
 /// A duration for people: `250 ms`, `2.5 s`, `120 s` (whole seconds from 10 s up, so even

@@ -30,9 +30,9 @@ pub(crate) fn hub_error(err: &HubError) -> Words {
         )
         .help("copy the token again, without line breaks"),
         HubError::Unreachable { url, cause, tries } => {
-            Words::new(format!("cannot reach the hub at {url}{}", after_tries(*tries))).help(
-                format!("check hub-url and that this runner can reach the hub ({cause})"),
-            )
+            Words::new(format!("cannot reach the hub at {url}{}", after_tries(*tries)))
+                .because(cause)
+                .help("check hub-url and that this runner can reach the hub")
         }
         HubError::Client { url, cause } => {
             Words::new(format!("cannot set up the HTTP client for the hub at {url}")).help(cause)
@@ -95,27 +95,28 @@ pub(crate) fn hub_error(err: &HubError) -> Words {
         .help(format!(
             "the hub's API answers JSON, so something else answered ({detail}): check that hub-url is the hub's address {THE_API} and what is in front of the hub (a proxy or ingress)"
         )),
-        HubError::Malformed { url, fault } => Words::new(format!(
-            "the hub at {url} answered JSON that is not a user list"
-        ))
-        .help(fault_words(fault)),
+        HubError::Malformed { url, fault } => {
+            let (cause, help) = fault_words(fault);
+            Words::new(format!("the hub at {url} answered JSON that is not a user list"))
+                .because(&cause)
+                .help(help)
+        }
         HubError::Status {
             url,
             status,
             hub_message,
             tries,
-        } => Words::new(format!(
-            "the hub at {url} answered {status}{}",
-            after_tries(*tries)
-        ))
-        .help(format!(
-            "{}{}",
-            status_advice(*status),
-            hub_message
-                .as_ref()
-                .map(|m| format!(" (the hub said: {m})"))
-                .unwrap_or_default()
-        )),
+        } => {
+            let words = Words::new(format!(
+                "the hub at {url} answered {status}{}",
+                after_tries(*tries)
+            ));
+            match hub_message {
+                Some(m) => words.because(&format!("the hub said: {m}")),
+                None => words,
+            }
+            .help(status_advice(*status))
+        }
     }
 }
 
@@ -162,24 +163,30 @@ fn body_words(body: Body) -> &'static str {
     }
 }
 
-/// What is wrong with a page that is JSON but not the hub's user list, and what to do.
-fn fault_words(fault: &Fault) -> String {
+/// What is wrong with a page that is JSON but not the hub's user list (the cause), and what
+/// to do.
+fn fault_words(fault: &Fault) -> (String, String) {
     let address = format!(
         "check that hub-url is the hub's address {THE_API} and what is in front of the hub (a proxy or ingress)"
     );
     let paging = "the hub, or a proxy in front of it, pages wrongly: check what is in front of the hub (a proxy or ingress), then try again later";
+    let check_times = "check that server's times in the hub";
     match fault {
-        Fault::Shape(detail) => format!("{detail}: {address}"),
-        Fault::TooLarge { limit } => format!("the answer is larger than {limit} bytes: {address}"),
-        Fault::EndlessPages { pages } => {
-            format!("its next links go on past {pages} pages: {paging}")
-        }
+        Fault::Shape(detail) => (detail.clone(), address),
+        Fault::TooLarge { limit } => (format!("the answer is larger than {limit} bytes"), address),
+        Fault::EndlessPages { pages } => (
+            format!("its next links go on past {pages} pages"),
+            paging.to_string(),
+        ),
         Fault::NextGoesBack {
             offset,
             next_offset,
             next_limit,
-        } => format!(
-            "_pagination.next goes from offset {offset} to offset {next_offset} (limit {next_limit}): {paging}"
+        } => (
+            format!(
+                "_pagination.next goes from offset {offset} to offset {next_offset} (limit {next_limit})"
+            ),
+            paging.to_string(),
         ),
         Fault::Time {
             index,
@@ -187,8 +194,11 @@ fn fault_words(fault: &Fault) -> String {
             field,
             text,
             error,
-        } => format!(
-            "items[{index}].servers: {field} of user {user:?}, server {server:?}: {text} {error}: check that server's times in the hub (GET /hub/api/users/NAME), or stop it"
+        } => (
+            format!(
+                "items[{index}].servers: {field} of user {user:?}, server {server:?}: {text} {error}"
+            ),
+            format!("{check_times} (GET /hub/api/users/NAME), or stop it"),
         ),
         Fault::Time {
             index,
@@ -196,8 +206,11 @@ fn fault_words(fault: &Fault) -> String {
             field,
             text,
             error,
-        } => format!(
-            "items[{index}].servers: {field} of a server: {text} {error}: check that server's times in the hub (the user at items[{index}] of that page: names are left out of the log, run status with include-names: true to see them), or stop it"
+        } => (
+            format!("items[{index}].servers: {field} of a server: {text} {error}"),
+            format!(
+                "{check_times} (the user at items[{index}] of that page: names are left out of the log, run status with include-names: true to see them), or stop it"
+            ),
         ),
     }
 }

@@ -407,11 +407,14 @@ async fn the_error_after_retries_says_how_many_tries_were_made() {
     ];
     insta::assert_snapshot!(messages.join("\n"), @r#"
 the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 answered 503 after 4 tries
-help: the hub, or a proxy or ingress in front of it, failed: check that the hub is up and look at its log and the proxy's, then try again later (the hub said: Service Unavailable)
+caused by: the hub said: Service Unavailable
+help: the hub, or a proxy or ingress in front of it, failed: check that the hub is up and look at its log and the proxy's, then try again later
 cannot reach the hub at http://127.0.0.1:PORT/hub/api/users?state=active&offset=0&limit=200 after 4 tries
-help: check hub-url and that this runner can reach the hub (Connection refused (os error 111))
+caused by: Connection refused (os error 111)
+help: check hub-url and that this runner can reach the hub
 the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 answered 400
-help: not an answer of the hub's API to this request: check that hub-url is the hub's address (<hub-url>/hub/api/ is the API) (the hub said: Bad Request)
+caused by: the hub said: Bad Request
+help: not an answer of the hub's API to this request: check that hub-url is the hub's address (<hub-url>/hub/api/ is the API)
 "#);
 }
 
@@ -726,17 +729,21 @@ async fn malformed_json_names_where_and_names_nobody_when_names_are_left_out() {
             let client = client(&hub.uri()).naming(names);
             let err = client.list_active_servers().await.unwrap_err();
             assert_matches!(err, HubError::Malformed { .. });
-            let help = err.to_string().lines().nth(1).unwrap().to_string();
-            assert_eq!(names, help.contains("gpu"), "{help}");
-            assert!(names || !help.contains("alice"), "{help}");
-            seen.push(help);
+            let text = err.to_string();
+            assert_eq!(names, text.contains("gpu"), "{text}");
+            assert!(names || !text.contains("alice"), "{text}");
+            seen.push(text.split_once('\n').unwrap().1.to_string());
         }
     }
     insta::assert_snapshot!(seen.join("\n"), @r#"
-help: items[0].servers: started of user "alice", server "gpu": yesterday is not an RFC 3339 time (the 'year' component could not be parsed): check that server's times in the hub (GET /hub/api/users/NAME), or stop it
-help: items[0].servers.gpu.ready: invalid type: string "yes", expected a boolean at line 1 column 132: check that hub-url is the hub's address (<hub-url>/hub/api/ is the API) and what is in front of the hub (a proxy or ingress)
-help: items[0].servers: started of a server: yesterday is not an RFC 3339 time (the 'year' component could not be parsed): check that server's times in the hub (the user at items[0] of that page: names are left out of the log, run status with include-names: true to see them), or stop it
-help: items[0].servers.(server).ready: invalid type: string "yes", expected a boolean at line 1 column 132: check that hub-url is the hub's address (<hub-url>/hub/api/ is the API) and what is in front of the hub (a proxy or ingress)
+caused by: items[0].servers: started of user "alice", server "gpu": yesterday is not an RFC 3339 time (the 'year' component could not be parsed)
+help: check that server's times in the hub (GET /hub/api/users/NAME), or stop it
+caused by: items[0].servers.gpu.ready: invalid type: string "yes", expected a boolean at line 1 column 132
+help: check that hub-url is the hub's address (<hub-url>/hub/api/ is the API) and what is in front of the hub (a proxy or ingress)
+caused by: items[0].servers: started of a server: yesterday is not an RFC 3339 time (the 'year' component could not be parsed)
+help: check that server's times in the hub (the user at items[0] of that page: names are left out of the log, run status with include-names: true to see them), or stop it
+caused by: items[0].servers.(server).ready: invalid type: string "yes", expected a boolean at line 1 column 132
+help: check that hub-url is the hub's address (<hub-url>/hub/api/ is the API) and what is in front of the hub (a proxy or ingress)
 "#);
 }
 
@@ -772,9 +779,11 @@ async fn times_that_cannot_be_written_in_utc_are_refused_naming_user_server_and_
     }
     insta::assert_snapshot!(seen.join("\n"), @r#"
 the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 answered JSON that is not a user list
-help: items[1].servers: last_activity of user "bob", server "gpu": 9999-12-31T23:59:59-23:59 falls after 9999-12-31T23:59:59Z in UTC, the last time that can be written (RFC 3339 writes the years 0000 to 9999): check that server's times in the hub (GET /hub/api/users/NAME), or stop it
+caused by: items[1].servers: last_activity of user "bob", server "gpu": 9999-12-31T23:59:59-23:59 falls after 9999-12-31T23:59:59Z in UTC, the last time that can be written (RFC 3339 writes the years 0000 to 9999)
+help: check that server's times in the hub (GET /hub/api/users/NAME), or stop it
 the hub at http://hub/hub/api/users?state=active&offset=0&limit=200 answered JSON that is not a user list
-help: items[1].servers: started of user "bob", server "gpu": 0000-01-01T00:00:00+23:59 falls before 0000-01-01T00:00:00Z in UTC, the first time that can be written (RFC 3339 writes the years 0000 to 9999): check that server's times in the hub (GET /hub/api/users/NAME), or stop it
+caused by: items[1].servers: started of user "bob", server "gpu": 0000-01-01T00:00:00+23:59 falls before 0000-01-01T00:00:00Z in UTC, the first time that can be written (RFC 3339 writes the years 0000 to 9999)
+help: check that server's times in the hub (GET /hub/api/users/NAME), or stop it
 "#);
     // Within the years 0000 to 9999 in UTC, any offset is taken, in UTC.
     let hub = MockServer::start().await;
@@ -855,7 +864,8 @@ async fn an_unreachable_hub_is_named_once_with_the_root_cause() {
     assert_eq!(text.matches(&base).count(), 1, "{text}");
     insta::assert_snapshot!(text.replace(&base, "http://127.0.0.1:PORT"), @r#"
 cannot reach the hub at http://127.0.0.1:PORT/hub/api/users?state=active&offset=0&limit=200 after 4 tries
-help: check hub-url and that this runner can reach the hub (Connection refused (os error 111))
+caused by: Connection refused (os error 111)
+help: check hub-url and that this runner can reach the hub
 "#);
 }
 
