@@ -734,15 +734,8 @@ fn lab(digest: &str) -> Option<String> {
 /// the hub does not list, and an image unknown for each reason (no pod, no imageID yet, a
 /// bare config ID, another digest of another repository, an unreadable ID).
 pub(crate) fn digest_scenario() -> Classification {
-    use crate::status::classify::{ImageTarget, PodEvidence};
-    let old = "sha256:".to_string() + &"e".repeat(64);
-    let pod = |user: &str, image_id: Option<String>| crate::status::Pod {
-        name: format!("jupyter-{user}"),
-        user: Some(user.into()),
-        server: Some(String::new()),
-        image_id,
-        started: at(9, 0),
-    };
+    let old = old_digest();
+    let pod = |user: &str, image_id: Option<String>| pod_of(user, image_id, at(9, 0));
     let after = |user: &str| server(user, "", at(12, 30), at(12, 59));
     let servers = vec![
         after("new"),
@@ -769,6 +762,33 @@ pub(crate) fn digest_scenario() -> Classification {
         pod("garbled", Some("ghcr.io/org/lab:latest".into())),
         pod("orphan", lab(&old)),
     ];
+    by_digest(servers, pods)
+}
+
+/// A digest other than the release's: `sha256:` and 64 `e`s.
+fn old_digest() -> String {
+    "sha256:".to_string() + &"e".repeat(64)
+}
+
+/// The pod of `user`'s default server, started at `started`, reporting `image_id`.
+fn pod_of(
+    user: &str,
+    image_id: Option<String>,
+    started: Option<OffsetDateTime>,
+) -> crate::status::Pod {
+    crate::status::Pod {
+        name: format!("jupyter-{user}"),
+        user: Some(user.into()),
+        server: Some(String::new()),
+        image_id,
+        started,
+    }
+}
+
+/// `servers` classified by digest from `pods` (the release's digest, of `ghcr.io/org/lab`),
+/// at the default culler settings.
+fn by_digest(servers: Vec<Server>, pods: Vec<crate::status::Pod>) -> Classification {
+    use crate::status::classify::{ImageTarget, PodEvidence};
     let evidence = PodEvidence {
         pods,
         target: ImageTarget {
@@ -809,30 +829,13 @@ fn each_reason_an_image_is_unknown_is_said_with_what_to_do() {
 /// pending ones (there are none) still settle.
 #[test]
 fn not_converged_without_stale_or_pending_servers_points_at_the_rows() {
-    use crate::status::classify::{ImageTarget, PodEvidence};
-    let old = "sha256:".to_string() + &"e".repeat(64);
-    let pod = |user: &str, image_id: Option<String>| crate::status::Pod {
-        name: format!("jupyter-{user}"),
-        user: Some(user.into()),
-        server: Some(String::new()),
-        image_id,
-        started: at(12, 30),
-    };
+    let old = old_digest();
     let servers = ["new", "mismatched"].map(|u| server(u, "", at(12, 30), at(12, 59)));
-    let evidence = PodEvidence {
-        pods: vec![
-            pod("new", lab(digest().as_str())),
-            pod("mismatched", lab(&old)),
-        ],
-        target: ImageTarget {
-            digests: vec![digest()],
-            repository: Some("ghcr.io/org/lab".into()),
-        },
-        hub_read_at: NOW,
-        pods_read_at: NOW,
-    };
-    let model = SettingsModel(CullSettings::default());
-    let c = classify(servers.to_vec(), Some(evidence), RELEASE, NOW, &model);
+    let pods = vec![
+        pod_of("new", lab(digest().as_str()), at(12, 30)),
+        pod_of("mismatched", lab(&old), at(12, 30)),
+    ];
+    let c = by_digest(servers.to_vec(), pods);
     assert_eq!(
         (c.totals.mismatch, c.totals.pending),
         (1, 0),
