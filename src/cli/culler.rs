@@ -55,7 +55,7 @@ impl CullerArgs {
         let refused = refused(self.values_path.is_some());
         let files = values::read(&self.jupyterhub_values, &path).map_err(&refused)?;
         if values::none_sets_cull(&files) {
-            let (title, words) = crate::render::usage_words::no_cull_in_values(path.under());
+            let (title, words) = crate::render::values_words::no_cull_in_values(path.under());
             log.warning(title, &words.to_string());
         }
         let options = Overrides {

@@ -87,9 +87,7 @@ pub(crate) fn workspace_error(e: WorkspaceError) -> anyhow::Error {
             } else {
                 "the working directory"
             };
-            anyhow::anyhow!(super::usage_words::workspace_unresolved(
-                &dir, from, &source
-            ))
+            anyhow::anyhow!(workspace_unresolved(&dir, from, &source))
         }
     }
 }
@@ -497,6 +495,21 @@ fn example_context(tier: Tier) -> TemplateContext {
     };
     let facts = super::Facts::example(tier, culler);
     TemplateContext::new(&facts).expect("the built-in blocks render")
+}
+
+/// The error of a workspace `dir` (from `GITHUB_WORKSPACE` or the working directory, `from`)
+/// that cannot be resolved, for `cause`.
+pub(crate) fn workspace_unresolved(
+    dir: &std::path::Path,
+    from: &str,
+    cause: &dyn std::fmt::Display,
+) -> String {
+    Words::new(format!(
+        "the workspace {} ({from}) cannot be resolved: {cause}",
+        dir.display()
+    ))
+    .help("templates are read from it: check out the repository first (actions/checkout), or set GITHUB_WORKSPACE to its directory")
+    .to_string()
 }
 
 #[cfg(test)]

@@ -765,37 +765,6 @@ pub(crate) fn unknown_command(
     )
 }
 
-/// The error of a workspace `dir` (from `GITHUB_WORKSPACE` or the working directory, `from`)
-/// that cannot be resolved, for `cause`.
-pub(crate) fn workspace_unresolved(
-    dir: &std::path::Path,
-    from: &str,
-    cause: &dyn std::fmt::Display,
-) -> String {
-    say(
-        format!("the workspace {} ({from}) cannot be resolved: {cause}", dir.display()),
-        "templates are read from it: check out the repository first (actions/checkout), or set GITHUB_WORKSPACE to its directory",
-    )
-    .to_string()
-}
-
-/// The warning (title, words) when values files were given but none sets `cull` under
-/// `keys` (`None`: at the top level or under `jupyterhub`).
-pub(crate) fn no_cull_in_values(keys: Option<&[String]>) -> (&'static str, Words) {
-    let place = match keys {
-        None => "`cull` or `jupyterhub.cull`".to_string(),
-        Some([]) => "`cull`".to_string(),
-        Some(keys) => format!("`{}.cull`", keys.join(".")),
-    };
-    (
-        "Culler settings",
-        say(
-            format!("no values file sets {place}: using z2jh's defaults"),
-            "check jupyterhub-values and values-path",
-        ),
-    )
-}
-
 /// The log line of `status` not resolving `image` (released-at given, comment off).
 pub(crate) fn image_not_resolved(image: &str) -> String {
     format!(

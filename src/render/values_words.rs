@@ -246,6 +246,23 @@ impl serde_saphyr::MessageFormatter for UserMessages {
     }
 }
 
+/// The warning (title, words) when values files were given but none sets `cull` under
+/// `keys` (`None`: at the top level or under `jupyterhub`).
+pub(crate) fn no_cull_in_values(keys: Option<&[String]>) -> (&'static str, Words) {
+    let place = match keys {
+        None => "`cull` or `jupyterhub.cull`".to_string(),
+        Some([]) => "`cull`".to_string(),
+        Some(keys) => format!("`{}.cull`", keys.join(".")),
+    };
+    (
+        "Culler settings",
+        Words::new(format!(
+            "no values file sets {place}: using z2jh's defaults"
+        ))
+        .help("check jupyterhub-values and values-path"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
