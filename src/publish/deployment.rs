@@ -402,18 +402,17 @@ async fn create(gh: &GitHub, plan: &DeploymentPlan) -> Result<(Deployment, bool)
 }
 
 /// How many times [`remove_duplicate`] marks a duplicate inactive and deletes it before
-/// giving up: each further round follows a 422 and a fresh look-up (a concurrent run may
-/// have given it another status in between).
+/// giving up: each further round follows a 422 (a concurrent run may have given it another
+/// status in between).
 const REMOVE_ROUNDS: usize = 3;
 
 /// Marks deployment `id` `inactive` and deletes it. GitHub refuses (422) to delete a
 /// deployment whose latest status is not `inactive` while others exist (REST docs "Delete a
 /// deployment"); the run that created the duplicate may post its first status between our
-/// `inactive` and our `DELETE`. A 422 is therefore followed by a fresh look-up of the
-/// latest status and another round, up to [`REMOVE_ROUNDS`]: also when the look-up finds it
-/// `inactive`, as the run that created it, settling the same duplicates, may have marked it
-/// so after our `DELETE` and be deleting it (our next round then answers 404). A 404
-/// anywhere means another run settling the same duplicates removed it already.
+/// `inactive` and our `DELETE`, or, settling the same duplicates, mark it `inactive` after
+/// our `DELETE` and be deleting it. A 422 is therefore followed by another round, up to
+/// [`REMOVE_ROUNDS`]. A 404 (of the `inactive` or of the `DELETE`) means another run
+/// settling the same duplicates removed it already.
 async fn remove_duplicate(
     gh: &GitHub,
     id: u64,
@@ -428,14 +427,9 @@ async fn remove_duplicate(
         };
         match gh.delete_deployment(id).await {
             Err(e) if gone(&e) => return Ok(()),
-            Err(e) if e.kind == Kind::Unprocessable && round < REMOVE_ROUNDS => {}
+            Err(e) if e.kind == Kind::Unprocessable && round < REMOVE_ROUNDS => round += 1,
             other => return other,
         };
-        match gh.latest_deployment_status(id).await {
-            Err(e) if gone(&e) => return Ok(()),
-            Ok(_) => round += 1,
-            Err(e) => return Err(e),
-        }
     }
 }
 
