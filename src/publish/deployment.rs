@@ -19,7 +19,8 @@
 //! `announce` did not name) lists again after creating, and whichever run finds several of
 //! ours for one digest keeps the lowest id and removes the others (an `inactive` status,
 //! then `DELETE`, which GitHub allows only for an inactive deployment once there are
-//! several). A run that lost the release race creates none: the winner does.
+//! several). A run that lost the release race creates none: the winner does, and the loser
+//! lists again, bounded, to report the winner's.
 //!
 //! **Earlier releases.** GitHub marks earlier deployments inactive by itself only for
 //! non-production environments (`auto_inactive`, GitHub's REST docs "Create a deployment
@@ -39,6 +40,7 @@ use crate::support::github::{GitHub, GitHubError, Kind};
 use crate::support::sanitize;
 use crate::tier::Tier;
 use anyhow::{Context, Result, bail};
+use std::time::Duration;
 
 /// The payload key that marks a deployment as codeq-rollout's; its value is
 /// [`MARKER_VALUE`].
@@ -167,7 +169,8 @@ pub(crate) enum Lock {
     Created,
     /// The release note existed when this run looked: list, create if missing.
     Found,
-    /// Another run created the release note just now: it creates the deployment.
+    /// Another run created the release note just now: it creates the deployment, which
+    /// this run looks for ([`announce`]'s `waits`).
     Lost,
 }
 
@@ -187,7 +190,9 @@ pub(crate) struct DeploymentOutcome {
 /// `announce`: the deployment of the release to `plan.environment`, created with `first`
 /// (its `in_progress` status) when none of ours exists. With [`Lock::Created`]: two POSTs,
 /// no read. With [`Lock::Found`]: one listing, and nothing written when ours exists (its
-/// status is `status`'s from then on). With [`Lock::Lost`]: one listing, nothing written.
+/// status is `status`'s from then on). With [`Lock::Lost`]: nothing written; one listing,
+/// and another after each of `waits` until the one the release note's creator makes shows
+/// (up to `waits.len() + 1` listings), so that this run reports it too.
 ///
 /// # Errors
 /// A failed GitHub call, with the permission or the fix GitHub's answer calls for.
@@ -196,17 +201,23 @@ pub(crate) async fn announce(
     plan: &DeploymentPlan,
     first: &DeploymentStatus,
     lock: Lock,
+    waits: &[Duration],
 ) -> Result<DeploymentOutcome> {
     let mut outcome = DeploymentOutcome::default();
     let steps = async {
         let notes = &mut outcome.notes;
         if lock != Lock::Created {
-            let (_, ours) = list(gh, plan, notes, false).await?;
-            if lock == Lock::Lost && ours.is_none() {
-                notes.push(words::left_to_creator(plan.environment.as_str()));
+            let waits = if lock == Lock::Lost { waits } else { &[] };
+            for wait in std::iter::once(&Duration::ZERO).chain(waits) {
+                tokio::time::sleep(*wait).await;
+                outcome.deployment = list(gh, plan, notes, false).await?.1;
+                if outcome.deployment.is_some() {
+                    return Ok(());
+                }
             }
-            if lock == Lock::Lost || ours.is_some() {
-                outcome.deployment = ours;
+            if lock == Lock::Lost {
+                let (env, waited) = (plan.environment.as_str(), waits.iter().sum());
+                notes.push(words::left_to_creator(env, waited));
                 return Ok(());
             }
         }

@@ -121,6 +121,8 @@ pub struct State {
     race: Option<RaceReads>,
     /// How many more `GET /releases` answer as if no release existed (a listing that lags).
     lagging_release_lists: usize,
+    /// How many more `GET /deployments` answer as if no deployment existed.
+    lagging_deployment_lists: usize,
     /// An issue (title, body, labels) opened just before the next `POST /issues` is served.
     issue_before_next_post: Option<(String, String, Vec<String>)>,
     /// Faults armed once the next `POST /issues` has been served.
@@ -319,6 +321,12 @@ impl FakeGitHub {
     /// sees them.
     pub fn lag_release_listing(&self, times: usize) {
         self.state.lock().unwrap().lagging_release_lists = times;
+    }
+
+    /// Makes the next `times` listings of deployments miss every deployment that exists, as
+    /// a listing taken before another run's POST does.
+    pub fn lag_deployment_listing(&self, times: usize) {
+        self.state.lock().unwrap().lagging_deployment_lists = times;
     }
 
     /// Opens an issue with `title`, `body` and `labels` just before the next `POST /issues`
@@ -624,7 +632,12 @@ impl State {
         token: &str,
         query: &HashMap<String, String>,
     ) -> ResponseTemplate {
-        let live = self.deployments.clone();
+        let live = if self.lagging_deployment_lists > 0 {
+            self.lagging_deployment_lists -= 1;
+            Vec::new()
+        } else {
+            self.deployments.clone()
+        };
         let mut all: Vec<Value> = self
             .listing("deployments", token, live)
             .into_iter()
