@@ -504,12 +504,7 @@ impl State {
     /// `GET /releases`: the releases as `token` sees them (none while the listing lags),
     /// newest first, one page of them.
     fn list_releases(&mut self, token: &str, query: &HashMap<String, String>) -> ResponseTemplate {
-        let live = if self.lagging_release_lists > 0 {
-            self.lagging_release_lists -= 1;
-            Vec::new()
-        } else {
-            self.releases.clone()
-        };
+        let live = lagged(&mut self.lagging_release_lists, &self.releases);
         let mut all = self.listing("releases", token, live);
         all.reverse();
         ResponseTemplate::new(200).set_body_json(page(all, query))
@@ -547,12 +542,7 @@ impl State {
                     .collect()
             })
             .unwrap_or_default();
-        let live = if self.lagging_issue_lists > 0 {
-            self.lagging_issue_lists -= 1;
-            Vec::new()
-        } else {
-            self.issues.clone()
-        };
+        let live = lagged(&mut self.lagging_issue_lists, &self.issues);
         let mut all: Vec<Value> = self
             .listing("issues", token, live)
             .into_iter()
@@ -632,12 +622,7 @@ impl State {
         token: &str,
         query: &HashMap<String, String>,
     ) -> ResponseTemplate {
-        let live = if self.lagging_deployment_lists > 0 {
-            self.lagging_deployment_lists -= 1;
-            Vec::new()
-        } else {
-            self.deployments.clone()
-        };
+        let live = lagged(&mut self.lagging_deployment_lists, &self.deployments);
         let mut all: Vec<Value> = self
             .listing("deployments", token, live)
             .into_iter()
@@ -729,6 +714,17 @@ impl State {
         }
         self.deployments.retain(|d| d["id"] != json!(id));
         ResponseTemplate::new(204)
+    }
+}
+
+/// `live`, or nothing while `lagging` listings are left to miss it (one fewer after this one).
+fn lagged(lagging: &mut usize, live: &[Value]) -> Vec<Value> {
+    match lagging.checked_sub(1) {
+        Some(left) => {
+            *lagging = left;
+            Vec::new()
+        }
+        None => live.to_vec(),
     }
 }
 
