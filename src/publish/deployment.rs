@@ -151,10 +151,9 @@ impl DeploymentPlan {
             transient_environment: false,
             production_environment: true,
         };
-        let (environment, digest) = (environment.clone(), digest.clone());
         Ok(Self {
-            environment,
-            digest,
+            environment: environment.clone(),
+            digest: digest.clone(),
             new,
         })
     }
@@ -230,12 +229,11 @@ pub(crate) async fn announce(
                 .map(|_| true)
                 .context(Failed::Setting(mine.id, first.state).to_string())?,
         };
-        let (_, ours) = match recheck || lock != Lock::Created || !posted {
-            true => list(gh, plan, notes, false).await?,
-            false => (Vec::new(), None),
-        };
+        if recheck || lock != Lock::Created || !posted {
+            outcome.deployment = list(gh, plan, notes, false).await?.1;
+        }
         (outcome.change, outcome.wrote) = (Change::Created, true);
-        outcome.deployment = Some(ours.unwrap_or(mine));
+        outcome.deployment.get_or_insert(mine);
         anyhow::Ok(())
     };
     (steps.await).context(Failed::Announcing(plan.environment.as_str()).to_string())?;
@@ -267,11 +265,8 @@ pub(crate) async fn ensure_status(
     let steps = async {
         let notes = &mut outcome.notes;
         let (listed, found) = list(gh, plan, notes, dry_run).await?;
-        let (ours, latest) = match found {
-            Some(ours) => {
-                let latest = gh.latest_deployment_status(ours.id).await?;
-                (ours, latest)
-            }
+        let (latest, ours) = match found {
+            Some(ours) => (gh.latest_deployment_status(ours.id).await?, ours),
             None if dry_run => {
                 let (digest, environment) = (&plan.digest, plan.environment.as_str());
                 notes.push(words::would_create(digest, environment, desired.state));
@@ -281,7 +276,7 @@ pub(crate) async fn ensure_status(
                 let (mine, _) = create(gh, plan).await?;
                 let (_, ours) = list(gh, plan, notes, false).await?;
                 (outcome.change, outcome.wrote) = (Change::Created, true);
-                (ours.unwrap_or(mine), None)
+                (None, ours.unwrap_or(mine))
             }
         };
         // The links: the hub given, what the latest status linked, else what `link` finds.
