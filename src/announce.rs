@@ -54,7 +54,8 @@ pub(crate) struct AnnounceRequest {
     /// The team's own templates, checked; the built-in ones where `None`.
     pub(crate) templates: Templates,
     /// Waits between tries of the commit → pull requests look-up; also between the looks for
-    /// the tracking issue of a run that created the release first ([`Plan::issue_waits`]).
+    /// the tracking issue and the deployment of a run that created the release first
+    /// ([`Plan::issue_waits`], [`deployment::announce`]).
     pub(crate) lookup_backoff: Vec<Duration>,
 }
 
@@ -189,8 +190,8 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
     // `deployments: write` must not keep the note and the issue from being published.
     if let Some(request) = &req.deployment {
         let outcome = match (&req.github, &found, &published) {
-            (Some(github), Some(found), Some(published)) => {
-                Some(deploy(request, github, found, published, &facts).await?)
+            (Some(gh), Some(found), Some(published)) => {
+                Some(deploy(request, gh, found, published, &facts, &req.lookup_backoff).await?)
             }
             _ => None,
         };
@@ -204,13 +205,15 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
 
 /// Stage 7: the deployment of the release's commit to the environment, created once with
 /// an `in_progress` status whose `environment_url` is the hub and whose `log_url` is what
-/// every deployment links ([`deployment::link`]).
+/// every deployment links ([`deployment::link`]). A run that lost the release race looks for
+/// the winner's after each of `waits`.
 async fn deploy(
     request: &DeploymentRequest,
     github: &GitHub,
     found: &Found,
     published: &Published,
     facts: &Facts,
+    waits: &[Duration],
 ) -> Result<DeploymentOutcome> {
     let lock = match (found.release(), &published.release) {
         (Some(_), _) => Lock::Found,
@@ -235,7 +238,7 @@ async fn deploy(
         log_url: deployment::link(issue, release),
         ..DeploymentStatus::new(DeploymentState::InProgress, description)
     };
-    deployment::announce(github, &plan, &first, lock).await
+    deployment::announce(github, &plan, &first, lock, waits).await
 }
 
 /// Stage 2: the pull requests behind the release, looked up, then the tier decided from

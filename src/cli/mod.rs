@@ -627,8 +627,8 @@ pub(crate) struct AnnounceArgs {
     #[arg(long, hide = true, value_parser = checked(|t| status::time_input("now", t)))]
     pub(crate) now: Option<time::OffsetDateTime>,
     /// Waits in milliseconds between tries of the commit → pull requests look-up, which lags
-    /// a fresh merge, and between looks for the tracking issue of a run that created the
-    /// release first (tests; tries = waits + 1)
+    /// a fresh merge, and between looks for the tracking issue and deployment of a run that
+    /// created the release first (tests; tries = waits + 1)
     #[arg(long, hide = true, value_delimiter = ',', default_values_t = crate::pulls::DEFAULT_BACKOFF_MS)]
     pub(crate) lookup_backoff_ms: Vec<u64>,
     /// Timeout of each GitHub request, e.g. 300ms (tests; default 30s)

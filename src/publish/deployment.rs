@@ -19,7 +19,8 @@
 //! `announce` did not name) lists again after creating, and whichever run finds several of
 //! ours for one digest keeps the lowest id and removes the others (an `inactive` status,
 //! then `DELETE`, which GitHub allows only for an inactive deployment once there are
-//! several). A run that lost the release race creates none: the winner does.
+//! several). A run that lost the release race creates none: the winner does, and the loser
+//! lists again, bounded, to report the winner's.
 //!
 //! **Earlier releases.** GitHub marks earlier deployments inactive by itself only for
 //! non-production environments (`auto_inactive`, GitHub's REST docs "Create a deployment
@@ -39,6 +40,7 @@ use crate::support::github::{GitHub, GitHubError, Kind};
 use crate::support::sanitize;
 use crate::tier::Tier;
 use anyhow::{Context, Result, bail};
+use std::time::Duration;
 
 /// The payload key that marks a deployment as codeq-rollout's; its value is
 /// [`MARKER_VALUE`].
@@ -149,10 +151,9 @@ impl DeploymentPlan {
             transient_environment: false,
             production_environment: true,
         };
-        let (environment, digest) = (environment.clone(), digest.clone());
         Ok(Self {
-            environment,
-            digest,
+            environment: environment.clone(),
+            digest: digest.clone(),
             new,
         })
     }
@@ -167,7 +168,8 @@ pub(crate) enum Lock {
     Created,
     /// The release note existed when this run looked: list, create if missing.
     Found,
-    /// Another run created the release note just now: it creates the deployment.
+    /// Another run created the release note just now: it creates the deployment, which
+    /// this run looks for ([`announce`]'s `waits`).
     Lost,
 }
 
@@ -187,7 +189,9 @@ pub(crate) struct DeploymentOutcome {
 /// `announce`: the deployment of the release to `plan.environment`, created with `first`
 /// (its `in_progress` status) when none of ours exists. With [`Lock::Created`]: two POSTs,
 /// no read. With [`Lock::Found`]: one listing, and nothing written when ours exists (its
-/// status is `status`'s from then on). With [`Lock::Lost`]: one listing, nothing written.
+/// status is `status`'s from then on). With [`Lock::Lost`]: nothing written; one listing,
+/// and another after each of `waits` until the one the release note's creator makes shows
+/// (up to `waits.len() + 1` listings), so that this run reports it too.
 ///
 /// # Errors
 /// A failed GitHub call, with the permission or the fix GitHub's answer calls for.
@@ -196,17 +200,23 @@ pub(crate) async fn announce(
     plan: &DeploymentPlan,
     first: &DeploymentStatus,
     lock: Lock,
+    waits: &[Duration],
 ) -> Result<DeploymentOutcome> {
     let mut outcome = DeploymentOutcome::default();
     let steps = async {
         let notes = &mut outcome.notes;
         if lock != Lock::Created {
-            let (_, ours) = list(gh, plan, notes, false).await?;
-            if lock == Lock::Lost && ours.is_none() {
-                notes.push(words::left_to_creator(plan.environment.as_str()));
+            let waits = if lock == Lock::Lost { waits } else { &[] };
+            for wait in std::iter::once(&Duration::ZERO).chain(waits) {
+                tokio::time::sleep(*wait).await;
+                outcome.deployment = list(gh, plan, notes, false).await?.1;
+                if outcome.deployment.is_some() {
+                    return Ok(());
+                }
             }
-            if lock == Lock::Lost || ours.is_some() {
-                outcome.deployment = ours;
+            if lock == Lock::Lost {
+                let (env, waited) = (plan.environment.as_str(), waits.iter().sum());
+                notes.push(words::left_to_creator(env, waited));
                 return Ok(());
             }
         }
@@ -219,12 +229,11 @@ pub(crate) async fn announce(
                 .map(|_| true)
                 .context(Failed::Setting(mine.id, first.state).to_string())?,
         };
-        let (_, ours) = match recheck || lock != Lock::Created || !posted {
-            true => list(gh, plan, notes, false).await?,
-            false => (Vec::new(), None),
-        };
+        if recheck || lock != Lock::Created || !posted {
+            outcome.deployment = list(gh, plan, notes, false).await?.1;
+        }
         (outcome.change, outcome.wrote) = (Change::Created, true);
-        outcome.deployment = Some(ours.unwrap_or(mine));
+        outcome.deployment.get_or_insert(mine);
         anyhow::Ok(())
     };
     (steps.await).context(Failed::Announcing(plan.environment.as_str()).to_string())?;
@@ -256,11 +265,8 @@ pub(crate) async fn ensure_status(
     let steps = async {
         let notes = &mut outcome.notes;
         let (listed, found) = list(gh, plan, notes, dry_run).await?;
-        let (ours, latest) = match found {
-            Some(ours) => {
-                let latest = gh.latest_deployment_status(ours.id).await?;
-                (ours, latest)
-            }
+        let (latest, ours) = match found {
+            Some(ours) => (gh.latest_deployment_status(ours.id).await?, ours),
             None if dry_run => {
                 let (digest, environment) = (&plan.digest, plan.environment.as_str());
                 notes.push(words::would_create(digest, environment, desired.state));
@@ -270,7 +276,7 @@ pub(crate) async fn ensure_status(
                 let (mine, _) = create(gh, plan).await?;
                 let (_, ours) = list(gh, plan, notes, false).await?;
                 (outcome.change, outcome.wrote) = (Change::Created, true);
-                (ours.unwrap_or(mine), None)
+                (None, ours.unwrap_or(mine))
             }
         };
         // The links: the hub given, what the latest status linked, else what `link` finds.
@@ -402,18 +408,17 @@ async fn create(gh: &GitHub, plan: &DeploymentPlan) -> Result<(Deployment, bool)
 }
 
 /// How many times [`remove_duplicate`] marks a duplicate inactive and deletes it before
-/// giving up: each further round follows a 422 and a fresh look-up (a concurrent run may
-/// have given it another status in between).
+/// giving up: each further round follows a 422 (a concurrent run may have given it another
+/// status in between).
 const REMOVE_ROUNDS: usize = 3;
 
 /// Marks deployment `id` `inactive` and deletes it. GitHub refuses (422) to delete a
 /// deployment whose latest status is not `inactive` while others exist (REST docs "Delete a
 /// deployment"); the run that created the duplicate may post its first status between our
-/// `inactive` and our `DELETE`. A 422 is therefore followed by a fresh look-up of the
-/// latest status and another round, up to [`REMOVE_ROUNDS`]: also when the look-up finds it
-/// `inactive`, as the run that created it, settling the same duplicates, may have marked it
-/// so after our `DELETE` and be deleting it (our next round then answers 404). A 404
-/// anywhere means another run settling the same duplicates removed it already.
+/// `inactive` and our `DELETE`, or, settling the same duplicates, mark it `inactive` after
+/// our `DELETE` and be deleting it. A 422 is therefore followed by another round, up to
+/// [`REMOVE_ROUNDS`]. A 404 (of the `inactive` or of the `DELETE`) means another run
+/// settling the same duplicates removed it already.
 async fn remove_duplicate(
     gh: &GitHub,
     id: u64,
@@ -428,14 +433,9 @@ async fn remove_duplicate(
         };
         match gh.delete_deployment(id).await {
             Err(e) if gone(&e) => return Ok(()),
-            Err(e) if e.kind == Kind::Unprocessable && round < REMOVE_ROUNDS => {}
+            Err(e) if e.kind == Kind::Unprocessable && round < REMOVE_ROUNDS => round += 1,
             other => return other,
         };
-        match gh.latest_deployment_status(id).await {
-            Err(e) if gone(&e) => return Ok(()),
-            Ok(_) => round += 1,
-            Err(e) => return Err(e),
-        }
     }
 }
 

@@ -52,10 +52,9 @@ pub(super) async fn settle(
             active.push(issue);
         }
     }
-    let winner = active.first().copied().unwrap_or(lowest);
-    let why = match active.is_empty() {
-        true => Kept::OpenedFirst,
-        false => Kept::Worked,
+    let (winner, why) = match active.first() {
+        Some(worked) => (*worked, Kept::Worked),
+        None => (*lowest, Kept::OpenedFirst),
     };
     if let [first, _, ..] = active.as_slice() {
         let numbers: Vec<u64> = active.iter().map(|i| i.number).collect();
@@ -82,12 +81,8 @@ pub(super) async fn settle(
 /// A failed read of the comments.
 async fn has_activity(gh: &GitHub, issue: &Issue) -> Result<bool> {
     let ticked = issue.body.as_deref().unwrap_or("").lines().any(|line| {
-        let item = line.trim_start();
-        let item = item
-            .strip_prefix("- ")
-            .or_else(|| item.strip_prefix("* "))
-            .unwrap_or("");
-        item.starts_with("[x]") || item.starts_with("[X]")
+        let item = line.trim_start().get(..5).unwrap_or("");
+        ["- [x]", "- [X]", "* [x]", "* [X]"].contains(&item)
     });
     if ticked || issue.comments == 0 {
         return Ok(ticked);

@@ -116,11 +116,7 @@ pub(super) fn check_tag(releases: &[Release], digest: &Digest, tag: &str) -> Res
         return Ok(());
     }
     if let Some(other) = releases.iter().find(|r| r.tag_name == tag) {
-        let other = match other.html_url.is_empty() {
-            true => format!("release id {}", other.id),
-            false => other.html_url.clone(),
-        };
-        bail!(words::tag_taken(tag, digest, &other));
+        bail!(words::tag_taken(tag, digest, other));
     }
     Ok(())
 }

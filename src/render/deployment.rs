@@ -214,10 +214,14 @@ pub(crate) fn dry_run(environment: &str) -> String {
 // What the deployment step logs or says in a status it posts: what it found, removed,
 // retired, or (a dry run) would do.
 
-/// Another run created the release note just now: it creates the deployment to
-/// `environment`.
-pub(crate) fn left_to_creator(environment: &str) -> String {
-    format!("the run that created the release note creates the deployment to {environment}")
+/// Another run created the release note just now and creates the deployment to
+/// `environment`, but none showed within `waited` of looking.
+pub(crate) fn left_to_creator(environment: &str, waited: std::time::Duration) -> String {
+    format!(
+        "no deployment to {environment} appeared within {}: the run that created the release \
+         note creates it (its log says whether it could)",
+        humantime::format_duration(waited)
+    )
 }
 
 /// A dry run found no deployment: what it would create, and set to which state.

@@ -5,7 +5,7 @@
 use super::words::Words;
 use super::{Change, MarkerKind};
 use crate::digest::Digest;
-use crate::support::github::models::{Account, Comment, Issue};
+use crate::support::github::models::{Account, Comment, Issue, Release};
 use crate::support::sanitize::{link_url, log_line};
 
 /// An object publishing creates, as its errors and log lines name it.
@@ -363,8 +363,12 @@ pub(crate) fn release_not_updated(tag: &str, err: &dyn std::fmt::Display, reread
 }
 
 /// The error when the release tag `tag` is held by a release codeq-rollout did not create for
-/// `digest` (`other`: its address, or its id).
-pub(crate) fn tag_taken(tag: &str, digest: &Digest, other: &str) -> Words {
+/// `digest` (`other`, named by its address, else its id).
+pub(crate) fn tag_taken(tag: &str, digest: &Digest, other: &Release) -> Words {
+    let other = match other.html_url.as_str() {
+        "" => format!("release id {}", other.id),
+        url => url.to_string(),
+    };
     Words::new(format!(
         "the release tag {tag} is already used by a release that codeq-rollout did not create \
          for sha256:{}",
@@ -372,7 +376,7 @@ pub(crate) fn tag_taken(tag: &str, digest: &Digest, other: &str) -> Words {
     ))
     .help(format!(
         "codeq-rollout never edits such a release ({}): rename or delete it, then re-run",
-        shown(other)
+        shown(&other)
     ))
 }
 
@@ -583,6 +587,16 @@ mod tests {
             pull_request: None,
             user: account(Some("bot")),
         };
+        // A release GitHub answered without an address: named by its id.
+        let unlinked_release = Release {
+            id: 5,
+            tag_name: "lab-9f86d081884c".into(),
+            html_url: String::new(),
+            body: None,
+            target_commitish: String::new(),
+            published_at: None,
+            name: None,
+        };
         let cause = anyhow::anyhow!("cannot open the tracking issue: GitHub answered 403");
         let errors = [
             comment_by_other_account(kind, &posted(Some("app[bot]")), &opened, true),
@@ -600,7 +614,7 @@ mod tests {
             duplicate_issue(8, 7, false, false),
             release_not_updated("lab-9f86d081884c", &"GitHub answered 502", true),
             release_not_updated("lab-9f86d081884c", &"GitHub answered 502", false),
-            tag_taken("lab-9f86d081884c", &d, "release id 5"),
+            tag_taken("lab-9f86d081884c", &d, &unlinked_release),
             duplicate_left(true, (8, 7), &d, false),
             duplicate_left(false, (12, 11), &d, false),
             refused_not_listed(Object::ReleaseNote),

@@ -121,6 +121,8 @@ pub struct State {
     race: Option<RaceReads>,
     /// How many more `GET /releases` answer as if no release existed (a listing that lags).
     lagging_release_lists: usize,
+    /// How many more `GET /deployments` answer as if no deployment existed.
+    lagging_deployment_lists: usize,
     /// An issue (title, body, labels) opened just before the next `POST /issues` is served.
     issue_before_next_post: Option<(String, String, Vec<String>)>,
     /// Faults armed once the next `POST /issues` has been served.
@@ -321,6 +323,12 @@ impl FakeGitHub {
         self.state.lock().unwrap().lagging_release_lists = times;
     }
 
+    /// Makes the next `times` listings of deployments miss every deployment that exists, as
+    /// a listing taken before another run's POST does.
+    pub fn lag_deployment_listing(&self, times: usize) {
+        self.state.lock().unwrap().lagging_deployment_lists = times;
+    }
+
     /// Opens an issue with `title`, `body` and `labels` just before the next `POST /issues`
     /// is served: another run's POST landing first, so it gets the lower number.
     pub fn open_issue_before_next_post(&self, title: &str, body: &str, labels: &[&str]) {
@@ -496,12 +504,7 @@ impl State {
     /// `GET /releases`: the releases as `token` sees them (none while the listing lags),
     /// newest first, one page of them.
     fn list_releases(&mut self, token: &str, query: &HashMap<String, String>) -> ResponseTemplate {
-        let live = if self.lagging_release_lists > 0 {
-            self.lagging_release_lists -= 1;
-            Vec::new()
-        } else {
-            self.releases.clone()
-        };
+        let live = lagged(&mut self.lagging_release_lists, &self.releases);
         let mut all = self.listing("releases", token, live);
         all.reverse();
         ResponseTemplate::new(200).set_body_json(page(all, query))
@@ -539,12 +542,7 @@ impl State {
                     .collect()
             })
             .unwrap_or_default();
-        let live = if self.lagging_issue_lists > 0 {
-            self.lagging_issue_lists -= 1;
-            Vec::new()
-        } else {
-            self.issues.clone()
-        };
+        let live = lagged(&mut self.lagging_issue_lists, &self.issues);
         let mut all: Vec<Value> = self
             .listing("issues", token, live)
             .into_iter()
@@ -624,7 +622,7 @@ impl State {
         token: &str,
         query: &HashMap<String, String>,
     ) -> ResponseTemplate {
-        let live = self.deployments.clone();
+        let live = lagged(&mut self.lagging_deployment_lists, &self.deployments);
         let mut all: Vec<Value> = self
             .listing("deployments", token, live)
             .into_iter()
@@ -716,6 +714,17 @@ impl State {
         }
         self.deployments.retain(|d| d["id"] != json!(id));
         ResponseTemplate::new(204)
+    }
+}
+
+/// `live`, or nothing while `lagging` listings are left to miss it (one fewer after this one).
+fn lagged(lagging: &mut usize, live: &[Value]) -> Vec<Value> {
+    match lagging.checked_sub(1) {
+        Some(left) => {
+            *lagging = left;
+            Vec::new()
+        }
+        None => live.to_vec(),
     }
 }
 
