@@ -157,10 +157,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             };
             say(what, or_empty_secret(help, e.in_actions))
         }
-        Problem::AlarmWithoutKubernetes(alarm) => say(
-            format!("{input} lists {alarm} but Kubernetes is off, so that alarm could never fire"),
-            kube_off_help(e.in_actions),
-        ),
+        Problem::AlarmWithoutKubernetes(alarm, off) => kube_off(input, alarm, *off, e.in_actions),
         Problem::Placeholder => say(
             format!(
                 "{input} is {}, the placeholder",
@@ -174,19 +171,40 @@ pub(crate) fn words(e: &UsageError) -> Words {
     }
 }
 
-/// How to turn Kubernetes on for an alarm that needs the pods
-/// ([`Problem::AlarmWithoutKubernetes`]): `in_actions`, the inputs under `with:`; else the
-/// options.
-fn kube_off_help(in_actions: bool) -> String {
-    let help = match in_actions {
-        true => {
-            "Kubernetes is off without a kubeconfig, or with an empty one: set `kubeconfig:` (a secret holding the file's content) or `kubernetes: true` under `with:`, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)"
-        }
-        false => {
-            "Kubernetes is off unless --kubeconfig or --kubernetes is given: pass --kubeconfig PATH, or --kubernetes to read KUBECONFIG or ~/.kube/config, or drop mismatch and orphan from --fail-on (overdue works without Kubernetes)"
-        }
+/// `input` (`fail-on`) naming `alarm`, which needs the pods, while Kubernetes is off
+/// ([`Problem::AlarmWithoutKubernetes`]; `turned_off`: by `kubernetes` given false), and how
+/// to turn it on: `in_actions`, the inputs under `with:`; else the options.
+fn kube_off(input: &str, alarm: &str, turned_off: bool, in_actions: bool) -> Words {
+    let (off, help) = match (turned_off, in_actions) {
+        (true, true) => (
+            "kubernetes is false",
+            "set `kubernetes: true` under `with:`, with `kubeconfig:` (a secret holding the file's content) unless the runner runs in the cluster",
+        ),
+        (true, false) => (
+            "--kubernetes is false",
+            "pass --kubernetes true with --kubeconfig PATH, or alone to read KUBECONFIG or ~/.kube/config",
+        ),
+        (false, true) => (
+            "Kubernetes is off",
+            "Kubernetes is off without a kubeconfig, or with an empty one: set `kubeconfig:` (a secret holding the file's content) or `kubernetes: true` under `with:`",
+        ),
+        (false, false) => (
+            "Kubernetes is off",
+            "Kubernetes is off unless --kubeconfig or --kubernetes is given: pass --kubeconfig PATH, or --kubernetes to read KUBECONFIG or ~/.kube/config",
+        ),
     };
-    or_empty_secret(help.to_string(), in_actions)
+    let fail_on = if in_actions {
+        input.to_string()
+    } else {
+        format!("--{input}")
+    };
+    let help = format!(
+        "{help}, or drop mismatch and orphan from {fail_on} (overdue works without Kubernetes)"
+    );
+    say(
+        format!("{input} lists {alarm}, which needs the pods read from Kubernetes, but {off}"),
+        or_empty_secret(help, in_actions && !turned_off),
+    )
 }
 
 /// A Kubernetes name refused ([`NameKind`]): the rule, what to write.
@@ -912,7 +930,8 @@ mod tests {
             ("github-token", None, Problem::NoToken(Some(GitHubUse::Environment))),
             ("github-token", None, Problem::NoToken(Some(GitHubUse::Comment))),
             ("github-token", None, Problem::NoToken(Some(GitHubUse::ReleaseTime))),
-            ("fail-on", None, Problem::AlarmWithoutKubernetes("mismatch".into())),
+            ("fail-on", None, Problem::AlarmWithoutKubernetes("mismatch".into(), false)),
+            ("fail-on", None, Problem::AlarmWithoutKubernetes("orphan".into(), true)),
             ("hub-url", Some("https://hub.example.org"), Problem::Placeholder),
             ("image", Some("ghcr.io/Org/Lab"), Problem::Refused(refused())),
             ("image", Some("oci:"), Problem::Image(ImageProblem::NoDirectory)),
