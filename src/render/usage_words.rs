@@ -760,8 +760,9 @@ fn rule_words(rule: Rule) -> (&'static str, &'static str) {
 }
 
 /// The words of clap's refusal of an unknown subcommand, for the annotation: the Action's
-/// `input` (`command`) and the value `given` (secrets hidden, capped), clap's `suggested`
-/// commands, the Action's commands and the command line's `others`.
+/// `input` (`command`) and the value `given` (secrets hidden, capped; blank said empty, as
+/// an input from a secret or variable that is not there is), clap's `suggested` commands,
+/// the Action's commands and the command line's `others`.
 pub(crate) fn unknown_command(
     input: &str,
     given: &str,
@@ -773,14 +774,18 @@ pub(crate) fn unknown_command(
         [] => String::new(),
         names => format!(" (did you mean {}?)", names.join(" or ")),
     };
-    say(
-        format!("{input} {given:?} is not a command the Action runs{suggestion}"),
-        format!(
-            "set the {input} input to {} (the command line also takes {})",
-            action.join(" or "),
-            others.join(" or ")
+    let help = format!(
+        "set the {input} input to {} (the command line also takes {})",
+        action.join(" or "),
+        others.join(" or ")
+    );
+    match given.trim() {
+        "" => say(format!("{input} is empty"), or_empty_secret(help, true)),
+        _ => say(
+            format!("{input} {given:?} is not a command the Action runs{suggestion}"),
+            help,
         ),
-    )
+    }
 }
 
 /// The log line of `status` not resolving `image` (released-at given, comment off).
