@@ -27,11 +27,38 @@ pub(crate) fn kubeconfig_secrets(config: &Kubeconfig) -> Vec<String> {
         .collect()
 }
 
-/// [`kubeconfig_secrets`] of a kubeconfig's `content`; the whole content when it does not
-/// parse: it may hold a token where none is expected.
+/// [`kubeconfig_secrets`] of a kubeconfig's `content`; when it does not parse, the values of
+/// the keys kubectl never prints (`token`, `password`, `client-key-data`, also as
+/// `id-token`, `refresh-token`): after the key, a quoted string, else in a flow mapping
+/// (`{token: X, …}`) the text up to its `,` or `}`, else the rest of the line (the next line
+/// after a block scalar's `|`). Not its other lines: `apiVersion: v1` masked would hide
+/// those words everywhere in the log.
 pub(crate) fn content_secrets(content: &str) -> Vec<String> {
-    Kubeconfig::from_yaml(content)
-        .map_or_else(|_| vec![content.to_string()], |c| kubeconfig_secrets(&c))
+    if let Ok(config) = Kubeconfig::from_yaml(content) {
+        return kubeconfig_secrets(&config);
+    }
+    let key = regex::Regex::new(r#"\b(?:token|password|client-key-data)["']?[ \t]*:"#)
+        .expect("the key pattern compiles");
+    let value = |found: regex::Match| {
+        let line = content[..found.start()]
+            .rsplit('\n')
+            .next()
+            .unwrap_or_default();
+        let mut after = content[found.end()..].lines().map(str::trim);
+        let first = after.next().unwrap_or_default();
+        let text = match first.is_empty() || first.starts_with(['|', '>']) {
+            true => after.next().unwrap_or_default(),
+            false => first,
+        };
+        let value = match text.chars().next() {
+            Some(quote @ ('"' | '\'')) => text[1..].split(quote).next(),
+            _ if line.contains('{') => text.split([',', '}']).next(),
+            _ => Some(text),
+        };
+        value.unwrap_or_default().trim().to_string()
+    };
+    let values = key.find_iter(content).map(value);
+    values.filter(|v| !v.is_empty()).collect()
 }
 
 /// The Kubernetes request `inputs` give, with credentials as kubectl finds them (module
@@ -861,6 +888,20 @@ mod tests {
             none,
             &[("KUBERNETES_SERVICE_HOST", "10.0.0.1".into())],
         );
+        insta::assert_snapshot!(table.join("\n"));
+    }
+
+    /// Of a kubeconfig that does not parse, only the values kubectl never prints are masked,
+    /// not its every line (`apiVersion: v1` would hide those words everywhere in the log).
+    #[test]
+    fn a_kubeconfig_that_does_not_parse_has_only_its_secret_values_masked() {
+        let cases = [
+            "apiVersion: v1\nclusters: [\nusers:\n- name: r\n  user:\n    token: sa-token-0123\n    password: 'pw, with: comma'\n",
+            "users: [{name: r, user: {token: sa-token-0123, client-key-data: S0VZ}}",
+            r#"{"users":[{"name":"r","user":{"token":"sa-token-0123","id-token":"id.jwt"}}]"#,
+            "users:\n- user:\n    token: |\n      sa-token-0123\n    tokenFile: /var/token\n  bad: [\n",
+        ];
+        let table = cases.map(|content| format!("{content:?}\n  {:?}", content_secrets(content)));
         insta::assert_snapshot!(table.join("\n"));
     }
 
