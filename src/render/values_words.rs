@@ -173,7 +173,7 @@ fn unreadable(file: &str, why: &ReadError) -> Words {
             "values files are a few KiB (the limit is 1 MiB): check that it is the right file"
         }
         ReadError::NotUtf8 { .. } => "save it as UTF-8",
-        ReadError::Other(_) => "check the path and try again",
+        ReadError::Other(_) | ReadError::Waited(_) => "check the path and try again",
     };
     Words::new(what).help(format!(
         "{help}; the files are given with jupyterhub-values (--jupyterhub-values)"

@@ -77,9 +77,9 @@ pub(crate) fn resolve(
 ) -> Result<KubeRequest, KubeError> {
     let found = match inputs.kubeconfig {
         Some((content, true)) => Some((parse(content, Origin::Input)?, Origin::Input)),
-        Some((path, false)) => Some(read(&[Origin::Flag(home_path(path, env))])?),
+        Some((path, false)) => Some(read(&[Origin::Flag(home_path(path, env))], inputs.timeout)?),
         None => kubeconfig_files(env)
-            .map(|files| read(&files))
+            .map(|files| read(&files, inputs.timeout))
             .transpose()?,
     };
     let (credentials, (namespace, namespace_from)) = match found {
@@ -404,8 +404,9 @@ fn parse(content: &str, origin: Origin) -> Result<Kubeconfig, KubeError> {
 
 /// The kubeconfig `files` hold, merged in order (client-go's rules, kube's
 /// [`Kubeconfig::merge`]), and where it came from (the files `KUBECONFIG` lists, as one).
-/// A file may be a pipe, as kubectl reads `--kubeconfig <(…)` ([`crate::support::files::read_piped`]).
-fn read(all: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
+/// A file may be a pipe, as kubectl reads `--kubeconfig <(…)`, read for at most `wait` (the
+/// Kubernetes requests' timeout, [`crate::support::files::read_piped`]).
+fn read(all: &[Origin], wait: std::time::Duration) -> Result<(Kubeconfig, Origin), KubeError> {
     // As client-go 1.37's loader: a file `KUBECONFIG` lists that does not exist is skipped,
     // unless none does.
     let listed = |o: &&Origin| !matches!(o, Origin::Variable(path) if !path.exists());
@@ -425,7 +426,7 @@ fn read(all: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
         // Read within the cap, as every file here is. A regular file is then read by kube
         // (which makes the paths in it absolute against its folder); a pipe (`<(…)`, as
         // kubectl takes it) only once, so parsed as read.
-        let bytes = match crate::support::files::read_piped(path, KUBECONFIG_MAX_BYTES) {
+        let bytes = match crate::support::files::read_piped(path, KUBECONFIG_MAX_BYTES, wait) {
             Err(ReadError::NotFound) => match origin {
                 Origin::Flag(p) if std::env::split_paths(p).any(|p| p.is_file()) => {
                     return Err(KubeError::Listed(p.clone()));
@@ -467,6 +468,7 @@ mod tests {
     use super::super::tests::{KUBECONFIG, kubeconfig};
     use super::super::{KubeWarning, SERVICE_ACCOUNT_TOKEN};
     use super::*;
+    use std::os::unix::fs::OpenOptionsExt;
     use std::time::Duration;
 
     /// The request `inputs` over `env` resolve to, in short: the namespace and where it came
@@ -822,6 +824,22 @@ mod tests {
             },
             &[],
         );
+        let fifo = dir.path().join("fifo");
+        crate::support::files::make_fifo(&fifo);
+        case(
+            "--kubeconfig a FIFO nothing writes (read for at most the timeout)",
+            KubeInputs {
+                kubeconfig: Some((fifo.to_str().unwrap(), false)),
+                ..none
+            },
+            &[],
+        );
+        // Its reader, left waiting, let go.
+        let mut writer = std::fs::OpenOptions::new();
+        let _ = writer
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&fifo);
         case(
             "--kubeconfig /dev/zero",
             KubeInputs {
