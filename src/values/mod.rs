@@ -602,7 +602,12 @@ pub(crate) enum SettingsError {
 }
 
 /// Reads the values files `files` in order, blank paths left out, with `cull` under `path`
-/// ([`load`]).
+/// ([`load`]). A relative path starts at the working directory, as on any command line. In
+/// the Action that is the workspace the templates are read from
+/// ([`crate::support::files::resolve_workspace`]): the runner starts the container in
+/// `/github/workspace`, the mount of the checkout, and sets `GITHUB_WORKSPACE` to it
+/// (actions/runner's `ContainerActionHandler`: `ContainerWorkDirectory`), and a `uses:` step
+/// takes no `working-directory`.
 ///
 /// # Errors
 /// [`SettingsError::ListedWithComma`] for a missing file whose name holds a comma, before any
