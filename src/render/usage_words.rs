@@ -175,36 +175,27 @@ pub(crate) fn words(e: &UsageError) -> Words {
 /// ([`Problem::AlarmWithoutKubernetes`]; `turned_off`: by `kubernetes` given false), and how
 /// to turn it on: `in_actions`, the inputs under `with:`; else the options.
 fn kube_off(input: &str, alarm: &str, turned_off: bool, in_actions: bool) -> Words {
-    let (off, help) = match (turned_off, in_actions) {
-        (true, true) => (
-            "kubernetes is false",
-            "set `kubernetes: true` under `with:`, with `kubeconfig:` (a secret holding the file's content) unless the runner runs in the cluster",
-        ),
-        (true, false) => (
-            "--kubernetes is false",
-            "pass --kubernetes true with --kubeconfig PATH, or alone to read KUBECONFIG or ~/.kube/config",
-        ),
-        (false, true) => (
-            "Kubernetes is off",
-            "Kubernetes is off without a kubeconfig, or with an empty one: set `kubeconfig:` (a secret holding the file's content) or `kubernetes: true` under `with:`",
-        ),
-        (false, false) => (
-            "Kubernetes is off",
-            "Kubernetes is off unless --kubeconfig or --kubernetes is given: pass --kubeconfig PATH, or --kubernetes to read KUBECONFIG or ~/.kube/config",
-        ),
+    let off = match turned_off {
+        true => "kubernetes (--kubernetes) is false",
+        false => "Kubernetes is off",
     };
-    let fail_on = if in_actions {
-        input.to_string()
-    } else {
-        format!("--{input}")
+    let what =
+        format!("{input} lists {alarm}, which needs the pods read from Kubernetes, but {off}");
+    let help = match (turned_off, in_actions) {
+        (true, _) => {
+            return say(
+                what,
+                "set kubernetes to true, with a kubeconfig unless this runs in the cluster, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)",
+            );
+        }
+        (false, true) => {
+            "Kubernetes is off without a kubeconfig, or with an empty one: set `kubeconfig:` (a secret holding the file's content) or `kubernetes: true` under `with:`, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)"
+        }
+        (false, false) => {
+            "Kubernetes is off unless --kubeconfig or --kubernetes is given: pass --kubeconfig PATH, or --kubernetes to read KUBECONFIG or ~/.kube/config, or drop mismatch and orphan from --fail-on (overdue works without Kubernetes)"
+        }
     };
-    let help = format!(
-        "{help}, or drop mismatch and orphan from {fail_on} (overdue works without Kubernetes)"
-    );
-    say(
-        format!("{input} lists {alarm}, which needs the pods read from Kubernetes, but {off}"),
-        or_empty_secret(help, in_actions && !turned_off),
-    )
+    say(what, or_empty_secret(help.to_string(), in_actions))
 }
 
 /// A Kubernetes name refused ([`NameKind`]): the rule, what to write.
