@@ -66,8 +66,8 @@ pub(crate) fn content_secrets(content: &str) -> Vec<String> {
 /// environment (`KUBECONFIG`, `HOME`, `KUBERNETES_SERVICE_HOST`).
 ///
 /// # Errors
-/// [`KubeError::Missing`], [`KubeError::Listed`], [`KubeError::Unreadable`] (a kubeconfig that does not parse,
-/// or a pipe not read to its end within `inputs.timeout`),
+/// [`KubeError::Missing`], [`KubeError::Listed`], [`KubeError::Unreadable`] (a kubeconfig
+/// that does not parse, or a pipe not read to its end within `inputs.timeout`),
 /// [`KubeError::NotContent`], [`KubeError::NoContext`], [`KubeError::Lacks`] (a cluster or
 /// user the context names), [`KubeError::ContextNamespace`], [`KubeError::Credential`],
 /// [`KubeError::User`], [`KubeError::Client`] (a client certificate, key or CA that is not
