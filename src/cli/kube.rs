@@ -110,7 +110,8 @@ impl KubeArgs {
                 return Ok(None);
             };
             let word = alarm.to_possible_value().map(|v| v.get_name().to_string());
-            let problem = Problem::AlarmWithoutKubernetes(word.unwrap_or_default());
+            let off = self.kubernetes == Some(false);
+            let problem = Problem::AlarmWithoutKubernetes(word.unwrap_or_default(), off);
             return Err(UsageError::new("fail-on", problem));
         }
         // Content: the Action input's value, or what reads as content ([`is_content`]).

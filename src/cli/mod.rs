@@ -236,7 +236,7 @@ fn with_variables_set(cmd: clap::Command, var: &dyn Fn(&str) -> Option<String>) 
 /// credentials git and registries are sent (`x-access-token:TOKEN`, as
 /// `registry::auth::credentials_for` sends it to ghcr.io), the registry password also as the
 /// Basic credentials with its user name, a kubeconfig as its users' tokens, passwords and
-/// client keys (the whole content when it does not parse). A kubeconfig is content from its
+/// client keys (when it does not parse, the values of those keys). A kubeconfig is content from its
 /// variable, and on the command line when it spans lines; a one-line value there is a path,
 /// no secret. So is every word shaped like a GitHub token
 /// (`support::secrets::token_shaped`) in any input's variable or argument. Inside

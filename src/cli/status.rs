@@ -317,6 +317,7 @@ mod tests {
             at_hub("https:///x"),
             [&HUB[..], &["--released-at", "yesterday"]].concat(),
             with(&["--hub-size", "0"]),
+            with(&["--values-path", ""]),
             with(&["--slow-stop-timeout", "0"]),
             with(&["--hub-timeout", "soon"]),
             with(&["--hub-timeout", "600000000weeks"]),

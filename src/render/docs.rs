@@ -389,7 +389,9 @@ pub(crate) fn docs_words(note: &DocsNote<'_>) -> Words {
                         .help("is it the right file?");
                 }
                 ReadError::NotUtf8 { .. } => "save it as UTF-8",
-                ReadError::Other(_) => "check the path given with --file and try again",
+                ReadError::Other(_) | ReadError::Waited(_) => {
+                    "check the path given with --file and try again"
+                }
             }
             .to_string(),
         ),

@@ -26,6 +26,11 @@ impl fmt::Display for ReadError {
             ReadError::NotUtf8 { valid_up_to } => {
                 write!(f, "it is not valid UTF-8 (byte {valid_up_to})")
             }
+            ReadError::Waited(wait) => write!(
+                f,
+                "it is a pipe, and no writer closed it within {}",
+                humantime::format_duration(*wait)
+            ),
             ReadError::Other(e) => e.fmt(f),
         }
     }

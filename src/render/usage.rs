@@ -135,8 +135,9 @@ pub(crate) enum Problem {
     /// No GitHub token where one is needed (`for_`: why `status` needs one; `None` for
     /// `announce`, which can run dry without it).
     NoToken(Option<GitHubUse>),
-    /// `fail-on` names an alarm (its word) that needs the pods while Kubernetes is off.
-    AlarmWithoutKubernetes(String),
+    /// `fail-on` names an alarm (its word) that needs the pods while Kubernetes is off, and
+    /// whether `kubernetes` turned it off (given false) rather than left it off (unset).
+    AlarmWithoutKubernetes(String, bool),
     /// Kubernetes credentials that cannot work, found before anything is read.
     Kube(Arc<KubeError>),
     /// The value is the placeholder `hub-url` default.

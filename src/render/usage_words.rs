@@ -157,10 +157,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             };
             say(what, or_empty_secret(help, e.in_actions))
         }
-        Problem::AlarmWithoutKubernetes(alarm) => say(
-            format!("{input} lists {alarm} but Kubernetes is off, so that alarm could never fire"),
-            kube_off_help(e.in_actions),
-        ),
+        Problem::AlarmWithoutKubernetes(alarm, off) => kube_off(input, alarm, *off, e.in_actions),
         Problem::Placeholder => say(
             format!(
                 "{input} is {}, the placeholder",
@@ -174,19 +171,31 @@ pub(crate) fn words(e: &UsageError) -> Words {
     }
 }
 
-/// How to turn Kubernetes on for an alarm that needs the pods
-/// ([`Problem::AlarmWithoutKubernetes`]): `in_actions`, the inputs under `with:`; else the
-/// options.
-fn kube_off_help(in_actions: bool) -> String {
-    let help = match in_actions {
-        true => {
+/// `input` (`fail-on`) naming `alarm`, which needs the pods, while Kubernetes is off
+/// ([`Problem::AlarmWithoutKubernetes`]; `turned_off`: by `kubernetes` given false), and how
+/// to turn it on: `in_actions`, the inputs under `with:`; else the options.
+fn kube_off(input: &str, alarm: &str, turned_off: bool, in_actions: bool) -> Words {
+    let off = match turned_off {
+        true => "kubernetes (--kubernetes) is false",
+        false => "Kubernetes is off",
+    };
+    let what =
+        format!("{input} lists {alarm}, which needs the pods read from Kubernetes, but {off}");
+    let help = match (turned_off, in_actions) {
+        (true, _) => {
+            return say(
+                what,
+                "set kubernetes to true, with a kubeconfig unless this runs in the cluster, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)",
+            );
+        }
+        (false, true) => {
             "Kubernetes is off without a kubeconfig, or with an empty one: set `kubeconfig:` (a secret holding the file's content) or `kubernetes: true` under `with:`, or drop mismatch and orphan from fail-on (overdue works without Kubernetes)"
         }
-        false => {
+        (false, false) => {
             "Kubernetes is off unless --kubeconfig or --kubernetes is given: pass --kubeconfig PATH, or --kubernetes to read KUBECONFIG or ~/.kube/config, or drop mismatch and orphan from --fail-on (overdue works without Kubernetes)"
         }
     };
-    or_empty_secret(help.to_string(), in_actions)
+    say(what, or_empty_secret(help.to_string(), in_actions))
 }
 
 /// A Kubernetes name refused ([`NameKind`]): the rule, what to write.
@@ -742,8 +751,9 @@ fn rule_words(rule: Rule) -> (&'static str, &'static str) {
 }
 
 /// The words of clap's refusal of an unknown subcommand, for the annotation: the Action's
-/// `input` (`command`) and the value `given` (secrets hidden, capped), clap's `suggested`
-/// commands, the Action's commands and the command line's `others`.
+/// `input` (`command`) and the value `given` (secrets hidden, capped; blank said empty, as
+/// an input from a secret or variable that is not there is), clap's `suggested` commands,
+/// the Action's commands and the command line's `others`.
 pub(crate) fn unknown_command(
     input: &str,
     given: &str,
@@ -755,14 +765,18 @@ pub(crate) fn unknown_command(
         [] => String::new(),
         names => format!(" (did you mean {}?)", names.join(" or ")),
     };
-    say(
-        format!("{input} {given:?} is not a command the Action runs{suggestion}"),
-        format!(
-            "set the {input} input to {} (the command line also takes {})",
-            action.join(" or "),
-            others.join(" or ")
+    let help = format!(
+        "set the {input} input to {} (the command line also takes {})",
+        action.join(" or "),
+        others.join(" or ")
+    );
+    match given.trim() {
+        "" => say(format!("{input} is empty"), or_empty_secret(help, true)),
+        _ => say(
+            format!("{input} {given:?} is not a command the Action runs{suggestion}"),
+            help,
         ),
-    )
+    }
 }
 
 /// The log line of `status` not resolving `image` (released-at given, comment off).
@@ -912,7 +926,8 @@ mod tests {
             ("github-token", None, Problem::NoToken(Some(GitHubUse::Environment))),
             ("github-token", None, Problem::NoToken(Some(GitHubUse::Comment))),
             ("github-token", None, Problem::NoToken(Some(GitHubUse::ReleaseTime))),
-            ("fail-on", None, Problem::AlarmWithoutKubernetes("mismatch".into())),
+            ("fail-on", None, Problem::AlarmWithoutKubernetes("mismatch".into(), false)),
+            ("fail-on", None, Problem::AlarmWithoutKubernetes("orphan".into(), true)),
             ("hub-url", Some("https://hub.example.org"), Problem::Placeholder),
             ("image", Some("ghcr.io/Org/Lab"), Problem::Refused(refused())),
             ("image", Some("oci:"), Problem::Image(ImageProblem::NoDirectory)),

@@ -21,7 +21,7 @@ const VALUES_PATH: &str = "values-path (--values-path)";
 pub(crate) fn words(e: &ValuesError) -> Words {
     let (what, help) = match e {
         ValuesError::EmptyKey(given) => (
-            format!("{VALUES_PATH} {given:?} has an empty key"),
+            format!("{VALUES_PATH} {given:?} {}", match given.as_str() { "" => "is empty", _ => "has an empty key" }),
             "write the parent key of `cull`, e.g. jupyterhub or platform.jupyterhub, or . for the top level".to_string(),
         ),
         ValuesError::EndsInCull(given, write) => (
@@ -173,7 +173,7 @@ fn unreadable(file: &str, why: &ReadError) -> Words {
             "values files are a few KiB (the limit is 1 MiB): check that it is the right file"
         }
         ReadError::NotUtf8 { .. } => "save it as UTF-8",
-        ReadError::Other(_) => "check the path and try again",
+        ReadError::Other(_) | ReadError::Waited(_) => "check the path and try again",
     };
     Words::new(what).help(format!(
         "{help}; the files are given with jupyterhub-values (--jupyterhub-values)"

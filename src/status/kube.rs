@@ -165,7 +165,7 @@ pub(crate) struct KubeInputs<'a> {
     pub(crate) namespace: Option<&'a str>,
     /// `--helm-release`.
     pub(crate) release: &'a str,
-    /// `--kube-timeout`.
+    /// `--kube-timeout`: of each request, and of reading a piped kubeconfig.
     pub(crate) timeout: Duration,
 }
 

@@ -16,6 +16,7 @@
 use std::io::{ErrorKind, Read};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Why a file was not read, as data. Its `Display` (the render layer's,
 /// `crate::render::reading_words`) is a predicate for a message that names the file first
@@ -44,6 +45,9 @@ pub(crate) enum ReadError {
         /// The offset of the first byte that is not UTF-8.
         valid_up_to: usize,
     },
+    /// A pipe ([`read_piped`]) not read to its end within this long: nothing opened it for
+    /// writing, or its writer did not close it.
+    Waited(Duration),
     /// Any other I/O error, as the system gave it.
     Other(std::io::Error),
 }
@@ -59,7 +63,8 @@ impl std::error::Error for ReadError {
 
 impl ReadError {
     /// Test helper: every reason a file is not read, as its words' tests quote them (a 5 MB
-    /// file over a 1 MiB cap, an I/O error of the system's).
+    /// file over a 1 MiB cap, an I/O error of the system's); not a pipe's wait, which only the
+    /// kubeconfig's reader has.
     #[cfg(test)]
     pub(crate) fn every() -> [ReadError; 7] {
         [
@@ -112,12 +117,18 @@ pub(crate) fn read_bytes(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
 /// [`read_bytes`], a FIFO or character device too (`/dev/fd/63`, the pipe of bash's process
 /// substitution `<(…)`; kubectl reads a kubeconfig there): read until its writer closes it,
 /// at most `cap` bytes. Opened and read as kubectl does: a FIFO waits for its writer
-/// (`mkfifo p; sops -d cfg > p &` is not a race), and for its data until the writer closes it.
+/// (`mkfifo p; sops -d cfg > p &` is not a race), and for its data until the writer closes it;
+/// unlike kubectl, for at most `wait`, so a FIFO nothing writes cannot hold the run forever.
 ///
 /// # Errors
-/// Those of [`read_bytes`], a socket or directory refused.
-pub(crate) fn read_piped(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
-    read(path, cap, true)
+/// Those of [`read_bytes`], a socket or directory refused; [`ReadError::Waited`] after `wait`
+/// (the reading thread is left waiting: the run ends on the error).
+pub(crate) fn read_piped(path: &Path, cap: u64, wait: Duration) -> Result<Vec<u8>, ReadError> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = path.to_path_buf();
+    std::thread::spawn(move || tx.send(read(&path, cap, true)));
+    rx.recv_timeout(wait)
+        .unwrap_or(Err(ReadError::Waited(wait)))
 }
 
 /// [`read_bytes`] (`piped` false) or [`read_piped`].
@@ -314,7 +325,8 @@ mod tests {
         // The reader starts first and waits for a writer (opening a FIFO for writing waits
         // for its reader in turn), then for the data until the writer closes it.
         let target = fifo.clone();
-        let reader = std::thread::spawn(move || read_piped(&target, 16));
+        let wait = Duration::from_secs(30);
+        let reader = std::thread::spawn(move || read_piped(&target, 16, wait));
         let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
         std::io::Write::write_all(&mut writer, b"kind: ").unwrap();
         std::io::Write::write_all(&mut writer, b"Config\n").unwrap();
@@ -325,9 +337,17 @@ mod tests {
             (dir.path().to_path_buf(), "IsDirectory"),
         ];
         for (path, expected) in refused {
-            let err = read_piped(&path, 16).unwrap_err();
+            let err = read_piped(&path, 16, wait).unwrap_err();
             assert_eq!(format!("{err:?}"), expected, "{}", path.display());
         }
+        // Nothing opens it for writing: refused after the wait; then its reader is let go.
+        let err = read_piped(&fifo, 16, Duration::from_millis(50)).unwrap_err();
+        assert_eq!(format!("{err:?}"), "Waited(50ms)");
+        let mut writer = std::fs::OpenOptions::new();
+        let _ = writer
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&fifo);
     }
 
     #[test]

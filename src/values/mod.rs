@@ -77,16 +77,16 @@ pub(crate) enum ValuesPath {
 }
 
 impl ValuesPath {
-    /// Parses `--values-path`: unset or blank for [`ValuesPath::Auto`], `.` for the top
-    /// level, otherwise a dotted key path such as `jupyterhub` or `platform.jupyterhub`.
+    /// Parses `--values-path` (unset is [`ValuesPath::Auto`], as is a blank Action input,
+    /// which counts as unset): `.` for the top level, otherwise a dotted key path such as
+    /// `jupyterhub` or `platform.jupyterhub`, trimmed.
     ///
     /// # Errors
-    /// An empty segment, as in `a..b` or `.jupyterhub`, or a path ending in `cull` (the
-    /// option names the parent of `cull`, so `jupyterhub.cull` is a slip for `jupyterhub`).
-    pub(crate) fn parse(text: Option<&str>) -> Result<Self, ValuesError> {
-        let Some(t) = text.map(str::trim).filter(|t| !t.is_empty()) else {
-            return Ok(ValuesPath::Auto);
-        };
+    /// A blank value (`--values-path=`) or an empty segment, as in `a..b` or `.jupyterhub`,
+    /// or a path ending in `cull` (the option names the parent of `cull`, so
+    /// `jupyterhub.cull` is a slip for `jupyterhub`).
+    pub(crate) fn parse(text: &str) -> Result<Self, ValuesError> {
+        let t = text.trim();
         if t == "." {
             return Ok(ValuesPath::Under(Vec::new()));
         }
@@ -602,7 +602,12 @@ pub(crate) enum SettingsError {
 }
 
 /// Reads the values files `files` in order, blank paths left out, with `cull` under `path`
-/// ([`load`]).
+/// ([`load`]). A relative path starts at the working directory, as on any command line. In
+/// the Action that is the workspace the templates are read from
+/// ([`crate::support::files::resolve_workspace`]): the runner starts the container in
+/// `/github/workspace`, the mount of the checkout, and sets `GITHUB_WORKSPACE` to it
+/// (actions/runner's `ContainerActionHandler`: `ContainerWorkDirectory`), and a `uses:` step
+/// takes no `working-directory`.
 ///
 /// # Errors
 /// [`SettingsError::ListedWithComma`] for a missing file whose name holds a comma, before any
@@ -764,7 +769,7 @@ mod tests {
         let table: Vec<String> = cases
             .into_iter()
             .map(|(name, files, path)| {
-                let path = path.map_or(ValuesPath::Auto, |p| ValuesPath::parse(Some(p)).unwrap());
+                let path = path.map_or(ValuesPath::Auto, |p| ValuesPath::parse(p).unwrap());
                 let c = image(files, &path).unwrap();
                 let (n, t, p) = (c.name, c.tag, c.pull_policy);
                 format!("{name}\n  name {n:?}\n  tag {t:?}\n  pullPolicy {p:?}")
@@ -862,17 +867,16 @@ mod tests {
     #[test]
     fn values_path_names_another_parent_and_ignores_the_top_level() {
         let text = "cull: {timeout: 1}\nplatform:\n  hub:\n    cull: {timeout: 900}\n";
-        let path = ValuesPath::parse(Some("platform.hub")).unwrap();
+        let path = ValuesPath::parse("platform.hub").unwrap();
         let c = layered(&[("v.yaml", text)], &path).unwrap();
         assert_eq!(c.settings.timeout_secs, 900);
         assert_eq!(
             c.origins.timeout,
             Origin::file("v.yaml", "platform.hub.cull.timeout")
         );
-        let top = layered(&[("v.yaml", text)], &ValuesPath::parse(Some(".")).unwrap()).unwrap();
+        let top = layered(&[("v.yaml", text)], &ValuesPath::parse(".").unwrap()).unwrap();
         assert_eq!(top.settings.timeout_secs, 1);
-        assert_eq!(ValuesPath::parse(Some(" ")).unwrap(), ValuesPath::Auto);
-        assert!(ValuesPath::parse(Some("a..b")).is_err());
+        assert!(ValuesPath::parse(" ").is_err() && ValuesPath::parse("a..b").is_err());
     }
 
     #[test]
@@ -960,7 +964,7 @@ mod tests {
         let refused: Vec<String> = cases
             .iter()
             .map(|(text, path)| {
-                let path = path.map_or(ValuesPath::Auto, |p| ValuesPath::parse(Some(p)).unwrap());
+                let path = path.map_or(ValuesPath::Auto, |p| ValuesPath::parse(p).unwrap());
                 let err = layered(&[("hub.yaml", text)], &path).unwrap_err();
                 format!("{text:?}\n  {}", err.to_string().replace('\n', "\n  "))
             })
@@ -982,14 +986,14 @@ mod tests {
 
     #[test]
     fn a_values_path_ending_in_cull_names_the_parent_to_write() {
-        let err = ValuesPath::parse(Some("jupyterhub.cull"))
+        let err = ValuesPath::parse("jupyterhub.cull")
             .unwrap_err()
             .to_string();
         assert!(
             err.contains("\"jupyterhub.cull\" ends in `cull`") && err.ends_with("write jupyterhub"),
             "{err}"
         );
-        let err = ValuesPath::parse(Some("cull")).unwrap_err().to_string();
+        let err = ValuesPath::parse("cull").unwrap_err().to_string();
         assert!(err.ends_with("write ."), "{err}");
     }
 
@@ -1073,7 +1077,7 @@ mod tests {
         let explicit = |path: &str| {
             format!(
                 "{:#}",
-                load(&paths, &ValuesPath::parse(Some(path)).unwrap()).unwrap_err()
+                load(&paths, &ValuesPath::parse(path).unwrap()).unwrap_err()
             )
         };
         // Named explicitly, the top level's slow-stop timeout (which the subchart never
@@ -1093,7 +1097,7 @@ mod tests {
         )]);
         let err = format!(
             "{:#}",
-            load(&paths, &ValuesPath::parse(Some("jupyterhub")).unwrap()).unwrap_err()
+            load(&paths, &ValuesPath::parse("jupyterhub").unwrap()).unwrap_err()
         );
         assert!(
             err.contains("jupyterhub") && err.contains("v.yaml"),
@@ -1105,11 +1109,7 @@ mod tests {
             err.contains("values-path (--values-path) to its parent key, platform.jupyterhub"),
             "{err}"
         );
-        let files = load(
-            &paths,
-            &ValuesPath::parse(Some("platform.jupyterhub")).unwrap(),
-        )
-        .unwrap();
+        let files = load(&paths, &ValuesPath::parse("platform.jupyterhub").unwrap()).unwrap();
         assert_eq!(files.config.settings.timeout_secs, 1800);
     }
 

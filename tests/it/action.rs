@@ -1325,12 +1325,15 @@ fn a_secret_clap_refuses_as_the_input_is_shown_nowhere() {
 /// commands), is `Invalid input: command` with the commands there are (one differing only
 /// in case suggested), in the job summary too, as for any refused run. No outputs are
 /// written: which command's would they be? Trimmed as other inputs are, `" status "` runs
-/// `status` (refused here on its `hub-url`, with its outputs).
+/// `status` (refused here on its `hub-url`, with its outputs); a blank one is said to be
+/// empty, as an input from a secret that is not there.
 #[test]
 fn an_unknown_command_is_an_invalid_command_input_naming_the_commands() {
     let mut told = Vec::new();
     let others = ["help", "--help", "-V", "--dry-run", "docs", "window"];
-    let commands = ["bogus", "Status", "ANNOUNCE", " Status ", "", " status "];
+    let commands = [
+        "bogus", "Status", "ANNOUNCE", " Status ", "", " ", " status ",
+    ];
     for command in commands.into_iter().chain(others) {
         let dir = tempfile::tempdir().unwrap();
         let mut env = runner_env(dir.path());

@@ -53,6 +53,7 @@ fn kubernetes_is_off_unless_asked_for_and_each_refusal_names_its_input() {
             &[][..],
         ),
         (&["--fail-on", "overdue,orphan,mismatch"], &[]),
+        (&["--kubernetes", "false", "--fail-on", "orphan"], &[]),
         (&["--fail-on", "mismatch", "--kubeconfig", "\n"], &[]),
         (&["--kubernetes", "yes"], &cluster),
         (&["--kubeconfig", KUBECONFIG, "--context", "prod"], &[]),

@@ -27,11 +27,38 @@ pub(crate) fn kubeconfig_secrets(config: &Kubeconfig) -> Vec<String> {
         .collect()
 }
 
-/// [`kubeconfig_secrets`] of a kubeconfig's `content`; the whole content when it does not
-/// parse: it may hold a token where none is expected.
+/// [`kubeconfig_secrets`] of a kubeconfig's `content`; when it does not parse, the values of
+/// the keys kubectl never prints (`token`, `password`, `client-key-data`, also as
+/// `id-token`, `refresh-token`): after the key, a quoted string, else in a flow mapping
+/// (`{token: X, …}`) the text up to its `,` or `}`, else the rest of the line (the next line
+/// after a block scalar's `|`). Not its other lines: `apiVersion: v1` masked would hide
+/// those words everywhere in the log.
 pub(crate) fn content_secrets(content: &str) -> Vec<String> {
-    Kubeconfig::from_yaml(content)
-        .map_or_else(|_| vec![content.to_string()], |c| kubeconfig_secrets(&c))
+    if let Ok(config) = Kubeconfig::from_yaml(content) {
+        return kubeconfig_secrets(&config);
+    }
+    let key = regex::Regex::new(r#"\b(?:token|password|client-key-data)["']?[ \t]*:"#)
+        .expect("the key pattern compiles");
+    let value = |found: regex::Match| {
+        let line = content[..found.start()]
+            .rsplit('\n')
+            .next()
+            .unwrap_or_default();
+        let mut after = content[found.end()..].lines().map(str::trim);
+        let first = after.next().unwrap_or_default();
+        let text = match first.is_empty() || first.starts_with(['|', '>']) {
+            true => after.next().unwrap_or_default(),
+            false => first,
+        };
+        let value = match text.chars().next() {
+            Some(quote @ ('"' | '\'')) => text[1..].split(quote).next(),
+            _ if line.contains('{') => text.split([',', '}']).next(),
+            _ => Some(text),
+        };
+        value.unwrap_or_default().trim().to_string()
+    };
+    let values = key.find_iter(content).map(value);
+    values.filter(|v| !v.is_empty()).collect()
 }
 
 /// The Kubernetes request `inputs` give, with credentials as kubectl finds them (module
@@ -39,7 +66,8 @@ pub(crate) fn content_secrets(content: &str) -> Vec<String> {
 /// environment (`KUBECONFIG`, `HOME`, `KUBERNETES_SERVICE_HOST`).
 ///
 /// # Errors
-/// [`KubeError::Missing`], [`KubeError::Listed`], [`KubeError::Unreadable`] (a kubeconfig that does not parse),
+/// [`KubeError::Missing`], [`KubeError::Listed`], [`KubeError::Unreadable`] (a kubeconfig
+/// that does not parse, or a pipe not read to its end within `inputs.timeout`),
 /// [`KubeError::NotContent`], [`KubeError::NoContext`], [`KubeError::Lacks`] (a cluster or
 /// user the context names), [`KubeError::ContextNamespace`], [`KubeError::Credential`],
 /// [`KubeError::User`], [`KubeError::Client`] (a client certificate, key or CA that is not
@@ -50,9 +78,9 @@ pub(crate) fn resolve(
 ) -> Result<KubeRequest, KubeError> {
     let found = match inputs.kubeconfig {
         Some((content, true)) => Some((parse(content, Origin::Input)?, Origin::Input)),
-        Some((path, false)) => Some(read(&[Origin::Flag(home_path(path, env))])?),
+        Some((path, false)) => Some(read(&[Origin::Flag(home_path(path, env))], inputs.timeout)?),
         None => kubeconfig_files(env)
-            .map(|files| read(&files))
+            .map(|files| read(&files, inputs.timeout))
             .transpose()?,
     };
     let (credentials, (namespace, namespace_from)) = match found {
@@ -377,8 +405,9 @@ fn parse(content: &str, origin: Origin) -> Result<Kubeconfig, KubeError> {
 
 /// The kubeconfig `files` hold, merged in order (client-go's rules, kube's
 /// [`Kubeconfig::merge`]), and where it came from (the files `KUBECONFIG` lists, as one).
-/// A file may be a pipe, as kubectl reads `--kubeconfig <(…)` ([`crate::support::files::read_piped`]).
-fn read(all: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
+/// A file may be a pipe, as kubectl reads `--kubeconfig <(…)`, read for at most `wait` (the
+/// Kubernetes requests' timeout, [`crate::support::files::read_piped`]).
+fn read(all: &[Origin], wait: std::time::Duration) -> Result<(Kubeconfig, Origin), KubeError> {
     // As client-go 1.37's loader: a file `KUBECONFIG` lists that does not exist is skipped,
     // unless none does.
     let listed = |o: &&Origin| !matches!(o, Origin::Variable(path) if !path.exists());
@@ -398,7 +427,7 @@ fn read(all: &[Origin]) -> Result<(Kubeconfig, Origin), KubeError> {
         // Read within the cap, as every file here is. A regular file is then read by kube
         // (which makes the paths in it absolute against its folder); a pipe (`<(…)`, as
         // kubectl takes it) only once, so parsed as read.
-        let bytes = match crate::support::files::read_piped(path, KUBECONFIG_MAX_BYTES) {
+        let bytes = match crate::support::files::read_piped(path, KUBECONFIG_MAX_BYTES, wait) {
             Err(ReadError::NotFound) => match origin {
                 Origin::Flag(p) if std::env::split_paths(p).any(|p| p.is_file()) => {
                     return Err(KubeError::Listed(p.clone()));
@@ -440,6 +469,7 @@ mod tests {
     use super::super::tests::{KUBECONFIG, kubeconfig};
     use super::super::{KubeWarning, SERVICE_ACCOUNT_TOKEN};
     use super::*;
+    use std::os::unix::fs::OpenOptionsExt;
     use std::time::Duration;
 
     /// The request `inputs` over `env` resolve to, in short: the namespace and where it came
@@ -795,6 +825,22 @@ mod tests {
             },
             &[],
         );
+        let fifo = dir.path().join("fifo");
+        crate::support::files::make_fifo(&fifo);
+        case(
+            "--kubeconfig a FIFO nothing writes (read for at most the timeout)",
+            KubeInputs {
+                kubeconfig: Some((fifo.to_str().unwrap(), false)),
+                ..none
+            },
+            &[],
+        );
+        // Its reader, left waiting, let go.
+        let mut writer = std::fs::OpenOptions::new();
+        let _ = writer
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&fifo);
         case(
             "--kubeconfig /dev/zero",
             KubeInputs {
@@ -861,6 +907,20 @@ mod tests {
             none,
             &[("KUBERNETES_SERVICE_HOST", "10.0.0.1".into())],
         );
+        insta::assert_snapshot!(table.join("\n"));
+    }
+
+    /// Of a kubeconfig that does not parse, only the values kubectl never prints are masked,
+    /// not its every line (`apiVersion: v1` would hide those words everywhere in the log).
+    #[test]
+    fn a_kubeconfig_that_does_not_parse_has_only_its_secret_values_masked() {
+        let cases = [
+            "apiVersion: v1\nclusters: [\nusers:\n- name: r\n  user:\n    token: sa-token-0123\n    password: 'pw, with: comma'\n",
+            "users: [{name: r, user: {token: sa-token-0123, client-key-data: S0VZ}}",
+            r#"{"users":[{"name":"r","user":{"token":"sa-token-0123","id-token":"id.jwt"}}]"#,
+            "users:\n- user:\n    token: |\n      sa-token-0123\n    tokenFile: /var/token\n  bad: [\n",
+        ];
+        let table = cases.map(|content| format!("{content:?}\n  {:?}", content_secrets(content)));
         insta::assert_snapshot!(table.join("\n"));
     }
 
