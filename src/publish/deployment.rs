@@ -397,14 +397,9 @@ async fn create(gh: &GitHub, plan: &DeploymentPlan) -> Result<(Deployment, bool)
     )
     .await;
     let env = plan.environment.as_str();
-    let made =
+    let (deployment, made) =
         made.context(Failed::Creating(&plan.digest, &plan.new.reference, env).to_string())?;
-    Ok(match made {
-        Made::Posted(d) | Made::FoundAfterUnknownOutcome(d) | Made::FoundAfterConflict(d) => {
-            (d, false)
-        }
-        Made::PostedAfterUnknownOutcome(d) => (d, true),
-    })
+    Ok((deployment, made == Made::PostedAfterUnknownOutcome))
 }
 
 /// How many times [`remove_duplicate`] marks a duplicate inactive and deletes it before

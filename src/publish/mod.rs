@@ -361,13 +361,12 @@ impl Run<'_> {
         let Run { gh, found, plan } = self;
         let body = release_body(plan);
         let mine = match release::create(gh, found, plan, &body).await {
-            Ok(Made::Posted(mine) | Made::PostedAfterUnknownOutcome(mine)) => mine,
-            Ok(Made::FoundAfterUnknownOutcome(mine)) => {
-                let what = words::Object::Release(&mine.tag_name);
-                done.notes.push(words::found_after_unknown_outcome(what));
+            Ok((winner, Made::FoundAfterConflict)) => return self.lost_race(winner, done).await,
+            Ok((mine, made)) => {
+                done.notes
+                    .extend(made.note(words::Object::Release(&mine.tag_name)));
                 mine
             }
-            Ok(Made::FoundAfterConflict(winner)) => return self.lost_race(winner, done).await,
             Err(err) => return Err(self.release_failed(err, done).await),
         };
         done.release = Some((mine.html_url.clone(), Change::Created));
