@@ -107,10 +107,9 @@ async fn give_way(
     };
     done.issue = Some((first.html_url.clone(), change));
     let (digest, why) = (&found.target.digest, words::Kept::OpenedFirst);
-    let said = |closed| words::duplicate_issue(mine.number, first.number, posted_twice, closed);
-    (super::duplicates::close_duplicate(gh, &mine, &first, digest, why).await)
-        .with_context(|| said(false))?;
-    done.notes.push(said(true).to_string());
+    let closed = words::duplicate_issue(mine.number, first.number, posted_twice);
+    super::duplicates::close_duplicate(gh, &mine, &first, digest, why).await?;
+    done.notes.push(closed);
     Ok(())
 }
 
