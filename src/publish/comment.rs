@@ -94,23 +94,20 @@ pub(crate) async fn upsert(
     Ok(Upserted { change, url, notes })
 }
 
-/// Posts `marked` once ([`once::create`]), then checks who wrote it and whether a first
-/// POST took effect after all.
+/// Posts `marked` once ([`once::create`]), then checks who wrote it (one found by [`ours`]
+/// is the issue author's already) and whether a first POST took effect after all.
 async fn create(gh: &GitHub, marked: Marked<'_>, notes: &mut Vec<String>) -> Result<Comment> {
     let Marked { issue, kind, .. } = marked;
-    let made = once::create(
+    let (mine, made) = once::create(
         words::Object::Comment(kind),
         async || gh.create_comment(issue.number, marked.body).await,
         async || ours(gh, issue, kind, marked.digest).await,
     )
     .await?;
+    let mine = by_issue_author(gh, marked, mine).await?;
     match made {
-        Made::PostedAfterUnknownOutcome(mine) => {
-            let mine = by_issue_author(gh, marked, mine).await?;
-            keep_first(gh, marked, mine, notes).await
-        }
-        Made::Posted(mine) => by_issue_author(gh, marked, mine).await,
-        Made::FoundAfterUnknownOutcome(c) | Made::FoundAfterConflict(c) => Ok(c),
+        Made::PostedAfterUnknownOutcome => keep_first(gh, marked, mine, notes).await,
+        _ => Ok(mine),
     }
 }
 

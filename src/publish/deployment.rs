@@ -220,7 +220,7 @@ pub(crate) async fn announce(
                 return Ok(());
             }
         }
-        let (mine, recheck) = create(gh, plan).await?;
+        let (mine, made) = create(gh, plan).await?;
         // A concurrent run that listed both may have removed this one as the duplicate (its
         // id is the higher) before its first status: then the other one is ours.
         let posted = match gh.create_deployment_status(mine.id, first).await {
@@ -229,7 +229,7 @@ pub(crate) async fn announce(
                 .map(|_| true)
                 .context(Failed::Setting(mine.id, first.state).to_string())?,
         };
-        if recheck || lock != Lock::Created || !posted {
+        if made == Made::PostedAfterUnknownOutcome || lock != Lock::Created || !posted {
             outcome.deployment = list(gh, plan, notes, false).await?.1;
         }
         (outcome.change, outcome.wrote) = (Change::Created, true);
@@ -382,9 +382,9 @@ async fn list(
     Ok((listed, Some(winner)))
 }
 
-/// Creates the deployment once ([`once::create`]); `true` when a duplicate may exist (a
-/// second POST after one whose outcome was unknown).
-async fn create(gh: &GitHub, plan: &DeploymentPlan) -> Result<(Deployment, bool)> {
+/// Creates the deployment once ([`once::create`]); a duplicate may exist after
+/// [`Made::PostedAfterUnknownOutcome`].
+async fn create(gh: &GitHub, plan: &DeploymentPlan) -> Result<(Deployment, Made)> {
     let made = once::create(
         crate::render::publish::Object::Deployment,
         async || gh.create_deployment(&plan.new).await,
@@ -397,14 +397,7 @@ async fn create(gh: &GitHub, plan: &DeploymentPlan) -> Result<(Deployment, bool)
     )
     .await;
     let env = plan.environment.as_str();
-    let made =
-        made.context(Failed::Creating(&plan.digest, &plan.new.reference, env).to_string())?;
-    Ok(match made {
-        Made::Posted(d) | Made::FoundAfterUnknownOutcome(d) | Made::FoundAfterConflict(d) => {
-            (d, false)
-        }
-        Made::PostedAfterUnknownOutcome(d) => (d, true),
-    })
+    made.context(Failed::Creating(&plan.digest, &plan.new.reference, env).to_string())
 }
 
 /// How many times [`remove_duplicate`] marks a duplicate inactive and deletes it before

@@ -65,10 +65,9 @@ pub(super) async fn settle(
         .filter(|i| i.state == "open" && i.number != winner.number)
         .filter(|i| !active.iter().any(|a| a.number == i.number))
     {
+        close_duplicate(gh, loser, winner, digest, why).await?;
         let numbers = (loser.number, winner.number);
-        let words = |removed| words::duplicate_left(true, numbers, digest, removed);
-        (close_duplicate(gh, loser, winner, digest, why).await).with_context(|| words(false))?;
-        notes.push(words(true).to_string());
+        notes.push(words::duplicate_left(true, numbers, digest, true).to_string());
     }
     Ok((winner.number != lowest.number).then_some(winner.number))
 }
@@ -93,6 +92,9 @@ async fn has_activity(gh: &GitHub, issue: &Issue) -> Result<bool> {
 
 /// Closes `loser` with a comment linking `winner`, kept for `why`
 /// ([`words::duplicate_issue_comment`]).
+///
+/// # Errors
+/// A failed call, naming the duplicate to close by hand ([`words::duplicate_left`]).
 pub(super) async fn close_duplicate(
     gh: &GitHub,
     loser: &Issue,
@@ -101,7 +103,11 @@ pub(super) async fn close_duplicate(
     why: Kept,
 ) -> Result<()> {
     let body = words::duplicate_issue_comment(winner.number, &winner.html_url, digest, why);
-    gh.create_comment(loser.number, &body).await?;
-    gh.close_issue(loser.number).await?;
+    let closed = async {
+        gh.create_comment(loser.number, &body).await?;
+        gh.close_issue(loser.number).await
+    };
+    let numbers = (loser.number, winner.number);
+    (closed.await).with_context(|| words::duplicate_left(true, numbers, digest, false))?;
     Ok(())
 }

@@ -107,10 +107,9 @@ async fn give_way(
     };
     done.issue = Some((first.html_url.clone(), change));
     let (digest, why) = (&found.target.digest, words::Kept::OpenedFirst);
-    let said = |closed| words::duplicate_issue(mine.number, first.number, posted_twice, closed);
-    (super::duplicates::close_duplicate(gh, &mine, &first, digest, why).await)
-        .with_context(|| said(false))?;
-    done.notes.push(said(true).to_string());
+    let closed = words::duplicate_issue(mine.number, first.number, posted_twice);
+    super::duplicates::close_duplicate(gh, &mine, &first, digest, why).await?;
+    done.notes.push(closed);
     Ok(())
 }
 
@@ -128,24 +127,17 @@ async fn open(
         assignees: super::dedupe_names(&plan.new.assignees),
         ..plan.new.clone()
     };
-    let made = once::create(
+    let (issue, made) = once::create(
         words::Object::TrackingIssue,
         async || gh.create_issue(&new).await,
         async || tracking_issue(gh, &found.target).await,
     )
     .await?;
-    let (issue, posted_twice) = match made {
-        Made::Posted(mine) => (mine, false),
-        Made::PostedAfterUnknownOutcome(mine) => (mine, true),
-        Made::FoundAfterUnknownOutcome(issue) | Made::FoundAfterConflict(issue) => {
-            let what = words::Object::Issue(issue.number);
-            done.notes.push(words::found_after_unknown_outcome(what));
-            (issue, false)
-        }
-    };
+    done.notes
+        .extend(made.note(words::Object::Issue(issue.number)));
     done.issue = Some((issue.html_url.clone(), Change::Created));
     done.wrote = true;
-    Ok((issue, posted_twice))
+    Ok((issue, made == Made::PostedAfterUnknownOutcome))
 }
 
 /// Keeps the bot's one update comment in step with the facts: nothing when `issue`

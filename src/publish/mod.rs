@@ -318,10 +318,19 @@ impl Run<'_> {
         if let Some(issue_plan) = fitted_issue(plan) {
             (issue::ensure(gh, found, &issue_plan, done).await).context(words::PUBLISHING_ISSUE)?;
         }
-        let link = link_or(&release.html_url, plan);
-        done.superseded =
-            (supersede::comment(gh, found, link, true).await).context(words::SUPERSEDING)?;
-        Run { found, ..self }.update_release(release, done).await
+        let run = Run { found, ..self };
+        run.supersede(&release.html_url, true, done).await?;
+        run.update_release(release, done).await
+    }
+
+    /// Comments on the tracking issues the release note at `url` supersedes
+    /// ([`supersede::comment`], which reads their comments first when `check_first`), linking
+    /// the note by `url` when it is a plain URL, else by [`Plan::release_url`].
+    async fn supersede(self, url: &str, check_first: bool, done: &mut Published) -> Result<()> {
+        let link = sanitize::link_url(url).unwrap_or(&self.plan.release_url);
+        let commented = supersede::comment(self.gh, self.found, link, check_first).await;
+        done.superseded = commented.context(words::SUPERSEDING)?;
+        Ok(())
     }
 
     /// Our release `release`, found, compared with the note rendered now
@@ -361,13 +370,12 @@ impl Run<'_> {
         let Run { gh, found, plan } = self;
         let body = release_body(plan);
         let mine = match release::create(gh, found, plan, &body).await {
-            Ok(Made::Posted(mine) | Made::PostedAfterUnknownOutcome(mine)) => mine,
-            Ok(Made::FoundAfterUnknownOutcome(mine)) => {
-                let what = words::Object::Release(&mine.tag_name);
-                done.notes.push(words::found_after_unknown_outcome(what));
+            Ok((winner, Made::FoundAfterConflict)) => return self.lost_race(winner, done).await,
+            Ok((mine, made)) => {
+                done.notes
+                    .extend(made.note(words::Object::Release(&mine.tag_name)));
                 mine
             }
-            Ok(Made::FoundAfterConflict(winner)) => return self.lost_race(winner, done).await,
             Err(err) => return Err(self.release_failed(err, done).await),
         };
         done.release = Some((mine.html_url.clone(), Change::Created));
@@ -375,10 +383,7 @@ impl Run<'_> {
             let ensured = issue::ensure(gh, found, &issue_plan, done).await;
             ensured.map_err(|err| issue_step_failed(err, &mine.html_url, true, done))?;
         }
-        let link = link_or(&mine.html_url, plan);
-        done.superseded =
-            (supersede::comment(gh, found, link, false).await).context(words::SUPERSEDING)?;
-        Ok(())
+        self.supersede(&mine.html_url, false, done).await
     }
 
     /// The release step failed (not as a lost race): a security run opens the tracking issue
@@ -427,9 +432,7 @@ impl Run<'_> {
             let ensured = issue::after_lost_race(gh, found, &issue_plan, waits, done).await;
             ensured.map_err(|err| issue_step_failed(err, &winner.html_url, false, done))?;
             if matches!(done.issue, Some((_, Change::Created))) {
-                let link = link_or(&winner.html_url, plan);
-                let commented = supersede::comment(gh, found, link, true).await;
-                done.superseded = commented.context(words::SUPERSEDING)?;
+                self.supersede(&winner.html_url, true, done).await?;
             }
         }
         if same_commit(&winner, plan) {
@@ -457,13 +460,6 @@ fn issue_step_failed(
 /// from another commit).
 fn same_commit(release: &Release, plan: &Plan) -> bool {
     (release.target_commitish).eq_ignore_ascii_case(&plan.release.target_commitish)
-}
-
-/// The release note's address for a comment body posted to GitHub: the one GitHub answered
-/// when it is a plain URL, else the address predicted from the server URL and the tag
-/// ([`Plan::release_url`]).
-fn link_or<'a>(url: &'a str, plan: &'a Plan) -> &'a str {
-    sanitize::link_url(url).unwrap_or(&plan.release_url)
 }
 
 /// The tracking issue part of `plan`, bodies cut to GitHub's limit.

@@ -10,27 +10,36 @@ use crate::render::publish as words;
 use crate::support::github::{GitHubError, Kind};
 use anyhow::{Context, Result};
 
-/// How an object came to be there.
-#[derive(Debug)]
-pub(crate) enum Made<T> {
+/// How an object came to be there: the one answer of [`create`] every creator reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Made {
     /// This run's POST answered with it.
-    Posted(T),
+    Posted,
     /// A POST whose outcome was unknown, then a look-up that found it: most likely this
     /// run's POST took effect.
-    FoundAfterUnknownOutcome(T),
+    FoundAfterUnknownOutcome,
     /// GitHub refused the POST as a duplicate, then a look-up found it: another run made it.
-    FoundAfterConflict(T),
+    FoundAfterConflict,
     /// A POST whose outcome was unknown, a look-up that did not find it, then a second POST
     /// that answered with it. The first may have taken effect after all, behind a listing
-    /// that lagged: an object without a unique field (a tracking issue) may now exist twice,
-    /// so the caller reads again and keeps the lowest number.
-    PostedAfterUnknownOutcome(T),
+    /// that lagged: an object without a unique field (a tracking issue, a comment, a
+    /// deployment) may now exist twice, so the caller reads again and keeps the lowest id.
+    PostedAfterUnknownOutcome,
+}
+
+impl Made {
+    /// The log line for `what` (named as found, e.g. "the tracking issue #7") when a
+    /// look-up found it after a POST whose outcome was unknown: it was not made twice.
+    pub(crate) fn note(self, what: words::Object<'_>) -> Option<String> {
+        (self == Made::FoundAfterUnknownOutcome).then(|| words::found_after_unknown_outcome(what))
+    }
 }
 
 /// Sends `post`; after a failure whose outcome is unknown (or an "already exists" refusal),
 /// calls `find` and returns what it finds, or sends `post` once more when it finds nothing
 /// after an unknown outcome (never after an "already exists" refusal: that is an error).
-/// `what` names the object for errors, e.g. "the release note".
+/// `what` names the object for errors, e.g. "the release note". Returns the object and
+/// how it came to be there.
 ///
 /// # Errors
 /// A POST refused for any other reason (with GitHub's message and the fix), a failed
@@ -39,9 +48,9 @@ pub(crate) async fn create<T>(
     what: words::Object<'_>,
     post: impl AsyncFn() -> Result<T, GitHubError>,
     find: impl AsyncFn() -> Result<Option<T>>,
-) -> Result<Made<T>> {
+) -> Result<(T, Made)> {
     let first = match post().await {
-        Ok(made) => return Ok(Made::Posted(made)),
+        Ok(made) => return Ok((made, Made::Posted)),
         Err(err) if err.outcome_unknown() || err.kind == Kind::AlreadyExists => err,
         Err(err) => return Err(err.into()),
     };
@@ -49,24 +58,22 @@ pub(crate) async fn create<T>(
         .await
         .with_context(|| words::not_looked_up_again(what, &first))?;
     match found {
-        Some(made) if first.kind == Kind::AlreadyExists => Ok(Made::FoundAfterConflict(made)),
-        Some(made) => Ok(Made::FoundAfterUnknownOutcome(made)),
+        Some(made) if first.kind == Kind::AlreadyExists => Ok((made, Made::FoundAfterConflict)),
+        Some(made) => Ok((made, Made::FoundAfterUnknownOutcome)),
         // GitHub says it exists, but the listing does not show it yet: a second POST would
         // be refused the same way.
         None if first.kind == Kind::AlreadyExists => {
             Err(anyhow::Error::new(first).context(words::refused_not_listed(what)))
         }
-        None => post()
-            .await
-            .map(Made::PostedAfterUnknownOutcome)
-            .map_err(|second| {
-                StillAbsent {
-                    what: what.to_string(),
-                    first: (first != second).then_some(first),
-                    second,
-                }
-                .into()
-            }),
+        None => match post().await {
+            Ok(made) => Ok((made, Made::PostedAfterUnknownOutcome)),
+            Err(second) => Err(StillAbsent {
+                what: what.to_string(),
+                first: (first != second).then_some(first),
+                second,
+            }
+            .into()),
+        },
     }
 }
 

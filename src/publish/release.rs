@@ -25,7 +25,7 @@ pub(super) async fn create(
     found: &Found,
     plan: &Plan,
     body: &str,
-) -> Result<Made<Release>> {
+) -> Result<(Release, Made)> {
     let target = &found.target;
     let new = NewRelease {
         body: body.to_string(),

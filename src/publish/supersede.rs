@@ -34,13 +34,13 @@ pub(super) async fn comment(
             continue;
         }
         let body = words::superseded_comment(digest, &old_digest, release_url);
-        let made = once::create(
+        let (_, made) = once::create(
             words::Object::Comment(kind),
             async || gh.create_comment(old.number, &body).await,
             ours,
         )
         .await?;
-        if !matches!(made, once::Made::FoundAfterConflict(_)) {
+        if made != once::Made::FoundAfterConflict {
             commented.push(old.number);
         }
     }

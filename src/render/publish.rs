@@ -292,18 +292,11 @@ pub(crate) fn issues_not_reread(mine: u64) -> Words {
     )
 }
 
-/// The log line (`closed`) or the error about this run's tracking issue `mine`, a duplicate
-/// of `first`: opened meanwhile by another run, or (`posted_twice`) by this run's first
-/// request, whose answer was lost.
-pub(crate) fn duplicate_issue(mine: u64, first: u64, posted_twice: bool, closed: bool) -> Words {
-    if !closed {
-        return Words::new(format!(
-            "tracking issue #{mine} duplicates #{first}, opened meanwhile by another run, and \
-             closing it failed"
-        ))
-        .help("close it by hand");
-    }
-    Words::new(match posted_twice {
+/// The log line when this run closed its tracking issue `mine`, a duplicate of `first`:
+/// opened meanwhile by another run, or (`posted_twice`) by this run's first request, whose
+/// answer was lost. Closing it failed: [`duplicate_left`].
+pub(crate) fn duplicate_issue(mine: u64, first: u64, posted_twice: bool) -> String {
+    match posted_twice {
         true => format!(
             "closed tracking issue #{mine}, a duplicate of #{first}: this run's first request \
              opened #{first} although its answer was lost, so the request sent again opened \
@@ -312,7 +305,7 @@ pub(crate) fn duplicate_issue(mine: u64, first: u64, posted_twice: bool, closed:
         false => format!(
             "closed tracking issue #{mine}, a duplicate of #{first} opened meanwhile by another run"
         ),
-    })
+    }
 }
 
 /// The note when a write of `what` (`the tracking issue` #`number`, `release` TAG) failed
@@ -611,7 +604,6 @@ mod tests {
             release_step_failed(Some((issue, false)), Some(&cause), false),
             release_step_failed(None, Some(&cause), true),
             issues_not_reread(7),
-            duplicate_issue(8, 7, false, false),
             release_not_updated("lab-9f86d081884c", &"GitHub answered 502", true),
             release_not_updated("lab-9f86d081884c", &"GitHub answered 502", false),
             tag_taken("lab-9f86d081884c", &d, &unlinked_release),
@@ -630,7 +622,7 @@ mod tests {
             .collect();
         said.extend([
             duplicate_comment(kind, comment, first, true).to_string(),
-            duplicate_issue(8, 7, true, true).to_string(),
+            duplicate_issue(8, 7, true),
             duplicate_left(false, (12, 11), &d, true).to_string(),
             no_open_issue(&d),
             comment_done(Change::Created, issue, None),
