@@ -40,8 +40,9 @@ pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
     pub(crate) command: Command,
-    /// On the command line, the inputs a variable gave rather than their option, as
-    /// `(input, variable)`, e.g. `("github-token", "GH_TOKEN")`: a refusal names what was set.
+    /// On the command line, the inputs a variable gave rather than their option, or left
+    /// unset by a blank one, as `(input, variable)`, e.g. `("github-token", "GH_TOKEN")`: a
+    /// refusal names what was set.
     #[arg(skip)]
     pub(crate) variables: Vec<(String, String)>,
 }
@@ -71,7 +72,7 @@ impl Cli {
                 let matches = matches?;
                 let mut cli = Self::from_arg_matches(&matches)?;
                 if !log.in_actions() {
-                    cli.variables = from_variables(&cmd, &matches);
+                    cli.variables = from_variables(&cmd, &matches, &var);
                 }
                 Ok(cli)
             }
@@ -119,9 +120,14 @@ impl Cli {
 }
 
 /// The options of the command `matches` ran that a variable gave (clap's
-/// [`clap::parser::ValueSource::EnvVariable`]), each as `(input, variable)`: the variable
-/// [`with_variables_set`] chose for it in `cmd`.
-fn from_variables(cmd: &clap::Command, matches: &clap::ArgMatches) -> Vec<(String, String)> {
+/// [`clap::parser::ValueSource::EnvVariable`]: the variable [`with_variables_set`] chose for
+/// it in `cmd`), or that got no value while one of their [`variables`] is set but blank (read
+/// with `var`: the first such), each as `(input, variable)`.
+fn from_variables(
+    cmd: &clap::Command,
+    matches: &clap::ArgMatches,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> Vec<(String, String)> {
     let Some((name, matches)) = matches.subcommand() else {
         return Vec::new();
     };
@@ -129,11 +135,16 @@ fn from_variables(cmd: &clap::Command, matches: &clap::ArgMatches) -> Vec<(Strin
         .find_subcommand(name)
         .into_iter()
         .flat_map(clap::Command::get_arguments);
-    let from_env = |a: &&clap::Arg| {
-        matches.value_source(a.get_id().as_str()) == Some(clap::parser::ValueSource::EnvVariable)
+    let named = |a: &clap::Arg| {
+        let long = a.get_long()?;
+        let variable = match matches.value_source(a.get_id().as_str()) {
+            Some(clap::parser::ValueSource::EnvVariable) => a.get_env()?.to_str()?.into(),
+            None => variables(long).into_iter().find(|v| var(v).is_some())?,
+            Some(_) => return None,
+        };
+        Some((long.into(), variable))
     };
-    let named = |a: &clap::Arg| Some((a.get_long()?.into(), a.get_env()?.to_str()?.into()));
-    args.filter(from_env).filter_map(named).collect()
+    args.filter_map(named).collect()
 }
 
 /// The commands the Action runs, as action.yml documents its `command` input.
