@@ -529,6 +529,7 @@ mod tests {
             "https://hub.example.edu/hub/api",
             "https://hub.example.edu/hub/api/",
             "https://hub.example.edu/hub/api/users",
+            "https://hub.example.edu/hub/",
             "https://example.edu/jupyter/hub/api/users",
             "https://hub.example.edu/hub/home",
             "https://example.edu/jupyter/user/alice/lab",
@@ -549,6 +550,8 @@ mod tests {
             help: give the address without /hub/ or /user/ and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
             hub-url (--hub-url) "https://hub.example.edu/hub/api/users" is a page of the hub (/hub/… or /user/…), not the hub's address
             help: give the address without /hub/ or /user/ and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
+            hub-url (--hub-url) "https://hub.example.edu/hub" is a page of the hub (/hub/… or /user/…), not the hub's address
+            help: give the address without /hub/ or /user/ and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
             hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is a page of the hub (/hub/… or /user/…), not the hub's address
             help: give the address without /hub/ or /user/ and what follows, here https://example.edu/jupyter (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
             hub-url (--hub-url) "https://hub.example.edu/hub/home" is a page of the hub (/hub/… or /user/…), not the hub's address
@@ -556,8 +559,10 @@ mod tests {
             hub-url (--hub-url) "https://example.edu/jupyter/user/alice/lab" is a page of the hub (/hub/… or /user/…), not the hub's address
             help: give the address without /hub/ or /user/ and what follows, here https://example.edu/jupyter (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
         "#);
-        // A base ending in /hub may be a prefix: asked, and suggested only if it fails.
-        for fine in ["https://hub.example.edu/hub", "https://example.edu/jupyter"] {
+        for fine in [
+            "https://hub.example.edu/hubs",
+            "https://example.edu/jupyter",
+        ] {
             assert!(request(&[&["--hub-url", fine][..], &rest].concat()).is_ok());
         }
     }

@@ -95,24 +95,28 @@ pub const ROLE_NAME: &str = "codeq-rollout-status";
 pub(crate) const ROLE_SNIPPET: &str = include_str!("hub/role.yaml");
 
 /// The hub's base URL in `hub_url` when `hub_url` is one of the hub's pages: the URL
-/// before its first `hub` or `user` path segment that another segment follows (JupyterHub
-/// 5.x `app.py` serves everything under its `base_url` as `{base_url}hub/…`, its pages and
-/// API, and `{base_url}user/NAME/…`, the users' servers; so
-/// `https://hub.example.org/jupyter/hub/api/users` and `…/jupyter/user/alice/lab` give
-/// `https://hub.example.org/jupyter`); `None` when there is no such segment pair or
-/// `hub_url` is not a URL. Scheme and host come back as [`Url`] writes them (lower case,
-/// the default port left out), without a trailing `/`.
+/// before its first `hub` path segment, or `user` segment that another segment follows
+/// (JupyterHub 5.x `app.py` serves everything under its `base_url` as `{base_url}hub/…`, its
+/// pages and API, and `{base_url}user/NAME/…`, the users' servers; so
+/// `https://hub.example.org/jupyter/hub/api/users`, `…/jupyter/hub/` and
+/// `…/jupyter/user/alice/lab` give `https://hub.example.org/jupyter`); `None` when there is
+/// no such segment or `hub_url` is not a URL. Scheme and host come back as [`Url`] writes
+/// them (lower case, the default port left out), without a trailing `/`.
 ///
 /// The command line refuses such a `hub-url` before anything is sent or rendered, as no
-/// hub's address is one of its pages. (A base ending in `/hub` may be a prefix: `status`
-/// suggests that one only once the hub answered 404, [`HubError::WrongBase`].)
+/// hub's address is one of its pages. A `hub-url` ending in `/hub` is one: `/hub/` is the
+/// hub's home (z2jh's proxy sends `/` there), what a user copies from the browser, while a
+/// hub served under a `base_url` of `/hub/` itself, the one address this refuses, would
+/// have its pages at `/hub/hub/`.
 pub(crate) fn base_before_pages(hub_url: &str) -> Option<String> {
     let mut url = Url::parse(hub_url.trim()).ok()?;
     let path = url.path().to_string();
     let segments: Vec<&str> = path.split('/').collect();
-    let at = segments
-        .windows(2)
-        .position(|pair| matches!(pair[0], "hub" | "user") && !pair[1].is_empty())?;
+    let at = (0..segments.len()).find(|&i| match segments[i] {
+        "hub" => true,
+        "user" => segments.get(i + 1).is_some_and(|next| !next.is_empty()),
+        _ => false,
+    })?;
     url.set_path(&segments[..at].join("/"));
     url.set_query(None);
     url.set_fragment(None);
@@ -268,17 +272,6 @@ impl HubClient {
             .append_pair("offset", &offset.to_string())
             .append_pair("limit", &limit.to_string());
         url
-    }
-
-    /// The base URL meant when `base` ends in `/hub`, or is one of the hub's pages
-    /// ([`base_before_pages`]; the command line refuses that one before a client is made).
-    fn suggested_base(&self) -> Option<String> {
-        base_before_pages(&self.base).or_else(|| {
-            self.base
-                .strip_suffix("/hub")
-                .filter(|b| b.contains("://") && !b.ends_with(':') && !b.ends_with('/'))
-                .map(str::to_string)
-        })
     }
 
     /// One page: its GET, tried again per the client's retry policy (see the module
@@ -469,11 +462,13 @@ impl HubClient {
         hub_text(&self.secrets.redact_echo(text))
     }
 
+    /// `url` is not the hub's API, it `answer`ed; the base URL meant when `base` is one of the
+    /// hub's pages ([`base_before_pages`]; the command line refuses that before any request).
     fn wrong_base(&self, url: String, answer: WrongAnswer) -> HubError {
         HubError::WrongBase {
             url,
             answer,
-            suggested_base: self.suggested_base(),
+            suggested_base: base_before_pages(&self.base),
         }
     }
 }

@@ -93,8 +93,8 @@ pub(crate) enum HubError {
         url: String,
         /// What came back.
         answer: WrongAnswer,
-        /// The base URL that probably was meant, when the given one ends in `/hub` or
-        /// `/hub/login`, or is one of the hub's pages ([`super::base_before_pages`]).
+        /// The base URL that probably was meant, when the given one is one of the hub's
+        /// pages ([`super::base_before_pages`]).
         suggested_base: Option<String>,
     },
     /// A bare JSON array: a hub older than JupyterHub 2.0.

@@ -497,7 +497,7 @@ async fn users_without_their_servers_mean_read_servers_is_missing() {
 #[tokio::test]
 async fn a_wrong_base_under_the_hub_is_answered_with_the_base_to_give() {
     // What the client is given when a library caller passes it (the command line refuses
-    // the /hub/api ones before a client is made).
+    // them all before a client is made).
     for under in [
         "/hub",
         "/hub/login",
@@ -552,8 +552,19 @@ fn the_base_before_the_pages_is_the_url_before_its_hub_or_user_part() {
             Some("https://example.org/jupyter"),
         ),
         ("https://hub.example.org", None),
-        ("https://hub.example.org/hub", None),
-        ("https://hub.example.org/hub/", None),
+        (
+            "https://hub.example.org/hub",
+            Some("https://hub.example.org"),
+        ),
+        (
+            "https://hub.example.org/hub/",
+            Some("https://hub.example.org"),
+        ),
+        (
+            "https://example.org/jupyter/hub",
+            Some("https://example.org/jupyter"),
+        ),
+        ("https://example.org/user", None),
         ("https://example.org/jupyter", None),
         ("https://hub.example.org/myhub/api", None),
         ("not a url/hub/api", None),
