@@ -307,7 +307,7 @@ impl HubClient {
         serde_path_to_error::deserialize(&mut de).map_err(|e| match e.inner().classify() {
             serde_json::error::Category::Data => HubError::Malformed {
                 url: url.to_string(),
-                fault: Box::new(Fault::Shape(self.echoed(&self.shape(&e)))),
+                fault: Box::new(self.shape(&e)),
             },
             _ => HubError::NotJson {
                 url: url.to_string(),
@@ -316,17 +316,33 @@ impl HubClient {
         })
     }
 
-    /// Where and what `e` says, as serde_path_to_error writes it (`items[4].servers.gpu.ready:
-    /// invalid type: …`), with a server's name (the key under `servers`) written `(server)`
-    /// when names are left out ([`HubClient::naming`]).
-    fn shape(&self, e: &serde_path_to_error::Error<serde_json::Error>) -> String {
+    /// The field of the answer `e` could not read ([`Fault::Shape`]): its path as
+    /// serde_path_to_error writes it (`items[4].servers.gpu.ready`), a server's name (the
+    /// key under `servers`) written `(server)` when names are left out
+    /// ([`HubClient::naming`]), `.` for the answer itself, and for a missing field (serde's
+    /// "missing field `name`", at the object lacking it) that field's name after it. serde's
+    /// other words are left out: they quote the value (which may be a name) and name our
+    /// types.
+    fn shape(&self, e: &serde_path_to_error::Error<serde_json::Error>) -> Fault {
         let segments: Vec<String> = e.path().iter().map(ToString::to_string).collect();
+        let mut field = e.path().to_string();
         let server = segments.windows(2).find(|pair| pair[0] == "servers");
-        match server.filter(|_| !self.names) {
-            Some(pair) => e
-                .to_string()
-                .replacen(&pair.join("."), "servers.(server)", 1),
-            None => e.to_string(),
+        if let Some(pair) = server.filter(|_| !self.names) {
+            field = field.replacen(&pair.join("."), "servers.(server)", 1);
+        }
+        let message = e.inner().to_string();
+        let missing = message
+            .strip_prefix("missing field `")
+            .and_then(|m| m.split_once('`'));
+        if let Some((name, _)) = missing {
+            field = [field, name.to_string()]
+                .join(".")
+                .trim_start_matches('.')
+                .into();
+        }
+        Fault::Shape {
+            field: self.echoed(&field),
+            missing: missing.is_some(),
         }
     }
 

@@ -172,7 +172,17 @@ fn fault_words(fault: &Fault) -> (String, String) {
     let paging = "the hub, or a proxy in front of it, pages wrongly: check what is in front of the hub (a proxy or ingress), then try again later";
     let check_times = "check that server's times in the hub";
     match fault {
-        Fault::Shape(detail) => (detail.clone(), address),
+        Fault::Shape { field, missing } => (
+            format!(
+                "{} {}",
+                if field == "." { "the answer" } else { field },
+                match missing {
+                    true => "is missing",
+                    false => "holds another type or value than the hub's API writes there",
+                }
+            ),
+            address,
+        ),
         Fault::TooLarge { limit } => (format!("the answer is larger than {limit} bytes"), address),
         Fault::EndlessPages { pages } => (
             format!("its next links go on past {pages} pages"),

@@ -532,7 +532,14 @@ fn every_hub_error_has_the_one_shape() {
             suggested_base: None,
         },
         HubError::TooOld { url: url.clone() },
-        malformed(Fault::Shape("items: missing field `items`".into())),
+        malformed(Fault::Shape {
+            field: "items".into(),
+            missing: true,
+        }),
+        malformed(Fault::Shape {
+            field: "items[0].servers.(server)".into(),
+            missing: false,
+        }),
         malformed(Fault::TooLarge { limit: 16 }),
         malformed(Fault::EndlessPages { pages: 10_000 }),
         malformed(Fault::NextGoesBack {

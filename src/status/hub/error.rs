@@ -192,9 +192,17 @@ impl Body {
 /// What is wrong with JSON that is not the hub's user list ([`HubError::Malformed`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Fault {
-    /// Another shape: where and what, in serde's words (path and message), the hub's text
-    /// in it cleaned to one line with the token hidden.
-    Shape(String),
+    /// Another shape: a field that is missing or holds another type or value than the hub's
+    /// API writes there (JupyterHub 6.1.1 `apihandlers/base.py` `user_model`, `server_model`,
+    /// `paginated_model`).
+    Shape {
+        /// Its path, e.g. `items[4].servers.gpu.ready`, `.` for the answer itself (a server's
+        /// name as `(server)` when names are left out), cleaned to one line with the token
+        /// hidden.
+        field: String,
+        /// Whether it is missing.
+        missing: bool,
+    },
     /// The body is larger than `limit` bytes ([`super::MAX_PAGE_BYTES`]).
     TooLarge {
         /// The largest body read.

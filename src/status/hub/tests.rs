@@ -732,7 +732,11 @@ fn only_a_token_is_taken_as_the_authentication_scheme() {
 async fn malformed_json_names_where_and_names_nobody_when_names_are_left_out() {
     let mut seen = Vec::new();
     for names in [true, false] {
-        for server in [json!({"started": "yesterday"}), json!({"ready": "yes"})] {
+        for server in [
+            json!({"started": "yesterday"}),
+            json!({"ready": "yes"}),
+            json!("alice"),
+        ] {
             let hub = MockServer::start().await;
             let users = vec![user_model("alice", json!({"gpu": server}))];
             let body = ResponseTemplate::new(200).set_body_json(page(users, 0, 200, 1, None));
@@ -749,11 +753,15 @@ async fn malformed_json_names_where_and_names_nobody_when_names_are_left_out() {
     insta::assert_snapshot!(seen.join("\n"), @r#"
 caused by: items[0].servers: started of user "alice", server "gpu": yesterday is not an RFC 3339 time (the 'year' component could not be parsed)
 help: check that server's times in the hub (GET /hub/api/users/NAME), or stop it
-caused by: items[0].servers.gpu.ready: invalid type: string "yes", expected a boolean at line 1 column 132
+caused by: items[0].servers.gpu.ready holds another type or value than the hub's API writes there
+help: check that hub-url is the hub's address (<hub-url>/hub/api/ is the API) and what is in front of the hub (a proxy or ingress)
+caused by: items[0].servers.gpu holds another type or value than the hub's API writes there
 help: check that hub-url is the hub's address (<hub-url>/hub/api/ is the API) and what is in front of the hub (a proxy or ingress)
 caused by: items[0].servers: started of a server: yesterday is not an RFC 3339 time (the 'year' component could not be parsed)
 help: check that server's times in the hub (the user at items[0] of that page: names are left out of the log, run status with include-names: true to see them), or stop it
-caused by: items[0].servers.(server).ready: invalid type: string "yes", expected a boolean at line 1 column 132
+caused by: items[0].servers.(server).ready holds another type or value than the hub's API writes there
+help: check that hub-url is the hub's address (<hub-url>/hub/api/ is the API) and what is in front of the hub (a proxy or ingress)
+caused by: items[0].servers.(server) holds another type or value than the hub's API writes there
 help: check that hub-url is the hub's address (<hub-url>/hub/api/ is the API) and what is in front of the hub (a proxy or ingress)
 "#);
 }
