@@ -4,7 +4,10 @@
 //! Conservative by construction (issue 14): a server counts as **updated** only if the hub
 //! says it started strictly after the release went live (the pull policy is `Always` on
 //! `:latest`, so a server started later runs the new image); one without a start time is
-//! stale. A server that is pending (starting or stopping) or not ready is **pending**,
+//! stale, and so is one that started later than the run's clock by more than [`CLOCK_SKEW`]:
+//! JupyterHub stamps `started` with its own clock when the spawn begins (6.1.1
+//! `user.py` `User.spawn`), so such a time is a clock running ahead, which proves nothing
+//! (by digest, its pod decides, and an old digest is stale, not a mismatch). A server that is pending (starting or stopping) or not ready is **pending**,
 //! reported apart: the culler skips it (jupyterhub-idle-culler 2.0.0 `handle_server`: "Not
 //! culling server … with pending", "Not culling not-ready not-pending server").
 //!
@@ -47,7 +50,8 @@ pub(crate) enum State {
     /// Starting, stopping or not ready: reported apart.
     Pending,
     /// On the new image: by digest evidence, its pod's `imageID` names the release's image
-    /// index or one of its child manifests; by start time, started after the release.
+    /// index or one of its child manifests; by start time, started after the release (and
+    /// not after the run's clock and [`CLOCK_SKEW`]).
     Updated,
     /// Started after the release went live, but its pod runs another digest (digest evidence
     /// only): a pull-policy or mirror fault that no cull pass cures.
@@ -470,7 +474,10 @@ fn classify_server(
     model: &impl CullerModel,
 ) -> Classified {
     let times = server.times;
-    let after_release = times.started.is_some_and(|s| s > released_at);
+    // A start later than the run's clock by more than [`CLOCK_SKEW`] is wrong, not recent.
+    let after_release = times
+        .started
+        .is_some_and(|s| s > released_at && s - now <= CLOCK_SKEW);
     let pending = server.pending.is_some() || !server.ready;
     let state = match pod.as_ref().map(PodFacts::verdict) {
         _ if pending => State::Pending,
@@ -942,6 +949,13 @@ mod tests {
                 t(12, 10),
             ),
             (server("no-times", None, None), State::StaleActive, None),
+            // Later than the run's clock: within the skew, recent; beyond, wrong (stale).
+            (server("skewed", t(13, 5), t(12, 59)), State::Updated, None),
+            (
+                server("future", t(13, 6), t(12, 59)),
+                State::StaleActive,
+                t(14, 9),
+            ),
             (pending_spawn, State::Pending, None),
             (not_ready, State::Pending, None),
             (stopping, State::Pending, None),
@@ -1190,6 +1204,8 @@ mod tests {
             server("idle-old", t(9, 0), t(11, 30)),
             server("creating", t(12, 58), None),
             server("no-pod", t(12, 30), None),
+            // Started later than the run's clock, old digest: stale, not a mismatch.
+            server("future-old", t(13, 30), t(13, 30)),
         ];
         let pods = vec![
             pod("jupyter-new", Some("new"), new.clone()),
@@ -1198,6 +1214,7 @@ mod tests {
             pod("jupyter-early-new", Some("early-new"), new.clone()),
             pod("jupyter-idle-old", Some("idle-old"), old.clone()),
             pod("jupyter-creating", Some("creating"), None),
+            pod("jupyter-future-old", Some("future-old"), old.clone()),
             pod("jupyter-gone", Some("gone"), old),
             // Started after the hub was read: a server the hub started since, left out.
             super::super::Pod {
@@ -1223,6 +1240,7 @@ mod tests {
                 ("mismatch", State::Mismatch),
                 ("gone", State::Orphan),
                 ("idle-old", State::StaleIdle),
+                ("future-old", State::StaleActive),
                 ("creating", State::Unknown),
                 ("no-pod", State::Unknown),
                 ("child", State::Updated),
@@ -1240,7 +1258,7 @@ mod tests {
                 t.unknown,
                 t.stale_idle
             ),
-            (7, 3, 1, 1, 2, 1)
+            (8, 3, 1, 1, 2, 1)
         );
         assert_eq!(t.evidence, Evidence::Digest);
         assert!(!t.converged);

@@ -613,8 +613,9 @@ fn assert_all_shaped(name: &str, said: &[(String, Words)]) {
 fn hub_times_at_the_calendars_ends_are_reported_as_they_are() {
     use crate::support::time::{FIRST, LAST};
     // The hub's times as the hub edge takes them (UTC, years 0000 to 9999): a server idle
-    // since the first instant is stale and overdue; one started on the last second is
-    // updated. Every time is written, none panics.
+    // since the first instant is stale and overdue; one started on the last second, later
+    // than the run's clock, is stale with no deadline the calendar holds. Every time is
+    // written, none panics.
     let c = at_defaults(vec![
         server("early", "", Some(FIRST), Some(FIRST)),
         server("late", "", Some(LAST), Some(LAST)),
@@ -634,7 +635,7 @@ fn hub_times_at_the_calendars_ends_are_reported_as_they_are() {
         .collect();
     insta::assert_snapshot!(times.join("\n"), @r#"
 "early" "stale-idle" "0000-01-01T00:00:00Z" "0000-01-01T00:00:00Z" "0000-01-01T01:10:00Z"
-"late" "updated" "9999-12-31T23:59:59Z" "9999-12-31T23:59:59Z" null
+"late" "stale-active" "9999-12-31T23:59:59Z" "9999-12-31T23:59:59Z" null
 "#);
     assert!(table(&facts).is_ok() && job_summary(&facts).is_ok());
 }
