@@ -84,13 +84,7 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
     // As given: only ASCII whitespace is trimmed, a no-break space around it is refused.
     let token = inputs::token("hub-token", given)?;
     let token = SecretString::from(token.to_string());
-    let hub = HubClient::new(&hub_url, &token, args.hub_timeout.get()).map_err(|e| {
-        let input = match e {
-            crate::status::hub::HubError::InvalidToken => "hub-token",
-            _ => "hub-url",
-        };
-        usage(input)(e.into())
-    })?;
+    let hub = HubClient::new(&hub_url, &token, args.hub_timeout.get())?;
     Ok((hub, hub_url))
 }
 

@@ -128,8 +128,6 @@ pub(crate) fn base_before_pages(hub_url: &str) -> Option<String> {
 pub(crate) struct HubClient {
     /// `{base}/hub/api/users`, without query.
     users_url: Url,
-    /// The base URL as given, for messages.
-    base: String,
     /// `token …`, marked sensitive (reqwest then keeps it out of `Debug`).
     authorization: HeaderValue,
     /// The token in every form, hidden in whatever the hub (or a proxy) echoes.
@@ -143,32 +141,33 @@ pub(crate) struct HubClient {
 }
 
 impl HubClient {
-    /// A client for the hub at `base` (the hub's public address, e.g.
-    /// `https://hub.example.org`, or `https://example.org/jupyter` for a hub under a prefix:
-    /// the API is `{base}/hub/api/`), authenticating with `token`. `timeout` bounds each
-    /// request, connection included. Builds no connection.
+    /// A client for the hub at `base` (the hub's public address as `hub-url` takes it,
+    /// [`crate::cli`]'s `inputs::hub_url`: e.g. `https://hub.example.org`, or
+    /// `https://example.org/jupyter` for a hub under a prefix; the API
+    /// is `{base}/hub/api/`, any trailing `/` ignored), authenticating with `token` (printable ASCII, as the command
+    /// line checks it). `timeout` bounds each request, connection included. Builds no
+    /// connection.
     ///
     /// Redirects are not followed: a hub API answers without them, and a redirect usually
     /// means a login page (reported as [`HubError::WrongBase`]).
     ///
     /// # Errors
-    /// [`HubError::InvalidBase`] for what `hub-url` refuses ([`crate::support::url::hub_url`]:
-    /// anything but an `http(s)://` URL with a host, without credentials, query or fragment);
-    /// [`HubError::InvalidToken`] for a token that cannot go in a header.
+    /// [`HubError::Client`] when no client can be made: `base` is no URL, `token` cannot go
+    /// in a header, or the HTTP client cannot be built.
     pub(crate) fn new(
         base: &str,
         token: &SecretString,
         timeout: Duration,
     ) -> Result<Self, HubError> {
-        let invalid = || HubError::InvalidBase {
-            given: base.to_string(),
+        let client = |cause: String| HubError::Client {
+            url: base.to_string(),
+            cause,
         };
-        let base = crate::support::url::hub_url(base).map_err(|_| invalid())?;
-        let url = Url::parse(&format!("{}/", base.as_str()));
-        let users_url = (url.and_then(|u| u.join("hub/api/users"))).map_err(|_| invalid())?;
+        let users_url = format!("{}/hub/api/users", base.trim_end_matches('/'));
+        let users_url = Url::parse(&users_url).map_err(|e| client(e.to_string()))?;
         let mut authorization =
             HeaderValue::from_str(&format!("token {}", token.expose_secret().trim()))
-                .map_err(|_| HubError::InvalidToken)?;
+                .map_err(|e| client(e.to_string()))?;
         authorization.set_sensitive(true);
         let http = reqwest::Client::builder()
             .tls_backend_preconfigured(crate::support::tls::client_config())
@@ -176,13 +175,9 @@ impl HubClient {
             .connect_timeout(timeout)
             .timeout(timeout)
             .build()
-            .map_err(|e| HubError::Client {
-                url: users_url.to_string(),
-                cause: root_cause(&e),
-            })?;
+            .map_err(|e| client(root_cause(&e)))?;
         Ok(Self {
             users_url,
-            base: base.as_str().to_string(),
             authorization,
             secrets: Secrets::of([token]),
             http,
@@ -375,9 +370,11 @@ impl HubClient {
             .get(WWW_AUTHENTICATE)
             .and_then(|v| auth_scheme(v.as_bytes()));
         if status.is_redirection() {
-            return Err(self
-                .wrong_base(shown, WrongAnswer::Redirect { location })
-                .into());
+            return Err(HubError::WrongBase {
+                url: shown,
+                answer: WrongAnswer::Redirect { location },
+            }
+            .into());
         }
         let mut body = Vec::new();
         while let Some(chunk) = response.chunk().await.map_err(transport)? {
@@ -398,7 +395,10 @@ impl HubClient {
             _ => Verdict::Final,
         };
         let answer = match status {
-            s if s.is_success() && html => Err(self.wrong_base(shown, WrongAnswer::HtmlPage)),
+            s if s.is_success() && html => Err(HubError::WrongBase {
+                url: shown,
+                answer: WrongAnswer::HtmlPage,
+            }),
             s if s.is_success() => Ok(body),
             s => Err(self.refusal(s, &body, html, challenge, shown)),
         };
@@ -462,7 +462,10 @@ impl HubClient {
                 scopes: required_scopes(&message),
                 url,
             },
-            (StatusCode::NOT_FOUND, _) => self.wrong_base(url, WrongAnswer::NotFound),
+            (StatusCode::NOT_FOUND, _) => HubError::WrongBase {
+                url,
+                answer: WrongAnswer::NotFound,
+            },
             (s, _) => HubError::Status {
                 url,
                 status: s.as_u16(),
@@ -476,16 +479,6 @@ impl HubClient {
     /// ([`Secrets::redact_echo`]), then made safe for a message ([`hub_text`]).
     fn echoed(&self, text: &str) -> String {
         hub_text(&self.secrets.redact_echo(text))
-    }
-
-    /// `url` is not the hub's API, it `answer`ed; the base URL meant when `base` is one of the
-    /// hub's pages ([`base_before_pages`]; the command line refuses that before any request).
-    fn wrong_base(&self, url: String, answer: WrongAnswer) -> HubError {
-        HubError::WrongBase {
-            url,
-            answer,
-            suggested_base: base_before_pages(&self.base),
-        }
     }
 }
 

@@ -9,20 +9,13 @@ use std::time::Duration;
 /// variant, are the render layer's ([`crate::render::status`], `Display`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum HubError {
-    /// The base URL given cannot be a hub's address.
-    InvalidBase {
-        /// The text given, as given.
-        given: String,
-    },
-    /// The token cannot be sent in an HTTP header: a control character. (`HeaderValue`
-    /// takes other non-ASCII bytes as obs-text; the command line refuses anything but
-    /// printable ASCII before a client is made, `crate::support::secrets::token`.)
-    InvalidToken,
-    /// The HTTP client could not be set up for the hub at `url`: no request was sent.
+    /// No client could be made for the hub at `url`: no request was sent
+    /// ([`super::HubClient::new`]).
     Client {
-        /// The hub's users URL.
+        /// The hub's base URL, as given.
         url: String,
-        /// The builder's root cause, one line.
+        /// Why, in the words of the library that failed (the URL parser, the header, the
+        /// builder's root cause), one line.
         cause: String,
     },
     /// No answer: DNS, connection refused, TLS, or the connection broke.
@@ -93,9 +86,6 @@ pub(crate) enum HubError {
         url: String,
         /// What came back.
         answer: WrongAnswer,
-        /// The base URL that probably was meant, when the given one is one of the hub's
-        /// pages ([`super::base_before_pages`]).
-        suggested_base: Option<String>,
     },
     /// A bare JSON array: a hub older than JupyterHub 2.0.
     TooOld {
