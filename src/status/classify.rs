@@ -244,6 +244,16 @@ pub struct PodEvidence {
 /// runner's before a start time counts as wrong rather than recent.
 pub(crate) const CLOCK_SKEW: time::Duration = time::Duration::minutes(5);
 
+impl ServerTimes {
+    /// Whether the server started after the release at `released_at`: strictly after, and
+    /// not later than `now` by more than [`CLOCK_SKEW`] (a wrong time: see the module
+    /// documentation).
+    fn started_after(&self, released_at: OffsetDateTime, now: OffsetDateTime) -> bool {
+        self.started
+            .is_some_and(|s| s > released_at && s - now <= CLOCK_SKEW)
+    }
+}
+
 /// A server's pod, as judged: serialises as the `pod` object of a `--json` server (`name`,
 /// `image_id`, `digest` it runs or `null`, `unknown` reason or `null`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -461,7 +471,7 @@ pub fn classify(
         servers,
         totals: Totals::default(),
     };
-    classification.totals = Totals::of(&classification, by, released_at);
+    classification.totals = Totals::of(&classification, by, (released_at, now));
     classification
 }
 
@@ -474,10 +484,7 @@ fn classify_server(
     model: &impl CullerModel,
 ) -> Classified {
     let times = server.times;
-    // A start later than the run's clock by more than [`CLOCK_SKEW`] is wrong, not recent.
-    let after_release = times
-        .started
-        .is_some_and(|s| s > released_at && s - now <= CLOCK_SKEW);
+    let after_release = times.started_after(released_at, now);
     let pending = server.pending.is_some() || !server.ready;
     let state = match pod.as_ref().map(PodFacts::verdict) {
         _ if pending => State::Pending,
@@ -582,11 +589,11 @@ impl Pods {
 
 impl Totals {
     /// The counts of `classification`'s servers (classified against the release at
-    /// `released_at`).
+    /// `released_at`, at `now`).
     fn of(
         classification: &Classification,
         evidence: Evidence,
-        released_at: OffsetDateTime,
+        (released_at, now): (OffsetDateTime, OffsetDateTime),
     ) -> Self {
         let mut t = Totals {
             evidence,
@@ -599,7 +606,7 @@ impl Totals {
                 State::StaleIdle => &mut t.stale_idle,
                 State::StaleActive => &mut t.stale_active,
                 State::Pending => {
-                    t.pending_stale += u64::from(c.may_run_the_old_image(released_at));
+                    t.pending_stale += u64::from(c.may_run_the_old_image(released_at, now));
                     &mut t.pending
                 }
                 State::Updated => &mut t.updated,
@@ -623,14 +630,15 @@ impl Totals {
 
 impl Classified {
     /// For a pending server: whether it may run the old image. A stopping server, or one
-    /// started before the release, may; a spawn begun after the release pulls the new one.
-    /// By digest, a pod already on the new image is not stale, whatever else.
-    fn may_run_the_old_image(&self, released_at: OffsetDateTime) -> bool {
+    /// not started after the release ([`ServerTimes::started_after`], at `now`), may; a spawn
+    /// begun after the release pulls the new one. By digest, a pod already on the new image
+    /// is not stale, whatever else.
+    fn may_run_the_old_image(&self, released_at: OffsetDateTime, now: OffsetDateTime) -> bool {
         match self.pod.as_ref().map(PodFacts::verdict) {
             Some(Verdict::New) => false,
             Some(Verdict::Old(_)) => true,
             _ => {
-                self.server.times.started.is_none_or(|s| s <= released_at)
+                !self.server.times.started_after(released_at, now)
                     || self.server.pending == Some(Pending::Stop)
             }
         }
@@ -1064,7 +1072,10 @@ mod tests {
         stopping.pending = Some(Pending::Stop);
         let mut old_spawn = server("o", Some(datetime!(2026-11-30 11:30 UTC)), None);
         old_spawn.pending = Some(Pending::Spawn);
-        for s in [stopping, old_spawn] {
+        // A start later than the run's clock proves nothing.
+        let mut future_spawn = server("f", Some(datetime!(2026-11-30 13:30 UTC)), None);
+        future_spawn.pending = Some(Pending::Spawn);
+        for s in [stopping, old_spawn, future_spawn] {
             let c = classify([s], None, RELEASE, NOW, &defaults());
             assert_eq!((c.totals.pending_stale, c.totals.converged), (1, false));
         }
