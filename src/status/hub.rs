@@ -330,10 +330,7 @@ impl HubClient {
             .strip_prefix("missing field `")
             .and_then(|m| m.split_once('`'));
         if let Some((name, _)) = missing {
-            field = [field, name.to_string()]
-                .join(".")
-                .trim_start_matches('.')
-                .into();
+            field = format!("{field}.{name}").trim_start_matches('.').into();
         }
         Fault::Shape {
             field: self.echoed(&field),
@@ -370,11 +367,7 @@ impl HubClient {
             .get(WWW_AUTHENTICATE)
             .and_then(|v| auth_scheme(v.as_bytes()));
         if status.is_redirection() {
-            return Err(HubError::WrongBase {
-                url: shown,
-                answer: WrongAnswer::Redirect { location },
-            }
-            .into());
+            return Err(wrong_base(shown, WrongAnswer::Redirect { location }).into());
         }
         let mut body = Vec::new();
         while let Some(chunk) = response.chunk().await.map_err(transport)? {
@@ -395,10 +388,7 @@ impl HubClient {
             _ => Verdict::Final,
         };
         let answer = match status {
-            s if s.is_success() && html => Err(HubError::WrongBase {
-                url: shown,
-                answer: WrongAnswer::HtmlPage,
-            }),
+            s if s.is_success() && html => Err(wrong_base(shown, WrongAnswer::HtmlPage)),
             s if s.is_success() => Ok(body),
             s => Err(self.refusal(s, &body, html, challenge, shown)),
         };
@@ -462,10 +452,7 @@ impl HubClient {
                 scopes: required_scopes(&message),
                 url,
             },
-            (StatusCode::NOT_FOUND, _) => HubError::WrongBase {
-                url,
-                answer: WrongAnswer::NotFound,
-            },
+            (StatusCode::NOT_FOUND, _) => wrong_base(url, WrongAnswer::NotFound),
             (s, _) => HubError::Status {
                 url,
                 status: s.as_u16(),
@@ -480,6 +467,11 @@ impl HubClient {
     fn echoed(&self, text: &str) -> String {
         hub_text(&self.secrets.redact_echo(text))
     }
+}
+
+/// `url` is not the hub's API: it `answer`ed.
+fn wrong_base(url: String, answer: WrongAnswer) -> HubError {
+    HubError::WrongBase { url, answer }
 }
 
 /// A failed try of a page's GET: the error it means, and whether it is worth another try.

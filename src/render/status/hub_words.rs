@@ -158,15 +158,15 @@ fn fault_words(fault: &Fault) -> (String, String) {
     let paging = "the hub, or a proxy in front of it, pages wrongly: check what is in front of the hub (a proxy or ingress), then try again later";
     let check_times = "check that server's times in the hub";
     match fault {
-        Fault::Shape { field, missing } => (
-            format!(
-                "{} {}",
-                if field == "." { "the answer" } else { field },
-                match missing {
-                    true => "is missing",
-                    false => "holds another type or value than the hub's API writes there",
-                }
-            ),
+        Fault::Shape {
+            field,
+            missing: true,
+        } => (format!("{field} is missing"), address),
+        Fault::Shape { field, .. } if field == "." => {
+            ("the answer is not a JSON object".into(), address)
+        }
+        Fault::Shape { field, .. } => (
+            format!("{field} holds another type or value than the hub's API writes there"),
             address,
         ),
         Fault::TooLarge { limit } => (format!("the answer is larger than {limit} bytes"), address),

@@ -532,6 +532,10 @@ fn every_hub_error_has_the_one_shape() {
             field: "items[0].servers.(server)".into(),
             missing: false,
         }),
+        malformed(Fault::Shape {
+            field: ".".into(),
+            missing: false,
+        }),
         malformed(Fault::TooLarge { limit: 16 }),
         malformed(Fault::EndlessPages { pages: 10_000 }),
         malformed(Fault::NextGoesBack {
