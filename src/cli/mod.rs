@@ -72,7 +72,7 @@ impl Cli {
                 let matches = matches?;
                 let mut cli = Self::from_arg_matches(&matches)?;
                 if !log.in_actions() {
-                    cli.variables = from_variables(&cmd, &matches, &var);
+                    cli.variables = from_variables(&cmd, &matches);
                 }
                 Ok(cli)
             }
@@ -121,13 +121,9 @@ impl Cli {
 
 /// The options of the command `matches` ran that a variable gave (clap's
 /// [`clap::parser::ValueSource::EnvVariable`]: the variable [`with_variables_set`] chose for
-/// it in `cmd`), or that got no value while one of their [`variables`] is set but blank (read
-/// with `var`: the first such), each as `(input, variable)`.
-fn from_variables(
-    cmd: &clap::Command,
-    matches: &clap::ArgMatches,
-    var: &dyn Fn(&str) -> Option<String>,
-) -> Vec<(String, String)> {
+/// it in `cmd`), or that got no value while one of their [`variables`] is set but blank (the
+/// first such), each as `(input, variable)`.
+fn from_variables(cmd: &clap::Command, matches: &clap::ArgMatches) -> Vec<(String, String)> {
     let Some((name, matches)) = matches.subcommand() else {
         return Vec::new();
     };
@@ -135,11 +131,12 @@ fn from_variables(
         .find_subcommand(name)
         .into_iter()
         .flat_map(clap::Command::get_arguments);
+    let set = |v: &String| std::env::var_os(v).is_some();
     let named = |a: &clap::Arg| {
         let long = a.get_long()?;
         let variable = match matches.value_source(a.get_id().as_str()) {
             Some(clap::parser::ValueSource::EnvVariable) => a.get_env()?.to_str()?.into(),
-            None => variables(long).into_iter().find(|v| var(v).is_some())?,
+            None => variables(long).into_iter().find(set)?,
             Some(_) => return None,
         };
         Some((long.into(), variable))

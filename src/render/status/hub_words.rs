@@ -213,10 +213,9 @@ fn fault_words(fault: &Fault) -> (String, String) {
 
 /// " after N tries" when a request was tried more than once, else nothing.
 fn after_tries(tries: u32) -> String {
-    if tries > 1 {
-        format!(" after {tries} tries")
-    } else {
-        String::new()
+    match tries {
+        0 | 1 => String::new(),
+        n => format!(" after {n} tries"),
     }
 }
 
