@@ -7,6 +7,7 @@ use super::{StatusArgs, UsageError, required, usage};
 use crate::digest::ImageSource;
 use crate::digest::registry::RegistryOptions;
 use crate::publish;
+use crate::render::usage_words::image_not_resolved;
 use crate::status::hub::HubClient;
 use crate::status::run::StatusRequest;
 use crate::support::github::GitHub;
@@ -126,15 +127,11 @@ fn release(
     }
     let github_needed =
         released_at.is_none() || args.comment || args.deployment.environment.is_some();
-    let image = image.filter(|source| {
-        let needed = github_needed || by_digest;
-        if !needed {
-            log.info(&crate::render::usage_words::image_not_resolved(
-                &source.display(),
-            ));
-        }
-        needed
-    });
+    let needed = github_needed || by_digest;
+    if let Some(source) = image.as_ref().filter(|_| !needed) {
+        log.info(&image_not_resolved(&source.display()));
+    }
+    let image = image.filter(|_| needed);
     // Checked only when used: with the image kept, the tracking issue is looked up (and
     // with the comment, written to).
     if image.is_some() && github_needed {
