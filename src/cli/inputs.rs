@@ -215,8 +215,8 @@ mod tests {
     }
 
     /// A hub URL whose host is missing right after `://` (which the URL parser would read
-    /// from the path), or that is one of the hub's pages (its API, `/hub/home` copied from the
-    /// browser, a user's `/user/NAME/lab`), is refused with what to write instead:
+    /// from the path), or that is one of the hub's pages (its API, `/hub/` or `/hub/home`
+    /// copied from the browser, a user's `/user/NAME/lab`), is refused with what to write instead:
     /// `status` and the runbook take the same check, in the same words.
     #[test]
     fn a_hub_url_without_a_host_or_in_the_hubs_api_is_refused_saying_what_to_write() {
@@ -226,6 +226,7 @@ mod tests {
             "http:/path",
             "https://hub.example.org/hub/api",
             "https://hub.example.org/hub/api/",
+            "https://hub.example.org/hub/",
             "https://example.org/jupyter/hub/api/users",
             "https://hub.example.org/hub/home",
             "https://hub.example.org/hub/admin",
@@ -234,7 +235,7 @@ mod tests {
         ];
         insta::assert_snapshot!(refusals("hub-url", &bad, hub_url));
         for fine in [
-            "https://hub.example.org/hub",
+            "https://hub.example.org/hubs",
             "https://example.org/jupyter",
             "https://example.org/hubs/user",
         ] {

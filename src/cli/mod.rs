@@ -40,8 +40,9 @@ pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
     pub(crate) command: Command,
-    /// On the command line, the inputs a variable gave rather than their option, as
-    /// `(input, variable)`, e.g. `("github-token", "GH_TOKEN")`: a refusal names what was set.
+    /// On the command line, the inputs a variable gave rather than their option, or left
+    /// unset by a blank one, as `(input, variable)`, e.g. `("github-token", "GH_TOKEN")`: a
+    /// refusal names what was set.
     #[arg(skip)]
     pub(crate) variables: Vec<(String, String)>,
 }
@@ -119,8 +120,9 @@ impl Cli {
 }
 
 /// The options of the command `matches` ran that a variable gave (clap's
-/// [`clap::parser::ValueSource::EnvVariable`]), each as `(input, variable)`: the variable
-/// [`with_variables_set`] chose for it in `cmd`.
+/// [`clap::parser::ValueSource::EnvVariable`]: the variable [`with_variables_set`] chose for
+/// it in `cmd`), or that got no value while one of their [`variables`] is set but blank (the
+/// first such), each as `(input, variable)`.
 fn from_variables(cmd: &clap::Command, matches: &clap::ArgMatches) -> Vec<(String, String)> {
     let Some((name, matches)) = matches.subcommand() else {
         return Vec::new();
@@ -129,11 +131,17 @@ fn from_variables(cmd: &clap::Command, matches: &clap::ArgMatches) -> Vec<(Strin
         .find_subcommand(name)
         .into_iter()
         .flat_map(clap::Command::get_arguments);
-    let from_env = |a: &&clap::Arg| {
-        matches.value_source(a.get_id().as_str()) == Some(clap::parser::ValueSource::EnvVariable)
+    let set = |v: &String| std::env::var_os(v).is_some();
+    let named = |a: &clap::Arg| {
+        let long = a.get_long()?;
+        let variable = match matches.value_source(a.get_id().as_str()) {
+            Some(clap::parser::ValueSource::EnvVariable) => a.get_env()?.to_str()?.into(),
+            None => variables(long).into_iter().find(set)?,
+            Some(_) => return None,
+        };
+        Some((long.into(), variable))
     };
-    let named = |a: &clap::Arg| Some((a.get_long()?.into(), a.get_env()?.to_str()?.into()));
-    args.filter(from_env).filter_map(named).collect()
+    args.filter_map(named).collect()
 }
 
 /// The commands the Action runs, as action.yml documents its `command` input.

@@ -7,6 +7,7 @@ use super::{StatusArgs, UsageError, required, usage};
 use crate::digest::ImageSource;
 use crate::digest::registry::RegistryOptions;
 use crate::publish;
+use crate::render::usage_words::image_not_resolved;
 use crate::status::hub::HubClient;
 use crate::status::run::StatusRequest;
 use crate::support::github::GitHub;
@@ -84,13 +85,7 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
     // As given: only ASCII whitespace is trimmed, a no-break space around it is refused.
     let token = inputs::token("hub-token", given)?;
     let token = SecretString::from(token.to_string());
-    let hub = HubClient::new(&hub_url, &token, args.hub_timeout.get()).map_err(|e| {
-        let input = match e {
-            crate::status::hub::HubError::InvalidToken => "hub-token",
-            _ => "hub-url",
-        };
-        usage(input)(e.into())
-    })?;
+    let hub = HubClient::new(&hub_url, &token, args.hub_timeout.get())?;
     Ok((hub, hub_url))
 }
 
@@ -132,15 +127,11 @@ fn release(
     }
     let github_needed =
         released_at.is_none() || args.comment || args.deployment.environment.is_some();
-    let image = image.filter(|source| {
-        let needed = github_needed || by_digest;
-        if !needed {
-            log.info(&crate::render::usage_words::image_not_resolved(
-                &source.display(),
-            ));
-        }
-        needed
-    });
+    let needed = github_needed || by_digest;
+    if let Some(source) = image.as_ref().filter(|_| !needed) {
+        log.info(&image_not_resolved(&source.display()));
+    }
+    let image = image.filter(|_| needed);
     // Checked only when used: with the image kept, the tracking issue is looked up (and
     // with the comment, written to).
     if image.is_some() && github_needed {
@@ -530,6 +521,7 @@ mod tests {
             "https://hub.example.edu/hub/api",
             "https://hub.example.edu/hub/api/",
             "https://hub.example.edu/hub/api/users",
+            "https://hub.example.edu/hub/",
             "https://example.edu/jupyter/hub/api/users",
             "https://hub.example.edu/hub/home",
             "https://example.edu/jupyter/user/alice/lab",
@@ -550,6 +542,8 @@ mod tests {
             help: give the address without /hub/ or /user/ and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
             hub-url (--hub-url) "https://hub.example.edu/hub/api/users" is a page of the hub (/hub/… or /user/…), not the hub's address
             help: give the address without /hub/ or /user/ and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
+            hub-url (--hub-url) "https://hub.example.edu/hub" is a page of the hub (/hub/… or /user/…), not the hub's address
+            help: give the address without /hub/ or /user/ and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
             hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is a page of the hub (/hub/… or /user/…), not the hub's address
             help: give the address without /hub/ or /user/ and what follows, here https://example.edu/jupyter (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
             hub-url (--hub-url) "https://hub.example.edu/hub/home" is a page of the hub (/hub/… or /user/…), not the hub's address
@@ -557,8 +551,10 @@ mod tests {
             hub-url (--hub-url) "https://example.edu/jupyter/user/alice/lab" is a page of the hub (/hub/… or /user/…), not the hub's address
             help: give the address without /hub/ or /user/ and what follows, here https://example.edu/jupyter (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
         "#);
-        // A base ending in /hub may be a prefix: asked, and suggested only if it fails.
-        for fine in ["https://hub.example.edu/hub", "https://example.edu/jupyter"] {
+        for fine in [
+            "https://hub.example.edu/hubs",
+            "https://example.edu/jupyter",
+        ] {
             assert!(request(&[&["--hub-url", fine][..], &rest].concat()).is_ok());
         }
     }

@@ -42,7 +42,8 @@ pub struct UsageError {
     /// is refused (`crate::dispatch`); `false` until then.
     pub(crate) in_actions: bool,
     /// On the command line, the variable that gave the value (`GH_TOKEN`) when the option
-    /// was not given: the words name it rather than the option. Set with `in_actions`.
+    /// was not given, or that was set but blank when none did: the words name it rather than
+    /// the option. Set with `in_actions`.
     pub(crate) variable: Option<String>,
 }
 

@@ -657,11 +657,18 @@ fn required_words(e: &UsageError, name: &str, what: Required) -> Words {
             "a hub API token with scopes list:users and read:servers: see README, the role to create"
         }
     };
-    let first = match e.in_actions {
-        true => format!("the input `{}` is empty", e.input),
-        false => format!("{name} is required"),
-    };
     let set = or_empty_secret(set_input(&e.input, e.in_actions), e.in_actions);
+    let (first, set) = match (e.in_actions, &e.variable) {
+        (true, _) => (format!("the input `{}` is empty", e.input), set),
+        // A variable it reads was set but blank ([`UsageError::variable`]).
+        (false, Some(v)) => (
+            format!("{name} is set but empty"),
+            format!(
+                "{set}\n{v} is empty when set from a secret or variable that does not exist or is misnamed: check the name where it is set"
+            ),
+        ),
+        (false, None) => (format!("{name} is required"), set),
+    };
     say(first, format!("{set}\n{} is {what}", e.input))
 }
 

@@ -4,7 +4,10 @@
 //! Conservative by construction (issue 14): a server counts as **updated** only if the hub
 //! says it started strictly after the release went live (the pull policy is `Always` on
 //! `:latest`, so a server started later runs the new image); one without a start time is
-//! stale. A server that is pending (starting or stopping) or not ready is **pending**,
+//! stale, and so is one that started later than the run's clock by more than [`CLOCK_SKEW`]:
+//! JupyterHub stamps `started` with its own clock when the spawn begins (6.1.1
+//! `user.py` `User.spawn`), so such a time is a clock running ahead, which proves nothing
+//! (by digest, its pod decides, and an old digest is stale, not a mismatch). A server that is pending (starting or stopping) or not ready is **pending**,
 //! reported apart: the culler skips it (jupyterhub-idle-culler 2.0.0 `handle_server`: "Not
 //! culling server … with pending", "Not culling not-ready not-pending server").
 //!
@@ -47,7 +50,8 @@ pub(crate) enum State {
     /// Starting, stopping or not ready: reported apart.
     Pending,
     /// On the new image: by digest evidence, its pod's `imageID` names the release's image
-    /// index or one of its child manifests; by start time, started after the release.
+    /// index or one of its child manifests; by start time, started after the release (and
+    /// not after the run's clock and [`CLOCK_SKEW`]).
     Updated,
     /// Started after the release went live, but its pod runs another digest (digest evidence
     /// only): a pull-policy or mirror fault that no cull pass cures.
@@ -239,6 +243,16 @@ pub struct PodEvidence {
 /// How far a node's clock (which stamps a pod's `startTime`) may run ahead of this
 /// runner's before a start time counts as wrong rather than recent.
 pub(crate) const CLOCK_SKEW: time::Duration = time::Duration::minutes(5);
+
+impl ServerTimes {
+    /// Whether the server started after the release at `released_at`: strictly after, and
+    /// not later than `now` by more than [`CLOCK_SKEW`] (a wrong time: see the module
+    /// documentation).
+    fn started_after(&self, released_at: OffsetDateTime, now: OffsetDateTime) -> bool {
+        self.started
+            .is_some_and(|s| s > released_at && s - now <= CLOCK_SKEW)
+    }
+}
 
 /// A server's pod, as judged: serialises as the `pod` object of a `--json` server (`name`,
 /// `image_id`, `digest` it runs or `null`, `unknown` reason or `null`).
@@ -457,7 +471,7 @@ pub fn classify(
         servers,
         totals: Totals::default(),
     };
-    classification.totals = Totals::of(&classification, by, released_at);
+    classification.totals = Totals::of(&classification, by, (released_at, now));
     classification
 }
 
@@ -470,7 +484,7 @@ fn classify_server(
     model: &impl CullerModel,
 ) -> Classified {
     let times = server.times;
-    let after_release = times.started.is_some_and(|s| s > released_at);
+    let after_release = times.started_after(released_at, now);
     let pending = server.pending.is_some() || !server.ready;
     let state = match pod.as_ref().map(PodFacts::verdict) {
         _ if pending => State::Pending,
@@ -575,11 +589,11 @@ impl Pods {
 
 impl Totals {
     /// The counts of `classification`'s servers (classified against the release at
-    /// `released_at`).
+    /// `released_at`, at `now`).
     fn of(
         classification: &Classification,
         evidence: Evidence,
-        released_at: OffsetDateTime,
+        (released_at, now): (OffsetDateTime, OffsetDateTime),
     ) -> Self {
         let mut t = Totals {
             evidence,
@@ -592,7 +606,7 @@ impl Totals {
                 State::StaleIdle => &mut t.stale_idle,
                 State::StaleActive => &mut t.stale_active,
                 State::Pending => {
-                    t.pending_stale += u64::from(c.may_run_the_old_image(released_at));
+                    t.pending_stale += u64::from(c.may_run_the_old_image(released_at, now));
                     &mut t.pending
                 }
                 State::Updated => &mut t.updated,
@@ -616,14 +630,15 @@ impl Totals {
 
 impl Classified {
     /// For a pending server: whether it may run the old image. A stopping server, or one
-    /// started before the release, may; a spawn begun after the release pulls the new one.
-    /// By digest, a pod already on the new image is not stale, whatever else.
-    fn may_run_the_old_image(&self, released_at: OffsetDateTime) -> bool {
+    /// not started after the release ([`ServerTimes::started_after`], at `now`), may; a spawn
+    /// begun after the release pulls the new one. By digest, a pod already on the new image
+    /// is not stale, whatever else.
+    fn may_run_the_old_image(&self, released_at: OffsetDateTime, now: OffsetDateTime) -> bool {
         match self.pod.as_ref().map(PodFacts::verdict) {
             Some(Verdict::New) => false,
             Some(Verdict::Old(_)) => true,
             _ => {
-                self.server.times.started.is_none_or(|s| s <= released_at)
+                !self.server.times.started_after(released_at, now)
                     || self.server.pending == Some(Pending::Stop)
             }
         }
@@ -942,6 +957,13 @@ mod tests {
                 t(12, 10),
             ),
             (server("no-times", None, None), State::StaleActive, None),
+            // Later than the run's clock: within the skew, recent; beyond, wrong (stale).
+            (server("skewed", t(13, 5), t(12, 59)), State::Updated, None),
+            (
+                server("future", t(13, 6), t(12, 59)),
+                State::StaleActive,
+                t(14, 9),
+            ),
             (pending_spawn, State::Pending, None),
             (not_ready, State::Pending, None),
             (stopping, State::Pending, None),
@@ -1050,7 +1072,10 @@ mod tests {
         stopping.pending = Some(Pending::Stop);
         let mut old_spawn = server("o", Some(datetime!(2026-11-30 11:30 UTC)), None);
         old_spawn.pending = Some(Pending::Spawn);
-        for s in [stopping, old_spawn] {
+        // A start later than the run's clock proves nothing.
+        let mut future_spawn = server("f", Some(datetime!(2026-11-30 13:30 UTC)), None);
+        future_spawn.pending = Some(Pending::Spawn);
+        for s in [stopping, old_spawn, future_spawn] {
             let c = classify([s], None, RELEASE, NOW, &defaults());
             assert_eq!((c.totals.pending_stale, c.totals.converged), (1, false));
         }
@@ -1190,6 +1215,8 @@ mod tests {
             server("idle-old", t(9, 0), t(11, 30)),
             server("creating", t(12, 58), None),
             server("no-pod", t(12, 30), None),
+            // Started later than the run's clock, old digest: stale, not a mismatch.
+            server("future-old", t(13, 30), t(13, 30)),
         ];
         let pods = vec![
             pod("jupyter-new", Some("new"), new.clone()),
@@ -1198,6 +1225,7 @@ mod tests {
             pod("jupyter-early-new", Some("early-new"), new.clone()),
             pod("jupyter-idle-old", Some("idle-old"), old.clone()),
             pod("jupyter-creating", Some("creating"), None),
+            pod("jupyter-future-old", Some("future-old"), old.clone()),
             pod("jupyter-gone", Some("gone"), old),
             // Started after the hub was read: a server the hub started since, left out.
             super::super::Pod {
@@ -1223,6 +1251,7 @@ mod tests {
                 ("mismatch", State::Mismatch),
                 ("gone", State::Orphan),
                 ("idle-old", State::StaleIdle),
+                ("future-old", State::StaleActive),
                 ("creating", State::Unknown),
                 ("no-pod", State::Unknown),
                 ("child", State::Updated),
@@ -1240,7 +1269,7 @@ mod tests {
                 t.unknown,
                 t.stale_idle
             ),
-            (7, 3, 1, 1, 2, 1)
+            (8, 3, 1, 1, 2, 1)
         );
         assert_eq!(t.evidence, Evidence::Digest);
         assert!(!t.converged);

@@ -95,24 +95,28 @@ pub const ROLE_NAME: &str = "codeq-rollout-status";
 pub(crate) const ROLE_SNIPPET: &str = include_str!("hub/role.yaml");
 
 /// The hub's base URL in `hub_url` when `hub_url` is one of the hub's pages: the URL
-/// before its first `hub` or `user` path segment that another segment follows (JupyterHub
-/// 5.x `app.py` serves everything under its `base_url` as `{base_url}hub/…`, its pages and
-/// API, and `{base_url}user/NAME/…`, the users' servers; so
-/// `https://hub.example.org/jupyter/hub/api/users` and `…/jupyter/user/alice/lab` give
-/// `https://hub.example.org/jupyter`); `None` when there is no such segment pair or
-/// `hub_url` is not a URL. Scheme and host come back as [`Url`] writes them (lower case,
-/// the default port left out), without a trailing `/`.
+/// before its first `hub` path segment, or `user` segment that another segment follows
+/// (JupyterHub 5.x `app.py` serves everything under its `base_url` as `{base_url}hub/…`, its
+/// pages and API, and `{base_url}user/NAME/…`, the users' servers; so
+/// `https://hub.example.org/jupyter/hub/api/users`, `…/jupyter/hub/` and
+/// `…/jupyter/user/alice/lab` give `https://hub.example.org/jupyter`); `None` when there is
+/// no such segment or `hub_url` is not a URL. Scheme and host come back as [`Url`] writes
+/// them (lower case, the default port left out), without a trailing `/`.
 ///
 /// The command line refuses such a `hub-url` before anything is sent or rendered, as no
-/// hub's address is one of its pages. (A base ending in `/hub` may be a prefix: `status`
-/// suggests that one only once the hub answered 404, [`HubError::WrongBase`].)
+/// hub's address is one of its pages. A `hub-url` ending in `/hub` is one: `/hub/` is the
+/// hub's home (z2jh's proxy sends `/` there), what a user copies from the browser, while a
+/// hub served under a `base_url` of `/hub/` itself, the one address this refuses, would
+/// have its pages at `/hub/hub/`.
 pub(crate) fn base_before_pages(hub_url: &str) -> Option<String> {
     let mut url = Url::parse(hub_url.trim()).ok()?;
     let path = url.path().to_string();
     let segments: Vec<&str> = path.split('/').collect();
-    let at = segments
-        .windows(2)
-        .position(|pair| matches!(pair[0], "hub" | "user") && !pair[1].is_empty())?;
+    let at = (0..segments.len()).find(|&i| match segments[i] {
+        "hub" => true,
+        "user" => segments.get(i + 1).is_some_and(|next| !next.is_empty()),
+        _ => false,
+    })?;
     url.set_path(&segments[..at].join("/"));
     url.set_query(None);
     url.set_fragment(None);
@@ -124,8 +128,6 @@ pub(crate) fn base_before_pages(hub_url: &str) -> Option<String> {
 pub(crate) struct HubClient {
     /// `{base}/hub/api/users`, without query.
     users_url: Url,
-    /// The base URL as given, for messages.
-    base: String,
     /// `token …`, marked sensitive (reqwest then keeps it out of `Debug`).
     authorization: HeaderValue,
     /// The token in every form, hidden in whatever the hub (or a proxy) echoes.
@@ -139,32 +141,33 @@ pub(crate) struct HubClient {
 }
 
 impl HubClient {
-    /// A client for the hub at `base` (the hub's public address, e.g.
-    /// `https://hub.example.org`, or `https://example.org/jupyter` for a hub under a prefix:
-    /// the API is `{base}/hub/api/`), authenticating with `token`. `timeout` bounds each
-    /// request, connection included. Builds no connection.
+    /// A client for the hub at `base` (the hub's public address as `hub-url` takes it,
+    /// [`crate::cli`]'s `inputs::hub_url`: e.g. `https://hub.example.org`, or
+    /// `https://example.org/jupyter` for a hub under a prefix; the API
+    /// is `{base}/hub/api/`, any trailing `/` ignored), authenticating with `token` (printable ASCII, as the command
+    /// line checks it). `timeout` bounds each request, connection included. Builds no
+    /// connection.
     ///
     /// Redirects are not followed: a hub API answers without them, and a redirect usually
     /// means a login page (reported as [`HubError::WrongBase`]).
     ///
     /// # Errors
-    /// [`HubError::InvalidBase`] for what `hub-url` refuses ([`crate::support::url::hub_url`]:
-    /// anything but an `http(s)://` URL with a host, without credentials, query or fragment);
-    /// [`HubError::InvalidToken`] for a token that cannot go in a header.
+    /// [`HubError::Client`] when no client can be made: `base` is no URL, `token` cannot go
+    /// in a header, or the HTTP client cannot be built.
     pub(crate) fn new(
         base: &str,
         token: &SecretString,
         timeout: Duration,
     ) -> Result<Self, HubError> {
-        let invalid = || HubError::InvalidBase {
-            given: base.to_string(),
+        let client = |cause: String| HubError::Client {
+            url: base.to_string(),
+            cause,
         };
-        let base = crate::support::url::hub_url(base).map_err(|_| invalid())?;
-        let url = Url::parse(&format!("{}/", base.as_str()));
-        let users_url = (url.and_then(|u| u.join("hub/api/users"))).map_err(|_| invalid())?;
+        let users_url = format!("{}/hub/api/users", base.trim_end_matches('/'));
+        let users_url = Url::parse(&users_url).map_err(|e| client(e.to_string()))?;
         let mut authorization =
             HeaderValue::from_str(&format!("token {}", token.expose_secret().trim()))
-                .map_err(|_| HubError::InvalidToken)?;
+                .map_err(|e| client(e.to_string()))?;
         authorization.set_sensitive(true);
         let http = reqwest::Client::builder()
             .tls_backend_preconfigured(crate::support::tls::client_config())
@@ -172,13 +175,9 @@ impl HubClient {
             .connect_timeout(timeout)
             .timeout(timeout)
             .build()
-            .map_err(|e| HubError::Client {
-                url: users_url.to_string(),
-                cause: root_cause(&e),
-            })?;
+            .map_err(|e| client(root_cause(&e)))?;
         Ok(Self {
             users_url,
-            base: base.as_str().to_string(),
             authorization,
             secrets: Secrets::of([token]),
             http,
@@ -270,17 +269,6 @@ impl HubClient {
         url
     }
 
-    /// The base URL meant when `base` ends in `/hub`, or is one of the hub's pages
-    /// ([`base_before_pages`]; the command line refuses that one before a client is made).
-    fn suggested_base(&self) -> Option<String> {
-        base_before_pages(&self.base).or_else(|| {
-            self.base
-                .strip_suffix("/hub")
-                .filter(|b| b.contains("://") && !b.ends_with(':') && !b.ends_with('/'))
-                .map(str::to_string)
-        })
-    }
-
     /// One page: its GET, tried again per the client's retry policy (see the module
     /// documentation; each try is counted in `requests`), and its JSON, parsed straight into
     /// the fields `status` keeps.
@@ -314,7 +302,7 @@ impl HubClient {
         serde_path_to_error::deserialize(&mut de).map_err(|e| match e.inner().classify() {
             serde_json::error::Category::Data => HubError::Malformed {
                 url: url.to_string(),
-                fault: Box::new(Fault::Shape(self.echoed(&self.shape(&e)))),
+                fault: Box::new(self.shape(&e)),
             },
             _ => HubError::NotJson {
                 url: url.to_string(),
@@ -323,17 +311,30 @@ impl HubClient {
         })
     }
 
-    /// Where and what `e` says, as serde_path_to_error writes it (`items[4].servers.gpu.ready:
-    /// invalid type: …`), with a server's name (the key under `servers`) written `(server)`
-    /// when names are left out ([`HubClient::naming`]).
-    fn shape(&self, e: &serde_path_to_error::Error<serde_json::Error>) -> String {
+    /// The field of the answer `e` could not read ([`Fault::Shape`]): its path as
+    /// serde_path_to_error writes it (`items[4].servers.gpu.ready`), a server's name (the
+    /// key under `servers`) written `(server)` when names are left out
+    /// ([`HubClient::naming`]), `.` for the answer itself, and for a missing field (serde's
+    /// "missing field `name`", at the object lacking it) that field's name after it. serde's
+    /// other words are left out: they quote the value (which may be a name) and name our
+    /// types.
+    fn shape(&self, e: &serde_path_to_error::Error<serde_json::Error>) -> Fault {
         let segments: Vec<String> = e.path().iter().map(ToString::to_string).collect();
+        let mut field = e.path().to_string();
         let server = segments.windows(2).find(|pair| pair[0] == "servers");
-        match server.filter(|_| !self.names) {
-            Some(pair) => e
-                .to_string()
-                .replacen(&pair.join("."), "servers.(server)", 1),
-            None => e.to_string(),
+        if let Some(pair) = server.filter(|_| !self.names) {
+            field = field.replacen(&pair.join("."), "servers.(server)", 1);
+        }
+        let message = e.inner().to_string();
+        let missing = message
+            .strip_prefix("missing field `")
+            .and_then(|m| m.split_once('`'));
+        if let Some((name, _)) = missing {
+            field = format!("{field}.{name}").trim_start_matches('.').into();
+        }
+        Fault::Shape {
+            field: self.echoed(&field),
+            missing: missing.is_some(),
         }
     }
 
@@ -366,9 +367,7 @@ impl HubClient {
             .get(WWW_AUTHENTICATE)
             .and_then(|v| auth_scheme(v.as_bytes()));
         if status.is_redirection() {
-            return Err(self
-                .wrong_base(shown, WrongAnswer::Redirect { location })
-                .into());
+            return Err(wrong_base(shown, WrongAnswer::Redirect { location }).into());
         }
         let mut body = Vec::new();
         while let Some(chunk) = response.chunk().await.map_err(transport)? {
@@ -389,7 +388,7 @@ impl HubClient {
             _ => Verdict::Final,
         };
         let answer = match status {
-            s if s.is_success() && html => Err(self.wrong_base(shown, WrongAnswer::HtmlPage)),
+            s if s.is_success() && html => Err(wrong_base(shown, WrongAnswer::HtmlPage)),
             s if s.is_success() => Ok(body),
             s => Err(self.refusal(s, &body, html, challenge, shown)),
         };
@@ -453,7 +452,7 @@ impl HubClient {
                 scopes: required_scopes(&message),
                 url,
             },
-            (StatusCode::NOT_FOUND, _) => self.wrong_base(url, WrongAnswer::NotFound),
+            (StatusCode::NOT_FOUND, _) => wrong_base(url, WrongAnswer::NotFound),
             (s, _) => HubError::Status {
                 url,
                 status: s.as_u16(),
@@ -468,14 +467,11 @@ impl HubClient {
     fn echoed(&self, text: &str) -> String {
         hub_text(&self.secrets.redact_echo(text))
     }
+}
 
-    fn wrong_base(&self, url: String, answer: WrongAnswer) -> HubError {
-        HubError::WrongBase {
-            url,
-            answer,
-            suggested_base: self.suggested_base(),
-        }
-    }
+/// `url` is not the hub's API: it `answer`ed.
+fn wrong_base(url: String, answer: WrongAnswer) -> HubError {
+    HubError::WrongBase { url, answer }
 }
 
 /// A failed try of a page's GET: the error it means, and whether it is worth another try.

@@ -462,6 +462,11 @@ fn a_command_line_refusal_names_the_option_and_the_variables() {
             Some(("JUPYTERHUB_API_TOKEN", "short")),
             &[&["status"][..], &hub].concat(),
         ),
+        // Set but empty: said so, naming the variable.
+        (
+            Some(("JUPYTERHUB_API_TOKEN", "")),
+            &[&["status"][..], &hub].concat(),
+        ),
     ] {
         let env = BTreeMap::from_iter(variable.map(|(k, v)| (k.to_string(), v.to_string())));
         let (code, stdout, stderr) = run_codeq(args, &env);

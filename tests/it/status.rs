@@ -273,7 +273,6 @@ fn bad_input(base: &str, released_at: &str) -> Vec<String> {
         ("token without scopes", base.to_string(), NO_SCOPE_TOKEN),
         // Refused before the hub is asked (exit code 2).
         ("URL of the API", format!("{base}/hub/api"), READER_TOKEN),
-        // Maybe a prefix: asked, and the hub's 404 answered with the base to give.
         ("URL ending in /hub", format!("{base}/hub"), READER_TOKEN),
         (
             "unreachable",

@@ -23,19 +23,13 @@ const THE_API: &str = "(<hub-url>/hub/api/ is the API)";
 /// `err` in words: one arm per variant, both halves.
 pub(crate) fn hub_error(err: &HubError) -> Words {
     match err {
-        HubError::InvalidBase { given } => Words::new(format!("hub URL {given:?} is not usable"))
-            .help("give the hub's address with http:// or https://, e.g. https://hub.example.org"),
-        HubError::InvalidToken => Words::new(
-            "the hub API token contains characters that cannot be sent in an HTTP header",
-        )
-        .help("copy the token again, without line breaks"),
         HubError::Unreachable { url, cause, tries } => {
             Words::new(format!("cannot reach the hub at {url}{}", after_tries(*tries)))
                 .because(cause)
                 .help("check hub-url and that this runner can reach the hub")
         }
         HubError::Client { url, cause } => {
-            Words::new(format!("cannot set up the HTTP client for the hub at {url}")).help(cause)
+            Words::new(format!("cannot set up the HTTP client for the hub at {url}")).because(cause)
         }
         HubError::PlainHttpOnTls { url } => {
             Words::new(format!("{url} answered plain HTTP on a TLS connection")).help(
@@ -81,11 +75,7 @@ pub(crate) fn hub_error(err: &HubError) -> Words {
             };
             Words::new(format!("{url} answered {answered} with {}", body_words(*answer))).help(help)
         }
-        HubError::WrongBase {
-            url,
-            answer,
-            suggested_base,
-        } => wrong_base(url, answer, suggested_base.as_deref()),
+        HubError::WrongBase { url, answer } => wrong_base(url, answer),
         HubError::TooOld { url } => Words::new(format!("the hub at {url} answered without pagination")).help(
             "it is older than JupyterHub 2.0, which status needs (paginated user lists, roles and scopes): upgrade the hub (Zero to JupyterHub 2.0 or later)",
         ),
@@ -120,25 +110,21 @@ pub(crate) fn hub_error(err: &HubError) -> Words {
     }
 }
 
-/// [`HubError::WrongBase`] in words: `url` answered `answer`; the base to give instead,
-/// `suggested` or how to find it.
-fn wrong_base(url: &str, answer: &WrongAnswer, suggested: Option<&str>) -> Words {
+/// [`HubError::WrongBase`] in words: `url` answered `answer`; how to find the base to give
+/// (the command line refused a `hub-url` that is one of the hub's pages before asking): a
+/// hub served under a base URL (JupyterHub's `c.JupyterHub.base_url`, z2jh's `hub.baseUrl`),
+/// given without it, answers 404 at `<hub-url>/hub/api/`.
+fn wrong_base(url: &str, answer: &WrongAnswer) -> Words {
     let (answered, location) = match answer {
         WrongAnswer::NotFound => ("it answered 404", None),
         WrongAnswer::HtmlPage => ("it answered an HTML page", None),
         WrongAnswer::Redirect { location } => ("it redirected", location.as_ref()),
     };
     Words::new(format!("{url} is not the hub's API ({answered})")).help(format!(
-        "{}give hub-url as the hub's address without /hub/api, so that <hub-url>/hub/api/ is the API{}",
+        "{}give hub-url as the hub's address without /hub/api, so that <hub-url>/hub/api/ is the API; the hub may be served under a base URL (JupyterHub's base_url, z2jh's hub.baseUrl, e.g. /jh/): then hub-url includes it, e.g. https://host/jh, which is everything before /hub/ in the address users open",
         location.map(|l| format!("it redirected to {l}: ")).unwrap_or_default(),
-        suggested.map_or_else(|| UNDER_A_BASE_URL.to_string(), |b| format!(", here probably {b}"))
     ))
 }
-
-/// What a [`HubError::WrongBase`] adds when no other base is suggested: a hub served under a
-/// base URL (JupyterHub's `c.JupyterHub.base_url`, z2jh's `hub.baseUrl`), given without it,
-/// answers 404 at `<hub-url>/hub/api/`.
-const UNDER_A_BASE_URL: &str = "; the hub may be served under a base URL (JupyterHub's base_url, z2jh's hub.baseUrl, e.g. /jh/): then hub-url includes it, e.g. https://host/jh, which is everything before /hub/ in the address users open";
 
 /// What to do about an answer with HTTP `status` that [`HubError::Status`] reports: a 5xx is
 /// the hub's failure or that of a proxy in front of it (configurable-http-proxy answers 503
@@ -172,7 +158,17 @@ fn fault_words(fault: &Fault) -> (String, String) {
     let paging = "the hub, or a proxy in front of it, pages wrongly: check what is in front of the hub (a proxy or ingress), then try again later";
     let check_times = "check that server's times in the hub";
     match fault {
-        Fault::Shape(detail) => (detail.clone(), address),
+        Fault::Shape {
+            field,
+            missing: true,
+        } => (format!("{field} is missing"), address),
+        Fault::Shape { field, .. } if field == "." => {
+            ("the answer is not a JSON object".into(), address)
+        }
+        Fault::Shape { field, .. } => (
+            format!("{field} holds another type or value than the hub's API writes there"),
+            address,
+        ),
         Fault::TooLarge { limit } => (format!("the answer is larger than {limit} bytes"), address),
         Fault::EndlessPages { pages } => (
             format!("its next links go on past {pages} pages"),
@@ -217,10 +213,9 @@ fn fault_words(fault: &Fault) -> (String, String) {
 
 /// " after N tries" when a request was tried more than once, else nothing.
 fn after_tries(tries: u32) -> String {
-    if tries > 1 {
-        format!(" after {tries} tries")
-    } else {
-        String::new()
+    match tries {
+        0 | 1 => String::new(),
+        n => format!(" after {n} tries"),
     }
 }
 

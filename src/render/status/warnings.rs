@@ -213,15 +213,17 @@ pub(crate) fn deadline_basis(used: &DeadlineSettings) -> Option<BasisWords> {
                     "its hidden second line was edited; the deadlines follow status's own settings ({own}), so give status the hub's settings, or restore the line as announce wrote it"
                 )),
         ),
-        Basis::NotRecorded => Some(BasisWords::Note(
-            Words::new("note: the deadlines follow status's own culler settings: the release note records none")
-                .help(format!(
-                    "it was written by an earlier version of announce; status's settings are {own}: give status the hub's"
-                )),
-        )),
-        Basis::NoNote => Some(BasisWords::Note(
-            Words::new("note: the deadlines follow status's own culler settings: no release note was read")
-                .help(format!("status's settings are {own}")),
+        Basis::NotRecorded | Basis::NoNote => Some(BasisWords::Note(
+            Words::new(format!(
+                "note: the deadlines follow status's own culler settings: {}",
+                match used.basis {
+                    Basis::NoNote => "no release note was read",
+                    _ => "the release note, by an earlier announce, records none",
+                }
+            ))
+            .help(format!(
+                "if the hub's culler settings differ from status's ({own}), give status the hub's"
+            )),
         )),
     }
 }

@@ -9,20 +9,13 @@ use std::time::Duration;
 /// variant, are the render layer's ([`crate::render::status`], `Display`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum HubError {
-    /// The base URL given cannot be a hub's address.
-    InvalidBase {
-        /// The text given, as given.
-        given: String,
-    },
-    /// The token cannot be sent in an HTTP header: a control character. (`HeaderValue`
-    /// takes other non-ASCII bytes as obs-text; the command line refuses anything but
-    /// printable ASCII before a client is made, `crate::support::secrets::token`.)
-    InvalidToken,
-    /// The HTTP client could not be set up for the hub at `url`: no request was sent.
+    /// No client could be made for the hub at `url`: no request was sent
+    /// ([`super::HubClient::new`]).
     Client {
-        /// The hub's users URL.
+        /// The hub's base URL, as given.
         url: String,
-        /// The builder's root cause, one line.
+        /// Why, in the words of the library that failed (the URL parser, the header, the
+        /// builder's root cause), one line.
         cause: String,
     },
     /// No answer: DNS, connection refused, TLS, or the connection broke.
@@ -93,9 +86,6 @@ pub(crate) enum HubError {
         url: String,
         /// What came back.
         answer: WrongAnswer,
-        /// The base URL that probably was meant, when the given one ends in `/hub` or
-        /// `/hub/login`, or is one of the hub's pages ([`super::base_before_pages`]).
-        suggested_base: Option<String>,
     },
     /// A bare JSON array: a hub older than JupyterHub 2.0.
     TooOld {
@@ -192,9 +182,17 @@ impl Body {
 /// What is wrong with JSON that is not the hub's user list ([`HubError::Malformed`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Fault {
-    /// Another shape: where and what, in serde's words (path and message), the hub's text
-    /// in it cleaned to one line with the token hidden.
-    Shape(String),
+    /// Another shape: a field that is missing or holds another type or value than the hub's
+    /// API writes there (JupyterHub 6.1.1 `apihandlers/base.py` `user_model`, `server_model`,
+    /// `paginated_model`).
+    Shape {
+        /// Its path, e.g. `items[4].servers.gpu.ready`, `.` for the answer itself (a server's
+        /// name as `(server)` when names are left out), cleaned to one line with the token
+        /// hidden.
+        field: String,
+        /// Whether it is missing.
+        missing: bool,
+    },
     /// The body is larger than `limit` bytes ([`super::MAX_PAGE_BYTES`]).
     TooLarge {
         /// The largest body read.
