@@ -1,6 +1,6 @@
 //! The words of the digest's errors: [`RegistryError`] (what failed, with the registry and
-//! the image, on the first line; then the registry's own message, the credentials tried and
-//! what to do, chosen by the kind of problem), [`LayoutError`] (an OCI layout's), what a
+//! the image, on the first line; then the facts and the registry's own message as causes, and
+//! what to do, naming the credentials tried, chosen by the kind of problem), [`LayoutError`] (an OCI layout's), what a
 //! body is instead of a manifest ([`NotManifest`]), [`NoTrustRoots`] and [`DigestMoved`].
 
 use crate::digest::layout::LayoutError;
@@ -21,48 +21,50 @@ crate::render::words::words_display!(
     LayoutError => layout_words,
 );
 
-/// A registry error in words: what failed, with the registry and the image; then the
-/// registry's own message and what to do, chosen by the kind of problem.
+/// A registry error in words: what failed, with the registry and the image; then the facts
+/// behind it and what the registry or the connection said (`caused by:`), and what to do,
+/// chosen by the kind of problem.
 pub(crate) fn words(e: &RegistryError) -> Words {
     let (registry, image) = (e.registry.as_str(), e.image.as_str());
-    let (what, help) = match &*e.kind {
-        RegistryErrorKind::Reference(problem) => reference_words(image, problem),
+    let mut words = match &*e.kind {
+        RegistryErrorKind::Reference(problem) => {
+            let (what, help) = reference_words(image, problem);
+            Words::new(what).help(help)
+        }
         RegistryErrorKind::Access(problem) => access_words(registry, image, problem),
         RegistryErrorKind::Connection(problem) => connection_words(registry, image, problem),
         RegistryErrorKind::Answer(problem) => answer_words(registry, image, problem),
     };
-    let words = Words::new(what);
-    match cause(&e.kind) {
-        Some(cause) => words.because(&cause),
-        None => words,
-    }
-    .help(help)
+    words.causes.extend(cause(&e.kind));
+    words
 }
 
-/// What the registry or the connection said, shown as the cause: the registry's own message,
-/// or why the last attempt to connect failed; `None` when there is neither.
+/// What the registry or the connection said, shown as the last cause: the registry's own
+/// message, or why the last attempt to connect failed; `None` when there is neither.
 fn cause(kind: &RegistryErrorKind) -> Option<String> {
+    use {AccessProblem as A, ConnectionProblem as C, RegistryErrorKind as K};
     let message = match kind {
-        RegistryErrorKind::Access(
-            AccessProblem::TagNotFound { registry_message }
-            | AccessProblem::RepositoryNotFound {
+        K::Access(
+            A::TagNotFound { registry_message }
+            | A::RepositoryNotFound {
                 registry_message, ..
             }
-            | AccessProblem::Denied {
+            | A::Denied {
                 registry_message, ..
             },
         )
-        | RegistryErrorKind::Connection(
-            ConnectionProblem::InsecureButTls {
+        | K::Connection(
+            C::InsecureButTls {
                 registry_message, ..
             }
-            | ConnectionProblem::Unavailable {
+            | C::Unavailable {
                 registry_message, ..
             },
-        ) => registry_message,
-        RegistryErrorKind::Connection(ConnectionProblem::Unreachable {
-            address, cause, ..
-        }) => {
+        )
+        | K::Answer(AnswerProblem::Status {
+            registry_message, ..
+        }) => registry_message,
+        K::Connection(C::Unreachable { address, cause, .. }) => {
             return Some(format!(
                 "the last attempt to connect to {address} failed: {cause}"
             ));
@@ -86,51 +88,47 @@ pub(crate) fn reference_words(image: &str, problem: &ReferenceProblem) -> (Strin
         ),
         ReferenceProblem::Pin { pin } => (
             format!("the digest pin {pin} is not sha256: followed by 64 lower-case hex digits"),
-            "registries compare digests exactly: write it in the image input (--image) as \
-             `docker buildx imagetools inspect` prints it"
-                .into(),
+            "write it in the image input (--image) as `docker buildx imagetools inspect` prints \
+             it"
+            .into(),
         ),
     }
 }
 
-/// A refusal: what the registry did not find or allow; then its message, the credentials
-/// tried and the inputs to change.
-fn access_words(registry: &str, image: &str, problem: &AccessProblem) -> (String, String) {
+/// A refusal: what the registry did not find or allow; then its message, and the inputs to
+/// change (naming the credentials tried).
+fn access_words(registry: &str, image: &str, problem: &AccessProblem) -> Words {
     match problem {
-        AccessProblem::TagNotFound { .. } => (
-            format!("tag not found: registry {registry} has no manifest for {image}"),
-            "check that the tag was pushed and that the image input names it".into(),
-        ),
-        AccessProblem::RepositoryNotFound { repository, .. } => (
-            format!(
-                "repository not found: registry {registry} does not know repository {repository} \
-                 (image {image})"
-            ),
-            "check the image input, and that the credentials can see the repository".into(),
-        ),
+        AccessProblem::TagNotFound { .. } => Words::new(format!(
+            "tag not found: registry {registry} has no manifest for {image}"
+        ))
+        .help("check that the tag was pushed and that the image input names it"),
+        AccessProblem::RepositoryNotFound { repository, .. } => Words::new(format!(
+            "repository not found: registry {registry} does not know repository {repository} \
+             (image {image})"
+        ))
+        .help("check the image input, and that the credentials can see the repository"),
         AccessProblem::Denied {
             token_endpoint,
             status,
             repository,
             presented,
             ..
-        } => (
-            match token_endpoint {
-                None => format!("registry {registry} refused access to {image} (HTTP {status})"),
-                Some(realm) => format!(
-                    "authentication to registry {registry} failed: its token endpoint {realm} \
-                     answered HTTP {status}"
-                ),
-            },
-            refused(registry, repository, presented),
-        ),
+        } => Words::new(match token_endpoint {
+            None => format!("registry {registry} refused access to {image} (HTTP {status})"),
+            Some(realm) => format!(
+                "authentication to registry {registry} failed: its token endpoint {realm} \
+                 answered HTTP {status}"
+            ),
+        })
+        .help(refused(registry, repository, presented)),
     }
 }
 
 /// No usable answer: what could not be reached, and how long was tried; then why, and what
 /// to change (for a TLS failure, chosen by why it failed and whether the host is private).
-fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) -> (String, String) {
-    match problem {
+fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) -> Words {
+    let (what, help) = match problem {
         ConnectionProblem::Unreachable {
             token_endpoint,
             attempts,
@@ -158,8 +156,8 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
         ),
         ConnectionProblem::InsecureButTls { private, .. } => (
             format!(
-                "registry {registry} is listed in insecure-registry, so it was asked over plain \
-                 HTTP, but it speaks TLS (HTTPS)"
+                "registry {registry} is in insecure-registry, but it speaks TLS: it answered \
+                 plain HTTP with HTTP 400"
             ),
             insecure_but_tls(registry, *private),
         ),
@@ -169,17 +167,20 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
             elapsed,
             retry_after,
             ..
-        } => (
-            format!(
+        } => {
+            let what = format!(
                 "registry {registry} kept failing for {image}: HTTP {status} after {attempts} \
                  attempt(s) over {}",
                 secs(*elapsed)
-            ),
-            format!(
-                "{}try again later, or raise registry-timeout (--registry-timeout)",
-                waited(retry_after)
-            ),
-        ),
+            );
+            let waited = retry_after
+                .map(|d| format!("it asked to retry after {}, past the deadline", secs(d)));
+            return Words {
+                causes: waited.into_iter().collect(),
+                ..Words::new(what)
+                    .help("try again later, or raise registry-timeout (--registry-timeout)")
+            };
+        }
         ConnectionProblem::TimedOut {
             token_endpoint,
             timeout,
@@ -205,27 +206,31 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
             ),
             "raise registry-timeout (--registry-timeout) or check that it is up".into(),
         ),
-    }
+    };
+    Words::new(what).help(help)
 }
 
 /// An answer that cannot be announced: what came; then the facts, and where to look.
-fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String, String) {
-    const CONTRADICTS: &str = "nothing is announced for a digest the registry contradicts: \
-                               check the registry or any proxy in front of it";
+fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> Words {
+    const CHECK: &str = "check the registry, any proxy in front of it, and the registry name \
+                         in the image input: nothing is announced from an answer like this";
+    const TOKENS: &str = "check the registry's token service";
     let unexpected = || format!("registry {registry} gave an unexpected answer for {image}");
-    match problem {
+    let (what, fact, help) = match problem {
         AnswerProblem::DigestMismatch { header, computed } => (
             format!("registry {registry} contradicts itself on the digest of {image}"),
             format!(
                 "it sent Docker-Content-Digest {header}, but the manifest bytes it served hash \
-                 to {computed}; {CONTRADICTS}"
+                 to {computed}"
             ),
+            CHECK,
         ),
         AnswerProblem::ConflictingDigests { digests } => (
             format!(
                 "registry {registry} named several different digests for {image} in one answer"
             ),
-            format!("it sent {}; {CONTRADICTS}", digests.join(", ")),
+            format!("it sent {}", digests.join(", ")),
+            CHECK,
         ),
         AnswerProblem::PinMismatch {
             pinned,
@@ -234,67 +239,70 @@ fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String
         } => (
             format!("registry {registry} answered {image} with another digest than its pin"),
             pin_mismatch(pinned, answered, *how),
+            CHECK,
         ),
         AnswerProblem::InvalidDigest(InvalidDigest(digest)) => (
             format!("registry {registry} answered with an unusable digest for {image}"),
             format!(
-                "{digest:?} is not an image digest: expected sha256: followed by 64 lower-case hex digits"
+                "{digest:?} is not an image digest: expected sha256: followed by 64 lower-case \
+                 hex digits"
             ),
+            CHECK,
         ),
         AnswerProblem::NotAManifest { what } => (
             format!(
                 "registry {registry} answered the manifest request for {image} with no manifest"
             ),
             format!(
-                "it sent {}, not an image index or manifest, so nothing is announced for it; \
-                 a login page or a proxy in front of the registry answers like this: check the \
-                 registry name in the image input",
+                "it sent {}, not an image index or manifest, as a login page or a proxy in \
+                 front of the registry does",
                 not_manifest(what)
             ),
+            CHECK,
         ),
         AnswerProblem::ManifestTooLarge { limit } => (
             format!(
                 "registry {registry} sent more than {} MiB for the manifest of {image}",
                 limit >> 20
             ),
-            "that is more than a registry accepts for a manifest (distribution's limit), so it is \
-             not a manifest and nothing is announced: check the image input and any proxy in \
-             front of the registry"
-                .into(),
+            "that is more than a registry accepts for a manifest (distribution's limit)".into(),
+            CHECK,
         ),
-        AnswerProblem::Status {
-            status,
-            url,
-            registry_message,
-        } => {
-            let said = registry_message.as_ref().map(|m| format!(": {m}"));
-            (
-                unexpected(),
-                format!("HTTP {status} from {url}{}", said.unwrap_or_default()),
-            )
+        AnswerProblem::Status { status, url, .. } => {
+            (unexpected(), format!("HTTP {status} from {url}"), CHECK)
         }
-        AnswerProblem::Protocol { detail } => (unexpected(), detail.clone()),
+        AnswerProblem::Protocol { detail } => (unexpected(), detail.clone(), CHECK),
         AnswerProblem::Realm { realm, cause } => (
             unexpected(),
             format!("its WWW-Authenticate realm {realm:?} is not a URL ({cause})"),
+            TOKENS,
         ),
         AnswerProblem::Token { realm, sent } => (
             format!(
-                "authentication to registry {registry} failed: its token endpoint {realm} sent no usable token"
+                "authentication to registry {registry} failed: its token endpoint {realm} sent \
+                 no usable token"
             ),
-            format!(
-                "{}; check the registry's token service",
-                if *sent {
-                    "the token it sent is not a valid HTTP header value (it holds a line break or another control character)"
-                } else {
-                    "its answer holds no token"
+            match sent {
+                true => {
+                    "the token it sent is not a valid HTTP header value (it holds a line \
+                         break or another control character)"
                 }
-            ),
+                false => "its answer holds no token",
+            }
+            .into(),
+            TOKENS,
         ),
-        AnswerProblem::Client(cause) => (
-            format!("cannot set up the HTTP client for registry {registry}"),
-            cause.clone(),
-        ),
+        AnswerProblem::Client(cause) => {
+            let what = format!("cannot set up the HTTP client for registry {registry}");
+            return Words {
+                causes: vec![cause.clone()],
+                ..Words::new(what)
+            };
+        }
+    };
+    Words {
+        causes: vec![fact],
+        ..Words::new(what).help(help)
     }
 }
 
@@ -474,9 +482,9 @@ fn endpoint(registry: &str, token_endpoint: &Option<String>) -> String {
     }
 }
 
-/// After a refusal: the credentials tried, and what to change (the
-/// inputs to set, and the registry's own convention for user names where it has one: GHCR,
-/// GCR/Artifact Registry, ECR).
+/// After a refusal: what to change, naming the credentials tried (the inputs to set, and the
+/// registry's own convention for user names where it has one: GHCR, GCR/Artifact Registry,
+/// ECR).
 fn refused(registry: &str, repository: &str, presented: &Presented) -> String {
     let host = registry.to_ascii_lowercase();
     let convention = if host == "ghcr.io" {
@@ -492,62 +500,47 @@ fn refused(registry: &str, repository: &str, presented: &Presented) -> String {
     } else {
         ""
     };
-    let (tried, fix) = match presented {
-        Presented::Anonymous => (
-            "tried anonymously (no registry-username/registry-password given)".to_string(),
-            format!(
-                "Set registry-username and registry-password \
-                 (--registry-username/--registry-password) to credentials that can pull \
-                 {repository}."
-            ),
+    let fix = match presented {
+        Presented::Anonymous => format!(
+            "set registry-username and registry-password (--registry-username/\
+             --registry-password) to credentials that can pull {repository}: without them the \
+             registry is asked anonymously."
         ),
-        Presented::RegistryInputs { username } => (
-            format!("tried registry-username {username:?} with registry-password"),
-            format!(
-                "Check registry-username and registry-password, and that they can pull \
-                 {repository}."
-            ),
+        Presented::RegistryInputs { username } => format!(
+            "check registry-username ({username:?}) and registry-password, and that they can \
+             pull {repository}."
         ),
-        Presented::GitHubToken => (
-            "tried the github-token input as user x-access-token (the default for ghcr.io when \
-             no registry-username/registry-password is given)"
-                .to_string(),
-            format!(
-                "Grant the github-token read access to {repository}, or set registry-username \
-                 and registry-password."
-            ),
+        Presented::GitHubToken => format!(
+            "grant the github-token read access to {repository}, or set registry-username and \
+             registry-password: without them the github-token is sent as user x-access-token."
         ),
     };
-    format!("{tried}. {fix}{convention}")
+    format!("{fix}{convention}")
 }
 
 /// What to do after a failed TLS handshake: `--insecure-registry` only when the server
 /// answered like a plain-HTTP server and the host is loopback or private; trust-store advice
-/// for an unknown CA (plain HTTP would not reach a TLS registry at all).
+/// for an unknown CA, a private CA or a self-signed certificate (plain HTTP would not reach a
+/// TLS registry at all).
 fn tls_help(problem: &TlsProblem, private: bool, registry: &str, host: &str) -> String {
     match problem {
         TlsProblem::NotTls if private => format!(
-            "the server answered like a plain-HTTP server: if {registry} is a local registry \
-             serving plain HTTP, add it to insecure-registry (--insecure-registry {registry})"
+            "if {registry} is a local registry serving plain HTTP, add it to insecure-registry \
+             (--insecure-registry {registry})"
         ),
-        TlsProblem::NotTls => "the server answered like a plain-HTTP server: check the registry \
-                               host and port in the image input (plain HTTP is offered only for \
-                               loopback and private hosts, since it would expose the credentials)"
+        TlsProblem::NotTls => "check the registry host and port in the image input (plain HTTP \
+                               is offered only for loopback and private hosts, since it would \
+                               expose the credentials)"
             .to_string(),
         TlsProblem::UnknownIssuer => format!(
-            "the registry speaks TLS with a certificate from a CA the runner does not trust (a \
-             private CA or a self-signed certificate): {TRUST}. insecure-registry would not help: \
-             it speaks plain HTTP, which a TLS registry refuses"
+            "{TRUST}; insecure-registry would not help: it speaks plain HTTP, which a TLS \
+             registry refuses"
         ),
         TlsProblem::WrongName(_) => format!(
-            "the certificate does not name {host}: write the registry name the certificate was \
-             issued for in the image input, or have the certificate reissued with {host} as a \
-             subject alternative name"
+            "write the registry name the certificate was issued for in the image input, or have \
+             the certificate reissued with {host} as a subject alternative name"
         ),
-        TlsProblem::NoTrustRoots => format!(
-            "SSL_CERT_FILE, SSL_CERT_DIR and the platform's certificate locations hold none: \
-             {INSTALL_ROOTS}"
-        ),
+        TlsProblem::NoTrustRoots => INSTALL_ROOTS.to_string(),
         TlsProblem::Expired | TlsProblem::NotValidYet => {
             "check the certificate's validity dates and the runner's clock".to_string()
         }
@@ -598,24 +591,19 @@ const TRUST: &str = "add the CA certificate to the runner's trust store, or set 
 fn insecure_but_tls(registry: &str, private: bool) -> String {
     let ca = private.then(|| format!(". If its certificate comes from a private CA, {TRUST}"));
     format!(
-        "it answered HTTP 400; remove {registry} from insecure-registry \
-         (--insecure-registry){}",
+        "remove {registry} from insecure-registry (--insecure-registry){}",
         ca.unwrap_or_default()
     )
 }
 
-/// The digest a pinned reference was answered with, and where it came from.
+/// The digest a pinned reference was answered with, where it came from, and the pin.
 fn pin_mismatch(pinned: &str, answered: &str, how: DigestSource) -> String {
     let how = match how {
         DigestSource::Header => "its Docker-Content-Digest header",
         DigestSource::ServedBytes => "the sha256 of the manifest bytes it served",
         DigestSource::IndexBytes => "the sha256 of its bytes",
     };
-    format!(
-        "it answered {answered} ({how}), but the reference is pinned to {pinned}; a registry must \
-         serve exactly the pinned manifest, so nothing is announced: check the registry or any \
-         proxy in front of it"
-    )
+    format!("it answered {answered} ({how}), but the reference is pinned to {pinned}")
 }
 
 /// A duration for people: `250 ms`, `2.5 s`, `120 s` (whole seconds from 10 s up, so even
@@ -627,17 +615,6 @@ fn secs(d: Duration) -> String {
         format!("{:.1} s", d.as_secs_f64())
     } else {
         format!("{} s", d.as_secs())
-    }
-}
-
-/// The registry's `Retry-After`, when waiting for it would have ended past the deadline.
-fn waited(retry_after: &Option<Duration>) -> String {
-    match retry_after {
-        Some(d) => format!(
-            "it asked to retry after {}, which is past the deadline; ",
-            secs(*d)
-        ),
-        None => String::new(),
     }
 }
 
@@ -659,6 +636,11 @@ mod tests {
             private,
         })
     }
+
+    /// The words a registry error's help may open with: what to do.
+    const TO_DO: [&str; 11] = [
+        "add", "check", "fix", "grant", "if", "install", "raise", "remove", "set", "try", "write",
+    ];
 
     /// Every kind of registry error (and every branch of its help) in the words users read.
     #[test]
@@ -808,6 +790,10 @@ mod tests {
             .map(|e| {
                 let words = words(e);
                 assert_shape(&words);
+                // The help says what to do (a fact goes on the first line or in a cause).
+                let help = words.help.as_deref().unwrap_or("check");
+                let verb = help.split_whitespace().next().unwrap_or_default();
+                assert!(TO_DO.contains(&verb), "help opens with a fact: {words}");
                 words.to_string()
             })
             .collect();
