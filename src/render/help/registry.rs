@@ -35,46 +35,23 @@ pub(crate) fn words(e: &RegistryError) -> Words {
         RegistryErrorKind::Connection(problem) => connection_words(registry, image, problem),
         RegistryErrorKind::Answer(problem) => answer_words(registry, image, problem),
     };
-    words.causes.extend(cause(&e.kind));
+    words.causes.extend(cause(e));
     words
 }
 
 /// What the registry or the connection said, shown as the last cause: the registry's own
 /// message, or why the last attempt to connect failed; `None` when there is neither.
-fn cause(kind: &RegistryErrorKind) -> Option<String> {
-    use {AccessProblem as A, ConnectionProblem as C, RegistryErrorKind as K};
-    let message = match kind {
-        K::Access(
-            A::TagNotFound { registry_message }
-            | A::RepositoryNotFound {
-                registry_message, ..
-            }
-            | A::Denied {
-                registry_message, ..
-            },
-        )
-        | K::Connection(
-            C::InsecureButTls {
-                registry_message, ..
-            }
-            | C::Unavailable {
-                registry_message, ..
-            },
-        )
-        | K::Answer(AnswerProblem::Status {
-            registry_message, ..
-        }) => registry_message,
-        K::Connection(C::Unreachable { address, cause, .. }) => {
-            return Some(format!(
-                "the last attempt to connect to {address} failed: {cause}"
-            ));
-        }
-        _ => return None,
-    };
-    match message {
-        Some(m) if !m.is_empty() => Some(format!("the registry said \"{m}\"")),
-        _ => None,
+fn cause(e: &RegistryError) -> Option<String> {
+    if let RegistryErrorKind::Connection(ConnectionProblem::Unreachable {
+        address, cause, ..
+    }) = &*e.kind
+    {
+        return Some(format!(
+            "the last attempt to connect to {address} failed: {cause}"
+        ));
     }
+    let said = e.registry_message.as_deref().filter(|m| !m.is_empty())?;
+    Some(format!("the registry said \"{said}\""))
 }
 
 /// An unusable reference: what is wrong with it, and how to write it.
@@ -99,7 +76,7 @@ pub(crate) fn reference_words(image: &str, problem: &ReferenceProblem) -> (Strin
 /// change (naming the credentials tried).
 fn access_words(registry: &str, image: &str, problem: &AccessProblem) -> Words {
     match problem {
-        AccessProblem::TagNotFound { .. } => Words::new(format!(
+        AccessProblem::TagNotFound => Words::new(format!(
             "tag not found: registry {registry} has no manifest for {image}"
         ))
         .help("check that the tag was pushed and that the image input names it"),
@@ -645,14 +622,16 @@ mod tests {
     /// Every kind of registry error (and every branch of its help) in the words users read.
     #[test]
     fn every_registry_error_in_words() {
-        let said = || Some("MANIFEST_UNKNOWN: manifest unknown".to_string());
+        let said = |e: RegistryError, m: &str| e.said(Some(m.into()));
+        let unknown =
+            |kind: RegistryErrorKind| said(error(kind), "MANIFEST_UNKNOWN: manifest unknown");
         let denied = |presented| AccessProblem::Denied {
             token_endpoint: None,
             status: 401,
-            registry_message: Some("UNAUTHORIZED: authentication required".into()),
             repository: "org/lab".into(),
             presented,
         };
+        let auth = |e| said(e, "UNAUTHORIZED: authentication required");
         let user = Presented::RegistryInputs {
             username: "ci".into(),
         };
@@ -674,41 +653,41 @@ mod tests {
             error(ReferenceProblem::Pin {
                 pin: "sha256:ABC".into(),
             }),
-            error(AccessProblem::TagNotFound {
-                registry_message: said(),
-            }),
-            error(AccessProblem::TagNotFound {
-                registry_message: None,
-            }),
-            error(AccessProblem::RepositoryNotFound {
-                repository: "org/lab".into(),
-                registry_message: said(),
-            }),
-            error(denied(Presented::Anonymous)),
-            error(denied(user.clone())),
-            error(denied(Presented::GitHubToken)),
-            RegistryError::new(
+            unknown(AccessProblem::TagNotFound.into()),
+            error(AccessProblem::TagNotFound),
+            unknown(
+                AccessProblem::RepositoryNotFound {
+                    repository: "org/lab".into(),
+                }
+                .into(),
+            ),
+            auth(error(denied(Presented::Anonymous))),
+            auth(error(denied(user.clone()))),
+            auth(error(denied(Presented::GitHubToken))),
+            auth(RegistryError::new(
                 "ghcr.io",
                 "ghcr.io/org/lab:latest",
                 denied(Presented::GitHubToken),
-            ),
-            RegistryError::new(
+            )),
+            auth(RegistryError::new(
                 "europe-docker.pkg.dev",
                 "europe-docker.pkg.dev/p/r/lab:latest",
                 denied(Presented::Anonymous),
-            ),
-            RegistryError::new(
+            )),
+            auth(RegistryError::new(
                 "1.dkr.ecr.eu-west-1.amazonaws.com",
                 "1.dkr.ecr.eu-west-1.amazonaws.com/lab:latest",
                 denied(Presented::Anonymous),
+            )),
+            said(
+                error(AccessProblem::Denied {
+                    token_endpoint: Some("https://auth.r/token".into()),
+                    status: 401,
+                    repository: "org/lab".into(),
+                    presented: user,
+                }),
+                "incorrect username or password",
             ),
-            error(AccessProblem::Denied {
-                token_endpoint: Some("https://auth.r/token".into()),
-                status: 401,
-                registry_message: Some("incorrect username or password".into()),
-                repository: "org/lab".into(),
-                presented: user,
-            }),
             error(ConnectionProblem::Unreachable {
                 token_endpoint: Some("https://auth.r/token".into()),
                 address: "auth.r:443".into(),
@@ -726,21 +705,20 @@ mod tests {
                 TlsProblem::Other("no shared protocol version".into()),
                 false,
             ),
-            error(ConnectionProblem::InsecureButTls {
-                registry_message: Some("Client sent an HTTP request to an HTTPS server.".into()),
-                private: true,
-            }),
-            error(ConnectionProblem::InsecureButTls {
-                registry_message: None,
-                private: false,
-            }),
-            error(ConnectionProblem::Unavailable {
-                status: 429,
-                registry_message: Some("TOOMANYREQUESTS: rate limit".into()),
-                attempts: 3,
-                elapsed: Duration::from_millis(2500),
-                retry_after: Some(Duration::from_secs(120)),
-            }),
+            said(
+                error(ConnectionProblem::InsecureButTls { private: true }),
+                "Client sent an HTTP request to an HTTPS server.",
+            ),
+            error(ConnectionProblem::InsecureButTls { private: false }),
+            said(
+                error(ConnectionProblem::Unavailable {
+                    status: 429,
+                    attempts: 3,
+                    elapsed: Duration::from_millis(2500),
+                    retry_after: Some(Duration::from_secs(120)),
+                }),
+                "TOOMANYREQUESTS: rate limit",
+            ),
             error(timed_out(0)),
             error(timed_out(2)),
             error(AnswerProblem::DigestMismatch {
@@ -779,7 +757,6 @@ mod tests {
             error(AnswerProblem::Status {
                 status: "405 Method Not Allowed".into(),
                 url: "http://r:5000/v2/org/lab/manifests/latest".into(),
-                registry_message: None,
             }),
             error(AnswerProblem::Protocol {
                 detail: "error decoding response body".into(),
