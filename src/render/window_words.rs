@@ -5,7 +5,8 @@
 use super::words::Words;
 use crate::support::duration::max_duration_words;
 use crate::window::{
-    Configured, InvalidSettings, MAX_DURATION_SECS, Origin, SettingsProblem, Window, WindowWarning,
+    Configured, CullSettings, InvalidSettings, MAX_DURATION_SECS, Origin, SettingsProblem, Window,
+    WindowWarning,
 };
 use serde::Serialize;
 use std::fmt;
@@ -94,6 +95,20 @@ impl Window {
             ),
             None => format!("{idle}; active sessions only when their user restarts them"),
         }
+    }
+}
+
+impl fmt::Display for CullSettings {
+    /// The durations, for the release note and `status`'s warnings: `timeout 1h, every 10m,
+    /// max age none` (whether culling runs is the caller's to say).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "timeout {}, every {}, max age {}",
+            human(self.timeout_secs),
+            human(self.every_secs),
+            max_age_words(self.max_age_secs)
+        )
     }
 }
 
