@@ -152,11 +152,8 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
             );
             let waited = retry_after
                 .map(|d| format!("it asked to retry after {}, past the deadline", secs(d)));
-            return Words {
-                causes: waited.into_iter().collect(),
-                ..Words::new(what)
-                    .help("try again later, or raise registry-timeout (--registry-timeout)")
-            };
+            let help = "try again later, or raise registry-timeout (--registry-timeout)";
+            return caused(what, waited, help);
         }
         ConnectionProblem::TimedOut {
             token_endpoint,
@@ -271,14 +268,17 @@ fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> Words {
         ),
         AnswerProblem::Client(cause) => {
             let what = format!("cannot set up the HTTP client for registry {registry}");
-            return Words {
-                causes: vec![cause.clone()],
-                ..Words::new(what)
-            };
+            return Words::new(what).because(cause);
         }
     };
+    caused(what, fact, help)
+}
+
+/// `what` failed, caused by `cause` when there is one; `help` says what to do.
+fn caused(what: String, cause: impl Into<Option<String>>, help: &str) -> Words {
+    let causes = cause.into().into_iter().collect();
     Words {
-        causes: vec![fact],
+        causes,
         ..Words::new(what).help(help)
     }
 }
@@ -287,77 +287,78 @@ fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> Words {
 /// and what to write instead (a tag it has) or that the layout is corrupt.
 pub(crate) fn layout_words(e: &LayoutError) -> Words {
     const COPY: &str = "skopeo copy ... oci:DIR:TAG";
-    let corrupt =
-        |why: String| format!("{why}the layout is corrupt: copy the image to it again ({COPY})");
+    let again = format!("copy the image to the layout again ({COPY}): it is corrupt");
+    let corrupt = |what, cause: Option<String>| caused(what, cause, &again);
+    let write = format!(
+        "write the directory the OCI image layout was copied to ({COPY}), relative to the \
+         working directory, or a registry reference"
+    );
     let index = |dir: &std::path::Path| dir.join("index.json").display().to_string();
-    let (what, help) = match e {
-        LayoutError::Missing(dir) => (
-            format!("no OCI image layout directory {}", dir.display()),
-            "write the directory the layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working directory, or a registry reference".to_string(),
-        ),
-        LayoutError::NotADirectory(dir) => (
-            format!("{} is not a directory", dir.display()),
-            "write the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG), or a registry reference".to_string(),
-        ),
-        LayoutError::Index(dir, ReadError::TooLarge { cap, .. }) => (
-            format!("{} is larger than {} MiB", index(dir), cap >> 20),
-            "it is not an OCI image layout index".to_string(),
-        ),
-        LayoutError::Index(dir, cause) => (
-            format!("cannot read {} ({cause})", index(dir)),
-            format!("is {} an OCI image layout ({COPY})?", dir.display()),
-        ),
-        LayoutError::IndexInvalid(dir, cause) => (
+    match e {
+        LayoutError::Missing(dir) => {
+            Words::new(format!("no OCI image layout directory {}", dir.display())).help(write)
+        }
+        LayoutError::NotADirectory(dir) => {
+            Words::new(format!("{} is not a directory", dir.display())).help(write)
+        }
+        LayoutError::Index(dir, ReadError::TooLarge { cap, .. }) => Words::new(format!(
+            "{} is larger than {} MiB: not an OCI image layout index",
+            index(dir),
+            cap >> 20
+        ))
+        .help(write),
+        LayoutError::Index(dir, cause) => {
+            Words::new(format!("cannot read {} ({cause})", index(dir))).help(format!(
+                "check that {} is an OCI image layout ({COPY})",
+                dir.display()
+            ))
+        }
+        LayoutError::IndexInvalid(dir, cause) => corrupt(
             format!("{} is not an OCI image index", index(dir)),
-            corrupt(format!("{cause}; ")),
+            Some(cause.to_string()),
         ),
-        LayoutError::InvalidDigest(dir, digest) => (
+        LayoutError::InvalidDigest(dir, digest) => corrupt(
             format!(
                 "{} names {digest:?}, which is not an image digest",
                 index(dir)
             ),
-            corrupt("a digest is sha256: followed by 64 lower-case hex digits; ".into()),
+            Some("a digest is sha256: followed by 64 lower-case hex digits".into()),
         ),
-        LayoutError::Blob(path, ReadError::TooLarge { cap, .. }) => (
+        LayoutError::Blob(path, ReadError::TooLarge { cap, .. }) => corrupt(
             format!(
                 "the manifest blob {} is larger than {} MiB",
                 path.display(),
                 cap >> 20
             ),
-            corrupt("that is the most a registry accepts for a manifest; ".into()),
+            Some("that is the most a registry accepts for a manifest".into()),
         ),
-        LayoutError::Blob(path, cause) => (
+        LayoutError::Blob(path, cause) => corrupt(
             format!("cannot read the manifest blob {}: {cause}", path.display()),
-            corrupt(String::new()),
+            None,
         ),
-        LayoutError::BlobMismatch(path, actual, expected) => (
+        LayoutError::BlobMismatch(path, actual, expected) => corrupt(
             format!("the blob {} does not hash to its name", path.display()),
-            corrupt(format!("it hashes to {actual}, not {expected}; ")),
+            Some(format!("it hashes to {actual}, not {expected}")),
         ),
-        LayoutError::NotAManifest(path, what) => (
+        LayoutError::NotAManifest(path, what) => corrupt(
             format!(
                 "the blob {} that index.json names is not an image index or manifest",
                 path.display()
             ),
-            corrupt(format!("it is {}; ", not_manifest(what))),
+            Some(format!("it is {}", not_manifest(what))),
         ),
-        LayoutError::SeveralTagged(dir, tag) => (
-            format!(
-                "the OCI layout {} tags several images {tag:?}",
-                dir.display()
-            ),
-            format!("give each image its own tag ({COPY})"),
-        ),
+        LayoutError::SeveralTagged(dir, tag) => Words::new(format!(
+            "the OCI layout {} tags several images {tag:?}",
+            dir.display()
+        ))
+        .help(format!("give each image its own tag ({COPY})")),
         LayoutError::NoSuchTag {
             dir,
             tag,
             tags,
             images,
-        } => {
-            return no_such_tag(&dir.display().to_string(), tag.as_deref(), tags, *images);
-        }
-    };
-    Words::new(what).help(help)
+        } => no_such_tag(&dir.display().to_string(), tag.as_deref(), tags, *images),
+    }
 }
 
 /// The layout at `dir` has no image tagged `tag` (or `latest`, for none): which it has
@@ -374,13 +375,13 @@ fn no_such_tag(dir: &str, tag: Option<&str>, tags: &[String], images: usize) -> 
         untagged.unwrap_or_default()
     ));
     let several = tag.is_none() && images > 1;
-    let several_words = several.then_some("it holds several images, so ");
+    let several_words = several.then_some(", since it holds several images");
     match tags.first() {
         Some(first) => words.help(format!(
-            "{}name one of its tags: oci:{dir}:{first}",
+            "name one of its tags{}: oci:{dir}:{first}",
             several_words.unwrap_or_default()
         )),
-        None if several => words.help("it holds several images, so name one: oci:DIR:TAG"),
+        None if several => words.help("name one, since it holds several images: oci:DIR:TAG"),
         None if images == 1 => words.help(format!(
             "leave the tag out to take its only image: oci:{dir}"
         )),
@@ -426,15 +427,15 @@ pub(crate) fn moved_words(moved: &DigestMoved) -> Words {
         && image
             .rsplit_once('@')
             .is_some_and(|(_, pin)| pin.starts_with("sha256:"));
-    let (what, help) = if pinned {
+    let (what, cause, help) = if pinned {
         (
             "the image input is pinned to another digest than expected-digest".to_string(),
             format!(
                 "{image} is pinned to {resolved}, and expected-digest (the digest the build step \
-                 reported) is {expected}: the image input and expected-digest name different \
-                 images. Nothing was announced; make them agree (or drop the pin and name the \
-                 tag)"
+                 reported) is {expected}: they name different images"
             ),
+            "make the image input and expected-digest agree (or drop the pin and name the tag); \
+             nothing was announced",
         )
     } else {
         (
@@ -442,13 +443,13 @@ pub(crate) fn moved_words(moved: &DigestMoved) -> Words {
             format!(
                 "it points to {resolved}, not to the expected digest {expected} (expected-digest, \
                  the digest the build step reported): another push may have moved the tag \
-                 between the build and this step. Nothing was announced, so no release note \
-                 names the wrong image; re-run the build, or pass the digest the tag points to \
-                 now"
+                 between the build and this step"
             ),
+            "re-run the build, or pass the digest the tag points to now; nothing was announced, \
+             so no release note names the wrong image",
         )
     };
-    Words::new(what).help(help)
+    caused(what, cause, help)
 }
 
 /// What failed to answer: the registry, or the token endpoint it named.
@@ -614,10 +615,18 @@ mod tests {
         })
     }
 
-    /// The words a registry error's help may open with: what to do.
-    const TO_DO: [&str; 11] = [
-        "add", "check", "fix", "grant", "if", "install", "raise", "remove", "set", "try", "write",
+    /// The words a help may open with: what to do.
+    const TO_DO: [&str; 17] = [
+        "add", "check", "copy", "fix", "give", "grant", "if", "install", "leave", "make", "name",
+        "raise", "re-run", "remove", "set", "try", "write",
     ];
+
+    /// Asserts the help says what to do (a fact goes on the first line or in a cause).
+    fn says_what_to_do(words: &Words) {
+        let help = words.help.as_deref().unwrap_or("check");
+        let verb = help.split_whitespace().next().unwrap_or_default();
+        assert!(TO_DO.contains(&verb), "help opens with a fact: {words}");
+    }
 
     /// Every kind of registry error (and every branch of its help) in the words users read.
     #[test]
@@ -767,10 +776,7 @@ mod tests {
             .map(|e| {
                 let words = words(e);
                 assert_shape(&words);
-                // The help says what to do (a fact goes on the first line or in a cause).
-                let help = words.help.as_deref().unwrap_or("check");
-                let verb = help.split_whitespace().next().unwrap_or_default();
-                assert!(TO_DO.contains(&verb), "help opens with a fact: {words}");
+                says_what_to_do(&words);
                 words.to_string()
             })
             .collect();
@@ -841,7 +847,7 @@ mod tests {
             not(Body::NoManifestFields, None),
         ];
         insta::assert_snapshot!(crate::render::words::shaped(
-            errors.iter().map(layout_words)
+            errors.iter().map(layout_words).inspect(says_what_to_do)
         ));
     }
 
@@ -862,6 +868,7 @@ mod tests {
                 expected: digest('b'),
             });
             assert_shape(&words);
+            says_what_to_do(&words);
             words.to_string()
         })
         .collect();
