@@ -433,9 +433,7 @@ fn target_commit(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Option<St
 /// update only on restart; new servers may start on an older image); the pull policy's
 /// finding, for the bodies.
 fn window(req: &AnnounceRequest, log: &Log) -> Option<PullRisk> {
-    if !req.culler.window().culling_enabled {
-        log.warn(&RunWarning::CullingDisabled);
-    }
+    crate::docs::warn_window(&req.culler, log);
     let pull = req
         .culler
         .image

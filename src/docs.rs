@@ -7,7 +7,7 @@ use crate::render::docs::{DocsNote, apply, diff, sections, window_json, window_t
 use crate::render::messages::RunWarning;
 use crate::render::usage::{Problem, UsageError};
 use crate::support::log::Log;
-use crate::window::{Configured, Window};
+use crate::window::Configured;
 use anyhow::{Result, anyhow, bail};
 use std::sync::Arc;
 
@@ -51,7 +51,7 @@ pub(crate) struct WindowRequest {
 /// read-only doc (refused before anything is written, as `scripts/pin-image` refuses one) or
 /// a failed write. Each error's fix follows its cause ([`DocsNote`]).
 pub(crate) fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
-    warn_if_disabled(&req.culler.window(), log);
+    warn_window(&req.culler, log);
     let (path, doc) = (&req.file.display().to_string(), &req.doc);
     if req.write && read_only(&req.file) {
         bail!("{}", DocsNote::ReadOnly(path));
@@ -94,8 +94,7 @@ pub(crate) fn docs(req: &DocsRequest, log: &Log) -> Result<()> {
 /// # Errors
 /// Only if the JSON cannot be written.
 pub(crate) fn window(req: &WindowRequest, log: &Log) -> Result<()> {
-    let window = req.culler.window();
-    warn_if_disabled(&window, log);
+    warn_window(&req.culler, log);
     if let Some(risk) = req.culler.image.pull_risk(None) {
         log.warn(&RunWarning::PullPolicy(&risk));
     }
@@ -115,8 +114,9 @@ fn read_only(path: &std::path::Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly())
 }
 
-fn warn_if_disabled(window: &Window, log: &Log) {
-    if !window.culling_enabled {
-        log.warn(&RunWarning::CullingDisabled);
+/// The window's warning ([`Configured::warning`]), also `announce`'s.
+pub(crate) fn warn_window(culler: &Configured, log: &Log) {
+    if let Some(warning) = culler.warning() {
+        log.warn(&RunWarning::Window(&warning));
     }
 }

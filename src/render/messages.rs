@@ -7,14 +7,15 @@ use crate::digest::Digest;
 use crate::support::sanitize::log_line;
 use crate::support::stdout::StdoutFailed;
 use crate::tier::{LookupOrigin, PullRequest, Reason, Warning};
-use crate::window::{PodImage, PodTag, PolicySource, PullPolicy, PullRisk};
+use crate::window::{PodImage, PodTag, PolicySource, PullPolicy, PullRisk, WindowWarning};
 
 /// A warning a run prints beside its work, as data: `title`
 /// ([`crate::support::text::Titled`]) and `Display` word it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum RunWarning<'a> {
-    /// The idle culler is off (`cull.enabled: false`).
-    CullingDisabled,
+    /// The window's warning: culling is off, or the window is longer than a year
+    /// ([`crate::window::Configured::warning`]).
+    Window(&'a WindowWarning),
     /// `$GITHUB_OUTPUT` is missing inside Actions: the names of the command's main outputs,
     /// shown as examples (`announce`: digest, tier, release-url).
     OutputsNotWritten(&'a [&'a str]),
@@ -80,7 +81,7 @@ pub(crate) enum RunWarning<'a> {
 impl crate::support::text::Titled for RunWarning<'_> {
     fn title(&self) -> &str {
         match self {
-            Self::CullingDisabled => "Convergence window",
+            Self::Window(_) => "Convergence window",
             Self::OutputsNotWritten(_) => "Step outputs",
             Self::FailureNotReported {
                 outputs: Some(_),
@@ -111,9 +112,7 @@ impl RunWarning<'_> {
     /// an address or a name, shown on one line and cut).
     pub(crate) fn words(&self) -> Words {
         match *self {
-            Self::CullingDisabled => Words::new(
-                "culling is disabled: running sessions update only when their users restart them",
-            ),
+            Self::Window(warning) => super::window_words::warning_words(warning),
             Self::OutputsNotWritten(names) => Words::new(
                 "GITHUB_OUTPUT is not set, so the step outputs were not written",
             )
@@ -578,7 +577,13 @@ mod tests {
         };
         let selector = "component=singleuser-server,release=jhub";
         let warnings = [
-            RunWarning::CullingDisabled,
+            RunWarning::Window(&WindowWarning::CullingDisabled),
+            RunWarning::Window(&WindowWarning::TooLong {
+                key: "cull.every",
+                secs: 3650 * 86_400,
+                origin: crate::window::Origin::option("cull-every"),
+                window_secs: 3650 * 86_400 + 3600,
+            }),
             RunWarning::OutputsNotWritten(&["converged", "stale", "running"]),
             RunWarning::FailureNotReported {
                 outputs: Some(&outputs),

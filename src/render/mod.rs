@@ -46,7 +46,6 @@ use anyhow::Result;
 use minijinja::context;
 use serde::Serialize;
 use time::OffsetDateTime;
-use window_words::human;
 
 /// GitHub's limit on a release body: 125,000 characters (longer ones get a 422).
 pub const RELEASE_BODY_LIMIT: usize = 125_000;
@@ -411,12 +410,7 @@ fn culler_text(c: &CullSettings) -> String {
     if !c.enabled {
         return "disabled (`cull.enabled: false`)".into();
     }
-    format!(
-        "timeout {}, every {}, max age {}",
-        human(c.timeout_secs),
-        human(c.every_secs),
-        window_words::max_age_words(c.max_age_secs)
-    )
+    c.to_string()
 }
 
 /// The most labels of one pull request a body lists; the rest are counted.

@@ -5,7 +5,8 @@
 use super::words::Words;
 use crate::support::duration::max_duration_words;
 use crate::window::{
-    Configured, InvalidSettings, MAX_DURATION_SECS, Origin, SettingsProblem, Window,
+    Configured, CullSettings, InvalidSettings, MAX_DURATION_SECS, Origin, SettingsProblem, Window,
+    WindowWarning,
 };
 use serde::Serialize;
 use std::fmt;
@@ -97,6 +98,20 @@ impl Window {
     }
 }
 
+impl fmt::Display for CullSettings {
+    /// The durations, for the release note and `status`'s warnings: `timeout 1h, every 10m,
+    /// max age none` (whether culling runs is the caller's to say).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "timeout {}, every {}, max age {}",
+            human(self.timeout_secs),
+            human(self.every_secs),
+            max_age_words(self.max_age_secs)
+        )
+    }
+}
+
 impl fmt::Display for Origin {
     /// `default`, `values.yaml: jupyterhub.cull.timeout`, or `option --cull-timeout`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -156,6 +171,31 @@ pub(crate) fn settings_words(e: &InvalidSettings, in_actions: bool) -> Words {
         ),
     };
     Words::new(what).help(help)
+}
+
+/// The window's warning in words: culling off; or the setting, with its origin, that makes a
+/// window of over a year, and what to check.
+pub(crate) fn warning_words(warning: &WindowWarning) -> Words {
+    match warning {
+        WindowWarning::CullingDisabled => Words::new(
+            "culling is disabled: running sessions update only when their users restart them",
+        ),
+        WindowWarning::TooLong {
+            key,
+            secs,
+            origin,
+            window_secs,
+        } => Words::new(format!(
+            "{key} {} ({origin}) makes a convergence window of {}",
+            human(*secs),
+            human(*window_secs)
+        ))
+        .help(
+            "check that it is the value the hub uses: a window of over a year is likely a slip \
+             of the unit, and in practice sessions then update only when their users restart \
+             them",
+        ),
+    }
 }
 
 /// A duration in words, humantime's style within a day, with days as the largest unit

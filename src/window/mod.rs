@@ -40,6 +40,32 @@ use serde::Serialize;
 /// ([`crate::support::duration::parse`]).
 pub(crate) const MAX_DURATION_SECS: u64 = 10 * 365 * 86_400;
 
+/// The longest convergence window stated without a warning: 365 days. The culler takes any
+/// whole seconds (jupyterhub-idle-culler 1.4 and 2.0 `define("timeout", type=int)`, likewise
+/// `cull_every` and `max_age`), so a longer window is what the hub does, and is stated; but it
+/// is surely a slip (`3650d` for `3650s`) or a culler that in practice never stops a session
+/// before its pod is restarted anyway ([`Configured::warning`]).
+pub(crate) const LONG_WINDOW_SECS: u64 = 365 * 86_400;
+
+/// What `announce`, `window` and `docs` warn about the window ([`Configured::warning`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum WindowWarning {
+    /// The idle culler is off (`cull.enabled: false`): sessions update only on restart.
+    CullingDisabled,
+    /// The usual bound is longer than [`LONG_WINDOW_SECS`]: the setting that makes most of
+    /// it, and the bound.
+    TooLong {
+        /// The z2jh key, e.g. `cull.every`.
+        key: &'static str,
+        /// Its value, seconds.
+        secs: u64,
+        /// Where it came from.
+        origin: Origin,
+        /// The window's longest bound, seconds ([`Window::longest_secs`]).
+        window_secs: u64,
+    },
+}
+
 /// Where a culler setting came from, for the job summary and `codeq-rollout window`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 #[serde(tag = "source", rename_all = "lowercase")]
@@ -325,6 +351,29 @@ impl Configured {
                 (&mut s.max_age_secs, &mut o.max_age),
             ),
         ]
+    }
+
+    /// What to warn about these settings' window: culling disabled, or a usual bound longer
+    /// than [`LONG_WINDOW_SECS`], naming the larger of `every` and the bound's own setting
+    /// (`maxAge` when set, else `timeout`: [`compute`]); `None` otherwise.
+    pub(crate) fn warning(&self) -> Option<WindowWarning> {
+        let Some(window_secs) = compute(&self.settings).longest_secs() else {
+            return Some(WindowWarning::CullingDisabled);
+        };
+        let (s, o) = (&self.settings, &self.origins);
+        let bound = match s.max_age_secs {
+            0 => ("cull.timeout", s.timeout_secs, &o.timeout),
+            secs => ("cull.maxAge", secs, &o.max_age),
+        };
+        let every = ("cull.every", s.every_secs, &o.every);
+        let (key, secs, origin) = if every.1 > bound.1 { every } else { bound };
+        let origin = origin.clone();
+        (window_secs > LONG_WINDOW_SECS).then_some(WindowWarning::TooLong {
+            key,
+            secs,
+            origin,
+            window_secs,
+        })
     }
 
     /// The window these settings give: [`compute`]'s usual bound, with [`at_scale`]'s worst
@@ -642,6 +691,50 @@ mod tests {
         // Culling disabled or not, a duration that long is refused.
         c.settings.enabled = false;
         assert!(c.validate().is_err());
+    }
+
+    /// A usual bound of over a year is warned about, naming the setting that makes most of
+    /// it (the larger of every and maxAge, or timeout without a maxAge); culling off too.
+    #[test]
+    fn a_window_of_over_a_year_is_warned_naming_the_setting() {
+        const DAY: u64 = 86_400;
+        let too_long = |key, secs, window_secs| {
+            let origin = Origin::Default;
+            Some(WindowWarning::TooLong {
+                key,
+                secs,
+                origin,
+                window_secs,
+            })
+        };
+        let cases = [
+            (settings(true, 3600, 600, 0), None),
+            (settings(true, 365 * DAY - 600, 600, 0), None),
+            (
+                settings(true, 365 * DAY, 600, 0),
+                too_long("cull.timeout", 365 * DAY, 365 * DAY + 600),
+            ),
+            (
+                settings(true, 3600, 3650 * DAY, 0),
+                too_long("cull.every", 3650 * DAY, 3650 * DAY + 3600),
+            ),
+            (settings(true, 3650 * DAY, 600, 8 * 3600), None),
+            (
+                settings(true, 3600, 600, 3650 * DAY),
+                too_long("cull.maxAge", 3650 * DAY, 3650 * DAY + 600),
+            ),
+            (
+                settings(true, 200 * DAY, 300 * DAY, 0),
+                too_long("cull.every", 300 * DAY, 500 * DAY),
+            ),
+            (
+                settings(false, 3650 * DAY, 600, 0),
+                Some(WindowWarning::CullingDisabled),
+            ),
+        ];
+        for (s, warning) in cases {
+            assert_eq!(configured(s).warning(), warning, "{s:?}");
+        }
     }
 
     fn scale(servers: u64, slow_stop_timeout_secs: u64) -> HubScale {

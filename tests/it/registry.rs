@@ -242,7 +242,6 @@ async fn anonymous_pull_of_a_private_image_is_denied_with_the_registry_message()
         RegistryErrorKind::Access(AccessProblem::Denied {
             token_endpoint: None,
             status: 401,
-            registry_message: Some(_),
             ..
         })
     );
@@ -307,7 +306,7 @@ async fn missing_tag_and_missing_repository_carry_the_registry_message() {
     let err = at.resolve("org/lab:nope", None).await.unwrap_err();
     assert_matches!(
         &*err.kind,
-        RegistryErrorKind::Access(AccessProblem::TagNotFound { .. })
+        RegistryErrorKind::Access(AccessProblem::TagNotFound)
     );
     insta::assert_snapshot!("missing_tag", at.said(&err));
     assert_eq!(at.requests(), ["HEAD 404", "GET 404"]);
@@ -316,7 +315,7 @@ async fn missing_tag_and_missing_repository_carry_the_registry_message() {
     let err = at.resolve("org/other:latest", None).await.unwrap_err();
     assert_matches!(
         &*err.kind,
-        RegistryErrorKind::Access(AccessProblem::TagNotFound { .. })
+        RegistryErrorKind::Access(AccessProblem::TagNotFound)
     );
     insta::assert_snapshot!("missing_repository", at.said(&err));
 }
@@ -482,7 +481,7 @@ async fn unusable_answers_are_refused_naming_what_was_wrong() {
             |e| {
                 matches!(
                     &*e.kind,
-                    RegistryErrorKind::Access(AccessProblem::TagNotFound { .. })
+                    RegistryErrorKind::Access(AccessProblem::TagNotFound)
                 )
             },
         ),

@@ -226,6 +226,25 @@ fn window_takes_the_action_inputs_one_path_per_line() {
     );
 }
 
+/// A window of over a year is stated, with a warning naming the setting and the window it
+/// makes; a year-long timeout under a maximum age of hours makes no warning.
+#[test]
+fn a_window_of_years_is_stated_with_a_warning_naming_the_setting() {
+    let told: Vec<String> = [
+        &["--cull-every", "3650d"][..],
+        &["--cull-timeout", "400d"],
+        &["--cull-max-age", "3650d"],
+        &["--cull-timeout", "400d", "--cull-max-age", "8h"],
+    ]
+    .iter()
+    .map(|args| {
+        let (_, stderr) = run_ok(&[&["window"][..], args].concat(), &[]);
+        format!("window {}\n{stderr}", args.join(" "))
+    })
+    .collect();
+    insta::assert_snapshot!(told.join("\n"));
+}
+
 #[test]
 fn bad_values_files_are_usage_errors_naming_the_file_and_key_path() {
     let dir = tempfile::tempdir().unwrap();

@@ -21,6 +21,10 @@ pub struct RegistryError {
     pub(crate) image: String,
     /// What went wrong. Callers match on it (e.g. to tell a missing tag from a refusal).
     pub kind: Box<RegistryErrorKind>,
+    /// The registry's (or its token endpoint's) own message from the body of the answer the
+    /// error is about ([`registry_message`]), e.g. `MANIFEST_UNKNOWN: manifest unknown`;
+    /// `None` when no body said anything (a HEAD, a connection failure).
+    pub(crate) registry_message: Option<String>,
 }
 
 impl RegistryError {
@@ -34,6 +38,15 @@ impl RegistryError {
             registry: registry.into(),
             image: image.into(),
             kind: Box::new(kind.into()),
+            registry_message: None,
+        }
+    }
+
+    /// This error with the registry's own message from the answer's body.
+    pub(crate) fn said(self, registry_message: Option<String>) -> Self {
+        Self {
+            registry_message,
+            ..self
         }
     }
 }
@@ -72,16 +85,11 @@ pub enum ReferenceProblem {
 #[derive(Debug)]
 pub enum AccessProblem {
     /// 404 with `MANIFEST_UNKNOWN` (or any 404 that is not `NAME_UNKNOWN`).
-    TagNotFound {
-        /// The registry's message, e.g. `MANIFEST_UNKNOWN: manifest unknown`.
-        registry_message: Option<String>,
-    },
+    TagNotFound,
     /// 404 with `NAME_UNKNOWN`.
     RepositoryNotFound {
         /// The repository path, e.g. `org/lab`.
         repository: String,
-        /// The registry's message.
-        registry_message: Option<String>,
     },
     /// 401 or 403 on the manifest, after the credentials (if any) were presented; or the
     /// token endpoint the registry named (its `WWW-Authenticate` realm) refused or failed.
@@ -91,8 +99,6 @@ pub enum AccessProblem {
         token_endpoint: Option<String>,
         /// The HTTP status: 401 or 403 from the registry, any failure from a token endpoint.
         status: u16,
-        /// The registry's (or token endpoint's) message.
-        registry_message: Option<String>,
         /// The repository path, e.g. `org/lab`.
         repository: String,
         /// Which credentials were presented.
@@ -135,8 +141,6 @@ pub enum ConnectionProblem {
     /// but it speaks TLS: it answered HTTP 400 with a body such as Go's `Client sent an HTTP
     /// request to an HTTPS server.` or nginx's `The plain HTTP request was sent to HTTPS port`.
     InsecureButTls {
-        /// The server's message.
-        registry_message: Option<String>,
         /// The host is loopback or private (a private CA is then likely).
         private: bool,
     },
@@ -146,8 +150,6 @@ pub enum ConnectionProblem {
     Unavailable {
         /// The last status (429 or 5xx).
         status: u16,
-        /// The registry's message.
-        registry_message: Option<String>,
         /// Requests sent for the manifest, every try counted.
         attempts: u32,
         /// Time spent.
@@ -233,8 +235,6 @@ pub enum AnswerProblem {
         status: String,
         /// The URL asked.
         url: String,
-        /// The registry's message.
-        registry_message: Option<String>,
     },
     /// Any other failure (e.g. a body that cannot be read): reqwest's words.
     Protocol {

@@ -362,13 +362,14 @@ impl<'a> Session<'a> {
                 last: Some(Try::Refused(answer)),
                 ..
             }) => {
-                return Err(self.error(AccessProblem::Denied {
-                    token_endpoint: Some(shown),
-                    status: answer.status.as_u16(),
-                    registry_message: self.message(&answer.body),
-                    repository: self.repository.clone(),
-                    presented: auth::presented(self.credentials.as_ref()),
-                }));
+                return Err(self
+                    .error(AccessProblem::Denied {
+                        token_endpoint: Some(shown),
+                        status: answer.status.as_u16(),
+                        repository: self.repository.clone(),
+                        presented: auth::presented(self.credentials.as_ref()),
+                    })
+                    .said(self.message(&answer.body)));
             }
             Err(failure) => return Err(self.transport(failure, Some(&shown), realm_url.as_str())),
         };
@@ -487,7 +488,6 @@ impl<'a> Session<'a> {
 
     /// The error for a refused manifest request (with the body of the GET when there is one).
     fn refusal(&self, status: StatusCode, body: &[u8]) -> RegistryError {
-        let registry_message = self.message(body);
         let repository = self.repository.clone();
         // A TLS server asked in plain HTTP: Go answers `Client sent an HTTP request to an
         // HTTPS server.`, nginx `The plain HTTP request was sent to HTTPS port`.
@@ -495,35 +495,31 @@ impl<'a> Session<'a> {
             && String::from_utf8_lossy(body)
                 .to_ascii_lowercase()
                 .contains("https");
-        match status {
+        let kind: RegistryErrorKind = match status {
             StatusCode::NOT_FOUND
                 if errors::error_code(body).as_deref() == Some("NAME_UNKNOWN") =>
             {
-                self.error(AccessProblem::RepositoryNotFound {
-                    repository,
-                    registry_message,
-                })
+                AccessProblem::RepositoryNotFound { repository }.into()
             }
-            StatusCode::NOT_FOUND => self.error(AccessProblem::TagNotFound { registry_message }),
-            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => self.error(AccessProblem::Denied {
+            StatusCode::NOT_FOUND => AccessProblem::TagNotFound.into(),
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => AccessProblem::Denied {
                 token_endpoint: None,
                 status: status.as_u16(),
-                registry_message,
                 repository,
                 presented: auth::presented(self.credentials.as_ref()),
-            }),
-            StatusCode::BAD_REQUEST if speaks_tls => {
-                self.error(ConnectionProblem::InsecureButTls {
-                    registry_message,
-                    private: crate::support::url::is_loopback_or_private(&host_port(&self.url).0),
-                })
             }
-            status => self.error(AnswerProblem::Status {
+            .into(),
+            StatusCode::BAD_REQUEST if speaks_tls => ConnectionProblem::InsecureButTls {
+                private: crate::support::url::is_loopback_or_private(&host_port(&self.url).0),
+            }
+            .into(),
+            status => AnswerProblem::Status {
                 status: status.to_string(),
                 url: self.url.clone(),
-                registry_message,
-            }),
-        }
+            }
+            .into(),
+        };
+        self.error(kind).said(self.message(body))
     }
 
     /// The error for 429 or 5xx (`answer`) on a manifest request's last try, after `attempts`
@@ -538,7 +534,6 @@ impl<'a> Session<'a> {
     ) -> RegistryError {
         self.error(ConnectionProblem::Unavailable {
             status: answer.status.as_u16(),
-            registry_message: self.message(&answer.body),
             attempts,
             elapsed,
             retry_after: match why {
@@ -546,6 +541,7 @@ impl<'a> Session<'a> {
                 _ => None,
             },
         })
+        .said(self.message(&answer.body))
     }
 
     /// The error for a request to `url` (the registry's, or the token endpoint's when

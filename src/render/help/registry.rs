@@ -1,6 +1,6 @@
 //! The words of the digest's errors: [`RegistryError`] (what failed, with the registry and
-//! the image, on the first line; then the registry's own message, the credentials tried and
-//! what to do, chosen by the kind of problem), [`LayoutError`] (an OCI layout's), what a
+//! the image, on the first line; then the facts and the registry's own message as causes, and
+//! what to do, naming the credentials tried, chosen by the kind of problem), [`LayoutError`] (an OCI layout's), what a
 //! body is instead of a manifest ([`NotManifest`]), [`NoTrustRoots`] and [`DigestMoved`].
 
 use crate::digest::layout::LayoutError;
@@ -21,58 +21,37 @@ crate::render::words::words_display!(
     LayoutError => layout_words,
 );
 
-/// A registry error in words: what failed, with the registry and the image; then the
-/// registry's own message and what to do, chosen by the kind of problem.
+/// A registry error in words: what failed, with the registry and the image; then the facts
+/// behind it and what the registry or the connection said (`caused by:`), and what to do,
+/// chosen by the kind of problem.
 pub(crate) fn words(e: &RegistryError) -> Words {
     let (registry, image) = (e.registry.as_str(), e.image.as_str());
-    let (what, help) = match &*e.kind {
-        RegistryErrorKind::Reference(problem) => reference_words(image, problem),
+    let mut words = match &*e.kind {
+        RegistryErrorKind::Reference(problem) => {
+            let (what, help) = reference_words(image, problem);
+            Words::new(what).help(help)
+        }
         RegistryErrorKind::Access(problem) => access_words(registry, image, problem),
         RegistryErrorKind::Connection(problem) => connection_words(registry, image, problem),
         RegistryErrorKind::Answer(problem) => answer_words(registry, image, problem),
     };
-    let words = Words::new(what);
-    match cause(&e.kind) {
-        Some(cause) => words.because(&cause),
-        None => words,
-    }
-    .help(help)
+    words.causes.extend(cause(e));
+    words
 }
 
-/// What the registry or the connection said, shown as the cause: the registry's own message,
-/// or why the last attempt to connect failed; `None` when there is neither.
-fn cause(kind: &RegistryErrorKind) -> Option<String> {
-    let message = match kind {
-        RegistryErrorKind::Access(
-            AccessProblem::TagNotFound { registry_message }
-            | AccessProblem::RepositoryNotFound {
-                registry_message, ..
-            }
-            | AccessProblem::Denied {
-                registry_message, ..
-            },
-        )
-        | RegistryErrorKind::Connection(
-            ConnectionProblem::InsecureButTls {
-                registry_message, ..
-            }
-            | ConnectionProblem::Unavailable {
-                registry_message, ..
-            },
-        ) => registry_message,
-        RegistryErrorKind::Connection(ConnectionProblem::Unreachable {
-            address, cause, ..
-        }) => {
-            return Some(format!(
-                "the last attempt to connect to {address} failed: {cause}"
-            ));
-        }
-        _ => return None,
-    };
-    match message {
-        Some(m) if !m.is_empty() => Some(format!("the registry said \"{m}\"")),
-        _ => None,
+/// What the registry or the connection said, shown as the last cause: the registry's own
+/// message, or why the last attempt to connect failed; `None` when there is neither.
+fn cause(e: &RegistryError) -> Option<String> {
+    if let RegistryErrorKind::Connection(ConnectionProblem::Unreachable {
+        address, cause, ..
+    }) = &*e.kind
+    {
+        return Some(format!(
+            "the last attempt to connect to {address} failed: {cause}"
+        ));
     }
+    let said = e.registry_message.as_deref().filter(|m| !m.is_empty())?;
+    Some(format!("the registry said \"{said}\""))
 }
 
 /// An unusable reference: what is wrong with it, and how to write it.
@@ -86,51 +65,47 @@ pub(crate) fn reference_words(image: &str, problem: &ReferenceProblem) -> (Strin
         ),
         ReferenceProblem::Pin { pin } => (
             format!("the digest pin {pin} is not sha256: followed by 64 lower-case hex digits"),
-            "registries compare digests exactly: write it in the image input (--image) as \
-             `docker buildx imagetools inspect` prints it"
-                .into(),
+            "write it in the image input (--image) as `docker buildx imagetools inspect` prints \
+             it"
+            .into(),
         ),
     }
 }
 
-/// A refusal: what the registry did not find or allow; then its message, the credentials
-/// tried and the inputs to change.
-fn access_words(registry: &str, image: &str, problem: &AccessProblem) -> (String, String) {
+/// A refusal: what the registry did not find or allow; then its message, and the inputs to
+/// change (naming the credentials tried).
+fn access_words(registry: &str, image: &str, problem: &AccessProblem) -> Words {
     match problem {
-        AccessProblem::TagNotFound { .. } => (
-            format!("tag not found: registry {registry} has no manifest for {image}"),
-            "check that the tag was pushed and that the image input names it".into(),
-        ),
-        AccessProblem::RepositoryNotFound { repository, .. } => (
-            format!(
-                "repository not found: registry {registry} does not know repository {repository} \
-                 (image {image})"
-            ),
-            "check the image input, and that the credentials can see the repository".into(),
-        ),
+        AccessProblem::TagNotFound => Words::new(format!(
+            "tag not found: registry {registry} has no manifest for {image}"
+        ))
+        .help("check that the tag was pushed and that the image input names it"),
+        AccessProblem::RepositoryNotFound { repository, .. } => Words::new(format!(
+            "repository not found: registry {registry} does not know repository {repository} \
+             (image {image})"
+        ))
+        .help("check the image input, and that the credentials can see the repository"),
         AccessProblem::Denied {
             token_endpoint,
             status,
             repository,
             presented,
             ..
-        } => (
-            match token_endpoint {
-                None => format!("registry {registry} refused access to {image} (HTTP {status})"),
-                Some(realm) => format!(
-                    "authentication to registry {registry} failed: its token endpoint {realm} \
-                     answered HTTP {status}"
-                ),
-            },
-            refused(registry, repository, presented),
-        ),
+        } => Words::new(match token_endpoint {
+            None => format!("registry {registry} refused access to {image} (HTTP {status})"),
+            Some(realm) => format!(
+                "authentication to registry {registry} failed: its token endpoint {realm} \
+                 answered HTTP {status}"
+            ),
+        })
+        .help(refused(registry, repository, presented)),
     }
 }
 
 /// No usable answer: what could not be reached, and how long was tried; then why, and what
 /// to change (for a TLS failure, chosen by why it failed and whether the host is private).
-fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) -> (String, String) {
-    match problem {
+fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) -> Words {
+    let (what, help) = match problem {
         ConnectionProblem::Unreachable {
             token_endpoint,
             attempts,
@@ -158,8 +133,8 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
         ),
         ConnectionProblem::InsecureButTls { private, .. } => (
             format!(
-                "registry {registry} is listed in insecure-registry, so it was asked over plain \
-                 HTTP, but it speaks TLS (HTTPS)"
+                "registry {registry} is in insecure-registry, but it speaks TLS: it answered \
+                 plain HTTP with HTTP 400"
             ),
             insecure_but_tls(registry, *private),
         ),
@@ -169,17 +144,17 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
             elapsed,
             retry_after,
             ..
-        } => (
-            format!(
+        } => {
+            let what = format!(
                 "registry {registry} kept failing for {image}: HTTP {status} after {attempts} \
                  attempt(s) over {}",
                 secs(*elapsed)
-            ),
-            format!(
-                "{}try again later, or raise registry-timeout (--registry-timeout)",
-                waited(retry_after)
-            ),
-        ),
+            );
+            let waited = retry_after
+                .map(|d| format!("it asked to retry after {}, past the deadline", secs(d)));
+            let help = "try again later, or raise registry-timeout (--registry-timeout)";
+            return caused(what, waited, help);
+        }
         ConnectionProblem::TimedOut {
             token_endpoint,
             timeout,
@@ -205,27 +180,31 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
             ),
             "raise registry-timeout (--registry-timeout) or check that it is up".into(),
         ),
-    }
+    };
+    Words::new(what).help(help)
 }
 
 /// An answer that cannot be announced: what came; then the facts, and where to look.
-fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String, String) {
-    const CONTRADICTS: &str = "nothing is announced for a digest the registry contradicts: \
-                               check the registry or any proxy in front of it";
+fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> Words {
+    const CHECK: &str = "check the registry, any proxy in front of it, and the registry name \
+                         in the image input: nothing is announced from an answer like this";
+    const TOKENS: &str = "check the registry's token service";
     let unexpected = || format!("registry {registry} gave an unexpected answer for {image}");
-    match problem {
+    let (what, fact, help) = match problem {
         AnswerProblem::DigestMismatch { header, computed } => (
             format!("registry {registry} contradicts itself on the digest of {image}"),
             format!(
                 "it sent Docker-Content-Digest {header}, but the manifest bytes it served hash \
-                 to {computed}; {CONTRADICTS}"
+                 to {computed}"
             ),
+            CHECK,
         ),
         AnswerProblem::ConflictingDigests { digests } => (
             format!(
                 "registry {registry} named several different digests for {image} in one answer"
             ),
-            format!("it sent {}; {CONTRADICTS}", digests.join(", ")),
+            format!("it sent {}", digests.join(", ")),
+            CHECK,
         ),
         AnswerProblem::PinMismatch {
             pinned,
@@ -234,67 +213,73 @@ fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String
         } => (
             format!("registry {registry} answered {image} with another digest than its pin"),
             pin_mismatch(pinned, answered, *how),
+            CHECK,
         ),
         AnswerProblem::InvalidDigest(InvalidDigest(digest)) => (
             format!("registry {registry} answered with an unusable digest for {image}"),
             format!(
-                "{digest:?} is not an image digest: expected sha256: followed by 64 lower-case hex digits"
+                "{digest:?} is not an image digest: expected sha256: followed by 64 lower-case \
+                 hex digits"
             ),
+            CHECK,
         ),
         AnswerProblem::NotAManifest { what } => (
             format!(
                 "registry {registry} answered the manifest request for {image} with no manifest"
             ),
             format!(
-                "it sent {}, not an image index or manifest, so nothing is announced for it; \
-                 a login page or a proxy in front of the registry answers like this: check the \
-                 registry name in the image input",
+                "it sent {}, not an image index or manifest, as a login page or a proxy in \
+                 front of the registry does",
                 not_manifest(what)
             ),
+            CHECK,
         ),
         AnswerProblem::ManifestTooLarge { limit } => (
             format!(
                 "registry {registry} sent more than {} MiB for the manifest of {image}",
                 limit >> 20
             ),
-            "that is more than a registry accepts for a manifest (distribution's limit), so it is \
-             not a manifest and nothing is announced: check the image input and any proxy in \
-             front of the registry"
-                .into(),
+            "that is more than a registry accepts for a manifest (distribution's limit)".into(),
+            CHECK,
         ),
-        AnswerProblem::Status {
-            status,
-            url,
-            registry_message,
-        } => {
-            let said = registry_message.as_ref().map(|m| format!(": {m}"));
-            (
-                unexpected(),
-                format!("HTTP {status} from {url}{}", said.unwrap_or_default()),
-            )
+        AnswerProblem::Status { status, url, .. } => {
+            (unexpected(), format!("HTTP {status} from {url}"), CHECK)
         }
-        AnswerProblem::Protocol { detail } => (unexpected(), detail.clone()),
+        AnswerProblem::Protocol { detail } => (unexpected(), detail.clone(), CHECK),
         AnswerProblem::Realm { realm, cause } => (
             unexpected(),
             format!("its WWW-Authenticate realm {realm:?} is not a URL ({cause})"),
+            TOKENS,
         ),
         AnswerProblem::Token { realm, sent } => (
             format!(
-                "authentication to registry {registry} failed: its token endpoint {realm} sent no usable token"
+                "authentication to registry {registry} failed: its token endpoint {realm} sent \
+                 no usable token"
             ),
-            format!(
-                "{}; check the registry's token service",
-                if *sent {
-                    "the token it sent is not a valid HTTP header value (it holds a line break or another control character)"
-                } else {
-                    "its answer holds no token"
+            match sent {
+                true => {
+                    "the token it sent is not a valid HTTP header value (it holds a line \
+                         break or another control character)"
                 }
-            ),
+                false => "its answer holds no token",
+            }
+            .into(),
+            TOKENS,
         ),
-        AnswerProblem::Client(cause) => (
-            format!("cannot set up the HTTP client for registry {registry}"),
-            cause.clone(),
-        ),
+        AnswerProblem::Client(cause) => {
+            let what = format!("cannot set up the HTTP client for registry {registry}");
+            return Words::new(what).because(cause);
+        }
+    };
+    caused(what, fact, help)
+}
+
+/// `what` failed, caused by `cause` when there is one; `help` says what to do.
+fn caused(what: String, cause: impl Into<Option<String>>, help: &str) -> Words {
+    let causes = cause.into().into_iter().collect();
+    Words {
+        causes,
+        ..Words::new(what).help(help)
     }
 }
 
@@ -302,77 +287,78 @@ fn answer_words(registry: &str, image: &str, problem: &AnswerProblem) -> (String
 /// and what to write instead (a tag it has) or that the layout is corrupt.
 pub(crate) fn layout_words(e: &LayoutError) -> Words {
     const COPY: &str = "skopeo copy ... oci:DIR:TAG";
-    let corrupt =
-        |why: String| format!("{why}the layout is corrupt: copy the image to it again ({COPY})");
+    let again = format!("copy the image to the layout again ({COPY}): it is corrupt");
+    let corrupt = |what, cause: Option<String>| caused(what, cause, &again);
+    let write = format!(
+        "write the directory the OCI image layout was copied to ({COPY}), relative to the \
+         working directory, or a registry reference"
+    );
     let index = |dir: &std::path::Path| dir.join("index.json").display().to_string();
-    let (what, help) = match e {
-        LayoutError::Missing(dir) => (
-            format!("no OCI image layout directory {}", dir.display()),
-            "write the directory the layout was copied to (skopeo copy ... oci:DIR:TAG), relative to the working directory, or a registry reference".to_string(),
-        ),
-        LayoutError::NotADirectory(dir) => (
-            format!("{} is not a directory", dir.display()),
-            "write the directory the OCI image layout was copied to (skopeo copy ... oci:DIR:TAG), or a registry reference".to_string(),
-        ),
-        LayoutError::Index(dir, ReadError::TooLarge { cap, .. }) => (
-            format!("{} is larger than {} MiB", index(dir), cap >> 20),
-            "it is not an OCI image layout index".to_string(),
-        ),
-        LayoutError::Index(dir, cause) => (
-            format!("cannot read {} ({cause})", index(dir)),
-            format!("is {} an OCI image layout ({COPY})?", dir.display()),
-        ),
-        LayoutError::IndexInvalid(dir, cause) => (
+    match e {
+        LayoutError::Missing(dir) => {
+            Words::new(format!("no OCI image layout directory {}", dir.display())).help(write)
+        }
+        LayoutError::NotADirectory(dir) => {
+            Words::new(format!("{} is not a directory", dir.display())).help(write)
+        }
+        LayoutError::Index(dir, ReadError::TooLarge { cap, .. }) => Words::new(format!(
+            "{} is larger than {} MiB: not an OCI image layout index",
+            index(dir),
+            cap >> 20
+        ))
+        .help(write),
+        LayoutError::Index(dir, cause) => {
+            Words::new(format!("cannot read {} ({cause})", index(dir))).help(format!(
+                "check that {} is an OCI image layout ({COPY})",
+                dir.display()
+            ))
+        }
+        LayoutError::IndexInvalid(dir, cause) => corrupt(
             format!("{} is not an OCI image index", index(dir)),
-            corrupt(format!("{cause}; ")),
+            Some(cause.to_string()),
         ),
-        LayoutError::InvalidDigest(dir, digest) => (
+        LayoutError::InvalidDigest(dir, digest) => corrupt(
             format!(
                 "{} names {digest:?}, which is not an image digest",
                 index(dir)
             ),
-            corrupt("a digest is sha256: followed by 64 lower-case hex digits; ".into()),
+            Some("a digest is sha256: followed by 64 lower-case hex digits".into()),
         ),
-        LayoutError::Blob(path, ReadError::TooLarge { cap, .. }) => (
+        LayoutError::Blob(path, ReadError::TooLarge { cap, .. }) => corrupt(
             format!(
                 "the manifest blob {} is larger than {} MiB",
                 path.display(),
                 cap >> 20
             ),
-            corrupt("that is the most a registry accepts for a manifest; ".into()),
+            Some("that is the most a registry accepts for a manifest".into()),
         ),
-        LayoutError::Blob(path, cause) => (
+        LayoutError::Blob(path, cause) => corrupt(
             format!("cannot read the manifest blob {}: {cause}", path.display()),
-            corrupt(String::new()),
+            None,
         ),
-        LayoutError::BlobMismatch(path, actual, expected) => (
+        LayoutError::BlobMismatch(path, actual, expected) => corrupt(
             format!("the blob {} does not hash to its name", path.display()),
-            corrupt(format!("it hashes to {actual}, not {expected}; ")),
+            Some(format!("it hashes to {actual}, not {expected}")),
         ),
-        LayoutError::NotAManifest(path, what) => (
+        LayoutError::NotAManifest(path, what) => corrupt(
             format!(
                 "the blob {} that index.json names is not an image index or manifest",
                 path.display()
             ),
-            corrupt(format!("it is {}; ", not_manifest(what))),
+            Some(format!("it is {}", not_manifest(what))),
         ),
-        LayoutError::SeveralTagged(dir, tag) => (
-            format!(
-                "the OCI layout {} tags several images {tag:?}",
-                dir.display()
-            ),
-            format!("give each image its own tag ({COPY})"),
-        ),
+        LayoutError::SeveralTagged(dir, tag) => Words::new(format!(
+            "the OCI layout {} tags several images {tag:?}",
+            dir.display()
+        ))
+        .help(format!("give each image its own tag ({COPY})")),
         LayoutError::NoSuchTag {
             dir,
             tag,
             tags,
             images,
-        } => {
-            return no_such_tag(&dir.display().to_string(), tag.as_deref(), tags, *images);
-        }
-    };
-    Words::new(what).help(help)
+        } => no_such_tag(&dir.display().to_string(), tag.as_deref(), tags, *images),
+    }
 }
 
 /// The layout at `dir` has no image tagged `tag` (or `latest`, for none): which it has
@@ -389,13 +375,13 @@ fn no_such_tag(dir: &str, tag: Option<&str>, tags: &[String], images: usize) -> 
         untagged.unwrap_or_default()
     ));
     let several = tag.is_none() && images > 1;
-    let several_words = several.then_some("it holds several images, so ");
+    let several_words = several.then_some(", since it holds several images");
     match tags.first() {
         Some(first) => words.help(format!(
-            "{}name one of its tags: oci:{dir}:{first}",
+            "name one of its tags{}: oci:{dir}:{first}",
             several_words.unwrap_or_default()
         )),
-        None if several => words.help("it holds several images, so name one: oci:DIR:TAG"),
+        None if several => words.help("name one, since it holds several images: oci:DIR:TAG"),
         None if images == 1 => words.help(format!(
             "leave the tag out to take its only image: oci:{dir}"
         )),
@@ -441,15 +427,15 @@ pub(crate) fn moved_words(moved: &DigestMoved) -> Words {
         && image
             .rsplit_once('@')
             .is_some_and(|(_, pin)| pin.starts_with("sha256:"));
-    let (what, help) = if pinned {
+    let (what, cause, help) = if pinned {
         (
             "the image input is pinned to another digest than expected-digest".to_string(),
             format!(
                 "{image} is pinned to {resolved}, and expected-digest (the digest the build step \
-                 reported) is {expected}: the image input and expected-digest name different \
-                 images. Nothing was announced; make them agree (or drop the pin and name the \
-                 tag)"
+                 reported) is {expected}: they name different images"
             ),
+            "make the image input and expected-digest agree (or drop the pin and name the tag); \
+             nothing was announced",
         )
     } else {
         (
@@ -457,13 +443,13 @@ pub(crate) fn moved_words(moved: &DigestMoved) -> Words {
             format!(
                 "it points to {resolved}, not to the expected digest {expected} (expected-digest, \
                  the digest the build step reported): another push may have moved the tag \
-                 between the build and this step. Nothing was announced, so no release note \
-                 names the wrong image; re-run the build, or pass the digest the tag points to \
-                 now"
+                 between the build and this step"
             ),
+            "re-run the build, or pass the digest the tag points to now; nothing was announced, \
+             so no release note names the wrong image",
         )
     };
-    Words::new(what).help(help)
+    caused(what, cause, help)
 }
 
 /// What failed to answer: the registry, or the token endpoint it named.
@@ -474,9 +460,9 @@ fn endpoint(registry: &str, token_endpoint: &Option<String>) -> String {
     }
 }
 
-/// After a refusal: the credentials tried, and what to change (the
-/// inputs to set, and the registry's own convention for user names where it has one: GHCR,
-/// GCR/Artifact Registry, ECR).
+/// After a refusal: what to change, naming the credentials tried (the inputs to set, and the
+/// registry's own convention for user names where it has one: GHCR, GCR/Artifact Registry,
+/// ECR).
 fn refused(registry: &str, repository: &str, presented: &Presented) -> String {
     let host = registry.to_ascii_lowercase();
     let convention = if host == "ghcr.io" {
@@ -492,62 +478,47 @@ fn refused(registry: &str, repository: &str, presented: &Presented) -> String {
     } else {
         ""
     };
-    let (tried, fix) = match presented {
-        Presented::Anonymous => (
-            "tried anonymously (no registry-username/registry-password given)".to_string(),
-            format!(
-                "Set registry-username and registry-password \
-                 (--registry-username/--registry-password) to credentials that can pull \
-                 {repository}."
-            ),
+    let fix = match presented {
+        Presented::Anonymous => format!(
+            "set registry-username and registry-password (--registry-username/\
+             --registry-password) to credentials that can pull {repository}: without them the \
+             registry is asked anonymously."
         ),
-        Presented::RegistryInputs { username } => (
-            format!("tried registry-username {username:?} with registry-password"),
-            format!(
-                "Check registry-username and registry-password, and that they can pull \
-                 {repository}."
-            ),
+        Presented::RegistryInputs { username } => format!(
+            "check registry-username ({username:?}) and registry-password, and that they can \
+             pull {repository}."
         ),
-        Presented::GitHubToken => (
-            "tried the github-token input as user x-access-token (the default for ghcr.io when \
-             no registry-username/registry-password is given)"
-                .to_string(),
-            format!(
-                "Grant the github-token read access to {repository}, or set registry-username \
-                 and registry-password."
-            ),
+        Presented::GitHubToken => format!(
+            "grant the github-token read access to {repository}, or set registry-username and \
+             registry-password: without them the github-token is sent as user x-access-token."
         ),
     };
-    format!("{tried}. {fix}{convention}")
+    format!("{fix}{convention}")
 }
 
 /// What to do after a failed TLS handshake: `--insecure-registry` only when the server
 /// answered like a plain-HTTP server and the host is loopback or private; trust-store advice
-/// for an unknown CA (plain HTTP would not reach a TLS registry at all).
+/// for an unknown CA, a private CA or a self-signed certificate (plain HTTP would not reach a
+/// TLS registry at all).
 fn tls_help(problem: &TlsProblem, private: bool, registry: &str, host: &str) -> String {
     match problem {
         TlsProblem::NotTls if private => format!(
-            "the server answered like a plain-HTTP server: if {registry} is a local registry \
-             serving plain HTTP, add it to insecure-registry (--insecure-registry {registry})"
+            "if {registry} is a local registry serving plain HTTP, add it to insecure-registry \
+             (--insecure-registry {registry})"
         ),
-        TlsProblem::NotTls => "the server answered like a plain-HTTP server: check the registry \
-                               host and port in the image input (plain HTTP is offered only for \
-                               loopback and private hosts, since it would expose the credentials)"
+        TlsProblem::NotTls => "check the registry host and port in the image input (plain HTTP \
+                               is offered only for loopback and private hosts, since it would \
+                               expose the credentials)"
             .to_string(),
         TlsProblem::UnknownIssuer => format!(
-            "the registry speaks TLS with a certificate from a CA the runner does not trust (a \
-             private CA or a self-signed certificate): {TRUST}. insecure-registry would not help: \
-             it speaks plain HTTP, which a TLS registry refuses"
+            "{TRUST}; insecure-registry would not help: it speaks plain HTTP, which a TLS \
+             registry refuses"
         ),
         TlsProblem::WrongName(_) => format!(
-            "the certificate does not name {host}: write the registry name the certificate was \
-             issued for in the image input, or have the certificate reissued with {host} as a \
-             subject alternative name"
+            "write the registry name the certificate was issued for in the image input, or have \
+             the certificate reissued with {host} as a subject alternative name"
         ),
-        TlsProblem::NoTrustRoots => format!(
-            "SSL_CERT_FILE, SSL_CERT_DIR and the platform's certificate locations hold none: \
-             {INSTALL_ROOTS}"
-        ),
+        TlsProblem::NoTrustRoots => INSTALL_ROOTS.to_string(),
         TlsProblem::Expired | TlsProblem::NotValidYet => {
             "check the certificate's validity dates and the runner's clock".to_string()
         }
@@ -598,24 +569,19 @@ const TRUST: &str = "add the CA certificate to the runner's trust store, or set 
 fn insecure_but_tls(registry: &str, private: bool) -> String {
     let ca = private.then(|| format!(". If its certificate comes from a private CA, {TRUST}"));
     format!(
-        "it answered HTTP 400; remove {registry} from insecure-registry \
-         (--insecure-registry){}",
+        "remove {registry} from insecure-registry (--insecure-registry){}",
         ca.unwrap_or_default()
     )
 }
 
-/// The digest a pinned reference was answered with, and where it came from.
+/// The digest a pinned reference was answered with, where it came from, and the pin.
 fn pin_mismatch(pinned: &str, answered: &str, how: DigestSource) -> String {
     let how = match how {
         DigestSource::Header => "its Docker-Content-Digest header",
         DigestSource::ServedBytes => "the sha256 of the manifest bytes it served",
         DigestSource::IndexBytes => "the sha256 of its bytes",
     };
-    format!(
-        "it answered {answered} ({how}), but the reference is pinned to {pinned}; a registry must \
-         serve exactly the pinned manifest, so nothing is announced: check the registry or any \
-         proxy in front of it"
-    )
+    format!("it answered {answered} ({how}), but the reference is pinned to {pinned}")
 }
 
 /// A duration for people: `250 ms`, `2.5 s`, `120 s` (whole seconds from 10 s up, so even
@@ -627,17 +593,6 @@ fn secs(d: Duration) -> String {
         format!("{:.1} s", d.as_secs_f64())
     } else {
         format!("{} s", d.as_secs())
-    }
-}
-
-/// The registry's `Retry-After`, when waiting for it would have ended past the deadline.
-fn waited(retry_after: &Option<Duration>) -> String {
-    match retry_after {
-        Some(d) => format!(
-            "it asked to retry after {}, which is past the deadline; ",
-            secs(*d)
-        ),
-        None => String::new(),
     }
 }
 
@@ -660,17 +615,32 @@ mod tests {
         })
     }
 
+    /// The words a help may open with: what to do.
+    const TO_DO: [&str; 17] = [
+        "add", "check", "copy", "fix", "give", "grant", "if", "install", "leave", "make", "name",
+        "raise", "re-run", "remove", "set", "try", "write",
+    ];
+
+    /// Asserts the help says what to do (a fact goes on the first line or in a cause).
+    fn says_what_to_do(words: &Words) {
+        let help = words.help.as_deref().unwrap_or("check");
+        let verb = help.split_whitespace().next().unwrap_or_default();
+        assert!(TO_DO.contains(&verb), "help opens with a fact: {words}");
+    }
+
     /// Every kind of registry error (and every branch of its help) in the words users read.
     #[test]
     fn every_registry_error_in_words() {
-        let said = || Some("MANIFEST_UNKNOWN: manifest unknown".to_string());
+        let said = |e: RegistryError, m: &str| e.said(Some(m.into()));
+        let unknown =
+            |kind: RegistryErrorKind| said(error(kind), "MANIFEST_UNKNOWN: manifest unknown");
         let denied = |presented| AccessProblem::Denied {
             token_endpoint: None,
             status: 401,
-            registry_message: Some("UNAUTHORIZED: authentication required".into()),
             repository: "org/lab".into(),
             presented,
         };
+        let auth = |e| said(e, "UNAUTHORIZED: authentication required");
         let user = Presented::RegistryInputs {
             username: "ci".into(),
         };
@@ -692,41 +662,41 @@ mod tests {
             error(ReferenceProblem::Pin {
                 pin: "sha256:ABC".into(),
             }),
-            error(AccessProblem::TagNotFound {
-                registry_message: said(),
-            }),
-            error(AccessProblem::TagNotFound {
-                registry_message: None,
-            }),
-            error(AccessProblem::RepositoryNotFound {
-                repository: "org/lab".into(),
-                registry_message: said(),
-            }),
-            error(denied(Presented::Anonymous)),
-            error(denied(user.clone())),
-            error(denied(Presented::GitHubToken)),
-            RegistryError::new(
+            unknown(AccessProblem::TagNotFound.into()),
+            error(AccessProblem::TagNotFound),
+            unknown(
+                AccessProblem::RepositoryNotFound {
+                    repository: "org/lab".into(),
+                }
+                .into(),
+            ),
+            auth(error(denied(Presented::Anonymous))),
+            auth(error(denied(user.clone()))),
+            auth(error(denied(Presented::GitHubToken))),
+            auth(RegistryError::new(
                 "ghcr.io",
                 "ghcr.io/org/lab:latest",
                 denied(Presented::GitHubToken),
-            ),
-            RegistryError::new(
+            )),
+            auth(RegistryError::new(
                 "europe-docker.pkg.dev",
                 "europe-docker.pkg.dev/p/r/lab:latest",
                 denied(Presented::Anonymous),
-            ),
-            RegistryError::new(
+            )),
+            auth(RegistryError::new(
                 "1.dkr.ecr.eu-west-1.amazonaws.com",
                 "1.dkr.ecr.eu-west-1.amazonaws.com/lab:latest",
                 denied(Presented::Anonymous),
+            )),
+            said(
+                error(AccessProblem::Denied {
+                    token_endpoint: Some("https://auth.r/token".into()),
+                    status: 401,
+                    repository: "org/lab".into(),
+                    presented: user,
+                }),
+                "incorrect username or password",
             ),
-            error(AccessProblem::Denied {
-                token_endpoint: Some("https://auth.r/token".into()),
-                status: 401,
-                registry_message: Some("incorrect username or password".into()),
-                repository: "org/lab".into(),
-                presented: user,
-            }),
             error(ConnectionProblem::Unreachable {
                 token_endpoint: Some("https://auth.r/token".into()),
                 address: "auth.r:443".into(),
@@ -744,21 +714,20 @@ mod tests {
                 TlsProblem::Other("no shared protocol version".into()),
                 false,
             ),
-            error(ConnectionProblem::InsecureButTls {
-                registry_message: Some("Client sent an HTTP request to an HTTPS server.".into()),
-                private: true,
-            }),
-            error(ConnectionProblem::InsecureButTls {
-                registry_message: None,
-                private: false,
-            }),
-            error(ConnectionProblem::Unavailable {
-                status: 429,
-                registry_message: Some("TOOMANYREQUESTS: rate limit".into()),
-                attempts: 3,
-                elapsed: Duration::from_millis(2500),
-                retry_after: Some(Duration::from_secs(120)),
-            }),
+            said(
+                error(ConnectionProblem::InsecureButTls { private: true }),
+                "Client sent an HTTP request to an HTTPS server.",
+            ),
+            error(ConnectionProblem::InsecureButTls { private: false }),
+            said(
+                error(ConnectionProblem::Unavailable {
+                    status: 429,
+                    attempts: 3,
+                    elapsed: Duration::from_millis(2500),
+                    retry_after: Some(Duration::from_secs(120)),
+                }),
+                "TOOMANYREQUESTS: rate limit",
+            ),
             error(timed_out(0)),
             error(timed_out(2)),
             error(AnswerProblem::DigestMismatch {
@@ -797,7 +766,6 @@ mod tests {
             error(AnswerProblem::Status {
                 status: "405 Method Not Allowed".into(),
                 url: "http://r:5000/v2/org/lab/manifests/latest".into(),
-                registry_message: None,
             }),
             error(AnswerProblem::Protocol {
                 detail: "error decoding response body".into(),
@@ -808,6 +776,7 @@ mod tests {
             .map(|e| {
                 let words = words(e);
                 assert_shape(&words);
+                says_what_to_do(&words);
                 words.to_string()
             })
             .collect();
@@ -878,7 +847,7 @@ mod tests {
             not(Body::NoManifestFields, None),
         ];
         insta::assert_snapshot!(crate::render::words::shaped(
-            errors.iter().map(layout_words)
+            errors.iter().map(layout_words).inspect(says_what_to_do)
         ));
     }
 
@@ -899,6 +868,7 @@ mod tests {
                 expected: digest('b'),
             });
             assert_shape(&words);
+            says_what_to_do(&words);
             words.to_string()
         })
         .collect();

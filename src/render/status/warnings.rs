@@ -4,7 +4,7 @@
 //! halves ([`Words`]).
 
 use super::terminal_name;
-use crate::render::window_words::{human, human_at_most, max_age_words, servers_words};
+use crate::render::window_words::{human, human_at_most, servers_words};
 use crate::render::words::Words;
 use crate::status::classify::{Alarm, Basis, Classified, DeadlineSettings, Totals, rfc3339};
 use crate::status::history::{HistoryError, LINE_MAX_BYTES, MAX_POINTS};
@@ -163,12 +163,7 @@ fn settings_words(culler: &CullSettings, servers: Option<u64>, slow_stop: Option
     if !culler.enabled {
         return "culling off".to_string();
     }
-    let mut words = format!(
-        "timeout {}, every {}, max age {}",
-        human(culler.timeout_secs),
-        human(culler.every_secs),
-        max_age_words(culler.max_age_secs)
-    );
+    let mut words = culler.to_string();
     if let Some(servers) = servers {
         words.push_str(&format!(", hub size {}", servers_words(servers)));
     }
