@@ -244,7 +244,7 @@ fn image_words(name: &str, named: &str, given: Option<&str>, why: &ImageProblem)
             format!(
                 "{name} has '@' with no digest after it, as credentials before the registry (USER:PASSWORD@HOST) have"
             ),
-            "the reference is not shown, it may hold a password: an image reference carries no credentials; give them as registry-username and registry-password (--registry-username, --registry-password) and write the image as REGISTRY/REPOSITORY:TAG, e.g. ghcr.io/org/lab:latest",
+            "give credentials as registry-username and registry-password (--registry-username, --registry-password), never in the image reference (not shown here: it may hold a password), and write the image as REGISTRY/REPOSITORY:TAG, e.g. ghcr.io/org/lab:latest",
         ),
         ImageProblem::UpperCase(lower) => say(
             format!("{named} has upper case in its repository"),
@@ -252,15 +252,16 @@ fn image_words(name: &str, named: &str, given: Option<&str>, why: &ImageProblem)
                 "repository names must be lower case (the OCI distribution spec's rule; registries such as ghcr.io store them so): write {lower}"
             ),
         ),
-        ImageProblem::NotAReference(why) => say(
-            format!("{named} is not a valid image reference"),
-            format!("{why}: {write}"),
-        ),
+        ImageProblem::NotAReference(why) => {
+            Words::new(format!("{named} is not a valid image reference"))
+                .because(why)
+                .help(write)
+        }
         ImageProblem::UpperCaseHost => say(
-            format!("{named} is not a valid image reference"),
             format!(
-                "repository names are lower case, and an upper-case first part is not a registry host without a `.` or `:`: {write}"
+                "{named} has upper case in its first part, which is not a registry host without a `.` or `:`"
             ),
+            format!("{write} (repository names are lower case)"),
         ),
         ImageProblem::Reference(problem) => {
             let (what, help) = super::help::reference_words(given.unwrap_or_default(), problem);
@@ -278,15 +279,15 @@ fn environment_words(named: &str, why: EnvironmentError) -> Words {
         ),
         EnvironmentError::TooLong => (
             "is longer than 255 characters",
-            "GitHub's environment names are at most 255 characters: give the environment's name as its settings page shows it, e.g. jupyterhub-prod",
+            "give the environment's name as its settings page shows it (GitHub allows at most 255 characters), e.g. jupyterhub-prod",
         ),
         EnvironmentError::Control => (
             "holds a line break or another control character",
-            "GitHub's environment names cannot: give one name on one line, e.g. jupyterhub-prod",
+            "give one name on one line, as GitHub's environment names are, e.g. jupyterhub-prod",
         ),
         EnvironmentError::Invisible => (
             "holds an invisible character (a bidirectional control or a zero-width one)",
-            "it makes a name read as another: type the name",
+            "type the name (an invisible character makes a name read as another)",
         ),
     };
     say(format!("{named} {what}"), help)
