@@ -18,7 +18,7 @@ pub(crate) use status::status_request;
 use usage::required;
 pub(crate) use usage::{UsageError, usage};
 pub(crate) use value::{DurationParser, InputDuration, List, checked};
-use value::{bool_parser, enum_parser, list_parser, parser};
+use value::{bool_parser, enum_parser, list_parser, non_empty, parser};
 
 use crate::digest::registry::{Credentials, MissingInput, RegistryOptions, RetryPolicy};
 use crate::support::log::Log;
@@ -355,7 +355,7 @@ pub(crate) enum Command {
 #[derive(Debug, Clone, Args, Default)]
 pub(crate) struct CullerArgs {
     /// Zero to JupyterHub values file to read cull.* from; repeatable, later files override earlier ones (as helm -f a -f b). The input takes one path per line
-    #[arg(long, env, value_name = "FILE", value_delimiter = '\n', value_parser = checked(inputs::path))]
+    #[arg(long, env, value_name = "FILE", value_delimiter = '\n', value_parser = non_empty(|_, t| inputs::path(t)))]
     pub(crate) jupyterhub_values: Vec<std::path::PathBuf>,
     /// Parent key of `cull` in the values files, dotted (e.g. jupyterhub), or . for the top level [default: the top level or jupyterhub, whichever holds cull]
     #[arg(long, env, value_name = "KEY", value_parser = checked(culler::values_path))]
@@ -509,7 +509,7 @@ pub(crate) struct RegistryArgs {
     #[arg(long, env, hide_env_values = true, value_parser = checked(inputs::secret_arg))]
     pub(crate) registry_password: Option<SecretString>,
     /// HOST or HOST:PORT (no scheme) to reach over plain HTTP (local registries); repeatable, comma- or line-separated
-    #[arg(long, env, value_parser = checked(inputs::insecure_value))]
+    #[arg(long, env, value_parser = non_empty(|_, t| inputs::insecure_value(t)))]
     pub(crate) insecure_registry: Vec<inputs::Registries>,
     /// Deadline for the registry look-up, retries included: seconds (60) or a duration (90s, 2m), at most 6h
     #[arg(long, env, default_value = "60", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_millis(1), "60"))]
@@ -617,10 +617,10 @@ pub(crate) struct AnnounceArgs {
     #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub(crate) print_context: bool,
     /// Minijinja template for the release note, relative to the workspace [default: the built-in template]
-    #[arg(long, env, value_name = "FILE", value_parser = checked(inputs::path))]
+    #[arg(long, env, value_name = "FILE", value_parser = non_empty(|_, t| inputs::path(t)))]
     pub(crate) release_note_template: Option<std::path::PathBuf>,
     /// Minijinja template for the tracking issue, relative to the workspace [default: the built-in template]
-    #[arg(long, env, value_name = "FILE", value_parser = checked(inputs::path))]
+    #[arg(long, env, value_name = "FILE", value_parser = non_empty(|_, t| inputs::path(t)))]
     pub(crate) tracking_issue_template: Option<std::path::PathBuf>,
 
     /// The run's clock, RFC 3339 (tests; default: now)
@@ -723,7 +723,7 @@ pub(crate) struct DocsArgs {
     #[command(flatten)]
     pub(crate) runbook: RunbookArgs,
     /// The deployment doc to check or write
-    #[arg(long, default_value = "CODEQ_DEPLOYMENT.md")]
+    #[arg(long, default_value = "CODEQ_DEPLOYMENT.md", value_parser = non_empty(|_, t| inputs::path(t)))]
     pub(crate) file: std::path::PathBuf,
     /// Exit non-zero with a diff when the generated sections are out of date
     #[arg(long, conflicts_with = "write")]
@@ -749,7 +749,7 @@ pub(crate) enum Request {
 /// Bad values of the options both commands take (the culler's and the registry's), the
 /// settings past the calendar among them: each command's usage-error table refuses every
 /// one, naming the option.
-pub(crate) const BAD_SHARED_OPTIONS: [&[&str]; 12] = [
+pub(crate) const BAD_SHARED_OPTIONS: [&[&str]; 14] = [
     &["--cull-timeout", "soon"],
     &["--cull-timeout", "10M"],
     &["--cull-timeout", "1h30"],
@@ -762,6 +762,8 @@ pub(crate) const BAD_SHARED_OPTIONS: [&[&str]; 12] = [
     &["--insecure-registry", "ok.test:1,localhost:99999"],
     &["--insecure-registry", "a b"],
     &["--registry-timeout", "600000000weeks"],
+    &["--jupyterhub-values", ""],
+    &["--insecure-registry", ""],
 ];
 
 #[cfg(test)]

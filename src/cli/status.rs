@@ -322,6 +322,7 @@ mod tests {
             with(&["--hub-timeout", "soon"]),
             with(&["--hub-timeout", "600000000weeks"]),
             with(&["--hub-timeout", "1h30"]),
+            with(&["--fail-on", ""]),
             with(&["--comment"]),
             with(&["--image", "ghcr.io/Org/Lab:latest"]),
             [&HUB[..], &["--image", "oci:examples/lab"]].concat(),
@@ -347,6 +348,13 @@ mod tests {
                 &[
                     &COMMENT[..],
                     &["--repository", "o/r", "--tracking-labels", ""],
+                ]
+                .concat(),
+            ),
+            with(
+                &[
+                    &COMMENT[..],
+                    &["--repository", "o/r", "--tracking-labels", " , "],
                 ]
                 .concat(),
             ),

@@ -85,6 +85,12 @@ pub(crate) fn words(e: &UsageError) -> Words {
     match &*e.problem {
         Problem::Required(what) => required_words(e, &name, *what),
         Problem::NotUtf8 => Words::new(format!("{name} is not UTF-8 text")),
+        Problem::Empty => say(
+            format!("{named} is empty"),
+            format!(
+                "an empty value is usually a shell variable that is not set: give a value, or leave --{input} out for its default"
+            ),
+        ),
         Problem::Duration(what, bounds) => duration_words(e, &named, what, bounds),
         Problem::NotOneOf(names) => say(
             format!("{named} is not {}", or_list(names)),
@@ -869,6 +875,7 @@ mod tests {
             ("hub-url", None, Problem::Required(R::HubUrl)),
             ("hub-token", None, Problem::Required(R::HubToken)),
             ("dry-run", None, Problem::NotUtf8),
+            ("tracking-labels", Some(""), Problem::Empty),
             ("hub-timeout", Some(""), Problem::Duration(D::Empty, job)),
             ("hub-timeout", Some("-5"), Problem::Duration(D::Sign, job)),
             ("cull-timeout", Some("+3600"), Problem::Duration(D::Sign, culler)),
