@@ -24,15 +24,10 @@ use std::time::Duration;
 /// (which names the input and says what to write) goes under clap's `error: `, without
 /// clap's usage lines (it reads as a request's [`UsageError`] does), and the option
 /// (`--hub-timeout <DURATION>`) is its [`ContextKind::InvalidArg`]; the words as inside
-/// Actions ([`UsageError::in_actions`]), its [`ContextKind::Custom`].
+/// Actions ([`UsageError::in_actions`]), its [`ContextKind::Custom`]. With `true`, a blank
+/// value given on the command line is refused before the check ([`non_empty`]).
 #[derive(Clone)]
-struct Parse<T> {
-    /// The check.
-    check: Arc<Check<T>>,
-    /// Whether a blank value given on the command line is refused before the check
-    /// ([`non_empty`]).
-    non_empty: bool,
-}
+struct Parse<T>(Arc<Check<T>>, bool);
 
 /// A check [`Parse`] runs: `(input, text)` to the value or the refusal.
 type Check<T> = dyn Fn(&str, &str) -> Result<T, UsageError> + Send + Sync;
@@ -57,13 +52,13 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Parse<T> {
         source: ValueSource,
     ) -> Result<T, clap::Error> {
         let input = arg.and_then(clap::Arg::get_long).unwrap_or("the value");
-        let given = self.non_empty && source == ValueSource::CommandLine;
+        let given = self.1 && source == ValueSource::CommandLine;
         let checked = match value.to_str() {
             None => Err(UsageError::new(input, Problem::NotUtf8)),
             Some(text) if given && text.trim().is_empty() => {
                 Err(UsageError::of(input, "", Problem::Empty))
             }
-            Some(text) => (self.check)(input, text),
+            Some(text) => (self.0)(input, text),
         };
         checked.map_err(|mut refused| {
             // Our words alone, as a request's usage error prints them: no usage lines after.
@@ -86,11 +81,7 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Parse<T> {
 pub(crate) fn parser<T: Clone + Send + Sync + 'static>(
     check: impl Fn(&str, &str) -> Result<T, UsageError> + Send + Sync + 'static,
 ) -> ValueParser {
-    let check = Arc::new(check);
-    ValueParser::new(Parse {
-        check,
-        non_empty: false,
-    })
+    ValueParser::new(Parse(Arc::new(check), false))
 }
 
 /// [`checked`] for an option taking a list or a path: a blank value given on the command
@@ -100,11 +91,7 @@ pub(crate) fn parser<T: Clone + Send + Sync + 'static>(
 pub(crate) fn non_empty<T: Clone + Send + Sync + 'static>(
     check: impl Fn(&str, &str) -> Result<T, UsageError> + Send + Sync + 'static,
 ) -> ValueParser {
-    let check = Arc::new(check);
-    ValueParser::new(Parse {
-        check,
-        non_empty: true,
-    })
+    ValueParser::new(Parse(Arc::new(check), true))
 }
 
 /// One of the project's checks as a clap value parser: `fn(text) -> value or UsageError`,
