@@ -5,9 +5,9 @@
 use super::words::Words;
 use crate::pulls::MAX_PUSH_COMMITS;
 use crate::tier::{
-    Commits, Elsewhere, Lookup, LookupFailure, LookupNote, LookupOrigin, LookupTraffic, Missing,
-    NoClient, NoLabel, NotKnown, PayloadList, PayloadProblem, Reason, Refetch, SubjectMiss,
-    Undecided, Unexamined, Warning,
+    Commits, DecidingLabel, Elsewhere, Lookup, LookupFailure, LookupNote, LookupOrigin,
+    LookupTraffic, Missing, NoClient, NoLabel, NotKnown, PayloadList, PayloadProblem, Reason,
+    Refetch, SubjectMiss, Undecided, Unexamined, Warning,
 };
 use std::fmt;
 
@@ -60,6 +60,13 @@ fn no_label_words(why: &NoLabel, advice: &str) -> (String, String) {
     }
 }
 
+/// The label that decided, as a phrase: `label "security" on #4`.
+impl fmt::Display for DecidingLabel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "label {:?} on #{}", self.label, self.pull_request)
+    }
+}
+
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -68,11 +75,7 @@ impl fmt::Display for Reason {
                 tier,
                 deciding,
                 origin,
-            } => write!(
-                f,
-                "{tier}: label {:?} on #{}, found from {origin}",
-                deciding.label, deciding.pull_request
-            ),
+            } => write!(f, "{tier}: {deciding}, found from {origin}"),
             Reason::NotFromLabels { tier, origin, gap } => {
                 let how = match gap {
                     NotKnown::Failed(_) => "could not be looked up",
@@ -145,9 +148,7 @@ pub(crate) fn warning_words(warning: &Warning, in_actions: bool) -> Words {
     match warning {
         Warning::Note(note) => note_words(note, in_actions),
         Warning::SecurityDespiteGap { missing, deciding } => Words::new(format!(
-            "label {:?} on #{} makes the release security, whatever the commits not examined \
-             carry",
-            deciding.label, deciding.pull_request
+            "{deciding} makes the release security, whatever the commits not examined carry"
         ))
         .because(&missing_words(missing)),
         Warning::WithoutTierLabel { pull_requests } => Words::new(format!(
@@ -164,10 +165,9 @@ pub(crate) fn warning_words(warning: &Warning, in_actions: bool) -> Words {
              so it counts as security"
         ))
         .help("remove it from one of them"),
-        Warning::InputOverrides { tier, deciding } => Words::new(format!(
-            "the tier input ({tier}) overrides label {:?} on #{}",
-            deciding.label, deciding.pull_request
-        )),
+        Warning::InputOverrides { tier, deciding } => {
+            Words::new(format!("the tier input ({tier}) overrides {deciding}"))
+        }
         Warning::InputDespiteGap { tier, gap } => Words::new(format!(
             "the tier input sets the tier ({tier}), but {}",
             match gap {
