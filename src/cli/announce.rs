@@ -64,9 +64,12 @@ fn request(
     let now = args.now.unwrap_or_else(OffsetDateTime::now_utc);
     let culler = args.culler.settings(held, args.now)?;
     let tier = tier_policy(args)?;
-    let tracking_labels = args.tracking_labels.0.clone();
-    publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
-    let assignees = &args.tracking_assignees.0;
+    let tracking = TrackingOptions {
+        labels: args.tracking_labels.0.clone(),
+        assignees: args.tracking_assignees.0.clone(),
+    };
+    publish::check_tracking_labels(&tracking.labels).map_err(usage("tracking-labels"))?;
+    let assignees = &tracking.assignees;
     publish::check_tracking_assignees(assignees).map_err(usage("tracking-assignees"))?;
     let runbook = args.runbook.settings();
     let context = args.github.run_context(args.sha.as_ref(), env)?;
@@ -103,10 +106,7 @@ fn request(
         culler,
         culler_warnings: held.take_held(),
         tier,
-        tracking: TrackingOptions {
-            labels: tracking_labels,
-            assignees: args.tracking_assignees.0.clone(),
-        },
+        tracking,
         deployment: args
             .deployment
             .environment
@@ -153,10 +153,7 @@ fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
 fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templates> {
     let paths = [&args.release_note_template, &args.tracking_issue_template];
     if paths.iter().all(|path| given_path(path.as_ref()).is_none()) {
-        return Ok(Templates {
-            release_note: None,
-            tracking_issue: None,
-        });
+        return Ok(Templates::default());
     }
     let github_workspace = env.get("GITHUB_WORKSPACE").map(String::as_str);
     let workspace = files::resolve_workspace(github_workspace).map_err(custom::workspace_error)?;
