@@ -255,15 +255,11 @@ pub(crate) fn undecided_words(undecided: &Undecided, in_actions: bool) -> Words 
                 )),
             };
             let failure = not_known_words(failure, in_actions);
-            let help = match (failure.help, tail) {
-                (Some(help), Some(tail)) => Some(format!("{help}\n{tail}")),
-                (help, tail) => help.or(tail),
-            };
             Words {
                 what: format!("cannot decide the tier: {}", failure.what),
-                causes: failure.causes,
-                help,
+                ..failure
             }
+            .more_help(tail)
         }
         Undecided::Unreadable { failure } => Words::new(
             "cannot decide the tier: the labels could not be read, and unlabeled-tier: routine \
@@ -348,24 +344,18 @@ fn failure_words(failure: &LookupFailure, in_actions: bool) -> Words {
             ..
         } => {
             let (doing, detail) = lookup_words(lookup);
-            let elsewhere = match elsewhere {
-                Some(Elsewhere { event, release }) => format!(
+            let elsewhere = elsewhere.as_ref().map(|Elsewhere { event, release }| {
+                format!(
                     "pull requests are read in {event}, where the event came from, and releases \
                      go to {release}: the token must be able to read both"
-                ),
-                None => String::new(),
-            };
+                )
+            });
             let words = Words::new(format!("cannot {doing}"));
             let words = match detail.trim_end_matches("; ") {
                 "" => words,
                 detail => words.because(&detail),
             };
-            let words = words.because(error);
-            match (elsewhere.as_str(), words.help.clone()) {
-                ("", _) => words,
-                (elsewhere, None) => words.help(elsewhere),
-                (elsewhere, Some(help)) => words.help(format!("{help}\n{elsewhere}")),
-            }
+            words.because(error).more_help(elsewhere)
         }
         LookupFailure::NoneMerged {
             commits,
