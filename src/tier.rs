@@ -422,21 +422,17 @@ fn tier_labels(
     rules: &LabelRules,
     warnings: &mut Vec<Warning>,
 ) -> (Vec<DecidingLabel>, Vec<DecidingLabel>) {
+    let on_both = |label: &&String| rules.security.iter().any(|s| s.eq_ignore_ascii_case(label));
     let mut overlap: Vec<&String> = Vec::new();
-    for label in &rules.routine {
-        let on_both = rules.security.iter().any(|s| s.eq_ignore_ascii_case(label));
-        if on_both && !overlap.iter().any(|o| o.eq_ignore_ascii_case(label)) {
+    for label in rules.routine.iter().filter(on_both) {
+        if !overlap.iter().any(|o| o.eq_ignore_ascii_case(label)) {
             overlap.push(label);
             let label = label.clone();
             warnings.push(Warning::ListsOverlap { label });
         }
     }
-    let routine_only: Vec<String> = rules
-        .routine
-        .iter()
-        .filter(|r| !overlap.iter().any(|o| o.eq_ignore_ascii_case(r)))
-        .cloned()
-        .collect();
+    let routine_only = rules.routine.iter().filter(|r| !on_both(r)).cloned();
+    let routine_only: Vec<String> = routine_only.collect();
     let find = |names: &[String]| -> Vec<DecidingLabel> {
         prs.iter()
             .flat_map(|pr| {
@@ -547,10 +543,8 @@ fn unlabeled_decision(
 
 /// PR numbers ascending, without repeats.
 fn numbers(numbers: impl IntoIterator<Item = u64>) -> Vec<u64> {
-    let mut seen: Vec<u64> = numbers.into_iter().collect();
-    seen.sort_unstable();
-    seen.dedup();
-    seen
+    let seen: std::collections::BTreeSet<u64> = numbers.into_iter().collect();
+    seen.into_iter().collect()
 }
 
 #[cfg(test)]
