@@ -307,11 +307,13 @@ impl LabelRules {
     pub(crate) fn has_tier_label(&self, pr: &PullRequest) -> bool {
         pr.labels.iter().any(|l| {
             let label = label_as_shown(l);
-            self.security
-                .iter()
-                .chain(&self.routine)
-                .any(|n| same_label(n, &label))
+            self.names().any(|n| same_label(n, &label))
         })
+    }
+
+    /// The tier labels as configured, security first.
+    fn names(&self) -> impl Iterator<Item = &String> {
+        self.security.iter().chain(&self.routine)
     }
 }
 
@@ -512,12 +514,7 @@ fn unlabeled_decision(
     let origin = evidence.origin.clone();
     let why = match &evidence.found {
         Found::PullRequests(list) if !list.is_empty() => NoLabel::NoTierLabel {
-            labels: rules
-                .security
-                .iter()
-                .chain(&rules.routine)
-                .cloned()
-                .collect(),
+            labels: rules.names().cloned().collect(),
             pull_requests: numbers(list.iter().map(|p| p.number)),
             origin,
         },
