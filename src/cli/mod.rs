@@ -355,8 +355,8 @@ pub(crate) enum Command {
 #[derive(Debug, Clone, Args, Default)]
 pub(crate) struct CullerArgs {
     /// Zero to JupyterHub values file to read cull.* from; repeatable, later files override earlier ones (as helm -f a -f b). The input takes one path per line
-    #[arg(long, env, value_name = "FILE", value_delimiter = '\n', value_parser = non_empty(|_, t| inputs::path(t)))]
-    pub(crate) jupyterhub_values: Vec<std::path::PathBuf>,
+    #[arg(long, env, value_name = "FILE", value_parser = non_empty(|_, t| inputs::paths(t)))]
+    pub(crate) jupyterhub_values: Vec<inputs::Paths>,
     /// Parent key of `cull` in the values files, dotted (e.g. jupyterhub), or . for the top level [default: the top level or jupyterhub, whichever holds cull]
     #[arg(long, env, value_name = "KEY", value_parser = checked(culler::values_path))]
     pub(crate) values_path: Option<crate::values::ValuesPath>,
@@ -943,6 +943,28 @@ mod tests {
             log.redact(&text),
             "*** *** *** *** *** db /home/me/.kube/config"
         );
+    }
+
+    /// `jupyterhub-values` takes one path per line, repeatable; on the command line a blank
+    /// line inside a value is skipped (by the reader), a blank value is refused.
+    #[test]
+    fn values_files_are_one_per_line_and_a_blank_value_is_refused() {
+        let parse = |args: &[&str]| {
+            let cli = Cli::try_parse_from(["x", "window"].iter().chain(args));
+            let Command::Window(args) = cli.map_err(|e| e.kind())?.command else {
+                unreachable!()
+            };
+            let paths = args.culler.jupyterhub_values.into_iter().flat_map(|p| p.0);
+            Ok(paths.collect::<Vec<_>>())
+        };
+        let one = "--jupyterhub-values=a.yaml\r\n\n b.yaml \n";
+        let given = parse(&[one, "--jupyterhub-values", "c.yaml"]);
+        assert_eq!(
+            given,
+            Ok(["a.yaml", "", "b.yaml", "c.yaml"].map(Into::into).to_vec())
+        );
+        let refused = Err(clap::error::ErrorKind::ValueValidation);
+        assert_eq!(parse(&["--jupyterhub-values", " \n "]), refused);
     }
 
     /// `docs --file` is read under a values file's rules, so its refusal is bad input
