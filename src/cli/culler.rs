@@ -53,11 +53,8 @@ impl CullerArgs {
     pub(crate) fn settings(&self, log: &Log, now: Option<OffsetDateTime>) -> Result<Configured> {
         let path = self.values_path.clone().unwrap_or_default();
         let refused = refused(self.values_path.is_some());
-        let given: Vec<_> = self
-            .jupyterhub_values
-            .iter()
-            .flat_map(|p| p.0.clone())
-            .collect();
+        let given = self.jupyterhub_values.iter().flat_map(|paths| &paths.0);
+        let given: Vec<std::path::PathBuf> = given.cloned().collect();
         let files = values::read(&given, &path).map_err(&refused)?;
         if values::none_sets_cull(&files) {
             let (title, words) = crate::render::values_words::no_cull_in_values(path.under());

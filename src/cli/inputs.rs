@@ -77,11 +77,7 @@ pub(crate) struct Paths(pub(crate) Vec<PathBuf>);
 
 /// [`Paths`] from `text`: LF or CRLF line ends; never refused.
 pub(super) fn paths(text: &str) -> Result<Paths, UsageError> {
-    Ok(Paths(
-        text.lines()
-            .map(|line| PathBuf::from(line.trim()))
-            .collect(),
-    ))
+    text.lines().map(path).collect::<Result<_, _>>().map(Paths)
 }
 
 /// `path` when given and not blank.

@@ -84,7 +84,7 @@ pub(crate) fn parser<T: Clone + Send + Sync + 'static>(
     ValueParser::new(Parse(Arc::new(check), false))
 }
 
-/// [`checked`] for an option taking a list or a path: a blank value given on the command
+/// [`parser`] for an option taking a list or a path: a blank value given on the command
 /// line is refused ([`Problem::Empty`]) rather than read as none, since it is almost always a
 /// shell variable that is not set (an Action's blank input counts as unset and never comes
 /// here: `super::with_variables_set`; a default is taken as written).
