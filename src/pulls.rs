@@ -49,10 +49,6 @@ use crate::tier::{
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// The default waits between tries of the commit → pull requests look-up: 4 tries within
-/// about 30 s, enough for the index to catch up with a fresh merge.
-pub(crate) const DEFAULT_BACKOFF_MS: [u64; 3] = [2_000, 6_000, 18_000];
-
 /// At most this many commits of one push are looked up (the newest ones). Each costs a
 /// request per try (up to 4 while the index lags, and one for the `(#N)` fallback), against
 /// the 1,000 requests an hour `GITHUB_TOKEN` gets per repository; a push payload lists up to

@@ -24,7 +24,6 @@ use secrecy::ExposeSecret;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 use time::OffsetDateTime;
 
 /// The `announce` request: every input validated (the secrets were registered with `log`
@@ -122,11 +121,7 @@ fn request(
         dry_run: args.dry_run,
         print_context: args.print_context,
         templates,
-        lookup_backoff: args
-            .lookup_backoff_ms
-            .iter()
-            .map(|ms| Duration::from_millis(*ms))
-            .collect(),
+        lookup_backoff: args.lookup_backoff_ms.clone(),
     })
 }
 
@@ -237,6 +232,7 @@ mod tests {
     use crate::tier::{TierRequest, UnlabeledPolicy};
     use assert_matches::assert_matches;
     use clap::Parser;
+    use std::time::Duration;
 
     const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 
@@ -300,6 +296,8 @@ mod tests {
         assert_eq!(r.tracking.labels, ["security", "break-glass"]);
         assert!(r.tracking.assignees.is_empty() && !r.sha_given);
         assert_eq!(r.runbook.namespace, "jhub");
+        let waits = [2, 6, 18].map(Duration::from_secs);
+        assert_eq!(r.lookup_backoff, waits, "4 tries within about 30 s");
 
         let r = request(
             &[

@@ -23,6 +23,7 @@ use value::{bool_parser, enum_parser, list_parser, non_empty, parser};
 use crate::digest::registry::{Credentials, MissingInput, RegistryOptions, RetryPolicy};
 use crate::support::log::Log;
 use anyhow::Result;
+use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand};
 use secrecy::{ExposeSecret, SecretString};
 use usage::{CONVENTIONAL, Problem, Rule};
@@ -628,9 +629,10 @@ pub(crate) struct AnnounceArgs {
     pub(crate) now: Option<time::OffsetDateTime>,
     /// Waits in milliseconds between tries of the commit → pull requests look-up, which lags
     /// a fresh merge, and between looks for the tracking issue and deployment of a run that
-    /// created the release first (tests; tries = waits + 1)
-    #[arg(long, hide = true, value_delimiter = ',', default_values_t = crate::pulls::DEFAULT_BACKOFF_MS)]
-    pub(crate) lookup_backoff_ms: Vec<u64>,
+    /// created the release first (tests; tries = waits + 1). The default, 4 tries within about
+    /// 30 s, is enough for GitHub's index to catch up with a fresh merge
+    #[arg(long, hide = true, value_delimiter = ',', default_value = "2000,6000,18000", value_parser = clap::value_parser!(u64).map(std::time::Duration::from_millis))]
+    pub(crate) lookup_backoff_ms: Vec<std::time::Duration>,
     /// Timeout of each GitHub request, e.g. 300ms (tests; default 30s)
     #[arg(long, hide = true, value_parser = DurationParser::timeout(std::time::Duration::ZERO, "30"))]
     pub(crate) github_timeout: Option<InputDuration>,
