@@ -97,6 +97,7 @@ pub(crate) struct TrackingOptions {
 }
 
 /// The team's templates (`release-note-template`, `tracking-issue-template`), checked.
+#[derive(Default)]
 pub(crate) struct Templates {
     /// For the release note.
     pub(crate) release_note: Option<render::CustomTemplate>,

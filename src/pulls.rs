@@ -49,10 +49,6 @@ use crate::tier::{
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// The default waits between tries of the commit → pull requests look-up: 4 tries within
-/// about 30 s, enough for the index to catch up with a fresh merge.
-pub(crate) const DEFAULT_BACKOFF_MS: [u64; 3] = [2_000, 6_000, 18_000];
-
 /// At most this many commits of one push are looked up (the newest ones). Each costs a
 /// request per try (up to 4 while the index lags, and one for the `(#N)` fallback), against
 /// the 1,000 requests an hour `GITHUB_TOKEN` gets per repository; a push payload lists up to
@@ -97,6 +93,11 @@ impl Behind {
             commit,
         }
     }
+
+    /// The look-up from `origin` failed with `failure`; the event names no commit.
+    fn failed(origin: LookupOrigin, failure: LookupFailure) -> Self {
+        Self::plain(origin, Found::LookupFailed(Box::new(failure)), None)
+    }
 }
 
 /// Finds the pull requests behind this run's release. Never fails: a failed look-up is
@@ -127,13 +128,10 @@ async fn push(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behind {
     let zeros = !after.is_empty() && after.bytes().all(|b| b == b'0');
     if event.deleted || zeros {
         let target = target.to_string();
-        return Behind::plain(
-            LookupOrigin::PushDeleting {
-                target: target.clone(),
-            },
-            Found::LookupFailed(Box::new(LookupFailure::PushDeleted { target })),
-            None,
-        );
+        let origin = LookupOrigin::PushDeleting {
+            target: target.clone(),
+        };
+        return Behind::failed(origin, LookupFailure::PushDeleted { target });
     }
     let Some(head) = commit_sha(after).or_else(|| ctx.sha.clone()) else {
         return failed(event_origin("push"), PayloadProblem::NoPushedCommit);
@@ -251,7 +249,7 @@ async fn pull_request_event(ctx: &RunContext, opts: &LookupOptions<'_>) -> Behin
             number: pr.number,
             action: ctx.event.action.clone(),
         };
-        return Behind::plain(origin, Found::LookupFailed(Box::new(failure)), None);
+        return Behind::failed(origin, failure);
     }
     let mut commit = pr.merge_commit_sha.as_deref().and_then(commit_sha);
     let from_payload = PullRequest::from(pr);
@@ -574,12 +572,9 @@ fn event_origin(event: &str) -> LookupOrigin {
     }
 }
 
+/// The event's payload lacks what the look-up needs ([`LookupFailure::Payload`]).
 fn failed(origin: LookupOrigin, problem: PayloadProblem) -> Behind {
-    Behind::plain(
-        origin.clone(),
-        Found::LookupFailed(Box::new(LookupFailure::Payload { origin, problem })),
-        None,
-    )
+    Behind::failed(origin.clone(), LookupFailure::Payload { origin, problem })
 }
 
 /// A 40-hex commit SHA, lower-cased; `None` for anything else.

@@ -307,11 +307,13 @@ impl LabelRules {
     pub(crate) fn has_tier_label(&self, pr: &PullRequest) -> bool {
         pr.labels.iter().any(|l| {
             let label = label_as_shown(l);
-            self.security
-                .iter()
-                .chain(&self.routine)
-                .any(|n| same_label(n, &label))
+            self.names().any(|n| same_label(n, &label))
         })
+    }
+
+    /// The tier labels as configured, security first.
+    fn names(&self) -> impl Iterator<Item = &String> {
+        self.security.iter().chain(&self.routine)
     }
 }
 
@@ -422,21 +424,17 @@ fn tier_labels(
     rules: &LabelRules,
     warnings: &mut Vec<Warning>,
 ) -> (Vec<DecidingLabel>, Vec<DecidingLabel>) {
+    let on_both = |label: &&String| rules.security.iter().any(|s| s.eq_ignore_ascii_case(label));
     let mut overlap: Vec<&String> = Vec::new();
-    for label in &rules.routine {
-        let on_both = rules.security.iter().any(|s| s.eq_ignore_ascii_case(label));
-        if on_both && !overlap.iter().any(|o| o.eq_ignore_ascii_case(label)) {
+    for label in rules.routine.iter().filter(on_both) {
+        if !overlap.iter().any(|o| o.eq_ignore_ascii_case(label)) {
             overlap.push(label);
             let label = label.clone();
             warnings.push(Warning::ListsOverlap { label });
         }
     }
-    let routine_only: Vec<String> = rules
-        .routine
-        .iter()
-        .filter(|r| !overlap.iter().any(|o| o.eq_ignore_ascii_case(r)))
-        .cloned()
-        .collect();
+    let routine_only = rules.routine.iter().filter(|r| !on_both(r)).cloned();
+    let routine_only: Vec<String> = routine_only.collect();
     let find = |names: &[String]| -> Vec<DecidingLabel> {
         prs.iter()
             .flat_map(|pr| {
@@ -516,12 +514,7 @@ fn unlabeled_decision(
     let origin = evidence.origin.clone();
     let why = match &evidence.found {
         Found::PullRequests(list) if !list.is_empty() => NoLabel::NoTierLabel {
-            labels: rules
-                .security
-                .iter()
-                .chain(&rules.routine)
-                .cloned()
-                .collect(),
+            labels: rules.names().cloned().collect(),
             pull_requests: numbers(list.iter().map(|p| p.number)),
             origin,
         },
@@ -547,10 +540,8 @@ fn unlabeled_decision(
 
 /// PR numbers ascending, without repeats.
 fn numbers(numbers: impl IntoIterator<Item = u64>) -> Vec<u64> {
-    let mut seen: Vec<u64> = numbers.into_iter().collect();
-    seen.sort_unstable();
-    seen.dedup();
-    seen
+    let seen: std::collections::BTreeSet<u64> = numbers.into_iter().collect();
+    seen.into_iter().collect()
 }
 
 #[cfg(test)]

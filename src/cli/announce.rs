@@ -24,7 +24,6 @@ use secrecy::ExposeSecret;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 use time::OffsetDateTime;
 
 /// The `announce` request: every input validated (the secrets were registered with `log`
@@ -64,9 +63,12 @@ fn request(
     let now = args.now.unwrap_or_else(OffsetDateTime::now_utc);
     let culler = args.culler.settings(held, args.now)?;
     let tier = tier_policy(args)?;
-    let tracking_labels = args.tracking_labels.0.clone();
-    publish::check_tracking_labels(&tracking_labels).map_err(usage("tracking-labels"))?;
-    let assignees = &args.tracking_assignees.0;
+    let tracking = TrackingOptions {
+        labels: args.tracking_labels.0.clone(),
+        assignees: args.tracking_assignees.0.clone(),
+    };
+    publish::check_tracking_labels(&tracking.labels).map_err(usage("tracking-labels"))?;
+    let assignees = &tracking.assignees;
     publish::check_tracking_assignees(assignees).map_err(usage("tracking-assignees"))?;
     let runbook = args.runbook.settings();
     let context = args.github.run_context(args.sha.as_ref(), env)?;
@@ -103,10 +105,7 @@ fn request(
         culler,
         culler_warnings: held.take_held(),
         tier,
-        tracking: TrackingOptions {
-            labels: tracking_labels,
-            assignees: args.tracking_assignees.0.clone(),
-        },
+        tracking,
         deployment: args
             .deployment
             .environment
@@ -122,11 +121,7 @@ fn request(
         dry_run: args.dry_run,
         print_context: args.print_context,
         templates,
-        lookup_backoff: args
-            .lookup_backoff_ms
-            .iter()
-            .map(|ms| Duration::from_millis(*ms))
-            .collect(),
+        lookup_backoff: args.lookup_backoff_ms.clone(),
     })
 }
 
@@ -153,10 +148,7 @@ fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
 fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templates> {
     let paths = [&args.release_note_template, &args.tracking_issue_template];
     if paths.iter().all(|path| given_path(path.as_ref()).is_none()) {
-        return Ok(Templates {
-            release_note: None,
-            tracking_issue: None,
-        });
+        return Ok(Templates::default());
     }
     let github_workspace = env.get("GITHUB_WORKSPACE").map(String::as_str);
     let workspace = files::resolve_workspace(github_workspace).map_err(custom::workspace_error)?;
@@ -240,6 +232,7 @@ mod tests {
     use crate::tier::{TierRequest, UnlabeledPolicy};
     use assert_matches::assert_matches;
     use clap::Parser;
+    use std::time::Duration;
 
     const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 
@@ -303,6 +296,8 @@ mod tests {
         assert_eq!(r.tracking.labels, ["security", "break-glass"]);
         assert!(r.tracking.assignees.is_empty() && !r.sha_given);
         assert_eq!(r.runbook.namespace, "jhub");
+        let waits = [2, 6, 18].map(Duration::from_secs);
+        assert_eq!(r.lookup_backoff, waits, "4 tries within about 30 s");
 
         let r = request(
             &[
@@ -363,6 +358,12 @@ mod tests {
             with(&["--security-labels", " , "]),
             with(&["--unlabeled-tier", "maybe"]),
             with(&["--tracking-labels", ""]),
+            with(&["--tracking-labels", " , "]),
+            with(&["--security-labels", ""]),
+            with(&["--routine-labels", ""]),
+            with(&["--tracking-assignees", ""]),
+            with(&["--release-note-template", ""]),
+            with(&["--tracking-issue-template", ""]),
             with(&["--namespace", "Lab"]),
             with(&["--helm-release", "hub;x"]),
             with(&["--hub-url", "https://hub.org/$(id)"]),

@@ -53,7 +53,9 @@ impl CullerArgs {
     pub(crate) fn settings(&self, log: &Log, now: Option<OffsetDateTime>) -> Result<Configured> {
         let path = self.values_path.clone().unwrap_or_default();
         let refused = refused(self.values_path.is_some());
-        let files = values::read(&self.jupyterhub_values, &path).map_err(&refused)?;
+        let given = self.jupyterhub_values.iter().flat_map(|paths| &paths.0);
+        let given: Vec<std::path::PathBuf> = given.cloned().collect();
+        let files = values::read(&given, &path).map_err(&refused)?;
         if values::none_sets_cull(&files) {
             let (title, words) = crate::render::values_words::no_cull_in_values(path.under());
             log.warning(title, &words.to_string());

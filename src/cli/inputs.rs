@@ -70,6 +70,16 @@ pub(super) fn path(text: &str) -> Result<PathBuf, UsageError> {
     Ok(PathBuf::from(text.trim()))
 }
 
+/// The paths an input gave one per line (`jupyterhub-values`), each as [`path`] reads one;
+/// a blank line is left for the reader to skip, as a blank path is.
+#[derive(Debug, Clone)]
+pub(crate) struct Paths(pub(crate) Vec<PathBuf>);
+
+/// [`Paths`] from `text`: LF or CRLF line ends; never refused.
+pub(super) fn paths(text: &str) -> Result<Paths, UsageError> {
+    text.lines().map(path).collect::<Result<_, _>>().map(Paths)
+}
+
 /// `path` when given and not blank.
 pub(super) fn given_path(path: Option<&PathBuf>) -> Option<&Path> {
     path.map(PathBuf::as_path)

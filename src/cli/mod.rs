@@ -18,11 +18,12 @@ pub(crate) use status::status_request;
 use usage::required;
 pub(crate) use usage::{UsageError, usage};
 pub(crate) use value::{DurationParser, InputDuration, List, checked};
-use value::{bool_parser, enum_parser, list_parser, parser};
+use value::{bool_parser, enum_parser, list_parser, non_empty, parser};
 
 use crate::digest::registry::{Credentials, MissingInput, RegistryOptions, RetryPolicy};
 use crate::support::log::Log;
 use anyhow::Result;
+use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand};
 use secrecy::{ExposeSecret, SecretString};
 use usage::{CONVENTIONAL, Problem, Rule};
@@ -363,8 +364,8 @@ pub(crate) enum Command {
 #[derive(Debug, Clone, Args, Default)]
 pub(crate) struct CullerArgs {
     /// Zero to JupyterHub values file to read cull.* from; repeatable, later files override earlier ones (as helm -f a -f b). The input takes one path per line
-    #[arg(long, env, value_name = "FILE", value_delimiter = '\n', value_parser = checked(inputs::path))]
-    pub(crate) jupyterhub_values: Vec<std::path::PathBuf>,
+    #[arg(long, env, value_name = "FILE", value_parser = non_empty(|_, t| inputs::paths(t)))]
+    pub(crate) jupyterhub_values: Vec<inputs::Paths>,
     /// Parent key of `cull` in the values files, dotted (e.g. jupyterhub), or . for the top level [default: the top level or jupyterhub, whichever holds cull]
     #[arg(long, env, value_name = "KEY", value_parser = checked(culler::values_path))]
     pub(crate) values_path: Option<crate::values::ValuesPath>,
@@ -517,7 +518,7 @@ pub(crate) struct RegistryArgs {
     #[arg(long, env, hide_env_values = true, value_parser = checked(inputs::secret_arg))]
     pub(crate) registry_password: Option<SecretString>,
     /// HOST or HOST:PORT (no scheme) to reach over plain HTTP (local registries); repeatable, comma- or line-separated
-    #[arg(long, env, value_parser = checked(inputs::insecure_value))]
+    #[arg(long, env, value_parser = non_empty(|_, t| inputs::insecure_value(t)))]
     pub(crate) insecure_registry: Vec<inputs::Registries>,
     /// Deadline for the registry look-up, retries included: seconds (60) or a duration (90s, 2m), at most 6h
     #[arg(long, env, default_value = "60", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_millis(1), "60"))]
@@ -625,10 +626,10 @@ pub(crate) struct AnnounceArgs {
     #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub(crate) print_context: bool,
     /// Minijinja template for the release note, relative to the workspace [default: the built-in template]
-    #[arg(long, env, value_name = "FILE", value_parser = checked(inputs::path))]
+    #[arg(long, env, value_name = "FILE", value_parser = non_empty(|_, t| inputs::path(t)))]
     pub(crate) release_note_template: Option<std::path::PathBuf>,
     /// Minijinja template for the tracking issue, relative to the workspace [default: the built-in template]
-    #[arg(long, env, value_name = "FILE", value_parser = checked(inputs::path))]
+    #[arg(long, env, value_name = "FILE", value_parser = non_empty(|_, t| inputs::path(t)))]
     pub(crate) tracking_issue_template: Option<std::path::PathBuf>,
 
     /// The run's clock, RFC 3339 (tests; default: now)
@@ -636,9 +637,10 @@ pub(crate) struct AnnounceArgs {
     pub(crate) now: Option<time::OffsetDateTime>,
     /// Waits in milliseconds between tries of the commit → pull requests look-up, which lags
     /// a fresh merge, and between looks for the tracking issue and deployment of a run that
-    /// created the release first (tests; tries = waits + 1)
-    #[arg(long, hide = true, value_delimiter = ',', default_values_t = crate::pulls::DEFAULT_BACKOFF_MS)]
-    pub(crate) lookup_backoff_ms: Vec<u64>,
+    /// created the release first (tests; tries = waits + 1). The default, 4 tries within about
+    /// 30 s, is enough for GitHub's index to catch up with a fresh merge
+    #[arg(long, hide = true, value_delimiter = ',', default_value = "2000,6000,18000", value_parser = clap::value_parser!(u64).map(std::time::Duration::from_millis))]
+    pub(crate) lookup_backoff_ms: Vec<std::time::Duration>,
     /// Timeout of each GitHub request, e.g. 300ms (tests; default 30s)
     #[arg(long, hide = true, value_parser = DurationParser::timeout(std::time::Duration::ZERO, "30"))]
     pub(crate) github_timeout: Option<InputDuration>,
@@ -731,7 +733,7 @@ pub(crate) struct DocsArgs {
     #[command(flatten)]
     pub(crate) runbook: RunbookArgs,
     /// The deployment doc to check or write
-    #[arg(long, default_value = "CODEQ_DEPLOYMENT.md")]
+    #[arg(long, default_value = "CODEQ_DEPLOYMENT.md", value_parser = non_empty(|_, t| inputs::path(t)))]
     pub(crate) file: std::path::PathBuf,
     /// Exit non-zero with a diff when the generated sections are out of date
     #[arg(long, conflicts_with = "write")]
@@ -757,7 +759,7 @@ pub(crate) enum Request {
 /// Bad values of the options both commands take (the culler's and the registry's), the
 /// settings past the calendar among them: each command's usage-error table refuses every
 /// one, naming the option.
-pub(crate) const BAD_SHARED_OPTIONS: [&[&str]; 12] = [
+pub(crate) const BAD_SHARED_OPTIONS: [&[&str]; 14] = [
     &["--cull-timeout", "soon"],
     &["--cull-timeout", "10M"],
     &["--cull-timeout", "1h30"],
@@ -770,6 +772,8 @@ pub(crate) const BAD_SHARED_OPTIONS: [&[&str]; 12] = [
     &["--insecure-registry", "ok.test:1,localhost:99999"],
     &["--insecure-registry", "a b"],
     &["--registry-timeout", "600000000weeks"],
+    &["--jupyterhub-values", ""],
+    &["--insecure-registry", ""],
 ];
 
 #[cfg(test)]
@@ -949,6 +953,28 @@ mod tests {
             log.redact(&text),
             "*** *** *** *** *** db /home/me/.kube/config"
         );
+    }
+
+    /// `jupyterhub-values` takes one path per line, repeatable; on the command line a blank
+    /// line inside a value is skipped (by the reader), a blank value is refused.
+    #[test]
+    fn values_files_are_one_per_line_and_a_blank_value_is_refused() {
+        let parse = |args: &[&str]| {
+            let cli = Cli::try_parse_from(["x", "window"].iter().chain(args));
+            let Command::Window(args) = cli.map_err(|e| e.kind())?.command else {
+                unreachable!()
+            };
+            let paths = args.culler.jupyterhub_values.into_iter().flat_map(|p| p.0);
+            Ok(paths.collect::<Vec<_>>())
+        };
+        let one = "--jupyterhub-values=a.yaml\r\n\n b.yaml \n";
+        let given = parse(&[one, "--jupyterhub-values", "c.yaml"]);
+        assert_eq!(
+            given,
+            Ok(["a.yaml", "", "b.yaml", "c.yaml"].map(Into::into).to_vec())
+        );
+        let refused = Err(clap::error::ErrorKind::ValueValidation);
+        assert_eq!(parse(&["--jupyterhub-values", " \n "]), refused);
     }
 
     /// `docs --file` is read under a values file's rules, so its refusal is bad input

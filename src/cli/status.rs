@@ -313,6 +313,7 @@ mod tests {
             with(&["--hub-timeout", "soon"]),
             with(&["--hub-timeout", "600000000weeks"]),
             with(&["--hub-timeout", "1h30"]),
+            with(&["--fail-on", ""]),
             with(&["--comment"]),
             with(&["--image", "ghcr.io/Org/Lab:latest"]),
             [&HUB[..], &["--image", "oci:examples/lab"]].concat(),
@@ -338,6 +339,13 @@ mod tests {
                 &[
                     &COMMENT[..],
                     &["--repository", "o/r", "--tracking-labels", ""],
+                ]
+                .concat(),
+            ),
+            with(
+                &[
+                    &COMMENT[..],
+                    &["--repository", "o/r", "--tracking-labels", " , "],
                 ]
                 .concat(),
             ),

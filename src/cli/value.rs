@@ -14,6 +14,7 @@ use super::usage::{DurationBounds, DurationLimit, Problem};
 use crate::support::duration::JOB_MAX;
 use clap::builder::{TypedValueParser, ValueParser};
 use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::parser::ValueSource;
 use std::ffi::OsStr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,9 +24,10 @@ use std::time::Duration;
 /// (which names the input and says what to write) goes under clap's `error: `, without
 /// clap's usage lines (it reads as a request's [`UsageError`] does), and the option
 /// (`--hub-timeout <DURATION>`) is its [`ContextKind::InvalidArg`]; the words as inside
-/// Actions ([`UsageError::in_actions`]), its [`ContextKind::Custom`].
+/// Actions ([`UsageError::in_actions`]), its [`ContextKind::Custom`]. With `true`, a blank
+/// value given on the command line is refused before the check ([`non_empty`]).
 #[derive(Clone)]
-struct Parse<T>(Arc<Check<T>>);
+struct Parse<T>(Arc<Check<T>>, bool);
 
 /// A check [`Parse`] runs: `(input, text)` to the value or the refusal.
 type Check<T> = dyn Fn(&str, &str) -> Result<T, UsageError> + Send + Sync;
@@ -39,10 +41,25 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Parse<T> {
         arg: Option<&clap::Arg>,
         value: &OsStr,
     ) -> Result<T, clap::Error> {
+        self.parse_ref_(cmd, arg, value, ValueSource::DefaultValue)
+    }
+
+    fn parse_ref_(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+        source: ValueSource,
+    ) -> Result<T, clap::Error> {
         let input = arg.and_then(clap::Arg::get_long).unwrap_or("the value");
-        let checked = (value.to_str())
-            .ok_or_else(|| UsageError::new(input, Problem::NotUtf8))
-            .and_then(|text| (self.0)(input, text));
+        let given = self.1 && source == ValueSource::CommandLine;
+        let checked = match value.to_str() {
+            None => Err(UsageError::new(input, Problem::NotUtf8)),
+            Some(text) if given && text.trim().is_empty() => {
+                Err(UsageError::of(input, "", Problem::Empty))
+            }
+            Some(text) => (self.0)(input, text),
+        };
         checked.map_err(|mut refused| {
             // Our words alone, as a request's usage error prints them: no usage lines after.
             let words = format!("{refused}\n");
@@ -64,7 +81,17 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Parse<T> {
 pub(crate) fn parser<T: Clone + Send + Sync + 'static>(
     check: impl Fn(&str, &str) -> Result<T, UsageError> + Send + Sync + 'static,
 ) -> ValueParser {
-    ValueParser::new(Parse(Arc::new(check)))
+    ValueParser::new(Parse(Arc::new(check), false))
+}
+
+/// [`parser`] for an option taking a list or a path: a blank value given on the command
+/// line is refused ([`Problem::Empty`]) rather than read as none, since it is almost always a
+/// shell variable that is not set (an Action's blank input counts as unset and never comes
+/// here: `super::with_variables_set`; a default is taken as written).
+pub(crate) fn non_empty<T: Clone + Send + Sync + 'static>(
+    check: impl Fn(&str, &str) -> Result<T, UsageError> + Send + Sync + 'static,
+) -> ValueParser {
+    ValueParser::new(Parse(Arc::new(check), true))
 }
 
 /// One of the project's checks as a clap value parser: `fn(text) -> value or UsageError`,
@@ -196,7 +223,7 @@ pub(crate) struct EnumList<E>(pub(crate) Vec<E>);
 /// input and the values there are).
 pub(crate) fn enum_list_parser<E: clap::ValueEnum + Clone + Send + Sync + 'static>() -> ValueParser
 {
-    parser(|input, text| {
+    non_empty(|input, text| {
         let entries = List::split(text).0;
         let values = entries.iter().map(|entry| enum_value(input, entry));
         values.collect::<Result<_, _>>().map(EnumList::<E>)
@@ -219,7 +246,8 @@ impl List {
     }
 }
 
-/// The one list parser ([`List::split`]); it takes every text.
+/// The one list parser ([`List::split`]); it takes every text but a blank one given on the
+/// command line ([`non_empty`]).
 pub(crate) fn list_parser() -> ValueParser {
-    parser(|_, text| Ok(List::split(text)))
+    non_empty(|_, text| Ok(List::split(text)))
 }

@@ -5,9 +5,9 @@
 use super::words::Words;
 use crate::pulls::MAX_PUSH_COMMITS;
 use crate::tier::{
-    Commits, Elsewhere, Lookup, LookupFailure, LookupNote, LookupOrigin, LookupTraffic, Missing,
-    NoClient, NoLabel, NotKnown, PayloadList, PayloadProblem, Reason, Refetch, SubjectMiss,
-    Undecided, Unexamined, Warning,
+    Commits, DecidingLabel, Elsewhere, Lookup, LookupFailure, LookupNote, LookupOrigin,
+    LookupTraffic, Missing, NoClient, NoLabel, NotKnown, PayloadList, PayloadProblem, Reason,
+    Refetch, SubjectMiss, Undecided, Unexamined, Warning,
 };
 use std::fmt;
 
@@ -60,6 +60,13 @@ fn no_label_words(why: &NoLabel, advice: &str) -> (String, String) {
     }
 }
 
+/// The label that decided, as a phrase: `label "security" on #4`.
+impl fmt::Display for DecidingLabel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "label {:?} on #{}", self.label, self.pull_request)
+    }
+}
+
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -68,11 +75,7 @@ impl fmt::Display for Reason {
                 tier,
                 deciding,
                 origin,
-            } => write!(
-                f,
-                "{tier}: label {:?} on #{}, found from {origin}",
-                deciding.label, deciding.pull_request
-            ),
+            } => write!(f, "{tier}: {deciding}, found from {origin}"),
             Reason::NotFromLabels { tier, origin, gap } => {
                 let how = match gap {
                     NotKnown::Failed(_) => "could not be looked up",
@@ -145,9 +148,7 @@ pub(crate) fn warning_words(warning: &Warning, in_actions: bool) -> Words {
     match warning {
         Warning::Note(note) => note_words(note, in_actions),
         Warning::SecurityDespiteGap { missing, deciding } => Words::new(format!(
-            "label {:?} on #{} makes the release security, whatever the commits not examined \
-             carry",
-            deciding.label, deciding.pull_request
+            "{deciding} makes the release security, whatever the commits not examined carry"
         ))
         .because(&missing_words(missing)),
         Warning::WithoutTierLabel { pull_requests } => Words::new(format!(
@@ -164,10 +165,9 @@ pub(crate) fn warning_words(warning: &Warning, in_actions: bool) -> Words {
              so it counts as security"
         ))
         .help("remove it from one of them"),
-        Warning::InputOverrides { tier, deciding } => Words::new(format!(
-            "the tier input ({tier}) overrides label {:?} on #{}",
-            deciding.label, deciding.pull_request
-        )),
+        Warning::InputOverrides { tier, deciding } => {
+            Words::new(format!("the tier input ({tier}) overrides {deciding}"))
+        }
         Warning::InputDespiteGap { tier, gap } => Words::new(format!(
             "the tier input sets the tier ({tier}), but {}",
             match gap {
@@ -255,15 +255,11 @@ pub(crate) fn undecided_words(undecided: &Undecided, in_actions: bool) -> Words 
                 )),
             };
             let failure = not_known_words(failure, in_actions);
-            let help = match (failure.help, tail) {
-                (Some(help), Some(tail)) => Some(format!("{help}\n{tail}")),
-                (help, tail) => help.or(tail),
-            };
             Words {
                 what: format!("cannot decide the tier: {}", failure.what),
-                causes: failure.causes,
-                help,
+                ..failure
             }
+            .more_help(tail)
         }
         Undecided::Unreadable { failure } => Words::new(
             "cannot decide the tier: the labels could not be read, and unlabeled-tier: routine \
@@ -348,24 +344,18 @@ fn failure_words(failure: &LookupFailure, in_actions: bool) -> Words {
             ..
         } => {
             let (doing, detail) = lookup_words(lookup);
-            let elsewhere = match elsewhere {
-                Some(Elsewhere { event, release }) => format!(
+            let elsewhere = elsewhere.as_ref().map(|Elsewhere { event, release }| {
+                format!(
                     "pull requests are read in {event}, where the event came from, and releases \
                      go to {release}: the token must be able to read both"
-                ),
-                None => String::new(),
-            };
+                )
+            });
             let words = Words::new(format!("cannot {doing}"));
             let words = match detail.trim_end_matches("; ") {
                 "" => words,
                 detail => words.because(&detail),
             };
-            let words = words.because(error);
-            match (elsewhere.as_str(), words.help.clone()) {
-                ("", _) => words,
-                (elsewhere, None) => words.help(elsewhere),
-                (elsewhere, Some(help)) => words.help(format!("{help}\n{elsewhere}")),
-            }
+            words.because(error).more_help(elsewhere)
         }
         LookupFailure::NoneMerged {
             commits,

@@ -80,6 +80,8 @@ pub(crate) enum Problem {
     Required(Required),
     /// A value that is not UTF-8.
     NotUtf8,
+    /// A list or a path given blank on the command line (`crate::cli::value::non_empty`).
+    Empty,
     /// A duration refused ([`DurationProblem`]) by a parser with these bounds.
     Duration(DurationProblem, DurationBounds),
     /// Not one of an enum's values, listed in order.

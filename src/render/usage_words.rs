@@ -60,6 +60,17 @@ fn or_empty_secret(help: String, in_actions: bool) -> String {
     }
 }
 
+/// [`Problem::Empty`]'s words: `named` (the input and its value) is empty, and why that is
+/// refused on the command line.
+fn empty_words(named: &str, input: &str) -> Words {
+    say(
+        format!("{named} is empty"),
+        format!(
+            "an empty value is usually a shell variable that is not set: give a value, or leave --{input} out for its default"
+        ),
+    )
+}
+
 /// `what`, then `help`.
 fn say(what: String, help: impl Into<String>) -> Words {
     Words::new(what).help(help)
@@ -85,6 +96,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
     match &*e.problem {
         Problem::Required(what) => required_words(e, &name, *what),
         Problem::NotUtf8 => Words::new(format!("{name} is not UTF-8 text")),
+        Problem::Empty => empty_words(&named, input),
         Problem::Duration(what, bounds) => duration_words(e, &named, what, bounds),
         Problem::NotOneOf(names) => say(
             format!("{named} is not {}", or_list(names)),
@@ -877,6 +889,7 @@ mod tests {
             ("hub-url", None, Problem::Required(R::HubUrl)),
             ("hub-token", None, Problem::Required(R::HubToken)),
             ("dry-run", None, Problem::NotUtf8),
+            ("tracking-labels", Some(""), Problem::Empty),
             ("hub-timeout", Some(""), Problem::Duration(D::Empty, job)),
             ("hub-timeout", Some("-5"), Problem::Duration(D::Sign, job)),
             ("cull-timeout", Some("+3600"), Problem::Duration(D::Sign, culler)),

@@ -63,11 +63,17 @@ impl Words {
         let inner = Self::parse(&inner.to_string());
         self.causes.push(inner.what);
         self.causes.extend(inner.causes);
-        self.help = match (self.help, inner.help) {
-            (Some(own), Some(inner)) => Some(format!("{own}\n{inner}")),
-            (own, inner) => inner.or(own),
+        self.more_help(inner.help)
+    }
+
+    /// This message with `more` help, when there is some, on the lines after its own.
+    #[must_use]
+    pub(crate) fn more_help(self, more: Option<String>) -> Self {
+        let help = match (self.help, more) {
+            (Some(own), Some(more)) => Some(format!("{own}\n{more}")),
+            (own, more) => own.or(more),
         };
-        self
+        Self { help, ..self }
     }
 
     /// This message with `help` (what to do).

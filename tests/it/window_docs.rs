@@ -446,6 +446,7 @@ fn docs_refuse_a_file_that_is_not_a_bounded_regular_utf8_file_with_advice_for_ea
         ("device", PathBuf::from("/dev/zero")),
         ("directory", d.to_path_buf()),
         ("missing", d.join("no-such.md")),
+        ("empty", PathBuf::new()),
         ("latin-1", {
             let p = d.join("latin1.md");
             std::fs::write(&p, b"# D\xe9ploiement\n").unwrap();
