@@ -23,7 +23,7 @@ use crate::render::publish as words;
 use crate::render::{Change, MarkerKind};
 use crate::support::github::GitHub;
 use crate::support::github::models::{Comment, Issue};
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result};
 
 /// A marked comment as it should be on a tracking issue.
 #[derive(Debug, Clone, Copy)]
@@ -119,18 +119,33 @@ async fn create(gh: &GitHub, marked: Marked<'_>, notes: &mut Vec<String>) -> Res
 /// fails.
 ///
 /// # Errors
-/// Always when the accounts differ, holding the DELETE's error when that failed too.
+/// Always when the accounts differ: a [`ByAnotherAccount`], with the DELETE's error as its
+/// cause when that failed too.
 async fn by_issue_author(gh: &GitHub, marked: Marked<'_>, mine: Comment) -> Result<Comment> {
     if find::by_issue_author(marked.issue, &mine) {
         return Ok(mine);
     }
-    let words =
-        |deleted| words::comment_by_other_account(marked.kind, &mine, marked.issue, deleted);
+    let error = |deleted| {
+        ByAnotherAccount(words::comment_by_other_account(
+            marked.kind,
+            &mine,
+            marked.issue,
+            deleted,
+        ))
+    };
     match gh.delete_comment(mine.id).await {
-        Ok(()) => Err(anyhow!(words(true))),
-        Err(e) => Err(anyhow::Error::new(e).context(words(false))),
+        Ok(()) => Err(error(true).into()),
+        Err(e) => Err(anyhow::Error::new(e).context(error(false))),
     }
 }
+
+/// A marked comment this run posted that GitHub answered as another account's than the
+/// tracking issue's author ([`by_issue_author`]), worded by
+/// [`words::comment_by_other_account`]: deleted again, or left when the DELETE failed (then
+/// the DELETE's error is the cause). Found in an error chain by `downcast_ref`.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct ByAnotherAccount(crate::render::words::Words);
 
 /// After a second POST (the first one's outcome unknown, and a look-up that did not list
 /// it): the first may have taken effect behind a lagging listing, so the comments are read

@@ -328,9 +328,8 @@ impl Run<'_> {
     /// the note by `url` when it is a plain URL, else by [`Plan::release_url`].
     async fn supersede(self, url: &str, check_first: bool, done: &mut Published) -> Result<()> {
         let link = sanitize::link_url(url).unwrap_or(&self.plan.release_url);
-        let commented = supersede::comment(self.gh, self.found, link, check_first).await;
-        done.superseded = commented.context(words::SUPERSEDING)?;
-        Ok(())
+        let commented = supersede::comment(self.gh, self.found, link, check_first, done).await;
+        commented.context(words::SUPERSEDING)
     }
 
     /// Our release `release`, found, compared with the note rendered now

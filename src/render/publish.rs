@@ -55,7 +55,7 @@ fn address(url: &str) -> &str {
 /// account (the token's, as GitHub answered the POST) than the one that opened the tracking
 /// issue `issue`: later runs count only comments by the issue's author, so every run would
 /// post one more. `deleted`: whether the comment was deleted again. An account GitHub did
-/// not name is said so.
+/// not name is said so. A superseded comment's is a warning: the run goes on without it.
 pub(crate) fn comment_by_other_account(
     kind: MarkerKind,
     comment: &Comment,
@@ -83,9 +83,20 @@ pub(crate) fn comment_by_other_account(
     ))
     .help(format!(
         "codeq-rollout edits only comments by the issue's author (anyone else's could be \
-         forged), so every run would post one more: {fate}. Run with the GitHub token that \
-         opened the tracking issue {} (github-token), or another token of {opened_by}",
-        shown(&issue.html_url)
+         forged), so every run would post one more: {fate}. {}",
+        match kind {
+            // An older issue's courtesy comment: the release goes on without it.
+            MarkerKind::SupersededComment => format!(
+                "This run goes on without it: close the superseded tracking issue {} by hand, \
+                 or run with a GitHub token of {opened_by} (github-token)",
+                shown(&issue.html_url)
+            ),
+            _ => format!(
+                "Run with the GitHub token that opened the tracking issue {} (github-token), \
+                 or another token of {opened_by}",
+                shown(&issue.html_url)
+            ),
+        }
     ))
 }
 
@@ -594,6 +605,7 @@ mod tests {
         let errors = [
             comment_by_other_account(kind, &posted(Some("app[bot]")), &opened, true),
             comment_by_other_account(kind, &posted(None), &opened, false),
+            comment_by_other_account(MarkerKind::SupersededComment, &posted(None), &opened, true),
             comments_not_reread(kind, comment),
             duplicate_comment(kind, comment, first, false),
             no_release_note(&d, "ghcr.io/org/lab:latest"),
