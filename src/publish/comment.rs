@@ -105,6 +105,7 @@ async fn create(gh: &GitHub, marked: Marked<'_>, notes: &mut Vec<String>) -> Res
     )
     .await?;
     let mine = by_issue_author(gh, marked, mine).await?;
+    notes.extend(made.note(words::Object::Comment(kind)));
     match made {
         Made::PostedAfterUnknownOutcome => keep_first(gh, marked, mine, notes).await,
         _ => Ok(mine),
@@ -347,6 +348,7 @@ mod tests {
                 vec!["GET", "POST"],
             ),
         ];
+        let mut notes = Vec::new();
         for (case, answers, sent) in cases {
             let github = MockServer::start().await;
             for (verb, route, response, times) in answers {
@@ -360,7 +362,10 @@ mod tests {
                 .map(|c| c.split(' ').next().unwrap().to_string())
                 .collect();
             assert_eq!(methods, sent, "{case}");
+            notes.extend(done.notes.iter().map(|note| format!("{case}: {note}")));
         }
+        // What the log says of a POST whose answer was lost: found, or posted twice.
+        insta::assert_snapshot!(notes.join("\n"));
     }
 
     #[tokio::test]
