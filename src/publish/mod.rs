@@ -59,7 +59,7 @@ use crate::render::{self, ISSUE_BODY_LIMIT, LABEL_MAX_CHARS, RELEASE_BODY_LIMIT}
 use crate::support::github::models::{Issue, NewIssue, NewRelease, Release};
 use crate::support::github::{GitHub, GitHubError, Kind, is_login};
 use crate::support::sanitize;
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use once::Made;
 use time::OffsetDateTime;
 
@@ -278,9 +278,9 @@ pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Publishe
         Some(release) => run.rerun(release, &mut done).await,
     };
     match outcome {
-        Ok(()) if done.release.is_some() => Ok(done),
-        outcome => Err(Unfinished {
-            error: (outcome.err()).unwrap_or_else(|| anyhow!("no release note (a bug)")),
+        Ok(()) => Ok(done),
+        Err(error) => Err(Unfinished {
+            error,
             published: done,
         }),
     }
