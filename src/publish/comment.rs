@@ -123,17 +123,12 @@ async fn create(gh: &GitHub, marked: Marked<'_>, notes: &mut Vec<String>) -> Res
 /// Always when the accounts differ: a [`ByAnotherAccount`], with the DELETE's error as its
 /// cause when that failed too.
 async fn by_issue_author(gh: &GitHub, marked: Marked<'_>, mine: Comment) -> Result<Comment> {
-    if find::by_issue_author(marked.issue, &mine) {
+    let Marked { issue, kind, .. } = marked;
+    if find::by_issue_author(issue, &mine) {
         return Ok(mine);
     }
-    let error = |deleted| {
-        ByAnotherAccount(words::comment_by_other_account(
-            marked.kind,
-            &mine,
-            marked.issue,
-            deleted,
-        ))
-    };
+    let error =
+        |deleted| ByAnotherAccount(words::comment_by_other_account(kind, &mine, issue, deleted));
     match gh.delete_comment(mine.id).await {
         Ok(()) => Err(error(true).into()),
         Err(e) => Err(anyhow::Error::new(e).context(error(false))),

@@ -220,7 +220,8 @@ pub(crate) async fn announce(
                 return Ok(());
             }
         }
-        let (mine, made) = create(gh, plan, notes).await?;
+        let (mine, made) = create(gh, plan).await?;
+        notes.extend(made.note(crate::render::publish::Object::Deployment));
         // A concurrent run that listed both may have removed this one as the duplicate (its
         // id is the higher) before its first status: then the other one is ours.
         let posted = match gh.create_deployment_status(mine.id, first).await {
@@ -273,7 +274,8 @@ pub(crate) async fn ensure_status(
                 return Ok(());
             }
             None => {
-                let (mine, _) = create(gh, plan, notes).await?;
+                let (mine, made) = create(gh, plan).await?;
+                notes.extend(made.note(crate::render::publish::Object::Deployment));
                 let (_, ours) = list(gh, plan, notes, false).await?;
                 (outcome.change, outcome.wrote) = (Change::Created, true);
                 (None, ours.unwrap_or(mine))
@@ -382,30 +384,22 @@ async fn list(
     Ok((listed, Some(winner)))
 }
 
-/// Creates the deployment once ([`once::create`]), with a line in `notes` when a look-up
-/// found it after a POST whose outcome was unknown ([`Made::note`]); a duplicate may exist
-/// after [`Made::PostedAfterUnknownOutcome`].
-async fn create(
-    gh: &GitHub,
-    plan: &DeploymentPlan,
-    notes: &mut Vec<String>,
-) -> Result<(Deployment, Made)> {
-    let what = crate::render::publish::Object::Deployment;
-    let (env, reference) = (plan.environment.as_str(), &plan.new.reference);
-    let (deployment, made) = once::create(
-        what,
+/// Creates the deployment once ([`once::create`]); a duplicate may exist after
+/// [`Made::PostedAfterUnknownOutcome`].
+async fn create(gh: &GitHub, plan: &DeploymentPlan) -> Result<(Deployment, Made)> {
+    let made = once::create(
+        crate::render::publish::Object::Deployment,
         async || gh.create_deployment(&plan.new).await,
         async || {
-            let listed = gh.list_deployments(env).await?;
+            let listed = gh.list_deployments(plan.environment.as_str()).await?;
             Ok(ours_for(&listed, &plan.environment, &plan.digest)
                 .first()
                 .map(|d| (*d).clone()))
         },
     )
-    .await
-    .context(Failed::Creating(&plan.digest, reference, env).to_string())?;
-    notes.extend(made.note(what));
-    Ok((deployment, made))
+    .await;
+    let env = plan.environment.as_str();
+    made.context(Failed::Creating(&plan.digest, &plan.new.reference, env).to_string())
 }
 
 /// How many times [`remove_duplicate`] marks a duplicate inactive and deletes it before

@@ -77,26 +77,25 @@ pub(crate) fn comment_by_other_account(
             shown(&comment.html_url)
         )
     };
+    let url = shown(&issue.html_url);
+    let fix = match kind {
+        // An older issue's courtesy comment: the release goes on without it.
+        MarkerKind::SupersededComment => format!(
+            "This run goes on without it: close the superseded tracking issue {url} by hand, or \
+             run with a GitHub token of {opened_by} (github-token)"
+        ),
+        _ => format!(
+            "Run with the GitHub token that opened the tracking issue {url} (github-token), or \
+             another token of {opened_by}"
+        ),
+    };
     Words::new(format!(
         "{} was posted as {posted_as}, but {opened_by} opened the tracking issue",
         Object::Comment(kind)
     ))
     .help(format!(
         "codeq-rollout edits only comments by the issue's author (anyone else's could be \
-         forged), so every run would post one more: {fate}. {}",
-        match kind {
-            // An older issue's courtesy comment: the release goes on without it.
-            MarkerKind::SupersededComment => format!(
-                "This run goes on without it: close the superseded tracking issue {} by hand, \
-                 or run with a GitHub token of {opened_by} (github-token)",
-                shown(&issue.html_url)
-            ),
-            _ => format!(
-                "Run with the GitHub token that opened the tracking issue {} (github-token), \
-                 or another token of {opened_by}",
-                shown(&issue.html_url)
-            ),
-        }
+         forged), so every run would post one more: {fate}. {fix}"
     ))
 }
 
