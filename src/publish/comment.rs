@@ -100,12 +100,12 @@ async fn create(gh: &GitHub, marked: Marked<'_>, notes: &mut Vec<String>) -> Res
     let Marked { issue, kind, .. } = marked;
     let (mine, made) = once::create(
         words::Object::Comment(kind),
+        notes,
         async || gh.create_comment(issue.number, marked.body).await,
         async || ours(gh, issue, kind, marked.digest).await,
     )
     .await?;
     let mine = by_issue_author(gh, marked, mine).await?;
-    notes.extend(made.note(words::Object::Comment(kind)));
     match made {
         Made::PostedAfterUnknownOutcome => keep_first(gh, marked, mine, notes).await,
         _ => Ok(mine),

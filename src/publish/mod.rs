@@ -368,13 +368,9 @@ impl Run<'_> {
     async fn first_run(self, done: &mut Published) -> Result<()> {
         let Run { gh, found, plan } = self;
         let body = release_body(plan);
-        let mine = match release::create(gh, found, plan, &body).await {
+        let mine = match release::create(gh, found, plan, &body, &mut done.notes).await {
             Ok((winner, Made::FoundAfterConflict)) => return self.lost_race(winner, done).await,
-            Ok((mine, made)) => {
-                done.notes
-                    .extend(made.note(words::Object::Release(&mine.tag_name)));
-                mine
-            }
+            Ok((mine, _)) => mine,
             Err(err) => return Err(self.release_failed(err, done).await),
         };
         done.release = Some((mine.html_url.clone(), Change::Created));

@@ -10,28 +10,22 @@ use crate::support::sanitize::{link_url, log_line};
 
 /// An object publishing creates, as its errors and log lines name it.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Object<'a> {
-    /// The release note (to be created).
+pub(crate) enum Object {
+    /// The release note.
     ReleaseNote,
-    /// The release note with this tag.
-    Release(&'a str),
-    /// The tracking issue (to be opened).
+    /// The tracking issue.
     TrackingIssue,
-    /// The tracking issue with this number.
-    Issue(u64),
     /// The deployment.
     Deployment,
     /// A marked comment of this kind.
     Comment(MarkerKind),
 }
 
-impl std::fmt::Display for Object<'_> {
+impl std::fmt::Display for Object {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Object::ReleaseNote => f.write_str("the release note"),
-            Object::Release(tag) => write!(f, "release {tag}"),
             Object::TrackingIssue => f.write_str("the tracking issue"),
-            Object::Issue(number) => write!(f, "the tracking issue #{number}"),
             Object::Deployment => f.write_str("the deployment"),
             // By its marker's name: the update, superseded or convergence comment.
             Object::Comment(kind) => write!(f, "the {} comment", kind.name()),
@@ -318,9 +312,9 @@ pub(crate) fn duplicate_issue(mine: u64, first: u64, posted_twice: bool) -> Stri
     }
 }
 
-/// The note when a write of `what` (`the tracking issue` #`number`, `release` TAG) failed
-/// with an unknown outcome and a fresh look-up found it: not made twice.
-pub(crate) fn found_after_unknown_outcome(what: Object<'_>) -> String {
+/// The note when a write of `what` (e.g. `the tracking issue`) failed with an unknown
+/// outcome and a fresh look-up found it: not made twice.
+pub(crate) fn found_after_unknown_outcome(what: Object) -> String {
     format!(
         "creating {what} failed with an unknown outcome; a fresh look-up found it, so it was \
          not created twice"
@@ -427,13 +421,13 @@ pub(crate) fn duplicates_worked_in(numbers: &[u64], kept: u64, digest: &Digest) 
 
 /// The error when a write of `what` was refused as existing (`exists`) or failed with an
 /// unknown outcome (`first`), and looking it up again failed.
-pub(crate) fn not_looked_up_again(what: Object<'_>, first: &dyn std::fmt::Display) -> String {
+pub(crate) fn not_looked_up_again(what: Object, first: &dyn std::fmt::Display) -> String {
     format!("looking {what} up again after a failed write ({first}) to avoid a duplicate")
 }
 
 /// The error when GitHub refused `what` as existing already, but a fresh look-up does not
 /// list it yet (GitHub's listing lags).
-pub(crate) fn refused_not_listed(what: Object<'_>) -> Words {
+pub(crate) fn refused_not_listed(what: Object) -> Words {
     Words::new(format!(
         "GitHub refused {what} as existing already, but a fresh look-up does not list it yet"
     ))
@@ -641,11 +635,11 @@ mod tests {
             comment_done(Change::Updated, comment, Some("BODY")),
             lost_race("lab-9f86d081884c"),
             no_issue_appeared(&d, std::time::Duration::from_secs(26)),
-            found_after_unknown_outcome(Object::Issue(7)),
+            found_after_unknown_outcome(Object::TrackingIssue),
             release_edited("lab-9f86d081884c", release, false),
             release_updated("lab-9f86d081884c", true, true),
             duplicates_worked_in(&[7, 8], 7, &d),
-            not_looked_up_again(Object::Release("lab-9f86d081884c"), &"GitHub answered 502"),
+            not_looked_up_again(Object::ReleaseNote, &"GitHub answered 502"),
         ]);
         said.extend(rebuilt(&d, release, "c4295bd", true));
         insta::assert_snapshot!(said.join("\n---\n"));
