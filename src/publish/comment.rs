@@ -23,7 +23,7 @@ use crate::render::publish as words;
 use crate::render::{Change, MarkerKind};
 use crate::support::github::GitHub;
 use crate::support::github::models::{Comment, Issue};
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result};
 
 /// A marked comment as it should be on a tracking issue.
 #[derive(Debug, Clone, Copy)]
@@ -100,6 +100,7 @@ async fn create(gh: &GitHub, marked: Marked<'_>, notes: &mut Vec<String>) -> Res
     let Marked { issue, kind, .. } = marked;
     let (mine, made) = once::create(
         words::Object::Comment(kind),
+        notes,
         async || gh.create_comment(issue.number, marked.body).await,
         async || ours(gh, issue, kind, marked.digest).await,
     )
@@ -119,18 +120,28 @@ async fn create(gh: &GitHub, marked: Marked<'_>, notes: &mut Vec<String>) -> Res
 /// fails.
 ///
 /// # Errors
-/// Always when the accounts differ, holding the DELETE's error when that failed too.
+/// Always when the accounts differ: a [`ByAnotherAccount`], with the DELETE's error as its
+/// cause when that failed too.
 async fn by_issue_author(gh: &GitHub, marked: Marked<'_>, mine: Comment) -> Result<Comment> {
-    if find::by_issue_author(marked.issue, &mine) {
+    let Marked { issue, kind, .. } = marked;
+    if find::by_issue_author(issue, &mine) {
         return Ok(mine);
     }
-    let words =
-        |deleted| words::comment_by_other_account(marked.kind, &mine, marked.issue, deleted);
+    let error =
+        |deleted| ByAnotherAccount(words::comment_by_other_account(kind, &mine, issue, deleted));
     match gh.delete_comment(mine.id).await {
-        Ok(()) => Err(anyhow!(words(true))),
-        Err(e) => Err(anyhow::Error::new(e).context(words(false))),
+        Ok(()) => Err(error(true).into()),
+        Err(e) => Err(anyhow::Error::new(e).context(error(false))),
     }
 }
+
+/// A marked comment this run posted that GitHub answered as another account's than the
+/// tracking issue's author ([`by_issue_author`]), worded by
+/// [`words::comment_by_other_account`]: deleted again, or left when the DELETE failed (then
+/// the DELETE's error is the cause). Found in an error chain by `downcast_ref`.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct ByAnotherAccount(crate::render::words::Words);
 
 /// After a second POST (the first one's outcome unknown, and a look-up that did not list
 /// it): the first may have taken effect behind a lagging listing, so the comments are read
@@ -332,6 +343,7 @@ mod tests {
                 vec!["GET", "POST"],
             ),
         ];
+        let mut notes = Vec::new();
         for (case, answers, sent) in cases {
             let github = MockServer::start().await;
             for (verb, route, response, times) in answers {
@@ -345,7 +357,10 @@ mod tests {
                 .map(|c| c.split(' ').next().unwrap().to_string())
                 .collect();
             assert_eq!(methods, sent, "{case}");
+            notes.extend(done.notes.iter().map(|note| format!("{case}: {note}")));
         }
+        // What the log says of a POST whose answer was lost: found, or posted twice.
+        insta::assert_snapshot!(notes.join("\n"));
     }
 
     #[tokio::test]

@@ -220,7 +220,7 @@ pub(crate) async fn announce(
                 return Ok(());
             }
         }
-        let (mine, made) = create(gh, plan).await?;
+        let (mine, made) = create(gh, plan, notes).await?;
         // A concurrent run that listed both may have removed this one as the duplicate (its
         // id is the higher) before its first status: then the other one is ours.
         let posted = match gh.create_deployment_status(mine.id, first).await {
@@ -273,7 +273,7 @@ pub(crate) async fn ensure_status(
                 return Ok(());
             }
             None => {
-                let (mine, _) = create(gh, plan).await?;
+                let (mine, _) = create(gh, plan, notes).await?;
                 let (_, ours) = list(gh, plan, notes, false).await?;
                 (outcome.change, outcome.wrote) = (Change::Created, true);
                 (None, ours.unwrap_or(mine))
@@ -382,11 +382,17 @@ async fn list(
     Ok((listed, Some(winner)))
 }
 
-/// Creates the deployment once ([`once::create`]); a duplicate may exist after
+/// Creates the deployment once ([`once::create`], which says in `notes` when it was found
+/// after a POST whose outcome was unknown); a duplicate may exist after
 /// [`Made::PostedAfterUnknownOutcome`].
-async fn create(gh: &GitHub, plan: &DeploymentPlan) -> Result<(Deployment, Made)> {
+async fn create(
+    gh: &GitHub,
+    plan: &DeploymentPlan,
+    notes: &mut Vec<String>,
+) -> Result<(Deployment, Made)> {
     let made = once::create(
         crate::render::publish::Object::Deployment,
+        notes,
         async || gh.create_deployment(&plan.new).await,
         async || {
             let listed = gh.list_deployments(plan.environment.as_str()).await?;

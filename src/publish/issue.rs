@@ -129,12 +129,11 @@ async fn open(
     };
     let (issue, made) = once::create(
         words::Object::TrackingIssue,
+        &mut done.notes,
         async || gh.create_issue(&new).await,
         async || tracking_issue(gh, &found.target).await,
     )
     .await?;
-    done.notes
-        .extend(made.note(words::Object::Issue(issue.number)));
     done.issue = Some((issue.html_url.clone(), Change::Created));
     done.wrote = true;
     Ok((issue, made == Made::PostedAfterUnknownOutcome))

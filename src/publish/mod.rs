@@ -59,7 +59,7 @@ use crate::render::{self, ISSUE_BODY_LIMIT, LABEL_MAX_CHARS, RELEASE_BODY_LIMIT}
 use crate::support::github::models::{Issue, NewIssue, NewRelease, Release};
 use crate::support::github::{GitHub, GitHubError, Kind, is_login};
 use crate::support::sanitize;
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use once::Made;
 use time::OffsetDateTime;
 
@@ -278,9 +278,9 @@ pub async fn publish(gh: &GitHub, found: &Found, plan: &Plan) -> Result<Publishe
         Some(release) => run.rerun(release, &mut done).await,
     };
     match outcome {
-        Ok(()) if done.release.is_some() => Ok(done),
-        outcome => Err(Unfinished {
-            error: (outcome.err()).unwrap_or_else(|| anyhow!("no release note (a bug)")),
+        Ok(()) => Ok(done),
+        Err(error) => Err(Unfinished {
+            error,
             published: done,
         }),
     }
@@ -328,9 +328,8 @@ impl Run<'_> {
     /// the note by `url` when it is a plain URL, else by [`Plan::release_url`].
     async fn supersede(self, url: &str, check_first: bool, done: &mut Published) -> Result<()> {
         let link = sanitize::link_url(url).unwrap_or(&self.plan.release_url);
-        let commented = supersede::comment(self.gh, self.found, link, check_first).await;
-        done.superseded = commented.context(words::SUPERSEDING)?;
-        Ok(())
+        let commented = supersede::comment(self.gh, self.found, link, check_first, done).await;
+        commented.context(words::SUPERSEDING)
     }
 
     /// Our release `release`, found, compared with the note rendered now
@@ -369,13 +368,9 @@ impl Run<'_> {
     async fn first_run(self, done: &mut Published) -> Result<()> {
         let Run { gh, found, plan } = self;
         let body = release_body(plan);
-        let mine = match release::create(gh, found, plan, &body).await {
+        let mine = match release::create(gh, found, plan, &body, &mut done.notes).await {
             Ok((winner, Made::FoundAfterConflict)) => return self.lost_race(winner, done).await,
-            Ok((mine, made)) => {
-                done.notes
-                    .extend(made.note(words::Object::Release(&mine.tag_name)));
-                mine
-            }
+            Ok((mine, _)) => mine,
             Err(err) => return Err(self.release_failed(err, done).await),
         };
         done.release = Some((mine.html_url.clone(), Change::Created));

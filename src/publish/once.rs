@@ -27,25 +27,20 @@ pub(crate) enum Made {
     PostedAfterUnknownOutcome,
 }
 
-impl Made {
-    /// The log line for `what` (named as found, e.g. "the tracking issue #7") when a
-    /// look-up found it after a POST whose outcome was unknown: it was not made twice.
-    pub(crate) fn note(self, what: words::Object<'_>) -> Option<String> {
-        (self == Made::FoundAfterUnknownOutcome).then(|| words::found_after_unknown_outcome(what))
-    }
-}
-
 /// Sends `post`; after a failure whose outcome is unknown (or an "already exists" refusal),
 /// calls `find` and returns what it finds, or sends `post` once more when it finds nothing
 /// after an unknown outcome (never after an "already exists" refusal: that is an error).
-/// `what` names the object for errors, e.g. "the release note". Returns the object and
-/// how it came to be there.
+/// `what` names the object for errors and `notes`, e.g. "the release note". Returns the
+/// object and how it came to be there; a line in `notes` when a look-up found it after a
+/// POST whose outcome was unknown (it was not made twice, but the log says the answer was
+/// lost).
 ///
 /// # Errors
 /// A POST refused for any other reason (with GitHub's message and the fix), a failed
 /// look-up, or a second POST that failed too.
 pub(crate) async fn create<T>(
-    what: words::Object<'_>,
+    what: words::Object,
+    notes: &mut Vec<String>,
     post: impl AsyncFn() -> Result<T, GitHubError>,
     find: impl AsyncFn() -> Result<Option<T>>,
 ) -> Result<(T, Made)> {
@@ -59,7 +54,10 @@ pub(crate) async fn create<T>(
         .with_context(|| words::not_looked_up_again(what, &first))?;
     match found {
         Some(made) if first.kind == Kind::AlreadyExists => Ok((made, Made::FoundAfterConflict)),
-        Some(made) => Ok((made, Made::FoundAfterUnknownOutcome)),
+        Some(made) => {
+            notes.push(words::found_after_unknown_outcome(what));
+            Ok((made, Made::FoundAfterUnknownOutcome))
+        }
         // GitHub says it exists, but the listing does not show it yet: a second POST would
         // be refused the same way.
         None if first.kind == Kind::AlreadyExists => {

@@ -9,7 +9,8 @@ use crate::support::github::models::{NewRelease, Release, ReleasePatch};
 use crate::tier::Tier;
 use anyhow::{Context, Result};
 
-/// Creates the release for `found`'s digest with `body` (already within GitHub's limit).
+/// Creates the release for `found`'s digest with `body` (already within GitHub's limit); a
+/// line in `notes` when it was found after a POST whose outcome was unknown.
 /// No listing follows a successful POST. After a refusal as `already_exists`, or a failure
 /// whose outcome is unknown, the releases are listed again ([`once`]): found after a
 /// refusal ([`Made::FoundAfterConflict`]), the release is not this run's but another run's,
@@ -25,6 +26,7 @@ pub(super) async fn create(
     found: &Found,
     plan: &Plan,
     body: &str,
+    notes: &mut Vec<String>,
 ) -> Result<(Release, Made)> {
     let target = &found.target;
     let new = NewRelease {
@@ -33,6 +35,7 @@ pub(super) async fn create(
     };
     once::create(
         words::Object::ReleaseNote,
+        notes,
         async || gh.create_release(&new).await,
         async || {
             let releases = gh.list_releases().await?;

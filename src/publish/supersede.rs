@@ -1,15 +1,20 @@
 //! Telling older tracking issues that a newer digest supersedes them: one comment each,
-//! found again by its marker so it is never repeated. Closing them is left to the humans.
+//! kept as every marked comment is ([`comment::upsert`]), so it is never repeated. Closing
+//! them is left to the humans.
 
-use super::{Found, comment, find, once};
+use super::comment::{self, ByAnotherAccount, Marked};
+use super::{Change, Found, Published, find};
 use crate::render::MarkerKind;
 use crate::render::publish as words;
 use crate::support::github::GitHub;
 use anyhow::Result;
 
-/// Comments on every open tracking issue of another digest that `found` listed
-/// ([`find::superseded`]); returns the numbers commented on. `release_url` is the new
-/// release note's address. One POST per superseded issue.
+/// Comments on every open tracking issue of another digest that `done`'s run found
+/// ([`find::superseded`]), recording in `done` the numbers commented on (as each is), the
+/// notes, and a warning for each comment GitHub answered as another account's than the old
+/// issue's author (deleted again, [`comment::upsert`]): such an issue stays without it, and
+/// the run goes on. `release_url` is the new release note's address. One POST per
+/// superseded issue.
 ///
 /// Without `check_first`, in the run that created the release, no comments are read first
 /// (none of ours can exist before the release does: only a run that has the release writes
@@ -24,25 +29,32 @@ pub(super) async fn comment(
     found: &Found,
     release_url: &str,
     check_first: bool,
-) -> Result<Vec<u64>> {
+    done: &mut Published,
+) -> Result<()> {
     let (kind, digest) = (MarkerKind::SupersededComment, &found.target.digest);
-    let mut commented = Vec::new();
     for (old, old_digest) in find::superseded(&found.issues, digest, &found.target.image) {
-        // Ours by marker and author, as every marked comment ([`comment::ours`]).
-        let ours = async || comment::ours(gh, old, kind, digest).await;
-        if check_first && old.comments > 0 && ours().await?.is_some() {
-            continue;
-        }
-        let body = words::superseded_comment(digest, &old_digest, release_url);
-        let (_, made) = once::create(
-            words::Object::Comment(kind),
-            async || gh.create_comment(old.number, &body).await,
-            ours,
-        )
-        .await?;
-        if made != once::Made::FoundAfterConflict {
-            commented.push(old.number);
+        let existing = match check_first && old.comments > 0 {
+            true => comment::ours(gh, old, kind, digest).await?,
+            false => None,
+        };
+        let body = &words::superseded_comment(digest, &old_digest, release_url);
+        let marked = Marked {
+            issue: old,
+            kind,
+            digest,
+            body,
+        };
+        let upserted = match comment::upsert(gh, marked, existing, |_| false, false).await {
+            Err(err) if err.downcast_ref::<ByAnotherAccount>().is_some() => {
+                done.warnings.push(err.to_string());
+                continue;
+            }
+            upserted => upserted?,
+        };
+        done.notes.extend(upserted.notes);
+        if upserted.change == Change::Created {
+            done.superseded.push(old.number);
         }
     }
-    Ok(commented)
+    Ok(())
 }

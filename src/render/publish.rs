@@ -10,28 +10,22 @@ use crate::support::sanitize::{link_url, log_line};
 
 /// An object publishing creates, as its errors and log lines name it.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Object<'a> {
-    /// The release note (to be created).
+pub(crate) enum Object {
+    /// The release note.
     ReleaseNote,
-    /// The release note with this tag.
-    Release(&'a str),
-    /// The tracking issue (to be opened).
+    /// The tracking issue.
     TrackingIssue,
-    /// The tracking issue with this number.
-    Issue(u64),
     /// The deployment.
     Deployment,
     /// A marked comment of this kind.
     Comment(MarkerKind),
 }
 
-impl std::fmt::Display for Object<'_> {
+impl std::fmt::Display for Object {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Object::ReleaseNote => f.write_str("the release note"),
-            Object::Release(tag) => write!(f, "release {tag}"),
             Object::TrackingIssue => f.write_str("the tracking issue"),
-            Object::Issue(number) => write!(f, "the tracking issue #{number}"),
             Object::Deployment => f.write_str("the deployment"),
             // By its marker's name: the update, superseded or convergence comment.
             Object::Comment(kind) => write!(f, "the {} comment", kind.name()),
@@ -55,7 +49,7 @@ fn address(url: &str) -> &str {
 /// account (the token's, as GitHub answered the POST) than the one that opened the tracking
 /// issue `issue`: later runs count only comments by the issue's author, so every run would
 /// post one more. `deleted`: whether the comment was deleted again. An account GitHub did
-/// not name is said so.
+/// not name is said so. A superseded comment's is a warning: the run goes on without it.
 pub(crate) fn comment_by_other_account(
     kind: MarkerKind,
     comment: &Comment,
@@ -77,15 +71,25 @@ pub(crate) fn comment_by_other_account(
             shown(&comment.html_url)
         )
     };
+    let url = shown(&issue.html_url);
+    let fix = match kind {
+        // An older issue's courtesy comment: the release goes on without it.
+        MarkerKind::SupersededComment => format!(
+            "This run goes on without it: close the superseded tracking issue {url} by hand, or \
+             run with a GitHub token of {opened_by} (github-token)"
+        ),
+        _ => format!(
+            "Run with the GitHub token that opened the tracking issue {url} (github-token), or \
+             another token of {opened_by}"
+        ),
+    };
     Words::new(format!(
         "{} was posted as {posted_as}, but {opened_by} opened the tracking issue",
         Object::Comment(kind)
     ))
     .help(format!(
         "codeq-rollout edits only comments by the issue's author (anyone else's could be \
-         forged), so every run would post one more: {fate}. Run with the GitHub token that \
-         opened the tracking issue {} (github-token), or another token of {opened_by}",
-        shown(&issue.html_url)
+         forged), so every run would post one more: {fate}. {fix}"
     ))
 }
 
@@ -308,9 +312,9 @@ pub(crate) fn duplicate_issue(mine: u64, first: u64, posted_twice: bool) -> Stri
     }
 }
 
-/// The note when a write of `what` (`the tracking issue` #`number`, `release` TAG) failed
-/// with an unknown outcome and a fresh look-up found it: not made twice.
-pub(crate) fn found_after_unknown_outcome(what: Object<'_>) -> String {
+/// The note when a write of `what` (e.g. `the tracking issue`) failed with an unknown
+/// outcome and a fresh look-up found it: not made twice.
+pub(crate) fn found_after_unknown_outcome(what: Object) -> String {
     format!(
         "creating {what} failed with an unknown outcome; a fresh look-up found it, so it was \
          not created twice"
@@ -417,13 +421,13 @@ pub(crate) fn duplicates_worked_in(numbers: &[u64], kept: u64, digest: &Digest) 
 
 /// The error when a write of `what` was refused as existing (`exists`) or failed with an
 /// unknown outcome (`first`), and looking it up again failed.
-pub(crate) fn not_looked_up_again(what: Object<'_>, first: &dyn std::fmt::Display) -> String {
+pub(crate) fn not_looked_up_again(what: Object, first: &dyn std::fmt::Display) -> String {
     format!("looking {what} up again after a failed write ({first}) to avoid a duplicate")
 }
 
 /// The error when GitHub refused `what` as existing already, but a fresh look-up does not
 /// list it yet (GitHub's listing lags).
-pub(crate) fn refused_not_listed(what: Object<'_>) -> Words {
+pub(crate) fn refused_not_listed(what: Object) -> Words {
     Words::new(format!(
         "GitHub refused {what} as existing already, but a fresh look-up does not list it yet"
     ))
@@ -594,6 +598,7 @@ mod tests {
         let errors = [
             comment_by_other_account(kind, &posted(Some("app[bot]")), &opened, true),
             comment_by_other_account(kind, &posted(None), &opened, false),
+            comment_by_other_account(MarkerKind::SupersededComment, &posted(None), &opened, true),
             comments_not_reread(kind, comment),
             duplicate_comment(kind, comment, first, false),
             no_release_note(&d, "ghcr.io/org/lab:latest"),
@@ -630,11 +635,11 @@ mod tests {
             comment_done(Change::Updated, comment, Some("BODY")),
             lost_race("lab-9f86d081884c"),
             no_issue_appeared(&d, std::time::Duration::from_secs(26)),
-            found_after_unknown_outcome(Object::Issue(7)),
+            found_after_unknown_outcome(Object::TrackingIssue),
             release_edited("lab-9f86d081884c", release, false),
             release_updated("lab-9f86d081884c", true, true),
             duplicates_worked_in(&[7, 8], 7, &d),
-            not_looked_up_again(Object::Release("lab-9f86d081884c"), &"GitHub answered 502"),
+            not_looked_up_again(Object::ReleaseNote, &"GitHub answered 502"),
         ]);
         said.extend(rebuilt(&d, release, "c4295bd", true));
         insta::assert_snapshot!(said.join("\n---\n"));

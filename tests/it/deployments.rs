@@ -820,6 +820,16 @@ async fn a_deployment_post_with_an_unknown_outcome_is_looked_up_never_sent_twice
     );
     assert_eq!(github.deployments().len(), 1);
     assert_eq!(out.output("deployment-id"), id.to_string());
+    // The log says the POST's answer was lost and the deployment found, as for the release.
+    let printed = out
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with("::add-mask::"));
+    let printed: Vec<&str> = printed.collect();
+    insta::assert_snapshot!(scrub(
+        &printed.join("\n"),
+        &[(&github.server.uri(), "[github]")]
+    ));
 }
 
 #[tokio::test]

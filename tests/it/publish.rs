@@ -1171,6 +1171,42 @@ async fn an_older_open_tracking_issue_gets_exactly_one_supersede_comment() {
     );
 }
 
+/// An older tracking issue opened by another account than the token's (an App's token then,
+/// `github.token` now): GitHub answers the superseded comment as the token's account, which
+/// later runs would never count as ours, so each would post one more. It is deleted again
+/// with a warning, and the release goes on (an older issue's courtesy comment must not fail
+/// a release); a re-run does the same and never leaves a comment.
+#[tokio::test]
+async fn a_superseded_comment_posted_as_another_account_is_deleted_with_a_warning_each_run() {
+    let desk = Desk::new("superseded-by-app-new").await;
+    let old = image("superseded-by-app-old");
+    let marker = old.tracking_marker(&desk.image.reference);
+    let labels = ["security", "break-glass"];
+    let body = format!("{marker}\nOld runbook.");
+    let opened = desk
+        .github
+        .add_issue("Security release (old)", &body, &labels, "open");
+    (desk.github).edit_issue(opened, |i| i["user"]["login"] = json!("octo-app[bot]"));
+    let comments = format!("POST /issues/{opened}/comments");
+    let first = desk.announce(&["routine"]).await.ok();
+    let rerun = desk.announce(&["routine"]).await.ok();
+    let write_calls = [first.write_calls(), rerun.write_calls()];
+    assert_eq!(
+        write_calls,
+        [
+            vec![
+                "POST /releases".into(),
+                comments.clone(),
+                "DELETE /issues/comments/1003".into()
+            ],
+            vec![comments, "DELETE /issues/comments/1004".into()],
+        ],
+    );
+    assert!(desk.github.comments(opened).is_empty());
+    assert_eq!(first.output("changed"), "true");
+    insta::assert_snapshot!(desk.printed(&first));
+}
+
 #[tokio::test]
 async fn oversize_bodies_are_truncated_with_a_note_before_sending() {
     use codeq_rollout::Digest;

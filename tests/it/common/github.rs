@@ -612,6 +612,19 @@ impl State {
         }
         ResponseTemplate::new(201).set_body_json(c)
     }
+
+    /// `DELETE /issues/comments/{id}`: gone, no longer counted on its issue; 404 when absent.
+    fn delete_comment(&mut self, id: &str) -> ResponseTemplate {
+        let id: u64 = id.parse().unwrap_or(0);
+        let Some(at) = self.comments.iter().position(|(_, c)| c["id"] == json!(id)) else {
+            return error(404, "Not Found");
+        };
+        let (n, _) = self.comments.remove(at);
+        if let Some(i) = self.issues.iter_mut().find(|i| i["number"] == json!(n)) {
+            i["comments"] = json!(i["comments"].as_u64().unwrap_or(1) - 1);
+        }
+        ResponseTemplate::new(204)
+    }
 }
 
 impl State {
@@ -1077,6 +1090,7 @@ impl Handler {
                     None => error(404, "Not Found"),
                 }
             }
+            ("DELETE", ["issues", "comments", id]) => s.delete_comment(id),
             ("GET", ["deployments"]) => s.list_deployments(&token, &query),
             ("POST", ["deployments"]) => s.create_deployment(&body),
             ("DELETE", ["deployments", id]) => s.delete_deployment(id),
