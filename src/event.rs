@@ -9,6 +9,7 @@
 use serde::Deserialize;
 
 use crate::support::github::models::PullRequest;
+use crate::support::text::{Unreadable, unreadable};
 
 /// The subset of an event payload that tier resolution reads.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
@@ -90,13 +91,11 @@ pub(crate) const MAX_COMMITS: usize = 2048;
 pub enum EventError {
     /// The payload is not a JSON object (an array, a string, nothing).
     NotAnObject,
-    /// Malformed JSON, a field of the wrong type or a missing required field.
-    Invalid {
-        /// The field's path, e.g. `pull_request.labels[0].name`; `None` for the whole payload.
-        field: Option<String>,
-        /// serde_json's words, with the line and column.
-        cause: String,
-    },
+    /// Malformed JSON (cut off, text after the object) or a key twice at the top level:
+    /// serde_json's words, with the line and column.
+    Invalid(String),
+    /// A field that is missing or holds another type or value than GitHub writes there.
+    Shape(Unreadable),
     /// More labels on the pull request than GitHub allows ([`MAX_LABELS`]).
     TooManyLabels {
         /// The labels listed.
@@ -120,26 +119,24 @@ impl std::error::Error for EventError {}
 /// `MAX_COMMITS`).
 ///
 /// # Errors
-/// Malformed JSON, a field of the wrong type or a missing required field (the error names
-/// the field's path, e.g. `pull_request.labels[0].name`, and the line and column), or more
-/// labels or commits than GitHub ever sends.
+/// Malformed JSON (with the line and column), a field of another type or a missing required
+/// field (naming the field's path, e.g. `pull_request.labels[0].name`), or more labels or
+/// commits than GitHub ever sends.
 pub fn parse(bytes: &[u8]) -> Result<EventPayload, EventError> {
     // serde would also read a struct from a JSON array: an event is an object.
     if bytes.trim_ascii_start().first() != Some(&b'{') {
         return Err(EventError::NotAnObject);
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let payload: EventPayload = serde_path_to_error::deserialize(&mut de).map_err(|err| {
-        let path = err.path().to_string();
-        EventError::Invalid {
-            field: (path != ".").then_some(path),
-            cause: err.into_inner().to_string(),
-        }
-    })?;
-    de.end().map_err(|err| EventError::Invalid {
-        field: None,
-        cause: err.to_string(),
-    })?;
+    let payload: EventPayload =
+        serde_path_to_error::deserialize(&mut de).map_err(|e| match e.inner().classify() {
+            // At the top level (an object: see above), only a key given twice.
+            serde_json::error::Category::Data if e.path().iter().next().is_some() => {
+                EventError::Shape(unreadable(&e))
+            }
+            _ => EventError::Invalid(e.into_inner().to_string()),
+        })?;
+    de.end().map_err(|e| EventError::Invalid(e.to_string()))?;
     let labels = (payload.pull_request.as_ref()).map_or(0, |pr| pr.labels.len());
     match payload.commits.len() {
         _ if labels > MAX_LABELS => Err(EventError::TooManyLabels { count: labels }),
@@ -229,17 +226,44 @@ mod tests {
     }
 
     #[test]
-    fn errors_name_the_field() {
-        let err = parse(br#"{"pull_request": {"number": 1, "labels": [{"name": 5}]}}"#)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("pull_request.labels[0].name"), "{err}");
-        let err = parse(br#"{"pull_request": {"title": "x"}}"#)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("missing field `number`"), "{err}");
-        let err = parse(b"{ truncated").unwrap_err().to_string();
-        assert!(err.contains("line 1"), "{err}");
+    fn errors_name_the_field_and_not_serde_s_words() {
+        let shape = |field: &str, missing| {
+            Err(EventError::Shape(Unreadable {
+                field: field.into(),
+                missing,
+            }))
+        };
+        let cases: [(&[u8], _); 5] = [
+            (
+                br#"{"pull_request": {"number": 1, "labels": [{"name": 5}]}}"#,
+                shape("pull_request.labels[0].name", false),
+            ),
+            (
+                br#"{"pull_request": {"title": "x"}}"#,
+                shape("pull_request.number", true),
+            ),
+            (
+                br#"{"after": "a", "after": "b"}"#,
+                Err(EventError::Invalid(
+                    "duplicate field `after` at line 1 column 22".into(),
+                )),
+            ),
+            (
+                b"{ truncated",
+                Err(EventError::Invalid(
+                    "key must be a string at line 1 column 3".into(),
+                )),
+            ),
+            (
+                b"{} x",
+                Err(EventError::Invalid(
+                    "trailing characters at line 1 column 4".into(),
+                )),
+            ),
+        ];
+        for (payload, expected) in cases {
+            assert_eq!(parse(payload), expected);
+        }
     }
 
     #[test]

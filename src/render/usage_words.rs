@@ -158,16 +158,22 @@ pub(crate) fn words(e: &UsageError) -> Words {
         Problem::Time(why) => time_words(&named, why),
         Problem::Rule(rule) => rule_said(*rule, e.in_actions),
         Problem::NoToken(why) => {
-            let set = set_input(input, e.in_actions);
             let dry_run = match e.in_actions {
                 true => "`dry-run: true` with `tier: routine` (or security) under `with:`",
                 false => "--dry-run with --tier routine or security",
             };
-            let (what, help) = match why {
-                None => ("no GitHub token".into(), format!("{set}; or use {dry_run}")),
-                Some(why) => (format!("no GitHub token: {}", github_use(*why)), set),
+            let set = match why {
+                None => format!("{}; or use {dry_run}", set_input(input, e.in_actions)),
+                Some(_) => set_input(input, e.in_actions),
             };
-            say(what, or_empty_secret(help, e.in_actions))
+            let (what, help) = match &e.variable {
+                Some(v) => set_but_empty(&name, v, &set),
+                None => ("no GitHub token".into(), or_empty_secret(set, e.in_actions)),
+            };
+            match why {
+                None => say(what, help),
+                Some(why) => say(format!("{what}: {}", github_use(*why)), help),
+            }
         }
         Problem::AlarmWithoutKubernetes(alarm, off) => kube_off(input, alarm, *off, e.in_actions),
         Problem::Placeholder => say(
@@ -673,16 +679,22 @@ fn required_words(e: &UsageError, name: &str, what: Required) -> Words {
     let set = or_empty_secret(set_input(&e.input, e.in_actions), e.in_actions);
     let (first, set) = match (e.in_actions, &e.variable) {
         (true, _) => (format!("the input `{}` is empty", e.input), set),
-        // A variable it reads was set but blank ([`UsageError::variable`]).
-        (false, Some(v)) => (
-            format!("{name} is set but empty"),
-            format!(
-                "{set}\n{v} is empty when set from a secret or variable that does not exist or is misnamed: check the name where it is set"
-            ),
-        ),
+        (false, Some(v)) => set_but_empty(name, v, &set),
         (false, None) => (format!("{name} is required"), set),
     };
     say(first, format!("{set}\n{} is {what}", e.input))
+}
+
+/// On the command line, input `name` left unset by variable `v` set but blank
+/// ([`UsageError::variable`]): that it is set but empty, then `set` (where to set it) and why
+/// a variable reads empty.
+fn set_but_empty(name: &str, v: &str, set: &str) -> (String, String) {
+    (
+        format!("{name} is set but empty"),
+        format!(
+            "{set}\n{v} is empty when set from a secret or variable that does not exist or is misnamed: check the name where it is set"
+        ),
+    )
 }
 
 /// Why `status` reads GitHub.

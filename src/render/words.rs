@@ -9,6 +9,7 @@
 //! [`Words`], one `match` whose arm gives both halves, so a message and its help cannot
 //! drift apart; the type's `Display` is that function's [`Words`].
 
+use crate::support::text::Unreadable;
 use std::fmt;
 
 /// The longest first line a message should have, in characters: it must fit a terminal
@@ -98,6 +99,17 @@ impl fmt::Display for Words {
             Some(help) => write!(f, "\nhelp: {help}"),
             None => Ok(()),
         }
+    }
+}
+
+/// A field of a JSON document that does not have the shape read, after `whose` (`the event
+/// payload's `, or nothing): "is missing", or "holds another type or value than `writer`
+/// writes there" (`GitHub`, `the hub's API`). Never the value, never our types' names.
+pub(crate) fn unreadable_words(whose: &str, shape: &Unreadable, writer: &str) -> String {
+    let field = &shape.field;
+    match shape.missing {
+        true => format!("{whose}{field} is missing"),
+        false => format!("{whose}{field} holds another type or value than {writer} writes there"),
     }
 }
 

@@ -42,6 +42,7 @@ pub(crate) use error::{Body, Fault, HubError, WrongAnswer};
 use super::{Pending, Server, ServerTimes};
 use crate::support::retry::{RetryPolicy, TokioTimer, Verdict, retry_after_header};
 use crate::support::secrets::{ExposeSecret, SecretString, Secrets};
+use crate::support::text::unreadable;
 use reqwest::header::{
     ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, LOCATION, WWW_AUTHENTICATE,
 };
@@ -311,31 +312,18 @@ impl HubClient {
         })
     }
 
-    /// The field of the answer `e` could not read ([`Fault::Shape`]): its path as
-    /// serde_path_to_error writes it (`items[4].servers.gpu.ready`), a server's name (the
-    /// key under `servers`) written `(server)` when names are left out
-    /// ([`HubClient::naming`]), `.` for the answer itself, and for a missing field (serde's
-    /// "missing field `name`", at the object lacking it) that field's name after it. serde's
-    /// other words are left out: they quote the value (which may be a name) and name our
-    /// types.
+    /// The field of the answer `e` could not read ([`Fault::Shape`], [`unreadable`]), a
+    /// server's name (the key under `servers`) written `(server)` when names are left out
+    /// ([`HubClient::naming`]).
     fn shape(&self, e: &serde_path_to_error::Error<serde_json::Error>) -> Fault {
         let segments: Vec<String> = e.path().iter().map(ToString::to_string).collect();
-        let mut field = e.path().to_string();
+        let mut shape = unreadable(e);
         let server = segments.windows(2).find(|pair| pair[0] == "servers");
         if let Some(pair) = server.filter(|_| !self.names) {
-            field = field.replacen(&pair.join("."), "servers.(server)", 1);
+            shape.field = shape.field.replacen(&pair.join("."), "servers.(server)", 1);
         }
-        let message = e.inner().to_string();
-        let missing = message
-            .strip_prefix("missing field `")
-            .and_then(|m| m.split_once('`'));
-        if let Some((name, _)) = missing {
-            field = format!("{field}.{name}").trim_start_matches('.').into();
-        }
-        Fault::Shape {
-            field: self.echoed(&field),
-            missing: missing.is_some(),
-        }
+        shape.field = self.echoed(&shape.field);
+        Fault::Shape(shape)
     }
 
     /// One GET; the body of a 2xx answer that is JSON, or the error it means and whether it

@@ -1,7 +1,8 @@
 //! Text helpers shared by the stages and the edges: percent-encoding (the `percent-encoding`
 //! crate with RFC 3986's sets), the entries of a list input ([`list_entries`]), an error and
 //! its causes on one line ([`error_chain`]), a parser's message without the values it quotes
-//! ([`without_values`]), and what an annotation needs ([`Titled`]).
+//! ([`without_values`]), the field a JSON document could not be read at ([`unreadable`]), and
+//! what an annotation needs ([`Titled`]).
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use std::fmt;
@@ -52,6 +53,33 @@ pub(crate) fn serde_name(value: &impl serde::Serialize, f: &mut fmt::Formatter<'
         Ok(serde_json::Value::String(name)) => f.write_str(&name),
         _ => Ok(()),
     }
+}
+
+/// A field of a JSON document that does not have the shape read ([`unreadable`]), as data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreadable {
+    /// Its path as serde_path_to_error writes it (`items[4].servers.gpu.ready`), `.` for the
+    /// document itself; a missing field's own name last (`pull_request.number`).
+    pub field: String,
+    /// Whether it is missing (else it holds another type or value).
+    pub missing: bool,
+}
+
+/// The field serde could not read in data error `e` (serde_json `Category::Data`): a missing
+/// one (serde's "missing field `name`", at the object lacking it) or one of another type or
+/// value. serde's other words are left out: they quote the value (a name, a token) and name
+/// our types (`expected struct PullRequest`, `expected u64`).
+pub(crate) fn unreadable(e: &serde_path_to_error::Error<serde_json::Error>) -> Unreadable {
+    let message = e.inner().to_string();
+    let missing = (message.strip_prefix("missing field `")).and_then(|m| m.split_once('`'));
+    let field = match missing {
+        Some((name, _)) => format!("{}.{name}", e.path())
+            .trim_start_matches('.')
+            .into(),
+        None => e.path().to_string(),
+    };
+    let missing = missing.is_some();
+    Unreadable { field, missing }
 }
 
 /// Something worded as an Actions annotation: a title, and its text as `Display` (e.g. the

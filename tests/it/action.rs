@@ -467,6 +467,22 @@ fn a_command_line_refusal_names_the_option_and_the_variables() {
             Some(("JUPYTERHUB_API_TOKEN", "")),
             &[&["status"][..], &hub].concat(),
         ),
+        (
+            Some(("GH_TOKEN", "")),
+            &["announce", "--image", "oci:examples/lab"],
+        ),
+        (
+            Some(("GITHUB_TOKEN", "")),
+            &[
+                "status",
+                "--hub-url",
+                "https://hub.example.edu",
+                "--hub-token",
+                "0123456789abcdef",
+                "--image",
+                "ghcr.io/org/lab:latest",
+            ],
+        ),
     ] {
         let env = BTreeMap::from_iter(variable.map(|(k, v)| (k.to_string(), v.to_string())));
         let (code, stdout, stderr) = run_codeq(args, &env);

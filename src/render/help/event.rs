@@ -5,7 +5,7 @@ use crate::context::ContextError;
 use crate::event::EventError;
 use crate::event::MAX_COMMITS;
 use crate::event::MAX_LABELS;
-use crate::render::words::Words;
+use crate::render::words::{Words, unreadable_words};
 use crate::support::files::ReadError;
 use crate::support::github::RepositoryProblem;
 
@@ -37,15 +37,16 @@ fn context_words(e: &ContextError) -> Words {
 /// What is wrong with the event payload, and where; for a payload without the object its
 /// event always carries, where it came from (the file the runner named).
 fn words(e: &EventError) -> Words {
+    const NOT_SENT: &str =
+        "it is not a payload GitHub sends for this event: check GITHUB_EVENT_PATH";
     let what = "the event payload is not a valid GitHub event";
     let invalid = |why: String| super::detailed(what.to_string(), &why, None);
     match e {
         EventError::NotAnObject => invalid("it is not a JSON object".into()),
-        EventError::Invalid { field: None, cause } => invalid(cause.clone()),
-        EventError::Invalid {
-            field: Some(field),
-            cause,
-        } => invalid(format!("field {field}: {cause}")),
+        EventError::Invalid(cause) => invalid(cause.clone()),
+        EventError::Shape(shape) => {
+            Words::new(unreadable_words("the event payload's ", shape, "GitHub")).help(NOT_SENT)
+        }
         EventError::TooManyLabels { count } => invalid(format!(
             "pull_request.labels has {count} entries, and GitHub allows at most {MAX_LABELS}"
         )),
@@ -55,13 +56,14 @@ fn words(e: &EventError) -> Words {
         EventError::NoPullRequest { event_name } => Words::new(format!(
             "the {event_name} event payload has no pull_request object"
         ))
-        .help("it is not a payload GitHub sends for this event: check GITHUB_EVENT_PATH"),
+        .help(NOT_SENT),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::support::text::Unreadable;
 
     /// Every problem with the variables GitHub Actions sets (the event payload's file is
     /// also covered by `context`'s own test).
@@ -101,14 +103,15 @@ mod tests {
     fn every_event_error_in_words() {
         let lines: Vec<String> = [
             EventError::NotAnObject,
-            EventError::Invalid {
-                field: Some("pull_request.number".into()),
-                cause: "invalid type: string \"7\", expected u64 at line 1 column 30".into(),
-            },
-            EventError::Invalid {
-                field: None,
-                cause: "EOF while parsing an object at line 1 column 11".into(),
-            },
+            EventError::Shape(Unreadable {
+                field: "pull_request.number".into(),
+                missing: false,
+            }),
+            EventError::Shape(Unreadable {
+                field: "pull_request.labels[0].name".into(),
+                missing: true,
+            }),
+            EventError::Invalid("EOF while parsing an object at line 1 column 11".into()),
             EventError::TooManyLabels { count: 101 },
             EventError::TooManyCommits { count: 2049 },
             EventError::NoPullRequest {
@@ -123,8 +126,10 @@ mod tests {
         .collect();
         insta::assert_snapshot!(lines.join("\n"), @r#"
         the event payload is not a valid GitHub event: it is not a JSON object
-        the event payload is not a valid GitHub event
-        caused by: field pull_request.number: invalid type: string "7", expected u64 at line 1 column 30
+        the event payload's pull_request.number holds another type or value than GitHub writes there
+        help: it is not a payload GitHub sends for this event: check GITHUB_EVENT_PATH
+        the event payload's pull_request.labels[0].name is missing
+        help: it is not a payload GitHub sends for this event: check GITHUB_EVENT_PATH
         the event payload is not a valid GitHub event: EOF while parsing an object at line 1 column 11
         the event payload is not a valid GitHub event: pull_request.labels has 101 entries, and GitHub allows at most 100
         the event payload is not a valid GitHub event: commits has 2049 entries, and GitHub sends at most 2048

@@ -2,7 +2,7 @@
 //! variant (and, for [`HubError::Status`], by the status: a 5xx, a 429, or an answer the
 //! hub's API does not give). What the hub or the transport said comes last, as evidence.
 
-use crate::render::words::Words;
+use crate::render::words::{Words, unreadable_words};
 use crate::status::hub::Body;
 use crate::status::hub::Fault;
 use crate::status::hub::HubError;
@@ -158,17 +158,10 @@ fn fault_words(fault: &Fault) -> (String, String) {
     let paging = "the hub, or a proxy in front of it, pages wrongly: check what is in front of the hub (a proxy or ingress), then try again later";
     let check_times = "check that server's times in the hub";
     match fault {
-        Fault::Shape {
-            field,
-            missing: true,
-        } => (format!("{field} is missing"), address),
-        Fault::Shape { field, .. } if field == "." => {
+        Fault::Shape(shape) if shape.field == "." => {
             ("the answer is not a JSON object".into(), address)
         }
-        Fault::Shape { field, .. } => (
-            format!("{field} holds another type or value than the hub's API writes there"),
-            address,
-        ),
+        Fault::Shape(shape) => (unreadable_words("", shape, "the hub's API"), address),
         Fault::TooLarge { limit } => (format!("the answer is larger than {limit} bytes"), address),
         Fault::EndlessPages { pages } => (
             format!("its next links go on past {pages} pages"),

@@ -437,6 +437,7 @@ fn every_hub_error_has_the_one_shape() {
     use crate::status::hub::Fault;
     use crate::status::hub::HubError;
     use crate::status::hub::WrongAnswer;
+    use crate::support::text::Unreadable;
     use std::time::Duration;
     let url = "https://hub.example.org/hub/api/users?state=active&offset=0&limit=200".to_string();
     let status = |status, hub_message: Option<&str>, tries| HubError::Status {
@@ -524,18 +525,18 @@ fn every_hub_error_has_the_one_shape() {
             answer: WrongAnswer::Redirect { location: None },
         },
         HubError::TooOld { url: url.clone() },
-        malformed(Fault::Shape {
+        malformed(Fault::Shape(Unreadable {
             field: "items".into(),
             missing: true,
-        }),
-        malformed(Fault::Shape {
+        })),
+        malformed(Fault::Shape(Unreadable {
             field: "items[0].servers.(server)".into(),
             missing: false,
-        }),
-        malformed(Fault::Shape {
+        })),
+        malformed(Fault::Shape(Unreadable {
             field: ".".into(),
             missing: false,
-        }),
+        })),
         malformed(Fault::TooLarge { limit: 16 }),
         malformed(Fault::EndlessPages { pages: 10_000 }),
         malformed(Fault::NextGoesBack {

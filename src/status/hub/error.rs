@@ -1,6 +1,7 @@
 //! What went wrong talking to the hub, as data: its words are the render layer's
 //! ([`crate::render::status`], `hub_words.rs`).
 
+use crate::support::text::Unreadable;
 use crate::support::time::TimeError;
 use std::time::Duration;
 
@@ -184,15 +185,9 @@ impl Body {
 pub(crate) enum Fault {
     /// Another shape: a field that is missing or holds another type or value than the hub's
     /// API writes there (JupyterHub 6.1.1 `apihandlers/base.py` `user_model`, `server_model`,
-    /// `paginated_model`).
-    Shape {
-        /// Its path, e.g. `items[4].servers.gpu.ready`, `.` for the answer itself (a server's
-        /// name as `(server)` when names are left out), cleaned to one line with the token
-        /// hidden.
-        field: String,
-        /// Whether it is missing.
-        missing: bool,
-    },
+    /// `paginated_model`): its path (`.` for the answer itself; a server's name as `(server)` when names are
+    /// left out), cleaned to one line with the token hidden.
+    Shape(Unreadable),
     /// The body is larger than `limit` bytes ([`super::MAX_PAGE_BYTES`]).
     TooLarge {
         /// The largest body read.
