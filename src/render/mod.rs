@@ -21,6 +21,7 @@ mod reading_words;
 mod reasons;
 pub(crate) mod status;
 pub(crate) mod templates;
+mod token_words;
 pub(crate) mod usage;
 pub(crate) mod usage_words;
 pub(crate) mod values_words;
