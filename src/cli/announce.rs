@@ -1,7 +1,7 @@
 //! `announce`'s options into an [`AnnounceRequest`]: every input checked, in the order the
 //! run has always checked them, before the first network call, so bad input changes nothing.
 
-use super::inputs::{self, given_path};
+use super::inputs;
 use super::usage::{ImageProblem, Problem, Required, Rule};
 use super::value::InputDuration;
 use super::{AnnounceArgs, UsageError, required, usage};
@@ -147,7 +147,7 @@ fn tier_policy(args: &AnnounceArgs) -> Result<TierPolicy, UsageError> {
 /// workspace ([`files::resolve_workspace`]), which is resolved only when one is given.
 fn templates(args: &AnnounceArgs, env: &HashMap<String, String>) -> Result<Templates> {
     let paths = [&args.release_note_template, &args.tracking_issue_template];
-    if paths.iter().all(|path| given_path(path.as_ref()).is_none()) {
+    if paths.iter().all(|path| path.is_none()) {
         return Ok(Templates::default());
     }
     let github_workspace = env.get("GITHUB_WORKSPACE").map(String::as_str);
@@ -191,7 +191,7 @@ fn template(
     kind: BodyKind,
     workspace: &Path,
 ) -> Result<Option<CustomTemplate>, UsageError> {
-    let Some(path) = given_path(path.as_ref()) else {
+    let Some(path) = path.as_deref() else {
         return Ok(None);
     };
     let shown = path.display().to_string();
@@ -364,6 +364,15 @@ mod tests {
             with(&["--tracking-assignees", ""]),
             with(&["--release-note-template", ""]),
             with(&["--tracking-issue-template", ""]),
+            // Any value given empty on the command line is refused alike, before its check.
+            vec!["--image", "", "--dry-run"],
+            with(&["--repository="]),
+            with(&["--api-url="]),
+            with(&["--sha", " "]),
+            with(&["--tier="]),
+            with(&["--environment", ""]),
+            with(&["--registry-username", ""]),
+            with(&["--github-token", ""]),
             with(&["--namespace", "Lab"]),
             with(&["--helm-release", "hub;x"]),
             with(&["--hub-url", "https://hub.org/$(id)"]),

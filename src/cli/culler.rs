@@ -103,7 +103,7 @@ fn refused(path_given: bool) -> impl Fn(SettingsError) -> anyhow::Error {
 /// `--values-path`, the parent key of `cull` ([`ValuesPath::parse`]).
 ///
 /// # Errors
-/// [`UsageError`] naming `values-path`: blank, an empty key, or a path ending in `cull`.
+/// [`UsageError`] naming `values-path`: an empty key, or a path ending in `cull`.
 pub(super) fn values_path(text: &str) -> Result<ValuesPath, UsageError> {
     ValuesPath::parse(text).map_err(|e| usage("values-path")(e.into()))
 }

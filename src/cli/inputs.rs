@@ -15,7 +15,7 @@ pub(crate) use crate::support::kube_name::NameKind;
 use crate::support::log::Log;
 use crate::support::secrets;
 use crate::support::url;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// `value` as a `kind` name ([`NameKind::name`]: trimmed, `--namespace` a
 /// [`NameKind::Namespace`], `--helm-release` a [`NameKind::HelmRelease`]), else the
@@ -65,7 +65,7 @@ pub(super) fn commit_sha(text: &str) -> Result<CommitSha, UsageError> {
     CommitSha::parse(text).map_err(|_| UsageError::of("sha", text.trim(), Problem::NotACommit))
 }
 
-/// A file path an input gave, trimmed (a blank one is unset: [`given_path`]); never refused.
+/// A file path an input gave, trimmed; never refused (but blank: [`super::value`]).
 pub(super) fn path(text: &str) -> Result<PathBuf, UsageError> {
     Ok(PathBuf::from(text.trim()))
 }
@@ -78,12 +78,6 @@ pub(crate) struct Paths(pub(crate) Vec<PathBuf>);
 /// [`Paths`] from `text`: LF or CRLF line ends; never refused.
 pub(super) fn paths(text: &str) -> Result<Paths, UsageError> {
     text.lines().map(path).collect::<Result<_, _>>().map(Paths)
-}
-
-/// `path` when given and not blank.
-pub(super) fn given_path(path: Option<&PathBuf>) -> Option<&Path> {
-    path.map(PathBuf::as_path)
-        .filter(|p| !p.as_os_str().is_empty())
 }
 
 /// A secret input as a clap value parser ([`super::checked`]): a [`secrets::SecretString`]

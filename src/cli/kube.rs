@@ -38,7 +38,7 @@ pub(crate) struct KubeArgs {
     #[arg(long, env, hide_env_values = true, allow_hyphen_values = true, value_parser = checked(inputs::secret_arg), value_name = "PATH")]
     pub(crate) kubeconfig: Option<SecretString>,
     /// The kubeconfig's context to read, as kubectl's --context [default: its current-context]
-    #[arg(long, env, value_name = "NAME")]
+    #[arg(long, env, value_name = "NAME", value_parser = checked(|t| Ok(t.to_string())))]
     pub(crate) context: Option<String>,
     /// The hub's namespace and Helm release (the runbook's).
     #[command(flatten)]
@@ -60,19 +60,9 @@ impl KubeArgs {
             .unwrap_or_default()
     }
 
-    /// Says once that Kubernetes is off for an empty `--kubeconfig` on the command line
-    /// (not the Action's input: `INPUT_KUBECONFIG` in `env`), where kubectl would read
-    /// `~/.kube/config`; `kubernetes` unset.
-    fn say_if_empty(&self, log: &Log, env: &HashMap<String, String>) {
-        let blank = (self.kubeconfig.as_ref()).is_some_and(|k| k.expose_secret().trim().is_empty());
-        if blank && self.kubernetes.is_none() && !env.contains_key("INPUT_KUBECONFIG") {
-            log.info(crate::render::kube::OFF_EMPTY);
-        }
-    }
-
     /// The Kubernetes request, or `None` when Kubernetes is off: on with `kubernetes: true`,
-    /// else when a kubeconfig is given (a blank one counts as none: an Action's unset
-    /// secret). Not inferred from the environment: a runner inside a cluster always has
+    /// else when a kubeconfig is given (never blank: the Action's blank input is unset, the
+    /// command line's refused by its value parser). Not inferred from the environment: a runner inside a cluster always has
     /// `KUBERNETES_SERVICE_HOST` and a laptop often has a `~/.kube/config` for another
     /// cluster, and neither means "read this hub's pods". The kubeconfig is the file's
     /// content when it came from the Action input (`INPUT_KUBECONFIG` in `env`, the process
@@ -90,8 +80,7 @@ impl KubeArgs {
         log: &Log,
         env: &HashMap<String, String>,
     ) -> Result<Option<KubeRequest>, UsageError> {
-        let kubeconfig =
-            (self.kubeconfig.as_ref().map(|k| k.expose_secret().trim())).filter(|k| !k.is_empty());
+        let kubeconfig = self.kubeconfig.as_ref().map(|k| k.expose_secret().trim());
         let on = match (self.kubernetes, kubeconfig) {
             (Some(false), Some(_)) => {
                 let problem = Problem::Rule(Rule::KubernetesOffWithKubeconfig);
@@ -99,9 +88,8 @@ impl KubeArgs {
             }
             (on, given) => on.unwrap_or(given.is_some()),
         };
-        let context = (self.context.as_deref().map(str::trim)).filter(|c| !c.is_empty());
+        let context = self.context.as_deref().map(str::trim);
         if !on {
-            self.say_if_empty(log, env);
             if context.is_some() {
                 log.warn(&crate::render::messages::RunWarning::ContextIgnored);
             }

@@ -18,7 +18,7 @@ pub(crate) use status::status_request;
 use usage::required;
 pub(crate) use usage::{UsageError, usage};
 pub(crate) use value::{DurationParser, InputDuration, List, checked};
-use value::{bool_parser, enum_parser, list_parser, non_empty, parser};
+use value::{bool_parser, enum_parser, list_of, list_parser, parser};
 
 use crate::digest::registry::{Credentials, MissingInput, RegistryOptions, RetryPolicy};
 use crate::support::log::Log;
@@ -364,7 +364,7 @@ pub(crate) enum Command {
 #[derive(Debug, Clone, Args, Default)]
 pub(crate) struct CullerArgs {
     /// Zero to JupyterHub values file to read cull.* from; repeatable, later files override earlier ones (as helm -f a -f b). The input takes one path per line
-    #[arg(long, env, value_name = "FILE", value_parser = non_empty(|_, t| inputs::paths(t)))]
+    #[arg(long, env, value_name = "FILE", value_parser = checked(inputs::paths))]
     pub(crate) jupyterhub_values: Vec<inputs::Paths>,
     /// Parent key of `cull` in the values files, dotted (e.g. jupyterhub), or . for the top level [default: the top level or jupyterhub, whichever holds cull]
     #[arg(long, env, value_name = "KEY", value_parser = checked(culler::values_path))]
@@ -415,7 +415,7 @@ pub(crate) struct GitHubArgs {
 }
 
 impl GitHubArgs {
-    /// The `github-token` input, trimmed of ASCII whitespace; `None` when unset or blank.
+    /// The `github-token` input, trimmed of ASCII whitespace; `None` when unset.
     ///
     /// # Errors
     /// [`UsageError`] naming `github-token` for anything but printable ASCII in it, or
@@ -425,7 +425,6 @@ impl GitHubArgs {
             .github_token
             .as_ref()
             .map(|t| t.expose_secret().trim_ascii());
-        let token = token.filter(|t| !t.is_empty());
         token.map(|t| inputs::token("github-token", t)).transpose()
     }
 
@@ -496,8 +495,8 @@ pub(crate) struct DeploymentArgs {
     pub(crate) environment: Option<Environment>,
 }
 
-/// `environment` by GitHub's rules ([`Environment::parse`]); a blank Action input never
-/// reaches it (blank inputs count as unset). The refusal says the rule broken and quotes the
+/// `environment` by GitHub's rules ([`Environment::parse`]); a blank value never reaches it
+/// (a blank input counts as unset, the command line refuses one: [`value`]). The refusal says the rule broken and quotes the
 /// name.
 fn environment_arg(text: &str) -> Result<Environment, UsageError> {
     Environment::parse(text)
@@ -511,14 +510,14 @@ fn environment_arg(text: &str) -> Result<Environment, UsageError> {
 #[derive(Debug, Clone, Args)]
 pub(crate) struct RegistryArgs {
     /// Registry user name (Basic credentials, exchanged for a bearer token where asked)
-    // String: a user name is any text; checked with the password (both or neither) in RegistryArgs::options.
-    #[arg(long, env)]
+    // Any text; checked with the password (both or neither) in RegistryArgs::options.
+    #[arg(long, env, value_parser = checked(|t| Ok(t.to_string())))]
     pub(crate) registry_username: Option<String>,
     /// Registry password or token (never printed)
     #[arg(long, env, hide_env_values = true, value_parser = checked(inputs::secret_arg))]
     pub(crate) registry_password: Option<SecretString>,
     /// HOST or HOST:PORT (no scheme) to reach over plain HTTP (local registries); repeatable, comma- or line-separated
-    #[arg(long, env, value_parser = non_empty(|_, t| inputs::insecure_value(t)))]
+    #[arg(long, env, value_parser = list_of(|_, t| inputs::insecure_value(t)))]
     pub(crate) insecure_registry: Vec<inputs::Registries>,
     /// Deadline for the registry look-up, retries included: seconds (60) or a duration (90s, 2m), at most 6h
     #[arg(long, env, default_value = "60", value_name = "DURATION", allow_hyphen_values = true, value_parser = DurationParser::timeout(std::time::Duration::from_millis(1), "60"))]
@@ -626,10 +625,10 @@ pub(crate) struct AnnounceArgs {
     #[arg(long, env, value_parser = bool_parser(), default_value_t = false, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub(crate) print_context: bool,
     /// Minijinja template for the release note, relative to the workspace [default: the built-in template]
-    #[arg(long, env, value_name = "FILE", value_parser = non_empty(|_, t| inputs::path(t)))]
+    #[arg(long, env, value_name = "FILE", value_parser = checked(inputs::path))]
     pub(crate) release_note_template: Option<std::path::PathBuf>,
     /// Minijinja template for the tracking issue, relative to the workspace [default: the built-in template]
-    #[arg(long, env, value_name = "FILE", value_parser = non_empty(|_, t| inputs::path(t)))]
+    #[arg(long, env, value_name = "FILE", value_parser = checked(inputs::path))]
     pub(crate) tracking_issue_template: Option<std::path::PathBuf>,
 
     /// The run's clock, RFC 3339 (tests; default: now)
@@ -733,7 +732,7 @@ pub(crate) struct DocsArgs {
     #[command(flatten)]
     pub(crate) runbook: RunbookArgs,
     /// The deployment doc to check or write
-    #[arg(long, default_value = "CODEQ_DEPLOYMENT.md", value_parser = non_empty(|_, t| inputs::path(t)))]
+    #[arg(long, default_value = "CODEQ_DEPLOYMENT.md", value_parser = checked(inputs::path))]
     pub(crate) file: std::path::PathBuf,
     /// Exit non-zero with a diff when the generated sections are out of date
     #[arg(long, conflicts_with = "write")]
@@ -759,7 +758,7 @@ pub(crate) enum Request {
 /// Bad values of the options both commands take (the culler's and the registry's), the
 /// settings past the calendar among them: each command's usage-error table refuses every
 /// one, naming the option.
-pub(crate) const BAD_SHARED_OPTIONS: [&[&str]; 14] = [
+pub(crate) const BAD_SHARED_OPTIONS: [&[&str]; 15] = [
     &["--cull-timeout", "soon"],
     &["--cull-timeout", "10M"],
     &["--cull-timeout", "1h30"],
@@ -774,6 +773,7 @@ pub(crate) const BAD_SHARED_OPTIONS: [&[&str]; 14] = [
     &["--registry-timeout", "600000000weeks"],
     &["--jupyterhub-values", ""],
     &["--insecure-registry", ""],
+    &["--insecure-registry", " , "],
 ];
 
 #[cfg(test)]

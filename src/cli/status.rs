@@ -80,7 +80,6 @@ fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
         return Err(UsageError::of("hub-url", placeholder, problem).into());
     }
     let given = args.hub_token.as_ref().map(ExposeSecret::expose_secret);
-    let given = given.filter(|t| !t.trim().is_empty());
     let given = given.ok_or_else(|| required("hub-token", Required::HubToken))?;
     // As given: only ASCII whitespace is trimmed, a no-break space around it is refused.
     let token = inputs::token("hub-token", given)?;
@@ -314,6 +313,28 @@ mod tests {
             with(&["--hub-timeout", "600000000weeks"]),
             with(&["--hub-timeout", "1h30"]),
             with(&["--fail-on", ""]),
+            // Any value given empty on the command line is refused alike, before its check
+            // and before a token's variable, a list of separators only too.
+            with(&["--fail-on", ","]),
+            with(&["--fail-on", " , "]),
+            with(&["--kubeconfig", ""]),
+            with(&["--kubeconfig", " "]),
+            with(&["--fail-on", "mismatch", "--kubeconfig", ""]),
+            with(&["--context", ""]),
+            [&HUB[..], &["--released-at="]].concat(),
+            with(&["--namespace="]),
+            with(&["--helm-release="]),
+            with(&["--github-token", ""]),
+            with(&["--image", ""]),
+            at_hub(""),
+            vec![
+                "--hub-url",
+                "https://hub.example.edu",
+                "--hub-token",
+                "",
+                "--released-at",
+                "2026-11-30T12:00:00Z",
+            ],
             with(&["--comment"]),
             with(&["--image", "ghcr.io/Org/Lab:latest"]),
             [&HUB[..], &["--image", "oci:examples/lab"]].concat(),
@@ -496,8 +517,8 @@ mod tests {
             help: write seconds (30) or a duration such as 90s, 10m, 1h 30m
             hub-timeout (--hub-timeout) "-5" has a minus sign
             help: durations take none: write seconds (30) or a duration such as 90s, 10m, 1h 30m
-            hub-timeout (--hub-timeout) is empty
-            help: write seconds (30) or a duration such as 90s, 10m, 1h 30m
+            hub-timeout (--hub-timeout) "" is empty
+            help: an empty value is usually a shell variable that is not set: give a value, or leave --hub-timeout out for its default
             hub-timeout (--hub-timeout) "500ms" is shorter than 1s
             help: give 1s or more, e.g. 30
             hub-timeout (--hub-timeout) is 0
@@ -595,18 +616,31 @@ mod tests {
 
     #[test]
     fn tracking_labels_are_checked_only_when_the_tracking_issue_is_looked_up() {
+        // No labels, as the Action's `tracking-labels: ","` gives (the command line's `,` is
+        // refused as empty by its parser).
+        let request = |args: &[&str]| {
+            let cli = Cli::try_parse_from(["x", "status"].iter().chain(args)).unwrap();
+            let Command::Status(mut args) = cli.command else {
+                unreachable!()
+            };
+            args.tracking_labels = crate::cli::List::default();
+            let log = Log::new(false, false);
+            status_request(&args, &log, &HashMap::new()).map_err(|e| e.to_string())
+        };
         let at = ["--released-at", "2026-11-30T12:00:00Z"];
-        let labels = ["--tracking-labels", ","];
         // Unused: neither image nor comment.
-        assert!(request(&[&HUB[..], &at, &labels].concat()).is_ok());
+        assert!(request(&[&HUB[..], &at].concat()).is_ok());
         // Unused: the image is not resolved without the comment.
         let image = ["--image", "oci:examples/lab", "--github-token", "ghs_t0k3n"];
-        assert!(request(&[&HUB[..], &at, &image, &labels].concat()).is_ok());
+        assert!(request(&[&HUB[..], &at, &image].concat()).is_ok());
         // Used: the release note and the tracking issue are looked up by the image.
-        let (input, _) = request(&[&HUB[..], &image, &labels, &["--repository", "o/r"]].concat())
-            .err()
-            .expect("refused");
-        assert_eq!(input, "tracking-labels");
+        let refused = request(&[&HUB[..], &image, &["--repository", "o/r"]].concat());
+        assert!(
+            refused
+                .err()
+                .unwrap()
+                .starts_with("tracking-labels is empty")
+        );
     }
 
     #[test]

@@ -24,8 +24,13 @@ use std::time::Duration;
 /// (which names the input and says what to write) goes under clap's `error: `, without
 /// clap's usage lines (it reads as a request's [`UsageError`] does), and the option
 /// (`--hub-timeout <DURATION>`) is its [`ContextKind::InvalidArg`]; the words as inside
-/// Actions ([`UsageError::in_actions`]), its [`ContextKind::Custom`]. With `true`, a blank
-/// value given on the command line is refused before the check ([`non_empty`]).
+/// Actions ([`UsageError::in_actions`]), its [`ContextKind::Custom`].
+///
+/// The one rule of empty values: a value given on the command line that is blank (for a
+/// list, `true` here, one holding no entry: `,`) is refused ([`Problem::Empty`]) before the
+/// check, rather than read as none or as text to parse, since it is almost always a shell
+/// variable that is not set. An Action's blank input counts as unset and never comes here
+/// (`super::with_variables_set`); a default is taken as written.
 #[derive(Clone)]
 struct Parse<T>(Arc<Check<T>>, bool);
 
@@ -52,11 +57,14 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Parse<T> {
         source: ValueSource,
     ) -> Result<T, clap::Error> {
         let input = arg.and_then(clap::Arg::get_long).unwrap_or("the value");
-        let given = self.1 && source == ValueSource::CommandLine;
+        let blank = |t: &str| match self.1 {
+            true => List::split(t).0.is_empty(),
+            false => t.trim().is_empty(),
+        };
         let checked = match value.to_str() {
             None => Err(UsageError::new(input, Problem::NotUtf8)),
-            Some(text) if given && text.trim().is_empty() => {
-                Err(UsageError::of(input, "", Problem::Empty))
+            Some(text) if source == ValueSource::CommandLine && blank(text) => {
+                Err(UsageError::of(input, text.trim(), Problem::Empty))
             }
             Some(text) => (self.0)(input, text),
         };
@@ -84,11 +92,9 @@ pub(crate) fn parser<T: Clone + Send + Sync + 'static>(
     ValueParser::new(Parse(Arc::new(check), false))
 }
 
-/// [`parser`] for an option taking a list or a path: a blank value given on the command
-/// line is refused ([`Problem::Empty`]) rather than read as none, since it is almost always a
-/// shell variable that is not set (an Action's blank input counts as unset and never comes
-/// here: `super::with_variables_set`; a default is taken as written).
-pub(crate) fn non_empty<T: Clone + Send + Sync + 'static>(
+/// [`parser`] for an option taking a list (comma- or newline-separated, [`List::split`]): on
+/// the command line, a value of separators only is refused as a blank one is ([`Parse`]).
+pub(crate) fn list_of<T: Clone + Send + Sync + 'static>(
     check: impl Fn(&str, &str) -> Result<T, UsageError> + Send + Sync + 'static,
 ) -> ValueParser {
     ValueParser::new(Parse(Arc::new(check), true))
@@ -223,7 +229,7 @@ pub(crate) struct EnumList<E>(pub(crate) Vec<E>);
 /// input and the values there are).
 pub(crate) fn enum_list_parser<E: clap::ValueEnum + Clone + Send + Sync + 'static>() -> ValueParser
 {
-    non_empty(|input, text| {
+    list_of(|input, text| {
         let entries = List::split(text).0;
         let values = entries.iter().map(|entry| enum_value(input, entry));
         values.collect::<Result<_, _>>().map(EnumList::<E>)
@@ -246,8 +252,7 @@ impl List {
     }
 }
 
-/// The one list parser ([`List::split`]); it takes every text but a blank one given on the
-/// command line ([`non_empty`]).
+/// The one list parser ([`List::split`], [`list_of`]).
 pub(crate) fn list_parser() -> ValueParser {
-    non_empty(|_, text| Ok(List::split(text)))
+    list_of(|_, text| Ok(List::split(text)))
 }

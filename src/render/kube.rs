@@ -267,10 +267,6 @@ pub(crate) fn reading(request: &KubeRequest, in_actions: bool) -> String {
     )
 }
 
-/// The info line of a run whose kubeconfig is given empty (`--kubeconfig ''`), which turns
-/// Kubernetes off where kubectl would read `~/.kube/config`.
-pub(crate) const OFF_EMPTY: &str = "Kubernetes: off, kubeconfig is empty (to read KUBECONFIG or ~/.kube/config, leave it out and pass --kubernetes)";
-
 /// The debug line after the pods were read.
 pub(crate) fn read(pods: usize, requests: u32, restarted: bool) -> String {
     let restarted = match restarted {

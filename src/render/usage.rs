@@ -80,7 +80,8 @@ pub(crate) enum Problem {
     Required(Required),
     /// A value that is not UTF-8.
     NotUtf8,
-    /// A list or a path given blank on the command line (`crate::cli::value::non_empty`).
+    /// A value given blank on the command line, or a list of separators only (the one rule of
+    /// `crate::cli::value`'s parser).
     Empty,
     /// A duration refused ([`DurationProblem`]) by a parser with these bounds.
     Duration(DurationProblem, DurationBounds),

@@ -265,10 +265,7 @@ fn image_words(name: &str, named: &str, given: Option<&str>, why: &ImageProblem)
 /// An `environment` refused ([`EnvironmentError`]): the rule broken, what to write.
 fn environment_words(named: &str, why: EnvironmentError) -> Words {
     let (what, help) = match why {
-        EnvironmentError::Empty => (
-            "is empty",
-            "name an environment, e.g. jupyterhub-prod, or leave the input unset",
-        ),
+        EnvironmentError::Empty => return empty_words(named, "environment"),
         EnvironmentError::TooLong => (
             "is longer than 255 characters",
             "give the environment's name as its settings page shows it (GitHub allows at most 255 characters), e.g. jupyterhub-prod",
@@ -422,7 +419,6 @@ fn duration_words(
     let at_least = format!("give {min} or more, e.g. {}", bounds.example);
     let units = "write a unit after each number: s, m, h, d or w (sec, min, hours, days, weeks and ms work too)";
     match what {
-        DurationProblem::Empty => say(format!("{name} is empty"), forms),
         DurationProblem::Sign => say(
             format!(
                 "{named} has a {} sign",
@@ -803,7 +799,6 @@ mod tests {
             ("hub-token", None, Problem::Required(R::HubToken)),
             ("dry-run", None, Problem::NotUtf8),
             ("tracking-labels", Some(""), Problem::Empty),
-            ("hub-timeout", Some(""), Problem::Duration(D::Empty, job)),
             ("hub-timeout", Some("-5"), Problem::Duration(D::Sign, job)),
             ("cull-timeout", Some("+3600"), Problem::Duration(D::Sign, culler)),
             ("cull-max-age", Some("never"), Problem::Duration(D::NotADuration(humantime::parse_duration("never").unwrap_err()), max_age)),

@@ -21,7 +21,7 @@ const VALUES_PATH: &str = "values-path (--values-path)";
 pub(crate) fn words(e: &ValuesError) -> Words {
     let (what, help) = match e {
         ValuesError::EmptyKey(given) => (
-            format!("{VALUES_PATH} {given:?} {}", match given.as_str() { "" => "is empty", _ => "has an empty key" }),
+            format!("{VALUES_PATH} {given:?} has an empty key"),
             "write the parent key of `cull`, e.g. jupyterhub or platform.jupyterhub, or . for the top level".to_string(),
         ),
         ValuesError::EndsInCull(given, write) => (

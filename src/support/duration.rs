@@ -72,7 +72,7 @@ pub(crate) fn parse(text: &str) -> Result<Duration, DurationProblem> {
 /// `whole_seconds`: the bounds of every duration option.
 ///
 /// # Errors
-/// The first [`DurationProblem`]: blank, a sign, over `max` (also a number too large for
+/// The first [`DurationProblem`]: a sign, over `max` (also a number too large for
 /// the parser), not a duration (a bare decimal, `1.5`, named apart where fractions are
 /// taken), a fraction of a second where only whole seconds are, under `min`.
 pub(crate) fn bounded(
@@ -88,7 +88,6 @@ pub(crate) fn bounded(
             .is_some_and(|(w, p)| digits(w) && digits(p))
     };
     let d = match parse(t) {
-        _ if t.is_empty() => return Err(DurationProblem::Empty),
         _ if t.starts_with(['-', '+']) => return Err(DurationProblem::Sign),
         Ok(d) => d,
         // `1.5` reads as a number without a unit: a bare number is whole seconds.
@@ -107,8 +106,6 @@ pub(crate) fn bounded(
 /// What a duration breaks ([`parse`], [`bounded`]).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum DurationProblem {
-    /// Blank.
-    Empty,
     /// A sign, `-` or `+` (humantime 2 answers `+` with "expected number at 0").
     Sign,
     /// Over the limit, or a number too large to hold.

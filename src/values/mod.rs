@@ -82,7 +82,7 @@ impl ValuesPath {
     /// `jupyterhub` or `platform.jupyterhub`, trimmed.
     ///
     /// # Errors
-    /// A blank value (`--values-path=`) or an empty segment, as in `a..b` or `.jupyterhub`,
+    /// An empty segment (a blank value too, which the command line refuses first), as in `a..b` or `.jupyterhub`,
     /// or a path ending in `cull` (the option names the parent of `cull`, so
     /// `jupyterhub.cull` is a slip for `jupyterhub`).
     pub(crate) fn parse(text: &str) -> Result<Self, ValuesError> {

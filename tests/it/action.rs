@@ -471,6 +471,15 @@ fn a_command_line_refusal_names_the_option_and_the_variables() {
             Some(("GH_TOKEN", "")),
             &["announce", "--image", "oci:examples/lab"],
         ),
+        // An option given empty is refused as empty, though its variable is set.
+        (
+            Some(("JUPYTERHUB_API_TOKEN", "hub-token-from-env")),
+            &[&["status", "--hub-token", ""][..], &hub].concat(),
+        ),
+        (
+            Some(("GH_TOKEN", "ghs_from_gh_token")),
+            &["announce", "--image", "oci:examples/lab", "--github-token="],
+        ),
         (
             Some(("GITHUB_TOKEN", "")),
             &[

@@ -154,7 +154,7 @@ fn credentials_that_cannot_work_are_refused_before_the_hub_is_read() {
             2,
         ),
         (&["--kubeconfig", &unverified], &[], 1),
-        (&["--kubeconfig", ""], &[], 1),
+        (&["--kubeconfig", ""], &[], 2),
     ];
     let mut table = Vec::new();
     for (given, variables, exit) in cases {
