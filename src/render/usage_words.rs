@@ -51,13 +51,17 @@ pub(crate) fn escaped(text: &str, quote: &str) -> String {
     format!("{quote}{inner}{quote}")
 }
 
-/// [`Problem::Empty`]'s words: `named` (the input and its value) is empty, and why that is
-/// refused on the command line.
-fn empty_words(named: &str, input: &str) -> Words {
+/// [`Problem::Empty`]'s words: `named` (the input and its value as `given`) is empty, or a
+/// list of separators only, and why that is refused on the command line.
+fn empty_words(named: &str, input: &str, given: Option<&str>) -> Words {
+    let what = match given.unwrap_or_default().trim().is_empty() {
+        true => "is empty",
+        false => "lists nothing",
+    };
     say(
-        format!("{named} is empty"),
+        format!("{named} {what}"),
         format!(
-            "an empty value is usually a shell variable that is not set: give a value, or leave --{input} out for its default"
+            "an empty value is usually a shell variable that is not set: give --{input} a value, or leave it out"
         ),
     )
 }
@@ -87,7 +91,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
     match &*e.problem {
         Problem::Required(what) => required_words(e, &name, *what),
         Problem::NotUtf8 => Words::new(format!("{name} is not UTF-8 text")),
-        Problem::Empty => empty_words(&named, input),
+        Problem::Empty => empty_words(&named, input, e.given.as_deref()),
         Problem::Duration(what, bounds) => duration_words(e, &named, what, bounds),
         Problem::NotOneOf(names) => say(
             format!("{named} is not {}", or_list(names)),
@@ -265,7 +269,7 @@ fn image_words(name: &str, named: &str, given: Option<&str>, why: &ImageProblem)
 /// An `environment` refused ([`EnvironmentError`]): the rule broken, what to write.
 fn environment_words(named: &str, why: EnvironmentError) -> Words {
     let (what, help) = match why {
-        EnvironmentError::Empty => return empty_words(named, "environment"),
+        EnvironmentError::Empty => return empty_words(named, "environment", None),
         EnvironmentError::TooLong => (
             "is longer than 255 characters",
             "give the environment's name as its settings page shows it (GitHub allows at most 255 characters), e.g. jupyterhub-prod",
