@@ -77,14 +77,15 @@ pub(super) fn github_words(err: &GitHubError, in_actions: bool) -> Words {
         Some(url) => format!("{} {url}", row(*action).0),
         None => row(*action).0.to_string(),
     };
-    // A write that got no answer may have taken effect.
-    let unknown = |action: &Action| {
-        (row(*action).0 != "GET").then_some(
-            "the outcome is unknown: re-run the job, which looks up what exists before it \
-             writes again"
-                .to_string(),
-        )
+    // Where the API URL is set, for the fixes that ask to check it.
+    let api = match in_actions {
+        true => "the API URL (`api-url:`, else GITHUB_API_URL)",
+        false => "the API URL (--api-url, else $GITHUB_API_URL)",
     };
+    let reach = format!("check {api} and that this machine reaches it (network, proxy, firewall)");
+    let rest = format!(
+        "check that {api} is GitHub's REST API (https://api.github.com, or https://HOST/api/v3), not another server or a proxy"
+    );
     match &err.problem {
         Problem::Answered {
             action,
@@ -103,15 +104,15 @@ pub(super) fn github_words(err: &GitHubError, in_actions: bool) -> Words {
                 help,
             )
         }
-        Problem::NotJson { action, cause } => detailed(
-            format!("cannot {action}: GitHub's answer is not the JSON expected"),
-            cause,
-            None,
-        ),
+        Problem::NotJson { action, cause } => Words::new(format!(
+            "cannot {action}: GitHub's answer is not the JSON expected"
+        ))
+        .because(cause)
+        .help(rest),
         Problem::NoAnswer { action, cause } => detailed(
             format!("cannot {action}: no answer from GitHub"),
             cause,
-            unknown(action),
+            Some(rerun(*action, &reach)),
         ),
         Problem::TimedOut {
             action,
@@ -123,7 +124,7 @@ pub(super) fn github_words(err: &GitHubError, in_actions: bool) -> Words {
                 humantime::format_duration(*timeout)
             ),
             &request(action, url),
-            unknown(action),
+            Some(rerun(*action, GITHUB_SIDE)),
         ),
         Problem::Connection {
             action,
@@ -136,20 +137,46 @@ pub(super) fn github_words(err: &GitHubError, in_actions: bool) -> Words {
                 false => "cannot connect to GitHub",
             };
             let detail = format!("{}: {cause}", request(action, url));
-            detailed(format!("cannot {action}: {how}"), &detail, unknown(action))
+            detailed(
+                format!("cannot {action}: {how}"),
+                &detail,
+                Some(rerun(*action, &reach)),
+            )
         }
-        Problem::NoTimeLeft { action } => Words::new(format!("cannot {action}: no time left")),
+        Problem::NoTimeLeft { action } => {
+            Words::new(format!("cannot {action}: no time left")).help(rerun(*action, GITHUB_SIDE))
+        }
         Problem::TokenNotAHeader => Words::new(
             "the GitHub token holds a line break or another control character, so it cannot \
              be sent in an HTTP header",
         )
         .help("check the github-token input (one token, on one line)"),
-        Problem::UnusableApiUrl { given, cause } => {
-            detailed(format!("API URL {given:?} is not usable"), cause, None)
-        }
-        Problem::UnusableClient { cause } => {
-            detailed("cannot build the GitHub client".to_string(), cause, None)
-        }
+        Problem::UnusableApiUrl { given, cause } => detailed(
+            format!("API URL {given:?} is not usable"),
+            cause,
+            Some(rest),
+        ),
+        Problem::UnusableClient { cause } => detailed(
+            "cannot build the GitHub client".to_string(),
+            cause,
+            Some("report this as a bug of codeq-rollout, with this error".into()),
+        ),
+    }
+}
+
+/// The fix of a failure on GitHub's side or on the way to it (a 5xx, a timeout): where
+/// GitHub says whether it is failing.
+const GITHUB_SIDE: &str = "GitHub, or the way to it, failed: check https://www.githubstatus.com";
+
+/// The fix of a request GitHub failed or never got: `fix`, then the re-run; for a write,
+/// whose outcome is then unknown, that the re-run looks up what exists before it writes.
+fn rerun(action: Action, fix: &str) -> String {
+    match row(action).0 {
+        "GET" => format!("{fix}, then re-run the job"),
+        _ => format!(
+            "{fix}, then re-run the job, which looks up what exists first (the write's \
+             outcome is unknown)"
+        ),
     }
 }
 
@@ -260,6 +287,7 @@ fn answered_help(kind: Kind, what: Action, message: &str, in_actions: bool) -> O
                 .into()
         }
         Kind::RateLimited => "GitHub's rate limit was hit: re-run the job later".into(),
+        Kind::Unavailable => rerun(what, GITHUB_SIDE),
         _ => return None,
     };
     Some(help)
@@ -357,10 +385,19 @@ mod tests {
                 },
             ),
             error(
+                Kind::Unavailable,
+                Problem::Answered {
+                    action: Action::ListReleases,
+                    status: 500,
+                    server_message: "Server Error".into(),
+                    server_details: String::new(),
+                },
+            ),
+            error(
                 Kind::Other,
                 Problem::NotJson {
                     action,
-                    cause: "expected value at line 1 column 1".into(),
+                    cause: "invalid type: map, expected a sequence at line 1 column 0".into(),
                 },
             ),
             error(

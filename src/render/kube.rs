@@ -160,7 +160,11 @@ fn read_words(server: &str, namespace: &str, fault: &ReadFault) -> Words {
                 // 0: kube's code for an error answer that is no Kubernetes `Status`.
                 0 => ("an error that is no Kubernetes Status".to_string(), NOT_THE_API.to_string()),
                 404 => ("404 Not Found".to_string(), NOT_THE_API.to_string()),
-                code => (format!("{code} {reason}"), "check the API server's message; run status again".to_string()),
+                // The reason is empty for an answer that is no Kubernetes Status.
+                code => (format!("{code} {reason}").trim_end().to_string(), match code {
+                    500..=599 => format!("the API server, or a proxy in front of it, failed: run status again later; {}", kubectl("")),
+                    _ => "check the API server's message; run status again".to_string(),
+                }),
             };
             let words = Words::new(format!("{api} answered {answer}"));
             return match message.trim() {

@@ -348,7 +348,8 @@ pub(crate) enum NotAPodList {
 pub(crate) enum ReadFault {
     /// An error answer: 401 (the credentials are not accepted), 403 (RBAC denies `list` on
     /// `pods`), a second 410 after the restart, any other; the `Status` object's `reason`
-    /// and `message` (`pods is forbidden: User "…" cannot list resource …`), one line each.
+    /// and `message` (`pods is forbidden: User "…" cannot list resource …`), one line each;
+    /// both empty for an answer that is no `Status` ([`ReadFault::answered`]).
     Answered(u16, String, String),
     /// No answer within `kube-timeout` (connecting, or reading the answer).
     TimedOut(Duration),
@@ -361,6 +362,22 @@ pub(crate) enum ReadFault {
     Tls(crate::digest::registry::errors::TlsProblem),
     /// No answer (DNS, refused): the transport's words, one line.
     Unreachable(String),
+}
+
+impl ReadFault {
+    /// The [`ReadFault::Answered`] of an error answer as kube reads it: a Kubernetes
+    /// `Status`'s code, reason and message; for a body that is no JSON object, kube's
+    /// stand-in (kube-client 3.1 `handle_api_errors`: the HTTP status, the reason `Failed to
+    /// parse error data`, the body as the message) keeps the status only, as neither is the
+    /// server's message.
+    pub(crate) fn answered(status: &kube::core::Status) -> Self {
+        match status.reason.as_str() {
+            "Failed to parse error data" => {
+                Self::Answered(status.code, String::new(), String::new())
+            }
+            reason => Self::Answered(status.code, one_line(reason), one_line(&status.message)),
+        }
+    }
 }
 
 impl std::error::Error for KubeError {}

@@ -40,7 +40,7 @@ fn words(e: &EventError) -> Words {
     const NOT_SENT: &str =
         "it is not a payload GitHub sends for this event: check GITHUB_EVENT_PATH";
     let what = "the event payload is not a valid GitHub event";
-    let invalid = |why: String| super::detailed(what.to_string(), &why, None);
+    let invalid = |why: String| super::detailed(what.to_string(), &why, Some(NOT_SENT.into()));
     match e {
         EventError::NotAnObject => invalid("it is not a JSON object".into()),
         EventError::Invalid(cause) => invalid(cause.clone()),
@@ -126,13 +126,17 @@ mod tests {
         .collect();
         insta::assert_snapshot!(lines.join("\n"), @r#"
         the event payload is not a valid GitHub event: it is not a JSON object
+        help: it is not a payload GitHub sends for this event: check GITHUB_EVENT_PATH
         the event payload's pull_request.number holds another type or value than GitHub writes there
         help: it is not a payload GitHub sends for this event: check GITHUB_EVENT_PATH
         the event payload's pull_request.labels[0].name is missing
         help: it is not a payload GitHub sends for this event: check GITHUB_EVENT_PATH
         the event payload is not a valid GitHub event: EOF while parsing an object at line 1 column 11
+        help: it is not a payload GitHub sends for this event: check GITHUB_EVENT_PATH
         the event payload is not a valid GitHub event: pull_request.labels has 101 entries, and GitHub allows at most 100
+        help: it is not a payload GitHub sends for this event: check GITHUB_EVENT_PATH
         the event payload is not a valid GitHub event: commits has 2049 entries, and GitHub sends at most 2048
+        help: it is not a payload GitHub sends for this event: check GITHUB_EVENT_PATH
         the pull_request_target event payload has no pull_request object
         help: it is not a payload GitHub sends for this event: check GITHUB_EVENT_PATH
         "#);

@@ -1,8 +1,12 @@
 use super::*;
 use crate::render::words::assert_shape;
 use crate::status::kube::{KubeInputs, PodQuery, ReadFault, resolve};
+use kube::core::Status;
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// kube's reason for an error answer that is no Kubernetes Status (kube-client 3.1).
+const NOT_PARSED: &str = "Failed to parse error data";
 
 /// Every variant's words: one first line of at most 120 characters, then the help; the
 /// kubeconfig template only where making one is the fix, the Role only for a 403.
@@ -46,7 +50,8 @@ fn every_kubernetes_error_says_what_failed_then_what_to_do() {
         read(ReadFault::Answered(403, "Forbidden".into(), "pods is forbidden: User \"system:serviceaccount:jhub:x\" cannot list resource \"pods\" in API group \"\" in the namespace \"jhub\"".into())),
         read(ReadFault::Answered(410, "Expired".into(), "The provided continue parameter is too old".into())),
         read(ReadFault::Answered(500, "InternalError".into(), "etcdserver: request timed out".into())),
-        read(ReadFault::Answered(404, "Failed to parse error data".into(), "".into())),
+        read(ReadFault::answered(&Status::failure("404 page not found", NOT_PARSED).with_code(404))),
+        read(ReadFault::answered(&Status::failure("<html>502 Bad Gateway</html>", NOT_PARSED).with_code(502))),
         read(ReadFault::Answered(0, "".into(), "not found".into())),
         read(ReadFault::TimedOut(Duration::from_secs(30))),
         read(ReadFault::NotAPodList(NotAPodList::Kind(Some("Status".into())))),

@@ -153,10 +153,7 @@ impl KubeClient {
             kube::Error::SerdeError(e) => self.fail(ReadFault::NotAPodList(NotAPodList::Decoder(
                 one_line(&e.to_string()),
             ))),
-            kube::Error::Api(s) => {
-                let (reason, message) = (one_line(&s.reason), one_line(&s.message));
-                self.fail(ReadFault::Answered(s.code, reason, message))
-            }
+            kube::Error::Api(s) => self.fail(ReadFault::answered(&s)),
             // A handshake's rustls error, sorted; else the innermost cause (refused, DNS).
             other => self.fail(match TlsProblem::of(&other) {
                 Some(tls) => ReadFault::Tls(tls),
