@@ -438,13 +438,13 @@ pub(crate) fn refused_not_listed(what: Object) -> Words {
 }
 
 /// The error when `what` was still absent after a failed write (`first`, when it differs
-/// from the second's), and creating it once more failed too.
+/// from the second's), and creating it once more failed too. No help of its own: the second
+/// failure's (a GitHub error's, [`super::help`]) says what to do, the re-run included.
 pub(crate) fn still_absent(what: &str, first: Option<&dyn std::fmt::Display>) -> Words {
     let first = first.map(|f| format!(" ({f})")).unwrap_or_default();
     Words::new(format!(
         "{what} was still absent after a failed write{first}, and creating it once more failed too"
     ))
-    .help("re-run the job: it finds what exists and creates only what is missing")
 }
 
 /// Why the tracking issue kept among duplicates is the one kept, as its closing comment on
