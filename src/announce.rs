@@ -15,6 +15,7 @@ use crate::report::{Known, Pipeline, RunReport};
 use crate::support::github::GitHub;
 use crate::support::github::models::{DeploymentState, DeploymentStatus, NewIssue, NewRelease};
 use crate::support::log::Log;
+use crate::support::url::is_placeholder;
 use crate::tier::{self, LabelRules, Tier, TierDecision, TierRequest, UnlabeledPolicy};
 use crate::window::{Configured, PullRisk};
 use anyhow::{Result, anyhow};
@@ -139,7 +140,8 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
     let (decision, target_sha) = tiered?;
     run.known.tier = Some(decision.clone());
     run.stage = Stage::Runbook;
-    runbook(req, &decision, log)?;
+    let security = decision.tier() == Tier::Security;
+    runbook(security, &req.runbook, req.dry_run, log)?;
     let platforms = platforms(req, &digest, &decision).await?;
 
     // 3. Window, and whether new servers start on the new image (the pull policy).
@@ -351,7 +353,7 @@ fn decide_tier(req: &AnnounceRequest, behind: &Behind, log: &Log) -> Result<Tier
     // A security release's runbook with a placeholder hub-url: a dry run shows it, with a
     // warning, the run's first annotation; a run that publishes is refused ([`runbook`]).
     let (security, runbook) = (decision.tier() == Tier::Security, &req.runbook);
-    if security && runbook.hub_url_is_placeholder() && req.dry_run {
+    if security && is_placeholder(&runbook.hub_url) && req.dry_run {
         let in_actions = log.in_actions();
         log.warn(&RunWarning::RunbookPlaceholder {
             runbook,
@@ -396,13 +398,13 @@ async fn platforms(
     }
 }
 
-/// Stage 2's check of a security release's runbook (issue 32): with a placeholder hub-url
-/// it would point responders at no hub, and the tracking issue is never edited again, so a
-/// run that publishes is refused before anything is published (bad input, exit 2).
-fn runbook(req: &AnnounceRequest, decision: &TierDecision, log: &Log) -> Result<()> {
-    let runbook = &req.runbook;
-    if decision.tier() == Tier::Security && runbook.hub_url_is_placeholder() && !req.dry_run {
-        let (runbook, in_actions) = (runbook.clone(), log.in_actions());
+/// The check of a `security` release's runbook `r` (issue 32): with a placeholder hub-url it
+/// would point responders at no hub, and the tracking issue is never edited again, so a run
+/// that publishes (not `dry_run`) is refused before anything is published (bad input, exit
+/// 2). Stage 2 when the labels decide the tier; `crate::cli` when it is given.
+pub(crate) fn runbook(security: bool, r: &RunbookSettings, dry_run: bool, log: &Log) -> Result<()> {
+    if security && is_placeholder(&r.hub_url) && !dry_run {
+        let (runbook, in_actions) = (r.clone(), log.in_actions());
         return Err(messages::PlaceholderRunbook {
             runbook,
             in_actions,

@@ -18,7 +18,8 @@ use crate::support::files;
 use crate::support::github::{self, GitHub};
 use crate::support::log::Log;
 use crate::support::secrets::SecretString;
-use crate::tier::LabelRules;
+use crate::support::url::is_placeholder;
+use crate::tier::{LabelRules, TierRequest};
 use anyhow::Result;
 use secrecy::ExposeSecret;
 use std::collections::HashMap;
@@ -88,6 +89,8 @@ fn request(
     };
     if !args.dry_run {
         check_publishable(&context, token.as_ref())?;
+        // Before anything is read when the tier is given; from the labels, once they are read.
+        crate::announce::runbook(args.tier == TierRequest::Security, &runbook, false, log)?;
     }
     let templates = templates(args, env)?;
     // Checked whatever the image, so a bad value is refused before it matters; `None` for
@@ -112,7 +115,7 @@ fn request(
             .clone()
             .map(|environment| DeploymentRequest {
                 environment,
-                hub_url: (!args.runbook.hub_url.is_placeholder()).then(|| runbook.hub_url.clone()),
+                hub_url: (!is_placeholder(&runbook.hub_url)).then(|| runbook.hub_url.clone()),
             }),
         runbook,
         sha_given: args.sha.is_some(),
@@ -216,20 +219,23 @@ fn check_publishable(ctx: &RunContext, token: Option<&SecretString>) -> Result<(
     Err(UsageError::new(input, problem))
 }
 
-/// `--expected-digest`, parsed ([`Digest::parse`]).
+/// `--expected-digest`, parsed ([`Digest::parse`]) lower-cased: OCI digests are written in
+/// lower-case hex (the image spec's `sha256` encoding), and an upper-case copy names the same
+/// digest.
 ///
 /// # Errors
 /// [`UsageError`] naming `expected-digest`.
 pub(super) fn expected_digest(text: &str) -> Result<Digest, UsageError> {
     let t = text.trim();
-    Digest::parse(t).map_err(|_| UsageError::of("expected-digest", t, Problem::NotADigest))
+    let refused = |_| UsageError::of("expected-digest", t, Problem::NotADigest);
+    Digest::parse(&t.to_ascii_lowercase()).map_err(refused)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cli::{Cli, Command};
-    use crate::tier::{TierRequest, UnlabeledPolicy};
+    use crate::tier::UnlabeledPolicy;
     use assert_matches::assert_matches;
     use clap::Parser;
     use std::time::Duration;
@@ -317,17 +323,22 @@ mod tests {
                 "ana, bo",
                 "--lookup-backoff-ms",
                 "5,10",
+                // Upper case taken, as the same digest lower-cased.
                 "--expected-digest",
-                "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                "SHA256:9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08",
                 "--registry-timeout",
                 "2m",
+                "--hub-url",
+                "https://hub.corp.org",
             ],
             &[],
         )
         .unwrap();
         assert_eq!(r.tier.request, TierRequest::Security);
         assert_eq!(r.tier.unlabeled, Some(UnlabeledPolicy::Fail));
-        assert!(r.sha_given && r.github.is_some() && r.image.expected_digest.is_some());
+        assert!(r.sha_given && r.github.is_some());
+        let digest = "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+        assert_eq!(r.image.expected_digest.unwrap().as_str(), digest);
         assert_eq!(r.context.sha.as_deref(), Some(SHA));
         assert_eq!(r.tracking.assignees, ["ana", "bo"]);
         assert_eq!(
@@ -352,6 +363,14 @@ mod tests {
             image.iter().chain(extra).copied().collect()
         };
         let publishing = ["--image", "oci:examples/lab"];
+        let ready = [
+            "--github-token",
+            "ghs_t0k3n",
+            "--repository",
+            "o/r",
+            "--sha",
+            SHA,
+        ];
         let args: Vec<Vec<&'static str>> = vec![
             vec!["--dry-run"],
             vec!["--image", "ghcr.io/Org/Lab:latest", "--dry-run"],
@@ -378,6 +397,11 @@ mod tests {
             with(&["--hub-url", "https://hub.org/$(id)"]),
             with(&["--hub-url", "https://hub.example.org/hub/api"]),
             with(&["--hub-url", "http:///path"]),
+            with(&["--hub-url", "https://h.corp.org/'x"]),
+            with(&["--hub-url", "https://h/hub/"]),
+            with(&["--hub-url", "https://h.corp.org:0"]),
+            with(&["--api-url", "https://api.corp.org:0/"]),
+            vec!["--image", "ghcr.io/org/lab@sha256:abc", "--dry-run"],
             with(&["--repository", "noslash"]),
             with(&["--repository", "../x"]),
             with(&["--repository", "o/r.git"]),
@@ -418,6 +442,14 @@ mod tests {
             with(&["--github-token", "ab\u{1}c", "--repository", "o/r"]),
             publishing.to_vec(),
             [&publishing[..], &["--github-token", "ghs_t0k3n"]].concat(),
+            // A security release naming a placeholder hub-url: its default, or another.
+            [&publishing[..], &["--tier", "security"], &ready].concat(),
+            [
+                &publishing[..],
+                &["--tier", "security", "--hub-url", "https://example.com"],
+                &ready,
+            ]
+            .concat(),
         ];
         // The run context reads GITHUB_REPOSITORY: one case needs it set.
         let with_env = (

@@ -31,9 +31,10 @@ pub(crate) fn hub_url(value: &str) -> Result<url::HttpUrl, UsageError> {
     let v = url::hub_url(value)
         .map_err(|e| UsageError::of("hub-url", e.shown, Problem::BadUrl(UrlKind::Hub, e.why)))?;
     match hub::base_before_pages(v.as_str()) {
+        // Quoted as given (trimmed): its query, fragment or user name was refused above.
         Some(base) => Err(UsageError::of(
             "hub-url",
-            v.as_str(),
+            value.trim(),
             Problem::HubPage { base },
         )),
         None => Ok(v),
@@ -192,7 +193,9 @@ mod tests {
             ("https://hub.org/$(id)", "'$'"),
             ("https://hub.org/ x", "whitespace"),
             ("https://", "\"https://\" is not a URL"),
-            ("https://hub.org/'x'", "'\\''"),
+            ("https://hub.org/'x'", "has \"'\""),
+            ("https://hub.org/a\\b", "has \"\\\""),
+            ("https://h.corp.org:0", "has port 0"),
             ("https://hub.org/\"x\"", "'\"'"),
             ("https://hub.org/;rm", "';'"),
             ("https://hub.org/?a=1", "a query"),

@@ -73,11 +73,9 @@ pub(crate) fn status_request(
 fn hub(args: &StatusArgs) -> Result<(HubClient, String)> {
     let url = (args.hub_url.as_ref()).ok_or_else(|| required("hub-url", Required::HubUrl))?;
     let hub_url = url.as_str().to_string();
-    if url.is_placeholder() {
-        // action.yml's default, there for the runbook of `announce`.
-        let problem = Problem::Placeholder;
-        let placeholder = crate::support::url::PLACEHOLDER_HUB_URL;
-        return Err(UsageError::of("hub-url", placeholder, problem).into());
+    if crate::support::url::is_placeholder(&hub_url) {
+        // action.yml's default among them, there for the runbook of `announce`.
+        return Err(UsageError::of("hub-url", &hub_url, Problem::Placeholder).into());
     }
     let given = args.hub_token.as_ref().map(ExposeSecret::expose_secret);
     let given = given.ok_or_else(|| required("hub-token", Required::HubToken))?;
@@ -302,6 +300,8 @@ mod tests {
             ],
             HUB.to_vec(),
             at_hub("https://hub.example.org"),
+            at_hub("https://example.com/"),
+            at_hub("https://h.corp.org:0"),
             at_hub("ftp://hub"),
             at_hub("http:///path"),
             at_hub("https:///x"),
@@ -567,11 +567,11 @@ mod tests {
         insta::assert_snapshot!(table.join("\n"), @r#"
             hub-url (--hub-url) "https://hub.example.edu/hub/api" is a page of the hub (/hub/… or /user/…), not the hub's address
             help: give the address without /hub/ or /user/ and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
-            hub-url (--hub-url) "https://hub.example.edu/hub/api" is a page of the hub (/hub/… or /user/…), not the hub's address
+            hub-url (--hub-url) "https://hub.example.edu/hub/api/" is a page of the hub (/hub/… or /user/…), not the hub's address
             help: give the address without /hub/ or /user/ and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
             hub-url (--hub-url) "https://hub.example.edu/hub/api/users" is a page of the hub (/hub/… or /user/…), not the hub's address
             help: give the address without /hub/ or /user/ and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
-            hub-url (--hub-url) "https://hub.example.edu/hub" is a page of the hub (/hub/… or /user/…), not the hub's address
+            hub-url (--hub-url) "https://hub.example.edu/hub/" is a page of the hub (/hub/… or /user/…), not the hub's address
             help: give the address without /hub/ or /user/ and what follows, here https://hub.example.edu (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
             hub-url (--hub-url) "https://example.edu/jupyter/hub/api/users" is a page of the hub (/hub/… or /user/…), not the hub's address
             help: give the address without /hub/ or /user/ and what follows, here https://example.edu/jupyter (codeq-rollout adds the paths it needs itself: status /hub/api/users, the runbook /hub/admin)
@@ -589,7 +589,7 @@ mod tests {
     }
 
     #[test]
-    fn the_placeholder_hub_url_is_refused_in_any_spelling() {
+    fn a_hub_url_on_a_name_reserved_for_examples_is_refused_in_any_spelling() {
         let rest = [
             "--hub-token",
             "hub-token-1",
@@ -600,18 +600,20 @@ mod tests {
             "https://hub.example.org",
             "HTTPS://HUB.EXAMPLE.ORG",
             "https://Hub.Example.Org:443/",
+            "https://hub.example.org/jupyter",
+            "https://example.com",
+            "http://hub.example:8000",
         ] {
             let (input, message) = request(&[&["--hub-url", placeholder][..], &rest].concat())
                 .err()
                 .expect("refused");
             assert_eq!(input, "hub-url", "{placeholder}");
-            assert!(message.contains("the placeholder"), "{message}");
+            assert!(message.contains("a placeholder"), "{message}");
         }
-        // Another path or port on that host is not the placeholder.
-        assert!(
-            request(&[&["--hub-url", "https://hub.example.org/jupyter"][..], &rest].concat())
-                .is_ok()
-        );
+        // A name merely like them is a hub.
+        for hub in ["https://example.edu", "https://myexample.com"] {
+            assert!(request(&[&["--hub-url", hub][..], &rest].concat()).is_ok());
+        }
     }
 
     #[test]

@@ -16,12 +16,12 @@ pub(crate) fn required(input: &str, what: Required) -> UsageError {
 }
 
 #[cfg(test)]
-/// An error as the usage tables show it: the input a [`UsageError`] names (`(not usage)` for
-/// any other error) and the whole message.
+/// An error as the usage tables show it: the input at fault, as the exit code finds it
+/// ([`crate::report::bad_input`]; `(not usage)` for any other error), and the whole message.
 pub(crate) fn input_and_message(e: anyhow::Error) -> (String, String) {
-    let input = e
-        .downcast_ref::<UsageError>()
-        .map_or("(not usage)".to_string(), |u| u.input.clone());
+    let input = crate::report::bad_input(&e)
+        .unwrap_or("(not usage)")
+        .to_string();
     (input, format!("{e:#}"))
 }
 

@@ -85,11 +85,14 @@ impl ImageSource {
         if holds_userinfo(text) {
             return Err(ImageProblem::Credentials);
         }
+        // A malformed `@` digest pin is named as such; the parser only says the format is wrong.
+        let pin = |pin: &str| ImageProblem::Reference(ReferenceProblem::Pin { pin: pin.into() });
         let reference: Reference = super::reference::parse(text).map_err(|err| {
-            lower_case_repository(text).map_or_else(
-                || ImageProblem::NotAReference(err.to_string()),
-                ImageProblem::UpperCase,
-            )
+            match (lower_case_repository(text), text.split_once('@')) {
+                (Some(lower), _) => ImageProblem::UpperCase(lower),
+                (None, Some((_, p))) if super::Digest::parse(p).is_err() => pin(p),
+                (None, _) => ImageProblem::NotAReference(err.to_string()),
+            }
         })?;
         super::registry::check_reference(&reference).map_err(ImageProblem::Reference)?;
         // Refuse what does not print back as a valid reference, such as `A/a` (an upper-case

@@ -55,7 +55,7 @@ pub(crate) enum RunWarning<'a> {
     /// policy is not `Always` and the image is not pinned by digest ([`PullRisk`]).
     PullPolicy(&'a PullRisk),
     /// A dry run of a security release whose runbook carries a placeholder: `hub-url` is a
-    /// name reserved for examples ([`RunbookSettings::hub_url_is_placeholder`]); a run that
+    /// name reserved for examples ([`crate::support::url::is_placeholder`]); a run that
     /// publishes is refused ([`PlaceholderRunbook`]). The run's first annotation.
     /// `in_actions`: the inputs to set are named as the workflow's (`hub-url`), else as the
     /// command line's options (`--hub-url`).
@@ -266,7 +266,7 @@ fn placeholder(runbook: &RunbookSettings, in_actions: bool, refused: bool) -> Wo
 
 /// A security release refused before anything is published: its runbook's `hub-url` is a
 /// placeholder (a name reserved for examples,
-/// [`super::RunbookSettings::hub_url_is_placeholder`]), so the tracking issue, never edited
+/// [`crate::support::url::is_placeholder`]), so the tracking issue, never edited
 /// again, would point responders at no hub. Bad input (exit 2), naming `hub-url`.
 #[derive(Debug, Clone)]
 pub(crate) struct PlaceholderRunbook {

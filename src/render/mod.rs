@@ -67,22 +67,6 @@ pub struct RunbookSettings {
 }
 
 impl RunbookSettings {
-    /// Whether `hub_url` is a placeholder: its host is a name reserved for documentation
-    /// (RFC 2606: `example.com`, `example.net`, `example.org` and the names below them, and
-    /// the `.example` top-level domain), as the default `https://hub.example.org` is. Such a
-    /// runbook's commands and links reach no hub.
-    pub(crate) fn hub_url_is_placeholder(&self) -> bool {
-        let Some(host) = url::Url::parse(&self.hub_url).ok().and_then(|u| {
-            u.host_str()
-                .map(|h| h.trim_end_matches('.').to_ascii_lowercase())
-        }) else {
-            return false;
-        };
-        ["example.com", "example.net", "example.org", "example"]
-            .iter()
-            .any(|reserved| host == *reserved || host.ends_with(&format!(".{reserved}")))
-    }
-
     /// Whether the namespace and the Helm release are both at their defaults (`jhub`).
     pub(crate) fn cluster_at_defaults(&self) -> bool {
         let default = Self::default();

@@ -89,8 +89,8 @@ pub(crate) enum Problem {
     NotOneOf(Vec<String>),
     /// `sha` not 40 hex digits ([`crate::context::CommitSha::parse`]).
     NotACommit,
-    /// `expected-digest` not `sha256:` and 64 lower-case hex digits
-    /// ([`crate::digest::Digest::parse`]).
+    /// `expected-digest` not `sha256:` and 64 hex digits, in any case
+    /// ([`crate::digest::Digest::parse`] lower-cased).
     NotADigest,
     /// Not one of the Action's boolean words.
     NotBoolean,
@@ -144,7 +144,7 @@ pub(crate) enum Problem {
     AlarmWithoutKubernetes(String, bool),
     /// Kubernetes credentials that cannot work, found before anything is read.
     Kube(Arc<KubeError>),
-    /// The value is the placeholder `hub-url` default.
+    /// The value is a placeholder, `hub-url`'s default among them ([`crate::support::url::is_placeholder`]).
     Placeholder,
     /// Culler settings refused ([`InvalidSettings`]: an option's value, or a values file's),
     /// worded where the run is.

@@ -110,7 +110,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
         ),
         Problem::NotADigest => say(
             format!("{named} is not an image digest"),
-            "write sha256: followed by 64 lower-case hex digits, the digest the build step reported",
+            "write sha256: followed by 64 hex digits, the digest the build step reported",
         ),
         Problem::NotBoolean => say(
             format!("{named} is not a boolean"),
@@ -156,7 +156,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
         Problem::AlarmWithoutKubernetes(alarm, off) => kube_off(input, alarm, *off, e.in_actions),
         Problem::Placeholder => say(
             format!(
-                "{input} is {}, the placeholder",
+                "{input} is {}, a placeholder (a name reserved for examples)",
                 e.given.as_deref().unwrap_or_default()
             ),
             format!("set {input} (--{input}) to your hub's address"),
@@ -514,6 +514,8 @@ fn url_words(named: &str, kind: UrlKind, what: &UrlProblem) -> Words {
             let c = match c {
                 c if c.is_whitespace() => "whitespace".to_string(),
                 '@' => "a user name ('@')".to_string(),
+                // Debug would escape these (`'\''`): quoted as typed.
+                '\'' | '\\' => format!("\"{c}\""),
                 c => format!("{c:?}"),
             };
             (
@@ -530,6 +532,10 @@ fn url_words(named: &str, kind: UrlKind, what: &UrlProblem) -> Words {
         UrlProblem::NoHost => (
             "has no host between :// and the next /".into(),
             "the host comes right after ://: ".into(),
+        ),
+        UrlProblem::PortZero => (
+            "has port 0".into(),
+            "port 0 is reserved and reaches no server: ".into(),
         ),
         UrlProblem::UserName => (
             "has a user name ('@')".into(),
@@ -822,6 +828,8 @@ mod tests {
             ("helm-release", Some("hub;x"), Problem::NotAName(NameKind::HelmRelease)),
             ("hub-url", Some("https://hub.org/?***"), url(UrlProblem::QueryOrFragment { query: true })),
             ("hub-url", Some("https://hub.org/$(id)"), url(UrlProblem::Unpasteable('$'))),
+            ("hub-url", Some("https://hub.org/'x"), url(UrlProblem::Unpasteable('\''))),
+            ("hub-url", Some("https://hub.org:0"), url(UrlProblem::PortZero)),
             ("hub-url", Some("https://hub.org/ x"), url(UrlProblem::Whitespace)),
             ("hub-url", Some("hub.org"), url(UrlProblem::NotAUrl(::url::ParseError::RelativeUrlWithoutBase))),
             ("hub-url", Some("ftp://hub.org"), url(UrlProblem::NotHttp)),

@@ -8,8 +8,8 @@
 //! own input, never in a URL a message may quote); for `hub-url`, only the characters that
 //! are plain in a bash word and a Markdown code span (the runbook pastes it into both); for
 //! `api-url`, no whitespace, control or invisible character (the parser would drop or encode
-//! it and the requests go elsewhere); and a host right after `://` (the parser reads
-//! `http:///path` as the host `path`).
+//! it and the requests go elsewhere); a host right after `://` (the parser reads
+//! `http:///path` as the host `path`); and no port 0 (reserved: it reaches no server).
 //!
 //! Pure: text in, a value or the problem as data ([`UrlProblem`]) out; the words are the
 //! render layer's.
@@ -34,6 +34,8 @@ pub(crate) enum UrlProblem {
     NoHost,
     /// A user name or password before the host.
     UserName,
+    /// Port 0, which the URL parser takes.
+    PortZero,
 }
 
 /// A URL refused: the value as messages show it ([`shown_url`]), and why.
@@ -56,12 +58,10 @@ pub(crate) fn hub_url(value: &str) -> Result<HttpUrl, Refused> {
     base(value, hub_address)
 }
 
-/// An `http://` or `https://` URL an input gave ([`hub_url`], [`base`]): the URL, and the
-/// text as given (trimmed, without a trailing `/`), which messages and requests use as
-/// written.
+/// An `http://` or `https://` URL an input gave ([`hub_url`], [`base`]), checked: the text
+/// as given (trimmed, without a trailing `/`), which messages and requests use as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct HttpUrl {
-    url: url::Url,
     text: String,
 }
 
@@ -70,16 +70,19 @@ impl HttpUrl {
     pub(crate) fn as_str(&self) -> &str {
         &self.text
     }
-
-    /// Whether this is [`PLACEHOLDER_HUB_URL`], compared as URLs: scheme and host in any
-    /// case, the default port written or not.
-    pub(crate) fn is_placeholder(&self) -> bool {
-        url::Url::parse(PLACEHOLDER_HUB_URL).is_ok_and(|placeholder| self.url == placeholder)
-    }
 }
 
-/// `hub-url`'s default in action.yml and for `announce`'s runbook: never a hub to read.
-pub(crate) const PLACEHOLDER_HUB_URL: &str = "https://hub.example.org";
+/// Whether `url`'s host is a name reserved for documentation (RFC 2606: `example.com`,
+/// `example.net`, `example.org`, the names below them, the `.example` top-level domain), as
+/// `hub-url`'s default is: it reaches no hub. The one definition `status` and `announce` use.
+pub(crate) fn is_placeholder(url: &str) -> bool {
+    let url = url::Url::parse(url).ok();
+    let host = url.as_ref().and_then(|u| u.host_str()).unwrap_or_default();
+    let host = host.trim_end_matches('.');
+    ["example.com", "example.net", "example.org", "example"]
+        .iter()
+        .any(|reserved| host == *reserved || host.ends_with(&format!(".{reserved}")))
+}
 
 /// `value` trimmed and without a trailing `/`, when it has no query or fragment (refused
 /// before anything else: it may hold a token) and `rule` takes it: the hub's address
@@ -100,12 +103,13 @@ pub(crate) fn base(
         }),
         None => rule(v),
     };
-    let url = checked.map_err(|why| Refused {
+    checked.map_err(|why| Refused {
         shown: shown_url(given),
         why,
     })?;
-    let text = v.to_string();
-    Ok(HttpUrl { url, text })
+    Ok(HttpUrl {
+        text: v.to_string(),
+    })
 }
 
 /// `text` up to any query (`?`) or fragment (`#`), and what messages show in its place:
@@ -131,7 +135,7 @@ fn shown_url(url: &str) -> String {
 }
 
 /// `text` parsed, when it is an `http://` or `https://` URL with a host right after its
-/// `://`; else why not.
+/// `://` and a port other than 0; else why not.
 ///
 /// The URL parser follows the WHATWG URL Standard, whose special schemes (`http`, `https`)
 /// skip any number of slashes, and backslashes, before the host: it reads `http:///path`,
@@ -148,6 +152,11 @@ fn http_url(text: &str) -> Result<url::Url, UrlProblem> {
         .and_then(|rest| rest.split(['/', '\\']).next());
     if url.host_str().is_none_or(str::is_empty) || authority.is_none_or(str::is_empty) {
         return Err(UrlProblem::NoHost);
+    }
+    // Port 0 is reserved (IANA): no connection to it succeeds, so every request would fail
+    // and be retried until the time runs out. Refused up front, as bad input.
+    if url.port() == Some(0) {
+        return Err(UrlProblem::PortZero);
     }
     Ok(url)
 }

@@ -1475,7 +1475,7 @@ fn a_token_sent_over_plain_http_to_a_public_host_is_a_warning() {
     for (what, (code, stdout, _)) in [
         ("api-url public", announce("http://api.example.com")),
         ("api-url loopback", announce("http://127.0.0.1:1")),
-        ("hub-url public", status("http://hub.example.org")),
+        ("hub-url public", status("http://hub.example.edu")),
         (
             "hub-url in the cluster",
             status("http://proxy-public.jhub.svc"),

@@ -396,7 +396,8 @@ async fn a_rerun_with_another_tier_renames_the_release_with_its_body() {
 
 /// Issue 32 item 6: a security release whose hub-url is still the placeholder (a reserved
 /// example domain) is refused before anything is published (exit 2, naming hub-url, the job
-/// summary and every output saying so); a dry run shows the bodies with a warning, the run's
+/// summary and every output saying so; with the tier given, before the image or the labels
+/// are read); a dry run shows the bodies with a warning, the run's
 /// first annotation (before the culler settings' warning about a values file without
 /// `cull`); a routine release needs no runbook. The namespace and Helm release at their
 /// defaults (`jhub`) are not refused: the run says it used them.
@@ -406,22 +407,20 @@ async fn a_security_release_with_the_placeholder_hub_url_is_refused_before_anyth
     let values = dir.path().join("values.yaml");
     std::fs::write(&values, "hub:\n  db:\n    type: sqlite-pvc\n").unwrap();
     let mut seen = Vec::new();
-    for (case, labels, dry_run, code) in [
-        ("security", "security", "false", 2),
-        ("security, dry run", "security", "true", 0),
-        ("routine", "routine", "false", 0),
+    for (case, labels, tier, dry_run, code) in [
+        ("security", "security", "auto", "false", 2),
+        ("security given as tier", "routine", "security", "false", 2),
+        ("security, dry run", "security", "auto", "true", 0),
+        ("routine", "routine", "auto", "false", 0),
     ] {
         let desk = Desk::example().await;
         let run = ActionRun::merged_pr(&desk.image.reference, &desk.github.api_url(), &[labels]);
-        let mut run = run.input("dry-run", dry_run);
+        let mut run = run.input("dry-run", dry_run).input("tier", tier);
         run = run.input("jupyterhub-values", values.to_str().unwrap());
         run.env.remove("INPUT_HUB-URL");
         let out = desk.step(run).await;
         assert_eq!(out.out.code, code, "{case}: {}", out.out.stdout);
-        assert!(
-            out.write_calls().is_empty() || labels == "routine",
-            "{case}"
-        );
+        assert!(out.write_calls().is_empty() || case == "routine", "{case}");
         let whole = transcript(&out.out, &desk.github).await;
         let whole = whole.replace(values.to_str().unwrap(), "[values]");
         seen.push(format!("##### {case}\n{whole}"));
