@@ -9,7 +9,7 @@
 use super::context::TemplateContext;
 use super::templates::{self, TEMPLATE_FUEL};
 use super::usage::TemplateProblem;
-use super::words::Words;
+use super::words::{Words, input_name};
 use crate::support::files::{InsideError, ReadError, WorkspaceError};
 use crate::tier::Tier;
 use crate::window::CullSettings;
@@ -166,7 +166,7 @@ pub(crate) enum TemplateFault {
 /// The words of `e`: what is wrong with which input and file, then what to do; `in_actions`:
 /// the dry run that prints the names a template can use is given as the Action's inputs.
 pub(crate) fn words(e: &TemplateError, in_actions: bool) -> Words {
-    let named = format!("{} (--{}) {:?}", e.input, e.input, e.file);
+    let named = format!("{} {:?}", input_name(e.input, None, in_actions), e.file);
     let names = match in_actions {
         true => {
             "a run with `dry-run: true` and `print-context: true` under `with:` prints the names a template can use"

@@ -1,5 +1,5 @@
 //! The words of bad usage ([`UsageError`], the `Display` of which they are): a first line
-//! saying what failed, naming the input as `NAME (--NAME)` and quoting the value as given
+//! saying what failed, naming the input ([`input_name`]) and quoting the value as given
 //! where there is one, then the help (what to write instead), both from one `match` arm per
 //! problem ([`words`]).
 
@@ -10,7 +10,7 @@ use super::usage::{
     NameKind, Problem, Refused, Rule, TemplateProblem, UrlKind, UrlProblem, UsageError,
 };
 use super::window_words::{human, human_at_most, servers_words};
-use super::words::{WHAT_MAX_CHARS, Words};
+use super::words::{WHAT_MAX_CHARS, Words, input_name};
 use crate::support::duration::JOB_MAX_WORDS;
 use crate::support::github::RepositoryError;
 use crate::support::github::RepositoryProblem;
@@ -53,7 +53,7 @@ pub(crate) fn escaped(text: &str, quote: &str) -> String {
 
 /// [`Problem::Empty`]'s words: `named` (the input and its value as `given`) is empty, or a
 /// list of separators only, and why that is refused on the command line.
-fn empty_words(named: &str, input: &str, given: Option<&str>) -> Words {
+fn empty_words(named: &str, input: &str, given: Option<&str>, in_actions: bool) -> Words {
     let what = match given.unwrap_or_default().trim().is_empty() {
         true => "is empty",
         false => "lists nothing",
@@ -61,7 +61,15 @@ fn empty_words(named: &str, input: &str, given: Option<&str>) -> Words {
     say(
         format!("{named} {what}"),
         format!(
-            "an empty value is usually a shell variable that is not set: give --{input} a value, or leave it out"
+            "an empty value is usually a {} that is not set: give {} a value, or leave it out",
+            match in_actions {
+                true => "secret or variable",
+                false => "shell variable",
+            },
+            match in_actions {
+                true => format!("`{input}:`"),
+                false => format!("--{input}"),
+            }
         ),
     )
 }
@@ -76,14 +84,12 @@ fn quoted(value: &str) -> String {
     escaped(&cap(value, SHOWN_MAX_CHARS), "\"")
 }
 
-/// The words of a usage error: its input (its action.yml name, also the `--option`) as
-/// `NAME (--NAME)`, its value as given (already safe to show: credentials and queries
+/// The words of a usage error: its input as [`input_name`] names it, its value as given (already safe to show: credentials and queries
 /// `***`) [`quoted`], and the problem's first line and help from one arm (or a function of
 /// the arm's data).
 pub(crate) fn words(e: &UsageError) -> Words {
     let input = e.input.as_str();
-    let option = || format!("--{input}");
-    let name = format!("{input} ({})", e.variable.clone().unwrap_or_else(option));
+    let name = input_name(input, e.variable.as_deref(), e.in_actions);
     let named = match &e.given {
         Some(v) => format!("{name} {}", quoted(v)),
         None => name.clone(),
@@ -91,7 +97,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
     match &*e.problem {
         Problem::Required(what) => required_words(e, &name, *what),
         Problem::NotUtf8 => Words::new(format!("{name} is not UTF-8 text")),
-        Problem::Empty => empty_words(&named, input, e.given.as_deref()),
+        Problem::Empty => empty_words(&named, input, e.given.as_deref(), e.in_actions),
         Problem::Duration(what, bounds) => duration_words(e, &named, what, bounds),
         Problem::NotOneOf(names) => say(
             format!("{named} is not {}", or_list(names)),
@@ -269,7 +275,7 @@ fn image_words(name: &str, named: &str, given: Option<&str>, why: &ImageProblem)
 /// An `environment` refused ([`EnvironmentError`]): the rule broken, what to write.
 fn environment_words(named: &str, why: EnvironmentError) -> Words {
     let (what, help) = match why {
-        EnvironmentError::Empty => return empty_words(named, "environment", None),
+        EnvironmentError::Empty => return empty_words(named, "environment", None, false),
         EnvironmentError::TooLong => (
             "is longer than 255 characters",
             "give the environment's name as its settings page shows it (GitHub allows at most 255 characters), e.g. jupyterhub-prod",
@@ -400,7 +406,7 @@ fn duration_words(
     what: &DurationProblem,
     bounds: &super::usage::DurationBounds,
 ) -> Words {
-    let name = format!("{0} (--{0})", e.input);
+    let name = input_name(&e.input, None, e.in_actions);
     let none = match bounds.limit {
         DurationLimit::MaxAge => "; 0 or none means no max age",
         DurationLimit::Culler | DurationLimit::Job => "",

@@ -16,6 +16,18 @@ use std::fmt;
 /// line and the one-line preview of an Actions annotation. Details go to the help.
 pub(crate) const WHAT_MAX_CHARS: usize = 120;
 
+/// How a message names `input` (its action.yml name, also its `--option`): inside Actions
+/// the input alone, as a workflow names it under `with:`; on the command line with the
+/// option (or `variable`, a conventional variable it was read from), e.g.
+/// `hub-timeout (--hub-timeout)`.
+pub(crate) fn input_name(input: &str, variable: Option<&str>, in_actions: bool) -> String {
+    match (in_actions, variable) {
+        (true, _) => input.to_string(),
+        (false, Some(variable)) => format!("{input} ({variable})"),
+        (false, None) => format!("{input} (--{input})"),
+    }
+}
+
 /// A message in words: `what` failed (one line, naming the input or address at fault), its
 /// `causes`, and apart, the `help` (what to do; may span several lines, e.g. a template to
 /// copy; `None` when the first line says it all).
