@@ -659,7 +659,7 @@ mod tests {
         release-note-template (--release-note-template) "f.md.j2": cannot render at line 1, column 59
         caused by: filter nope is unknown
         help: `announce --dry-run --print-context` shows the names a template can use
-        (in Actions) release-note-template (--release-note-template) "f.md.j2": cannot render at line 1, column 59
+        (in Actions) release-note-template "f.md.j2": cannot render at line 1, column 59
         caused by: filter nope is unknown
         help: a run with `dry-run: true` and `print-context: true` under `with:` prints the names a template can use
         "#);
