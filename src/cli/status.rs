@@ -518,7 +518,7 @@ mod tests {
             hub-timeout (--hub-timeout) "-5" has a minus sign
             help: durations take none: write seconds (30) or a duration such as 90s, 10m, 1h 30m
             hub-timeout (--hub-timeout) "" is empty
-            help: an empty value is usually a shell variable that is not set: give --hub-timeout a value, or leave it out
+            help: an empty value is usually a shell variable that is not set: set it, or give --hub-timeout a value
             hub-timeout (--hub-timeout) "500ms" is shorter than 1s
             help: give 1s or more, e.g. 30
             hub-timeout (--hub-timeout) is 0

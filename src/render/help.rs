@@ -97,7 +97,13 @@ pub(super) fn github_words(err: &GitHubError, in_actions: bool) -> Words {
                 true => server_message.clone(),
                 false => format!("{server_message} ({server_details})"),
             };
-            let help = answered_help(err.kind, *action, server_message, in_actions);
+            // An answer of no status GitHub's docs give these calls (a 400, a 3xx): a server
+            // that is not GitHub's REST API, else our bug. A 404, 409 or 422 the caller words.
+            let help = answered_help(err.kind, *action, server_message, in_actions).or_else(|| {
+                (err.kind == Kind::Other).then(|| {
+                    format!("{rest}; if it is, report this error as a bug of codeq-rollout")
+                })
+            });
             detailed(
                 format!("cannot {action}: GitHub answered {status}"),
                 &details,
@@ -382,6 +388,15 @@ mod tests {
                     status: 422,
                     server_message: "Validation Failed".into(),
                     server_details: "tag_name is invalid; body is too long".into(),
+                },
+            ),
+            error(
+                Kind::Other,
+                Problem::Answered {
+                    action: Action::ListReleases,
+                    status: 400,
+                    server_message: "Bad Request".into(),
+                    server_details: String::new(),
                 },
             ),
             error(

@@ -61,7 +61,7 @@ fn empty_words(named: &str, input: &str, given: Option<&str>, in_actions: bool) 
     say(
         format!("{named} {what}"),
         format!(
-            "an empty value is usually a {} that is not set: give {} a value, or leave it out",
+            "an empty value is usually a {} that is not set: set it, or give {} a value",
             match in_actions {
                 true => "secret or variable",
                 false => "shell variable",
@@ -516,12 +516,16 @@ fn url_words(named: &str, kind: UrlKind, what: &UrlProblem) -> Words {
                 "{address} takes no query or fragment (a token goes in {token}, never in the URL): "
             ),
         ),
+        UrlProblem::Unpasteable(q @ ('"' | '\'')) => (
+            format!("has a quote ({q})"),
+            "a quote is kept as part of the value (YAML and the shell drop only the outer ones): remove it; ".into(),
+        ),
         UrlProblem::Unpasteable(c) => {
             let c = match c {
                 c if c.is_whitespace() => "whitespace".to_string(),
                 '@' => "a user name ('@')".to_string(),
-                // Debug would escape these (`'\''`): quoted as typed.
-                '\'' | '\\' => format!("\"{c}\""),
+                // Debug would escape it (`'\\'`): quoted as typed.
+                '\\' => format!("\"{c}\""),
                 c => format!("{c:?}"),
             };
             (
