@@ -313,8 +313,13 @@ impl CustomTemplate {
             let unknown = unknown.into_iter().collect();
             return Err(error(TemplateFault::UnknownVariables(unknown, known)));
         }
-        for tier in [Tier::Routine, Tier::Security] {
-            template.render(&example_context(tier))?;
+        // A tracking issue is opened for a security release only.
+        let tiers = match kind {
+            BodyKind::ReleaseNote => &[Tier::Routine, Tier::Security][..],
+            BodyKind::TrackingIssue => &[Tier::Security],
+        };
+        for tier in tiers {
+            template.render(&example_context(*tier))?;
         }
         Ok(template)
     }
