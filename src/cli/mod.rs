@@ -609,7 +609,7 @@ pub(crate) struct AnnounceArgs {
     #[arg(long, env, default_value = "security,break-glass", value_parser = list_parser())]
     pub(crate) tracking_labels: List,
     /// Logins to assign the tracking issue to (comma- or newline-separated)
-    #[arg(long, env, default_value = "", value_parser = list_parser())]
+    #[arg(long, env, default_value = "", hide_default_value = true, value_parser = list_parser())]
     pub(crate) tracking_assignees: List,
     /// Where the runbook points.
     #[command(flatten)]
