@@ -240,9 +240,9 @@ impl std::fmt::Display for PullPolicy {
 /// (`refused`) the refusal of a run that would publish it. `in_actions`: the inputs to set
 /// are named as the workflow's (`hub-url`), else as the command line's (`--hub-url`).
 fn placeholder(runbook: &RunbookSettings, in_actions: bool, refused: bool) -> Words {
-    let (dashes, place) = match in_actions {
-        true => ("", "in the workflow"),
-        false => ("--", "on the command line"),
+    let (verb, dashes, place) = match in_actions {
+        true => ("set", "", " under `with:`"),
+        false => ("give", "--", ""),
     };
     let cluster = match runbook.cluster_at_defaults() {
         true => format!(
@@ -260,7 +260,7 @@ fn placeholder(runbook: &RunbookSettings, in_actions: bool, refused: bool) -> Wo
         log_line(&runbook.hub_url, 40)
     ))
     .help(format!(
-        "set {dashes}hub-url (the address users open){cluster} {place}. {outcome}."
+        "{verb} {dashes}hub-url (the address users open){cluster}{place}. {outcome}."
     ))
 }
 
