@@ -194,7 +194,8 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
     if let Some(request) = &req.deployment {
         let outcome = match (&req.github, &found, &published) {
             (Some(gh), Some(found), Some(published)) => {
-                Some(deploy(request, gh, found, published, &facts, &req.lookup_backoff).await?)
+                let (waits, in_actions) = (&req.lookup_backoff, log.in_actions());
+                Some(deploy(request, gh, found, published, &facts, waits, in_actions).await?)
             }
             _ => None,
         };
@@ -209,7 +210,7 @@ async fn stages(req: &AnnounceRequest, log: &Log, run: &mut RunReport) -> Result
 /// Stage 7: the deployment of the release's commit to the environment, created once with
 /// an `in_progress` status whose `environment_url` is the hub and whose `log_url` is what
 /// every deployment links ([`deployment::link`]). A run that lost the release race looks for
-/// the winner's after each of `waits`.
+/// the winner's after each of `waits`; `in_actions` names the inputs in an error's words.
 async fn deploy(
     request: &DeploymentRequest,
     github: &GitHub,
@@ -217,6 +218,7 @@ async fn deploy(
     published: &Published,
     facts: &Facts,
     waits: &[Duration],
+    in_actions: bool,
 ) -> Result<DeploymentOutcome> {
     let lock = match (found.release(), &published.release) {
         (Some(_), _) => Lock::Found,
@@ -229,7 +231,7 @@ async fn deploy(
         .map_or(facts.sha.as_str(), |r| &r.target_commitish);
     let (env, digest, tier) = (&request.environment, &facts.digest, facts.tier.tier());
     let window = facts.window.summary();
-    let plan = DeploymentPlan::new(env, digest, sha, Some((tier, &window)))?;
+    let plan = DeploymentPlan::new(env, digest, sha, Some((tier, &window)), in_actions)?;
     let issue = published.issue.as_ref().map(|(url, _)| url.as_str());
     let release = published
         .release

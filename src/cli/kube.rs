@@ -91,7 +91,8 @@ impl KubeArgs {
         let context = self.context.as_deref().map(str::trim);
         if !on {
             if context.is_some() {
-                log.warn(&crate::render::messages::RunWarning::ContextIgnored);
+                let warning = crate::render::messages::RunWarning::ContextIgnored(log.in_actions());
+                log.warn(&warning);
             }
             let needs_pods = |a: &Alarm| a.rule().needs_pods;
             let Some(alarm) = self.alarms().into_iter().find(needs_pods) else {

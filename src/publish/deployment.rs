@@ -124,7 +124,7 @@ impl DeploymentPlan {
     /// `required_contexts: []`, `auto_merge: false`, `production_environment: true`, the
     /// [`payload`] and the description ([`crate::render::deployment::description`]);
     /// `announced`: the tier and convergence window of an `announce` run, `None` for a
-    /// `status` run, which knows neither.
+    /// `status` run, which knows neither; `in_actions`: whether the run is inside Actions.
     ///
     /// # Errors
     /// An empty `sha`: no commit to deploy ([`crate::render::deployment::no_commit`], saying
@@ -134,11 +134,14 @@ impl DeploymentPlan {
         digest: &Digest,
         sha: &str,
         announced: Option<(Tier, &str)>,
+        in_actions: bool,
     ) -> Result<Self> {
         let tier = announced.map(|(tier, _)| tier);
         if sha.is_empty() {
-            let env = environment.as_str();
-            bail!(render::deployment::no_commit(env, digest, tier.is_none()));
+            let (env, by_status) = (environment.as_str(), tier.is_none());
+            bail!(render::deployment::no_commit(
+                env, digest, by_status, in_actions
+            ));
         }
         let new = NewDeployment {
             reference: sha.to_string(),

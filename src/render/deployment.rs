@@ -183,17 +183,26 @@ impl Rollout {
 
 /// The error when the release note of `digest` names no commit to deploy to `environment`;
 /// `by_status`: the run is `status`'s, which takes no `sha` and deploys the commit the note
-/// targets.
-pub(crate) fn no_commit(environment: &str, digest: &Digest, by_status: bool) -> Words {
+/// targets; else `sha` is named as [`super::words::input_name`] does (`in_actions`).
+pub(crate) fn no_commit(
+    environment: &str,
+    digest: &Digest,
+    by_status: bool,
+    in_actions: bool,
+) -> Words {
     Words::new(format!(
         "no commit to deploy to {environment}: the release note of sha256:{} names none",
         digest.short()
     ))
-    .help(if by_status {
-        "status deploys the commit the release note targets (target_commitish): edit the \
-         release on GitHub to target the release's commit, or leave environment unset"
-    } else {
-        "set sha (--sha), or leave environment unset"
+    .help(match by_status {
+        true => "status deploys the commit the release note targets (target_commitish): edit \
+                 the release on GitHub to target the release's commit, or leave environment \
+                 unset"
+            .to_string(),
+        false => format!(
+            "set {}, or leave environment unset",
+            super::words::input_name("sha", None, in_actions)
+        ),
     })
 }
 
@@ -310,6 +319,17 @@ mod tests {
     use crate::status::classify::{Classified, State};
     use crate::status::{Server, ServerTimes};
     use time::macros::datetime;
+
+    /// announce's help names `sha` where the run is; status's names no input (it takes none).
+    #[test]
+    fn a_missing_commit_names_sha_where_the_run_is() {
+        let d = crate::digest::Digest::parse(&format!("sha256:{}", "a".repeat(64))).unwrap();
+        let help = |by_status, in_actions| no_commit("prod", &d, by_status, in_actions).help;
+        let announce = [false, true].map(|in_actions| help(false, in_actions).unwrap());
+        assert_eq!(announce[0], "set sha (--sha), or leave environment unset");
+        assert_eq!(announce[1], "set sha, or leave environment unset");
+        assert_eq!(help(true, false), help(true, true));
+    }
 
     #[test]
     fn descriptions_fit_githubs_limit() {

@@ -2,8 +2,11 @@
 //! and what the run had established by then (issue 16: a failed run used to leave the
 //! summary empty; issue 14: so did a failed `status`).
 
+use super::help::{github_words, registry_words};
+use super::reasons::undecided_words;
+use super::values_words::words as values_words;
 use super::words::Words;
-use super::{Change, table_cell};
+use super::{Change, custom, table_cell};
 use crate::digest::Digest;
 use crate::status::classify::Totals;
 use crate::support::github::error::{GitHubError, Kind};
@@ -191,17 +194,18 @@ pub(crate) fn failure_summary(f: &Failure) -> String {
 /// help each gives, on lines of their own (a cause worded as [`Words`], read back by
 /// [`Words::parse`]). `in_actions`: a GitHub error's and an undecided tier's help names the
 /// token to set where the run is (`with:`, or the option), a team template's the dry run that
-/// prints the names it can use.
+/// prints the names it can use, a values file's and a registry's the inputs as
+/// [`super::words::input_name`] does.
 pub(crate) fn error_words(err: &anyhow::Error, in_actions: bool) -> Words {
     let (mut what, mut causes, mut help) = (Vec::new(), Vec::new(), Vec::new());
     for cause in err.chain() {
-        let (github, template) = (cause.downcast_ref::<GitHubError>(), cause.downcast_ref());
-        let cause = match (github, template, cause.downcast_ref()) {
-            (Some(github), ..) => super::help::github_words(github, in_actions).to_string(),
-            (_, Some(template), _) => super::custom::words(template, in_actions).to_string(),
-            (.., Some(u)) => super::reasons::undecided_words(u, in_actions).to_string(),
-            _ => cause.to_string(),
-        };
+        let said = (cause.downcast_ref::<GitHubError>())
+            .map(|e| github_words(e, in_actions))
+            .or_else(|| cause.downcast_ref().map(|e| custom::words(e, in_actions)))
+            .or_else(|| cause.downcast_ref().map(|e| undecided_words(e, in_actions)))
+            .or_else(|| cause.downcast_ref().map(|e| values_words(e, in_actions)))
+            .or_else(|| cause.downcast_ref().map(|e| registry_words(e, in_actions)));
+        let cause = said.map_or_else(|| cause.to_string(), |words| words.to_string());
         let words = Words::parse(&cause);
         what.push(words.what);
         causes.extend(words.causes);

@@ -9,7 +9,7 @@ use crate::support::github::error::{Action, GitHubError, Kind, Problem};
 
 mod event;
 mod registry;
-pub(super) use registry::{layout_words, reference_words, tls_cause};
+pub(super) use registry::{layout_words, reference_words, tls_cause, words as registry_words};
 
 /// What a call works on: with its method, it decides the permission a 403 asks for (read
 /// for a GET, write for another), and whether a 404 points at the repository.

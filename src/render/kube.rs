@@ -6,7 +6,7 @@
 
 use super::help::EMPTY_SECRET;
 use super::messages::RunWarning;
-use super::words::Words;
+use super::words::{Words, input_name};
 use crate::digest::registry::errors::TlsProblem;
 use crate::status::kube::{
     CredentialFault, Credentials, KubeError, KubeRequest, KubeWarning, MAX_PAGES, NamespaceFrom,
@@ -74,13 +74,13 @@ pub(crate) fn words(e: &KubeError, in_actions: bool) -> Words {
         })
         .help(match contexts.as_slice() {
             [] => "it has no context: give a kubeconfig with one (docs/status-kubernetes.md#the-kubeconfig)".to_string(),
-            names => format!("name one of its contexts with context (--context): {}", names.join(", ")),
+            names => format!("name one of its contexts with {}: {}", input_name("context", None, in_actions), names.join(", ")),
         }),
         KubeError::ContextNamespace { origin: o, context } => Words::new(format!(
             "the namespace of the context {context:?} of the kubeconfig ({}) is not a Kubernetes namespace name",
             origin(o, in_actions)
         ))
-        .help("set namespace (--namespace) to the hub's namespace, or correct the context's"),
+        .help(format!("set {} to the hub's namespace, or correct the context's", input_name("namespace", None, in_actions))),
         KubeError::User { user, plugin, basic, namespace } => {
             user_words(user, plugin.as_deref(), *basic, namespace)
         }

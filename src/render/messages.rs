@@ -42,8 +42,9 @@ pub(crate) enum RunWarning<'a> {
         token: &'a str,
     },
     /// `status --context` (the input `context`) was given while Kubernetes is off, so it
-    /// selects nothing: the pods are not read and servers are judged by start time.
-    ContextIgnored,
+    /// selects nothing: the pods are not read and servers are judged by start time. Whether
+    /// the run is inside Actions (the help names the inputs under `with:`, else the options).
+    ContextIgnored(bool),
     /// The progress chart's history in the convergence comment was refused (untrusted: anyone
     /// who can edit the comment can write it): the words of
     /// [`crate::render::status::history_refused`].
@@ -94,7 +95,7 @@ impl crate::support::text::Titled for RunWarning<'_> {
             Self::FailureNotReported { .. } => "Step outputs",
             Self::UrlRefused(_) => "Address from GitHub",
             Self::PlainHttp { .. } => "Plain HTTP",
-            Self::ContextIgnored => "Kubernetes off",
+            Self::ContextIgnored(_) => "Kubernetes off",
             Self::HistoryRefused(_) => "Progress chart",
             Self::PullPolicy(_) => "Pull policy",
             Self::Cut(_) => "Cut to GitHub's limit",
@@ -135,14 +136,20 @@ impl RunWarning<'_> {
                 "{token} is sent unencrypted to it: use https://, or an address inside the \
                  cluster or a private network"
             )),
-            Self::ContextIgnored => Words::new(
+            Self::ContextIgnored(in_actions) => Words::new(
                 "context is set but Kubernetes is off: no kubeconfig is read and servers are \
                  judged by start time",
             )
-            .help(
-                "to judge by each pod's digest, give a kubeconfig or kubernetes: true \
-                 (--kubernetes); else remove context",
-            ),
+            .help(match in_actions {
+                true => {
+                    "to judge by each pod's digest, set `kubeconfig:` or `kubernetes: true` \
+                         under `with:`; else remove `context:`"
+                }
+                false => {
+                    "to judge by each pod's digest, pass --kubeconfig PATH or --kubernetes; \
+                          else remove --context"
+                }
+            }),
             // Worded by `status::report::history_refused`, in the shape it has there.
             Self::HistoryRefused(why) => Words::new(why),
             Self::PullPolicy(risk) => pull_policy(risk),
@@ -603,7 +610,8 @@ mod tests {
                 url: "http://hub.uni.edu",
                 token: "hub-token",
             },
-            RunWarning::ContextIgnored,
+            RunWarning::ContextIgnored(true),
+            RunWarning::ContextIgnored(false),
             RunWarning::HistoryRefused("it appears more than once"),
             RunWarning::PullPolicy(&from_values),
             RunWarning::PullPolicy(&by_default),

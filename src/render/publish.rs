@@ -126,13 +126,17 @@ pub(crate) fn duplicate_comment(kind: MarkerKind, mine: &str, first: &str, delet
 
 /// The error when the repository holds no release note for `digest` (of `image`, as the
 /// user gave it) and no `released-at` was given: nothing says when the release went live.
-pub(crate) fn no_release_note(digest: &Digest, image: &str) -> Words {
+/// `in_actions`: `released-at` is named as [`super::words::input_name`] does.
+pub(crate) fn no_release_note(digest: &Digest, image: &str, in_actions: bool) -> Words {
     Words::new(format!(
         "no release note for sha256:{} ({}) in the repository",
         digest.short(),
         log_line(image, 60)
     ))
-    .help("run announce for this image first, or give released-at (--released-at)")
+    .help(format!(
+        "run announce for this image first, or give {}",
+        super::words::input_name("released-at", None, in_actions)
+    ))
 }
 
 /// The log line when `digest` has no open tracking issue (a routine release, or the issue
@@ -601,7 +605,8 @@ mod tests {
             comment_by_other_account(MarkerKind::SupersededComment, &posted(None), &opened, true),
             comments_not_reread(kind, comment),
             duplicate_comment(kind, comment, first, false),
-            no_release_note(&d, "ghcr.io/org/lab:latest"),
+            no_release_note(&d, "ghcr.io/org/lab:latest", false),
+            no_release_note(&d, "ghcr.io/org/lab:latest", true),
             issue_step_failed(release, true, None, false),
             issue_step_failed("javascript:alert(1)", false, None, true),
             issue_step_failed(release, true, Some(issue), false),

@@ -326,10 +326,11 @@ fn failure_words(failure: &LookupFailure, in_actions: bool) -> Words {
         LookupFailure::NoClient { lookup, lacking } => {
             let (doing, detail) = lookup_words(lookup);
             let fix = match lacking {
-                // Worded for both places: only a runner like `act` leaves it unset in Actions.
-                NoClient::Repository => "no repository is known (GITHUB_REPOSITORY is unset); \
-                                         set repository (--repository) to OWNER/REPO"
-                    .to_string(),
+                // Only a runner like `act` leaves it unset in Actions.
+                NoClient::Repository => format!(
+                    "no repository is known (GITHUB_REPOSITORY is unset); set {} to OWNER/REPO",
+                    super::words::input_name("repository", None, in_actions)
+                ),
                 NoClient::Token => format!(
                     "this dry run has no GitHub token, so the look-up cannot run; {}",
                     super::help::set_input("github-token", in_actions)

@@ -144,7 +144,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
             ),
         ),
         Problem::PastTheCalendar(past) => calendar_words(past, e.in_actions),
-        Problem::Image(why) => image_words(&name, &named, e.given.as_deref(), why),
+        Problem::Image(why) => image_words(e, &name, &named, why),
         Problem::Environment(why) => environment_words(&named, *why),
         Problem::Layout(why) => layout_words(&named, why),
         Problem::Template(what) => template_words(&named, what),
@@ -161,11 +161,8 @@ pub(crate) fn words(e: &UsageError) -> Words {
         Problem::NoToken(why) => no_token_words(e, &name, *why),
         Problem::AlarmWithoutKubernetes(alarm, off) => kube_off(input, alarm, *off, e.in_actions),
         Problem::Placeholder => say(
-            format!(
-                "{input} is {}, a placeholder (a name reserved for examples)",
-                e.given.as_deref().unwrap_or_default()
-            ),
-            format!("set {input} (--{input}) to your hub's address"),
+            format!("{named} is a placeholder (a name reserved for examples)"),
+            format!("set {name} to your hub's address"),
         ),
         Problem::Kube(k) => super::kube::words(k, e.in_actions),
         Problem::Settings(s) => super::window_words::settings_words(s, e.in_actions),
@@ -178,7 +175,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
 /// to turn it on: `in_actions`, the inputs under `with:`; else the options.
 fn kube_off(input: &str, alarm: &str, turned_off: bool, in_actions: bool) -> Words {
     let off = match turned_off {
-        true => "kubernetes (--kubernetes) is false",
+        true => &format!("{} is false", input_name("kubernetes", None, in_actions)),
         false => "Kubernetes is off",
     };
     let what =
@@ -219,9 +216,10 @@ fn name_words(named: &str, kind: NameKind) -> Words {
     }
 }
 
-/// An `image` refused ([`ImageProblem`]): `named` quotes the value `given`, `name` does not
-/// (credentials are never shown).
-fn image_words(name: &str, named: &str, given: Option<&str>, why: &ImageProblem) -> Words {
+/// An `image` refused ([`ImageProblem`]) in `e`: `named` quotes the value given, `name` does
+/// not (credentials are never shown).
+fn image_words(e: &UsageError, name: &str, named: &str, why: &ImageProblem) -> Words {
+    let (given, in_actions) = (e.given.as_deref(), e.in_actions);
     let write = "write REGISTRY/REPOSITORY:TAG, e.g. ghcr.io/org/lab:latest";
     match why {
         ImageProblem::NoDirectory => say(
@@ -246,7 +244,11 @@ fn image_words(name: &str, named: &str, given: Option<&str>, why: &ImageProblem)
             format!(
                 "{name} has '@' with no digest after it, as credentials before the registry (USER:PASSWORD@HOST) have"
             ),
-            "give credentials as registry-username and registry-password (--registry-username, --registry-password), never in the image reference (not shown here: it may hold a password), and write the image as REGISTRY/REPOSITORY:TAG, e.g. ghcr.io/org/lab:latest",
+            format!(
+                "give credentials as {} and {}, never in the image reference (not shown here: it may hold a password), and write the image as REGISTRY/REPOSITORY:TAG, e.g. ghcr.io/org/lab:latest",
+                input_name("registry-username", None, in_actions),
+                input_name("registry-password", None, in_actions)
+            ),
         ),
         ImageProblem::UpperCase(lower) => say(
             format!("{named} has upper case in its repository"),
@@ -266,7 +268,8 @@ fn image_words(name: &str, named: &str, given: Option<&str>, why: &ImageProblem)
             format!("{write} (repository names are lower case)"),
         ),
         ImageProblem::Reference(problem) => {
-            let (what, help) = super::help::reference_words(given.unwrap_or_default(), problem);
+            let (what, help) =
+                super::help::reference_words(given.unwrap_or_default(), problem, in_actions);
             say(what, help)
         }
     }
@@ -627,10 +630,18 @@ fn template_words(named: &str, what: &TemplateProblem) -> Words {
 }
 
 /// A broken rule between inputs ([`rule_words`]), an input it needs named where to set it
-/// ([`set_input`]).
+/// ([`set_input`]) or as [`input_name`] does.
 fn rule_said(rule: Rule, in_actions: bool) -> Words {
     let (what, help) = rule_words(rule);
-    let image = set_input("image", in_actions);
+    let (image, name) = (set_input("image", in_actions), |i| {
+        input_name(i, None, in_actions)
+    });
+    let what = match rule {
+        Rule::PrintContextNeedsDryRun => {
+            format!("{} needs {}", name("print-context"), name("dry-run"))
+        }
+        _ => what.to_string(),
+    };
     let help = match rule {
         Rule::NoRelease => format!(
             "{image}, or {}: {help}",
@@ -642,16 +653,19 @@ fn rule_said(rule: Rule, in_actions: bool) -> Words {
         Rule::UsernameWithoutPassword | Rule::PasswordWithoutUsername => {
             or_empty_secret(help.to_string(), in_actions)
         }
+        Rule::NoRepository => format!("set {} {help}", name("repository")),
+        Rule::NoCommit => format!("set {} {help}", name("sha")),
         _ => help.to_string(),
     };
-    say(what.to_string(), help)
+    say(what, help)
 }
 
 /// A broken rule between inputs: the first line and the help.
 fn rule_words(rule: Rule) -> (&'static str, &'static str) {
     match rule {
+        // Its inputs named in [`rule_said`].
         Rule::PrintContextNeedsDryRun => (
-            "print-context (--print-context) needs dry-run (--dry-run)",
+            "print-context needs dry-run",
             "it shows what a template would get, without publishing",
         ),
         Rule::NoSecurityLabel => (
@@ -666,14 +680,14 @@ fn rule_words(rule: Rule) -> (&'static str, &'static str) {
             "registry-password is set but registry-username is empty",
             "set both, or neither for anonymous access",
         ),
-        // Worded for both places: only a runner like `act` leaves these unset in Actions.
+        // Only a runner like `act` leaves these unset in Actions; the help follows `set INPUT`.
         Rule::NoRepository => (
             "no repository (GITHUB_REPOSITORY is unset)",
-            "set repository (--repository) to OWNER/REPO",
+            "to OWNER/REPO",
         ),
         Rule::NoCommit => (
             "no commit (GITHUB_SHA is unset)",
-            "set sha (--sha) to the commit's whole SHA",
+            "to the commit's whole SHA",
         ),
         Rule::KubernetesNeedsImage => (
             "Kubernetes is on (kubeconfig or kubernetes: true) but image is not set",

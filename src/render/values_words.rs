@@ -3,7 +3,7 @@
 //! worded for Helm users ([`UserMessages`]).
 
 use super::window_words::settings_words;
-use super::words::Words;
+use super::words::{Words, input_name};
 use crate::support::duration::max_duration_words;
 use crate::support::files::ReadError;
 use crate::support::text::without_values;
@@ -11,24 +11,22 @@ use crate::values::error::{Holds, Kind, Takes, ValuesError, Wrong};
 use crate::window::MAX_DURATION_SECS;
 use std::borrow::Cow;
 
-super::words::words_display!(ValuesError => words);
+super::words::words_display!(ValuesError => |e| words(e, false));
 
-/// How to name the values-path input in a message: as action.yml names it, then its option
-/// (as [`super::usage_words`] names every input).
-const VALUES_PATH: &str = "values-path (--values-path)";
-
-/// The words of `e`.
-pub(crate) fn words(e: &ValuesError) -> Words {
+/// The words of `e`, naming the inputs as [`input_name`] does (`in_actions`: the input alone).
+pub(crate) fn words(e: &ValuesError, in_actions: bool) -> Words {
+    let values_path = input_name("values-path", None, in_actions);
+    let values = input_name("jupyterhub-values", None, in_actions);
     let (what, help) = match e {
         ValuesError::EmptyKey(given) => (
-            format!("{VALUES_PATH} {given:?} has an empty key"),
+            format!("{values_path} {given:?} has an empty key"),
             "write the parent key of `cull`, e.g. jupyterhub or platform.jupyterhub, or . for the top level".to_string(),
         ),
         ValuesError::EndsInCull(given, write) => (
-            format!("{VALUES_PATH} {given:?} ends in `cull`"),
+            format!("{values_path} {given:?} ends in `cull`"),
             format!("it names the key `cull` sits under: write {write}"),
         ),
-        ValuesError::Unreadable(file, why) => return unreadable(file, why),
+        ValuesError::Unreadable(file, why) => return unreadable(file, why, &values),
         ValuesError::NotYaml(file, error) => return not_yaml(file, error),
         ValuesError::TopNotMapping(file, found) => (
             format!("{file} is not a values file: its top level is {}", described(*found)),
@@ -44,7 +42,7 @@ pub(crate) fn words(e: &ValuesError) -> Words {
             return match holds {
                 Holds::Cull => Words::new(what)
                     .help("write `cull:` with keys such as `timeout: 3600` beneath it"),
-                Holds::Parent => Words::new(what).help(format!("check {VALUES_PATH}")),
+                Holds::Parent => Words::new(what).help(format!("check {values_path}")),
                 Holds::Image => Words::new(what)
                     .help("write `image:` with keys such as `name:` and `tag:` beneath it"),
                 Holds::Other => Words::new(what),
@@ -74,14 +72,14 @@ pub(crate) fn words(e: &ValuesError) -> Words {
         ValuesError::BothPlaces(file, here, there) => (
             format!("{file} has both `{here}` and `{there}`"),
             format!(
-                "say which one the hub uses: set {VALUES_PATH} to {}, or to . for the top level",
+                "say which one the hub uses: set {values_path} to {}, or to . for the top level",
                 there.split('.').next().unwrap_or_default()
             ),
         ),
         ValuesError::CullOutOfReach(file, at, expected) => (
             format!("{file} sets `cull` at `{at}`, where codeq-rollout does not read it"),
             format!(
-                "it reads `{expected}`: set {VALUES_PATH} to its parent key, {}",
+                "it reads `{expected}`: set {values_path} to its parent key, {}",
                 at.strip_suffix(".cull").unwrap_or(".")
             ),
         ),
@@ -99,11 +97,11 @@ pub(crate) fn words(e: &ValuesError) -> Words {
             ),
         ),
         ValuesError::ValuesPathNotFound(path, files) if files.is_empty() => (
-            format!("{VALUES_PATH} {path:?} says where `cull` sits in the values files, but no values file is given"),
-            "give the files with jupyterhub-values (--jupyterhub-values), or leave values-path unset".to_string(),
+            format!("{values_path} {path:?} says where `cull` sits in the values files, but no values file is given"),
+            format!("give the files with {values}, or leave values-path unset"),
         ),
         ValuesError::ValuesPathNotFound(path, files) => (
-            format!("{VALUES_PATH} {path:?} names a key that none of the values files has"),
+            format!("{values_path} {path:?} names a key that none of the values files has"),
             format!(
                 "the files are {}: write the key `cull` sits under in them, or . for the top level",
                 files.join(", ")
@@ -113,7 +111,7 @@ pub(crate) fn words(e: &ValuesError) -> Words {
             format!("the values files disagree about where `cull` sits: {first} has `{its}`, {second} has `{theirs}`"),
             "the chart reads z2jh's values at only one of those places, the same for every file; move the keys of one file to where the other has them (no values-path reads both)".to_string(),
         ),
-        ValuesError::Invalid(e) => return settings_words(e, false),
+        ValuesError::Invalid(e) => return settings_words(e, in_actions),
     };
     Words::new(what).help(help)
 }
@@ -159,7 +157,7 @@ fn value_words(file: &str, key: &str, wrong: &Wrong, takes: Takes) -> Words {
 
 /// Why the values file `file` was not read, and what to do (where a relative path starts
 /// only for a relative one).
-fn unreadable(file: &str, why: &ReadError) -> Words {
+fn unreadable(file: &str, why: &ReadError, values: &str) -> Words {
     let what = format!("cannot read the JupyterHub values file {file}: {why}");
     let help = match why {
         ReadError::NotFound if std::path::Path::new(file).is_relative() => {
@@ -175,9 +173,7 @@ fn unreadable(file: &str, why: &ReadError) -> Words {
         ReadError::NotUtf8 { .. } => "save it as UTF-8",
         ReadError::Other(_) | ReadError::Waited(_) => "check the path and try again",
     };
-    Words::new(what).help(format!(
-        "{help}; the files are given with jupyterhub-values (--jupyterhub-values)"
-    ))
+    Words::new(what).help(format!("{help}; the files are given with {values}"))
 }
 
 /// What is wrong with a value, after `is`: `negative (-60)`, `a string`, ...
@@ -351,6 +347,8 @@ mod tests {
                     problem: SettingsProblem::ZeroEvery { timeout_secs: 3600 },
                 }),
             ]);
-        insta::assert_snapshot!(crate::render::words::shaped(errors.map(|e| words(&e))));
+        // Every other one inside Actions, so both namings of an input show.
+        let words = errors.enumerate().map(|(i, e)| words(&e, i % 2 == 1));
+        insta::assert_snapshot!(crate::render::words::shaped(words));
     }
 }

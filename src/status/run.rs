@@ -167,7 +167,7 @@ async fn stages(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<(
     // 6. The deployment's status (`environment`), after everything else is reported.
     if let Some(environment) = &req.environment {
         run.stage = Stage::StatusDeployment;
-        let outcome = deploy(req, environment, &release, &facts).await?;
+        let outcome = deploy(req, environment, &release, &facts, log.in_actions()).await?;
         run.deployed(environment, outcome, log)?;
     }
 
@@ -393,12 +393,14 @@ async fn convergence_comment(
 /// exactly when the run fails on `fail-on`) on the release's deployment to `environment`,
 /// posted only when it changed ([`deployment::ensure_status`]); the deployment is created
 /// when `announce` did not (a matrix of hubs, one environment each, after one `announce`),
-/// linking what `announce` links ([`deployment::link`]). `None` without GitHub.
+/// linking what `announce` links ([`deployment::link`]). `None` without GitHub. `in_actions`
+/// names the inputs in an error's words.
 async fn deploy(
     req: &StatusRequest,
     environment: &Environment,
     release: &Release,
     facts: &StatusFacts<'_>,
+    in_actions: bool,
 ) -> Result<Option<DeploymentOutcome>> {
     let (Some(github), Some(digest), Some(target)) =
         (&req.github, &release.digest, &release.target)
@@ -410,9 +412,10 @@ async fn deploy(
         .as_ref()
         .map(|(s, _)| s.display())
         .unwrap_or_default();
-    let note =
-        (release.note.as_ref()).ok_or_else(|| anyhow!(words::no_release_note(digest, &image)))?;
-    let plan = DeploymentPlan::new(environment, digest, &note.target_commitish, None)?;
+    let note = (release.note.as_ref())
+        .ok_or_else(|| anyhow!(words::no_release_note(digest, &image, in_actions)))?;
+    let sha = &note.target_commitish;
+    let plan = DeploymentPlan::new(environment, digest, sha, None, in_actions)?;
     let rollout = render::deployment::rollout(facts.classification, &req.fail_on);
     let description = rollout.description(facts.now, facts.promised);
     let desired = DeploymentStatus {
@@ -570,7 +573,8 @@ async fn release(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<
         // within it is not counted as updated.
         (None, Some(at)) => at + time::Duration::SECOND,
         (None, None) => {
-            return Err(anyhow!(words::no_release_note(&digest, &source.display())));
+            let note = words::no_release_note(&digest, &source.display(), log.in_actions());
+            return Err(anyhow!(note));
         }
     };
     release.issue = found.as_ref().and_then(|f| f.issue().cloned());

@@ -213,7 +213,7 @@ fn a_context_with_kubernetes_off_is_warned_about() {
     let first = stderr.split("\nerror: ").next().unwrap();
     assert_eq!(
         first,
-        "warning: context is set but Kubernetes is off: no kubeconfig is read and servers are judged by start time\nhelp: to judge by each pod's digest, give a kubeconfig or kubernetes: true (--kubernetes); else remove context"
+        "warning: context is set but Kubernetes is off: no kubeconfig is read and servers are judged by start time\nhelp: to judge by each pod's digest, pass --kubeconfig PATH or --kubernetes; else remove --context"
     );
 }
 

@@ -10,29 +10,31 @@ use crate::digest::registry::errors::{
     RegistryError, RegistryErrorKind, TlsProblem,
 };
 use crate::digest::{DigestMoved, InvalidDigest};
-use crate::render::words::Words;
+use crate::render::words::{Words, input_name};
 use crate::support::files::ReadError;
 use crate::support::tls::NoTrustRoots;
 use std::time::Duration;
 
 crate::render::words::words_display!(
-    RegistryError => words,
+    RegistryError => |e| words(e, false),
     DigestMoved => moved_words,
     LayoutError => layout_words,
 );
 
 /// A registry error in words: what failed, with the registry and the image; then the facts
 /// behind it and what the registry or the connection said (`caused by:`), and what to do,
-/// chosen by the kind of problem.
-pub(crate) fn words(e: &RegistryError) -> Words {
+/// chosen by the kind of problem, naming the inputs as [`input_name`] does (`in_actions`).
+pub(crate) fn words(e: &RegistryError, in_actions: bool) -> Words {
     let (registry, image) = (e.registry.as_str(), e.image.as_str());
     let mut words = match &*e.kind {
         RegistryErrorKind::Reference(problem) => {
-            let (what, help) = reference_words(image, problem);
+            let (what, help) = reference_words(image, problem, in_actions);
             Words::new(what).help(help)
         }
-        RegistryErrorKind::Access(problem) => access_words(registry, image, problem),
-        RegistryErrorKind::Connection(problem) => connection_words(registry, image, problem),
+        RegistryErrorKind::Access(problem) => access_words(registry, image, problem, in_actions),
+        RegistryErrorKind::Connection(problem) => {
+            connection_words(registry, image, problem, in_actions)
+        }
         RegistryErrorKind::Answer(problem) => answer_words(registry, image, problem),
     };
     words.causes.extend(cause(e));
@@ -54,27 +56,33 @@ fn cause(e: &RegistryError) -> Option<String> {
     Some(format!("the registry said \"{said}\""))
 }
 
-/// An unusable reference: what is wrong with it, and how to write it.
-pub(crate) fn reference_words(image: &str, problem: &ReferenceProblem) -> (String, String) {
+/// An unusable reference: what is wrong with it, and how to write it (naming the image input
+/// as [`input_name`] does).
+pub(crate) fn reference_words(
+    image: &str,
+    problem: &ReferenceProblem,
+    in_actions: bool,
+) -> (String, String) {
+    let input = input_name("image", None, in_actions);
     match problem {
         ReferenceProblem::Port { port } => (
             format!(
                 "the registry port {port:?} of image {image} is not a port number (1 to 65535)"
             ),
-            "fix the image input (--image)".into(),
+            format!("fix the port in {input}"),
         ),
         ReferenceProblem::Pin { pin } => (
             format!("the digest pin {pin} is not sha256: followed by 64 lower-case hex digits"),
-            "write it in the image input (--image) as `docker buildx imagetools inspect` prints \
-             it"
-            .into(),
+            format!(
+                "fix the pin in {input}: write it as `docker buildx imagetools inspect` prints it"
+            ),
         ),
     }
 }
 
 /// A refusal: what the registry did not find or allow; then its message, and the inputs to
 /// change (naming the credentials tried).
-fn access_words(registry: &str, image: &str, problem: &AccessProblem) -> Words {
+fn access_words(registry: &str, image: &str, problem: &AccessProblem, in_actions: bool) -> Words {
     match problem {
         AccessProblem::TagNotFound => Words::new(format!(
             "tag not found: registry {registry} has no manifest for {image}"
@@ -98,13 +106,19 @@ fn access_words(registry: &str, image: &str, problem: &AccessProblem) -> Words {
                  answered HTTP {status}"
             ),
         })
-        .help(refused(registry, repository, presented)),
+        .help(refused(registry, repository, presented, in_actions)),
     }
 }
 
 /// No usable answer: what could not be reached, and how long was tried; then why, and what
 /// to change (for a TLS failure, chosen by why it failed and whether the host is private).
-fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) -> Words {
+fn connection_words(
+    registry: &str,
+    image: &str,
+    problem: &ConnectionProblem,
+    in_actions: bool,
+) -> Words {
+    let raise = input_name("registry-timeout", None, in_actions);
     let (what, help) = match problem {
         ConnectionProblem::Unreachable {
             token_endpoint,
@@ -129,14 +143,14 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
                 "TLS failure talking to {host}:{port} (registry {registry}): {}",
                 tls_cause(problem)
             ),
-            tls_help(problem, *private, registry, host),
+            tls_help(problem, *private, registry, host, in_actions),
         ),
         ConnectionProblem::InsecureButTls { private, .. } => (
             format!(
                 "registry {registry} is in insecure-registry, but it speaks TLS: it answered \
                  plain HTTP with HTTP 400"
             ),
-            insecure_but_tls(registry, *private),
+            insecure_but_tls(registry, *private, in_actions),
         ),
         ConnectionProblem::Unavailable {
             status,
@@ -152,8 +166,8 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
             );
             let waited = retry_after
                 .map(|d| format!("it asked to retry after {}, past the deadline", secs(d)));
-            let help = "try again later, or raise registry-timeout (--registry-timeout)";
-            return caused(what, waited, help);
+            let help = format!("try again later, or raise {raise}");
+            return caused(what, waited, &help);
         }
         ConnectionProblem::TimedOut {
             token_endpoint,
@@ -165,7 +179,7 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
                 secs(*timeout),
                 endpoint(registry, token_endpoint)
             ),
-            "raise registry-timeout (--registry-timeout), e.g. 60".into(),
+            format!("raise {raise}, e.g. 60"),
         ),
         ConnectionProblem::TimedOut {
             token_endpoint,
@@ -178,7 +192,7 @@ fn connection_words(registry: &str, image: &str, problem: &ConnectionProblem) ->
                 endpoint(registry, token_endpoint),
                 secs(*timeout)
             ),
-            "raise registry-timeout (--registry-timeout) or check that it is up".into(),
+            format!("raise {raise} or check that it is up"),
         ),
     };
     Words::new(what).help(help)
@@ -463,7 +477,7 @@ fn endpoint(registry: &str, token_endpoint: &Option<String>) -> String {
 /// After a refusal: what to change, naming the credentials tried (the inputs to set, and the
 /// registry's own convention for user names where it has one: GHCR, GCR/Artifact Registry,
 /// ECR).
-fn refused(registry: &str, repository: &str, presented: &Presented) -> String {
+fn refused(registry: &str, repository: &str, presented: &Presented, in_actions: bool) -> String {
     let host = registry.to_ascii_lowercase();
     let convention = if host == "ghcr.io" {
         " For ghcr.io, a workflow's GITHUB_TOKEN needs `permissions: packages: read` and the \
@@ -480,9 +494,10 @@ fn refused(registry: &str, repository: &str, presented: &Presented) -> String {
     };
     let fix = match presented {
         Presented::Anonymous => format!(
-            "set registry-username and registry-password (--registry-username/\
-             --registry-password) to credentials that can pull {repository}: without them the \
-             registry is asked anonymously."
+            "set {} and {} to credentials that can pull {repository}: without them the \
+             registry is asked anonymously.",
+            input_name("registry-username", None, in_actions),
+            input_name("registry-password", None, in_actions)
         ),
         Presented::RegistryInputs { username } => format!(
             "check registry-username ({username:?}) and registry-password, and that they can \
@@ -500,11 +515,17 @@ fn refused(registry: &str, repository: &str, presented: &Presented) -> String {
 /// answered like a plain-HTTP server and the host is loopback or private; trust-store advice
 /// for an unknown CA, a private CA or a self-signed certificate (plain HTTP would not reach a
 /// TLS registry at all).
-fn tls_help(problem: &TlsProblem, private: bool, registry: &str, host: &str) -> String {
+fn tls_help(
+    problem: &TlsProblem,
+    private: bool,
+    registry: &str,
+    host: &str,
+    in_actions: bool,
+) -> String {
     match problem {
         TlsProblem::NotTls if private => format!(
-            "if {registry} is a local registry serving plain HTTP, add it to insecure-registry \
-             (--insecure-registry {registry})"
+            "if {registry} is a local registry serving plain HTTP, add it to {}",
+            input_name("insecure-registry", None, in_actions)
         ),
         TlsProblem::NotTls => "check the registry host and port in the image input (plain HTTP \
                                is offered only for loopback and private hosts, since it would \
@@ -566,10 +587,11 @@ const TRUST: &str = "add the CA certificate to the runner's trust store, or set 
                      to a copy of /etc/ssl/certs/ca-certificates.crt)";
 
 /// What to do when a registry listed in insecure-registry speaks TLS.
-fn insecure_but_tls(registry: &str, private: bool) -> String {
+fn insecure_but_tls(registry: &str, private: bool, in_actions: bool) -> String {
     let ca = private.then(|| format!(". If its certificate comes from a private CA, {TRUST}"));
     format!(
-        "remove {registry} from insecure-registry (--insecure-registry){}",
+        "remove {registry} from {}{}",
+        input_name("insecure-registry", None, in_actions),
         ca.unwrap_or_default()
     )
 }
@@ -771,10 +793,10 @@ mod tests {
                 detail: "error decoding response body".into(),
             }),
         ];
-        let shown: Vec<String> = errors
-            .iter()
-            .map(|e| {
-                let words = words(e);
+        // Every other one inside Actions, so both namings of an input show.
+        let shown: Vec<String> = (errors.iter().enumerate())
+            .map(|(i, e)| {
+                let words = words(e, i % 2 == 1);
                 assert_shape(&words);
                 says_what_to_do(&words);
                 words.to_string()
@@ -878,7 +900,10 @@ mod tests {
     #[test]
     fn insecure_registry_is_suggested_only_for_a_private_plain_http_server() {
         let text = |problem, private| tls(problem, private).to_string();
-        assert!(text(TlsProblem::NotTls, true).contains("--insecure-registry r:5000"));
+        assert!(
+            text(TlsProblem::NotTls, true)
+                .contains("add it to insecure-registry (--insecure-registry)")
+        );
         for (problem, private) in [
             (TlsProblem::NotTls, false),
             (TlsProblem::WrongName(None), true),
