@@ -125,18 +125,23 @@ pub(crate) fn duplicate_comment(kind: MarkerKind, mine: &str, first: &str, delet
 }
 
 /// The error when the repository holds no release note for `digest` (of `image`, as the
-/// user gave it) and no `released-at` was given: nothing says when the release went live.
-/// `in_actions`: `released-at` is named as [`super::words::input_name`] does.
-pub(crate) fn no_release_note(digest: &Digest, image: &str, in_actions: bool) -> Words {
+/// user gave it): with no `released-at` (`Some(in_actions)`: named as
+/// [`super::words::input_name`] does), nothing says when the release went live; with it
+/// (`None`), the deployment still has no commit to target, the note's.
+pub(crate) fn no_release_note(digest: &Digest, image: &str, released_at: Option<bool>) -> Words {
+    let or = released_at.map_or_else(
+        || " (the deployment targets its release note's commit)".to_string(),
+        |in_actions| {
+            let named = super::words::input_name("released-at", None, in_actions);
+            format!(", or give {named}")
+        },
+    );
     Words::new(format!(
         "no release note for sha256:{} ({}) in the repository",
         digest.short(),
         log_line(image, 60)
     ))
-    .help(format!(
-        "run announce for this image first, or give {}",
-        super::words::input_name("released-at", None, in_actions)
-    ))
+    .help(format!("run announce for this image first{or}"))
 }
 
 /// The log line when `digest` has no open tracking issue (a routine release, or the issue
@@ -605,8 +610,9 @@ mod tests {
             comment_by_other_account(MarkerKind::SupersededComment, &posted(None), &opened, true),
             comments_not_reread(kind, comment),
             duplicate_comment(kind, comment, first, false),
-            no_release_note(&d, "ghcr.io/org/lab:latest", false),
-            no_release_note(&d, "ghcr.io/org/lab:latest", true),
+            no_release_note(&d, "ghcr.io/org/lab:latest", Some(false)),
+            no_release_note(&d, "ghcr.io/org/lab:latest", Some(true)),
+            no_release_note(&d, "ghcr.io/org/lab:latest", None),
             issue_step_failed(release, true, None, false),
             issue_step_failed("javascript:alert(1)", false, None, true),
             issue_step_failed(release, true, Some(issue), false),

@@ -413,7 +413,7 @@ async fn deploy(
         .map(|(s, _)| s.display())
         .unwrap_or_default();
     let note = (release.note.as_ref())
-        .ok_or_else(|| anyhow!(words::no_release_note(digest, &image, in_actions)))?;
+        .ok_or_else(|| anyhow!(words::no_release_note(digest, &image, None)))?;
     let sha = &note.target_commitish;
     let plan = DeploymentPlan::new(environment, digest, sha, None, in_actions)?;
     let rollout = render::deployment::rollout(facts.classification, &req.fail_on);
@@ -573,7 +573,7 @@ async fn release(req: &StatusRequest, log: &Log, run: &mut RunReport) -> Result<
         // within it is not counted as updated.
         (None, Some(at)) => at + time::Duration::SECOND,
         (None, None) => {
-            let note = words::no_release_note(&digest, &source.display(), log.in_actions());
+            let note = words::no_release_note(&digest, &source.display(), Some(log.in_actions()));
             return Err(anyhow!(note));
         }
     };
