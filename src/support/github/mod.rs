@@ -368,10 +368,24 @@ impl GitHub {
                 },
             )
         };
+        // Redirects are followed within the API's origin only (GitHub's API answers 301 for
+        // a renamed repository, same host): reqwest's default policy strips the token on the
+        // first hop to another host but sends it again on a hop from there to itself
+        // (reqwest 0.12/0.13 keeps the first request's headers), so another origin's answer
+        // is never asked for; its 3xx is the error.
+        let origin = url::Url::parse(&self.api_url).map(|u| u.origin());
+        let origin = origin.map_err(|e| unusable(&e))?;
+        let redirects = reqwest::redirect::Policy::custom(move |attempt| {
+            match attempt.url().origin() == origin && attempt.previous().len() < 10 {
+                true => attempt.follow(),
+                false => attempt.stop(),
+            }
+        });
         let http = reqwest::Client::builder()
             .tls_backend_preconfigured(crate::support::tls::client_config())
             .connect_timeout(self.options.timeout)
             .read_timeout(self.options.timeout)
+            .redirect(redirects)
             .build()
             .map_err(|e| unusable(&e))?;
         // octocrab's own stack (`build_with_reqwest`) appends `User-Agent: octocrab` to
@@ -848,6 +862,37 @@ mod tests {
                 assert_eq!(values, [want], "{name} of {}", request.method);
             }
         }
+    }
+
+    #[tokio::test]
+    async fn a_redirect_to_another_origin_is_not_followed_so_the_token_stays_home() {
+        // The API redirects within itself (followed), then to another server that redirects
+        // to itself: that server is never asked, with or without the token.
+        let (api, other) = (MockServer::start().await, MockServer::start().await);
+        let to = |server: &MockServer, path: &str| {
+            ResponseTemplate::new(302).insert_header("location", format!("{}{path}", server.uri()))
+        };
+        Mock::given(method("GET"))
+            .and(wiremock::matchers::path("/repos/octo/lab/releases"))
+            .respond_with(to(&api, "/moved"))
+            .mount(&api)
+            .await;
+        Mock::given(method("GET"))
+            .and(wiremock::matchers::path("/moved"))
+            .respond_with(to(&other, "/loop"))
+            .mount(&api)
+            .await;
+        Mock::given(method("GET"))
+            .respond_with(to(&other, "/loop"))
+            .mount(&other)
+            .await;
+        let repo = Repository::parse("octo/lab").unwrap();
+        let gh = GitHub::new(&api.uri(), &"ghs_x".into(), repo).unwrap();
+        let err = gh.list_releases().await.unwrap_err();
+        assert_eq!(err.kind, Kind::Other, "{err}");
+        assert!(err.to_string().contains("GitHub answered 302"), "{err}");
+        assert_eq!(other.received_requests().await.unwrap().len(), 0);
+        assert_eq!(api.received_requests().await.unwrap().len(), 2);
     }
 
     /// The octocrab error GitHub's answer `response` makes.
