@@ -204,9 +204,16 @@ impl<'a> Session<'a> {
         );
         // rustls with ring; the system roots are read at the first TLS handshake, once
         // (crate::tls), so a plain-HTTP registry costs no trust-store I/O.
+        // Redirects within the registry's origin only: the credentials never reach
+        // another server (a manifest is not a blob; registries answer it themselves).
+        let origin = url::Url::parse(&url).map_err(|e| {
+            let kind = AnswerProblem::Client(e.to_string());
+            RegistryError::new(&registry, reference.whole(), kind)
+        })?;
         let client = reqwest::Client::builder()
             .user_agent(concat!("codeq-rollout/", env!("CARGO_PKG_VERSION")))
             .tls_backend_preconfigured(crate::support::tls::client_config())
+            .redirect(crate::support::url::same_origin_redirects(&origin))
             .build()
             .map_err(|e| {
                 let kind = AnswerProblem::Client(e.to_string());

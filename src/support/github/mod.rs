@@ -368,19 +368,10 @@ impl GitHub {
                 },
             )
         };
-        // Redirects are followed within the API's origin only (GitHub's API answers 301 for
-        // a renamed repository, same host): reqwest's default policy strips the token on the
-        // first hop to another host but sends it again on a hop from there to itself
-        // (reqwest 0.12/0.13 keeps the first request's headers), so another origin's answer
-        // is never asked for; its 3xx is the error.
-        let origin = url::Url::parse(&self.api_url).map(|u| u.origin());
-        let origin = origin.map_err(|e| unusable(&e))?;
-        let redirects = reqwest::redirect::Policy::custom(move |attempt| {
-            match attempt.url().origin() == origin && attempt.previous().len() < 10 {
-                true => attempt.follow(),
-                false => attempt.stop(),
-            }
-        });
+        // Redirects within the API's origin only (GitHub answers 301 for a renamed
+        // repository, same host), so the token never reaches another server.
+        let origin = url::Url::parse(&self.api_url).map_err(|e| unusable(&e))?;
+        let redirects = crate::support::url::same_origin_redirects(&origin);
         let http = reqwest::Client::builder()
             .tls_backend_preconfigured(crate::support::tls::client_config())
             .connect_timeout(self.options.timeout)
