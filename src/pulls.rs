@@ -515,7 +515,7 @@ fn github_failed(
     };
     Box::new(LookupFailure::GitHub {
         lookup,
-        error: error.to_string(),
+        error: error.clone(),
         elsewhere,
         unauthorized: error.kind == crate::support::github::Kind::Unauthorized,
     })

@@ -597,10 +597,11 @@ mod tests {
                 origin: push_origin(),
                 commit: "c4295bd74fb0".into(),
             },
-            error: "cannot look up the pull requests of the pushed commit: GitHub answered 403: \
-                    Resource not accessible by integration; the workflow token lacks a \
-                    permission: add `permissions: pull-requests: read` to the job"
-                .into(),
+            error: crate::support::github::GitHubError::answered(
+                crate::support::github::error::Action::LookUpCommitPullRequests,
+                403,
+                "Resource not accessible by integration",
+            ),
             elsewhere: None,
             unauthorized: false,
         }

@@ -72,7 +72,7 @@ super::words::words_display!(GitHubError => |e| github_words(e, true));
 /// then the fix, chosen by the kind of failure and the action (and, for a 403 or a 422, by
 /// GitHub's own message where GitHub words the cause only there). `in_actions`: the token to
 /// set is named where the run is ([`set_input`]).
-pub(super) fn github_words(err: &GitHubError, in_actions: bool) -> Words {
+pub(crate) fn github_words(err: &GitHubError, in_actions: bool) -> Words {
     let request = |action: &Action, url: &Option<String>| match url {
         Some(url) => format!("{} {url}", row(*action).0),
         None => row(*action).0.to_string(),
@@ -212,6 +212,8 @@ pub(super) fn set_input(input: &str, in_actions: bool) -> String {
 pub(super) fn detailed(what: String, detail: &str, help: Option<String>) -> Words {
     let line = format!("{what}: {detail}");
     let words = match line.chars().count() <= WHAT_MAX_CHARS {
+        // A proxy's answer may carry no message.
+        _ if detail.trim().is_empty() => Words::new(what),
         true => Words::new(line),
         false => Words::new(what).because(&detail),
     };

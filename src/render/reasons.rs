@@ -356,7 +356,9 @@ fn failure_words(failure: &LookupFailure, in_actions: bool) -> Words {
                 "" => words,
                 detail => words.because(&detail),
             };
-            words.because(error).more_help(elsewhere)
+            words
+                .because(&super::help::github_words(error, in_actions))
+                .more_help(elsewhere)
         }
         LookupFailure::NoneMerged {
             commits,
@@ -552,6 +554,7 @@ fn missing_words(missing: &Missing) -> Words {
 mod tests {
     use super::*;
     use crate::render::words::assert_shape;
+    use crate::support::github::error::{Action, GitHubError};
     use crate::tier::{DecidingLabel, Tier};
 
     /// `words` as users read them, once their shape is checked.
@@ -666,9 +669,7 @@ mod tests {
                 origin: push_origin(),
                 commit: "9d2f0b1c4a6e".into(),
             },
-            error: format!(
-                "cannot look up the pull requests of the pushed commit: GitHub answered {status}"
-            ),
+            error: GitHubError::answered(Action::LookUpCommitPullRequests, status, ""),
             elsewhere: None,
             unauthorized,
         };
@@ -783,7 +784,7 @@ mod tests {
             },
             LookupFailure::GitHub {
                 lookup: refetch,
-                error: "cannot look up the pull request: GitHub answered 404: Not Found".into(),
+                error: GitHubError::answered(Action::LookUpPullRequest, 404, "Not Found"),
                 elsewhere: Some(Elsewhere {
                     event: "octo/app".into(),
                     release: "octo/lab".into(),
@@ -795,8 +796,7 @@ mod tests {
                     origin: push_origin(),
                     commit: "9d2f0b1c4a6e".into(),
                 },
-                error: "cannot look up the pull requests of the pushed commit: GitHub answered 502"
-                    .into(),
+                error: GitHubError::answered(Action::LookUpCommitPullRequests, 502, ""),
                 elsewhere: None,
                 unauthorized: false,
             },
@@ -806,7 +806,7 @@ mod tests {
                     number: 12,
                     commit: "9d2f0b1c4a6e".into(),
                 },
-                error: "cannot look up the pull request: GitHub answered 403: Forbidden".into(),
+                error: GitHubError::answered(Action::LookUpPullRequest, 403, "Forbidden"),
                 elsewhere: None,
                 unauthorized: false,
             },
@@ -904,8 +904,7 @@ mod tests {
             lookup: Lookup::PullRequestsOf {
                 origin: push_origin(),
             },
-            error: "cannot look up the pull requests of the pushed commit: GitHub answered 403"
-                .into(),
+            error: GitHubError::answered(Action::LookUpCommitPullRequests, 403, ""),
             elsewhere: None,
             unauthorized: false,
         };

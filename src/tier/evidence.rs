@@ -103,8 +103,8 @@ pub enum LookupFailure {
     GitHub {
         /// What was looked up.
         lookup: Lookup,
-        /// The GitHub client's error, in its words (fix included).
-        error: String,
+        /// The GitHub client's error (worded where the run is, `crate::render::reasons`).
+        error: crate::support::github::GitHubError,
         /// Set when pull requests are read in another repository than the release's.
         elsewhere: Option<Elsewhere>,
         /// GitHub refused the token (401): publishing needs it too, so no tier input lets

@@ -3,11 +3,12 @@
 //! chosen by kind and action, are the render layer's (`crate::render::help`); the mapping
 //! from octocrab's errors is in the sibling module `failed`.
 
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// What kind of failure a GitHub call met; callers branch on it (a 404 on a look-up is
 /// "absent", a 403 needs a permission, a 5xx on a write has an unknown outcome).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Kind {
     /// 401: the token is missing, expired or revoked.
     Unauthorized,
@@ -49,7 +50,7 @@ impl Kind {
 
 /// What a GitHub call was doing: the error names it ("cannot create the release: …") and
 /// the fix is chosen by it (which permission, whether a 404 means a wrong repository).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Action {
     /// `GET /releases`.
     ListReleases,
@@ -91,8 +92,9 @@ pub(crate) enum Action {
 
 /// A failed GitHub call: its kind (what callers branch on) and what failed, as data. Its
 /// `Display` (the render layer's, `crate::render::help`) says what was attempted, GitHub's
-/// message, and the fix chosen by kind and action.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// message, and the fix chosen by kind and action. Serde: a tier decision that holds one
+/// goes through JSON to hide secrets (`TierDecision::map_text`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GitHubError {
     /// The kind of failure.
     pub(crate) kind: Kind,
@@ -103,7 +105,7 @@ pub struct GitHubError {
 /// What failed in a GitHub call, with the facts a message and a fix are made of. Text a
 /// server sent (GitHub's message, a transport error's) is kept cleaned to one line of at
 /// most `ECHO_MAX_CHARS` (1,000) characters, with the token hidden (`GitHub::failed`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Problem {
     /// GitHub (or a proxy) answered `status` to `action`.
     Answered {
@@ -177,6 +179,18 @@ impl GitHubError {
     /// An error of `kind` for `problem`.
     pub(crate) fn new(kind: Kind, problem: Problem) -> Self {
         Self { kind, problem }
+    }
+
+    /// GitHub's answer `status` with `message` (no `errors`) to `action`: for tests.
+    #[cfg(test)]
+    pub(crate) fn answered(action: Action, status: u16, message: &str) -> Self {
+        let problem = Problem::Answered {
+            action,
+            status,
+            server_message: message.into(),
+            server_details: String::new(),
+        };
+        Self::new(Kind::from_status(status), problem)
     }
 
     /// Whether a write that met this error may nevertheless have taken effect (a 5xx, a
