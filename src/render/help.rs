@@ -274,7 +274,11 @@ fn answered_help(kind: Kind, what: Action, message: &str, in_actions: bool) -> O
         Kind::Forbidden if message.contains("Resource not accessible by integration") => format!(
             "the workflow token lacks a permission: add `permissions: {permission}` to the job{also}"
         ),
-        Kind::Forbidden => format!("check the token's permissions (`permissions: {permission}` in the job{also})"),
+        Kind::Forbidden if in_actions => format!("check the token's permissions (`permissions: {permission}` in the job{also})"),
+        // On the command line the token is a person's or an App's: its repository permission.
+        Kind::Forbidden => format!(
+            "check the token's permissions: it needs {permission} on the repository (a fine-grained token's repository permission; a classic token's repo scope){also}"
+        ),
         Kind::NotFound if object != Object::PullRequest => {
             "check the repository name and that the token can see it".into()
         }
