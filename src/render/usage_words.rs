@@ -24,8 +24,6 @@ super::words::words_display!(UsageError => words);
 const SHOWN_MAX_CHARS: usize = WHAT_MAX_CHARS / 2;
 /// The words a boolean input takes.
 const BOOLEAN_WORDS: &str = "true or false (yes/no, on/off and 1/0 are taken too)";
-/// What the templates' help says.
-const TEMPLATE_EXAMPLE: &str = "e.g. .github/release-note.md.j2";
 /// What every `insecure-registry` help ends with.
 const INSECURE_RULE: &str = "each entry is HOST or HOST:PORT as the image reference names the registry (letters, digits, '-' and '.', at most 253, with a dot or a port unless it is localhost; port 1 to 65535, no leading zeros), e.g. localhost:5000";
 
@@ -147,7 +145,7 @@ pub(crate) fn words(e: &UsageError) -> Words {
         Problem::Image(why) => image_words(e, &name, &named, why),
         Problem::Environment(why) => environment_words(&named, *why),
         Problem::Layout(why) => layout_words(&named, why),
-        Problem::Template(what) => template_words(&named, what),
+        Problem::Template(what) => template_words(&named, input, what),
         Problem::LaterThanClock { at, now } => say(
             format!(
                 "{name} {} is later than this run's clock ({})",
@@ -599,13 +597,15 @@ fn calendar_words(past: &crate::window::PastTheCalendar, in_actions: bool) -> Wo
     )
 }
 
-/// A team's template refused ([`TemplateProblem`]).
-fn template_words(named: &str, what: &TemplateProblem) -> Words {
+/// A team's template refused ([`TemplateProblem`]) by `input`, whose example file is
+/// `.github/NAME.md.j2` (`release-note-template`: `.github/release-note.md.j2`).
+fn template_words(named: &str, input: &str, what: &TemplateProblem) -> Words {
+    let example = format!("e.g. .github/{}.md.j2", input.trim_end_matches("-template"));
     match what {
         TemplateProblem::Unreadable(e) => say(
             format!("{named}: cannot read it ({e})"),
             format!(
-                "give a file path relative to the workspace (the repository checkout), {TEMPLATE_EXAMPLE}"
+                "give a file path relative to the workspace (the repository checkout), {example}"
             ),
         ),
         TemplateProblem::OutsideWorkspace { workspace, real } => say(
@@ -614,7 +614,7 @@ fn template_words(named: &str, what: &TemplateProblem) -> Words {
                 workspace.display()
             ),
             format!(
-                "its real path is {}; the template must be a file of the repository, {TEMPLATE_EXAMPLE}",
+                "its real path is {}; the template must be a file of the repository, {example}",
                 real.display()
             ),
         ),
