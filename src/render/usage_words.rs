@@ -728,7 +728,7 @@ pub(crate) fn unknown_command(
         names => format!(" (did you mean {}?)", names.join(" or ")),
     };
     let help = format!(
-        "set the {input} input to {} (the command line also takes {})",
+        "set `{input}:` under `with:` to {} (the command line also takes {})",
         action.join(" or "),
         others.join(" or ")
     );
