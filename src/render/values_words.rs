@@ -39,14 +39,7 @@ pub(crate) fn words(e: &ValuesError, in_actions: bool) -> Words {
             holds,
         } => {
             let what = format!("{file}: `{key}` is {}, not a mapping", described(*found));
-            return match holds {
-                Holds::Cull => Words::new(what)
-                    .help("write `cull:` with keys such as `timeout: 3600` beneath it"),
-                Holds::Parent => Words::new(what).help(format!("check {values_path}")),
-                Holds::Image => Words::new(what)
-                    .help("write `image:` with keys such as `name:` and `tag:` beneath it"),
-                Holds::Other => Words::new(what),
-            };
+            return not_mapping(what, *holds, &values_path);
         }
         ValuesError::Value {
             file,
@@ -112,6 +105,18 @@ pub(crate) fn words(e: &ValuesError, in_actions: bool) -> Words {
             "the chart reads z2jh's values at only one of those places, the same for every file; move the keys of one file to where the other has them (no values-path reads both)".to_string(),
         ),
         ValuesError::Invalid(e) => return settings_words(e, in_actions),
+    };
+    Words::new(what).help(help)
+}
+
+/// `what` (a key that is not a mapping), then what it should hold, by what it `holds`;
+/// `values_path` names the input that says where `cull` sits.
+fn not_mapping(what: String, holds: Holds, values_path: &str) -> Words {
+    let help = match holds {
+        Holds::Cull => "write `cull:` with keys such as `timeout: 3600` beneath it".to_string(),
+        Holds::Parent => format!("check {values_path}"),
+        Holds::Image => "write `image:` with keys such as `name:` and `tag:` beneath it".into(),
+        Holds::Other => return Words::new(what),
     };
     Words::new(what).help(help)
 }
