@@ -1,6 +1,7 @@
 //! TLS for both HTTP edges (the registry through `reqwest`, GitHub through `octocrab` on
 //! `reqwest`): one stack, and the system trust roots read only when a TLS handshake needs
-//! them, at most once per process.
+//! them, at most once per process; and the redirect policy of both, which send credentials
+//! ([`same_origin_redirects`]).
 //!
 //! - **One stack.** rustls with the `ring` provider, installed once as the process default
 //!   ([`install_provider`]); `oci-client`'s `rustls-tls-no-provider` feature keeps reqwest
@@ -137,6 +138,23 @@ impl ServerCertVerifier for SystemRootsVerifier {
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         (self.provider.signature_verification_algorithms).supported_schemes()
     }
+}
+
+/// The redirect policy of a client that sends a credential: follow a redirect only within
+/// `base`'s origin (scheme, host and port), at most 10 hops; a redirect elsewhere is not
+/// followed, its 3xx answer is the caller's. reqwest's default policy drops sensitive
+/// headers on the first hop to another host but sends them again on a hop from there to
+/// the same host (reqwest 0.13: each hop starts from the first request's headers and is
+/// compared with the hop before), so a credential could reach a server that redirects to
+/// itself.
+pub(crate) fn same_origin_redirects(base: &url::Url) -> reqwest::redirect::Policy {
+    let origin = base.origin();
+    reqwest::redirect::Policy::custom(move |attempt| {
+        match attempt.url().origin() == origin && attempt.previous().len() < 10 {
+            true => attempt.follow(),
+            false => attempt.stop(),
+        }
+    })
 }
 
 #[cfg(test)]

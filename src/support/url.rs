@@ -246,23 +246,6 @@ pub(crate) fn is_loopback_or_private(host: &str) -> bool {
     }
 }
 
-/// The redirect policy of a client that sends a credential: follow a redirect only within
-/// `base`'s origin (scheme, host and port), at most 10 hops; a redirect elsewhere is not
-/// followed, its 3xx answer is the caller's. reqwest's default policy drops sensitive
-/// headers on the first hop to another host but sends them again on a hop from there to
-/// the same host (reqwest 0.13: each hop starts from the first request's headers and is
-/// compared with the hop before), so a credential could reach a server that redirects to
-/// itself.
-pub(crate) fn same_origin_redirects(base: &url::Url) -> reqwest::redirect::Policy {
-    let origin = base.origin();
-    reqwest::redirect::Policy::custom(move |attempt| {
-        match attempt.url().origin() == origin && attempt.previous().len() < 10 {
-            true => attempt.follow(),
-            false => attempt.stop(),
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

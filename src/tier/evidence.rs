@@ -104,7 +104,7 @@ pub enum LookupFailure {
         /// What was looked up.
         lookup: Lookup,
         /// The GitHub client's error (worded where the run is, `crate::render::reasons`).
-        error: crate::support::github::GitHubError,
+        error: crate::support::github::error::GitHubError,
         /// Set when pull requests are read in another repository than the release's.
         elsewhere: Option<Elsewhere>,
         /// GitHub refused the token (401): publishing needs it too, so no tier input lets

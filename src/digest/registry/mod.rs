@@ -213,7 +213,7 @@ impl<'a> Session<'a> {
         let client = reqwest::Client::builder()
             .user_agent(concat!("codeq-rollout/", env!("CARGO_PKG_VERSION")))
             .tls_backend_preconfigured(crate::support::tls::client_config())
-            .redirect(crate::support::url::same_origin_redirects(&origin))
+            .redirect(crate::support::tls::same_origin_redirects(&origin))
             .build()
             .map_err(|e| {
                 let kind = AnswerProblem::Client(e.to_string());

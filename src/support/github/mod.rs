@@ -371,7 +371,7 @@ impl GitHub {
         // Redirects within the API's origin only (GitHub answers 301 for a renamed
         // repository, same host), so the token never reaches another server.
         let origin = url::Url::parse(&self.api_url).map_err(|e| unusable(&e))?;
-        let redirects = crate::support::url::same_origin_redirects(&origin);
+        let redirects = crate::support::tls::same_origin_redirects(&origin);
         let http = reqwest::Client::builder()
             .tls_backend_preconfigured(crate::support::tls::client_config())
             .connect_timeout(self.options.timeout)
